@@ -1,0 +1,70 @@
+"""Run-time checks of values against TensorTypes, with named Dims bound per call."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..tensor.dim import Dim, free_symbols, substitute
+from ..tensor.type import TensorType
+
+
+class ShapeBindingError(ValueError):
+    """A named Dim has two different sizes in one call."""
+
+
+class OutputTypeError(RuntimeError):
+    """An Op produced a value that does not match its inferred type (check=True)."""
+
+
+def bind_dims(ttype: TensorType, shape: tuple[int, ...], bindings: dict[str, int],
+              origins: dict[str, str], where: str) -> None:
+    """Bind the plain named Dims of ``ttype`` to the sizes in ``shape``.
+
+    ``bindings``/``origins`` are updated in place; a conflict raises
+    ShapeBindingError saying where each size came from.
+    """
+    for axis, (entry, size) in enumerate(zip(ttype.shape, shape, strict=True)):
+        if not isinstance(entry, Dim):
+            continue
+        names = free_symbols(entry)
+        if len(names) == 1 and entry == Dim(next(iter(names))):
+            name = next(iter(names))
+            if name in bindings and bindings[name] != size:
+                raise ShapeBindingError(
+                    f"dimension {name} is {bindings[name]} in {origins[name]} "
+                    f"but {size} in {where} (axis {axis})"
+                )
+            if name not in bindings:
+                bindings[name] = size
+                origins[name] = f"{where} (axis {axis})"
+
+
+def check_dim_expressions(ttype: TensorType, shape: tuple[int, ...], bindings: dict[str, int],
+                          where: str) -> None:
+    """Check sizes given by Dim expressions (e.g. ``2*n``) once their names are bound."""
+    for axis, (entry, size) in enumerate(zip(ttype.shape, shape, strict=True)):
+        if isinstance(entry, Dim) and free_symbols(entry) <= bindings.keys():
+            want = substitute(entry, bindings)
+            if want != size:
+                raise ShapeBindingError(
+                    f"{where} axis {axis} has length {size} but its type says "
+                    f"{entry} = {want}"
+                )
+
+
+def check_value(ttype: TensorType, value: Any, bindings: dict[str, int],
+                origins: dict[str, str], where: str) -> None:
+    """Raise OutputTypeError unless ``value`` is exactly a value of ``ttype``."""
+    if not isinstance(value, np.ndarray):
+        raise OutputTypeError(f"{where} is a {type(value).__name__}, expected an ndarray "
+                              f"of type {ttype}")
+    if value.dtype != ttype.numpy_dtype:
+        raise OutputTypeError(f"{where} has dtype {value.dtype}, its type is {ttype}")
+    try:
+        ttype._check_shape(value)
+        bind_dims(ttype, value.shape, bindings, origins, where)
+        check_dim_expressions(ttype, value.shape, bindings, where)
+    except (TypeError, ShapeBindingError) as exc:
+        raise OutputTypeError(f"{where} does not match its type {ttype}: {exc}") from None

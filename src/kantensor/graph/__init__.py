@@ -1,0 +1,12 @@
+"""Generic graph structures: nodes, types, ops, walkers."""
+
+from .basic import Apply, Constant, Variable
+from .fgraph import FunctionGraph
+from .op import Op
+from .type import Type
+from .walk import ancestors, clone, graph_inputs, toposort
+
+__all__ = [
+    "Apply", "Constant", "FunctionGraph", "Op", "Type", "Variable",
+    "ancestors", "clone", "graph_inputs", "toposort",
+]

@@ -1,0 +1,126 @@
+"""Graph nodes: Variable, Apply and Constant."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+_ids = itertools.count()
+
+
+class Variable:
+    """A value in a graph: the output of an Apply (``owner``) or a graph input.
+
+    ``index`` is the position of this variable in ``owner.outputs``.
+    """
+
+    __slots__ = ("type", "owner", "index", "name", "tag", "auto_name", "__weakref__")
+
+    def __init__(self, type, owner: Apply | None = None, index: int | None = None,
+                 name: str | None = None):
+        self.type = type
+        self.owner = owner
+        self.index = index
+        self.name = name
+        self.tag: dict[str, Any] = {}
+        self.auto_name = f"var{next(_ids)}"
+
+    def clone(self) -> Variable:
+        """A new, ownerless Variable with the same type and name."""
+        cp = type(self)(self.type, None, None, self.name)
+        cp.tag = dict(self.tag)
+        return cp
+
+    def __str__(self) -> str:
+        if self.name is not None:
+            return self.name
+        if self.owner is not None:
+            op = self.owner.op
+            if len(self.owner.outputs) == 1:
+                return f"{op}.out"
+            return f"{op}.{self.index}"
+        return f"<{self.type}>"
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+class Constant(Variable):
+    """A Variable with a fixed, read-only value (``data``), never a function input.
+
+    ``wrapped`` marks a constant that came from a Python number used in an
+    op call; it takes the lowest promotion priority.
+    """
+
+    __slots__ = ("data", "wrapped")
+
+    def __init__(self, type, data: Any, name: str | None = None, wrapped: bool = False):
+        super().__init__(type, None, None, name)
+        data = type.filter(data)
+        if hasattr(data, "setflags"):
+            data.setflags(write=False)
+        self.data = data
+        self.wrapped = wrapped
+
+    def clone(self) -> Constant:
+        cp = type(self)(self.type, self.data, self.name, self.wrapped)
+        cp.tag = dict(self.tag)
+        return cp
+
+    def signature(self) -> tuple:
+        """A hashable key identifying type and value (for merging)."""
+        data = self.data
+        key = data.tobytes() if hasattr(data, "tobytes") else data
+        return (self.type, key)
+
+    def __str__(self) -> str:
+        if self.name is not None:
+            return self.name
+        text = str(self.data).replace("\n", " ")
+        return text if len(text) <= 20 else text[:17] + "..."
+
+
+class Apply:
+    """The application of an Op to input Variables, producing output Variables.
+
+    Creating an Apply sets each output's ``owner`` and ``index``.
+    """
+
+    __slots__ = ("op", "inputs", "outputs", "tag")
+
+    def __init__(self, op, inputs: Sequence[Variable], outputs: Sequence[Variable]):
+        self.op = op
+        self.inputs = list(inputs)
+        self.outputs = list(outputs)
+        self.tag: dict[str, Any] = {}
+        for i, inp in enumerate(self.inputs):
+            if not isinstance(inp, Variable):
+                raise TypeError(f"input {i} of {op} is not a Variable: {inp!r}")
+        for i, out in enumerate(self.outputs):
+            if not isinstance(out, Variable):
+                raise TypeError(f"output {i} of {op} is not a Variable: {out!r}")
+            if out.owner is not None and out.owner is not self:
+                raise ValueError(f"output {i} of {op} already belongs to another Apply")
+            out.owner = self
+            out.index = i
+
+    @property
+    def out(self) -> Variable:
+        """The single output (error if there are several)."""
+        if len(self.outputs) != 1:
+            raise AttributeError(f"{self.op} has {len(self.outputs)} outputs, not one")
+        return self.outputs[0]
+
+    def clone_with_new_inputs(self, inputs: Sequence[Variable], strict: bool = True) -> Apply:
+        """A new Apply of the same op on ``inputs`` (types re-inferred unless strict)."""
+        if strict:
+            outputs = [o.clone() for o in self.outputs]
+            return Apply(self.op, inputs, outputs)
+        return self.op.make_node(*inputs)
+
+    def __str__(self) -> str:
+        return f"{self.op}({', '.join(map(str, self.inputs))})"
+
+    def __repr__(self) -> str:
+        return str(self)

@@ -1,0 +1,53 @@
+"""Op: the operation of an Apply node."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .basic import Apply, Variable
+
+
+class Op:
+    """Base class of operations.
+
+    ``__props__`` names the attributes that define an Op: two Ops of the same
+    class with equal props are equal and hash alike. Subclasses implement
+    :meth:`make_node` (check and convert inputs, infer output types) and
+    :meth:`perform` (compute with NumPy).
+    """
+
+    __props__: tuple[str, ...] = ()
+    #: Whether this op's outputs have a single output (``__call__`` unpacks).
+    default_output: int | None = None
+
+    def _props(self) -> tuple:
+        return tuple(getattr(self, p) for p in self.__props__)
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and self._props() == other._props()
+
+    def __hash__(self) -> int:
+        return hash((type(self), self._props()))
+
+    def make_node(self, *inputs: Any) -> Apply:
+        raise NotImplementedError
+
+    def perform(self, node: Apply, inputs: list, output_storage: list[list]) -> None:
+        """Compute outputs: store output i in ``output_storage[i][0]``."""
+        raise NotImplementedError
+
+    def __call__(self, *inputs: Any, **kwargs: Any) -> Variable | list[Variable]:
+        node = self.make_node(*inputs, **kwargs)
+        if self.default_output is not None:
+            return node.outputs[self.default_output]
+        if len(node.outputs) == 1:
+            return node.outputs[0]
+        return node.outputs
+
+    def __str__(self) -> str:
+        name = getattr(self, "name", None) or type(self).__name__
+        props = [f"{p}={getattr(self, p)!r}" for p in self.__props__ if p != "name"]
+        return f"{name}{{{', '.join(props)}}}" if props else name
+
+    def __repr__(self) -> str:
+        return str(self)

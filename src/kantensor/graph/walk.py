@@ -1,0 +1,88 @@
+"""Iterative graph walkers (no recursion: 100,000-node chains are fine)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from .basic import Apply, Constant, Variable
+
+
+def ancestors(outputs: Iterable[Variable], blockers: Iterable[Variable] = ()) -> list[Variable]:
+    """Every Variable the ``outputs`` depend on (outputs included), depth-first.
+
+    The walk stops at ``blockers``. Each variable appears once.
+    """
+    blocked = set(map(id, blockers))
+    seen: set[int] = set()
+    order: list[Variable] = []
+    stack = list(reversed(list(outputs)))
+    while stack:
+        var = stack.pop()
+        if id(var) in seen:
+            continue
+        seen.add(id(var))
+        order.append(var)
+        if var.owner is not None and id(var) not in blocked:
+            stack.extend(reversed(var.owner.inputs))
+    return order
+
+
+def graph_inputs(outputs: Iterable[Variable], blockers: Iterable[Variable] = ()) -> list[Variable]:
+    """The ownerless Variables (inputs and constants) among the ancestors."""
+    blocked = set(map(id, blockers))
+    return [v for v in ancestors(outputs, blockers) if v.owner is None or id(v) in blocked]
+
+
+def toposort(outputs: Iterable[Variable], inputs: Iterable[Variable] = ()) -> list[Apply]:
+    """The Apply nodes between ``inputs`` and ``outputs``, each after its inputs' owners."""
+    stop = set(map(id, inputs))
+    done: set[int] = set()
+    order: list[Apply] = []
+    # Stack of (node, expanded?) pairs: a node is emitted when popped the second time.
+    stack: list[tuple[Apply, bool]] = [
+        (o.owner, False) for o in reversed(list(outputs)) if o.owner is not None and id(o) not in stop
+    ]
+    while stack:
+        node, expanded = stack.pop()
+        if id(node) in done:
+            continue
+        if expanded:
+            done.add(id(node))
+            order.append(node)
+            continue
+        stack.append((node, True))
+        for inp in reversed(node.inputs):
+            owner = inp.owner
+            if owner is not None and id(inp) not in stop and id(owner) not in done:
+                stack.append((owner, False))
+    return order
+
+
+def clone(inputs: Iterable[Variable], outputs: Iterable[Variable],
+          copy_inputs: bool = True, memo: dict | None = None
+          ) -> tuple[list[Variable], list[Variable]]:
+    """Copy the graph between ``inputs`` and ``outputs``; return the new (inputs, outputs).
+
+    Constants are shared, not copied. ``memo`` maps old Variables to new ones
+    and is filled in place.
+    """
+    inputs, outputs = list(inputs), list(outputs)
+    memo = {} if memo is None else memo
+    for v in inputs:
+        memo.setdefault(v, v.clone() if copy_inputs else v)
+    for node in toposort(outputs, inputs):
+        for v in node.inputs:
+            if v not in memo:
+                memo[v] = v if isinstance(v, Constant) else (v.clone() if copy_inputs else v)
+        new_node = node.clone_with_new_inputs([memo[v] for v in node.inputs])
+        for old, new in zip(node.outputs, new_node.outputs, strict=True):
+            memo[old] = new
+    for v in outputs:
+        if v not in memo:  # an input or ownerless variable also used as output
+            memo[v] = v if isinstance(v, Constant) else (v.clone() if copy_inputs else v)
+    return [memo[v] for v in inputs], [memo[v] for v in outputs]
+
+
+def iter_nodes(outputs: Iterable[Variable]) -> Iterator[Apply]:
+    """The Apply nodes of a graph in topological order (a generator over toposort)."""
+    yield from toposort(outputs)

@@ -1,0 +1,96 @@
+"""Text pictures of graphs: ``dprint``."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+from typing import Any, TextIO
+
+from .graph.basic import Apply, Constant, Variable
+
+#: Deeper levels than this are not indented further (a 100,000-node chain
+#: would otherwise print gigabytes of spaces); their lines say their depth.
+MAX_INDENT = 32
+
+
+def _label(n: int) -> str:
+    """A, B, ..., Z, BA, BB, ... (base-26 without a zero digit ambiguity)."""
+    digits = []
+    while True:
+        n, r = divmod(n, 26)
+        digits.append(chr(ord("A") + r))
+        if n == 0:
+            break
+    return "".join(reversed(digits))
+
+
+def _roots(obj: Any) -> list[Variable]:
+    if isinstance(obj, Variable):
+        return [obj]
+    if isinstance(obj, Apply):
+        return list(obj.outputs)
+    if hasattr(obj, "fgraph"):
+        obj = obj.fgraph
+    if hasattr(obj, "outputs") and hasattr(obj, "inputs"):
+        return list(obj.outputs)
+    if isinstance(obj, Iterable):
+        return [v for item in obj for v in _roots(item)]
+    raise TypeError(f"cannot print {type(obj).__name__}: expected Variables, an Apply, "
+                    "a FunctionGraph or a Function")
+
+
+def _describe(var: Variable) -> str:
+    if var.owner is not None:
+        op = str(var.owner.op)
+        return op if len(var.owner.outputs) == 1 else f"{op}.{var.index}"
+    if isinstance(var, Constant):
+        return str(var)
+    return var.name if var.name is not None else f"<{var.type}>"
+
+
+def dprint(obj: Any, print_type: bool = False, file: TextIO | str | None = None,
+           depth: int | None = None) -> str | None:
+    """Print a graph as indented text, one line per variable with an ``[id X]`` label.
+
+    A node reached a second time is printed once more without its inputs
+    (``···``). ``depth`` limits how deep to go. With ``file="str"`` the text
+    is returned instead of printed.
+    """
+    labels: dict[int, str] = {}
+    expanded: set[int] = set()
+    lines: list[str] = []
+    # Stack items: (variable, prefix for this line, prefix for its children, depth).
+    stack: list[tuple[Variable, str, str, int]] = [
+        (r, "", "", 0) for r in reversed(_roots(obj))
+    ]
+    while stack:
+        var, head, indent, level = stack.pop()
+        key = id(var.owner) if var.owner is not None else id(var)
+        label = labels.setdefault(key, _label(len(labels)))
+        text = f"{head}{_describe(var)} [id {label}]"
+        if print_type:
+            text += f" <{var.type}>"
+        repeated = var.owner is not None and key in expanded
+        if repeated:
+            text += " ···"
+        lines.append(text)
+        if var.owner is None or repeated or (depth is not None and level + 1 >= depth):
+            continue
+        expanded.add(key)
+        inputs = var.owner.inputs
+        if level + 1 >= MAX_INDENT:
+            child_indent = indent
+            heads = [f"{indent}⋮ (depth {level + 1}) "] * len(inputs)
+        else:
+            heads = [f"{indent} ├─ "] * (len(inputs) - 1) + [f"{indent} └─ "]
+            child_indent = None
+        for i in reversed(range(len(inputs))):
+            last = i == len(inputs) - 1
+            nxt = child_indent if child_indent is not None else \
+                indent + ("    " if last else " │  ")
+            stack.append((inputs[i], heads[i], nxt, level + 1))
+    text = "\n".join(lines)
+    if file == "str":
+        return text
+    print(text, file=file or sys.stdout)
+    return None

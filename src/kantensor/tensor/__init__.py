@@ -1,0 +1,31 @@
+"""Tensors: TensorType, dtypes and promotion, TensorVariable, basic Ops."""
+
+from .basic_ops import SpecifyShape, specify_shape
+from .dim import Dim
+from .dtypes import (
+    DTYPES,
+    get_default_dtype,
+    promote_types,
+    result_type,
+    set_default_dtype,
+)
+from .type import TensorType
+from .variable import (
+    SHORTCUTS,
+    TensorConstant,
+    TensorVariable,
+    as_tensor_variable,
+    constant,
+    dims,
+    matrix,
+    scalar,
+    tensor,
+    vector,
+)
+
+__all__ = [
+    "DTYPES", "SHORTCUTS", "Dim", "SpecifyShape", "TensorConstant", "TensorType",
+    "TensorVariable", "as_tensor_variable", "constant", "dims", "get_default_dtype", "matrix",
+    "promote_types", "result_type", "scalar", "set_default_dtype", "specify_shape", "tensor",
+    "vector",
+]

@@ -1,0 +1,304 @@
+"""TensorType: dtype plus a static shape of known, unknown or symbolic sizes."""
+
+from __future__ import annotations
+
+import ast
+import operator
+import re
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from ..graph.type import Type
+from .dim import Dim, dim_max, dim_min
+from .dtypes import DTYPES, category, normalize_dtype
+
+ShapeEntry = int | Dim | None
+
+_COMPACT = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*\[(.*)\]\s*$", re.S)
+
+
+def _check_entry(entry: Any, axis: int) -> ShapeEntry:
+    if entry is None or isinstance(entry, Dim):
+        return entry
+    if isinstance(entry, bool | np.bool_):
+        raise TypeError(f"shape entry {axis} is a bool ({entry}); use broadcastable= for flags")
+    if isinstance(entry, int | np.integer) and entry >= 0:
+        return int(entry)
+    raise ValueError(
+        f"shape entry {axis} must be an int >= 0, None or a Dim, got {entry!r}"
+    )
+
+
+def _entry_str(entry: ShapeEntry) -> str:
+    return "?" if entry is None else str(entry).replace(" ", "")
+
+
+class TensorType(Type):
+    """The type of n-dimensional arrays of one dtype.
+
+    ``shape`` entries are ``int >= 0`` (static size), ``None`` (unknown) or a
+    :class:`Dim` (symbolic size, equal wherever it appears). Passing
+    ``broadcastable=(True, False)`` instead of a shape gives ``(1, None)``.
+    """
+
+    __slots__ = ("dtype", "shape", "name", "_hash")
+
+    def __init__(self, dtype: Any, shape: Iterable[ShapeEntry] | None = None,
+                 broadcastable: Iterable[bool] | None = None, name: str | None = None):
+        if shape is not None and broadcastable is not None:
+            raise TypeError("give either shape or broadcastable, not both")
+        if broadcastable is not None:
+            shape = tuple(1 if b else None for b in broadcastable)
+        shape = () if shape is None else shape
+        if isinstance(shape, int | Dim) or shape is None:
+            raise TypeError(f"shape must be a sequence, got {shape!r}")
+        self.dtype: str = normalize_dtype(dtype)
+        self.shape: tuple[ShapeEntry, ...] = tuple(
+            _check_entry(s, i) for i, s in enumerate(shape)
+        )
+        self.name = name
+        self._hash = hash((TensorType, self.dtype, self.shape))
+
+    # -- basic attributes --------------------------------------------------
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def broadcastable(self) -> tuple[bool, ...]:
+        """Which axes are statically of length 1."""
+        return tuple(s == 1 for s in self.shape)
+
+    @property
+    def numpy_dtype(self) -> np.dtype:
+        return np.dtype(self.dtype)
+
+    def __eq__(self, other: object) -> bool:
+        return (type(other) is type(self) and other.dtype == self.dtype
+                and other.shape == self.shape)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __repr__(self) -> str:
+        return f"TensorType({self.dtype}, ({', '.join(map(_entry_str, self.shape))}"\
+               f"{',' if self.ndim == 1 else ''}))"
+
+    def __str__(self) -> str:
+        return f"{self.dtype}[{','.join(map(_entry_str, self.shape))}]"
+
+    def clone(self, dtype: Any = None, shape: Iterable[ShapeEntry] | None = None,
+              **kwargs: Any) -> TensorType:
+        """A copy with ``dtype`` and/or ``shape`` replaced."""
+        if "broadcastable" in kwargs:
+            return TensorType(dtype or self.dtype, broadcastable=kwargs["broadcastable"])
+        return TensorType(dtype or self.dtype, self.shape if shape is None else shape)
+
+    @classmethod
+    def parse(cls, text: str) -> TensorType:
+        """Parse the compact notation: ``float32[3,?]``, ``int64[]``, ``float64[n,2*n]``."""
+        match = _COMPACT.match(text)
+        if not match:
+            raise ValueError(f"cannot parse tensor type {text!r}: expected e.g. 'float32[3,?]'")
+        dtype, body = match.groups()
+        if dtype not in DTYPES:
+            raise ValueError(f"unknown dtype {dtype!r} in {text!r}; expected one of {DTYPES}")
+        body = body.strip()
+        entries = [] if not body else [e.strip() for e in body.split(",")]
+        return cls(dtype, [_parse_entry(e, text) for e in entries])
+
+    # -- values ------------------------------------------------------------
+    def filter(self, value: Any, strict: bool = False,
+               allow_downcast: bool | None = None) -> np.ndarray:
+        """Return ``value`` as an ndarray of this type, or raise TypeError.
+
+        ``strict``: only an ndarray of exactly this dtype is accepted.
+        Otherwise casts that lose nothing are done; lossy ones need
+        ``allow_downcast=True``, except that with ``None`` Python numbers
+        and lists are accepted when their values survive the cast exactly.
+        """
+        target = self.numpy_dtype
+        if strict:
+            if not isinstance(value, np.ndarray):
+                raise TypeError(f"expected an ndarray of type {self}, got {type(value).__name__}"
+                                " (strict mode does not convert)")
+            if value.dtype != target:
+                raise TypeError(f"expected dtype {self.dtype} for {self}, got {value.dtype}"
+                                " (strict mode does not convert)")
+        elif isinstance(value, np.ndarray | np.generic):
+            value = np.asarray(value)
+            if value.dtype != target:
+                if value.dtype.kind in "OUSVMm":
+                    raise TypeError(f"cannot convert an array of dtype {value.dtype} to {self}")
+                if not (np.can_cast(value.dtype, target, "safe") or allow_downcast):
+                    raise TypeError(
+                        f"converting an array of dtype {value.dtype} to {self} may lose "
+                        "information; cast it first or pass allow_downcast=True"
+                    )
+                value = value.astype(target)
+        else:
+            value = _from_python(value, target, allow_downcast, self)
+        self._check_shape(value)
+        return value
+
+    def _check_shape(self, value: np.ndarray) -> None:
+        if value.ndim != self.ndim:
+            raise TypeError(
+                f"expected {self.ndim} dimension{'s' * (self.ndim != 1)} for {self}, "
+                f"got an array of shape {value.shape}"
+            )
+        for axis, (want, got) in enumerate(zip(self.shape, value.shape, strict=True)):
+            if isinstance(want, int) and want != got:
+                raise TypeError(
+                    f"axis {axis} has length {got} but {self} requires {want} "
+                    f"(array of shape {value.shape})"
+                )
+
+    def values_eq(self, a: Any, b: Any) -> bool:
+        a, b = np.asarray(a), np.asarray(b)
+        return a.shape == b.shape and a.dtype == b.dtype and bool(np.array_equal(a, b))
+
+    def values_eq_approx(self, a: Any, b: Any, rtol: float | None = None,
+                         atol: float | None = None) -> bool:
+        """Close enough for this dtype; NaNs in the same places count as equal."""
+        a, b = np.asarray(a), np.asarray(b)
+        if a.shape != b.shape:
+            return False
+        if category(self.dtype) < 2:
+            return bool(np.array_equal(a, b))
+        loose = self.dtype in ("float16", "float32", "complex64")
+        rtol = rtol if rtol is not None else (1e-3 if loose else 1e-5)
+        atol = atol if atol is not None else (1e-5 if loose else 1e-8)
+        return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True))
+
+    def may_share_memory(self, a: Any, b: Any) -> bool:
+        if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+            return bool(np.may_share_memory(a, b))
+        return False
+
+    def get_shape_info(self, value: np.ndarray) -> tuple[int, ...]:
+        return tuple(np.shape(value))
+
+    def get_size(self, shape_info: tuple[int, ...]) -> int:
+        """Bytes taken by an array of this dtype and shape ``shape_info``."""
+        return int(np.prod(shape_info, dtype=np.int64)) * self.numpy_dtype.itemsize
+
+    # -- relations between types ------------------------------------------
+    def in_same_class(self, other: Type) -> bool:
+        """Same dtype, same ndim and the same statically-1 axes."""
+        return (isinstance(other, TensorType) and other.dtype == self.dtype
+                and other.broadcastable == self.broadcastable)
+
+    def is_super(self, other: Type) -> bool:
+        """Every value of ``other`` is one of ours: same dtype and ndim, our sizes are
+        unknown or equal to theirs."""
+        return (isinstance(other, TensorType) and other.dtype == self.dtype
+                and other.ndim == self.ndim
+                and all(s is None or s == o for s, o in zip(self.shape, other.shape,
+                                                             strict=True)))
+
+    def most_specific(self, other: TensorType) -> TensorType:
+        """The type whose values are of both types; TypeError on a contradiction."""
+        if other.dtype != self.dtype:
+            raise TypeError(f"dtype mismatch: {self} vs {other}")
+        if other.ndim != self.ndim:
+            raise TypeError(f"ndim mismatch: {self} has {self.ndim} dimensions, "
+                            f"{other} has {other.ndim}")
+        shape = []
+        for axis, (a, b) in enumerate(zip(self.shape, other.shape, strict=True)):
+            if a is None or a == b:
+                shape.append(b)
+            elif b is None:
+                shape.append(a)
+            elif isinstance(a, int) and isinstance(b, int):
+                raise TypeError(f"shape mismatch at axis {axis}: {self} vs {other} "
+                                f"({a} != {b})")
+            else:  # a symbolic size against another size: keep the static int if any
+                shape.append(a if isinstance(a, int) else b)
+        return TensorType(self.dtype, shape)
+
+    def convert_variable(self, var: Any) -> Any | None:
+        """``var`` itself if we are its super type, else ``var`` wrapped in
+        SpecifyShape with the most specific of both types."""
+        if self.is_super(var.type):
+            return var
+        if not isinstance(var.type, TensorType):
+            return super().convert_variable(var)
+        merged = self.most_specific(var.type)
+        from .basic_ops import specify_shape
+
+        return specify_shape(var, merged.shape)
+
+    def make_variable(self, name: str | None = None):
+        from .variable import TensorVariable
+
+        return TensorVariable(self, name=name)
+
+    def make_constant(self, value: Any, name: str | None = None):
+        from .variable import TensorConstant
+
+        return TensorConstant(self, value, name=name)
+
+
+def _from_python(value: Any, target: np.dtype, allow_downcast: bool | None,
+                 ttype: TensorType) -> np.ndarray:
+    """Convert Python numbers / nested lists, refusing silent value changes."""
+    try:
+        natural = np.asarray(value)
+    except (ValueError, TypeError) as exc:
+        raise TypeError(f"cannot convert {type(value).__name__} to {ttype}: {exc}") from None
+    if natural.dtype.kind in "OUSVMm":
+        raise TypeError(f"cannot convert {value!r} ({type(value).__name__}) to {ttype}")
+    if natural.dtype == target or np.can_cast(natural.dtype, target, "safe"):
+        return natural.astype(target)
+    if allow_downcast is False:
+        raise TypeError(f"converting {natural.dtype} data to {ttype} may lose information "
+                        "and allow_downcast=False")
+    with np.errstate(all="ignore"):
+        try:
+            converted = natural.astype(target)
+        except (OverflowError, ValueError) as exc:
+            raise TypeError(f"value {value!r} does not fit {ttype}: {exc}") from None
+    if allow_downcast is None:
+        back = converted.astype(natural.dtype) if natural.dtype.kind != "c" or \
+            target.kind == "c" else converted
+        same = np.array_equal(back, natural, equal_nan=natural.dtype.kind in "fc")
+        if not same:
+            raise TypeError(
+                f"value {value!r} cannot be represented exactly as {ttype.dtype} "
+                f"(would become {converted.tolist()!r}); pass allow_downcast=True to accept"
+            )
+    return converted
+
+
+_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+           ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
+
+
+def _parse_entry(entry: str, text: str) -> ShapeEntry:
+    """One shape entry of the compact notation: int, '?', a name or a size expression."""
+    if entry == "?":
+        return None
+    try:
+        tree = ast.parse(entry, mode="eval").body
+        return _eval_size(tree)
+    except (SyntaxError, ValueError, TypeError) as exc:
+        raise ValueError(f"bad shape entry {entry!r} in {text!r}: {exc}") from None
+
+
+def _eval_size(node: ast.AST) -> int | Dim:
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.Name):
+        return Dim(node.id)
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
+        return _BINOPS[type(node.op)](_eval_size(node.left), _eval_size(node.right))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -_eval_size(node.operand)
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id in ("min", "max") and not node.keywords):
+        fn = dim_min if node.func.id == "min" else dim_max
+        return fn(*map(_eval_size, node.args))
+    raise ValueError("expected an int, '?', a name or an expression of those")

@@ -1,0 +1,205 @@
+"""TensorVariable (with Python operators), TensorConstant and constructors."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+
+from ..graph.basic import Constant, Variable
+from .dim import Dim
+from .dtypes import default_complex_dtype, get_default_dtype, normalize_dtype
+from .type import ShapeEntry, TensorType
+
+#: Op constructors behind the Python operators, keyed by name ("add", "matmul",
+#: ...). Filled by the layer that defines the Ops, so this layer imports none.
+OPERATORS: dict[str, Callable[..., Any]] = {}
+
+
+def register_operator(name: str, fn: Callable[..., Any]) -> None:
+    """Make ``fn`` the implementation of operator ``name`` on TensorVariables."""
+    OPERATORS[name] = fn
+
+
+def _apply(name: str, *args: Any) -> Any:
+    try:
+        fn = OPERATORS[name]
+    except KeyError:
+        raise NotImplementedError(f"no Op registered for operator {name!r}") from None
+    return fn(*args)
+
+
+def _binary(name: str, reflected: bool = False):
+    if reflected:
+        def method(self, other):
+            return _apply(name, other, self)
+    else:
+        def method(self, other):
+            return _apply(name, self, other)
+    method.__name__ = f"__{'r' if reflected else ''}{name}__"
+    return method
+
+
+class _TensorOperators:
+    """Python operators shared by TensorVariable and TensorConstant."""
+
+    __slots__ = ()
+    __array_priority__ = 1000  # NumPy arrays on the left defer to us
+
+    __add__, __radd__ = _binary("add"), _binary("add", True)
+    __sub__, __rsub__ = _binary("sub"), _binary("sub", True)
+    __mul__, __rmul__ = _binary("mul"), _binary("mul", True)
+    __truediv__, __rtruediv__ = _binary("true_divide"), _binary("true_divide", True)
+    __floordiv__, __rfloordiv__ = _binary("floor_divide"), _binary("floor_divide", True)
+    __mod__, __rmod__ = _binary("mod"), _binary("mod", True)
+    __pow__, __rpow__ = _binary("pow"), _binary("pow", True)
+    __matmul__, __rmatmul__ = _binary("matmul"), _binary("matmul", True)
+    __lt__, __le__ = _binary("lt"), _binary("le")
+    __gt__, __ge__ = _binary("gt"), _binary("ge")
+
+    def __neg__(self):
+        return _apply("neg", self)
+
+    def __abs__(self):
+        return _apply("abs", self)
+
+    def __getitem__(self, index):
+        return _apply("getitem", self, index)
+
+    @property
+    def ndim(self) -> int:
+        return self.type.ndim
+
+    @property
+    def dtype(self) -> str:
+        return self.type.dtype
+
+    @property
+    def shape(self) -> tuple[ShapeEntry, ...]:
+        """The static shape (int, None or Dim per axis)."""
+        return self.type.shape
+
+    @property
+    def T(self):
+        return _apply("transpose", self)
+
+    # Variables are graph nodes: identity equality, usable as dict keys.
+    __hash__ = object.__hash__
+
+    def __eq__(self, other):  # noqa: D105 - identity, like PyTensor
+        return self is other
+
+    def __bool__(self):
+        raise TypeError("a symbolic tensor has no truth value; build a comparison with "
+                        "kantensor.eq / lt / ... or use `is`")
+
+
+class TensorVariable(_TensorOperators, Variable):
+    """A Variable of TensorType with NumPy-like operators."""
+
+    __slots__ = ()
+
+
+class TensorConstant(_TensorOperators, Constant):
+    """A read-only tensor value in a graph."""
+
+    __slots__ = ()
+
+    def __bool__(self):
+        return _TensorOperators.__bool__(self)
+
+
+def _wrapped_dtype(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int64"
+    if isinstance(value, float):
+        return get_default_dtype()
+    return default_complex_dtype()
+
+
+def constant(value: Any, dtype: Any = None, name: str | None = None) -> TensorConstant:
+    """A TensorConstant holding ``value`` (cast to ``dtype`` if given).
+
+    Python numbers become *wrapped* constants (lowest promotion priority)
+    when no dtype is given; arrays and NumPy scalars never do.
+    """
+    wrapped = dtype is None and isinstance(value, bool | int | float | complex) \
+        and not isinstance(value, np.generic)
+    if wrapped:
+        dtype = _wrapped_dtype(value)
+        if dtype == "int64" and not -2**63 <= value < 2**63:
+            raise OverflowError(f"Python int {value} does not fit int64")
+    if dtype is None:
+        arr = np.asarray(value)
+        dtype = arr.dtype
+    else:
+        dtype = normalize_dtype(dtype)
+        arr = np.asarray(value)
+        if arr.dtype != np.dtype(dtype):
+            with np.errstate(all="ignore"):
+                arr = arr.astype(dtype)
+    ttype = TensorType(dtype, arr.shape)
+    return TensorConstant(ttype, arr, name=name, wrapped=wrapped)
+
+
+def as_tensor_variable(x: Any, name: str | None = None) -> Variable:
+    """``x`` if it already is a Variable, else a constant made from it."""
+    if isinstance(x, Variable):
+        return x
+    if isinstance(x, TensorType):
+        raise TypeError(f"expected a value or a Variable, got the type {x}; call it to make "
+                        "a variable: TensorType(...)()")
+    return constant(x, name=name)
+
+
+def tensor(name: str | None = None, dtype: Any = None,
+           shape: Iterable[ShapeEntry] | None = None) -> TensorVariable:
+    """A symbolic tensor; dtype defaults to the default float dtype."""
+    if isinstance(shape, str):
+        raise TypeError("shape must be a sequence of sizes, not a string")
+    return TensorType(dtype or get_default_dtype(), shape or ())(name)
+
+
+def scalar(name: str | None = None, dtype: Any = None) -> TensorVariable:
+    return tensor(name, dtype, ())
+
+
+def vector(name: str | None = None, dtype: Any = None,
+           shape: tuple[ShapeEntry] = (None,)) -> TensorVariable:
+    return tensor(name, dtype, shape)
+
+
+def matrix(name: str | None = None, dtype: Any = None,
+           shape: tuple[ShapeEntry, ShapeEntry] = (None, None)) -> TensorVariable:
+    return tensor(name, dtype, shape)
+
+
+def dims(names: str | Iterable[str]) -> tuple[Dim, ...]:
+    """Named symbolic sizes: ``n, m = dims("n m")``."""
+    if isinstance(names, str):
+        names = names.replace(",", " ").split()
+    return tuple(Dim(n) for n in names)
+
+
+# Theano-style shortcuts: prefix letter = dtype, suffix = shape.
+_PREFIX = {"b": "int8", "w": "int16", "i": "int32", "l": "int64", "f": "float32",
+           "d": "float64", "c": "complex64", "z": "complex128"}
+_SUFFIX = {"scalar": (), "vector": (None,), "row": (1, None), "col": (None, 1),
+           "matrix": (None, None), "tensor3": (None,) * 3, "tensor4": (None,) * 4}
+
+
+def _shortcut(dtype: str, shape: tuple) -> Callable[..., TensorVariable]:
+    def make(name: str | None = None) -> TensorVariable:
+        return TensorType(dtype, shape)(name)
+    return make
+
+
+SHORTCUTS = {p + s: _shortcut(d, shape) for p, d in _PREFIX.items()
+             for s, shape in _SUFFIX.items()}
+for _name, _fn in SHORTCUTS.items():
+    _fn.__name__ = _fn.__qualname__ = _name
+    _fn.__doc__ = f"A symbolic {_name} (Theano-style shortcut)."
+globals().update(SHORTCUTS)

@@ -1,0 +1,154 @@
+"""Graph structures: the seed's examples (Theano "Graph Structures") and walkers."""
+
+import time
+
+import numpy as np
+import pytest
+
+import kantensor as kt
+from kantensor import Apply, Constant, FunctionGraph, TensorType, Variable
+
+
+def test_seed_explicit_example():
+    # The seed builds x + y * z by hand.
+    add, mul = kt.add, kt.mul
+    float64_matrix = TensorType(dtype="float64", broadcastable=(False, False))
+    x = Variable(type=float64_matrix, name="x")
+    y = Variable(type=float64_matrix, name="y")
+    z = Variable(type=float64_matrix, name="z")
+    mul_variable = Variable(type=float64_matrix)
+    assert mul_variable.owner is None
+    node_mul = Apply(op=mul, inputs=[y, z], outputs=[mul_variable])
+    assert mul_variable.owner is node_mul
+    assert mul_variable.index == 0
+    add_variable = Variable(type=float64_matrix)
+    assert add_variable.owner is None
+    node_add = Apply(op=add, inputs=[x, mul_variable], outputs=[add_variable])
+    assert add_variable.owner is node_add
+    assert add_variable.index == 0
+    e = add_variable
+    assert e.owner.inputs[0] is x
+    assert e.owner.inputs[1] is mul_variable
+    assert e.owner.inputs[1].owner.inputs[0] is y
+    assert e.owner.inputs[1].owner.inputs[1] is z
+    # and the hand-built graph runs
+    f = kt.function([x, y, z], e)
+    a, b, c = (np.arange(4.0).reshape(2, 2) + k for k in range(3))
+    np.testing.assert_array_equal(f(a, b, c), a + b * c)
+
+
+def test_seed_short_example_operator_graph():
+    x = kt.dmatrix("x")
+    y = kt.dmatrix("y")
+    z = x + y
+    assert z.owner.op == kt.add
+    assert z.owner.inputs == [x, y]
+    w = x * 2.0
+    assert w.owner.op == kt.mul
+    two = w.owner.inputs[1]
+    assert isinstance(two, Constant) and two.wrapped and two.data == 2.0
+    assert w.type == TensorType("float64", (None, None))
+
+
+def test_apply_rejects_non_variables_and_double_owner():
+    x = kt.dscalar("x")
+    with pytest.raises(TypeError, match="input 0 of add is not a Variable"):
+        Apply(kt.add, [1.0], [kt.dscalar()])
+    out = kt.dscalar()
+    Apply(kt.add, [x, x], [out])
+    with pytest.raises(ValueError, match="already belongs"):
+        Apply(kt.add, [x, x], [out])
+
+
+def test_constant_is_read_only_and_not_an_input():
+    c = kt.constant(np.arange(3.0))
+    assert not c.wrapped
+    with pytest.raises(ValueError):
+        c.data[0] = 5
+    with pytest.raises(TypeError, match="is a Constant"):
+        kt.function([c], c * 2)
+    with pytest.raises(TypeError, match="is a Constant"):
+        FunctionGraph([c], [c])
+
+
+def test_op_props_equality_and_hash():
+    a, b = kt.SpecifyShape((2, None)), kt.SpecifyShape((2, None))
+    assert a == b and hash(a) == hash(b)
+    assert a != kt.SpecifyShape((3, None))
+
+
+def test_walkers_on_diamond():
+    x, y = kt.dvector("x"), kt.dvector("y")
+    s = x + y
+    out = s * s - x
+    nodes = kt.toposort([out])
+    assert [n.op for n in nodes] == [kt.add, kt.mul, kt.sub]
+    assert set(kt.graph_inputs([out])) == {x, y}
+    assert kt.ancestors([out])[0] is out
+    (x2, y2), (out2,) = kt.clone([x, y], [out])
+    assert out2 is not out and x2 is not x
+    assert set(kt.graph_inputs([out2])) == {x2, y2}
+
+
+def test_function_graph_clients_toposort_replace():
+    x, y = kt.dmatrix("x"), kt.dmatrix("y")
+    s = x + y
+    out = s * x
+    fg = FunctionGraph([x, y], [out], clone=False)
+    add_node, mul_node = fg.toposort()
+    assert fg.clients[x] == [(add_node, 0), (mul_node, 1)]
+    assert fg.clients[s] == [(mul_node, 0)]
+    assert fg.clients[out] == [("output", 0)]
+    # replace goes through filter_variable: a static-shape refinement is accepted as is
+    z = kt.tensor("z", "float64", (2, 3))
+    fg2 = FunctionGraph([x, y, z], [out], clone=False)
+    fg2.replace(s, z)
+    assert fg2.outputs[0].owner.inputs[0] is z
+    assert fg2.clients[z] == [(fg2.outputs[0].owner, 0)]
+    assert s not in fg2.clients
+    with pytest.raises(TypeError, match="dtype"):
+        fg2.replace(z, kt.tensor("w", "float32", (2, 3)))
+
+
+def test_function_graph_missing_input_is_an_error():
+    x, y = kt.dvector("x"), kt.dvector("y")
+    with pytest.raises(ValueError, match="not among the inputs"):
+        FunctionGraph([x], [x + y])
+
+
+def test_clone_keeps_constants_shared():
+    x = kt.dvector("x")
+    out = x + 1.0
+    (_,), (out2,) = kt.clone([x], [out])
+    assert out2.owner.inputs[1] is out.owner.inputs[1]
+
+
+def test_long_chain_has_no_recursion_limit():
+    start = time.perf_counter()
+    x = kt.dscalar("x")
+    z = x
+    for _ in range(100_000):
+        z = z + 1.0
+    assert len(kt.toposort([z])) == 100_000
+    (_,), (z2,) = kt.clone([x], [z])
+    assert z2.owner.op == kt.add
+    text = kt.dprint(z, file="str")
+    assert text.count("\n") == 200_000  # each node: itself and its constant
+    f = kt.function([x], z)
+    assert f(0.0) == 100_000.0
+    assert time.perf_counter() - start < 60
+
+
+def test_dprint_format():
+    x, y = kt.dmatrix("x"), kt.dmatrix("y")
+    s = x + y
+    out = s * s
+    text = kt.dprint(out, print_type=True, file="str")
+    assert text.splitlines() == [
+        "mul [id A] <float64[?,?]>",
+        " ├─ add [id B] <float64[?,?]>",
+        " │   ├─ x [id C] <float64[?,?]>",
+        " │   └─ y [id D] <float64[?,?]>",
+        " └─ add [id B] <float64[?,?]> ···",
+    ]
+    assert kt.dprint(out, file="str", depth=1) == "mul [id A]"
