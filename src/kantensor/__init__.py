@@ -16,7 +16,18 @@ from .graph import (
     graph_inputs,
     toposort,
 )
+from .ops import CATALOGUE as _CATALOGUE
 from .printing import dprint
+from .signature import (
+    Signature,
+    SignatureOp,
+    SignatureSyntaxError,
+    TensorPattern,
+    TypeInferenceError,
+    dim_vars,
+    dtype_vars,
+    op,
+)
 from .tensor import (
     DTYPES,
     Dim,
@@ -37,18 +48,19 @@ from .tensor import (
     tensor,
     vector,
 )
-from .tensor.elemwise import add, mul, sub, true_divide
 from .tensor.variable import SHORTCUTS as _SHORTCUTS
 
 globals().update(_SHORTCUTS)
+globals().update(_CATALOGUE)
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "DTYPES", "Apply", "Constant", "Dim", "Function", "FunctionGraph", "Op", "SpecifyShape",
-    "TensorConstant", "TensorType", "TensorVariable", "Type", "Variable", "add", "ancestors",
-    "as_tensor_variable", "clone", "constant", "dims", "dprint", "function",
-    "get_default_dtype", "graph_inputs", "matrix", "mul", "promote_types", "result_type",
-    "scalar", "set_default_dtype", "specify_shape", "sub", "tensor", "toposort",
-    "true_divide", "vector", *sorted(_SHORTCUTS),
+    "DTYPES", "Apply", "Constant", "Dim", "Function", "FunctionGraph", "Op", "Signature",
+    "SignatureOp", "SignatureSyntaxError", "SpecifyShape", "TensorConstant", "TensorPattern",
+    "TensorType", "TensorVariable", "Type", "TypeInferenceError", "Variable", "ancestors",
+    "as_tensor_variable", "clone", "constant", "dim_vars", "dims", "dprint", "dtype_vars",
+    "function", "get_default_dtype", "graph_inputs", "matrix", "op", "promote_types",
+    "result_type", "scalar", "set_default_dtype", "specify_shape", "tensor", "toposort",
+    "vector", *sorted(_SHORTCUTS), *sorted(_CATALOGUE),
 ]

@@ -40,7 +40,8 @@ def toposort(outputs: Iterable[Variable], inputs: Iterable[Variable] = ()) -> li
     order: list[Apply] = []
     # Stack of (node, expanded?) pairs: a node is emitted when popped the second time.
     stack: list[tuple[Apply, bool]] = [
-        (o.owner, False) for o in reversed(list(outputs)) if o.owner is not None and id(o) not in stop
+        (o.owner, False) for o in reversed(list(outputs))
+        if o.owner is not None and id(o) not in stop
     ]
     while stack:
         node, expanded = stack.pop()

@@ -1,0 +1,45 @@
+"""Exceptions raised by signature parsing and type inference."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["SignatureSyntaxError", "TypeInferenceError"]
+
+
+class SignatureSyntaxError(ValueError):
+    """A malformed signature text.
+
+    Attributes: ``text`` (the signature), ``position`` (0-based character offset of the
+    offending character; ``len(text)`` for an unexpected end), ``expected`` (a short
+    description of what was expected there) and ``message`` (first line of ``str(err)``).
+    """
+
+    def __init__(self, message: str, text: str, position: int, expected: str = "") -> None:
+        super().__init__(message, text, position, expected)
+        self.message = message
+        self.text = text
+        self.position = position
+        self.expected = expected
+
+    def __str__(self) -> str:
+        # Show only the line holding the error, so multi-line signatures stay readable.
+        start = self.text.rfind("\n", 0, self.position) + 1
+        end = self.text.find("\n", self.position)
+        line = self.text[start : len(self.text) if end < 0 else end]
+        return f"{self.message}\n  {line}\n  {' ' * (self.position - start)}^"
+
+
+class TypeInferenceError(TypeError):
+    """Input types that no alternative of a signature accepts.
+
+    ``signature``, ``operand`` and ``axis`` locate the conflict when known.
+    """
+
+    def __init__(
+        self, message: str, *, signature: Any = None, operand: Any = None, axis: Any = None
+    ) -> None:
+        super().__init__(message)
+        self.signature = signature
+        self.operand = operand
+        self.axis = axis

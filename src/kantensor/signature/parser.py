@@ -1,0 +1,363 @@
+"""``parse_signature(text) -> Signature``: the grammar in ``grammar.lark``, LALR via Lark.
+
+The Lark tree is turned into the AST of :mod:`.ast`; the checks the grammar cannot
+express (names used as two kinds, ``.0.``, two ``...`` in an operand, reserved words,
+categories, and whether ``a == b`` compares dims or dtypes) are done here, and every
+problem is reported as a :class:`SignatureSyntaxError` with a position.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from lark import Lark, Token, Transformer_NonRecursive, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
+from lark.lark import PostLex
+from lark.lexer import PatternStr
+
+from .ast import (
+    CATEGORIES,
+    DTYPE_NAMES,
+    KIND_TEXT,
+    RESERVED,
+    Alternative,
+    AnonGroup,
+    AnyGroup,
+    BinOp,
+    Call,
+    Compare,
+    Compatible,
+    DimExpr,
+    DimVar,
+    DType,
+    DTypeEq,
+    DTypeName,
+    DTypeVar,
+    FixedDim,
+    FlexDim,
+    FloatOf,
+    InCategory,
+    NamedGroup,
+    Promote,
+    Signature,
+    TensorPattern,
+    resolve_dtype_names,
+)
+from .errors import SignatureSyntaxError
+
+__all__ = ["parse_signature"]
+
+
+class _AlwaysLex(PostLex):
+    """Let the contextual lexer see '->' and NAME in every state, so that 'n->' is never
+    lexed as 'n', '-', '>' and 'wherex' never as 'where', 'x'."""
+
+    always_accept = ("_ARROW", "NAME")
+
+    def process(self, stream: Iterator[Token]) -> Iterator[Token]:
+        return stream
+
+
+@functools.cache
+def _lark() -> Lark:
+    """The LALR parser, built once on first use."""
+    grammar = resources.files(__package__).joinpath("grammar.lark").read_text(encoding="utf-8")
+    return Lark(grammar, parser="lalr", postlex=_AlwaysLex(), maybe_placeholders=True,
+                propagate_positions=True)  # fmt: skip
+
+
+def parse_signature(text: str) -> Signature:
+    """Parse the text form of a signature; raises :class:`SignatureSyntaxError`."""
+    if not isinstance(text, str):
+        raise TypeError(f"a signature text must be a str, got {type(text).__name__}")
+    try:
+        tree = _lark().parse(text)
+    except UnexpectedCharacters as e:
+        raise _expected_error(text, e.pos_in_stream, _accepts(e, e.allowed)) from None
+    except UnexpectedToken as e:
+        at_end = e.token.type == "$END"
+        pos = len(text.rstrip()) if at_end else e.token.start_pos
+        raise _expected_error(text, pos, _accepts(e, e.expected)) from None
+    except UnexpectedInput as e:  # pragma: no cover - not raised by LALR
+        pos = getattr(e, "pos_in_stream", None) or 0
+        raise SignatureSyntaxError(f"invalid signature at position {pos}", text, pos) from None
+    try:
+        return _ToAst(text).transform(tree)
+    except VisitError as e:
+        if isinstance(e.orig_exc, SignatureSyntaxError):
+            raise e.orig_exc from None
+        if isinstance(e.orig_exc, RecursionError):
+            raise _too_deep(text) from None
+        raise
+    except RecursionError:
+        raise _too_deep(text) from None
+
+
+def _too_deep(text: str) -> SignatureSyntaxError:
+    return SignatureSyntaxError("expression too long or nested too deeply at position 0",
+                                text, 0, "a smaller expression")  # fmt: skip
+
+
+# --------------------------------------------------------------------------- syntax errors
+
+_DESCRIBE = {"NAME": "a name", "INT": "an integer", "CMP": "a comparison operator",
+             "$END": "end of input"}  # fmt: skip
+_ORDER = ["')'", "','", "'->'", "'where'", "'|'"]
+_CONTINUATIONS = {"'+'", "'-'", "'*'", "'//'", "'%'", "'?'"}
+_EXPR_START = {"NAME", "INT", "MIN", "MAX", "LPAR", "DOT", "ELLIPSIS", "STAR", "PROMOTE",
+               "FLOAT", "COMPATIBLE"}  # fmt: skip
+
+
+def _accepts(e: UnexpectedInput, fallback: Any) -> set[str]:
+    """The terminals the parser accepts where it failed (the lexer's sets miss keywords)."""
+    ip = getattr(e, "interactive_parser", None)
+    return set(ip.accepts()) if ip is not None else set(fallback or ())
+
+
+def _describe(name: str) -> str:
+    if name in _DESCRIBE:
+        return _DESCRIBE[name]
+    pattern = _lark().get_terminal(name).pattern
+    return f"'{pattern.value}'" if isinstance(pattern, PatternStr) else name
+
+
+def _expected_error(text: str, pos: int, expected: Any) -> SignatureSyntaxError:
+    """'expected X or Y at position N', with terminal sets summarized for humans."""
+    names = {n for n in expected if not n.startswith("__IGNORE")}
+    words: set[str] = set()
+    if {"NAME", "INT", "MIN"} <= names:
+        words.add("a dimension" if "ELLIPSIS" in names else
+                  "a where-clause" if "COMPATIBLE" in names else "an expression")  # fmt: skip
+        names -= _EXPR_START
+    elif {"NAME", "PROMOTE", "FLOAT"} <= names:
+        words.add("a dtype")
+        names -= {"NAME", "PROMOTE", "FLOAT"}
+    elif names == {"INT"} and text[:pos].rstrip().endswith("."):
+        words.add("an integer (the size k >= 1 of a '.k.' group, as in '.2.')")
+        names = set()
+    words |= {_describe(n) for n in names}
+    if "'//'" in words:  # after an expression: operators could follow; not worth listing
+        words -= _CONTINUATIONS
+    ranked = sorted(words, key=lambda w: (_ORDER.index(w) if w in _ORDER else len(_ORDER), w))
+    desc = ranked[0] if len(ranked) == 1 else ", ".join(ranked[:-1]) + " or " + ranked[-1]
+    return SignatureSyntaxError(f"expected {desc} at position {pos}", text, pos, desc)
+
+
+# --------------------------------------------------------------------------- tree -> AST
+
+
+@dataclass(frozen=True)
+class _Name:
+    """A bare NAME in an expression: a dim, or a dtype in a ``a == b`` clause."""
+
+    name: str
+    pos: int
+
+
+@dataclass(frozen=True)
+class _AmbiguousEq:
+    """``a == b`` between bare names, resolved when its alternative is complete."""
+
+    left: _Name
+    right: _Name
+
+
+_DTYPE_CALLS = (Promote, FloatOf)
+
+
+class _ToAst(Transformer_NonRecursive):
+    """Builds the AST; collects name uses per alternative to check and resolve them."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(visit_tokens=False)
+        self.text = text
+        self.uses: list[tuple[int, str, str]] = []  # (position, name, kind)
+        self.pairs: list[_AmbiguousEq] = []
+
+    def _error(self, message: str, pos: int, expected: str) -> SignatureSyntaxError:
+        return SignatureSyntaxError(message, self.text, pos, expected)
+
+    def _int(self, tok: Token) -> int:
+        try:
+            return int(tok)
+        except ValueError:  # beyond Python's int-from-str digit limit
+            raise self._error(f"integer too large at position {tok.start_pos}",
+                              tok.start_pos, "a smaller integer") from None  # fmt: skip
+
+    def _var(self, name: str, pos: int, kind: str) -> str:
+        """Check a name used as ``kind`` and record the use."""
+        if name in RESERVED:
+            raise self._error(f"'{name}' is a reserved word at position {pos}", pos, "a name")
+        if name in DTYPE_NAMES:
+            if kind != "dtype":
+                raise self._error(f"'{name}' is a dtype name, not a {KIND_TEXT[kind]}, "
+                                  f"at position {pos}", pos, f"a {KIND_TEXT[kind]}")  # fmt: skip
+        else:
+            self.uses.append((pos, name, kind))
+        return name
+
+    def _dim(self, x: Any) -> DimExpr:
+        if isinstance(x, _Name):
+            return DimVar(self._var(x.name, x.pos, "dim"))
+        return x
+
+    def _dtype(self, x: Any, pos: int) -> DType:
+        if isinstance(x, _Name):
+            name = self._var(x.name, x.pos, "dtype")
+            return DTypeName(name) if name in DTYPE_NAMES else DTypeVar(name)
+        if not isinstance(x, _DTYPE_CALLS):
+            raise self._error(f"expected a dtype at position {pos}", pos, "a dtype")
+        return x
+
+    # -- signature, alternatives, operands
+
+    def start(self, alts: list[Alternative]) -> Signature:
+        return Signature(alternatives=alts)
+
+    def alternative(self, c: list[Any]) -> Alternative:
+        loop, inputs, outputs, where = c
+        kind, cap = loop or (None, None)
+        clauses = self._resolve(where or [])
+        return Alternative(tuple(inputs), tuple(outputs), tuple(clauses), kind, cap)
+
+    def broadcast_loop(self, c: list[Token | None]) -> tuple[str, int | None]:
+        return "+", None if c[0] is None else self._int(c[0])
+
+    def equal_loop(self, c: list[Token | None]) -> tuple[str, int | None]:
+        return "=", None if c[0] is None else self._int(c[0])
+
+    def inputs(self, c: list[TensorPattern | None]) -> list[TensorPattern]:
+        return [x for x in c if x is not None]
+
+    def outputs(self, c: list[TensorPattern]) -> list[TensorPattern]:
+        return c
+
+    def operand(self, c: list[Any]) -> TensorPattern:
+        return TensorPattern(tuple(c[0] or ()), c[1])
+
+    def dims(self, c: list[Any]) -> list[Any]:
+        items, seen = [], False
+        for x in c:
+            if isinstance(x, Token):  # ELLIPSIS
+                if seen:
+                    raise self._error(f"second '...' in one operand at position {x.start_pos}",
+                                      x.start_pos, "at most one '...' per operand")  # fmt: skip
+                seen = True
+                items.append(AnyGroup())
+            else:
+                items.append(self._dim(x))
+        return items
+
+    def flex_dim(self, c: list[Token]) -> FlexDim:
+        return FlexDim(self._var(str(c[0]), c[0].start_pos, "flex"))
+
+    def anon_group(self, c: list[Token]) -> AnonGroup:
+        k = self._int(c[0])
+        if k < 1:
+            raise self._error(f"a '.k.' group needs k >= 1 at position {c[0].start_pos}",
+                              c[0].start_pos, "an integer >= 1")  # fmt: skip
+        return AnonGroup(k)
+
+    def named_group(self, c: list[Token]) -> NamedGroup:
+        return NamedGroup(self._var(str(c[0]), c[0].start_pos, "group"))
+
+    # -- dim expressions
+
+    def add(self, c: list[Any]) -> BinOp:
+        return BinOp("+", self._dim(c[0]), self._dim(c[1]))
+
+    def sub(self, c: list[Any]) -> BinOp:
+        return BinOp("-", self._dim(c[0]), self._dim(c[1]))
+
+    def mul(self, c: list[Any]) -> BinOp:
+        return BinOp("*", self._dim(c[0]), self._dim(c[1]))
+
+    def floordiv(self, c: list[Any]) -> BinOp:
+        return BinOp("//", self._dim(c[0]), self._dim(c[1]))
+
+    def mod(self, c: list[Any]) -> BinOp:
+        return BinOp("%", self._dim(c[0]), self._dim(c[1]))
+
+    def name(self, c: list[Token]) -> _Name:
+        return _Name(str(c[0]), c[0].start_pos)
+
+    def fixed(self, c: list[Token]) -> FixedDim:
+        return FixedDim(self._int(c[0]))
+
+    def min(self, c: list[Any]) -> Call:
+        return Call("min", tuple(map(self._dim, c)))
+
+    def max(self, c: list[Any]) -> Call:
+        return Call("max", tuple(map(self._dim, c)))
+
+    # -- dtypes
+
+    def dtype_name(self, c: list[Token]) -> DType:
+        return self._dtype(_Name(str(c[0]), c[0].start_pos), c[0].start_pos)
+
+    def promote(self, c: list[DType]) -> Promote:
+        return Promote(tuple(c))
+
+    def float_of(self, c: list[DType]) -> FloatOf:
+        return FloatOf(c[0])
+
+    # -- where-clauses
+
+    def where(self, c: list[Any]) -> list[Any]:
+        return c
+
+    @v_args(meta=True)
+    def compare(self, meta: Any, c: list[Any]) -> Any:
+        left, op, right = c
+        if op == "==" and isinstance(left, _Name) and isinstance(right, _Name):
+            pair = _AmbiguousEq(left, right)
+            self.pairs.append(pair)
+            return pair
+        if isinstance(left, _DTYPE_CALLS) or isinstance(right, _DTYPE_CALLS):
+            if op != "==":
+                raise self._error(f"dtypes can only be compared with '==' at position "
+                                  f"{op.start_pos}", op.start_pos, "'=='")  # fmt: skip
+            right_pos = len(self.text) - len(self.text[op.end_pos :].lstrip())
+            return DTypeEq(self._dtype(left, meta.start_pos), self._dtype(right, right_pos))
+        return Compare(str(op), self._dim(left), self._dim(right))
+
+    def in_category(self, c: list[Any]) -> InCategory:
+        dtype, cat = c
+        if cat not in CATEGORIES:
+            expected = "one of " + ", ".join(sorted(CATEGORIES))
+            raise self._error(f"unknown dtype category '{cat}' at position {cat.start_pos} "
+                              f"(expected {expected})", cat.start_pos, expected)  # fmt: skip
+        return InCategory(dtype, str(cat))
+
+    def compatible(self, c: list[DType]) -> Compatible:
+        return Compatible(c[0], c[1])
+
+    def _resolve(self, where: list[Any]) -> list[Any]:
+        """Decide each ``a == b``, then check that no name is used as two kinds."""
+        known = resolve_dtype_names(
+            {name for _, name, kind in self.uses if kind == "dtype"},
+            [(p.left.name, p.right.name) for p in self.pairs],
+        )
+        clauses = []
+        for c in where:
+            if isinstance(c, _AmbiguousEq):
+                if c.left.name in known:
+                    c = DTypeEq(self._dtype(c.left, 0), self._dtype(c.right, 0))
+                else:
+                    c = Compare("==", self._dim(c.left), self._dim(c.right))
+            clauses.append(c)
+        first: dict[str, tuple[int, str]] = {}
+        for pos, name, kind in sorted(self.uses):
+            pos0, kind0 = first.setdefault(name, (pos, kind))
+            if kind0 != kind:
+                raise self._error(
+                    f"'{name}' is used as a {KIND_TEXT[kind]} at position {pos}, but it is "
+                    f"a {KIND_TEXT[kind0]} (position {pos0})", pos, f"a {KIND_TEXT[kind0]}"
+                )
+        self.uses.clear()
+        self.pairs.clear()
+        return clauses

@@ -1,0 +1,550 @@
+"""Symbolic tensor sizes in canonical form.
+
+A :class:`Dim` is an integer-valued symbolic size: a named symbol (``Dim("n")``) or an
+expression built from symbols and ints with ``+ - * // %``, ``**`` (int exponent >= 0),
+:func:`dim_min` and :func:`dim_max`.
+
+Every expression is kept canonical: a polynomial with integer coefficients over *atoms*,
+where an atom is a symbol or an opaque term ``a//b``, ``a % b``, ``min(...)`` or
+``max(...)`` whose arguments are themselves canonical. Algebraically identical
+polynomials therefore compare equal (``n + n == 2*n``), and a constant result is always a
+plain ``int``, never a ``Dim`` (``(n + 1) - n`` is ``1``).
+
+Only certain simplifications are made (symbols are integers of unknown sign):
+
+* ``(q*d + r)//d == q + r//d`` and ``(q*d + r) % d == r % d`` for an int ``d`` (terms
+  whose coefficient ``d`` divides are split off, the constant is reduced to ``[0, d)``),
+  so ``x//1 == x``, ``(2*n)//2 == n``, ``(2*n) % 2 == 0``, ``(n + 3)//2 == (n + 1)//2 + 1``;
+* ``(x//a)//b == x//(a*b)`` and ``(x % a) % b == x % b`` (``b`` divides ``a``) for ints
+  ``a, b > 0``;
+* ``min``/``max`` are flattened, and of two arguments whose difference is an int the
+  irrelevant one is dropped (``dim_min(n, n + 1) == n``); the rest are kept sorted.
+
+``str()`` is valid Python (``2*n + 1``, ``(n + 1)//2``, ``n % 2``, ``min(m, n)``,
+``n**2``); ``repr()`` is ``Dim('n')`` for a symbol and ``Dim<2*n + 1>`` for an expression.
+"""
+
+from __future__ import annotations
+
+import enum
+import keyword
+import math
+import operator
+from functools import lru_cache
+from typing import Any, Final, Literal, TypeAlias
+
+__all__ = [
+    "NO_SOLUTION", "Dim", "DimLike", "as_dim", "dim_max", "dim_min", "free_symbols",
+    "solve_for", "substitute",
+]
+
+Atom: TypeAlias = "str | _Op"  # a symbol name or an opaque term
+Monomial: TypeAlias = tuple[tuple[Atom, int], ...]  # (atom, power > 0), sorted by atom
+Terms: TypeAlias = tuple[tuple[Monomial, int], ...]  # (monomial, coefficient != 0), sorted
+DimLike: TypeAlias = "int | Dim"
+
+
+class _NoSolution(enum.Enum):
+    NO_SOLUTION = "NO_SOLUTION"
+
+    def __repr__(self) -> str:
+        return "NO_SOLUTION"
+
+    __str__ = __repr__
+
+
+NO_SOLUTION: Final = _NoSolution.NO_SOLUTION
+"""Returned by :func:`solve_for` when provably no integer value solves the equation."""
+
+
+class _Op:
+    """An opaque atom: ``op`` (``//``, ``%``, ``min``, ``max``) over canonical arguments."""
+
+    __slots__ = ("op", "args", "text", "_hash")
+
+    def __init__(self, op: str, args: tuple[DimLike, ...]) -> None:
+        self.op, self.args = op, args
+        self._hash = hash((op, args))
+        if op in ("min", "max"):
+            self.text = f"{op}({', '.join(map(str, args))})"
+        else:
+            self.text = _operand(args[0]) + ("//" if op == "//" else " % ") + _operand(args[1])
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (isinstance(other, _Op) and self._hash == other._hash
+                                 and self.op == other.op and self.args == other.args)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_Op, (self.op, self.args))
+
+
+class Dim:
+    """A symbolic size; ``Dim("n")`` is the (interned) symbol named ``n``.
+
+    Immutable and hashable. ``==`` is canonical structural equality (a ``Dim`` never
+    equals an int); ``<``, ``<=``, ``>``, ``>=`` raise ``TypeError`` (undecidable).
+    """
+
+    __slots__ = ("_terms", "_hash", "_text", "_free")
+    _terms: Terms
+
+    def __new__(cls, name: str) -> Dim:
+        sym = _SYMBOLS.get(name) if isinstance(name, str) else None
+        if sym is None:
+            if not isinstance(name, str):
+                raise TypeError(f"Dim name must be a str, got {type(name).__name__}")
+            if not name.isidentifier() or keyword.iskeyword(name):
+                raise ValueError(f"Dim name must be a Python identifier, got {name!r}")
+            sym = _SYMBOLS[name] = _new(((((name, 1),), 1),))
+        return sym
+
+    @property
+    def name(self) -> str | None:
+        """The symbol's name, or ``None`` for an expression."""
+        atom = _lone_atom(self)
+        return atom if isinstance(atom, str) else None
+
+    def __setattr__(self, key: str, value: object) -> None:
+        raise AttributeError("Dim is immutable")
+
+    def __delattr__(self, key: str) -> None:
+        raise AttributeError("Dim is immutable")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        name = self.name
+        return (Dim, (name,)) if name is not None else (_new, (self._terms,))
+
+    def __copy__(self) -> Dim:
+        return self
+
+    def __deepcopy__(self, memo: object) -> Dim:
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if isinstance(other, Dim):
+            return hash(self) == hash(other) and self._terms == other._terms
+        return False if isinstance(other, int) else NotImplemented
+
+    def __hash__(self) -> int:
+        h = self._hash
+        if h is None:
+            h = hash(self._terms)
+            _set_hash(self, h)
+        return h
+
+    def __str__(self) -> str:
+        text = self._text
+        if text is None:
+            text = _render(self._terms)
+            _set_text(self, text)
+        return text
+
+    def __repr__(self) -> str:
+        name = self.name
+        return f"Dim({name!r})" if name is not None else f"Dim<{self}>"
+
+    def _unordered(self, other: object) -> bool:
+        raise TypeError(f"symbolic sizes are not ordered: cannot compare {self!r} with "
+                        f"{other!r}")
+
+    __lt__ = __le__ = __gt__ = __ge__ = _unordered
+
+    def __add__(self, other: object) -> DimLike:
+        o = _coerce(other)
+        return NotImplemented if o is None else _add(self, o)
+
+    __radd__ = __add__
+
+    def __sub__(self, other: object) -> DimLike:
+        o = _coerce(other)
+        return NotImplemented if o is None else _add(self, _mul(o, -1))
+
+    def __rsub__(self, other: object) -> DimLike:
+        o = _coerce(other)
+        return NotImplemented if o is None else _add(o, _mul(self, -1))
+
+    def __mul__(self, other: object) -> DimLike:
+        o = _coerce(other)
+        return NotImplemented if o is None else _mul(self, o)
+
+    __rmul__ = __mul__
+
+    def __floordiv__(self, other: object) -> DimLike:
+        o = _coerce(other)
+        return NotImplemented if o is None else _floordiv(self, o)
+
+    def __rfloordiv__(self, other: object) -> DimLike:
+        o = _coerce(other)
+        return NotImplemented if o is None else _floordiv(o, self)
+
+    def __mod__(self, other: object) -> DimLike:
+        o = _coerce(other)
+        return NotImplemented if o is None else _mod(self, o)
+
+    def __rmod__(self, other: object) -> DimLike:
+        o = _coerce(other)
+        return NotImplemented if o is None else _mod(o, self)
+
+    def __pow__(self, exponent: object) -> DimLike:
+        if type(exponent) is not int:
+            return NotImplemented
+        return _pow(self, exponent)
+
+    def __neg__(self) -> DimLike:
+        return _mul(self, -1)
+
+    def __pos__(self) -> Dim:
+        return self
+
+
+_SYMBOLS: dict[str, Dim] = {}
+_set_terms = Dim.__dict__["_terms"].__set__
+_set_hash = Dim.__dict__["_hash"].__set__
+_set_text = Dim.__dict__["_text"].__set__
+_set_free = Dim.__dict__["_free"].__set__
+
+
+def _new(terms: Terms) -> Dim:
+    """A Dim from already canonical terms (at least one non-constant monomial)."""
+    d = object.__new__(Dim)
+    _set_terms(d, terms)
+    _set_hash(d, None)
+    _set_text(d, None)
+    _set_free(d, None)
+    return d
+
+
+def _coerce(x: object) -> DimLike | None:
+    if type(x) is int or type(x) is Dim:
+        return x  # type: ignore[return-value]
+    if isinstance(x, Dim):
+        return x
+    if isinstance(x, bool):
+        return None
+    try:
+        return operator.index(x)  # type: ignore[arg-type]
+    except TypeError:
+        return None
+
+
+def as_dim(x: object) -> DimLike:
+    """``x`` as a size: an int (or int-like, via ``__index__``) or a Dim; bools are rejected."""
+    d = _coerce(x)
+    if d is None:
+        raise TypeError(f"expected an int or a Dim as a size, got {type(x).__name__} {x!r}")
+    return d
+
+
+# -- canonical polynomials ---------------------------------------------------------------
+
+def _atom_key(atom: Atom) -> tuple[int, str]:
+    return (0, atom) if isinstance(atom, str) else (1, atom.text)
+
+
+@lru_cache(maxsize=1 << 16)
+def _mono_key(mono: Monomial) -> tuple[Any, ...]:
+    """Degree descending, then atoms by name (graded lexicographic)."""
+    return (-sum(p for _, p in mono), tuple((_atom_key(a), -p) for a, p in mono))
+
+
+def _term_key(term: tuple[Monomial, int]) -> tuple[Any, ...]:
+    return _mono_key(term[0])
+
+
+@lru_cache(maxsize=1 << 16)
+def _mono_mul(a: Monomial, b: Monomial) -> Monomial:
+    if not a or not b:
+        return a or b
+    powers = dict(a)
+    for atom, p in b:
+        powers[atom] = powers.get(atom, 0) + p
+    return tuple(sorted(powers.items(), key=lambda ap: _atom_key(ap[0])))
+
+
+def _make(poly: dict[Monomial, int]) -> DimLike:
+    """Canonicalise a polynomial given as ``{monomial: coefficient}``."""
+    items = [(m, c) for m, c in poly.items() if c]
+    if not items:
+        return 0
+    if len(items) == 1 and not items[0][0]:
+        return items[0][1]
+    items.sort(key=_term_key)
+    return _new(tuple(items))
+
+
+def _atom(op: str, *args: DimLike) -> Dim:
+    return _new(((((_Op(op, args), 1),), 1),))
+
+
+def _lone_atom(x: DimLike) -> Atom | None:
+    """The atom if ``x`` is exactly one atom (coefficient 1, power 1)."""
+    if isinstance(x, Dim):
+        t = x._terms
+        if len(t) == 1 and t[0][1] == 1 and len(t[0][0]) == 1 and t[0][0][0][1] == 1:
+            return t[0][0][0][0]
+    return None
+
+
+def _add(a: DimLike, b: DimLike) -> DimLike:
+    if isinstance(a, int):
+        if isinstance(b, int):
+            return a + b
+        a, b = b, a
+    if isinstance(b, int):  # fast path: only the constant term changes
+        if not b:
+            return a
+        terms = a._terms
+        if terms[-1][0]:
+            return _new(terms + (((), b),))
+        c = terms[-1][1] + b
+        return _new(terms[:-1] + (((), c),)) if c else _new(terms[:-1])
+    poly = dict(a._terms)
+    for m, c in b._terms:
+        poly[m] = poly.get(m, 0) + c
+    return _make(poly)
+
+
+def _mul(a: DimLike, b: DimLike) -> DimLike:
+    if isinstance(a, int):
+        if isinstance(b, int):
+            return a * b
+        a, b = b, a
+    if isinstance(b, int):  # fast path: order is unchanged
+        if b == 1 or not b:
+            return a if b else 0
+        return _new(tuple((m, c * b) for m, c in a._terms))
+    poly: dict[Monomial, int] = {}
+    for ma, ca in a._terms:
+        for mb, cb in b._terms:
+            m = _mono_mul(ma, mb)
+            poly[m] = poly.get(m, 0) + ca * cb
+    return _make(poly)
+
+
+def _pow(a: DimLike, k: int) -> DimLike:
+    if k < 0:
+        raise ValueError(f"negative exponent for a size: ({a})**{k}")
+    result: DimLike = 1
+    while k:
+        if k & 1:
+            result = _mul(result, a)
+        k >>= 1
+        if k:
+            a = _mul(a, a)
+    return result
+
+
+def _split(a: Dim, d: int) -> tuple[DimLike, DimLike]:
+    """``a == d*q + r``: q takes the terms ``d`` divides and the constant's quotient."""
+    quot: dict[Monomial, int] = {}
+    rem: dict[Monomial, int] = {}
+    for m, c in a._terms:
+        if not m:
+            quot[m], rem[m] = divmod(c, d)
+        elif c % d == 0:
+            quot[m] = c // d
+        else:
+            rem[m] = c
+    return _make(quot), _make(rem)
+
+
+def _nested(a: DimLike, op: str, d: int) -> tuple[DimLike, int] | None:
+    """``(x, e)`` if ``a`` is exactly ``x op e`` with int ``e > 0`` (and ``d > 0``)."""
+    atom = _lone_atom(a)
+    if isinstance(atom, _Op) and atom.op == op and d > 0:
+        x, e = atom.args
+        if isinstance(e, int) and e > 0:
+            return x, e
+    return None
+
+
+def _floordiv(a: DimLike, b: DimLike) -> DimLike:
+    if isinstance(b, Dim):
+        return _atom("//", a, b)
+    if not b:
+        raise ZeroDivisionError(f"size division by zero: ({a})//0")
+    if isinstance(a, int) or b == 1:
+        return a // b if isinstance(a, int) else a
+    q, r = _split(a, b)
+    if isinstance(r, int):
+        return _add(q, r // b)
+    inner = _nested(r, "//", b)
+    return _add(q, _atom("//", r, b) if inner is None else _floordiv(inner[0], inner[1] * b))
+
+
+def _mod(a: DimLike, b: DimLike) -> DimLike:
+    if isinstance(b, Dim):
+        return _atom("%", a, b)
+    if not b:
+        raise ZeroDivisionError(f"size modulo by zero: ({a}) % 0")
+    if isinstance(a, int):
+        return a % b
+    r = _split(a, b)[1]
+    if isinstance(r, int):
+        return r % b
+    inner = _nested(r, "%", b)
+    return _mod(inner[0], b) if inner is not None and inner[1] % b == 0 else _atom("%", r, b)
+
+
+def _arg_key(x: DimLike) -> tuple[int, int, str]:
+    return (0, x, "") if isinstance(x, int) else (1, 0, str(x))
+
+
+def _minmax(op: str, args: tuple[object, ...]) -> DimLike:
+    if not args:
+        raise TypeError(f"dim_{op} expected at least 1 argument, got 0")
+    flat: list[DimLike] = []
+    for x in map(as_dim, args):
+        atom = _lone_atom(x)
+        flat.extend(atom.args if isinstance(atom, _Op) and atom.op == op else (x,))
+    kept: list[DimLike] = []
+    for x in flat:
+        for i, k in enumerate(kept):
+            diff = _add(x, _mul(k, -1))
+            if isinstance(diff, int):  # comparable: keep the winner
+                if (diff < 0) if op == "min" else (diff > 0):
+                    kept[i] = x
+                break
+        else:
+            kept.append(x)
+    if len(kept) == 1:
+        return kept[0]
+    return _atom(op, *sorted(kept, key=_arg_key))
+
+
+def dim_min(*args: DimLike) -> DimLike:
+    """The minimum of ints and Dims (an int when decidable, else a canonical ``min``)."""
+    return _minmax("min", args)
+
+
+def dim_max(*args: DimLike) -> DimLike:
+    """The maximum of ints and Dims (an int when decidable, else a canonical ``max``)."""
+    return _minmax("max", args)
+
+
+# -- text --------------------------------------------------------------------------------
+
+def _operand(x: DimLike) -> str:
+    """``x`` as an operand of ``//`` or ``%``, parenthesised unless atomic."""
+    if isinstance(x, int):
+        return str(x) if x >= 0 else f"({x})"
+    atom = _lone_atom(x)
+    if isinstance(atom, str) or (isinstance(atom, _Op) and atom.op in ("min", "max")):
+        return str(x)
+    return f"({x})"
+
+
+def _factor(atom: Atom, p: int, lone: bool) -> str:
+    if isinstance(atom, str):
+        text = atom
+    else:
+        text = atom.text if lone or atom.op in ("min", "max") else f"({atom.text})"
+    return text if p == 1 else f"{text}**{p}"
+
+
+def _render(terms: Terms) -> str:
+    out = []
+    for i, (mono, c) in enumerate(terms):
+        a = abs(c)
+        if mono:
+            lone = a == 1 and len(mono) == 1 and mono[0][1] == 1 and (i > 0 or c > 0)
+            body = "*".join(_factor(atom, p, lone) for atom, p in mono)
+            body = body if a == 1 else f"{a}*{body}"
+        else:
+            body = str(a)
+        if i == 0:
+            out.append(body if c > 0 else "-" + body)
+        else:
+            out.append((" + " if c > 0 else " - ") + body)
+    return "".join(out)
+
+
+# -- queries and transformations ---------------------------------------------------------
+
+def free_symbols(x: DimLike) -> frozenset[str]:
+    """The names of the symbols occurring in ``x`` (also inside ``//``, ``%``, min, max)."""
+    x = as_dim(x)
+    if isinstance(x, int):
+        return frozenset()
+    free = x._free
+    if free is None:
+        names: set[str] = set()
+        for mono, _ in x._terms:
+            for atom, _p in mono:
+                names |= _atom_symbols(atom)
+        free = frozenset(names)
+        _set_free(x, free)
+    return free
+
+
+def _atom_symbols(atom: Atom) -> frozenset[str]:
+    if isinstance(atom, str):
+        return frozenset((atom,))
+    return frozenset().union(*map(free_symbols, atom.args))
+
+
+_APPLY = {"//": _floordiv, "%": _mod,
+          "min": lambda *a: _minmax("min", a), "max": lambda *a: _minmax("max", a)}
+
+
+def _subst(x: DimLike, values: dict[str, DimLike]) -> DimLike:
+    if isinstance(x, int) or values.keys().isdisjoint(free_symbols(x)):
+        return x
+    total: DimLike = 0
+    for mono, c in x._terms:
+        term: DimLike = c
+        for atom, p in mono:
+            if isinstance(atom, str):
+                value = values[atom] if atom in values else Dim(atom)
+            else:
+                value = _APPLY[atom.op](*(_subst(arg, values) for arg in atom.args))
+            term = _mul(term, _pow(value, p))
+        total = _add(total, term)
+    return total
+
+
+def substitute(x: DimLike, mapping: dict[str, DimLike]) -> DimLike:
+    """Replace symbols by ints or Dims and re-canonicalise (all ints give an ``int``).
+
+    ``//`` and ``%`` are computed like Python's; division by a zero int raises
+    ``ZeroDivisionError``.
+    """
+    return _subst(as_dim(x), {name: as_dim(v) for name, v in mapping.items()})
+
+
+def solve_for(
+    expr: DimLike, symbol: str, target: DimLike,
+) -> DimLike | Literal[_NoSolution.NO_SOLUTION] | None:
+    """The value of ``symbol`` making ``expr == target``, over the integers.
+
+    Solves ``c*symbol + rest == 0`` for ``expr - target`` linear in ``symbol`` with an int
+    coefficient ``c``. Returns the (possibly negative) solution when ``c`` divides every
+    coefficient of ``rest``; :data:`NO_SOLUTION` when provably no integer solves it (the
+    gcd of the non-constant coefficients does not divide the constant, e.g.
+    ``2*n == 7``, or a nonzero int difference); ``None`` when undecidable (not linear,
+    ``symbol`` inside ``//``/``%``/min/max, a symbolic coefficient, inexact division,
+    ``symbol`` absent, or any value works).
+    """
+    d = _add(as_dim(expr), _mul(as_dim(target), -1))
+    if isinstance(d, int):
+        return NO_SOLUTION if d else None
+    const = 0 if d._terms[-1][0] else d._terms[-1][1]
+    if const % math.gcd(*(c for m, c in d._terms if m)):
+        return NO_SOLUTION
+    coeff = 0
+    rest: dict[Monomial, int] = {}
+    for mono, c in d._terms:
+        if mono == ((symbol, 1),):
+            coeff = c
+        elif any(symbol in _atom_symbols(a) for a, _ in mono):
+            return None
+        else:
+            rest[mono] = c
+    if not coeff or any(c % coeff for c in rest.values()):
+        return None
+    return _make({m: -c // coeff for m, c in rest.items()})

@@ -1,0 +1,241 @@
+"""Dtype names, normalisation and PyTorch-style type promotion.
+
+Dtypes are plain NumPy name strings drawn from :data:`DTYPES`.  The promotion
+rule is PyTorch's ``result_type``: operands are bucketed into three priority
+classes (wrapped Python numbers < 0-dim tensors < tensors), each class is
+promoted on its own, and the classes are combined by category.  Where PyTorch
+has no answer (uint16/32/64 with other integers) NumPy's integer rules are used.
+See ``docs/promotion.rst``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from enum import IntEnum
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "BOOL", "COMPLEX", "DTYPES", "FLOATING", "INTEGER", "Category", "Priority", "can_cast",
+    "category", "default_complex_dtype", "get_default_dtype", "is_inexact", "is_integer",
+    "is_lossless_cast", "is_unsigned", "normalize_dtype", "operand_dtype_and_priority",
+    "promote_types", "result_type", "result_type_of", "set_default_dtype",
+]
+
+DTYPES: tuple[str, ...] = (
+    "bool",
+    "int8", "int16", "int32", "int64",
+    "uint8", "uint16", "uint32", "uint64",
+    "float16", "float32", "float64",
+    "complex64", "complex128",
+)
+
+
+class Category(IntEnum):
+    """Kinds of dtype, ordered: a higher category wins over a lower one."""
+
+    BOOL = 0
+    INTEGER = 1
+    FLOATING = 2
+    COMPLEX = 3
+
+
+BOOL, INTEGER, FLOATING, COMPLEX = (
+    Category.BOOL, Category.INTEGER, Category.FLOATING, Category.COMPLEX)
+
+
+class Priority(IntEnum):
+    """Priority classes of operands; a higher value has a higher priority."""
+
+    WRAPPED = 0   # a Python number used in an operation
+    ZERO_DIM = 1  # a 0-dim tensor that is not a wrapped number
+    TENSOR = 2    # a tensor with ndim >= 1
+
+
+_CATEGORY: dict[str, Category] = {
+    name: BOOL if name == "bool" else INTEGER if "int" in name
+    else FLOATING if name.startswith("float") else COMPLEX
+    for name in DTYPES
+}
+_ORDER = {name: i for i, name in enumerate(DTYPES)}
+# The complex dtype whose real part holds a float dtype (no complex32: float16 -> complex64).
+_COMPLEX_OF = {"float16": "complex64", "float32": "complex64", "float64": "complex128"}
+_DEFAULT_CHOICES = ("float16", "float32", "float64")
+_default_dtype = "float32"
+
+
+def _unsupported(x: Any, detail: str = "") -> TypeError:
+    return TypeError(f"unsupported dtype {x!r}{detail}; supported dtypes are: "
+                     f"{', '.join(DTYPES)}")
+
+
+def normalize_dtype(x: Any) -> str:
+    """The name in :data:`DTYPES` of a dtype-like ``x``, or raise TypeError.
+
+    Accepts names and NumPy aliases (``"f8"``, ``"double"``; strings follow NumPy, so
+    ``"float"`` is float64), ``np.dtype``, NumPy scalar types, and the Python types
+    ``bool`` / ``int`` (int64) / ``float`` (the default float dtype) / ``complex`` (the
+    default complex dtype).
+    """
+    if isinstance(x, str) and x in _CATEGORY:
+        return x
+    if x is bool:
+        return "bool"
+    if x is int:
+        return "int64"
+    if x is float:
+        return _default_dtype
+    if x is complex:
+        return default_complex_dtype()
+    if not isinstance(x, str | np.dtype | type):
+        raise _unsupported(x)
+    try:
+        name = np.dtype(x).name
+    except (TypeError, ValueError) as exc:
+        raise _unsupported(x) from exc
+    if name not in _CATEGORY:
+        raise _unsupported(x, f" (NumPy dtype {name!r})")
+    return name
+
+
+def category(dtype: Any) -> Category:
+    """The :class:`Category` of ``dtype``."""
+    return _CATEGORY[normalize_dtype(dtype)]
+
+
+def is_integer(dtype: Any) -> bool:
+    """True for signed and unsigned integer dtypes (not bool)."""
+    return category(dtype) is INTEGER
+
+
+def is_unsigned(dtype: Any) -> bool:
+    """True for uint8/16/32/64 (not bool)."""
+    return normalize_dtype(dtype).startswith("uint")
+
+
+def is_inexact(dtype: Any) -> bool:
+    """True for floating and complex dtypes."""
+    return category(dtype) >= FLOATING
+
+
+def _promote_rule(a: str, b: str) -> str:
+    ca, cb = _CATEGORY[a], _CATEGORY[b]
+    if ca == cb or min(ca, cb) >= FLOATING:
+        # Same category (NumPy's integer rules: uint64 + signed -> float64) or float+complex
+        # (the complex whose real part holds both: float64 + complex64 -> complex128).
+        return np.promote_types(a, b).name
+    return a if ca > cb else b  # the higher category wins, whatever the sizes
+
+
+_PROMOTE: dict[tuple[str, str], str] = {(a, b): _promote_rule(a, b)
+                                        for a in DTYPES for b in DTYPES}
+
+
+def promote_types(a: Any, b: Any) -> str:
+    """The smallest dtype both ``a`` and ``b`` promote to (commutative, PyTorch's lattice
+    extended by NumPy's integer rules)."""
+    return _PROMOTE[normalize_dtype(a), normalize_dtype(b)]
+
+
+def get_default_dtype() -> str:
+    """The dtype Python floats take ("float32" unless changed)."""
+    return _default_dtype
+
+
+def set_default_dtype(dtype: Any) -> None:
+    """Set the default float dtype: float16, float32 or float64."""
+    global _default_dtype
+    name = normalize_dtype(dtype)
+    if name not in _DEFAULT_CHOICES:
+        raise TypeError(f"the default dtype must be one of {', '.join(_DEFAULT_CHOICES)}, "
+                        f"got {dtype!r}")
+    _default_dtype = name
+
+
+def default_complex_dtype() -> str:
+    """The dtype Python complex numbers take: complex128 if the default is float64."""
+    return _COMPLEX_OF[_default_dtype]
+
+
+def _join(dtypes: list[str]) -> str | None:
+    # Folded highest dtype first, so integers meeting an inexact dtype are absorbed by it as
+    # PyTorch does: the result never depends on operand order, although promote_types is
+    # not associative (uint64 + int8 -> float64, but uint64 + float16 -> float16).
+    result: str | None = None
+    for d in sorted(dtypes, key=_ORDER.__getitem__, reverse=True):
+        result = d if result is None else _PROMOTE[result, d]
+    return result
+
+
+def _combine(higher: str | None, lower: str | None) -> str | None:
+    """PyTorch's ``combine_categories``: the result of a class and a lower-priority one."""
+    ch = _CATEGORY[higher] if higher is not None else None
+    cl = _CATEGORY[lower] if lower is not None else None
+    if ch is COMPLEX:
+        return higher
+    if cl is COMPLEX:
+        return _COMPLEX_OF[higher] if ch is FLOATING else lower
+    if ch is FLOATING:
+        return higher
+    if (ch is BOOL or cl is FLOATING) and higher is not None and lower is not None:
+        return _PROMOTE[higher, lower]
+    return higher if higher is not None else lower
+
+
+def result_type_of(operands: Iterable[tuple[Any, Priority]]) -> str:
+    """The result dtype of an operation on ``(dtype, priority)`` operands.
+
+    All operands are bucketed by priority at once (the rule is not associative, so never
+    fold it pairwise), each class is promoted on its own, and the classes are combined from
+    the lowest priority upward as PyTorch's ``combine_categories`` does.
+    """
+    buckets: dict[Priority, list[str]] = {p: [] for p in Priority}
+    for dtype, priority in operands:
+        buckets[Priority(priority)].append(normalize_dtype(dtype))
+    if not any(buckets.values()):
+        raise TypeError("result_type needs at least one operand")
+    wrapped, zero_dim, tensor = (_join(buckets[p]) for p in Priority)
+    result = _combine(tensor, _combine(zero_dim, wrapped))
+    assert result is not None
+    return result
+
+
+def operand_dtype_and_priority(x: Any) -> tuple[str, Priority]:
+    """Classify one operand of :func:`result_type`.
+
+    Dtype-likes (names, ``np.dtype``, types) count as tensors; graph Variables (with a
+    ``.type``) are WRAPPED if their ``.wrapped`` is true; anything with ``.dtype`` and
+    ``.ndim`` (TensorTypes, arrays, NumPy scalars) is TENSOR or ZERO_DIM by its ndim;
+    Python numbers are WRAPPED with the dtype they take (int -> int64, float -> default).
+    """
+    if isinstance(x, str | np.dtype | type):
+        return normalize_dtype(x), Priority.TENSOR
+    ttype = getattr(x, "type", None)
+    if hasattr(ttype, "dtype") and hasattr(ttype, "ndim"):
+        if getattr(x, "wrapped", False):
+            return normalize_dtype(ttype.dtype), Priority.WRAPPED
+        x = ttype
+    if hasattr(x, "dtype") and hasattr(x, "ndim"):
+        priority = Priority.TENSOR if x.ndim >= 1 else Priority.ZERO_DIM
+        return normalize_dtype(x.dtype), priority
+    for python_type in (bool, int, float, complex):
+        if isinstance(x, python_type):
+            return normalize_dtype(python_type), Priority.WRAPPED
+    raise TypeError(f"cannot take the dtype of {type(x).__name__} object {x!r}")
+
+
+def result_type(*operands: Any) -> str:
+    """The result dtype of an operation on ``operands`` (see
+    :func:`operand_dtype_and_priority` for what they may be)."""
+    return result_type_of(map(operand_dtype_and_priority, operands))
+
+
+def can_cast(from_: Any, to: Any, casting: str = "same_kind") -> bool:
+    """``np.can_cast`` on normalised dtypes."""
+    return bool(np.can_cast(normalize_dtype(from_), normalize_dtype(to), casting=casting))
+
+
+def is_lossless_cast(from_: Any, to: Any) -> bool:
+    """True if every value of ``from_`` is exactly representable in ``to`` ("safe")."""
+    return can_cast(from_, to, "safe")

@@ -1,0 +1,395 @@
+"""Tests for kantensor.tensor.dim: canonical symbolic sizes."""
+
+from __future__ import annotations
+
+import copy
+import operator
+import pickle
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kantensor.tensor.dim import (
+    NO_SOLUTION,
+    Dim,
+    as_dim,
+    dim_max,
+    dim_min,
+    free_symbols,
+    solve_for,
+    substitute,
+)
+
+n, m, k = Dim("n"), Dim("m"), Dim("k")
+
+
+# -- symbols -----------------------------------------------------------------------------
+
+def test_symbols_are_interned_hashable_and_immutable() -> None:
+    assert Dim("n") == n and hash(Dim("n")) == hash(n) and Dim("n") is n
+    assert n != m and len({n, Dim("n"), m}) == 2
+    assert isinstance(n, Dim) and isinstance(n + 1, Dim) and isinstance(n // m, Dim)
+    assert n.name == "n" and (n + 1).name is None and (2 * n).name is None
+    with pytest.raises(AttributeError, match="immutable"):
+        n._terms = ()  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("bad", ["", "2n", "n m", "n-1", "class", "n+1"])
+def test_bad_names(bad: str) -> None:
+    with pytest.raises(ValueError, match="must be a Python identifier"):
+        Dim(bad)
+
+
+def test_name_must_be_str() -> None:
+    with pytest.raises(TypeError, match="must be a str, got int"):
+        Dim(3)  # type: ignore[arg-type]
+
+
+def test_repr_and_pickle_copy() -> None:
+    assert repr(n) == "Dim('n')"
+    assert repr(2 * n + 1) == "Dim<2*n + 1>"
+    for x in (n, 2 * n + 1, dim_min(n, m) // 2 + n % k):
+        assert pickle.loads(pickle.dumps(x)) == x
+        assert copy.copy(x) is x and copy.deepcopy(x) is x
+    assert pickle.loads(pickle.dumps(n)) is n
+    assert repr(NO_SOLUTION) == str(NO_SOLUTION) == "NO_SOLUTION"
+
+
+# -- canonical form ----------------------------------------------------------------------
+
+@pytest.mark.parametrize(("value", "text"), [
+    (n + n, "2*n"),
+    (n * m, "m*n"),
+    (m * n, "m*n"),
+    ((n + 1) - 1, "n"),
+    (n + 1, "n + 1"),
+    (1 + n, "n + 1"),
+    (n * m - 3, "m*n - 3"),
+    (3 - n, "-n + 3"),
+    (-n, "-n"),
+    (n - 5, "n - 5"),
+    ((n + m) * (n - m), "-m**2 + n**2"),
+    ((n + 1) ** 2, "n**2 + 2*n + 1"),
+    (n * n * m + k, "m*n**2 + k"),
+    (n // 2, "n//2"),
+    (n % 2, "n % 2"),
+    ((n + m) // 2, "(m + n)//2"),
+    (-(n // 2), "-(n//2)"),
+    (3 * (n % 2), "3*(n % 2)"),
+    (m - n // 2, "m - n//2"),
+    ((n // 2) ** 2, "(n//2)**2"),
+    (n // (m + 1), "n//(m + 1)"),
+    (n // -2, "n//(-2)"),
+    (5 // n, "5//n"),
+    (dim_min(n, m), "min(m, n)"),
+    (dim_max(n, 3, m), "max(3, m, n)"),
+    (dim_min(n, m) // 2, "min(m, n)//2"),
+])
+def test_canonical_text(value: Any, text: str) -> None:
+    assert isinstance(value, Dim)
+    assert str(value) == text
+
+
+def test_algebraic_identities_compare_equal() -> None:
+    assert n + n == 2 * n
+    assert n * m == m * n and hash(n * m) == hash(m * n)
+    assert (n + 1) - 1 == n
+    assert (n + m) * 2 == 2 * m + n + n
+    assert (n - m) * (n + m) + m * m == n * n
+    assert (n // 2) * m == m * (n // 2)
+    assert dim_min(n, m) + 1 == 1 + dim_min(m, n)
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    ((n + 1) - n, 1),
+    (n - n, 0),
+    (n * 0, 0),
+    (0 * n + 4, 4),
+    ((n + m) * 2 - 2 * m - 2 * n, 0),
+    ((2 * n) % 2, 0),
+    (n % 1, 0),
+    ((2 * n + 1) % 2, 1),
+    (dim_max(3, 5), 5),
+    (dim_min(3, 5), 3),
+    (7 // 2, 3),
+])
+def test_int_results_are_plain_ints(value: Any, expected: int) -> None:
+    assert type(value) is int and value == expected
+
+
+def test_dim_never_equals_int() -> None:
+    assert n != 0 and (n == 1) is False and (n + 1 != 1) is True
+    assert n != "n" and n is not None
+
+
+# -- floor division, modulo, min, max ------------------------------------------------------
+
+def test_division_simplifications() -> None:
+    assert n // 1 is n
+    assert (2 * n) // 2 == n
+    assert n // -1 == -n
+    assert (2 * n + 4) // 2 == n + 2
+    assert (2 * n + 1) // 2 == n
+    assert (n + 3) // 2 == (n + 1) // 2 + 1
+    assert (2 * n + m) // 2 == n + m // 2
+    assert (n // 2) // 3 == n // 6
+    assert (n % 6) % 3 == n % 3
+    assert (n % 3) % 3 == n % 3
+    assert (n % 2 + 2) % 2 == n % 2  # the nesting rules apply after splitting
+    assert (n // 2 + 3) // 3 == n // 6 + 1
+    assert (2 * n + m + 5) % 2 == (m + 1) % 2
+    assert n // n != 1  # n may be 0: left opaque
+    assert isinstance(n // n, Dim)
+
+
+def test_division_by_zero() -> None:
+    with pytest.raises(ZeroDivisionError, match=r"size division by zero: \(n\)//0"):
+        n // 0
+    with pytest.raises(ZeroDivisionError, match="size modulo by zero"):
+        (n + 1) % 0
+    with pytest.raises(ZeroDivisionError):
+        substitute(m // n, {"n": 0})
+
+
+def test_min_max() -> None:
+    assert dim_min(n, n) is n
+    assert dim_min(n, n + 1) == n and dim_max(n, n + 1) == n + 1
+    assert dim_min(n + 2, n - 1, n) == n - 1
+    assert dim_min(n, m, n) == dim_min(m, n)
+    assert dim_min(dim_min(n, m), 2) == dim_min(2, n, m) and str(dim_min(m, 2, n)) == "min(2, m, n)"
+    assert dim_max(dim_min(n, m), 2) != dim_max(2, n, m)  # different ops are not flattened
+    assert dim_min(7) == 7
+    with pytest.raises(TypeError, match="at least 1 argument"):
+        dim_min()
+    with pytest.raises(TypeError, match="expected an int or a Dim"):
+        dim_max(n, 1.5)  # type: ignore[arg-type]
+
+
+# -- errors, coercion --------------------------------------------------------------------
+
+@pytest.mark.parametrize("op", [operator.lt, operator.le, operator.gt, operator.ge])
+def test_ordering_raises(op: Callable[[Any, Any], Any]) -> None:
+    with pytest.raises(TypeError, match="symbolic sizes are not ordered"):
+        op(n, m)
+    with pytest.raises(TypeError, match="not ordered"):
+        op(n, 3)
+    with pytest.raises(TypeError):
+        op(3, n)
+
+
+def test_as_dim() -> None:
+    assert as_dim(3) == 3 and type(as_dim(3)) is int
+    assert as_dim(n) is n
+
+    class Index:  # int-likes such as numpy integers are accepted through __index__
+        def __index__(self) -> int:
+            return 4
+
+    assert as_dim(Index()) == 4 and type(as_dim(Index())) is int and n + Index() == n + 4
+    for bad in (True, False, 1.0, "n", None):
+        with pytest.raises(TypeError, match="expected an int or a Dim as a size"):
+            as_dim(bad)
+
+
+def test_unsupported_operands() -> None:
+    with pytest.raises(TypeError):
+        n + True  # type: ignore[operator]
+    with pytest.raises(TypeError):
+        n * 1.5  # type: ignore[operator]
+    with pytest.raises(TypeError):
+        n / 2  # type: ignore[operator]
+    with pytest.raises(ValueError, match="negative exponent"):
+        n ** -1
+
+
+# -- free_symbols, substitute, solve_for --------------------------------------------------
+
+def test_free_symbols() -> None:
+    assert free_symbols(3) == frozenset()
+    assert free_symbols(n) == {"n"}
+    assert free_symbols(n * m + dim_min(k, 3) // n) == {"n", "m", "k"}
+
+
+def test_substitute() -> None:
+    assert substitute(n + 1, {"n": 4}) == 5 and type(substitute(n + 1, {"n": 4})) is int
+    assert substitute(2 * n, {"n": m + 1}) == 2 * m + 2
+    assert substitute(n * m, {"n": 3}) == 3 * m
+    assert substitute(n + m, {"k": 1}) == n + m
+    assert substitute(7, {"n": 1}) == 7
+    assert substitute(dim_min(n, m) + n // 3 + n % 3, {"n": -7, "m": 2}) == -7 + -3 + 2
+    assert substitute(dim_max(n, m), {"m": n + 1}) == n + 1
+    assert substitute(n**2 // m, {"n": 5, "m": 4}) == 6
+    with pytest.raises(TypeError):
+        substitute(n, {"n": True})
+
+
+def test_solve_for_examples() -> None:
+    assert solve_for(n + 1, "n", 5) == 4
+    assert solve_for(2 * n, "n", 6) == 3
+    assert solve_for(2 * n, "n", 7) is NO_SOLUTION
+    assert solve_for(n + 1, "n", m) == m - 1
+    assert solve_for(n + 5, "n", 3) == -2  # integer solution; the caller checks the sign
+    assert solve_for(2 * n + 2 * m, "n", 4) == -m + 2
+    assert solve_for(2 * n, "n", 2 * m + 1) is NO_SOLUTION  # parity
+    assert solve_for(n + 1, "n", 2 * n) == 1  # target may mention the symbol
+    assert solve_for(m + 1, "n", 3) is None  # n absent
+    assert solve_for(n, "n", n) is None  # every value works
+    assert solve_for(m, "m", m + 1) is NO_SOLUTION
+    assert solve_for(2 * n, "n", m) is None  # inexact division
+    assert solve_for(n * n, "n", 4) is None  # non-linear
+    assert solve_for(n * m, "n", 4) is None  # symbolic coefficient
+    assert solve_for(n // 2, "n", 4) is None  # opaque
+    assert solve_for(n + dim_min(n, m), "n", 4) is None
+
+
+# -- performance -------------------------------------------------------------------------
+
+def test_hot_loop_is_cheap() -> None:
+    start = time.perf_counter()
+    x: Any = n
+    for i in range(25_000):  # 100k operations
+        x = x + 1
+        y = n * m
+        z = x - n
+        w = 2 * n + i
+    assert time.perf_counter() - start < 1.0
+    assert (x, y, z, w) == (n + 25_000, m * n, 25_000, 2 * n + 24_999)
+
+
+# -- properties --------------------------------------------------------------------------
+
+SYMS = ("a", "b", "c")
+Tree = Any
+INT_OPS: dict[str, Callable[..., Any]] = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul,
+    "//": operator.floordiv, "%": operator.mod, "min": min, "max": max,
+}
+DIM_OPS = {**INT_OPS, "min": dim_min, "max": dim_max}
+SYM_DIMS = {s: Dim(s) for s in SYMS}
+
+leaves = st.one_of(st.sampled_from(SYMS), st.integers(-3, 5))
+divisors = st.one_of(st.integers(1, 4), st.tuples(st.just("+"), st.sampled_from(SYMS),
+                                                  st.integers(1, 3)))
+trees = st.recursive(leaves, lambda ch: st.one_of(
+    st.tuples(st.sampled_from(["+", "-", "*", "min", "max"]), ch, ch),
+    st.tuples(st.sampled_from(["//", "%"]), ch, divisors),
+), max_leaves=8)
+poly_trees = st.recursive(
+    leaves, lambda ch: st.tuples(st.sampled_from(["+", "-", "*"]), ch, ch), max_leaves=8)
+points = st.fixed_dictionaries({s: st.integers(0, 20) for s in SYMS})
+
+
+def ev(tree: Tree, env: dict[str, Any], ops: dict[str, Callable[..., Any]]) -> Any:
+    if isinstance(tree, str):
+        return env[tree]
+    if isinstance(tree, int):
+        return tree
+    op, left, right = tree
+    return ops[op](ev(left, env, ops), ev(right, env, ops))
+
+
+def as_sym(tree: Tree) -> Any:
+    return ev(tree, SYM_DIMS, DIM_OPS)
+
+
+@settings(max_examples=300, deadline=None)
+@given(trees, points)
+def test_substitution_matches_int_evaluation(tree: Tree, point: dict[str, int]) -> None:
+    sym = as_sym(tree)
+    value = substitute(sym, point)
+    assert type(value) is int
+    assert value == ev(tree, point, INT_OPS)
+    if isinstance(sym, Dim):  # str() is valid Python with the same value
+        assert eval(str(sym), {"__builtins__": {}, "min": min, "max": max}, point) == value
+        assert free_symbols(sym) <= set(SYMS)
+
+
+@settings(max_examples=100, deadline=None)
+@given(trees, trees)
+def test_canonical_form_is_stable(t1: Tree, t2: Tree) -> None:
+    x, y = as_sym(t1), as_sym(t2)
+    assert substitute(x, SYM_DIMS) == x  # identity substitution re-canonicalises to itself
+    if x == y:
+        assert hash(x) == hash(y) and str(x) == str(y)
+
+
+RND_POINTS = [{s: random.Random(i * 7 + j).randrange(10**6) for j, s in enumerate(SYMS)}
+              for i in range(8)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(poly_trees, poly_trees)
+def test_polynomials_equal_iff_they_agree(t1: Tree, t2: Tree) -> None:
+    agree = all(ev(t1, p, INT_OPS) == ev(t2, p, INT_OPS) for p in RND_POINTS)
+    x, y = as_sym(t1), as_sym(t2)
+    assert (x == y) is agree
+    if agree:
+        assert hash(x) == hash(y) and str(x) == str(y)
+
+
+def rewrite(tree: Tree, rnd: random.Random) -> Tree:
+    """An algebraically equivalent polynomial tree built with random identities."""
+    if not isinstance(tree, tuple):
+        choice = rnd.randrange(4)
+        if choice == 0:
+            c = rnd.randint(-3, 3)
+            return ("-", ("+", tree, c), c)
+        return ("*", 1, tree) if choice == 1 else tree
+    op, left, right = tree
+    left, right = rewrite(left, rnd), rewrite(right, rnd)
+    if op in "+*" and rnd.random() < 0.5:
+        left, right = right, left
+    if op == "-" and rnd.random() < 0.5:
+        return ("+", left, ("*", -1, right))
+    if op == "*" and isinstance(right, tuple) and right[0] == "+" and rnd.random() < 0.7:
+        return ("+", ("*", left, right[1]), ("*", left, right[2]))
+    return (op, left, right)
+
+
+@settings(max_examples=300, deadline=None)
+@given(poly_trees, st.randoms(use_true_random=False))
+def test_rewritten_polynomials_compare_equal(tree: Tree, rnd: random.Random) -> None:
+    x, y = as_sym(tree), as_sym(rewrite(tree, rnd))
+    assert x == y and hash(x) == hash(y) and str(x) == str(y) and type(x) is type(y)
+
+
+rest_trees = st.recursive(st.one_of(st.sampled_from(["b", "c"]), st.integers(-5, 5)),
+                          lambda ch: st.one_of(
+                              st.tuples(st.sampled_from(["+", "-", "*", "min", "max"]), ch, ch),
+                              st.tuples(st.sampled_from(["//", "%"]), ch, st.integers(1, 4))),
+                          max_leaves=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(-4, 4).filter(bool), rest_trees, st.one_of(st.integers(-10, 10), rest_trees))
+def test_solve_linear(coeff: int, rest: Tree, target: Tree) -> None:
+    expr = coeff * Dim("a") + as_sym(rest)
+    goal = as_sym(target)
+    sol = solve_for(expr, "a", goal)
+    if sol is NO_SOLUTION:
+        for p in RND_POINTS[:4]:
+            diff = ev(target, p, INT_OPS) - ev(rest, p, INT_OPS)
+            assert diff % coeff != 0
+    elif sol is None:
+        assert abs(coeff) > 1
+    else:
+        assert "a" not in free_symbols(sol)
+        assert substitute(expr, {"a": sol}) == goal
+
+
+@settings(max_examples=300, deadline=None)
+@given(trees, st.integers(-10, 10))
+def test_solve_any_tree(tree: Tree, target: int) -> None:
+    expr = as_sym(tree)
+    sol = solve_for(expr, "a", target)
+    if sol is NO_SOLUTION:
+        for p in RND_POINTS[:3]:
+            p = {s: v % 50 for s, v in p.items()}
+            assert all(substitute(expr, {**p, "a": v}) != target for v in range(120))
+    elif sol is not None:
+        assert substitute(expr, {"a": sol}) == target
