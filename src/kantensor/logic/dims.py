@@ -171,17 +171,17 @@ class Broadcast(Constraint):
         if known:
             (k,) = known
             new = unify_oc(out, k, s)
-            return (new, True) if new is not False else None
+            if new is False:
+                return None
+            # Unknown inputs must still be 1 or k: stay pending so labeling can say which.
+            return new, not any(isvar(v) for v in values)
         rest = {v for v in values if isvar(v)}
         if not rest:  # every input is 1
             new = unify_oc(out, 1, s)
             return (new, True) if new is not False else None
-        if len(rest) == 1:
-            new = unify_oc(out, rest.pop(), s)
+        if len(rest) == 1:  # the others are 1: out is that size
+            new = unify_oc(out, next(iter(rest)), s)
             return (new, True) if new is not False else None
-        if not isvar(out) and out != 1:
-            # the inputs can only be 1 or out: still undecided, but a labeling can guess
-            return s, False
         return s, False
 
     def choices(self, s: KState) -> list | None:
@@ -189,7 +189,7 @@ class Broadcast(Constraint):
         if isvar(out):
             return None
         unknown = [v for v in (walk(x, s) for x in self.sizes) if isvar(v)]
-        if not unknown:
+        if not unknown or len(self.sizes) == 1:
             return None
         v = unknown[0]
         options = [1] if out == 1 else [out, 1]

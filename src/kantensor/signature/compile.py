@@ -29,6 +29,8 @@ from ..logic.terms import TensorTerm
 from ..tensor.dtypes import Priority
 from . import ast as A
 
+#: Reason recorded when a flexible-dims variant does not apply (not an error itself).
+GUARD = "flexible dims variant does not apply"
 #: Largest number of axes tried when a group's length is unknown (queries).
 MAX_RANK = 8
 LOOP = "loop dims"
@@ -194,7 +196,7 @@ class CompiledAlternative:
         if guard is not None:
             present, full = guard
             if present != (ndim >= full):
-                fail_because(lambda: self._ndim_message(where, i, ndim, full, None))
+                fail_because(lambda: GUARD)
                 return None
         if ndim < fixed or (variable is None and ndim != fixed):
             fail_because(lambda: self._ndim_message(where, i, ndim, fixed, variable))

@@ -21,7 +21,7 @@ from ..tensor.dim import Dim, free_symbols
 from ..tensor.dtypes import Priority, get_default_dtype
 from ..tensor.type import TensorType
 from .ast import Signature
-from .compile import CompiledAlternative, compile_alternative
+from .compile import GUARD, CompiledAlternative, compile_alternative
 from .errors import TypeInferenceError
 
 
@@ -106,15 +106,18 @@ def _clean(value: Any) -> Any:
 
 def explain(sig: Signature, types: Sequence[TensorType], priorities: tuple) -> str:
     """Why no alternative of ``sig`` accepts ``types``, in words."""
-    texts = []
-    alts = compiled(sig)
-    for c in alts:
+    found = []
+    for c in compiled(sig):
+        if len(c.alt.inputs) != len(types):
+            continue
         with explaining() as reasons:
             solve_forward(c, types, priorities)
         reason = reasons[0] if reasons else "no solution"
-        prefix = "" if len(alts) == 1 else f"[{c.alt}] "
-        texts.append(prefix + reason)
-    return "; ".join(dict.fromkeys(texts))
+        if reason != GUARD:
+            found.append((c, reason))
+    if len(found) == 1:
+        return found[0][1]
+    return "; ".join(dict.fromkeys(f"[{c.alt}] {reason}" for c, reason in found))
 
 
 @lru_cache(maxsize=65536)

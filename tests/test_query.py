@@ -1,0 +1,93 @@
+"""Relational use of signatures: the same relation run backwards and both ways."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+import kantensor as kt
+from kantensor.query import Solutions, pattern, query, var
+from kantensor.tensor.dtypes import DTYPES, promote_types
+
+
+def test_backward_dtype_of_add_against_promotion_table():
+    d = var("d")
+    sols = query(kt.add, [pattern(d, (3,)), "float32[3]"], ["float64[3]"])
+    expected = sorted(x for x in DTYPES if promote_types(x, "float32") == "float64")
+    assert sorted(s["d"] for s in sols) == expected == ["float64"]
+    # every dtype whose promotion with int8 is int16
+    sols = query(kt.add, [pattern(d, (2,)), "int8[2]"], ["int16[2]"])
+    assert sorted(s["d"] for s in sols) == sorted(
+        x for x in DTYPES if promote_types(x, "int8") == "int16")
+
+
+def test_backward_shape_of_matmul_input():
+    s0 = var("s0")
+    sols = list(query("+(m,n),(n,p)->(m,p)", [pattern("float64", s0), "float64[4,2]"],
+                      ["float64[5,3,2]"], limit=10))
+    assert sols == [{"s0": (5, 3, 4)}]
+
+
+def test_backward_arithmetic_and_promotion_together():
+    a, y = var("a"), var("y")
+    sols = query("(a):x,(b):y->(a+b):promote(x,y)",
+                 [pattern("int32", (a,)), pattern(y, (3,))], ["float64[10]"])
+    answers = {(s["a"], s["y"]) for s in sols}
+    assert answers == {(7, d) for d in DTYPES if promote_types("int32", d) == "float64"}
+    assert len(query("(n+1)->(n)", [pattern("float32", (var("k"),))], ["float32[4]"])) == 1
+    assert query("(n+1)->(n)", [pattern("float32", (var("k"),))],
+                 ["float32[4]"])[0] == {"k": 5}
+
+
+def test_backward_broadcasting_enumerates_every_input_shape():
+    s = var("s")
+    sols = query(kt.add, [pattern("float32", s), "float32[3]"], [pattern("float32", (2, 3))])
+    got = sorted(x["s"] for x in sols)
+    assert got == [(2, 1), (2, 3)]
+    # oracle: each answer broadcasts with (3,) to exactly (2, 3) in NumPy
+    for shape in got:
+        assert np.broadcast_shapes(shape, (3,)) == (2, 3)
+
+
+def test_forward_query_equals_infer():
+    out = var("out")
+    sols = query("+(m,n),(n,p)->(m,p)", ["float32[2,3]", "float32[3,4]"], [out])
+    assert list(sols) == [{"out": kt.TensorType("float32", (2, 4))}]
+
+
+def test_both_directions_with_dims_unknown():
+    n, m = var("n"), var("m")
+    sols = query("(n),(n)->()", [pattern("float32", (n,)), pattern("float32", (m,))],
+                 [pattern("float32", ())])
+    (answer,) = list(sols)
+    assert answer == {"n": None, "m": None}
+
+
+def test_no_solution_and_solutions_object():
+    sols = query(kt.add, ["float32[3]", "float32[4]"], [var("o")])
+    assert not sols and len(sols) == 0
+    assert repr(sols) == "no solutions"
+    d = var("d")
+    sols = query(kt.add, [pattern(d, ()), "int8[]"], ["int16[]"], limit=2)
+    assert isinstance(sols, Solutions) and len(sols) == 2
+    html = sols._repr_html_()
+    assert html.startswith("<table>") and "<th>d</th>" in html
+    with pytest.raises(TypeError, match="expected an Op"):
+        query(3, [], [])
+
+
+def test_where_clause_labeling():
+    t = var("t")
+    sols = query("():T->():T where T in floating", [pattern(t, ())], [var("o")])
+    assert sorted(s["t"] for s in sols) == ["float16", "float32", "float64"]
+
+
+@pytest.mark.parametrize("shape", [(1,), (3,), (2, 3), (2, 1), (1, 3)])
+def test_query_answers_run_in_numpy(shape):
+    """Every input shape a query proposes is accepted by NumPy with the same output."""
+    s = var("s")
+    target = np.broadcast_shapes(shape, (3,))
+    for answer in itertools.islice(query(kt.add, [pattern("float64", s), "float64[3]"],
+                                         [pattern("float64", target)]), 20):
+        got = np.add(np.zeros(answer["s"]), np.zeros(3)).shape
+        assert got == target
