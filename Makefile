@@ -17,7 +17,7 @@ demo: $(STAMP)
 	$(BIN)/kantensor demo
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks signatures
 
 test: $(STAMP) lint
 	$(BIN)/python -m pytest

@@ -232,3 +232,12 @@ def test_transfer_registration():
     assert calls == [source] and out.type == meters
     assert DoubleType.transfers == [] or from_double not in DoubleType.transfers
     assert math.isclose(meters.filter("2.5"), 2.5)
+
+
+def test_parse_roundtrips_every_dim_text():
+    n = Dim("n")
+    for shape in [(n * n,), (n // 2, n % 3), (kt.tensor("a").type.ndim + n,)]:
+        t = TensorType("float32", shape)
+        assert TensorType.parse(str(t)) == t
+    with pytest.raises(ValueError, match="bad shape entry"):
+        TensorType.parse("float32[n//0]")

@@ -565,6 +565,15 @@ class Signature:
 
         return parse_signature(text)
 
+    def infer(self, input_types: Any, priorities: Any = None) -> tuple:
+        """Output TensorTypes for ``input_types`` (memoized); TypeInferenceError if none.
+
+        ``priorities`` gives each input's promotion priority (default: by ndim).
+        """
+        from .solve import infer
+
+        return infer(self, input_types, priorities)
+
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("Signature is immutable")
 

@@ -58,7 +58,7 @@ def specify_shape(x: Any, shape: Sequence[ShapeEntry]):
 
 def cast_array(value: Any, dtype: str) -> np.ndarray:
     """``value`` as an ndarray of ``dtype``, integers wrapping around like C."""
-    arr = np.asarray(value)
+    arr = value if type(value) is np.ndarray else np.asarray(value)
     if arr.dtype == dtype:
         return arr
     with np.errstate(all="ignore"):

@@ -43,7 +43,7 @@ class TensorType(Type):
     ``broadcastable=(True, False)`` instead of a shape gives ``(1, None)``.
     """
 
-    __slots__ = ("dtype", "shape", "name", "_hash")
+    __slots__ = ("dtype", "shape", "name", "_hash", "_np_dtype", "_static")
 
     def __init__(self, dtype: Any, shape: Iterable[ShapeEntry] | None = None,
                  broadcastable: Iterable[bool] | None = None, name: str | None = None):
@@ -60,6 +60,8 @@ class TensorType(Type):
         )
         self.name = name
         self._hash = hash((TensorType, self.dtype, self.shape))
+        self._np_dtype = np.dtype(self.dtype)
+        self._static = tuple((a, s) for a, s in enumerate(self.shape) if isinstance(s, int))
 
     # -- basic attributes --------------------------------------------------
     @property
@@ -73,7 +75,7 @@ class TensorType(Type):
 
     @property
     def numpy_dtype(self) -> np.dtype:
-        return np.dtype(self.dtype)
+        return self._np_dtype
 
     def __eq__(self, other: object) -> bool:
         return (type(other) is type(self) and other.dtype == self.dtype
@@ -119,7 +121,10 @@ class TensorType(Type):
         ``allow_downcast=True``, except that with ``None`` Python numbers
         and lists are accepted when their values survive the cast exactly.
         """
-        target = self.numpy_dtype
+        target = self._np_dtype
+        if type(value) is np.ndarray and value.dtype == target:  # the common case
+            self._check_shape(value)
+            return value
         if strict:
             if not isinstance(value, np.ndarray):
                 raise TypeError(f"expected an ndarray of type {self}, got {type(value).__name__}"
@@ -144,6 +149,9 @@ class TensorType(Type):
         return value
 
     def _check_shape(self, value: np.ndarray) -> None:
+        shape = value.shape
+        if len(shape) == len(self.shape) and all(shape[a] == n for a, n in self._static):
+            return
         if value.ndim != self.ndim:
             raise TypeError(
                 f"expected {self.ndim} dimension{'s' * (self.ndim != 1)} for {self}, "
@@ -274,7 +282,7 @@ def _from_python(value: Any, target: np.dtype, allow_downcast: bool | None,
 
 
 _BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-           ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
+           ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
 
 
 def _parse_entry(entry: str, text: str) -> ShapeEntry:
@@ -284,7 +292,7 @@ def _parse_entry(entry: str, text: str) -> ShapeEntry:
     try:
         tree = ast.parse(entry, mode="eval").body
         return _eval_size(tree)
-    except (SyntaxError, ValueError, TypeError) as exc:
+    except (SyntaxError, ValueError, TypeError, ZeroDivisionError) as exc:
         raise ValueError(f"bad shape entry {entry!r} in {text!r}: {exc}") from None
 
 
