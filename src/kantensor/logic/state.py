@@ -78,9 +78,16 @@ def fail_because(reason: Callable[[], str]) -> None:
 
 # -- unification with an occurs check ---------------------------------------------
 def _occurs(v: Any, term: Any, s: dict) -> bool:
-    stack = [term]
+    """Does variable ``v`` occur in ``term`` (following the bindings in ``s``)?"""
+    stack, seen = [term], set()
     while stack:
-        t = walk(stack.pop(), s)
+        t = stack.pop()
+        if t is v:
+            return True
+        if id(t) in seen:
+            continue
+        seen.add(id(t))
+        t = walk(t, s)
         if t is v:
             return True
         if isinstance(t, tuple | list):
