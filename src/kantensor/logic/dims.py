@@ -66,6 +66,17 @@ def evaluate(expr: Expr, s: KState, ph: Placeholders) -> int | Dim:
     return value
 
 
+def readable(value: Any, ph: Placeholders) -> str:
+    """``value`` with placeholder symbols renamed after their variables (for messages)."""
+    if not isinstance(value, Dim):
+        return "?" if isvar(value) else str(value)
+    names = {}
+    for name, v in ph.by_name.items():
+        prefix = str(getattr(v, "token", "")).rsplit("_", 1)[0]
+        names[name] = Dim(prefix) if prefix.isidentifier() else Dim("unknown")
+    return str(substitute(value, names))
+
+
 def _size(value: Any, s: KState, ph: Placeholders) -> int | Dim:
     value = walk(value, s)
     return ph.symbol(value) if isvar(value) else value
@@ -83,24 +94,16 @@ class ArithEq(Constraint):
     def check(self, s: KState) -> tuple[KState, bool] | None:
         ph = Placeholders()
         try:
-            value = evaluate(self.expr, s, ph)
+            diff = evaluate(self.expr, s, ph) - _size(self.target, s, ph)
         except ZeroDivisionError:
             return None
-        target = walk(self.target, s)
-        if isinstance(value, int):
-            if value < 0:
-                return None
-            if isvar(target):
-                out = unify_oc(target, value, s)
-                return (out, True) if out is not False else None
-            return (s, True) if target == value else None
-        if isvar(target):
-            return s, False
-        symbols = free_symbols(value)
+        if isinstance(diff, int):  # decided, e.g. 3 == 1+2, or n+1 == n (never)
+            return (s, True) if diff == 0 else None
+        symbols = free_symbols(diff)
         if len(symbols) != 1:
             return s, False
         (name,) = symbols
-        solution = solve_for(value, name, target)
+        solution = solve_for(diff, name, 0)
         if solution is NO_SOLUTION:
             return None
         if not isinstance(solution, int):
@@ -119,8 +122,8 @@ class ArithEq(Constraint):
             return f"{self.where}: {self.text} divides by zero"
         if isinstance(value, int) and value < 0:
             return f"{self.where}: {self.text} = {value} is negative"
-        return f"{self.where}: size {_show(target)} does not equal {self.text}" + (
-            f" = {_show(value)}" if isinstance(value, int) else "")
+        return f"{self.where}: size {readable(target, ph)} does not equal {self.text}" + (
+            f" = {readable(value, ph)}" if value != target else "")
 
 
 @dataclass(frozen=True, eq=False)
@@ -146,7 +149,8 @@ class Compare(Constraint):
     def explain(self, s: KState) -> str:
         ph = Placeholders()
         left, right = evaluate(self.left, s, ph), evaluate(self.right, s, ph)
-        return f"where-clause {self.text} fails: {_show(left)} {self.op} {_show(right)} is false"
+        return f"where-clause {self.text} fails: {readable(left, ph)} {self.op} " \
+               f"{readable(right, ph)} is false"
 
 
 @dataclass(frozen=True, eq=False)

@@ -104,7 +104,7 @@ class CompiledAlternative:
         anon = 0
         for d in pattern.dims:
             if isinstance(d, A.AnonGroup):
-                items.append(Item("group", f".{anon}.", d.k))
+                items.append(Item("group", f"#{anon + 1} of the .k. groups", d.k))
                 anon += 1
             elif isinstance(d, A.AnyGroup):
                 items.append(Item("group", "..."))
@@ -236,7 +236,7 @@ class CompiledAlternative:
 
     def _group_message(self, group: str, where: str, axis: int, part: tuple,
                        other: Any) -> str:
-        name = "loop dims" if group == LOOP else f"group {group}"
+        name = _group_label(group)
         shown = _show_tuple(other)
         return f"{name} are {_show_tuple(part)} in {where} (from axis {axis}) but " \
                f"{shown} elsewhere"
@@ -315,13 +315,13 @@ class CompiledAlternative:
                 out_t = out
                 if len(out_t) != width:
                     fail_because(lambda g=g, out_t=out_t, width=width:
-                                 f"{'loop dims' if g == LOOP else 'group ' + g} of the output "
+                                 f"{_group_label(g)} of the output "
                                  f"have {len(out_t)} axes but the inputs broadcast to {width}")
                     return None
             for axis in range(width):
                 sizes = tuple(p[len(p) - width + axis] for p in parts
                               if len(p) - width + axis >= 0)
-                name = "loop dims" if g == LOOP else f"group {g}"
+                name = _group_label(g)
                 constraints.append(Broadcast(sizes, out_t[axis],
                                              f"{name}, axis {axis - width} (from the right)"))
         return post(s, *constraints)
@@ -447,6 +447,10 @@ class CompiledAlternative:
             first = env.origin.get(":" + name, "another operand")
             return f"dtype {name} is {want} in {first} but {got} in {where}"
         return f"{where} must have dtype {pattern.dtype}, got {got}"
+
+
+def _group_label(group: str) -> str:
+    return "loop dims" if group == LOOP else f"group {group}"
 
 
 def _dtype_key(node: Any) -> Any:

@@ -43,6 +43,7 @@ class TermBuilder:
     def __init__(self) -> None:
         self.symbols: dict[str, Any] = {}  # Dim name -> var
         self.constraints: list[ArithEq] = []
+        self.expressions: dict[Dim, Any] = {}  # one var per Dim expression
 
     def symbol(self, name: str) -> Any:
         v = self.symbols.get(name)
@@ -57,7 +58,9 @@ class TermBuilder:
             return entry
         if entry.name is not None:
             return self.symbol(entry.name)
-        v = var()
+        if entry in self.expressions:
+            return self.expressions[entry]
+        v = self.expressions[entry] = var()
         leaves = {n: self.symbol(n) for n in free_symbols(entry)}
         self.constraints.append(ArithEq(v, ("dim", entry, leaves), str(entry), where))
         return v
@@ -70,11 +73,15 @@ class TermBuilder:
         return {v: n for n, v in self.symbols.items()}
 
 
+class _Undetermined(Exception):
+    """An output dtype the inputs do not fix (e.g. ``()->():T``)."""
+
+
 def _type_of(term: TensorTerm, s: KState, sym: dict) -> TensorType:
     term = walk(term, s)
     dtype = walk(term.dtype, s)
     if isvar(dtype):
-        raise TypeInferenceError("the output dtype is not determined by the inputs")
+        raise _Undetermined
     shape = []
     for d in walk(term.shape, s):
         d = walk(d, s)
@@ -111,7 +118,10 @@ def explain(sig: Signature, types: Sequence[TensorType], priorities: tuple) -> s
         if len(c.alt.inputs) != len(types):
             continue
         with explaining() as reasons:
-            solve_forward(c, types, priorities)
+            try:
+                solve_forward(c, types, priorities)
+            except _Undetermined:
+                reasons.append("the output dtype is not determined by the inputs")
         reason = reasons[0] if reasons else "no solution"
         if reason != GUARD:
             found.append((c, reason))
@@ -127,7 +137,10 @@ def _infer_cached(sig: Signature, types: tuple[TensorType, ...], priorities: tup
     for c in compiled(sig):
         if len(c.alt.inputs) != len(types):
             continue
-        out = solve_forward(c, types, priorities)
+        try:
+            out = solve_forward(c, types, priorities)
+        except _Undetermined:
+            return "the output dtype is not determined by the inputs"
         if out is not None:
             return out
     return explain(sig, types, priorities)
@@ -148,6 +161,9 @@ def infer(sig: Signature, input_types: Sequence[TensorType],
         raise TypeInferenceError(f"{label}: takes {want} inputs, got {len(types)}",
                                  signature=sig)
     prios = tuple(priorities) if priorities is not None else default_priorities(types)
+    if len(prios) != len(types):
+        raise ValueError(f"{label}: priorities has {len(prios)} entries for "
+                         f"{len(types)} inputs")
     out = _infer_cached(sig, types, prios, get_default_dtype())
     if isinstance(out, str):
         raise TypeInferenceError(f"{label}: {out}", signature=sig)
