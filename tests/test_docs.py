@@ -1,0 +1,74 @@
+"""Run the examples of the documentation, and check every page is in the table of contents.
+
+Each ``docs/*.rst`` page is run with the standard library's ``doctest.testfile`` (one test per
+page, all examples of a page sharing one namespace), so the documentation is checked by
+``make test`` without needing Sphinx.
+"""
+
+from __future__ import annotations
+
+import doctest
+import re
+from pathlib import Path
+
+import pytest
+
+import kantensor as kt
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+PAGES = sorted(DOCS.glob("*.rst"))
+FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+
+
+def test_there_are_pages():
+    assert (DOCS / "index.rst") in PAGES
+    assert len(PAGES) > 1
+
+
+@pytest.fixture
+def restore_default_dtype():
+    """A page that changes the default float dtype must not leak it into other tests."""
+    old = kt.get_default_dtype()
+    yield
+    kt.set_default_dtype(old)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
+def test_page_examples(page: Path, restore_default_dtype, capsys):
+    failures, attempted = doctest.testfile(
+        str(page), module_relative=False, optionflags=FLAGS, encoding="utf-8",
+        name=page.name,
+    )
+    report = capsys.readouterr().out
+    assert failures == 0, f"{failures} of {attempted} examples failed in {page.name}:\n{report}"
+    assert kt.get_default_dtype() == "float32", f"{page.name} left the default dtype changed"
+
+
+_TOCTREE = re.compile(r"^\.\. toctree::[^\n]*\n((?:[ \t]+[^\n]*\n|[ \t]*\n)*)", re.M)
+
+
+def toctree_entries(text: str) -> list[str]:
+    """The document names listed by the ``toctree`` directives of an rst text."""
+    entries = []
+    for block in _TOCTREE.findall(text):
+        for line in block.splitlines():
+            line = line.strip()
+            if not line or line.startswith(":"):
+                continue
+            match = re.fullmatch(r".*<(.+)>", line)  # "Title <name>"
+            entries.append((match.group(1) if match else line).strip())
+    return entries
+
+
+def test_every_page_is_in_the_toctree():
+    reachable, todo = {"index"}, ["index"]
+    while todo:
+        text = (DOCS / f"{todo.pop()}.rst").read_text(encoding="utf-8")
+        for name in toctree_entries(text):
+            name = name.removesuffix(".rst")
+            assert (DOCS / f"{name}.rst").exists(), f"the toctree lists a missing page {name}"
+            if name not in reachable:
+                reachable.add(name)
+                todo.append(name)
+    missing = {p.stem for p in PAGES} - reachable
+    assert not missing, f"pages not reachable from index.rst's toctree: {sorted(missing)}"
