@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench docs clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found (set PYTHON=...)"; exit 1; }
@@ -17,7 +17,7 @@ demo: $(STAMP)
 	$(BIN)/kantensor demo
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks signatures
+	$(BIN)/ruff check src tests benchmarks signatures notebooks
 
 test: $(STAMP) lint
 	$(BIN)/python -m pytest
@@ -27,3 +27,7 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info
+
+docs: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[docs]'
+	$(BIN)/sphinx-build -W -b html docs docs/_build/html

@@ -22,7 +22,8 @@ source_suffix = {".rst": "restructuredtext"}
 exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]
 
 # The examples are plain ``>>>`` blocks: the standard-library doctest runs them with
-# ELLIPSIS and NORMALIZE_WHITESPACE (tests/test_docs.py); ``make doctest`` would too.
+# ELLIPSIS and NORMALIZE_WHITESPACE (tests/test_docs.py).  ``sphinx-build -b doctest`` runs
+# them with the same flags, plus the docstring examples that autodoc pulls into api.rst.
 doctest_default_flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 trim_doctest_flags = True
 

@@ -36,7 +36,7 @@ def test_positional_and_named_inputs_and_errors():
 def test_input_downcast_and_trust_input():
     x = kt.fvector("x")
     f = kt.function([x], x * 2)
-    with pytest.raises(TypeError, match="allow_downcast"):
+    with pytest.raises(TypeError, match="compile with allow_input_downcast=True"):
         f(np.array([0.1]))
     g = kt.function([x], x * 2, allow_input_downcast=True)
     assert g(np.array([0.1])).dtype == np.float32

@@ -26,22 +26,24 @@ def test_there_are_pages():
 
 
 @pytest.fixture
-def restore_default_dtype():
-    """A page that changes the default float dtype must not leak it into other tests."""
+def default_float32():
+    """The pages assume the default float dtype float32, and must leave it so."""
     old = kt.get_default_dtype()
+    kt.set_default_dtype("float32")
     yield
+    changed = kt.get_default_dtype()
     kt.set_default_dtype(old)
+    assert changed == "float32", f"the page left the default float dtype at {changed}"
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
-def test_page_examples(page: Path, restore_default_dtype, capsys):
+def test_page_examples(page: Path, default_float32, capsys):
     failures, attempted = doctest.testfile(
         str(page), module_relative=False, optionflags=FLAGS, encoding="utf-8",
         name=page.name,
     )
     report = capsys.readouterr().out
     assert failures == 0, f"{failures} of {attempted} examples failed in {page.name}:\n{report}"
-    assert kt.get_default_dtype() == "float32", f"{page.name} left the default dtype changed"
 
 
 _TOCTREE = re.compile(r"^\.\. toctree::[^\n]*\n((?:[ \t]+[^\n]*\n|[ \t]*\n)*)", re.M)

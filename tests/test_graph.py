@@ -152,3 +152,20 @@ def test_dprint_format():
         " └─ add [id B] <float64[?,?]> ···",
     ]
     assert kt.dprint(out, file="str", depth=1) == "mul [id A]"
+
+
+def test_replace_rejects_foreign_inputs_without_changing_the_graph():
+    x, y = kt.dvector("x"), kt.dvector("y")
+    s = x + y
+    out = s * 2.0
+    fg = FunctionGraph([x, y], [out], clone=False)
+    stranger = kt.dvector("stranger")
+    with pytest.raises(ValueError, match="depends on stranger, which is not an input"):
+        fg.replace(s, stranger + 1.0)
+    assert out.owner.inputs[0] is s and fg.clients[s] == [(out.owner, 0)]
+
+
+def test_type_repr_and_tensor_truth_value():
+    assert repr(kt.Type()) == "Type"
+    with pytest.raises(TypeError, match="no truth value"):
+        bool(kt.dscalar("x"))

@@ -789,3 +789,34 @@ def test_where_clause_message_uses_dim_names() -> None:
 def test_priorities_of_wrong_length_are_reported_clearly() -> None:
     with pytest.raises((TypeError, ValueError), match="priorit"):
         infer(ELEMENTWISE, [tt("float32[3]"), tt("float32[3]")], priorities=[T])
+
+
+def test_where_clause_sees_dim_expressions_of_inputs() -> None:
+    sig = Signature.parse("(a),(b)->() where a < b")
+    with pytest.raises(TypeInferenceError, match="where-clause a < b fails"):
+        sig.infer([tt("float32[k+1]"), tt("float32[k]")])
+    assert sig.infer([tt("float32[k]"), tt("float32[k+1]")]) == (tt("float32[]"),)
+
+
+def test_anonymous_groups_must_have_one_length() -> None:
+    with pytest.raises(ValueError, match=r"anonymous group #2 of the \.k\. groups has 2 dims"):
+        Signature.parse("(.1.,n,.2.),(.1.,.1.)->(.2.,n,.1.)").infer(
+            [tt("float32[1,2,3,4]"), tt("float32[1,3]")])
+
+
+def test_no_flexible_variant_message() -> None:
+    err = inference_error("(n,m?),(m?)->(n)", "float32[3,4]", "float32[]")
+    assert str(err) == "(n,m?),(m?)->(n): no variant of the flexible dims fits inputs " \
+                       "with (2, 0) axes"
+
+
+def test_no_inputs_and_unannotated_output() -> None:
+    err = inference_error("->(3)")
+    assert "the output dtype is not determined by the inputs" in str(err)
+    assert Signature.parse("->(3):int8").infer([]) == (tt("int8[3]"),)
+
+
+def test_ops_with_different_implementations_differ() -> None:
+    a = kt.op("(n)->(n)", name="f")(np.negative)
+    b = kt.op("(n)->(n)", name="f")(np.positive)
+    assert a != b and a == kt.SignatureOp("f", "(n)->(n)", np.negative)

@@ -105,7 +105,9 @@ class Function:
                 try:
                     value = var.type.filter(value, allow_downcast=self.allow_input_downcast)
                 except (TypeError, ValueError) as exc:
-                    raise TypeError(f"bad value for input {i} ({var}): {exc}") from None
+                    text = str(exc).replace("pass allow_downcast=True",
+                                            "compile with allow_input_downcast=True")
+                    raise TypeError(f"bad value for input {i} ({var}): {text}") from None
             c[0] = value
         for i in self._symbolic_inputs:
             where = f"input {i} ({inputs[i]})"

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from .basic import Apply, Constant, Variable
 from .walk import clone as clone_graph
-from .walk import toposort
+from .walk import graph_inputs, toposort
 
 
 class FunctionGraph:
@@ -83,6 +83,11 @@ class FunctionGraph:
         new_var = var.type.filter_variable(new_var)
         if new_var is var:
             return
+        inputs = set(self.inputs)
+        for v in graph_inputs([new_var]):
+            if v not in inputs and not isinstance(v, Constant):
+                raise ValueError(f"cannot replace {var} by {new_var}: it depends on {v}, "
+                                 "which is not an input of this graph")
         if new_var.owner is not None:
             self._import_nodes(toposort([new_var], self.inputs))
         self._add_variable(new_var)

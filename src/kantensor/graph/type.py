@@ -22,6 +22,12 @@ class Type:
     #: :meth:`convert_variable` before giving up (see :meth:`register_transfer`).
     transfers: ClassVar[list[Callable[[Type, Any], Any]]] = []
 
+    def __str__(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        return str(self)
+
     # -- values -----------------------------------------------------------
     def filter(self, value: Any, strict: bool = False, allow_downcast: bool | None = None) -> Any:
         """Return ``value`` converted to this type, or raise TypeError/ValueError.

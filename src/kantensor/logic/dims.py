@@ -123,7 +123,28 @@ class ArithEq(Constraint):
         if isinstance(value, int) and value < 0:
             return f"{self.where}: {self.text} = {value} is negative"
         return f"{self.where}: size {readable(target, ph)} does not equal {self.text}" + (
-            f" = {readable(value, ph)}" if value != target else "")
+            f" = {value}" if isinstance(value, int) else "")
+
+
+def _with_definitions(value: int | Dim, s: KState, ph: Placeholders) -> int | Dim:
+    """Replace placeholders by what pending ``ArithEq`` constraints define them as
+    (e.g. a size known to be ``k + 1``), so comparisons can decide symbolically."""
+    for _ in range(len(s.store)):
+        if not isinstance(value, Dim):
+            return value
+        mapping = {}
+        for c in s.store:
+            if isinstance(c, ArithEq):
+                target = walk(c.target, s)
+                name = ph.by_var.get(target) if isvar(target) else None
+                if name is not None and name in free_symbols(value):
+                    defined = evaluate(c.expr, s, ph)
+                    if name not in free_symbols(defined):
+                        mapping[name] = defined
+        if not mapping:
+            return value
+        value = substitute(value, mapping)
+    return value
 
 
 @dataclass(frozen=True, eq=False)
@@ -140,6 +161,7 @@ class Compare(Constraint):
         ph = Placeholders()
         try:
             diff = evaluate(self.left, s, ph) - evaluate(self.right, s, ph)
+            diff = _with_definitions(diff, s, ph)
         except ZeroDivisionError:
             return None
         if not isinstance(diff, int):

@@ -96,6 +96,7 @@ class CompiledAlternative:
                                  for op in operands for d in op.dims)
         self.mode = "broadcast" if alt.loop == "+" else "equal"
         self.loop = alt.loop is not None and not self.has_var_group
+        self._anon_k: dict[str, int] = {}
         self.items: list[list[Item]] = [self._items(op) for op in operands]
         self._check_output_groups()
 
@@ -104,7 +105,11 @@ class CompiledAlternative:
         anon = 0
         for d in pattern.dims:
             if isinstance(d, A.AnonGroup):
-                items.append(Item("group", f"#{anon + 1} of the .k. groups", d.k))
+                name = f"#{anon + 1} of the .k. groups"
+                if self._anon_k.setdefault(name, d.k) != d.k:
+                    raise ValueError(f"anonymous group {name} has {self._anon_k[name]} dims in "
+                                     f"one operand but {d.k} in {pattern}")
+                items.append(Item("group", name, d.k))
                 anon += 1
             elif isinstance(d, A.AnyGroup):
                 items.append(Item("group", "..."))
@@ -204,7 +209,7 @@ class CompiledAlternative:
         glen = ndim - fixed
         if variable is not None and variable.node == LOOP and \
                 self.alt.max_loop_dims is not None and glen > self.alt.max_loop_dims:
-            fail_because(lambda: f"{where} has {glen} loop dims but at most "
+            fail_because(lambda: f"{where} has {glen} loop dim{'s' * (glen != 1)} but at most "
                          f"{self.alt.max_loop_dims} are allowed")
             return None
         axis = 0
@@ -401,7 +406,7 @@ class CompiledAlternative:
         constraints: list = []
         for i, pattern in enumerate([*alt.inputs, *alt.outputs]):
             if pattern.dtype is None:
-                if i >= self.n_in:
+                if i >= self.n_in and self.n_in:  # no inputs: nothing to promote
                     constraints.append(Promote(dtypes[i], tuple(zip(dtypes[:self.n_in], prios,
                                                                     strict=True)),
                                                f"{self._where(i)} dtype"))

@@ -36,7 +36,7 @@ def _promoted(operands: tuple) -> str:
 class SignatureOp(Op):
     """An Op typed by a :class:`Signature` and computed by a NumPy function."""
 
-    __props__ = ("name", "signature", "compute")
+    __props__ = ("name", "signature", "compute", "impl")
 
     def __init__(self, name: str, signature: Signature | str, impl: Callable[..., Any],
                  compute: str = "none", doc: str | None = None):
@@ -77,6 +77,7 @@ def op(signature: Signature | str, name: str | None = None, compute: str = "none
        ) -> Callable[[Callable[..., Any]], SignatureOp]:
     """Decorator turning a NumPy function into a typed Op.
 
+    >>> from kantensor import op
     >>> @op("+(m,n),(n,p)->(m,p)")
     ... def matmul2(a, b):
     ...     return a @ b

@@ -125,6 +125,9 @@ def explain(sig: Signature, types: Sequence[TensorType], priorities: tuple) -> s
         reason = reasons[0] if reasons else "no solution"
         if reason != GUARD:
             found.append((c, reason))
+    if not found:
+        ndims = ", ".join(str(t.ndim) for t in types)
+        return f"no variant of the flexible dims fits inputs with ({ndims}) axes"
     if len(found) == 1:
         return found[0][1]
     return "; ".join(dict.fromkeys(f"[{c.alt}] {reason}" for c, reason in found))

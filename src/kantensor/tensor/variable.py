@@ -91,8 +91,8 @@ class _TensorOperators:
         return self is other
 
     def __bool__(self):
-        raise TypeError("a symbolic tensor has no truth value; build a comparison with "
-                        "kantensor.eq / lt / ... or use `is`")
+        raise TypeError("a symbolic tensor has no truth value (its value is only known "
+                        "when the graph runs); compare variables with `is`")
 
 
 class TensorVariable(_TensorOperators, Variable):
