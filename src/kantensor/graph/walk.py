@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
 from .basic import Apply, Constant, Variable
 
@@ -83,7 +83,3 @@ def clone(inputs: Iterable[Variable], outputs: Iterable[Variable],
             memo[v] = v if isinstance(v, Constant) else (v.clone() if copy_inputs else v)
     return [memo[v] for v in inputs], [memo[v] for v in outputs]
 
-
-def iter_nodes(outputs: Iterable[Variable]) -> Iterator[Apply]:
-    """The Apply nodes of a graph in topological order (a generator over toposort)."""
-    yield from toposort(outputs)

@@ -34,10 +34,9 @@ _COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operat
 class Placeholders:
     """Maps unbound logic variables to symbol names of the Dim algebra and back."""
 
-    def __init__(self, named: dict[Any, str] | None = None):
+    def __init__(self) -> None:
         self.by_var: dict[Any, str] = {}
         self.by_name: dict[str, Any] = {}
-        self.named = named or {}
 
     def symbol(self, v: Any) -> Dim:
         name = self.by_var.get(v)

@@ -15,7 +15,7 @@ import contextvars
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from unification import isvar, reify, unify, var
+from unification import unify, var
 from unification.utils import transitive_get as walk
 
 __all__ = ["Constraint", "KState", "explaining", "fail_because", "label", "post",
@@ -158,18 +158,3 @@ def label(s: KState, max_depth: int = 64) -> Iterator[KState]:
                     branches.append((new, depth + 1))
         stack.extend(reversed(branches))
 
-
-def bind(s: KState, u: Any, v: Any) -> KState | None:
-    """Unify (with occurs check) and propagate; None on failure."""
-    out = unify_oc(u, v, s)
-    if out is False:
-        return None
-    return propagate(out) if out is not s else s
-
-
-def reify_all(term: Any, s: dict) -> Any:
-    return reify(term, s)
-
-
-def is_ground_var(x: Any, s: dict) -> bool:
-    return not isvar(walk(x, s))
