@@ -99,6 +99,12 @@ class CompiledAlternative:
         self._anon_k: dict[str, int] = {}
         self.items: list[list[Item]] = [self._items(op) for op in operands]
         self._check_output_groups()
+        #: Groups that broadcast (all of them under "+"), and the inputs holding each.
+        groups = [] if self.mode == "equal" else list(dict.fromkeys(
+            it.node for items in self.items for it in items if it.kind == "group"))
+        self.broadcast_groups = groups
+        self.group_inputs = [(g, i) for g in groups for i in range(self.n_in)
+                             if any(it.node == g for it in self.items[i])]
 
     def _items(self, pattern: A.TensorPattern) -> list[Item]:
         items = [Item("group", LOOP)] if self.loop else []
@@ -145,7 +151,7 @@ class CompiledAlternative:
 
     def _solve(self, s: KState, env: Env, terms: list, priorities: tuple | None
                ) -> Iterator[KState]:
-        shapes = []
+        shapes, dtypes = [], []
         for i, t in enumerate(terms):
             if i >= self.n_in and isvar(walk(t, s)):
                 t_new = TensorTerm(var(), var())
@@ -155,7 +161,7 @@ class CompiledAlternative:
             if not isinstance(t, TensorTerm):
                 return
             shapes.append(t.shape)
-        dtypes = [walk(t, s).dtype for t in terms]
+            dtypes.append(t.dtype)
         known = [i for i in range(len(terms)) if isinstance(walk(shapes[i], s), tuple)]
         unknown = [i for i in range(len(terms)) if i not in known]
         # Matching known shapes is deterministic; do it first.
@@ -269,15 +275,13 @@ class CompiledAlternative:
 
     def _combine_groups(self, s: KState, env: Env) -> Iterator[KState]:
         """Broadcast each group's input occurrences into the output occurrence."""
-        if self.mode == "equal" or not env.occurrences and not self._broadcast_groups():
+        groups = self.broadcast_groups
+        if not groups:
             yield s
             return
-        groups = self._broadcast_groups()
         # Occurrences of operands whose shape is still unknown: enumerate lengths.
-        for g in groups:
-            for i in range(self.n_in):
-                if any(it.node == g for it in self.items[i]):
-                    self._occurrence(env, g, i)
+        for g, i in self.group_inputs:
+            self._occurrence(env, g, i)
         unknown = [(k, v) for k, v in env.occurrences.items() if isvar(walk(v, s))]
         if not unknown:
             out = self._broadcast_all(s, env, groups)
@@ -291,21 +295,11 @@ class CompiledAlternative:
                 if isinstance(out_len, tuple) and n > len(out_len):
                     s1 = None
                     break
-                s1 = unify_oc(v, tuple(var() for _ in range(n)), s1)
+                s1 = unify_oc(v, _fresh(n), s1)
             if s1:
                 out = self._broadcast_all(s1, env, groups)
                 if out is not None:
                     yield out
-
-    def _broadcast_groups(self) -> list[str]:
-        if self.mode == "equal":
-            return []
-        names: list[str] = []
-        for items in self.items:
-            for it in items:
-                if it.kind == "group" and it.node not in names:
-                    names.append(it.node)
-        return names
 
     def _broadcast_all(self, s: KState, env: Env, groups: list[str]) -> KState | None:
         constraints = []
@@ -314,7 +308,7 @@ class CompiledAlternative:
             width = max((len(p) for p in parts), default=0)
             out = walk(env.groups.setdefault(g, var(prefix=g)), s)
             if isvar(out):
-                out_t = tuple(var() for _ in range(width))
+                out_t = _fresh(width)
                 s = unify_oc(out, out_t, s)
             else:
                 out_t = out
@@ -349,15 +343,18 @@ class CompiledAlternative:
         for lengths in itertools.product(*ranges):
             s1 = s
             for it, n in zip(unknown_groups, lengths, strict=True):
-                s1 = unify_oc(self._occurrence(env, it.node, i),
-                              tuple(var() for _ in range(n)), s1)
+                s1 = unify_oc(self._occurrence(env, it.node, i), _fresh(n), s1)
+                if s1 is False:
+                    break
+            if s1 is False:
+                continue
             parts: list = []
             constraints = []
             for axis_item in items:
                 if axis_item.kind == "group":
                     occ = walk(self._occurrence(env, axis_item.node, i), s1)
                     if isvar(occ):
-                        occ = tuple(var() for _ in range(axis_item.length))
+                        occ = _fresh(axis_item.length)
                         s1 = unify_oc(self._occurrence(env, axis_item.node, i), occ, s1)
                     parts.extend(occ)
                     continue
@@ -452,6 +449,11 @@ class CompiledAlternative:
             first = env.origin.get(":" + name, "another operand")
             return f"dtype {name} is {want} in {first} but {got} in {where}"
         return f"{where} must have dtype {pattern.dtype}, got {got}"
+
+
+def _fresh(n: int) -> tuple:
+    """A tuple of ``n`` fresh logic variables (axes of a group of known length)."""
+    return tuple(var() for _ in range(n))
 
 
 def _group_label(group: str) -> str:
