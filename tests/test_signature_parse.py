@@ -31,6 +31,7 @@ from kantensor.signature.ast import (
     InCategory,
     NamedGroup,
     Promote,
+    RealOf,
     Signature,
     TensorPattern,
     dim_max,
@@ -458,7 +459,8 @@ dtypes = st.recursive(
     st.one_of(st.sampled_from(sorted(DTYPE_NAMES)).map(DTypeName),
               st.sampled_from(TYPE_VARS).map(DTypeVar)),  # fmt: skip
     lambda sub: st.one_of(
-        st.builds(Promote, st.lists(sub, min_size=1, max_size=3)), st.builds(FloatOf, sub)
+        st.builds(Promote, st.lists(sub, min_size=1, max_size=3)), st.builds(FloatOf, sub),
+        st.builds(RealOf, sub)
     ),
     max_leaves=5,
 )

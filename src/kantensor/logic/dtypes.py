@@ -1,5 +1,5 @@
 """dtype constraints: promotion (ground fast path, enumeration otherwise),
-``float(T)``, categories and compatibility."""
+``float(T)`` and ``real(T)``, categories and compatibility."""
 
 from __future__ import annotations
 
@@ -96,26 +96,43 @@ def _promote_text(c: Promote, s: KState) -> str:
         return "?"
 
 
+def float_of(dtype: str) -> str:
+    """``float(T)``: T if it is inexact, else the default float dtype."""
+    return dtype if is_inexact(dtype) else get_default_dtype()
+
+
+def real_of(dtype: str) -> str:
+    """``real(T)``: the real dtype of a complex T's precision, else T itself."""
+    return _REAL.get(dtype, dtype)
+
+
+_REAL = {"complex64": "float32", "complex128": "float64"}
+
+#: One-argument dtype functions of the signature DSL, by name.
+DTYPE_FUNCTIONS = {"float": float_of, "real": real_of}
+
+
 @dataclass(frozen=True, eq=False)
-class FloatOf(Constraint):
-    """``out == T`` if T is inexact, else the default float dtype."""
+class DTypeMap(Constraint):
+    """``out == f(T)`` for a function of :data:`DTYPE_FUNCTIONS` (``float``, ``real``)."""
 
     out: Any
     arg: Any
+    function: str
     where: str = ""
 
     def check(self, s: KState) -> tuple[KState, bool] | None:
         d = walk(self.arg, s)
         if isvar(d):
             return s, False
-        return _unify_done(self.out, d if is_inexact(d) else get_default_dtype(), s)
+        return _unify_done(self.out, DTYPE_FUNCTIONS[self.function](d), s)
 
     def choices(self, s: KState) -> list | None:
         v = _first_unknown((self.arg,), s)
         return None if v is None else _enumerate(v, DTYPES)
 
     def explain(self, s: KState) -> str:
-        return f"{self.where}: float({walk(self.arg, s)}) is not {walk(self.out, s)}"
+        return f"{self.where}: {self.function}({walk(self.arg, s)}) is not {walk(self.out, s)}"
 
 
 @dataclass(frozen=True, eq=False)

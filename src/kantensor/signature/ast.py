@@ -11,12 +11,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 __all__ = [
     "CATEGORIES", "CMP_OPS", "DTYPE_NAMES", "RESERVED",
     "DimVar", "FixedDim", "FlexDim", "AnonGroup", "AnyGroup", "NamedGroup", "BinOp", "Call",
-    "DTypeName", "DTypeVar", "Promote", "FloatOf",
+    "DTypeName", "DTypeVar", "Promote", "FloatOf", "RealOf",
     "TensorPattern", "Compare", "InCategory", "DTypeEq", "Compatible", "Alternative",
     "Signature", "DimExpr", "DimItem", "DType", "Clause",
     "dim_vars", "dtype_vars", "dim_min", "dim_max",
@@ -27,7 +27,7 @@ DTYPE_NAMES = frozenset(
     "float16 float32 float64 complex64 complex128".split()
 )
 CATEGORIES = frozenset("bool integer signed unsigned floating complex inexact number".split())
-RESERVED = frozenset("where in min max promote float compatible".split())
+RESERVED = frozenset("where in min max promote float real compatible".split())
 CMP_OPS = frozenset({"==", "!=", "<", "<=", ">", ">="})
 _PREC = {"+": 1, "-": 1, "*": 2, "//": 2, "%": 2}
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -262,19 +262,35 @@ class Promote:
 
 
 @dataclass(frozen=True)
-class FloatOf:
-    """``float(T)``: T if it is inexact, else the default float."""
+class DTypeFunction:
+    """A one-argument dtype function; ``function`` names it in the text form and in
+    :data:`kantensor.logic.dtypes.DTYPE_FUNCTIONS`."""
 
     arg: DType
+    function: ClassVar[str] = ""
 
     def __post_init__(self) -> None:
         _set(self, "arg", _dtype(self.arg))
 
     def __str__(self) -> str:
-        return f"float({self.arg})"
+        return f"{self.function}({self.arg})"
 
 
-_DTYPE_TYPES = (DTypeName, DTypeVar, Promote, FloatOf)
+@dataclass(frozen=True)
+class FloatOf(DTypeFunction):
+    """``float(T)``: T if it is inexact, else the default float."""
+
+    function: ClassVar[str] = "float"
+
+
+@dataclass(frozen=True)
+class RealOf(DTypeFunction):
+    """``real(T)``: the real dtype of T's precision (complex64 -> float32), else T."""
+
+    function: ClassVar[str] = "real"
+
+
+_DTYPE_TYPES = (DTypeName, DTypeVar, Promote, DTypeFunction)
 
 
 def _dtype(x: object) -> DType:
@@ -445,7 +461,7 @@ def _dtype_names(x: DType) -> Iterator[str]:
     elif isinstance(x, Promote):
         for a in x.args:
             yield from _dtype_names(a)
-    elif isinstance(x, FloatOf):
+    elif isinstance(x, DTypeFunction):
         yield from _dtype_names(x.arg)
 
 
@@ -637,5 +653,5 @@ def dtype_vars(names: str | Iterable[str]) -> tuple[DTypeVar, ...]:
 
 DimExpr = DimVar | FixedDim | BinOp | Call
 DimItem = DimExpr | FlexDim | AnonGroup | AnyGroup | NamedGroup
-DType = DTypeName | DTypeVar | Promote | FloatOf
+DType = DTypeName | DTypeVar | Promote | FloatOf | RealOf
 Clause = Compare | InCategory | DTypeEq | Compatible

@@ -23,7 +23,7 @@ from typing import Any
 from unification import isvar, var
 
 from ..logic.dims import ArithEq, Broadcast, Compare
-from ..logic.dtypes import Compatible, FloatOf, InCategory, Promote
+from ..logic.dtypes import Compatible, DTypeMap, InCategory, Promote
 from ..logic.state import KState, fail_because, post, propagate, unify_oc, walk
 from ..logic.terms import TensorTerm
 from ..tensor.dtypes import Priority
@@ -387,8 +387,9 @@ class CompiledAlternative:
                           prio_of.get(_dtype_key(a), Priority.TENSOR)) for a in node.args)
             constraints.append(Promote(out, args, f"dtype {node}"))
         else:
-            constraints.append(FloatOf(out, self._dtype_term(node.arg, env, constraints,
-                                                             prio_of), f"dtype {node}"))
+            constraints.append(DTypeMap(out, self._dtype_term(node.arg, env, constraints,
+                                                              prio_of),
+                                        node.function, f"dtype {node}"))
         return out
 
     def _post_dtypes_and_clauses(self, s: KState, env: Env, dtypes: list,

@@ -43,6 +43,7 @@ from .ast import (
     InCategory,
     NamedGroup,
     Promote,
+    RealOf,
     Signature,
     TensorPattern,
     resolve_dtype_names,
@@ -166,7 +167,7 @@ class _AmbiguousEq:
     right: _Name
 
 
-_DTYPE_CALLS = (Promote, FloatOf)
+_DTYPE_CALLS = (Promote, FloatOf, RealOf)
 
 
 class _ToAst(Transformer_NonRecursive):
@@ -304,6 +305,9 @@ class _ToAst(Transformer_NonRecursive):
 
     def float_of(self, c: list[DType]) -> FloatOf:
         return FloatOf(c[0])
+
+    def real_of(self, c: list[DType]) -> RealOf:
+        return RealOf(c[0])
 
     # -- where-clauses
 
