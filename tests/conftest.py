@@ -10,3 +10,19 @@ def default_float64():
     kt.set_default_dtype("float64")
     yield
     kt.set_default_dtype(old)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """Report the conformance suite's totals: cases run per Op and the agreement."""
+    from conformance import STATS
+
+    if not STATS:
+        return
+    cases = sum(s["cases"] for s in STATS.values())
+    disagree = sum(s["disagree"] for s in STATS.values())
+    write = terminalreporter.write_line
+    terminalreporter.section("conformance with NumPy")
+    write(f"{cases} cases over {len(STATS)} Ops, {cases - disagree} agree "
+          f"({100 * (cases - disagree) / cases:.2f}%)")
+    write("  ".join(f"{name}:{s['cases']}" + (f"(!{s['disagree']})" if s["disagree"] else "")
+                    for name, s in sorted(STATS.items())))

@@ -10,6 +10,23 @@ Each file holds ``[[op]]`` tables::
     operator = "add"                # optional: the TensorVariable operator it backs
     doc = "Elementwise sum."
 
+Ops with parameters add a call convention (see :mod:`kantensor.signature.params`),
+and their signature becomes a template whose ``{placeholders}`` are filled by
+parameter values or by a *builder* function that sees the input types::
+
+    [[op]]
+    name = "sum"
+    call = "x, axis: axes = None, keepdims: bool = False"
+    signature = "{x}:t->{y}:t"      # placeholders x and y come from the builder
+    builder = "kantensor.ops.reductions.reduce"
+    method = "sum"                  # optional: also x.sum(...)
+    examples = [{ in = ["float64[2,3]"], axis = 1, out = "float64[2]" }]
+
+An example lists the tensor arguments' types (``in``; a nested list for a
+sequence argument), the parameters, and either the output type(s) (``out``)
+or a part of the expected error message (``error``). ``kantensor check``
+runs them, so the catalogue documents and tests itself.
+
 Validation errors name the file, the entry and (for signatures) the
 position, so ``kantensor check FILE`` can point at them.
 """
@@ -24,12 +41,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..tensor.type import TensorType
 from .ast import Signature
 from .errors import SignatureSyntaxError
-from .op import COMPUTE_MODES, SignatureOp
+from .op import COMPUTE_MODES, OpFamily, SignatureOp, placeholders
+from .params import CallSpec, ParamError
 
 REQUIRED = ("name", "signature", "impl")
-OPTIONAL = ("compute", "operator", "doc")
+OPTIONAL = ("compute", "operator", "method", "doc", "call", "builder", "examples")
 
 
 class CatalogueError(ValueError):
@@ -43,15 +62,73 @@ class Entry:
     file: str
     index: int
     name: str
-    signature: Signature
+    signature: Signature | str  # a str when it is a template
     impl: Any
     compute: str
     operator: str | None
+    method: str | None
     doc: str
+    spec: CallSpec
+    builder: Any = None
+    examples: tuple[dict, ...] = ()
 
-    def make_op(self) -> SignatureOp:
+    @property
+    def where(self) -> str:
+        return f"{self.file}: op #{self.index + 1} ({self.name})"
+
+    @property
+    def is_template(self) -> bool:
+        return isinstance(self.signature, str)
+
+    def make_op(self) -> SignatureOp | OpFamily:
+        if self.is_template:
+            return OpFamily(self.name, self.signature, self.impl, self.spec,
+                            compute=self.compute, doc=self.doc, builder=self.builder)
         return SignatureOp(self.name, self.signature, self.impl, compute=self.compute,
                            doc=self.doc)
+
+    def run_examples(self, op: SignatureOp | OpFamily | None = None) -> int:
+        """Check every example against inference; CatalogueError on the first that
+        disagrees. Returns how many ran."""
+        op = op or self.make_op()
+        for number, example in enumerate(self.examples, 1):
+            _run_example(op, example, f"{self.where}: example {number}")
+        return len(self.examples)
+
+
+def _example_args(value: Any, where: str) -> Any:
+    if isinstance(value, list):
+        return [_example_args(v, where) for v in value]
+    try:
+        return TensorType.parse(value)()
+    except (TypeError, ValueError) as exc:
+        raise CatalogueError(f"{where}: in: {exc}") from None
+
+
+def _run_example(op: Any, example: dict, where: str) -> None:
+    from .errors import TypeInferenceError
+
+    example = dict(example)
+    inputs = example.pop("in", None)
+    expected = example.pop("out", None)
+    error = example.pop("error", None)
+    if not isinstance(inputs, list) or (expected is None) == (error is None):
+        raise CatalogueError(f"{where}: an example needs 'in' (a list of types) and "
+                             "either 'out' or 'error'")
+    args = [_example_args(v, where) for v in inputs]
+    try:
+        result = op(*args, **example)
+    except (TypeInferenceError, ParamError, SignatureSyntaxError) as exc:
+        if error is not None and error in str(exc):
+            return
+        raise CatalogueError(f"{where}: {type(exc).__name__}: {exc}") from None
+    if error is not None:
+        raise CatalogueError(f"{where}: expected an error containing {error!r}, "
+                             f"got {result}")
+    got = [str(v.type) for v in (result if isinstance(result, list) else [result])]
+    want = [expected] if isinstance(expected, str) else list(expected)
+    if got != want:
+        raise CatalogueError(f"{where}: expected {', '.join(want)}, got {', '.join(got)}")
 
 
 def resolve(path: str) -> Any:
@@ -81,9 +158,36 @@ def _entry(file: str, index: int, raw: dict) -> Entry:
         raise CatalogueError(f"{where}: unknown key{'s' * (len(unknown) > 1)} "
                              f"{', '.join(unknown)}; expected {', '.join(REQUIRED + OPTIONAL)}")
     try:
-        sig = Signature.parse(raw["signature"])
-    except SignatureSyntaxError as exc:
-        raise CatalogueError(f"{where}: signature: {exc}") from None
+        spec = CallSpec(raw.get("call") or _default_call(raw["signature"]), raw["name"])
+    except ParamError as exc:
+        raise CatalogueError(f"{where}: {exc}") from None
+    builder = None
+    if "builder" in raw:
+        try:
+            builder = resolve(raw["builder"])
+        except CatalogueError as exc:
+            raise CatalogueError(f"{where}: builder: {exc}") from None
+    sig: Signature | str = raw["signature"]
+    holes = placeholders(sig)
+    if holes and "call" not in raw:
+        raise CatalogueError(f"{where}: a template signature needs a call (which names "
+                             "are tensors and which are parameters)")
+    unfilled = sorted(holes - set(spec.param_names))
+    if unfilled and builder is None:
+        raise CatalogueError(f"{where}: signature placeholder{'s' * (len(unfilled) > 1)} "
+                             f"{', '.join(unfilled)} name no parameter and there is no "
+                             "builder to fill them")
+    if not (holes or builder or spec.param_names or len(spec.params) != _n_tensors(spec)):
+        try:
+            sig = Signature.parse(sig)
+        except SignatureSyntaxError as exc:
+            raise CatalogueError(f"{where}: signature: {exc}") from None
+    examples = raw.get("examples", [])
+    if not isinstance(examples, list) or not all(isinstance(e, dict) for e in examples):
+        raise CatalogueError(f"{where}: examples must be a list of tables")
+    if isinstance(sig, str) and not examples:
+        raise CatalogueError(f"{where}: an Op with parameters or a template signature "
+                             "needs at least one example (it is how the template is checked)")
     compute = raw.get("compute", "none")
     if compute not in COMPUTE_MODES:
         raise CatalogueError(f"{where}: compute must be one of {', '.join(COMPUTE_MODES)}, "
@@ -95,7 +199,20 @@ def _entry(file: str, index: int, raw: dict) -> Entry:
     if not callable(impl):
         raise CatalogueError(f"{where}: impl {raw['impl']!r} is not callable")
     return Entry(file, index, raw["name"], sig, impl, compute, raw.get("operator"),
-                 raw.get("doc", ""))
+                 raw.get("method"), raw.get("doc", ""), spec, builder, tuple(examples))
+
+
+def _n_tensors(spec: CallSpec) -> int:
+    return sum(p.kind == "tensor" for p in spec.params)
+
+
+def _default_call(signature: str) -> str:
+    """NumPy's ufunc argument names: ``x`` for one input, else ``x1, x2, ...``."""
+    try:
+        n = len(Signature.parse(signature).alternatives[0].inputs)
+    except (SignatureSyntaxError, ValueError):
+        return "x"  # a template: its entry must give a call
+    return "x" if n == 1 else ", ".join(f"x{i}" for i in range(1, n + 1))
 
 
 def load_file(path: str | Path, text: str | None = None) -> list[Entry]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import lru_cache
+from string import Formatter
 from typing import Any
 
 from ..graph.basic import Apply
@@ -12,6 +13,7 @@ from ..tensor.basic_ops import cast_array
 from ..tensor.dtypes import Priority, result_type_of
 from ..tensor.variable import as_tensor_variable
 from .ast import Signature
+from .params import CallSpec, ParamError
 from .solve import infer
 
 #: How inputs are cast before the NumPy implementation runs:
@@ -50,11 +52,19 @@ class SignatureOp(Op):
         self.compute = compute
         self.__doc__ = doc or getattr(impl, "__doc__", None) or f"{name}: {signature}"
 
+    #: Keyword arguments of ``impl`` (parameters of a :class:`TemplateOp`).
+    params: tuple[tuple[str, Any], ...] = ()
+
+    def signature_for(self, types: tuple) -> tuple[Signature, Any]:
+        """The signature that types inputs of ``types``, and the Op that computes them."""
+        return self.signature, self
+
     def make_node(self, *inputs: Any) -> Apply:
         inputs = [as_tensor_variable(x) for x in inputs]
-        types = [x.type for x in inputs]
-        outs = infer(self.signature, types, [priority_of(x) for x in inputs], name=self.name)
-        return Apply(self, inputs, [t() for t in outs])
+        types = tuple(x.type for x in inputs)
+        signature, op = self.signature_for(types)
+        outs = infer(signature, types, [priority_of(x) for x in inputs], name=str(op))
+        return Apply(op, inputs, [t() for t in outs])
 
     def perform(self, node: Apply, inputs: list, output_storage: list[list]) -> None:
         if self.compute == "output":
@@ -63,7 +73,7 @@ class SignatureOp(Op):
         elif self.compute == "promote":
             dtype = _promoted(tuple((v.type.dtype, priority_of(v)) for v in node.inputs))
             inputs = [cast_array(x, dtype) for x in inputs]
-        result = self.impl(*inputs)
+        result = self.impl(*inputs, **dict(self.params))
         if len(node.outputs) == 1:
             result = (result,)
         for cell, out, value in zip(output_storage, node.outputs, result, strict=True):
@@ -71,6 +81,127 @@ class SignatureOp(Op):
 
     def __str__(self) -> str:
         return self.name
+
+
+#: A builder fills a template's placeholders: ``builder(input_types, **params)`` returns
+#: ``{placeholder: text}``, and may resolve parameters under the key "params" (say,
+#: negative axes made positive once the rank is known).
+Builder = Callable[..., dict[str, Any]]
+
+
+def placeholders(template: str) -> set[str]:
+    """The ``{name}`` placeholders of a signature template."""
+    return {name for _, name, _, _ in Formatter().parse(template) if name}
+
+
+def _fill_text(value: Any) -> str:
+    return ",".join(map(str, value)) if isinstance(value, tuple) else str(value)
+
+
+@lru_cache(maxsize=4096)
+def _parse(text: str) -> Signature:
+    return Signature.parse(text)
+
+
+class TemplateOp(SignatureOp):
+    """A SignatureOp whose signature is rendered from its parameters and input ranks.
+
+    ``template`` is signature text with ``{placeholders}``: a parameter's value
+    fills its own placeholder (``+():x->():{dtype}``); a :data:`Builder` fills
+    the others from the input types. The impl is called with the parameters as
+    keyword arguments.
+    """
+
+    __props__ = ("name", "template", "builder", "compute", "impl", "params")
+
+    def __init__(self, name: str, template: str, impl: Callable[..., Any],
+                 compute: str = "none", doc: str | None = None,
+                 params: dict[str, Any] | None = None, builder: Builder | None = None):
+        if compute not in COMPUTE_MODES:
+            raise ValueError(f"compute must be one of {COMPUTE_MODES}, got {compute!r}")
+        self.name = name
+        self.impl = impl
+        self.compute = compute
+        self.__doc__ = doc or getattr(impl, "__doc__", None) or f"{name}: {template}"
+        self.template = template
+        self.builder = builder
+        self.params = tuple((params or {}).items())
+
+    @property
+    def signature(self) -> str:  # type: ignore[override]
+        """The template text (a TemplateOp has one signature per input ranks)."""
+        return self.template
+
+    def signature_for(self, types: tuple) -> tuple[Signature, SignatureOp]:
+        return _render(self, types)
+
+    def with_params(self, params: dict[str, Any]) -> TemplateOp:
+        return TemplateOp(self.name, self.template, self.impl, self.compute, self.__doc__,
+                          params, self.builder)
+
+    def __str__(self) -> str:
+        if not self.params:
+            return self.name
+        return f"{self.name}{{{', '.join(f'{k}={v!r}' for k, v in self.params)}}}"
+
+
+@lru_cache(maxsize=4096)
+def _render(op: TemplateOp, types: tuple) -> tuple[Signature, SignatureOp]:
+    params = dict(op.params)
+    fills = {k: _fill_text(v) for k, v in params.items()}
+    if op.builder is not None:
+        try:
+            made = dict(op.builder(types, **params))
+        except ParamError as exc:
+            raise type(exc)(f"{op.name}: {exc}") from None
+        resolved = made.pop("params", None)
+        fills.update(made)
+        if resolved:
+            params.update(resolved)
+    text = op.template.format_map(fills)
+    resolved_op = op if params == dict(op.params) else op.with_params(params)
+    return _parse(text), resolved_op
+
+
+class OpFamily:
+    """An Op with parameters, called like its NumPy function: ``kt.sum(x, axis=1)``.
+
+    The call is split by ``spec`` into tensor inputs and parameters; the
+    parameters pick (and cache) a :class:`TemplateOp`, which is applied to the
+    tensors. ``family.bind(axis=1)`` gives that Op itself.
+    """
+
+    def __init__(self, name: str, template: str, impl: Callable[..., Any], spec: CallSpec,
+                 compute: str = "none", doc: str | None = None,
+                 builder: Builder | None = None):
+        self.name = name
+        self.template = template
+        self.impl = impl
+        self.spec = spec
+        self.compute = compute
+        self.builder = builder
+        self.__doc__ = doc or f"{name}({spec.text}): {template}"
+        self.__signature__ = spec.signature
+        self._ops: dict[tuple, TemplateOp] = {}
+
+    def _op(self, params: dict[str, Any]) -> TemplateOp:
+        key = tuple(params.items())
+        op = self._ops.get(key)
+        if op is None:
+            op = self._ops[key] = TemplateOp(self.name, self.template, self.impl,
+                                             self.compute, self.__doc__, params, self.builder)
+        return op
+
+    def bind(self, **params: Any) -> TemplateOp:
+        """The Op for these parameters (the others take their defaults)."""
+        return self._op(self.spec.normalise(params))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        tensors, params, _ = self.spec.bind(args, kwargs)
+        return self._op(params)(*tensors)
+
+    def __repr__(self) -> str:
+        return f"<kantensor op {self.name}({self.spec.text})>"
 
 
 def op(signature: Signature | str, name: str | None = None, compute: str = "none"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -17,9 +18,19 @@ from .type import ShapeEntry, TensorType
 OPERATORS: dict[str, Callable[..., Any]] = {}
 
 
+#: Named methods of TensorVariables (``x.sum(axis=0)``, ``x.reshape(2, -1)``), filled
+#: the same way.
+METHODS: dict[str, Callable[..., Any]] = {}
+
+
 def register_operator(name: str, fn: Callable[..., Any]) -> None:
     """Make ``fn`` the implementation of operator ``name`` on TensorVariables."""
     OPERATORS[name] = fn
+
+
+def register_method(name: str, fn: Callable[..., Any]) -> None:
+    """Make ``x.name(*args, **kwargs)`` call ``fn(x, *args, **kwargs)``."""
+    METHODS[name] = fn
 
 
 def _apply(name: str, *args: Any) -> Any:
@@ -83,6 +94,12 @@ class _TensorOperators:
     @property
     def T(self):
         return _apply("transpose", self)
+
+    def __getattr__(self, name: str) -> Any:
+        fn = METHODS.get(name)
+        if fn is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return functools.partial(fn, self)
 
     # Variables are graph nodes: identity equality, usable as dict keys.
     __hash__ = object.__hash__

@@ -1,0 +1,38 @@
+"""Helpers for builders: the text of operands and where-clauses.
+
+A builder gets the input TensorTypes and the Op's parameters and returns the
+text for the placeholders of its template signature. Builders name each axis
+of an input explicitly (``a0, a1, ...``) because parameters such as ``axis``
+refer to positions that only mean something once the rank is known.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from ..signature.errors import TypeInferenceError
+
+
+def names(prefix: str, n: int) -> list[str]:
+    """``["a0", "a1", ...]``: one dim variable per axis."""
+    return [f"{prefix}{i}" for i in range(n)]
+
+
+def operand(dims: Iterable[object]) -> str:
+    """``(a0,3,a2)``."""
+    return "(" + ",".join(map(str, dims)) + ")"
+
+
+def where(clauses: Sequence[str]) -> str:
+    """`` where c1, c2`` or nothing: append to an alternative."""
+    return f" where {', '.join(clauses)}" if clauses else ""
+
+
+def product(dims: Sequence[str]) -> str:
+    """``a0*a1*a2``, or ``1`` for no dims (the size of a 0-d tensor)."""
+    return "*".join(dims) if dims else "1"
+
+
+def rank_error(op: str, message: str) -> TypeInferenceError:
+    """A type error about ranks, found while rendering a template."""
+    return TypeInferenceError(f"{op}: {message}")

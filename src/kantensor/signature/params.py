@@ -1,0 +1,319 @@
+"""Parameters of Ops: how a call splits into tensors and parameters.
+
+A catalogue entry's ``call`` is a Python parameter list::
+
+    call = "x, axis: axes = None, keepdims: bool = False"
+
+An unannotated name is a tensor input; ``*name`` takes any number of tensors;
+``name: tensors`` takes one sequence of tensors (``concatenate([a, b])``).
+Every other annotation is a parameter *kind* from :data:`KINDS`, or a string
+of choices (``mode: "full|same|valid" = "full"``). Parameter values are
+checked and normalised to hashable values by their kind, because they become
+props of the Op (``sum{axis=(1,), keepdims=False}``).
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import operator
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..tensor.dtypes import normalize_dtype
+
+
+class ParamError(ValueError):
+    """A parameter value (or a call) does not fit the Op's call convention."""
+
+
+class AxisError(ParamError, IndexError):
+    """An axis out of range for the input's rank (like NumPy's AxisError)."""
+
+
+def normalize_axis(axis: int, ndim: int) -> int:
+    """``axis`` in ``range(ndim)``, counting negative axes from the end."""
+    if not -ndim <= axis < ndim:
+        raise AxisError(f"axis {axis} is out of bounds for a tensor of dimension {ndim}")
+    return axis % ndim
+
+
+def normalize_axes(axes: int | Sequence[int] | None, ndim: int) -> tuple[int, ...]:
+    """Sorted distinct axes in ``range(ndim)``; ``None`` means all of them."""
+    if axes is None:
+        return tuple(range(ndim))
+    if isinstance(axes, int):
+        axes = (axes,)
+    out = [normalize_axis(a, ndim) for a in axes]
+    if len(set(out)) != len(out):
+        raise AxisError(f"repeated axis in {tuple(axes)}")
+    return tuple(sorted(out))
+
+
+def _int(value: Any, what: str = "an int") -> int:
+    if isinstance(value, bool | float) or hasattr(value, "owner"):
+        raise ParamError(f"expected {what}, got {value!r}")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise ParamError(f"expected {what}, got {value!r}") from None
+
+
+def _ints(value: Any, what: str = "an int or a sequence of ints") -> tuple[int, ...]:
+    if isinstance(value, Sequence) and not isinstance(value, str):
+        return tuple(_int(v, what) for v in value)
+    return (_int(value, what),)
+
+
+def _axes(value: Any) -> int | tuple[int, ...] | None:
+    """None, an int, or a tuple of ints (an int stays an int: for 0-d inputs NumPy's
+    reductions accept ``axis=0`` but not ``axis=(0,)``)."""
+    what = "None, an int or a tuple of ints"
+    if value is None:
+        return None
+    if isinstance(value, Sequence) and not isinstance(value, str):
+        return _ints(value, what)
+    return _int(value, what)
+
+
+def _maybe_axis(value: Any) -> int | None:
+    return None if value is None else _int(value, "None or an int")
+
+
+def _bool(value: Any) -> bool:
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return bool(value)
+    raise ParamError(f"expected True or False, got {value!r}")
+
+
+def _str(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ParamError(f"expected a string, got {value!r}")
+    return value
+
+
+def _dtype(value: Any) -> str:
+    try:
+        return normalize_dtype(value)
+    except TypeError as exc:
+        raise ParamError(str(exc)) from None
+
+
+def _number(value: Any) -> bool | int | float | complex:
+    if isinstance(value, bool | int | float | complex):
+        return value
+    if hasattr(value, "item") and getattr(value, "ndim", None) == 0:
+        return value.item()
+    raise ParamError(f"expected a Python number, got {value!r}")
+
+
+def _pad_width(value: Any) -> tuple[tuple[int, int], ...]:
+    """NumPy's pad widths: ``n``, ``(before, after)`` or one pair per axis; the
+    broadcasting against the axes happens when the rank is known."""
+    what = "an int, a (before, after) pair or one pair per axis"
+    if isinstance(value, Sequence) and value and all(
+            isinstance(v, Sequence) for v in value):
+        pairs = tuple(_ints(v, what) for v in value)
+    else:
+        pairs = (_ints(value, what),)
+    for pair in pairs:
+        if len(pair) not in (1, 2) or min(pair) < 0:
+            raise ParamError(f"pad widths must be non-negative (before, after) pairs, "
+                             f"got {value!r}")
+    return tuple(p * 2 if len(p) == 1 else p for p in pairs)
+
+
+def _index(value: Any) -> tuple:
+    """A basic index (ints, slices, None, ``...``) as a hashable tuple; a slice
+    becomes ``("slice", start, stop, step)``."""
+    items = value if isinstance(value, tuple) else (value,)
+    out: list[Any] = []
+    for item in items:
+        if item is None or item is Ellipsis:
+            out.append(item)
+        elif isinstance(item, slice):
+            parts = [None if p is None else _int(p, "slice bounds that are ints or None")
+                     for p in (item.start, item.stop, item.step)]
+            if parts[2] == 0:
+                raise ParamError("slice step cannot be zero")
+            out.append(("slice", *parts))
+        else:
+            try:
+                out.append(_int(item))
+            except ParamError:
+                raise ParamError(f"only basic indexing is supported (ints, slices, None, "
+                                 f"...); got {item!r}") from None
+    if sum(i is Ellipsis for i in out) > 1:
+        raise ParamError("an index can only have a single ellipsis ('...')")
+    return tuple(out)
+
+
+#: Parameter kinds: normaliser from a user's value to a hashable prop value.
+KINDS: dict[str, Callable[[Any], Any]] = {
+    "int": _int,
+    "ints": _ints,
+    "axis": _int,
+    "maybe_axis": _maybe_axis,
+    "axes": _axes,
+    "bool": _bool,
+    "str": _str,
+    "dtype": _dtype,
+    "number": _number,
+    "pad_width": _pad_width,
+    "index": _index,
+}
+
+#: Annotations that mark tensor inputs rather than parameters.
+TENSOR_KINDS = ("tensor", "tensors")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One name of a call: a tensor input, a sequence of them, or a parameter."""
+
+    name: str
+    kind: str  # "tensor", "tensors", "*tensors", a KINDS key, or "choice"
+    default: Any = inspect.Parameter.empty
+    choices: tuple[str, ...] = ()
+    keyword_only: bool = False
+
+    @property
+    def is_tensor(self) -> bool:
+        return self.kind in TENSOR_KINDS or self.kind == "*tensors"
+
+    def normalise(self, value: Any, op: str) -> Any:
+        try:
+            if self.kind == "choice":
+                if value not in self.choices:
+                    raise ParamError(f"expected one of {', '.join(map(repr, self.choices))},"
+                                     f" got {value!r}")
+                return value
+            return KINDS[self.kind](value)
+        except ParamError as exc:
+            raise ParamError(f"{op}: parameter {self.name}: {exc}") from None
+
+
+class CallSpec:
+    """A parsed ``call`` text: binds ``f(*args, **kwargs)`` into tensors and params."""
+
+    def __init__(self, text: str, op: str = "op"):
+        self.text = text
+        self.op = op
+        self.params = _parse_call(text)
+        names = [p.name for p in self.params]
+        if len(set(names)) != len(names):
+            raise ParamError(f"call {text!r}: a name is used twice")
+        parameters = []
+        for p in self.params:
+            if p.kind == "*tensors":
+                kind = inspect.Parameter.VAR_POSITIONAL
+            elif p.keyword_only:
+                kind = inspect.Parameter.KEYWORD_ONLY
+            else:
+                kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+            parameters.append(inspect.Parameter(p.name, kind, default=p.default))
+        try:
+            self.signature = inspect.Signature(parameters)
+        except ValueError as exc:
+            raise ParamError(f"call {text!r}: {exc}") from None
+        for p in self.params:  # defaults must be valid values of their kind
+            if p.default is not inspect.Parameter.empty and not p.is_tensor:
+                p.normalise(p.default, op)
+
+    @property
+    def param_names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.params if not p.is_tensor)
+
+    def bind(self, args: tuple, kwargs: dict) -> tuple[list[Any], dict[str, Any], tuple]:
+        """(tensor inputs in order, normalised params, how many tensors each tensor
+        argument took: 1 for a tensor, n for a sequence)."""
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise TypeError(f"{self.op}({self.text}): {exc}") from None
+        bound.apply_defaults()
+        tensors: list[Any] = []
+        params: dict[str, Any] = {}
+        layout: list[int] = []
+        for p in self.params:
+            value = bound.arguments[p.name]
+            if p.kind == "tensor":
+                tensors.append(value)
+                layout.append(1)
+            elif p.kind in ("tensors", "*tensors"):
+                if not isinstance(value, Sequence) or isinstance(value, str):
+                    raise TypeError(f"{self.op}: {p.name} must be a sequence of tensors, "
+                                    f"got {type(value).__name__}")
+                tensors.extend(value)
+                layout.append(len(value))
+            else:
+                params[p.name] = p.normalise(value, self.op)
+        return tensors, params, tuple(layout)
+
+    def normalise(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Check and complete keyword parameters (``op.bind(axis=1)``)."""
+        known = {p.name: p for p in self.params if not p.is_tensor}
+        unknown = sorted(set(params) - set(known))
+        if unknown:
+            raise TypeError(f"{self.op}: unknown parameter{'s' * (len(unknown) > 1)} "
+                            f"{', '.join(unknown)}; expected {', '.join(known) or 'none'}")
+        out = {}
+        for name, p in known.items():
+            if name in params:
+                out[name] = p.normalise(params[name], self.op)
+            elif p.default is not inspect.Parameter.empty:
+                out[name] = p.normalise(p.default, self.op)
+            else:
+                raise TypeError(f"{self.op}: missing parameter {name}")
+        return out
+
+
+def _parse_call(text: str) -> list[Param]:
+    try:
+        fn = ast.parse(f"def _({text}): pass").body[0]
+    except SyntaxError as exc:
+        raise ParamError(f"call {text!r} is not a Python parameter list: {exc.msg}") from None
+    assert isinstance(fn, ast.FunctionDef)
+    a = fn.args
+    if a.posonlyargs or a.kwarg:
+        raise ParamError(f"call {text!r}: '/' and '**' are not supported")
+    out: list[Param] = []
+    defaults = [None] * (len(a.args) - len(a.defaults)) + list(a.defaults)
+    for arg, default in zip(a.args, defaults, strict=True):
+        out.append(_param(arg, default, text, keyword_only=False))
+    if a.vararg is not None:
+        if a.vararg.annotation is not None:
+            raise ParamError(f"call {text!r}: *{a.vararg.arg} takes tensors; "
+                             "it cannot be annotated")
+        out.append(Param(a.vararg.arg, "*tensors"))
+    for arg, default in zip(a.kwonlyargs, a.kw_defaults, strict=True):
+        out.append(_param(arg, default, text, keyword_only=True))
+    return out
+
+
+def _param(arg: ast.arg, default: ast.expr | None, text: str, keyword_only: bool) -> Param:
+    note = arg.annotation
+    choices: tuple[str, ...] = ()
+    if note is None:
+        kind = "tensor"
+    elif isinstance(note, ast.Name) and (note.id in KINDS or note.id in TENSOR_KINDS):
+        kind = note.id
+    elif isinstance(note, ast.Constant) and isinstance(note.value, str):
+        kind, choices = "choice", tuple(note.value.split("|"))
+    else:
+        raise ParamError(f"call {text!r}: parameter {arg.arg} has an unknown kind "
+                         f"{ast.unparse(note)!r}; expected one of "
+                         f"{', '.join([*TENSOR_KINDS, *KINDS])} or a string of choices "
+                         f"like \"full|same\"")
+    if default is None:
+        value = inspect.Parameter.empty
+    else:
+        if kind in TENSOR_KINDS:
+            raise ParamError(f"call {text!r}: tensor {arg.arg} cannot have a default")
+        try:
+            value = ast.literal_eval(default)
+        except ValueError:
+            raise ParamError(f"call {text!r}: the default of {arg.arg} must be a literal, "
+                             f"got {ast.unparse(default)}") from None
+    return Param(arg.arg, kind, value, choices, keyword_only)
