@@ -19,15 +19,48 @@ from typing import Any
 _TERM = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[(.*)\])?\s*$")
 
 
-def _signature(text: str) -> tuple[Any, str]:
-    """A catalogue Op by name, or signature text."""
+def _signature(text: str, params: dict[str, Any] | None = None,
+               types: Sequence[Any] = ()) -> tuple[Any, str]:
+    """A catalogue Op by name (its parameters bound, its template rendered for
+    ``types``), or signature text."""
     from .ops import CATALOGUE
+    from .query import _signature_of
     from .signature import Signature
+    from .signature.op import OpFamily
 
     if text in CATALOGUE:
         op = CATALOGUE[text]
+        if isinstance(op, OpFamily):
+            sig, label = _signature_of(op.bind(**(params or {})), types)
+            return sig, f"{label} {sig}"
+        if params:
+            raise TypeError(f"{text} takes no parameters, got {', '.join(params)}")
         return op.signature, f"{text} {op.signature}"
+    if params:
+        raise TypeError("parameters (name=value) need a catalogue Op, not signature text")
     return Signature.parse(text), text
+
+
+_PARAM = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+
+
+def _split_params(words: Sequence[str]) -> tuple[list[str], dict[str, Any]]:
+    """Separate ``name=value`` parameters (Python literals, else strings) from types."""
+    import ast
+
+    rest: list[str] = []
+    params: dict[str, Any] = {}
+    for word in words:
+        match = _PARAM.match(word)
+        if not match:
+            rest.append(word)
+            continue
+        name, value = match.groups()
+        try:
+            params[name] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            params[name] = value
+    return rest, params
 
 
 def _query_term(text: str) -> Any:
@@ -60,8 +93,10 @@ def run_infer(sig_text: str, types: Sequence[str], out: Any = None) -> int:
     from .signature import infer
     from .tensor.type import TensorType
 
-    sig, label = _signature(sig_text)
-    results = infer(sig, [TensorType.parse(t) for t in types])
+    types, params = _split_params(types)
+    parsed = [TensorType.parse(t) for t in types]
+    sig, label = _signature(sig_text, params, parsed)
+    results = infer(sig, parsed)
     print(f"{label}: ({', '.join(types)}) -> ({', '.join(map(str, results))})", file=out)
     return 0
 
@@ -71,9 +106,10 @@ def run_query(sig_text: str, inputs: Sequence[str], outputs: Sequence[str],
     out = out or sys.stdout
     from .query import query
 
-    sig, _ = _signature(sig_text)
-    sols = query(sig, [_query_term(t) for t in inputs], [_query_term(t) for t in outputs],
-                 limit=limit)
+    inputs, params = _split_params(inputs)
+    in_terms = [_query_term(t) for t in inputs]
+    sig, _ = _signature(sig_text, params, in_terms)
+    sols = query(sig, in_terms, [_query_term(t) for t in outputs], limit=limit)
     print(repr(sols), file=out)
     return 0 if sols else 1
 
@@ -86,11 +122,12 @@ def run_check(paths: Sequence[str], out: Any = None) -> int:
     for path in paths:
         try:
             entries = load_file(path)
+            examples = sum(entry.run_examples() for entry in entries)
         except (CatalogueError, OSError) as exc:
             print(f"error: {exc}", file=out)
             status = 1
         else:
-            print(f"{path}: ok, {len(entries)} ops", file=out)
+            print(f"{path}: ok, {len(entries)} ops, {examples} examples", file=out)
     return status
 
 
@@ -130,7 +167,8 @@ class Repl(cmd.Cmd):
             print(f"error: {type(exc).__name__}: {exc}", file=self.stdout)
 
     def do_infer(self, line: str) -> None:
-        """infer SIGNATURE|OP TYPE... -- output types, e.g. infer add float32[3] int8[]"""
+        """infer SIGNATURE|OP TYPE... [NAME=VALUE...] -- output types, e.g.
+        infer add float32[3] int8[]   or   infer sum float32[2,3] axis=1"""
         words = shlex.split(line)
         if not words:
             print("usage: infer SIGNATURE|OP TYPE...", file=self.stdout)
@@ -168,13 +206,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub.add_parser("demo", help="build, print, type and run a small graph")
     p = sub.add_parser("infer", help="output types of a signature or catalogue Op")
     p.add_argument("signature", help="signature text or a catalogue Op name")
-    p.add_argument("types", nargs="*", help="input types, e.g. float32[3,?]")
+    p.add_argument("types", nargs="*",
+                   help="input types, e.g. float32[3,?], and parameters, e.g. axis=1")
     p = sub.add_parser("query", help="solve a signature for unknowns, in any direction")
     p.add_argument("signature")
-    p.add_argument("--in", dest="inputs", nargs="*", default=[], metavar="TYPE")
+    p.add_argument("--in", dest="inputs", nargs="*", default=[], metavar="TYPE",
+                   help="input types (names are unknowns) and parameters NAME=VALUE")
     p.add_argument("--out", dest="outputs", nargs="+", required=True, metavar="TYPE")
     p.add_argument("--limit", type=int, default=20)
-    p = sub.add_parser("check", help="validate catalogue files (signatures/*.toml)")
+    p = sub.add_parser("check", help="validate catalogue files (signatures/*.toml) and "
+                                     "run their examples")
     p.add_argument("files", nargs="+")
     sub.add_parser("repl", help="interactive type queries")
     args = parser.parse_args(argv)

@@ -18,6 +18,7 @@ from .logic.dims import symbolic_values
 from .logic.state import KState, label, walk
 from .logic.terms import TensorTerm
 from .signature.ast import Signature
+from .signature.op import OpFamily, TemplateOp
 from .signature.solve import TermBuilder, compiled
 from .tensor.dtypes import Priority, normalize_dtype
 from .tensor.type import TensorType
@@ -42,16 +43,36 @@ def pattern(dtype: Any = None, shape: Any = None) -> TensorTerm:
     return TensorTerm(dtype, shape)
 
 
-def _signature_of(obj: Any) -> tuple[Signature, str | None]:
+def _signature_of(obj: Any, inputs: Sequence[Any] = ()) -> tuple[Signature, str | None]:
     if isinstance(obj, Signature):
         return obj, None
     if isinstance(obj, str):
         return Signature.parse(obj), None
+    if isinstance(obj, OpFamily):
+        obj = obj.bind()
+    if isinstance(obj, TemplateOp):
+        sig, op = obj.signature_for(tuple(_rank_proxy(x, i) for i, x in enumerate(inputs)))
+        return sig, str(op)
     sig = getattr(obj, "signature", None)
     if isinstance(sig, Signature):
         return sig, getattr(obj, "name", None)
     raise TypeError(f"expected an Op with a signature, a Signature or signature text, "
                     f"got {type(obj).__name__}")
+
+
+def _rank_proxy(x: Any, i: int) -> TensorType:
+    """A TensorType standing for input ``x`` while an Op's template is rendered:
+    templates need ranks (and known sizes), never the unknowns themselves."""
+    if isinstance(x, str):
+        x = TensorType.parse(x)
+    if isinstance(x, TensorType):
+        return x
+    if isinstance(x, TensorTerm) and isinstance(x.shape, tuple):
+        dtype = x.dtype if isinstance(x.dtype, str) else "float64"
+        return TensorType(dtype, tuple(d if isinstance(d, int) else None for d in x.shape))
+    raise TypeError(f"input {i}: an Op with parameters renders its signature from the "
+                    f"input ranks, so input {i} needs a known rank (a TensorType or a "
+                    f"pattern with a shape tuple), got {x!r}")
 
 
 def _user_vars(terms: Iterable[Any]) -> list[Any]:
@@ -155,7 +176,7 @@ def query(op_or_signature: Any, inputs: Sequence[Any], outputs: Sequence[Any],
     Each solution maps variable names to dtypes, sizes, shapes or types;
     a size the signature leaves open is ``None``.
     """
-    sig, _ = _signature_of(op_or_signature)
+    sig, _ = _signature_of(op_or_signature, inputs)
     builder = TermBuilder()
     in_terms = [_term(x, builder, f"input {i}") for i, x in enumerate(inputs)]
     out_terms = [_term(x, builder, f"output {i}") for i, x in enumerate(outputs)]
