@@ -1,6 +1,8 @@
 """The kantensor command."""
 
 import io
+import re
+from pathlib import Path
 
 import pytest
 
@@ -74,10 +76,34 @@ def test_repl_session():
     assert "error: SignatureSyntaxError" in text
 
 
-@pytest.mark.parametrize("file", ["elementwise.toml"])
-def test_shipped_catalogue_checks(capsys, file):
-    from pathlib import Path
+SHIPPED = sorted(p.name for p in (Path(__file__).parents[1] / "signatures").glob("*.toml"))
 
+
+@pytest.mark.parametrize("file", SHIPPED)
+def test_shipped_catalogue_checks(capsys, file):
+    """Every shipped file validates and all its examples hold."""
     path = Path(__file__).parents[1] / "signatures" / file
     code, out, _ = run(["check", str(path)], capsys)
+    assert code == 0, out
+    assert re.search(r"ok, \d+ ops, \d+ examples", out)
+
+
+def test_infer_with_parameters(capsys):
+    code, out, _ = run(["infer", "sum", "int8[2,n,4]", "axis=-1", "keepdims=True"], capsys)
     assert code == 0
+    assert out.startswith("sum{axis=(2,), keepdims=True} (a0,a1,a2):t->(a0,a1,1):int64 ")
+    assert out.strip().endswith("(int8[2,n,4]) -> (int64[2,n,1])")
+    code, _, err = run(["infer", "sum", "int8[2,3]", "axis=2"], capsys)
+    assert code == 1 and "sum: axis 2 is out of bounds for a tensor of dimension 2" in err
+    code, _, err = run(["infer", "sum", "int8[2,3]", "axes=2"], capsys)
+    assert code == 1 and "unknown parameter axes; expected axis, keepdims" in err
+    code, _, err = run(["infer", "add", "int8[2,3]", "int8[3]", "axis=2"], capsys)
+    assert code == 1 and "add takes no parameters, got axis" in err
+
+
+def test_query_with_parameters(capsys):
+    code, out, _ = run(["query", "sum", "--in", "D[2,3]", "axis=1", "--out", "uint64[2]"],
+                       capsys)
+    assert code == 0
+    assert sorted(out.split()) == ["=", "=", "=", "=", "D", "D", "D", "D", "uint16",
+                                   "uint32", "uint64", "uint8"]

@@ -158,6 +158,10 @@ def _render(op: TemplateOp, types: tuple) -> tuple[Signature, SignatureOp]:
         fills.update(made)
         if resolved:
             params.update(resolved)
+    missing = sorted(placeholders(op.template) - set(fills))
+    if missing:
+        raise ValueError(f"{op.name}: template placeholder{'s' * (len(missing) > 1)} "
+                         f"{', '.join(missing)} filled by neither a parameter nor the builder")
     text = op.template.format_map(fills)
     resolved_op = op if params == dict(op.params) else op.with_params(params)
     return _parse(text), resolved_op

@@ -21,6 +21,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from ..tensor.dtypes import normalize_dtype
 
 
@@ -82,7 +84,7 @@ def _maybe_axis(value: Any) -> int | None:
 
 
 def _bool(value: Any) -> bool:
-    if isinstance(value, bool) or type(value).__name__ == "bool_":
+    if isinstance(value, bool | np.bool_):
         return bool(value)
     raise ParamError(f"expected True or False, got {value!r}")
 

@@ -1,0 +1,210 @@
+"""Ops with parameters: call conventions, parameter kinds, template signatures,
+OpFamily / TemplateOp, methods, and the catalogue fields that declare them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import kantensor as kt
+from kantensor.query import pattern, query, var
+from kantensor.signature.catalogue import CatalogueError, load_file
+from kantensor.signature.op import OpFamily, TemplateOp, placeholders
+from kantensor.signature.params import (
+    AxisError,
+    CallSpec,
+    ParamError,
+    normalize_axes,
+    normalize_axis,
+)
+
+# --------------------------------------------------------------------------- call specs
+
+
+def test_call_spec_splits_tensors_and_parameters():
+    spec = CallSpec("x, axis: axes = None, keepdims: bool = False", "sum")
+    tensors, params, layout = spec.bind((1,), {"axis": -1})
+    assert tensors == [1] and params == {"axis": -1, "keepdims": False} and layout == (1,)
+    assert spec.param_names == ("axis", "keepdims")
+    assert str(spec.signature) == "(x, axis=None, keepdims=False)"
+
+
+def test_call_spec_sequences_varargs_and_choices():
+    spec = CallSpec("arrays: tensors, axis: axis = 0", "concatenate")
+    assert spec.bind(([1, 2, 3],), {})[0] == [1, 2, 3]
+    assert spec.bind(([1, 2, 3],), {})[2] == (3,)
+    spec = CallSpec("subscripts: str, *operands", "einsum")
+    assert spec.bind(("ij,jk", 1, 2), {}) == ([1, 2], {"subscripts": "ij,jk"}, (2,))
+    spec = CallSpec('a, v, mode: "full|same|valid" = "full"', "convolve")
+    assert spec.bind((1, 2), {"mode": "same"})[1] == {"mode": "same"}
+    with pytest.raises(ParamError, match=r"convolve: parameter mode: expected one of "
+                                         r"'full', 'same', 'valid', got 'odd'"):
+        spec.bind((1, 2), {"mode": "odd"})
+
+
+@pytest.mark.parametrize("text, message", [
+    ("x, axis: axle = 0", "parameter axis has an unknown kind 'axle'"),
+    ("x, axis: axis = f()", "the default of axis must be a literal, got f()"),
+    ("x = 1", "tensor x cannot have a default"),
+    ("x, *rest: int", "*rest takes tensors; it cannot be annotated"),
+    ("x, /, y", "'/' and '**' are not supported"),
+    ("x, x", "call 'x, x': a name is used twice"),
+    ("x, axis: axis = 'a'", "sum: parameter axis: expected an int, got 'a'"),
+    ("x,,", "is not a Python parameter list"),
+])
+def test_call_spec_errors(text, message):
+    with pytest.raises(ParamError, match=message.replace("(", r"\(").replace(")", r"\)")
+                       .replace("*", r"\*")):
+        CallSpec(text, "sum")
+
+
+def test_bind_errors_name_the_op_and_its_call():
+    spec = CallSpec("x, axis: axes = None", "sum")
+    with pytest.raises(TypeError, match=r"sum\(x, axis: axes = None\): missing a required "
+                                        r"argument: 'x'"):
+        spec.bind((), {})
+    with pytest.raises(ParamError, match=r"sum: parameter axis: expected None, an int or a "
+                                         r"tuple of ints, got 1.5"):
+        spec.bind((1,), {"axis": 1.5})
+    with pytest.raises(TypeError, match="sum: unknown parameter axes; expected axis"):
+        spec.normalise({"axes": 1})
+
+
+# --------------------------------------------------------------------------- kinds
+
+
+@pytest.mark.parametrize("kind, value, expected", [
+    ("axes", None, None), ("axes", 1, 1), ("axes", [1, -1], (1, -1)),
+    ("axes", np.int64(2), 2), ("ints", 3, (3,)), ("ints", (2, -1), (2, -1)),
+    ("maybe_axis", None, None), ("bool", np.True_, True), ("dtype", "f4", "float32"),
+    ("dtype", np.float64, "float64"), ("number", np.float32(1.5), 1.5),
+    ("pad_width", 2, ((2, 2),)), ("pad_width", (1, 2), ((1, 2),)),
+    ("pad_width", ((1, 2), (0, 3)), ((1, 2), (0, 3))),
+    ("index", (slice(1, 5), slice(None, None, 2), None, 3, ...),
+     (("slice", 1, 5, None), ("slice", None, None, 2), None, 3, Ellipsis)),
+    ("index", 2, (2,)),
+])
+def test_kinds_normalise(kind, value, expected):
+    spec = CallSpec(f"x, p: {kind}", "op")
+    assert spec.bind((0, value), {})[1] == {"p": expected}
+
+
+@pytest.mark.parametrize("kind, value, message", [
+    ("int", True, "expected an int, got True"),
+    ("bool", 1, "expected True or False, got 1"),
+    ("dtype", "float7", "float7"),
+    ("pad_width", (-1, 2), "pad widths must be non-negative"),
+    ("index", (slice(0, 3, 0),), "slice step cannot be zero"),
+    ("index", (..., 1, ...), "an index can only have a single ellipsis"),
+    ("index", ([0, 1],), "only basic indexing is supported"),
+    ("index", (kt.vector("i", "int64"),), "only basic indexing is supported"),
+])
+def test_kinds_reject(kind, value, message):
+    spec = CallSpec(f"x, p: {kind}", "op")
+    with pytest.raises(ParamError, match=message):
+        spec.bind((0, value), {})
+
+
+def test_axis_normalisation():
+    assert normalize_axis(-1, 3) == 2
+    assert normalize_axes((2, -3), 3) == (0, 2)
+    assert normalize_axes(None, 2) == (0, 1)
+    with pytest.raises(AxisError, match="axis -4 is out of bounds for a tensor of dimension 3"):
+        normalize_axis(-4, 3)
+    with pytest.raises(AxisError, match=r"repeated axis in \(1, -2\)"):
+        normalize_axes((1, -2), 3)
+    assert issubclass(AxisError, IndexError) and issubclass(AxisError, ValueError)
+
+
+# --------------------------------------------------------------------------- ops
+
+
+def test_family_binds_and_caches_ops():
+    op = kt.sum.bind(axis=1)
+    assert isinstance(kt.sum, OpFamily) and isinstance(op, TemplateOp)
+    assert op is kt.sum.bind(axis=1, keepdims=False)
+    assert op == TemplateOp("sum", op.template, op.impl, op.compute, None,
+                            {"axis": 1, "keepdims": False}, op.builder)
+    assert str(op) == "sum{axis=1, keepdims=False}"
+    assert repr(kt.sum) == "<kantensor op sum(x, axis: axes = None, keepdims: bool = False)>"
+    assert kt.sum.__doc__.startswith("Sum over axis")
+
+
+def test_the_applied_op_has_resolved_parameters():
+    x = kt.tensor("x", "float32", (2, 3, kt.Dim("n")))
+    y = kt.sum(x, axis=(-1, 0))
+    assert str(y.owner.op) == "sum{axis=(0, 2), keepdims=False}"
+    assert str(y.type) == "float32[3]"
+    sig, op = kt.sum.bind(axis=-1).signature_for((x.type,))
+    assert str(sig).startswith("(a0,a1,a2):t->(a0,a1):int64 where t in signed")
+    assert op is y.owner.op or op == kt.sum.bind(axis=(2,))
+
+
+def test_template_ops_run_and_methods_dispatch():
+    x = kt.matrix("x", "int8", shape=(2, None))
+    f = kt.function([x], [x.sum(axis=0), x.sum()], check=True)
+    a = np.arange(6, dtype="int8").reshape(2, 3)
+    got = f(a)
+    assert [g.dtype for g in got] == [np.int64, np.int64]
+    assert got[0].tolist() == a.sum(axis=0).tolist() and got[1] == 15
+    with pytest.raises(AttributeError, match="'TensorVariable' object has no attribute "
+                                             "'summ'"):
+        x.summ()
+
+
+def test_placeholders():
+    assert placeholders("{x}:t->{y}:{dtype}{where}") == {"x", "y", "dtype", "where"}
+    assert placeholders("(n)->()") == set()
+
+
+def test_query_a_template_op():
+    d = var("d")
+    sols = query(kt.sum.bind(axis=1), [pattern(d, (2, 3))], ["uint64[2]"])
+    assert sorted(s["d"] for s in sols) == ["uint16", "uint32", "uint64", "uint8"]
+    with pytest.raises(TypeError, match="input 0 needs a known rank"):
+        query(kt.sum, [var("X")], ["int64[]"])
+
+
+# --------------------------------------------------------------------------- catalogue
+
+ENTRY = '''
+[[op]]
+name = "total"
+call = "x, axis: axes = None, keepdims: bool = False"
+signature = "{x}:t->{y}:t"
+builder = "kantensor.ops.reductions.reduce_strict"
+impl = "numpy.sum"
+examples = [{ in = ["float32[2,3]"], axis = 0, out = "float32[3]" }]
+'''
+
+
+def test_a_catalogue_entry_with_parameters():
+    (entry,) = load_file("mine.toml", ENTRY)
+    assert entry.is_template and entry.run_examples() == 1
+    total = entry.make_op()
+    x = kt.matrix("x", "float32", shape=(2, 3))
+    assert str(total(x, axis=1).type) == "float32[2]"
+
+
+@pytest.mark.parametrize("change, message", [
+    (("{y}:t", "{y}:{dtype}"),
+     "ValueError: total: template placeholder dtype filled by neither a parameter nor"),
+    (("builder = ", "# "), "signature placeholders x, y name no parameter"),
+    (('call = "x, axis: axes = None, keepdims: bool = False"\n', ""),
+     "a template signature needs a call"),
+    (("examples = [", "# "), "needs at least one example"),
+    (("axis: axes", "axis: axle"), "parameter axis has an unknown kind 'axle'"),
+    (("out = \"float32[3]\"", "out = \"float32[2]\""),
+     "example 1: expected float32[2], got float32[3]"),
+    (("axis = 0, out = \"float32[3]\"", "axis = 2, error = \"repeated\""),
+     "example 1: AxisError: total: axis 2 is out of bounds"),
+    (("out = \"float32[3]\"", "error = \"out of bounds\""),
+     "example 1: expected an error containing 'out of bounds', got"),
+    (("reductions.reduce_strict", "reductions.nothing"), "builder: cannot import"),
+])
+def test_catalogue_errors_for_parameters(change, message):
+    text = ENTRY.replace(*change)
+    with pytest.raises(CatalogueError, match=r"mine.toml: op #1 \(total\)") as info:
+        for entry in load_file("mine.toml", text):
+            entry.run_examples()
+    assert message in str(info.value)
