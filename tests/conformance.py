@@ -58,9 +58,9 @@ def _record(op: str, agree: bool) -> None:
 
 def static_type(array: np.ndarray, hidden: Sequence[bool] = ()) -> kt.TensorType:
     """The TensorType of ``array``, with the dims flagged in ``hidden`` unknown."""
-    hidden = tuple(hidden) + (False,) * (array.ndim - len(hidden))
+    hidden = (tuple(hidden) + (False,) * array.ndim)[:array.ndim]
     return kt.TensorType(array.dtype, tuple(None if h else n
-                                            for n, h in zip(array.shape, hidden[:array.ndim], strict=True)))
+                                            for n, h in zip(array.shape, hidden, strict=True)))
 
 
 def _as_tuple(x: Any) -> tuple:
