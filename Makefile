@@ -17,7 +17,7 @@ demo: $(STAMP)
 	$(BIN)/kantensor demo
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks signatures notebooks
+	$(BIN)/ruff check src tests benchmarks signatures notebooks docs/_ext
 
 test: $(STAMP) lint
 	$(BIN)/python -m pytest

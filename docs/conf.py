@@ -6,6 +6,10 @@ test suite checks the documentation without needing Sphinx.
 """
 
 import doctest
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent / "_ext"))
 
 project = "kantensor"
 author = "the kantensor developers"
@@ -15,6 +19,7 @@ release = version = "0.1.0"
 extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.doctest",
+    "kantensor_catalogue",
 ]
 
 root_doc = "index"

@@ -208,16 +208,25 @@ class OpFamily:
         return f"<kantensor op {self.name}({self.spec.text})>"
 
 
-def op(signature: Signature | str, name: str | None = None, compute: str = "none"
-       ) -> Callable[[Callable[..., Any]], SignatureOp]:
+def op(signature: Signature | str, name: str | None = None, compute: str = "none",
+       call: str | None = None, builder: Builder | None = None
+       ) -> Callable[[Callable[..., Any]], SignatureOp | OpFamily]:
     """Decorator turning a NumPy function into a typed Op.
 
     >>> from kantensor import op
     >>> @op("+(m,n),(n,p)->(m,p)")
     ... def matmul2(a, b):
     ...     return a @ b
+
+    With ``call`` (a parameter list such as ``"x, width: int"``) or a ``builder``,
+    the signature is a template and the result an :class:`OpFamily`.
     """
-    def wrap(fn: Callable[..., Any]) -> SignatureOp:
-        return SignatureOp(name or fn.__name__, signature, fn, compute=compute,
-                           doc=fn.__doc__)
+    def wrap(fn: Callable[..., Any]) -> SignatureOp | OpFamily:
+        op_name = name or fn.__name__
+        if call is None and builder is None:
+            return SignatureOp(op_name, signature, fn, compute=compute, doc=fn.__doc__)
+        if not isinstance(signature, str):
+            raise TypeError("a template signature is text with {placeholders}")
+        return OpFamily(op_name, signature, fn, CallSpec(call or "x", op_name),
+                        compute=compute, doc=fn.__doc__, builder=builder)
     return wrap
