@@ -44,6 +44,13 @@ def kantensor_cases() -> dict[str, Callable[[], object]]:
         solve._infer_cached.cache_clear()
         return a @ b
 
+    def uncached_sum() -> object:
+        from kantensor.signature.op import _render
+
+        _render.cache_clear()
+        solve._infer_cached.cache_clear()
+        return kt.sum(a, axis=-1)
+
     p, q = kt.dmatrix("p"), kt.dmatrix("q")
     f = kt.function([p, q], p @ q)
     ft = kt.function([p, q], p @ q, trust_input=True)
@@ -51,6 +58,8 @@ def kantensor_cases() -> dict[str, Callable[[], object]]:
     return {
         "matmul graph build (cached inference)": lambda: a @ b,
         "matmul graph build (uncached inference)": uncached_matmul,
+        "sum(axis=-1) graph build (cached)": lambda: kt.sum(a, axis=-1),
+        "sum(axis=-1) graph build (uncached render + inference)": uncached_sum,
         "a + b graph build (cached)": lambda: x + y,
         "10,000 chained additions (build)": chain,
         "compiled 2x2 matmul call": lambda: f(m, m),
@@ -80,6 +89,7 @@ def pytensor_cases() -> dict[str, Callable[[], object]] | None:
     m = np.ones((2, 2))
     return {
         "matmul graph build (cached inference)": lambda: pt.matmul(a, b),
+        "sum(axis=-1) graph build (cached)": lambda: pt.sum(a, axis=-1),
         "a + b graph build (cached)": lambda: x + y,
         "10,000 chained additions (build)": chain,
         "compiled 2x2 matmul call": lambda: f(m, m),

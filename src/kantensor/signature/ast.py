@@ -545,7 +545,7 @@ class Signature:
     ``Signature.parse(str(sig)) == sig``.
     """
 
-    __slots__ = ("alternatives",)
+    __slots__ = ("alternatives", "_hash")
     alternatives: tuple[Alternative, ...]
 
     def __init__(
@@ -573,6 +573,7 @@ class Signature:
             kind, cap = _split_loop(loop)
             alts = (Alternative(tuple(inputs or ()), tuple(outputs), tuple(where), kind, cap),)
         object.__setattr__(self, "alternatives", alts)
+        object.__setattr__(self, "_hash", hash(alts))  # immutable: hash once (a cache key)
 
     @classmethod
     def parse(cls, text: str) -> Signature:
@@ -619,7 +620,7 @@ class Signature:
         return self.alternatives == other.alternatives
 
     def __hash__(self) -> int:
-        return hash(self.alternatives)
+        return self._hash
 
 
 def _signature_from_alternatives(alternatives: tuple[Alternative, ...]) -> Signature:

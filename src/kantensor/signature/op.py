@@ -63,7 +63,7 @@ class SignatureOp(Op):
         inputs = [as_tensor_variable(x) for x in inputs]
         types = tuple(x.type for x in inputs)
         signature, op = self.signature_for(types)
-        outs = infer(signature, types, [priority_of(x) for x in inputs], name=str(op))
+        outs = infer(signature, types, [priority_of(x) for x in inputs], name=op)
         return Apply(op, inputs, [t() for t in outs])
 
     def perform(self, node: Apply, inputs: list, output_storage: list[list]) -> None:

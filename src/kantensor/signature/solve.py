@@ -150,24 +150,30 @@ def _infer_cached(sig: Signature, types: tuple[TensorType, ...], priorities: tup
 
 
 def infer(sig: Signature, input_types: Sequence[TensorType],
-          priorities: Sequence[Priority] | None = None, name: str | None = None
+          priorities: Sequence[Priority] | None = None, name: object = None
           ) -> tuple[TensorType, ...]:
-    """Output types of ``sig`` applied to ``input_types``; TypeInferenceError if none."""
+    """Output types of ``sig`` applied to ``input_types``; TypeInferenceError if none.
+
+    ``name`` (an Op, or its name) prefixes error messages; it is only formatted then."""
     types = tuple(input_types)
     for i, t in enumerate(types):
         if not isinstance(t, TensorType):
             raise TypeError(f"input {i} must be a TensorType, got {t!r}")
     n_inputs = {len(a.inputs) for a in sig.alternatives}
-    label = f"{name} {sig}" if name else str(sig)
     if len(types) not in n_inputs:
         want = " or ".join(map(str, sorted(n_inputs)))
-        raise TypeInferenceError(f"{label}: takes {want} inputs, got {len(types)}",
+        raise TypeInferenceError(f"{_label(sig, name)}: takes {want} inputs, got {len(types)}",
                                  signature=sig)
     prios = tuple(priorities) if priorities is not None else default_priorities(types)
     if len(prios) != len(types):
-        raise ValueError(f"{label}: priorities has {len(prios)} entries for "
+        raise ValueError(f"{_label(sig, name)}: priorities has {len(prios)} entries for "
                          f"{len(types)} inputs")
     out = _infer_cached(sig, types, prios, get_default_dtype())
     if isinstance(out, str):
-        raise TypeInferenceError(f"{label}: {out}", signature=sig)
+        raise TypeInferenceError(f"{_label(sig, name)}: {out}", signature=sig)
     return out
+
+
+def _label(sig: Signature, name: object) -> str:
+    """How errors name the signature (built only when there is an error)."""
+    return f"{name} {sig}" if name else str(sig)
