@@ -1,5 +1,11 @@
 """Builders for reductions over ``axis`` (int, negative, tuple or None) with
-``keepdims``."""
+``keepdims``, and for cumulative sums.
+
+Every builder renders the input as one named dim per axis (``a0, a1, ...``)
+and the output from those names. ``nonempty`` is a where-clause for the
+reductions without an identity (max, min, argmax, argmin): NumPy rejects
+them when a reduced axis has size 0, even if the result would be empty.
+"""
 
 from __future__ import annotations
 
@@ -9,50 +15,66 @@ from ..signature.params import normalize_axes, normalize_axis
 from .templates import names, operand, product, where
 
 
+def _scalar_axis(ndim: int, axis: Any) -> bool:
+    """True for an int axis 0 or -1 of a 0-d input: NumPy's ufunc reductions,
+    argmax and cumsum treat it as the only "axis" of a scalar."""
+    return ndim == 0 and isinstance(axis, int) and axis in (0, -1)
+
+
+def _nonempty(dims: list[str], axes: tuple[int, ...]) -> str:
+    """`` where a1 >= 1, ...`` for every reduced axis (one clause per axis, so a
+    known 0 is caught statically even when other dims are unknown)."""
+    return where([f"{dims[i]} >= 1" for i in axes])
+
+
 def reduce(types: tuple, axis: int | tuple[int, ...] | None, keepdims: bool,
            **_: Any) -> dict[str, Any]:
     """``x`` -> ``y`` with the reduced axes dropped (or kept as 1); ``nonempty``
     requires every reduced axis to be non-empty (reductions without identity).
     Like NumPy's ufunc reductions, an int axis 0 or -1 of a 0-d input reduces nothing."""
     (x,) = types
-    if x.ndim == 0 and axis in (0, -1) and isinstance(axis, int):
+    if _scalar_axis(x.ndim, axis):
         axis = ()
     return reduce_strict(types, axis, keepdims)
 
 
 def reduce_strict(types: tuple, axis: int | tuple[int, ...] | None, keepdims: bool,
                   **_: Any) -> dict[str, Any]:
-    """:func:`reduce` without the 0-d exception (mean, var, std)."""
+    """:func:`reduce` without the 0-d exception (mean, var, std: NumPy normalises
+    their axis against the rank, and a 0-d input has no axis 0)."""
     (x,) = types
     axes = normalize_axes(axis, x.ndim)
     dims = names("a", x.ndim)
     kept = [1 if i in axes else d for i, d in enumerate(dims)] if keepdims else \
         [d for i, d in enumerate(dims) if i not in axes]
-    return {"x": operand(dims), "y": operand(kept),
-            "nonempty": where([f"{dims[i]} >= 1" for i in axes]),
+    return {"x": operand(dims), "y": operand(kept), "nonempty": _nonempty(dims, axes),
             "params": {"axis": axes}}
 
 
 def reduce_one(types: tuple, axis: int | None, keepdims: bool, **_: Any) -> dict[str, Any]:
-    """Like :func:`reduce` for one axis or None (the flattened tensor): argmax."""
+    """Like :func:`reduce` for one axis or None (the flattened tensor): argmax and
+    argmin. ``None`` needs a non-empty tensor; with ``keepdims`` every axis stays as 1.
+    An int axis 0 or -1 of a 0-d input means the same as None."""
     (x,) = types
     dims = names("a", x.ndim)
-    if axis is None:
-        out = [1] * x.ndim if keepdims else []
+    if axis is None or _scalar_axis(x.ndim, axis):
+        out: list[Any] = [1] * x.ndim if keepdims else []
         return {"x": operand(dims), "y": operand(out),
-                "nonempty": where([f"{product(dims)} >= 1"])}
+                "nonempty": _nonempty(dims, tuple(range(x.ndim))), "params": {"axis": None}}
     ax = normalize_axis(axis, x.ndim)
     out = [1 if i == ax else d for i, d in enumerate(dims)] if keepdims else \
         [d for i, d in enumerate(dims) if i != ax]
-    return {"x": operand(dims), "y": operand(out),
-            "nonempty": where([f"{dims[ax]} >= 1"]), "params": {"axis": ax}}
+    return {"x": operand(dims), "y": operand(out), "nonempty": _nonempty(dims, (ax,)),
+            "params": {"axis": ax}}
 
 
 def accumulate(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
-    """cumsum: same shape along ``axis``; ``None`` flattens first."""
+    """cumsum: the same shape along ``axis``; ``None`` flattens first, and so does an
+    int axis 0 or -1 of a 0-d input (NumPy gives shape ``(1,)`` for both)."""
     (x,) = types
     dims = names("a", x.ndim)
-    if axis is None:
-        return {"x": operand(dims), "y": operand([product(dims)])}
+    if axis is None or _scalar_axis(x.ndim, axis):
+        return {"x": operand(dims), "y": operand([product(dims)]),
+                "params": {"axis": None}}
     ax = normalize_axis(axis, x.ndim)
     return {"x": operand(dims), "y": operand(dims), "params": {"axis": ax}}
