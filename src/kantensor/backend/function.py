@@ -125,7 +125,9 @@ class Function:
 
     def _run_checked(self, bindings: dict[str, int], origins: dict[str, str]) -> None:
         for node, perform, in_cells, out_cells in self._thunks:
-            perform(node, [c[0] for c in in_cells], out_cells)
+            values = [c[0] for c in in_cells]
+            node.op.check_inputs(node, values)
+            perform(node, values, out_cells)
             for i, (var, c) in enumerate(zip(node.outputs, out_cells, strict=True)):
                 check_value(var.type, c[0], bindings, origins, f"output {i} of {node.op}")
 

@@ -36,6 +36,11 @@ class Op:
         """Compute outputs: store output i in ``output_storage[i][0]``."""
         raise NotImplementedError
 
+    def check_inputs(self, node: Apply, inputs: list) -> None:
+        """Under ``function(..., check=True)``, before :meth:`perform`: raise if the
+        input values break a condition the static types could not decide (a size
+        that was unknown when the graph was built). The default checks nothing."""
+
     def __call__(self, *inputs: Any, **kwargs: Any) -> Variable | list[Variable]:
         node = self.make_node(*inputs, **kwargs)
         if self.default_output is not None:

@@ -7,12 +7,16 @@ from functools import lru_cache
 from string import Formatter
 from typing import Any
 
+import numpy as np
+
 from ..graph.basic import Apply
 from ..graph.op import Op
 from ..tensor.basic_ops import cast_array
 from ..tensor.dtypes import Priority, result_type_of
+from ..tensor.type import TensorType
 from ..tensor.variable import as_tensor_variable
 from .ast import Signature
+from .errors import TypeInferenceError
 from .params import CallSpec, ParamError
 from .solve import infer
 
@@ -65,6 +69,17 @@ class SignatureOp(Op):
         signature, op = self.signature_for(types)
         outs = infer(signature, types, [priority_of(x) for x in inputs], name=op)
         return Apply(op, inputs, [t() for t in outs])
+
+    def check_inputs(self, node: Apply, inputs: list) -> None:
+        """Re-infer with the exact shapes of the values, so that a where-clause or a
+        dim equation left open by unknown sizes is decided before NumPy runs."""
+        types = tuple(TensorType(v.type.dtype, np.shape(x))
+                      for v, x in zip(node.inputs, inputs, strict=True))
+        signature, _ = self.signature_for(types)
+        try:
+            infer(signature, types, [priority_of(v) for v in node.inputs], name=self)
+        except TypeInferenceError as exc:
+            raise TypeInferenceError(f"at run time: {exc}", signature=signature) from None
 
     def perform(self, node: Apply, inputs: list, output_storage: list[list]) -> None:
         if self.compute == "output":
