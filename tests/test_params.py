@@ -208,3 +208,17 @@ def test_catalogue_errors_for_parameters(change, message):
         for entry in load_file("mine.toml", text):
             entry.run_examples()
     assert message in str(info.value)
+
+
+def test_normalised_index_is_accepted_again():
+    spec = CallSpec("x, index: index", "getitem")
+    index = spec.bind((0, (slice(1, None), None, 2)), {})[1]["index"]
+    assert spec.bind((0, index), {})[1]["index"] == index
+
+
+def test_iterating_over_a_tensor():
+    a, b = kt.tensor("v", "int8", (2, 3))
+    assert str(a.type) == "int8[3]" and str(b.owner.op) == "getitem{index=(1,)}"
+    for x in (kt.tensor("w", "int8", (None, 3)), kt.scalar("s")):
+        with pytest.raises(TypeError, match="cannot iterate over a tensor of type"):
+            list(x)

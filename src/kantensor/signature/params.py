@@ -126,6 +126,18 @@ def _pad_width(value: Any) -> tuple[tuple[int, int], ...]:
     return tuple(p * 2 if len(p) == 1 else p for p in pairs)
 
 
+def _axis_pairs(value: Any) -> int | tuple[tuple[int, ...], tuple[int, ...]]:
+    """tensordot's ``axes``: an int, or a pair of axis lists (each an int or a
+    sequence of ints; an int becomes a 1-tuple)."""
+    what = "an int or a pair of axis sequences"
+    if isinstance(value, Sequence) and not isinstance(value, str):
+        if len(value) != 2:
+            raise ParamError(f"expected {what}, got {value!r}")
+        first, second = (_ints(v, what) for v in value)
+        return first, second
+    return _int(value, what)
+
+
 def _index(value: Any) -> tuple:
     """A basic index (ints, slices, None, ``...``) as a hashable tuple; a slice
     becomes ``("slice", start, stop, step)``."""
@@ -134,6 +146,8 @@ def _index(value: Any) -> tuple:
     for item in items:
         if item is None or item is Ellipsis:
             out.append(item)
+        elif isinstance(item, tuple) and len(item) == 4 and item[0] == "slice":
+            out.append(_index(slice(*item[1:]))[0])  # already normalised
         elif isinstance(item, slice):
             parts = [None if p is None else _int(p, "slice bounds that are ints or None")
                      for p in (item.start, item.stop, item.step)]
@@ -163,6 +177,7 @@ KINDS: dict[str, Callable[[Any], Any]] = {
     "dtype": _dtype,
     "number": _number,
     "pad_width": _pad_width,
+    "axis_pairs": _axis_pairs,
     "index": _index,
 }
 

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..graph.type import Type
-from .dim import Dim, dim_max, dim_min
+from .dim import Dim, dim_max, dim_min, substitute
 from .dtypes import DTYPES, category, normalize_dtype
 
 ShapeEntry = int | Dim | None
@@ -33,6 +33,24 @@ def _check_entry(entry: Any, axis: int) -> ShapeEntry:
 
 def _entry_str(entry: ShapeEntry) -> str:
     return "?" if entry is None else str(entry).replace(" ", "")
+
+
+def _bind_plain_dims(left: tuple, right: tuple) -> dict[str, int]:
+    """Sizes of the plain Dims (``Dim("n")``) that face an int on the other side;
+    TypeError if one Dim faces two different ints."""
+    bound: dict[str, int] = {}
+    for axis, pair in enumerate(zip(left, right, strict=True)):
+        for sym, size in (pair, pair[::-1]):
+            if isinstance(sym, Dim) and isinstance(size, int) and sym.name is not None:
+                name = sym.name
+                if bound.setdefault(name, size) != size:
+                    raise TypeError(f"dimension {name} would be both {bound[name]} and "
+                                    f"{size} (axis {axis})")
+    return bound
+
+
+def _substituted(shape: tuple, bound: dict[str, int]) -> tuple:
+    return tuple(substitute(d, bound) if isinstance(d, Dim) else d for d in shape)
 
 
 class TensorType(Type):
@@ -214,6 +232,10 @@ class TensorType(Type):
         if other.ndim != self.ndim:
             raise TypeError(f"ndim mismatch: {self} has {self.ndim} dimensions, "
                             f"{other} has {other.ndim}")
+        bound = _bind_plain_dims(self.shape, other.shape)
+        if bound:  # a Dim used on several axes has one size: put it in everywhere
+            return TensorType(self.dtype, _substituted(self.shape, bound)).most_specific(
+                TensorType(other.dtype, _substituted(other.shape, bound)))
         shape = []
         for axis, (a, b) in enumerate(zip(self.shape, other.shape, strict=True)):
             if a is None or a == b:

@@ -78,6 +78,15 @@ class _TensorOperators:
     def __getitem__(self, index):
         return _apply("getitem", self, index)
 
+    def __iter__(self):
+        """``x[0], x[1], ...`` when the first dim is a known int (without this, Python
+        would call ``x[i]`` until it fails, forever if the length is unknown)."""
+        n = self.type.shape[0] if self.type.ndim else None
+        if not isinstance(n, int):
+            raise TypeError(f"cannot iterate over a tensor of type {self.type}: the length "
+                            "of its first dimension is not a known int")
+        return iter([self[i] for i in range(n)])
+
     @property
     def ndim(self) -> int:
         return self.type.ndim
