@@ -105,6 +105,12 @@ def _example_args(value: Any, where: str) -> Any:
         raise CatalogueError(f"{where}: in: {exc}") from None
 
 
+def _flat(args: list) -> list:
+    """The tensors of a call, with a sequence argument (``in = [["f4[2]", ...]]``)
+    spread out as the bound Op takes them."""
+    return [t for a in args for t in (_flat(a) if isinstance(a, list) else [a])]
+
+
 def _run_example(op: Any, example: dict, where: str) -> None:
     example = dict(example)
     inputs = example.pop("in", None)
@@ -115,7 +121,10 @@ def _run_example(op: Any, example: dict, where: str) -> None:
                              "either 'out' or 'error'")
     args = [_example_args(v, where) for v in inputs]
     try:
-        result = op(*args, **example)
+        if isinstance(op, OpFamily):  # bind by name: einsum's subscripts come first
+            result = op.bind(**example)(*_flat(args))
+        else:
+            result = op(*args, **example)
     except Exception as exc:  # any failure of an example is the entry's error
         expected_kind = isinstance(exc, TypeInferenceError | ParamError | TypeError)
         if error is not None and expected_kind and error in str(exc):
