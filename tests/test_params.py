@@ -222,3 +222,11 @@ def test_iterating_over_a_tensor():
     for x in (kt.tensor("w", "int8", (None, 3)), kt.scalar("s")):
         with pytest.raises(TypeError, match="cannot iterate over a tensor of type"):
             list(x)
+
+
+def test_reshape_and_transpose_methods_take_separate_ints():
+    x = kt.tensor("x", "float32", (2, 3, 4))
+    assert x.reshape(4, -1).type == x.reshape((4, -1)).type == kt.TensorType("float32", (4, 6))
+    assert x.transpose(2, 0, 1).owner.op == kt.transpose(x, (2, 0, 1)).owner.op
+    assert str(x.transpose(2, 0, 1).type) == "float32[4,2,3]"
+    assert str(x.sum(0, True).type) == "float32[1,3,4]"  # a bool is not a size: no packing

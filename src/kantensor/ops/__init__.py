@@ -9,12 +9,29 @@ convention, and the *builders* that render template signatures.
 
 from __future__ import annotations
 
+import builtins
+from collections.abc import Callable
 from typing import Any
 
 from ..signature.catalogue import load_all
 from ..tensor.variable import register_method, register_operator
 
 CATALOGUE: dict[str, Any] = {}
+
+#: Methods that, like NumPy's, also take their tuple as separate ints:
+#: ``x.reshape(2, -1)`` is ``x.reshape((2, -1))``.
+VARIADIC_METHODS = frozenset({"reshape", "transpose"})
+
+
+def _variadic(fn: Callable[..., Any]) -> Callable[..., Any]:
+    def method(x: Any, *args: Any, **kwargs: Any) -> Any:
+        # builtins.all: this module's globals get the Ops all, any, abs, max, min...
+        if len(args) > 1 and builtins.all(isinstance(a, int) and not isinstance(a, bool)
+                                          for a in args):
+            args = (args,)
+        return fn(x, *args, **kwargs)
+    method.__doc__ = fn.__doc__
+    return method
 
 for _entry in load_all():
     _op = _entry.make_op()
@@ -23,6 +40,7 @@ for _entry in load_all():
     if _entry.operator:
         register_operator(_entry.operator, _op)
     if _entry.method:
-        register_method(_entry.method, _op)
+        register_method(_entry.method,
+                        _variadic(_op) if _entry.method in VARIADIC_METHODS else _op)
 
 __all__ = sorted(CATALOGUE)
