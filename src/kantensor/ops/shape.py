@@ -1,0 +1,317 @@
+"""Builders and NumPy wrappers for the shape family (``signatures/shape.toml``).
+
+Every builder names each input axis (``a0, a1, ...``) and writes the output
+shape as dim expressions over those names: a reshaped size is a product
+(``a0*a1``), a concatenated axis a sum, a split axis a quotient. Conditions
+NumPy checks on sizes (a split divides, a broadcast axis is 1 or the target)
+become where-clauses, so they are decided statically when the sizes are known
+and left to NumPy at run time otherwise. Parameters that only mean something
+once the rank is known (negative axes, ``axis=None``) are resolved into explicit
+values under ``"params"``, so the impl computes exactly what the type says.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..signature.params import AxisError, ParamError, normalize_axes, normalize_axis
+from ..tensor.dtypes import Priority, result_type_of
+from .templates import names, operand, product, rank_error, where
+
+# --------------------------------------------------------------------------- helpers
+
+
+def joint_dtype(types: Sequence[Any]) -> str:
+    """The promoted dtype of ``types`` with every input ranked as a tensor.
+
+    Joining Ops (concatenate, stack, convolve) put the values of every input into
+    the output, so a 0-d input is not demoted below the others as it is in
+    arithmetic: like NumPy, ``concatenate([int8[2], int64[]], axis=None)`` is int64.
+    """
+    return result_type_of((t.dtype, Priority.TENSOR) for t in types)
+
+
+def _as_axes(axis: int | tuple[int, ...]) -> tuple[int, ...]:
+    return (axis,) if isinstance(axis, int) else tuple(axis)
+
+
+# --------------------------------------------------------------------------- builders
+
+
+def reshaped(types: tuple, shape: tuple[int, ...], **_: Any) -> dict[str, Any]:
+    """reshape: the sizes multiply to the input's size. Like NumPy, any negative
+    entry (at most one) is the unknown size, the input size divided by the others."""
+    (x,) = types
+    dims = names("a", x.ndim)
+    size = product(dims)
+    free = [i for i, s in enumerate(shape) if s < 0]
+    if len(free) > 1:
+        raise ParamError(f"shape {shape}: can only specify one unknown dimension")
+    known = math.prod(s for s in shape if s >= 0)
+    if not free:
+        return {"x": operand(dims), "y": operand(shape), "fits": where([f"{size} == {known}"])}
+    if known == 0:
+        raise ParamError(f"shape {shape}: the unknown dimension is undetermined when the "
+                         "other sizes multiply to 0")
+    out: list[object] = list(shape)
+    out[free[0]] = f"({size})//{known}"
+    return {"x": operand(dims), "y": operand(out),
+            "fits": where([f"({size}) % {known} == 0"])}
+
+
+def permuted(types: tuple, axes: int | tuple[int, ...] | None, **_: Any) -> dict[str, Any]:
+    """transpose/permute_dims: ``axes`` is a permutation of the axes (negative ones
+    count from the end); None reverses them, as ``x.T`` does."""
+    (x,) = types
+    n = x.ndim
+    if axes is None:
+        perm = tuple(reversed(range(n)))
+    else:
+        given = _as_axes(axes)
+        if len(given) != n:
+            raise ParamError(f"axes {given} don't match a tensor of dimension {n}")
+        perm = tuple(normalize_axis(a, n) for a in given)
+        if len(set(perm)) != n:
+            raise AxisError(f"repeated axis in axes {given}")
+    dims = names("a", n)
+    return {"x": operand(dims), "y": operand(dims[p] for p in perm),
+            "params": {"axes": perm}}
+
+
+def expanded(types: tuple, axis: int | tuple[int, ...] | None, **_: Any) -> dict[str, Any]:
+    """expand_dims: new axes of size 1 at ``axis``, positions in the *output*."""
+    (x,) = types
+    if axis is None:
+        raise ParamError("axis must be an int or a tuple of ints, got None")
+    axes = _as_axes(axis)
+    out_ndim = x.ndim + len(axes)
+    positions = normalize_axes(axes, out_ndim)
+    rest = iter(names("a", x.ndim))
+    out = [1 if i in positions else next(rest) for i in range(out_ndim)]
+    return {"x": operand(names("a", x.ndim)), "y": operand(out),
+            "params": {"axis": positions}}
+
+
+def squeezed(types: tuple, axis: int | tuple[int, ...] | None, **_: Any) -> dict[str, Any]:
+    """squeeze: drop axes of size 1. ``axis=None`` drops the axes whose size is
+    *statically known* to be 1; an unknown size stays, even if it is 1 when the
+    graph runs (the type decides, so the impl gets the same explicit axes).
+    Named axes must have size 1. Like NumPy, an int 0 or -1 is accepted for a 0-d input."""
+    (x,) = types
+    if axis is None:
+        axes = tuple(i for i, d in enumerate(x.shape) if isinstance(d, int) and d == 1)
+    elif x.ndim == 0 and isinstance(axis, int) and axis in (0, -1):
+        axes = ()
+    else:
+        axes = normalize_axes(axis, x.ndim)
+    dims = names("a", x.ndim)
+    return {"x": operand(1 if i in axes else d for i, d in enumerate(dims)),
+            "y": operand(d for i, d in enumerate(dims) if i not in axes),
+            "params": {"axis": axes}}
+
+
+def joined(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
+    """concatenate: equal ranks (>= 1), equal sizes except along ``axis``, whose
+    sizes add up; ``axis=None`` concatenates the flattened inputs."""
+    if not types:
+        raise ParamError("need at least one tensor to concatenate")
+    dtype = joint_dtype(types)
+    if axis is None:
+        dims = [names(f"x{i}_", t.ndim) for i, t in enumerate(types)]
+        total = "+".join(product(d) for d in dims)
+        return {"inputs": ",".join(operand(d) for d in dims),
+                "y": f"({total}):{dtype}"}
+    ndim = types[0].ndim
+    if any(t.ndim != ndim for t in types):
+        raise rank_error("concatenate", "all the input tensors must have the same number "
+                         f"of dimensions, got {[t.ndim for t in types]}")
+    if ndim == 0:
+        raise rank_error("concatenate", "zero-dimensional tensors cannot be concatenated")
+    ax = normalize_axis(axis, ndim)
+    shared = names("d", ndim)
+    along = names("c", len(types))
+    inputs = [operand(c if i == ax else d for i, d in enumerate(shared)) for c in along]
+    out = operand("+".join(along) if i == ax else d for i, d in enumerate(shared))
+    return {"inputs": ",".join(inputs), "y": f"{out}:{dtype}", "params": {"axis": ax}}
+
+
+def stacked(types: tuple, axis: int, **_: Any) -> dict[str, Any]:
+    """stack: inputs of one shape, joined along a new axis of size len(arrays)."""
+    if not types:
+        raise ParamError("need at least one tensor to stack")
+    ndim = types[0].ndim
+    if any(t.ndim != ndim for t in types):
+        raise rank_error("stack", "all input tensors must have the same shape, got ranks "
+                         f"{[t.ndim for t in types]}")
+    ax = normalize_axis(axis, ndim + 1)
+    dims = names("d", ndim)
+    out = [*dims[:ax], len(types), *dims[ax:]]
+    return {"inputs": ",".join([operand(dims)] * len(types)),
+            "y": f"{operand(out)}:{joint_dtype(types)}", "params": {"axis": ax}}
+
+
+def _slice_bound(index: int, size: str) -> str:
+    """Where Python slicing puts ``index`` on an axis of ``size``: clipped to
+    ``[0, size]``, negative indices counted from the end."""
+    return f"min({index}, {size})" if index >= 0 else f"max({size} - {-index}, 0)"
+
+
+def sections(types: tuple, indices_or_sections: int | tuple[int, ...] | None, axis: int,
+             **_: Any) -> dict[str, Any]:
+    """split: an int k gives k equal parts (the size must divide, as NumPy
+    requires); a tuple of indices gives the slices between them, clipped like
+    Python slices (so parts may be empty)."""
+    (x,) = types
+    if indices_or_sections is None:
+        raise ParamError("indices_or_sections must be an int or a tuple of ints, got None")
+    if x.ndim == 0:
+        raise AxisError("a 0-d tensor has no axis to split")
+    ax = normalize_axis(axis, x.ndim)
+    dims = names("a", x.ndim)
+    n = dims[ax]
+
+    def part(size: str) -> str:
+        return operand(size if i == ax else d for i, d in enumerate(dims))
+
+    if isinstance(indices_or_sections, int):
+        k = indices_or_sections
+        if k <= 0:
+            raise ParamError(f"the number of sections must be positive, got {k}")
+        return {"x": operand(dims), "parts": ",".join([part(f"{n}//{k}")] * k),
+                "fits": where([f"{n} % {k} == 0"]), "params": {"axis": ax}}
+    bounds = ["0", *(_slice_bound(i, n) for i in indices_or_sections), n]
+    sizes = [f"max({end} - {start}, 0)" for start, end in zip(bounds[:-1], bounds[1:], strict=True)]
+    return {"x": operand(dims), "parts": ",".join(part(s) for s in sizes), "fits": "",
+            "params": {"axis": ax}}
+
+
+def broadcast(types: tuple, shape: tuple[int, ...], **_: Any) -> dict[str, Any]:
+    """broadcast_to: the input's axes align with the end of ``shape``; each must be
+    1 or the target size, written ``(a-1)*(a-s) == 0`` (a product is zero exactly
+    when a factor is), decided when the size is known and by NumPy otherwise."""
+    (x,) = types
+    if any(s < 0 for s in shape):
+        raise ParamError(f"all sizes of the target shape {shape} must be non-negative")
+    if len(shape) < x.ndim:
+        raise rank_error("broadcast_to", f"cannot broadcast a tensor of dimension {x.ndim} "
+                         f"to the shape {shape} of fewer dimensions")
+    lead = len(shape) - x.ndim
+    dims, clauses = [], []
+    for i, (d, s) in enumerate(zip(names("a", x.ndim), shape[lead:], strict=True)):
+        known = x.shape[i]
+        if isinstance(known, int) and known not in (1, s):
+            raise rank_error("broadcast_to", f"axis {i} of size {known} cannot be "
+                             f"broadcast to {s} (it must be 1 or {s})")
+        if s == 1:
+            dims.append("1")
+        else:
+            dims.append(d)
+            clauses.append(f"({d}-1)*({d}-{s}) == 0")
+    return {"x": operand(dims), "y": operand(shape), "fits": where(clauses)}
+
+
+def flattened(types: tuple, **_: Any) -> dict[str, Any]:
+    """flatten: one axis holding every element (a 0-d input gives one element)."""
+    (x,) = types
+    dims = names("a", x.ndim)
+    return {"x": operand(dims), "y": operand([product(dims)])}
+
+
+def differenced(types: tuple, n: int, axis: int, **_: Any) -> dict[str, Any]:
+    """diff: the n-th difference shortens ``axis`` by n (to no less than 0).
+    Like NumPy, n=0 returns the input as it is, without looking at ``axis``."""
+    (x,) = types
+    if n < 0:
+        raise ParamError(f"order n must be non-negative, got {n}")
+    dims = names("a", x.ndim)
+    if n == 0:
+        return {"x": operand(dims), "y": operand(dims)}
+    if x.ndim == 0:
+        raise rank_error("diff", "diff needs a tensor with at least one dimension")
+    ax = normalize_axis(axis, x.ndim)
+    out = [f"max({d} - {n}, 0)" if i == ax else d for i, d in enumerate(dims)]
+    return {"x": operand(dims), "y": operand(out), "params": {"axis": ax}}
+
+
+#: Output length of a 1-d convolution of lengths n and m, by mode.
+CONVOLVE_SIZES = {"full": "{n}+{m}-1", "same": "max({n},{m})",
+                  "valid": "max({n},{m})-min({n},{m})+1"}
+
+
+def convolved(types: tuple, mode: str, **_: Any) -> dict[str, Any]:
+    """convolve: 1-d inputs (a 0-d one counts as length 1, as in NumPy), both
+    non-empty; the output length depends on ``mode``."""
+    lengths = []
+    for name, t in zip(("n", "m"), types, strict=True):
+        if t.ndim > 1:
+            raise rank_error("convolve", f"inputs must be 1-d (or 0-d), got {t.ndim} "
+                             "dimensions")
+        lengths.append(name if t.ndim else "1")
+    n, m = lengths
+    size = CONVOLVE_SIZES[mode].format(n=n, m=m)
+    return {"a": operand([n] if n != "1" else []), "v": operand([m] if m != "1" else []),
+            "y": f"({size}):{joint_dtype(types)}",
+            "fits": where([f"{d} >= 1" for d in (n, m) if d != "1"])}
+
+
+def _check_fill(dtype: str, ndim: int, value: Any) -> None:
+    """Reject a ``constant_values`` that NumPy's pad refuses to store in ``dtype``
+    (NaN in an integer tensor, a Python int out of some integer ranges). NumPy's
+    rules here are its own (-1 wraps into uint8, 300 fails for int8), so they are
+    asked of NumPy itself, on an empty tensor of the same dtype and rank."""
+    if ndim == 0:  # NumPy stores nothing, so it accepts any value
+        return
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            np.pad(np.zeros((0,) * ndim, dtype), 0, constant_values=value)
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise ParamError(f"constant_values {value!r} cannot be stored in a "
+                             f"{dtype} tensor: {exc}") from None
+
+
+def padded(types: tuple, pad_width: tuple[tuple[int, int], ...], constant_values: Any,
+           **_: Any) -> dict[str, Any]:
+    """pad (constant mode): one (before, after) pair for every axis, or one pair for
+    all of them; each axis grows by its pair's sum."""
+    (x,) = types
+    if len(pad_width) == 1:
+        pairs = pad_width * x.ndim
+    elif len(pad_width) == x.ndim:
+        pairs = pad_width
+    else:
+        raise ParamError(f"pad_width has {len(pad_width)} (before, after) pairs for a "
+                         f"tensor of dimension {x.ndim}")
+    _check_fill(x.dtype, x.ndim, constant_values)
+    dims = names("a", x.ndim)
+    out = [f"{d}+{sum(p)}" if sum(p) else d for d, p in zip(dims, pairs, strict=True)]
+    # A 0-d tensor keeps one (unused) pair: NumPy refuses an empty pad_width.
+    return {"x": operand(dims), "y": operand(out),
+            "params": {"pad_width": pairs or ((0, 0),)}}
+
+
+# --------------------------------------------------------------------------- wrappers
+
+
+def concatenate(*arrays: np.ndarray, axis: int | None) -> np.ndarray:
+    """``numpy.concatenate`` with the tensors as separate arguments (the impl
+    calling convention)."""
+    return np.concatenate(arrays, axis=axis)
+
+
+def stack(*arrays: np.ndarray, axis: int) -> np.ndarray:
+    """``numpy.stack`` with the tensors as separate arguments."""
+    return np.stack(arrays, axis=axis)
+
+
+def split(x: np.ndarray, indices_or_sections: int | tuple[int, ...], axis: int
+          ) -> np.ndarray | tuple[np.ndarray, ...]:
+    """``numpy.split``, giving a lone array (not a one-element list) when there is
+    one part, since an Op with one output returns its value itself."""
+    parts = np.split(x, indices_or_sections, axis=axis)
+    return parts[0] if len(parts) == 1 else tuple(parts)

@@ -1,0 +1,357 @@
+"""Shape Ops against NumPy (see conformance.py): reshape, transpose, permute_dims,
+expand_dims, squeeze, concatenate, stack, split, broadcast_to, flatten, diff,
+convolve and pad, with parameters in every form NumPy takes."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import kantensor as kt
+from conformance import ALL_DTYPES, arrays, conform, hidden_mask, shapes
+from kantensor.signature.params import ParamError
+
+CASES = settings(max_examples=200, deadline=None)
+
+
+@st.composite
+def tensor(draw, shape=None, dtype=None, **shape_kw):
+    """An array (any dtype unless given) and a mask of its hidden dims."""
+    shape = draw(shapes(**shape_kw)) if shape is None else tuple(shape)
+    dtype = dtype or draw(st.sampled_from(ALL_DTYPES))
+    return draw(arrays(dtype, shape)), draw(hidden_mask(len(shape)))
+
+
+def axis_ints(ndim: int, extra: int = 1) -> st.SearchStrategy[int]:
+    """Axes of a rank-``ndim`` tensor, negative ones and some out of range."""
+    return st.integers(-ndim - extra, ndim - 1 + extra)
+
+
+def int_or_tuple(ints: st.SearchStrategy[int], max_size: int = 3, lists: bool = True):
+    """An int, or a tuple or (if ``lists``) a list of them (possibly with repeats)."""
+    forms = [ints, st.lists(ints, max_size=max_size).map(tuple)]
+    if lists:
+        forms.append(st.lists(ints, max_size=max_size))
+    return st.one_of(*forms)
+
+
+# --------------------------------------------------------------------------- reshape
+
+
+@st.composite
+def new_shape(draw, shape: tuple[int, ...]):
+    """A target shape: usually the input's size regrouped (merging neighbours of a
+    permutation, padding with 1s), sometimes with one or two negative sizes, and
+    sometimes arbitrary; as a tuple, a list or (one axis) an int."""
+    if draw(st.booleans()):
+        sizes = draw(st.permutations([*shape, *[1] * draw(st.integers(0, 2))]))
+        out: list[int] = []
+        for s in sizes:
+            if out and draw(st.booleans()):
+                out[-1] *= s
+            else:
+                out.append(s)
+        for _ in range(draw(st.integers(0, 2))):
+            if out:
+                out[draw(st.integers(0, len(out) - 1))] = draw(st.integers(-3, -1))
+    else:
+        out = draw(st.lists(st.integers(-2, 6), max_size=4))
+    if len(out) == 1 and draw(st.booleans()):
+        return out[0]
+    return draw(st.sampled_from([tuple(out), list(out)]))
+
+
+@CASES
+@given(st.data())
+def test_reshape(data):
+    x, hidden = data.draw(tensor(max_dims=4))
+    target = data.draw(new_shape(x.shape))
+    method = data.draw(st.booleans())
+    build = (lambda v: v.reshape(target)) if method else (lambda v: kt.reshape(v, target))
+    conform("reshape", build, lambda a: np.reshape(a, target), [x], [hidden])
+
+
+def test_reshape_types():
+    x = kt.tensor("x", "float32", (None, 3))
+    assert str(x.reshape(-1).type) == "float32[?]"
+    assert str(x.reshape((3, -1)).type) == "float32[3,?]"
+    n = kt.tensor("n", "int8", (kt.Dim("n"), 4))
+    assert str(kt.reshape(n, (2, -1, 2)).type) == "int8[2,n,2]"
+    with pytest.raises(kt.TypeInferenceError):
+        kt.reshape(kt.tensor("y", "float32", (2, 3)), (4, -1))
+
+
+# --------------------------------------------------------------------------- transpose
+
+
+def axes_perm(ndim: int):
+    """None, a permutation (with negative axes), or anything of about that length."""
+    perm = st.permutations(range(ndim)).flatmap(
+        lambda p: st.tuples(*[st.sampled_from([a, a - ndim]) for a in p]))
+    junk = st.lists(axis_ints(ndim), min_size=max(0, ndim - 1), max_size=ndim + 1)
+    return st.one_of(st.none(), perm, perm.map(list), junk.map(tuple), axis_ints(ndim))
+
+
+@CASES
+@given(st.data())
+def test_transpose(data):
+    x, hidden = data.draw(tensor())
+    axes = data.draw(axes_perm(x.ndim))
+    how = data.draw(st.sampled_from(["function", "method", "T"]))
+    if how == "T":
+        build, ref = (lambda v: v.T), (lambda a: a.T)
+    elif how == "method":
+        build, ref = (lambda v: v.transpose(axes)), (lambda a: a.transpose(axes))
+    else:
+        build, ref = (lambda v: kt.transpose(v, axes)), (lambda a: np.transpose(a, axes))
+    conform("transpose", build, ref, [x], [hidden])
+
+
+@CASES
+@given(st.data())
+def test_permute_dims(data):
+    x, hidden = data.draw(tensor())
+    axes = data.draw(axes_perm(x.ndim))
+    conform("permute_dims", lambda v: kt.permute_dims(v, axes),
+            lambda a: np.permute_dims(a, axes), [x], [hidden])
+
+
+# --------------------------------------------------------------------------- expand/squeeze
+
+
+@CASES
+@given(st.data())
+def test_expand_dims(data):
+    x, hidden = data.draw(tensor())
+    axis = data.draw(int_or_tuple(axis_ints(x.ndim, 2)))
+    conform("expand_dims", lambda v: kt.expand_dims(v, axis),
+            lambda a: np.expand_dims(a, axis), [x], [hidden])
+
+
+@CASES
+@given(st.data())
+def test_squeeze(data):
+    x, hidden = data.draw(tensor(max_side=2, max_dims=4))
+    # NumPy's squeeze refuses a list of axes (TypeError) where it takes a tuple;
+    # kantensor takes both, so lists are left out.
+    axis = data.draw(st.one_of(st.none(), int_or_tuple(axis_ints(x.ndim), lists=False)))
+    if axis is None:
+        # Documented deviation: axis=None squeezes the axes *statically* known to
+        # have size 1, so a hidden axis stays even when it is 1 at run time.
+        static = tuple(i for i, (n, h) in enumerate(zip(x.shape, hidden, strict=True))
+                       if n == 1 and not h)
+        def ref(a):
+            return np.squeeze(a, static)
+    else:
+        def ref(a):
+            return np.squeeze(a, axis)
+    method = data.draw(st.booleans())
+    build = (lambda v: v.squeeze(axis)) if method else (lambda v: kt.squeeze(v, axis))
+    conform("squeeze", build, ref, [x], [hidden])
+
+
+def test_squeeze_none_uses_static_sizes():
+    x = kt.tensor("x", "float64", (1, None, 1))
+    y = kt.squeeze(x)
+    assert str(y.type) == "float64[?]"
+    f = kt.function([x], y)
+    assert f(np.zeros((1, 1, 1))).shape == (1,)  # the hidden axis stays, as typed
+
+
+# --------------------------------------------------------------------------- joining
+
+
+@st.composite
+def joinable(draw, vary_axis: bool, min_n: int = 0, max_n: int = 3):
+    """Up to three arrays of mixed dtypes, usually equal in shape except (when
+    ``vary_axis``) along one axis, sometimes of any shapes."""
+    n = draw(st.integers(min_n, max_n))
+    base = draw(shapes(max_dims=3))
+    if draw(st.integers(0, 3)) == 0:
+        shape_list = [draw(shapes()) for _ in range(n)]
+    else:
+        along = draw(st.integers(0, max(len(base) - 1, 0)))
+        shape_list = []
+        for _ in range(n):
+            s = list(base)
+            if vary_axis and s:
+                s[along] = draw(st.integers(0, 4))
+            shape_list.append(tuple(s))
+    return [draw(tensor(shape=s)) for s in shape_list]
+
+
+@CASES
+@given(st.data())
+def test_concatenate(data):
+    pairs = data.draw(joinable(vary_axis=True))
+    xs, hidden = [p[0] for p in pairs], [p[1] for p in pairs]
+    ndim = max((x.ndim for x in xs), default=0)
+    axis = data.draw(st.one_of(st.none(), axis_ints(ndim)))
+    conform("concatenate", lambda *vs: kt.concatenate(list(vs), axis=axis),
+            lambda *a: np.concatenate(a, axis=axis), xs, hidden)
+
+
+def test_concatenate_promotes_zero_dim_like_numpy():
+    a, b = kt.tensor("a", "int8", (2,)), kt.tensor("b", "int64", ())
+    y = kt.concatenate([a, b], axis=None)
+    assert str(y.type) == "int64[3]"
+    assert kt.function([a, b], y)(np.array([1, 2], "int8"), np.array(1000)).tolist() == \
+        [1, 2, 1000]
+
+
+@CASES
+@given(st.data())
+def test_stack(data):
+    pairs = data.draw(joinable(vary_axis=False))
+    xs, hidden = [p[0] for p in pairs], [p[1] for p in pairs]
+    ndim = max((x.ndim for x in xs), default=0)
+    axis = data.draw(axis_ints(ndim + 1))
+    conform("stack", lambda *vs: kt.stack(list(vs), axis=axis),
+            lambda *a: np.stack(a, axis=axis), xs, hidden)
+
+
+# --------------------------------------------------------------------------- split
+
+
+@CASES
+@given(st.data())
+def test_split(data):
+    x, hidden = data.draw(tensor(min_dims=data.draw(st.sampled_from([0, 1, 1, 1])),
+                                 max_side=6))
+    axis = data.draw(axis_ints(x.ndim))
+    size = x.shape[axis] if -x.ndim <= axis < x.ndim else 0
+    divisors = [k for k in range(1, 7) if size % k == 0]
+    # NumPy also takes True as one section; kantensor's int parameters refuse bools.
+    how = data.draw(st.one_of(st.sampled_from(divisors), st.integers(-1, 4),
+                              st.lists(st.integers(-7, 7), max_size=3).map(tuple),
+                              st.lists(st.integers(-7, 7), max_size=3)))
+    conform("split", lambda v: kt.split(v, how, axis=axis),
+            lambda a: tuple(np.split(a, how, axis=axis)), [x], [hidden])
+
+
+def test_split_types():
+    x = kt.tensor("x", "float32", (kt.Dim("n"), 6))
+    parts = kt.split(x, 3, axis=1)
+    assert [str(p.type) for p in parts] == ["float32[n,2]"] * 3
+    parts = kt.split(kt.tensor("y", "int8", (5,)), [2, 10])
+    assert [str(p.type) for p in parts] == ["int8[2]", "int8[3]", "int8[0]"]
+
+
+# --------------------------------------------------------------------------- broadcast_to
+
+
+@st.composite
+def broadcast_target(draw, shape: tuple[int, ...]):
+    """Usually a shape that ``shape`` broadcasts to (1s stretched, leading axes
+    added), sometimes with a wrong or negative size; an int for one axis."""
+    lead = draw(st.lists(st.integers(0, 3), max_size=2))
+    tail = [draw(st.integers(0, 4)) if n == 1 else n for n in shape]
+    out = lead + tail
+    if out and draw(st.integers(0, 3)) == 0:
+        out[draw(st.integers(0, len(out) - 1))] = draw(st.integers(-1, 4))
+    if draw(st.integers(0, 5)) == 0:
+        out = out[1:]
+    if len(out) == 1 and draw(st.booleans()):
+        return out[0]
+    return tuple(out)
+
+
+@CASES
+@given(st.data())
+def test_broadcast_to(data):
+    x, hidden = data.draw(tensor(max_side=3))
+    target = data.draw(broadcast_target(x.shape))
+    conform("broadcast_to", lambda v: kt.broadcast_to(v, target),
+            lambda a: np.broadcast_to(a, target), [x], [hidden])
+
+
+def test_broadcast_to_unknown_dim_is_checked_by_numpy():
+    x = kt.tensor("x", "float32", (None, 3))
+    y = kt.broadcast_to(x, (2, 4, 3))
+    assert str(y.type) == "float32[2,4,3]"
+    f = kt.function([x], y)
+    assert f(np.ones((1, 3), "float32")).shape == (2, 4, 3)
+    with pytest.raises(ValueError):
+        f(np.ones((2, 3), "float32"))
+
+
+# --------------------------------------------------------------------------- flatten, diff
+
+
+@CASES
+@given(st.data())
+def test_flatten(data):
+    x, hidden = data.draw(tensor(max_dims=4))
+    method = data.draw(st.booleans())
+    build = (lambda v: v.flatten()) if method else kt.flatten
+    conform("flatten", build, lambda a: a.flatten(), [x], [hidden])
+
+
+@CASES
+@given(st.data())
+def test_diff(data):
+    x, hidden = data.draw(tensor(max_side=5))
+    n = data.draw(st.integers(-1, 5))
+    axis = data.draw(axis_ints(x.ndim))
+    conform("diff", lambda v: kt.diff(v, n, axis), lambda a: np.diff(a, n, axis),
+            [x], [hidden])
+
+
+# --------------------------------------------------------------------------- convolve
+
+
+@CASES
+@given(st.data())
+def test_convolve(data):
+    a, ha = data.draw(tensor(max_dims=2, max_side=5))
+    v, hv = data.draw(tensor(max_dims=2, max_side=5))
+    mode = data.draw(st.sampled_from(["full", "same", "valid"]))
+    conform("convolve", lambda x, y: kt.convolve(x, y, mode),
+            lambda x, y: np.convolve(x, y, mode), [a, v], [ha, hv])
+
+
+def test_convolve_rejects_unknown_mode():
+    x = kt.tensor("x", "float32", (3,))
+    with pytest.raises(ParamError):
+        kt.convolve(x, x, "circular")
+
+
+# --------------------------------------------------------------------------- pad
+
+
+def pad_widths(ndim: int):
+    """Every form of pad_width NumPy takes: n, [n], (b, a), ((b, a),), one pair or
+    one [n] per axis; sometimes the wrong number of pairs or a negative width."""
+    w = st.integers(0, 2)
+    pair = st.tuples(w, w)
+    return st.one_of(
+        w, st.lists(w, min_size=1, max_size=1), pair, st.lists(pair, min_size=1, max_size=1),
+        st.lists(pair, min_size=ndim, max_size=ndim).map(tuple),
+        st.lists(st.lists(w, min_size=1, max_size=1), min_size=ndim, max_size=ndim),
+        st.lists(pair, min_size=0, max_size=4), st.integers(-1, 0),
+        st.tuples(st.integers(-1, 1), w))
+
+
+FILL = st.one_of(st.integers(-300, 300), st.sampled_from([0, -1, 1.5, -2.5, True, False,
+                                                          1j, 2 - 1j, float("nan"),
+                                                          float("inf"), 1e300, 2**63]))
+
+
+@CASES
+@given(st.data())
+def test_pad(data):
+    x, hidden = data.draw(tensor(max_side=3))
+    pw = data.draw(pad_widths(x.ndim))
+    fill = data.draw(FILL)
+    conform("pad", lambda v: kt.pad(v, pw, constant_values=fill),
+            lambda a: np.pad(a, pw, constant_values=fill), [x], [hidden])
+
+
+def test_pad_sizes_are_symbolic():
+    x = kt.tensor("x", "float32", (kt.Dim("n"), None))
+    assert str(kt.pad(x, ((1, 2), (0, 0))).type) == "float32[n+3,?]"
+    assert math.prod(kt.function([x], kt.pad(x, 1))(np.ones((2, 2), "float32")).shape) == 16
