@@ -91,3 +91,14 @@ def test_query_answers_run_in_numpy(shape):
                                          [pattern("float64", target)]), 20):
         got = np.add(np.zeros(answer["s"]), np.zeros(3)).shape
         assert got == target
+
+
+def test_a_whole_input_type_can_be_unknown():
+    """Regression: an input given as one logic variable gave no solutions."""
+    sols = query("(n)->()", [var("X")], ["float32[]"])
+    assert [str(s["X"]) for s in sols] == ["float32[?]"]
+    sols = query("(m,n),(n,p)->(m,p)", [pattern("float32", (var("m"), 4)), var("B")],
+                 ["float32[2,5]"])
+    assert {str(s["B"]) for s in sols} == {f"{d}[4,5]" for d in kt.DTYPES
+                                           if kt.promote_types("float32", d) == "float32"}
+    assert {s["m"] for s in sols} == {2}

@@ -6,6 +6,8 @@ shipped ``signatures/*.toml`` files, so the reference cannot drift from the cata
 
 from __future__ import annotations
 
+import re
+
 from kantensor.signature.catalogue import Entry, catalogue_files, load_file
 
 OPERATOR_SYMBOLS = {
@@ -16,6 +18,11 @@ OPERATOR_SYMBOLS = {
 }
 
 
+def _text(prose: str) -> str:
+    """Plain text safe in reStructuredText (``|x|`` is not a substitution)."""
+    return re.sub(r"([\\*|`]|_\b)", r"\\\1", prose)
+
+
 def _example(entry: Entry, example: dict) -> str:
     example = dict(example)
     args = [str(a) for a in example.pop("in")]
@@ -24,13 +31,13 @@ def _example(entry: Entry, example: dict) -> str:
     args += [f"{k}={v!r}" for k, v in example.items()]
     call = f"{entry.name}({', '.join(args)})"
     if result is None:
-        return f"``{call}`` raises: *{error}*"
+        return f"``{call}`` raises: *{_text(error)}*"
     return f"``{call}`` → ``{result if isinstance(result, str) else ', '.join(result)}``"
 
 
 def render_entry(entry: Entry) -> list[str]:
     signature = " ".join(str(entry.signature).split())
-    lines = [f"``{entry.name}({entry.spec.text})``", f"    {entry.doc or ''}", "",
+    lines = [f"``{entry.name}({entry.spec.text})``", f"    {_text(entry.doc or '')}", "",
              f"    Signature{' template' if entry.is_template else ''}: ``{signature}``"]
     also = []
     if entry.operator:

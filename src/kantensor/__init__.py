@@ -18,6 +18,7 @@ from .graph import (
 )
 from .ops import CATALOGUE as _CATALOGUE
 from .printing import dprint
+from .query import Solutions, pattern, query  # logic variables: kantensor.query.var
 from .signature import (
     Signature,
     SignatureOp,
@@ -57,10 +58,10 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DTYPES", "Apply", "Constant", "Dim", "Function", "FunctionGraph", "Op", "Signature",
-    "SignatureOp", "SignatureSyntaxError", "SpecifyShape", "TensorConstant", "TensorPattern",
-    "TensorType", "TensorVariable", "Type", "TypeInferenceError", "Variable", "ancestors",
-    "as_tensor_variable", "clone", "constant", "dim_vars", "dims", "dprint", "dtype_vars",
-    "function", "get_default_dtype", "graph_inputs", "matrix", "op", "promote_types",
-    "result_type", "scalar", "set_default_dtype", "specify_shape", "tensor", "toposort",
-    "vector", *sorted(_SHORTCUTS), *sorted(_CATALOGUE),
+    "SignatureOp", "SignatureSyntaxError", "Solutions", "SpecifyShape", "TensorConstant",
+    "TensorPattern", "TensorType", "TensorVariable", "Type", "TypeInferenceError", "Variable",
+    "ancestors", "as_tensor_variable", "clone", "constant", "dim_vars", "dims", "dprint",
+    "dtype_vars", "function", "get_default_dtype", "graph_inputs", "matrix", "op", "pattern",
+    "promote_types", "query", "result_type", "scalar", "set_default_dtype", "specify_shape",
+    "tensor", "toposort", "vector", *sorted(_SHORTCUTS), *sorted(_CATALOGUE),
 ]

@@ -152,8 +152,8 @@ class CompiledAlternative:
     def _solve(self, s: KState, env: Env, terms: list, priorities: tuple | None
                ) -> Iterator[KState]:
         shapes, dtypes = [], []
-        for i, t in enumerate(terms):
-            if i >= self.n_in and isvar(walk(t, s)):
+        for t in terms:
+            if isvar(walk(t, s)):  # a whole type unknown: a dtype and a shape unknown
                 t_new = TensorTerm(var(), var())
                 s = unify_oc(t, t_new, s)
                 t = t_new
