@@ -1,0 +1,333 @@
+"""Linear algebra: builders for the template signatures of ``signatures/linalg.toml``
+and wrappers around ``numpy.linalg``.
+
+The wrappers exist for two reasons: NumPy's calling convention differs
+(``einsum`` takes the subscripts first), or ``numpy.linalg`` refuses float16.
+kantensor accepts float16 there: the wrapper computes in float32 and the Op
+casts the result back to float16 (its inferred dtype).
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..signature.params import AxisError, ParamError, normalize_axis
+from .templates import names, operand, product, rank_error
+
+# --------------------------------------------------------------------------- wrappers
+
+
+def _lift(x: np.ndarray) -> np.ndarray:
+    """float16 as float32, since ``numpy.linalg`` has no float16 loops."""
+    return x.astype(np.float32) if x.dtype == np.float16 else x
+
+
+def det(a: np.ndarray) -> np.ndarray:
+    """``numpy.linalg.det``, float16 computed in float32."""
+    return np.linalg.det(_lift(a))
+
+
+def inv(a: np.ndarray) -> np.ndarray:
+    """``numpy.linalg.inv``, float16 computed in float32."""
+    return np.linalg.inv(_lift(a))
+
+
+def solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``numpy.linalg.solve``, float16 computed in float32."""
+    return np.linalg.solve(_lift(a), _lift(b))
+
+
+def cholesky(a: np.ndarray, upper: bool = False) -> np.ndarray:
+    """``numpy.linalg.cholesky``, float16 computed in float32."""
+    return np.linalg.cholesky(_lift(a), upper=upper)
+
+
+def qr(a: np.ndarray, mode: str = "reduced") -> Any:
+    """``numpy.linalg.qr``, float16 computed in float32."""
+    return np.linalg.qr(_lift(a), mode=mode)
+
+
+def svd(a: np.ndarray, full_matrices: bool = True, compute_uv: bool = True,
+        hermitian: bool = False) -> Any:
+    """``numpy.linalg.svd``, float16 computed in float32."""
+    return np.linalg.svd(_lift(a), full_matrices=full_matrices, compute_uv=compute_uv,
+                         hermitian=hermitian)
+
+
+def einsum(*operands: np.ndarray, subscripts: str) -> np.ndarray:
+    """``numpy.einsum(subscripts, *operands)`` with the subscripts as a keyword, the
+    way an Op passes its parameters."""
+    return np.einsum(subscripts, *operands)
+
+
+# --------------------------------------------------------------------------- builders
+
+
+def build_outer(types: tuple, **_: Any) -> dict[str, Any]:
+    """``outer`` flattens both inputs: ``(a.size, b.size)``."""
+    a, b = (names(p, t.ndim) for p, t in zip("ab", types, strict=True))
+    return {"a": operand(a), "b": operand(b), "m": product(a), "n": product(b)}
+
+
+def _tensordot_pairs(axes: int | tuple, nda: int, ndb: int) -> tuple[list[int], list[int]]:
+    """The contracted axes of ``a`` and ``b``, normalised, checked like NumPy does:
+    an int ``n`` is the last ``n`` axes of a with the first ``n`` of b (n < 0 is 0)."""
+    if isinstance(axes, int):
+        n = max(axes, 0)
+        if n > nda or n > ndb:
+            raise AxisError(f"axes={axes} needs at least {n} dimensions in each input, "
+                            f"got {nda} and {ndb}")
+        return list(range(nda - n, nda)), list(range(n))
+    axes_a, axes_b = axes
+    if len(axes_a) != len(axes_b):
+        raise ParamError(f"axes: {len(axes_a)} axes of a but {len(axes_b)} of b "
+                         "(shape-mismatch for sum)")
+    out_a = [normalize_axis(x, nda) for x in axes_a]
+    out_b = [normalize_axis(x, ndb) for x in axes_b]
+    if len(set(out_a)) != len(out_a) or len(set(out_b)) != len(out_b):
+        raise AxisError(f"duplicate axes are not allowed in tensordot: {axes}")
+    return out_a, out_b
+
+
+def build_tensordot(types: tuple, axes: int | tuple, **_: Any) -> dict[str, Any]:
+    """Contracted axes of b take the names of a's: their sizes must be equal (NumPy's
+    tensordot does not broadcast). The output is a's free axes, then b's."""
+    ta, tb = types
+    axes_a, axes_b = _tensordot_pairs(axes, ta.ndim, tb.ndim)
+    a, b = names("a", ta.ndim), names("b", tb.ndim)
+    for i, j in zip(axes_a, axes_b, strict=True):
+        b[j] = a[i]
+    free = [d for i, d in enumerate(a) if i not in axes_a] + \
+        [d for j, d in enumerate(b) if j not in axes_b]
+    return {"a": operand(a), "b": operand(b), "out": operand(free),
+            "params": {"axes": (tuple(axes_a), tuple(axes_b))}}
+
+
+def build_solve(types: tuple, **_: Any) -> dict[str, Any]:
+    """NumPy 2: ``b`` is a vector only when ``b.ndim == 1``, else a stack of matrices."""
+    _, b = types
+    return {"b": "(m)" if b.ndim == 1 else "(m,n)"}
+
+
+def build_qr(types: tuple, mode: str, **_: Any) -> dict[str, Any]:
+    """The outputs of each mode for an ``(m, n)`` input, with ``k = min(m, n)``;
+    mode "raw" returns Householder reflectors in Fortran order, hence ``(n, m)``."""
+    t = ":float(x)"
+    return {"out": {
+        "reduced": f"(m,min(m,n)){t},(min(m,n),n){t}",
+        "complete": f"(m,m){t},(m,n){t}",
+        "r": f"(min(m,n),n){t}",
+        "raw": f"(n,m){t},(min(m,n)){t}",
+    }[mode]}
+
+
+def build_svd(types: tuple, full_matrices: bool, compute_uv: bool, hermitian: bool,
+              **_: Any) -> dict[str, Any]:
+    """U, S, Vh (or S alone); hermitian inputs must be square and always give square
+    U and Vh, like NumPy (which then uses eigh)."""
+    u, s = ":float(x)", ":real(float(x))"
+    if hermitian:
+        return {"a": "(m,m)",
+                "out": f"(m,m){u},(m){s},(m,m){u}" if compute_uv else f"(m){s}"}
+    if not compute_uv:
+        out = f"(min(m,n)){s}"
+    elif full_matrices:
+        out = f"(m,m){u},(min(m,n)){s},(n,n){u}"
+    else:
+        out = f"(m,min(m,n)){u},(min(m,n)){s},(min(m,n),n){u}"
+    return {"a": "(m,n)", "out": out}
+
+
+def _diagonal_axes(types: tuple, axis1: int, axis2: int) -> tuple[list[str], int, int]:
+    """The input's dim names and the two normalised axes of the diagonal."""
+    (a,) = types
+    if a.ndim < 2:
+        raise rank_error("diagonal", f"needs at least 2 dimensions, got {a.ndim}")
+    ax1, ax2 = normalize_axis(axis1, a.ndim), normalize_axis(axis2, a.ndim)
+    if ax1 == ax2:
+        raise ParamError(f"axis1 and axis2 cannot be the same (both are axis {ax1})")
+    return names("a", a.ndim), ax1, ax2
+
+
+def diagonal_length(m: str, n: str, offset: int) -> str:
+    """The number of elements of the ``offset`` diagonal of an ``(m, n)`` matrix, as a
+    dim expression (so it is computed with unknown or symbolic dims too)."""
+    if offset == 0:
+        return f"min({m},{n})"
+    if offset > 0:
+        return f"max(0,min({m},{n}-{offset}))"
+    return f"max(0,min({m}-{-offset},{n}))"
+
+
+def build_diagonal(types: tuple, offset: int, axis1: int, axis2: int,
+                   **_: Any) -> dict[str, Any]:
+    """The two axes are removed and the diagonal appended as the last axis."""
+    dims, ax1, ax2 = _diagonal_axes(types, axis1, axis2)
+    rest = [d for i, d in enumerate(dims) if i not in (ax1, ax2)]
+    length = diagonal_length(dims[ax1], dims[ax2], offset)
+    return {"a": operand(dims), "y": operand([*rest, length]),
+            "params": {"axis1": ax1, "axis2": ax2}}
+
+
+def build_trace(types: tuple, offset: int, axis1: int, axis2: int,
+                **_: Any) -> dict[str, Any]:
+    """The sum of the diagonal: both axes are removed."""
+    dims, ax1, ax2 = _diagonal_axes(types, axis1, axis2)
+    rest = [d for i, d in enumerate(dims) if i not in (ax1, ax2)]
+    return {"a": operand(dims), "y": operand(rest), "params": {"axis1": ax1, "axis2": ax2}}
+
+
+# --------------------------------------------------------------------------- einsum
+
+ELLIPSIS = "..."
+
+
+def _parse_term(term: str, where: str) -> list[str]:
+    """One operand's subscripts: letters, and at most one "..." kept as one item.
+    Spaces are skipped, but not inside "..." (as in NumPy)."""
+    items: list[str] = []
+    i = 0
+    while i < len(term):
+        c = term[i]
+        if c == " ":
+            i += 1
+        elif c in string.ascii_letters:
+            items.append(c)
+            i += 1
+        elif c == ".":
+            if term[i:i + 3] != ELLIPSIS or ELLIPSIS in items:
+                raise ParamError(f"einsum subscripts contain a '.' that is not part of "
+                                 f"an ellipsis ('...') in {where}")
+            items.append(ELLIPSIS)
+            i += 3
+        else:
+            raise ParamError(f"invalid subscript {c!r} in einsum subscripts, subscripts "
+                             "must be letters")
+    return items
+
+
+def parse_subscripts(subscripts: str, n_operands: int
+                     ) -> tuple[list[list[str]], list[str] | None]:
+    """The items of each operand's subscripts, and of the output (None if implicit).
+    Spaces are ignored, except inside "->" and "...", as in NumPy."""
+    ins, arrow, out = subscripts.partition("->")
+    terms = ins.split(",")
+    if n_operands == 0:
+        raise ParamError("einsum needs at least one operand")
+    if len(terms) != n_operands:
+        raise ParamError(f"einsum subscripts {subscripts!r} are for {len(terms)} "
+                         f"operand{'s' * (len(terms) != 1)}, got {n_operands}")
+    inputs = [_parse_term(t, f"operand {k}") for k, t in enumerate(terms)]
+    if not arrow:
+        return inputs, None
+    output = _parse_term(out, "the output")
+    seen = {c for items in inputs for c in items}
+    for c in output:
+        if c != ELLIPSIS and output.count(c) > 1:
+            raise ParamError(f"einsum output subscript {c!r} is repeated")
+        if c != ELLIPSIS and c not in seen:
+            raise ParamError(f"einsum output subscript {c!r} never appears in an input")
+    return inputs, output
+
+
+def _keys(items: list[str], ndim: int, k: int) -> list[str]:
+    """The key of each axis of operand ``k``: its label, or ``dotsJ`` for the ellipsis
+    axis J places from the right of the ellipsis (ellipses broadcast right-aligned)."""
+    n_labels = sum(c != ELLIPSIS for c in items)
+    if ELLIPSIS not in items:
+        if ndim != n_labels:
+            raise rank_error("einsum", f"operand {k} has {ndim} dimensions but "
+                             f"{n_labels} subscripts and no '...'")
+        return list(items)
+    if ndim < n_labels:
+        raise rank_error("einsum", f"operand {k} has {ndim} dimensions, fewer than its "
+                         f"{n_labels} subscripts")
+    span = ndim - n_labels
+    at = items.index(ELLIPSIS)
+    dots = [f"dots{span - 1 - j}" for j in range(span)]
+    return [*items[:at], *dots, *items[at + 1:]]
+
+
+def _key_sizes(keys: Sequence[str], shape: tuple) -> dict[str, list[Any]]:
+    """The sizes at the axes of each key, in one operand."""
+    out: dict[str, list[Any]] = {}
+    for key, size in zip(keys, shape, strict=True):
+        out.setdefault(key, []).append(size)
+    return out
+
+
+def _broadcast_key(key: str, per_operand: list[list[Any] | None]) -> tuple[list[str | None], str]:
+    """Dim text for ``key`` in each operand (None where absent) and in the output.
+
+    NumPy's einsum broadcasts every index across operands (a size 1 stretches), but
+    the axes of a repeated index within one operand must be equal. So: an operand
+    whose size is statically 1 gets the literal 1; operands with another static
+    size share the variable ``key`` (they must be equal); an operand of unknown
+    size gets its own variable, since it may turn out to be 1 (operands of the same
+    symbolic Dim share one). The output is ``key`` if some size is static and not 1,
+    else the broadcast of the unknowns, ``max(..)*min(..,1)`` (0 wins over 1)."""
+    texts: list[str | None] = []
+    fixed = False
+    free: dict[Any, str] = {}
+    for k, sizes in enumerate(per_operand):
+        if sizes is None:
+            texts.append(None)
+            continue
+        known = {s for s in sizes if isinstance(s, int)}
+        if len(known) > 1:
+            raise rank_error("einsum", f"operand {k}: the axes of index {key!r} have "
+                             f"different sizes {sorted(known)}")
+        if known == {1}:
+            texts.append("1")
+        elif known:
+            fixed = True
+            texts.append(key)
+        else:
+            symbol = sizes[0] if sizes[0] is not None and len(set(sizes)) == 1 else (k,)
+            texts.append(free.setdefault(symbol, f"{key}_{k}"))
+    if fixed:
+        return texts, key
+    if not free:
+        return texts, "1"
+    if len(free) == 1:
+        return texts, next(iter(free.values()))
+    unknown = ",".join(free.values())
+    return texts, f"max({unknown})*min({unknown},1)"
+
+
+def build_einsum(types: tuple, subscripts: str, **_: Any) -> dict[str, Any]:
+    """The whole signature of one einsum call: an axis per operand axis, and the
+    output in the order of the (explicit or implicit) output subscripts."""
+    inputs, output = parse_subscripts(subscripts, len(types))
+    keys = [_keys(items, t.ndim, k) for k, (items, t) in enumerate(zip(inputs, types,
+                                                                        strict=True))]
+    n_dots = max((sum(key.startswith("dots") for key in ks) for ks in keys), default=0)
+    if output is None:
+        counts: dict[str, int] = {}
+        for items in inputs:
+            for c in items:
+                counts[c] = counts.get(c, 0) + 1
+        output = [ELLIPSIS] + sorted(c for c, n in counts.items() if n == 1 and c != ELLIPSIS)
+    elif ELLIPSIS not in output and n_dots:
+        raise rank_error("einsum", f"the operands broadcast {n_dots} dimensions over "
+                         "'...' but the output has no '...'")
+    sizes = [_key_sizes(ks, t.shape) for ks, t in zip(keys, types, strict=True)]
+    every = dict.fromkeys(key for ks in keys for key in ks)
+    operand_dims = [[""] * t.ndim for t in types]
+    out_text: dict[str, str] = {}
+    for key in every:
+        texts, out_text[key] = _broadcast_key(key, [s.get(key) for s in sizes])
+        for k, text in enumerate(texts):
+            for axis, own in enumerate(keys[k]):
+                if own == key:
+                    operand_dims[k][axis] = text
+    dots = [out_text[f"dots{j}"] for j in reversed(range(n_dots))]
+    out_dims: list[str] = []
+    for c in output:
+        out_dims.extend(dots if c == ELLIPSIS else [out_text[c]])
+    sig = ",".join(operand(d) for d in operand_dims) + "->" + operand(out_dims)
+    return {"sig": sig}
