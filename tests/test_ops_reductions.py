@@ -62,24 +62,6 @@ def run(data: st.DataObject, name: str, params: Any) -> None:
             [data.draw(hidden_mask(len(shape)), label="hidden")])
 
 
-@CASES
-@given(st.data())
-def test_sum(data):
-    run(data, "sum", axis_args)
-
-
-@CASES
-@given(st.data())
-def test_prod(data):
-    run(data, "prod", axis_args)
-
-
-@CASES
-@given(st.data())
-def test_mean(data):
-    run(data, "mean", axis_args)
-
-
 @st.composite
 def var_args(draw, ndim: int) -> dict[str, Any]:
     """axis and keepdims, and ddof: negative, 0, or up to beyond the reduced size
@@ -87,58 +69,20 @@ def var_args(draw, ndim: int) -> dict[str, Any]:
     return {**draw(axis_args(ndim)), "ddof": draw(st.integers(-1, 5))}
 
 
+def cumsum_args(ndim: int) -> st.SearchStrategy[dict[str, Any]]:
+    return one_axis_args(ndim, keepdims=False)
+
+
+#: The parameter strategy of every Op.
+PARAMS = {**dict.fromkeys(MULTI_AXIS, axis_args), "var": var_args, "std": var_args,
+          "argmax": one_axis_args, "argmin": one_axis_args, "cumsum": cumsum_args}
+
+
+@pytest.mark.parametrize("name", sorted(PARAMS))
 @CASES
-@given(st.data())
-def test_var(data):
-    run(data, "var", var_args)
-
-
-@CASES
-@given(st.data())
-def test_std(data):
-    run(data, "std", var_args)
-
-
-@CASES
-@given(st.data())
-def test_max(data):
-    run(data, "max", axis_args)
-
-
-@CASES
-@given(st.data())
-def test_min(data):
-    run(data, "min", axis_args)
-
-
-@CASES
-@given(st.data())
-def test_argmax(data):
-    run(data, "argmax", one_axis_args)
-
-
-@CASES
-@given(st.data())
-def test_argmin(data):
-    run(data, "argmin", one_axis_args)
-
-
-@CASES
-@given(st.data())
-def test_all(data):
-    run(data, "all", axis_args)
-
-
-@CASES
-@given(st.data())
-def test_any(data):
-    run(data, "any", axis_args)
-
-
-@CASES
-@given(st.data())
-def test_cumsum(data):
-    run(data, "cumsum", lambda ndim: one_axis_args(ndim, keepdims=False))
+@given(data=st.data())
+def test_conformance(name, data):
+    run(data, name, PARAMS[name])
 
 
 # --------------------------------------------------------------------------- edge cases
