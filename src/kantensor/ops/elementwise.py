@@ -1,0 +1,39 @@
+"""Elementwise implementations NumPy has no function for (see
+``signatures/elementwise.toml``).
+
+The Ops call them on NumPy arrays, after casting the inputs as the entry's
+``compute`` mode says; they keep the dtype of their input.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def sigmoid(x: np.ndarray) -> np.ndarray:
+    """The logistic function ``1 / (1 + exp(-x))`` of an inexact array.
+
+    For real ``x`` it is evaluated as ``1 / (1 + e)`` or ``e / (1 + e)`` with
+    ``e = exp(-|x|) <= 1``, so that no intermediate overflows and results close to
+    0 keep their relative accuracy; complex ``x`` uses the definition (it has poles
+    at ``x = i*pi*(2k+1)``).
+    """
+    x = np.asarray(x)
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        if x.dtype.kind == "c":
+            return 1 / (1 + np.exp(-x))
+        e = np.exp(-np.abs(x))
+        return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+def cast(x: np.ndarray, dtype: str) -> np.ndarray:
+    """``x.astype(dtype)``, without NumPy's warnings: a complex value cast to a real
+    number keeps its real part (cast to bool, it is true if either part is nonzero),
+    and out-of-range or nan values cast to integers give whatever NumPy's C cast gives
+    (the Op's type says only what the dtype is)."""
+    x = np.asarray(x)
+    target = np.dtype(dtype)
+    if x.dtype.kind == "c" and target.kind not in "cb":
+        x = x.real
+    with np.errstate(over="ignore", invalid="ignore"):
+        return x.astype(target)

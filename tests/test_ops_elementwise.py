@@ -1,0 +1,420 @@
+"""Elementwise Ops against NumPy (see conformance.py).
+
+Every Op of ``signatures/elementwise.toml`` runs on broadcastable (and sometimes
+non-broadcastable) shapes, every dtype (the ones it must reject included),
+hidden dims, and Python numbers as operands. The Python operators and
+``x.astype`` must build the same graphs as the functions.
+
+The reference is NumPy 2 called as a user would call it (Python numbers are
+"weak", NEP 50). NumPy decides whether the call is legal. The *values* are
+NumPy's, computed in the dtype kantensor computes in whenever kantensor's
+promotion rule (docs/promotion.rst, PyTorch's) intentionally gives another
+dtype than NumPy's (``int8 tensor + 0-d int64`` is int8, not int64; an integer
+tensor and a Python float give the default float32, not float64; ``exp`` of an
+integer is float32, not NumPy's float16 for int8), and when a Python int does not
+fit that dtype: NumPy 2 raises OverflowError (``uint8 tensor + 1000``) or compares
+exactly (``uint8 tensor < -1``), while kantensor wraps the number around in that
+dtype (design §3). See :func:`reference`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+
+import kantensor as kt
+from conformance import (
+    ALL_DTYPES,
+    arrays,
+    broadcastable_shapes,
+    conform,
+    hidden_mask,
+    shapes,
+)
+from kantensor.signature.params import ParamError
+from kantensor.tensor.dtypes import is_inexact, is_integer
+
+CASES = settings(max_examples=150, deadline=None)
+
+# How kantensor computes each Op (the catalogue's "compute" mode, seen from the values):
+# "promote": in the promoted dtype of the operands (for arithmetic that is the output
+# dtype); "float": in float(promote(...)); "none": on the values as they are.
+BINARY: dict[str, tuple[Callable[..., Any], str]] = {
+    "add": (np.add, "promote"),
+    "sub": (np.subtract, "promote"),
+    "mul": (np.multiply, "promote"),
+    "true_divide": (np.true_divide, "float"),
+    "floor_divide": (np.floor_divide, "promote"),
+    "mod": (np.remainder, "promote"),
+    "pow": (np.power, "promote"),
+    "maximum": (np.maximum, "promote"),
+    "minimum": (np.minimum, "promote"),
+    "eq": (np.equal, "promote"),
+    "ne": (np.not_equal, "promote"),
+    "lt": (np.less, "promote"),
+    "le": (np.less_equal, "promote"),
+    "gt": (np.greater, "promote"),
+    "ge": (np.greater_equal, "promote"),
+    "logical_and": (np.logical_and, "none"),
+    "logical_or": (np.logical_or, "none"),
+    "logical_xor": (np.logical_xor, "none"),
+}
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    """Reference logistic function, by another formula than kantensor's for reals."""
+    if x.dtype.kind == "c":
+        return 1 / (1 + np.exp(-x))
+    return 0.5 * (1 + np.tanh(x / 2))
+
+
+UNARY: dict[str, tuple[Callable[..., Any], str]] = {
+    "neg": (np.negative, "none"),
+    "abs": (np.absolute, "none"),
+    "sign": (np.sign, "none"),
+    "isnan": (np.isnan, "none"),
+    "logical_not": (np.logical_not, "none"),
+    "exp": (np.exp, "float"),
+    "log": (np.log, "float"),
+    "log1p": (np.log1p, "float"),
+    "sqrt": (np.sqrt, "float"),
+    "sin": (np.sin, "float"),
+    "cos": (np.cos, "float"),
+    "tanh": (np.tanh, "float"),
+    "sigmoid": (_sigmoid, "float"),
+}
+
+#: Ops of three operands; where's condition (operand 0) takes no part in promotion.
+TERNARY: dict[str, tuple[Callable[..., Any], str, slice]] = {
+    "where": (np.where, "none", slice(1, None)),
+    "clip": (np.clip, "none", slice(None)),
+}
+
+
+# --------------------------------------------------------------------- the reference
+
+def _is_python_number(v: Any) -> bool:
+    return isinstance(v, bool | int | float | complex) and not isinstance(v, np.generic)
+
+
+def _as_wrapped(v: Any) -> np.ndarray:
+    """A Python number as the 0-d array kantensor makes of it (bool, int64, the default
+    float or complex dtype); arrays unchanged."""
+    return kt.constant(v).data if _is_python_number(v) else np.asarray(v)
+
+
+def _fits(v: Any, dtype: str) -> bool:
+    """Is ``v`` not a Python int that is out of range for an integer ``dtype``?"""
+    if not isinstance(v, int) or isinstance(v, bool) or np.dtype(dtype).kind not in "iu":
+        return True
+    info = np.iinfo(dtype)
+    return info.min <= v <= info.max
+
+
+def compute_dtype(kind: str, values: Sequence[Any]) -> str | None:
+    """The dtype kantensor computes in (see BINARY), or None for "none"."""
+    if kind == "none":
+        return None
+    dtype = kt.result_type(*values)
+    if kind == "float" and not is_inexact(dtype):
+        return kt.get_default_dtype()
+    return dtype
+
+
+def reference(fn: Callable[..., Any], kind: str, args: Sequence[Any],
+              values: slice = slice(None)) -> Any:
+    """NumPy's ``fn(*args)`` (Python numbers weak); when kantensor computes in another
+    dtype than NumPy would (module docstring), the same function with the operands in
+    ``values`` cast to that dtype first. NumPy's errors other than a Python int's
+    OverflowError are raised: they say the call is illegal."""
+    args = list(args)
+    try:
+        natural = fn(*args)
+    except OverflowError:
+        if not any(_is_python_number(a) for a in args):
+            raise
+        natural = None  # a Python int out of range of the other operand's dtype
+    dtype = compute_dtype(kind, args[values])
+    if dtype is None:
+        return natural if natural is not None else fn(*map(_as_wrapped, args))
+    try:
+        numpy_dtype = np.result_type(*args[values])
+    except OverflowError:
+        numpy_dtype = None
+    if natural is not None and numpy_dtype == dtype and all(
+            _fits(v, dtype) for v in args[values]):
+        return natural
+    indices = range(len(args))[values]
+    with np.errstate(all="ignore"):
+        cast = [_as_wrapped(a).astype(dtype) if i in indices else a
+                for i, a in enumerate(args)]
+    return fn(*cast)
+
+
+def check(op: str, operands: Sequence[Any], hidden: Sequence[Sequence[bool]],
+          fn: Callable[..., Any], kind: str, values: slice = slice(None)) -> None:
+    """Conform ``kt.<op>(*operands)`` where the arrays among ``operands`` become symbolic
+    inputs (with ``hidden`` dims unknown) and Python numbers stay Python numbers."""
+    tensors = [o for o in operands if isinstance(o, np.ndarray)]
+
+    def fill(inputs: Sequence[Any]) -> list[Any]:
+        it = iter(inputs)
+        return [next(it) if isinstance(o, np.ndarray) else o for o in operands]
+
+    event(conform(op, lambda *v: getattr(kt, op)(*fill(v)),
+                  lambda *a: reference(fn, kind, fill(a), values), tensors, hidden))
+
+
+# ----------------------------------------------------------------------- strategies
+
+#: Every dtype, with the ones some Ops reject (bool, complex) drawn more often.
+DTYPES = st.one_of(st.sampled_from(ALL_DTYPES), st.sampled_from(ALL_DTYPES),
+                   st.sampled_from(("bool", "complex64", "complex128")))
+
+#: Floats exactly representable in float16, so that a Python float means the same number
+#: in every dtype it is converted to: NumPy converts it straight to the operand's dtype,
+#: kantensor first to the default float (a wrapped constant), then to the result dtype.
+_FLOAT16 = st.floats(-4, 4, width=16).map(float)
+
+#: Python numbers as operands: small ones, and ints out of range of small dtypes.
+PYTHON_NUMBERS = st.one_of(
+    st.booleans(), st.integers(-6, 6), st.sampled_from([300, -200, 1000]),
+    _FLOAT16, st.builds(complex, _FLOAT16, _FLOAT16))
+
+
+@st.composite
+def tensors(draw, n: int) -> tuple[list[np.ndarray], list[tuple[bool, ...]]]:
+    """``n`` arrays of random dtypes and (usually) broadcastable shapes, and hidden masks."""
+    shape_list = draw(broadcastable_shapes(n))
+    values = [draw(arrays(draw(DTYPES), s)) for s in shape_list]
+    return values, [draw(hidden_mask(len(s))) for s in shape_list]
+
+
+@st.composite
+def with_python_number(draw, n: int) -> tuple[list[Any], list[tuple[bool, ...]]]:
+    """``n`` operands, one of them a Python number (the others arrays)."""
+    values, hidden = draw(tensors(n - 1))
+    position = draw(st.integers(0, n - 1))
+    values.insert(position, draw(PYTHON_NUMBERS))
+    return values, hidden
+
+
+def nonnegative_exponent(operands: list[Any]) -> list[Any]:
+    """pow's operands with the exponent made >= 0 when the power is computed in an
+    integer dtype: NumPy raises for integers to negative integer powers."""
+    base, exponent = operands
+    if not is_integer(kt.result_type(base, exponent)):
+        return operands
+    if _is_python_number(exponent):
+        return [base, abs(exponent) % 7]
+    return [base, np.asarray(np.abs(exponent))]
+
+
+# ---------------------------------------------------------------------------- tests
+
+@pytest.mark.parametrize("op", sorted(BINARY))
+@CASES
+@given(data=st.data())
+def test_binary(op, data):
+    fn, kind = BINARY[op]
+    operands, hidden = data.draw(tensors(2))
+    if op == "pow":
+        operands = nonnegative_exponent(operands)
+    check(op, operands, hidden, fn, kind)
+
+
+@pytest.mark.parametrize("op", sorted(BINARY))
+@settings(max_examples=80, deadline=None)
+@given(data=st.data())
+def test_binary_python_number(op, data):
+    fn, kind = BINARY[op]
+    operands, hidden = data.draw(with_python_number(2))
+    if op == "pow":
+        operands = nonnegative_exponent(operands)
+    check(op, operands, hidden, fn, kind)
+
+
+@pytest.mark.parametrize("op", sorted(UNARY))
+@CASES
+@given(data=st.data())
+def test_unary(op, data):
+    fn, kind = UNARY[op]
+    shape = data.draw(shapes())
+    x = data.draw(arrays(data.draw(DTYPES), shape))
+    check(op, [x], [data.draw(hidden_mask(len(shape)))], fn, kind)
+
+
+@pytest.mark.parametrize("op", sorted(TERNARY))
+@CASES
+@given(data=st.data())
+def test_ternary(op, data):
+    fn, kind, values = TERNARY[op]
+    if data.draw(st.booleans()):
+        operands, hidden = data.draw(tensors(3))
+    else:
+        operands, hidden = data.draw(with_python_number(3))
+    check(op, operands, hidden, fn, kind, values)
+
+
+#: dtype arguments of astype: names, NumPy aliases and scalar types. (The Python types
+#: float and complex are left out on purpose: kantensor reads them as the default float
+#: and complex dtypes, the dtypes of Python numbers, where NumPy reads float64/complex128.)
+CAST_DTYPES = st.one_of(st.sampled_from(ALL_DTYPES),
+                        st.sampled_from(["f8", "i2", "u1", "c8", "double", "float", "int",
+                                         np.float16, np.int32, np.dtype("uint64"), bool]))
+
+
+@CASES
+@given(data=st.data())
+def test_cast(data):
+    shape = data.draw(shapes())
+    x = data.draw(arrays(data.draw(DTYPES), shape))
+    dtype = data.draw(CAST_DTYPES)
+    conform("cast", lambda v: kt.cast(v, dtype), lambda a: a.astype(dtype), [x],
+            [data.draw(hidden_mask(len(shape)))])
+
+
+# ------------------------------------------------------------------ graphs and types
+
+def _same_graph(a: Any, b: Any) -> bool:
+    """Same Op applied to the same inputs (constants compared by value), same type."""
+    if a.type != b.type or a.owner.op != b.owner.op:
+        return False
+    for u, v in zip(a.owner.inputs, b.owner.inputs, strict=True):
+        if u is v:
+            continue
+        if not (isinstance(u, kt.Constant) and isinstance(v, kt.Constant)):
+            return False
+        if u.type != v.type or u.wrapped != v.wrapped or not np.array_equal(u.data, v.data):
+            return False
+    return True
+
+
+OPERATORS = [
+    ("floor_divide", lambda x, y: x // y),
+    ("mod", lambda x, y: x % y),
+    ("pow", lambda x, y: x ** y),
+    ("lt", lambda x, y: x < y),
+    ("le", lambda x, y: x <= y),
+    ("gt", lambda x, y: x > y),
+    ("ge", lambda x, y: x >= y),
+    ("add", lambda x, y: x + y),
+    ("sub", lambda x, y: x - y),
+    ("mul", lambda x, y: x * y),
+    ("true_divide", lambda x, y: x / y),
+]
+
+
+#: Python evaluates ``2 < y`` as ``y > 2``: a comparison with the variable on the right
+#: is its mirror image.
+MIRROR = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
+
+
+@pytest.mark.parametrize(("op", "operator"), OPERATORS, ids=[o for o, _ in OPERATORS])
+def test_binary_operators(op, operator):
+    x = kt.tensor("x", "int16", (2, None))
+    y = kt.tensor("y", "float32", (3,))
+    fn = getattr(kt, op)
+    assert _same_graph(operator(x, y), fn(x, y))
+    assert _same_graph(operator(x, 3), fn(x, 3))       # Python number on the right
+    ints = np.ones(3, np.int8)
+    if op in MIRROR:
+        mirror = getattr(kt, MIRROR[op])
+        assert _same_graph(operator(2.5, y), mirror(y, 2.5))
+        assert _same_graph(operator(ints, y), mirror(y, ints))
+    else:
+        assert _same_graph(operator(2.5, y), fn(2.5, y))   # reflected (__rfloordiv__ ...)
+        # A NumPy array on the left defers to the variable (__array_priority__).
+        assert _same_graph(operator(ints, y), fn(ints, y))
+
+
+def test_unary_operators():
+    x = kt.tensor("x", "complex64", (2,))
+    assert _same_graph(-x, kt.neg(x))
+    assert _same_graph(abs(x), kt.abs(x))
+    assert str(abs(x).type) == "float32[2]"
+
+
+def test_astype_is_cast():
+    x = kt.tensor("x", "int8", (None, 3))
+    y = x.astype("float32")
+    assert _same_graph(y, kt.cast(x, "float32"))
+    assert y.owner.op == kt.cast(x, np.float32).owner.op  # the dtype is normalised
+    assert str(y.type) == "float32[?,3]"
+    assert str(x.astype("c16").type) == "complex128[?,3]"
+
+
+def test_eq_stays_identity():
+    x, y = kt.vector("x"), kt.vector("y")
+    assert (x == y) is False and (x == x) is True
+    assert (x != y) is True
+    assert str(kt.eq(x, y).type) == "bool[?]" and str(kt.ne(x, 1).type) == "bool[?]"
+
+
+@pytest.mark.parametrize("dtype", ["float128", "U3", object, "datetime64[s]"])
+def test_cast_rejects_unsupported_dtypes(dtype):
+    """NumPy casts to these; kantensor has no such dtypes (docs/promotion.rst)."""
+    with pytest.raises(ParamError, match="parameter dtype"):
+        kt.cast(kt.vector("x"), dtype)
+
+
+def test_python_int_wraps_around():
+    """design §3: computed in the inferred dtype, where NumPy 2 raises OverflowError."""
+    x = kt.tensor("x", "uint8", (3,))
+    f = kt.function([x], [x + 1000, x < -1, kt.maximum(x, 300)])
+    s, lt, mx = f(np.array([0, 0, 1], np.uint8))
+    assert s.dtype == np.uint8 and s.tolist() == [232, 232, 233]
+    assert lt.tolist() == [True, True, True]   # -1 is 255 in uint8
+    assert mx.tolist() == [44, 44, 44]         # 300 is 44 in uint8
+
+
+def test_float_functions_use_default_dtype(default_float64):
+    x = kt.tensor("x", "int8", (2,))
+    for op in ["exp", "log", "log1p", "sqrt", "sin", "cos", "tanh", "sigmoid"]:
+        assert str(getattr(kt, op)(x).type) == "float64[2]"
+    assert str((x / x).type) == "float64[2]"
+    assert str(kt.exp(kt.tensor("h", "float16", ())).type) == "float16[]"
+
+
+@pytest.mark.parametrize(("op", "types", "message"), [
+    ("sub", ["bool[2]", "bool[]"], "promote(x,y) in number fails"),
+    ("floor_divide", ["complex64[2]", "int8[2]"], "promote(x,y) in integer fails"),
+    ("mod", ["float32[2]", "complex128[]"], "promote(x,y) in floating fails"),
+    ("neg", ["bool[3]"], "x in number fails"),
+    ("sign", ["bool[3]"], "x in number fails"),
+])
+def test_rejected_dtypes(op, types, message):
+    with pytest.raises(kt.TypeInferenceError, match=re.escape(message)):
+        getattr(kt, op)(*[kt.TensorType.parse(t)() for t in types])
+
+
+def test_bool_arithmetic_runs_in_int8():
+    """NumPy has no bool loop for //, % and **; it picks int8, and so do we."""
+    a, b = kt.vector("a", "bool"), kt.vector("b", "bool")
+    f = kt.function([a, b], [a // b, a % b, a ** b])
+    x, y = np.array([True, True, False]), np.array([True, False, True])
+    with np.errstate(divide="ignore"):
+        got_all, want_all = f(x, y), [x // y, x % y, x ** y]
+    for got, want in zip(got_all, want_all, strict=True):
+        assert got.dtype == np.int8 and got.tolist() == want.tolist()
+
+
+def test_sigmoid_is_stable():
+    x = kt.vector("x", "float64")
+    (y,) = kt.function([x], [kt.sigmoid(x)])(np.array([-800.0, -40.0, 0.0, 40.0, 800.0]))
+    np.testing.assert_allclose(y, [0.0, np.exp(-40.0), 0.5, 1.0, 1.0], rtol=1e-12, atol=0)
+    assert np.exp(-40.0) > 0 and y[1] > 0   # not lost to 1 - 1
+
+
+def test_catalogue_examples():
+    from kantensor.signature.catalogue import catalogue_root, load_file
+
+    entries = load_file("elementwise.toml",
+                        (catalogue_root() / "elementwise.toml").read_text())
+    assert sum(e.run_examples(kt.ops.CATALOGUE[e.name]) for e in entries) >= 2 * len(entries)
