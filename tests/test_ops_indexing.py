@@ -271,3 +271,18 @@ def test_specify_shape_repeated_dim():
         kt.specify_shape(kt.tensor("y", "float32", (2, 3)), (n, n))
     assert str(kt.specify_shape(kt.tensor("z", "float32", (2, None)), (n, 2 * n)).type) \
         == "float32[2,4]"
+
+
+@pytest.mark.parametrize("shape, indices, axis", [
+    ((0, 0), (), 0), ((0, 0), (), 1), ((0, 0), (3,), 0), ((0, 0), (3,), 1), ((0, 3), (2,), 0),
+    ((3, 0), (2,), 1), ((2, 0), (), 0), ((0, 2), (), 1), ((0,), (), None), ((0,), (0,), 0),
+    ((2, 0), (3,), 0), ((0, 2), (3,), 1), ((0, 2, 0), (2,), 2), ((2, 0, 3), (1,), 1),
+])
+def test_take_from_empty_axes(shape, indices, axis):
+    """Regression: NumPy checks each looked-up index, once per position of the axes
+    before ``axis``, so take(zeros((0, 0)), 0, axis=0) raises though its result is
+    empty."""
+    x, i = np.zeros(shape, "float32"), np.zeros(indices, "int64")
+    for hidden in ((), [True] * len(shape)):
+        conform("take", lambda v, w: kt.take(v, w, axis=axis),
+                lambda a, b: np.take(a, b, axis=axis), [x, i], [hidden])

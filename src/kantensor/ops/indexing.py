@@ -139,10 +139,12 @@ def getitem(x: np.ndarray, index: tuple) -> np.ndarray:
 
 # --------------------------------------------------------------------------- take
 
-def _nonempty(out: list[str], n: str) -> str:
-    """``, min(size(out), 1) <= n``: taking anything from an empty axis is an error
-    (NumPy raises even before looking at the index values)."""
-    return f", min({product(out)},1) <= {n}"
+def _nonempty(looked_up: list[str], n: str) -> str:
+    """``, min(size, 1) <= n``: NumPy checks every index it looks up against the
+    axis length ``n``, so looking up anything in an empty axis is an error. It looks
+    up each index once per position of the axes before ``axis``; the axes after it
+    do not matter (``take(zeros((0, 0)), 0, axis=0)`` raises)."""
+    return f", min({product(looked_up)},1) <= {n}"
 
 
 def take(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
@@ -152,13 +154,12 @@ def take(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
     dims = names("a", x.ndim)
     taken = names("b", indices.ndim)
     if axis is None or (x.ndim == 0 and axis in (0, -1)):
-        out = taken
-        return {"x": operand(dims), "i": operand(taken), "y": operand(out),
-                "cond": _nonempty(out, product(dims)), "params": {"axis": None}}
+        return {"x": operand(dims), "i": operand(taken), "y": operand(taken),
+                "cond": _nonempty(taken, product(dims)), "params": {"axis": None}}
     ax = normalize_axis(axis, x.ndim)
     out = [*dims[:ax], *taken, *dims[ax + 1:]]
     return {"x": operand(dims), "i": operand(taken), "y": operand(out),
-            "cond": _nonempty(out, dims[ax]), "params": {"axis": ax}}
+            "cond": _nonempty([*dims[:ax], *taken], dims[ax]), "params": {"axis": ax}}
 
 
 def _along_operand(ax: int, ndim: int, dim: str) -> str:
