@@ -1,6 +1,15 @@
+import os
+
 import pytest
+from hypothesis import settings
 
 import kantensor as kt
+
+# In CI (CI=true) every hypothesis test draws the same examples on every run, so a
+# landing never depends on luck; locally each run explores new ones.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 @pytest.fixture
