@@ -56,8 +56,10 @@ class SignatureOp(Op):
         self.compute = compute
         self.__doc__ = doc or getattr(impl, "__doc__", None) or f"{name}: {signature}"
 
-    #: Keyword arguments of ``impl`` (parameters of a :class:`TemplateOp`).
+    #: Keyword arguments of ``impl`` (parameters of a :class:`TemplateOp`), as props
+    #: (hashable) and as the dict perform passes (built once, not per call).
     params: tuple[tuple[str, Any], ...] = ()
+    _kwargs: dict[str, Any] = {}  # never mutated
 
     def signature_for(self, types: tuple) -> tuple[Signature, Any]:
         """The signature that types inputs of ``types``, and the Op that computes them."""
@@ -88,7 +90,7 @@ class SignatureOp(Op):
         elif self.compute == "promote":
             dtype = _promoted(tuple((v.type.dtype, priority_of(v)) for v in node.inputs))
             inputs = [cast_array(x, dtype) for x in inputs]
-        result = self.impl(*inputs, **dict(self.params))
+        result = self.impl(*inputs, **self._kwargs)
         if len(node.outputs) == 1:
             result = (result,)
         for cell, out, value in zip(output_storage, node.outputs, result, strict=True):
@@ -141,6 +143,7 @@ class TemplateOp(SignatureOp):
         self.template = template
         self.builder = builder
         self.params = tuple((params or {}).items())
+        self._kwargs = dict(self.params)
 
     @property
     def signature(self) -> str:  # type: ignore[override]
