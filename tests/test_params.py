@@ -230,3 +230,9 @@ def test_reshape_and_transpose_methods_take_separate_ints():
     assert x.transpose(2, 0, 1).owner.op == kt.transpose(x, (2, 0, 1)).owner.op
     assert str(x.transpose(2, 0, 1).type) == "float32[4,2,3]"
     assert str(x.sum(0, True).type) == "float32[1,3,4]"  # a bool is not a size: no packing
+
+
+def test_index_parameters_print_like_python():
+    t = kt.tensor("t", "int8", (4, None, 3))
+    assert str(t[1:, None, ::2].owner.op) == "getitem{index=(1:, None, ::2)}"
+    assert str(t[-2::-1, 0].owner.op) == "getitem{index=(-2::-1, 0)}"

@@ -138,6 +138,20 @@ def _axis_pairs(value: Any) -> int | tuple[tuple[int, ...], tuple[int, ...]]:
     return _int(value, what)
 
 
+class SliceItem(tuple):
+    """A normalised slice, the tuple ``("slice", start, stop, step)`` (hashable, unlike
+    a slice), shown as Python writes it: ``getitem{index=(1:, None, ::2)}``."""
+
+    def __new__(cls, start: int | None, stop: int | None, step: int | None) -> SliceItem:
+        return super().__new__(cls, ("slice", start, stop, step))
+
+    def __repr__(self) -> str:
+        def text(v: int | None) -> str:
+            return "" if v is None else str(v)
+        _, start, stop, step = self
+        return f"{text(start)}:{text(stop)}" + ("" if step is None else f":{step}")
+
+
 def _index(value: Any) -> tuple:
     """A basic index (ints, slices, None, ``...``) as a hashable tuple; a slice
     becomes ``("slice", start, stop, step)``."""
@@ -153,7 +167,7 @@ def _index(value: Any) -> tuple:
                      for p in (item.start, item.stop, item.step)]
             if parts[2] == 0:
                 raise ParamError("slice step cannot be zero")
-            out.append(("slice", *parts))
+            out.append(SliceItem(*parts))
         else:
             try:
                 out.append(_int(item))
