@@ -24,14 +24,14 @@ def _signature(text: str, params: dict[str, Any] | None = None,
     """A catalogue Op by name (its parameters bound, its template rendered for
     ``types``), or signature text."""
     from .ops import CATALOGUE
-    from .query import _signature_of
+    from .query import signature_of
     from .signature import Signature
     from .signature.op import OpFamily
 
     if text in CATALOGUE:
         op = CATALOGUE[text]
         if isinstance(op, OpFamily):
-            sig, label = _signature_of(op.bind(**(params or {})), types)
+            sig, label = signature_of(op.bind(**(params or {})), types)
             return sig, f"{label} {sig}"
         if params:
             raise TypeError(f"{text} takes no parameters, got {', '.join(params)}")

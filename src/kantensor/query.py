@@ -43,7 +43,9 @@ def pattern(dtype: Any = None, shape: Any = None) -> TensorTerm:
     return TensorTerm(dtype, shape)
 
 
-def _signature_of(obj: Any, inputs: Sequence[Any] = ()) -> tuple[Signature, str | None]:
+def signature_of(obj: Any, inputs: Sequence[Any] = ()) -> tuple[Signature, str | None]:
+    """The Signature of an Op (a template Op's rendered for ``inputs``), a Signature
+    or signature text, and the Op's name if there is one."""
     if isinstance(obj, Signature):
         return obj, None
     if isinstance(obj, str):
@@ -176,7 +178,7 @@ def query(op_or_signature: Any, inputs: Sequence[Any], outputs: Sequence[Any],
     Each solution maps variable names to dtypes, sizes, shapes or types;
     a size the signature leaves open is ``None``.
     """
-    sig, _ = _signature_of(op_or_signature, inputs)
+    sig, _ = signature_of(op_or_signature, inputs)
     builder = TermBuilder()
     in_terms = [_term(x, builder, f"input {i}") for i, x in enumerate(inputs)]
     out_terms = [_term(x, builder, f"output {i}") for i, x in enumerate(outputs)]

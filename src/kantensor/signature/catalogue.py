@@ -185,7 +185,7 @@ def _entry(file: str, index: int, raw: dict) -> Entry:
         raise CatalogueError(f"{where}: signature placeholder{'s' * (len(unfilled) > 1)} "
                              f"{', '.join(unfilled)} name no parameter and there is no "
                              "builder to fill them")
-    if not (holes or builder or spec.param_names or len(spec.params) != _n_tensors(spec)):
+    if not (holes or builder or any(p.kind != "tensor" for p in spec.params)):
         try:
             sig = Signature.parse(sig)
         except SignatureSyntaxError as exc:
@@ -208,10 +208,6 @@ def _entry(file: str, index: int, raw: dict) -> Entry:
         raise CatalogueError(f"{where}: impl {raw['impl']!r} is not callable")
     return Entry(file, index, raw["name"], sig, impl, compute, raw.get("operator"),
                  raw.get("method"), raw.get("doc", ""), spec, builder, tuple(examples))
-
-
-def _n_tensors(spec: CallSpec) -> int:
-    return sum(p.kind == "tensor" for p in spec.params)
 
 
 def _default_call(signature: str) -> str:

@@ -48,10 +48,15 @@ class SignatureOp(Op):
                  compute: str = "none", doc: str | None = None):
         if isinstance(signature, str):
             signature = Signature.parse(signature)
+        self._describe(name, impl, compute, doc, signature)
+        self.signature = signature
+
+    def _describe(self, name: str, impl: Callable[..., Any], compute: str, doc: str | None,
+                  signature: object) -> None:
+        """Set what every SignatureOp has: name, impl, compute mode, docstring."""
         if compute not in COMPUTE_MODES:
             raise ValueError(f"compute must be one of {COMPUTE_MODES}, got {compute!r}")
         self.name = name
-        self.signature = signature
         self.impl = impl
         self.compute = compute
         self.__doc__ = doc or getattr(impl, "__doc__", None) or f"{name}: {signature}"
@@ -134,12 +139,7 @@ class TemplateOp(SignatureOp):
     def __init__(self, name: str, template: str, impl: Callable[..., Any],
                  compute: str = "none", doc: str | None = None,
                  params: dict[str, Any] | None = None, builder: Builder | None = None):
-        if compute not in COMPUTE_MODES:
-            raise ValueError(f"compute must be one of {COMPUTE_MODES}, got {compute!r}")
-        self.name = name
-        self.impl = impl
-        self.compute = compute
-        self.__doc__ = doc or getattr(impl, "__doc__", None) or f"{name}: {template}"
+        self._describe(name, impl, compute, doc, template)
         self.template = template
         self.builder = builder
         self.params = tuple((params or {}).items())
