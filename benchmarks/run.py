@@ -45,7 +45,7 @@ def kantensor_cases() -> dict[str, Callable[[], object]]:
         return a @ b
 
     def uncached_sum() -> object:
-        from kantensor.signature.op import _render
+        from kantensor.ops.op import _render
 
         _render.cache_clear()
         solve._infer_cached.cache_clear()

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import kantensor as kt
-from kantensor.signature.params import ParamError
+from kantensor.ops.params import ParamError
 
 #: Per Op: cases run, and cases where kantensor and NumPy disagreed.
 STATS: dict[str, Counter] = {}

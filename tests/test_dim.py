@@ -1,4 +1,4 @@
-"""Tests for kantensor.tensor.dim: canonical symbolic sizes."""
+"""Tests for kantensor.types.dim: canonical symbolic sizes."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kantensor.tensor.dim import (
+from kantensor.types.dim import (
     NO_SOLUTION,
     Dim,
     as_dim,

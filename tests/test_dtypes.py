@@ -1,4 +1,4 @@
-"""Tests of kantensor.tensor.dtypes against tables computed by PyTorch.
+"""Tests of kantensor.types.dtypes against tables computed by PyTorch.
 
 The tables in tests/data are written by tests/data/make_promotion_table.py (see its
 docstring); rows whose ``source`` is not ``torch`` follow the documented extension rules.
@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kantensor.tensor import dtypes as d
-from kantensor.tensor.dtypes import DTYPES, Priority
+from kantensor.types import dtypes as d
+from kantensor.types.dtypes import DTYPES, Priority
 
 T, Z, W = Priority.TENSOR, Priority.ZERO_DIM, Priority.WRAPPED
 DATA = Path(__file__).parent / "data"

@@ -7,8 +7,8 @@ from kantensor.logic.dims import ArithEq, Broadcast, Compare
 from kantensor.logic.dtypes import InCategory, Promote
 from kantensor.logic.state import KState, explaining, label, post, unify_oc, walk
 from kantensor.logic.terms import TensorTerm
-from kantensor.tensor.dim import Dim
-from kantensor.tensor.dtypes import DTYPES, Priority, promote_types
+from kantensor.types.dim import Dim
+from kantensor.types.dtypes import DTYPES, Priority, promote_types
 
 
 def test_occurs_check_refuses_cycles():

@@ -37,8 +37,8 @@ from conformance import (
     hidden_mask,
     shapes,
 )
-from kantensor.signature.params import ParamError
-from kantensor.tensor.dtypes import is_inexact, is_integer
+from kantensor.ops.params import ParamError
+from kantensor.types.dtypes import is_inexact, is_integer
 
 CASES = settings(max_examples=150, deadline=None)
 
@@ -413,7 +413,7 @@ def test_sigmoid_is_stable():
 
 
 def test_catalogue_examples():
-    from kantensor.signature.catalogue import catalogue_root, load_file
+    from kantensor.ops.catalogue import catalogue_root, load_file
 
     entries = load_file("elementwise.toml",
                         (catalogue_root() / "elementwise.toml").read_text())

@@ -28,7 +28,7 @@ from conformance import (
     shapes,
 )
 from kantensor.ops.linalg import build_einsum, diagonal_length, parse_subscripts
-from kantensor.signature.params import ParamError
+from kantensor.ops.params import ParamError
 
 CASES = settings(max_examples=200, deadline=None)
 sides = st.integers(0, 4)

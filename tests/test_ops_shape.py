@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import kantensor as kt
 from conformance import ALL_DTYPES, arrays, conform, hidden_mask, shapes
-from kantensor.signature.params import ParamError
+from kantensor.ops.params import ParamError
 
 CASES = settings(max_examples=200, deadline=None)
 

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 PROBE = """
 import json, numpy as np, kantensor as kt
-from kantensor.signature.catalogue import catalogue_root
+from kantensor.ops.catalogue import catalogue_root
 x = kt.matrix("x", "float32", shape=(2, 3))
 f = kt.function([x], [kt.sum(x @ np.ones((3, 2), "float32"), axis=-1)], check=True)
 print(json.dumps({

@@ -7,16 +7,16 @@ import numpy as np
 import pytest
 
 import kantensor as kt
-from kantensor.query import pattern, query, var
-from kantensor.signature.catalogue import CatalogueError, load_file
-from kantensor.signature.op import OpFamily, TemplateOp, placeholders
-from kantensor.signature.params import (
+from kantensor.ops.catalogue import CatalogueError, load_file
+from kantensor.ops.op import OpFamily, TemplateOp, placeholders
+from kantensor.ops.params import (
     AxisError,
     CallSpec,
     ParamError,
     normalize_axes,
     normalize_axis,
 )
+from kantensor.query import pattern, query, var
 
 # --------------------------------------------------------------------------- call specs
 

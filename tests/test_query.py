@@ -7,7 +7,7 @@ import pytest
 
 import kantensor as kt
 from kantensor.query import Solutions, pattern, query, var
-from kantensor.tensor.dtypes import DTYPES, promote_types
+from kantensor.types.dtypes import DTYPES, promote_types
 
 
 def test_backward_dtype_of_add_against_promotion_table():

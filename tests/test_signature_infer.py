@@ -26,10 +26,9 @@ from hypothesis import strategies as st
 
 import kantensor as kt
 from kantensor import Dim, Signature, TensorType, TypeInferenceError
-from kantensor.signature import infer
-from kantensor.signature.solve import _infer_cached
-from kantensor.tensor.dim import substitute
-from kantensor.tensor.dtypes import Priority, result_type_of
+from kantensor.signature.solve import _infer_cached, infer
+from kantensor.types.dim import substitute
+from kantensor.types.dtypes import Priority, result_type_of
 
 T, Z, W = Priority.TENSOR, Priority.ZERO_DIM, Priority.WRAPPED
 

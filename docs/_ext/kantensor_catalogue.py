@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from kantensor.signature.catalogue import Entry, catalogue_files, load_file
+from kantensor.ops.catalogue import Entry, catalogue_files, load_file
 
 OPERATOR_SYMBOLS = {
     "add": "a + b", "sub": "a - b", "mul": "a * b", "true_divide": "a / b",

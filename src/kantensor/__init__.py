@@ -17,19 +17,12 @@ from .graph import (
     toposort,
 )
 from .ops import CATALOGUE as _CATALOGUE
+from .ops.op import SignatureOp, op
 from .printing import dprint
 from .query import Solutions, pattern, query  # logic variables: kantensor.query.var
-from .signature import (
-    Signature,
-    SignatureOp,
-    SignatureSyntaxError,
-    TensorPattern,
-    TypeInferenceError,
-    dim_vars,
-    dtype_vars,
-    op,
-)
-from .tensor import (
+from .signature.ast import Signature, TensorPattern, dim_vars, dtype_vars
+from .signature.errors import SignatureSyntaxError, TypeInferenceError
+from .types import (
     DTYPES,
     Dim,
     SpecifyShape,
@@ -49,7 +42,7 @@ from .tensor import (
     tensor,
     vector,
 )
-from .tensor.variable import SHORTCUTS as _SHORTCUTS
+from .types.variable import SHORTCUTS as _SHORTCUTS
 
 globals().update(_SHORTCUTS)
 globals().update(_CATALOGUE)

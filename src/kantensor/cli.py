@@ -24,9 +24,9 @@ def _signature(text: str, params: dict[str, Any] | None = None,
     """A catalogue Op by name (its parameters bound, its template rendered for
     ``types``), or signature text."""
     from .ops import CATALOGUE
+    from .ops.op import OpFamily
     from .query import signature_of
-    from .signature import Signature
-    from .signature.op import OpFamily
+    from .signature.ast import Signature
 
     if text in CATALOGUE:
         op = CATALOGUE[text]
@@ -66,7 +66,7 @@ def _split_params(words: Sequence[str]) -> tuple[list[str], dict[str, Any]]:
 def _query_term(text: str) -> Any:
     """Compact notation where names are logic variables (see module docstring)."""
     from .query import pattern, var
-    from .tensor.dtypes import DTYPES
+    from .types.dtypes import DTYPES
 
     match = _TERM.match(text)
     if not match:
@@ -90,8 +90,8 @@ def _query_term(text: str) -> Any:
 
 def run_infer(sig_text: str, types: Sequence[str], out: Any = None) -> int:
     out = out or sys.stdout
-    from .signature import infer
-    from .tensor.type import TensorType
+    from .signature.solve import infer
+    from .types.type import TensorType
 
     types, params = _split_params(types)
     parsed = [TensorType.parse(t) for t in types]
@@ -116,7 +116,7 @@ def run_query(sig_text: str, inputs: Sequence[str], outputs: Sequence[str],
 
 def run_check(paths: Sequence[str], out: Any = None) -> int:
     out = out or sys.stdout
-    from .signature.catalogue import CatalogueError, load_file
+    from .ops.catalogue import CatalogueError, load_file
 
     status = 0
     for path in paths:

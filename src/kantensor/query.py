@@ -17,11 +17,11 @@ from unification import isvar, var
 from .logic.dims import symbolic_values
 from .logic.state import KState, label, walk
 from .logic.terms import TensorTerm
+from .ops.op import OpFamily, TemplateOp
 from .signature.ast import Signature
-from .signature.op import OpFamily, TemplateOp
 from .signature.solve import TermBuilder, compiled
-from .tensor.dtypes import Priority, normalize_dtype
-from .tensor.type import TensorType
+from .types.dtypes import Priority, normalize_dtype
+from .types.type import TensorType
 
 __all__ = ["Solutions", "pattern", "query", "var"]
 

@@ -1,6 +1,6 @@
 """Write promotion_table.tsv and promotion_triples.tsv (beside this file) from PyTorch.
 
-The oracle for ``kantensor.tensor.dtypes.result_type_of``.  Not part of the test suite and
+The oracle for ``kantensor.types.dtypes.result_type_of``.  Not part of the test suite and
 imports nothing from kantensor; run it by hand in a throwaway venv outside the project::
 
     python3.11 -m venv /tmp/torchvenv

@@ -6,8 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from ..tensor.dim import Dim, free_symbols, substitute
-from ..tensor.type import TensorType
+from ..types.dim import Dim, free_symbols, substitute
+from ..types.type import TensorType
 
 
 class ShapeBindingError(ValueError):

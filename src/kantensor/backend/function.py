@@ -8,7 +8,7 @@ from typing import Any
 
 from ..graph.basic import Constant, Variable
 from ..graph.fgraph import FunctionGraph
-from ..tensor.type import TensorType
+from ..types.type import TensorType
 from .checks import bind_dims, check_dim_expressions, check_value
 
 

@@ -1,7 +1,7 @@
 """Dimension constraints: arithmetic equalities, comparisons and broadcasting.
 
 Sizes in the solver are ints or logic variables. Arithmetic is done in the
-symbolic algebra of :mod:`kantensor.tensor.dim`: unbound variables stand in
+symbolic algebra of :mod:`kantensor.types.dim`: unbound variables stand in
 as placeholder symbols, so ``n + 1 == 5`` is solved by ``solve_for`` and a
 constraint with two unknowns waits in the store until one is bound.
 """
@@ -15,7 +15,7 @@ from typing import Any
 
 from unification import isvar
 
-from ..tensor.dim import NO_SOLUTION, Dim, dim_max, dim_min, free_symbols, solve_for, substitute
+from ..types.dim import NO_SOLUTION, Dim, dim_max, dim_min, free_symbols, solve_for, substitute
 from .state import Constraint, KState, unify_oc, walk
 
 #: An expression tree: int | Var | (op, left, right) | ("min"/"max", args...)

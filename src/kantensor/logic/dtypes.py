@@ -9,7 +9,7 @@ from typing import Any
 
 from unification import isvar
 
-from ..tensor.dtypes import (
+from ..types.dtypes import (
     DTYPES,
     Category,
     Priority,

@@ -13,8 +13,8 @@ import builtins
 from collections.abc import Callable
 from typing import Any
 
-from ..signature.catalogue import load_all
-from ..tensor.variable import register_method, register_operator
+from ..types.variable import register_method, register_operator
+from .catalogue import load_all
 
 CATALOGUE: dict[str, Any] = {}
 

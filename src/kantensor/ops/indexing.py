@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..signature.params import normalize_axis
+from .params import normalize_axis
 from .templates import names, operand, product, rank_error, where
 
 #: A position in ``[0, n]`` as ("start", p) = min(p, n) or ("end", q) = max(n - q, 0).

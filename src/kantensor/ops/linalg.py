@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..signature.params import AxisError, ParamError, normalize_axis
+from .params import AxisError, ParamError, normalize_axis
 from .templates import names, operand, product, rank_error
 
 # --------------------------------------------------------------------------- wrappers

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..signature.params import normalize_axes, normalize_axis
+from .params import normalize_axes, normalize_axis
 from .templates import names, operand, product, where
 
 

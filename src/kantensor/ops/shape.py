@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from ..signature.params import AxisError, ParamError, normalize_axes, normalize_axis
-from ..tensor.dtypes import Priority, result_type_of
+from ..types.dtypes import Priority, result_type_of
+from .params import AxisError, ParamError, normalize_axes, normalize_axis
 from .templates import names, operand, product, rank_error, where
 
 # --------------------------------------------------------------------------- helpers

@@ -1,9 +1,1 @@
-"""The signature DSL: grammar, AST, compilation to kanren goals, solving, Ops."""
-
-from .ast import Signature, TensorPattern, dim_vars, dtype_vars
-from .errors import SignatureSyntaxError, TypeInferenceError
-from .op import SignatureOp, op
-from .solve import infer
-
-__all__ = ["Signature", "SignatureOp", "SignatureSyntaxError", "TensorPattern",
-           "TypeInferenceError", "dim_vars", "dtype_vars", "infer", "op"]
+"""The signature DSL: grammar, AST, parser, compiler to relations and the solver."""

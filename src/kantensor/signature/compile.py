@@ -26,7 +26,7 @@ from ..logic.dims import ArithEq, Broadcast, Compare
 from ..logic.dtypes import Compatible, DTypeMap, InCategory, Promote
 from ..logic.state import KState, fail_because, post, propagate, unify_oc, walk
 from ..logic.terms import TensorTerm
-from ..tensor.dtypes import Priority
+from ..types.dtypes import Priority
 from . import ast as A
 
 #: Reason recorded when a flexible-dims variant does not apply (not an error itself).

@@ -17,9 +17,9 @@ from unification import isvar, var
 from ..logic.dims import ArithEq, symbolic_values
 from ..logic.state import KState, explaining, walk
 from ..logic.terms import TensorTerm
-from ..tensor.dim import Dim, free_symbols
-from ..tensor.dtypes import Priority, get_default_dtype
-from ..tensor.type import TensorType
+from ..types.dim import Dim, free_symbols
+from ..types.dtypes import Priority, get_default_dtype
+from ..types.type import TensorType
 from .ast import Signature
 from .compile import GUARD, CompiledAlternative, compile_alternative
 from .errors import TypeInferenceError

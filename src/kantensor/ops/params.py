@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ..tensor.dtypes import normalize_dtype
+from ..types.dtypes import normalize_dtype
 
 
 class ParamError(ValueError):

@@ -10,7 +10,7 @@ Each file holds ``[[op]]`` tables::
     operator = "add"                # optional: the TensorVariable operator it backs
     doc = "Elementwise sum."
 
-Ops with parameters add a call convention (see :mod:`kantensor.signature.params`),
+Ops with parameters add a call convention (see :mod:`kantensor.ops.params`),
 and their signature becomes a template whose ``{placeholders}`` are filled by
 parameter values or by a *builder* function that sees the input types::
 
@@ -41,9 +41,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..tensor.type import TensorType
-from .ast import Signature
-from .errors import SignatureSyntaxError, TypeInferenceError
+from ..signature.ast import Signature
+from ..signature.errors import SignatureSyntaxError, TypeInferenceError
+from ..types.type import TensorType
 from .op import COMPUTE_MODES, OpFamily, SignatureOp, placeholders
 from .params import CallSpec, ParamError
 

@@ -11,14 +11,14 @@ import numpy as np
 
 from ..graph.basic import Apply
 from ..graph.op import Op
-from ..tensor.basic_ops import cast_array
-from ..tensor.dtypes import Priority, result_type_of
-from ..tensor.type import TensorType
-from ..tensor.variable import as_tensor_variable
-from .ast import Signature
-from .errors import TypeInferenceError
+from ..signature.ast import Signature
+from ..signature.errors import TypeInferenceError
+from ..signature.solve import infer
+from ..types.basic_ops import cast_array
+from ..types.dtypes import Priority, result_type_of
+from ..types.type import TensorType
+from ..types.variable import as_tensor_variable
 from .params import CallSpec, ParamError
-from .solve import infer
 
 #: How inputs are cast before the NumPy implementation runs:
 #: "output": to the (first) output dtype, so integer arithmetic wraps in that dtype;
