@@ -1,90 +1,122 @@
-"""The kanren extensions: occurs check, constraint store, propagation, labeling."""
+"""The kanren side: the constraint store inside kanren's ConstrainedState, size and
+dtype constraints, labeling."""
 
-from kanren import conde, eq, run
+from kanren import eq, run
+from kanren.constraints import ConstrainedState
 from unification import var
 
-from kantensor.logic.dims import ArithEq, Broadcast, Compare
-from kantensor.logic.dtypes import InCategory, Promote
-from kantensor.logic.state import KState, explaining, label, post, unify_oc, walk
-from kantensor.logic.terms import TensorTerm
-from kantensor.types.dim import Dim
-from kantensor.types.dtypes import DTYPES, Priority, promote_types
+from kantensor.logic.dims import Broadcast, Compare, Equation, Expr
+from kantensor.logic.dtypes import Operand, Promote, WrappedOk
+from kantensor.logic.store import TypeStore, fresh_state, labelo, post, unify_oc
+from kantensor.logic.terms import TensorTerm, walk
+from kantensor.signature.ast import BinOp, DimVar
+from kantensor.types.dtypes import DTYPES, Priority, result_type_of
 
 
-def test_occurs_check_refuses_cycles():
+def _posted(*constraints, data=None):
+    S = fresh_state(data or {})
+    return S if post(S, *constraints) else None
+
+
+def test_unify_has_an_occurs_check():
     x = var()
-    assert unify_oc(x, (1, x), KState()) is False
-    assert unify_oc(TensorTerm("float32", x), TensorTerm("float32", (2, x)), KState()) is False
-    assert unify_oc(x, (1, 2), KState())[x] == (1, 2)
+    assert unify_oc(x, (1, x), {}) is False
+    assert unify_oc(TensorTerm("float32", x), TensorTerm("float32", (2, x)), {}) is False
+    assert unify_oc(x, (1, 2), {})[x] == (1, 2)
 
 
-def test_arith_waits_until_one_unknown_then_solves():
-    n, k, out = var(), var(), var()
-    s = post(KState(), ArithEq(out, ("+", ("-", n, k), 1)))  # out == n - k + 1
-    assert s is not None and len(s.store) == 1  # two unknowns: waits
-    s = post(unify_oc(n, 10, s), )
-    s = post(unify_oc(out, 4, s))
-    assert walk(k, s) == 7 and s.store == ()
+def test_equation_is_solved_when_one_unknown_is_left():
+    n, k, out = var("n"), var("k"), var("out")
+    expr = BinOp("+", BinOp("-", DimVar("n"), DimVar("k")), 1)  # n - k + 1
+    S = _posted(Equation(Expr(out), Expr(expr, {"n": n, "k": k})))
+    assert S is not None and len(S.constraints[TypeStore].pending) == 1
+    # a later unification (kanren's own eq) re-checks it: k = 2, out = 4 gives n = 5
+    (answer,) = run(0, n, lambda s: iter([S]), eq(k, 2), eq(out, 4))
+    assert answer == 5
 
 
-def test_arith_rejects_negative_and_impossible_sizes():
-    n = var()
-    assert post(KState(), ArithEq(n, ("-", 2, 5))) is None
-    assert post(unify_oc(n, 7, KState()), ArithEq(n, ("*", 2, var()))) is None  # 2*m == 7
-    with explaining() as reasons:
-        post(KState(), ArithEq(3, ("+", 1, 1), "1+1", "input 0 axis 0"))
-    assert reasons == ["input 0 axis 0: size 3 does not equal 1+1 = 2"]
+def test_non_linear_equation_with_one_unknown():
+    n = var("n")
+    square = Expr(BinOp("*", DimVar("n"), DimVar("n")), {"n": n})
+    S = _posted(Equation(Expr(9), square))
+    assert walk(n, S.data) == 3
+    assert _posted(Equation(Expr(10), square)) is None  # no integer root
+    two = Expr(BinOp("-", BinOp("*", DimVar("n"), DimVar("n")), DimVar("n")), {"n": n})
+    S = _posted(Equation(Expr(0), two))  # n*n - n == 0: n is 0 or 1, not decided
+    assert S is not None and walk(n, S.data) is n
 
 
-def test_compare_decides_from_a_constant_difference():
-    n = var()
-    assert post(KState(), Compare(">", ("+", n, 1), n)).store == ()  # n+1 > n always
-    assert post(KState(), Compare("<", ("+", n, 1), n)) is None
+def test_negative_and_impossible_sizes_fail():
+    n = var("n")
+    assert _posted(Equation(Expr(n), Expr(BinOp("-", 2, 5), {}))) is None
+    twice = Expr(BinOp("*", 2, DimVar("m")), {"m": var("m")})
+    assert _posted(Equation(Expr(7), twice)) is None  # 2*m == 7
 
 
-def test_broadcast_propagates_and_labels():
-    a, b, out = var(), var(), var()
-    s = post(KState(), Broadcast((a, 3), out))
-    assert walk(out, s) == 3 and len(s.store) == 1  # a may still be 1 or 3
-    assert sorted(walk(a, x) for x in label(s)) == [1, 3]
-    s = post(KState(), Broadcast((a, b), out))
-    assert s.store and list(label(s)) == [s]  # nothing known to guess from
-    assert post(KState(), Broadcast((3, 4), out)) is None
+def test_compare_uses_definitions_of_pending_equations():
+    n, k = var("n"), var("k")
+    plus_one = Expr(BinOp("+", DimVar("n"), 1), {"n": n})
+    defined = Equation(Expr(k), plus_one)  # k == n + 1, n unknown
+    assert _posted(defined, Compare(">", Expr(k), Expr(n))) is not None
+    assert _posted(defined, Compare("<", Expr(k), Expr(n))) is None
 
 
-def test_promotion_ground_fast_path_and_enumeration():
-    d, out = var(), var()
-    s = post(KState(), Promote(out, (("int8", Priority.TENSOR), ("uint8", Priority.TENSOR))))
-    assert walk(out, s) == "int16"
-    s = post(unify_oc(out, "int16", KState()),
-             Promote(out, ((d, Priority.TENSOR), ("int8", Priority.TENSOR))))
-    got = sorted(walk(d, x) for x in label(s))
-    assert got == sorted(t for t in DTYPES if promote_types(t, "int8") == "int16")
+def test_broadcast_rules():
+    a, b, out = var("a"), var("b"), var("out")
+    S = _posted(Broadcast((a, 3), out))
+    assert walk(out, S.data) == 3 and S.constraints[TypeStore].pending  # a is 1 or 3
+    assert [walk(a, st.data) for st in labelo()(S)] == [3, 1]
+    S = _posted(Broadcast((a, b), out))
+    assert walk(out, S.data) is out
+    assert _posted(Broadcast((3, 4), out)) is None
+    S = _posted(Broadcast((a, b), out), data={out: 1})
+    assert (walk(a, S.data), walk(b, S.data)) == (1, 1)
+
+
+def test_promotion_priority_comes_from_the_terms():
+    out = var("out")
+    vector = Operand("uint8", (3,), False)
+    for shape, wrapped, priority in (((3,), False, Priority.TENSOR),
+                                     ((), False, Priority.ZERO_DIM),
+                                     ((), True, Priority.WRAPPED)):
+        S = _posted(Promote(out, (vector, Operand("int64", shape, wrapped))))
+        want = result_type_of([("uint8", Priority.TENSOR), ("int64", priority)])
+        assert walk(out, S.data) == want
+    # an unknown rank waits; labeling by rank is the structure's job, so bind it here
+    shape = var("shape")
+    S = _posted(Promote(out, (vector, Operand("int64", shape, False))))
+    assert walk(out, S.data) is out
+    assert run(0, out, lambda s: iter([S]), eq(shape, ())) == ("uint8",)
+    assert run(0, out, lambda s: iter([S]), eq(shape, (2,))) == ("int64",)
+
+
+def test_labelo_enumerates_dtypes_and_wrapped_flags():
+    d, w, out = var("d"), var("w"), var("out")
+    S = _posted(WrappedOk(d, var("shape"), w),
+                Promote(out, (Operand("int8", (2,), False), Operand(d, (), w))))
+    answers = {(walk(d, st.data), walk(w, st.data), walk(out, st.data)) for st in labelo()(S)}
+    assert {(x, False) for x in DTYPES} <= {a[:2] for a in answers}
+    assert ("int64", True, "int8") in answers  # a wrapped Python int: the tensor wins
+    assert all(not wrapped or x in ("bool", "int64", "float32", "complex64")
+               for x, wrapped, _ in answers)
 
 
 def test_branches_do_not_share_the_store():
-    """kanren's neq/isinstanceo leak state between conde branches; our store is a tuple
-    carried by each state, so each branch keeps its own constraints."""
-    t, x = var(), var()
-
-    def constrain(category):
-        def goal(s):
-            s = s if isinstance(s, KState) else KState(s)
-            out = post(s, InCategory(t, category))
-            if out is not None:
-                yield out
-        return goal
-
-    answers = run(0, (t, x), conde([constrain("floating"), eq(x, 1)],
-                                   [constrain("integer"), eq(x, 2)]))
-    assert len(answers) == 2
-    # each answer kept its own category constraint: label them separately
-    s_float = post(unify_oc(x, 1, KState()), InCategory(t, "floating"))
-    assert {walk(t, s) for s in label(s_float)} == {"float16", "float32", "float64"}
+    d, out = var("d"), var("out")
+    S = _posted(Promote(out, (Operand("int8", (2,), False), Operand(d, (2,), False))))
+    branches = list(labelo()(S))
+    assert len(branches) == len(DTYPES)
+    stores = [st.constraints[TypeStore] for st in branches]
+    assert len({id(x) for x in stores}) == len(stores)
+    # pruning one branch's store leaves every other answer as it was
+    first = branches[0]
+    assert not post(first, Compare("<", Expr(1), Expr(0)))
+    results = [walk(out, st.data) for st in branches[1:]]
+    assert results == [result_type_of([("int8", Priority.TENSOR), (x, Priority.TENSOR)])
+                       for x in DTYPES[1:]]
 
 
-def test_symbolic_dims_are_placeholders_not_values():
-    n = var()
-    s = post(KState(), ArithEq(6, ("*", 2, n)))
-    assert walk(n, s) == 3
-    assert Dim("n") + Dim("n") == 2 * Dim("n")
+def test_states_are_kanren_constrained_states():
+    S = fresh_state({})
+    assert isinstance(S, ConstrainedState) and TypeStore in S.constraints
+    assert fresh_state(S) is not S

@@ -161,8 +161,11 @@ def test_query_a_template_op():
     d = var("d")
     sols = query(kt.sum.bind(axis=1), [pattern(d, (2, 3))], ["uint64[2]"])
     assert sorted(s["d"] for s in sols) == ["uint16", "uint32", "uint64", "uint8"]
-    with pytest.raises(TypeError, match="input 0 needs a known rank"):
-        query(kt.sum, [var("X")], ["int64[]"])
+    # an unknown rank is enumerated: sum over every axis of any rank up to max_rank
+    sols = query(kt.sum, [var("X")], ["int64[]"], max_rank=2)
+    ranks = {len(s["X"].shape) for s in sols}
+    assert ranks == {0, 1, 2}
+    assert {s["X"].dtype for s in sols} == {"bool", "int8", "int16", "int32", "int64"}
 
 
 # --------------------------------------------------------------------------- catalogue

@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import kantensor as kt
-from kantensor import Dim, Signature, TensorType, TypeInferenceError
+from kantensor import Dim, Signature, SignatureSyntaxError, TensorType, TypeInferenceError
 from kantensor.signature.solve import _infer_cached, infer
 from kantensor.types.dim import substitute
 from kantensor.types.dtypes import Priority, result_type_of
@@ -47,7 +47,7 @@ def tt(text: str | TensorType) -> TensorType:
 
 def infer_types(sig: str, *types: str | TensorType,
                 priorities: Sequence[Priority] | None = None) -> tuple[TensorType, ...]:
-    return infer(Signature.parse(sig), [tt(t) for t in types], priorities=priorities)
+    return Signature.parse(sig).infer([tt(t) for t in types], priorities)
 
 
 def infer_str(sig: str, *types: str | TensorType,
@@ -232,14 +232,20 @@ def test_fixed_output_dtype() -> None:
 
 
 def test_output_dtype_variable_absent_from_inputs_is_an_error() -> None:
-    # ``()->():T``: T occurs in no input, so the output dtype is not determined.
-    with pytest.raises(TypeInferenceError, match="output dtype is not determined"):
-        infer_types("()->():T where T in floating", "int32[]")
+    # ``()->():T``: T occurs in no input, so the output dtype could never be known.
+    with pytest.raises(SignatureSyntaxError, match="dtype variable T in output 0 is bound "
+                       "by no input") as info:
+        Signature.parse("()->():T where T in floating")
+    assert info.value.position == 7
 
 
-def test_output_only_dim_is_unknown() -> None:
-    # p occurs in no input: its size is unknown, not an error.
-    assert infer_str("(m,n)->(m),(p)", "float32[2,3]") == ["float32[2]", "float32[?]"]
+def test_output_only_dim_is_an_error_unless_a_where_clause_defines_it() -> None:
+    with pytest.raises(SignatureSyntaxError, match="dimension p in output 1 is bound by no "
+                       "input; define it with a where-clause") as info:
+        Signature.parse("(m,n)->(m),(p)")
+    assert info.value.position == 12
+    assert infer_str("(m,n)->(m),(p) where p == m*n", "float32[2,3]") == \
+        ["float32[2]", "float32[6]"]
 
 
 # ---------------------------------------------------------------------------
@@ -470,23 +476,39 @@ def test_elementwise_dtype_is_result_type(a: str, b: str, ndim_a: int, ndim_b: i
     assert out.shape == (2,) * max(ndim_a, ndim_b)
 
 
-@settings(max_examples=200, deadline=None)
-@given(a=DTYPES, b=DTYPES, pa=st.sampled_from(Priority), pb=st.sampled_from(Priority))
-def test_elementwise_dtype_with_explicit_priorities(a: str, b: str, pa: Priority,
-                                                   pb: Priority) -> None:
-    (out,) = infer(ELEMENTWISE, [TensorType(a, (3,)), TensorType(b, (3,))],
-                   priorities=[pa, pb])
-    assert out.dtype == result_type_of([(a, pa), (b, pb)])
+WRAPPED_DTYPES = st.sampled_from(["bool", "int64", "float32", "complex64"])
+
+
+@st.composite
+def operands(draw: st.DrawFn) -> tuple[TensorType, Priority]:
+    """A type and its priority: a tensor (rank 1), a 0-dim tensor, or a wrapped Python
+    number (rank 0, a dtype Python numbers take). The priority is the term's (§7)."""
+    prio = draw(st.sampled_from(Priority))
+    dtype = draw(WRAPPED_DTYPES if prio is W else DTYPES)
+    return TensorType(dtype, (3,) if prio is T else ()), prio
 
 
 @settings(max_examples=200, deadline=None)
-@given(dtypes=st.lists(DTYPES, min_size=3, max_size=3),
-       prios=st.lists(st.sampled_from(Priority), min_size=3, max_size=3))
-def test_three_operand_dtype_is_bucketed_not_folded(dtypes: list[str],
-                                                    prios: list[Priority]) -> None:
+@given(a=operands(), b=operands())
+def test_elementwise_dtype_with_explicit_priorities(a: tuple, b: tuple) -> None:
+    (ta, pa), (tb, pb) = a, b
+    (out,) = ELEMENTWISE.infer([ta, tb], [pa, pb])
+    assert out.dtype == result_type_of([(ta.dtype, pa), (tb.dtype, pb)])
+
+
+@settings(max_examples=200, deadline=None)
+@given(ops=st.lists(operands(), min_size=3, max_size=3))
+def test_three_operand_dtype_is_bucketed_not_folded(ops: list) -> None:
     sig = Signature.parse("+(),(),()->()")
-    (out,) = infer(sig, [TensorType(d, ()) for d in dtypes], priorities=prios)
-    assert out.dtype == result_type_of(zip(dtypes, prios, strict=True))
+    (out,) = sig.infer([t for t, _ in ops], [p for _, p in ops])
+    assert out.dtype == result_type_of((t.dtype, p) for t, p in ops)
+
+
+def test_a_priority_that_contradicts_the_rank_is_an_error() -> None:
+    with pytest.raises(ValueError, match="contradicts its rank"):
+        ELEMENTWISE.infer([TensorType("int8", (3,)), TensorType("int8", ())], [Z, Z])
+    with pytest.raises(TypeInferenceError, match="wrapped Python number has no axes"):
+        ELEMENTWISE.infer([TensorType("int8", (3,)), TensorType("int64", (3,))], [T, W])
 
 
 @settings(max_examples=200, deadline=None)
@@ -500,14 +522,14 @@ def test_promote_annotation_uses_priorities(a: str, b: str, ndim_a: int, ndim_b:
 @pytest.mark.parametrize(("a", "b", "priorities", "expected"), [
     ("uint8[3]", "int64[]", [T, W], "uint8[3]"),     # wrapped int: the tensor wins
     ("uint8[3]", "int64[]", None, "uint8[3]"),       # 0-dim int: the tensor wins too
-    ("uint8[3]", "int64[3]", [T, W], "uint8[3]"),    # priority, not ndim, decides
+    ("uint8[]", "int64[]", [Z, W], "uint8[]"),       # priority, not ndim, decides
     ("uint8[3]", "int64[3]", None, "int64[3]"),
     ("int32[3]", "float64[]", None, "float64[3]"),   # higher category: promoted
     ("int32[3]", "float32[]", [T, W], "float32[3]"),
     ("float16[3]", "float64[]", None, "float16[3]"),  # same category: the tensor wins
     ("bool[3]", "int64[]", [T, W], "int64[3]"),
     ("int8[]", "uint8[]", None, "int16[]"),
-    ("int8[]", "uint8[]", [W, Z], "uint8[]"),
+    ("int64[]", "uint8[]", [W, Z], "uint8[]"),
     ("float32[2]", "complex64[]", [T, W], "complex64[2]"),
     ("float64[2]", "complex64[]", [T, W], "complex128[2]"),
 ])
@@ -699,7 +721,12 @@ def test_cache_key_includes_priorities_and_default_dtype(default_float64: None) 
     assert str(infer(sig, types)[0]) == "float16[29]"
     plain = [tt("uint8[29]"), tt("int64[29]")]
     assert str(infer(ELEMENTWISE, plain)[0]) == "int64[29]"
-    assert str(infer(ELEMENTWISE, plain, priorities=[T, W])[0]) == "uint8[29]"
+    wrapped = [tt("uint8[29]"), tt("int64[]")]
+    assert str(infer(ELEMENTWISE, wrapped)[0]) == "uint8[29]"
+    assert str(infer(ELEMENTWISE, wrapped, wrapped=(False, True))[0]) == "uint8[29]"
+    zero_dim = [tt("int8[]"), tt("int64[]")]
+    assert str(infer(ELEMENTWISE, zero_dim)[0]) == "int64[]"
+    assert str(infer(ELEMENTWISE, zero_dim, wrapped=(False, True))[0]) == "int8[]"
 
 
 # ---------------------------------------------------------------------------
@@ -774,9 +801,9 @@ def test_contradictory_dim_equation_is_rejected() -> None:
         infer_types("(m),(m+1)->(m)", "float32[n]", "float32[n]")
 
 
-def test_undetermined_output_dtype_message_names_the_signature() -> None:
-    err = inference_error("()->():T", "float32[]")
-    assert str(err).startswith("()->():T: ")
+def test_failure_message_names_the_signature() -> None:
+    err = inference_error("(n):T->():T", "float32[]")
+    assert str(err).startswith("(n):T->():T: ")
 
 
 def test_where_clause_message_uses_dim_names() -> None:
@@ -787,7 +814,7 @@ def test_where_clause_message_uses_dim_names() -> None:
 
 def test_priorities_of_wrong_length_are_reported_clearly() -> None:
     with pytest.raises((TypeError, ValueError), match="priorit"):
-        infer(ELEMENTWISE, [tt("float32[3]"), tt("float32[3]")], priorities=[T])
+        ELEMENTWISE.infer([tt("float32[3]"), tt("float32[3]")], [T])
 
 
 def test_where_clause_sees_dim_expressions_of_inputs() -> None:
@@ -798,7 +825,7 @@ def test_where_clause_sees_dim_expressions_of_inputs() -> None:
 
 
 def test_anonymous_groups_must_have_one_length() -> None:
-    with pytest.raises(ValueError, match=r"anonymous group #2 of the \.k\. groups has 2 dims"):
+    with pytest.raises(ValueError, match=r"anonymous group #2 has 2 dims"):
         Signature.parse("(.1.,n,.2.),(.1.,.1.)->(.2.,n,.1.)").infer(
             [tt("float32[1,2,3,4]"), tt("float32[1,3]")])
 

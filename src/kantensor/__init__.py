@@ -1,7 +1,11 @@
 """kantensor: typed tensor computation graphs with relational type inference.
 
-Everything public is importable from here: ``import kantensor as kt``.
+Everything public is importable from here: ``import kantensor as kt``. The built-in
+Ops of the catalogue (``kt.add``, ``kt.sum``, ...) and the Theano-style shortcuts
+(``kt.fmatrix``, ...) are looked up on first use (PEP 562).
 """
+
+from typing import Any
 
 from .backend import Function, function
 from .graph import (
@@ -16,12 +20,15 @@ from .graph import (
     graph_inputs,
     toposort,
 )
-from .ops import CATALOGUE as _CATALOGUE
+from .logic.store import labelo
+from .ops import CATALOGUE
 from .ops.op import SignatureOp, op
 from .printing import dprint
-from .query import Solutions, pattern, query  # logic variables: kantensor.query.var
-from .signature.ast import Signature, TensorPattern, dim_vars, dtype_vars
+from .query import Solutions, pattern, query
+from .signature.ast import TensorPattern, dim_vars, dtype_vars
 from .signature.errors import SignatureSyntaxError, TypeInferenceError
+from .signature.signature import Signature
+from .signature.solve import relation
 from .types import (
     DTYPES,
     Dim,
@@ -42,10 +49,7 @@ from .types import (
     tensor,
     vector,
 )
-from .types.variable import SHORTCUTS as _SHORTCUTS
-
-globals().update(_SHORTCUTS)
-globals().update(_CATALOGUE)
+from .types.variable import SHORTCUTS
 
 __version__ = "0.1.0"
 
@@ -54,7 +58,21 @@ __all__ = [
     "SignatureOp", "SignatureSyntaxError", "Solutions", "SpecifyShape", "TensorConstant",
     "TensorPattern", "TensorType", "TensorVariable", "Type", "TypeInferenceError", "Variable",
     "ancestors", "as_tensor_variable", "clone", "constant", "dim_vars", "dims", "dprint",
-    "dtype_vars", "function", "get_default_dtype", "graph_inputs", "matrix", "op", "pattern",
-    "promote_types", "query", "result_type", "scalar", "set_default_dtype", "specify_shape",
-    "tensor", "toposort", "vector", *sorted(_SHORTCUTS), *sorted(_CATALOGUE),
-]
+    "dtype_vars", "function", "get_default_dtype", "graph_inputs", "labelo", "matrix", "op",
+    "pattern", "promote_types", "query", "relation", "result_type", "scalar",
+    "set_default_dtype", "specify_shape", "tensor", "toposort", "vector",
+]  # fmt: skip
+__all__ += sorted(SHORTCUTS) + sorted(CATALOGUE)
+
+
+def __getattr__(name: str) -> Any:
+    """The catalogue's Ops and the shortcuts, without writing them into globals()."""
+    if name in CATALOGUE:
+        return CATALOGUE[name]
+    if name in SHORTCUTS:
+        return SHORTCUTS[name]
+    raise AttributeError(f"module 'kantensor' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *SHORTCUTS, *CATALOGUE})

@@ -16,29 +16,22 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-_TERM = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[(.*)\])?\s*$")
 
-
-def _signature(text: str, params: dict[str, Any] | None = None,
-               types: Sequence[Any] = ()) -> tuple[Any, str]:
-    """A catalogue Op by name (its parameters bound, its template rendered for
-    ``types``), or signature text."""
+def _target(text: str, params: dict[str, Any] | None = None) -> tuple[Any, str]:
+    """A catalogue Op by name (its parameters bound), or signature text, and its label."""
     from .ops import CATALOGUE
-    from .ops.op import OpFamily
-    from .query import signature_of
-    from .signature.ast import Signature
+    from .signature.signature import Signature
 
     if text in CATALOGUE:
         op = CATALOGUE[text]
-        if isinstance(op, OpFamily):
-            sig, label = signature_of(op.bind(**(params or {})), types)
-            return sig, f"{label} {sig}"
+        if hasattr(op, "bind"):
+            return op.bind(**(params or {})), text
         if params:
             raise TypeError(f"{text} takes no parameters, got {', '.join(params)}")
-        return op.signature, f"{text} {op.signature}"
+        return op, text
     if params:
         raise TypeError("parameters (name=value) need a catalogue Op, not signature text")
-    return Signature.parse(text), text
+    return Signature.parse(text), ""
 
 
 _PARAM = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
@@ -64,28 +57,25 @@ def _split_params(words: Sequence[str]) -> tuple[list[str], dict[str, Any]]:
 
 
 def _query_term(text: str) -> Any:
-    """Compact notation where names are logic variables (see module docstring)."""
+    """A type in the compact notation where names are logic variables (see the module
+    docstring), read with the DSL's grammar."""
     from .query import pattern, var
+    from .signature.ast import DimVar, FixedDim
+    from .signature.parser import parse_tensor_type
     from .types.dtypes import DTYPES
 
-    match = _TERM.match(text)
-    if not match:
-        raise ValueError(f"cannot read type {text!r}: expected e.g. float32[3,?], D[n], or X")
-    head, body = match.groups()
-    if body is None:
+    head, sizes = parse_tensor_type(text)
+    if sizes is None:
         return var(head)
-    dtype = head if head in DTYPES else var(head)
-    sizes = []
-    for entry in (e.strip() for e in body.split(",") if e.strip()):
-        if entry == "?":
-            sizes.append(None)
-        elif entry.isdigit():
-            sizes.append(int(entry))
-        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", entry):
-            sizes.append(var(entry))
+    entries: list[Any] = []
+    for size in sizes:
+        if size is None or isinstance(size, FixedDim | DimVar):
+            entries.append(None if size is None else
+                           size.size if isinstance(size, FixedDim) else var(size.name))
         else:
-            raise ValueError(f"bad size {entry!r} in {text!r}: expected an int, ? or a name")
-    return pattern(dtype, sizes)
+            raise ValueError(f"bad size {size} in {text!r}: in a query a size is an int, "
+                             "? or a name")
+    return pattern(head if head in DTYPES else var(head), entries)
 
 
 def run_infer(sig_text: str, types: Sequence[str], out: Any = None) -> int:
@@ -95,8 +85,11 @@ def run_infer(sig_text: str, types: Sequence[str], out: Any = None) -> int:
 
     types, params = _split_params(types)
     parsed = [TensorType.parse(t) for t in types]
-    sig, label = _signature(sig_text, params, parsed)
-    results = infer(sig, parsed)
+    target, name = _target(sig_text, params)
+    sig, op = target.signature_for(tuple(parsed)) if hasattr(target, "signature_for") \
+        else (target, None)
+    results = infer(sig, parsed, name=op)
+    label = f"{op or name} {sig}".strip()
     print(f"{label}: ({', '.join(types)}) -> ({', '.join(map(str, results))})", file=out)
     return 0
 
@@ -107,9 +100,9 @@ def run_query(sig_text: str, inputs: Sequence[str], outputs: Sequence[str],
     from .query import query
 
     inputs, params = _split_params(inputs)
-    in_terms = [_query_term(t) for t in inputs]
-    sig, _ = _signature(sig_text, params, in_terms)
-    sols = query(sig, in_terms, [_query_term(t) for t in outputs], limit=limit)
+    target, _ = _target(sig_text, params)
+    sols = query(target, [_query_term(t) for t in inputs],
+                 [_query_term(t) for t in outputs], limit=limit)
     print(repr(sols), file=out)
     return 0 if sols else 1
 

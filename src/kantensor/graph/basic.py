@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from typing import Any
-
-_ids = itertools.count()
 
 
 class Variable:
@@ -15,7 +12,9 @@ class Variable:
     ``index`` is the position of this variable in ``owner.outputs``.
     """
 
-    __slots__ = ("type", "owner", "index", "name", "tag", "auto_name", "__weakref__")
+    __slots__ = ("type", "owner", "index", "name", "tag", "__weakref__")
+    #: Only a Constant made from a Python number is wrapped (lowest promotion priority).
+    wrapped = False
 
     def __init__(self, type, owner: Apply | None = None, index: int | None = None,
                  name: str | None = None):
@@ -24,7 +23,6 @@ class Variable:
         self.index = index
         self.name = name
         self.tag: dict[str, Any] = {}
-        self.auto_name = f"var{next(_ids)}"
 
     def clone(self) -> Variable:
         """A new, ownerless Variable with the same type and name."""
@@ -67,12 +65,6 @@ class Constant(Variable):
         cp = type(self)(self.type, self.data, self.name, self.wrapped)
         cp.tag = dict(self.tag)
         return cp
-
-    def signature(self) -> tuple:
-        """A hashable key identifying type and value (for merging)."""
-        data = self.data
-        key = data.tobytes() if hasattr(data, "tobytes") else data
-        return (self.type, key)
 
     def __str__(self) -> str:
         if self.name is not None:

@@ -17,8 +17,6 @@ class Op:
     """
 
     __props__: tuple[str, ...] = ()
-    #: Whether this op's outputs have a single output (``__call__`` unpacks).
-    default_output: int | None = None
 
     def _props(self) -> tuple:
         return tuple(getattr(self, p) for p in self.__props__)
@@ -43,8 +41,6 @@ class Op:
 
     def __call__(self, *inputs: Any, **kwargs: Any) -> Variable | list[Variable]:
         node = self.make_node(*inputs, **kwargs)
-        if self.default_output is not None:
-            return node.outputs[self.default_output]
         if len(node.outputs) == 1:
             return node.outputs[0]
         return node.outputs

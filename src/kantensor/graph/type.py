@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from .basic import Constant, Variable
+
 
 class Type:
     """Base class of all graph types.
@@ -17,6 +19,11 @@ class Type:
     Subclasses implement :meth:`filter` and structural ``__eq__``/``__hash__``;
     everything else has a sensible default built on those.
     """
+
+    #: The classes of this type's variables and constants. Subclasses set them once the
+    #: classes exist (as PyTensor does), so a type module never imports its variables.
+    variable_type: ClassVar[type[Variable]] = Variable
+    constant_type: ClassVar[type[Constant]] = Constant
 
     #: Functions ``f(type, variable) -> Variable | None`` tried, in order, by
     #: :meth:`convert_variable` before giving up (see :meth:`register_transfer`).
@@ -72,19 +79,16 @@ class Type:
         raise NotImplementedError
 
     # -- variables --------------------------------------------------------
-    def make_variable(self, name: str | None = None):
-        """A new Variable of this type."""
-        from .basic import Variable
+    def make_variable(self, name: str | None = None) -> Variable:
+        """A new Variable of this type (of the class :attr:`variable_type`)."""
+        return self.variable_type(self, name=name)
 
-        return Variable(self, name=name)
-
-    def __call__(self, name: str | None = None):
+    def __call__(self, name: str | None = None) -> Variable:
         return self.make_variable(name)
 
-    def make_constant(self, value: Any, name: str | None = None):
-        from .basic import Constant
-
-        return Constant(self, value, name=name)
+    def make_constant(self, value: Any, name: str | None = None) -> Constant:
+        """A Constant of this type (of the class :attr:`constant_type`)."""
+        return self.constant_type(self, value, name=name)
 
     # -- relations between types ------------------------------------------
     def clone(self, **kwargs: Any) -> Type:
@@ -122,8 +126,6 @@ class Type:
 
         Raises TypeError naming both types when that cannot be done.
         """
-        from .basic import Variable
-
         if not isinstance(other, Variable):
             other = self.make_constant(other)
         if other.type == self or self.is_super(other.type):

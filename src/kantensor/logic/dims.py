@@ -1,185 +1,195 @@
-"""Dimension constraints: arithmetic equalities, comparisons and broadcasting.
+"""Size constraints: equations, comparisons and broadcasting.
 
-Sizes in the solver are ints or logic variables. Arithmetic is done in the
-symbolic algebra of :mod:`kantensor.types.dim`: unbound variables stand in
-as placeholder symbols, so ``n + 1 == 5`` is solved by ``solve_for`` and a
-constraint with two unknowns waits in the store until one is bound.
+A size in the solver is an int or a logic variable (a named Dim of a given type is a
+logic variable too, see :class:`~kantensor.logic.store.TypeStore`). Arithmetic is done
+in the Dim algebra of :mod:`kantensor.types.dim`, where an unbound variable is an
+*unknown* keyed by the variable object itself: ``n + 1 == 5`` is solved for ``n``, and an
+equation with two unknowns waits until one of them is bound.
 """
 
 from __future__ import annotations
 
+import math
 import operator
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from unification import isvar
 
-from ..types.dim import NO_SOLUTION, Dim, dim_max, dim_min, free_symbols, solve_for, substitute
-from .state import Constraint, KState, unify_oc, walk
+from ..signature.ast import evaluate
+from ..types.dim import NO_SOLUTION, Dim, DimLike, free_symbols, solve_for, substitute, unknown
+from .store import Constraint, Progress, bind_choices, unify_oc
+from .terms import walk
 
-#: An expression tree: int | Var | (op, left, right) | ("min"/"max", args...)
-#: | ("dim", Dim, {name: term}) for a Dim expression over named sizes.
-Expr = Any
+__all__ = ["Broadcast", "Compare", "Equation", "Expr", "size_value", "symbolic_values"]
 
-_BINARY: dict[str, Callable[[Any, Any], Any]] = {
-    "+": operator.add, "-": operator.sub, "*": operator.mul,
-    "//": operator.floordiv, "%": operator.mod,
-}
-_CALLS = {"min": dim_min, "max": dim_max}
 _COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
             ">": operator.gt, ">=": operator.ge}
 
 
-class Placeholders:
-    """Maps unbound logic variables to symbol names of the Dim algebra and back."""
-
-    def __init__(self) -> None:
-        self.by_var: dict[Any, str] = {}
-        self.by_name: dict[str, Any] = {}
-
-    def symbol(self, v: Any) -> Dim:
-        name = self.by_var.get(v)
-        if name is None:
-            name = f"_{len(self.by_var)}"
-            self.by_var[v] = name
-            self.by_name[name] = v
-        return Dim(name)
+def size_value(term: Any, s: dict) -> DimLike:
+    """A size term's value: an int, or a Dim over the unknowns (unbound variables)."""
+    t = walk(term, s)
+    return unknown(t) if isvar(t) else t
 
 
-def evaluate(expr: Expr, s: KState, ph: Placeholders) -> int | Dim:
-    """The value of ``expr`` under ``s``: an int, or a Dim over placeholder symbols."""
-    if isinstance(expr, tuple):
-        head = expr[0]
-        if head == "dim":  # ("dim", Dim expression, {symbol name: size term})
-            return substitute(expr[1], {n: evaluate(v, s, ph) for n, v in expr[2].items()})
-        if head in _CALLS:
-            return _CALLS[head](*(evaluate(a, s, ph) for a in expr[1:]))
-        left, right = evaluate(expr[1], s, ph), evaluate(expr[2], s, ph)
-        if head in ("//", "%") and isinstance(right, int) and right == 0:
-            raise ZeroDivisionError
-        return _BINARY[head](left, right)
-    value = walk(expr, s)
-    if isvar(value):
-        return ph.symbol(value)
-    return value
+@dataclass(frozen=True)
+class Expr:
+    """A size expression: a DSL expression over the logic variables ``env[name]``, a Dim
+    over them (a symbolic size of a given type), or a single size term (env None)."""
+
+    node: Any
+    env: Any = None
+
+    def value(self, s: dict) -> DimLike:
+        if self.env is None:
+            return size_value(self.node, s)
+        if isinstance(self.node, Dim):
+            return substitute(self.node, {n: size_value(v, s) for n, v in self.env.items()})
+        env = self.env
+        return evaluate(self.node, lambda name: size_value(env[name], s))
+
+    def terms(self) -> tuple:
+        return (self.node,) if self.env is None else tuple(self.env.values())
+
+    def __str__(self) -> str:
+        return "?" if self.env is None and isvar(self.node) else str(self.node)
 
 
-def readable(value: Any, ph: Placeholders) -> str:
-    """``value`` with placeholder symbols renamed after their variables (for messages)."""
-    if not isinstance(value, Dim):
-        return "?" if isvar(value) else str(value)
-    names = {}
-    for name, v in ph.by_name.items():
-        prefix = str(getattr(v, "token", "")).rsplit("_", 1)[0]
-        names[name] = Dim(prefix) if prefix.isidentifier() else Dim("unknown")
-    return str(substitute(value, names))
+def solve_one(diff: Dim, v: Any) -> int | None | Any:
+    """The one non-negative integer value of unknown ``v`` making ``diff == 0``:
+    NO_SOLUTION if there is none, None if undecidable or not unique. Linear equations
+    are solved exactly; a polynomial in ``v`` alone by trying the divisors of its
+    lowest coefficient (integer roots divide it)."""
+    linear = solve_for(diff, v, 0)
+    if linear is NO_SOLUTION:
+        return NO_SOLUTION
+    if isinstance(linear, int):
+        return linear if linear >= 0 else NO_SOLUTION
+    if linear is not None:
+        return None
+    coeffs: dict[int, int] = {}
+    for mono, c in diff._terms:  # the canonical polynomial (same package family)
+        if len(mono) > 1 or (mono and mono[0][0] is not v):
+            return None  # other unknowns, or v inside //, %, min, max
+        coeffs[mono[0][1] if mono else 0] = c
+    low = min(coeffs)
+    lowest = abs(coeffs[low])
+    if lowest > 10**12:
+        return None
+    candidates = {0} if low > 0 else set()
+    for d in range(1, math.isqrt(lowest) + 1):
+        if lowest % d == 0:
+            candidates |= {d, lowest // d}
+    roots = [r for r in sorted(candidates) if sum(c * r**k for k, c in coeffs.items()) == 0]
+    if not roots:
+        return NO_SOLUTION
+    return roots[0] if len(roots) == 1 else None
 
 
-def _size(value: Any, s: KState, ph: Placeholders) -> int | Dim:
-    value = walk(value, s)
-    return ph.symbol(value) if isvar(value) else value
+def _definitions(pending: tuple, s: dict) -> dict[Any, DimLike]:
+    """Unknowns that pending equations define as ``v == expression`` (for comparisons)."""
+    out: dict[Any, DimLike] = {}
+    for c in pending:
+        if isinstance(c, Equation) and c.left.env is None:
+            v = walk(c.left.node, s)
+            if isvar(v):
+                try:
+                    value = c.right.value(s)
+                except ZeroDivisionError:
+                    continue
+                if v not in free_symbols(value):
+                    out[v] = value
+    return out
 
 
 @dataclass(frozen=True, eq=False)
-class ArithEq(Constraint):
-    """``target == expr`` where target is a size term and expr an expression tree."""
+class Equation(Constraint):
+    """``left == right`` between sizes; solved once one unknown is left."""
 
-    target: Any
-    expr: Expr
+    left: Expr
+    right: Expr
     text: str = ""
     where: str = ""
 
-    def check(self, s: KState) -> tuple[KState, bool] | None:
-        ph = Placeholders()
+    def check(self, s: dict, pending: tuple) -> Progress:
         try:
-            diff = evaluate(self.expr, s, ph) - _size(self.target, s, ph)
+            left, right = self.left.value(s), self.right.value(s)
         except ZeroDivisionError:
             return None
-        if isinstance(diff, int):  # decided, e.g. 3 == 1+2, or n+1 == n (never)
+        if isinstance(left, int) and left < 0 or isinstance(right, int) and right < 0:
+            return None
+        diff = left - right
+        if isinstance(diff, int):
             return (s, True) if diff == 0 else None
-        symbols = free_symbols(diff)
-        if len(symbols) != 1:
+        unknowns = free_symbols(diff)
+        if len(unknowns) != 1:
             return s, False
-        (name,) = symbols
-        solution = solve_for(diff, name, 0)
+        (v,) = unknowns
+        solution = solve_one(diff, v)
         if solution is NO_SOLUTION:
             return None
-        if not isinstance(solution, int):
+        if solution is None:
             return s, False
-        if solution < 0:
-            return None
-        out = unify_oc(ph.by_name[name], solution, s)
+        out = unify_oc(v, solution, s)
         return (out, True) if out is not False else None
 
-    def explain(self, s: KState) -> str:
-        ph = Placeholders()
-        target = _size(self.target, s, ph)
+    def terms(self) -> tuple:
+        return self.left.terms() + self.right.terms()
+
+    def explain(self, s: dict) -> str:
         try:
-            value = evaluate(self.expr, s, ph)
+            left, right = self.left.value(s), self.right.value(s)
         except ZeroDivisionError:
             return f"{self.where}: {self.text} divides by zero"
-        if isinstance(value, int) and value < 0:
-            return f"{self.where}: {self.text} = {value} is negative"
-        return f"{self.where}: size {readable(target, ph)} does not equal {self.text}" + (
-            f" = {value}" if isinstance(value, int) else "")
-
-
-def _with_definitions(value: int | Dim, s: KState, ph: Placeholders) -> int | Dim:
-    """Replace placeholders by what pending ``ArithEq`` constraints define them as
-    (e.g. a size known to be ``k + 1``), so comparisons can decide symbolically."""
-    for _ in range(len(s.store)):
-        if not isinstance(value, Dim):
-            return value
-        mapping = {}
-        for c in s.store:
-            if isinstance(c, ArithEq):
-                target = walk(c.target, s)
-                name = ph.by_var.get(target) if isvar(target) else None
-                if name is not None and name in free_symbols(value):
-                    defined = evaluate(c.expr, s, ph)
-                    if name not in free_symbols(defined):
-                        mapping[name] = defined
-        if not mapping:
-            return value
-        value = substitute(value, mapping)
-    return value
+        shown = _readable(right)
+        for side in (left, right):
+            if isinstance(side, int) and side < 0:
+                return f"{self.where}: {self.text} = {side} is negative"
+        if self.where == "where-clause":
+            return f"where-clause {self.text} fails: {_readable(left)} == {shown} is false"
+        if self.left.env is None:
+            return f"{self.where}: size {_readable(left)} does not equal {self.text}" + (
+                f" = {shown}" if isinstance(right, int) else "")
+        return f"{self.where}: {self.text} fails ({_readable(left)} != {shown})"
 
 
 @dataclass(frozen=True, eq=False)
 class Compare(Constraint):
-    """A where-clause between sizes, decided once both sides (or their difference)
-    are known."""
+    """A where-clause ``left op right`` between sizes, decided once the difference is
+    known (unknowns that pending equations define are replaced by their definitions)."""
 
     op: str
     left: Expr
     right: Expr
     text: str = ""
 
-    def check(self, s: KState) -> tuple[KState, bool] | None:
-        ph = Placeholders()
+    def check(self, s: dict, pending: tuple) -> Progress:
         try:
-            diff = evaluate(self.left, s, ph) - evaluate(self.right, s, ph)
-            diff = _with_definitions(diff, s, ph)
+            diff = self.left.value(s) - self.right.value(s)
+            if not isinstance(diff, int):
+                diff = substitute(diff, _definitions(pending, s))
         except ZeroDivisionError:
             return None
         if not isinstance(diff, int):
             return s, False
         return (s, True) if _COMPARE[self.op](diff, 0) else None
 
-    def explain(self, s: KState) -> str:
-        ph = Placeholders()
-        left, right = evaluate(self.left, s, ph), evaluate(self.right, s, ph)
-        return f"where-clause {self.text} fails: {readable(left, ph)} {self.op} " \
-               f"{readable(right, ph)} is false"
+    def terms(self) -> tuple:
+        return self.left.terms() + self.right.terms()
+
+    def explain(self, s: dict) -> str:
+        left, right = self.left.value(s), self.right.value(s)
+        return f"where-clause {self.text} fails: {_readable(left)} {self.op} " \
+               f"{_readable(right)} is false"
 
 
 @dataclass(frozen=True, eq=False)
 class Broadcast(Constraint):
     """NumPy broadcasting of one axis: ``out`` is the broadcast of ``sizes``.
 
-    Static rules: 1s drop out; one known size k != 1 gives k (unknown sizes
-    must then be 1 or k); two different known sizes fail; a single distinct
+    Static rules: 1s drop out; one known size k != 1 gives k (unknown sizes must then
+    be 1 or k: labeling says which); two different known sizes fail; a single distinct
     unknown gives itself; several different unknowns leave ``out`` unknown.
     """
 
@@ -187,86 +197,110 @@ class Broadcast(Constraint):
     out: Any
     where: str = ""
 
-    def check(self, s: KState) -> tuple[KState, bool] | None:
+    def check(self, s: dict, pending: tuple) -> Progress:
         values = [walk(v, s) for v in self.sizes]
-        out = walk(self.out, s)
         known = {v for v in values if not isvar(v) and v != 1}
         if len(known) > 1:
             return None
         if known:
             (k,) = known
-            new = unify_oc(out, k, s)
+            new = unify_oc(self.out, k, s)
             if new is False:
                 return None
-            # Unknown inputs must still be 1 or k: stay pending so labeling can say which.
             return new, not any(isvar(v) for v in values)
         rest = {v for v in values if isvar(v)}
         if not rest:  # every input is 1
-            new = unify_oc(out, 1, s)
+            new = unify_oc(self.out, 1, s)
             return (new, True) if new is not False else None
         if len(rest) == 1:  # the others are 1: out is that size
-            new = unify_oc(out, next(iter(rest)), s)
+            new = unify_oc(self.out, next(iter(rest)), s)
             return (new, True) if new is not False else None
+        out = walk(self.out, s)
+        if not isvar(out) and out == 1:  # every input must be 1
+            new = s
+            for v in rest:
+                new = unify_oc(v, 1, new)
+                if new is False:
+                    return None
+            return new, True
         return s, False
 
-    def choices(self, s: KState) -> list | None:
+    def choices(self, s: dict) -> list | None:
+        unknown_sizes = [v for v in (walk(x, s) for x in self.sizes) if isvar(v)]
+        if not unknown_sizes:
+            return None
         out = walk(self.out, s)
-        if isvar(out):
-            return None
-        unknown = [v for v in (walk(x, s) for x in self.sizes) if isvar(v)]
-        if not unknown or len(self.sizes) == 1:
-            return None
-        v = unknown[0]
-        options = [1] if out == 1 else [out, 1]
-        return [lambda st, v=v, o=o: unify_oc(v, o, st) or None for o in options]
+        v = unknown_sizes[0]
+        if isvar(out):  # this one is 1, or it is the result
+            return bind_choices(v, (1,)) + [lambda st, v=v: unify_oc(v, self.out, st) or None]
+        return bind_choices(v, (1,) if out == 1 else (out, 1))
 
-    def explain(self, s: KState) -> str:
-        values = [walk(v, s) for v in self.sizes]
-        shown = ", ".join(_show(v) for v in values)
+    def terms(self) -> tuple:
+        return (*self.sizes, self.out)
+
+    def explain(self, s: dict) -> str:
+        shown = ", ".join(_readable(size_value(v, s)) for v in self.sizes)
         return f"{self.where}: cannot broadcast sizes {shown}"
 
 
-def _show(value: Any) -> str:
-    return "?" if isvar(value) else str(value)
+def _readable(value: DimLike) -> str:
+    """A value for messages: an unknown reads as the name its variable was made for
+    (a signature's dim, a type's Dim) or ``?``; messages only, never identity."""
+    if isinstance(value, int):
+        return str(value)
+    names = {}
+    for u in free_symbols(value):
+        if not isinstance(u, str):
+            hint = str(getattr(u, "token", "")).rsplit("_", 1)[0]
+            names[u] = Dim(hint) if hint.isidentifier() else Dim("unknown")
+    if len(names) == 1 and value == unknown(next(iter(names))) and \
+            names[next(iter(names))] == Dim("unknown"):
+        return "?"
+    return str(substitute(value, names))
 
 
-def symbolic_values(terms: list, s: KState, symbols: dict[Any, str]) -> dict[Any, int | Dim]:
-    """Values of unbound size variables in terms of the named Dims (``symbols``).
+def symbolic_values(vars_: list, s: dict, pending: tuple, named: dict[Any, Dim],
+                    fresh: Any = None) -> dict[Any, DimLike]:
+    """Values of the unbound size variables ``vars_`` in terms of named Dims.
 
-    Starting from the variables that stand for named Dims, pending arithmetic
-    constraints are solved symbolically until nothing changes. Variables that
-    stay unknown are absent from the result.
+    ``named`` maps variables to the Dims they stand for. Pending equations are solved
+    symbolically until nothing changes; then, if ``fresh`` (a callable giving a new Dim
+    for a variable) is given, the first still unknown variable of ``vars_`` is named and
+    solving resumes, so every variable ends as an expression of named Dims. Without
+    ``fresh``, variables that stay unknown are absent from the result.
     """
-    known: dict[Any, int | Dim] = {}
-    for v, name in symbols.items():
+    known: dict[Any, DimLike] = {}
+    for v, dim in named.items():
         w = walk(v, s)
-        if isvar(w) and w not in known:
-            known[w] = Dim(name)
-    arith = [c for c in s.store if isinstance(c, ArithEq)]
-    changed = True
-    while changed and arith:
-        changed = False
-        for c in list(arith):
-            ph = Placeholders()
-            target = _size(c.target, s, ph)
-            value = evaluate(c.expr, s, ph)
-            subst = {name: known[v] for name, v in ph.by_name.items() if v in known}
-            target, value = substitute(target, subst), substitute(value, subst)
-            unknown = {n for n in free_symbols(target) | free_symbols(value) if n in ph.by_name}
-            if len(unknown) != 1:
-                if not unknown:
-                    arith.remove(c)
-                continue
-            (name,) = unknown
-            v = ph.by_name[name]
-            if isinstance(target, Dim) and target == Dim(name):
-                known[v] = value
-            else:
-                solution = solve_for(value - target, name, 0)
-                if solution is None or solution is NO_SOLUTION:
+        if isvar(w):
+            known.setdefault(w, dim)
+    equations = [c for c in pending if isinstance(c, Equation)]
+    order = [walk(v, s) for v in vars_]
+    while True:
+        changed = True
+        while changed:
+            changed = False
+            for c in list(equations):
+                try:
+                    diff = c.left.value(s) - c.right.value(s)
+                except ZeroDivisionError:
+                    equations.remove(c)
                     continue
-                known[v] = solution
-            arith.remove(c)
-            changed = True
-    return {v: val for v, val in known.items()
-            if any(v is walk(t, s) for t in terms)}
+                diff = substitute(diff, known) if not isinstance(diff, int) else diff
+                free = [u for u in free_symbols(diff) if not isinstance(u, str)] \
+                    if isinstance(diff, Dim) else []
+                if len(free) != 1:
+                    if not free:
+                        equations.remove(c)
+                    continue
+                value = solve_for(diff, free[0], 0)
+                if value is None or value is NO_SOLUTION:
+                    continue
+                known[free[0]] = value
+                equations.remove(c)
+                changed = True
+        missing = [v for v in order if isvar(v) and v not in known]
+        if fresh is None or not missing:
+            break
+        known[missing[0]] = fresh(missing[0])
+    return {v: known[v] for v in order if isvar(v) and v in known}

@@ -1,5 +1,9 @@
-"""dtype constraints: promotion (ground fast path, enumeration otherwise),
-``float(T)`` and ``real(T)``, categories and compatibility."""
+"""dtype constraints: promotion with priorities derived from the terms, ``float(T)`` and
+``real(T)``, categories, compatibility, and what a wrapped Python number can be.
+
+Promotion of ground operands is a cached dict lookup; an unknown dtype, rank or wrapped
+flag makes the constraint wait, and labeling enumerates it.
+"""
 
 from __future__ import annotations
 
@@ -10,30 +14,19 @@ from typing import Any
 from unification import isvar
 
 from ..types.dtypes import (
+    CATEGORIES,
+    DTYPE_FUNCTIONS,
     DTYPES,
-    Category,
     Priority,
-    category,
-    get_default_dtype,
-    is_inexact,
     is_lossless_cast,
-    is_unsigned,
+    priority,
+    python_dtype,
     result_type_of,
 )
-from .state import Constraint, KState, unify_oc, walk
+from .store import Constraint, Progress, bind_choices, first_unbound, unify_oc
+from .terms import walk
 
-#: Categories usable in where-clauses: ``T in floating``.
-CATEGORIES: dict[str, frozenset[str]] = {
-    "bool": frozenset({"bool"}),
-    "integer": frozenset(d for d in DTYPES if category(d) == Category.INTEGER),
-    "signed": frozenset(d for d in DTYPES if category(d) == Category.INTEGER
-                        and not is_unsigned(d)),
-    "unsigned": frozenset(d for d in DTYPES if is_unsigned(d)),
-    "floating": frozenset(d for d in DTYPES if category(d) == Category.FLOATING),
-    "complex": frozenset(d for d in DTYPES if category(d) == Category.COMPLEX),
-    "inexact": frozenset(d for d in DTYPES if is_inexact(d)),
-    "number": frozenset(d for d in DTYPES if d != "bool"),
-}
+__all__ = ["Compatible", "DTypeMap", "InCategory", "Operand", "Promote", "WrappedOk"]
 
 
 @lru_cache(maxsize=4096)
@@ -41,97 +34,90 @@ def _promote(operands: tuple[tuple[str, Priority], ...]) -> str:
     return result_type_of(operands)
 
 
-def _unify_done(u: Any, v: Any, s: KState) -> tuple[KState, bool] | None:
+def _done_if_unified(u: Any, v: Any, s: dict) -> Progress:
     out = unify_oc(u, v, s)
     return (out, True) if out is not False else None
 
 
-def _first_unknown(terms: Any, s: KState) -> Any | None:
-    for t in terms:
-        w = walk(t, s)
-        if isvar(w):
-            return w
-    return None
+@dataclass(frozen=True)
+class Operand:
+    """One operand of a promotion: its dtype, shape and wrapped terms. ``shape`` None
+    ranks the operand as a tensor whatever it is (``join``, constant dtypes)."""
 
+    dtype: Any
+    shape: Any = None
+    wrapped: Any = False
 
-def _enumerate(v: Any, options: Any) -> list:
-    return [lambda st, d=d: unify_oc(v, d, st) or None for d in sorted(options)]
+    def priority(self, s: dict) -> Priority | None:
+        """The operand's priority (§3), or None while its rank or flag is unknown."""
+        if self.shape is None:
+            return Priority.TENSOR
+        shape, wrapped = walk(self.shape, s), walk(self.wrapped, s)
+        if isvar(shape) or isvar(wrapped):
+            return None
+        return priority(len(shape), wrapped)
 
 
 @dataclass(frozen=True, eq=False)
 class Promote(Constraint):
-    """``out == result_type(operands)`` with each operand's priority (§3 of the design).
-
-    Ground operands: a cached dict lookup. Otherwise it waits; labeling
-    enumerates the unknown operand dtypes.
-    """
+    """``out == result_type(operands)``, each operand ranked by its own term."""
 
     out: Any
-    operands: tuple  # ((dtype term, Priority), ...)
+    operands: tuple[Operand, ...]
     where: str = ""
 
-    def check(self, s: KState) -> tuple[KState, bool] | None:
+    def check(self, s: dict, pending: tuple) -> Progress:
         ground = []
-        for term, prio in self.operands:
-            d = walk(term, s)
-            if isvar(d):
+        for op in self.operands:
+            d = walk(op.dtype, s)
+            p = op.priority(s)
+            if isvar(d) or p is None:
                 return s, False
-            ground.append((d, prio))
-        return _unify_done(self.out, _promote(tuple(ground)), s)
+            ground.append((d, p))
+        return _done_if_unified(self.out, _promote(tuple(ground)), s)
 
-    def choices(self, s: KState) -> list | None:
-        v = _first_unknown((t for t, _ in self.operands), s)
-        return None if v is None else _enumerate(v, DTYPES)
+    def choices(self, s: dict) -> list | None:
+        v = first_unbound((op.dtype for op in self.operands), s)
+        if v is not None:
+            return bind_choices(v, DTYPES)
+        v = first_unbound((op.wrapped for op in self.operands), s)
+        return None if v is None else bind_choices(v, (False, True))
 
-    def explain(self, s: KState) -> str:
-        got = ", ".join(str(walk(t, s)) for t, _ in self.operands)
-        return f"{self.where}: promoting ({got}) gives {_promote_text(self, s)}, " \
-               f"not {walk(self.out, s)}"
+    def terms(self) -> tuple:
+        return (self.out, *(t for op in self.operands for t in (op.dtype, op.shape,
+                                                                 op.wrapped)))
 
-
-def _promote_text(c: Promote, s: KState) -> str:
-    try:
-        return _promote(tuple((walk(t, s), p) for t, p in c.operands))
-    except Exception:  # pragma: no cover - only for messages
-        return "?"
-
-
-def float_of(dtype: str) -> str:
-    """``float(T)``: T if it is inexact, else the default float dtype."""
-    return dtype if is_inexact(dtype) else get_default_dtype()
-
-
-def real_of(dtype: str) -> str:
-    """``real(T)``: the real dtype of a complex T's precision, else T itself."""
-    return _REAL.get(dtype, dtype)
-
-
-_REAL = {"complex64": "float32", "complex128": "float64"}
-
-#: One-argument dtype functions of the signature DSL, by name.
-DTYPE_FUNCTIONS = {"float": float_of, "real": real_of}
+    def explain(self, s: dict) -> str:
+        got = ", ".join(str(walk(op.dtype, s)) for op in self.operands)
+        ground = tuple((walk(op.dtype, s), op.priority(s)) for op in self.operands)
+        result = _promote(ground) if all(isinstance(d, str) and p is not None
+                                         for d, p in ground) else "?"
+        return f"{self.where}: promoting ({got}) gives {result}, not {walk(self.out, s)}"
 
 
 @dataclass(frozen=True, eq=False)
 class DTypeMap(Constraint):
-    """``out == f(T)`` for a function of :data:`DTYPE_FUNCTIONS` (``float``, ``real``)."""
+    """``out == f(T)`` for a dtype function of the DSL (``float``, ``real``)."""
 
     out: Any
     arg: Any
     function: str
     where: str = ""
 
-    def check(self, s: KState) -> tuple[KState, bool] | None:
+    def check(self, s: dict, pending: tuple) -> Progress:
         d = walk(self.arg, s)
         if isvar(d):
             return s, False
-        return _unify_done(self.out, DTYPE_FUNCTIONS[self.function](d), s)
+        return _done_if_unified(self.out, DTYPE_FUNCTIONS[self.function](d), s)
 
-    def choices(self, s: KState) -> list | None:
-        v = _first_unknown((self.arg,), s)
-        return None if v is None else _enumerate(v, DTYPES)
+    def choices(self, s: dict) -> list | None:
+        v = first_unbound((self.arg,), s)
+        return None if v is None else bind_choices(v, DTYPES)
 
-    def explain(self, s: KState) -> str:
+    def terms(self) -> tuple:
+        return (self.out, self.arg)
+
+    def explain(self, s: dict) -> str:
         return f"{self.where}: {self.function}({walk(self.arg, s)}) is not {walk(self.out, s)}"
 
 
@@ -143,17 +129,20 @@ class InCategory(Constraint):
     category: str
     name: str = "T"
 
-    def check(self, s: KState) -> tuple[KState, bool] | None:
+    def check(self, s: dict, pending: tuple) -> Progress:
         d = walk(self.dtype, s)
         if isvar(d):
             return s, False
         return (s, True) if d in CATEGORIES[self.category] else None
 
-    def choices(self, s: KState) -> list | None:
-        v = _first_unknown((self.dtype,), s)
-        return None if v is None else _enumerate(v, CATEGORIES[self.category])
+    def choices(self, s: dict) -> list | None:
+        v = first_unbound((self.dtype,), s)
+        return None if v is None else bind_choices(v, sorted(CATEGORIES[self.category]))
 
-    def explain(self, s: KState) -> str:
+    def terms(self) -> tuple:
+        return (self.dtype,)
+
+    def explain(self, s: dict) -> str:
         return f"where-clause {self.name} in {self.category} fails: " \
                f"{self.name} is {walk(self.dtype, s)}"
 
@@ -166,16 +155,61 @@ class Compatible(Constraint):
     right: Any
     text: str = ""
 
-    def check(self, s: KState) -> tuple[KState, bool] | None:
+    def check(self, s: dict, pending: tuple) -> Progress:
         a, b = walk(self.left, s), walk(self.right, s)
         if isvar(a) or isvar(b):
             return s, False
         return (s, True) if is_lossless_cast(a, b) or is_lossless_cast(b, a) else None
 
-    def choices(self, s: KState) -> list | None:
-        v = _first_unknown((self.left, self.right), s)
-        return None if v is None else _enumerate(v, DTYPES)
+    def choices(self, s: dict) -> list | None:
+        v = first_unbound((self.left, self.right), s)
+        return None if v is None else bind_choices(v, DTYPES)
 
-    def explain(self, s: KState) -> str:
+    def terms(self) -> tuple:
+        return (self.left, self.right)
+
+    def explain(self, s: dict) -> str:
         return f"where-clause {self.text} fails: {walk(self.left, s)} and " \
                f"{walk(self.right, s)} do not convert losslessly either way"
+
+
+def wrapped_dtypes() -> tuple[str, ...]:
+    """The dtypes a wrapped Python number can have (with the current default dtype)."""
+    return tuple(dict.fromkeys(python_dtype(x) for x in (True, 0, 0.0, 0j)))
+
+
+@dataclass(frozen=True, eq=False)
+class WrappedOk(Constraint):
+    """A wrapped operand is a Python number: rank 0, a dtype Python numbers take."""
+
+    dtype: Any
+    shape: Any
+    wrapped: Any
+    where: str = ""
+
+    def check(self, s: dict, pending: tuple) -> Progress:
+        flag = walk(self.wrapped, s)
+        if isvar(flag):
+            return s, False
+        if flag is not True:
+            return s, True
+        out = unify_oc(self.shape, (), s)
+        if out is False:
+            return None
+        d = walk(self.dtype, out)
+        if isvar(d):
+            return out, False
+        return (out, True) if d in wrapped_dtypes() else None
+
+    def choices(self, s: dict) -> list | None:
+        if isvar(walk(self.wrapped, s)):
+            return bind_choices(walk(self.wrapped, s), (False, True))
+        v = first_unbound((self.dtype,), s)
+        return None if v is None else bind_choices(v, wrapped_dtypes())
+
+    def terms(self) -> tuple:
+        return (self.dtype, self.shape, self.wrapped)
+
+    def explain(self, s: dict) -> str:
+        return f"{self.where}: a wrapped Python number has no axes and a dtype among " \
+               f"{', '.join(wrapped_dtypes())}, got {walk(self.dtype, s)}"

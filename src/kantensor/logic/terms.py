@@ -2,45 +2,77 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from unification import isvar
 from unification.core import _reify, _unify, construction_sentinel
+from unification.utils import transitive_get as walk
+
+__all__ = ["TensorTerm", "term_vars", "walk"]
 
 
 @dataclass(frozen=True)
 class TensorTerm:
-    """``TensorTerm(dtype, shape)``: dtype a str or logic var; shape a tuple of sizes
-    (int or logic var) or a logic var when even the number of axes is unknown."""
+    """``TensorTerm(dtype, shape, wrapped)``: a tensor type as a logic term.
+
+    ``dtype`` is a dtype name or a logic variable; ``shape`` a tuple of sizes (ints or
+    logic variables) or a logic variable when even the rank is unknown; ``wrapped``
+    says whether the operand is a Python number used in an operation (True, False or a
+    logic variable). The promotion priority of an operand is derived from its rank
+    and ``wrapped`` inside the relation (§3, §7 of the design).
+    """
 
     dtype: Any
     shape: Any
-
-    def __kt_children__(self) -> tuple:
-        return (self.dtype, self.shape)
+    wrapped: Any = False
 
     def __str__(self) -> str:
         shape = self.shape
-        body = ",".join("?" if not isinstance(d, int) else str(d) for d in shape) \
+        body = ",".join(str(d) if isinstance(d, int) else "?" for d in shape) \
             if isinstance(shape, tuple) else "..."
-        return f"{self.dtype}[{body}]"
+        dtype = self.dtype if isinstance(self.dtype, str) else "?"
+        return f"{dtype}[{body}]" + (" (wrapped)" if self.wrapped is True else "")
 
 
 def _unify_term(u: TensorTerm, v: TensorTerm, s: Mapping) -> Any:
     s = yield _unify(u.dtype, v.dtype, s)
-    if s is False:
-        yield False
-        return
-    yield _unify(u.shape, v.shape, s)
+    if s is not False:
+        s = yield _unify(u.shape, v.shape, s)
+    if s is not False:
+        s = yield _unify(u.wrapped, v.wrapped, s)
+    yield s
 
 
 def _reify_term(u: TensorTerm, s: Mapping) -> Any:
     dtype = yield _reify(u.dtype, s)
     shape = yield _reify(u.shape, s)
+    wrapped = yield _reify(u.wrapped, s)
     yield construction_sentinel
-    yield TensorTerm(dtype, shape)
+    yield TensorTerm(dtype, shape, wrapped)
 
 
 _unify.add((TensorTerm, TensorTerm, Mapping), _unify_term)
 _reify.add((TensorTerm, Mapping), _reify_term)
+
+
+def term_vars(term: Any, s: Mapping) -> Iterator[Any]:
+    """The unbound logic variables of ``term`` under ``s`` (iterative, each once; a
+    cyclic binding is followed once, so this ends even on one)."""
+    stack, seen = [term], set()
+    while stack:
+        t = stack.pop()
+        while isvar(t) and t not in seen:
+            seen.add(t)
+            bound = s.get(t, t)
+            if bound is t:
+                yield t
+                break
+            t = bound
+        if isvar(t):
+            continue
+        if isinstance(t, TensorTerm):
+            stack.extend((t.wrapped, t.shape, t.dtype))
+        elif isinstance(t, tuple | list):
+            stack.extend(reversed(t))

@@ -1,46 +1,55 @@
 """The built-in Ops, made from the catalogue in ``signatures/`` at import.
 
-Every entry becomes a module attribute (``kantensor.ops.add``) and, where it
-declares one, the implementation of a TensorVariable operator or method. The
-submodules hold what the catalogue refers to that NumPy does not have:
-implementations with NumPy's exact semantics under another calling
-convention, and the *builders* that render template signatures.
+Every entry becomes an Op reachable as ``kantensor.ops.NAME`` (and ``kantensor.NAME``)
+and, where it declares one, the implementation of a TensorVariable operator or method.
+The submodules hold the Op classes, parameters, the catalogue loader, and what the
+catalogue refers to that NumPy does not have: implementations with NumPy's exact
+semantics under another calling convention, and the *builders* that render template
+signatures.
 """
 
 from __future__ import annotations
 
-import builtins
 from collections.abc import Callable
 from typing import Any
 
 from ..types.variable import register_method, register_operator
 from .catalogue import load_all
 
+#: The built-in Ops by name, in catalogue order.
 CATALOGUE: dict[str, Any] = {}
-
-#: Methods that, like NumPy's, also take their tuple as separate ints:
-#: ``x.reshape(2, -1)`` is ``x.reshape((2, -1))``.
-VARIADIC_METHODS = frozenset({"reshape", "transpose"})
 
 
 def _variadic(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A method that, like NumPy's, also takes its tuple as separate ints:
+    ``x.reshape(2, -1)`` is ``x.reshape((2, -1))``."""
     def method(x: Any, *args: Any, **kwargs: Any) -> Any:
-        # builtins.all: this module's globals get the Ops all, any, abs, max, min...
-        if len(args) > 1 and builtins.all(isinstance(a, int) and not isinstance(a, bool)
-                                          for a in args):
+        if len(args) > 1 and all(isinstance(a, int) and not isinstance(a, bool)
+                                 for a in args):
             args = (args,)
         return fn(x, *args, **kwargs)
     method.__doc__ = fn.__doc__
     return method
 
+
 for _entry in load_all():
     _op = _entry.make_op()
     CATALOGUE[_entry.name] = _op
-    globals()[_entry.name] = _op
     if _entry.operator:
         register_operator(_entry.operator, _op)
     if _entry.method:
-        register_method(_entry.method,
-                        _variadic(_op) if _entry.method in VARIADIC_METHODS else _op)
+        register_method(_entry.method, _variadic(_op) if _entry.variadic else _op)
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        return CATALOGUE[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *CATALOGUE})
+
 
 __all__ = sorted(CATALOGUE)

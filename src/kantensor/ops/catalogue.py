@@ -41,14 +41,15 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..signature.ast import Signature
 from ..signature.errors import SignatureSyntaxError, TypeInferenceError
+from ..signature.signature import Signature
 from ..types.type import TensorType
 from .op import COMPUTE_MODES, OpFamily, SignatureOp, placeholders
 from .params import CallSpec, ParamError
 
 REQUIRED = ("name", "signature", "impl")
-OPTIONAL = ("compute", "operator", "method", "doc", "call", "builder", "examples")
+OPTIONAL = ("compute", "operator", "method", "variadic", "doc", "call", "builder",
+            "examples")
 
 
 class CatalogueError(ValueError):
@@ -67,6 +68,7 @@ class Entry:
     compute: str
     operator: str | None
     method: str | None
+    variadic: bool
     doc: str
     spec: CallSpec
     builder: Any = None
@@ -165,6 +167,9 @@ def _entry(file: str, index: int, raw: dict) -> Entry:
     if unknown:
         raise CatalogueError(f"{where}: unknown key{'s' * (len(unknown) > 1)} "
                              f"{', '.join(unknown)}; expected {', '.join(REQUIRED + OPTIONAL)}")
+    for key in (*REQUIRED, "operator", "method", "doc", "builder", "call", "compute"):
+        if key in raw and not isinstance(raw[key], str):
+            raise CatalogueError(f"{where}: {key} must be a string, got {raw[key]!r}")
     try:
         spec = CallSpec(raw.get("call") or _default_call(raw["signature"]), raw["name"])
     except ParamError as exc:
@@ -206,8 +211,13 @@ def _entry(file: str, index: int, raw: dict) -> Entry:
         raise CatalogueError(f"{where}: impl: {exc}") from None
     if not callable(impl):
         raise CatalogueError(f"{where}: impl {raw['impl']!r} is not callable")
+    variadic = raw.get("variadic", False)
+    if not isinstance(variadic, bool) or (variadic and "method" not in raw):
+        raise CatalogueError(f"{where}: variadic must be true or false, and only a method "
+                             f"can be variadic, got {variadic!r}")
     return Entry(file, index, raw["name"], sig, impl, compute, raw.get("operator"),
-                 raw.get("method"), raw.get("doc", ""), spec, builder, tuple(examples))
+                 raw.get("method"), variadic, raw.get("doc", ""), spec, builder,
+                 tuple(examples))
 
 
 def _default_call(signature: str) -> str:

@@ -11,11 +11,11 @@ import numpy as np
 
 from ..graph.basic import Apply
 from ..graph.op import Op
-from ..signature.ast import Signature
 from ..signature.errors import TypeInferenceError
+from ..signature.signature import Signature
 from ..signature.solve import infer
 from ..types.basic_ops import cast_array
-from ..types.dtypes import Priority, result_type_of
+from ..types.dtypes import priority, result_type_of
 from ..types.type import TensorType
 from ..types.variable import as_tensor_variable
 from .params import CallSpec, ParamError
@@ -25,13 +25,6 @@ from .params import CallSpec, ParamError
 #: "promote": to the promoted input dtype (comparisons, where the output is bool);
 #: "none": passed as they are.
 COMPUTE_MODES = ("output", "promote", "none")
-
-
-def priority_of(x: Any) -> Priority:
-    """Promotion priority of a graph input (§3): wrapped numbers lowest."""
-    if getattr(x, "wrapped", False):
-        return Priority.WRAPPED
-    return Priority.TENSOR if x.type.ndim else Priority.ZERO_DIM
 
 
 @lru_cache(maxsize=4096)
@@ -74,7 +67,7 @@ class SignatureOp(Op):
         inputs = [as_tensor_variable(x) for x in inputs]
         types = tuple(x.type for x in inputs)
         signature, op = self.signature_for(types)
-        outs = infer(signature, types, [priority_of(x) for x in inputs], name=op)
+        outs = infer(signature, types, tuple(x.wrapped for x in inputs), name=op)
         return Apply(op, inputs, [t() for t in outs])
 
     def check_inputs(self, node: Apply, inputs: list) -> None:
@@ -84,7 +77,7 @@ class SignatureOp(Op):
                       for v, x in zip(node.inputs, inputs, strict=True))
         signature, _ = self.signature_for(types)
         try:
-            infer(signature, types, [priority_of(v) for v in node.inputs], name=self)
+            infer(signature, types, tuple(v.wrapped for v in node.inputs), name=self)
         except TypeInferenceError as exc:
             raise TypeInferenceError(f"at run time: {exc}", signature=signature) from None
 
@@ -93,7 +86,8 @@ class SignatureOp(Op):
             dtype = node.outputs[0].type.dtype
             inputs = [cast_array(x, dtype) for x in inputs]
         elif self.compute == "promote":
-            dtype = _promoted(tuple((v.type.dtype, priority_of(v)) for v in node.inputs))
+            dtype = _promoted(tuple((v.type.dtype, priority(v.type.ndim, v.wrapped))
+                                    for v in node.inputs))
             inputs = [cast_array(x, dtype) for x in inputs]
         result = self.impl(*inputs, **self._kwargs)
         if len(node.outputs) == 1:
@@ -140,15 +134,16 @@ class TemplateOp(SignatureOp):
                  compute: str = "none", doc: str | None = None,
                  params: dict[str, Any] | None = None, builder: Builder | None = None):
         self._describe(name, impl, compute, doc, template)
+        self.signature = None  # one signature per input ranks: see signature_for
         self.template = template
         self.builder = builder
         self.params = tuple((params or {}).items())
         self._kwargs = dict(self.params)
 
     @property
-    def signature(self) -> str:  # type: ignore[override]
-        """The template text (a TemplateOp has one signature per input ranks)."""
-        return self.template
+    def n_outputs(self) -> int:
+        """How many outputs its signatures have (counted on the template's text)."""
+        return _n_outputs(self.template)
 
     def signature_for(self, types: tuple) -> tuple[Signature, SignatureOp]:
         return _render(self, types)
@@ -161,6 +156,17 @@ class TemplateOp(SignatureOp):
         if not self.params:
             return self.name
         return f"{self.name}{{{', '.join(f'{k}={v!r}' for k, v in self.params)}}}"
+
+
+def _n_outputs(template: str) -> int:
+    """Outputs of a template signature: the top-level operands after '->' (a placeholder
+    on that side counts as one operand)."""
+    right = template.split("->", 1)[1].split(" where ")[0].split("|")[0]
+    depth, count = 0, 1
+    for ch in right:
+        depth += 1 if ch in "({[" else -1 if ch in ")}]" else 0
+        count += ch == "," and depth == 0
+    return count
 
 
 @lru_cache(maxsize=4096)
@@ -217,6 +223,14 @@ class OpFamily:
     def bind(self, **params: Any) -> TemplateOp:
         """The Op for these parameters (the others take their defaults)."""
         return self._op(self.spec.normalise(params))
+
+    def signature_for(self, types: tuple) -> tuple[Signature, SignatureOp]:
+        """The signature (and Op) of the default parameters for inputs of ``types``."""
+        return self.bind().signature_for(types)
+
+    @property
+    def n_outputs(self) -> int:
+        return _n_outputs(self.template)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         tensors, params, _ = self.spec.bind(args, kwargs)

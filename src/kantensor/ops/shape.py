@@ -14,26 +14,14 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from ..types.dtypes import Priority, result_type_of
 from .params import AxisError, ParamError, normalize_axes, normalize_axis
-from .templates import names, operand, product, rank_error, where
+from .templates import joined_dtypes, names, operand, product, rank_error, where
 
 # --------------------------------------------------------------------------- helpers
-
-
-def joint_dtype(types: Sequence[Any]) -> str:
-    """The promoted dtype of ``types`` with every input ranked as a tensor.
-
-    Joining Ops (concatenate, stack, convolve) put the values of every input into
-    the output, so a 0-d input is not demoted below the others as it is in
-    arithmetic: like NumPy, ``concatenate([int8[2], int64[]], axis=None)`` is int64.
-    """
-    return result_type_of((t.dtype, Priority.TENSOR) for t in types)
 
 
 def _as_axes(axis: int | tuple[int, ...]) -> tuple[int, ...]:
@@ -120,12 +108,11 @@ def joined(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
     sizes add up; ``axis=None`` concatenates the flattened inputs."""
     if not types:
         raise ParamError("need at least one tensor to concatenate")
-    dtype = joint_dtype(types)
     if axis is None:
         dims = [names(f"x{i}_", t.ndim) for i, t in enumerate(types)]
         total = "+".join(product(d) for d in dims)
-        return {"inputs": ",".join(operand(d) for d in dims),
-                "y": f"({total}):{dtype}"}
+        inputs, dtype = joined_dtypes([operand(d) for d in dims])
+        return {"inputs": ",".join(inputs), "y": f"({total}):{dtype}"}
     ndim = types[0].ndim
     if any(t.ndim != ndim for t in types):
         raise rank_error("concatenate", "all the input tensors must have the same number "
@@ -135,7 +122,8 @@ def joined(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
     ax = normalize_axis(axis, ndim)
     shared = names("d", ndim)
     along = names("c", len(types))
-    inputs = [operand(c if i == ax else d for i, d in enumerate(shared)) for c in along]
+    inputs, dtype = joined_dtypes([operand(c if i == ax else d for i, d in enumerate(shared))
+                                   for c in along])
     out = operand("+".join(along) if i == ax else d for i, d in enumerate(shared))
     return {"inputs": ",".join(inputs), "y": f"{out}:{dtype}", "params": {"axis": ax}}
 
@@ -151,8 +139,8 @@ def stacked(types: tuple, axis: int, **_: Any) -> dict[str, Any]:
     ax = normalize_axis(axis, ndim + 1)
     dims = names("d", ndim)
     out = [*dims[:ax], len(types), *dims[ax:]]
-    return {"inputs": ",".join([operand(dims)] * len(types)),
-            "y": f"{operand(out)}:{joint_dtype(types)}", "params": {"axis": ax}}
+    inputs, dtype = joined_dtypes([operand(dims)] * len(types))
+    return {"inputs": ",".join(inputs), "y": f"{operand(out)}:{dtype}", "params": {"axis": ax}}
 
 
 def _slice_bound(index: int, size: str) -> str:
@@ -254,8 +242,9 @@ def convolved(types: tuple, mode: str, **_: Any) -> dict[str, Any]:
         lengths.append(name if t.ndim else "1")
     n, m = lengths
     size = CONVOLVE_SIZES[mode].format(n=n, m=m)
-    return {"a": operand([n] if n != "1" else []), "v": operand([m] if m != "1" else []),
-            "y": f"({size}):{joint_dtype(types)}",
+    (a, v), dtype = joined_dtypes([operand([n] if n != "1" else []),
+                                   operand([m] if m != "1" else [])])
+    return {"a": a, "v": v, "y": f"({size}):{dtype}",
             "fits": where([f"{d} >= 1" for d in (n, m) if d != "1"])}
 
 

@@ -23,6 +23,14 @@ def operand(dims: Iterable[object]) -> str:
     return "(" + ",".join(map(str, dims)) + ")"
 
 
+def joined_dtypes(operands: Sequence[str]) -> tuple[list[str], str]:
+    """Each operand typed by its own dtype variable, and the ``join(...)`` of those:
+    the dtype rule of Ops whose output holds every input's values (in the relation,
+    never computed here)."""
+    typed = [f"{op}:t{i}" for i, op in enumerate(operands)]
+    return typed, f"join({','.join(f't{i}' for i in range(len(operands)))})"
+
+
 def where(clauses: Sequence[str]) -> str:
     """`` where c1, c2`` or nothing: append to an alternative."""
     return f" where {', '.join(clauses)}" if clauses else ""

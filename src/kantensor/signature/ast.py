@@ -1,35 +1,45 @@
 """AST of the signature DSL: frozen, hashable dataclasses with structural ``==``.
 
-``str(node)`` is the node's canonical text; ``Signature.parse(str(sig)) == sig`` holds for
-every Signature (the constructors reject objects whose text would not parse back).
-Dim variables support ``+ - * // %`` (with ints too), so ``n - k + 1`` builds the same
-tree as the text ``n-k+1``.
+``str(node)`` is the node's canonical text (the constructors reject objects whose text
+would not parse back). Dim variables support ``+ - * // %`` (with ints too), so
+``n - k + 1`` builds the same tree as the text ``n-k+1``.
+
+The dim expressions here are the one dim-expression language of kantensor: signatures,
+``TensorType.parse`` and the command line's query terms all parse into these nodes, and
+:func:`evaluate` is the one evaluator, computing in the Dim algebra of
+:mod:`kantensor.types.dim`. Operands and where-clauses are checked for well-formedness
+as a whole when an :class:`~kantensor.signature.alternative.Alternative` is built.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
+
+from ..types.dim import DimLike
+from ..types.dim import dim_max as _dim_max
+from ..types.dim import dim_min as _dim_min
+from ..types.dtypes import CATEGORIES as _CATEGORY_SETS
+from ..types.dtypes import DTYPES
 
 __all__ = [
     "CATEGORIES", "CMP_OPS", "DTYPE_NAMES", "RESERVED",
     "DimVar", "FixedDim", "FlexDim", "AnonGroup", "AnyGroup", "NamedGroup", "BinOp", "Call",
-    "DTypeName", "DTypeVar", "Promote", "FloatOf", "RealOf",
-    "TensorPattern", "Compare", "InCategory", "DTypeEq", "Compatible", "Alternative",
-    "Signature", "DimExpr", "DimItem", "DType", "Clause",
-    "dim_vars", "dtype_vars", "dim_min", "dim_max",
+    "DTypeName", "DTypeVar", "Promote", "Join", "FloatOf", "RealOf",
+    "TensorPattern", "Compare", "InCategory", "DTypeEq", "Compatible",
+    "DimExpr", "DimItem", "DType", "Clause",
+    "dim_vars", "dtype_vars", "dim_min", "dim_max", "evaluate", "expr_names", "dtype_names",
 ]  # fmt: skip
 
-DTYPE_NAMES = frozenset(
-    "bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 "
-    "float16 float32 float64 complex64 complex128".split()
-)
-CATEGORIES = frozenset("bool integer signed unsigned floating complex inexact number".split())
-RESERVED = frozenset("where in min max promote float real compatible".split())
+DTYPE_NAMES = frozenset(DTYPES)
+CATEGORIES = frozenset(_CATEGORY_SETS)
+RESERVED = frozenset("where in min max promote join float real compatible".split())
 CMP_OPS = frozenset({"==", "!=", "<", "<=", ">", ">="})
-_PREC = {"+": 1, "-": 1, "*": 2, "//": 2, "%": 2}
+_PREC = {"+": 1, "-": 1, "*": 2, "//": 2, "%": 2, "**": 3}
+#: The largest exponent of ``**`` (a size expression stays a small polynomial).
+MAX_EXPONENT = 64
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -69,6 +79,7 @@ class _Arith:
     def __rfloordiv__(self, o: object) -> BinOp: return self._op("//", o, True)
     def __mod__(self, o: object) -> BinOp: return self._op("%", o)
     def __rmod__(self, o: object) -> BinOp: return self._op("%", o, True)  # fmt: skip
+    def __pow__(self, o: object) -> BinOp: return self._op("**", o)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -100,7 +111,8 @@ class FixedDim(_Arith):
 
 @dataclass(frozen=True)
 class BinOp(_Arith):
-    """``left op right`` with op in ``+ - * // %``; ints are wrapped as FixedDim."""
+    """``left op right`` with op in ``+ - * // % **``; ints are wrapped as FixedDim.
+    The exponent of ``**`` is an int from 0 to :data:`MAX_EXPONENT`."""
 
     op: str
     left: DimExpr
@@ -111,8 +123,14 @@ class BinOp(_Arith):
             raise ValueError(f"unknown dim operator {self.op!r}")
         _set(self, "left", _expr(self.left))
         _set(self, "right", _expr(self.right))
+        if self.op == "**" and not (isinstance(self.right, FixedDim)
+                                    and self.right.size <= MAX_EXPONENT):
+            raise ValueError(f"the exponent of ** must be an int from 0 to {MAX_EXPONENT}, "
+                             f"got {self.right}")
 
     def __str__(self) -> str:
+        if self.op == "**":  # the base is an atom: n**2, (n+1)**2
+            return f"{_paren(self.left, _prec(self.left) <= 3)}**{self.right}"
         p = _PREC[self.op]
         # Left-associative: parenthesize a lower-precedence left operand and a right
         # operand of the same or lower precedence.
@@ -151,7 +169,7 @@ def _expr(x: object) -> DimExpr:
 
 
 def _prec(x: DimExpr) -> int:
-    return _PREC[x.op] if isinstance(x, BinOp) else 3
+    return _PREC[x.op] if isinstance(x, BinOp) else 4
 
 
 def _paren(x: DimExpr, needed: bool) -> str:
@@ -257,8 +275,21 @@ class Promote:
         if not self.args:
             raise ValueError("promote() needs at least one argument")
 
+    #: True for ``join``: every argument ranks as a tensor (see :class:`Join`).
+    joint: ClassVar[bool] = False
+
     def __str__(self) -> str:
-        return f"promote({','.join(map(str, self.args))})"
+        return f"{'join' if self.joint else 'promote'}({','.join(map(str, self.args))})"
+
+
+@dataclass(frozen=True)
+class Join(Promote):
+    """``join(T, U, ...)``: the result type with every argument ranked as a tensor.
+
+    Ops that put the values of all their inputs into one output (concatenate, stack)
+    use it: a 0-d input is not demoted below the others as it is in arithmetic."""
+
+    joint: ClassVar[bool] = True
 
 
 @dataclass(frozen=True)
@@ -291,6 +322,72 @@ class RealOf(DTypeFunction):
 
 
 _DTYPE_TYPES = (DTypeName, DTypeVar, Promote, DTypeFunction)
+
+
+def expr_names(x: DimExpr) -> list[str]:
+    """The dim names in an expression, in order of appearance (iterative)."""
+    out, stack = [], [x]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, DimVar):
+            out.append(node.name)
+        elif isinstance(node, BinOp):
+            stack += (node.right, node.left)
+        elif isinstance(node, Call):
+            stack.extend(reversed(node.args))
+    return out
+
+
+def dtype_names(x: DType) -> list[str]:
+    """The dtype variable names in a dtype term, in order of appearance."""
+    out, stack = [], [x]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, DTypeVar):
+            out.append(node.name)
+        elif isinstance(node, Promote):
+            stack.extend(reversed(node.args))
+        elif isinstance(node, DTypeFunction):
+            stack.append(node.arg)
+    return out
+
+
+_BINARY: dict[str, Callable[[DimLike, DimLike], DimLike]] = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "//": lambda a, b: a // b, "%": lambda a, b: a % b, "**": lambda a, b: a ** b,
+}
+_CALLS = {"min": _dim_min, "max": _dim_max}
+
+
+def evaluate(expr: DimExpr, lookup: Callable[[str], DimLike]) -> DimLike:
+    """The value of ``expr``, its names replaced by ``lookup(name)`` (ints or Dims).
+
+    The one evaluator of dim expressions: the solver looks names up in its
+    substitution, ``TensorType.parse`` maps them to named Dims. Iterative, so deep
+    expressions do not exhaust the stack; ``//`` or ``%`` by a zero size raises
+    ZeroDivisionError.
+    """
+    values: list[DimLike] = []
+    stack: list[tuple[DimExpr, bool]] = [(expr, False)]
+    while stack:
+        node, ready = stack.pop()
+        if isinstance(node, FixedDim):
+            values.append(node.size)
+        elif isinstance(node, DimVar):
+            values.append(lookup(node.name))
+        elif not ready:
+            stack.append((node, True))
+            children = (node.left, node.right) if isinstance(node, BinOp) else node.args
+            stack.extend((c, False) for c in reversed(children))
+        elif isinstance(node, BinOp):
+            right = values.pop()
+            values[-1] = _BINARY[node.op](values[-1], right)
+        else:
+            n = len(node.args)
+            args = values[-n:]
+            del values[-n:]
+            values.append(_CALLS[node.fn](*args))
+    return values[0]
 
 
 def _dtype(x: object) -> DType:
@@ -402,242 +499,6 @@ class Compatible:
 _CLAUSE_TYPES = (Compare, InCategory, DTypeEq, Compatible)
 
 
-@dataclass(frozen=True)
-class Alternative:
-    """One overload: ``[loop] inputs -> outputs [where clauses]``.
-
-    ``loop`` is None (no loop dims), ``"+"`` (broadcast) or ``"="`` (equal);
-    ``max_loop_dims`` caps the number of loop dims.
-    """
-
-    inputs: tuple[TensorPattern, ...]
-    outputs: tuple[TensorPattern, ...]
-    where: tuple[Clause, ...] = ()
-    loop: str | None = None
-    max_loop_dims: int | None = None
-
-    def __post_init__(self) -> None:
-        for attr, types in (("inputs", TensorPattern), ("outputs", TensorPattern),
-                            ("where", _CLAUSE_TYPES)):  # fmt: skip
-            items = tuple(getattr(self, attr))
-            for x in items:
-                if not isinstance(x, types):
-                    raise TypeError(f"{attr} must hold {types}, got {x!r}")
-            _set(self, attr, items)
-        if not self.outputs:
-            raise ValueError("a signature needs at least one output")
-        if self.loop not in (None, "+", "="):
-            raise ValueError(f"loop must be None, '+' or '=', got {self.loop!r}")
-        cap = self.max_loop_dims
-        if cap is not None and (
-            self.loop is None or isinstance(cap, bool) or not isinstance(cap, int) or cap < 0
-        ):
-            raise ValueError("max_loop_dims must be an int >= 0 and needs a loop prefix")
-        _check_kinds(self)
-
-    def __str__(self) -> str:
-        loop = (self.loop or "") + ("" if self.max_loop_dims is None else str(self.max_loop_dims))
-        text = f"{loop}{','.join(map(str, self.inputs))}->{','.join(map(str, self.outputs))}"
-        return text + (" where " + ", ".join(map(str, self.where)) if self.where else "")
-
-
-# --------------------------------------------------------------------------- name kinds
-
-
-def _expr_names(x: DimExpr) -> Iterator[str]:
-    if isinstance(x, DimVar):
-        yield x.name
-    elif isinstance(x, BinOp):
-        yield from _expr_names(x.left)
-        yield from _expr_names(x.right)
-    elif isinstance(x, Call):
-        for a in x.args:
-            yield from _expr_names(a)
-
-
-def _dtype_names(x: DType) -> Iterator[str]:
-    if isinstance(x, DTypeVar):
-        yield x.name
-    elif isinstance(x, Promote):
-        for a in x.args:
-            yield from _dtype_names(a)
-    elif isinstance(x, DTypeFunction):
-        yield from _dtype_names(x.arg)
-
-
-def _is_bare(x: DType) -> bool:
-    return isinstance(x, (DTypeVar, DTypeName))
-
-
-def _check_kinds(alt: Alternative) -> None:
-    """Reject what the text form could not express: one name used as two kinds, and a
-    ``T == U`` the parser would read as a dim comparison (see ``resolve_dtype_names``)."""
-    uses: list[tuple[str, str]] = []
-    pairs: list[tuple[str, str]] = []
-    for op in (*alt.inputs, *alt.outputs):
-        for d in op.dims:
-            if isinstance(d, FlexDim):
-                uses.append((d.name, "flex"))
-            elif isinstance(d, NamedGroup):
-                uses.append((d.name, "group"))
-            elif isinstance(d, _EXPR_TYPES):
-                uses.extend((n, "dim") for n in _expr_names(d))
-        if op.dtype is not None:
-            uses.extend((n, "dtype") for n in _dtype_names(op.dtype))
-    for c in alt.where:
-        if isinstance(c, Compare):
-            uses.extend((n, "dim") for n in (*_expr_names(c.left), *_expr_names(c.right)))
-        elif isinstance(c, InCategory):
-            uses.extend((n, "dtype") for n in _dtype_names(c.dtype))
-        elif isinstance(c, DTypeEq) and _is_bare(c.left) and _is_bare(c.right):
-            pairs.append((c.left.name, c.right.name))
-        else:
-            uses.extend((n, "dtype") for n in (*_dtype_names(c.left), *_dtype_names(c.right)))
-    kinds: dict[str, str] = {}
-    for name, kind in uses + [(n, "dtype") for p in pairs for n in p]:
-        if kinds.setdefault(name, kind) != kind:
-            raise ValueError(f"{name!r} is used both as a {KIND_TEXT[kinds[name]]} "
-                             f"and as a {KIND_TEXT[kind]}")  # fmt: skip
-    known = resolve_dtype_names({n for n, k in uses if k == "dtype"}, pairs)
-    for a, b in pairs:
-        if a not in known:
-            raise ValueError(
-                f"'{a} == {b}' would read as a dim comparison: use {a} or {b} as a dtype "
-                "elsewhere in the alternative (an operand dtype, 'in', compatible(), ...)"
-            )
-
-
-KIND_TEXT = {
-    "dim": "dimension",
-    "flex": "flexible dimension 'name?'",
-    "group": "named group '*name'",
-    "dtype": "dtype variable",
-}
-
-
-def resolve_dtype_names(known: Iterable[str], pairs: Iterable[tuple[str, str]]) -> set[str]:
-    """The names that are dtypes: ``known`` and dtype names, plus, through the ambiguous
-    ``a == b`` clauses in ``pairs``, every name equated with one of those."""
-    known = set(known) | DTYPE_NAMES
-    graph: dict[str, list[str]] = {}
-    for a, b in pairs:
-        graph.setdefault(a, []).append(b)
-        graph.setdefault(b, []).append(a)
-    todo = [n for n in graph if n in known]
-    while todo:
-        for m in graph[todo.pop()]:
-            if m not in known:
-                known.add(m)
-                todo.append(m)
-    return known
-
-
-# --------------------------------------------------------------------------- signature
-
-
-class Signature:
-    """A signature: one or more alternatives (overloads), tried in order.
-
-    ``Signature(inputs, outputs, where=(), loop=None)`` builds one alternative; ``loop`` is
-    None, ``"+"``, ``"="`` or capped like ``"+2"``. ``Signature(alternatives=(...))`` takes
-    Alternative objects; ``Signature(text)`` parses (so ``eval(repr(sig)) == sig``).
-    ``Signature.parse(text)`` reads the text form; ``str(sig)`` is the canonical text, and
-    ``Signature.parse(str(sig)) == sig``.
-    """
-
-    __slots__ = ("alternatives", "_hash")
-    alternatives: tuple[Alternative, ...]
-
-    def __init__(
-        self,
-        inputs: Iterable[TensorPattern] | None = None,
-        outputs: Iterable[TensorPattern] | None = None,
-        where: Iterable[Clause] = (),
-        loop: str | None = None,
-        *,
-        alternatives: Iterable[Alternative] | None = None,
-    ) -> None:
-        if isinstance(inputs, str):  # Signature("(m,n)->(m)"), so that eval(repr(sig)) works
-            if outputs is not None or tuple(where) or loop is not None or alternatives:
-                raise TypeError("Signature(text) takes no other arguments")
-            alts = Signature.parse(inputs).alternatives
-        elif alternatives is not None:
-            if inputs is not None or outputs is not None or tuple(where) or loop is not None:
-                raise TypeError("pass either alternatives or inputs/outputs/where/loop")
-            alts = tuple(alternatives)
-            if not alts or not all(isinstance(a, Alternative) for a in alts):
-                raise TypeError("alternatives must be a non-empty sequence of Alternative")
-        else:
-            if outputs is None:
-                raise TypeError("Signature() needs outputs (or alternatives)")
-            kind, cap = _split_loop(loop)
-            alts = (Alternative(tuple(inputs or ()), tuple(outputs), tuple(where), kind, cap),)
-        object.__setattr__(self, "alternatives", alts)
-        object.__setattr__(self, "_hash", hash(alts))  # immutable: hash once (a cache key)
-
-    @classmethod
-    def parse(cls, text: str) -> Signature:
-        """Parse the text form; raises SignatureSyntaxError."""
-        from .parser import parse_signature
-
-        return parse_signature(text)
-
-    def infer(self, input_types: Any, priorities: Any = None) -> tuple:
-        """Output TensorTypes for ``input_types`` (memoized); TypeInferenceError if none.
-
-        ``priorities`` gives each input's promotion priority (default: by ndim).
-        """
-        from .solve import infer
-
-        return infer(self, input_types, priorities)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError("Signature is immutable")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError("Signature is immutable")
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_signature_from_alternatives, (self.alternatives,))
-
-    inputs = property(lambda self: self.alternatives[0].inputs, doc="First alternative's.")
-    outputs = property(lambda self: self.alternatives[0].outputs, doc="First alternative's.")
-    where = property(lambda self: self.alternatives[0].where, doc="First alternative's.")
-    loop = property(lambda self: self.alternatives[0].loop, doc="First alternative's.")
-    max_loop_dims = property(
-        lambda self: self.alternatives[0].max_loop_dims, doc="First alternative's."
-    )
-
-    def __str__(self) -> str:
-        return " | ".join(map(str, self.alternatives))
-
-    def __repr__(self) -> str:
-        return f"Signature({str(self)!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Signature):
-            return NotImplemented
-        return self.alternatives == other.alternatives
-
-    def __hash__(self) -> int:
-        return self._hash
-
-
-def _signature_from_alternatives(alternatives: tuple[Alternative, ...]) -> Signature:
-    return Signature(alternatives=alternatives)
-
-
-def _split_loop(loop: str | None) -> tuple[str | None, int | None]:
-    if loop is None:
-        return None, None
-    if isinstance(loop, str) and re.fullmatch(r"[+=][0-9]*", loop):
-        return loop[0], int(loop[1:]) if loop[1:] else None
-    raise ValueError(f"loop must be None, '+', '=', '+N' or '=N', got {loop!r}")
-
-
-# --------------------------------------------------------------------------- helpers
-
-
 def _names(names: str | Iterable[str]) -> list[str]:
     return names.replace(",", " ").split() if isinstance(names, str) else list(names)
 
@@ -654,5 +515,5 @@ def dtype_vars(names: str | Iterable[str]) -> tuple[DTypeVar, ...]:
 
 DimExpr = DimVar | FixedDim | BinOp | Call
 DimItem = DimExpr | FlexDim | AnonGroup | AnyGroup | NamedGroup
-DType = DTypeName | DTypeVar | Promote | FloatOf | RealOf
+DType = DTypeName | DTypeVar | Promote | Join | FloatOf | RealOf
 Clause = Compare | InCategory | DTypeEq | Compatible

@@ -1,39 +1,49 @@
-"""Compile one signature alternative into a kanren relation over type terms.
+"""Compile one alternative of a signature into constraints over tensor terms.
 
-The relation ``goal(in_terms, out_terms, priorities)`` holds when the
-input and output TensorTerms fit the alternative. It works in any
-direction: with inputs known it computes outputs; with outputs known it
-enumerates inputs. Structure (axes, groups) is matched by unification;
-sizes, broadcasting, dtypes and where-clauses become constraints in the
-store of :mod:`kantensor.logic.state` and are propagated.
+Applying a :class:`CompiledAlternative` to input and output terms posts constraints
+into a kanren state (:mod:`kantensor.logic.store`): a :class:`Structure` propagator for
+the axes, groups and flexible dims, and constraints for sizes, dtypes and
+where-clauses. Nothing is decided by direction: with the inputs known the constraints
+compute the outputs, with the outputs known they narrow the inputs, and whatever stays
+open is enumerated by ``labelo``.
 
-Group semantics: every variable-length part of an operand is a *group*:
-``...``, ``*name``, the j-th ``.k.`` group, and the implicit group of loop
-dims placed first when the alternative has a loop prefix. Under ``+``
-groups broadcast (NumPy rules, right-aligned); otherwise they are equal.
+Groups: every variable-length part of an operand is a *group*: ``...``, ``*name``, the
+j-th ``.k.`` group, and the implicit group of loop dims placed first when the
+alternative has a loop prefix (and no ``...``/``*name``). Under ``+`` the input
+occurrences of a group broadcast (NumPy rules, right-aligned) into the one the outputs
+use; otherwise all occurrences are one term.
+
+Flexible dims (``m?``) select a *variant* of the alternative by NumPy's rule: an
+input's flexible dims are present iff it has at least its full number of core dims.
+Variants are built lazily from the ranks (only the one that fits is ever built), so
+the cost is polynomial in the number of ``?`` dims; only a query with unknown ranks
+enumerates them.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
+from kanren.constraints import ConstrainedState
 from unification import isvar, var
 
-from ..logic.dims import ArithEq, Broadcast, Compare
-from ..logic.dtypes import Compatible, DTypeMap, InCategory, Promote
-from ..logic.state import KState, fail_because, post, propagate, unify_oc, walk
-from ..logic.terms import TensorTerm
-from ..types.dtypes import Priority
+from ..logic.dims import Broadcast, Compare, Equation, Expr
+from ..logic.dtypes import Compatible, DTypeMap, InCategory, Operand, Promote, WrappedOk
+from ..logic.store import Constraint, Progress, bind_choices, fail_because, post, unify_oc
+from ..logic.terms import TensorTerm, walk
 from . import ast as A
+from .alternative import Alternative
 
-#: Reason recorded when a flexible-dims variant does not apply (not an error itself).
-GUARD = "flexible dims variant does not apply"
-#: Largest number of axes tried when a group's length is unknown (queries).
-MAX_RANK = 8
+__all__ = ["DEFAULT_MAX_RANK", "CompiledAlternative", "Structure"]
+
+#: Largest number of axes a group takes when a query leaves its length open.
+DEFAULT_MAX_RANK = 10
 LOOP = "loop dims"
+#: Why a flexible-dims variant does not apply (not an error of its own).
+GUARD = "flexible dims variant does not apply"
 
 
 @dataclass(frozen=True)
@@ -41,31 +51,27 @@ class Item:
     """One position of an operand pattern: a single axis or a group."""
 
     kind: str  # "dim" | "group"
-    node: Any  # AST dim item, or group name
+    node: Any  # AST dim item, or the group's key
     length: int | None = None  # fixed length for .k. groups
 
 
-def _expr(node: Any, env: Env) -> Any:
-    """AST size expression -> expression tree over logic variables."""
-    if isinstance(node, A.FixedDim):
-        return node.size
-    if isinstance(node, A.DimVar):
-        return env.dim(node.name)
-    if isinstance(node, A.BinOp):
-        return (node.op, _expr(node.left, env), _expr(node.right, env))
-    if isinstance(node, A.Call):
-        return (node.fn, *(_expr(a, env) for a in node.args))
-    raise TypeError(f"not a size expression: {node!r}")  # pragma: no cover
+@dataclass(frozen=True)
+class Layout:
+    """The items of every operand for one flexible-dims variant."""
+
+    items: tuple[tuple[Item, ...], ...]
+    groups: tuple[Any, ...]  # keys of the variable-length groups
+    anon: tuple[tuple[Any, int], ...]  # (.k. group key, k)
 
 
 class Env:
-    """Fresh logic variables of one application of the relation."""
+    """The fresh logic variables of one application of an alternative."""
 
     def __init__(self) -> None:
         self.dims: dict[str, Any] = {}
         self.dtypes: dict[str, Any] = {}
-        self.groups: dict[str, Any] = {}
-        self.occurrences: dict[tuple[str, int], Any] = {}
+        self.groups: dict[Any, Any] = {}
+        self.occurrences: dict[tuple[Any, int], Any] = {}
         self.origin: dict[str, str] = {}
 
     def dim(self, name: str) -> Any:
@@ -80,180 +86,384 @@ class Env:
             v = self.dtypes[name] = var(prefix=name)
         return v
 
+    def expr(self, node: Any) -> Expr:
+        return Expr(node, {n: self.dim(n) for n in A.expr_names(node)})
+
+
+def _label(group: Any) -> str:
+    return "loop dims" if group == LOOP else f"group {group}"
+
+
+def _show(value: Any) -> str:
+    return "?" if isvar(value) else str(value)
+
+
+def _show_tuple(value: Any, s: dict | None = None) -> str:
+    if isinstance(value, tuple):
+        if s is not None:
+            value = tuple(walk(x, s) for x in value)
+        return "(" + ", ".join(map(_show, value)) + ("," if len(value) == 1 else "") + ")"
+    return "?"
+
+
+def _fresh(n: int) -> tuple:
+    return tuple(var() for _ in range(n))
+
 
 class CompiledAlternative:
-    """An alternative (flexible dims already decided) ready to run as a relation."""
+    """An alternative ready to be applied as a relation (compiled once, cached)."""
 
-    def __init__(self, alt: A.Alternative, signature_text: str, guards: dict[int, bool]):
+    def __init__(self, alt: Alternative):
         self.alt = alt
-        self.text = signature_text
-        #: input index -> (flexible dims present?, core length with them): NumPy's rule
-        #: is that they are present iff the input has at least that many axes.
-        self.guards = guards
-        operands = [*alt.inputs, *alt.outputs]
         self.n_in = len(alt.inputs)
+        self.operands = alt.operands
         self.has_var_group = any(isinstance(d, A.AnyGroup | A.NamedGroup)
-                                 for op in operands for d in op.dims)
-        self.mode = "broadcast" if alt.loop == "+" else "equal"
+                                 for op in self.operands for d in op.dims)
+        self.broadcast = alt.loop == "+"
         self.loop = alt.loop is not None and not self.has_var_group
-        self._anon_k: dict[str, int] = {}
-        self.items: list[list[Item]] = [self._items(op) for op in operands]
-        self._check_output_groups()
-        #: Groups that broadcast (all of them under "+"), and the inputs holding each.
-        groups = [] if self.mode == "equal" else list(dict.fromkeys(
-            it.node for items in self.items for it in items if it.kind == "group"))
-        self.broadcast_groups = groups
-        self.group_inputs = [(g, i) for g in groups for i in range(self.n_in)
-                             if any(it.node == g for it in self.items[i])]
+        self.flex = tuple(sorted({d.name for op in self.operands for d in op.dims
+                                  if isinstance(d, A.FlexDim)}))
+        #: input index -> (its flexible dim names, its core length with them present)
+        self.flex_inputs = {
+            i: ([d.name for d in op.dims if isinstance(d, A.FlexDim)],
+                sum(d.k if isinstance(d, A.AnonGroup) else 1 for d in op.dims
+                    if not isinstance(d, A.AnyGroup | A.NamedGroup)))
+            for i, op in enumerate(alt.inputs) if any(isinstance(d, A.FlexDim) for d in op.dims)
+        }
+        self._layouts: dict[tuple[bool, ...], Layout | None] = {}
 
-    def _items(self, pattern: A.TensorPattern) -> list[Item]:
-        items = [Item("group", LOOP)] if self.loop else []
-        anon = 0
-        for d in pattern.dims:
-            if isinstance(d, A.AnonGroup):
-                name = f"#{anon + 1} of the .k. groups"
-                if self._anon_k.setdefault(name, d.k) != d.k:
-                    raise ValueError(f"anonymous group {name} has {self._anon_k[name]} dims in "
-                                     f"one operand but {d.k} in {pattern}")
-                items.append(Item("group", name, d.k))
-                anon += 1
-            elif isinstance(d, A.AnyGroup):
-                items.append(Item("group", "..."))
-            elif isinstance(d, A.NamedGroup):
-                items.append(Item("group", "*" + d.name))
-            else:
-                items.append(Item("dim", d))
-        return items
-
-    def _check_output_groups(self) -> None:
-        in_groups = {it.node for items in self.items[:self.n_in] for it in items
-                     if it.kind == "group"}
-        for items in self.items[self.n_in:]:
-            for it in items:
-                if it.kind == "group" and it.length is None and it.node not in in_groups:
-                    raise ValueError(f"group {it.node} appears in an output but in no input, "
-                                     "so its length cannot be known")
-
-    # -- the relation ---------------------------------------------------------
-    def goal(self, in_terms: list, out_terms: list, priorities: tuple | None):
-        terms = [*in_terms, *out_terms]
-
-        def relation(s: Any) -> Iterator[KState]:
-            if not isinstance(s, KState):
-                s = KState(s)
-            env = Env()
-            yield from self._solve(s, env, terms, priorities)
-
-        return relation
-
-    def _where(self, i: int) -> str:
+    def where(self, i: int) -> str:
         return f"input {i}" if i < self.n_in else f"output {i - self.n_in}"
 
-    def _solve(self, s: KState, env: Env, terms: list, priorities: tuple | None
-               ) -> Iterator[KState]:
-        shapes, dtypes = [], []
-        for t in terms:
-            if isvar(walk(t, s)):  # a whole type unknown: a dtype and a shape unknown
-                t_new = TensorTerm(var(), var())
-                s = unify_oc(t, t_new, s)
-                t = t_new
+    # -- variants --------------------------------------------------------------------
+    def layout(self, presence: tuple[bool, ...] = ()) -> Layout | None:
+        """The layout of the variant where flexible dim ``self.flex[j]`` is present iff
+        ``presence[j]``; None if that variant is inconsistent (one input holding a present
+        and an absent flexible dim)."""
+        if presence in self._layouts:
+            return self._layouts[presence]
+        on = dict(zip(self.flex, presence, strict=True))
+        ok = all(len({on[n] for n in names}) == 1 for names, _ in self.flex_inputs.values())
+        self._layouts[presence] = self._build_layout(on) if ok else None
+        return self._layouts[presence]
+
+    def _build_layout(self, on: dict[str, bool]) -> Layout:
+        items: list[tuple[Item, ...]] = []
+        anon: dict[Any, int] = {}
+        for op in self.operands:
+            row = [Item("group", LOOP)] if self.loop else []
+            j = 0
+            for d in op.dims:
+                if isinstance(d, A.FlexDim):
+                    if on[d.name]:
+                        row.append(Item("dim", A.DimVar(d.name)))
+                elif isinstance(d, A.AnonGroup):
+                    key = f"#{j + 1} of the .k. groups"
+                    anon[key] = d.k
+                    row.append(Item("group", key, d.k))
+                    j += 1
+                elif isinstance(d, A.AnyGroup):
+                    row.append(Item("group", "..."))
+                elif isinstance(d, A.NamedGroup):
+                    row.append(Item("group", "*" + d.name))
+                else:
+                    row.append(Item("dim", d))
+            items.append(tuple(row))
+        groups = tuple(dict.fromkeys(it.node for row in items for it in row
+                                     if it.kind == "group"))
+        return Layout(tuple(items), groups, tuple(anon.items()))
+
+    def presence(self, ranks: dict[int, int]) -> tuple[bool, ...] | None:
+        """The variant NumPy's rule selects for the known input ``ranks``; None while a
+        flexible dim is decided by no input of known rank."""
+        on: dict[str, bool] = {}
+        for i, (names, full) in self.flex_inputs.items():
+            if i in ranks:
+                for n in names:
+                    on.setdefault(n, ranks[i] >= full)
+        if len(on) < len(self.flex):
+            return None
+        return tuple(on[n] for n in self.flex)
+
+    # -- application -------------------------------------------------------------------
+    def apply(self, S: ConstrainedState, in_terms: list, out_terms: list,
+              max_rank: int = DEFAULT_MAX_RANK) -> bool:
+        """Post this alternative's constraints on ``in_terms``/``out_terms`` into ``S``
+        (in place); False if they fail at once."""
+        s = S.data
+        env = Env()
+        tensors = []
+        for i, t in enumerate([*in_terms, *out_terms]):
             t = walk(t, s)
+            if isvar(t):
+                new = TensorTerm(var(), var(), var() if i < self.n_in else False)
+                s = unify_oc(t, new, s)
+                t = new
             if not isinstance(t, TensorTerm):
-                return
-            shapes.append(t.shape)
-            dtypes.append(t.dtype)
-        known = [i for i in range(len(terms)) if isinstance(walk(shapes[i], s), tuple)]
-        unknown = [i for i in range(len(terms)) if i not in known]
-        # Matching known shapes is deterministic; do it first.
-        for i in known:
-            s = self._match(s, env, i, walk(shapes[i], s))
-            if s is None:
-                return
-        for s1 in self._combine_groups(s, env):
-            yield from self._finish(s1, env, unknown, shapes, dtypes, priorities)
+                fail_because(lambda i=i, t=t: f"{self.where(i)} is not a tensor type: {t!r}")
+                return False
+            tensors.append(t)
+        for t in tensors[self.n_in:]:  # wrapped status never propagates to outputs
+            s = unify_oc(t.wrapped, False, s)
+            if s is False:
+                return False
+        S.data = s
+        variant = var(prefix="variant") if self.flex else ()
+        constraints: list[Constraint] = [
+            Structure(self, env, tuple(t.shape for t in tensors), variant, max_rank)]
+        for i, t in enumerate(tensors[:self.n_in]):
+            constraints.append(WrappedOk(t.dtype, t.shape, t.wrapped, self.where(i)))
+        constraints += self._dtypes(env, tensors)
+        constraints += self._clauses(env, tensors)
+        return post(S, *constraints)
 
-    def _finish(self, s: KState, env: Env, unknown: list, shapes: list, dtypes: list,
-                priorities: tuple | None) -> Iterator[KState]:
-        for s1 in self._construct_all(s, env, unknown, shapes):
-            s2 = self._post_dtypes_and_clauses(s1, env, dtypes, priorities)
-            if s2 is not None:
-                yield s2
+    def _dtypes(self, env: Env, tensors: list[TensorTerm]) -> list:
+        out: list = []
+        binders: dict[str, list[int]] = {}
+        for i, op in enumerate(self.alt.inputs):
+            if isinstance(op.dtype, A.DTypeVar):
+                binders.setdefault(op.dtype.name, []).append(i)
+        for i, op in enumerate(self.operands):
+            t = tensors[i]
+            if op.dtype is None:
+                if i >= self.n_in and self.n_in:
+                    operands = tuple(Operand(x.dtype, x.shape, x.wrapped)
+                                     for x in tensors[:self.n_in])
+                    out.append(Promote(t.dtype, operands, f"{self.where(i)} dtype"))
+                continue
+            term = self._dtype_term(op.dtype, env, out, binders, tensors)
+            out.append(_DTypeIs(term, t.dtype, self, i, env))
+            if isinstance(op.dtype, A.DTypeVar):
+                env.origin.setdefault(":" + op.dtype.name, self.where(i))
+        return out
 
-    # -- structure ----------------------------------------------------------------
-    def _occurrence(self, env: Env, group: str, i: int) -> Any:
-        """The term standing for ``group`` in operand ``i``."""
-        if self.mode == "equal" or i >= self.n_in:  # outputs get the combined group
-            return env.groups.setdefault(group, var(prefix=group))
-        return env.occurrences.setdefault((group, i), var(prefix=f"{group}@{i}"))
+    def _dtype_term(self, node: Any, env: Env, out: list, binders: dict, tensors: list) -> Any:
+        if isinstance(node, A.DTypeName):
+            return node.name
+        if isinstance(node, A.DTypeVar):
+            return env.dtype(node.name)
+        result = var()
+        if isinstance(node, A.Promote):
+            operands: list[Operand] = []
+            for a in node.args:
+                term = self._dtype_term(a, env, out, binders, tensors)
+                inputs = binders.get(a.name, ()) if isinstance(a, A.DTypeVar) else ()
+                if node.joint or not inputs:
+                    operands.append(Operand(term))
+                else:
+                    operands += [Operand(term, tensors[i].shape, tensors[i].wrapped)
+                                 for i in inputs]
+            out.append(Promote(result, tuple(operands), f"dtype {node}"))
+        else:
+            arg = self._dtype_term(node.arg, env, out, binders, tensors)
+            out.append(DTypeMap(result, arg, node.function, f"dtype {node}"))
+        return result
 
-    def _lengths(self, items: list[Item]) -> tuple[int, Item | None]:
-        fixed, variable = 0, None
-        for it in items:
-            if it.kind == "dim":
-                fixed += 1
-            elif it.length is not None:
-                fixed += it.length
-            else:
-                variable = it
-        return fixed, variable
+    def _clauses(self, env: Env, tensors: list) -> list:
+        out: list = []
+        for clause in self.alt.where:
+            if isinstance(clause, A.Compare):
+                left, right = env.expr(clause.left), env.expr(clause.right)
+                if clause.op == "==":  # solved like an equation (defines a size)
+                    out.append(Equation(left, right, str(clause), "where-clause"))
+                else:
+                    out.append(Compare(clause.op, left, right, str(clause)))
+            elif isinstance(clause, A.InCategory):
+                term = self._dtype_term(clause.dtype, env, out, {}, tensors)
+                out.append(InCategory(term, clause.category, str(clause.dtype)))
+            elif isinstance(clause, A.Compatible):
+                out.append(Compatible(self._dtype_term(clause.left, env, out, {}, tensors),
+                                      self._dtype_term(clause.right, env, out, {}, tensors),
+                                      str(clause)))
+            else:  # DTypeEq
+                out.append(_DTypeIs(self._dtype_term(clause.left, env, out, {}, tensors),
+                                    self._dtype_term(clause.right, env, out, {}, tensors),
+                                    self, None, env, str(clause)))
+        return out
 
-    def _match(self, s: KState, env: Env, i: int, shape: tuple) -> KState | None:
-        """Match a known-length ``shape`` against operand ``i``'s items."""
-        items = self.items[i]
-        where = self._where(i)
-        fixed, variable = self._lengths(items)
+
+@dataclass(frozen=True, eq=False)
+class _DTypeIs(Constraint):
+    """A dtype annotation or ``T == U`` clause: unify the two dtype terms."""
+
+    term: Any
+    dtype: Any
+    alt: CompiledAlternative
+    operand: int | None
+    env: Env
+    text: str = ""
+
+    def check(self, s: dict, pending: tuple) -> Progress:
+        out = unify_oc(self.term, self.dtype, s)
+        return (out, True) if out is not False else None
+
+    def terms(self) -> tuple:
+        return (self.term, self.dtype)
+
+    def explain(self, s: dict) -> str:
+        want, got = walk(self.term, s), walk(self.dtype, s)
+        if self.operand is None:
+            return f"where-clause {self.text} fails: {want} != {got}"
+        where = self.alt.where(self.operand)
+        pattern = self.alt.operands[self.operand]
+        if isinstance(pattern.dtype, A.DTypeVar):
+            first = self.env.origin.get(":" + pattern.dtype.name, "another operand")
+            return f"dtype {pattern.dtype.name} is {want} in {first} but {got} in {where}"
+        return f"{where} must have dtype {pattern.dtype}, got {got}"
+
+
+@dataclass(frozen=True, eq=False)
+class Structure(Constraint):
+    """The axes of every operand: matches known shapes, builds unknown ones once their
+    groups' lengths are known, and broadcasts groups. Replaced by an updated copy as
+    operands get matched (``matched``) and groups broadcast (``posted``)."""
+
+    alt: CompiledAlternative
+    env: Env
+    shapes: tuple
+    variant: Any
+    max_rank: int
+    matched: frozenset = frozenset()
+    posted: frozenset = frozenset()
+
+    # -- progress ----------------------------------------------------------------------
+    def check(self, s: dict, pending: tuple) -> Progress:
+        layout, s = self._layout(s)
+        if layout is None:
+            return None if s is None else (s, False)
+        s0 = s
+        matched, posted = set(self.matched), set(self.posted)
+        extra: list[Constraint] = []
+        changed = True
+        while changed:
+            changed = False
+            for i in range(len(self.shapes)):
+                if i in matched:
+                    continue
+                shape = walk(self.shapes[i], s)
+                if isinstance(shape, tuple):
+                    out = self._match(s, layout, i, shape)
+                else:
+                    out = self._build(s, layout, i)
+                if out is True:
+                    continue
+                if out is None:
+                    return None
+                s, cs = out
+                extra += cs
+                matched.add(i)
+                changed = True
+            for g in layout.groups:
+                if g in posted or not self.alt.broadcast:
+                    continue
+                out = self._broadcast(s, layout, g)
+                if out is None:
+                    return None
+                if out is not True:
+                    s, cs = out
+                    extra += cs
+                    posted.add(g)
+                    changed = True
+        groups_done = not self.alt.broadcast or posted >= set(layout.groups)
+        if len(matched) == len(self.shapes) and groups_done:
+            return s, True, extra
+        if s is s0 and not extra and matched == set(self.matched):
+            return s, False
+        return s, True, [*extra, replace(self, matched=frozenset(matched),
+                                         posted=frozenset(posted))]
+
+    def _layout(self, s: dict) -> tuple[Layout | None, dict | None]:
+        """The variant's layout (choosing it from the ranks when they decide it);
+        (None, s) while undecided, (None, None) if the variant cannot apply."""
+        if not self.alt.flex:
+            return self.alt.layout(), s
+        chosen = walk(self.variant, s)
+        if isvar(chosen):
+            ranks = {i: len(sh) for i in self.alt.flex_inputs
+                     if isinstance(sh := walk(self.shapes[i], s), tuple)}
+            chosen = self.alt.presence(ranks)
+            if chosen is None:
+                return None, s
+            s = unify_oc(self.variant, chosen, s)
+        layout = self.alt.layout(chosen)
+        if layout is None:
+            fail_because(lambda: GUARD)
+            return None, None
+        return layout, s
+
+    def _occurrence(self, layout: Layout, group: Any, i: int) -> Any:
+        """The term standing for ``group`` in operand ``i`` (outputs: the combined one)."""
+        env = self.env
+        if not self.alt.broadcast or i >= self.alt.n_in:
+            v = env.groups.get(group)
+            if v is None:
+                k = dict(layout.anon).get(group)
+                v = env.groups[group] = var(prefix="group") if k is None else _fresh(k)
+            return v
+        v = env.occurrences.get((group, i))
+        if v is None:
+            k = dict(layout.anon).get(group)
+            v = env.occurrences[group, i] = var(prefix="group") if k is None else _fresh(k)
+        return v
+
+    def _match(self, s: dict, layout: Layout, i: int, shape: tuple) -> tuple | bool | None:
+        """Match a known-rank shape (True: not yet, an output's groups are unknown)."""
+        alt, items, where = self.alt, layout.items[i], self.alt.where(i)
+        lengths = {}  # an output with several groups of any length: known from inputs
+        variables = [it for it in items if it.kind == "group" and it.length is None]
+        if len(variables) > 1:
+            for it in variables:
+                occ = walk(self._occurrence(layout, it.node, i), s)
+                if not isinstance(occ, tuple):
+                    return True
+                lengths[it.node] = len(occ)
+            items = tuple(Item(it.kind, it.node, lengths.get(it.node, it.length))
+                          for it in items)
+        fixed = sum(1 if it.kind == "dim" else (it.length or 0) for it in items)
+        variable = next((it for it in items if it.kind == "group" and it.length is None), None)
         ndim = len(shape)
-        guard = self.guards.get(i)
-        if guard is not None:
-            present, full = guard
+        if i in alt.flex_inputs:
+            names, full = alt.flex_inputs[i]
+            present = dict(zip(alt.flex, walk(self.variant, s), strict=True))[names[0]]
             if present != (ndim >= full):
                 fail_because(lambda: GUARD)
                 return None
         if ndim < fixed or (variable is None and ndim != fixed):
-            fail_because(lambda: self._ndim_message(where, i, ndim, fixed, variable))
+            need = f"at least {fixed}" if variable is not None else f"exactly {fixed}"
+            fail_because(lambda: f"{where} has {ndim} dimension{'s' * (ndim != 1)} but "
+                         f"{alt.operands[i]} needs {need}")
             return None
         glen = ndim - fixed
-        if variable is not None and variable.node == LOOP and \
-                self.alt.max_loop_dims is not None and glen > self.alt.max_loop_dims:
-            fail_because(lambda: f"{where} has {glen} loop dim{'s' * (glen != 1)} but at most "
-                         f"{self.alt.max_loop_dims} are allowed")
+        cap = alt.alt.max_loop_dims
+        if variable is not None and variable.node == LOOP and cap is not None and glen > cap:
+            fail_because(lambda: f"{where} has {glen} loop dim{'s' * (glen != 1)} but at "
+                         f"most {cap} are allowed")
             return None
+        constraints: list[Constraint] = []
         axis = 0
         for it in items:
             if it.kind == "group":
                 n = it.length if it.length is not None else glen
                 part = tuple(shape[axis:axis + n])
-                target = self._occurrence(env, it.node, i)
+                target = self._occurrence(layout, it.node, i)
                 new = unify_oc(target, part, s)
                 if new is False:
                     fail_because(lambda it=it, part=part, target=target, s=s, axis=axis:
-                                 self._group_message(it.node, where, axis, part,
-                                                     walk(target, s)))
+                                 f"{_label(it.node)} are {_show_tuple(part)} in {where} "
+                                 f"(from axis {axis}) but {_show_tuple(walk(target, s), s)} "
+                                 "elsewhere")
                     return None
-                s = new
-                axis += n
-            else:
-                s = self._match_dim(s, env, it.node, shape[axis], where, axis, i)
-                if s is None:
-                    return None
-                axis += 1
-        return s
+                s, axis = new, axis + n
+                continue
+            s = self._match_dim(s, it.node, shape[axis], where, axis, constraints)
+            if s is None:
+                return None
+            axis += 1
+        return s, constraints
 
-    def _ndim_message(self, where: str, i: int, ndim: int, fixed: int,
-                      variable: Item | None) -> str:
-        pattern = [*self.alt.inputs, *self.alt.outputs][i]
-        need = f"at least {fixed}" if variable is not None else f"exactly {fixed}"
-        return f"{where} has {ndim} dimension{'s' * (ndim != 1)} but {pattern} needs {need}"
-
-    def _group_message(self, group: str, where: str, axis: int, part: tuple,
-                       other: Any) -> str:
-        name = _group_label(group)
-        shown = _show_tuple(other)
-        return f"{name} are {_show_tuple(part)} in {where} (from axis {axis}) but " \
-               f"{shown} elsewhere"
-
-    def _match_dim(self, s: KState, env: Env, node: Any, size: Any, where: str, axis: int,
-                   i: int) -> KState | None:
+    def _match_dim(self, s: dict, node: Any, size: Any, where: str, axis: int,
+                   constraints: list) -> dict | None:
+        env = self.env
         if isinstance(node, A.DimVar):
             v = env.dim(node.name)
             new = unify_oc(v, size, s)
@@ -263,259 +473,108 @@ class CompiledAlternative:
                              f"{_show(walk(size, s))} in {where} (axis {axis})")
                 return None
             env.origin.setdefault(node.name, f"{where} (axis {axis})")
-            return propagate(new) if new is not s else s
+            return new
         if isinstance(node, A.FixedDim):
             new = unify_oc(size, node.size, s)
             if new is False:
                 fail_because(lambda: f"{where} axis {axis} must have size {node.size}, "
                              f"got {_show(walk(size, s))}")
                 return None
-            return propagate(new) if new is not s else s
-        return post(s, ArithEq(size, _expr(node, env), str(node), f"{where} axis {axis}"))
+            return new
+        constraints.append(Equation(Expr(size), env.expr(node), str(node),
+                                    f"{where} axis {axis}"))
+        return s
 
-    def _combine_groups(self, s: KState, env: Env) -> Iterator[KState]:
-        """Broadcast each group's input occurrences into the output occurrence."""
-        groups = self.broadcast_groups
-        if not groups:
-            yield s
-            return
-        # Occurrences of operands whose shape is still unknown: enumerate lengths.
-        for g, i in self.group_inputs:
-            self._occurrence(env, g, i)
-        unknown = [(k, v) for k, v in env.occurrences.items() if isvar(walk(v, s))]
-        if not unknown:
-            out = self._broadcast_all(s, env, groups)
-            if out is not None:
-                yield out
-            return
-        for lengths in itertools.product(range(MAX_RANK + 1), repeat=len(unknown)):
-            s1 = s
-            for ((g, _), v), n in zip(unknown, lengths, strict=True):
-                out_len = walk(env.groups.get(g), s1) if g in env.groups else None
-                if isinstance(out_len, tuple) and n > len(out_len):
-                    s1 = None
-                    break
-                s1 = unify_oc(v, _fresh(n), s1)
-            if s1:
-                out = self._broadcast_all(s1, env, groups)
-                if out is not None:
-                    yield out
-
-    def _broadcast_all(self, s: KState, env: Env, groups: list[str]) -> KState | None:
-        constraints = []
-        for g in groups:
-            parts = [walk(v, s) for (name, _), v in env.occurrences.items() if name == g]
-            width = max((len(p) for p in parts), default=0)
-            out = walk(env.groups.setdefault(g, var(prefix=g)), s)
-            if isvar(out):
-                out_t = _fresh(width)
-                s = unify_oc(out, out_t, s)
+    def _build(self, s: dict, layout: Layout, i: int) -> tuple | bool | None:
+        """Build operand ``i``'s shape once its groups' lengths are known (True: not
+        yet)."""
+        parts: list = []
+        constraints: list[Constraint] = []
+        for it in layout.items[i]:
+            if it.kind == "group":
+                occ = walk(self._occurrence(layout, it.node, i), s)
+                if not isinstance(occ, tuple):
+                    return True
+                parts.extend(occ)
+            elif isinstance(it.node, A.DimVar):
+                parts.append(self.env.dim(it.node.name))
+            elif isinstance(it.node, A.FixedDim):
+                parts.append(it.node.size)
             else:
-                out_t = out
-                if len(out_t) != width:
-                    fail_because(lambda g=g, out_t=out_t, width=width:
-                                 f"{_group_label(g)} of the output "
-                                 f"have {len(out_t)} axes but the inputs broadcast to {width}")
-                    return None
-            for axis in range(width):
-                sizes = tuple(p[len(p) - width + axis] for p in parts
-                              if len(p) - width + axis >= 0)
-                name = _group_label(g)
-                constraints.append(Broadcast(sizes, out_t[axis],
-                                             f"{name}, axis {axis - width} (from the right)"))
-        return post(s, *constraints)
+                v = var()
+                parts.append(v)
+                constraints.append(Equation(Expr(v), self.env.expr(it.node), str(it.node),
+                                            f"{self.alt.where(i)} axis {len(parts) - 1}"))
+        new = unify_oc(self.shapes[i], tuple(parts), s)
+        return None if new is False else (new, constraints)
 
-    def _construct_all(self, s: KState, env: Env, unknown: list, shapes: list
-                       ) -> Iterator[KState]:
-        if not unknown:
-            yield s
-            return
-        i, rest = unknown[0], unknown[1:]
-        for s1 in self._construct(s, env, i, shapes[i]):
-            yield from self._construct_all(s1, env, rest, shapes)
+    def _broadcast(self, s: dict, layout: Layout, g: Any) -> tuple | bool | None:
+        """Broadcast group ``g``'s input occurrences into its output occurrence once
+        their lengths are known (True: not yet)."""
+        holders = [i for i in range(self.alt.n_in)
+                   if any(it.node == g for it in layout.items[i])]
+        parts = [walk(self._occurrence(layout, g, i), s) for i in holders]
+        out_term = self._occurrence(layout, g, self.alt.n_in)
+        out = walk(out_term, s)
+        if isinstance(out, tuple) and any(isinstance(p, tuple) and len(p) > len(out)
+                                          for p in parts):
+            fail_because(lambda: f"{_label(g)} of an input have more axes than the "
+                         f"output's {_show_tuple(out)}")
+            return None
+        if not all(isinstance(p, tuple) for p in parts):
+            return True
+        width = max((len(p) for p in parts), default=0)
+        if isvar(out):
+            out = _fresh(width)
+            s = unify_oc(out_term, out, s)
+        elif len(out) != width:
+            fail_because(lambda: f"{_label(g)} of the output have {len(out)} axes but the "
+                         f"inputs broadcast to {width}")
+            return None
+        constraints = [
+            Broadcast(tuple(p[len(p) - width + a] for p in parts if len(p) - width + a >= 0),
+                      out[a], f"{_label(g)}, axis {a - width} (from the right)")
+            for a in range(width)]
+        return s, constraints
 
-    def _construct(self, s: KState, env: Env, i: int, shape_term: Any) -> Iterator[KState]:
-        """Build operand ``i``'s shape from the pattern (enumerating unknown group lengths)."""
-        items = self.items[i]
-        unknown_groups = [it for it in items if it.kind == "group" and it.length is None
-                          and isvar(walk(self._occurrence(env, it.node, i), s))]
-        ranges = [range(MAX_RANK + 1)] * len(unknown_groups)
-        for lengths in itertools.product(*ranges):
-            s1 = s
-            for it, n in zip(unknown_groups, lengths, strict=True):
-                s1 = unify_oc(self._occurrence(env, it.node, i), _fresh(n), s1)
-                if s1 is False:
-                    break
-            if s1 is False:
-                continue
-            parts: list = []
-            constraints = []
-            for axis_item in items:
-                if axis_item.kind == "group":
-                    occ = walk(self._occurrence(env, axis_item.node, i), s1)
-                    if isvar(occ):
-                        occ = _fresh(axis_item.length)
-                        s1 = unify_oc(self._occurrence(env, axis_item.node, i), occ, s1)
-                    parts.extend(occ)
-                    continue
-                node = axis_item.node
-                if isinstance(node, A.DimVar):
-                    parts.append(env.dim(node.name))
-                elif isinstance(node, A.FixedDim):
-                    parts.append(node.size)
-                else:
-                    v = var()
-                    parts.append(v)
-                    constraints.append(ArithEq(v, _expr(node, env), str(node),
-                                               f"{self._where(i)} axis {len(parts) - 1}"))
-            s1 = unify_oc(shape_term, tuple(parts), s1)
-            if s1 is False:
-                continue
-            s1 = post(s1, *constraints)
-            if s1 is not None:
-                yield s1
-
-    # -- dtypes and where-clauses -------------------------------------------------
-    def _dtype_term(self, node: Any, env: Env, constraints: list, prio_of: dict) -> Any:
-        if isinstance(node, A.DTypeName):
-            return node.name
-        if isinstance(node, A.DTypeVar):
-            return env.dtype(node.name)
-        out = var()
-        if isinstance(node, A.Promote):
-            args = tuple((self._dtype_term(a, env, constraints, prio_of),
-                          prio_of.get(_dtype_key(a), Priority.TENSOR)) for a in node.args)
-            constraints.append(Promote(out, args, f"dtype {node}"))
-        else:
-            constraints.append(DTypeMap(out, self._dtype_term(node.arg, env, constraints,
-                                                              prio_of),
-                                        node.function, f"dtype {node}"))
-        return out
-
-    def _post_dtypes_and_clauses(self, s: KState, env: Env, dtypes: list,
-                                 priorities: tuple | None) -> KState | None:
-        alt = self.alt
-        prios = priorities or (Priority.TENSOR,) * self.n_in
-        prio_of: dict = {}
-        for pattern, prio in zip(alt.inputs, prios, strict=True):
-            if isinstance(pattern.dtype, A.DTypeVar):
-                key = _dtype_key(pattern.dtype)
-                prio_of[key] = max(prio_of.get(key, prio), prio)
-        constraints: list = []
-        for i, pattern in enumerate([*alt.inputs, *alt.outputs]):
-            if pattern.dtype is None:
-                if i >= self.n_in and self.n_in:  # no inputs: nothing to promote
-                    constraints.append(Promote(dtypes[i], tuple(zip(dtypes[:self.n_in], prios,
-                                                                    strict=True)),
-                                               f"{self._where(i)} dtype"))
-                continue
-            term = self._dtype_term(pattern.dtype, env, constraints, prio_of)
-            new = unify_oc(term, dtypes[i], s)
-            if new is False:
-                fail_because(lambda i=i, term=term, pattern=pattern, s=s:
-                             self._dtype_message(i, pattern, walk(term, s),
-                                                 walk(dtypes[i], s), env))
+    # -- labeling ------------------------------------------------------------------------
+    def choices(self, s: dict) -> list | None:
+        layout, _ = self._layout(s)
+        if layout is None:
+            if not self.alt.flex or not isvar(walk(self.variant, s)):
                 return None
-            s = new
-            if isinstance(pattern.dtype, A.DTypeVar):
-                env.origin.setdefault(":" + pattern.dtype.name, self._where(i))
-        for clause in alt.where:
-            if isinstance(clause, A.Compare):
-                constraints.append(Compare(clause.op, _expr(clause.left, env),
-                                           _expr(clause.right, env), str(clause)))
-            elif isinstance(clause, A.InCategory):
-                constraints.append(InCategory(self._dtype_term(clause.dtype, env, constraints,
-                                                               prio_of),
-                                              clause.category, str(clause.dtype)))
-            elif isinstance(clause, A.Compatible):
-                constraints.append(Compatible(
-                    self._dtype_term(clause.left, env, constraints, prio_of),
-                    self._dtype_term(clause.right, env, constraints, prio_of), str(clause)))
-            else:  # DTypeEq
-                left = self._dtype_term(clause.left, env, constraints, prio_of)
-                right = self._dtype_term(clause.right, env, constraints, prio_of)
-                new = unify_oc(left, right, s)
-                if new is False:
-                    fail_because(lambda c=clause, l=left, r=right, s=s:
-                                 f"where-clause {c} fails: {walk(l, s)} != {walk(r, s)}")
-                    return None
-                s = new
-        return post(s, *constraints)
+            return bind_choices(walk(self.variant, s),
+                                itertools.product((True, False), repeat=len(self.alt.flex)))
+        for i in range(len(self.shapes)):
+            for it in layout.items[i]:
+                if it.kind != "group":
+                    continue
+                occ = walk(self._occurrence(layout, it.node, i), s)
+                if isvar(occ):
+                    return [lambda st, occ=occ, n=n: unify_oc(occ, _fresh(n), st) or None
+                            for n in range(self._bound(s, layout, it.node, i) + 1)]
+        return None
 
-    def _dtype_message(self, i: int, pattern: A.TensorPattern, want: Any, got: Any,
-                       env: Env) -> str:
-        where = self._where(i)
-        if isinstance(pattern.dtype, A.DTypeVar):
-            name = pattern.dtype.name
-            first = env.origin.get(":" + name, "another operand")
-            return f"dtype {name} is {want} in {first} but {got} in {where}"
-        return f"{where} must have dtype {pattern.dtype}, got {got}"
+    def _bound(self, s: dict, layout: Layout, group: Any, i: int) -> int:
+        """The most axes occurrence ``i`` of ``group`` can have."""
+        bound = self.max_rank
+        if group == LOOP and self.alt.alt.max_loop_dims is not None:
+            bound = min(bound, self.alt.alt.max_loop_dims)
+        if self.alt.broadcast and i < self.alt.n_in:
+            out = walk(self._occurrence(layout, group, self.alt.n_in), s)
+            if isinstance(out, tuple):
+                bound = min(bound, len(out))
+        return bound
+
+    def terms(self) -> tuple:
+        return (*self.shapes, self.variant, *self.env.groups.values(),
+                *self.env.occurrences.values())
+
+    def explain(self, s: dict) -> str:
+        return f"the axes of {self.alt.alt} do not fit"
 
 
-def _fresh(n: int) -> tuple:
-    """A tuple of ``n`` fresh logic variables (axes of a group of known length)."""
-    return tuple(var() for _ in range(n))
-
-
-def _group_label(group: str) -> str:
-    return "loop dims" if group == LOOP else f"group {group}"
-
-
-def _dtype_key(node: Any) -> Any:
-    return node.name if isinstance(node, A.DTypeVar) else node
-
-
-def _show(value: Any) -> str:
-    return "?" if isvar(value) else str(value)
-
-
-def _show_tuple(value: Any) -> str:
-    if isinstance(value, tuple):
-        return "(" + ", ".join(map(_show, value)) + ("," if len(value) == 1 else "") + ")"
-    return "?"
-
-
-def expand_flexible(alt: A.Alternative) -> list[tuple[A.Alternative, dict]]:
-    """Desugar ``NAME?`` dims: one alternative per presence pattern, with guards.
-
-    A flexible dim is present in an input iff that input has at least the
-    full number of core dims (NumPy's rule); outputs follow the inputs.
-    """
-    operands = [*alt.inputs, *alt.outputs]
-    n_in = len(alt.inputs)
-    flex = sorted({d.name for op in operands for d in op.dims if isinstance(d, A.FlexDim)})
-    if not flex:
-        return [(alt, {})]
-    flex_in = {i: [d.name for d in op.dims if isinstance(d, A.FlexDim)]
-               for i, op in enumerate(alt.inputs)}
-    result = []
-    for present in itertools.product((True, False), repeat=len(flex)):
-        on = dict(zip(flex, present, strict=True))
-        guards = {}
-        for i, fl in flex_in.items():
-            if fl:
-                states = {on[n] for n in fl}
-                if len(states) > 1:
-                    break
-                core = sum(1 if not isinstance(d, A.AnonGroup) else d.k
-                           for d in alt.inputs[i].dims
-                           if not isinstance(d, A.AnyGroup | A.NamedGroup))
-                guards[i] = (states.pop(), core)
-        else:
-            new_ops = [
-                A.TensorPattern(tuple(A.DimVar(d.name) if isinstance(d, A.FlexDim) else d
-                                      for d in op.dims
-                                      if not isinstance(d, A.FlexDim) or on[d.name]),
-                                op.dtype)
-                for op in operands
-            ]
-            new_alt = A.Alternative(tuple(new_ops[:n_in]), tuple(new_ops[n_in:]), alt.where,
-                                    alt.loop, alt.max_loop_dims)
-            result.append((new_alt, guards))
-    return result
-
-
-def compile_alternative(alt: A.Alternative, text: str) -> list[CompiledAlternative]:
-    """All compiled variants of one alternative (several when it has ``NAME?`` dims)."""
-    return [CompiledAlternative(new_alt, text, guards)
-            for new_alt, guards in expand_flexible(alt)]
+@lru_cache(maxsize=4096)
+def compile_alternative(alt: Alternative) -> CompiledAlternative:
+    """The compiled form of ``alt`` (cached: compiled once per alternative)."""
+    return CompiledAlternative(alt)

@@ -1,9 +1,12 @@
-"""``parse_signature(text) -> Signature``: the grammar in ``grammar.lark``, LALR via Lark.
+"""The grammar in ``grammar.lark``, LALR via Lark: signatures and tensor types.
 
-The Lark tree is turned into the AST of :mod:`.ast`; the checks the grammar cannot
-express (names used as two kinds, ``.0.``, two ``...`` in an operand, reserved words,
-categories, and whether ``a == b`` compares dims or dtypes) are done here, and every
-problem is reported as a :class:`SignatureSyntaxError` with a position.
+``parse_alternatives(text)`` gives a signature's alternatives, ``parse_tensor_type(text)``
+the parts of a compact tensor type. The Lark tree is turned into the AST of :mod:`.ast`.
+Lexical problems the grammar cannot express (``.0.``, two ``...`` in an operand, reserved
+words, categories, whether ``a == b`` compares dims or dtypes) are reported here; the
+well-formedness of a whole alternative is checked once, by
+:func:`kantensor.signature.alternative.check`, and its errors are mapped to positions.
+Every problem is a :class:`SignatureSyntaxError` with a position.
 """
 
 from __future__ import annotations
@@ -19,12 +22,12 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedTok
 from lark.lark import PostLex
 from lark.lexer import PatternStr
 
+from .alternative import KIND_TEXT, Alternative, IllFormed, resolve_dtype_names
 from .ast import (
     CATEGORIES,
     DTYPE_NAMES,
-    KIND_TEXT,
+    MAX_EXPONENT,
     RESERVED,
-    Alternative,
     AnonGroup,
     AnyGroup,
     BinOp,
@@ -41,16 +44,15 @@ from .ast import (
     FlexDim,
     FloatOf,
     InCategory,
+    Join,
     NamedGroup,
     Promote,
     RealOf,
-    Signature,
     TensorPattern,
-    resolve_dtype_names,
 )
 from .errors import SignatureSyntaxError
 
-__all__ = ["parse_signature"]
+__all__ = ["parse_alternatives", "parse_tensor_type"]
 
 
 class _AlwaysLex(PostLex):
@@ -68,15 +70,26 @@ def _lark() -> Lark:
     """The LALR parser, built once on first use."""
     grammar = resources.files(__package__).joinpath("grammar.lark").read_text(encoding="utf-8")
     return Lark(grammar, parser="lalr", postlex=_AlwaysLex(), maybe_placeholders=True,
-                propagate_positions=True)  # fmt: skip
+                propagate_positions=True, start=["start", "tensor_type"])  # fmt: skip
 
 
-def parse_signature(text: str) -> Signature:
-    """Parse the text form of a signature; raises :class:`SignatureSyntaxError`."""
+def parse_alternatives(text: str) -> tuple[Alternative, ...]:
+    """The alternatives of a signature's text form; raises :class:`SignatureSyntaxError`."""
+    return _parse(text, "start", "a signature")
+
+
+def parse_tensor_type(text: str) -> tuple[str, tuple[DimExpr | None, ...] | None]:
+    """``(head, sizes)`` of a compact tensor type such as ``float32[n,3,?]``: the name
+    before the brackets, and the sizes as dim expressions (``None`` for ``?``); sizes
+    is None when there are no brackets. SignatureSyntaxError on a syntax error."""
+    return _parse(text, "tensor_type", "a tensor type")
+
+
+def _parse(text: str, start: str, what: str) -> Any:
     if not isinstance(text, str):
-        raise TypeError(f"a signature text must be a str, got {type(text).__name__}")
+        raise TypeError(f"{what} must be given as a str, got {type(text).__name__}")
     try:
-        tree = _lark().parse(text)
+        tree = _lark().parse(text, start=start)
     except UnexpectedCharacters as e:
         raise _expected_error(text, e.pos_in_stream, _accepts(e, e.allowed)) from None
     except UnexpectedToken as e:
@@ -87,7 +100,9 @@ def parse_signature(text: str) -> Signature:
         pos = getattr(e, "pos_in_stream", None) or 0
         raise SignatureSyntaxError(f"invalid signature at position {pos}", text, pos) from None
     try:
-        return _ToAst(text).transform(tree)
+        result = _ToAst(text).transform(tree)
+        hash(result)  # the AST is hashed as a cache key: too deep must fail here, cleanly
+        return result
     except VisitError as e:
         if isinstance(e.orig_exc, SignatureSyntaxError):
             raise e.orig_exc from None
@@ -167,7 +182,7 @@ class _AmbiguousEq:
     right: _Name
 
 
-_DTYPE_CALLS = (Promote, FloatOf, RealOf)
+_DTYPE_CALLS = (Promote, FloatOf, RealOf)  # Join is a Promote
 
 
 class _ToAst(Transformer_NonRecursive):
@@ -216,14 +231,37 @@ class _ToAst(Transformer_NonRecursive):
 
     # -- signature, alternatives, operands
 
-    def start(self, alts: list[Alternative]) -> Signature:
-        return Signature(alternatives=alts)
+    def start(self, alts: list[Alternative]) -> tuple[Alternative, ...]:
+        return tuple(alts)
 
-    def alternative(self, c: list[Any]) -> Alternative:
+    @v_args(meta=True)
+    def alternative(self, meta: Any, c: list[Any]) -> Alternative:
         loop, inputs, outputs, where = c
         kind, cap = loop or (None, None)
         clauses = self._resolve(where or [])
-        return Alternative(tuple(inputs), tuple(outputs), tuple(clauses), kind, cap)
+        uses, self.uses = self.uses, []
+        try:
+            return Alternative(tuple(inputs), tuple(outputs), tuple(clauses), kind, cap)
+        except IllFormed as exc:
+            pos = next((p for p, name, k in uses if name == exc.name
+                        and exc.kind in (None, k)), meta.start_pos)
+            raise self._error(f"{exc} at position {pos}", pos, exc.expected) from None
+
+    # -- tensor types
+
+    def tensor_type(self, c: list[Any]) -> tuple[str, tuple[DimExpr | None, ...] | None]:
+        head, shape = c
+        self.uses.clear()
+        return str(head), shape
+
+    def shape(self, c: list[Any]) -> tuple[DimExpr | None, ...]:
+        return tuple(c[0] or ())
+
+    def sizes(self, c: list[Any]) -> list[DimExpr | None]:
+        return [None if x is None else self._dim(x) for x in c]
+
+    def unknown_size(self, c: list[Any]) -> None:
+        return None
 
     def broadcast_loop(self, c: list[Token | None]) -> tuple[str, int | None]:
         return "+", None if c[0] is None else self._int(c[0])
@@ -283,6 +321,13 @@ class _ToAst(Transformer_NonRecursive):
     def mod(self, c: list[Any]) -> BinOp:
         return BinOp("%", self._dim(c[0]), self._dim(c[1]))
 
+    def pow(self, c: list[Any]) -> BinOp:
+        k = self._int(c[1])
+        if k > MAX_EXPONENT:
+            raise self._error(f"exponent {k} too large at position {c[1].start_pos} (at "
+                              f"most {MAX_EXPONENT})", c[1].start_pos, "a smaller exponent")
+        return BinOp("**", self._dim(c[0]), FixedDim(k))
+
     def name(self, c: list[Token]) -> _Name:
         return _Name(str(c[0]), c[0].start_pos)
 
@@ -302,6 +347,9 @@ class _ToAst(Transformer_NonRecursive):
 
     def promote(self, c: list[DType]) -> Promote:
         return Promote(tuple(c))
+
+    def join(self, c: list[DType]) -> Join:
+        return Join(tuple(c))
 
     def float_of(self, c: list[DType]) -> FloatOf:
         return FloatOf(c[0])
@@ -354,14 +402,5 @@ class _ToAst(Transformer_NonRecursive):
                 else:
                     c = Compare("==", self._dim(c.left), self._dim(c.right))
             clauses.append(c)
-        first: dict[str, tuple[int, str]] = {}
-        for pos, name, kind in sorted(self.uses):
-            pos0, kind0 = first.setdefault(name, (pos, kind))
-            if kind0 != kind:
-                raise self._error(
-                    f"'{name}' is used as a {KIND_TEXT[kind]} at position {pos}, but it is "
-                    f"a {KIND_TEXT[kind0]} (position {pos0})", pos, f"a {KIND_TEXT[kind0]}"
-                )
-        self.uses.clear()
         self.pairs.clear()
         return clauses

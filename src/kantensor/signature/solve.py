@@ -1,127 +1,406 @@
-"""Forward inference with a signature: input TensorTypes -> output TensorTypes.
+"""The one solver entry point: a signature's relation, run by every front end.
 
-Each signature compiles once (cached on the object); inference results
-are memoized per (signature, input types, priorities). On failure the
-solve is replayed while collecting reasons, so errors say which
-constraint failed, where and with which values.
+:func:`solutions` applies a signature's compiled alternatives to tensor terms in a
+kanren state. It is what ``make_node`` runs forwards (:func:`infer`, memoized), what
+:func:`relation` hands to ``kanren.run`` as a goal, and what ``query`` and ``refine``
+run. Overloads are tried in order: an alternative holds only where no earlier one
+accepts the inputs (:class:`FirstMatch`), so a backward query answers exactly what
+``make_node`` would build.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from kanren.constraints import ConstrainedState
 from unification import isvar, var
 
-from ..logic.dims import ArithEq, symbolic_values
-from ..logic.state import KState, explaining, walk
-from ..logic.terms import TensorTerm
+from ..logic.dims import Equation, Expr, symbolic_values
+from ..logic.store import (
+    Constraint,
+    Progress,
+    TypeStore,
+    bind_choices,
+    explaining,
+    fresh_state,
+    post,
+    unify_oc,
+)
+from ..logic.terms import TensorTerm, walk
 from ..types.dim import Dim, free_symbols
-from ..types.dtypes import Priority, get_default_dtype
+from ..types.dtypes import DTYPES, Priority, get_default_dtype, priority
 from ..types.type import TensorType
-from .ast import Signature
-from .compile import GUARD, CompiledAlternative, compile_alternative
+from .compile import DEFAULT_MAX_RANK, GUARD, CompiledAlternative, compile_alternative
 from .errors import TypeInferenceError
+
+__all__ = ["DEFAULT_MAX_RANK", "FirstMatch", "Relation", "compiled", "explain", "infer",
+           "relation", "solutions", "tensor_term", "wrapped_flags"]
 
 
 @lru_cache(maxsize=1024)
-def compiled(sig: Signature) -> tuple[CompiledAlternative, ...]:
-    """The compiled alternatives of ``sig`` (flexible dims expanded), in order."""
-    text = str(sig)
-    return tuple(c for alt in sig.alternatives for c in compile_alternative(alt, text))
+def compiled(sig: Any) -> tuple[CompiledAlternative, ...]:
+    """The compiled alternatives of a signature, in order (compiled once)."""
+    return tuple(compile_alternative(a) for a in sig.alternatives)
 
 
-def default_priorities(types: Sequence[TensorType]) -> tuple[Priority, ...]:
-    return tuple(Priority.TENSOR if t.ndim else Priority.ZERO_DIM for t in types)
-
-
-class TermBuilder:
-    """Turns TensorTypes into logic terms: unknown sizes become fresh variables, each
-    named Dim one variable, and Dim expressions a variable tied by a constraint."""
-
-    def __init__(self) -> None:
-        self.symbols: dict[str, Any] = {}  # Dim name -> var
-        self.constraints: list[ArithEq] = []
-        self.expressions: dict[Dim, Any] = {}  # one var per Dim expression
-
-    def symbol(self, name: str) -> Any:
-        v = self.symbols.get(name)
-        if v is None:
-            v = self.symbols[name] = var(prefix=name)
-        return v
-
-    def size(self, entry: Any, where: str) -> Any:
+# -- terms ------------------------------------------------------------------------------
+def tensor_term(ttype: TensorType, S: ConstrainedState, wrapped: Any = False,
+                where: str = "") -> TensorTerm:
+    """The term of a TensorType in state ``S``: unknown sizes are fresh variables, a
+    named Dim the one variable the state's TypeStore keeps for it, and a Dim expression
+    a variable tied to those by an equation (posted into ``S``)."""
+    store = S.constraints[TypeStore]
+    sizes: list[Any] = []
+    equations: list[Constraint] = []
+    for axis, entry in enumerate(ttype.shape):
         if entry is None:
-            return var()
-        if isinstance(entry, int):
-            return entry
-        if entry.name is not None:
-            return self.symbol(entry.name)
-        if entry in self.expressions:
-            return self.expressions[entry]
-        v = self.expressions[entry] = var()
-        leaves = {n: self.symbol(n) for n in free_symbols(entry)}
-        self.constraints.append(ArithEq(v, ("dim", entry, leaves), str(entry), where))
-        return v
-
-    def term(self, t: TensorType, where: str) -> TensorTerm:
-        return TensorTerm(t.dtype, tuple(self.size(e, f"{where} axis {a}")
-                                         for a, e in enumerate(t.shape)))
-
-    def reverse(self) -> dict[Any, str]:
-        return {v: n for n, v in self.symbols.items()}
+            sizes.append(var())
+        elif isinstance(entry, int):
+            sizes.append(entry)
+        elif entry.name is not None or entry in store.dims:
+            sizes.append(_dim_var(store, entry))
+        else:  # one variable per Dim expression, tied to its symbols' variables
+            v = _dim_var(store, entry)
+            env = {n: _dim_var(store, Dim(n)) for n in free_symbols(entry)}
+            equations.append(Equation(Expr(v), Expr(entry, env), str(entry),
+                                      f"{where} axis {axis}"))
+            sizes.append(v)
+    if equations and not post(S, *equations):
+        raise TypeInferenceError(f"{where}: the sizes of {ttype} cannot be met")
+    return TensorTerm(ttype.dtype, tuple(sizes), wrapped)
 
 
-class _Undetermined(Exception):
-    """An output dtype the inputs do not fix (e.g. ``()->():T``)."""
+def _dim_var(store: TypeStore, dim: Dim) -> Any:
+    v = store.dims.get(dim)
+    if v is None:
+        v = store.dims[dim] = var(prefix=dim.name or "size")
+    return v
 
 
-def _type_of(term: TensorTerm, s: KState, sym: dict) -> TensorType:
-    term = walk(term, s)
-    dtype = walk(term.dtype, s)
-    if isvar(dtype):
-        raise _Undetermined
-    shape = []
-    for d in walk(term.shape, s):
-        d = walk(d, s)
-        shape.append(d if isinstance(d, int) else sym.get(d))
-    return TensorType(dtype, shape)
+def wrapped_flags(types: Sequence[TensorType], priorities: Sequence[Priority] | None
+                  ) -> tuple[bool, ...]:
+    """Which inputs are wrapped Python numbers, from optional priorities (§3): the only
+    thing a priority can add to a type, since rank gives the rest."""
+    if priorities is None:
+        return (False,) * len(types)
+    priorities = tuple(priorities)
+    if len(priorities) != len(types):
+        raise ValueError(f"priorities has {len(priorities)} entries for {len(types)} inputs")
+    flags = []
+    for i, (t, p) in enumerate(zip(types, priorities, strict=True)):
+        wrapped = Priority(p) is Priority.WRAPPED
+        if not wrapped and Priority(p) is not priority(t.ndim, False):
+            raise ValueError(f"input {i}: priority {Priority(p).name} contradicts its rank "
+                             f"{t.ndim}; only WRAPPED can be given")
+        flags.append(wrapped)
+    return tuple(flags)
 
 
-def solve_forward(c: CompiledAlternative, types: Sequence[TensorType],
-                  priorities: tuple) -> tuple[TensorType, ...] | None:
-    builder = TermBuilder()
-    in_terms = [builder.term(t, f"input {i}") for i, t in enumerate(types)]
-    out_terms = [var() for _ in c.alt.outputs]
-    start = KState(store=tuple(builder.constraints))
-    for s in c.goal(in_terms, out_terms, priorities)(start):
-        shapes = [walk(t, s).shape for t in out_terms]
-        flat = [d for sh in shapes for d in walk(sh, s)]
-        sym = symbolic_values(flat, s, builder.reverse())
-        return tuple(_type_of(t, s, {k: _clean(v) for k, v in sym.items()})
-                     for t in out_terms)
-    return None
+# -- the relation ---------------------------------------------------------------------
+def solutions(sig: Any, S: ConstrainedState, in_terms: list, out_terms: list | None,
+              max_rank: int = DEFAULT_MAX_RANK, ordered: bool = False
+              ) -> Iterator[tuple[ConstrainedState, list]]:
+    """``(state, output terms)`` for every alternative of ``sig`` that the terms fit.
+
+    ``out_terms`` None gives each alternative fresh output variables (forward use).
+    ``ordered``: the caller stops at the first solution, in order, so the first-match
+    guard of later alternatives is implied and not posted."""
+    for k, c in enumerate(compiled(sig)):
+        if c.n_in != len(in_terms) or (out_terms is not None
+                                       and len(c.alt.outputs) != len(out_terms)):
+            continue
+        S1 = S.copy()
+        outs = list(out_terms) if out_terms is not None else [var() for _ in c.alt.outputs]
+        if not c.apply(S1, in_terms, outs, max_rank):
+            continue
+        if k and not ordered and not post(S1, FirstMatch(sig, k, tuple(in_terms), max_rank)):
+            continue
+        yield S1, outs
 
 
-def _clean(value: Any) -> Any:
-    """Symbolic values that still mention solver placeholders are unknown."""
-    if isinstance(value, Dim) and any(n.startswith("_") for n in free_symbols(value)):
+@dataclass(frozen=True, eq=False)
+class FirstMatch(Constraint):
+    """Alternative ``k`` applies only where no earlier alternative accepts the inputs, as
+    in ``make_node``; decided once every input's dtype, rank and wrapped flag is known
+    (unknown sizes are unknown to make_node too)."""
+
+    sig: Any
+    k: int
+    inputs: tuple
+    max_rank: int
+
+    def check(self, s: dict, pending: tuple) -> Progress:
+        key = _ground_key(self.inputs, s)
+        if key is None:
+            return s, False
+        if any(_accepts(self.sig, j, key, get_default_dtype()) for j in range(self.k)):
+            return None
+        return s, True
+
+    def choices(self, s: dict) -> list | None:
+        for t in self.inputs:
+            t = walk(t, s)
+            if not isinstance(t, TensorTerm):
+                continue
+            for field, values in ((t.dtype, DTYPES), (t.wrapped, (False, True))):
+                if isvar(walk(field, s)):
+                    return bind_choices(walk(field, s), values)
+            if isvar(walk(t.shape, s)):
+                shape = walk(t.shape, s)
+                return [lambda st, n=n, shape=shape: unify_oc(shape, tuple(
+                    var() for _ in range(n)), st) or None for n in range(self.max_rank + 1)]
         return None
-    return value
+
+    def terms(self) -> tuple:
+        return self.inputs
+
+    def explain(self, s: dict) -> str:
+        return "an earlier alternative of the signature applies to these inputs"
 
 
-def explain(sig: Signature, types: Sequence[TensorType], priorities: tuple) -> str:
+def _ground_key(inputs: tuple, s: dict) -> tuple | None:
+    """``((dtype, sizes, wrapped), ...)`` of the inputs with unknown sizes as None, or
+    None while a dtype, rank or wrapped flag is unknown."""
+    key = []
+    for t in inputs:
+        t = walk(t, s)
+        if not isinstance(t, TensorTerm):
+            return None
+        dtype, shape, wrapped = walk(t.dtype, s), walk(t.shape, s), walk(t.wrapped, s)
+        if isvar(dtype) or isvar(wrapped) or not isinstance(shape, tuple):
+            return None
+        key.append((dtype, tuple(d if isinstance(d := walk(x, s), int) else None
+                                 for x in shape), wrapped))
+    return tuple(key)
+
+
+@lru_cache(maxsize=65536)
+def _accepts(sig: Any, j: int, key: tuple, default_dtype: str) -> bool:
+    """Does alternative ``j`` of ``sig`` accept inputs ``key`` (see _ground_key)?"""
+    c = compiled(sig)[j]
+    if c.n_in != len(key):
+        return False
+    S = fresh_state({})
+    terms = [TensorTerm(d, tuple(var() if n is None else n for n in sizes), w)
+             for d, sizes, w in key]
+    return c.apply(S, terms, [var() for _ in c.alt.outputs])
+
+
+class Relation:
+    """``relation(op_or_signature)``: ``R(*inputs, *outputs)`` is a kanren goal.
+
+    Terms may be TensorTypes, compact text (``"float32[3,?]"``), graph Variables,
+    ``pattern(...)`` terms or logic variables. ``R.goal(inputs, outputs)`` takes the two
+    lists explicitly (for Ops whose number of inputs varies).
+    """
+
+    def __init__(self, target: Any, max_rank: int = DEFAULT_MAX_RANK, name: str = ""):
+        self.target = target
+        self.max_rank = max_rank
+        self.name = name or str(getattr(target, "name", target))
+
+    @property
+    def n_outputs(self) -> int:
+        sig = getattr(self.target, "alternatives", None)
+        if sig is not None:
+            return len(sig[0].outputs)
+        return getattr(self.target, "n_outputs", 1)
+
+    def __call__(self, *terms: Any) -> Callable[[Any], Iterator[ConstrainedState]]:
+        n_out = self.n_outputs
+        if len(terms) <= n_out:
+            raise TypeError(f"relation {self.name}: expected the input terms followed by "
+                            f"{n_out} output term{'s' * (n_out != 1)}, got {len(terms)} "
+                            "terms")
+        return self.goal(terms[:-n_out], terms[-n_out:])
+
+    def goal(self, inputs: Sequence[Any], outputs: Sequence[Any]
+             ) -> Callable[[Any], Iterator[ConstrainedState]]:
+        inputs, outputs = list(inputs), list(outputs)
+
+        def relation_goal(S: Any) -> Iterator[ConstrainedState]:
+            S = fresh_state(S)
+            in_terms = [as_term(x, S, f"input {i}") for i, x in enumerate(inputs)]
+            out_terms = [as_term(x, S, f"output {i}") for i, x in enumerate(outputs)]
+            for sig, S1 in self._signatures(S, in_terms):
+                for S2, _ in solutions(sig, S1, in_terms, out_terms, self.max_rank):
+                    yield S2
+
+        return relation_goal
+
+    def _signatures(self, S: ConstrainedState, in_terms: list
+                    ) -> Iterator[tuple[Any, ConstrainedState]]:
+        """The signature to apply, per rank of the inputs for a template Op (its
+        signature is rendered from ranks, so unknown ranks are enumerated here)."""
+        if hasattr(self.target, "alternatives"):
+            yield self.target, S
+            return
+        open_shapes = [t.shape for t in (walk(x, S.data) for x in in_terms)
+                       if isinstance(t, TensorTerm) and isvar(walk(t.shape, S.data))]
+        for ranks in _rank_choices(len(open_shapes), self.max_rank):
+            S1 = S.copy()
+            s = S1.data
+            for shape, n in zip(open_shapes, ranks, strict=True):
+                s = unify_oc(shape, tuple(var() for _ in range(n)), s)
+            S1.data = s
+            proxies = []
+            for i, x in enumerate(in_terms):
+                t = walk(x, s)
+                if not isinstance(t, TensorTerm):
+                    raise TypeError(f"relation {self.name}: input {i} of an Op with "
+                                    "parameters must be a tensor term (its rank renders "
+                                    f"the signature), got {t!r}")
+                proxies.append(TensorType("float64", (None,) * len(walk(t.shape, s))))
+            try:
+                sig, _ = self.target.signature_for(tuple(proxies))
+            except (TypeError, ValueError, IndexError):
+                continue  # no signature for these ranks: no solutions there
+            yield sig, S1
+
+
+def _rank_choices(n: int, max_rank: int) -> Iterator[tuple[int, ...]]:
+    """Rank tuples for ``n`` inputs, smallest total first."""
+    if n == 0:
+        yield ()
+        return
+    for total in range(n * max_rank + 1):
+        yield from _compositions(total, n, max_rank)
+
+
+def _compositions(total: int, n: int, cap: int) -> Iterator[tuple[int, ...]]:
+    if n == 1:
+        if total <= cap:
+            yield (total,)
+        return
+    for first in range(min(total, cap) + 1):
+        for rest in _compositions(total - first, n - 1, cap):
+            yield (first, *rest)
+
+
+def relation(op_or_signature: Any, max_rank: int = DEFAULT_MAX_RANK) -> Relation:
+    """The relation of an Op, a Signature or signature text, as a kanren goal maker.
+
+    ``max_rank`` bounds the number of axes tried where a rank is unknown."""
+    if isinstance(max_rank, bool) or not isinstance(max_rank, int) or max_rank < 0:
+        raise ValueError(f"max_rank must be an int >= 0, got {max_rank!r}")
+    target = op_or_signature
+    if isinstance(target, str):
+        raise TypeError("relation() takes an Op or a Signature; parse text first with "
+                        "Signature.parse")
+    name = str(getattr(target, "name", ""))
+    plain = getattr(target, "signature", None)
+    if hasattr(plain, "alternatives"):  # an Op with one signature
+        target = plain
+    elif not hasattr(target, "alternatives") and not hasattr(target, "signature_for"):
+        raise TypeError(f"expected an Op with a signature or a Signature, got "
+                        f"{type(target).__name__}")
+    return Relation(target, max_rank, name)
+
+
+def as_term(x: Any, S: ConstrainedState, where: str) -> Any:
+    """A relation argument as a term (see :class:`Relation`)."""
+    if isinstance(x, TensorTerm) or isvar(x):
+        return x
+    if isinstance(x, str):
+        return tensor_term(TensorType.parse(x), S, False, where)
+    if isinstance(x, TensorType):
+        return tensor_term(x, S, False, where)
+    ttype = getattr(x, "type", None)
+    if isinstance(ttype, TensorType):  # a graph Variable
+        return tensor_term(ttype, S, bool(getattr(x, "wrapped", False)), where)
+    raise TypeError(f"{where}: expected a TensorType, compact text, a Variable, a pattern "
+                    f"or a logic variable, got {x!r}")
+
+
+# -- forwards -----------------------------------------------------------------------
+class _Undetermined(Exception):
+    """An output dtype the inputs do not fix."""
+
+
+def forward_types(outs: list, S: ConstrainedState) -> tuple[TensorType, ...]:
+    """The output TensorTypes of a forward solution: sizes are ints, Dim expressions of
+    the given types' Dims, or None (unknown)."""
+    s = S.data
+    store = S.constraints[TypeStore]
+    terms = [walk(o, s) for o in outs]
+    flat = [x for t in terms for x in walk(t.shape, s)]
+    named = {v: dim for dim, v in store.dims.items()}
+    values = symbolic_values(flat, s, store.pending, named)
+    result = []
+    for t in terms:
+        dtype = walk(t.dtype, s)
+        if isvar(dtype):
+            raise _Undetermined
+        shape = []
+        for x in walk(t.shape, s):
+            x = walk(x, s)
+            shape.append(x if isinstance(x, int) else values.get(x))
+        result.append(TensorType(dtype, shape))
+    return tuple(result)
+
+
+def _input_terms(S: ConstrainedState, types: tuple, wrapped: tuple) -> list:
+    return [tensor_term(t, S, w, f"input {i}")
+            for i, (t, w) in enumerate(zip(types, wrapped, strict=True))]
+
+
+@lru_cache(maxsize=65536)
+def _infer_cached(sig: Any, types: tuple, wrapped: tuple, default_dtype: str
+                  ) -> tuple[TensorType, ...] | str:
+    """Memoized on the default float dtype too: float(T) and wrapped floats use it."""
+    S = fresh_state({})
+    try:
+        in_terms = _input_terms(S, types, wrapped)
+    except TypeInferenceError as exc:
+        return str(exc)
+    for S1, outs in solutions(sig, S, in_terms, None, ordered=True):
+        try:
+            return forward_types(outs, S1)
+        except _Undetermined:
+            return "the output dtype is not determined by the inputs"
+    return explain(sig, types, wrapped)
+
+
+def infer(sig: Any, input_types: Sequence[TensorType], wrapped: Sequence[bool] | None = None,
+          name: object = None) -> tuple[TensorType, ...]:
+    """Output types of ``sig`` applied to ``input_types``; TypeInferenceError if none.
+
+    ``wrapped`` flags the inputs that are wrapped Python numbers. ``name`` (an Op, or
+    its name) prefixes error messages; it is only formatted then."""
+    types = tuple(input_types)
+    for i, t in enumerate(types):
+        if not isinstance(t, TensorType):
+            raise TypeError(f"input {i} must be a TensorType, got {t!r}")
+    flags = (False,) * len(types) if wrapped is None else tuple(map(bool, wrapped))
+    if len(flags) != len(types):
+        raise ValueError(f"{_label(sig, name)}: wrapped has {len(flags)} entries for "
+                         f"{len(types)} inputs")
+    n_inputs = {len(a.inputs) for a in sig.alternatives}
+    if len(types) not in n_inputs:
+        want = " or ".join(map(str, sorted(n_inputs)))
+        raise TypeInferenceError(f"{_label(sig, name)}: takes {want} inputs, got {len(types)}",
+                                 signature=sig)
+    out = _infer_cached(sig, types, flags, get_default_dtype())
+    if isinstance(out, str):
+        raise TypeInferenceError(f"{_label(sig, name)}: {out}", signature=sig)
+    return out
+
+
+def explain(sig: Any, types: Sequence[TensorType], wrapped: Sequence[bool]) -> str:
     """Why no alternative of ``sig`` accepts ``types``, in words."""
     found = []
     for c in compiled(sig):
-        if len(c.alt.inputs) != len(types):
+        if c.n_in != len(types):
             continue
         with explaining() as reasons:
-            try:
-                solve_forward(c, types, priorities)
-            except _Undetermined:
-                reasons.append("the output dtype is not determined by the inputs")
+            S = fresh_state({})
+            ok = c.apply(S, _input_terms(S, tuple(types), tuple(wrapped)),
+                         [var() for _ in c.alt.outputs])
+            if ok:  # pragma: no cover - explain runs only after a failure
+                reasons.append("no solution")
         reason = reasons[0] if reasons else "no solution"
         if reason != GUARD:
             found.append((c, reason))
@@ -133,47 +412,6 @@ def explain(sig: Signature, types: Sequence[TensorType], priorities: tuple) -> s
     return "; ".join(dict.fromkeys(f"[{c.alt}] {reason}" for c, reason in found))
 
 
-@lru_cache(maxsize=65536)
-def _infer_cached(sig: Signature, types: tuple[TensorType, ...], priorities: tuple,
-                  default_dtype: str) -> tuple[TensorType, ...] | str:
-    """Memoized on the default float dtype too: float(T) and wrapped floats use it."""
-    for c in compiled(sig):
-        if len(c.alt.inputs) != len(types):
-            continue
-        try:
-            out = solve_forward(c, types, priorities)
-        except _Undetermined:
-            return "the output dtype is not determined by the inputs"
-        if out is not None:
-            return out
-    return explain(sig, types, priorities)
-
-
-def infer(sig: Signature, input_types: Sequence[TensorType],
-          priorities: Sequence[Priority] | None = None, name: object = None
-          ) -> tuple[TensorType, ...]:
-    """Output types of ``sig`` applied to ``input_types``; TypeInferenceError if none.
-
-    ``name`` (an Op, or its name) prefixes error messages; it is only formatted then."""
-    types = tuple(input_types)
-    for i, t in enumerate(types):
-        if not isinstance(t, TensorType):
-            raise TypeError(f"input {i} must be a TensorType, got {t!r}")
-    n_inputs = {len(a.inputs) for a in sig.alternatives}
-    if len(types) not in n_inputs:
-        want = " or ".join(map(str, sorted(n_inputs)))
-        raise TypeInferenceError(f"{_label(sig, name)}: takes {want} inputs, got {len(types)}",
-                                 signature=sig)
-    prios = tuple(priorities) if priorities is not None else default_priorities(types)
-    if len(prios) != len(types):
-        raise ValueError(f"{_label(sig, name)}: priorities has {len(prios)} entries for "
-                         f"{len(types)} inputs")
-    out = _infer_cached(sig, types, prios, get_default_dtype())
-    if isinstance(out, str):
-        raise TypeInferenceError(f"{_label(sig, name)}: {out}", signature=sig)
-    return out
-
-
-def _label(sig: Signature, name: object) -> str:
+def _label(sig: Any, name: object) -> str:
     """How errors name the signature (built only when there is an error)."""
     return f"{name} {sig}" if name else str(sig)

@@ -56,6 +56,15 @@ def specify_shape(x: Any, shape: Sequence[ShapeEntry]):
     return SpecifyShape(shape)(x)
 
 
+@TensorType.register_transfer
+def _specify_shape_transfer(ttype: TensorType, var: Any) -> Any | None:
+    """``var`` as a variable of ``ttype``: SpecifyShape with the most specific of both
+    types (a contradiction raises TypeError at once)."""
+    if not isinstance(var.type, TensorType):
+        return None
+    return specify_shape(var, ttype.most_specific(var.type).shape)
+
+
 def cast_array(value: Any, dtype: str) -> np.ndarray:
     """``value`` as an ndarray of ``dtype``, integers wrapping around like C."""
     arr = value if type(value) is np.ndarray else np.asarray(value)

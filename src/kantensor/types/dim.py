@@ -5,10 +5,14 @@ expression built from symbols and ints with ``+ - * // %``, ``**`` (int exponent
 :func:`dim_min` and :func:`dim_max`.
 
 Every expression is kept canonical: a polynomial with integer coefficients over *atoms*,
-where an atom is a symbol or an opaque term ``a//b``, ``a % b``, ``min(...)`` or
+where an atom is a symbol, an *unknown* or an opaque term ``a//b``, ``a % b``, ``min(...)`` or
 ``max(...)`` whose arguments are themselves canonical. Algebraically identical
 polynomials therefore compare equal (``n + n == 2*n``), and a constant result is always a
 plain ``int``, never a ``Dim`` (``(n + 1) - n`` is ``1``).
+
+A symbol is named and interned (``Dim("n") is Dim("n")``). An unknown (:func:`unknown`) is
+identified by an object, never by a name: the solver uses its logic variables, so an
+unknown can never be confused with a user's symbol, whatever the user calls it.
 
 Only certain simplifications are made (symbols are integers of unknown sign):
 
@@ -30,15 +34,16 @@ import enum
 import keyword
 import math
 import operator
+from collections.abc import Hashable
 from functools import lru_cache
 from typing import Any, Final, Literal, TypeAlias
 
 __all__ = [
     "NO_SOLUTION", "Dim", "DimLike", "as_dim", "dim_max", "dim_min", "free_symbols",
-    "solve_for", "substitute",
+    "solve_for", "substitute", "unknown",
 ]
 
-Atom: TypeAlias = "str | _Op"  # a symbol name or an opaque term
+Atom: TypeAlias = "Hashable"  # a symbol name (str), an unknown's key, or an opaque _Op
 Monomial: TypeAlias = tuple[tuple[Atom, int], ...]  # (atom, power > 0), sorted by atom
 Terms: TypeAlias = tuple[tuple[Monomial, int], ...]  # (monomial, coefficient != 0), sorted
 DimLike: TypeAlias = "int | Dim"
@@ -242,8 +247,25 @@ def as_dim(x: object) -> DimLike:
 
 # -- canonical polynomials ---------------------------------------------------------------
 
-def _atom_key(atom: Atom) -> tuple[int, str]:
-    return (0, atom) if isinstance(atom, str) else (1, atom.text)
+def _atom_key(atom: Atom) -> tuple[int, str, int]:
+    if isinstance(atom, str):
+        return (0, atom, 0)
+    if isinstance(atom, _Op):
+        return (1, atom.text, 0)
+    return (2, str(atom), id(atom))  # an unknown: ordered by its text, ties by identity
+
+
+def unknown(key: Hashable) -> Dim:
+    """The Dim standing for an unknown size identified by the object ``key`` (the solver
+    passes its logic variables). Printed as ``str(key)``; never equal to a named Dim."""
+    if isinstance(key, str | _Op | Dim) or isinstance(key, int):
+        raise TypeError(f"an unknown is keyed by an object, not {type(key).__name__}")
+    return _new(((((key, 1),), 1),))
+
+
+def _symbol(atom: Atom) -> Dim:
+    """The Dim of one symbol atom: a named Dim (interned) or an unknown."""
+    return Dim(atom) if isinstance(atom, str) else unknown(atom)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -434,14 +456,14 @@ def _operand(x: DimLike) -> str:
     if isinstance(x, int):
         return str(x) if x >= 0 else f"({x})"
     atom = _lone_atom(x)
-    if isinstance(atom, str) or (isinstance(atom, _Op) and atom.op in ("min", "max")):
+    if atom is not None and (not isinstance(atom, _Op) or atom.op in ("min", "max")):
         return str(x)
     return f"({x})"
 
 
 def _factor(atom: Atom, p: int, lone: bool) -> str:
-    if isinstance(atom, str):
-        text = atom
+    if not isinstance(atom, _Op):
+        text = str(atom)
     else:
         text = atom.text if lone or atom.op in ("min", "max") else f"({atom.text})"
     return text if p == 1 else f"{text}**{p}"
@@ -466,14 +488,15 @@ def _render(terms: Terms) -> str:
 
 # -- queries and transformations ---------------------------------------------------------
 
-def free_symbols(x: DimLike) -> frozenset[str]:
-    """The names of the symbols occurring in ``x`` (also inside ``//``, ``%``, min, max)."""
+def free_symbols(x: DimLike) -> frozenset[Hashable]:
+    """The symbols occurring in ``x`` (also inside ``//``, ``%``, min, max): the names
+    of named Dims and the keys of unknowns."""
     x = as_dim(x)
     if isinstance(x, int):
         return frozenset()
     free = x._free
     if free is None:
-        names: set[str] = set()
+        names: set[Hashable] = set()
         for mono, _ in x._terms:
             for atom, _p in mono:
                 names |= _atom_symbols(atom)
@@ -482,8 +505,8 @@ def free_symbols(x: DimLike) -> frozenset[str]:
     return free
 
 
-def _atom_symbols(atom: Atom) -> frozenset[str]:
-    if isinstance(atom, str):
+def _atom_symbols(atom: Atom) -> frozenset[Hashable]:
+    if not isinstance(atom, _Op):
         return frozenset((atom,))
     return frozenset().union(*map(free_symbols, atom.args))
 
@@ -492,15 +515,15 @@ _APPLY = {"//": _floordiv, "%": _mod,
           "min": lambda *a: _minmax("min", a), "max": lambda *a: _minmax("max", a)}
 
 
-def _subst(x: DimLike, values: dict[str, DimLike]) -> DimLike:
+def _subst(x: DimLike, values: dict[Hashable, DimLike]) -> DimLike:
     if isinstance(x, int) or values.keys().isdisjoint(free_symbols(x)):
         return x
     total: DimLike = 0
     for mono, c in x._terms:
         term: DimLike = c
         for atom, p in mono:
-            if isinstance(atom, str):
-                value = values[atom] if atom in values else Dim(atom)
+            if not isinstance(atom, _Op):
+                value = values[atom] if atom in values else _symbol(atom)
             else:
                 value = _APPLY[atom.op](*(_subst(arg, values) for arg in atom.args))
             term = _mul(term, _pow(value, p))
@@ -508,8 +531,9 @@ def _subst(x: DimLike, values: dict[str, DimLike]) -> DimLike:
     return total
 
 
-def substitute(x: DimLike, mapping: dict[str, DimLike]) -> DimLike:
-    """Replace symbols by ints or Dims and re-canonicalise (all ints give an ``int``).
+def substitute(x: DimLike, mapping: dict[Hashable, DimLike]) -> DimLike:
+    """Replace symbols (names or unknowns' keys) by ints or Dims and re-canonicalise
+    (all ints give an ``int``).
 
     ``//`` and ``%`` are computed like Python's; division by a zero int raises
     ``ZeroDivisionError``.
@@ -518,7 +542,7 @@ def substitute(x: DimLike, mapping: dict[str, DimLike]) -> DimLike:
 
 
 def solve_for(
-    expr: DimLike, symbol: str, target: DimLike,
+    expr: DimLike, symbol: Hashable, target: DimLike,
 ) -> DimLike | Literal[_NoSolution.NO_SOLUTION] | None:
     """The value of ``symbol`` making ``expr == target``, over the integers.
 

@@ -17,9 +17,11 @@ from typing import Any
 import numpy as np
 
 __all__ = [
-    "BOOL", "COMPLEX", "DTYPES", "FLOATING", "INTEGER", "Category", "Priority", "can_cast",
-    "category", "default_complex_dtype", "get_default_dtype", "is_inexact", "is_integer",
-    "is_lossless_cast", "is_unsigned", "normalize_dtype", "operand_dtype_and_priority",
+    "BOOL", "CATEGORIES", "COMPLEX", "COMPLEX_OF", "DTYPES", "DTYPE_FUNCTIONS", "FLOATING",
+    "INTEGER", "REAL_OF", "Category", "Priority", "can_cast", "category", "float_of",
+    "priority", "python_dtype", "real_of", "default_complex_dtype", "get_default_dtype",
+    "is_inexact", "is_integer", "is_lossless_cast", "is_unsigned", "normalize_dtype",
+    "operand_dtype_and_priority",
     "promote_types", "result_type", "result_type_of", "set_default_dtype",
 ]
 
@@ -59,8 +61,25 @@ _CATEGORY: dict[str, Category] = {
     for name in DTYPES
 }
 _ORDER = {name: i for i, name in enumerate(DTYPES)}
-# The complex dtype whose real part holds a float dtype (no complex32: float16 -> complex64).
-_COMPLEX_OF = {"float16": "complex64", "float32": "complex64", "float64": "complex128"}
+
+#: The dtype categories usable in signatures (``T in floating``), as sets of dtype names.
+CATEGORIES: dict[str, frozenset[str]] = {
+    "bool": frozenset({"bool"}),
+    "integer": frozenset(d for d in DTYPES if _CATEGORY[d] is Category.INTEGER),
+    "signed": frozenset(d for d in DTYPES if d.startswith("int")),
+    "unsigned": frozenset(d for d in DTYPES if d.startswith("uint")),
+    "floating": frozenset(d for d in DTYPES if _CATEGORY[d] is Category.FLOATING),
+    "complex": frozenset(d for d in DTYPES if _CATEGORY[d] is Category.COMPLEX),
+    "inexact": frozenset(d for d in DTYPES if _CATEGORY[d] >= Category.FLOATING),
+    "number": frozenset(d for d in DTYPES if d != "bool"),
+}
+
+# Floats and the complex dtype of the same precision; read both ways below.
+_PRECISION_PAIRS = (("float32", "complex64"), ("float64", "complex128"))
+#: ``real(T)``: the real dtype of a complex one's precision.
+REAL_OF: dict[str, str] = {c: f for f, c in _PRECISION_PAIRS}
+#: The complex dtype whose real part holds a float dtype (no complex32: float16 -> complex64).
+COMPLEX_OF: dict[str, str] = {"float16": "complex64", **dict(_PRECISION_PAIRS)}
 _DEFAULT_CHOICES = ("float16", "float32", "float64")
 _default_dtype = "float32"
 
@@ -155,7 +174,37 @@ def set_default_dtype(dtype: Any) -> None:
 
 def default_complex_dtype() -> str:
     """The dtype Python complex numbers take: complex128 if the default is float64."""
-    return _COMPLEX_OF[_default_dtype]
+    return COMPLEX_OF[_default_dtype]
+
+
+def priority(ndim: int, wrapped: bool) -> Priority:
+    """The promotion priority of an operand (§3): the one classifier every caller uses."""
+    if wrapped:
+        return Priority.WRAPPED
+    return Priority.TENSOR if ndim else Priority.ZERO_DIM
+
+
+def python_dtype(value: Any) -> str:
+    """The dtype a Python number takes when it is wrapped (bool, int64, default float or
+    complex); TypeError for anything else."""
+    for python_type in (bool, int, float, complex):
+        if isinstance(value, python_type):
+            return normalize_dtype(python_type)
+    raise TypeError(f"not a Python number: {type(value).__name__} {value!r}")
+
+
+def float_of(dtype: str) -> str:
+    """``float(T)``: T if it is inexact, else the default float dtype."""
+    return dtype if _CATEGORY[dtype] >= FLOATING else get_default_dtype()
+
+
+def real_of(dtype: str) -> str:
+    """``real(T)``: the real dtype of a complex T's precision, else T itself."""
+    return REAL_OF.get(dtype, dtype)
+
+
+#: The one-argument dtype functions of the signature DSL, by name.
+DTYPE_FUNCTIONS = {"float": float_of, "real": real_of}
 
 
 def _join(dtypes: list[str]) -> str | None:
@@ -175,7 +224,7 @@ def _combine(higher: str | None, lower: str | None) -> str | None:
     if ch is COMPLEX:
         return higher
     if cl is COMPLEX:
-        return _COMPLEX_OF[higher] if ch is FLOATING else lower
+        return COMPLEX_OF[higher] if ch is FLOATING else lower
     if ch is FLOATING:
         return higher
     if (ch is BOOL or cl is FLOATING) and higher is not None and lower is not None:
@@ -213,15 +262,11 @@ def operand_dtype_and_priority(x: Any) -> tuple[str, Priority]:
         return normalize_dtype(x), Priority.TENSOR
     ttype = getattr(x, "type", None)
     if hasattr(ttype, "dtype") and hasattr(ttype, "ndim"):
-        if getattr(x, "wrapped", False):
-            return normalize_dtype(ttype.dtype), Priority.WRAPPED
-        x = ttype
+        return normalize_dtype(ttype.dtype), priority(ttype.ndim, getattr(x, "wrapped", False))
     if hasattr(x, "dtype") and hasattr(x, "ndim"):
-        priority = Priority.TENSOR if x.ndim >= 1 else Priority.ZERO_DIM
-        return normalize_dtype(x.dtype), priority
-    for python_type in (bool, int, float, complex):
-        if isinstance(x, python_type):
-            return normalize_dtype(python_type), Priority.WRAPPED
+        return normalize_dtype(x.dtype), priority(x.ndim, False)
+    if isinstance(x, bool | int | float | complex):
+        return python_dtype(x), Priority.WRAPPED
     raise TypeError(f"cannot take the dtype of {type(x).__name__} object {x!r}")
 
 

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import ast
-import operator
-import re
 from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
 from ..graph.type import Type
-from .dim import Dim, dim_max, dim_min, substitute
+from ..signature.ast import evaluate
+from ..signature.errors import SignatureSyntaxError
+from ..signature.parser import parse_tensor_type
+from .dim import Dim, substitute
 from .dtypes import DTYPES, category, normalize_dtype
 
 ShapeEntry = int | Dim | None
-
-_COMPACT = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*\[(.*)\]\s*$", re.S)
 
 
 def _check_entry(entry: Any, axis: int) -> ShapeEntry:
@@ -118,16 +116,25 @@ class TensorType(Type):
 
     @classmethod
     def parse(cls, text: str) -> TensorType:
-        """Parse the compact notation: ``float32[3,?]``, ``int64[]``, ``float64[n,2*n]``."""
-        match = _COMPACT.match(text)
-        if not match:
-            raise ValueError(f"cannot parse tensor type {text!r}: expected e.g. 'float32[3,?]'")
-        dtype, body = match.groups()
+        """Parse the compact notation: ``float32[3,?]``, ``int64[]``, ``float64[n,2*n]``.
+
+        Sizes are the dim expressions of the signature DSL (one grammar, one evaluator);
+        a name is a :class:`Dim`. ValueError (a SignatureSyntaxError, with the position)
+        when the text is not a tensor type."""
+        dtype, sizes = parse_tensor_type(text)
+        if sizes is None:
+            raise SignatureSyntaxError(f"expected '[' after the dtype at position "
+                                       f"{len(text.rstrip())}", text, len(text.rstrip()),
+                                       "'['")
         if dtype not in DTYPES:
-            raise ValueError(f"unknown dtype {dtype!r} in {text!r}; expected one of {DTYPES}")
-        body = body.strip()
-        entries = [] if not body else [e.strip() for e in body.split(",")]
-        return cls(dtype, [_parse_entry(e, text) for e in entries])
+            pos = len(text) - len(text.lstrip())
+            raise SignatureSyntaxError(f"unknown dtype {dtype!r} at position {pos}; expected "
+                                       f"one of {', '.join(DTYPES)}", text, pos, "a dtype")
+        try:
+            shape = [None if e is None else evaluate(e, Dim) for e in sizes]
+            return cls(dtype, shape)
+        except (ValueError, ZeroDivisionError) as exc:
+            raise ValueError(f"bad shape in {text!r}: {exc}") from None
 
     # -- values ------------------------------------------------------------
     def filter(self, value: Any, strict: bool = False,
@@ -249,27 +256,6 @@ class TensorType(Type):
                 shape.append(a if isinstance(a, int) else b)
         return TensorType(self.dtype, shape)
 
-    def convert_variable(self, var: Any) -> Any | None:
-        """``var`` itself if we are its super type, else ``var`` wrapped in
-        SpecifyShape with the most specific of both types."""
-        if self.is_super(var.type):
-            return var
-        if not isinstance(var.type, TensorType):
-            return super().convert_variable(var)
-        merged = self.most_specific(var.type)
-        from .basic_ops import specify_shape
-
-        return specify_shape(var, merged.shape)
-
-    def make_variable(self, name: str | None = None):
-        from .variable import TensorVariable
-
-        return TensorVariable(self, name=name)
-
-    def make_constant(self, value: Any, name: str | None = None):
-        from .variable import TensorConstant
-
-        return TensorConstant(self, value, name=name)
 
 
 def _from_python(value: Any, target: np.dtype, allow_downcast: bool | None,
@@ -301,34 +287,3 @@ def _from_python(value: Any, target: np.dtype, allow_downcast: bool | None,
                 f"(would become {converted.tolist()!r}); pass allow_downcast=True to accept"
             )
     return converted
-
-
-_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-           ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
-
-
-def _parse_entry(entry: str, text: str) -> ShapeEntry:
-    """One shape entry of the compact notation: int, '?', a name or a size expression."""
-    if entry == "?":
-        return None
-    try:
-        tree = ast.parse(entry, mode="eval").body
-        return _eval_size(tree)
-    except (SyntaxError, ValueError, TypeError, ZeroDivisionError) as exc:
-        raise ValueError(f"bad shape entry {entry!r} in {text!r}: {exc}") from None
-
-
-def _eval_size(node: ast.AST) -> int | Dim:
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return node.value
-    if isinstance(node, ast.Name):
-        return Dim(node.id)
-    if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
-        return _BINOPS[type(node.op)](_eval_size(node.left), _eval_size(node.right))
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        return -_eval_size(node.operand)
-    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-            and node.func.id in ("min", "max") and not node.keywords):
-        fn = dim_min if node.func.id == "min" else dim_max
-        return fn(*map(_eval_size, node.args))
-    raise ValueError("expected an int, '?', a name or an expression of those")

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..graph.basic import Constant, Variable
 from .dim import Dim
-from .dtypes import default_complex_dtype, get_default_dtype, normalize_dtype
+from .dtypes import get_default_dtype, normalize_dtype, python_dtype
 from .type import ShapeEntry, TensorType
 
 #: Op constructors behind the Python operators, keyed by name ("add", "matmul",
@@ -136,14 +136,8 @@ class TensorConstant(_TensorOperators, Constant):
         return _TensorOperators.__bool__(self)
 
 
-def _wrapped_dtype(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int64"
-    if isinstance(value, float):
-        return get_default_dtype()
-    return default_complex_dtype()
+TensorType.variable_type = TensorVariable
+TensorType.constant_type = TensorConstant
 
 
 def constant(value: Any, dtype: Any = None, name: str | None = None) -> TensorConstant:
@@ -155,7 +149,7 @@ def constant(value: Any, dtype: Any = None, name: str | None = None) -> TensorCo
     wrapped = dtype is None and isinstance(value, bool | int | float | complex) \
         and not isinstance(value, np.generic)
     if wrapped:
-        dtype = _wrapped_dtype(value)
+        dtype = python_dtype(value)
         if dtype == "int64" and not -2**63 <= value < 2**63:
             raise OverflowError(f"Python int {value} does not fit int64")
     if dtype is None:
@@ -228,4 +222,4 @@ SHORTCUTS = {p + s: _shortcut(d, shape) for p, d in _PREFIX.items()
 for _name, _fn in SHORTCUTS.items():
     _fn.__name__ = _fn.__qualname__ = _name
     _fn.__doc__ = f"A symbolic {_name} (Theano-style shortcut)."
-globals().update(SHORTCUTS)
+

@@ -1,0 +1,254 @@
+"""kantensor's constraints inside kanren's constraint store, propagation and labeling.
+
+A signature's relation leaves what it cannot decide yet (sizes, broadcasting,
+promotion, where-clauses) as *constraints* in a :class:`TypeStore`, one of the
+stores of kanren's ``ConstrainedState``. kanren calls every store after every
+unification (``post_unify_check``), so a constraint is re-checked whenever any goal
+(``eq``, ``membero``, another relation) binds a variable: answers never depend on the
+order of goals. A check may bind variables itself (``n + 1 == 5`` binds ``n``); the
+other stores (kanren's ``neq``) are then re-checked against the new bindings.
+
+:func:`labelo` is the goal that enumerates the choices still open (like CLP(FD)'s
+``label``). Every state a goal here yields is a fresh copy, so a later goal that
+mutates its store (kanren's ``neq`` does) never changes another branch's answers.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from kanren.constraints import ConstrainedState, ConstraintStore
+from unification import isvar, unify
+
+from .terms import TensorTerm, term_vars, walk
+
+__all__ = ["Constraint", "TypeStore", "explaining", "fail_because", "fresh_state", "labelo",
+           "post", "propagate", "unify_oc"]
+
+#: A constraint's progress: None (it fails), or (substitution, done) optionally
+#: followed by constraints to add (which may replace it).
+Progress = tuple | None
+Choice = Callable[[dict], "dict | None"]
+
+
+class Constraint:
+    """A propagator over a substitution ``s`` (a plain dict).
+
+    ``check(s, pending)`` returns None when the constraint cannot hold, else
+    ``(s, done)`` or ``(s, done, new_constraints)``; ``pending`` holds the other
+    constraints still waiting (some checks read definitions from them).
+    ``choices(s)`` lists ways to make progress by guessing (for :func:`labelo`).
+    """
+
+    __slots__ = ()
+
+    def check(self, s: dict, pending: tuple) -> Progress:
+        raise NotImplementedError
+
+    def choices(self, s: dict) -> list[Choice] | None:
+        return None
+
+    def terms(self) -> tuple:
+        """The logic terms it constrains (for :func:`labelo`'s relevance test)."""
+        return ()
+
+    def explain(self, s: dict) -> str:
+        return f"constraint {type(self).__name__} does not hold"
+
+
+# -- failure reasons ----------------------------------------------------------------
+_REASONS: contextvars.ContextVar[list | None] = contextvars.ContextVar("reasons", default=None)
+
+
+class explaining:
+    """Context manager collecting failure reasons (only then are messages built)."""
+
+    def __enter__(self) -> list[str]:
+        self.reasons: list[str] = []
+        self.token = _REASONS.set(self.reasons)
+        return self.reasons
+
+    def __exit__(self, *exc: object) -> None:
+        _REASONS.reset(self.token)
+
+
+def fail_because(reason: Callable[[], str]) -> None:
+    """Record why a branch fails, if someone is collecting reasons."""
+    reasons = _REASONS.get()
+    if reasons is not None:
+        reasons.append(reason())
+
+
+# -- unification with an occurs check ---------------------------------------------------
+def _occurs(v: Any, term: Any, s: dict) -> bool:
+    """Does ``v`` occur in ``term``, following the bindings of ``s`` (once each)?"""
+    stack, seen = [term], set()
+    while stack:
+        t = stack.pop()
+        if t is v:
+            return True
+        if isvar(t):
+            if t in seen:
+                continue
+            seen.add(t)
+            stack.append(s.get(t, t) if s.get(t, t) is not t else None)
+        elif isinstance(t, TensorTerm):
+            stack.extend((t.dtype, t.shape, t.wrapped))
+        elif isinstance(t, tuple | list):
+            stack.extend(t)
+    return False
+
+
+def unify_oc(u: Any, v: Any, s: dict) -> dict | bool:
+    """``unify`` on a plain substitution that refuses cyclic bindings."""
+    out = unify(u, v, s)
+    if out is False or out is s:
+        return out
+    for key in out.keys() - s.keys():
+        if _occurs(key, out[key], out):
+            return False
+    return out
+
+
+# -- the store ------------------------------------------------------------------------
+class TypeStore(ConstraintStore):
+    """The pending kantensor constraints of a state, and the logic variable standing for
+    each named Dim of the types given to relations (so a Dim is one size everywhere)."""
+
+    __slots__ = ("pending", "dims")
+    op_str = "kantensor"
+
+    def __init__(self, pending: tuple = (), dims: dict | None = None):
+        super().__init__({})
+        self.pending = pending
+        self.dims = {} if dims is None else dims
+
+    def pre_unify_check(self, lvar_map: Any, lvar: Any = None, value: Any = None) -> bool:
+        return True
+
+    def post_unify_check(self, lvar_map: Any, lvar: Any = None, value: Any = None,
+                         old_state: Any = None) -> bool:
+        # kanren passes the new state as old_state; propagation may extend it in place.
+        return old_state is None or propagate(old_state)
+
+    def copy(self) -> TypeStore:
+        return TypeStore(self.pending, dict(self.dims))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TypeStore) and self.pending == other.pending \
+            and self.dims == other.dims
+
+    def __hash__(self) -> int:  # pragma: no cover - stores are not hashed by kanren
+        return id(self)
+
+    def constraints_str(self, lvar: Any) -> str:
+        return f"kantensor: {len(self.pending)} pending"
+
+
+def fresh_state(S: Any) -> ConstrainedState:
+    """A copy of ``S`` as a ConstrainedState with a TypeStore (never ``S`` itself)."""
+    S = S.copy() if isinstance(S, ConstrainedState) else ConstrainedState(dict(S))
+    if TypeStore not in S.constraints:
+        S.constraints[TypeStore] = TypeStore()
+    return S
+
+
+def post(S: ConstrainedState, *constraints: Constraint) -> bool:
+    """Add constraints to ``S`` (in place) and propagate; False if that fails."""
+    store = S.constraints[TypeStore]
+    store.pending = store.pending + constraints
+    return propagate(S)
+
+
+def propagate(S: ConstrainedState, changed: bool = False) -> bool:
+    """Re-check the pending constraints of ``S`` (in place) until nothing changes, then
+    re-check kanren's other stores if bindings were added (or ``changed``)."""
+    store = S.constraints.get(TypeStore)
+    s = S.data
+    if store is not None and store.pending:
+        pending = store.pending
+        while True:
+            progress = False
+            kept: list[Constraint] = []
+            for i, c in enumerate(pending):
+                out = c.check(s, pending[i + 1:] + tuple(kept))
+                if out is None:
+                    fail_because(lambda c=c, s=s: c.explain(s))
+                    return False
+                if out[0] is not s:
+                    s = out[0]
+                    progress = True
+                if not out[1]:
+                    kept.append(c)
+                if len(out) > 2 and out[2]:
+                    kept.extend(out[2])
+                    progress = True
+            pending = tuple(kept)
+            if not progress:
+                break
+        store.pending = pending
+    if s is not S.data or changed:
+        S.data = s
+        for other in S.constraints.values():
+            if other is not store and not other.post_unify_check(s, None, None, S):
+                return False
+    return True
+
+
+# -- labeling -----------------------------------------------------------------------------
+def labelo(*terms: Any) -> Callable[[Any], Iterator[ConstrainedState]]:
+    """The goal enumerating the choices still open for ``terms`` (all terms if none):
+    dtypes, ranks, broadcast sizes, overload variants, wrapped flags. Sizes that stay
+    unknown are not enumerated; they reify as symbolic Dims."""
+
+    def goal(S: Any) -> Iterator[ConstrainedState]:
+        if not isinstance(S, ConstrainedState) or TypeStore not in S.constraints:
+            yield S
+            return
+        stack = [S]
+        while stack:
+            st = stack.pop()
+            options = _open_choices(st, terms)
+            if not options:
+                yield st
+                continue
+            branches = []
+            for option in options:
+                new = st.copy()
+                s = option(new.data)
+                if s is None or s is False:
+                    continue
+                new.data = s
+                if propagate(new, changed=True):
+                    branches.append(new)
+            stack.extend(reversed(branches))
+
+    return goal
+
+
+def _open_choices(S: ConstrainedState, terms: tuple) -> list[Choice] | None:
+    s = S.data
+    wanted = {id(v) for v in term_vars(terms, s)} if terms else None
+    for c in S.constraints[TypeStore].pending:
+        if wanted is not None and not any(id(v) in wanted for v in term_vars(c.terms(), s)):
+            continue
+        options = c.choices(s)
+        if options:
+            return options
+    return None
+
+
+def bind_choices(v: Any, values: Any) -> list[Choice]:
+    """One choice per value: bind ``v`` to it."""
+    return [lambda s, x=x: unify_oc(v, x, s) or None for x in values]
+
+
+def first_unbound(terms: Any, s: dict) -> Any | None:
+    """The first unbound variable among ``terms`` (walked), or None."""
+    for t in terms:
+        w = walk(t, s)
+        if isvar(w):
+            return w
+    return None

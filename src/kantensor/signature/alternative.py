@@ -1,0 +1,255 @@
+"""An alternative (one overload) of a signature, and the DSL's one well-formedness check.
+
+:func:`check` runs whenever an :class:`Alternative` is built, from text or from Python.
+It raises :class:`IllFormed` naming the offending name, so the parser can point at
+it (a SignatureSyntaxError with a position) without repeating any rule.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .ast import (
+    DTYPE_NAMES,
+    AnonGroup,
+    AnyGroup,
+    Clause,
+    Compare,
+    Compatible,
+    DimVar,
+    DTypeEq,
+    DTypeName,
+    DTypeVar,
+    FlexDim,
+    InCategory,
+    NamedGroup,
+    TensorPattern,
+    dtype_names,
+    expr_names,
+)
+
+__all__ = ["KIND_TEXT", "Alternative", "IllFormed", "check", "resolve_dtype_names"]
+
+_CLAUSE_TYPES = (Compare, InCategory, DTypeEq, Compatible)
+
+KIND_TEXT = {
+    "dim": "dimension",
+    "flex": "flexible dimension 'name?'",
+    "group": "named group '*name'",
+    "dtype": "dtype variable",
+}
+
+
+class IllFormed(ValueError):
+    """An alternative breaks a rule of the DSL. ``name`` (if any) is the name the
+    message is about; ``kind`` the way it is used where the parser should point."""
+
+    def __init__(self, message: str, name: str | None = None, kind: str | None = None,
+                 expected: str = "a well-formed alternative"):
+        super().__init__(message)
+        self.name = name
+        self.kind = kind
+        self.expected = expected
+
+
+def _set(obj: object, name: str, value: object) -> None:
+    object.__setattr__(obj, name, value)
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """One overload: ``[loop] inputs -> outputs [where clauses]``.
+
+    ``loop`` is None (no loop dims), ``"+"`` (broadcast) or ``"="`` (equal);
+    ``max_loop_dims`` caps the number of loop dims.
+    """
+
+    inputs: tuple[TensorPattern, ...]
+    outputs: tuple[TensorPattern, ...]
+    where: tuple[Clause, ...] = ()
+    loop: str | None = None
+    max_loop_dims: int | None = None
+
+    def __post_init__(self) -> None:
+        for attr, types in (("inputs", TensorPattern), ("outputs", TensorPattern),
+                            ("where", _CLAUSE_TYPES)):  # fmt: skip
+            items = tuple(getattr(self, attr))
+            for x in items:
+                if not isinstance(x, types):
+                    raise TypeError(f"{attr} must hold {types}, got {x!r}")
+            _set(self, attr, items)
+        if not self.outputs:
+            raise ValueError("a signature needs at least one output")
+        if self.loop not in (None, "+", "="):
+            raise ValueError(f"loop must be None, '+' or '=', got {self.loop!r}")
+        cap = self.max_loop_dims
+        if cap is not None and (
+            self.loop is None or isinstance(cap, bool) or not isinstance(cap, int) or cap < 0
+        ):
+            raise ValueError("max_loop_dims must be an int >= 0 and needs a loop prefix")
+        check(self)
+
+    @property
+    def operands(self) -> tuple[TensorPattern, ...]:
+        return (*self.inputs, *self.outputs)
+
+    def __str__(self) -> str:
+        loop = (self.loop or "") + ("" if self.max_loop_dims is None else str(self.max_loop_dims))
+        text = f"{loop}{','.join(map(str, self.inputs))}->{','.join(map(str, self.outputs))}"
+        return text + (" where " + ", ".join(map(str, self.where)) if self.where else "")
+
+
+# --------------------------------------------------------------------------- the check
+
+
+def _uses(alt: Alternative) -> tuple[list[tuple[str, str, str]], list[tuple[str, str]]]:
+    """Every (name, kind, place) used, and the ambiguous bare ``a == b`` dtype pairs."""
+    uses: list[tuple[str, str, str]] = []
+    pairs: list[tuple[str, str]] = []
+    for i, op in enumerate(alt.operands):
+        place = f"input {i}" if i < len(alt.inputs) else f"output {i - len(alt.inputs)}"
+        for d in op.dims:
+            if isinstance(d, FlexDim):
+                uses.append((d.name, "flex", place))
+            elif isinstance(d, NamedGroup):
+                uses.append((d.name, "group", place))
+            elif not isinstance(d, AnonGroup | AnyGroup):
+                uses.extend((n, "dim", place) for n in expr_names(d))
+        if op.dtype is not None:
+            uses.extend((n, "dtype", place) for n in dtype_names(op.dtype))
+    for c in alt.where:
+        if isinstance(c, Compare):
+            names = expr_names(c.left) + expr_names(c.right)
+            uses.extend((n, "dim", "where") for n in names)
+        elif isinstance(c, InCategory):
+            uses.extend((n, "dtype", "where") for n in dtype_names(c.dtype))
+        elif isinstance(c, DTypeEq) and _bare(c.left) and _bare(c.right):
+            pairs.append((c.left.name, c.right.name))
+        else:
+            names = dtype_names(c.left) + dtype_names(c.right)
+            uses.extend((n, "dtype", "where") for n in names)
+    return uses, pairs
+
+
+def _bare(x: object) -> bool:
+    return isinstance(x, DTypeVar | DTypeName)
+
+
+def check(alt: Alternative) -> None:
+    """The well-formedness rules of an alternative; IllFormed on the first broken one."""
+    uses, pairs = _uses(alt)
+    _check_kinds(uses, pairs)
+    _check_typos(uses)
+    _check_groups(alt)
+    _check_bound(alt, uses)
+
+
+def _check_kinds(uses: list[tuple[str, str, str]], pairs: list[tuple[str, str]]) -> None:
+    kinds: dict[str, str] = {}
+    for name, kind, _ in uses + [(n, "dtype", "where") for p in pairs for n in p]:
+        if kinds.setdefault(name, kind) != kind:
+            raise IllFormed(f"'{name}' is used as a {KIND_TEXT[kind]}, but it is a "
+                            f"{KIND_TEXT[kinds[name]]}", name, kind,
+                            f"a {KIND_TEXT[kinds[name]]}")
+    known = resolve_dtype_names({n for n, k, _ in uses if k == "dtype"}, pairs)
+    for a, b in pairs:
+        if a not in known:
+            raise IllFormed(f"'{a} == {b}' would read as a dim comparison: use {a} or {b} "
+                            "as a dtype elsewhere in the alternative (an operand dtype, "
+                            "'in', compatible(), ...)", a)
+
+
+def _check_typos(uses: list[tuple[str, str, str]]) -> None:
+    """A dtype variable spelled almost like a dtype is a typo (``flaot32``)."""
+    for name, kind, _ in uses:
+        if kind == "dtype" and name not in DTYPE_NAMES:
+            close = difflib.get_close_matches(name, sorted(DTYPE_NAMES), n=1, cutoff=0.75)
+            if close:
+                raise IllFormed(f"unknown dtype '{name}' (did you mean {close[0]}?)",
+                                name, "dtype", close[0])
+
+
+def _check_groups(alt: Alternative) -> None:
+    anon: dict[int, int] = {}
+    for i, op in enumerate(alt.operands):
+        variable = [d for d in op.dims if isinstance(d, AnyGroup | NamedGroup)]
+        if len(variable) > 1 and i < len(alt.inputs):
+            raise IllFormed(f"input {op} has {len(variable)} groups of any length; an "
+                            "input may have at most one ('...' or '*name'), since where "
+                            "one ends and the next begins could not be known (outputs "
+                            "may have several: their lengths come from the inputs)",
+                            getattr(variable[1], "name", None), "group",
+                            "at most one group of any length")
+        j = 0
+        for d in op.dims:
+            if isinstance(d, AnonGroup):
+                k = anon.setdefault(j, d.k)
+                if k != d.k:
+                    raise IllFormed(f"anonymous group #{j + 1} has {k} dims in one operand "
+                                    f"but {d.k} in {op}; the j-th '.k.' group is the same "
+                                    "group in every operand")
+                j += 1
+    in_groups = {type(d) if isinstance(d, AnyGroup) else d
+                 for op in alt.inputs for d in op.dims if isinstance(d, AnyGroup | NamedGroup)}
+    for op in alt.outputs:
+        for d in op.dims:
+            key = type(d) if isinstance(d, AnyGroup) else d
+            if isinstance(d, AnyGroup | NamedGroup) and key not in in_groups:
+                raise IllFormed(f"group {d} appears in an output but in no input, so its "
+                                "length cannot be known", getattr(d, "name", None), "group")
+
+
+def _check_bound(alt: Alternative, uses: list[tuple[str, str, str]]) -> None:
+    """Names in outputs and where-clauses must be bound by an input, or defined by a
+    where-clause ``name == expression`` over names that are bound."""
+    bound = {n for n, _, place in uses if place.startswith("input")}
+    for name, kind, place in uses:
+        if kind == "flex" and place.startswith("output") and name not in bound:
+            raise IllFormed(f"flexible dimension {name}? appears in no input", name, kind)
+    changed = True
+    while changed:
+        changed = False
+        for c in alt.where:
+            for target, source in _definitions(c):
+                if target not in bound and set(source) <= bound:
+                    bound.add(target)
+                    changed = True
+    for name, kind, place in uses:
+        if name not in bound and name not in DTYPE_NAMES:
+            what = KIND_TEXT[kind]
+            hint = f"; define it with a where-clause ({name} == ...)" \
+                if kind in ("dim", "dtype") else ""
+            where = "a where-clause" if place == "where" else place
+            raise IllFormed(f"{what} {name} in {where} is bound by no input{hint}",
+                            name, kind, "a name bound by an input")
+
+
+def _definitions(c: Clause) -> Iterable[tuple[str, list[str]]]:
+    """``(name, names it is computed from)`` for a clause that can define a name."""
+    if isinstance(c, Compare) and c.op == "==":
+        for target, other in ((c.left, c.right), (c.right, c.left)):
+            if isinstance(target, DimVar):
+                yield target.name, expr_names(other)
+    elif isinstance(c, DTypeEq):
+        for target, other in ((c.left, c.right), (c.right, c.left)):
+            if isinstance(target, DTypeVar):
+                yield target.name, dtype_names(other)
+
+
+def resolve_dtype_names(known: Iterable[str], pairs: Iterable[tuple[str, str]]) -> set[str]:
+    """The names that are dtypes: ``known`` and dtype names, plus, through the ambiguous
+    ``a == b`` clauses in ``pairs``, every name equated with one of those."""
+    known = set(known) | DTYPE_NAMES
+    graph: dict[str, list[str]] = {}
+    for a, b in pairs:
+        graph.setdefault(a, []).append(b)
+        graph.setdefault(b, []).append(a)
+    todo = [n for n in graph if n in known]
+    while todo:
+        for m in graph[todo.pop()]:
+            if m not in known:
+                known.add(m)
+                todo.append(m)
+    return known
