@@ -2,20 +2,39 @@
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from typing import Any
 
-_ids = itertools.count()
+
+class _Tagged:
+    """``tag``: a free dict of annotations, made on first use (most nodes never have
+    one, and an empty dict per node would be a third of a chain's memory)."""
+
+    __slots__ = ()
+
+    @property
+    def tag(self) -> dict[str, Any]:
+        tag = self._tag
+        if tag is None:
+            tag = self._tag = {}
+        return tag
+
+    @tag.setter
+    def tag(self, value: dict[str, Any]) -> None:
+        self._tag = value
 
 
-class Variable:
+class Variable(_Tagged):
     """A value in a graph: the output of an Apply (``owner``) or a graph input.
 
     ``index`` is the position of this variable in ``owner.outputs``.
     """
 
-    __slots__ = ("type", "owner", "index", "name", "tag", "auto_name", "__weakref__")
+    __slots__ = ("type", "owner", "index", "name", "_tag", "__weakref__")
+
+    #: Only Constants made from Python numbers are wrapped (a class attribute here,
+    #: so that asking any Variable is a plain attribute read).
+    wrapped = False
 
     def __init__(self, type, owner: Apply | None = None, index: int | None = None,
                  name: str | None = None):
@@ -23,13 +42,18 @@ class Variable:
         self.owner = owner
         self.index = index
         self.name = name
-        self.tag: dict[str, Any] = {}
-        self.auto_name = f"var{next(_ids)}"
+        self._tag = None
+
+    @property
+    def auto_name(self) -> str:
+        """A name unique among the Variables alive (for printing unnamed ones)."""
+        return f"var{id(self):x}"
 
     def clone(self) -> Variable:
         """A new, ownerless Variable with the same type and name."""
         cp = type(self)(self.type, None, None, self.name)
-        cp.tag = dict(self.tag)
+        if self._tag:
+            cp.tag = dict(self._tag)
         return cp
 
     def __str__(self) -> str:
@@ -65,7 +89,8 @@ class Constant(Variable):
 
     def clone(self) -> Constant:
         cp = type(self)(self.type, self.data, self.name, self.wrapped)
-        cp.tag = dict(self.tag)
+        if self._tag:
+            cp.tag = dict(self._tag)
         return cp
 
     def signature(self) -> tuple:
@@ -81,19 +106,19 @@ class Constant(Variable):
         return text if len(text) <= 20 else text[:17] + "..."
 
 
-class Apply:
+class Apply(_Tagged):
     """The application of an Op to input Variables, producing output Variables.
 
     Creating an Apply sets each output's ``owner`` and ``index``.
     """
 
-    __slots__ = ("op", "inputs", "outputs", "tag")
+    __slots__ = ("op", "inputs", "outputs", "_tag")
 
     def __init__(self, op, inputs: Sequence[Variable], outputs: Sequence[Variable]):
         self.op = op
         self.inputs = list(inputs)
         self.outputs = list(outputs)
-        self.tag: dict[str, Any] = {}
+        self._tag = None
         for i, inp in enumerate(self.inputs):
             if not isinstance(inp, Variable):
                 raise TypeError(f"input {i} of {op} is not a Variable: {inp!r}")

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from .basic import Constant, Variable
+
 
 class Type:
     """Base class of all graph types.
@@ -74,16 +76,12 @@ class Type:
     # -- variables --------------------------------------------------------
     def make_variable(self, name: str | None = None):
         """A new Variable of this type."""
-        from .basic import Variable
-
         return Variable(self, name=name)
 
     def __call__(self, name: str | None = None):
         return self.make_variable(name)
 
     def make_constant(self, value: Any, name: str | None = None):
-        from .basic import Constant
-
         return Constant(self, value, name=name)
 
     # -- relations between types ------------------------------------------
@@ -122,8 +120,6 @@ class Type:
 
         Raises TypeError naming both types when that cannot be done.
         """
-        from .basic import Variable
-
         if not isinstance(other, Variable):
             other = self.make_constant(other)
         if other.type == self or self.is_super(other.type):

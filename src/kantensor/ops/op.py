@@ -9,15 +9,15 @@ from typing import Any
 
 import numpy as np
 
-from ..graph.basic import Apply
-from ..graph.op import Op
+from ..graph.basic import Apply, Variable
+from ..graph.op import Kernel, Op
 from ..signature.ast import Signature
 from ..signature.errors import TypeInferenceError
 from ..signature.solve import infer
 from ..types.basic_ops import cast_array
-from ..types.dtypes import Priority, result_type_of
+from ..types.dtypes import Priority, get_default_dtype, result_type_of
 from ..types.type import TensorType
-from ..types.variable import as_tensor_variable
+from ..types.variable import TensorVariable, as_tensor_variable
 from .params import CallSpec, ParamError
 
 #: How inputs are cast before the NumPy implementation runs:
@@ -29,9 +29,13 @@ COMPUTE_MODES = ("output", "promote", "none")
 
 def priority_of(x: Any) -> Priority:
     """Promotion priority of a graph input (§3): wrapped numbers lowest."""
-    if getattr(x, "wrapped", False):
+    if x.wrapped:
         return Priority.WRAPPED
-    return Priority.TENSOR if x.type.ndim else Priority.ZERO_DIM
+    return Priority.TENSOR if x.type.shape else Priority.ZERO_DIM
+
+
+#: How many input-type keys a SignatureOp remembers the outputs of (then it starts over).
+MEMO_SIZE = 1024
 
 
 @lru_cache(maxsize=4096)
@@ -65,17 +69,35 @@ class SignatureOp(Op):
     #: (hashable) and as the dict perform passes (built once, not per call).
     params: tuple[tuple[str, Any], ...] = ()
     _kwargs: dict[str, Any] = {}  # never mutated
+    _memo: dict[tuple, tuple] = {}  # never mutated: each Op gets its own in _infer
 
     def signature_for(self, types: tuple) -> tuple[Signature, Any]:
         """The signature that types inputs of ``types``, and the Op that computes them."""
         return self.signature, self
 
     def make_node(self, *inputs: Any) -> Apply:
-        inputs = [as_tensor_variable(x) for x in inputs]
-        types = tuple(x.type for x in inputs)
+        inputs = [x if isinstance(x, Variable) else as_tensor_variable(x) for x in inputs]
+        types = tuple([x.type for x in inputs])
+        priorities = tuple([priority_of(x) for x in inputs])
+        key = (types, priorities, get_default_dtype())
+        try:
+            outs, op = self._memo[key]
+        except KeyError:
+            outs, op = self._infer(key)
+        return Apply(op, inputs, [TensorVariable(t) for t in outs])
+
+    def _infer(self, key: tuple) -> tuple[tuple[TensorType, ...], SignatureOp]:
+        """The output types and computing Op for ``key`` (input types, priorities and
+        the default dtype), solved by the signature and remembered on this Op: a memo
+        hit in make_node is one dict lookup."""
+        types, priorities, _ = key
         signature, op = self.signature_for(types)
-        outs = infer(signature, types, [priority_of(x) for x in inputs], name=op)
-        return Apply(op, inputs, [t() for t in outs])
+        outs = infer(signature, types, priorities, name=op)
+        memo = self.__dict__.setdefault("_memo", {})
+        if len(memo) >= MEMO_SIZE:
+            memo.clear()
+        memo[key] = (outs, op)
+        return outs, op
 
     def check_inputs(self, node: Apply, inputs: list) -> None:
         """Re-infer with the exact shapes of the values, so that a where-clause or a
@@ -88,12 +110,25 @@ class SignatureOp(Op):
         except TypeInferenceError as exc:
             raise TypeInferenceError(f"at run time: {exc}", signature=signature) from None
 
-    def perform(self, node: Apply, inputs: list, output_storage: list[list]) -> None:
+    def kernel(self, node: Apply) -> Kernel | None:
+        """``impl`` with the casts of the compute mode (None if a subclass has its own
+        perform)."""
+        if type(self).perform is not SignatureOp.perform:
+            return None
+        dtype = self._compute_dtype(node)
+        return Kernel(self.impl, self._kwargs, (dtype,) * len(node.inputs))
+
+    def _compute_dtype(self, node: Apply) -> str | None:
+        """The dtype inputs are cast to before ``impl`` runs (see COMPUTE_MODES)."""
         if self.compute == "output":
-            dtype = node.outputs[0].type.dtype
-            inputs = [cast_array(x, dtype) for x in inputs]
-        elif self.compute == "promote":
-            dtype = _promoted(tuple((v.type.dtype, priority_of(v)) for v in node.inputs))
+            return node.outputs[0].type.dtype
+        if self.compute == "promote":
+            return _promoted(tuple((v.type.dtype, priority_of(v)) for v in node.inputs))
+        return None
+
+    def perform(self, node: Apply, inputs: list, output_storage: list[list]) -> None:
+        dtype = self._compute_dtype(node)
+        if dtype is not None:
             inputs = [cast_array(x, dtype) for x in inputs]
         result = self.impl(*inputs, **self._kwargs)
         if len(node.outputs) == 1:

@@ -251,6 +251,14 @@ class CallSpec:
         for p in self.params:  # defaults must be valid values of their kind
             if p.default is not inspect.Parameter.empty and not p.is_tensor:
                 p.normalise(p.default, op)
+        # For bind's fast path: the parameters a positional argument can fill, by name,
+        # and normalised values already seen (see _memo_key).
+        self._positional = [p for p in self.params
+                            if not p.keyword_only and p.kind != "*tensors"]
+        self._by_name = {p.name: p for p in self.params}
+        self._simple = all(p.kind != "*tensors" for p in self.params)
+        self._plans: dict[Any, tuple | None] = {}
+        self._normalised: dict[tuple, Any] = {}
 
     @property
     def param_names(self) -> tuple[str, ...]:
@@ -259,28 +267,83 @@ class CallSpec:
     def bind(self, args: tuple, kwargs: dict) -> tuple[list[Any], dict[str, Any], tuple]:
         """(tensor inputs in order, normalised params, how many tensors each tensor
         argument took: 1 for a tensor, n for a sequence)."""
+        shape = (len(args), tuple(kwargs)) if kwargs else len(args)
         try:
-            bound = self.signature.bind(*args, **kwargs)
-        except TypeError as exc:
-            raise TypeError(f"{self.op}({self.text}): {exc}") from None
-        bound.apply_defaults()
+            plan = self._plans[shape]
+        except KeyError:
+            plan = self._plan(len(args), tuple(kwargs))
+            if len(self._plans) < 256:
+                self._plans[shape] = plan
+        if plan is None:  # the general case, and every error message
+            try:
+                bound = self.signature.bind(*args, **kwargs)
+            except TypeError as exc:
+                raise TypeError(f"{self.op}({self.text}): {exc}") from None
+            bound.apply_defaults()
+            arguments = bound.arguments
+            plan = tuple((p, p.kind, _KEYWORD, p.name) for p in self.params)
+            kwargs = arguments
         tensors: list[Any] = []
         params: dict[str, Any] = {}
         layout: list[int] = []
-        for p in self.params:
-            value = bound.arguments[p.name]
-            if p.kind == "tensor":
+        for p, kind, where, source in plan:
+            value = args[source] if where is _POSITION else \
+                kwargs[source] if where is _KEYWORD else source
+            if kind == "tensor":
                 tensors.append(value)
                 layout.append(1)
-            elif p.kind in ("tensors", "*tensors"):
+            elif kind == "tensors" or kind == "*tensors":
                 if not isinstance(value, Sequence) or isinstance(value, str):
                     raise TypeError(f"{self.op}: {p.name} must be a sequence of tensors, "
                                     f"got {type(value).__name__}")
                 tensors.extend(value)
                 layout.append(len(value))
+            elif where is _DEFAULT:  # normalised when the plan was made
+                params[p.name] = value
             else:
-                params[p.name] = p.normalise(value, self.op)
+                params[p.name] = self._normalise(p, value)
         return tensors, params, tuple(layout)
+
+    def _plan(self, n_args: int, names: tuple[str, ...]) -> tuple | None:
+        """Where each parameter's value comes from in a call with ``n_args`` positional
+        arguments and keyword arguments ``names``: ``(param, kind, _POSITION, i)``,
+        ``(param, kind, _KEYWORD, name)`` or ``(param, kind, _DEFAULT, normalised default)``; None
+        unless such a call binds plainly (no ``*tensors``, nothing missing, unknown or
+        given twice), for then bind asks ``inspect``, which also words the error."""
+        positional = self._positional
+        if not self._simple or n_args > len(positional):
+            return None
+        given = {p.name: (_POSITION, i) for i, p in enumerate(positional[:n_args])}
+        for name in names:
+            if name in given or name not in self._by_name:
+                return None
+            given[name] = (_KEYWORD, name)
+        plan = []
+        for p in self.params:
+            source = given.get(p.name)
+            if source is None:
+                if p.default is inspect.Parameter.empty:
+                    return None
+                source = (_DEFAULT, p.default if p.is_tensor else p.normalise(p.default,
+                                                                              self.op))
+            plan.append((p, p.kind, *source))
+        return tuple(plan)
+
+    def _normalise(self, p: Param, value: Any) -> Any:
+        """``p.normalise(value)``, remembered for values whose key says exactly what
+        they are (so ``axis=-1`` in a loop is normalised once)."""
+        key = _memo_key(value)
+        if key is None:
+            return p.normalise(value, self.op)
+        key = (p.name, key)
+        try:
+            return self._normalised[key]
+        except KeyError:
+            out = p.normalise(value, self.op)
+            if len(self._normalised) >= 1024:
+                self._normalised.clear()
+            self._normalised[key] = out
+            return out
 
     def normalise(self, params: dict[str, Any]) -> dict[str, Any]:
         """Check and complete keyword parameters (``op.bind(axis=1)``)."""
@@ -298,6 +361,42 @@ class CallSpec:
             else:
                 raise TypeError(f"{self.op}: missing parameter {name}")
         return out
+
+
+# Where a bind plan takes a value from (compared by identity).
+_POSITION, _KEYWORD, _DEFAULT = object(), object(), object()
+
+
+class _NoKey(Exception):
+    """A value with no exact memo key."""
+
+
+def _item_key(item: Any) -> Any:
+    kind = type(item)
+    if kind is int or item is None or item is Ellipsis:
+        return item
+    if kind is slice:
+        start, stop, step = item.start, item.stop, item.step
+        if (start is None or type(start) is int) and (stop is None or type(stop) is int) \
+                and (step is None or type(step) is int):
+            return (slice, start, stop, step)
+    raise _NoKey
+
+
+def _memo_key(value: Any) -> tuple | None:
+    """A key equal only for values every normaliser treats alike: exact ints, bools,
+    strings, None, and tuples or lists of ints, slices of ints, None and ``...``;
+    None for anything else (floats among them: 0.0 == -0.0)."""
+    kind = type(value)
+    if kind is int or kind is bool or kind is str or value is None:
+        return (kind, value)
+    if kind is tuple or kind is list or kind is slice:
+        try:
+            items = (value,) if kind is slice else value
+            return (kind, tuple([_item_key(v) for v in items]))
+        except _NoKey:
+            return None
+    return None
 
 
 def _parse_call(text: str) -> list[Param]:

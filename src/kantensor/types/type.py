@@ -6,10 +6,11 @@ import ast
 import operator
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
+from ..graph.basic import Constant, Variable
 from ..graph.type import Type
 from .dim import Dim, dim_max, dim_min, substitute
 from .dtypes import DTYPES, category, normalize_dtype
@@ -261,15 +262,16 @@ class TensorType(Type):
 
         return specify_shape(var, merged.shape)
 
-    def make_variable(self, name: str | None = None):
-        from .variable import TensorVariable
+    #: The classes make_variable and make_constant build: TensorVariable and
+    #: TensorConstant, set by the module that defines them (it imports this one).
+    variable_class: ClassVar[type] = Variable
+    constant_class: ClassVar[type] = Constant
 
-        return TensorVariable(self, name=name)
+    def make_variable(self, name: str | None = None):
+        return self.variable_class(self, name=name)
 
     def make_constant(self, value: Any, name: str | None = None):
-        from .variable import TensorConstant
-
-        return TensorConstant(self, value, name=name)
+        return self.constant_class(self, value, name=name)
 
 
 def _from_python(value: Any, target: np.dtype, allow_downcast: bool | None,
