@@ -2,8 +2,9 @@
 
 Run ``make bench`` (or ``python benchmarks/run.py``). Every case is timed in one
 run beside PyTensor 3.0.7 (the optional ``bench`` extra installs it) and, where a
-floor makes sense, beside NumPy's own calls or a pure-Python floor, as medians and
-ratios. Absolute times move with the machine's load; the ratios are what count.
+floor makes sense, beside NumPy's own calls or a pure-Python floor, as the best of
+interleaved rounds, and as ratios. Absolute times move with the machine's load; the
+ratios are what count.
 Speed is never asserted in the test suite: this script only reports.
 """
 
@@ -12,8 +13,8 @@ from __future__ import annotations
 import argparse
 import gc
 import itertools
+import os
 import platform
-import statistics
 import sys
 import time
 import tracemalloc
@@ -35,15 +36,20 @@ except ImportError:  # the comparison is optional
 Case = Callable[[], object]
 
 
-def median_time(fn: Case, repeat: int, number: int) -> float:
-    """Median seconds per call over ``repeat`` rounds of ``number`` calls."""
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for _ in range(number):
-            fn()
-        times.append((time.perf_counter() - start) / number)
-    return statistics.median(times)
+def best_times(fns: list[Case | None], rounds: int, number: int) -> list[float | None]:
+    """Seconds per call of each of ``fns``: the best of ``rounds`` rounds of ``number``
+    calls, the functions taking turns round by round, so that they see the same load
+    (the machine is shared; the best round is the one least disturbed)."""
+    best: list[float | None] = [None if fn is None else float("inf") for fn in fns]
+    for _ in range(rounds):
+        for i, fn in enumerate(fns):
+            if fn is None:
+                continue
+            start = time.perf_counter()
+            for _ in range(number):
+                fn()
+            best[i] = min(best[i], (time.perf_counter() - start) / number)
+    return best
 
 
 @dataclass
@@ -55,7 +61,7 @@ class Row:
     theirs: Case | None = None
     floor: Case | None = None
     floor_name: str = ""
-    number: int = 200  # calls per round
+    number: int = 50  # calls per round
     slow: bool = False  # one call per round, fewer rounds
 
 
@@ -65,7 +71,7 @@ class Row:
 
 def build_floor(op: object, types: dict, x: object, y: object | None = None) -> Case:
     inputs = [x] if y is None else [x, y]
-    key = (op, x.type) if y is None else (op, x.type, y.type)
+    key = (x.type,) if y is None else (x.type, y.type)
 
     def floor() -> object:
         out_type = types[key]
@@ -81,7 +87,7 @@ def cached_builds() -> list[Row]:
     s = kt.tensor("s", "float64", (None, 3, 4))
     m = kt.tensor("m", "float64", (6, 4))
     m2 = kt.tensor("m2", "float64", (2, 4))
-    memo = {(kt.matmul, x.type, y.type): (x @ y).type, (kt.add, a.type, b.type): (a + b).type}
+    memo = {(x.type, y.type): (x @ y).type, (a.type, b.type): (a + b).type}
     rows = [
         Row("cached build matmul(x, y), x (?,3), y (3,?)", lambda: x @ y,
             floor=build_floor(kt.matmul, memo, x, y), floor_name="floor"),
@@ -128,9 +134,9 @@ def first_builds() -> list[Row]:
     def ours_sum() -> object:
         return kt.sum(kt.tensor(None, "float64", (next(sizes), 3, 4)), axis=-1)
 
-    rows = [Row("first build matmul (memo miss)", ours_matmul, number=20),
-            Row("first build a + b (memo miss)", ours_add, number=20),
-            Row("first build sum(axis=-1) (memo miss)", ours_sum, number=20)]
+    rows = [Row("first build matmul (memo miss)", ours_matmul, number=5),
+            Row("first build a + b (memo miss)", ours_add, number=5),
+            Row("first build sum(axis=-1) (memo miss)", ours_sum, number=5)]
     if pt is not None:
         def theirs_matmul() -> object:
             n = next(sizes)
@@ -236,13 +242,13 @@ def compiled_calls() -> list[Row]:
     assert np.allclose(g(u, v), ten_ops(np, u, v))
     rows = [
         Row("compiled 2x2 matmul call", lambda: f(m, m),
-            floor=lambda: m @ m, floor_name="NumPy a @ b", number=2000),
+            floor=lambda: m @ m, floor_name="NumPy a @ b", number=500),
         Row("compiled 2x2 matmul call, trust_input", lambda: ft(m, m),
-            floor=lambda: m @ m, floor_name="NumPy a @ b", number=2000),
+            floor=lambda: m @ m, floor_name="NumPy a @ b", number=500),
         Row("compiled 10-op elementwise, 10-element vectors", lambda: g(u, v),
-            floor=lambda: ten_ops(np, u, v), floor_name="NumPy's 10 calls", number=2000),
+            floor=lambda: ten_ops(np, u, v), floor_name="NumPy's 10 calls", number=500),
         Row("compiled 10-op elementwise, trust_input", lambda: gt(u, v),
-            floor=lambda: ten_ops(np, u, v), floor_name="NumPy's 10 calls", number=2000),
+            floor=lambda: ten_ops(np, u, v), floor_name="NumPy's 10 calls", number=500),
     ]
     if pt is not None:
         pp, pq = pt.dmatrix("p"), pt.dmatrix("q")
@@ -262,6 +268,17 @@ def compiled_calls() -> list[Row]:
 
 # -- report ---------------------------------------------------------------------------
 
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
 def fmt(seconds: float | None) -> str:
     if seconds is None:
         return "-"
@@ -276,17 +293,14 @@ def ratio(a: float | None, b: float | None) -> str:
     return "-" if a is None or b is None else f"{a / b:.2f}x"
 
 
-def measure(row: Row, repeat: int) -> tuple[float, float | None, float | None]:
-    rounds, number = (max(1, repeat // 3), 1) if row.slow else (repeat, row.number)
-    timed = []
-    for fn in (row.ours, row.theirs, row.floor):
-        if fn is None:
-            timed.append(None)
-            continue
-        if not row.slow:
+def measure(row: Row, rounds: int) -> list[float | None]:
+    fns = [row.ours, row.theirs, row.floor]
+    if row.slow:
+        return best_times(fns, max(1, rounds // 10), 1)
+    for fn in fns:
+        if fn is not None:
             fn()  # warm-up: fills caches, like a real session
-        timed.append(median_time(fn, rounds, number))
-    return timed[0], timed[1], timed[2]
+    return best_times(fns, rounds, row.number)
 
 
 def main() -> None:
@@ -294,22 +308,29 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     parser.add_argument("--pytensor-100k", action="store_true",
                         help="also build PyTensor's 100,000-node chain (about two minutes)")
+    parser.add_argument("--only", default="", help="only the cases whose name contains this")
     args = parser.parse_args()
-    repeat = 3 if args.quick else 7
+    rounds = 10 if args.quick else 30
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))  # PyTensor's chains
     versions = f"kantensor {kt.__version__}, NumPy {np.__version__}, " \
                f"Python {platform.python_version()}"
     versions += f", PyTensor {pytensor.__version__}" if pytensor else " (PyTensor not installed)"
     print(versions)
+    print(f"machine: {os.cpu_count()} cores, {cpu_model()}, {platform.system()} "
+          f"{platform.machine()}; load average {os.getloadavg()[0]:.1f} at the start")
     rows = cached_builds() + first_builds() + chains(args.pytensor_100k) + compiled_calls()
     head = f"{'case':<50} {'kantensor':>10} {'PyTensor':>10} {'PT/kt':>8}  " \
            f"{'floor':>10} {'kt/floor':>8}  floor is"
     print(head)
     print("-" * len(head))
     for row in rows:
-        ours, theirs, floor = measure(row, repeat)
+        if args.only not in row.name:
+            continue
+        ours, theirs, floor = measure(row, rounds)
         print(f"{row.name:<50} {fmt(ours):>10} {fmt(theirs):>10} {ratio(theirs, ours):>8}  "
               f"{fmt(floor):>10} {ratio(ours, floor):>8}  {row.floor_name}", flush=True)
+    if args.only:
+        return
     small = chain_pipeline(10_000)
     large = chain_pipeline(100_000)
     print("\nchain of z = z + 1.0: build / compile / run, seconds (and per node)")

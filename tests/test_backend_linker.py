@@ -9,14 +9,14 @@ import pytest
 import kantensor as kt
 from kantensor.backend import linker
 
-MODES = ["generated", "interpreter", "checked"]
+MODES = ["generated", "interpreter", "checked", "checked interpreter"]
 
 
 def compile_in(mode, monkeypatch, inputs, outputs, **kwargs):
-    """kt.function in one of the three ways a Function runs."""
-    if mode == "interpreter":
+    """kt.function in one of the four ways a Function runs."""
+    if "interpreter" in mode:
         monkeypatch.setattr(linker, "CODEGEN_LIMIT", 0)
-    return kt.function(inputs, outputs, check=mode == "checked", **kwargs)
+    return kt.function(inputs, outputs, check=mode.startswith("checked"), **kwargs)
 
 
 def long_graph(lib, x, y):
@@ -136,6 +136,26 @@ def test_an_op_without_kernel_runs_its_perform_with_cells_of_its_own():
     np.testing.assert_array_equal(got[0], [5.0, 10.0])
     np.testing.assert_array_equal(got[1], [3.0, 6.0])
     assert calls == [2]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_values_an_op_without_kernel_gives_are_cast_or_checked(mode, monkeypatch):
+
+    class Liar(kt.Op):
+        def make_node(self, x):
+            return kt.Apply(self, [x], [kt.TensorType("float32", (None,))()])
+
+        def perform(self, node, inputs, out):
+            out[0][0] = np.zeros(4, dtype="float64")
+
+    x = kt.dvector("x")
+    f = compile_in(mode, monkeypatch, [x], Liar()(x) * 2)
+    if mode.startswith("checked"):
+        with pytest.raises(kt.backend.OutputTypeError, match="output 0 of Liar has dtype "
+                                                              "float64"):
+            f(np.zeros(1))
+    else:  # unchecked, the next node still computes in its inferred dtype
+        assert f(np.zeros(1)).dtype == np.float32
 
 
 def test_large_graphs_run_on_the_interpreter(monkeypatch):

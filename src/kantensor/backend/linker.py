@@ -12,12 +12,15 @@ its own storage, so one Function may be called from many threads at once.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from functools import lru_cache
+from types import CodeType
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from ..graph.basic import Apply, Constant, Variable
 from ..graph.fgraph import FunctionGraph
+from ..graph.op import Kernel
 from ..types.basic_ops import cast_array
 from ..types.type import TensorType
 from .checks import bind_dims, check_dim_expressions, check_value
@@ -82,8 +85,9 @@ def dims_checker(inputs: Sequence[Variable]) -> Dims | None:
 
 def interpreter(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
                 dims: Dims | None, check: bool, unpack_single: bool) -> Run:
-    """Run each node's ``perform`` over a list of slots made per call; with ``check``,
-    ``check_inputs`` first and every output checked against its type."""
+    """Run the nodes over a list of slots made per call: kernels called as
+    :func:`plan_call` decides, other Ops' ``perform``; with ``check``, every node's
+    ``perform`` after its ``check_inputs``, and every output checked against its type."""
     slots: dict[Variable, int] = {}
     template: list[Any] = []
 
@@ -93,9 +97,26 @@ def interpreter(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
             template.append(v.data if isinstance(v, Constant) else None)
         return slots[v]
 
+    def fixed(value: Any) -> int:
+        template.append(value)
+        return len(template) - 1
+
     in_slots = [slot(v) for v in fgraph.inputs]
-    steps = [(node, node.op.perform, [slot(v) for v in node.inputs],
-              [(slot(v), v.type, j) for j, v in enumerate(node.outputs)]) for node in nodes]
+    # filtered, or promised by trust_input
+    exact = {v for v in fgraph.inputs if isinstance(v.type, TensorType)}
+    constants: dict[tuple, np.ndarray] = {}
+    steps = []
+    for node in nodes:
+        kernel = None if check else node.op.kernel(node)
+        outs = [(slot(v), v.type, j) for j, v in enumerate(node.outputs)]
+        if kernel is None:
+            steps.append((None, node, [slot(v) for v in node.inputs], (), outs))
+            continue
+        call = plan_call(node, kernel, exact, constants)
+        ins = [fixed(a[1]) if a[0] is CONST else slot(a[1]) for a in call.args]
+        casts = tuple((j, a[2]) for j, a in enumerate(call.args) if a[0] is CAST)
+        guards = [(o, t.numpy_dtype if call.guard else None, t.dtype) for o, t, _ in outs]
+        steps.append((call.fn, call.kwargs, ins, casts, guards))
     out_slots = [slot(v) for v in fgraph.outputs]
 
     def run(*values: Any) -> Any:
@@ -105,16 +126,28 @@ def interpreter(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
         s = list(template)
         for i, x in zip(in_slots, values, strict=True):
             s[i] = x
-        for node, perform, ins, outs in steps:
+        for fn, how, ins, casts, outs in steps:
             args = [s[i] for i in ins]
-            cells: list[list] = [[None] for _ in outs]
-            if check:
-                node.op.check_inputs(node, args)
-            perform(node, args, cells)
-            for (o, ttype, j), cell in zip(outs, cells, strict=True):
-                s[o] = cell[0]
+            if fn is None:  # how is the node: perform
+                cells: list[list] = [[None] for _ in outs]
                 if check:
-                    check_value(ttype, cell[0], bindings, origins, f"output {j} of {node.op}")
+                    how.op.check_inputs(how, args)
+                how.op.perform(how, args, cells)
+                for (o, ttype, j), cell in zip(outs, cells, strict=True):
+                    s[o] = cell[0]
+                    if check:
+                        check_value(ttype, cell[0], bindings, origins,
+                                    f"output {j} of {how.op}")
+                continue
+            for j, dtype in casts:
+                args[j] = cast_array(args[j], dtype)
+            result = fn(*args, **how)
+            for (o, np_dtype, dtype), value in zip(outs, (result,) if len(outs) == 1
+                                                   else result, strict=True):
+                if np_dtype is not None and (value.__class__ is not np.ndarray
+                                             or value.dtype is not np_dtype):
+                    value = cast_array(value, dtype)
+                s[o] = value
         return s[out_slots[0]] if unpack_single else [s[i] for i in out_slots]
     return run
 
@@ -129,6 +162,7 @@ class _Source:
         #: Variables whose values surely have their type's dtype (filtered inputs,
         #: constants, cast kernel outputs): a cast to that dtype is left out.
         self.exact: set[Variable] = set()
+        self.constants: dict[tuple, np.ndarray] = {}  # cast constants, for plan_call
 
     def glob(self, prefix: str, value: Any) -> str:
         name = f"{prefix}{len(self.namespace)}"
@@ -198,10 +232,17 @@ def generate(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
     signature = "".join(f"{p}=M, " for p in params) + "/, "
     text = f"def __call__(self, {signature}*more, **named):\n" + "".join(
         f"    {line}\n" for line in head + body)
-    exec(compile(text, "<kantensor function>", "exec"), src.namespace)  # noqa: S102
+    exec(_compiled(text), src.namespace)  # noqa: S102
     call = src.namespace["__call__"]
     call.source = text
     return call
+
+
+@lru_cache(maxsize=1024)
+def _compiled(text: str) -> CodeType:
+    """Python's compile, remembered: the text names only positions (``v3``, ``k6``),
+    so graphs of the same structure share it, and the namespace makes the difference."""
+    return compile(text, "<kantensor function>", "exec")
 
 
 #: The default of the generated ``__call__``'s parameters: the input was not given.
@@ -231,32 +272,66 @@ def _emit_perform(src: _Source, node: Apply) -> None:
         src.lines.append(f"{src.local(v)} = {cells}[{j}][0]")
 
 
-def _emit_kernel(src: _Source, node: Apply, kernel: Any) -> None:
-    args = []
-    runtime_dtypes: list[np.dtype | None] = []  # what each argument surely is
+class _Call(NamedTuple):
+    """A kernel call decided at compile time. ``args``: per input, ``(REF, v)`` (the
+    value as it is), ``(CONST, array)`` (a constant already cast) or ``(CAST, v,
+    dtype)`` (cast when called); ``guard``: whether the result may need a cast to the
+    output dtypes (False when NumPy's type resolution says it is exact)."""
+
+    fn: Callable[..., Any]
+    kwargs: dict[str, Any]
+    args: tuple[tuple, ...]
+    guard: bool
+
+
+REF, CONST, CAST = "ref", "const", "cast"
+
+
+def plan_call(node: Apply, kernel: Kernel, exact: set[Variable],
+              constants: dict[tuple, np.ndarray]) -> _Call:
+    """How to call ``kernel`` for ``node``, given the Variables whose values surely
+    have their type's dtype (``exact``, to which the node's outputs are added);
+    ``constants`` keeps the constants cast so far (a chain's ``+ 1.0`` shares one)."""
+    args: list[tuple] = []
+    dtypes: list[np.dtype | None] = []  # what each argument surely is
     for v, dtype in zip(node.inputs, kernel.casts, strict=True):
-        known = v in src.exact or isinstance(v, Constant)
+        known = v in exact or isinstance(v, Constant)
         if dtype is None or (known and v.type.dtype == dtype):
-            args.append(src.ref(v))
-            runtime_dtypes.append(v.type.numpy_dtype if known else None)
+            args.append((REF, v))
+            dtypes.append(v.type.numpy_dtype if known else None)
         elif isinstance(v, Constant):  # cast once, now
-            args.append(src.glob("c", _read_only(cast_array(v.data, dtype))))
-            runtime_dtypes.append(np.dtype(dtype))
+            key = (id(v.data), dtype)  # the data lives as long as the graph
+            if key not in constants:
+                constants[key] = _read_only(cast_array(v.data, dtype))
+            args.append((CONST, constants[key]))
+            dtypes.append(np.dtype(dtype))
         else:
-            args.append(f"cast({src.ref(v)}, {dtype!r})")
-            runtime_dtypes.append(np.dtype(dtype))
-    fn = src.glob("k", kernel.fn)
-    if kernel.kwargs:
-        args.append(f"**{src.glob('kw', dict(kernel.kwargs))}")
-    call = f"{fn}({', '.join(args)})"
+            args.append((CAST, v, dtype))
+            dtypes.append(np.dtype(dtype))
+    exact.update(node.outputs)
+    proven = len(node.outputs) == 1 and not kernel.kwargs and _ufunc_gives(
+        kernel.fn, dtypes, node.outputs[0].type)
+    return _Call(kernel.fn, dict(kernel.kwargs), tuple(args), not proven)
+
+
+def _emit_kernel(src: _Source, node: Apply, kernel: Kernel) -> None:
+    call = plan_call(node, kernel, src.exact, src.constants)
+    args = []
+    for arg in call.args:
+        if arg[0] is REF:
+            args.append(src.ref(arg[1]))
+        elif arg[0] is CONST:
+            args.append(src.glob("c", arg[1]))
+        else:
+            args.append(f"cast({src.ref(arg[1])}, {arg[2]!r})")
+    if call.kwargs:
+        args.append(f"**{src.glob('kw', call.kwargs)}")
+    text = f"{src.glob('k', call.fn)}({', '.join(args)})"
     outs = [src.local(v) for v in node.outputs]
-    src.lines.append(f"{outs[0]} = {call}" if len(outs) == 1
-                     else f"{', '.join(outs)}, = {call}")
-    exact = len(outs) == 1 and not kernel.kwargs and _ufunc_gives(
-        kernel.fn, runtime_dtypes, node.outputs[0].type)
-    for name, v in zip(outs, node.outputs, strict=True):
-        src.exact.add(v)
-        if not exact:
+    src.lines.append(f"{outs[0]} = {text}" if len(outs) == 1
+                     else f"{', '.join(outs)}, = {text}")
+    if call.guard:
+        for name, v in zip(outs, node.outputs, strict=True):
             dtype = src.glob("D", v.type.numpy_dtype)
             src.lines.append(f"if {name}.__class__ is not ND or {name}.dtype is not {dtype}: "
                              f"{name} = cast({name}, {v.type.dtype!r})")
@@ -269,11 +344,16 @@ def _ufunc_gives(fn: Any, dtypes: list[np.dtype | None], out: Any) -> bool:
     if not isinstance(fn, np.ufunc) or fn.nout != 1 or out.ndim == 0 \
             or len(dtypes) != fn.nin or any(d is None for d in dtypes):
         return False
+    return _resolved(fn, tuple(dtypes)) == out.numpy_dtype
+
+
+@lru_cache(maxsize=4096)
+def _resolved(fn: np.ufunc, dtypes: tuple[np.dtype, ...]) -> np.dtype | None:
+    """The output dtype NumPy's type resolution gives ``fn`` for ``dtypes``, if any."""
     try:
-        resolved = fn.resolve_dtypes((*dtypes, None))
+        return fn.resolve_dtypes((*dtypes, None))[-1]
     except (TypeError, ValueError):
-        return False
-    return resolved[-1] == out.numpy_dtype
+        return None
 
 
 def _read_only(value: np.ndarray) -> np.ndarray:

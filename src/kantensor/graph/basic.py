@@ -116,12 +116,13 @@ class Apply(_Tagged):
 
     def __init__(self, op, inputs: Sequence[Variable], outputs: Sequence[Variable]):
         self.op = op
-        self.inputs = list(inputs)
+        self.inputs = inputs = list(inputs)
         self.outputs = list(outputs)
         self._tag = None
-        for i, inp in enumerate(self.inputs):
+        for inp in inputs:
             if not isinstance(inp, Variable):
-                raise TypeError(f"input {i} of {op} is not a Variable: {inp!r}")
+                i = next(i for i, x in enumerate(inputs) if not isinstance(x, Variable))
+                raise TypeError(f"input {i} of {op} is not a Variable: {inputs[i]!r}")
         for i, out in enumerate(self.outputs):
             if not isinstance(out, Variable):
                 raise TypeError(f"output {i} of {op} is not a Variable: {out!r}")

@@ -75,29 +75,34 @@ class SignatureOp(Op):
         """The signature that types inputs of ``types``, and the Op that computes them."""
         return self.signature, self
 
+    def __call__(self, *inputs: Any) -> Variable | list[Variable]:
+        outputs = self.make_node(*inputs).outputs
+        return outputs[0] if len(outputs) == 1 else outputs
+
     def make_node(self, *inputs: Any) -> Apply:
         inputs = [x if isinstance(x, Variable) else as_tensor_variable(x) for x in inputs]
-        types = tuple([x.type for x in inputs])
-        priorities = tuple([priority_of(x) for x in inputs])
-        key = (types, priorities, get_default_dtype())
-        try:
-            outs, op = self._memo[key]
-        except KeyError:
-            outs, op = self._infer(key)
-        return Apply(op, inputs, [TensorVariable(t) for t in outs])
+        key = (*[2 * id(x.type) + x.wrapped for x in inputs], get_default_dtype())
+        hit = self._memo.get(key)
+        if hit is None:
+            hit = self._infer(inputs, key)
+        return Apply(hit[1], inputs, [TensorVariable(t) for t in hit[0]])
 
-    def _infer(self, key: tuple) -> tuple[tuple[TensorType, ...], SignatureOp]:
-        """The output types and computing Op for ``key`` (input types, priorities and
-        the default dtype), solved by the signature and remembered on this Op: a memo
-        hit in make_node is one dict lookup."""
-        types, priorities, _ = key
+    def _infer(self, inputs: list[Variable], key: tuple) -> tuple:
+        """``(output types, computing Op, input types)`` for ``inputs``, solved by the
+        signature and remembered on this Op under ``key``: for each input
+        ``2 * id(type) + wrapped`` (the identity of its type, kept alive by the entry so
+        that the id stays its own, and whether it is a wrapped number), then the
+        default dtype. A hit in make_node is one dict
+        lookup hashing ints; an equal type that is another object is solved again, and
+        infer's own memo answers."""
+        types = tuple([x.type for x in inputs])
         signature, op = self.signature_for(types)
-        outs = infer(signature, types, priorities, name=op)
+        outs = infer(signature, types, [priority_of(x) for x in inputs], name=op)
         memo = self.__dict__.setdefault("_memo", {})
         if len(memo) >= MEMO_SIZE:
             memo.clear()
-        memo[key] = (outs, op)
-        return outs, op
+        hit = memo[key] = (outs, op, types)
+        return hit
 
     def check_inputs(self, node: Apply, inputs: list) -> None:
         """Re-infer with the exact shapes of the values, so that a where-clause or a
@@ -240,6 +245,8 @@ class OpFamily:
         self.__doc__ = doc or f"{name}({spec.text}): {template}"
         self.__signature__ = spec.signature
         self._ops: dict[tuple, TemplateOp] = {}
+        #: Calls seen before (see CallSpec.call_key): (Op, output types, input types).
+        self._calls: dict[tuple, tuple] = {}
 
     def _op(self, params: dict[str, Any]) -> TemplateOp:
         key = tuple(params.items())
@@ -254,8 +261,23 @@ class OpFamily:
         return self._op(self.spec.normalise(params))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        fast = self.spec.call_key(args, kwargs)
+        if fast is not None:
+            key, tensors = fast
+            key = (key, get_default_dtype())
+            hit = self._calls.get(key)
+            if hit is not None:  # the Op and output types of an earlier, equal call
+                outputs = Apply(hit[0], tensors, [TensorVariable(t) for t in hit[1]]).outputs
+                return outputs[0] if len(outputs) == 1 else outputs
         tensors, params, _ = self.spec.bind(args, kwargs)
-        return self._op(params)(*tensors)
+        node = self._op(params).make_node(*tensors)  # TemplateOp.__call__, inlined
+        if fast is not None:
+            if len(self._calls) >= MEMO_SIZE:
+                self._calls.clear()
+            self._calls[key] = (node.op, tuple(o.type for o in node.outputs),
+                                [t.type for t in tensors])  # the types whose ids are keys
+        outputs = node.outputs
+        return outputs[0] if len(outputs) == 1 else outputs
 
     def __repr__(self) -> str:
         return f"<kantensor op {self.name}({self.spec.text})>"

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ..graph.basic import Variable
 from ..types.dtypes import normalize_dtype
 
 
@@ -303,6 +304,44 @@ class CallSpec:
             else:
                 params[p.name] = self._normalise(p, value)
         return tensors, params, tuple(layout)
+
+    def call_key(self, args: tuple, kwargs: dict) -> tuple[tuple, list[Variable]] | None:
+        """``(key, tensors)`` for a call bind has planned before, whose tensors are
+        Variables and whose parameter values have exact memo keys: the key is equal
+        for calls that bind to equal parameters and tensors of the same type objects
+        (by identity: whoever remembers a key keeps those types alive) and wrapping
+        (``2 * id(type) + wrapped``, one int per tensor).
+        None for any other call (then bind it)."""
+        shape = (len(args), tuple(kwargs)) if kwargs else len(args)
+        plan = self._plans.get(shape)
+        if plan is None:
+            return None
+        key: list[Any] = [shape]
+        tensors: list[Variable] = []
+        for _, kind, where, source in plan:
+            if where is _DEFAULT:
+                continue
+            value = args[source] if where is _POSITION else kwargs[source]
+            if kind == "tensor":
+                if not isinstance(value, Variable):
+                    return None
+                tensors.append(value)
+                key.append(2 * id(value.type) + value.wrapped)
+            elif kind == "tensors":
+                if type(value) not in (list, tuple):
+                    return None
+                key.append(len(value))
+                for v in value:
+                    if not isinstance(v, Variable):
+                        return None
+                    tensors.append(v)
+                    key.append(2 * id(v.type) + v.wrapped)
+            else:
+                memo_key = _memo_key(value)
+                if memo_key is None:
+                    return None
+                key.append(memo_key)
+        return tuple(key), tensors
 
     def _plan(self, n_args: int, names: tuple[str, ...]) -> tuple | None:
         """Where each parameter's value comes from in a call with ``n_args`` positional

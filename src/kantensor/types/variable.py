@@ -59,10 +59,12 @@ def _apply(name: str, *args: Any) -> Any:
 def _binary(name: str, reflected: bool = False):
     if reflected:
         def method(self, other):
-            return _apply(name, other, self)
+            fn = OPERATORS.get(name)
+            return fn(other, self) if fn is not None else _apply(name, other, self)
     else:
         def method(self, other):
-            return _apply(name, self, other)
+            fn = OPERATORS.get(name)
+            return fn(self, other) if fn is not None else _apply(name, self, other)
     method.__name__ = f"__{'r' if reflected else ''}{name}__"
     return method
 
