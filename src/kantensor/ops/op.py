@@ -264,7 +264,8 @@ class OpFamily:
         fast = self.spec.call_key(args, kwargs)
         if fast is not None:
             key, tensors = fast
-            key = (key, get_default_dtype())
+            key.append(get_default_dtype())
+            key = tuple(key)
             hit = self._calls.get(key)
             if hit is not None:  # the Op and output types of an earlier, equal call
                 outputs = Apply(hit[0], tensors, [TensorVariable(t) for t in hit[1]]).outputs

@@ -259,6 +259,7 @@ class CallSpec:
         self._by_name = {p.name: p for p in self.params}
         self._simple = all(p.kind != "*tensors" for p in self.params)
         self._plans: dict[Any, tuple | None] = {}
+        self._given: dict[Any, tuple] = {}
         self._normalised: dict[tuple, Any] = {}
 
     @property
@@ -275,6 +276,10 @@ class CallSpec:
             plan = self._plan(len(args), tuple(kwargs))
             if len(self._plans) < 256:
                 self._plans[shape] = plan
+                if plan is not None:  # what call_key reads: the arguments given
+                    self._given[shape] = tuple((kind, where, source)
+                                               for _, kind, where, source in plan
+                                               if where is not _DEFAULT)
         if plan is None:  # the general case, and every error message
             try:
                 bound = self.signature.bind(*args, **kwargs)
@@ -305,22 +310,20 @@ class CallSpec:
                 params[p.name] = self._normalise(p, value)
         return tensors, params, tuple(layout)
 
-    def call_key(self, args: tuple, kwargs: dict) -> tuple[tuple, list[Variable]] | None:
+    def call_key(self, args: tuple, kwargs: dict) -> tuple[list, list[Variable]] | None:
         """``(key, tensors)`` for a call bind has planned before, whose tensors are
-        Variables and whose parameter values have exact memo keys: the key is equal
-        for calls that bind to equal parameters and tensors of the same type objects
-        (by identity: whoever remembers a key keeps those types alive) and wrapping
-        (``2 * id(type) + wrapped``, one int per tensor).
-        None for any other call (then bind it)."""
+        Variables and whose parameter values have exact memo keys: the key (a list, to
+        be completed and made a tuple by the caller) is equal for calls that bind to
+        equal parameters and tensors of the same type objects (by identity: whoever
+        remembers a key keeps those types alive) and wrapping (``2 * id(type) +
+        wrapped``, one int per tensor). None for any other call (then bind it)."""
         shape = (len(args), tuple(kwargs)) if kwargs else len(args)
-        plan = self._plans.get(shape)
-        if plan is None:
+        given = self._given.get(shape)
+        if given is None:
             return None
         key: list[Any] = [shape]
         tensors: list[Variable] = []
-        for _, kind, where, source in plan:
-            if where is _DEFAULT:
-                continue
+        for kind, where, source in given:
             value = args[source] if where is _POSITION else kwargs[source]
             if kind == "tensor":
                 if not isinstance(value, Variable):
@@ -336,12 +339,14 @@ class CallSpec:
                         return None
                     tensors.append(v)
                     key.append(2 * id(v.type) + v.wrapped)
+            elif type(value) is int:  # the common case, no other key is an int
+                key.append(value)
             else:
                 memo_key = _memo_key(value)
                 if memo_key is None:
                     return None
                 key.append(memo_key)
-        return tuple(key), tensors
+        return key, tensors
 
     def _plan(self, n_args: int, names: tuple[str, ...]) -> tuple | None:
         """Where each parameter's value comes from in a call with ``n_args`` positional
