@@ -9,7 +9,6 @@ convention, and the *builders* that render template signatures.
 
 from __future__ import annotations
 
-import builtins
 from collections.abc import Callable
 from typing import Any
 
@@ -25,10 +24,12 @@ VARIADIC_METHODS = frozenset({"reshape", "transpose"})
 
 def _variadic(fn: Callable[..., Any]) -> Callable[..., Any]:
     def method(x: Any, *args: Any, **kwargs: Any) -> Any:
-        # builtins.all: this module's globals get the Ops all, any, abs, max, min...
-        if len(args) > 1 and builtins.all(isinstance(a, int) and not isinstance(a, bool)
-                                          for a in args):
-            args = (args,)
+        if len(args) > 1:
+            for a in args:
+                if not isinstance(a, int) or isinstance(a, bool):
+                    break
+            else:
+                args = (args,)
         return fn(x, *args, **kwargs)
     method.__doc__ = fn.__doc__
     return method

@@ -411,20 +411,8 @@ class CallSpec:
 _POSITION, _KEYWORD, _DEFAULT = object(), object(), object()
 
 
-class _NoKey(Exception):
-    """A value with no exact memo key."""
-
-
-def _item_key(item: Any) -> Any:
-    kind = type(item)
-    if kind is int or item is None or item is Ellipsis:
-        return item
-    if kind is slice:
-        start, stop, step = item.start, item.stop, item.step
-        if (start is None or type(start) is int) and (stop is None or type(stop) is int) \
-                and (step is None or type(step) is int):
-            return (slice, start, stop, step)
-    raise _NoKey
+#: The types of the bounds of a slice with an exact key.
+_BOUND_TYPES = frozenset({int, type(None)})
 
 
 def _memo_key(value: Any) -> tuple | None:
@@ -435,11 +423,18 @@ def _memo_key(value: Any) -> tuple | None:
     if kind is int or kind is bool or kind is str or value is None:
         return (kind, value)
     if kind is tuple or kind is list or kind is slice:
-        try:
-            items = (value,) if kind is slice else value
-            return (kind, tuple([_item_key(v) for v in items]))
-        except _NoKey:
-            return None
+        keys = []
+        for item in ((value,) if kind is slice else value):
+            if type(item) is int or item is None or item is Ellipsis:
+                keys.append(item)
+            elif type(item) is slice:
+                bounds = (item.start, item.stop, item.step)
+                if not _BOUND_TYPES.issuperset(map(type, bounds)):
+                    return None
+                keys.append((slice, *bounds))
+            else:
+                return None
+        return (kind, tuple(keys))
     return None
 
 

@@ -93,7 +93,8 @@ class _TensorOperators:
         return _apply("abs", self)
 
     def __getitem__(self, index):
-        return _apply("getitem", self, index)
+        fn = OPERATORS.get("getitem")
+        return fn(self, index) if fn is not None else _apply("getitem", self, index)
 
     def __iter__(self):
         """``x[0], x[1], ...`` when the first dim is a known int (without this, Python
