@@ -62,7 +62,6 @@ class Function:
             self.__class__ = type("Function", (Function,), {
                 "__call__": run, "__module__": __name__, "__qualname__": "Function",
                 "__doc__": Function.__doc__})
-            self._run = self.__call__
         else:
             self._run = run
 
@@ -95,7 +94,7 @@ class Function:
         """A call by name or with a wrong number of arguments (generated __call__):
         ``given`` holds the first parameters, up to the first one not given."""
         args = tuple(v for v in given if v is not NOT_GIVEN) + more
-        return self._run(*self._arguments(args, named))
+        return self(*self._arguments(args, named))
 
 
 _MISSING = object()

@@ -4,9 +4,10 @@ A graph of up to :data:`CODEGEN_LIMIT` nodes becomes one generated function of
 straight-line code: each node's kernel is called directly on local variables,
 inputs are cast only where their static dtype differs from the one the kernel
 computes in, and an output is cast only where NumPy's own result dtype could differ
-from the inferred one (both decided here, once). Larger graphs, and ``check=True``,
-run on an interpreter over a list of slots made per call. Either way every call has
-its own storage, so one Function may be called from many threads at once.
+from the inferred one (both decided here, once); ``check=True`` adds each node's
+checks around it. Larger graphs run on an interpreter over a list of slots made per
+call. Either way every call has its own storage, so one Function may be called from
+many threads at once.
 """
 
 from __future__ import annotations
@@ -222,7 +223,7 @@ def generate(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
                             f"{f'output {j} of {node.op}'!r})")
     outs = [src.ref(v) for v in fgraph.outputs]
     body.append(f"return {outs[0]}" if unpack_single else f"return [{', '.join(outs)}]")
-    # A method: ``f(a, b)`` enters this code directly (Function.specialise); a call by
+    # A method: ``f(a, b)`` enters this code directly (see Function._build); a call by
     # name or with the wrong number of arguments goes through self._call_slow.
     src.namespace["M"] = NOT_GIVEN
     # Positional-only, so that a keyword (even "v0") lands in ``named``; when the last
