@@ -32,6 +32,7 @@ def _variadic(fn: Callable[..., Any]) -> Callable[..., Any]:
                 args = (args,)
         return fn(x, *args, **kwargs)
     method.__doc__ = fn.__doc__
+    method.__name__ = method.__qualname__ = fn.name
     return method
 
 for _entry in load_all():

@@ -80,12 +80,21 @@ class SignatureOp(Op):
         return outputs[0] if len(outputs) == 1 else outputs
 
     def make_node(self, *inputs: Any) -> Apply:
-        inputs = [x if isinstance(x, Variable) else as_tensor_variable(x) for x in inputs]
-        key = (*[2 * id(x.type) + x.wrapped for x in inputs], get_default_dtype())
+        variables = []
+        key = []
+        for x in inputs:  # a loop, not comprehensions: this is the hot path of a build
+            if not isinstance(x, Variable):
+                x = as_tensor_variable(x)
+            variables.append(x)
+            key.append(2 * id(x.type) + x.wrapped)
+        key.append(get_default_dtype())
+        key = tuple(key)
         hit = self._memo.get(key)
         if hit is None:
-            hit = self._infer(inputs, key)
-        return Apply(hit[1], inputs, [TensorVariable(t) for t in hit[0]])
+            hit = self._infer(variables, key)
+        outs = hit[0]
+        return Apply(hit[1], variables, [TensorVariable(outs[0])] if len(outs) == 1
+                     else [TensorVariable(t) for t in outs])
 
     def _infer(self, inputs: list[Variable], key: tuple) -> tuple:
         """``(output types, computing Op, input types)`` for ``inputs``, solved by the
@@ -268,8 +277,10 @@ class OpFamily:
             key = tuple(key)
             hit = self._calls.get(key)
             if hit is not None:  # the Op and output types of an earlier, equal call
-                outputs = Apply(hit[0], tensors, [TensorVariable(t) for t in hit[1]]).outputs
-                return outputs[0] if len(outputs) == 1 else outputs
+                outs = hit[1]
+                if len(outs) == 1:
+                    return Apply(hit[0], tensors, [TensorVariable(outs[0])]).outputs[0]
+                return Apply(hit[0], tensors, [TensorVariable(t) for t in outs]).outputs
         tensors, params, _ = self.spec.bind(args, kwargs)
         node = self._op(params).make_node(*tensors)  # TemplateOp.__call__, inlined
         if fast is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import math
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -36,10 +37,13 @@ def register_method(name: str, fn: Callable[..., Any]) -> None:
     ours), so that ``x.sum`` is found by plain lookup, not ``__getattr__``."""
     METHODS[name] = fn
     if name in _INSTALLED or not hasattr(_TensorOperators, name):
-        def method(self, *args: Any, **kwargs: Any) -> Any:
-            return fn(self, *args, **kwargs)
-        method.__name__ = method.__qualname__ = name
-        method.__doc__ = getattr(fn, "__doc__", None)
+        if inspect.isfunction(fn):  # a function binds to the instance by itself
+            method = fn
+        else:
+            def method(self, *args: Any, **kwargs: Any) -> Any:
+                return fn(self, *args, **kwargs)
+            method.__name__ = method.__qualname__ = name
+            method.__doc__ = getattr(fn, "__doc__", None)
         setattr(_TensorOperators, name, method)
         _INSTALLED.add(name)
 
