@@ -101,9 +101,8 @@ class SignatureOp(Op):
         signature and remembered on this Op under ``key``: for each input
         ``2 * id(type) + wrapped`` (the identity of its type, kept alive by the entry so
         that the id stays its own, and whether it is a wrapped number), then the
-        default dtype. A hit in make_node is one dict
-        lookup hashing ints; an equal type that is another object is solved again, and
-        infer's own memo answers."""
+        default dtype. A hit in make_node is one dict lookup hashing ints; an equal
+        type that is another object is solved again, and infer's own memo answers."""
         types = tuple([x.type for x in inputs])
         signature, op = self.signature_for(types)
         outs = infer(signature, types, [priority_of(x) for x in inputs], name=op)
