@@ -1,99 +1,284 @@
-"""kantensor benchmarks: graph building, type inference, compiled calls.
+"""kantensor benchmarks: graph building, type inference, compiled calls, memory.
 
-Run ``make bench`` (or ``python benchmarks/run.py``). Prints a table of
-medians; with PyTensor installed (``pip install pytensor``) the same
-workloads run there too for comparison.
+Run ``make bench`` (or ``python benchmarks/run.py``). Every case is timed in one
+run beside PyTensor 3.0.7 (the optional ``bench`` extra installs it) and, where a
+floor makes sense, beside NumPy's own calls or a pure-Python floor, as the best of
+interleaved rounds, and as ratios. Absolute times move with the machine's load; the
+ratios are what count.
+Speed is never asserted in the test suite: this script only reports.
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
+import gc
+import itertools
+import os
+import platform
+import sys
 import time
+import tracemalloc
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
+import kantensor as kt
+from kantensor.graph.basic import Apply
+from kantensor.types.variable import TensorVariable
 
-def median_time(fn: Callable[[], object], repeat: int, number: int = 1) -> float:
-    """Median seconds per call over ``repeat`` rounds of ``number`` calls."""
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for _ in range(number):
-            fn()
-        times.append((time.perf_counter() - start) / number)
-    return statistics.median(times)
+try:
+    import pytensor
+    import pytensor.tensor as pt
+except ImportError:  # the comparison is optional
+    pytensor = pt = None
+
+Case = Callable[[], object]
 
 
-def kantensor_cases() -> dict[str, Callable[[], object]]:
-    import kantensor as kt
-    from kantensor.signature import solve
+def best_times(fns: list[Case | None], rounds: int, number: int) -> list[float | None]:
+    """Seconds per call of each of ``fns``: the best of ``rounds`` rounds of ``number``
+    calls, the functions taking turns round by round, so that they see the same load
+    (the machine is shared; the best round is the one least disturbed)."""
+    best: list[float | None] = [None if fn is None else float("inf") for fn in fns]
+    for _ in range(rounds):
+        for i, fn in enumerate(fns):
+            if fn is None:
+                continue
+            start = time.perf_counter()
+            for _ in range(number):
+                fn()
+            best[i] = min(best[i], (time.perf_counter() - start) / number)
+    return best
 
-    a = kt.tensor("a", "float64", (None, 3, 4))
-    b = kt.tensor("b", "float64", (4, 2))
-    x, y = kt.dvector("x"), kt.dvector("y")
 
-    def chain() -> object:
-        z = kt.dscalar("z")
-        for _ in range(10_000):
-            z = z + 1.0
-        return z
+@dataclass
+class Row:
+    """One measured case: kantensor, PyTensor and an optional floor."""
 
-    def uncached_matmul() -> object:
-        solve._infer_cached.cache_clear()
-        return a @ b
+    name: str
+    ours: Case
+    theirs: Case | None = None
+    floor: Case | None = None
+    floor_name: str = ""
+    number: int = 50  # calls per round
+    slow: bool = False  # one call per round, fewer rounds
 
-    def uncached_sum() -> object:
-        from kantensor.ops.op import _render
 
-        _render.cache_clear()
-        solve._infer_cached.cache_clear()
-        return kt.sum(a, axis=-1)
+# -- the pure-Python floor of a cached build ---------------------------------------
+# One Variable + one Apply + one dict lookup: what a build costs if inference is a
+# memo hit and nothing else happens.
 
+def build_floor(op: object, types: dict, x: object, y: object | None = None) -> Case:
+    inputs = [x] if y is None else [x, y]
+    key = (x.type,) if y is None else (x.type, y.type)
+
+    def floor() -> object:
+        out_type = types[key]
+        return Apply(op, list(inputs), [TensorVariable(out_type)]).outputs[0]
+    return floor
+
+
+# -- cached builds ------------------------------------------------------------------
+
+def cached_builds() -> list[Row]:
+    x, y = kt.tensor("x", "float64", (None, 3)), kt.tensor("y", "float64", (3, None))
+    a, b = kt.fmatrix("a"), kt.fmatrix("b")
+    s = kt.tensor("s", "float64", (None, 3, 4))
+    m = kt.tensor("m", "float64", (6, 4))
+    m2 = kt.tensor("m2", "float64", (2, 4))
+    memo = {(x.type, y.type): (x @ y).type, (a.type, b.type): (a + b).type}
+    rows = [
+        Row("cached build matmul(x, y), x (?,3), y (3,?)", lambda: x @ y,
+            floor=build_floor(kt.matmul, memo, x, y), floor_name="floor"),
+        Row("cached build a + b, float32 matrices", lambda: a + b,
+            floor=build_floor(kt.add, memo, a, b), floor_name="floor"),
+        Row("cached build sum(x, axis=-1)", lambda: kt.sum(s, axis=-1),
+            floor=build_floor(kt.add, memo, a, b), floor_name="floor"),
+        Row("cached build x.reshape(3, -1)", lambda: m.reshape(3, -1),
+            floor=build_floor(kt.add, memo, a, b), floor_name="floor"),
+        Row("cached build concatenate([x, x2], axis=0)",
+            lambda: kt.concatenate([m, m2], axis=0),
+            floor=build_floor(kt.add, memo, a, b), floor_name="floor"),
+        Row("cached build x[1:, ::2]", lambda: m[1:, ::2],
+            floor=build_floor(kt.add, memo, a, b), floor_name="floor"),
+    ]
+    if pt is not None:
+        px, py = pt.tensor("x", dtype="float64", shape=(None, 3)), \
+            pt.tensor("y", dtype="float64", shape=(3, None))
+        pa, pb = pt.fmatrix("a"), pt.fmatrix("b")
+        ps = pt.tensor("s", dtype="float64", shape=(None, 3, 4))
+        pm = pt.tensor("m", dtype="float64", shape=(6, 4))
+        pm2 = pt.tensor("m2", dtype="float64", shape=(2, 4))
+        theirs = [lambda: pt.matmul(px, py), lambda: pa + pb, lambda: pt.sum(ps, axis=-1),
+                  lambda: pm.reshape((3, -1)), lambda: pt.concatenate([pm, pm2], axis=0),
+                  lambda: pm[1:, ::2]]
+        for row, fn in zip(rows, theirs, strict=True):
+            row.theirs = fn
+    return rows
+
+
+# -- first builds: input types never seen before (a memo miss) ----------------------
+
+def first_builds() -> list[Row]:
+    sizes = itertools.count(1000)  # a new static size per call: a new input type
+
+    def ours_matmul() -> object:
+        n = next(sizes)
+        return kt.tensor(None, "float64", (n, 3)) @ kt.tensor(None, "float64", (3, None))
+
+    def ours_add() -> object:
+        n = next(sizes)
+        return kt.tensor(None, "float32", (n, None)) + kt.tensor(None, "float32", (None, 1))
+
+    def ours_sum() -> object:
+        return kt.sum(kt.tensor(None, "float64", (next(sizes), 3, 4)), axis=-1)
+
+    rows = [Row("first build matmul (memo miss)", ours_matmul, number=5),
+            Row("first build a + b (memo miss)", ours_add, number=5),
+            Row("first build sum(axis=-1) (memo miss)", ours_sum, number=5)]
+    if pt is not None:
+        def theirs_matmul() -> object:
+            n = next(sizes)
+            return pt.matmul(pt.tensor(dtype="float64", shape=(n, 3)),
+                             pt.tensor(dtype="float64", shape=(3, None)))
+
+        def theirs_add() -> object:
+            n = next(sizes)
+            return pt.tensor(dtype="float32", shape=(n, None)) + \
+                pt.tensor(dtype="float32", shape=(None, 1))
+
+        def theirs_sum() -> object:
+            return pt.sum(pt.tensor(dtype="float64", shape=(next(sizes), 3, 4)), axis=-1)
+
+        for row, fn in zip(rows, [theirs_matmul, theirs_add, theirs_sum], strict=True):
+            row.theirs = fn
+    return rows
+
+
+# -- chains ---------------------------------------------------------------------------
+
+def kt_chain(n: int) -> object:
+    z = kt.dscalar("z")
+    for _ in range(n):
+        z = z + 1.0
+    return z
+
+
+def pt_chain(n: int) -> object:
+    z = pt.dscalar("z")
+    for _ in range(n):
+        z = z + 1.0
+    return z
+
+
+def chains(with_pytensor_100k: bool) -> list[Row]:
+    rows = [Row("10,000 chained z = z + 1.0 (build)", lambda: kt_chain(10_000), slow=True)]
+    if pt is not None:
+        rows[0].theirs = lambda: pt_chain(10_000)
+    if with_pytensor_100k:  # otherwise the 100,000 chain is measured by chain_pipeline
+        rows.append(Row("100,000 chained z = z + 1.0 (build)", lambda: kt_chain(100_000),
+                        theirs=(lambda: pt_chain(100_000)) if pt is not None else None,
+                        slow=True))
+    return rows
+
+
+def chain_pipeline(n: int) -> tuple[float, float, float]:
+    """Seconds to build, compile and run an ``n``-node chain (one of each, after
+    collecting what earlier cases left)."""
+    gc.collect()
+    start = time.perf_counter()
+    z0 = kt.dscalar("z")
+    z = z0
+    for _ in range(n):
+        z = z + 1.0
+    built = time.perf_counter()
+    f = kt.function([z0], z)
+    compiled = time.perf_counter()
+    out = f(0.0)
+    ran = time.perf_counter()
+    assert float(out) == n, out
+    return built - start, compiled - built, ran - compiled
+
+
+def memory_per_node(make: Callable[[int], object], n: int = 10_000) -> float:
+    """Bytes held per node of an ``n``-node chain (tracemalloc, after a warm-up)."""
+    make(100)  # fill caches and memos first: they are not per-node costs
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    z = make(n)
+    gc.collect()
+    after = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    del z
+    return (after - before) / n
+
+
+# -- compiled calls -------------------------------------------------------------------
+
+def ten_ops(lib: object, x: object, y: object) -> object:
+    """Ten elementwise operations; ``lib`` is numpy, kantensor or pytensor.tensor."""
+    z = x + y
+    z = z * x
+    z = z - y
+    z = z / y
+    z = lib.exp(z)
+    z = lib.sin(z)
+    z = z * z
+    z = z + x
+    z = lib.abs(z)
+    return lib.sqrt(z)
+
+
+def compiled_calls() -> list[Row]:
     p, q = kt.dmatrix("p"), kt.dmatrix("q")
     f = kt.function([p, q], p @ q)
     ft = kt.function([p, q], p @ q, trust_input=True)
     m = np.ones((2, 2))
-    return {
-        "matmul graph build (cached inference)": lambda: a @ b,
-        "matmul graph build (uncached inference)": uncached_matmul,
-        "sum(axis=-1) graph build (cached)": lambda: kt.sum(a, axis=-1),
-        "sum(axis=-1) graph build (uncached render + inference)": uncached_sum,
-        "a + b graph build (cached)": lambda: x + y,
-        "10,000 chained additions (build)": chain,
-        "compiled 2x2 matmul call": lambda: f(m, m),
-        "compiled 2x2 matmul call (trust_input)": lambda: ft(m, m),
-        "numpy 2x2 matmul (reference)": lambda: m @ m,
-    }
+    x, y = kt.dvector("x"), kt.dvector("y")
+    g = kt.function([x, y], ten_ops(kt, x, y))
+    gt = kt.function([x, y], ten_ops(kt, x, y), trust_input=True)
+    rng = np.random.default_rng(0)
+    u, v = rng.uniform(0.5, 1.5, 10), rng.uniform(0.5, 1.5, 10)
+    assert np.allclose(g(u, v), ten_ops(np, u, v))
+    rows = [
+        Row("compiled 2x2 matmul call", lambda: f(m, m),
+            floor=lambda: m @ m, floor_name="NumPy a @ b", number=500),
+        Row("compiled 2x2 matmul call, trust_input", lambda: ft(m, m),
+            floor=lambda: m @ m, floor_name="NumPy a @ b", number=500),
+        Row("compiled 10-op elementwise, 10-element vectors", lambda: g(u, v),
+            floor=lambda: ten_ops(np, u, v), floor_name="NumPy's 10 calls", number=500),
+        Row("compiled 10-op elementwise, trust_input", lambda: gt(u, v),
+            floor=lambda: ten_ops(np, u, v), floor_name="NumPy's 10 calls", number=500),
+    ]
+    if pt is not None:
+        pp, pq = pt.dmatrix("p"), pt.dmatrix("q")
+        pf = pytensor.function([pp, pq], pt.matmul(pp, pq))
+        pft = pytensor.function([pp, pq], pt.matmul(pp, pq))
+        pft.trust_input = True
+        px, py = pt.dvector("x"), pt.dvector("y")
+        pg = pytensor.function([px, py], ten_ops(pt, px, py))
+        pgt = pytensor.function([px, py], ten_ops(pt, px, py))
+        pgt.trust_input = True
+        assert np.allclose(pg(u, v), ten_ops(np, u, v))
+        for row, fn in zip(rows, [lambda: pf(m, m), lambda: pft(m, m), lambda: pg(u, v),
+                                  lambda: pgt(u, v)], strict=True):
+            row.theirs = fn
+    return rows
 
 
-def pytensor_cases() -> dict[str, Callable[[], object]] | None:
+# -- report ---------------------------------------------------------------------------
+
+def cpu_model() -> str:
     try:
-        import pytensor
-        import pytensor.tensor as pt
-    except ImportError:
-        return None
-    a = pt.tensor("a", dtype="float64", shape=(None, 3, 4))
-    b = pt.tensor("b", dtype="float64", shape=(4, 2))
-    x, y = pt.dvector("x"), pt.dvector("y")
-
-    def chain() -> object:
-        z = pt.dscalar("z")
-        for _ in range(10_000):
-            z = z + 1.0
-        return z
-
-    p, q = pt.dmatrix("p"), pt.dmatrix("q")
-    f = pytensor.function([p, q], pt.matmul(p, q))
-    m = np.ones((2, 2))
-    return {
-        "matmul graph build (cached inference)": lambda: pt.matmul(a, b),
-        "sum(axis=-1) graph build (cached)": lambda: pt.sum(a, axis=-1),
-        "a + b graph build (cached)": lambda: x + y,
-        "10,000 chained additions (build)": chain,
-        "compiled 2x2 matmul call": lambda: f(m, m),
-    }
+        with open("/proc/cpuinfo") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
 
 
 def fmt(seconds: float | None) -> str:
@@ -101,35 +286,70 @@ def fmt(seconds: float | None) -> str:
         return "-"
     if seconds >= 0.1:
         return f"{seconds:.2f} s"
-    if seconds >= 1e-4:
-        return f"{seconds * 1e3:.2f} ms"
-    return f"{seconds * 1e6:.1f} µs"
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:.1f} ms"
+    return f"{seconds * 1e6:.1f} us"
+
+
+def ratio(a: float | None, b: float | None) -> str:
+    return "-" if a is None or b is None else f"{a / b:.2f}x"
+
+
+def measure(row: Row, rounds: int) -> list[float | None]:
+    fns = [row.ours, row.theirs, row.floor]
+    if row.slow:
+        return best_times(fns, max(1, rounds // 10), 1)
+    for fn in fns:
+        if fn is not None:
+            fn()  # warm-up: fills caches, like a real session
+    return best_times(fns, rounds, row.number)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
+    parser.add_argument("--pytensor-100k", action="store_true",
+                        help="also build PyTensor's 100,000-node chain (about two minutes)")
+    parser.add_argument("--only", default="", help="only the cases whose name contains this")
     args = parser.parse_args()
-    repeat = 3 if args.quick else 7
-    ours = kantensor_cases()
-    theirs = pytensor_cases() or {}
-    rows = []
-    for name, fn in ours.items():
-        slow = "10,000" in name
-        number = 1 if slow else 200
-        fn()  # warm-up (fills caches, like a real session)
-        t_ours = median_time(fn, repeat, number)
-        t_theirs = None
-        if name in theirs:
-            theirs[name]()
-            t_theirs = median_time(theirs[name], repeat if not slow else 1, number)
-        rows.append((name, fmt(t_ours), fmt(t_theirs)))
-    width = max(len(r[0]) for r in rows)
-    print(f"{'benchmark':<{width}}  {'kantensor':>12}  {'pytensor':>12}")
-    for name, a, b in rows:
-        print(f"{name:<{width}}  {a:>12}  {b:>12}")
-    if not theirs:
-        print("\n(pytensor not installed: pip install pytensor to compare)")
+    rounds = 10 if args.quick else 30
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))  # PyTensor's chains
+    versions = f"kantensor {kt.__version__}, NumPy {np.__version__}, " \
+               f"Python {platform.python_version()}"
+    versions += f", PyTensor {pytensor.__version__}" if pytensor else " (PyTensor not installed)"
+    print(versions)
+    print(f"machine: {os.cpu_count()} cores, {cpu_model()}, {platform.system()} "
+          f"{platform.machine()}; load average {os.getloadavg()[0]:.1f} at the start")
+    rows = cached_builds() + first_builds() + chains(args.pytensor_100k) + compiled_calls()
+    head = f"{'case':<50} {'kantensor':>10} {'PyTensor':>10} {'PT/kt':>8}  " \
+           f"{'floor':>10} {'kt/floor':>8}  floor is"
+    print(head)
+    print("-" * len(head))
+    for row in rows:
+        if args.only not in row.name:
+            continue
+        ours, theirs, floor = measure(row, rounds)
+        print(f"{row.name:<50} {fmt(ours):>10} {fmt(theirs):>10} {ratio(theirs, ours):>8}  "
+              f"{fmt(floor):>10} {ratio(ours, floor):>8}  {row.floor_name}", flush=True)
+    if args.only:
+        return
+    small = chain_pipeline(10_000)
+    large = chain_pipeline(100_000)
+    print("\nchain of z = z + 1.0: build / compile / run, seconds (and per node)")
+    for n, times in ((10_000, small), (100_000, large)):
+        parts = ", ".join(f"{what} {t:.2f} s ({t / n * 1e6:.1f} us/node)"
+                          for what, t in zip(("build", "compile", "run"), times, strict=True))
+        print(f"  {n:>7,} nodes: {parts}")
+    print("  100,000 / 10,000 per-node ratio: " + ", ".join(
+        f"{what} {b / 10 / a:.2f}" for what, a, b in zip(("build", "compile", "run"), small,
+                                                            large, strict=True)))
+    ours_mem = memory_per_node(kt_chain)
+    theirs_mem = memory_per_node(pt_chain) if pt is not None else None
+    print(f"\nmemory held per chain node (tracemalloc, 10,000 nodes): kantensor "
+          f"{ours_mem:,.0f} bytes" + (f", PyTensor {theirs_mem:,.0f} bytes "
+                                      f"({theirs_mem / ours_mem:.2f}x)" if theirs_mem else ""))
+    if pt is None:
+        print("\n(PyTensor not installed: pip install -e '.[bench]' to compare)")
 
 
 if __name__ == "__main__":

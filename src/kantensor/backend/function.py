@@ -1,4 +1,4 @@
-"""Compile a graph into a callable: a precomputed list of thunks over storage cells."""
+"""Compile a graph into a callable (see linker.py for how it runs)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ from typing import Any
 
 from ..graph.basic import Constant, Variable
 from ..graph.fgraph import FunctionGraph
-from ..types.type import TensorType
-from .checks import bind_dims, check_dim_expressions, check_value
+from .linker import NOT_GIVEN, link
 
 
 @dataclass(frozen=True)
@@ -53,28 +52,21 @@ class Function:
         self._build()
 
     def _build(self) -> None:
-        storage: dict[Variable, list] = {}
-
-        def cell(v: Variable) -> list:
-            if v not in storage:
-                storage[v] = [v.data if isinstance(v, Constant) else None]
-            return storage[v]
-
-        self._input_cells = [cell(v) for v in self.fgraph.inputs]
-        self._symbolic_inputs = [
-            i for i, v in enumerate(self.fgraph.inputs)
-            if isinstance(v.type, TensorType) and any(not isinstance(s, int | None)
-                                                      for s in v.type.shape)
-        ]
-        self._thunks = []
-        for node in self.fgraph.toposort():
-            in_cells = [cell(v) for v in node.inputs]
-            out_cells = [cell(v) for v in node.outputs]
-            self._thunks.append((node, node.op.perform, in_cells, out_cells))
-        self._output_cells = [cell(v) for v in self.fgraph.outputs]
+        self._n_inputs = len(self.fgraph.inputs)
+        run, is_method = link(self.fgraph, trust_input=self.trust_input,
+                              allow_input_downcast=self.allow_input_downcast,
+                              check=self.check, unpack_single=self.unpack_single)
+        if is_method:
+            # Python finds __call__ on the class: a class of its own for this Function
+            # lets f(a, b) enter the generated code with no frame in between.
+            self.__class__ = type("Function", (Function,), {
+                "__call__": run, "__module__": __name__, "__qualname__": "Function",
+                "__doc__": Function.__doc__})
+        else:
+            self._run = run
 
     def _arguments(self, args: tuple, kwargs: dict) -> list:
-        n = len(self._input_cells)
+        n = self._n_inputs
         if len(args) > n:
             raise TypeError(f"function takes {n} input{'s' * (n != 1)} "
                             f"({', '.join(map(str, self.fgraph.inputs))}), got {len(args)}")
@@ -94,42 +86,15 @@ class Function:
         return values
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        values = self._arguments(args, kwargs) if kwargs or len(args) != len(
-            self._input_cells) else args
-        inputs = self.fgraph.inputs
-        bindings: dict[str, int] = {}
-        origins: dict[str, str] = {}
-        for i, (var, value, c) in enumerate(zip(inputs, values, self._input_cells,
-                                                 strict=True)):
-            if not self.trust_input:
-                try:
-                    value = var.type.filter(value, allow_downcast=self.allow_input_downcast)
-                except (TypeError, ValueError) as exc:
-                    text = str(exc).replace("pass allow_downcast=True",
-                                            "compile with allow_input_downcast=True")
-                    raise TypeError(f"bad value for input {i} ({var}): {text}") from None
-            c[0] = value
-        for i in self._symbolic_inputs:
-            where = f"input {i} ({inputs[i]})"
-            bind_dims(inputs[i].type, self._input_cells[i][0].shape, bindings, origins, where)
-        for i in self._symbolic_inputs:
-            check_dim_expressions(inputs[i].type, self._input_cells[i][0].shape, bindings,
-                                  f"input {i} ({inputs[i]})")
-        if self.check:
-            self._run_checked(bindings, origins)
-        else:
-            for node, perform, in_cells, out_cells in self._thunks:
-                perform(node, [c[0] for c in in_cells], out_cells)
-        outs = [c[0] for c in self._output_cells]
-        return outs[0] if self.unpack_single else outs
+        if kwargs or len(args) != self._n_inputs:
+            args = self._arguments(args, kwargs)
+        return self._run(*args)
 
-    def _run_checked(self, bindings: dict[str, int], origins: dict[str, str]) -> None:
-        for node, perform, in_cells, out_cells in self._thunks:
-            values = [c[0] for c in in_cells]
-            node.op.check_inputs(node, values)
-            perform(node, values, out_cells)
-            for i, (var, c) in enumerate(zip(node.outputs, out_cells, strict=True)):
-                check_value(var.type, c[0], bindings, origins, f"output {i} of {node.op}")
+    def _call_slow(self, given: tuple, more: tuple, named: dict) -> Any:
+        """A call by name or with a wrong number of arguments (generated __call__):
+        ``given`` holds the first parameters, up to the first one not given."""
+        args = tuple(v for v in given if v is not NOT_GIVEN) + more
+        return self(*self._arguments(args, named))
 
 
 _MISSING = object()

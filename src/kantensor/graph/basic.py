@@ -6,14 +6,33 @@ from collections.abc import Sequence
 from typing import Any
 
 
-class Variable:
+class _Tagged:
+    """``tag``: a free dict of annotations, made on first use (most nodes never have
+    one, and an empty dict per node would be a third of a chain's memory)."""
+
+    __slots__ = ()
+
+    @property
+    def tag(self) -> dict[str, Any]:
+        tag = self._tag
+        if tag is None:
+            tag = self._tag = {}
+        return tag
+
+    @tag.setter
+    def tag(self, value: dict[str, Any]) -> None:
+        self._tag = value
+
+
+class Variable(_Tagged):
     """A value in a graph: the output of an Apply (``owner``) or a graph input.
 
     ``index`` is the position of this variable in ``owner.outputs``.
     """
 
-    __slots__ = ("type", "owner", "index", "name", "tag", "__weakref__")
-    #: Only a Constant made from a Python number is wrapped (lowest promotion priority).
+    __slots__ = ("type", "owner", "index", "name", "_tag", "__weakref__")
+    #: Only a Constant made from a Python number is wrapped (lowest promotion priority);
+    #: a class attribute, so asking any Variable is a plain attribute read.
     wrapped = False
 
     def __init__(self, type, owner: Apply | None = None, index: int | None = None,
@@ -22,12 +41,13 @@ class Variable:
         self.owner = owner
         self.index = index
         self.name = name
-        self.tag: dict[str, Any] = {}
+        self._tag = None
 
     def clone(self) -> Variable:
         """A new, ownerless Variable with the same type and name."""
         cp = type(self)(self.type, None, None, self.name)
-        cp.tag = dict(self.tag)
+        if self._tag:
+            cp.tag = dict(self._tag)
         return cp
 
     def __str__(self) -> str:
@@ -63,7 +83,8 @@ class Constant(Variable):
 
     def clone(self) -> Constant:
         cp = type(self)(self.type, self.data, self.name, self.wrapped)
-        cp.tag = dict(self.tag)
+        if self._tag:
+            cp.tag = dict(self._tag)
         return cp
 
     def __str__(self) -> str:
@@ -73,22 +94,23 @@ class Constant(Variable):
         return text if len(text) <= 20 else text[:17] + "..."
 
 
-class Apply:
+class Apply(_Tagged):
     """The application of an Op to input Variables, producing output Variables.
 
     Creating an Apply sets each output's ``owner`` and ``index``.
     """
 
-    __slots__ = ("op", "inputs", "outputs", "tag")
+    __slots__ = ("op", "inputs", "outputs", "_tag")
 
     def __init__(self, op, inputs: Sequence[Variable], outputs: Sequence[Variable]):
         self.op = op
-        self.inputs = list(inputs)
+        self.inputs = inputs = list(inputs)
         self.outputs = list(outputs)
-        self.tag: dict[str, Any] = {}
-        for i, inp in enumerate(self.inputs):
+        self._tag = None
+        for inp in inputs:
             if not isinstance(inp, Variable):
-                raise TypeError(f"input {i} of {op} is not a Variable: {inp!r}")
+                i = next(i for i, x in enumerate(inputs) if not isinstance(x, Variable))
+                raise TypeError(f"input {i} of {op} is not a Variable: {inputs[i]!r}")
         for i, out in enumerate(self.outputs):
             if not isinstance(out, Variable):
                 raise TypeError(f"output {i} of {op} is not a Variable: {out!r}")

@@ -37,7 +37,8 @@ class FunctionGraph:
         self.variables: set[Variable] = set()
         for v in inputs:
             self._add_variable(v)
-        self._import_nodes(toposort(outputs, inputs))
+        self._order: list[Apply] | None = toposort(outputs, inputs)  # reset by replace
+        self._import_nodes(self._order)
         for i, v in enumerate(outputs):
             self._add_variable(v)
             self.clients[v].append(("output", i))
@@ -70,7 +71,9 @@ class FunctionGraph:
 
     def toposort(self) -> list[Apply]:
         """The Apply nodes in an order where each comes after its inputs' owners."""
-        return toposort(self.outputs, self.inputs)
+        if self._order is None:
+            self._order = toposort(self.outputs, self.inputs)
+        return list(self._order)
 
     def replace(self, var: Variable, new_var: Variable, reason: str | None = None) -> None:
         """Make every client of ``var`` use ``new_var`` instead.
@@ -88,6 +91,7 @@ class FunctionGraph:
             if v not in inputs and not isinstance(v, Constant):
                 raise ValueError(f"cannot replace {var} by {new_var}: it depends on {v}, "
                                  "which is not an input of this graph")
+        self._order = None
         if new_var.owner is not None:
             self._import_nodes(toposort([new_var], self.inputs))
         self._add_variable(new_var)

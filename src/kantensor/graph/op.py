@@ -2,9 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from .basic import Apply, Variable
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """``perform`` of one node, decided when a graph is compiled.
+
+    Call ``fn(*inputs, **kwargs)`` after casting input ``i`` to ``casts[i]`` (None:
+    as it is, with integers wrapping around); the result (a tuple when the node has
+    several outputs) is then cast to each output type's dtype.
+    """
+
+    fn: Callable[..., Any]
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    casts: tuple[str | None, ...] = ()
 
 
 class Op:
@@ -33,6 +49,12 @@ class Op:
     def perform(self, node: Apply, inputs: list, output_storage: list[list]) -> None:
         """Compute outputs: store output i in ``output_storage[i][0]``."""
         raise NotImplementedError
+
+    def kernel(self, node: Apply) -> Kernel | None:
+        """What :meth:`perform` does for ``node``, as a plain function call a backend
+        may compile into straight-line code; None (the default) when it must call
+        :meth:`perform` itself."""
+        return None
 
     def check_inputs(self, node: Apply, inputs: list) -> None:
         """Under ``function(..., check=True)``, before :meth:`perform`: raise if the

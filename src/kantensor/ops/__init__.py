@@ -24,11 +24,15 @@ def _variadic(fn: Callable[..., Any]) -> Callable[..., Any]:
     """A method that, like NumPy's, also takes its tuple as separate ints:
     ``x.reshape(2, -1)`` is ``x.reshape((2, -1))``."""
     def method(x: Any, *args: Any, **kwargs: Any) -> Any:
-        if len(args) > 1 and all(isinstance(a, int) and not isinstance(a, bool)
-                                 for a in args):
-            args = (args,)
+        if len(args) > 1:
+            for a in args:
+                if not isinstance(a, int) or isinstance(a, bool):
+                    break
+            else:
+                args = (args,)
         return fn(x, *args, **kwargs)
     method.__doc__ = fn.__doc__
+    method.__name__ = method.__qualname__ = fn.name
     return method
 
 

@@ -9,15 +9,15 @@ from typing import Any
 
 import numpy as np
 
-from ..graph.basic import Apply
-from ..graph.op import Op
+from ..graph.basic import Apply, Variable
+from ..graph.op import Kernel, Op
 from ..signature.errors import TypeInferenceError
 from ..signature.signature import Signature
 from ..signature.solve import infer
 from ..types.basic_ops import cast_array
-from ..types.dtypes import priority, result_type_of
+from ..types.dtypes import get_default_dtype, priority, result_type_of
 from ..types.type import TensorType
-from ..types.variable import as_tensor_variable
+from ..types.variable import TensorVariable, as_tensor_variable
 from .params import CallSpec, ParamError
 
 #: How inputs are cast before the NumPy implementation runs:
@@ -25,6 +25,10 @@ from .params import CallSpec, ParamError
 #: "promote": to the promoted input dtype (comparisons, where the output is bool);
 #: "none": passed as they are.
 COMPUTE_MODES = ("output", "promote", "none")
+
+
+#: How many input-type keys a SignatureOp remembers the outputs of (then it starts over).
+MEMO_SIZE = 1024
 
 
 @lru_cache(maxsize=4096)
@@ -58,17 +62,48 @@ class SignatureOp(Op):
     #: (hashable) and as the dict perform passes (built once, not per call).
     params: tuple[tuple[str, Any], ...] = ()
     _kwargs: dict[str, Any] = {}  # never mutated
+    _memo: dict[tuple, tuple] = {}  # never mutated: each Op gets its own in _infer
 
     def signature_for(self, types: tuple) -> tuple[Signature, Any]:
         """The signature that types inputs of ``types``, and the Op that computes them."""
         return self.signature, self
 
+    def __call__(self, *inputs: Any) -> Variable | list[Variable]:
+        outputs = self.make_node(*inputs).outputs
+        return outputs[0] if len(outputs) == 1 else outputs
+
     def make_node(self, *inputs: Any) -> Apply:
-        inputs = [as_tensor_variable(x) for x in inputs]
-        types = tuple(x.type for x in inputs)
+        variables = []
+        key = []
+        for x in inputs:  # a loop, not comprehensions: this is the hot path of a build
+            if not isinstance(x, Variable):
+                x = as_tensor_variable(x)
+            variables.append(x)
+            key.append(2 * id(x.type) + x.wrapped)
+        key.append(get_default_dtype())
+        key = tuple(key)
+        hit = self._memo.get(key)
+        if hit is None:
+            hit = self._infer(variables, key)
+        outs = hit[0]
+        return Apply(hit[1], variables, [TensorVariable(outs[0])] if len(outs) == 1
+                     else [TensorVariable(t) for t in outs])
+
+    def _infer(self, inputs: list[Variable], key: tuple) -> tuple:
+        """``(output types, computing Op, input types)`` for ``inputs``, solved by the
+        signature and remembered on this Op under ``key``: for each input
+        ``2 * id(type) + wrapped`` (the identity of its type, kept alive by the entry so
+        that the id stays its own, and whether it is a wrapped number), then the
+        default dtype. A hit in make_node is one dict lookup hashing ints; an equal
+        type that is another object is solved again, and infer's own memo answers."""
+        types = tuple([x.type for x in inputs])
         signature, op = self.signature_for(types)
         outs = infer(signature, types, tuple(x.wrapped for x in inputs), name=op)
-        return Apply(op, inputs, [t() for t in outs])
+        memo = self.__dict__.setdefault("_memo", {})
+        if len(memo) >= MEMO_SIZE:
+            memo.clear()
+        hit = memo[key] = (outs, op, types)
+        return hit
 
     def check_inputs(self, node: Apply, inputs: list) -> None:
         """Re-infer with the exact shapes of the values, so that a where-clause or a
@@ -81,13 +116,26 @@ class SignatureOp(Op):
         except TypeInferenceError as exc:
             raise TypeInferenceError(f"at run time: {exc}", signature=signature) from None
 
-    def perform(self, node: Apply, inputs: list, output_storage: list[list]) -> None:
+    def kernel(self, node: Apply) -> Kernel | None:
+        """``impl`` with the casts of the compute mode (None if a subclass has its own
+        perform)."""
+        if type(self).perform is not SignatureOp.perform:
+            return None
+        dtype = self._compute_dtype(node)
+        return Kernel(self.impl, self._kwargs, (dtype,) * len(node.inputs))
+
+    def _compute_dtype(self, node: Apply) -> str | None:
+        """The dtype inputs are cast to before ``impl`` runs (see COMPUTE_MODES)."""
         if self.compute == "output":
-            dtype = node.outputs[0].type.dtype
-            inputs = [cast_array(x, dtype) for x in inputs]
-        elif self.compute == "promote":
-            dtype = _promoted(tuple((v.type.dtype, priority(v.type.ndim, v.wrapped))
+            return node.outputs[0].type.dtype
+        if self.compute == "promote":
+            return _promoted(tuple((v.type.dtype, priority(v.type.ndim, v.wrapped))
                                     for v in node.inputs))
+        return None
+
+    def perform(self, node: Apply, inputs: list, output_storage: list[list]) -> None:
+        dtype = self._compute_dtype(node)
+        if dtype is not None:
             inputs = [cast_array(x, dtype) for x in inputs]
         result = self.impl(*inputs, **self._kwargs)
         if len(node.outputs) == 1:
@@ -211,6 +259,8 @@ class OpFamily:
         self.__doc__ = doc or f"{name}({spec.text}): {template}"
         self.__signature__ = spec.signature
         self._ops: dict[tuple, TemplateOp] = {}
+        #: Calls seen before (see CallSpec.call_key): (Op, output types, input types).
+        self._calls: dict[tuple, tuple] = {}
 
     def _op(self, params: dict[str, Any]) -> TemplateOp:
         key = tuple(params.items())
@@ -233,8 +283,26 @@ class OpFamily:
         return _n_outputs(self.template)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        fast = self.spec.call_key(args, kwargs)
+        if fast is not None:
+            key, tensors = fast
+            key.append(get_default_dtype())
+            key = tuple(key)
+            hit = self._calls.get(key)
+            if hit is not None:  # the Op and output types of an earlier, equal call
+                outs = hit[1]
+                if len(outs) == 1:
+                    return Apply(hit[0], tensors, [TensorVariable(outs[0])]).outputs[0]
+                return Apply(hit[0], tensors, [TensorVariable(t) for t in outs]).outputs
         tensors, params, _ = self.spec.bind(args, kwargs)
-        return self._op(params)(*tensors)
+        node = self._op(params).make_node(*tensors)  # TemplateOp.__call__, inlined
+        if fast is not None:
+            if len(self._calls) >= MEMO_SIZE:
+                self._calls.clear()
+            self._calls[key] = (node.op, tuple(o.type for o in node.outputs),
+                                [t.type for t in tensors])  # the types whose ids are keys
+        outputs = node.outputs
+        return outputs[0] if len(outputs) == 1 else outputs
 
     def __repr__(self) -> str:
         return f"<kantensor op {self.name}({self.spec.text})>"

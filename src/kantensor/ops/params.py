@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ..graph.basic import Variable
 from ..types.dtypes import normalize_dtype
 
 
@@ -251,6 +252,15 @@ class CallSpec:
         for p in self.params:  # defaults must be valid values of their kind
             if p.default is not inspect.Parameter.empty and not p.is_tensor:
                 p.normalise(p.default, op)
+        # For bind's fast path: the parameters a positional argument can fill, by name,
+        # and normalised values already seen (see _memo_key).
+        self._positional = [p for p in self.params
+                            if not p.keyword_only and p.kind != "*tensors"]
+        self._by_name = {p.name: p for p in self.params}
+        self._simple = all(p.kind != "*tensors" for p in self.params)
+        self._plans: dict[Any, tuple | None] = {}
+        self._given: dict[Any, tuple] = {}
+        self._normalised: dict[tuple, Any] = {}
 
     @property
     def param_names(self) -> tuple[str, ...]:
@@ -259,28 +269,125 @@ class CallSpec:
     def bind(self, args: tuple, kwargs: dict) -> tuple[list[Any], dict[str, Any], tuple]:
         """(tensor inputs in order, normalised params, how many tensors each tensor
         argument took: 1 for a tensor, n for a sequence)."""
+        shape = (len(args), tuple(kwargs)) if kwargs else len(args)
         try:
-            bound = self.signature.bind(*args, **kwargs)
-        except TypeError as exc:
-            raise TypeError(f"{self.op}({self.text}): {exc}") from None
-        bound.apply_defaults()
+            plan = self._plans[shape]
+        except KeyError:
+            plan = self._plan(len(args), tuple(kwargs))
+            if len(self._plans) < 256:
+                self._plans[shape] = plan
+                if plan is not None:  # what call_key reads: the arguments given
+                    self._given[shape] = tuple((kind, where, source)
+                                               for _, kind, where, source in plan
+                                               if where is not _DEFAULT)
+        if plan is None:  # the general case, and every error message
+            try:
+                bound = self.signature.bind(*args, **kwargs)
+            except TypeError as exc:
+                raise TypeError(f"{self.op}({self.text}): {exc}") from None
+            bound.apply_defaults()
+            arguments = bound.arguments
+            plan = tuple((p, p.kind, _KEYWORD, p.name) for p in self.params)
+            kwargs = arguments
         tensors: list[Any] = []
         params: dict[str, Any] = {}
         layout: list[int] = []
-        for p in self.params:
-            value = bound.arguments[p.name]
-            if p.kind == "tensor":
+        for p, kind, where, source in plan:
+            value = args[source] if where is _POSITION else \
+                kwargs[source] if where is _KEYWORD else source
+            if kind == "tensor":
                 tensors.append(value)
                 layout.append(1)
-            elif p.kind in ("tensors", "*tensors"):
+            elif kind == "tensors" or kind == "*tensors":
                 if not isinstance(value, Sequence) or isinstance(value, str):
                     raise TypeError(f"{self.op}: {p.name} must be a sequence of tensors, "
                                     f"got {type(value).__name__}")
                 tensors.extend(value)
                 layout.append(len(value))
+            elif where is _DEFAULT:  # normalised when the plan was made
+                params[p.name] = value
             else:
-                params[p.name] = p.normalise(value, self.op)
+                params[p.name] = self._normalise(p, value)
         return tensors, params, tuple(layout)
+
+    def call_key(self, args: tuple, kwargs: dict) -> tuple[list, list[Variable]] | None:
+        """``(key, tensors)`` for a call bind has planned before, whose tensors are
+        Variables and whose parameter values have exact memo keys: the key (a list, to
+        be completed and made a tuple by the caller) is equal for calls that bind to
+        equal parameters and tensors of the same type objects (by identity: whoever
+        remembers a key keeps those types alive) and wrapping (``2 * id(type) +
+        wrapped``, one int per tensor). None for any other call (then bind it)."""
+        shape = (len(args), tuple(kwargs)) if kwargs else len(args)
+        given = self._given.get(shape)
+        if given is None:
+            return None
+        key: list[Any] = [shape]
+        tensors: list[Variable] = []
+        for kind, where, source in given:
+            value = args[source] if where is _POSITION else kwargs[source]
+            if kind == "tensor":
+                if not isinstance(value, Variable):
+                    return None
+                tensors.append(value)
+                key.append(2 * id(value.type) + value.wrapped)
+            elif kind == "tensors":
+                if type(value) not in (list, tuple):
+                    return None
+                key.append(len(value))
+                for v in value:
+                    if not isinstance(v, Variable):
+                        return None
+                    tensors.append(v)
+                    key.append(2 * id(v.type) + v.wrapped)
+            elif type(value) is int:  # the common case, no other key is an int
+                key.append(value)
+            else:
+                memo_key = _memo_key(value)
+                if memo_key is None:
+                    return None
+                key.append(memo_key)
+        return key, tensors
+
+    def _plan(self, n_args: int, names: tuple[str, ...]) -> tuple | None:
+        """Where each parameter's value comes from in a call with ``n_args`` positional
+        arguments and keyword arguments ``names``: ``(param, kind, _POSITION, i)``,
+        ``(param, kind, _KEYWORD, name)`` or ``(param, kind, _DEFAULT, normalised default)``; None
+        unless such a call binds plainly (no ``*tensors``, nothing missing, unknown or
+        given twice), for then bind asks ``inspect``, which also words the error."""
+        positional = self._positional
+        if not self._simple or n_args > len(positional):
+            return None
+        given = {p.name: (_POSITION, i) for i, p in enumerate(positional[:n_args])}
+        for name in names:
+            if name in given or name not in self._by_name:
+                return None
+            given[name] = (_KEYWORD, name)
+        plan = []
+        for p in self.params:
+            source = given.get(p.name)
+            if source is None:
+                if p.default is inspect.Parameter.empty:
+                    return None
+                source = (_DEFAULT, p.default if p.is_tensor else p.normalise(p.default,
+                                                                              self.op))
+            plan.append((p, p.kind, *source))
+        return tuple(plan)
+
+    def _normalise(self, p: Param, value: Any) -> Any:
+        """``p.normalise(value)``, remembered for values whose key says exactly what
+        they are (so ``axis=-1`` in a loop is normalised once)."""
+        key = _memo_key(value)
+        if key is None:
+            return p.normalise(value, self.op)
+        key = (p.name, key)
+        try:
+            return self._normalised[key]
+        except KeyError:
+            out = p.normalise(value, self.op)
+            if len(self._normalised) >= 1024:
+                self._normalised.clear()
+            self._normalised[key] = out
+            return out
 
     def normalise(self, params: dict[str, Any]) -> dict[str, Any]:
         """Check and complete keyword parameters (``op.bind(axis=1)``)."""
@@ -298,6 +405,37 @@ class CallSpec:
             else:
                 raise TypeError(f"{self.op}: missing parameter {name}")
         return out
+
+
+# Where a bind plan takes a value from (compared by identity).
+_POSITION, _KEYWORD, _DEFAULT = object(), object(), object()
+
+
+#: The types of the bounds of a slice with an exact key.
+_BOUND_TYPES = frozenset({int, type(None)})
+
+
+def _memo_key(value: Any) -> tuple | None:
+    """A key equal only for values every normaliser treats alike: exact ints, bools,
+    strings, None, and tuples or lists of ints, slices of ints, None and ``...``;
+    None for anything else (floats among them: 0.0 == -0.0)."""
+    kind = type(value)
+    if kind is int or kind is bool or kind is str or value is None:
+        return (kind, value)
+    if kind is tuple or kind is list or kind is slice:
+        keys = []
+        for item in ((value,) if kind is slice else value):
+            if type(item) is int or item is None or item is Ellipsis:
+                keys.append(item)
+            elif type(item) is slice:
+                bounds = (item.start, item.stop, item.step)
+                if not _BOUND_TYPES.issuperset(map(type, bounds)):
+                    return None
+                keys.append((slice, *bounds))
+            else:
+                return None
+        return (kind, tuple(keys))
+    return None
 
 
 def _parse_call(text: str) -> list[Param]:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import inspect
+import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -29,8 +31,25 @@ def register_operator(name: str, fn: Callable[..., Any]) -> None:
 
 
 def register_method(name: str, fn: Callable[..., Any]) -> None:
-    """Make ``x.name(*args, **kwargs)`` call ``fn(x, *args, **kwargs)``."""
+    """Make ``x.name(*args, **kwargs)`` call ``fn(x, *args, **kwargs)``.
+
+    The method is also set on the class (unless that would hide an attribute of
+    ours), so that ``x.sum`` is found by plain lookup, not ``__getattr__``."""
     METHODS[name] = fn
+    if name in _INSTALLED or not hasattr(_TensorOperators, name):
+        if inspect.isfunction(fn):  # a function binds to the instance by itself
+            method = fn
+        else:
+            def method(self, *args: Any, **kwargs: Any) -> Any:
+                return fn(self, *args, **kwargs)
+            method.__name__ = method.__qualname__ = name
+            method.__doc__ = getattr(fn, "__doc__", None)
+        setattr(_TensorOperators, name, method)
+        _INSTALLED.add(name)
+
+
+#: The methods register_method has set on _TensorOperators.
+_INSTALLED: set[str] = set()
 
 
 def _apply(name: str, *args: Any) -> Any:
@@ -44,10 +63,12 @@ def _apply(name: str, *args: Any) -> Any:
 def _binary(name: str, reflected: bool = False):
     if reflected:
         def method(self, other):
-            return _apply(name, other, self)
+            fn = OPERATORS.get(name)
+            return fn(other, self) if fn is not None else _apply(name, other, self)
     else:
         def method(self, other):
-            return _apply(name, self, other)
+            fn = OPERATORS.get(name)
+            return fn(self, other) if fn is not None else _apply(name, self, other)
     method.__name__ = f"__{'r' if reflected else ''}{name}__"
     return method
 
@@ -76,7 +97,8 @@ class _TensorOperators:
         return _apply("abs", self)
 
     def __getitem__(self, index):
-        return _apply("getitem", self, index)
+        fn = OPERATORS.get("getitem")
+        return fn(self, index) if fn is not None else _apply("getitem", self, index)
 
     def __iter__(self):
         """``x[0], x[1], ...`` when the first dim is a known int (without this, Python
@@ -140,12 +162,41 @@ TensorType.variable_type = TensorVariable
 TensorType.constant_type = TensorConstant
 
 
+#: Type and read-only array of wrapped Python numbers already seen (``z + 1.0`` in a
+#: loop makes one), keyed by type, value, sign (0.0 == -0.0) and the default dtype.
+_WRAPPED: dict[tuple, tuple[TensorType, np.ndarray]] = {}
+_WRAPPED_MAX = 4096
+
+
+def _wrapped_constant(value: bool | int | float, name: str | None) -> TensorConstant:
+    """``constant(value)`` for a Python bool, int or float, from a memo."""
+    kind = type(value)
+    key = (kind, value, math.copysign(1.0, value) if kind is float else 0,
+           get_default_dtype())
+    hit = _WRAPPED.get(key)
+    if hit is None:
+        dtype = python_dtype(value)
+        if dtype == "int64" and not -2**63 <= value < 2**63:
+            raise OverflowError(f"Python int {value} does not fit int64")
+        with np.errstate(all="ignore"):  # 1e300 as float32 is inf, as before
+            arr = np.asarray(value).astype(dtype)
+        arr.setflags(write=False)
+        hit = (TensorType(dtype, ()), arr)
+        if value == value:  # nan never equals a key: do not store one per call
+            if len(_WRAPPED) >= _WRAPPED_MAX:
+                _WRAPPED.clear()
+            _WRAPPED[key] = hit
+    return TensorConstant(hit[0], hit[1], name=name, wrapped=True)
+
+
 def constant(value: Any, dtype: Any = None, name: str | None = None) -> TensorConstant:
     """A TensorConstant holding ``value`` (cast to ``dtype`` if given).
 
     Python numbers become *wrapped* constants (lowest promotion priority)
     when no dtype is given; arrays and NumPy scalars never do.
     """
+    if dtype is None and type(value) in (float, int, bool):
+        return _wrapped_constant(value, name)
     wrapped = dtype is None and isinstance(value, bool | int | float | complex) \
         and not isinstance(value, np.generic)
     if wrapped:

@@ -1,0 +1,362 @@
+"""Turn a FunctionGraph into the Python function that runs it.
+
+A graph of up to :data:`CODEGEN_LIMIT` nodes becomes one generated function of
+straight-line code: each node's kernel is called directly on local variables,
+inputs are cast only where their static dtype differs from the one the kernel
+computes in, and an output is cast only where NumPy's own result dtype could differ
+from the inferred one (both decided here, once); ``check=True`` adds each node's
+checks around it. Larger graphs run on an interpreter over a list of slots made per
+call. Either way every call has its own storage, so one Function may be called from
+many threads at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from types import CodeType
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..graph.basic import Apply, Constant, Variable
+from ..graph.fgraph import FunctionGraph
+from ..graph.op import Kernel
+from ..types.basic_ops import cast_array
+from ..types.type import TensorType
+from .checks import bind_dims, check_dim_expressions, check_value
+
+#: Graphs with more nodes run on the interpreter: compiling generated code costs
+#: tens of microseconds per node, and more for very long functions.
+CODEGEN_LIMIT = 1000
+
+Run = Callable[..., Any]
+
+
+def link(fgraph: FunctionGraph, *, trust_input: bool, allow_input_downcast: bool | None,
+         check: bool, unpack_single: bool) -> tuple[Run, bool]:
+    """``(run, is_method)``: ``run`` filters the input values (unless ``trust_input``),
+    binds named Dims, computes, and returns the output (or the list of outputs). The
+    interpreter's ``run(*values)`` is a plain function; generated code is a method
+    ``run(self, *values)`` to become the Function's ``__call__``."""
+    filters = [input_filter(i, v, allow_input_downcast) for i, v in enumerate(fgraph.inputs)]
+    dims = dims_checker(fgraph.inputs)
+    nodes = fgraph.toposort()
+    if len(nodes) > CODEGEN_LIMIT:
+        return interpreter(fgraph, nodes, None if trust_input else filters, dims, check,
+                           unpack_single), False
+    return generate(fgraph, nodes, None if trust_input else filters, dims, check,
+                    unpack_single), True
+
+
+def input_filter(i: int, var: Variable, allow_downcast: bool | None) -> Callable[[Any], Any]:
+    """``var.type.filter`` with errors that say which input and how to compile."""
+    def filter_input(value: Any) -> Any:
+        try:
+            return var.type.filter(value, allow_downcast=allow_downcast)
+        except (TypeError, ValueError) as exc:
+            text = str(exc).replace("pass allow_downcast=True",
+                                    "compile with allow_input_downcast=True")
+            raise TypeError(f"bad value for input {i} ({var}): {text}") from None
+    return filter_input
+
+
+Dims = Callable[[Sequence[Any]], tuple[dict[str, int], dict[str, str]]]
+
+
+def dims_checker(inputs: Sequence[Variable]) -> Dims | None:
+    """A function binding the named Dims of the inputs' types to the values' sizes and
+    checking Dim expressions (``2*n``); None when no input type has a Dim."""
+    symbolic = [(i, v.type, f"input {i} ({v})") for i, v in enumerate(inputs)
+                if isinstance(v.type, TensorType)
+                and any(not isinstance(s, int | None) for s in v.type.shape)]
+    if not symbolic:
+        return None
+
+    def dims(values: Sequence[Any]) -> tuple[dict[str, int], dict[str, str]]:
+        bindings: dict[str, int] = {}
+        origins: dict[str, str] = {}
+        for i, ttype, where in symbolic:
+            bind_dims(ttype, values[i].shape, bindings, origins, where)
+        for i, ttype, where in symbolic:
+            check_dim_expressions(ttype, values[i].shape, bindings, where)
+        return bindings, origins
+    return dims
+
+
+def interpreter(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
+                dims: Dims | None, check: bool, unpack_single: bool) -> Run:
+    """Run the nodes over a list of slots made per call: kernels called as
+    :func:`plan_call` decides, other Ops' ``perform``; with ``check``, every node's
+    ``perform`` after its ``check_inputs``, and every output checked against its type."""
+    slots: dict[Variable, int] = {}
+    template: list[Any] = []
+
+    def slot(v: Variable) -> int:
+        if v not in slots:
+            slots[v] = len(template)
+            template.append(v.data if isinstance(v, Constant) else None)
+        return slots[v]
+
+    def fixed(value: Any) -> int:
+        template.append(value)
+        return len(template) - 1
+
+    in_slots = [slot(v) for v in fgraph.inputs]
+    # filtered, or promised by trust_input
+    exact = {v for v in fgraph.inputs if isinstance(v.type, TensorType)}
+    constants: dict[tuple, np.ndarray] = {}
+    steps = []
+    for node in nodes:
+        kernel = None if check else node.op.kernel(node)
+        outs = [(slot(v), v.type, j) for j, v in enumerate(node.outputs)]
+        if kernel is None:
+            steps.append((None, node, [slot(v) for v in node.inputs], (), outs))
+            continue
+        call = plan_call(node, kernel, exact, constants)
+        ins = [fixed(a[1]) if a[0] is CONST else slot(a[1]) for a in call.args]
+        casts = tuple((j, a[2]) for j, a in enumerate(call.args) if a[0] is CAST)
+        guards = [(o, t.numpy_dtype if call.guard else None, t.dtype) for o, t, _ in outs]
+        steps.append((call.fn, call.kwargs, ins, casts, guards))
+    out_slots = [slot(v) for v in fgraph.outputs]
+
+    def run(*values: Any) -> Any:
+        if filters is not None:
+            values = [f(x) for f, x in zip(filters, values, strict=True)]
+        bindings, origins = dims(values) if dims is not None else ({}, {})
+        s = list(template)
+        for i, x in zip(in_slots, values, strict=True):
+            s[i] = x
+        for fn, how, ins, casts, outs in steps:
+            args = [s[i] for i in ins]
+            if fn is None:  # how is the node: perform
+                cells: list[list] = [[None] for _ in outs]
+                if check:
+                    how.op.check_inputs(how, args)
+                how.op.perform(how, args, cells)
+                for (o, ttype, j), cell in zip(outs, cells, strict=True):
+                    s[o] = cell[0]
+                    if check:
+                        check_value(ttype, cell[0], bindings, origins,
+                                    f"output {j} of {how.op}")
+                continue
+            for j, dtype in casts:
+                args[j] = cast_array(args[j], dtype)
+            result = fn(*args, **how)
+            for (o, np_dtype, dtype), value in zip(outs, (result,) if len(outs) == 1
+                                                   else result, strict=True):
+                if np_dtype is not None and (value.__class__ is not np.ndarray
+                                             or value.dtype is not np_dtype):
+                    value = cast_array(value, dtype)
+                s[o] = value
+        return s[out_slots[0]] if unpack_single else [s[i] for i in out_slots]
+    return run
+
+
+class _Source:
+    """The text and the namespace of a generated function."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.namespace: dict[str, Any] = {"ND": np.ndarray, "cast": cast_array}
+        self.names: dict[Variable, str] = {}
+        #: Variables whose values surely have their type's dtype (filtered inputs,
+        #: constants, cast kernel outputs): a cast to that dtype is left out.
+        self.exact: set[Variable] = set()
+        self.constants: dict[tuple, np.ndarray] = {}  # cast constants, for plan_call
+
+    def glob(self, prefix: str, value: Any) -> str:
+        name = f"{prefix}{len(self.namespace)}"
+        self.namespace[name] = value
+        return name
+
+    def ref(self, v: Variable) -> str:
+        if v not in self.names:
+            if not isinstance(v, Constant):
+                raise ValueError(f"{v} is used before it is computed")
+            self.names[v] = self.glob("c", v.data)
+            self.exact.add(v)
+        return self.names[v]
+
+    def local(self, v: Variable) -> str:
+        name = self.names[v] = f"v{len(self.names)}"
+        return name
+
+
+def generate(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
+             dims: Dims | None, check: bool, unpack_single: bool) -> Run:
+    """One Python method of straight-line code for the whole graph:
+    ``__call__(self, v0, v1, ...)``, the values of the inputs in order. With
+    ``check``, each node's ``check_inputs`` runs first and its outputs are checked
+    against their types (which also checks every cast this module leaves out)."""
+    src = _Source()
+    params = [src.local(v) for v in fgraph.inputs]
+    body = src.lines
+    for i, v in enumerate(fgraph.inputs):
+        if filters is None:  # trust_input: the caller promises values of the types
+            src.exact.add(v)
+            continue
+        fast = _fast_input_test(src, params[i], v.type)
+        f = src.glob("f", filters[i])
+        body.append(f"if {fast}: {params[i]} = {f}({params[i]})" if fast
+                    else f"{params[i]} = {f}({params[i]})")
+        if fast:
+            src.exact.add(v)
+    bound = "bindings, origins = " if check else ""
+    if dims is not None:
+        body.append(f"{bound}{src.glob('dims', dims)}(({', '.join(params)},))")
+    elif check:
+        body.append(f"{bound}{{}}, {{}}")
+    for node in nodes:
+        if check:
+            body.append(f"{src.glob('ci', node.op.check_inputs)}({src.glob('n', node)}, "
+                        f"[{', '.join(src.ref(v) for v in node.inputs)}])")
+        kernel = node.op.kernel(node)
+        if kernel is None:
+            _emit_perform(src, node)
+        else:
+            _emit_kernel(src, node, kernel)
+        if check:
+            for j, v in enumerate(node.outputs):
+                body.append(f"{src.glob('check', check_value)}({src.glob('T', v.type)}, "
+                            f"{src.ref(v)}, bindings, origins, "
+                            f"{f'output {j} of {node.op}'!r})")
+    outs = [src.ref(v) for v in fgraph.outputs]
+    body.append(f"return {outs[0]}" if unpack_single else f"return [{', '.join(outs)}]")
+    # A method: ``f(a, b)`` enters this code directly (see Function._build); a call by
+    # name or with the wrong number of arguments goes through self._call_slow.
+    src.namespace["M"] = NOT_GIVEN
+    # Positional-only, so that a keyword (even "v0") lands in ``named``; when the last
+    # input is given, all are.
+    head = ["if more or named" + (f" or {params[-1]} is M" if params else "") + ":",
+            f"    return self._call_slow(({''.join(f'{p}, ' for p in params)}), more, named)"]
+    signature = "".join(f"{p}=M, " for p in params) + "/, "
+    text = f"def __call__(self, {signature}*more, **named):\n" + "".join(
+        f"    {line}\n" for line in head + body)
+    exec(_compiled(text), src.namespace)  # noqa: S102
+    call = src.namespace["__call__"]
+    call.source = text
+    return call
+
+
+@lru_cache(maxsize=1024)
+def _compiled(text: str) -> CodeType:
+    """Python's compile, remembered: the text names only positions (``v3``, ``k6``),
+    so graphs of the same structure share it, and the namespace makes the difference."""
+    return compile(text, "<kantensor function>", "exec")
+
+
+#: The default of the generated ``__call__``'s parameters: the input was not given.
+NOT_GIVEN = object()
+
+
+def _fast_input_test(src: _Source, name: str, ttype: Any) -> str | None:
+    """A condition true unless ``name`` needs the full filter: not an ndarray of exactly
+    the type's dtype, rank and static sizes. None for types other than TensorType."""
+    if not isinstance(ttype, TensorType):
+        return None
+    dtype = src.glob("D", ttype.numpy_dtype)
+    tests = [f"{name}.__class__ is not ND", f"{name}.dtype is not {dtype}",
+             f"{name}.ndim != {ttype.ndim}"]
+    tests += [f"{name}.shape[{axis}] != {size}" for axis, size in ttype._static]
+    return " or ".join(tests)
+
+
+def _emit_perform(src: _Source, node: Apply) -> None:
+    """Call ``perform`` with cells of its own (an Op without a kernel)."""
+    args = ", ".join(src.ref(v) for v in node.inputs)
+    cells = f"cells{len(src.names)}"  # a local: each call has its own
+    src.lines.append(f"{cells} = [{', '.join(['[None]'] * len(node.outputs))}]")
+    src.lines.append(f"{src.glob('p', node.op.perform)}({src.glob('n', node)}, [{args}], "
+                     f"{cells})")
+    for j, v in enumerate(node.outputs):
+        src.lines.append(f"{src.local(v)} = {cells}[{j}][0]")
+
+
+class _Call(NamedTuple):
+    """A kernel call decided at compile time. ``args``: per input, ``(REF, v)`` (the
+    value as it is), ``(CONST, array)`` (a constant already cast) or ``(CAST, v,
+    dtype)`` (cast when called); ``guard``: whether the result may need a cast to the
+    output dtypes (False when NumPy's type resolution says it is exact)."""
+
+    fn: Callable[..., Any]
+    kwargs: dict[str, Any]
+    args: tuple[tuple, ...]
+    guard: bool
+
+
+REF, CONST, CAST = "ref", "const", "cast"
+
+
+def plan_call(node: Apply, kernel: Kernel, exact: set[Variable],
+              constants: dict[tuple, np.ndarray]) -> _Call:
+    """How to call ``kernel`` for ``node``, given the Variables whose values surely
+    have their type's dtype (``exact``, to which the node's outputs are added);
+    ``constants`` keeps the constants cast so far (a chain's ``+ 1.0`` shares one)."""
+    args: list[tuple] = []
+    dtypes: list[np.dtype | None] = []  # what each argument surely is
+    for v, dtype in zip(node.inputs, kernel.casts, strict=True):
+        known = v in exact or isinstance(v, Constant)
+        if dtype is None or (known and v.type.dtype == dtype):
+            args.append((REF, v))
+            dtypes.append(v.type.numpy_dtype if known else None)
+        elif isinstance(v, Constant):  # cast once, now
+            key = (id(v.data), dtype)  # the data lives as long as the graph
+            if key not in constants:
+                constants[key] = _read_only(cast_array(v.data, dtype))
+            args.append((CONST, constants[key]))
+            dtypes.append(np.dtype(dtype))
+        else:
+            args.append((CAST, v, dtype))
+            dtypes.append(np.dtype(dtype))
+    exact.update(node.outputs)
+    proven = len(node.outputs) == 1 and not kernel.kwargs and _ufunc_gives(
+        kernel.fn, dtypes, node.outputs[0].type)
+    return _Call(kernel.fn, dict(kernel.kwargs), tuple(args), not proven)
+
+
+def _emit_kernel(src: _Source, node: Apply, kernel: Kernel) -> None:
+    call = plan_call(node, kernel, src.exact, src.constants)
+    args = []
+    for arg in call.args:
+        if arg[0] is REF:
+            args.append(src.ref(arg[1]))
+        elif arg[0] is CONST:
+            args.append(src.glob("c", arg[1]))
+        else:
+            args.append(f"cast({src.ref(arg[1])}, {arg[2]!r})")
+    if call.kwargs:
+        args.append(f"**{src.glob('kw', call.kwargs)}")
+    text = f"{src.glob('k', call.fn)}({', '.join(args)})"
+    outs = [src.local(v) for v in node.outputs]
+    src.lines.append(f"{outs[0]} = {text}" if len(outs) == 1
+                     else f"{', '.join(outs)}, = {text}")
+    if call.guard:
+        for name, v in zip(outs, node.outputs, strict=True):
+            dtype = src.glob("D", v.type.numpy_dtype)
+            src.lines.append(f"if {name}.__class__ is not ND or {name}.dtype is not {dtype}: "
+                             f"{name} = cast({name}, {v.type.dtype!r})")
+
+
+def _ufunc_gives(fn: Any, dtypes: list[np.dtype | None], out: Any) -> bool:
+    """Whether NumPy's ufunc ``fn`` surely returns an ndarray of ``out``'s dtype for
+    arguments of ``dtypes`` (its type resolution says so, and the result has axes)."""
+    # (not ``None in dtypes``: a dtype compares equal to None, NumPy's default float64)
+    if not isinstance(fn, np.ufunc) or fn.nout != 1 or out.ndim == 0 \
+            or len(dtypes) != fn.nin or any(d is None for d in dtypes):
+        return False
+    return _resolved(fn, tuple(dtypes)) == out.numpy_dtype
+
+
+@lru_cache(maxsize=4096)
+def _resolved(fn: np.ufunc, dtypes: tuple[np.dtype, ...]) -> np.dtype | None:
+    """The output dtype NumPy's type resolution gives ``fn`` for ``dtypes``, if any."""
+    try:
+        return fn.resolve_dtypes((*dtypes, None))[-1]
+    except (TypeError, ValueError):
+        return None
+
+
+def _read_only(value: np.ndarray) -> np.ndarray:
+    value.setflags(write=False)
+    return value
