@@ -13,6 +13,7 @@ import builtins
 from collections.abc import Callable
 from typing import Any
 
+from ..types.protocol import KANTENSOR_NAMES, register_numpy
 from ..types.variable import register_method, register_operator
 from .catalogue import load_all
 
@@ -42,5 +43,8 @@ for _entry in load_all():
     if _entry.method:
         register_method(_entry.method,
                         _variadic(_op) if _entry.method in VARIADIC_METHODS else _op)
+    for _fn in _entry.numpy:
+        register_numpy(_fn, _op)
+    KANTENSOR_NAMES.add(_entry.name)
 
 __all__ = sorted(CATALOGUE)

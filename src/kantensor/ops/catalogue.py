@@ -48,7 +48,7 @@ from .op import COMPUTE_MODES, OpFamily, SignatureOp, placeholders
 from .params import CallSpec, ParamError
 
 REQUIRED = ("name", "signature", "impl")
-OPTIONAL = ("compute", "operator", "method", "doc", "call", "builder", "examples")
+OPTIONAL = ("compute", "operator", "method", "numpy", "doc", "call", "builder", "examples")
 
 
 class CatalogueError(ValueError):
@@ -71,6 +71,7 @@ class Entry:
     spec: CallSpec
     builder: Any = None
     examples: tuple[dict, ...] = ()
+    numpy: tuple[Any, ...] = ()  # the NumPy functions it implements (NEP 13/18 dispatch)
 
     @property
     def where(self) -> str:
@@ -207,7 +208,29 @@ def _entry(file: str, index: int, raw: dict) -> Entry:
     if not callable(impl):
         raise CatalogueError(f"{where}: impl {raw['impl']!r} is not callable")
     return Entry(file, index, raw["name"], sig, impl, compute, raw.get("operator"),
-                 raw.get("method"), raw.get("doc", ""), spec, builder, tuple(examples))
+                 raw.get("method"), raw.get("doc", ""), spec, builder, tuple(examples),
+                 _numpy_functions(where, raw.get("numpy", [])))
+
+
+def _numpy_functions(where: str, value: Any) -> tuple[Any, ...]:
+    """The ``numpy`` key: the dotted name(s) of the NumPy function(s) the Op implements,
+    imported (so a misspelt or vanished name is caught when the catalogue loads)."""
+    paths = [value] if isinstance(value, str) else value
+    if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+        raise CatalogueError(f"{where}: numpy must be a dotted name or a list of them, "
+                             f"got {value!r}")
+    out = []
+    for path in paths:
+        if path.split(".")[0] != "numpy":
+            raise CatalogueError(f"{where}: numpy: {path!r} is not a name in numpy")
+        try:
+            fn = resolve(path)
+        except CatalogueError as exc:
+            raise CatalogueError(f"{where}: numpy: {exc}") from None
+        if not callable(fn):
+            raise CatalogueError(f"{where}: numpy: {path!r} is not callable")
+        out.append(fn)
+    return tuple(out)
 
 
 def _default_call(signature: str) -> str:
@@ -256,7 +279,20 @@ def catalogue_files() -> Iterator[tuple[str, str]]:
 
 
 def load_all() -> list[Entry]:
+    """Every shipped entry; CatalogueError if two entries claim one NumPy function."""
     entries: list[Entry] = []
     for name, text in catalogue_files():
         entries.extend(load_file(name, text))
+    check_numpy_names(entries)
     return entries
+
+
+def check_numpy_names(entries: list[Entry]) -> None:
+    """One Op per NumPy function: a second claim is an error naming both entries."""
+    claimed: dict[int, Entry] = {}
+    for e in entries:
+        for fn in e.numpy:
+            first = claimed.setdefault(id(fn), e)
+            if first is not e:
+                raise CatalogueError(f"{e.where}: numpy: {fn.__name__} is already the NumPy "
+                                     f"function of {first.where}")

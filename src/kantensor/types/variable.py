@@ -11,6 +11,7 @@ import numpy as np
 from ..graph.basic import Constant, Variable
 from .dim import Dim
 from .dtypes import default_complex_dtype, get_default_dtype, normalize_dtype
+from .protocol import array_function, array_ufunc
 from .type import ShapeEntry, TensorType
 
 #: Op constructors behind the Python operators, keyed by name ("add", "matmul",
@@ -57,6 +58,8 @@ class _TensorOperators:
 
     __slots__ = ()
     __array_priority__ = 1000  # NumPy arrays on the left defer to us
+    __array_ufunc__ = array_ufunc  # np.exp(x) builds a graph (NEP 13)
+    __array_function__ = array_function  # np.sum(x), np.concatenate([x, y]) (NEP 18)
 
     __add__, __radd__ = _binary("add"), _binary("add", True)
     __sub__, __rsub__ = _binary("sub"), _binary("sub", True)
