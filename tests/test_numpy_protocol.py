@@ -71,9 +71,9 @@ def numpy_call(entry: Entry, fn: Any, example: dict) -> tuple[list, dict, list, 
     return args, kwargs, list(args), dict(kwargs)
 
 
-def _outcome(call) -> tuple[str, Any]:
+def _outcome(fn: Any, args: list, kwargs: dict) -> tuple[str, Any]:
     try:
-        result = call()
+        result = fn(*args, **kwargs)
     except (TypeError, ValueError, IndexError) as exc:
         return "error", type(exc)
     outs = result if isinstance(result, list | tuple) else [result]
@@ -92,8 +92,8 @@ def test_numpy_function_builds_the_op(entry, fn):
     op = kt.ops.CATALOGUE[entry.name]
     for example in entry.examples:
         args, kwargs, kt_args, kt_kwargs = numpy_call(entry, fn, example)
-        through_numpy = _outcome(lambda: fn(*args, **kwargs))
-        direct = _outcome(lambda: op(*kt_args, **kt_kwargs))
+        through_numpy = _outcome(fn, args, kwargs)
+        direct = _outcome(op, kt_args, kt_kwargs)
         assert through_numpy == direct, (entry.name, example)
         if "out" in example:
             assert through_numpy[0] == "ok"

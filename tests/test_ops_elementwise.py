@@ -11,10 +11,10 @@ NumPy's, computed in the dtype kantensor computes in whenever kantensor's
 promotion rule (docs/promotion.rst, PyTorch's) intentionally gives another
 dtype than NumPy's (``int8 tensor + 0-d int64`` is int8, not int64; an integer
 tensor and a Python float give the default float32, not float64; ``exp`` of an
-integer is float32, not NumPy's float16 for int8), and when a Python int does not
-fit that dtype: NumPy 2 raises OverflowError (``uint8 tensor + 1000``) or compares
-exactly (``uint8 tensor < -1``), while kantensor wraps the number around in that
-dtype (design §3). See :func:`reference`.
+integer is float32, not NumPy's float16 for int8). A Python int that does not fit
+the dtype of the computation is refused by both (``uint8 tensor + 1000``: NumPy 2's
+OverflowError when it runs, kantensor's PythonIntError when the graph is built) or
+compared exactly by both (``uint8 tensor < -1`` is all False). See :func:`reference`.
 """
 
 from __future__ import annotations
@@ -134,13 +134,16 @@ def reference(fn: Callable[..., Any], kind: str, args: Sequence[Any],
     ``values`` cast to that dtype first. NumPy's errors other than a Python int's
     OverflowError are raised: they say the call is illegal."""
     args = list(args)
+    dtype = compute_dtype(kind, args[values])
+    exact = dtype is not None and not all(_fits(v, dtype) for v in args[values])
     try:
         natural = fn(*args)
     except OverflowError:
-        if not any(_is_python_number(a) for a in args):
-            raise
-        natural = None  # a Python int out of range of the other operand's dtype
-    dtype = compute_dtype(kind, args[values])
+        if exact or not any(_is_python_number(a) for a in args):
+            raise  # a Python int out of range of the dtype of the computation: refused
+        natural = None  # out of range of NumPy's dtype, not of kantensor's
+    if exact:
+        return natural  # NumPy 2 compares the exact number
     if dtype is None:
         return natural if natural is not None else fn(*map(_as_wrapped, args))
     try:
@@ -364,14 +367,77 @@ def test_cast_rejects_unsupported_dtypes(dtype):
         kt.cast(kt.vector("x"), dtype)
 
 
-def test_python_int_wraps_around():
-    """design §3: computed in the inferred dtype, where NumPy 2 raises OverflowError."""
-    x = kt.tensor("x", "uint8", (3,))
-    f = kt.function([x], [x + 1000, x < -1, kt.maximum(x, 300)])
-    s, lt, mx = f(np.array([0, 0, 1], np.uint8))
-    assert s.dtype == np.uint8 and s.tolist() == [232, 232, 233]
-    assert lt.tolist() == [True, True, True]   # -1 is 255 in uint8
-    assert mx.tolist() == [44, 44, 44]         # 300 is 44 in uint8
+COMPARISONS = {"lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal,
+               "eq": np.equal, "ne": np.not_equal}
+
+
+@pytest.mark.parametrize("op", sorted(COMPARISONS))
+@pytest.mark.parametrize(("dtype", "number"), [
+    ("uint8", -1), ("uint8", 300), ("int8", 200), ("int8", -129), ("uint64", -1),
+    ("int64", 2**63), ("uint16", 2**16), ("int32", -2**40), ("uint8", 255), ("bool", 2)])
+def test_comparison_with_python_int_is_exact(op, dtype, number):
+    """NumPy 2 compares the exact number, however far out of the dtype's range."""
+    info = np.iinfo(dtype) if dtype != "bool" else None
+    values = np.array([0, 1] if info is None else [info.min, 0, 1, info.max], dtype)
+    x = kt.tensor("x", dtype, (None,))
+    if number >= 2**63:  # a Python int used in a graph must fit int64 (its wrapped dtype)
+        with pytest.raises(OverflowError, match="does not fit int64"):
+            getattr(kt, op)(x, number)
+        return
+    f = kt.function([x], [getattr(kt, op)(x, number), getattr(kt, op)(number, x)])
+    forward, backward = f(values)
+    np.testing.assert_array_equal(forward, COMPARISONS[op](values, number))
+    np.testing.assert_array_equal(backward, COMPARISONS[op](number, values))
+
+
+def test_comparison_examples_of_the_issue():
+    u, i = kt.vector("u", "uint8"), kt.vector("i", "int8")
+    f = kt.function([u, i], [u > -1, u < 300, i < 200, kt.eq(u, -1)])
+    got = f(np.array([0, 7, 255], np.uint8), np.array([-128, 0, 127], np.int8))
+    assert [g.tolist() for g in got] == [[True] * 3, [True] * 3, [True] * 3, [False] * 3]
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda u: u + 1000, "add: Python integer 1000 (operand 1) is out of bounds for uint8"),
+    (lambda u: 1000 + u, "add: Python integer 1000 (operand 0) is out of bounds for uint8"),
+    (lambda u: u * -1, "mul: Python integer -1 (operand 1) is out of bounds for uint8"),
+    (lambda u: kt.maximum(u, 300), "maximum: Python integer 300"),
+    (lambda u: u.astype("int8") - 200, "sub: Python integer 200 (operand 1) is out of "
+                                      "bounds for int8"),
+    (lambda u: u // 256, "floor_divide: Python integer 256"),
+])
+def test_arithmetic_with_python_int_out_of_range_is_refused(call, message):
+    """NumPy 2 raises OverflowError for these when it runs; kantensor refuses them when
+    the graph is built (a TypeError and an OverflowError), never wraps the number."""
+    u = kt.vector("u", "uint8")
+    with pytest.raises(OverflowError, match=re.escape(message)):
+        call(u)
+    with pytest.raises(TypeError, match="out of bounds for"):
+        call(u)
+    with pytest.raises(OverflowError, match="out of bounds for"):
+        call(np.zeros(3, np.uint8))   # NumPy says no too
+
+
+def test_python_int_that_fits_is_fine():
+    u = kt.vector("u", "uint8")
+    f = kt.function([u], [u + 255, u * 2, u / 300, u.astype("int16") + 1000])
+    values = np.array([0, 1, 200], np.uint8)
+    for got, want in zip(f(values), [values + 255, values * 2, (values / 300).astype(np.float32),
+                                     values.astype(np.int16) + 1000], strict=True):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize(("dtype", "value", "shown"), [
+    ("uint64", [-1], "18446744073709551615"), ("int64", [2**63], "-9223372036854775808"),
+    ("uint8", [256], "0"), ("int8", [3, -129], "127"), ("bool", [2], "True")])
+def test_python_int_inputs_must_survive_exactly(dtype, value, shown):
+    x = kt.vector("x", dtype)
+    f = kt.function([x], x)
+    with pytest.raises(TypeError, match=re.escape(f"cannot be represented exactly as {dtype}")
+                       + ".*" + re.escape(shown)):
+        f(value)
+    assert f(value[:-1] + [1]).tolist() == [v for v in value[:-1]] + [1]
 
 
 def test_float_functions_use_default_dtype(default_float64):

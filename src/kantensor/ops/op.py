@@ -19,6 +19,7 @@ from ..types.dtypes import Priority, result_type_of
 from ..types.type import TensorType
 from ..types.variable import as_tensor_variable
 from .params import CallSpec, ParamError
+from .pyints import check_python_ints, exact_operands
 
 #: How inputs are cast before the NumPy implementation runs:
 #: "output": to the (first) output dtype, so integer arithmetic wraps in that dtype;
@@ -75,6 +76,8 @@ class SignatureOp(Op):
         types = tuple(x.type for x in inputs)
         signature, op = self.signature_for(types)
         outs = infer(signature, types, [priority_of(x) for x in inputs], name=op)
+        if self.compute == "output" and outs:
+            check_python_ints(op, inputs, outs[0].dtype)
         return Apply(op, inputs, [t() for t in outs])
 
     def check_inputs(self, node: Apply, inputs: list) -> None:
@@ -94,7 +97,7 @@ class SignatureOp(Op):
             inputs = [cast_array(x, dtype) for x in inputs]
         elif self.compute == "promote":
             dtype = _promoted(tuple((v.type.dtype, priority_of(v)) for v in node.inputs))
-            inputs = [cast_array(x, dtype) for x in inputs]
+            inputs = exact_operands(node.inputs, inputs, dtype)
         result = self.impl(*inputs, **self._kwargs)
         if len(node.outputs) == 1:
             result = (result,)
