@@ -9,7 +9,7 @@ from typing import Any
 from ..graph.basic import Constant, Variable
 from ..graph.fgraph import FunctionGraph
 from ..types.type import TensorType
-from .checks import bind_dims, check_dim_expressions, check_value
+from .checks import bind_dims, check_dim_expressions, check_value, node_error
 
 
 @dataclass(frozen=True)
@@ -118,16 +118,22 @@ class Function:
         if self.check:
             self._run_checked(bindings, origins)
         else:
-            for node, perform, in_cells, out_cells in self._thunks:
-                perform(node, [c[0] for c in in_cells], out_cells)
+            try:
+                for node, perform, in_cells, out_cells in self._thunks:
+                    perform(node, [c[0] for c in in_cells], out_cells)
+            except Exception as exc:
+                raise node_error(node, [c[0] for c in in_cells], exc) from exc
         outs = [c[0] for c in self._output_cells]
         return outs[0] if self.unpack_single else outs
 
     def _run_checked(self, bindings: dict[str, int], origins: dict[str, str]) -> None:
         for node, perform, in_cells, out_cells in self._thunks:
             values = [c[0] for c in in_cells]
-            node.op.check_inputs(node, values)
-            perform(node, values, out_cells)
+            try:
+                node.op.check_inputs(node, values)
+                perform(node, values, out_cells)
+            except Exception as exc:
+                raise node_error(node, values, exc) from exc
             for i, (var, c) in enumerate(zip(node.outputs, out_cells, strict=True)):
                 check_value(var.type, c[0], bindings, origins, f"output {i} of {node.op}")
 

@@ -196,14 +196,26 @@ def scalar(name: str | None = None, dtype: Any = None) -> TensorVariable:
     return tensor(name, dtype, ())
 
 
+def _ranked(kind: str, ndim: int, shape: Any) -> Any:
+    if isinstance(shape, str) or not isinstance(shape, Iterable):
+        raise TypeError(f"a {kind}'s shape must be a sequence of {ndim} size"
+                        f"{'s' * (ndim != 1)}, got {shape!r}")
+    shape = tuple(shape)
+    if len(shape) != ndim:
+        raise TypeError(f"a {kind} has {ndim} dimension{'s' * (ndim != 1)}, but shape "
+                        f"{shape} has {len(shape)}; use kt.tensor(name, dtype, shape) for "
+                        "any number of dimensions")
+    return shape
+
+
 def vector(name: str | None = None, dtype: Any = None,
            shape: tuple[ShapeEntry] = (None,)) -> TensorVariable:
-    return tensor(name, dtype, shape)
+    return tensor(name, dtype, _ranked("vector", 1, shape))
 
 
 def matrix(name: str | None = None, dtype: Any = None,
            shape: tuple[ShapeEntry, ShapeEntry] = (None, None)) -> TensorVariable:
-    return tensor(name, dtype, shape)
+    return tensor(name, dtype, _ranked("matrix", 2, shape))
 
 
 def dims(names: str | Iterable[str]) -> tuple[Dim, ...]:
