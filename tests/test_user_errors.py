@@ -59,8 +59,8 @@ def test_numpy_errors_at_run_time_name_the_node():
     z = kt.exp(x + y)
     f = kt.function([x, y], z)
     with pytest.raises(ValueError, match=re.escape(
-            "add (computing add.out) failed at run time on inputs of shapes (3,), (4,): "
-            "ValueError: operands could not be broadcast")):
+            "add failed at run time on inputs of shapes (3,), (4,): operands could not be "
+            "broadcast")):
         f(np.ones(3, np.float32), np.ones(4, np.float32))
 
 
@@ -70,7 +70,7 @@ def test_linalg_errors_keep_their_class():
     s.name = "a_inv"
     with pytest.raises(np.linalg.LinAlgError, match=re.escape(
             "inv (computing a_inv) failed at run time on inputs of shapes (2, 2): "
-            "LinAlgError: Singular matrix")):
+            "Singular matrix")):
         kt.function([a], s)(np.zeros((2, 2)))
 
 

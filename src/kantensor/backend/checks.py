@@ -30,14 +30,14 @@ def node_error(node: Any, values: list, exc: Exception) -> Exception:
     if isinstance(exc, _OWN_ERRORS) or str(exc).startswith("at run time: "):
         return exc
     shapes = ", ".join(str(np.shape(v)) for v in values)
-    outputs = ", ".join(map(str, node.outputs))
-    message = (f"{node.op} (computing {outputs}) failed at run time on inputs of shapes "
-               f"{shapes}: {type(exc).__name__}: {exc}")
+    named = [v.name for v in node.outputs if v.name is not None]
+    computing = f" (computing {', '.join(named)})" if named else ""
+    message = (f"{node.op}{computing} failed at run time on inputs of shapes {shapes}: "
+               f"{exc}")
     try:
-        new = type(exc)(message)
+        return type(exc)(message)
     except Exception:  # an exception class that does not take a message
-        new = RuntimeError(message)
-    return new
+        return RuntimeError(f"{message} ({type(exc).__name__})")
 
 
 def bind_dims(ttype: TensorType, shape: tuple[int, ...], bindings: dict[str, int],
