@@ -71,9 +71,18 @@ class _TensorOperators:
     __matmul__, __rmatmul__ = _binary("matmul"), _binary("matmul", True)
     __lt__, __le__ = _binary("lt"), _binary("le")
     __gt__, __ge__ = _binary("gt"), _binary("ge")
+    __and__, __rand__ = _binary("and"), _binary("and", True)
+    __or__, __ror__ = _binary("or"), _binary("or", True)
+    __xor__, __rxor__ = _binary("xor"), _binary("xor", True)
 
     def __neg__(self):
         return _apply("neg", self)
+
+    def __pos__(self):
+        return _apply("pos", self)
+
+    def __invert__(self):
+        return _apply("invert", self)
 
     def __abs__(self):
         return _apply("abs", self)
@@ -106,6 +115,30 @@ class _TensorOperators:
     @property
     def T(self):
         return _apply("transpose", self)
+
+    @property
+    def mT(self):
+        """The last two axes swapped (a stack of transposed matrices), as ``ndarray.mT``."""
+        return _apply("matrix_transpose", self)
+
+    @property
+    def real(self):
+        return _apply("real", self)
+
+    @property
+    def imag(self):
+        return _apply("imag", self)
+
+    @property
+    def size(self) -> Any:
+        """The number of elements: an int, a Dim expression over symbolic sizes, or None
+        when some size is unknown."""
+        total: Any = 1
+        for n in self.type.shape:
+            if n is None:
+                return None
+            total = total * n
+        return total
 
     def __getattr__(self, name: str) -> Any:
         fn = METHODS.get(name)
