@@ -23,9 +23,10 @@ ENTRIES = load_all()
 MAPPED = [(e, fn) for e in ENTRIES for fn in e.numpy]
 
 #: Catalogue Ops with no NumPy function of their own: the logistic function (SciPy's
-#: expit), basic indexing (x[index]) and permute_dims (NumPy's permute_dims *is*
+#: expit), SciPy's logsumexp, softmax and log_softmax, basic indexing (x[index]) and
+#: permute_dims (NumPy's permute_dims *is*
 #: numpy.transpose, the same function object, so it reaches kt.transpose).
-NO_NUMPY_FUNCTION = {"sigmoid", "getitem", "permute_dims"}
+NO_NUMPY_FUNCTION = {"sigmoid", "getitem", "permute_dims", "logsumexp", "softmax", "log_softmax"}
 
 
 def _type(text: Any) -> Any:

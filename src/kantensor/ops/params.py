@@ -110,6 +110,25 @@ def _number(value: Any) -> bool | int | float | complex:
     raise ParamError(f"expected a Python number, got {value!r}")
 
 
+def _numbers(value: Any) -> float | tuple[float, ...]:
+    """A real number or a sequence of them (quantile's q), as floats."""
+    what = "a real number or a sequence of them"
+    if isinstance(value, Sequence | np.ndarray) and not isinstance(value, str):
+        return tuple(_real(v, what) for v in np.asarray(value).ravel().tolist()) \
+            if np.ndim(value) == 1 else _bad(value, what)
+    return _real(value, what)
+
+
+def _real(value: Any, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise ParamError(f"expected {what}, got {value!r}")
+    return float(value)
+
+
+def _bad(value: Any, what: str) -> Any:
+    raise ParamError(f"expected {what}, got {value!r}")
+
+
 def _pad_width(value: Any) -> tuple[tuple[int, int], ...]:
     """NumPy's pad widths: ``n``, ``(before, after)`` or one pair per axis; the
     broadcasting against the axes happens when the rank is known."""
@@ -190,6 +209,7 @@ KINDS: dict[str, Callable[[Any], Any]] = {
     "str": _str,
     "dtype": _dtype,
     "number": _number,
+    "numbers": _numbers,
     "pad_width": _pad_width,
     "axis_pairs": _axis_pairs,
     "index": _index,

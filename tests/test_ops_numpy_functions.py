@@ -1,0 +1,126 @@
+"""The functions of issue 12 that are not elementwise, against NumPy (conformance.py):
+reductions (cumprod, count_nonzero, median, quantile), the max-shifted logsumexp, softmax
+and log_softmax (against the naive formulas, where those do not overflow).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import kantensor as kt
+from conformance import ALL_DTYPES, arrays, conform, hidden_mask, shapes
+from test_ops_reductions import axis_args, one_axis_args
+
+CASES = settings(max_examples=150, deadline=None)
+
+
+def case(data: st.DataObject, name: str, params: Any, reference: Any,
+         dtypes: tuple[str, ...] = ALL_DTYPES, method: bool = False) -> None:
+    """One conformance case: a random array, parameters drawn from ``params(ndim)``,
+    ``kt.name(x, **kw)`` (or ``x.name(**kw)``) against ``reference(a, **kw)``."""
+    shape = data.draw(shapes(), label="shape")
+    x = data.draw(arrays(data.draw(st.sampled_from(dtypes), label="dtype"), shape))
+    kw = data.draw(params(len(shape)), label="params")
+    if method and data.draw(st.booleans(), label="as method"):
+        def build(v):
+            return getattr(v, name)(**kw)
+    else:
+        def build(v):
+            return getattr(kt, name)(v, **kw)
+    conform(name, build, lambda a: reference(a, **kw), [x],
+            [data.draw(hidden_mask(len(shape)), label="hidden")])
+
+
+@st.composite
+def quantile_args(draw, ndim: int) -> dict[str, Any]:
+    q = draw(st.one_of(st.floats(0, 1), st.lists(st.floats(0, 1), min_size=1, max_size=3),
+                       st.sampled_from([-0.5, 1.5])))
+    method = draw(st.sampled_from(["linear", "lower", "higher", "midpoint", "nearest",
+                                   "inverted_cdf", "hazen", "weibull"]))
+    return {"q": q, **draw(axis_args(ndim)), "method": method}
+
+
+@st.composite
+def softmax_args(draw, ndim: int) -> dict[str, Any]:
+    axis = draw(st.one_of(st.none(), st.integers(-ndim - 1, ndim),
+                          st.lists(st.integers(-ndim - 1, ndim), max_size=2).map(tuple)))
+    return {} if draw(st.booleans()) else {"axis": axis}
+
+
+def _real_only(a: np.ndarray) -> np.ndarray:
+    """kantensor's logsumexp/softmax take real numbers (SciPy's take complex ones too)."""
+    if a.dtype.kind == "c":
+        raise TypeError("complex input")
+    return a.astype(np.float64)
+
+
+def naive_logsumexp(a: np.ndarray, axis: Any = None, keepdims: bool = False) -> np.ndarray:
+    return np.log(np.sum(np.exp(_real_only(a)), axis=axis, keepdims=keepdims))
+
+
+def naive_softmax(a: np.ndarray, axis: Any = -1) -> np.ndarray:
+    e = np.exp(_real_only(a))
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def naive_log_softmax(a: np.ndarray, axis: Any = -1) -> np.ndarray:
+    return np.log(naive_softmax(a, axis))
+
+
+CONFORMANCE = {
+    "cumprod": (lambda n: one_axis_args(n, keepdims=False), np.cumprod, True),
+    "count_nonzero": (axis_args, np.count_nonzero, False),
+    "median": (axis_args, np.median, False),
+    "quantile": (quantile_args, np.quantile, False),
+    "logsumexp": (axis_args, naive_logsumexp, False),
+    "softmax": (softmax_args, naive_softmax, False),
+    "log_softmax": (softmax_args, naive_log_softmax, False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONFORMANCE))
+@CASES
+@given(data=st.data())
+def test_conformance(name, data):
+    params, reference, method = CONFORMANCE[name]
+    case(data, name, params, reference, method=method)
+
+
+# ------------------------------------------------------------- stability of the exp family
+
+def test_logsumexp_is_max_shifted():
+    x = kt.matrix("x", "float64")
+    f = kt.function([x], [kt.logsumexp(x, axis=1), kt.softmax(x), kt.log_softmax(x)])
+    big = np.array([[1000.0, 1000.0], [-1000.0, -1000.0], [0.0, -np.inf]])
+    lse, sm, lsm = f(big)
+    np.testing.assert_allclose(lse, [1000 + np.log(2), -1000 + np.log(2), 0.0], rtol=1e-15)
+    np.testing.assert_allclose(sm, [[0.5, 0.5], [0.5, 0.5], [1.0, 0.0]], rtol=1e-15)
+    np.testing.assert_allclose(lsm, [[-np.log(2)] * 2, [-np.log(2)] * 2, [0.0, -np.inf]])
+    with np.errstate(over="ignore"):
+        assert np.isinf(np.log(np.sum(np.exp(big[:1]))))   # the naive formula overflows
+
+
+def test_softmax_of_tiny_logits_keeps_log_accuracy():
+    """log_softmax is not log(softmax): a probability that rounds to 0 keeps its log."""
+    x = kt.vector("x", "float32", shape=(2,))
+    (lsm,) = kt.function([x], [kt.log_softmax(x)])(np.array([0.0, -200.0], np.float32))
+    assert lsm[1] == pytest.approx(-200.0, rel=1e-6)
+
+
+def test_empty_and_all_minus_infinity():
+    x = kt.tensor("x", "float64", (2, None))
+    f = kt.function([x], kt.logsumexp(x, axis=1))
+    assert f(np.zeros((2, 0))).tolist() == [-np.inf, -np.inf]
+    assert f(np.full((2, 2), -np.inf)).tolist() == [-np.inf, -np.inf]
+
+
+def test_dtypes():
+    assert str(kt.softmax(kt.tensor("i", "int8", (2, 3))).type) == "float32[2,3]"
+    assert str(kt.logsumexp(kt.tensor("h", "float16", (2, 3)), axis=0).type) == "float16[3]"
+    assert str(kt.quantile(kt.tensor("f", "float32", (5,)), 0.5).type) == "float32[]"
+    assert str(kt.quantile(kt.tensor("f", "float32", (5,)), [0.5]).type) == "float64[1]"
