@@ -40,9 +40,8 @@ for _entry in load_all():
     globals()[_entry.name] = _op
     if _entry.operator:
         register_operator(_entry.operator, _op)
-    if _entry.method:
-        register_method(_entry.method,
-                        _variadic(_op) if _entry.method in VARIADIC_METHODS else _op)
+    for _method in _entry.method:
+        register_method(_method, _variadic(_op) if _method in VARIADIC_METHODS else _op)
     for _fn in _entry.numpy:
         register_numpy(_fn, _op)
     KANTENSOR_NAMES.add(_entry.name)

@@ -66,7 +66,7 @@ class Entry:
     impl: Any
     compute: str
     operator: str | None
-    method: str | None
+    method: tuple[str, ...]  # the TensorVariable methods it implements
     doc: str
     spec: CallSpec
     builder: Any = None
@@ -207,8 +207,13 @@ def _entry(file: str, index: int, raw: dict) -> Entry:
         raise CatalogueError(f"{where}: impl: {exc}") from None
     if not callable(impl):
         raise CatalogueError(f"{where}: impl {raw['impl']!r} is not callable")
+    methods = raw.get("method", [])
+    methods = [methods] if isinstance(methods, str) else methods
+    if not isinstance(methods, list) or not all(isinstance(m, str) for m in methods):
+        raise CatalogueError(f"{where}: method must be a name or a list of names, "
+                             f"got {raw['method']!r}")
     return Entry(file, index, raw["name"], sig, impl, compute, raw.get("operator"),
-                 raw.get("method"), raw.get("doc", ""), spec, builder, tuple(examples),
+                 tuple(methods), raw.get("doc", ""), spec, builder, tuple(examples),
                  _numpy_functions(where, raw.get("numpy", [])))
 
 

@@ -315,3 +315,13 @@ def split(x: np.ndarray, indices_or_sections: int | tuple[int, ...], axis: int
     one part, since an Op with one output returns its value itself."""
     parts = np.split(x, indices_or_sections, axis=axis)
     return parts[0] if len(parts) == 1 else tuple(parts)
+
+
+def vstack(*arrays: np.ndarray) -> np.ndarray:
+    """``numpy.vstack`` with the tensors as separate arguments."""
+    return np.vstack(arrays)
+
+
+def hstack(*arrays: np.ndarray) -> np.ndarray:
+    """``numpy.hstack`` with the tensors as separate arguments."""
+    return np.hstack(arrays)
