@@ -52,10 +52,11 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DTYPES", "Apply", "Constant", "Dim", "Function", "FunctionGraph", "Op", "ShapeResult",
-    "Signature", "SignatureOp", "SignatureSyntaxError", "Solutions", "SpecifyShape", "TensorConstant",
-    "TensorPattern", "TensorType", "TensorVariable", "Type", "TypeInferenceError", "Variable",
-    "ancestors", "as_tensor_variable", "clone", "constant", "dim_vars", "dims", "dprint",
-    "dtype_vars", "eval_shape", "function", "get_default_dtype", "graph_inputs", "matrix", "op", "pattern",
-    "promote_types", "query", "result_type", "scalar", "set_default_dtype", "specify_shape",
-    "tensor", "toposort", "vector", *sorted(_SHORTCUTS), *sorted(_CATALOGUE),
+    "Signature", "SignatureOp", "SignatureSyntaxError", "Solutions", "SpecifyShape",
+    "TensorConstant", "TensorPattern", "TensorType", "TensorVariable", "Type",
+    "TypeInferenceError", "Variable", "ancestors", "as_tensor_variable", "clone", "constant",
+    "dim_vars", "dims", "dprint", "dtype_vars", "eval_shape", "function", "get_default_dtype",
+    "graph_inputs", "matrix", "op", "pattern", "promote_types", "query", "result_type",
+    "scalar", "set_default_dtype", "specify_shape", "tensor", "toposort", "vector",
+    *sorted(_SHORTCUTS), *sorted(_CATALOGUE),
 ]
