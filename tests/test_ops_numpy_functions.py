@@ -124,3 +124,61 @@ def test_dtypes():
     assert str(kt.logsumexp(kt.tensor("h", "float16", (2, 3)), axis=0).type) == "float16[3]"
     assert str(kt.quantile(kt.tensor("f", "float32", (5,)), 0.5).type) == "float32[]"
     assert str(kt.quantile(kt.tensor("f", "float32", (5,)), [0.5]).type) == "float64[1]"
+
+
+# ---------------------------------------------------------------------------- creation
+
+DTYPE_ARGS = st.sampled_from(ALL_DTYPES)
+
+
+@CASES
+@given(data=st.data())
+def test_creation(data):
+    """zeros, ones, eye, arange, linspace: no tensor inputs, the parameters decide."""
+    name = data.draw(st.sampled_from(["zeros", "ones", "eye", "arange", "linspace"]))
+    dtype = data.draw(st.one_of(st.none(), DTYPE_ARGS))
+    kw: dict[str, Any] = {} if dtype is None else {"dtype": dtype}
+    if name in ("zeros", "ones"):
+        args: tuple = (data.draw(st.one_of(st.integers(-1, 4), st.lists(
+            st.integers(0, 4), max_size=3).map(tuple))),)
+    elif name == "eye":
+        args = (data.draw(st.integers(0, 4)),)
+        kw.update(M=data.draw(st.one_of(st.none(), st.integers(0, 4))),
+                  k=data.draw(st.integers(-4, 4)))
+    elif name == "arange":
+        args = tuple(data.draw(st.lists(st.integers(-6, 6), min_size=1, max_size=3)))
+    else:
+        args = (data.draw(st.integers(-3, 3)), data.draw(st.integers(-3, 3)),
+                data.draw(st.integers(0, 6)))
+        kw["endpoint"] = data.draw(st.booleans())
+        if dtype is not None and np.dtype(dtype).kind in "biuc":
+            kw["dtype"] = "float32"   # NumPy's linspace into integers truncates its way
+    conform(name, lambda: getattr(kt, name)(*args, **kw),
+            lambda: getattr(np, name)(*args, **kw), [])
+
+
+@CASES
+@given(data=st.data())
+def test_full(data):
+    shape = data.draw(st.lists(st.integers(0, 3), max_size=3).map(tuple))
+    fill = data.draw(arrays(data.draw(DTYPE_ARGS), ()))
+    dtype = data.draw(st.one_of(st.none(), DTYPE_ARGS))
+    conform("full", lambda f: kt.full(shape, f, dtype=dtype),
+            lambda f: np.full(shape, f, dtype=dtype), [fill])
+
+
+@pytest.mark.parametrize("name", ["zeros_like", "ones_like", "full_like"])
+@CASES
+@given(data=st.data())
+def test_like(name, data):
+    shape = data.draw(shapes(), label="shape")
+    x = data.draw(arrays(data.draw(DTYPE_ARGS), shape))
+    dtype = data.draw(st.one_of(st.none(), DTYPE_ARGS))
+    hidden = [data.draw(hidden_mask(len(shape)))]
+    if name == "full_like":
+        fill = data.draw(arrays(data.draw(DTYPE_ARGS), ()))
+        conform(name, lambda v, f: kt.full_like(v, f, dtype=dtype),
+                lambda a, f: np.full_like(a, f, dtype=dtype), [x, fill], hidden)
+    else:
+        conform(name, lambda v: getattr(kt, name)(v, dtype=dtype),
+                lambda a: getattr(np, name)(a, dtype=dtype), [x], hidden)

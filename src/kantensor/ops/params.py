@@ -83,6 +83,14 @@ def _maybe_axis(value: Any) -> int | None:
     return None if value is None else _int(value, "None or an int")
 
 
+def _maybe_int(value: Any) -> int | None:
+    return None if value is None else _int(value, "None or an int")
+
+
+def _maybe_dtype(value: Any) -> str | None:
+    return None if value is None else _dtype(value)
+
+
 def _bool(value: Any) -> bool:
     if isinstance(value, bool | np.bool_):
         return bool(value)
@@ -204,10 +212,12 @@ KINDS: dict[str, Callable[[Any], Any]] = {
     "ints": _ints,
     "axis": _int,
     "maybe_axis": _maybe_axis,
+    "maybe_int": _maybe_int,
     "axes": _axes,
     "bool": _bool,
     "str": _str,
     "dtype": _dtype,
+    "maybe_dtype": _maybe_dtype,
     "number": _number,
     "numbers": _numbers,
     "pad_width": _pad_width,
