@@ -26,9 +26,11 @@ MAPPED = [(e, fn) for e in ENTRIES for fn in e.numpy]
 #: expit), SciPy's logsumexp, softmax and log_softmax, basic indexing (x[index]),
 #: permute_dims (NumPy's permute_dims *is* numpy.transpose, the same function object, so
 #: it reaches kt.transpose), and the functions that make a tensor from parameters only
-#: (NumPy cannot dispatch np.zeros((2, 3)): no argument is a tensor).
+#: (NumPy cannot dispatch np.zeros((2, 3)): no argument is a tensor), and x.item() (a
+#: method of ndarray only).
 NO_NUMPY_FUNCTION = {"sigmoid", "getitem", "permute_dims", "logsumexp", "softmax",
-                     "log_softmax", "zeros", "ones", "full", "arange", "linspace", "eye"}
+                     "log_softmax", "zeros", "ones", "full", "arange", "linspace", "eye",
+                     "item"}
 
 
 def _type(text: Any) -> Any:
@@ -142,7 +144,7 @@ def test_linalg_names():
     (lambda x: np.add.reduce(x), "numpy.add.reduce is not supported on symbolic tensors: "
                                  "only calling a ufunc is (numpy.add itself is kt.add)"),
     (lambda x: np.exp(x, dtype="float64"), "numpy.exp: keyword argument dtype"),
-    (lambda x: np.sum(x, dtype="float64"), "unexpected keyword argument 'dtype'"),
+    (lambda x: np.prod(x, dtype="float64"), "unexpected keyword argument 'dtype'"),
 ])
 def test_unsupported_calls_are_type_errors(call, message):
     x = kt.matrix("x", "float32", shape=(2, 3))

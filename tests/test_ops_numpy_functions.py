@@ -182,3 +182,32 @@ def test_like(name, data):
     else:
         conform(name, lambda v: getattr(kt, name)(v, dtype=dtype),
                 lambda a: getattr(np, name)(a, dtype=dtype), [x], hidden)
+
+
+# ------------------------------------------------- sum(dtype=), max/min(initial=), item
+
+@CASES
+@given(data=st.data())
+def test_sum_dtype(data):
+    dtype = data.draw(st.one_of(st.none(), DTYPE_ARGS))
+    case(data, "sum", lambda n: axis_args(n).map(lambda kw: {**kw, "dtype": dtype}),
+         np.sum, method=True)
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+@CASES
+@given(data=st.data())
+def test_initial(name, data):
+    initial = data.draw(st.one_of(st.none(), st.integers(-3, 3), st.floats(-3, 3)))
+    case(data, name, lambda n: axis_args(n).map(lambda kw: {**kw, "initial": initial}),
+         getattr(np, name), dtypes=tuple(d for d in ALL_DTYPES if not d.startswith("c")),
+         method=True)
+
+
+@CASES
+@given(data=st.data())
+def test_item(data):
+    shape = data.draw(shapes(max_side=2), label="shape")
+    x = data.draw(arrays(data.draw(DTYPE_ARGS), shape))
+    conform("item", lambda v: v.item(), lambda a: np.asarray(a.item(), dtype=a.dtype), [x],
+            [data.draw(hidden_mask(len(shape)))])

@@ -87,6 +87,10 @@ def _maybe_int(value: Any) -> int | None:
     return None if value is None else _int(value, "None or an int")
 
 
+def _maybe_number(value: Any) -> bool | int | float | complex | None:
+    return None if value is None else _number(value)
+
+
 def _maybe_dtype(value: Any) -> str | None:
     return None if value is None else _dtype(value)
 
@@ -220,6 +224,7 @@ KINDS: dict[str, Callable[[Any], Any]] = {
     "maybe_dtype": _maybe_dtype,
     "number": _number,
     "numbers": _numbers,
+    "maybe_number": _maybe_number,
     "pad_width": _pad_width,
     "axis_pairs": _axis_pairs,
     "index": _index,

@@ -295,6 +295,13 @@ def padded(types: tuple, pad_width: tuple[tuple[int, int], ...], constant_values
             "params": {"pad_width": pairs or ((0, 0),)}}
 
 
+def single(types: tuple, **_: Any) -> dict[str, Any]:
+    """item: a tensor of size 1 (the product of its sizes is 1)."""
+    (x,) = types
+    dims = names("a", x.ndim)
+    return {"x": operand(dims), "size": product(dims)}
+
+
 # --------------------------------------------------------------------------- wrappers
 
 
@@ -325,3 +332,8 @@ def vstack(*arrays: np.ndarray) -> np.ndarray:
 def hstack(*arrays: np.ndarray) -> np.ndarray:
     """``numpy.hstack`` with the tensors as separate arguments."""
     return np.hstack(arrays)
+
+
+def item(x: np.ndarray) -> np.ndarray:
+    """``x.item()`` as a 0-d array of x's dtype."""
+    return np.asarray(x).reshape(())
