@@ -211,3 +211,58 @@ def test_item(data):
     x = data.draw(arrays(data.draw(DTYPE_ARGS), shape))
     conform("item", lambda v: v.item(), lambda a: np.asarray(a.item(), dtype=a.dtype), [x],
             [data.draw(hidden_mask(len(shape)))])
+
+
+# ------------------------------------------------------------ symbolic shape parameters
+
+@CASES
+@given(data=st.data())
+def test_reshape_with_symbolic_sizes(data):
+    """x.reshape(...) with entries of x.shape (named sizes): the static type keeps the
+    names, and the compiled graph (check=True) computes NumPy's reshape."""
+    shape = data.draw(shapes(min_dims=1, max_dims=3, min_side=1))
+    named = [kt.Dim(f"n{i}") if data.draw(st.booleans()) else s for i, s in enumerate(shape)]
+    x = kt.tensor("x", "int16", named)
+    k = data.draw(st.integers(0, len(shape) - 1))
+    choices = {
+        "keep one, flatten the rest": ((x.shape[k], -1), (shape[k], -1)),
+        "flatten the rest first": ((-1, x.shape[k]), (-1, shape[k])),
+        "product of two": ((x.shape[0] * x.shape[-1], -1), (shape[0] * shape[-1], -1)),
+        "all as given": (tuple(x.shape), tuple(shape)),
+    }
+    symbolic, concrete = choices[data.draw(st.sampled_from(sorted(choices)))]
+    value = np.arange(int(np.prod(shape)), dtype=np.int16).reshape(shape)
+    try:
+        want = value.reshape(concrete)
+    except ValueError:
+        with pytest.raises((kt.TypeInferenceError, ValueError)):
+            kt.function([x], x.reshape(*symbolic), check=True)(value)
+        return
+    y = x.reshape(*symbolic)
+    got = kt.function([x], y, check=True)(value)
+    np.testing.assert_array_equal(got, want)
+    for entry, size in zip(y.type.shape, want.shape, strict=True):
+        if isinstance(entry, int):
+            assert entry == size
+
+
+def test_reshape_keeps_names():
+    n = kt.Dim("n")
+    x = kt.tensor("x", "float32", (n, 8, 4))
+    assert str(x.reshape(x.shape[0], -1).type) == "float32[n,32]"
+    assert str(np.reshape(x, (x.shape[0], 2, -1)).type) == "float32[n,2,16]"
+    assert str(x.reshape(2 * n, 16).type) == "float32[2*n,16]"
+
+
+@pytest.mark.parametrize(("shape", "target", "message"), [
+    ((kt.Dim("N"), 8, 4), (5, 5), "cannot reshape float64[N,8,4] (size N*8*4) into a size of "
+                                  "25: 32*k == 25 has no integer solution"),
+    ((None, 3), (4,), "3*k == 4 has no integer solution"),
+    ((kt.Dim("N"), 3), (kt.Dim("B"), -1), "size B is not made of the sizes of the input"),
+    ((None, 3), (None, 3), "a size None (unknown) cannot be a shape entry"),
+])
+def test_reshape_rejected_at_build_time(shape, target, message):
+    x = kt.tensor("x", "float64", shape)
+    with pytest.raises((kt.TypeInferenceError, ValueError)) as info:
+        x.reshape(*target)
+    assert message in str(info.value)

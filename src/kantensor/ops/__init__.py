@@ -13,6 +13,7 @@ import builtins
 from collections.abc import Callable
 from typing import Any
 
+from ..types.dim import Dim
 from ..types.protocol import KANTENSOR_NAMES, register_numpy
 from ..types.variable import register_method, register_operator
 from .catalogue import load_all
@@ -27,8 +28,9 @@ VARIADIC_METHODS = frozenset({"reshape", "transpose"})
 def _variadic(fn: Callable[..., Any]) -> Callable[..., Any]:
     def method(x: Any, *args: Any, **kwargs: Any) -> Any:
         # builtins.all: this module's globals get the Ops all, any, abs, max, min...
-        if len(args) > 1 and builtins.all(isinstance(a, int) and not isinstance(a, bool)
-                                          for a in args):
+        if len(args) > 1 and builtins.all(
+                (isinstance(a, int | Dim) or a is None) and not isinstance(a, bool)
+                for a in args):
             args = (args,)
         return fn(x, *args, **kwargs)
     method.__doc__ = fn.__doc__

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ..types.dim import Dim
 from ..types.dtypes import normalize_dtype
 
 
@@ -141,6 +142,24 @@ def _bad(value: Any, what: str) -> Any:
     raise ParamError(f"expected {what}, got {value!r}")
 
 
+def _size(value: Any) -> int | Dim:
+    """One entry of a shape: an int or a symbolic size (a Dim or Dim expression, such as
+    an entry of ``x.shape``)."""
+    if isinstance(value, Dim):
+        return value
+    if value is None:
+        raise ParamError("a size None (unknown) cannot be a shape entry: give that axis a "
+                         "name (kt.Dim) in the input's type, or use -1 for one entry")
+    return _int(value, "an int or a Dim")
+
+
+def _shape(value: Any) -> tuple[int | Dim, ...]:
+    """A shape: one size or a sequence of them (ints, Dims, ``x.shape`` entries)."""
+    if isinstance(value, Sequence) and not isinstance(value, str):
+        return tuple(_size(v) for v in value)
+    return (_size(value),)
+
+
 def _pad_width(value: Any) -> tuple[tuple[int, int], ...]:
     """NumPy's pad widths: ``n``, ``(before, after)`` or one pair per axis; the
     broadcasting against the axes happens when the rank is known."""
@@ -214,6 +233,7 @@ def _index(value: Any) -> tuple:
 KINDS: dict[str, Callable[[Any], Any]] = {
     "int": _int,
     "ints": _ints,
+    "shape": _shape,
     "axis": _int,
     "maybe_axis": _maybe_axis,
     "maybe_int": _maybe_int,
