@@ -23,14 +23,15 @@ ENTRIES = load_all()
 MAPPED = [(e, fn) for e in ENTRIES for fn in e.numpy]
 
 #: Catalogue Ops with no NumPy function to dispatch from: the logistic function (SciPy's
-#: expit), SciPy's logsumexp, softmax and log_softmax, basic indexing (x[index]),
+#: expit), SciPy's logsumexp, softmax and log_softmax, basic and advanced indexing
+#: (x[index]),
 #: permute_dims (NumPy's permute_dims *is* numpy.transpose, the same function object, so
 #: it reaches kt.transpose), and the functions that make a tensor from parameters only
 #: (NumPy cannot dispatch np.zeros((2, 3)): no argument is a tensor), and x.item() (a
 #: method of ndarray only).
 NO_NUMPY_FUNCTION = {"sigmoid", "getitem", "permute_dims", "logsumexp", "softmax",
                      "log_softmax", "zeros", "ones", "full", "arange", "linspace", "eye",
-                     "item"}
+                     "item", "index"}
 
 
 def _type(text: Any) -> Any:

@@ -10,12 +10,14 @@ convention, and the *builders* that render template signatures.
 from __future__ import annotations
 
 import builtins
+import functools
 from collections.abc import Callable
 from typing import Any
 
 from ..types.dim import Dim
 from ..types.protocol import KANTENSOR_NAMES, register_numpy
 from ..types.variable import register_method, register_operator
+from .advanced import subscript
 from .catalogue import load_all
 
 CATALOGUE: dict[str, Any] = {}
@@ -47,5 +49,9 @@ for _entry in load_all():
     for _fn in _entry.numpy:
         register_numpy(_fn, _op)
     KANTENSOR_NAMES.add(_entry.name)
+
+# x[index] on a tensor: basic indices build getitem, indices holding arrays build index.
+register_operator("getitem", functools.partial(subscript, CATALOGUE["getitem"],
+                                               CATALOGUE["index"]))
 
 __all__ = sorted(CATALOGUE)

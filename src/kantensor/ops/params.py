@@ -202,13 +202,24 @@ class SliceItem(tuple):
         return f"{text(start)}:{text(stop)}" + ("" if step is None else f":{step}")
 
 
+@dataclass(frozen=True)
+class ArrayRef:
+    """An index array in an advanced index (``x[i, :, mask]``): the tensor input number
+    ``position`` + 1 of the ``index`` Op (input 0 is the indexed tensor)."""
+
+    position: int
+
+    def __repr__(self) -> str:
+        return f"<array {self.position}>"
+
+
 def _index(value: Any) -> tuple:
     """A basic index (ints, slices, None, ``...``) as a hashable tuple; a slice
     becomes ``("slice", start, stop, step)``."""
     items = value if isinstance(value, tuple) else (value,)
     out: list[Any] = []
     for item in items:
-        if item is None or item is Ellipsis:
+        if item is None or item is Ellipsis or isinstance(item, ArrayRef):
             out.append(item)
         elif isinstance(item, tuple) and len(item) == 4 and item[0] == "slice":
             out.append(_index(slice(*item[1:]))[0])  # already normalised
