@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .params import ParamError
+from .pyints import fits
 from .templates import names, operand
 
 
@@ -40,10 +41,17 @@ def filled(types: tuple, shape: tuple[int, ...], dtype: str | None = None,
     return {"y": operand(_sizes(shape)), "dt": dtype or "x"}
 
 
-def ranged(types: tuple, start: int, stop: int | None, step: int, **_: Any) -> dict[str, Any]:
-    """arange of ints: ``arange(n)`` or ``arange(start, stop, step)``."""
+def ranged(types: tuple, start: int, stop: int | None, step: int, dtype: str = "int64",
+           **_: Any) -> dict[str, Any]:
+    """arange of ints: ``arange(n)`` or ``arange(start, stop, step)``. Like NumPy 2, a
+    start or step that ``dtype`` cannot hold is refused (values past the dtype's range
+    wrap around, as NumPy's do)."""
     if stop is None:
         start, stop = 0, start
+    for name, value in (("start", start), ("step", step)):
+        if not fits(value, dtype):
+            raise ParamError(f"{name} {value} is out of bounds for {dtype} (NumPy 2 "
+                             "refuses it too)")
     if step == 0:
         raise ParamError("step must not be zero")
     n = max(0, -(-(stop - start) // step))

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .params import ParamError, normalize_axes
+from .reductions import reduce_strict
 from .templates import names, operand
 
 
@@ -77,6 +78,21 @@ def quantiles(types: tuple, q: float | tuple[float, ...], axis: Any, keepdims: b
         [d for i, d in enumerate(dims) if i not in axes]
     lead = [len(q)] if isinstance(q, tuple) else []
     return {"x": operand(dims), "y": operand(lead + kept),
-            "nonempty": "".join(f", {dims[i]} >= 1" for i in axes),
+            "nonempty": "".join(f", {dims[i]} >= 1" for i in axes) + _not_all_empty(dims, axes),
             "qdims": str(len(lead)), "discrete": str(int(method in DISCRETE)),
             "params": {"axis": axes}}
+
+
+def _not_all_empty(dims: list[str], axes: tuple[int, ...]) -> str:
+    """``, a0*a1 >= 1`` when nothing is reduced (``axis=()``): NumPy's median and
+    quantile then fail on an empty tensor (a where-clause to append), else nothing."""
+    return f", {'*'.join(dims)} >= 1" if dims and not axes else ""
+
+
+def medians(types: tuple, axis: Any, keepdims: bool, **_: Any) -> dict[str, Any]:
+    """median: :func:`~kantensor.ops.reductions.reduce_strict`, and ``guard``, the
+    where-clause of :func:`_not_all_empty`."""
+    made = reduce_strict(types, axis, keepdims)
+    (x,) = types
+    made["guard"] = _not_all_empty(names("a", x.ndim), made["params"]["axis"])
+    return made

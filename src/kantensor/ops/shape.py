@@ -411,3 +411,9 @@ def reshape(x: np.ndarray, shape: tuple[Any, ...],
         values = {d.name: x.shape[i] for d, i in axes_of}
         shape = tuple(int(substitute(s, values)) if isinstance(s, Dim) else s for s in shape)
     return np.reshape(x, shape)
+
+
+def argsort(x: np.ndarray, axis: int | None) -> np.ndarray:
+    """``numpy.argsort`` with a stable sort, so that equal elements keep their order
+    (NumPy's default sort leaves the order of ties unspecified)."""
+    return np.argsort(x, axis=axis, kind="stable")
