@@ -32,7 +32,7 @@ def advanced(draw) -> tuple[np.ndarray, list, list[np.ndarray]]:
     index_arrays: list[np.ndarray] = []
     axis = 0
     ellipsis = False
-    while axis < len(shape) and draw(st.integers(0, 3)):
+    while axis < len(shape) and draw(st.integers(0, 3)):  # items from the first axis
         kind = draw(st.sampled_from(["array", "array", "mask", "int", "slice", "none",
                                      "ellipsis"]))
         n = shape[axis]
@@ -64,13 +64,14 @@ def advanced(draw) -> tuple[np.ndarray, list, list[np.ndarray]]:
             axis += 1
         elif kind == "none":
             items.append(None)
-        elif not ellipsis:
+        else:   # the items after ... index the last axes: only an array of the last
             items.append(Ellipsis)
             ellipsis = True
+            break
     if not index_arrays:
+        last = shape[-1] if ellipsis else shape[min(axis, len(shape) - 1)]
         items.append(("array", 0))
-        index_arrays.append(np.array([0, -1] if shape[min(axis, len(shape) - 1)] else [],
-                                     dtype=np.int64))
+        index_arrays.append(np.array([0, -1] if last else [], dtype=np.int64))
     return x, items, index_arrays
 
 

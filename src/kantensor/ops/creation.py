@@ -48,13 +48,13 @@ def ranged(types: tuple, start: int, stop: int | None, step: int, dtype: str = "
     wrap around, as NumPy's do)."""
     if stop is None:
         start, stop = 0, start
-    for name, value in (("start", start), ("step", step)):
-        if not fits(value, dtype):
-            raise ParamError(f"{name} {value} is out of bounds for {dtype} (NumPy 2 "
-                             "refuses it too)")
     if step == 0:
         raise ParamError("step must not be zero")
     n = max(0, -(-(stop - start) // step))
+    for name, value in (("start", start), ("step", step)):
+        if n and not fits(value, dtype):  # NumPy converts them only for a non-empty range
+            raise ParamError(f"{name} {value} is out of bounds for {dtype} (NumPy 2 "
+                             "refuses it too)")
     return {"y": operand([n]), "params": {"start": start, "stop": stop}}
 
 
