@@ -44,15 +44,18 @@ def filled(types: tuple, shape: tuple[int, ...], dtype: str | None = None,
 def ranged(types: tuple, start: int, stop: int | None, step: int, dtype: str = "int64",
            **_: Any) -> dict[str, Any]:
     """arange of ints: ``arange(n)`` or ``arange(start, stop, step)``. Like NumPy 2, a
-    start or step that ``dtype`` cannot hold is refused (values past the dtype's range
-    wrap around, as NumPy's do)."""
+    first or second value that ``dtype`` cannot hold is refused (later values past the
+    dtype's range wrap around, as NumPy's do)."""
     if stop is None:
         start, stop = 0, start
     if step == 0:
         raise ParamError("step must not be zero")
     n = max(0, -(-(stop - start) // step))
-    for name, value in (("start", start), ("step", step)):
-        if n and not fits(value, dtype):  # NumPy converts them only for a non-empty range
+    if dtype == "bool" and n > 2:
+        raise ParamError(f"a bool arange has at most 2 values (NumPy's rule), got {n}")
+    # NumPy converts the first two values to the dtype (and computes on from them).
+    for name, value in (("start", start), ("start + step", start + step))[:n]:
+        if not fits(value, dtype):
             raise ParamError(f"{name} {value} is out of bounds for {dtype} (NumPy 2 "
                              "refuses it too)")
     return {"y": operand([n]), "params": {"start": start, "stop": stop}}
