@@ -89,4 +89,4 @@ def test_catalogue_reference_lists_every_op():
     for name in kt.ops.CATALOGUE:
         assert f"``{name}(" in text, name
     assert "``sum(float32[2,3,4], axis=1)`` → ``float32[2,4]``" in text
-    assert "Also: ``a @ b``." in text
+    assert "Also: ``a @ b``, ``numpy.matmul``, ``numpy.linalg.matmul``." in text

@@ -11,10 +11,10 @@ NumPy's, computed in the dtype kantensor computes in whenever kantensor's
 promotion rule (docs/promotion.rst, PyTorch's) intentionally gives another
 dtype than NumPy's (``int8 tensor + 0-d int64`` is int8, not int64; an integer
 tensor and a Python float give the default float32, not float64; ``exp`` of an
-integer is float32, not NumPy's float16 for int8), and when a Python int does not
-fit that dtype: NumPy 2 raises OverflowError (``uint8 tensor + 1000``) or compares
-exactly (``uint8 tensor < -1``), while kantensor wraps the number around in that
-dtype (design §3). See :func:`reference`.
+integer is float32, not NumPy's float16 for int8). A Python int that does not fit
+the dtype of the computation is refused by both (``uint8 tensor + 1000``: NumPy 2's
+OverflowError when it runs, kantensor's PythonIntError when the graph is built) or
+compared exactly by both (``uint8 tensor < -1`` is all False). See :func:`reference`.
 """
 
 from __future__ import annotations
@@ -64,6 +64,12 @@ BINARY: dict[str, tuple[Callable[..., Any], str]] = {
     "logical_and": (np.logical_and, "none"),
     "logical_or": (np.logical_or, "none"),
     "logical_xor": (np.logical_xor, "none"),
+    "arctan2": (np.arctan2, "float"),
+    "hypot": (np.hypot, "float"),
+    "logaddexp": (np.logaddexp, "float"),
+    "bitwise_and": (np.bitwise_and, "promote"),
+    "bitwise_or": (np.bitwise_or, "promote"),
+    "bitwise_xor": (np.bitwise_xor, "promote"),
 }
 
 
@@ -88,6 +94,27 @@ UNARY: dict[str, tuple[Callable[..., Any], str]] = {
     "cos": (np.cos, "float"),
     "tanh": (np.tanh, "float"),
     "sigmoid": (_sigmoid, "float"),
+    "log2": (np.log2, "float"),
+    "log10": (np.log10, "float"),
+    "expm1": (np.expm1, "float"),
+    "sinh": (np.sinh, "float"),
+    "cosh": (np.cosh, "float"),
+    "tan": (np.tan, "float"),
+    "arcsin": (np.arcsin, "float"),
+    "arccos": (np.arccos, "float"),
+    "arctan": (np.arctan, "float"),
+    "square": (np.square, "promote"),
+    "reciprocal": (np.reciprocal, "promote"),
+    "positive": (np.positive, "none"),
+    "conj": (np.conjugate, "none"),
+    "real": (np.real, "none"),
+    "imag": (np.imag, "none"),
+    "floor": (np.floor, "none"),
+    "ceil": (np.ceil, "none"),
+    "isfinite": (np.isfinite, "none"),
+    "isinf": (np.isinf, "none"),
+    "invert": (np.invert, "none"),
+    "copy": (np.copy, "none"),
 }
 
 #: Ops of three operands; where's condition (operand 0) takes no part in promotion.
@@ -127,6 +154,13 @@ def compute_dtype(kind: str, values: Sequence[Any]) -> str | None:
     return dtype
 
 
+def _numpy_result_type(values: Sequence[Any]) -> str | None:
+    try:
+        return str(np.result_type(*values))
+    except (OverflowError, TypeError):
+        return None
+
+
 def reference(fn: Callable[..., Any], kind: str, args: Sequence[Any],
               values: slice = slice(None)) -> Any:
     """NumPy's ``fn(*args)`` (Python numbers weak); when kantensor computes in another
@@ -134,13 +168,22 @@ def reference(fn: Callable[..., Any], kind: str, args: Sequence[Any],
     ``values`` cast to that dtype first. NumPy's errors other than a Python int's
     OverflowError are raised: they say the call is illegal."""
     args = list(args)
+    dtype = compute_dtype(kind, args[values])
+    exact = dtype is not None and not all(_fits(v, dtype) for v in args[values])
     try:
         natural = fn(*args)
     except OverflowError:
-        if not any(_is_python_number(a) for a in args):
+        if exact or not any(_is_python_number(a) for a in args):
+            raise  # a Python int out of range of the dtype of the computation: refused
+        natural = None  # out of range of NumPy's dtype, not of kantensor's
+    except TypeError:
+        # NumPy has no loop for *its* promoted dtype (int8 0-d | uint64 is float64 in
+        # NumPy, uint64 in kantensor): the call is legal if it is in kantensor's dtype.
+        if dtype is None or _numpy_result_type(args[values]) in (dtype, None):
             raise
-        natural = None  # a Python int out of range of the other operand's dtype
-    dtype = compute_dtype(kind, args[values])
+        natural = None
+    if exact:
+        return natural  # NumPy 2 compares the exact number
     if dtype is None:
         return natural if natural is not None else fn(*map(_as_wrapped, args))
     try:
@@ -327,18 +370,61 @@ def test_binary_operators(op, operator):
     if op in MIRROR:
         mirror = getattr(kt, MIRROR[op])
         assert _same_graph(operator(2.5, y), mirror(y, 2.5))
-        assert _same_graph(operator(ints, y), mirror(y, ints))
     else:
         assert _same_graph(operator(2.5, y), fn(2.5, y))   # reflected (__rfloordiv__ ...)
-        # A NumPy array on the left defers to the variable (__array_priority__).
-        assert _same_graph(operator(ints, y), fn(ints, y))
+    # A NumPy array on the left calls the ufunc, which hands over to the variable's
+    # __array_ufunc__ (NEP 13): the same Op, the operands in the written order.
+    assert _same_graph(operator(ints, y), fn(ints, y))
+
+
+BITWISE = [("bitwise_and", lambda x, y: x & y), ("bitwise_or", lambda x, y: x | y),
+           ("bitwise_xor", lambda x, y: x ^ y)]
+
+
+@pytest.mark.parametrize(("op", "operator"), BITWISE, ids=[o for o, _ in BITWISE])
+def test_bitwise_operators(op, operator):
+    x = kt.tensor("x", "int16", (2, None))
+    y = kt.tensor("y", "uint8", (3,))
+    fn = getattr(kt, op)
+    assert _same_graph(operator(x, y), fn(x, y))
+    assert _same_graph(operator(x, 3), fn(x, 3))
+    assert _same_graph(operator(3, y), fn(3, y))
+    b = kt.vector("b", "bool")
+    assert str(operator(b, b).type) == "bool[?]"
+    with pytest.raises(kt.TypeInferenceError, match="in bool fails"):
+        operator(b, kt.vector("f", "float32"))
 
 
 def test_unary_operators():
     x = kt.tensor("x", "complex64", (2,))
     assert _same_graph(-x, kt.neg(x))
     assert _same_graph(abs(x), kt.abs(x))
+    assert _same_graph(+x, kt.positive(x))
     assert str(abs(x).type) == "float32[2]"
+    i = kt.tensor("i", "int16", (2,))
+    assert _same_graph(~i, kt.invert(i))
+
+
+def test_properties_and_methods():
+    n = kt.Dim("n")
+    z = kt.tensor("z", "complex64", (n, 3))
+    assert _same_graph(z.real, kt.real(z)) and str(z.real.type) == "float32[n,3]"
+    assert _same_graph(z.imag, kt.imag(z))
+    assert _same_graph(z.conj(), kt.conj(z))
+    assert _same_graph(z.round(2), kt.round(z, decimals=2))
+    assert _same_graph(z.copy(), kt.copy(z))
+    assert z.size == 3 * n and kt.tensor("t", "int8", (2, 3)).size == 6
+    assert kt.tensor("u", "int8", (2, None)).size is None
+
+
+@CASES
+@given(data=st.data())
+def test_round(data):
+    shape = data.draw(shapes())
+    x = data.draw(arrays(data.draw(DTYPES), shape))
+    decimals = data.draw(st.integers(-2, 3))
+    conform("round", lambda v: kt.round(v, decimals), lambda a: np.round(a, decimals), [x],
+            [data.draw(hidden_mask(len(shape)))])
 
 
 def test_astype_is_cast():
@@ -364,14 +450,77 @@ def test_cast_rejects_unsupported_dtypes(dtype):
         kt.cast(kt.vector("x"), dtype)
 
 
-def test_python_int_wraps_around():
-    """design §3: computed in the inferred dtype, where NumPy 2 raises OverflowError."""
-    x = kt.tensor("x", "uint8", (3,))
-    f = kt.function([x], [x + 1000, x < -1, kt.maximum(x, 300)])
-    s, lt, mx = f(np.array([0, 0, 1], np.uint8))
-    assert s.dtype == np.uint8 and s.tolist() == [232, 232, 233]
-    assert lt.tolist() == [True, True, True]   # -1 is 255 in uint8
-    assert mx.tolist() == [44, 44, 44]         # 300 is 44 in uint8
+COMPARISONS = {"lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal,
+               "eq": np.equal, "ne": np.not_equal}
+
+
+@pytest.mark.parametrize("op", sorted(COMPARISONS))
+@pytest.mark.parametrize(("dtype", "number"), [
+    ("uint8", -1), ("uint8", 300), ("int8", 200), ("int8", -129), ("uint64", -1),
+    ("int64", 2**63), ("uint16", 2**16), ("int32", -2**40), ("uint8", 255), ("bool", 2)])
+def test_comparison_with_python_int_is_exact(op, dtype, number):
+    """NumPy 2 compares the exact number, however far out of the dtype's range."""
+    info = np.iinfo(dtype) if dtype != "bool" else None
+    values = np.array([0, 1] if info is None else [info.min, 0, 1, info.max], dtype)
+    x = kt.tensor("x", dtype, (None,))
+    if number >= 2**63:  # a Python int used in a graph must fit int64 (its wrapped dtype)
+        with pytest.raises(OverflowError, match="does not fit int64"):
+            getattr(kt, op)(x, number)
+        return
+    f = kt.function([x], [getattr(kt, op)(x, number), getattr(kt, op)(number, x)])
+    forward, backward = f(values)
+    np.testing.assert_array_equal(forward, COMPARISONS[op](values, number))
+    np.testing.assert_array_equal(backward, COMPARISONS[op](number, values))
+
+
+def test_comparison_examples_of_the_issue():
+    u, i = kt.vector("u", "uint8"), kt.vector("i", "int8")
+    f = kt.function([u, i], [u > -1, u < 300, i < 200, kt.eq(u, -1)])
+    got = f(np.array([0, 7, 255], np.uint8), np.array([-128, 0, 127], np.int8))
+    assert [g.tolist() for g in got] == [[True] * 3, [True] * 3, [True] * 3, [False] * 3]
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda u: u + 1000, "add: Python integer 1000 (operand 1) is out of bounds for uint8"),
+    (lambda u: 1000 + u, "add: Python integer 1000 (operand 0) is out of bounds for uint8"),
+    (lambda u: u * -1, "mul: Python integer -1 (operand 1) is out of bounds for uint8"),
+    (lambda u: kt.maximum(u, 300), "maximum: Python integer 300"),
+    (lambda u: u.astype("int8") - 200, "sub: Python integer 200 (operand 1) is out of "
+                                      "bounds for int8"),
+    (lambda u: u // 256, "floor_divide: Python integer 256"),
+])
+def test_arithmetic_with_python_int_out_of_range_is_refused(call, message):
+    """NumPy 2 raises OverflowError for these when it runs; kantensor refuses them when
+    the graph is built (a TypeError and an OverflowError), never wraps the number."""
+    u = kt.vector("u", "uint8")
+    with pytest.raises(OverflowError, match=re.escape(message)):
+        call(u)
+    with pytest.raises(TypeError, match="out of bounds for"):
+        call(u)
+    with pytest.raises(OverflowError, match="out of bounds for"):
+        call(np.zeros(3, np.uint8))   # NumPy says no too
+
+
+def test_python_int_that_fits_is_fine():
+    u = kt.vector("u", "uint8")
+    f = kt.function([u], [u + 255, u * 2, u / 300, u.astype("int16") + 1000])
+    values = np.array([0, 1, 200], np.uint8)
+    for got, want in zip(f(values), [values + 255, values * 2, (values / 300).astype(np.float32),
+                                     values.astype(np.int16) + 1000], strict=True):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize(("dtype", "value", "shown"), [
+    ("uint64", [-1], "18446744073709551615"), ("int64", [2**63], "-9223372036854775808"),
+    ("uint8", [256], "0"), ("int8", [3, -129], "127"), ("bool", [2], "True")])
+def test_python_int_inputs_must_survive_exactly(dtype, value, shown):
+    x = kt.vector("x", dtype)
+    f = kt.function([x], x)
+    with pytest.raises(TypeError, match=re.escape(f"cannot be represented exactly as {dtype}")
+                       + ".*" + re.escape(shown)):
+        f(value)
+    assert f(value[:-1] + [1]).tolist() == [v for v in value[:-1]] + [1]
 
 
 def test_float_functions_use_default_dtype(default_float64):

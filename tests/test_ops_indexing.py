@@ -74,10 +74,14 @@ def test_getitem_int_out_of_range_is_a_type_error():
         f(np.zeros((3, 2), "float32"))
 
 
-def test_getitem_rejects_advanced_indices():
+def test_getitem_rejects_what_is_no_index():
+    """Arrays, lists and tensors in an index are advanced indexing (the index Op, see
+    test_ops_advanced_indexing.py); other objects are refused."""
     x = kt.tensor("x", "float32", (3, 4))
     i = kt.tensor("i", "int64", (2,))
-    for index in [i, (0, i), [0, 1], np.array([0, 1]), True, 1.5, (slice(i, None),)]:
+    for index in [i, (0, i), [0, 1], np.array([0, 1])]:
+        assert x[index].owner.op.name == "index"
+    for index in [True, 1.5, (slice(i, None),)]:
         with pytest.raises(ParamError, match="basic indexing|ints or None"):
             x[index]
     with pytest.raises(kt.TypeInferenceError, match="too many indices"):

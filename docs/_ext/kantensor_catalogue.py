@@ -14,7 +14,9 @@ OPERATOR_SYMBOLS = {
     "add": "a + b", "sub": "a - b", "mul": "a * b", "true_divide": "a / b",
     "floor_divide": "a // b", "mod": "a % b", "pow": "a ** b", "matmul": "a @ b",
     "lt": "a < b", "le": "a <= b", "gt": "a > b", "ge": "a >= b", "neg": "-a",
-    "abs": "abs(a)", "getitem": "a[index]", "transpose": "a.T",
+    "abs": "abs(a)", "getitem": "a[index]", "transpose": "a.T", "and": "a & b",
+    "or": "a | b", "xor": "a ^ b", "invert": "~a", "pos": "+a", "real": "a.real",
+    "imag": "a.imag", "matrix_transpose": "a.mT",
 }
 
 
@@ -42,8 +44,8 @@ def render_entry(entry: Entry) -> list[str]:
     also = []
     if entry.operator:
         also.append(f"``{OPERATOR_SYMBOLS.get(entry.operator, entry.operator)}``")
-    if entry.method:
-        also.append(f"``x.{entry.method}(...)``")
+    also += [f"``x.{method}(...)``" for method in entry.method]
+    also += [f"``{fn.__module__}.{fn.__name__}``" for fn in entry.numpy]
     if also:
         lines += ["", f"    Also: {', '.join(also)}."]
     if entry.examples:

@@ -8,6 +8,7 @@ Ops of the catalogue (``kt.add``, ``kt.sum``, ...) and the Theano-style shortcut
 from typing import Any
 
 from .backend import Function, function
+from .evalshape import ShapeResult, eval_shape
 from .graph import (
     Apply,
     Constant,
@@ -54,13 +55,14 @@ from .types.variable import SHORTCUTS
 __version__ = "0.1.0"
 
 __all__ = [
-    "DTYPES", "Apply", "Constant", "Dim", "Function", "FunctionGraph", "Op", "Signature",
-    "SignatureOp", "SignatureSyntaxError", "Solutions", "SpecifyShape", "TensorConstant",
-    "TensorPattern", "TensorType", "TensorVariable", "Type", "TypeInferenceError", "Variable",
-    "ancestors", "as_tensor_variable", "clone", "constant", "dim_vars", "dims", "dprint",
-    "dtype_vars", "function", "get_default_dtype", "graph_inputs", "labelo", "matrix", "op",
-    "pattern", "promote_types", "query", "relation", "result_type", "scalar",
-    "set_default_dtype", "specify_shape", "tensor", "toposort", "vector",
+    "DTYPES", "Apply", "Constant", "Dim", "Function", "FunctionGraph", "Op", "ShapeResult",
+    "Signature", "SignatureOp", "SignatureSyntaxError", "Solutions", "SpecifyShape",
+    "TensorConstant", "TensorPattern", "TensorType", "TensorVariable", "Type",
+    "TypeInferenceError", "Variable", "ancestors", "as_tensor_variable", "clone", "constant",
+    "dim_vars", "dims", "dprint", "dtype_vars", "eval_shape", "function", "get_default_dtype",
+    "graph_inputs", "labelo", "matrix", "op", "pattern", "promote_types", "query", "relation",
+    "result_type", "scalar", "set_default_dtype", "specify_shape", "tensor", "toposort",
+    "vector",
 ]  # fmt: skip
 __all__ += sorted(SHORTCUTS) + sorted(CATALOGUE)
 

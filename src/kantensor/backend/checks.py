@@ -18,6 +18,28 @@ class OutputTypeError(RuntimeError):
     """An Op produced a value that does not match its inferred type (check=True)."""
 
 
+#: Errors that already say which node and value they are about.
+_OWN_ERRORS = (ShapeBindingError, OutputTypeError)
+
+
+def node_error(node: Any, values: list, exc: Exception) -> Exception:
+    """``exc`` raised while running ``node``, restated in the graph's terms: which Op,
+    which output(s) it was computing, and the shapes of the values it got (the error
+    NumPy raises names none of them). Same exception class when it can be rebuilt
+    from a message, else a RuntimeError."""
+    if isinstance(exc, _OWN_ERRORS) or str(exc).startswith("at run time: "):
+        return exc
+    shapes = ", ".join(str(np.shape(v)) for v in values)
+    named = [v.name for v in node.outputs if v.name is not None]
+    computing = f" (computing {', '.join(named)})" if named else ""
+    message = (f"{node.op}{computing} failed at run time on inputs of shapes {shapes}: "
+               f"{exc}")
+    try:
+        return type(exc)(message)
+    except Exception:  # an exception class that does not take a message
+        return RuntimeError(f"{message} ({type(exc).__name__})")
+
+
 def bind_dims(ttype: TensorType, shape: tuple[int, ...], bindings: dict[str, int],
               origins: dict[str, str], where: str) -> None:
     """Bind the plain named Dims of ``ttype`` to the sizes in ``shape``.

@@ -24,7 +24,7 @@ from ..graph.fgraph import FunctionGraph
 from ..graph.op import Kernel
 from ..types.basic_ops import cast_array
 from ..types.type import TensorType
-from .checks import bind_dims, check_dim_expressions, check_value
+from .checks import bind_dims, check_dim_expressions, check_value, node_error
 
 #: Graphs with more nodes run on the interpreter: compiling generated code costs
 #: tens of microseconds per node, and more for very long functions.
@@ -111,13 +111,13 @@ def interpreter(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
         kernel = None if check else node.op.kernel(node)
         outs = [(slot(v), v.type, j) for j, v in enumerate(node.outputs)]
         if kernel is None:
-            steps.append((None, node, [slot(v) for v in node.inputs], (), outs))
+            steps.append((None, node, [slot(v) for v in node.inputs], (), outs, node))
             continue
         call = plan_call(node, kernel, exact, constants)
         ins = [fixed(a[1]) if a[0] is CONST else slot(a[1]) for a in call.args]
         casts = tuple((j, a[2]) for j, a in enumerate(call.args) if a[0] is CAST)
         guards = [(o, t.numpy_dtype if call.guard else None, t.dtype) for o, t, _ in outs]
-        steps.append((call.fn, call.kwargs, ins, casts, guards))
+        steps.append((call.fn, call.kwargs, ins, casts, guards, node))
     out_slots = [slot(v) for v in fgraph.outputs]
 
     def run(*values: Any) -> Any:
@@ -127,30 +127,39 @@ def interpreter(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
         s = list(template)
         for i, x in zip(in_slots, values, strict=True):
             s[i] = x
-        for fn, how, ins, casts, outs in steps:
+        for fn, how, ins, casts, outs, node in steps:
             args = [s[i] for i in ins]
-            if fn is None:  # how is the node: perform
-                cells: list[list] = [[None] for _ in outs]
-                if check:
-                    how.op.check_inputs(how, args)
-                how.op.perform(how, args, cells)
-                for (o, ttype, j), cell in zip(outs, cells, strict=True):
-                    s[o] = cell[0]
-                    if check:
-                        check_value(ttype, cell[0], bindings, origins,
-                                    f"output {j} of {how.op}")
-                continue
-            for j, dtype in casts:
-                args[j] = cast_array(args[j], dtype)
-            result = fn(*args, **how)
-            for (o, np_dtype, dtype), value in zip(outs, (result,) if len(outs) == 1
-                                                   else result, strict=True):
-                if np_dtype is not None and (value.__class__ is not np.ndarray
-                                             or value.dtype is not np_dtype):
-                    value = cast_array(value, dtype)
-                s[o] = value
+            try:
+                _step(fn, how, args, casts, outs, check, s, bindings, origins)
+            except Exception as exc:
+                raise node_error(node, args, exc) from exc
         return s[out_slots[0]] if unpack_single else [s[i] for i in out_slots]
     return run
+
+
+def _step(fn: Any, how: Any, args: list, casts: tuple, outs: list, check: bool, s: list,
+          bindings: dict, origins: dict) -> None:
+    """One node of the interpreter: ``perform`` (``how`` is the node) or a kernel call
+    (``how`` holds its keyword arguments); its outputs go to their slots of ``s``."""
+    if fn is None:
+        cells: list[list] = [[None] for _ in outs]
+        if check:
+            how.op.check_inputs(how, args)
+        how.op.perform(how, args, cells)
+        for (o, ttype, j), cell in zip(outs, cells, strict=True):
+            s[o] = cell[0]
+            if check:
+                check_value(ttype, cell[0], bindings, origins, f"output {j} of {how.op}")
+        return
+    for j, dtype in casts:
+        args[j] = cast_array(args[j], dtype)
+    result = fn(*args, **how)
+    for (o, np_dtype, dtype), value in zip(outs, (result,) if len(outs) == 1 else result,
+                                           strict=True):
+        if np_dtype is not None and (value.__class__ is not np.ndarray
+                                     or value.dtype is not np_dtype):
+            value = cast_array(value, dtype)
+        s[o] = value
 
 
 class _Source:
@@ -207,6 +216,7 @@ def generate(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
         body.append(f"{bound}{src.glob('dims', dims)}(({', '.join(params)},))")
     elif check:
         body.append(f"{bound}{{}}, {{}}")
+    first_node_line = len(body)
     for node in nodes:
         if check:
             body.append(f"{src.glob('ci', node.op.check_inputs)}({src.glob('n', node)}, "
@@ -223,6 +233,13 @@ def generate(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
                             f"{f'output {j} of {node.op}'!r})")
     outs = [src.ref(v) for v in fgraph.outputs]
     body.append(f"return {outs[0]}" if unpack_single else f"return [{', '.join(outs)}]")
+    # An error in a node is restated naming the node (found by re-running the graph
+    # node by node): a try block costs nothing until something raises.
+    locate = src.glob("locate", _locator(fgraph, nodes, unpack_single))
+    body[first_node_line:] = ["try:", *(f"    {line}" for line in body[first_node_line:]),
+                              "except Exception as exc:",
+                              f"    raise {locate}(exc, ({''.join(f'{p}, ' for p in params)}))"
+                              " from exc"]
     # A method: ``f(a, b)`` enters this code directly (see Function._build); a call by
     # name or with the wrong number of arguments goes through self._call_slow.
     src.namespace["M"] = NOT_GIVEN
@@ -237,6 +254,23 @@ def generate(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
     call = src.namespace["__call__"]
     call.source = text
     return call
+
+
+def _locator(fgraph: FunctionGraph, nodes: list[Apply], unpack_single: bool
+             ) -> Callable[[Exception, tuple], Exception]:
+    """``locate(exc, values)``: the error of the first node that fails on ``values``
+    (see :func:`~kantensor.backend.checks.node_error`), or ``exc`` if none does."""
+    runner: list[Run] = []
+
+    def locate(exc: Exception, values: tuple) -> Exception:
+        if not runner:
+            runner.append(interpreter(fgraph, nodes, None, None, False, unpack_single))
+        try:
+            runner[0](*values)
+        except Exception as located:  # the node's own error, restated
+            return located
+        return exc
+    return locate
 
 
 @lru_cache(maxsize=1024)

@@ -10,10 +10,14 @@ signatures.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
+from ..types.dim import Dim
+from ..types.protocol import KANTENSOR_NAMES, register_numpy
 from ..types.variable import register_method, register_operator
+from .advanced import subscript
 from .catalogue import load_all
 
 #: The built-in Ops by name, in catalogue order.
@@ -24,12 +28,9 @@ def _variadic(fn: Callable[..., Any]) -> Callable[..., Any]:
     """A method that, like NumPy's, also takes its tuple as separate ints:
     ``x.reshape(2, -1)`` is ``x.reshape((2, -1))``."""
     def method(x: Any, *args: Any, **kwargs: Any) -> Any:
-        if len(args) > 1:
-            for a in args:
-                if not isinstance(a, int) or isinstance(a, bool):
-                    break
-            else:
-                args = (args,)
+        if len(args) > 1 and all((isinstance(a, int | Dim) or a is None)
+                                 and not isinstance(a, bool) for a in args):
+            args = (args,)
         return fn(x, *args, **kwargs)
     method.__doc__ = fn.__doc__
     method.__name__ = method.__qualname__ = fn.name
@@ -41,8 +42,15 @@ for _entry in load_all():
     CATALOGUE[_entry.name] = _op
     if _entry.operator:
         register_operator(_entry.operator, _op)
-    if _entry.method:
-        register_method(_entry.method, _variadic(_op) if _entry.variadic else _op)
+    for _method in _entry.method:
+        register_method(_method, _variadic(_op) if _entry.variadic else _op)
+    for _fn in _entry.numpy:
+        register_numpy(_fn, _op)
+    KANTENSOR_NAMES.add(_entry.name)
+
+# x[index] on a tensor: basic indices build getitem, indices holding arrays build index.
+register_operator("getitem", functools.partial(subscript, CATALOGUE["getitem"],
+                                               CATALOGUE["index"]))
 
 
 def __getattr__(name: str) -> Any:

@@ -48,7 +48,7 @@ from .op import COMPUTE_MODES, OpFamily, SignatureOp, placeholders
 from .params import CallSpec, ParamError
 
 REQUIRED = ("name", "signature", "impl")
-OPTIONAL = ("compute", "operator", "method", "variadic", "doc", "call", "builder",
+OPTIONAL = ("compute", "operator", "method", "variadic", "numpy", "doc", "call", "builder",
             "examples")
 
 
@@ -67,12 +67,13 @@ class Entry:
     impl: Any
     compute: str
     operator: str | None
-    method: str | None
-    variadic: bool
+    method: tuple[str, ...]  # the TensorVariable methods it implements
+    variadic: bool  # those methods also take a tuple as separate ints
     doc: str
     spec: CallSpec
     builder: Any = None
     examples: tuple[dict, ...] = ()
+    numpy: tuple[Any, ...] = ()  # the NumPy functions it implements (NEP 13/18 dispatch)
 
     @property
     def where(self) -> str:
@@ -167,7 +168,7 @@ def _entry(file: str, index: int, raw: dict) -> Entry:
     if unknown:
         raise CatalogueError(f"{where}: unknown key{'s' * (len(unknown) > 1)} "
                              f"{', '.join(unknown)}; expected {', '.join(REQUIRED + OPTIONAL)}")
-    for key in (*REQUIRED, "operator", "method", "doc", "builder", "call", "compute"):
+    for key in (*REQUIRED, "operator", "doc", "builder", "call", "compute"):
         if key in raw and not isinstance(raw[key], str):
             raise CatalogueError(f"{where}: {key} must be a string, got {raw[key]!r}")
     try:
@@ -211,13 +212,39 @@ def _entry(file: str, index: int, raw: dict) -> Entry:
         raise CatalogueError(f"{where}: impl: {exc}") from None
     if not callable(impl):
         raise CatalogueError(f"{where}: impl {raw['impl']!r} is not callable")
+    methods = raw.get("method", [])
+    methods = [methods] if isinstance(methods, str) else methods
+    if not isinstance(methods, list) or not all(isinstance(m, str) for m in methods):
+        raise CatalogueError(f"{where}: method must be a name or a list of names, "
+                             f"got {raw['method']!r}")
     variadic = raw.get("variadic", False)
-    if not isinstance(variadic, bool) or (variadic and "method" not in raw):
+    if not isinstance(variadic, bool) or (variadic and not methods):
         raise CatalogueError(f"{where}: variadic must be true or false, and only a method "
                              f"can be variadic, got {variadic!r}")
     return Entry(file, index, raw["name"], sig, impl, compute, raw.get("operator"),
-                 raw.get("method"), variadic, raw.get("doc", ""), spec, builder,
-                 tuple(examples))
+                 tuple(methods), variadic, raw.get("doc", ""), spec, builder, tuple(examples),
+                 _numpy_functions(where, raw.get("numpy", [])))
+
+
+def _numpy_functions(where: str, value: Any) -> tuple[Any, ...]:
+    """The ``numpy`` key: the dotted name(s) of the NumPy function(s) the Op implements,
+    imported (so a misspelt or vanished name is caught when the catalogue loads)."""
+    paths = [value] if isinstance(value, str) else value
+    if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+        raise CatalogueError(f"{where}: numpy must be a dotted name or a list of them, "
+                             f"got {value!r}")
+    out = []
+    for path in paths:
+        if path.split(".")[0] != "numpy":
+            raise CatalogueError(f"{where}: numpy: {path!r} is not a name in numpy")
+        try:
+            fn = resolve(path)
+        except CatalogueError as exc:
+            raise CatalogueError(f"{where}: numpy: {exc}") from None
+        if not callable(fn):
+            raise CatalogueError(f"{where}: numpy: {path!r} is not callable")
+        out.append(fn)
+    return tuple(out)
 
 
 def _default_call(signature: str) -> str:
@@ -266,7 +293,20 @@ def catalogue_files() -> Iterator[tuple[str, str]]:
 
 
 def load_all() -> list[Entry]:
+    """Every shipped entry; CatalogueError if two entries claim one NumPy function."""
     entries: list[Entry] = []
     for name, text in catalogue_files():
         entries.extend(load_file(name, text))
+    check_numpy_names(entries)
     return entries
+
+
+def check_numpy_names(entries: list[Entry]) -> None:
+    """One Op per NumPy function: a second claim is an error naming both entries."""
+    claimed: dict[int, Entry] = {}
+    for e in entries:
+        for fn in e.numpy:
+            first = claimed.setdefault(id(fn), e)
+            if first is not e:
+                raise CatalogueError(f"{e.where}: numpy: {fn.__name__} is already the NumPy "
+                                     f"function of {first.where}")

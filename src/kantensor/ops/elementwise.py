@@ -37,3 +37,9 @@ def cast(x: np.ndarray, dtype: str) -> np.ndarray:
         x = x.real
     with np.errstate(over="ignore", invalid="ignore"):
         return x.astype(target)
+
+
+def rounding(types: tuple, decimals: int) -> dict[str, str]:
+    """Builder of ``round``: NumPy rounds bool only to 0 decimals, a where-clause on
+    ``places`` (the DSL writes no negative literals, so the clause sees ``|decimals|``)."""
+    return {"places": str(abs(decimals))}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from functools import lru_cache
 from string import Formatter
@@ -19,6 +20,7 @@ from ..types.dtypes import get_default_dtype, priority, result_type_of
 from ..types.type import TensorType
 from ..types.variable import TensorVariable, as_tensor_variable
 from .params import CallSpec, ParamError
+from .pyints import check_python_ints, exact_operands
 
 #: How inputs are cast before the NumPy implementation runs:
 #: "output": to the (first) output dtype, so integer arithmetic wraps in that dtype;
@@ -99,6 +101,8 @@ class SignatureOp(Op):
         types = tuple([x.type for x in inputs])
         signature, op = self.signature_for(types)
         outs = infer(signature, types, tuple(x.wrapped for x in inputs), name=op)
+        if self.compute == "output" and outs:
+            check_python_ints(op, inputs, outs[0].dtype)
         memo = self.__dict__.setdefault("_memo", {})
         if len(memo) >= MEMO_SIZE:
             memo.clear()
@@ -119,8 +123,8 @@ class SignatureOp(Op):
     def kernel(self, node: Apply) -> Kernel | None:
         """``impl`` with the casts of the compute mode (None if a subclass has its own
         perform)."""
-        if type(self).perform is not SignatureOp.perform:
-            return None
+        if type(self).perform is not SignatureOp.perform or self.compute == "promote":
+            return None  # promote: comparisons with Python ints are exact (perform)
         dtype = self._compute_dtype(node)
         return Kernel(self.impl, self._kwargs, (dtype,) * len(node.inputs))
 
@@ -135,11 +139,18 @@ class SignatureOp(Op):
 
     def perform(self, node: Apply, inputs: list, output_storage: list[list]) -> None:
         dtype = self._compute_dtype(node)
-        if dtype is not None:
+        if dtype is not None and self.compute == "promote":  # exact comparisons
+            inputs = exact_operands(node.inputs, inputs, dtype)
+        elif dtype is not None:
             inputs = [cast_array(x, dtype) for x in inputs]
         result = self.impl(*inputs, **self._kwargs)
-        if len(node.outputs) == 1:
+        n = len(node.outputs)
+        if n == 1:
             result = (result,)
+        elif not isinstance(result, tuple | list) or len(result) != n:
+            got = len(result) if isinstance(result, tuple | list) else 1
+            raise TypeError(f"{self.name} returned {got} value{'s' * (got != 1)} but its "
+                            f"signature has {n} outputs (return a tuple of {n} arrays)")
         for cell, out, value in zip(output_storage, node.outputs, result, strict=True):
             cell[0] = cast_array(value, out.type.dtype)
 
@@ -322,11 +333,36 @@ def op(signature: Signature | str, name: str | None = None, compute: str = "none
     the signature is a template and the result an :class:`OpFamily`.
     """
     def wrap(fn: Callable[..., Any]) -> SignatureOp | OpFamily:
-        op_name = name or fn.__name__
+        if not callable(fn):
+            raise TypeError(f"kt.op({str(signature)!r}) decorates the function that computes "
+                            f"the Op; got {type(fn).__name__} {fn!r}")
+        op_name = name or getattr(fn, "__name__", None) or type(fn).__name__
         if call is None and builder is None:
-            return SignatureOp(op_name, signature, fn, compute=compute, doc=fn.__doc__)
+            made = SignatureOp(op_name, signature, fn, compute=compute, doc=fn.__doc__)
+            _check_arity(fn, op_name, len(made.signature.alternatives[0].inputs), ())
+            return made
         if not isinstance(signature, str):
             raise TypeError("a template signature is text with {placeholders}")
-        return OpFamily(op_name, signature, fn, CallSpec(call or "x", op_name),
-                        compute=compute, doc=fn.__doc__, builder=builder)
+        spec = CallSpec(call or "x", op_name)
+        tensors = sum(p.kind == "tensor" for p in spec.params)
+        _check_arity(fn, op_name, tensors, spec.param_names)
+        return OpFamily(op_name, signature, fn, spec, compute=compute, doc=fn.__doc__,
+                        builder=builder)
     return wrap
+
+
+def _check_arity(fn: Callable[..., Any], name: str, tensors: int,
+                 params: tuple[str, ...]) -> None:
+    """The implementation must accept the tensors positionally and the parameters by
+    keyword, as perform calls it; said when decorating, not when the graph runs."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):  # a builtin without a signature: nothing to check
+        return
+    try:
+        sig.bind(*range(tensors), **dict.fromkeys(params))
+    except TypeError as exc:
+        takes = f" and the parameters {', '.join(params)} by keyword" if params else ""
+        raise TypeError(f"{name}{sig} cannot implement its Op: it is called with "
+                        f"{tensors} input array{'s' * (tensors != 1)}{takes} "
+                        f"({exc})") from None

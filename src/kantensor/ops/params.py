@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..graph.basic import Variable
+from ..types.dim import Dim
 from ..types.dtypes import normalize_dtype
 
 
@@ -84,6 +85,18 @@ def _maybe_axis(value: Any) -> int | None:
     return None if value is None else _int(value, "None or an int")
 
 
+def _maybe_int(value: Any) -> int | None:
+    return None if value is None else _int(value, "None or an int")
+
+
+def _maybe_number(value: Any) -> bool | int | float | complex | None:
+    return None if value is None else _number(value)
+
+
+def _maybe_dtype(value: Any) -> str | None:
+    return None if value is None else _dtype(value)
+
+
 def _bool(value: Any) -> bool:
     if isinstance(value, bool | np.bool_):
         return bool(value)
@@ -109,6 +122,43 @@ def _number(value: Any) -> bool | int | float | complex:
     if hasattr(value, "item") and getattr(value, "ndim", None) == 0:
         return value.item()
     raise ParamError(f"expected a Python number, got {value!r}")
+
+
+def _numbers(value: Any) -> float | tuple[float, ...]:
+    """A real number or a sequence of them (quantile's q), as floats."""
+    what = "a real number or a sequence of them"
+    if isinstance(value, Sequence | np.ndarray) and not isinstance(value, str):
+        return tuple(_real(v, what) for v in np.asarray(value).ravel().tolist()) \
+            if np.ndim(value) == 1 else _bad(value, what)
+    return _real(value, what)
+
+
+def _real(value: Any, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise ParamError(f"expected {what}, got {value!r}")
+    return float(value)
+
+
+def _bad(value: Any, what: str) -> Any:
+    raise ParamError(f"expected {what}, got {value!r}")
+
+
+def _size(value: Any) -> int | Dim:
+    """One entry of a shape: an int or a symbolic size (a Dim or Dim expression, such as
+    an entry of ``x.shape``)."""
+    if isinstance(value, Dim):
+        return value
+    if value is None:
+        raise ParamError("a size None (unknown) cannot be a shape entry: give that axis a "
+                         "name (kt.Dim) in the input's type, or use -1 for one entry")
+    return _int(value, "an int or a Dim")
+
+
+def _shape(value: Any) -> tuple[int | Dim, ...]:
+    """A shape: one size or a sequence of them (ints, Dims, ``x.shape`` entries)."""
+    if isinstance(value, Sequence) and not isinstance(value, str):
+        return tuple(_size(v) for v in value)
+    return (_size(value),)
 
 
 def _pad_width(value: Any) -> tuple[tuple[int, int], ...]:
@@ -153,13 +203,24 @@ class SliceItem(tuple):
         return f"{text(start)}:{text(stop)}" + ("" if step is None else f":{step}")
 
 
+@dataclass(frozen=True)
+class ArrayRef:
+    """An index array in an advanced index (``x[i, :, mask]``): the tensor input number
+    ``position`` + 1 of the ``index`` Op (input 0 is the indexed tensor)."""
+
+    position: int
+
+    def __repr__(self) -> str:
+        return f"<array {self.position}>"
+
+
 def _index(value: Any) -> tuple:
     """A basic index (ints, slices, None, ``...``) as a hashable tuple; a slice
     becomes ``("slice", start, stop, step)``."""
     items = value if isinstance(value, tuple) else (value,)
     out: list[Any] = []
     for item in items:
-        if item is None or item is Ellipsis:
+        if item is None or item is Ellipsis or isinstance(item, ArrayRef):
             out.append(item)
         elif isinstance(item, tuple) and len(item) == 4 and item[0] == "slice":
             out.append(_index(slice(*item[1:]))[0])  # already normalised
@@ -184,13 +245,18 @@ def _index(value: Any) -> tuple:
 KINDS: dict[str, Callable[[Any], Any]] = {
     "int": _int,
     "ints": _ints,
+    "shape": _shape,
     "axis": _int,
     "maybe_axis": _maybe_axis,
+    "maybe_int": _maybe_int,
     "axes": _axes,
     "bool": _bool,
     "str": _str,
     "dtype": _dtype,
+    "maybe_dtype": _maybe_dtype,
     "number": _number,
+    "numbers": _numbers,
+    "maybe_number": _maybe_number,
     "pad_width": _pad_width,
     "axis_pairs": _axis_pairs,
     "index": _index,

@@ -9,9 +9,11 @@ them when a reduced axis has size 0, even if the result would be empty.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-from .params import normalize_axes, normalize_axis
+from .params import ParamError, normalize_axes, normalize_axis
+from .pyints import fits
 from .templates import names, operand, product, where
 
 
@@ -78,3 +80,30 @@ def accumulate(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
                 "params": {"axis": None}}
     ax = normalize_axis(axis, x.ndim)
     return {"x": operand(dims), "y": operand(dims), "params": {"axis": ax}}
+
+
+def reduce_in(types: tuple, axis: int | tuple[int, ...] | None, keepdims: bool,
+              dtype: str | None = None, **_: Any) -> dict[str, Any]:
+    """:func:`reduce`, and the accumulator: ``given`` (0 or 1) picks NumPy's rule or the
+    ``dtype`` the user passed, which fills ``acc``."""
+    made = reduce(types, axis, keepdims)
+    made.update(given=str(int(dtype is not None)), acc=dtype or "t")
+    return made
+
+
+def reduce_from(types: tuple, axis: int | tuple[int, ...] | None, keepdims: bool,
+                initial: Any = None, **_: Any) -> dict[str, Any]:
+    """:func:`reduce` for max/min, whose ``initial`` value makes an empty reduction
+    legal (it is the result)."""
+    made = reduce(types, axis, keepdims)
+    if initial is not None:
+        made["nonempty"] = ""
+        dtype = types[0].dtype
+        if isinstance(initial, float) and not math.isfinite(initial) \
+                and dtype not in ("bool", "float16", "float32", "float64"):
+            raise ParamError(f"initial {initial!r} cannot be stored in {dtype}")
+        if isinstance(initial, int | float) and not isinstance(initial, bool) \
+                and dtype != "bool" and not fits(int(initial), dtype):
+            raise ParamError(f"initial {initial!r} is out of bounds for {dtype} (NumPy 2 "
+                             "refuses it too)")
+    return made

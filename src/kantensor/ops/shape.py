@@ -13,11 +13,13 @@ values under ``"params"``, so the impl computes exactly what the type says.
 from __future__ import annotations
 
 import math
+import re
 import warnings
 from typing import Any
 
 import numpy as np
 
+from ..types.dim import Dim, free_symbols, substitute
 from .params import AxisError, ParamError, normalize_axes, normalize_axis
 from .templates import joined_dtypes, names, operand, product, rank_error, where
 
@@ -31,25 +33,87 @@ def _as_axes(axis: int | tuple[int, ...]) -> tuple[int, ...]:
 # --------------------------------------------------------------------------- builders
 
 
-def reshaped(types: tuple, shape: tuple[int, ...], **_: Any) -> dict[str, Any]:
+def _symbols(x: Any, dims: list[str]) -> dict[str, Dim]:
+    """The input's named sizes, each as the dim variable of its axis: in ``n`` of
+    ``float32[n,8]``, ``{"n": a0}``."""
+    return {entry.name: Dim(name) for entry, name in zip(x.shape, dims, strict=True)
+            if isinstance(entry, Dim) and entry.name is not None}
+
+
+def reshaped(types: tuple, shape: tuple[int | Dim, ...],
+             axes_of: tuple[tuple[Dim, int], ...] = (), **_: Any) -> dict[str, Any]:
     """reshape: the sizes multiply to the input's size. Like NumPy, any negative
-    entry (at most one) is the unknown size, the input size divided by the others."""
+    entry (at most one) is the unknown size, the input size divided by the others.
+    A symbolic entry (a Dim, or an entry of ``x.shape``) is written over the axis
+    names of the input, so it must be made of the input's own named sizes. When the
+    input has unknown or symbolic sizes and the target is known, the known part of the
+    input's size must divide the target (``32*n == 25`` has no solution)."""
     (x,) = types
     dims = names("a", x.ndim)
     size = product(dims)
-    free = [i for i, s in enumerate(shape) if s < 0]
+    # axes_of: the axes found when the node was built (the types seen at run time under
+    # check=True have the actual ints instead of the named sizes).
+    symbols = {**_symbols(x, dims), **{d.name: Dim(dims[i]) for d, i in axes_of}}
+    text: list[str] = []
+    for entry in shape:
+        if isinstance(entry, Dim):
+            unknown = sorted(free_symbols(entry) - set(symbols))
+            if unknown:
+                raise ParamError(f"size {entry} is not made of the sizes of the input "
+                                 f"({x}): {', '.join(unknown)} would not be known when "
+                                 "the graph runs")
+            text.append(f"({_dsl_text(substitute(entry, symbols))})")
+        else:
+            text.append(str(entry))
+    free = [i for i, s in enumerate(shape) if isinstance(s, int) and s < 0]
     if len(free) > 1:
         raise ParamError(f"shape {shape}: can only specify one unknown dimension")
-    known = math.prod(s for s in shape if s >= 0)
+    ints = [s for s in shape if isinstance(s, int) and s >= 0]
+    known = "*".join([t for i, t in enumerate(text) if i not in free]) or "1"
+    params = {"axes_of": axes_of or tuple((n, i) for i, n in enumerate(x.shape)
+                                          if isinstance(n, Dim) and n.name in symbols)} \
+        if len(ints) + len(free) < len(shape) else {}
     if not free:
-        return {"x": operand(dims), "y": operand(shape), "fits": where([f"{size} == {known}"])}
-    if known == 0:
+        if len(ints) == len(shape):
+            _check_divides(x, math.prod(ints))
+        return {"x": operand(dims), "y": operand(text), "fits": where([f"{size} == {known}"]),
+                "params": params}
+    if len(ints) == len(shape) - 1 and math.prod(ints) == 0:
         raise ParamError(f"shape {shape}: the unknown dimension is undetermined when the "
                          "other sizes multiply to 0")
-    out: list[object] = list(shape)
-    out[free[0]] = f"({size})//{known}"
-    return {"x": operand(dims), "y": operand(out),
-            "fits": where([f"({size}) % {known} == 0"])}
+    # An entry that is one of the input's axes cancels that axis: x.reshape(x.shape[0], -1)
+    # of (n, 8, 4) gives (n, 8*4), not (n, (n*8*4)//n).
+    rest, others = list(dims), []
+    for i, entry in enumerate(text):
+        axis = entry[1:-1]
+        if i not in free and axis in rest and entry == f"({axis})":
+            rest.remove(axis)
+        elif i not in free:
+            others.append(entry)
+    rest_size, rest_known = product(rest), "*".join(others) or "1"
+    text[free[0]] = f"({rest_size})//({rest_known})" if others else f"({rest_size})"
+    return {"x": operand(dims), "y": operand(text),
+            "fits": where([f"({rest_size}) % ({rest_known}) == 0"] if others else []),
+            "params": params}
+
+
+def _dsl_text(size: Any) -> str:
+    """A Dim expression in the signature language, which has no ``**``: ``a0**2`` is
+    written ``a0*a0``."""
+    return re.sub(r"(\w+)\*\*(\d+)", lambda m: "*".join([m.group(1)] * int(m.group(2))),
+                  str(size))
+
+
+def _check_divides(x: Any, target: int) -> None:
+    """A target size that the input's size can never have, when some of the input's
+    sizes are not known ints: the known part of the size must divide the target."""
+    if all(isinstance(n, int) for n in x.shape):
+        return  # the where-clause decides it
+    known = math.prod(n for n in x.shape if isinstance(n, int))
+    if known and target % known:
+        factors = [str(n) if n is not None else "?" for n in x.shape]
+        raise rank_error("reshape", f"cannot reshape {x} (size {'*'.join(factors)}) into a "
+                         f"size of {target}: {known}*k == {target} has no integer solution")
 
 
 def permuted(types: tuple, axes: int | tuple[int, ...] | None, **_: Any) -> dict[str, Any]:
@@ -284,6 +348,13 @@ def padded(types: tuple, pad_width: tuple[tuple[int, int], ...], constant_values
             "params": {"pad_width": pairs or ((0, 0),)}}
 
 
+def single(types: tuple, **_: Any) -> dict[str, Any]:
+    """item: a tensor of size 1 (the product of its sizes is 1)."""
+    (x,) = types
+    dims = names("a", x.ndim)
+    return {"x": operand(dims), "size": product(dims)}
+
+
 # --------------------------------------------------------------------------- wrappers
 
 
@@ -304,3 +375,34 @@ def split(x: np.ndarray, indices_or_sections: int | tuple[int, ...], axis: int
     one part, since an Op with one output returns its value itself."""
     parts = np.split(x, indices_or_sections, axis=axis)
     return parts[0] if len(parts) == 1 else tuple(parts)
+
+
+def vstack(*arrays: np.ndarray) -> np.ndarray:
+    """``numpy.vstack`` with the tensors as separate arguments."""
+    return np.vstack(arrays)
+
+
+def hstack(*arrays: np.ndarray) -> np.ndarray:
+    """``numpy.hstack`` with the tensors as separate arguments."""
+    return np.hstack(arrays)
+
+
+def item(x: np.ndarray) -> np.ndarray:
+    """``x.item()`` as a 0-d array of x's dtype."""
+    return np.asarray(x).reshape(())
+
+
+def reshape(x: np.ndarray, shape: tuple[Any, ...],
+            axes_of: tuple[tuple[Any, int], ...] = ()) -> np.ndarray:
+    """``numpy.reshape`` to a shape that may hold symbolic sizes of ``x`` itself:
+    ``axes_of`` says which axis of ``x`` each named size is."""
+    if axes_of:
+        values = {d.name: x.shape[i] for d, i in axes_of}
+        shape = tuple(int(substitute(s, values)) if isinstance(s, Dim) else s for s in shape)
+    return np.reshape(x, shape)
+
+
+def argsort(x: np.ndarray, axis: int | None) -> np.ndarray:
+    """``numpy.argsort`` with a stable sort, so that equal elements keep their order
+    (NumPy's default sort leaves the order of ties unspecified)."""
+    return np.argsort(x, axis=axis, kind="stable")

@@ -278,9 +278,14 @@ def _from_python(value: Any, target: np.dtype, allow_downcast: bool | None,
         except (OverflowError, ValueError) as exc:
             raise TypeError(f"value {value!r} does not fit {ttype}: {exc}") from None
     if allow_downcast is None:
-        back = converted.astype(natural.dtype) if natural.dtype.kind != "c" or \
-            target.kind == "c" else converted
-        same = np.array_equal(back, natural, equal_nan=natural.dtype.kind in "fc")
+        if natural.dtype.kind in "biu" and target.kind in "biu":
+            # Compare as Python ints: a round trip through the target dtype would
+            # wrap back to the same bits (-1 -> uint64 -> int64 is -1 again).
+            same = converted.astype(object).tolist() == natural.astype(object).tolist()
+        else:
+            back = converted.astype(natural.dtype) if natural.dtype.kind != "c" or \
+                target.kind == "c" else converted
+            same = np.array_equal(back, natural, equal_nan=natural.dtype.kind in "fc")
         if not same:
             raise TypeError(
                 f"value {value!r} cannot be represented exactly as {ttype.dtype} "

@@ -13,6 +13,7 @@ import numpy as np
 from ..graph.basic import Constant, Variable
 from .dim import Dim
 from .dtypes import get_default_dtype, normalize_dtype, python_dtype
+from .protocol import array_function, array_ufunc
 from .type import ShapeEntry, TensorType
 
 #: Op constructors behind the Python operators, keyed by name ("add", "matmul",
@@ -78,6 +79,8 @@ class _TensorOperators:
 
     __slots__ = ()
     __array_priority__ = 1000  # NumPy arrays on the left defer to us
+    __array_ufunc__ = array_ufunc  # np.exp(x) builds a graph (NEP 13)
+    __array_function__ = array_function  # np.sum(x), np.concatenate([x, y]) (NEP 18)
 
     __add__, __radd__ = _binary("add"), _binary("add", True)
     __sub__, __rsub__ = _binary("sub"), _binary("sub", True)
@@ -89,9 +92,18 @@ class _TensorOperators:
     __matmul__, __rmatmul__ = _binary("matmul"), _binary("matmul", True)
     __lt__, __le__ = _binary("lt"), _binary("le")
     __gt__, __ge__ = _binary("gt"), _binary("ge")
+    __and__, __rand__ = _binary("and"), _binary("and", True)
+    __or__, __ror__ = _binary("or"), _binary("or", True)
+    __xor__, __rxor__ = _binary("xor"), _binary("xor", True)
 
     def __neg__(self):
         return _apply("neg", self)
+
+    def __pos__(self):
+        return _apply("pos", self)
+
+    def __invert__(self):
+        return _apply("invert", self)
 
     def __abs__(self):
         return _apply("abs", self)
@@ -125,6 +137,30 @@ class _TensorOperators:
     @property
     def T(self):
         return _apply("transpose", self)
+
+    @property
+    def mT(self):
+        """The last two axes swapped (a stack of transposed matrices), as ``ndarray.mT``."""
+        return _apply("matrix_transpose", self)
+
+    @property
+    def real(self):
+        return _apply("real", self)
+
+    @property
+    def imag(self):
+        return _apply("imag", self)
+
+    @property
+    def size(self) -> Any:
+        """The number of elements: an int, a Dim expression over symbolic sizes, or None
+        when some size is unknown."""
+        total: Any = 1
+        for n in self.type.shape:
+            if n is None:
+                return None
+            total = total * n
+        return total
 
     def __getattr__(self, name: str) -> Any:
         fn = METHODS.get(name)
@@ -238,14 +274,26 @@ def scalar(name: str | None = None, dtype: Any = None) -> TensorVariable:
     return tensor(name, dtype, ())
 
 
+def _ranked(kind: str, ndim: int, shape: Any) -> Any:
+    if isinstance(shape, str) or not isinstance(shape, Iterable):
+        raise TypeError(f"a {kind}'s shape must be a sequence of {ndim} size"
+                        f"{'s' * (ndim != 1)}, got {shape!r}")
+    shape = tuple(shape)
+    if len(shape) != ndim:
+        raise TypeError(f"a {kind} has {ndim} dimension{'s' * (ndim != 1)}, but shape "
+                        f"{shape} has {len(shape)}; use kt.tensor(name, dtype, shape) for "
+                        "any number of dimensions")
+    return shape
+
+
 def vector(name: str | None = None, dtype: Any = None,
            shape: tuple[ShapeEntry] = (None,)) -> TensorVariable:
-    return tensor(name, dtype, shape)
+    return tensor(name, dtype, _ranked("vector", 1, shape))
 
 
 def matrix(name: str | None = None, dtype: Any = None,
            shape: tuple[ShapeEntry, ShapeEntry] = (None, None)) -> TensorVariable:
-    return tensor(name, dtype, shape)
+    return tensor(name, dtype, _ranked("matrix", 2, shape))
 
 
 def dims(names: str | Iterable[str]) -> tuple[Dim, ...]:

@@ -1,0 +1,150 @@
+"""Advanced indexing with NumPy's rules: ``x[i]``, ``x[i, :, j]``, ``x[mask]``.
+
+An index holding integer arrays (tensors, NumPy arrays, lists) or boolean masks is
+*advanced*. :func:`subscript` (``x[...]`` on a tensor variable) sends basic indices to
+``getitem`` and advanced ones to the ``index`` Op, whose tensor inputs are ``x`` and the
+index arrays, and whose ``index`` parameter is the index with each array replaced by an
+:class:`ArrayRef` (its position among the inputs).
+
+The builder follows NumPy: integer arrays (and ints, once there is an array) broadcast
+together; a boolean mask stands for the integer arrays of its true positions, one per
+axis it covers, whose common length is unknown until the graph runs; the broadcast
+dims replace the indexed axes where the advanced indices are adjacent, and go first
+otherwise. Broadcasting is written with ``max`` and where-clauses, so it is decided
+when sizes are known and checked by NumPy otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..graph.basic import Variable
+from .indexing import _as_key, slice_length
+from .params import ArrayRef, ParamError, SliceItem
+from .templates import names, operand, product, rank_error, where
+
+
+def _is_array(item: Any) -> bool:
+    return isinstance(item, Variable | np.ndarray | list)
+
+
+def subscript(getitem: Callable[..., Any], index_op: Callable[..., Any], x: Any,
+              index: Any) -> Any:
+    """``x[index]``: basic indices to ``getitem``, indices with arrays to ``index``."""
+    items = index if isinstance(index, tuple) else (index,)
+    if not any(_is_array(i) for i in items):
+        return getitem(x, index)
+    arrays: list[Any] = []
+    pattern: list[Any] = []
+    for item in items:
+        if _is_array(item):
+            pattern.append(ArrayRef(len(arrays)))
+            arrays.append(np.asarray(item) if isinstance(item, list) else item)
+        else:
+            pattern.append(item)
+    return index_op(x, *arrays, index=tuple(pattern))
+
+
+def _consumed(item: Any, t: Any) -> int:
+    """How many axes of x an index item uses."""
+    if item is None or item is Ellipsis:
+        return 0
+    if isinstance(item, ArrayRef) and t[item.position].dtype == "bool":
+        return max(t[item.position].ndim, 1)
+    return 1
+
+
+def advanced_index(types: tuple, index: tuple, **_: Any) -> dict[str, Any]:
+    """``x, *arrays`` -> ``y`` for an advanced index (see the module docstring)."""
+    x, arrays = types[0], types[1:]
+    refs = [i for i in index if isinstance(i, ArrayRef)]
+    if sorted(r.position for r in refs) != list(range(len(arrays))):
+        raise ParamError(f"the index refers to arrays {[r.position for r in refs]} but "
+                         f"{len(arrays)} were given")
+    used = sum(_consumed(i, arrays) for i in index)
+    if used > x.ndim:
+        raise rank_error("index", f"too many indices for tensor: tensor is {x.ndim}-"
+                                  f"dimensional, but {used} were indexed")
+    full = SliceItem(None, None, None)
+    items: list[Any] = []
+    for item in index:
+        items.extend([full] * (x.ndim - used) if item is Ellipsis else [item])
+    if Ellipsis not in index:
+        items.extend([full] * (x.ndim - used))
+    dims = names("a", x.ndim)
+    operands = [f"{operand(dims)}:t"]
+    clauses: list[str] = []
+    groups: list[list[str]] = []   # the shape of every advanced index, as dim names
+    basic_before: list[str] = []
+    basic: list[str] = []
+    advanced_at: list[int] = []
+    looked_up: list[str] = []     # the axes integer arrays look values up in
+    axis = 0
+    for position, item in enumerate(items):
+        if item is None:
+            basic.append("1")
+            continue
+        if isinstance(item, ArrayRef | int) and not advanced_at:
+            basic_before = list(basic)
+        if isinstance(item, ArrayRef):
+            t = arrays[item.position]
+            k = item.position
+            advanced_at.append(position)
+            if t.dtype == "bool":
+                if t.ndim == 0:
+                    raise ParamError("a 0-d boolean index is not supported; index with "
+                                     "x[None] or use kt.where")
+                operands.append(f"{operand(dims[axis:axis + t.ndim])}:u{k}")
+                clauses.append(f"u{k} in bool")
+                groups.append([f"m{k}"])   # the number of true values: unknown
+                axis += t.ndim
+            else:
+                own = names(f"i{k}_", t.ndim)
+                operands.append(f"{operand(own)}:u{k}")
+                clauses.append(f"u{k} in integer")
+                groups.append(own)
+                looked_up.append(dims[axis])
+                axis += 1
+        elif isinstance(item, int):
+            advanced_at.append(position)
+            groups.append([])
+            clauses.append(f"{dims[axis]} >= {item + 1 if item >= 0 else -item}")
+            axis += 1
+        else:
+            basic.append(slice_length(dims[axis], *item[1:]))
+            axis += 1
+    adjacent = advanced_at == list(range(advanced_at[0], advanced_at[-1] + 1))
+    broadcast = _broadcast(groups, clauses)
+    # NumPy looks every index value up (so an empty axis fails) unless the broadcast
+    # result is empty.
+    clauses.extend(f"min({product(broadcast)},1) <= {n}" for n in looked_up)
+    if adjacent:
+        out = basic_before + broadcast + basic[len(basic_before):]
+    else:
+        out = broadcast + basic
+    return {"inputs": ",".join(operands), "y": operand(out), "checks": where(clauses)}
+
+
+def _broadcast(groups: list[list[str]], clauses: list[str]) -> list[str]:
+    """NumPy's broadcast shape of index arrays with these dims; every dim must be 1 or
+    the result (a where-clause when several meet)."""
+    ndim = max((len(g) for g in groups), default=0)
+    out = []
+    for j in range(ndim):
+        sizes = [g[len(g) - ndim + j] for g in groups if len(g) - ndim + j >= 0]
+        if len(sizes) == 1:
+            out.append(sizes[0])
+            continue
+        size = f"max({','.join(sizes)})"
+        clauses.extend(f"({s}-1)*({s}-{size}) == 0" for s in sizes)
+        out.append(size)
+    return out
+
+
+def index(x: np.ndarray, *arrays: np.ndarray, index: tuple) -> np.ndarray:
+    """``x[index]`` with each :class:`ArrayRef` replaced by its array."""
+    key = tuple(arrays[i.position] if isinstance(i, ArrayRef) else i for i in index)
+    return np.asarray(x[_as_key(key)])

@@ -1,0 +1,215 @@
+"""Builders for rearranging Ops (``signatures/arrange.toml``): swapaxes, moveaxis,
+matrix_transpose, flip, roll, tile, repeat, tril/triu, diag, sort/argsort, vstack/hstack,
+dot and linalg.norm.
+
+As in :mod:`kantensor.ops.shape`, every input axis gets a name (``a0, a1, ...``) and the
+output shape is written over those names; negative or omitted axes are resolved into
+explicit parameters, so the implementation computes exactly what the type says. No
+builder decides a dtype: the signatures in the catalogue do.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .params import AxisError, ParamError, normalize_axes, normalize_axis
+from .templates import names, operand, product, rank_error
+
+
+def _one(types: tuple) -> tuple[Any, list[str]]:
+    (x,) = types
+    return x, names("a", x.ndim)
+
+
+def swapped(types: tuple, axis1: int, axis2: int, **_: Any) -> dict[str, Any]:
+    """swapaxes: two axes exchanged."""
+    x, dims = _one(types)
+    i, j = normalize_axis(axis1, x.ndim), normalize_axis(axis2, x.ndim)
+    out = list(dims)
+    out[i], out[j] = out[j], out[i]
+    return {"x": operand(dims), "y": operand(out), "params": {"axis1": i, "axis2": j}}
+
+
+def moved(types: tuple, source: Any, destination: Any, **_: Any) -> dict[str, Any]:
+    """moveaxis: the ``source`` axes go to the positions ``destination``, the others keep
+    their order."""
+    x, dims = _one(types)
+    src = source if isinstance(source, tuple) else (source,)
+    dst = destination if isinstance(destination, tuple) else (destination,)
+    if src is None or dst is None or len(src) != len(dst):
+        raise ParamError("source and destination must have the same number of axes, got "
+                         f"{source!r} and {destination!r}")
+    s = [normalize_axis(a, x.ndim) for a in src]
+    d = [normalize_axis(a, x.ndim) for a in dst]
+    if len(set(s)) != len(s) or len(set(d)) != len(d):
+        raise AxisError(f"repeated axis in source {source!r} or destination {destination!r}")
+    order = [i for i in range(x.ndim) if i not in s]
+    for dest, axis in sorted(zip(d, s, strict=True)):
+        order.insert(dest, axis)
+    return {"x": operand(dims), "y": operand(dims[i] for i in order),
+            "params": {"source": tuple(s), "destination": tuple(d)}}
+
+
+def matrix_transposed(types: tuple, **_: Any) -> dict[str, Any]:
+    """matrix_transpose (``x.mT``): the last two axes exchanged; needs 2 dimensions."""
+    x, dims = _one(types)
+    if x.ndim < 2:
+        raise rank_error("matrix_transpose", f"needs at least 2 dimensions, got {x.ndim}")
+    return {"x": operand(dims), "y": operand([*dims[:-2], dims[-1], dims[-2]])}
+
+
+def same_axes(types: tuple, axis: Any = None, **_: Any) -> dict[str, Any]:
+    """flip: the shape unchanged; ``axis`` (None: all) resolved."""
+    x, dims = _one(types)
+    axes = normalize_axes(axis, x.ndim)
+    return {"x": operand(dims), "params": {"axis": axes}}
+
+
+def rolled(types: tuple, shift: int | tuple[int, ...], axis: Any, **_: Any) -> dict[str, Any]:
+    """roll: the shape unchanged. With ``axis=None`` one shift of the flattened tensor;
+    else shifts and axes broadcast against each other (repeated axes add up)."""
+    x, dims = _one(types)
+    shift = shift if isinstance(shift, tuple) else (shift,)  # resolved once already
+    if axis is None:
+        if len(shift) != 1:
+            raise ParamError(f"with axis=None, shift must be one int, got {shift}")
+        return {"x": operand(dims), "params": {"shift": shift[0]}}
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    if len(shift) != len(axes) and 1 not in (len(shift), len(axes)):
+        raise ParamError(f"shift {shift} and axis {axes} do not broadcast")
+    resolved = tuple(normalize_axis(a, x.ndim) for a in axes)
+    return {"x": operand(dims), "params": {"shift": shift, "axis": resolved}}
+
+
+def tiled(types: tuple, reps: tuple[int, ...], **_: Any) -> dict[str, Any]:
+    """tile: the shape and reps are aligned at the end (the shorter padded with 1s in
+    front) and multiply."""
+    x, dims = _one(types)
+    if any(r < 0 for r in reps):
+        raise ParamError(f"reps must be non-negative, got {reps}")
+    n = max(x.ndim, len(reps))
+    padded_dims = ["1"] * (n - x.ndim) + dims
+    padded_reps = (1,) * (n - len(reps)) + tuple(reps)
+    out = [d if r == 1 else f"{d}*{r}" for d, r in zip(padded_dims, padded_reps, strict=True)]
+    return {"x": operand(dims), "y": operand(out)}
+
+
+def repeated(types: tuple, repeats: int, axis: int | None, **_: Any) -> dict[str, Any]:
+    """repeat: every element ``repeats`` times along ``axis`` (None: of the flattened
+    tensor)."""
+    x, dims = _one(types)
+    if repeats < 0:
+        raise ParamError(f"repeats must be non-negative, got {repeats}")
+    if axis is None or (x.ndim == 0 and axis in (0, -1)):  # a scalar's only "axis"
+        return {"x": operand(dims), "y": operand([f"({product(dims)})*{repeats}"]),
+                "params": {"axis": None}}
+    ax = normalize_axis(axis, x.ndim)
+    out = [f"{d}*{repeats}" if i == ax else d for i, d in enumerate(dims)]
+    return {"x": operand(dims), "y": operand(out), "params": {"axis": ax}}
+
+
+def triangle(types: tuple, **_: Any) -> dict[str, Any]:
+    """tril/triu: the shape unchanged, except that a vector is broadcast to a square
+    matrix (as NumPy does); a 0-d tensor has no triangle."""
+    x, dims = _one(types)
+    if x.ndim == 0:
+        raise rank_error("tril/triu", "needs at least 1 dimension, got 0")
+    if x.ndim == 1:
+        return {"x": operand(dims), "y": operand([dims[0], dims[0]])}
+    return {"x": operand(dims), "y": operand(dims)}
+
+
+def diagonal_or_matrix(types: tuple, k: int, **_: Any) -> dict[str, Any]:
+    """diag: a vector gives the square matrix with it on the k-th diagonal; a matrix
+    gives its k-th diagonal (empty past the corner)."""
+    x, dims = _one(types)
+    if x.ndim == 1:
+        n = f"{dims[0]}+{abs(k)}" if k else dims[0]
+        return {"x": operand(dims), "y": operand([n, n])}
+    if x.ndim != 2:
+        raise rank_error("diag", f"input must be 1-d or 2-d, got {x.ndim} dimensions")
+    m, n = dims
+    size = f"max(0, min({m}, {n}-{k}))" if k >= 0 else f"max(0, min({m}-{-k}, {n}))"
+    return {"x": operand(dims), "y": operand([size])}
+
+
+def argsorted(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
+    """argsort: as :func:`sorted_along`, but like NumPy a 0-d input takes axis 0 or -1
+    (and gives one index, as if flattened)."""
+    (x,) = types
+    return sorted_along(types, None if x.ndim == 0 and axis in (0, -1) else axis)
+
+
+def sorted_along(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
+    """sort/argsort: the same shape along ``axis``; None flattens first."""
+    x, dims = _one(types)
+    if axis is None:
+        return {"x": operand(dims), "y": operand([product(dims)]), "params": {"axis": None}}
+    ax = normalize_axis(axis, x.ndim)
+    return {"x": operand(dims), "y": operand(dims), "params": {"axis": ax}}
+
+
+def vstacked(types: tuple, **_: Any) -> dict[str, Any]:
+    """vstack: vectors become rows, then everything is concatenated along axis 0."""
+    return _padded_join(types, 2, lambda n: 0, "vstack")
+
+
+def hstacked(types: tuple, **_: Any) -> dict[str, Any]:
+    """hstack: concatenated along axis 1, or along axis 0 when the inputs are 1-d."""
+    if types and all(t.ndim <= 1 for t in types):
+        return _padded_join(types, 1, lambda n: 0, "hstack")
+    return _padded_join(types, 1, lambda n: 1, "hstack")
+
+
+def _padded_join(types: tuple, at_least: int, ax_of: Any, op: str) -> dict[str, Any]:
+    """Inputs padded with leading 1s up to ``at_least`` dimensions (NumPy's atleast_1d/
+    atleast_2d), then joined along an axis. A shared axis that some input only has as a
+    padded 1 is 1 everywhere."""
+    if not types:
+        raise ParamError(f"{op} needs at least one tensor")
+    ndim = max(at_least, *(t.ndim for t in types))
+    if any(max(t.ndim, at_least) != ndim for t in types):
+        raise rank_error(op, "all the input tensors must have the same number of "
+                         f"dimensions, got {[t.ndim for t in types]}")
+    ax = ax_of(ndim)
+    pads = [ndim - t.ndim for t in types]
+    shared = ["1" if any(j < p for p in pads) else d
+              for j, d in enumerate(names("d", ndim))]
+    inputs, along = [], []
+    for i, pad in enumerate(pads):
+        full = [f"c{i}" if j == ax else shared[j] for j in range(ndim)]
+        along.append("1" if ax < pad else full[ax])
+        inputs.append(operand(full[pad:]))
+    out = operand("+".join(along) if j == ax else d for j, d in enumerate(shared))
+    return {"inputs": ",".join(inputs), "y": out}
+
+
+def dotted(types: tuple, **_: Any) -> dict[str, Any]:
+    """dot: a product of 0-d tensors; vector . vector; matrix products; an N-d tensor
+    times a vector sums over the last axis; N-d . M-d sums the last axis of a with the
+    second-to-last of b, keeping all the others (a's first)."""
+    a, b = types
+    da, db = names("a", a.ndim), names("b", b.ndim)
+    if a.ndim == 0 or b.ndim == 0:
+        return {"a": operand(da), "b": operand(db), "y": operand(da or db)}
+    if b.ndim == 1:
+        da[-1] = db[0] = "k"
+        return {"a": operand(da), "b": operand(db), "y": operand(da[:-1])}
+    da[-1] = db[-2] = "k"
+    return {"a": operand(da), "b": operand(db), "y": operand(da[:-1] + db[:-2] + db[-1:])}
+
+
+def normed(types: tuple, axis: Any, keepdims: bool, **_: Any) -> dict[str, Any]:
+    """linalg.norm (the default ord: 2-norm of vectors, Frobenius of matrices): None
+    is the whole tensor, else one axis or a pair of axes."""
+    x, dims = _one(types)
+    if axis is None:
+        axes: tuple[int, ...] = tuple(range(x.ndim))
+    else:
+        axes = normalize_axes(axis, x.ndim)
+        if len(axes) not in (1, 2):
+            raise ParamError(f"norm takes one axis or a pair of axes, got {axis!r}")
+    kept = [1 if i in axes else d for i, d in enumerate(dims)] if keepdims else \
+        [d for i, d in enumerate(dims) if i not in axes]
+    resolved = None if axis is None else (axes[0] if len(axes) == 1 else axes)
+    return {"x": operand(dims), "y": operand(kept), "params": {"axis": resolved}}

@@ -1,0 +1,98 @@
+"""Numerically careful implementations of functions NumPy does not have (SciPy's
+``logsumexp``, ``softmax``, ``log_softmax``), and the builder that renders their
+shapes (``signatures/reductions.toml``).
+
+All three shift by the maximum along the reduced axes before exponentiating, so no
+intermediate overflows: ``logsumexp([1000, 1000])`` is ``1000 + log 2``, not ``inf``.
+They receive their input already cast to the output's floating dtype.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .params import ParamError, normalize_axes
+from .reductions import reduce_strict
+from .templates import names, operand
+
+
+def _shift(x: np.ndarray, axis: Any) -> np.ndarray:
+    """The maximum along ``axis`` (kept as size-1 axes), 0 where it is not finite, so
+    that an empty slice, an all ``-inf`` slice or an ``inf`` stays what it should be."""
+    m = np.max(x, axis=axis, keepdims=True, initial=-np.inf)
+    return np.where(np.isfinite(m), m, 0).astype(x.dtype)
+
+
+def logsumexp(x: np.ndarray, axis: Any = None, keepdims: bool = False) -> np.ndarray:
+    """``log(sum(exp(x)))`` along ``axis``, shifted by the maximum."""
+    x = np.asarray(x)
+    m = _shift(x, axis)
+    with np.errstate(divide="ignore"):
+        out = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
+    return out if keepdims else np.squeeze(out, axis=axis)
+
+
+def softmax(x: np.ndarray, axis: Any = -1) -> np.ndarray:
+    """``exp(x) / sum(exp(x))`` along ``axis``, shifted by the maximum."""
+    x = np.asarray(x)
+    e = np.exp(x - _shift(x, axis))
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def log_softmax(x: np.ndarray, axis: Any = -1) -> np.ndarray:
+    """``x - logsumexp(x)`` along ``axis``: the log of :func:`softmax`, without taking
+    the log of a rounded-to-zero probability."""
+    x = np.asarray(x)
+    return x - logsumexp(x, axis=axis, keepdims=True)
+
+
+def along(types: tuple, axis: int | tuple[int, ...] | None, **_: Any) -> dict[str, Any]:
+    """Builder of Ops that keep the shape and work along ``axis`` (softmax): the
+    axes resolved (None is all of them)."""
+    (x,) = types
+    if x.ndim == 0 and isinstance(axis, int) and axis in (0, -1):
+        axis = ()  # as in NumPy's reductions, the only "axis" of a scalar
+    return {"x": operand(names("a", x.ndim)), "params": {"axis": normalize_axes(axis, x.ndim)}}
+
+
+#: quantile methods that pick an element of the input (no interpolation): NumPy returns
+#: the input's dtype for them.
+DISCRETE = frozenset({"lower", "higher", "nearest", "inverted_cdf", "closest_observation"})
+
+
+def quantiles(types: tuple, q: float | tuple[float, ...], axis: Any, keepdims: bool,
+              method: str = "linear", **_: Any) -> dict[str, Any]:
+    """quantile: the reduction's shape, with one leading axis for a sequence ``q``;
+    every reduced axis must be non-empty (``nonempty``, more where-clauses); ``qdims``
+    (0 or 1, the rank of q) and ``discrete`` (1 for a method that picks elements)
+    select the dtype rule."""
+    (x,) = types
+    for value in q if isinstance(q, tuple) else (q,):
+        if not 0 <= value <= 1:
+            raise ParamError(f"quantiles must be in the range [0, 1], got {value}")
+    axes = normalize_axes(axis, x.ndim)
+    dims = names("a", x.ndim)
+    kept = [1 if i in axes else d for i, d in enumerate(dims)] if keepdims else \
+        [d for i, d in enumerate(dims) if i not in axes]
+    lead = [len(q)] if isinstance(q, tuple) else []
+    return {"x": operand(dims), "y": operand(lead + kept),
+            "nonempty": "".join(f", {dims[i]} >= 1" for i in axes) + _not_all_empty(dims, axes),
+            "qdims": str(len(lead)), "discrete": str(int(method in DISCRETE)),
+            "params": {"axis": axes}}
+
+
+def _not_all_empty(dims: list[str], axes: tuple[int, ...]) -> str:
+    """``, a0*a1 >= 1`` when nothing is reduced (``axis=()``): NumPy's median and
+    quantile then fail on an empty tensor (a where-clause to append), else nothing."""
+    return f", {'*'.join(dims)} >= 1" if dims and not axes else ""
+
+
+def medians(types: tuple, axis: Any, keepdims: bool, **_: Any) -> dict[str, Any]:
+    """median: :func:`~kantensor.ops.reductions.reduce_strict`, and ``guard``, the
+    where-clause of :func:`_not_all_empty`."""
+    made = reduce_strict(types, axis, keepdims)
+    (x,) = types
+    made["guard"] = _not_all_empty(names("a", x.ndim), made["params"]["axis"])
+    return made

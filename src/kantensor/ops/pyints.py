@@ -1,0 +1,63 @@
+"""Python ints that do not fit the dtype an Op computes in (NumPy 2, NEP 50).
+
+A Python int used in an op call becomes a *wrapped* int64 constant whose value keeps
+its meaning only if it fits the dtype the Op computes in.  NumPy 2 never changes it
+silently, and neither does kantensor:
+
+* arithmetic (``compute = "output"``) on a number out of range of the result dtype is
+  refused when the graph is built, as NumPy 2 refuses it when it runs:
+  ``uint8 tensor + 1000`` is a :class:`PythonIntError` naming the value and dtype;
+* comparisons (``compute = "promote"``) compare the exact number, as NumPy 2 does:
+  ``uint8 tensor > -1`` is true everywhere, ``int8 tensor < 200`` too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..types.basic_ops import cast_array
+
+
+class PythonIntError(OverflowError, TypeError):
+    """A Python int operand out of range of the integer dtype the Op computes in."""
+
+
+def _python_int(v: Any) -> int | None:
+    """The value of a wrapped Python int constant, else None."""
+    if getattr(v, "wrapped", False) and v.type.dtype == "int64":
+        return int(v.data)
+    return None
+
+
+def fits(value: int, dtype: str) -> bool:
+    """Does ``value`` fit in ``dtype`` (always true for an inexact or bool dtype)?"""
+    kind = np.dtype(dtype).kind
+    if kind not in "iu":
+        return True
+    info = np.iinfo(dtype)
+    return int(info.min) <= value <= int(info.max)
+
+
+def check_python_ints(op: Any, inputs: Sequence[Any], dtype: str) -> None:
+    """Refuse a wrapped Python int that ``dtype`` (where the Op computes) cannot hold."""
+    for i, v in enumerate(inputs):
+        value = _python_int(v)
+        if value is not None and not fits(value, dtype):
+            raise PythonIntError(
+                f"{op}: Python integer {value} (operand {i}) is out of bounds for {dtype}, the "
+                f"dtype {op} computes in (NumPy 2 refuses it too); cast the other operand "
+                f"to a wider dtype first, e.g. x.astype('int64')")
+
+
+def exact_operands(inputs: Sequence[Any], values: list, dtype: str) -> list:
+    """``values`` cast to ``dtype``, except wrapped Python ints out of its range, which
+    stay Python ints so that NumPy compares the exact number."""
+    out = []
+    for v, x in zip(inputs, values, strict=True):
+        value = _python_int(v)
+        out.append(value if value is not None and not fits(value, dtype)
+                   else cast_array(x, dtype))
+    return out

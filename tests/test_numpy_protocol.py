@@ -1,0 +1,189 @@
+"""NumPy functions on symbolic tensors (NEP 13 ``__array_ufunc__``, NEP 18
+``__array_function__``): every catalogue Op is reachable under its NumPy name.
+
+For every NumPy function a catalogue entry names (its ``numpy`` key), every example of
+the entry is called through NumPy (``np.sum(x, axis=1)``) and must build the same graph
+as the kantensor call (``kt.sum(x, axis=1)``), or fail the same way. The values of those
+Ops against NumPy's are the conformance suite's job (tests/test_ops_*.py).
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from typing import Any
+
+import numpy as np
+import pytest
+
+import kantensor as kt
+from kantensor.ops.catalogue import CatalogueError, Entry, load_all, load_file
+
+ENTRIES = load_all()
+MAPPED = [(e, fn) for e in ENTRIES for fn in e.numpy]
+
+#: Catalogue Ops with no NumPy function to dispatch from: the logistic function (SciPy's
+#: expit), SciPy's logsumexp, softmax and log_softmax, basic and advanced indexing
+#: (x[index]),
+#: permute_dims (NumPy's permute_dims *is* numpy.transpose, the same function object, so
+#: it reaches kt.transpose), and the functions that make a tensor from parameters only
+#: (NumPy cannot dispatch np.zeros((2, 3)): no argument is a tensor), and x.item() (a
+#: method of ndarray only).
+NO_NUMPY_FUNCTION = {"sigmoid", "getitem", "permute_dims", "logsumexp", "softmax",
+                     "log_softmax", "zeros", "ones", "full", "arange", "linspace", "eye",
+                     "item", "index"}
+
+
+def _type(text: Any) -> Any:
+    if isinstance(text, list):
+        return [_type(t) for t in text]
+    return kt.TensorType.parse(text)()
+
+
+def _positional_only(fn: Any) -> set[str]:
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):  # ufuncs
+        return set()
+    return {p.name for p in params if p.kind is inspect.Parameter.POSITIONAL_ONLY}
+
+
+def numpy_call(entry: Entry, fn: Any, example: dict) -> tuple[list, dict, list, dict]:
+    """The example as a NumPy call (args, kwargs) and as a kantensor call: tensors
+    positional; parameters by keyword, except those before the first tensor
+    (einsum's subscripts) and NumPy's positional-only ones (astype's dtype)."""
+    positional = _positional_only(fn)
+    example = dict(example)
+    inputs = iter(_type(t) for t in example.pop("in"))
+    example.pop("out", None)
+    example.pop("error", None)
+    args: list[Any] = []
+    kwargs: dict[str, Any] = {}
+    seen_tensor = False
+    for p in entry.spec.params:
+        if p.kind == "*tensors":
+            args.extend(inputs)
+        elif p.is_tensor:
+            args.append(next(inputs))
+            seen_tensor = True
+        elif p.name in example:
+            value = example.pop(p.name)
+            value = tuple(value) if isinstance(value, list) and p.kind == "axes" else value
+            if (seen_tensor or p.keyword_only) and p.name not in positional:
+                kwargs[p.name] = value
+            else:
+                args.append(value)
+    assert not example, f"unused example keys {example}"
+    return args, kwargs, list(args), dict(kwargs)
+
+
+def _outcome(fn: Any, args: list, kwargs: dict) -> tuple[str, Any]:
+    try:
+        result = fn(*args, **kwargs)
+    except (TypeError, ValueError, IndexError) as exc:
+        return "error", type(exc)
+    outs = result if isinstance(result, list | tuple) else [result]
+    return "ok", [(o.type, o.owner.op) for o in outs]
+
+
+def test_every_op_has_a_numpy_name():
+    unmapped = {e.name for e in ENTRIES if not e.numpy}
+    assert unmapped == NO_NUMPY_FUNCTION
+
+
+@pytest.mark.parametrize(("entry", "fn"), MAPPED,
+                         ids=[f"{e.name}-{fn.__name__}" for e, fn in MAPPED])
+def test_numpy_function_builds_the_op(entry, fn):
+    assert entry.examples, f"{entry.name} has no examples to call"
+    op = kt.ops.CATALOGUE[entry.name]
+    for example in entry.examples:
+        args, kwargs, kt_args, kt_kwargs = numpy_call(entry, fn, example)
+        through_numpy = _outcome(fn, args, kwargs)
+        direct = _outcome(op, kt_args, kt_kwargs)
+        assert through_numpy == direct, (entry.name, example)
+        if "out" in example:
+            assert through_numpy[0] == "ok"
+
+
+def test_values_through_numpy():
+    """A small NumPy program on symbolic tensors computes what NumPy computes."""
+    x = kt.matrix("x", "float64", shape=(None, 3))
+    w = kt.matrix("w", "float64", shape=(3, 4))
+    y = np.tanh(np.matmul(x, w)) + np.sum(x, axis=1, keepdims=True)
+    z = np.concatenate([y, np.exp(y)], axis=-1)
+    assert str(z.type) == "float64[?,8]"
+    xv, wv = np.arange(6.0).reshape(2, 3) / 6, np.linspace(-1, 1, 12).reshape(3, 4)
+    yv = np.tanh(xv @ wv) + xv.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(kt.function([x, w], z, check=True)(xv, wv),
+                               np.concatenate([yv, np.exp(yv)], axis=-1))
+
+
+def test_numpy_array_on_the_left():
+    x = kt.vector("x", "float32", shape=(3,))
+    for expr, op in [(np.ones(3) + x, kt.add), (np.ones(3) < x, kt.lt),
+                     (np.ones((2, 3)) @ x, kt.matmul)]:
+        assert expr.owner.op is op
+        assert isinstance(expr.owner.inputs[0], kt.Constant)
+
+
+def test_linalg_names():
+    a = kt.tensor("a", "float64", (5, 3, 3))
+    assert np.linalg.det(a).owner.op is kt.det
+    assert np.linalg.inv(a).type == a.type
+    assert [str(o.type) for o in np.linalg.svd(a, compute_uv=True)] == [
+        "float64[5,3,3]", "float64[5,3]", "float64[5,3,3]"]
+    assert str(np.linalg.matmul(a, a).type) == "float64[5,3,3]"
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda x: np.sum(x, out=np.zeros(3)), "numpy.sum: out= is not supported"),
+    (lambda x: np.exp(x, out=(np.zeros((2, 3)),)), "numpy.exp: out= is not supported"),
+    (lambda x: np.exp(x, where=np.ones((2, 3), bool)), "numpy.exp: where= is not supported"),
+    (lambda x: np.mean(x, where=x > 0), "numpy.mean: where= is not supported"),
+    (lambda x: np.linalg.eigh(x), "numpy.linalg.eigh is not supported on symbolic tensors"),
+    (lambda x: np.fft.fft(x), "numpy.fft.fft is not supported"),
+    (lambda x: np.add.reduce(x), "numpy.add.reduce is not supported on symbolic tensors: "
+                                 "only calling a ufunc is (numpy.add itself is kt.add)"),
+    (lambda x: np.exp(x, dtype="float64"), "numpy.exp: keyword argument dtype"),
+    (lambda x: np.prod(x, dtype="float64"), "unexpected keyword argument 'dtype'"),
+])
+def test_unsupported_calls_are_type_errors(call, message):
+    x = kt.matrix("x", "float32", shape=(2, 3))
+    with pytest.raises(TypeError, match=re.escape(message)):
+        call(x)
+
+
+def test_defaults_of_out_and_where_are_accepted():
+    x = kt.matrix("x", "float32", shape=(2, 3))
+    assert np.sum(x, out=None).owner.op == kt.sum(x).owner.op
+    assert np.exp(x, out=None, where=True).owner.op is kt.exp
+
+
+def test_unsupported_names_suggest_the_kantensor_function():
+    """A NumPy function that kantensor has under the same name but does not map (here a
+    masked-array function) points at kt.<name>."""
+    x = kt.vector("x", "float32", shape=(3,))
+    with pytest.raises(TypeError, match=re.escape("use kt.sum")):
+        kt.types.protocol.array_function(x, np.ma.sum, (), (x,), {})
+
+
+def test_numpy_key_is_validated():
+    text = '[[op]]\nname = "e"\nsignature = "+():x->():float(x)"\nimpl = "numpy.exp"\n'
+    (entry,) = load_file("t.toml", text + 'numpy = ["numpy.exp", "numpy.expm1"]\n')
+    assert entry.numpy == (np.exp, np.expm1)
+    for bad, message in [('"numpy.expo"', "cannot import 'numpy.expo'"),
+                         ('"math.exp"', "is not a name in numpy"),
+                         ('3', "numpy must be a dotted name"),
+                         ('"numpy.pi"', "is not callable")]:
+        with pytest.raises(CatalogueError, match=re.escape(message)):
+            load_file("t.toml", text + f"numpy = {bad}\n")
+
+
+def test_one_op_per_numpy_function():
+    from kantensor.ops.catalogue import check_numpy_names
+
+    text = '[[op]]\nname = "{}"\nsignature = "+()->()"\nimpl = "numpy.exp"\nnumpy = "numpy.exp"\n'
+    entries = load_file("t.toml", text.format("a") + text.format("b"))
+    with pytest.raises(CatalogueError, match=re.escape(
+            "op #2 (b): numpy: exp is already the NumPy function of t.toml: op #1 (a)")):
+        check_numpy_names(entries)

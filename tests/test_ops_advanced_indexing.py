@@ -1,0 +1,123 @@
+"""Advanced indexing against NumPy (conformance.py): integer arrays (several, broadcast
+together), ints among them, slices, None and ``...`` between them, and boolean masks.
+The index arrays are symbolic inputs too (with hidden dims), so the static rules
+(broadcasting, adjacency, mask shapes) are checked, and NumPy's own run-time checks
+(out-of-range values) fail the graph exactly when they fail NumPy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import kantensor as kt
+from conformance import ALL_DTYPES, arrays, conform, hidden_mask, shapes
+
+CASES = settings(max_examples=300, deadline=None)
+INT_INDEX = ("int8", "int16", "int32", "int64", "uint8", "uint32", "uint64")
+
+
+@st.composite
+def advanced(draw) -> tuple[np.ndarray, list, list[np.ndarray]]:
+    """An array, an index (items: int, slice, None, ..., or a position in the list of
+    index arrays) and the index arrays."""
+    shape = draw(shapes(min_dims=1, max_dims=3, min_side=0, max_side=4))
+    x = draw(arrays(draw(st.sampled_from(ALL_DTYPES)), shape))
+    items: list[Any] = []
+    index_arrays: list[np.ndarray] = []
+    axis = 0
+    ellipsis = False
+    while axis < len(shape) and draw(st.integers(0, 3)):  # items from the first axis
+        kind = draw(st.sampled_from(["array", "array", "mask", "int", "slice", "none",
+                                     "ellipsis"]))
+        n = shape[axis]
+        if kind == "array":
+            ishape = draw(hnp.array_shapes(min_dims=0, max_dims=2, min_side=1, max_side=3))
+            hi = max(n, 1)   # values in range (out of range is a value error: see below)
+            values = draw(hnp.arrays(np.int64, ishape, elements=st.integers(-hi, hi - 1)))
+            dtype = draw(st.sampled_from(INT_INDEX))
+            if np.dtype(dtype).kind == "u":
+                values = values % hi
+            items.append(("array", len(index_arrays)))
+            index_arrays.append(values.astype(dtype))
+            axis += 1
+        elif kind == "mask":
+            k = draw(st.integers(1, len(shape) - axis))
+            mshape = list(shape[axis:axis + k])
+            if draw(st.integers(0, 5)) == 0:
+                mshape[0] += 1          # a mismatched mask: NumPy refuses it
+            items.append(("array", len(index_arrays)))
+            index_arrays.append(draw(hnp.arrays(bool, tuple(mshape))))
+            axis += k
+        elif kind == "int":
+            items.append(draw(st.integers(-n - 1, n)))
+            axis += 1
+        elif kind == "slice":
+            items.append(slice(draw(st.one_of(st.none(), st.integers(-5, 5))),
+                               draw(st.one_of(st.none(), st.integers(-5, 5))),
+                               draw(st.sampled_from([None, 1, 2, -1]))))
+            axis += 1
+        elif kind == "none":
+            items.append(None)
+        else:   # the items after ... index the last axes: only an array of the last
+            items.append(Ellipsis)
+            ellipsis = True
+            break
+    if not index_arrays:
+        last = shape[-1] if ellipsis else shape[min(axis, len(shape) - 1)]
+        items.append(("array", 0))
+        index_arrays.append(np.array([0, -1] if last else [], dtype=np.int64))
+    return x, items, index_arrays
+
+
+def _key(items: list, arrays: tuple) -> tuple:
+    return tuple(arrays[i[1]] if isinstance(i, tuple) else i for i in items)
+
+
+@CASES
+@given(data=st.data())
+def test_advanced_indexing(data):
+    x, items, index_arrays = data.draw(advanced())
+    values = [x, *index_arrays]
+    hidden = [data.draw(hidden_mask(v.ndim)) for v in values]
+    conform("index", lambda v, *a: v[_key(items, a)], lambda v, *a: v[_key(items, a)],
+            values, hidden)
+
+
+def test_values_out_of_range_fail_when_the_graph_runs():
+    x, i = kt.tensor("x", "float32", (5, 4)), kt.vector("i", "int64")
+    f = kt.function([x, i], x[i, 1:])
+    with pytest.raises(IndexError, match=r"index \(computing|failed at run time on inputs "
+                                         r"of shapes \(5, 4\), \(2,\): index 7 is out of "
+                                         r"bounds"):
+        f(np.zeros((5, 4), np.float32), np.array([0, 7]))
+
+
+def test_lists_and_numpy_arrays_in_the_index():
+    x = kt.tensor("x", "float32", (5, 4))
+    assert str(x[[0, 2, 4]].type) == "float32[3,4]"
+    assert str(x[np.array([[0], [1]]), [1, 2, 3]].type) == "float32[2,3]"
+    assert str(x[[True, False, True, True, False]].type) == "float32[?,4]"
+
+
+def test_basic_indices_still_build_getitem():
+    x = kt.tensor("x", "float32", (5, 4))
+    assert x[1:3, 0].owner.op == kt.getitem.bind(index=(slice(1, 3), 0))
+
+
+@pytest.mark.parametrize(("index", "message"), [
+    (lambda x: x[kt.vector("f", "float32")], "u0 in integer fails"),
+    (lambda x: x[np.ones((4, 4), bool)], "dimension a0 is 5"),
+    (lambda x: x[[0, 1], [1, 2, 3]], "(i0_0-1)*(i0_0-max(i0_0,i1_0)) == 0 fails"),
+    (lambda x: x[[0], [0], [0]], "too many indices"),
+])
+def test_rejected(index, message):
+    x = kt.tensor("x", "float32", (5, 4))
+    with pytest.raises((kt.TypeInferenceError, ValueError)) as info:
+        index(x)
+    assert message in str(info.value)
