@@ -18,7 +18,7 @@ from .graph import (
 )
 from .ops import CATALOGUE as _CATALOGUE
 from .ops.op import SignatureOp, op
-from .printing import dprint
+from .printing import dprint, graphviz
 from .query import Solutions, pattern, query  # logic variables: kantensor.query.var
 from .signature.ast import Signature, TensorPattern, dim_vars, dtype_vars
 from .signature.errors import SignatureSyntaxError, TypeInferenceError
@@ -54,7 +54,8 @@ __all__ = [
     "SignatureOp", "SignatureSyntaxError", "Solutions", "SpecifyShape", "TensorConstant",
     "TensorPattern", "TensorType", "TensorVariable", "Type", "TypeInferenceError", "Variable",
     "ancestors", "as_tensor_variable", "clone", "constant", "dim_vars", "dims", "dprint",
-    "dtype_vars", "function", "get_default_dtype", "graph_inputs", "matrix", "op", "pattern",
+    "dtype_vars", "function", "get_default_dtype", "graph_inputs", "graphviz", "matrix", "op",
+    "pattern",
     "promote_types", "query", "result_type", "scalar", "set_default_dtype", "specify_shape",
     "tensor", "toposort", "vector", *sorted(_SHORTCUTS), *sorted(_CATALOGUE),
 ]

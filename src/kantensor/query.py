@@ -7,7 +7,6 @@ lazily as a :class:`Solutions` object.
 
 from __future__ import annotations
 
-import html
 import itertools
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
@@ -19,6 +18,7 @@ from .logic.state import KState, label, walk
 from .logic.terms import TensorTerm
 from .ops.op import OpFamily, TemplateOp
 from .signature.ast import Signature
+from .signature.display import solutions_html
 from .signature.solve import TermBuilder, compiled
 from .types.dtypes import Priority, normalize_dtype
 from .types.type import TensorType
@@ -139,11 +139,7 @@ class Solutions:
             + more if rows else "no solutions"
 
     def _repr_html_(self) -> str:
-        rows = list(itertools.islice(self, 100))
-        head = "".join(f"<th>{html.escape(n)}</th>" for n in self.names)
-        body = "".join("<tr>" + "".join(f"<td>{html.escape(_fmt(r.get(n)))}</td>"
-                                        for n in self.names) + "</tr>" for r in rows)
-        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        return solutions_html(self.names, self)
 
 
 def _fmt(value: Any) -> str:

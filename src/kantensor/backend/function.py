@@ -10,6 +10,7 @@ from ..graph.basic import Constant, Variable
 from ..graph.fgraph import FunctionGraph
 from ..types.type import TensorType
 from .checks import bind_dims, check_dim_expressions, check_value
+from .display import function_html
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,9 @@ class Function:
         self.input_names = [v.name for v in inputs]
         self._positions = {n: i for i, n in enumerate(self.input_names) if n is not None}
         self._build()
+
+    def _repr_html_(self) -> str:
+        return function_html(self)
 
     def _build(self) -> None:
         storage: dict[Variable, list] = {}

@@ -13,6 +13,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from .display import signature_html
+
 __all__ = [
     "CATEGORIES", "CMP_OPS", "DTYPE_NAMES", "RESERVED",
     "DimVar", "FixedDim", "FlexDim", "AnonGroup", "AnyGroup", "NamedGroup", "BinOp", "Call",
@@ -613,6 +615,9 @@ class Signature:
 
     def __repr__(self) -> str:
         return f"Signature({str(self)!r})"
+
+    def _repr_html_(self) -> str:
+        return signature_html(self)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Signature):

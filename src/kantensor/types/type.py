@@ -12,6 +12,7 @@ import numpy as np
 
 from ..graph.type import Type
 from .dim import Dim, dim_max, dim_min, substitute
+from .display import tensor_type_html
 from .dtypes import DTYPES, category, normalize_dtype
 
 ShapeEntry = int | Dim | None
@@ -108,6 +109,9 @@ class TensorType(Type):
 
     def __str__(self) -> str:
         return f"{self.dtype}[{','.join(map(_entry_str, self.shape))}]"
+
+    def _repr_html_(self) -> str:
+        return tensor_type_html(self)
 
     def clone(self, dtype: Any = None, shape: Iterable[ShapeEntry] | None = None,
               **kwargs: Any) -> TensorType:

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterable
+from types import MethodType
 from typing import Any
 
 import numpy as np
 
 from ..graph.basic import Constant, Variable
 from .dim import Dim
+from .display import variable_html
 from .dtypes import default_complex_dtype, get_default_dtype, normalize_dtype
 from .type import ShapeEntry, TensorType
 
@@ -108,7 +109,15 @@ class _TensorOperators:
         fn = METHODS.get(name)
         if fn is None:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        return functools.partial(fn, self)
+        # A bound method: its __doc__ and signature are the Op's (``x.sum?`` in IPython).
+        return MethodType(fn, self)
+
+    def __dir__(self) -> list[str]:
+        """Attributes plus the registered methods, so IPython completes ``x.su<Tab>``."""
+        return sorted({*super().__dir__(), *METHODS})
+
+    def _repr_html_(self) -> str:
+        return variable_html(self)
 
     # Variables are graph nodes: identity equality, usable as dict keys.
     __hash__ = object.__hash__
