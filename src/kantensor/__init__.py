@@ -16,6 +16,7 @@ from .graph import (
     graph_inputs,
     toposort,
 )
+from .ipython import load_ipython_extension as load_ipython_extension  # %load_ext kantensor
 from .ops import CATALOGUE as _CATALOGUE
 from .ops.op import SignatureOp, op
 from .printing import dprint, graphviz

@@ -18,6 +18,9 @@ from .catalogue import load_all
 
 CATALOGUE: dict[str, Any] = {}
 
+#: The Op names of each catalogue file ("elementwise", "linalg", ...), in file order.
+FAMILIES: dict[str, list[str]] = {}
+
 #: Methods that, like NumPy's, also take their tuple as separate ints:
 #: ``x.reshape(2, -1)`` is ``x.reshape((2, -1))``.
 VARIADIC_METHODS = frozenset({"reshape", "transpose"})
@@ -36,6 +39,7 @@ def _variadic(fn: Callable[..., Any]) -> Callable[..., Any]:
 for _entry in load_all():
     _op = _entry.make_op()
     CATALOGUE[_entry.name] = _op
+    FAMILIES.setdefault(_entry.file.removesuffix(".toml"), []).append(_entry.name)
     globals()[_entry.name] = _op
     if _entry.operator:
         register_operator(_entry.operator, _op)
