@@ -105,8 +105,11 @@ def _demo() -> int:
     return 0
 
 
-def _complete(text: str, names: Sequence[str]) -> list[str]:
-    return sorted(n for n in names if n.startswith(text))
+def _complete(text: str, names: Sequence[str], space: bool = True) -> list[str]:
+    """The names starting with ``text``; a unique one gets a space after it (with
+    ``space``: not for dtypes, which a shape follows)."""
+    found = sorted({n for n in names if n.startswith(text)})
+    return [found[0] + " "] if space and len(found) == 1 else found
 
 
 class Repl(cmd.Cmd):
@@ -161,7 +164,10 @@ class Repl(cmd.Cmd):
         try:
             result = command(line)
         except ERRORS as exc:  # the REPL reports and carries on
-            print(f"error: {format_error(exc)}", file=self.stdout)
+            # cmd hands over the arguments only; the caret points into the whole line.
+            full = self.lastcmd
+            prefix = full[:len(full) - len(line)] if full.endswith(line) else ""
+            print(f"error: {format_error(exc, prefix)}", file=self.stdout)
             return
         print(result if isinstance(result, str) else repr(result), file=self.stdout)
 
@@ -176,14 +182,17 @@ class Repl(cmd.Cmd):
         args = line[:begidx].split()
         if len(args) <= 1:
             return _complete(text, list(CATALOGUE))
-        return _complete(text, [*DTYPES, "->"] if args[0] == "query" else DTYPES)
+        return _complete(text, [*DTYPES, "->"] if args[0] == "query" else DTYPES, space=False)
+
+    def completenames(self, text: str, *ignored: Any) -> list[str]:
+        return _complete(text, [n[3:] for n in self.get_names()
+                                if n.startswith("do_") and n != "do_EOF"])
 
     def completedefault(self, text: str, line: str, begidx: int, endidx: int) -> list[str]:
         return self._complete_args(text, line, begidx)
 
     def complete_help(self, text: str, line: str, begidx: int, endidx: int) -> list[str]:
-        return _complete(text, [*super().complete_help(text, line, begidx, endidx),
-                                *CATALOGUE])
+        return _complete(text, [*self.completenames(""), *CATALOGUE])
 
     def do_help(self, arg: str) -> None:
         """help [COMMAND|OP] -- a command's usage, or an Op's signature, parameters and doc"""

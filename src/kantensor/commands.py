@@ -53,6 +53,13 @@ class CommandError(ValueError):
         self.line = line
         self.position = position
 
+    def within(self, prefix: str) -> CommandError:
+        """The same error in the line ``prefix + line`` (the command's name before its
+        arguments), the caret moved along."""
+        if self.position is None:
+            return self
+        return CommandError(self.message, prefix + self.line, self.position + len(prefix))
+
     def __str__(self) -> str:
         if self.position is None or not self.line:
             return self.message
@@ -232,10 +239,11 @@ def _check_arity(sig: Signature, name: str | None, n_in: int, n_out: int) -> Non
         raise TypeInferenceError(f"{label}: gives {want} outputs, got {n_out}", signature=sig)
 
 
-def format_error(exc: BaseException) -> str:
-    """An error as the REPL and the magics show it: one message, carets kept."""
+def format_error(exc: BaseException, prefix: str = "") -> str:
+    """An error as the REPL and the magics show it: one message, carets kept. The caret
+    of a CommandError points into ``prefix`` + its line (``prefix``: say ``"%infer "``)."""
     if isinstance(exc, CommandError):
-        return str(exc)
+        return str(exc.within(prefix))
     return f"{type(exc).__name__}: {exc}"
 
 

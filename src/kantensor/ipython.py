@@ -24,7 +24,7 @@ class CommandFailure:
     def __init__(self, command: str, exc: BaseException) -> None:
         self.command = command
         self.exc = exc
-        self.message = format_error(exc)
+        self.message = format_error(exc, f"%{command} ")
 
     def __repr__(self) -> str:
         return f"%{self.command}: {self.message}"
