@@ -141,7 +141,16 @@ def _signature(word: Word, params: dict[str, Any], types: Sequence[Any],
         if params:
             raise _error("parameters (name=value) need a catalogue Op, not signature text",
                          word, line)
-        return Signature.parse(word.text), None
+        try:
+            return Signature.parse(word.text), None
+        except SignatureSyntaxError as exc:
+            verbatim = word.start is not None and \
+                line[word.start:word.start + len(word.text)] == word.text
+            if not verbatim or "\n" in word.text:
+                raise
+            # The caret goes under the culprit in the whole command line.
+            raise CommandError(f"bad signature: {exc.message}", line,
+                               word.start + exc.position) from None
     if isinstance(found, OpFamily):
         return signature_of(found.bind(**params), types)
     if params:
