@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import graphviz
 import pytest
@@ -102,3 +103,11 @@ def test_without_dot_the_source_works_and_rendering_says_how(monkeypatch, tmp_pa
     root = parse(z._repr_html_())
     assert root.find_all("code")[1].text() == "float64[?,?]" and not root.find_all("svg")
     assert "needs Graphviz's `dot`" in root.find_all("pre")[0].text()
+
+
+def test_the_docs_picture_is_drawn_by_the_code():
+    """docs/_static/seed_x_plus_y.svg (on docs/interactive.rst) is what kt.graphviz draws."""
+    saved = Path(__file__).parents[1] / "docs" / "_static" / "seed_x_plus_y.svg"
+    _, _, z = seed_graph()
+    assert nodes(saved.read_text()) == nodes(kt.graphviz(z).pipe(format="svg",
+                                                                  encoding="utf-8"))

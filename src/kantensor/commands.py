@@ -270,6 +270,7 @@ class Command:
         return self.run(split(line), line)
 
 
+#: The commands by name: the REPL's commands and the IPython magics are made from this table.
 COMMANDS: dict[str, Command] = {
     c.name: c for c in (
         Command("infer", "infer OP|SIGNATURE TYPE... [NAME=VALUE...]",

@@ -29,7 +29,7 @@ class OpFacts:
 
 def op_text(f: OpFacts) -> str:
     """``help OP`` in the REPL: call, signature, doc and parameters as plain text."""
-    lines = [f.call or f.name, f"  signature: {f.signature}"]
+    lines = [f.call or f.name, f"  signature: {' '.join(f.signature.split())}"]
     if f.params:
         lines.append("  parameters:")
         lines += [f"    {n}: {k}" + (f" = {d}" if d else "") for n, k, d in f.params]
