@@ -193,9 +193,15 @@ def _query_term(word: Word, line: str) -> Any:
 class InferResult:
     """The output types of an Op or signature for some input types."""
 
-    label: str
+    op: str | None  # the Op (with its parameters), None for signature text
+    signature: Signature
     inputs: tuple[TensorType, ...]
     outputs: tuple[TensorType, ...]
+
+    @property
+    def label(self) -> str:
+        """How the CLI names what ran: the Op and its signature, or the signature."""
+        return f"{self.op} {self.signature}" if self.op else str(self.signature)
 
     def __str__(self) -> str:
         return f"{self.label}: ({', '.join(map(str, self.inputs))}) -> " \
@@ -206,7 +212,9 @@ class InferResult:
     def _repr_html_(self) -> str:
         rows = [["input", str(i), type_inline(t)] for i, t in enumerate(self.inputs)]
         rows += [["output", str(i), type_inline(t)] for i, t in enumerate(self.outputs)]
-        return block("infer", code(self.label), table(["", "#", "type"], rows))
+        sig = f"signature {code(' '.join(str(self.signature).split()))}" if self.op else ""
+        return block("infer", code(self.op or self.signature),
+                     table(["", "#", "type"], rows), sig)
 
 
 def infer_words(words: Sequence[Word], line: str = "") -> InferResult:
@@ -217,7 +225,7 @@ def infer_words(words: Sequence[Word], line: str = "") -> InferResult:
     types = [_type(w, line) for w in rest]
     sig, name = _signature(words[0], params, types, line)
     outs = infer(sig, types, name=name)
-    return InferResult(f"{name} {sig}" if name else str(sig), tuple(types), outs)
+    return InferResult(name, sig, tuple(types), outs)
 
 
 def query_words(words: Sequence[Word], line: str = "", limit: int | None = None) -> Solutions:

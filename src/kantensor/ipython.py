@@ -15,7 +15,7 @@ from typing import Any
 from .commands import COMMANDS, ERRORS, Command, format_error
 from .graph.display import block, pre
 
-_ERROR_STYLE = "white-space:pre;color:#a4161a;margin:2px 0"
+_ERROR_STYLE = "white-space:pre;font-family:monospace;color:#a4161a;margin:2px 0"
 
 
 class CommandFailure:

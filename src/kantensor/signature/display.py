@@ -18,7 +18,7 @@ MAX_ROWS = 50
 COUNT_CAP = 10_000
 
 _LOOPS = {None: "none", "+": "broadcast (+)", "=": "equal (=)"}
-_ERROR_STYLE = "white-space:pre-wrap;color:#a4161a;margin:2px 0"
+_ERROR_STYLE = "white-space:pre-wrap;font-family:monospace;color:#a4161a;margin:2px 0"
 
 
 def alternative_row(alt: Any) -> list[str]:

@@ -16,7 +16,7 @@ from .dim import Dim
 
 #: A variable's picture is drawn with its Types up to this many Apply nodes, without
 #: them up to PICTURE_MAX_NODES, and not at all beyond (``kt.graphviz`` draws any size).
-PICTURE_TYPES_MAX_NODES = 12
+PICTURE_TYPES_MAX_NODES = 2
 PICTURE_MAX_NODES = 60
 
 
@@ -67,7 +67,7 @@ def graph_svg(var: Variable) -> str:
     n = len(toposort([var]))
     if n > PICTURE_MAX_NODES:
         return esc(f"(a graph of {n} Apply nodes: kt.graphviz(x, types=False) draws it)")
-    picture = digraph([var], types=n <= PICTURE_TYPES_MAX_NODES, size="5,5")
+    picture = digraph([var], types=n <= PICTURE_TYPES_MAX_NODES, size="7,7")
     try:
         svg = picture.pipe(format="svg", encoding="utf-8")
     except RuntimeError as exc:  # no `dot`: the type is still shown
