@@ -24,6 +24,9 @@ from nbclient import NotebookClient
 HERE = Path(__file__).resolve().parent
 #: Seconds one cell may take.
 CELL_TIMEOUT = 120
+#: Kernels keep no history: the runs share nothing with each other or with the user's
+#: IPython (whose history database, locked by another kernel, would print warnings).
+KERNEL_ARGUMENTS = ["--HistoryManager.enabled=False"]
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+")
 
 
@@ -37,12 +40,14 @@ def execute(path: Path) -> nbformat.NotebookNode:
     ``nbclient.exceptions.CellExecutionError`` at the first cell that fails."""
     nb = nbformat.read(path, as_version=4)
     NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3",
+                   extra_arguments=KERNEL_ARGUMENTS,
                    resources={"metadata": {"path": str(path.parent)}}).execute()
     return nb
 
 
 def text_outputs(nb: nbformat.NotebookNode) -> list[list[tuple[str, str]]]:
-    """For each code cell: its outputs as (kind, plain text), what the check compares."""
+    """For each code cell: its outputs as (kind, plain text), what the check compares;
+    consecutive chunks of one stream are joined."""
     cells = []
     for cell in nb.cells:
         if cell.cell_type != "code":
@@ -57,7 +62,12 @@ def text_outputs(nb: nbformat.NotebookNode) -> list[list[tuple[str, str]]]:
                 text = f"{out['ename']}: {out['evalue']}"
             else:
                 text = out.get("data", {}).get("text/plain", "")
-            outs.append((kind, _ADDRESS.sub("", "".join(text))))
+            text = _ADDRESS.sub("", "".join(text))
+            if outs and kind.startswith("stream") and outs[-1][0] == kind:
+                # A kernel may send one print in several chunks, as timing goes.
+                outs[-1] = (kind, outs[-1][1] + text)
+            else:
+                outs.append((kind, text))
         cells.append(outs)
     return cells
 

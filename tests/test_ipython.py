@@ -14,7 +14,8 @@ from htmltree import parse
 
 @pytest.fixture(scope="module")
 def kernel():
-    km, kc = start_new_kernel(kernel_name="python3")
+    km, kc = start_new_kernel(kernel_name="python3",
+                              extra_arguments=["--HistoryManager.enabled=False"])
     try:
         outputs = run(kc, "import kantensor as kt\n%load_ext kantensor")
         assert not [o for o in outputs if o["msg_type"] == "error"], outputs

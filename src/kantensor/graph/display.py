@@ -7,6 +7,7 @@ class's ``_repr_html_`` only needs modules of its own layer or lower ones.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Iterable, Sequence
 
 #: One class on the outer element of every kantensor display, for notebook CSS.
@@ -48,7 +49,8 @@ def table(head: Sequence[str], rows: Iterable[Sequence[str]], caption: str = "")
 def block(kind: str, title_html: str, *parts: str) -> str:
     """The outer element of a display: a bold ``kind`` label, a title, then the parts."""
     inner = "".join(f"<div>{p}</div>" for p in parts if p)
-    return (f'<div class="{CSS_CLASS} {CSS_CLASS}-{esc(kind.lower().replace(" ", "-"))}">'
+    name = re.sub(r"[^a-z0-9]+", "-", kind.lower()).strip("-")
+    return (f'<div class="{CSS_CLASS} {CSS_CLASS}-{name}">'
             f"<b>{esc(kind)}</b> {title_html}{inner}</div>")
 
 
