@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench docs clean
+.PHONY: demo test lint bench docs clean dot
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found (set PYTHON=...)"; exit 1; }
@@ -19,8 +19,20 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks signatures notebooks docs/_ext
 
-test: $(STAMP) lint
+test: $(STAMP) lint dot
 	$(BIN)/python -m pytest
+
+# The tests render graph pictures (kt.graphviz), which needs Graphviz's `dot`.
+dot:
+	@command -v dot >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Graphviz (dot) with apt-get"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz; \
+	  else \
+	    echo "error: the tests need Graphviz's dot program; install it (Debian/Ubuntu:"; \
+	    echo "  sudo apt-get install graphviz; macOS: brew install graphviz) and rerun"; \
+	    exit 1; \
+	  fi; }
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]'

@@ -1,62 +1,95 @@
-"""Check or refresh the saved outputs of the notebooks in this folder.
+"""Run the notebooks of this folder in a real Jupyter kernel; check or refresh their outputs.
 
     python notebooks/run_notebooks.py [NOTEBOOK ...]            # check (default: all)
-    python notebooks/run_notebooks.py --update [NOTEBOOK ...]   # rewrite the outputs
+    python notebooks/run_notebooks.py --update [NOTEBOOK ...]   # rewrite the saved outputs
 
-Cells are run exactly as ``tests/test_notebooks.py`` runs them (its ``execute_notebook`` is
-used): code cells in order, in one namespace, capturing what they print and the ``repr`` of
-a last expression.  ``--update`` stores those as the cells' ``stream`` and
-``execute_result`` outputs, so the test passes by construction; Jupyter's own outputs may
-differ in details (IPython pretty-prints long lists over several lines), so refresh the
-outputs with this script after editing a notebook.  Needs nbformat and pytest (the
-``notebook`` and ``dev`` extras).
+Each notebook runs top to bottom in a fresh IPython kernel (nbclient + ipykernel, the
+``notebook`` extra), in this folder; a cell that raises fails the run. The check compares
+what each cell printed and the plain-text form of what it displayed with the saved outputs
+(HTML and SVG are rendered forms of the same objects and are not compared; memory
+addresses are ignored). ``tests/test_notebooks.py`` uses this module, so the test and the
+refresh run notebooks the same way.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import re
 import sys
 from pathlib import Path
 
 import nbformat
+from nbclient import NotebookClient
 
 HERE = Path(__file__).resolve().parent
-TEST_MODULE = HERE.parent / "tests" / "test_notebooks.py"
+#: Seconds one cell may take.
+CELL_TIMEOUT = 120
+#: Kernels keep no history: the runs share nothing with each other or with the user's
+#: IPython (whose history database, locked by another kernel, would print warnings).
+KERNEL_ARGUMENTS = ["--HistoryManager.enabled=False"]
+_ADDRESS = re.compile(r" at 0x[0-9a-f]+")
 
 
-def _executor():
-    spec = importlib.util.spec_from_file_location("_kantensor_test_notebooks", TEST_MODULE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def notebooks() -> list[Path]:
+    """Every notebook of this folder, in name order."""
+    return sorted(HERE.glob("*.ipynb"))
 
 
-def outputs_for(printed: str, result: str | None, count: int) -> list:
-    outputs = []
-    if printed:
-        outputs.append(nbformat.v4.new_output("stream", name="stdout", text=printed))
-    if result is not None:
-        outputs.append(nbformat.v4.new_output("execute_result", data={"text/plain": result},
-                                              execution_count=count))
-    return outputs
-
-
-def process(path: Path, update: bool) -> bool:
-    """Run one notebook; with ``update`` save fresh outputs. True if it was up to date."""
-    tn = _executor()
+def execute(path: Path) -> nbformat.NotebookNode:
+    """The notebook at ``path`` after running it in a fresh kernel; raises
+    ``nbclient.exceptions.CellExecutionError`` at the first cell that fails."""
     nb = nbformat.read(path, as_version=4)
-    fresh = tn.execute_notebook(nb, path.parent)
-    code_cells = [c for c in nb.cells if c.cell_type == "code"]
-    same = all(tn.saved_outputs(c) == r for c, r in zip(code_cells, fresh, strict=True))
+    NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3",
+                   extra_arguments=KERNEL_ARGUMENTS,
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    return nb
+
+
+def text_outputs(nb: nbformat.NotebookNode) -> list[list[tuple[str, str]]]:
+    """For each code cell: its outputs as (kind, plain text), what the check compares;
+    consecutive chunks of one stream are joined."""
+    cells = []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        outs = []
+        for out in cell.get("outputs", []):
+            kind = out["output_type"]
+            if kind == "stream":
+                text = out["text"]
+                kind = f"stream:{out['name']}"
+            elif kind == "error":
+                text = f"{out['ename']}: {out['evalue']}"
+            else:
+                text = out.get("data", {}).get("text/plain", "")
+            text = _ADDRESS.sub("", "".join(text))
+            if outs and kind.startswith("stream") and outs[-1][0] == kind:
+                # A kernel may send one print in several chunks, as timing goes.
+                outs[-1] = (kind, outs[-1][1] + text)
+            else:
+                outs.append((kind, text))
+        cells.append(outs)
+    return cells
+
+
+def differences(saved: nbformat.NotebookNode, fresh: nbformat.NotebookNode) -> list[str]:
+    """The cells whose saved outputs differ from a fresh run, each with both versions."""
+    found = []
+    code = [c for c in saved.cells if c.cell_type == "code"]
+    for cell, old, new in zip(code, text_outputs(saved), text_outputs(fresh), strict=True):
+        if old != new:
+            found.append(f"cell {cell.source!r}:\n  saved: {old!r}\n  fresh: {new!r}")
+    return found
+
+
+def process(path: Path, update: bool) -> list[str]:
+    """Run one notebook; with ``update`` save its fresh outputs. Its stale cells."""
+    fresh = execute(path)
+    stale = differences(nbformat.read(path, as_version=4), fresh)
     if update:
-        for count, (cell, (printed, result)) in enumerate(zip(code_cells, fresh, strict=True),
-                                                          start=1):
-            cell.outputs = outputs_for(printed, result, count)
-            cell.execution_count = count
-        nbformat.validate(nb)
-        nbformat.write(nb, path)
-    return same
+        nbformat.validate(fresh)
+        nbformat.write(fresh, path)
+    return stale
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,11 +98,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("notebooks", nargs="*", type=Path,
                         help="notebooks to run (default: every *.ipynb in this folder)")
     args = parser.parse_args(argv)
-    paths = args.notebooks or sorted(HERE.glob("*.ipynb"))
-    stale = [p for p in paths if not process(p, args.update)]
-    for p in stale:
-        print(f"{p}: outputs {'updated' if args.update else 'out of date'}")
-    return 0 if args.update or not stale else 1
+    status = 0
+    for path in args.notebooks or notebooks():
+        stale = process(path, args.update)
+        if stale and not args.update:
+            status = 1
+            print(f"{path}: outputs out of date in {len(stale)} cells", *stale, sep="\n")
+        elif stale:
+            print(f"{path}: outputs of {len(stale)} cells updated")
+    return status
 
 
 if __name__ == "__main__":

@@ -23,6 +23,22 @@ def test_demo(capsys):
     assert "D = float64" in out
 
 
+def test_version(capsys):
+    with pytest.raises(SystemExit) as done:
+        cli.main(["--version"])
+    assert done.value.code == 0 and capsys.readouterr().out.strip() == "kantensor 0.1.0"
+
+
+def test_errors_keep_the_op_name(capsys):
+    code, _, err = run(["infer", "matmul", "float32[2,3]", "float32[4,5]"], capsys)
+    assert code == 1
+    assert err.startswith("error: matmul +(m?,n),(n,p?)->(m?,p?): dimension n is 3")
+    code, _, err = run(["query", "add", "--in", "float32[3]", "--out", "X"], capsys)
+    assert code == 1 and "error: add +(),()->(): takes 2 inputs, got 1" in err
+    code, _, err = run(["infer", "ad", "float32[3]"], capsys)
+    assert code == 1 and "unknown Op 'ad' (did you mean add?)" in err
+
+
 def test_infer(capsys):
     code, out, _ = run(["infer", "+(m,n),(n,p)->(m,p)", "float64[5,3,4]", "float32[4,2]"],
                        capsys)
@@ -73,7 +89,9 @@ def test_repl_session():
     text = stdout.getvalue()
     assert "add +(),()->(): (float32[3], int8[]) -> (float32[3])" in text
     assert "D = float64" in text
-    assert "error: SignatureSyntaxError" in text
+    assert "error: bad signature: expected" in text
+    line, caret = text.splitlines()[-3:-1]  # the caret is under the culprit in the line
+    assert line == "  infer (n)->( float32[3]" and caret.index("^") == line.index(" float32")
 
 
 SHIPPED = sorted(p.name for p in (Path(__file__).parents[1] / "signatures").glob("*.toml"))

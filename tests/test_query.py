@@ -71,7 +71,7 @@ def test_no_solution_and_solutions_object():
     sols = query(kt.add, [pattern(d, ()), "int8[]"], ["int16[]"], limit=2)
     assert isinstance(sols, Solutions) and len(sols) == 2
     html = sols._repr_html_()
-    assert html.startswith("<table>") and "<th>d</th>" in html
+    assert "<table" in html and ">d</th>" in html  # tests/test_display.py parses it
     with pytest.raises(TypeError, match="expected an Op"):
         query(3, [], [])
 

@@ -21,10 +21,11 @@ from .graph import (
     graph_inputs,
     toposort,
 )
+from .ipython import load_ipython_extension as load_ipython_extension  # %load_ext
 from .logic.store import labelo
 from .ops import CATALOGUE
 from .ops.op import SignatureOp, op
-from .printing import dprint
+from .printing import dprint, graphviz
 from .query import Solutions, pattern, query
 from .signature.ast import TensorPattern, dim_vars, dtype_vars
 from .signature.errors import SignatureSyntaxError, TypeInferenceError
@@ -60,7 +61,7 @@ __all__ = [
     "TensorConstant", "TensorPattern", "TensorType", "TensorVariable", "Type",
     "TypeInferenceError", "Variable", "ancestors", "as_tensor_variable", "clone", "constant",
     "dim_vars", "dims", "dprint", "dtype_vars", "eval_shape", "function", "get_default_dtype",
-    "graph_inputs", "labelo", "matrix", "op", "pattern", "promote_types", "query", "relation",
+    "graph_inputs", "graphviz", "labelo", "matrix", "op", "pattern", "promote_types", "query", "relation",
     "result_type", "scalar", "set_default_dtype", "specify_shape", "tensor", "toposort",
     "vector",
 ]  # fmt: skip

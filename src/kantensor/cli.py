@@ -10,107 +10,65 @@ from __future__ import annotations
 
 import argparse
 import cmd
-import re
-import shlex
+import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
+from . import __version__
+from .commands import (
+    COMMANDS,
+    ERRORS,
+    Command,
+    CommandError,
+    Word,
+    format_error,
+    infer_words,
+    lookup,
+    query_words,
+    split,
+)
+from .ops import CATALOGUE, FAMILIES
+from .ops.catalogue import CatalogueError, load_file
+from .ops.display import op_text
+from .types.dtypes import DTYPES
 
-def _target(text: str, params: dict[str, Any] | None = None) -> tuple[Any, str]:
-    """A catalogue Op by name (its parameters bound), or signature text, and its label."""
-    from .ops import CATALOGUE
-    from .signature.signature import Signature
+try:  # line editing, completion and history; absent on some platforms
+    import readline
+except ImportError:  # pragma: no cover - the REPL still works, without editing
+    readline = None
 
-    if text in CATALOGUE:
-        op = CATALOGUE[text]
-        if hasattr(op, "bind"):
-            return op.bind(**(params or {})), text
-        if params:
-            raise TypeError(f"{text} takes no parameters, got {', '.join(params)}")
-        return op, text
-    if params:
-        raise TypeError("parameters (name=value) need a catalogue Op, not signature text")
-    return Signature.parse(text), ""
-
-
-_PARAM = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
-
-
-def _split_params(words: Sequence[str]) -> tuple[list[str], dict[str, Any]]:
-    """Separate ``name=value`` parameters (Python literals, else strings) from types."""
-    import ast
-
-    rest: list[str] = []
-    params: dict[str, Any] = {}
-    for word in words:
-        match = _PARAM.match(word)
-        if not match:
-            rest.append(word)
-            continue
-        name, value = match.groups()
-        try:
-            params[name] = ast.literal_eval(value)
-        except (ValueError, SyntaxError):
-            params[name] = value
-    return rest, params
+#: Where the REPL keeps its history (an environment variable overrides it, for tests).
+HISTORY_ENV = "KANTENSOR_HISTORY"
+HISTORY_LENGTH = 1000
 
 
-def _query_term(text: str) -> Any:
-    """A type in the compact notation where names are logic variables (see the module
-    docstring), read with the DSL's grammar."""
-    from .query import pattern, var
-    from .signature.ast import DimVar, FixedDim
-    from .signature.parser import parse_tensor_type
-    from .types.dtypes import DTYPES
+def history_path() -> Path:
+    """The REPL's history file: $KANTENSOR_HISTORY, else ~/.kantensor_history."""
+    return Path(os.environ.get(HISTORY_ENV) or Path.home() / ".kantensor_history")
 
-    head, sizes = parse_tensor_type(text)
-    if sizes is None:
-        return var(head)
-    entries: list[Any] = []
-    for size in sizes:
-        if size is None or isinstance(size, FixedDim | DimVar):
-            entries.append(None if size is None else
-                           size.size if isinstance(size, FixedDim) else var(size.name))
-        else:
-            raise ValueError(f"bad size {size} in {text!r}: in a query a size is an int, "
-                             "? or a name")
-    return pattern(head if head in DTYPES else var(head), entries)
+
+def _words(texts: Sequence[str]) -> list[Word]:
+    return [Word(t) for t in texts]
 
 
 def run_infer(sig_text: str, types: Sequence[str], out: Any = None) -> int:
-    out = out or sys.stdout
-    from .signature.solve import infer
-    from .types.type import TensorType
-
-    types, params = _split_params(types)
-    parsed = [TensorType.parse(t) for t in types]
-    target, name = _target(sig_text, params)
-    sig, op = target.signature_for(tuple(parsed)) if hasattr(target, "signature_for") \
-        else (target, None)
-    results = infer(sig, parsed, name=op)
-    label = f"{op or name} {sig}".strip()
-    print(f"{label}: ({', '.join(types)}) -> ({', '.join(map(str, results))})", file=out)
+    """``kantensor infer``: print the output types."""
+    print(infer_words(_words([sig_text, *types])), file=out or sys.stdout)
     return 0
 
 
 def run_query(sig_text: str, inputs: Sequence[str], outputs: Sequence[str],
               limit: int | None, out: Any = None) -> int:
-    out = out or sys.stdout
-    from .query import query
-
-    inputs, params = _split_params(inputs)
-    target, _ = _target(sig_text, params)
-    sols = query(target, [_query_term(t) for t in inputs],
-                 [_query_term(t) for t in outputs], limit=limit)
-    print(repr(sols), file=out)
+    """``kantensor query``: print the solutions; exit status 1 when there are none."""
+    sols = query_words(_words([sig_text, *inputs, "->", *outputs]), limit=limit)
+    print(repr(sols), file=out or sys.stdout)
     return 0 if sols else 1
 
 
 def run_check(paths: Sequence[str], out: Any = None) -> int:
     out = out or sys.stdout
-    from .ops.catalogue import CatalogueError, load_file
-
     status = 0
     for path in paths:
         try:
@@ -147,54 +105,154 @@ def _demo() -> int:
     return 0
 
 
-class Repl(cmd.Cmd):
-    """Interactive type queries: ``infer SIG TYPE...``, ``query SIG IN... -> OUT...``."""
+def _complete(text: str, names: Sequence[str], space: bool = True) -> list[str]:
+    """The names starting with ``text``; a unique one gets a space after it (with
+    ``space``: not for dtypes, which a shape follows)."""
+    found = sorted({n for n in names if n.startswith(text)})
+    return [found[0] + " "] if space and len(found) == 1 else found
 
-    intro = "kantensor type REPL. Commands: infer, query, check, help, quit."
+
+class Repl(cmd.Cmd):
+    """Interactive type queries; its commands are :data:`kantensor.commands.COMMANDS`
+    plus ``help``, ``ops``, ``check`` and ``quit``."""
+
+    intro = ("kantensor type REPL. Commands: " + ", ".join(COMMANDS) +
+             ", ops, check, help [OP], quit. Tab completes; Ctrl-C cancels a line.")
     prompt = "kt> "
 
-    def _guard(self, fn: Any, *args: Any) -> None:
+    def __init__(self, *args: Any, history: Path | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.history = history
+        if readline is not None:
+            # "-" and "=" belong to words here (->, axis=1); "[" and "," split them.
+            readline.set_completer_delims(" \t\n[],()'\"")
+
+    def cmdloop(self, intro: Any = None) -> None:
+        """Run until quit or Ctrl-D; Ctrl-C cancels the line being typed, not the REPL."""
+        self._load_history()
         try:
-            fn(*args, out=self.stdout)
-        except Exception as exc:  # the REPL reports and carries on
-            print(f"error: {type(exc).__name__}: {exc}", file=self.stdout)
+            while True:
+                try:
+                    super().cmdloop(intro)
+                    return
+                except KeyboardInterrupt:
+                    print("^C", file=self.stdout)
+                    intro = ""
+        finally:
+            self._save_history()
 
-    def do_infer(self, line: str) -> None:
-        """infer SIGNATURE|OP TYPE... [NAME=VALUE...] -- output types, e.g.
-        infer add float32[3] int8[]   or   infer sum float32[2,3] axis=1"""
-        words = shlex.split(line)
-        if not words:
-            print("usage: infer SIGNATURE|OP TYPE...", file=self.stdout)
+    def _load_history(self) -> None:
+        if readline is None or self.history is None or not self.use_rawinput:
             return
-        self._guard(run_infer, words[0], words[1:])
+        readline.clear_history()
+        readline.set_history_length(HISTORY_LENGTH)
+        try:
+            readline.read_history_file(self.history)
+        except OSError:  # no history yet (or unreadable): start afresh
+            pass
 
-    def do_query(self, line: str) -> None:
-        """query SIGNATURE|OP IN... -> OUT... -- e.g. query add D[3] float32[3] -> float64[3]"""
-        words = shlex.split(line)
-        if "->" not in words or not words:
-            print("usage: query SIGNATURE|OP IN... -> OUT...", file=self.stdout)
+    def _save_history(self) -> None:
+        if readline is None or self.history is None or not self.use_rawinput:
             return
-        k = words.index("->")
-        self._guard(lambda *a, out: run_query(*a, None, out=out), words[0], words[1:k],
-                    words[k + 1:])
+        try:
+            readline.write_history_file(self.history)
+        except OSError as exc:
+            print(f"warning: history not saved to {self.history}: {exc.strerror}",
+                  file=self.stdout)
+
+    def _run(self, command: Command, line: str) -> None:
+        try:
+            result = command(line)
+        except ERRORS as exc:  # the REPL reports and carries on
+            # cmd hands over the arguments only; the caret points into the whole line.
+            full = self.lastcmd
+            prefix = full[:len(full) - len(line)] if full.endswith(line) else ""
+            print(f"error: {format_error(exc, prefix)}", file=self.stdout)
+            return
+        print(result if isinstance(result, str) else repr(result), file=self.stdout)
+
+    def default(self, line: str) -> None:
+        word = line.split()[0]
+        near = [c for c in self.get_names() if c.startswith("do_")]
+        print(f"error: unknown command {word!r}; commands: "
+              f"{', '.join(n[3:] for n in near if n != 'do_EOF')}", file=self.stdout)
+
+    def _complete_args(self, text: str, line: str, begidx: int) -> list[str]:
+        """Op names for the first argument, then dtype names (and ``->`` in queries)."""
+        args = line[:begidx].split()
+        if len(args) <= 1:
+            return _complete(text, list(CATALOGUE))
+        return _complete(text, [*DTYPES, "->"] if args[0] == "query" else DTYPES, space=False)
+
+    def completenames(self, text: str, *ignored: Any) -> list[str]:
+        return _complete(text, [n[3:] for n in self.get_names()
+                                if n.startswith("do_") and n != "do_EOF"])
+
+    def completedefault(self, text: str, line: str, begidx: int, endidx: int) -> list[str]:
+        return self._complete_args(text, line, begidx)
+
+    def complete_help(self, text: str, line: str, begidx: int, endidx: int) -> list[str]:
+        return _complete(text, [*self.completenames(""), *CATALOGUE])
+
+    def do_help(self, arg: str) -> None:
+        """help [COMMAND|OP] -- a command's usage, or an Op's signature, parameters and doc"""
+        name = arg.strip()
+        if name in CATALOGUE:
+            print(op_text(CATALOGUE[name].facts()), file=self.stdout)
+        elif not name or hasattr(self, f"do_{name}"):
+            super().do_help(name)
+        else:
+            try:
+                lookup(Word(name, 0), name)
+            except CommandError as exc:
+                print(f"error: {exc.message}", file=self.stdout)
+
+    def do_ops(self, line: str) -> None:
+        """ops -- the built-in Ops, by family (catalogue file)"""
+        for family, names in FAMILIES.items():
+            print(f"{family}:", file=self.stdout)
+            text = "  "
+            for name in names:
+                if len(text) + len(name) > 78:
+                    print(text.rstrip(), file=self.stdout)
+                    text = "  "
+                text += name + " "
+            print(text.rstrip(), file=self.stdout)
 
     def do_check(self, line: str) -> None:
-        """check FILE... -- validate catalogue files"""
-        self._guard(run_check, shlex.split(line))
+        """check FILE... -- validate catalogue files and run their examples"""
+        try:
+            run_check([w.text for w in split(line)], out=self.stdout)
+        except CommandError as exc:
+            print(f"error: {exc}", file=self.stdout)
 
     def do_quit(self, line: str) -> bool:
-        """quit -- leave the REPL"""
+        """quit -- leave the REPL (or Ctrl-D)"""
         return True
 
-    do_EOF = do_quit
+    def do_EOF(self, line: str) -> bool:
+        print(file=self.stdout)  # Ctrl-D: leave the shell prompt on a line of its own
+        return True
 
     def emptyline(self) -> None:
         pass
 
 
+def _do(command: Command) -> Any:
+    def do(self: Repl, line: str) -> None:
+        self._run(command, line)
+    do.__doc__ = f"{command.usage}\n  {command.summary}"
+    return do
+
+
+for _name, _command in COMMANDS.items():
+    setattr(Repl, f"do_{_name}", _do(_command))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="kantensor", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"kantensor {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("demo", help="build, print, type and run a small graph")
     p = sub.add_parser("infer", help="output types of a signature or catalogue Op")
@@ -210,10 +268,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = sub.add_parser("check", help="validate catalogue files (signatures/*.toml) and "
                                      "run their examples")
     p.add_argument("files", nargs="+")
-    sub.add_parser("repl", help="interactive type queries")
+    sub.add_parser("repl", help=f"interactive type queries (history in {HISTORY_ENV} or "
+                                "~/.kantensor_history)")
     args = parser.parse_args(argv)
-    from .signature.errors import SignatureSyntaxError, TypeInferenceError
-
     try:
         if args.command == "demo":
             return _demo()
@@ -223,9 +280,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_query(args.signature, args.inputs, args.outputs, args.limit)
         if args.command == "check":
             return run_check(args.files)
-        Repl().cmdloop()
+        Repl(history=history_path()).cmdloop()
         return 0
-    except (SignatureSyntaxError, TypeInferenceError, ValueError, TypeError) as exc:
+    except ERRORS as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
 

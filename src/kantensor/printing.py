@@ -1,4 +1,4 @@
-"""Text pictures of graphs: ``dprint``."""
+"""Pictures of graphs: ``dprint`` (indented text) and ``graphviz`` (a drawing)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from typing import Any, TextIO
 
 from .graph.basic import Apply, Constant, Variable
+from .graph.picture import GraphPicture, digraph
 
 #: Deeper levels than this are not indented further (a 100,000-node chain
 #: would otherwise print gigabytes of spaces); their lines say their depth.
@@ -94,3 +95,14 @@ def dprint(obj: Any, print_type: bool = False, file: TextIO | str | None = None,
         return text
     print(text, file=file or sys.stdout)
     return None
+
+
+def graphviz(obj: Any, types: bool = True) -> GraphPicture:
+    """A ``graphviz.Digraph`` of a graph, drawn as in Theano's "Graph Structures" seed.
+
+    Variables are red boxes, Apply nodes blue boxes, Ops green circles and Types purple
+    boxes (``types=False`` leaves the Types out, for big graphs). ``obj`` is what
+    :func:`dprint` takes. Notebooks show the result inline as SVG; ``.source`` is the DOT
+    text, and rendering (``.pipe()``, ``.render()``, the SVG) needs Graphviz's ``dot``.
+    """
+    return digraph(_roots(obj), types=types)

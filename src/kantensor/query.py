@@ -8,7 +8,6 @@ returns every answer lazily as a :class:`Solutions` object.
 
 from __future__ import annotations
 
-import html
 import itertools
 import weakref
 from collections.abc import Iterator, Sequence
@@ -25,6 +24,7 @@ from .signature.signature import Signature
 from .signature.solve import DEFAULT_MAX_RANK, Relation, relation
 from .types.dim import Dim
 from .types.dtypes import normalize_dtype
+from .signature.display import solutions_html
 from .types.type import TensorType
 
 __all__ = ["Solutions", "pattern", "query", "var"]
@@ -121,14 +121,7 @@ class Solutions:
         return text + ("\n..." if len(rows) > 20 else "")
 
     def _repr_html_(self) -> str:
-        rows = list(itertools.islice(self, 101))
-        if not rows:
-            return "<p>no solutions</p>"
-        head = "".join(f"<th>{html.escape(n)}</th>" for n in self.names)
-        body = "".join("<tr>" + "".join(f"<td>{html.escape(_fmt(r.get(n)))}</td>"
-                                        for n in self.names) + "</tr>" for r in rows[:100])
-        more = "<p>showing the first 100 solutions</p>" if len(rows) > 100 else ""
-        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}"
+        return solutions_html(self.names, self)
 
 
 def _fmt(value: Any) -> str:

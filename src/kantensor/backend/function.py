@@ -9,6 +9,7 @@ from typing import Any
 from ..graph.basic import Constant, Variable
 from ..graph.fgraph import FunctionGraph
 from .linker import NOT_GIVEN, link
+from .display import function_html
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,9 @@ class Function:
         self.input_names = [v.name for v in inputs]
         self._positions = {n: i for i, n in enumerate(self.input_names) if n is not None}
         self._build()
+
+    def _repr_html_(self) -> str:
+        return function_html(self)
 
     def _build(self) -> None:
         self._n_inputs = len(self.fgraph.inputs)

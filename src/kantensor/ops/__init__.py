@@ -23,6 +23,9 @@ from .catalogue import load_all
 #: The built-in Ops by name, in catalogue order.
 CATALOGUE: dict[str, Any] = {}
 
+#: The Op names of each catalogue file ("elementwise", "linalg", ...), in file order.
+FAMILIES: dict[str, list[str]] = {}
+
 
 def _variadic(fn: Callable[..., Any]) -> Callable[..., Any]:
     """A method that, like NumPy's, also takes its tuple as separate ints:
@@ -40,6 +43,7 @@ def _variadic(fn: Callable[..., Any]) -> Callable[..., Any]:
 for _entry in load_all():
     _op = _entry.make_op()
     CATALOGUE[_entry.name] = _op
+    FAMILIES.setdefault(_entry.file.removesuffix(".toml"), []).append(_entry.name)
     if _entry.operator:
         register_operator(_entry.operator, _op)
     for _method in _entry.method:

@@ -19,6 +19,7 @@ from ..types.basic_ops import cast_array
 from ..types.dtypes import get_default_dtype, priority, result_type_of
 from ..types.type import TensorType
 from ..types.variable import TensorVariable, as_tensor_variable
+from .display import OpFacts, op_html
 from .params import CallSpec, ParamError
 from .pyints import check_python_ints, exact_operands
 
@@ -156,6 +157,15 @@ class SignatureOp(Op):
 
     def __str__(self) -> str:
         return self.name
+
+    def facts(self) -> OpFacts:
+        """What ``help`` and the rich display say about this Op."""
+        return OpFacts(str(self), "Op", str(self.signature), inspect.cleandoc(self.__doc__),
+                       tuple((k, "bound", repr(v)) for k, v in self.params),
+                       parsed=self.signature if isinstance(self.signature, Signature) else None)
+
+    def _repr_html_(self) -> str:
+        return op_html(self.facts())
 
 
 #: A builder fills a template's placeholders: ``builder(input_types, **params)`` returns
@@ -317,6 +327,17 @@ class OpFamily:
 
     def __repr__(self) -> str:
         return f"<kantensor op {self.name}({self.spec.text})>"
+
+    def facts(self) -> OpFacts:
+        """What ``help`` and the rich display say about this Op: its parameters' kinds
+        and defaults, its signature template."""
+        params = tuple((p.name, p.kind, "" if p.default is inspect.Parameter.empty
+                        else repr(p.default)) for p in self.spec.params if not p.is_tensor)
+        return OpFacts(self.name, "Op with parameters", self.template,
+                       inspect.cleandoc(self.__doc__), params, f"{self.name}({self.spec.text})")
+
+    def _repr_html_(self) -> str:
+        return op_html(self.facts())
 
 
 def op(signature: Signature | str, name: str | None = None, compute: str = "none",

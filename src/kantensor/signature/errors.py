@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .display import error_html
+
 __all__ = ["SignatureSyntaxError", "TypeInferenceError"]
 
 
@@ -29,6 +31,9 @@ class SignatureSyntaxError(ValueError):
         line = self.text[start : len(self.text) if end < 0 else end]
         return f"{self.message}\n  {line}\n  {' ' * (self.position - start)}^"
 
+    def _repr_html_(self) -> str:
+        return error_html(self)
+
 
 class TypeInferenceError(TypeError):
     """Input types that no alternative of a signature accepts.
@@ -43,3 +48,6 @@ class TypeInferenceError(TypeError):
         self.signature = signature
         self.operand = operand
         self.axis = axis
+
+    def _repr_html_(self) -> str:
+        return error_html(self)

@@ -10,6 +10,7 @@ from ..types.dtypes import Priority
 from ..types.type import TensorType
 from .alternative import Alternative
 from .ast import Clause, TensorPattern
+from .display import signature_html
 from .parser import parse_alternatives
 from .solve import infer, wrapped_flags
 
@@ -93,6 +94,9 @@ class Signature:
 
     def __repr__(self) -> str:
         return f"Signature({str(self)!r})"
+
+    def _repr_html_(self) -> str:
+        return signature_html(self)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Signature):

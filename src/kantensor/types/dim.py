@@ -38,6 +38,8 @@ from collections.abc import Hashable
 from functools import lru_cache
 from typing import Any, Final, Literal, TypeAlias
 
+from ..graph.display import block, esc, symbolic
+
 __all__ = [
     "NO_SOLUTION", "Dim", "DimLike", "as_dim", "dim_max", "dim_min", "free_symbols",
     "solve_for", "substitute", "unknown",
@@ -152,6 +154,11 @@ class Dim:
     def __repr__(self) -> str:
         name = self.name
         return f"Dim({name!r})" if name is not None else f"Dim<{self}>"
+
+    def _repr_html_(self) -> str:
+        name = self.name
+        kind = f"the symbolic size {name}" if name is not None else "a symbolic size expression"
+        return block("Dim", f"<code>{symbolic(self)}</code>", esc(kind))
 
     def _unordered(self, other: object) -> bool:
         raise TypeError(f"symbolic sizes are not ordered: cannot compare {self!r} with "

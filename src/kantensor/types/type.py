@@ -12,6 +12,7 @@ from ..signature.ast import evaluate
 from ..signature.errors import SignatureSyntaxError
 from ..signature.parser import parse_tensor_type
 from .dim import Dim, substitute
+from .display import tensor_type_html
 from .dtypes import DTYPES, category, normalize_dtype
 
 ShapeEntry = int | Dim | None
@@ -106,6 +107,9 @@ class TensorType(Type):
 
     def __str__(self) -> str:
         return f"{self.dtype}[{','.join(map(_entry_str, self.shape))}]"
+
+    def _repr_html_(self) -> str:
+        return tensor_type_html(self)
 
     def clone(self, dtype: Any = None, shape: Iterable[ShapeEntry] | None = None,
               **kwargs: Any) -> TensorType:

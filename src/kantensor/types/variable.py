@@ -6,6 +6,7 @@ import functools
 import inspect
 import math
 from collections.abc import Callable, Iterable
+from types import MethodType
 from typing import Any
 
 import numpy as np
@@ -14,6 +15,7 @@ from ..graph.basic import Constant, Variable
 from .dim import Dim
 from .dtypes import get_default_dtype, normalize_dtype, python_dtype
 from .protocol import array_function, array_ufunc
+from .display import variable_html
 from .type import ShapeEntry, TensorType
 
 #: Op constructors behind the Python operators, keyed by name ("add", "matmul",
@@ -166,7 +168,15 @@ class _TensorOperators:
         fn = METHODS.get(name)
         if fn is None:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        return functools.partial(fn, self)
+        # A bound method: its __doc__ and signature are the Op's (``x.sum?`` in IPython).
+        return MethodType(fn, self)
+
+    def __dir__(self) -> list[str]:
+        """Attributes plus the registered methods, so IPython completes ``x.su<Tab>``."""
+        return sorted({*super().__dir__(), *METHODS})
+
+    def _repr_html_(self) -> str:
+        return variable_html(self)
 
     # Variables are graph nodes: identity equality, usable as dict keys.
     __hash__ = object.__hash__

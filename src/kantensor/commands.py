@@ -1,0 +1,293 @@
+"""The command language shared by the terminal REPL, the CLI and the IPython magics.
+
+    infer OP|SIGNATURE TYPE... [NAME=VALUE...]
+    query OP|SIGNATURE IN... [NAME=VALUE...] -> OUT...
+
+Types are written in the compact notation (``float32[3,?]``). In queries, a bare name
+(``X``) stands for an unknown type, a name in dtype position (``D[3]``) for an unknown
+dtype and a name in a shape (``float32[n,3]``) for an unknown size; ``?`` is an anonymous
+unknown size. Parameters (``axis=1``) are Python literals. Words are separated by
+spaces; quotes group a signature that contains spaces.
+
+:data:`COMMANDS` is the table the REPL and the magics are built from: a new command is
+one entry there.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .graph.display import block, code, table
+from .ops import CATALOGUE
+from .query import Solutions, pattern, query, var
+from .signature.ast import DimVar, FixedDim
+from .signature.errors import SignatureSyntaxError, TypeInferenceError
+from .signature.parser import parse_tensor_type
+from .signature.signature import Signature
+from .signature.solve import infer
+from .types.display import type_inline
+from .types.dtypes import DTYPES
+from .types.type import TensorType
+
+__all__ = ["COMMANDS", "Command", "CommandError", "InferResult", "Word", "format_error",
+           "infer_words", "query_words", "split"]
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_PARAM = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+
+#: The errors a command reports as a message (anything else is a bug, with a traceback).
+ERRORS = (SignatureSyntaxError, TypeInferenceError, ValueError, TypeError, IndexError)
+
+
+class CommandError(ValueError):
+    """A command that cannot be read: the message, and a caret under ``line[position]``."""
+
+    def __init__(self, message: str, line: str = "", position: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.position = position
+
+    def within(self, prefix: str) -> CommandError:
+        """The same error in the line ``prefix + line`` (the command's name before its
+        arguments), the caret moved along."""
+        if self.position is None:
+            return self
+        return CommandError(self.message, prefix + self.line, self.position + len(prefix))
+
+    def __str__(self) -> str:
+        if self.position is None or not self.line:
+            return self.message
+        return f"{self.message}\n  {self.line}\n  {' ' * self.position}^"
+
+
+@dataclass(frozen=True)
+class Word:
+    """One word of a command line and where it starts (None: not from a line)."""
+
+    text: str
+    start: int | None = None
+
+
+def split(line: str) -> list[Word]:
+    """The words of ``line``: runs of non-spaces, quotes grouping (and removed)."""
+    words: list[Word] = []
+    i, n = 0, len(line)
+    while i < n:
+        if line[i].isspace():
+            i += 1
+            continue
+        start, text = i, []
+        while i < n and not line[i].isspace():
+            if line[i] in "'\"":
+                end = line.find(line[i], i + 1)
+                if end < 0:
+                    raise CommandError(f"unbalanced {line[i]} quote", line, i)
+                text.append(line[i + 1:end])
+                i = end + 1
+            else:
+                text.append(line[i])
+                i += 1
+        words.append(Word("".join(text), start))
+    return words
+
+
+def _error(message: str, word: Word, line: str) -> CommandError:
+    return CommandError(message, line, word.start)
+
+
+def _split_params(words: Sequence[Word]) -> tuple[list[Word], dict[str, Any]]:
+    """Separate ``name=value`` parameters (Python literals, else strings) from types."""
+    rest: list[Word] = []
+    params: dict[str, Any] = {}
+    for word in words:
+        match = _PARAM.match(word.text)
+        if not match:
+            rest.append(word)
+            continue
+        name, value = match.groups()
+        try:
+            params[name] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            params[name] = value
+    return rest, params
+
+
+def lookup(word: Word, line: str = "") -> Any:
+    """The catalogue Op named by ``word``, or None when the word is signature text.
+
+    A bare name that is no Op is an error suggesting the nearest names."""
+    if word.text in CATALOGUE:
+        return CATALOGUE[word.text]
+    if _NAME.fullmatch(word.text):
+        near = sorted(difflib.get_close_matches(word.text, list(CATALOGUE), n=5),
+                      key=lambda n: not n.startswith(word.text[:2]))  # stable: by likeness
+        hint = f" (did you mean {near[0]}?)" if near else \
+            " (`ops` lists the Ops; a signature needs ->)"
+        raise _error(f"unknown Op {word.text!r}{hint}", word, line)
+    return None
+
+
+def _target(word: Word, params: dict[str, Any], line: str) -> Any:
+    """What to run: a catalogue Op (an Op with parameters bound to ``params``) or the
+    Signature of signature text."""
+    found = lookup(word, line)
+    if found is None:
+        if params:
+            raise _error("parameters (name=value) need a catalogue Op, not signature text",
+                         word, line)
+        try:
+            return Signature.parse(word.text), None
+        except SignatureSyntaxError as exc:
+            verbatim = word.start is not None and \
+                line[word.start:word.start + len(word.text)] == word.text
+            if not verbatim or "\n" in word.text:
+                raise
+            # The caret goes under the culprit in the whole command line.
+            raise CommandError(f"bad signature: {exc.message}", line,
+                               word.start + exc.position) from None
+    if hasattr(found, "bind"):
+        return found.bind(**params)
+    if params:
+        raise _error(f"{word.text} takes no parameters, got {', '.join(params)}", word, line)
+    return found
+
+
+def _type(word: Word, line: str) -> TensorType:
+    try:
+        return TensorType.parse(word.text)
+    except ValueError as exc:
+        raise _error(str(exc), word, line) from None
+
+
+def _query_term(word: Word, line: str) -> Any:
+    """A type in the compact notation, read with the DSL's grammar, where names are
+    logic variables (see the module docstring)."""
+    try:
+        head, sizes = parse_tensor_type(word.text)
+    except SignatureSyntaxError as exc:
+        raise _error(f"cannot read type {word.text!r}: {exc.message}", word, line) from None
+    if sizes is None:
+        return var(head)
+    entries: list[Any] = []
+    for size in sizes:
+        if size is not None and not isinstance(size, FixedDim | DimVar):
+            raise _error(f"bad size {size} in {word.text!r}: expected an int, ? or a name",
+                         word, line)
+        entries.append(size.size if isinstance(size, FixedDim) else
+                       var(size.name) if isinstance(size, DimVar) else None)
+    return pattern(head if head in DTYPES else var(head), entries)
+
+
+@dataclass(frozen=True)
+class InferResult:
+    """The output types of an Op or signature for some input types."""
+
+    op: str | None  # the Op (with its parameters), None for signature text
+    signature: Signature
+    inputs: tuple[TensorType, ...]
+    outputs: tuple[TensorType, ...]
+
+    @property
+    def label(self) -> str:
+        """How the CLI names what ran: the Op and its signature, or the signature."""
+        return f"{self.op} {self.signature}" if self.op else str(self.signature)
+
+    def __str__(self) -> str:
+        return f"{self.label}: ({', '.join(map(str, self.inputs))}) -> " \
+               f"({', '.join(map(str, self.outputs))})"
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        rows = [["input", str(i), type_inline(t)] for i, t in enumerate(self.inputs)]
+        rows += [["output", str(i), type_inline(t)] for i, t in enumerate(self.outputs)]
+        sig = f"signature {code(' '.join(str(self.signature).split()))}" if self.op else ""
+        return block("infer", code(self.op or self.signature),
+                     table(["", "#", "type"], rows), sig)
+
+
+def infer_words(words: Sequence[Word], line: str = "") -> InferResult:
+    """``infer OP|SIGNATURE TYPE... [NAME=VALUE...]`` (the words after ``infer``)."""
+    if not words:
+        raise CommandError(f"usage: {COMMANDS['infer'].usage}")
+    rest, params = _split_params(words[1:])
+    types = [_type(w, line) for w in rest]
+    target = _target(words[0], params, line)
+    if isinstance(target, Signature):
+        sig, name = target, None
+    else:
+        sig, op = target.signature_for(tuple(types))
+        name = str(op)
+    outs = infer(sig, types, name=name)
+    return InferResult(name, sig, tuple(types), outs)
+
+
+def query_words(words: Sequence[Word], line: str = "", limit: int | None = None) -> Solutions:
+    """``query OP|SIGNATURE IN... [NAME=VALUE...] -> OUT...`` (the words after ``query``)."""
+    arrows = [i for i, w in enumerate(words) if w.text == "->"]
+    if not words or len(arrows) != 1 or arrows[0] == 0:
+        raise CommandError(f"usage: {COMMANDS['query'].usage}", line,
+                           words[arrows[1]].start if len(arrows) > 1 else None)
+    k = arrows[0]
+    rest, params = _split_params(words[1:k])
+    ins = [_query_term(w, line) for w in rest]
+    outs = [_query_term(w, line) for w in words[k + 1:]]
+    target = _target(words[0], params, line)
+    sig = target if isinstance(target, Signature) else getattr(target, "signature", None)
+    if sig is not None:  # an Op with parameters: query checks the counts itself
+        _check_arity(sig, None if sig is target else target.name, len(ins), len(outs))
+    return query(target, ins, outs, limit=limit)
+
+
+def _check_arity(sig: Signature, name: str | None, n_in: int, n_out: int) -> None:
+    """Report a wrong number of inputs or outputs as ``infer`` does, not as no solutions."""
+    label = f"{name} {sig}" if name else str(sig)
+    counts = {len(a.inputs) for a in sig.alternatives}
+    if n_in not in counts:
+        want = " or ".join(map(str, sorted(counts)))
+        raise TypeInferenceError(f"{label}: takes {want} inputs, got {n_in}", signature=sig)
+    counts = {len(a.outputs) for a in sig.alternatives if len(a.inputs) == n_in}
+    if n_out not in counts:
+        want = " or ".join(map(str, sorted(counts)))
+        raise TypeInferenceError(f"{label}: gives {want} outputs, got {n_out}", signature=sig)
+
+
+def format_error(exc: BaseException, prefix: str = "") -> str:
+    """An error as the REPL and the magics show it: one message, carets kept. The caret
+    of a CommandError points into ``prefix`` + its line (``prefix``: say ``"%infer "``)."""
+    if isinstance(exc, CommandError):
+        return str(exc.within(prefix))
+    return f"{type(exc).__name__}: {exc}"
+
+
+@dataclass(frozen=True)
+class Command:
+    """A command of the REPL and a magic of IPython (``%name line``)."""
+
+    name: str
+    usage: str
+    summary: str
+    run: Callable[[Sequence[Word], str], Any]
+
+    def __call__(self, line: str) -> Any:
+        """Run the command on the rest of its line (its arguments)."""
+        return self.run(split(line), line)
+
+
+#: The commands by name: the REPL's commands and the IPython magics are made from this table.
+COMMANDS: dict[str, Command] = {
+    c.name: c for c in (
+        Command("infer", "infer OP|SIGNATURE TYPE... [NAME=VALUE...]",
+                "output types, e.g. infer add float32[3] int8[]  or  "
+                "infer sum float32[2,3] axis=1", infer_words),
+        Command("query", "query OP|SIGNATURE IN... [NAME=VALUE...] -> OUT...",
+                "solve for the names, in any direction, e.g. "
+                "query add D[3] float32[3] -> float64[3]", query_words),
+    )
+}

@@ -1,0 +1,66 @@
+"""HTML building blocks for the rich displays of every layer (notebooks call ``_repr_html_``).
+
+Each layer has a ``display`` module that renders its own objects with these helpers, so a
+class's ``_repr_html_`` only needs modules of its own layer or lower ones.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable, Sequence
+
+#: One class on the outer element of every kantensor display, for notebook CSS.
+CSS_CLASS = "kantensor"
+
+#: Styles inlined on the elements (notebooks strip <style> blocks from untrusted output).
+_TABLE = "border-collapse:collapse;margin:2px 0"
+_CELL = "border:1px solid #ccc;padding:2px 8px;text-align:left;font-family:monospace"
+_HEAD = _CELL + ";background:#f3f3f3"
+
+#: How symbolic sizes are highlighted, and unknown ones dimmed, wherever they appear.
+SYMBOLIC_STYLE = "color:#b5179e;font-weight:bold"
+UNKNOWN_STYLE = "color:#888"
+
+
+def esc(value: object) -> str:
+    """``str(value)`` escaped for HTML text."""
+    return html.escape(str(value), quote=True)
+
+
+def code(text: object, title: str | None = None, style: str = "") -> str:
+    """``text`` as inline code; ``title`` becomes a tooltip."""
+    tip = f' title="{esc(title)}"' if title else ""
+    css = f' style="{style}"' if style else ""
+    return f"<code{tip}{css}>{esc(text)}</code>"
+
+
+def table(head: Sequence[str], rows: Iterable[Sequence[str]], caption: str = "") -> str:
+    """A table of HTML cells (already escaped) under plain-text column names."""
+    th = "".join(f'<th style="{_HEAD}">{esc(h)}</th>' for h in head)
+    body = "".join("<tr>" + "".join(f'<td style="{_CELL}">{c}</td>' for c in row) + "</tr>"
+                   for row in rows)
+    cap = f'<caption style="caption-side:bottom;text-align:left">{caption}</caption>' \
+        if caption else ""
+    return f'<table style="{_TABLE}">{cap}<thead><tr>{th}</tr></thead><tbody>{body}</tbody>' \
+           "</table>"
+
+
+def block(kind: str, title_html: str, *parts: str) -> str:
+    """The outer element of a display: a bold ``kind`` label, a title, then the parts."""
+    inner = "".join(f"<div>{p}</div>" for p in parts if p)
+    name = re.sub(r"[^a-z0-9]+", "-", kind.lower()).strip("-")
+    return (f'<div class="{CSS_CLASS} {CSS_CLASS}-{name}">'
+            f"<b>{esc(kind)}</b> {title_html}{inner}</div>")
+
+
+def pre(text: object, style: str = "") -> str:
+    """Preformatted text (error messages with carets keep their alignment)."""
+    css = f' style="{style}"' if style else ""
+    return f"<pre{css}>{esc(text)}</pre>"
+
+
+def symbolic(text: object) -> str:
+    """A symbolic size (a name or an expression of names), highlighted."""
+    return (f'<span class="{CSS_CLASS}-symbolic" style="{SYMBOLIC_STYLE}" '
+            f'title="symbolic size">{esc(text)}</span>')

@@ -1,0 +1,70 @@
+"""Rich (HTML) displays of signatures, their errors and the solutions of queries.
+
+``Signature._repr_html_``, ``TypeInferenceError._repr_html_`` and
+``Solutions._repr_html_`` are one-line methods calling these functions.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ..graph.display import block, code, esc, pre, table
+from ..types.display import value_inline
+
+#: Rows a Solutions table shows, and how far it counts the rest ("showing 50 of 312").
+MAX_ROWS = 50
+COUNT_CAP = 10_000
+
+_LOOPS = {None: "none", "+": "broadcast (+)", "=": "equal (=)"}
+_ERROR_STYLE = "white-space:pre-wrap;font-family:monospace;color:#a4161a;margin:2px 0"
+
+
+def alternative_row(alt: Any) -> list[str]:
+    """The cells of one alternative: loop dims, inputs, outputs, where-clauses."""
+    loop = _LOOPS[alt.loop] + ("" if alt.max_loop_dims is None
+                               else f", at most {alt.max_loop_dims}")
+    return [esc(loop), ", ".join(code(p) for p in alt.inputs),
+            ", ".join(code(p) for p in alt.outputs),
+            "<br>".join(code(c) for c in alt.where) or "&ndash;"]
+
+
+def signature_table(sig: Any) -> str:
+    """Each alternative of a signature as a row."""
+    rows = [[str(i), *alternative_row(a)] for i, a in enumerate(sig.alternatives, start=1)]
+    return table(["#", "loop dims", "inputs", "outputs", "where"], rows)
+
+
+def signature_html(sig: Any) -> str:
+    """A Signature: its text, then a table of its alternatives and their where-clauses."""
+    n = len(sig.alternatives)
+    title = f"{code(sig)} <i>({n} alternative{'s' * (n != 1)})</i>"
+    return block("Signature", title, signature_table(sig))
+
+
+def error_html(exc: BaseException) -> str:
+    """An error as its kind and its message (carets stay aligned)."""
+    return block(type(exc).__name__, "", pre(exc, _ERROR_STYLE))
+
+
+def solutions_html(names: Sequence[str], solutions: Iterable[dict]) -> str:
+    """The first MAX_ROWS solutions as a table, saying how many there are in all.
+
+    An empty query says "no solutions"; a cut table says "showing N of M" (counting up
+    to COUNT_CAP solutions, so an endless stream still displays).
+    """
+    stream = iter(solutions)
+    rows = list(itertools.islice(stream, MAX_ROWS))
+    if not rows:
+        return block("Solutions", "<i>no solutions</i>")
+    extra = sum(1 for _ in itertools.islice(stream, COUNT_CAP))
+    shown = len(rows)
+    if extra == 0:
+        caption = f"{shown} solution{'s' * (shown != 1)}"
+    elif extra < COUNT_CAP:
+        caption = f"showing {shown} of {shown + extra} solutions"
+    else:
+        caption = f"showing {shown} of more than {shown + COUNT_CAP - 1} solutions"
+    cells = [[value_inline(r.get(n)) for n in names] for r in rows]
+    return block("Solutions", "", table(list(names), cells, caption=esc(caption)))

@@ -1,0 +1,156 @@
+"""The terminal REPL, driven as a person would through a pseudo-terminal (pexpect)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pexpect
+import pytest
+
+import kantensor as kt
+from kantensor import cli
+
+KANTENSOR = str(Path(sys.executable).with_name("kantensor"))
+PROMPT = "kt> "
+
+
+@pytest.fixture
+def history(tmp_path) -> Path:
+    return tmp_path / "history"
+
+
+def repl(history: Path) -> pexpect.spawn:
+    env = dict(os.environ, KANTENSOR_HISTORY=str(history), TERM="dumb")
+    child = pexpect.spawn(KANTENSOR, ["repl"], env=env, encoding="utf-8", timeout=30,
+                          dimensions=(40, 200))
+    child.expect_exact(PROMPT)
+    return child
+
+
+def leave(child: pexpect.spawn) -> str:
+    """Ctrl-D: the REPL ends the line it leaves and exits with status 0."""
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    return child.before
+
+
+def test_completes_commands_op_names_and_dtypes(history):
+    child = repl(history)
+    child.send("inf\t")
+    child.expect_exact("infer ")
+    child.send("matm\t")
+    child.expect_exact("matmul ")
+    child.send("float3\t")
+    child.expect_exact("float32")
+    child.send("[2,3] float64[3,4]\r")
+    child.expect_exact("matmul")
+    child.expect_exact("-> (float64[2,4])")
+    child.expect_exact(PROMPT)
+    child.send("query add D[3] float32[3] -")  # `->` completes in queries
+    child.send("\t")
+    child.expect_exact("->")
+    child.send(" float64[3]\r")
+    child.expect_exact("D = float64")
+    child.expect_exact(PROMPT)
+    child.send("help cums\t")
+    child.expect_exact("cumsum ")
+    child.send("\r")
+    child.expect_exact("cumsum(")
+    child.expect_exact("signature:")
+    child.expect_exact(PROMPT)
+    assert leave(child) == "\r\n"
+
+
+def test_history_is_kept_across_sessions(history):
+    child = repl(history)
+    child.sendline("infer add float32[3] int8[]")
+    child.expect_exact("-> (float32[3])")
+    child.expect_exact(PROMPT)
+    leave(child)
+    assert history.read_text().splitlines()[-1] == "infer add float32[3] int8[]"
+    child = repl(history)
+    child.send("\x10")  # Ctrl-P (previous-history, like the up arrow) recalls it
+    child.expect_exact("infer add float32[3] int8[]")
+    child.send("\r")
+    child.expect_exact("add +(),()->(): (float32[3], int8[]) -> (float32[3])")
+    child.expect_exact(PROMPT)
+    leave(child)
+
+
+def test_ctrl_c_cancels_the_line_not_the_session(history):
+    child = repl(history)
+    child.send("query add X Y -> float32[3")
+    child.sendintr()
+    child.expect_exact("^C")
+    child.expect_exact(PROMPT)
+    child.sendline("infer add int8[] int8[]")
+    child.expect_exact("-> (int8[])")
+    child.expect_exact(PROMPT)
+    leave(child)
+    assert "query add" not in history.read_text()  # the cancelled line is not run
+
+
+def test_help_ops_and_errors_keep_the_session(history):
+    child = repl(history)
+    child.sendline("help sum")
+    child.expect_exact("sum(x, axis: axes = None, keepdims: bool = False)")
+    child.expect_exact("keepdims: bool = False")
+    child.expect_exact(kt.sum.__doc__.splitlines()[0])
+    child.expect_exact(PROMPT)
+    child.sendline("ops")
+    child.expect_exact("linalg:")
+    child.expect_exact("matmul")
+    child.expect_exact(PROMPT)
+    child.sendline("infer ad float32[3] int8[]")
+    child.expect_exact("unknown Op 'ad' (did you mean add?)")
+    child.expect_exact(PROMPT)
+    child.sendline("help ad")
+    child.expect_exact("unknown Op 'ad' (did you mean add?)")
+    child.expect_exact(PROMPT)
+    child.sendline("infer \"(n)->() float32[3]")
+    child.expect_exact("unbalanced \" quote")
+    child.expect_exact(PROMPT)
+    child.sendline("query add float32[3] -> X")
+    child.expect_exact("add +(),()->(): takes 2 inputs, got 1")
+    child.expect_exact(PROMPT)
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_errors_point_at_the_word():
+    out = []
+    repl = cli.Repl(stdout=_Writer(out))
+    repl.onecmd("infer add float32[3] float33[2]")
+    text = "".join(out)
+    assert "unknown dtype 'float33'" in text
+    line, caret = text.splitlines()[-2:]
+    assert line == "  infer add float32[3] float33[2]"
+    assert caret.index("^") == line.index("float33")
+
+
+class _Writer:
+    def __init__(self, out: list) -> None:
+        self.out = out
+
+    def write(self, text: str) -> None:
+        self.out.append(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_version_and_history_location(monkeypatch, tmp_path):
+    done = subprocess.run([KANTENSOR, "--version"], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == f"kantensor {kt.__version__}"
+    monkeypatch.delenv(cli.HISTORY_ENV, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert cli.history_path() == tmp_path / ".kantensor_history"
+    monkeypatch.setenv(cli.HISTORY_ENV, str(tmp_path / "h"))
+    assert cli.history_path() == tmp_path / "h"
