@@ -61,9 +61,9 @@ __all__ = [
     "TensorConstant", "TensorPattern", "TensorType", "TensorVariable", "Type",
     "TypeInferenceError", "Variable", "ancestors", "as_tensor_variable", "clone", "constant",
     "dim_vars", "dims", "dprint", "dtype_vars", "eval_shape", "function", "get_default_dtype",
-    "graph_inputs", "graphviz", "labelo", "matrix", "op", "pattern", "promote_types", "query", "relation",
-    "result_type", "scalar", "set_default_dtype", "specify_shape", "tensor", "toposort",
-    "vector",
+    "graph_inputs", "graphviz", "labelo", "matrix", "op", "pattern", "promote_types",
+    "query", "relation", "result_type", "scalar", "set_default_dtype", "specify_shape",
+    "tensor", "toposort", "vector",
 ]  # fmt: skip
 __all__ += sorted(SHORTCUTS) + sorted(CATALOGUE)
 

@@ -20,11 +20,11 @@ from unification import isvar, var
 from .logic.dims import symbolic_values
 from .logic.store import TypeStore, labelo
 from .logic.terms import TensorTerm, term_vars, walk
+from .signature.display import solutions_html
 from .signature.signature import Signature
 from .signature.solve import DEFAULT_MAX_RANK, Relation, relation
 from .types.dim import Dim
 from .types.dtypes import normalize_dtype
-from .signature.display import solutions_html
 from .types.type import TensorType
 
 __all__ = ["Solutions", "pattern", "query", "var"]

@@ -8,8 +8,8 @@ from typing import Any
 
 from ..graph.basic import Constant, Variable
 from ..graph.fgraph import FunctionGraph
-from .linker import NOT_GIVEN, link
 from .display import function_html
+from .linker import NOT_GIVEN, link
 
 
 @dataclass(frozen=True)

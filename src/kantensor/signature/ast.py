@@ -24,8 +24,6 @@ from ..types.dim import dim_min as _dim_min
 from ..types.dtypes import CATEGORIES as _CATEGORY_SETS
 from ..types.dtypes import DTYPES
 
-from .display import signature_html
-
 __all__ = [
     "CATEGORIES", "CMP_OPS", "DTYPE_NAMES", "RESERVED",
     "DimVar", "FixedDim", "FlexDim", "AnonGroup", "AnyGroup", "NamedGroup", "BinOp", "Call",

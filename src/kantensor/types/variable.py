@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import inspect
 import math
 from collections.abc import Callable, Iterable
@@ -13,9 +12,9 @@ import numpy as np
 
 from ..graph.basic import Constant, Variable
 from .dim import Dim
+from .display import variable_html
 from .dtypes import get_default_dtype, normalize_dtype, python_dtype
 from .protocol import array_function, array_ufunc
-from .display import variable_html
 from .type import ShapeEntry, TensorType
 
 #: Op constructors behind the Python operators, keyed by name ("add", "matmul",
