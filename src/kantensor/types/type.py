@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import ast
-import operator
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -11,12 +9,14 @@ from typing import Any
 import numpy as np
 
 from ..graph.type import Type
-from .dim import Dim, dim_max, dim_min, substitute
+from .dim import Dim, substitute
 from .dtypes import DTYPES, category, normalize_dtype
+from .limits import MAX_SIZE, MAX_TYPE_TEXT, check_text
+from .shape_text import parse_shape_entries
 
 ShapeEntry = int | Dim | None
 
-_COMPACT = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*\[(.*)\]\s*$", re.S)
+_COMPACT = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*\[(.*)\]\s*", re.S)
 
 
 def _check_entry(entry: Any, axis: int) -> ShapeEntry:
@@ -24,8 +24,11 @@ def _check_entry(entry: Any, axis: int) -> ShapeEntry:
         return entry
     if isinstance(entry, bool | np.bool_):
         raise TypeError(f"shape entry {axis} is a bool ({entry}); use broadcastable= for flags")
-    if isinstance(entry, int | np.integer) and entry >= 0:
+    if isinstance(entry, int | np.integer) and 0 <= entry <= MAX_SIZE:
         return int(entry)
+    if isinstance(entry, int | np.integer) and entry > MAX_SIZE:
+        raise ValueError(f"shape entry {axis} is too large: about 2**{int(entry).bit_length() - 1}"
+                         " (sizes are at most 2**63 - 1)")
     raise ValueError(
         f"shape entry {axis} must be an int >= 0, None or a Dim, got {entry!r}"
     )
@@ -118,16 +121,27 @@ class TensorType(Type):
 
     @classmethod
     def parse(cls, text: str) -> TensorType:
-        """Parse the compact notation: ``float32[3,?]``, ``int64[]``, ``float64[n,2*n]``."""
-        match = _COMPACT.match(text)
+        """Parse the compact notation: ``float32[3,?]``, ``int64[]``, ``float64[n,2*n]``.
+
+        ValueError (with the position) for anything else; the text is never evaluated,
+        and sizes, nesting and length are bounded (:mod:`kantensor.types.limits`).
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"a tensor type text must be a str, got {type(text).__name__}")
+        check_text(text, MAX_TYPE_TEXT, "tensor type text")
+        match = _COMPACT.fullmatch(text)
         if not match:
-            raise ValueError(f"cannot parse tensor type {text!r}: expected e.g. 'float32[3,?]'")
-        dtype, body = match.groups()
+            raise ValueError(f"cannot parse tensor type {text[:80]!r}: expected e.g. "
+                             "'float32[3,?]'")
+        dtype = match.group(1)
         if dtype not in DTYPES:
-            raise ValueError(f"unknown dtype {dtype!r} in {text!r}; expected one of {DTYPES}")
-        body = body.strip()
-        entries = [] if not body else [e.strip() for e in body.split(",")]
-        return cls(dtype, [_parse_entry(e, text) for e in entries])
+            raise ValueError(f"unknown dtype {dtype!r} in {text[:80]!r}; expected one of "
+                             f"{', '.join(DTYPES)}")
+        entries = parse_shape_entries(text, match.start(2), match.end(2))
+        try:
+            return cls(dtype, entries)
+        except ValueError as exc:
+            raise ValueError(f"bad tensor type {text[:80]!r}: {exc}") from None
 
     # -- values ------------------------------------------------------------
     def filter(self, value: Any, strict: bool = False,
@@ -301,34 +315,3 @@ def _from_python(value: Any, target: np.dtype, allow_downcast: bool | None,
                 f"(would become {converted.tolist()!r}); pass allow_downcast=True to accept"
             )
     return converted
-
-
-_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-           ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
-
-
-def _parse_entry(entry: str, text: str) -> ShapeEntry:
-    """One shape entry of the compact notation: int, '?', a name or a size expression."""
-    if entry == "?":
-        return None
-    try:
-        tree = ast.parse(entry, mode="eval").body
-        return _eval_size(tree)
-    except (SyntaxError, ValueError, TypeError, ZeroDivisionError) as exc:
-        raise ValueError(f"bad shape entry {entry!r} in {text!r}: {exc}") from None
-
-
-def _eval_size(node: ast.AST) -> int | Dim:
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return node.value
-    if isinstance(node, ast.Name):
-        return Dim(node.id)
-    if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
-        return _BINOPS[type(node.op)](_eval_size(node.left), _eval_size(node.right))
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        return -_eval_size(node.operand)
-    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-            and node.func.id in ("min", "max") and not node.keywords):
-        fn = dim_min if node.func.id == "min" else dim_max
-        return fn(*map(_eval_size, node.args))
-    raise ValueError("expected an int, '?', a name or an expression of those")
