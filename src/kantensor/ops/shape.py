@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..signature.limits import balanced_join
 from ..types.dtypes import Priority, result_type_of
 from .params import AxisError, ParamError, normalize_axes, normalize_axis
 from .templates import names, operand, product, rank_error, where
@@ -123,7 +124,7 @@ def joined(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
     dtype = joint_dtype(types)
     if axis is None:
         dims = [names(f"x{i}_", t.ndim) for i, t in enumerate(types)]
-        total = "+".join(product(d) for d in dims)
+        total = balanced_join([product(d) for d in dims])
         return {"inputs": ",".join(operand(d) for d in dims),
                 "y": f"({total}):{dtype}"}
     ndim = types[0].ndim
@@ -136,7 +137,7 @@ def joined(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
     shared = names("d", ndim)
     along = names("c", len(types))
     inputs = [operand(c if i == ax else d for i, d in enumerate(shared)) for c in along]
-    out = operand("+".join(along) if i == ax else d for i, d in enumerate(shared))
+    out = operand(balanced_join(along) if i == ax else d for i, d in enumerate(shared))
     return {"inputs": ",".join(inputs), "y": f"{out}:{dtype}", "params": {"axis": ax}}
 
 

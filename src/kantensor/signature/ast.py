@@ -13,6 +13,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from .limits import check_ast_nesting
+
 __all__ = [
     "CATEGORIES", "CMP_OPS", "DTYPE_NAMES", "RESERVED",
     "DimVar", "FixedDim", "FlexDim", "AnonGroup", "AnyGroup", "NamedGroup", "BinOp", "Call",
@@ -417,6 +419,7 @@ class Alternative:
     max_loop_dims: int | None = None
 
     def __post_init__(self) -> None:
+        check_ast_nesting(self)  # before anything walks the expressions recursively
         for attr, types in (("inputs", TensorPattern), ("outputs", TensorPattern),
                             ("where", _CLAUSE_TYPES)):  # fmt: skip
             items = tuple(getattr(self, attr))

@@ -49,6 +49,7 @@ from .ast import (
     resolve_dtype_names,
 )
 from .errors import SignatureSyntaxError
+from .limits import check_text, check_tree_nesting
 
 __all__ = ["parse_signature"]
 
@@ -75,6 +76,7 @@ def parse_signature(text: str) -> Signature:
     """Parse the text form of a signature; raises :class:`SignatureSyntaxError`."""
     if not isinstance(text, str):
         raise TypeError(f"a signature text must be a str, got {type(text).__name__}")
+    check_text(text)
     try:
         tree = _lark().parse(text)
     except UnexpectedCharacters as e:
@@ -86,6 +88,7 @@ def parse_signature(text: str) -> Signature:
     except UnexpectedInput as e:  # pragma: no cover - not raised by LALR
         pos = getattr(e, "pos_in_stream", None) or 0
         raise SignatureSyntaxError(f"invalid signature at position {pos}", text, pos) from None
+    check_tree_nesting(tree, text)
     try:
         return _ToAst(text).transform(tree)
     except VisitError as e:
