@@ -6,10 +6,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from ..graph.basic import Constant, Variable
 from ..graph.fgraph import FunctionGraph
 from ..types.type import TensorType
-from .checks import bind_dims, check_dim_expressions, check_value
+from .checks import bind_dims, check_dim_expressions, check_value, solve_dims
 
 
 @dataclass(frozen=True)
@@ -109,12 +111,14 @@ class Function:
                                             "compile with allow_input_downcast=True")
                     raise TypeError(f"bad value for input {i} ({var}): {text}") from None
             c[0] = value
-        for i in self._symbolic_inputs:
-            where = f"input {i} ({inputs[i]})"
-            bind_dims(inputs[i].type, self._input_cells[i][0].shape, bindings, origins, where)
-        for i in self._symbolic_inputs:
-            check_dim_expressions(inputs[i].type, self._input_cells[i][0].shape, bindings,
-                                  f"input {i} ({inputs[i]})")
+        if self._symbolic_inputs:
+            typed = [(inputs[i].type, np.shape(self._input_cells[i][0]),
+                      f"input {i} ({inputs[i]})") for i in self._symbolic_inputs]
+            for ttype, shape, where in typed:
+                bind_dims(ttype, shape, bindings, origins, where)
+            solve_dims(typed, bindings, origins)
+            for ttype, shape, where in typed:
+                check_dim_expressions(ttype, shape, bindings, where)
         if self.check:
             self._run_checked(bindings, origins)
         else:
@@ -140,8 +144,15 @@ def function(inputs: Sequence[Variable], outputs: Variable | Sequence[Variable],
              check: bool = False) -> Function:
     """Compile ``outputs`` as a function of ``inputs`` for the NumPy backend.
 
-    ``trust_input`` skips input filtering; ``check`` verifies every node's
-    outputs against their inferred types (dtype, static sizes, named Dims).
+    Every call checks each input against its type (dtype, rank, static sizes) and binds
+    its symbolic sizes: a Dim named twice must have one size, and an axis typed by an
+    expression (``2*n``) must have a length some size ``n >= 0`` gives.
+    ``trust_input=True`` skips the per-input checks and conversions: values are used as
+    given, and a value that does not fit its type gives NumPy's error or a wrong result,
+    never a kantensor one, except that symbolic sizes are still bound (a wrong rank is
+    then a TypeError). ``check=True`` also verifies every node's outputs against their
+    inferred types (dtype, static sizes, named Dims and Dim expressions) and raises
+    OutputTypeError at the first that does not match.
     """
     return Function(inputs, outputs, allow_input_downcast=allow_input_downcast,
                     trust_input=trust_input, check=check)

@@ -157,6 +157,9 @@ class TensorType(Type):
         if type(value) is np.ndarray and value.dtype == target:  # the common case
             self._check_shape(value)
             return value
+        if isinstance(value, np.ma.MaskedArray):
+            raise TypeError(f"masked arrays are not supported ({self}): the mask would be "
+                            "lost; pass value.filled(fill_value) or np.asarray(value)")
         if strict:
             if not isinstance(value, np.ndarray):
                 raise TypeError(f"expected an ndarray of type {self}, got {type(value).__name__}"
