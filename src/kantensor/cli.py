@@ -12,8 +12,11 @@ import argparse
 import cmd
 import re
 import shlex
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 _TERM = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[(.*)\])?\s*$")
@@ -44,10 +47,26 @@ def _signature(text: str, params: dict[str, Any] | None = None,
 _PARAM = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 
 
-def _split_params(words: Sequence[str]) -> tuple[list[str], dict[str, Any]]:
-    """Separate ``name=value`` parameters (Python literals, else strings) from types."""
+MAX_PARAM_TEXT = 1_000
+"""Longest ``name=value`` parameter value read as a Python literal."""
+
+
+def _literal(value: str) -> Any:
+    """A Python literal (``1``, ``(0, 1)``, ``None``), else the text itself; never evaluated
+    beyond literals, and bounded in length so no input can exhaust the parser."""
     import ast
 
+    if len(value) > MAX_PARAM_TEXT:
+        raise ValueError(f"parameter value too long: {len(value)} characters "
+                         f"(at most {MAX_PARAM_TEXT})")
+    try:
+        return ast.literal_eval(value)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return value
+
+
+def _split_params(words: Sequence[str]) -> tuple[list[str], dict[str, Any]]:
+    """Separate ``name=value`` parameters (Python literals, else strings) from types."""
     rest: list[str] = []
     params: dict[str, Any] = {}
     for word in words:
@@ -56,10 +75,7 @@ def _split_params(words: Sequence[str]) -> tuple[list[str], dict[str, Any]]:
             rest.append(word)
             continue
         name, value = match.groups()
-        try:
-            params[name] = ast.literal_eval(value)
-        except (ValueError, SyntaxError):
-            params[name] = value
+        params[name] = _literal(value)
     return rest, params
 
 
@@ -67,6 +83,9 @@ def _query_term(text: str) -> Any:
     """Compact notation where names are logic variables (see module docstring)."""
     from .query import pattern, var
     from .types.dtypes import DTYPES
+    from .types.limits import MAX_SIZE, MAX_TYPE_TEXT, check_text
+
+    check_text(text, MAX_TYPE_TEXT, "type text")
 
     match = _TERM.match(text)
     if not match:
@@ -79,7 +98,10 @@ def _query_term(text: str) -> Any:
     for entry in (e.strip() for e in body.split(",") if e.strip()):
         if entry == "?":
             sizes.append(None)
-        elif entry.isdigit():
+        elif entry.isascii() and entry.isdigit():
+            if len(entry) > 19 or int(entry) > MAX_SIZE:
+                raise ValueError(f"size {entry[:20]} in {text[:80]!r} is too large "
+                                 "(at most 2**63 - 1)")
             sizes.append(int(entry))
         elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", entry):
             sizes.append(var(entry))
@@ -114,7 +136,36 @@ def run_query(sig_text: str, inputs: Sequence[str], outputs: Sequence[str],
     return 0 if sols else 1
 
 
-def run_check(paths: Sequence[str], out: Any = None) -> int:
+@contextmanager
+def _time_limit(seconds: float | None, error: Any) -> Iterator[None]:
+    """Raise ``error`` if the block runs longer than ``seconds`` (POSIX main thread only;
+    elsewhere, or with ``None`` or ``0``, no limit)."""
+    usable = (seconds is not None and seconds > 0 and hasattr(signal, "setitimer")
+              and threading.current_thread() is threading.main_thread())
+    if not usable:
+        yield
+        return
+
+    def expire(signum: int, frame: Any) -> None:
+        raise error
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+CHECK_TIMEOUT = 60.0
+"""Seconds ``kantensor check`` gives the examples of one entry (``--timeout``)."""
+
+
+def run_check(paths: Sequence[str], out: Any = None, timeout: float | None = CHECK_TIMEOUT
+              ) -> int:
+    """Validate catalogue files and run their examples; each entry's examples get at most
+    ``timeout`` seconds, so a pathological signature is reported, not waited for."""
     out = out or sys.stdout
     from .ops.catalogue import CatalogueError, load_file
 
@@ -122,7 +173,13 @@ def run_check(paths: Sequence[str], out: Any = None) -> int:
     for path in paths:
         try:
             entries = load_file(path)
-            examples = sum(entry.run_examples() for entry in entries)
+            examples = 0
+            for entry in entries:
+                late = CatalogueError(f"{entry.where}: its examples took longer than "
+                                      f"{timeout:g} s (the time limit, see --timeout)"
+                                      if timeout is not None else "")
+                with _time_limit(timeout, late):
+                    examples += entry.run_examples()
         except (CatalogueError, OSError) as exc:
             print(f"error: {exc}", file=out)
             status = 1
@@ -217,6 +274,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = sub.add_parser("check", help="validate catalogue files (signatures/*.toml) and "
                                      "run their examples")
     p.add_argument("files", nargs="+")
+    p.add_argument("--timeout", type=float, default=CHECK_TIMEOUT, metavar="SECONDS",
+                   help=f"time limit for the examples of one entry, 0 for none (default "
+                        f"{CHECK_TIMEOUT:g})")
     sub.add_parser("repl", help="interactive type queries")
     args = parser.parse_args(argv)
     from .signature.errors import SignatureSyntaxError, TypeInferenceError
@@ -229,7 +289,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "query":
             return run_query(args.signature, args.inputs, args.outputs, args.limit)
         if args.command == "check":
-            return run_check(args.files)
+            return run_check(args.files, timeout=args.timeout)
         Repl().cmdloop()
         return 0
     except (SignatureSyntaxError, TypeInferenceError, ValueError, TypeError) as exc:

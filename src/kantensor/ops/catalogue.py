@@ -125,6 +125,8 @@ def _run_example(op: Any, example: dict, where: str) -> None:
             result = op.bind(**example)(*_flat(args))
         else:
             result = op(*args, **example)
+    except CatalogueError:
+        raise
     except Exception as exc:  # any failure of an example is the entry's error
         expected_kind = isinstance(exc, TypeInferenceError | ParamError | TypeError)
         if error is not None and expected_kind and error in str(exc):
