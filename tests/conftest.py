@@ -25,6 +25,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     """Report the conformance suite's totals: cases run per Op and the agreement."""
     from conformance import STATS
 
+    _fuzz_summary(terminalreporter)
     if not STATS:
         return
     cases = sum(s["cases"] for s in STATS.values())
@@ -35,3 +36,15 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
           f"({100 * (cases - disagree) / cases:.2f}%)")
     write("  ".join(f"{name}:{s['cases']}" + (f"(!{s['disagree']})" if s["disagree"] else "")
                     for name, s in sorted(STATS.items())))
+
+
+def _fuzz_summary(terminalreporter):
+    """Report the fuzz suite: cases per text entry point and the slowest case."""
+    from fuzzing import STATS as FUZZ
+
+    if not FUZZ:
+        return
+    terminalreporter.section("fuzzing of text entry points")
+    for entry, (cases, slowest, text) in sorted(FUZZ.items()):
+        terminalreporter.write_line(f"{entry}: {cases} cases, slowest {slowest:.3f} s "
+                                    f"({text})")

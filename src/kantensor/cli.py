@@ -223,10 +223,20 @@ class Repl(cmd.Cmd):
         except Exception as exc:  # the REPL reports and carries on
             print(f"error: {type(exc).__name__}: {exc}", file=self.stdout)
 
+    def _words(self, line: str) -> list[str] | None:
+        """The line split as a shell would; None (reported) on unbalanced quotes."""
+        try:
+            return shlex.split(line)
+        except ValueError as exc:
+            print(f"error: {exc}", file=self.stdout)
+            return None
+
     def do_infer(self, line: str) -> None:
         """infer SIGNATURE|OP TYPE... [NAME=VALUE...] -- output types, e.g.
         infer add float32[3] int8[]   or   infer sum float32[2,3] axis=1"""
-        words = shlex.split(line)
+        words = self._words(line)
+        if words is None:
+            return
         if not words:
             print("usage: infer SIGNATURE|OP TYPE...", file=self.stdout)
             return
@@ -234,7 +244,9 @@ class Repl(cmd.Cmd):
 
     def do_query(self, line: str) -> None:
         """query SIGNATURE|OP IN... -> OUT... -- e.g. query add D[3] float32[3] -> float64[3]"""
-        words = shlex.split(line)
+        words = self._words(line)
+        if words is None:
+            return
         if "->" not in words or not words:
             print("usage: query SIGNATURE|OP IN... -> OUT...", file=self.stdout)
             return
@@ -244,7 +256,9 @@ class Repl(cmd.Cmd):
 
     def do_check(self, line: str) -> None:
         """check FILE... -- validate catalogue files"""
-        self._guard(run_check, shlex.split(line))
+        words = self._words(line)
+        if words is not None:
+            self._guard(run_check, words)
 
     def do_quit(self, line: str) -> bool:
         """quit -- leave the REPL"""
