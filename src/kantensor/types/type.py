@@ -157,9 +157,7 @@ class TensorType(Type):
         if type(value) is np.ndarray and value.dtype == target:  # the common case
             self._check_shape(value)
             return value
-        if isinstance(value, np.ma.MaskedArray):
-            raise TypeError(f"masked arrays are not supported ({self}): the mask would be "
-                            "lost; pass value.filled(fill_value) or np.asarray(value)")
+        refuse_masked(value, str(self))
         if strict:
             if not isinstance(value, np.ndarray):
                 raise TypeError(f"expected an ndarray of type {self}, got {type(value).__name__}"
@@ -287,6 +285,14 @@ class TensorType(Type):
         from .variable import TensorConstant
 
         return TensorConstant(self, value, name=name)
+
+
+def refuse_masked(value: Any, what: str) -> None:
+    """TypeError for a NumPy masked array: kantensor has no masks, and NumPy would drop
+    the mask silently when converting it."""
+    if isinstance(value, np.ma.MaskedArray):
+        raise TypeError(f"masked arrays are not supported ({what}): the mask would be "
+                        "lost; pass value.filled(fill_value) or np.asarray(value)")
 
 
 def _from_python(value: Any, target: np.dtype, allow_downcast: bool | None,

@@ -11,7 +11,7 @@ import numpy as np
 from ..graph.basic import Constant, Variable
 from .dim import Dim
 from .dtypes import default_complex_dtype, get_default_dtype, normalize_dtype
-from .type import ShapeEntry, TensorType
+from .type import ShapeEntry, TensorType, refuse_masked
 
 #: Op constructors behind the Python operators, keyed by name ("add", "matmul",
 #: ...). Filled by the layer that defines the Ops, so this layer imports none.
@@ -152,6 +152,7 @@ def constant(value: Any, dtype: Any = None, name: str | None = None) -> TensorCo
     Python numbers become *wrapped* constants (lowest promotion priority)
     when no dtype is given; arrays and NumPy scalars never do.
     """
+    refuse_masked(value, "a constant")
     wrapped = dtype is None and isinstance(value, bool | int | float | complex) \
         and not isinstance(value, np.generic)
     if wrapped:
