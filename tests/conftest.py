@@ -26,6 +26,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     from conformance import STATS
 
     _fuzz_summary(terminalreporter)
+    _soundness_summary(terminalreporter)
     if not STATS:
         return
     cases = sum(s["cases"] for s in STATS.values())
@@ -48,3 +49,14 @@ def _fuzz_summary(terminalreporter):
     for entry, (cases, slowest, text) in sorted(FUZZ.items()):
         terminalreporter.write_line(f"{entry}: {cases} cases, slowest {slowest:.3f} s "
                                     f"({text})")
+
+
+def _soundness_summary(terminalreporter):
+    """Report the random-graph soundness suite: graphs, nodes, agreement."""
+    from soundness import STATS as SOUND
+
+    if not SOUND:
+        return
+    terminalreporter.section("random graphs against NumPy")
+    for key, count in sorted(SOUND.items()):
+        terminalreporter.write_line(f"{key}: {count}")
