@@ -55,6 +55,7 @@ class Node:
     value: Any  # NumPy reference value (in kantensor's dtype), or the Python number
     depth: int
     text: str
+    origin: str = ""  # the Op call that made it
 
 
 def _is_number(x: Any) -> bool:
@@ -114,7 +115,7 @@ MENU: list[tuple[str, int, str, bool, Builder]] = [
     ("true_divide", 2, "output", True, _fixed(kt.true_divide, np.true_divide)),
     *[(n, 2, "promote" if n in ("eq", "ne", "lt", "ge") else "none", False,
        _fixed(getattr(kt, n), f)) for n, f in COMPARE.items()],
-    ("where", 3, "none", False, _fixed(kt.where, np.where)),
+    ("where", 3, "select", False, _fixed(kt.where, np.where)),
     ("matmul", 2, "output", False, _fixed(kt.matmul, np.matmul)),
     ("sum", 1, "none", False, _axis_op("sum", np.sum)),
     ("prod", 1, "none", False, _axis_op("prod", np.prod)),
@@ -149,6 +150,8 @@ def documented_difference(operands: list[Node], float_fn: bool) -> str | None:
     dtypes = [_dtype_of(o.var) for o in operands]
     if float_fn and all(category(d) < 2 for d in dtypes):
         return "float function of integers: the default float"
+    if any(isinstance(o.var, float) for o in operands):
+        return "Python floats: the default float dtype"
     if len({category(d) for d in dtypes}) > 1:
         return "categories: the higher category's dtype wins whatever the sizes"
     if _priority_mix(operands) and len(set(dtypes)) > 1:
@@ -181,7 +184,7 @@ def _compute_dtype(mode: str, out_dtype: str, operands: list[Node]) -> str | Non
         return out_dtype
     if mode == "promote":
         return kt.result_type(*[o.value for o in operands])
-    return None
+    return None if mode == "none" else out_dtype
 
 
 def _pick(rng: np.random.Generator, pool: list[Node], numbers: bool) -> Node:
@@ -251,10 +254,11 @@ def _step(name: str, mode: str, float_fn: bool, kt_fn: Callable, np_fn: Callable
     compute = _compute_dtype(mode, ttype.dtype, operands)
     args = [o.value for o in operands]
     if compute is not None:  # kantensor computes in this dtype: so does the reference
+        first = 1 if mode == "select" else 0  # where's condition is used as it is
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            args = [np.asarray(kt.constant(a).data if _is_number(a) else a).astype(compute)
-                    for a in args]
+            args = args[:first] + [np.asarray(kt.constant(a).data if _is_number(a) else a)
+                                   .astype(compute) for a in args[first:]]
     value = _numpy(np_fn, args)
     if isinstance(value, Exception):
         raise Disagreement(f"{text}: NumPy fails in kantensor's compute dtype {compute}: "
@@ -265,7 +269,7 @@ def _step(name: str, mode: str, float_fn: bool, kt_fn: Callable, np_fn: Callable
     depth = 1 + max(o.depth for o in operands)
     STATS["nodes accepted"] += 1
     STATS["deepest node"] = max(STATS["deepest node"], depth)
-    return Node(var, value, depth, f"n{STATS['nodes tried']}:{ttype}")
+    return Node(var, value, depth, f"n{STATS['nodes tried']}:{ttype}", text)
 
 
 def run_graph(rng: np.random.Generator) -> None:
@@ -281,11 +285,12 @@ def run_graph(rng: np.random.Generator) -> None:
     for node, value in zip(nodes, got, strict=True):
         want = node.value
         if value.dtype != want.dtype or value.shape != want.shape:
-            raise Disagreement(f"{node.text}: ran to {value.dtype}{list(value.shape)}, "
-                               f"NumPy's is {want.dtype}{list(want.shape)}")
+            raise Disagreement(f"{node.text} = {node.origin}: ran to {value.dtype}"
+                               f"{list(value.shape)}, NumPy's is {want.dtype}{list(want.shape)}")
         tol = RTOL.get(value.dtype.name, 1e-9)
         same = np.array_equal(value, want) if value.dtype.kind in "biu" else \
             np.allclose(value, want, rtol=tol, atol=tol, equal_nan=True)
         if not same:
-            raise Disagreement(f"{node.text}: value\n{value!r}\nNumPy's\n{want!r}")
+            raise Disagreement(f"{node.text} = {node.origin}: value\n{value!r}\nNumPy's\n"
+                               f"{want!r}")
         STATS["node values compared"] += 1

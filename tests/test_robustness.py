@@ -273,3 +273,18 @@ def test_repl_survives_unbalanced_quotes_and_long_parameters():
     assert "parameter value too long" in repl.stdout.getvalue()
     repl.onecmd("infer sum float32[2,3] axis=" + "-" * 900 + "1")  # a literal, then refused
     assert "error:" in repl.stdout.getvalue().splitlines()[-1]
+
+
+def test_where_selects_exactly_in_the_result_dtype():
+    """Found by the soundness suite: np.where(c, uint64, int64) goes through float64, so
+    large uint64 values came back wrong; where now selects among values already cast to
+    its result dtype (compute mode "select")."""
+    c = kt.scalar("c", "float32")
+    x = kt.vector("x", "uint64")
+    y = kt.where(c, x, 0)
+    assert y.type.dtype == "uint64"
+    big = np.array([2**64 - 2, 2**63 + 1], dtype=np.uint64)
+    got = kt.function([c, x], y, check=True)(np.float32(0.5), big)
+    np.testing.assert_array_equal(got, big)
+    np.testing.assert_array_equal(np.where(np.float32(0.5), big, np.int64(0)).astype(np.uint64)
+                                  != big, [True, True])  # what the old computation gave

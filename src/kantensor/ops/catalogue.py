@@ -6,7 +6,7 @@ Each file holds ``[[op]]`` tables::
     name = "add"                    # the Op's name, also kantensor.add
     signature = "+(),()->()"        # the DSL text
     impl = "numpy.add"              # dotted path of the NumPy implementation
-    compute = "output"              # output | promote | none (see SignatureOp)
+    compute = "output"              # output | promote | select | none (see SignatureOp)
     operator = "add"                # optional: the TensorVariable operator it backs
     doc = "Elementwise sum."
 

@@ -24,7 +24,7 @@ from .params import CallSpec, ParamError
 #: "output": to the (first) output dtype, so integer arithmetic wraps in that dtype;
 #: "promote": to the promoted input dtype (comparisons, where the output is bool);
 #: "none": passed as they are.
-COMPUTE_MODES = ("output", "promote", "none")
+COMPUTE_MODES = ("output", "promote", "select", "none")
 
 
 def priority_of(x: Any) -> Priority:
@@ -95,6 +95,9 @@ class SignatureOp(Op):
         elif self.compute == "promote":
             dtype = _promoted(tuple((v.type.dtype, priority_of(v)) for v in node.inputs))
             inputs = [cast_array(x, dtype) for x in inputs]
+        elif self.compute == "select":  # where: the condition as given, the choices cast
+            dtype = node.outputs[0].type.dtype
+            inputs = [inputs[0], *(cast_array(x, dtype) for x in inputs[1:])]
         result = self.impl(*inputs, **self._kwargs)
         if len(node.outputs) == 1:
             result = (result,)
