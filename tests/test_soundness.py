@@ -44,13 +44,18 @@ def test_the_documented_promotion_differences_are_the_known_ones():
     assert documented_difference([f16, f16], float_fn=True) is None
     assert documented_difference([i8, i64_0d], False).startswith("priorities")
     assert documented_difference([i8, f16], False).startswith("categories")
-    assert documented_difference([i8, number], False).startswith("categories")
+    assert documented_difference([i8, number], False).startswith("Python floats")
     assert documented_difference([i8], True).startswith("float function")
     # and they are real differences: kantensor's rule, not NumPy's
     assert (i8.var + i64_0d.var).type.dtype == "int8"
     assert (i8.value + i64_0d.value).dtype == np.int64
     assert (i8.var + number.var).type.dtype == kt.get_default_dtype() == "float32"
     assert (i8.value + 1.5).dtype == np.float64
+    assert (i8.var + f16.var).type.dtype == "float16"
+    assert (i8.value + f16.value).dtype == np.float16  # here NumPy agrees (int8 fits)
+    i64 = kt.vector("d", "int64")
+    assert (i64 + f16.var).type.dtype == "float16"
+    assert (np.zeros(2, "int64") + f16.value).dtype == np.float64
 
 
 def test_squeeze_keeps_unknown_sizes_unlike_numpy():
