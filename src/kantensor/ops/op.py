@@ -23,6 +23,7 @@ from .params import CallSpec, ParamError
 #: How inputs are cast before the NumPy implementation runs:
 #: "output": to the (first) output dtype, so integer arithmetic wraps in that dtype;
 #: "promote": to the promoted input dtype (comparisons, where the output is bool);
+#: "select": the first input (a condition) as it is, the others to the output dtype (where);
 #: "none": passed as they are.
 COMPUTE_MODES = ("output", "promote", "select", "none")
 
