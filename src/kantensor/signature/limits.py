@@ -20,7 +20,7 @@ from .errors import SignatureSyntaxError
 __all__ = ["MAX_NESTING", "MAX_SIGNATURE_TEXT", "balanced_join", "check_ast_nesting",
            "check_text", "check_tree_nesting"]
 
-MAX_SIGNATURE_TEXT: Final = 200_000
+MAX_SIGNATURE_TEXT: Final = 100_000
 """Longest signature text that is parsed."""
 MAX_NESTING: Final = 64
 """Deepest nesting of dim and dtype expressions (each operator, ``min``/``max``,
