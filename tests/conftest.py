@@ -25,6 +25,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     """Report the conformance suite's totals: cases run per Op and the agreement."""
     from conformance import STATS
 
+    _fuzz_summary(terminalreporter)
+    _soundness_summary(terminalreporter)
     if not STATS:
         return
     cases = sum(s["cases"] for s in STATS.values())
@@ -35,3 +37,26 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
           f"({100 * (cases - disagree) / cases:.2f}%)")
     write("  ".join(f"{name}:{s['cases']}" + (f"(!{s['disagree']})" if s["disagree"] else "")
                     for name, s in sorted(STATS.items())))
+
+
+def _fuzz_summary(terminalreporter):
+    """Report the fuzz suite: cases per text entry point and the slowest case."""
+    from fuzzing import STATS as FUZZ
+
+    if not FUZZ:
+        return
+    terminalreporter.section("fuzzing of text entry points")
+    for entry, (cases, slowest, text) in sorted(FUZZ.items()):
+        terminalreporter.write_line(f"{entry}: {cases} cases, slowest {slowest:.3f} s "
+                                    f"({text})")
+
+
+def _soundness_summary(terminalreporter):
+    """Report the random-graph soundness suite: graphs, nodes, agreement."""
+    from soundness import STATS as SOUND
+
+    if not SOUND:
+        return
+    terminalreporter.section("random graphs against NumPy")
+    for key, count in sorted(SOUND.items()):
+        terminalreporter.write_line(f"{key}: {count}")

@@ -11,8 +11,11 @@ from __future__ import annotations
 import argparse
 import cmd
 import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -67,13 +70,48 @@ def run_query(sig_text: str, inputs: Sequence[str], outputs: Sequence[str],
     return 0 if sols else 1
 
 
-def run_check(paths: Sequence[str], out: Any = None) -> int:
+@contextmanager
+def _time_limit(seconds: float | None, error: Any) -> Iterator[None]:
+    """Raise ``error`` if the block runs longer than ``seconds`` (POSIX main thread only;
+    elsewhere, or with ``None`` or ``0``, no limit)."""
+    usable = (seconds is not None and seconds > 0 and hasattr(signal, "setitimer")
+              and threading.current_thread() is threading.main_thread())
+    if not usable:
+        yield
+        return
+
+    def expire(signum: int, frame: Any) -> None:
+        raise error
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+CHECK_TIMEOUT = 60.0
+"""Seconds ``kantensor check`` gives the examples of one entry (``--timeout``)."""
+
+
+def run_check(paths: Sequence[str], out: Any = None, timeout: float | None = CHECK_TIMEOUT
+              ) -> int:
+    """Validate catalogue files and run their examples; each entry's examples get at most
+    ``timeout`` seconds, so a pathological signature is reported, not waited for."""
     out = out or sys.stdout
     status = 0
     for path in paths:
         try:
             entries = load_file(path)
-            examples = sum(entry.run_examples() for entry in entries)
+            examples = 0
+            for entry in entries:
+                late = CatalogueError(f"{entry.where}: its examples took longer than "
+                                      f"{timeout:g} s (the time limit, see --timeout)"
+                                      if timeout is not None else "")
+                with _time_limit(timeout, late):
+                    examples += entry.run_examples()
         except (CatalogueError, OSError) as exc:
             print(f"error: {exc}", file=out)
             status = 1

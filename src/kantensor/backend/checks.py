@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ..types.dim import Dim, free_symbols, substitute
+from ..types.dim import NO_SOLUTION, Dim, free_symbols, solve_for, substitute
 from ..types.type import TensorType
 
 
@@ -38,6 +38,10 @@ def node_error(node: Any, values: list, exc: Exception) -> Exception:
         return type(exc)(message)
     except Exception:  # an exception class that does not take a message
         return RuntimeError(f"{message} ({type(exc).__name__})")
+def _check_rank(ttype: TensorType, shape: tuple[int, ...], where: str) -> None:
+    if len(shape) != ttype.ndim:
+        raise TypeError(f"{where}: expected {ttype.ndim} dimension{'s' * (ttype.ndim != 1)} "
+                        f"for {ttype}, got a value of shape {tuple(shape)}")
 
 
 def bind_dims(ttype: TensorType, shape: tuple[int, ...], bindings: dict[str, int],
@@ -45,14 +49,15 @@ def bind_dims(ttype: TensorType, shape: tuple[int, ...], bindings: dict[str, int
     """Bind the plain named Dims of ``ttype`` to the sizes in ``shape``.
 
     ``bindings``/``origins`` are updated in place; a conflict raises
-    ShapeBindingError saying where each size came from.
+    ShapeBindingError saying where each size came from; a rank that differs from the
+    type's raises TypeError.
     """
+    _check_rank(ttype, shape, where)
     for axis, (entry, size) in enumerate(zip(ttype.shape, shape, strict=True)):
         if not isinstance(entry, Dim):
             continue
-        names = free_symbols(entry)
-        if len(names) == 1 and entry == Dim(next(iter(names))):
-            name = next(iter(names))
+        name = entry.name
+        if name is not None:
             if name in bindings and bindings[name] != size:
                 raise ShapeBindingError(
                     f"dimension {name} is {bindings[name]} in {origins[name]} "
@@ -61,6 +66,37 @@ def bind_dims(ttype: TensorType, shape: tuple[int, ...], bindings: dict[str, int
             if name not in bindings:
                 bindings[name] = size
                 origins[name] = f"{where} (axis {axis})"
+
+
+def solve_dims(typed: list[tuple[TensorType, tuple[int, ...], str]], bindings: dict[str, int],
+               origins: dict[str, str]) -> None:
+    """Bind the Dims used only inside expressions: an axis typed ``2*n`` of length 6 gives
+    ``n = 3``; of length 5 it raises ShapeBindingError (no size ``n`` fits), as does a
+    size that would have to be negative. Repeats while something new is bound; an
+    expression that is not linear in its one unknown name (``n**2``, ``n//2``) is left
+    to :func:`check_dim_expressions` once its name is bound elsewhere."""
+    progress = True
+    while progress:
+        progress = False
+        for ttype, shape, where in typed:
+            for axis, (entry, size) in enumerate(zip(ttype.shape, shape, strict=True)):
+                if not isinstance(entry, Dim):
+                    continue
+                unknown = free_symbols(entry) - bindings.keys()
+                if len(unknown) != 1:
+                    continue
+                (name,) = unknown
+                value = solve_for(substitute(entry, bindings), name, size)
+                if value is None:
+                    continue
+                if value is NO_SOLUTION or value < 0:
+                    why = "" if value is NO_SOLUTION else f" (only {name} = {value} does)"
+                    raise ShapeBindingError(f"{where} axis {axis} has length {size}, but "
+                                            f"no size {name} >= 0 makes {entry} == {size}"
+                                            f"{why}")
+                bindings[name] = value
+                origins[name] = f"{where} (axis {axis}, {entry} == {size})"
+                progress = True
 
 
 def check_dim_expressions(ttype: TensorType, shape: tuple[int, ...], bindings: dict[str, int],
@@ -87,6 +123,7 @@ def check_value(ttype: TensorType, value: Any, bindings: dict[str, int],
     try:
         ttype._check_shape(value)
         bind_dims(ttype, value.shape, bindings, origins, where)
+        solve_dims([(ttype, value.shape, where)], bindings, origins)
         check_dim_expressions(ttype, value.shape, bindings, where)
     except (TypeError, ShapeBindingError) as exc:
         raise OutputTypeError(f"{where} does not match its type {ttype}: {exc}") from None

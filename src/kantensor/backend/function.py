@@ -109,8 +109,15 @@ def function(inputs: Sequence[Variable], outputs: Variable | Sequence[Variable],
              check: bool = False) -> Function:
     """Compile ``outputs`` as a function of ``inputs`` for the NumPy backend.
 
-    ``trust_input`` skips input filtering; ``check`` verifies every node's
-    outputs against their inferred types (dtype, static sizes, named Dims).
+    Every call checks each input against its type (dtype, rank, static sizes) and binds
+    its symbolic sizes: a Dim named twice must have one size, and an axis typed by an
+    expression (``2*n``) must have a length some size ``n >= 0`` gives.
+    ``trust_input=True`` skips the per-input checks and conversions: values are used as
+    given, and a value that does not fit its type gives NumPy's error or a wrong result,
+    never a kantensor one, except that symbolic sizes are still bound (a wrong rank is
+    then a TypeError). ``check=True`` also verifies every node's outputs against their
+    inferred types (dtype, static sizes, named Dims and Dim expressions) and raises
+    OutputTypeError at the first that does not match.
     """
     return Function(inputs, outputs, allow_input_downcast=allow_input_downcast,
                     trust_input=trust_input, check=check)

@@ -6,7 +6,7 @@ Each file holds ``[[op]]`` tables::
     name = "add"                    # the Op's name, also kantensor.add
     signature = "+(),()->()"        # the DSL text
     impl = "numpy.add"              # dotted path of the NumPy implementation
-    compute = "output"              # output | promote | none (see SignatureOp)
+    compute = "output"              # output | promote | select | none (see SignatureOp)
     operator = "add"                # optional: the TensorVariable operator it backs
     doc = "Elementwise sum."
 
@@ -128,6 +128,8 @@ def _run_example(op: Any, example: dict, where: str) -> None:
             result = op.bind(**example)(*_flat(args))
         else:
             result = op(*args, **example)
+    except CatalogueError:
+        raise
     except Exception as exc:  # any failure of an example is the entry's error
         expected_kind = isinstance(exc, TypeInferenceError | ParamError | TypeError)
         if error is not None and expected_kind and error in str(exc):
@@ -145,6 +147,9 @@ def _run_example(op: Any, example: dict, where: str) -> None:
 def resolve(path: str) -> Any:
     """Import ``package.module.attr`` (the longest importable module prefix)."""
     parts = path.split(".")
+    if len(parts) > 16 or not all(p.isidentifier() for p in parts):
+        raise CatalogueError(f"cannot import {path[:80]!r}: expected a dotted path of at "
+                             "most 16 Python names")
     for cut in range(len(parts) - 1, 0, -1):
         try:
             obj = importlib.import_module(".".join(parts[:cut]))
@@ -160,10 +165,19 @@ def resolve(path: str) -> Any:
 
 
 def _entry(file: str, index: int, raw: dict) -> Entry:
+    if not isinstance(raw, dict):
+        raise CatalogueError(f"{file}: op #{index + 1}: expected a table, got "
+                             f"{type(raw).__name__}")
     where = f"{file}: op #{index + 1}" + (f" ({raw['name']})" if "name" in raw else "")
     missing = [k for k in REQUIRED if k not in raw]
     if missing:
         raise CatalogueError(f"{where}: missing {', '.join(missing)}")
+    wrong = [k for k in (*REQUIRED, *OPTIONAL) if k in raw
+             and k not in ("examples", "variadic", "numpy", "method")
+             and not isinstance(raw[k], str)]
+    if wrong:
+        raise CatalogueError(f"{where}: {wrong[0]} must be a string, got "
+                             f"{type(raw[wrong[0]]).__name__}")
     unknown = sorted(set(raw) - set(REQUIRED) - set(OPTIONAL))
     if unknown:
         raise CatalogueError(f"{where}: unknown key{'s' * (len(unknown) > 1)} "
@@ -263,6 +277,8 @@ def load_file(path: str | Path, text: str | None = None) -> list[Entry]:
         data = tomllib.loads(text if text is not None else Path(path).read_text())
     except tomllib.TOMLDecodeError as exc:
         raise CatalogueError(f"{name}: {exc}") from None
+    except RecursionError:  # tomllib reads nested arrays and tables recursively
+        raise CatalogueError(f"{name}: arrays or tables nested too deeply") from None
     ops = data.get("op")
     if not isinstance(ops, list) or set(data) - {"op"}:
         raise CatalogueError(f"{name}: expected only [[op]] tables")

@@ -26,8 +26,9 @@ from .pyints import check_python_ints, exact_operands
 #: How inputs are cast before the NumPy implementation runs:
 #: "output": to the (first) output dtype, so integer arithmetic wraps in that dtype;
 #: "promote": to the promoted input dtype (comparisons, where the output is bool);
+#: "select": the first input (a condition) as it is, the others to the output dtype (where);
 #: "none": passed as they are.
-COMPUTE_MODES = ("output", "promote", "none")
+COMPUTE_MODES = ("output", "promote", "select", "none")
 
 
 #: How many input-type keys a SignatureOp remembers the outputs of (then it starts over).
@@ -144,6 +145,9 @@ class SignatureOp(Op):
             inputs = exact_operands(node.inputs, inputs, dtype)
         elif dtype is not None:
             inputs = [cast_array(x, dtype) for x in inputs]
+        elif self.compute == "select":  # where: the condition as given, the choices cast
+            dtype = node.outputs[0].type.dtype
+            inputs = [inputs[0], *(cast_array(x, dtype) for x in inputs[1:])]
         result = self.impl(*inputs, **self._kwargs)
         n = len(node.outputs)
         if n == 1:

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..signature.limits import balanced_join
 from ..types.dim import Dim, free_symbols, substitute
 from .params import AxisError, ParamError, normalize_axes, normalize_axis
 from .templates import joined_dtypes, names, operand, product, rank_error, where
@@ -174,7 +175,7 @@ def joined(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
         raise ParamError("need at least one tensor to concatenate")
     if axis is None:
         dims = [names(f"x{i}_", t.ndim) for i, t in enumerate(types)]
-        total = "+".join(product(d) for d in dims)
+        total = balanced_join([product(d) for d in dims])
         inputs, dtype = joined_dtypes([operand(d) for d in dims])
         return {"inputs": ",".join(inputs), "y": f"({total}):{dtype}"}
     ndim = types[0].ndim
@@ -188,7 +189,7 @@ def joined(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
     along = names("c", len(types))
     inputs, dtype = joined_dtypes([operand(c if i == ax else d for i, d in enumerate(shared))
                                    for c in along])
-    out = operand("+".join(along) if i == ax else d for i, d in enumerate(shared))
+    out = operand(balanced_join(along) if i == ax else d for i, d in enumerate(shared))
     return {"inputs": ",".join(inputs), "y": f"{out}:{dtype}", "params": {"axis": ax}}
 
 

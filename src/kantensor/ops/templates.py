@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from ..signature.errors import TypeInferenceError
+from ..signature.limits import balanced_join
 
 
 def names(prefix: str, n: int) -> list[str]:
@@ -37,8 +38,9 @@ def where(clauses: Sequence[str]) -> str:
 
 
 def product(dims: Sequence[str]) -> str:
-    """``a0*a1*a2``, or ``1`` for no dims (the size of a 0-d tensor)."""
-    return "*".join(dims) if dims else "1"
+    """``a0*a1*a2``, or ``1`` for no dims (the size of a 0-d tensor); balanced
+    (``a0*a1*(a2*a3)``) so that 64 axes nest only 6 levels deep."""
+    return balanced_join(dims, "*") if dims else "1"
 
 
 def rank_error(op: str, message: str) -> TypeInferenceError:

@@ -359,13 +359,15 @@ _BINARY: dict[str, Callable[[DimLike, DimLike], DimLike]] = {
 _CALLS = {"min": _dim_min, "max": _dim_max}
 
 
-def evaluate(expr: DimExpr, lookup: Callable[[str], DimLike]) -> DimLike:
+def evaluate(expr: DimExpr, lookup: Callable[[str], DimLike],
+             check: Callable[[DimLike], object] | None = None) -> DimLike:
     """The value of ``expr``, its names replaced by ``lookup(name)`` (ints or Dims).
 
     The one evaluator of dim expressions: the solver looks names up in its
     substitution, ``TensorType.parse`` maps them to named Dims. Iterative, so deep
     expressions do not exhaust the stack; ``//`` or ``%`` by a zero size raises
-    ZeroDivisionError.
+    ZeroDivisionError. ``check`` sees every intermediate value (a limit on the terms a
+    product of sums expands to raises there, before the next step can blow up).
     """
     values: list[DimLike] = []
     stack: list[tuple[DimExpr, bool]] = [(expr, False)]
@@ -381,7 +383,11 @@ def evaluate(expr: DimExpr, lookup: Callable[[str], DimLike]) -> DimLike:
             stack.extend((c, False) for c in reversed(children))
         elif isinstance(node, BinOp):
             right = values.pop()
+            if check is not None and node.op == "**" and values[-1].__class__ is not int:
+                check(values[-1] * values[-1])  # a square first: grows no faster than steps
             values[-1] = _BINARY[node.op](values[-1], right)
+            if check is not None:
+                check(values[-1])
         else:
             n = len(node.args)
             args = values[-n:]

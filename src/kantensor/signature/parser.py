@@ -51,6 +51,7 @@ from .ast import (
     TensorPattern,
 )
 from .errors import SignatureSyntaxError
+from .limits import check_text, check_tree_nesting
 
 __all__ = ["parse_alternatives", "parse_tensor_type"]
 
@@ -88,6 +89,7 @@ def parse_tensor_type(text: str) -> tuple[str, tuple[DimExpr | None, ...] | None
 def _parse(text: str, start: str, what: str) -> Any:
     if not isinstance(text, str):
         raise TypeError(f"{what} must be given as a str, got {type(text).__name__}")
+    check_text(text)
     try:
         tree = _lark().parse(text, start=start)
     except UnexpectedCharacters as e:
@@ -99,6 +101,7 @@ def _parse(text: str, start: str, what: str) -> Any:
     except UnexpectedInput as e:  # pragma: no cover - not raised by LALR
         pos = getattr(e, "pos_in_stream", None) or 0
         raise SignatureSyntaxError(f"invalid signature at position {pos}", text, pos) from None
+    check_tree_nesting(tree, text)
     try:
         result = _ToAst(text).transform(tree)
         hash(result)  # the AST is hashed as a cache key: too deep must fail here, cleanly

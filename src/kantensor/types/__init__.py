@@ -4,6 +4,7 @@ from .basic_ops import SpecifyShape, specify_shape
 from .dim import Dim
 from .dtypes import (
     DTYPES,
+    default_dtype,
     get_default_dtype,
     promote_types,
     result_type,
@@ -25,7 +26,8 @@ from .variable import (
 
 __all__ = [
     "DTYPES", "SHORTCUTS", "Dim", "SpecifyShape", "TensorConstant", "TensorType",
-    "TensorVariable", "as_tensor_variable", "constant", "dims", "get_default_dtype", "matrix",
+    "TensorVariable", "as_tensor_variable", "constant", "default_dtype", "dims",
+    "get_default_dtype", "matrix",
     "promote_types", "result_type", "scalar", "set_default_dtype", "specify_shape", "tensor",
     "vector",
 ]

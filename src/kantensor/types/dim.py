@@ -34,6 +34,7 @@ import enum
 import keyword
 import math
 import operator
+import threading
 from collections.abc import Hashable
 from functools import lru_cache
 from typing import Any, Final, Literal, TypeAlias
@@ -105,7 +106,10 @@ class Dim:
                 raise TypeError(f"Dim name must be a str, got {type(name).__name__}")
             if not name.isidentifier() or keyword.iskeyword(name):
                 raise ValueError(f"Dim name must be a Python identifier, got {name!r}")
-            sym = _SYMBOLS[name] = _new(((((name, 1),), 1),))
+            with _SYMBOLS_LOCK:  # two threads creating one name get one object
+                sym = _SYMBOLS.get(name)
+                if sym is None:
+                    sym = _SYMBOLS[name] = _new(((((name, 1),), 1),))
         return sym
 
     @property
@@ -215,6 +219,7 @@ class Dim:
 
 
 _SYMBOLS: dict[str, Dim] = {}
+_SYMBOLS_LOCK = threading.Lock()
 _set_terms = Dim.__dict__["_terms"].__set__
 _set_hash = Dim.__dict__["_hash"].__set__
 _set_text = Dim.__dict__["_text"].__set__

@@ -10,7 +10,9 @@ See ``docs/promotion.rst``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from enum import IntEnum
 from typing import Any
 
@@ -19,7 +21,8 @@ import numpy as np
 __all__ = [
     "BOOL", "CATEGORIES", "COMPLEX", "COMPLEX_OF", "DTYPES", "DTYPE_FUNCTIONS", "FLOATING",
     "INTEGER", "REAL_OF", "Category", "Priority", "can_cast", "category", "float_of",
-    "priority", "python_dtype", "real_of", "default_complex_dtype", "get_default_dtype",
+    "priority", "python_dtype", "real_of", "default_complex_dtype", "default_dtype",
+    "get_default_dtype",
     "is_inexact", "is_integer", "is_lossless_cast", "is_unsigned", "normalize_dtype",
     "operand_dtype_and_priority",
     "promote_types", "result_type", "result_type_of", "set_default_dtype",
@@ -81,7 +84,9 @@ REAL_OF: dict[str, str] = {c: f for f, c in _PRECISION_PAIRS}
 #: The complex dtype whose real part holds a float dtype (no complex32: float16 -> complex64).
 COMPLEX_OF: dict[str, str] = {"float16": "complex64", **dict(_PRECISION_PAIRS)}
 _DEFAULT_CHOICES = ("float16", "float32", "float64")
-_default_dtype = "float32"
+_global_default = "float32"  # set_default_dtype: the whole process
+# default_dtype(...): the current thread / asyncio task only; None defers to the global one
+_context_default: ContextVar[str | None] = ContextVar("kantensor_default_dtype", default=None)
 
 
 def _unsupported(x: Any, detail: str = "") -> TypeError:
@@ -104,7 +109,7 @@ def normalize_dtype(x: Any) -> str:
     if x is int:
         return "int64"
     if x is float:
-        return _default_dtype
+        return get_default_dtype()
     if x is complex:
         return default_complex_dtype()
     if not isinstance(x, str | np.dtype | type):
@@ -158,23 +163,43 @@ def promote_types(a: Any, b: Any) -> str:
 
 
 def get_default_dtype() -> str:
-    """The dtype Python floats take ("float32" unless changed)."""
-    return _default_dtype
+    """The dtype Python floats take: the innermost :func:`default_dtype` block's, else the
+    process-wide one (``"float32"`` unless :func:`set_default_dtype` changed it)."""
+    local = _context_default.get()
+    return _global_default if local is None else local
 
 
-def set_default_dtype(dtype: Any) -> None:
-    """Set the default float dtype: float16, float32 or float64."""
-    global _default_dtype
+def _default_choice(dtype: Any) -> str:
     name = normalize_dtype(dtype)
     if name not in _DEFAULT_CHOICES:
         raise TypeError(f"the default dtype must be one of {', '.join(_DEFAULT_CHOICES)}, "
                         f"got {dtype!r}")
-    _default_dtype = name
+    return name
+
+
+def set_default_dtype(dtype: Any) -> None:
+    """Set the default float dtype (float16, float32 or float64) for the whole process:
+    every thread and task sees it, except inside a :func:`default_dtype` block. Prefer
+    ``with default_dtype(...)`` in libraries and threaded code."""
+    global _global_default
+    _global_default = _default_choice(dtype)
+
+
+@contextmanager
+def default_dtype(dtype: Any) -> Iterator[str]:
+    """``with default_dtype("float64"):`` Python floats take ``dtype`` inside the block,
+    in this thread or asyncio task only (a :class:`contextvars.ContextVar`); the previous
+    default comes back on exit, also on an exception. Yields the dtype name."""
+    token = _context_default.set(_default_choice(dtype))
+    try:
+        yield _context_default.get()
+    finally:
+        _context_default.reset(token)
 
 
 def default_complex_dtype() -> str:
     """The dtype Python complex numbers take: complex128 if the default is float64."""
-    return COMPLEX_OF[_default_dtype]
+    return COMPLEX_OF[get_default_dtype()]
 
 
 def priority(ndim: int, wrapped: bool) -> Priority:

@@ -14,8 +14,13 @@ from ..signature.parser import parse_tensor_type
 from .dim import Dim, substitute
 from .display import tensor_type_html
 from .dtypes import DTYPES, category, normalize_dtype
+from .limits import MAX_SIZE, MAX_TYPE_TEXT, check_terms, check_text
 
 ShapeEntry = int | Dim | None
+
+
+def _bounded(value: int | Dim) -> None:
+    check_terms(value, "a size")
 
 
 def _check_entry(entry: Any, axis: int) -> ShapeEntry:
@@ -23,8 +28,11 @@ def _check_entry(entry: Any, axis: int) -> ShapeEntry:
         return entry
     if isinstance(entry, bool | np.bool_):
         raise TypeError(f"shape entry {axis} is a bool ({entry}); use broadcastable= for flags")
-    if isinstance(entry, int | np.integer) and entry >= 0:
+    if isinstance(entry, int | np.integer) and 0 <= entry <= MAX_SIZE:
         return int(entry)
+    if isinstance(entry, int | np.integer) and entry > MAX_SIZE:
+        raise ValueError(f"shape entry {axis} is too large: about 2**{int(entry).bit_length() - 1}"
+                         " (sizes are at most 2**63 - 1)")
     raise ValueError(
         f"shape entry {axis} must be an int >= 0, None or a Dim, got {entry!r}"
     )
@@ -124,7 +132,11 @@ class TensorType(Type):
 
         Sizes are the dim expressions of the signature DSL (one grammar, one evaluator);
         a name is a :class:`Dim`. ValueError (a SignatureSyntaxError, with the position)
-        when the text is not a tensor type."""
+        when the text is not a tensor type. The text is never evaluated by Python, and
+        its length, nesting and sizes are bounded (:mod:`kantensor.types.limits`)."""
+        if not isinstance(text, str):
+            raise TypeError(f"a tensor type text must be a str, got {type(text).__name__}")
+        check_text(text, MAX_TYPE_TEXT, "tensor type text")
         dtype, sizes = parse_tensor_type(text)
         if sizes is None:
             raise SignatureSyntaxError(f"expected '[' after the dtype at position "
@@ -135,7 +147,7 @@ class TensorType(Type):
             raise SignatureSyntaxError(f"unknown dtype {dtype!r} at position {pos}; expected "
                                        f"one of {', '.join(DTYPES)}", text, pos, "a dtype")
         try:
-            shape = [None if e is None else evaluate(e, Dim) for e in sizes]
+            shape = [None if e is None else evaluate(e, Dim, _bounded) for e in sizes]
             return cls(dtype, shape)
         except (ValueError, ZeroDivisionError) as exc:
             raise ValueError(f"bad shape in {text!r}: {exc}") from None
@@ -154,6 +166,7 @@ class TensorType(Type):
         if type(value) is np.ndarray and value.dtype == target:  # the common case
             self._check_shape(value)
             return value
+        refuse_masked(value, str(self))
         if strict:
             if not isinstance(value, np.ndarray):
                 raise TypeError(f"expected an ndarray of type {self}, got {type(value).__name__}"
@@ -260,6 +273,14 @@ class TensorType(Type):
                 shape.append(a if isinstance(a, int) else b)
         return TensorType(self.dtype, shape)
 
+
+
+def refuse_masked(value: Any, what: str) -> None:
+    """TypeError for a NumPy masked array: kantensor has no masks, and NumPy would drop
+    the mask silently when converting it."""
+    if isinstance(value, np.ma.MaskedArray):
+        raise TypeError(f"masked arrays are not supported ({what}): the mask would be "
+                        "lost; pass value.filled(fill_value) or np.asarray(value)")
 
 
 def _from_python(value: Any, target: np.dtype, allow_downcast: bool | None,

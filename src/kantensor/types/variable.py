@@ -15,7 +15,7 @@ from .dim import Dim
 from .display import variable_html
 from .dtypes import get_default_dtype, normalize_dtype, python_dtype
 from .protocol import array_function, array_ufunc
-from .type import ShapeEntry, TensorType
+from .type import ShapeEntry, TensorType, refuse_masked
 
 #: Op constructors behind the Python operators, keyed by name ("add", "matmul",
 #: ...). Filled by the layer that defines the Ops, so this layer imports none.
@@ -240,6 +240,7 @@ def constant(value: Any, dtype: Any = None, name: str | None = None) -> TensorCo
     Python numbers become *wrapped* constants (lowest promotion priority)
     when no dtype is given; arrays and NumPy scalars never do.
     """
+    refuse_masked(value, "a constant")
     if dtype is None and type(value) in (float, int, bool):
         return _wrapped_constant(value, name)
     wrapped = dtype is None and isinstance(value, bool | int | float | complex) \

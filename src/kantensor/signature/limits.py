@@ -1,0 +1,100 @@
+"""Limits on signature texts and ASTs, so a hostile signature fails fast and clearly.
+
+Printing, hashing, comparing and compiling a signature walk its expressions recursively;
+bounding their nesting (:data:`MAX_NESTING`) keeps every one of those walks far from
+Python's recursion limit, and bounding the text (:data:`MAX_SIGNATURE_TEXT`) keeps parsing
+time bounded. Long sums stay possible: a sum of many terms nests only as deep as it is
+written (``a+b+(c+d)`` is two levels), see :func:`balanced_join`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any, Final
+
+from lark import Tree
+
+from .errors import SignatureSyntaxError
+
+__all__ = ["MAX_NESTING", "MAX_SIGNATURE_TEXT", "balanced_join", "check_ast_nesting",
+           "check_text", "check_tree_nesting"]
+
+MAX_SIGNATURE_TEXT: Final = 100_000
+"""Longest signature text that is parsed."""
+MAX_NESTING: Final = 64
+"""Deepest nesting of dim and dtype expressions (each operator, ``min``/``max``,
+``promote``/``float``/``real`` is one level)."""
+
+# Lark rules that nest one expression inside another (see grammar.lark).
+_NESTING_RULES = frozenset(("add", "sub", "mul", "floordiv", "mod", "min", "max",
+                            "promote", "float_of", "real_of"))  # fmt: skip
+
+
+def _too_deep(depth_text: str) -> str:
+    return f"expression nested more than {MAX_NESTING} levels deep{depth_text}"
+
+
+def check_text(text: str) -> None:
+    """SignatureSyntaxError if ``text`` is longer than :data:`MAX_SIGNATURE_TEXT`."""
+    if len(text) > MAX_SIGNATURE_TEXT:
+        raise SignatureSyntaxError(
+            f"signature too long: {len(text)} characters (at most {MAX_SIGNATURE_TEXT}) "
+            f"at position {MAX_SIGNATURE_TEXT}", text, MAX_SIGNATURE_TEXT, "a shorter signature"
+        )
+
+
+def check_tree_nesting(tree: Tree, text: str) -> None:
+    """SignatureSyntaxError at the first expression nested deeper than :data:`MAX_NESTING`
+    in a parse tree (walked without recursion)."""
+    stack: list[tuple[Any, int]] = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if not isinstance(node, Tree):
+            continue
+        if node.data in _NESTING_RULES:
+            depth += 1
+            if depth > MAX_NESTING:
+                pos = getattr(node.meta, "start_pos", 0) if not node.meta.empty else 0
+                raise SignatureSyntaxError(_too_deep(f" at position {pos}"), text, pos,
+                                           f"at most {MAX_NESTING} levels")  # fmt: skip
+        stack.extend((child, depth) for child in node.children)
+
+
+def check_ast_nesting(alternative: object) -> None:
+    """ValueError if an Alternative nests expressions deeper than :data:`MAX_NESTING`;
+    walked without recursion.
+
+    Every AST node that holds other nodes counts one level; an Alternative and its operand
+    or clause are the two levels above any expression.
+    """
+    limit = MAX_NESTING + 2
+    stack: list[tuple[object, int]] = [(alternative, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, tuple):
+            stack.extend((x, depth) for x in item)
+            continue
+        if not dataclasses.is_dataclass(item) or isinstance(item, type):
+            continue
+        children = [getattr(item, f.name) for f in dataclasses.fields(item)]
+        if any(dataclasses.is_dataclass(c) or isinstance(c, tuple) for c in children):
+            depth += 1
+            if depth > limit:
+                raise ValueError(_too_deep(""))
+        stack.extend((c, depth) for c in children)
+
+
+def balanced_join(terms: Sequence[str], op: str = "+") -> str:
+    """``terms`` joined by an associative ``op`` (``+`` or ``*``) as a balanced tree, so
+    the expression nests ``log2(len(terms))`` levels deep instead of ``len(terms)``:
+    ``a+b+(c+d)``. Its value is the plain ``a+b+c+d``."""
+    if op not in ("+", "*"):
+        raise ValueError(f"balanced_join needs an associative operator, got {op!r}")
+    if not terms:
+        raise ValueError("balanced_join needs at least one term")
+    if len(terms) == 1:
+        return terms[0]
+    mid = (len(terms) + 1) // 2
+    left, right = balanced_join(terms[:mid], op), balanced_join(terms[mid:], op)
+    return f"{left}{op}({right})" if len(terms) - mid > 1 else f"{left}{op}{right}"

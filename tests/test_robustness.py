@@ -1,0 +1,288 @@
+"""Regression tests for hostile input and lying types (issue 14): every reproducer."""
+
+from __future__ import annotations
+
+import io
+import random
+import threading
+
+import numpy as np
+import pytest
+
+import kantensor as kt
+from kantensor import cli
+from kantensor.backend.checks import OutputTypeError, ShapeBindingError
+from kantensor.signature.ast import Alternative, BinOp, DimVar, Signature, TensorPattern
+from kantensor.signature.limits import MAX_NESTING, balanced_join
+from kantensor.types.limits import MAX_SIZE, MAX_TERMS
+from kantensor.types.type import TensorType
+
+# --------------------------------------------------------------------------- TensorType.parse
+
+
+@pytest.mark.parametrize("text, message", [
+    ("float32[9**9**9]", "too large"),
+    ("float32[2**100000]", r"size 2\*\*100000 is too large"),
+    ("float32[" + "*".join(f"(a{i}+b{i})" for i in range(20)) + "]", "terms"),
+    ("float32[" + "-" * 100_000 + "n]", "too long"),
+    ("float32[" + "(" * 40 + "n" + ")" * 40 + "]", "nested more than 32 levels"),
+    ("float32[(n+1)**1000]", "exponent 1000"),
+    ("float32[" + "9" * 5000 + "]", "too large"),
+    ("float32[n**-1]", "negative exponent"),
+    ("float32[n//0]", "division by zero"),
+    ("float32[__import__('os')]", "unexpected character"),
+    ("float32[" + ",".join(["1"] * 65) + "]", "more than 64 axes"),
+    ("float32[-3]", "must be an int >= 0"),
+])
+def test_tensor_type_parse_refuses_hostile_text(text, message):
+    with pytest.raises(ValueError, match=message):
+        TensorType.parse(text)
+
+
+def test_tensor_type_parse_reads_long_and_signed_sums():
+    names = [f"n{i}" for i in range(1000)]
+    t = TensorType.parse("float32[" + "+".join(names) + "]")
+    assert t.shape == (sum((kt.Dim(n) for n in names), start=0),)
+    assert TensorType.parse("float32[" + "-" * 1000 + "n]").shape == (kt.Dim("n"),)
+    assert TensorType.parse("float32[" + "-" * 999 + "n + 2*n]").shape == (kt.Dim("n"),)
+    # the reader follows Python's precedence: -n**2 is -(n**2), 2**3**2 is 2**9
+    assert TensorType.parse("int8[n**2 - 2**3**2 + 512]").shape == (kt.Dim("n") ** 2,)
+    assert TensorType.parse("int8[min(m,n), max(n, 2)]").shape == (
+        kt.types.dim.dim_min(kt.Dim("m"), kt.Dim("n")),
+        kt.types.dim.dim_max(kt.Dim("n"), 2))
+
+
+def test_sizes_are_bounded_and_always_print():
+    biggest = TensorType.parse(f"float32[{MAX_SIZE}]")
+    assert str(biggest) == f"float32[{MAX_SIZE}]"
+    with pytest.raises(ValueError, match="too large"):
+        TensorType("float32", [MAX_SIZE + 1])
+    with pytest.raises(ValueError, match="too large"):
+        TensorType.parse(f"float32[{MAX_SIZE}+1]")
+    n = kt.Dim("n")
+    at_limit = TensorType.parse("float32[" + "+".join(f"n{i}" for i in range(MAX_TERMS))
+                                + "]")
+    assert len(str(at_limit)) > MAX_TERMS
+    assert TensorType.parse(str(TensorType("float32", [(n + 1) ** 5]))).shape == (
+        (n + 1) ** 5,)
+
+
+# --------------------------------------------------------------------------- signatures
+
+
+@pytest.mark.parametrize("depth", [250, 326, 500])
+def test_deeply_nested_signatures_are_refused_with_a_position(depth):
+    text = "(" + "min(" * depth + "n" + ")" * depth + ")->()"
+    with pytest.raises(kt.SignatureSyntaxError, match="nested more than 64 levels") as info:
+        Signature.parse(text)
+    assert info.value.position == 1 + 4 * MAX_NESTING  # the first min( too many
+    with pytest.raises(kt.SignatureSyntaxError, match="nested more than 64 levels"):
+        Signature.parse("(" + "+".join(["n"] * depth) + ")->()")
+
+
+def test_nesting_at_the_limit_prints_and_round_trips():
+    text = "(" + "min(" * MAX_NESTING + "n" + ")" * MAX_NESTING + "):" + \
+           "promote(" * MAX_NESTING + "t" + ")" * MAX_NESTING + "->()"
+    sig = Signature.parse(text)
+    assert Signature.parse(str(sig)) == sig
+    assert eval(repr(sig), {"Signature": Signature}) == sig
+    assert sig.infer([TensorType.parse("float32[3]")])[0] == TensorType("float32", ())
+
+
+def test_deep_ast_built_in_python_is_refused():
+    n = DimVar("n")
+    deep = n
+    for _ in range(MAX_NESTING + 1):
+        deep = deep + n
+    with pytest.raises(ValueError, match="nested more than 64 levels"):
+        Alternative((TensorPattern((deep,)),), (TensorPattern(()),))
+    long_sum = balanced_join(["n"] * 5000)
+    sig = Signature.parse(f"({long_sum})->()")
+    assert isinstance(sig.inputs[0].dims[0], BinOp)
+    assert sig.infer([TensorType.parse("int8[10000]")])[0] == TensorType("int8", ())
+
+
+def test_signature_text_length_is_bounded():
+    with pytest.raises(kt.SignatureSyntaxError, match="signature too long"):
+        Signature.parse("(" + "n," * 200_000 + ")->()")
+
+
+@pytest.mark.parametrize("count", [326, 600, 2000])
+def test_concatenate_of_many_inputs(count):
+    rng = np.random.default_rng(count)
+    values = [rng.standard_normal((int(rng.integers(0, 3)), 2)).astype("float32")
+              for _ in range(count)]
+    xs = [kt.tensor(f"x{i}", dtype="float32", shape=v.shape) for i, v in enumerate(values)]
+    y = kt.concatenate(xs)
+    total = sum(v.shape[0] for v in values)
+    assert y.type == TensorType("float32", (total, 2))
+    if count <= 600:
+        got = kt.function(xs, y, check=True)(*values)
+        np.testing.assert_array_equal(got, np.concatenate(values))
+    flat = kt.concatenate(xs[:300], axis=None)
+    assert flat.type == TensorType("float32", (2 * sum(v.shape[0] for v in values[:300]),))
+
+
+# --------------------------------------------------------------------------- call-time checks
+
+
+def test_a_dim_used_only_in_an_expression_is_checked():
+    n = kt.Dim("n")
+    x = kt.tensor("x", dtype="float64", shape=(2 * n,))
+    half, _ = kt.split(x, 2)
+    assert half.type == TensorType("float64", (n,))
+    for check in (False, True):
+        f = kt.function([x], half, check=check)
+        np.testing.assert_array_equal(f(np.arange(6.0)), [0.0, 1.0, 2.0])
+        with pytest.raises(ShapeBindingError, match=r"length 5, but no size n >= 0 makes "
+                                                    r"2\*n == 5"):
+            f(np.arange(5.0))
+    with pytest.raises(ShapeBindingError, match=r"only n = -1 does"):
+        kt.function([w := kt.tensor("w", dtype="float64", shape=(n + 3,))], w)(np.ones(2))
+    z = kt.tensor("z", dtype="float64", shape=(n + 3, n))
+    with pytest.raises(ShapeBindingError, match=r"n \+ 3 = 5"):
+        kt.function([z], z)(np.ones((4, 2)))
+
+
+def test_check_true_catches_an_output_that_lies_about_an_expression():
+    n = kt.Dim("n")
+    halve = kt.SignatureOp("halve", "(2*n)->(n)", lambda a: a[:2])  # lies for n != 2
+    x = kt.tensor("x", dtype="float64", shape=(2 * n,))
+    y = halve(x)
+    assert y.type == TensorType("float64", (n,))
+    f = kt.function([x], y, check=True)
+    np.testing.assert_array_equal(f(np.arange(4.0)), [0.0, 1.0])
+    with pytest.raises(OutputTypeError, match="axis 0 has length 2 but .* requires 3|"
+                                              "dimension n is 3"):
+        f(np.arange(6.0))
+
+
+def test_trust_input_never_fails_inside_kantensor():
+    n = kt.Dim("n")
+    y = kt.tensor("y", dtype="float64", shape=(n,))
+    g = kt.function([y], y * 2, trust_input=True)
+    with pytest.raises(TypeError, match=r"expected 1 dimension for float64\[n\], got a "
+                                        r"value of shape \(2, 3\)"):
+        g(np.ones((2, 3)))
+    np.testing.assert_array_equal(g([1.0, 2.0]), [2.0, 4.0])  # used as given, unconverted
+
+
+def test_masked_arrays_are_refused():
+    x = kt.vector("x", dtype="float64")
+    value = np.ma.masked_array([1.0, 2.0], mask=[False, True])
+    with pytest.raises(TypeError, match="masked arrays are not supported"):
+        kt.function([x], x * 2)(value)
+    with pytest.raises(TypeError, match="masked arrays are not supported"):
+        kt.constant(value)
+    with pytest.raises(TypeError, match="the mask would be lost"):
+        x.type.filter(value, strict=True)
+
+
+def test_dim_interning_is_atomic_across_threads():
+    names = [f"thread_dim_{i}" for i in range(20_000)]
+    results: list[list] = []
+    start = threading.Barrier(8)
+
+    def make(seed: int) -> None:
+        order = names[:]
+        random.Random(seed).shuffle(order)
+        start.wait()
+        made = {name: kt.Dim(name) for name in order}
+        results.append([made[name] for name in names])
+
+    threads = [threading.Thread(target=make, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 8
+    for name, first, *others in zip(names, *results, strict=True):
+        assert all(o is first for o in others), name
+        assert first is kt.Dim(name)
+
+
+# --------------------------------------------------------------------------- default dtype
+
+
+def test_default_dtype_context_manager():
+    i = kt.vector("i", dtype="int32")
+    assert kt.get_default_dtype() == "float32"
+    with kt.default_dtype("float64") as name:
+        assert name == "float64" == kt.get_default_dtype()
+        assert kt.constant(1.5).type.dtype == "float64"
+        assert (i / i).type.dtype == "float64"  # memoized inference keyed on the default
+        with kt.default_dtype(np.float16):
+            assert (i / i).type.dtype == "float16"
+            assert kt.constant(1j).type.dtype == "complex64"
+        assert (i * 1.5).type.dtype == "float64"
+    assert (i / i).type.dtype == "float32"
+    with pytest.raises(RuntimeError), kt.default_dtype("float64"):
+        raise RuntimeError
+    assert kt.get_default_dtype() == "float32"
+    with pytest.raises(TypeError, match="the default dtype must be one of"):
+        kt.default_dtype("int32").__enter__()
+
+
+def test_default_dtype_is_per_thread_and_set_default_dtype_global(default_float64):
+    seen: list[str] = []
+    with kt.default_dtype("float16"):
+        t = threading.Thread(target=lambda: seen.append(kt.get_default_dtype()))
+        t.start()
+        t.join()
+        assert kt.get_default_dtype() == "float16"
+    assert seen == ["float64"]  # a new thread sees the process-wide default only
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def endless_builder(types, **params):
+    """A builder that never returns: what a pathological signature looks like to check."""
+    while True:
+        pass
+
+
+def test_check_reports_an_entry_over_its_time_limit(tmp_path, capsys):
+    path = tmp_path / "slow.toml"
+    path.write_text('[[op]]\nname = "slow"\ncall = "x"\nsignature = "{x}->()"\n'
+                    'builder = "test_robustness.endless_builder"\nimpl = "numpy.sum"\n'
+                    'examples = [{ in = ["float32[3]"], out = "float32[]" }]\n')
+    assert cli.main(["check", "--timeout", "0.5", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "op #1 (slow): its examples took longer than 0.5 s (the time limit" in out
+
+
+def test_check_of_thirty_flexible_dims_ends(tmp_path, capsys):
+    dims = ",".join(f"d{i}?" for i in range(30))
+    path = tmp_path / "flex.toml"
+    path.write_text(f'[[op]]\nname = "flexy"\nsignature = "({dims})->()"\n'
+                    'impl = "numpy.sum"\n'
+                    'examples = [{ in = ["float32[3]"], out = "float32[]" }]\n')
+    code = cli.main(["check", "--timeout", "2", str(path)])
+    out = capsys.readouterr().out
+    assert (code, out.strip()) == (0, f"{path}: ok, 1 ops, 1 examples") or \
+        (code == 1 and "took longer than 2 s" in out)
+
+
+def test_repl_survives_unbalanced_quotes_and_long_parameters():
+    repl = cli.Repl(stdout=io.StringIO())
+    for line in ('infer "add', "query add 'x -> y", 'check "a'):
+        repl.onecmd(line)
+    assert repl.stdout.getvalue().count("error: No closing quotation") == 3
+    repl.onecmd("infer sum float32[2,3] axis=" + "(" * 2000 + "1" + ")" * 2000)
+    assert "parameter value too long" in repl.stdout.getvalue()
+    repl.onecmd("infer sum float32[2,3] axis=" + "-" * 900 + "1")  # a literal, then refused
+    assert "error:" in repl.stdout.getvalue().splitlines()[-1]
+
+
+def test_where_selects_exactly_in_the_result_dtype():
+    """Found by the soundness suite: np.where(c, uint64, int64) goes through float64, so
+    large uint64 values came back wrong; where now selects among values already cast to
+    its result dtype (compute mode "select")."""
+    c = kt.scalar("c", "float32")
+    x = kt.vector("x", "uint64")
+    y = kt.where(c, x, 0)
+    assert y.type.dtype == "uint64"
+    big = np.array([2**64 - 2, 2**63 + 1], dtype=np.uint64)
+    got = kt.function([c, x], y, check=True)(np.float32(0.5), big)
+    np.testing.assert_array_equal(got, big)
