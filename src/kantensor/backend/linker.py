@@ -24,7 +24,7 @@ from ..graph.fgraph import FunctionGraph
 from ..graph.op import Kernel
 from ..types.basic_ops import cast_array
 from ..types.type import TensorType
-from .checks import bind_dims, check_dim_expressions, check_value, node_error
+from .checks import bind_dims, check_dim_expressions, check_value, node_error, solve_dims
 
 #: Graphs with more nodes run on the interpreter: compiling generated code costs
 #: tens of microseconds per node, and more for very long functions.
@@ -76,10 +76,12 @@ def dims_checker(inputs: Sequence[Variable]) -> Dims | None:
     def dims(values: Sequence[Any]) -> tuple[dict[str, int], dict[str, str]]:
         bindings: dict[str, int] = {}
         origins: dict[str, str] = {}
-        for i, ttype, where in symbolic:
-            bind_dims(ttype, values[i].shape, bindings, origins, where)
-        for i, ttype, where in symbolic:
-            check_dim_expressions(ttype, values[i].shape, bindings, where)
+        typed = [(ttype, np.shape(values[i]), where) for i, ttype, where in symbolic]
+        for ttype, shape, where in typed:
+            bind_dims(ttype, shape, bindings, origins, where)
+        solve_dims(typed, bindings, origins)  # Dims seen only inside expressions (2*n)
+        for ttype, shape, where in typed:
+            check_dim_expressions(ttype, shape, bindings, where)
         return bindings, origins
     return dims
 
