@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from fuzzing import mutants, run_case
 from kantensor import cli
 from kantensor.ops.catalogue import catalogue_files, load_file
-from kantensor.signature.ast import Signature
+from kantensor.signature.signature import Signature
 from kantensor.types.type import TensorType
 
 CASES = int(os.environ.get("KANTENSOR_FUZZ_CASES", "300"))

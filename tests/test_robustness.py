@@ -12,8 +12,10 @@ import pytest
 import kantensor as kt
 from kantensor import cli
 from kantensor.backend.checks import OutputTypeError, ShapeBindingError
-from kantensor.signature.ast import Alternative, BinOp, DimVar, Signature, TensorPattern
+from kantensor.signature.alternative import Alternative
+from kantensor.signature.ast import BinOp, DimVar, TensorPattern
 from kantensor.signature.limits import MAX_NESTING, balanced_join
+from kantensor.signature.signature import Signature
 from kantensor.types.limits import MAX_SIZE, MAX_TERMS
 from kantensor.types.type import TensorType
 
@@ -21,32 +23,33 @@ from kantensor.types.type import TensorType
 
 
 @pytest.mark.parametrize("text, message", [
-    ("float32[9**9**9]", "too large"),
-    ("float32[2**100000]", r"size 2\*\*100000 is too large"),
+    ("float32[9**9**9]", "expected"),  # one exponent, an int: the DSL's own grammar
+    ("float32[2**100000]", "exponent 100000 too large"),
     ("float32[" + "*".join(f"(a{i}+b{i})" for i in range(20)) + "]", "terms"),
     ("float32[" + "-" * 100_000 + "n]", "too long"),
-    ("float32[" + "(" * 40 + "n" + ")" * 40 + "]", "nested more than 32 levels"),
+    ("float32[" + "(n+" * 70 + "n" + ")" * 70 + "]", "nested more than 64 levels"),
     ("float32[(n+1)**1000]", "exponent 1000"),
     ("float32[" + "9" * 5000 + "]", "too large"),
-    ("float32[n**-1]", "negative exponent"),
+    ("float32[n**-1]", "expected an integer"),
     ("float32[n//0]", "division by zero"),
-    ("float32[__import__('os')]", "unexpected character"),
+    ("float32[__import__('os')]", "expected"),
     ("float32[" + ",".join(["1"] * 65) + "]", "more than 64 axes"),
-    ("float32[-3]", "must be an int >= 0"),
+    ("float32[-3]", "expected"),  # sizes are never negative: no unary minus
 ])
 def test_tensor_type_parse_refuses_hostile_text(text, message):
     with pytest.raises(ValueError, match=message):
         TensorType.parse(text)
 
 
-def test_tensor_type_parse_reads_long_and_signed_sums():
-    names = [f"n{i}" for i in range(1000)]
+def test_tensor_type_parse_reads_long_sums_and_bounds_nesting():
+    names = [f"n{i}" for i in range(60)]
     t = TensorType.parse("float32[" + "+".join(names) + "]")
     assert t.shape == (sum((kt.Dim(n) for n in names), start=0),)
-    assert TensorType.parse("float32[" + "-" * 1000 + "n]").shape == (kt.Dim("n"),)
-    assert TensorType.parse("float32[" + "-" * 999 + "n + 2*n]").shape == (kt.Dim("n"),)
-    # the reader follows Python's precedence: -n**2 is -(n**2), 2**3**2 is 2**9
-    assert TensorType.parse("int8[n**2 - 2**3**2 + 512]").shape == (kt.Dim("n") ** 2,)
+    with pytest.raises(ValueError, match="nested more than 64 levels"):  # a flat sum nests
+        TensorType.parse("float32[" + "+".join(f"n{i}" for i in range(1000)) + "]")
+    assert TensorType.parse("float32[" + "(" * 40 + "n" + ")" * 40 + "]").shape == \
+        (kt.Dim("n"),)  # parentheses alone do not nest an expression
+    assert TensorType.parse("int8[n**2 - 2**9 + 512]").shape == (kt.Dim("n") ** 2,)
     assert TensorType.parse("int8[min(m,n), max(n, 2)]").shape == (
         kt.types.dim.dim_min(kt.Dim("m"), kt.Dim("n")),
         kt.types.dim.dim_max(kt.Dim("n"), 2))
@@ -60,8 +63,8 @@ def test_sizes_are_bounded_and_always_print():
     with pytest.raises(ValueError, match="too large"):
         TensorType.parse(f"float32[{MAX_SIZE}+1]")
     n = kt.Dim("n")
-    at_limit = TensorType.parse("float32[" + "+".join(f"n{i}" for i in range(MAX_TERMS))
-                                + "]")
+    at_limit = TensorType.parse("float32["
+                                + balanced_join([f"n{i}" for i in range(MAX_TERMS)]) + "]")
     assert len(str(at_limit)) > MAX_TERMS
     assert TensorType.parse(str(TensorType("float32", [(n + 1) ** 5]))).shape == (
         (n + 1) ** 5,)
@@ -257,7 +260,7 @@ def test_check_of_thirty_flexible_dims_ends(tmp_path, capsys):
     path = tmp_path / "flex.toml"
     path.write_text(f'[[op]]\nname = "flexy"\nsignature = "({dims})->()"\n'
                     'impl = "numpy.sum"\n'
-                    'examples = [{ in = ["float32[3]"], out = "float32[]" }]\n')
+                    'examples = [{ in = ["float32[]"], out = "float32[]" }]\n')
     code = cli.main(["check", "--timeout", "2", str(path)])
     out = capsys.readouterr().out
     assert (code, out.strip()) == (0, f"{path}: ok, 1 ops, 1 examples") or \
@@ -268,7 +271,7 @@ def test_repl_survives_unbalanced_quotes_and_long_parameters():
     repl = cli.Repl(stdout=io.StringIO())
     for line in ('infer "add', "query add 'x -> y", 'check "a'):
         repl.onecmd(line)
-    assert repl.stdout.getvalue().count("error: No closing quotation") == 3
+    assert repl.stdout.getvalue().count("error: unbalanced") == 3
     repl.onecmd("infer sum float32[2,3] axis=" + "(" * 2000 + "1" + ")" * 2000)
     assert "parameter value too long" in repl.stdout.getvalue()
     repl.onecmd("infer sum float32[2,3] axis=" + "-" * 900 + "1")  # a literal, then refused

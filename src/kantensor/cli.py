@@ -306,6 +306,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = sub.add_parser("check", help="validate catalogue files (signatures/*.toml) and "
                                      "run their examples")
     p.add_argument("files", nargs="+")
+    p.add_argument("--timeout", type=float, default=CHECK_TIMEOUT, metavar="SECONDS",
+                   help=f"time limit for the examples of one entry, 0 for none (default "
+                        f"{CHECK_TIMEOUT:g})")
     sub.add_parser("repl", help=f"interactive type queries (history in {HISTORY_ENV} or "
                                 "~/.kantensor_history)")
     args = parser.parse_args(argv)
@@ -317,7 +320,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "query":
             return run_query(args.signature, args.inputs, args.outputs, args.limit)
         if args.command == "check":
-            return run_check(args.files)
+            return run_check(args.files, timeout=args.timeout)
         Repl(history=history_path()).cmdloop()
         return 0
     except ERRORS as exc:

@@ -39,6 +39,8 @@ __all__ = ["COMMANDS", "Command", "CommandError", "InferResult", "Word", "format
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _PARAM = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+#: Longest ``name=value`` parameter value read as a Python literal (never evaluated).
+MAX_PARAM_TEXT = 1_000
 
 #: The errors a command reports as a message (anything else is a bug, with a traceback).
 ERRORS = (SignatureSyntaxError, TypeInferenceError, ValueError, TypeError, IndexError)
@@ -111,9 +113,12 @@ def _split_params(words: Sequence[Word]) -> tuple[list[Word], dict[str, Any]]:
             rest.append(word)
             continue
         name, value = match.groups()
+        if len(value) > MAX_PARAM_TEXT:
+            raise CommandError(f"parameter value too long: {len(value)} characters (at most "
+                               f"{MAX_PARAM_TEXT})", "", word.start)
         try:
             params[name] = ast.literal_eval(value)
-        except (ValueError, SyntaxError):
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             params[name] = value
     return rest, params
 
@@ -142,7 +147,7 @@ def _target(word: Word, params: dict[str, Any], line: str) -> Any:
             raise _error("parameters (name=value) need a catalogue Op, not signature text",
                          word, line)
         try:
-            return Signature.parse(word.text), None
+            return Signature.parse(word.text)
         except SignatureSyntaxError as exc:
             verbatim = word.start is not None and \
                 line[word.start:word.start + len(word.text)] == word.text

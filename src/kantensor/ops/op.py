@@ -125,8 +125,9 @@ class SignatureOp(Op):
     def kernel(self, node: Apply) -> Kernel | None:
         """``impl`` with the casts of the compute mode (None if a subclass has its own
         perform)."""
-        if type(self).perform is not SignatureOp.perform or self.compute == "promote":
-            return None  # promote: comparisons with Python ints are exact (perform)
+        if type(self).perform is not SignatureOp.perform or self.compute in ("promote",
+                                                                             "select"):
+            return None  # exact comparisons with Python ints, and where's casts: perform
         dtype = self._compute_dtype(node)
         return Kernel(self.impl, self._kwargs, (dtype,) * len(node.inputs))
 

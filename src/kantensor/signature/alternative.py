@@ -29,6 +29,7 @@ from .ast import (
     dtype_names,
     expr_names,
 )
+from .limits import check_ast_nesting
 
 __all__ = ["KIND_TEXT", "Alternative", "IllFormed", "check", "resolve_dtype_names"]
 
@@ -73,6 +74,7 @@ class Alternative:
     max_loop_dims: int | None = None
 
     def __post_init__(self) -> None:
+        check_ast_nesting(self)  # before anything walks the expressions recursively
         for attr, types in (("inputs", TensorPattern), ("outputs", TensorPattern),
                             ("where", _CLAUSE_TYPES)):  # fmt: skip
             items = tuple(getattr(self, attr))
@@ -165,7 +167,7 @@ def _check_typos(uses: list[tuple[str, str, str]]) -> None:
     """A dtype variable spelled almost like a dtype is a typo (``flaot32``)."""
     for name, kind, _ in uses:
         if kind == "dtype" and name not in DTYPE_NAMES:
-            close = difflib.get_close_matches(name, sorted(DTYPE_NAMES), n=1, cutoff=0.75)
+            close = difflib.get_close_matches(name, sorted(DTYPE_NAMES), n=1, cutoff=0.8)
             if close:
                 raise IllFormed(f"unknown dtype '{name}' (did you mean {close[0]}?)",
                                 name, "dtype", close[0])

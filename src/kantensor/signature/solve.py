@@ -223,8 +223,12 @@ class Relation:
 
         def relation_goal(S: Any) -> Iterator[ConstrainedState]:
             S = fresh_state(S)
-            in_terms = [as_term(x, S, f"input {i}") for i, x in enumerate(inputs)]
-            out_terms = [as_term(x, S, f"output {i}") for i, x in enumerate(outputs)]
+            # walked first: a logic variable bound to a Variable or a type by an earlier
+            # goal (a graph matched with eq) stands for that type
+            in_terms = [as_term(walk(x, S.data), S, f"input {i}")
+                        for i, x in enumerate(inputs)]
+            out_terms = [as_term(walk(x, S.data), S, f"output {i}")
+                         for i, x in enumerate(outputs)]
             for sig, S1 in self._signatures(S, in_terms):
                 for S2, _ in solutions(sig, S1, in_terms, out_terms, self.max_rank):
                     yield S2

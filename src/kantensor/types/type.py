@@ -14,7 +14,7 @@ from ..signature.parser import parse_tensor_type
 from .dim import Dim, substitute
 from .display import tensor_type_html
 from .dtypes import DTYPES, category, normalize_dtype
-from .limits import MAX_SIZE, MAX_TYPE_TEXT, check_terms, check_text
+from .limits import MAX_NDIM, MAX_SIZE, MAX_TYPE_TEXT, check_terms, check_text
 
 ShapeEntry = int | Dim | None
 
@@ -138,6 +138,9 @@ class TensorType(Type):
             raise TypeError(f"a tensor type text must be a str, got {type(text).__name__}")
         check_text(text, MAX_TYPE_TEXT, "tensor type text")
         dtype, sizes = parse_tensor_type(text)
+        if sizes is not None and len(sizes) > MAX_NDIM:
+            raise ValueError(f"tensor type text has more than {MAX_NDIM} axes "
+                             f"({len(sizes)})")
         if sizes is None:
             raise SignatureSyntaxError(f"expected '[' after the dtype at position "
                                        f"{len(text.rstrip())}", text, len(text.rstrip()),
