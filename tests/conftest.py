@@ -27,6 +27,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
 
     _fuzz_summary(terminalreporter)
     _soundness_summary(terminalreporter)
+    _bruteforce_summary(terminalreporter)
     if not STATS:
         return
     cases = sum(s["cases"] for s in STATS.values())
@@ -37,6 +38,19 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
           f"({100 * (cases - disagree) / cases:.2f}%)")
     write("  ".join(f"{name}:{s['cases']}" + (f"(!{s['disagree']})" if s["disagree"] else "")
                     for name, s in sorted(STATS.items())))
+
+
+def _bruteforce_summary(terminalreporter):
+    """Report the brute-force check of the relation: cases compared per Op."""
+    import sys
+
+    module = sys.modules.get("test_bruteforce")
+    if module is None or not module.CASES:
+        return
+    terminalreporter.section("one relation, by brute force")
+    total = sum(module.CASES.values())
+    terminalreporter.write_line(f"{total} cases: " + ", ".join(
+        f"{name} {n}" for name, n in module.CASES.items()))
 
 
 def _fuzz_summary(terminalreporter):

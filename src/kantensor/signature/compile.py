@@ -422,12 +422,8 @@ class Structure(Constraint):
         fixed = sum(1 if it.kind == "dim" else (it.length or 0) for it in items)
         variable = next((it for it in items if it.kind == "group" and it.length is None), None)
         ndim = len(shape)
-        if i in alt.flex_inputs:
-            names, full = alt.flex_inputs[i]
-            present = dict(zip(alt.flex, walk(self.variant, s), strict=True))[names[0]]
-            if present != (ndim >= full):
-                fail_because(lambda: GUARD)
-                return None
+        if not self._guard(s, i, ndim):
+            return None
         if ndim < fixed or (variable is None and ndim != fixed):
             need = f"at least {fixed}" if variable is not None else f"exactly {fixed}"
             fail_because(lambda: f"{where} has {ndim} dimension{'s' * (ndim != 1)} but "
@@ -460,6 +456,18 @@ class Structure(Constraint):
                 return None
             axis += 1
         return s, constraints
+
+    def _guard(self, s: dict, i: int, ndim: int) -> bool:
+        """NumPy's rule for input ``i`` of the chosen variant: its flexible dims are
+        present iff it has at least its full number of core dims."""
+        if i not in self.alt.flex_inputs:
+            return True
+        names, full = self.alt.flex_inputs[i]
+        present = dict(zip(self.alt.flex, walk(self.variant, s), strict=True))[names[0]]
+        if present != (ndim >= full):
+            fail_because(lambda: GUARD)
+            return False
+        return True
 
     def _match_dim(self, s: dict, node: Any, size: Any, where: str, axis: int,
                    constraints: list) -> dict | None:
@@ -505,6 +513,8 @@ class Structure(Constraint):
                 parts.append(v)
                 constraints.append(Equation(Expr(v), self.env.expr(it.node), str(it.node),
                                             f"{self.alt.where(i)} axis {len(parts) - 1}"))
+        if not self._guard(s, i, len(parts)):
+            return None
         new = unify_oc(self.shapes[i], tuple(parts), s)
         return None if new is False else (new, constraints)
 
