@@ -60,7 +60,7 @@ def test_op_display_has_name_signature_doc_and_parameters():
     root = parse(kt.sum._repr_html_())
     assert _kind(root) == "Op with parameters"
     text = root.text()
-    assert "sum(x, axis: axes = None, keepdims: bool = False)" in text
+    assert "sum(x, axis: axes = None, keepdims: bool = False, *, dtype: maybe_dtype = None)" in text
     assert kt.sum.template.split()[0] in text
     assert "Sum over axis" in text  # the doc
     params = root.find_all("table")[-1].rows()
@@ -106,7 +106,7 @@ def test_variable_shows_type_and_a_picture():
     (svg,) = root.find_all("svg")
     labels = {t.text() for t in svg.find_all("text")}
     assert {"x", "Apply", "mul", "sum", "float64[2,n]"} <= labels
-    assert str(z) == "sum{axis=(0,), keepdims=False}.out"  # plain repr unchanged
+    assert str(z) == "sum{axis=(0,), keepdims=False, dtype=None}.out"  # plain repr unchanged
 
 
 def test_function_shows_its_signature_as_a_table():

@@ -73,7 +73,7 @@ def test_types_can_be_left_out_and_ops_keep_short_names():
     assert "purple" not in {stroke for *_, stroke in drawn}
     assert [label for label, kind, *_ in drawn if kind == "a"] == ["Apply"] * 3
     ops = [label for label, kind, *_ in drawn if kind == "o"]
-    assert sorted(ops) == ["add", "mul", "sum {axis=(0,), keepdims=False}"]
+    assert sorted(ops) == ["add", "mul", "sum {axis=(0,), keepdims=False, dtype=None}"]
     assert not [label for label, *_ in drawn if "float64" in label]
     with_types = nodes(kt.graphviz(z).pipe(format="svg", encoding="utf-8"))
     types = {label for label, kind, shape, stroke in with_types if kind == "t"}

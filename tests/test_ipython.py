@@ -101,7 +101,7 @@ def test_question_mark_shows_the_ops_doc(kernel):
     assert reply["found"]
     text = re.sub(r"\x1b\[[0-9;]*m", "", reply["data"]["text/plain"])  # no colours
     assert kt.sum.__doc__.splitlines()[0] in text and "functools.partial" not in text
-    assert "x.sum(axis=None, keepdims=False)" in text  # the Op's signature, x bound
+    assert "Sum over axis" in text  # the Op's own doc
 
 
 def test_rich_displays_in_the_kernel(kernel):

@@ -7,13 +7,22 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1] / "src" / "kantensor"
 #: From the lowest layer up; a module may import its own layer and the ones before it.
-ORDER = ["graph", "types", "logic", "signature", "ops", "backend", "query", "refine",
+#: A module belongs to the longest entry that prefixes its name: the dtype facts and the
+#: Dim algebra come first, then the DSL's syntax (TensorType.parse reads types with it),
+#: then the rest of types/, the kanren side, the DSL's semantics (compile, solve), ...
+ORDER = ["graph", "types.dtypes", "types.dim", "types.limits", "signature.errors",
+         "signature.limits", "signature.ast", "signature.alternative", "signature.parser",
+         "types", "logic", "signature", "ops", "backend", "query", "evalshape", "refine",
          "commands", "printing", "ipython", "cli", "__main__", "__init__"]
 
 
 def layer(module: str) -> int | None:
-    head = module.split(".")[0]
-    return ORDER.index(head) if head in ORDER else None
+    best = None
+    for i, entry in enumerate(ORDER):
+        if (module == entry or module.startswith(entry + ".")) and \
+                (best is None or len(entry) > len(ORDER[best])):
+            best = i
+    return best
 
 
 def upward_imports(module: str, source: str) -> list[str]:

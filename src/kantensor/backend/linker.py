@@ -265,6 +265,8 @@ def _locator(fgraph: FunctionGraph, nodes: list[Apply], unpack_single: bool
     runner: list[Run] = []
 
     def locate(exc: Exception, values: tuple) -> Exception:
+        if node_error(nodes[0], [], exc) is exc if nodes else True:
+            return exc  # already names its node: a check's own error
         if not runner:
             runner.append(interpreter(fgraph, nodes, None, None, False, unpack_single))
         try:

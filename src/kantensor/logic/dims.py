@@ -117,7 +117,9 @@ class Equation(Constraint):
             left, right = self.left.value(s), self.right.value(s)
         except ZeroDivisionError:
             return None
-        if isinstance(left, int) and left < 0 or isinstance(right, int) and right < 0:
+        clause = self.where == "where-clause"  # a where-clause's sides may be negative
+        if not clause and (isinstance(left, int) and left < 0
+                           or isinstance(right, int) and right < 0):
             return None
         diff = left - right
         if isinstance(diff, int):
@@ -131,6 +133,8 @@ class Equation(Constraint):
             return None
         if solution is None:
             return s, False
+        if clause and solution < 0 and not isinstance(v, str):
+            return None  # the unknown is a size
         out = unify_oc(v, solution, s)
         return (out, True) if out is not False else None
 
@@ -143,11 +147,11 @@ class Equation(Constraint):
         except ZeroDivisionError:
             return f"{self.where}: {self.text} divides by zero"
         shown = _readable(right)
+        if self.where == "where-clause":
+            return f"where-clause {self.text} fails: {_readable(left)} == {shown} is false"
         for side in (left, right):
             if isinstance(side, int) and side < 0:
                 return f"{self.where}: {self.text} = {side} is negative"
-        if self.where == "where-clause":
-            return f"where-clause {self.text} fails: {_readable(left)} == {shown} is false"
         if self.left.env is None:
             return f"{self.where}: size {_readable(left)} does not equal {self.text}" + (
                 f" = {shown}" if isinstance(right, int) else "")

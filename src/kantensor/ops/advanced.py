@@ -99,7 +99,9 @@ def advanced_index(types: tuple, index: tuple, **_: Any) -> dict[str, Any]:
                                      "x[None] or use kt.where")
                 operands.append(f"{operand(dims[axis:axis + t.ndim])}:u{k}")
                 clauses.append(f"u{k} in bool")
-                groups.append([f"m{k}"])   # the number of true values: unknown
+                # the number of true values: unknown, at most the mask's size
+                clauses.append(f"m{k} <= {product(dims[axis:axis + t.ndim])}")
+                groups.append([f"m{k}"])
                 axis += t.ndim
             else:
                 own = names(f"i{k}_", t.ndim)

@@ -125,9 +125,11 @@ class SignatureOp(Op):
     def kernel(self, node: Apply) -> Kernel | None:
         """``impl`` with the casts of the compute mode (None if a subclass has its own
         perform)."""
-        if type(self).perform is not SignatureOp.perform or self.compute in ("promote",
-                                                                             "select"):
-            return None  # exact comparisons with Python ints, and where's casts: perform
+        if (type(self).perform is not SignatureOp.perform or len(node.outputs) > 1
+                or self.compute in ("promote", "select")):
+            # perform: exact comparisons with Python ints, where's casts, and the check
+            # that an implementation returns as many values as its signature says
+            return None
         dtype = self._compute_dtype(node)
         return Kernel(self.impl, self._kwargs, (dtype,) * len(node.inputs))
 

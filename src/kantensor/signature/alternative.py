@@ -205,7 +205,8 @@ def _check_groups(alt: Alternative) -> None:
 
 def _check_bound(alt: Alternative, uses: list[tuple[str, str, str]]) -> None:
     """Names in outputs and where-clauses must be bound by an input, or defined by a
-    where-clause ``name == expression`` over names that are bound."""
+    where-clause ``name == expression`` over names that are bound, or declared as an
+    unknown size by a comparison with bound names (``m <= n``: a mask's count)."""
     bound = {n for n, _, place in uses if place.startswith("input")}
     for name, kind, place in uses:
         if kind == "flex" and place.startswith("output") and name not in bound:
@@ -218,6 +219,11 @@ def _check_bound(alt: Alternative, uses: list[tuple[str, str, str]]) -> None:
                 if target not in bound and set(source) <= bound:
                     bound.add(target)
                     changed = True
+    for c in alt.where:
+        if isinstance(c, Compare) and c.op != "==":
+            names = set(expr_names(c.left)) | set(expr_names(c.right))
+            if names & bound:
+                bound |= names
     for name, kind, place in uses:
         if name not in bound and name not in DTYPE_NAMES:
             what = KIND_TEXT[kind]

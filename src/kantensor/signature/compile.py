@@ -213,16 +213,16 @@ class CompiledAlternative:
             Structure(self, env, tuple(t.shape for t in tensors), variant, max_rank)]
         for i, t in enumerate(tensors[:self.n_in]):
             constraints.append(WrappedOk(t.dtype, t.shape, t.wrapped, self.where(i)))
-        constraints += self._dtypes(env, tensors)
-        constraints += self._clauses(env, tensors)
-        return post(S, *constraints)
-
-    def _dtypes(self, env: Env, tensors: list[TensorTerm]) -> list:
-        out: list = []
-        binders: dict[str, list[int]] = {}
+        binders: dict[str, list[int]] = {}  # dtype variable -> the inputs it annotates
         for i, op in enumerate(self.alt.inputs):
             if isinstance(op.dtype, A.DTypeVar):
                 binders.setdefault(op.dtype.name, []).append(i)
+        constraints += self._dtypes(env, tensors, binders)
+        constraints += self._clauses(env, tensors, binders)
+        return post(S, *constraints)
+
+    def _dtypes(self, env: Env, tensors: list[TensorTerm], binders: dict) -> list:
+        out: list = []
         for i, op in enumerate(self.operands):
             t = tensors[i]
             if op.dtype is None:
@@ -259,7 +259,7 @@ class CompiledAlternative:
             out.append(DTypeMap(result, arg, node.function, f"dtype {node}"))
         return result
 
-    def _clauses(self, env: Env, tensors: list) -> list:
+    def _clauses(self, env: Env, tensors: list, binders: dict) -> list:
         out: list = []
         for clause in self.alt.where:
             if isinstance(clause, A.Compare):
@@ -269,15 +269,15 @@ class CompiledAlternative:
                 else:
                     out.append(Compare(clause.op, left, right, str(clause)))
             elif isinstance(clause, A.InCategory):
-                term = self._dtype_term(clause.dtype, env, out, {}, tensors)
+                term = self._dtype_term(clause.dtype, env, out, binders, tensors)
                 out.append(InCategory(term, clause.category, str(clause.dtype)))
             elif isinstance(clause, A.Compatible):
-                out.append(Compatible(self._dtype_term(clause.left, env, out, {}, tensors),
-                                      self._dtype_term(clause.right, env, out, {}, tensors),
+                out.append(Compatible(self._dtype_term(clause.left, env, out, binders, tensors),
+                                      self._dtype_term(clause.right, env, out, binders, tensors),
                                       str(clause)))
             else:  # DTypeEq
-                out.append(_DTypeIs(self._dtype_term(clause.left, env, out, {}, tensors),
-                                    self._dtype_term(clause.right, env, out, {}, tensors),
+                out.append(_DTypeIs(self._dtype_term(clause.left, env, out, binders, tensors),
+                                    self._dtype_term(clause.right, env, out, binders, tensors),
                                     self, None, env, str(clause)))
         return out
 

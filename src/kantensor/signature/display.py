@@ -10,7 +10,7 @@ import itertools
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..graph.display import block, code, esc, pre, table
+from ..graph.display import block, code, esc, table
 from ..types.display import value_inline
 
 #: Rows a Solutions table shows, and how far it counts the rest ("showing 50 of 312").
@@ -18,7 +18,6 @@ MAX_ROWS = 50
 COUNT_CAP = 10_000
 
 _LOOPS = {None: "none", "+": "broadcast (+)", "=": "equal (=)"}
-_ERROR_STYLE = "white-space:pre-wrap;font-family:monospace;color:#a4161a;margin:2px 0"
 
 
 def alternative_row(alt: Any) -> list[str]:
@@ -41,11 +40,6 @@ def signature_html(sig: Any) -> str:
     n = len(sig.alternatives)
     title = f"{code(sig)} <i>({n} alternative{'s' * (n != 1)})</i>"
     return block("Signature", title, signature_table(sig))
-
-
-def error_html(exc: BaseException) -> str:
-    """An error as its kind and its message (carets stay aligned)."""
-    return block(type(exc).__name__, "", pre(exc, _ERROR_STYLE))
 
 
 def solutions_html(names: Sequence[str], solutions: Iterable[dict]) -> str:

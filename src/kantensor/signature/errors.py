@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from .display import error_html
+from ..graph.display import block, pre
+
+_ERROR_STYLE = "white-space:pre-wrap;font-family:monospace;color:#a4161a;margin:2px 0"
+
+
+def error_html(exc: BaseException) -> str:
+    """An error as its kind and its message (carets stay aligned)."""
+    return block(type(exc).__name__, "", pre(exc, _ERROR_STYLE))
 
 __all__ = ["SignatureSyntaxError", "TypeInferenceError"]
 

@@ -126,7 +126,7 @@ def _too_deep(text: str) -> SignatureSyntaxError:
 _DESCRIBE = {"NAME": "a name", "INT": "an integer", "CMP": "a comparison operator",
              "$END": "end of input"}  # fmt: skip
 _ORDER = ["')'", "','", "'->'", "'where'", "'|'"]
-_CONTINUATIONS = {"'+'", "'-'", "'*'", "'//'", "'%'", "'?'"}
+_CONTINUATIONS = {"'+'", "'-'", "'*'", "'//'", "'%'", "'?'", "'**'"}
 _EXPR_START = {"NAME", "INT", "MIN", "MAX", "LPAR", "DOT", "ELLIPSIS", "STAR", "PROMOTE",
                "FLOAT", "COMPATIBLE"}  # fmt: skip
 

@@ -1,0 +1,108 @@
+"""The import graph of the package, built from the source: no cycle, no kantensor import
+hidden inside a function (entry points excepted), no oversized module."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1] / "src" / "kantensor"
+#: Entry points may defer imports (start-up time of the command line).
+ENTRY_POINTS = {"cli", "__main__"}
+#: Modules are small, with one job each.
+MAX_LINES = 600
+
+
+def modules() -> dict[str, Path]:
+    return {".".join(p.relative_to(ROOT).with_suffix("").parts): p
+            for p in sorted(ROOT.rglob("*.py"))}
+
+
+def imports(module: str, tree: ast.AST, known: set[str]) -> list[tuple[str, bool]]:
+    """``(imported kantensor module, inside a function?)`` for every import."""
+    package = module.split(".") if module.endswith("__init__") else module.split(".")[:-1]
+    if module.endswith("__init__"):
+        package = package[:-1]
+    out = []
+    functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    nested = {id(n) for f in functions for n in ast.walk(f)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = package[: len(package) - node.level + 1]
+            target = ".".join([*base, *([node.module] if node.module else [])])
+            names = [f"{target}.{a.name}" if target else a.name for a in node.names]
+            for name in [target, *names]:
+                if name in known:
+                    out.append((name, id(node) in nested))
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("kantensor"):
+            target = node.module.removeprefix("kantensor").lstrip(".")
+            if target in known:
+                out.append((target, id(node) in nested))
+    return out
+
+
+def graph() -> tuple[dict[str, set[str]], list[str]]:
+    mods = modules()
+    known = set(mods) | {m.removesuffix(".__init__") for m in mods}
+    edges: dict[str, set[str]] = {}
+    hidden = []
+    for name, path in mods.items():
+        me = name.removesuffix(".__init__")
+        for target, in_function in imports(name, ast.parse(path.read_text()), known):
+            if target != me:
+                edges.setdefault(me, set()).add(target)
+            if in_function and name.split(".")[-1] not in ENTRY_POINTS:
+                hidden.append(f"{name} imports {target} inside a function")
+    return edges, hidden
+
+
+def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
+    """A cycle of the graph (iterative depth-first search), or None."""
+    state: dict[str, int] = {}
+    for start in sorted(edges):
+        if state.get(start):
+            continue
+        stack = [(start, iter(sorted(edges.get(start, ()))))]
+        path = [start]
+        state[start] = 1
+        while stack:
+            node, children = stack[-1]
+            child = next(children, None)
+            if child is None:
+                state[node] = 2
+                stack.pop()
+                path.pop()
+            elif state.get(child) == 1:
+                return path[path.index(child):] + [child]
+            elif not state.get(child):
+                state[child] = 1
+                stack.append((child, iter(sorted(edges.get(child, ())))))
+                path.append(child)
+    return None
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_no_import_cycle_between_modules():
+    edges, _ = graph()
+    # a package's __init__ imports its modules; only module-to-module edges make cycles
+    modules_only = {k: {t for t in v if t in edges or "." in t} for k, v in edges.items()
+                    if k != ""}
+    cycle = find_cycle({k: v for k, v in modules_only.items()
+                        if not any(k == m.removesuffix(".__init__") and m.endswith("__init__")
+                                   for m in modules())})
+    assert cycle is None, " -> ".join(cycle)
+
+
+def test_no_kantensor_import_inside_a_function():
+    _, hidden = graph()
+    assert not hidden, "\n".join(hidden)
+
+
+def test_no_module_is_oversized():
+    big = {name: len(p.read_text().splitlines()) for name, p in modules().items()}
+    assert all(n <= MAX_LINES for n in big.values()), {k: v for k, v in big.items()
+                                                         if v > MAX_LINES}
