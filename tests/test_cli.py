@@ -126,3 +126,18 @@ def test_query_with_parameters(capsys):
     assert code == 0
     assert sorted(out.split()) == ["=", "=", "=", "=", "D", "D", "D", "D", "uint16",
                                    "uint32", "uint64", "uint8"]
+
+
+def test_check_reports_every_error_of_a_file(tmp_path, capsys):
+    from kantensor import cli
+
+    path = tmp_path / "bad.toml"
+    path.write_text('[[op]]\nname = "a"\nsignature = "(n)->(:flaot32)"\nimpl = "numpy.sum"\n'
+                    '[[op]]\nname = "b"\nsignature = "(n)->(m)"\nimpl = "numpy.sum"\n'
+                    '[[op]]\nname = "c"\nsignature = "(n)->()"\nimpl = "numpy.nothere"\n')
+    assert cli.main(["check", str(path)]) == 1
+    lines = [x for x in capsys.readouterr().out.splitlines() if x.startswith("error:")]
+    assert len(lines) == 3, lines
+    assert "op #1 (a): signature:" in lines[0] and "at position" in lines[0]
+    assert "op #2 (b): signature: dimension m in output 0 is bound by no input" in lines[1]
+    assert "op #3 (c): impl: cannot import 'numpy.nothere'" in lines[2]

@@ -102,7 +102,7 @@ _FORWARD_DTYPES = st.sampled_from(DTYPES)
 _SHAPES = st.lists(st.sampled_from([1, 2, 3]), max_size=3).map(tuple)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(_FORWARD_DTYPES, _SHAPES, _FORWARD_DTYPES, _SHAPES,
        st.sampled_from(["add", "matmul", "mul", "maximum"]))
 def test_relation_agrees_with_make_node(d1, s1, d2, s2, name):

@@ -105,15 +105,23 @@ def run_check(paths: Sequence[str], out: Any = None, timeout: float | None = CHE
     for path in paths:
         try:
             entries = load_file(path)
-            examples = 0
-            for entry in entries:
-                late = CatalogueError(f"{entry.where}: its examples took longer than "
-                                      f"{timeout:g} s (the time limit, see --timeout)"
-                                      if timeout is not None else "")
+        except (CatalogueError, OSError) as exc:
+            for message in getattr(exc, "errors", [str(exc)]):
+                print(f"error: {message}", file=out)
+            status = 1
+            continue
+        examples, failed = 0, False
+        for entry in entries:  # every entry's examples run: every error is reported
+            late = CatalogueError(f"{entry.where}: its examples took longer than "
+                                  f"{timeout:g} s (the time limit, see --timeout)"
+                                  if timeout is not None else "")
+            try:
                 with _time_limit(timeout, late):
                     examples += entry.run_examples()
-        except (CatalogueError, OSError) as exc:
-            print(f"error: {exc}", file=out)
+            except CatalogueError as exc:
+                print(f"error: {exc}", file=out)
+                failed = True
+        if failed:
             status = 1
         else:
             print(f"{path}: ok, {len(entries)} ops, {examples} examples", file=out)

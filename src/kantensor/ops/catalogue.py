@@ -53,7 +53,11 @@ OPTIONAL = ("compute", "operator", "method", "variadic", "numpy", "doc", "call",
 
 
 class CatalogueError(ValueError):
-    """A catalogue file or entry is invalid."""
+    """A catalogue file or entry is invalid; ``errors`` lists each problem's message."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.errors = [message]
 
 
 @dataclass(frozen=True)
@@ -271,7 +275,8 @@ def _default_call(signature: str) -> str:
 
 
 def load_file(path: str | Path, text: str | None = None) -> list[Entry]:
-    """Parse and validate one catalogue file; CatalogueError on the first problem."""
+    """Parse and validate one catalogue file; CatalogueError listing every problem, one
+    line each (file, entry and, for a signature, the position)."""
     name = str(path)
     try:
         data = tomllib.loads(text if text is not None else Path(path).read_text())
@@ -282,13 +287,22 @@ def load_file(path: str | Path, text: str | None = None) -> list[Entry]:
     ops = data.get("op")
     if not isinstance(ops, list) or set(data) - {"op"}:
         raise CatalogueError(f"{name}: expected only [[op]] tables")
-    entries = [_entry(name, i, raw) for i, raw in enumerate(ops)]
+    entries, errors = [], []
+    for i, raw in enumerate(ops):  # every entry is checked: all the errors are reported
+        try:
+            entries.append(_entry(name, i, raw))
+        except CatalogueError as exc:
+            errors.append(str(exc))
     seen: dict[str, int] = {}
     for e in entries:
         if e.name in seen:
-            raise CatalogueError(f"{name}: op #{e.index + 1} ({e.name}): duplicate name "
-                                 f"(first defined as op #{seen[e.name] + 1})")
+            errors.append(f"{name}: op #{e.index + 1} ({e.name}): duplicate name "
+                          f"(first defined as op #{seen[e.name] + 1})")
         seen[e.name] = e.index
+    if errors:
+        exc = CatalogueError("\n".join(errors))
+        exc.errors = errors
+        raise exc
     return entries
 
 
