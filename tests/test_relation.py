@@ -119,3 +119,15 @@ def test_relation_agrees_with_make_node(d1, s1, d2, s2, name):
     else:
         assert len(got) == 1
         assert got[0] == TensorTerm(want.dtype, want.shape, False)
+
+
+def test_identity_by_object_not_by_spelling():
+    # a user's Dim named like an internal name survives; answers hold only user variables
+    n = kt.Dim("_n")
+    x = kt.tensor("x", "float32", (n, 4))
+    assert (x + x).type == kt.TensorType("float32", (n, 4))
+    answers = list(kt.query(kt.add, [x.type, kt.pattern("float32", (var("k"), 4))],
+                            [var("Z")]))
+    assert {"k": 1, "Z": kt.TensorType("float32", (n, 4))} in answers
+    answer = kt.query(kt.matmul, [var("A"), "float32[3,5]"], ["float32[2,5]"])[0]
+    assert set(answer) == {"A"}

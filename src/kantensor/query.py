@@ -159,7 +159,8 @@ def _answer(user: list[Any], roles: set, S: ConstrainedState) -> dict[str, Any]:
     that stand for one size)."""
     s = S.data
     store = S.constraints[TypeStore]
-    named = {v: dim for dim, v in store.dims.items()}
+    named = {walk(v, s): dim for dim, v in reversed(list(store.dims.items()))
+             if isvar(walk(v, s))}  # a given type's Dims first: they keep their names
     taken = {d.name for d in store.dims if d.name} | {str(v.token) for v in user}
     for v in user:  # an unknown size a user variable stands for is named after it
         w = walk(v, s)

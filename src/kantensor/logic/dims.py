@@ -229,8 +229,9 @@ class Broadcast(Constraint):
             return new, True
         return s, False
 
-    def choices(self, s: dict) -> list | None:
-        unknown_sizes = [v for v in (walk(x, s) for x in self.sizes) if isvar(v)]
+    def choices(self, s: dict, rigid: frozenset = frozenset()) -> list | None:
+        unknown_sizes = [v for v in (walk(x, s) for x in self.sizes)
+                         if isvar(v) and v not in rigid]
         if not unknown_sizes:
             return None
         out = walk(self.out, s)

@@ -76,7 +76,7 @@ class Promote(Constraint):
             ground.append((d, p))
         return _done_if_unified(self.out, _promote(tuple(ground)), s)
 
-    def choices(self, s: dict) -> list | None:
+    def choices(self, s: dict, rigid: frozenset = frozenset()) -> list | None:
         v = first_unbound((op.dtype for op in self.operands), s)
         if v is not None:
             return bind_choices(v, DTYPES)
@@ -110,7 +110,7 @@ class DTypeMap(Constraint):
             return s, False
         return _done_if_unified(self.out, DTYPE_FUNCTIONS[self.function](d), s)
 
-    def choices(self, s: dict) -> list | None:
+    def choices(self, s: dict, rigid: frozenset = frozenset()) -> list | None:
         v = first_unbound((self.arg,), s)
         return None if v is None else bind_choices(v, DTYPES)
 
@@ -135,7 +135,7 @@ class InCategory(Constraint):
             return s, False
         return (s, True) if d in CATEGORIES[self.category] else None
 
-    def choices(self, s: dict) -> list | None:
+    def choices(self, s: dict, rigid: frozenset = frozenset()) -> list | None:
         v = first_unbound((self.dtype,), s)
         return None if v is None else bind_choices(v, sorted(CATEGORIES[self.category]))
 
@@ -161,7 +161,7 @@ class Compatible(Constraint):
             return s, False
         return (s, True) if is_lossless_cast(a, b) or is_lossless_cast(b, a) else None
 
-    def choices(self, s: dict) -> list | None:
+    def choices(self, s: dict, rigid: frozenset = frozenset()) -> list | None:
         v = first_unbound((self.left, self.right), s)
         return None if v is None else bind_choices(v, DTYPES)
 
@@ -201,7 +201,7 @@ class WrappedOk(Constraint):
             return out, False
         return (out, True) if d in wrapped_dtypes() else None
 
-    def choices(self, s: dict) -> list | None:
+    def choices(self, s: dict, rigid: frozenset = frozenset()) -> list | None:
         if isvar(walk(self.wrapped, s)):
             return bind_choices(walk(self.wrapped, s), (False, True))
         v = first_unbound((self.dtype,), s)

@@ -39,7 +39,8 @@ class Constraint:
     ``check(s, pending)`` returns None when the constraint cannot hold, else
     ``(s, done)`` or ``(s, done, new_constraints)``; ``pending`` holds the other
     constraints still waiting (some checks read definitions from them).
-    ``choices(s)`` lists ways to make progress by guessing (for :func:`labelo`).
+    ``choices(s, rigid)`` lists ways to make progress by guessing (for :func:`labelo`);
+    ``rigid`` holds the variables of named Dims, which stay symbolic.
     """
 
     __slots__ = ()
@@ -47,7 +48,7 @@ class Constraint:
     def check(self, s: dict, pending: tuple) -> Progress:
         raise NotImplementedError
 
-    def choices(self, s: dict) -> list[Choice] | None:
+    def choices(self, s: dict, rigid: frozenset = frozenset()) -> list[Choice] | None:
         return None
 
     def terms(self) -> tuple:
@@ -230,11 +231,14 @@ def labelo(*terms: Any) -> Callable[[Any], Iterator[ConstrainedState]]:
 
 def _open_choices(S: ConstrainedState, terms: tuple) -> list[Choice] | None:
     s = S.data
+    store = S.constraints[TypeStore]
     wanted = {id(v) for v in term_vars(terms, s)} if terms else None
-    for c in S.constraints[TypeStore].pending:
+    # the sizes of given types' Dims are symbols, not unknowns to enumerate
+    rigid = frozenset(w for v in store.dims.values() if isvar(w := walk(v, s)))
+    for c in store.pending:
         if wanted is not None and not any(id(v) in wanted for v in term_vars(c.terms(), s)):
             continue
-        options = c.choices(s)
+        options = c.choices(s, rigid)
         if options:
             return options
     return None

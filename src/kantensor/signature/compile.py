@@ -548,7 +548,7 @@ class Structure(Constraint):
         return s, constraints
 
     # -- labeling ------------------------------------------------------------------------
-    def choices(self, s: dict) -> list | None:
+    def choices(self, s: dict, rigid: frozenset = frozenset()) -> list | None:
         layout, _ = self._layout(s)
         if layout is None:
             if not self.alt.flex or not isvar(walk(self.variant, s)):

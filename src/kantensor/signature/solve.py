@@ -140,7 +140,7 @@ class FirstMatch(Constraint):
             return None
         return s, True
 
-    def choices(self, s: dict) -> list | None:
+    def choices(self, s: dict, rigid: frozenset = frozenset()) -> list | None:
         for t in self.inputs:
             t = walk(t, s)
             if not isinstance(t, TensorTerm):
