@@ -230,11 +230,11 @@ class Broadcast(Constraint):
         return s, False
 
     def choices(self, s: dict, rigid: frozenset = frozenset()) -> list | None:
+        out = walk(self.out, s)
         unknown_sizes = [v for v in (walk(x, s) for x in self.sizes)
-                         if isvar(v) and v not in rigid]
+                         if isvar(v) and v not in rigid and v is not out]
         if not unknown_sizes:
             return None
-        out = walk(self.out, s)
         v = unknown_sizes[0]
         if isvar(out):  # this one is 1, or it is the result
             return bind_choices(v, (1,)) + [lambda st, v=v: unify_oc(v, self.out, st) or None]

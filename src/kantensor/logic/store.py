@@ -219,8 +219,8 @@ def labelo(*terms: Any) -> Callable[[Any], Iterator[ConstrainedState]]:
             for option in options:
                 new = st.copy()
                 s = option(new.data)
-                if s is None or s is False:
-                    continue
+                if s is None or s is False or s is new.data:
+                    continue  # fails, or guesses nothing new (would label forever)
                 new.data = s
                 if propagate(new, changed=True):
                     branches.append(new)
