@@ -133,8 +133,6 @@ class Equation(Constraint):
             return None
         if solution is None:
             return s, False
-        if clause and solution < 0 and not isinstance(v, str):
-            return None  # the unknown is a size
         out = unify_oc(v, solution, s)
         return (out, True) if out is not False else None
 

@@ -23,7 +23,7 @@ from ..types.dtypes import (
     python_dtype,
     result_type_of,
 )
-from .store import Constraint, Progress, bind_choices, first_unbound, unify_oc
+from .store import Constraint, Progress, bind_choices, guess, unify_oc
 from .terms import walk
 
 __all__ = ["Compatible", "DTypeMap", "InCategory", "Operand", "Promote", "WrappedOk"]
@@ -77,11 +77,8 @@ class Promote(Constraint):
         return _done_if_unified(self.out, _promote(tuple(ground)), s)
 
     def choices(self, s: dict, rigid: frozenset = frozenset()) -> list | None:
-        v = first_unbound((op.dtype for op in self.operands), s)
-        if v is not None:
-            return bind_choices(v, DTYPES)
-        v = first_unbound((op.wrapped for op in self.operands), s)
-        return None if v is None else bind_choices(v, (False, True))
+        return guess([op.dtype for op in self.operands], s, DTYPES) or \
+            guess([op.wrapped for op in self.operands], s, (False, True))
 
     def terms(self) -> tuple:
         return (self.out, *(t for op in self.operands for t in (op.dtype, op.shape,
@@ -111,8 +108,7 @@ class DTypeMap(Constraint):
         return _done_if_unified(self.out, DTYPE_FUNCTIONS[self.function](d), s)
 
     def choices(self, s: dict, rigid: frozenset = frozenset()) -> list | None:
-        v = first_unbound((self.arg,), s)
-        return None if v is None else bind_choices(v, DTYPES)
+        return guess((self.arg,), s, DTYPES)
 
     def terms(self) -> tuple:
         return (self.out, self.arg)
@@ -136,8 +132,7 @@ class InCategory(Constraint):
         return (s, True) if d in CATEGORIES[self.category] else None
 
     def choices(self, s: dict, rigid: frozenset = frozenset()) -> list | None:
-        v = first_unbound((self.dtype,), s)
-        return None if v is None else bind_choices(v, sorted(CATEGORIES[self.category]))
+        return guess((self.dtype,), s, sorted(CATEGORIES[self.category]))
 
     def terms(self) -> tuple:
         return (self.dtype,)
@@ -162,8 +157,7 @@ class Compatible(Constraint):
         return (s, True) if is_lossless_cast(a, b) or is_lossless_cast(b, a) else None
 
     def choices(self, s: dict, rigid: frozenset = frozenset()) -> list | None:
-        v = first_unbound((self.left, self.right), s)
-        return None if v is None else bind_choices(v, DTYPES)
+        return guess((self.left, self.right), s, DTYPES)
 
     def terms(self) -> tuple:
         return (self.left, self.right)
@@ -204,8 +198,7 @@ class WrappedOk(Constraint):
     def choices(self, s: dict, rigid: frozenset = frozenset()) -> list | None:
         if isvar(walk(self.wrapped, s)):
             return bind_choices(walk(self.wrapped, s), (False, True))
-        v = first_unbound((self.dtype,), s)
-        return None if v is None else bind_choices(v, wrapped_dtypes())
+        return guess((self.dtype,), s, wrapped_dtypes())
 
     def terms(self) -> tuple:
         return (self.dtype, self.shape, self.wrapped)

@@ -249,6 +249,13 @@ def bind_choices(v: Any, values: Any) -> list[Choice]:
     return [lambda s, x=x: unify_oc(v, x, s) or None for x in values]
 
 
+def guess(terms: Any, s: dict, values: Any) -> list[Choice] | None:
+    """Choices binding the first unbound variable of ``terms`` to each of ``values``;
+    None when every term is bound."""
+    v = first_unbound(terms, s)
+    return None if v is None else bind_choices(v, values)
+
+
 def first_unbound(terms: Any, s: dict) -> Any | None:
     """The first unbound variable among ``terms`` (walked), or None."""
     for t in terms:
