@@ -12,7 +12,8 @@ ROOT = Path(__file__).resolve().parents[1] / "src" / "kantensor"
 #: then the rest of types/, the kanren side, the DSL's semantics (compile, solve), ...
 ORDER = ["graph", "types.dtypes", "types.dim", "types.limits", "signature.errors",
          "signature.limits", "signature.ast", "signature.alternative", "signature.parser",
-         "types", "logic", "signature", "ops", "backend", "query", "evalshape", "refine",
+         "types", "logic", "signature", "ops", "backend", "query", "evalshape", "refinement",
+         "graphtext",
          "commands", "printing", "ipython", "cli", "__main__", "__init__"]
 
 

@@ -27,6 +27,7 @@ from .ops import CATALOGUE
 from .ops.op import SignatureOp, op
 from .printing import dprint, graphviz
 from .query import Solutions, pattern, query
+from .refinement import Refinement, RefinementError, refine
 from .signature.ast import TensorPattern, dim_vars, dtype_vars
 from .signature.errors import SignatureSyntaxError, TypeInferenceError
 from .signature.signature import Signature
@@ -64,7 +65,8 @@ __all__ = [
     "default_dtype", "dim_vars", "dims", "dprint", "dtype_vars", "eval_shape", "function",
     "get_default_dtype",
     "graph_inputs", "graphviz", "labelo", "matrix", "op", "pattern", "promote_types",
-    "query", "relation", "result_type", "scalar", "set_default_dtype", "specify_shape",
+    "query", "Refinement", "RefinementError", "refine", "relation",
+    "result_type", "scalar", "set_default_dtype", "specify_shape",
     "tensor", "toposort", "vector",
 ]  # fmt: skip
 __all__ += sorted(SHORTCUTS) + sorted(CATALOGUE)

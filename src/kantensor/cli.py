@@ -1,4 +1,4 @@
-"""The ``kantensor`` command: demo, infer, query, check, repl.
+"""The ``kantensor`` command: demo, infer, query, refine, check, repl.
 
 Types are written in the compact notation (``float32[3,?]``). In queries,
 a bare name (``X``) stands for an unknown type, a name in dtype position
@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import cmd
 import os
+import runpy
 import signal
 import sys
 import threading
@@ -30,6 +31,7 @@ from .commands import (
     infer_words,
     lookup,
     query_words,
+    refine_words,
     split,
 )
 from .ops import CATALOGUE, FAMILIES
@@ -68,6 +70,21 @@ def run_query(sig_text: str, inputs: Sequence[str], outputs: Sequence[str],
     sols = query_words(_words([sig_text, *inputs, "->", *outputs]), limit=limit)
     print(repr(sols), file=out or sys.stdout)
     return 0 if sols else 1
+
+
+def run_refine(graph: Sequence[str], outputs: Sequence[str], file: str | None = None,
+               out: Any = None) -> int:
+    """``kantensor refine``: print every variable's refined type. With ``file``, the
+    graph text reads that Python file's variables (the file is run first)."""
+    namespace = None
+    if file is not None:
+        try:
+            namespace = runpy.run_path(file)
+        except OSError as exc:
+            raise ValueError(f"cannot run {file}: {exc.strerror}") from None
+    words = [*graph, *(["->", *outputs] if outputs else [])]
+    print(refine_words(_words(words), " ".join(words), namespace), file=out or sys.stdout)
+    return 0
 
 
 @contextmanager
@@ -311,6 +328,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="input types (names are unknowns) and parameters NAME=VALUE")
     p.add_argument("--out", dest="outputs", nargs="+", required=True, metavar="TYPE")
     p.add_argument("--limit", type=int, default=20)
+    p = sub.add_parser("refine", help="refine the types of every variable of a graph, "
+                                      "solved jointly (back to the inputs)")
+    p.add_argument("graph", nargs="+", metavar="WORD",
+                   help="graph text such as 'tanh(x @ W)', then NAME:TYPE words typing its "
+                        "inputs or requiring types of its assigned names")
+    p.add_argument("--out", dest="outputs", nargs="+", default=[], metavar="TYPE",
+                   help="types required of the outputs")
+    p.add_argument("--file", metavar="FILE.py",
+                   help="a Python file whose variables the graph text may use (it is run)")
     p = sub.add_parser("check", help="validate catalogue files (signatures/*.toml) and "
                                      "run their examples")
     p.add_argument("files", nargs="+")
@@ -327,6 +353,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_infer(args.signature, args.types)
         if args.command == "query":
             return run_query(args.signature, args.inputs, args.outputs, args.limit)
+        if args.command == "refine":
+            return run_refine(args.graph, args.outputs, args.file)
         if args.command == "check":
             return run_check(args.files, timeout=args.timeout)
         Repl(history=history_path()).cmdloop()

@@ -2,12 +2,14 @@
 
     infer OP|SIGNATURE TYPE... [NAME=VALUE...]
     query OP|SIGNATURE IN... [NAME=VALUE...] -> OUT...
+    refine GRAPH [NAME:TYPE...] [-> TYPE...]
 
 Types are written in the compact notation (``float32[3,?]``). In queries, a bare name
 (``X``) stands for an unknown type, a name in dtype position (``D[3]``) for an unknown
 dtype and a name in a shape (``float32[n,3]``) for an unknown size; ``?`` is an anonymous
 unknown size. Parameters (``axis=1``) are Python literals. Words are separated by
-spaces; quotes group a signature that contains spaces.
+spaces; quotes group a signature that contains spaces. A graph is written in Python's
+syntax and read, never evaluated, by :mod:`kantensor.graphtext` (``tanh(x @ W)``).
 
 :data:`COMMANDS` is the table the REPL and the magics are built from: a new command is
 one entry there.
@@ -22,9 +24,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .graph.basic import Variable
 from .graph.display import block, code, table
+from .graphtext import GraphTextError, read_graph
 from .ops import CATALOGUE
 from .query import Solutions, pattern, query, var
+from .refinement import Refinement, refine
 from .signature.ast import DimVar, FixedDim
 from .signature.errors import SignatureSyntaxError, TypeInferenceError
 from .signature.parser import parse_tensor_type
@@ -35,10 +40,12 @@ from .types.dtypes import DTYPES
 from .types.type import TensorType
 
 __all__ = ["COMMANDS", "Command", "CommandError", "InferResult", "Word", "format_error",
-           "infer_words", "query_words", "split"]
+           "infer_words", "query_words", "refine_words", "split"]
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _PARAM = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+#: ``NAME:TYPE`` in ``refine``: a type for a name of the graph (never a slice ``a:b]``).
+_TYPED = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*):([A-Za-z_][A-Za-z0-9_]*(?:\[.*\])?)$")
 #: Longest ``name=value`` parameter value read as a Python literal (never evaluated).
 MAX_PARAM_TEXT = 1_000
 
@@ -263,6 +270,63 @@ def _check_arity(sig: Signature, name: str | None, n_in: int, n_out: int) -> Non
         raise TypeInferenceError(f"{label}: gives {want} outputs, got {n_out}", signature=sig)
 
 
+def refine_words(words: Sequence[Word], line: str = "",
+                 namespace: dict[str, Any] | None = None) -> Refinement:
+    """``refine GRAPH [NAME:TYPE...] [-> TYPE...]`` (the words after ``refine``).
+
+    GRAPH is graph text (:mod:`kantensor.graphtext`), up to the first ``NAME:TYPE`` or
+    ``->``. ``NAME:TYPE`` types an input of the graph, or requires a type of a name the
+    graph assigns (or, in a notebook, of a Variable of ``namespace``); the types after
+    ``->`` are required of the outputs."""
+    k = next((i for i, w in enumerate(words) if w.text == "->" or _TYPED.match(w.text)),
+             len(words))
+    if k == 0:
+        raise CommandError(f"usage: {COMMANDS['refine'].usage}", line,
+                           words[0].start if words else None)
+    text, start = _joined(words[:k], line)
+    arrow = next((i for i in range(k, len(words)) if words[i].text == "->"), len(words))
+    typed: dict[str, tuple[Word, TensorType]] = {}
+    for w in words[k:arrow]:
+        match = _TYPED.match(w.text)
+        if match is None:
+            raise _error(f"expected NAME:TYPE or ->, got {w.text!r}", w, line)
+        name, type_text = match.groups()
+        typed[name] = (w, _type(Word(type_text, None if w.start is None else
+                                     w.start + len(name) + 1), line))
+    wanted = [_type(w, line) for w in words[arrow + 1:]]
+    try:
+        graph = read_graph(text, {n: t for n, (_, t) in typed.items()}, namespace)
+    except GraphTextError as exc:
+        position = None if start is None or exc.position is None else start + exc.position
+        raise CommandError(exc.message, line, position) from None
+    given: dict[Variable, TensorType] = {}
+    for name, (w, t) in typed.items():
+        v = graph.names.get(name)
+        if v is None and isinstance((namespace or {}).get(name), Variable):
+            v = namespace[name]  # a variable of the notebook's graph, not named in the text
+        if v is None:
+            raise _error(f"{name} is not a name of the graph", w, line)
+        if v.owner is not None or (namespace or {}).get(name) is v:
+            given[v] = t
+    if wanted and len(wanted) != len(graph.outputs):
+        raise CommandError(f"the graph has {len(graph.outputs)} output"
+                           f"{'s' * (len(graph.outputs) != 1)} but -> gives {len(wanted)} types")
+    given.update(zip(graph.outputs, wanted, strict=False))
+    return refine(graph.outputs, given)
+
+
+def _joined(words: Sequence[Word], line: str) -> tuple[str, int | None]:
+    """The text the words were read from (spaces kept), and where it starts in ``line``."""
+    first, last = words[0], words[-1]
+    if first.start is not None and last.start is not None:
+        end = last.start + len(last.text)
+        text = line[first.start:end]
+        if " ".join(w.text for w in words) == " ".join(text.split()) and \
+                "'" not in text and '"' not in text:
+            return text, first.start
+    return " ".join(w.text for w in words), None
+
+
 def format_error(exc: BaseException, prefix: str = "") -> str:
     """An error as the REPL and the magics show it: one message, carets kept. The caret
     of a CommandError points into ``prefix`` + its line (``prefix``: say ``"%infer "``)."""
@@ -278,10 +342,14 @@ class Command:
     name: str
     usage: str
     summary: str
-    run: Callable[[Sequence[Word], str], Any]
+    run: Callable[..., Any]
+    #: run takes the caller's namespace (a notebook's variables) as a third argument
+    takes_namespace: bool = False
 
-    def __call__(self, line: str) -> Any:
+    def __call__(self, line: str, namespace: dict[str, Any] | None = None) -> Any:
         """Run the command on the rest of its line (its arguments)."""
+        if self.takes_namespace:
+            return self.run(split(line), line, namespace)
         return self.run(split(line), line)
 
 
@@ -294,5 +362,9 @@ COMMANDS: dict[str, Command] = {
         Command("query", "query OP|SIGNATURE IN... [NAME=VALUE...] -> OUT...",
                 "solve for the names, in any direction, e.g. "
                 "query add D[3] float32[3] -> float64[3]", query_words),
+        Command("refine", "refine GRAPH [NAME:TYPE...] [-> TYPE...]",
+                "the types of every variable of a graph, solved jointly, e.g. "
+                "refine tanh(x @ W) x:float32[?,?] W:float32[?,4] -> float32[5,4]",
+                refine_words, takes_namespace=True),
     )
 }

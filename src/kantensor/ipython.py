@@ -1,7 +1,8 @@
 """The IPython extension: ``%load_ext kantensor`` gives one line magic per command.
 
-``%infer add float32[3] int8[]`` and ``%query add D[3] float32[3] -> float64[3]`` take
-the REPL's syntax (:mod:`kantensor.commands`) and return rich results (an HTML table in
+``%infer add float32[3] int8[]``, ``%query add D[3] float32[3] -> float64[3]`` and
+``%refine y x:float32[5,?]`` (``y`` and ``x`` Variables of the notebook) take the REPL's
+syntax (:mod:`kantensor.commands`) and return rich results (an HTML table in
 notebooks). A command that fails shows its message, with a caret under the culprit,
 instead of a traceback. The magics are made from :data:`~kantensor.commands.COMMANDS`,
 so a new command there is a new magic here.
@@ -33,11 +34,13 @@ class CommandFailure:
         return block(f"%{self.command} failed", "", pre(self.message, _ERROR_STYLE))
 
 
-def magic(command: Command, show: Callable[[Any], None]) -> Callable[[str], Any]:
-    """The line magic of ``command``: its result, or None after ``show``-ing a failure."""
+def magic(command: Command, show: Callable[[Any], None],
+          namespace: dict[str, Any] | None = None) -> Callable[[str], Any]:
+    """The line magic of ``command``: its result, or None after ``show``-ing a failure.
+    ``namespace`` (the notebook's variables) is where ``%refine`` finds graphs."""
     def run(line: str) -> Any:
         try:
-            return command(line)
+            return command(line, namespace)
         except ERRORS as exc:
             show(CommandFailure(command.name, exc))
             return None
@@ -53,5 +56,6 @@ def load_ipython_extension(ipython: Any) -> None:
         ipython.display_pub.publish(data=data, metadata=metadata)
 
     for name, command in COMMANDS.items():
-        ipython.register_magic_function(magic(command, show), magic_kind="line",
+        ipython.register_magic_function(magic(command, show, ipython.user_ns),
+                                        magic_kind="line",
                                         magic_name=name)

@@ -1,0 +1,218 @@
+"""Graphs written as text, for the ``refine`` command: ``tanh(x @ W)``.
+
+The text is Python syntax, read with :mod:`ast` and interpreted here, never evaluated:
+only names, numbers, the operators of tensors (``+ - * / // % ** @ & | ^ ~``), calls
+of catalogue Ops (``tanh(h)``, ``sum(h, axis=1)``, ``concatenate([a, b])``), the
+methods of tensors (``h.reshape(3, -1)``), ``.T``/``.mT`` and indexing with ints and
+slices. Statements are separated by ``;``: ``h = x @ W; y = tanh(h)``; the value of
+the last one (an expression or the name it assigns) is the graph's output, several
+if it is a tuple. Names are inputs (their types given beside the text), names
+assigned before, or (in a notebook) Variables of the user's namespace.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .graph.basic import Variable
+from .ops import CATALOGUE
+from .types.type import TensorType
+from .types.variable import METHODS
+
+__all__ = ["GraphText", "GraphTextError", "MAX_GRAPH_TEXT", "read_graph"]
+
+#: Longest graph text read (the parser's time and memory stay small).
+MAX_GRAPH_TEXT = 10_000
+
+_BINARY: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+    ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
+    ast.Pow: operator.pow, ast.MatMult: operator.matmul, ast.BitAnd: operator.and_,
+    ast.BitOr: operator.or_, ast.BitXor: operator.xor,
+}
+_UNARY: dict[type, Callable[[Any], Any]] = {
+    ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert,
+}
+_COMPARE: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
+    ast.Eq: operator.eq, ast.NotEq: operator.ne,
+}
+_ATTRIBUTES = ("T", "mT", "real", "imag")
+
+
+class GraphTextError(ValueError):
+    """Graph text that cannot be read: the message and the offset of the culprit."""
+
+    def __init__(self, message: str, position: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.position = position
+
+
+@dataclass
+class GraphText:
+    """A graph read from text: its outputs and every name it defines or uses."""
+
+    outputs: list[Variable]
+    names: dict[str, Variable] = field(default_factory=dict)
+
+
+def read_graph(text: str, types: Mapping[str, TensorType],
+               namespace: Mapping[str, Any] | None = None) -> GraphText:
+    """Build the graph that ``text`` describes.
+
+    ``types`` gives the input names their types; ``namespace`` (a notebook's) supplies
+    Variables for the other names.
+    """
+    if len(text) > MAX_GRAPH_TEXT:
+        raise GraphTextError(f"graph text too long: {len(text)} characters (at most "
+                             f"{MAX_GRAPH_TEXT})")
+    try:
+        tree = ast.parse(text, mode="exec")
+    except SyntaxError as exc:
+        offset = (exc.offset or 1) - 1 if exc.lineno == 1 else None
+        raise GraphTextError(f"cannot read the graph: {exc.msg}", offset) from None
+    except (RecursionError, MemoryError, ValueError):
+        raise GraphTextError("cannot read the graph: too deeply nested") from None
+    if not tree.body:
+        raise GraphTextError("no graph: write an expression such as tanh(x @ W)", 0)
+    reader = _Reader(types, namespace or {})
+    value: Any = None
+    for statement in tree.body:
+        value = reader.statement(statement)
+    outputs = list(value) if isinstance(value, tuple) else [value]
+    for out in outputs:
+        if not isinstance(out, Variable):
+            raise GraphTextError(f"the graph's output must be a tensor, got {out!r}")
+    return GraphText(outputs, reader.names)
+
+
+class _Reader:
+    def __init__(self, types: Mapping[str, TensorType], namespace: Mapping[str, Any]):
+        self.types = types
+        self.namespace = namespace
+        self.names: dict[str, Variable] = {}
+
+    def statement(self, node: ast.stmt) -> Any:
+        if isinstance(node, ast.Expr):
+            return self.expr(node.value)
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], ast.Name):
+            value = self.expr(node.value)
+            name = node.targets[0].id
+            if not isinstance(value, Variable):
+                raise _error(f"{name} must be assigned a tensor, got {value!r}", node)
+            if value.name is None:
+                value.name = name
+            self.names[name] = value
+            return value
+        raise _error("expected an expression or NAME = expression", node)
+
+    def expr(self, node: ast.expr) -> Any:
+        method = getattr(self, f"_{type(node).__name__}", None)
+        if method is None:
+            raise _error(f"{_kind(node)} is not part of the graph language (names, numbers, "
+                         "operators, calls of Ops, methods, indexing)", node)
+        return method(node)
+
+    def _Name(self, node: ast.Name) -> Any:
+        name = node.id
+        if name in self.names:
+            return self.names[name]
+        if name in self.types:
+            self.names[name] = self.types[name](name)
+            return self.names[name]
+        found = self.namespace.get(name)
+        if isinstance(found, Variable):
+            self.names[name] = found
+            return found
+        raise _error(f"{name} has no type: give it one, as {name}:float32[3,?]", node)
+
+    def _Constant(self, node: ast.Constant) -> Any:
+        if isinstance(node.value, bool | int | float | complex) or node.value is None:
+            return node.value
+        raise _error(f"{node.value!r} is not a number", node)
+
+    def _BinOp(self, node: ast.BinOp) -> Any:
+        op = _BINARY.get(type(node.op))
+        if op is None:  # pragma: no cover - every Python binary operator is listed
+            raise _error("unsupported operator", node)
+        return self._apply(op, [self.expr(node.left), self.expr(node.right)], {}, node)
+
+    def _UnaryOp(self, node: ast.UnaryOp) -> Any:
+        op = _UNARY.get(type(node.op))
+        if op is None:
+            raise _error("`not` has no meaning on tensors; use logical_not(x)", node)
+        value = self.expr(node.operand)
+        if isinstance(value, int | float | complex) and op is operator.neg:
+            return -value
+        return self._apply(op, [value], {}, node)
+
+    def _Compare(self, node: ast.Compare) -> Any:
+        op = _COMPARE.get(type(node.ops[0]))
+        if len(node.ops) != 1 or op is None:
+            raise _error("one comparison at a time (<, <=, >, >=, ==, !=)", node)
+        return self._apply(op, [self.expr(node.left), self.expr(node.comparators[0])], {},
+                           node)
+
+    def _Tuple(self, node: ast.Tuple) -> tuple:
+        return tuple(self.expr(e) for e in node.elts)
+
+    def _List(self, node: ast.List) -> list:
+        return [self.expr(e) for e in node.elts]
+
+    def _Slice(self, node: ast.Slice) -> slice:
+        parts = [None if p is None else self.expr(p) for p in (node.lower, node.upper,
+                                                                node.step)]
+        return slice(*parts)
+
+    def _Subscript(self, node: ast.Subscript) -> Any:
+        value = self.expr(node.value)
+        index = self.expr(node.slice)
+        return self._apply(operator.getitem, [value, index], {}, node)
+
+    def _Attribute(self, node: ast.Attribute) -> Any:
+        value = self.expr(node.value)
+        if node.attr not in _ATTRIBUTES or not isinstance(value, Variable):
+            raise _error(f".{node.attr}: only {', '.join('.' + a for a in _ATTRIBUTES)} "
+                         "and method calls are read", node)
+        return self._apply(lambda v: getattr(v, node.attr), [value], {}, node)
+
+    def _Call(self, node: ast.Call) -> Any:
+        func = node.func
+        args = [self.expr(a) for a in node.args]
+        kwargs = {k.arg: self.expr(k.value) for k in node.keywords if k.arg is not None}
+        if len(kwargs) != len(node.keywords):
+            raise _error("**keywords are not read", node)
+        if isinstance(func, ast.Name):
+            op = CATALOGUE.get(func.id)
+            if op is None:
+                raise _error(f"unknown Op {func.id!r} (`ops` lists them)", func)
+            return self._apply(op, args, kwargs, node)
+        if isinstance(func, ast.Attribute) and func.attr in METHODS:
+            owner = self.expr(func.value)
+            if isinstance(owner, Variable):
+                return self._apply(getattr(owner, func.attr), args, kwargs, node)
+        raise _error("only catalogue Ops (tanh(x)) and tensor methods (x.sum()) can be "
+                     "called", func)
+
+    def _apply(self, fn: Callable[..., Any], args: list, kwargs: dict, node: ast.AST) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except (TypeError, ValueError, IndexError) as exc:
+            raise _error(f"{ast.unparse(node)}: {exc}", node) from None
+
+
+def _kind(node: ast.AST) -> str:
+    return {"Lambda": "lambda", "BoolOp": "and/or",
+            "IfExp": "if-else", "Dict": "a dict", "Set": "a set"}.get(
+        type(node).__name__, type(node).__name__)
+
+
+def _error(message: str, node: ast.AST) -> GraphTextError:
+    line = getattr(node, "lineno", 1)
+    return GraphTextError(message, getattr(node, "col_offset", None) if line == 1 else None)

@@ -1,0 +1,252 @@
+"""Why refinement fails: the chain of nodes whose relations lead to a contradiction.
+
+Explanations are built only after a failure, by re-running relations: an operand axis
+takes part in the conflict when erasing its size (making it unknown) lets the failing
+relation hold; a size learnt from a node rests on the operand axes whose erasure
+stops that node from deciding it. Each step of the chain names the node, the operand,
+the axis and the value, earlier causes first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass
+
+from ..graph.basic import Variable
+from ..signature.errors import TypeInferenceError
+from ..types.dim import DimLike, unknown
+from .relations import Unit, describe, run, why_not
+from .sizes import Entry, Hole, Sizes, has_hole, symbols_of
+
+__all__ = ["Conflict", "RefinementError", "Step", "explain_conflict"]
+
+#: How many steps a chain shows at most (the rest are counted).
+MAX_STEPS = 12
+
+
+@dataclass(frozen=True)
+class Step:
+    """``variable`` axis ``axis`` is ``value`` because of ``source`` (a node or a given
+    type), which decides it from the operand sizes in ``premises``."""
+
+    variable: Variable
+    axis: int
+    value: DimLike
+    source: str
+    premises: tuple[tuple[Variable, int, DimLike], ...]
+
+    def __str__(self) -> str:
+        why = "; ".join(f"{describe(v)} axis {a} is {_shown(x)}" for v, a, x in self.premises)
+        return f"{describe(self.variable)} axis {self.axis} is {_shown(self.value)} " \
+               f"because of {self.source}" + (f" ({why})" if why else "")
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """The relation that has no solution: its label, the operand axes whose sizes
+    clash there, and the solver's reason."""
+
+    source: str
+    axes: tuple[tuple[Variable, int, DimLike], ...]
+    reason: str
+
+    def __str__(self) -> str:
+        clash = ", ".join(f"{describe(v)} axis {a} = {_shown(x)}" for v, a, x in self.axes)
+        return f"{self.source} fails" + (f" with {clash}" if clash else "") + \
+            f": {self.reason}"
+
+
+class RefinementError(TypeInferenceError):
+    """No sizes satisfy every node of the graph: ``chain`` holds the :class:`Step` s
+    that led there and ``conflict`` the relation that fails."""
+
+    def __init__(self, chain: tuple[Step, ...], conflict: Conflict, hidden: int = 0) -> None:
+        lines = [str(s) for s in chain]
+        if hidden:
+            lines.insert(0, f"({hidden} earlier steps not shown)")
+        lines.append(str(conflict))
+        super().__init__("the graph's sizes contradict each other:\n  " + "\n  ".join(lines))
+        self.chain = chain
+        self.conflict = conflict
+
+
+def _shown(value: Entry) -> str:
+    if isinstance(value, Hole):
+        return f"the size of {describe(value.variable)} axis {value.axis}"
+    return "an unknown size" if has_hole(value) else str(value)
+
+
+def _operands(sizes: Sizes, unit: Unit, erase: frozenset = frozenset()) -> list:
+    """The unit's operands as run() takes them, the ``(operand, axis)`` pairs in
+    ``erase`` made unknown."""
+    out = []
+    for i, op in enumerate(unit.operands):
+        entries = op.fixed if op.variable is None else sizes.current(op.variable)
+        if erase:
+            entries = tuple(unknown(_Erased(i, a)) if (i, a) in erase else e
+                            for a, e in enumerate(entries))
+        out.append((op.dtype, op.wrapped, entries))
+    return out
+
+
+class _Erased:
+    """A size made unknown to test whether it matters (identity by object)."""
+
+    __slots__ = ("operand", "axis")
+
+    def __init__(self, operand: int, axis: int) -> None:
+        self.operand, self.axis = operand, axis
+
+
+def _refined_axes(sizes: Sizes, unit: Unit) -> list[tuple[int, int]]:
+    """The operand axes of ``unit`` whose sizes refinement changed."""
+    found = []
+    for i, op in enumerate(unit.operands):
+        if op.variable is None:
+            continue
+        for axis, entry in enumerate(sizes.entries[op.variable]):
+            if any(s in sizes.bindings for s in symbols_of(entry)):
+                found.append((i, axis))
+    return found
+
+
+def explain_conflict(sizes: Sizes, unit: Unit) -> RefinementError:
+    """The error for ``unit``'s relation failing on the sizes known now."""
+    reason = why_not(unit, _operands(sizes, unit))
+    refined = _refined_axes(sizes, unit)
+    clashing = [ax for ax in refined
+                if run(unit, _operands(sizes, unit, frozenset([ax]))) is not None]
+    chosen = clashing or refined
+    axes = tuple((unit.operands[i].variable, a, sizes.current(unit.operands[i].variable)[a])
+                 for i, a in chosen)
+    story = _Story(sizes)
+    for i, a in chosen:
+        story.explain((unit.operands[i].variable, a))
+    chain = tuple(story.steps)
+    hidden = max(0, len(chain) - MAX_STEPS)
+    return RefinementError(chain[hidden:], Conflict(unit.label, axes, reason), hidden)
+
+
+Axis = tuple  # (Variable, axis)
+
+
+class _Story:
+    """Explains sizes as steps, causes first.
+
+    Each binding made by a unit is either a *decision* (the unit's relation gave a
+    size from its other operands) or a *link* (it made two unknown sizes one). The
+    size of an axis is explained by the nearest decision reached through links: the
+    decision's step, then one step per link back to the axis.
+    """
+
+    def __init__(self, sizes: Sizes) -> None:
+        self.sizes = sizes
+        self.steps: list[Step] = []
+        self.done: set[Axis] = set()
+        self.origins: dict[Axis, list] = {}
+        self.links: dict[Axis, list] = {}
+        for symbol, binding in sizes.bindings.items():
+            unit = binding.source
+            holding = self._holding(unit, symbol, None)
+            if isinstance(binding.value, Hole):
+                other = self._holding(unit, binding.value, symbol)
+                if holding and other:
+                    self.links.setdefault(holding[0], []).append((other[0], unit))
+                    self.links.setdefault(other[0], []).append((holding[0], unit))
+            else:
+                for ax in holding:
+                    self.origins.setdefault(ax, []).append((unit, symbol))
+
+    def _reaches(self, entry: Entry, target: Hashable, avoid: Hashable | None) -> bool:
+        stack, seen = list(symbols_of(entry)), set()
+        bindings = self.sizes.bindings
+        while stack:
+            s = stack.pop()
+            if s is target:
+                return True
+            if s is avoid or s in seen:
+                continue
+            seen.add(s)
+            if s in bindings:
+                stack.extend(symbols_of(bindings[s].value))
+        return False
+
+    def _holding(self, unit: Unit, symbol: Hashable, avoid: Hashable | None) -> list[Axis]:
+        """The operand axes of ``unit`` whose sizes go through ``symbol``."""
+        return [(op.variable, a) for op in unit.operands if op.variable is not None
+                for a, e in enumerate(self.sizes.entries[op.variable])
+                if self._reaches(e, symbol, avoid)]
+
+    def value(self, ax: Axis) -> Entry:
+        return self.sizes.current(ax[0])[ax[1]]
+
+    def explain(self, ax: Axis, depth: int = 0) -> None:
+        """Add the steps that gave axis ``ax`` its size (nothing if it was given)."""
+        if ax in self.done or depth > 4 * MAX_STEPS:
+            return
+        self.done.add(ax)
+        path = self._path_to_origin(ax)
+        if path is None:
+            return
+        (origin, (unit, symbol)), links = path
+        premises = self._premises(unit, symbol)
+        for i, a in premises:
+            if unit.operands[i].variable is not None:
+                self.explain((unit.operands[i].variable, a), depth + 1)
+        self.done.add(origin)
+        self.steps.append(Step(origin[0], origin[1], self.value(origin), unit.label, tuple(
+            (unit.operands[i].variable, a, self.value((unit.operands[i].variable, a)))
+            for i, a in premises if unit.operands[i].variable is not None)))
+        previous = origin
+        for nxt, link_unit in links:
+            self.done.add(nxt)
+            self.steps.append(Step(nxt[0], nxt[1], self.value(nxt), link_unit.label,
+                                   ((previous[0], previous[1], self.value(previous)),)))
+            previous = nxt
+
+    def _premises(self, unit: Unit, symbol: Hashable) -> list[tuple[int, int]]:
+        """The operand axes (operand index, axis) from which ``unit`` decides
+        ``symbol``: with the axes that hold ``symbol`` erased it still decides them;
+        erasing a premise as well, it no longer does."""
+        sizes = self.sizes
+        holding = frozenset((i, a) for i, op in enumerate(unit.operands)
+                            if op.variable is not None
+                            for a, e in enumerate(sizes.entries[op.variable])
+                            if self._reaches(e, symbol, None))
+
+        def decided(erase: frozenset) -> bool:
+            found = run(unit, _operands(sizes, unit, erase))
+            return found is not None and any(
+                isinstance(s, _Erased) and (s.operand, s.axis) in holding and not any(
+                    isinstance(t, _Erased) for t in symbols_of(v))
+                for s, v in found.items())
+
+        if not holding or not decided(holding):
+            return []
+        out = []
+        for i, op in enumerate(unit.operands):
+            entries = op.fixed if op.variable is None else sizes.current(op.variable)
+            for a, e in enumerate(entries):
+                if (i, a) not in holding and not has_hole(e) and \
+                        not decided(holding | {(i, a)}):
+                    out.append((i, a))
+        return out
+
+    def _path_to_origin(self, start: Axis) -> tuple | None:
+        """The nearest decision from ``start`` through links (breadth first): the
+        decided axis with its unit and symbol, and the links from there to ``start``."""
+        parent: dict[Axis, tuple | None] = {start: None}
+        queue = [start]
+        for ax in queue:
+            if ax in self.origins:
+                found, links = ax, []
+                while parent[ax] is not None:
+                    prev, unit = parent[ax]
+                    links.append((prev, unit))
+                    ax = prev
+                return (found, self.origins[found][0]), links
+            for nxt, unit in self.links.get(ax, ()):
+                if nxt not in parent:
+                    parent[nxt] = (ax, unit)
+                    queue.append(nxt)
+        return None

@@ -1,0 +1,298 @@
+"""One node's relation, run on the sizes the graph knows now.
+
+A unit of refinement is a node of the graph (its Op's signature: the relation
+``make_node`` runs), a SpecifyShape (its input and output are one type) or a type the
+user requires (``given``). :func:`run` states the unit's operands as kanren terms,
+runs the relation with :func:`~kantensor.signature.solve.solutions` and reads off what
+every solution agrees on: a size, or that two sizes are one, or a size as an
+expression of others. Runs are memoized on the operands written with canonical
+symbols, so the 100,000 nodes of a chain of additions cost one solve.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from kanren.constraints import ConstrainedState
+from unification import isvar, var
+
+from ..graph.basic import Apply, Constant, Variable
+from ..logic.dims import Equation, Expr, symbolic_values
+from ..logic.store import TypeStore, explaining, fresh_state, post, propagate, unify_oc
+from ..logic.terms import TensorTerm, walk
+from ..ops.op import SignatureOp
+from ..signature.solve import solutions
+from ..types.basic_ops import SpecifyShape
+from ..types.dim import Dim, DimLike, free_symbols, substitute, unknown
+from ..types.dtypes import get_default_dtype
+from .sizes import Hole, symbol_dim
+
+__all__ = ["UNIFY", "Operand", "Unit", "run", "why_not"]
+
+#: The relation of a SpecifyShape and of a given type: both operands are one type.
+UNIFY = "unify"
+
+
+@dataclass(frozen=True)
+class Operand:
+    """What a unit constrains: a Variable (whose sizes the graph refines) or, for a
+    given type, the fixed sizes the user wrote."""
+
+    variable: Variable | None
+    dtype: str
+    wrapped: bool
+    fixed: tuple = ()
+
+
+@dataclass(eq=False)
+class Unit:
+    """A node, a SpecifyShape or a given type: a relation over operands."""
+
+    relation: Any  # a Signature, or UNIFY
+    operands: tuple[Operand, ...]
+    n_inputs: int
+    node: Apply | None
+    given: str = ""  # how a given type is named in messages
+
+    @property
+    def label(self) -> str:
+        """How messages name the unit: ``y = matmul(x, W)``, or the given type."""
+        node = self.node
+        if node is None:
+            return self.given
+        if len(node.outputs) == 1 and node.outputs[0].name is None:
+            return describe(node.outputs[0])
+        name = getattr(node.op, "name", node.op)
+        return f"{', '.join(describe(o) for o in node.outputs)} = " \
+               f"{name}({', '.join(describe(v) for v in node.inputs)})"
+
+
+def node_relation(node: Apply) -> Any | None:
+    """The relation ``make_node`` ran for ``node`` (None for an Op without one)."""
+    op = node.op
+    if isinstance(op, SpecifyShape):
+        return UNIFY
+    if isinstance(op, SignatureOp):
+        return op.signature_for(tuple(v.type for v in node.inputs))[0]
+    return None
+
+
+# -- canonical operands ---------------------------------------------------------------
+class _HoleSlot:
+    """The i-th unknown of a canonical run (identity by object, interned by index)."""
+
+    __slots__ = ("index", "dim")
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.dim = unknown(self)
+
+    def __repr__(self) -> str:
+        return f"?{self.index}"
+
+
+_HOLE_SLOTS: list[_HoleSlot] = []
+
+
+def _hole_slot(i: int) -> _HoleSlot:
+    while len(_HOLE_SLOTS) <= i:
+        _HOLE_SLOTS.append(_HoleSlot(len(_HOLE_SLOTS)))
+    return _HOLE_SLOTS[i]
+
+
+def _canonical(operands: Sequence[tuple[str, bool, tuple]]) -> tuple[tuple, list]:
+    """The operands with their symbols renamed in order of appearance (named Dims to
+    ``d0, d1, ...``, unknowns to slot unknowns), and the symbols in that order."""
+    names: dict[Hashable, Any] = {}
+    order: list[Hashable] = []
+    out = []
+    for dtype, wrapped, entries in operands:
+        canon = []
+        for e in entries:
+            if isinstance(e, int):
+                canon.append(e)
+            elif isinstance(e, Hole):
+                slot = names.get(e)
+                if slot is None:
+                    slot = names[e] = _hole_slot(len(order)).dim
+                    order.append(e)
+                canon.append(slot)
+            else:
+                for sym in sorted(free_symbols(e), key=_symbol_order):
+                    if sym not in names:
+                        names[sym] = Dim(f"d{len(order)}") if isinstance(sym, str) \
+                            else _hole_slot(len(order)).dim
+                        order.append(sym)
+                canon.append(substitute(e, names))
+        out.append((dtype, wrapped, tuple(canon)))
+    return tuple(out), order
+
+
+def _symbol_order(sym: Hashable) -> tuple:
+    return (0, sym) if isinstance(sym, str) else (1, id(sym))
+
+
+# -- one run --------------------------------------------------------------------------
+def run(unit: Unit, operands: Sequence[tuple[str, bool, tuple]]) -> dict[Hashable, Any] | None:
+    """What every solution of ``unit``'s relation on ``operands`` agrees on, as
+    ``{symbol: entry}`` over the operands' own symbols; None when there is no solution."""
+    canon, order = _canonical(operands)
+    found = _solve(unit.relation, unit.n_inputs, canon, get_default_dtype())
+    if found is None:
+        return None
+    out = {}
+    back = None
+    for (_, i), value in found:
+        if isinstance(value, tuple):  # the same size as another symbol
+            other = order[value[1]]
+            value = other if isinstance(other, Hole) else symbol_dim(other)
+        elif not isinstance(value, int):
+            if back is None:
+                back = {(f"d{j}" if isinstance(sym, str) else _HOLE_SLOTS[j]): symbol_dim(sym)
+                        for j, sym in enumerate(order)}
+            value = substitute(value, back)
+        out[order[i]] = value
+    return out
+
+
+def why_not(unit: Unit, operands: Sequence[tuple[str, bool, tuple]]) -> str:
+    """Why ``unit``'s relation has no solution on ``operands``, in the solver's words."""
+    if unit.relation is UNIFY:
+        return _mismatch(operands)
+    canon, _ = _canonical(operands)
+    with explaining() as reasons:
+        found = list(_states(unit.relation, unit.n_inputs, canon)[0])
+    if found:  # pragma: no cover - asked only after a failure
+        return "no solution"
+    return reasons[0] if reasons else "the sizes do not fit its signature"
+
+
+def _mismatch(operands: Sequence[tuple[str, bool, tuple]]) -> str:
+    """Where two operands that must be one type differ."""
+    (_, _, have), (_, _, want) = operands
+    for axis, (a, b) in enumerate(zip(have, want, strict=True)):
+        if isinstance(a, int) and isinstance(b, int) and a != b:
+            return f"axis {axis} is {a}, not {b}"
+    return "their sizes cannot be equal"
+
+
+@lru_cache(maxsize=65536)
+def _solve(relation: Any, n_inputs: int, canon: tuple, default_dtype: str) -> tuple | None:
+    """The agreed facts of a canonical run: ``(((kind, index), value), ...)``, kind 0
+    for a named Dim and 1 for an unknown."""
+    states, symvar = _states(relation, n_inputs, canon)
+    agreed: dict | None = None
+    for S in states:
+        facts = _facts(S, symvar)
+        agreed = facts if agreed is None else {
+            k: v for k, v in agreed.items() if k in facts and facts[k] == v}
+    if agreed is None:
+        return None
+    return tuple(sorted(agreed.items(), key=lambda kv: kv[0][1]))
+
+
+def _states(relation: Any, n_inputs: int, canon: tuple
+            ) -> tuple[Iterator[ConstrainedState], dict]:
+    S = fresh_state({})
+    symvar: dict[tuple, Any] = {}
+    terms, equations = [], []
+    for dtype, wrapped, entries in canon:
+        sizes = []
+        for e in entries:
+            if isinstance(e, int):
+                sizes.append(e)
+                continue
+            env = {}
+            for sym in free_symbols(e):
+                key = (0, int(sym[1:])) if isinstance(sym, str) else (1, sym.index)
+                env[sym] = symvar.setdefault(key, var())
+            (sym,) = env if len(env) == 1 else (None,)
+            if sym is not None and e == (Dim(sym) if isinstance(sym, str) else sym.dim):
+                sizes.append(next(iter(env.values())))
+            else:
+                v = var()
+                equations.append(Equation(Expr(v), Expr(e, env), str(e), "size"))
+                sizes.append(v)
+        terms.append(TensorTerm(dtype, tuple(sizes), wrapped))
+    if equations and not post(S, *equations):
+        return iter(()), symvar
+    if relation is UNIFY:
+        return _unified(S, terms), symvar
+    return (S2 for S2, _ in solutions(relation, S, terms[:n_inputs], terms[n_inputs:])), symvar
+
+
+def _unified(S: ConstrainedState, terms: list) -> Iterator[ConstrainedState]:
+    s = unify_oc(terms[0], terms[1], S.data)
+    if s is not False:
+        S.data = s
+        if propagate(S, changed=True):
+            yield S
+
+
+def _facts(S: ConstrainedState, symvar: dict) -> dict:
+    """What state ``S`` says of the canonical symbols: ints, equalities (to the first
+    symbol of a group, named Dims first) and values as expressions of other symbols."""
+    s = S.data
+    facts: dict[tuple, DimLike] = {}
+    groups: dict[Any, list[tuple]] = {}
+    for key, v in symvar.items():
+        w = walk(v, s)
+        if isvar(w):
+            groups.setdefault(w, []).append(key)
+        else:
+            facts[key] = w
+    rep_of: dict[Any, tuple] = {}
+    for w, keys in groups.items():
+        keys.sort()  # (0, i) before (1, j): a named Dim is the better name
+        rep_of[w] = rep = keys[0]
+        for other in keys[1:]:
+            facts[other] = rep
+    named = {w: _key_dim(rep) for w, rep in rep_of.items() if rep[0] == 0}
+    open_vars = [w for w, rep in rep_of.items() if rep[0] == 1]
+    values = symbolic_values(open_vars, s, S.constraints[TypeStore].pending, named)
+    for w, value in values.items():
+        rename = {}
+        for sym in free_symbols(value):
+            if isinstance(sym, str):
+                continue
+            if sym not in rep_of:
+                break  # a size of the signature's own, not of the operands
+            rename[sym] = _key_dim(rep_of[sym])
+        else:
+            value = substitute(value, rename) if rename else value
+            rep = rep_of[w]
+            if value != _key_dim(rep) and _key_symbol(rep) not in free_symbols(value):
+                facts[rep] = value
+    return facts
+
+
+def _key_dim(key: tuple) -> Dim:
+    return Dim(f"d{key[1]}") if key[0] == 0 else _hole_slot(key[1]).dim
+
+
+def _key_symbol(key: tuple) -> Hashable:
+    return f"d{key[1]}" if key[0] == 0 else _HOLE_SLOTS[key[1]]
+
+
+def describe(variable: Variable, depth: int = 2) -> str:
+    """How messages name a Variable: its name, a constant's value, or the expression
+    that computes it (cut at ``depth`` calls)."""
+    if variable.name is not None:
+        return variable.name
+    if isinstance(variable, Constant):
+        data = getattr(variable, "data", None)
+        if data is not None and getattr(data, "ndim", 1) == 0:
+            return repr(data.item())
+        return f"<{variable.type}>"
+    if variable.owner is None:
+        return f"<{variable.type}>"
+    node = variable.owner
+    name = getattr(node.op, "name", type(node.op).__name__)
+    if depth <= 0:
+        return f"{name}(…)"
+    args = ", ".join(describe(v, depth - 1) for v in node.inputs)
+    out = f"{name}({args})"
+    return out if len(node.outputs) == 1 else f"{out}[{variable.index}]"

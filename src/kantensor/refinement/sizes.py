@@ -1,0 +1,164 @@
+"""The sizes of a whole graph while it is refined: symbols and what is known of them.
+
+Every axis of every Variable holds a size: an int, a Dim over the user's named Dims,
+or an unknown. Each unknown axis gets its own :class:`Hole` (a symbol of the Dim
+algebra, keyed by object), so that "these two unknown sizes are equal" can be learnt
+by one node and used by another. Refinement binds symbols (a hole, or a user's Dim
+the graph forces) to values; each binding removes one free symbol for good, so the
+worklist ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+from ..graph.basic import Variable
+from ..types.dim import Dim, DimLike, free_symbols, substitute, unknown
+from ..types.type import TensorType
+
+__all__ = ["Binding", "Entry", "Hole", "Sizes", "as_dim", "has_hole", "symbol_dim",
+           "symbols_of"]
+
+
+class Hole:
+    """The unknown size of one axis of one Variable (identity by object). An entry
+    that is a lone unknown is the Hole itself; inside an expression it is the Dim
+    algebra's unknown keyed by the Hole (:attr:`dim`)."""
+
+    __slots__ = ("variable", "axis", "_dim")
+
+    def __init__(self, variable: Variable, axis: int) -> None:
+        self.variable = variable
+        self.axis = axis
+        self._dim: Dim | None = None
+
+    @property
+    def dim(self) -> Dim:
+        if self._dim is None:
+            self._dim = unknown(self)
+        return self._dim
+
+    def __repr__(self) -> str:
+        return f"{self.variable} axis {self.axis}"
+
+
+#: A size while refining: an int, a lone unknown, or a Dim (named Dims, expressions).
+Entry = int | Hole | Dim
+
+
+def symbol_dim(symbol: Hashable) -> Dim:
+    """The Dim of one symbol: a user's named Dim, or an unknown."""
+    if isinstance(symbol, str):
+        return Dim(symbol)
+    return symbol.dim if isinstance(symbol, Hole) else unknown(symbol)
+
+
+def as_dim(entry: Entry) -> DimLike:
+    """An entry in the Dim algebra."""
+    return entry.dim if isinstance(entry, Hole) else entry
+
+
+def symbols_of(entry: Entry) -> frozenset:
+    """The symbols an entry mentions (holes and the names of Dims)."""
+    if isinstance(entry, int):
+        return frozenset()
+    return frozenset((entry,)) if isinstance(entry, Hole) else free_symbols(entry)
+
+
+def has_hole(entry: Entry) -> bool:
+    """Does the entry still involve an unknown size?"""
+    return isinstance(entry, Hole) or (isinstance(entry, Dim) and any(
+        isinstance(s, Hole) for s in free_symbols(entry)))
+
+
+class Binding:
+    """Why a symbol has its value: the unit (node or given type) whose relation forced
+    it, and when (bindings are numbered in the order they were made)."""
+
+    __slots__ = ("symbol", "value", "source", "order")
+
+    def __init__(self, symbol: Hashable, value: Entry, source: Any, order: int) -> None:
+        self.symbol = symbol
+        self.value = value
+        self.source = source
+        self.order = order
+
+
+class Sizes:
+    """The graph's sizes: each Variable's entries, and the bindings of its symbols."""
+
+    def __init__(self) -> None:
+        self.entries: dict[Variable, tuple[Entry, ...]] = {}
+        self.bindings: dict[Hashable, Binding] = {}
+        self._resolved: dict[Hashable, Entry] = {}
+        #: which Variables mention a symbol (directly, or through a binding)
+        self.users: dict[Hashable, list[Variable]] = {}
+
+    def add(self, variable: Variable) -> None:
+        """Register ``variable``: its unknown axes become holes."""
+        if variable in self.entries:
+            return
+        entries = tuple(Hole(variable, axis) if size is None else size
+                        for axis, size in enumerate(variable.type.shape))
+        self.entries[variable] = entries
+        users = self.users
+        for entry in entries:
+            if isinstance(entry, Hole):
+                users[entry] = [variable]
+            elif not isinstance(entry, int):
+                for symbol in free_symbols(entry):
+                    users.setdefault(symbol, []).append(variable)
+
+    def resolve(self, entry: Entry) -> Entry:
+        """``entry`` with every bound symbol replaced by what it is bound to."""
+        if isinstance(entry, int):
+            return entry
+        if isinstance(entry, Hole):
+            return self.symbol_value(entry) if entry in self.bindings else entry
+        free = free_symbols(entry)
+        if not any(s in self.bindings for s in free):
+            return entry
+        value = substitute(entry, {s: as_dim(self.symbol_value(s))
+                                   for s in free if s in self.bindings})
+        return value
+
+    def symbol_value(self, symbol: Hashable) -> Entry:
+        """The current value of a symbol (itself, or its Dim, when free)."""
+        binding = self.bindings.get(symbol)
+        if binding is None:
+            return symbol if isinstance(symbol, Hole) else symbol_dim(symbol)
+        cached = self._resolved.get(symbol)
+        if cached is None or not _settled(cached, self.bindings):
+            cached = self._resolved[symbol] = self.resolve(binding.value)
+        return cached
+
+    def current(self, variable: Variable) -> tuple[Entry, ...]:
+        """The variable's sizes as known now."""
+        resolve = self.resolve
+        return tuple([resolve(e) for e in self.entries[variable]])
+
+    def bind(self, symbol: Hashable, value: Entry, source: Any) -> list[Variable]:
+        """Bind a free symbol; returns the Variables whose sizes changed."""
+        self.bindings[symbol] = Binding(symbol, value, source, len(self.bindings))
+        changed = self.users.get(symbol, [])
+        if isinstance(value, Hole):
+            self.users.setdefault(value, []).extend(changed)
+        elif not isinstance(value, int):
+            for s in free_symbols(value):
+                self.users.setdefault(s, []).extend(changed)
+        return changed
+
+    def type_of(self, variable: Variable) -> TensorType:
+        """The refined TensorType: a size that still involves an unknown is ``None``."""
+        return TensorType(variable.type.dtype, [None if has_hole(v) else v
+                                                for v in self.current(variable)])
+
+
+def _settled(entry: Entry, bindings: dict) -> bool:
+    """Is ``entry`` free of bound symbols (so a cached resolution still holds)?"""
+    if isinstance(entry, int):
+        return True
+    if isinstance(entry, Hole):
+        return entry not in bindings
+    return not any(s in bindings for s in free_symbols(entry))

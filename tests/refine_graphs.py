@@ -1,0 +1,114 @@
+"""Random graphs of catalogue Ops for the refine property tests.
+
+A graph is a *program*: inputs with true (concrete) shapes and steps applying Ops.
+Every step is chosen so that the true shapes fit it, possibly adding a new input of
+a fitting shape. The program can be built with any input types: with the true ones
+(the graph's true sizes), with some sizes erased (what refine starts from), or with
+the erased sizes set to other values (brute-force enumeration).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+import kantensor as kt
+
+#: Steps that never broadcast: every size they decide is decided by equalities.
+PLAIN = ("tanh", "exp", "matmul", "transpose", "sum", "concatenate", "flatten", "dot")
+#: Steps that broadcast (an unknown size may be 1 or the other size).
+BROADCASTING = ("add", "mul")
+
+
+@dataclass
+class Program:
+    shapes: list[tuple[int, ...]] = field(default_factory=list)  # true input shapes
+    steps: list[tuple] = field(default_factory=list)  # (kind, operand indices, param)
+
+    def build(self, shapes: list[tuple]) -> list[kt.Variable]:
+        """Every Variable of the program (inputs first), built with input ``shapes``."""
+        values = [kt.tensor(f"x{i}", "float64", shape=s) for i, s in enumerate(shapes)]
+        for kind, args, param in self.steps:
+            a = [values[i] for i in args]
+            values.append(_apply(kind, a, param))
+        return values
+
+
+def _apply(kind: str, a: list, param: int) -> kt.Variable:
+    if kind in ("tanh", "exp"):
+        return getattr(kt, kind)(a[0])
+    if kind in ("add", "mul", "matmul", "dot"):
+        return getattr(kt, kind)(a[0], a[1])
+    if kind == "transpose":
+        return kt.transpose(a[0])
+    if kind == "sum":
+        return kt.sum(a[0], axis=param)
+    if kind == "concatenate":
+        return kt.concatenate([a[0], a[1]], axis=param)
+    if kind == "flatten":
+        return a[0].reshape(-1)
+    raise ValueError(kind)
+
+
+def random_program(rng: random.Random, kinds: tuple[str, ...], steps: int) -> Program:
+    prog = Program()
+    true: list[tuple[int, ...]] = []
+
+    def new_input(shape: tuple[int, ...]) -> int:
+        prog.shapes.append(shape)
+        true.insert(len(prog.shapes) - 1, shape)
+        # inputs come first: shift the indices of values made by steps
+        prog.steps[:] = [(k, [i + 1 if i >= len(prog.shapes) - 1 else i for i in args], p)
+                         for k, args, p in prog.steps]
+        return len(prog.shapes) - 1
+
+    def size() -> int:
+        return rng.randint(1, 4)
+
+    new_input(tuple(size() for _ in range(rng.randint(1, 2))))
+    for _ in range(steps):
+        kind = rng.choice(kinds)
+        x = rng.randrange(len(true))
+        shape = true[x]
+        if kind in ("tanh", "exp"):
+            prog.steps.append((kind, [x], 0))
+            true.append(shape)
+        elif kind in ("add", "mul"):
+            other = tuple(rng.choice((1, s)) for s in shape)
+            y = new_input(other)
+            x += x >= y
+            prog.steps.append((kind, [x, y], 0))
+            true.append(shape)
+        elif kind in ("matmul", "dot"):
+            if not shape or len(shape) > 2:
+                continue
+            y = new_input((shape[-1],) if kind == "dot" else (shape[-1], size()))
+            x += x >= y
+            out = shape[:-1] + (() if kind == "dot" else (true[y][-1],))
+            prog.steps.append((kind, [x, y], 0))
+            true.append(out)
+        elif kind == "transpose":
+            prog.steps.append((kind, [x], 0))
+            true.append(shape[::-1])
+        elif kind == "sum":
+            if not shape:
+                continue
+            axis = rng.randrange(len(shape))
+            prog.steps.append((kind, [x], axis))
+            true.append(shape[:axis] + shape[axis + 1:])
+        elif kind == "concatenate":
+            if not shape:
+                continue
+            axis = rng.randrange(len(shape))
+            other = shape[:axis] + (size(),) + shape[axis + 1:]
+            y = new_input(other)
+            x += x >= y
+            prog.steps.append((kind, [x, y], axis))
+            true.append(shape[:axis] + (shape[axis] + other[axis],) + shape[axis + 1:])
+        elif kind == "flatten":
+            n = 1
+            for s in shape:
+                n *= s
+            prog.steps.append((kind, [x], 0))
+            true.append((n,))
+    return prog
