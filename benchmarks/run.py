@@ -215,6 +215,47 @@ def memory_per_node(make: Callable[[int], object], n: int = 10_000) -> float:
     return (after - before) / n
 
 
+# -- refine ----------------------------------------------------------------------------
+
+def refine_graphs(n: int) -> list[tuple[str, Callable[[], object]]]:
+    """Graphs of about ``n`` nodes whose sizes refine needs the whole graph for: a chain
+    of additions whose length is given at the end, and layers tanh(h @ W + b) whose
+    batch size is given at the output and reaches the input."""
+    def chain() -> object:
+        z0 = kt.tensor("z", "float64", shape=(None,))
+        z = z0
+        for _ in range(n):
+            z = z + 1.0
+        return lambda: kt.refine(z, given={z: "float64[7]"})
+
+    def layers() -> object:
+        h = kt.tensor("x", "float32", shape=(None, None))
+        for _ in range(n // 3):
+            W = kt.tensor("W", "float32", shape=(16, 16))
+            b = kt.tensor("b", "float32", shape=(16,))
+            h = kt.tanh(h @ W + b)
+        return lambda: kt.refine(h, given={h: "float32[B,16]"})
+
+    return [("chain of additions", chain), ("tanh(h @ W + b) layers", layers)]
+
+
+def refine_scaling() -> None:
+    print("\nrefine: seconds per graph (and per node); 10x the nodes should cost <= 12x")
+    for index, name in enumerate(("chain of additions", "tanh(h @ W + b) layers")):
+        times = []
+        for n in (1_000, 10_000, 100_000):
+            run = refine_graphs(n)[index][1]()
+            gc.collect()
+            start = time.perf_counter()
+            run()
+            times.append(time.perf_counter() - start)
+        print(f"  {name:<24} " + ", ".join(
+            f"{n:,} nodes {t:.3f} s ({t / n * 1e6:.1f} us/node)"
+            for n, t in zip((1_000, 10_000, 100_000), times, strict=True)))
+        print(f"  {'':<24} time ratios: 10k/1k {times[1] / times[0]:.1f}x, "
+              f"100k/10k {times[2] / times[1]:.1f}x")
+
+
 # -- compiled calls -------------------------------------------------------------------
 
 def ten_ops(lib: object, x: object, y: object) -> object:
@@ -343,6 +384,7 @@ def main() -> None:
     print("  100,000 / 10,000 per-node ratio: " + ", ".join(
         f"{what} {b / 10 / a:.2f}" for what, a, b in zip(("build", "compile", "run"), small,
                                                             large, strict=True)))
+    refine_scaling()
     ours_mem = memory_per_node(kt_chain)
     theirs_mem = memory_per_node(pt_chain) if pt is not None else None
     print(f"\nmemory held per chain node (tracemalloc, 10,000 nodes): kantensor "

@@ -28,6 +28,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     _fuzz_summary(terminalreporter)
     _soundness_summary(terminalreporter)
     _bruteforce_summary(terminalreporter)
+    _refine_summary(terminalreporter)
     if not STATS:
         return
     cases = sum(s["cases"] for s in STATS.values())
@@ -51,6 +52,21 @@ def _bruteforce_summary(terminalreporter):
     total = sum(module.CASES.values())
     terminalreporter.write_line(f"{total} cases: " + ", ".join(
         f"{name} {n}" for name, n in module.CASES.items()))
+
+
+def _refine_summary(terminalreporter):
+    """Report refine's recovery: sizes the random graphs determine, and found."""
+    import sys
+
+    module = sys.modules.get("test_refine")
+    if module is None or not module.STATS:
+        return
+    terminalreporter.section("refine against brute force")
+    for kind, (graphs, determined, recovered) in sorted(module.STATS.items()):
+        share = 100 * recovered / determined if determined else 100.0
+        terminalreporter.write_line(
+            f"{kind}: {graphs} graphs, {determined} sizes left unknown forwards but "
+            f"determined by the graph, {recovered} recovered ({share:.1f}%)")
 
 
 def _fuzz_summary(terminalreporter):

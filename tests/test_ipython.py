@@ -110,3 +110,20 @@ def test_rich_displays_in_the_kernel(kernel):
     out = only(run(kernel, "kt.TensorType('float32', (kt.Dim('n'), 3))"), "execute_result")
     spans = parse(out["data"]["text/html"]).find_all("span")
     assert [s.text() for s in spans if "kantensor-symbolic" in s.attrs.get("class", "")][0] == "n"
+
+
+def test_refine_magic_works_on_the_notebooks_variables(kernel):
+    run(kernel, "x = kt.tensor('x', 'float32', shape=(None, None))\n"
+                "W = kt.tensor('W', 'float32', shape=(3, 4))\n"
+                "y = kt.tanh((x + 1.0) @ W)")
+    out = only(run(kernel, "%refine y -> float32[5,4]"), "execute_result")
+    table = parse(out["data"]["text/html"]).find_all("table")[0].rows()
+    assert table[0] == ["variable", "refined type", "was"]
+    assert ["x", "float32[5,3]", "float32[?,?]"] in table
+    assert ["W", "float32[3,4]", ""] in table
+    run(kernel, "r = %refine y x:float32[2,?]")
+    out = only(run(kernel, "str(r[x]), str(r[y])"), "execute_result")
+    assert out["data"]["text/plain"] == "('float32[2,3]', 'float32[2,4]')"
+    failed = only(run(kernel, "%refine y x:float32[?,5]"), "display_data")
+    text = failed["data"]["text/plain"]
+    assert "x axis 1 is 5 because of given x: float32[?,5]" in text and "Traceback" not in text

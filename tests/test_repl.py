@@ -155,3 +155,20 @@ def test_version_and_history_location(monkeypatch, tmp_path):
     assert cli.history_path() == tmp_path / ".kantensor_history"
     monkeypatch.setenv(cli.HISTORY_ENV, str(tmp_path / "h"))
     assert cli.history_path() == tmp_path / "h"
+
+
+def test_refine_a_graph_written_at_the_prompt(history):
+    child = repl(history)
+    child.sendline("refine h = x @ W; y = tanh(h) x:float32[?,?] W:float32[?,4] -> float32[5,4]")
+    child.expect_exact("<Refinement of 4 variables, 3 refined>")
+    child.expect(r"x\s+float32\[5,\?\]\s+\(was float32\[\?,\?\]\)")
+    child.expect(r"h\s+float32\[5,4\]\s+\(was float32\[\?,4\]\)")
+    child.expect_exact(PROMPT)
+    child.sendline("refine y = x @ W; z = x + v; y, z x:float32[?,?] W:float32[3,4] v:float32[5]")
+    child.expect_exact("x axis 1 is 3 because of y = matmul(x, W) (W axis 0 is 3)")
+    child.expect_exact("z = add(x, v) fails with x axis 1 = 3")
+    child.expect_exact(PROMPT)
+    child.sendline("refine tanh(x @ Q) x:float32[?,3]")
+    child.expect_exact("Q has no type")
+    child.expect_exact(PROMPT)
+    leave(child)

@@ -13,6 +13,7 @@ assigned before, or (in a notebook) Variables of the user's namespace.
 from __future__ import annotations
 
 import ast
+import difflib
 import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -184,21 +185,25 @@ class _Reader:
 
     def _Call(self, node: ast.Call) -> Any:
         func = node.func
-        args = [self.expr(a) for a in node.args]
-        kwargs = {k.arg: self.expr(k.value) for k in node.keywords if k.arg is not None}
-        if len(kwargs) != len(node.keywords):
-            raise _error("**keywords are not read", node)
+        target: Any = None
         if isinstance(func, ast.Name):
-            op = CATALOGUE.get(func.id)
-            if op is None:
-                raise _error(f"unknown Op {func.id!r} (`ops` lists them)", func)
-            return self._apply(op, args, kwargs, node)
-        if isinstance(func, ast.Attribute) and func.attr in METHODS:
+            target = CATALOGUE.get(func.id)
+            if target is None:
+                near = difflib.get_close_matches(func.id, list(CATALOGUE), n=1)
+                hint = f"did you mean {near[0]}?" if near else "`ops` lists them"
+                raise _error(f"unknown Op {func.id!r} ({hint})", func)
+        elif isinstance(func, ast.Attribute) and func.attr in METHODS:
             owner = self.expr(func.value)
             if isinstance(owner, Variable):
-                return self._apply(getattr(owner, func.attr), args, kwargs, node)
-        raise _error("only catalogue Ops (tanh(x)) and tensor methods (x.sum()) can be "
-                     "called", func)
+                target = getattr(owner, func.attr)
+        if target is None:
+            raise _error("only catalogue Ops (tanh(x)) and tensor methods (x.sum()) can be "
+                         "called", func)
+        if any(k.arg is None for k in node.keywords):
+            raise _error("**keywords are not read", node)
+        args = [self.expr(a) for a in node.args]
+        kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
+        return self._apply(target, args, kwargs, node)
 
     def _apply(self, fn: Callable[..., Any], args: list, kwargs: dict, node: ast.AST) -> Any:
         try:

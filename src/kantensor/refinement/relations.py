@@ -120,6 +120,12 @@ def _canonical(operands: Sequence[tuple[str, bool, tuple]]) -> tuple[tuple, list
                     slot = names[e] = _hole_slot(len(order)).dim
                     order.append(e)
                 canon.append(slot)
+            elif e.name is not None:  # a lone named Dim
+                slot = names.get(e.name)
+                if slot is None:
+                    slot = names[e.name] = Dim(f"d{len(order)}")
+                    order.append(e.name)
+                canon.append(slot)
             else:
                 for sym in sorted(free_symbols(e), key=_symbol_order):
                     if sym not in names:

@@ -91,7 +91,8 @@ class Sizes:
     def __init__(self) -> None:
         self.entries: dict[Variable, tuple[Entry, ...]] = {}
         self.bindings: dict[Hashable, Binding] = {}
-        self._resolved: dict[Hashable, Entry] = {}
+        #: resolved values, with the number of bindings when they were resolved
+        self._resolved: dict[Hashable, tuple[Entry, int]] = {}
         #: which Variables mention a symbol (directly, or through a binding)
         self.users: dict[Hashable, list[Variable]] = {}
 
@@ -114,24 +115,32 @@ class Sizes:
         """``entry`` with every bound symbol replaced by what it is bound to."""
         if isinstance(entry, int):
             return entry
+        bindings = self.bindings
         if isinstance(entry, Hole):
-            return self.symbol_value(entry) if entry in self.bindings else entry
+            return self.symbol_value(entry) if entry in bindings else entry
+        name = entry.name
+        if name is not None:  # a lone named Dim
+            return self.symbol_value(name) if name in bindings else entry
         free = free_symbols(entry)
-        if not any(s in self.bindings for s in free):
+        if not any(s in bindings for s in free):
             return entry
-        value = substitute(entry, {s: as_dim(self.symbol_value(s))
-                                   for s in free if s in self.bindings})
-        return value
+        return substitute(entry, {s: as_dim(self.symbol_value(s))
+                                  for s in free if s in bindings})
 
     def symbol_value(self, symbol: Hashable) -> Entry:
         """The current value of a symbol (itself, or its Dim, when free)."""
         binding = self.bindings.get(symbol)
         if binding is None:
             return symbol if isinstance(symbol, Hole) else symbol_dim(symbol)
+        stamp = len(self.bindings)
         cached = self._resolved.get(symbol)
-        if cached is None or not _settled(cached, self.bindings):
-            cached = self._resolved[symbol] = self.resolve(binding.value)
-        return cached
+        if cached is not None and (cached[1] == stamp or _settled(cached[0], self.bindings)):
+            if cached[1] != stamp:
+                self._resolved[symbol] = (cached[0], stamp)
+            return cached[0]
+        value = self.resolve(binding.value)
+        self._resolved[symbol] = (value, stamp)
+        return value
 
     def current(self, variable: Variable) -> tuple[Entry, ...]:
         """The variable's sizes as known now."""

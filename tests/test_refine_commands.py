@@ -1,0 +1,154 @@
+"""The refine command (REPL, magics, CLI) and the graph text it reads."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import kantensor as kt
+from kantensor import cli
+from kantensor.commands import COMMANDS, CommandError
+from kantensor.graphtext import MAX_GRAPH_TEXT, GraphTextError, read_graph
+
+F = kt.TensorType.parse
+
+
+def rows(refinement) -> dict[str, str]:
+    """``{variable as shown: refined type}`` from a refinement's text."""
+    out = {}
+    for line in str(refinement).splitlines():
+        name, rest = line.split("  ", 1)
+        out[name.strip()] = rest.split("(was")[0].strip()
+    return out
+
+
+# -- graph text -------------------------------------------------------------------------
+def test_graph_text_builds_the_graph_numpy_would_compute():
+    types = {"x": F("float64[2,3]"), "W": F("float64[3,4]"), "b": F("float64[4]")}
+    g = read_graph("h = x @ W + b; y = tanh(h).sum(axis=1) * 2 - h[:, ::2].T.mean(axis=0)",
+                   types)
+    assert [v.name for v in g.outputs] == ["y"]
+    assert set(g.names) == {"x", "W", "b", "h", "y"}
+    f = kt.function([g.names["x"], g.names["W"], g.names["b"]], g.outputs[0])
+    rng = np.random.default_rng(0)
+    x, W, b = rng.random((2, 3)), rng.random((3, 4)), rng.random(4)
+    h = x @ W + b
+    np.testing.assert_allclose(f(x, W, b), np.tanh(h).sum(axis=1) * 2 - h[:, ::2].T.mean(axis=0))
+
+
+def test_graph_text_reads_comparisons_unary_ops_lists_and_several_outputs():
+    types = {"a": F("int8[3]"), "c": F("int8[3]")}
+    g = read_graph("where(a > 0, -a, ~c), concatenate([a, c], axis=0), +a", types)
+    assert [str(v.type) for v in g.outputs] == ["int8[3]", "int8[6]", "int8[3]"]
+
+
+@pytest.mark.parametrize("text, message, culprit", [
+    ("tanh(q)", "q has no type: give it one, as q:float32[3,?]", "q"),
+    ("__import__('os')", "unknown Op '__import__'", "__import__"),
+    ("x.__class__", ".__class__: only .T, .mT, .real, .imag", "x.__class__"),
+    ("x.sum.__globals__", "only .T, .mT", "x.sum.__globals__"),
+    ("open('f')", "unknown Op 'open'", "open"),
+    ("lambda: x", "lambda is not part of the graph language", "lambda"),
+    ("x if x else x", "if-else is not part of the graph language", "x if"),
+    ("x and x", "and/or is not part of the graph language", "x and"),
+    ("1 < x < 2", "one comparison at a time", "1 <"),
+    ("tanh(x, 'a')", "'a' is not a number", "'a'"),
+    ("import os", "expected an expression or NAME = expression", "import"),
+    ("concatenate([x, x], axis=2)", "concatenate([x, x], axis=2): ", "concatenate"),
+    ("tnah(x)", "unknown Op 'tnah' (did you mean tanh?)", "tnah"),
+    ("x +", "cannot read the graph: invalid syntax", None),
+])
+def test_graph_text_errors_name_the_culprit_and_never_evaluate(text, message, culprit):
+    with pytest.raises(GraphTextError) as info:
+        read_graph(text, {"x": F("float32[3]")})
+    assert message in info.value.message
+    if culprit is not None:
+        assert info.value.position == text.index(culprit)
+
+
+def test_graph_text_has_a_length_limit():
+    with pytest.raises(GraphTextError, match=f"at most {MAX_GRAPH_TEXT}"):
+        read_graph("x" + "+x" * MAX_GRAPH_TEXT, {"x": F("float32[3]")})
+    with pytest.raises(GraphTextError, match="cannot read the graph"):
+        read_graph("(" * 3000 + "x" + ")" * 3000, {"x": F("float32[3]")})
+
+
+def test_graph_text_uses_variables_of_a_namespace():
+    x = kt.tensor("x", "float32", shape=(None, 3))
+    g = read_graph("tanh(x)", {}, {"x": x, "np": np})
+    assert g.outputs[0].owner.inputs[0] is x
+    with pytest.raises(GraphTextError, match="np has no type"):
+        read_graph("np", {}, {"np": np})
+
+
+# -- the command ------------------------------------------------------------------------
+def test_refine_command_types_inputs_and_requires_outputs():
+    r = COMMANDS["refine"]("tanh(x @ W) x:float32[?,?] W:float32[?,4] -> float32[5,4]")
+    assert rows(r) == {"x": "float32[5,?]", "W": "float32[?,4]",
+                       "matmul(x, W)": "float32[5,4]", "tanh(matmul(x, W))": "float32[5,4]"}
+
+
+def test_refine_command_requires_types_of_assigned_names():
+    r = COMMANDS["refine"]("h = x @ W; y = tanh(h) x:float32[?,?] W:float32[?,4] h:float32[B,?]")
+    assert rows(r) == {"x": "float32[B,?]", "W": "float32[?,4]", "h": "float32[B,4]",
+                       "y": "float32[B,4]"}
+
+
+def test_refine_command_in_a_namespace():
+    x = kt.tensor("x", "float32", shape=(None, None))
+    W = kt.tensor("W", "float32", shape=(3, 4))
+    y = (x + 1.0) @ W
+    r = COMMANDS["refine"]("y x:float32[5,?]", {"x": x, "W": W, "y": y})
+    assert r[x] == F("float32[5,3]") and r[y] == F("float32[5,4]")
+
+
+@pytest.mark.parametrize("line, message, culprit", [
+    ("", "usage: refine GRAPH", None),
+    ("tanh(x) x:float32[3] -> float32[3] float32[3]", "the graph has 1 output but -> gives 2",
+     None),
+    ("tanh(x @ Q) x:float32[?,3]", "Q has no type", "Q"),
+    ("tanh(x) x:float33[3]", "unknown dtype 'float33'", "float33"),
+    ("tanh(x) x:float32[3] z:float32[3]", "z is not a name of the graph", "z:"),
+    ("tanh(x) x:float32[3] junk", "expected NAME:TYPE or ->, got 'junk'", "junk"),
+])
+def test_refine_command_errors_point_at_the_word(line, message, culprit):
+    with pytest.raises(CommandError) as info:
+        COMMANDS["refine"](line)
+    assert message in info.value.message
+    if culprit is not None:
+        assert info.value.position == line.index(culprit)
+
+
+def test_refine_command_reports_a_conflict_as_a_chain():
+    with pytest.raises(kt.TypeInferenceError) as info:
+        COMMANDS["refine"]("y = x @ W; z = x + v; y, z x:float32[?,?] W:float32[3,4] "
+                           "v:float32[5]")
+    assert str(info.value).splitlines()[1:] == [
+        "  x axis 1 is 3 because of y = matmul(x, W) (W axis 0 is 3)",
+        "  z = add(x, v) fails with x axis 1 = 3: loop dims, axis -1 (from the right): "
+        "cannot broadcast sizes 3, 5"]
+
+
+# -- the CLI --------------------------------------------------------------------------------
+def test_cli_refine(capsys):
+    assert cli.main(["refine", "concatenate([x, z])", "x:float32[?]", "z:float32[n]",
+                     "--out", "float32[2*n]"]) == 0
+    assert rows(capsys.readouterr().out) == {
+        "x": "float32[n]", "z": "float32[n]", "concatenate(x, z)": "float32[2*n]"}
+
+
+def test_cli_refine_a_graph_from_a_python_file(tmp_path, capsys):
+    path = tmp_path / "graph.py"
+    path.write_text("import kantensor as kt\n"
+                    "x = kt.tensor('x', 'float64', shape=(None, None))\n"
+                    "A = kt.tensor('A', 'float64', shape=(3, 2))\n"
+                    "v = kt.tensor('v', 'float64', shape=(7,))\n"
+                    "left, right = x @ A, v @ x\n")
+    assert cli.main(["refine", "left, right", "--file", str(path)]) == 0
+    assert rows(capsys.readouterr().out)["x"] == "float64[7,3]"
+    assert cli.main(["refine", "left", "x:float64[?,4]", "--file", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: the graph's sizes contradict each other:")
+    assert "x axis 1 is 4 because of given x: float64[?,4]" in err
+    assert cli.main(["refine", "y", "--file", str(tmp_path / "missing.py")]) == 1
+    assert "cannot run" in capsys.readouterr().err
