@@ -228,6 +228,10 @@ def test_refine_never_contradicts_the_erased_sizes(seed, kinds, give_output):
     for v, t in zip(values, true, strict=True):
         for got, want in zip(r[v].shape, t.type.shape, strict=True):
             assert got is None or got == want, (prog, v, r[v], t.type)
+    # the order in which the outputs are listed (so the nodes visited) changes nothing
+    assert dict(kt.refine(values[::-1], given=given)) == dict(r)
+    # with every input known, refine says what make_node said, and nothing more
+    assert all(kt.refine(true)[v] == v.type for v in true)
 
 
 def _brute_force(prog, erased, holes, given_type, domain):
