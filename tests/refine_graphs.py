@@ -18,6 +18,8 @@ import kantensor as kt
 PLAIN = ("tanh", "exp", "matmul", "transpose", "sum", "concatenate", "flatten", "dot")
 #: Steps that broadcast (an unknown size may be 1 or the other size).
 BROADCASTING = ("add", "mul")
+#: Steps whose sizes are min/max or floor divisions of others (slices, splits, reshapes).
+SHAPING = ("slice", "stack", "swapaxes", "split", "reshape")
 
 
 @dataclass
@@ -47,6 +49,16 @@ def _apply(kind: str, a: list, param: int) -> kt.Variable:
         return kt.concatenate([a[0], a[1]], axis=param)
     if kind == "flatten":
         return a[0].reshape(-1)
+    if kind == "slice":
+        return a[0][1:]
+    if kind == "stack":
+        return kt.stack([a[0], a[1]])
+    if kind == "swapaxes":
+        return kt.swapaxes(a[0], 0, -1)
+    if kind == "split":
+        return kt.split(a[0], 2)[param]
+    if kind == "reshape":
+        return a[0].reshape(param, -1)
     raise ValueError(kind)
 
 
@@ -105,6 +117,34 @@ def random_program(rng: random.Random, kinds: tuple[str, ...], steps: int) -> Pr
             x += x >= y
             prog.steps.append((kind, [x, y], axis))
             true.append(shape[:axis] + (shape[axis] + other[axis],) + shape[axis + 1:])
+        elif kind == "slice":
+            if not shape:
+                continue
+            prog.steps.append((kind, [x], 0))
+            true.append((max(shape[0] - 1, 0),) + shape[1:])
+        elif kind == "stack":
+            y = new_input(shape)
+            x += x >= y
+            prog.steps.append((kind, [x, y], 0))
+            true.append((2,) + shape)
+        elif kind == "swapaxes":
+            if not shape:
+                continue
+            prog.steps.append((kind, [x], 0))
+            true.append(shape[-1:] + shape[1:-1] + shape[:1] if len(shape) > 1 else shape)
+        elif kind == "split":
+            if not shape or shape[0] % 2:
+                continue
+            part = rng.randrange(2)
+            prog.steps.append((kind, [x], part))
+            true.append((shape[0] // 2,) + shape[1:])
+        elif kind == "reshape":
+            n = 1
+            for s in shape:
+                n *= s
+            rows = rng.choice([d for d in range(1, n + 1) if n % d == 0] or [1])
+            prog.steps.append((kind, [x], rows))
+            true.append((rows, n // rows))
         elif kind == "flatten":
             n = 1
             for s in shape:

@@ -41,11 +41,14 @@ def refine(outputs: Variable | Sequence[Variable],
             raise TypeError(f"refine: output {i} must be a tensor Variable of a graph, "
                             f"got {v!r}")
     variables = ancestors(outs)
+    nodes = toposort(outs)
     sizes = Sizes()
     for v in variables:
         sizes.add(v)
+    for node in nodes:  # every output of a node, also those the outputs do not use
+        for o in node.outputs:
+            sizes.add(o)
     units = [_given_unit(v, t, sizes) for v, t in _read_given(given, sizes)]
-    nodes = toposort(outs)
     for node in nodes:
         relation = node_relation(node)
         if relation is not None:
@@ -85,7 +88,7 @@ def _given_unit(v: Variable, t: TensorType, sizes: Sizes) -> Unit:
         raise RefinementError((), Conflict(label, (), f"{describe(v)} is {v.type} in the "
                                            "graph; refine refines sizes, not dtypes or ranks"))
     return Unit(UNIFY, (Operand(v, v.type.dtype, v.wrapped),
-                        Operand(None, t.dtype, False, tuple(
+                        Operand(None, t.dtype, v.wrapped, tuple(
                             symbol_dim(object()) if e is None else e for e in t.shape))),
                 1, None, label)
 
