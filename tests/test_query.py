@@ -102,3 +102,27 @@ def test_a_whole_input_type_can_be_unknown():
     assert {str(s["B"]) for s in sols} == {f"{d}[4,5]" for d in kt.DTYPES
                                            if kt.promote_types("float32", d) == "float32"}
     assert {s["m"] for s in sols} == {2}
+
+
+@pytest.mark.parametrize("sig, out, sizes", [
+    ("(n)->(max(n-1,0))", "float32[4]", [5]),   # a slice x[1:]
+    ("(n)->(max(n-1,0))", "float32[0]", [0, 1]),
+    ("(n)->(n//2) where n%2 == 0", "float32[3]", [6]),  # split in two
+    ("(n)->(n//2)", "float32[3]", [6, 7]),
+    ("(n)->((n+1)//2)", "float32[4]", [7, 8]),  # x[::2]
+    ("(n)->(min(n,3))", "float32[5]", []),
+])
+def test_sizes_inside_max_and_floor_division_are_solved(sig, out, sizes):
+    """Answers are exactly the sizes NumPy's rules (the signature forwards) allow."""
+    s = kt.Signature.parse(sig)
+    got = [a["n"] for a in kt.query(s, [pattern("float32", (var("n"),))], [out])]
+    assert got == sizes
+    forwards = [n for n in range(12) if _builds_to(s, n, out)]
+    assert forwards == sizes
+
+
+def _builds_to(sig, n, out):
+    try:
+        return sig.infer([kt.TensorType("float32", (n,))]) == (kt.TensorType.parse(out),)
+    except kt.TypeInferenceError:
+        return False

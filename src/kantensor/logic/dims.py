@@ -19,7 +19,7 @@ from unification import isvar
 from ..signature.ast import evaluate
 from ..types.dim import NO_SOLUTION, Dim, DimLike, free_symbols, solve_for, substitute, unknown
 from .store import Constraint, Progress, bind_choices, unify_oc
-from .terms import walk
+from .terms import term_vars, walk
 
 __all__ = ["Broadcast", "Compare", "Equation", "Expr", "size_value", "symbolic_values"]
 
@@ -68,6 +68,11 @@ def solve_one(diff: Dim, v: Any) -> int | None | Any:
         return linear if linear >= 0 else NO_SOLUTION
     if linear is not None:
         return None
+    inner = _unwrap(diff, v)
+    if isinstance(inner, range):
+        return None  # several values: see _candidates
+    if inner is not None:
+        return inner if inner is NO_SOLUTION or isinstance(inner, int) else solve_one(inner, v)
     coeffs: dict[int, int] = {}
     for mono, c in diff._terms:  # the canonical polynomial (same package family)
         if len(mono) > 1 or (mono and mono[0][0] is not v):
@@ -85,6 +90,85 @@ def solve_one(diff: Dim, v: Any) -> int | None | Any:
     if not roots:
         return NO_SOLUTION
     return roots[0] if len(roots) == 1 else None
+
+
+def _unwrap(diff: Dim, v: Any) -> DimLike | range | None:
+    """``diff == 0`` where ``diff`` is ``±atom + k`` with ``atom`` a min/max against ints
+    or a floor division by an int: what ``v`` must then meet. ``max(e, c) == k`` with
+    ``k > c`` means ``e == k`` (returned as the new difference ``e - k``); a floor
+    division ``e // c == k`` with ``e`` linear in ``v`` gives the values of ``v`` in
+    range (an int if one, a ``range`` if several). NO_SOLUTION when none can hold; None
+    when it does not apply or stays open."""
+    atoms = [(mono, c) for mono, c in diff._terms if mono]
+    if len(atoms) != 1 or len(atoms[0][0]) != 1 or atoms[0][0][0][1] != 1 \
+            or abs(atoms[0][1]) != 1:
+        return None
+    (((atom, _),), sign) = atoms[0]
+    k = -sign * sum(c for mono, c in diff._terms if not mono)  # atom == k
+    op, args = getattr(atom, "op", None), getattr(atom, "args", ())
+    inner = [a for a in args if not isinstance(a, int)]
+    ints = [a for a in args if isinstance(a, int)]
+    if op in ("min", "max") and len(inner) == 1 and ints:
+        bound = max(ints) if op == "max" else min(ints)
+        if k == bound and op == "max":  # e <= bound: a few values if e grows with v
+            return _at_most(inner[0], v, bound)
+        if k == bound:
+            return None  # e >= bound: unbounded
+        if (k < bound) == (op == "max"):
+            return NO_SOLUTION
+        return inner[0] - k
+    if op == "//" and len(inner) == 1 and isinstance(args[1], int) and args[1] > 0:
+        e, c = args[0], args[1]
+        line = _linear(e, v)
+        if line is None or line[0] <= 0:
+            return None
+        a, b = line
+        low, high = -((b - c * k) // a), (c * k + c - 1 - b) // a  # ceil, floor
+        low = max(low, 0)
+        if low > high:
+            return NO_SOLUTION
+        return low if low == high else range(low, high + 1)
+    return None
+
+
+def _linear(e: DimLike, v: Any) -> tuple[int, int] | None:
+    """``(a, b)`` with ``e == a*v + b``, or None when ``e`` is not that."""
+    if free_symbols(e) != {v}:
+        return None
+    b = substitute(e, {v: 0})
+    a = substitute(e, {v: 1}) - b
+    if not isinstance(a, int) or not isinstance(b, int) or e != a * unknown(v) + b:
+        return None
+    return a, b
+
+
+def _at_most(e: DimLike, v: Any, bound: int) -> range | int | None:
+    """The sizes ``v`` with ``e <= bound`` for ``e`` growing with ``v``."""
+    line = _linear(e, v)
+    if line is None or line[0] <= 0:
+        return None
+    a, b = line
+    high = (bound - b) // a
+    if high < 0:
+        return NO_SOLUTION
+    return 0 if high == 0 else range(0, high + 1)
+
+
+#: Most candidate values an equation tries against the other constraints (see below).
+MAX_CANDIDATES = 64
+
+
+def _candidates(diff: Dim, v: Any) -> range | None:
+    """The few values ``v`` can take to meet ``diff == 0`` when they are not one (a
+    floor division: ``a0//2 == 3`` holds for 6 and 7), or None."""
+    for _ in range(8):  # min/max/floor division nest a few levels at most
+        inner = _unwrap(diff, v)
+        if isinstance(inner, range):
+            return inner if len(inner) <= MAX_CANDIDATES else None
+        if not isinstance(inner, Dim):
+            return None
+        diff = inner
+    return None
 
 
 def _definitions(pending: tuple, s: dict) -> dict[Any, DimLike]:
@@ -132,9 +216,45 @@ class Equation(Constraint):
         if solution is NO_SOLUTION:
             return None
         if solution is None:
-            return s, False
+            solution = self._only_candidate(diff, v, s, pending)
+            if solution is None:
+                return s, False
+            if solution is NO_SOLUTION:
+                return None
         out = unify_oc(v, solution, s)
         return (out, True) if out is not False else None
+
+    def choices(self, s: dict, rigid: frozenset = frozenset()) -> list | None:
+        """When one unknown is left and a floor division or a bound leaves it a few
+        values (``n//2 == 3``: 6 or 7), labeling tries each."""
+        try:
+            diff = self.left.value(s) - self.right.value(s)
+        except ZeroDivisionError:
+            return None
+        if isinstance(diff, int):
+            return None
+        unknowns = [u for u in free_symbols(diff) if not isinstance(u, str)]
+        if len(unknowns) != 1 or unknowns[0] in rigid:
+            return None
+        values = _candidates(diff, unknowns[0])
+        return None if values is None else bind_choices(unknowns[0], values)
+
+    def _only_candidate(self, diff: Dim, v: Any, s: dict, pending: tuple) -> Any:
+        """When ``diff == 0`` leaves ``v`` a few values, the one value the other pending
+        constraints on ``v`` allow (``a0//2 == 3`` and ``a0 % 2 == 0`` give 6);
+        NO_SOLUTION if they allow none, None if several."""
+        values = _candidates(diff, v)
+        if values is None:
+            return None
+        others = [c for c in pending if any(t is v for t in term_vars(c.terms(), s))]
+        fits = []
+        for n in values:
+            s2 = unify_oc(v, n, s)
+            if s2 is not False and all(c.check(s2, ()) is not None for c in others):
+                fits.append(n)
+                if len(fits) > 1:
+                    return None
+        return fits[0] if fits else NO_SOLUTION
 
     def terms(self) -> tuple:
         return self.left.terms() + self.right.terms()
