@@ -296,3 +296,20 @@ def test_refine_recovers_every_size_the_graph_determines(name):
         assert recovered == determined
     else:
         assert recovered >= 0.5 * determined
+
+
+def test_a_long_chain_is_followed_to_its_first_cause():
+    z0 = kt.tensor("z", "float64", shape=(None,))
+    z = z0
+    for _ in range(2_000):
+        z = kt.tanh(z)
+    with pytest.raises(RefinementError) as info:
+        kt.refine(z, given={z0: "float64[3]", z: "float64[5]"})
+    err = info.value
+    assert len(err.chain) == 2_001
+    assert str(err.chain[0]) == "z axis 0 is 3 because of given z: float64[3]"
+    assert [s.value for s in err.chain] == [3] * 2_000 + [5]
+    lines = str(err).splitlines()
+    assert lines[1].strip() == "z axis 0 is 3 because of given z: float64[3]"
+    assert lines[3].strip() == f"... ({2_001 - 12} more steps like these)"
+    assert len(lines) == 1 + 12 + 1 + 1

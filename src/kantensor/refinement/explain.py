@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 from ..graph.basic import Variable
 from ..signature.errors import TypeInferenceError
-from ..types.dim import DimLike, unknown
 from .relations import Unit, describe, run, why_not
 from .sizes import Entry, Hole, Sizes, has_hole, symbols_of
 
@@ -31,9 +30,9 @@ class Step:
 
     variable: Variable
     axis: int
-    value: DimLike
+    value: Entry  # an int, a Dim, or a Hole (the size of another, unknown axis)
     source: str
-    premises: tuple[tuple[Variable, int, DimLike], ...]
+    premises: tuple[tuple[Variable, int, Entry], ...]
 
     def __str__(self) -> str:
         why = "; ".join(f"{describe(v)} axis {a} is {_shown(x)}" for v, a, x in self.premises)
@@ -47,7 +46,7 @@ class Conflict:
     clash there, and the solver's reason."""
 
     source: str
-    axes: tuple[tuple[Variable, int, DimLike], ...]
+    axes: tuple[tuple[Variable, int, Entry], ...]
     reason: str
 
     def __str__(self) -> str:
@@ -58,12 +57,15 @@ class Conflict:
 
 class RefinementError(TypeInferenceError):
     """No sizes satisfy every node of the graph: ``chain`` holds the :class:`Step` s
-    that led there and ``conflict`` the relation that fails."""
+    that led there, causes first, and ``conflict`` the relation that fails. A long
+    chain shows its first two steps (where it starts) and its last ones, up to
+    :data:`MAX_STEPS` in all."""
 
-    def __init__(self, chain: tuple[Step, ...], conflict: Conflict, hidden: int = 0) -> None:
+    def __init__(self, chain: tuple[Step, ...], conflict: Conflict) -> None:
         lines = [str(s) for s in chain]
-        if hidden:
-            lines.insert(0, f"({hidden} earlier steps not shown)")
+        if len(chain) > MAX_STEPS:
+            hidden = len(chain) - MAX_STEPS
+            lines[2:hidden + 2] = [f"... ({hidden} more steps like these)"]
         lines.append(str(conflict))
         super().__init__("the graph's sizes contradict each other:\n  " + "\n  ".join(lines))
         self.chain = chain
@@ -83,7 +85,7 @@ def _operands(sizes: Sizes, unit: Unit, erase: frozenset = frozenset()) -> list:
     for i, op in enumerate(unit.operands):
         entries = op.fixed if op.variable is None else sizes.current(op.variable)
         if erase:
-            entries = tuple(unknown(_Erased(i, a)) if (i, a) in erase else e
+            entries = tuple(_Erased(i, a) if (i, a) in erase else e
                             for a, e in enumerate(entries))
         out.append((op.dtype, op.wrapped, entries))
     return out
@@ -122,9 +124,7 @@ def explain_conflict(sizes: Sizes, unit: Unit) -> RefinementError:
     story = _Story(sizes)
     for i, a in chosen:
         story.explain((unit.operands[i].variable, a))
-    chain = tuple(story.steps)
-    hidden = max(0, len(chain) - MAX_STEPS)
-    return RefinementError(chain[hidden:], Conflict(unit.label, axes, reason), hidden)
+    return RefinementError(tuple(story.steps), Conflict(unit.label, axes, reason))
 
 
 Axis = tuple  # (Variable, axis)
@@ -180,26 +180,33 @@ class _Story:
     def value(self, ax: Axis) -> Entry:
         return self.sizes.current(ax[0])[ax[1]]
 
-    def explain(self, ax: Axis, depth: int = 0) -> None:
-        """Add the steps that gave axis ``ax`` its size (nothing if it was given)."""
-        if ax in self.done or depth > 4 * MAX_STEPS:
-            return
-        self.done.add(ax)
-        path = self._path_to_origin(ax)
-        if path is None:
-            return
-        (origin, (unit, symbol)), links = path
-        premises = self._premises(unit, symbol)
-        for i, a in premises:
-            if unit.operands[i].variable is not None:
-                self.explain((unit.operands[i].variable, a), depth + 1)
-        self.done.add(origin)
-        self.steps.append(Step(origin[0], origin[1], self.value(origin), unit.label, tuple(
-            (unit.operands[i].variable, a, self.value((unit.operands[i].variable, a)))
-            for i, a in premises if unit.operands[i].variable is not None)))
+    def explain(self, start: Axis) -> None:
+        """Add the steps that gave axis ``start`` its size (nothing if it was given),
+        causes first. Iterative: a chain through 100,000 nodes is followed whole."""
+        stack: list[tuple[Axis, tuple | None]] = [(start, None)]
+        while stack:
+            ax, ready = stack.pop()
+            if ready is not None:  # its causes are explained: the steps themselves
+                self._emit(*ready)
+                continue
+            if ax in self.done:
+                continue
+            self.done.add(ax)
+            path = self._path_to_origin(ax)
+            if path is None:
+                continue
+            (origin, (unit, symbol)), links = path
+            premises = [(unit.operands[i].variable, a) for i, a in self._premises(unit, symbol)
+                        if unit.operands[i].variable is not None]
+            self.done.update([origin] + [nxt for nxt, _ in links])
+            stack.append((ax, (origin, unit, premises, links)))
+            stack.extend((p, None) for p in reversed(premises))
+
+    def _emit(self, origin: Axis, unit: Unit, premises: list[Axis], links: list) -> None:
+        self.steps.append(Step(origin[0], origin[1], self.value(origin), unit.label,
+                               tuple((v, a, self.value((v, a))) for v, a in premises)))
         previous = origin
         for nxt, link_unit in links:
-            self.done.add(nxt)
             self.steps.append(Step(nxt[0], nxt[1], self.value(nxt), link_unit.label,
                                    ((previous[0], previous[1], self.value(previous)),)))
             previous = nxt

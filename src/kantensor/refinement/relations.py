@@ -30,7 +30,7 @@ from ..types.dim import Dim, DimLike, free_symbols, substitute, unknown
 from ..types.dtypes import get_default_dtype
 from .sizes import Hole, symbol_dim
 
-__all__ = ["UNIFY", "Operand", "Unit", "run", "why_not"]
+__all__ = ["UNIFY", "Operand", "Unit", "describe", "node_relation", "run", "why_not"]
 
 #: The relation of a SpecifyShape and of a given type: both operands are one type.
 UNIFY = "unify"
@@ -114,7 +114,7 @@ def _canonical(operands: Sequence[tuple[str, bool, tuple]]) -> tuple[tuple, list
         for e in entries:
             if isinstance(e, int):
                 canon.append(e)
-            elif isinstance(e, Hole):
+            elif not isinstance(e, Dim):  # a lone unknown: a Hole (or another key)
                 slot = names.get(e)
                 if slot is None:
                     slot = names[e] = _hole_slot(len(order)).dim
