@@ -167,3 +167,25 @@ def test_repl_mutants():
         repl = cli.Repl(stdout=io.StringIO())
         # The REPL reports every problem and carries on: even a documented error is a bug.
         assert run_case("repl line", repl.onecmd, text) == "ok", text
+
+
+# --------------------------------------------------------------------------- refine's graph text
+
+def test_refine_command_mutants():
+    """The refine command reads graph text (Python syntax, never evaluated) and types."""
+    lines = ["refine tanh(x @ W) x:float32[?,?] W:float32[?,4] -> float32[5,4]",
+             "refine h = x @ W; y = tanh(h) x:float32[?,?] W:float32[3,4] h:float32[B,?]",
+             "refine concatenate([x, z], axis=0)[1:, ::2].T x:int8[n,3] z:int8[?,3]",
+             "refine (x + 1.0).sum(axis=-1) > 0, x.reshape(2, -1) x:float64[?,4]"]
+    pieces = ["(", ")", "[", "]", ":", ";", "=", "@", "**", "~", ".T", ".sum(", "lambda",
+              "__class__", "x", "W", "float32[", "?", "->", "9" * 30, ",", " ", "'", "\\"]
+    for text in mutants(lines, CASES, pieces, seed=7):
+        repl = cli.Repl(stdout=io.StringIO())
+        assert run_case("refine command", repl.onecmd, text) == "ok", text
+    for depth in (10, 100, 1000, 4000):
+        for text in ("refine " + "tanh(" * depth + "x" + ")" * depth + " x:float32[3]",
+                     "refine " + "-" * depth + "x x:float32[3]",
+                     "refine x" + "[0]" * depth + " x:float32[3]",
+                     "refine " + "+".join(["x"] * depth) + " x:float32[3]"):
+            repl = cli.Repl(stdout=io.StringIO())
+            assert run_case("refine command", repl.onecmd, text) == "ok", text[:80]

@@ -8,7 +8,7 @@ import pytest
 import kantensor as kt
 from kantensor import cli
 from kantensor.commands import COMMANDS, CommandError
-from kantensor.graphtext import MAX_GRAPH_TEXT, GraphTextError, read_graph
+from kantensor.graphtext import MAX_GRAPH_NESTING, MAX_GRAPH_TEXT, GraphTextError, read_graph
 
 F = kt.TensorType.parse
 
@@ -66,11 +66,15 @@ def test_graph_text_errors_name_the_culprit_and_never_evaluate(text, message, cu
         assert info.value.position == text.index(culprit)
 
 
-def test_graph_text_has_a_length_limit():
+def test_graph_text_has_a_length_and_a_nesting_limit():
     with pytest.raises(GraphTextError, match=f"at most {MAX_GRAPH_TEXT}"):
         read_graph("x" + "+x" * MAX_GRAPH_TEXT, {"x": F("float32[3]")})
     with pytest.raises(GraphTextError, match="cannot read the graph"):
         read_graph("(" * 3000 + "x" + ")" * 3000, {"x": F("float32[3]")})
+    with pytest.raises(GraphTextError, match=f"nested more than {MAX_GRAPH_NESTING} levels"):
+        read_graph("-" * 1000 + "x", {"x": F("float32[3]")})
+    deep = read_graph("tanh(" * 50 + "x" + ")" * 50, {"x": F("float32[3]")})
+    assert str(deep.outputs[0].type) == "float32[3]"
 
 
 def test_graph_text_uses_variables_of_a_namespace():

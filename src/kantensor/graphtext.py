@@ -24,10 +24,12 @@ from .ops import CATALOGUE
 from .types.type import TensorType
 from .types.variable import METHODS
 
-__all__ = ["GraphText", "GraphTextError", "MAX_GRAPH_TEXT", "read_graph"]
+__all__ = ["GraphText", "GraphTextError", "MAX_GRAPH_NESTING", "MAX_GRAPH_TEXT", "read_graph"]
 
 #: Longest graph text read (the parser's time and memory stay small).
 MAX_GRAPH_TEXT = 10_000
+#: Deepest nesting of expressions read (the reader recurses along it).
+MAX_GRAPH_NESTING = 200
 
 _BINARY: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
@@ -81,6 +83,7 @@ def read_graph(text: str, types: Mapping[str, TensorType],
         raise GraphTextError("cannot read the graph: too deeply nested") from None
     if not tree.body:
         raise GraphTextError("no graph: write an expression such as tanh(x @ W)", 0)
+    _check_nesting(tree)
     reader = _Reader(types, namespace or {})
     value: Any = None
     for statement in tree.body:
@@ -210,6 +213,17 @@ class _Reader:
             return fn(*args, **kwargs)
         except (TypeError, ValueError, IndexError) as exc:
             raise _error(f"{ast.unparse(node)}: {exc}", node) from None
+
+
+def _check_nesting(tree: ast.AST) -> None:
+    """Refuse expressions nested deeper than :data:`MAX_GRAPH_NESTING` (iteratively)."""
+    stack = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_GRAPH_NESTING:
+            raise _error(f"the graph is nested more than {MAX_GRAPH_NESTING} levels deep",
+                         node)
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
 
 
 def _kind(node: ast.AST) -> str:
