@@ -22,7 +22,9 @@ import numpy as np
 from ..graph.basic import Apply, Constant, Variable
 from ..graph.fgraph import FunctionGraph
 from ..graph.op import Kernel
+from ..ops.sizes import SizeOp
 from ..types.basic_ops import cast_array
+from ..types.dim import Dim, free_symbols
 from ..types.type import TensorType
 from .checks import bind_dims, check_dim_expressions, check_value, node_error, solve_dims
 
@@ -42,6 +44,7 @@ def link(fgraph: FunctionGraph, *, trust_input: bool, allow_input_downcast: bool
     filters = [input_filter(i, v, allow_input_downcast) for i, v in enumerate(fgraph.inputs)]
     dims = dims_checker(fgraph.inputs)
     nodes = fgraph.toposort()
+    check_sizes(fgraph, nodes)
     if len(nodes) > CODEGEN_LIMIT:
         return interpreter(fgraph, nodes, None if trust_input else filters, dims, check,
                            unpack_single), False
@@ -62,6 +65,30 @@ def input_filter(i: int, var: Variable, allow_downcast: bool | None) -> Callable
 
 
 Dims = Callable[[Sequence[Any]], tuple[dict[str, int], dict[str, str]]]
+
+
+def check_sizes(fgraph: FunctionGraph, nodes: list[Apply]) -> None:
+    """Every size a parameter takes (a SizeOp, see :mod:`kantensor.ops.sizes`) must be
+    made of sizes the inputs' types name, for its value is bound from their shapes
+    when the function is called: else a ValueError naming the size and the node."""
+    known: set[str] = set()
+    for v in fgraph.inputs:
+        if isinstance(v.type, TensorType):
+            for entry in v.type.shape:
+                if isinstance(entry, Dim):
+                    known |= free_symbols(entry)
+    for node in nodes:
+        if not isinstance(node.op, SizeOp):
+            continue
+        missing = sorted(free_symbols(node.op.size) - known)
+        if missing:
+            users = ", ".join(sorted({str(c.op) for c, _ in fgraph.clients[node.outputs[0]]
+                                      if c != "output"})) or str(node.op)
+            inputs = ", ".join(f"{v}: {v.type}" for v in fgraph.inputs) or "none"
+            raise ValueError(f"{users} takes the size {', '.join(missing)} as a parameter, "
+                             f"but no input of the function has a size "
+                             f"{', '.join(missing)} to bind it when called (inputs: "
+                             f"{inputs}); add an input whose type has it, or pass an int")
 
 
 def dims_checker(inputs: Sequence[Variable]) -> Dims | None:
@@ -110,8 +137,11 @@ def interpreter(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
     constants: dict[tuple, np.ndarray] = {}
     steps = []
     for node in nodes:
-        kernel = None if check else node.op.kernel(node)
         outs = [(slot(v), v.type, j) for j, v in enumerate(node.outputs)]
+        if isinstance(node.op, SizeOp):
+            steps.append((SIZE, node.op, [], (), outs, node))
+            continue
+        kernel = None if check else node.op.kernel(node)
         if kernel is None:
             steps.append((None, node, [slot(v) for v in node.inputs], (), outs, node))
             continue
@@ -141,8 +171,12 @@ def interpreter(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
 
 def _step(fn: Any, how: Any, args: list, casts: tuple, outs: list, check: bool, s: list,
           bindings: dict, origins: dict) -> None:
-    """One node of the interpreter: ``perform`` (``how`` is the node) or a kernel call
-    (``how`` holds its keyword arguments); its outputs go to their slots of ``s``."""
+    """One node of the interpreter: ``perform`` (``how`` is the node), a size parameter's
+    value (``fn`` is SIZE, ``how`` the SizeOp) or a kernel call (``how`` holds its keyword
+    arguments); its outputs go to their slots of ``s``."""
+    if fn is SIZE:
+        s[outs[0][0]] = how.value(bindings)
+        return
     if fn is None:
         cells: list[list] = [[None] for _ in outs]
         if check:
@@ -213,7 +247,8 @@ def generate(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
                     else f"{params[i]} = {f}({params[i]})")
         if fast:
             src.exact.add(v)
-    bound = "bindings, origins = " if check else ""
+    sized = any(isinstance(node.op, SizeOp) for node in nodes)
+    bound = "bindings, origins = " if check or sized else ""
     if dims is not None:
         body.append(f"{bound}{src.glob('dims', dims)}(({', '.join(params)},))")
     elif check:
@@ -224,7 +259,10 @@ def generate(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
             body.append(f"{src.glob('ci', node.op.check_inputs)}({src.glob('n', node)}, "
                         f"[{', '.join(src.ref(v) for v in node.inputs)}])")
         kernel = node.op.kernel(node)
-        if kernel is None:
+        if isinstance(node.op, SizeOp):
+            body.append(f"{src.local(node.outputs[0])} = "
+                        f"{src.glob('size', node.op.value)}(bindings)")
+        elif kernel is None:
             _emit_perform(src, node)
         else:
             _emit_kernel(src, node, kernel)
@@ -237,7 +275,7 @@ def generate(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
     body.append(f"return {outs[0]}" if unpack_single else f"return [{', '.join(outs)}]")
     # An error in a node is restated naming the node (found by re-running the graph
     # node by node): a try block costs nothing until something raises.
-    locate = src.glob("locate", _locator(fgraph, nodes, unpack_single))
+    locate = src.glob("locate", _locator(fgraph, nodes, dims, unpack_single))
     body[first_node_line:] = ["try:", *(f"    {line}" for line in body[first_node_line:]),
                               "except Exception as exc:",
                               f"    raise {locate}(exc, ({''.join(f'{p}, ' for p in params)}))"
@@ -258,8 +296,8 @@ def generate(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
     return call
 
 
-def _locator(fgraph: FunctionGraph, nodes: list[Apply], unpack_single: bool
-             ) -> Callable[[Exception, tuple], Exception]:
+def _locator(fgraph: FunctionGraph, nodes: list[Apply], dims: Dims | None,
+             unpack_single: bool) -> Callable[[Exception, tuple], Exception]:
     """``locate(exc, values)``: the error of the first node that fails on ``values``
     (see :func:`~kantensor.backend.checks.node_error`), or ``exc`` if none does."""
     runner: list[Run] = []
@@ -268,7 +306,7 @@ def _locator(fgraph: FunctionGraph, nodes: list[Apply], unpack_single: bool
         if node_error(nodes[0], [], exc) is exc if nodes else True:
             return exc  # already names its node: a check's own error
         if not runner:
-            runner.append(interpreter(fgraph, nodes, None, None, False, unpack_single))
+            runner.append(interpreter(fgraph, nodes, None, dims, False, unpack_single))
         try:
             runner[0](*values)
         except Exception as located:  # the node's own error, restated
@@ -283,6 +321,9 @@ def _compiled(text: str) -> CodeType:
     so graphs of the same structure share it, and the namespace makes the difference."""
     return compile(text, "<kantensor function>", "exec")
 
+
+#: The interpreter's mark of a step that makes a size parameter's value.
+SIZE = object()
 
 #: The default of the generated ``__call__``'s parameters: the input was not given.
 NOT_GIVEN = object()
