@@ -63,7 +63,9 @@ def ranged(types: tuple, start: Size, stop: Size | None, step: int, dtype: str =
         raise ParamError("step must not be zero")
     sizes = SizeNames(start, stop)
     if sizes:
-        a, b = sizes.text(start), sizes.text(stop)
+        # (the signature language has no unary minus: -2 is written 0-2)
+        a, b = (sizes.text(v) if isinstance(v, Dim) or v >= 0 else f"(0-{-v})"
+                for v in (start, stop))
         if isinstance(start, int) and start == 0 and step == 1:
             n = b
         elif step > 0:

@@ -260,17 +260,14 @@ def broadcast(types: tuple, shape: tuple[int | Dim, ...], **_: Any) -> dict[str,
     dims, clauses = [], []
     for i, (d, s) in enumerate(zip(names("a", x.ndim), shape[lead:], strict=True)):
         known = x.shape[i]
-        if isinstance(s, Dim):
-            dims.append(d)
-            clauses.append(f"({d}-1)*({d}-{sizes.text(s)}) == 0")
-        elif isinstance(known, int) and known not in (1, s):
+        if isinstance(s, int) and isinstance(known, int) and known not in (1, s):
             raise rank_error("broadcast_to", f"axis {i} of size {known} cannot be "
                              f"broadcast to {s} (it must be 1 or {s})")
-        if s == 1:
+        if isinstance(s, int) and s == 1:
             dims.append("1")
         else:
             dims.append(d)
-            clauses.append(f"({d}-1)*({d}-{s}) == 0")
+            clauses.append(f"({d}-1)*({d}-{sizes.text(s)}) == 0")
     return {"x": operand(dims), "sizes": sizes.operands(after=True),
             "y": operand(map(sizes.text, shape)), "fits": where(clauses)}
 

@@ -16,14 +16,14 @@ sizes back with :func:`concrete`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
 from ..graph.basic import Apply, Variable
 from ..graph.op import Op
-from ..types.dim import Dim, free_symbols, substitute
+from ..types.dim import Dim
 from ..types.type import TensorType
 from ..types.variable import TensorVariable
 
@@ -31,7 +31,7 @@ from ..types.variable import TensorVariable
 class SizeOp(Op):
     """``size{n}``: no inputs; its output, of type ``bool[n]``, carries the size ``n``
     into the relation of the Op that takes ``n`` as a parameter. Its value is made by
-    the backend (:meth:`value`) from the sizes bound to the function's inputs."""
+    the backend from the sizes bound to the function's inputs."""
 
     __props__ = ("size",)
 
@@ -40,19 +40,6 @@ class SizeOp(Op):
 
     def make_node(self) -> Apply:
         return Apply(self, [], [TensorVariable(TensorType("bool", (self.size,)))])
-
-    def value(self, bindings: Mapping[str, int]) -> np.ndarray:
-        """The run-time value: ``len(value)`` is the size under ``bindings``."""
-        unbound = sorted(free_symbols(self.size) - bindings.keys())
-        if unbound:
-            raise ValueError(f"{self}: the size {', '.join(unbound)} could not be bound from "
-                             "the shapes of the function's inputs")
-        n = substitute(self.size, bindings)
-        if n < 0:
-            raise ValueError(f"{self}: the size {self.size} is {n} for "
-                             f"{', '.join(f'{k} = {bindings[k]}' for k in sorted(bindings))}"
-                             "; a size must be non-negative")
-        return np.broadcast_to(np.False_, (n,))
 
     def perform(self, node: Apply, inputs: list, output_storage: list[list]) -> None:
         raise TypeError(f"{self} has no value of its own: the function that runs it binds "
@@ -94,9 +81,9 @@ class SizeNames:
         return f"s{self.dims.index(entry)}" if isinstance(entry, Dim) else str(entry)
 
     def operands(self, after: bool = False) -> str:
-        """``(s0),(s1)``: the SizeOp inputs, which come last; with ``after``, preceded by
+        """``(s0):bool,(s1):bool``: the SizeOp inputs, which come last; with ``after``, preceded by
         a comma (they follow other operands), and empty when there are none."""
-        text = ",".join(f"(s{i})" for i in range(len(self.dims)))
+        text = ",".join(f"(s{i}):bool" for i in range(len(self.dims)))
         return f",{text}" if after and text else text
 
 
