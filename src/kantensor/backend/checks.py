@@ -38,6 +38,8 @@ def node_error(node: Any, values: list, exc: Exception) -> Exception:
         return type(exc)(message)
     except Exception:  # an exception class that does not take a message
         return RuntimeError(f"{message} ({type(exc).__name__})")
+
+
 def size_value(size: Dim, users: str, bindings: dict[str, int], origins: dict[str, str]
                ) -> np.ndarray:
     """The value of a SizeOp (see :mod:`kantensor.ops.sizes`) under the call's bindings:

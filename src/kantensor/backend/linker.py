@@ -153,7 +153,7 @@ def interpreter(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
     steps = []
     for node in nodes:
         outs = [(slot(v), v.type, j) for j, v in enumerate(node.outputs)]
-        if isinstance(node.op, SizeOp):
+        if node in sizes:
             steps.append((SIZE, sizes[node], [], (), outs, node))
             continue
         kernel = None if check else node.op.kernel(node)
@@ -273,8 +273,8 @@ def generate(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
         if check:
             body.append(f"{src.glob('ci', node.op.check_inputs)}({src.glob('n', node)}, "
                         f"[{', '.join(src.ref(v) for v in node.inputs)}])")
-        kernel = node.op.kernel(node)
-        if isinstance(node.op, SizeOp):
+        kernel = None if node in sizes else node.op.kernel(node)
+        if node in sizes:
             body.append(f"{src.local(node.outputs[0])} = "
                         f"{src.glob('size', sizes[node])}(bindings, origins)")
         elif kernel is None:
