@@ -30,8 +30,10 @@ from ..types.variable import TensorVariable
 
 class SizeOp(Op):
     """``size{n}``: no inputs; its output, of type ``bool[n]``, carries the size ``n``
-    into the relation of the Op that takes ``n`` as a parameter. Its value is made by
-    the backend from the sizes bound to the function's inputs."""
+    into the relation of the Op that takes ``n`` as a parameter. That type is the
+    parameter as the user gave it, declared like a graph input's type (nothing is
+    inferred here). Its value is made by the backend from the sizes bound to the
+    function's inputs."""
 
     __props__ = ("size",)
 
