@@ -45,6 +45,8 @@ def size_value(size: Dim, users: str, bindings: dict[str, int], origins: dict[st
     """The value of a SizeOp (see :mod:`kantensor.ops.sizes`) under the call's bindings:
     a read-only bool vector of length ``size``, a zero-stride view of one element.
     ShapeBindingError when a name of ``size`` is not bound or its value is negative."""
+    if size.name is not None and size.name in bindings:  # the common case: a plain Dim
+        return np.ndarray((bindings[size.name],), bool, _FALSE, 0, (0,))
     unbound = sorted(free_symbols(size) - bindings.keys())
     if unbound:
         raise ShapeBindingError(f"{users} takes the size {size} as a parameter, but the "
@@ -56,7 +58,12 @@ def size_value(size: Dim, users: str, bindings: dict[str, int], origins: dict[st
                           for k in sorted(free_symbols(size)))
         raise ShapeBindingError(f"{users} takes the size {size} as a parameter, which is "
                                 f"{n} ({named}): a size must be non-negative")
-    return np.broadcast_to(np.False_, (n,))
+    return np.ndarray((n,), bool, _FALSE, 0, (0,))
+
+
+#: The one element every size value views (read-only, with a stride of 0).
+_FALSE = np.zeros(1, bool)
+_FALSE.setflags(write=False)
 
 
 def _check_rank(ttype: TensorType, shape: tuple[int, ...], where: str) -> None:

@@ -17,6 +17,7 @@ sizes back with :func:`concrete`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -92,9 +93,28 @@ class SizeNames:
 def concrete(values: Sequence[Any], sizes: Sequence[np.ndarray]) -> list[Any]:
     """For implementations: ``values`` (the size parameters, in the call's order) with
     each Dim replaced by the length of its SizeOp input in ``sizes``."""
-    lengths = {d: len(s) for d, s in zip(symbolic(values), sizes, strict=True)}
+    lengths = [len(s) for s in sizes]
+    return [tuple(e if isinstance(e, int) else lengths[e.i] for e in v) if type(v) is tuple
+            else v if v is None or isinstance(v, int) else lengths[v.i]
+            for v in _positions(tuple(values))]
+
+
+class _Index:
+    """The position of a Dim's SizeOp input among the implementation's ``sizes``."""
+
+    __slots__ = ("i",)
+
+    def __init__(self, i: int):
+        self.i = i
+
+
+@lru_cache(maxsize=1024)
+def _positions(values: tuple) -> tuple:
+    """``values`` with each Dim replaced by an ``_Index`` of its SizeOp input (decided
+    once per parameter values: the implementations call this at every run)."""
+    dims = symbolic(values)
 
     def one(entry: Any) -> Any:
-        return lengths[entry] if isinstance(entry, Dim) else entry
+        return _Index(dims.index(entry)) if isinstance(entry, Dim) else entry
 
-    return [tuple(map(one, v)) if isinstance(v, tuple) else one(v) for v in values]
+    return tuple(tuple(map(one, v)) if isinstance(v, tuple) else one(v) for v in values)
