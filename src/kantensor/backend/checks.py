@@ -38,6 +38,34 @@ def node_error(node: Any, values: list, exc: Exception) -> Exception:
         return type(exc)(message)
     except Exception:  # an exception class that does not take a message
         return RuntimeError(f"{message} ({type(exc).__name__})")
+
+
+def size_value(size: Dim, users: str, bindings: dict[str, int], origins: dict[str, str]
+               ) -> np.ndarray:
+    """The value of a SizeOp (see :mod:`kantensor.ops.sizes`) under the call's bindings:
+    a read-only bool vector of length ``size``, a zero-stride view of one element.
+    ShapeBindingError when a name of ``size`` is not bound or its value is negative."""
+    if size.name is not None and size.name in bindings:  # the common case: a plain Dim
+        return np.ndarray((bindings[size.name],), bool, _FALSE, 0, (0,))
+    unbound = sorted(free_symbols(size) - bindings.keys())
+    if unbound:
+        raise ShapeBindingError(f"{users} takes the size {size} as a parameter, but the "
+                                f"shapes of the inputs do not determine "
+                                f"{', '.join(unbound)}")
+    n = substitute(size, bindings)
+    if n < 0:
+        named = "; ".join(f"{k} = {bindings[k]} in {origins[k]}"
+                          for k in sorted(free_symbols(size)))
+        raise ShapeBindingError(f"{users} takes the size {size} as a parameter, which is "
+                                f"{n} ({named}): a size must be non-negative")
+    return np.ndarray((n,), bool, _FALSE, 0, (0,))
+
+
+#: The one element every size value views (read-only, with a stride of 0).
+_FALSE = np.zeros(1, bool)
+_FALSE.setflags(write=False)
+
+
 def _check_rank(ttype: TensorType, shape: tuple[int, ...], where: str) -> None:
     if len(shape) != ttype.ndim:
         raise TypeError(f"{where}: expected {ttype.ndim} dimension{'s' * (ttype.ndim != 1)} "

@@ -13,7 +13,7 @@ many threads at once.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import lru_cache
+from functools import lru_cache, partial
 from types import CodeType
 from typing import Any, NamedTuple
 
@@ -22,9 +22,18 @@ import numpy as np
 from ..graph.basic import Apply, Constant, Variable
 from ..graph.fgraph import FunctionGraph
 from ..graph.op import Kernel
+from ..ops.sizes import SizeOp
 from ..types.basic_ops import cast_array
+from ..types.dim import Dim, free_symbols
 from ..types.type import TensorType
-from .checks import bind_dims, check_dim_expressions, check_value, node_error, solve_dims
+from .checks import (
+    bind_dims,
+    check_dim_expressions,
+    check_value,
+    node_error,
+    size_value,
+    solve_dims,
+)
 
 #: Graphs with more nodes run on the interpreter: compiling generated code costs
 #: tens of microseconds per node, and more for very long functions.
@@ -42,10 +51,13 @@ def link(fgraph: FunctionGraph, *, trust_input: bool, allow_input_downcast: bool
     filters = [input_filter(i, v, allow_input_downcast) for i, v in enumerate(fgraph.inputs)]
     dims = dims_checker(fgraph.inputs)
     nodes = fgraph.toposort()
+    check_sizes(fgraph, nodes)
+    sizes = {node: partial(size_value, node.op.size, _users(fgraph, node)) for node in nodes
+             if isinstance(node.op, SizeOp)}
     if len(nodes) > CODEGEN_LIMIT:
-        return interpreter(fgraph, nodes, None if trust_input else filters, dims, check,
-                           unpack_single), False
-    return generate(fgraph, nodes, None if trust_input else filters, dims, check,
+        return interpreter(fgraph, nodes, None if trust_input else filters, dims, sizes,
+                           check, unpack_single), False
+    return generate(fgraph, nodes, None if trust_input else filters, dims, sizes, check,
                     unpack_single), True
 
 
@@ -62,6 +74,29 @@ def input_filter(i: int, var: Variable, allow_downcast: bool | None) -> Callable
 
 
 Dims = Callable[[Sequence[Any]], tuple[dict[str, int], dict[str, str]]]
+
+
+def check_sizes(fgraph: FunctionGraph, nodes: list[Apply]) -> None:
+    """Every size a parameter takes (a SizeOp, see :mod:`kantensor.ops.sizes`) must be
+    made of sizes the inputs' types name, for its value is bound from their shapes
+    when the function is called: else a ValueError naming the size and the node."""
+    known: set[str] = set()
+    for v in fgraph.inputs:
+        if isinstance(v.type, TensorType):
+            for entry in v.type.shape:
+                if isinstance(entry, Dim):
+                    known |= free_symbols(entry)
+    for node in nodes:
+        if not isinstance(node.op, SizeOp):
+            continue
+        missing = sorted(free_symbols(node.op.size) - known)
+        if missing:
+            users = _users(fgraph, node)
+            inputs = ", ".join(f"{v}: {v.type}" for v in fgraph.inputs) or "none"
+            raise ValueError(f"{users} takes the size {', '.join(missing)} as a parameter, "
+                             f"but no input of the function has a size "
+                             f"{', '.join(missing)} to bind it when called (inputs: "
+                             f"{inputs}); add an input whose type has it, or pass an int")
 
 
 def dims_checker(inputs: Sequence[Variable]) -> Dims | None:
@@ -86,8 +121,15 @@ def dims_checker(inputs: Sequence[Variable]) -> Dims | None:
     return dims
 
 
+def _users(fgraph: FunctionGraph, node: Apply) -> str:
+    """The Ops that take the output of ``node`` (a SizeOp) as an input, for messages."""
+    return ", ".join(sorted({str(c.op) for c, _ in fgraph.clients[node.outputs[0]]
+                             if c != "output"})) or str(node.op)
+
+
 def interpreter(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
-                dims: Dims | None, check: bool, unpack_single: bool) -> Run:
+                dims: Dims | None, sizes: dict[Apply, Callable[..., Any]], check: bool,
+                unpack_single: bool) -> Run:
     """Run the nodes over a list of slots made per call: kernels called as
     :func:`plan_call` decides, other Ops' ``perform``; with ``check``, every node's
     ``perform`` after its ``check_inputs``, and every output checked against its type."""
@@ -110,8 +152,11 @@ def interpreter(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
     constants: dict[tuple, np.ndarray] = {}
     steps = []
     for node in nodes:
-        kernel = None if check else node.op.kernel(node)
         outs = [(slot(v), v.type, j) for j, v in enumerate(node.outputs)]
+        if node in sizes:
+            steps.append((SIZE, sizes[node], [], (), outs, node))
+            continue
+        kernel = None if check else node.op.kernel(node)
         if kernel is None:
             steps.append((None, node, [slot(v) for v in node.inputs], (), outs, node))
             continue
@@ -141,8 +186,12 @@ def interpreter(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
 
 def _step(fn: Any, how: Any, args: list, casts: tuple, outs: list, check: bool, s: list,
           bindings: dict, origins: dict) -> None:
-    """One node of the interpreter: ``perform`` (``how`` is the node) or a kernel call
-    (``how`` holds its keyword arguments); its outputs go to their slots of ``s``."""
+    """One node of the interpreter: ``perform`` (``how`` is the node), a size parameter's
+    value (``fn`` is SIZE, ``how`` makes it) or a kernel call (``how`` holds its keyword
+    arguments); its outputs go to their slots of ``s``."""
+    if fn is SIZE:
+        s[outs[0][0]] = how(bindings, origins)
+        return
     if fn is None:
         cells: list[list] = [[None] for _ in outs]
         if check:
@@ -195,7 +244,8 @@ class _Source:
 
 
 def generate(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
-             dims: Dims | None, check: bool, unpack_single: bool) -> Run:
+             dims: Dims | None, sizes: dict[Apply, Callable[..., Any]], check: bool,
+             unpack_single: bool) -> Run:
     """One Python method of straight-line code for the whole graph:
     ``__call__(self, v0, v1, ...)``, the values of the inputs in order. With
     ``check``, each node's ``check_inputs`` runs first and its outputs are checked
@@ -213,7 +263,7 @@ def generate(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
                     else f"{params[i]} = {f}({params[i]})")
         if fast:
             src.exact.add(v)
-    bound = "bindings, origins = " if check else ""
+    bound = "bindings, origins = " if check or sizes else ""
     if dims is not None:
         body.append(f"{bound}{src.glob('dims', dims)}(({', '.join(params)},))")
     elif check:
@@ -223,8 +273,11 @@ def generate(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
         if check:
             body.append(f"{src.glob('ci', node.op.check_inputs)}({src.glob('n', node)}, "
                         f"[{', '.join(src.ref(v) for v in node.inputs)}])")
-        kernel = node.op.kernel(node)
-        if kernel is None:
+        kernel = None if node in sizes else node.op.kernel(node)
+        if node in sizes:
+            body.append(f"{src.local(node.outputs[0])} = "
+                        f"{src.glob('size', sizes[node])}(bindings, origins)")
+        elif kernel is None:
             _emit_perform(src, node)
         else:
             _emit_kernel(src, node, kernel)
@@ -237,7 +290,7 @@ def generate(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
     body.append(f"return {outs[0]}" if unpack_single else f"return [{', '.join(outs)}]")
     # An error in a node is restated naming the node (found by re-running the graph
     # node by node): a try block costs nothing until something raises.
-    locate = src.glob("locate", _locator(fgraph, nodes, unpack_single))
+    locate = src.glob("locate", _locator(fgraph, nodes, dims, sizes, unpack_single))
     body[first_node_line:] = ["try:", *(f"    {line}" for line in body[first_node_line:]),
                               "except Exception as exc:",
                               f"    raise {locate}(exc, ({''.join(f'{p}, ' for p in params)}))"
@@ -258,7 +311,8 @@ def generate(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
     return call
 
 
-def _locator(fgraph: FunctionGraph, nodes: list[Apply], unpack_single: bool
+def _locator(fgraph: FunctionGraph, nodes: list[Apply], dims: Dims | None,
+             sizes: dict[Apply, Callable[..., Any]], unpack_single: bool
              ) -> Callable[[Exception, tuple], Exception]:
     """``locate(exc, values)``: the error of the first node that fails on ``values``
     (see :func:`~kantensor.backend.checks.node_error`), or ``exc`` if none does."""
@@ -268,7 +322,8 @@ def _locator(fgraph: FunctionGraph, nodes: list[Apply], unpack_single: bool
         if node_error(nodes[0], [], exc) is exc if nodes else True:
             return exc  # already names its node: a check's own error
         if not runner:
-            runner.append(interpreter(fgraph, nodes, None, None, False, unpack_single))
+            runner.append(interpreter(fgraph, nodes, None, dims, sizes, False,
+                                      unpack_single))
         try:
             runner[0](*values)
         except Exception as located:  # the node's own error, restated
@@ -283,6 +338,9 @@ def _compiled(text: str) -> CodeType:
     so graphs of the same structure share it, and the namespace makes the difference."""
     return compile(text, "<kantensor function>", "exec")
 
+
+#: The interpreter's mark of a step that makes a size parameter's value.
+SIZE = object()
 
 #: The default of the generated ``__call__``'s parameters: the input was not given.
 NOT_GIVEN = object()

@@ -12,7 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from ..types.dim import Dim
 from .params import AxisError, ParamError, normalize_axes, normalize_axis
+from .sizes import SizeNames, concrete
 from .templates import names, operand, product, rank_error
 
 
@@ -81,31 +85,46 @@ def rolled(types: tuple, shift: int | tuple[int, ...], axis: Any, **_: Any) -> d
     return {"x": operand(dims), "params": {"shift": shift, "axis": resolved}}
 
 
-def tiled(types: tuple, reps: tuple[int, ...], **_: Any) -> dict[str, Any]:
+def tiled(types: tuple, reps: tuple[int | Dim, ...], **_: Any) -> dict[str, Any]:
     """tile: the shape and reps are aligned at the end (the shorter padded with 1s in
-    front) and multiply."""
-    x, dims = _one(types)
-    if any(r < 0 for r in reps):
+    front) and multiply. A Dim of ``reps`` is the length of a SizeOp input."""
+    x, dims = _one(types[:1])
+    sizes = SizeNames(reps)
+    if any(isinstance(r, int) and r < 0 for r in reps):
         raise ParamError(f"reps must be non-negative, got {reps}")
     n = max(x.ndim, len(reps))
     padded_dims = ["1"] * (n - x.ndim) + dims
     padded_reps = (1,) * (n - len(reps)) + tuple(reps)
-    out = [d if r == 1 else f"{d}*{r}" for d, r in zip(padded_dims, padded_reps, strict=True)]
-    return {"x": operand(dims), "y": operand(out)}
+    out = [d if isinstance(r, int) and r == 1 else f"{d}*{sizes.text(r)}"
+           for d, r in zip(padded_dims, padded_reps, strict=True)]
+    return {"x": operand(dims), "sizes": sizes.operands(after=True), "y": operand(out)}
 
 
-def repeated(types: tuple, repeats: int, axis: int | None, **_: Any) -> dict[str, Any]:
+def repeated(types: tuple, repeats: int | Dim, axis: int | None, **_: Any) -> dict[str, Any]:
     """repeat: every element ``repeats`` times along ``axis`` (None: of the flattened
-    tensor)."""
-    x, dims = _one(types)
-    if repeats < 0:
+    tensor). A Dim ``repeats`` is the length of a SizeOp input."""
+    x, dims = _one(types[:1])
+    sizes = SizeNames(repeats)
+    if isinstance(repeats, int) and repeats < 0:
         raise ParamError(f"repeats must be non-negative, got {repeats}")
+    r, more = sizes.text(repeats), sizes.operands(after=True)
     if axis is None or (x.ndim == 0 and axis in (0, -1)):  # a scalar's only "axis"
-        return {"x": operand(dims), "y": operand([f"({product(dims)})*{repeats}"]),
+        return {"x": operand(dims), "sizes": more, "y": operand([f"({product(dims)})*{r}"]),
                 "params": {"axis": None}}
     ax = normalize_axis(axis, x.ndim)
-    out = [f"{d}*{repeats}" if i == ax else d for i, d in enumerate(dims)]
-    return {"x": operand(dims), "y": operand(out), "params": {"axis": ax}}
+    out = [f"{d}*{r}" if i == ax else d for i, d in enumerate(dims)]
+    return {"x": operand(dims), "sizes": more, "y": operand(out), "params": {"axis": ax}}
+
+
+def tile(x: np.ndarray, *sizes: np.ndarray, reps: tuple[int | Dim, ...]) -> np.ndarray:
+    """``numpy.tile``; the Dims of ``reps`` are the lengths of ``sizes``."""
+    return np.tile(x, concrete([reps], sizes)[0])
+
+
+def repeat(x: np.ndarray, *sizes: np.ndarray, repeats: int | Dim, axis: int | None
+           ) -> np.ndarray:
+    """``numpy.repeat``; a Dim ``repeats`` is the length of ``sizes[0]``."""
+    return np.repeat(x, concrete([repeats], sizes)[0], axis=axis)
 
 
 def triangle(types: tuple, **_: Any) -> dict[str, Any]:

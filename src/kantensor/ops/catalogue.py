@@ -44,8 +44,9 @@ from typing import Any
 from ..signature.errors import SignatureSyntaxError, TypeInferenceError
 from ..signature.signature import Signature
 from ..types.type import TensorType
+from .callspec import CallSpec
 from .op import COMPUTE_MODES, OpFamily, SignatureOp, placeholders
-from .params import CallSpec, ParamError
+from .params import ParamError
 
 REQUIRED = ("name", "signature", "impl")
 OPTIONAL = ("compute", "operator", "method", "variadic", "numpy", "doc", "call", "builder",

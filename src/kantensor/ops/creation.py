@@ -1,7 +1,9 @@
 """Tensors made from parameters (``signatures/creation.toml``): zeros, ones, full, the
 ``*_like`` functions, arange, linspace and eye.
 
-The builders render shapes from the parameters only. Dtypes are decided by the
+The builders render shapes from the parameters only; a Dim among them is the length of a
+SizeOp input (``{sizes}``, see :mod:`kantensor.ops.sizes`), so ``zeros((n, 3))`` renders
+``(s0)->(s0,3):float64`` and the relation types it ``float64[n,3]``. Dtypes are decided by the
 signatures: a ``dtype`` the user passes fills ``{dtype}``; without one, ``full`` and the
 ``*_like`` functions take their input's dtype (a type variable) and the others NumPy's
 default (``float64``, ``int64`` for arange), written as the parameter's default.
@@ -13,20 +15,25 @@ from typing import Any
 
 import numpy as np
 
+from ..types.dim import Dim
 from .params import ParamError
 from .pyints import fits
+from .sizes import SizeNames, concrete
 from .templates import names, operand
 
+Size = int | Dim
 
-def _sizes(shape: tuple[int, ...]) -> tuple[int, ...]:
-    if any(s < 0 for s in shape):
+
+def _sizes(shape: tuple[Size, ...]) -> tuple[Size, ...]:
+    if any(isinstance(s, int) and s < 0 for s in shape):
         raise ParamError(f"negative dimensions are not allowed, got {shape}")
     return shape
 
 
-def made(types: tuple, shape: tuple[int, ...], **_: Any) -> dict[str, Any]:
-    """zeros/ones/full: the output shape is the parameter."""
-    return {"y": operand(_sizes(shape))}
+def made(types: tuple, shape: tuple[Size, ...], **_: Any) -> dict[str, Any]:
+    """zeros/ones: the output shape is the parameter."""
+    sizes = SizeNames(shape)
+    return {"sizes": sizes.operands(), "y": operand(map(sizes.text, _sizes(shape)))}
 
 
 def like(types: tuple, dtype: str | None = None, **_: Any) -> dict[str, Any]:
@@ -35,21 +42,38 @@ def like(types: tuple, dtype: str | None = None, **_: Any) -> dict[str, Any]:
     return {"x": operand(names("a", x.ndim)), "dt": dtype or "t"}
 
 
-def filled(types: tuple, shape: tuple[int, ...], dtype: str | None = None,
+def filled(types: tuple, shape: tuple[Size, ...], dtype: str | None = None,
            **_: Any) -> dict[str, Any]:
     """full: the fill value's dtype ``x`` unless one is passed."""
-    return {"y": operand(_sizes(shape)), "dt": dtype or "x"}
+    sizes = SizeNames(shape)
+    return {"sizes": sizes.operands(after=True), "y": operand(map(sizes.text, _sizes(shape))),
+            "dt": dtype or "x"}
 
 
-def ranged(types: tuple, start: int, stop: int | None, step: int, dtype: str = "int64",
+def ranged(types: tuple, start: Size, stop: Size | None, step: int, dtype: str = "int64",
            **_: Any) -> dict[str, Any]:
     """arange of ints: ``arange(n)`` or ``arange(start, stop, step)``. Like NumPy 2, a
     first or second value that ``dtype`` cannot hold is refused (later values past the
-    dtype's range wrap around, as NumPy's do)."""
+    dtype's range wrap around, as NumPy's do). With a symbolic bound the length is a
+    Dim expression, ``max(ceil((stop - start) / step), 0)``, and the dtype's range is
+    NumPy's to check when the function runs."""
     if stop is None:
         start, stop = 0, start
     if step == 0:
         raise ParamError("step must not be zero")
+    sizes = SizeNames(start, stop)
+    if sizes:
+        # (the signature language has no unary minus: -2 is written 0-2)
+        a, b = (sizes.text(v) if isinstance(v, Dim) or v >= 0 else f"(0-{-v})"
+                for v in (start, stop))
+        if isinstance(start, int) and start == 0 and step == 1:
+            n = b
+        elif step > 0:
+            n = f"max(({b}-({a})+{step - 1})//{step}, 0)"
+        else:
+            n = f"max((({a})-({b})+{-step - 1})//{-step}, 0)"
+        return {"sizes": sizes.operands(), "y": operand([n]),
+                "params": {"start": start, "stop": stop}}
     n = max(0, -(-(stop - start) // step))
     if dtype == "bool" and n > 2:
         raise ParamError(f"a bool arange has at most 2 values (NumPy's rule), got {n}")
@@ -58,7 +82,7 @@ def ranged(types: tuple, start: int, stop: int | None, step: int, dtype: str = "
         if not fits(value, dtype):
             raise ParamError(f"{name} {value} is out of bounds for {dtype} (NumPy 2 "
                              "refuses it too)")
-    return {"y": operand([n]), "params": {"start": start, "stop": stop}}
+    return {"sizes": "", "y": operand([n]), "params": {"start": start, "stop": stop}}
 
 
 def spaced(types: tuple, start: Any, stop: Any, num: int, **_: Any) -> dict[str, Any]:
@@ -71,16 +95,40 @@ def spaced(types: tuple, start: Any, stop: Any, num: int, **_: Any) -> dict[str,
     return {"y": operand([num])}
 
 
-def identity(types: tuple, N: int, M: int | None, **_: Any) -> dict[str, Any]:
+def identity(types: tuple, N: Size, M: Size | None, **_: Any) -> dict[str, Any]:
     """eye: an N x M matrix (M = N by default)."""
     m = N if M is None else M
     _sizes((N, m))
-    return {"y": operand([N, m]), "params": {"M": m}}
+    sizes = SizeNames(N, m)
+    return {"sizes": sizes.operands(), "y": operand([sizes.text(N), sizes.text(m)]),
+            "params": {"M": m}}
 
 
-def full(fill_value: np.ndarray, shape: tuple[int, ...], dtype: str | None) -> np.ndarray:
+# The implementations get the SizeOp inputs (``*sizes``) after the tensors, and read the
+# symbolic sizes of their parameters from them (see kantensor.ops.sizes.concrete).
+
+
+def zeros(*sizes: np.ndarray, shape: tuple[Size, ...], dtype: str) -> np.ndarray:
+    """``numpy.zeros``."""
+    return np.zeros(concrete([shape], sizes)[0], dtype=dtype)
+
+
+def ones(*sizes: np.ndarray, shape: tuple[Size, ...], dtype: str) -> np.ndarray:
+    """``numpy.ones``."""
+    return np.ones(concrete([shape], sizes)[0], dtype=dtype)
+
+
+def eye(*sizes: np.ndarray, N: Size, M: Size, k: int, dtype: str) -> np.ndarray:
+    """``numpy.eye``."""
+    n, m = concrete([N, M], sizes)
+    return np.eye(n, m, k, dtype=dtype)
+
+
+def full(fill_value: np.ndarray, *sizes: np.ndarray, shape: tuple[Size, ...],
+         dtype: str | None) -> np.ndarray:
     """``numpy.full`` with the fill value (a tensor input) first."""
-    return np.full(shape, fill_value, dtype=dtype or np.asarray(fill_value).dtype)
+    return np.full(concrete([shape], sizes)[0], fill_value,
+                   dtype=dtype or np.asarray(fill_value).dtype)
 
 
 def full_like(a: np.ndarray, fill_value: np.ndarray, dtype: str | None) -> np.ndarray:
@@ -88,5 +136,8 @@ def full_like(a: np.ndarray, fill_value: np.ndarray, dtype: str | None) -> np.nd
     return np.full_like(a, fill_value, dtype=dtype)
 
 
-def arange(start: int, stop: int, step: int, dtype: str | None) -> np.ndarray:
+def arange(*sizes: np.ndarray, start: Size, stop: Size, step: int, dtype: str | None
+           ) -> np.ndarray:
+    """``numpy.arange`` of ints."""
+    start, stop = concrete([start, stop], sizes)
     return np.arange(start, stop, step, dtype=dtype or "int64")

@@ -19,8 +19,9 @@ from ..types.basic_ops import cast_array
 from ..types.dtypes import get_default_dtype, priority, result_type_of
 from ..types.type import TensorType
 from ..types.variable import TensorVariable, as_tensor_variable
+from .callspec import CallSpec
 from .display import OpFacts, op_html
-from .params import CallSpec, ParamError
+from .params import ParamError
 from .pyints import check_python_ints, exact_operands
 
 #: How inputs are cast before the NumPy implementation runs:
@@ -322,7 +323,7 @@ class OpFamily:
                 if len(outs) == 1:
                     return Apply(hit[0], tensors, [TensorVariable(outs[0])]).outputs[0]
                 return Apply(hit[0], tensors, [TensorVariable(t) for t in outs]).outputs
-        tensors, params, _ = self.spec.bind(args, kwargs)
+        tensors, params = self.spec.bind(args, kwargs)
         node = self._op(params).make_node(*tensors)  # TemplateOp.__call__, inlined
         if fast is not None:
             if len(self._calls) >= MEMO_SIZE:

@@ -22,6 +22,7 @@ import numpy as np
 from ..signature.limits import balanced_join
 from ..types.dim import Dim, free_symbols, substitute
 from .params import AxisError, ParamError, normalize_axes, normalize_axis
+from .sizes import SizeNames, concrete
 from .templates import joined_dtypes, names, operand, product, rank_error, where
 
 # --------------------------------------------------------------------------- helpers
@@ -243,12 +244,14 @@ def sections(types: tuple, indices_or_sections: int | tuple[int, ...] | None, ax
             "params": {"axis": ax}}
 
 
-def broadcast(types: tuple, shape: tuple[int, ...], **_: Any) -> dict[str, Any]:
+def broadcast(types: tuple, shape: tuple[int | Dim, ...], **_: Any) -> dict[str, Any]:
     """broadcast_to: the input's axes align with the end of ``shape``; each must be
     1 or the target size, written ``(a-1)*(a-s) == 0`` (a product is zero exactly
-    when a factor is), decided when the size is known and by NumPy otherwise."""
-    (x,) = types
-    if any(s < 0 for s in shape):
+    when a factor is), decided when the size is known and by NumPy otherwise. A Dim
+    of ``shape`` (``broadcast_to(v, x.shape)``) is the length of a SizeOp input."""
+    x = types[0]
+    sizes = SizeNames(shape)
+    if any(isinstance(s, int) and s < 0 for s in shape):
         raise ParamError(f"all sizes of the target shape {shape} must be non-negative")
     if len(shape) < x.ndim:
         raise rank_error("broadcast_to", f"cannot broadcast a tensor of dimension {x.ndim} "
@@ -257,15 +260,16 @@ def broadcast(types: tuple, shape: tuple[int, ...], **_: Any) -> dict[str, Any]:
     dims, clauses = [], []
     for i, (d, s) in enumerate(zip(names("a", x.ndim), shape[lead:], strict=True)):
         known = x.shape[i]
-        if isinstance(known, int) and known not in (1, s):
+        if isinstance(s, int) and isinstance(known, int) and known not in (1, s):
             raise rank_error("broadcast_to", f"axis {i} of size {known} cannot be "
                              f"broadcast to {s} (it must be 1 or {s})")
-        if s == 1:
+        if isinstance(s, int) and s == 1:
             dims.append("1")
         else:
             dims.append(d)
-            clauses.append(f"({d}-1)*({d}-{s}) == 0")
-    return {"x": operand(dims), "y": operand(shape), "fits": where(clauses)}
+            clauses.append(f"({d}-1)*({d}-{sizes.text(s)}) == 0")
+    return {"x": operand(dims), "sizes": sizes.operands(after=True),
+            "y": operand(map(sizes.text, shape)), "fits": where(clauses)}
 
 
 def flattened(types: tuple, **_: Any) -> dict[str, Any]:
@@ -401,6 +405,11 @@ def reshape(x: np.ndarray, shape: tuple[Any, ...],
         values = {d.name: x.shape[i] for d, i in axes_of}
         shape = tuple(int(substitute(s, values)) if isinstance(s, Dim) else s for s in shape)
     return np.reshape(x, shape)
+
+
+def broadcast_to(x: np.ndarray, *sizes: np.ndarray, shape: tuple[Any, ...]) -> np.ndarray:
+    """``numpy.broadcast_to``; the Dims of ``shape`` are the lengths of ``sizes``."""
+    return np.broadcast_to(x, concrete([shape], sizes)[0])
 
 
 def argsort(x: np.ndarray, axis: int | None) -> np.ndarray:

@@ -1,0 +1,320 @@
+"""How a call splits into tensors and parameters: :class:`CallSpec`.
+
+A catalogue entry's ``call`` is a Python parameter list::
+
+    call = "x, axis: axes = None, keepdims: bool = False"
+
+An unannotated name is a tensor input; ``*name`` takes any number of tensors;
+``name: tensors`` takes one sequence of tensors (``concatenate([a, b])``).
+Every other annotation is a parameter *kind* from :data:`~kantensor.ops.params.KINDS`,
+or a string of choices (``mode: "full|same|valid" = "full"``). The Dims of size
+parameters (kinds ``size``, ``maybe_size``, ``sizes``) become extra tensor inputs, after
+the others (see :mod:`kantensor.ops.sizes`).
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..graph.basic import Variable
+from .params import KINDS, ParamError
+from .sizes import size_inputs
+
+#: The kinds of parameters whose Dims are carried by SizeOp inputs.
+SIZE_KINDS = frozenset({"size", "maybe_size", "sizes"})
+
+
+#: Annotations that mark tensor inputs rather than parameters.
+TENSOR_KINDS = ("tensor", "tensors")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One name of a call: a tensor input, a sequence of them, or a parameter."""
+
+    name: str
+    kind: str  # "tensor", "tensors", "*tensors", a KINDS key, or "choice"
+    default: Any = inspect.Parameter.empty
+    choices: tuple[str, ...] = ()
+    keyword_only: bool = False
+
+    @property
+    def is_tensor(self) -> bool:
+        return self.kind in TENSOR_KINDS or self.kind == "*tensors"
+
+    def normalise(self, value: Any, op: str) -> Any:
+        try:
+            if self.kind == "choice":
+                if value not in self.choices:
+                    raise ParamError(f"expected one of {', '.join(map(repr, self.choices))},"
+                                     f" got {value!r}")
+                return value
+            return KINDS[self.kind](value)
+        except ParamError as exc:
+            raise ParamError(f"{op}: parameter {self.name}: {exc}") from None
+
+
+class CallSpec:
+    """A parsed ``call`` text: binds ``f(*args, **kwargs)`` into tensors and params."""
+
+    def __init__(self, text: str, op: str = "op"):
+        self.text = text
+        self.op = op
+        self.params = _parse_call(text)
+        names = [p.name for p in self.params]
+        if len(set(names)) != len(names):
+            raise ParamError(f"call {text!r}: a name is used twice")
+        parameters = []
+        for p in self.params:
+            if p.kind == "*tensors":
+                kind = inspect.Parameter.VAR_POSITIONAL
+            elif p.keyword_only:
+                kind = inspect.Parameter.KEYWORD_ONLY
+            else:
+                kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+            parameters.append(inspect.Parameter(p.name, kind, default=p.default))
+        try:
+            self.signature = inspect.Signature(parameters)
+        except ValueError as exc:
+            raise ParamError(f"call {text!r}: {exc}") from None
+        for p in self.params:  # defaults must be valid values of their kind
+            if p.default is not inspect.Parameter.empty and not p.is_tensor:
+                p.normalise(p.default, op)
+        # For bind's fast path: the parameters a positional argument can fill, by name,
+        # and normalised values already seen (see _memo_key).
+        self._positional = [p for p in self.params
+                            if not p.keyword_only and p.kind != "*tensors"]
+        self._by_name = {p.name: p for p in self.params}
+        self._simple = all(p.kind != "*tensors" for p in self.params)
+        self._sized = tuple(p.name for p in self.params if p.kind in SIZE_KINDS)
+        self._plans: dict[Any, tuple | None] = {}
+        self._given: dict[Any, tuple] = {}
+        self._normalised: dict[tuple, Any] = {}
+
+    @property
+    def param_names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.params if not p.is_tensor)
+
+    def bind(self, args: tuple, kwargs: dict) -> tuple[list[Any], dict[str, Any]]:
+        """(tensor inputs in order, normalised params). The Dims of size parameters add
+        one SizeOp input each, after the tensors the call names."""
+        shape = (len(args), tuple(kwargs)) if kwargs else len(args)
+        try:
+            plan = self._plans[shape]
+        except KeyError:
+            plan = self._plan(len(args), tuple(kwargs))
+            if len(self._plans) < 256:
+                self._plans[shape] = plan
+                if plan is not None:  # what call_key reads: the arguments given
+                    self._given[shape] = tuple((kind, where, source)
+                                               for _, kind, where, source in plan
+                                               if where is not _DEFAULT)
+        if plan is None:  # the general case, and every error message
+            try:
+                bound = self.signature.bind(*args, **kwargs)
+            except TypeError as exc:
+                raise TypeError(f"{self.op}({self.text}): {exc}") from None
+            bound.apply_defaults()
+            arguments = bound.arguments
+            plan = tuple((p, p.kind, _KEYWORD, p.name) for p in self.params)
+            kwargs = arguments
+        tensors: list[Any] = []
+        params: dict[str, Any] = {}
+        for p, kind, where, source in plan:
+            value = args[source] if where is _POSITION else \
+                kwargs[source] if where is _KEYWORD else source
+            if kind == "tensor":
+                tensors.append(value)
+            elif kind == "tensors" or kind == "*tensors":
+                if not isinstance(value, Sequence) or isinstance(value, str):
+                    raise TypeError(f"{self.op}: {p.name} must be a sequence of tensors, "
+                                    f"got {type(value).__name__}")
+                tensors.extend(value)
+            elif where is _DEFAULT:  # normalised when the plan was made
+                params[p.name] = value
+            else:
+                params[p.name] = self._normalise(p, value)
+        if self._sized:
+            tensors.extend(size_inputs(params[name] for name in self._sized))
+        return tensors, params
+
+    def call_key(self, args: tuple, kwargs: dict) -> tuple[list, list[Variable]] | None:
+        """``(key, tensors)`` for a call bind has planned before, whose tensors are
+        Variables and whose parameter values have exact memo keys: the key (a list, to
+        be completed and made a tuple by the caller) is equal for calls that bind to
+        equal parameters and tensors of the same type objects (by identity: whoever
+        remembers a key keeps those types alive) and wrapping (``2 * id(type) +
+        wrapped``, one int per tensor). None for any other call (then bind it)."""
+        shape = (len(args), tuple(kwargs)) if kwargs else len(args)
+        given = self._given.get(shape)
+        if given is None:
+            return None
+        key: list[Any] = [shape]
+        tensors: list[Variable] = []
+        for kind, where, source in given:
+            value = args[source] if where is _POSITION else kwargs[source]
+            if kind == "tensor":
+                if not isinstance(value, Variable):
+                    return None
+                tensors.append(value)
+                key.append(2 * id(value.type) + value.wrapped)
+            elif kind == "tensors":
+                if type(value) not in (list, tuple):
+                    return None
+                key.append(len(value))
+                for v in value:
+                    if not isinstance(v, Variable):
+                        return None
+                    tensors.append(v)
+                    key.append(2 * id(v.type) + v.wrapped)
+            elif type(value) is int:  # the common case, no other key is an int
+                key.append(value)
+            else:
+                memo_key = _memo_key(value)
+                if memo_key is None:
+                    return None
+                key.append(memo_key)
+        return key, tensors
+
+    def _plan(self, n_args: int, names: tuple[str, ...]) -> tuple | None:
+        """Where each parameter's value comes from in a call with ``n_args`` positional
+        arguments and keyword arguments ``names``: ``(param, kind, _POSITION, i)``,
+        ``(param, kind, _KEYWORD, name)`` or ``(param, kind, _DEFAULT, normalised default)``; None
+        unless such a call binds plainly (no ``*tensors``, nothing missing, unknown or
+        given twice), for then bind asks ``inspect``, which also words the error."""
+        positional = self._positional
+        if not self._simple or n_args > len(positional):
+            return None
+        given = {p.name: (_POSITION, i) for i, p in enumerate(positional[:n_args])}
+        for name in names:
+            if name in given or name not in self._by_name:
+                return None
+            given[name] = (_KEYWORD, name)
+        plan = []
+        for p in self.params:
+            source = given.get(p.name)
+            if source is None:
+                if p.default is inspect.Parameter.empty:
+                    return None
+                source = (_DEFAULT, p.default if p.is_tensor else p.normalise(p.default,
+                                                                              self.op))
+            plan.append((p, p.kind, *source))
+        return tuple(plan)
+
+    def _normalise(self, p: Param, value: Any) -> Any:
+        """``p.normalise(value)``, remembered for values whose key says exactly what
+        they are (so ``axis=-1`` in a loop is normalised once)."""
+        key = _memo_key(value)
+        if key is None:
+            return p.normalise(value, self.op)
+        key = (p.name, key)
+        try:
+            return self._normalised[key]
+        except KeyError:
+            out = p.normalise(value, self.op)
+            if len(self._normalised) >= 1024:
+                self._normalised.clear()
+            self._normalised[key] = out
+            return out
+
+    def normalise(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Check and complete keyword parameters (``op.bind(axis=1)``)."""
+        known = {p.name: p for p in self.params if not p.is_tensor}
+        unknown = sorted(set(params) - set(known))
+        if unknown:
+            raise TypeError(f"{self.op}: unknown parameter{'s' * (len(unknown) > 1)} "
+                            f"{', '.join(unknown)}; expected {', '.join(known) or 'none'}")
+        out = {}
+        for name, p in known.items():
+            if name in params:
+                out[name] = p.normalise(params[name], self.op)
+            elif p.default is not inspect.Parameter.empty:
+                out[name] = p.normalise(p.default, self.op)
+            else:
+                raise TypeError(f"{self.op}: missing parameter {name}")
+        return out
+
+
+# Where a bind plan takes a value from (compared by identity).
+_POSITION, _KEYWORD, _DEFAULT = object(), object(), object()
+
+
+#: The types of the bounds of a slice with an exact key.
+_BOUND_TYPES = frozenset({int, type(None)})
+
+
+def _memo_key(value: Any) -> tuple | None:
+    """A key equal only for values every normaliser treats alike: exact ints, bools,
+    strings, None, and tuples or lists of ints, slices of ints, None and ``...``;
+    None for anything else (floats among them: 0.0 == -0.0)."""
+    kind = type(value)
+    if kind is int or kind is bool or kind is str or value is None:
+        return (kind, value)
+    if kind is tuple or kind is list or kind is slice:
+        keys = []
+        for item in ((value,) if kind is slice else value):
+            if type(item) is int or item is None or item is Ellipsis:
+                keys.append(item)
+            elif type(item) is slice:
+                bounds = (item.start, item.stop, item.step)
+                if not _BOUND_TYPES.issuperset(map(type, bounds)):
+                    return None
+                keys.append((slice, *bounds))
+            else:
+                return None
+        return (kind, tuple(keys))
+    return None
+
+
+def _parse_call(text: str) -> list[Param]:
+    try:
+        fn = ast.parse(f"def _({text}): pass").body[0]
+    except SyntaxError as exc:
+        raise ParamError(f"call {text!r} is not a Python parameter list: {exc.msg}") from None
+    assert isinstance(fn, ast.FunctionDef)
+    a = fn.args
+    if a.posonlyargs or a.kwarg:
+        raise ParamError(f"call {text!r}: '/' and '**' are not supported")
+    out: list[Param] = []
+    defaults = [None] * (len(a.args) - len(a.defaults)) + list(a.defaults)
+    for arg, default in zip(a.args, defaults, strict=True):
+        out.append(_param(arg, default, text, keyword_only=False))
+    if a.vararg is not None:
+        if a.vararg.annotation is not None:
+            raise ParamError(f"call {text!r}: *{a.vararg.arg} takes tensors; "
+                             "it cannot be annotated")
+        out.append(Param(a.vararg.arg, "*tensors"))
+    for arg, default in zip(a.kwonlyargs, a.kw_defaults, strict=True):
+        out.append(_param(arg, default, text, keyword_only=True))
+    return out
+
+
+def _param(arg: ast.arg, default: ast.expr | None, text: str, keyword_only: bool) -> Param:
+    note = arg.annotation
+    choices: tuple[str, ...] = ()
+    if note is None:
+        kind = "tensor"
+    elif isinstance(note, ast.Name) and (note.id in KINDS or note.id in TENSOR_KINDS):
+        kind = note.id
+    elif isinstance(note, ast.Constant) and isinstance(note.value, str):
+        kind, choices = "choice", tuple(note.value.split("|"))
+    else:
+        raise ParamError(f"call {text!r}: parameter {arg.arg} has an unknown kind "
+                         f"{ast.unparse(note)!r}; expected one of "
+                         f"{', '.join([*TENSOR_KINDS, *KINDS])} or a string of choices "
+                         f"like \"full|same\"")
+    if default is None:
+        value = inspect.Parameter.empty
+    else:
+        if kind in TENSOR_KINDS:
+            raise ParamError(f"call {text!r}: tensor {arg.arg} cannot have a default")
+        try:
+            value = ast.literal_eval(default)
+        except ValueError:
+            raise ParamError(f"call {text!r}: the default of {arg.arg} must be a literal, "
+                             f"got {ast.unparse(default)}") from None
+    return Param(arg.arg, kind, value, choices, keyword_only)
