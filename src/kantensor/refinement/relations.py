@@ -65,7 +65,7 @@ class Unit:
             return self.given
         if len(node.outputs) == 1 and node.outputs[0].name is None:
             return describe(node.outputs[0])
-        name = getattr(node.op, "name", node.op)
+        name = getattr(node.op, "name", None) or str(node.op)
         return f"{', '.join(describe(o) for o in node.outputs)} = " \
                f"{name}({', '.join(describe(v) for v in node.inputs)})"
 
@@ -296,7 +296,7 @@ def describe(variable: Variable, depth: int = 2) -> str:
     if variable.owner is None:
         return f"<{variable.type}>"
     node = variable.owner
-    name = getattr(node.op, "name", type(node.op).__name__)
+    name = getattr(node.op, "name", None) or str(node.op)
     if depth <= 0:
         return f"{name}(…)"
     args = ", ".join(describe(v, depth - 1) for v in node.inputs)
