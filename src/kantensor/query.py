@@ -154,6 +154,8 @@ class Solutions:
         """labelo's ``beyond`` callback: states past the rank bound, checked lazily."""
         if not self._cut:
             self._beyond.append(states)
+            if len(self._beyond) > 64:  # a long search: look at them as it goes (memory)
+                self._rank_cut(budget=1000)
 
     def _rank_cut(self, budget: int | None = None) -> bool:
         """Did the bound cut an answer? Known as soon as an answer past the bound is new
