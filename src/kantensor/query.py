@@ -313,7 +313,8 @@ def query(op_or_signature: Any, inputs: Sequence[Any], outputs: Sequence[Any],
     ``pattern(...)`` terms, or logic variables (a bare variable input stands for a tensor
     type, not a Python number). Each answer maps the user's variables to dtypes, sizes,
     shapes or types; a size the signature leaves open is a symbolic Dim. ``max_rank``
-    bounds the axes tried where a rank is unknown.
+    (10 by default) bounds the axes tried where a rank is unknown; the answers say when
+    it cut some (:attr:`Solutions.truncated_by_rank`).
     """
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
                               or limit < 0):
