@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from kanren import eq, lall
@@ -75,30 +75,67 @@ def _size(d: Any) -> Any:
 
 
 class Solutions:
-    """The answers of a query, computed lazily: iterate, index, or take ``len`` (which
-    enumerates them all, up to the query's ``limit``)."""
+    """The answers of a query, computed lazily: iterate, index, or take ``len``.
 
-    def __init__(self, stream: Iterator[dict], names: list[str], limit: int | None,
-                 max_rank: int = DEFAULT_MAX_RANK):
-        self._stream = stream if limit is None else itertools.islice(stream, limit)
+    Answers are read once and kept, so nothing is ever enumerated twice. ``len`` reads
+    every answer (up to ``limit``) unless the count is known already: all answers read,
+    ``limit`` answers read, or a query without logic variables (every type given: at
+    most one answer, ``{}``, and reading it is all ``len`` costs). Otherwise its cost
+    grows with the number of answers, which an all-unknown query makes huge (give
+    ``limit``, or more of the types).
+    """
+
+    def __init__(self, search: Callable[[Callable], Iterator[dict]], names: list[str],
+                 limit: int | None, max_rank: int = DEFAULT_MAX_RANK,
+                 complete: Callable[[ConstrainedState], Iterator[dict]] | None = None):
+        """``search(beyond)`` gives every answer (the limit aside), passing the states
+        past the rank bound to ``beyond``; ``complete(S)`` gives the answers of such a
+        state."""
+        self._stream = search(self._record)
+        self._complete = complete
         self._seen: list[dict] = []
-        self._done = False
+        self._keys: set[str] = set()
+        self._exhausted = False
+        self._beyond: list[Iterator[ConstrainedState]] = []
+        self._pending: Iterator[dict] | None = None  # answers past the bound, being read
+        self._candidates: set[str] = set()  # their keys, while not known to be new
+        self._cut = False
         self.names = names
         self.limit = limit
         self.max_rank = max_rank
 
-    def __iter__(self) -> Iterator[dict]:
-        yield from self._seen
-        if self._done:
-            return
-        for answer in self._stream:
+    # -- reading ---------------------------------------------------------------------
+    def _full(self) -> bool:
+        return self.limit is not None and len(self._seen) >= self.limit
+
+    def _read(self) -> bool:
+        """Read one more answer (kept while under the limit); False when none is left."""
+        if self._exhausted:
+            return False
+        answer = next(self._stream, None)
+        if answer is None:
+            self._exhausted = True
+            return False
+        self._keys.add(_key(answer))
+        if not self._full():
             self._seen.append(answer)
-            yield answer
-        self._done = True
+        return True
+
+    @property
+    def read_all(self) -> bool:
+        """Have all the answers (up to ``limit``) been read?"""
+        return self._exhausted or self._full()
+
+    def __iter__(self) -> Iterator[dict]:
+        i = 0
+        while i < len(self._seen) or (not self._full() and self._read()):
+            if i < len(self._seen):
+                yield self._seen[i]
+                i += 1
 
     def __len__(self) -> int:
-        for _ in self:
-            pass
+        while not self.read_all:
+            self._read()
         return len(self._seen)
 
     def __getitem__(self, i: int) -> dict:
@@ -112,16 +149,86 @@ class Solutions:
     def __bool__(self) -> bool:
         return next(iter(self), None) is not None
 
+    # -- the rank bound ------------------------------------------------------------------
+    def _record(self, states: Iterator[ConstrainedState]) -> None:
+        """labelo's ``beyond`` callback: states past the rank bound, checked lazily."""
+        if not self._cut:
+            self._beyond.append(states)
+            if len(self._beyond) > 64:  # a long search: look at them as it goes (memory)
+                self._rank_cut(budget=1000)
+
+    def _rank_cut(self, budget: int | None = None) -> bool:
+        """Did the bound cut an answer? Known as soon as an answer past the bound is new
+        and shows more than ``max_rank`` axes, else once every answer is read (an
+        answer past the bound is then cut iff the query did not list it). Looks at no
+        more than ``budget`` answers past the bound (for displays)."""
+        while not self._cut:
+            if self._pending is None:
+                if not self._beyond or self._complete is None:
+                    break
+                states = self._beyond.pop(0)
+                self._pending = (a for S in states for a in self._complete(S))
+            for answer in self._pending:
+                key = _key(answer)
+                if key not in self._keys:
+                    if any(_rank(v) > self.max_rank for v in answer.values()):
+                        self._cut, self._pending = True, None
+                        self._beyond.clear()
+                        return True
+                    self._candidates.add(key)
+                if budget is not None:
+                    budget -= 1
+                    if budget <= 0:
+                        return False
+            self._pending = None
+        if not self._cut and self._exhausted:
+            self._cut = bool(self._candidates - self._keys)
+        return self._cut
+
+    @property
+    def truncated_by_rank(self) -> bool:
+        """True when ``max_rank`` cut answers: some type fits only with more than
+        ``max_rank`` axes where the query leaves a rank open (pass a larger
+        ``max_rank`` to list them). Reads answers until it knows: past the first few
+        when the bound cuts, every answer (beyond ``limit`` too) when it does not."""
+        while not self._rank_cut():
+            if not self._read():
+                return self._rank_cut()
+        return True
+
+    def _bound_note(self) -> str:
+        """The line naming the bound, when it is known to have cut (read so far)."""
+        if not self._rank_cut(budget=1000):
+            return ""
+        return (f"(the rank bound cut answers: an unknown rank takes at most "
+                f"max_rank={self.max_rank} axes; query(..., max_rank={self.max_rank + 1}) "
+                "or more lists them)")
+
+    # -- display --------------------------------------------------------------------------
     def __repr__(self) -> str:
         rows = list(itertools.islice(self, 21))
+        note = self._bound_note()
         if not rows:
-            return "no solutions"
+            return "no solutions" + (f"\n{note}" if note else "")
         text = "\n".join(", ".join(f"{k} = {_fmt(v)}" for k, v in r.items())
                          for r in rows[:20])
-        return text + ("\n..." if len(rows) > 20 else "")
+        return text + ("\n..." if len(rows) > 20 else "") + (f"\n{note}" if note else "")
 
     def _repr_html_(self) -> str:
-        return solutions_html(self.names, self)
+        return solutions_html(self.names, self, self._bound_note)
+
+
+def _key(answer: dict) -> str:
+    return repr(sorted(answer.items()))
+
+
+def _rank(value: Any) -> int:
+    """The most axes a value of an answer shows (0 for a dtype or a size)."""
+    if isinstance(value, TensorType):
+        return value.ndim
+    if isinstance(value, TensorTerm):
+        value = value.shape
+    return len(value) if isinstance(value, tuple) else 0
 
 
 def _fmt(value: Any) -> str:
@@ -206,7 +313,8 @@ def query(op_or_signature: Any, inputs: Sequence[Any], outputs: Sequence[Any],
     ``pattern(...)`` terms, or logic variables (a bare variable input stands for a tensor
     type, not a Python number). Each answer maps the user's variables to dtypes, sizes,
     shapes or types; a size the signature leaves open is a symbolic Dim. ``max_rank``
-    bounds the axes tried where a rank is unknown.
+    (10 by default) bounds the axes tried where a rank is unknown; the answers say when
+    it cut some (:attr:`Solutions.truncated_by_rank`).
     """
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
                               or limit < 0):
@@ -221,18 +329,23 @@ def query(op_or_signature: Any, inputs: Sequence[Any], outputs: Sequence[Any],
     user = _user_vars([*inputs, *outputs])
     roles = {v for v in user if any(v is x for x in _shapes([*inputs, *outputs], {}))}
     typed = [eq(x, TensorTerm(var(), var(), False)) for x in inputs if isvar(x)]
-    goal = lall(*typed, rel.goal(inputs, outputs), labelo())
 
-    def stream() -> Iterator[dict]:
+    def search(beyond: Callable) -> Iterator[dict]:
+        goal = lall(*typed, rel.goal(inputs, outputs, beyond), labelo(beyond=beyond))
         seen: set[str] = set()
         for S in goal(ConstrainedState()):
             answer = _answer(user, roles, S)
-            key = repr(sorted(answer.items()))
+            key = _key(answer)
             if key not in seen:
                 seen.add(key)
                 yield answer
+                if not user:  # nothing to vary: at most one answer, {}
+                    return
 
-    return Solutions(stream(), [str(v.token) for v in user], limit, max_rank)
+    def complete(S: ConstrainedState) -> Iterator[dict]:
+        return (_answer(user, roles, T) for T in labelo()(S))
+
+    return Solutions(search, [str(v.token) for v in user], limit, max_rank, complete)
 
 
 def _check_counts(rel: Relation, n_in: int, n_out: int) -> None:

@@ -24,8 +24,8 @@ from unification import isvar, unify
 
 from .terms import TensorTerm, term_vars, walk
 
-__all__ = ["Constraint", "TypeStore", "explaining", "fail_because", "fresh_state", "labelo",
-           "post", "propagate", "unify_oc"]
+__all__ = ["Beyond", "Constraint", "TypeStore", "explaining", "fail_because", "fresh_state",
+           "labelo", "post", "propagate", "unify_oc"]
 
 #: A constraint's progress: None (it fails), or (substitution, done) optionally
 #: followed by constraints to add (which may replace it).
@@ -40,7 +40,8 @@ class Constraint:
     ``(s, done)`` or ``(s, done, new_constraints)``; ``pending`` holds the other
     constraints still waiting (some checks read definitions from them).
     ``choices(s, rigid)`` lists ways to make progress by guessing (for :func:`labelo`);
-    ``rigid`` holds the variables of named Dims, which stay symbolic.
+    ``rigid`` holds the variables of named Dims, which stay symbolic. A choice wrapped
+    in :class:`Beyond` lies past a query's rank bound: it is reported, not taken.
     """
 
     __slots__ = ()
@@ -199,10 +200,14 @@ def propagate(S: ConstrainedState, changed: bool = False) -> bool:
 
 
 # -- labeling -----------------------------------------------------------------------------
-def labelo(*terms: Any) -> Callable[[Any], Iterator[ConstrainedState]]:
+def labelo(*terms: Any, beyond: Callable[[Iterator[ConstrainedState]], None] | None = None
+           ) -> Callable[[Any], Iterator[ConstrainedState]]:
     """The goal enumerating the choices still open for ``terms`` (all terms if none):
     dtypes, ranks, broadcast sizes, overload variants, wrapped flags. Sizes that stay
-    unknown are not enumerated; they reify as symbolic Dims."""
+    unknown are not enumerated; they reify as symbolic Dims.
+
+    A rank is enumerated up to the relation's ``max_rank``; where one more axis could
+    fit, ``beyond`` (if given) receives a lazy iterator of the states past the bound."""
 
     def goal(S: Any) -> Iterator[ConstrainedState]:
         if not isinstance(S, ConstrainedState) or TypeStore not in S.constraints:
@@ -217,6 +222,10 @@ def labelo(*terms: Any) -> Callable[[Any], Iterator[ConstrainedState]]:
                 continue
             branches = []
             for option in options:
+                if isinstance(option, Beyond):
+                    if beyond is not None:
+                        beyond(_beyond_states(st, option))
+                    continue
                 new = st.copy()
                 s = option(new.data)
                 if s is None or s is False or s is new.data:
@@ -242,6 +251,29 @@ def _open_choices(S: ConstrainedState, terms: tuple) -> list[Choice] | None:
         if options:
             return options
     return None
+
+
+class Beyond:
+    """Choices past the rank bound (more than ``max_rank`` axes where more would fit):
+    :func:`labelo` does not take them, it hands the states they lead to to its
+    ``beyond`` callback, lazily, so a query can tell whether the bound cut answers."""
+
+    __slots__ = ("choices",)
+
+    def __init__(self, *choices: Choice):
+        self.choices = choices
+
+
+def _beyond_states(S: ConstrainedState, option: Beyond) -> Iterator[ConstrainedState]:
+    """The states the choices of ``option`` lead to, where their constraints hold (run
+    when read)."""
+    for choice in option.choices:
+        new = S.copy()
+        s = choice(new.data)
+        if s is not None and s is not False and s is not new.data:
+            new.data = s
+            if propagate(new, changed=True):
+                yield new
 
 
 def bind_choices(v: Any, values: Any) -> list[Choice]:

@@ -27,14 +27,21 @@ CATALOGUE: dict[str, Any] = {}
 FAMILIES: dict[str, list[str]] = {}
 
 
+_SIZES = (int, Dim)
+
+
 def _variadic(fn: Callable[..., Any]) -> Callable[..., Any]:
     """A method that, like NumPy's, also takes its tuple as separate ints:
     ``x.reshape(2, -1)`` is ``x.reshape((2, -1))``."""
     def method(x: Any, *args: Any, **kwargs: Any) -> Any:
-        if len(args) > 1 and all((isinstance(a, int | Dim) or a is None)
-                                 and not isinstance(a, bool) for a in args):
-            args = (args,)
-        return fn(x, *args, **kwargs)
+        if len(args) > 1:  # a loop, not all(...): this is on the path of x.reshape(3, -1)
+            for a in args:
+                if type(a) is not int and (a is not None and not isinstance(a, _SIZES)
+                                           or isinstance(a, bool)):
+                    break
+            else:
+                args = (args,)
+        return fn(x, *args, **kwargs) if kwargs else fn(x, *args)
     method.__doc__ = fn.__doc__
     method.__name__ = method.__qualname__ = fn.name
     return method

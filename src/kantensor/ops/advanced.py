@@ -26,16 +26,21 @@ from .indexing import _as_key, slice_length
 from .params import ArrayRef, ParamError, SliceItem
 from .templates import names, operand, product, rank_error, where
 
+_ARRAYS = (Variable, np.ndarray, list)
+
 
 def _is_array(item: Any) -> bool:
-    return isinstance(item, Variable | np.ndarray | list)
+    return isinstance(item, _ARRAYS)
 
 
 def subscript(getitem: Callable[..., Any], index_op: Callable[..., Any], x: Any,
               index: Any) -> Any:
     """``x[index]``: basic indices to ``getitem``, indices with arrays to ``index``."""
     items = index if isinstance(index, tuple) else (index,)
-    if not any(_is_array(i) for i in items):
+    for i in items:  # a loop, not any(...): this is the path of every x[1:, ::2]
+        if isinstance(i, _ARRAYS):
+            break
+    else:
         return getitem(x, index)
     arrays: list[Any] = []
     pattern: list[Any] = []

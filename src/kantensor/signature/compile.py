@@ -32,7 +32,7 @@ from unification import isvar, var
 
 from ..logic.dims import Broadcast, Compare, Equation, Expr
 from ..logic.dtypes import Compatible, DTypeMap, InCategory, Operand, Promote, WrappedOk
-from ..logic.store import Constraint, Progress, bind_choices, fail_because, post, unify_oc
+from ..logic.store import Beyond, Constraint, Progress, bind_choices, fail_because, post, unify_oc
 from ..logic.terms import TensorTerm, walk
 from . import ast as A
 from .alternative import Alternative
@@ -561,15 +561,22 @@ class Structure(Constraint):
                     continue
                 occ = walk(self._occurrence(layout, it.node, i), s)
                 if isvar(occ):
-                    return [lambda st, occ=occ, n=n: unify_oc(occ, _fresh(n), st) or None
-                            for n in range(self._bound(s, layout, it.node, i) + 1)]
+                    bound = self._bound(s, layout, it.node, i)
+                    options = [lambda st, occ=occ, n=n: unify_oc(occ, _fresh(n), st) or None
+                               for n in range(int(min(bound, self.max_rank + 1)) + 1)]
+                    if bound > self.max_rank:  # more axes would fit: the bound cuts
+                        top = self.max_rank + 1 if bound == float("inf") else int(bound)
+                        options[-1] = Beyond(*options[-1:], *(
+                            lambda st, occ=occ, n=n: unify_oc(occ, _fresh(n), st) or None
+                            for n in range(self.max_rank + 2, top + 1)))
+                    return options
         return None
 
-    def _bound(self, s: dict, layout: Layout, group: Any, i: int) -> int:
-        """The most axes occurrence ``i`` of ``group`` can have."""
-        bound = self.max_rank
+    def _bound(self, s: dict, layout: Layout, group: Any, i: int) -> float:
+        """The most axes occurrence ``i`` of ``group`` can have, max_rank aside."""
+        bound = float("inf")
         if group == LOOP and self.alt.alt.max_loop_dims is not None:
-            bound = min(bound, self.alt.alt.max_loop_dims)
+            bound = self.alt.alt.max_loop_dims
         if self.alt.broadcast and i < self.alt.n_in:
             out = walk(self._occurrence(layout, group, self.alt.n_in), s)
             if isinstance(out, tuple):

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from ..graph.display import block, code, esc, table
@@ -42,16 +42,20 @@ def signature_html(sig: Any) -> str:
     return block("Signature", title, signature_table(sig))
 
 
-def solutions_html(names: Sequence[str], solutions: Iterable[dict]) -> str:
+def solutions_html(names: Sequence[str], solutions: Iterable[dict],
+                   note: Callable[[], str] | None = None) -> str:
     """The first MAX_ROWS solutions as a table, saying how many there are in all.
 
     An empty query says "no solutions"; a cut table says "showing N of M" (counting up
-    to COUNT_CAP solutions, so an endless stream still displays).
+    to COUNT_CAP solutions, so an endless stream still displays). ``note()``, called
+    once the rows are read, gives a line to add (the rank bound that cut answers).
     """
     stream = iter(solutions)
     rows = list(itertools.islice(stream, MAX_ROWS))
     if not rows:
-        return block("Solutions", "<i>no solutions</i>")
+        text = note() if note is not None else ""
+        return block("Solutions", "<i>no solutions</i>" + (f"<br>{esc(text)}" if text
+                                                             else ""))
     extra = sum(1 for _ in itertools.islice(stream, COUNT_CAP))
     shown = len(rows)
     if extra == 0:
@@ -60,5 +64,8 @@ def solutions_html(names: Sequence[str], solutions: Iterable[dict]) -> str:
         caption = f"showing {shown} of {shown + extra} solutions"
     else:
         caption = f"showing {shown} of more than {shown + COUNT_CAP - 1} solutions"
+    text = note() if note is not None else ""
+    if text:
+        caption = f"{caption} {text}"
     cells = [[value_inline(r.get(n)) for n in names] for r in rows]
     return block("Solutions", "", table(list(names), cells, caption=esc(caption)))

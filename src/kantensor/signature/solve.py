@@ -20,6 +20,7 @@ from unification import isvar, var
 
 from ..logic.dims import Equation, Expr, symbolic_values
 from ..logic.store import (
+    Beyond,
     Constraint,
     Progress,
     TypeStore,
@@ -150,8 +151,10 @@ class FirstMatch(Constraint):
                     return bind_choices(walk(field, s), values)
             if isvar(walk(t.shape, s)):
                 shape = walk(t.shape, s)
-                return [lambda st, n=n, shape=shape: unify_oc(shape, tuple(
-                    var() for _ in range(n)), st) or None for n in range(self.max_rank + 1)]
+                options: list = [lambda st, n=n, shape=shape: unify_oc(shape, tuple(
+                    var() for _ in range(n)), st) or None for n in range(self.max_rank + 2)]
+                options[-1] = Beyond(options[-1])  # max_rank + 1 axes: past the bound
+                return options
         return None
 
     def terms(self) -> tuple:
@@ -217,8 +220,11 @@ class Relation:
                             "terms")
         return self.goal(terms[:-n_out], terms[-n_out:])
 
-    def goal(self, inputs: Sequence[Any], outputs: Sequence[Any]
+    def goal(self, inputs: Sequence[Any], outputs: Sequence[Any],
+             beyond: Callable[[Iterator[ConstrainedState]], None] | None = None
              ) -> Callable[[Any], Iterator[ConstrainedState]]:
+        """The goal; ``beyond`` (as in :func:`~kantensor.logic.store.labelo`) receives
+        the states where an Op with parameters has inputs of ``max_rank + 1`` axes."""
         inputs, outputs = list(inputs), list(outputs)
 
         def relation_goal(S: Any) -> Iterator[ConstrainedState]:
@@ -229,13 +235,31 @@ class Relation:
                         for i, x in enumerate(inputs)]
             out_terms = [as_term(walk(x, S.data), S, f"output {i}")
                          for i, x in enumerate(outputs)]
-            for sig, S1 in self._signatures(S, in_terms):
-                for S2, _ in solutions(sig, S1, in_terms, out_terms, self.max_rank):
-                    yield S2
+            yield from self._states(S, in_terms, out_terms, self.max_rank)
+            if beyond is not None and not hasattr(self.target, "alternatives"):
+                beyond(self._beyond(S, in_terms, out_terms))
 
         return relation_goal
 
-    def _signatures(self, S: ConstrainedState, in_terms: list
+    def _beyond(self, S: ConstrainedState, in_terms: list, out_terms: list
+                ) -> Iterator[ConstrainedState]:
+        """The states past the rank bound: input ranks up to one more than ``max_rank``
+        or than any shape the terms give."""
+        known = [len(shape) for x in (*in_terms, *out_terms)
+                 if isinstance(t := walk(x, S.data), TensorTerm)
+                 and isinstance(shape := walk(t.shape, S.data), tuple)]
+        for top in range(self.max_rank + 1, max(self.max_rank, *known) + 2):
+            yield from self._states(S, in_terms, out_terms, top)
+
+    def _states(self, S: ConstrainedState, in_terms: list, out_terms: list, ranks: int
+                ) -> Iterator[ConstrainedState]:
+        """The relation's states with unknown input ranks up to ``ranks`` (the most
+        exactly ``ranks`` when that is past ``max_rank``)."""
+        for sig, S1 in self._signatures(S, in_terms, ranks):
+            yield from (S2 for S2, _ in solutions(sig, S1, in_terms, out_terms,
+                                                  self.max_rank))
+
+    def _signatures(self, S: ConstrainedState, in_terms: list, max_rank: int
                     ) -> Iterator[tuple[Any, ConstrainedState]]:
         """The signature to apply, per rank of the inputs for a template Op (its
         signature is rendered from ranks, so unknown ranks are enumerated here)."""
@@ -244,7 +268,9 @@ class Relation:
             return
         open_shapes = [t.shape for t in (walk(x, S.data) for x in in_terms)
                        if isinstance(t, TensorTerm) and isvar(walk(t.shape, S.data))]
-        for ranks in _rank_choices(len(open_shapes), self.max_rank):
+        for ranks in _rank_choices(len(open_shapes), max_rank):
+            if max_rank > self.max_rank and max(ranks, default=0) < max_rank:
+                continue  # within the bound: enumerated already
             S1 = S.copy()
             s = S1.data
             for shape, n in zip(open_shapes, ranks, strict=True):
