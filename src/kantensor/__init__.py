@@ -2,9 +2,14 @@
 
 Everything public is importable from here: ``import kantensor as kt``. The built-in
 Ops of the catalogue (``kt.add``, ``kt.sum``, ...) and the Theano-style shortcuts
-(``kt.fmatrix``, ...) are looked up on first use (PEP 562).
+(``kt.fmatrix``, ...) are attributes of the module's type, not of its globals, so names
+such as ``sum`` and ``all`` never shadow Python's builtins in this module, and
+``kt.sum`` is one attribute lookup; an entry added to the catalogue later is found by
+the module's ``__getattr__`` (PEP 562).
 """
 
+import sys
+from types import ModuleType as _ModuleType
 from typing import Any
 
 from .backend import Function, function
@@ -72,15 +77,22 @@ __all__ = [
 __all__ += sorted(SHORTCUTS) + sorted(CATALOGUE)
 
 
+class _Package(_ModuleType):
+    """The type of the kantensor module: it holds the catalogue's Ops and the shortcuts."""
+
+
+for _name, _value in {**SHORTCUTS, **CATALOGUE}.items():
+    setattr(_Package, _name, staticmethod(_value))  # the object itself, never bound
+sys.modules[__name__].__class__ = _Package
+del _name, _value
+
+
 def __getattr__(name: str) -> Any:
-    """The catalogue's Ops and the shortcuts, looked up on first use and then kept in
-    globals() (a later ``kt.sum`` is a plain attribute, not a failed lookup: 2 us)."""
+    """Catalogue entries and shortcuts added after import."""
     if name in CATALOGUE:
-        value = globals()[name] = CATALOGUE[name]
-        return value
+        return CATALOGUE[name]
     if name in SHORTCUTS:
-        value = globals()[name] = SHORTCUTS[name]
-        return value
+        return SHORTCUTS[name]
     raise AttributeError(f"module 'kantensor' has no attribute {name!r}")
 
 
