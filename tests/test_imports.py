@@ -10,7 +10,9 @@ ROOT = Path(__file__).resolve().parents[1] / "src" / "kantensor"
 #: Entry points may defer imports (start-up time of the command line).
 ENTRY_POINTS = {"cli", "__main__"}
 #: Modules are small, with one job each.
-MAX_LINES = 600
+MAX_LINES = 500
+#: Being split on another branch (the parameter kinds); remove this when that lands.
+PENDING_SPLIT = {"ops.params"}
 
 
 def modules() -> dict[str, Path]:
@@ -103,6 +105,7 @@ def test_no_kantensor_import_inside_a_function():
 
 
 def test_no_module_is_oversized():
-    big = {name: len(p.read_text().splitlines()) for name, p in modules().items()}
+    big = {name: len(p.read_text().splitlines()) for name, p in modules().items()
+           if name not in PENDING_SPLIT}
     assert all(n <= MAX_LINES for n in big.values()), {k: v for k, v in big.items()
                                                          if v > MAX_LINES}
