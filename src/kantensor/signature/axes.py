@@ -18,11 +18,11 @@ import itertools
 from dataclasses import dataclass, replace
 from typing import Any
 
-from unification import isvar, var
+from unification import var
 
 from ..logic.dims import Broadcast, Equation, Expr
 from ..logic.store import Constraint, Progress, bind_choices, fail_because, unify_oc
-from ..logic.terms import walk
+from ..logic.terms import isvar, walk
 from . import ast as A
 from .alternative import Alternative
 from .flex import Flexible, flexible

@@ -15,12 +15,12 @@ from functools import lru_cache
 from typing import Any
 
 from kanren.constraints import ConstrainedState
-from unification import isvar, var
+from unification import var
 
 from ..logic.dims import Compare, Equation
 from ..logic.dtypes import Compatible, DTypeMap, InCategory, Operand, Promote, WrappedOk
 from ..logic.store import Constraint, Progress, fail_because, post, unify_oc
-from ..logic.terms import TensorTerm, walk
+from ..logic.terms import TensorTerm, isvar, walk
 from . import ast as A
 from .alternative import Alternative
 from .axes import GUARD, Axes, Env, Structure
@@ -45,9 +45,14 @@ class CompiledAlternative:
 
     # -- application -------------------------------------------------------------------
     def apply(self, S: ConstrainedState, in_terms: list, out_terms: list,
-              max_rank: int = DEFAULT_MAX_RANK) -> bool:
+              max_rank: int = DEFAULT_MAX_RANK, axes_last: bool = False) -> bool:
         """Post this alternative's constraints on ``in_terms``/``out_terms`` into ``S``
-        (in place); False if they fail at once."""
+        (in place); False if they fail at once.
+
+        ``axes_last`` checks the dtypes and where-clauses before the axes: the same
+        answer (propagation runs to a fixpoint), and an overload refused by its dtypes
+        fails before its shapes are matched. Used by the forward solve, where the first
+        failure's reason is not reported (``explain`` reports the axes' first)."""
         s = S.data
         env = Env()
         tensors = []
@@ -67,8 +72,8 @@ class CompiledAlternative:
                 return False
         S.data = s
         variant = () if self.axes.flex is None else var(prefix="variant")
-        constraints: list[Constraint] = [
-            Structure(self.axes, env, tuple(t.shape for t in tensors), variant, max_rank)]
+        axes = Structure(self.axes, env, tuple(t.shape for t in tensors), variant, max_rank)
+        constraints: list[Constraint] = [] if axes_last else [axes]
         for i, t in enumerate(tensors[:self.n_in]):
             constraints.append(WrappedOk(t.dtype, t.shape, t.wrapped, self.where(i)))
         binders: dict[str, list[int]] = {}  # dtype variable -> the inputs it annotates
@@ -77,6 +82,8 @@ class CompiledAlternative:
                 binders.setdefault(op.dtype.name, []).append(i)
         constraints += self._dtypes(env, tensors, binders)
         constraints += self._clauses(env, tensors, binders)
+        if axes_last:
+            constraints.append(axes)
         return post(S, *constraints)
 
     def _dtypes(self, env: Env, tensors: list[TensorTerm], binders: dict) -> list:
