@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parents[1] / "src" / "kantensor"
 #: Entry points may defer imports (start-up time of the command line).
 ENTRY_POINTS = {"cli", "__main__"}
 #: Modules are small, with one job each.
-MAX_LINES = 600
+MAX_LINES = 500
 
 
 def modules() -> dict[str, Path]:

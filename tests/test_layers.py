@@ -8,9 +8,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1] / "src" / "kantensor"
 #: From the lowest layer up; a module may import its own layer and the ones before it.
 #: A module belongs to the longest entry that prefixes its name: the dtype facts and the
-#: Dim algebra come first, then the DSL's syntax (TensorType.parse reads types with it),
+#: Dim algebra (over its polynomials) come first, then the DSL's syntax (TensorType.parse
+#: reads types with it),
 #: then the rest of types/, the kanren side, the DSL's semantics (compile, solve), ...
-ORDER = ["graph", "types.dtypes", "types.dim", "types.limits", "signature.errors",
+ORDER = ["graph", "types.dtypes", "types.poly", "types.dim", "types.limits", "signature.errors",
          "signature.limits", "signature.ast", "signature.alternative", "signature.parser",
          "types", "logic", "signature", "ops", "backend", "query", "evalshape", "refinement",
          "graphtext",

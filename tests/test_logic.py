@@ -1,9 +1,12 @@
 """The kanren side: the constraint store inside kanren's ConstrainedState, size and
 dtype constraints, labeling."""
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from kanren import eq, run
 from kanren.constraints import ConstrainedState
-from unification import var
+from unification import isvar, unify, var
+from unification.utils import transitive_get
 
 from kantensor.logic.dims import Broadcast, Compare, Equation, Expr
 from kantensor.logic.dtypes import Operand, Promote, WrappedOk
@@ -23,6 +26,43 @@ def test_unify_has_an_occurs_check():
     assert unify_oc(x, (1, x), {}) is False
     assert unify_oc(TensorTerm("float32", x), TensorTerm("float32", (2, x)), {}) is False
     assert unify_oc(x, (1, 2), {})[x] == (1, 2)
+
+
+VARS = [var(f"h{i}") for i in range(4)]
+ATOMS = st.one_of(st.integers(0, 3), st.sampled_from(["float32", "int8"]), st.booleans(),
+                  st.sampled_from(VARS))
+TERMS = st.recursive(ATOMS, lambda inner: st.one_of(
+    st.lists(inner, max_size=3).map(tuple),
+    st.builds(TensorTerm, inner, inner, inner)), max_leaves=8)
+
+
+def _reference_unify_oc(u, v, s):
+    """unification's own unify, then a plain occurs check of every new binding."""
+    out = unify(u, v, s)
+    if out is False or out is s:
+        return out
+
+    def occurs(x, t):
+        if t is x:
+            return True
+        t = out.get(t, t) if isvar(t) else t  # one step: a binding of x is seen as x
+        if t is x or isvar(t) and t in out:
+            return occurs(x, t)
+        if isinstance(t, TensorTerm):
+            return any(occurs(x, p) for p in (t.dtype, t.shape, t.wrapped))
+        return isinstance(t, tuple) and any(occurs(x, p) for p in t)
+
+    return False if any(occurs(k, out[k]) for k in out.keys() - s.keys()) else out
+
+
+@settings(max_examples=400, deadline=None)
+@given(TERMS, TERMS, st.lists(st.tuples(st.sampled_from(VARS[2:]), TERMS), max_size=2))
+def test_unify_oc_agrees_with_unification_and_an_occurs_check(u, v, bindings):
+    s = {}
+    for x, t in bindings:  # a substitution without cycles, as a solver would hold
+        s = _reference_unify_oc(x, t, s) or s
+    assert unify_oc(u, v, s) == _reference_unify_oc(u, v, s)
+    assert walk(u, s) == transitive_get(u, s)
 
 
 def test_equation_is_solved_when_one_unknown_is_left():

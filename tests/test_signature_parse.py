@@ -40,6 +40,7 @@ from kantensor.signature.ast import (
 )
 from kantensor.signature.errors import SignatureSyntaxError, TypeInferenceError
 from kantensor.signature.signature import Signature
+from kantensor.types.type import TensorType
 
 parse_signature = Signature.parse
 
@@ -291,8 +292,15 @@ def test_python_form_type_errors() -> None:
 def test_error_classes() -> None:
     assert issubclass(SignatureSyntaxError, ValueError)
     assert issubclass(TypeInferenceError, TypeError)
-    err = TypeInferenceError("bad", signature="s", operand=1, axis=0)
-    assert (str(err), err.signature, err.operand, err.axis) == ("bad", "s", 1, 0)
+    sig = Signature.parse("(m,n),(n,p)->(m,p)")
+    with pytest.raises(TypeInferenceError) as info:
+        sig.infer([TensorType.parse("float64[2,3]"), TensorType.parse("float64[4,5]")])
+    # the failed signature is carried by the error; the message says where it failed
+    assert info.value.signature is sig
+    assert str(info.value).startswith("(m,n),(n,p)->(m,p): dimension n is 3 in input 0")
+    assert "but 4 in input 1 (axis 0)" in str(info.value)
+    with pytest.raises(TypeError):  # the error has no operand/axis fields to fill
+        TypeInferenceError("bad", operand=1)  # type: ignore[call-arg]
 
 
 # --------------------------------------------------------------------------- errors

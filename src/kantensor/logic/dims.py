@@ -14,12 +14,10 @@ import operator
 from dataclasses import dataclass
 from typing import Any
 
-from unification import isvar
-
 from ..signature.ast import evaluate
 from ..types.dim import NO_SOLUTION, Dim, DimLike, free_symbols, solve_for, substitute, unknown
 from .store import Constraint, Progress, bind_choices, unify_oc
-from .terms import term_vars, walk
+from .terms import isvar, term_vars, walk
 
 __all__ = ["Broadcast", "Compare", "Equation", "Expr", "size_value", "symbolic_values"]
 

@@ -11,8 +11,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from unification import isvar
-
 from ..types.dtypes import (
     CATEGORIES,
     DTYPE_FUNCTIONS,
@@ -24,7 +22,7 @@ from ..types.dtypes import (
     result_type_of,
 )
 from .store import Constraint, Progress, bind_choices, guess, unify_oc
-from .terms import walk
+from .terms import isvar, walk
 
 __all__ = ["Compatible", "DTypeMap", "InCategory", "Operand", "Promote", "WrappedOk"]
 

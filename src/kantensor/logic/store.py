@@ -20,9 +20,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from kanren.constraints import ConstrainedState, ConstraintStore
-from unification import isvar, unify
+from unification import Var, unify
 
-from .terms import TensorTerm, term_vars, walk
+from .terms import GROUND, TensorTerm, isvar, term_vars, walk
 
 __all__ = ["Beyond", "Constraint", "TypeStore", "explaining", "fail_because", "fresh_state",
            "labelo", "post", "propagate", "unify_oc"]
@@ -91,11 +91,19 @@ def _occurs(v: Any, term: Any, s: dict) -> bool:
         t = stack.pop()
         if t is v:
             return True
-        if isvar(t):
+        kind = type(t)
+        if kind in GROUND:
+            continue
+        if kind is tuple or kind is list:
+            stack.extend(t)
+        elif kind is TensorTerm:
+            stack.extend((t.dtype, t.shape, t.wrapped))
+        elif isvar(t):
             if t in seen:
                 continue
             seen.add(t)
-            stack.append(s.get(t, t) if s.get(t, t) is not t else None)
+            bound = s.get(t, t)
+            stack.append(bound if bound is not t else None)
         elif isinstance(t, TensorTerm):
             stack.extend((t.dtype, t.shape, t.wrapped))
         elif isinstance(t, tuple | list):
@@ -104,7 +112,27 @@ def _occurs(v: Any, term: Any, s: dict) -> bool:
 
 
 def unify_oc(u: Any, v: Any, s: dict) -> dict | bool:
-    """``unify`` on a plain substitution that refuses cyclic bindings."""
+    """``unify`` on a plain substitution that refuses cyclic bindings.
+
+    Binding a variable and comparing two ints, the commonest cases when sizes are
+    matched, are done here directly (the same result as ``unify``, without its dispatch
+    and generators); any other pair goes through ``unify``."""
+    if type(u) is Var:
+        u = walk(u, s)
+    if type(v) is Var:
+        v = walk(v, s)
+    if u is v:
+        return s
+    if type(v) is Var and type(u) is not Var:
+        u, v = v, u
+    if type(u) is Var:
+        if type(v) not in GROUND and _occurs(u, v, s):
+            return False
+        out = s.copy()
+        out[u] = v
+        return out
+    if type(u) is int and type(v) is int:
+        return s if u == v else False
     out = unify(u, v, s)
     if out is False or out is s:
         return out

@@ -6,11 +6,35 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from unification import isvar
+from unification import Var
+from unification import isvar as _isvar
 from unification.core import _reify, _unify, construction_sentinel
-from unification.utils import transitive_get as walk
 
-__all__ = ["TensorTerm", "term_vars", "walk"]
+__all__ = ["GROUND", "TensorTerm", "isvar", "term_vars", "walk"]
+
+
+#: Terms that are never logic variables (checked by type: ``isvar`` is slow).
+GROUND = frozenset({int, str, bool, type(None), float})
+
+
+def isvar(term: Any) -> bool:
+    """Is ``term`` a logic variable? (unification's ``isvar``, answered by type first.)"""
+    kind = type(term)
+    return kind is Var or (kind not in GROUND and _isvar(term))
+
+
+def walk(term: Any, s: Mapping) -> Any:
+    """What ``term`` stands for in substitution ``s``: a variable is followed along its
+    bindings; any other term is itself. (unification's ``transitive_get``, without a
+    context manager per call or a lookup of terms that cannot be variables.)"""
+    if type(term) in GROUND:
+        return term
+    try:
+        while term in s:
+            term = s[term]
+    except TypeError:  # an unhashable term is no key of a substitution
+        pass
+    return term
 
 
 @dataclass(frozen=True)

@@ -12,12 +12,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .ast import (
+    CLAUSE_TYPES,
     DTYPE_NAMES,
     AnonGroup,
     AnyGroup,
     Clause,
     Compare,
-    Compatible,
     DimVar,
     DTypeEq,
     DTypeName,
@@ -32,8 +32,6 @@ from .ast import (
 from .limits import check_ast_nesting
 
 __all__ = ["KIND_TEXT", "Alternative", "IllFormed", "check", "resolve_dtype_names"]
-
-_CLAUSE_TYPES = (Compare, InCategory, DTypeEq, Compatible)
 
 KIND_TEXT = {
     "dim": "dimension",
@@ -76,7 +74,7 @@ class Alternative:
     def __post_init__(self) -> None:
         check_ast_nesting(self)  # before anything walks the expressions recursively
         for attr, types in (("inputs", TensorPattern), ("outputs", TensorPattern),
-                            ("where", _CLAUSE_TYPES)):  # fmt: skip
+                            ("where", CLAUSE_TYPES)):  # fmt: skip
             items = tuple(getattr(self, attr))
             for x in items:
                 if not isinstance(x, types):

@@ -45,16 +45,13 @@ class SignatureSyntaxError(ValueError):
 class TypeInferenceError(TypeError):
     """Input types that no alternative of a signature accepts.
 
-    ``signature``, ``operand`` and ``axis`` locate the conflict when known.
+    ``signature`` is the signature whose alternatives all failed, when one was solved
+    (None for an error found before solving, such as an input's own sizes).
     """
 
-    def __init__(
-        self, message: str, *, signature: Any = None, operand: Any = None, axis: Any = None
-    ) -> None:
+    def __init__(self, message: str, *, signature: Any = None) -> None:
         super().__init__(message)
         self.signature = signature
-        self.operand = operand
-        self.axis = axis
 
     def _repr_html_(self) -> str:
         return error_html(self)

@@ -22,11 +22,11 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedTok
 from lark.lark import PostLex
 from lark.lexer import PatternStr
 
+from ..types.limits import MAX_EXPONENT
 from .alternative import KIND_TEXT, Alternative, IllFormed, resolve_dtype_names
 from .ast import (
     CATEGORIES,
     DTYPE_NAMES,
-    MAX_EXPONENT,
     RESERVED,
     AnonGroup,
     AnyGroup,

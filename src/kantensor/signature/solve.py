@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from kanren.constraints import ConstrainedState
-from unification import isvar, var
+from unification import var
 
 from ..logic.dims import Equation, Expr, symbolic_values
 from ..logic.store import (
@@ -30,7 +30,7 @@ from ..logic.store import (
     post,
     unify_oc,
 )
-from ..logic.terms import TensorTerm, walk
+from ..logic.terms import TensorTerm, isvar, walk
 from ..types.dim import Dim, free_symbols
 from ..types.dtypes import DTYPES, Priority, get_default_dtype, priority
 from ..types.type import TensorType
@@ -115,7 +115,7 @@ def solutions(sig: Any, S: ConstrainedState, in_terms: list, out_terms: list | N
             continue
         S1 = S.copy()
         outs = list(out_terms) if out_terms is not None else [var() for _ in c.alt.outputs]
-        if not c.apply(S1, in_terms, outs, max_rank):
+        if not c.apply(S1, in_terms, outs, max_rank, axes_last=ordered):
             continue
         if k and not ordered and not post(S1, FirstMatch(sig, k, tuple(in_terms), max_rank)):
             continue

@@ -4,11 +4,11 @@ A :class:`Dim` is an integer-valued symbolic size: a named symbol (``Dim("n")``)
 expression built from symbols and ints with ``+ - * // %``, ``**`` (int exponent >= 0),
 :func:`dim_min` and :func:`dim_max`.
 
-Every expression is kept canonical: a polynomial with integer coefficients over *atoms*,
-where an atom is a symbol, an *unknown* or an opaque term ``a//b``, ``a % b``, ``min(...)`` or
-``max(...)`` whose arguments are themselves canonical. Algebraically identical
-polynomials therefore compare equal (``n + n == 2*n``), and a constant result is always a
-plain ``int``, never a ``Dim`` (``(n + 1) - n`` is ``1``).
+Every expression is kept canonical (:mod:`kantensor.types.poly`): a polynomial with
+integer coefficients over *atoms*, where an atom is a symbol, an *unknown* or an opaque
+term ``a//b``, ``a % b``, ``min(...)`` or ``max(...)`` whose arguments are themselves
+canonical. Algebraically identical polynomials therefore compare equal (``n + n == 2*n``),
+and a constant result is always a plain ``int``, never a ``Dim`` (``(n + 1) - n`` is ``1``).
 
 A symbol is named and interned (``Dim("n") is Dim("n")``). An unknown (:func:`unknown`) is
 identified by an object, never by a name: the solver uses its logic variables, so an
@@ -36,19 +36,19 @@ import math
 import operator
 import threading
 from collections.abc import Hashable
-from functools import lru_cache
 from typing import Any, Final, Literal, TypeAlias
 
 from ..graph.display import block, esc, symbolic
+from .poly import Atom, Monomial, Opaque, Terms, canonical, lone_atom, render
+from .poly import add as _poly_add
+from .poly import mul as _poly_mul
+from .poly import split as _poly_split
 
 __all__ = [
     "NO_SOLUTION", "Dim", "DimLike", "as_dim", "dim_max", "dim_min", "free_symbols",
     "solve_for", "substitute", "unknown",
 ]
 
-Atom: TypeAlias = "Hashable"  # a symbol name (str), an unknown's key, or an opaque _Op
-Monomial: TypeAlias = tuple[tuple[Atom, int], ...]  # (atom, power > 0), sorted by atom
-Terms: TypeAlias = tuple[tuple[Monomial, int], ...]  # (monomial, coefficient != 0), sorted
 DimLike: TypeAlias = "int | Dim"
 
 
@@ -63,30 +63,6 @@ class _NoSolution(enum.Enum):
 
 NO_SOLUTION: Final = _NoSolution.NO_SOLUTION
 """Returned by :func:`solve_for` when provably no integer value solves the equation."""
-
-
-class _Op:
-    """An opaque atom: ``op`` (``//``, ``%``, ``min``, ``max``) over canonical arguments."""
-
-    __slots__ = ("op", "args", "text", "_hash")
-
-    def __init__(self, op: str, args: tuple[DimLike, ...]) -> None:
-        self.op, self.args = op, args
-        self._hash = hash((op, args))
-        if op in ("min", "max"):
-            self.text = f"{op}({', '.join(map(str, args))})"
-        else:
-            self.text = _operand(args[0]) + ("//" if op == "//" else " % ") + _operand(args[1])
-
-    def __eq__(self, other: object) -> bool:
-        return self is other or (isinstance(other, _Op) and self._hash == other._hash
-                                 and self.op == other.op and self.args == other.args)
-
-    def __hash__(self) -> int:
-        return self._hash
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_Op, (self.op, self.args))
 
 
 class Dim:
@@ -151,7 +127,7 @@ class Dim:
     def __str__(self) -> str:
         text = self._text
         if text is None:
-            text = _render(self._terms)
+            text = render(self._terms)
             _set_text(self, text)
         return text
 
@@ -257,20 +233,12 @@ def as_dim(x: object) -> DimLike:
     return d
 
 
-# -- canonical polynomials ---------------------------------------------------------------
-
-def _atom_key(atom: Atom) -> tuple[int, str, int]:
-    if isinstance(atom, str):
-        return (0, atom, 0)
-    if isinstance(atom, _Op):
-        return (1, atom.text, 0)
-    return (2, str(atom), id(atom))  # an unknown: ordered by its text, ties by identity
-
+# -- arithmetic over the canonical terms (kantensor.types.poly) ---------------------------
 
 def unknown(key: Hashable) -> Dim:
     """The Dim standing for an unknown size identified by the object ``key`` (the solver
     passes its logic variables). Printed as ``str(key)``; never equal to a named Dim."""
-    if isinstance(key, str | _Op | Dim) or isinstance(key, int):
+    if isinstance(key, str | Opaque | Dim) or isinstance(key, int):
         raise TypeError(f"an unknown is keyed by an object, not {type(key).__name__}")
     return _new(((((key, 1),), 1),))
 
@@ -280,48 +248,34 @@ def _symbol(atom: Atom) -> Dim:
     return Dim(atom) if isinstance(atom, str) else unknown(atom)
 
 
-@lru_cache(maxsize=1 << 16)
-def _mono_key(mono: Monomial) -> tuple[Any, ...]:
-    """Degree descending, then atoms by name (graded lexicographic)."""
-    return (-sum(p for _, p in mono), tuple((_atom_key(a), -p) for a, p in mono))
-
-
-def _term_key(term: tuple[Monomial, int]) -> tuple[Any, ...]:
-    return _mono_key(term[0])
-
-
-@lru_cache(maxsize=1 << 16)
-def _mono_mul(a: Monomial, b: Monomial) -> Monomial:
-    if not a or not b:
-        return a or b
-    powers = dict(a)
-    for atom, p in b:
-        powers[atom] = powers.get(atom, 0) + p
-    return tuple(sorted(powers.items(), key=lambda ap: _atom_key(ap[0])))
-
-
 def _make(poly: dict[Monomial, int]) -> DimLike:
     """Canonicalise a polynomial given as ``{monomial: coefficient}``."""
-    items = [(m, c) for m, c in poly.items() if c]
-    if not items:
-        return 0
-    if len(items) == 1 and not items[0][0]:
-        return items[0][1]
-    items.sort(key=_term_key)
-    return _new(tuple(items))
+    terms = canonical(poly)
+    return terms if isinstance(terms, int) else _new(terms)
 
 
 def _atom(op: str, *args: DimLike) -> Dim:
-    return _new(((((_Op(op, args), 1),), 1),))
+    """The Dim of one opaque atom ``op`` over ``args``."""
+    if op in ("min", "max"):
+        text = f"{op}({', '.join(map(str, args))})"
+    else:
+        text = _operand(args[0]) + ("//" if op == "//" else " % ") + _operand(args[1])
+    return _new(((((Opaque(op, args, text), 1),), 1),))
+
+
+def _operand(x: DimLike) -> str:
+    """``x`` as an operand of ``//`` or ``%``, parenthesised unless atomic."""
+    if isinstance(x, int):
+        return str(x) if x >= 0 else f"({x})"
+    atom = _lone_atom(x)
+    if atom is not None and (not isinstance(atom, Opaque) or atom.op in ("min", "max")):
+        return str(x)
+    return f"({x})"
 
 
 def _lone_atom(x: DimLike) -> Atom | None:
     """The atom if ``x`` is exactly one atom (coefficient 1, power 1)."""
-    if isinstance(x, Dim):
-        t = x._terms
-        if len(t) == 1 and t[0][1] == 1 and len(t[0][0]) == 1 and t[0][0][0][1] == 1:
-            return t[0][0][0][0]
-    return None
+    return lone_atom(x._terms) if isinstance(x, Dim) else None
 
 
 def _add(a: DimLike, b: DimLike) -> DimLike:
@@ -337,10 +291,7 @@ def _add(a: DimLike, b: DimLike) -> DimLike:
             return _new(terms + (((), b),))
         c = terms[-1][1] + b
         return _new(terms[:-1] + (((), c),)) if c else _new(terms[:-1])
-    poly = dict(a._terms)
-    for m, c in b._terms:
-        poly[m] = poly.get(m, 0) + c
-    return _make(poly)
+    return _make(_poly_add(a._terms, b._terms))
 
 
 def _mul(a: DimLike, b: DimLike) -> DimLike:
@@ -352,12 +303,7 @@ def _mul(a: DimLike, b: DimLike) -> DimLike:
         if b == 1 or not b:
             return a if b else 0
         return _new(tuple((m, c * b) for m, c in a._terms))
-    poly: dict[Monomial, int] = {}
-    for ma, ca in a._terms:
-        for mb, cb in b._terms:
-            m = _mono_mul(ma, mb)
-            poly[m] = poly.get(m, 0) + ca * cb
-    return _make(poly)
+    return _make(_poly_mul(a._terms, b._terms))
 
 
 def _pow(a: DimLike, k: int) -> DimLike:
@@ -375,22 +321,14 @@ def _pow(a: DimLike, k: int) -> DimLike:
 
 def _split(a: Dim, d: int) -> tuple[DimLike, DimLike]:
     """``a == d*q + r``: q takes the terms ``d`` divides and the constant's quotient."""
-    quot: dict[Monomial, int] = {}
-    rem: dict[Monomial, int] = {}
-    for m, c in a._terms:
-        if not m:
-            quot[m], rem[m] = divmod(c, d)
-        elif c % d == 0:
-            quot[m] = c // d
-        else:
-            rem[m] = c
+    quot, rem = _poly_split(a._terms, d)
     return _make(quot), _make(rem)
 
 
 def _nested(a: DimLike, op: str, d: int) -> tuple[DimLike, int] | None:
     """``(x, e)`` if ``a`` is exactly ``x op e`` with int ``e > 0`` (and ``d > 0``)."""
     atom = _lone_atom(a)
-    if isinstance(atom, _Op) and atom.op == op and d > 0:
+    if isinstance(atom, Opaque) and atom.op == op and d > 0:
         x, e = atom.args
         if isinstance(e, int) and e > 0:
             return x, e
@@ -435,7 +373,7 @@ def _minmax(op: str, args: tuple[object, ...]) -> DimLike:
     flat: list[DimLike] = []
     for x in map(as_dim, args):
         atom = _lone_atom(x)
-        flat.extend(atom.args if isinstance(atom, _Op) and atom.op == op else (x,))
+        flat.extend(atom.args if isinstance(atom, Opaque) and atom.op == op else (x,))
     kept: list[DimLike] = []
     for x in flat:
         for i, k in enumerate(kept):
@@ -461,43 +399,6 @@ def dim_max(*args: DimLike) -> DimLike:
     return _minmax("max", args)
 
 
-# -- text --------------------------------------------------------------------------------
-
-def _operand(x: DimLike) -> str:
-    """``x`` as an operand of ``//`` or ``%``, parenthesised unless atomic."""
-    if isinstance(x, int):
-        return str(x) if x >= 0 else f"({x})"
-    atom = _lone_atom(x)
-    if atom is not None and (not isinstance(atom, _Op) or atom.op in ("min", "max")):
-        return str(x)
-    return f"({x})"
-
-
-def _factor(atom: Atom, p: int, lone: bool) -> str:
-    if not isinstance(atom, _Op):
-        text = str(atom)
-    else:
-        text = atom.text if lone or atom.op in ("min", "max") else f"({atom.text})"
-    return text if p == 1 else f"{text}**{p}"
-
-
-def _render(terms: Terms) -> str:
-    out = []
-    for i, (mono, c) in enumerate(terms):
-        a = abs(c)
-        if mono:
-            lone = a == 1 and len(mono) == 1 and mono[0][1] == 1 and (i > 0 or c > 0)
-            body = "*".join(_factor(atom, p, lone) for atom, p in mono)
-            body = body if a == 1 else f"{a}*{body}"
-        else:
-            body = str(a)
-        if i == 0:
-            out.append(body if c > 0 else "-" + body)
-        else:
-            out.append((" + " if c > 0 else " - ") + body)
-    return "".join(out)
-
-
 # -- queries and transformations ---------------------------------------------------------
 
 def free_symbols(x: DimLike) -> frozenset[Hashable]:
@@ -518,7 +419,7 @@ def free_symbols(x: DimLike) -> frozenset[Hashable]:
 
 
 def _atom_symbols(atom: Atom) -> frozenset[Hashable]:
-    if not isinstance(atom, _Op):
+    if not isinstance(atom, Opaque):
         return frozenset((atom,))
     return frozenset().union(*map(free_symbols, atom.args))
 
@@ -534,7 +435,7 @@ def _subst(x: DimLike, values: dict[Hashable, DimLike]) -> DimLike:
     for mono, c in x._terms:
         term: DimLike = c
         for atom, p in mono:
-            if not isinstance(atom, _Op):
+            if not isinstance(atom, Opaque):
                 value = values[atom] if atom in values else _symbol(atom)
             else:
                 value = _APPLY[atom.op](*(_subst(arg, values) for arg in atom.args))

@@ -1,0 +1,68 @@
+"""AST of the signature DSL: frozen, hashable dataclasses with structural ``==``.
+
+``str(node)`` is the node's canonical text (the constructors reject objects whose text
+would not parse back). Dim variables support ``+ - * // %`` (with ints too), so
+``n - k + 1`` builds the same tree as the text ``n-k+1``.
+
+The dim expressions here are the one dim-expression language of kantensor: signatures,
+``TensorType.parse`` and the command line's query terms all parse into these nodes, and
+:func:`evaluate` is the one evaluator, computing in the Dim algebra of
+:mod:`kantensor.types.dim`. Operands and where-clauses are checked for well-formedness
+as a whole when an :class:`~kantensor.signature.alternative.Alternative` is built.
+
+One module per kind of node: :mod:`.names` (the rules for names), :mod:`.dims` (dim
+expressions and items, the evaluator), :mod:`.dtypes` (dtype terms), :mod:`.patterns`
+(operands and where-clauses).
+"""
+
+from .dims import (
+    EXPR_TYPES,
+    ITEM_TYPES,
+    AnonGroup,
+    AnyGroup,
+    BinOp,
+    Call,
+    DimExpr,
+    DimItem,
+    DimVar,
+    FixedDim,
+    FlexDim,
+    NamedGroup,
+    dim_max,
+    dim_min,
+    evaluate,
+    expr_names,
+)
+from .dtypes import (
+    DType,
+    DTypeFunction,
+    DTypeName,
+    DTypeVar,
+    FloatOf,
+    Join,
+    Promote,
+    RealOf,
+    dtype_names,
+)
+from .names import CATEGORIES, CMP_OPS, DTYPE_NAMES, RESERVED
+from .patterns import (
+    CLAUSE_TYPES,
+    Clause,
+    Compare,
+    Compatible,
+    DTypeEq,
+    InCategory,
+    TensorPattern,
+    dim_vars,
+    dtype_vars,
+)
+
+__all__ = [
+    "CATEGORIES", "CLAUSE_TYPES", "CMP_OPS", "DTYPE_NAMES", "EXPR_TYPES", "ITEM_TYPES",
+    "RESERVED",
+    "DimVar", "FixedDim", "FlexDim", "AnonGroup", "AnyGroup", "NamedGroup", "BinOp", "Call",
+    "DTypeName", "DTypeVar", "Promote", "Join", "DTypeFunction", "FloatOf", "RealOf",
+    "TensorPattern", "Compare", "InCategory", "DTypeEq", "Compatible",
+    "DimExpr", "DimItem", "DType", "Clause",
+    "dim_vars", "dtype_vars", "dim_min", "dim_max", "evaluate", "expr_names", "dtype_names",
+]  # fmt: skip

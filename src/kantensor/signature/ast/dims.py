@@ -1,0 +1,277 @@
+"""Dim expressions and dim items of the DSL, and :func:`evaluate`, their one evaluator.
+
+Dim variables support ``+ - * // %`` (with ints too), so ``n - k + 1`` builds the same
+tree as the text ``n-k+1``. Items are what an operand lists: an expression, a flexible
+dim ``n?`` or a group (``.k.``, ``...``, ``*name``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ...types.dim import DimLike
+from ...types.dim import dim_max as _dim_max
+from ...types.dim import dim_min as _dim_min
+from ...types.limits import MAX_EXPONENT
+from .names import check_name, set_field
+
+__all__ = [
+    "EXPR_TYPES", "ITEM_TYPES", "AnonGroup", "AnyGroup", "BinOp", "Call", "DimExpr",
+    "DimItem", "DimVar", "FixedDim", "FlexDim", "NamedGroup", "as_expr", "as_item",
+    "dim_max", "dim_min", "evaluate", "expr_names",
+]  # fmt: skip
+
+_PREC = {"+": 1, "-": 1, "*": 2, "//": 2, "%": 2, "**": 3}
+
+
+class _Arith:
+    """``+ - * // %`` (and reflected, with ints) building :class:`BinOp`."""
+
+    __slots__ = ()
+
+    def _op(self, op: str, other: object, reflected: bool = False) -> BinOp:
+        if isinstance(other, bool) or not isinstance(other, (int, *EXPR_TYPES)):
+            return NotImplemented
+        return BinOp(op, other, self) if reflected else BinOp(op, self, other)
+
+    def __add__(self, o: object) -> BinOp: return self._op("+", o)
+    def __radd__(self, o: object) -> BinOp: return self._op("+", o, True)
+    def __sub__(self, o: object) -> BinOp: return self._op("-", o)
+    def __rsub__(self, o: object) -> BinOp: return self._op("-", o, True)
+    def __mul__(self, o: object) -> BinOp: return self._op("*", o)
+    def __rmul__(self, o: object) -> BinOp: return self._op("*", o, True)
+    def __floordiv__(self, o: object) -> BinOp: return self._op("//", o)
+    def __rfloordiv__(self, o: object) -> BinOp: return self._op("//", o, True)
+    def __mod__(self, o: object) -> BinOp: return self._op("%", o)
+    def __rmod__(self, o: object) -> BinOp: return self._op("%", o, True)  # fmt: skip
+    def __pow__(self, o: object) -> BinOp: return self._op("**", o)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class DimVar(_Arith):
+    """A dim variable ``n``, shared by every operand of an alternative."""
+
+    name: str
+
+    def __post_init__(self) -> None:
+        check_name(self.name, "dim")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class FixedDim(_Arith):
+    """A fixed size ``3``."""
+
+    size: int
+
+    def __post_init__(self) -> None:
+        if isinstance(self.size, bool) or not isinstance(self.size, int) or self.size < 0:
+            raise ValueError(f"a fixed dim must be an int >= 0, got {self.size!r}")
+
+    def __str__(self) -> str:
+        return str(self.size)
+
+
+@dataclass(frozen=True)
+class BinOp(_Arith):
+    """``left op right`` with op in ``+ - * // % **``; ints are wrapped as FixedDim.
+    The exponent of ``**`` is an int from 0 to :data:`MAX_EXPONENT`."""
+
+    op: str
+    left: DimExpr
+    right: DimExpr
+
+    def __post_init__(self) -> None:
+        if self.op not in _PREC:
+            raise ValueError(f"unknown dim operator {self.op!r}")
+        set_field(self, "left", as_expr(self.left))
+        set_field(self, "right", as_expr(self.right))
+        if self.op == "**" and not (isinstance(self.right, FixedDim)
+                                    and self.right.size <= MAX_EXPONENT):
+            raise ValueError(f"the exponent of ** must be an int from 0 to {MAX_EXPONENT}, "
+                             f"got {self.right}")
+
+    def __str__(self) -> str:
+        if self.op == "**":  # the base is an atom: n**2, (n+1)**2
+            return f"{_paren(self.left, _prec(self.left) <= 3)}**{self.right}"
+        p = _PREC[self.op]
+        # Left-associative: parenthesize a lower-precedence left operand and a right
+        # operand of the same or lower precedence.
+        left = _paren(self.left, _prec(self.left) < p)
+        right = _paren(self.right, _prec(self.right) <= p)
+        return f"{left}{self.op}{right}"
+
+
+@dataclass(frozen=True)
+class Call(_Arith):
+    """``min(a, b, ...)`` or ``max(a, b, ...)``."""
+
+    fn: str
+    args: tuple[DimExpr, ...]
+
+    def __post_init__(self) -> None:
+        if self.fn not in ("min", "max"):
+            raise ValueError(f"unknown dim function {self.fn!r}")
+        set_field(self, "args", tuple(as_expr(a) for a in self.args))
+        if not self.args:
+            raise ValueError(f"{self.fn}() needs at least one argument")
+
+    def __str__(self) -> str:
+        return f"{self.fn}({','.join(map(str, self.args))})"
+
+
+EXPR_TYPES = (DimVar, FixedDim, BinOp, Call)
+
+
+def as_expr(x: object) -> DimExpr:
+    """A dim expression; an int is a FixedDim."""
+    if isinstance(x, int) and not isinstance(x, bool):
+        return FixedDim(x)
+    if not isinstance(x, EXPR_TYPES):
+        raise TypeError(f"not a dim expression: {x!r}")
+    return x
+
+
+def _prec(x: DimExpr) -> int:
+    return _PREC[x.op] if isinstance(x, BinOp) else 4
+
+
+def _paren(x: DimExpr, needed: bool) -> str:
+    return f"({x})" if needed else str(x)
+
+
+def dim_min(*args: DimExpr | int) -> Call:
+    """``min(args...)`` as a dim expression."""
+    return Call("min", args)  # type: ignore[arg-type]
+
+
+def dim_max(*args: DimExpr | int) -> Call:
+    """``max(args...)`` as a dim expression."""
+    return Call("max", args)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class FlexDim:
+    """NumPy's flexible dim ``n?``: present in all operands using it, or in none."""
+
+    name: str
+
+    def __post_init__(self) -> None:
+        check_name(self.name, "dim")
+
+    def __str__(self) -> str:
+        return f"{self.name}?"
+
+
+@dataclass(frozen=True)
+class AnonGroup:
+    """``.k.``: a group of exactly k >= 1 anonymous dims."""
+
+    k: int
+
+    def __post_init__(self) -> None:
+        if isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 1:
+            raise ValueError(f"an anonymous group needs an int k >= 1, got {self.k!r}")
+
+    def __str__(self) -> str:
+        return f".{self.k}."
+
+
+@dataclass(frozen=True)
+class AnyGroup:
+    """``...``: one group of dims of any length, the same group in every operand."""
+
+    def __str__(self) -> str:
+        return "..."
+
+
+@dataclass(frozen=True)
+class NamedGroup:
+    """``*name``: a named group of dims of any length."""
+
+    name: str
+
+    def __post_init__(self) -> None:
+        check_name(self.name, "group")
+
+    def __str__(self) -> str:
+        return f"*{self.name}"
+
+
+
+ITEM_TYPES = (*EXPR_TYPES, FlexDim, AnonGroup, AnyGroup, NamedGroup)
+
+
+def as_item(x: object) -> DimItem:
+    """An operand item; an int is a FixedDim."""
+    if isinstance(x, int) and not isinstance(x, bool):
+        return FixedDim(x)
+    if not isinstance(x, ITEM_TYPES):
+        raise TypeError(f"not a dim: {x!r}")
+    return x
+
+
+def expr_names(x: DimExpr) -> list[str]:
+    """The dim names in an expression, in order of appearance (iterative)."""
+    out, stack = [], [x]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, DimVar):
+            out.append(node.name)
+        elif isinstance(node, BinOp):
+            stack += (node.right, node.left)
+        elif isinstance(node, Call):
+            stack.extend(reversed(node.args))
+    return out
+
+
+
+_BINARY: dict[str, Callable[[DimLike, DimLike], DimLike]] = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "//": lambda a, b: a // b, "%": lambda a, b: a % b, "**": lambda a, b: a ** b,
+}
+_CALLS = {"min": _dim_min, "max": _dim_max}
+
+
+def evaluate(expr: DimExpr, lookup: Callable[[str], DimLike],
+             check: Callable[[DimLike], object] | None = None) -> DimLike:
+    """The value of ``expr``, its names replaced by ``lookup(name)`` (ints or Dims).
+
+    The one evaluator of dim expressions: the solver looks names up in its
+    substitution, ``TensorType.parse`` maps them to named Dims. Iterative, so deep
+    expressions do not exhaust the stack; ``//`` or ``%`` by a zero size raises
+    ZeroDivisionError. ``check`` sees every intermediate value (a limit on the terms a
+    product of sums expands to raises there, before the next step can blow up).
+    """
+    values: list[DimLike] = []
+    stack: list[tuple[DimExpr, bool]] = [(expr, False)]
+    while stack:
+        node, ready = stack.pop()
+        if isinstance(node, FixedDim):
+            values.append(node.size)
+        elif isinstance(node, DimVar):
+            values.append(lookup(node.name))
+        elif not ready:
+            stack.append((node, True))
+            children = (node.left, node.right) if isinstance(node, BinOp) else node.args
+            stack.extend((c, False) for c in reversed(children))
+        elif isinstance(node, BinOp):
+            right = values.pop()
+            if check is not None and node.op == "**" and values[-1].__class__ is not int:
+                check(values[-1] * values[-1])  # a square first: grows no faster than steps
+            values[-1] = _BINARY[node.op](values[-1], right)
+            if check is not None:
+                check(values[-1])
+        else:
+            n = len(node.args)
+            args = values[-n:]
+            del values[-n:]
+            values.append(_CALLS[node.fn](*args))
+    return values[0]
+
+
+DimExpr = DimVar | FixedDim | BinOp | Call
+DimItem = DimExpr | FlexDim | AnonGroup | AnyGroup | NamedGroup

@@ -1,0 +1,126 @@
+"""Dtype terms of the DSL: dtype names, dtype variables, promote/join and the one-argument
+dtype functions ``float(T)`` and ``real(T)``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from .names import DTYPE_NAMES, check_name, set_field
+
+__all__ = ["DTYPE_TYPES", "DType", "DTypeFunction", "DTypeName", "DTypeVar", "FloatOf",
+           "Join", "Promote", "RealOf", "as_dtype", "dtype_names"]
+
+
+
+@dataclass(frozen=True)
+class DTypeName:
+    """A concrete dtype such as ``float32``."""
+
+    name: str
+
+    def __post_init__(self) -> None:
+        if self.name not in DTYPE_NAMES:
+            raise ValueError(f"unknown dtype name {self.name!r}")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class DTypeVar:
+    """A dtype variable ``T``."""
+
+    name: str
+
+    def __post_init__(self) -> None:
+        check_name(self.name, "dtype variable")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class Promote:
+    """``promote(T, U, ...)``: NumPy's result type of the arguments."""
+
+    args: tuple[DType, ...]
+
+    def __post_init__(self) -> None:
+        set_field(self, "args", tuple(as_dtype(a) for a in self.args))
+        if not self.args:
+            raise ValueError("promote() needs at least one argument")
+
+    #: True for ``join``: every argument ranks as a tensor (see :class:`Join`).
+    joint: ClassVar[bool] = False
+
+    def __str__(self) -> str:
+        return f"{'join' if self.joint else 'promote'}({','.join(map(str, self.args))})"
+
+
+@dataclass(frozen=True)
+class Join(Promote):
+    """``join(T, U, ...)``: the result type with every argument ranked as a tensor.
+
+    Ops that put the values of all their inputs into one output (concatenate, stack)
+    use it: a 0-d input is not demoted below the others as it is in arithmetic."""
+
+    joint: ClassVar[bool] = True
+
+
+@dataclass(frozen=True)
+class DTypeFunction:
+    """A one-argument dtype function; ``function`` names it in the text form and in
+    :data:`kantensor.logic.dtypes.DTYPE_FUNCTIONS`."""
+
+    arg: DType
+    function: ClassVar[str] = ""
+
+    def __post_init__(self) -> None:
+        set_field(self, "arg", as_dtype(self.arg))
+
+    def __str__(self) -> str:
+        return f"{self.function}({self.arg})"
+
+
+@dataclass(frozen=True)
+class FloatOf(DTypeFunction):
+    """``float(T)``: T if it is inexact, else the default float."""
+
+    function: ClassVar[str] = "float"
+
+
+@dataclass(frozen=True)
+class RealOf(DTypeFunction):
+    """``real(T)``: the real dtype of T's precision (complex64 -> float32), else T."""
+
+    function: ClassVar[str] = "real"
+
+
+DTYPE_TYPES = (DTypeName, DTypeVar, Promote, DTypeFunction)
+
+
+def dtype_names(x: DType) -> list[str]:
+    """The dtype variable names in a dtype term, in order of appearance."""
+    out, stack = [], [x]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, DTypeVar):
+            out.append(node.name)
+        elif isinstance(node, Promote):
+            stack.extend(reversed(node.args))
+        elif isinstance(node, DTypeFunction):
+            stack.append(node.arg)
+    return out
+
+
+def as_dtype(x: object) -> DType:
+    """A dtype node; a str is a DTypeName if it names a dtype, else a DTypeVar."""
+    if isinstance(x, str):
+        return DTypeName(x) if x in DTYPE_NAMES else DTypeVar(x)
+    if not isinstance(x, DTYPE_TYPES):
+        raise TypeError(f"not a dtype: {x!r}")
+    return x
+
+
+DType = DTypeName | DTypeVar | Promote | Join | FloatOf | RealOf

@@ -1,0 +1,119 @@
+"""Operands and where-clauses of the DSL (checked as a whole when an alternative is
+built, by :func:`kantensor.signature.alternative.check`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .dims import AnyGroup, DimExpr, DimItem, DimVar, as_expr, as_item
+from .dtypes import DType, DTypeVar, as_dtype
+from .names import CATEGORIES, CMP_OPS, set_field
+
+__all__ = ["CLAUSE_TYPES", "Clause", "Compare", "Compatible", "DTypeEq", "InCategory",
+           "TensorPattern", "dim_vars", "dtype_vars"]
+
+
+@dataclass(frozen=True)
+class TensorPattern:
+    """One operand: ``(dims...)`` with an optional ``:dtype``."""
+
+    dims: tuple[DimItem, ...]
+    dtype: DType | None = None
+
+    def __post_init__(self) -> None:
+        dims = tuple(as_item(d) for d in self.dims)
+        if sum(isinstance(d, AnyGroup) for d in dims) > 1:
+            raise ValueError("an operand may contain at most one '...'")
+        set_field(self, "dims", dims)
+        if self.dtype is not None:
+            set_field(self, "dtype", as_dtype(self.dtype))
+
+    def __str__(self) -> str:
+        dtype = "" if self.dtype is None else f":{self.dtype}"
+        return f"({','.join(map(str, self.dims))}){dtype}"
+
+
+@dataclass(frozen=True)
+class Compare:
+    """A dim comparison ``left op right``, op in ``== != < <= > >=``."""
+
+    op: str
+    left: DimExpr
+    right: DimExpr
+
+    def __post_init__(self) -> None:
+        if self.op not in CMP_OPS:
+            raise ValueError(f"unknown comparison {self.op!r}")
+        set_field(self, "left", as_expr(self.left))
+        set_field(self, "right", as_expr(self.right))
+
+    def __str__(self) -> str:
+        return f"{self.left} {self.op} {self.right}"
+
+
+@dataclass(frozen=True)
+class InCategory:
+    """``T in CATEGORY`` (any dtype term is accepted on the left)."""
+
+    dtype: DType
+    category: str
+
+    def __post_init__(self) -> None:
+        set_field(self, "dtype", as_dtype(self.dtype))
+        if self.category not in CATEGORIES:
+            raise ValueError(f"unknown dtype category {self.category!r}")
+
+    def __str__(self) -> str:
+        return f"{self.dtype} in {self.category}"
+
+
+@dataclass(frozen=True)
+class DTypeEq:
+    """``T == U`` between dtypes."""
+
+    left: DType
+    right: DType
+
+    def __post_init__(self) -> None:
+        set_field(self, "left", as_dtype(self.left))
+        set_field(self, "right", as_dtype(self.right))
+
+    def __str__(self) -> str:
+        return f"{self.left} == {self.right}"
+
+
+@dataclass(frozen=True)
+class Compatible:
+    """``compatible(T, U)``: the two dtypes can be cast safely."""
+
+    left: DType
+    right: DType
+
+    def __post_init__(self) -> None:
+        set_field(self, "left", as_dtype(self.left))
+        set_field(self, "right", as_dtype(self.right))
+
+    def __str__(self) -> str:
+        return f"compatible({self.left},{self.right})"
+
+
+CLAUSE_TYPES = (Compare, InCategory, DTypeEq, Compatible)
+
+
+
+def _names(names: str | Iterable[str]) -> list[str]:
+    return names.replace(",", " ").split() if isinstance(names, str) else list(names)
+
+
+def dim_vars(names: str | Iterable[str]) -> tuple[DimVar, ...]:
+    """``dim_vars("m n p")`` -> ``(DimVar('m'), DimVar('n'), DimVar('p'))``."""
+    return tuple(DimVar(n) for n in _names(names))
+
+
+def dtype_vars(names: str | Iterable[str]) -> tuple[DTypeVar, ...]:
+    """``dtype_vars("x y")`` -> ``(DTypeVar('x'), DTypeVar('y'))``."""
+    return tuple(DTypeVar(n) for n in _names(names))
+
+
+Clause = Compare | InCategory | DTypeEq | Compatible

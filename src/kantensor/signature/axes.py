@@ -1,0 +1,427 @@
+"""The axes of an alternative: the layout of its operands, and the :class:`Structure`
+constraint that matches, builds and broadcasts shapes by it.
+
+Groups: every variable-length part of an operand is a *group*: ``...``, ``*name``, the
+j-th ``.k.`` group, and the implicit group of loop dims placed first when the
+alternative has a loop prefix (and no ``...``/``*name``). Under ``+`` the input
+occurrences of a group broadcast (NumPy rules, right-aligned) into the one the outputs
+use; otherwise all occurrences are one term.
+
+Flexible dims: the layouts are those of the alternative's variants
+(:mod:`kantensor.signature.flex`, an AST rewrite); :class:`Structure` picks the variant
+once the inputs' ranks decide it, so only that one is ever laid out.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, replace
+from typing import Any
+
+from unification import var
+
+from ..logic.dims import Broadcast, Equation, Expr
+from ..logic.store import Beyond, Constraint, Progress, bind_choices, fail_because, unify_oc
+from ..logic.terms import isvar, walk
+from . import ast as A
+from .alternative import Alternative
+from .flex import Flexible, flexible
+
+__all__ = ["GUARD", "Axes", "Env", "Structure"]
+
+LOOP = "loop dims"
+#: Why a flexible-dims variant does not apply (not an error of its own).
+GUARD = "flexible dims variant does not apply"
+
+
+@dataclass(frozen=True)
+class Item:
+    """One position of an operand pattern: a single axis or a group."""
+
+    kind: str  # "dim" | "group"
+    node: Any  # AST dim item, or the group's key
+    length: int | None = None  # fixed length for .k. groups
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The items of every operand for one flexible-dims variant."""
+
+    items: tuple[tuple[Item, ...], ...]
+    groups: tuple[Any, ...]  # keys of the variable-length groups
+    anon: tuple[tuple[Any, int], ...]  # (.k. group key, k)
+
+
+class Env:
+    """The fresh logic variables of one application of an alternative."""
+
+    def __init__(self) -> None:
+        self.dims: dict[str, Any] = {}
+        self.dtypes: dict[str, Any] = {}
+        self.groups: dict[Any, Any] = {}
+        self.occurrences: dict[tuple[Any, int], Any] = {}
+        self.origin: dict[str, str] = {}
+
+    def dim(self, name: str) -> Any:
+        v = self.dims.get(name)
+        if v is None:
+            v = self.dims[name] = var(prefix=name)
+        return v
+
+    def dtype(self, name: str) -> Any:
+        v = self.dtypes.get(name)
+        if v is None:
+            v = self.dtypes[name] = var(prefix=name)
+        return v
+
+    def expr(self, node: Any) -> Expr:
+        return Expr(node, {n: self.dim(n) for n in A.expr_names(node)})
+
+
+def _label(group: Any) -> str:
+    return "loop dims" if group == LOOP else f"group {group}"
+
+
+def _show(value: Any) -> str:
+    return "?" if isvar(value) else str(value)
+
+
+def _show_tuple(value: Any, s: dict | None = None) -> str:
+    if isinstance(value, tuple):
+        if s is not None:
+            value = tuple(walk(x, s) for x in value)
+        return "(" + ", ".join(map(_show, value)) + ("," if len(value) == 1 else "") + ")"
+    return "?"
+
+
+def _fresh(n: int) -> tuple:
+    return tuple(var() for _ in range(n))
+
+
+class Axes:
+    """How the operands of an alternative lay out their axes, per variant (compiled once
+    per alternative, with the layouts it is asked for)."""
+
+    def __init__(self, alt: Alternative) -> None:
+        self.alt = alt
+        self.n_in = len(alt.inputs)
+        self.broadcast = alt.loop == "+"
+        has_var_group = any(isinstance(d, A.AnyGroup | A.NamedGroup)
+                            for op in alt.operands for d in op.dims)
+        self.loop = alt.loop is not None and not has_var_group
+        self.flex: Flexible | None = flexible(alt)
+        self._layouts: dict[tuple[bool, ...], Layout | None] = {}
+
+    def where(self, i: int) -> str:
+        return f"input {i}" if i < self.n_in else f"output {i - self.n_in}"
+
+    def layout(self, presence: tuple[bool, ...] = ()) -> Layout | None:
+        """The layout of the variant selected by ``presence`` (``()`` without flexible
+        dims); None if that variant is inconsistent."""
+        if presence in self._layouts:
+            return self._layouts[presence]
+        variant = self.alt if self.flex is None else self.flex.variant(presence)
+        out = self._layouts[presence] = None if variant is None else self._build(variant)
+        return out
+
+    def _build(self, variant: Alternative) -> Layout:
+        items: list[tuple[Item, ...]] = []
+        anon: dict[Any, int] = {}
+        for op in variant.operands:
+            row = [Item("group", LOOP)] if self.loop else []
+            j = 0
+            for d in op.dims:
+                if isinstance(d, A.AnonGroup):
+                    key = f"#{j + 1} of the .k. groups"
+                    anon[key] = d.k
+                    row.append(Item("group", key, d.k))
+                    j += 1
+                elif isinstance(d, A.AnyGroup):
+                    row.append(Item("group", "..."))
+                elif isinstance(d, A.NamedGroup):
+                    row.append(Item("group", "*" + d.name))
+                else:
+                    row.append(Item("dim", d))
+            items.append(tuple(row))
+        groups = tuple(dict.fromkeys(it.node for row in items for it in row
+                                     if it.kind == "group"))
+        return Layout(tuple(items), groups, tuple(anon.items()))
+
+
+@dataclass(frozen=True, eq=False)
+class Structure(Constraint):
+    """The axes of every operand: matches known shapes, builds unknown ones once their
+    groups' lengths are known, and broadcasts groups. Replaced by an updated copy as
+    operands get matched (``matched``) and groups broadcast (``posted``)."""
+
+    plan: Axes
+    env: Env
+    shapes: tuple
+    variant: Any
+    max_rank: int
+    matched: frozenset = frozenset()
+    posted: frozenset = frozenset()
+
+    # -- progress ----------------------------------------------------------------------
+    def check(self, s: dict, pending: tuple) -> Progress:
+        layout, s = self._layout(s)
+        if layout is None:
+            return None if s is None else (s, False)
+        s0 = s
+        matched, posted = set(self.matched), set(self.posted)
+        extra: list[Constraint] = []
+        changed = True
+        while changed:
+            changed = False
+            for i in range(len(self.shapes)):
+                if i in matched:
+                    continue
+                shape = walk(self.shapes[i], s)
+                if isinstance(shape, tuple):
+                    out = self._match(s, layout, i, shape)
+                else:
+                    out = self._build(s, layout, i)
+                if out is True:
+                    continue
+                if out is None:
+                    return None
+                s, cs = out
+                extra += cs
+                matched.add(i)
+                changed = True
+            for g in layout.groups:
+                if g in posted or not self.plan.broadcast:
+                    continue
+                out = self._broadcast(s, layout, g)
+                if out is None:
+                    return None
+                if out is not True:
+                    s, cs = out
+                    extra += cs
+                    posted.add(g)
+                    changed = True
+        groups_done = not self.plan.broadcast or posted >= set(layout.groups)
+        if len(matched) == len(self.shapes) and groups_done:
+            return s, True, extra
+        if s is s0 and not extra and matched == set(self.matched):
+            return s, False
+        return s, True, [*extra, replace(self, matched=frozenset(matched),
+                                         posted=frozenset(posted))]
+
+    def _layout(self, s: dict) -> tuple[Layout | None, dict | None]:
+        """The variant's layout (choosing it from the ranks when they decide it);
+        (None, s) while undecided, (None, None) if the variant cannot apply."""
+        flex = self.plan.flex
+        if flex is None:
+            return self.plan.layout(), s
+        chosen = walk(self.variant, s)
+        if isvar(chosen):
+            ranks = {i: len(sh) for i in flex.inputs
+                     if isinstance(sh := walk(self.shapes[i], s), tuple)}
+            chosen = flex.presence(ranks)
+            if chosen is None:
+                return None, s
+            s = unify_oc(self.variant, chosen, s)
+        layout = self.plan.layout(chosen)
+        if layout is None:
+            fail_because(lambda: GUARD)
+            return None, None
+        return layout, s
+
+    def _occurrence(self, layout: Layout, group: Any, i: int) -> Any:
+        """The term standing for ``group`` in operand ``i`` (outputs: the combined one)."""
+        env = self.env
+        if not self.plan.broadcast or i >= self.plan.n_in:
+            v = env.groups.get(group)
+            if v is None:
+                k = dict(layout.anon).get(group)
+                v = env.groups[group] = var(prefix="group") if k is None else _fresh(k)
+            return v
+        v = env.occurrences.get((group, i))
+        if v is None:
+            k = dict(layout.anon).get(group)
+            v = env.occurrences[group, i] = var(prefix="group") if k is None else _fresh(k)
+        return v
+
+    def _match(self, s: dict, layout: Layout, i: int, shape: tuple) -> tuple | bool | None:
+        """Match a known-rank shape (True: not yet, an output's groups are unknown)."""
+        alt, items, where = self.plan.alt, layout.items[i], self.plan.where(i)
+        lengths = {}  # an output with several groups of any length: known from inputs
+        variables = [it for it in items if it.kind == "group" and it.length is None]
+        if len(variables) > 1:
+            for it in variables:
+                occ = walk(self._occurrence(layout, it.node, i), s)
+                if not isinstance(occ, tuple):
+                    return True
+                lengths[it.node] = len(occ)
+            items = tuple(Item(it.kind, it.node, lengths.get(it.node, it.length))
+                          for it in items)
+        fixed = sum(1 if it.kind == "dim" else (it.length or 0) for it in items)
+        variable = next((it for it in items if it.kind == "group" and it.length is None), None)
+        ndim = len(shape)
+        if not self._guard(s, i, ndim):
+            return None
+        if ndim < fixed or (variable is None and ndim != fixed):
+            need = f"at least {fixed}" if variable is not None else f"exactly {fixed}"
+            fail_because(lambda: f"{where} has {ndim} dimension{'s' * (ndim != 1)} but "
+                         f"{alt.operands[i]} needs {need}")
+            return None
+        glen = ndim - fixed
+        cap = alt.max_loop_dims
+        if variable is not None and variable.node == LOOP and cap is not None and glen > cap:
+            fail_because(lambda: f"{where} has {glen} loop dim{'s' * (glen != 1)} but at "
+                         f"most {cap} are allowed")
+            return None
+        constraints: list[Constraint] = []
+        axis = 0
+        for it in items:
+            if it.kind == "group":
+                n = it.length if it.length is not None else glen
+                part = tuple(shape[axis:axis + n])
+                target = self._occurrence(layout, it.node, i)
+                new = unify_oc(target, part, s)
+                if new is False:
+                    fail_because(lambda it=it, part=part, target=target, s=s, axis=axis:
+                                 f"{_label(it.node)} are {_show_tuple(part)} in {where} "
+                                 f"(from axis {axis}) but {_show_tuple(walk(target, s), s)} "
+                                 "elsewhere")
+                    return None
+                s, axis = new, axis + n
+                continue
+            s = self._match_dim(s, it.node, shape[axis], where, axis, constraints)
+            if s is None:
+                return None
+            axis += 1
+        return s, constraints
+
+    def _guard(self, s: dict, i: int, ndim: int) -> bool:
+        """NumPy's rule for input ``i`` of the chosen variant: its flexible dims are
+        present iff it has at least its full number of core dims."""
+        flex = self.plan.flex
+        present = None if flex is None else flex.present(walk(self.variant, s), i)
+        if present is not None and present != (ndim >= flex.full(i)):
+            fail_because(lambda: GUARD)
+            return False
+        return True
+
+    def _match_dim(self, s: dict, node: Any, size: Any, where: str, axis: int,
+                   constraints: list) -> dict | None:
+        env = self.env
+        if isinstance(node, A.DimVar):
+            v = env.dim(node.name)
+            new = unify_oc(v, size, s)
+            if new is False:
+                fail_because(lambda: f"dimension {node.name} is {_show(walk(v, s))} in "
+                             f"{env.origin.get(node.name, 'another operand')} but "
+                             f"{_show(walk(size, s))} in {where} (axis {axis})")
+                return None
+            env.origin.setdefault(node.name, f"{where} (axis {axis})")
+            return new
+        if isinstance(node, A.FixedDim):
+            new = unify_oc(size, node.size, s)
+            if new is False:
+                fail_because(lambda: f"{where} axis {axis} must have size {node.size}, "
+                             f"got {_show(walk(size, s))}")
+                return None
+            return new
+        constraints.append(Equation(Expr(size), env.expr(node), str(node),
+                                    f"{where} axis {axis}"))
+        return s
+
+    def _build(self, s: dict, layout: Layout, i: int) -> tuple | bool | None:
+        """Build operand ``i``'s shape once its groups' lengths are known (True: not
+        yet)."""
+        parts: list = []
+        constraints: list[Constraint] = []
+        for it in layout.items[i]:
+            if it.kind == "group":
+                occ = walk(self._occurrence(layout, it.node, i), s)
+                if not isinstance(occ, tuple):
+                    return True
+                parts.extend(occ)
+            elif isinstance(it.node, A.DimVar):
+                parts.append(self.env.dim(it.node.name))
+            elif isinstance(it.node, A.FixedDim):
+                parts.append(it.node.size)
+            else:
+                v = var()
+                parts.append(v)
+                constraints.append(Equation(Expr(v), self.env.expr(it.node), str(it.node),
+                                            f"{self.plan.where(i)} axis {len(parts) - 1}"))
+        if not self._guard(s, i, len(parts)):
+            return None
+        new = unify_oc(self.shapes[i], tuple(parts), s)
+        return None if new is False else (new, constraints)
+
+    def _broadcast(self, s: dict, layout: Layout, g: Any) -> tuple | bool | None:
+        """Broadcast group ``g``'s input occurrences into its output occurrence once
+        their lengths are known (True: not yet)."""
+        holders = [i for i in range(self.plan.n_in)
+                   if any(it.node == g for it in layout.items[i])]
+        parts = [walk(self._occurrence(layout, g, i), s) for i in holders]
+        out_term = self._occurrence(layout, g, self.plan.n_in)
+        out = walk(out_term, s)
+        if isinstance(out, tuple) and any(isinstance(p, tuple) and len(p) > len(out)
+                                          for p in parts):
+            fail_because(lambda: f"{_label(g)} of an input have more axes than the "
+                         f"output's {_show_tuple(out)}")
+            return None
+        if not all(isinstance(p, tuple) for p in parts):
+            return True
+        width = max((len(p) for p in parts), default=0)
+        if isvar(out):
+            out = _fresh(width)
+            s = unify_oc(out_term, out, s)
+        elif len(out) != width:
+            fail_because(lambda: f"{_label(g)} of the output have {len(out)} axes but the "
+                         f"inputs broadcast to {width}")
+            return None
+        constraints = [
+            Broadcast(tuple(p[len(p) - width + a] for p in parts if len(p) - width + a >= 0),
+                      out[a], f"{_label(g)}, axis {a - width} (from the right)")
+            for a in range(width)]
+        return s, constraints
+
+    # -- labeling ------------------------------------------------------------------------
+    def choices(self, s: dict, rigid: frozenset = frozenset()) -> list | None:
+        layout, _ = self._layout(s)
+        if layout is None:
+            flex = self.plan.flex
+            if flex is None or not isvar(walk(self.variant, s)):
+                return None
+            return bind_choices(walk(self.variant, s),
+                                itertools.product((True, False), repeat=len(flex.names)))
+        for i in range(len(self.shapes)):
+            for it in layout.items[i]:
+                if it.kind != "group":
+                    continue
+                occ = walk(self._occurrence(layout, it.node, i), s)
+                if isvar(occ):
+                    bound = self._bound(s, layout, it.node, i)
+                    options = [lambda st, occ=occ, n=n: unify_oc(occ, _fresh(n), st) or None
+                               for n in range(int(min(bound, self.max_rank + 1)) + 1)]
+                    if bound > self.max_rank:  # more axes would fit: the bound cuts
+                        top = self.max_rank + 1 if bound == float("inf") else int(bound)
+                        options[-1] = Beyond(*options[-1:], *(
+                            lambda st, occ=occ, n=n: unify_oc(occ, _fresh(n), st) or None
+                            for n in range(self.max_rank + 2, top + 1)))
+                    return options
+        return None
+
+    def _bound(self, s: dict, layout: Layout, group: Any, i: int) -> float:
+        """The most axes occurrence ``i`` of ``group`` can have, max_rank aside."""
+        bound = float("inf")
+        if group == LOOP and self.plan.alt.max_loop_dims is not None:
+            bound = self.plan.alt.max_loop_dims
+        if self.plan.broadcast and i < self.plan.n_in:
+            out = walk(self._occurrence(layout, group, self.plan.n_in), s)
+            if isinstance(out, tuple):
+                bound = min(bound, len(out))
+        return bound
+
+    def terms(self) -> tuple:
+        return (*self.shapes, self.variant, *self.env.groups.values(),
+                *self.env.occurrences.values())
+
+    def explain(self, s: dict) -> str:
+        return f"the axes of {self.plan.alt} do not fit"
