@@ -126,3 +126,15 @@ def _builds_to(sig, n, out):
         return sig.infer([kt.TensorType("float32", (n,))]) == (kt.TensorType.parse(out),)
     except kt.TypeInferenceError:
         return False
+
+
+def test_an_op_whose_outputs_come_from_its_parameters_runs_backwards():
+    """split's outputs are one placeholder of its template: their number comes from a
+    rendered signature (2 sections, 2 outputs), so the query takes 2 output terms."""
+    halves = kt.split.bind(indices_or_sections=2)
+    assert halves.n_outputs == 2 and kt.split.bind(indices_or_sections=3).n_outputs == 3
+    assert kt.sum.n_outputs == 1
+    (answer,) = kt.query(halves, [var("X")], ["int8[3]", "int8[3]"])
+    assert answer["X"] == kt.TensorType.parse("int8[6]")
+    with pytest.raises(TypeError, match="takes 1 input and 2 outputs, got 1 input and 1 output"):
+        kt.query(halves, [var("X")], ["int8[3]"])

@@ -219,8 +219,8 @@ class TemplateOp(SignatureOp):
 
     @property
     def n_outputs(self) -> int:
-        """How many outputs its signatures have (counted on the template's text)."""
-        return _n_outputs(self.template)
+        """How many outputs its signatures have (see :func:`_count_outputs`)."""
+        return _count_outputs(self)
 
     def signature_for(self, types: tuple) -> tuple[Signature, SignatureOp]:
         return _render(self, types)
@@ -235,15 +235,35 @@ class TemplateOp(SignatureOp):
         return f"{self.name}{{{', '.join(f'{k}={v!r}' for k, v in self.params)}}}"
 
 
-def _n_outputs(template: str) -> int:
-    """Outputs of a template signature: the top-level operands after '->' (a placeholder
-    on that side counts as one operand)."""
-    right = template.split("->", 1)[1].split(" where ")[0].split("|")[0]
+@lru_cache(maxsize=1024)
+def _count_outputs(op: TemplateOp) -> int:
+    """The outputs of ``op``'s signatures: counted on a signature rendered for inputs of
+    some rank (a placeholder such as split's ``{parts}`` may be several outputs), else
+    on the template's text. A count, never a type: the dtypes and sizes of the proxy
+    inputs decide nothing."""
+    n_in = _n_operands(op.template.split("->", 1)[0])
+    for rank in (1, 2, 0, 3):
+        try:
+            sig, _ = op.signature_for((TensorType("float64", (None,) * rank),) * n_in)
+        except (TypeError, ValueError, IndexError):
+            continue
+        return len(sig.alternatives[0].outputs)
+    return _n_outputs(op.template)
+
+
+def _n_operands(side: str) -> int:
+    """Top-level operands of one side of a signature's text."""
     depth, count = 0, 1
-    for ch in right:
+    for ch in side:
         depth += 1 if ch in "({[" else -1 if ch in ")}]" else 0
         count += ch == "," and depth == 0
     return count
+
+
+def _n_outputs(template: str) -> int:
+    """Outputs of a template signature: the top-level operands after '->' (a placeholder
+    on that side counts as one operand)."""
+    return _n_operands(template.split("->", 1)[1].split(" where ")[0].split("|")[0])
 
 
 @lru_cache(maxsize=4096)
@@ -309,7 +329,7 @@ class OpFamily:
 
     @property
     def n_outputs(self) -> int:
-        return _n_outputs(self.template)
+        return self.bind().n_outputs
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         fast = self.spec.call_key(args, kwargs)
