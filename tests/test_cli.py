@@ -148,3 +148,14 @@ def test_check_reports_every_error_of_a_file(tmp_path, capsys):
     assert "op #1 (a): signature:" in lines[0] and "at position" in lines[0]
     assert "op #2 (b): signature: dimension m in output 0 is bound by no input" in lines[1]
     assert "op #3 (c): impl: cannot import 'numpy.nothere'" in lines[2]
+
+
+def test_query_takes_a_rank_bound_and_says_when_it_cuts(capsys):
+    assert cli.main(["query", "sum", "--in", "X", "--out", "int64[]", "--max-rank", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "X = bool[n]" in out and "X = bool[n,m]" not in out
+    assert "takes at most max_rank=1 axes; max_rank=2 or more lists them" in out
+    assert "kantensor query --max-rank" in out
+    assert cli.main(["query", "add", "--in", "D[3]", "float32[3]", "--out", "float64[3]",
+                     "--max-rank", "1"]) == 0
+    assert "rank bound" not in capsys.readouterr().out  # every rank known: nothing cut

@@ -37,6 +37,7 @@ from .commands import (
 from .ops import CATALOGUE, FAMILIES
 from .ops.catalogue import CatalogueError, load_file
 from .ops.display import op_text
+from .signature.solve import DEFAULT_MAX_RANK
 from .types.dtypes import DTYPES
 
 try:  # line editing, completion and history; absent on some platforms
@@ -65,9 +66,10 @@ def run_infer(sig_text: str, types: Sequence[str], out: Any = None) -> int:
 
 
 def run_query(sig_text: str, inputs: Sequence[str], outputs: Sequence[str],
-              limit: int | None, out: Any = None) -> int:
+              limit: int | None, out: Any = None, max_rank: int = DEFAULT_MAX_RANK) -> int:
     """``kantensor query``: print the solutions; exit status 1 when there are none."""
-    sols = query_words(_words([sig_text, *inputs, "->", *outputs]), limit=limit)
+    sols = query_words(_words([sig_text, *inputs, "->", *outputs]), limit=limit,
+                       max_rank=max_rank)
     print(repr(sols), file=out or sys.stdout)
     return 0 if sols else 1
 
@@ -328,6 +330,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="input types (names are unknowns) and parameters NAME=VALUE")
     p.add_argument("--out", dest="outputs", nargs="+", required=True, metavar="TYPE")
     p.add_argument("--limit", type=int, default=20)
+    p.add_argument("--max-rank", type=int, default=DEFAULT_MAX_RANK, metavar="N",
+                   help=f"most axes an unknown rank takes (default {DEFAULT_MAX_RANK}); "
+                        "the answer says when this bound cut answers")
     p = sub.add_parser("refine", help="refine the types of every variable of a graph, "
                                       "solved jointly (back to the inputs)")
     p.add_argument("graph", nargs="+", metavar="WORD",
@@ -352,7 +357,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "infer":
             return run_infer(args.signature, args.types)
         if args.command == "query":
-            return run_query(args.signature, args.inputs, args.outputs, args.limit)
+            return run_query(args.signature, args.inputs, args.outputs, args.limit,
+                             max_rank=args.max_rank)
         if args.command == "refine":
             return run_refine(args.graph, args.outputs, args.file)
         if args.command == "check":

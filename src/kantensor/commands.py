@@ -34,7 +34,7 @@ from .signature.ast import DimVar, FixedDim
 from .signature.errors import SignatureSyntaxError, TypeInferenceError
 from .signature.parser import parse_tensor_type
 from .signature.signature import Signature
-from .signature.solve import infer
+from .signature.solve import DEFAULT_MAX_RANK, infer
 from .types.display import type_inline
 from .types.dtypes import DTYPES
 from .types.type import TensorType
@@ -240,8 +240,10 @@ def infer_words(words: Sequence[Word], line: str = "") -> InferResult:
     return InferResult(name, sig, tuple(types), outs)
 
 
-def query_words(words: Sequence[Word], line: str = "", limit: int | None = None) -> Solutions:
-    """``query OP|SIGNATURE IN... [NAME=VALUE...] -> OUT...`` (the words after ``query``)."""
+def query_words(words: Sequence[Word], line: str = "", limit: int | None = None,
+                max_rank: int = DEFAULT_MAX_RANK) -> Solutions:
+    """``query OP|SIGNATURE IN... [NAME=VALUE...] -> OUT...`` (the words after ``query``);
+    ``max_rank`` bounds the axes an unknown rank takes (see :func:`kantensor.query`)."""
     arrows = [i for i, w in enumerate(words) if w.text == "->"]
     if not words or len(arrows) != 1 or arrows[0] == 0:
         raise CommandError(f"usage: {COMMANDS['query'].usage}", line,
@@ -254,7 +256,7 @@ def query_words(words: Sequence[Word], line: str = "", limit: int | None = None)
     sig = target if isinstance(target, Signature) else getattr(target, "signature", None)
     if sig is not None:  # an Op with parameters: query checks the counts itself
         _check_arity(sig, None if sig is target else target.name, len(ins), len(outs))
-    return query(target, ins, outs, limit=limit)
+    return query(target, ins, outs, limit=limit, max_rank=max_rank)
 
 
 def _check_arity(sig: Signature, name: str | None, n_in: int, n_out: int) -> None:

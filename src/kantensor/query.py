@@ -201,8 +201,8 @@ class Solutions:
         if not self._rank_cut(budget=1000):
             return ""
         return (f"(the rank bound cut answers: an unknown rank takes at most "
-                f"max_rank={self.max_rank} axes; query(..., max_rank={self.max_rank + 1}) "
-                "or more lists them)")
+                f"max_rank={self.max_rank} axes; max_rank={self.max_rank + 1} or more lists "
+                f"them: query(..., max_rank=...), kantensor query --max-rank ...)")
 
     # -- display --------------------------------------------------------------------------
     def __repr__(self) -> str:
