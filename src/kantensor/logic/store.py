@@ -20,9 +20,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from kanren.constraints import ConstrainedState, ConstraintStore
-from unification import Var, unify
+from unification import unify
 
-from .terms import GROUND, TensorTerm, isvar, term_vars, walk
+from .terms import GROUND, VARS, TensorTerm, isvar, term_vars, walk
 
 __all__ = ["Beyond", "Constraint", "TypeStore", "explaining", "fail_because", "fresh_state",
            "labelo", "post", "propagate", "unify_oc"]
@@ -117,15 +117,15 @@ def unify_oc(u: Any, v: Any, s: dict) -> dict | bool:
     Binding a variable and comparing two ints, the commonest cases when sizes are
     matched, are done here directly (the same result as ``unify``, without its dispatch
     and generators); any other pair goes through ``unify``."""
-    if type(u) is Var:
+    if type(u) in VARS:
         u = walk(u, s)
-    if type(v) is Var:
+    if type(v) in VARS:
         v = walk(v, s)
     if u is v:
         return s
-    if type(v) is Var and type(u) is not Var:
+    if type(v) in VARS and type(u) not in VARS:
         u, v = v, u
-    if type(u) is Var:
+    if type(u) in VARS:
         if type(v) not in GROUND and _occurs(u, v, s):
             return False
         out = s.copy()

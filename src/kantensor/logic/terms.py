@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -10,17 +11,41 @@ from unification import Var
 from unification import isvar as _isvar
 from unification.core import _reify, _unify, construction_sentinel
 
-__all__ = ["GROUND", "TensorTerm", "isvar", "term_vars", "walk"]
+__all__ = ["GROUND", "VARS", "Fresh", "TensorTerm", "fresh", "isvar", "term_vars", "walk"]
 
 
 #: Terms that are never logic variables (checked by type: ``isvar`` is slow).
 GROUND = frozenset({int, str, bool, type(None), float})
 
 
+class Fresh(Var):
+    """A logic variable the solver makes: unique by construction, so it skips
+    unification's registry of tokens, and it hashes and compares by identity (cheap
+    as a key of a substitution). To unification and kanren it is a ``Var``."""
+
+    __slots__ = ()
+    __hash__ = object.__hash__
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+
+_FRESH_IDS = itertools.count(1)
+#: The types of logic variables kantensor makes or meets most (fast type checks).
+VARS = frozenset({Var, Fresh})
+
+
+def fresh(prefix: str = "") -> Var:
+    """A new logic variable, its token ``prefix_N`` (names in messages come from it)."""
+    v = object.__new__(Fresh)
+    v.token = f"{prefix}_{next(_FRESH_IDS)}"
+    return v
+
+
 def isvar(term: Any) -> bool:
     """Is ``term`` a logic variable? (unification's ``isvar``, answered by type first.)"""
     kind = type(term)
-    return kind is Var or (kind not in GROUND and _isvar(term))
+    return kind in VARS or (kind not in GROUND and _isvar(term))
 
 
 def walk(term: Any, s: Mapping) -> Any:

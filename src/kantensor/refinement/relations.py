@@ -17,12 +17,12 @@ from functools import lru_cache
 from typing import Any
 
 from kanren.constraints import ConstrainedState
-from unification import isvar, var
+from unification import isvar
 
 from ..graph.basic import Apply, Constant, Variable
 from ..logic.dims import Equation, Expr, symbolic_values
 from ..logic.store import TypeStore, explaining, fresh_state, post, propagate, unify_oc
-from ..logic.terms import TensorTerm, walk
+from ..logic.terms import TensorTerm, fresh, walk
 from ..ops.op import SignatureOp
 from ..signature.solve import solutions
 from ..types.basic_ops import SpecifyShape
@@ -214,12 +214,12 @@ def _states(relation: Any, n_inputs: int, canon: tuple
             env = {}
             for sym in free_symbols(e):
                 key = (0, int(sym[1:])) if isinstance(sym, str) else (1, sym.index)
-                env[sym] = symvar.setdefault(key, var())
+                env[sym] = symvar.setdefault(key, fresh())
             (sym,) = env if len(env) == 1 else (None,)
             if sym is not None and e == (Dim(sym) if isinstance(sym, str) else sym.dim):
                 sizes.append(next(iter(env.values())))
             else:
-                v = var()
+                v = fresh()
                 equations.append(Equation(Expr(v), Expr(e, env), str(e), "size"))
                 sizes.append(v)
         terms.append(TensorTerm(dtype, tuple(sizes), wrapped))

@@ -18,11 +18,9 @@ import itertools
 from dataclasses import dataclass, replace
 from typing import Any
 
-from unification import var
-
 from ..logic.dims import Broadcast, Equation, Expr
 from ..logic.store import Beyond, Constraint, Progress, bind_choices, fail_because, unify_oc
-from ..logic.terms import isvar, walk
+from ..logic.terms import fresh, isvar, walk
 from . import ast as A
 from .alternative import Alternative
 from .flex import Flexible, flexible
@@ -65,13 +63,13 @@ class Env:
     def dim(self, name: str) -> Any:
         v = self.dims.get(name)
         if v is None:
-            v = self.dims[name] = var(prefix=name)
+            v = self.dims[name] = fresh(prefix=name)
         return v
 
     def dtype(self, name: str) -> Any:
         v = self.dtypes.get(name)
         if v is None:
-            v = self.dtypes[name] = var(prefix=name)
+            v = self.dtypes[name] = fresh(prefix=name)
         return v
 
     def expr(self, node: Any) -> Expr:
@@ -95,7 +93,7 @@ def _show_tuple(value: Any, s: dict | None = None) -> str:
 
 
 def _fresh(n: int) -> tuple:
-    return tuple(var() for _ in range(n))
+    return tuple(fresh() for _ in range(n))
 
 
 class Axes:
@@ -235,12 +233,12 @@ class Structure(Constraint):
             v = env.groups.get(group)
             if v is None:
                 k = dict(layout.anon).get(group)
-                v = env.groups[group] = var(prefix="group") if k is None else _fresh(k)
+                v = env.groups[group] = fresh(prefix="group") if k is None else _fresh(k)
             return v
         v = env.occurrences.get((group, i))
         if v is None:
             k = dict(layout.anon).get(group)
-            v = env.occurrences[group, i] = var(prefix="group") if k is None else _fresh(k)
+            v = env.occurrences[group, i] = fresh(prefix="group") if k is None else _fresh(k)
         return v
 
     def _match(self, s: dict, layout: Layout, i: int, shape: tuple) -> tuple | bool | None:
@@ -344,7 +342,7 @@ class Structure(Constraint):
             elif isinstance(it.node, A.FixedDim):
                 parts.append(it.node.size)
             else:
-                v = var()
+                v = fresh()
                 parts.append(v)
                 constraints.append(Equation(Expr(v), self.env.expr(it.node), str(it.node),
                                             f"{self.plan.where(i)} axis {len(parts) - 1}"))

@@ -10,17 +10,18 @@ the inputs, and whatever stays open is enumerated by ``labelo``.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from kanren.constraints import ConstrainedState
-from unification import var
 
 from ..logic.dims import Compare, Equation
 from ..logic.dtypes import Compatible, DTypeMap, InCategory, Operand, Promote, WrappedOk
 from ..logic.store import Constraint, Progress, fail_because, post, unify_oc
-from ..logic.terms import TensorTerm, isvar, walk
+from ..logic.terms import TensorTerm, fresh, isvar, walk
+from ..types.dtypes import CATEGORIES
 from . import ast as A
 from .alternative import Alternative
 from .axes import GUARD, Axes, Env, Structure
@@ -39,6 +40,24 @@ class CompiledAlternative:
         self.n_in = len(alt.inputs)
         self.operands = alt.operands
         self.axes = Axes(alt)
+        self.dead, self.input_dtypes = _static_guards(alt)
+
+    def refuses(self, in_terms: list, s: dict) -> bool:
+        """Does the alternative certainly fail on these inputs, by what is decided
+        without solving: a where-clause between constants that is false (``0 == 1``),
+        or an input dtype outside what its annotation and ``t in category`` allow?
+        Only a shortcut: ``apply`` fails on exactly these too."""
+        if self.dead:
+            return True
+        for allowed, t in zip(self.input_dtypes, in_terms, strict=False):
+            if allowed is None:
+                continue
+            t = walk(t, s)
+            if isinstance(t, TensorTerm):
+                d = walk(t.dtype, s)
+                if isinstance(d, str) and d not in allowed:
+                    return True
+        return False
 
     def where(self, i: int) -> str:
         return f"input {i}" if i < self.n_in else f"output {i - self.n_in}"
@@ -59,7 +78,7 @@ class CompiledAlternative:
         for i, t in enumerate([*in_terms, *out_terms]):
             t = walk(t, s)
             if isvar(t):
-                new = TensorTerm(var(), var(), var() if i < self.n_in else False)
+                new = TensorTerm(fresh(), fresh(), fresh() if i < self.n_in else False)
                 s = unify_oc(t, new, s)
                 t = new
             if not isinstance(t, TensorTerm):
@@ -71,7 +90,7 @@ class CompiledAlternative:
             if s is False:
                 return False
         S.data = s
-        variant = () if self.axes.flex is None else var(prefix="variant")
+        variant = () if self.axes.flex is None else fresh(prefix="variant")
         axes = Structure(self.axes, env, tuple(t.shape for t in tensors), variant, max_rank)
         constraints: list[Constraint] = [] if axes_last else [axes]
         for i, t in enumerate(tensors[:self.n_in]):
@@ -107,7 +126,7 @@ class CompiledAlternative:
             return node.name
         if isinstance(node, A.DTypeVar):
             return env.dtype(node.name)
-        result = var()
+        result = fresh()
         if isinstance(node, A.Promote):
             operands: list[Operand] = []
             for a in node.args:
@@ -181,3 +200,42 @@ class _DTypeIs(Constraint):
 def compile_alternative(alt: Alternative) -> CompiledAlternative:
     """The compiled form of ``alt`` (cached: compiled once per alternative)."""
     return CompiledAlternative(alt)
+
+
+def _static_guards(alt: Alternative) -> tuple[bool, tuple[frozenset | None, ...]]:
+    """What :meth:`CompiledAlternative.refuses` checks: whether a where-clause between
+    constants is false, and per input the dtypes its annotation allows (None: any)."""
+    dead = False
+    for clause in alt.where:
+        if isinstance(clause, A.Compare):
+            try:
+                left = A.evaluate(clause.left, _no_names)
+                right = A.evaluate(clause.right, _no_names)
+            except (LookupError, ZeroDivisionError):
+                continue
+            if isinstance(left, int) and isinstance(right, int) and \
+                    not _COMPARISONS[clause.op](left, right):
+                dead = True
+    allowed: dict[str, frozenset] = {}
+    for clause in alt.where:
+        if isinstance(clause, A.InCategory) and isinstance(clause.dtype, A.DTypeVar):
+            name = clause.dtype.name
+            allowed[name] = allowed.get(name, CATEGORIES[clause.category]) & \
+                CATEGORIES[clause.category]
+    per_input: list[frozenset | None] = []
+    for op in alt.inputs:
+        if isinstance(op.dtype, A.DTypeName):
+            per_input.append(frozenset((op.dtype.name,)))
+        elif isinstance(op.dtype, A.DTypeVar):
+            per_input.append(allowed.get(op.dtype.name))
+        else:
+            per_input.append(None)
+    return dead, tuple(per_input)
+
+
+def _no_names(name: str) -> int:
+    raise LookupError(name)
+
+
+_COMPARISONS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
+                ">": operator.gt, ">=": operator.ge}

@@ -16,7 +16,6 @@ from functools import lru_cache
 from typing import Any
 
 from kanren.constraints import ConstrainedState
-from unification import var
 
 from ..logic.dims import Equation, Expr, symbolic_values
 from ..logic.store import (
@@ -30,7 +29,7 @@ from ..logic.store import (
     post,
     unify_oc,
 )
-from ..logic.terms import TensorTerm, isvar, walk
+from ..logic.terms import TensorTerm, fresh, isvar, walk
 from ..types.dim import Dim, free_symbols
 from ..types.dtypes import DTYPES, Priority, get_default_dtype, priority
 from ..types.type import TensorType
@@ -58,7 +57,7 @@ def tensor_term(ttype: TensorType, S: ConstrainedState, wrapped: Any = False,
     equations: list[Constraint] = []
     for axis, entry in enumerate(ttype.shape):
         if entry is None:
-            sizes.append(var())
+            sizes.append(fresh())
         elif isinstance(entry, int):
             sizes.append(entry)
         elif entry.name is not None or entry in store.dims:
@@ -77,7 +76,7 @@ def tensor_term(ttype: TensorType, S: ConstrainedState, wrapped: Any = False,
 def _dim_var(store: TypeStore, dim: Dim) -> Any:
     v = store.dims.get(dim)
     if v is None:
-        v = store.dims[dim] = var(prefix=dim.name or "size")
+        v = store.dims[dim] = fresh(prefix=dim.name or "size")
     return v
 
 
@@ -113,8 +112,10 @@ def solutions(sig: Any, S: ConstrainedState, in_terms: list, out_terms: list | N
         if c.n_in != len(in_terms) or (out_terms is not None
                                        and len(c.alt.outputs) != len(out_terms)):
             continue
+        if c.refuses(in_terms, S.data):
+            continue
         S1 = S.copy()
-        outs = list(out_terms) if out_terms is not None else [var() for _ in c.alt.outputs]
+        outs = list(out_terms) if out_terms is not None else [fresh() for _ in c.alt.outputs]
         if not c.apply(S1, in_terms, outs, max_rank, axes_last=ordered):
             continue
         if k and not ordered and not post(S1, FirstMatch(sig, k, tuple(in_terms), max_rank)):
@@ -152,7 +153,7 @@ class FirstMatch(Constraint):
             if isvar(walk(t.shape, s)):
                 shape = walk(t.shape, s)
                 options: list = [lambda st, n=n, shape=shape: unify_oc(shape, tuple(
-                    var() for _ in range(n)), st) or None for n in range(self.max_rank + 2)]
+                    fresh() for _ in range(n)), st) or None for n in range(self.max_rank + 2)]
                 options[-1] = Beyond(options[-1])  # max_rank + 1 axes: past the bound
                 return options
         return None
@@ -187,9 +188,9 @@ def _accepts(sig: Any, j: int, key: tuple, default_dtype: str) -> bool:
     if c.n_in != len(key):
         return False
     S = fresh_state({})
-    terms = [TensorTerm(d, tuple(var() if n is None else n for n in sizes), w)
+    terms = [TensorTerm(d, tuple(fresh() if n is None else n for n in sizes), w)
              for d, sizes, w in key]
-    return c.apply(S, terms, [var() for _ in c.alt.outputs])
+    return not c.refuses(terms, S.data) and c.apply(S, terms, [fresh() for _ in c.alt.outputs])
 
 
 class Relation:
@@ -274,7 +275,7 @@ class Relation:
             S1 = S.copy()
             s = S1.data
             for shape, n in zip(open_shapes, ranks, strict=True):
-                s = unify_oc(shape, tuple(var() for _ in range(n)), s)
+                s = unify_oc(shape, tuple(fresh() for _ in range(n)), s)
             S1.data = s
             proxies = []
             for i, x in enumerate(in_terms):
@@ -428,7 +429,7 @@ def explain(sig: Any, types: Sequence[TensorType], wrapped: Sequence[bool]) -> s
         with explaining() as reasons:
             S = fresh_state({})
             ok = c.apply(S, _input_terms(S, tuple(types), tuple(wrapped)),
-                         [var() for _ in c.alt.outputs])
+                         [fresh() for _ in c.alt.outputs])
             if ok:  # pragma: no cover - explain runs only after a failure
                 reasons.append("no solution")
         reason = reasons[0] if reasons else "no solution"
