@@ -19,9 +19,11 @@ from ..types.dim import NO_SOLUTION, Dim, DimLike, free_symbols, solve_for, subs
 from .store import Constraint, Progress, bind_choices, unify_oc
 from .terms import isvar, term_vars, walk
 
-__all__ = ["Broadcast", "Compare", "Equation", "Expr", "size_value", "symbolic_values"]
+__all__ = ["COMPARE", "Broadcast", "Compare", "Equation", "Expr", "size_value",
+           "symbolic_values"]
 
-_COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
+#: The where-clause comparisons of the DSL, as Python operators.
+COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
             ">": operator.gt, ">=": operator.ge}
 
 
@@ -293,7 +295,7 @@ class Compare(Constraint):
             return None
         if not isinstance(diff, int):
             return s, False
-        return (s, True) if _COMPARE[self.op](diff, 0) else None
+        return (s, True) if COMPARE[self.op](diff, 0) else None
 
     def terms(self) -> tuple:
         return self.left.terms() + self.right.terms()

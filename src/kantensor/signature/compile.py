@@ -10,14 +10,13 @@ the inputs, and whatever stays open is enumerated by ``labelo``.
 
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from kanren.constraints import ConstrainedState
 
-from ..logic.dims import Compare, Equation
+from ..logic.dims import COMPARE, Compare, Equation
 from ..logic.dtypes import Compatible, DTypeMap, InCategory, Operand, Promote, WrappedOk
 from ..logic.store import Constraint, Progress, fail_because, post, unify_oc
 from ..logic.terms import TensorTerm, fresh, isvar, walk
@@ -214,7 +213,7 @@ def _static_guards(alt: Alternative) -> tuple[bool, tuple[frozenset | None, ...]
             except (LookupError, ZeroDivisionError):
                 continue
             if isinstance(left, int) and isinstance(right, int) and \
-                    not _COMPARISONS[clause.op](left, right):
+                    not COMPARE[clause.op](left, right):
                 dead = True
     allowed: dict[str, frozenset] = {}
     for clause in alt.where:
@@ -235,7 +234,3 @@ def _static_guards(alt: Alternative) -> tuple[bool, tuple[frozenset | None, ...]
 
 def _no_names(name: str) -> int:
     raise LookupError(name)
-
-
-_COMPARISONS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
-                ">": operator.gt, ">=": operator.ge}
