@@ -329,7 +329,13 @@ class OpFamily:
 
     @property
     def n_outputs(self) -> int:
-        return self.bind().n_outputs
+        """The outputs of its default Op; counted on the template when a parameter has
+        no default (split's sections must be given)."""
+        try:
+            op = self.bind()
+        except TypeError:
+            return _n_outputs(self.template)
+        return op.n_outputs
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         fast = self.spec.call_key(args, kwargs)
