@@ -263,6 +263,8 @@ def _n_operands(side: str) -> int:
 def _n_outputs(template: str) -> int:
     """Outputs of a template signature: the top-level operands after '->' (a placeholder
     on that side counts as one operand)."""
+    if "->" not in template:  # the builder writes the whole signature (einsum)
+        return 1
     return _n_operands(template.split("->", 1)[1].split(" where ")[0].split("|")[0])
 
 
