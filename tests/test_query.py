@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import kantensor as kt
+from kantensor.ops.catalogue import catalogue_files, load_file
 from kantensor.query import Solutions, pattern, query, var
 from kantensor.types.dtypes import DTYPES, promote_types
 
@@ -138,3 +139,27 @@ def test_an_op_whose_outputs_come_from_its_parameters_runs_backwards():
     assert answer["X"] == kt.TensorType.parse("int8[6]")
     with pytest.raises(TypeError, match="takes 1 input and 2 outputs, got 1 input and 1 output"):
         kt.query(halves, [var("X")], ["int8[3]"])
+
+
+def test_every_op_with_parameters_counts_the_outputs_its_examples_build():
+    """n_outputs (what relations and queries split their terms by) against the number
+    of outputs each catalogue example builds forwards."""
+    checked = 0
+    for name, text in catalogue_files():
+        for entry in load_file(name, text):
+            if not entry.is_template:
+                continue
+            family = kt.CATALOGUE[entry.name]
+            for example in entry.examples:
+                if "out" not in example:
+                    continue
+                params = {k: v for k, v in example.items() if k not in ("in", "out")}
+                try:
+                    op = family.bind(**params)
+                except (TypeError, ValueError):
+                    continue  # a parameter the example spells as the call does
+                out = example["out"]
+                assert op.n_outputs == (len(out) if isinstance(out, list) else 1), \
+                    (entry.name, params)
+                checked += 1
+    assert checked > 50
