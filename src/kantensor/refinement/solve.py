@@ -2,7 +2,7 @@
 
 A worklist, never one conjunction over the whole graph: each unit (a node, a
 SpecifyShape, a given type) runs its own relation on the sizes known now; what it
-decides binds a symbol of :class:`~kantensor.refine.sizes.Sizes`, and the units of the
+decides binds a symbol of :class:`~kantensor.refinement.sizes.Sizes`, and the units of the
 Variables that mention that symbol run again. A symbol is bound at most once, so the
 work is linear in the graph for the usual shapes of graphs.
 """
