@@ -355,3 +355,14 @@ def test_pad_sizes_are_symbolic():
     x = kt.tensor("x", "float32", (kt.Dim("n"), None))
     assert str(kt.pad(x, ((1, 2), (0, 0))).type) == "float32[n+3,?]"
     assert math.prod(kt.function([x], kt.pad(x, 1))(np.ones((2, 2), "float32")).shape) == 16
+
+
+@CASES
+@given(st.data())
+def test_shape_of(data):
+    """shape_of(x, axis) is as long as NumPy's x.shape[axis] (out-of-range axes refused
+    as NumPy refuses the index)."""
+    x, hidden = data.draw(tensor(min_dims=1, max_dims=4))
+    axis = data.draw(axis_ints(x.ndim))
+    conform("shape_of", lambda v: kt.shape_of(v, axis=axis),
+            lambda a: np.zeros(a.shape[axis], dtype=bool), [x], [hidden])

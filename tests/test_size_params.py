@@ -213,7 +213,7 @@ def test_a_size_the_input_shapes_do_not_determine_is_an_error_at_run_time():
 
 def test_unknown_sizes_are_refused_with_what_to_do():
     x = kt.tensor("x", "float32", shape=(None, 3))
-    for make in (lambda: kt.zeros(x.shape), lambda: kt.broadcast_to(x, (2, *x.shape)),
+    for make in (lambda: kt.zeros((x.shape[0], 3)), lambda: kt.broadcast_to(x, (2, *x.shape)),
                  lambda: kt.repeat(x, None), lambda: kt.eye(x.shape[0])):
         with pytest.raises(ParamError, match=r"a size None \(unknown\) cannot be a size "
                            r"parameter: .*give that axis a name \(kt.Dim\)"):
@@ -237,3 +237,25 @@ def test_a_broadcast_the_sizes_contradict_fails_at_run_time_naming_the_node():
 
 def test_full_of_a_python_float_has_the_default_float_dtype(default_float64):
     assert str(kt.full((n + 1,), 2.0).type) == "float64[n+1]"  # NumPy's, under float64
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 5), st.integers(1, 4))
+def test_a_whole_shape_with_unknown_sizes_takes_them_from_its_tensor(rows, cols):
+    """kt.zeros(x.shape) for x float32[?,c]: the unknown axis is shape_of(x), a relation
+    that ties the result's axis to x's, and the value NumPy gives np.zeros(x.shape)."""
+    x = kt.tensor("x", "float32", shape=(None, cols))
+    v = kt.tensor("v", "float32", shape=(cols,))
+    z, b, o = kt.zeros(x.shape), kt.broadcast_to(v, x.shape), kt.full(x.shape, 2.0) + x
+    assert [str(t.type) for t in (z, b, o)] == [f"float64[?,{cols}]"] + \
+        [f"float32[?,{cols}]"] * 2
+    assert z.owner.inputs[0].owner.op.name == "shape_of"
+    xv = np.arange(rows * cols, dtype="float32").reshape(rows, cols)
+    vv = np.arange(cols, dtype="float32")
+    for check in (False, True):
+        zr, br, orr = kt.function([x, v], [z, b, o], check=check)(xv, vv)
+        np.testing.assert_array_equal(zr, np.zeros(xv.shape))
+        assert zr.dtype == np.float64
+        np.testing.assert_array_equal(br, np.broadcast_to(vv, xv.shape))
+        np.testing.assert_array_equal(orr, np.full(xv.shape, 2.0, "float32") + xv)
+    assert kt.refine(z, given={x: f"float32[{rows},{cols}]"})[z].shape == (rows, cols)

@@ -19,6 +19,7 @@ from ..types.protocol import KANTENSOR_NAMES, register_numpy
 from ..types.variable import register_method, register_operator
 from .advanced import subscript
 from .catalogue import load_all
+from .sizes import register_axis_input
 
 #: The built-in Ops by name, in catalogue order.
 CATALOGUE: dict[str, Any] = {}
@@ -58,6 +59,9 @@ for _entry in load_all():
     for _fn in _entry.numpy:
         register_numpy(_fn, _op)
     KANTENSOR_NAMES.add(_entry.name)
+
+# An unknown axis of a whole x.shape given as a size parameter is shape_of(x, axis).
+register_axis_input(lambda x, axis: CATALOGUE["shape_of"](x, axis=axis))
 
 # x[index] on a tensor: basic indices build getitem, indices holding arrays build index.
 register_operator("getitem", functools.partial(subscript, CATALOGUE["getitem"],

@@ -124,6 +124,7 @@ class CallSpec:
             kwargs = arguments
         tensors: list[Any] = []
         params: dict[str, Any] = {}
+        given: list[Any] = []  # the size parameters as given (an x.shape knows its x)
         for p, kind, where, source in plan:
             value = args[source] if where is _POSITION else \
                 kwargs[source] if where is _KEYWORD else source
@@ -138,8 +139,10 @@ class CallSpec:
                 params[p.name] = value
             else:
                 params[p.name] = self._normalise(p, value)
+                if p.name in self._sized:
+                    given.append(value)
         if self._sized:
-            tensors.extend(size_inputs(params[name] for name in self._sized))
+            tensors.extend(size_inputs((params[name] for name in self._sized), given))
         return tensors, params
 
     def call_key(self, args: tuple, kwargs: dict) -> tuple[list, list[Variable]] | None:

@@ -14,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from ..types.dim import Dim
+from ..types.dim import Dim, unknown
 from ..types.dtypes import normalize_dtype
+from ..types.variable import Shape
 
 
 class ParamError(ValueError):
@@ -152,8 +153,9 @@ def _shape(value: Any) -> tuple[int | Dim, ...]:
 
 
 _UNKNOWN_SIZE = ("a size None (unknown) cannot be a size parameter: its value would not be "
-                 "known when the graph runs; give that axis a name (kt.Dim) in the input's "
-                 "type, or use the *_like function of that input")
+                 "known when the graph runs; pass the whole x.shape (its unknown sizes are "
+                 "taken from x), give that axis a name (kt.Dim) in the input's type, or use "
+                 "the *_like function of that input")
 
 
 def _symbolic_size(value: Any) -> int | Dim:
@@ -172,10 +174,40 @@ def _maybe_symbolic_size(value: Any) -> int | Dim | None:
 
 
 def _symbolic_shape(value: Any) -> tuple[int | Dim, ...]:
-    """A shape of ints and Dims: one size or a sequence of them (``x.shape`` too)."""
+    """A shape of ints and Dims: one size or a sequence of them. A whole ``x.shape``
+    may hold unknown sizes (None): each becomes :func:`axis_dim` of its axis, whose
+    input is x's own size there (see :func:`kantensor.ops.sizes.size_inputs`)."""
+    if isinstance(value, Shape):
+        return tuple(axis_dim(i) if v is None else _symbolic_size(v)
+                     for i, v in enumerate(value))
     if isinstance(value, Sequence) and not isinstance(value, str):
         return tuple(_symbolic_size(v) for v in value)
     return (_symbolic_size(value),)
+
+
+class _AxisOf:
+    """The key of :func:`axis_dim`: "the size of axis ``axis`` of the shape given"."""
+
+    __slots__ = ("axis",)
+
+    def __init__(self, axis: int):
+        self.axis = axis
+
+    def __repr__(self) -> str:
+        return f"shape[{self.axis}]"
+
+
+_AXES: list[Dim] = []
+
+
+def axis_dim(axis: int) -> Dim:
+    """The Dim a size parameter holds for an unknown axis of a whole ``x.shape``: one per
+    axis (the same in every call, so calls stay comparable), its input made by
+    :func:`size_inputs` from x itself."""
+    while len(_AXES) <= axis:
+        _AXES.append(unknown(_AxisOf(len(_AXES))))
+    return _AXES[axis]
+
 
 
 def _pad_width(value: Any) -> tuple[tuple[int, int], ...]:

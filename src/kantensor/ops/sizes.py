@@ -16,7 +16,7 @@ sizes back with :func:`concrete`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -26,7 +26,9 @@ from ..graph.basic import Apply, Variable
 from ..graph.op import Op
 from ..types.dim import Dim
 from ..types.type import TensorType
-from ..types.variable import TensorVariable
+from ..types.variable import Shape, TensorVariable
+from .params import ParamError, axis_dim
+from .templates import names, operand
 
 
 class SizeOp(Op):
@@ -63,9 +65,41 @@ def symbolic(values: Iterable[Any]) -> list[Dim]:
     return out
 
 
-def size_inputs(values: Iterable[Any]) -> list[Variable]:
-    """One SizeOp output per distinct Dim of ``values`` (see :func:`symbolic`)."""
-    return [SizeOp(d)() for d in symbolic(values)]
+def size_inputs(values: Iterable[Any], given: Iterable[Any] = ()) -> list[Variable]:
+    """One input per distinct Dim of ``values`` (see :func:`symbolic`): a SizeOp output,
+    or for an unknown axis of a whole ``x.shape`` in ``given`` (the values as the call
+    gave them), the ``shape_of`` of x along that axis."""
+    axes: dict[Dim, tuple[Variable, int]] = {}
+    for raw in given:
+        if isinstance(raw, Shape):
+            for axis, entry in enumerate(raw):
+                if entry is None:
+                    axes[axis_dim(axis)] = (raw.variable, axis)
+    return [_AXIS_INPUT[0](*axes[d]) if d in axes else SizeOp(d)() for d in symbolic(values)]
+
+
+#: How an unknown axis becomes an input: ``shape_of(x, axis)``, a catalogue Op that
+#: the catalogue's loader registers here (this module is below the catalogue).
+_AXIS_INPUT: list[Callable[[Variable, int], Variable]] = [
+    lambda x, axis: (_ for _ in ()).throw(RuntimeError("shape_of is not registered"))]
+
+
+def register_axis_input(fn: Callable[[Variable, int], Variable]) -> None:
+    """Set what makes the input of an unknown axis (see :func:`size_inputs`)."""
+    _AXIS_INPUT[0] = fn
+
+
+def axis_of(types: tuple, axis: int, **_: Any) -> dict[str, Any]:
+    """Builder of ``shape_of``: its output is as long as the axis."""
+    ndim = types[0].ndim
+    if not -ndim <= axis < ndim:
+        raise ParamError(f"axis {axis} is out of bounds for a tensor of dimension {ndim}")
+    return {"x": operand(names("a", ndim)), "y": f"a{axis % ndim}"}
+
+
+def axis_length(x: Any, axis: int) -> np.ndarray:
+    """``shape_of``'s value: a read-only bool vector as long as the axis (no memory)."""
+    return np.broadcast_to(np.False_, (np.shape(x)[axis],))
 
 
 class SizeNames:

@@ -75,6 +75,21 @@ def _binary(name: str, reflected: bool = False):
     return method
 
 
+class Shape(tuple):
+    """``x.shape``: a tuple of ints, Nones and Dims, equal to ``x.type.shape``, that
+    remembers ``variable`` (so a size parameter can tie an unknown axis to x's)."""
+
+    variable: Any
+
+    def __new__(cls, entries: tuple[ShapeEntry, ...], variable: Any) -> Shape:
+        self = super().__new__(cls, entries)
+        self.variable = variable
+        return self
+
+    def __getnewargs__(self) -> tuple:
+        return tuple(self), self.variable
+
+
 class _TensorOperators:
     """Python operators shared by TensorVariable and TensorConstant."""
 
@@ -131,9 +146,11 @@ class _TensorOperators:
         return self.type.dtype
 
     @property
-    def shape(self) -> tuple[ShapeEntry, ...]:
-        """The static shape (int, None or Dim per axis)."""
-        return self.type.shape
+    def shape(self) -> Shape:
+        """The static shape (int, None or Dim per axis), as a :class:`Shape` that knows
+        its variable: given whole as a size parameter (``kt.zeros(x.shape)``), an axis
+        whose size is unknown when the graph is built takes x's size when it runs."""
+        return Shape(self.type.shape, self)
 
     @property
     def T(self):
