@@ -18,7 +18,6 @@ one entry there.
 from __future__ import annotations
 
 import ast
-import difflib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -27,7 +26,7 @@ from typing import Any
 from .graph.basic import Variable
 from .graph.display import block, code, table
 from .graphtext import GraphTextError, read_graph
-from .ops import CATALOGUE
+from .ops import CATALOGUE, nearest_op
 from .query import Solutions, pattern, query, var
 from .refinement import Refinement, refine
 from .signature.ast import DimVar, FixedDim
@@ -137,9 +136,8 @@ def lookup(word: Word, line: str = "") -> Any:
     if word.text in CATALOGUE:
         return CATALOGUE[word.text]
     if _NAME.fullmatch(word.text):
-        near = sorted(difflib.get_close_matches(word.text, list(CATALOGUE), n=5),
-                      key=lambda n: not n.startswith(word.text[:2]))  # stable: by likeness
-        hint = f" (did you mean {near[0]}?)" if near else \
+        near = nearest_op(word.text)
+        hint = f" (did you mean {near}?)" if near else \
             " (`ops` lists the Ops; a signature needs ->)"
         raise _error(f"unknown Op {word.text!r}{hint}", word, line)
     return None

@@ -13,14 +13,13 @@ assigned before, or (in a notebook) Variables of the user's namespace.
 from __future__ import annotations
 
 import ast
-import difflib
 import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .graph.basic import Variable
-from .ops import CATALOGUE
+from .ops import CATALOGUE, nearest_op
 from .types.type import TensorType
 from .types.variable import METHODS
 
@@ -192,8 +191,8 @@ class _Reader:
         if isinstance(func, ast.Name):
             target = CATALOGUE.get(func.id)
             if target is None:
-                near = difflib.get_close_matches(func.id, list(CATALOGUE), n=1)
-                hint = f"did you mean {near[0]}?" if near else "`ops` lists them"
+                near = nearest_op(func.id)
+                hint = f"did you mean {near}?" if near else "`ops` lists them"
                 raise _error(f"unknown Op {func.id!r} ({hint})", func)
         elif isinstance(func, ast.Attribute) and func.attr in METHODS:
             owner = self.expr(func.value)

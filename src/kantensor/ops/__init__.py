@@ -10,6 +10,7 @@ signatures.
 
 from __future__ import annotations
 
+import difflib
 import functools
 from collections.abc import Callable
 from typing import Any
@@ -66,6 +67,13 @@ register_axis_input(lambda x, axis: CATALOGUE["shape_of"](x, axis=axis))
 # x[index] on a tensor: basic indices build getitem, indices holding arrays build index.
 register_operator("getitem", functools.partial(subscript, CATALOGUE["getitem"],
                                                CATALOGUE["index"]))
+
+
+def nearest_op(name: str) -> str | None:
+    """The catalogue Op whose name is most like ``name`` (for "did you mean"), or None."""
+    near = sorted(difflib.get_close_matches(name, list(CATALOGUE), n=5),
+                  key=lambda n: not n.startswith(name[:2]))  # stable: by likeness
+    return near[0] if near else None
 
 
 def __getattr__(name: str) -> Any:

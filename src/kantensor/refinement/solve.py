@@ -118,7 +118,7 @@ def _fixpoint(sizes: Sizes, units: list[Unit]) -> None:
             if symbol in sizes.bindings or not isinstance(symbol, str | Hole):
                 continue  # bound meanwhile, or an unknown of a given type (no axis)
             value = sizes.resolve(value)
-            if value is symbol or symbol in symbols_of(value):
+            if symbol in symbols_of(value):  # no news, or not a value of its own
                 continue
             for v in sizes.bind(symbol, value, unit):
                 for other in touching.get(v, ()):
