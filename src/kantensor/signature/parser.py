@@ -128,7 +128,7 @@ _DESCRIBE = {"NAME": "a name", "INT": "an integer", "CMP": "a comparison operato
 _ORDER = ["')'", "','", "'->'", "'where'", "'|'"]
 _CONTINUATIONS = {"'+'", "'-'", "'*'", "'//'", "'%'", "'?'", "'**'"}
 _EXPR_START = {"NAME", "INT", "MIN", "MAX", "LPAR", "DOT", "ELLIPSIS", "STAR", "PROMOTE",
-               "FLOAT", "COMPATIBLE"}  # fmt: skip
+               "FLOAT", "COMPATIBLE", "MINUS"}  # fmt: skip
 
 
 def _accepts(e: UnexpectedInput, fallback: Any) -> set[str]:
@@ -314,6 +314,9 @@ class _ToAst(Transformer_NonRecursive):
 
     def sub(self, c: list[Any]) -> BinOp:
         return BinOp("-", self._dim(c[0]), self._dim(c[1]))
+
+    def neg(self, c: list[Any]) -> BinOp:
+        return BinOp("-", FixedDim(0), self._dim(c[0]))
 
     def mul(self, c: list[Any]) -> BinOp:
         return BinOp("*", self._dim(c[0]), self._dim(c[1]))
