@@ -212,11 +212,16 @@ def test_a_size_the_input_shapes_do_not_determine_is_an_error_at_run_time():
 
 
 def test_unknown_sizes_are_refused_with_what_to_do():
+    """None (an entry of the static x.type.shape) says nothing about which size it is;
+    x.shape[i] does (see test_axis_sizes.py)."""
     x = kt.tensor("x", "float32", shape=(None, 3))
-    for make in (lambda: kt.zeros((x.shape[0], 3)), lambda: kt.broadcast_to(x, (2, *x.shape)),
-                 lambda: kt.repeat(x, None), lambda: kt.eye(x.shape[0])):
+    for make in (lambda: kt.zeros((x.type.shape[0], 3)),
+                 lambda: kt.broadcast_to(x, (2, *x.type.shape)),
+                 lambda: kt.repeat(x, None), lambda: kt.eye(x.type.shape[0]),
+                 lambda: x.reshape(x.type.shape[0], -1)):
         with pytest.raises(ParamError, match=r"a size None \(unknown\) cannot be a size "
-                           r"parameter: .*give that axis a name \(kt.Dim\)"):
+                           r"parameter: .*use x.shape\[i\] \(not x.type.shape\[i\]\).*give "
+                           r"that axis a name \(kt.Dim\)"):
             make()
     with pytest.raises(ParamError, match="expected an int or a Dim, got 2.5"):
         kt.zeros((n, 2.5))

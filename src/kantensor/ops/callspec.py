@@ -22,10 +22,15 @@ from typing import Any
 
 from ..graph.basic import Variable
 from .params import KINDS, ParamError
-from .sizes import size_inputs
+from .sizes import own_axes, size_inputs, untie
 
-#: The kinds of parameters whose Dims are carried by SizeOp inputs.
+#: The kinds of parameters whose Dims are carried by inputs of their own (SizeOp,
+#: shape_of).
 SIZE_KINDS = frozenset({"size", "maybe_size", "sizes"})
+
+#: The kinds of parameters whose Dims must be sizes of the call's tensor inputs
+#: (reshape's shape), which the builder writes over those inputs' axes.
+OWN_SIZE_KINDS = frozenset({"shape"})
 
 
 #: Annotations that mark tensor inputs rather than parameters.
@@ -91,6 +96,7 @@ class CallSpec:
         self._by_name = {p.name: p for p in self.params}
         self._simple = all(p.kind != "*tensors" for p in self.params)
         self._sized = tuple(p.name for p in self.params if p.kind in SIZE_KINDS)
+        self._own = frozenset(p.name for p in self.params if p.kind in OWN_SIZE_KINDS)
         self._plans: dict[Any, tuple | None] = {}
         self._given: dict[Any, tuple] = {}
         self._normalised: dict[tuple, Any] = {}
@@ -124,7 +130,6 @@ class CallSpec:
             kwargs = arguments
         tensors: list[Any] = []
         params: dict[str, Any] = {}
-        given: list[Any] = []  # the size parameters as given (an x.shape knows its x)
         for p, kind, where, source in plan:
             value = args[source] if where is _POSITION else \
                 kwargs[source] if where is _KEYWORD else source
@@ -139,10 +144,14 @@ class CallSpec:
                 params[p.name] = value
             else:
                 params[p.name] = self._normalise(p, value)
-                if p.name in self._sized:
-                    given.append(value)
+                if p.name in self._own:  # reshape(x.shape[0], -1): axes of the inputs
+                    params[p.name] = own_axes(params[p.name], tensors,
+                                              f"{self.op}: parameter {p.name}")
         if self._sized:
-            tensors.extend(size_inputs((params[name] for name in self._sized), given))
+            values, axes = untie([params[name] for name in self._sized])
+            if axes:
+                params.update(zip(self._sized, values, strict=True))
+            tensors.extend(size_inputs(values, axes))
         return tensors, params
 
     def call_key(self, args: tuple, kwargs: dict) -> tuple[list, list[Variable]] | None:

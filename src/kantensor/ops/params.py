@@ -14,9 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from ..types.dim import Dim, unknown
+from ..types.dim import Dim
 from ..types.dtypes import normalize_dtype
-from ..types.variable import Shape
 
 
 class ParamError(ValueError):
@@ -140,8 +139,7 @@ def _size(value: Any) -> int | Dim:
     if isinstance(value, Dim):
         return value
     if value is None:
-        raise ParamError("a size None (unknown) cannot be a shape entry: give that axis a "
-                         "name (kt.Dim) in the input's type, or use -1 for one entry")
+        raise ParamError(_UNKNOWN_SIZE)
     return _int(value, "an int or a Dim")
 
 
@@ -153,14 +151,14 @@ def _shape(value: Any) -> tuple[int | Dim, ...]:
 
 
 _UNKNOWN_SIZE = ("a size None (unknown) cannot be a size parameter: its value would not be "
-                 "known when the graph runs; pass the whole x.shape (its unknown sizes are "
-                 "taken from x), give that axis a name (kt.Dim) in the input's type, or use "
-                 "the *_like function of that input")
+                 "known when the graph runs; use x.shape[i] (not x.type.shape[i]), whose "
+                 "unknown sizes are taken from x when the graph runs, or give that axis a "
+                 "name (kt.Dim) in the input's type")
 
 
 def _symbolic_size(value: Any) -> int | Dim:
     """One size of a ``size``/``sizes`` parameter: an int, or a Dim or Dim expression (an
-    entry of ``x.shape``), which the call carries in a SizeOp input (see
+    entry of ``x.shape``), which the call carries in an input (see
     :mod:`kantensor.ops.sizes`)."""
     if isinstance(value, Dim):
         return value
@@ -174,40 +172,11 @@ def _maybe_symbolic_size(value: Any) -> int | Dim | None:
 
 
 def _symbolic_shape(value: Any) -> tuple[int | Dim, ...]:
-    """A shape of ints and Dims: one size or a sequence of them. A whole ``x.shape``
-    may hold unknown sizes (None): each becomes :func:`axis_dim` of its axis, whose
-    input is x's own size there (see :func:`kantensor.ops.sizes.size_inputs`)."""
-    if isinstance(value, Shape):
-        return tuple(axis_dim(i) if v is None else _symbolic_size(v)
-                     for i, v in enumerate(value))
+    """A shape of ints and Dims (``x.shape`` and its entries among them): one size or a
+    sequence of them."""
     if isinstance(value, Sequence) and not isinstance(value, str):
         return tuple(_symbolic_size(v) for v in value)
     return (_symbolic_size(value),)
-
-
-class _AxisOf:
-    """The key of :func:`axis_dim`: "the size of axis ``axis`` of the shape given"."""
-
-    __slots__ = ("axis",)
-
-    def __init__(self, axis: int):
-        self.axis = axis
-
-    def __repr__(self) -> str:
-        return f"shape[{self.axis}]"
-
-
-_AXES: list[Dim] = []
-
-
-def axis_dim(axis: int) -> Dim:
-    """The Dim a size parameter holds for an unknown axis of a whole ``x.shape``: one per
-    axis (the same in every call, so calls stay comparable), its input made by
-    :func:`size_inputs` from x itself."""
-    while len(_AXES) <= axis:
-        _AXES.append(unknown(_AxisOf(len(_AXES))))
-    return _AXES[axis]
-
 
 
 def _pad_width(value: Any) -> tuple[tuple[int, int], ...]:

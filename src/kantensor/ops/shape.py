@@ -22,7 +22,7 @@ import numpy as np
 from ..signature.limits import balanced_join
 from ..types.dim import Dim, free_symbols, substitute
 from .params import AxisError, ParamError, normalize_axes, normalize_axis
-from .sizes import SizeNames, concrete
+from .sizes import SizeNames, concrete, input_axes, input_axis
 from .templates import joined_dtypes, names, operand, product, rank_error, where
 
 # --------------------------------------------------------------------------- helpers
@@ -55,7 +55,9 @@ def reshaped(types: tuple, shape: tuple[int | Dim, ...],
     size = product(dims)
     # axes_of: the axes found when the node was built (the types seen at run time under
     # check=True have the actual ints instead of the named sizes).
-    symbols = {**_symbols(x, dims), **{d.name: Dim(dims[i]) for d, i in axes_of}}
+    own = input_axes(0, x.ndim)  # x.shape[i] of an axis unknown when the node was built
+    symbols = {**_symbols(x, dims), **{_symbol(d): Dim(dims[i]) for d, i in axes_of},
+               **{key: Dim(dims[i]) for key, i in own.items()}}
     text: list[str] = []
     for entry in shape:
         if isinstance(entry, Dim):
@@ -72,8 +74,7 @@ def reshaped(types: tuple, shape: tuple[int | Dim, ...],
         raise ParamError(f"shape {shape}: can only specify one unknown dimension")
     ints = [s for s in shape if isinstance(s, int) and s >= 0]
     known = "*".join([t for i, t in enumerate(text) if i not in free]) or "1"
-    params = {"axes_of": axes_of or tuple((n, i) for i, n in enumerate(x.shape)
-                                          if isinstance(n, Dim) and n.name in symbols)} \
+    params = {"axes_of": axes_of or _axes_of(x, shape, own)} \
         if len(ints) + len(free) < len(shape) else {}
     if not free:
         if len(ints) == len(shape):
@@ -97,6 +98,22 @@ def reshaped(types: tuple, shape: tuple[int | Dim, ...],
     return {"x": operand(dims), "y": operand(text),
             "fits": where([f"({rest_size}) % ({rest_known}) == 0"] if others else []),
             "params": params}
+
+
+def _symbol(d: Dim) -> Any:
+    """The one symbol of a lone-symbol Dim: its name, or an unknown's key."""
+    (symbol,) = free_symbols(d)
+    return symbol
+
+
+def _axes_of(x: Any, shape: tuple[int | Dim, ...], own: dict[Any, int]
+             ) -> tuple[tuple[Dim, int], ...]:
+    """For reshape's implementation: each symbol of the shape with the axis of the
+    input whose size it is (a named size of x's type, or x.shape[i] of an unknown one)."""
+    used = set().union(*(free_symbols(e) for e in shape if isinstance(e, Dim)))
+    named = tuple((n, i) for i, n in enumerate(x.shape)
+                  if isinstance(n, Dim) and n.name is not None and n.name in used)
+    return named + tuple((input_axis(0, i), i) for key, i in own.items() if key in used)
 
 
 def _dsl_text(size: Any) -> str:
@@ -402,7 +419,7 @@ def reshape(x: np.ndarray, shape: tuple[Any, ...],
     """``numpy.reshape`` to a shape that may hold symbolic sizes of ``x`` itself:
     ``axes_of`` says which axis of ``x`` each named size is."""
     if axes_of:
-        values = {d.name: x.shape[i] for d, i in axes_of}
+        values = {_symbol(d): x.shape[i] for d, i in axes_of}
         shape = tuple(int(substitute(s, values)) if isinstance(s, Dim) else s for s in shape)
     return np.reshape(x, shape)
 

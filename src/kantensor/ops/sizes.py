@@ -3,15 +3,25 @@
 A size parameter (kinds ``size``, ``maybe_size`` and ``sizes`` of
 :mod:`kantensor.ops.params`) holds ints and Dims (``Dim("n")``, ``n + 1``, an entry of
 ``x.shape``). The relation only sees sizes through the types of its inputs, so each
-distinct Dim of a call becomes one more tensor input, made by :class:`SizeOp`: a
-``bool[n]`` whose only meaning is its length. The template renders those inputs as
-operands ``(s0)``, ``(s1)``, ... and writes the output over ``s0``, ``s1``, so the
-signature (never Python) decides that ``zeros((n, 3))`` is ``float64[n,3]``.
+distinct Dim of a call becomes one more tensor input: a ``bool[n]`` whose only meaning
+is its length. The template renders those inputs as operands ``(s0)``, ``(s1)``, ... and
+writes the output over ``s0``, ``s1``, so the signature (never Python) decides that
+``zeros((n, 3))`` is ``float64[n,3]``.
 
-When the graph runs, the backend makes each SizeOp's value from the sizes it binds
-from the function's inputs (a zero-stride view, no memory); a Dim that no input of the
-function has is an error when the function is compiled. The implementation reads the
-sizes back with :func:`concrete`.
+Two kinds of size make those inputs:
+
+* a Dim over named sizes (``n``, ``n + 1``) is one :class:`SizeOp` input. When the graph
+  runs, the backend makes its value from the sizes it binds from the function's inputs
+  (a zero-stride view, no memory); a Dim no input of the function has is an error when
+  the function is compiled.
+* the size of an axis of a variable (``x.shape[0]`` when it is unknown, see
+  :class:`~kantensor.types.variable.AxisSize`) is ``shape_of(x, axis)``, whose relation
+  ties its length to x's axis. The call holds it as a placeholder, :func:`given_axis`
+  ``(k)`` for the k-th such size, so that calls on different variables are equal
+  Ops (see :func:`untie`). An expression over such sizes (``x.shape[0] * 2``) takes
+  one input per size it is made of (its *atoms*) and is written over their names.
+
+The implementation reads the sizes back with :func:`concrete`.
 """
 
 from __future__ import annotations
@@ -24,10 +34,10 @@ import numpy as np
 
 from ..graph.basic import Apply, Variable
 from ..graph.op import Op
-from ..types.dim import Dim
+from ..types.dim import Dim, free_symbols, substitute, unknown
 from ..types.type import TensorType
-from ..types.variable import Shape, TensorVariable
-from .params import ParamError, axis_dim
+from ..types.variable import AxisSize, TensorVariable
+from .params import ParamError
 from .templates import names, operand
 
 
@@ -54,38 +64,194 @@ class SizeOp(Op):
         return f"size{{{self.size}}}"
 
 
-def symbolic(values: Iterable[Any]) -> list[Dim]:
-    """The distinct Dims among ``values`` (ints, Dims, None, or tuples of them), in order
-    of first appearance: the sizes a call's SizeOp inputs carry, one each."""
-    out: list[Dim] = []
-    for value in values:
-        for entry in value if isinstance(value, tuple) else (value,):
-            if isinstance(entry, Dim) and entry not in out:
-                out.append(entry)
+class _GivenAxis:
+    """The key of :func:`given_axis`: "the k-th axis size a call's size parameters hold"."""
+
+    __slots__ = ("k",)
+
+    def __init__(self, k: int):
+        self.k = k
+
+    def __repr__(self) -> str:
+        return f"?{self.k}"
+
+    def __reduce__(self) -> tuple:  # unpickled as the placeholder's own key
+        return _given_key, (self.k,)
+
+
+_GIVEN: list[Dim] = []
+
+
+def given_axis(k: int) -> Dim:
+    """The placeholder of the k-th axis size (``x.shape[i]``) in a call's size
+    parameters: the same Dim in every call, so that calls stay comparable (memo keys
+    hold no variable); its input is ``shape_of`` of that axis (see :func:`untie`)."""
+    while len(_GIVEN) <= k:
+        _GIVEN.append(unknown(_GivenAxis(len(_GIVEN))))
+    return _GIVEN[k]
+
+
+def _axis_sizes(value: Any) -> list[AxisSize]:
+    """The AxisSize keys of the Dims in ``value`` (a size or a tuple of sizes), in a
+    fixed order."""
+    out: list[AxisSize] = []
+    for entry in value if isinstance(value, tuple) else (value,):
+        if isinstance(entry, Dim):
+            out.extend(sorted((s for s in free_symbols(entry) if isinstance(s, AxisSize)),
+                              key=lambda s: (str(s), id(s.variable))))
     return out
 
 
-def size_inputs(values: Iterable[Any], given: Iterable[Any] = ()) -> list[Variable]:
-    """One input per distinct Dim of ``values`` (see :func:`symbolic`): a SizeOp output,
-    or for an unknown axis of a whole ``x.shape`` in ``given`` (the values as the call
-    gave them), the ``shape_of`` of x along that axis."""
-    axes: dict[Dim, tuple[Variable, int]] = {}
-    for raw in given:
-        if isinstance(raw, Shape):
-            for axis, entry in enumerate(raw):
-                if entry is None:
-                    axes[axis_dim(axis)] = (raw.variable, axis)
-    return [_AXIS_INPUT[0](*axes[d]) if d in axes else SizeOp(d)() for d in symbolic(values)]
+def untie(values: list[Any]) -> tuple[list[Any], list[tuple[Variable, int]]]:
+    """``values`` (normalised size parameters) with each distinct axis size
+    (``x.shape[i]``) replaced by :func:`given_axis` of its rank, and the ``(x, i)`` of
+    each: what :func:`size_inputs` makes their inputs from."""
+    found: dict[AxisSize, Dim] = {}
+    for value in values:
+        for key in _axis_sizes(value):
+            if key not in found:
+                found[key] = given_axis(len(found))
+    if not found:
+        return values, []
+
+    def one(entry: Any) -> Any:
+        return substitute(entry, found) if isinstance(entry, Dim) else entry
+
+    values = [tuple(map(one, v)) if isinstance(v, tuple) else one(v) for v in values]
+    return values, [(key.variable, key.axis) for key in found]
 
 
-#: How an unknown axis becomes an input: ``shape_of(x, axis)``, a catalogue Op that
+def own_axes(value: Any, tensors: list[Any], what: str) -> Any:
+    """``value`` (a shape parameter of an Op that reads sizes of its own inputs, such as
+    reshape) with each axis size of input ``j`` replaced by :func:`input_axis`;
+    a ParamError for an axis size of any other variable."""
+    keys = _axis_sizes(value)
+    if not keys:
+        return value
+    mapping: dict[AxisSize, Dim] = {}
+    for key in keys:
+        j = next((j for j, t in enumerate(tensors) if t is key.variable), None)
+        if j is None:
+            raise ParamError(f"{what}: the size {key} is not a size of the input "
+                             f"({', '.join(map(str, tensors))}); only the input's own "
+                             "sizes are known to it when the graph runs")
+        mapping[key] = input_axis(j, key.axis)
+    return tuple(substitute(e, mapping) if isinstance(e, Dim) else e for e in value)
+
+
+class _InputAxis:
+    """The key of :func:`input_axis`: "the size of axis ``axis`` of input ``j``"."""
+
+    __slots__ = ("j", "axis")
+
+    def __init__(self, j: int, axis: int):
+        self.j, self.axis = j, axis
+
+    def __repr__(self) -> str:
+        return f"input{self.j}.shape[{self.axis}]"
+
+    def __reduce__(self) -> tuple:
+        return _input_key, (self.j, self.axis)
+
+
+def _key_of(d: Dim) -> Any:
+    """The key of the unknown ``d``."""
+    (key,) = free_symbols(d)
+    return key
+
+
+def _given_key(k: int) -> _GivenAxis:  # how the placeholders' keys unpickle as themselves
+    return _key_of(given_axis(k))
+
+
+def _input_key(j: int, axis: int) -> _InputAxis:
+    return _key_of(input_axis(j, axis))
+
+
+_INPUT_AXES: dict[tuple[int, int], Dim] = {}
+
+
+def input_axis(j: int, axis: int) -> Dim:
+    """The Dim "axis ``axis`` of input ``j``" of an Op's shape parameter (interned)."""
+    d = _INPUT_AXES.get((j, axis))
+    if d is None:
+        d = _INPUT_AXES.setdefault((j, axis), unknown(_InputAxis(j, axis)))
+    return d
+
+
+def input_axes(j: int, ndim: int) -> dict[Any, int]:
+    """``{symbol: axis}`` for the :func:`input_axis` Dims of input ``j`` (of rank
+    ``ndim``), keyed as :func:`~kantensor.types.dim.substitute` takes them."""
+    return {_key_of(input_axis(j, axis)): axis for axis in range(ndim)}
+
+
+def symbolic(values: Iterable[Any]) -> list[Dim]:
+    """What the SizeOp and ``shape_of`` inputs of a call's size parameters ``values``
+    (ints, Dims, None, or tuples of them) carry, one each, in order of first
+    appearance: each distinct Dim over named sizes, and each size a Dim over axis
+    sizes is made of (see the module's doc)."""
+    out: list[Dim] = []
+    for value in values:
+        for entry in value if isinstance(value, tuple) else (value,):
+            if not isinstance(entry, Dim):
+                continue
+            parts = _atoms(entry) if _has_given(entry) else (entry,)
+            out.extend(p for p in parts if p not in out)
+    return out
+
+
+def _has_given(entry: Dim) -> bool:
+    return any(isinstance(s, _GivenAxis) for s in free_symbols(entry))
+
+
+def _lone_symbol(d: Dim) -> Any:
+    """The symbol (a name or an unknown's key) ``d`` is, if it is a lone symbol."""
+    symbols = free_symbols(d)
+    if len(symbols) == 1:
+        (symbol,) = symbols
+        if d == _symbol_dim(symbol):
+            return symbol
+    return None
+
+
+def _symbol_dim(symbol: Any) -> Dim:
+    return Dim(symbol) if isinstance(symbol, str) else given_axis(symbol.k)
+
+
+def _atom_symbols(dims: list[Dim]) -> dict[Any, int]:
+    """``{symbol: i}`` for the ``dims`` (of :func:`symbolic`) that are lone symbols."""
+    return {symbol: i for i, d in enumerate(dims)
+            if (symbol := _lone_symbol(d)) is not None}
+
+
+def _atoms(entry: Dim) -> list[Dim]:
+    """The sizes ``entry`` is made of, as Dims: named ones by name, then
+    placeholders by rank."""
+    symbols = free_symbols(entry)
+    named = sorted(s for s in symbols if isinstance(s, str))
+    given = sorted((s for s in symbols if isinstance(s, _GivenAxis)), key=lambda s: s.k)
+    return [_symbol_dim(s) for s in (*named, *given)]
+
+
+def size_inputs(values: Iterable[Any], axes: list[tuple[Variable, int]] = ()) -> list[Variable]:
+    """One input per Dim of :func:`symbolic` ``(values)``: ``shape_of(x, i)`` for the
+    placeholder :func:`given_axis` ``(k)`` whose ``(x, i)`` is ``axes[k]``, else a
+    SizeOp output."""
+    out = []
+    for d in symbolic(values):
+        symbol = _lone_symbol(d) if _has_given(d) else None
+        out.append(_AXIS_INPUT[0](*axes[symbol.k]) if symbol is not None else SizeOp(d)())
+    return out
+
+
+#: How an axis size becomes an input: ``shape_of(x, axis)``, a catalogue Op that
 #: the catalogue's loader registers here (this module is below the catalogue).
 _AXIS_INPUT: list[Callable[[Variable, int], Variable]] = [
     lambda x, axis: (_ for _ in ()).throw(RuntimeError("shape_of is not registered"))]
 
 
 def register_axis_input(fn: Callable[[Variable, int], Variable]) -> None:
-    """Set what makes the input of an unknown axis (see :func:`size_inputs`)."""
+    """Set what makes the input of an axis size (see :func:`size_inputs`)."""
     _AXIS_INPUT[0] = fn
 
 
@@ -103,9 +269,9 @@ def axis_length(x: Any, axis: int) -> np.ndarray:
 
 
 class SizeNames:
-    """For builders: the dim variable (``s0``, ``s1``, ...) of each symbolic size of a
-    call's size parameters (in the order of the call), and the operands of the SizeOp
-    inputs that bind them."""
+    """For builders: the dim variable (``s0``, ``s1``, ...) of each input that carries a
+    size of a call's size parameters (see :func:`symbolic`), and those inputs'
+    operands."""
 
     def __init__(self, *values: Any):
         self.dims = symbolic(values)
@@ -114,41 +280,58 @@ class SizeNames:
         return bool(self.dims)
 
     def text(self, entry: int | Dim) -> str:
-        """An entry of a size parameter in signature text: an int, or its variable."""
-        return f"s{self.dims.index(entry)}" if isinstance(entry, Dim) else str(entry)
+        """An entry of a size parameter in signature text: an int, its input's variable,
+        or an expression over the variables of the inputs it is made of."""
+        if not isinstance(entry, Dim):
+            return str(entry)
+        if entry in self.dims:
+            return f"s{self.dims.index(entry)}"
+        names = {symbol: Dim(f"s{i}") for symbol, i in _atom_symbols(self.dims).items()}
+        return f"({substitute(entry, names)})"
 
     def operands(self, after: bool = False) -> str:
-        """``(s0):bool,(s1):bool``: the SizeOp inputs, which come last; with ``after``, preceded by
-        a comma (they follow other operands), and empty when there are none."""
+        """``(s0):bool,(s1):bool``: the size inputs, which come last; with ``after``,
+        preceded by a comma (they follow other operands), and empty when there are none."""
         text = ",".join(f"(s{i}):bool" for i in range(len(self.dims)))
         return f",{text}" if after and text else text
 
 
 def concrete(values: Sequence[Any], sizes: Sequence[np.ndarray]) -> list[Any]:
     """For implementations: ``values`` (the size parameters, in the call's order) with
-    each Dim replaced by the length of its SizeOp input in ``sizes``."""
+    each Dim replaced by its value, read from the lengths of the size inputs
+    ``sizes``."""
     lengths = [len(s) for s in sizes]
-    return [tuple(e if isinstance(e, int) else lengths[e.i] for e in v) if type(v) is tuple
-            else v if v is None or isinstance(v, int) else lengths[v.i]
+    return [tuple(e if isinstance(e, int) else e.value(lengths) for e in v) if type(v) is tuple
+            else v if v is None or isinstance(v, int) else v.value(lengths)
             for v in _positions(tuple(values))]
 
 
 class _Index:
-    """The position of a Dim's SizeOp input among the implementation's ``sizes``."""
+    """How to read a Dim of a size parameter from the lengths of the size inputs: the
+    length of input ``i``, or an expression over the inputs it is made of."""
 
-    __slots__ = ("i",)
+    __slots__ = ("i", "expr", "symbols")
 
-    def __init__(self, i: int):
-        self.i = i
+    def __init__(self, i: int | None, expr: Dim | None = None,
+                 symbols: tuple[tuple[Any, int], ...] = ()):
+        self.i, self.expr, self.symbols = i, expr, symbols
+
+    def value(self, lengths: list[int]) -> int:
+        if self.i is not None:
+            return lengths[self.i]
+        return substitute(self.expr, {key: lengths[i] for key, i in self.symbols})
 
 
 @lru_cache(maxsize=1024)
 def _positions(values: tuple) -> tuple:
-    """``values`` with each Dim replaced by an ``_Index`` of its SizeOp input (decided
-    once per parameter values: the implementations call this at every run)."""
+    """``values`` with each Dim replaced by an ``_Index`` (decided once per parameter
+    values: the implementations call this at every run)."""
     dims = symbolic(values)
+    symbols = tuple(_atom_symbols(dims).items())
 
     def one(entry: Any) -> Any:
-        return _Index(dims.index(entry)) if isinstance(entry, Dim) else entry
+        if not isinstance(entry, Dim):
+            return entry
+        return _Index(dims.index(entry)) if entry in dims else _Index(None, entry, symbols)
 
     return tuple(tuple(map(one, v)) if isinstance(v, tuple) else one(v) for v in values)

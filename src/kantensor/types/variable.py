@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..graph.basic import Constant, Variable
-from .dim import Dim
+from .dim import Dim, unknown
 from .display import variable_html
 from .dtypes import get_default_dtype, normalize_dtype, python_dtype
 from .protocol import array_function, array_ufunc
@@ -75,19 +75,42 @@ def _binary(name: str, reflected: bool = False):
     return method
 
 
-class Shape(tuple):
-    """``x.shape``: a tuple of ints, Nones and Dims, equal to ``x.type.shape``, that
-    remembers ``variable`` (so a size parameter can tie an unknown axis to x's)."""
+class AxisSize:
+    """The key of the Dim that ``x.shape[axis]`` is when that size is unknown when the
+    graph is built: "the length of axis ``axis`` of the variable ``variable``". Two
+    keys are equal when they name the same axis of the same variable (by identity), so
+    ``x.shape[0] == x.shape[0]`` and ``x.shape[0] != y.shape[0]``. A size parameter
+    holding such a Dim takes its value from x when the graph runs (see
+    :mod:`kantensor.ops.sizes`)."""
 
-    variable: Any
+    __slots__ = ("variable", "axis")
 
-    def __new__(cls, entries: tuple[ShapeEntry, ...], variable: Any) -> Shape:
-        self = super().__new__(cls, entries)
+    def __init__(self, variable: Any, axis: int):
         self.variable = variable
-        return self
+        self.axis = axis
 
-    def __getnewargs__(self) -> tuple:
-        return tuple(self), self.variable
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, AxisSize) and self.variable is other.variable
+                and self.axis == other.axis)
+
+    def __hash__(self) -> int:
+        return hash((id(self.variable), self.axis))
+
+    def __reduce__(self) -> tuple:
+        return AxisSize, (self.variable, self.axis)
+
+    def __str__(self) -> str:
+        name = getattr(self.variable, "name", None)
+        return f"{name}.shape[{self.axis}]" if name else f"shape[{self.axis}]"
+
+    __repr__ = __str__
+
+
+def axis_size(variable: Any, axis: int) -> ShapeEntry:
+    """``variable.shape[axis]``: its static size (an int or a Dim), or when that is
+    unknown, the Dim keyed by :class:`AxisSize` (the size it will have)."""
+    entry = variable.type.shape[axis]
+    return unknown(AxisSize(variable, axis % variable.type.ndim)) if entry is None else entry
 
 
 class _TensorOperators:
@@ -146,11 +169,14 @@ class _TensorOperators:
         return self.type.dtype
 
     @property
-    def shape(self) -> Shape:
-        """The static shape (int, None or Dim per axis), as a :class:`Shape` that knows
-        its variable: given whole as a size parameter (``kt.zeros(x.shape)``), an axis
-        whose size is unknown when the graph is built takes x's size when it runs."""
-        return Shape(self.type.shape, self)
+    def shape(self) -> tuple[int | Dim, ...]:
+        """The shape as sizes to compute with: an int or a Dim per axis. A size that is
+        unknown when the graph is built (None in ``x.type.shape``) is the Dim "x's size
+        along that axis" (printed ``x.shape[0]``), so ``x.reshape(x.shape[0], -1)``,
+        ``kt.zeros((x.shape[0], 5))`` and ``B, T, C = x.shape; x.reshape(B * T, C)``
+        work as in NumPy: the graph ties those sizes to x's, and they take x's values
+        when it runs. ``x.type.shape`` is the static shape, None where unknown."""
+        return tuple(axis_size(self, i) for i in range(self.type.ndim))
 
     @property
     def T(self):
@@ -171,12 +197,10 @@ class _TensorOperators:
 
     @property
     def size(self) -> Any:
-        """The number of elements: an int, a Dim expression over symbolic sizes, or None
-        when some size is unknown."""
+        """The number of elements: an int, or a Dim expression over the sizes of
+        :attr:`shape` (named and unknown ones), usable as a size parameter."""
         total: Any = 1
-        for n in self.type.shape:
-            if n is None:
-                return None
+        for n in self.shape:
             total = total * n
         return total
 

@@ -1,0 +1,133 @@
+"""``x.shape[i]`` of an axis whose size is unknown when the graph is built: a Dim that
+stands for that axis of x, usable wherever a size is (``kt.zeros((x.shape[0], 5))``,
+``x.reshape(x.shape[0], -1)``, ``B, T, C = x.shape; x.reshape(B * T, C)``), tied to x by
+the relation (``shape_of``) and given x's value when the graph runs. Values are checked
+against NumPy's on the same arrays, in every way a Function runs."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+from unittest import mock
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import kantensor as kt
+from kantensor.backend import linker
+from kantensor.ops.params import ParamError
+
+MODES = [(False, True), (False, False), (True, True), (True, False)]  # (check, generated)
+
+
+def run(inputs: list, outputs: list, values: list, check: bool, generated: bool) -> list:
+    limit = linker.CODEGEN_LIMIT if generated else 0
+    with mock.patch.object(linker, "CODEGEN_LIMIT", limit):
+        f = kt.function(inputs, outputs, check=check)
+    return f(*values)
+
+
+def test_an_unknown_axis_is_a_dim_of_that_axis_of_that_variable():
+    x = kt.tensor("x", "float32", shape=(None, 3))
+    y = kt.tensor("y", "float32", shape=(None, 3))
+    assert x.type.shape == (None, 3)  # the static shape is unchanged
+    rows, cols = x.shape
+    assert isinstance(rows, kt.Dim) and cols == 3
+    assert str(rows) == "x.shape[0]" and str(rows * 2 + 1) == "2*x.shape[0] + 1"
+    assert rows == x.shape[0] == x.shape[-2] and rows != y.shape[0]
+    assert x.size == 3 * rows and str(x.size) == "3*x.shape[0]"
+    assert copy.deepcopy(rows) is rows
+    assert str(kt.tensor(dtype="int8", shape=(None,)).shape[0]) == "shape[0]"
+    n = kt.Dim("n")
+    assert kt.tensor("z", "int8", shape=(n, None)).shape[0] is n  # a named size stays itself
+
+
+def test_size_parameters_of_single_entries_are_shape_of_inputs_and_share_the_op():
+    x1 = kt.tensor("x1", "float32", shape=(None, 3))
+    x2 = kt.tensor("x2", "float32", shape=(None, 3))
+    z1, z2 = kt.zeros((x1.shape[0], 5)), kt.zeros((x2.shape[0], 5))
+    assert str(z1.type) == str(z2.type) == "float64[?,5]"
+    assert z1.owner.op == z2.owner.op  # the call holds a placeholder, not x1 or x2
+    for z, x in ((z1, x1), (z2, x2)):
+        (size,) = z.owner.inputs
+        assert size.owner.op.name == "shape_of" and size.owner.inputs == [x]
+        assert dict(size.owner.op.params)["axis"] == 0
+    # One input per distinct axis size, however often it is used.
+    w = kt.zeros((x1.shape[0], x1.shape[0] * 2, x2.shape[0]))
+    assert [i.owner.inputs[0] for i in w.owner.inputs] == [x1, x2]
+
+
+def test_a_size_of_another_variable_is_refused_by_reshape():
+    x = kt.tensor("x", "float32", shape=(None, 4))
+    y = kt.tensor("y", "float32", shape=(None, 2))
+    with pytest.raises(ParamError, match=r"reshape: parameter shape: the size y.shape\[0\] is "
+                       r"not a size of the input \(x\)"):
+        x.reshape(y.shape[0], -1)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 4), st.integers(1, 4), st.sampled_from(MODES))
+def test_single_entries_and_expressions_give_numpys_values(rows, cols, mode):
+    x = kt.tensor("x", "float32", shape=(None, None))
+    v = kt.tensor("v", "float32", shape=(None,))
+    r, c = x.shape
+    outputs = [kt.zeros((r, 5)), kt.ones(c), kt.full((2 * r, c), 2.0, dtype="float64"), kt.eye(r),
+               kt.arange(r + 1), kt.tile(x, (c, 1)), kt.repeat(x, c, axis=0),
+               kt.broadcast_to(v, (r + 1, c)), x.reshape(r, -1), x.reshape(-1, r),
+               x.reshape(x.size), kt.zeros((x.size - r,))]
+    assert [str(o.type) for o in outputs[:4]] == ["float64[?,5]", "float64[?]",
+                                                  "float64[?,?]", "float64[?,?]"]
+    xv = np.arange(rows * cols, dtype="float32").reshape(rows, cols)
+    vv = np.arange(cols, dtype="float32")
+    got = run([x, v], outputs, [xv, vv], *mode)
+    want = [np.zeros((rows, 5)), np.ones(cols), np.full((2 * rows, cols), 2.0),
+            np.eye(rows), np.arange(rows + 1), np.tile(xv, (cols, 1)),
+            np.repeat(xv, cols, axis=0), np.broadcast_to(vv, (rows + 1, cols)),
+            xv.reshape(rows, -1), xv.reshape(-1, rows), xv.reshape(xv.size),
+            np.zeros(xv.size - rows)]
+    for g, w, o in zip(got, want, outputs, strict=True):
+        assert g.dtype == o.type.numpy_dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(g, w)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 3), st.integers(1, 3), st.integers(1, 4))
+def test_numpy_code_unpacking_the_shape_runs_on_unknown_sizes(b, t, c):
+    """The attention idiom, unmodified: B, T, C = x.shape; x.reshape(B * T, C)."""
+
+    def merge_heads(x, w):
+        B, T, C = x.shape
+        return np.tanh(x.reshape(B * T, C)) @ w
+
+    result = kt.eval_shape(merge_heads, "float32[?,?,?]", "float32[?,2]")
+    assert str(result.type) == "float32[?,2]"
+    named = kt.eval_shape(merge_heads, "float32[b,t,c]", "float32[c,2]")
+    assert str(named.type) == "float32[b*t,2]"
+    rng = np.random.default_rng(0)
+    xv = rng.standard_normal((b, t, c)).astype("float32")
+    wv = rng.standard_normal((c, 2)).astype("float32")
+    for r in (result, named):
+        f = kt.function(list(r.inputs), r.outputs[0])
+        np.testing.assert_allclose(f(xv, wv), merge_heads(xv, wv), rtol=1e-5)
+
+
+def test_refine_follows_a_single_entry_both_ways():
+    x = kt.tensor("x", "float32", shape=(None, 3))
+    z = kt.zeros((x.shape[0], 5)) + kt.ones((x.shape[0] + 1 - 1, 1))
+    assert str(z.type) == "float64[?,5]"
+    assert str(kt.refine(z, given={x: "float32[4,3]"})[z]) == "float64[4,5]"
+    assert str(kt.refine(z, given={z: "float64[7,5]"})[x]) == "float32[7,3]"
+
+
+def test_a_graph_with_axis_sizes_pickles_and_runs():
+    x = kt.tensor("x", "float32", shape=(None, 3))
+    z, r = kt.zeros((x.shape[0] * 2, 5)), x.reshape(x.shape[0], -1)
+    x2, z2, r2 = pickle.loads(pickle.dumps((x, z, r)))
+    assert z2.owner.op == z.owner.op and r2.owner.op == r.owner.op  # placeholders intern
+    xv = np.ones((3, 3), "float32")
+    got = kt.function([x2], [z2, r2])(xv)
+    np.testing.assert_array_equal(got[0], np.zeros((6, 5)))
+    np.testing.assert_array_equal(got[1], xv.reshape(3, -1))
+
