@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import pickle
 
 import numpy as np
 import pytest
@@ -290,3 +291,12 @@ def test_take_from_empty_axes(shape, indices, axis):
     for hidden in ((), [True] * len(shape)):
         conform("take", lambda v, w: kt.take(v, w, axis=axis),
                 lambda a, b: np.take(a, b, axis=axis), [x, i], [hidden])
+
+
+def test_a_basic_indexing_graph_pickles_and_runs():
+    x = kt.tensor("x", "float32", shape=(None, 3))
+    y = x[1:, ::2]
+    x2, y2 = pickle.loads(pickle.dumps((x, y)))
+    assert y2.owner.op == y.owner.op and str(y2.type) == "float32[?,2]"
+    xv = np.arange(12, dtype="float32").reshape(4, 3)
+    np.testing.assert_array_equal(kt.function([x2], y2)(xv), xv[1:, ::2])

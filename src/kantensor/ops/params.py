@@ -214,6 +214,9 @@ class SliceItem(tuple):
     def __new__(cls, start: int | None, stop: int | None, step: int | None) -> SliceItem:
         return super().__new__(cls, ("slice", start, stop, step))
 
+    def __getnewargs__(self) -> tuple:  # pickled by its bounds (not the 4-tuple)
+        return tuple(self[1:])
+
     def __repr__(self) -> str:
         def text(v: int | None) -> str:
             return "" if v is None else str(v)
