@@ -112,6 +112,8 @@ def test_a_whole_input_type_can_be_unknown():
     ("(n)->(n//2)", "float32[3]", [6, 7]),
     ("(n)->((n+1)//2)", "float32[4]", [7, 8]),  # x[::2]
     ("(n)->(min(n,3))", "float32[5]", []),
+    ("(n)->(max(n-min(3,n),0))", "float32[4]", [7]),  # the last part of a split at 3
+    ("(n)->(min(n,3)+n)", "float32[8]", [5]),  # min is 3 (n = 5) or n (n = 4, but 4 > 3)
 ])
 def test_sizes_inside_max_and_floor_division_are_solved(sig, out, sizes):
     """Answers are exactly the sizes NumPy's rules (the signature forwards) allow."""

@@ -15,12 +15,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..signature.ast import evaluate
-from ..types.dim import NO_SOLUTION, Dim, DimLike, free_symbols, solve_for, substitute, unknown
+from ..types.dim import (
+    NO_SOLUTION,
+    Dim,
+    DimLike,
+    free_symbols,
+    min_max_cases,
+    solve_for,
+    substitute,
+    unknown,
+)
 from .store import Constraint, Progress, bind_choices, unify_oc
 from .terms import isvar, term_vars, walk
 
-__all__ = ["COMPARE", "Broadcast", "Compare", "Equation", "Expr", "size_value",
-           "symbolic_values"]
+__all__ = ["COMPARE", "Broadcast", "Compare", "Equation", "Expr", "SizeConstraint",
+           "size_value", "symbolic_values"]
 
 #: The where-clause comparisons of the DSL, as Python operators.
 COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
@@ -73,6 +82,9 @@ def solve_one(diff: Dim, v: Any) -> int | None | Any:
         return None  # several values: see _candidates
     if inner is not None:
         return inner if inner is NO_SOLUTION or isinstance(inner, int) else solve_one(inner, v)
+    cases = min_max_cases(diff, v)
+    if cases is not None:
+        return _by_cases(cases, v)
     coeffs: dict[int, int] = {}
     for mono, c in diff._terms:  # the canonical polynomial (same package family)
         if len(mono) > 1 or (mono and mono[0][0] is not v):
@@ -90,6 +102,24 @@ def solve_one(diff: Dim, v: Any) -> int | None | Any:
     if not roots:
         return NO_SOLUTION
     return roots[0] if len(roots) == 1 else None
+
+
+def _by_cases(cases: list[tuple[DimLike, Dim, DimLike]], v: Any) -> int | None | Any:
+    """:func:`solve_one` over the cases of a ``min``/``max`` term (``v - min(3, v) == 4``:
+    the term is 3, giving 7, or v, giving none): the one value some case gives and
+    for which that case holds; NO_SOLUTION if none, None if undecidable or several."""
+    found: set[int] = set()
+    for diff, term, arg in cases:
+        value = solve_one(diff, v) if isinstance(diff, Dim) else (
+            NO_SOLUTION if diff else None)
+        if value is None:
+            return None
+        if value is not NO_SOLUTION and \
+                substitute(term, {v: value}) == substitute(arg, {v: value}):
+            found.add(value)
+    if not found:
+        return NO_SOLUTION
+    return found.pop() if len(found) == 1 else None
 
 
 def _unwrap(diff: Dim, v: Any) -> DimLike | range | None:
@@ -383,7 +413,8 @@ def _readable(value: DimLike) -> str:
 
 
 def symbolic_values(vars_: list, s: dict, pending: tuple, named: dict[Any, Dim],
-                    fresh: Any = None) -> dict[Any, DimLike]:
+                    fresh: Any = None, residual: list[SizeConstraint] | None = None
+                    ) -> dict[Any, DimLike]:
     """Values of the unbound size variables ``vars_`` in terms of named Dims.
 
     ``named`` maps variables to the Dims they stand for. Pending equations are solved
@@ -391,6 +422,11 @@ def symbolic_values(vars_: list, s: dict, pending: tuple, named: dict[Any, Dim],
     for a variable) is given, the first still unknown variable of ``vars_`` is named and
     solving resumes, so every variable ends as an expression of named Dims. Without
     ``fresh``, variables that stay unknown are absent from the result.
+
+    With ``fresh`` and a ``residual`` list, the constraints the values do not settle
+    (``max(n - 3, 0) == 4`` left unsolved, a where-clause ``n > 2``) are appended to
+    it (:class:`SizeConstraint` over the named Dims), so that an answer never claims
+    more than holds.
     """
     known: dict[Any, DimLike] = {}
     for v, dim in named.items():
@@ -426,4 +462,52 @@ def symbolic_values(vars_: list, s: dict, pending: tuple, named: dict[Any, Dim],
         if fresh is None or not missing:
             break
         known[missing[0]] = fresh(missing[0])
+    if fresh is not None and residual is not None:
+        residual.extend(_residual(pending, s, known, fresh))
     return {v: known[v] for v in order if isvar(v) and v in known}
+
+
+@dataclass(frozen=True)
+class SizeConstraint:
+    """``left op right`` between sizes over named Dims (``m > 2``, ``m == n//2``): what a
+    query answer's sizes must also meet (:attr:`kantensor.query.Answer.where`)."""
+
+    left: DimLike
+    op: str
+    right: DimLike
+
+    def holds(self, values: dict[str, int]) -> bool:
+        """Whether it holds when the named Dims have ``values`` (all of its names)."""
+        left, right = substitute(self.left, values), substitute(self.right, values)
+        if not isinstance(left, int) or not isinstance(right, int):
+            missing = sorted(map(str, free_symbols(left) | free_symbols(right)))
+            raise ValueError(f"{self} needs a value for {', '.join(missing)}")
+        return COMPARE[self.op](left, right)
+
+    def __str__(self) -> str:
+        return f"{self.left} {self.op} {self.right}"
+
+
+def _residual(pending: tuple, s: dict, known: dict[Any, DimLike], fresh: Any
+              ) -> list[SizeConstraint]:
+    """The pending equations and where-clauses that do not hold whatever the named
+    Dims are, over those Dims (an unknown no answer shows is named by ``fresh`` too)."""
+    out: list[SizeConstraint] = []
+    for c in pending:
+        if not isinstance(c, Equation | Compare):
+            continue
+        try:
+            sides = [c.left.value(s), c.right.value(s)]
+        except ZeroDivisionError:
+            continue
+        for u in sorted({u for x in sides for u in free_symbols(x) if not isinstance(u, str)}
+                        - known.keys(), key=str):
+            known[u] = fresh(u)
+        left, right = (substitute(x, known) for x in sides)
+        op = "==" if isinstance(c, Equation) else c.op
+        if isinstance(left - right, int) and COMPARE[op](left - right, 0):
+            continue  # settled by the values
+        constraint = SizeConstraint(left, op, right)
+        if constraint not in out:
+            out.append(constraint)
+    return out
