@@ -122,3 +122,68 @@ def test_wrapped_operands_of_add_are_sound_and_complete():
 def test_report_case_counts():
     """Runs last in this module: the numbers of cases compared (also in the summary)."""
     assert sum(CASES.values()) > 10_000, CASES
+
+
+# --------------------------------------------------------------- answers with constraints
+
+#: Sizes tried for the input and for the target's symbolic size m.
+RANGE = range(13)
+
+
+def _ops_with_constraints() -> list:
+    def identity(x):
+        return x
+
+    def halve(x):
+        return x[: len(x) // 2]
+
+    return [
+        ("where n > 2", kt.op("(n)->(n) where n > 2")(identity), ["float32[m]"]),
+        ("(n)->(n//2)", kt.op("(n)->(n//2)")(halve), ["float32[m]"]),
+        ("split at [1, 3]", kt.split.bind(indices_or_sections=[1, 3]),
+         ["float32[1]", "float32[2]", "float32[m]"]),
+        ("split at [1, 3], two unknown", kt.split.bind(indices_or_sections=[1, 3]),
+         ["float32[1]", "float32[m]", "float32[0]"]),
+    ]
+
+
+@pytest.mark.parametrize(("name", "op", "targets"), _ops_with_constraints(),
+                         ids=lambda v: v if isinstance(v, str) else "")
+def test_answers_with_constraints_are_sound_and_complete(name, op, targets):
+    """Outputs with a symbolic size m: each answer's input, its sizes given every value
+    and kept where its ``where`` constraints hold, builds forwards to the targets with
+    that m (sound), and every input that builds to them for some m is such an instance
+    (complete). An answer that dropped a constraint (``X = float32[m]`` without ``m >
+    2``) fails soundness."""
+    X = var("X")
+    answers = list(kt.query(op, [X], targets, max_rank=1))
+    got = set()
+    for answer in answers:
+        (size,) = answer["X"].shape
+        names = sorted(free_symbols(size) | {n for c in answer.where
+                                             for n in free_symbols(c.left) | free_symbols(c.right)}
+                       | {"m"})
+        for values in itertools.product(RANGE, repeat=len(names)):
+            env = dict(zip(names, values, strict=True))
+            if all(c.holds(env) for c in answer.where):
+                a = substitute(size, env)
+                if a in RANGE:
+                    got.add((env["m"], a))
+    want = set()
+    for a in RANGE:
+        outs = forward_all(op, kt.TensorType("float32", (a,)))
+        for m in RANGE:
+            wanted = [kt.TensorType.parse(t.replace("m", str(m))) for t in targets]
+            if outs == wanted:
+                want.add((m, a))
+    assert got == want, (sorted(got - want)[:5], sorted(want - got)[:5])
+    CASES[f"constraints, {name}"] = len(RANGE) ** 2
+
+
+def forward_all(op, t: kt.TensorType) -> list | None:
+    """Every output type make_node builds (None if it refuses)."""
+    try:
+        out = op(t())
+    except (TypeError, ValueError):
+        return None
+    return [v.type for v in (out if isinstance(out, list | tuple) else [out])]

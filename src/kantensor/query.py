@@ -17,7 +17,7 @@ from kanren import eq, lall
 from kanren.constraints import ConstrainedState
 from unification import isvar, var
 
-from .logic.dims import symbolic_values
+from .logic.dims import SizeConstraint, symbolic_values
 from .logic.store import TypeStore, labelo
 from .logic.terms import TensorTerm, term_vars, walk
 from .signature.display import solutions_html
@@ -211,7 +211,7 @@ class Solutions:
         if not rows:
             return "no solutions" + (f"\n{note}" if note else "")
         text = "\n".join(", ".join(f"{k} = {_fmt(v)}" for k, v in r.items())
-                         for r in rows[:20])
+                         + _where(r) for r in rows[:20])
         return text + ("\n..." if len(rows) > 20 else "") + (f"\n{note}" if note else "")
 
     def _repr_html_(self) -> str:
@@ -219,7 +219,13 @@ class Solutions:
 
 
 def _key(answer: dict) -> str:
-    return repr(sorted(answer.items()))
+    return repr((sorted(answer.items()), getattr(answer, "where", ())))
+
+
+def _where(answer: dict) -> str:
+    """``", where m > 2 and ..."``: an answer's constraints, or nothing."""
+    where = getattr(answer, "where", ())
+    return f", where {' and '.join(map(str, where))}" if where else ""
 
 
 def _rank(value: Any) -> int:
@@ -274,7 +280,8 @@ def _answer(user: list[Any], roles: set, S: ConstrainedState) -> dict[str, Any]:
         if v in roles and isvar(w) and w not in named and str(v.token).isidentifier():
             named[w] = Dim(str(v.token))
     sizes = list(term_vars([*_shapes(user, s), *roles], s))
-    values = symbolic_values(sizes, s, store.pending, named, _Namer(taken))
+    residual: list[SizeConstraint] = []
+    values = symbolic_values(sizes, s, store.pending, named, _Namer(taken), residual)
 
     def value(term: Any, is_size: bool = False) -> Any:
         t = walk(term, s)
@@ -290,7 +297,24 @@ def _answer(user: list[Any], roles: set, S: ConstrainedState) -> dict[str, Any]:
             return tuple(value(x, True) for x in t)
         return t
 
-    return {str(v.token): value(v, v in roles) for v in user}
+    return Answer({str(v.token): value(v, v in roles) for v in user}, residual)
+
+
+class Answer(dict):
+    """One answer of a query: each user variable's value; ``where`` holds the
+    constraints between its symbolic sizes that the values alone do not say
+    (:class:`~kantensor.logic.dims.SizeConstraint`, such as ``m > 2``), so that
+    ``X = float32[m]`` never claims every ``m``. Equal to a plain dict of the same
+    values (``where`` aside)."""
+
+    def __init__(self, values: dict[str, Any], where: Sequence[SizeConstraint] = ()):
+        super().__init__(values)
+        self.where = tuple(where)
+
+    def __repr__(self) -> str:
+        text = dict.__repr__(self)
+        return f"Answer({text}, where={list(map(str, self.where))!r})" if self.where \
+            else text
 
 
 def _shapes(terms: list, s: dict) -> list:

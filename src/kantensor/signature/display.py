@@ -68,4 +68,9 @@ def solutions_html(names: Sequence[str], solutions: Iterable[dict],
     if text:
         caption = f"{caption} {text}"
     cells = [[value_inline(r.get(n)) for n in names] for r in rows]
-    return block("Solutions", "", table(list(names), cells, caption=esc(caption)))
+    header = list(names)
+    if any(getattr(r, "where", ()) for r in rows):  # constraints the values leave
+        header.append("where")
+        for row, r in zip(cells, rows, strict=True):
+            row.append(esc(" and ".join(map(str, getattr(r, "where", ())))))
+    return block("Solutions", "", table(header, cells, caption=esc(caption)))
