@@ -131,3 +131,12 @@ def test_a_graph_with_axis_sizes_pickles_and_runs():
     np.testing.assert_array_equal(got[0], np.zeros((6, 5)))
     np.testing.assert_array_equal(got[1], xv.reshape(3, -1))
 
+
+
+def test_a_size_as_an_operand_says_what_sizes_are_for():
+    x = kt.tensor("x", "float32", shape=(None, 3))
+    for make in (lambda: x.sum(0) / x.shape[0], lambda: x * kt.Dim("n"),
+                 lambda: kt.add(x, x.size)):
+        with pytest.raises(TypeError, match=r"the size (x.shape\[0\]|n|3\*x.shape\[0\]) is "
+                           r"symbolic, not a number .*sizes are parameters of Ops"):
+            make()

@@ -284,6 +284,10 @@ def constant(value: Any, dtype: Any = None, name: str | None = None) -> TensorCo
     refuse_masked(value, "a constant")
     if dtype is None and type(value) in (float, int, bool):
         return _wrapped_constant(value, name)
+    if isinstance(value, Dim):
+        raise TypeError(f"the size {value} is symbolic, not a number a graph can compute "
+                        "with: sizes are parameters of Ops (kt.zeros((n, 3)), "
+                        "x.reshape(n, -1), kt.arange(n)); for a mean, use x.mean(axis)")
     wrapped = dtype is None and isinstance(value, bool | int | float | complex) \
         and not isinstance(value, np.generic)
     if wrapped:
