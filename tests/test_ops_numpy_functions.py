@@ -259,7 +259,7 @@ def test_reshape_keeps_names():
                                   "25: 32*k == 25 has no integer solution"),
     ((None, 3), (4,), "3*k == 4 has no integer solution"),
     ((kt.Dim("N"), 3), (kt.Dim("B"), -1), "size B is not made of the sizes of the input"),
-    ((None, 3), (None, 3), "a size None (unknown) cannot be a shape entry"),
+    ((None, 3), (None, 3), "a size None (unknown) cannot be a size parameter"),
 ])
 def test_reshape_rejected_at_build_time(shape, target, message):
     x = kt.tensor("x", "float64", shape)
