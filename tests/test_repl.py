@@ -85,6 +85,7 @@ def test_history_is_kept_across_sessions(history):
 def test_ctrl_c_cancels_the_line_not_the_session(history):
     child = repl(history)
     child.send("query add X Y -> float32[3")
+    child.expect_exact("float32[3")  # the line is being edited when Ctrl-C comes
     child.sendintr()
     child.expect_exact("^C")
     child.expect_exact(PROMPT)
