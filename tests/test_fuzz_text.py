@@ -176,9 +176,11 @@ def test_refine_command_mutants():
     lines = ["refine tanh(x @ W) x:float32[?,?] W:float32[?,4] -> float32[5,4]",
              "refine h = x @ W; y = tanh(h) x:float32[?,?] W:float32[3,4] h:float32[B,?]",
              "refine concatenate([x, z], axis=0)[1:, ::2].T x:int8[n,3] z:int8[?,3]",
-             "refine (x + 1.0).sum(axis=-1) > 0, x.reshape(2, -1) x:float64[?,4]"]
+             "refine (x + 1.0).sum(axis=-1) > 0, x.reshape(2, -1) x:float64[?,4]",
+             "refine B, C = x.shape; zeros((B * 2, C)) + x.reshape(B, -1) x:float32[?,4]"]
     pieces = ["(", ")", "[", "]", ":", ";", "=", "@", "**", "~", ".T", ".sum(", "lambda",
-              "__class__", "x", "W", "float32[", "?", "->", "9" * 30, ",", " ", "'", "\\"]
+              "__class__", "x", "W", "float32[", "?", "->", "9" * 30, ",", " ", "'", "\\",
+              ".shape", "//0", "10.0**400", "**64", "B, C = "]
     for text in mutants(lines, CASES, pieces, seed=7):
         repl = cli.Repl(stdout=io.StringIO())
         assert run_case("refine command", repl.onecmd, text) == "ok", text

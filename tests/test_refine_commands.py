@@ -45,7 +45,15 @@ def test_graph_text_reads_comparisons_unary_ops_lists_and_several_outputs():
 @pytest.mark.parametrize("text, message, culprit", [
     ("tanh(q)", "q has no type: give it one, as q:float32[3,?]", "q"),
     ("__import__('os')", "unknown Op '__import__'", "__import__"),
-    ("x.__class__", ".__class__: only .T, .mT, .real, .imag", "x.__class__"),
+    ("x.__class__", ".__class__: only .T, .mT, .real, .imag, .shape", "x.__class__"),
+    ("x.shape.__class__", ".__class__: only .T", "x.shape.__class__"),
+    ("x + 3**10**8", "3 ** 10 ** 8 is too large: a Python int in a graph holds at most "
+     "4096 bits", "3**"),
+    ("x + ((2**64)**64)**64", "(2 ** 64) ** 64 is too large: a Python int", "(2**64)**"),
+    ("x + 10.0**400", "10.0 ** 400: (34, 'Numerical result out of range')", "10.0"),
+    ("x + 1 // 0", "1 // 0: integer division or modulo by zero", "1 //"),
+    ("a, b = x.shape", "cannot unpack (3,) into 2 names", "a, b"),
+    ("a = [x]", "a must be assigned a tensor or a size, got [x]", "a ="),
     ("x.sum.__globals__", "only .T, .mT", "x.sum.__globals__"),
     ("open('f')", "unknown Op 'open'", "open"),
     ("lambda: x", "lambda is not part of the graph language", "lambda"),
@@ -53,7 +61,7 @@ def test_graph_text_reads_comparisons_unary_ops_lists_and_several_outputs():
     ("x and x", "and/or is not part of the graph language", "x and"),
     ("1 < x < 2", "one comparison at a time", "1 <"),
     ("tanh(x, 'a')", "'a' is not a number", "'a'"),
-    ("import os", "expected an expression or NAME = expression", "import"),
+    ("import os", "expected an expression, NAME = expression or A, B = x.shape", "import"),
     ("concatenate([x, x], axis=2)", "concatenate([x, x], axis=2): ", "concatenate"),
     ("tnah(x)", "unknown Op 'tnah' (did you mean tanh?)", "tnah"),
     ("x +", "cannot read the graph: invalid syntax", None),
@@ -75,6 +83,27 @@ def test_graph_text_has_a_length_and_a_nesting_limit():
         read_graph("-" * 1000 + "x", {"x": F("float32[3]")})
     deep = read_graph("tanh(" * 50 + "x" + ")" * 50, {"x": F("float32[3]")})
     assert str(deep.outputs[0].type) == "float32[3]"
+
+
+def test_graph_text_reads_shapes_as_sizes():
+    """x.shape entries (known, named or unknown) are sizes, as in NumPy code."""
+    types = {"x": F("float32[?,n,2]"), "w": F("float32[2,3]")}
+    g = read_graph("B, N, C = x.shape; zeros((x.shape[0], N * C)), "
+                   "x.reshape(x.shape[0] * x.shape[1], x.shape[2]) @ w, "
+                   "ones((x.size, x.ndim))", types)
+    assert [str(v.type) for v in g.outputs] == ["float64[?,2*n]", "float32[?,3]",
+                                                "float64[?,3]"]
+    x = g.names["x"]
+    r = kt.refine(g.outputs[0], given={g.outputs[0]: "float64[5,8]"})
+    assert str(r[x]) == "float32[5,4,2]"
+    with pytest.raises(GraphTextError, match=r"the size n is symbolic, not a number"):
+        read_graph("B, N, C = x.shape; x + N", types)
+
+    def zeros_3x(data, w):  # the same graph run by NumPy gives the same values
+        return np.zeros((data.shape[0], data.shape[1] * data.shape[2]))
+    f = kt.function([x], g.outputs[0])
+    data = np.ones((5, 4, 2), "float32")
+    np.testing.assert_array_equal(f(data), zeros_3x(data, None))
 
 
 def test_graph_text_uses_variables_of_a_namespace():

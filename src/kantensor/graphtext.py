@@ -3,11 +3,13 @@
 The text is Python syntax, read with :mod:`ast` and interpreted here, never evaluated:
 only names, numbers, the operators of tensors (``+ - * / // % ** @ & | ^ ~``), calls
 of catalogue Ops (``tanh(h)``, ``sum(h, axis=1)``, ``concatenate([a, b])``), the
-methods of tensors (``h.reshape(3, -1)``), ``.T``/``.mT`` and indexing with ints and
-slices. Statements are separated by ``;``: ``h = x @ W; y = tanh(h)``; the value of
-the last one (an expression or the name it assigns) is the graph's output, several
-if it is a tuple. Names are inputs (their types given beside the text), names
-assigned before, or (in a notebook) Variables of the user's namespace.
+methods of tensors (``h.reshape(3, -1)``), ``.T``/``.mT``, ``.shape`` (whose entries are
+sizes, ``zeros((x.shape[0], 5))``), ``.size``, ``.ndim`` and indexing with ints and
+slices. Statements are separated by ``;``: ``h = x @ W; y = tanh(h)``, and sizes may be
+named too (``B, T, C = x.shape``); the value of the last one (an expression or the name
+it assigns) is the graph's output, several if it is a tuple. Names are inputs (their
+types given beside the text), names assigned before, or (in a notebook) Variables of
+the user's namespace.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from typing import Any
 
 from .graph.basic import Variable
 from .ops import CATALOGUE, nearest_op
+from .types.dim import Dim
+from .types.limits import MAX_EXPONENT, check_terms
 from .types.type import TensorType
 from .types.variable import METHODS
 
@@ -29,6 +33,8 @@ __all__ = ["GraphText", "GraphTextError", "MAX_GRAPH_NESTING", "MAX_GRAPH_TEXT",
 MAX_GRAPH_TEXT = 10_000
 #: Deepest nesting of expressions read (the reader recurses along it).
 MAX_GRAPH_NESTING = 200
+#: Most bits of a Python int the text computes (``2**64``; ``3**10**8`` would take minutes).
+MAX_INT_BITS = 4096
 
 _BINARY: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
@@ -43,7 +49,7 @@ _COMPARE: dict[type, Callable[[Any, Any], Any]] = {
     ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
     ast.Eq: operator.eq, ast.NotEq: operator.ne,
 }
-_ATTRIBUTES = ("T", "mT", "real", "imag")
+_ATTRIBUTES = ("T", "mT", "real", "imag", "shape", "size", "ndim")
 
 
 class GraphTextError(ValueError):
@@ -99,21 +105,37 @@ class _Reader:
         self.types = types
         self.namespace = namespace
         self.names: dict[str, Variable] = {}
+        self.sizes: dict[str, int | Dim] = {}  # names assigned a size (B, T = x.shape)
 
     def statement(self, node: ast.stmt) -> Any:
         if isinstance(node, ast.Expr):
             return self.expr(node.value)
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
-                isinstance(node.targets[0], ast.Name):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
             value = self.expr(node.value)
-            name = node.targets[0].id
-            if not isinstance(value, Variable):
-                raise _error(f"{name} must be assigned a tensor, got {value!r}", node)
+            if isinstance(target, ast.Name):
+                self._assign(target.id, value, node)
+                return value
+            if isinstance(target, ast.Tuple) and all(isinstance(t, ast.Name)
+                                                     for t in target.elts):
+                if not isinstance(value, tuple | list) or len(value) != len(target.elts):
+                    raise _error(f"cannot unpack {value!r} into {len(target.elts)} names",
+                                 node)
+                for t, v in zip(target.elts, value, strict=True):
+                    self._assign(t.id, v, t)
+                return value
+        raise _error("expected an expression, NAME = expression or A, B = x.shape", node)
+
+    def _assign(self, name: str, value: Any, node: ast.AST) -> None:
+        """``name = value``: a tensor (named after it) or a size (``B, T = x.shape``)."""
+        if isinstance(value, Variable):
             if value.name is None:
                 value.name = name
             self.names[name] = value
-            return value
-        raise _error("expected an expression or NAME = expression", node)
+        elif isinstance(value, int | Dim) and not isinstance(value, bool):
+            self.sizes[name] = value
+        else:
+            raise _error(f"{name} must be assigned a tensor or a size, got {value!r}", node)
 
     def expr(self, node: ast.expr) -> Any:
         method = getattr(self, f"_{type(node).__name__}", None)
@@ -126,6 +148,8 @@ class _Reader:
         name = node.id
         if name in self.names:
             return self.names[name]
+        if name in self.sizes:
+            return self.sizes[name]
         if name in self.types:
             self.names[name] = self.types[name](name)
             return self.names[name]
@@ -144,7 +168,23 @@ class _Reader:
         op = _BINARY.get(type(node.op))
         if op is None:  # pragma: no cover - every Python binary operator is listed
             raise _error("unsupported operator", node)
-        return self._apply(op, [self.expr(node.left), self.expr(node.right)], {}, node)
+        left, right = self.expr(node.left), self.expr(node.right)
+        if op is operator.pow and type(right) is int:
+            # (n + 1)**10**6 or 3**10**8 would take minutes (an int must fit int64 anyway)
+            if isinstance(left, Dim) and right > MAX_EXPONENT:
+                raise _error(f"exponent {right} is too large for a size (at most "
+                             f"{MAX_EXPONENT})", node)
+            if type(left) is int and abs(left) > 1 and \
+                    right * abs(left).bit_length() > MAX_INT_BITS:
+                raise _error(f"{ast.unparse(node)} is too large: a Python int in a graph "
+                             f"holds at most {MAX_INT_BITS} bits (a tensor's, 64)", node)
+        result = self._apply(op, [left, right], {}, node)
+        if isinstance(result, Dim):  # x.shape[0] * 2: a size expression, within limits
+            try:
+                check_terms(result, "a size expression")
+            except ValueError as exc:
+                raise _error(f"{ast.unparse(node)}: {exc}", node) from None
+        return result
 
     def _UnaryOp(self, node: ast.UnaryOp) -> Any:
         op = _UNARY.get(type(node.op))
@@ -210,7 +250,7 @@ class _Reader:
     def _apply(self, fn: Callable[..., Any], args: list, kwargs: dict, node: ast.AST) -> Any:
         try:
             return fn(*args, **kwargs)
-        except (TypeError, ValueError, IndexError) as exc:
+        except (TypeError, ValueError, IndexError, ArithmeticError) as exc:
             raise _error(f"{ast.unparse(node)}: {exc}", node) from None
 
 
