@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 
 import kantensor as kt
 from kantensor.backend import linker
-from kantensor.ops.params import ParamError
 
 MODES = [(False, True), (False, False), (True, True), (True, False)]  # (check, generated)
 
@@ -59,12 +58,30 @@ def test_size_parameters_of_single_entries_are_shape_of_inputs_and_share_the_op(
     assert [i.owner.inputs[0] for i in w.owner.inputs] == [x1, x2]
 
 
-def test_a_size_of_another_variable_is_refused_by_reshape():
-    x = kt.tensor("x", "float32", shape=(None, 4))
-    y = kt.tensor("y", "float32", shape=(None, 2))
-    with pytest.raises(ParamError, match=r"reshape: parameter shape: the size y.shape\[0\] is "
-                       r"not a size of the input \(x\)"):
-        x.reshape(y.shape[0], -1)
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 4), st.integers(1, 4), st.booleans())
+def test_reshape_takes_another_variables_sizes_tied_by_the_relation(b, t, check):
+    """(x @ w).reshape(B, T, -1) with B, T = x.shape: the idiom of attention code."""
+    x = kt.tensor("x", "float32", shape=(None, None, 6))
+    w = kt.tensor("w", "float32", shape=(6, 4))
+    B, T, _ = x.shape
+    y = (x @ w).reshape(B, T, 2, -1)
+    # Forwards, the node sees x @ w as float32[?,?,4]: nothing says its ? are x's.
+    assert str(y.type) == "float32[?,?,2,?]"
+    assert [v.owner.op.name for v in y.owner.inputs[1:]] == ["shape_of", "shape_of"]
+    assert [v.owner.inputs[0] for v in y.owner.inputs[1:]] == [x, x]
+    xv = np.arange(b * t * 6, dtype="float32").reshape(b, t, 6)
+    wv = np.ones((6, 4), "float32")
+    got = kt.function([x, w], y, check=check)(xv, wv)
+    np.testing.assert_array_equal(got, (xv @ wv).reshape(b, t, 2, -1))
+    assert str(kt.refine(y, given={x: f"float32[{b},{t},6]"})[y]) == f"float32[{b},{t},2,2]"
+    # Without sizes, (4*B*T)//(2*B*T) stays open: at B*T == 0 it has no value.
+    assert str(kt.refine(y)[y]) == "float32[?,?,2,?]"
+    # The relation ties the sizes: a y.shape[0] that cannot be x's is refused at run time.
+    z = kt.tensor("z", "float32", shape=(None,))
+    bad = kt.function([x, w, z], (x @ w).reshape(z.shape[0], -1))
+    with pytest.raises(ValueError, match="reshape"):
+        bad(xv, wv, np.ones(b * t * 4 + 1, "float32"))
 
 
 @settings(max_examples=40, deadline=None)

@@ -22,14 +22,15 @@ from typing import Any
 
 from ..graph.basic import Variable
 from .params import KINDS, ParamError
-from .sizes import own_axes, size_inputs, untie
+from .sizes import axis_inputs, own_axes, size_inputs, untie
 
 #: The kinds of parameters whose Dims are carried by inputs of their own (SizeOp,
 #: shape_of).
 SIZE_KINDS = frozenset({"size", "maybe_size", "sizes"})
 
-#: The kinds of parameters whose Dims must be sizes of the call's tensor inputs
-#: (reshape's shape), which the builder writes over those inputs' axes.
+#: The kinds of parameters whose Dims the builder writes over the axes of the call's
+#: tensor inputs (reshape's shape); axis sizes of other variables become ``shape_of``
+#: inputs (see :func:`kantensor.ops.sizes.given_operands`).
 OWN_SIZE_KINDS = frozenset({"shape"})
 
 
@@ -96,7 +97,10 @@ class CallSpec:
         self._by_name = {p.name: p for p in self.params}
         self._simple = all(p.kind != "*tensors" for p in self.params)
         self._sized = tuple(p.name for p in self.params if p.kind in SIZE_KINDS)
-        self._own = frozenset(p.name for p in self.params if p.kind in OWN_SIZE_KINDS)
+        self._own = tuple(p.name for p in self.params if p.kind in OWN_SIZE_KINDS)
+        if self._sized and self._own:
+            raise ParamError(f"call {text!r}: size parameters ({', '.join(self._sized)}) "
+                             f"and shape parameters ({', '.join(self._own)}) cannot mix")
         self._plans: dict[Any, tuple | None] = {}
         self._given: dict[Any, tuple] = {}
         self._normalised: dict[tuple, Any] = {}
@@ -145,13 +149,17 @@ class CallSpec:
             else:
                 params[p.name] = self._normalise(p, value)
                 if p.name in self._own:  # reshape(x.shape[0], -1): axes of the inputs
-                    params[p.name] = own_axes(params[p.name], tensors,
-                                              f"{self.op}: parameter {p.name}")
+                    params[p.name] = own_axes(params[p.name], tensors)
         if self._sized:
             values, axes = untie([params[name] for name in self._sized])
             if axes:
                 params.update(zip(self._sized, values, strict=True))
             tensors.extend(size_inputs(values, axes))
+        elif self._own:  # other variables' axes: shape_of inputs the builder writes over
+            values, axes = untie([params[name] for name in self._own])
+            if axes:
+                params.update(zip(self._own, values, strict=True))
+                tensors.extend(axis_inputs(axes))
         return tensors, params
 
     def call_key(self, args: tuple, kwargs: dict) -> tuple[list, list[Variable]] | None:

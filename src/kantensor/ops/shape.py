@@ -22,7 +22,7 @@ import numpy as np
 from ..signature.limits import balanced_join
 from ..types.dim import Dim, free_symbols, substitute
 from .params import AxisError, ParamError, normalize_axes, normalize_axis
-from .sizes import SizeNames, concrete, input_axes, input_axis
+from .sizes import SizeNames, concrete, given_axis, given_operands, input_axes, input_axis
 from .templates import joined_dtypes, names, operand, product, rank_error, where
 
 # --------------------------------------------------------------------------- helpers
@@ -46,18 +46,20 @@ def reshaped(types: tuple, shape: tuple[int | Dim, ...],
              axes_of: tuple[tuple[Dim, int], ...] = (), **_: Any) -> dict[str, Any]:
     """reshape: the sizes multiply to the input's size. Like NumPy, any negative
     entry (at most one) is the unknown size, the input size divided by the others.
-    A symbolic entry (a Dim, or an entry of ``x.shape``) is written over the axis
-    names of the input, so it must be made of the input's own named sizes. When the
+    A symbolic entry is written over the axis names of the input when it is made of the
+    input's own sizes (its named sizes, ``x.shape[i]``), and over the length of a
+    ``shape_of`` input for another tensor's ``y.shape[i]``. When the
     input has unknown or symbolic sizes and the target is known, the known part of the
     input's size must divide the target (``32*n == 25`` has no solution)."""
-    (x,) = types
+    x = types[0]  # then the shape_of inputs of other variables' sizes
     dims = names("a", x.ndim)
     size = product(dims)
     # axes_of: the axes found when the node was built (the types seen at run time under
     # check=True have the actual ints instead of the named sizes).
     own = input_axes(0, x.ndim)  # x.shape[i] of an axis unknown when the node was built
+    given, operands = given_operands([shape], after=True)  # y.shape[i]: an input each
     symbols = {**_symbols(x, dims), **{_symbol(d): Dim(dims[i]) for d, i in axes_of},
-               **{key: Dim(dims[i]) for key, i in own.items()}}
+               **{key: Dim(dims[i]) for key, i in own.items()}, **given}
     text: list[str] = []
     for entry in shape:
         if isinstance(entry, Dim):
@@ -79,8 +81,8 @@ def reshaped(types: tuple, shape: tuple[int | Dim, ...],
     if not free:
         if len(ints) == len(shape):
             _check_divides(x, math.prod(ints))
-        return {"x": operand(dims), "y": operand(text), "fits": where([f"{size} == {known}"]),
-                "params": params}
+        return {"x": operand(dims), "sizes": operands, "y": operand(text),
+                "fits": where([f"{size} == {known}"]), "params": params}
     if len(ints) == len(shape) - 1 and math.prod(ints) == 0:
         raise ParamError(f"shape {shape}: the unknown dimension is undetermined when the "
                          "other sizes multiply to 0")
@@ -95,7 +97,7 @@ def reshaped(types: tuple, shape: tuple[int | Dim, ...],
             others.append(entry)
     rest_size, rest_known = product(rest), "*".join(others) or "1"
     text[free[0]] = f"({rest_size})//({rest_known})" if others else f"({rest_size})"
-    return {"x": operand(dims), "y": operand(text),
+    return {"x": operand(dims), "sizes": operands, "y": operand(text),
             "fits": where([f"({rest_size}) % ({rest_known}) == 0"] if others else []),
             "params": params}
 
@@ -414,12 +416,14 @@ def item(x: np.ndarray) -> np.ndarray:
     return np.asarray(x).reshape(())
 
 
-def reshape(x: np.ndarray, shape: tuple[Any, ...],
+def reshape(x: np.ndarray, *sizes: np.ndarray, shape: tuple[Any, ...],
             axes_of: tuple[tuple[Any, int], ...] = ()) -> np.ndarray:
-    """``numpy.reshape`` to a shape that may hold symbolic sizes of ``x`` itself:
-    ``axes_of`` says which axis of ``x`` each named size is."""
-    if axes_of:
+    """``numpy.reshape`` to a shape that may hold symbolic sizes: ``axes_of`` says which
+    axis of ``x`` each named size is, and other variables' sizes are the lengths of
+    ``sizes`` (see :func:`~kantensor.ops.sizes.given_operands`)."""
+    if axes_of or sizes:
         values = {_symbol(d): x.shape[i] for d, i in axes_of}
+        values.update({_symbol(given_axis(k)): len(s) for k, s in enumerate(sizes)})
         shape = tuple(int(substitute(s, values)) if isinstance(s, Dim) else s for s in shape)
     return np.reshape(x, shape)
 

@@ -121,22 +121,40 @@ def untie(values: list[Any]) -> tuple[list[Any], list[tuple[Variable, int]]]:
     return values, [(key.variable, key.axis) for key in found]
 
 
-def own_axes(value: Any, tensors: list[Any], what: str) -> Any:
+def own_axes(value: Any, tensors: list[Any]) -> Any:
     """``value`` (a shape parameter of an Op that reads sizes of its own inputs, such as
-    reshape) with each axis size of input ``j`` replaced by :func:`input_axis`;
-    a ParamError for an axis size of any other variable."""
+    reshape) with each axis size of input ``j`` replaced by :func:`input_axis`; axis
+    sizes of other variables are left for :func:`untie`."""
     keys = _axis_sizes(value)
-    if not keys:
-        return value
     mapping: dict[AxisSize, Dim] = {}
     for key in keys:
         j = next((j for j, t in enumerate(tensors) if t is key.variable), None)
-        if j is None:
-            raise ParamError(f"{what}: the size {key} is not a size of the input "
-                             f"({', '.join(map(str, tensors))}); only the input's own "
-                             "sizes are known to it when the graph runs")
-        mapping[key] = input_axis(j, key.axis)
+        if j is not None:
+            mapping[key] = input_axis(j, key.axis)
+    if not mapping:
+        return value
     return tuple(substitute(e, mapping) if isinstance(e, Dim) else e for e in value)
+
+
+def axis_inputs(axes: list[tuple[Variable, int]]) -> list[Variable]:
+    """``shape_of(x, i)`` for each ``(x, i)`` of :func:`untie`, in the placeholders'
+    order: the inputs of an Op that writes :func:`given_axis` sizes itself (see
+    :func:`given_operands`)."""
+    return [_AXIS_INPUT[0](*axis) for axis in axes]
+
+
+def given_operands(values: Iterable[Any], after: bool = False) -> tuple[dict[Any, Dim], str]:
+    """For builders of such Ops: ``{placeholder key: Dim("s{k}")}`` to write the
+    :func:`given_axis` sizes of ``values`` over, and the operands ``(s0):bool,...`` of
+    their inputs (with ``after``, preceded by a comma; empty when there are none)."""
+    found = {s.k for value in values
+             for entry in (value if isinstance(value, tuple) else (value,))
+             if isinstance(entry, Dim) for s in free_symbols(entry) if isinstance(s, _GivenAxis)}
+    if found != set(range(len(found))):  # pragma: no cover - untie numbers them 0, 1, ...
+        raise ValueError(f"placeholders {sorted(found)} are not numbered from 0")
+    names = {_given_key(k): Dim(f"s{k}") for k in range(len(found))}
+    text = ",".join(f"(s{k}):bool" for k in range(len(found)))
+    return names, (f",{text}" if after and text else text)
 
 
 class _InputAxis:
