@@ -29,6 +29,17 @@ def layer_norm(x, gamma, beta, eps=1e-5):
     return (x - mu) / np.sqrt(var + eps) * gamma + beta
 
 
+def multi_head(x, wq, wk, wv, heads=4):
+    """Self-attention as written in NumPy code: the shape unpacked, heads split by reshape."""
+    B, T, C = x.shape
+
+    def split(h):
+        return h.reshape(B, T, heads, C // heads).swapaxes(1, 2)
+
+    q, k, v = split(x @ wq), split(x @ wk), split(x @ wv)
+    return attention(q, k, v).swapaxes(1, 2).reshape(B, T, C)
+
+
 def pipeline(x, y):
     z = np.concatenate([x, y], axis=0)
     return z.reshape(-1), np.stack([z, z]).sum(axis=0).T
@@ -41,7 +52,7 @@ def _values(types):
     out = []
     for t in types:
         shape = [{"n": 3, "batch": 5, "b": 2, "h": 2, "t": 3, "s": 4}.get(str(d), d)
-                 for d in t.shape]
+                 if d is not None else 3 for d in t.shape]
         out.append(RNG.normal(size=shape).astype(t.dtype))
     return out
 
@@ -52,6 +63,8 @@ def _values(types):
     (attention, ["float64[b,h,t,16]", "float64[b,h,s,16]", "float64[b,h,s,16]"],
      "float64[b,h,t,16]"),
     (layer_norm, ["float32[b,t,8]", "float32[8]", "float32[8]"], "float32[b,t,8]"),
+    (multi_head, ["float64[b,t,16]"] + ["float64[16,16]"] * 3, "float64[b,t,16]"),
+    (multi_head, ["float64[?,?,16]"] + ["float64[16,16]"] * 3, "float64[?,?,16]"),
 ])
 def test_real_numpy_code(fn, types, expected):
     result = kt.eval_shape(fn, *types)
