@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import kantensor as kt
+from kantensor.commands import COMMANDS
 from kantensor.ops.catalogue import catalogue_files, load_file
 from kantensor.query import Solutions, pattern, query, var
 from kantensor.types.dtypes import DTYPES, promote_types
@@ -165,3 +166,19 @@ def test_every_op_with_parameters_counts_the_outputs_its_examples_build():
                     (entry.name, params)
                 checked += 1
     assert checked > 50
+
+
+def test_an_answer_says_what_its_symbolic_sizes_must_still_meet():
+    """A where-clause on a size the answer leaves symbolic, or an equation the solver
+    cannot solve, is part of the answer: X = float32[m] alone would claim every m."""
+    sols = kt.query("(n)->(n) where n > 2", [var("X")], ["float32[m]"])
+    (answer,) = sols
+    assert answer == {"X": kt.TensorType.parse("float32[m]")}
+    assert [str(c) for c in answer.where] == ["m > 2"]
+    assert [answer.where[0].holds({"m": m}) for m in (2, 3)] == [False, True]
+    assert repr(sols) == "X = float32[m], where m > 2"
+    text = str(COMMANDS["query"]("'(n)->(n//2) where n > 2' X -> float32[m]"))
+    assert text == "X = float32[n], where m == n//2 and n > 2"  # not "m = m"
+    assert repr(kt.query("(n)->(n)", [var("X")], ["float32[5]"])) == "X = float32[5]"
+    with pytest.raises(ValueError, match="m > 2 needs a value for m"):
+        answer.where[0].holds({})

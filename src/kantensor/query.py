@@ -210,8 +210,7 @@ class Solutions:
         note = self._bound_note()
         if not rows:
             return "no solutions" + (f"\n{note}" if note else "")
-        text = "\n".join(", ".join(f"{k} = {_fmt(v)}" for k, v in r.items())
-                         + _where(r) for r in rows[:20])
+        text = "\n".join(map(_row, rows[:20]))
         return text + ("\n..." if len(rows) > 20 else "") + (f"\n{note}" if note else "")
 
     def _repr_html_(self) -> str:
@@ -220,6 +219,14 @@ class Solutions:
 
 def _key(answer: dict) -> str:
     return repr((sorted(answer.items()), getattr(answer, "where", ())))
+
+
+def _row(answer: dict) -> str:
+    """One answer as text: ``X = float32[n], where m == n//2``. A size left symbolic
+    under its own name (``m = m``) says nothing and is left out, unless it is all."""
+    shown = {k: v for k, v in answer.items()
+             if not (isinstance(v, Dim) and v.name == k)} or answer
+    return ", ".join(f"{k} = {_fmt(v)}" for k, v in shown.items()) + _where(answer)
 
 
 def _where(answer: dict) -> str:
