@@ -17,7 +17,7 @@ from kanren import eq, lall
 from kanren.constraints import ConstrainedState
 from unification import isvar, var
 
-from .logic.dims import SizeConstraint, symbolic_values
+from .logic.answers import SizeConstraint, symbolic_values
 from .logic.store import TypeStore, labelo
 from .logic.terms import TensorTerm, term_vars, walk
 from .signature.display import solutions_html
@@ -310,7 +310,7 @@ def _answer(user: list[Any], roles: set, S: ConstrainedState) -> dict[str, Any]:
 class Answer(dict):
     """One answer of a query: each user variable's value; ``where`` holds the
     constraints between its symbolic sizes that the values alone do not say
-    (:class:`~kantensor.logic.dims.SizeConstraint`, such as ``m > 2``), so that
+    (:class:`~kantensor.logic.answers.SizeConstraint`, such as ``m > 2``), so that
     ``X = float32[m]`` never claims every ``m``. Equal to a plain dict of the same
     values (``where`` aside)."""
 

@@ -19,17 +19,18 @@ from ..types.dim import (
     NO_SOLUTION,
     Dim,
     DimLike,
+    dim_max,
+    dim_min,
     free_symbols,
-    min_max_cases,
     solve_for,
     substitute,
     unknown,
 )
+from ..types.poly import Opaque
 from .store import Constraint, Progress, bind_choices, unify_oc
 from .terms import isvar, term_vars, walk
 
-__all__ = ["COMPARE", "Broadcast", "Compare", "Equation", "Expr", "SizeConstraint",
-           "size_value", "symbolic_values"]
+__all__ = ["COMPARE", "Broadcast", "Compare", "Equation", "Expr", "size_value"]
 
 #: The where-clause comparisons of the DSL, as Python operators.
 COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
@@ -82,7 +83,7 @@ def solve_one(diff: Dim, v: Any) -> int | None | Any:
         return None  # several values: see _candidates
     if inner is not None:
         return inner if inner is NO_SOLUTION or isinstance(inner, int) else solve_one(inner, v)
-    cases = min_max_cases(diff, v)
+    cases = _min_max_cases(diff, v)
     if cases is not None:
         return _by_cases(cases, v)
     coeffs: dict[int, int] = {}
@@ -102,6 +103,41 @@ def solve_one(diff: Dim, v: Any) -> int | None | Any:
     if not roots:
         return NO_SOLUTION
     return roots[0] if len(roots) == 1 else None
+
+
+def _min_max_cases(x: Dim, v: Any) -> list[tuple[DimLike, Dim, DimLike]] | None:
+    """Case analysis of the first ``min``/``max`` term of ``x`` whose arguments hold
+    ``v``: one ``(x with that term replaced by argument i, the term, argument i)`` per
+    argument (the term *is* argument i where argument i is the least, or greatest)."""
+    for mono, _ in x._terms:  # the canonical polynomial (same package family)
+        for atom, _p in mono:
+            if isinstance(atom, Opaque) and atom.op in ("min", "max") and any(
+                    v in free_symbols(a) for a in atom.args):
+                return [(_replace(x, atom, arg), _atom_dim(atom), arg) for arg in atom.args]
+    return None
+
+
+def _replace(x: Dim, target: Opaque, value: DimLike) -> DimLike:
+    """``x`` with the term ``target`` replaced by ``value``."""
+    total: DimLike = 0
+    for mono, c in x._terms:
+        term: DimLike = c
+        for atom, p in mono:
+            term = term * (value if atom == target else _atom_dim(atom)) ** p
+        total = total + term
+    return total
+
+
+def _atom_dim(atom: Any) -> Dim:
+    """The Dim of one atom of a canonical polynomial: a name, an unknown's key, or a
+    ``min``/``max``/``//``/``%`` term (rebuilt, so canonical again)."""
+    if isinstance(atom, str):
+        return Dim(atom)
+    if not isinstance(atom, Opaque):
+        return unknown(atom)
+    a = atom.args
+    return {"min": lambda: dim_min(*a), "max": lambda: dim_max(*a),
+            "//": lambda: a[0] // a[1], "%": lambda: a[0] % a[1]}[atom.op]()
 
 
 def _by_cases(cases: list[tuple[DimLike, Dim, DimLike]], v: Any) -> int | None | Any:
@@ -410,104 +446,3 @@ def _readable(value: DimLike) -> str:
             names[next(iter(names))] == Dim("unknown"):
         return "?"
     return str(substitute(value, names))
-
-
-def symbolic_values(vars_: list, s: dict, pending: tuple, named: dict[Any, Dim],
-                    fresh: Any = None, residual: list[SizeConstraint] | None = None
-                    ) -> dict[Any, DimLike]:
-    """Values of the unbound size variables ``vars_`` in terms of named Dims.
-
-    ``named`` maps variables to the Dims they stand for. Pending equations are solved
-    symbolically until nothing changes; then, if ``fresh`` (a callable giving a new Dim
-    for a variable) is given, the first still unknown variable of ``vars_`` is named and
-    solving resumes, so every variable ends as an expression of named Dims. Without
-    ``fresh``, variables that stay unknown are absent from the result.
-
-    With ``fresh`` and a ``residual`` list, the constraints the values do not settle
-    (``max(n - 3, 0) == 4`` left unsolved, a where-clause ``n > 2``) are appended to
-    it (:class:`SizeConstraint` over the named Dims), so that an answer never claims
-    more than holds.
-    """
-    known: dict[Any, DimLike] = {}
-    for v, dim in named.items():
-        w = walk(v, s)
-        if isvar(w):
-            known.setdefault(w, dim)
-    equations = [c for c in pending if isinstance(c, Equation)]
-    order = [walk(v, s) for v in vars_]
-    while True:
-        changed = True
-        while changed:
-            changed = False
-            for c in list(equations):
-                try:
-                    diff = c.left.value(s) - c.right.value(s)
-                except ZeroDivisionError:
-                    equations.remove(c)
-                    continue
-                diff = substitute(diff, known) if not isinstance(diff, int) else diff
-                free = [u for u in free_symbols(diff) if not isinstance(u, str)] \
-                    if isinstance(diff, Dim) else []
-                if len(free) != 1:
-                    if not free:
-                        equations.remove(c)
-                    continue
-                value = solve_for(diff, free[0], 0)
-                if value is None or value is NO_SOLUTION:
-                    continue
-                known[free[0]] = value
-                equations.remove(c)
-                changed = True
-        missing = [v for v in order if isvar(v) and v not in known]
-        if fresh is None or not missing:
-            break
-        known[missing[0]] = fresh(missing[0])
-    if fresh is not None and residual is not None:
-        residual.extend(_residual(pending, s, known, fresh))
-    return {v: known[v] for v in order if isvar(v) and v in known}
-
-
-@dataclass(frozen=True)
-class SizeConstraint:
-    """``left op right`` between sizes over named Dims (``m > 2``, ``m == n//2``): what a
-    query answer's sizes must also meet (:attr:`kantensor.query.Answer.where`)."""
-
-    left: DimLike
-    op: str
-    right: DimLike
-
-    def holds(self, values: dict[str, int]) -> bool:
-        """Whether it holds when the named Dims have ``values`` (all of its names)."""
-        left, right = substitute(self.left, values), substitute(self.right, values)
-        if not isinstance(left, int) or not isinstance(right, int):
-            missing = sorted(map(str, free_symbols(left) | free_symbols(right)))
-            raise ValueError(f"{self} needs a value for {', '.join(missing)}")
-        return COMPARE[self.op](left, right)
-
-    def __str__(self) -> str:
-        return f"{self.left} {self.op} {self.right}"
-
-
-def _residual(pending: tuple, s: dict, known: dict[Any, DimLike], fresh: Any
-              ) -> list[SizeConstraint]:
-    """The pending equations and where-clauses that do not hold whatever the named
-    Dims are, over those Dims (an unknown no answer shows is named by ``fresh`` too)."""
-    out: list[SizeConstraint] = []
-    for c in pending:
-        if not isinstance(c, Equation | Compare):
-            continue
-        try:
-            sides = [c.left.value(s), c.right.value(s)]
-        except ZeroDivisionError:
-            continue
-        for u in sorted({u for x in sides for u in free_symbols(x) if not isinstance(u, str)}
-                        - known.keys(), key=str):
-            known[u] = fresh(u)
-        left, right = (substitute(x, known) for x in sides)
-        op = "==" if isinstance(c, Equation) else c.op
-        if isinstance(left - right, int) and COMPARE[op](left - right, 0):
-            continue  # settled by the values
-        constraint = SizeConstraint(left, op, right)
-        if constraint not in out:
-            out.append(constraint)
-    return out

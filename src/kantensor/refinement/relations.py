@@ -20,7 +20,8 @@ from kanren.constraints import ConstrainedState
 from unification import isvar
 
 from ..graph.basic import Apply, Constant, Variable
-from ..logic.dims import Equation, Expr, symbolic_values
+from ..logic.answers import symbolic_values
+from ..logic.dims import Equation, Expr
 from ..logic.store import TypeStore, explaining, fresh_state, post, propagate, unify_oc
 from ..logic.terms import TensorTerm, fresh, walk
 from ..ops.op import SignatureOp

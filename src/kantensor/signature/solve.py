@@ -17,7 +17,8 @@ from typing import Any
 
 from kanren.constraints import ConstrainedState
 
-from ..logic.dims import Equation, Expr, symbolic_values
+from ..logic.answers import symbolic_values
+from ..logic.dims import Equation, Expr
 from ..logic.store import (
     Beyond,
     Constraint,

@@ -46,7 +46,7 @@ from .poly import split as _poly_split
 
 __all__ = [
     "NO_SOLUTION", "Dim", "DimLike", "as_dim", "dim_max", "dim_min", "free_symbols",
-    "min_max_cases", "solve_for", "substitute", "unknown",
+    "solve_for", "substitute", "unknown",
 ]
 
 DimLike: TypeAlias = "int | Dim"
@@ -440,35 +440,6 @@ def _subst(x: DimLike, values: dict[Hashable, DimLike]) -> DimLike:
             else:
                 value = _APPLY[atom.op](*(_subst(arg, values) for arg in atom.args))
             term = _mul(term, _pow(value, p))
-        total = _add(total, term)
-    return total
-
-
-def min_max_cases(x: DimLike, symbol: Hashable) -> list[tuple[DimLike, Dim, DimLike]] | None:
-    """Case analysis of the first ``min``/``max`` term of ``x`` whose arguments mention
-    ``symbol``: one ``(x with that term replaced by argument i, the term, argument i)``
-    per argument (the term *is* argument i for the values where argument i is the
-    least, or greatest). None when ``x`` has no such term."""
-    if isinstance(x, int):
-        return None
-    for mono, _ in x._terms:
-        for atom, _p in mono:
-            if isinstance(atom, Opaque) and atom.op in ("min", "max") \
-                    and symbol in _atom_symbols(atom):
-                term = _new(((((atom, 1),), 1),))
-                return [(_replace(x, atom, arg), term, arg) for arg in atom.args]
-    return None
-
-
-def _replace(x: Dim, target: Atom, value: DimLike) -> DimLike:
-    """``x`` with the atom ``target`` replaced by ``value`` (re-canonicalised)."""
-    total: DimLike = 0
-    for mono, c in x._terms:
-        term: DimLike = c
-        for atom, p in mono:
-            factor = value if atom == target else \
-                _new(((((atom, 1),), 1),)) if isinstance(atom, Opaque) else _symbol(atom)
-            term = _mul(term, _pow(factor, p))
         total = _add(total, term)
     return total
 
