@@ -23,6 +23,7 @@ from .callspec import CallSpec
 from .display import OpFacts, op_html
 from .params import ParamError
 from .pyints import check_python_ints, exact_operands
+from .templates import RankType
 
 #: How inputs are cast before the NumPy implementation runs:
 #: "output": to the (first) output dtype, so integer arithmetic wraps in that dtype;
@@ -216,6 +217,8 @@ class TemplateOp(SignatureOp):
         self.builder = builder
         self.params = tuple((params or {}).items())
         self._kwargs = dict(self.params)
+        # rendered once per input ranks and dtypes when the builder reads nothing else
+        self._by_rank = builder is None or getattr(builder, "reads_ranks", False)
 
     @property
     def n_outputs(self) -> int:
@@ -223,6 +226,8 @@ class TemplateOp(SignatureOp):
         return _count_outputs(self)
 
     def signature_for(self, types: tuple) -> tuple[Signature, SignatureOp]:
+        if self._by_rank:
+            return _render_ranks(self, tuple([(t.dtype, t.ndim) for t in types]))
         return _render(self, types)
 
     def with_params(self, params: dict[str, Any]) -> TemplateOp:
@@ -270,6 +275,18 @@ def _n_outputs(template: str) -> int:
 
 @lru_cache(maxsize=4096)
 def _render(op: TemplateOp, types: tuple) -> tuple[Signature, SignatureOp]:
+    """``op``'s signature (and the Op with its parameters resolved) for ``types``."""
+    return _rendered(op, types)
+
+
+@lru_cache(maxsize=4096)
+def _render_ranks(op: TemplateOp, ranks: tuple) -> tuple[Signature, SignatureOp]:
+    """The same for a builder that reads ranks and dtypes only (or no builder), once per
+    ``((dtype, ndim), ...)``: the builder sees :class:`RankType` inputs."""
+    return _rendered(op, tuple([RankType(dtype, ndim) for dtype, ndim in ranks]))
+
+
+def _rendered(op: TemplateOp, types: tuple) -> tuple[Signature, SignatureOp]:
     params = dict(op.params)
     fills = {k: _fill_text(v) for k, v in params.items()}
     if op.builder is not None:
