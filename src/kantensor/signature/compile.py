@@ -40,6 +40,9 @@ class CompiledAlternative:
         self.operands = alt.operands
         self.axes = Axes(alt)
         self.dead, self.input_dtypes = _static_guards(alt)
+        # where-clauses between constants that hold (``0 == 0`` from a template) post
+        # nothing: they constrain no variable
+        self.where_clauses = tuple(c for c in alt.where if not _holds(c))
 
     def refuses(self, in_terms: list, s: dict) -> bool:
         """Does the alternative certainly fail on these inputs, by what is decided
@@ -144,7 +147,7 @@ class CompiledAlternative:
 
     def _clauses(self, env: Env, tensors: list, binders: dict) -> list:
         out: list = []
-        for clause in self.alt.where:
+        for clause in self.where_clauses:
             if isinstance(clause, A.Compare):
                 left, right = env.expr(clause.left), env.expr(clause.right)
                 if clause.op == "==":  # solved like an equation (defines a size)
@@ -199,6 +202,19 @@ class _DTypeIs(Constraint):
 def compile_alternative(alt: Alternative) -> CompiledAlternative:
     """The compiled form of ``alt`` (cached: compiled once per alternative)."""
     return CompiledAlternative(alt)
+
+
+def _holds(clause: Any) -> bool:
+    """Is ``clause`` a comparison between constants that is true?"""
+    if not isinstance(clause, A.Compare):
+        return False
+    try:
+        left = A.evaluate(clause.left, _no_names)
+        right = A.evaluate(clause.right, _no_names)
+    except (LookupError, ZeroDivisionError):
+        return False
+    return isinstance(left, int) and isinstance(right, int) and \
+        bool(COMPARE[clause.op](left, right))
 
 
 def _static_guards(alt: Alternative) -> tuple[bool, tuple[frozenset | None, ...]]:

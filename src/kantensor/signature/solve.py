@@ -24,6 +24,7 @@ from ..logic.store import (
     Progress,
     TypeStore,
     bind_choices,
+    copy_state,
     explaining,
     fresh_state,
     post,
@@ -114,7 +115,7 @@ def solutions(sig: Any, S: ConstrainedState, in_terms: list, out_terms: list | N
             continue
         if c.refuses(in_terms, S.data):
             continue
-        S1 = S.copy()
+        S1 = copy_state(S)
         outs = list(out_terms) if out_terms is not None else [fresh() for _ in c.alt.outputs]
         if not c.apply(S1, in_terms, outs, max_rank, axes_last=ordered):
             continue
@@ -272,7 +273,7 @@ class Relation:
         for ranks in _rank_choices(len(open_shapes), max_rank):
             if max_rank > self.max_rank and max(ranks, default=0) < max_rank:
                 continue  # within the bound: enumerated already
-            S1 = S.copy()
+            S1 = copy_state(S)
             s = S1.data
             for shape, n in zip(open_shapes, ranks, strict=True):
                 s = unify_oc(shape, tuple(fresh() for _ in range(n)), s)
@@ -357,19 +358,17 @@ def forward_types(outs: list, S: ConstrainedState) -> tuple[TensorType, ...]:
     s = S.data
     store = S.constraints[TypeStore]
     terms = [walk(o, s) for o in outs]
-    flat = [x for t in terms for x in walk(t.shape, s)]
-    named = {v: dim for dim, v in store.dims.items()}
-    values = symbolic_values(flat, s, store.pending, named)
+    shapes = [[walk(x, s) for x in walk(t.shape, s)] for t in terms]
+    open_sizes = [x for shape in shapes for x in shape if type(x) is not int]
+    values = symbolic_values(open_sizes, s, store.pending,
+                             {v: dim for dim, v in store.dims.items()}) if open_sizes else {}
     result = []
-    for t in terms:
+    for t, shape in zip(terms, shapes, strict=True):
         dtype = walk(t.dtype, s)
         if isvar(dtype):
             raise _Undetermined
-        shape = []
-        for x in walk(t.shape, s):
-            x = walk(x, s)
-            shape.append(x if isinstance(x, int) else values.get(x))
-        result.append(TensorType(dtype, shape))
+        result.append(TensorType(dtype, [x if type(x) is int else values.get(x)
+                                         for x in shape]))
     return tuple(result)
 
 
