@@ -45,14 +45,14 @@ def fresh(prefix: str = "") -> Var:
 def isvar(term: Any) -> bool:
     """Is ``term`` a logic variable? (unification's ``isvar``, answered by type first.)"""
     kind = type(term)
-    return kind in VARS or (kind not in GROUND and _isvar(term))
+    return kind in VARS or (kind not in _NOT_KEYS and _isvar(term))
 
 
 def walk(term: Any, s: Mapping) -> Any:
     """What ``term`` stands for in substitution ``s``: a variable is followed along its
     bindings; any other term is itself. (unification's ``transitive_get``, without a
     context manager per call or a lookup of terms that cannot be variables.)"""
-    if type(term) in GROUND:
+    if type(term) in _NOT_KEYS:
         return term
     try:
         while term in s:
@@ -101,6 +101,10 @@ def _reify_term(u: TensorTerm, s: Mapping) -> Any:
     yield construction_sentinel
     yield TensorTerm(dtype, shape, wrapped)
 
+
+#: Terms that are never keys of a substitution (only logic variables are bound), so
+#: walk returns them without hashing them.
+_NOT_KEYS = GROUND | {TensorTerm, tuple}
 
 _unify.add((TensorTerm, TensorTerm, Mapping), _unify_term)
 _reify.add((TensorTerm, Mapping), _reify_term)

@@ -40,6 +40,10 @@ class CompiledAlternative:
         self.operands = alt.operands
         self.axes = Axes(alt)
         self.dead, self.input_dtypes = _static_guards(alt)
+        self._binders: dict[str, list[int]] = {}  # dtype variable -> the inputs it annotates
+        for i, op in enumerate(alt.inputs):
+            if isinstance(op.dtype, A.DTypeVar):
+                self._binders.setdefault(op.dtype.name, []).append(i)
         # where-clauses between constants that hold (``0 == 0`` from a template) post
         # nothing: they constrain no variable
         self.where_clauses = tuple(c for c in alt.where if not _holds(c))
@@ -77,30 +81,35 @@ class CompiledAlternative:
         s = S.data
         env = Env()
         tensors = []
+        copied = False
         for i, t in enumerate([*in_terms, *out_terms]):
-            t = walk(t, s)
-            if isvar(t):
+            if type(t) is not TensorTerm:
+                t = walk(t, s)
+            if type(t) is TensorTerm:
+                pass
+            elif isvar(t):  # bound to a term of new variables, which it cannot occur in
                 new = TensorTerm(fresh(), fresh(), fresh() if i < self.n_in else False)
-                s = unify_oc(t, new, s)
+                if not copied:
+                    s, copied = s.copy(), True
+                s[t] = new
                 t = new
-            if not isinstance(t, TensorTerm):
+            elif not isinstance(t, TensorTerm):
                 fail_because(lambda i=i, t=t: f"{self.where(i)} is not a tensor type: {t!r}")
                 return False
             tensors.append(t)
         for t in tensors[self.n_in:]:  # wrapped status never propagates to outputs
-            s = unify_oc(t.wrapped, False, s)
-            if s is False:
-                return False
+            if t.wrapped is not False:
+                s = unify_oc(t.wrapped, False, s)
+                if s is False:
+                    return False
         S.data = s
         variant = () if self.axes.flex is None else fresh(prefix="variant")
-        axes = Structure(self.axes, env, tuple(t.shape for t in tensors), variant, max_rank)
+        axes = Structure(self.axes, env, tuple([t.shape for t in tensors]), variant, max_rank)
         constraints: list[Constraint] = [] if axes_last else [axes]
         for i, t in enumerate(tensors[:self.n_in]):
-            constraints.append(WrappedOk(t.dtype, t.shape, t.wrapped, self.where(i)))
-        binders: dict[str, list[int]] = {}  # dtype variable -> the inputs it annotates
-        for i, op in enumerate(self.alt.inputs):
-            if isinstance(op.dtype, A.DTypeVar):
-                binders.setdefault(op.dtype.name, []).append(i)
+            if t.wrapped is not False:  # an operand known not to be wrapped is fine
+                constraints.append(WrappedOk(t.dtype, t.shape, t.wrapped, self.where(i)))
+        binders = self._binders
         constraints += self._dtypes(env, tensors, binders)
         constraints += self._clauses(env, tensors, binders)
         if axes_last:
