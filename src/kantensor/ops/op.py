@@ -219,6 +219,10 @@ class TemplateOp(SignatureOp):
         self._kwargs = dict(self.params)
         # rendered once per input ranks and dtypes when the builder reads nothing else
         self._by_rank = builder is None or getattr(builder, "reads_ranks", False)
+        self._hash = hash((type(self), self._props()))  # a render cache key: hashed once
+
+    def __hash__(self) -> int:
+        return self._hash
 
     @property
     def n_outputs(self) -> int:

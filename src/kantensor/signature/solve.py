@@ -402,13 +402,13 @@ def infer(sig: Any, input_types: Sequence[TensorType], wrapped: Sequence[bool] |
     its name) prefixes error messages; it is only formatted then."""
     types = tuple(input_types)
     for i, t in enumerate(types):
-        if not isinstance(t, TensorType):
+        if type(t) is not TensorType and not isinstance(t, TensorType):
             raise TypeError(f"input {i} must be a TensorType, got {t!r}")
-    flags = (False,) * len(types) if wrapped is None else tuple(map(bool, wrapped))
+    flags = (False,) * len(types) if wrapped is None else tuple([bool(w) for w in wrapped])
     if len(flags) != len(types):
         raise ValueError(f"{_label(sig, name)}: wrapped has {len(flags)} entries for "
                          f"{len(types)} inputs")
-    n_inputs = {len(a.inputs) for a in sig.alternatives}
+    n_inputs = _arities(sig)
     if len(types) not in n_inputs:
         want = " or ".join(map(str, sorted(n_inputs)))
         raise TypeInferenceError(f"{_label(sig, name)}: takes {want} inputs, got {len(types)}",
@@ -417,6 +417,12 @@ def infer(sig: Any, input_types: Sequence[TensorType], wrapped: Sequence[bool] |
     if isinstance(out, str):
         raise TypeInferenceError(f"{_label(sig, name)}: {out}", signature=sig)
     return out
+
+
+@lru_cache(maxsize=1024)
+def _arities(sig: Any) -> frozenset[int]:
+    """The numbers of inputs the alternatives of ``sig`` take."""
+    return frozenset(len(a.inputs) for a in sig.alternatives)
 
 
 def explain(sig: Any, types: Sequence[TensorType], wrapped: Sequence[bool]) -> str:
