@@ -119,6 +119,22 @@ class Apply(_Tagged):
             out.owner = self
             out.index = i
 
+    @classmethod
+    def of_new_outputs(cls, op: Any, inputs: list[Variable], outputs: list[Variable]
+                       ) -> Apply:
+        """``Apply(op, inputs, outputs)`` for a caller that checked that every input is a
+        Variable and made ``outputs`` just now (so none has an owner), handing over both
+        lists: the Op's memo-hit path, without the checks and copies done per call."""
+        node = cls.__new__(cls)
+        node.op = op
+        node.inputs = inputs
+        node.outputs = outputs
+        node._tag = None
+        for i, out in enumerate(outputs):
+            out.owner = node
+            out.index = i
+        return node
+
     @property
     def out(self) -> Variable:
         """The single output (error if there are several)."""

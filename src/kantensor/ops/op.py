@@ -92,8 +92,8 @@ class SignatureOp(Op):
         if hit is None:
             hit = self._infer(variables, key)
         outs = hit[0]
-        return Apply(hit[1], variables, [TensorVariable(outs[0])] if len(outs) == 1
-                     else [TensorVariable(t) for t in outs])
+        return Apply.of_new_outputs(hit[1], variables, [TensorVariable(outs[0])]
+                                    if len(outs) == 1 else [TensorVariable(t) for t in outs])
 
     def _infer(self, inputs: list[Variable], key: tuple) -> tuple:
         """``(output types, computing Op, input types)`` for ``inputs``, solved by the
@@ -369,9 +369,12 @@ class OpFamily:
             hit = self._calls.get(key)
             if hit is not None:  # the Op and output types of an earlier, equal call
                 outs = hit[1]
-                if len(outs) == 1:
-                    return Apply(hit[0], tensors, [TensorVariable(outs[0])]).outputs[0]
-                return Apply(hit[0], tensors, [TensorVariable(t) for t in outs]).outputs
+                if len(outs) == 1:  # call_key checked that the tensors are Variables
+                    out = TensorVariable(outs[0])
+                    Apply.of_new_outputs(hit[0], tensors, [out])
+                    return out
+                return Apply.of_new_outputs(hit[0], tensors,
+                                            [TensorVariable(t) for t in outs]).outputs
         tensors, params = self.spec.bind(args, kwargs)
         node = self._op(params).make_node(*tensors)  # TemplateOp.__call__, inlined
         if fast is not None:
