@@ -92,8 +92,9 @@ class SignatureOp(Op):
         if hit is None:
             hit = self._infer(variables, key)
         outs = hit[0]
-        return Apply.of_new_outputs(hit[1], variables, [TensorVariable(outs[0])]
-                                    if len(outs) == 1 else [TensorVariable(t) for t in outs])
+        if len(outs) == 1:
+            return Apply.one_output(hit[1], variables, TensorVariable, outs[0]).owner
+        return Apply.of_new_outputs(hit[1], variables, TensorVariable, outs)
 
     def _infer(self, inputs: list[Variable], key: tuple) -> tuple:
         """``(output types, computing Op, input types)`` for ``inputs``, solved by the
@@ -368,13 +369,10 @@ class OpFamily:
             key = tuple(key)
             hit = self._calls.get(key)
             if hit is not None:  # the Op and output types of an earlier, equal call
-                outs = hit[1]
-                if len(outs) == 1:  # call_key checked that the tensors are Variables
-                    out = TensorVariable(outs[0])
-                    Apply.of_new_outputs(hit[0], tensors, [out])
-                    return out
-                return Apply.of_new_outputs(hit[0], tensors,
-                                            [TensorVariable(t) for t in outs]).outputs
+                outs = hit[1]  # (call_key checked that the tensors are Variables)
+                if len(outs) == 1:
+                    return Apply.one_output(hit[0], tensors, TensorVariable, outs[0])
+                return Apply.of_new_outputs(hit[0], tensors, TensorVariable, outs).outputs
         tensors, params = self.spec.bind(args, kwargs)
         node = self._op(params).make_node(*tensors)  # TemplateOp.__call__, inlined
         if fast is not None:
