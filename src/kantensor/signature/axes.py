@@ -49,6 +49,16 @@ class Layout:
     groups: tuple[Any, ...]  # keys of the variable-length groups
     anon: tuple[tuple[Any, int], ...]  # (.k. group key, k)
 
+    def __post_init__(self) -> None:
+        # per operand: its groups of any length, its axes outside them, and its group of
+        # any length if it has exactly one (what matching a shape needs, computed once)
+        counts = []
+        for row in self.items:
+            variables = tuple(it for it in row if it.kind == "group" and it.length is None)
+            fixed = sum(1 if it.kind == "dim" else (it.length or 0) for it in row)
+            counts.append((len(variables), fixed, variables[0] if variables else None))
+        object.__setattr__(self, "counts", tuple(counts))
+
 
 class Env:
     """The fresh logic variables of one application of an alternative."""
@@ -244,18 +254,19 @@ class Structure(Constraint):
     def _match(self, s: dict, layout: Layout, i: int, shape: tuple) -> tuple | bool | None:
         """Match a known-rank shape (True: not yet, an output's groups are unknown)."""
         alt, items, where = self.plan.alt, layout.items[i], self.plan.where(i)
-        lengths = {}  # an output with several groups of any length: known from inputs
-        variables = [it for it in items if it.kind == "group" and it.length is None]
-        if len(variables) > 1:
-            for it in variables:
-                occ = walk(self._occurrence(layout, it.node, i), s)
-                if not isinstance(occ, tuple):
-                    return True
-                lengths[it.node] = len(occ)
+        n_variables, fixed, variable = layout.counts[i]
+        if n_variables > 1:  # an output with several groups of any length: known from inputs
+            lengths = {}
+            for it in items:
+                if it.kind == "group" and it.length is None:
+                    occ = walk(self._occurrence(layout, it.node, i), s)
+                    if not isinstance(occ, tuple):
+                        return True
+                    lengths[it.node] = len(occ)
             items = tuple(Item(it.kind, it.node, lengths.get(it.node, it.length))
                           for it in items)
-        fixed = sum(1 if it.kind == "dim" else (it.length or 0) for it in items)
-        variable = next((it for it in items if it.kind == "group" and it.length is None), None)
+            fixed = sum(1 if it.kind == "dim" else (it.length or 0) for it in items)
+            variable = None
         ndim = len(shape)
         if not self._guard(s, i, ndim):
             return None
