@@ -23,22 +23,29 @@ class Fresh(Var):
     unification's registry of tokens, and it hashes and compares by identity (cheap
     as a key of a substitution). To unification and kanren it is a ``Var``."""
 
-    __slots__ = ()
+    __slots__ = ("_made",)
     __hash__ = object.__hash__
 
     def __eq__(self, other: object) -> bool:
         return self is other
 
+    @property
+    def token(self) -> str:
+        """``prefix_N``: written only when read (messages, names), not when made."""
+        prefix, n = self._made
+        return f"{prefix}_{n}"
+
 
 _FRESH_IDS = itertools.count(1)
+_new = object.__new__
 #: The types of logic variables kantensor makes or meets most (fast type checks).
 VARS = frozenset({Var, Fresh})
 
 
 def fresh(prefix: str = "") -> Var:
     """A new logic variable, its token ``prefix_N`` (names in messages come from it)."""
-    v = object.__new__(Fresh)
-    v.token = f"{prefix}_{next(_FRESH_IDS)}"
+    v = _new(Fresh)
+    v._made = (prefix, next(_FRESH_IDS))
     return v
 
 
