@@ -86,7 +86,8 @@ def fail_because(reason: Callable[[], str]) -> None:
 # -- unification with an occurs check ---------------------------------------------------
 def _occurs(v: Any, term: Any, s: dict) -> bool:
     """Does ``v`` occur in ``term``, following the bindings of ``s`` (once each)?"""
-    stack, seen = [term], set()
+    stack: list = [term]
+    seen: set | None = None  # made when a variable is met (most terms are ground)
     while stack:
         t = stack.pop()
         if t is v:
@@ -99,7 +100,9 @@ def _occurs(v: Any, term: Any, s: dict) -> bool:
         elif kind is TensorTerm:
             stack.extend((t.dtype, t.shape, t.wrapped))
         elif isvar(t):
-            if t in seen:
+            if seen is None:
+                seen = set()
+            elif t in seen:
                 continue
             seen.add(t)
             bound = s.get(t, t)
@@ -126,7 +129,8 @@ def unify_oc(u: Any, v: Any, s: dict) -> dict | bool:
     if type(v) in VARS and type(u) not in VARS:
         u, v = v, u
     if type(u) in VARS:
-        if type(v) not in GROUND and _occurs(u, v, s):
+        kind = type(v)
+        if kind not in GROUND and (kind is not tuple or v) and _occurs(u, v, s):
             return False
         out = s.copy()
         out[u] = v
