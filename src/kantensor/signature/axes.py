@@ -68,7 +68,7 @@ class Env:
         self.dtypes: dict[str, Any] = {}
         self.groups: dict[Any, Any] = {}
         self.occurrences: dict[tuple[Any, int], Any] = {}
-        self.origin: dict[str, str] = {}
+        self.origin: dict[str, str | tuple[str, int]] = {}
 
     def dim(self, name: str) -> Any:
         v = self.dims.get(name)
@@ -88,6 +88,11 @@ class Env:
 
 def _label(group: Any) -> str:
     return "loop dims" if group == LOOP else f"group {group}"
+
+
+def _origin_text(origin: str | tuple[str, int]) -> str:
+    """Where a dim was first seen: ``input 0 (axis 1)`` (kept as a pair until then)."""
+    return origin if isinstance(origin, str) else f"{origin[0]} (axis {origin[1]})"
 
 
 def _show(value: Any) -> str:
@@ -317,14 +322,21 @@ class Structure(Constraint):
                    constraints: list) -> dict | None:
         env = self.env
         if isinstance(node, A.DimVar):
-            v = env.dim(node.name)
+            name = node.name
+            v = env.dims.get(name)
+            if v is None:  # its first occurrence: a new variable, nothing to unify with
+                v = env.dims[name] = fresh(prefix=name)
+                env.origin[name] = (where, axis)  # formatted only for a message
+                new = s.copy()
+                new[v] = walk(size, s)
+                return new
             new = unify_oc(v, size, s)
             if new is False:
-                fail_because(lambda: f"dimension {node.name} is {_show(walk(v, s))} in "
-                             f"{env.origin.get(node.name, 'another operand')} but "
-                             f"{_show(walk(size, s))} in {where} (axis {axis})")
+                fail_because(lambda: f"dimension {name} is {_show(walk(v, s))} in "
+                             f"{_origin_text(env.origin.get(name, 'another operand'))} "
+                             f"but {_show(walk(size, s))} in {where} (axis {axis})")
                 return None
-            env.origin.setdefault(node.name, f"{where} (axis {axis})")
+            env.origin.setdefault(name, (where, axis))
             return new
         if isinstance(node, A.FixedDim):
             new = unify_oc(size, node.size, s)
