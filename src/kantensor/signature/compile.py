@@ -25,7 +25,8 @@ from . import ast as A
 from .alternative import Alternative
 from .axes import GUARD, Axes, Env, Structure
 
-__all__ = ["DEFAULT_MAX_RANK", "GUARD", "CompiledAlternative", "compile_alternative"]
+__all__ = ["DEFAULT_MAX_RANK", "GUARD", "CompiledAlternative", "compile_alternative",
+           "known_dtypes"]
 
 #: Largest number of axes a group takes when a query leaves its length open.
 DEFAULT_MAX_RANK = 10
@@ -53,16 +54,16 @@ class CompiledAlternative:
         without solving: a where-clause between constants that is false (``0 == 1``),
         or an input dtype outside what its annotation and ``t in category`` allow?
         Only a shortcut: ``apply`` fails on exactly these too."""
+        return self.refuses_dtypes(known_dtypes(in_terms, s))
+
+    def refuses_dtypes(self, dtypes: tuple) -> bool:
+        """:meth:`refuses` for inputs of ``dtypes`` (see :func:`known_dtypes`), which a
+        caller trying several alternatives finds once."""
         if self.dead:
             return True
-        for allowed, t in zip(self.input_dtypes, in_terms, strict=False):
-            if allowed is None:
-                continue
-            t = walk(t, s)
-            if isinstance(t, TensorTerm):
-                d = walk(t.dtype, s)
-                if isinstance(d, str) and d not in allowed:
-                    return True
+        for allowed, d in zip(self.input_dtypes, dtypes, strict=False):
+            if allowed is not None and d is not None and d not in allowed:
+                return True
         return False
 
     def where(self, i: int) -> str:
@@ -175,6 +176,16 @@ class CompiledAlternative:
                                     self._dtype_term(clause.right, env, out, binders, tensors),
                                     self, None, env, str(clause)))
         return out
+
+
+def known_dtypes(in_terms: list, s: dict) -> tuple:
+    """The dtype of each input term in ``s``: its name, or None while it is unknown."""
+    out = []
+    for t in in_terms:
+        t = walk(t, s)
+        d = walk(t.dtype, s) if isinstance(t, TensorTerm) else None
+        out.append(d if isinstance(d, str) else None)
+    return tuple(out)
 
 
 @dataclass(frozen=True, eq=False)

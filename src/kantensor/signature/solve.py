@@ -34,7 +34,13 @@ from ..logic.terms import TensorTerm, fresh, isvar, walk
 from ..types.dim import Dim, free_symbols
 from ..types.dtypes import DTYPES, Priority, get_default_dtype, priority
 from ..types.type import TensorType
-from .compile import DEFAULT_MAX_RANK, GUARD, CompiledAlternative, compile_alternative
+from .compile import (
+    DEFAULT_MAX_RANK,
+    GUARD,
+    CompiledAlternative,
+    compile_alternative,
+    known_dtypes,
+)
 from .errors import TypeInferenceError
 
 __all__ = ["DEFAULT_MAX_RANK", "FirstMatch", "Relation", "compiled", "explain", "infer",
@@ -109,11 +115,12 @@ def solutions(sig: Any, S: ConstrainedState, in_terms: list, out_terms: list | N
     ``out_terms`` None gives each alternative fresh output variables (forward use).
     ``ordered``: the caller stops at the first solution, in order, so the first-match
     guard of later alternatives is implied and not posted."""
+    dtypes = known_dtypes(in_terms, S.data)
     for k, c in enumerate(compiled(sig)):
         if c.n_in != len(in_terms) or (out_terms is not None
                                        and len(c.alt.outputs) != len(out_terms)):
             continue
-        if c.refuses(in_terms, S.data):
+        if c.refuses_dtypes(dtypes):
             continue
         S1 = copy_state(S)
         outs = list(out_terms) if out_terms is not None else [fresh() for _ in c.alt.outputs]
