@@ -10,6 +10,7 @@ import pytest
 
 import kantensor as kt
 from kantensor.ops.params import ParamError
+from kantensor.ops.templates import RankType, names, operand, reads_ranks
 
 
 def test_bool_parameter_is_not_taken_for_an_int_seen_before():
@@ -84,3 +85,32 @@ def test_types_that_die_do_not_leave_answers_for_their_ids(build):
         del x, y, out
         clear_other_caches()  # (the solver's memo keeps types alive too)
         gc.collect()
+
+
+def test_a_rank_only_builder_renders_once_per_ranks_and_dtypes():
+    """A builder marked reads_ranks sees RankType inputs (no shape to read), renders
+    once per ranks and dtypes, and every size still comes from the relation."""
+    seen = []
+
+    @reads_ranks
+    def rows(types, **_):
+        seen.append(types)
+        return {"x": operand(names("a", types[0].ndim)), "y": "(a0)"}
+
+    first_rows = kt.op("{x}:t->{y}:t", call="x", builder=rows)(lambda x: x[:, 0])
+    for n in (2, 5, 0):
+        x = kt.tensor(None, "float32", (n, 3))
+        assert first_rows(x).type == kt.TensorType("float32", (n,))
+    assert first_rows(kt.dmatrix()).type == kt.TensorType("float64", (None,))
+    assert [(t[0].dtype, t[0].ndim) for t in seen] == [("float32", 2), ("float64", 2)]
+    assert all(type(t[0]) is RankType and not hasattr(t[0], "shape") for t in seen)
+    f = kt.function([x := kt.fmatrix()], first_rows(x))
+    assert f(np.ones((4, 3), "float32")).tolist() == [1.0] * 4
+
+    @reads_ranks
+    def mislabelled(types, **_):
+        return {"x": operand(types[0].shape), "y": "()"}
+
+    wrong = kt.op("{x}:t->{y}:t", call="x", builder=mislabelled)(lambda x: x.sum())
+    with pytest.raises(AttributeError, match="'RankType' object has no attribute 'shape'"):
+        wrong(kt.fmatrix())

@@ -42,15 +42,19 @@ def _reference_unify_oc(u, v, s):
     if out is False or out is s:
         return out
 
-    def occurs(x, t):
+    def occurs(x, t, seen=()):
         if t is x:
             return True
-        t = out.get(t, t) if isvar(t) else t  # one step: a binding of x is seen as x
+        if isvar(t):
+            if t in seen:  # a cycle of other bindings (unify makes them): x is not on it
+                return False
+            seen = (*seen, t)
+            t = out.get(t, t)  # one step: a binding of x is seen as x
         if t is x or isvar(t) and t in out:
-            return occurs(x, t)
+            return occurs(x, t, seen)
         if isinstance(t, TensorTerm):
-            return any(occurs(x, p) for p in (t.dtype, t.shape, t.wrapped))
-        return isinstance(t, tuple) and any(occurs(x, p) for p in t)
+            return any(occurs(x, p, seen) for p in (t.dtype, t.shape, t.wrapped))
+        return isinstance(t, tuple) and any(occurs(x, p, seen) for p in t)
 
     return False if any(occurs(k, out[k]) for k in out.keys() - s.keys()) else out
 

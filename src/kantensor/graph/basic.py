@@ -94,6 +94,9 @@ class Constant(Variable):
         return text if len(text) <= 20 else text[:17] + "..."
 
 
+_new = object.__new__
+
+
 class Apply(_Tagged):
     """The application of an Op to input Variables, producing output Variables.
 
@@ -118,6 +121,31 @@ class Apply(_Tagged):
                 raise ValueError(f"output {i} of {op} already belongs to another Apply")
             out.owner = self
             out.index = i
+
+    @classmethod
+    def of_new_outputs(cls, op: Any, inputs: list[Variable], kind: type[Variable],
+                       types: Sequence[Any]) -> Apply:
+        """``Apply(op, inputs, [kind(t) for t in types])`` for a caller that checked that
+        every input is a Variable and hands ``inputs`` over: the path of a memo hit,
+        without the checks and copies an Apply of any outputs needs."""
+        node = _new(cls)
+        node.op = op
+        node.inputs = inputs
+        node._tag = None
+        node.outputs = [kind(t, node, i) for i, t in enumerate(types)]
+        return node
+
+    @classmethod
+    def one_output(cls, op: Any, inputs: list[Variable], kind: type[Variable],
+                   out_type: Any) -> Variable:
+        """The output of ``Apply.of_new_outputs(op, inputs, kind, [out_type])``."""
+        node = _new(cls)
+        node.op = op
+        node.inputs = inputs
+        node._tag = None
+        out = kind(out_type, node, 0)
+        node.outputs = [out]
+        return out
 
     @property
     def out(self) -> Variable:

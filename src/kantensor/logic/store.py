@@ -24,8 +24,8 @@ from unification import unify
 
 from .terms import GROUND, VARS, TensorTerm, isvar, term_vars, walk
 
-__all__ = ["Beyond", "Constraint", "TypeStore", "explaining", "fail_because", "fresh_state",
-           "labelo", "post", "propagate", "unify_oc"]
+__all__ = ["Beyond", "Constraint", "TypeStore", "copy_state", "explaining", "fail_because",
+           "fresh_state", "labelo", "post", "propagate", "unify_oc"]
 
 #: A constraint's progress: None (it fails), or (substitution, done) optionally
 #: followed by constraints to add (which may replace it).
@@ -86,7 +86,8 @@ def fail_because(reason: Callable[[], str]) -> None:
 # -- unification with an occurs check ---------------------------------------------------
 def _occurs(v: Any, term: Any, s: dict) -> bool:
     """Does ``v`` occur in ``term``, following the bindings of ``s`` (once each)?"""
-    stack, seen = [term], set()
+    stack: list = [term]
+    seen: set | None = None  # made when a variable is met (most terms are ground)
     while stack:
         t = stack.pop()
         if t is v:
@@ -99,7 +100,9 @@ def _occurs(v: Any, term: Any, s: dict) -> bool:
         elif kind is TensorTerm:
             stack.extend((t.dtype, t.shape, t.wrapped))
         elif isvar(t):
-            if t in seen:
+            if seen is None:
+                seen = set()
+            elif t in seen:
                 continue
             seen.add(t)
             bound = s.get(t, t)
@@ -126,7 +129,8 @@ def unify_oc(u: Any, v: Any, s: dict) -> dict | bool:
     if type(v) in VARS and type(u) not in VARS:
         u, v = v, u
     if type(u) in VARS:
-        if type(v) not in GROUND and _occurs(u, v, s):
+        kind = type(v)
+        if kind not in GROUND and (kind is not tuple or v) and _occurs(u, v, s):
             return False
         out = s.copy()
         out[u] = v
@@ -179,10 +183,24 @@ class TypeStore(ConstraintStore):
 
 def fresh_state(S: Any) -> ConstrainedState:
     """A copy of ``S`` as a ConstrainedState with a TypeStore (never ``S`` itself)."""
-    S = S.copy() if isinstance(S, ConstrainedState) else ConstrainedState(dict(S))
+    if isinstance(S, ConstrainedState):
+        S = copy_state(S)
+    else:
+        data = dict(S)
+        S = ConstrainedState.__new__(ConstrainedState)
+        S.data, S.constraints = data, {}
     if TypeStore not in S.constraints:
         S.constraints[TypeStore] = TypeStore()
     return S
+
+
+def copy_state(S: ConstrainedState) -> ConstrainedState:
+    """``S.copy()``: its substitution and a copy of each store, made without
+    ``UserDict``'s item-by-item ``update`` (the solver copies a state per alternative)."""
+    new = S.__class__.__new__(S.__class__)
+    new.data = S.data.copy()
+    new.constraints = {k: v.copy() for k, v in S.constraints.items()}
+    return new
 
 
 def post(S: ConstrainedState, *constraints: Constraint) -> bool:
@@ -254,7 +272,7 @@ def labelo(*terms: Any, beyond: Callable[[Iterator[ConstrainedState]], None] | N
                     if beyond is not None:
                         beyond(_beyond_states(st, option))
                     continue
-                new = st.copy()
+                new = copy_state(st)
                 s = option(new.data)
                 if s is None or s is False or s is new.data:
                     continue  # fails, or guesses nothing new (would label forever)
@@ -296,7 +314,7 @@ def _beyond_states(S: ConstrainedState, option: Beyond) -> Iterator[ConstrainedS
     """The states the choices of ``option`` lead to, where their constraints hold (run
     when read)."""
     for choice in option.choices:
-        new = S.copy()
+        new = copy_state(S)
         s = choice(new.data)
         if s is not None and s is not False and s is not new.data:
             new.data = s

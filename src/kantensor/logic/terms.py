@@ -23,36 +23,43 @@ class Fresh(Var):
     unification's registry of tokens, and it hashes and compares by identity (cheap
     as a key of a substitution). To unification and kanren it is a ``Var``."""
 
-    __slots__ = ()
+    __slots__ = ("_made",)
     __hash__ = object.__hash__
 
     def __eq__(self, other: object) -> bool:
         return self is other
 
+    @property
+    def token(self) -> str:
+        """``prefix_N``: written only when read (messages, names), not when made."""
+        prefix, n = self._made
+        return f"{prefix}_{n}"
+
 
 _FRESH_IDS = itertools.count(1)
+_new = object.__new__
 #: The types of logic variables kantensor makes or meets most (fast type checks).
 VARS = frozenset({Var, Fresh})
 
 
 def fresh(prefix: str = "") -> Var:
     """A new logic variable, its token ``prefix_N`` (names in messages come from it)."""
-    v = object.__new__(Fresh)
-    v.token = f"{prefix}_{next(_FRESH_IDS)}"
+    v = _new(Fresh)
+    v._made = (prefix, next(_FRESH_IDS))
     return v
 
 
 def isvar(term: Any) -> bool:
     """Is ``term`` a logic variable? (unification's ``isvar``, answered by type first.)"""
     kind = type(term)
-    return kind in VARS or (kind not in GROUND and _isvar(term))
+    return kind in VARS or (kind not in _NOT_KEYS and _isvar(term))
 
 
 def walk(term: Any, s: Mapping) -> Any:
     """What ``term`` stands for in substitution ``s``: a variable is followed along its
     bindings; any other term is itself. (unification's ``transitive_get``, without a
     context manager per call or a lookup of terms that cannot be variables.)"""
-    if type(term) in GROUND:
+    if type(term) in _NOT_KEYS:
         return term
     try:
         while term in s:
@@ -101,6 +108,10 @@ def _reify_term(u: TensorTerm, s: Mapping) -> Any:
     yield construction_sentinel
     yield TensorTerm(dtype, shape, wrapped)
 
+
+#: Terms that are never keys of a substitution (only logic variables are bound), so
+#: walk returns them without hashing them.
+_NOT_KEYS = GROUND | {TensorTerm, tuple}
 
 _unify.add((TensorTerm, TensorTerm, Mapping), _unify_term)
 _reify.add((TensorTerm, Mapping), _reify_term)

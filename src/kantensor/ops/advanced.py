@@ -24,7 +24,7 @@ import numpy as np
 from ..graph.basic import Variable
 from .indexing import _as_key, slice_length
 from .params import ArrayRef, ParamError, SliceItem
-from .templates import names, operand, product, rank_error, where
+from .templates import names, operand, product, rank_error, reads_ranks, where
 
 _ARRAYS = (Variable, np.ndarray, list)
 
@@ -62,6 +62,7 @@ def _consumed(item: Any, t: Any) -> int:
     return 1
 
 
+@reads_ranks
 def advanced_index(types: tuple, index: tuple, **_: Any) -> dict[str, Any]:
     """``x, *arrays`` -> ``y`` for an advanced index (see the module docstring)."""
     x, arrays = types[0], types[1:]

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .templates import reads_ranks
+
 
 def sigmoid(x: np.ndarray) -> np.ndarray:
     """The logistic function ``1 / (1 + exp(-x))`` of an inexact array.
@@ -39,6 +41,7 @@ def cast(x: np.ndarray, dtype: str) -> np.ndarray:
         return x.astype(target)
 
 
+@reads_ranks
 def rounding(types: tuple, decimals: int) -> dict[str, str]:
     """Builder of ``round``: NumPy rounds bool only to 0 decimals, a where-clause on
     ``places`` (the DSL writes no negative literals, so the clause sees ``|decimals|``)."""

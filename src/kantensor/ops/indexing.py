@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .params import normalize_axis
-from .templates import names, operand, product, rank_error, where
+from .templates import names, operand, product, rank_error, reads_ranks, where
 
 #: A position in ``[0, n]`` as ("start", p) = min(p, n) or ("end", q) = max(n - q, 0).
 Bound = tuple[str, int]
@@ -103,6 +103,7 @@ def _expand(index: tuple, ndim: int) -> list:
     return items
 
 
+@reads_ranks
 def basic_index(types: tuple, index: tuple, **_: Any) -> dict[str, Any]:
     """``x`` -> ``y`` for a basic index (ints, slices, None, ``...``).
 
@@ -147,6 +148,7 @@ def _nonempty(looked_up: list[str], n: str) -> str:
     return f", min({product(looked_up)},1) <= {n}"
 
 
+@reads_ranks
 def take(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
     """np.take: the axis is replaced by the indices' shape; ``None`` (or any of the
     axes 0 and -1 of a 0-d tensor, as in NumPy) takes from the flattened tensor."""

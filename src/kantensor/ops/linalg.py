@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .params import AxisError, ParamError, normalize_axis
-from .templates import names, operand, product, rank_error
+from .templates import names, operand, product, rank_error, reads_ranks
 
 # --------------------------------------------------------------------------- wrappers
 
@@ -67,6 +67,7 @@ def einsum(*operands: np.ndarray, subscripts: str) -> np.ndarray:
 # --------------------------------------------------------------------------- builders
 
 
+@reads_ranks
 def build_outer(types: tuple, **_: Any) -> dict[str, Any]:
     """``outer`` flattens both inputs: ``(a.size, b.size)``."""
     a, b = (names(p, t.ndim) for p, t in zip("ab", types, strict=True))
@@ -93,6 +94,7 @@ def _tensordot_pairs(axes: int | tuple, nda: int, ndb: int) -> tuple[list[int], 
     return out_a, out_b
 
 
+@reads_ranks
 def build_tensordot(types: tuple, axes: int | tuple, **_: Any) -> dict[str, Any]:
     """Contracted axes of b take the names of a's: their sizes must be equal (NumPy's
     tensordot does not broadcast). The output is a's free axes, then b's."""
@@ -107,12 +109,14 @@ def build_tensordot(types: tuple, axes: int | tuple, **_: Any) -> dict[str, Any]
             "params": {"axes": (tuple(axes_a), tuple(axes_b))}}
 
 
+@reads_ranks
 def build_solve(types: tuple, **_: Any) -> dict[str, Any]:
     """NumPy 2: ``b`` is a vector only when ``b.ndim == 1``, else a stack of matrices."""
     _, b = types
     return {"b": "(m)" if b.ndim == 1 else "(m,n)"}
 
 
+@reads_ranks
 def build_qr(types: tuple, mode: str, **_: Any) -> dict[str, Any]:
     """The outputs of each mode for an ``(m, n)`` input, with ``k = min(m, n)``;
     mode "raw" returns Householder reflectors in Fortran order, hence ``(n, m)``."""
@@ -125,6 +129,7 @@ def build_qr(types: tuple, mode: str, **_: Any) -> dict[str, Any]:
     }[mode]}
 
 
+@reads_ranks
 def build_svd(types: tuple, full_matrices: bool, compute_uv: bool, hermitian: bool,
               **_: Any) -> dict[str, Any]:
     """U, S, Vh (or S alone); hermitian inputs must be square and always give square
@@ -163,6 +168,7 @@ def diagonal_length(m: str, n: str, offset: int) -> str:
     return f"max(0,min({m}-{-offset},{n}))"
 
 
+@reads_ranks
 def build_diagonal(types: tuple, offset: int, axis1: int, axis2: int,
                    **_: Any) -> dict[str, Any]:
     """The two axes are removed and the diagonal appended as the last axis."""
@@ -173,6 +179,7 @@ def build_diagonal(types: tuple, offset: int, axis1: int, axis2: int,
             "params": {"axis1": ax1, "axis2": ax2}}
 
 
+@reads_ranks
 def build_trace(types: tuple, offset: int, axis1: int, axis2: int,
                 **_: Any) -> dict[str, Any]:
     """The sum of the diagonal: both axes are removed."""

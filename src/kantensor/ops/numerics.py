@@ -15,7 +15,7 @@ import numpy as np
 
 from .params import ParamError, normalize_axes
 from .reductions import reduce_strict
-from .templates import names, operand
+from .templates import names, operand, reads_ranks
 
 
 def _shift(x: np.ndarray, axis: Any) -> np.ndarray:
@@ -48,6 +48,7 @@ def log_softmax(x: np.ndarray, axis: Any = -1) -> np.ndarray:
     return x - logsumexp(x, axis=axis, keepdims=True)
 
 
+@reads_ranks
 def along(types: tuple, axis: int | tuple[int, ...] | None, **_: Any) -> dict[str, Any]:
     """Builder of Ops that keep the shape and work along ``axis`` (softmax): the
     axes resolved (None is all of them)."""
@@ -62,6 +63,7 @@ def along(types: tuple, axis: int | tuple[int, ...] | None, **_: Any) -> dict[st
 DISCRETE = frozenset({"lower", "higher", "nearest", "inverted_cdf", "closest_observation"})
 
 
+@reads_ranks
 def quantiles(types: tuple, q: float | tuple[float, ...], axis: Any, keepdims: bool,
               method: str = "linear", **_: Any) -> dict[str, Any]:
     """quantile: the reduction's shape, with one leading axis for a sequence ``q``;
@@ -89,6 +91,7 @@ def _not_all_empty(dims: list[str], axes: tuple[int, ...]) -> str:
     return f", {'*'.join(dims)} >= 1" if dims and not axes else ""
 
 
+@reads_ranks
 def medians(types: tuple, axis: Any, keepdims: bool, **_: Any) -> dict[str, Any]:
     """median: :func:`~kantensor.ops.reductions.reduce_strict`, and ``guard``, the
     where-clause of :func:`_not_all_empty`."""

@@ -23,6 +23,7 @@ from .callspec import CallSpec
 from .display import OpFacts, op_html
 from .params import ParamError
 from .pyints import check_python_ints, exact_operands
+from .templates import RankType
 
 #: How inputs are cast before the NumPy implementation runs:
 #: "output": to the (first) output dtype, so integer arithmetic wraps in that dtype;
@@ -91,8 +92,9 @@ class SignatureOp(Op):
         if hit is None:
             hit = self._infer(variables, key)
         outs = hit[0]
-        return Apply(hit[1], variables, [TensorVariable(outs[0])] if len(outs) == 1
-                     else [TensorVariable(t) for t in outs])
+        if len(outs) == 1:
+            return Apply.one_output(hit[1], variables, TensorVariable, outs[0]).owner
+        return Apply.of_new_outputs(hit[1], variables, TensorVariable, outs)
 
     def _infer(self, inputs: list[Variable], key: tuple) -> tuple:
         """``(output types, computing Op, input types)`` for ``inputs``, solved by the
@@ -216,6 +218,12 @@ class TemplateOp(SignatureOp):
         self.builder = builder
         self.params = tuple((params or {}).items())
         self._kwargs = dict(self.params)
+        # rendered once per input ranks and dtypes when the builder reads nothing else
+        self._by_rank = builder is None or getattr(builder, "reads_ranks", False)
+        self._hash = hash((type(self), self._props()))  # a render cache key: hashed once
+
+    def __hash__(self) -> int:
+        return self._hash
 
     @property
     def n_outputs(self) -> int:
@@ -223,6 +231,8 @@ class TemplateOp(SignatureOp):
         return _count_outputs(self)
 
     def signature_for(self, types: tuple) -> tuple[Signature, SignatureOp]:
+        if self._by_rank:
+            return _render_ranks(self, tuple([(t.dtype, t.ndim) for t in types]))
         return _render(self, types)
 
     def with_params(self, params: dict[str, Any]) -> TemplateOp:
@@ -270,6 +280,18 @@ def _n_outputs(template: str) -> int:
 
 @lru_cache(maxsize=4096)
 def _render(op: TemplateOp, types: tuple) -> tuple[Signature, SignatureOp]:
+    """``op``'s signature (and the Op with its parameters resolved) for ``types``."""
+    return _rendered(op, types)
+
+
+@lru_cache(maxsize=4096)
+def _render_ranks(op: TemplateOp, ranks: tuple) -> tuple[Signature, SignatureOp]:
+    """The same for a builder that reads ranks and dtypes only (or no builder), once per
+    ``((dtype, ndim), ...)``: the builder sees :class:`RankType` inputs."""
+    return _rendered(op, tuple([RankType(dtype, ndim) for dtype, ndim in ranks]))
+
+
+def _rendered(op: TemplateOp, types: tuple) -> tuple[Signature, SignatureOp]:
     params = dict(op.params)
     fills = {k: _fill_text(v) for k, v in params.items()}
     if op.builder is not None:
@@ -347,10 +369,10 @@ class OpFamily:
             key = tuple(key)
             hit = self._calls.get(key)
             if hit is not None:  # the Op and output types of an earlier, equal call
-                outs = hit[1]
+                outs = hit[1]  # (call_key checked that the tensors are Variables)
                 if len(outs) == 1:
-                    return Apply(hit[0], tensors, [TensorVariable(outs[0])]).outputs[0]
-                return Apply(hit[0], tensors, [TensorVariable(t) for t in outs]).outputs
+                    return Apply.one_output(hit[0], tensors, TensorVariable, outs[0])
+                return Apply.of_new_outputs(hit[0], tensors, TensorVariable, outs).outputs
         tensors, params = self.spec.bind(args, kwargs)
         node = self._op(params).make_node(*tensors)  # TemplateOp.__call__, inlined
         if fast is not None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from .params import ParamError, normalize_axes, normalize_axis
 from .pyints import fits
-from .templates import names, operand, product, where
+from .templates import names, operand, product, reads_ranks, where
 
 
 def _scalar_axis(ndim: int, axis: Any) -> bool:
@@ -29,6 +29,7 @@ def _nonempty(dims: list[str], axes: tuple[int, ...]) -> str:
     return where([f"{dims[i]} >= 1" for i in axes])
 
 
+@reads_ranks
 def reduce(types: tuple, axis: int | tuple[int, ...] | None, keepdims: bool,
            **_: Any) -> dict[str, Any]:
     """``x`` -> ``y`` with the reduced axes dropped (or kept as 1); ``nonempty``
@@ -40,6 +41,7 @@ def reduce(types: tuple, axis: int | tuple[int, ...] | None, keepdims: bool,
     return reduce_strict(types, axis, keepdims)
 
 
+@reads_ranks
 def reduce_strict(types: tuple, axis: int | tuple[int, ...] | None, keepdims: bool,
                   **_: Any) -> dict[str, Any]:
     """:func:`reduce` without the 0-d exception (mean, var, std: NumPy normalises
@@ -53,6 +55,7 @@ def reduce_strict(types: tuple, axis: int | tuple[int, ...] | None, keepdims: bo
             "params": {"axis": axes}}
 
 
+@reads_ranks
 def reduce_one(types: tuple, axis: int | None, keepdims: bool, **_: Any) -> dict[str, Any]:
     """Like :func:`reduce` for one axis or None (the flattened tensor): argmax and
     argmin. ``None`` needs a non-empty tensor; with ``keepdims`` every axis stays as 1.
@@ -70,6 +73,7 @@ def reduce_one(types: tuple, axis: int | None, keepdims: bool, **_: Any) -> dict
             "params": {"axis": ax}}
 
 
+@reads_ranks
 def accumulate(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
     """cumsum: the same shape along ``axis``; ``None`` flattens first, and so does an
     int axis 0 or -1 of a 0-d input (NumPy gives shape ``(1,)`` for both)."""
@@ -82,6 +86,7 @@ def accumulate(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
     return {"x": operand(dims), "y": operand(dims), "params": {"axis": ax}}
 
 
+@reads_ranks
 def reduce_in(types: tuple, axis: int | tuple[int, ...] | None, keepdims: bool,
               dtype: str | None = None, **_: Any) -> dict[str, Any]:
     """:func:`reduce`, and the accumulator: ``given`` (0 or 1) picks NumPy's rule or the
@@ -91,6 +96,7 @@ def reduce_in(types: tuple, axis: int | tuple[int, ...] | None, keepdims: bool,
     return made
 
 
+@reads_ranks
 def reduce_from(types: tuple, axis: int | tuple[int, ...] | None, keepdims: bool,
                 initial: Any = None, **_: Any) -> dict[str, Any]:
     """:func:`reduce` for max/min, whose ``initial`` value makes an empty reduction

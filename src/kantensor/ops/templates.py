@@ -8,7 +8,8 @@ refer to positions that only mean something once the rank is known.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from ..signature.errors import TypeInferenceError
 from ..signature.limits import balanced_join
@@ -46,3 +47,26 @@ def product(dims: Sequence[str]) -> str:
 def rank_error(op: str, message: str) -> TypeInferenceError:
     """A type error about ranks, found while rendering a template."""
     return TypeInferenceError(f"{op}: {message}")
+
+
+class RankType:
+    """What a builder marked :func:`reads_ranks` sees of an input type: its dtype and its
+    number of axes, nothing else (no ``shape``: reading it is an AttributeError, so a
+    mislabelled builder fails loudly instead of being cached wrongly)."""
+
+    __slots__ = ("dtype", "ndim")
+
+    def __init__(self, dtype: str, ndim: int):
+        self.dtype = dtype
+        self.ndim = ndim
+
+    def __repr__(self) -> str:
+        return f"RankType({self.dtype}, ndim={self.ndim})"
+
+
+def reads_ranks(builder: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark a builder whose text depends on the inputs' ranks and dtypes only (and the
+    parameters): its Ops render once per ranks and dtypes instead of once per input
+    type. It is then called with :class:`RankType` inputs."""
+    builder.reads_ranks = True
+    return builder

@@ -49,6 +49,16 @@ class Layout:
     groups: tuple[Any, ...]  # keys of the variable-length groups
     anon: tuple[tuple[Any, int], ...]  # (.k. group key, k)
 
+    def __post_init__(self) -> None:
+        # per operand: its groups of any length, its axes outside them, and its group of
+        # any length if it has exactly one (what matching a shape needs, computed once)
+        counts = []
+        for row in self.items:
+            variables = tuple(it for it in row if it.kind == "group" and it.length is None)
+            fixed = sum(1 if it.kind == "dim" else (it.length or 0) for it in row)
+            counts.append((len(variables), fixed, variables[0] if variables else None))
+        object.__setattr__(self, "counts", tuple(counts))
+
 
 class Env:
     """The fresh logic variables of one application of an alternative."""
@@ -58,7 +68,7 @@ class Env:
         self.dtypes: dict[str, Any] = {}
         self.groups: dict[Any, Any] = {}
         self.occurrences: dict[tuple[Any, int], Any] = {}
-        self.origin: dict[str, str] = {}
+        self.origin: dict[str, str | tuple[str, int]] = {}
 
     def dim(self, name: str) -> Any:
         v = self.dims.get(name)
@@ -78,6 +88,11 @@ class Env:
 
 def _label(group: Any) -> str:
     return "loop dims" if group == LOOP else f"group {group}"
+
+
+def _origin_text(origin: str | tuple[str, int]) -> str:
+    """Where a dim was first seen: ``input 0 (axis 1)`` (kept as a pair until then)."""
+    return origin if isinstance(origin, str) else f"{origin[0]} (axis {origin[1]})"
 
 
 def _show(value: Any) -> str:
@@ -244,18 +259,19 @@ class Structure(Constraint):
     def _match(self, s: dict, layout: Layout, i: int, shape: tuple) -> tuple | bool | None:
         """Match a known-rank shape (True: not yet, an output's groups are unknown)."""
         alt, items, where = self.plan.alt, layout.items[i], self.plan.where(i)
-        lengths = {}  # an output with several groups of any length: known from inputs
-        variables = [it for it in items if it.kind == "group" and it.length is None]
-        if len(variables) > 1:
-            for it in variables:
-                occ = walk(self._occurrence(layout, it.node, i), s)
-                if not isinstance(occ, tuple):
-                    return True
-                lengths[it.node] = len(occ)
+        n_variables, fixed, variable = layout.counts[i]
+        if n_variables > 1:  # an output with several groups of any length: known from inputs
+            lengths = {}
+            for it in items:
+                if it.kind == "group" and it.length is None:
+                    occ = walk(self._occurrence(layout, it.node, i), s)
+                    if not isinstance(occ, tuple):
+                        return True
+                    lengths[it.node] = len(occ)
             items = tuple(Item(it.kind, it.node, lengths.get(it.node, it.length))
                           for it in items)
-        fixed = sum(1 if it.kind == "dim" else (it.length or 0) for it in items)
-        variable = next((it for it in items if it.kind == "group" and it.length is None), None)
+            fixed = sum(1 if it.kind == "dim" else (it.length or 0) for it in items)
+            variable = None
         ndim = len(shape)
         if not self._guard(s, i, ndim):
             return None
@@ -306,14 +322,21 @@ class Structure(Constraint):
                    constraints: list) -> dict | None:
         env = self.env
         if isinstance(node, A.DimVar):
-            v = env.dim(node.name)
+            name = node.name
+            v = env.dims.get(name)
+            if v is None:  # its first occurrence: a new variable, nothing to unify with
+                v = env.dims[name] = fresh(prefix=name)
+                env.origin[name] = (where, axis)  # formatted only for a message
+                new = s.copy()
+                new[v] = walk(size, s)
+                return new
             new = unify_oc(v, size, s)
             if new is False:
-                fail_because(lambda: f"dimension {node.name} is {_show(walk(v, s))} in "
-                             f"{env.origin.get(node.name, 'another operand')} but "
-                             f"{_show(walk(size, s))} in {where} (axis {axis})")
+                fail_because(lambda: f"dimension {name} is {_show(walk(v, s))} in "
+                             f"{_origin_text(env.origin.get(name, 'another operand'))} "
+                             f"but {_show(walk(size, s))} in {where} (axis {axis})")
                 return None
-            env.origin.setdefault(node.name, f"{where} (axis {axis})")
+            env.origin.setdefault(name, (where, axis))
             return new
         if isinstance(node, A.FixedDim):
             new = unify_oc(size, node.size, s)

@@ -25,7 +25,8 @@ from . import ast as A
 from .alternative import Alternative
 from .axes import GUARD, Axes, Env, Structure
 
-__all__ = ["DEFAULT_MAX_RANK", "GUARD", "CompiledAlternative", "compile_alternative"]
+__all__ = ["DEFAULT_MAX_RANK", "GUARD", "CompiledAlternative", "compile_alternative",
+           "known_dtypes"]
 
 #: Largest number of axes a group takes when a query leaves its length open.
 DEFAULT_MAX_RANK = 10
@@ -40,22 +41,29 @@ class CompiledAlternative:
         self.operands = alt.operands
         self.axes = Axes(alt)
         self.dead, self.input_dtypes = _static_guards(alt)
+        self._binders: dict[str, list[int]] = {}  # dtype variable -> the inputs it annotates
+        for i, op in enumerate(alt.inputs):
+            if isinstance(op.dtype, A.DTypeVar):
+                self._binders.setdefault(op.dtype.name, []).append(i)
+        # where-clauses between constants that hold (``0 == 0`` from a template) post
+        # nothing: they constrain no variable
+        self.where_clauses = tuple(c for c in alt.where if not _holds(c))
 
     def refuses(self, in_terms: list, s: dict) -> bool:
         """Does the alternative certainly fail on these inputs, by what is decided
         without solving: a where-clause between constants that is false (``0 == 1``),
         or an input dtype outside what its annotation and ``t in category`` allow?
         Only a shortcut: ``apply`` fails on exactly these too."""
+        return self.refuses_dtypes(known_dtypes(in_terms, s))
+
+    def refuses_dtypes(self, dtypes: tuple) -> bool:
+        """:meth:`refuses` for inputs of ``dtypes`` (see :func:`known_dtypes`), which a
+        caller trying several alternatives finds once."""
         if self.dead:
             return True
-        for allowed, t in zip(self.input_dtypes, in_terms, strict=False):
-            if allowed is None:
-                continue
-            t = walk(t, s)
-            if isinstance(t, TensorTerm):
-                d = walk(t.dtype, s)
-                if isinstance(d, str) and d not in allowed:
-                    return True
+        for allowed, d in zip(self.input_dtypes, dtypes, strict=False):
+            if allowed is not None and d is not None and d not in allowed:
+                return True
         return False
 
     def where(self, i: int) -> str:
@@ -74,30 +82,35 @@ class CompiledAlternative:
         s = S.data
         env = Env()
         tensors = []
+        copied = False
         for i, t in enumerate([*in_terms, *out_terms]):
-            t = walk(t, s)
-            if isvar(t):
+            if type(t) is not TensorTerm:
+                t = walk(t, s)
+            if type(t) is TensorTerm:
+                pass
+            elif isvar(t):  # bound to a term of new variables, which it cannot occur in
                 new = TensorTerm(fresh(), fresh(), fresh() if i < self.n_in else False)
-                s = unify_oc(t, new, s)
+                if not copied:
+                    s, copied = s.copy(), True
+                s[t] = new
                 t = new
-            if not isinstance(t, TensorTerm):
+            elif not isinstance(t, TensorTerm):
                 fail_because(lambda i=i, t=t: f"{self.where(i)} is not a tensor type: {t!r}")
                 return False
             tensors.append(t)
         for t in tensors[self.n_in:]:  # wrapped status never propagates to outputs
-            s = unify_oc(t.wrapped, False, s)
-            if s is False:
-                return False
+            if t.wrapped is not False:
+                s = unify_oc(t.wrapped, False, s)
+                if s is False:
+                    return False
         S.data = s
         variant = () if self.axes.flex is None else fresh(prefix="variant")
-        axes = Structure(self.axes, env, tuple(t.shape for t in tensors), variant, max_rank)
+        axes = Structure(self.axes, env, tuple([t.shape for t in tensors]), variant, max_rank)
         constraints: list[Constraint] = [] if axes_last else [axes]
         for i, t in enumerate(tensors[:self.n_in]):
-            constraints.append(WrappedOk(t.dtype, t.shape, t.wrapped, self.where(i)))
-        binders: dict[str, list[int]] = {}  # dtype variable -> the inputs it annotates
-        for i, op in enumerate(self.alt.inputs):
-            if isinstance(op.dtype, A.DTypeVar):
-                binders.setdefault(op.dtype.name, []).append(i)
+            if t.wrapped is not False:  # an operand known not to be wrapped is fine
+                constraints.append(WrappedOk(t.dtype, t.shape, t.wrapped, self.where(i)))
+        binders = self._binders
         constraints += self._dtypes(env, tensors, binders)
         constraints += self._clauses(env, tensors, binders)
         if axes_last:
@@ -144,7 +157,7 @@ class CompiledAlternative:
 
     def _clauses(self, env: Env, tensors: list, binders: dict) -> list:
         out: list = []
-        for clause in self.alt.where:
+        for clause in self.where_clauses:
             if isinstance(clause, A.Compare):
                 left, right = env.expr(clause.left), env.expr(clause.right)
                 if clause.op == "==":  # solved like an equation (defines a size)
@@ -163,6 +176,16 @@ class CompiledAlternative:
                                     self._dtype_term(clause.right, env, out, binders, tensors),
                                     self, None, env, str(clause)))
         return out
+
+
+def known_dtypes(in_terms: list, s: dict) -> tuple:
+    """The dtype of each input term in ``s``: its name, or None while it is unknown."""
+    out = []
+    for t in in_terms:
+        t = walk(t, s)
+        d = walk(t.dtype, s) if isinstance(t, TensorTerm) else None
+        out.append(d if isinstance(d, str) else None)
+    return tuple(out)
 
 
 @dataclass(frozen=True, eq=False)
@@ -199,6 +222,19 @@ class _DTypeIs(Constraint):
 def compile_alternative(alt: Alternative) -> CompiledAlternative:
     """The compiled form of ``alt`` (cached: compiled once per alternative)."""
     return CompiledAlternative(alt)
+
+
+def _holds(clause: Any) -> bool:
+    """Is ``clause`` a comparison between constants that is true?"""
+    if not isinstance(clause, A.Compare):
+        return False
+    try:
+        left = A.evaluate(clause.left, _no_names)
+        right = A.evaluate(clause.right, _no_names)
+    except (LookupError, ZeroDivisionError):
+        return False
+    return isinstance(left, int) and isinstance(right, int) and \
+        bool(COMPARE[clause.op](left, right))
 
 
 def _static_guards(alt: Alternative) -> tuple[bool, tuple[frozenset | None, ...]]:

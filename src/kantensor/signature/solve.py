@@ -25,6 +25,7 @@ from ..logic.store import (
     Progress,
     TypeStore,
     bind_choices,
+    copy_state,
     explaining,
     fresh_state,
     post,
@@ -34,7 +35,13 @@ from ..logic.terms import TensorTerm, fresh, isvar, walk
 from ..types.dim import Dim, free_symbols
 from ..types.dtypes import DTYPES, Priority, get_default_dtype, priority
 from ..types.type import TensorType
-from .compile import DEFAULT_MAX_RANK, GUARD, CompiledAlternative, compile_alternative
+from .compile import (
+    DEFAULT_MAX_RANK,
+    GUARD,
+    CompiledAlternative,
+    compile_alternative,
+    known_dtypes,
+)
 from .errors import TypeInferenceError
 
 __all__ = ["DEFAULT_MAX_RANK", "FirstMatch", "Relation", "compiled", "explain", "infer",
@@ -109,13 +116,14 @@ def solutions(sig: Any, S: ConstrainedState, in_terms: list, out_terms: list | N
     ``out_terms`` None gives each alternative fresh output variables (forward use).
     ``ordered``: the caller stops at the first solution, in order, so the first-match
     guard of later alternatives is implied and not posted."""
+    dtypes = known_dtypes(in_terms, S.data)
     for k, c in enumerate(compiled(sig)):
         if c.n_in != len(in_terms) or (out_terms is not None
                                        and len(c.alt.outputs) != len(out_terms)):
             continue
-        if c.refuses(in_terms, S.data):
+        if c.refuses_dtypes(dtypes):
             continue
-        S1 = S.copy()
+        S1 = copy_state(S)
         outs = list(out_terms) if out_terms is not None else [fresh() for _ in c.alt.outputs]
         if not c.apply(S1, in_terms, outs, max_rank, axes_last=ordered):
             continue
@@ -273,7 +281,7 @@ class Relation:
         for ranks in _rank_choices(len(open_shapes), max_rank):
             if max_rank > self.max_rank and max(ranks, default=0) < max_rank:
                 continue  # within the bound: enumerated already
-            S1 = S.copy()
+            S1 = copy_state(S)
             s = S1.data
             for shape, n in zip(open_shapes, ranks, strict=True):
                 s = unify_oc(shape, tuple(fresh() for _ in range(n)), s)
@@ -358,19 +366,17 @@ def forward_types(outs: list, S: ConstrainedState) -> tuple[TensorType, ...]:
     s = S.data
     store = S.constraints[TypeStore]
     terms = [walk(o, s) for o in outs]
-    flat = [x for t in terms for x in walk(t.shape, s)]
-    named = {v: dim for dim, v in store.dims.items()}
-    values = symbolic_values(flat, s, store.pending, named)
+    shapes = [[walk(x, s) for x in walk(t.shape, s)] for t in terms]
+    open_sizes = [x for shape in shapes for x in shape if type(x) is not int]
+    values = symbolic_values(open_sizes, s, store.pending,
+                             {v: dim for dim, v in store.dims.items()}) if open_sizes else {}
     result = []
-    for t in terms:
+    for t, shape in zip(terms, shapes, strict=True):
         dtype = walk(t.dtype, s)
         if isvar(dtype):
             raise _Undetermined
-        shape = []
-        for x in walk(t.shape, s):
-            x = walk(x, s)
-            shape.append(x if isinstance(x, int) else values.get(x))
-        result.append(TensorType(dtype, shape))
+        result.append(TensorType(dtype, [x if type(x) is int else values.get(x)
+                                         for x in shape]))
     return tuple(result)
 
 
@@ -404,13 +410,13 @@ def infer(sig: Any, input_types: Sequence[TensorType], wrapped: Sequence[bool] |
     its name) prefixes error messages; it is only formatted then."""
     types = tuple(input_types)
     for i, t in enumerate(types):
-        if not isinstance(t, TensorType):
+        if type(t) is not TensorType and not isinstance(t, TensorType):
             raise TypeError(f"input {i} must be a TensorType, got {t!r}")
-    flags = (False,) * len(types) if wrapped is None else tuple(map(bool, wrapped))
+    flags = (False,) * len(types) if wrapped is None else tuple([bool(w) for w in wrapped])
     if len(flags) != len(types):
         raise ValueError(f"{_label(sig, name)}: wrapped has {len(flags)} entries for "
                          f"{len(types)} inputs")
-    n_inputs = {len(a.inputs) for a in sig.alternatives}
+    n_inputs = _arities(sig)
     if len(types) not in n_inputs:
         want = " or ".join(map(str, sorted(n_inputs)))
         raise TypeInferenceError(f"{_label(sig, name)}: takes {want} inputs, got {len(types)}",
@@ -419,6 +425,12 @@ def infer(sig: Any, input_types: Sequence[TensorType], wrapped: Sequence[bool] |
     if isinstance(out, str):
         raise TypeInferenceError(f"{_label(sig, name)}: {out}", signature=sig)
     return out
+
+
+@lru_cache(maxsize=1024)
+def _arities(sig: Any) -> frozenset[int]:
+    """The numbers of inputs the alternatives of ``sig`` take."""
+    return frozenset(len(a.inputs) for a in sig.alternatives)
 
 
 def explain(sig: Any, types: Sequence[TensorType], wrapped: Sequence[bool]) -> str:

@@ -18,6 +18,9 @@ from .limits import MAX_NDIM, MAX_SIZE, MAX_TYPE_TEXT, check_terms, check_text
 
 ShapeEntry = int | Dim | None
 
+#: The NumPy dtype of each dtype name (made once, not per type).
+_NP_DTYPES = {name: np.dtype(name) for name in DTYPES}
+
 
 def _bounded(value: int | Dim) -> None:
     check_terms(value, "a size")
@@ -81,12 +84,12 @@ class TensorType(Type):
             raise TypeError(f"shape must be a sequence, got {shape!r}")
         self.dtype: str = normalize_dtype(dtype)
         self.shape: tuple[ShapeEntry, ...] = tuple(
-            _check_entry(s, i) for i, s in enumerate(shape)
-        )
+            [s if type(s) is int and 0 <= s <= MAX_SIZE or s is None else _check_entry(s, i)
+             for i, s in enumerate(shape)])
         self.name = name
         self._hash = hash((TensorType, self.dtype, self.shape))
-        self._np_dtype = np.dtype(self.dtype)
-        self._static = tuple((a, s) for a, s in enumerate(self.shape) if isinstance(s, int))
+        self._np_dtype = _NP_DTYPES[self.dtype]
+        self._static = tuple([(a, s) for a, s in enumerate(self.shape) if type(s) is int])
 
     # -- basic attributes --------------------------------------------------
     @property
