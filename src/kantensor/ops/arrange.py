@@ -17,7 +17,7 @@ import numpy as np
 from ..types.dim import Dim
 from .params import AxisError, ParamError, normalize_axes, normalize_axis
 from .sizes import SizeNames, concrete
-from .templates import names, operand, product, rank_error
+from .templates import names, operand, product, rank_error, reads_ranks
 
 
 def _one(types: tuple) -> tuple[Any, list[str]]:
@@ -25,6 +25,7 @@ def _one(types: tuple) -> tuple[Any, list[str]]:
     return x, names("a", x.ndim)
 
 
+@reads_ranks
 def swapped(types: tuple, axis1: int, axis2: int, **_: Any) -> dict[str, Any]:
     """swapaxes: two axes exchanged."""
     x, dims = _one(types)
@@ -34,6 +35,7 @@ def swapped(types: tuple, axis1: int, axis2: int, **_: Any) -> dict[str, Any]:
     return {"x": operand(dims), "y": operand(out), "params": {"axis1": i, "axis2": j}}
 
 
+@reads_ranks
 def moved(types: tuple, source: Any, destination: Any, **_: Any) -> dict[str, Any]:
     """moveaxis: the ``source`` axes go to the positions ``destination``, the others keep
     their order."""
@@ -54,6 +56,7 @@ def moved(types: tuple, source: Any, destination: Any, **_: Any) -> dict[str, An
             "params": {"source": tuple(s), "destination": tuple(d)}}
 
 
+@reads_ranks
 def matrix_transposed(types: tuple, **_: Any) -> dict[str, Any]:
     """matrix_transpose (``x.mT``): the last two axes exchanged; needs 2 dimensions."""
     x, dims = _one(types)
@@ -62,6 +65,7 @@ def matrix_transposed(types: tuple, **_: Any) -> dict[str, Any]:
     return {"x": operand(dims), "y": operand([*dims[:-2], dims[-1], dims[-2]])}
 
 
+@reads_ranks
 def same_axes(types: tuple, axis: Any = None, **_: Any) -> dict[str, Any]:
     """flip: the shape unchanged; ``axis`` (None: all) resolved."""
     x, dims = _one(types)
@@ -69,6 +73,7 @@ def same_axes(types: tuple, axis: Any = None, **_: Any) -> dict[str, Any]:
     return {"x": operand(dims), "params": {"axis": axes}}
 
 
+@reads_ranks
 def rolled(types: tuple, shift: int | tuple[int, ...], axis: Any, **_: Any) -> dict[str, Any]:
     """roll: the shape unchanged. With ``axis=None`` one shift of the flattened tensor;
     else shifts and axes broadcast against each other (repeated axes add up)."""
@@ -85,6 +90,7 @@ def rolled(types: tuple, shift: int | tuple[int, ...], axis: Any, **_: Any) -> d
     return {"x": operand(dims), "params": {"shift": shift, "axis": resolved}}
 
 
+@reads_ranks
 def tiled(types: tuple, reps: tuple[int | Dim, ...], **_: Any) -> dict[str, Any]:
     """tile: the shape and reps are aligned at the end (the shorter padded with 1s in
     front) and multiply. A Dim of ``reps`` is the length of a SizeOp input."""
@@ -100,6 +106,7 @@ def tiled(types: tuple, reps: tuple[int | Dim, ...], **_: Any) -> dict[str, Any]
     return {"x": operand(dims), "sizes": sizes.operands(after=True), "y": operand(out)}
 
 
+@reads_ranks
 def repeated(types: tuple, repeats: int | Dim, axis: int | None, **_: Any) -> dict[str, Any]:
     """repeat: every element ``repeats`` times along ``axis`` (None: of the flattened
     tensor). A Dim ``repeats`` is the length of a SizeOp input."""
@@ -127,6 +134,7 @@ def repeat(x: np.ndarray, *sizes: np.ndarray, repeats: int | Dim, axis: int | No
     return np.repeat(x, concrete([repeats], sizes)[0], axis=axis)
 
 
+@reads_ranks
 def triangle(types: tuple, **_: Any) -> dict[str, Any]:
     """tril/triu: the shape unchanged, except that a vector is broadcast to a square
     matrix (as NumPy does); a 0-d tensor has no triangle."""
@@ -138,6 +146,7 @@ def triangle(types: tuple, **_: Any) -> dict[str, Any]:
     return {"x": operand(dims), "y": operand(dims)}
 
 
+@reads_ranks
 def diagonal_or_matrix(types: tuple, k: int, **_: Any) -> dict[str, Any]:
     """diag: a vector gives the square matrix with it on the k-th diagonal; a matrix
     gives its k-th diagonal (empty past the corner)."""
@@ -152,6 +161,7 @@ def diagonal_or_matrix(types: tuple, k: int, **_: Any) -> dict[str, Any]:
     return {"x": operand(dims), "y": operand([size])}
 
 
+@reads_ranks
 def argsorted(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
     """argsort: as :func:`sorted_along`, but like NumPy a 0-d input takes axis 0 or -1
     (and gives one index, as if flattened)."""
@@ -159,6 +169,7 @@ def argsorted(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
     return sorted_along(types, None if x.ndim == 0 and axis in (0, -1) else axis)
 
 
+@reads_ranks
 def sorted_along(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
     """sort/argsort: the same shape along ``axis``; None flattens first."""
     x, dims = _one(types)
@@ -168,11 +179,13 @@ def sorted_along(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
     return {"x": operand(dims), "y": operand(dims), "params": {"axis": ax}}
 
 
+@reads_ranks
 def vstacked(types: tuple, **_: Any) -> dict[str, Any]:
     """vstack: vectors become rows, then everything is concatenated along axis 0."""
     return _padded_join(types, 2, lambda n: 0, "vstack")
 
 
+@reads_ranks
 def hstacked(types: tuple, **_: Any) -> dict[str, Any]:
     """hstack: concatenated along axis 1, or along axis 0 when the inputs are 1-d."""
     if types and all(t.ndim <= 1 for t in types):
@@ -203,6 +216,7 @@ def _padded_join(types: tuple, at_least: int, ax_of: Any, op: str) -> dict[str, 
     return {"inputs": ",".join(inputs), "y": out}
 
 
+@reads_ranks
 def dotted(types: tuple, **_: Any) -> dict[str, Any]:
     """dot: a product of 0-d tensors; vector . vector; matrix products; an N-d tensor
     times a vector sums over the last axis; N-d . M-d sums the last axis of a with the
@@ -218,6 +232,7 @@ def dotted(types: tuple, **_: Any) -> dict[str, Any]:
     return {"a": operand(da), "b": operand(db), "y": operand(da[:-1] + db[:-2] + db[-1:])}
 
 
+@reads_ranks
 def normed(types: tuple, axis: Any, keepdims: bool, **_: Any) -> dict[str, Any]:
     """linalg.norm (the default ord: 2-norm of vectors, Frobenius of matrices): None
     is the whole tensor, else one axis or a pair of axes."""

@@ -19,7 +19,7 @@ from ..types.dim import Dim
 from .params import ParamError
 from .pyints import fits
 from .sizes import SizeNames, concrete
-from .templates import names, operand
+from .templates import names, operand, reads_ranks
 
 Size = int | Dim
 
@@ -30,18 +30,21 @@ def _sizes(shape: tuple[Size, ...]) -> tuple[Size, ...]:
     return shape
 
 
+@reads_ranks
 def made(types: tuple, shape: tuple[Size, ...], **_: Any) -> dict[str, Any]:
     """zeros/ones: the output shape is the parameter."""
     sizes = SizeNames(shape)
     return {"sizes": sizes.operands(), "y": operand(map(sizes.text, _sizes(shape)))}
 
 
+@reads_ranks
 def like(types: tuple, dtype: str | None = None, **_: Any) -> dict[str, Any]:
     """``*_like``: the input's shape; the input's dtype ``t`` unless one is passed."""
     x = types[0]
     return {"x": operand(names("a", x.ndim)), "dt": dtype or "t"}
 
 
+@reads_ranks
 def filled(types: tuple, shape: tuple[Size, ...], dtype: str | None = None,
            **_: Any) -> dict[str, Any]:
     """full: the fill value's dtype ``x`` unless one is passed."""
@@ -50,6 +53,7 @@ def filled(types: tuple, shape: tuple[Size, ...], dtype: str | None = None,
             "dt": dtype or "x"}
 
 
+@reads_ranks
 def ranged(types: tuple, start: Size, stop: Size | None, step: int, dtype: str = "int64",
            **_: Any) -> dict[str, Any]:
     """arange of ints: ``arange(n)`` or ``arange(start, stop, step)``. Like NumPy 2, a
@@ -85,6 +89,7 @@ def ranged(types: tuple, start: Size, stop: Size | None, step: int, dtype: str =
     return {"sizes": "", "y": operand([n]), "params": {"start": start, "stop": stop}}
 
 
+@reads_ranks
 def spaced(types: tuple, start: Any, stop: Any, num: int, **_: Any) -> dict[str, Any]:
     """linspace of real numbers: ``num`` samples."""
     for value in (start, stop):
@@ -95,6 +100,7 @@ def spaced(types: tuple, start: Any, stop: Any, num: int, **_: Any) -> dict[str,
     return {"y": operand([num])}
 
 
+@reads_ranks
 def identity(types: tuple, N: Size, M: Size | None, **_: Any) -> dict[str, Any]:
     """eye: an N x M matrix (M = N by default)."""
     m = N if M is None else M

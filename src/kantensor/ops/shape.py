@@ -23,7 +23,7 @@ from ..signature.limits import balanced_join
 from ..types.dim import Dim, free_symbols, substitute
 from .params import AxisError, ParamError, normalize_axes, normalize_axis
 from .sizes import SizeNames, concrete, given_axis, given_operands, input_axes, input_axis
-from .templates import joined_dtypes, names, operand, product, rank_error, where
+from .templates import joined_dtypes, names, operand, product, rank_error, reads_ranks, where
 
 # --------------------------------------------------------------------------- helpers
 
@@ -137,6 +137,7 @@ def _check_divides(x: Any, target: int) -> None:
                          f"size of {target}: {known}*k == {target} has no integer solution")
 
 
+@reads_ranks
 def permuted(types: tuple, axes: int | tuple[int, ...] | None, **_: Any) -> dict[str, Any]:
     """transpose/permute_dims: ``axes`` is a permutation of the axes (negative ones
     count from the end); None reverses them, as ``x.T`` does."""
@@ -156,6 +157,7 @@ def permuted(types: tuple, axes: int | tuple[int, ...] | None, **_: Any) -> dict
             "params": {"axes": perm}}
 
 
+@reads_ranks
 def expanded(types: tuple, axis: int | tuple[int, ...] | None, **_: Any) -> dict[str, Any]:
     """expand_dims: new axes of size 1 at ``axis``, positions in the *output*."""
     (x,) = types
@@ -188,6 +190,7 @@ def squeezed(types: tuple, axis: int | tuple[int, ...] | None, **_: Any) -> dict
             "params": {"axis": axes}}
 
 
+@reads_ranks
 def joined(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
     """concatenate: equal ranks (>= 1), equal sizes except along ``axis``, whose
     sizes add up; ``axis=None`` concatenates the flattened inputs."""
@@ -213,6 +216,7 @@ def joined(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
     return {"inputs": ",".join(inputs), "y": f"{out}:{dtype}", "params": {"axis": ax}}
 
 
+@reads_ranks
 def stacked(types: tuple, axis: int, **_: Any) -> dict[str, Any]:
     """stack: inputs of one shape, joined along a new axis of size len(arrays)."""
     if not types:
@@ -234,6 +238,7 @@ def _slice_bound(index: int, size: str) -> str:
     return f"min({index}, {size})" if index >= 0 else f"max({size} - {-index}, 0)"
 
 
+@reads_ranks
 def sections(types: tuple, indices_or_sections: int | tuple[int, ...] | None, axis: int,
              **_: Any) -> dict[str, Any]:
     """split: an int k gives k equal parts (the size must divide, as NumPy
@@ -291,6 +296,7 @@ def broadcast(types: tuple, shape: tuple[int | Dim, ...], **_: Any) -> dict[str,
             "y": operand(map(sizes.text, shape)), "fits": where(clauses)}
 
 
+@reads_ranks
 def flattened(types: tuple, **_: Any) -> dict[str, Any]:
     """flatten: one axis holding every element (a 0-d input gives one element)."""
     (x,) = types
@@ -298,6 +304,7 @@ def flattened(types: tuple, **_: Any) -> dict[str, Any]:
     return {"x": operand(dims), "y": operand([product(dims)])}
 
 
+@reads_ranks
 def differenced(types: tuple, n: int, axis: int, **_: Any) -> dict[str, Any]:
     """diff: the n-th difference shortens ``axis`` by n (to no less than 0).
     Like NumPy, n=0 returns the input as it is, without looking at ``axis``."""
@@ -319,6 +326,7 @@ CONVOLVE_SIZES = {"full": "{n}+{m}-1", "same": "max({n},{m})",
                   "valid": "max({n},{m})-min({n},{m})+1"}
 
 
+@reads_ranks
 def convolved(types: tuple, mode: str, **_: Any) -> dict[str, Any]:
     """convolve: 1-d inputs (a 0-d one counts as length 1, as in NumPy), both
     non-empty; the output length depends on ``mode``."""
@@ -352,6 +360,7 @@ def _check_fill(dtype: str, ndim: int, value: Any) -> None:
                              f"{dtype} tensor: {exc}") from None
 
 
+@reads_ranks
 def padded(types: tuple, pad_width: tuple[tuple[int, int], ...], constant_values: Any,
            **_: Any) -> dict[str, Any]:
     """pad (constant mode): one (before, after) pair for every axis, or one pair for
@@ -372,6 +381,7 @@ def padded(types: tuple, pad_width: tuple[tuple[int, int], ...], constant_values
             "params": {"pad_width": pairs or ((0, 0),)}}
 
 
+@reads_ranks
 def single(types: tuple, **_: Any) -> dict[str, Any]:
     """item: a tensor of size 1 (the product of its sizes is 1)."""
     (x,) = types

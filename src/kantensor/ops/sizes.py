@@ -38,7 +38,7 @@ from ..types.dim import Dim, free_symbols, substitute, unknown
 from ..types.type import TensorType
 from ..types.variable import AxisSize, TensorVariable
 from .params import ParamError
-from .templates import names, operand
+from .templates import names, operand, reads_ranks
 
 
 class SizeOp(Op):
@@ -273,6 +273,7 @@ def register_axis_input(fn: Callable[[Variable, int], Variable]) -> None:
     _AXIS_INPUT[0] = fn
 
 
+@reads_ranks
 def axis_of(types: tuple, axis: int, **_: Any) -> dict[str, Any]:
     """Builder of ``shape_of``: its output is as long as the axis."""
     ndim = types[0].ndim
