@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import pickle
+from concurrent.futures import ThreadPoolExecutor
 from unittest import mock
 
 import numpy as np
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 
 import kantensor as kt
 from kantensor.backend import linker
+from kantensor.ops.sizes import given_axis
 
 MODES = [(False, True), (False, False), (True, True), (True, False)]  # (check, generated)
 
@@ -157,3 +159,20 @@ def test_a_size_as_an_operand_says_what_sizes_are_for():
         with pytest.raises(TypeError, match=r"the size (x.shape\[0\]|n|3\*x.shape\[0\]) is "
                            r"symbolic, not a number .*sizes are parameters of Ops"):
             make()
+
+
+def test_calls_from_many_threads_tie_each_size_to_its_own_axis():
+    """The placeholders are shared by every call: threads making them at once must
+    neither duplicate one nor tie a size to another variable's axis."""
+    def build(i: int) -> bool:
+        x = kt.tensor("x", "float32", shape=(None, 3))
+        y = kt.tensor("y", "float32", shape=(None,))
+        z = kt.zeros((y.shape[0], x.shape[0] * 2, i % 5 + 1))
+        keys = [given_axis(k) for k in range(40 + i % 60, 0, -7)]  # grow the list at once
+        return ([v.owner.inputs[0] for v in z.owner.inputs] == [y, x]
+                and all(k == given_axis(k2) for k, k2 in zip(keys, range(40 + i % 60, 0, -7),
+                                                               strict=True)))
+
+    with ThreadPoolExecutor(8) as pool:
+        assert all(pool.map(build, range(400)))
+    assert [str(given_axis(k)) for k in range(100)] == [f"?{k}" for k in range(100)]

@@ -26,6 +26,7 @@ The implementation reads the sizes back with :func:`concrete`.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from typing import Any
@@ -80,14 +81,17 @@ class _GivenAxis:
 
 
 _GIVEN: list[Dim] = []
+_GIVEN_LOCK = threading.Lock()
 
 
 def given_axis(k: int) -> Dim:
     """The placeholder of the k-th axis size (``x.shape[i]``) in a call's size
     parameters: the same Dim in every call, so that calls stay comparable (memo keys
     hold no variable); its input is ``shape_of`` of that axis (see :func:`untie`)."""
-    while len(_GIVEN) <= k:
-        _GIVEN.append(unknown(_GivenAxis(len(_GIVEN))))
+    if k >= len(_GIVEN):
+        with _GIVEN_LOCK:  # two threads growing the list must not both add a k
+            while len(_GIVEN) <= k:
+                _GIVEN.append(unknown(_GivenAxis(len(_GIVEN))))
     return _GIVEN[k]
 
 
@@ -190,7 +194,8 @@ _INPUT_AXES: dict[tuple[int, int], Dim] = {}
 
 
 def input_axis(j: int, axis: int) -> Dim:
-    """The Dim "axis ``axis`` of input ``j``" of an Op's shape parameter (interned)."""
+    """The Dim "axis ``axis`` of input ``j``" of an Op's shape parameter (interned;
+    ``setdefault`` keeps one when two threads make it at once)."""
     d = _INPUT_AXES.get((j, axis))
     if d is None:
         d = _INPUT_AXES.setdefault((j, axis), unknown(_InputAxis(j, axis)))
