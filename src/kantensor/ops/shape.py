@@ -22,7 +22,15 @@ import numpy as np
 from ..signature.limits import balanced_join
 from ..types.dim import Dim, free_symbols, substitute
 from .params import AxisError, ParamError, normalize_axes, normalize_axis
-from .sizes import SizeNames, concrete, given_axis, given_operands, input_axes, input_axis
+from .sizes import (
+    SizeNames,
+    concrete,
+    given_axis,
+    given_operands,
+    input_axes,
+    input_axis,
+    symbol_of,
+)
 from .templates import joined_dtypes, names, operand, product, rank_error, reads_ranks, where
 
 # --------------------------------------------------------------------------- helpers
@@ -58,7 +66,7 @@ def reshaped(types: tuple, shape: tuple[int | Dim, ...],
     # check=True have the actual ints instead of the named sizes).
     own = input_axes(0, x.ndim)  # x.shape[i] of an axis unknown when the node was built
     given, operands = given_operands([shape], after=True)  # y.shape[i]: an input each
-    symbols = {**_symbols(x, dims), **{_symbol(d): Dim(dims[i]) for d, i in axes_of},
+    symbols = {**_symbols(x, dims), **{symbol_of(d): Dim(dims[i]) for d, i in axes_of},
                **{key: Dim(dims[i]) for key, i in own.items()}, **given}
     text: list[str] = []
     for entry in shape:
@@ -100,12 +108,6 @@ def reshaped(types: tuple, shape: tuple[int | Dim, ...],
     return {"x": operand(dims), "sizes": operands, "y": operand(text),
             "fits": where([f"({rest_size}) % ({rest_known}) == 0"] if others else []),
             "params": params}
-
-
-def _symbol(d: Dim) -> Any:
-    """The one symbol of a lone-symbol Dim: its name, or an unknown's key."""
-    (symbol,) = free_symbols(d)
-    return symbol
 
 
 def _axes_of(x: Any, shape: tuple[int | Dim, ...], own: dict[Any, int]
@@ -432,8 +434,8 @@ def reshape(x: np.ndarray, *sizes: np.ndarray, shape: tuple[Any, ...],
     axis of ``x`` each named size is, and other variables' sizes are the lengths of
     ``sizes`` (see :func:`~kantensor.ops.sizes.given_operands`)."""
     if axes_of or sizes:
-        values = {_symbol(d): x.shape[i] for d, i in axes_of}
-        values.update({_symbol(given_axis(k)): len(s) for k, s in enumerate(sizes)})
+        values = {symbol_of(d): x.shape[i] for d, i in axes_of}
+        values.update({symbol_of(given_axis(k)): len(s) for k, s in enumerate(sizes)})
         shape = tuple(int(substitute(s, values)) if isinstance(s, Dim) else s for s in shape)
     return np.reshape(x, shape)
 

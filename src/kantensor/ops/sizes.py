@@ -151,13 +151,12 @@ def given_operands(values: Iterable[Any], after: bool = False) -> tuple[dict[Any
     """For builders of such Ops: ``{placeholder key: Dim("s{k}")}`` to write the
     :func:`given_axis` sizes of ``values`` over, and the operands ``(s0):bool,...`` of
     their inputs (with ``after``, preceded by a comma; empty when there are none)."""
-    found = {s.k for value in values
-             for entry in (value if isinstance(value, tuple) else (value,))
-             if isinstance(entry, Dim) for s in free_symbols(entry) if isinstance(s, _GivenAxis)}
-    if found != set(range(len(found))):  # pragma: no cover - untie numbers them 0, 1, ...
-        raise ValueError(f"placeholders {sorted(found)} are not numbered from 0")
-    names = {_given_key(k): Dim(f"s{k}") for k in range(len(found))}
-    text = ",".join(f"(s{k}):bool" for k in range(len(found)))
+    found = sorted({s.k for value in values
+                    for entry in (value if isinstance(value, tuple) else (value,))
+                    if isinstance(entry, Dim) for s in free_symbols(entry)
+                    if isinstance(s, _GivenAxis)})  # 0, 1, ...: untie numbers them so
+    names = {_given_key(k): Dim(f"s{k}") for k in found}
+    text = ",".join(f"(s{k}):bool" for k in found)
     return names, (f",{text}" if after and text else text)
 
 
@@ -176,18 +175,19 @@ class _InputAxis:
         return _input_key, (self.j, self.axis)
 
 
-def _key_of(d: Dim) -> Any:
-    """The key of the unknown ``d``."""
+def symbol_of(d: Dim) -> Any:
+    """The one symbol of a lone-symbol Dim: its name, or an unknown's key (as
+    :func:`~kantensor.types.dim.substitute` takes it)."""
     (key,) = free_symbols(d)
     return key
 
 
 def _given_key(k: int) -> _GivenAxis:  # how the placeholders' keys unpickle as themselves
-    return _key_of(given_axis(k))
+    return symbol_of(given_axis(k))
 
 
 def _input_key(j: int, axis: int) -> _InputAxis:
-    return _key_of(input_axis(j, axis))
+    return symbol_of(input_axis(j, axis))
 
 
 _INPUT_AXES: dict[tuple[int, int], Dim] = {}
@@ -205,7 +205,7 @@ def input_axis(j: int, axis: int) -> Dim:
 def input_axes(j: int, ndim: int) -> dict[Any, int]:
     """``{symbol: axis}`` for the :func:`input_axis` Dims of input ``j`` (of rank
     ``ndim``), keyed as :func:`~kantensor.types.dim.substitute` takes them."""
-    return {_key_of(input_axis(j, axis)): axis for axis in range(ndim)}
+    return {symbol_of(input_axis(j, axis)): axis for axis in range(ndim)}
 
 
 def symbolic(values: Iterable[Any]) -> list[Dim]:
