@@ -7,6 +7,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import kantensor as kt
 from kantensor.ops.params import ParamError
@@ -114,3 +116,148 @@ def test_a_rank_only_builder_renders_once_per_ranks_and_dtypes():
     wrong = kt.op("{x}:t->{y}:t", call="x", builder=mislabelled)(lambda x: x.sum())
     with pytest.raises(AttributeError, match="'RankType' object has no attribute 'shape'"):
         wrong(kt.fmatrix())
+
+
+# -- cached calls of Ops with parameters (ops/fastcall.py) --------------------------
+# Each call shape has a generated function that keys the call and looks it up. Values
+# that compare equal but are treated differently (1 and True, 1 and 1.0, -1 and
+# np.int64(-1), a tuple and a list) must never share an answer: a sequence of calls with
+# repeats is run twice, once as it comes (memo hits among them) and once with every memo
+# of the family emptied before each call, and NumPy says what the successes must be.
+
+ATOMS = st.sampled_from([0, 1, -1, 2, 3, True, False, 1.0, -0.0, np.int64(-1), None])
+SLICES = st.builds(slice, ATOMS, ATOMS, st.sampled_from([None, 1, 2, -1, True, 2.0]))
+ITEMS = st.one_of(ATOMS, SLICES, st.just(Ellipsis))
+INDICES = st.one_of(ITEMS, st.tuples(ITEMS, ITEMS), st.tuples(ITEMS, ITEMS, ITEMS),
+                    st.lists(ITEMS, max_size=2))
+AXES = st.one_of(ATOMS, st.tuples(ATOMS), st.tuples(ATOMS, ATOMS))  # NumPy: no lists
+SHAPES = st.one_of(st.tuples(ATOMS, ATOMS), st.lists(ATOMS, min_size=1, max_size=3),
+                   st.sampled_from([(3, -1), (-1, 4), [12], (2, 6), (2, 2, 3), 12]))
+X = np.arange(12.0).reshape(4, 3)
+Y = np.arange(6.0).reshape(2, 3)
+KX, KY = kt.tensor("x", "float64", (4, 3)), kt.tensor("y", "float64", (2, 3))
+
+#: Any value goes to any call: an error is an outcome too, and keys of one value in
+#: calls of other shapes (``sum(x, 1)``, ``sum(x, keepdims=1)``) must not meet.
+VALUES = st.one_of(ATOMS, INDICES, SHAPES, AXES)
+
+
+def run_call(lib, call: str, value):
+    """The call, on kantensor's tensors or NumPy's arrays."""
+    x, y = (KX, KY) if lib is kt else (X, Y)
+    calls = {
+        "x[i]": lambda: x[value],
+        "sum(x, axis=a)": lambda: lib.sum(x, axis=value),
+        "sum(x, a)": lambda: lib.sum(x, value),
+        "sum(x, a, keepdims=True)": lambda: lib.sum(x, value, keepdims=True),
+        "sum(x, keepdims=a)": lambda: lib.sum(x, keepdims=value),
+        "x.reshape(s)": lambda: x.reshape(value),
+        "reshape(x, shape=s)": lambda: lib.reshape(x, shape=value),
+        "concatenate([x, y], axis=a)": lambda: lib.concatenate([x, y], axis=value),
+        "concatenate((y, x), a)": lambda: lib.concatenate((y, x), value),
+    }
+    return calls[call]() if call else calls
+
+
+CALL_NAMES = run_call(np, "", None)
+
+
+FAMILIES = [kt.ops.CATALOGUE[name] for name in ("getitem", "sum", "reshape", "concatenate")]
+
+
+def forget() -> None:
+    """Empty the families' memos of calls and of normalised values."""
+    for family in FAMILIES:
+        family._calls.clear()
+        family.spec._normalised.clear()
+
+
+def outcome(call: str, value, fresh: bool):
+    """(the output type as text) or (the error's class and message); ``fresh`` forgets
+    every earlier call first."""
+    if fresh:
+        forget()
+    try:
+        return str(run_call(kt, call, value).type)
+    except Exception as exc:  # noqa: BLE001 - the error is the outcome compared
+        return type(exc).__name__, str(exc)
+
+
+#: Each atom's look-alike, by type and value (a dict would take True for 1): equal to
+#: it, but given to a normaliser it may differ.
+LOOK_ALIKES = {(int, 1): 1.0, (int, 0): False, (int, -1): np.int64(-1), (int, 2): 2.0,
+               (int, 3): np.int64(3), (bool, True): 1, (bool, False): 0}
+
+
+def look_alike(value):
+    """``value`` with every atom (also slice bounds and tuple items) replaced by its
+    look-alike, kind kept (a tuple stays a tuple)."""
+    if isinstance(value, slice):
+        return slice(*map(look_alike, (value.start, value.stop, value.step)))
+    if isinstance(value, tuple | list):
+        return type(value)(map(look_alike, value))
+    return LOOK_ALIKES.get((type(value), value), value)
+
+
+@st.composite
+def call_sequences(draw):
+    """Every call with a few values and their look-alike twins, each twice, in any
+    order."""
+    values = draw(st.lists(VALUES, min_size=1, max_size=2))
+    values += [look_alike(value) for value in values]
+    pool = [(call, value) for call in CALL_NAMES for value in values]
+    return draw(st.permutations(pool + pool))
+
+
+@settings(max_examples=100, deadline=None)
+@given(call_sequences())
+def test_cached_calls_never_differ_from_fresh_ones(calls):
+    forget()  # each example starts afresh, so that a failure is its own
+    as_it_comes = [outcome(call, value, fresh=False) for call, value in calls]
+    fresh = [outcome(call, value, fresh=True) for call, value in calls]
+    assert as_it_comes == fresh, calls
+    for (call, value), got in zip(calls, fresh, strict=True):
+        if call.startswith("sum") and isinstance(value, list):
+            continue  # kantensor's reductions take a list of axes; NumPy's want a tuple
+        if isinstance(got, str):  # kantensor built it: NumPy must agree on the type
+            try:
+                expected = run_call(np, call, value)
+            except Exception:  # noqa: BLE001 - x[[12]]: NumPy checks at once, we at run time
+                out = run_call(kt, call, value)
+                with pytest.raises(Exception):  # noqa: B017, PT011 - NumPy's own error
+                    kt.function([KX, KY], out)(X, Y)
+                continue
+            assert got == str(kt.TensorType(str(expected.dtype), expected.shape)), \
+                (call, value)
+
+
+def test_a_cached_call_makes_new_nodes_of_the_same_op():
+    x = kt.tensor("x", "float64", (4, 3))
+    first, second, third = x[1:, ::2], x[1:, ::2], x[1:, ::2]
+    assert len({id(first), id(second), id(third)}) == 3
+    assert len({id(v.owner) for v in (first, second, third)}) == 3
+    assert first.owner.op is second.owner.op is third.owner.op
+    assert second.owner.inputs == [x] and str(third.type) == "float64[3,2]"
+    parts = kt.split(x, [1, 3], axis=0)  # several outputs, cached
+    again = kt.split(x, [1, 3], axis=0)
+    assert [str(p.type) for p in again] == ["float64[1,3]", "float64[2,3]", "float64[1,3]"]
+    assert all(a is not b for a, b in zip(parts, again, strict=True))
+    assert again[0].owner is again[2].owner
+
+
+def test_calls_of_other_shapes_never_share_an_answer():
+    """``sum(x, 1)`` and ``sum(x, keepdims=1)`` give one value in one place: the call
+    shape tells them apart (keepdims must be a bool)."""
+    x = kt.tensor("x", "float64", (4, 3))
+    for _ in range(3):
+        assert str(kt.sum(x, 1).type) == "float64[4]"
+        with pytest.raises(ParamError, match="keepdims: expected True or False, got 1"):
+            kt.sum(x, keepdims=1)
+
+
+def test_cached_calls_read_keywords_in_any_order():
+    x = kt.tensor("x", "float64", (4, 3))
+    for _ in range(2):
+        assert str(kt.sum(x, axis=0, keepdims=True).type) == "float64[1,3]"
+        assert str(kt.sum(x, keepdims=True, axis=1).type) == "float64[4,1]"
+        assert str(kt.sum(x, keepdims=False, axis=1).type) == "float64[4]"

@@ -27,6 +27,7 @@ from .params import ArrayRef, ParamError, SliceItem
 from .templates import names, operand, product, rank_error, reads_ranks, where
 
 _ARRAYS = (Variable, np.ndarray, list)
+_NO_KEYWORDS: dict[str, Any] = {}  # never mutated
 
 
 def _is_array(item: Any) -> bool:
@@ -36,6 +37,9 @@ def _is_array(item: Any) -> bool:
 def subscript(getitem: Callable[..., Any], index_op: Callable[..., Any], x: Any,
               index: Any) -> Any:
     """``x[index]``: basic indices to ``getitem``, indices with arrays to ``index``."""
+    out = getitem.cached((x, index), _NO_KEYWORDS)  # a basic index seen before
+    if out is not None:
+        return out
     items = index if isinstance(index, tuple) else (index,)
     for i in items:  # a loop, not any(...): this is the path of every x[1:, ::2]
         if isinstance(i, _ARRAYS):

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..graph.basic import Variable
+from .fastcall import FastCall, exact_key, generate
 from .params import KINDS, ParamError
 from .sizes import axis_inputs, own_axes, size_inputs, untie
 
@@ -90,8 +90,8 @@ class CallSpec:
         for p in self.params:  # defaults must be valid values of their kind
             if p.default is not inspect.Parameter.empty and not p.is_tensor:
                 p.normalise(p.default, op)
-        # For bind's fast path: the parameters a positional argument can fill, by name,
-        # and normalised values already seen (see _memo_key).
+        # For bind's plans: the parameters a positional argument can fill, by name, and
+        # normalised values already seen (see _normalise).
         self._positional = [p for p in self.params
                             if not p.keyword_only and p.kind != "*tensors"]
         self._by_name = {p.name: p for p in self.params}
@@ -102,8 +102,11 @@ class CallSpec:
             raise ParamError(f"call {text!r}: size parameters ({', '.join(self._sized)}) "
                              f"and shape parameters ({', '.join(self._own)}) cannot mix")
         self._plans: dict[Any, tuple | None] = {}
-        self._given: dict[Any, tuple] = {}
         self._normalised: dict[tuple, Any] = {}
+        #: The generated cached-call function of each call shape bind has planned (see
+        #: :mod:`kantensor.ops.fastcall`): ``len(args)``, or ``(len(args), keyword
+        #: names)`` when there are keywords.
+        self.fast: dict[Any, FastCall] = {}
 
     @property
     def param_names(self) -> tuple[str, ...]:
@@ -119,10 +122,11 @@ class CallSpec:
             plan = self._plan(len(args), tuple(kwargs))
             if len(self._plans) < 256:
                 self._plans[shape] = plan
-                if plan is not None:  # what call_key reads: the arguments given
-                    self._given[shape] = tuple((kind, where, source)
-                                               for _, kind, where, source in plan
-                                               if where is not _DEFAULT)
+                if plan is not None:
+                    self.fast[shape] = generate(
+                        tuple((kind, where is _POSITION, source)
+                              for _, kind, where, source in plan if where is not _DEFAULT),
+                        len(args))
         if plan is None:  # the general case, and every error message
             try:
                 bound = self.signature.bind(*args, **kwargs)
@@ -162,44 +166,6 @@ class CallSpec:
                 tensors.extend(axis_inputs(axes))
         return tensors, params
 
-    def call_key(self, args: tuple, kwargs: dict) -> tuple[list, list[Variable]] | None:
-        """``(key, tensors)`` for a call bind has planned before, whose tensors are
-        Variables and whose parameter values have exact memo keys: the key (a list, to
-        be completed and made a tuple by the caller) is equal for calls that bind to
-        equal parameters and tensors of the same type objects (by identity: whoever
-        remembers a key keeps those types alive) and wrapping (``2 * id(type) +
-        wrapped``, one int per tensor). None for any other call (then bind it)."""
-        shape = (len(args), tuple(kwargs)) if kwargs else len(args)
-        given = self._given.get(shape)
-        if given is None:
-            return None
-        key: list[Any] = [shape]
-        tensors: list[Variable] = []
-        for kind, where, source in given:
-            value = args[source] if where is _POSITION else kwargs[source]
-            if kind == "tensor":
-                if not isinstance(value, Variable):
-                    return None
-                tensors.append(value)
-                key.append(2 * id(value.type) + value.wrapped)
-            elif kind == "tensors":
-                if type(value) not in (list, tuple):
-                    return None
-                key.append(len(value))
-                for v in value:
-                    if not isinstance(v, Variable):
-                        return None
-                    tensors.append(v)
-                    key.append(2 * id(v.type) + v.wrapped)
-            elif type(value) is int:  # the common case, no other key is an int
-                key.append(value)
-            else:
-                memo_key = _memo_key(value)
-                if memo_key is None:
-                    return None
-                key.append(memo_key)
-        return key, tensors
-
     def _plan(self, n_args: int, names: tuple[str, ...]) -> tuple | None:
         """Where each parameter's value comes from in a call with ``n_args`` positional
         arguments and keyword arguments ``names``: ``(param, kind, _POSITION, i)``,
@@ -228,7 +194,7 @@ class CallSpec:
     def _normalise(self, p: Param, value: Any) -> Any:
         """``p.normalise(value)``, remembered for values whose key says exactly what
         they are (so ``axis=-1`` in a loop is normalised once)."""
-        key = _memo_key(value)
+        key = exact_key(value)
         if key is None:
             return p.normalise(value, self.op)
         key = (p.name, key)
@@ -261,34 +227,6 @@ class CallSpec:
 
 # Where a bind plan takes a value from (compared by identity).
 _POSITION, _KEYWORD, _DEFAULT = object(), object(), object()
-
-
-#: The types of the bounds of a slice with an exact key.
-_BOUND_TYPES = frozenset({int, type(None)})
-
-
-def _memo_key(value: Any) -> tuple | None:
-    """A key equal only for values every normaliser treats alike: exact ints, bools,
-    strings, None, and tuples or lists of ints, slices of ints, None and ``...``;
-    None for anything else (floats among them: 0.0 == -0.0)."""
-    kind = type(value)
-    if kind is int or kind is bool or kind is str or value is None:
-        return (kind, value)
-    if kind is tuple or kind is list or kind is slice:
-        keys = []
-        for item in ((value,) if kind is slice else value):
-            if type(item) is int or item is None or item is Ellipsis:
-                keys.append(item)
-            elif type(item) is slice:  # x[1:, ::2]: attribute by attribute, no map()
-                start, stop, step = item.start, item.stop, item.step
-                if not (type(start) in _BOUND_TYPES and type(stop) in _BOUND_TYPES
-                        and type(step) in _BOUND_TYPES):
-                    return None
-                keys.append((slice, start, stop, step))
-            else:
-                return None
-        return (kind, tuple(keys))
-    return None
 
 
 def _parse_call(text: str) -> list[Param]:

@@ -21,6 +21,7 @@ from ..types.type import TensorType
 from ..types.variable import TensorVariable, as_tensor_variable
 from .callspec import CallSpec
 from .display import OpFacts, op_html
+from .fastcall import Miss
 from .params import ParamError
 from .pyints import check_python_ints, exact_operands
 from .templates import RankType
@@ -332,8 +333,10 @@ class OpFamily:
         self.__doc__ = doc or f"{name}({spec.text}): {template}"
         self.__signature__ = spec.signature
         self._ops: dict[tuple, TemplateOp] = {}
-        #: Calls seen before (see CallSpec.call_key): (Op, output types, input types).
+        #: Calls seen before, by key (see ops/fastcall.py): (Op, output types, input
+        #: types), and the generated function of each call shape.
         self._calls: dict[tuple, tuple] = {}
+        self._fast = spec.fast
 
     def _op(self, params: dict[str, Any]) -> TemplateOp:
         key = tuple(params.items())
@@ -362,24 +365,35 @@ class OpFamily:
         return op.n_outputs
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        fast = self.spec.call_key(args, kwargs)
+        fast = self._fast.get((len(args), tuple(kwargs)) if kwargs else len(args))
+        if fast is None:
+            return self._build(args, kwargs, None)
+        out = fast(self._calls, args, kwargs)  # a hit: the outputs (see ops/fastcall.py)
+        if out is None or type(out) is Miss:
+            return self._build(args, kwargs, out)
+        return out
+
+    def cached(self, args: tuple, kwargs: dict) -> Any:
+        """The outputs of a call equal to one seen before (new nodes, as every build
+        makes), or None; never binds (``x[...]`` tries it before looking for arrays)."""
+        fast = self._fast.get((len(args), tuple(kwargs)) if kwargs else len(args))
         if fast is not None:
-            key, tensors = fast
-            key.append(get_default_dtype())
-            key = tuple(key)
-            hit = self._calls.get(key)
-            if hit is not None:  # the Op and output types of an earlier, equal call
-                outs = hit[1]  # (call_key checked that the tensors are Variables)
-                if len(outs) == 1:
-                    return Apply.one_output(hit[0], tensors, TensorVariable, outs[0])
-                return Apply.of_new_outputs(hit[0], tensors, TensorVariable, outs).outputs
+            out = fast(self._calls, args, kwargs)
+            if type(out) is not Miss:
+                return out
+        return None
+
+    def _build(self, args: tuple, kwargs: dict, miss: Miss | None) -> Any:
+        """The general path: bind the call, pick the Op, make the node; remembered under
+        ``miss.key`` when the call had an exact key and bind found the same tensors."""
         tensors, params = self.spec.bind(args, kwargs)
         node = self._op(params).make_node(*tensors)  # TemplateOp.__call__, inlined
-        if fast is not None:
+        if miss is not None and len(tensors) == len(miss.tensors) and all(
+                a is b for a, b in zip(tensors, miss.tensors, strict=True)):
             if len(self._calls) >= MEMO_SIZE:
                 self._calls.clear()
-            self._calls[key] = (node.op, tuple(o.type for o in node.outputs),
-                                [t.type for t in tensors])  # the types whose ids are keys
+            self._calls[miss.key] = (node.op, tuple(o.type for o in node.outputs),
+                                     [t.type for t in tensors])  # the types of the key
         outputs = node.outputs
         return outputs[0] if len(outputs) == 1 else outputs
 

@@ -1,0 +1,166 @@
+"""Cached builds of Ops with parameters: one generated function per call shape.
+
+A cached build should cost about what the floor costs: one dict lookup and one Apply.
+The general path of a call (bind the arguments, normalise the parameters, pick the
+TemplateOp, make_node) does much more, and on CPython even a generic loop over a bind
+plan costs more than the Apply itself: its branches and frames add up. So, as
+``dataclasses`` and ``namedtuple`` do, the first call of each *shape* (the number of
+positional arguments and the keyword names) generates straight-line Python for that
+shape: read each argument from where it is, turn it into its exact key, look the key
+up in the family's memo of calls and build the outputs.
+
+The memo maps a key to what an earlier, equal call built: ``(Op, output types, input
+types)``. A key holds the number of its generated function (one value may mean
+different things in calls of different shapes: ``sum(x, 1)``, ``sum(x, keepdims=1)``),
+for each tensor ``2 * id(type) + wrapped`` (the memo entry keeps
+the type alive, so the id stays its own), for each parameter given its
+:func:`exact_key`, and the default dtype. Defaults are not in the key: a call shape
+fixes which parameters take them. A value without an exact key (a float, a Dim, an
+array) makes the call take the general path, and so does any error: the general path
+words it. Nothing here decides a type: a hit returns what the relation decided for an
+equal call.
+"""
+
+from __future__ import annotations
+
+import itertools
+import textwrap
+from collections.abc import Callable
+from typing import Any
+
+from ..graph.basic import Apply, Variable
+from ..types.dtypes import get_default_dtype
+from ..types.variable import TensorVariable
+
+#: The key of a sequence of ints, None, ``...`` and slices of ints and None, as code:
+#: ``{key}`` becomes a tuple of ``{kind}`` and one key per item of ``{items}``, or the
+#: code returns None. Slices are unhashable before Python 3.12 and ``1 == 1.0 ==
+#: True``, so a slice's bounds are checked to be exact ints or None and kept as a tuple.
+#: It is the body of :func:`exact_key`'s sequences and, inlined, of every generated
+#: call's tuple parameters (``x[1:, ::2]``, ``reshape((3, -1))``), where a frame more
+#: would cost as much as the loop.
+_SEQUENCE_KEY = """\
+{key} = [{kind}]
+for item in {items}:
+    if type(item) is slice:
+        start, stop, step = item.start, item.stop, item.step
+        if not ((type(start) is int or start is None) and (type(stop) is int or stop is None)
+                and (type(step) is int or step is None)):
+            return None
+        {key}.append((start, stop, step))
+    elif type(item) is int or item is None or item is Ellipsis:
+        {key}.append(item)
+    else:
+        return None
+{key} = tuple({key})"""
+
+_EXACT_KEY = f"""\
+def exact_key(value):
+    kind = type(value)
+    if kind is int or kind is bool or kind is str or value is None:
+        return (kind, value)
+    if kind is tuple or kind is list:
+        items = value
+    elif kind is slice:
+        items = (value,)
+    else:
+        return None
+{textwrap.indent(_SEQUENCE_KEY.format(key="key", kind="kind", items="items"), "    ")}
+    return key"""
+
+
+def _define(source: str, name: str, namespace: dict[str, Any]) -> Callable[..., Any]:
+    """The function ``name`` that ``source`` defines, with its source kept on it."""
+    namespace = dict(namespace)
+    exec(compile(source, f"<kantensor {name}>", "exec"), namespace)  # noqa: S102
+    fn = namespace[name]
+    fn.__source__ = source  # what it is, for whoever debugs it
+    return fn
+
+
+#: ``exact_key(value)``: a key equal only for values every normaliser treats alike:
+#: exact ints, bools, strings and None (with their type, as ``1 == True``), and tuples,
+#: lists or slices as :data:`_SEQUENCE_KEY` says; None for anything else (floats among
+#: them: ``0.0 == -0.0``).
+exact_key: Callable[[Any], Any] = _define(_EXACT_KEY, "exact_key", {})
+
+
+class Miss:
+    """What a generated call returns when its key is exact but not yet in the memo: the
+    key and the tensors, for the general path to record what it builds."""
+
+    __slots__ = ("key", "tensors")
+
+    def __init__(self, key: tuple, tensors: list[Variable]):
+        self.key = key
+        self.tensors = tensors
+
+
+#: A generated call: ``(memo, args, kwargs)`` -> the outputs of a hit, a Miss, or None
+#: (no exact key: bind the call).
+FastCall = Callable[[dict, tuple, dict], Any]
+
+#: The names generated code sees.
+_NAMESPACE = {"Variable": Variable, "Miss": Miss, "exact_key": exact_key,
+              "default_dtype": get_default_dtype, "one_output": Apply.one_output,
+              "of_new_outputs": Apply.of_new_outputs, "TensorVariable": TensorVariable}
+
+_counter = itertools.count()
+
+
+def generate(given: tuple[tuple[str, bool, int | str], ...], n_args: int) -> FastCall:
+    """The fast call of one call shape. ``given`` lists, in parameter order, what the
+    call gives: ``(kind, positional, source)`` with ``source`` the position in ``args``
+    or the keyword; ``n_args`` is the number of positional arguments. Kinds are
+    ``"tensor"``, ``"tensors"`` (a list or tuple of tensors) or a parameter kind."""
+    lines = []
+    if n_args:
+        lines.append(f"    {''.join(f'a{i}, ' for i in range(n_args))}= args")
+    keys: list[str] = []
+    tensors: list[str] = []
+    for i, (kind, positional, source) in enumerate(given):
+        if positional:
+            value = f"a{source}"
+        else:
+            if not (isinstance(source, str) and source.isidentifier()):
+                raise ValueError(f"a keyword must be a name, got {source!r}")
+            value = f"v{i}"
+            lines.append(f"    {value} = kwargs[{source!r}]")
+        if kind == "tensor":
+            lines.append(f"    if not isinstance({value}, Variable): return None")
+            keys.append(f"2 * id({value}.type) + {value}.wrapped")
+            tensors.append(value)
+        elif kind == "tensors":
+            lines += [f"    if type({value}) is not list and type({value}) is not tuple:"
+                      f" return None",
+                      f"    k{i} = []",
+                      f"    for v in {value}:",
+                      "        if not isinstance(v, Variable): return None",
+                      f"        k{i}.append(2 * id(v.type) + v.wrapped)"]
+            keys.append(f"tuple(k{i})")
+            tensors.append(f"*{value}")
+        else:  # an int is its own key (no other key is an int); tuples inline
+            lines += [f"    if type({value}) is int:",
+                      f"        k{i} = {value}",
+                      f"    elif type({value}) is tuple:",
+                      textwrap.indent(_SEQUENCE_KEY.format(key=f"k{i}", kind="tuple",
+                                                           items=value), " " * 8),
+                      "    else:",
+                      f"        k{i} = exact_key({value})",
+                      f"        if k{i} is None: return None"]
+            keys.append(f"k{i}")
+    keys.append("default_dtype()")
+    number = next(_counter)
+    keys.insert(0, str(number))  # a shape of its own: sum(x, 1) is not sum(x, keepdims=1)
+    name = f"_fast_call_{number}"
+    return _define("\n".join([
+        f"def {name}(memo, args, kwargs):",
+        *lines,
+        f"    key = ({', '.join(keys)},)",
+        f"    tensors = [{', '.join(tensors)}]",
+        "    hit = memo.get(key)",
+        "    if hit is None: return Miss(key, tensors)",
+        "    outs = hit[1]",
+        "    if len(outs) == 1: return one_output(hit[0], tensors, TensorVariable, outs[0])",
+        "    return of_new_outputs(hit[0], tensors, TensorVariable, outs).outputs",
+    ]), name, _NAMESPACE)
