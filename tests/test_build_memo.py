@@ -168,8 +168,7 @@ FAMILIES = [kt.ops.CATALOGUE[name] for name in ("getitem", "sum", "reshape", "co
 def forget() -> None:
     """Empty the families' memos of calls and of normalised values."""
     for family in FAMILIES:
-        family._calls.clear()
-        family.spec._normalised.clear()
+        family.forget_calls()
 
 
 def outcome(call: str, value, fresh: bool):

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .fastcall import FastCall, exact_key, generate
+from .fastcall import FastCall, exact_key, fast_call
 from .params import KINDS, ParamError
 from .sizes import axis_inputs, own_axes, size_inputs, untie
 
@@ -103,8 +103,8 @@ class CallSpec:
                              f"and shape parameters ({', '.join(self._own)}) cannot mix")
         self._plans: dict[Any, tuple | None] = {}
         self._normalised: dict[tuple, Any] = {}
-        #: The generated cached-call function of each call shape bind has planned (see
-        #: :mod:`kantensor.ops.fastcall`): ``len(args)``, or ``(len(args), keyword
+        #: The cached call, with its memo, of each call shape bind has planned (see
+        #: :mod:`kantensor.ops.fastcall`), by ``len(args)``, or ``(len(args), keyword
         #: names)`` when there are keywords.
         self.fast: dict[Any, FastCall] = {}
 
@@ -123,7 +123,7 @@ class CallSpec:
             if len(self._plans) < 256:
                 self._plans[shape] = plan
                 if plan is not None:
-                    self.fast[shape] = generate(
+                    self.fast[shape] = fast_call(
                         tuple((kind, where is _POSITION, source)
                               for _, kind, where, source in plan if where is not _DEFAULT),
                         len(args))
@@ -206,6 +206,13 @@ class CallSpec:
                 self._normalised.clear()
             self._normalised[key] = out
             return out
+
+    def forget_calls(self) -> None:
+        """Forget the calls and normalised values seen (the plans stay: they depend on
+        nothing but the call shape)."""
+        for fast in self.fast.values():
+            fast.args[0].clear()
+        self._normalised.clear()
 
     def normalise(self, params: dict[str, Any]) -> dict[str, Any]:
         """Check and complete keyword parameters (``op.bind(axis=1)``)."""

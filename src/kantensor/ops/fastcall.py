@@ -4,26 +4,29 @@ A cached build should cost about what the floor costs: one dict lookup and one A
 The general path of a call (bind the arguments, normalise the parameters, pick the
 TemplateOp, make_node) does much more, and on CPython even a generic loop over a bind
 plan costs more than the Apply itself: its branches and frames add up. So, as
-``dataclasses`` and ``namedtuple`` do, the first call of each *shape* (the number of
-positional arguments and the keyword names) generates straight-line Python for that
-shape: read each argument from where it is, turn it into its exact key, look the key
-up in the family's memo of calls and build the outputs.
+``dataclasses`` and ``namedtuple`` do, each *shape* of call (the number of positional
+arguments and the keyword names) gets straight-line Python: read each argument from
+where it is, turn it into its exact key, look the key up in the memo of that shape and
+build the outputs.
 
-The memo maps a key to what an earlier, equal call built: ``(Op, output types, input
-types)``. A key holds the number of its generated function (one value may mean
-different things in calls of different shapes: ``sum(x, 1)``, ``sum(x, keepdims=1)``),
-for each tensor ``2 * id(type) + wrapped`` (the memo entry keeps
-the type alive, so the id stays its own), for each parameter given its
-:func:`exact_key`, and the default dtype. Defaults are not in the key: a call shape
-fixes which parameters take them. A value without an exact key (a float, a Dim, an
-array) makes the call take the general path, and so does any error: the general path
-words it. Nothing here decides a type: a hit returns what the relation decided for an
-equal call.
+Each call shape of each Op family has a memo of its own, mapping a key to what an
+earlier, equal call built: ``(Op, output types, input types)``. (One value can mean
+different things in calls of different shapes: ``sum(x, 1)``, ``sum(x, keepdims=1)``.)
+A key holds, for each tensor, ``2 * id(type) + wrapped`` (the memo entry keeps the type
+alive, so the id stays its own), for each parameter given its :func:`exact_key`, and
+the default dtype. Defaults are not in the key: a call shape fixes which parameters
+take them. A value without an exact key (a float, a Dim, an array) makes the call take
+the general path, and so does any error: the general path words it. Nothing here
+decides a type: a hit returns what the relation decided for an equal call.
+
+The code depends only on where tensors and parameters are, not on the Op (``sum(x,
+axis=1)`` and ``mean(x, axis=1)`` run one function, each with its memo), so it is
+compiled once per such layout.
 """
 
 from __future__ import annotations
 
-import itertools
+import functools
 import textwrap
 from collections.abc import Callable
 from typing import Any
@@ -86,39 +89,51 @@ exact_key: Callable[[Any], Any] = _define(_EXACT_KEY, "exact_key", {})
 
 
 class Miss:
-    """What a generated call returns when its key is exact but not yet in the memo: the
-    key and the tensors, for the general path to record what it builds."""
+    """What a generated call returns when its key is exact but not yet in its memo: the
+    memo, the key and the tensors, for the general path to record what it builds."""
 
-    __slots__ = ("key", "tensors")
+    __slots__ = ("memo", "key", "tensors")
 
-    def __init__(self, key: tuple, tensors: list[Variable]):
+    def __init__(self, memo: dict, key: tuple, tensors: list[Variable]):
+        self.memo = memo
         self.key = key
         self.tensors = tensors
 
 
-#: A generated call: ``(memo, args, kwargs)`` -> the outputs of a hit, a Miss, or None
-#: (no exact key: bind the call).
-FastCall = Callable[[dict, tuple, dict], Any]
+#: The cached call of one call shape: ``(args, kwargs)`` -> the outputs of a hit, a
+#: Miss, or None (no exact key: bind the call). Its memo is ``fast.args[0]``.
+FastCall = functools.partial
 
 #: The names generated code sees.
 _NAMESPACE = {"Variable": Variable, "Miss": Miss, "exact_key": exact_key,
               "default_dtype": get_default_dtype, "one_output": Apply.one_output,
               "of_new_outputs": Apply.of_new_outputs, "TensorVariable": TensorVariable}
 
-_counter = itertools.count()
+#: The classes of what a call gives, as the generated code treats them.
+_TENSOR, _TENSORS, _PARAM = "tensor", "tensors", "param"
 
 
-def generate(given: tuple[tuple[str, bool, int | str], ...], n_args: int) -> FastCall:
-    """The fast call of one call shape. ``given`` lists, in parameter order, what the
-    call gives: ``(kind, positional, source)`` with ``source`` the position in ``args``
-    or the keyword; ``n_args`` is the number of positional arguments. Kinds are
-    ``"tensor"``, ``"tensors"`` (a list or tuple of tensors) or a parameter kind."""
+def fast_call(given: tuple[tuple[str, bool, int | str], ...], n_args: int) -> FastCall:
+    """The cached call of one call shape, with a new memo. ``given`` lists, in parameter
+    order, what the call gives: ``(kind, positional, source)`` with ``source`` the
+    position in ``args`` or the keyword; ``n_args`` is the number of positional
+    arguments. Kinds are ``"tensor"``, ``"tensors"`` (a list or tuple of tensors) or a
+    parameter kind."""
+    layout = tuple((kind if kind in (_TENSOR, _TENSORS) else _PARAM, positional, source)
+                   for kind, positional, source in given)
+    return functools.partial(_compiled(layout, n_args), {})
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(layout: tuple[tuple[str, bool, int | str], ...],
+              n_args: int) -> Callable[[dict, tuple, dict], Any]:
+    """``fn(memo, args, kwargs)`` for calls of this layout (see :func:`fast_call`)."""
     lines = []
     if n_args:
         lines.append(f"    {''.join(f'a{i}, ' for i in range(n_args))}= args")
     keys: list[str] = []
     tensors: list[str] = []
-    for i, (kind, positional, source) in enumerate(given):
+    for i, (kind, positional, source) in enumerate(layout):
         if positional:
             value = f"a{source}"
         else:
@@ -126,11 +141,11 @@ def generate(given: tuple[tuple[str, bool, int | str], ...], n_args: int) -> Fas
                 raise ValueError(f"a keyword must be a name, got {source!r}")
             value = f"v{i}"
             lines.append(f"    {value} = kwargs[{source!r}]")
-        if kind == "tensor":
+        if kind == _TENSOR:
             lines.append(f"    if not isinstance({value}, Variable): return None")
             keys.append(f"2 * id({value}.type) + {value}.wrapped")
             tensors.append(value)
-        elif kind == "tensors":
+        elif kind == _TENSORS:
             lines += [f"    if type({value}) is not list and type({value}) is not tuple:"
                       f" return None",
                       f"    k{i} = []",
@@ -150,16 +165,14 @@ def generate(given: tuple[tuple[str, bool, int | str], ...], n_args: int) -> Fas
                       f"        if k{i} is None: return None"]
             keys.append(f"k{i}")
     keys.append("default_dtype()")
-    number = next(_counter)
-    keys.insert(0, str(number))  # a shape of its own: sum(x, 1) is not sum(x, keepdims=1)
-    name = f"_fast_call_{number}"
+    name = f"_fast_call_{_compiled.cache_info().currsize}"
     return _define("\n".join([
         f"def {name}(memo, args, kwargs):",
         *lines,
         f"    key = ({', '.join(keys)},)",
         f"    tensors = [{', '.join(tensors)}]",
         "    hit = memo.get(key)",
-        "    if hit is None: return Miss(key, tensors)",
+        "    if hit is None: return Miss(memo, key, tensors)",
         "    outs = hit[1]",
         "    if len(outs) == 1: return one_output(hit[0], tensors, TensorVariable, outs[0])",
         "    return of_new_outputs(hit[0], tensors, TensorVariable, outs).outputs",

@@ -333,9 +333,7 @@ class OpFamily:
         self.__doc__ = doc or f"{name}({spec.text}): {template}"
         self.__signature__ = spec.signature
         self._ops: dict[tuple, TemplateOp] = {}
-        #: Calls seen before, by key (see ops/fastcall.py): (Op, output types, input
-        #: types), and the generated function of each call shape.
-        self._calls: dict[tuple, tuple] = {}
+        #: The cached call of each call shape, with its memo (see ops/fastcall.py).
         self._fast = spec.fast
 
     def _op(self, params: dict[str, Any]) -> TemplateOp:
@@ -368,7 +366,7 @@ class OpFamily:
         fast = self._fast.get((len(args), tuple(kwargs)) if kwargs else len(args))
         if fast is None:
             return self._build(args, kwargs, None)
-        out = fast(self._calls, args, kwargs)  # a hit: the outputs (see ops/fastcall.py)
+        out = fast(args, kwargs)  # a hit: the outputs (see ops/fastcall.py)
         if out is None or type(out) is Miss:
             return self._build(args, kwargs, out)
         return out
@@ -378,22 +376,28 @@ class OpFamily:
         makes), or None; never binds (``x[...]`` tries it before looking for arrays)."""
         fast = self._fast.get((len(args), tuple(kwargs)) if kwargs else len(args))
         if fast is not None:
-            out = fast(self._calls, args, kwargs)
+            out = fast(args, kwargs)
             if type(out) is not Miss:
                 return out
         return None
 
+    def forget_calls(self) -> None:
+        """Forget the calls seen, so that the next ones bind and build afresh (the Ops
+        found stay: ``bind`` gives the same Op for the same parameters)."""
+        self.spec.forget_calls()
+
     def _build(self, args: tuple, kwargs: dict, miss: Miss | None) -> Any:
-        """The general path: bind the call, pick the Op, make the node; remembered under
-        ``miss.key`` when the call had an exact key and bind found the same tensors."""
+        """The general path: bind the call, pick the Op, make the node; remembered in
+        the memo of the call's shape when the call had an exact key and bind found the
+        same tensors."""
         tensors, params = self.spec.bind(args, kwargs)
         node = self._op(params).make_node(*tensors)  # TemplateOp.__call__, inlined
         if miss is not None and len(tensors) == len(miss.tensors) and all(
                 a is b for a, b in zip(tensors, miss.tensors, strict=True)):
-            if len(self._calls) >= MEMO_SIZE:
-                self._calls.clear()
-            self._calls[miss.key] = (node.op, tuple(o.type for o in node.outputs),
-                                     [t.type for t in tensors])  # the types of the key
+            if len(miss.memo) >= MEMO_SIZE:
+                miss.memo.clear()
+            miss.memo[miss.key] = (node.op, tuple(o.type for o in node.outputs),
+                                   [t.type for t in tensors])  # the types of the key
         outputs = node.outputs
         return outputs[0] if len(outputs) == 1 else outputs
 
