@@ -11,14 +11,13 @@ signatures.
 from __future__ import annotations
 
 import difflib
-import functools
 from collections.abc import Callable
 from typing import Any
 
 from ..types.dim import Dim
 from ..types.protocol import KANTENSOR_NAMES, register_numpy
 from ..types.variable import register_method, register_operator
-from .advanced import subscript
+from .advanced import subscript_operator
 from .catalogue import load_all
 from .sizes import register_axis_input
 
@@ -65,8 +64,7 @@ for _entry in load_all():
 register_axis_input(lambda x, axis: CATALOGUE["shape_of"](x, axis=axis))
 
 # x[index] on a tensor: basic indices build getitem, indices holding arrays build index.
-register_operator("getitem", functools.partial(subscript, CATALOGUE["getitem"],
-                                               CATALOGUE["index"]))
+register_operator("getitem", subscript_operator(CATALOGUE["getitem"], CATALOGUE["index"]))
 
 
 def nearest_op(name: str) -> str | None:

@@ -1,7 +1,7 @@
 """Advanced indexing with NumPy's rules: ``x[i]``, ``x[i, :, j]``, ``x[mask]``.
 
 An index holding integer arrays (tensors, NumPy arrays, lists) or boolean masks is
-*advanced*. :func:`subscript` (``x[...]`` on a tensor variable) sends basic indices to
+*advanced*. :func:`subscript_operator` (``x[...]`` on a tensor variable) sends basic indices to
 ``getitem`` and advanced ones to the ``index`` Op, whose tensor inputs are ``x`` and the
 index arrays, and whose ``index`` parameter is the index with each array replaced by an
 :class:`ArrayRef` (its position among the inputs).
@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..graph.basic import Variable
+from .fastcall import Miss
 from .indexing import _as_key, slice_length
 from .params import ArrayRef, ParamError, SliceItem
 from .templates import names, operand, product, rank_error, reads_ranks, where
@@ -34,14 +35,30 @@ def _is_array(item: Any) -> bool:
     return isinstance(item, _ARRAYS)
 
 
-def subscript(getitem: Callable[..., Any], index_op: Callable[..., Any], x: Any,
-              index: Any) -> Any:
-    """``x[index]``: basic indices to ``getitem``, indices with arrays to ``index``."""
-    out = getitem.cached((x, index), _NO_KEYWORDS)  # a basic index seen before
-    if out is not None:
-        return out
+def subscript_operator(getitem: Any, index_op: Callable[..., Any]
+                       ) -> Callable[[Any, Any], Any]:
+    """``x[index]`` on a tensor variable: basic indices to the ``getitem`` family,
+    indices with arrays to ``index``. A basic index seen before is answered by
+    getitem's cached call for two positional arguments (see :mod:`.fastcall`) before
+    anything looks for arrays: ``x[1:, ::2]`` in a loop is that lookup and an Apply."""
+    fast_calls = getitem.spec.fast
+
+    def subscript(x: Any, index: Any) -> Any:
+        fast = fast_calls.get(2)
+        if fast is not None:
+            out = fast((x, index), _NO_KEYWORDS)
+            if out is not None and type(out) is not Miss:
+                return out
+        return _build_subscript(getitem, index_op, x, index)
+    return subscript
+
+
+def _build_subscript(getitem: Callable[..., Any], index_op: Callable[..., Any], x: Any,
+                     index: Any) -> Any:
+    """``getitem(x, index)`` for a basic index, else ``index(x, *arrays, index=...)``
+    with each array of the index replaced by its :class:`ArrayRef`."""
     items = index if isinstance(index, tuple) else (index,)
-    for i in items:  # a loop, not any(...): this is the path of every x[1:, ::2]
+    for i in items:  # a loop, not any(...): every first x[1:, ::2] of a type comes here
         if isinstance(i, _ARRAYS):
             break
     else:

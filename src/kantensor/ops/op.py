@@ -371,16 +371,6 @@ class OpFamily:
             return self._build(args, kwargs, out)
         return out
 
-    def cached(self, args: tuple, kwargs: dict) -> Any:
-        """The outputs of a call equal to one seen before (new nodes, as every build
-        makes), or None; never binds (``x[...]`` tries it before looking for arrays)."""
-        fast = self._fast.get((len(args), tuple(kwargs)) if kwargs else len(args))
-        if fast is not None:
-            out = fast(args, kwargs)
-            if type(out) is not Miss:
-                return out
-        return None
-
     def forget_calls(self) -> None:
         """Forget the calls seen, so that the next ones bind and build afresh (the Ops
         found stay: ``bind`` gives the same Op for the same parameters)."""
