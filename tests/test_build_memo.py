@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kantensor as kt
+from kantensor.ops.callspec import FAST_SHAPES
 from kantensor.ops.params import ParamError
 from kantensor.ops.templates import RankType, names, operand, reads_ranks
 
@@ -260,3 +261,23 @@ def test_cached_calls_read_keywords_in_any_order():
         assert str(kt.sum(x, axis=0, keepdims=True).type) == "float64[1,3]"
         assert str(kt.sum(x, keepdims=True, axis=1).type) == "float64[4,1]"
         assert str(kt.sum(x, keepdims=False, axis=1).type) == "float64[4]"
+
+
+def test_call_shapes_past_the_bound_bind_every_time_and_stay_right():
+    """Each call shape has a memo; past FAST_SHAPES shapes calls take the general path
+    (so the memos' memory stays bounded) and give the same answers."""
+    keep = kt.op("(n)->(n)", call="x, a: int = 0, b: int = 0, c: int = 0, d: int = 0, "
+                                  "e: int = 0")(lambda x, **_: x)
+    x = kt.dvector("x")
+    names = "abcde"
+    shapes = [dict.fromkeys(names[:k], 1) for k in range(6)] + \
+        [dict.fromkeys(names[k:], 2) for k in range(1, 5)] + \
+        [{name: 3} for name in names[1:4]] + [{"e": 1, "a": 1}, {"d": 1, "b": 1},
+                                             {"c": 1, "a": 1}, {"e": 1, "b": 1}]
+    assert len({tuple(kwargs) for kwargs in shapes}) == len(shapes) > FAST_SHAPES
+    for _ in range(2):
+        for kwargs in shapes:
+            out = keep(x, **kwargs)
+            assert out.type == x.type and out.owner.inputs == [x]
+            assert dict(out.owner.op.params) == {**dict.fromkeys(names, 0), **kwargs}
+    assert len(keep.spec.fast) == FAST_SHAPES

@@ -34,6 +34,11 @@ SIZE_KINDS = frozenset({"size", "maybe_size", "sizes"})
 OWN_SIZE_KINDS = frozenset({"shape"})
 
 
+#: How many call shapes of one call convention get a cached call, each with a memo of
+#: up to ``MEMO_SIZE`` calls (others bind every time): a program uses a few shapes of
+#: each Op, and the memory the memos may hold stays bounded.
+FAST_SHAPES = 16
+
 #: Annotations that mark tensor inputs rather than parameters.
 TENSOR_KINDS = ("tensor", "tensors")
 
@@ -122,7 +127,7 @@ class CallSpec:
             plan = self._plan(len(args), tuple(kwargs))
             if len(self._plans) < 256:
                 self._plans[shape] = plan
-                if plan is not None:
+                if plan is not None and len(self.fast) < FAST_SHAPES:
                     self.fast[shape] = fast_call(
                         tuple((kind, where is _POSITION, source)
                               for _, kind, where, source in plan if where is not _DEFAULT),
