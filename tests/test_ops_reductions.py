@@ -154,3 +154,46 @@ def test_keepdims_is_keyword_only_for_argmax():
     with pytest.raises(TypeError):
         kt.argmax(x, 0, True)
     assert kt.argmax(x, 0, keepdims=True).type.shape == (1, 3)
+
+
+#: Ops that take axes, each with NumPy's own call: the value of ``axis`` is the last
+#: argument. Some of NumPy's functions refuse a list of axes, others take one.
+AXES_CALLS = {
+    "sum": np.sum, "prod": np.prod, "mean": np.mean, "var": np.var, "std": np.std,
+    "max": np.max, "min": np.min, "all": np.all, "any": np.any,
+    "count_nonzero": np.count_nonzero, "median": np.median,
+    "norm": lambda x, axis: np.linalg.norm(x, axis=axis),
+    "squeeze": lambda x, axis: np.squeeze(x[:1], axis=axis),
+    "flip": np.flip, "expand_dims": np.expand_dims, "transpose": np.transpose,
+    "permute_dims": np.permute_dims, "roll": lambda x, axis: np.roll(x, (1,) * len(axis),
+                                                                    axis=axis),
+    "quantile": lambda x, axis: np.quantile(x, 0.5, axis=axis),
+}
+
+
+@pytest.mark.parametrize("name", sorted(AXES_CALLS))
+@pytest.mark.parametrize("kind", [list, tuple])
+def test_a_list_of_axes_is_taken_where_numpy_takes_it(name, kind):
+    """NumPy's reductions, squeeze and linalg.norm refuse ``axis=[0, 1]``; flip,
+    transpose, expand_dims, median and others take it. kantensor refuses and takes it
+    alike, and builds NumPy's result type when it takes it."""
+    axes = kind((1, 0) if name in ("transpose", "permute_dims") else (0,))
+    value = np.ones((1, 3)) if name != "roll" else np.ones((2, 3))
+    x = kt.constant(value).type()
+    kt_call = {
+        "squeeze": lambda: kt.squeeze(x[:1], axis=axes),
+        "roll": lambda: kt.roll(x, (1,) * len(axes), axis=axes),
+        "quantile": lambda: kt.quantile(x, 0.5, axis=axes),
+        "norm": lambda: kt.norm(x, axis=axes),
+        "expand_dims": lambda: kt.expand_dims(x, axes),
+        "transpose": lambda: kt.transpose(x, axes),
+        "permute_dims": lambda: kt.permute_dims(x, axes),
+    }.get(name, lambda: getattr(kt, name)(x, axis=axes))
+    try:
+        expected = AXES_CALLS[name](value, axes)
+    except TypeError:
+        with pytest.raises(kt.ops.params.ParamError, match="NumPy takes a tuple here"):
+            kt_call()
+        return
+    out = kt_call()
+    assert out.type == kt.TensorType(str(np.asarray(expected).dtype), np.shape(expected))

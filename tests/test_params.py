@@ -58,9 +58,9 @@ def test_call_spec_errors(text, message):
 
 
 def test_bind_errors_name_the_op_and_its_call():
-    spec = CallSpec("x, axis: axes = None", "sum")
-    with pytest.raises(TypeError, match=r"sum\(x, axis: axes = None\): missing a required "
-                                        r"argument: 'x'"):
+    spec = CallSpec("x, axis: axis_tuple = None", "sum")
+    with pytest.raises(TypeError, match=r"sum\(x, axis: axis_tuple = None\): missing a "
+                                        r"required argument: 'x'"):
         spec.bind((), {})
     with pytest.raises(ParamError, match=r"sum: parameter axis: expected None, an int or a "
                                          r"tuple of ints, got 1.5"):
@@ -74,7 +74,9 @@ def test_bind_errors_name_the_op_and_its_call():
 
 @pytest.mark.parametrize("kind, value, expected", [
     ("axes", None, None), ("axes", 1, 1), ("axes", [1, -1], (1, -1)),
-    ("axes", np.int64(2), 2), ("ints", 3, (3,)), ("ints", (2, -1), (2, -1)),
+    ("axes", np.int64(2), 2), ("axes", (1,), (1,)), ("axis_tuple", (1, -1), (1, -1)),
+    ("axis_tuple", None, None), ("axis_tuple", -1, -1), ("axis_tuple", (), ()),
+    ("ints", 3, (3,)), ("ints", (2, -1), (2, -1)),
     ("maybe_axis", None, None), ("bool", np.True_, True), ("dtype", "f4", "float32"),
     ("dtype", np.float64, "float64"), ("number", np.float32(1.5), 1.5),
     ("pad_width", 2, ((2, 2),)), ("pad_width", (1, 2), ((1, 2),)),
@@ -91,6 +93,9 @@ def test_kinds_normalise(kind, value, expected):
 @pytest.mark.parametrize("kind, value, message", [
     ("int", True, "expected an int, got True"),
     ("bool", 1, "expected True or False, got 1"),
+    ("axis_tuple", [0], r"tuple of ints, got \[0\] \(NumPy takes a tuple here, not a list\)"),
+    ("axis_tuple", (0, 1.5), "expected None, an int or a tuple of ints, got 1.5"),
+    ("axes", "01", "expected None, an int or a sequence of ints, got '01'"),
     ("dtype", "float7", "float7"),
     ("pad_width", (-1, 2), "pad widths must be non-negative"),
     ("index", (slice(0, 3, 0),), "slice step cannot be zero"),
@@ -125,7 +130,8 @@ def test_family_binds_and_caches_ops():
     assert op == TemplateOp("prod", op.template, op.impl, op.compute, None,
                             {"axis": 1, "keepdims": False}, op.builder)
     assert str(op) == "prod{axis=1, keepdims=False}"
-    assert repr(kt.prod) == "<kantensor op prod(x, axis: axes = None, keepdims: bool = False)>"
+    assert repr(kt.prod) == \
+        "<kantensor op prod(x, axis: axis_tuple = None, keepdims: bool = False)>"
     assert kt.prod.__doc__.startswith("Product over axis")
 
 

@@ -119,6 +119,12 @@ def _flat(args: list) -> list:
     return [t for a in args for t in (_flat(a) if isinstance(a, list) else [a])]
 
 
+def _tuples(value: Any) -> Any:
+    """A TOML array as the tuple NumPy's documentation writes (``axis=(0, 2)``): TOML
+    has no tuples, and NumPy's reductions refuse a list of axes."""
+    return tuple(map(_tuples, value)) if isinstance(value, list) else value
+
+
 def _run_example(op: Any, example: dict, where: str) -> None:
     example = dict(example)
     inputs = example.pop("in", None)
@@ -128,6 +134,7 @@ def _run_example(op: Any, example: dict, where: str) -> None:
         raise CatalogueError(f"{where}: an example needs 'in' (a list of types) and "
                              "either 'out' or 'error'")
     args = [_example_args(v, where) for v in inputs]
+    example = {name: _tuples(value) for name, value in example.items()}
     try:
         if isinstance(op, OpFamily):  # bind by name: einsum's subscripts come first
             result = op.bind(**example)(*_flat(args))

@@ -60,15 +60,26 @@ def _ints(value: Any, what: str = "an int or a sequence of ints") -> tuple[int, 
     return (_int(value, what),)
 
 
-def _axes(value: Any) -> int | tuple[int, ...] | None:
-    """None, an int, or a tuple of ints (an int stays an int: for 0-d inputs NumPy's
-    reductions accept ``axis=0`` but not ``axis=(0,)``)."""
-    what = "None, an int or a tuple of ints"
+def _axes(value: Any, what: str = "None, an int or a sequence of ints"
+          ) -> int | tuple[int, ...] | None:
+    """None, an int, or a sequence of ints, made a tuple (an int stays an int: for 0-d
+    inputs NumPy's reductions accept ``axis=0`` but not ``axis=(0,)``)."""
     if value is None:
         return None
     if isinstance(value, Sequence) and not isinstance(value, str):
         return _ints(value, what)
     return _int(value, what)
+
+
+def _axis_tuple(value: Any) -> int | tuple[int, ...] | None:
+    """None, an int, or a tuple of ints, as NumPy's reductions (and ``squeeze``,
+    ``linalg.norm``) take them: they refuse a list, which ``flip`` or ``transpose``
+    take."""
+    what = "None, an int or a tuple of ints"
+    if isinstance(value, Sequence) and not isinstance(value, tuple | str):
+        raise ParamError(f"expected {what}, got {value!r} (NumPy takes a tuple here, "
+                         f"not a {type(value).__name__})")
+    return _axes(value, what)
 
 
 def _maybe_axis(value: Any) -> int | None:
@@ -274,6 +285,7 @@ KINDS: dict[str, Callable[[Any], Any]] = {
     "maybe_axis": _maybe_axis,
     "maybe_int": _maybe_int,
     "axes": _axes,
+    "axis_tuple": _axis_tuple,
     "bool": _bool,
     "str": _str,
     "dtype": _dtype,
