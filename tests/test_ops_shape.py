@@ -85,6 +85,46 @@ def test_reshape_types():
         kt.reshape(kt.tensor("y", "float32", (2, 3)), (4, -1))
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 3), min_size=1, max_size=3), st.data())
+def test_reshape_with_the_inputs_own_sizes_agrees_with_numpy(sizes, data):
+    """Targets written with the input's own sizes (named Dims, ``x.shape[i]`` of unknown
+    axes), ints and at most one -1, zero sizes included: kantensor builds and runs
+    (with ``check=True``) exactly when NumPy reshapes, to NumPy's shape. NumPy refuses
+    -1 beside sizes that multiply to 0, even ``(0, 3).reshape(0, -1)``."""
+    named = data.draw(st.booleans())
+    dims = [kt.Dim(f"n{i}") for i in range(len(sizes))] if named else [None] * len(sizes)
+    x = kt.tensor("x", "float32", dims)
+    own = [d if named else x.shape[i] for i, d in enumerate(dims)]
+    entries = data.draw(st.lists(st.sampled_from(range(len(sizes))).map(lambda i: ("own", i))
+                                 | st.integers(0, 4).map(lambda k: ("int", k)),
+                                 min_size=0, max_size=3))
+    if data.draw(st.booleans()):
+        entries.insert(data.draw(st.integers(0, len(entries))), ("int", -1))
+    target = tuple(own[i] if kind == "own" else i for kind, i in entries)
+    concrete = tuple(sizes[i] if kind == "own" else i for kind, i in entries)
+    value = np.zeros(sizes, "float32")
+    try:
+        expected = value.reshape(concrete).shape
+    except ValueError:
+        expected = None
+    try:
+        y = x.reshape(target)
+    except (ParamError, kt.TypeInferenceError):
+        assert expected is None, (sizes, target)
+        return
+    try:
+        got = kt.function([x], y, check=True)(value).shape
+    except (kt.TypeInferenceError, ValueError):
+        got = None
+    assert got == expected, (sizes, target)
+    try:  # what the relation claims, x's sizes given: NumPy's answer, not a run-time error
+        claimed = kt.refine(y, given={x: kt.TensorType("float32", tuple(sizes))})[y]
+    except kt.TypeInferenceError:
+        claimed = None
+    assert claimed == (None if expected is None else kt.TensorType("float32", expected))
+
+
 # --------------------------------------------------------------------------- transpose
 
 

@@ -313,3 +313,19 @@ def test_a_long_chain_is_followed_to_its_first_cause():
     assert lines[1].strip() == "z axis 0 is 3 because of given z: float64[3]"
     assert lines[3].strip() == f"... ({2_001 - 12} more steps like these)"
     assert len(lines) == 1 + 12 + 1 + 1
+
+
+def test_a_size_that_divides_by_zero_is_a_refinement_error():
+    """y = x.reshape(n0, n0, -1) has type float32[n0,n0,n1//n0]: given x of sizes
+    (0, 0), that size has no value, and NumPy refuses the reshape; refine says which
+    size, where, and why (it raised a bare ZeroDivisionError)."""
+    n0, n1 = kt.Dim("n0"), kt.Dim("n1")
+    x = kt.tensor("x", "float32", (n0, n1))
+    y = x.reshape(n0, n0, -1)
+    assert str(y.type) == "float32[n0,n0,n1//n0]"
+    with pytest.raises(kt.RefinementError, match=r"axis 2 has size n1//n0, which has no "
+                                                 r"value where n0 = 0, n1 = 0"):
+        kt.refine(y, given={x: "float32[0,0]"})
+    assert kt.refine(y, given={x: "float32[2,6]"})[y] == kt.TensorType("float32", (2, 2, 3))
+    with pytest.raises(ValueError, match="cannot reshape"):
+        np.zeros((0, 0)).reshape(0, 0, -1)

@@ -130,6 +130,26 @@ def explain_conflict(sizes: Sizes, unit: Unit) -> RefinementError:
 Axis = tuple  # (Variable, axis)
 
 
+def undefined_size(sizes: Sizes, unit: Unit) -> RefinementError:
+    """The error for ``unit`` when a size of one of its operands has no value with the
+    sizes known now: an expression of its type divides by zero there (``n1//n0`` with
+    ``n0 = 0``)."""
+    for op in unit.operands:
+        if op.variable is None:
+            continue
+        for axis, entry in enumerate(sizes.entries[op.variable]):
+            try:
+                sizes.resolve(entry)
+            except ZeroDivisionError as exc:
+                where = ", ".join(f"{s} = {sizes.symbol_value(s)}"
+                                  for s in sorted(map(str, symbols_of(entry)))
+                                  if s in sizes.bindings)
+                return RefinementError((), Conflict(
+                    unit.label, (), f"{describe(op.variable)} axis {axis} has size {entry}, "
+                    f"which has no value where {where} ({exc})"))
+    raise AssertionError("undefined_size: every size of the unit has a value")
+
+
 class _Story:
     """Explains sizes as steps, causes first.
 

@@ -16,7 +16,7 @@ from typing import Any
 from ..graph.basic import Variable
 from ..graph.walk import ancestors, toposort
 from ..types.type import TensorType
-from .explain import Conflict, RefinementError, explain_conflict
+from .explain import Conflict, RefinementError, explain_conflict, undefined_size
 from .relations import UNIFY, Operand, Unit, describe, node_relation, run
 from .result import Refinement
 from .sizes import Hole, Sizes, symbol_dim, symbols_of
@@ -109,8 +109,11 @@ def _fixpoint(sizes: Sizes, units: list[Unit]) -> None:
     while queue:
         unit = queue.popleft()
         queued.discard(id(unit))
-        operands = [(op.dtype, op.wrapped, op.fixed if op.variable is None
-                     else sizes.current(op.variable)) for op in unit.operands]
+        try:
+            operands = [(op.dtype, op.wrapped, op.fixed if op.variable is None
+                         else sizes.current(op.variable)) for op in unit.operands]
+        except ZeroDivisionError:  # a size of the graph's types divides by 0 here
+            raise undefined_size(sizes, unit) from None
         found = run(unit, operands)
         if found is None:
             raise explain_conflict(sizes, unit)
