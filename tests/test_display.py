@@ -60,12 +60,13 @@ def test_op_display_has_name_signature_doc_and_parameters():
     root = parse(kt.sum._repr_html_())
     assert _kind(root) == "Op with parameters"
     text = root.text()
-    assert "sum(x, axis: axes = None, keepdims: bool = False, *, dtype: maybe_dtype = None)" in text
+    assert "sum(x, axis: axis_tuple = None, keepdims: bool = False, *, dtype: maybe_dtype = " \
+        "None)" in text
     assert kt.sum.template.split()[0] in text
     assert "Sum over axis" in text  # the doc
     params = root.find_all("table")[-1].rows()
     assert params[0] == ["parameter", "kind", "default"]
-    assert ["axis", "axes", "None"] in params and ["keepdims", "bool", "False"] in params
+    assert ["axis", "axis_tuple", "None"] in params and ["keepdims", "bool", "False"] in params
     root = parse(kt.matmul._repr_html_())
     assert _kind(root) == "Op" and str(kt.matmul.signature) in root.text()
     assert len(root.find_all("table")[0].rows()) == 1 + len(kt.matmul.signature.alternatives)

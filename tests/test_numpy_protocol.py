@@ -68,7 +68,8 @@ def numpy_call(entry: Entry, fn: Any, example: dict) -> tuple[list, dict, list, 
             seen_tensor = True
         elif p.name in example:
             value = example.pop(p.name)
-            value = tuple(value) if isinstance(value, list) and p.kind == "axes" else value
+            value = tuple(value) if isinstance(value, list) and p.kind in ("axes", "axis_tuple") \
+                else value
             if (seen_tensor or p.keyword_only) and p.name not in positional:
                 kwargs[p.name] = value
             else:

@@ -99,7 +99,7 @@ def test_ctrl_c_cancels_the_line_not_the_session(history):
 def test_help_ops_and_errors_keep_the_session(history):
     child = repl(history)
     child.sendline("help sum")
-    child.expect_exact("sum(x, axis: axes = None, keepdims: bool = False, *, "
+    child.expect_exact("sum(x, axis: axis_tuple = None, keepdims: bool = False, *, "
                        "dtype: maybe_dtype = None)")
     child.expect_exact("keepdims: bool = False")
     child.expect_exact(kt.sum.__doc__.splitlines()[0])

@@ -106,8 +106,11 @@ def reshaped(types: tuple, shape: tuple[int | Dim, ...],
     rest_size, rest_known = product(rest), "*".join(others) or "1"
     text[free[0]] = f"({rest_size})//({rest_known})" if others else f"({rest_size})"
     # NumPy refuses an unknown size beside sizes that multiply to 0, even where the
-    # cancelled axes make the quotient look defined: (0, 3).reshape(0, -1) fails.
-    fits = [f"{known} >= 1"] + ([f"({rest_size}) % ({rest_known}) == 0"] if others else [])
+    # cancelled axes make the quotient look defined: (0, 3).reshape(0, -1) fails. (Ints
+    # alone that multiply to 0 were refused above.)
+    symbolic = len(ints) + len(free) < len(shape)
+    fits = [f"{known} >= 1"] * symbolic + \
+        ([f"({rest_size}) % ({rest_known}) == 0"] if others else [])
     return {"x": operand(dims), "sizes": operands, "y": operand(text),
             "fits": where(fits), "params": params}
 
