@@ -244,8 +244,9 @@ def test_a_cached_call_makes_new_nodes_of_the_same_op():
 
 
 def test_calls_of_other_shapes_never_share_an_answer():
-    """``sum(x, 1)`` and ``sum(x, keepdims=1)`` give one value in one place: the call
-    shape tells them apart (keepdims must be a bool)."""
+    """``sum(x, 1)`` and ``sum(x, keepdims=1)`` give the same value in calls of other
+    shapes: the first is axis 1, the second is refused (keepdims must be a bool), however
+    often either was called before."""
     x = kt.tensor("x", "float64", (4, 3))
     for _ in range(3):
         assert str(kt.sum(x, 1).type) == "float64[4]"
