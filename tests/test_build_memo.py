@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kantensor as kt
-from kantensor.ops.callspec import FAST_SHAPES
+from kantensor.ops.op import FAST_SHAPES, OpFamily
 from kantensor.ops.params import ParamError
 from kantensor.ops.templates import RankType, names, operand, reads_ranks
 
@@ -279,4 +279,31 @@ def test_call_shapes_past_the_bound_bind_every_time_and_stay_right():
             out = keep(x, **kwargs)
             assert out.type == x.type and out.owner.inputs == [x]
             assert dict(out.owner.op.params) == {**dict.fromkeys(names, 0), **kwargs}
-    assert len(keep.spec.fast) == FAST_SHAPES
+    assert len(keep.fast) == FAST_SHAPES
+
+
+def test_the_second_equal_call_is_a_memo_hit(monkeypatch):
+    """The first call of a shape binds and records; equal calls after it do not bind
+    (what makes cached builds fast), unequal ones do."""
+    binds = []
+    spec = kt.ops.CATALOGUE["getitem"].spec
+    real = spec.bind
+    monkeypatch.setattr(spec, "bind", lambda *a: binds.append(a) or real(*a))
+    x = kt.tensor(None, "float64", (7, 5))  # a type never seen: the first call misses
+    types = [str(x[1:, ::2].type) for _ in range(3)]
+    assert types == ["float64[6,3]"] * 3 and len(binds) == 1
+    assert str(x[2:, ::2].type) == "float64[5,3]" and len(binds) == 2
+    assert str(x[2:, 1].type) == "float64[5]" and len(binds) == 3
+
+
+def test_families_sharing_a_call_convention_keep_their_own_answers():
+    """Two families of one CallSpec (a catalogue entry's family and the one its
+    examples make) never answer each other's calls."""
+    twice = OpFamily("twice_sum", kt.sum.template, lambda x, **kw: 2 * np.sum(x, **kw),
+                     kt.sum.spec, compute=kt.sum.compute, builder=kt.sum.builder)
+    x = kt.dmatrix("x")
+    for _ in range(2):
+        assert kt.sum(x, axis=1).owner.op.name == "sum"
+        assert twice(x, axis=1).owner.op.name == "twice_sum"
+    y = twice(x, axis=1)
+    assert kt.function([x], y)(np.ones((2, 3))).tolist() == [6.0, 6.0]

@@ -41,7 +41,7 @@ def subscript_operator(getitem: Any, index_op: Callable[..., Any]
     indices with arrays to ``index``. A basic index seen before is answered by
     getitem's cached call for two positional arguments (see :mod:`.fastcall`) before
     anything looks for arrays: ``x[1:, ::2]`` in a loop is that lookup and an Apply."""
-    fast_calls = getitem.spec.fast
+    fast_calls = getitem.fast
 
     def subscript(x: Any, index: Any) -> Any:
         fast = fast_calls.get(2)

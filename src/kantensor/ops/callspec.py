@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .fastcall import FastCall, exact_key, fast_call
+from .fastcall import exact_key
 from .params import KINDS, ParamError
 from .sizes import axis_inputs, own_axes, size_inputs, untie
 
@@ -33,11 +33,6 @@ SIZE_KINDS = frozenset({"size", "maybe_size", "sizes"})
 #: inputs (see :func:`kantensor.ops.sizes.given_operands`).
 OWN_SIZE_KINDS = frozenset({"shape"})
 
-
-#: How many call shapes of one call convention get a cached call, each with a memo of
-#: up to ``MEMO_SIZE`` calls (others bind every time): a program uses a few shapes of
-#: each Op, and the memory the memos may hold stays bounded.
-FAST_SHAPES = 16
 
 #: Annotations that mark tensor inputs rather than parameters.
 TENSOR_KINDS = ("tensor", "tensors")
@@ -108,10 +103,10 @@ class CallSpec:
                              f"and shape parameters ({', '.join(self._own)}) cannot mix")
         self._plans: dict[Any, tuple | None] = {}
         self._normalised: dict[tuple, Any] = {}
-        #: The cached call, with its memo, of each call shape bind has planned (see
-        #: :mod:`kantensor.ops.fastcall`), by ``len(args)``, or ``(len(args), keyword
-        #: names)`` when there are keywords.
-        self.fast: dict[Any, FastCall] = {}
+        #: What each call shape bind has planned gives, for its cached call (see
+        #: :mod:`kantensor.ops.fastcall`): ``(given, len(args))``, by call shape
+        #: (:func:`call_shape`). Each Op family makes its own cached calls from it.
+        self.layouts: dict[Any, tuple] = {}
 
     @property
     def param_names(self) -> tuple[str, ...]:
@@ -120,15 +115,15 @@ class CallSpec:
     def bind(self, args: tuple, kwargs: dict) -> tuple[list[Any], dict[str, Any]]:
         """(tensor inputs in order, normalised params). The Dims of size parameters add
         one SizeOp input each, after the tensors the call names."""
-        shape = (len(args), tuple(kwargs)) if kwargs else len(args)
+        shape = call_shape(args, kwargs)
         try:
             plan = self._plans[shape]
         except KeyError:
             plan = self._plan(len(args), tuple(kwargs))
             if len(self._plans) < 256:
                 self._plans[shape] = plan
-                if plan is not None and len(self.fast) < FAST_SHAPES:
-                    self.fast[shape] = fast_call(
+                if plan is not None:
+                    self.layouts[shape] = (
                         tuple((kind, where is _POSITION, source)
                               for _, kind, where, source in plan if where is not _DEFAULT),
                         len(args))
@@ -212,11 +207,8 @@ class CallSpec:
             self._normalised[key] = out
             return out
 
-    def forget_calls(self) -> None:
-        """Forget the calls and normalised values seen (the plans stay: they depend on
-        nothing but the call shape)."""
-        for fast in self.fast.values():
-            fast.args[0].clear()
+    def forget_normalised(self) -> None:
+        """Forget the normalised values seen."""
         self._normalised.clear()
 
     def normalise(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -235,6 +227,11 @@ class CallSpec:
             else:
                 raise TypeError(f"{self.op}: missing parameter {name}")
         return out
+
+
+def call_shape(args: tuple, kwargs: dict) -> Any:
+    """What a call's plan depends on: ``len(args)``, and the keyword names if any."""
+    return (len(args), tuple(kwargs)) if kwargs else len(args)
 
 
 # Where a bind plan takes a value from (compared by identity).

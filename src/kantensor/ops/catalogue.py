@@ -119,10 +119,13 @@ def _flat(args: list) -> list:
     return [t for a in args for t in (_flat(a) if isinstance(a, list) else [a])]
 
 
-def _tuples(value: Any) -> Any:
-    """A TOML array as the tuple NumPy's documentation writes (``axis=(0, 2)``): TOML
-    has no tuples, and NumPy's reductions refuse a list of axes."""
-    return tuple(map(_tuples, value)) if isinstance(value, list) else value
+def _as_given(op: Any, example: dict) -> dict:
+    """An example's parameters as a caller gives them: a TOML array is a list, except
+    for a parameter of kind ``axis_tuple``, which takes only a tuple (TOML has none)."""
+    spec = getattr(op, "spec", None)
+    kinds = {p.name: p.kind for p in spec.params} if spec is not None else {}
+    return {name: tuple(value) if kinds.get(name) == "axis_tuple" and
+            isinstance(value, list) else value for name, value in example.items()}
 
 
 def _run_example(op: Any, example: dict, where: str) -> None:
@@ -134,7 +137,7 @@ def _run_example(op: Any, example: dict, where: str) -> None:
         raise CatalogueError(f"{where}: an example needs 'in' (a list of types) and "
                              "either 'out' or 'error'")
     args = [_example_args(v, where) for v in inputs]
-    example = {name: _tuples(value) for name, value in example.items()}
+    example = _as_given(op, example)
     try:
         if isinstance(op, OpFamily):  # bind by name: einsum's subscripts come first
             result = op.bind(**example)(*_flat(args))

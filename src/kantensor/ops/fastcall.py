@@ -15,9 +15,10 @@ different things in calls of different shapes: ``sum(x, 1)``, ``sum(x, keepdims=
 A key holds, for each tensor, ``2 * id(type) + wrapped`` (the memo entry keeps the type
 alive, so the id stays its own), for each parameter given its :func:`exact_key`, and
 the default dtype. Defaults are not in the key: a call shape fixes which parameters
-take them. A value without an exact key (a float, a Dim, an array) makes the call take
-the general path, and so does any error: the general path words it. Nothing here
-decides a type: a hit returns what the relation decided for an equal call.
+take them. A value without an exact key (a float, a Dim, an array) or a key not seen
+yet makes the call take the general path, which also words every error and records
+what it builds under the key. Nothing here decides a type: a hit returns what the
+relation decided for an equal call.
 
 The code depends only on where tensors and parameters are, not on the Op (``sum(x,
 axis=1)`` and ``mean(x, axis=1)`` run one function, each with its memo), so it is
@@ -60,7 +61,7 @@ for item in {items}:
 _EXACT_KEY = f"""\
 def exact_key(value):
     kind = type(value)
-    if kind is int or kind is bool or kind is str or value is None:
+    if kind is int or kind is bool or kind is str or value is None or value is Ellipsis:
         return (kind, value)
     if kind is tuple or kind is list:
         items = value
@@ -82,7 +83,7 @@ def _define(source: str, name: str, namespace: dict[str, Any]) -> Callable[..., 
 
 
 #: ``exact_key(value)``: a key equal only for values every normaliser treats alike:
-#: exact ints, bools, strings and None (with their type, as ``1 == True``), and tuples,
+#: exact ints, bools, strings, None and ``...`` (with their type, as ``1 == True``), and tuples,
 #: lists or slices as :data:`_SEQUENCE_KEY` says; None for anything else (floats among
 #: them: ``0.0 == -0.0``).
 exact_key: Callable[[Any], Any] = _define(_EXACT_KEY, "exact_key", {})

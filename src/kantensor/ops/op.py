@@ -21,7 +21,7 @@ from ..types.type import TensorType
 from ..types.variable import TensorVariable, as_tensor_variable
 from .callspec import CallSpec
 from .display import OpFacts, op_html
-from .fastcall import Miss
+from .fastcall import FastCall, Miss, fast_call
 from .params import ParamError
 from .pyints import check_python_ints, exact_operands
 from .templates import RankType
@@ -34,8 +34,13 @@ from .templates import RankType
 COMPUTE_MODES = ("output", "promote", "select", "none")
 
 
-#: How many input-type keys a SignatureOp remembers the outputs of (then it starts over).
+#: How many input-type keys a SignatureOp remembers the outputs of, and how many calls
+#: an OpFamily remembers over all its call shapes (then it starts over).
 MEMO_SIZE = 1024
+
+#: How many call shapes of one Op family get a cached call (others bind every time): a
+#: program uses a few shapes of each Op.
+FAST_SHAPES = 16
 
 
 @lru_cache(maxsize=4096)
@@ -109,10 +114,13 @@ class SignatureOp(Op):
         outs = infer(signature, types, tuple(x.wrapped for x in inputs), name=op)
         if self.compute == "output" and outs:
             check_python_ints(op, inputs, outs[0].dtype)
+        hit = (outs, op, types)
+        if key[-1] != get_default_dtype():  # changed meanwhile (another thread)
+            return hit
         memo = self.__dict__.setdefault("_memo", {})
         if len(memo) >= MEMO_SIZE:
             memo.clear()
-        hit = memo[key] = (outs, op, types)
+        memo[key] = hit
         return hit
 
     def check_inputs(self, node: Apply, inputs: list) -> None:
@@ -333,8 +341,10 @@ class OpFamily:
         self.__doc__ = doc or f"{name}({spec.text}): {template}"
         self.__signature__ = spec.signature
         self._ops: dict[tuple, TemplateOp] = {}
-        #: The cached call of each call shape, with its memo (see ops/fastcall.py).
-        self._fast = spec.fast
+        #: The cached call of each call shape seen, with its memo (see ops/fastcall.py):
+        #: this family's own, also when another family shares its call convention.
+        self.fast: dict[Any, FastCall] = {}
+        self._recorded = 0  # calls in the memos, all shapes together
 
     def _op(self, params: dict[str, Any]) -> TemplateOp:
         key = tuple(params.items())
@@ -363,29 +373,41 @@ class OpFamily:
         return op.n_outputs
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        fast = self._fast.get((len(args), tuple(kwargs)) if kwargs else len(args))
+        shape = (len(args), tuple(kwargs)) if kwargs else len(args)  # see call_shape
+        fast = self.fast.get(shape)
         if fast is None:
-            return self._build(args, kwargs, None)
+            return self._build(args, kwargs, shape, None)
         out = fast(args, kwargs)  # a hit: the outputs (see ops/fastcall.py)
         if out is None or type(out) is Miss:
-            return self._build(args, kwargs, out)
+            return self._build(args, kwargs, shape, out)
         return out
 
     def forget_calls(self) -> None:
         """Forget the calls seen, so that the next ones bind and build afresh (the Ops
         found stay: ``bind`` gives the same Op for the same parameters)."""
-        self.spec.forget_calls()
+        for fast in list(self.fast.values()):
+            fast.args[0].clear()
+        self._recorded = 0
+        self.spec.forget_normalised()
 
-    def _build(self, args: tuple, kwargs: dict, miss: Miss | None) -> Any:
+    def _build(self, args: tuple, kwargs: dict, shape: Any, miss: Miss | None) -> Any:
         """The general path: bind the call, pick the Op, make the node; remembered in
-        the memo of the call's shape when the call had an exact key and bind found the
-        same tensors."""
+        the memo of the call's shape when the call has an exact key, bind found the same
+        tensors, and the default dtype did not change meanwhile (another thread)."""
+        dtype = get_default_dtype()
         tensors, params = self.spec.bind(args, kwargs)
         node = self._op(params).make_node(*tensors)  # TemplateOp.__call__, inlined
-        if miss is not None and len(tensors) == len(miss.tensors) and all(
-                a is b for a, b in zip(tensors, miss.tensors, strict=True)):
-            if len(miss.memo) >= MEMO_SIZE:
-                miss.memo.clear()
+        if shape not in self.fast and len(self.fast) < FAST_SHAPES:
+            layout = self.spec.layouts.get(shape)  # planned by bind just now
+            if layout is not None:
+                fast = self.fast[shape] = fast_call(*layout)
+                miss = fast(args, kwargs)  # its memo is empty: a Miss, or None
+        if type(miss) is Miss and miss.key[-1] == dtype == get_default_dtype() and \
+                len(tensors) == len(miss.tensors) and all(
+                    a is b for a, b in zip(tensors, miss.tensors, strict=True)):
+            if self._recorded >= MEMO_SIZE:
+                self.forget_calls()
+            self._recorded += 1
             miss.memo[miss.key] = (node.op, tuple(o.type for o in node.outputs),
                                    [t.type for t in tensors])  # the types of the key
         outputs = node.outputs

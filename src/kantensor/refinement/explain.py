@@ -146,7 +146,7 @@ def undefined_size(sizes: Sizes, unit: Unit) -> RefinementError:
                                   if s in sizes.bindings)
                 return RefinementError((), Conflict(
                     unit.label, (), f"{describe(op.variable)} axis {axis} has size {entry}, "
-                    f"which has no value where {where} ({exc})"))
+                    f"which has no value {f'where {where}' if where else 'here'} ({exc})"))
     raise AssertionError("undefined_size: every size of the unit has a value")
 
 
