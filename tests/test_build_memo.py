@@ -3,7 +3,9 @@ from a fresh build: values that compare equal but differ (1 and True, 0.0 and -0
 type objects that die and whose ids are reused, the default dtype changing."""
 
 import gc
+import random
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -307,3 +309,28 @@ def test_families_sharing_a_call_convention_keep_their_own_answers():
         assert twice(x, axis=1).owner.op.name == "twice_sum"
     y = twice(x, axis=1)
     assert kt.function([x], y)(np.ones((2, 3))).tolist() == [6.0, 6.0]
+
+
+def test_cached_calls_from_many_threads_give_what_one_thread_gives():
+    """Eight threads make the same calls (look-alikes among them) at once, while one
+    of them keeps emptying the memos: every outcome is the single-threaded one."""
+    values = [1, True, 1.0, (0,), [0], (slice(1, None), slice(None, None, 2)),
+              (slice(1.0, None),), (3, -1), [2, 6], np.int64(-1)]
+    calls = [(call, value) for call in sorted(CALL_NAMES) for value in values]
+    forget()
+    expected = [outcome(call, value, fresh=True) for call, value in calls]
+
+    def run(seed: int) -> bool:
+        order = list(range(len(calls)))
+        random.Random(seed).shuffle(order)
+        got = {}
+        for i in order * 3:
+            if seed == 0 and i % 7 == 0:
+                forget()
+            got[i] = outcome(*calls[i], fresh=False)
+            if got[i] != expected[i]:
+                return False
+        return True
+
+    with ThreadPoolExecutor(8) as pool:
+        assert all(pool.map(run, range(16)))
