@@ -324,8 +324,11 @@ def test_a_size_that_divides_by_zero_is_a_refinement_error():
     y = x.reshape(n0, n0, -1)
     assert str(y.type) == "float32[n0,n0,n1//n0]"
     with pytest.raises(kt.RefinementError, match=r"axis 2 has size n1//n0, which has no "
-                                                 r"value where n0 = 0, n1 = 0"):
+                                                 r"value where n0 = 0, n1 = 0") as caught:
         kt.refine(y, given={x: "float32[0,0]"})
+    assert [str(step) for step in caught.value.chain] == [
+        "x axis 0 is 0 because of given x: float32[0,0]",
+        "x axis 1 is 0 because of given x: float32[0,0]"]
     assert kt.refine(y, given={x: "float32[2,6]"})[y] == kt.TensorType("float32", (2, 2, 3))
     with pytest.raises(ValueError, match="cannot reshape"):
         np.zeros((0, 0)).reshape(0, 0, -1)

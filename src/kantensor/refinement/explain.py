@@ -141,13 +141,30 @@ def undefined_size(sizes: Sizes, unit: Unit) -> RefinementError:
             try:
                 sizes.resolve(entry)
             except ZeroDivisionError as exc:
-                where = ", ".join(f"{s} = {sizes.symbol_value(s)}"
-                                  for s in sorted(map(str, symbols_of(entry)))
-                                  if s in sizes.bindings)
-                return RefinementError((), Conflict(
-                    unit.label, (), f"{describe(op.variable)} axis {axis} has size {entry}, "
-                    f"which has no value {f'where {where}' if where else 'here'} ({exc})"))
+                bound = [s for s in symbols_of(entry) if s in sizes.bindings]
+                where = ", ".join(sorted(f"{s} = {sizes.symbol_value(s)}" for s in bound))
+                return RefinementError(_causes(sizes, unit, op.variable, set(bound)),
+                                       Conflict(unit.label, (), (
+                    f"{describe(op.variable)} axis {axis} has size {entry}, which has no "
+                    f"value {f'where {where}' if where else 'here'} ({exc})")))
     raise AssertionError("undefined_size: every size of the unit has a value")
+
+
+def _causes(sizes: Sizes, unit: Unit, broken: Variable, bound: set) -> tuple[Step, ...]:
+    """The steps that gave the sizes ``bound`` to the other operands of ``unit`` (the
+    broken variable's own sizes cannot all be written); none if a step would need a size
+    that has no value either."""
+    story = _Story(sizes)
+    try:
+        for op in unit.operands:
+            if op.variable is None or op.variable is broken:
+                continue
+            for axis, entry in enumerate(sizes.entries[op.variable]):
+                if bound & set(symbols_of(entry)):
+                    story.explain((op.variable, axis))
+    except ZeroDivisionError:
+        return ()
+    return tuple(story.steps)
 
 
 class _Story:
