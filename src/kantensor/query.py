@@ -17,7 +17,7 @@ from kanren import eq, lall
 from kanren.constraints import ConstrainedState
 from unification import isvar, var
 
-from .logic.answers import SizeConstraint, symbolic_values
+from .logic.answers import SizeConstraint, symbolic_values, where_text
 from .logic.store import TypeStore, labelo
 from .logic.terms import TensorTerm, term_vars, walk
 from .signature.display import solutions_html
@@ -217,11 +217,11 @@ class Solutions:
         return solutions_html(self.names, self, self._bound_note)
 
 
-def _key(answer: dict) -> str:
-    return repr((sorted(answer.items()), getattr(answer, "where", ())))
+def _key(answer: Answer) -> str:
+    return repr((sorted(answer.items()), answer.where))
 
 
-def _row(answer: dict) -> str:
+def _row(answer: Answer) -> str:
     """One answer as text: ``X = float32[n], where m == n//2``. A size left symbolic
     under its own name (``m = m``) says nothing and is left out, unless it is all."""
     shown = {k: v for k, v in answer.items()
@@ -229,10 +229,9 @@ def _row(answer: dict) -> str:
     return ", ".join(f"{k} = {_fmt(v)}" for k, v in shown.items()) + _where(answer)
 
 
-def _where(answer: dict) -> str:
+def _where(answer: Answer) -> str:
     """``", where m > 2 and ..."``: an answer's constraints, or nothing."""
-    where = getattr(answer, "where", ())
-    return f", where {' and '.join(map(str, where))}" if where else ""
+    return f", where {where_text(answer.where)}" if answer.where else ""
 
 
 def _rank(value: Any) -> int:

@@ -118,3 +118,8 @@ def _residual(pending: tuple, s: dict, known: dict[Any, DimLike], fresh: Any
         if constraint not in out:
             out.append(constraint)
     return out
+
+
+def where_text(where: Any) -> str:
+    """An answer's constraints as one line: ``m > 2 and n == m//2``."""
+    return " and ".join(map(str, where))

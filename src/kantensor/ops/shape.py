@@ -84,8 +84,8 @@ def reshaped(types: tuple, shape: tuple[int | Dim, ...],
         raise ParamError(f"shape {shape}: can only specify one unknown dimension")
     ints = [s for s in shape if isinstance(s, int) and s >= 0]
     known = "*".join([t for i, t in enumerate(text) if i not in free]) or "1"
-    params = {"axes_of": axes_of or _axes_of(x, shape, own)} \
-        if len(ints) + len(free) < len(shape) else {}
+    symbolic = len(ints) + len(free) < len(shape)  # some entry is a Dim
+    params = {"axes_of": axes_of or _axes_of(x, shape, own)} if symbolic else {}
     if not free:
         if len(ints) == len(shape):
             _check_divides(x, math.prod(ints))
@@ -108,7 +108,6 @@ def reshaped(types: tuple, shape: tuple[int | Dim, ...],
     # NumPy refuses an unknown size beside sizes that multiply to 0, even where the
     # cancelled axes make the quotient look defined: (0, 3).reshape(0, -1) fails. (Ints
     # alone that multiply to 0 were refused above.)
-    symbolic = len(ints) + len(free) < len(shape)
     fits = [f"{known} >= 1"] * symbolic + \
         ([f"({rest_size}) % ({rest_known}) == 0"] if others else [])
     return {"x": operand(dims), "sizes": operands, "y": operand(text),

@@ -47,7 +47,7 @@ class CompiledAlternative:
                 self._binders.setdefault(op.dtype.name, []).append(i)
         # where-clauses between constants that hold (``0 == 0`` from a template) post
         # nothing: they constrain no variable
-        self.where_clauses = tuple(c for c in alt.where if not _holds(c))
+        self.where_clauses = tuple(c for c in alt.where if _constant_truth(c) is not True)
 
     def refuses(self, in_terms: list, s: dict) -> bool:
         """Does the alternative certainly fail on these inputs, by what is decided
@@ -224,33 +224,25 @@ def compile_alternative(alt: Alternative) -> CompiledAlternative:
     return CompiledAlternative(alt)
 
 
-def _holds(clause: Any) -> bool:
-    """Is ``clause`` a comparison between constants that is true?"""
+def _constant_truth(clause: Any) -> bool | None:
+    """Whether ``clause``, a comparison between constants, is true; None when it is not
+    one (it names a size, divides by zero, or is no comparison)."""
     if not isinstance(clause, A.Compare):
-        return False
+        return None
     try:
         left = A.evaluate(clause.left, _no_names)
         right = A.evaluate(clause.right, _no_names)
     except (LookupError, ZeroDivisionError):
-        return False
-    return isinstance(left, int) and isinstance(right, int) and \
-        bool(COMPARE[clause.op](left, right))
+        return None
+    if not (isinstance(left, int) and isinstance(right, int)):
+        return None
+    return bool(COMPARE[clause.op](left, right))
 
 
 def _static_guards(alt: Alternative) -> tuple[bool, tuple[frozenset | None, ...]]:
     """What :meth:`CompiledAlternative.refuses` checks: whether a where-clause between
     constants is false, and per input the dtypes its annotation allows (None: any)."""
-    dead = False
-    for clause in alt.where:
-        if isinstance(clause, A.Compare):
-            try:
-                left = A.evaluate(clause.left, _no_names)
-                right = A.evaluate(clause.right, _no_names)
-            except (LookupError, ZeroDivisionError):
-                continue
-            if isinstance(left, int) and isinstance(right, int) and \
-                    not COMPARE[clause.op](left, right):
-                dead = True
+    dead = any(_constant_truth(clause) is False for clause in alt.where)
     allowed: dict[str, frozenset] = {}
     for clause in alt.where:
         if isinstance(clause, A.InCategory) and isinstance(clause.dtype, A.DTypeVar):

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from ..graph.display import block, code, esc, table
+from ..logic.answers import where_text
 from ..types.display import value_inline
 
 #: Rows a Solutions table shows, and how far it counts the rest ("showing 50 of 312").
@@ -72,5 +73,5 @@ def solutions_html(names: Sequence[str], solutions: Iterable[dict],
     if any(getattr(r, "where", ()) for r in rows):  # constraints the values leave
         header.append("where")
         for row, r in zip(cells, rows, strict=True):
-            row.append(esc(" and ".join(map(str, getattr(r, "where", ())))))
+            row.append(esc(where_text(getattr(r, "where", ()))))
     return block("Solutions", "", table(header, cells, caption=esc(caption)))
