@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from kantensor.signature.flex import flexible
-from kantensor.signature.parser import parse_alternatives
 from kantensor.signature.signature import Signature
+from kantensor.syntax.parser import parse_alternatives
 from kantensor.types.type import TensorType
 
 

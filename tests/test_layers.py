@@ -6,25 +6,18 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1] / "src" / "kantensor"
-#: From the lowest layer up; a module may import its own layer and the ones before it.
-#: A module belongs to the longest entry that prefixes its name: the dtype facts and the
-#: Dim algebra (over its polynomials) come first, then the DSL's syntax (TensorType.parse
-#: reads types with it),
-#: then the rest of types/, the kanren side, the DSL's semantics (compile, solve), ...
-ORDER = ["graph", "types.dtypes", "types.poly", "types.dim", "types.limits", "signature.errors",
-         "signature.limits", "signature.ast", "signature.alternative", "signature.parser",
-         "types", "logic", "signature", "ops", "backend", "query", "evalshape", "refinement",
-         "graphtext",
-         "commands", "printing", "ipython", "cli", "__main__", "__init__"]
+#: The layers, lowest first: each a folder (a subpackage) or a top-level module of the
+#: package, as DESIGN.md's Layout lists them. A module may import its own layer and the
+#: ones before it, never one after it.
+ORDER = ["graph", "syntax", "types", "logic", "signature", "ops", "backend", "query",
+         "evalshape", "refinement", "graphtext", "onnx", "commands", "printing",
+         "ipython", "cli", "__main__", "__init__"]
 
 
 def layer(module: str) -> int | None:
-    best = None
-    for i, entry in enumerate(ORDER):
-        if (module == entry or module.startswith(entry + ".")) and \
-                (best is None or len(entry) > len(ORDER[best])):
-            best = i
-    return best
+    """The index in ORDER of the folder or top-level module that holds ``module``."""
+    top = module.split(".")[0]
+    return ORDER.index(top) if top in ORDER else None
 
 
 def upward_imports(module: str, source: str) -> list[str]:
@@ -47,6 +40,12 @@ def test_the_check_sees_an_upward_import():
     assert upward_imports("types.display", "from ..ops import CATALOGUE") == \
         ["types.display imports ops (line 1)"]
     assert upward_imports("ops.display", "from ..signature.display import x") == []
+
+
+def test_every_folder_and_module_has_a_layer():
+    tops = {p.stem for p in ROOT.glob("*.py")} | \
+        {p.name for p in ROOT.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert tops - set(ORDER) == set(), "place these in ORDER"
 
 
 def test_no_module_imports_a_higher_layer():

@@ -12,7 +12,7 @@ from kantensor.logic.dims import Broadcast, Compare, Equation, Expr
 from kantensor.logic.dtypes import Operand, Promote, WrappedOk
 from kantensor.logic.store import TypeStore, fresh_state, labelo, post, unify_oc
 from kantensor.logic.terms import TensorTerm, walk
-from kantensor.signature.ast import BinOp, DimVar
+from kantensor.syntax.ast import BinOp, DimVar
 from kantensor.types.dtypes import DTYPES, Priority, result_type_of
 
 

@@ -15,7 +15,7 @@ from hypothesis.extra import numpy as hnp
 
 import kantensor as kt
 from conformance import ALL_DTYPES, arrays, conform, hidden_mask, shapes
-from kantensor.ops.indexing import slice_length
+from kantensor.ops.families.indexing import slice_length
 from kantensor.ops.params import AxisError, ParamError
 
 CASES = settings(max_examples=200, deadline=None)

@@ -27,7 +27,7 @@ from conformance import (
     hidden_mask,
     shapes,
 )
-from kantensor.ops.linalg import build_einsum, diagonal_length, parse_subscripts
+from kantensor.ops.families.linalg import build_einsum, diagonal_length, parse_subscripts
 from kantensor.ops.params import ParamError
 
 CASES = settings(max_examples=200, deadline=None)

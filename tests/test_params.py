@@ -180,7 +180,7 @@ ENTRY = '''
 name = "total"
 call = "x, axis: axes = None, keepdims: bool = False"
 signature = "{x}:t->{y}:t"
-builder = "kantensor.ops.reductions.reduce_strict"
+builder = "kantensor.ops.families.reductions.reduce_strict"
 impl = "numpy.sum"
 examples = [{ in = ["float32[2,3]"], axis = 0, out = "float32[3]" }]
 '''

@@ -12,10 +12,10 @@ import pytest
 import kantensor as kt
 from kantensor import cli
 from kantensor.backend.checks import OutputTypeError, ShapeBindingError
-from kantensor.signature.alternative import Alternative
-from kantensor.signature.ast import BinOp, DimVar, TensorPattern
-from kantensor.signature.limits import MAX_NESTING, balanced_join
 from kantensor.signature.signature import Signature
+from kantensor.syntax.alternative import Alternative
+from kantensor.syntax.ast import BinOp, DimVar, TensorPattern
+from kantensor.syntax.limits import MAX_NESTING, balanced_join
 from kantensor.types.limits import MAX_SIZE, MAX_TERMS
 from kantensor.types.type import TensorType
 

@@ -11,8 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
-from kantensor.signature.alternative import Alternative
-from kantensor.signature.ast import (
+from kantensor.signature.signature import Signature
+from kantensor.syntax.alternative import Alternative
+from kantensor.syntax.ast import (
     CATEGORIES,
     DTYPE_NAMES,
     AnonGroup,
@@ -38,8 +39,7 @@ from kantensor.signature.ast import (
     dim_vars,
     dtype_vars,
 )
-from kantensor.signature.errors import SignatureSyntaxError, TypeInferenceError
-from kantensor.signature.signature import Signature
+from kantensor.syntax.errors import SignatureSyntaxError, TypeInferenceError
 from kantensor.types.type import TensorType
 
 parse_signature = Signature.parse

@@ -33,10 +33,10 @@ from .ops.op import SignatureOp, op
 from .printing import dprint, graphviz
 from .query import Solutions, pattern, query
 from .refinement import Refinement, RefinementError, refine
-from .signature.ast import TensorPattern, dim_vars, dtype_vars
-from .signature.errors import SignatureSyntaxError, TypeInferenceError
 from .signature.signature import Signature
 from .signature.solve import relation
+from .syntax.ast import TensorPattern, dim_vars, dtype_vars
+from .syntax.errors import SignatureSyntaxError, TypeInferenceError
 from .types import (
     DTYPES,
     Dim,

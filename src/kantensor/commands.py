@@ -29,11 +29,11 @@ from .graphtext import GraphTextError, read_graph
 from .ops import CATALOGUE, nearest_op
 from .query import Solutions, pattern, query, var
 from .refinement import Refinement, refine
-from .signature.ast import DimVar, FixedDim
-from .signature.errors import SignatureSyntaxError, TypeInferenceError
-from .signature.parser import parse_tensor_type
 from .signature.signature import Signature
 from .signature.solve import DEFAULT_MAX_RANK, infer
+from .syntax.ast import DimVar, FixedDim
+from .syntax.errors import SignatureSyntaxError, TypeInferenceError
+from .syntax.parser import parse_tensor_type
 from .types.display import type_inline
 from .types.dtypes import DTYPES
 from .types.type import TensorType

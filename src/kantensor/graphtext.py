@@ -22,8 +22,9 @@ from typing import Any
 
 from .graph.basic import Variable
 from .ops import CATALOGUE, nearest_op
+from .syntax.limits import MAX_EXPONENT
 from .types.dim import Dim
-from .types.limits import MAX_EXPONENT, check_terms
+from .types.limits import check_terms
 from .types.type import TensorType
 from .types.variable import METHODS
 

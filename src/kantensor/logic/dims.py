@@ -14,8 +14,9 @@ import operator
 from dataclasses import dataclass
 from typing import Any
 
-from ..signature.ast import evaluate
+from ..syntax.ast import evaluate
 from ..types.dim import (
+    DIM_CALLS,
     NO_SOLUTION,
     Dim,
     DimLike,
@@ -57,7 +58,7 @@ class Expr:
         if isinstance(self.node, Dim):
             return substitute(self.node, {n: size_value(v, s) for n, v in self.env.items()})
         env = self.env
-        return evaluate(self.node, lambda name: size_value(env[name], s))
+        return evaluate(self.node, lambda name: size_value(env[name], s), calls=DIM_CALLS)
 
     def terms(self) -> tuple:
         return (self.node,) if self.env is None else tuple(self.env.values())

@@ -17,8 +17,8 @@ from typing import Any
 from ..types.dim import Dim
 from ..types.protocol import KANTENSOR_NAMES, register_numpy
 from ..types.variable import register_method, register_operator
-from .advanced import subscript_operator
 from .catalogue import load_all
+from .families.advanced import subscript_operator
 from .sizes import register_axis_input
 
 #: The built-in Ops by name, in catalogue order.

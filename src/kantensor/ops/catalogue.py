@@ -18,7 +18,7 @@ parameter values or by a *builder* function that sees the input types::
     name = "sum"
     call = "x, axis: axes = None, keepdims: bool = False"
     signature = "{x}:t->{y}:t"      # placeholders x and y come from the builder
-    builder = "kantensor.ops.reductions.reduce"
+    builder = "kantensor.ops.families.reductions.reduce"
     method = "sum"                  # optional: also x.sum(...)
     examples = [{ in = ["float64[2,3]"], axis = 1, out = "float64[2]" }]
 
@@ -41,8 +41,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..signature.errors import SignatureSyntaxError, TypeInferenceError
 from ..signature.signature import Signature
+from ..syntax.errors import SignatureSyntaxError, TypeInferenceError
 from ..types.type import TensorType
 from .callspec import CallSpec
 from .op import COMPUTE_MODES, OpFamily, SignatureOp, placeholders

@@ -12,9 +12,9 @@ import numpy as np
 
 from ..graph.basic import Apply, Variable
 from ..graph.op import Kernel, Op
-from ..signature.errors import TypeInferenceError
 from ..signature.signature import Signature
 from ..signature.solve import infer
+from ..syntax.errors import TypeInferenceError
 from ..types.basic_ops import cast_array
 from ..types.dtypes import get_default_dtype, priority, result_type_of
 from ..types.type import TensorType

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from ..signature.errors import TypeInferenceError
-from ..signature.limits import balanced_join
+from ..syntax.errors import TypeInferenceError
+from ..syntax.limits import balanced_join
 
 
 def names(prefix: str, n: int) -> list[str]:

@@ -13,7 +13,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 
 from ..graph.basic import Variable
-from ..signature.errors import TypeInferenceError
+from ..syntax.errors import TypeInferenceError
 from .relations import Unit, describe, run, why_not
 from .sizes import Entry, Hole, Sizes, has_hole, symbols_of
 

@@ -1,1 +1,2 @@
-"""The signature DSL: grammar, AST, parser, compiler to relations and the solver."""
+"""The DSL's semantics: flexible dims, axes, the compiler to relations, the solver and
+:class:`Signature` (the syntax it reads is :mod:`kantensor.syntax`'s)."""

@@ -21,8 +21,8 @@ from typing import Any
 from ..logic.dims import Broadcast, Equation, Expr
 from ..logic.store import Beyond, Constraint, Progress, bind_choices, fail_because, unify_oc
 from ..logic.terms import fresh, isvar, walk
-from . import ast as A
-from .alternative import Alternative
+from ..syntax import ast as A
+from ..syntax.alternative import Alternative
 from .flex import Flexible, flexible
 
 __all__ = ["GUARD", "Axes", "Env", "Structure"]

@@ -20,9 +20,9 @@ from ..logic.dims import COMPARE, Compare, Equation
 from ..logic.dtypes import Compatible, DTypeMap, InCategory, Operand, Promote, WrappedOk
 from ..logic.store import Constraint, Progress, fail_because, post, unify_oc
 from ..logic.terms import TensorTerm, fresh, isvar, walk
+from ..syntax import ast as A
+from ..syntax.alternative import Alternative
 from ..types.dtypes import CATEGORIES
-from . import ast as A
-from .alternative import Alternative
 from .axes import GUARD, Axes, Env, Structure
 
 __all__ = ["DEFAULT_MAX_RANK", "GUARD", "CompiledAlternative", "compile_alternative",

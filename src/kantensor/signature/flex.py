@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .alternative import Alternative
-from .ast import AnonGroup, AnyGroup, DimVar, FlexDim, NamedGroup, TensorPattern
+from ..syntax.alternative import Alternative
+from ..syntax.ast import AnonGroup, AnyGroup, DimVar, FlexDim, NamedGroup, TensorPattern
 
 __all__ = ["Flexible", "flexible"]
 

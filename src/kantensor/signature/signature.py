@@ -6,12 +6,12 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ..syntax.alternative import Alternative
+from ..syntax.ast import Clause, TensorPattern
+from ..syntax.parser import parse_alternatives
 from ..types.dtypes import Priority
 from ..types.type import TensorType
-from .alternative import Alternative
-from .ast import Clause, TensorPattern
 from .display import signature_html
-from .parser import parse_alternatives
 from .solve import infer, wrapped_flags
 
 __all__ = ["Signature"]

@@ -32,6 +32,7 @@ from ..logic.store import (
     unify_oc,
 )
 from ..logic.terms import TensorTerm, fresh, isvar, walk
+from ..syntax.errors import TypeInferenceError
 from ..types.dim import Dim, free_symbols
 from ..types.dtypes import DTYPES, Priority, get_default_dtype, priority
 from ..types.type import TensorType
@@ -42,7 +43,6 @@ from .compile import (
     compile_alternative,
     known_dtypes,
 )
-from .errors import TypeInferenceError
 
 __all__ = ["DEFAULT_MAX_RANK", "FirstMatch", "Relation", "compiled", "explain", "infer",
            "relation", "solutions", "tensor_term", "wrapped_flags"]

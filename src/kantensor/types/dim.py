@@ -399,6 +399,10 @@ def dim_max(*args: DimLike) -> DimLike:
     return _minmax("max", args)
 
 
+#: The DSL's size functions on ints and Dims, for :func:`kantensor.syntax.ast.evaluate`.
+DIM_CALLS = {"min": dim_min, "max": dim_max}
+
+
 # -- queries and transformations ---------------------------------------------------------
 
 def free_symbols(x: DimLike) -> frozenset[Hashable]:

@@ -18,6 +18,9 @@ from typing import Any
 
 import numpy as np
 
+from ..syntax.ast.names import CATEGORIES as CATEGORY_WORDS
+from ..syntax.ast.names import DTYPE_NAMES as DTYPE_WORDS
+
 __all__ = [
     "BOOL", "CATEGORIES", "COMPLEX", "COMPLEX_OF", "DTYPES", "DTYPE_FUNCTIONS", "FLOATING",
     "INTEGER", "REAL_OF", "Category", "Priority", "can_cast", "category", "float_of",
@@ -309,3 +312,8 @@ def can_cast(from_: Any, to: Any, casting: str = "same_kind") -> bool:
 def is_lossless_cast(from_: Any, to: Any) -> bool:
     """True if every value of ``from_`` is exactly representable in ``to`` ("safe")."""
     return can_cast(from_, to, "safe")
+
+
+# The DSL reads dtype and category names as words; they are defined here, with the rest.
+DTYPE_WORDS.define(DTYPES)
+CATEGORY_WORDS.define(CATEGORIES)

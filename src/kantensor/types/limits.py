@@ -12,7 +12,7 @@ from typing import Final
 from .dim import Dim
 
 __all__ = [
-    "MAX_ARGS", "MAX_EXPONENT", "MAX_NDIM", "MAX_NESTING", "MAX_SIZE", "MAX_TERMS",
+    "MAX_ARGS", "MAX_NDIM", "MAX_NESTING", "MAX_SIZE", "MAX_TERMS",
     "MAX_TYPE_TEXT", "check_size", "check_terms", "check_text",
 ]
 
@@ -28,8 +28,6 @@ MAX_TERMS: Final = 1_000
 """Most terms of the polynomial a size expression expands to."""
 MAX_ARGS: Final = 64
 """Most arguments of one ``min( )``/``max( )``."""
-MAX_EXPONENT: Final = 64
-"""Largest exponent of a symbolic size (``n**64``)."""
 
 
 def check_text(text: str, limit: int, what: str) -> None:

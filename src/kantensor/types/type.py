@@ -8,10 +8,10 @@ from typing import Any
 import numpy as np
 
 from ..graph.type import Type
-from ..signature.ast import evaluate
-from ..signature.errors import SignatureSyntaxError
-from ..signature.parser import parse_tensor_type
-from .dim import Dim, substitute
+from ..syntax.ast import evaluate
+from ..syntax.errors import SignatureSyntaxError
+from ..syntax.parser import parse_tensor_type
+from .dim import DIM_CALLS, Dim, substitute
 from .display import tensor_type_html
 from .dtypes import DTYPES, category, normalize_dtype
 from .limits import MAX_NDIM, MAX_SIZE, MAX_TYPE_TEXT, check_terms, check_text
@@ -153,7 +153,7 @@ class TensorType(Type):
             raise SignatureSyntaxError(f"unknown dtype {dtype!r} at position {pos}; expected "
                                        f"one of {', '.join(DTYPES)}", text, pos, "a dtype")
         try:
-            shape = [None if e is None else evaluate(e, Dim, _bounded) for e in sizes]
+            shape = [None if e is None else evaluate(e, Dim, _bounded, DIM_CALLS) for e in sizes]
             return cls(dtype, shape)
         except (ValueError, ZeroDivisionError) as exc:
             raise ValueError(f"bad shape in {text!r}: {exc}") from None

@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from .params import AxisError, ParamError, normalize_axis
-from .templates import names, operand, product, rank_error, reads_ranks
+from ..params import AxisError, ParamError, normalize_axis
+from ..templates import names, operand, product, rank_error, reads_ranks
 
 # --------------------------------------------------------------------------- wrappers
 

@@ -21,11 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from ..graph.basic import Variable
-from .fastcall import Miss
+from ...graph.basic import Variable
+from ..fastcall import Miss
+from ..params import ArrayRef, ParamError, SliceItem
+from ..templates import names, operand, product, rank_error, reads_ranks, where
 from .indexing import _as_key, slice_length
-from .params import ArrayRef, ParamError, SliceItem
-from .templates import names, operand, product, rank_error, reads_ranks, where
 
 _ARRAYS = (Variable, np.ndarray, list)
 _NO_KEYWORDS: dict[str, Any] = {}  # never mutated

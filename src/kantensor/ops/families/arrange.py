@@ -2,7 +2,7 @@
 matrix_transpose, flip, roll, tile, repeat, tril/triu, diag, sort/argsort, vstack/hstack,
 dot and linalg.norm.
 
-As in :mod:`kantensor.ops.shape`, every input axis gets a name (``a0, a1, ...``) and the
+As in :mod:`kantensor.ops.families.shape`, every input axis gets a name (``a0, a1, ...``) and the
 output shape is written over those names; negative or omitted axes are resolved into
 explicit parameters, so the implementation computes exactly what the type says. No
 builder decides a dtype: the signatures in the catalogue do.
@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from ..types.dim import Dim
-from .params import AxisError, ParamError, normalize_axes, normalize_axis
-from .sizes import SizeNames, concrete
-from .templates import names, operand, product, rank_error, reads_ranks
+from ...types.dim import Dim
+from ..params import AxisError, ParamError, normalize_axes, normalize_axis
+from ..sizes import SizeNames, concrete
+from ..templates import names, operand, product, rank_error, reads_ranks
 
 
 def _one(types: tuple) -> tuple[Any, list[str]]:

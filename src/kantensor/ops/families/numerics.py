@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from .params import ParamError, normalize_axes
+from ..params import ParamError, normalize_axes
+from ..templates import names, operand, reads_ranks
 from .reductions import reduce_strict
-from .templates import names, operand, reads_ranks
 
 
 def _shift(x: np.ndarray, axis: Any) -> np.ndarray:
@@ -93,7 +93,7 @@ def _not_all_empty(dims: list[str], axes: tuple[int, ...]) -> str:
 
 @reads_ranks
 def medians(types: tuple, axis: Any, keepdims: bool, **_: Any) -> dict[str, Any]:
-    """median: :func:`~kantensor.ops.reductions.reduce_strict`, and ``guard``, the
+    """median: :func:`~kantensor.ops.families.reductions.reduce_strict`, and ``guard``, the
     where-clause of :func:`_not_all_empty`."""
     made = reduce_strict(types, axis, keepdims)
     (x,) = types

@@ -19,10 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from ..signature.limits import balanced_join
-from ..types.dim import Dim, free_symbols, substitute
-from .params import AxisError, ParamError, normalize_axes, normalize_axis
-from .sizes import (
+from ...syntax.limits import balanced_join
+from ...types.dim import Dim, free_symbols, substitute
+from ..params import AxisError, ParamError, normalize_axes, normalize_axis
+from ..sizes import (
     SizeNames,
     concrete,
     given_axis,
@@ -31,7 +31,7 @@ from .sizes import (
     input_axis,
     symbol_of,
 )
-from .templates import joined_dtypes, names, operand, product, rank_error, reads_ranks, where
+from ..templates import joined_dtypes, names, operand, product, rank_error, reads_ranks, where
 
 # --------------------------------------------------------------------------- helpers
 

@@ -5,7 +5,7 @@ the parts of a compact tensor type. The Lark tree is turned into the AST of :mod
 Lexical problems the grammar cannot express (``.0.``, two ``...`` in an operand, reserved
 words, categories, whether ``a == b`` compares dims or dtypes) are reported here; the
 well-formedness of a whole alternative is checked once, by
-:func:`kantensor.signature.alternative.check`, and its errors are mapped to positions.
+:func:`kantensor.syntax.alternative.check`, and its errors are mapped to positions.
 Every problem is a :class:`SignatureSyntaxError` with a position.
 """
 
@@ -22,7 +22,6 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedTok
 from lark.lark import PostLex
 from lark.lexer import PatternStr
 
-from ..types.limits import MAX_EXPONENT
 from .alternative import KIND_TEXT, Alternative, IllFormed, resolve_dtype_names
 from .ast import (
     CATEGORIES,
@@ -51,7 +50,7 @@ from .ast import (
     TensorPattern,
 )
 from .errors import SignatureSyntaxError
-from .limits import check_text, check_tree_nesting
+from .limits import MAX_EXPONENT, check_text, check_tree_nesting
 
 __all__ = ["parse_alternatives", "parse_tensor_type"]
 

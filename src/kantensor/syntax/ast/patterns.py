@@ -1,5 +1,5 @@
 """Operands and where-clauses of the DSL (checked as a whole when an alternative is
-built, by :func:`kantensor.signature.alternative.check`)."""
+built, by :func:`kantensor.syntax.alternative.check`)."""
 
 from __future__ import annotations
 

@@ -17,11 +17,13 @@ from lark import Tree
 
 from .errors import SignatureSyntaxError
 
-__all__ = ["MAX_NESTING", "MAX_SIGNATURE_TEXT", "balanced_join", "check_ast_nesting",
-           "check_text", "check_tree_nesting"]
+__all__ = ["MAX_EXPONENT", "MAX_NESTING", "MAX_SIGNATURE_TEXT", "balanced_join",
+           "check_ast_nesting", "check_text", "check_tree_nesting"]
 
 MAX_SIGNATURE_TEXT: Final = 100_000
 """Longest signature text that is parsed."""
+MAX_EXPONENT: Final = 64
+"""Largest exponent of ``**`` in a size expression (``n**64``)."""
 MAX_NESTING: Final = 64
 """Deepest nesting of dim and dtype expressions (each operator, ``min``/``max``,
 ``promote``/``float``/``real`` is one level)."""

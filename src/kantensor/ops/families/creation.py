@@ -15,11 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from ..types.dim import Dim
-from .params import ParamError
-from .pyints import fits
-from .sizes import SizeNames, concrete
-from .templates import names, operand, reads_ranks
+from ...types.dim import Dim
+from ..params import ParamError
+from ..pyints import fits
+from ..sizes import SizeNames, concrete
+from ..templates import names, operand, reads_ranks
 
 Size = int | Dim
 

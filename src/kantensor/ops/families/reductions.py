@@ -12,9 +12,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .params import ParamError, normalize_axes, normalize_axis
-from .pyints import fits
-from .templates import names, operand, product, reads_ranks, where
+from ..params import ParamError, normalize_axes, normalize_axis
+from ..pyints import fits
+from ..templates import names, operand, product, reads_ranks, where
 
 
 def _scalar_axis(ndim: int, axis: Any) -> bool:

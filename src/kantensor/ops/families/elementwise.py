@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .templates import reads_ranks
+from ..templates import reads_ranks
 
 
 def sigmoid(x: np.ndarray) -> np.ndarray:

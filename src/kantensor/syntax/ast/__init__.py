@@ -8,7 +8,7 @@ The dim expressions here are the one dim-expression language of kantensor: signa
 ``TensorType.parse`` and the command line's query terms all parse into these nodes, and
 :func:`evaluate` is the one evaluator, computing in the Dim algebra of
 :mod:`kantensor.types.dim`. Operands and where-clauses are checked for well-formedness
-as a whole when an :class:`~kantensor.signature.alternative.Alternative` is built.
+as a whole when an :class:`~kantensor.syntax.alternative.Alternative` is built.
 
 One module per kind of node: :mod:`.names` (the rules for names), :mod:`.dims` (dim
 expressions and items, the evaluator), :mod:`.dtypes` (dtype terms), :mod:`.patterns`

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from .params import normalize_axis
-from .templates import names, operand, product, rank_error, reads_ranks, where
+from ..params import normalize_axis
+from ..templates import names, operand, product, rank_error, reads_ranks, where
 
 #: A position in ``[0, n]`` as ("start", p) = min(p, n) or ("end", q) = max(n - q, 0).
 Bound = tuple[str, int]

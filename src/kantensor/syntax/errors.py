@@ -24,6 +24,8 @@ class SignatureSyntaxError(ValueError):
     description of what was expected there) and ``message`` (first line of ``str(err)``).
     """
 
+    __module__ = "kantensor"  # its public home: tracebacks name kantensor.SignatureSyntaxError
+
     def __init__(self, message: str, text: str, position: int, expected: str = "") -> None:
         super().__init__(message, text, position, expected)
         self.message = message
@@ -48,6 +50,8 @@ class TypeInferenceError(TypeError):
     ``signature`` is the signature whose alternatives all failed, when one was solved
     (None for an error found before solving, such as an input's own sizes).
     """
+
+    __module__ = "kantensor"  # its public home, whichever layer raises it
 
     def __init__(self, message: str, *, signature: Any = None) -> None:
         super().__init__(message)

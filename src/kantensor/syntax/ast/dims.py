@@ -7,13 +7,11 @@ dim ``n?`` or a group (``.k.``, ``...``, ``*name``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
-from ...types.dim import DimLike
-from ...types.dim import dim_max as _dim_max
-from ...types.dim import dim_min as _dim_min
-from ...types.limits import MAX_EXPONENT
+from ..limits import MAX_EXPONENT
 from .names import check_name, set_field
 
 __all__ = [
@@ -229,16 +227,25 @@ def expr_names(x: DimExpr) -> list[str]:
 
 
 
+#: A size while evaluating: an int, or a size object of a higher layer (a
+#: :class:`kantensor.types.Dim`) that has the arithmetic operators.
+DimLike = Any
+
 _BINARY: dict[str, Callable[[DimLike, DimLike], DimLike]] = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
     "//": lambda a, b: a // b, "%": lambda a, b: a % b, "**": lambda a, b: a ** b,
 }
-_CALLS = {"min": _dim_min, "max": _dim_max}
+#: ``min`` and ``max`` on ints; a layer whose sizes are symbolic passes its own.
+INT_CALLS: Mapping[str, Callable[..., DimLike]] = {"min": min, "max": max}
 
 
 def evaluate(expr: DimExpr, lookup: Callable[[str], DimLike],
-             check: Callable[[DimLike], object] | None = None) -> DimLike:
+             check: Callable[[DimLike], object] | None = None,
+             calls: Mapping[str, Callable[..., DimLike]] = INT_CALLS) -> DimLike:
     """The value of ``expr``, its names replaced by ``lookup(name)`` (ints or Dims).
+
+    ``calls`` implements the DSL's size functions (``min``, ``max``) on the values:
+    :data:`kantensor.types.dim.DIM_CALLS` for Dims.
 
     The one evaluator of dim expressions: the solver looks names up in its
     substitution, ``TensorType.parse`` maps them to named Dims. Iterative, so deep
@@ -269,7 +276,7 @@ def evaluate(expr: DimExpr, lookup: Callable[[str], DimLike],
             n = len(node.args)
             args = values[-n:]
             del values[-n:]
-            values.append(_CALLS[node.fn](*args))
+            values.append(calls[node.fn](*args))
     return values[0]
 
 

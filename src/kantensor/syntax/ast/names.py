@@ -1,0 +1,68 @@
+"""Names of the DSL: reserved words, dtype and category names, and the rule for an
+identifier (shared by the dim and dtype nodes).
+
+Which words name dtypes and dtype categories is a fact of the types layer
+(:mod:`kantensor.types.dtypes`, the one home of every dtype fact), which sits above the
+syntax. The syntax reads those words through two :class:`WordSet` objects that the dtype
+module defines when it is imported (importing any part of kantensor imports it first).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Set
+
+__all__ = ["CATEGORIES", "CMP_OPS", "DTYPE_NAMES", "RESERVED", "WordSet", "check_name",
+           "set_field"]
+
+
+class WordSet(Set[str]):
+    """A read-only set of words that a higher layer defines once (:meth:`define`)."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self._words: frozenset[str] = frozenset()
+
+    def define(self, words: Iterable[str]) -> None:
+        """Give the set its words; a second definition is an error (one home per fact)."""
+        if self._words:
+            raise RuntimeError(f"the {self.what} are defined already")
+        self._words = frozenset(words)
+
+    @classmethod
+    def _from_iterable(cls, it: Iterable[str]) -> set[str]:
+        return set(it)  # what ``set(...) | words`` gives, as with a plain set
+
+    def __contains__(self, word: object) -> bool:
+        return word in self._words
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._words)
+
+    def __len__(self) -> int:
+        return len(self._words)
+
+    def __repr__(self) -> str:
+        return f"WordSet({self.what}: {sorted(self._words)})"
+
+
+DTYPE_NAMES = WordSet("dtype names")
+CATEGORIES = WordSet("dtype category names")
+RESERVED = frozenset("where in min max promote join float real compatible".split())
+CMP_OPS = frozenset({"==", "!=", "<", "<=", ">", ">="})
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def check_name(name: object, what: str, *, dtype_ok: bool = False) -> None:
+    """ValueError unless ``name`` may name a ``what`` (an identifier, not reserved)."""
+    if not isinstance(name, str) or not _IDENT.fullmatch(name):
+        raise ValueError(f"{what} name must be an identifier, got {name!r}")
+    if name in RESERVED:
+        raise ValueError(f"{name!r} is a reserved word and cannot name a {what}")
+    if name in DTYPE_NAMES and not dtype_ok:
+        raise ValueError(f"{name!r} is a dtype name and cannot name a {what}")
+
+
+def set_field(obj: object, name: str, value: object) -> None:
+    """Set a field of a frozen node while it normalises itself in ``__post_init__``."""
+    object.__setattr__(obj, name, value)
