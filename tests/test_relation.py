@@ -131,3 +131,31 @@ def test_identity_by_object_not_by_spelling():
     assert {"k": 1, "Z": kt.TensorType("float32", (n, 4))} in answers
     answer = kt.query(kt.matmul, [var("A"), "float32[3,5]"], ["float32[2,5]"])[0]
     assert set(answer) == {"A"}
+
+
+def test_query_and_relation_read_their_target_by_one_rule():
+    """An Op, a Signature, an Op's name or signature text, in both front ends."""
+    X = var("X")
+    by_op = run(0, X, kt.relation(kt.matmul)(X, "float32[3,4]", "float32[5,4]"), kt.labelo(X))
+    by_name = run(0, X, kt.relation("matmul")(X, "float32[3,4]", "float32[5,4]"), kt.labelo(X))
+    assert by_op == by_name and len(by_op) > 1
+    text = str(kt.matmul.signature)
+    assert {str(t) for t in run(0, X, kt.relation(text)(X, "float32[3,4]", "float32[5,4]"),
+                                kt.labelo(X))} == {str(t) for t in by_op}
+    assert [a["X"] for a in kt.query("matmul", [X, "float32[3,4]"], ["float32[5,4]"])] == \
+        [a["X"] for a in kt.query(kt.matmul, [X, "float32[3,4]"], ["float32[5,4]"])]
+    for front in (kt.relation, lambda t: kt.query(t, [], [])):
+        with pytest.raises(ValueError, match=r"unknown Op 'matmull' \(did you mean matmul\?\)"):
+            front("matmull")
+
+
+def test_one_arity_check_for_infer_query_and_commands():
+    from kantensor.commands import COMMANDS
+    message = "add +(),()->(): takes 2 inputs, got 1"
+    for run_it in (lambda: kt.add(kt.vector("v")),
+                   lambda: kt.query("add", ["float32[3]"], [var("Z")]),
+                   lambda: COMMANDS["query"]("add float32[3] -> Z"),
+                   lambda: COMMANDS["infer"]("add float32[3]")):
+        with pytest.raises(kt.TypeInferenceError) as info:
+            run_it()
+        assert str(info.value) == message

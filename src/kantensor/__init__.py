@@ -31,10 +31,9 @@ from .logic.store import labelo
 from .ops import CATALOGUE
 from .ops.op import SignatureOp, op
 from .printing import dprint, graphviz
-from .query import Solutions, pattern, query
+from .query import Solutions, pattern, query, relation
 from .refinement import Refinement, RefinementError, refine
 from .signature.signature import Signature
-from .signature.solve import relation
 from .syntax.ast import TensorPattern, dim_vars, dtype_vars
 from .syntax.errors import SignatureSyntaxError, TypeInferenceError
 from .types import (

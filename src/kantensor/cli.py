@@ -28,16 +28,13 @@ from .commands import (
     CommandError,
     Word,
     format_error,
-    infer_words,
     lookup,
-    query_words,
-    refine_words,
     split,
 )
 from .ops import CATALOGUE, FAMILIES
 from .ops.catalogue import CatalogueError, load_file
 from .ops.display import op_text
-from .signature.solve import DEFAULT_MAX_RANK
+from .query import Solutions
 from .types.dtypes import DTYPES
 
 try:  # line editing, completion and history; absent on some platforms
@@ -55,38 +52,21 @@ def history_path() -> Path:
     return Path(os.environ.get(HISTORY_ENV) or Path.home() / ".kantensor_history")
 
 
-def _words(texts: Sequence[str]) -> list[Word]:
-    return [Word(t) for t in texts]
-
-
-def run_infer(sig_text: str, types: Sequence[str], out: Any = None) -> int:
-    """``kantensor infer``: print the output types."""
-    print(infer_words(_words([sig_text, *types])), file=out or sys.stdout)
-    return 0
-
-
-def run_query(sig_text: str, inputs: Sequence[str], outputs: Sequence[str],
-              limit: int | None, out: Any = None, max_rank: int = DEFAULT_MAX_RANK) -> int:
-    """``kantensor query``: print the solutions; exit status 1 when there are none."""
-    sols = query_words(_words([sig_text, *inputs, "->", *outputs]), limit=limit,
-                       max_rank=max_rank)
-    print(repr(sols), file=out or sys.stdout)
-    return 0 if sols else 1
-
-
-def run_refine(graph: Sequence[str], outputs: Sequence[str], file: str | None = None,
-               out: Any = None) -> int:
-    """``kantensor refine``: print every variable's refined type. With ``file``, the
-    graph text reads that Python file's variables (the file is run first)."""
+def run_command(name: str, args: argparse.Namespace, out: Any = None) -> int:
+    """Run the :data:`~kantensor.commands.COMMANDS` entry ``name`` on parsed arguments and
+    print its result; exit status 1 when it is an empty answer (a query with no
+    solutions). With ``--file``, the graph text reads that Python file's variables (the
+    file is run first: the user asked for it by name)."""
+    command = COMMANDS[name]
     namespace = None
-    if file is not None:
+    if getattr(args, "file", None) is not None:
         try:
-            namespace = runpy.run_path(file)
+            namespace = runpy.run_path(args.file)
         except OSError as exc:
-            raise ValueError(f"cannot run {file}: {exc.strerror}") from None
-    words = [*graph, *(["->", *outputs] if outputs else [])]
-    print(refine_words(_words(words), " ".join(words), namespace), file=out or sys.stdout)
-    return 0
+            raise ValueError(f"cannot run {args.file}: {exc.strerror}") from None
+    result = command.run_args(args, namespace)
+    print(repr(result) if isinstance(result, Solutions) else result, file=out or sys.stdout)
+    return 1 if isinstance(result, Solutions) and not result else 0
 
 
 @contextmanager
@@ -164,9 +144,9 @@ def _demo() -> int:
     print(f"\nf(x, y) with x = {xv.tolist()}, y = {yv.tolist()}:")
     print(f(xv, yv))
     print("\ntype inference, forwards and backwards:")
-    run_infer("+(m,n),(n,p)->(m,p)", ["float64[5,3,4]", "float32[4,2]"])
+    print(COMMANDS["infer"]("'+(m,n),(n,p)->(m,p)' float64[5,3,4] float32[4,2]"))
     print("which dtype D makes add(D[3], float32[3]) a float64[3]?")
-    run_query("add", ["D[3]", "float32[3]"], ["float64[3]"], None)
+    print(repr(COMMANDS["query"]("add D[3] float32[3] -> float64[3]")))
     return 0
 
 
@@ -314,34 +294,24 @@ for _name, _command in COMMANDS.items():
     setattr(Repl, f"do_{_name}", _do(_command))
 
 
+def _description() -> str:
+    """The module docstring as plain text (no reStructuredText markup)."""
+    return (__doc__ or "").replace("``", "")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="kantensor", description=__doc__,
+    parser = argparse.ArgumentParser(prog="kantensor", description=_description(),
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"kantensor {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("demo", help="build, print, type and run a small graph")
-    p = sub.add_parser("infer", help="output types of a signature or catalogue Op")
-    p.add_argument("signature", help="signature text or a catalogue Op name")
-    p.add_argument("types", nargs="*",
-                   help="input types, e.g. float32[3,?], and parameters, e.g. axis=1")
-    p = sub.add_parser("query", help="solve a signature for unknowns, in any direction")
-    p.add_argument("signature")
-    p.add_argument("--in", dest="inputs", nargs="*", default=[], metavar="TYPE",
-                   help="input types (names are unknowns) and parameters NAME=VALUE")
-    p.add_argument("--out", dest="outputs", nargs="+", required=True, metavar="TYPE")
-    p.add_argument("--limit", type=int, default=20)
-    p.add_argument("--max-rank", type=int, default=DEFAULT_MAX_RANK, metavar="N",
-                   help=f"most axes an unknown rank takes (default {DEFAULT_MAX_RANK}); "
-                        "the answer says when this bound cut answers")
-    p = sub.add_parser("refine", help="refine the types of every variable of a graph, "
-                                      "solved jointly (back to the inputs)")
-    p.add_argument("graph", nargs="+", metavar="WORD",
-                   help="graph text such as 'tanh(x @ W)', then NAME:TYPE words typing its "
-                        "inputs or requiring types of its assigned names")
-    p.add_argument("--out", dest="outputs", nargs="+", default=[], metavar="TYPE",
-                   help="types required of the outputs")
-    p.add_argument("--file", metavar="FILE.py",
-                   help="a Python file whose variables the graph text may use (it is run)")
+    for name, command in COMMANDS.items():  # infer, query, refine, ...: from the table
+        p = sub.add_parser(name, help=command.summary.split(", e.g.")[0],
+                           description=f"{command.summary}\n\nIn the REPL and as the "
+                                       f"magic %{name}: {command.usage}",
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        for option in command.options:
+            p.add_argument(*option.flags, **option.settings)
     p = sub.add_parser("check", help="validate catalogue files (signatures/*.toml) and "
                                      "run their examples")
     p.add_argument("files", nargs="+")
@@ -354,13 +324,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "demo":
             return _demo()
-        if args.command == "infer":
-            return run_infer(args.signature, args.types)
-        if args.command == "query":
-            return run_query(args.signature, args.inputs, args.outputs, args.limit,
-                             max_rank=args.max_rank)
-        if args.command == "refine":
-            return run_refine(args.graph, args.outputs, args.file)
+        if args.command in COMMANDS:
+            return run_command(args.command, args)
         if args.command == "check":
             return run_check(args.files, timeout=args.timeout)
         Repl(history=history_path()).cmdloop()

@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .graph.basic import Variable
@@ -38,8 +38,8 @@ from .types.display import type_inline
 from .types.dtypes import DTYPES
 from .types.type import TensorType
 
-__all__ = ["COMMANDS", "Command", "CommandError", "InferResult", "Word", "format_error",
-           "infer_words", "query_words", "refine_words", "split"]
+__all__ = ["COMMANDS", "Command", "CommandError", "InferResult", "Option", "Word",
+           "format_error", "infer_words", "query_words", "refine_words", "split"]
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _PARAM = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
@@ -251,23 +251,7 @@ def query_words(words: Sequence[Word], line: str = "", limit: int | None = None,
     ins = [_query_term(w, line) for w in rest]
     outs = [_query_term(w, line) for w in words[k + 1:]]
     target = _target(words[0], params, line)
-    sig = target if isinstance(target, Signature) else getattr(target, "signature", None)
-    if sig is not None:  # an Op with parameters: query checks the counts itself
-        _check_arity(sig, None if sig is target else target.name, len(ins), len(outs))
     return query(target, ins, outs, limit=limit, max_rank=max_rank)
-
-
-def _check_arity(sig: Signature, name: str | None, n_in: int, n_out: int) -> None:
-    """Report a wrong number of inputs or outputs as ``infer`` does, not as no solutions."""
-    label = f"{name} {sig}" if name else str(sig)
-    counts = {len(a.inputs) for a in sig.alternatives}
-    if n_in not in counts:
-        want = " or ".join(map(str, sorted(counts)))
-        raise TypeInferenceError(f"{label}: takes {want} inputs, got {n_in}", signature=sig)
-    counts = {len(a.outputs) for a in sig.alternatives if len(a.inputs) == n_in}
-    if n_out not in counts:
-        want = " or ".join(map(str, sorted(counts)))
-        raise TypeInferenceError(f"{label}: gives {want} outputs, got {n_out}", signature=sig)
 
 
 def refine_words(words: Sequence[Word], line: str = "",
@@ -336,8 +320,18 @@ def format_error(exc: BaseException, prefix: str = "") -> str:
 
 
 @dataclass(frozen=True)
+class Option:
+    """One argument of a command's form on the ``kantensor`` command line: the flags (or
+    the positional name) and the keyword arguments of ``argparse.add_argument``."""
+
+    flags: tuple[str, ...]
+    settings: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Command:
-    """A command of the REPL and a magic of IPython (``%name line``)."""
+    """A command of the REPL, a magic of IPython (``%name line``) and a subcommand of the
+    ``kantensor`` program; this entry is all three need."""
 
     name: str
     usage: str
@@ -345,6 +339,11 @@ class Command:
     run: Callable[..., Any]
     #: run takes the caller's namespace (a notebook's variables) as a third argument
     takes_namespace: bool = False
+    #: The command-line form: its arguments, and how they map back to this command's
+    #: words (``words``) and to keyword arguments of ``run`` (``settings``).
+    options: tuple[Option, ...] = ()
+    words: Callable[[Any], list[str]] = lambda args: []
+    settings: Callable[[Any], dict[str, Any]] = lambda args: {}
 
     def __call__(self, line: str, namespace: dict[str, Any] | None = None) -> Any:
         """Run the command on the rest of its line (its arguments)."""
@@ -352,19 +351,63 @@ class Command:
             return self.run(split(line), line, namespace)
         return self.run(split(line), line)
 
+    def run_args(self, args: Any, namespace: dict[str, Any] | None = None) -> Any:
+        """Run the command on parsed command-line arguments (see :attr:`options`)."""
+        texts = self.words(args)
+        words = [Word(t) for t in texts]
+        extra = self.settings(args)
+        if self.takes_namespace:
+            return self.run(words, " ".join(texts), namespace, **extra)
+        return self.run(words, " ".join(texts), **extra)
 
-#: The commands by name: the REPL's commands and the IPython magics are made from this table.
+
+_LIMIT = Option(("--limit",), {"type": int, "default": 20, "metavar": "N",
+                               "help": "show at most N answers (default 20)"})
+_MAX_RANK = Option(("--max-rank",), {
+    "type": int, "default": DEFAULT_MAX_RANK, "metavar": "N",
+    "help": f"most axes an unknown rank takes (default {DEFAULT_MAX_RANK}); the answer "
+            "says when this bound cut answers"})
+
+#: The commands by name: the REPL's commands, the IPython magics and the subcommands of the
+#: ``kantensor`` program are made from this table.
 COMMANDS: dict[str, Command] = {
     c.name: c for c in (
         Command("infer", "infer OP|SIGNATURE TYPE... [NAME=VALUE...]",
                 "output types, e.g. infer add float32[3] int8[]  or  "
-                "infer sum float32[2,3] axis=1", infer_words),
+                "infer sum float32[2,3] axis=1", infer_words,
+                options=(Option(("signature",), {"help": "signature text or a catalogue "
+                                                         "Op name"}),
+                         Option(("types",), {"nargs": "*", "help": "input types, e.g. "
+                                             "float32[3,?], and parameters, e.g. axis=1"})),
+                words=lambda a: [a.signature, *a.types]),
         Command("query", "query OP|SIGNATURE IN... [NAME=VALUE...] -> OUT...",
                 "solve for the names, in any direction, e.g. "
-                "query add D[3] float32[3] -> float64[3]", query_words),
+                "query add D[3] float32[3] -> float64[3]", query_words,
+                options=(Option(("signature",), {"help": "signature text or a catalogue "
+                                                         "Op name"}),
+                         Option(("--in",), {"dest": "inputs", "nargs": "*", "default": [],
+                                            "metavar": "TYPE", "help": "input types (names "
+                                            "are unknowns) and parameters NAME=VALUE"}),
+                         Option(("--out",), {"dest": "outputs", "nargs": "+",
+                                             "required": True, "metavar": "TYPE",
+                                             "help": "output types (names are unknowns)"}),
+                         _LIMIT, _MAX_RANK),
+                words=lambda a: [a.signature, *a.inputs, "->", *a.outputs],
+                settings=lambda a: {"limit": a.limit, "max_rank": a.max_rank}),
         Command("refine", "refine GRAPH [NAME:TYPE...] [-> TYPE...]",
                 "the types of every variable of a graph, solved jointly, e.g. "
                 "refine tanh(x @ W) x:float32[?,?] W:float32[?,4] -> float32[5,4]",
-                refine_words, takes_namespace=True),
+                refine_words, takes_namespace=True,
+                options=(Option(("graph",), {"nargs": "+", "metavar": "WORD", "help":
+                                             "graph text such as 'tanh(x @ W)', then "
+                                             "NAME:TYPE words typing its inputs or "
+                                             "requiring types of its assigned names"}),
+                         Option(("--out",), {"dest": "outputs", "nargs": "+", "default": [],
+                                             "metavar": "TYPE",
+                                             "help": "types required of the outputs"}),
+                         Option(("--file",), {"metavar": "FILE.py", "help": "a Python file "
+                                              "whose variables the graph text may use (it "
+                                              "is run)"})),
+                words=lambda a: [*a.graph, *(["->", *a.outputs] if a.outputs else [])]),
     )
 }

@@ -9,6 +9,7 @@ returns every answer lazily as a :class:`Solutions` object.
 from __future__ import annotations
 
 import itertools
+import re
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -20,14 +21,42 @@ from unification import isvar, var
 from .logic.answers import SizeConstraint, symbolic_values, where_text
 from .logic.store import TypeStore, labelo
 from .logic.terms import TensorTerm, term_vars, walk
+from .ops import CATALOGUE, nearest_op
 from .signature.display import solutions_html
 from .signature.signature import Signature
-from .signature.solve import DEFAULT_MAX_RANK, Relation, relation
+from .signature.solve import DEFAULT_MAX_RANK, Relation, arities, check_arity
+from .signature.solve import relation as signature_relation
 from .types.dim import Dim
 from .types.dtypes import normalize_dtype
 from .types.type import TensorType
 
-__all__ = ["Solutions", "pattern", "query", "var"]
+__all__ = ["Solutions", "pattern", "query", "relation", "resolve", "var"]
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def resolve(op_or_signature: Any) -> Any:
+    """What :func:`query` and :func:`relation` run, by one rule: an Op or a Signature as
+    it is; a string that names a catalogue Op is that Op (``"add"``); any other string
+    is signature text (``"+(m,n),(n,p)->(m,p)"``). A bare name that is no Op is an error
+    that suggests the nearest Op name, not a signature that fails to parse."""
+    if not isinstance(op_or_signature, str):
+        return op_or_signature
+    text = op_or_signature.strip()
+    if text in CATALOGUE:
+        return CATALOGUE[text]
+    if _NAME.fullmatch(text):
+        near = nearest_op(text)
+        hint = f" (did you mean {near}?)" if near else " (a signature needs ->)"
+        raise ValueError(f"unknown Op {text!r}{hint}")
+    return Signature.parse(op_or_signature)
+
+
+def relation(op_or_signature: Any, max_rank: int = DEFAULT_MAX_RANK) -> Relation:
+    """The relation of an Op, a Signature, an Op's name or signature text (read as
+    :func:`resolve` says), as a kanren goal maker: ``relation(op)(*inputs, *outputs)``
+    is a goal. ``max_rank`` bounds the number of axes tried where a rank is unknown."""
+    return signature_relation(resolve(op_or_signature), max_rank)
 
 #: The anonymous variables :func:`pattern` made for what the user left open: they are
 #: the pattern's, not the user's, so answers never show them (identity by object).
@@ -349,9 +378,7 @@ def query(op_or_signature: Any, inputs: Sequence[Any], outputs: Sequence[Any],
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
                               or limit < 0):
         raise ValueError(f"limit must be None or an int >= 0, got {limit!r}")
-    target = Signature.parse(op_or_signature) if isinstance(op_or_signature, str) \
-        else op_or_signature
-    rel = relation(target, max_rank)
+    rel = relation(op_or_signature, max_rank)
     _check_counts(rel, len(inputs), len(outputs))
     for x in [*inputs, *outputs]:
         if isinstance(x, str):
@@ -379,13 +406,10 @@ def query(op_or_signature: Any, inputs: Sequence[Any], outputs: Sequence[Any],
 
 
 def _check_counts(rel: Relation, n_in: int, n_out: int) -> None:
-    alternatives = getattr(rel.target, "alternatives", None)
-    if alternatives is not None:
-        counts = {(len(a.inputs), len(a.outputs)) for a in alternatives}
+    """The one arity check (:func:`kantensor.signature.solve.check_arity`); an Op whose
+    signature its parameters render takes any number of inputs its builder accepts."""
+    if isinstance(rel.target, Signature):
+        label = rel.name if rel.name == str(rel.target) else f"{rel.name} {rel.target}"
+        check_arity(label, arities(rel.target), n_in, n_out, rel.target)
     else:
-        counts = {(n_in, rel.n_outputs)}
-    if (n_in, n_out) not in counts:
-        want = " or ".join(f"{i} input{'s' * (i != 1)} and {o} output{'s' * (o != 1)}"
-                           for i, o in sorted(counts))
-        raise TypeError(f"{rel.name}: takes {want}, got {n_in} input{'s' * (n_in != 1)} "
-                        f"and {n_out} output{'s' * (n_out != 1)}")
+        check_arity(rel.name, {(n_in, rel.n_outputs)}, n_in, n_out)

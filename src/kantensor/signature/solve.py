@@ -10,7 +10,7 @@ accepts the inputs (:class:`FirstMatch`), so a backward query answers exactly wh
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -321,15 +321,16 @@ def _compositions(total: int, n: int, cap: int) -> Iterator[tuple[int, ...]]:
 
 
 def relation(op_or_signature: Any, max_rank: int = DEFAULT_MAX_RANK) -> Relation:
-    """The relation of an Op, a Signature or signature text, as a kanren goal maker.
+    """The relation of an Op or a Signature, as a kanren goal maker (``kt.relation``,
+    :func:`kantensor.query.relation`, also reads Op names and signature text).
 
     ``max_rank`` bounds the number of axes tried where a rank is unknown."""
     if isinstance(max_rank, bool) or not isinstance(max_rank, int) or max_rank < 0:
         raise ValueError(f"max_rank must be an int >= 0, got {max_rank!r}")
     target = op_or_signature
     if isinstance(target, str):
-        raise TypeError("relation() takes an Op or a Signature; parse text first with "
-                        "Signature.parse")
+        raise TypeError("this relation() takes an Op or a Signature; kt.relation also "
+                        "reads Op names and signature text")
     name = str(getattr(target, "name", ""))
     plain = getattr(target, "signature", None)
     if hasattr(plain, "alternatives"):  # an Op with one signature
@@ -416,11 +417,7 @@ def infer(sig: Any, input_types: Sequence[TensorType], wrapped: Sequence[bool] |
     if len(flags) != len(types):
         raise ValueError(f"{_label(sig, name)}: wrapped has {len(flags)} entries for "
                          f"{len(types)} inputs")
-    n_inputs = _arities(sig)
-    if len(types) not in n_inputs:
-        want = " or ".join(map(str, sorted(n_inputs)))
-        raise TypeInferenceError(f"{_label(sig, name)}: takes {want} inputs, got {len(types)}",
-                                 signature=sig)
+    check_arity(_label(sig, name), arities(sig), len(types), signature=sig)
     out = _infer_cached(sig, types, flags, get_default_dtype())
     if isinstance(out, str):
         raise TypeInferenceError(f"{_label(sig, name)}: {out}", signature=sig)
@@ -428,9 +425,33 @@ def infer(sig: Any, input_types: Sequence[TensorType], wrapped: Sequence[bool] |
 
 
 @lru_cache(maxsize=1024)
-def _arities(sig: Any) -> frozenset[int]:
-    """The numbers of inputs the alternatives of ``sig`` take."""
-    return frozenset(len(a.inputs) for a in sig.alternatives)
+def arities(sig: Any) -> frozenset[tuple[int, int]]:
+    """The ``(inputs, outputs)`` counts of the alternatives of ``sig``."""
+    return frozenset((len(a.inputs), len(a.outputs)) for a in sig.alternatives)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{word}{'s' * (n != 1)}"
+
+
+def check_arity(label: str, counts: Iterable[tuple[int, int]], n_in: int,
+                n_out: int | None = None, signature: Any = None) -> None:
+    """The one check of how many inputs (and outputs, when given) a call has, for
+    ``infer``, ``query`` and the commands: TypeInferenceError (a TypeError) naming what
+    ``label`` takes, else nothing. ``counts`` holds the ``(inputs, outputs)`` pairs that
+    are allowed."""
+    counts = frozenset(counts)
+    ins = sorted({i for i, _ in counts})
+    if n_in not in ins:
+        raise TypeInferenceError(f"{label}: takes {' or '.join(map(str, ins))} "
+                                 f"{_plural(ins[-1], 'input')}, got {n_in}",
+                                 signature=signature)
+    outs = sorted({o for i, o in counts if i == n_in})
+    if n_out is not None and n_out not in outs:
+        raise TypeInferenceError(f"{label}: gives {' or '.join(map(str, outs))} "
+                                 f"{_plural(outs[-1], 'output')} for {n_in} "
+                                 f"{_plural(n_in, 'input')}, got {n_out}",
+                                 signature=signature)
 
 
 def explain(sig: Any, types: Sequence[TensorType], wrapped: Sequence[bool]) -> str:
