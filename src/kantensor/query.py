@@ -20,7 +20,7 @@ from unification import isvar, var
 
 from .logic.answers import SizeConstraint, symbolic_values, where_text
 from .logic.store import TypeStore, labelo
-from .logic.terms import TensorTerm, term_vars, walk
+from .logic.terms import TensorTerm, prefix_of, term_vars, walk
 from .ops import CATALOGUE, nearest_op
 from .signature.display import solutions_html
 from .signature.signature import Signature
@@ -286,14 +286,22 @@ def _user_vars(terms: Sequence[Any]) -> list[Any]:
     return [v for v in term_vars(list(terms), {}) if v not in _ANONYMOUS]
 
 
-class _Namer:
-    """Fresh Dim names for sizes an answer leaves unknown (unique in the answer)."""
+def _names(user: Sequence[Any]) -> dict[Any, str]:
+    """``{variable: name}``: how answers name the user's logic variables (their tokens,
+    the names they were made with)."""
+    return {v: str(v.token) for v in user}
 
-    def __init__(self, taken: set[str]):
+
+class _Namer:
+    """Fresh Dim names for sizes an answer leaves unknown (unique in the answer): a size
+    the user named keeps that name, any other is ``n``, ``n1``, ..."""
+
+    def __init__(self, taken: set[str], names: dict[Any, str]):
         self.taken = taken
+        self.names = names
 
     def __call__(self, v: Any) -> Dim:
-        base = str(v.token).rsplit("_", 1)[0]
+        base = self.names.get(v) or prefix_of(v)
         base = base if base.isidentifier() else "n"
         name, k = base, 1
         while name in self.taken:
@@ -302,21 +310,22 @@ class _Namer:
         return Dim(name)
 
 
-def _answer(user: list[Any], roles: set, S: ConstrainedState) -> dict[str, Any]:
-    """The answer in state ``S``: each user variable's value (``roles``: the variables
-    that stand for one size)."""
+def _answer(user: list[Any], roles: set, S: ConstrainedState,
+            names: dict[Any, str]) -> dict[str, Any]:
+    """The answer in state ``S``: each user variable's value under its name in ``names``
+    (``roles``: the variables that stand for one size)."""
     s = S.data
     store = S.constraints[TypeStore]
     named = {walk(v, s): dim for dim, v in reversed(list(store.dims.items()))
              if isvar(walk(v, s))}  # a given type's Dims first: they keep their names
-    taken = {d.name for d in store.dims if d.name} | {str(v.token) for v in user}
+    taken = {d.name for d in store.dims if d.name} | set(names.values())
     for v in user:  # an unknown size a user variable stands for is named after it
         w = walk(v, s)
-        if v in roles and isvar(w) and w not in named and str(v.token).isidentifier():
-            named[w] = Dim(str(v.token))
+        if v in roles and isvar(w) and w not in named and names[v].isidentifier():
+            named[w] = Dim(names[v])
     sizes = list(term_vars([*_shapes(user, s), *roles], s))
     residual: list[SizeConstraint] = []
-    values = symbolic_values(sizes, s, store.pending, named, _Namer(taken), residual)
+    values = symbolic_values(sizes, s, store.pending, named, _Namer(taken, names), residual)
 
     def value(term: Any, is_size: bool = False) -> Any:
         t = walk(term, s)
@@ -332,7 +341,7 @@ def _answer(user: list[Any], roles: set, S: ConstrainedState) -> dict[str, Any]:
             return tuple(value(x, True) for x in t)
         return t
 
-    return Answer({str(v.token): value(v, v in roles) for v in user}, residual)
+    return Answer({names[v]: value(v, v in roles) for v in user}, residual)
 
 
 class Answer(dict):
@@ -384,6 +393,7 @@ def query(op_or_signature: Any, inputs: Sequence[Any], outputs: Sequence[Any],
         if isinstance(x, str):
             TensorType.parse(x)  # syntax errors now, not when the answers are read
     user = _user_vars([*inputs, *outputs])
+    names = _names(user)
     roles = {v for v in user if any(v is x for x in _shapes([*inputs, *outputs], {}))}
     typed = [eq(x, TensorTerm(var(), var(), False)) for x in inputs if isvar(x)]
 
@@ -391,7 +401,7 @@ def query(op_or_signature: Any, inputs: Sequence[Any], outputs: Sequence[Any],
         goal = lall(*typed, rel.goal(inputs, outputs, beyond), labelo(beyond=beyond))
         seen: set[str] = set()
         for S in goal(ConstrainedState()):
-            answer = _answer(user, roles, S)
+            answer = _answer(user, roles, S, names)
             key = _key(answer)
             if key not in seen:
                 seen.add(key)
@@ -400,9 +410,9 @@ def query(op_or_signature: Any, inputs: Sequence[Any], outputs: Sequence[Any],
                     return
 
     def complete(S: ConstrainedState) -> Iterator[dict]:
-        return (_answer(user, roles, T) for T in labelo()(S))
+        return (_answer(user, roles, T, names) for T in labelo()(S))
 
-    return Solutions(search, [str(v.token) for v in user], limit, max_rank, complete)
+    return Solutions(search, list(names.values()), limit, max_rank, complete)
 
 
 def _check_counts(rel: Relation, n_in: int, n_out: int) -> None:

@@ -29,7 +29,7 @@ from ..types.dim import (
 )
 from ..types.poly import Opaque
 from .store import Constraint, Progress, bind_choices, unify_oc
-from .terms import isvar, term_vars, walk
+from .terms import isvar, prefix_of, term_vars, walk
 
 __all__ = ["COMPARE", "Broadcast", "Compare", "Equation", "Expr", "size_value"]
 
@@ -441,7 +441,7 @@ def _readable(value: DimLike) -> str:
     names = {}
     for u in free_symbols(value):
         if not isinstance(u, str):
-            hint = str(getattr(u, "token", "")).rsplit("_", 1)[0]
+            hint = prefix_of(u)
             names[u] = Dim(hint) if hint.isidentifier() else Dim("unknown")
     if len(names) == 1 and value == unknown(next(iter(names))) and \
             names[next(iter(names))] == Dim("unknown"):

@@ -49,6 +49,12 @@ def fresh(prefix: str = "") -> Var:
     return v
 
 
+def prefix_of(v: Any) -> str:
+    """The prefix a variable was made with by :func:`fresh` (the signature name it
+    stands for, such as ``m``), or ``""``; read from the variable, not its token's text."""
+    return v._made[0] if type(v) is Fresh else ""
+
+
 def isvar(term: Any) -> bool:
     """Is ``term`` a logic variable? (unification's ``isvar``, answered by type first.)"""
     kind = type(term)
