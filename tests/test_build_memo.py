@@ -2,9 +2,12 @@
 from a fresh build: values that compare equal but differ (1 and True, 0.0 and -0.0),
 type objects that die and whose ids are reused, the default dtype changing."""
 
+import copy
 import gc
+import pickle
 import random
 import sys
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -13,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kantensor as kt
+from kantensor.graph import codegen
 from kantensor.ops.op import FAST_SHAPES, OpFamily
 from kantensor.ops.params import ParamError
 from kantensor.ops.templates import RankType, names, operand, reads_ranks
@@ -77,19 +81,22 @@ def clear_other_caches():
                     value.cache_clear()
 
 
-@pytest.mark.parametrize("build", [lambda x, y: x @ y, lambda x, y: kt.concatenate([x, y])])
-def test_types_that_die_do_not_leave_answers_for_their_ids(build):
-    """Fresh types whose ids the allocator reuses at once must still get their own
-    output types."""
-    for n in range(1, 60):
-        x = kt.tensor(None, "float64", (n, 3))
-        y = kt.tensor(None, "float64", (3, 3))
-        out = build(x, y)
-        rows = n if out.owner.op.name == "matmul" else n + 3
-        assert out.type == kt.TensorType("float64", (rows, 3))
-        del x, y, out
-        clear_other_caches()  # (the solver's memo keeps types alive too)
-        gc.collect()
+def test_equal_types_are_one_object_and_a_type_nobody_holds_is_freed():
+    """Types are interned, so memos key on the type itself: no id of a dead type can
+    stand for another."""
+    a = kt.TensorType("float32", (3, None))
+    assert kt.TensorType(np.float32, [3, None]) is a
+    assert kt.TensorType.parse("float32[3,?]") is a and kt.fmatrix().type is not a
+    assert pickle.loads(pickle.dumps(a)) is a and copy.deepcopy(a) is a
+    gone = weakref.ref(kt.TensorType("int8", (98765,)))
+    gc.collect()
+    assert gone() is None
+    x = kt.tensor(None, "int16", (45678, 2))
+    held = weakref.ref(x.type)
+    (x + 1).type  # noqa: B018 - the memo of add keys on x's type and keeps it
+    del x
+    gc.collect()
+    assert held() is not None
 
 
 def test_a_rank_only_builder_renders_once_per_ranks_and_dtypes():
@@ -229,6 +236,33 @@ def test_cached_calls_never_differ_from_fresh_ones(calls):
                 continue
             assert got == str(kt.TensorType(str(expected.dtype), expected.shape)), \
                 (call, value)
+
+
+@settings(max_examples=30, deadline=None)
+@given(call_sequences())
+def test_generated_calls_give_what_the_plain_path_gives(calls):
+    """The reference: with generated code off (kantensor.graph.codegen), every call
+    binds and builds afresh; the cached calls must give the same outcomes."""
+    forget()
+    generated = [outcome(call, value, fresh=False) for call, value in calls]
+    forget()
+    with codegen.plain():
+        for family in FAMILIES:
+            family.fast.clear()
+        plain = [outcome(call, value, fresh=False) for call, value in calls]
+        assert not any(family.fast for family in FAMILIES)  # nothing was generated
+    assert generated == plain, calls
+
+
+def test_generated_code_is_made_only_while_the_switch_is_on():
+    family = kt.ops.CATALOGUE["sum"]
+    x = kt.tensor(None, "float32", (2, 3))
+    with codegen.plain():
+        family.fast.clear()
+        assert kt.sum(x, axis=1).type == kt.sum(x, axis=1).type == kt.TensorType("float32", (2,))
+        assert not family.fast
+    kt.sum(x, axis=1)
+    assert family.fast and "def _fast_call" in next(iter(family.fast.values())).func.__source__
 
 
 def test_a_cached_call_makes_new_nodes_of_the_same_op():

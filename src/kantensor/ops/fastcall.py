@@ -12,8 +12,8 @@ build the outputs.
 Each call shape of each Op family has a memo of its own, mapping a key to what an
 earlier, equal call built: ``(Op, output types, input types)``. (One value can mean
 different things in calls of different shapes: ``sum(x, 1)``, ``sum(x, keepdims=1)``.)
-A key holds, for each tensor, ``2 * id(type) + wrapped`` (the memo entry keeps the type
-alive, so the id stays its own), for each parameter given its :func:`exact_key`, and
+A key holds, for each tensor, its type (interned: hashed and compared by identity) and
+whether it is a wrapped number, for each parameter given its :func:`exact_key`, and
 the default dtype. Defaults are not in the key: a call shape fixes which parameters
 take them. A value without an exact key (a float, a Dim, an array) or a key not seen
 yet makes the call take the general path, which also words every error and records
@@ -33,6 +33,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..graph.basic import Apply, Variable
+from ..graph.codegen import define, enabled
 from ..types.dtypes import get_default_dtype
 from ..types.variable import TensorVariable
 
@@ -73,20 +74,18 @@ def exact_key(value):
     return key"""
 
 
-def _define(source: str, name: str, namespace: dict[str, Any]) -> Callable[..., Any]:
-    """The function ``name`` that ``source`` defines, with its source kept on it."""
-    namespace = dict(namespace)
-    exec(compile(source, f"<kantensor {name}>", "exec"), namespace)  # noqa: S102
-    fn = namespace[name]
-    fn.__source__ = source  # what it is, for whoever debugs it
-    return fn
+@functools.lru_cache(maxsize=1)
+def _exact_key() -> Callable[[Any], Any]:
+    return define(_EXACT_KEY, "exact_key", {})
 
 
-#: ``exact_key(value)``: a key equal only for values every normaliser treats alike:
-#: exact ints, bools, strings, None and ``...`` (with their type, as ``1 == True``), and tuples,
-#: lists or slices as :data:`_SEQUENCE_KEY` says; None for anything else (floats among
-#: them: ``0.0 == -0.0``).
-exact_key: Callable[[Any], Any] = _define(_EXACT_KEY, "exact_key", {})
+def exact_key(value: Any) -> Any:
+    """A key equal only for values every normaliser treats alike: exact ints, bools,
+    strings, None and ``...`` (with their type, as ``1 == True``), and tuples, lists or
+    slices as :data:`_SEQUENCE_KEY` says; None for anything else (floats among them:
+    ``0.0 == -0.0``), and None for everything while generated code is off
+    (:mod:`kantensor.graph.codegen`): then nothing is remembered by key."""
+    return _exact_key()(value) if enabled() else None
 
 
 class Miss:
@@ -106,7 +105,7 @@ class Miss:
 FastCall = functools.partial
 
 #: The names generated code sees.
-_NAMESPACE = {"Variable": Variable, "Miss": Miss, "exact_key": exact_key,
+_NAMESPACE = {"Variable": Variable, "Miss": Miss,
               "default_dtype": get_default_dtype, "one_output": Apply.one_output,
               "of_new_outputs": Apply.of_new_outputs, "TensorVariable": TensorVariable}
 
@@ -144,7 +143,7 @@ def _compiled(layout: tuple[tuple[str, bool, int | str], ...],
             lines.append(f"    {value} = kwargs[{source!r}]")
         if kind == _TENSOR:
             lines.append(f"    if not isinstance({value}, Variable): return None")
-            keys.append(f"2 * id({value}.type) + {value}.wrapped")
+            keys.append(f"{value}.type, {value}.wrapped")
             tensors.append(value)
         elif kind == _TENSORS:
             lines += [f"    if type({value}) is not list and type({value}) is not tuple:"
@@ -152,7 +151,7 @@ def _compiled(layout: tuple[tuple[str, bool, int | str], ...],
                       f"    k{i} = []",
                       f"    for v in {value}:",
                       "        if not isinstance(v, Variable): return None",
-                      f"        k{i}.append(2 * id(v.type) + v.wrapped)"]
+                      f"        k{i}.append((v.type, v.wrapped))"]
             keys.append(f"tuple(k{i})")
             tensors.append(f"*{value}")
         else:  # an int is its own key (no other key is an int); tuples inline
@@ -167,7 +166,7 @@ def _compiled(layout: tuple[tuple[str, bool, int | str], ...],
             keys.append(f"k{i}")
     keys.append("default_dtype()")
     name = f"_fast_call_{_compiled.cache_info().currsize}"
-    return _define("\n".join([
+    return define("\n".join([
         f"def {name}(memo, args, kwargs):",
         *lines,
         f"    key = ({', '.join(keys)},)",
@@ -177,4 +176,4 @@ def _compiled(layout: tuple[tuple[str, bool, int | str], ...],
         "    outs = hit[1]",
         "    if len(outs) == 1: return one_output(hit[0], tensors, TensorVariable, outs[0])",
         "    return of_new_outputs(hit[0], tensors, TensorVariable, outs).outputs",
-    ]), name, _NAMESPACE)
+    ]), name, {**_NAMESPACE, "exact_key": _exact_key()})

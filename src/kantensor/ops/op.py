@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ..graph import codegen
 from ..graph.basic import Apply, Variable
 from ..graph.op import Kernel, Op
 from ..signature.signature import Signature
@@ -91,7 +92,8 @@ class SignatureOp(Op):
             if not isinstance(x, Variable):
                 x = as_tensor_variable(x)
             variables.append(x)
-            key.append(2 * id(x.type) + x.wrapped)
+            key.append(x.type)  # interned: hashed and compared by identity
+            key.append(x.wrapped)
         key.append(get_default_dtype())
         key = tuple(key)
         hit = self._memo.get(key)
@@ -104,11 +106,9 @@ class SignatureOp(Op):
 
     def _infer(self, inputs: list[Variable], key: tuple) -> tuple:
         """``(output types, computing Op, input types)`` for ``inputs``, solved by the
-        signature and remembered on this Op under ``key``: for each input
-        ``2 * id(type) + wrapped`` (the identity of its type, kept alive by the entry so
-        that the id stays its own, and whether it is a wrapped number), then the
-        default dtype. A hit in make_node is one dict lookup hashing ints; an equal
-        type that is another object is solved again, and infer's own memo answers."""
+        signature and remembered on this Op under ``key``: for each input its type
+        (interned, so hashed and compared by identity) and whether it is a wrapped
+        number, then the default dtype. A hit in make_node is one dict lookup."""
         types = tuple([x.type for x in inputs])
         signature, op = self.signature_for(types)
         outs = infer(signature, types, tuple(x.wrapped for x in inputs), name=op)
@@ -397,7 +397,7 @@ class OpFamily:
         dtype = get_default_dtype()
         tensors, params = self.spec.bind(args, kwargs)
         node = self._op(params).make_node(*tensors)  # TemplateOp.__call__, inlined
-        if shape not in self.fast and len(self.fast) < FAST_SHAPES:
+        if shape not in self.fast and len(self.fast) < FAST_SHAPES and codegen.enabled():
             layout = self.spec.layouts.get(shape)  # planned by bind just now
             if layout is not None:
                 fast = self.fast[shape] = fast_call(*layout)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Iterable
 from typing import Any
 
@@ -63,18 +65,27 @@ def _substituted(shape: tuple, bound: dict[str, int]) -> tuple:
     return tuple(substitute(d, bound) if isinstance(d, Dim) else d for d in shape)
 
 
+#: Every TensorType alive, by ``(class, dtype, shape)``: equal types are one object.
+_INTERNED: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+_INTERNING = threading.Lock()
+
+
 class TensorType(Type):
     """The type of n-dimensional arrays of one dtype.
 
     ``shape`` entries are ``int >= 0`` (static size), ``None`` (unknown) or a
     :class:`Dim` (symbolic size, equal wherever it appears). Passing
     ``broadcastable=(True, False)`` instead of a shape gives ``(1, None)``.
+
+    Types are immutable and interned: equal types are the same object (a type nobody
+    holds is freed), so equality and hashing are identity's, and memos key on the type
+    itself.
     """
 
-    __slots__ = ("dtype", "shape", "name", "_hash", "_np_dtype", "_static")
+    __slots__ = ("dtype", "shape", "_np_dtype", "_static")
 
-    def __init__(self, dtype: Any, shape: Iterable[ShapeEntry] | None = None,
-                 broadcastable: Iterable[bool] | None = None, name: str | None = None):
+    def __new__(cls, dtype: Any, shape: Iterable[ShapeEntry] | None = None,
+                broadcastable: Iterable[bool] | None = None) -> TensorType:
         if shape is not None and broadcastable is not None:
             raise TypeError("give either shape or broadcastable, not both")
         if broadcastable is not None:
@@ -82,14 +93,33 @@ class TensorType(Type):
         shape = () if shape is None else shape
         if isinstance(shape, int | Dim) or shape is None:
             raise TypeError(f"shape must be a sequence, got {shape!r}")
-        self.dtype: str = normalize_dtype(dtype)
-        self.shape: tuple[ShapeEntry, ...] = tuple(
+        dtype = normalize_dtype(dtype)
+        shape = tuple(
             [s if type(s) is int and 0 <= s <= MAX_SIZE or s is None else _check_entry(s, i)
              for i, s in enumerate(shape)])
-        self.name = name
-        self._hash = hash((TensorType, self.dtype, self.shape))
-        self._np_dtype = _NP_DTYPES[self.dtype]
-        self._static = tuple([(a, s) for a, s in enumerate(self.shape) if type(s) is int])
+        key = (cls, dtype, shape)
+        self = _INTERNED.get(key)
+        if self is not None:
+            return self
+        with _INTERNING:  # one object per key, whichever thread makes it first
+            self = _INTERNED.get(key)
+            if self is None:
+                self = object.__new__(cls)
+                self.dtype: str = dtype
+                self.shape: tuple[ShapeEntry, ...] = shape
+                self._np_dtype = _NP_DTYPES[dtype]
+                self._static = tuple([(a, s) for a, s in enumerate(shape) if type(s) is int])
+                _INTERNED[key] = self
+        return self
+
+    def __reduce__(self) -> tuple:
+        return (type(self), (self.dtype, self.shape))  # unpickled types intern too
+
+    def __copy__(self) -> TensorType:
+        return self
+
+    def __deepcopy__(self, memo: dict) -> TensorType:
+        return self
 
     # -- basic attributes --------------------------------------------------
     @property
@@ -105,12 +135,9 @@ class TensorType(Type):
     def numpy_dtype(self) -> np.dtype:
         return self._np_dtype
 
-    def __eq__(self, other: object) -> bool:
-        return (type(other) is type(self) and other.dtype == self.dtype
-                and other.shape == self.shape)
-
-    def __hash__(self) -> int:
-        return self._hash
+    # Interned, so equality and hashing are object identity's (object's own methods).
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
 
     def __repr__(self) -> str:
         return f"TensorType({self.dtype}, ({', '.join(map(_entry_str, self.shape))}"\
