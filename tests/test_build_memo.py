@@ -368,3 +368,17 @@ def test_cached_calls_from_many_threads_give_what_one_thread_gives():
 
     with ThreadPoolExecutor(8) as pool:
         assert all(pool.map(run, range(16)))
+
+
+def test_a_python_int_that_does_not_fit_is_refused_after_one_that_fits():
+    """Wrapped ints share one interned type; the memo keys them on what decides whether
+    they fit (sign and bit length), so a cached answer never skips the refusal."""
+    u = kt.vector("u", "uint8")
+    for value, fits in ((1, True), (1000, False), (255, True), (256, False), (-1, False),
+                        (200, True), (-129, False)):
+        for _ in range(2):  # the second time from the memo
+            if fits:
+                assert (u + value).type == kt.TensorType("uint8", (None,))
+            else:
+                with pytest.raises(kt.ops.pyints.PythonIntError, match=f"integer {value} "):
+                    u + value

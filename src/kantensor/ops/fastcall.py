@@ -12,9 +12,9 @@ build the outputs.
 Each call shape of each Op family has a memo of its own, mapping a key to what an
 earlier, equal call built: ``(Op, output types, input types)``. (One value can mean
 different things in calls of different shapes: ``sum(x, 1)``, ``sum(x, keepdims=1)``.)
-A key holds, for each tensor, its type (interned: hashed and compared by identity) and
-whether it is a wrapped number, for each parameter given its :func:`exact_key`, and
-the default dtype. Defaults are not in the key: a call shape fixes which parameters
+A key holds, for each tensor, its type (interned: hashed and compared by identity) and,
+for a wrapped number, its :func:`~kantensor.ops.pyints.wrapped_key`; for each
+parameter given, its :func:`exact_key`; and the default dtype. Defaults are not in the key: a call shape fixes which parameters
 take them. A value without an exact key (a float, a Dim, an array) or a key not seen
 yet makes the call take the general path, which also words every error and records
 what it builds under the key. Nothing here decides a type: a hit returns what the
@@ -36,6 +36,7 @@ from ..graph.basic import Apply, Variable
 from ..graph.codegen import define, enabled
 from ..types.dtypes import get_default_dtype
 from ..types.variable import TensorVariable
+from .pyints import wrapped_key
 
 #: The key of a sequence of ints, None, ``...`` and slices of ints and None, as code:
 #: ``{key}`` becomes a tuple of ``{kind}`` and one key per item of ``{items}``, or the
@@ -105,7 +106,7 @@ class Miss:
 FastCall = functools.partial
 
 #: The names generated code sees.
-_NAMESPACE = {"Variable": Variable, "Miss": Miss,
+_NAMESPACE = {"Variable": Variable, "Miss": Miss, "wrapped_key": wrapped_key,
               "default_dtype": get_default_dtype, "one_output": Apply.one_output,
               "of_new_outputs": Apply.of_new_outputs, "TensorVariable": TensorVariable}
 
@@ -143,7 +144,7 @@ def _compiled(layout: tuple[tuple[str, bool, int | str], ...],
             lines.append(f"    {value} = kwargs[{source!r}]")
         if kind == _TENSOR:
             lines.append(f"    if not isinstance({value}, Variable): return None")
-            keys.append(f"{value}.type, {value}.wrapped")
+            keys.append(f"{value}.type, {value}.wrapped and wrapped_key({value})")
             tensors.append(value)
         elif kind == _TENSORS:
             lines += [f"    if type({value}) is not list and type({value}) is not tuple:"
@@ -151,7 +152,7 @@ def _compiled(layout: tuple[tuple[str, bool, int | str], ...],
                       f"    k{i} = []",
                       f"    for v in {value}:",
                       "        if not isinstance(v, Variable): return None",
-                      f"        k{i}.append((v.type, v.wrapped))"]
+                      f"        k{i}.append((v.type, v.wrapped and wrapped_key(v)))"]
             keys.append(f"tuple(k{i})")
             tensors.append(f"*{value}")
         else:  # an int is its own key (no other key is an int); tuples inline

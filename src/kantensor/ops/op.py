@@ -24,7 +24,7 @@ from .callspec import CallSpec
 from .display import OpFacts, op_html
 from .fastcall import FastCall, Miss, fast_call
 from .params import ParamError
-from .pyints import check_python_ints, exact_operands
+from .pyints import check_python_ints, exact_operands, wrapped_key
 from .templates import RankType
 
 #: How inputs are cast before the NumPy implementation runs:
@@ -93,7 +93,7 @@ class SignatureOp(Op):
                 x = as_tensor_variable(x)
             variables.append(x)
             key.append(x.type)  # interned: hashed and compared by identity
-            key.append(x.wrapped)
+            key.append(x.wrapped and wrapped_key(x))
         key.append(get_default_dtype())
         key = tuple(key)
         hit = self._memo.get(key)
@@ -107,8 +107,9 @@ class SignatureOp(Op):
     def _infer(self, inputs: list[Variable], key: tuple) -> tuple:
         """``(output types, computing Op, input types)`` for ``inputs``, solved by the
         signature and remembered on this Op under ``key``: for each input its type
-        (interned, so hashed and compared by identity) and whether it is a wrapped
-        number, then the default dtype. A hit in make_node is one dict lookup."""
+        (interned, so hashed and compared by identity) and, for a wrapped number, its
+        :func:`~kantensor.ops.pyints.wrapped_key` (whether a Python int fits a dtype
+        depends on its value), then the default dtype. A hit is one dict lookup."""
         types = tuple([x.type for x in inputs])
         signature, op = self.signature_for(types)
         outs = infer(signature, types, tuple(x.wrapped for x in inputs), name=op)

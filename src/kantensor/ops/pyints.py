@@ -32,6 +32,16 @@ def _python_int(v: Any) -> int | None:
     return None
 
 
+def wrapped_key(v: Any) -> Any:
+    """What a memo of builds keys a wrapped operand on besides its type: for a Python
+    int, its sign and bit length (two ints of the same key fit the same dtypes, so a
+    refusal by :func:`check_python_ints` is the same for both), else True."""
+    value = _python_int(v)
+    if value is None:
+        return True
+    return (value < 0, (~value if value < 0 else value).bit_length())
+
+
 def fits(value: int, dtype: str) -> bool:
     """Does ``value`` fit in ``dtype`` (always true for an inexact or bool dtype)?"""
     kind = np.dtype(dtype).kind
