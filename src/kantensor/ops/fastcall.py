@@ -11,14 +11,14 @@ build the outputs.
 
 Each call shape of each Op family has a memo of its own, mapping a key to what an
 earlier, equal call built: ``(Op, output types, input types)``. (One value can mean
-different things in calls of different shapes: ``sum(x, 1)``, ``sum(x, keepdims=1)``.)
-A key holds, for each tensor, its type (interned: hashed and compared by identity) and,
-for a wrapped number, its :func:`~kantensor.ops.pyints.wrapped_key`; for each
-parameter given, its :func:`exact_key`; and the default dtype. Defaults are not in the key: a call shape fixes which parameters
-take them. A value without an exact key (a float, a Dim, an array) or a key not seen
-yet makes the call take the general path, which also words every error and records
-what it builds under the key. Nothing here decides a type: a hit returns what the
-relation decided for an equal call.
+different things in calls of different shapes: ``sum(x, 1)``, ``sum(x, keepdims=1)``.) A
+key holds, for each tensor, its type (interned: hashed and compared by identity) and,
+for a wrapped number, its :func:`~kantensor.ops.pyints.wrapped_key`; for each parameter
+given, its :func:`exact_key`; and the default dtype. Defaults are not in the key: a call
+shape fixes which parameters take them. A value without an exact key (a float, a Dim, an
+array) or a key not seen yet makes the call take the general path, which also words
+every error and records what it builds under the key. Nothing here decides a type: a hit
+returns what the relation decided for an equal call.
 
 The code depends only on where tensors and parameters are, not on the Op (``sum(x,
 axis=1)`` and ``mean(x, axis=1)`` run one function, each with its memo), so it is
