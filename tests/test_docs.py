@@ -8,6 +8,7 @@ page, all examples of a page sharing one namespace), so the documentation is che
 from __future__ import annotations
 
 import doctest
+import importlib
 import re
 from pathlib import Path
 
@@ -90,3 +91,19 @@ def test_catalogue_reference_lists_every_op():
         assert f"``{name}(" in text, name
     assert "``sum(float32[2,3,4], axis=1)`` → ``float32[2,4]``" in text
     assert "Also: ``a @ b``, ``numpy.matmul``, ``numpy.linalg.matmul``." in text
+
+
+def _modules_with_examples() -> list[str]:
+    """The modules of the package whose docstrings hold examples (``>>>``)."""
+    src = Path(kt.__file__).resolve().parent
+    return sorted("kantensor." + ".".join(p.relative_to(src).with_suffix("").parts)
+                  .removesuffix(".__init__")
+                  for p in src.rglob("*.py") if ">>>" in p.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("name", _modules_with_examples())
+def test_docstring_examples(name: str, default_float32):
+    """The examples in src/ docstrings run too, so they cannot go stale."""
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=FLAGS, report=True)
+    assert result.attempted > 0 and result.failed == 0, f"{result} in {name}"

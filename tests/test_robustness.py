@@ -263,8 +263,8 @@ def test_check_of_thirty_flexible_dims_ends(tmp_path, capsys):
                     'examples = [{ in = ["float32[]"], out = "float32[]" }]\n')
     code = cli.main(["check", "--timeout", "2", str(path)])
     out = capsys.readouterr().out
-    assert (code, out.strip()) == (0, f"{path}: ok, 1 ops, 1 examples") or \
-        (code == 1 and "took longer than 2 s" in out)
+    # flexible dims are desugared lazily, per rank: rank 0 is one variant, not 2**30
+    assert (code, out.strip()) == (0, f"{path}: ok, 1 ops, 1 examples")
 
 
 def test_repl_survives_unbalanced_quotes_and_long_parameters():

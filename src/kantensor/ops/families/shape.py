@@ -13,7 +13,6 @@ values under ``"params"``, so the impl computes exactly what the type says.
 from __future__ import annotations
 
 import math
-import re
 import warnings
 from typing import Any
 
@@ -76,7 +75,7 @@ def reshaped(types: tuple, shape: tuple[int | Dim, ...],
                 raise ParamError(f"size {entry} is not made of the sizes of the input "
                                  f"({x}): {', '.join(unknown)} would not be known when "
                                  "the graph runs")
-            text.append(f"({_dsl_text(substitute(entry, symbols))})")
+            text.append(f"({substitute(entry, symbols)})")
         else:
             text.append(str(entry))
     free = [i for i, s in enumerate(shape) if isinstance(s, int) and s < 0]
@@ -122,13 +121,6 @@ def _axes_of(x: Any, shape: tuple[int | Dim, ...], own: dict[Any, int]
     named = tuple((n, i) for i, n in enumerate(x.shape)
                   if isinstance(n, Dim) and n.name is not None and n.name in used)
     return named + tuple((input_axis(0, i), i) for key, i in own.items() if key in used)
-
-
-def _dsl_text(size: Any) -> str:
-    """A Dim expression in the signature language, which has no ``**``: ``a0**2`` is
-    written ``a0*a0``."""
-    return re.sub(r"(\w+)\*\*(\d+)", lambda m: "*".join([m.group(1)] * int(m.group(2))),
-                  str(size))
 
 
 def _check_divides(x: Any, target: int) -> None:
