@@ -25,6 +25,7 @@ __all__ = [
     "BOOL", "CATEGORIES", "COMPLEX", "COMPLEX_OF", "DTYPES", "DTYPE_FUNCTIONS", "FLOATING",
     "INTEGER", "REAL_OF", "Category", "Priority", "can_cast", "category", "float_of",
     "priority", "python_dtype", "real_of", "default_complex_dtype", "default_dtype",
+    "default_tolerance",
     "get_default_dtype",
     "is_inexact", "is_integer", "is_lossless_cast", "is_unsigned", "normalize_dtype",
     "operand_dtype_and_priority",
@@ -312,6 +313,13 @@ def can_cast(from_: Any, to: Any, casting: str = "same_kind") -> bool:
 def is_lossless_cast(from_: Any, to: Any) -> bool:
     """True if every value of ``from_`` is exactly representable in ``to`` ("safe")."""
     return can_cast(from_, to, "safe")
+
+
+def default_tolerance(dtype: Any) -> tuple[float, float]:
+    """``(rtol, atol)`` for comparing computed values of ``dtype``: looser for the
+    dtypes of single precision or less (float16, float32, complex64)."""
+    loose = np.finfo(normalize_dtype(dtype)).bits <= 32 if is_inexact(dtype) else False
+    return (1e-3, 1e-5) if loose else (1e-5, 1e-8)
 
 
 # The DSL reads dtype and category names as words; they are defined here, with the rest.

@@ -15,7 +15,7 @@ from ..syntax.errors import SignatureSyntaxError
 from ..syntax.parser import parse_tensor_type
 from .dim import DIM_CALLS, Dim, substitute
 from .display import tensor_type_html
-from .dtypes import DTYPES, category, normalize_dtype
+from .dtypes import DTYPES, category, default_tolerance, normalize_dtype
 from .limits import MAX_NDIM, MAX_SIZE, MAX_TYPE_TEXT, check_terms, check_text
 
 ShapeEntry = int | Dim | None
@@ -251,9 +251,9 @@ class TensorType(Type):
             return False
         if category(self.dtype) < 2:
             return bool(np.array_equal(a, b))
-        loose = self.dtype in ("float16", "float32", "complex64")
-        rtol = rtol if rtol is not None else (1e-3 if loose else 1e-5)
-        atol = atol if atol is not None else (1e-5 if loose else 1e-8)
+        default_rtol, default_atol = default_tolerance(self.dtype)
+        rtol = default_rtol if rtol is None else rtol
+        atol = default_atol if atol is None else atol
         return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True))
 
     def may_share_memory(self, a: Any, b: Any) -> bool:
