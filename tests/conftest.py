@@ -1,4 +1,8 @@
+import importlib
+import json
 import os
+import sys
+from collections import Counter
 
 import pytest
 from hypothesis import settings
@@ -19,6 +23,65 @@ def default_float64():
     kt.set_default_dtype("float64")
     yield
     kt.set_default_dtype(old)
+
+
+# -- figures of the suites, also when pytest-xdist runs the tests in worker processes ------
+def _sum(mine, theirs):
+    """Numbers add up, dicts merge key by key, lists (tuples once sent) item by item."""
+    if isinstance(mine, dict):
+        for key, value in theirs.items():
+            mine[key] = _sum(mine[key], value) if key in mine else value
+        return mine
+    if isinstance(mine, list | tuple):
+        return type(mine)(_sum(a, b) for a, b in zip(mine, theirs, strict=True))
+    return mine + theirs
+
+
+def _counters(mine, theirs):
+    """Per Op, a Counter of cases (a Counter says 0 for a count never made)."""
+    for key, value in theirs.items():
+        mine.setdefault(key, Counter()).update(value)
+    return mine
+
+
+def _fuzz(mine, theirs):
+    """Per entry point: cases add up; the slowest case (and its text) is the slower."""
+    for key, (cases, slowest, text) in theirs.items():
+        old = mine.get(key, (0, -1.0, ""))
+        mine[key] = (old[0] + cases, *max((old[1], old[2]), (slowest, text)))
+    return mine
+
+
+def _soundness(mine, theirs):
+    """Counts add up; the deepest node is the deepest."""
+    for key, value in theirs.items():
+        mine[key] = max(mine.get(key, 0), value) if key == "deepest node" else \
+            mine.get(key, 0) + value
+    return mine
+
+
+#: The figures each suite keeps in a module of tests/, and how two workers' figures
+#: merge: a worker sends them when it finishes, the controller merges them before its
+#: summary.
+FIGURES = {("conformance", "STATS"): _counters, ("fuzzing", "STATS"): _fuzz,
+           ("soundness", "STATS"): _soundness, ("test_bruteforce", "CASES"): _sum,
+           ("test_refine", "STATS"): _sum}
+
+
+def pytest_sessionfinish(session):
+    output = getattr(session.config, "workeroutput", None)
+    if output is None:  # not an xdist worker
+        return
+    figures = [[module, name, getattr(sys.modules[module], name)]
+               for module, name in FIGURES if module in sys.modules]
+    output["kantensor figures"] = json.dumps(figures)
+
+
+def pytest_testnodedown(node, error):
+    """The controller merges a finished worker's figures into its own modules."""
+    for module, name, value in json.loads(node.workeroutput.get("kantensor figures", "[]")):
+        target = getattr(importlib.import_module(module), name)
+        FIGURES[module, name](target, value)
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
