@@ -8,7 +8,6 @@ flag makes the constraint wait, and labeling enumerates it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from ..types.dtypes import (
@@ -18,18 +17,13 @@ from ..types.dtypes import (
     Priority,
     is_lossless_cast,
     priority,
+    promoted,
     python_dtype,
-    result_type_of,
 )
 from .store import Constraint, Progress, bind_choices, guess, unify_oc
 from .terms import isvar, walk
 
 __all__ = ["Compatible", "DTypeMap", "InCategory", "Operand", "Promote", "WrappedOk"]
-
-
-@lru_cache(maxsize=4096)
-def _promote(operands: tuple[tuple[str, Priority], ...]) -> str:
-    return result_type_of(operands)
 
 
 def _done_if_unified(u: Any, v: Any, s: dict) -> Progress:
@@ -72,7 +66,7 @@ class Promote(Constraint):
             if isvar(d) or p is None:
                 return s, False
             ground.append((d, p))
-        return _done_if_unified(self.out, _promote(tuple(ground)), s)
+        return _done_if_unified(self.out, promoted(tuple(ground)), s)
 
     def choices(self, s: dict, rigid: frozenset = frozenset()) -> list | None:
         return guess([op.dtype for op in self.operands], s, DTYPES) or \
@@ -85,7 +79,7 @@ class Promote(Constraint):
     def explain(self, s: dict) -> str:
         got = ", ".join(str(walk(op.dtype, s)) for op in self.operands)
         ground = tuple((walk(op.dtype, s), op.priority(s)) for op in self.operands)
-        result = _promote(ground) if all(isinstance(d, str) and p is not None
+        result = promoted(ground) if all(isinstance(d, str) and p is not None
                                          for d, p in ground) else "?"
         return f"{self.where}: promoting ({got}) gives {result}, not {walk(self.out, s)}"
 

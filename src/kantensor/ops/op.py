@@ -17,7 +17,7 @@ from ..signature.signature import Signature
 from ..signature.solve import infer
 from ..syntax.errors import TypeInferenceError
 from ..types.basic_ops import cast_array
-from ..types.dtypes import get_default_dtype, priority, result_type_of
+from ..types.dtypes import get_default_dtype, priority, promoted
 from ..types.type import TensorType
 from ..types.variable import TensorVariable, as_tensor_variable
 from .callspec import CallSpec
@@ -42,11 +42,6 @@ MEMO_SIZE = 1024
 #: How many call shapes of one Op family get a cached call (others bind every time): a
 #: program uses a few shapes of each Op.
 FAST_SHAPES = 16
-
-
-@lru_cache(maxsize=4096)
-def _promoted(operands: tuple) -> str:
-    return result_type_of(operands)
 
 
 class SignatureOp(Op):
@@ -151,7 +146,7 @@ class SignatureOp(Op):
         if self.compute == "output":
             return node.outputs[0].type.dtype
         if self.compute == "promote":
-            return _promoted(tuple((v.type.dtype, priority(v.type.ndim, v.wrapped))
+            return promoted(tuple((v.type.dtype, priority(v.type.ndim, v.wrapped))
                                     for v in node.inputs))
         return None
 

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from enum import IntEnum
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -29,7 +30,7 @@ __all__ = [
     "get_default_dtype",
     "is_inexact", "is_integer", "is_lossless_cast", "is_unsigned", "normalize_dtype",
     "operand_dtype_and_priority",
-    "promote_types", "result_type", "result_type_of", "set_default_dtype",
+    "promote_types", "promoted", "result_type", "result_type_of", "set_default_dtype",
 ]
 
 DTYPES: tuple[str, ...] = (
@@ -277,6 +278,13 @@ def result_type_of(operands: Iterable[tuple[Any, Priority]]) -> str:
     result = _combine(tensor, _combine(zero_dim, wrapped))
     assert result is not None
     return result
+
+
+@lru_cache(maxsize=4096)
+def promoted(operands: tuple[tuple[str, Priority], ...]) -> str:
+    """:func:`result_type_of` on a tuple of ``(dtype, priority)``, memoized: the one
+    cache of promotion (the solver's constraints and make_node share it)."""
+    return result_type_of(operands)
 
 
 def operand_dtype_and_priority(x: Any) -> tuple[str, Priority]:
