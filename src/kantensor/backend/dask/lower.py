@@ -1,0 +1,263 @@
+"""Each node of a graph as Dask arrays: its plan (chunks in, chunks out) and its lowering.
+
+:func:`plan_node` decides, from the node's signature (see :mod:`.axes`) and the chunks of
+its inputs, which input axes are rechunked and the chunks of every output, before
+anything runs; :func:`lower_node` then builds the Dask arrays that plan describes:
+
+* Dask's own algorithm where it has one (a tree reduction for sum, mean, max, argmax,
+  ...; its cumulative sums along a chunked axis): :data:`REDUCTIONS`, :data:`CUMULATIVE`;
+* otherwise one :func:`dask.array.blockwise` per output: shared labels are shared
+  indices (their chunks kept, unified across inputs as Dask unifies them), every other
+  input axis is one chunk in each task (made so by a rechunk of that axis only), and an
+  axis new in an output gets its size from the inferred type (``nan`` when the size
+  depends on the data). dtype and meta come from the inferred type, so Dask calls no
+  function to guess them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import dask.array as da
+import numpy as np
+from dask.array.core import common_blockdim
+from dask.base import tokenize
+
+from ...graph.basic import Apply, Constant
+from ...ops.pyints import exact_operands
+from ...signature.solve import infer
+from ...types.basic_ops import SpecifyShape
+from ...types.type import TensorType
+from .axes import NodeAxes, node_axes
+from .kernels import Block
+
+__all__ = ["CUMULATIVE", "REDUCTIONS", "NodePlan", "lower_node", "plan_node"]
+
+Chunks = tuple[tuple[float, ...], ...]
+
+#: Ops lowered to Dask's reductions (a tree reduction over the chunks of the axes).
+REDUCTIONS = frozenset({"sum", "prod", "max", "min", "any", "all", "mean", "argmax",
+                        "argmin"})
+#: Ops lowered to Dask's cumulative algorithms (chunks along the axis kept).
+CUMULATIVE = frozenset({"cumsum", "cumprod"})
+
+
+@dataclass
+class NodePlan:
+    """How one node lowers: ``how`` is "blockwise", "reduction", "cumulative" or
+    "identity"; ``targets[i][a]`` the chunks input i gets along axis a ("whole": one
+    chunk; None: kept as given); ``resolve`` the inputs whose unknown chunk sizes are
+    computed first; ``out_chunks`` the chunks of every output."""
+
+    node: Apply
+    op: Any
+    how: str
+    axes: NodeAxes | None
+    out_types: tuple[TensorType, ...]
+    targets: list[list[Any]]
+    out_chunks: list[Chunks]
+    resolve: set[int] = field(default_factory=set)
+    rechunked: list[tuple[int, int]] = field(default_factory=list)
+
+
+def _size(chunks: tuple) -> float:
+    return math.fsum(chunks) if chunks else 0
+
+
+def _known(chunks: tuple) -> bool:
+    return not any(math.isnan(c) for c in chunks)
+
+
+def same_chunks(a: tuple, b: tuple) -> bool:
+    """Equal chunks, ``nan`` equal to ``nan``."""
+    return len(a) == len(b) and all(x == y or (math.isnan(x) and math.isnan(y))
+                                    for x, y in zip(a, b, strict=True))
+
+
+def concrete_type(dtype: str, chunks: Chunks) -> TensorType:
+    """The type of an array of ``dtype`` and ``chunks`` (an unknown size is None)."""
+    return TensorType(dtype, tuple(int(_size(c)) if _known(c) else None for c in chunks))
+
+
+def _dask_own(op: Any, node: Apply) -> str | None:
+    params = dict(getattr(op, "params", ()))
+    if op.name in REDUCTIONS and params.get("initial") is None and len(node.outputs) == 1:
+        return "reduction"
+    if op.name in CUMULATIVE and isinstance(params.get("axis"), int):
+        return "cumulative"
+    return None
+
+
+def plan_node(node: Apply, types: tuple[TensorType, ...], chunks: list[Chunks]) -> NodePlan:
+    """The plan of ``node`` for inputs of concrete ``types`` (an unknown size is None)
+    and ``chunks``; TypeInferenceError if the inputs do not fit its signature."""
+    if isinstance(node.op, SpecifyShape):
+        return NodePlan(node, node.op, "identity", None, (node.outputs[0].type,),
+                        [[None] * len(c) for c in chunks], [chunks[0]])
+    wrapped = tuple(v.wrapped for v in node.inputs)
+    signature, op = node.op.signature_for(types)
+    out_types = tuple(infer(signature, types, wrapped, name=op))
+    axes = node_axes(op, signature, types, wrapped, [t.ndim for t in out_types])
+    how = _dask_own(op, node) or "blockwise"
+    whole = frozenset() if how != "blockwise" else axes.whole | axes.contracted
+    uses: dict[Any, list[tuple[int, tuple]]] = {}
+    for i, (labels, cs) in enumerate(zip(axes.inputs, chunks, strict=True)):
+        for label, c in zip(labels, cs, strict=True):
+            if label not in whole:
+                uses.setdefault(label, []).append((i, c))
+    resolve: set[int] = set()
+    unified: dict[Any, tuple] = {}
+    for label, found in uses.items():
+        if any(_size(c) != 1 for _, c in found):  # size-1 axes broadcast
+            found = [(i, c) for i, c in found if _size(c) != 1]
+        first = found[0][1]
+        if all(same_chunks(c, first) for _, c in found):
+            unified[label] = first
+            continue
+        resolve |= {i for i, c in found if not _known(c)}
+        known = [c for _, c in found if _known(c)]
+        unified[label] = common_blockdim(known) if known else (math.nan,)
+    targets: list[list[Any]] = []
+    rechunked = []
+    for i, (labels, cs) in enumerate(zip(axes.inputs, chunks, strict=True)):
+        row: list[Any] = []
+        for a, (label, c) in enumerate(zip(labels, cs, strict=True)):
+            if label in whole:
+                row.append("whole")
+                if len(c) > 1:
+                    rechunked.append((i, a))
+                    if not _known(c):
+                        resolve.add(i)
+            elif _size(c) == 1 and _size(unified[label]) != 1:
+                row.append(None)
+            else:
+                row.append(unified[label])
+        targets.append(row)
+    out_chunks = []
+    for labels, t in zip(axes.outputs, out_types, strict=True):
+        out_chunks.append(tuple(
+            unified[label] if label in unified and label not in whole
+            else ((math.nan,) if size is None else (size,))
+            for label, size in zip(labels, t.shape, strict=True)))
+    return NodePlan(node, op, how, axes, out_types, targets, out_chunks, resolve, rechunked)
+
+
+def lower_node(plan: NodePlan, values: list[Any]) -> list[Any]:
+    """The Dask arrays of the node's outputs, given its inputs as Dask arrays (a 0-d
+    input may be a NumPy value)."""
+    if plan.how == "identity":
+        return [values[0]]
+    arrays = [_prepare(plan, i, x) for i, x in enumerate(values)]
+    if plan.how == "reduction":
+        return [_reduction(plan, arrays[0])]
+    if plan.how == "cumulative":
+        return [_cumulative(plan, arrays[0])]
+    return [_blockwise(plan, arrays, j) for j in range(len(plan.out_types))]
+
+
+def _prepare(plan: NodePlan, i: int, x: Any) -> Any:
+    """Input ``i`` with its unknown chunk sizes computed where the plan needs them, and
+    rechunked to the plan's chunks (only the axes whose chunks change)."""
+    if not isinstance(x, da.Array):
+        return x
+    if i in plan.resolve:
+        x = x.compute_chunk_sizes()
+    spec = {}
+    for a, (target, c) in enumerate(zip(plan.targets[i], x.chunks, strict=True)):
+        if target == "whole":
+            if len(c) > 1:
+                spec[a] = -1
+        elif target is not None and _known(target) and not same_chunks(target, c):
+            spec[a] = target
+    return x.rechunk(spec) if spec else x
+
+
+def _meta(t: TensorType) -> np.ndarray:
+    return np.empty((0,) * t.ndim, dtype=t.numpy_dtype)
+
+
+def _casts(plan: NodePlan, values: list[Any]) -> tuple[list[Any], tuple[str | None, ...]]:
+    """The inputs as the Op's compute mode takes them (see SignatureOp.perform), and the
+    dtype each block is cast to in the task (None: as it is)."""
+    op, node = plan.op, plan.node
+    n = len(values)
+    if op.compute == "output":
+        return values, (plan.out_types[0].dtype,) * n
+    if op.compute == "select":
+        return values, (None,) + (plan.out_types[0].dtype,) * (n - 1)
+    if op.compute == "promote":
+        dtype = op._compute_dtype(node)
+        casts: list[str | None] = []
+        out = []
+        for v, x in zip(node.inputs, values, strict=True):
+            if isinstance(v, Constant) and v.type.ndim == 0:
+                out.append(exact_operands([v], [v.data], dtype)[0])  # a Python int stays
+                casts.append(None)
+            else:
+                out.append(x)
+                casts.append(dtype)
+        return out, tuple(casts)
+    return values, (None,) * n
+
+
+def _blockwise(plan: NodePlan, values: list[Any], j: int) -> Any:
+    """Output ``j`` as one blockwise over the inputs."""
+    axes, t = plan.axes, plan.out_types[j]
+    whole = axes.whole | axes.contracted
+    letters: dict[Any, str] = {}
+    counter = iter(range(1 << 30))
+
+    def fresh() -> str:
+        return f"k{next(counter)}"
+
+    def letter(label: Any) -> str:
+        if label not in letters:
+            letters[label] = fresh()
+        return letters[label]
+
+    values, casts = _casts(plan, values)
+    args: list[Any] = []
+    for labels, x in zip(axes.inputs, values, strict=True):
+        if isinstance(x, da.Array):
+            args += [x, tuple(fresh() if lab in whole else letter(lab) for lab in labels)]
+        else:
+            args += [x, None]
+    out_ind, new_axes, unknown = [], {}, []
+    for b, (label, size) in enumerate(zip(axes.outputs[j], t.shape, strict=True)):
+        if label in letters:
+            out_ind.append(letters[label])
+        else:
+            k = fresh()
+            out_ind.append(k)
+            new_axes[k] = 1 if size is None else size
+            if size is None:
+                unknown.append(b)
+    kernel = Block(plan.op.impl, plan.op._kwargs, casts, t.dtype,
+                   j if len(plan.out_types) > 1 else None)
+    y = da.blockwise(kernel, tuple(out_ind), *args, new_axes=new_axes, concatenate=True,
+                     dtype=t.numpy_dtype, meta=_meta(t),
+                     name=f"{plan.op.name}-{tokenize(kernel, out_ind, new_axes, *args)}")
+    if unknown:
+        chunks = tuple((math.nan,) * len(c) if b in unknown else c
+                       for b, c in enumerate(y.chunks))
+        y = da.Array(y.dask, y.name, chunks, meta=_meta(t))
+    return y
+
+
+def _reduction(plan: NodePlan, x: Any) -> Any:
+    op, t = plan.op, plan.out_types[0]
+    params = dict(op.params)
+    kwargs: dict[str, Any] = {"axis": params.get("axis"),
+                              "keepdims": params.get("keepdims", False)}
+    if op.name in ("sum", "prod", "mean"):
+        kwargs["dtype"] = t.numpy_dtype
+    y = getattr(da, op.name)(x, **kwargs)
+    return y if y.dtype == t.numpy_dtype else y.astype(t.numpy_dtype)
+
+
+def _cumulative(plan: NodePlan, x: Any) -> Any:
+    op, t = plan.op, plan.out_types[0]
+    y = getattr(da, op.name)(x, axis=dict(op.params)["axis"], dtype=t.numpy_dtype)
+    return y if y.dtype == t.numpy_dtype else y.astype(t.numpy_dtype)
