@@ -5,7 +5,9 @@ its inputs, which input axes are rechunked and the chunks of every output, befor
 anything runs; :func:`lower_node` then builds the Dask arrays that plan describes:
 
 * Dask's own algorithm where it has one (a tree reduction for sum, mean, max, argmax,
-  ...; its cumulative sums along a chunked axis): :data:`REDUCTIONS`, :data:`CUMULATIVE`;
+  ...; its cumulative sums along a chunked axis; its reshape, which rechunks only the
+  axes whose chunks cross the new rows): :data:`REDUCTIONS`, :data:`CUMULATIVE`,
+  :data:`RESHAPES`;
 * otherwise one :func:`dask.array.blockwise` per output: shared labels are shared
   indices (their chunks kept, unified across inputs as Dask unifies them), every other
   input axis is one chunk in each task (made so by a rechunk of that axis only), and an
@@ -23,6 +25,7 @@ from typing import Any
 import dask.array as da
 import numpy as np
 from dask.array.core import common_blockdim
+from dask.array.reshape import reshape_rechunk
 from dask.base import tokenize
 
 from ...graph.basic import Apply, Constant
@@ -33,7 +36,7 @@ from ...types.type import TensorType
 from .axes import NodeAxes, node_axes
 from .kernels import Block
 
-__all__ = ["CUMULATIVE", "REDUCTIONS", "NodePlan", "lower_node", "plan_node"]
+__all__ = ["CUMULATIVE", "REDUCTIONS", "RESHAPES", "NodePlan", "lower_node", "plan_node"]
 
 Chunks = tuple[tuple[float, ...], ...]
 
@@ -42,12 +45,15 @@ REDUCTIONS = frozenset({"sum", "prod", "max", "min", "any", "all", "mean", "argm
                         "argmin"})
 #: Ops lowered to Dask's cumulative algorithms (chunks along the axis kept).
 CUMULATIVE = frozenset({"cumsum", "cumprod"})
+#: Ops lowered to Dask's reshape (it rechunks only the axes whose chunks cross the
+#: boundaries of the new shape's rows).
+RESHAPES = frozenset({"reshape", "flatten"})
 
 
 @dataclass
 class NodePlan:
-    """How one node lowers: ``how`` is "blockwise", "reduction", "cumulative" or
-    "identity"; ``targets[i][a]`` the chunks input i gets along axis a ("whole": one
+    """How one node lowers: ``how`` is "blockwise", "reduction", "cumulative",
+    "reshape" or "identity"; ``targets[i][a]`` the chunks input i gets along axis a ("whole": one
     chunk; None: kept as given); ``resolve`` the inputs whose unknown chunk sizes are
     computed first; ``out_chunks`` the chunks of every output."""
 
@@ -82,6 +88,7 @@ def concrete_type(dtype: str, chunks: Chunks) -> TensorType:
 
 
 def _dask_own(op: Any, node: Apply) -> str | None:
+    """Which of Dask's own algorithms computes the node, if one does."""
     params = dict(getattr(op, "params", ()))
     if op.name in REDUCTIONS and params.get("initial") is None and len(node.outputs) == 1:
         return "reduction"
@@ -101,6 +108,11 @@ def plan_node(node: Apply, types: tuple[TensorType, ...], chunks: list[Chunks]) 
     out_types = tuple(infer(signature, types, wrapped, name=op))
     axes = node_axes(op, signature, types, wrapped, [t.ndim for t in out_types])
     how = _dask_own(op, node) or "blockwise"
+    if op.name in RESHAPES:
+        reshaped = _reshape_chunks(types[0], out_types[0], chunks[0])
+        if reshaped is not None:
+            return NodePlan(node, op, "reshape", axes, out_types, [[None] * len(chunks[0])],
+                            [reshaped])
     whole = frozenset() if how != "blockwise" else axes.whole | axes.contracted
     uses: dict[Any, list[tuple[int, tuple]]] = {}
     for i, (labels, cs) in enumerate(zip(axes.inputs, chunks, strict=True)):
@@ -144,6 +156,21 @@ def plan_node(node: Apply, types: tuple[TensorType, ...], chunks: list[Chunks]) 
     return NodePlan(node, op, how, axes, out_types, targets, out_chunks, resolve, rechunked)
 
 
+def _reshape_chunks(t: TensorType, out: TensorType, chunks: Chunks) -> Chunks | None:
+    """The chunks ``dask.array.reshape`` gives (None where it cannot reshape: unknown
+    sizes)."""
+    if None in t.shape or None in out.shape or not all(_known(c) for c in chunks):
+        return None
+    if t.shape == out.shape:
+        return chunks
+    if math.prod(len(c) for c in chunks) == 1:
+        return tuple((n,) for n in out.shape)
+    try:
+        return tuple(tuple(c) for c in reshape_rechunk(t.shape, out.shape, chunks)[1])
+    except (ValueError, NotImplementedError):  # a reshape Dask's algorithm refuses
+        return None
+
+
 def lower_node(plan: NodePlan, values: list[Any]) -> list[Any]:
     """The Dask arrays of the node's outputs, given its inputs as Dask arrays (a 0-d
     input may be a NumPy value)."""
@@ -154,6 +181,8 @@ def lower_node(plan: NodePlan, values: list[Any]) -> list[Any]:
         return [_reduction(plan, arrays[0])]
     if plan.how == "cumulative":
         return [_cumulative(plan, arrays[0])]
+    if plan.how == "reshape":
+        return [da.reshape(arrays[0], plan.out_types[0].shape)]
     return [_blockwise(plan, arrays, j) for j in range(len(plan.out_types))]
 
 
