@@ -108,6 +108,34 @@ def test_boolean_mask_gives_nan_chunks_resolved_only_where_needed():
     assert same_chunks(predicted[0], computed(doubled)[0])
 
 
+def test_slicing_keeps_the_chunks_of_a_sliced_axis():
+    x = kt.matrix("x", "int16")
+    f = kt.function([x], x[1:, ::2], backend="dask")
+    X = np.arange(60, dtype=np.int16).reshape(10, 6)
+    y = f(X, chunks=((3, 3, 4), (6,)))
+    assert f.chunks(((3, 3, 4), (6,))) == y.chunks == ((2, 3, 4), (3,))
+    got_chunks, got = computed(y)
+    assert got_chunks == y.chunks
+    np.testing.assert_array_equal(got, X[1:, ::2])
+    assert "Dask's slicing" in f.plan()
+
+
+def test_unknown_sizes_are_computed_where_another_input_needs_them():
+    x = kt.vector("x", "float64")
+    m = kt.vector("m", "bool")
+    y = kt.vector("y", "float64")
+    f = kt.function([x, m, y], x[m] + y, backend="dask")
+    X = np.arange(10.0)
+    M = X % 3 == 0  # four elements kept
+    Y = np.arange(4.0)
+    z = f(X, M, da.from_array(Y, chunks=2), chunks=5)
+    # the masked vector is aligned with y's chunks: its size was computed to do so
+    assert f.chunks(((5, 5),), ((5, 5),), ((2, 2),)) == z.chunks == ((2, 2),)
+    got_chunks, got = computed(z)
+    assert got_chunks == ((2, 2),)
+    np.testing.assert_array_equal(got, X[M] + Y)
+
+
 def test_inputs_are_checked():
     x = kt.matrix("x", "float64", shape=(None, 3))
     f = kt.function([x], x + 1, backend="dask")

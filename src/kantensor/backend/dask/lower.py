@@ -6,8 +6,8 @@ anything runs; :func:`lower_node` then builds the Dask arrays that plan describe
 
 * Dask's own algorithm where it has one (a tree reduction for sum, mean, max, argmax,
   ...; its cumulative sums along a chunked axis; its reshape, which rechunks only the
-  axes whose chunks cross the new rows): :data:`REDUCTIONS`, :data:`CUMULATIVE`,
-  :data:`RESHAPES`;
+  axes whose chunks cross the new rows; its slicing, which keeps the chunks of a sliced
+  axis): :data:`REDUCTIONS`, :data:`CUMULATIVE`, :data:`RESHAPES`, :data:`SLICES`;
 * otherwise one :func:`dask.array.blockwise` per output: shared labels are shared
   indices (their chunks kept, unified across inputs as Dask unifies them), every other
   input axis is one chunk in each task (made so by a rechunk of that axis only), and an
@@ -26,9 +26,11 @@ import dask.array as da
 import numpy as np
 from dask.array.core import common_blockdim
 from dask.array.reshape import reshape_rechunk
+from dask.array.slicing import SlicingNoop, normalize_index, slice_array
 from dask.base import tokenize
 
 from ...graph.basic import Apply, Constant
+from ...ops.params import SliceItem
 from ...ops.pyints import exact_operands
 from ...signature.solve import infer
 from ...types.basic_ops import SpecifyShape
@@ -36,7 +38,8 @@ from ...types.type import TensorType
 from .axes import NodeAxes, node_axes
 from .kernels import Block
 
-__all__ = ["CUMULATIVE", "REDUCTIONS", "RESHAPES", "NodePlan", "lower_node", "plan_node"]
+__all__ = ["CUMULATIVE", "REDUCTIONS", "RESHAPES", "SLICES", "NodePlan", "basic_index",
+           "lower_node", "plan_node"]
 
 Chunks = tuple[tuple[float, ...], ...]
 
@@ -45,6 +48,8 @@ REDUCTIONS = frozenset({"sum", "prod", "max", "min", "any", "all", "mean", "argm
                         "argmin"})
 #: Ops lowered to Dask's cumulative algorithms (chunks along the axis kept).
 CUMULATIVE = frozenset({"cumsum", "cumprod"})
+#: Ops lowered to Dask's slicing (chunks of a sliced axis kept, cut where it cuts).
+SLICES = frozenset({"getitem"})
 #: Ops lowered to Dask's reshape (it rechunks only the axes whose chunks cross the
 #: boundaries of the new shape's rows).
 RESHAPES = frozenset({"reshape", "flatten"})
@@ -53,9 +58,9 @@ RESHAPES = frozenset({"reshape", "flatten"})
 @dataclass
 class NodePlan:
     """How one node lowers: ``how`` is "blockwise", "reduction", "cumulative",
-    "reshape" or "identity"; ``targets[i][a]`` the chunks input i gets along axis a ("whole": one
-    chunk; None: kept as given); ``resolve`` the inputs whose unknown chunk sizes are
-    computed first; ``out_chunks`` the chunks of every output."""
+    "reshape", "slice" or "identity"; ``targets[i][a]`` the chunks input i gets along
+    axis a ("whole": one chunk; None: kept as given); ``resolve`` the inputs whose
+    unknown chunk sizes are computed first; ``out_chunks`` the chunks of every output."""
 
     node: Apply
     op: Any
@@ -113,6 +118,11 @@ def plan_node(node: Apply, types: tuple[TensorType, ...], chunks: list[Chunks]) 
         if reshaped is not None:
             return NodePlan(node, op, "reshape", axes, out_types, [[None] * len(chunks[0])],
                             [reshaped])
+    if op.name in SLICES and len(chunks) == 1:
+        sliced = _slice_chunks(basic_index(op), chunks[0])
+        if sliced is not None:
+            return NodePlan(node, op, "slice", axes, out_types, [[None] * len(chunks[0])],
+                            [sliced])
     whole = frozenset() if how != "blockwise" else axes.whole | axes.contracted
     uses: dict[Any, list[tuple[int, tuple]]] = {}
     for i, (labels, cs) in enumerate(zip(axes.inputs, chunks, strict=True)):
@@ -171,6 +181,39 @@ def _reshape_chunks(t: TensorType, out: TensorType, chunks: Chunks) -> Chunks | 
         return None
 
 
+def basic_index(op: Any) -> tuple | None:
+    """``op``'s index as Python's (ints, slices, None, ``...``); None if it holds
+    anything else."""
+    index = dict(op.params).get("index")
+    out: list[Any] = []
+    for item in index if isinstance(index, tuple) else (index,):
+        if isinstance(item, SliceItem):
+            if not all(v is None or isinstance(v, int) for v in item[1:]):
+                return None
+            out.append(slice(*item[1:]))
+        elif item is None or item is Ellipsis or (isinstance(item, int)
+                                                   and not isinstance(item, bool)):
+            out.append(item)
+        else:
+            return None
+    return tuple(out)
+
+
+def _slice_chunks(index: tuple | None, chunks: Chunks) -> Chunks | None:
+    """The chunks of ``x[index]`` by Dask's slicing (None where it needs known sizes it
+    does not have)."""
+    if index is None or not all(_known(c) for c in chunks):
+        return None
+    shape = tuple(int(_size(c)) for c in chunks)
+    normal = normalize_index(index, shape)
+    if all(isinstance(i, slice) and i == slice(None) for i in normal):
+        return chunks
+    try:
+        return tuple(tuple(c) for c in slice_array("plan", "x", chunks, normal)[1])
+    except SlicingNoop:
+        return chunks
+
+
 def lower_node(plan: NodePlan, values: list[Any]) -> list[Any]:
     """The Dask arrays of the node's outputs, given its inputs as Dask arrays (a 0-d
     input may be a NumPy value)."""
@@ -181,6 +224,8 @@ def lower_node(plan: NodePlan, values: list[Any]) -> list[Any]:
         return [_reduction(plan, arrays[0])]
     if plan.how == "cumulative":
         return [_cumulative(plan, arrays[0])]
+    if plan.how == "slice":
+        return [arrays[0][basic_index(plan.op)]]
     if plan.how == "reshape":
         return [da.reshape(arrays[0], plan.out_types[0].shape)]
     return [_blockwise(plan, arrays, j) for j in range(len(plan.out_types))]

@@ -15,7 +15,7 @@ from ...graph.fgraph import FunctionGraph
 from ...ops.sizes import SizeOp
 from ...types.basic_ops import SpecifyShape
 from .axes import node_axes
-from .lower import CUMULATIVE, REDUCTIONS, RESHAPES
+from .lower import CUMULATIVE, REDUCTIONS, RESHAPES, SLICES, basic_index
 
 __all__ = ["describe"]
 
@@ -55,6 +55,9 @@ def _line(node: Apply, names: dict) -> str:
                + _kept(kept, where)
     if op.name in CUMULATIVE and isinstance(params.get("axis"), int):
         return f"{head} dask.array.{op.name} (Dask's cumulative algorithm, chunks kept)"
+    if op.name in SLICES and len(node.inputs) == 1 and basic_index(op) is not None:
+        return f"{head} Dask's slicing (the chunks of a sliced axis kept, cut where the " \
+               "slice cuts)"
     if op.name in RESHAPES:
         return f"{head} dask.array.reshape (rechunks only the axes whose chunks cross the " \
                "new shape's rows; one blockwise chunk if a size is unknown)"
