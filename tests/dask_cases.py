@@ -27,7 +27,7 @@ STATS: dict[str, Counter] = {}
 #: Ops whose square inputs are made symmetric positive definite (else NumPy refuses).
 DEFINITE = frozenset({"cholesky", "inv", "solve", "det"})
 #: Ops whose integer inputs after the first are indices into the first.
-INDICES = frozenset({"take", "take_along_axis"})
+INDICES = frozenset({"take", "take_along_axis", "index"})
 
 
 def record(op: str, agree: bool) -> None:
@@ -88,7 +88,19 @@ def cases(rng: random.Random, tries: int = 30) -> list[tuple[str, list, Any]]:
                     continue
                 out.append((entry.name, inputs, y))
                 break
-    return out
+    return out + index_cases(rng)
+
+
+def index_cases(rng: random.Random) -> list[tuple[str, list, Any]]:
+    """Advanced indexing, which has no valid catalogue example: boolean masks (sizes
+    the data decides) and integer arrays, beside slices and ints."""
+    n, k = rng.randint(2, 6), rng.randint(2, 6)
+    x = kt.tensor("x", "float32", shape=(n, k))
+    m = kt.tensor("m", "bool", shape=(n,))
+    i = kt.tensor("i", "int64", shape=(3,))
+    j = kt.tensor("j", "int64", shape=(2, 3))
+    return [("index", [x, m], x[m]), ("index", [x, i], x[:, i]),
+            ("index", [x, j], x[j, 1:]), ("index", [x, m], x[m, 0])]
 
 
 def values_for(name: str, inputs: list, rng: np.random.Generator) -> list[np.ndarray]:

@@ -19,6 +19,8 @@ from ...graph.basic import Constant, Variable
 from ...graph.fgraph import FunctionGraph
 from ...ops.sizes import SizeOp
 from ..checks import size_value
+from ..display import function_html
+from ..function import FunctionSignature
 from ..linker import dims_checker
 from .lower import Chunks, NodePlan, concrete_type, lower_node, plan_node
 from .plan import describe
@@ -43,6 +45,8 @@ class DaskFunction:
                 raise TypeError(f"output {i} is not a Variable but {type(v).__name__}")
         self.fgraph = FunctionGraph(inputs, outputs, clone=True)
         self.input_names = [v.name for v in inputs]
+        self.signature = FunctionSignature(tuple(v.type for v in self.fgraph.inputs),
+                                           tuple(v.type for v in self.fgraph.outputs))
         self._nodes = self.fgraph.toposort()
         self._dims = dims_checker(self.fgraph.inputs)
 
@@ -146,9 +150,10 @@ class DaskFunction:
         raise ValueError(f"{v} is neither an input nor computed by the graph")
 
     def __repr__(self) -> str:
-        ins = ", ".join(map(str, self.fgraph.inputs))
-        outs = ", ".join(map(str, self.fgraph.outputs))
-        return f"<kantensor Function (Dask) ({ins}) -> ({outs})>"
+        return f"<kantensor Function (Dask) {self.signature}>"
+
+    def _repr_html_(self) -> str:
+        return function_html(self, "Dask")
 
 
 class _Shape:
