@@ -367,7 +367,9 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     parser.add_argument("--pytensor-100k", action="store_true",
                         help="also build PyTensor's 100,000-node chain (about two minutes)")
-    parser.add_argument("--only", default="", help="only the cases whose name contains this")
+    parser.add_argument("--only", default="",
+                        help="only the cases whose name contains this ('dask': the Dask "
+                             "section only)")
     parser.add_argument("--dask-gigabytes", type=float, default=2.0,
                         help="size of the Dask section's array (0: skip that section)")
     args = parser.parse_args()
@@ -391,6 +393,8 @@ def main() -> None:
         print(f"{row.name:<50} {fmt(ours):>10} {fmt(theirs):>10} {ratio(theirs, ours):>8}  "
               f"{fmt(floor):>10} {ratio(ours, floor):>8}  {row.floor_name}", flush=True)
     if args.only:
+        if args.only == "dask" and dask_section is not None:  # --only dask: that section
+            dask_section(args.dask_gigabytes)
         return
     small = chain_pipeline(10_000)
     large = chain_pipeline(100_000)
