@@ -70,7 +70,6 @@ class NodePlan:
     targets: list[list[Any]]
     out_chunks: list[Chunks]
     resolve: set[int] = field(default_factory=set)
-    rechunked: list[tuple[int, int]] = field(default_factory=list)
 
 
 def _size(chunks: tuple) -> float:
@@ -124,6 +123,32 @@ def plan_node(node: Apply, types: tuple[TensorType, ...], chunks: list[Chunks]) 
             return NodePlan(node, op, "slice", axes, out_types, [[None] * len(chunks[0])],
                             [sliced])
     whole = frozenset() if how != "blockwise" else axes.whole | axes.contracted
+    unified, resolve = _unify(axes, chunks, whole)
+    targets = []
+    for i, (labels, cs) in enumerate(zip(axes.inputs, chunks, strict=True)):
+        row: list[Any] = []
+        for label, c in zip(labels, cs, strict=True):
+            if label in whole:
+                row.append("whole")
+                if len(c) > 1 and not _known(c):
+                    resolve.add(i)  # rechunking it needs its sizes
+            elif _size(c) == 1 and _size(unified[label]) != 1:
+                row.append(None)  # broadcast
+            else:
+                row.append(unified[label])
+        targets.append(row)
+    out_chunks = [tuple(unified[label] if label in unified
+                        else ((math.nan,) if size is None else (size,))
+                        for label, size in zip(labels, t.shape, strict=True))
+                  for labels, t in zip(axes.outputs, out_types, strict=True)]
+    return NodePlan(node, op, how, axes, out_types, targets, out_chunks, resolve)
+
+
+def _unify(axes: NodeAxes, chunks: list[Chunks], whole: frozenset
+           ) -> tuple[dict[Any, tuple], set[int]]:
+    """The chunks of every label not ``whole``, unified across the inputs as Dask
+    unifies them (size-1 axes broadcast), and the inputs whose unknown chunk sizes must
+    be computed to do so."""
     uses: dict[Any, list[tuple[int, tuple]]] = {}
     for i, (labels, cs) in enumerate(zip(axes.inputs, chunks, strict=True)):
         for label, c in zip(labels, cs, strict=True):
@@ -132,7 +157,7 @@ def plan_node(node: Apply, types: tuple[TensorType, ...], chunks: list[Chunks]) 
     resolve: set[int] = set()
     unified: dict[Any, tuple] = {}
     for label, found in uses.items():
-        if any(_size(c) != 1 for _, c in found):  # size-1 axes broadcast
+        if any(_size(c) != 1 for _, c in found):
             found = [(i, c) for i, c in found if _size(c) != 1]
         first = found[0][1]
         if all(same_chunks(c, first) for _, c in found):
@@ -141,29 +166,7 @@ def plan_node(node: Apply, types: tuple[TensorType, ...], chunks: list[Chunks]) 
         resolve |= {i for i, c in found if not _known(c)}
         known = [c for _, c in found if _known(c)]
         unified[label] = common_blockdim(known) if known else (math.nan,)
-    targets: list[list[Any]] = []
-    rechunked = []
-    for i, (labels, cs) in enumerate(zip(axes.inputs, chunks, strict=True)):
-        row: list[Any] = []
-        for a, (label, c) in enumerate(zip(labels, cs, strict=True)):
-            if label in whole:
-                row.append("whole")
-                if len(c) > 1:
-                    rechunked.append((i, a))
-                    if not _known(c):
-                        resolve.add(i)
-            elif _size(c) == 1 and _size(unified[label]) != 1:
-                row.append(None)
-            else:
-                row.append(unified[label])
-        targets.append(row)
-    out_chunks = []
-    for labels, t in zip(axes.outputs, out_types, strict=True):
-        out_chunks.append(tuple(
-            unified[label] if label in unified and label not in whole
-            else ((math.nan,) if size is None else (size,))
-            for label, size in zip(labels, t.shape, strict=True)))
-    return NodePlan(node, op, how, axes, out_types, targets, out_chunks, resolve, rechunked)
+    return unified, resolve
 
 
 def _reshape_chunks(t: TensorType, out: TensorType, chunks: Chunks) -> Chunks | None:
