@@ -145,6 +145,13 @@ def test_inputs_are_checked():
         f(np.zeros((2, 4)), chunks=1)
     with pytest.raises(TypeError, match="expected 2 dims"):
         f(da.zeros(3, chunks=1))
+    with pytest.raises(TypeError, match="allow_input_downcast=True"):
+        f(da.zeros((2, 3), dtype="float32", chunks=1).astype("complex64"))
+    v = kt.vector("v", "float32")
+    g = kt.function([v], v * 2, backend="dask", allow_input_downcast=True)
+    assert g(da.ones(3, chunks=2)).dtype == np.float32  # float64 given, cast down
+    with pytest.raises(TypeError, match="cannot become float32 without loss"):
+        kt.function([v], v * 2, backend="dask")(da.ones(3))
     with pytest.raises(ValueError, match="backend must be"):
         kt.function([x], x + 1, backend="jax")
 

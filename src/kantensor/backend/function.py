@@ -122,15 +122,15 @@ def function(inputs: Sequence[Variable], outputs: Variable | Sequence[Variable],
 
     ``backend="dask"`` (the ``dask`` extra) returns a Function that takes Dask arrays
     (or NumPy arrays and ``chunks=``) and returns Dask arrays without computing them
-    (``docs/dask.rst``); the other options are the NumPy backend's.
+    (``docs/dask.rst``); ``trust_input`` and ``check`` are the NumPy backend's.
     """
     if backend == "dask":
-        if allow_input_downcast or trust_input or check:
-            raise ValueError("allow_input_downcast, trust_input and check are options of "
-                             "the NumPy backend")
+        if trust_input or check:
+            raise ValueError("trust_input and check are options of the NumPy backend")
         # dask is an optional extra, so its lowering (which imports dask, and never this
         # module) is loaded when asked for: the package imports without dask
-        return import_module(f"{__package__}.dask").DaskFunction(inputs, outputs)
+        return import_module(f"{__package__}.dask").DaskFunction(
+            inputs, outputs, allow_input_downcast=allow_input_downcast)
     if backend != "numpy":
         raise ValueError(f"backend must be 'numpy' or 'dask', got {backend!r}")
     return Function(inputs, outputs, allow_input_downcast=allow_input_downcast,

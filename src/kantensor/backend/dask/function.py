@@ -32,7 +32,9 @@ class DaskFunction:
     """A graph compiled for Dask. Call it with Dask arrays (or NumPy arrays and
     ``chunks=``), positionally or by input name; it returns Dask arrays."""
 
-    def __init__(self, inputs: Sequence[Variable], outputs: Variable | Sequence[Variable]):
+    def __init__(self, inputs: Sequence[Variable], outputs: Variable | Sequence[Variable],
+                 allow_input_downcast: bool | None = None):
+        self.allow_input_downcast = allow_input_downcast
         self.unpack_single = isinstance(outputs, Variable)
         outputs = [outputs] if self.unpack_single else list(outputs)
         inputs = list(inputs)
@@ -91,7 +93,7 @@ class DaskFunction:
         var = self.fgraph.inputs[i]
         ttype = var.type
         if not isinstance(value, da.Array):
-            value = var.type.filter(value)
+            value = var.type.filter(value, allow_downcast=self.allow_input_downcast)
             spec = chunks[i] if isinstance(chunks, list) else chunks
             value = da.from_array(value, chunks="auto" if spec is None else spec)
         if value.ndim != ttype.ndim:
@@ -102,9 +104,12 @@ class DaskFunction:
                 raise TypeError(f"bad value for input {i} ({var}): axis {axis} has size "
                                 f"{got}, its type {ttype} says {want}")
         if value.dtype != ttype.numpy_dtype:
-            if not np.can_cast(value.dtype, ttype.numpy_dtype, "same_kind"):
+            rule = "same_kind" if self.allow_input_downcast else "safe"
+            if not np.can_cast(value.dtype, ttype.numpy_dtype, rule):
+                hint = "" if self.allow_input_downcast else \
+                    " without loss (compile with allow_input_downcast=True to allow it)"
                 raise TypeError(f"bad value for input {i} ({var}): dtype {value.dtype} "
-                                f"cannot become {ttype.dtype}")
+                                f"cannot become {ttype.dtype}{hint}")
             value = value.astype(ttype.numpy_dtype)
         return value
 
