@@ -11,10 +11,11 @@ the inputs' ranks. Two axes with one label are one axis of the computation:
 
 A label is *whole* when the Op needs every element along it in one call: a core dim of
 an alternative with loop dims (a gufunc's core), unless the Op is known to be independent
-along it (:data:`INDEPENDENT`: matmul's rows and columns); an axis a parameter names
-(``axis``, ``axes``, ``axis1``, ``axis2``: what sort, cumsum or softmax work along); the
-last two axes of tril/triu; a label repeated within one operand (a diagonal). A label of
-inputs only is contracted, and a label of outputs only is new. This module needs no Dask.
+along it (:data:`INDEPENDENT`: matmul's rows and columns, solve's right-hand sides); an
+axis a parameter names (``axis``, ``axes``, ``axis1``, ``axis2``: what sort, cumsum or
+softmax work along); the last two axes of tril/triu; a label repeated within one operand
+(a diagonal). A label of inputs only is contracted, and a label of outputs only is new.
+This module needs no Dask.
 """
 
 from __future__ import annotations
@@ -34,8 +35,10 @@ from ...types.type import TensorType
 
 __all__ = ["INDEPENDENT", "NodeAxes", "node_axes"]
 
-#: Core dims an Op (with loop dims) computes independently along, by Op name.
-INDEPENDENT: dict[str, frozenset[str]] = {"matmul": frozenset({"m", "p"})}
+#: Core dims an Op (with loop dims) computes independently along, by Op name: the rows
+#: and columns of a matrix product, the columns of solve's right-hand side.
+INDEPENDENT: dict[str, frozenset[str]] = {"matmul": frozenset({"m", "p"}),
+                                          "solve": frozenset({"n"})}
 
 #: Parameters naming the axes an Op works along.
 AXIS_PARAMS = ("axis", "axes", "axis1", "axis2")
