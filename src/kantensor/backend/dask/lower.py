@@ -7,7 +7,8 @@ anything runs; :func:`lower_node` then builds the Dask arrays that plan describe
 * Dask's own algorithm where it has one (a tree reduction for sum, mean, max, argmax,
   ...; its cumulative sums along a chunked axis; its reshape, which rechunks only the
   axes whose chunks cross the new rows; its slicing, which keeps the chunks of a sliced
-  axis): :data:`REDUCTIONS`, :data:`CUMULATIVE`, :data:`RESHAPES`, :data:`SLICES`;
+  axis; its boolean masking, a chunk of unknown size per block): :data:`REDUCTIONS`,
+  :data:`CUMULATIVE`, :data:`RESHAPES`, :data:`SLICES`, :data:`MASKS`;
 * otherwise one :func:`dask.array.blockwise` per output: shared labels are shared
   indices (their chunks kept, unified across inputs as Dask unifies them), every other
   input axis is one chunk in each task (made so by a rechunk of that axis only), and an
@@ -30,7 +31,7 @@ from dask.array.slicing import SlicingNoop, normalize_index, slice_array
 from dask.base import tokenize
 
 from ...graph.basic import Apply, Constant
-from ...ops.params import SliceItem
+from ...ops.params import ArrayRef, SliceItem
 from ...ops.pyints import exact_operands
 from ...signature.solve import infer
 from ...types.basic_ops import SpecifyShape
@@ -38,8 +39,8 @@ from ...types.type import TensorType
 from .axes import NodeAxes, node_axes
 from .kernels import Block
 
-__all__ = ["CUMULATIVE", "REDUCTIONS", "RESHAPES", "SLICES", "NodePlan", "basic_index",
-           "lower_node", "plan_node"]
+__all__ = ["CUMULATIVE", "MASKS", "REDUCTIONS", "RESHAPES", "SLICES", "NodePlan",
+           "basic_index", "lower_node", "mask_axis", "plan_node"]
 
 Chunks = tuple[tuple[float, ...], ...]
 
@@ -50,6 +51,8 @@ REDUCTIONS = frozenset({"sum", "prod", "max", "min", "any", "all", "mean", "argm
 CUMULATIVE = frozenset({"cumsum", "cumprod"})
 #: Ops lowered to Dask's slicing (chunks of a sliced axis kept, cut where it cuts).
 SLICES = frozenset({"getitem"})
+#: Ops lowered to Dask's boolean masking (one chunk of unknown size per block).
+MASKS = frozenset({"index"})
 #: Ops lowered to Dask's reshape (it rechunks only the axes whose chunks cross the
 #: boundaries of the new shape's rows).
 RESHAPES = frozenset({"reshape", "flatten"})
@@ -58,7 +61,7 @@ RESHAPES = frozenset({"reshape", "flatten"})
 @dataclass
 class NodePlan:
     """How one node lowers: ``how`` is "blockwise", "reduction", "cumulative",
-    "reshape", "slice" or "identity"; ``targets[i][a]`` the chunks input i gets along
+    "reshape", "slice", "mask" or "identity"; ``targets[i][a]`` the chunks input i gets along
     axis a ("whole": one chunk; None: kept as given); ``resolve`` the inputs whose
     unknown chunk sizes are computed first; ``out_chunks`` the chunks of every output."""
 
@@ -122,6 +125,11 @@ def plan_node(node: Apply, types: tuple[TensorType, ...], chunks: list[Chunks]) 
         if sliced is not None:
             return NodePlan(node, op, "slice", axes, out_types, [[None] * len(chunks[0])],
                             [sliced])
+    if op.name in MASKS:
+        masked = _mask_chunks(mask_axis(op, types), chunks)
+        if masked is not None:
+            return NodePlan(node, op, "mask", axes, out_types,
+                            [[None] * len(c) for c in chunks], [masked])
     whole = frozenset() if how != "blockwise" else axes.whole | axes.contracted
     unified, resolve = _unify(axes, chunks, whole)
     targets = []
@@ -202,6 +210,31 @@ def basic_index(op: Any) -> tuple | None:
     return tuple(out)
 
 
+def mask_axis(op: Any, types: tuple[TensorType, ...]) -> int | None:
+    """The axis a boolean vector (the second input) masks in ``x[:, ..., mask]``, the
+    other index items being full slices; None for any other index."""
+    index = dict(op.params).get("index")
+    if not isinstance(index, tuple) or len(types) != 2 or types[1].dtype != "bool" \
+            or types[1].ndim != 1:
+        return None
+    axis = None
+    for k, item in enumerate(index):
+        if isinstance(item, ArrayRef) and item.position == 0:
+            axis = k
+        elif item != SliceItem(None, None, None):
+            return None
+    return axis
+
+
+def _mask_chunks(axis: int | None, chunks: list[Chunks]) -> Chunks | None:
+    """The chunks of ``x[..., mask]`` by Dask's masking: along the masked axis, one
+    chunk of unknown size per block of x and mask's common chunks."""
+    if axis is None or not all(_known(c) for cs in chunks for c in cs):
+        return None
+    blocks = common_blockdim([chunks[0][axis], chunks[1][0]])
+    return chunks[0][:axis] + ((math.nan,) * len(blocks),) + chunks[0][axis + 1:]
+
+
 def _slice_chunks(index: tuple | None, chunks: Chunks) -> Chunks | None:
     """The chunks of ``x[index]`` by Dask's slicing (None where it needs known sizes it
     does not have)."""
@@ -227,6 +260,9 @@ def lower_node(plan: NodePlan, values: list[Any]) -> list[Any]:
         return [_reduction(plan, arrays[0])]
     if plan.how == "cumulative":
         return [_cumulative(plan, arrays[0])]
+    if plan.how == "mask":
+        axis = mask_axis(plan.op, tuple(v.type for v in plan.node.inputs))
+        return [arrays[0][(slice(None),) * axis + (arrays[1],)]]
     if plan.how == "slice":
         return [arrays[0][basic_index(plan.op)]]
     if plan.how == "reshape":

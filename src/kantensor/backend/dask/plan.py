@@ -15,7 +15,7 @@ from ...graph.fgraph import FunctionGraph
 from ...ops.sizes import SizeOp
 from ...types.basic_ops import SpecifyShape
 from .axes import node_axes
-from .lower import CUMULATIVE, REDUCTIONS, RESHAPES, SLICES, basic_index
+from .lower import CUMULATIVE, MASKS, REDUCTIONS, RESHAPES, SLICES, basic_index, mask_axis
 
 __all__ = ["describe"]
 
@@ -58,6 +58,9 @@ def _line(node: Apply, names: dict) -> str:
     if op.name in SLICES and len(node.inputs) == 1 and basic_index(op) is not None:
         return f"{head} Dask's slicing (the chunks of a sliced axis kept, cut where the " \
                "slice cuts)"
+    if op.name in MASKS and mask_axis(op, types) is not None:
+        return f"{head} Dask's boolean masking (along the masked axis a chunk of unknown " \
+               "size per block; computed only where a later node needs the sizes)"
     if op.name in RESHAPES:
         return f"{head} dask.array.reshape (rechunks only the axes whose chunks cross the " \
                "new shape's rows; one blockwise chunk if a size is unknown)"
