@@ -4,11 +4,12 @@
 its inputs, which input axes are rechunked and the chunks of every output, before
 anything runs; :func:`lower_node` then builds the Dask arrays that plan describes:
 
-* Dask's own algorithm where it has one (a tree reduction for sum, mean, max, argmax,
-  ...; its cumulative sums along a chunked axis; its reshape, which rechunks only the
-  axes whose chunks cross the new rows; its slicing, which keeps the chunks of a sliced
-  axis; its boolean masking, a chunk of unknown size per block): :data:`REDUCTIONS`,
-  :data:`CUMULATIVE`, :data:`RESHAPES`, :data:`SLICES`, :data:`MASKS`;
+* Dask's own algorithm where it has one: a tree reduction for sum, mean, max, argmax, ...
+  (:data:`REDUCTIONS`); matmul's partial products summed in a tree (:data:`PRODUCTS`);
+  cumulative sums along a chunked axis (:data:`CUMULATIVE`); reshape, which rechunks only
+  the axes whose chunks cross the new rows (:data:`RESHAPES`); slicing, which keeps the
+  chunks of a sliced axis (:data:`SLICES`); boolean masking, a chunk of unknown size per
+  block (:data:`MASKS`);
 * otherwise one :func:`dask.array.blockwise` per output: shared labels are shared
   indices (their chunks kept, unified across inputs as Dask unifies them), every other
   input axis is one chunk in each task (made so by a rechunk of that axis only), and an
@@ -39,14 +40,19 @@ from ...types.type import TensorType
 from .axes import NodeAxes, node_axes
 from .kernels import Block
 
-__all__ = ["CUMULATIVE", "MASKS", "REDUCTIONS", "RESHAPES", "SLICES", "NodePlan",
-           "basic_index", "lower_node", "mask_axis", "plan_node"]
+__all__ = ["CUMULATIVE", "MASKS", "PRODUCTS", "REDUCTIONS", "RESHAPES", "SLICES",
+           "NodePlan", "basic_index", "dask_algorithm", "lower_node", "mask_axis",
+           "plan_node"]
 
 Chunks = tuple[tuple[float, ...], ...]
 
 #: Ops lowered to Dask's reductions (a tree reduction over the chunks of the axes).
 REDUCTIONS = frozenset({"sum", "prod", "max", "min", "any", "all", "mean", "argmax",
                         "argmin"})
+#: Ops lowered to Dask's matrix product: partial products of blocks summed in a tree
+#: over the chunks of the contracted dim, never concatenated (not for bool, whose
+#: product is logical).
+PRODUCTS = frozenset({"matmul"})
 #: Ops lowered to Dask's cumulative algorithms (chunks along the axis kept).
 CUMULATIVE = frozenset({"cumsum", "cumprod"})
 #: Ops lowered to Dask's slicing (chunks of a sliced axis kept, cut where it cuts).
@@ -60,7 +66,7 @@ RESHAPES = frozenset({"reshape", "flatten"})
 
 @dataclass
 class NodePlan:
-    """How one node lowers: ``how`` is "blockwise", "reduction", "cumulative",
+    """How one node lowers: ``how`` is "blockwise", "reduction", "product", "cumulative",
     "reshape", "slice", "mask" or "identity"; ``targets[i][a]`` the chunks input i gets along
     axis a ("whole": one chunk; None: kept as given); ``resolve`` the inputs whose
     unknown chunk sizes are computed first; ``out_chunks`` the chunks of every output."""
@@ -94,9 +100,14 @@ def concrete_type(dtype: str, chunks: Chunks) -> TensorType:
     return TensorType(dtype, tuple(int(_size(c)) if _known(c) else None for c in chunks))
 
 
-def _dask_own(op: Any, node: Apply) -> str | None:
-    """Which of Dask's own algorithms computes the node, if one does."""
+def dask_algorithm(op: Any, node: Apply) -> str | None:
+    """Which of Dask's own algorithms computes the node of ``op`` (the Op with its
+    parameters resolved) whatever its chunks: "product", "reduction" or "cumulative";
+    None if none does."""
     params = dict(getattr(op, "params", ()))
+    if op.name in PRODUCTS and node.outputs[0].type.dtype != "bool" and \
+            all(v.type.ndim >= 1 for v in node.inputs):
+        return "product"
     if op.name in REDUCTIONS and params.get("initial") is None and len(node.outputs) == 1:
         return "reduction"
     if op.name in CUMULATIVE and isinstance(params.get("axis"), int):
@@ -114,7 +125,7 @@ def plan_node(node: Apply, types: tuple[TensorType, ...], chunks: list[Chunks]) 
     signature, op = node.op.signature_for(types)
     out_types = tuple(infer(signature, types, wrapped, name=op))
     axes = node_axes(op, signature, types, wrapped, [t.ndim for t in out_types])
-    how = _dask_own(op, node) or "blockwise"
+    how = dask_algorithm(op, node) or "blockwise"
     if op.name in RESHAPES:
         reshaped = _reshape_chunks(types[0], out_types[0], chunks[0])
         if reshaped is not None:
@@ -260,6 +271,9 @@ def lower_node(plan: NodePlan, values: list[Any]) -> list[Any]:
         return [_reduction(plan, arrays[0])]
     if plan.how == "cumulative":
         return [_cumulative(plan, arrays[0])]
+    if plan.how == "product":
+        dtype = plan.out_types[0].numpy_dtype
+        return [da.matmul(*(x.astype(dtype) for x in arrays))]
     if plan.how == "mask":
         axis = mask_axis(plan.op, tuple(v.type for v in plan.node.inputs))
         return [arrays[0][(slice(None),) * axis + (arrays[1],)]]

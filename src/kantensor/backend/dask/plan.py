@@ -15,7 +15,7 @@ from ...graph.fgraph import FunctionGraph
 from ...ops.sizes import SizeOp
 from ...types.basic_ops import SpecifyShape
 from .axes import node_axes
-from .lower import CUMULATIVE, MASKS, REDUCTIONS, RESHAPES, SLICES, basic_index, mask_axis
+from .lower import MASKS, RESHAPES, SLICES, basic_index, dask_algorithm, mask_axis
 
 __all__ = ["describe"]
 
@@ -47,17 +47,21 @@ def _line(node: Apply, names: dict) -> str:
     signature, op = node.op.signature_for(types)
     axes = node_axes(op, signature, types, wrapped, [v.type.ndim for v in node.outputs])
     where = _where(axes, node, names)
-    params = dict(getattr(op, "params", ()))
     kept = sorted(axes.shared, key=str)
-    if op.name in REDUCTIONS and params.get("initial") is None and len(node.outputs) == 1:
+    algorithm = dask_algorithm(op, node)
+    if algorithm == "reduction":
         over = ", ".join(where[x] for x in sorted(axes.contracted, key=str)) or "no axis"
         return f"{head} dask.array.{op.name}, a tree reduction over the chunks of {over}" \
                + _kept(kept, where)
-    if op.name in CUMULATIVE and isinstance(params.get("axis"), int):
+    if algorithm == "product":
+        over = ", ".join(where[x] for x in sorted(axes.contracted, key=str))
+        return f"{head} dask.array.matmul, partial products summed in a tree over the " \
+               f"chunks of {over}" + _kept(kept, where)
+    if algorithm == "cumulative":
         return f"{head} dask.array.{op.name} (Dask's cumulative algorithm, chunks kept)"
     if op.name in SLICES and len(node.inputs) == 1 and basic_index(op) is not None:
         return f"{head} Dask's slicing (the chunks of a sliced axis kept, cut where the " \
-               "slice cuts)"
+               "slice cuts; one blockwise chunk if a size is unknown)"
     if op.name in MASKS and mask_axis(op, types) is not None:
         return f"{head} Dask's boolean masking (along the masked axis a chunk of unknown " \
                "size per block; computed only where a later node needs the sizes)"
@@ -73,7 +77,7 @@ def _line(node: Apply, names: dict) -> str:
     if along:
         parts.append("rechunked to one chunk along " + ", ".join(where[x] for x in along)
                      + " (the Op works along it)")
-    new = [x for x in axes.new]
+    new = list(axes.new)
     if new:
         parts.append(f"{len(new)} new output axis" + "es" * (len(new) > 1)
                      + " (one chunk, size from the type)")
