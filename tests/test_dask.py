@@ -136,6 +136,30 @@ def test_unknown_sizes_are_computed_where_another_input_needs_them():
     np.testing.assert_array_equal(got, X[M] + Y)
 
 
+CALLS: list[tuple] = []
+
+
+def recorded(a, b):
+    """An Op implementation that records the shapes it is called with."""
+    CALLS.append((a.shape, b.shape))
+    return a * b + 1
+
+
+def test_dtype_and_meta_come_from_the_types_not_from_calls():
+    op = kt.op("+(m),(m)->(m)", name="recorded")(recorded)
+    x = kt.matrix("x", "float32")
+    y = kt.vector("y", "float32")
+    f = kt.function([x, y], op(x, y), backend="dask")
+    CALLS.clear()
+    z = f(np.ones((6, 4), np.float32), np.arange(4, dtype=np.float32),
+          chunks=[((2, 4), (4,)), 4])
+    assert CALLS == []  # building the Dask array called nothing (no meta guessed)
+    assert z.dtype == np.float32 and type(z._meta) is np.ndarray and z._meta.ndim == 2
+    np.testing.assert_array_equal(z.compute(scheduler="sync"),
+                                  np.ones((6, 4)) * np.arange(4) + 1)
+    assert sorted(CALLS) == [((2, 4), (4,)), ((4, 4), (4,))]  # one call per block
+
+
 def test_inputs_are_checked():
     x = kt.matrix("x", "float64", shape=(None, 3))
     f = kt.function([x], x + 1, backend="dask")
