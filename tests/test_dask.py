@@ -185,10 +185,13 @@ def test_the_core_imports_without_dask():
     import sys
 
     code = ("import sys; sys.modules['dask'] = None; import kantensor as kt; "
-            "x = kt.vector('x'); print(kt.function([x], x + 1)([1.0]))")
+            "x = kt.vector('x'); print(kt.function([x], x + 1)([1.0]))\n"
+            "try: kt.function([x], x + 1, backend='dask')\n"
+            "except ImportError as exc: print(exc)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
-    assert out.stdout.strip() == "[2.]"
+    assert out.stdout.splitlines()[0] == "[2.]"
+    assert "pip install 'kantensor[dask]'" in out.stdout.splitlines()[1]
 
 
 def test_display():

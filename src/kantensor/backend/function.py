@@ -127,10 +127,15 @@ def function(inputs: Sequence[Variable], outputs: Variable | Sequence[Variable],
     if backend == "dask":
         if trust_input or check:
             raise ValueError("trust_input and check are options of the NumPy backend")
-        # dask is an optional extra, so its lowering (which imports dask, and never this
-        # module) is loaded when asked for: the package imports without dask
-        return import_module(f"{__package__}.dask").DaskFunction(
-            inputs, outputs, allow_input_downcast=allow_input_downcast)
+        # dask is an optional extra, so its lowering is loaded when asked for: the
+        # package imports without dask
+        try:
+            lowering = import_module(f"{__package__}.dask")
+        except ImportError as exc:
+            raise ImportError(f"backend='dask' needs Dask ({exc}): pip install "
+                              "'kantensor[dask]'") from exc
+        return lowering.DaskFunction(inputs, outputs,
+                                     allow_input_downcast=allow_input_downcast)
     if backend != "numpy":
         raise ValueError(f"backend must be 'numpy' or 'dask', got {backend!r}")
     return Function(inputs, outputs, allow_input_downcast=allow_input_downcast,
