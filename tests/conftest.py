@@ -65,7 +65,7 @@ def _soundness(mine, theirs):
 #: summary.
 FIGURES = {("conformance", "STATS"): _counters, ("fuzzing", "STATS"): _fuzz,
            ("soundness", "STATS"): _soundness, ("test_bruteforce", "CASES"): _sum,
-           ("test_refine", "STATS"): _sum}
+           ("test_refine", "STATS"): _sum, ("dask_cases", "STATS"): _counters}
 
 
 def pytest_sessionfinish(session):
