@@ -9,7 +9,7 @@ anything runs; :func:`lower_node` then builds the Dask arrays that plan describe
   cumulative sums along a chunked axis (:data:`CUMULATIVE`); reshape, which rechunks only
   the axes whose chunks cross the new rows (:data:`RESHAPES`); slicing, which keeps the
   chunks of a sliced axis (:data:`SLICES`); boolean masking, a chunk of unknown size per
-  block (:data:`MASKS`);
+  block (:data:`MASKS`); concatenate and stack, the inputs' chunks kept (:data:`JOINS`);
 * otherwise one :func:`dask.array.blockwise` per output: shared labels are shared
   indices (their chunks kept, unified across inputs as Dask unifies them), every other
   input axis is one chunk in each task (made so by a rechunk of that axis only), and an
@@ -40,7 +40,7 @@ from ...types.type import TensorType
 from .axes import NodeAxes, node_axes
 from .kernels import Block
 
-__all__ = ["CUMULATIVE", "MASKS", "PRODUCTS", "REDUCTIONS", "RESHAPES", "SLICES",
+__all__ = ["CUMULATIVE", "JOINS", "MASKS", "PRODUCTS", "REDUCTIONS", "RESHAPES", "SLICES",
            "NodePlan", "basic_index", "dask_algorithm", "lower_node", "mask_axis",
            "plan_node"]
 
@@ -57,6 +57,9 @@ PRODUCTS = frozenset({"matmul"})
 CUMULATIVE = frozenset({"cumsum", "cumprod"})
 #: Ops lowered to Dask's slicing (chunks of a sliced axis kept, cut where it cuts).
 SLICES = frozenset({"getitem"})
+#: Ops lowered to Dask's concatenate and stack (the inputs' chunks along the axis kept,
+#: one after the other; one chunk per input along a stacked axis).
+JOINS = frozenset({"concatenate", "stack"})
 #: Ops lowered to Dask's boolean masking (one chunk of unknown size per block).
 MASKS = frozenset({"index"})
 #: Ops lowered to Dask's reshape (it rechunks only the axes whose chunks cross the
@@ -67,9 +70,10 @@ RESHAPES = frozenset({"reshape", "flatten"})
 @dataclass
 class NodePlan:
     """How one node lowers: ``how`` is "blockwise", "reduction", "product", "cumulative",
-    "reshape", "slice", "mask" or "identity"; ``targets[i][a]`` the chunks input i gets along
-    axis a ("whole": one chunk; None: kept as given); ``resolve`` the inputs whose
-    unknown chunk sizes are computed first; ``out_chunks`` the chunks of every output."""
+    "reshape", "slice", "mask", "join" or "identity"; ``targets[i][a]`` the chunks
+    input i gets along axis a ("whole": one chunk; None: kept as given); ``resolve`` the
+    inputs whose unknown chunk sizes are computed first; ``out_chunks`` the chunks of
+    every output."""
 
     node: Apply
     op: Any
@@ -136,6 +140,8 @@ def plan_node(node: Apply, types: tuple[TensorType, ...], chunks: list[Chunks]) 
         if sliced is not None:
             return NodePlan(node, op, "slice", axes, out_types, [[None] * len(chunks[0])],
                             [sliced])
+    if op.name in JOINS and isinstance(dict(op.params).get("axis"), int):
+        return _join_plan(node, op, axes, out_types, chunks)
     if op.name in MASKS:
         masked = _mask_chunks(mask_axis(op, types), chunks)
         if masked is not None:
@@ -161,6 +167,22 @@ def plan_node(node: Apply, types: tuple[TensorType, ...], chunks: list[Chunks]) 
                         for label, size in zip(labels, t.shape, strict=True))
                   for labels, t in zip(axes.outputs, out_types, strict=True)]
     return NodePlan(node, op, how, axes, out_types, targets, out_chunks, resolve)
+
+
+def _join_plan(node: Apply, op: Any, axes: NodeAxes, out_types: tuple[TensorType, ...],
+               chunks: list[Chunks]) -> NodePlan:
+    """Dask's concatenate or stack: the other axes unified, the inputs' chunks along the
+    axis one after the other (concatenate) or one chunk per input (stack)."""
+    axis = dict(op.params)["axis"]
+    own = frozenset(labels[axis] for labels in axes.inputs) if op.name == "concatenate" \
+        else frozenset()
+    unified, resolve = _unify(axes, chunks, own)
+    targets = [[None if label in own else unified[label] for label in labels]
+               for labels in axes.inputs]
+    out = [unified.get(label) for label in axes.outputs[0]]
+    out[axis] = tuple(c for cs in chunks for c in cs[axis]) if op.name == "concatenate" \
+        else (1,) * len(chunks)
+    return NodePlan(node, op, "join", axes, out_types, targets, [tuple(out)], resolve)
 
 
 def _unify(axes: NodeAxes, chunks: list[Chunks], whole: frozenset
@@ -274,6 +296,10 @@ def lower_node(plan: NodePlan, values: list[Any]) -> list[Any]:
     if plan.how == "product":
         dtype = plan.out_types[0].numpy_dtype
         return [da.matmul(*(x.astype(dtype) for x in arrays))]
+    if plan.how == "join":
+        dtype = plan.out_types[0].numpy_dtype
+        join = da.concatenate if plan.op.name == "concatenate" else da.stack
+        return [join([x.astype(dtype) for x in arrays], axis=dict(plan.op.params)["axis"])]
     if plan.how == "mask":
         axis = mask_axis(plan.op, tuple(v.type for v in plan.node.inputs))
         return [arrays[0][(slice(None),) * axis + (arrays[1],)]]

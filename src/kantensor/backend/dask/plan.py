@@ -15,7 +15,7 @@ from ...graph.fgraph import FunctionGraph
 from ...ops.sizes import SizeOp
 from ...types.basic_ops import SpecifyShape
 from .axes import node_axes
-from .lower import MASKS, RESHAPES, SLICES, basic_index, dask_algorithm, mask_axis
+from .lower import JOINS, MASKS, RESHAPES, SLICES, basic_index, dask_algorithm, mask_axis
 
 __all__ = ["describe"]
 
@@ -62,6 +62,10 @@ def _line(node: Apply, names: dict) -> str:
     if op.name in SLICES and len(node.inputs) == 1 and basic_index(op) is not None:
         return f"{head} Dask's slicing (the chunks of a sliced axis kept, cut where the " \
                "slice cuts; one blockwise chunk if a size is unknown)"
+    if op.name in JOINS and isinstance(dict(op.params).get("axis"), int):
+        return f"{head} dask.array.{op.name} (the inputs' chunks kept" + \
+               (", one after the other along the axis)" if op.name == "concatenate"
+                else ", one chunk per input along the new axis)")
     if op.name in MASKS and mask_axis(op, types) is not None:
         return f"{head} Dask's boolean masking (along the masked axis a chunk of unknown " \
                "size per block; computed only where a later node needs the sizes)"
