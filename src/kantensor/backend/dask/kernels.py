@@ -13,7 +13,7 @@ from typing import Any
 
 from ...types.basic_ops import cast_array
 
-__all__ = ["Block", "cast_block"]
+__all__ = ["Block"]
 
 
 class Block:
@@ -51,8 +51,3 @@ class Block:
 
     def __repr__(self) -> str:
         return f"Block({getattr(self.impl, '__name__', self.impl)})"
-
-
-def cast_block(block: Any, dtype: str) -> Any:
-    """``block`` as an array of ``dtype`` (integers wrap as in C)."""
-    return cast_array(block, dtype)
