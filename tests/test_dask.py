@@ -167,6 +167,8 @@ def test_inputs_are_checked():
         f(da.zeros((2, 4), chunks=1))
     with pytest.raises(TypeError, match="axis 1 has length 4"):
         f(np.zeros((2, 4)), chunks=1)
+    with pytest.raises(TypeError, match="one per input"):
+        f(np.zeros((2, 3)), chunks=[1, 1])
     with pytest.raises(TypeError, match="expected 2 dims"):
         f(da.zeros(3, chunks=1))
     with pytest.raises(TypeError, match="allow_input_downcast=True"):

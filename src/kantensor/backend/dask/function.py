@@ -55,6 +55,9 @@ class DaskFunction:
     # -- calling --------------------------------------------------------------------
     def __call__(self, *args: Any, chunks: Any = None, **named: Any) -> Any:
         values = self._arguments(args, named)
+        if isinstance(chunks, list) and len(chunks) != len(values):
+            raise TypeError(f"chunks= is a list of {len(chunks)} entries for "
+                            f"{len(values)} inputs (give one per input, or one for all)")
         values = [self._as_dask(i, x, chunks) for i, x in enumerate(values)]
         outs = self._walk([(x.chunks, x) for x in values], values)
         return outs[0] if self.unpack_single else outs
