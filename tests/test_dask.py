@@ -82,6 +82,16 @@ def test_matmul_keeps_row_chunks():
     np.testing.assert_allclose(got, X.compute() @ W.compute())
 
 
+def test_argmin_over_all_axes_breaks_ties_by_index_as_numpy():
+    # Dask's own argmin(axis=None) on a 2-d array takes the tie of the first block
+    x = kt.matrix("x", "int64")
+    f = kt.function([x], [kt.argmin(x, axis=None, keepdims=True), kt.argmax(-x)],
+                    backend="dask")
+    X = np.array([[3, -5, -1], [-5, 2, 3]])
+    got = [computed(a)[1] for a in f(X, chunks=((2,), (1, 1, 1)))]
+    assert got[0].tolist() == [[1]] and got[1] == 1 == np.argmin(X)
+
+
 def test_sort_rechunks_only_its_axis_and_says_so():
     x = kt.matrix("x", "float32")
     f = kt.function([x], kt.sort(x, axis=1), backend="dask")

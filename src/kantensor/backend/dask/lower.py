@@ -402,11 +402,16 @@ def _blockwise(plan: NodePlan, values: list[Any], j: int) -> Any:
 def _reduction(plan: NodePlan, x: Any) -> Any:
     op, t = plan.op, plan.out_types[0]
     params = dict(op.params)
-    kwargs: dict[str, Any] = {"axis": params.get("axis"),
-                              "keepdims": params.get("keepdims", False)}
-    if op.name in ("sum", "prod", "mean"):
-        kwargs["dtype"] = t.numpy_dtype
-    y = getattr(da, op.name)(x, **kwargs)
+    axis, keepdims = params.get("axis"), params.get("keepdims", False)
+    if op.name in ("argmax", "argmin") and axis is None and x.ndim > 1:
+        # over the flat array: Dask's own axis=None breaks ties by block, not by index
+        y = getattr(da, op.name)(da.reshape(x, (-1,)), axis=0)
+        y = y.reshape((1,) * x.ndim) if keepdims else y
+    else:
+        kwargs: dict[str, Any] = {"axis": axis, "keepdims": keepdims}
+        if op.name in ("sum", "prod", "mean"):
+            kwargs["dtype"] = t.numpy_dtype
+        y = getattr(da, op.name)(x, **kwargs)
     return y if y.dtype == t.numpy_dtype else y.astype(t.numpy_dtype)
 
 
