@@ -387,7 +387,7 @@ def _blockwise(plan: NodePlan, values: list[Any], j: int) -> Any:
             new_axes[k] = 1 if size is None else size
             if size is None:
                 unknown.append(b)
-    kernel = Block(plan.op.impl, plan.op._kwargs, casts, t.dtype,
+    kernel = Block(plan.op.impl, dict(plan.op.params), casts, t.dtype,
                    j if len(plan.out_types) > 1 else None)
     y = da.blockwise(kernel, tuple(out_ind), *args, new_axes=new_axes, concatenate=True,
                      dtype=t.numpy_dtype, meta=_meta(t),
