@@ -27,6 +27,12 @@ import kantensor as kt
 from kantensor.graph.basic import Apply
 from kantensor.types.variable import TensorVariable
 
+try:  # the Dask section is optional too (the dask extra)
+    import dask  # noqa: F401
+    from dask_bench import dask_section
+except ImportError:
+    dask_section = None
+
 try:
     import pytensor
     import pytensor.tensor as pt
@@ -361,7 +367,11 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     parser.add_argument("--pytensor-100k", action="store_true",
                         help="also build PyTensor's 100,000-node chain (about two minutes)")
-    parser.add_argument("--only", default="", help="only the cases whose name contains this")
+    parser.add_argument("--only", default="",
+                        help="only the cases whose name contains this ('dask': the Dask "
+                             "section only)")
+    parser.add_argument("--dask-gigabytes", type=float, default=2.0,
+                        help="size of the Dask section's array (0: skip that section)")
     args = parser.parse_args()
     rounds = 10 if args.quick else 30
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))  # PyTensor's chains
@@ -383,6 +393,8 @@ def main() -> None:
         print(f"{row.name:<50} {fmt(ours):>10} {fmt(theirs):>10} {ratio(theirs, ours):>8}  "
               f"{fmt(floor):>10} {ratio(ours, floor):>8}  {row.floor_name}", flush=True)
     if args.only:
+        if args.only == "dask" and dask_section is not None:  # --only dask: that section
+            dask_section(args.dask_gigabytes)
         return
     small = chain_pipeline(10_000)
     large = chain_pipeline(100_000)
@@ -400,6 +412,10 @@ def main() -> None:
     print(f"\nmemory held per chain node (tracemalloc, 10,000 nodes): kantensor "
           f"{ours_mem:,.0f} bytes" + (f", PyTensor {theirs_mem:,.0f} bytes "
                                       f"({theirs_mem / ours_mem:.2f}x)" if theirs_mem else ""))
+    if dask_section is not None and args.dask_gigabytes > 0:
+        dask_section(args.dask_gigabytes)
+    elif dask_section is None:
+        print("\n(dask not installed: pip install -e '.[dask]' for the Dask section)")
     if pt is None:
         print("\n(PyTensor not installed: pip install -e '.[bench]' to compare)")
 

@@ -65,7 +65,7 @@ def _soundness(mine, theirs):
 #: summary.
 FIGURES = {("conformance", "STATS"): _counters, ("fuzzing", "STATS"): _fuzz,
            ("soundness", "STATS"): _soundness, ("test_bruteforce", "CASES"): _sum,
-           ("test_refine", "STATS"): _sum}
+           ("test_refine", "STATS"): _sum, ("dask_cases", "STATS"): _counters}
 
 
 def pytest_sessionfinish(session):
@@ -92,6 +92,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     _soundness_summary(terminalreporter)
     _bruteforce_summary(terminalreporter)
     _refine_summary(terminalreporter)
+    _dask_summary(terminalreporter)
     if not STATS:
         return
     cases = sum(s["cases"] for s in STATS.values())
@@ -130,6 +131,23 @@ def _refine_summary(terminalreporter):
         terminalreporter.write_line(
             f"{kind}: {graphs} graphs, {determined} sizes left unknown forwards but "
             f"determined by the graph, {recovered} recovered ({share:.1f}%)")
+
+
+def _dask_summary(terminalreporter):
+    """Report the Dask backend's suite: Ops and cases, chunks and values agreeing."""
+    import sys
+
+    module = sys.modules.get("dask_cases")
+    if module is None or not module.STATS:
+        return
+    stats = module.STATS
+    cases = sum(s["cases"] for s in stats.values())
+    disagree = sum(s["disagree"] for s in stats.values())
+    terminalreporter.section("Dask backend against its blocks and NumPy")
+    terminalreporter.write_line(
+        f"{cases} cases over {len(stats)} Ops, random chunks: {cases - disagree} with "
+        f"predicted chunks = computed blocks and values = NumPy backend "
+        f"({100 * (cases - disagree) / cases:.2f}%)")
 
 
 def _fuzz_summary(terminalreporter):

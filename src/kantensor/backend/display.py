@@ -8,7 +8,7 @@ from ..graph.display import block, code, esc, table
 from ..types.display import type_inline
 
 
-def function_html(f: Any) -> str:
+def function_html(f: Any, backend: str = "NumPy") -> str:
     """One row per input and output: its kind, position, name and type."""
     rows = [["input", str(i), code(v), type_inline(v.type)]
             for i, v in enumerate(f.fgraph.inputs)]
@@ -17,4 +17,4 @@ def function_html(f: Any) -> str:
     n = len(f.fgraph.toposort())
     return block("Function", code(f.signature),
                  table(["", "#", "variable", "type"], rows),
-                 esc(f"{n} Apply node{'s' * (n != 1)}, NumPy backend"))
+                 esc(f"{n} Apply node{'s' * (n != 1)}, {backend} backend"))

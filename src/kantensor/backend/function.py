@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from importlib import import_module
 from typing import Any
 
 from ..graph.basic import Constant, Variable
@@ -106,7 +107,7 @@ _MISSING = object()
 
 def function(inputs: Sequence[Variable], outputs: Variable | Sequence[Variable],
              allow_input_downcast: bool | None = None, trust_input: bool = False,
-             check: bool = False) -> Function:
+             check: bool = False, backend: str = "numpy") -> Any:
     """Compile ``outputs`` as a function of ``inputs`` for the NumPy backend.
 
     Every call checks each input against its type (dtype, rank, static sizes) and binds
@@ -118,6 +119,24 @@ def function(inputs: Sequence[Variable], outputs: Variable | Sequence[Variable],
     then a TypeError). ``check=True`` also verifies every node's outputs against their
     inferred types (dtype, static sizes, named Dims and Dim expressions) and raises
     OutputTypeError at the first that does not match.
+
+    ``backend="dask"`` (the ``dask`` extra) returns a Function that takes Dask arrays
+    (or NumPy arrays and ``chunks=``) and returns Dask arrays without computing them
+    (``docs/dask.rst``); ``trust_input`` and ``check`` are the NumPy backend's.
     """
+    if backend == "dask":
+        if trust_input or check:
+            raise ValueError("trust_input and check are options of the NumPy backend")
+        # dask is an optional extra, so its lowering is loaded when asked for: the
+        # package imports without dask
+        try:
+            lowering = import_module(f"{__package__}.dask")
+        except ImportError as exc:
+            raise ImportError(f"backend='dask' needs Dask ({exc}): pip install "
+                              "'kantensor[dask]'") from exc
+        return lowering.DaskFunction(inputs, outputs,
+                                     allow_input_downcast=allow_input_downcast)
+    if backend != "numpy":
+        raise ValueError(f"backend must be 'numpy' or 'dask', got {backend!r}")
     return Function(inputs, outputs, allow_input_downcast=allow_input_downcast,
                     trust_input=trust_input, check=check)

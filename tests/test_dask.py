@@ -1,0 +1,225 @@
+"""The Dask backend (DESIGN §12) against two oracles: the blocks Dask computes (their
+chunks must be the ones predicted from the graph) and the NumPy backend (the values).
+
+Every catalogue Op is called as its catalogue examples call it, on random values split
+into random chunks. ``KANTENSOR_DASK_CHUNKINGS`` (default 2) sets how many random
+chunkings each example runs with; the summary prints the Ops, cases and agreement. In CI
+(``CI=true``) the draws are the same on every run (seed 24); locally each run draws
+anew, and a failure names its seed (``KANTENSOR_DASK_SEED=...`` repeats it).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+
+import dask.array as da
+import numpy as np
+import pytest
+
+import kantensor as kt
+from dask_cases import STATS, cases, computed, random_chunks, record, values_for
+
+CHUNKINGS = int(os.environ.get("KANTENSOR_DASK_CHUNKINGS", "2"))
+SEED = int(os.environ.get("KANTENSOR_DASK_SEED",
+                          24 if os.environ.get("CI") else random.randrange(10**6)))
+RTOL = {"float16": 2e-2, "float32": 1e-4, "complex64": 1e-4}
+
+
+def same_chunks(predicted: tuple, got: tuple) -> bool:
+    """Equal chunks; a predicted ``nan`` (a size the data decides) matches any size."""
+    return len(predicted) == len(got) and all(
+        len(p) == len(g) and all(math.isnan(a) or a == b for a, b in zip(p, g, strict=True))
+        for p, g in zip(predicted, got, strict=True))
+
+
+def agree(got: np.ndarray, want: np.ndarray) -> bool:
+    got, want = np.asarray(got), np.asarray(want)
+    if got.dtype != want.dtype or got.shape != want.shape:
+        return False
+    if got.dtype.kind in "fc":
+        return np.allclose(got, want, rtol=RTOL.get(got.dtype.name, 1e-7), atol=1e-6,
+                           equal_nan=True)
+    return np.array_equal(got, want)
+
+
+def check_case(name: str, inputs: list, y, values: list, chunks: list) -> None:
+    """One case: predicted chunks equal the computed blocks' and the Dask arrays' own,
+    and the values equal the NumPy backend's."""
+    outs = y if isinstance(y, list) else [y]
+    f = kt.function(inputs, outs, backend="dask")
+    predicted = f.chunks(*chunks)
+    arrays = f(*[da.from_array(v, chunks=c) for v, c in zip(values, chunks, strict=True)])
+    want = kt.function(inputs, outs)(*values)
+    ok = True
+    for p, a, w in zip(predicted, arrays, want, strict=True):
+        got_chunks, got = computed(a)
+        ok &= same_chunks(p, got_chunks) and same_chunks(p, a.chunks) and agree(got, w)
+    record(name, ok)
+    assert ok, f"{name}: predicted {predicted}, Dask disagrees with NumPy\n{f.plan()}"
+
+
+def test_every_catalogue_op_on_random_chunks():
+    rng = random.Random(SEED)
+    nrng = np.random.default_rng(SEED)
+    found = cases(rng)
+    assert {name for name, _, _ in found} == set(kt.CATALOGUE)  # every Op
+    for name, inputs, y in found:
+        for _ in range(CHUNKINGS):
+            values = values_for(name, inputs, nrng)
+            chunks = [random_chunks(v.shape, rng) for v in values]
+            try:
+                check_case(name, inputs, y, values, chunks)
+            except AssertionError as exc:
+                raise AssertionError(f"KANTENSOR_DASK_SEED={SEED}: {exc}") from None
+
+
+def test_matmul_keeps_row_chunks():
+    x = kt.matrix("x", "float64")
+    w = kt.matrix("w", "float64")
+    f = kt.function([x, w], x @ w, backend="dask")
+    X = da.random.random((100, 8), chunks=(25, 4))
+    W = da.random.random((8, 3), chunks=(8, 3))
+    y = f(X, W)
+    assert y.chunks == ((25, 25, 25, 25), (3,))
+    assert f.chunks(X.chunks, W.chunks) == y.chunks
+    got_chunks, got = computed(y)
+    assert got_chunks == y.chunks
+    np.testing.assert_allclose(got, X.compute() @ W.compute())
+
+
+def test_argmin_over_all_axes_breaks_ties_by_index_as_numpy():
+    # Dask's own argmin(axis=None) on a 2-d array takes the tie of the first block
+    x = kt.matrix("x", "int64")
+    f = kt.function([x], [kt.argmin(x, axis=None, keepdims=True), kt.argmax(-x)],
+                    backend="dask")
+    X = np.array([[3, -5, -1], [-5, 2, 3]])
+    got = [computed(a)[1] for a in f(X, chunks=((2,), (1, 1, 1)))]
+    assert got[0].tolist() == [[1]] and got[1] == 1 == np.argmin(X)
+
+
+def test_sort_rechunks_only_its_axis_and_says_so():
+    x = kt.matrix("x", "float32")
+    f = kt.function([x], kt.sort(x, axis=1), backend="dask")
+    X = np.random.default_rng(0).random((12, 9), dtype=np.float32)
+    y = f(X, chunks=(4, 3))
+    assert y.chunks == ((4, 4, 4), (9,))
+    np.testing.assert_array_equal(y.compute(), np.sort(X, axis=1))
+    assert "rechunked to one chunk along x axis 1" in f.plan()
+
+
+def test_boolean_mask_gives_nan_chunks_resolved_only_where_needed():
+    x = kt.vector("x", "float64")
+    m = kt.vector("m", "bool")
+    picked = x[m]
+    f = kt.function([x, m], [picked * 2, kt.sort(kt.concatenate([picked, x]))],
+                    backend="dask")
+    X = np.arange(10.0)
+    M = X % 3 == 0
+    doubled, ordered = f(X, M, chunks=5)
+    assert math.isnan(doubled.chunks[0][0])  # nothing needed its size: left unknown
+    np.testing.assert_array_equal(doubled.compute(), X[M] * 2)
+    np.testing.assert_array_equal(ordered.compute(), np.sort(np.concatenate([X[M], X])))
+    predicted = f.chunks(((5, 5),), ((5, 5),))
+    assert same_chunks(predicted[0], computed(doubled)[0])
+
+
+def test_slicing_keeps_the_chunks_of_a_sliced_axis():
+    x = kt.matrix("x", "int16")
+    f = kt.function([x], x[1:, ::2], backend="dask")
+    X = np.arange(60, dtype=np.int16).reshape(10, 6)
+    y = f(X, chunks=((3, 3, 4), (6,)))
+    assert f.chunks(((3, 3, 4), (6,))) == y.chunks == ((2, 3, 4), (3,))
+    got_chunks, got = computed(y)
+    assert got_chunks == y.chunks
+    np.testing.assert_array_equal(got, X[1:, ::2])
+    assert "Dask's slicing" in f.plan()
+
+
+def test_unknown_sizes_are_computed_where_another_input_needs_them():
+    x = kt.vector("x", "float64")
+    m = kt.vector("m", "bool")
+    y = kt.vector("y", "float64")
+    f = kt.function([x, m, y], x[m] + y, backend="dask")
+    X = np.arange(10.0)
+    M = X % 3 == 0  # four elements kept
+    Y = np.arange(4.0)
+    z = f(X, M, da.from_array(Y, chunks=2), chunks=5)
+    # the masked vector is aligned with y's chunks: its size was computed to do so
+    assert f.chunks(((5, 5),), ((5, 5),), ((2, 2),)) == z.chunks == ((2, 2),)
+    got_chunks, got = computed(z)
+    assert got_chunks == ((2, 2),)
+    np.testing.assert_array_equal(got, X[M] + Y)
+
+
+CALLS: list[tuple] = []
+
+
+def recorded(a, b):
+    """An Op implementation that records the shapes it is called with."""
+    CALLS.append((a.shape, b.shape))
+    return a * b + 1
+
+
+def test_dtype_and_meta_come_from_the_types_not_from_calls():
+    op = kt.op("+(m),(m)->(m)", name="recorded")(recorded)
+    x = kt.matrix("x", "float32")
+    y = kt.vector("y", "float32")
+    f = kt.function([x, y], op(x, y), backend="dask")
+    CALLS.clear()
+    z = f(np.ones((6, 4), np.float32), np.arange(4, dtype=np.float32),
+          chunks=[((2, 4), (4,)), 4])
+    assert CALLS == []  # building the Dask array called nothing (no meta guessed)
+    assert z.dtype == np.float32 and type(z._meta) is np.ndarray and z._meta.ndim == 2
+    np.testing.assert_array_equal(z.compute(scheduler="sync"),
+                                  np.ones((6, 4)) * np.arange(4) + 1)
+    assert sorted(CALLS) == [((2, 4), (4,)), ((4, 4), (4,))]  # one call per block
+
+
+def test_inputs_are_checked():
+    x = kt.matrix("x", "float64", shape=(None, 3))
+    f = kt.function([x], x + 1, backend="dask")
+    with pytest.raises(TypeError, match="axis 1 has size 4"):
+        f(da.zeros((2, 4), chunks=1))
+    with pytest.raises(TypeError, match="axis 1 has length 4"):
+        f(np.zeros((2, 4)), chunks=1)
+    with pytest.raises(TypeError, match="one per input"):
+        f(np.zeros((2, 3)), chunks=[1, 1])
+    with pytest.raises(TypeError, match="expected 2 dims"):
+        f(da.zeros(3, chunks=1))
+    with pytest.raises(TypeError, match="allow_input_downcast=True"):
+        f(da.zeros((2, 3), dtype="float32", chunks=1).astype("complex64"))
+    v = kt.vector("v", "float32")
+    g = kt.function([v], v * 2, backend="dask", allow_input_downcast=True)
+    assert g(da.ones(3, chunks=2)).dtype == np.float32  # float64 given, cast down
+    with pytest.raises(TypeError, match="cannot become float32 without loss"):
+        kt.function([v], v * 2, backend="dask")(da.ones(3))
+    with pytest.raises(ValueError, match="backend must be"):
+        kt.function([x], x + 1, backend="jax")
+
+
+def test_the_core_imports_without_dask():
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['dask'] = None; import kantensor as kt; "
+            "x = kt.vector('x'); print(kt.function([x], x + 1)([1.0]))\n"
+            "try: kt.function([x], x + 1, backend='dask')\n"
+            "except ImportError as exc: print(exc)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.splitlines()[0] == "[2.]"
+    assert "pip install 'kantensor[dask]'" in out.stdout.splitlines()[1]
+
+
+def test_display():
+    x = kt.matrix("x", "float64")
+    f = kt.function([x], x + 1, backend="dask")
+    assert repr(f) == "<kantensor Function (Dask) (float64[?,?]) -> (float64[?,?])>"
+    assert "1 Apply node, Dask backend" in f._repr_html_()
+    assert str(f.signature) == "(float64[?,?]) -> (float64[?,?])"
+
+
+def test_summary_has_figures():
+    assert STATS and all(s["disagree"] == 0 for s in STATS.values())
