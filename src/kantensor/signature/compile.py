@@ -152,7 +152,7 @@ class CompiledAlternative:
             out.append(Promote(result, tuple(operands), f"dtype {node}"))
         else:
             arg = self._dtype_term(node.arg, env, out, binders, tensors)
-            out.append(DTypeMap(result, arg, node.function, f"dtype {node}"))
+            out.append(DTypeMap(result, arg, node.word, f"dtype {node}"))
         return result
 
     def _clauses(self, env: Env, tensors: list, binders: dict) -> list:

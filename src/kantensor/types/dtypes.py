@@ -10,7 +10,7 @@ See ``docs/promotion.rst``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from enum import IntEnum
@@ -21,6 +21,7 @@ import numpy as np
 
 from ..syntax.ast.names import CATEGORIES as CATEGORY_WORDS
 from ..syntax.ast.names import DTYPE_NAMES as DTYPE_WORDS
+from ..syntax.vocabulary import FLOAT, REAL, Word
 
 __all__ = [
     "BOOL", "CATEGORIES", "COMPLEX", "COMPLEX_OF", "DTYPES", "DTYPE_FUNCTIONS", "FLOATING",
@@ -233,8 +234,8 @@ def real_of(dtype: str) -> str:
     return REAL_OF.get(dtype, dtype)
 
 
-#: The one-argument dtype functions of the signature DSL, by name.
-DTYPE_FUNCTIONS = {"float": float_of, "real": real_of}
+#: The one-argument dtype functions of the signature DSL, by their vocabulary row.
+DTYPE_FUNCTIONS: dict[Word, Callable[[str], str]] = {FLOAT: float_of, REAL: real_of}
 
 
 def _join(dtypes: list[str]) -> str | None:
