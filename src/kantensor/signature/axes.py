@@ -22,7 +22,7 @@ from ..logic.dims import Broadcast, Equation, Expr
 from ..logic.store import Beyond, Constraint, Progress, bind_choices, fail_because, unify_oc
 from ..logic.terms import fresh, isvar, walk
 from ..syntax import ast as A
-from ..syntax.alternative import Alternative
+from ..syntax.alternative import Alternative, Place
 from .flex import Flexible, flexible
 
 __all__ = ["GUARD", "Axes", "Env", "Structure"]
@@ -68,7 +68,9 @@ class Env:
         self.dtypes: dict[str, Any] = {}
         self.groups: dict[Any, Any] = {}
         self.occurrences: dict[tuple[Any, int], Any] = {}
-        self.origin: dict[str, str | tuple[str, int]] = {}
+        #: where each dim and each dtype variable was first seen (for messages)
+        self.dim_origin: dict[str, tuple[Place, int]] = {}
+        self.dtype_origin: dict[str, Place] = {}
 
     def dim(self, name: str) -> Any:
         v = self.dims.get(name)
@@ -90,9 +92,9 @@ def _label(group: Any) -> str:
     return "loop dims" if group == LOOP else f"group {group}"
 
 
-def _origin_text(origin: str | tuple[str, int]) -> str:
+def _origin_text(origin: tuple[Place, int] | None) -> str:
     """Where a dim was first seen: ``input 0 (axis 1)`` (kept as a pair until then)."""
-    return origin if isinstance(origin, str) else f"{origin[0]} (axis {origin[1]})"
+    return "another operand" if origin is None else f"{origin[0]} (axis {origin[1]})"
 
 
 def _show(value: Any) -> str:
@@ -125,8 +127,8 @@ class Axes:
         self.flex: Flexible | None = flexible(alt)
         self._layouts: dict[tuple[bool, ...], Layout | None] = {}
 
-    def where(self, i: int) -> str:
-        return f"input {i}" if i < self.n_in else f"output {i - self.n_in}"
+    def where(self, i: int) -> Place:
+        return self.alt.place(i)
 
     def layout(self, presence: tuple[bool, ...] = ()) -> Layout | None:
         """The layout of the variant selected by ``presence`` (``()`` without flexible
@@ -326,17 +328,17 @@ class Structure(Constraint):
             v = env.dims.get(name)
             if v is None:  # its first occurrence: a new variable, nothing to unify with
                 v = env.dims[name] = fresh(prefix=name)
-                env.origin[name] = (where, axis)  # formatted only for a message
+                env.dim_origin[name] = (where, axis)  # formatted only for a message
                 new = s.copy()
                 new[v] = walk(size, s)
                 return new
             new = unify_oc(v, size, s)
             if new is False:
                 fail_because(lambda: f"dimension {name} is {_show(walk(v, s))} in "
-                             f"{_origin_text(env.origin.get(name, 'another operand'))} "
+                             f"{_origin_text(env.dim_origin.get(name))} "
                              f"but {_show(walk(size, s))} in {where} (axis {axis})")
                 return None
-            env.origin.setdefault(name, (where, axis))
+            env.dim_origin.setdefault(name, (where, axis))
             return new
         if isinstance(node, A.FixedDim):
             new = unify_oc(size, node.size, s)

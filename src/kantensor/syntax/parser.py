@@ -27,7 +27,7 @@ from lark.parsers.grammar_analysis import GrammarAnalyzer
 
 from . import ast as A
 from . import vocabulary as V
-from .alternative import KIND_TEXT, Alternative, IllFormed, resolve_dtype_names
+from .alternative import Alternative, IllFormed, Kind, resolve_dtype_names
 from .ast import (
     CATEGORIES,
     DTYPE_NAMES,
@@ -221,7 +221,7 @@ class _ToAst(Transformer_NonRecursive):
     def __init__(self, text: str) -> None:
         super().__init__(visit_tokens=False)
         self.text = text
-        self.uses: list[tuple[int, str, str]] = []  # (position, name, kind)
+        self.uses: list[tuple[int, str, Kind]] = []  # (position, name, kind)
         self.pairs: list[_AmbiguousEq] = []
 
     def _error(self, message: str, pos: int, expected: str) -> SignatureSyntaxError:
@@ -234,26 +234,26 @@ class _ToAst(Transformer_NonRecursive):
             raise self._error(f"integer too large at position {tok.start_pos}",
                               tok.start_pos, "a smaller integer") from None  # fmt: skip
 
-    def _var(self, name: str, pos: int, kind: str) -> str:
+    def _var(self, name: str, pos: int, kind: Kind) -> str:
         """Check a name used as ``kind`` and record the use."""
         if name in RESERVED:
             raise self._error(f"'{name}' is a reserved word at position {pos}", pos, "a name")
         if name in DTYPE_NAMES:
-            if kind != "dtype":
-                raise self._error(f"'{name}' is a dtype name, not a {KIND_TEXT[kind]}, "
-                                  f"at position {pos}", pos, f"a {KIND_TEXT[kind]}")  # fmt: skip
+            if kind is not Kind.DTYPE:
+                raise self._error(f"'{name}' is a dtype name, not a {kind.value}, "
+                                  f"at position {pos}", pos, f"a {kind.value}")  # fmt: skip
         else:
             self.uses.append((pos, name, kind))
         return name
 
     def _dim(self, x: Any) -> DimExpr:
         if isinstance(x, _Name):
-            return DimVar(self._var(x.name, x.pos, "dim"))
+            return DimVar(self._var(x.name, x.pos, Kind.DIM))
         return x
 
     def _dtype(self, x: Any, pos: int) -> DType:
         if isinstance(x, _Name):
-            name = self._var(x.name, x.pos, "dtype")
+            name = self._var(x.name, x.pos, Kind.DTYPE)
             return DTypeName(name) if name in DTYPE_NAMES else DTypeVar(name)
         if not isinstance(x, _DTYPE_CALLS):
             raise self._error(f"expected {_A_DTYPE} at position {pos}", pos, _A_DTYPE)
@@ -322,7 +322,7 @@ class _ToAst(Transformer_NonRecursive):
         return items
 
     def flex_dim(self, c: list[Token]) -> FlexDim:
-        return FlexDim(self._var(str(c[0]), c[0].start_pos, "flex"))
+        return FlexDim(self._var(str(c[0]), c[0].start_pos, Kind.FLEX))
 
     def anon_group(self, c: list[Token]) -> AnonGroup:
         k = self._int(c[0])
@@ -332,7 +332,7 @@ class _ToAst(Transformer_NonRecursive):
         return AnonGroup(k)
 
     def named_group(self, c: list[Token]) -> NamedGroup:
-        return NamedGroup(self._var(str(c[0]), c[0].start_pos, "group"))
+        return NamedGroup(self._var(str(c[0]), c[0].start_pos, Kind.GROUP))
 
     # -- dim expressions
 
@@ -413,7 +413,7 @@ class _ToAst(Transformer_NonRecursive):
     def _resolve(self, where: list[Any]) -> list[Any]:
         """Decide each ``a == b``, then check that no name is used as two kinds."""
         known = resolve_dtype_names(
-            {name for _, name, kind in self.uses if kind == "dtype"},
+            {name for _, name, kind in self.uses if kind is Kind.DTYPE},
             [(p.left.name, p.right.name) for p in self.pairs],
         )
         clauses = []
