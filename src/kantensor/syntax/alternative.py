@@ -32,7 +32,7 @@ from .ast import (
 )
 from .limits import check_ast_nesting
 
-__all__ = ["Alternative", "IllFormed", "Kind", "Place", "Side", "check",
+__all__ = ["Alternative", "IllFormed", "Kind", "Overloads", "Place", "Side", "check",
            "resolve_dtype_names"]
 
 
@@ -131,6 +131,39 @@ class Alternative:
         loop = (self.loop or "") + ("" if self.max_loop_dims is None else str(self.max_loop_dims))
         text = f"{loop}{','.join(map(str, self.inputs))}->{','.join(map(str, self.outputs))}"
         return text + (" where " + ", ".join(map(str, self.where)) if self.where else "")
+
+
+class Overloads:
+    """A signature's alternatives, tried in order: what the solver takes. Immutable,
+    hashed once (a cache key); ``str()`` is the canonical text. The public
+    :class:`kantensor.Signature` is this with its constructors and ``infer``."""
+
+    __slots__ = ("alternatives", "_hash")
+    alternatives: tuple[Alternative, ...]
+
+    def __init__(self, alternatives: Iterable[Alternative]) -> None:
+        alts = tuple(alternatives)
+        if not alts or not all(isinstance(a, Alternative) for a in alts):
+            raise TypeError("alternatives must be a non-empty sequence of Alternative")
+        object.__setattr__(self, "alternatives", alts)
+        object.__setattr__(self, "_hash", hash(alts))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def __str__(self) -> str:
+        return " | ".join(map(str, self.alternatives))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Overloads):
+            return NotImplemented
+        return self.alternatives == other.alternatives
+
+    def __hash__(self) -> int:
+        return self._hash
 
 
 # --------------------------------------------------------------------------- the check
