@@ -96,11 +96,11 @@ JOIN = Word("join", Role.DTYPE_FUNCTION, "join", nests=True, arity=_ANY)
 FLOAT = Word("float", Role.DTYPE_FUNCTION, "float_of", nests=True, arity=(1, 1))
 REAL = Word("real", Role.DTYPE_FUNCTION, "real_of", nests=True, arity=(1, 1))
 
-#: Every row, in the order messages list the words.
+#: Every row: each string literal of the grammar is the text of one or more of them.
 VOCABULARY: tuple[Word, ...] = (
     _p(")"), _p(","), _p("->"), WHERE, _p("|"),
     _p("("), _p(":"), _p("["), _p("]"),
-    FLEX, ANON, _p("..."), _p("*"),  # n?  .k.  ...  *name
+    FLEX, ANON, _p("..."), Word("*", Role.PUNCTUATION, "named_group"),  # n? .k. ... *name
     Word("?", Role.PUNCTUATION, "unknown_size"),  # float32[?]
     Word("+", Role.LOOP, "broadcast_loop"), Word("=", Role.LOOP, "equal_loop"),
     ADD, SUB, NEG, MUL, FLOORDIV, MOD, POW,
