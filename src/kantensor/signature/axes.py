@@ -27,8 +27,14 @@ from ..syntax.alternative import Alternative, Place
 from .flex import Flexible, flexible
 
 __all__ = ["GUARD", "LOOP", "Axes", "Env", "Group", "GroupKind", "Structure"]
-#: Why a flexible-dims variant does not apply (not an error of its own).
-GUARD = "flexible dims variant does not apply"
+
+
+class _Guard(str):
+    """A failure reason that is no error of its own (a sentinel: compared by identity)."""
+
+
+#: Why a flexible-dims variant does not apply: the reason an explanation skips.
+GUARD = _Guard("flexible dims variant does not apply")
 
 
 class GroupKind(Enum):

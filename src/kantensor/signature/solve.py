@@ -476,7 +476,7 @@ def explain(sig: Overloads, types: Sequence[TensorType], wrapped: Sequence[bool]
             if ok:  # pragma: no cover - explain runs only after a failure
                 reasons.append("no solution")
         reason = reasons[0] if reasons else "no solution"
-        if reason != GUARD:
+        if reason is not GUARD:
             found.append((c, reason))
     if not found:
         ndims = ", ".join(str(t.ndim) for t in types)
