@@ -204,6 +204,22 @@ def test_categories():
     assert (Priority.WRAPPED, Priority.ZERO_DIM, Priority.TENSOR) == (0, 1, 2)
 
 
+def test_the_dtype_table_agrees_with_numpy():
+    """Each dtype's category, signedness and bits as NumPy reads them (not its name)."""
+    kinds = {"b": (d.BOOL, False), "i": (d.INTEGER, True), "u": (d.INTEGER, False),
+             "f": (d.FLOATING, True), "c": (d.COMPLEX, True)}
+    for info in d.DTYPE_TABLE:
+        np_dtype = np.dtype(info.name)
+        assert (info.category, info.signed) == kinds[np_dtype.kind], info.name
+        assert info.bits == 8 * np_dtype.itemsize
+    numpy_kinds = {"bool": np.bool_, "integer": np.integer, "signed": np.signedinteger,
+                   "unsigned": np.unsignedinteger, "floating": np.floating,
+                   "complex": np.complexfloating, "inexact": np.inexact, "number": np.number}
+    assert set(d.CATEGORIES) == set(numpy_kinds)
+    for name, members in d.CATEGORIES.items():
+        assert members == {t for t in DTYPES if np.issubdtype(t, numpy_kinds[name])}, name
+
+
 # -- the default dtype ---------------------------------------------------------------------
 def test_initial_default_dtype():
     assert d.get_default_dtype() == "float32"

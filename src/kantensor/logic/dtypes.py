@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..syntax.vocabulary import Word
 from ..types.dtypes import (
     CATEGORIES,
     DTYPE_FUNCTIONS,
@@ -90,7 +91,7 @@ class DTypeMap(Constraint):
 
     out: Any
     arg: Any
-    function: str
+    function: Word
     where: str = ""
 
     def check(self, s: dict, pending: tuple) -> Progress:
@@ -106,7 +107,8 @@ class DTypeMap(Constraint):
         return (self.out, self.arg)
 
     def explain(self, s: dict) -> str:
-        return f"{self.where}: {self.function}({walk(self.arg, s)}) is not {walk(self.out, s)}"
+        return f"{self.where}: {self.function.text}({walk(self.arg, s)}) is not " \
+            f"{walk(self.out, s)}"
 
 
 @dataclass(frozen=True, eq=False)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from functools import lru_cache
 from typing import Any
 
@@ -25,16 +26,23 @@ from ..logic.dims import Equation, Expr
 from ..logic.store import TypeStore, explaining, fresh_state, post, propagate, unify_oc
 from ..logic.terms import TensorTerm, fresh, walk
 from ..ops.op import SignatureOp
+from ..signature.signature import Signature
 from ..signature.solve import solutions
 from ..types.basic_ops import SpecifyShape
 from ..types.dim import Dim, DimLike, free_symbols, substitute, unknown
 from ..types.dtypes import get_default_dtype
 from .sizes import Hole, symbol_dim
 
-__all__ = ["UNIFY", "Operand", "Unit", "describe", "node_relation", "run", "why_not"]
+__all__ = ["UNIFY", "Operand", "Unify", "Unit", "describe", "node_relation", "run", "why_not"]
 
-#: The relation of a SpecifyShape and of a given type: both operands are one type.
-UNIFY = "unify"
+class Unify(Enum):
+    """The relation of a SpecifyShape and of a given type: both operands are one type (a
+    sentinel, compared by identity)."""
+
+    UNIFY = "unify"
+
+
+UNIFY = Unify.UNIFY
 
 
 @dataclass(frozen=True)
@@ -52,7 +60,7 @@ class Operand:
 class Unit:
     """A node, a SpecifyShape or a given type: a relation over operands."""
 
-    relation: Any  # a Signature, or UNIFY
+    relation: Signature | Unify
     operands: tuple[Operand, ...]
     n_inputs: int
     node: Apply | None
@@ -71,7 +79,7 @@ class Unit:
                f"{name}({', '.join(describe(v) for v in node.inputs)})"
 
 
-def node_relation(node: Apply) -> Any | None:
+def node_relation(node: Apply) -> Signature | Unify | None:
     """The relation ``make_node`` ran for ``node`` (None for an Op without one)."""
     op = node.op
     if isinstance(op, SpecifyShape):
@@ -187,7 +195,8 @@ def _mismatch(operands: Sequence[tuple[str, bool, tuple]]) -> str:
 
 
 @lru_cache(maxsize=65536)
-def _solve(relation: Any, n_inputs: int, canon: tuple, default_dtype: str) -> tuple | None:
+def _solve(relation: Signature | Unify, n_inputs: int, canon: tuple, default_dtype: str
+           ) -> tuple | None:
     """The agreed facts of a canonical run: ``(((kind, index), value), ...)``, kind 0
     for a named Dim and 1 for an unknown."""
     states, symvar = _states(relation, n_inputs, canon)
@@ -201,7 +210,7 @@ def _solve(relation: Any, n_inputs: int, canon: tuple, default_dtype: str) -> tu
     return tuple(sorted(agreed.items(), key=lambda kv: kv[0][1]))
 
 
-def _states(relation: Any, n_inputs: int, canon: tuple
+def _states(relation: Signature | Unify, n_inputs: int, canon: tuple
             ) -> tuple[Iterator[ConstrainedState], dict]:
     S = fresh_state({})
     symvar: dict[tuple, Any] = {}

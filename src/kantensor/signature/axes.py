@@ -16,29 +16,69 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, replace
+from enum import Enum
 from typing import Any
 
 from ..logic.dims import Broadcast, Equation, Expr
 from ..logic.store import Beyond, Constraint, Progress, bind_choices, fail_because, unify_oc
 from ..logic.terms import fresh, isvar, walk
 from ..syntax import ast as A
-from ..syntax.alternative import Alternative
+from ..syntax.alternative import Alternative, Place
 from .flex import Flexible, flexible
 
-__all__ = ["GUARD", "Axes", "Env", "Structure"]
+__all__ = ["GUARD", "LOOP", "Axes", "Env", "Group", "GroupKind", "Structure"]
 
-LOOP = "loop dims"
-#: Why a flexible-dims variant does not apply (not an error of its own).
-GUARD = "flexible dims variant does not apply"
+
+class _Guard(str):
+    """A failure reason that is no error of its own (a sentinel: compared by identity)."""
+
+
+#: Why a flexible-dims variant does not apply: the reason an explanation skips.
+GUARD = _Guard("flexible dims variant does not apply")
+
+
+class GroupKind(Enum):
+    """The kinds of variable-length parts of an operand."""
+
+    LOOP = "loop dims"  # the implicit loop dims of a loop prefix
+    ANON = ".k."  # the j-th anonymous group
+    ANY = "..."
+    NAMED = "*name"
+
+
+@dataclass(frozen=True)
+class Group:
+    """A group of axes, the same object in every operand that holds it: the loop dims,
+    the ``index``-th ``.k.`` group (``length`` k), ``...``, or ``*name``."""
+
+    kind: GroupKind
+    name: str | None = None
+    index: int | None = None
+    length: int | None = None
+
+    def __str__(self) -> str:
+        """How messages name the group."""
+        if self.kind is GroupKind.LOOP:
+            return "loop dims"
+        if self.kind is GroupKind.ANON:
+            return f"group #{self.index + 1} of the .k. groups"  # type: ignore[operator]
+        return f"group {'...' if self.kind is GroupKind.ANY else '*' + str(self.name)}"
+
+
+LOOP = Group(GroupKind.LOOP)
 
 
 @dataclass(frozen=True)
 class Item:
-    """One position of an operand pattern: a single axis or a group."""
+    """One position of an operand pattern: a single axis (an AST dim) or a group;
+    ``length`` is the group's number of axes when it is known (``.k.``)."""
 
-    kind: str  # "dim" | "group"
-    node: Any  # AST dim item, or the group's key
-    length: int | None = None  # fixed length for .k. groups
+    node: Any
+    length: int | None = None
+
+    @property
+    def group(self) -> Group | None:
+        return self.node if isinstance(self.node, Group) else None
 
 
 @dataclass(frozen=True)
@@ -46,16 +86,15 @@ class Layout:
     """The items of every operand for one flexible-dims variant."""
 
     items: tuple[tuple[Item, ...], ...]
-    groups: tuple[Any, ...]  # keys of the variable-length groups
-    anon: tuple[tuple[Any, int], ...]  # (.k. group key, k)
+    groups: tuple[Group, ...]  # the groups, in order of appearance
 
     def __post_init__(self) -> None:
         # per operand: its groups of any length, its axes outside them, and its group of
         # any length if it has exactly one (what matching a shape needs, computed once)
         counts = []
         for row in self.items:
-            variables = tuple(it for it in row if it.kind == "group" and it.length is None)
-            fixed = sum(1 if it.kind == "dim" else (it.length or 0) for it in row)
+            variables = tuple(it for it in row if it.group and it.length is None)
+            fixed = sum(1 if it.group is None else (it.length or 0) for it in row)
             counts.append((len(variables), fixed, variables[0] if variables else None))
         object.__setattr__(self, "counts", tuple(counts))
 
@@ -66,9 +105,11 @@ class Env:
     def __init__(self) -> None:
         self.dims: dict[str, Any] = {}
         self.dtypes: dict[str, Any] = {}
-        self.groups: dict[Any, Any] = {}
-        self.occurrences: dict[tuple[Any, int], Any] = {}
-        self.origin: dict[str, str | tuple[str, int]] = {}
+        self.groups: dict[Group, Any] = {}
+        self.occurrences: dict[tuple[Group, int], Any] = {}
+        #: where each dim and each dtype variable was first seen (for messages)
+        self.dim_origin: dict[str, tuple[Place, int]] = {}
+        self.dtype_origin: dict[str, Place] = {}
 
     def dim(self, name: str) -> Any:
         v = self.dims.get(name)
@@ -86,13 +127,9 @@ class Env:
         return Expr(node, {n: self.dim(n) for n in A.expr_names(node)})
 
 
-def _label(group: Any) -> str:
-    return "loop dims" if group == LOOP else f"group {group}"
-
-
-def _origin_text(origin: str | tuple[str, int]) -> str:
+def _origin_text(origin: tuple[Place, int] | None) -> str:
     """Where a dim was first seen: ``input 0 (axis 1)`` (kept as a pair until then)."""
-    return origin if isinstance(origin, str) else f"{origin[0]} (axis {origin[1]})"
+    return "another operand" if origin is None else f"{origin[0]} (axis {origin[1]})"
 
 
 def _show(value: Any) -> str:
@@ -125,8 +162,8 @@ class Axes:
         self.flex: Flexible | None = flexible(alt)
         self._layouts: dict[tuple[bool, ...], Layout | None] = {}
 
-    def where(self, i: int) -> str:
-        return f"input {i}" if i < self.n_in else f"output {i - self.n_in}"
+    def where(self, i: int) -> Place:
+        return self.alt.place(i)
 
     def layout(self, presence: tuple[bool, ...] = ()) -> Layout | None:
         """The layout of the variant selected by ``presence`` (``()`` without flexible
@@ -139,26 +176,22 @@ class Axes:
 
     def _build(self, variant: Alternative) -> Layout:
         items: list[tuple[Item, ...]] = []
-        anon: dict[Any, int] = {}
         for op in variant.operands:
-            row = [Item("group", LOOP)] if self.loop else []
+            row = [Item(LOOP)] if self.loop else []
             j = 0
             for d in op.dims:
                 if isinstance(d, A.AnonGroup):
-                    key = f"#{j + 1} of the .k. groups"
-                    anon[key] = d.k
-                    row.append(Item("group", key, d.k))
+                    row.append(Item(Group(GroupKind.ANON, index=j, length=d.k), d.k))
                     j += 1
                 elif isinstance(d, A.AnyGroup):
-                    row.append(Item("group", "..."))
+                    row.append(Item(Group(GroupKind.ANY)))
                 elif isinstance(d, A.NamedGroup):
-                    row.append(Item("group", "*" + d.name))
+                    row.append(Item(Group(GroupKind.NAMED, name=d.name)))
                 else:
-                    row.append(Item("dim", d))
+                    row.append(Item(d))
             items.append(tuple(row))
-        groups = tuple(dict.fromkeys(it.node for row in items for it in row
-                                     if it.kind == "group"))
-        return Layout(tuple(items), groups, tuple(anon.items()))
+        groups = tuple(dict.fromkeys(it.group for row in items for it in row if it.group))
+        return Layout(tuple(items), groups)
 
 
 @dataclass(frozen=True, eq=False)
@@ -241,18 +274,17 @@ class Structure(Constraint):
             return None, None
         return layout, s
 
-    def _occurrence(self, layout: Layout, group: Any, i: int) -> Any:
+    def _occurrence(self, layout: Layout, group: Group, i: int) -> Any:
         """The term standing for ``group`` in operand ``i`` (outputs: the combined one)."""
         env = self.env
+        k = group.length
         if not self.plan.broadcast or i >= self.plan.n_in:
             v = env.groups.get(group)
             if v is None:
-                k = dict(layout.anon).get(group)
                 v = env.groups[group] = fresh(prefix="group") if k is None else _fresh(k)
             return v
         v = env.occurrences.get((group, i))
         if v is None:
-            k = dict(layout.anon).get(group)
             v = env.occurrences[group, i] = fresh(prefix="group") if k is None else _fresh(k)
         return v
 
@@ -263,14 +295,13 @@ class Structure(Constraint):
         if n_variables > 1:  # an output with several groups of any length: known from inputs
             lengths = {}
             for it in items:
-                if it.kind == "group" and it.length is None:
-                    occ = walk(self._occurrence(layout, it.node, i), s)
+                if it.group and it.length is None:
+                    occ = walk(self._occurrence(layout, it.group, i), s)
                     if not isinstance(occ, tuple):
                         return True
-                    lengths[it.node] = len(occ)
-            items = tuple(Item(it.kind, it.node, lengths.get(it.node, it.length))
-                          for it in items)
-            fixed = sum(1 if it.kind == "dim" else (it.length or 0) for it in items)
+                    lengths[it.group] = len(occ)
+            items = tuple(Item(it.node, lengths.get(it.node, it.length)) for it in items)
+            fixed = sum(1 if it.group is None else (it.length or 0) for it in items)
             variable = None
         ndim = len(shape)
         if not self._guard(s, i, ndim):
@@ -289,14 +320,14 @@ class Structure(Constraint):
         constraints: list[Constraint] = []
         axis = 0
         for it in items:
-            if it.kind == "group":
+            if it.group:
                 n = it.length if it.length is not None else glen
                 part = tuple(shape[axis:axis + n])
-                target = self._occurrence(layout, it.node, i)
+                target = self._occurrence(layout, it.group, i)
                 new = unify_oc(target, part, s)
                 if new is False:
                     fail_because(lambda it=it, part=part, target=target, s=s, axis=axis:
-                                 f"{_label(it.node)} are {_show_tuple(part)} in {where} "
+                                 f"{it.node} are {_show_tuple(part)} in {where} "
                                  f"(from axis {axis}) but {_show_tuple(walk(target, s), s)} "
                                  "elsewhere")
                     return None
@@ -326,17 +357,17 @@ class Structure(Constraint):
             v = env.dims.get(name)
             if v is None:  # its first occurrence: a new variable, nothing to unify with
                 v = env.dims[name] = fresh(prefix=name)
-                env.origin[name] = (where, axis)  # formatted only for a message
+                env.dim_origin[name] = (where, axis)  # formatted only for a message
                 new = s.copy()
                 new[v] = walk(size, s)
                 return new
             new = unify_oc(v, size, s)
             if new is False:
                 fail_because(lambda: f"dimension {name} is {_show(walk(v, s))} in "
-                             f"{_origin_text(env.origin.get(name, 'another operand'))} "
+                             f"{_origin_text(env.dim_origin.get(name))} "
                              f"but {_show(walk(size, s))} in {where} (axis {axis})")
                 return None
-            env.origin.setdefault(name, (where, axis))
+            env.dim_origin.setdefault(name, (where, axis))
             return new
         if isinstance(node, A.FixedDim):
             new = unify_oc(size, node.size, s)
@@ -355,8 +386,8 @@ class Structure(Constraint):
         parts: list = []
         constraints: list[Constraint] = []
         for it in layout.items[i]:
-            if it.kind == "group":
-                occ = walk(self._occurrence(layout, it.node, i), s)
+            if it.group:
+                occ = walk(self._occurrence(layout, it.group, i), s)
                 if not isinstance(occ, tuple):
                     return True
                 parts.extend(occ)
@@ -374,17 +405,17 @@ class Structure(Constraint):
         new = unify_oc(self.shapes[i], tuple(parts), s)
         return None if new is False else (new, constraints)
 
-    def _broadcast(self, s: dict, layout: Layout, g: Any) -> tuple | bool | None:
+    def _broadcast(self, s: dict, layout: Layout, g: Group) -> tuple | bool | None:
         """Broadcast group ``g``'s input occurrences into its output occurrence once
         their lengths are known (True: not yet)."""
         holders = [i for i in range(self.plan.n_in)
-                   if any(it.node == g for it in layout.items[i])]
+                   if any(it.group == g for it in layout.items[i])]
         parts = [walk(self._occurrence(layout, g, i), s) for i in holders]
         out_term = self._occurrence(layout, g, self.plan.n_in)
         out = walk(out_term, s)
         if isinstance(out, tuple) and any(isinstance(p, tuple) and len(p) > len(out)
                                           for p in parts):
-            fail_because(lambda: f"{_label(g)} of an input have more axes than the "
+            fail_because(lambda: f"{g} of an input have more axes than the "
                          f"output's {_show_tuple(out)}")
             return None
         if not all(isinstance(p, tuple) for p in parts):
@@ -394,12 +425,12 @@ class Structure(Constraint):
             out = _fresh(width)
             s = unify_oc(out_term, out, s)
         elif len(out) != width:
-            fail_because(lambda: f"{_label(g)} of the output have {len(out)} axes but the "
+            fail_because(lambda: f"{g} of the output have {len(out)} axes but the "
                          f"inputs broadcast to {width}")
             return None
         constraints = [
             Broadcast(tuple(p[len(p) - width + a] for p in parts if len(p) - width + a >= 0),
-                      out[a], f"{_label(g)}, axis {a - width} (from the right)")
+                      out[a], f"{g}, axis {a - width} (from the right)")
             for a in range(width)]
         return s, constraints
 
@@ -414,11 +445,11 @@ class Structure(Constraint):
                                 itertools.product((True, False), repeat=len(flex.names)))
         for i in range(len(self.shapes)):
             for it in layout.items[i]:
-                if it.kind != "group":
+                if it.group is None:
                     continue
-                occ = walk(self._occurrence(layout, it.node, i), s)
+                occ = walk(self._occurrence(layout, it.group, i), s)
                 if isvar(occ):
-                    bound = self._bound(s, layout, it.node, i)
+                    bound = self._bound(s, layout, it.group, i)
                     options = [lambda st, occ=occ, n=n: unify_oc(occ, _fresh(n), st) or None
                                for n in range(int(min(bound, self.max_rank + 1)) + 1)]
                     if bound > self.max_rank:  # more axes would fit: the bound cuts
@@ -429,7 +460,7 @@ class Structure(Constraint):
                     return options
         return None
 
-    def _bound(self, s: dict, layout: Layout, group: Any, i: int) -> float:
+    def _bound(self, s: dict, layout: Layout, group: Group, i: int) -> float:
         """The most axes occurrence ``i`` of ``group`` can have, max_rank aside."""
         bound = float("inf")
         if group == LOOP and self.plan.alt.max_loop_dims is not None:

@@ -21,7 +21,7 @@ from ..logic.dtypes import Compatible, DTypeMap, InCategory, Operand, Promote, W
 from ..logic.store import Constraint, Progress, fail_because, post, unify_oc
 from ..logic.terms import TensorTerm, fresh, isvar, walk
 from ..syntax import ast as A
-from ..syntax.alternative import Alternative
+from ..syntax.alternative import Alternative, Place
 from ..types.dtypes import CATEGORIES
 from .axes import GUARD, Axes, Env, Structure
 
@@ -66,8 +66,8 @@ class CompiledAlternative:
                 return True
         return False
 
-    def where(self, i: int) -> str:
-        return f"input {i}" if i < self.n_in else f"output {i - self.n_in}"
+    def where(self, i: int) -> Place:
+        return self.alt.place(i)
 
     # -- application -------------------------------------------------------------------
     def apply(self, S: ConstrainedState, in_terms: list, out_terms: list,
@@ -109,7 +109,7 @@ class CompiledAlternative:
         constraints: list[Constraint] = [] if axes_last else [axes]
         for i, t in enumerate(tensors[:self.n_in]):
             if t.wrapped is not False:  # an operand known not to be wrapped is fine
-                constraints.append(WrappedOk(t.dtype, t.shape, t.wrapped, self.where(i)))
+                constraints.append(WrappedOk(t.dtype, t.shape, t.wrapped, str(self.where(i))))
         binders = self._binders
         constraints += self._dtypes(env, tensors, binders)
         constraints += self._clauses(env, tensors, binders)
@@ -130,7 +130,7 @@ class CompiledAlternative:
             term = self._dtype_term(op.dtype, env, out, binders, tensors)
             out.append(_DTypeIs(term, t.dtype, self, i, env))
             if isinstance(op.dtype, A.DTypeVar):
-                env.origin.setdefault(":" + op.dtype.name, self.where(i))
+                env.dtype_origin.setdefault(op.dtype.name, self.where(i))
         return out
 
     def _dtype_term(self, node: Any, env: Env, out: list, binders: dict, tensors: list) -> Any:
@@ -152,7 +152,7 @@ class CompiledAlternative:
             out.append(Promote(result, tuple(operands), f"dtype {node}"))
         else:
             arg = self._dtype_term(node.arg, env, out, binders, tensors)
-            out.append(DTypeMap(result, arg, node.function, f"dtype {node}"))
+            out.append(DTypeMap(result, arg, node.word, f"dtype {node}"))
         return result
 
     def _clauses(self, env: Env, tensors: list, binders: dict) -> list:
@@ -213,7 +213,7 @@ class _DTypeIs(Constraint):
         where = self.alt.where(self.operand)
         pattern = self.alt.operands[self.operand]
         if isinstance(pattern.dtype, A.DTypeVar):
-            first = self.env.origin.get(":" + pattern.dtype.name, "another operand")
+            first = self.env.dtype_origin.get(pattern.dtype.name, "another operand")
             return f"dtype {pattern.dtype.name} is {want} in {first} but {got} in {where}"
         return f"{where} must have dtype {pattern.dtype}, got {got}"
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
 
 from ..graph.display import block, code, esc, table
 from ..logic.answers import where_text
+from ..syntax.alternative import Alternative, Overloads
 from ..types.display import value_inline
 
 #: Rows a Solutions table shows, and how far it counts the rest ("showing 50 of 312").
@@ -21,7 +21,7 @@ COUNT_CAP = 10_000
 _LOOPS = {None: "none", "+": "broadcast (+)", "=": "equal (=)"}
 
 
-def alternative_row(alt: Any) -> list[str]:
+def alternative_row(alt: Alternative) -> list[str]:
     """The cells of one alternative: loop dims, inputs, outputs, where-clauses."""
     loop = _LOOPS[alt.loop] + ("" if alt.max_loop_dims is None
                                else f", at most {alt.max_loop_dims}")
@@ -30,13 +30,13 @@ def alternative_row(alt: Any) -> list[str]:
             "<br>".join(code(c) for c in alt.where) or "&ndash;"]
 
 
-def signature_table(sig: Any) -> str:
+def signature_table(sig: Overloads) -> str:
     """Each alternative of a signature as a row."""
     rows = [[str(i), *alternative_row(a)] for i, a in enumerate(sig.alternatives, start=1)]
     return table(["#", "loop dims", "inputs", "outputs", "where"], rows)
 
 
-def signature_html(sig: Any) -> str:
+def signature_html(sig: Overloads) -> str:
     """A Signature: its text, then a table of its alternatives and their where-clauses."""
     n = len(sig.alternatives)
     title = f"{code(sig)} <i>({n} alternative{'s' * (n != 1)})</i>"

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..syntax.alternative import Alternative
+from ..syntax.alternative import Alternative, Overloads
 from ..syntax.ast import Clause, TensorPattern
 from ..syntax.parser import parse_alternatives
 from ..types.dtypes import Priority
@@ -17,18 +17,18 @@ from .solve import infer, wrapped_flags
 __all__ = ["Signature"]
 
 
-class Signature:
+class Signature(Overloads):
     """A signature: one or more alternatives (overloads), tried in order.
 
     ``Signature(inputs, outputs, where=(), loop=None)`` builds one alternative; ``loop`` is
     None, ``"+"``, ``"="`` or capped like ``"+2"``. ``Signature(alternatives=(...))`` takes
     Alternative objects; ``Signature(text)`` parses (so ``eval(repr(sig)) == sig``).
     ``Signature.parse(text)`` reads the text form; ``str(sig)`` is the canonical text, and
-    ``Signature.parse(str(sig)) == sig``.
+    ``Signature.parse(str(sig)) == sig``. A thin facade: the solver
+    (:mod:`kantensor.signature.solve`) takes its :class:`Overloads`.
     """
 
-    __slots__ = ("alternatives", "_hash")
-    alternatives: tuple[Alternative, ...]
+    __slots__ = ()
 
     def __init__(
         self,
@@ -47,15 +47,12 @@ class Signature:
             if inputs is not None or outputs is not None or tuple(where) or loop is not None:
                 raise TypeError("pass either alternatives or inputs/outputs/where/loop")
             alts = tuple(alternatives)
-            if not alts or not all(isinstance(a, Alternative) for a in alts):
-                raise TypeError("alternatives must be a non-empty sequence of Alternative")
         else:
             if outputs is None:
                 raise TypeError("Signature() needs outputs (or alternatives)")
             kind, cap = _split_loop(loop)
             alts = (Alternative(tuple(inputs or ()), tuple(outputs), tuple(where), kind, cap),)
-        object.__setattr__(self, "alternatives", alts)
-        object.__setattr__(self, "_hash", hash(alts))  # immutable: hash once (a cache key)
+        super().__init__(alts)
 
     @classmethod
     def parse(cls, text: str) -> Signature:
@@ -72,12 +69,6 @@ class Signature:
         """
         return infer(self, input_types, wrapped_flags(input_types, priorities))
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError("Signature is immutable")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError("Signature is immutable")
-
     def __reduce__(self) -> tuple[Any, ...]:
         return (_signature_from_alternatives, (self.alternatives,))
 
@@ -89,22 +80,12 @@ class Signature:
         lambda self: self.alternatives[0].max_loop_dims, doc="First alternative's."
     )
 
-    def __str__(self) -> str:
-        return " | ".join(map(str, self.alternatives))
-
     def __repr__(self) -> str:
         return f"Signature({str(self)!r})"
 
     def _repr_html_(self) -> str:
         return signature_html(self)
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Signature):
-            return NotImplemented
-        return self.alternatives == other.alternatives
-
-    def __hash__(self) -> int:
-        return self._hash
 
 
 def _signature_from_alternatives(alternatives: tuple[Alternative, ...]) -> Signature:

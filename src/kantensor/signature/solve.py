@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from kanren.constraints import ConstrainedState
 
@@ -32,6 +32,7 @@ from ..logic.store import (
     unify_oc,
 )
 from ..logic.terms import TensorTerm, fresh, isvar, walk
+from ..syntax.alternative import Overloads
 from ..syntax.errors import TypeInferenceError
 from ..types.dim import Dim, free_symbols
 from ..types.dtypes import DTYPES, Priority, get_default_dtype, priority
@@ -44,12 +45,12 @@ from .compile import (
     known_dtypes,
 )
 
-__all__ = ["DEFAULT_MAX_RANK", "FirstMatch", "Relation", "compiled", "explain", "infer",
-           "relation", "solutions", "tensor_term", "wrapped_flags"]
+__all__ = ["DEFAULT_MAX_RANK", "FirstMatch", "Relation", "Templated", "compiled", "explain",
+           "infer", "relation", "solutions", "tensor_term", "wrapped_flags"]
 
 
 @lru_cache(maxsize=1024)
-def compiled(sig: Any) -> tuple[CompiledAlternative, ...]:
+def compiled(sig: Overloads) -> tuple[CompiledAlternative, ...]:
     """The compiled alternatives of a signature, in order (compiled once)."""
     return tuple(compile_alternative(a) for a in sig.alternatives)
 
@@ -108,7 +109,7 @@ def wrapped_flags(types: Sequence[TensorType], priorities: Sequence[Priority] | 
 
 
 # -- the relation ---------------------------------------------------------------------
-def solutions(sig: Any, S: ConstrainedState, in_terms: list, out_terms: list | None,
+def solutions(sig: Overloads, S: ConstrainedState, in_terms: list, out_terms: list | None,
               max_rank: int = DEFAULT_MAX_RANK, ordered: bool = False
               ) -> Iterator[tuple[ConstrainedState, list]]:
     """``(state, output terms)`` for every alternative of ``sig`` that the terms fit.
@@ -138,7 +139,7 @@ class FirstMatch(Constraint):
     in ``make_node``; decided once every input's dtype, rank and wrapped flag is known
     (unknown sizes are unknown to make_node too)."""
 
-    sig: Any
+    sig: Overloads
     k: int
     inputs: tuple
     max_rank: int
@@ -191,7 +192,7 @@ def _ground_key(inputs: tuple, s: dict) -> tuple | None:
 
 
 @lru_cache(maxsize=65536)
-def _accepts(sig: Any, j: int, key: tuple, default_dtype: str) -> bool:
+def _accepts(sig: Overloads, j: int, key: tuple, default_dtype: str) -> bool:
     """Does alternative ``j`` of ``sig`` accept inputs ``key`` (see _ground_key)?"""
     c = compiled(sig)[j]
     if c.n_in != len(key):
@@ -202,6 +203,14 @@ def _accepts(sig: Any, j: int, key: tuple, default_dtype: str) -> bool:
     return not c.refuses(terms, S.data) and c.apply(S, terms, [fresh() for _ in c.alt.outputs])
 
 
+@runtime_checkable
+class Templated(Protocol):
+    """An Op whose signature is rendered from its inputs' ranks (an Op with parameters):
+    its relation enumerates the ranks and solves the signature each gives."""
+
+    def signature_for(self, types: tuple[TensorType, ...]) -> tuple[Overloads, Any]: ...
+
+
 class Relation:
     """``relation(op_or_signature)``: ``R(*inputs, *outputs)`` is a kanren goal.
 
@@ -210,16 +219,16 @@ class Relation:
     lists explicitly (for Ops whose number of inputs varies).
     """
 
-    def __init__(self, target: Any, max_rank: int = DEFAULT_MAX_RANK, name: str = ""):
+    def __init__(self, target: Overloads | Templated, max_rank: int = DEFAULT_MAX_RANK,
+                 name: str = ""):
         self.target = target
         self.max_rank = max_rank
         self.name = name or str(getattr(target, "name", target))
 
     @property
     def n_outputs(self) -> int:
-        sig = getattr(self.target, "alternatives", None)
-        if sig is not None:
-            return len(sig[0].outputs)
+        if isinstance(self.target, Overloads):
+            return len(self.target.alternatives[0].outputs)
         return getattr(self.target, "n_outputs", 1)
 
     def __call__(self, *terms: Any) -> Callable[[Any], Iterator[ConstrainedState]]:
@@ -246,7 +255,7 @@ class Relation:
             out_terms = [as_term(walk(x, S.data), S, f"output {i}")
                          for i, x in enumerate(outputs)]
             yield from self._states(S, in_terms, out_terms, self.max_rank)
-            if beyond is not None and not hasattr(self.target, "alternatives"):
+            if beyond is not None and not isinstance(self.target, Overloads):
                 beyond(self._beyond(S, in_terms, out_terms))
 
         return relation_goal
@@ -273,7 +282,7 @@ class Relation:
                     ) -> Iterator[tuple[Any, ConstrainedState]]:
         """The signature to apply, per rank of the inputs for a template Op (its
         signature is rendered from ranks, so unknown ranks are enumerated here)."""
-        if hasattr(self.target, "alternatives"):
+        if isinstance(self.target, Overloads):
             yield self.target, S
             return
         open_shapes = [t.shape for t in (walk(x, S.data) for x in in_terms)
@@ -333,9 +342,9 @@ def relation(op_or_signature: Any, max_rank: int = DEFAULT_MAX_RANK) -> Relation
                         "reads Op names and signature text")
     name = str(getattr(target, "name", ""))
     plain = getattr(target, "signature", None)
-    if hasattr(plain, "alternatives"):  # an Op with one signature
+    if isinstance(plain, Overloads):  # an Op with one signature
         target = plain
-    elif not hasattr(target, "alternatives") and not hasattr(target, "signature_for"):
+    elif not isinstance(target, Overloads | Templated):
         raise TypeError(f"expected an Op with a signature or a Signature, got "
                         f"{type(target).__name__}")
     return Relation(target, max_rank, name)
@@ -387,7 +396,7 @@ def _input_terms(S: ConstrainedState, types: tuple, wrapped: tuple) -> list:
 
 
 @lru_cache(maxsize=65536)
-def _infer_cached(sig: Any, types: tuple, wrapped: tuple, default_dtype: str
+def _infer_cached(sig: Overloads, types: tuple, wrapped: tuple, default_dtype: str
                   ) -> tuple[TensorType, ...] | str:
     """Memoized on the default float dtype too: float(T) and wrapped floats use it."""
     S = fresh_state({})
@@ -403,7 +412,7 @@ def _infer_cached(sig: Any, types: tuple, wrapped: tuple, default_dtype: str
     return explain(sig, types, wrapped)
 
 
-def infer(sig: Any, input_types: Sequence[TensorType], wrapped: Sequence[bool] | None = None,
+def infer(sig: Overloads, input_types: Sequence[TensorType], wrapped: Sequence[bool] | None = None,
           name: object = None) -> tuple[TensorType, ...]:
     """Output types of ``sig`` applied to ``input_types``; TypeInferenceError if none.
 
@@ -425,7 +434,7 @@ def infer(sig: Any, input_types: Sequence[TensorType], wrapped: Sequence[bool] |
 
 
 @lru_cache(maxsize=1024)
-def arities(sig: Any) -> frozenset[tuple[int, int]]:
+def arities(sig: Overloads) -> frozenset[tuple[int, int]]:
     """The ``(inputs, outputs)`` counts of the alternatives of ``sig``."""
     return frozenset((len(a.inputs), len(a.outputs)) for a in sig.alternatives)
 
@@ -454,7 +463,7 @@ def check_arity(label: str, counts: Iterable[tuple[int, int]], n_in: int,
                                  signature=signature)
 
 
-def explain(sig: Any, types: Sequence[TensorType], wrapped: Sequence[bool]) -> str:
+def explain(sig: Overloads, types: Sequence[TensorType], wrapped: Sequence[bool]) -> str:
     """Why no alternative of ``sig`` accepts ``types``, in words."""
     found = []
     for c in compiled(sig):
@@ -467,7 +476,7 @@ def explain(sig: Any, types: Sequence[TensorType], wrapped: Sequence[bool]) -> s
             if ok:  # pragma: no cover - explain runs only after a failure
                 reasons.append("no solution")
         reason = reasons[0] if reasons else "no solution"
-        if reason != GUARD:
+        if reason is not GUARD:
             found.append((c, reason))
     if not found:
         ndims = ", ".join(str(t.ndim) for t in types)
@@ -477,6 +486,6 @@ def explain(sig: Any, types: Sequence[TensorType], wrapped: Sequence[bool]) -> s
     return "; ".join(dict.fromkeys(f"[{c.alt}] {reason}" for c, reason in found))
 
 
-def _label(sig: Any, name: object) -> str:
+def _label(sig: Overloads, name: object) -> str:
     """How errors name the signature (built only when there is an error)."""
     return f"{name} {sig}" if name else str(sig)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass
+from enum import Enum
 
 from .ast import (
     CLAUSE_TYPES,
@@ -31,21 +32,24 @@ from .ast import (
 )
 from .limits import check_ast_nesting
 
-__all__ = ["KIND_TEXT", "Alternative", "IllFormed", "check", "resolve_dtype_names"]
+__all__ = ["Alternative", "IllFormed", "Kind", "Overloads", "Place", "Side", "check",
+           "resolve_dtype_names"]
 
-KIND_TEXT = {
-    "dim": "dimension",
-    "flex": "flexible dimension 'name?'",
-    "group": "named group '*name'",
-    "dtype": "dtype variable",
-}
+
+class Kind(Enum):
+    """How a name is used; the value is how messages say it."""
+
+    DIM = "dimension"
+    FLEX = "flexible dimension 'name?'"
+    GROUP = "named group '*name'"
+    DTYPE = "dtype variable"
 
 
 class IllFormed(ValueError):
     """An alternative breaks a rule of the DSL. ``name`` (if any) is the name the
     message is about; ``kind`` the way it is used where the parser should point."""
 
-    def __init__(self, message: str, name: str | None = None, kind: str | None = None,
+    def __init__(self, message: str, name: str | None = None, kind: Kind | None = None,
                  expected: str = "a well-formed alternative"):
         super().__init__(message)
         self.name = name
@@ -55,6 +59,29 @@ class IllFormed(ValueError):
 
 def _set(obj: object, name: str, value: object) -> None:
     object.__setattr__(obj, name, value)
+
+
+class Side(Enum):
+    """Where in an alternative a name is used: an input, an output or a where-clause."""
+
+    INPUT = "input"
+    OUTPUT = "output"
+    WHERE = "where"
+
+
+@dataclass(frozen=True)
+class Place:
+    """A place of an alternative: operand ``index`` of a ``side``, or its where-clauses
+    (``index`` None). ``str()`` is how messages name it: ``input 0``."""
+
+    side: Side
+    index: int | None = None
+
+    def __str__(self) -> str:
+        return "a where-clause" if self.side is Side.WHERE else f"{self.side.value} {self.index}"
+
+
+_IN_WHERE = Place(Side.WHERE)
 
 
 @dataclass(frozen=True)
@@ -95,41 +122,82 @@ class Alternative:
     def operands(self) -> tuple[TensorPattern, ...]:
         return (*self.inputs, *self.outputs)
 
+    def place(self, i: int) -> Place:
+        """The place of operand ``i`` of :attr:`operands`."""
+        n_in = len(self.inputs)
+        return Place(Side.INPUT, i) if i < n_in else Place(Side.OUTPUT, i - n_in)
+
     def __str__(self) -> str:
         loop = (self.loop or "") + ("" if self.max_loop_dims is None else str(self.max_loop_dims))
         text = f"{loop}{','.join(map(str, self.inputs))}->{','.join(map(str, self.outputs))}"
         return text + (" where " + ", ".join(map(str, self.where)) if self.where else "")
 
 
+class Overloads:
+    """A signature's alternatives, tried in order: what the solver takes. Immutable,
+    hashed once (a cache key); ``str()`` is the canonical text. The public
+    :class:`kantensor.Signature` is this with its constructors and ``infer``."""
+
+    __slots__ = ("alternatives", "_hash")
+    alternatives: tuple[Alternative, ...]
+
+    def __init__(self, alternatives: Iterable[Alternative]) -> None:
+        alts = tuple(alternatives)
+        if not alts or not all(isinstance(a, Alternative) for a in alts):
+            raise TypeError("alternatives must be a non-empty sequence of Alternative")
+        object.__setattr__(self, "alternatives", alts)
+        object.__setattr__(self, "_hash", hash(alts))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def __str__(self) -> str:
+        return " | ".join(map(str, self.alternatives))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Overloads):
+            return NotImplemented
+        return self.alternatives == other.alternatives
+
+    def __hash__(self) -> int:
+        return self._hash
+
+
 # --------------------------------------------------------------------------- the check
 
 
-def _uses(alt: Alternative) -> tuple[list[tuple[str, str, str]], list[tuple[str, str]]]:
+_Use = tuple[str, Kind, Place]  # (name, kind, place)
+
+
+def _uses(alt: Alternative) -> tuple[list[_Use], list[tuple[str, str]]]:
     """Every (name, kind, place) used, and the ambiguous bare ``a == b`` dtype pairs."""
-    uses: list[tuple[str, str, str]] = []
+    uses: list[_Use] = []
     pairs: list[tuple[str, str]] = []
     for i, op in enumerate(alt.operands):
-        place = f"input {i}" if i < len(alt.inputs) else f"output {i - len(alt.inputs)}"
+        place = alt.place(i)
         for d in op.dims:
             if isinstance(d, FlexDim):
-                uses.append((d.name, "flex", place))
+                uses.append((d.name, Kind.FLEX, place))
             elif isinstance(d, NamedGroup):
-                uses.append((d.name, "group", place))
+                uses.append((d.name, Kind.GROUP, place))
             elif not isinstance(d, AnonGroup | AnyGroup):
-                uses.extend((n, "dim", place) for n in expr_names(d))
+                uses.extend((n, Kind.DIM, place) for n in expr_names(d))
         if op.dtype is not None:
-            uses.extend((n, "dtype", place) for n in dtype_names(op.dtype))
+            uses.extend((n, Kind.DTYPE, place) for n in dtype_names(op.dtype))
     for c in alt.where:
         if isinstance(c, Compare):
             names = expr_names(c.left) + expr_names(c.right)
-            uses.extend((n, "dim", "where") for n in names)
+            uses.extend((n, Kind.DIM, _IN_WHERE) for n in names)
         elif isinstance(c, InCategory):
-            uses.extend((n, "dtype", "where") for n in dtype_names(c.dtype))
+            uses.extend((n, Kind.DTYPE, _IN_WHERE) for n in dtype_names(c.dtype))
         elif isinstance(c, DTypeEq) and _bare(c.left) and _bare(c.right):
             pairs.append((c.left.name, c.right.name))
         else:
             names = dtype_names(c.left) + dtype_names(c.right)
-            uses.extend((n, "dtype", "where") for n in names)
+            uses.extend((n, Kind.DTYPE, _IN_WHERE) for n in names)
     return uses, pairs
 
 
@@ -146,14 +214,14 @@ def check(alt: Alternative) -> None:
     _check_bound(alt, uses)
 
 
-def _check_kinds(uses: list[tuple[str, str, str]], pairs: list[tuple[str, str]]) -> None:
-    kinds: dict[str, str] = {}
-    for name, kind, _ in uses + [(n, "dtype", "where") for p in pairs for n in p]:
+def _check_kinds(uses: list[_Use], pairs: list[tuple[str, str]]) -> None:
+    kinds: dict[str, Kind] = {}
+    for name, kind, _ in uses + [(n, Kind.DTYPE, _IN_WHERE) for p in pairs for n in p]:
         if kinds.setdefault(name, kind) != kind:
-            raise IllFormed(f"'{name}' is used as a {KIND_TEXT[kind]}, but it is a "
-                            f"{KIND_TEXT[kinds[name]]}", name, kind,
-                            f"a {KIND_TEXT[kinds[name]]}")
-    known = resolve_dtype_names({n for n, k, _ in uses if k == "dtype"}, pairs)
+            raise IllFormed(f"'{name}' is used as a {kind.value}, but it is a "
+                            f"{kinds[name].value}", name, kind,
+                            f"a {kinds[name].value}")
+    known = resolve_dtype_names({n for n, k, _ in uses if k is Kind.DTYPE}, pairs)
     for a, b in pairs:
         if a not in known:
             raise IllFormed(f"'{a} == {b}' would read as a dim comparison: use {a} or {b} "
@@ -161,14 +229,14 @@ def _check_kinds(uses: list[tuple[str, str, str]], pairs: list[tuple[str, str]])
                             "'in', compatible(), ...)", a)
 
 
-def _check_typos(uses: list[tuple[str, str, str]]) -> None:
+def _check_typos(uses: list[_Use]) -> None:
     """A dtype variable spelled almost like a dtype is a typo (``flaot32``)."""
     for name, kind, _ in uses:
-        if kind == "dtype" and name not in DTYPE_NAMES:
+        if kind is Kind.DTYPE and name not in DTYPE_NAMES:
             close = difflib.get_close_matches(name, sorted(DTYPE_NAMES), n=1, cutoff=0.8)
             if close:
                 raise IllFormed(f"unknown dtype '{name}' (did you mean {close[0]}?)",
-                                name, "dtype", close[0])
+                                name, Kind.DTYPE, close[0])
 
 
 def _check_groups(alt: Alternative) -> None:
@@ -180,7 +248,7 @@ def _check_groups(alt: Alternative) -> None:
                             "input may have at most one ('...' or '*name'), since where "
                             "one ends and the next begins could not be known (outputs "
                             "may have several: their lengths come from the inputs)",
-                            getattr(variable[1], "name", None), "group",
+                            getattr(variable[1], "name", None), Kind.GROUP,
                             "at most one group of any length")
         j = 0
         for d in op.dims:
@@ -198,16 +266,16 @@ def _check_groups(alt: Alternative) -> None:
             key = type(d) if isinstance(d, AnyGroup) else d
             if isinstance(d, AnyGroup | NamedGroup) and key not in in_groups:
                 raise IllFormed(f"group {d} appears in an output but in no input, so its "
-                                "length cannot be known", getattr(d, "name", None), "group")
+                                "length cannot be known", getattr(d, "name", None), Kind.GROUP)
 
 
-def _check_bound(alt: Alternative, uses: list[tuple[str, str, str]]) -> None:
+def _check_bound(alt: Alternative, uses: list[_Use]) -> None:
     """Names in outputs and where-clauses must be bound by an input, or defined by a
     where-clause ``name == expression`` over names that are bound, or declared as an
     unknown size by a comparison with bound names (``m <= n``: a mask's count)."""
-    bound = {n for n, _, place in uses if place.startswith("input")}
+    bound = {n for n, _, place in uses if place.side is Side.INPUT}
     for name, kind, place in uses:
-        if kind == "flex" and place.startswith("output") and name not in bound:
+        if kind is Kind.FLEX and place.side is Side.OUTPUT and name not in bound:
             raise IllFormed(f"flexible dimension {name}? appears in no input", name, kind)
     changed = True
     while changed:
@@ -224,11 +292,10 @@ def _check_bound(alt: Alternative, uses: list[tuple[str, str, str]]) -> None:
                 bound |= names
     for name, kind, place in uses:
         if name not in bound and name not in DTYPE_NAMES:
-            what = KIND_TEXT[kind]
+            what = kind.value
             hint = f"; define it with a where-clause ({name} == ...)" \
-                if kind in ("dim", "dtype") else ""
-            where = "a where-clause" if place == "where" else place
-            raise IllFormed(f"{what} {name} in {where} is bound by no input{hint}",
+                if kind in (Kind.DIM, Kind.DTYPE) else ""
+            raise IllFormed(f"{what} {name} in {place} is bound by no input{hint}",
                             name, kind, "a name bound by an input")
 
 

@@ -16,6 +16,7 @@ from typing import Any, Final
 from lark import Tree
 
 from .errors import SignatureSyntaxError
+from .vocabulary import NESTING_RULES
 
 __all__ = ["MAX_EXPONENT", "MAX_NESTING", "MAX_SIGNATURE_TEXT", "balanced_join",
            "check_ast_nesting", "check_text", "check_tree_nesting"]
@@ -25,12 +26,8 @@ MAX_SIGNATURE_TEXT: Final = 100_000
 MAX_EXPONENT: Final = 64
 """Largest exponent of ``**`` in a size expression (``n**64``)."""
 MAX_NESTING: Final = 64
-"""Deepest nesting of dim and dtype expressions (each operator, ``min``/``max``,
-``promote``/``float``/``real`` is one level)."""
-
-# Lark rules that nest one expression inside another (see grammar.lark).
-_NESTING_RULES = frozenset(("add", "sub", "mul", "floordiv", "mod", "min", "max",
-                            "promote", "float_of", "real_of"))  # fmt: skip
+"""Deepest nesting of dim and dtype expressions (each operator and each function call
+is one level: the words of :mod:`~kantensor.syntax.vocabulary` that nest)."""
 
 
 def _too_deep(depth_text: str) -> str:
@@ -54,7 +51,7 @@ def check_tree_nesting(tree: Tree, text: str) -> None:
         node, depth = stack.pop()
         if not isinstance(node, Tree):
             continue
-        if node.data in _NESTING_RULES:
+        if node.data in NESTING_RULES:
             depth += 1
             if depth > MAX_NESTING:
                 pos = getattr(node.meta, "start_pos", 0) if not node.meta.empty else 0

@@ -18,11 +18,16 @@ from importlib import resources
 from typing import Any
 
 from lark import Lark, Token, Transformer_NonRecursive, v_args
+from lark.common import ParserConf
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
+from lark.grammar import NonTerminal
 from lark.lark import PostLex
 from lark.lexer import PatternStr
+from lark.parsers.grammar_analysis import GrammarAnalyzer
 
-from .alternative import KIND_TEXT, Alternative, IllFormed, resolve_dtype_names
+from . import ast as A
+from . import vocabulary as V
+from .alternative import Alternative, IllFormed, Kind, resolve_dtype_names
 from .ast import (
     CATEGORIES,
     DTYPE_NAMES,
@@ -41,12 +46,8 @@ from .ast import (
     DTypeVar,
     FixedDim,
     FlexDim,
-    FloatOf,
     InCategory,
-    Join,
     NamedGroup,
-    Promote,
-    RealOf,
     TensorPattern,
 )
 from .errors import SignatureSyntaxError
@@ -92,11 +93,11 @@ def _parse(text: str, start: str, what: str) -> Any:
     try:
         tree = _lark().parse(text, start=start)
     except UnexpectedCharacters as e:
-        raise _expected_error(text, e.pos_in_stream, _accepts(e, e.allowed)) from None
+        raise _expected_error(text, e.pos_in_stream, e) from None
     except UnexpectedToken as e:
         at_end = e.token.type == "$END"
         pos = len(text.rstrip()) if at_end else e.token.start_pos
-        raise _expected_error(text, pos, _accepts(e, e.expected)) from None
+        raise _expected_error(text, pos, e) from None
     except UnexpectedInput as e:  # pragma: no cover - not raised by LALR
         pos = getattr(e, "pos_in_stream", None) or 0
         raise SignatureSyntaxError(f"invalid signature at position {pos}", text, pos) from None
@@ -125,15 +126,39 @@ def _too_deep(text: str) -> SignatureSyntaxError:
 _DESCRIBE = {"NAME": "a name", "INT": "an integer", "CMP": "a comparison operator",
              "$END": "end of input"}  # fmt: skip
 _ORDER = ["')'", "','", "'->'", "'where'", "'|'"]
-_CONTINUATIONS = {"'+'", "'-'", "'*'", "'//'", "'%'", "'?'", "'**'"}
-_EXPR_START = {"NAME", "INT", "MIN", "MAX", "LPAR", "DOT", "ELLIPSIS", "STAR", "PROMOTE",
-               "FLOAT", "COMPATIBLE", "MINUS"}  # fmt: skip
+_A_DTYPE = "a dtype (a dtype name or variable, " + \
+    ", ".join(w.call for w in V.DTYPE_FUNCTIONS[:-1]) + f" or {V.DTYPE_FUNCTIONS[-1].call})"
+#: How messages name a phrase of the grammar (a rule), widest first: when every terminal
+#: that can start the phrase is accepted, the phrase stands for them all.
+_PHRASES = {"clause": "a where-clause", "dim": "a dimension", "side": "an expression or a dtype",
+            "sum": "an expression", "product": "an expression",  # after '-' no '-'
+            "dtype": _A_DTYPE}  # fmt: skip
 
 
-def _accepts(e: UnexpectedInput, fallback: Any) -> set[str]:
-    """The terminals the parser accepts where it failed (the lexer's sets miss keywords)."""
+@functools.cache
+def _first() -> dict[str, frozenset[str]]:
+    """The terminals that can start each phrase of :data:`_PHRASES` (and a dtype call),
+    as Lark's analysis of the grammar finds them."""
+    analysis = GrammarAnalyzer(ParserConf(_lark().rules, {}, ["start", "tensor_type"]))
+    return {rule: frozenset(t.name for t in analysis.FIRST[NonTerminal(rule)])
+            for rule in (*_PHRASES, "dtype_call")}
+
+
+@functools.cache
+def _terminal(word: V.Word) -> str:
+    """The name Lark gives the terminal of ``word``'s text."""
+    return next(t.name for t in _lark().terminals
+                if isinstance(t.pattern, PatternStr) and t.pattern.value == word.text)
+
+
+def _parse_state(e: UnexpectedInput) -> tuple[set[str], Any]:
+    """The terminals the parser accepts where it failed (the lexer's sets miss keywords),
+    and the token before that place (None at the start)."""
     ip = getattr(e, "interactive_parser", None)
-    return set(ip.accepts()) if ip is not None else set(fallback or ())
+    if ip is None:  # pragma: no cover - Lark's LALR errors carry their parser
+        return set(getattr(e, "expected", None) or getattr(e, "allowed", None) or ()), None
+    stack = ip.parser_state.value_stack
+    return set(ip.accepts()), stack[-1] if stack else None
 
 
 def _describe(name: str) -> str:
@@ -143,23 +168,26 @@ def _describe(name: str) -> str:
     return f"'{pattern.value}'" if isinstance(pattern, PatternStr) else name
 
 
-def _expected_error(text: str, pos: int, expected: Any) -> SignatureSyntaxError:
-    """'expected X or Y at position N', with terminal sets summarized for humans."""
-    names = {n for n in expected if not n.startswith("__IGNORE")}
+def _expected_error(text: str, pos: int, e: UnexpectedInput) -> SignatureSyntaxError:
+    """'expected X or Y at position N': only what may stand there, phrases of the grammar
+    summarized for humans."""
+    accepted, before = _parse_state(e)
+    names = {n for n in accepted if not n.startswith("__IGNORE")}
+    first = _first()
+    if isinstance(before, Token) and before.type == "CMP" and before != V.EQ.text:
+        names -= first["dtype_call"]  # dtypes compare only with '=='
     words: set[str] = set()
-    if {"NAME", "INT", "MIN"} <= names:
-        words.add("a dimension" if "ELLIPSIS" in names else
-                  "a where-clause" if "COMPATIBLE" in names else "an expression")  # fmt: skip
-        names -= _EXPR_START
-    elif {"NAME", "PROMOTE", "FLOAT"} <= names:
-        words.add("a dtype")
-        names -= {"NAME", "PROMOTE", "FLOAT"}
-    elif names == {"INT"} and text[:pos].rstrip().endswith("."):
+    for rule, phrase in _PHRASES.items():
+        if first[rule] <= names:
+            words.add(phrase)
+            names -= first[rule]
+    if names == {"INT"} and isinstance(before, Token) and before.type == _terminal(V.ANON):
         words.add("an integer (the size k >= 1 of a '.k.' group, as in '.2.')")
         names = set()
+    operators = {_terminal(w) for w in V.DIM_OPERATORS if w.precedence is not None}
+    if operators <= names:  # after an expression: it could go on; not worth listing
+        names -= operators | {_terminal(w) for w in V.DIM_OPERATORS} | {_terminal(V.FLEX)}
     words |= {_describe(n) for n in names}
-    if "'//'" in words:  # after an expression: operators could follow; not worth listing
-        words -= _CONTINUATIONS
     ranked = sorted(words, key=lambda w: (_ORDER.index(w) if w in _ORDER else len(_ORDER), w))
     desc = ranked[0] if len(ranked) == 1 else ", ".join(ranked[:-1]) + " or " + ranked[-1]
     return SignatureSyntaxError(f"expected {desc} at position {pos}", text, pos, desc)
@@ -184,7 +212,7 @@ class _AmbiguousEq:
     right: _Name
 
 
-_DTYPE_CALLS = (Promote, FloatOf, RealOf)  # Join is a Promote
+_DTYPE_CALLS = tuple(A.DTYPE_CALLS.values())
 
 
 class _ToAst(Transformer_NonRecursive):
@@ -193,7 +221,7 @@ class _ToAst(Transformer_NonRecursive):
     def __init__(self, text: str) -> None:
         super().__init__(visit_tokens=False)
         self.text = text
-        self.uses: list[tuple[int, str, str]] = []  # (position, name, kind)
+        self.uses: list[tuple[int, str, Kind]] = []  # (position, name, kind)
         self.pairs: list[_AmbiguousEq] = []
 
     def _error(self, message: str, pos: int, expected: str) -> SignatureSyntaxError:
@@ -206,29 +234,29 @@ class _ToAst(Transformer_NonRecursive):
             raise self._error(f"integer too large at position {tok.start_pos}",
                               tok.start_pos, "a smaller integer") from None  # fmt: skip
 
-    def _var(self, name: str, pos: int, kind: str) -> str:
+    def _var(self, name: str, pos: int, kind: Kind) -> str:
         """Check a name used as ``kind`` and record the use."""
         if name in RESERVED:
             raise self._error(f"'{name}' is a reserved word at position {pos}", pos, "a name")
         if name in DTYPE_NAMES:
-            if kind != "dtype":
-                raise self._error(f"'{name}' is a dtype name, not a {KIND_TEXT[kind]}, "
-                                  f"at position {pos}", pos, f"a {KIND_TEXT[kind]}")  # fmt: skip
+            if kind is not Kind.DTYPE:
+                raise self._error(f"'{name}' is a dtype name, not a {kind.value}, "
+                                  f"at position {pos}", pos, f"a {kind.value}")  # fmt: skip
         else:
             self.uses.append((pos, name, kind))
         return name
 
     def _dim(self, x: Any) -> DimExpr:
         if isinstance(x, _Name):
-            return DimVar(self._var(x.name, x.pos, "dim"))
+            return DimVar(self._var(x.name, x.pos, Kind.DIM))
         return x
 
     def _dtype(self, x: Any, pos: int) -> DType:
         if isinstance(x, _Name):
-            name = self._var(x.name, x.pos, "dtype")
+            name = self._var(x.name, x.pos, Kind.DTYPE)
             return DTypeName(name) if name in DTYPE_NAMES else DTypeVar(name)
         if not isinstance(x, _DTYPE_CALLS):
-            raise self._error(f"expected a dtype at position {pos}", pos, "a dtype")
+            raise self._error(f"expected {_A_DTYPE} at position {pos}", pos, _A_DTYPE)
         return x
 
     # -- signature, alternatives, operands
@@ -294,7 +322,7 @@ class _ToAst(Transformer_NonRecursive):
         return items
 
     def flex_dim(self, c: list[Token]) -> FlexDim:
-        return FlexDim(self._var(str(c[0]), c[0].start_pos, "flex"))
+        return FlexDim(self._var(str(c[0]), c[0].start_pos, Kind.FLEX))
 
     def anon_group(self, c: list[Token]) -> AnonGroup:
         k = self._int(c[0])
@@ -304,7 +332,7 @@ class _ToAst(Transformer_NonRecursive):
         return AnonGroup(k)
 
     def named_group(self, c: list[Token]) -> NamedGroup:
-        return NamedGroup(self._var(str(c[0]), c[0].start_pos, "group"))
+        return NamedGroup(self._var(str(c[0]), c[0].start_pos, Kind.GROUP))
 
     # -- dim expressions
 
@@ -339,28 +367,17 @@ class _ToAst(Transformer_NonRecursive):
     def fixed(self, c: list[Token]) -> FixedDim:
         return FixedDim(self._int(c[0]))
 
-    def min(self, c: list[Any]) -> Call:
-        return Call("min", tuple(map(self._dim, c)))
-
-    def max(self, c: list[Any]) -> Call:
-        return Call("max", tuple(map(self._dim, c)))
+    def __default__(self, data: str, children: list[Any], meta: Any) -> Any:
+        """A call of a function of the vocabulary (the rule its row names)."""
+        word = V.by_rule(data)
+        if word.role is V.Role.DIM_FUNCTION:
+            return Call(word.text, tuple(map(self._dim, children)))
+        return A.dtype_call(word, children)
 
     # -- dtypes
 
     def dtype_name(self, c: list[Token]) -> DType:
         return self._dtype(_Name(str(c[0]), c[0].start_pos), c[0].start_pos)
-
-    def promote(self, c: list[DType]) -> Promote:
-        return Promote(tuple(c))
-
-    def join(self, c: list[DType]) -> Join:
-        return Join(tuple(c))
-
-    def float_of(self, c: list[DType]) -> FloatOf:
-        return FloatOf(c[0])
-
-    def real_of(self, c: list[DType]) -> RealOf:
-        return RealOf(c[0])
 
     # -- where-clauses
 
@@ -396,7 +413,7 @@ class _ToAst(Transformer_NonRecursive):
     def _resolve(self, where: list[Any]) -> list[Any]:
         """Decide each ``a == b``, then check that no name is used as two kinds."""
         known = resolve_dtype_names(
-            {name for _, name, kind in self.uses if kind == "dtype"},
+            {name for _, name, kind in self.uses if kind is Kind.DTYPE},
             [(p.left.name, p.right.name) for p in self.pairs],
         )
         clauses = []

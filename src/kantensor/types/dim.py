@@ -39,6 +39,7 @@ from collections.abc import Hashable
 from typing import Any, Final, Literal, TypeAlias
 
 from ..graph.display import block, esc, symbolic
+from ..syntax.vocabulary import MAX, MIN
 from .poly import Atom, Monomial, Opaque, Terms, canonical, lone_atom, render
 from .poly import add as _poly_add
 from .poly import mul as _poly_mul
@@ -400,7 +401,7 @@ def dim_max(*args: DimLike) -> DimLike:
 
 
 #: The DSL's size functions on ints and Dims, for :func:`kantensor.syntax.ast.evaluate`.
-DIM_CALLS = {"min": dim_min, "max": dim_max}
+DIM_CALLS = {MIN.text: dim_min, MAX.text: dim_max}
 
 
 # -- queries and transformations ---------------------------------------------------------

@@ -10,9 +10,10 @@ See ``docs/promotion.rst``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from enum import IntEnum
 from functools import lru_cache
 from typing import Any
@@ -21,9 +22,11 @@ import numpy as np
 
 from ..syntax.ast.names import CATEGORIES as CATEGORY_WORDS
 from ..syntax.ast.names import DTYPE_NAMES as DTYPE_WORDS
+from ..syntax.vocabulary import FLOAT, REAL, Word
 
 __all__ = [
-    "BOOL", "CATEGORIES", "COMPLEX", "COMPLEX_OF", "DTYPES", "DTYPE_FUNCTIONS", "FLOATING",
+    "BOOL", "CATEGORIES", "COMPLEX", "COMPLEX_OF", "DTYPES", "DTYPE_FUNCTIONS", "DTYPE_TABLE",
+    "DTypeInfo", "FLOATING",
     "INTEGER", "REAL_OF", "Category", "Priority", "can_cast", "category", "float_of",
     "priority", "python_dtype", "real_of", "default_complex_dtype", "default_dtype",
     "default_tolerance",
@@ -32,15 +35,6 @@ __all__ = [
     "operand_dtype_and_priority",
     "promote_types", "promoted", "result_type", "result_type_of", "set_default_dtype",
 ]
-
-DTYPES: tuple[str, ...] = (
-    "bool",
-    "int8", "int16", "int32", "int64",
-    "uint8", "uint16", "uint32", "uint64",
-    "float16", "float32", "float64",
-    "complex64", "complex128",
-)
-
 
 class Category(IntEnum):
     """Kinds of dtype, ordered: a higher category wins over a lower one."""
@@ -63,23 +57,54 @@ class Priority(IntEnum):
     TENSOR = 2    # a tensor with ndim >= 1
 
 
-_CATEGORY: dict[str, Category] = {
-    name: BOOL if name == "bool" else INTEGER if "int" in name
-    else FLOATING if name.startswith("float") else COMPLEX
-    for name in DTYPES
-}
+@dataclass(frozen=True)
+class DTypeInfo:
+    """The facts of one supported dtype: its category, whether it is signed, its bits."""
+
+    name: str
+    category: Category
+    signed: bool
+    bits: int
+
+
+#: Every supported dtype, in promotion order within each category (the one table: names,
+#: categories and signedness are read here, never from a name's spelling).
+DTYPE_TABLE: tuple[DTypeInfo, ...] = (
+    DTypeInfo("bool", BOOL, False, 8),
+    DTypeInfo("int8", INTEGER, True, 8),
+    DTypeInfo("int16", INTEGER, True, 16),
+    DTypeInfo("int32", INTEGER, True, 32),
+    DTypeInfo("int64", INTEGER, True, 64),
+    DTypeInfo("uint8", INTEGER, False, 8),
+    DTypeInfo("uint16", INTEGER, False, 16),
+    DTypeInfo("uint32", INTEGER, False, 32),
+    DTypeInfo("uint64", INTEGER, False, 64),
+    DTypeInfo("float16", FLOATING, True, 16),
+    DTypeInfo("float32", FLOATING, True, 32),
+    DTypeInfo("float64", FLOATING, True, 64),
+    DTypeInfo("complex64", COMPLEX, True, 64),
+    DTypeInfo("complex128", COMPLEX, True, 128),
+)
+_INFO: dict[str, DTypeInfo] = {d.name: d for d in DTYPE_TABLE}
+DTYPES: tuple[str, ...] = tuple(_INFO)
+_CATEGORY: dict[str, Category] = {d.name: d.category for d in DTYPE_TABLE}
 _ORDER = {name: i for i, name in enumerate(DTYPES)}
+
+
+def _where(test: Callable[[DTypeInfo], bool]) -> frozenset[str]:
+    return frozenset(d.name for d in DTYPE_TABLE if test(d))
+
 
 #: The dtype categories usable in signatures (``T in floating``), as sets of dtype names.
 CATEGORIES: dict[str, frozenset[str]] = {
-    "bool": frozenset({"bool"}),
-    "integer": frozenset(d for d in DTYPES if _CATEGORY[d] is Category.INTEGER),
-    "signed": frozenset(d for d in DTYPES if d.startswith("int")),
-    "unsigned": frozenset(d for d in DTYPES if d.startswith("uint")),
-    "floating": frozenset(d for d in DTYPES if _CATEGORY[d] is Category.FLOATING),
-    "complex": frozenset(d for d in DTYPES if _CATEGORY[d] is Category.COMPLEX),
-    "inexact": frozenset(d for d in DTYPES if _CATEGORY[d] >= Category.FLOATING),
-    "number": frozenset(d for d in DTYPES if d != "bool"),
+    "bool": _where(lambda d: d.category is BOOL),
+    "integer": _where(lambda d: d.category is INTEGER),
+    "signed": _where(lambda d: d.category is INTEGER and d.signed),
+    "unsigned": _where(lambda d: d.category is INTEGER and not d.signed),
+    "floating": _where(lambda d: d.category is FLOATING),
+    "complex": _where(lambda d: d.category is COMPLEX),
+    "inexact": _where(lambda d: d.category >= FLOATING),
+    "number": _where(lambda d: d.category is not BOOL),
 }
 
 # Floats and the complex dtype of the same precision; read both ways below.
@@ -140,7 +165,8 @@ def is_integer(dtype: Any) -> bool:
 
 def is_unsigned(dtype: Any) -> bool:
     """True for uint8/16/32/64 (not bool)."""
-    return normalize_dtype(dtype).startswith("uint")
+    info = _INFO[normalize_dtype(dtype)]
+    return info.category is INTEGER and not info.signed
 
 
 def is_inexact(dtype: Any) -> bool:
@@ -233,8 +259,8 @@ def real_of(dtype: str) -> str:
     return REAL_OF.get(dtype, dtype)
 
 
-#: The one-argument dtype functions of the signature DSL, by name.
-DTYPE_FUNCTIONS = {"float": float_of, "real": real_of}
+#: The one-argument dtype functions of the signature DSL, by their vocabulary row.
+DTYPE_FUNCTIONS: dict[Word, Callable[[str], str]] = {FLOAT: float_of, REAL: real_of}
 
 
 def _join(dtypes: list[str]) -> str | None:

@@ -34,6 +34,7 @@ from .dims import (
     expr_names,
 )
 from .dtypes import (
+    DTYPE_CALLS,
     DType,
     DTypeFunction,
     DTypeName,
@@ -42,6 +43,7 @@ from .dtypes import (
     Join,
     Promote,
     RealOf,
+    dtype_call,
     dtype_names,
 )
 from .names import CATEGORIES, CMP_OPS, DTYPE_NAMES, RESERVED
@@ -58,11 +60,12 @@ from .patterns import (
 )
 
 __all__ = [
-    "CATEGORIES", "CLAUSE_TYPES", "CMP_OPS", "DTYPE_NAMES", "EXPR_TYPES", "ITEM_TYPES",
-    "RESERVED",
+    "CATEGORIES", "CLAUSE_TYPES", "CMP_OPS", "DTYPE_CALLS", "DTYPE_NAMES", "EXPR_TYPES",
+    "ITEM_TYPES", "RESERVED",
     "DimVar", "FixedDim", "FlexDim", "AnonGroup", "AnyGroup", "NamedGroup", "BinOp", "Call",
     "DTypeName", "DTypeVar", "Promote", "Join", "DTypeFunction", "FloatOf", "RealOf",
     "TensorPattern", "Compare", "InCategory", "DTypeEq", "Compatible",
     "DimExpr", "DimItem", "DType", "Clause",
     "dim_vars", "dtype_vars", "dim_min", "dim_max", "evaluate", "expr_names", "dtype_names",
+    "dtype_call",
 ]  # fmt: skip

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..limits import MAX_EXPONENT
+from ..vocabulary import DIM_FUNCTIONS, DIM_OPERATORS, MAX, MIN
 from .names import check_name, set_field
 
 __all__ = [
@@ -20,7 +21,9 @@ __all__ = [
     "dim_max", "dim_min", "evaluate", "expr_names",
 ]  # fmt: skip
 
-_PREC = {"+": 1, "-": 1, "*": 2, "//": 2, "%": 2, "**": 3}
+# The binary operators by their text, with how tightly they bind (from the vocabulary).
+_PREC = {w.text: w.precedence for w in DIM_OPERATORS if w.precedence is not None}
+_FUNCTIONS = frozenset(w.text for w in DIM_FUNCTIONS)
 
 
 class _Arith:
@@ -111,7 +114,7 @@ class Call(_Arith):
     args: tuple[DimExpr, ...]
 
     def __post_init__(self) -> None:
-        if self.fn not in ("min", "max"):
+        if self.fn not in _FUNCTIONS:
             raise ValueError(f"unknown dim function {self.fn!r}")
         set_field(self, "args", tuple(as_expr(a) for a in self.args))
         if not self.args:
@@ -143,12 +146,12 @@ def _paren(x: DimExpr, needed: bool) -> str:
 
 def dim_min(*args: DimExpr | int) -> Call:
     """``min(args...)`` as a dim expression."""
-    return Call("min", args)  # type: ignore[arg-type]
+    return Call(MIN.text, args)  # type: ignore[arg-type]
 
 
 def dim_max(*args: DimExpr | int) -> Call:
     """``max(args...)`` as a dim expression."""
-    return Call("max", args)  # type: ignore[arg-type]
+    return Call(MAX.text, args)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -236,7 +239,7 @@ _BINARY: dict[str, Callable[[DimLike, DimLike], DimLike]] = {
     "//": lambda a, b: a // b, "%": lambda a, b: a % b, "**": lambda a, b: a ** b,
 }
 #: ``min`` and ``max`` on ints; a layer whose sizes are symbolic passes its own.
-INT_CALLS: Mapping[str, Callable[..., DimLike]] = {"min": min, "max": max}
+INT_CALLS: Mapping[str, Callable[..., DimLike]] = {MIN.text: min, MAX.text: max}
 
 
 def evaluate(expr: DimExpr, lookup: Callable[[str], DimLike],

@@ -6,11 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from ..vocabulary import FLOAT, JOIN, PROMOTE, REAL, Word
 from .names import DTYPE_NAMES, check_name, set_field
 
-__all__ = ["DTYPE_TYPES", "DType", "DTypeFunction", "DTypeName", "DTypeVar", "FloatOf",
-           "Join", "Promote", "RealOf", "as_dtype", "dtype_names"]
-
+__all__ = ["DTYPE_CALLS", "DTYPE_TYPES", "DType", "DTypeFunction", "DTypeName", "DTypeVar",
+           "FloatOf", "Join", "Promote", "RealOf", "as_dtype", "dtype_call", "dtype_names"]
 
 
 @dataclass(frozen=True)
@@ -53,9 +53,10 @@ class Promote:
 
     #: True for ``join``: every argument ranks as a tensor (see :class:`Join`).
     joint: ClassVar[bool] = False
+    word: ClassVar[Word] = PROMOTE
 
     def __str__(self) -> str:
-        return f"{'join' if self.joint else 'promote'}({','.join(map(str, self.args))})"
+        return f"{self.word.text}({','.join(map(str, self.args))})"
 
 
 @dataclass(frozen=True)
@@ -66,38 +67,48 @@ class Join(Promote):
     use it: a 0-d input is not demoted below the others as it is in arithmetic."""
 
     joint: ClassVar[bool] = True
+    word: ClassVar[Word] = JOIN
 
 
 @dataclass(frozen=True)
 class DTypeFunction:
-    """A one-argument dtype function; ``function`` names it in the text form and in
-    :data:`kantensor.logic.dtypes.DTYPE_FUNCTIONS`."""
+    """A one-argument dtype function; ``word`` is its row of the vocabulary, which also
+    keys its implementation in :data:`kantensor.types.dtypes.DTYPE_FUNCTIONS`."""
 
     arg: DType
-    function: ClassVar[str] = ""
+    word: ClassVar[Word]
 
     def __post_init__(self) -> None:
         set_field(self, "arg", as_dtype(self.arg))
 
     def __str__(self) -> str:
-        return f"{self.function}({self.arg})"
+        return f"{self.word.text}({self.arg})"
 
 
 @dataclass(frozen=True)
 class FloatOf(DTypeFunction):
     """``float(T)``: T if it is inexact, else the default float."""
 
-    function: ClassVar[str] = "float"
+    word: ClassVar[Word] = FLOAT
 
 
 @dataclass(frozen=True)
 class RealOf(DTypeFunction):
     """``real(T)``: the real dtype of T's precision (complex64 -> float32), else T."""
 
-    function: ClassVar[str] = "real"
+    word: ClassVar[Word] = REAL
 
 
 DTYPE_TYPES = (DTypeName, DTypeVar, Promote, DTypeFunction)
+#: The node each dtype function of the vocabulary builds.
+DTYPE_CALLS: dict[Word, type[Promote] | type[DTypeFunction]] = {
+    node.word: node for node in (Promote, Join, FloatOf, RealOf)}
+
+
+def dtype_call(word: Word, args: list[DType]) -> DType:
+    """The node of a call of dtype function ``word`` on ``args``."""
+    node = DTYPE_CALLS[word]
+    return node(tuple(args)) if issubclass(node, Promote) else node(*args)
 
 
 def dtype_names(x: DType) -> list[str]:

@@ -1,4 +1,5 @@
-"""Names of the DSL: reserved words, dtype and category names, and the rule for an
+"""Names of the DSL: reserved words and comparison operators (read from
+:mod:`kantensor.syntax.vocabulary`), dtype and category names, and the rule for an
 identifier (shared by the dim and dtype nodes).
 
 Which words name dtypes and dtype categories is a fact of the types layer
@@ -11,6 +12,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Set
+
+from ..vocabulary import COMPARISONS, RESERVED_WORDS
 
 __all__ = ["CATEGORIES", "CMP_OPS", "DTYPE_NAMES", "RESERVED", "WordSet", "check_name",
            "set_field"]
@@ -48,8 +51,8 @@ class WordSet(Set[str]):
 
 DTYPE_NAMES = WordSet("dtype names")
 CATEGORIES = WordSet("dtype category names")
-RESERVED = frozenset("where in min max promote join float real compatible".split())
-CMP_OPS = frozenset({"==", "!=", "<", "<=", ">", ">="})
+RESERVED = RESERVED_WORDS
+CMP_OPS = frozenset(w.text for w in COMPARISONS)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
