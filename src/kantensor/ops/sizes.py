@@ -292,6 +292,17 @@ def axis_length(x: Any, axis: int) -> np.ndarray:
     return np.broadcast_to(np.False_, (np.shape(x)[axis],))
 
 
+@reads_ranks
+def number_of(types: tuple, size: int | Dim, **_: Any) -> dict[str, Any]:
+    """Builder of ``size_number``: its inputs carry the size (see :class:`SizeNames`)."""
+    return {"sizes": SizeNames(size).operands()}
+
+
+def size_value(*sizes: np.ndarray, size: int | Dim) -> np.ndarray:
+    """``size_number``'s value: the size, read from the lengths of its inputs."""
+    return np.asarray(concrete([size], sizes)[0], dtype=np.int64)
+
+
 class SizeNames:
     """For builders: the dim variable (``s0``, ``s1``, ...) of each input that carries a
     size of a call's size parameters (see :func:`symbolic`), and those inputs'

@@ -15,6 +15,7 @@ from .dim import Dim, unknown
 from .display import variable_html
 from .dtypes import get_default_dtype, normalize_dtype, python_dtype
 from .protocol import array_function, array_ufunc
+from .sizenum import Ratio, size_tensor
 from .type import ShapeEntry, TensorType, refuse_masked
 
 #: Op constructors behind the Python operators, keyed by name ("add", "matmul",
@@ -244,6 +245,14 @@ class TensorConstant(_TensorOperators, Constant):
         return _TensorOperators.__bool__(self)
 
 
+class SizeNumber(TensorVariable):
+    """The 0-d int64 number of a size (``size_number``'s output, see
+    :mod:`kantensor.types.sizenum`): *wrapped*, as the Python int NumPy code had there."""
+
+    __slots__ = ()
+    wrapped = True
+
+
 TensorType.variable_type = TensorVariable
 TensorType.constant_type = TensorConstant
 
@@ -287,7 +296,8 @@ def constant(value: Any, dtype: Any = None, name: str | None = None) -> TensorCo
     if isinstance(value, Dim):
         raise TypeError(f"the size {value} is symbolic, not a number a graph can compute "
                         "with: sizes are parameters of Ops (kt.zeros((n, 3)), "
-                        "x.reshape(n, -1), kt.arange(n)); for a mean, use x.mean(axis)")
+                        "x.reshape(n, -1), kt.arange(n)); kt.as_tensor_variable(size) is "
+                        "the number")
     wrapped = dtype is None and isinstance(value, bool | int | float | complex) \
         and not isinstance(value, np.generic)
     if wrapped:
@@ -311,6 +321,8 @@ def as_tensor_variable(x: Any, name: str | None = None) -> Variable:
     """``x`` if it already is a Variable, else a constant made from it."""
     if isinstance(x, Variable):
         return x
+    if isinstance(x, Dim | Ratio):  # a size used as a number (see types.sizenum)
+        return size_tensor(x)
     if isinstance(x, TensorType):
         raise TypeError(f"expected a value or a Variable, got the type {x}; call it to make "
                         "a variable: TensorType(...)()")
