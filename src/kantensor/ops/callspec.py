@@ -26,7 +26,7 @@ from .sizes import axis_inputs, own_axes, size_inputs, untie
 
 #: The kinds of parameters whose Dims are carried by inputs of their own (SizeOp,
 #: shape_of).
-SIZE_KINDS = frozenset({"size", "maybe_size", "sizes"})
+SIZE_KINDS = frozenset({"size", "maybe_size", "sizes", "index"})
 
 #: The kinds of parameters whose Dims the builder writes over the axes of the call's
 #: tensor inputs (reshape's shape); axis sizes of other variables become ``shape_of``

@@ -248,7 +248,9 @@ class ArrayRef:
 
 def _index(value: Any) -> tuple:
     """A basic index (ints, slices, None, ``...``) as a hashable tuple; a slice
-    becomes ``("slice", start, stop, step)``."""
+    becomes ``("slice", start, stop, step)``. Positions and slice bounds may be sizes
+    (Dims, entries of ``x.shape``): the call carries them in inputs of their own (see
+    :mod:`kantensor.ops.sizes`)."""
     items = value if isinstance(value, tuple) else (value,)
     out: list[Any] = []
     for item in items:
@@ -257,11 +259,14 @@ def _index(value: Any) -> tuple:
         elif isinstance(item, tuple) and len(item) == 4 and item[0] == "slice":
             out.append(_index(slice(*item[1:]))[0])  # already normalised
         elif isinstance(item, slice):
-            parts = [None if p is None else _int(p, "slice bounds that are ints or None")
-                     for p in (item.start, item.stop, item.step)]
+            parts = [None if p is None else p if isinstance(p, Dim) and i < 2 else
+                     _int(p, "slice bounds that are ints or None (or sizes; a step is an int)")
+                     for i, p in enumerate((item.start, item.stop, item.step))]
             if parts[2] == 0:
                 raise ParamError("slice step cannot be zero")
             out.append(SliceItem(*parts))
+        elif isinstance(item, Dim):  # x[n - 1]: a size as a position
+            out.append(item)
         else:
             try:
                 out.append(_int(item))

@@ -22,10 +22,12 @@ from typing import Any
 import numpy as np
 
 from ...graph.basic import Variable
+from ...types.dim import Dim
 from ..fastcall import Miss
 from ..params import ArrayRef, ParamError, SliceItem
+from ..sizes import SizeNames
 from ..templates import names, operand, product, rank_error, reads_ranks, where
-from .indexing import _as_key, slice_length
+from .indexing import _as_key, _sized_position, _symbolic_length, resolve, slice_length
 
 _ARRAYS = (Variable, np.ndarray, list)
 _NO_KEYWORDS: dict[str, Any] = {}  # never mutated
@@ -86,8 +88,19 @@ def _consumed(item: Any, t: Any) -> int:
 @reads_ranks
 def advanced_index(types: tuple, index: tuple, **_: Any) -> dict[str, Any]:
     """``x, *arrays`` -> ``y`` for an advanced index (see the module docstring)."""
-    x, arrays = types[0], types[1:]
+    operands, out, clauses, sizes = advanced_selection(types[0], types[1:], index)
+    return {"inputs": ",".join(operands) + sizes.operands(after=True), "y": operand(out),
+            "checks": where(clauses)}
+
+
+def advanced_selection(x: Any, arrays: tuple, index: tuple
+                       ) -> tuple[list[str], list[str], list[str], SizeNames]:
+    """For an advanced index of ``x`` with index ``arrays`` (followed by the size inputs
+    of the index, if any): the operands of x and the arrays, the dims of ``x[index]``,
+    the where-clauses, and the names of the sizes the index holds."""
     refs = [i for i in index if isinstance(i, ArrayRef)]
+    arrays = arrays[:len(refs)]
+    sizes = SizeNames(index)
     if sorted(r.position for r in refs) != list(range(len(arrays))):
         raise ParamError(f"the index refers to arrays {[r.position for r in refs]} but "
                          f"{len(arrays)} were given")
@@ -114,7 +127,7 @@ def advanced_index(types: tuple, index: tuple, **_: Any) -> dict[str, Any]:
         if item is None:
             basic.append("1")
             continue
-        if isinstance(item, ArrayRef | int) and not advanced_at:
+        if isinstance(item, ArrayRef | int | Dim) and not advanced_at:
             basic_before = list(basic)
         if isinstance(item, ArrayRef):
             t = arrays[item.position]
@@ -137,10 +150,17 @@ def advanced_index(types: tuple, index: tuple, **_: Any) -> dict[str, Any]:
                 groups.append(own)
                 looked_up.append(dims[axis])
                 axis += 1
-        elif isinstance(item, int):
+        elif isinstance(item, int | Dim):
             advanced_at.append(position)
             groups.append([])
-            clauses.append(f"{dims[axis]} >= {item + 1 if item >= 0 else -item}")
+            if isinstance(item, Dim):
+                side, offset = _sized_position(item, sizes, clauses)
+                clauses.append(f"{dims[axis]} >= {offset}" + ("+1" if side == "start" else ""))
+            else:
+                clauses.append(f"{dims[axis]} >= {item + 1 if item >= 0 else -item}")
+            axis += 1
+        elif isinstance(item[1], Dim) or isinstance(item[2], Dim):
+            basic.append(_symbolic_length(dims[axis], *item[1:], sizes, clauses))
             axis += 1
         else:
             basic.append(slice_length(dims[axis], *item[1:]))
@@ -154,7 +174,7 @@ def advanced_index(types: tuple, index: tuple, **_: Any) -> dict[str, Any]:
         out = basic_before + broadcast + basic[len(basic_before):]
     else:
         out = broadcast + basic
-    return {"inputs": ",".join(operands), "y": operand(out), "checks": where(clauses)}
+    return operands, out, clauses, sizes
 
 
 def _broadcast(groups: list[list[str]], clauses: list[str]) -> list[str]:
@@ -167,13 +187,24 @@ def _broadcast(groups: list[list[str]], clauses: list[str]) -> list[str]:
         if len(sizes) == 1:
             out.append(sizes[0])
             continue
-        size = f"max({','.join(sizes)})"
+        # the result o is every size that is not 1 (so one known size > 1 decides it,
+        # as NumPy's broadcasting does), and their max (so all-1 sizes give 1)
+        size = f"o{j}"
+        clauses.append(f"{size} == max({','.join(sizes)})")
         clauses.extend(f"({s}-1)*({s}-{size}) == 0" for s in sizes)
         out.append(size)
     return out
 
 
+def _key(arrays: tuple, index: tuple) -> tuple:
+    """NumPy's key of an advanced index: each :class:`ArrayRef` replaced by its array,
+    each size by its value (the size inputs follow the arrays)."""
+    n = sum(isinstance(i, ArrayRef) for i in index)
+    index = resolve(index, arrays[n:])
+    return _as_key(tuple(arrays[i.position] if isinstance(i, ArrayRef) else i
+                         for i in index))
+
+
 def index(x: np.ndarray, *arrays: np.ndarray, index: tuple) -> np.ndarray:
     """``x[index]`` with each :class:`ArrayRef` replaced by its array."""
-    key = tuple(arrays[i.position] if isinstance(i, ArrayRef) else i for i in index)
-    return np.asarray(x[_as_key(key)])
+    return np.asarray(x[_key(arrays, index)])
