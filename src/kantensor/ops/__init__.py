@@ -21,6 +21,7 @@ from ..types.variable import SizeNumber, constant, register_method, register_ope
 from .catalogue import load_all
 from .families.advanced import subscript_operator
 from .sizes import register_axis_input
+from .updates import update_operator
 
 #: The built-in Ops by name, in catalogue order.
 CATALOGUE: dict[str, Any] = {}
@@ -79,6 +80,9 @@ AS_TENSOR[0] = _size_number
 
 # x[index] on a tensor: basic indices build getitem, indices holding arrays build index.
 register_operator("getitem", subscript_operator(CATALOGUE["getitem"], CATALOGUE["index"]))
+# x.at[index].set(v) / .add(v): the same split into basic and advanced indices.
+register_operator("set_at", update_operator(CATALOGUE["setitem"], CATALOGUE["index_set"]))
+register_operator("add_at", update_operator(CATALOGUE["additem"], CATALOGUE["index_add"]))
 
 
 def nearest_op(name: str) -> str | None:

@@ -14,7 +14,7 @@ from ..graph.basic import Constant, Variable
 from .dim import Dim, unknown
 from .display import variable_html
 from .dtypes import get_default_dtype, normalize_dtype, python_dtype
-from .protocol import array_function, array_ufunc
+from .protocol import REBIND, array_function, array_ufunc
 from .sizenum import Ratio, size_tensor
 from .type import ShapeEntry, TensorType, refuse_masked
 
@@ -74,6 +74,56 @@ def _binary(name: str, reflected: bool = False):
             return fn(self, other) if fn is not None else _apply(name, self, other)
     method.__name__ = f"__{'r' if reflected else ''}{name}__"
     return method
+
+
+def _inplace(name: str):
+    """``x op= y``: during ``eval_shape``, x is rebound to ``x op y`` cast to x's dtype
+    (NumPy writes into x); elsewhere Python falls back to ``x = x op y``."""
+    def method(self, other):
+        rebind = REBIND[0]
+        if rebind is not None and rebind(self, lambda: _same_dtype(self, _apply(name, self,
+                                                                                  other))):
+            return self
+        return NotImplemented
+    method.__name__ = f"__i{name}__"
+    return method
+
+
+def _same_dtype(x: Any, value: Any) -> Any:
+    return value if value.type.dtype == x.type.dtype else METHODS["astype"](value,
+                                                                            x.type.dtype)
+
+
+class _Update:
+    """``x.at[index]``: :meth:`set`, :meth:`add` and :meth:`get` of the elements at an
+    index, as new values (JAX's spelling of NumPy's ``x[index] = v``)."""
+
+    __slots__ = ("x", "index")
+
+    def __init__(self, x: Any, index: Any):
+        self.x, self.index = x, index
+
+    def set(self, value: Any) -> Any:
+        """x with ``x[index] = value``."""
+        return _apply("set_at", self.x, self.index, value)
+
+    def add(self, value: Any) -> Any:
+        """x with value added at index (repeated indices add up, as ``np.add.at``)."""
+        return _apply("add_at", self.x, self.index, value)
+
+    def get(self) -> Any:
+        """``x[index]``."""
+        return self.x[self.index]
+
+
+class _At:
+    __slots__ = ("x",)
+
+    def __init__(self, x: Any):
+        self.x = x
+
+    def __getitem__(self, index: Any) -> _Update:
+        return _Update(self.x, index)
 
 
 class AxisSize:
@@ -151,6 +201,25 @@ class _TensorOperators:
     def __getitem__(self, index):
         fn = OPERATORS.get("getitem")
         return fn(self, index) if fn is not None else _apply("getitem", self, index)
+
+    def __setitem__(self, index, value):
+        """During ``eval_shape``, ``x[index] = value`` rebinds x to ``x.at[index].set(value)``;
+        elsewhere a symbolic tensor is a value, never changed in place."""
+        rebind = REBIND[0]
+        if rebind is None or not rebind(self, lambda: self.at[index].set(value)):
+            raise TypeError("a symbolic tensor cannot be changed in place (a graph computes "
+                            "new values): write y = x.at[i].set(v) (or .add(v)) instead of "
+                            "x[i] = v; eval_shape turns x[i] = v into that by itself")
+
+    __iadd__, __isub__, __imul__ = _inplace("add"), _inplace("sub"), _inplace("mul")
+    __itruediv__, __ifloordiv__ = _inplace("true_divide"), _inplace("floor_divide")
+    __imod__, __ipow__, __imatmul__ = _inplace("mod"), _inplace("pow"), _inplace("matmul")
+    __iand__, __ior__, __ixor__ = _inplace("and"), _inplace("or"), _inplace("xor")
+
+    @property
+    def at(self) -> _At:
+        """``x.at[index].set(v)``, ``.add(v)``, ``.get()``: functional updates."""
+        return _At(self)
 
     def __iter__(self):
         """``x[0], x[1], ...`` when the first dim is a known int (without this, Python

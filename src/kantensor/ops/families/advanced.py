@@ -29,7 +29,7 @@ from ..sizes import SizeNames
 from ..templates import names, operand, product, rank_error, reads_ranks, where
 from .indexing import _as_key, _sized_position, _symbolic_length, resolve, slice_length
 
-_ARRAYS = (Variable, np.ndarray, list)
+_ARRAYS = (Variable, np.ndarray, list, range)
 _NO_KEYWORDS: dict[str, Any] = {}  # never mutated
 
 
@@ -55,25 +55,35 @@ def subscript_operator(getitem: Any, index_op: Callable[..., Any]
     return subscript
 
 
-def _build_subscript(getitem: Callable[..., Any], index_op: Callable[..., Any], x: Any,
-                     index: Any) -> Any:
-    """``getitem(x, index)`` for a basic index, else ``index(x, *arrays, index=...)``
-    with each array of the index replaced by its :class:`ArrayRef`."""
+def split_index(index: Any) -> tuple[list[Any], tuple | None]:
+    """``(arrays, pattern)`` of an index holding arrays (tensors, NumPy arrays, lists,
+    ranges): the pattern has an :class:`ArrayRef` where each array was. ``([], None)``
+    for a basic index."""
     items = index if isinstance(index, tuple) else (index,)
     for i in items:  # a loop, not any(...): every first x[1:, ::2] of a type comes here
         if isinstance(i, _ARRAYS):
             break
     else:
-        return getitem(x, index)
+        return [], None
     arrays: list[Any] = []
     pattern: list[Any] = []
     for item in items:
         if _is_array(item):
             pattern.append(ArrayRef(len(arrays)))
-            arrays.append(np.asarray(item) if isinstance(item, list) else item)
+            arrays.append(np.asarray(item) if isinstance(item, list | range) else item)
         else:
             pattern.append(item)
-    return index_op(x, *arrays, index=tuple(pattern))
+    return arrays, tuple(pattern)
+
+
+def _build_subscript(getitem: Callable[..., Any], index_op: Callable[..., Any], x: Any,
+                     index: Any) -> Any:
+    """``getitem(x, index)`` for a basic index, else ``index(x, *arrays, index=...)``
+    with each array of the index replaced by its :class:`ArrayRef`."""
+    arrays, pattern = split_index(index)
+    if pattern is None:
+        return getitem(x, index)
+    return index_op(x, *arrays, index=pattern)
 
 
 def _consumed(item: Any, t: Any) -> int:
