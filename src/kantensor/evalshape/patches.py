@@ -27,6 +27,7 @@ import builtins
 import functools
 import math
 import operator
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -294,12 +295,21 @@ BUILTINS: dict[str, Callable[..., Any]] = {
 
 # -- installing and removing -------------------------------------------------------------
 
+#: Modules whose calls are never traced: kantensor's and NumPy's own code calls NumPy too.
+_LIBRARIES = ("kantensor.", "numpy.")
+
+
+def _library(name: str) -> bool:
+    return name.startswith(_LIBRARIES) or name == "numpy"
+
+
 def _wrap(original: Callable[..., Any], traced: Callable[..., Any]) -> Callable[..., Any]:
-    """``original``, except in a thread that traces, where ``traced`` answers unless it
-    returns NotImplemented."""
+    """``original``, except in a thread that traces, called from outside kantensor and
+    NumPy, where ``traced`` answers unless it returns NotImplemented."""
     @functools.wraps(original)
     def entry(*args: Any, **kwargs: Any) -> Any:
-        if current() is not None:
+        if current() is not None and not _library(sys._getframe(1).f_globals.get(
+                "__name__", "")):
             result = traced(*args, **kwargs)
             if result is not NotImplemented:
                 return result

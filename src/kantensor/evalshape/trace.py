@@ -21,7 +21,7 @@ from typing import Any
 
 from ..graph import basic
 from ..graph.basic import Apply, Constant, Variable
-from ..types.protocol import REBIND
+from ..types.protocol import REBIND, TRACING
 
 _LOCAL = threading.local()
 _LOCK = threading.Lock()
@@ -103,6 +103,7 @@ def _rebind(x: Any, build: Callable[[], Any]) -> bool:
 
 
 REBIND[0] = _rebind
+TRACING[0] = lambda: getattr(_LOCAL, "trace", None) is not None
 
 
 class tracing:  # noqa: N801 - a context manager used as a statement

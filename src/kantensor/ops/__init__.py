@@ -80,6 +80,9 @@ AS_TENSOR[0] = _size_number
 
 # x[index] on a tensor: basic indices build getitem, indices holding arrays build index.
 register_operator("getitem", subscript_operator(CATALOGUE["getitem"], CATALOGUE["index"]))
+# x == y during eval_shape compares elements (see TensorVariable.__eq__).
+register_operator("eq", CATALOGUE["eq"])
+register_operator("ne", CATALOGUE["ne"])
 # x.at[index].set(v) / .add(v): the same split into basic and advanced indices.
 register_operator("set_at", update_operator(CATALOGUE["setitem"], CATALOGUE["index_set"]))
 register_operator("add_at", update_operator(CATALOGUE["additem"], CATALOGUE["index_add"]))

@@ -157,6 +157,20 @@ def own_axes(value: Any, tensors: list[Any]) -> Any:
     return tuple(substitute(e, mapping) if isinstance(e, Dim) else e for e in value)
 
 
+def foreign_names(value: Any, own: Iterable[str]) -> list[str]:
+    """The named sizes of a shape parameter that are not among ``own`` (the input's
+    named sizes), sorted: sizes of other graph inputs, each carried by a SizeOp input
+    (``x.reshape(B, T, -1)`` of a tensor whose type has ``B*T``, not ``B``)."""
+    own = set(own)
+    return sorted({s for e in entries(value) if isinstance(e, Dim) for s in free_symbols(e)
+                   if isinstance(s, str) and s not in own})
+
+
+def named_inputs(names: list[str]) -> list[Variable]:
+    """A SizeOp input for each of :func:`foreign_names`."""
+    return [SizeOp(Dim(name))() for name in names]
+
+
 def axis_inputs(axes: list[tuple[Variable, int]]) -> list[Variable]:
     """``shape_of(x, i)`` for each ``(x, i)`` of :func:`untie`, in the placeholders'
     order: the inputs of an Op that writes :func:`given_axis` sizes itself (see

@@ -42,6 +42,7 @@ from ..graph.display import block, esc, symbolic
 from ..syntax.vocabulary import MAX, MIN
 from .poly import Atom, Monomial, Opaque, Terms, canonical, lone_atom, render
 from .poly import add as _poly_add
+from .poly import divide as _poly_divide
 from .poly import mul as _poly_mul
 from .poly import split as _poly_split
 
@@ -347,8 +348,9 @@ def _nested(a: DimLike, op: str, d: int) -> tuple[DimLike, int] | None:
 
 
 def _floordiv(a: DimLike, b: DimLike) -> DimLike:
-    if isinstance(b, Dim):
-        return _atom("//", a, b)
+    if isinstance(b, Dim):  # exact when b is one term dividing each of a's
+        exact = _poly_divide(a._terms, b._terms) if isinstance(a, Dim) else None
+        return _atom("//", a, b) if exact is None else _make(exact)
     if not b:
         raise ZeroDivisionError(f"size division by zero: ({a})//0")
     if isinstance(a, int) or b == 1:

@@ -25,6 +25,10 @@ KANTENSOR_NAMES: set[str] = set()
 #: :mod:`kantensor.evalshape`.
 REBIND: list[Callable[[Any, Callable[[], Any]], bool] | None] = [None]
 
+#: Whether this thread runs ``eval_shape`` (then ``x == y`` compares elements, as NumPy's
+#: arrays do; elsewhere it is identity). Set by :mod:`kantensor.evalshape`.
+TRACING: list[Callable[[], bool]] = [lambda: False]
+
 #: Keyword arguments that ask NumPy to write into existing memory or to skip elements:
 #: a graph has no memory to write into, so their non-default values are refused.
 _OUT_OF_GRAPH = {"out": None, "where": True}

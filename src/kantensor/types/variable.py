@@ -14,7 +14,7 @@ from ..graph.basic import Constant, Variable
 from .dim import Dim, unknown
 from .display import variable_html
 from .dtypes import get_default_dtype, normalize_dtype, python_dtype
-from .protocol import REBIND, array_function, array_ufunc
+from .protocol import REBIND, TRACING, array_function, array_ufunc
 from .sizenum import Ratio, size_tensor
 from .type import ShapeEntry, TensorType, refuse_masked
 
@@ -90,8 +90,12 @@ def _inplace(name: str):
 
 
 def _same_dtype(x: Any, value: Any) -> Any:
-    return value if value.type.dtype == x.type.dtype else METHODS["astype"](value,
-                                                                            x.type.dtype)
+    """``value`` written into x: of x's dtype, and of x's shape (NumPy's in-place
+    operators cannot grow x, so the broadcast result has x's shape; checked when the
+    graph runs where the types cannot tell)."""
+    if value.type.dtype != x.type.dtype:
+        value = METHODS["astype"](value, x.type.dtype)
+    return x.type.filter_variable(value)
 
 
 class _Update:
@@ -291,8 +295,13 @@ class _TensorOperators:
     # Variables are graph nodes: identity equality, usable as dict keys.
     __hash__ = object.__hash__
 
-    def __eq__(self, other):  # noqa: D105 - identity, like PyTensor
-        return self is other
+    def __eq__(self, other):
+        """Identity, like PyTensor (variables are graph nodes); during ``eval_shape``,
+        NumPy's elementwise comparison, which the traced code means."""
+        return _apply("eq", self, other) if TRACING[0]() else self is other
+
+    def __ne__(self, other):
+        return _apply("ne", self, other) if TRACING[0]() else self is not other
 
     def __bool__(self):
         raise TypeError("a symbolic tensor has no truth value (its value is only known "

@@ -109,11 +109,12 @@ def advanced_selection(x: Any, arrays: tuple, index: tuple
     of the index, if any): the operands of x and the arrays, the dims of ``x[index]``,
     the where-clauses, and the names of the sizes the index holds."""
     refs = [i for i in index if isinstance(i, ArrayRef)]
-    arrays = arrays[:len(refs)]
     sizes = SizeNames(index)
-    if sorted(r.position for r in refs) != list(range(len(arrays))):
+    given = len(arrays) - len(sizes.dims)
+    arrays = arrays[:given]
+    if sorted(r.position for r in refs) != list(range(given)):
         raise ParamError(f"the index refers to arrays {[r.position for r in refs]} but "
-                         f"{len(arrays)} were given")
+                         f"{given} were given")
     used = sum(_consumed(i, arrays) for i in index)
     if used > x.ndim:
         raise rank_error("index", f"too many indices for tensor: tensor is {x.ndim}-"
