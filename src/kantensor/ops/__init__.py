@@ -20,8 +20,8 @@ from ..types.sizenum import AS_TENSOR
 from ..types.variable import SizeNumber, constant, register_method, register_operator
 from .catalogue import load_all
 from .families.advanced import subscript_operator
+from .families.updates import update_operator
 from .sizes import register_axis_input
-from .updates import update_operator
 
 #: The built-in Ops by name, in catalogue order.
 CATALOGUE: dict[str, Any] = {}

@@ -68,14 +68,14 @@ NO_SOLUTION: Final = _NoSolution.NO_SOLUTION
 
 
 def _operator(name: str, fn: Any) -> tuple[Any, Any]:
-    """``__name__`` and ``__rname__`` of a Dim: ``fn`` on ints and Dims, else a number
-    (see :data:`NUMBER_OP`)."""
+    """``__name__`` and ``__rname__`` of a Dim: ``fn`` on ints and Dims, else (and
+    always without ``fn``) a number (see :data:`NUMBER_OP`)."""
     def method(self: Dim, other: object) -> Any:
-        o = _coerce(other)
+        o = None if fn is None else _coerce(other)
         return _number(name, self, other) if o is None else fn(self, o)
 
     def reflected(self: Dim, other: object) -> Any:
-        o = _coerce(other)
+        o = None if fn is None else _coerce(other)
         return _number(name, other, self) if o is None else fn(o, self)
     return method, reflected
 
@@ -167,19 +167,14 @@ class Dim:
     __floordiv__, __rfloordiv__ = _operator("floordiv", lambda a, b: _floordiv(a, b))
     __mod__, __rmod__ = _operator("mod", lambda a, b: _mod(a, b))
 
-    def __truediv__(self, other: object) -> Any:
-        return _number("truediv", self, other)
-
-    def __rtruediv__(self, other: object) -> Any:
-        return _number("truediv", other, self)
+    __truediv__, __rtruediv__ = _operator("truediv", None)
 
     def __pow__(self, exponent: object) -> Any:
         if type(exponent) is not int or exponent < 0:  # d ** 0.5, d ** -1: numbers
             return _number("pow", self, exponent)
         return _pow(self, exponent)
 
-    def __rpow__(self, base: object) -> Any:
-        return _number("pow", base, self)
+    __rpow__ = _operator("pow", None)[1]
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         """``np.sqrt(d)``, ``np.float64(2) * d``: see :data:`NUMBER_OP`."""

@@ -159,7 +159,10 @@ def advanced_selection(x: Any, arrays: tuple, index: tuple
                 operands.append(f"{operand(own)}:u{k}")
                 clauses.append(f"u{k} in integer")
                 groups.append(own)
-                looked_up.append(dims[axis])
+                if t.ndim:
+                    looked_up.append(dims[axis])
+                else:  # NumPy looks a 0-d index up as an int, even beside empty arrays
+                    clauses.append(f"{dims[axis]} >= 1")
                 axis += 1
         elif isinstance(item, int | Dim):
             advanced_at.append(position)
@@ -199,9 +202,11 @@ def _broadcast(groups: list[list[str]], clauses: list[str]) -> list[str]:
             out.append(sizes[0])
             continue
         # the result o is every size that is not 1 (so one known size > 1 decides it,
-        # as NumPy's broadcasting does), and their max (so all-1 sizes give 1)
-        size = f"o{j}"
-        clauses.append(f"{size} == max({','.join(sizes)})")
+        # as NumPy's broadcasting does), and their max (so all-1 sizes give 1); a mask's
+        # count (m...) is bound by no input, so beside one the max itself is the result
+        size = f"max({','.join(sizes)})" if any(s[0] == "m" for s in sizes) else f"o{j}"
+        if size[0] == "o":
+            clauses.append(f"{size} == max({','.join(sizes)})")
         clauses.extend(f"({s}-1)*({s}-{size}) == 0" for s in sizes)
         out.append(size)
     return out

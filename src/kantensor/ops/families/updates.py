@@ -5,8 +5,8 @@ elements at ``index`` replaced by (or increased by) ``v``. The relation keeps x'
 and states that ``v`` broadcasts to the shape of ``x[index]`` (NumPy's rule for an
 assignment: ``v``'s axes, aligned on the right, are 1 or that axis's size; extra leading
 axes of ``v`` are 1). The shape of ``x[index]`` is the one the ``getitem`` and ``index``
-templates write (:func:`kantensor.ops.indexing.selection`,
-:func:`kantensor.ops.advanced.advanced_selection`). The value is cast to x's dtype, as
+templates write (:func:`kantensor.ops.families.indexing.selection`,
+:func:`kantensor.ops.families.advanced.advanced_selection`). The value is cast to x's dtype, as
 NumPy's assignment casts.
 
 ``x[i] = v``, ``x[i] += v``, ``np.add.at`` and ``out=`` during ``eval_shape`` build these
@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
+from ..templates import names, operand, reads_ranks, where
 from .advanced import _key, advanced_selection, split_index
 from .indexing import _as_key, resolve, selection
-from .templates import names, operand, reads_ranks, where
 
 
 def fits_into(value: list[str], target: list[str]) -> list[str]:
