@@ -14,6 +14,7 @@ writing into arrays rebinds them to functional updates (:mod:`.trace`).
 
 from __future__ import annotations
 
+import functools
 import inspect
 import linecache
 import os
@@ -51,11 +52,17 @@ class ShapeResult:
         return f"ShapeResult({', '.join(map(str, shown))})"
 
 
+@functools.lru_cache(maxsize=1024)
+def _parsed(text: str) -> TensorType:
+    """``TensorType.parse``, remembered: the same few texts come back at every call."""
+    return TensorType.parse(text)
+
+
 def _as_type(t: Any, i: int) -> TensorType:
     if isinstance(t, TensorType):
         return t
     if isinstance(t, str):
-        return TensorType.parse(t)
+        return _parsed(t)
     raise TypeError(f"eval_shape: type {i} must be a TensorType or text such as "
                     f"'float32[n,3]', got {t!r}")
 
