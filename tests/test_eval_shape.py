@@ -251,3 +251,16 @@ def test_advanced_index_broadcasting_and_range_indices():
     assert str(m[i, [0, -1, -1, -1]].type) == "float32[4,3]"
     assert str(m[range(2)].type) == "float32[2,4,3]"
     assert str(np.pad(m, 1, "constant").type) == "float32[7,6,5]"
+
+
+def test_constant_index_arrays_are_checked_as_ints_are():
+    m = kt.TensorType.parse("float32[n,4]")("m")
+    with pytest.raises(kt.TypeInferenceError, match="5 <= 4 is false"):
+        m[:, [0, 4]]
+    with pytest.raises(kt.TypeInferenceError, match="5 <= 4 is false"):
+        m[:, np.array([-5])]
+    f = kt.function([m], m[[0, 3]], check=True)
+    values = np.arange(20, dtype="float32").reshape(5, 4)
+    np.testing.assert_array_equal(f(values), values[[0, 3]])
+    with pytest.raises(kt.TypeInferenceError, match="4 <= 3 is false"):  # NumPy: IndexError
+        f(values[:3])

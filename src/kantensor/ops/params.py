@@ -238,12 +238,16 @@ class SliceItem(tuple):
 @dataclass(frozen=True)
 class ArrayRef:
     """An index array in an advanced index (``x[i, :, mask]``): the tensor input number
-    ``position`` + 1 of the ``index`` Op (input 0 is the indexed tensor)."""
+    ``position`` + 1 of the ``index`` Op (input 0 is the indexed tensor). For a constant
+    integer array (a list, a range, a NumPy array), ``bounds`` is its (least, greatest)
+    value, which the relation checks against the axis, as it checks an int index."""
 
     position: int
+    bounds: tuple[int, int] | None = None
 
     def __repr__(self) -> str:
-        return f"<array {self.position}>"
+        extra = "" if self.bounds is None else f" in [{self.bounds[0]}, {self.bounds[1]}]"
+        return f"<array {self.position}{extra}>"
 
 
 def _index(value: Any) -> tuple:

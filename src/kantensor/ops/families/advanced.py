@@ -69,8 +69,11 @@ def split_index(index: Any) -> tuple[list[Any], tuple | None]:
     pattern: list[Any] = []
     for item in items:
         if _is_array(item):
-            pattern.append(ArrayRef(len(arrays)))
-            arrays.append(np.asarray(item) if isinstance(item, list | range) else item)
+            value = np.asarray(item) if isinstance(item, list | range) else item
+            bounds = (int(value.min()), int(value.max())) if isinstance(value, np.ndarray) \
+                and value.dtype.kind in "iu" and value.size else None
+            pattern.append(ArrayRef(len(arrays), bounds))
+            arrays.append(value)
         else:
             pattern.append(item)
     return arrays, tuple(pattern)
@@ -133,6 +136,7 @@ def advanced_selection(x: Any, arrays: tuple, index: tuple
     basic: list[str] = []
     advanced_at: list[int] = []
     looked_up: list[str] = []     # the axes integer arrays look values up in
+    checked: list[tuple[str, int]] = []  # (axis, least size) for constant arrays
     axis = 0
     for position, item in enumerate(items):
         if item is None:
@@ -159,6 +163,9 @@ def advanced_selection(x: Any, arrays: tuple, index: tuple
                 operands.append(f"{operand(own)}:u{k}")
                 clauses.append(f"u{k} in integer")
                 groups.append(own)
+                if item.bounds is not None:  # a constant's values, checked as ints are
+                    low, high = item.bounds
+                    checked.append((dims[axis], max(high + 1, -low)))
                 if t.ndim:
                     looked_up.append(dims[axis])
                 else:  # NumPy looks a 0-d index up as an int, even beside empty arrays
@@ -184,6 +191,7 @@ def advanced_selection(x: Any, arrays: tuple, index: tuple
     # NumPy looks every index value up (so an empty axis fails) unless the broadcast
     # result is empty.
     clauses.extend(f"min({product(broadcast)},1) <= {n}" for n in looked_up)
+    clauses.extend(f"min({product(broadcast)},1)*{need} <= {n}" for n, need in checked)
     if adjacent:
         out = basic_before + broadcast + basic[len(basic_before):]
     else:
