@@ -198,6 +198,20 @@ def test_creation_with_ints_random_sources_and_keyword_arguments():
     assert [str(t) for t in result.type] == ["float64[b,6]", "float32[b,5]",
                                              "float64[4,4]", "float64[b,b]"]
 
+    def sample(x):
+        rng = np.random.default_rng(0)
+        w = rng.normal(0.0, 0.02, size=(x.shape[-1], 4))
+        rows = rng.integers(0, len(x), size=3)
+        return x @ w + rng.standard_normal(4), x[rows], rng.random(2, dtype="float32")
+
+    result = kt.eval_shape(sample, "float32[n,d]")
+    assert [str(t) for t in result.type] == ["float64[n,4]", "float32[3,d]", "float32[2]"]
+    f = kt.function(list(result.inputs), list(result.outputs), check=True)
+    x = np.arange(10, dtype="float32").reshape(5, 2)
+    got, want = f(x), sample(x)
+    assert [(g.shape, g.dtype) for g in got] == [(w.shape, w.dtype) for w in want]
+    assert all(any((row == r).all() for r in x) for row in got[1])  # drawn below len(x)
+
 
 def test_the_entries_are_restored_after_the_trace_and_after_an_error():
     originals = (np.zeros, np.random.randn, math.sqrt)

@@ -140,7 +140,13 @@ def _array(obj: Any, dtype: Any = None, *args: Any, **kw: Any) -> Any:
 
 def _sampler(distribution: str, low: Any = 0.0, high: Any = 1.0, size: Any = None,
              dtype: str = "float64") -> Any:
-    if size is None or not _shape(size) or _symbolic((low, high)):
+    if size is None or not _shape(size):
+        return NotImplemented
+    if distribution == "integers" and all(_size(v) for v in (low, high)) \
+            and _symbolic((low, high)):  # integers below a size: floor(u * (high - low))
+        u = ops.random(size) * size_tensor(high - low)
+        return (np.floor(u) + size_tensor(low)).astype(dtype)
+    if _symbolic((low, high)):
         return NotImplemented
     if not all(isinstance(v, int | float | np.number) for v in (low, high)):
         return NotImplemented
@@ -182,12 +188,50 @@ CREATION: dict[str, Callable[..., Any]] = {
     "eye": _eye, "identity": _identity, "tri": _tri, "linspace": _linspace,
     "array": _array, "asarray": _array, "asanyarray": _array, "ascontiguousarray": _array}
 
+_DEFAULT_RNG = np.random.default_rng
+
+
+class _Generator:
+    """``np.random.default_rng(...)`` during eval_shape: its samplers given a size are
+    typed sources (as :data:`RANDOM`'s); anything else is the real generator's."""
+
+    def __init__(self, rng: Any):
+        self._rng = rng
+
+    def _or_real(self, name: str, result: Any, *args: Any, **kwargs: Any) -> Any:
+        return getattr(self._rng, name)(*args, **kwargs) if result is NotImplemented \
+            else result
+
+    def random(self, size: Any = None, dtype: Any = "float64") -> Any:
+        return self._or_real("random", _sampler("uniform", size=size,
+                                                dtype=np.dtype(dtype).name), size, dtype)
+
+    def standard_normal(self, size: Any = None, dtype: Any = "float64") -> Any:
+        return self._or_real("standard_normal", _sampler(
+            "normal", size=size, dtype=np.dtype(dtype).name), size, dtype)
+
+    def normal(self, loc: Any = 0.0, scale: Any = 1.0, size: Any = None) -> Any:
+        return self._or_real("normal", _normal(loc, scale, size), loc, scale, size)
+
+    def uniform(self, low: Any = 0.0, high: Any = 1.0, size: Any = None) -> Any:
+        return self._or_real("uniform", _uniform(low, high, size), low, high, size)
+
+    def integers(self, low: Any, high: Any = None, size: Any = None, dtype: Any = "int64",
+                 endpoint: bool = False) -> Any:
+        result = NotImplemented if endpoint else _randint(low, high, size, dtype)
+        return self._or_real("integers", result, low, high, size, dtype, endpoint)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._rng, name)
+
+
 #: ``numpy.random`` samplers traced during eval_shape: random tensors of their shape and
 #: dtype (the ``random`` Op), when given a size.
 RANDOM: dict[str, Callable[..., Any]] = {
     "rand": _rand, "randn": _randn, "random": _random, "random_sample": _random,
     "ranf": _random, "sample": _random, "uniform": _uniform, "normal": _normal,
-    "standard_normal": _standard_normal, "randint": _randint}
+    "standard_normal": _standard_normal, "randint": _randint,
+    "default_rng": lambda *a, **k: _Generator(_DEFAULT_RNG(*a, **k))}
 
 #: numpy entries without dispatch that eval_shape does not trace: given a size or a
 #: tensor, they say so and name what to use.
@@ -198,8 +242,7 @@ UNSUPPORTED: dict[str, str] = {
 
 UNSUPPORTED_RANDOM: dict[str, str] = {
     "choice": "kt.random(..., distribution='integers') as indices",
-    "permutation": "kt.argsort(kt.random(n))", "shuffle": "x[kt.argsort(kt.random(n))]",
-    "default_rng": "np.random.rand / randn / normal / uniform / randint"}
+    "permutation": "kt.argsort(kt.random(n))", "shuffle": "x[kt.argsort(kt.random(n))]"}
 
 
 # -- math's functions of sizes ----------------------------------------------------------
