@@ -150,9 +150,10 @@ def arange(*sizes: np.ndarray, start: Size, stop: Size, step: int, dtype: str | 
 
 
 def random(*sizes: np.ndarray, shape: tuple[Size, ...], distribution: str, low: Any,
-           high: Any, dtype: str) -> np.ndarray:
-    """Samples of ``distribution`` (a fresh generator's: new values at every run)."""
-    rng = np.random.default_rng()
+           high: Any, dtype: str, seed: int | None = None) -> np.ndarray:
+    """Samples of ``distribution`` (a fresh generator's: new values at every run, unless
+    ``seed`` is given)."""
+    rng = np.random.default_rng(seed)
     shape = concrete([shape], sizes)[0]
     if distribution == "integers":
         return rng.integers(low, high, shape).astype(dtype)

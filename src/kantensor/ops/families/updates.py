@@ -41,7 +41,15 @@ def basic_update(types: tuple, index: tuple, **_: Any) -> dict[str, Any]:
     dims, out, clauses, sizes = selection(x.ndim, index)
     value = names("v", v.ndim)
     return {"x": operand(dims), "v": operand(value), "sizes": sizes.operands(after=True),
-            "checks": where(clauses + fits_into(value, out))}
+            "y": operand(names("y", x.ndim)),
+            "checks": where(clauses + fits_into(value, out) + same(x.ndim))}
+
+
+def same(ndim: int) -> list[str]:
+    """``y_i == a_i``: the output has x's shape, under dims of its own (an update is not
+    elementwise along x's axes: a backend that splits shared axes into blocks must not
+    split these)."""
+    return [f"y{i} == a{i}" for i in range(ndim)]
 
 
 @reads_ranks
@@ -51,8 +59,9 @@ def advanced_update(types: tuple, index: tuple, **_: Any) -> dict[str, Any]:
     operands, out, clauses, sizes = advanced_selection(x, types[2:], index)
     value = names("v", v.ndim)
     inputs = [operands[0], f"{operand(value)}:w", *operands[1:]]
-    return {"inputs": ",".join(inputs) + sizes.operands(after=True), "x": operands[0],
-            "checks": where(clauses + fits_into(value, out))}
+    return {"inputs": ",".join(inputs) + sizes.operands(after=True),
+            "y": operand(names("y", x.ndim)),
+            "checks": where(clauses + fits_into(value, out) + same(x.ndim))}
 
 
 def setitem(x: np.ndarray, value: np.ndarray, *sizes: np.ndarray, index: tuple
