@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench docs clean dot
+.PHONY: demo test lint bench bench-jax docs clean dot
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found (set PYTHON=...)"; exit 1; }
@@ -37,6 +37,10 @@ dot:
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench,dask]'
 	$(BIN)/python benchmarks/run.py
+
+bench-jax: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[jax]'
+	$(BIN)/python benchmarks/eval_shape_jax.py
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info

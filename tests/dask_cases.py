@@ -27,7 +27,7 @@ STATS: dict[str, Counter] = {}
 #: Ops whose square inputs are made symmetric positive definite (else NumPy refuses).
 DEFINITE = frozenset({"cholesky", "inv", "solve", "det"})
 #: Ops whose integer inputs after the first are indices into the first.
-INDICES = frozenset({"take", "take_along_axis", "index"})
+INDICES = frozenset({"take", "take_along_axis", "index", "index_set", "index_add"})
 
 
 def record(op: str, agree: bool) -> None:
@@ -99,8 +99,11 @@ def index_cases(rng: random.Random) -> list[tuple[str, list, Any]]:
     m = kt.tensor("m", "bool", shape=(n,))
     i = kt.tensor("i", "int64", shape=(3,))
     j = kt.tensor("j", "int64", shape=(2, 3))
+    v = kt.tensor("v", "float32", shape=(n, 3))
     return [("index", [x, m], x[m]), ("index", [x, i], x[:, i]),
-            ("index", [x, j], x[j, 1:]), ("index", [x, m], x[m, 0])]
+            ("index", [x, j], x[j, 1:]), ("index", [x, m], x[m, 0]),
+            ("index_set", [x, v, i], x.at[:, i].set(v)),
+            ("index_add", [x, v, i], x.at[:, i].add(v))]
 
 
 def values_for(name: str, inputs: list, rng: np.random.Generator) -> list[np.ndarray]:

@@ -77,8 +77,8 @@ def test_reshape_takes_another_variables_sizes_tied_by_the_relation(b, t, check)
     got = kt.function([x, w], y, check=check)(xv, wv)
     np.testing.assert_array_equal(got, (xv @ wv).reshape(b, t, 2, -1))
     assert str(kt.refine(y, given={x: f"float32[{b},{t},6]"})[y]) == f"float32[{b},{t},2,2]"
-    # Without sizes, (4*B*T)//(2*B*T) stays open: at B*T == 0 it has no value.
-    assert str(kt.refine(y)[y]) == "float32[?,?,2,?]"
+    # Without sizes, (4*B*T)//(2*B*T) is 2: the -1 needs B*T >= 1 (a where-clause).
+    assert str(kt.refine(y)[y]) == "float32[?,?,2,2]"
     # The relation ties the sizes: a y.shape[0] that cannot be x's is refused at run time.
     z = kt.tensor("z", "float32", shape=(None,))
     bad = kt.function([x, w, z], (x @ w).reshape(z.shape[0], -1))
@@ -152,13 +152,20 @@ def test_a_graph_with_axis_sizes_pickles_and_runs():
 
 
 
-def test_a_size_as_an_operand_says_what_sizes_are_for():
+def test_a_size_as_an_operand_is_the_number_numpy_code_has_there():
+    """``x.sum(0) / x.shape[0]``: the size is a wrapped 0-d int64 (``size_number``),
+    so the result keeps x's dtype and computes what NumPy computes."""
     x = kt.tensor("x", "float32", shape=(None, 3))
-    for make in (lambda: x.sum(0) / x.shape[0], lambda: x * kt.Dim("n"),
-                 lambda: kt.add(x, x.size)):
-        with pytest.raises(TypeError, match=r"the size (x.shape\[0\]|n|3\*x.shape\[0\]) is "
-                           r"symbolic, not a number .*sizes are parameters of Ops"):
-            make()
+    xv = np.arange(12, dtype="float32").reshape(4, 3)
+    for make, want in ((lambda t: t.sum(0) / t.shape[0], xv.sum(0) / 4),
+                       (lambda t: kt.add(t, t.size), xv + 12),
+                       (lambda t: t * t.shape[0] ** -0.5, xv * 4 ** -0.5)):
+        out = make(x)
+        got = kt.function([x], out, check=True)(xv)
+        assert out.type.dtype == got.dtype == want.dtype == np.float32
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    with pytest.raises(ValueError, match="no input of the function has a size n"):
+        kt.function([x], x * kt.Dim("n"))
 
 
 def test_calls_from_many_threads_tie_each_size_to_its_own_axis():

@@ -31,7 +31,8 @@ MAPPED = [(e, fn) for e in ENTRIES for fn in e.numpy]
 #: method of ndarray only).
 NO_NUMPY_FUNCTION = {"sigmoid", "getitem", "permute_dims", "logsumexp", "softmax",
                      "log_softmax", "zeros", "ones", "full", "arange", "linspace", "eye",
-                     "item", "index", "shape_of"}
+                     "item", "index", "shape_of", "size_number",
+                     "setitem", "additem", "index_set", "index_add", "random"}
 
 
 def _type(text: Any) -> Any:

@@ -97,6 +97,11 @@ class Constant(Variable):
 _new = object.__new__
 
 
+#: While a trace that may rebind values runs (kantensor.evalshape), a function called
+#: with every new Apply, so that it knows each value's consumers; None otherwise.
+NEW_NODE: list[Any] = [None]
+
+
 class Apply(_Tagged):
     """The application of an Op to input Variables, producing output Variables.
 
@@ -121,6 +126,8 @@ class Apply(_Tagged):
                 raise ValueError(f"output {i} of {op} already belongs to another Apply")
             out.owner = self
             out.index = i
+        if NEW_NODE[0] is not None:
+            NEW_NODE[0](self)
 
     @classmethod
     def of_new_outputs(cls, op: Any, inputs: list[Variable], kind: type[Variable],
@@ -133,6 +140,8 @@ class Apply(_Tagged):
         node.inputs = inputs
         node._tag = None
         node.outputs = [kind(t, node, i) for i, t in enumerate(types)]
+        if NEW_NODE[0] is not None:
+            NEW_NODE[0](node)
         return node
 
     @classmethod
@@ -145,6 +154,8 @@ class Apply(_Tagged):
         node._tag = None
         out = kind(out_type, node, 0)
         node.outputs = [out]
+        if NEW_NODE[0] is not None:
+            NEW_NODE[0](node)
         return out
 
     @property

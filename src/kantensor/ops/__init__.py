@@ -16,9 +16,11 @@ from typing import Any
 
 from ..types.dim import Dim
 from ..types.protocol import KANTENSOR_NAMES, register_numpy
-from ..types.variable import register_method, register_operator
+from ..types.sizenum import AS_TENSOR
+from ..types.variable import SizeNumber, constant, register_method, register_operator
 from .catalogue import load_all
 from .families.advanced import subscript_operator
+from .families.updates import update_operator
 from .sizes import register_axis_input
 
 #: The built-in Ops by name, in catalogue order.
@@ -63,8 +65,27 @@ for _entry in load_all():
 # An unknown axis of a whole x.shape given as a size parameter is shape_of(x, axis).
 register_axis_input(lambda x, axis: CATALOGUE["shape_of"](x, axis=axis))
 
+
+
+def _size_number(size: int | Dim) -> Any:
+    """A size as the graph's number: a wrapped int, or ``size_number``'s output."""
+    if isinstance(size, int):
+        return constant(size)
+    out = CATALOGUE["size_number"](size)
+    out.__class__ = SizeNumber  # the same slots; wrapped, as a Python int is
+    return out
+
+
+AS_TENSOR[0] = _size_number
+
 # x[index] on a tensor: basic indices build getitem, indices holding arrays build index.
 register_operator("getitem", subscript_operator(CATALOGUE["getitem"], CATALOGUE["index"]))
+# x == y during eval_shape compares elements (see TensorVariable.__eq__).
+register_operator("eq", CATALOGUE["eq"])
+register_operator("ne", CATALOGUE["ne"])
+# x.at[index].set(v) / .add(v): the same split into basic and advanced indices.
+register_operator("set_at", update_operator(CATALOGUE["setitem"], CATALOGUE["index_set"]))
+register_operator("add_at", update_operator(CATALOGUE["additem"], CATALOGUE["index_add"]))
 
 
 def nearest_op(name: str) -> str | None:

@@ -20,13 +20,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..types.dim import Dim
 from .fastcall import exact_key
 from .params import KINDS, ParamError
-from .sizes import axis_inputs, own_axes, size_inputs, untie
+from .sizes import axis_inputs, foreign_names, named_inputs, own_axes, size_inputs, untie
 
 #: The kinds of parameters whose Dims are carried by inputs of their own (SizeOp,
 #: shape_of).
-SIZE_KINDS = frozenset({"size", "maybe_size", "sizes"})
+SIZE_KINDS = frozenset({"size", "maybe_size", "sizes", "index"})
 
 #: The kinds of parameters whose Dims the builder writes over the axes of the call's
 #: tensor inputs (reshape's shape); axis sizes of other variables become ``shape_of``
@@ -164,6 +165,9 @@ class CallSpec:
             if axes:
                 params.update(zip(self._own, values, strict=True))
                 tensors.extend(axis_inputs(axes))
+            if tensors and hasattr(tensors[0], "type"):  # other inputs' named sizes
+                own = [d.name for d in tensors[0].type.shape if isinstance(d, Dim) and d.name]
+                tensors.extend(named_inputs(foreign_names(tuple(values), own)))
         return tensors, params
 
     def _plan(self, n_args: int, names: tuple[str, ...]) -> tuple | None:

@@ -238,17 +238,23 @@ class SliceItem(tuple):
 @dataclass(frozen=True)
 class ArrayRef:
     """An index array in an advanced index (``x[i, :, mask]``): the tensor input number
-    ``position`` + 1 of the ``index`` Op (input 0 is the indexed tensor)."""
+    ``position`` + 1 of the ``index`` Op (input 0 is the indexed tensor). For a constant
+    integer array (a list, a range, a NumPy array), ``bounds`` is its (least, greatest)
+    value, which the relation checks against the axis, as it checks an int index."""
 
     position: int
+    bounds: tuple[int, int] | None = None
 
     def __repr__(self) -> str:
-        return f"<array {self.position}>"
+        extra = "" if self.bounds is None else f" in [{self.bounds[0]}, {self.bounds[1]}]"
+        return f"<array {self.position}{extra}>"
 
 
 def _index(value: Any) -> tuple:
     """A basic index (ints, slices, None, ``...``) as a hashable tuple; a slice
-    becomes ``("slice", start, stop, step)``."""
+    becomes ``("slice", start, stop, step)``. Positions and slice bounds may be sizes
+    (Dims, entries of ``x.shape``): the call carries them in inputs of their own (see
+    :mod:`kantensor.ops.sizes`)."""
     items = value if isinstance(value, tuple) else (value,)
     out: list[Any] = []
     for item in items:
@@ -257,11 +263,14 @@ def _index(value: Any) -> tuple:
         elif isinstance(item, tuple) and len(item) == 4 and item[0] == "slice":
             out.append(_index(slice(*item[1:]))[0])  # already normalised
         elif isinstance(item, slice):
-            parts = [None if p is None else _int(p, "slice bounds that are ints or None")
-                     for p in (item.start, item.stop, item.step)]
+            parts = [None if p is None else p if isinstance(p, Dim) and i < 2 else
+                     _int(p, "slice bounds that are ints or None (or sizes; a step is an int)")
+                     for i, p in enumerate((item.start, item.stop, item.step))]
             if parts[2] == 0:
                 raise ParamError("slice step cannot be zero")
             out.append(SliceItem(*parts))
+        elif isinstance(item, Dim):  # x[n - 1]: a size as a position
+            out.append(item)
         else:
             try:
                 out.append(_int(item))

@@ -27,8 +27,8 @@ class PythonIntError(OverflowError, TypeError):
 
 def _python_int(v: Any) -> int | None:
     """The value of a wrapped Python int constant, else None."""
-    if getattr(v, "wrapped", False) and v.type.dtype == "int64":
-        return int(v.data)
+    if getattr(v, "wrapped", False) and v.type.dtype == "int64" and hasattr(v, "data"):
+        return int(v.data)  # (a size used as a number has no value yet: no data)
     return None
 
 

@@ -38,7 +38,7 @@ from ..graph.op import Op
 from ..types.dim import Dim, free_symbols, substitute, unknown
 from ..types.type import TensorType
 from ..types.variable import AxisSize, TensorVariable
-from .params import ParamError
+from .params import ParamError, SliceItem
 from .templates import names, operand, reads_ranks
 
 
@@ -95,11 +95,28 @@ def given_axis(k: int) -> Dim:
     return _GIVEN[k]
 
 
+def entries(value: Any) -> list[Any]:
+    """The leaves of a parameter value: a size, the sizes of a shape, or the items of an
+    index with the bounds of its slices (nested tuples), in order."""
+    if not isinstance(value, tuple):
+        return [value]
+    return [leaf for item in value for leaf in entries(item)]
+
+
+def map_entries(value: Any, fn: Callable[[Any], Any]) -> Any:
+    """``value`` with each leaf (see :func:`entries`) replaced by ``fn(leaf)``."""
+    if isinstance(value, SliceItem):
+        return SliceItem(*(map_entries(v, fn) for v in value[1:]))
+    if isinstance(value, tuple):
+        return tuple(map_entries(v, fn) for v in value)
+    return fn(value)
+
+
 def _axis_sizes(value: Any) -> list[AxisSize]:
     """The AxisSize keys of the Dims in ``value`` (a size or a tuple of sizes), in a
     fixed order."""
     out: list[AxisSize] = []
-    for entry in value if isinstance(value, tuple) else (value,):
+    for entry in entries(value):
         if isinstance(entry, Dim):
             out.extend(sorted((s for s in free_symbols(entry) if isinstance(s, AxisSize)),
                               key=lambda s: (str(s), id(s.variable))))
@@ -121,7 +138,7 @@ def untie(values: list[Any]) -> tuple[list[Any], list[tuple[Variable, int]]]:
     def one(entry: Any) -> Any:
         return substitute(entry, found) if isinstance(entry, Dim) else entry
 
-    values = [tuple(map(one, v)) if isinstance(v, tuple) else one(v) for v in values]
+    values = [map_entries(v, one) for v in values]
     return values, [(key.variable, key.axis) for key in found]
 
 
@@ -140,6 +157,20 @@ def own_axes(value: Any, tensors: list[Any]) -> Any:
     return tuple(substitute(e, mapping) if isinstance(e, Dim) else e for e in value)
 
 
+def foreign_names(value: Any, own: Iterable[str]) -> list[str]:
+    """The named sizes of a shape parameter that are not among ``own`` (the input's
+    named sizes), sorted: sizes of other graph inputs, each carried by a SizeOp input
+    (``x.reshape(B, T, -1)`` of a tensor whose type has ``B*T``, not ``B``)."""
+    own = set(own)
+    return sorted({s for e in entries(value) if isinstance(e, Dim) for s in free_symbols(e)
+                   if isinstance(s, str) and s not in own})
+
+
+def named_inputs(names: list[str]) -> list[Variable]:
+    """A SizeOp input for each of :func:`foreign_names`."""
+    return [SizeOp(Dim(name))() for name in names]
+
+
 def axis_inputs(axes: list[tuple[Variable, int]]) -> list[Variable]:
     """``shape_of(x, i)`` for each ``(x, i)`` of :func:`untie`, in the placeholders'
     order: the inputs of an Op that writes :func:`given_axis` sizes itself (see
@@ -152,7 +183,7 @@ def given_operands(values: Iterable[Any], after: bool = False) -> tuple[dict[Any
     :func:`given_axis` sizes of ``values`` over, and the operands ``(s0):bool,...`` of
     their inputs (with ``after``, preceded by a comma; empty when there are none)."""
     found = sorted({s.k for value in values
-                    for entry in (value if isinstance(value, tuple) else (value,))
+                    for entry in entries(value)
                     if isinstance(entry, Dim) for s in free_symbols(entry)
                     if isinstance(s, _GivenAxis)})  # 0, 1, ...: untie numbers them so
     names = {_given_key(k): Dim(f"s{k}") for k in found}
@@ -215,12 +246,21 @@ def symbolic(values: Iterable[Any]) -> list[Dim]:
     sizes is made of (see the module's doc)."""
     out: list[Dim] = []
     for value in values:
-        for entry in value if isinstance(value, tuple) else (value,):
+        for entry in entries(value):
             if not isinstance(entry, Dim):
                 continue
-            parts = _atoms(entry) if _has_given(entry) else (entry,)
+            # a negative size (a position from the end, x[-n:]) cannot be an input's
+            # length: its inputs are the sizes it is made of
+            parts = _atoms(entry) if _has_given(entry) or negative(entry) else (entry,)
             out.extend(p for p in parts if p not in out)
     return out
+
+
+def negative(d: Dim) -> bool:
+    """Whether a size expression used as a position counts from the end: it is negative
+    when its sizes are large (``-n``, ``1 - n``, ``(-n)//2``). Sizes are taken to be
+    large enough for that sign to be the value's; templates state it in a where-clause."""
+    return substitute(d, dict.fromkeys(free_symbols(d), 1 << 20)) < 0
 
 
 def _has_given(entry: Dim) -> bool:
@@ -290,6 +330,17 @@ def axis_of(types: tuple, axis: int, **_: Any) -> dict[str, Any]:
 def axis_length(x: Any, axis: int) -> np.ndarray:
     """``shape_of``'s value: a read-only bool vector as long as the axis (no memory)."""
     return np.broadcast_to(np.False_, (np.shape(x)[axis],))
+
+
+@reads_ranks
+def number_of(types: tuple, size: int | Dim, **_: Any) -> dict[str, Any]:
+    """Builder of ``size_number``: its inputs carry the size (see :class:`SizeNames`)."""
+    return {"sizes": SizeNames(size).operands()}
+
+
+def size_value(*sizes: np.ndarray, size: int | Dim) -> np.ndarray:
+    """``size_number``'s value: the size, read from the lengths of its inputs."""
+    return np.asarray(concrete([size], sizes)[0], dtype=np.int64)
 
 
 class SizeNames:

@@ -42,6 +42,7 @@ from ..graph.display import block, esc, symbolic
 from ..syntax.vocabulary import MAX, MIN
 from .poly import Atom, Monomial, Opaque, Terms, canonical, lone_atom, render
 from .poly import add as _poly_add
+from .poly import divide as _poly_divide
 from .poly import mul as _poly_mul
 from .poly import split as _poly_split
 
@@ -64,6 +65,19 @@ class _NoSolution(enum.Enum):
 
 NO_SOLUTION: Final = _NoSolution.NO_SOLUTION
 """Returned by :func:`solve_for` when provably no integer value solves the equation."""
+
+
+def _operator(name: str, fn: Any) -> tuple[Any, Any]:
+    """``__name__`` and ``__rname__`` of a Dim: ``fn`` on ints and Dims, else (and
+    always without ``fn``) a number (see :data:`NUMBER_OP`)."""
+    def method(self: Dim, other: object) -> Any:
+        o = None if fn is None else _coerce(other)
+        return _number(name, self, other) if o is None else fn(self, o)
+
+    def reflected(self: Dim, other: object) -> Any:
+        o = None if fn is None else _coerce(other)
+        return _number(name, other, self) if o is None else fn(o, self)
+    return method, reflected
 
 
 class Dim:
@@ -147,52 +161,44 @@ class Dim:
 
     __lt__ = __le__ = __gt__ = __ge__ = _unordered
 
-    def __add__(self, other: object) -> DimLike:
-        o = _coerce(other)
-        return NotImplemented if o is None else _add(self, o)
+    __add__, __radd__ = _operator("add", lambda a, b: _add(a, b))
+    __sub__, __rsub__ = _operator("sub", lambda a, b: _add(a, _mul(b, -1)))
+    __mul__, __rmul__ = _operator("mul", lambda a, b: _mul(a, b))
+    __floordiv__, __rfloordiv__ = _operator("floordiv", lambda a, b: _floordiv(a, b))
+    __mod__, __rmod__ = _operator("mod", lambda a, b: _mod(a, b))
 
-    __radd__ = __add__
+    __truediv__, __rtruediv__ = _operator("truediv", None)
 
-    def __sub__(self, other: object) -> DimLike:
-        o = _coerce(other)
-        return NotImplemented if o is None else _add(self, _mul(o, -1))
-
-    def __rsub__(self, other: object) -> DimLike:
-        o = _coerce(other)
-        return NotImplemented if o is None else _add(o, _mul(self, -1))
-
-    def __mul__(self, other: object) -> DimLike:
-        o = _coerce(other)
-        return NotImplemented if o is None else _mul(self, o)
-
-    __rmul__ = __mul__
-
-    def __floordiv__(self, other: object) -> DimLike:
-        o = _coerce(other)
-        return NotImplemented if o is None else _floordiv(self, o)
-
-    def __rfloordiv__(self, other: object) -> DimLike:
-        o = _coerce(other)
-        return NotImplemented if o is None else _floordiv(o, self)
-
-    def __mod__(self, other: object) -> DimLike:
-        o = _coerce(other)
-        return NotImplemented if o is None else _mod(self, o)
-
-    def __rmod__(self, other: object) -> DimLike:
-        o = _coerce(other)
-        return NotImplemented if o is None else _mod(o, self)
-
-    def __pow__(self, exponent: object) -> DimLike:
-        if type(exponent) is not int:
-            return NotImplemented
+    def __pow__(self, exponent: object) -> Any:
+        if type(exponent) is not int or exponent < 0:  # d ** 0.5, d ** -1: numbers
+            return _number("pow", self, exponent)
         return _pow(self, exponent)
+
+    __rpow__ = _operator("pow", None)[1]
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """``np.sqrt(d)``, ``np.float64(2) * d``: see :data:`NUMBER_OP`."""
+        hook = NUMBER_OP[0]
+        return NotImplemented if hook is None else hook("ufunc", ufunc, method, inputs,
+                                                        kwargs)
 
     def __neg__(self) -> DimLike:
         return _mul(self, -1)
 
     def __pos__(self) -> Dim:
         return self
+
+
+#: What a size does with a number it cannot stay a size with (``d / 2``, ``d * 0.5``,
+#: ``d ** -0.5``, ``np.sqrt(d)``): ``hook(op, a, b)`` (or ``hook("ufunc", ufunc, method,
+#: inputs, kwargs)``), set by :mod:`kantensor.types.sizenum`; without it such operations
+#: are left to the other operand (``NotImplemented``).
+NUMBER_OP: list[Any] = [None]
+
+
+def _number(op: str, a: object, b: object) -> Any:
+    hook = NUMBER_OP[0]
+    return NotImplemented if hook is None else hook(op, a, b)
 
 
 _SYMBOLS: dict[str, Dim] = {}
@@ -337,8 +343,9 @@ def _nested(a: DimLike, op: str, d: int) -> tuple[DimLike, int] | None:
 
 
 def _floordiv(a: DimLike, b: DimLike) -> DimLike:
-    if isinstance(b, Dim):
-        return _atom("//", a, b)
+    if isinstance(b, Dim):  # exact when b is one term dividing each of a's
+        exact = _poly_divide(a._terms, b._terms) if isinstance(a, Dim) else None
+        return _atom("//", a, b) if exact is None else _make(exact)
     if not b:
         raise ZeroDivisionError(f"size division by zero: ({a})//0")
     if isinstance(a, int) or b == 1:

@@ -17,7 +17,7 @@ from collections.abc import Hashable
 from functools import lru_cache
 from typing import Any, TypeAlias
 
-__all__ = ["Atom", "Monomial", "Opaque", "Terms", "add", "atom_key", "canonical",
+__all__ = ["Atom", "Monomial", "Opaque", "Terms", "add", "atom_key", "canonical", "divide",
            "lone_atom", "mul", "render", "split"]
 
 Atom: TypeAlias = "Hashable"  # a symbol name (str), an unknown's key, or an Opaque
@@ -127,6 +127,27 @@ def split(terms: Terms, d: int) -> tuple[dict[Monomial, int], dict[Monomial, int
     return quot, rem
 
 
+def divide(terms: Terms, divisor: Terms) -> dict[Monomial, int] | None:
+    """``terms / divisor`` when the divisor is one term ``c*m`` (``c > 0``) that divides
+    every term exactly (``(8*b*n)//(b*n)`` is ``8``), else None."""
+    if len(divisor) != 1 or divisor[0][1] <= 0 or not divisor[0][0]:
+        return None
+    (mono, c), = divisor
+    out: dict[Monomial, int] = {}
+    for m, k in terms:
+        powers = dict(m)
+        for atom, p in mono:
+            left = powers.get(atom, 0) - p
+            if left < 0 or k % c:
+                return None
+            if left:
+                powers[atom] = left
+            else:
+                del powers[atom]
+        out[tuple(sorted(powers.items(), key=lambda ap: atom_key(ap[0])))] = k // c
+    return out
+
+
 def _factor(atom: Atom, p: int, lone: bool) -> str:
     if not isinstance(atom, Opaque):
         text = str(atom)
@@ -138,6 +159,8 @@ def _factor(atom: Atom, p: int, lone: bool) -> str:
 def render(terms: Terms) -> str:
     """The text of a polynomial: valid Python such as ``2*n + 1``, ``(n + 1)//2``."""
     out = []
+    if terms[0][1] < 0 and terms[0][0]:  # a minus sign printed last: n - k + 1
+        terms = tuple(sorted(terms, key=lambda t: (not t[0], t[1] < 0)))
     for i, (mono, c) in enumerate(terms):
         a = abs(c)
         if mono:

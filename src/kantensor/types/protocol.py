@@ -19,6 +19,16 @@ NUMPY_OPS: dict[Any, Callable[..., Any]] = {}
 #: Names of kantensor functions, for "use kt.<name>" suggestions.
 KANTENSOR_NAMES: set[str] = set()
 
+#: ``rebind(x, build) -> bool``: during ``eval_shape`` in this thread, make the Python
+#: object x stand for ``build()`` from now on (a functional update: ``x[i] = v``,
+#: ``x += y``, ``np.add.at(x, i, v)``, ``out=x``), and say True; False elsewhere. Set by
+#: :mod:`kantensor.evalshape`.
+REBIND: list[Callable[[Any, Callable[[], Any]], bool] | None] = [None]
+
+#: Whether this thread runs ``eval_shape`` (then ``x == y`` compares elements, as NumPy's
+#: arrays do; elsewhere it is identity). Set by :mod:`kantensor.evalshape`.
+TRACING: list[Callable[[], bool]] = [lambda: False]
+
 #: Keyword arguments that ask NumPy to write into existing memory or to skip elements:
 #: a graph has no memory to write into, so their non-default values are refused.
 _OUT_OF_GRAPH = {"out": None, "where": True}
@@ -57,22 +67,61 @@ def _check_kwargs(name: str, kwargs: dict[str, Any]) -> dict[str, Any]:
     return kwargs
 
 
+def _traced_out(kwargs: dict[str, Any]) -> Any:
+    """The tensor of ``out=`` (``out=t`` or ``out=(t,)``) that ``eval_shape`` can rebind,
+    removed from kwargs; None if there is none."""
+    out = kwargs.get("out")
+    if isinstance(out, tuple) and len(out) == 1:
+        out = out[0]
+    if REBIND[0] is None or not hasattr(out, "owner"):
+        return None
+    del kwargs["out"]
+    return out
+
+
+def _write(out: Any, result: Any) -> Any:
+    """``out=``: rebind ``out`` to the result, cast to out's dtype (as NumPy writes)."""
+    def value() -> Any:
+        return result if result.type.dtype == out.type.dtype else result.astype(
+            out.type.dtype)
+    if not REBIND[0](out, value):
+        raise TypeError("out= is not supported on symbolic tensors outside eval_shape (a "
+                        "graph computes new values); use the result")
+    return out
+
+
+def _ufunc_at(ufunc: Any, name: str, op: Any, inputs: tuple) -> None:
+    """``np.add.at(x, index, v)``: during ``eval_shape``, x becomes x.at[index].add(v)."""
+    if op is None or op.name != "add" or len(inputs) != 3 or not hasattr(inputs[0], "at"):
+        raise TypeError(f"{name}.at is not supported on symbolic tensors: only numpy.add.at "
+                        "is (x.at[index].add(v))")
+    x, index, value = inputs
+    rebind = REBIND[0]
+    if rebind is None or not rebind(x, lambda: x.at[index].add(value)):
+        raise TypeError(f"{name}.at writes into its first argument, which a symbolic tensor "
+                        "cannot be outside eval_shape: use y = x.at[index].add(v)")
+
+
 def array_ufunc(self: Any, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
     """NEP 13: ``np.<ufunc>(..., tensor, ...)`` calls the kantensor Op of that ufunc."""
     name = numpy_name(ufunc)
     op = NUMPY_OPS.get(ufunc)
+    if method == "at":
+        return _ufunc_at(ufunc, name, op, inputs)
     if method != "__call__":
         mapped = f" (numpy.{ufunc.__name__} itself is kt.{op.name})" if op else ""
         raise TypeError(f"{name}.{method} is not supported on symbolic tensors: only calling "
                         f"a ufunc is{mapped}")
     if op is None:
         raise _unsupported(ufunc, name)
-    kwargs = _check_kwargs(name, dict(kwargs))
+    kwargs = dict(kwargs)
+    out = _traced_out(kwargs)
+    kwargs = _check_kwargs(name, kwargs)
     if kwargs:
         raise TypeError(f"{name}: keyword argument{'s' * (len(kwargs) > 1)} "
                         f"{', '.join(sorted(kwargs))} not supported on symbolic tensors "
                         f"(kt.{op.name} takes the tensors only)")
-    return op(*inputs)
+    return op(*inputs) if out is None else _write(out, op(*inputs))
 
 
 def array_function(self: Any, func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
@@ -82,4 +131,7 @@ def array_function(self: Any, func: Any, types: Any, args: tuple, kwargs: dict) 
     name = numpy_name(func)
     if op is None:
         raise _unsupported(func, name)
-    return op(*args, **_check_kwargs(name, dict(kwargs)))
+    kwargs = dict(kwargs)
+    out = _traced_out(kwargs)
+    result = op(*args, **_check_kwargs(name, kwargs))
+    return result if out is None else _write(out, result)

@@ -14,7 +14,8 @@ from ..graph.basic import Constant, Variable
 from .dim import Dim, unknown
 from .display import variable_html
 from .dtypes import get_default_dtype, normalize_dtype, python_dtype
-from .protocol import array_function, array_ufunc
+from .protocol import REBIND, TRACING, array_function, array_ufunc
+from .sizenum import Ratio, size_tensor
 from .type import ShapeEntry, TensorType, refuse_masked
 
 #: Op constructors behind the Python operators, keyed by name ("add", "matmul",
@@ -73,6 +74,60 @@ def _binary(name: str, reflected: bool = False):
             return fn(self, other) if fn is not None else _apply(name, self, other)
     method.__name__ = f"__{'r' if reflected else ''}{name}__"
     return method
+
+
+def _inplace(name: str):
+    """``x op= y``: during ``eval_shape``, x is rebound to ``x op y`` cast to x's dtype
+    (NumPy writes into x); elsewhere Python falls back to ``x = x op y``."""
+    def method(self, other):
+        rebind = REBIND[0]
+        if rebind is not None and rebind(self, lambda: _same_dtype(self, _apply(name, self,
+                                                                                  other))):
+            return self
+        return NotImplemented
+    method.__name__ = f"__i{name}__"
+    return method
+
+
+def _same_dtype(x: Any, value: Any) -> Any:
+    """``value`` written into x: of x's dtype, and of x's shape (NumPy's in-place
+    operators cannot grow x, so the broadcast result has x's shape; checked when the
+    graph runs where the types cannot tell)."""
+    if value.type.dtype != x.type.dtype:
+        value = METHODS["astype"](value, x.type.dtype)
+    return x.type.filter_variable(value)
+
+
+class _Update:
+    """``x.at[index]``: :meth:`set`, :meth:`add` and :meth:`get` of the elements at an
+    index, as new values (JAX's spelling of NumPy's ``x[index] = v``)."""
+
+    __slots__ = ("x", "index")
+
+    def __init__(self, x: Any, index: Any):
+        self.x, self.index = x, index
+
+    def set(self, value: Any) -> Any:
+        """x with ``x[index] = value``."""
+        return _apply("set_at", self.x, self.index, value)
+
+    def add(self, value: Any) -> Any:
+        """x with value added at index (repeated indices add up, as ``np.add.at``)."""
+        return _apply("add_at", self.x, self.index, value)
+
+    def get(self) -> Any:
+        """``x[index]``."""
+        return self.x[self.index]
+
+
+class _At:
+    __slots__ = ("x",)
+
+    def __init__(self, x: Any):
+        self.x = x
+
+    def __getitem__(self, index: Any) -> _Update:
+        return _Update(self.x, index)
 
 
 class AxisSize:
@@ -151,6 +206,25 @@ class _TensorOperators:
         fn = OPERATORS.get("getitem")
         return fn(self, index) if fn is not None else _apply("getitem", self, index)
 
+    def __setitem__(self, index, value):
+        """During ``eval_shape``, ``x[index] = value`` rebinds x to ``x.at[index].set(value)``;
+        elsewhere a symbolic tensor is a value, never changed in place."""
+        rebind = REBIND[0]
+        if rebind is None or not rebind(self, lambda: self.at[index].set(value)):
+            raise TypeError("a symbolic tensor cannot be changed in place (a graph computes "
+                            "new values): write y = x.at[i].set(v) (or .add(v)) instead of "
+                            "x[i] = v; eval_shape turns x[i] = v into that by itself")
+
+    __iadd__, __isub__, __imul__ = _inplace("add"), _inplace("sub"), _inplace("mul")
+    __itruediv__, __ifloordiv__ = _inplace("true_divide"), _inplace("floor_divide")
+    __imod__, __ipow__, __imatmul__ = _inplace("mod"), _inplace("pow"), _inplace("matmul")
+    __iand__, __ior__, __ixor__ = _inplace("and"), _inplace("or"), _inplace("xor")
+
+    @property
+    def at(self) -> _At:
+        """``x.at[index].set(v)``, ``.add(v)``, ``.get()``: functional updates."""
+        return _At(self)
+
     def __iter__(self):
         """``x[0], x[1], ...`` when the first dim is a known int (without this, Python
         would call ``x[i]`` until it fails, forever if the length is unknown)."""
@@ -221,8 +295,13 @@ class _TensorOperators:
     # Variables are graph nodes: identity equality, usable as dict keys.
     __hash__ = object.__hash__
 
-    def __eq__(self, other):  # noqa: D105 - identity, like PyTensor
-        return self is other
+    def __eq__(self, other):
+        """Identity, like PyTensor (variables are graph nodes); during ``eval_shape``,
+        NumPy's elementwise comparison, which the traced code means."""
+        return _apply("eq", self, other) if TRACING[0]() else self is other
+
+    def __ne__(self, other):
+        return _apply("ne", self, other) if TRACING[0]() else self is not other
 
     def __bool__(self):
         raise TypeError("a symbolic tensor has no truth value (its value is only known "
@@ -242,6 +321,14 @@ class TensorConstant(_TensorOperators, Constant):
 
     def __bool__(self):
         return _TensorOperators.__bool__(self)
+
+
+class SizeNumber(TensorVariable):
+    """The 0-d int64 number of a size (``size_number``'s output, see
+    :mod:`kantensor.types.sizenum`): *wrapped*, as the Python int NumPy code had there."""
+
+    __slots__ = ()
+    wrapped = True
 
 
 TensorType.variable_type = TensorVariable
@@ -287,7 +374,8 @@ def constant(value: Any, dtype: Any = None, name: str | None = None) -> TensorCo
     if isinstance(value, Dim):
         raise TypeError(f"the size {value} is symbolic, not a number a graph can compute "
                         "with: sizes are parameters of Ops (kt.zeros((n, 3)), "
-                        "x.reshape(n, -1), kt.arange(n)); for a mean, use x.mean(axis)")
+                        "x.reshape(n, -1), kt.arange(n)); kt.as_tensor_variable(size) is "
+                        "the number")
     wrapped = dtype is None and isinstance(value, bool | int | float | complex) \
         and not isinstance(value, np.generic)
     if wrapped:
@@ -311,6 +399,8 @@ def as_tensor_variable(x: Any, name: str | None = None) -> Variable:
     """``x`` if it already is a Variable, else a constant made from it."""
     if isinstance(x, Variable):
         return x
+    if isinstance(x, Dim | Ratio):  # a size used as a number (see types.sizenum)
+        return size_tensor(x)
     if isinstance(x, TensorType):
         raise TypeError(f"expected a value or a Variable, got the type {x}; call it to make "
                         "a variable: TensorType(...)()")

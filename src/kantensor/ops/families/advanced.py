@@ -22,12 +22,14 @@ from typing import Any
 import numpy as np
 
 from ...graph.basic import Variable
+from ...types.dim import Dim
 from ..fastcall import Miss
 from ..params import ArrayRef, ParamError, SliceItem
+from ..sizes import SizeNames
 from ..templates import names, operand, product, rank_error, reads_ranks, where
-from .indexing import _as_key, slice_length
+from .indexing import _as_key, _sized_position, _symbolic_length, resolve, slice_length
 
-_ARRAYS = (Variable, np.ndarray, list)
+_ARRAYS = (Variable, np.ndarray, list, range)
 _NO_KEYWORDS: dict[str, Any] = {}  # never mutated
 
 
@@ -53,25 +55,38 @@ def subscript_operator(getitem: Any, index_op: Callable[..., Any]
     return subscript
 
 
-def _build_subscript(getitem: Callable[..., Any], index_op: Callable[..., Any], x: Any,
-                     index: Any) -> Any:
-    """``getitem(x, index)`` for a basic index, else ``index(x, *arrays, index=...)``
-    with each array of the index replaced by its :class:`ArrayRef`."""
+def split_index(index: Any) -> tuple[list[Any], tuple | None]:
+    """``(arrays, pattern)`` of an index holding arrays (tensors, NumPy arrays, lists,
+    ranges): the pattern has an :class:`ArrayRef` where each array was. ``([], None)``
+    for a basic index."""
     items = index if isinstance(index, tuple) else (index,)
     for i in items:  # a loop, not any(...): every first x[1:, ::2] of a type comes here
         if isinstance(i, _ARRAYS):
             break
     else:
-        return getitem(x, index)
+        return [], None
     arrays: list[Any] = []
     pattern: list[Any] = []
     for item in items:
         if _is_array(item):
-            pattern.append(ArrayRef(len(arrays)))
-            arrays.append(np.asarray(item) if isinstance(item, list) else item)
+            value = np.asarray(item) if isinstance(item, list | range) else item
+            bounds = (int(value.min()), int(value.max())) if isinstance(value, np.ndarray) \
+                and value.dtype.kind in "iu" and value.size else None
+            pattern.append(ArrayRef(len(arrays), bounds))
+            arrays.append(value)
         else:
             pattern.append(item)
-    return index_op(x, *arrays, index=tuple(pattern))
+    return arrays, tuple(pattern)
+
+
+def _build_subscript(getitem: Callable[..., Any], index_op: Callable[..., Any], x: Any,
+                     index: Any) -> Any:
+    """``getitem(x, index)`` for a basic index, else ``index(x, *arrays, index=...)``
+    with each array of the index replaced by its :class:`ArrayRef`."""
+    arrays, pattern = split_index(index)
+    if pattern is None:
+        return getitem(x, index)
+    return index_op(x, *arrays, index=pattern)
 
 
 def _consumed(item: Any, t: Any) -> int:
@@ -86,11 +101,23 @@ def _consumed(item: Any, t: Any) -> int:
 @reads_ranks
 def advanced_index(types: tuple, index: tuple, **_: Any) -> dict[str, Any]:
     """``x, *arrays`` -> ``y`` for an advanced index (see the module docstring)."""
-    x, arrays = types[0], types[1:]
+    operands, out, clauses, sizes = advanced_selection(types[0], types[1:], index)
+    return {"inputs": ",".join(operands) + sizes.operands(after=True), "y": operand(out),
+            "checks": where(clauses)}
+
+
+def advanced_selection(x: Any, arrays: tuple, index: tuple
+                       ) -> tuple[list[str], list[str], list[str], SizeNames]:
+    """For an advanced index of ``x`` with index ``arrays`` (followed by the size inputs
+    of the index, if any): the operands of x and the arrays, the dims of ``x[index]``,
+    the where-clauses, and the names of the sizes the index holds."""
     refs = [i for i in index if isinstance(i, ArrayRef)]
-    if sorted(r.position for r in refs) != list(range(len(arrays))):
+    sizes = SizeNames(index)
+    given = len(arrays) - len(sizes.dims)
+    arrays = arrays[:given]
+    if sorted(r.position for r in refs) != list(range(given)):
         raise ParamError(f"the index refers to arrays {[r.position for r in refs]} but "
-                         f"{len(arrays)} were given")
+                         f"{given} were given")
     used = sum(_consumed(i, arrays) for i in index)
     if used > x.ndim:
         raise rank_error("index", f"too many indices for tensor: tensor is {x.ndim}-"
@@ -109,12 +136,13 @@ def advanced_index(types: tuple, index: tuple, **_: Any) -> dict[str, Any]:
     basic: list[str] = []
     advanced_at: list[int] = []
     looked_up: list[str] = []     # the axes integer arrays look values up in
+    checked: list[tuple[str, int]] = []  # (axis, least size) for constant arrays
     axis = 0
     for position, item in enumerate(items):
         if item is None:
             basic.append("1")
             continue
-        if isinstance(item, ArrayRef | int) and not advanced_at:
+        if isinstance(item, ArrayRef | int | Dim) and not advanced_at:
             basic_before = list(basic)
         if isinstance(item, ArrayRef):
             t = arrays[item.position]
@@ -135,12 +163,25 @@ def advanced_index(types: tuple, index: tuple, **_: Any) -> dict[str, Any]:
                 operands.append(f"{operand(own)}:u{k}")
                 clauses.append(f"u{k} in integer")
                 groups.append(own)
-                looked_up.append(dims[axis])
+                if item.bounds is not None:  # a constant's values, checked as ints are
+                    low, high = item.bounds
+                    checked.append((dims[axis], max(high + 1, -low)))
+                if t.ndim:
+                    looked_up.append(dims[axis])
+                else:  # NumPy looks a 0-d index up as an int, even beside empty arrays
+                    clauses.append(f"{dims[axis]} >= 1")
                 axis += 1
-        elif isinstance(item, int):
+        elif isinstance(item, int | Dim):
             advanced_at.append(position)
             groups.append([])
-            clauses.append(f"{dims[axis]} >= {item + 1 if item >= 0 else -item}")
+            if isinstance(item, Dim):
+                side, offset = _sized_position(item, sizes, clauses)
+                clauses.append(f"{dims[axis]} >= {offset}" + ("+1" if side == "start" else ""))
+            else:
+                clauses.append(f"{dims[axis]} >= {item + 1 if item >= 0 else -item}")
+            axis += 1
+        elif isinstance(item[1], Dim) or isinstance(item[2], Dim):
+            basic.append(_symbolic_length(dims[axis], *item[1:], sizes, clauses))
             axis += 1
         else:
             basic.append(slice_length(dims[axis], *item[1:]))
@@ -150,11 +191,12 @@ def advanced_index(types: tuple, index: tuple, **_: Any) -> dict[str, Any]:
     # NumPy looks every index value up (so an empty axis fails) unless the broadcast
     # result is empty.
     clauses.extend(f"min({product(broadcast)},1) <= {n}" for n in looked_up)
+    clauses.extend(f"min({product(broadcast)},1)*{need} <= {n}" for n, need in checked)
     if adjacent:
         out = basic_before + broadcast + basic[len(basic_before):]
     else:
         out = broadcast + basic
-    return {"inputs": ",".join(operands), "y": operand(out), "checks": where(clauses)}
+    return operands, out, clauses, sizes
 
 
 def _broadcast(groups: list[list[str]], clauses: list[str]) -> list[str]:
@@ -167,13 +209,26 @@ def _broadcast(groups: list[list[str]], clauses: list[str]) -> list[str]:
         if len(sizes) == 1:
             out.append(sizes[0])
             continue
-        size = f"max({','.join(sizes)})"
+        # the result o is every size that is not 1 (so one known size > 1 decides it,
+        # as NumPy's broadcasting does), and their max (so all-1 sizes give 1); a mask's
+        # count (m...) is bound by no input, so beside one the max itself is the result
+        size = f"max({','.join(sizes)})" if any(s[0] == "m" for s in sizes) else f"o{j}"
+        if size[0] == "o":
+            clauses.append(f"{size} == max({','.join(sizes)})")
         clauses.extend(f"({s}-1)*({s}-{size}) == 0" for s in sizes)
         out.append(size)
     return out
 
 
+def _key(arrays: tuple, index: tuple) -> tuple:
+    """NumPy's key of an advanced index: each :class:`ArrayRef` replaced by its array,
+    each size by its value (the size inputs follow the arrays)."""
+    n = sum(isinstance(i, ArrayRef) for i in index)
+    index = resolve(index, arrays[n:])
+    return _as_key(tuple(arrays[i.position] if isinstance(i, ArrayRef) else i
+                         for i in index))
+
+
 def index(x: np.ndarray, *arrays: np.ndarray, index: tuple) -> np.ndarray:
     """``x[index]`` with each :class:`ArrayRef` replaced by its array."""
-    key = tuple(arrays[i.position] if isinstance(i, ArrayRef) else i for i in index)
-    return np.asarray(x[_as_key(key)])
+    return np.asarray(x[_key(arrays, index)])

@@ -147,3 +147,15 @@ def arange(*sizes: np.ndarray, start: Size, stop: Size, step: int, dtype: str | 
     """``numpy.arange`` of ints."""
     start, stop = concrete([start, stop], sizes)
     return np.arange(start, stop, step, dtype=dtype or "int64")
+
+
+def random(*sizes: np.ndarray, shape: tuple[Size, ...], distribution: str, low: Any,
+           high: Any, dtype: str, seed: int | None = None) -> np.ndarray:
+    """Samples of ``distribution`` (a fresh generator's: new values at every run, unless
+    ``seed`` is given)."""
+    rng = np.random.default_rng(seed)
+    shape = concrete([shape], sizes)[0]
+    if distribution == "integers":
+        return rng.integers(low, high, shape).astype(dtype)
+    sample = rng.uniform if distribution == "uniform" else rng.normal
+    return sample(low, high, shape).astype(dtype)

@@ -14,7 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from ..params import normalize_axis
+from ...types.dim import Dim
+from ..params import ParamError, normalize_axis
+from ..sizes import SizeNames, concrete, entries, map_entries, negative
 from ..templates import names, operand, product, rank_error, reads_ranks, where
 
 #: A position in ``[0, n]`` as ("start", p) = min(p, n) or ("end", q) = max(n - q, 0).
@@ -61,6 +63,45 @@ def _count(upper: Bound, lower: Bound, n: str) -> tuple[str, bool]:
     if upper[0] == "end":  # max(n-q, 0) - min(p, n)
         return f"{n}-{upper[1] + lower[1]}", True
     return f"{_bound_text(upper, n)}-{_bound_text(lower, n)}", True
+
+
+def _sized_position(value: Dim, sizes: SizeNames, clauses: list[str]) -> tuple[str, str]:
+    """A size as a slice bound: ``("start", E)`` for ``E >= 0``, ``("end", -E)`` for
+    ``E <= -1``, with that sign stated as a where-clause."""
+    text = sizes.text(value)
+    if negative(value):
+        clauses.append(f"0-{text} >= 1")
+        return "end", f"(0-{text})"
+    clauses.append(f"{text} >= 0")
+    return "start", text
+
+
+def _symbolic_length(n: str, start: Any, stop: Any, step: int | None, sizes: SizeNames,
+                     clauses: list[str]) -> str:
+    """:func:`slice_length` when a bound is a size: ``max(upper - lower, 0)`` over the
+    clamped positions, simplified where one side is the axis's start or end."""
+    if step is not None and step < 0:
+        raise ParamError("a slice with a negative step takes int bounds; use kt.flip and "
+                         "a positive step")
+    lower = ("start", "0") if start is None else _sized_position(start, sizes, clauses) \
+        if isinstance(start, Dim) else tuple(map(str, _position(start, ("start", 0))))
+    upper = ("end", "0") if stop is None else _sized_position(stop, sizes, clauses) \
+        if isinstance(stop, Dim) else tuple(map(str, _position(stop, ("end", 0))))
+
+    def at(bound: tuple[str, str]) -> str:
+        side, offset = bound
+        if offset == "0":
+            return "0" if side == "start" else n
+        return f"min({offset},{n})" if side == "start" else f"max({n}-{offset},0)"
+
+    if lower == ("start", "0"):
+        count = at(upper)
+    elif upper == ("end", "0"):
+        count = f"min({lower[1]},{n})" if lower[0] == "end" else f"max({n}-{lower[1]},0)"
+    else:
+        count = f"max({at(upper)}-{at(lower)},0)"
+    size = 1 if step is None else step
+    return count if size == 1 else f"({count}+{size - 1})//{size}"
 
 
 def slice_length(n: str, start: int | None, stop: int | None, step: int | None) -> str:
@@ -110,22 +151,36 @@ def basic_index(types: tuple, index: tuple, **_: Any) -> dict[str, Any]:
     An int drops its axis and needs the axis to be long enough (``a >= i + 1``, or
     ``a >= -i`` for a negative ``i``); a slice gives :func:`slice_length`; None
     inserts an axis of size 1."""
-    (x,) = types
-    dims = names("a", x.ndim)
+    x = types[0]
+    dims, out, clauses, sizes = selection(x.ndim, index)
+    return {"x": operand(dims), "y": operand(out), "checks": where(clauses),
+            "sizes": sizes.operands(after=True)}
+
+
+def selection(ndim: int, index: tuple) -> tuple[list[str], list[str], list[str], SizeNames]:
+    """For a basic index of a tensor of rank ``ndim``: its dim variables, the dims of
+    ``x[index]``, the where-clauses, and the names of the sizes the index holds."""
+    sizes = SizeNames(index)
+    dims = names("a", ndim)
     out: list[str] = []
     clauses: list[str] = []
     axis = 0
-    for item in _expand(index, x.ndim):
+    for item in _expand(index, ndim):
         if item is None:
             out.append("1")
             continue
         dim = dims[axis]
         axis += 1
-        if isinstance(item, int):
+        if isinstance(item, Dim):
+            side, offset = _sized_position(item, sizes, clauses)
+            clauses.append(f"{dim} >= {offset}+1" if side == "start" else f"{dim} >= {offset}")
+        elif isinstance(item, int):
             clauses.append(f"{dim} >= {item + 1 if item >= 0 else -item}")
+        elif isinstance(item[1], Dim) or isinstance(item[2], Dim):
+            out.append(_symbolic_length(dim, *item[1:], sizes, clauses))
         else:
             out.append(slice_length(dim, *item[1:]))
-    return {"x": operand(dims), "y": operand(out), "checks": where(clauses)}
+    return dims, out, clauses, sizes
 
 
 def _as_key(index: tuple) -> tuple:
@@ -133,9 +188,18 @@ def _as_key(index: tuple) -> tuple:
     return tuple(slice(*item[1:]) if isinstance(item, tuple) else item for item in index)
 
 
-def getitem(x: np.ndarray, index: tuple) -> np.ndarray:
+def resolve(index: tuple, sizes: tuple[np.ndarray, ...]) -> tuple:
+    """An index's sizes replaced by their values, read from the size inputs."""
+    if not sizes:
+        return index
+    dims = [e for e in entries(index) if isinstance(e, Dim)]
+    values = dict(zip(dims, concrete(dims, sizes), strict=True))
+    return map_entries(index, lambda e: values[e] if isinstance(e, Dim) else e)
+
+
+def getitem(x: np.ndarray, *sizes: np.ndarray, index: tuple) -> np.ndarray:
     """``x[index]`` for a normalised basic index (a view, as in NumPy)."""
-    return x[_as_key(index)]
+    return x[_as_key(resolve(index, sizes) if sizes else index)]
 
 
 # --------------------------------------------------------------------------- take

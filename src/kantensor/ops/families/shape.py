@@ -24,6 +24,7 @@ from ..params import AxisError, ParamError, normalize_axes, normalize_axis
 from ..sizes import (
     SizeNames,
     concrete,
+    foreign_names,
     given_axis,
     given_operands,
     input_axes,
@@ -65,8 +66,13 @@ def reshaped(types: tuple, shape: tuple[int | Dim, ...],
     # check=True have the actual ints instead of the named sizes).
     own = input_axes(0, x.ndim)  # x.shape[i] of an axis unknown when the node was built
     given, operands = given_operands([shape], after=True)  # y.shape[i]: an input each
-    symbols = {**_symbols(x, dims), **{symbol_of(d): Dim(dims[i]) for d, i in axes_of},
+    named = _symbols(x, dims) if not axes_of else {}
+    symbols = {**named, **{symbol_of(d): Dim(dims[i]) for d, i in axes_of},
                **{key: Dim(dims[i]) for key, i in own.items()}, **given}
+    # other inputs' named sizes: a SizeOp input each (sizes.foreign_names)
+    foreign = foreign_names(shape, [k for k in symbols if isinstance(k, str)])
+    symbols.update({name: Dim(f"r{i}") for i, name in enumerate(foreign)})
+    operands += "".join(f",(r{i}):bool" for i in range(len(foreign)))
     text: list[str] = []
     for entry in shape:
         if isinstance(entry, Dim):
@@ -431,7 +437,11 @@ def reshape(x: np.ndarray, *sizes: np.ndarray, shape: tuple[Any, ...],
     ``sizes`` (see :func:`~kantensor.ops.sizes.given_operands`)."""
     if axes_of or sizes:
         values = {symbol_of(d): x.shape[i] for d, i in axes_of}
-        values.update({symbol_of(given_axis(k)): len(s) for k, s in enumerate(sizes)})
+        given = len({s for e in shape if isinstance(e, Dim) for s in free_symbols(e)
+                     if not isinstance(s, str) and s not in values})
+        values.update({symbol_of(given_axis(k)): len(s) for k, s in enumerate(sizes[:given])})
+        foreign = foreign_names(shape, [k for k in values if isinstance(k, str)])
+        values.update({name: len(s) for name, s in zip(foreign, sizes[given:], strict=True)})
         shape = tuple(int(substitute(s, values)) if isinstance(s, Dim) else s for s in shape)
     return np.reshape(x, shape)
 

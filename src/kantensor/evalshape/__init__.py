@@ -6,10 +6,15 @@ kantensor graph through ``__array_ufunc__``/``__array_function__`` (see
 :mod:`kantensor.types.protocol`). The result gives the output types (symbolic sizes
 included) and the graph. When the function cannot be typed, the error says which line
 of the user's function failed, and why, in kantensor's words.
+
+While the function runs, NumPy's entries that cannot dispatch (creation functions,
+samplers, ``math``, ``len``/``int``/``range``) reach kantensor (:mod:`.patches`), and
+writing into arrays rebinds them to functional updates (:mod:`.trace`).
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 import linecache
 import os
@@ -20,12 +25,14 @@ from typing import Any
 
 import numpy as np
 
-from .graph.basic import Variable
-from .graph.fgraph import FunctionGraph
-from .types.type import TensorType
+from ..graph.basic import Variable
+from ..graph.fgraph import FunctionGraph
+from ..types.type import TensorType
+from .patches import patched
+from .trace import Trace, tracing
 
 #: Frames in these folders are not the user's code.
-_LIBRARIES = (os.path.dirname(os.path.abspath(__file__)) + os.sep,
+_LIBRARIES = (os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,
               os.path.dirname(os.path.abspath(np.__file__)) + os.sep)
 
 
@@ -45,11 +52,17 @@ class ShapeResult:
         return f"ShapeResult({', '.join(map(str, shown))})"
 
 
+@functools.lru_cache(maxsize=1024)
+def _parsed(text: str) -> TensorType:
+    """``TensorType.parse``, remembered: the same few texts come back at every call."""
+    return TensorType.parse(text)
+
+
 def _as_type(t: Any, i: int) -> TensorType:
     if isinstance(t, TensorType):
         return t
     if isinstance(t, str):
-        return TensorType.parse(t)
+        return _parsed(t)
     raise TypeError(f"eval_shape: type {i} must be a TensorType or text such as "
                     f"'float32[n,3]', got {t!r}")
 
@@ -87,10 +100,28 @@ def _flatten(result: Any, fn: Any) -> tuple[Variable, ...]:
     return tuple(values)
 
 
+def _namespaces(fn: Any) -> list[dict[str, Any]]:
+    """The module globals the traced code looks ``len``, ``int``, ... up in: those of
+    the function (of a bound method's function, a partial's function, a callable
+    object's ``__call__``)."""
+    seen: list[dict[str, Any]] = []
+    for _ in range(8):
+        fn = getattr(fn, "__func__", None) or getattr(fn, "func", None) or fn
+        ns = getattr(fn, "__globals__", None)
+        if ns is not None:
+            seen.append(ns)
+            break
+        if not callable(fn) or type(fn).__call__ is fn:
+            break
+        fn = type(fn).__call__
+    return seen
+
+
 def eval_shape(fn: Callable[..., Any], *types: TensorType | str,
-               names: Sequence[str] | None = None) -> ShapeResult:
-    """Call ``fn`` on symbolic tensors of ``types`` and return the output types and the
-    graph it built (see :class:`ShapeResult`).
+               names: Sequence[str] | None = None, **kwargs: Any) -> ShapeResult:
+    """Call ``fn`` on symbolic tensors of ``types`` (and the keyword arguments
+    ``kwargs``, passed as they are) and return the output types and the graph it built
+    (see :class:`ShapeResult`).
 
     >>> import numpy as np, kantensor as kt
     >>> kt.eval_shape(lambda x, w: np.tanh(x @ w), "float32[n,3]", "float32[3,4]").type
@@ -105,11 +136,14 @@ def eval_shape(fn: Callable[..., Any], *types: TensorType | str,
         names = params[:len(in_types)] if len(params) >= len(in_types) else \
             [f"x{i}" for i in range(len(in_types))]
     inputs = tuple(t(name) for t, name in zip(in_types, names, strict=True))
+    trace = Trace(inputs)
     try:
-        result = fn(*inputs)
+        with patched(_namespaces(fn)), tracing(trace):
+            result = fn(*inputs, **kwargs)
     except Exception as exc:
         raise _rethrow(fn, exc) from exc
     outputs = _flatten(result, fn)
+    inputs = tuple(trace.input(x) for x in inputs)
     graph = FunctionGraph(list(inputs), list(outputs), clone=False)
     out_types = tuple(v.type for v in outputs)
     single = not isinstance(result, tuple | list)

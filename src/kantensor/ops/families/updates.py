@@ -1,0 +1,109 @@
+"""Functional updates at an index: ``x.at[i].set(v)``, ``x.at[i].add(v)``.
+
+A graph has no memory to write into, so an update is a new value: ``x`` with the
+elements at ``index`` replaced by (or increased by) ``v``. The relation keeps x's type
+and states that ``v`` broadcasts to the shape of ``x[index]`` (NumPy's rule for an
+assignment: ``v``'s axes, aligned on the right, are 1 or that axis's size; extra leading
+axes of ``v`` are 1). The shape of ``x[index]`` is the one the ``getitem`` and ``index``
+templates write (:func:`kantensor.ops.families.indexing.selection`,
+:func:`kantensor.ops.families.advanced.advanced_selection`). The value is cast to x's dtype, as
+NumPy's assignment casts.
+
+``x[i] = v``, ``x[i] += v``, ``np.add.at`` and ``out=`` during ``eval_shape`` build these
+(see :mod:`kantensor.evalshape`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..templates import names, operand, reads_ranks, where
+from .advanced import _key, advanced_selection, split_index
+from .indexing import _as_key, resolve, selection
+
+
+def fits_into(value: list[str], target: list[str]) -> list[str]:
+    """Where-clauses: a value of dims ``value`` broadcasts to the shape ``target``."""
+    extra = len(value) - len(target)
+    clauses = [f"{v} == 1" for v in value[:max(extra, 0)]]
+    for v, t in zip(value[max(extra, 0):], target[max(-extra, 0):], strict=True):
+        clauses.append(f"({v}-1)*({v}-({t})) == 0")
+    return clauses
+
+
+@reads_ranks
+def basic_update(types: tuple, index: tuple, **_: Any) -> dict[str, Any]:
+    """``x, v`` -> ``x`` for a basic index."""
+    x, v = types[0], types[1]
+    dims, out, clauses, sizes = selection(x.ndim, index)
+    value = names("v", v.ndim)
+    return {"x": operand(dims), "v": operand(value), "sizes": sizes.operands(after=True),
+            "y": operand(names("y", x.ndim)),
+            "checks": where(clauses + fits_into(value, out) + same(x.ndim))}
+
+
+def same(ndim: int) -> list[str]:
+    """``y_i == a_i``: the output has x's shape, under dims of its own (an update is not
+    elementwise along x's axes: a backend that splits shared axes into blocks must not
+    split these)."""
+    return [f"y{i} == a{i}" for i in range(ndim)]
+
+
+@reads_ranks
+def advanced_update(types: tuple, index: tuple, **_: Any) -> dict[str, Any]:
+    """``x, v, *arrays`` -> ``x`` for an advanced index."""
+    x, v = types[0], types[1]
+    operands, out, clauses, sizes = advanced_selection(x, types[2:], index)
+    value = names("v", v.ndim)
+    inputs = [operands[0], f"{operand(value)}:w", *operands[1:]]
+    return {"inputs": ",".join(inputs) + sizes.operands(after=True),
+            "y": operand(names("y", x.ndim)),
+            "checks": where(clauses + fits_into(value, out) + same(x.ndim))}
+
+
+def setitem(x: np.ndarray, value: np.ndarray, *sizes: np.ndarray, index: tuple
+            ) -> np.ndarray:
+    """A copy of x with ``x[index] = value``."""
+    y = np.array(x, copy=True)
+    y[_as_key(resolve(index, sizes))] = value
+    return y
+
+
+def additem(x: np.ndarray, value: np.ndarray, *sizes: np.ndarray, index: tuple
+            ) -> np.ndarray:
+    """A copy of x with ``x[index] += value`` (cast to x's dtype)."""
+    y = np.array(x, copy=True)
+    key = _as_key(resolve(index, sizes))
+    y[key] = y[key] + value
+    return y
+
+
+def index_set(x: np.ndarray, value: np.ndarray, *arrays: np.ndarray, index: tuple
+              ) -> np.ndarray:
+    """A copy of x with ``x[index] = value`` for an advanced index."""
+    y = np.array(x, copy=True)
+    y[_key(arrays, index)] = value
+    return y
+
+
+def index_add(x: np.ndarray, value: np.ndarray, *arrays: np.ndarray, index: tuple
+              ) -> np.ndarray:
+    """A copy of x with ``np.add.at(x, index, value)``: repeated indices add up."""
+    y = np.array(x, copy=True)
+    np.add.at(y, _key(arrays, index), np.asarray(value).astype(y.dtype, copy=False))
+    return y
+
+
+def update_operator(basic: Callable[..., Any], advanced: Callable[..., Any]
+                    ) -> Callable[[Any, Any, Any], Any]:
+    """``update(x, index, value)``: the basic Op for a basic index, else the advanced
+    one with the index's arrays as inputs."""
+    def update(x: Any, index: Any, value: Any) -> Any:
+        arrays, pattern = split_index(index)
+        if pattern is None:
+            return basic(x, value, index=index)
+        return advanced(x, value, *arrays, index=pattern)
+    return update

@@ -1,0 +1,203 @@
+"""Sizes used as numbers: ``x / np.sqrt(x.shape[-1])``, ``d ** -0.5``, ``(H - k) / s + 1``.
+
+NumPy code computes with sizes as Python ints. A :class:`~kantensor.types.dim.Dim` stays a
+size under ``+ - * // %`` with ints; where the result is no longer an int-valued size, it
+becomes a number of the graph:
+
+* ``d / k`` for an int ``k`` is a :class:`Ratio`, an exact fraction of a size. It stays
+  one under ``+ - *`` with ints and sizes and under ``/`` by ints, and gives a size back
+  with ``//``, ``math.floor``, ``math.ceil``, ``round`` and (during ``eval_shape``)
+  ``int``: so ``int((H + 2*pad - fh) / stride + 1)`` is the size ``(H + 2*pad - fh)//stride
+  + 1`` (sizes are non-negative: ``int`` truncates like ``math.floor`` on them).
+* anything else (with a float, a tensor, a NumPy array, ``d ** -0.5``, ``np.sqrt(d)``,
+  ``k / d``, and a Ratio in those) computes on the 0-d ``int64`` tensor of the size,
+  made by the ``size_number`` Op of the catalogue (its relation reads the size from an
+  input, as every size parameter does; see :mod:`kantensor.ops.sizes`). That tensor is
+  a *wrapped* number, like the Python int NumPy code had there, so ``x / d`` keeps x's
+  dtype.
+
+The layer that makes Ops sets :data:`AS_TENSOR`; this one imports none.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+from .dim import NUMBER_OP, Dim, DimLike
+
+#: ``size -> 0-d int64 tensor`` (the ``size_number`` Op), set by kantensor.ops.
+AS_TENSOR: list[Callable[[Any], Any] | None] = [None]
+
+_INT_UFUNCS = {"add": operator.add, "subtract": operator.sub, "multiply": operator.mul,
+               "floor_divide": operator.floordiv, "remainder": operator.mod}
+
+
+def _int_like(x: Any) -> bool:
+    if isinstance(x, bool):
+        return False
+    if isinstance(x, int | Dim):
+        return True
+    try:
+        operator.index(x)
+    except TypeError:
+        return False
+    return True
+
+
+def size_tensor(size: DimLike | Ratio) -> Any:
+    """The graph's number for a size (a Dim, an int or a Ratio): a 0-d tensor."""
+    if isinstance(size, Ratio):
+        return size.tensor()
+    make = AS_TENSOR[0]
+    if make is None:
+        raise TypeError(f"the size {size} is symbolic, not a number a graph can compute "
+                        "with (no Op makes its tensor yet)")
+    return make(size)
+
+
+class Ratio:
+    """An exact fraction ``num / den`` of a size (``num`` an int or a Dim, ``den > 1``)."""
+
+    __slots__ = ("num", "den")
+
+    def __init__(self, num: DimLike, den: int):
+        self.num, self.den = num, den
+
+    @staticmethod
+    def of(num: DimLike, den: int) -> DimLike | Ratio:
+        """``num / den`` as a size when ``den`` divides it, else a Ratio."""
+        if den < 0:
+            num, den = -num, -den
+        if den == 0:
+            raise ZeroDivisionError(f"size division by zero: ({num})/0")
+        if den == 1 or (num % den) == 0:
+            return num // den
+        return Ratio(num, den)
+
+    def __repr__(self) -> str:
+        return f"Ratio<({self.num})/{self.den}>"
+
+    __str__ = __repr__
+
+    def tensor(self) -> Any:
+        """``num / den`` as a number of the graph (a 0-d float tensor)."""
+        return size_tensor(self.num) / self.den
+
+    def _parts(self, other: Any) -> tuple[DimLike, int] | None:
+        if isinstance(other, Ratio):
+            return other.num, other.den
+        if _int_like(other):
+            return (other if isinstance(other, Dim) else operator.index(other)), 1
+        return None
+
+    def _arith(self, other: Any, op: str, reflected: bool = False) -> Any:
+        parts = self._parts(other)
+        if parts is None:
+            if isinstance(other, float | complex) or hasattr(other, "__array_ufunc__"):
+                t = self.tensor()
+                return _BINARY[op](other, t) if reflected else _BINARY[op](t, other)
+            return NotImplemented
+        (a, b), (c, d) = (self.num, self.den), parts
+        if reflected:
+            (a, b), (c, d) = (c, d), (a, b)
+        if op == "add":
+            return Ratio.of(a * d + c * b, b * d)
+        if op == "sub":
+            return Ratio.of(a * d - c * b, b * d)
+        if op == "mul":
+            return Ratio.of(a * c, b * d)
+        if op == "truediv" and isinstance(c, int):
+            return Ratio.of(a * d, b * c)
+        if op == "floordiv":
+            return (a * d) // (b * c)
+        return _BINARY[op](_as_tensor(a, b), _as_tensor(c, d))
+
+    def __add__(self, o: Any) -> Any: return self._arith(o, "add")
+    def __radd__(self, o: Any) -> Any: return self._arith(o, "add", True)
+    def __sub__(self, o: Any) -> Any: return self._arith(o, "sub")
+    def __rsub__(self, o: Any) -> Any: return self._arith(o, "sub", True)
+    def __mul__(self, o: Any) -> Any: return self._arith(o, "mul")
+    def __rmul__(self, o: Any) -> Any: return self._arith(o, "mul", True)
+    def __truediv__(self, o: Any) -> Any: return self._arith(o, "truediv")
+    def __rtruediv__(self, o: Any) -> Any: return self._arith(o, "truediv", True)
+    def __floordiv__(self, o: Any) -> Any: return self._arith(o, "floordiv")
+    def __rfloordiv__(self, o: Any) -> Any: return self._arith(o, "floordiv", True)
+    def __pow__(self, o: Any) -> Any: return self.tensor() ** o
+    def __rpow__(self, o: Any) -> Any: return o ** self.tensor()
+
+    def __neg__(self) -> Ratio:
+        return Ratio(-self.num, self.den)
+
+    def __floor__(self) -> DimLike:
+        return self.num // self.den
+
+    def __ceil__(self) -> DimLike:
+        return -((-self.num) // self.den)
+
+    def __trunc__(self) -> DimLike:
+        """As :meth:`__floor__`: sizes are non-negative."""
+        return self.num // self.den
+
+    def __round__(self, ndigits: int | None = None) -> Any:
+        if ndigits is not None:
+            return round(self.tensor(), ndigits)
+        return (2 * self.num + self.den) // (2 * self.den)
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        return _ufunc(ufunc, method, inputs, kwargs)
+
+
+def _as_tensor(num: DimLike, den: int) -> Any:
+    value = num if isinstance(num, Dim) else None
+    t = size_tensor(value) if value is not None else num
+    return t / den if den != 1 else t
+
+
+_BINARY: dict[str, Callable[[Any, Any], Any]] = {
+    "add": operator.add, "sub": operator.sub, "mul": operator.mul,
+    "truediv": operator.truediv, "floordiv": operator.floordiv, "mod": operator.mod,
+    "pow": operator.pow}
+
+
+def _tensors(values: tuple) -> list[Any]:
+    return [size_tensor(v) if isinstance(v, Dim | Ratio) else v for v in values]
+
+
+def _ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
+    """A NumPy ufunc given sizes: of ints and sizes only, ``+ - * // %`` keep a size;
+    otherwise the sizes become the graph's numbers."""
+    if method == "__call__" and not kwargs and ufunc.__name__ in _INT_UFUNCS \
+            and all(_int_like(x) for x in inputs):
+        return _INT_UFUNCS[ufunc.__name__](*(x if isinstance(x, Dim) else operator.index(x)
+                                             for x in inputs))
+    if AS_TENSOR[0] is None:
+        return NotImplemented
+    return getattr(ufunc, method)(*_tensors(inputs), **kwargs)
+
+
+def _number_op(op: str, *args: Any) -> Any:
+    """:data:`~kantensor.types.dim.NUMBER_OP`: a Dim met something that is not an int."""
+    if op == "ufunc":
+        return _ufunc(*args)
+    a, b = args
+    if AS_TENSOR[0] is None:
+        return NotImplemented
+    if op == "truediv" and isinstance(a, Dim) and _int_like(b) and not isinstance(b, Dim):
+        return Ratio.of(a, operator.index(b))
+    if op == "truediv" and isinstance(a, Dim) and isinstance(b, Dim):
+        return 1 if a == b else size_tensor(a) / size_tensor(b)
+    dim_left = isinstance(a, Dim)
+    other = b if dim_left else a
+    if isinstance(other, Ratio):  # the Ratio's own operators
+        return _BINARY[op](Ratio(a, 1) if dim_left else a, b if dim_left else Ratio(b, 1))
+    if _int_like(other) or isinstance(other, float | complex):
+        a, b = _tensors((a, b))
+        if op == "pow" and dim_left:  # as in Python, an int to a negative power is a float
+            a = a * 1.0
+        return _BINARY[op](a, b)
+    return NotImplemented  # a tensor or an array: its operator takes the size
+
+
+NUMBER_OP[0] = _number_op
