@@ -15,17 +15,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from functools import lru_cache, partial
 from types import CodeType
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 from ..graph.basic import Apply, Constant, Variable
 from ..graph.fgraph import FunctionGraph
-from ..graph.op import Kernel
 from ..ops.sizes import SizeOp
 from ..types.basic_ops import cast_array
 from ..types.dim import Dim, free_symbols
 from ..types.type import TensorType
+from .calls import CAST, CONST, REF, Call, plan_call
 from .checks import (
     bind_dims,
     check_dim_expressions,
@@ -34,6 +34,9 @@ from .checks import (
     size_value,
     solve_dims,
 )
+from .mode import Execution, current
+from .plan import Plan, make_plan
+from .plan import Run as PlanRun
 
 #: Graphs with more nodes run on the interpreter: compiling generated code costs
 #: tens of microseconds per node, and more for very long functions.
@@ -46,19 +49,23 @@ def link(fgraph: FunctionGraph, *, trust_input: bool, allow_input_downcast: bool
          check: bool, unpack_single: bool) -> tuple[Run, bool]:
     """``(run, is_method)``: ``run`` filters the input values (unless ``trust_input``),
     binds named Dims, computes, and returns the output (or the list of outputs). The
-    interpreter's ``run(*values)`` is a plain function; generated code is a method
-    ``run(self, *values)`` to become the Function's ``__call__``."""
+    interpreter's ``run(*values)`` is a plain function (the reference); generated code
+    is a method ``run(self, *values)`` to become the Function's ``__call__``, with its
+    memory plan as ``run.plan`` (None without one). The switches of
+    :func:`~kantensor.backend.mode.current` decide (``generate=False``: the interpreter;
+    ``plan=False``: no plan; ``check=True`` has none)."""
     filters = [input_filter(i, v, allow_input_downcast) for i, v in enumerate(fgraph.inputs)]
     dims = dims_checker(fgraph.inputs)
     nodes = fgraph.toposort()
     check_sizes(fgraph, nodes)
     sizes = {node: partial(size_value, node.op.size, _users(fgraph, node)) for node in nodes
              if isinstance(node.op, SizeOp)}
-    if len(nodes) > CODEGEN_LIMIT:
+    settings = current()
+    if len(nodes) > CODEGEN_LIMIT or not settings.generate:
         return interpreter(fgraph, nodes, None if trust_input else filters, dims, sizes,
                            check, unpack_single), False
     return generate(fgraph, nodes, None if trust_input else filters, dims, sizes, check,
-                    unpack_single), True
+                    unpack_single, None if check or not settings.plan else settings), True
 
 
 def input_filter(i: int, var: Variable, allow_downcast: bool | None) -> Callable[[Any], Any]:
@@ -166,6 +173,7 @@ def interpreter(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
         guards = [(o, t.numpy_dtype if call.guard else None, t.dtype) for o, t, _ in outs]
         steps.append((call.fn, call.kwargs, ins, casts, guards, node))
     out_slots = [slot(v) for v in fgraph.outputs]
+    copies = [v in fgraph.inputs for v in fgraph.outputs]  # never the caller's array
 
     def run(*values: Any) -> Any:
         if filters is not None:
@@ -180,7 +188,9 @@ def interpreter(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
                 _step(fn, how, args, casts, outs, check, s, bindings, origins)
             except Exception as exc:
                 raise node_error(node, args, exc) from exc
-        return s[out_slots[0]] if unpack_single else [s[i] for i in out_slots]
+        outs = [np.array(s[i]) if copy else s[i] for i, copy in zip(out_slots, copies,
+                                                                    strict=True)]
+        return outs[0] if unpack_single else outs
     return run
 
 
@@ -239,17 +249,20 @@ class _Source:
         return self.names[v]
 
     def local(self, v: Variable) -> str:
-        name = self.names[v] = f"v{len(self.names)}"
-        return name
+        if v not in self.names:
+            self.names[v] = f"v{len(self.names)}"
+        return self.names[v]
 
 
 def generate(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
              dims: Dims | None, sizes: dict[Apply, Callable[..., Any]], check: bool,
-             unpack_single: bool) -> Run:
+             unpack_single: bool, settings: Execution | None = None) -> Run:
     """One Python method of straight-line code for the whole graph:
     ``__call__(self, v0, v1, ...)``, the values of the inputs in order. With
     ``check``, each node's ``check_inputs`` runs first and its outputs are checked
-    against their types (which also checks every cast this module leaves out)."""
+    against their types (which also checks every cast this module leaves out). With
+    ``settings``, a second body follows the memory plan (:mod:`~kantensor.backend.plan`),
+    taken when an input has at least ``settings.plan_min_size`` elements."""
     src = _Source()
     params = [src.local(v) for v in fgraph.inputs]
     body = src.lines
@@ -269,24 +282,35 @@ def generate(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
     elif check:
         body.append(f"{bound}{{}}, {{}}")
     first_node_line = len(body)
+    calls: dict[Apply, Call | None] = {}
+    for node in nodes:  # in order: a call's casts depend on the calls before it
+        kernel = None if node in sizes else node.op.kernel(node)
+        calls[node] = None if kernel is None else plan_call(node, kernel, src.exact,
+                                                            src.constants)
     for node in nodes:
         if check:
             body.append(f"{src.glob('ci', node.op.check_inputs)}({src.glob('n', node)}, "
                         f"[{', '.join(src.ref(v) for v in node.inputs)}])")
-        kernel = None if node in sizes else node.op.kernel(node)
-        if node in sizes:
-            body.append(f"{src.local(node.outputs[0])} = "
-                        f"{src.glob('size', sizes[node])}(bindings, origins)")
-        elif kernel is None:
-            _emit_perform(src, node)
-        else:
-            _emit_kernel(src, node, kernel)
+        _emit_node(src, node, calls[node], sizes)
         if check:
             for j, v in enumerate(node.outputs):
                 body.append(f"{src.glob('check', check_value)}({src.glob('T', v.type)}, "
                             f"{src.ref(v)}, bindings, origins, "
                             f"{f'output {j} of {node.op}'!r})")
-    outs = [src.ref(v) for v in fgraph.outputs]
+    plan = None
+    big = _big_test(fgraph.inputs, params, settings) if settings is not None else None
+    if big is not None:
+        plan = make_plan(fgraph.inputs, fgraph.outputs, nodes, calls, blocks=True)
+        if plan.empty:
+            plan = None
+    if plan is not None:
+        plain = body[first_node_line:]
+        del body[first_node_line:]
+        planned = emit_planned(src, plan, calls, sizes, settings)
+        body += [f"if {big}:", *(f"    {line}" for line in planned),
+                 "else:", *(f"    {line}" for line in plain)]
+    outs = [f"{src.glob('copy', np.array)}({src.ref(v)})" if v in fgraph.inputs
+            else src.ref(v) for v in fgraph.outputs]
     body.append(f"return {outs[0]}" if unpack_single else f"return [{', '.join(outs)}]")
     # An error in a node is restated naming the node (found by re-running the graph
     # node by node): a try block costs nothing until something raises.
@@ -308,7 +332,29 @@ def generate(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
     exec(_compiled(text), src.namespace)  # noqa: S102
     call = src.namespace["__call__"]
     call.source = text
+    call.plan = plan
     return call
+
+
+def _big_test(inputs: list[Variable], params: list[str], settings: Execution) -> str | None:
+    """The condition under which the planned body runs: some input array has at least
+    ``plan_min_size`` elements (None: no input has axes)."""
+    tests = [f"({p}.__class__ is ND and {p}.size >= {settings.plan_min_size})"
+             for v, p in zip(inputs, params, strict=True)
+             if isinstance(v.type, TensorType) and v.type.ndim >= 1]
+    return " or ".join(tests) or None
+
+
+def _emit_node(src: _Source, node: Apply, call: Call | None,
+               sizes: dict[Apply, Callable[..., Any]]) -> None:
+    """The plain code of one node."""
+    if node in sizes:
+        src.lines.append(f"{src.local(node.outputs[0])} = "
+                         f"{src.glob('size', sizes[node])}(bindings, origins)")
+    elif call is None:
+        _emit_perform(src, node)
+    else:
+        _emit_kernel(src, node, call)
 
 
 def _locator(fgraph: FunctionGraph, nodes: list[Apply], dims: Dims | None,
@@ -369,61 +415,8 @@ def _emit_perform(src: _Source, node: Apply) -> None:
         src.lines.append(f"{src.local(v)} = {cells}[{j}][0]")
 
 
-class _Call(NamedTuple):
-    """A kernel call decided at compile time. ``args``: per input, ``(REF, v)`` (the
-    value as it is), ``(CONST, array)`` (a constant already cast) or ``(CAST, v,
-    dtype)`` (cast when called); ``guard``: whether the result may need a cast to the
-    output dtypes (False when NumPy's type resolution says it is exact)."""
-
-    fn: Callable[..., Any]
-    kwargs: dict[str, Any]
-    args: tuple[tuple, ...]
-    guard: bool
-
-
-REF, CONST, CAST = "ref", "const", "cast"
-
-
-def plan_call(node: Apply, kernel: Kernel, exact: set[Variable],
-              constants: dict[tuple, np.ndarray]) -> _Call:
-    """How to call ``kernel`` for ``node``, given the Variables whose values surely
-    have their type's dtype (``exact``, to which the node's outputs are added);
-    ``constants`` keeps the constants cast so far (a chain's ``+ 1.0`` shares one)."""
-    args: list[tuple] = []
-    dtypes: list[np.dtype | None] = []  # what each argument surely is
-    for v, dtype in zip(node.inputs, kernel.casts, strict=True):
-        known = v in exact or isinstance(v, Constant)
-        if dtype is None or (known and v.type.dtype == dtype):
-            args.append((REF, v))
-            dtypes.append(v.type.numpy_dtype if known else None)
-        elif isinstance(v, Constant):  # cast once, now
-            key = (id(v.data), dtype)  # the data lives as long as the graph
-            if key not in constants:
-                constants[key] = _read_only(cast_array(v.data, dtype))
-            args.append((CONST, constants[key]))
-            dtypes.append(np.dtype(dtype))
-        else:
-            args.append((CAST, v, dtype))
-            dtypes.append(np.dtype(dtype))
-    exact.update(node.outputs)
-    proven = len(node.outputs) == 1 and not kernel.kwargs and _ufunc_gives(
-        kernel.fn, dtypes, node.outputs[0].type)
-    return _Call(kernel.fn, dict(kernel.kwargs), tuple(args), not proven)
-
-
-def _emit_kernel(src: _Source, node: Apply, kernel: Kernel) -> None:
-    call = plan_call(node, kernel, src.exact, src.constants)
-    args = []
-    for arg in call.args:
-        if arg[0] is REF:
-            args.append(src.ref(arg[1]))
-        elif arg[0] is CONST:
-            args.append(src.glob("c", arg[1]))
-        else:
-            args.append(f"cast({src.ref(arg[1])}, {arg[2]!r})")
-    if call.kwargs:
-        args.append(f"**{src.glob('kw', call.kwargs)}")
-    text = f"{src.glob('k', call.fn)}({', '.join(args)})"
+def _emit_kernel(src: _Source, node: Apply, call: Call) -> None:
+    text = f"{src.glob('k', call.fn)}({', '.join(kernel_args(src, call))})"
     outs = [src.local(v) for v in node.outputs]
     src.lines.append(f"{outs[0]} = {text}" if len(outs) == 1
                      else f"{', '.join(outs)}, = {text}")
@@ -434,25 +427,127 @@ def _emit_kernel(src: _Source, node: Apply, kernel: Kernel) -> None:
                              f"{name} = cast({name}, {v.type.dtype!r})")
 
 
-def _ufunc_gives(fn: Any, dtypes: list[np.dtype | None], out: Any) -> bool:
-    """Whether NumPy's ufunc ``fn`` surely returns an ndarray of ``out``'s dtype for
-    arguments of ``dtypes`` (its type resolution says so, and the result has axes)."""
-    # (not ``None in dtypes``: a dtype compares equal to None, NumPy's default float64)
-    if not isinstance(fn, np.ufunc) or fn.nout != 1 or out.ndim == 0 \
-            or len(dtypes) != fn.nin or any(d is None for d in dtypes):
-        return False
-    return _resolved(fn, tuple(dtypes)) == out.numpy_dtype
+def kernel_args(src: _Source, call: Call, names: dict | None = None) -> list[str]:
+    """The arguments of a kernel call, as text (``names``: other names for some
+    Variables, as in a block run)."""
+    args = []
+    for arg in call.args:
+        if arg[0] is REF:
+            args.append(names[arg[1]] if names and arg[1] in names else src.ref(arg[1]))
+        elif arg[0] is CONST:
+            args.append(src.glob("c", arg[1]))
+        else:
+            args.append(f"cast({src.ref(arg[1])}, {arg[2]!r})")
+    if call.kwargs:
+        args.append(f"**{src.glob('kw', call.kwargs)}")
+    return args
 
 
-@lru_cache(maxsize=4096)
-def _resolved(fn: np.ufunc, dtypes: tuple[np.dtype, ...]) -> np.dtype | None:
-    """The output dtype NumPy's type resolution gives ``fn`` for ``dtypes``, if any."""
-    try:
-        return fn.resolve_dtypes((*dtypes, None))[-1]
-    except (TypeError, ValueError):
-        return None
+def emit_planned(src: _Source, plan: Plan, calls: dict[Apply, Call | None],
+                 sizes: dict[Apply, Callable[..., Any]], settings: Execution) -> list[str]:
+    """The lines of the planned body (the names of the plain body's values)."""
+    saved, src.lines = src.lines, []
+    lines = src.lines
+    runs = {run.start: run for run in plan.runs}
+    i = 0
+    while i < len(plan.nodes):
+        run = runs.get(i)
+        if run is None:
+            _emit_planned_node(src, plan, i, calls, sizes)
+            i += 1
+            continue
+        src.lines = []  # the same nodes one by one: when the blocks do not apply
+        for j in range(run.start, run.stop):
+            _emit_planned_node(src, plan, j, calls, sizes)
+        fallback, src.lines = src.lines, lines
+        _emit_run(src, plan, run, calls, settings, fallback)
+        i = run.stop
+    src.lines = saved
+    return lines
 
 
-def _read_only(value: np.ndarray) -> np.ndarray:
-    value.setflags(write=False)
-    return value
+def _emit_planned_node(src: _Source, plan: Plan, i: int, calls: dict[Apply, Call | None],
+                       sizes: dict[Apply, Callable[..., Any]]) -> None:
+    node = plan.nodes[i]
+    target = plan.target.get(node)
+    if target is None:
+        _emit_node(src, node, calls[node], sizes)
+    else:
+        call = calls[node]
+        text = f"{src.glob('k', call.fn)}({', '.join(kernel_args(src, call))}"
+        out, buffer = src.local(node.outputs[0]), src.ref(target)
+        fits = _fits_test(src, call, target, node.outputs[0].type.ndim)
+        src.lines.append(f"{out} = {text}, out={buffer}) if {fits} else {text})" if fits
+                         else f"{out} = {text}, out={buffer})")
+    if plan.release[i]:
+        src.lines.append(f"del {', '.join(src.ref(v) for v in plan.release[i])}")
+
+
+def _fits_test(src: _Source, call: Call, target: Variable, ndim: int) -> str:
+    """A condition true when the result of ``call`` has the shape of ``target``'s value:
+    every other operand with axes has that shape, or a tail of it (broadcast)."""
+    buffer = src.ref(target)
+    tests = []
+    for arg in call.args:
+        if arg[0] is CONST:
+            name, d = repr(arg[1].shape), arg[1].ndim
+        elif arg[1] is target:
+            continue
+        else:
+            name, d = f"{src.ref(arg[1])}.shape", arg[1].type.ndim
+        if d:
+            tests.append(f"{name} == {buffer}.shape" if d == ndim
+                         else f"{name} == {buffer}.shape[{ndim - d}:]")
+    return " and ".join(tests)
+
+
+def _emit_run(src: _Source, plan: Plan, run: PlanRun, calls: dict[Apply, Call | None],
+              settings: Execution, fallback: list[str]) -> None:
+    """A block run: block by block when its outer operands are C-contiguous arrays of
+    one shape holding more than one block, else ``fallback``."""
+    nodes = plan.nodes[run.start:run.stop]
+    widest = max(np.dtype(v.type.numpy_dtype).itemsize
+                 for v in [*run.outer, *(n.outputs[0] for n in nodes)])
+    size = max(1, settings.block_bytes // widest)
+    tag = len(src.namespace)
+    first = src.ref(run.outer[0])
+    tests = [f"{first}.__class__ is ND", f"{first}.flags.c_contiguous", f"{first}.size > {size}"]
+    for v in run.outer[1:]:
+        name = src.ref(v)
+        tests += [f"{name}.__class__ is ND", f"{name}.flags.c_contiguous",
+                  f"{name}.shape == {first}.shape"]
+    empty = src.glob("E", np.empty)
+    n, i, j = f"n{tag}", f"i{tag}", f"j{tag}"
+    body = [f"{n} = {first}.size"]
+    names: dict[Variable, str] = {}
+    loop = [f"{j} = {i} + {size}", f"if {j} > {n}:", f"    {j} = {n}"]
+    temporaries = []
+    for v in run.outer:
+        name = src.ref(v)
+        body.append(f"{name}_f = {name}.reshape(-1)")
+        loop.append(f"{name}_b = {name}_f[{i}:{j}]")
+        names[v] = f"{name}_b"
+        temporaries += [f"{name}_f", f"{name}_b"]
+    for v in run.escaping:
+        name = src.ref(v)
+        body += [f"{name} = {empty}({first}.shape, {src.glob('D', v.type.numpy_dtype)})",
+                 f"{name}_f = {name}.reshape(-1)"]
+        loop.append(f"{name}_b = {name}_f[{i}:{j}]")
+        names[v] = f"{name}_b"
+        temporaries += [f"{name}_f", f"{name}_b"]
+    buffers = [f"t{tag}_{s}" for s in range(len(run.buffers))]
+    for buffer, dtype in zip(buffers, run.buffers, strict=True):
+        body.append(f"{buffer} = {empty}({size}, {src.glob('D', dtype)})")
+        loop.insert(3, f"    {buffer} = {buffer}[:{n} - {i}]")
+    names.update((v, buffers[s]) for v, s in run.slots.items())
+    for node in nodes:
+        call = calls[node]
+        loop.append(f"{src.glob('k', call.fn)}({', '.join(kernel_args(src, call, names))}, "
+                    f"out={names[node.outputs[0]]})")
+    body += [f"for {i} in range(0, {n}, {size}):",
+             *(f"    {line}" for line in loop)]
+    dead = [src.ref(v) for k in range(run.start, run.stop) for v in plan.release[k]
+            if v not in run.slots]
+    body.append(f"del {', '.join(temporaries + buffers + dead)}")
+    src.lines += [f"if {' and '.join(tests)}:", *(f"    {line}" for line in body),
+                  "else:", *(f"    {line}" for line in fallback)]
