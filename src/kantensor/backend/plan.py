@@ -71,19 +71,27 @@ class Plan:
         node = self.nodes[i]
         for r, run in enumerate(self.runs):
             if run.start <= i < run.stop:
-                return f"block run {r}"
+                out = node.outputs[0]
+                where = "into a block buffer" if out in run.slots else "into its array"
+                return f"block run {r} ({where})"
         if node in self.target:
             t = self.target[node]
             return f"in place of {t}" if t in node.inputs else f"into the dead buffer of {t}"
         return ""
 
 
+def owned(call: Call | None, node: Apply) -> bool:
+    """Whether ``node``'s one output is a new array of its type's exact dtype made by a
+    ufunc (a buffer this call owns)."""
+    return (call is not None and isinstance(call.fn, np.ufunc) and call.fn.nout == 1
+            and len(node.outputs) == 1 and not call.kwargs and not call.guard
+            and node.outputs[0].type.ndim >= 1)
+
+
 def elementwise(call: Call | None, node: Apply) -> bool:
-    """Whether ``node`` computes elementwise with a ufunc whose result is a new array
-    of its output's exact dtype (so it may be written into a buffer, or by blocks)."""
-    return (call is not None and isinstance(call.fn, np.ufunc) and call.fn.signature is None
-            and call.fn.nout == 1 and len(node.outputs) == 1 and not call.kwargs
-            and not call.guard and node.outputs[0].type.ndim >= 1
+    """Whether ``node`` is :func:`owned` and computes elementwise with no cast when
+    called (so its result may be written into a buffer, or by blocks)."""
+    return (owned(call, node) and call.fn.signature is None
             and all(a[0] is not CAST for a in call.args))
 
 
@@ -116,7 +124,7 @@ def make_plan(fgraph_inputs: list[Variable], outputs: list[Variable], nodes: lis
     # A buffer that may be written: a result of an elementwise node, dead when its own
     # last use is its root's (no view of it outlives it).
     ok = {node for node in nodes if elementwise(calls[node], node)}
-    holders = {node.outputs[0] for node in ok}
+    holders = {node.outputs[0] for node in nodes if owned(calls[node], node)}
 
     def dies_at(v: Variable, i: int) -> bool:
         return v in holders and last.get(v, -1) == i and death[v] == i
@@ -151,8 +159,12 @@ def make_plan(fgraph_inputs: list[Variable], outputs: list[Variable], nodes: lis
 
 
 def _fits(v: Variable, out: TensorType) -> bool:
+    """Whether ``v``'s buffer may hold a value of type ``out``: same dtype and rank, and
+    no static size that differs (the sizes are compared when called)."""
     t = v.type
-    return isinstance(t, TensorType) and t.ndim == out.ndim and t.dtype == out.dtype
+    return isinstance(t, TensorType) and t.ndim == out.ndim and t.dtype == out.dtype \
+        and not any(isinstance(a, int) and isinstance(b, int) and a != b
+                    for a, b in zip(t.shape, out.shape, strict=True))
 
 
 def _runs(nodes: list[Apply], calls: dict[Apply, Call | None], ok: set[Apply],
