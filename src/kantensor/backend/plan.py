@@ -90,8 +90,11 @@ def owned(call: Call | None, node: Apply) -> bool:
 
 def elementwise(call: Call | None, node: Apply) -> bool:
     """Whether ``node`` is :func:`owned` and computes elementwise with no cast when
-    called (so its result may be written into a buffer, or by blocks)."""
+    called (so its result may be written into a buffer, or by blocks). Not for complex
+    results: NumPy's complex ``multiply`` and ``square`` give another value at overflow
+    (nan+infj for -inf+infj) when they write over an operand of one element."""
     return (owned(call, node) and call.fn.signature is None
+            and node.outputs[0].type.numpy_dtype.kind != "c"
             and all(a[0] is not CAST for a in call.args))
 
 
