@@ -73,6 +73,8 @@ def test_the_switches():
     assert unplanned.plan is None and "out=" not in type(unplanned).__call__.source
     assert "out=" in type(planned).__call__.source
     assert len(planned.plan.runs) == 1  # the 14 nodes are one block run
+    assert "memory plan: 14 in block runs" in planned._repr_html_()
+    assert "memory plan" not in plain._repr_html_()
     assert kt.function([x, y], g14(kt, x, y), check=True).plan is None
     assert current().generate and current().plan  # the with blocks left no trace
 
