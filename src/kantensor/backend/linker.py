@@ -5,9 +5,12 @@ straight-line code: each node's kernel is called directly on local variables,
 inputs are cast only where their static dtype differs from the one the kernel
 computes in, and an output is cast only where NumPy's own result dtype could differ
 from the inferred one (both decided here, once); ``check=True`` adds each node's
-checks around it. Larger graphs run on an interpreter over a list of slots made per
-call. Either way every call has its own storage, so one Function may be called from
-many threads at once.
+checks around it; unless ``check``, a second body follows the memory plan
+(:mod:`.plan`) for calls on large arrays. Larger graphs, and every graph under
+``execution(generate=False)`` (:mod:`.mode`: the one switch of the generated code), run
+on the plain interpreter over a list of slots made per call, the reference the tests
+compare the generated code with. Either way every call has its own storage, so one
+Function may be called from many threads at once.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from ..ops.sizes import SizeOp
 from ..types.basic_ops import cast_array
 from ..types.dim import Dim, free_symbols
 from ..types.type import TensorType
-from .calls import CAST, CONST, REF, Call, plan_call
+from .calls import CAST, CONST, Call, plan_call
 from .checks import (
     bind_dims,
     check_dim_expressions,
@@ -35,8 +38,9 @@ from .checks import (
     solve_dims,
 )
 from .mode import Execution, current
-from .plan import Plan, make_plan
-from .plan import Run as PlanRun
+from .plan import make_plan
+from .planned import emit_planned
+from .source import Source, emit_node, fast_input_test
 
 #: Graphs with more nodes run on the interpreter: compiling generated code costs
 #: tens of microseconds per node, and more for very long functions.
@@ -223,37 +227,6 @@ def _step(fn: Any, how: Any, args: list, casts: tuple, outs: list, check: bool, 
         s[o] = value
 
 
-class _Source:
-    """The text and the namespace of a generated function."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-        self.namespace: dict[str, Any] = {"ND": np.ndarray, "cast": cast_array}
-        self.names: dict[Variable, str] = {}
-        #: Variables whose values surely have their type's dtype (filtered inputs,
-        #: constants, cast kernel outputs): a cast to that dtype is left out.
-        self.exact: set[Variable] = set()
-        self.constants: dict[tuple, np.ndarray] = {}  # cast constants, for plan_call
-
-    def glob(self, prefix: str, value: Any) -> str:
-        name = f"{prefix}{len(self.namespace)}"
-        self.namespace[name] = value
-        return name
-
-    def ref(self, v: Variable) -> str:
-        if v not in self.names:
-            if not isinstance(v, Constant):
-                raise ValueError(f"{v} is used before it is computed")
-            self.names[v] = self.glob("c", v.data)
-            self.exact.add(v)
-        return self.names[v]
-
-    def local(self, v: Variable) -> str:
-        if v not in self.names:
-            self.names[v] = f"v{len(self.names)}"
-        return self.names[v]
-
-
 def generate(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
              dims: Dims | None, sizes: dict[Apply, Callable[..., Any]], check: bool,
              unpack_single: bool, settings: Execution | None = None) -> Run:
@@ -263,14 +236,14 @@ def generate(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
     against their types (which also checks every cast this module leaves out). With
     ``settings``, a second body follows the memory plan (:mod:`~kantensor.backend.plan`),
     taken when an input has at least ``settings.plan_min_size`` elements."""
-    src = _Source()
+    src = Source()
     params = [src.local(v) for v in fgraph.inputs]
     body = src.lines
     for i, v in enumerate(fgraph.inputs):
         if filters is None:  # trust_input: the caller promises values of the types
             src.exact.add(v)
             continue
-        fast = _fast_input_test(src, params[i], v.type)
+        fast = fast_input_test(src, params[i], v.type)
         f = src.glob("f", filters[i])
         body.append(f"if {fast}: {params[i]} = {f}({params[i]})" if fast
                     else f"{params[i]} = {f}({params[i]})")
@@ -291,7 +264,7 @@ def generate(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
         if check:
             body.append(f"{src.glob('ci', node.op.check_inputs)}({src.glob('n', node)}, "
                         f"[{', '.join(src.ref(v) for v in node.inputs)}])")
-        _emit_node(src, node, calls[node], sizes)
+        emit_node(src, node, calls[node], sizes)
         if check:
             for j, v in enumerate(node.outputs):
                 body.append(f"{src.glob('check', check_value)}({src.glob('T', v.type)}, "
@@ -345,18 +318,6 @@ def _big_test(inputs: list[Variable], params: list[str], settings: Execution) ->
     return " or ".join(tests) or None
 
 
-def _emit_node(src: _Source, node: Apply, call: Call | None,
-               sizes: dict[Apply, Callable[..., Any]]) -> None:
-    """The plain code of one node."""
-    if node in sizes:
-        src.lines.append(f"{src.local(node.outputs[0])} = "
-                         f"{src.glob('size', sizes[node])}(bindings, origins)")
-    elif call is None:
-        _emit_perform(src, node)
-    else:
-        _emit_kernel(src, node, call)
-
-
 def _locator(fgraph: FunctionGraph, nodes: list[Apply], dims: Dims | None,
              sizes: dict[Apply, Callable[..., Any]], unpack_single: bool
              ) -> Callable[[Exception, tuple], Exception]:
@@ -390,164 +351,3 @@ SIZE = object()
 
 #: The default of the generated ``__call__``'s parameters: the input was not given.
 NOT_GIVEN = object()
-
-
-def _fast_input_test(src: _Source, name: str, ttype: Any) -> str | None:
-    """A condition true unless ``name`` needs the full filter: not an ndarray of exactly
-    the type's dtype, rank and static sizes. None for types other than TensorType."""
-    if not isinstance(ttype, TensorType):
-        return None
-    dtype = src.glob("D", ttype.numpy_dtype)
-    tests = [f"{name}.__class__ is not ND", f"{name}.dtype is not {dtype}",
-             f"{name}.ndim != {ttype.ndim}"]
-    tests += [f"{name}.shape[{axis}] != {size}" for axis, size in ttype._static]
-    return " or ".join(tests)
-
-
-def _emit_perform(src: _Source, node: Apply) -> None:
-    """Call ``perform`` with cells of its own (an Op without a kernel)."""
-    args = ", ".join(src.ref(v) for v in node.inputs)
-    cells = f"cells{len(src.names)}"  # a local: each call has its own
-    src.lines.append(f"{cells} = [{', '.join(['[None]'] * len(node.outputs))}]")
-    src.lines.append(f"{src.glob('p', node.op.perform)}({src.glob('n', node)}, [{args}], "
-                     f"{cells})")
-    for j, v in enumerate(node.outputs):
-        src.lines.append(f"{src.local(v)} = {cells}[{j}][0]")
-
-
-def _emit_kernel(src: _Source, node: Apply, call: Call) -> None:
-    text = f"{src.glob('k', call.fn)}({', '.join(kernel_args(src, call))})"
-    outs = [src.local(v) for v in node.outputs]
-    src.lines.append(f"{outs[0]} = {text}" if len(outs) == 1
-                     else f"{', '.join(outs)}, = {text}")
-    if call.guard:
-        for name, v in zip(outs, node.outputs, strict=True):
-            dtype = src.glob("D", v.type.numpy_dtype)
-            src.lines.append(f"if {name}.__class__ is not ND or {name}.dtype is not {dtype}: "
-                             f"{name} = cast({name}, {v.type.dtype!r})")
-
-
-def kernel_args(src: _Source, call: Call, names: dict | None = None) -> list[str]:
-    """The arguments of a kernel call, as text (``names``: other names for some
-    Variables, as in a block run)."""
-    args = []
-    for arg in call.args:
-        if arg[0] is REF:
-            args.append(names[arg[1]] if names and arg[1] in names else src.ref(arg[1]))
-        elif arg[0] is CONST:
-            args.append(src.glob("c", arg[1]))
-        else:
-            args.append(f"cast({src.ref(arg[1])}, {arg[2]!r})")
-    if call.kwargs:
-        args.append(f"**{src.glob('kw', call.kwargs)}")
-    return args
-
-
-def emit_planned(src: _Source, plan: Plan, calls: dict[Apply, Call | None],
-                 sizes: dict[Apply, Callable[..., Any]], settings: Execution) -> list[str]:
-    """The lines of the planned body (the names of the plain body's values)."""
-    saved, src.lines = src.lines, []
-    lines = src.lines
-    runs = {run.start: run for run in plan.runs}
-    i = 0
-    while i < len(plan.nodes):
-        run = runs.get(i)
-        if run is None:
-            _emit_planned_node(src, plan, i, calls, sizes)
-            i += 1
-            continue
-        src.lines = []  # the same nodes one by one: when the blocks do not apply
-        for j in range(run.start, run.stop):
-            _emit_planned_node(src, plan, j, calls, sizes)
-        fallback, src.lines = src.lines, lines
-        _emit_run(src, plan, run, calls, settings, fallback)
-        i = run.stop
-    src.lines = saved
-    return lines
-
-
-def _emit_planned_node(src: _Source, plan: Plan, i: int, calls: dict[Apply, Call | None],
-                       sizes: dict[Apply, Callable[..., Any]]) -> None:
-    node = plan.nodes[i]
-    target = plan.target.get(node)
-    if target is None:
-        _emit_node(src, node, calls[node], sizes)
-    else:
-        call = calls[node]
-        text = f"{src.glob('k', call.fn)}({', '.join(kernel_args(src, call))}"
-        out, buffer = src.local(node.outputs[0]), src.ref(target)
-        fits = _fits_test(src, call, target, node.outputs[0].type.ndim)
-        src.lines.append(f"{out} = {text}, out={buffer}) if {fits} else {text})" if fits
-                         else f"{out} = {text}, out={buffer})")
-    if plan.release[i]:
-        src.lines.append(f"del {', '.join(src.ref(v) for v in plan.release[i])}")
-
-
-def _fits_test(src: _Source, call: Call, target: Variable, ndim: int) -> str:
-    """A condition true when the result of ``call`` has the shape of ``target``'s value:
-    every other operand with axes has that shape, or a tail of it (broadcast)."""
-    buffer = src.ref(target)
-    tests = []
-    for arg in call.args:
-        if arg[0] is CONST:
-            name, d = repr(arg[1].shape), arg[1].ndim
-        elif arg[1] is target:
-            continue
-        else:
-            name, d = f"{src.ref(arg[1])}.shape", arg[1].type.ndim
-        if d:
-            tests.append(f"{name} == {buffer}.shape" if d == ndim
-                         else f"{name} == {buffer}.shape[{ndim - d}:]")
-    return " and ".join(tests)
-
-
-def _emit_run(src: _Source, plan: Plan, run: PlanRun, calls: dict[Apply, Call | None],
-              settings: Execution, fallback: list[str]) -> None:
-    """A block run: block by block when its outer operands are C-contiguous arrays of
-    one shape holding more than one block, else ``fallback``."""
-    nodes = plan.nodes[run.start:run.stop]
-    widest = max(np.dtype(v.type.numpy_dtype).itemsize
-                 for v in [*run.outer, *(n.outputs[0] for n in nodes)])
-    size = max(1, settings.block_bytes // widest)
-    tag = len(src.namespace)
-    first = src.ref(run.outer[0])
-    tests = [f"{first}.__class__ is ND", f"{first}.flags.c_contiguous", f"{first}.size > {size}"]
-    for v in run.outer[1:]:
-        name = src.ref(v)
-        tests += [f"{name}.__class__ is ND", f"{name}.flags.c_contiguous",
-                  f"{name}.shape == {first}.shape"]
-    empty = src.glob("E", np.empty)
-    n, i, j = f"n{tag}", f"i{tag}", f"j{tag}"
-    body = [f"{n} = {first}.size"]
-    names: dict[Variable, str] = {}
-    loop = [f"{j} = {i} + {size}", f"if {j} > {n}:", f"    {j} = {n}"]
-    temporaries = []
-    for v in run.outer:
-        name = src.ref(v)
-        body.append(f"{name}_f = {name}.reshape(-1)")
-        loop.append(f"{name}_b = {name}_f[{i}:{j}]")
-        names[v] = f"{name}_b"
-        temporaries += [f"{name}_f", f"{name}_b"]
-    for v in run.escaping:
-        name = src.ref(v)
-        body += [f"{name} = {empty}({first}.shape, {src.glob('D', v.type.numpy_dtype)})",
-                 f"{name}_f = {name}.reshape(-1)"]
-        loop.append(f"{name}_b = {name}_f[{i}:{j}]")
-        names[v] = f"{name}_b"
-        temporaries += [f"{name}_f", f"{name}_b"]
-    buffers = [f"t{tag}_{s}" for s in range(len(run.buffers))]
-    for buffer, dtype in zip(buffers, run.buffers, strict=True):
-        body.append(f"{buffer} = {empty}({size}, {src.glob('D', dtype)})")
-        loop.insert(3, f"    {buffer} = {buffer}[:{n} - {i}]")
-    names.update((v, buffers[s]) for v, s in run.slots.items())
-    for node in nodes:
-        call = calls[node]
-        loop.append(f"{src.glob('k', call.fn)}({', '.join(kernel_args(src, call, names))}, "
-                    f"out={names[node.outputs[0]]})")
-    body += [f"for {i} in range(0, {n}, {size}):",
-             *(f"    {line}" for line in loop)]
-    dead = [src.ref(v) for k in range(run.start, run.stop) for v in plan.release[k]
-            if v not in run.slots]
-    body.append(f"del {', '.join(temporaries + buffers + dead)}")
-    src.lines += [f"if {' and '.join(tests)}:", *(f"    {line}" for line in body),
-                  "else:", *(f"    {line}" for line in fallback)]
