@@ -177,7 +177,7 @@ def interpreter(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
         guards = [(o, t.numpy_dtype if call.guard else None, t.dtype) for o, t, _ in outs]
         steps.append((call.fn, call.kwargs, ins, casts, guards, node))
     out_slots = [slot(v) for v in fgraph.outputs]
-    copies = [v in fgraph.inputs for v in fgraph.outputs]  # never the caller's array
+    copies = [_copied(v, fgraph) for v in fgraph.outputs]  # never the caller's array
 
     def run(*values: Any) -> Any:
         if filters is not None:
@@ -282,7 +282,7 @@ def generate(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
         planned = emit_planned(src, plan, calls, sizes, settings)
         body += [f"if {big}:", *(f"    {line}" for line in planned),
                  "else:", *(f"    {line}" for line in plain)]
-    outs = [f"{src.glob('copy', np.array)}({src.ref(v)})" if v in fgraph.inputs
+    outs = [f"{src.glob('copy', np.array)}({src.ref(v)})" if _copied(v, fgraph)
             else src.ref(v) for v in fgraph.outputs]
     body.append(f"return {outs[0]}" if unpack_single else f"return [{', '.join(outs)}]")
     # An error in a node is restated naming the node (found by re-running the graph
@@ -307,6 +307,11 @@ def generate(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
     call.source = text
     call.plan = plan
     return call
+
+
+def _copied(v: Variable, fgraph: FunctionGraph) -> bool:
+    """Whether output ``v`` is returned as a copy: an input array (never the caller's)."""
+    return v in fgraph.inputs and isinstance(v.type, TensorType)
 
 
 def _big_test(inputs: list[Variable], params: list[str], settings: Execution) -> str | None:
