@@ -70,8 +70,9 @@ def test_the_switches():
     plain, unplanned, planned = compiled([x, y], [g14(kt, x, y)])
     assert type(plain).__call__ is kt.Function.__call__  # the interpreter: no generated code
     assert not hasattr(plain, "source") and plain.plan is None
-    assert unplanned.plan is None and "out=" not in type(unplanned).__call__.source
-    assert "out=" in type(planned).__call__.source
+    unplanned_text, planned_text = type(unplanned).__call__.source, type(planned).__call__.source
+    assert unplanned.plan is None and "del " not in unplanned_text
+    assert "del " in planned_text and " in range(0, " in planned_text  # the blocks' loop
     assert len(planned.plan.runs) == 1  # the 14 nodes are one block run
     assert "memory plan: 14 in block runs" in planned._repr_html_()
     assert "memory plan" not in plain._repr_html_()

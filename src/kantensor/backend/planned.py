@@ -50,8 +50,9 @@ def _emit_planned_node(src: Source, plan: Plan, i: int, calls: dict[Apply, Call 
         text = f"{src.glob('k', call.fn)}({', '.join(kernel_args(src, call))}"
         out, buffer = src.local(node.outputs[0]), src.ref(target)
         fits = _fits_test(src, call, target, node.outputs[0].type.ndim)
-        src.lines.append(f"{out} = {text}, out={buffer}) if {fits} else {text})" if fits
-                         else f"{out} = {text}, out={buffer})")
+        # the buffer as the ufunc's positional ``out``: no keyword to parse per call
+        src.lines.append(f"{out} = {text}, {buffer}) if {fits} else {text})" if fits
+                         else f"{out} = {text}, {buffer})")
     if plan.release[i]:
         src.lines.append(f"del {', '.join(src.ref(v) for v in plan.release[i])}")
 
@@ -116,7 +117,7 @@ def _emit_run(src: Source, plan: Plan, run: PlanRun, calls: dict[Apply, Call | N
     for node in nodes:
         call = calls[node]
         loop.append(f"{src.glob('k', call.fn)}({', '.join(kernel_args(src, call, names))}, "
-                    f"out={names[node.outputs[0]]})")
+                    f"{names[node.outputs[0]]})")
     body += [f"for {i} in range(0, {n}, {size}):",
              *(f"    {line}" for line in loop)]
     dead = [src.ref(v) for k in range(run.start, run.stop) for v in plan.release[k]
