@@ -6,6 +6,7 @@ from typing import Any
 
 from ..graph.display import block, code, esc, table
 from ..types.display import type_inline
+from .plan import Plan
 
 
 def function_html(f: Any, backend: str = "NumPy") -> str:
@@ -18,7 +19,7 @@ def function_html(f: Any, backend: str = "NumPy") -> str:
     n = len(nodes)
     text = f"{n} Apply node{'s' * (n != 1)}, {backend} backend"
     plan = getattr(f, "plan", None)
-    if plan is not None:
+    if isinstance(plan, Plan):  # a NumPy Function's memory plan
         actions = [plan.action(i) for i in range(n)]
         blocked = sum(a.startswith("block run") for a in actions)
         written = sum(a.startswith(("in place", "into the dead")) for a in actions)
