@@ -17,7 +17,9 @@
 
 Values never depend on the plan: each node calls the same NumPy function on the same
 values (a ufunc's result does not depend on where it is written, NumPy handles
-operands that overlap the output).
+operands that overlap the output; complex results, for which it does, are left out:
+see :func:`elementwise`). The tests compare the planned code with the plain
+interpreter byte for byte.
 """
 
 from __future__ import annotations
