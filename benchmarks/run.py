@@ -352,7 +352,8 @@ def real_size() -> list[tuple[str, Case, Case | None, Case, int]]:
               pt.fvector("b2")]
         pg = pytensor.function(pv, mlp(pt, *pv))
     cases = []
-    for n, number in ((10**6, 5), (10**7, 1)):
+    for n, number in ((10**6, 1), (10**7, 1)):  # one call per round: a round of
+        # several is rarely left alone by the scheduler on a shared machine
         rng = np.random.default_rng(n)
         a, b = rng.uniform(-2, 2, n), rng.uniform(-2, 2, n)
         assert np.array_equal(f(a, b), fourteen_ops(np, a, b))
