@@ -12,10 +12,17 @@
 
 Every case is counted per Op in :data:`STATS`; ``conftest.py`` prints the
 totals at the end of the run.
+
+Every :data:`PLAN_EVERY`-th case of each Op that runs (``KANTENSOR_PLAN_EVERY``,
+default 6; 1 compares them all) is also run by the plain interpreter and by the
+generated code with its memory plan forced on (planned code for any size, blocks of
+16 bytes, so runs are evaluated block by block even on these small arrays): their
+outputs must be identical, byte for byte, and no input may change.
 """
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -26,6 +33,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import kantensor as kt
+from kantensor.backend.mode import execution
 from kantensor.ops.params import ParamError
 
 #: Per Op: cases run, and cases where kantensor and NumPy disagreed.
@@ -33,6 +41,9 @@ STATS: dict[str, Counter] = {}
 
 #: Errors by which kantensor rejects a call while building the graph.
 BUILD_ERRORS = (kt.TypeInferenceError, ParamError, TypeError, ValueError, IndexError)
+
+#: Every how many cases of an Op the planned and the plain code are compared.
+PLAN_EVERY = int(os.environ.get("KANTENSOR_PLAN_EVERY", "6"))
 
 #: Relative tolerance when comparing values, by result dtype.
 RTOL = {"float16": 1e-2, "float32": 1e-5, "complex64": 1e-5}
@@ -139,8 +150,45 @@ def conform(op: str, build: Callable[..., Any], reference: Callable[..., Any],
             ok = np.allclose(value, want, rtol=tol, atol=tol, equal_nan=True)
         if not ok:
             fail(f"output {i} differs from NumPy's:\n{value!r}\nwant\n{want!r}")
+    if STATS.setdefault(op, Counter())["cases"] % PLAN_EVERY == 0:
+        problem = planned_differs(inputs, build, arrays)
+        if problem:
+            fail(problem)
+        STATS[op]["planned"] += 1
     _record(op, True)
     return "ran"
+
+
+def _through(v: Any) -> Any:
+    """``v`` again, as a new array the call owns (so the plan may reuse its buffer)."""
+    return kt.logical_not(kt.logical_not(v)) if v.type.dtype == "bool" else kt.positive(v)
+
+
+def planned_differs(inputs: list, build: Callable[..., Any],
+                    arrays: Sequence[np.ndarray]) -> str:
+    """Why the planned code's outputs differ from the plain interpreter's (or an input
+    changed), or an empty string. The Op is applied to copies of the inputs made in
+    the graph and its outputs are copied again, so that its operands and results are
+    buffers the plan may write into, and elementwise Ops join block runs."""
+    try:
+        outputs = [_through(v) for v in _as_tuple(build(*(_through(v) for v in inputs)))]
+    except BUILD_ERRORS:  # not every build takes any operand (a wrapped number)
+        return ""
+    with execution(generate=False):
+        plain = kt.function(inputs, outputs)
+    with execution(plan_min_size=0, block_bytes=16):
+        planned = kt.function(inputs, outputs)
+    given = [a.copy() for a in arrays]
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        want, got = plain(*arrays), planned(*given)
+    for i, (a, g) in enumerate(zip(arrays, given, strict=True)):
+        if a.tobytes() != g.tobytes():
+            return f"the planned code changed input {i}"
+    for i, (w, g) in enumerate(zip(want, got, strict=True)):
+        if (w.dtype, w.shape, w.tobytes()) != (g.dtype, g.shape, g.tobytes()):
+            return f"planned output {i} differs from the plain interpreter's:\n{g!r}\n{w!r}"
+    return ""
 
 
 # --------------------------------------------------------------------------- strategies

@@ -103,6 +103,9 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
           f"({100 * (cases - disagree) / cases:.2f}%)")
     write("  ".join(f"{name}:{s['cases']}" + (f"(!{s['disagree']})" if s["disagree"] else "")
                     for name, s in sorted(STATS.items())))
+    planned = sum(s["planned"] for s in STATS.values())
+    write(f"{planned} cases over {sum(1 for s in STATS.values() if s['planned'])} Ops also "
+          "identical with the memory plan forced on and in the plain interpreter")
 
 
 def _bruteforce_summary(terminalreporter):

@@ -8,15 +8,18 @@ import pytest
 
 import kantensor as kt
 from kantensor.backend import linker
+from kantensor.backend.mode import execution
 
-MODES = ["generated", "interpreter", "checked", "checked interpreter"]
+MODES = ["generated", "planned", "interpreter", "checked", "checked interpreter"]
 
 
 def compile_in(mode, monkeypatch, inputs, outputs, **kwargs):
-    """kt.function in one of the four ways a Function runs."""
+    """kt.function in one of the five ways a Function runs ("planned": the memory plan
+    for any size, in blocks of 64 bytes)."""
     if "interpreter" in mode:
         monkeypatch.setattr(linker, "CODEGEN_LIMIT", 0)
-    return kt.function(inputs, outputs, check=mode.startswith("checked"), **kwargs)
+    with execution(plan_min_size=0 if mode == "planned" else 1 << 14, block_bytes=64):
+        return kt.function(inputs, outputs, check=mode.startswith("checked"), **kwargs)
 
 
 def long_graph(lib, x, y):

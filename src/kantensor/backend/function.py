@@ -7,10 +7,14 @@ from dataclasses import dataclass
 from importlib import import_module
 from typing import Any
 
+import numpy as np
+
 from ..graph.basic import Constant, Variable
 from ..graph.fgraph import FunctionGraph
 from .display import function_html
 from .linker import NOT_GIVEN, link
+from .memory import MemoryReport, actions, peak_bytes
+from .mode import current, execution
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,7 @@ class Function:
 
     def _build(self) -> None:
         self._n_inputs = len(self.fgraph.inputs)
+        self.execution = current()
         run, is_method = link(self.fgraph, trust_input=self.trust_input,
                               allow_input_downcast=self.allow_input_downcast,
                               check=self.check, unpack_single=self.unpack_single)
@@ -69,6 +74,27 @@ class Function:
                 "__doc__": Function.__doc__})
         else:
             self._run = run
+        #: The memory plan of the generated code (see kantensor.backend.plan), or None.
+        self.plan = getattr(run, "plan", None)
+
+    def memory(self, *shapes: Sequence[int]) -> MemoryReport:
+        """The memory plan at work on inputs of ``shapes`` (one per input, in order):
+        one call on zero-filled arrays of those shapes, and one of the plain
+        interpreter, their peaks measured (see :class:`~.memory.MemoryReport`)."""
+        if len(shapes) != self._n_inputs:
+            raise TypeError(f"memory() takes one shape per input ({self._n_inputs}), "
+                            f"got {len(shapes)}")
+        shapes = tuple(tuple(int(n) for n in s) for s in shapes)
+        values = [np.zeros(s, getattr(v.type, "numpy_dtype", None))
+                  for s, v in zip(shapes, self.fgraph.inputs, strict=True)]
+        with execution(generate=False):
+            plain = Function(self.fgraph.inputs, self.fgraph.outputs,
+                             allow_input_downcast=self.allow_input_downcast,
+                             trust_input=self.trust_input)
+        planned = self.plan is not None and any(
+            v.size >= self.execution.plan_min_size for v in values if v.ndim)
+        return MemoryReport(shapes, peak_bytes(self, values), peak_bytes(plain, values),
+                            planned, actions(self.plan, self.fgraph.toposort()))
 
     def _arguments(self, args: tuple, kwargs: dict) -> list:
         n = self._n_inputs

@@ -5,9 +5,12 @@ straight-line code: each node's kernel is called directly on local variables,
 inputs are cast only where their static dtype differs from the one the kernel
 computes in, and an output is cast only where NumPy's own result dtype could differ
 from the inferred one (both decided here, once); ``check=True`` adds each node's
-checks around it. Larger graphs run on an interpreter over a list of slots made per
-call. Either way every call has its own storage, so one Function may be called from
-many threads at once.
+checks around it; unless ``check``, a second body follows the memory plan
+(:mod:`.plan`) for calls on large arrays. Larger graphs, and every graph under
+``execution(generate=False)`` (:mod:`.mode`: the one switch of the generated code), run
+on the plain interpreter over a list of slots made per call, the reference the tests
+compare the generated code with. Either way every call has its own storage, so one
+Function may be called from many threads at once.
 """
 
 from __future__ import annotations
@@ -15,17 +18,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from functools import lru_cache, partial
 from types import CodeType
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 from ..graph.basic import Apply, Constant, Variable
 from ..graph.fgraph import FunctionGraph
-from ..graph.op import Kernel
 from ..ops.sizes import SizeOp
 from ..types.basic_ops import cast_array
 from ..types.dim import Dim, free_symbols
 from ..types.type import TensorType
+from .calls import CAST, CONST, Call, plan_call
 from .checks import (
     bind_dims,
     check_dim_expressions,
@@ -34,6 +37,10 @@ from .checks import (
     size_value,
     solve_dims,
 )
+from .mode import Execution, current
+from .plan import make_plan
+from .planned import emit_planned
+from .source import Source, emit_node, fast_input_test
 
 #: Graphs with more nodes run on the interpreter: compiling generated code costs
 #: tens of microseconds per node, and more for very long functions.
@@ -46,19 +53,23 @@ def link(fgraph: FunctionGraph, *, trust_input: bool, allow_input_downcast: bool
          check: bool, unpack_single: bool) -> tuple[Run, bool]:
     """``(run, is_method)``: ``run`` filters the input values (unless ``trust_input``),
     binds named Dims, computes, and returns the output (or the list of outputs). The
-    interpreter's ``run(*values)`` is a plain function; generated code is a method
-    ``run(self, *values)`` to become the Function's ``__call__``."""
+    interpreter's ``run(*values)`` is a plain function (the reference); generated code
+    is a method ``run(self, *values)`` to become the Function's ``__call__``, with its
+    memory plan as ``run.plan`` (None without one). The switches of
+    :func:`~kantensor.backend.mode.current` decide (``generate=False``: the interpreter;
+    ``plan=False``: no plan; ``check=True`` has none)."""
     filters = [input_filter(i, v, allow_input_downcast) for i, v in enumerate(fgraph.inputs)]
     dims = dims_checker(fgraph.inputs)
     nodes = fgraph.toposort()
     check_sizes(fgraph, nodes)
     sizes = {node: partial(size_value, node.op.size, _users(fgraph, node)) for node in nodes
              if isinstance(node.op, SizeOp)}
-    if len(nodes) > CODEGEN_LIMIT:
+    settings = current()
+    if len(nodes) > CODEGEN_LIMIT or not settings.generate:
         return interpreter(fgraph, nodes, None if trust_input else filters, dims, sizes,
                            check, unpack_single), False
     return generate(fgraph, nodes, None if trust_input else filters, dims, sizes, check,
-                    unpack_single), True
+                    unpack_single, None if check or not settings.plan else settings), True
 
 
 def input_filter(i: int, var: Variable, allow_downcast: bool | None) -> Callable[[Any], Any]:
@@ -166,6 +177,7 @@ def interpreter(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
         guards = [(o, t.numpy_dtype if call.guard else None, t.dtype) for o, t, _ in outs]
         steps.append((call.fn, call.kwargs, ins, casts, guards, node))
     out_slots = [slot(v) for v in fgraph.outputs]
+    copies = [_copied(v, fgraph) for v in fgraph.outputs]  # never the caller's array
 
     def run(*values: Any) -> Any:
         if filters is not None:
@@ -180,7 +192,9 @@ def interpreter(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
                 _step(fn, how, args, casts, outs, check, s, bindings, origins)
             except Exception as exc:
                 raise node_error(node, args, exc) from exc
-        return s[out_slots[0]] if unpack_single else [s[i] for i in out_slots]
+        outs = [np.array(s[i]) if copy else s[i] for i, copy in zip(out_slots, copies,
+                                                                    strict=True)]
+        return outs[0] if unpack_single else outs
     return run
 
 
@@ -213,51 +227,23 @@ def _step(fn: Any, how: Any, args: list, casts: tuple, outs: list, check: bool, 
         s[o] = value
 
 
-class _Source:
-    """The text and the namespace of a generated function."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-        self.namespace: dict[str, Any] = {"ND": np.ndarray, "cast": cast_array}
-        self.names: dict[Variable, str] = {}
-        #: Variables whose values surely have their type's dtype (filtered inputs,
-        #: constants, cast kernel outputs): a cast to that dtype is left out.
-        self.exact: set[Variable] = set()
-        self.constants: dict[tuple, np.ndarray] = {}  # cast constants, for plan_call
-
-    def glob(self, prefix: str, value: Any) -> str:
-        name = f"{prefix}{len(self.namespace)}"
-        self.namespace[name] = value
-        return name
-
-    def ref(self, v: Variable) -> str:
-        if v not in self.names:
-            if not isinstance(v, Constant):
-                raise ValueError(f"{v} is used before it is computed")
-            self.names[v] = self.glob("c", v.data)
-            self.exact.add(v)
-        return self.names[v]
-
-    def local(self, v: Variable) -> str:
-        name = self.names[v] = f"v{len(self.names)}"
-        return name
-
-
 def generate(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
              dims: Dims | None, sizes: dict[Apply, Callable[..., Any]], check: bool,
-             unpack_single: bool) -> Run:
+             unpack_single: bool, settings: Execution | None = None) -> Run:
     """One Python method of straight-line code for the whole graph:
     ``__call__(self, v0, v1, ...)``, the values of the inputs in order. With
     ``check``, each node's ``check_inputs`` runs first and its outputs are checked
-    against their types (which also checks every cast this module leaves out)."""
-    src = _Source()
+    against their types (which also checks every cast this module leaves out). With
+    ``settings``, a second body follows the memory plan (:mod:`~kantensor.backend.plan`),
+    taken when an input has at least ``settings.plan_min_size`` elements."""
+    src = Source()
     params = [src.local(v) for v in fgraph.inputs]
     body = src.lines
     for i, v in enumerate(fgraph.inputs):
         if filters is None:  # trust_input: the caller promises values of the types
             src.exact.add(v)
             continue
-        fast = _fast_input_test(src, params[i], v.type)
+        fast = fast_input_test(src, params[i], v.type)
         f = src.glob("f", filters[i])
         body.append(f"if {fast}: {params[i]} = {f}({params[i]})" if fast
                     else f"{params[i]} = {f}({params[i]})")
@@ -269,24 +255,35 @@ def generate(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
     elif check:
         body.append(f"{bound}{{}}, {{}}")
     first_node_line = len(body)
+    calls: dict[Apply, Call | None] = {}
+    for node in nodes:  # in order: a call's casts depend on the calls before it
+        kernel = None if node in sizes else node.op.kernel(node)
+        calls[node] = None if kernel is None else plan_call(node, kernel, src.exact,
+                                                            src.constants)
     for node in nodes:
         if check:
             body.append(f"{src.glob('ci', node.op.check_inputs)}({src.glob('n', node)}, "
                         f"[{', '.join(src.ref(v) for v in node.inputs)}])")
-        kernel = None if node in sizes else node.op.kernel(node)
-        if node in sizes:
-            body.append(f"{src.local(node.outputs[0])} = "
-                        f"{src.glob('size', sizes[node])}(bindings, origins)")
-        elif kernel is None:
-            _emit_perform(src, node)
-        else:
-            _emit_kernel(src, node, kernel)
+        emit_node(src, node, calls[node], sizes)
         if check:
             for j, v in enumerate(node.outputs):
                 body.append(f"{src.glob('check', check_value)}({src.glob('T', v.type)}, "
                             f"{src.ref(v)}, bindings, origins, "
                             f"{f'output {j} of {node.op}'!r})")
-    outs = [src.ref(v) for v in fgraph.outputs]
+    plan = None
+    big = _big_test(fgraph.inputs, params, settings) if settings is not None else None
+    if big is not None:
+        plan = make_plan(fgraph.inputs, fgraph.outputs, nodes, calls, blocks=True)
+        if plan.empty:
+            plan = None
+    if plan is not None:
+        plain = body[first_node_line:]
+        del body[first_node_line:]
+        planned = emit_planned(src, plan, calls, sizes, settings)
+        body += [f"if {big}:", *(f"    {line}" for line in planned),
+                 "else:", *(f"    {line}" for line in plain)]
+    outs = [f"{src.glob('copy', np.array)}({src.ref(v)})" if _copied(v, fgraph)
+            else src.ref(v) for v in fgraph.outputs]
     body.append(f"return {outs[0]}" if unpack_single else f"return [{', '.join(outs)}]")
     # An error in a node is restated naming the node (found by re-running the graph
     # node by node): a try block costs nothing until something raises.
@@ -308,7 +305,22 @@ def generate(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
     exec(_compiled(text), src.namespace)  # noqa: S102
     call = src.namespace["__call__"]
     call.source = text
+    call.plan = plan
     return call
+
+
+def _copied(v: Variable, fgraph: FunctionGraph) -> bool:
+    """Whether output ``v`` is returned as a copy: an input array (never the caller's)."""
+    return v in fgraph.inputs and isinstance(v.type, TensorType)
+
+
+def _big_test(inputs: list[Variable], params: list[str], settings: Execution) -> str | None:
+    """The condition under which the planned body runs: some input array has at least
+    ``plan_min_size`` elements (None: no input has axes)."""
+    tests = [f"({p}.__class__ is ND and {p}.size >= {settings.plan_min_size})"
+             for v, p in zip(inputs, params, strict=True)
+             if isinstance(v.type, TensorType) and v.type.ndim >= 1]
+    return " or ".join(tests) or None
 
 
 def _locator(fgraph: FunctionGraph, nodes: list[Apply], dims: Dims | None,
@@ -344,115 +356,3 @@ SIZE = object()
 
 #: The default of the generated ``__call__``'s parameters: the input was not given.
 NOT_GIVEN = object()
-
-
-def _fast_input_test(src: _Source, name: str, ttype: Any) -> str | None:
-    """A condition true unless ``name`` needs the full filter: not an ndarray of exactly
-    the type's dtype, rank and static sizes. None for types other than TensorType."""
-    if not isinstance(ttype, TensorType):
-        return None
-    dtype = src.glob("D", ttype.numpy_dtype)
-    tests = [f"{name}.__class__ is not ND", f"{name}.dtype is not {dtype}",
-             f"{name}.ndim != {ttype.ndim}"]
-    tests += [f"{name}.shape[{axis}] != {size}" for axis, size in ttype._static]
-    return " or ".join(tests)
-
-
-def _emit_perform(src: _Source, node: Apply) -> None:
-    """Call ``perform`` with cells of its own (an Op without a kernel)."""
-    args = ", ".join(src.ref(v) for v in node.inputs)
-    cells = f"cells{len(src.names)}"  # a local: each call has its own
-    src.lines.append(f"{cells} = [{', '.join(['[None]'] * len(node.outputs))}]")
-    src.lines.append(f"{src.glob('p', node.op.perform)}({src.glob('n', node)}, [{args}], "
-                     f"{cells})")
-    for j, v in enumerate(node.outputs):
-        src.lines.append(f"{src.local(v)} = {cells}[{j}][0]")
-
-
-class _Call(NamedTuple):
-    """A kernel call decided at compile time. ``args``: per input, ``(REF, v)`` (the
-    value as it is), ``(CONST, array)`` (a constant already cast) or ``(CAST, v,
-    dtype)`` (cast when called); ``guard``: whether the result may need a cast to the
-    output dtypes (False when NumPy's type resolution says it is exact)."""
-
-    fn: Callable[..., Any]
-    kwargs: dict[str, Any]
-    args: tuple[tuple, ...]
-    guard: bool
-
-
-REF, CONST, CAST = "ref", "const", "cast"
-
-
-def plan_call(node: Apply, kernel: Kernel, exact: set[Variable],
-              constants: dict[tuple, np.ndarray]) -> _Call:
-    """How to call ``kernel`` for ``node``, given the Variables whose values surely
-    have their type's dtype (``exact``, to which the node's outputs are added);
-    ``constants`` keeps the constants cast so far (a chain's ``+ 1.0`` shares one)."""
-    args: list[tuple] = []
-    dtypes: list[np.dtype | None] = []  # what each argument surely is
-    for v, dtype in zip(node.inputs, kernel.casts, strict=True):
-        known = v in exact or isinstance(v, Constant)
-        if dtype is None or (known and v.type.dtype == dtype):
-            args.append((REF, v))
-            dtypes.append(v.type.numpy_dtype if known else None)
-        elif isinstance(v, Constant):  # cast once, now
-            key = (id(v.data), dtype)  # the data lives as long as the graph
-            if key not in constants:
-                constants[key] = _read_only(cast_array(v.data, dtype))
-            args.append((CONST, constants[key]))
-            dtypes.append(np.dtype(dtype))
-        else:
-            args.append((CAST, v, dtype))
-            dtypes.append(np.dtype(dtype))
-    exact.update(node.outputs)
-    proven = len(node.outputs) == 1 and not kernel.kwargs and _ufunc_gives(
-        kernel.fn, dtypes, node.outputs[0].type)
-    return _Call(kernel.fn, dict(kernel.kwargs), tuple(args), not proven)
-
-
-def _emit_kernel(src: _Source, node: Apply, kernel: Kernel) -> None:
-    call = plan_call(node, kernel, src.exact, src.constants)
-    args = []
-    for arg in call.args:
-        if arg[0] is REF:
-            args.append(src.ref(arg[1]))
-        elif arg[0] is CONST:
-            args.append(src.glob("c", arg[1]))
-        else:
-            args.append(f"cast({src.ref(arg[1])}, {arg[2]!r})")
-    if call.kwargs:
-        args.append(f"**{src.glob('kw', call.kwargs)}")
-    text = f"{src.glob('k', call.fn)}({', '.join(args)})"
-    outs = [src.local(v) for v in node.outputs]
-    src.lines.append(f"{outs[0]} = {text}" if len(outs) == 1
-                     else f"{', '.join(outs)}, = {text}")
-    if call.guard:
-        for name, v in zip(outs, node.outputs, strict=True):
-            dtype = src.glob("D", v.type.numpy_dtype)
-            src.lines.append(f"if {name}.__class__ is not ND or {name}.dtype is not {dtype}: "
-                             f"{name} = cast({name}, {v.type.dtype!r})")
-
-
-def _ufunc_gives(fn: Any, dtypes: list[np.dtype | None], out: Any) -> bool:
-    """Whether NumPy's ufunc ``fn`` surely returns an ndarray of ``out``'s dtype for
-    arguments of ``dtypes`` (its type resolution says so, and the result has axes)."""
-    # (not ``None in dtypes``: a dtype compares equal to None, NumPy's default float64)
-    if not isinstance(fn, np.ufunc) or fn.nout != 1 or out.ndim == 0 \
-            or len(dtypes) != fn.nin or any(d is None for d in dtypes):
-        return False
-    return _resolved(fn, tuple(dtypes)) == out.numpy_dtype
-
-
-@lru_cache(maxsize=4096)
-def _resolved(fn: np.ufunc, dtypes: tuple[np.dtype, ...]) -> np.dtype | None:
-    """The output dtype NumPy's type resolution gives ``fn`` for ``dtypes``, if any."""
-    try:
-        return fn.resolve_dtypes((*dtypes, None))[-1]
-    except (TypeError, ValueError):
-        return None
-
-
-def _read_only(value: np.ndarray) -> np.ndarray:
-    value.setflags(write=False)
-    return value
