@@ -15,6 +15,7 @@ import pytest
 
 import kantensor as kt
 from kantensor.backend.mode import current, execution
+from kantensor.graph import codegen
 
 GRAPHS = int(os.environ.get("KANTENSOR_PLAN_GRAPHS", "150"))
 SEED = int(os.environ.get("KANTENSOR_PLAN_SEED", "26"))
@@ -285,3 +286,17 @@ def test_memory_report_of_a_layer_names_what_runs_in_place():
     # the same with NumPy's own expression: its temporaries
     a, wa, ba = (np.zeros(s, "float32") for s in [(256, 64), (64, 128), (128,)])
     assert report.peak <= numpy_peak(lambda: np.tanh(a @ wa + ba))
+
+
+def test_the_process_switch_of_generated_code_gives_the_interpreter():
+    """kantensor.graph.codegen.plain() (as KANTENSOR_GENERATED_CODE=0) compiles Functions
+    to the plain interpreter, whose values are the generated code's."""
+    x = kt.dvector("x")
+    out = kt.tanh(x * 2.0) + kt.exp(-x)
+    generated = kt.function([x], out)
+    with codegen.plain():
+        plain = kt.function([x], out)
+    assert hasattr(type(generated).__call__, "source")
+    assert not hasattr(type(plain).__call__, "source")
+    value = np.linspace(-2, 2, 50_000)
+    assert generated(value).tobytes() == plain(value).tobytes()

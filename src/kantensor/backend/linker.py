@@ -16,12 +16,12 @@ Function may be called from many threads at once.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import lru_cache, partial
-from types import CodeType
+from functools import partial
 from typing import Any
 
 import numpy as np
 
+from ..graph import codegen
 from ..graph.basic import Apply, Constant, Variable
 from ..graph.fgraph import FunctionGraph
 from ..ops.sizes import SizeOp
@@ -65,7 +65,7 @@ def link(fgraph: FunctionGraph, *, trust_input: bool, allow_input_downcast: bool
     sizes = {node: partial(size_value, node.op.size, _users(fgraph, node)) for node in nodes
              if isinstance(node.op, SizeOp)}
     settings = current()
-    if len(nodes) > CODEGEN_LIMIT or not settings.generate:
+    if len(nodes) > CODEGEN_LIMIT or not settings.generate or not codegen.enabled():
         return interpreter(fgraph, nodes, None if trust_input else filters, dims, sizes,
                            check, unpack_single), False
     return generate(fgraph, nodes, None if trust_input else filters, dims, sizes, check,
@@ -302,8 +302,7 @@ def generate(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
     signature = "".join(f"{p}=M, " for p in params) + "/, "
     text = f"def __call__(self, {signature}*more, **named):\n" + "".join(
         f"    {line}\n" for line in head + body)
-    exec(_compiled(text), src.namespace)  # noqa: S102
-    call = src.namespace["__call__"]
+    call = codegen.define(text, "__call__", src.namespace)
     call.source = text
     call.plan = plan
     return call
@@ -342,13 +341,6 @@ def _locator(fgraph: FunctionGraph, nodes: list[Apply], dims: Dims | None,
             return located
         return exc
     return locate
-
-
-@lru_cache(maxsize=1024)
-def _compiled(text: str) -> CodeType:
-    """Python's compile, remembered: the text names only positions (``v3``, ``k6``),
-    so graphs of the same structure share it, and the namespace makes the difference."""
-    return compile(text, "<kantensor function>", "exec")
 
 
 #: The interpreter's mark of a step that makes a size parameter's value.

@@ -9,14 +9,18 @@ without generating code: the reference the tests compare the generated code with
 The switch is :func:`enabled`: on by default, off in a process started with
 ``KANTENSOR_GENERATED_CODE=0``, and off inside :func:`plain` (tests). Code generated
 while it was on keeps running; whoever generates code asks :func:`enabled` first.
+(Functions also take ``kantensor.backend.mode.execution(generate=False)``, a per-thread
+choice for one compile; either switch off gives the plain interpreter.)
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from types import CodeType
 from typing import Any
 
 __all__ = ["ENV", "define", "enabled", "plain"]
@@ -46,6 +50,13 @@ def plain() -> Iterator[None]:
             _state["on"] = before
 
 
+@functools.lru_cache(maxsize=1024)
+def _compiled(source: str, name: str) -> CodeType:
+    """Python's compile, remembered: generated texts name positions (``v3``, ``k6``), so
+    graphs of the same structure share one code object; the namespace differs."""
+    return compile(source, f"<kantensor {name}>", "exec")
+
+
 def define(source: str, name: str, namespace: dict[str, Any]) -> Callable[..., Any]:
     """The function ``name`` that ``source`` defines in a copy of ``namespace``, its
     source kept on it as ``__source__`` (for whoever debugs it). RuntimeError when
@@ -54,7 +65,7 @@ def define(source: str, name: str, namespace: dict[str, Any]) -> Callable[..., A
         raise RuntimeError(f"generated code is off ({ENV}=0 or kantensor.graph.codegen."
                            "plain()); the plain path should have run")
     namespace = dict(namespace)
-    exec(compile(source, f"<kantensor {name}>", "exec"), namespace)  # noqa: S102
+    exec(_compiled(source, name), namespace)  # noqa: S102
     fn = namespace[name]
     fn.__source__ = source
     return fn
