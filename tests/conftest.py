@@ -93,6 +93,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     _bruteforce_summary(terminalreporter)
     _refine_summary(terminalreporter)
     _dask_summary(terminalreporter)
+    _onnx_summary(terminalreporter)
     if not STATS:
         return
     cases = sum(s["cases"] for s in STATS.values())
@@ -174,3 +175,23 @@ def _soundness_summary(terminalreporter):
     terminalreporter.section("random graphs against NumPy")
     for key, count in sorted(SOUND.items()):
         terminalreporter.write_line(f"{key}: {count}")
+
+
+def _onnx_summary(terminalreporter):
+    """Report ONNX's node cases: typed exactly, unknown, wrong, and run equal."""
+    import sys
+
+    module = sys.modules.get("test_onnx_nodes")
+    if module is None or not module.STATS.cases:
+        return
+    s = module.STATS
+    terminalreporter.section("ONNX node test cases")
+    for mode in ("symbolic", "concrete"):
+        exact, unknown = s.typed[mode, "exact"], s.typed[mode, "unknown"]
+        terminalreporter.write_line(
+            f"{mode}: {s.cases} cases of {len(s.op_types)} op types: {exact} exact "
+            f"({100 * exact / s.cases:.1f}%), {unknown} unknown, {s.typed[mode, 'refused']} "
+            f"refused, {s.typed[mode, 'wrong']} wrong")
+    terminalreporter.write_line(
+        f"op types exact in every case (symbolic): {sum(s.exact_ops.values())}; executed: "
+        f"{s.ran} ran, {s.equal} equal to the expected outputs")

@@ -182,6 +182,27 @@ def _maybe_symbolic_size(value: Any) -> int | Dim | None:
     return None if value is None else _symbolic_size(value)
 
 
+def _partial_sizes(value: Any) -> tuple[int | Dim | None, ...] | None:
+    """Integers known in part (an ONNX shape input folded from ``Shape`` nodes): None
+    (nothing known), or a sequence of ints, Dims and None (that entry unknown). Each Dim
+    is carried by an input, as for ``sizes``."""
+    if value is None:
+        return None
+    if not isinstance(value, Sequence) or isinstance(value, str):
+        value = (value,)
+    return tuple(None if v is None else _symbolic_size(v) for v in value)
+
+
+def _dtyped_number(value: Any) -> tuple[str, bool | int | float | complex]:
+    """A number with its dtype, ``(dtype, value)``: a one-element array (ONNX's tensor
+    attributes such as ConstantOfShape's ``value``) or such a pair."""
+    if isinstance(value, np.ndarray) and value.size == 1:
+        return _dtype(value.dtype), value.reshape(()).item()
+    if isinstance(value, tuple | list) and len(value) == 2:
+        return _dtype(value[0]), _number(value[1])
+    raise ParamError(f"expected a one-element array or a (dtype, number) pair, got {value!r}")
+
+
 def _symbolic_shape(value: Any) -> tuple[int | Dim, ...]:
     """A shape of ints and Dims (``x.shape`` and its entries among them): one size or a
     sequence of them."""
@@ -290,6 +311,8 @@ KINDS: dict[str, Callable[[Any], Any]] = {
     "size": _symbolic_size,
     "maybe_size": _maybe_symbolic_size,
     "sizes": _symbolic_shape,
+    "partial_sizes": _partial_sizes,
+    "dtyped_number": _dtyped_number,
     "axis": _int,
     "maybe_axis": _maybe_axis,
     "maybe_int": _maybe_int,

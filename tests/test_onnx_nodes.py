@@ -1,0 +1,30 @@
+"""ONNX's own node test cases, typed and run (see tests/onnx_cases.py): zero wrong
+types over all cases; floors on the cases typed exactly and run equal."""
+
+from __future__ import annotations
+
+import pytest
+
+from onnx_cases import Stats, measure
+
+STATS = Stats()
+
+#: Floors: what this suite reached; a regression below them fails.
+MIN_EXACT_SYMBOLIC = 351
+MIN_EXACT_CONCRETE = 351
+MIN_EQUAL = 351
+
+
+@pytest.fixture(scope="module")
+def results():
+    return measure(STATS)
+
+
+def test_no_wrong_types(results):
+    assert results.wrong == []
+
+
+def test_floors(results):
+    assert results.typed["symbolic", "exact"] >= MIN_EXACT_SYMBOLIC
+    assert results.typed["concrete", "exact"] >= MIN_EXACT_CONCRETE
+    assert results.equal >= MIN_EQUAL
