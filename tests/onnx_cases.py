@@ -33,6 +33,17 @@ def cases() -> list:
                 and "_expanded_" not in c.name]
 
 
+def _as_array(value: object) -> object:
+    """A value of a data set as NumPy has it (some are TensorProtos, some NumPy
+    scalars)."""
+    if isinstance(value, onnx.TensorProto):
+        try:
+            return numpy_helper.to_array(value)
+        except Exception:  # a type NumPy lacks: compared as ONNX has it
+            return value
+    return np.asarray(value) if isinstance(value, np.generic) else value
+
+
 def _is_small_int(value: object) -> bool:
     return isinstance(value, np.ndarray) and value.dtype.kind in "iu" and \
         value.ndim <= 1 and value.size <= SMALL
@@ -41,7 +52,7 @@ def _is_small_int(value: object) -> bool:
 def prepared(case: object, symbolic: bool) -> tuple[onnx.ModelProto, list, list]:
     """The case's model with small integer inputs as initializers (and with named sizes
     when ``symbolic``), the values of its remaining inputs, and the expected outputs."""
-    inputs, outputs = case.data_sets[0]
+    inputs, outputs = ([_as_array(v) for v in vs] for vs in case.data_sets[0])
     model = onnx.ModelProto()
     model.CopyFrom(case.model)
     graph = model.graph
@@ -116,6 +127,7 @@ class Stats:
     cases: int = 0
     op_types: set = field(default_factory=set)
     typed: Counter = field(default_factory=Counter)  # (mode, verdict) -> cases
+    unknown: list = field(default_factory=list)
     wrong: list = field(default_factory=list)
     exact_ops: dict = field(default_factory=dict)  # op type -> exact in every case
     refused: Counter = field(default_factory=Counter)  # error kind -> cases
@@ -187,6 +199,8 @@ def measure(stats: Stats) -> Stats:
             stats.typed[mode, verdict] += 1
             if verdict == "wrong":
                 stats.wrong.append((case.name, mode, why))
+            if verdict == "unknown":
+                stats.unknown.append((case.name, mode))
             if verdict == "refused":
                 stats.refused[why.split(":")[0]] += 1
                 stats.reasons.append((case.name, mode, why))

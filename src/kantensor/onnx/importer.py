@@ -234,6 +234,8 @@ class _Reader:
                                   f"inputs, at most {len(entry.inputs)} expected")
         if "given" in names:
             params["given"] = tuple(given)
+        if "outputs" in names:
+            params["outputs"] = len(node.output)
         attributes = entry.attributes
         for attr in node.attribute:
             if attr.name not in attributes or attr.name.endswith("_value") and \

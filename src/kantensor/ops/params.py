@@ -193,6 +193,16 @@ def _partial_sizes(value: Any) -> tuple[int | Dim | None, ...] | None:
     return tuple(None if v is None else _symbolic_size(v) for v in value)
 
 
+def _partial_values(value: Any) -> tuple[int | float | Dim | None, ...] | None:
+    """Numbers known in part (an ONNX input's value read with the model): None, or a
+    sequence of numbers, Dims and None (unknown). Each Dim is carried by an input."""
+    if value is None:
+        return None
+    if not isinstance(value, Sequence) or isinstance(value, str):
+        value = (value,)
+    return tuple(v if v is None or isinstance(v, Dim) else _number(v) for v in value)
+
+
 def _dtyped_number(value: Any) -> tuple[str, bool | int | float | complex]:
     """A number with its dtype, ``(dtype, value)``: a one-element array (ONNX's tensor
     attributes such as ConstantOfShape's ``value``) or such a pair."""
@@ -312,6 +322,7 @@ KINDS: dict[str, Callable[[Any], Any]] = {
     "maybe_size": _maybe_symbolic_size,
     "sizes": _symbolic_shape,
     "partial_sizes": _partial_sizes,
+    "partial_values": _partial_values,
     "dtyped_number": _dtyped_number,
     "axis": _int,
     "maybe_axis": _maybe_axis,
