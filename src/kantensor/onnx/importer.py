@@ -173,7 +173,12 @@ class _Reader:
         try:
             result = entry.op(*tensors, **params)
         except (TypeError, ValueError, IndexError) as exc:
-            raise type(exc)(f"node {label!r} ({node.op_type}): {exc}") from exc
+            message = f"node {label!r} ({node.op_type}): {exc}"
+            try:
+                error = type(exc)(message)
+            except TypeError:  # an error class with more arguments
+                error = OnnxImportError(message)
+            raise error from exc
         outs = result if isinstance(result, list) else [result]
         wanted = [o for o in node.output]
         if len(outs) < len([o for o in wanted if o]):
