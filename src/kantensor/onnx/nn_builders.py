@@ -1,0 +1,110 @@
+"""Builders of ONNX convolution, pooling and normalisation (see :mod:`.builders`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ops.params import ParamError, normalize_axis
+from ..ops.templates import names, operand, reads_ranks, where
+from .dtypes import dtype_of
+
+
+@reads_ranks
+def layer_norm(types: tuple, axis: int, outputs: int = 1, stash_type: int = 1, **_: Any
+               ) -> dict[str, Any]:
+    """LayerNormalization: Y like X; Mean and InvStdDev keep the axes before ``axis``
+    and have 1 from it on. Scale and B broadcast to the normalised axes."""
+    x = types[0]
+    ax = normalize_axis(axis, x.ndim)
+    dims = names("a", x.ndim)
+    stat = operand([*dims[:ax], *[1] * (x.ndim - ax)]) + ":" + (
+        dtype_of(stash_type, "LayerNormalization"))
+    outs = [f"{operand(dims)}:T", stat, stat][:outputs]
+    return {"x": operand(dims), "rest": "".join(f",(*r{i}):T" for i in range(len(types) - 1)),
+            "outs": ",".join(outs), "params": {"axis": ax}}
+
+
+@reads_ranks
+def same_shape(types: tuple, outputs: int = 1, **_: Any) -> dict[str, Any]:
+    """The output(s) of X's shape and dtype; any other inputs of any shape."""
+    dims = operand(names("a", types[0].ndim))
+    return {"x": dims, "rest": "".join(f",(*r{i})" for i in range(len(types) - 1)),
+            "outs": ",".join([f"{dims}:T"] * outputs)}
+
+
+@reads_ranks
+def global_pool(types: tuple, **_: Any) -> dict[str, Any]:
+    x = types[0]
+    dims = names("a", x.ndim)
+    return {"x": operand(dims), "y": operand([*dims[:2], *[1] * (x.ndim - 2)])}
+
+
+def _window(n: str, k: int, s: int, d: int, pb: int, pe: int, auto_pad: str,
+            ceil_mode: int) -> str:
+    """The output size of a sliding window over an axis of size ``n``."""
+    eff = (k - 1) * d + 1
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        return f"({n}+{s - 1})//{s}"
+    if auto_pad == "VALID":
+        return f"({n}-{eff})//{s}+1"
+    if ceil_mode:
+        return ""  # decided by the caller: unknown unless sizes are known
+    return f"({n}+{pb + pe}-{eff})//{s}+1"
+
+
+def pool(types: tuple, kernel_shape: tuple | None = None, strides: tuple | None = None,
+         pads: tuple | None = None, dilations: tuple | None = None,
+         auto_pad: str = "NOTSET", ceil_mode: int = 0, outputs: int = 1, **_: Any
+         ) -> dict[str, Any]:
+    """Conv and the pools: (N, C, spatial...) -> (N, C or M, windows...). The kernel is
+    the attribute or the weight's spatial sizes (Conv)."""
+    x = types[0]
+    k = x.ndim - 2
+    dims = names("a", x.ndim)
+    conv = len(types) > 1 and kernel_shape is None or len(types) > 1 and types[1].ndim == x.ndim
+    if conv:
+        w = types[1]
+        wd = names("w", w.ndim)
+        kernel = w.shape[2:] if kernel_shape is None else kernel_shape
+    else:
+        kernel = kernel_shape
+    if kernel is None or not all(isinstance(v, int) for v in kernel):
+        raise ParamError("the kernel's spatial sizes must be known")
+    strides = strides or (1,) * k
+    dilations = dilations or (1,) * k
+    pads = pads or (0,) * (2 * k)
+    out, clauses = [], []
+    for i in range(k):
+        text = _window(dims[2 + i], kernel[i], strides[i], dilations[i], pads[i], pads[i + k],
+                       auto_pad, ceil_mode)
+        if not text:
+            n = x.shape[2 + i]
+            if isinstance(n, int):
+                eff = (kernel[i] - 1) * dilations[i] + 1
+                size = -(-(n + pads[i] + pads[i + k] - eff) // strides[i]) + 1
+                if (size - 1) * strides[i] >= n + pads[i]:
+                    size -= 1
+                text = str(size)
+            else:
+                text = f"u{i}"
+                clauses.append(f"u{i} >= 0")
+        out.append(text)
+    if conv:
+        y = operand([dims[0], wd[0], *out])
+        operands = f",{operand(wd)}:T" + ",(*b):T" * (len(types) - 2)
+    else:
+        y = operand([dims[0], dims[1], *out])
+        operands = ""
+    outs = f"{y}:T" + (f",{y}:int64" if outputs > 1 else "")
+    return {"x": operand(dims), "rest": operands, "outs": outs, "fits": where(clauses),
+            "params": {"kernel_shape": tuple(kernel), "strides": tuple(strides),
+                       "pads": tuple(pads), "dilations": tuple(dilations)}}
+
+
+@reads_ranks
+def same_shape_stats(types: tuple, outputs: int = 1, **_: Any) -> dict[str, Any]:
+    """BatchNormalization: Y like X; in training, the running mean and variance like
+    the input mean and variance (of X's channels)."""
+    dims = operand(names("a", types[0].ndim))
+    return {"x": dims, "rest": ",(c):T" * (len(types) - 1),
+            "outs": ",".join([f"{dims}:T", "(c):T", "(c):T"][:outputs])}
