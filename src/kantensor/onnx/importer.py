@@ -28,7 +28,7 @@ from ..types.dim import Dim
 from ..types.type import TensorType
 from ..types.variable import TensorVariable, constant
 from .dtypes import dtype_of
-from .registry import FIRST_OPSET, OnnxOp, UnsupportedOp, lookup
+from .registry import OnnxOp, UnsupportedOp, lookup
 
 #: The most elements a value computed while reading the model may have (larger ones are
 #: left to the graph: they are data, not sizes).
@@ -127,9 +127,6 @@ class _Reader:
     def __init__(self, model: onnx.ModelProto):
         self.model = model
         self.opset = opset_of(model)
-        if self.opset < FIRST_OPSET:
-            raise UnsupportedOp(f"opset {self.opset} of the default domain is not supported "
-                                f"(kantensor reads opsets {FIRST_OPSET} and later)")
         self.vars: dict[str, Variable] = {}
         self.values: dict[str, np.ndarray] = {}
 

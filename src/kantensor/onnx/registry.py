@@ -30,7 +30,7 @@ from ..ops.op import OpFamily, SignatureOp
 #: The keys ONNX entries add to a catalogue entry.
 KEYS = ("onnx", "domain", "since", "until", "inputs")
 
-#: The first opset of the default domain that kantensor types.
+#: The first opset of the default domain an entry types unless it says otherwise.
 FIRST_OPSET = 13
 
 
@@ -101,9 +101,9 @@ def lookup(op_type: str, domain: str, opset: int, node: str) -> OnnxOp:
         for op in found:
             if op.covers(opset):
                 return op
-        ranges = ", ".join(f"{o.since}..{o.until or ''}" for o in found)
+        ranges = ", ".join(f"{o.since} to {o.until or 'the newest'}" for o in found)
         raise UnsupportedOp(f"node {node!r}: {op_type} (domain {domain or 'ai.onnx'!r}) "
                             f"is supported in opsets {ranges}, not in opset {opset}")
     raise UnsupportedOp(f"node {node!r}: op type {op_type} of domain "
-                        f"{domain or 'ai.onnx'!r} is not supported; supported op types "
-                        f"(opsets {FIRST_OPSET} and later): {', '.join(supported())}")
+                        f"{domain or 'ai.onnx'!r} is not supported; supported op types: "
+                        f"{', '.join(supported())}")

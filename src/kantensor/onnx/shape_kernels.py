@@ -149,10 +149,11 @@ def depth_to_space(x: np.ndarray, *, blocksize: int, mode: str = "DCR") -> np.nd
     return y.reshape(n, c // (b * b), h * b, w * b)
 
 
-def space_to_depth(x: np.ndarray, *, blocksize: int) -> np.ndarray:
+def space_to_depth(x: np.ndarray, *, blocksize: int, mode: str = "DCR") -> np.ndarray:
     n, c, h, w = x.shape
     b = blocksize
-    y = x.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
+    order = (0, 3, 5, 1, 2, 4) if mode == "DCR" else (0, 1, 3, 5, 2, 4)
+    y = x.reshape(n, c, h // b, b, w // b, b).transpose(order)
     return y.reshape(n, c * b * b, h // b, w // b)
 
 
