@@ -108,3 +108,20 @@ def same_shape_stats(types: tuple, outputs: int = 1, **_: Any) -> dict[str, Any]
     dims = operand(names("a", types[0].ndim))
     return {"x": dims, "rest": ",(c):T" * (len(types) - 1),
             "outs": ",".join([f"{dims}:T", "(c):T", "(c):T"][:outputs])}
+
+
+@reads_ranks
+def loss(types: tuple, reduction: str, outputs: int = 1, **_: Any) -> dict[str, Any]:
+    """NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss: scores (N, C, d...),
+    targets (N, d...), weights (C); the loss per target (``none``) or a scalar; the log
+    probabilities like the scores."""
+    x = types[0]
+    if x.ndim < 2:
+        raise ParamError("the scores need a batch and a class axis")
+    rest = names("d", x.ndim - 2)
+    scores = operand(["n", "c", *rest])
+    target = operand(["n", *rest])
+    weights = ",(c):T" if len(types) > 2 else ""
+    y = target if reduction == "none" else "()"
+    outs = [f"{y}:T", f"{scores}:T"][:outputs]
+    return {"inputs": f"{scores}:T,{target}:I{weights}", "outs": ",".join(outs)}

@@ -173,3 +173,30 @@ def mean_variance_norm(x: np.ndarray, *, axes: tuple = (0, 2, 3)) -> np.ndarray:
     m = x.mean(axis=axes, keepdims=True)
     s = np.sqrt(((x - m) ** 2).mean(axis=axes, keepdims=True))
     return ((x - m) / (s + 1e-9)).astype(x.dtype)
+
+
+def nll_loss(x: np.ndarray, target: np.ndarray, *weight: np.ndarray, reduction: str = "mean",
+             ignore_index: int | None = None) -> np.ndarray:
+    c = x.shape[1]
+    t = target.astype(np.int64)
+    keep = np.ones(t.shape, dtype=bool) if ignore_index is None else t != ignore_index
+    safe = np.where(keep, t, 0)
+    picked = np.take_along_axis(x, safe[:, None], axis=1)[:, 0]
+    w = weight[0][safe] if weight else np.ones(t.shape, dtype=x.dtype)
+    w = np.where(keep, w, 0).astype(x.dtype)
+    loss = -picked * w
+    if reduction == "none":
+        return loss.astype(x.dtype)
+    if reduction == "sum":
+        return loss.sum().astype(x.dtype)
+    del c
+    return (loss.sum() / w.sum()).astype(x.dtype)
+
+
+def softmax_cross_entropy(x: np.ndarray, labels: np.ndarray, *weight: np.ndarray,
+                          reduction: str = "mean", ignore_index: int | None = None,
+                          outputs: int = 1) -> Any:
+    shifted = x - x.max(axis=1, keepdims=True)
+    log_prob = (shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))).astype(x.dtype)
+    loss = nll_loss(log_prob, labels, *weight, reduction=reduction, ignore_index=ignore_index)
+    return (loss, log_prob) if outputs > 1 else loss
