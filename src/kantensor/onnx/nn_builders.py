@@ -125,3 +125,10 @@ def loss(types: tuple, reduction: str, outputs: int = 1, **_: Any) -> dict[str, 
     y = target if reduction == "none" else "()"
     outs = [f"{y}:T", f"{scores}:T"][:outputs]
     return {"inputs": f"{scores}:T,{target}:I{weights}", "outs": ",".join(outs)}
+
+
+@reads_ranks
+def typed_like(types: tuple, dtype: int | None = None, **_: Any) -> dict[str, Any]:
+    """Bernoulli: X's shape; the ``dtype`` attribute's dtype, else X's."""
+    dims = operand(names("a", types[0].ndim))
+    return {"x": dims, "dt": dtype_of(dtype, "Bernoulli") if dtype is not None else "T"}

@@ -110,6 +110,14 @@ def _str(value: Any) -> str:
     return value
 
 
+def _strings(value: Any) -> tuple[str, ...]:
+    """A string or a sequence of them, as a tuple."""
+    items = (value,) if isinstance(value, str) else value
+    if not isinstance(items, Sequence) or not all(isinstance(v, str) for v in items):
+        raise ParamError(f"expected a string or a sequence of strings, got {value!r}")
+    return tuple(items)
+
+
 def _dtype(value: Any) -> str:
     try:
         return normalize_dtype(value)
@@ -331,6 +339,7 @@ KINDS: dict[str, Callable[[Any], Any]] = {
     "axis_tuple": _axis_tuple,
     "bool": _bool,
     "str": _str,
+    "strings": _strings,
     "dtype": _dtype,
     "maybe_dtype": _maybe_dtype,
     "number": _number,

@@ -1,0 +1,183 @@
+"""NumPy implementations of assorted ONNX ops (windows, quantisation, spectral, image
+and recurrent ops)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+def _window(n: int, periodic: int, terms: tuple) -> np.ndarray:
+    span = n if periodic else n - 1
+    k = np.arange(n, dtype=np.float64)
+    out = np.zeros(n)
+    for j, a in enumerate(terms):
+        out = out + a * np.cos(2 * np.pi * j * k / span) * (-1) ** j
+    return out
+
+
+def hann(size: np.ndarray, *sizes: np.ndarray, periodic: int = 1, **_: Any) -> np.ndarray:
+    return _window(int(size), periodic, (0.5, 0.5))
+
+
+def hamming(size: np.ndarray, *sizes: np.ndarray, periodic: int = 1, **_: Any) -> np.ndarray:
+    return _window(int(size), periodic, (25 / 46, 21 / 46))
+
+
+def blackman(size: np.ndarray, *sizes: np.ndarray, periodic: int = 1, **_: Any) -> np.ndarray:
+    return _window(int(size), periodic, (0.42, 0.5, 0.08))
+
+
+def _along(v: np.ndarray, x: np.ndarray, axis: int, block_size: int) -> np.ndarray:
+    """A scale or zero point broadcast against x: a scalar, per ``axis``, or blocked."""
+    if v.ndim == 0 or v.size == 1:
+        return v.reshape(())
+    if v.ndim == 1 and not block_size:
+        shape = [1] * x.ndim
+        shape[axis % x.ndim] = -1
+        return v.reshape(shape)
+    return np.repeat(v, block_size, axis=axis % x.ndim)[
+        tuple(slice(0, n) for n in x.shape)]
+
+
+def dequantize(x: np.ndarray, scale: np.ndarray, *zero: np.ndarray, axis: int = 1,
+               block_size: int = 0, **_: Any) -> np.ndarray:
+    z = _along(zero[0], x, axis, block_size).astype(np.float64) if zero else 0
+    return ((x.astype(np.float64) - z) * _along(scale, x, axis, block_size))
+
+
+def quantize(x: np.ndarray, scale: np.ndarray, *zero: np.ndarray, axis: int = 1,
+             block_size: int = 0, output_dtype: int = 0, saturate: int = 1,
+             precision: int = 0) -> np.ndarray:
+    target = zero[0].dtype if zero else (np.dtype(_NP[output_dtype]) if output_dtype
+                                          else np.dtype(np.uint8))
+    z = _along(zero[0], x, axis, block_size).astype(np.float64) if zero else 0
+    y = np.rint(x.astype(np.float64) / _along(scale, x, axis, block_size)) + z
+    info = np.iinfo(target)
+    return np.clip(y, info.min, info.max).astype(target)
+
+
+_NP = {2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32", 7: "int64", 12: "uint32",
+       13: "uint64"}
+
+
+def dft(x: np.ndarray, *rest: np.ndarray, axis: int, given: tuple = (0,),
+        inverse: int = 0, onesided: int = 0, **_: Any) -> np.ndarray:
+    more = dict(zip(given[1:], rest, strict=False))
+    signal = x[..., 0] + 1j * x[..., 1] if x.shape[-1] == 2 else x[..., 0]
+    n = int(more[1]) if 1 in more and more[1].size else signal.shape[axis]
+    if inverse and onesided:
+        m = int(more[1]) if 1 in more and more[1].size else 2 * (signal.shape[axis] - 1)
+        return np.fft.irfft(signal, n=m, axis=axis)[..., None]
+    if inverse:
+        y = np.fft.ifft(signal, n=n, axis=axis)
+    elif onesided:
+        y = np.fft.rfft(signal.real if x.shape[-1] == 1 else signal, n=n, axis=axis) \
+            if x.shape[-1] == 1 else np.take(np.fft.fft(signal, n=n, axis=axis),
+                                             np.arange(n // 2 + 1), axis=axis)
+    else:
+        y = np.fft.fft(signal, n=n, axis=axis)
+    return np.stack([y.real, y.imag], axis=-1)
+
+
+def center_crop_pad(x: np.ndarray, shape: np.ndarray, *sizes: np.ndarray, axes: tuple,
+                    **_: Any) -> np.ndarray:
+    y = x
+    for ax, n in zip(axes, shape.tolist(), strict=True):
+        have = y.shape[ax]
+        if have > n:
+            start = (have - n) // 2
+            y = np.take(y, np.arange(start, start + n), axis=ax)
+        elif have < n:
+            before = (n - have) // 2
+            width = [(0, 0)] * y.ndim
+            width[ax] = (before, n - have - before)
+            y = np.pad(y, width)
+    return y
+
+
+def grid_sample(x: np.ndarray, grid: np.ndarray, **_: Any) -> np.ndarray:
+    raise NotImplementedError("GridSample is typed but not computed")
+
+
+def nms(boxes: np.ndarray, scores: np.ndarray, *rest: np.ndarray, **_: Any) -> np.ndarray:
+    raise NotImplementedError("NonMaxSuppression is typed but not computed")
+
+
+def rnn(x: np.ndarray, *rest: np.ndarray, **_: Any) -> Any:
+    raise NotImplementedError("recurrent ops are typed but not computed")
+
+
+def conv_transpose(x: np.ndarray, w: np.ndarray, *b: np.ndarray, strides: tuple,
+                   dilations: tuple, output_padding: tuple,
+                   pads: tuple | None = None, output_shape: tuple | None = None,
+                   auto_pad: str = "NOTSET", group: int = 1, **_: Any) -> np.ndarray:
+    n, c = x.shape[:2]
+    kernel_shape = w.shape[2:]
+    k = len(kernel_shape)
+    m = w.shape[1] * group
+    spatial = x.shape[2:]
+    full = [strides[i] * (spatial[i] - 1) + output_padding[i] + (kernel_shape[i] - 1)
+            * dilations[i] + 1 for i in range(k)]
+    y = np.zeros((n, m, *full), dtype=np.float64)
+    cg, mg = c // group, m // group
+    for g in range(group):
+        xs = x[:, g * cg:(g + 1) * cg]
+        ws = w[g * cg:(g + 1) * cg]
+        for pos in np.ndindex(*kernel_shape):
+            contrib = np.einsum("nc...,cm->nm...", xs, ws[(slice(None), slice(None), *pos)])
+            index = tuple(slice(pos[i] * dilations[i],
+                                pos[i] * dilations[i] + strides[i] * (spatial[i] - 1) + 1,
+                                strides[i]) for i in range(k))
+            y[(slice(None), slice(g * mg, (g + 1) * mg), *index)] += contrib
+    if output_shape is not None:
+        target = list(output_shape[-k:])
+    elif auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        target = [spatial[i] * strides[i] for i in range(k)]
+    else:
+        target = None
+    if target is not None:
+        total = [full[i] - target[i] for i in range(k)]
+        y = np.pad(y, [(0, 0), (0, 0)] + [(0, max(-t, 0)) for t in total])
+        total = [max(t, 0) for t in total]
+        starts = [t // 2 if auto_pad == "SAME_UPPER" else t - t // 2 for t in total]
+        crop = tuple(slice(starts[i], starts[i] + target[i]) for i in range(k))
+    else:
+        p = pads or (0,) * 2 * k
+        crop = tuple(slice(p[i], full[i] - p[i + k]) for i in range(k))
+    y = y[(slice(None), slice(None), *crop)]
+    if b:
+        y = y + b[0].reshape(1, -1, *[1] * k)
+    return y.astype(x.dtype)
+
+
+def group_norm(x: np.ndarray, scale: np.ndarray, bias: np.ndarray, *, num_groups: int,
+               epsilon: float = 1e-5, stash_type: int = 1) -> np.ndarray:
+    n, c = x.shape[:2]
+    g = x.reshape(n, num_groups, -1).astype(np.float64)
+    m, v = g.mean(axis=-1, keepdims=True), g.var(axis=-1, keepdims=True)
+    y = ((g - m) / np.sqrt(v + epsilon)).reshape(x.shape)
+    shape = (1, c) + (1,) * (x.ndim - 2)
+    return (y * scale.reshape(shape) + bias.reshape(shape)).astype(x.dtype)
+
+
+def lrn(x: np.ndarray, *, size: int, alpha: float = 1e-4, beta: float = 0.75,
+        bias: float = 1.0) -> np.ndarray:
+    c = x.shape[1]
+    sq = np.square(x.astype(np.float64))
+    total = np.zeros_like(sq)
+    lo, hi = (size - 1) // 2, size - 1 - (size - 1) // 2
+    for i in range(c):
+        total[:, i] = sq[:, max(0, i - lo):min(c, i + hi + 1)].sum(axis=1)
+    return (x / (bias + alpha / size * total) ** beta).astype(x.dtype)
+
+
+def bernoulli(x: np.ndarray, *, dtype: int | None = None, seed: float | None = None
+              ) -> np.ndarray:
+    rng = np.random.default_rng(None if seed is None else int(seed))
+    return rng.random(x.shape) < x
+
+
+def swiglu(a: np.ndarray, b: np.ndarray, *, alpha: float = 1.0) -> np.ndarray:
+    return (a / (1 + np.exp(-alpha * a)) * b).astype(a.dtype)
