@@ -195,3 +195,10 @@ def _onnx_summary(terminalreporter):
     terminalreporter.write_line(
         f"op types exact in every case (symbolic): {sum(s.exact_ops.values())}; executed: "
         f"{s.ran} ran, {s.equal} equal to the expected outputs")
+    scope = s.scope
+    terminalreporter.write_line(
+        f"in scope (default domain; no sequence, optional, string, control-flow op): "
+        f"{scope['cases']} cases of {len(s.scope_ops)} op types: {scope['exact']} exact "
+        f"({100 * scope['exact'] / max(scope['cases'], 1):.1f}%), "
+        f"{sum(s.scope_ops.values())} op types exact in every case, {scope['equal']} "
+        "executed equal")

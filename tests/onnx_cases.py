@@ -22,6 +22,20 @@ from kantensor.types.dim import Dim, substitute
 #: Integer inputs with at most this many elements become initializers (shapes, axes).
 SMALL = 16
 
+#: The op types outside the scope of kantensor.onnx: sequence, optional, string and
+#: control-flow ops of the default domain (other domains are outside too).
+OUT_OF_SCOPE = frozenset({
+    "SequenceMap", "SequenceInsert", "SequenceAt", "SequenceConstruct", "SequenceEmpty",
+    "SequenceErase", "SequenceLength", "SplitToSequence", "ConcatFromSequence",
+    "Optional", "OptionalHasElement", "OptionalGetElement", "StringSplit",
+    "StringNormalizer", "StringConcat", "RegexFullMatch", "If", "Loop", "Scan"})
+
+
+def in_scope(ops: set) -> bool:
+    """Whether every op type of a case is in the scope (the default domain, none of
+    :data:`OUT_OF_SCOPE`)."""
+    return all("." not in op and op not in OUT_OF_SCOPE for op in ops)
+
 
 def cases() -> list:
     """The node cases, without the ``_expanded`` variants (their function bodies)."""
@@ -135,6 +149,8 @@ class Stats:
     equal: int = 0
     unequal: list = field(default_factory=list)
     reasons: list = field(default_factory=list)  # (case, mode, error) of refused ones
+    scope: Counter = field(default_factory=Counter)  # in-scope cases: all, exact, equal
+    scope_ops: dict = field(default_factory=dict)  # in-scope op type -> exact in every case
 
 
 def type_case(case: object, symbolic: bool) -> tuple[str, str]:
@@ -207,11 +223,16 @@ def measure(stats: Stats) -> Stats:
             if symbolic:
                 for op in ops:
                     per_op[op] = per_op.get(op, True) and verdict == "exact"
+                if in_scope(ops):
+                    stats.scope["cases"] += 1
+                    stats.scope["exact"] += verdict == "exact"
         ran = run_case(case)
         if ran is not None:
             stats.ran += 1
             stats.equal += ran
+            stats.scope["equal"] += bool(ran) and in_scope(ops)
             if not ran:
                 stats.unequal.append(case.name)
     stats.exact_ops = per_op
+    stats.scope_ops = {op: exact for op, exact in per_op.items() if in_scope({op})}
     return stats

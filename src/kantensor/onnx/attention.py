@@ -150,3 +150,63 @@ def attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, *rest: np.ndarray,
     if flat:
         y = y.transpose(0, 2, 1, 3).reshape(y.shape[0], y.shape[2], -1)
     return (y, present_k, present_v, shown.astype(dtype))[:outputs] if outputs > 1 else y
+
+
+@reads_ranks
+def build_linear(types: tuple, q_num_heads: int | None = None,
+                 kv_num_heads: int | None = None, outputs: int = 2, **_: Any
+                 ) -> dict[str, Any]:
+    """LinearAttention: packed (batch, time, heads * size) inputs; the output packs
+    q heads of the value size, the state is (batch, kv heads, key size, value size)."""
+    if q_num_heads is None or kv_num_heads is None:
+        raise ParamError("LinearAttention needs q_num_heads and kv_num_heads")
+    hq, hk = q_num_heads, kv_num_heads
+    dk, dv = f"kw//{hk}", f"vw//{hk}"
+    rest = "".join(f",(*r{i})" for i in range(len(types) - 3))
+    outs = [f"(b,t,{hq}*({dv})):T", f"(b,{hk},{dk},{dv}):T"][:outputs]
+    return {"inputs": "(b,t,qw):T,(b,t,kw):T,(b,t,vw):T" + rest, "outs": ",".join(outs),
+            "fits": f" where kw % {hk} == 0, vw % {hk} == 0, qw//{hq} == kw//{hk}"}
+
+
+def _packed(x: np.ndarray, heads: int) -> np.ndarray:
+    """(b, t, heads * d) -> (b, heads, t, d)."""
+    b, t, w = x.shape
+    return x.reshape(b, t, heads, w // heads).transpose(0, 2, 1, 3)
+
+
+def linear_attention(query: np.ndarray, key: np.ndarray, value: np.ndarray,
+                     *rest: np.ndarray, given: tuple, outputs: int = 2,
+                     q_num_heads: int, kv_num_heads: int, scale: float = 0.0,
+                     update_rule: str = "gated_delta", chunk_size: int = 64) -> Any:
+    extra = dict(zip(given[3:], rest, strict=False))
+    hq, hk = q_num_heads, kv_num_heads
+    q, k, v = _packed(query, hq), _packed(key, hk), _packed(value, hk)
+    b, _, t, dk = k.shape
+    dv = v.shape[3]
+    state = extra[3].astype(np.float64) if 3 in extra else np.zeros((b, hk, dk, dv))
+    decay = extra.get(4)
+    if decay is not None:
+        decay = _packed(decay, hk) if decay.shape[2] == hk * dk else \
+            decay.transpose(0, 2, 1)[..., None]
+    beta = extra.get(5)
+    if beta is not None:
+        beta = np.broadcast_to(beta.transpose(0, 2, 1)[..., None], (b, hk, t, 1)) \
+            if beta.shape[2] in (hk, 1) else beta
+    s = scale if scale else 1 / np.sqrt(dk)
+    group = hq // hk
+    out = np.zeros((b, hq, t, dv))
+    for i in range(t):
+        kt, vt = k[:, :, i], v[:, :, i]  # (b, hk, dk), (b, hk, dv)
+        if update_rule in ("gated", "gated_delta"):
+            state = np.exp(decay[:, :, i])[..., None] * state if decay.shape[-1] == dk \
+                else np.exp(decay[:, :, i])[..., None] * state
+        if update_rule in ("delta", "gated_delta"):
+            recalled = np.einsum("bhkv,bhk->bhv", state, kt)
+            state = state + beta[:, :, i][..., None] * np.einsum(
+                "bhk,bhv->bhkv", kt, vt - recalled)
+        else:
+            state = state + np.einsum("bhk,bhv->bhkv", kt, vt)
+        shared = np.repeat(state, group, axis=1)
+        out[:, :, i] = s * np.einsum("bhk,bhkv->bhv", q[:, :, i], shared)
+    y = out.transpose(0, 2, 1, 3).reshape(b, t, hq * dv).astype(query.dtype)
+    return (y, state.astype(query.dtype)) if outputs > 1 else y

@@ -181,3 +181,21 @@ def bernoulli(x: np.ndarray, *, dtype: int | None = None, seed: float | None = N
 
 def swiglu(a: np.ndarray, b: np.ndarray, *, alpha: float = 1.0) -> np.ndarray:
     return (a / (1 + np.exp(-alpha * a)) * b).astype(a.dtype)
+
+
+def causal_conv(x: np.ndarray, w: np.ndarray, *rest: np.ndarray, given: tuple,
+                outputs: int = 2, activation: str = "none") -> Any:
+    extra = dict(zip(given[2:], rest, strict=False))
+    b, c, n = x.shape
+    k = w.shape[2]
+    past = extra.get(3, np.zeros((b, c, k - 1), dtype=x.dtype))
+    full = np.concatenate([past, x], axis=2)
+    y = np.zeros((b, c, n), dtype=np.float64)
+    for j in range(k):
+        y += w[None, :, 0, j, None] * full[:, :, j:j + n]
+    if 2 in extra:
+        y += extra[2][None, :, None]
+    if activation in ("silu", "swish"):
+        y = y / (1 + np.exp(-y))
+    present = full[:, :, full.shape[2] - (k - 1):] if k > 1 else full[:, :, :0]
+    return (y.astype(x.dtype), present) if outputs > 1 else y.astype(x.dtype)

@@ -132,3 +132,11 @@ def typed_like(types: tuple, dtype: int | None = None, **_: Any) -> dict[str, An
     """Bernoulli: X's shape; the ``dtype`` attribute's dtype, else X's."""
     dims = operand(names("a", types[0].ndim))
     return {"x": dims, "dt": dtype_of(dtype, "Bernoulli") if dtype is not None else "T"}
+
+
+@reads_ranks
+def causal_conv(types: tuple, given: tuple, outputs: int = 2, **_: Any) -> dict[str, Any]:
+    """CausalConvWithState: the output like the input, the state (batch, channels, k-1);
+    the bias is (channels), a past state like the present one."""
+    rest = "".join(",(c):T" if p == 2 else ",(b,c,k-1):T" for p in given[2:])
+    return {"rest": rest, "outs": ",".join(["(b,c,l):T", "(b,c,k-1):T"][:outputs])}
