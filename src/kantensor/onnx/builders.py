@@ -280,3 +280,9 @@ def gemm(types: tuple, transA: int, transB: int, **_: Any) -> dict[str, Any]:
             raise ParamError(f"C has {rank} axes, at most 2 broadcast to (M, N)")
         c = "," + operand(names("c", rank)) + ":T"
     return {"a": "(k,m)" if transA else "(m,k)", "b": "(n,k)" if transB else "(k,n)", "c": c}
+
+
+@reads_ranks
+def any_rest(types: tuple, **_: Any) -> dict[str, Any]:
+    """The inputs after the first two, of any shape and dtype (zero points)."""
+    return {"rest": "".join(f",(*z{i})" for i in range(len(types) - 2))}

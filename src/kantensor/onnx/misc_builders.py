@@ -156,7 +156,7 @@ def conv_transpose(types: tuple, kernel_shape: tuple | None = None,
         else:
             p = (pads or (0,) * 2 * k)
             rest = 1 + output_padding[i] - p[i] - p[i + k]
-            out.append(f"{strides[i]}*({n}-1)+({kernel[i]}-1)*{dilations[i]}+{rest}")
+            out.append(f"{strides[i]}*({n}-1)+({kernel[i]}-1)*{dilations[i]}{rest:+d}")
     return {"x": operand(dims), "w": operand(["c", "m", *names("k", k)]),
             "rest": _rest(types, 2), "y": operand([dims[0], f"m*{group}", *out]),
             "params": {"strides": tuple(strides), "dilations": tuple(dilations),

@@ -39,16 +39,17 @@ def global_pool(types: tuple, **_: Any) -> dict[str, Any]:
     return {"x": operand(dims), "y": operand([*dims[:2], *[1] * (x.ndim - 2)])}
 
 
-def _window(n: str, k: int, s: int, d: int, pb: int, pe: int, auto_pad: str,
+def _window(n: str, k: int | str, s: int, d: int, pb: int, pe: int, auto_pad: str,
             ceil_mode: int) -> str:
-    """The output size of a sliding window over an axis of size ``n``."""
-    eff = (k - 1) * d + 1
+    """The output size of a sliding window over an axis of size ``n`` (``k``: the
+    kernel's size, or the name of the weight's axis that has it)."""
+    eff = (k - 1) * d + 1 if isinstance(k, int) else f"(({k}-1)*{d}+1)"
     if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
         return f"({n}+{s - 1})//{s}"
     if auto_pad == "VALID":
         return f"({n}-{eff})//{s}+1"
-    if ceil_mode:
-        return ""  # decided by the caller: unknown unless sizes are known
+    if ceil_mode:  # the last window must start inside the input or its left pad
+        return f"min(({n}+{pb + pe + s - 1}-{eff})//{s}+1,({n}{pb - 1:+d})//{s}+1)"
     return f"({n}+{pb + pe}-{eff})//{s}+1"
 
 
@@ -65,30 +66,28 @@ def pool(types: tuple, kernel_shape: tuple | None = None, strides: tuple | None 
     if conv:
         w = types[1]
         wd = names("w", w.ndim)
-        kernel = w.shape[2:] if kernel_shape is None else kernel_shape
+        kernel = kernel_shape or tuple(v if isinstance(v, int) else wd[2 + i]
+                                       for i, v in enumerate(w.shape[2:]))
     else:
         kernel = kernel_shape
-    if kernel is None or not all(isinstance(v, int) for v in kernel):
+    if kernel is None:
         raise ParamError("the kernel's spatial sizes must be known")
     strides = strides or (1,) * k
     dilations = dilations or (1,) * k
     pads = pads or (0,) * (2 * k)
     out, clauses = [], []
     for i in range(k):
-        text = _window(dims[2 + i], kernel[i], strides[i], dilations[i], pads[i], pads[i + k],
-                       auto_pad, ceil_mode)
-        if not text:
-            n = x.shape[2 + i]
-            if isinstance(n, int):
-                eff = (kernel[i] - 1) * dilations[i] + 1
-                size = -(-(n + pads[i] + pads[i + k] - eff) // strides[i]) + 1
-                if (size - 1) * strides[i] >= n + pads[i]:
-                    size -= 1
-                text = str(size)
-            else:
-                text = f"u{i}"
-                clauses.append(f"u{i} >= 0")
-        out.append(text)
+        n = x.shape[2 + i]
+        if ceil_mode and auto_pad == "NOTSET" and isinstance(n, int) and \
+                isinstance(kernel[i], int):
+            eff = (kernel[i] - 1) * dilations[i] + 1
+            size = -(-(n + pads[i] + pads[i + k] - eff) // strides[i]) + 1
+            if (size - 1) * strides[i] >= n + pads[i]:
+                size -= 1
+            out.append(str(size))
+            continue
+        out.append(_window(dims[2 + i], kernel[i], strides[i], dilations[i], pads[i],
+                           pads[i + k], auto_pad, ceil_mode))
     if conv:
         y = operand([dims[0], wd[0], *out])
         operands = f",{operand(wd)}:T" + ",(*b):T" * (len(types) - 2)
@@ -97,7 +96,8 @@ def pool(types: tuple, kernel_shape: tuple | None = None, strides: tuple | None 
         operands = ""
     outs = f"{y}:T" + (f",{y}:int64" if outputs > 1 else "")
     return {"x": operand(dims), "rest": operands, "outs": outs, "fits": where(clauses),
-            "params": {"kernel_shape": tuple(kernel), "strides": tuple(strides),
+            "params": {"kernel_shape": tuple(kernel) if all(isinstance(v, int) for v in kernel)
+                       else None, "strides": tuple(strides),
                        "pads": tuple(pads), "dilations": tuple(dilations)}}
 
 

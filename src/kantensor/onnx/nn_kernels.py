@@ -92,9 +92,11 @@ def lp_pool(x: np.ndarray, *, kernel_shape: tuple, strides: tuple, pads: tuple,
     return (win.sum(axis=tuple(range(-len(kernel_shape), 0))) ** (1 / p)).astype(x.dtype)
 
 
-def conv(x: np.ndarray, w: np.ndarray, *b: np.ndarray, kernel_shape: tuple, strides: tuple,
+def conv(x: np.ndarray, w: np.ndarray, *b: np.ndarray, kernel_shape: tuple | None,
+         strides: tuple,
          pads: tuple, dilations: tuple, auto_pad: str = "NOTSET", group: int = 1,
          **_: Any) -> np.ndarray:
+    kernel_shape = kernel_shape or w.shape[2:]
     win, _ = _windows(x, kernel_shape, strides, pads, dilations, auto_pad, 0, 0)
     n, c = x.shape[:2]
     m = w.shape[0]

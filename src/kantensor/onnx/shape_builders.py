@@ -130,6 +130,8 @@ def expand(types: tuple, shape_value: Any, **_: Any) -> dict[str, Any]:
             out.append(d)
         elif own == 1 and t is not None:
             out.append(sizes.text(t))
+        elif isinstance(t, int):  # a valid broadcast against a size other than 1 gives it
+            out.append(str(t))
         else:
             out.append(f"u{i}")
             clauses.append(f"u{i} >= 0")
@@ -167,7 +169,7 @@ def range_(types: tuple, start_value: Any, limit_value: Any, delta_value: Any,
             isinstance(delta, int) and delta > 0 and isinstance(start, int):
         lim = sizes.text(limit)
         return {"sizes": sizes.operands(after=True),
-                "n": f"max({lim}-{start}+{delta - 1},0)//{delta}", "fits": ""}
+                "n": f"max({lim}{delta - 1 - start:+d},0)//{delta}", "fits": ""}
     return {"sizes": sizes.operands(after=True), "n": "u", "fits": " where u >= 0"}
 
 
@@ -198,7 +200,7 @@ def pad(types: tuple, pads_value: Any, axes_value: Any = None, given: tuple = (0
                 out[ax] = f"u{ax}"
                 clauses.append(f"u{ax} >= 0")
             else:
-                out[ax] = f"{dims[ax]}+{sizes.text(before)}+{sizes.text(after)}"
+                out[ax] = f"{dims[ax]}+({sizes.text(before)})+({sizes.text(after)})"
     sizes = SizeNames(pads_value, axes_value)
     return {"x": operand(dims), "rest": "".join(
                 f",(*r{i})" for i in range(len(types) - 2 - len(sizes.dims))),
