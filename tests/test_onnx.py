@@ -168,3 +168,26 @@ def test_a_lone_size_compared_with_a_constant_is_an_unknown_size():
     (out,) = infer(Signature.parse("(a):T->(u):T where u >= 0"),
                    (kt.TensorType("float32", (3,)),))
     assert out == kt.TensorType("float32", (None,))
+
+
+def flatten_project():
+    w = numpy_helper.from_array(np.ones((64, 10), np.float32), "W")
+    nodes = [helper.make_node("Flatten", ["x"], ["f"], axis=1, name="flat"),
+             helper.make_node("MatMul", ["f", "W"], ["y"], name="proj")]
+    return model(nodes, [helper.make_tensor_value_info("x", F, ["n", None, None])],
+                 [helper.make_tensor_value_info("y", F, None)], [w])
+
+
+def test_refine_on_an_imported_model_solves_back_to_the_inputs():
+    ins, outs = from_onnx(flatten_project())
+    assert str(outs[0].type) == "float32[n,10]"
+    refined = kt.refine(outs, {ins[0]: "float32[n,8,?]"})
+    assert str(refined[ins[0]]) == "float32[n,8,8]"  # 8 * 8 == 64, the rows of W
+
+
+def test_a_conflict_chain_names_the_onnx_values_and_ops():
+    ins, outs = from_onnx(flatten_project())
+    with pytest.raises(kt.RefinementError) as err:
+        kt.refine(outs, {ins[0]: "float32[n,7,?]"})
+    text = str(err.value)
+    assert "y = MatMul(f, W)" in text and "f = Flatten(x)" in text
