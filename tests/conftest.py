@@ -65,7 +65,8 @@ def _soundness(mine, theirs):
 #: summary.
 FIGURES = {("conformance", "STATS"): _counters, ("fuzzing", "STATS"): _fuzz,
            ("soundness", "STATS"): _soundness, ("test_bruteforce", "CASES"): _sum,
-           ("test_refine", "STATS"): _sum, ("dask_cases", "STATS"): _counters}
+           ("test_refine", "STATS"): _sum, ("dask_cases", "STATS"): _counters,
+           ("test_onnx_nodes", "SUMMARY"): _sum}
 
 
 def pytest_sessionfinish(session):
@@ -179,26 +180,24 @@ def _soundness_summary(terminalreporter):
 
 def _onnx_summary(terminalreporter):
     """Report ONNX's node cases: typed exactly, unknown, wrong, and run equal."""
-    import sys
-
     module = sys.modules.get("test_onnx_nodes")
-    if module is None or not module.STATS.cases:
+    if module is None or not module.SUMMARY:
         return
-    s = module.STATS
+    s = Counter(module.SUMMARY)
+    cases = s["cases"]
     terminalreporter.section("ONNX node test cases")
     for mode in ("symbolic", "concrete"):
-        exact, unknown = s.typed[mode, "exact"], s.typed[mode, "unknown"]
+        exact = s[f"{mode} exact"]
         terminalreporter.write_line(
-            f"{mode}: {s.cases} cases of {len(s.op_types)} op types: {exact} exact "
-            f"({100 * exact / s.cases:.1f}%), {unknown} unknown, {s.typed[mode, 'refused']} "
-            f"refused, {s.typed[mode, 'wrong']} wrong")
+            f"{mode}: {cases} cases of {s['op types']} op types: {exact} exact "
+            f"({100 * exact / cases:.1f}%), {s[f'{mode} unknown']} unknown, "
+            f"{s[f'{mode} refused']} refused, {s[f'{mode} wrong']} wrong")
     terminalreporter.write_line(
-        f"op types exact in every case (symbolic): {sum(s.exact_ops.values())}; executed: "
-        f"{s.ran} ran, {s.equal} equal to the expected outputs")
-    scope = s.scope
+        f"op types exact in every case (symbolic): {s['op types exact']}; executed: "
+        f"{s['ran']} ran, {s['equal']} equal to the expected outputs")
     terminalreporter.write_line(
         f"in scope (default domain; no sequence, optional, string, control-flow op): "
-        f"{scope['cases']} cases of {len(s.scope_ops)} op types: {scope['exact']} exact "
-        f"({100 * scope['exact'] / max(scope['cases'], 1):.1f}%), "
-        f"{sum(s.scope_ops.values())} op types exact in every case, {scope['equal']} "
+        f"{s['scope cases']} cases of {s['scope op types']} op types: {s['scope exact']} "
+        f"exact ({100 * s['scope exact'] / max(s['scope cases'], 1):.1f}%), "
+        f"{s['scope op types exact']} op types exact in every case, {s['scope equal']} "
         "executed equal")

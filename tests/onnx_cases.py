@@ -236,3 +236,15 @@ def measure(stats: Stats) -> Stats:
     stats.exact_ops = per_op
     stats.scope_ops = {op: exact for op, exact in per_op.items() if in_scope({op})}
     return stats
+
+
+def figures(stats: Stats) -> dict[str, int]:
+    """The figures the summary prints, as plain numbers (sent by a pytest-xdist worker)."""
+    out = {"cases": stats.cases, "op types": len(stats.op_types), "ran": stats.ran,
+           "equal": stats.equal, "op types exact": sum(stats.exact_ops.values()),
+           "scope cases": stats.scope["cases"], "scope exact": stats.scope["exact"],
+           "scope equal": stats.scope["equal"], "scope op types": len(stats.scope_ops),
+           "scope op types exact": sum(stats.scope_ops.values())}
+    for (mode, verdict), n in stats.typed.items():
+        out[f"{mode} {verdict}"] = n
+    return out

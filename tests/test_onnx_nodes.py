@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from onnx_cases import Stats, measure
+from onnx_cases import Stats, figures, measure
 
 STATS = Stats()
+
+#: The figures of the summary (tests/conftest.py prints them, merged from the workers).
+SUMMARY: dict[str, int] = {}
 
 #: Floors: what this suite reached; a regression below them fails.
 MIN_EXACT_SYMBOLIC = 1108
@@ -17,7 +20,9 @@ MIN_EQUAL = 1073
 
 @pytest.fixture(scope="module")
 def results():
-    return measure(STATS)
+    measure(STATS)
+    SUMMARY.update(figures(STATS))
+    return STATS
 
 
 def test_no_wrong_types(results):
