@@ -253,14 +253,10 @@ class _Reader:
         if node.op_type in ("Shape", "Size"):
             return [self.shape_value(node, apply)]
         values = []
-        for v in apply.inputs:
-            if v.name in self.values and self.vars.get(v.name) is v:
-                values.append(self.values[v.name])
-            elif v.owner is not None and not v.owner.inputs and v.owner.op.__class__.__name__ \
-                    == "SizeOp":
+        for v in apply.inputs:  # a size input (Dims of a parameter) is no known value
+            if v.name not in self.values or self.vars.get(v.name) is not v:
                 return None
-            else:
-                return None
+            values.append(self.values[v.name])
         for out in apply.outputs:
             size = _static_size(out.type)
             if size is None or size > MAX_FOLD:
