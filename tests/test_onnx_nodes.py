@@ -12,10 +12,11 @@ STATS = Stats()
 #: The figures of the summary (tests/conftest.py prints them, merged from the workers).
 SUMMARY: dict[str, int] = {}
 
-#: Floors: what this suite reached; a regression below them fails.
+#: Floors: what this suite reached; a regression below them fails. (The executed floor
+#: leaves room for the cases whose outputs are random: Bernoulli, training Dropout.)
 MIN_EXACT_SYMBOLIC = 1108
 MIN_EXACT_CONCRETE = 1114
-MIN_EQUAL = 1101
+MIN_EQUAL = 1117
 
 
 @pytest.fixture(scope="module")

@@ -3,6 +3,7 @@ and recurrent ops)."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -97,8 +98,71 @@ def center_crop_pad(x: np.ndarray, shape: np.ndarray, *sizes: np.ndarray, axes: 
     return y
 
 
-def grid_sample(x: np.ndarray, grid: np.ndarray, **_: Any) -> np.ndarray:
-    raise NotImplementedError("GridSample is typed but not computed")
+def _reflect(v: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """``v`` reflected by the nearer border until it lies in [lo, hi]."""
+    span = hi - lo
+    below, above = v < lo, v > hi
+    dx = np.where(below, lo - v, v - hi)
+    n = np.floor(dx / span)
+    r = dx - n * span
+    even = n % 2 == 0
+    return np.where(below, np.where(even, lo + r, hi - r),
+                    np.where(above, np.where(even, hi - r, lo + r), v))
+
+
+def _cubic(t: np.ndarray, a: float = -0.75) -> list[np.ndarray]:
+    s, u = t + 1, 1 - t
+    return [((a * s - 5 * a) * s + 8 * a) * s - 4 * a, ((a + 2) * t - (a + 3)) * t * t + 1,
+            ((a + 2) * u - (a + 3)) * u * u + 1,
+            ((a * (2 - t) - 5 * a) * (2 - t) + 8 * a) * (2 - t) - 4 * a]
+
+
+def grid_sample(x: np.ndarray, grid: np.ndarray, *, align_corners: int = 0,
+                mode: str = "linear", padding_mode: str = "zeros") -> np.ndarray:
+    """Samples of x (N, C, spatial...) at the grid's normalised points (N, out..., k),
+    the last grid axis in reverse axis order (x first)."""
+    n, c = x.shape[:2]
+    dims = x.shape[2:]
+    k = len(dims)
+    taps_per_axis, bounds = [], []
+    for i, d in enumerate(dims):
+        v = grid[..., k - 1 - i].astype(np.float64)
+        v = (v + 1) / 2 * (d - 1) if align_corners else ((v + 1) * d - 1) / 2
+        if mode == "nearest":
+            v = np.rint(v)
+        lo, hi = (0.0, d - 1.0) if align_corners else (-0.5, d - 0.5)
+        outside = (v < lo) | (v > hi)
+        if padding_mode == "border":
+            v = np.where(outside, np.clip(v, 0, d - 1), v)
+        elif padding_mode == "reflection":
+            v = np.where(outside, _reflect(v, lo, hi), v)
+        base = np.floor(v)
+        t = v - base
+        if mode == "nearest":
+            taps = [(v, np.ones_like(v))]
+        elif mode == "linear":
+            taps = [(base, 1 - t), (base + 1, t)]
+        else:
+            taps = list(zip([base - 1, base, base + 1, base + 2], _cubic(t), strict=True))
+        taps_per_axis.append(taps)
+        bounds.append((lo, hi))
+    batch = np.arange(n).reshape((n,) + (1,) * (grid.ndim - 2))
+    out = np.zeros(grid.shape[:-1] + (c,))
+    for combo in itertools.product(*taps_per_axis):
+        weight = np.ones(grid.shape[:-1])
+        valid = np.ones(grid.shape[:-1], dtype=bool)
+        index = []
+        for (pos, w), d, (lo, hi) in zip(combo, dims, bounds, strict=True):
+            i = pos.astype(np.int64)
+            if padding_mode == "zeros":
+                valid &= (i >= 0) & (i < d)
+            elif padding_mode == "reflection":
+                i = np.trunc(_reflect(i.astype(np.float64), lo, hi)).astype(np.int64)
+            index.append(np.clip(i, 0, d - 1))
+            weight = weight * w
+        picked = x[(batch, slice(None), *index)] if k else x  # (N, out..., C)
+        out += (weight * valid)[..., None] * picked
+    return np.moveaxis(out, -1, 1).astype(x.dtype)
 
 
 def _corners(box: np.ndarray, center: int) -> tuple[float, float, float, float]:
