@@ -150,5 +150,60 @@ def stft(signal: np.ndarray, step: np.ndarray, *rest: np.ndarray, given: tuple =
     return np.stack([y.real, y.imag], axis=-1).astype(signal.dtype)
 
 
+def col2im(x: np.ndarray, image_shape: np.ndarray, block_shape: np.ndarray, *,
+           dilations: tuple | None = None, pads: tuple | None = None,
+           strides: tuple | None = None, **_: Any) -> np.ndarray:
+    """Col2Im: sums the columns (N, C * prod(block), L) back into images."""
+    image, block = [int(v) for v in image_shape], [int(v) for v in block_shape]
+    k = len(image)
+    dil, st = dilations or (1,) * k, strides or (1,) * k
+    pad = pads or (0,) * (2 * k)
+    full = [image[i] + pad[i] + pad[i + k] for i in range(k)]
+    counts = [(full[i] - dil[i] * (block[i] - 1) - 1) // st[i] + 1 for i in range(k)]
+    n = x.shape[0]
+    c = x.shape[1] // int(np.prod(block))
+    cols = x.reshape(n, c, *block, *counts)
+    out = np.zeros((n, c, *full), dtype=np.float64)
+    for pos in np.ndindex(*block):
+        target = tuple(slice(pos[i] * dil[i], pos[i] * dil[i] + st[i] * (counts[i] - 1) + 1,
+                             st[i]) for i in range(k))
+        out[(slice(None), slice(None), *target)] += cols[(slice(None), slice(None), *pos)]
+    crop = tuple(slice(pad[i], pad[i] + image[i]) for i in range(k))
+    return out[(slice(None), slice(None), *crop)].astype(x.dtype)
+
+
+def tfidf(x: np.ndarray, *, max_gram_length: int, max_skip_count: int,
+          min_gram_length: int, mode: str, ngram_counts: tuple, ngram_indexes: tuple,
+          pool_int64s: tuple = (), weights: tuple = (), **_: Any) -> np.ndarray:
+    """TfIdfVectorizer on integer tokens: counts of the pool's n-grams (with skips),
+    as term frequencies, 0/1 (IDF) or weighted counts."""
+    pool = list(pool_int64s)
+    grams: dict[tuple, int] = {}
+    starts = [*ngram_counts, len(pool)]
+    at = 0
+    for n in range(1, len(ngram_counts) + 1):
+        lo, hi = starts[n - 1], starts[n]
+        for j in range(lo, hi, n):
+            grams[tuple(pool[j:j + n])] = ngram_indexes[at]
+            at += 1
+    size = max(ngram_indexes) + 1
+    rows = x.reshape(1, -1) if x.ndim == 1 else x
+    out = np.zeros((rows.shape[0], size), dtype=np.float32)
+    for r, row in enumerate(rows.tolist()):
+        for n in range(min_gram_length, max_gram_length + 1):
+            for skip in range(0, max_skip_count + 1 if n > 1 else 1):
+                step = skip + 1
+                for start in range(len(row) - (n - 1) * step):
+                    key = tuple(row[start:start + (n - 1) * step + 1:step])
+                    if key in grams:
+                        out[r, grams[key]] += 1
+    w = np.asarray(weights, dtype=np.float32) if weights else np.ones(size, np.float32)
+    if mode == "IDF":
+        out = (out > 0) * w
+    elif mode == "TFIDF":
+        out = out * w
+    return out.reshape(-1) if x.ndim == 1 else out
+
+
 def not_computed(*arrays: np.ndarray, **_: Any) -> Any:
     raise NotImplementedError("this op is typed but not computed")
