@@ -191,3 +191,15 @@ def test_a_conflict_chain_names_the_onnx_values_and_ops():
         kt.refine(outs, {ins[0]: "float32[n,7,?]"})
     text = str(err.value)
     assert "y = MatMul(f, W)" in text and "f = Flatten(x)" in text
+
+
+def test_query_on_a_single_onnx_op_runs_in_both_directions():
+    from unification import var
+
+    matmul = registry()[("", "MatMul")][0].op
+    x = var("X")
+    answers = kt.query(matmul, ["float32[3,4]", x], ["float32[3,5]"], limit=3)
+    assert [str(a["X"]) for a in answers] == ["float32[4,5]"]
+    reshape = registry()[("", "Reshape")][0].op.bind(shape_value=(0, -1))
+    (answer,) = kt.query(reshape, ["float32[2,3,4]", "int64[2]"], [x])
+    assert str(answer["X"]) == "float32[2,12]"
