@@ -182,8 +182,8 @@ class _Reader:
             raise OnnxImportError(f"node {label!r} ({node.op_type}): {len(wanted)} outputs "
                                   f"asked, its Op has {len(outs)}")
         apply = outs[0].owner
-        if apply is not None:
-            apply.tag["onnx_node"] = label
+        if apply is not None and node.name:  # refine's messages name the node
+            apply.tag["name"] = node.name
         folded = self.fold(entry, node, apply) if apply is not None else None
         for k, (name, var) in enumerate(zip(wanted, outs, strict=False)):
             if not name:
