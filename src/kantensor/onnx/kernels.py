@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from .dtypes import DTYPES
+
 
 def _integral(x: np.ndarray) -> bool:
     return x.dtype == object or np.issubdtype(x.dtype, np.integer)
@@ -324,3 +326,10 @@ def gemm(a: np.ndarray, b: np.ndarray, *c: np.ndarray, alpha: float, beta: float
     if c:
         y = y + (beta * c[0] if beta != 1 else c[0])
     return y
+
+
+def bitcast(x: np.ndarray, *, to: int, **_: Any) -> np.ndarray:
+    """BitCast: the same bytes (little endian) read as another dtype of the same width."""
+    target = np.dtype(DTYPES[to]).newbyteorder("<")
+    data = np.asarray(x, dtype=x.dtype.newbyteorder("<")).tobytes()
+    return np.frombuffer(data, dtype=target).reshape(x.shape).astype(target.newbyteorder("="))
