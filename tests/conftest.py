@@ -65,7 +65,8 @@ def _soundness(mine, theirs):
 #: summary.
 FIGURES = {("conformance", "STATS"): _counters, ("fuzzing", "STATS"): _fuzz,
            ("soundness", "STATS"): _soundness, ("test_bruteforce", "CASES"): _sum,
-           ("test_refine", "STATS"): _sum, ("dask_cases", "STATS"): _counters}
+           ("test_refine", "STATS"): _sum, ("dask_cases", "STATS"): _counters,
+           ("test_onnx_nodes", "SUMMARY"): _sum}
 
 
 def pytest_sessionfinish(session):
@@ -93,6 +94,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     _bruteforce_summary(terminalreporter)
     _refine_summary(terminalreporter)
     _dask_summary(terminalreporter)
+    _onnx_summary(terminalreporter)
     if not STATS:
         return
     cases = sum(s["cases"] for s in STATS.values())
@@ -174,3 +176,28 @@ def _soundness_summary(terminalreporter):
     terminalreporter.section("random graphs against NumPy")
     for key, count in sorted(SOUND.items()):
         terminalreporter.write_line(f"{key}: {count}")
+
+
+def _onnx_summary(terminalreporter):
+    """Report ONNX's node cases: typed exactly, unknown, wrong, and run equal."""
+    module = sys.modules.get("test_onnx_nodes")
+    if module is None or not module.SUMMARY:
+        return
+    s = Counter(module.SUMMARY)
+    cases = s["cases"]
+    terminalreporter.section("ONNX node test cases")
+    for mode in ("symbolic", "concrete"):
+        exact = s[f"{mode} exact"]
+        terminalreporter.write_line(
+            f"{mode}: {cases} cases of {s['op types']} op types: {exact} exact "
+            f"({100 * exact / cases:.1f}%), {s[f'{mode} unknown']} unknown, "
+            f"{s[f'{mode} refused']} refused, {s[f'{mode} wrong']} wrong")
+    terminalreporter.write_line(
+        f"op types exact in every case (symbolic): {s['op types exact']}; executed: "
+        f"{s['ran']} ran, {s['equal']} equal to the expected outputs")
+    terminalreporter.write_line(
+        f"in scope (default domain; no sequence, optional, string, control-flow op): "
+        f"{s['scope cases']} cases of {s['scope op types']} op types: {s['scope exact']} "
+        f"exact ({100 * s['scope exact'] / max(s['scope cases'], 1):.1f}%), "
+        f"{s['scope op types exact']} op types exact in every case, {s['scope equal']} "
+        "executed equal")

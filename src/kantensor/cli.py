@@ -1,4 +1,4 @@
-"""The ``kantensor`` command: demo, infer, query, refine, check, repl.
+"""The ``kantensor`` command: demo, infer, query, refine, check, onnx, repl.
 
 Types are written in the compact notation (``float32[3,?]``). In queries,
 a bare name (``X``) stands for an unknown type, a name in dtype position
@@ -36,6 +36,11 @@ from .ops.catalogue import CatalogueError, load_file
 from .ops.display import op_text
 from .query import Solutions
 from .types.dtypes import DTYPES
+
+try:  # the onnx extra: ``kantensor onnx MODEL``
+    from . import onnx as onnx_models
+except ImportError:  # pragma: no cover - the command says how to install it
+    onnx_models = None
 
 try:  # line editing, completion and history; absent on some platforms
     import readline
@@ -89,6 +94,27 @@ def _time_limit(seconds: float | None, error: Any) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def run_onnx(model: str, output: str | None = None, out: Any = None) -> int:
+    """``kantensor onnx``: print the type of every graph output of an ONNX model (and
+    with ``output``, write the model typed by :func:`kantensor.onnx.infer_shapes`)."""
+    if onnx_models is None:
+        raise ValueError("kantensor onnx needs the onnx package: pip install "
+                         "'kantensor[onnx]'")
+    out = out or sys.stdout
+    try:
+        typed = onnx_models.infer_shapes(model)
+    except OSError as exc:
+        raise ValueError(f"cannot read {model}: {exc.strerror or exc}") from None
+    inputs, outputs = onnx_models.from_onnx(typed)
+    for v in inputs:
+        print(f"input  {v.name}: {v.type}", file=out)
+    for v in outputs:
+        print(f"output {v.name}: {v.type}", file=out)
+    if output is not None:
+        Path(output).write_bytes(typed.SerializeToString())
+    return 0
 
 
 CHECK_TIMEOUT = 60.0
@@ -318,6 +344,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--timeout", type=float, default=CHECK_TIMEOUT, metavar="SECONDS",
                    help=f"time limit for the examples of one entry, 0 for none (default "
                         f"{CHECK_TIMEOUT:g})")
+    p = sub.add_parser("onnx", help="type an ONNX model: print its inputs' and outputs' "
+                                    "types (symbolic sizes as Dim expressions)")
+    p.add_argument("model", metavar="MODEL", help="an .onnx file")
+    p.add_argument("-o", "--output", metavar="OUT",
+                   help="write the model with every value typed (value_info) to OUT")
     sub.add_parser("repl", help=f"interactive type queries (history in {HISTORY_ENV} or "
                                 "~/.kantensor_history)")
     args = parser.parse_args(argv)
@@ -328,6 +359,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_command(args.command, args)
         if args.command == "check":
             return run_check(args.files, timeout=args.timeout)
+        if args.command == "onnx":
+            return run_onnx(args.model, args.output)
         Repl(history=history_path()).cmdloop()
         return 0
     except ERRORS as exc:

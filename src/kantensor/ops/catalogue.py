@@ -79,6 +79,9 @@ class Entry:
     builder: Any = None
     examples: tuple[dict, ...] = ()
     numpy: tuple[Any, ...] = ()  # the NumPy functions it implements (NEP 13/18 dispatch)
+    #: the keys a layer above allowed in its own files (``load_file(..., extra=...)``),
+    #: as given: ONNX entries name their op type and opsets this way
+    extra: tuple[tuple[str, Any], ...] = ()
 
     @property
     def where(self) -> str:
@@ -179,7 +182,7 @@ def resolve(path: str) -> Any:
     raise CatalogueError(f"cannot import {path!r}")
 
 
-def _entry(file: str, index: int, raw: dict) -> Entry:
+def _entry(file: str, index: int, raw: dict, extra: tuple[str, ...] = ()) -> Entry:
     if not isinstance(raw, dict):
         raise CatalogueError(f"{file}: op #{index + 1}: expected a table, got "
                              f"{type(raw).__name__}")
@@ -187,6 +190,7 @@ def _entry(file: str, index: int, raw: dict) -> Entry:
     missing = [k for k in REQUIRED if k not in raw]
     if missing:
         raise CatalogueError(f"{where}: missing {', '.join(missing)}")
+    own = {k: raw.pop(k) for k in extra if k in raw}
     wrong = [k for k in (*REQUIRED, *OPTIONAL) if k in raw
              and k not in ("examples", "variadic", "numpy", "method")
              and not isinstance(raw[k], str)]
@@ -196,7 +200,8 @@ def _entry(file: str, index: int, raw: dict) -> Entry:
     unknown = sorted(set(raw) - set(REQUIRED) - set(OPTIONAL))
     if unknown:
         raise CatalogueError(f"{where}: unknown key{'s' * (len(unknown) > 1)} "
-                             f"{', '.join(unknown)}; expected {', '.join(REQUIRED + OPTIONAL)}")
+                             f"{', '.join(unknown)}; expected "
+                             f"{', '.join(REQUIRED + OPTIONAL + tuple(extra))}")
     for key in (*REQUIRED, "operator", "doc", "builder", "call", "compute"):
         if key in raw and not isinstance(raw[key], str):
             raise CatalogueError(f"{where}: {key} must be a string, got {raw[key]!r}")
@@ -252,7 +257,7 @@ def _entry(file: str, index: int, raw: dict) -> Entry:
                              f"can be variadic, got {variadic!r}")
     return Entry(file, index, raw["name"], sig, impl, compute, raw.get("operator"),
                  tuple(methods), variadic, raw.get("doc", ""), spec, builder, tuple(examples),
-                 _numpy_functions(where, raw.get("numpy", [])))
+                 _numpy_functions(where, raw.get("numpy", [])), tuple(own.items()))
 
 
 def _numpy_functions(where: str, value: Any) -> tuple[Any, ...]:
@@ -285,9 +290,11 @@ def _default_call(signature: str) -> str:
     return "x" if n == 1 else ", ".join(f"x{i}" for i in range(1, n + 1))
 
 
-def load_file(path: str | Path, text: str | None = None) -> list[Entry]:
+def load_file(path: str | Path, text: str | None = None, extra: tuple[str, ...] = ()
+              ) -> list[Entry]:
     """Parse and validate one catalogue file; CatalogueError listing every problem, one
-    line each (file, entry and, for a signature, the position)."""
+    line each (file, entry and, for a signature, the position). ``extra`` names keys a
+    layer above gives its entries (kept, unchecked, in ``Entry.extra``)."""
     name = str(path)
     try:
         data = tomllib.loads(text if text is not None else Path(path).read_text())
@@ -301,7 +308,8 @@ def load_file(path: str | Path, text: str | None = None) -> list[Entry]:
     entries, errors = [], []
     for i, raw in enumerate(ops):  # every entry is checked: all the errors are reported
         try:
-            entries.append(_entry(name, i, raw))
+            entries.append(_entry(name, i, dict(raw) if isinstance(raw, dict) else raw,
+                                  extra))
         except CatalogueError as exc:
             errors.append(str(exc))
     seen: dict[str, int] = {}
@@ -326,9 +334,11 @@ def catalogue_root() -> Any:
         return Path(__file__).resolve().parents[3] / "signatures"
 
 
-def catalogue_files() -> Iterator[tuple[str, str]]:
-    """(name, text) of every shipped catalogue file, in a stable order."""
-    for item in sorted(catalogue_root().iterdir(), key=lambda p: p.name):
+def catalogue_files(folder: str | None = None) -> Iterator[tuple[str, str]]:
+    """(name, text) of every shipped catalogue file, in a stable order; those of a
+    subfolder (``onnx``: the ONNX Ops) with ``folder``."""
+    root = catalogue_root()
+    for item in sorted((root / folder if folder else root).iterdir(), key=lambda p: p.name):
         if item.name.endswith(".toml"):
             yield item.name, item.read_text()
 

@@ -110,6 +110,14 @@ def _str(value: Any) -> str:
     return value
 
 
+def _strings(value: Any) -> tuple[str, ...]:
+    """A string or a sequence of them, as a tuple."""
+    items = (value,) if isinstance(value, str) else value
+    if not isinstance(items, Sequence) or not all(isinstance(v, str) for v in items):
+        raise ParamError(f"expected a string or a sequence of strings, got {value!r}")
+    return tuple(items)
+
+
 def _dtype(value: Any) -> str:
     try:
         return normalize_dtype(value)
@@ -180,6 +188,37 @@ def _symbolic_size(value: Any) -> int | Dim:
 
 def _maybe_symbolic_size(value: Any) -> int | Dim | None:
     return None if value is None else _symbolic_size(value)
+
+
+def _partial_sizes(value: Any) -> tuple[int | Dim | None, ...] | None:
+    """Integers known in part (an ONNX shape input folded from ``Shape`` nodes): None
+    (nothing known), or a sequence of ints, Dims and None (that entry unknown). Each Dim
+    is carried by an input, as for ``sizes``."""
+    if value is None:
+        return None
+    if not isinstance(value, Sequence) or isinstance(value, str):
+        value = (value,)
+    return tuple(None if v is None else _symbolic_size(v) for v in value)
+
+
+def _partial_values(value: Any) -> tuple[int | float | Dim | None, ...] | None:
+    """Numbers known in part (an ONNX input's value read with the model): None, or a
+    sequence of numbers, Dims and None (unknown). Each Dim is carried by an input."""
+    if value is None:
+        return None
+    if not isinstance(value, Sequence) or isinstance(value, str):
+        value = (value,)
+    return tuple(v if v is None or isinstance(v, Dim) else _number(v) for v in value)
+
+
+def _dtyped_number(value: Any) -> tuple[str, bool | int | float | complex]:
+    """A number with its dtype, ``(dtype, value)``: a one-element array (ONNX's tensor
+    attributes such as ConstantOfShape's ``value``) or such a pair."""
+    if isinstance(value, np.ndarray) and value.size == 1:
+        return _dtype(value.dtype), value.reshape(()).item()
+    if isinstance(value, tuple | list) and len(value) == 2:
+        return _dtype(value[0]), _number(value[1])
+    raise ParamError(f"expected a one-element array or a (dtype, number) pair, got {value!r}")
 
 
 def _symbolic_shape(value: Any) -> tuple[int | Dim, ...]:
@@ -290,6 +329,9 @@ KINDS: dict[str, Callable[[Any], Any]] = {
     "size": _symbolic_size,
     "maybe_size": _maybe_symbolic_size,
     "sizes": _symbolic_shape,
+    "partial_sizes": _partial_sizes,
+    "partial_values": _partial_values,
+    "dtyped_number": _dtyped_number,
     "axis": _int,
     "maybe_axis": _maybe_axis,
     "maybe_int": _maybe_int,
@@ -297,6 +339,7 @@ KINDS: dict[str, Callable[[Any], Any]] = {
     "axis_tuple": _axis_tuple,
     "bool": _bool,
     "str": _str,
+    "strings": _strings,
     "dtype": _dtype,
     "maybe_dtype": _maybe_dtype,
     "number": _number,

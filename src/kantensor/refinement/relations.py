@@ -68,15 +68,19 @@ class Unit:
 
     @property
     def label(self) -> str:
-        """How messages name the unit: ``y = matmul(x, W)``, or the given type."""
+        """How messages name the unit: ``y = matmul(x, W)``, or the given type; a node
+        read from a model says its name there (``node.tag["name"]``): ``y = MatMul(x, W)
+        (node 'proj')``."""
         node = self.node
         if node is None:
             return self.given
+        named = node.tag.get("name")
+        suffix = f" (node {named!r})" if named else ""
         if len(node.outputs) == 1 and node.outputs[0].name is None:
-            return describe(node.outputs[0])
+            return describe(node.outputs[0]) + suffix
         name = getattr(node.op, "name", None) or str(node.op)
         return f"{', '.join(describe(o) for o in node.outputs)} = " \
-               f"{name}({', '.join(describe(v) for v in node.inputs)})"
+               f"{name}({', '.join(describe(v) for v in node.inputs)}){suffix}"
 
 
 def node_relation(node: Apply) -> Signature | Unify | None:

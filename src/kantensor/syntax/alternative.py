@@ -272,7 +272,8 @@ def _check_groups(alt: Alternative) -> None:
 def _check_bound(alt: Alternative, uses: list[_Use]) -> None:
     """Names in outputs and where-clauses must be bound by an input, or defined by a
     where-clause ``name == expression`` over names that are bound, or declared as an
-    unknown size by a comparison with bound names (``m <= n``: a mask's count)."""
+    unknown size by a comparison with bound names (``m <= n``: a mask's count) or with
+    a constant alone (``m >= 0``: a size only known when the graph runs)."""
     bound = {n for n, _, place in uses if place.side is Side.INPUT}
     for name, kind, place in uses:
         if kind is Kind.FLEX and place.side is Side.OUTPUT and name not in bound:
@@ -288,7 +289,7 @@ def _check_bound(alt: Alternative, uses: list[_Use]) -> None:
     for c in alt.where:
         if isinstance(c, Compare) and c.op != "==":
             names = set(expr_names(c.left)) | set(expr_names(c.right))
-            if names & bound:
+            if names & bound or len(names) == 1:
                 bound |= names
     for name, kind, place in uses:
         if name not in bound and name not in DTYPE_NAMES:

@@ -1,0 +1,21 @@
+"""ONNX models in and out (the ``onnx`` extra): :func:`from_onnx` reads a model as a
+typed graph, :func:`infer_shapes` writes the inferred types into a copy of it.
+
+The ONNX Ops are catalogue data in ``signatures/onnx/*.toml`` (see :mod:`.registry`).
+"""
+
+from __future__ import annotations
+
+try:
+    import onnx  # noqa: F401
+except ImportError as exc:  # pragma: no cover - the extra is not installed
+    raise ImportError("kantensor.onnx needs the onnx package: pip install "
+                      "'kantensor[onnx]'") from exc
+
+from .dtypes import UnsupportedType
+from .importer import OnnxImportError, from_onnx
+from .registry import UnsupportedOp, supported
+from .shapes import infer_shapes
+
+__all__ = ["OnnxImportError", "UnsupportedOp", "UnsupportedType", "from_onnx",
+           "infer_shapes", "supported"]

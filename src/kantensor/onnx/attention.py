@@ -1,0 +1,212 @@
+"""ONNX's Attention (opsets 23 and later): its signature template and its NumPy
+implementation.
+
+Q, K and V are 4-d (batch, heads, sequence, head size), or 3-d (batch, sequence,
+heads * head size) with the ``q_num_heads`` and ``kv_num_heads`` attributes. A past
+key and value (4-d) are prepended along the sequence; grouped-query attention repeats
+each key/value head over ``q_num_heads / kv_num_heads`` query heads.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..ops.params import ParamError
+from ..ops.templates import reads_ranks
+
+#: The ONNX inputs, in order.
+INPUTS = ("Q", "K", "V", "attn_mask", "past_key", "past_value", "nonpad_kv_seqlen")
+
+
+@reads_ranks
+def build(types: tuple, given: tuple, outputs: int, q_num_heads: int | None = None,
+          kv_num_heads: int | None = None, **_: Any) -> dict[str, Any]:
+    """Y is (batch, q heads, q sequence, v head size), or 3-d (batch, q sequence,
+    q heads * v head size); the present key and value (4-d) add the past sequence to
+    the key's; the QK product is (batch, q heads, q sequence, total sequence)."""
+    rank = types[0].ndim
+    if rank == 3:
+        if q_num_heads is None or kv_num_heads is None:
+            raise ParamError("3-d inputs need q_num_heads and kv_num_heads")
+        hq, hk = str(q_num_heads), str(kv_num_heads)
+        q, k, v = "(b,sq,qw):T1", "(b,skv,kw):T1", "(b,skv,vw):T2"
+        d, dv = f"kw//{hk}", f"vw//{hk}"
+        clauses = [f"qw % {hq} == 0", f"kw % {hk} == 0", f"vw % {hk} == 0",
+                   f"qw//{hq} == kw//{hk}"]
+        y = f"(b,sq,{hq}*({dv})):T1"
+    elif rank == 4:
+        hq, hk, d, dv = "hq", "hk", "d", "dv"
+        q, k, v = "(b,hq,sq,d):T1", "(b,hk,skv,d):T1", "(b,hk,skv,dv):T2"
+        clauses = []
+        y = "(b,hq,sq,dv):T1"
+    else:
+        raise ParamError(f"Q, K and V must be 3-d or 4-d, got {rank} axes")
+    operands = [q, k, v]
+    past = "0"
+    for position in given[3:]:
+        name = INPUTS[position]
+        if name == "past_key":
+            operands.append(f"(b,{hk},sp,{d}):T1")
+            past = "sp"
+        elif name == "past_value":
+            operands.append(f"(b,{hk},sp,{dv}):T2")
+        elif name == "nonpad_kv_seqlen":
+            operands.append("(b):int64")
+        else:
+            operands.append(f"(*m{position}):M")
+    total = "skv" if past == "0" else "sp+skv"
+    outs = [y, f"(b,{hk},{total},{d}):T1", f"(b,{hk},{total},{dv}):T2",
+            f"(b,{hq},sq,{total}):T1"][:outputs]
+    if rank == 4:
+        clauses.append(f"{hq} % {hk} == 0")
+    return {"inputs": ",".join(operands), "outs": ",".join(outs),
+            "fits": f" where {', '.join(clauses)}" if clauses else ""}
+
+
+def _heads(x: np.ndarray, heads: int) -> np.ndarray:
+    """(b, s, heads * d) -> (b, heads, s, d)."""
+    b, s, w = x.shape
+    return x.reshape(b, s, heads, w // heads).transpose(0, 2, 1, 3)
+
+
+def _band(q: int, kv: int, offset: Any, keep: Any) -> np.ndarray:
+    """An additive bias, 0 where ``keep(i + offset, j)`` holds, else -inf: (q, kv), or
+    (batch, 1, q, kv) for a per-batch offset."""
+    i = np.arange(q).reshape(q, 1)
+    j = np.arange(kv).reshape(1, kv)
+    if np.ndim(offset):
+        pos = i + np.reshape(offset, (-1, 1, 1))
+        return np.where(keep(pos, j), 0.0, -np.inf)[:, None]
+    return np.where(keep(i + int(offset), j), 0.0, -np.inf)
+
+
+def attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, *rest: np.ndarray,
+              given: tuple, outputs: int, scale: float | None = None, is_causal: int = 0,
+              q_num_heads: int | None = None, kv_num_heads: int | None = None,
+              softcap: float = 0.0, qk_matmul_output_mode: int = 0,
+              softmax_precision: int | None = None, left_window_size: int = -1,
+              right_window_size: int = -1) -> Any:
+    extra = dict(zip((INPUTS[p] for p in given[3:]), rest, strict=False))
+    flat = Q.ndim == 3
+    if flat:
+        Q, K, V = _heads(Q, q_num_heads), _heads(K, kv_num_heads), _heads(V, kv_num_heads)
+    dtype = Q.dtype
+    s = np.sqrt(1 / np.sqrt(Q.shape[3]) if scale is None else scale).astype(dtype)
+    past = extra.get("past_key")
+    if past is not None:
+        K = np.concatenate([past, K], axis=2)
+        V = np.concatenate([extra["past_value"], V], axis=2)
+    present_k, present_v = K, V
+    sq, skv = Q.shape[2], K.shape[2]
+    bias: Any = np.zeros((sq, skv), dtype=dtype)
+    mask = extra.get("attn_mask")
+    if mask is not None and mask.shape[-1] < skv:
+        fill = False if mask.dtype == bool else -np.inf
+        mask = np.pad(mask, [(0, 0)] * (mask.ndim - 1) + [(0, skv - mask.shape[-1])],
+                      constant_values=fill)
+    if mask is not None:
+        bias = bias + (np.where(mask, 0.0, -np.inf).astype(dtype) if mask.dtype == bool
+                       else mask.astype(dtype))
+    lens = extra.get("nonpad_kv_seqlen")
+    offset = past.shape[2] if past is not None else \
+        (lens.reshape(-1) - sq if lens is not None else 0)
+    if is_causal:
+        bias = bias + _band(sq, skv, offset, lambda p, j: j <= p).astype(dtype)
+    if left_window_size >= 0 or right_window_size >= 0:
+        def keep(p: Any, j: Any) -> Any:
+            ok = np.ones(np.broadcast_shapes(np.shape(p), np.shape(j)), dtype=bool)
+            if left_window_size >= 0:
+                ok &= p - j <= left_window_size
+            if right_window_size >= 0:
+                ok &= j - p <= right_window_size
+            return ok
+        bias = bias + _band(sq, skv, offset, keep).astype(dtype)
+    if lens is not None:
+        pad = np.arange(skv) < lens.reshape(-1, 1)
+        bias = bias + np.where(pad, 0.0, -np.inf).astype(dtype).reshape(-1, 1, 1, skv)
+    hq, hk = Q.shape[1], K.shape[1]
+    if hq != hk and hq % hk == 0:
+        K, V = np.repeat(K, hq // hk, axis=1), np.repeat(V, hq // hk, axis=1)
+    with np.errstate(all="ignore"):
+        qk = (Q * s) @ (K * s).transpose(0, 1, 3, 2)
+        if softcap and softcap > 0:
+            qk = np.tanh(qk / softcap) * softcap
+        shown = qk
+        logits = qk + bias
+        if qk_matmul_output_mode == 2:
+            shown = logits
+        top = np.max(logits, axis=-1, keepdims=True)
+        e = np.exp(logits - np.where(np.isneginf(top), 0, top))
+        total = np.sum(e, axis=-1, keepdims=True)
+        probs = e / np.where(total == 0, 1, total)
+        dead = np.isneginf(np.max(np.broadcast_to(bias, logits.shape), axis=-1,
+                                  keepdims=True))
+        probs = np.where(dead, 0, probs)
+    if qk_matmul_output_mode == 3:
+        shown = probs
+    y = probs.astype(dtype) @ V
+    if flat:
+        y = y.transpose(0, 2, 1, 3).reshape(y.shape[0], y.shape[2], -1)
+    return (y, present_k, present_v, shown.astype(dtype))[:outputs] if outputs > 1 else y
+
+
+@reads_ranks
+def build_linear(types: tuple, q_num_heads: int | None = None,
+                 kv_num_heads: int | None = None, outputs: int = 2, **_: Any
+                 ) -> dict[str, Any]:
+    """LinearAttention: packed (batch, time, heads * size) inputs; the output packs
+    q heads of the value size, the state is (batch, kv heads, key size, value size)."""
+    if q_num_heads is None or kv_num_heads is None:
+        raise ParamError("LinearAttention needs q_num_heads and kv_num_heads")
+    hq, hk = q_num_heads, kv_num_heads
+    dk, dv = f"kw//{hk}", f"vw//{hk}"
+    rest = "".join(f",(*r{i})" for i in range(len(types) - 3))
+    outs = [f"(b,t,{hq}*({dv})):T", f"(b,{hk},{dk},{dv}):T"][:outputs]
+    return {"inputs": "(b,t,qw):T,(b,t,kw):T,(b,t,vw):T" + rest, "outs": ",".join(outs),
+            "fits": f" where kw % {hk} == 0, vw % {hk} == 0, qw//{hq} == kw//{hk}"}
+
+
+def _packed(x: np.ndarray, heads: int) -> np.ndarray:
+    """(b, t, heads * d) -> (b, heads, t, d)."""
+    b, t, w = x.shape
+    return x.reshape(b, t, heads, w // heads).transpose(0, 2, 1, 3)
+
+
+def linear_attention(query: np.ndarray, key: np.ndarray, value: np.ndarray,
+                     *rest: np.ndarray, given: tuple, outputs: int = 2,
+                     q_num_heads: int, kv_num_heads: int, scale: float = 0.0,
+                     update_rule: str = "gated_delta", chunk_size: int = 64) -> Any:
+    extra = dict(zip(given[3:], rest, strict=False))
+    hq, hk = q_num_heads, kv_num_heads
+    q, k, v = _packed(query, hq), _packed(key, hk), _packed(value, hk)
+    b, _, t, dk = k.shape
+    dv = v.shape[3]
+    state = extra[3].astype(np.float64) if 3 in extra else np.zeros((b, hk, dk, dv))
+    decay = extra.get(4)
+    if decay is not None:
+        decay = _packed(decay, hk) if decay.shape[2] == hk * dk else \
+            decay.transpose(0, 2, 1)[..., None]
+    beta = extra.get(5)
+    if beta is not None:
+        beta = np.broadcast_to(beta.transpose(0, 2, 1)[..., None], (b, hk, t, 1)) \
+            if beta.shape[2] in (hk, 1) else beta
+    s = scale if scale else 1 / np.sqrt(dk)
+    group = hq // hk
+    out = np.zeros((b, hq, t, dv))
+    for i in range(t):
+        kt, vt = k[:, :, i], v[:, :, i]  # (b, hk, dk), (b, hk, dv)
+        if update_rule in ("gated", "gated_delta"):
+            state = np.exp(decay[:, :, i])[..., None] * state if decay.shape[-1] == dk \
+                else np.exp(decay[:, :, i])[..., None] * state
+        if update_rule in ("delta", "gated_delta"):
+            recalled = np.einsum("bhkv,bhk->bhv", state, kt)
+            state = state + beta[:, :, i][..., None] * np.einsum(
+                "bhk,bhv->bhkv", kt, vt - recalled)
+        else:
+            state = state + np.einsum("bhk,bhv->bhkv", kt, vt)
+        shared = np.repeat(state, group, axis=1)
+        out[:, :, i] = s * np.einsum("bhk,bhkv->bhv", q[:, :, i], shared)
+    y = out.transpose(0, 2, 1, 3).reshape(b, t, hq * dv).astype(query.dtype)
+    return (y, state.astype(query.dtype)) if outputs > 1 else y

@@ -1,0 +1,179 @@
+"""Builders of assorted ONNX ops: windows, quantisation, spectral, image and sequence
+ops (see :mod:`.builders`)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..ops.params import ParamError, normalize_axes, normalize_axis
+from ..ops.sizes import SizeNames
+from ..ops.templates import names, operand, reads_ranks, where
+from .dtypes import dtype_of
+
+
+def _rest(types: tuple, skip: int, sizes: SizeNames | None = None) -> str:
+    more = len(types) - skip - (len(sizes.dims) if sizes else 0)
+    return "".join(f",(*r{i})" for i in range(more)) + (sizes.operands(after=True) if sizes
+                                                         else "")
+
+
+def window(types: tuple, size_value: Any, output_datatype: int = 1, **_: Any
+           ) -> dict[str, Any]:
+    """HannWindow and the like: as many values as the size input's value."""
+    n = size_value[0] if size_value else None
+    sizes = SizeNames(size_value)
+    return {"sizes": sizes.operands(after=True), "dt": dtype_of(output_datatype, "window"),
+            "y": "(u)" if n is None else f"({sizes.text(n)})",
+            "fits": " where u >= 0" if n is None else ""}
+
+
+@reads_ranks
+def quantize(types: tuple, output_dtype: int = 0, **_: Any) -> dict[str, Any]:
+    """QuantizeLinear: the zero point's dtype, else ``output_dtype``, else uint8."""
+    x = operand(names("a", types[0].ndim))
+    if len(types) > 2:
+        return {"x": x, "rest": ",(*s):S,(*z):Z", "dt": "Z"}
+    return {"x": x, "rest": ",(*s):S",
+            "dt": dtype_of(output_dtype, "QuantizeLinear") if output_dtype else "uint8"}
+
+
+@reads_ranks
+def dequantize(types: tuple, output_dtype: int = 0, **_: Any) -> dict[str, Any]:
+    """DequantizeLinear: the scale's dtype (or ``output_dtype``)."""
+    x = operand(names("a", types[0].ndim))
+    return {"x": x, "rest": ",(*s):S" + (",(*z):Z" if len(types) > 2 else ""),
+            "dt": dtype_of(output_dtype, "DequantizeLinear") if output_dtype else "S"}
+
+
+def dft(types: tuple, given: tuple, dft_length_value: Any = None, axis_value: Any = None,
+        onesided: int = 0, inverse: int = 0, **_: Any) -> dict[str, Any]:
+    """DFT (opset 20): the signal axis becomes ``dft_length`` (half plus one if
+    ``onesided``), the last axis (real, imaginary) 2."""
+    x = types[0]
+    dims = names("a", x.ndim)
+    if 2 in given:
+        if not axis_value or not isinstance(axis_value[0], int):
+            raise ParamError("DFT's axis must be constant")
+        ax = normalize_axis(axis_value[0], x.ndim)
+    else:
+        ax = normalize_axis(-2, x.ndim)
+    if ax == x.ndim - 1:
+        raise ParamError("DFT's axis cannot be the last (the complex) axis")
+    sizes = SizeNames(dft_length_value)
+    n = dims[ax]
+    clauses = []
+    if 1 in given:
+        length = dft_length_value[0] if dft_length_value else None
+        if length is None:
+            n = "u"
+            clauses.append("u >= 0")
+        else:
+            n = sizes.text(length)
+    if onesided and not inverse and clauses:
+        n = "u"
+    out = list(dims)
+    if onesided and inverse:  # a half spectrum in, the whole real signal out
+        out[ax] = n if 1 in given else f"2*({dims[ax]}-1)"
+        out[-1] = "1"
+    else:
+        out[ax] = f"({n})//2+1" if onesided and not clauses else n
+        out[-1] = "2"
+    return {"x": operand(dims), "rest": _rest(types, 1, sizes), "y": operand(out),
+            "fits": where(clauses + [f"{dims[-1]} <= 2"]), "params": {"axis": ax}}
+
+
+def center_crop_pad(types: tuple, shape_value: Any, axes: tuple | None = None,
+                    **_: Any) -> dict[str, Any]:
+    x = types[0]
+    dims = names("a", x.ndim)
+    picked = normalize_axes(axes, x.ndim) if axes is not None else tuple(range(x.ndim))
+    if axes is not None:
+        picked = tuple(normalize_axis(a, x.ndim) for a in axes)
+    sizes = SizeNames(shape_value)
+    out = list(dims)
+    clauses = []
+    values = list(shape_value) if shape_value else [None] * len(picked)
+    for ax, v in zip(picked, values, strict=True):
+        if v is None:
+            out[ax] = f"u{ax}"
+            clauses.append(f"u{ax} >= 0")
+        else:
+            out[ax] = sizes.text(v)
+    return {"x": operand(dims), "rest": _rest(types, 1, sizes), "y": operand(out),
+            "fits": where(clauses), "params": {"axes": picked}}
+
+
+def col2im(types: tuple, image_shape_value: Any, block_shape_value: Any, **_: Any
+           ) -> dict[str, Any]:
+    """Col2Im: (N, C * prod(block), L) -> (N, C, image...)."""
+    image, block = image_shape_value, block_shape_value
+    if image is None or block is None or not all(isinstance(v, int) for v in (*image, *block)):
+        raise ParamError("Col2Im needs constant image and block shapes")
+    k = math.prod(block)
+    return {"x": "(n,cb,l)", "rest": _rest(types, 1),
+            "y": operand(["n", f"cb//{k}", *image]), "fits": f" where cb % {k} == 0"}
+
+
+@reads_ranks
+def grid_sample(types: tuple, **_: Any) -> dict[str, Any]:
+    """GridSample: (N, C, spatial...) sampled at a grid (N, out..., r) -> (N, C, out...)."""
+    x = types[0]
+    k = x.ndim - 2
+    out = names("o", k)
+    return {"x": operand(["n", "c", *names("a", k)]), "g": operand(["n", *out, str(k)]),
+            "y": operand(["n", "c", *out])}
+
+
+@reads_ranks
+def nms(types: tuple, **_: Any) -> dict[str, Any]:
+    return {"rest": _rest(types, 2)}
+
+
+@reads_ranks
+def conv_transpose(types: tuple, kernel_shape: tuple | None = None,
+                   strides: tuple | None = None, pads: tuple | None = None,
+                   dilations: tuple | None = None, output_padding: tuple | None = None,
+                   output_shape: tuple | None = None, auto_pad: str = "NOTSET",
+                   group: int = 1, **_: Any) -> dict[str, Any]:
+    """ConvTranspose: (N, C, in...) and W (C, M/group, k...) -> (N, M, out...), out =
+    stride * (in - 1) + output_padding + (k - 1) * dilation + 1 - pads, or the
+    ``output_shape`` attribute, or in * stride with SAME padding."""
+    x = types[0]
+    k = x.ndim - 2
+    kernel = kernel_shape or tuple(f"k{i}" for i in range(k))
+    strides = strides or (1,) * k
+    dilations = dilations or (1,) * k
+    output_padding = output_padding or (0,) * k
+    dims = names("a", x.ndim)
+    out = []
+    for i in range(k):
+        n = dims[2 + i]
+        if output_shape is not None:
+            out.append(str(output_shape[-k + i]))
+        elif auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+            out.append(f"{n}*{strides[i]}")
+        else:
+            p = (pads or (0,) * 2 * k)
+            rest = 1 + output_padding[i] - p[i] - p[i + k]
+            out.append(f"{strides[i]}*({n}-1)+({kernel[i]}-1)*{dilations[i]}{rest:+d}")
+    return {"x": operand(dims), "w": operand(["c", "m", *names("k", k)]),
+            "rest": _rest(types, 2), "y": operand([dims[0], f"m*{group}", *out]),
+            "params": {"strides": tuple(strides), "dilations": tuple(dilations),
+                       "output_padding": tuple(output_padding)}}
+
+
+@reads_ranks
+def rnn(types: tuple, hidden_size: int, direction: str = "forward", layout: int = 0,
+        outputs: int = 2, gates: int = 1, **_: Any) -> dict[str, Any]:
+    """RNN, GRU, LSTM: Y (seq, dirs, batch, hidden), Y_h and Y_c (dirs, batch, hidden);
+    batch first with ``layout`` 1."""
+    dirs = 2 if direction == "bidirectional" else 1
+    h = hidden_size
+    if layout:
+        x, y, state = "(b,s,i)", f"(b,s,{dirs},{h})", f"(b,{dirs},{h})"
+    else:
+        x, y, state = "(s,b,i)", f"(s,{dirs},b,{h})", f"({dirs},b,{h})"
+    outs = [f"{y}:T", f"{state}:T", f"{state}:T"][:outputs]
+    return {"x": x, "w": f"({dirs},{gates * h},i)", "r": f"({dirs},{gates * h},{h})",
+            "rest": _rest(types, 3), "outs": ",".join(outs)}

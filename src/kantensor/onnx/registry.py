@@ -1,0 +1,109 @@
+"""The ONNX Ops: catalogue entries of ``signatures/onnx/*.toml``, by op type and opset.
+
+An entry is a catalogue entry (see :mod:`kantensor.ops.catalogue`) with these keys more:
+
+``onnx``    the op type (default: the entry's name)
+``domain``  the operator set domain (default ``""``, the default domain ``ai.onnx``)
+``since``   the first opset of that domain the entry types (default 13)
+``until``   the last one (default: every later opset)
+``inputs``  the names of the ONNX inputs in order (default: the call's tensors); a trailing
+            ``?`` marks an optional input, a leading ``*`` a variadic one
+
+The node's inputs are the Op's tensor inputs, in order (absent optional ones left out;
+a call parameter named ``given``, if any, receives the positions of those present). A
+call parameter ``<input>_value`` receives the value of that input when it is known when
+the model is read (a constant, or folded from constants and ``Shape``), else None. Every
+other keyword-only parameter of ``call`` (after ``*``) is an ONNX attribute of the same
+name; an attribute the node lacks takes the default of the call. Each file is read on its
+own, so a family of ops is added by adding a file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from ..ops.catalogue import CatalogueError, Entry, catalogue_files, load_file
+from ..ops.op import OpFamily, SignatureOp
+
+#: The keys ONNX entries add to a catalogue entry.
+KEYS = ("onnx", "domain", "since", "until", "inputs")
+
+#: The first opset of the default domain an entry types unless it says otherwise.
+FIRST_OPSET = 13
+
+
+@dataclass(frozen=True)
+class OnnxOp:
+    """One entry: the op type and opsets it types, its ONNX inputs, and the Op."""
+
+    op_type: str
+    domain: str
+    since: int
+    until: int | None
+    inputs: tuple[str, ...]
+    entry: Entry
+    op: SignatureOp | OpFamily
+
+    def covers(self, opset: int) -> bool:
+        return self.since <= opset and (self.until is None or opset <= self.until)
+
+    @property
+    def attributes(self) -> dict[str, Any]:
+        """The attribute parameters (the call's keyword-only ones), by name."""
+        return {p.name: p for p in self.entry.spec.params if p.keyword_only}
+
+
+def _onnx_op(entry: Entry) -> OnnxOp:
+    extra = dict(entry.extra)
+    where = entry.where
+    since, until = extra.get("since", FIRST_OPSET), extra.get("until")
+    if not isinstance(since, int) or not (until is None or isinstance(until, int)):
+        raise CatalogueError(f"{where}: since and until must be ints")
+    inputs = extra.get("inputs")
+    if inputs is None:
+        inputs = [p.name if p.kind != "*tensors" else "*" + p.name
+                  for p in entry.spec.params if p.is_tensor]
+    if not isinstance(inputs, list) or not all(isinstance(i, str) for i in inputs):
+        raise CatalogueError(f"{where}: inputs must be a list of names")
+    return OnnxOp(extra.get("onnx", entry.name), extra.get("domain", ""), since, until,
+                  tuple(inputs), entry, entry.make_op())
+
+
+@cache
+def registry() -> dict[tuple[str, str], list[OnnxOp]]:
+    """Every ONNX entry, by (domain, op type), from every file of ``signatures/onnx``."""
+    out: dict[tuple[str, str], list[OnnxOp]] = {}
+    for name, text in catalogue_files("onnx"):
+        for entry in load_file(f"onnx/{name}", text, extra=KEYS):
+            op = _onnx_op(entry)
+            out.setdefault((op.domain, op.op_type), []).append(op)
+    return out
+
+
+def supported() -> list[str]:
+    """The op types with an entry (domain-qualified outside the default domain)."""
+    return sorted(t if d == "" else f"{d}.{t}" for d, t in registry())
+
+
+class UnsupportedOp(ValueError):
+    """A node whose op type, domain or opset has no entry (or an attribute that the
+    entry does not take)."""
+
+
+def lookup(op_type: str, domain: str, opset: int, node: str) -> OnnxOp:
+    """The entry typing ``op_type`` of ``domain`` at ``opset``; UnsupportedOp naming the
+    node, its op type and domain, and what is supported."""
+    domain = "" if domain == "ai.onnx" else domain
+    found = registry().get((domain, op_type))
+    if found:
+        for op in found:
+            if op.covers(opset):
+                return op
+        ranges = ", ".join(f"{o.since} to {o.until or 'the newest'}" for o in found)
+        raise UnsupportedOp(f"node {node!r}: {op_type} (domain {domain or 'ai.onnx'!r}) "
+                            f"is supported in opsets {ranges}, not in opset {opset}")
+    raise UnsupportedOp(f"node {node!r}: op type {op_type} of domain "
+                        f"{domain or 'ai.onnx'!r} is not supported; supported op types: "
+                        f"{', '.join(supported())}")

@@ -1,0 +1,177 @@
+"""ONNX's Resize: its signature template (the output sizes from ``sizes`` or
+``scales``) and a separable NumPy implementation (nearest, linear and cubic
+interpolation; every coordinate transformation; no antialiasing)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..ops.params import ParamError, normalize_axis
+from ..ops.sizes import SizeNames
+from ..ops.templates import names, operand, where
+
+
+def _scaled(dim: Any, text: str, scale: float) -> str | None:
+    """``floor(dim * scale)`` as text, or None when it cannot be written exactly."""
+    if isinstance(dim, int):
+        return str(math.floor(dim * scale))
+    if scale == int(scale):
+        return f"{text}*{int(scale)}"
+    k = round(1 / scale) if scale > 0 else 0
+    if k and k * scale == 1.0:
+        return f"{text}//{k}"
+    return None
+
+
+def build(types: tuple, given: tuple, scales_value: Any = None, sizes_value: Any = None,
+          axes: tuple | None = None, keep_aspect_ratio_policy: str = "stretch",
+          **_: Any) -> dict[str, Any]:
+    x = types[0]
+    dims = names("a", x.ndim)
+    picked = [normalize_axis(a, x.ndim) for a in axes] if axes else list(range(x.ndim))
+    out: list[str] = list(dims)
+    clauses: list[str] = []
+    sizes = SizeNames(sizes_value)
+
+    def unknown(ax: int) -> None:
+        out[ax] = f"u{ax}"
+        clauses.append(f"u{ax} >= 0")
+
+    if 3 in given:
+        values = sizes_value
+        if values is None or len(values) != len(picked):
+            for ax in picked:
+                unknown(ax)
+        elif keep_aspect_ratio_policy == "stretch":
+            for ax, v in zip(picked, values, strict=True):
+                if v is None:
+                    unknown(ax)
+                else:
+                    out[ax] = sizes.text(v)
+        elif all(isinstance(v, int) for v in values) and \
+                all(isinstance(x.shape[ax], int) for ax in picked):
+            ratios = [v / x.shape[ax] for ax, v in zip(picked, values, strict=True)]
+            scale = min(ratios) if keep_aspect_ratio_policy == "not_larger" else max(ratios)
+            for ax in picked:
+                out[ax] = str(int(scale * x.shape[ax] + 0.5))
+        else:
+            for ax in picked:
+                unknown(ax)
+    elif 2 in given:
+        values = scales_value
+        if values is None or len(values) != len(picked) or any(v is None for v in values):
+            for ax in picked:
+                unknown(ax)
+        else:
+            for ax, s in zip(picked, values, strict=True):
+                text = _scaled(x.shape[ax], dims[ax], float(s))
+                if text is None:
+                    unknown(ax)
+                else:
+                    out[ax] = text
+    else:
+        raise ParamError("Resize needs scales or sizes")
+    more = len(types) - 1 - len(sizes.dims)
+    return {"x": operand(dims), "rest": "".join(f",(*r{i})" for i in range(more)),
+            "sizes": sizes.operands(after=True), "y": operand(out), "fits": where(clauses)}
+
+
+def _coefficients(mode: str, ratio: np.ndarray, nearest: str, a: float) -> np.ndarray:
+    """Weights of the neighbours ``base-1 .. base+2`` (cubic) or ``base, base+1``, for
+    ``ratio`` in (0, 1] (the position past ``base``)."""
+    r = ratio[:, None]
+    if mode == "cubic":
+        s, t = r + 1, 2 - r
+        return np.concatenate([((a * s - 5 * a) * s + 8 * a) * s - 4 * a,
+                               ((a + 2) * r - (a + 3)) * r * r + 1,
+                               ((a + 2) * (1 - r) - (a + 3)) * (1 - r) * (1 - r) + 1,
+                               ((a * t - 5 * a) * t + 8 * a) * t - 4 * a], axis=1)
+    if mode == "linear":
+        return np.concatenate([1 - r, r], axis=1)
+    whole = ratio == 1
+    right = {"round_prefer_floor": ratio > 0.5, "round_prefer_ceil": ratio >= 0.5,
+             "floor": np.zeros_like(whole), "ceil": np.ones_like(whole)}[nearest] | whole
+    return np.stack([~right, right], axis=1).astype(np.float64)
+
+
+def _positions(m: int, n: int, scale: float, how: str, roi: tuple | None) -> np.ndarray:
+    x = np.arange(m, dtype=np.float64)
+    width = scale * n
+    if how == "align_corners":
+        return np.zeros(m) if width == 1 else x * (n - 1) / (width - 1)
+    if how == "asymmetric":
+        return x / scale
+    if how == "tf_crop_and_resize":
+        lo, hi = roi
+        base = (hi - lo) * (n - 1) / 2 if width == 1 else x * (hi - lo) * (n - 1) / (width - 1)
+        return base + lo * (n - 1)
+    if how == "pytorch_half_pixel":
+        return np.full(m, -0.5) if width == 1 else (x + 0.5) / scale - 0.5
+    if how == "half_pixel_symmetric":
+        offset = n / 2 * (1 - m / width)
+        return offset + (x + 0.5) / scale - 0.5
+    return (x + 0.5) / scale - 0.5
+
+
+def _along(data: np.ndarray, axis: int, m: int, scale: float, roi: tuple | None,
+           mode: str, how: str, nearest: str, a: float, exclude: int,
+           fill: float) -> np.ndarray:
+    n = data.shape[axis]
+    pos = _positions(m, n, scale, how, roi)
+    base = np.floor(pos)
+    base = np.where(pos == base, pos - 1, base).astype(np.int64)
+    ratio = pos - base
+    weights = _coefficients(mode, ratio, nearest, a)
+    first = -1 if mode == "cubic" else 0
+    idx = base[:, None] + np.arange(first, first + weights.shape[1])
+    if exclude:
+        weights = np.where((idx >= 0) & (idx < n), weights, 0)
+        weights = weights / weights.sum(axis=1, keepdims=True)
+    taken = np.take(data, np.clip(idx, 0, n - 1), axis=axis)  # (..., m, k, ...)
+    shape = [1] * taken.ndim
+    shape[axis], shape[axis + 1] = weights.shape
+    y = (taken * weights.reshape(shape)).sum(axis=axis + 1)
+    if how == "tf_crop_and_resize":
+        outside = (pos < 0) | (pos > n - 1)
+        keep = [1] * y.ndim
+        keep[axis] = m
+        y = np.where(outside.reshape(keep), fill, y)
+    return y
+
+
+def resize(x: np.ndarray, *rest: np.ndarray, given: tuple, antialias: int = 0,
+           axes: tuple | None = None, coordinate_transformation_mode: str = "half_pixel",
+           cubic_coeff_a: float = -0.75, exclude_outside: int = 0,
+           extrapolation_value: float = 0.0, keep_aspect_ratio_policy: str = "stretch",
+           mode: str = "nearest", nearest_mode: str = "round_prefer_floor",
+           **_: Any) -> np.ndarray:
+    if antialias:
+        raise NotImplementedError("Resize with antialias is not implemented")
+    inputs = dict(zip(given[1:], rest, strict=False))
+    r = x.ndim
+    picked = [a % r for a in axes] if axes else list(range(r))
+    roi = inputs.get(1)
+    roi = None if roi is None or roi.size == 0 else roi.tolist()
+    scales = inputs.get(2)
+    sizes = inputs.get(3)
+    if sizes is not None and sizes.size:
+        wanted = [int(v) for v in sizes.tolist()]
+        ratios = [w / x.shape[a] for a, w in zip(picked, wanted, strict=True)]
+        if keep_aspect_ratio_policy != "stretch":
+            s = min(ratios) if keep_aspect_ratio_policy == "not_larger" else max(ratios)
+            ratios = [s] * len(picked)
+            wanted = [int(s * x.shape[a] + 0.5) for a in picked]
+    else:
+        ratios = [float(v) for v in scales.tolist()]
+        wanted = [math.floor(s * x.shape[a]) for a, s in zip(picked, ratios, strict=True)]
+    y = x.astype(np.float64)
+    for i, (a, m, s) in enumerate(zip(picked, wanted, ratios, strict=True)):
+        box = None if roi is None else (roi[i], roi[i + len(picked)])
+        if m == y.shape[a] and math.isclose(s, 1.0) and (box is None or box == (0.0, 1.0)):
+            continue
+        y = _along(y, a, m, s, box, mode, coordinate_transformation_mode, nearest_mode,
+                   cubic_coeff_a, exclude_outside, extrapolation_value)
+    return y.astype(x.dtype)

@@ -1,0 +1,250 @@
+"""ONNX's node test cases as an oracle (``onnx.backend.test.case.node``): each case's
+model typed by ``kantensor.onnx.infer_shapes`` (with its concrete sizes, and symbolised:
+every input size > 1 a named dim_param, equal sizes sharing a name, small integer inputs
+made initializers as exported models have them) and compared with the expected outputs'
+shapes and dtypes, and run with ``kt.function`` and compared with the expected values."""
+
+from __future__ import annotations
+
+import warnings
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+
+import kantensor as kt
+from kantensor.onnx import from_onnx, infer_shapes
+from kantensor.onnx.dtypes import DTYPES
+from kantensor.types.dim import Dim, substitute
+
+#: Integer inputs with at most this many elements become initializers (shapes, axes).
+SMALL = 16
+
+#: The op types outside the scope of kantensor.onnx: sequence, optional, string and
+#: control-flow ops of the default domain (other domains are outside too).
+OUT_OF_SCOPE = frozenset({
+    "SequenceMap", "SequenceInsert", "SequenceAt", "SequenceConstruct", "SequenceEmpty",
+    "SequenceErase", "SequenceLength", "SplitToSequence", "ConcatFromSequence",
+    "Optional", "OptionalHasElement", "OptionalGetElement", "StringSplit",
+    "StringNormalizer", "StringConcat", "RegexFullMatch", "If", "Loop", "Scan"})
+
+
+def in_scope(ops: set) -> bool:
+    """Whether every op type of a case is in the scope (the default domain, none of
+    :data:`OUT_OF_SCOPE`)."""
+    return all("." not in op and op not in OUT_OF_SCOPE for op in ops)
+
+
+def cases() -> list:
+    """The node cases, without the ``_expanded`` variants (their function bodies)."""
+    from onnx.backend.test.case.node import collect_testcases
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return [c for c in collect_testcases(None) if not c.name.endswith("_expanded")
+                and "_expanded_" not in c.name]
+
+
+def _as_array(value: object) -> object:
+    """A value of a data set as NumPy has it (some are TensorProtos, some NumPy
+    scalars)."""
+    if isinstance(value, onnx.TensorProto):
+        try:
+            return numpy_helper.to_array(value)
+        except Exception:  # a type NumPy lacks: compared as ONNX has it
+            return value
+    return np.asarray(value) if isinstance(value, np.generic) else value
+
+
+def _is_small_int(value: object) -> bool:
+    return isinstance(value, np.ndarray) and value.dtype.kind in "iu" and \
+        value.ndim <= 1 and value.size <= SMALL
+
+
+def prepared(case: object, symbolic: bool) -> tuple[onnx.ModelProto, list, list]:
+    """The case's model with small integer inputs as initializers (and with named sizes
+    when ``symbolic``), the values of its remaining inputs, and the expected outputs."""
+    inputs, outputs = ([_as_array(v) for v in vs] for vs in case.data_sets[0])
+    model = onnx.ModelProto()
+    model.CopyFrom(case.model)
+    graph = model.graph
+    given = [i for i in graph.input if i.name not in {t.name for t in graph.initializer}]
+    keep, values = [], []
+    for info, value in zip(given, inputs, strict=False):
+        if _is_small_int(value):
+            graph.initializer.append(numpy_helper.from_array(value, info.name))
+            continue
+        keep.append(info)
+        values.append(value)
+        if symbolic and isinstance(value, np.ndarray) and \
+                info.type.WhichOneof("value") == "tensor_type":
+            t = info.type.tensor_type
+            t.ClearField("shape")
+            t.shape.SetInParent()
+            for size in value.shape:
+                d = t.shape.dim.add()
+                if size > 1:
+                    d.dim_param = f"d{size}"
+                else:
+                    d.dim_value = size
+    del graph.input[:]
+    graph.input.extend(keep)
+    return model, values, list(outputs)
+
+
+def _dim_value(dim: onnx.TensorShapeProto.Dimension) -> int | None:
+    if dim.HasField("dim_value"):
+        return dim.dim_value
+    if dim.HasField("dim_param"):
+        d = kt.TensorType.parse(f"float32[{dim.dim_param}]").shape[0]
+        if isinstance(d, Dim):
+            names = {s: int(s[1:]) for s in _names(d)}
+            value = substitute(d, names)
+            return value if isinstance(value, int) else None
+        return d
+    return None
+
+
+def _names(d: Dim) -> set:
+    from kantensor.types.dim import free_symbols
+
+    return {s for s in free_symbols(d) if isinstance(s, str) and s[:1] == "d" and s[1:].isdigit()}
+
+
+def compare(info: onnx.ValueInfoProto, expected: object) -> str:
+    """``exact``, ``unknown`` or ``wrong``: the typed output against the expected value."""
+    if not isinstance(expected, np.ndarray):
+        return "unknown"
+    t = info.type.tensor_type
+    if t.elem_type == 0:
+        return "unknown"
+    if DTYPES.get(t.elem_type) != str(expected.dtype):
+        return "wrong"
+    if not t.HasField("shape"):
+        return "unknown"
+    if len(t.shape.dim) != expected.ndim:
+        return "wrong"
+    verdict = "exact"
+    for dim, size in zip(t.shape.dim, expected.shape, strict=True):
+        value = _dim_value(dim)
+        if value is None:
+            verdict = "unknown"
+        elif value != size:
+            return "wrong"
+    return verdict
+
+
+@dataclass
+class Stats:
+    cases: int = 0
+    op_types: set = field(default_factory=set)
+    typed: Counter = field(default_factory=Counter)  # (mode, verdict) -> cases
+    unknown: list = field(default_factory=list)
+    wrong: list = field(default_factory=list)
+    exact_ops: dict = field(default_factory=dict)  # op type -> exact in every case
+    refused: Counter = field(default_factory=Counter)  # error kind -> cases
+    ran: int = 0
+    equal: int = 0
+    unequal: list = field(default_factory=list)
+    reasons: list = field(default_factory=list)  # (case, mode, error) of refused ones
+    scope: Counter = field(default_factory=Counter)  # in-scope cases: all, exact, equal
+    scope_ops: dict = field(default_factory=dict)  # in-scope op type -> exact in every case
+
+
+def type_case(case: object, symbolic: bool) -> tuple[str, str]:
+    """The verdict for the case's outputs, and the error if it was refused."""
+    model, _, outputs = prepared(case, symbolic)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            typed = infer_shapes(model)
+    except Exception as exc:  # refused: counted, never typed wrongly
+        return "refused", f"{type(exc).__name__}: {exc}"
+    verdicts = [compare(o, e) for o, e in zip(typed.graph.output, outputs, strict=False)]
+    if "wrong" in verdicts:
+        return "wrong", str(verdicts)
+    return ("exact" if all(v == "exact" for v in verdicts) else "unknown"), ""
+
+
+def run_case(case: object) -> bool | None:
+    """Whether ``kt.function`` computes the expected outputs (None: it did not run)."""
+    model, values, outputs = prepared(case, True)
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            ins, outs = from_onnx(model)
+            got = kt.function(ins, outs)(*values)
+    except Exception:
+        return None
+    got = got if isinstance(got, list) else [got]
+    rtol = case.rtol if case.rtol is not None else 1e-3
+    atol = case.atol if case.atol is not None else 1e-7
+    for g, e in zip(got, outputs, strict=False):
+        e = np.asarray(e)
+        if g.shape != e.shape or g.dtype != e.dtype:
+            return False
+        if e.dtype.kind in "fc":
+            if not np.allclose(g, e, rtol=rtol, atol=atol, equal_nan=True):
+                return False
+        elif not np.array_equal(g, e):
+            return False
+    return True
+
+
+def op_types(case: object) -> set:
+    return {n.op_type if n.domain in ("", "ai.onnx") else f"{n.domain}.{n.op_type}"
+            for n in case.model.graph.node}
+
+
+def helper_model(*args: object, **kwargs: object) -> onnx.ModelProto:  # for other tests
+    return helper.make_model(*args, **kwargs)
+
+
+def measure(stats: Stats) -> Stats:
+    """Type (concrete and symbolised) and run every case, counting into ``stats``."""
+    per_op: dict[str, bool] = {}
+    for case in cases():
+        stats.cases += 1
+        ops = op_types(case)
+        stats.op_types |= ops
+        for symbolic in (False, True):
+            mode = "symbolic" if symbolic else "concrete"
+            verdict, why = type_case(case, symbolic)
+            stats.typed[mode, verdict] += 1
+            if verdict == "wrong":
+                stats.wrong.append((case.name, mode, why))
+            if verdict == "unknown":
+                stats.unknown.append((case.name, mode))
+            if verdict == "refused":
+                stats.refused[why.split(":")[0]] += 1
+                stats.reasons.append((case.name, mode, why))
+            if symbolic:
+                for op in ops:
+                    per_op[op] = per_op.get(op, True) and verdict == "exact"
+                if in_scope(ops):
+                    stats.scope["cases"] += 1
+                    stats.scope["exact"] += verdict == "exact"
+        ran = run_case(case)
+        if ran is not None:
+            stats.ran += 1
+            stats.equal += ran
+            stats.scope["equal"] += bool(ran) and in_scope(ops)
+            if not ran:
+                stats.unequal.append(case.name)
+    stats.exact_ops = per_op
+    stats.scope_ops = {op: exact for op, exact in per_op.items() if in_scope({op})}
+    return stats
+
+
+def figures(stats: Stats) -> dict[str, int]:
+    """The figures the summary prints, as plain numbers (sent by a pytest-xdist worker)."""
+    out = {"cases": stats.cases, "op types": len(stats.op_types), "ran": stats.ran,
+           "equal": stats.equal, "op types exact": sum(stats.exact_ops.values()),
+           "scope cases": stats.scope["cases"], "scope exact": stats.scope["exact"],
+           "scope equal": stats.scope["equal"], "scope op types": len(stats.scope_ops),
+           "scope op types exact": sum(stats.scope_ops.values())}
+    for (mode, verdict), n in stats.typed.items():
+        out[f"{mode} {verdict}"] = n
+    return out

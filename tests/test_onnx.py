@@ -1,0 +1,206 @@
+"""kantensor.onnx on models built with onnx.helper: reading, symbolic sizes, folded
+shape chains, typed copies, errors, the command; checked against NumPy's results and
+onnx's own checker."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import kantensor as kt
+from kantensor import cli
+from kantensor.onnx import UnsupportedOp, from_onnx, infer_shapes, supported
+from kantensor.onnx.registry import registry
+from kantensor.ops.catalogue import CatalogueError, load_file
+from kantensor.signature.signature import Signature
+from kantensor.signature.solve import infer
+
+F = TensorProto.FLOAT
+
+
+def model(nodes, inputs, outputs, inits=(), opset=21):
+    graph = helper.make_graph(nodes, "g", inputs, outputs, list(inits))
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def attention_reshape():
+    """x:(batch, seq, 64) -> reshape to (batch, seq, 4, 16) with the shape built by
+    Shape -> Gather -> Unsqueeze -> Concat, then a transpose and a relu."""
+    idx = [numpy_helper.from_array(np.array(i, dtype=np.int64), f"i{i}") for i in (0, 1)]
+    heads = numpy_helper.from_array(np.array([4, 16], dtype=np.int64), "heads")
+    zero = numpy_helper.from_array(np.array([0], dtype=np.int64), "axis0")
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"], name="shape"),
+        helper.make_node("Gather", ["s", "i0"], ["b"], name="batch"),
+        helper.make_node("Gather", ["s", "i1"], ["t"], name="time"),
+        helper.make_node("Unsqueeze", ["b", "axis0"], ["b1"], name="ub"),
+        helper.make_node("Unsqueeze", ["t", "axis0"], ["t1"], name="ut"),
+        helper.make_node("Concat", ["b1", "t1", "heads"], ["shape4"], axis=0, name="cat"),
+        helper.make_node("Reshape", ["x", "shape4"], ["r"], name="split_heads"),
+        helper.make_node("Transpose", ["r"], ["p"], perm=[0, 2, 1, 3], name="swap"),
+        helper.make_node("Relu", ["p"], ["y"], name="relu"),
+    ]
+    return model(nodes, [helper.make_tensor_value_info("x", F, ["batch", "seq", 64])],
+                 [helper.make_tensor_value_info("y", F, None)], [*idx, heads, zero])
+
+
+def test_inputs_initializers_and_a_folded_shape_chain():
+    ins, outs = from_onnx(attention_reshape())
+    (x,) = ins
+    assert x.name == "x" and x.type == kt.TensorType("float32", (kt.Dim("batch"),
+                                                                 kt.Dim("seq"), 64))
+    (y,) = outs
+    assert y.name == "y"
+    assert y.type == kt.TensorType("float32", (kt.Dim("batch"), 4, kt.Dim("seq"), 16))
+    assert y.owner.tag["name"] == "relu"
+    value = np.random.default_rng(0).standard_normal((3, 5, 64)).astype(np.float32)
+    (got,) = kt.function(ins, outs)(value)
+    want = np.maximum(value.reshape(3, 5, 4, 16).transpose(0, 2, 1, 3), 0)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_infer_shapes_writes_dim_params_and_keeps_the_model():
+    m = attention_reshape()
+    typed = infer_shapes(m)
+    assert len(m.graph.value_info) == 0  # a copy
+    onnx.checker.check_model(typed)
+    infos = {v.name: v for v in [*typed.graph.value_info, *typed.graph.output]}
+
+    def dims(name):
+        return [d.dim_param or d.dim_value for d in infos[name].type.tensor_type.shape.dim]
+
+    assert dims("y") == ["batch", 4, "seq", 16]
+    assert dims("r") == ["batch", "seq", 4, 16]
+    assert dims("s") == [3]
+    assert infos["b"].type.tensor_type.elem_type == TensorProto.INT64
+
+
+def test_symbolic_sizes_in_dsl_syntax():
+    nodes = [helper.make_node("Concat", ["x", "x"], ["c"], axis=1),
+             helper.make_node("Flatten", ["c"], ["y"], axis=1)]
+    m = model(nodes, [helper.make_tensor_value_info("x", F, ["n", "seq", 3])],
+              [helper.make_tensor_value_info("y", F, None)])
+    out = infer_shapes(m).graph.output[0].type.tensor_type.shape.dim
+    assert [d.dim_param or d.dim_value for d in out] == ["n", "6*seq"]
+    ins, outs = from_onnx(infer_shapes(m))  # the written text reads back as the Dims
+    assert str(outs[0].type) == "float32[n,6*seq]"
+
+
+def test_an_unknown_dim_stays_unknown():
+    m = model([helper.make_node("Relu", ["x"], ["y"])],
+              [helper.make_tensor_value_info("x", F, [None, 3])],
+              [helper.make_tensor_value_info("y", F, None)])
+    (dim0, dim1) = infer_shapes(m).graph.output[0].type.tensor_type.shape.dim
+    assert not dim0.HasField("dim_value") and not dim0.HasField("dim_param")
+    assert dim1.dim_value == 3
+
+
+def test_a_reshape_by_an_unknown_shape_has_unknown_sizes():
+    m = model([helper.make_node("Reshape", ["x", "shape"], ["y"])],
+              [helper.make_tensor_value_info("x", F, [2, 6]),
+               helper.make_tensor_value_info("shape", TensorProto.INT64, [3])],
+              [helper.make_tensor_value_info("y", F, None)])
+    ins, outs = from_onnx(m)
+    assert outs[0].type == kt.TensorType("float32", (None, None, None))
+    (got,) = kt.function(ins, outs)(np.arange(12, dtype=np.float32).reshape(2, 6),
+                                 np.array([0, 3, -1]))
+    np.testing.assert_array_equal(got, np.arange(12, dtype=np.float32).reshape(2, 3, 2))
+
+
+def test_unsupported_op_names_node_type_domain_and_what_is_supported():
+    m = model([helper.make_node("Det", ["x"], ["y"], name="my_det", domain="com.example")],
+              [helper.make_tensor_value_info("x", F, [2, 2])],
+              [helper.make_tensor_value_info("y", F, None)])
+    with pytest.raises(UnsupportedOp) as err:
+        from_onnx(m)
+    text = str(err.value)
+    assert "'my_det'" in text and "Det" in text and "'com.example'" in text
+    assert ", ".join(supported()) in text
+
+
+def test_an_opset_outside_the_entries_is_refused_clearly():
+    m = model([helper.make_node("Softmax", ["x"], ["y"], name="sm")],
+              [helper.make_tensor_value_info("x", F, [2, 3])],
+              [helper.make_tensor_value_info("y", F, None)], opset=11)
+    with pytest.raises(UnsupportedOp, match="'sm': Softmax .* supported in opsets 13 to "
+                                            "the newest, not in opset 11"):
+        from_onnx(m)
+
+
+def test_an_unknown_attribute_is_refused():
+    m = model([helper.make_node("Relu", ["x"], ["y"], name="r")],
+              [helper.make_tensor_value_info("x", F, [2])],
+              [helper.make_tensor_value_info("y", F, None)])
+    m.graph.node[0].attribute.append(helper.make_attribute("alpha", 2.0))
+    with pytest.raises(UnsupportedOp, match="'r' \\(Relu\\): attribute 'alpha'"):
+        from_onnx(m)
+
+
+def test_the_command_prints_types_and_writes_the_typed_model(tmp_path, capsys):
+    path = tmp_path / "m.onnx"
+    onnx.save(attention_reshape(), path)
+    assert cli.main(["onnx", str(path), "-o", str(tmp_path / "typed.onnx")]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "input  x: float32[batch,seq,64]", "output y: float32[batch,4,seq,16]"]
+    typed = onnx.load(tmp_path / "typed.onnx")
+    assert len(typed.graph.value_info) == 8
+    (tmp_path / "bad.onnx").write_bytes(b"not a model")
+    assert cli.main(["onnx", str(tmp_path / "bad.onnx")]) == 1
+    assert "not an ONNX model" in capsys.readouterr().err
+
+
+def test_every_entry_runs_its_examples():
+    ran = sum(o.entry.run_examples(o.op) for ops in registry().values() for o in ops)
+    assert ran >= 20
+
+
+def test_catalogue_files_take_extra_keys_from_a_layer_above():
+    text = '[[op]]\nname = "Relu"\nsignature = "+():T->():T"\nimpl = "numpy.abs"\nsince = 14\n'
+    (entry,) = load_file("x.toml", text, extra=("since",))
+    assert entry.extra == (("since", 14),)
+    with pytest.raises(CatalogueError, match="unknown key since"):
+        load_file("x.toml", text)
+
+
+def test_a_lone_size_compared_with_a_constant_is_an_unknown_size():
+    (out,) = infer(Signature.parse("(a):T->(u):T where u >= 0"),
+                   (kt.TensorType("float32", (3,)),))
+    assert out == kt.TensorType("float32", (None,))
+
+
+def flatten_project():
+    w = numpy_helper.from_array(np.ones((64, 10), np.float32), "W")
+    nodes = [helper.make_node("Flatten", ["x"], ["f"], axis=1, name="flat"),
+             helper.make_node("MatMul", ["f", "W"], ["y"], name="proj")]
+    return model(nodes, [helper.make_tensor_value_info("x", F, ["n", None, None])],
+                 [helper.make_tensor_value_info("y", F, None)], [w])
+
+
+def test_refine_on_an_imported_model_solves_back_to_the_inputs():
+    ins, outs = from_onnx(flatten_project())
+    assert str(outs[0].type) == "float32[n,10]"
+    refined = kt.refine(outs, {ins[0]: "float32[n,8,?]"})
+    assert str(refined[ins[0]]) == "float32[n,8,8]"  # 8 * 8 == 64, the rows of W
+
+
+def test_a_conflict_chain_names_the_onnx_nodes_values_and_ops():
+    ins, outs = from_onnx(flatten_project())
+    with pytest.raises(kt.RefinementError) as err:
+        kt.refine(outs, {ins[0]: "float32[n,7,?]"})
+    text = str(err.value)
+    assert "y = MatMul(f, W) (node 'proj')" in text
+    assert "f = Flatten(x) (node 'flat')" in text
+
+
+def test_query_on_a_single_onnx_op_runs_in_both_directions():
+    from unification import var
+
+    matmul = registry()[("", "MatMul")][0].op
+    x = var("X")
+    answers = kt.query(matmul, ["float32[3,4]", x], ["float32[3,5]"], limit=3)
+    assert [str(a["X"]) for a in answers] == ["float32[4,5]"]
+    reshape = registry()[("", "Reshape")][0].op.bind(shape_value=(0, -1))
+    (answer,) = kt.query(reshape, ["float32[2,3,4]", "int64[2]"], [x])
+    assert str(answer["X"]) == "float32[2,12]"

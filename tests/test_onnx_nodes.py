@@ -1,0 +1,36 @@
+"""ONNX's own node test cases, typed and run (see tests/onnx_cases.py): zero wrong
+types over all cases; floors on the cases typed exactly and run equal."""
+
+from __future__ import annotations
+
+import pytest
+
+from onnx_cases import Stats, figures, measure
+
+STATS = Stats()
+
+#: The figures of the summary (tests/conftest.py prints them, merged from the workers).
+SUMMARY: dict[str, int] = {}
+
+#: Floors: what this suite reached; a regression below them fails. (The executed floor
+#: leaves room for the cases whose outputs are random: Bernoulli, training Dropout.)
+MIN_EXACT_SYMBOLIC = 1118
+MIN_EXACT_CONCRETE = 1124
+MIN_EQUAL = 1138
+
+
+@pytest.fixture(scope="module")
+def results():
+    measure(STATS)
+    SUMMARY.update(figures(STATS))
+    return STATS
+
+
+def test_no_wrong_types(results):
+    assert results.wrong == []
+
+
+def test_floors(results):
+    assert results.typed["symbolic", "exact"] >= MIN_EXACT_SYMBOLIC
+    assert results.typed["concrete", "exact"] >= MIN_EXACT_CONCRETE
+    assert results.equal >= MIN_EQUAL
