@@ -220,15 +220,6 @@ def test_query_takes_an_op_name():
     assert len(kt.query("(n)->(n)", [qvar("X")], ["float32[3]"])) == 1
 
 
-def test_a_comparison_with_a_name_bound_nowhere_is_refused():
-    with pytest.raises(kt.SignatureSyntaxError, match="dimension k in a where-clause is "
-                                                      "bound by no input"):
-        kt.Signature.parse("(m)->(m) where m > k")
-    # a comparison still declares an output's unknown size (a mask's count)
-    sig = kt.Signature.parse("(n):bool->(m) where m <= n")
-    assert str(sig.infer([kt.TensorType("bool", (5,))])[0]) == "bool[?]"
-
-
 @pytest.mark.parametrize(("i", "j"), [([0, 1], [1, 2, 3]), ([[0], [1]], [[1, 2, 3]] * 3),
                                       ([0, 1, 2, 3], [0, 1])])
 def test_index_arrays_that_do_not_broadcast_say_numpys_sentence(i, j):

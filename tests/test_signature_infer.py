@@ -182,7 +182,7 @@ FAILURES = [
     ("(*b,n),(*b,n)->(*b)", ["int8[2,3]", "int8[4,3]"],
      r"group \*b are \(4,\) in input 1 \(from axis 0\) but \(2,\) elsewhere"),
     ("+(.1.,n),(.1.,n)->(.1.)", ["int8[2,3]", "int8[4,3]"],
-     r"group #1 of the \.k\. groups, axis -1 \(from the right\): cannot broadcast sizes 2, 4"),
+     r"operands int8\[2,3\] and int8\[4,3\] could not be broadcast: axis 0 is 2 and 4$"),
     ("(m,n),(n):T->(m):T", ["int8[2,3]", "int8[4]"],
      r"dimension n is 3 in input 0 \(axis 1\) but 4 in input 1 \(axis 0\)"),
     ("+2(d),(d)->()", ["int8[5,2,3,4]", "int8[4]"],

@@ -20,7 +20,7 @@ from ..types.basic_ops import cast_array
 from ..types.dtypes import get_default_dtype, priority, promoted
 from ..types.type import TensorType
 from ..types.variable import TensorVariable, as_tensor_variable
-from .callspec import CallSpec
+from .callspec import CallSpec, call_signature
 from .display import OpFacts, op_html
 from .fastcall import FastCall, Miss, fast_call
 from .params import ParamError
@@ -193,18 +193,6 @@ Builder = Callable[..., dict[str, Any]]
 def placeholders(template: str) -> set[str]:
     """The ``{name}`` placeholders of a signature template."""
     return {name for _, name, _, _ in Formatter().parse(template) if name}
-
-
-def call_signature(counts: set[int]) -> inspect.Signature:
-    """How an Op is called, for ``inspect.signature``, ``kt.add?`` and ``help``: one
-    positional-only tensor per input (``x`` alone, else ``x1, x2, ...``, as NumPy names
-    them), or ``*inputs`` when the count varies."""
-    if len(counts) != 1:
-        return inspect.Signature([inspect.Parameter("inputs", inspect.Parameter.VAR_POSITIONAL)])
-    (n,) = counts
-    names = ["x"] if n == 1 else [f"x{i}" for i in range(1, n + 1)]
-    return inspect.Signature([inspect.Parameter(name, inspect.Parameter.POSITIONAL_ONLY)
-                              for name in names])
 
 
 def _fill_text(value: Any) -> str:

@@ -444,12 +444,12 @@ class Structure(Constraint):
         an earlier group's length is unknown): for messages in the operand's numbering."""
         start = 0
         for it in layout.items[i]:
-            if it.node == group:
+            if it.group is not None and it.group == group:
                 return start
-            if it.kind != "group":
+            if it.group is None:
                 start += 1
                 continue
-            occ = walk(self._occurrence(layout, it.node, i), s)
+            occ = walk(self._occurrence(layout, it.group, i), s)
             if not isinstance(occ, tuple):
                 return None
             start += len(occ)

@@ -14,8 +14,9 @@ from typing import Any
 
 from ..logic.store import Reason
 from ..types.type import TensorType
+from .display import readable
 
-__all__ = ["failure_message", "summary"]
+__all__ = ["failure_message", "label", "summary"]
 
 
 def summary(found: list) -> str:
@@ -80,3 +81,8 @@ def _in_words(reason: Reason, op: str, types: Sequence[TensorType], messages: di
     if reason.kind == "category":
         return _needs(op, reason.facts["category"], reason)
     return f"{op}: {reason}"
+
+
+def label(sig: Any, name: object) -> str:
+    """How errors name the signature (built only when there is an error)."""
+    return f"{name} {readable(sig)}" if name else str(sig)

@@ -45,8 +45,7 @@ from .compile import (
     compile_alternative,
     known_dtypes,
 )
-from .display import readable
-from .messages import failure_message, summary
+from .messages import failure_message, label, summary
 
 __all__ = ["DEFAULT_MAX_RANK", "FirstMatch", "Relation", "Templated", "compiled", "explain",
            "infer", "relation", "solutions", "tensor_term", "wrapped_flags"]
@@ -428,14 +427,14 @@ def infer(sig: Overloads, input_types: Sequence[TensorType], wrapped: Sequence[b
             raise TypeError(f"input {i} must be a TensorType, got {t!r}")
     flags = (False,) * len(types) if wrapped is None else tuple([bool(w) for w in wrapped])
     if len(flags) != len(types):
-        raise ValueError(f"{_label(sig, name)}: wrapped has {len(flags)} entries for "
+        raise ValueError(f"{label(sig, name)}: wrapped has {len(flags)} entries for "
                          f"{len(types)} inputs")
-    check_arity(_label(sig, name), arities(sig), len(types), signature=sig)
+    check_arity(label(sig, name), arities(sig), len(types), signature=sig)
     out = _infer_cached(sig, types, flags, get_default_dtype())
     if isinstance(out, str):
-        raise TypeInferenceError(f"{_label(sig, name)}: {out}", signature=sig)
+        raise TypeInferenceError(f"{label(sig, name)}: {out}", signature=sig)
     if isinstance(out, list):
-        raise TypeInferenceError(failure_message(sig, name, types, out, _label(sig, name)),
+        raise TypeInferenceError(failure_message(sig, name, types, out, label(sig, name)),
                                  signature=sig)
     return out
 
@@ -497,8 +496,3 @@ def failures(sig: Any, types: Sequence[TensorType], wrapped: Sequence[bool]
         ndims = ", ".join(str(t.ndim) for t in types)
         return f"no variant of the flexible dims fits inputs with ({ndims}) axes"
     return found
-
-
-def _label(sig: Overloads, name: object) -> str:
-    """How errors name the signature (built only when there is an error)."""
-    return f"{name} {readable(sig)}" if name else str(sig)
