@@ -7,7 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import kantensor as kt
 from kantensor import cli
+from kantensor.query import var as qvar
 from kantensor.types.dtypes import DTYPES
 
 
@@ -34,7 +36,8 @@ def test_version(capsys):
 def test_errors_keep_the_op_name(capsys):
     code, _, err = run(["infer", "matmul", "float32[2,3]", "float32[4,5]"], capsys)
     assert code == 1
-    assert err.startswith("error: matmul +(m?,n),(n,p?)->(m?,p?): dimension n is 3")
+    assert err.startswith("error: matmul: dimension n is 3")
+    assert "\n  in matmul +(m?,n),(n,p?)->(m?,p?), on float32[2,3] and float32[4,5]" in err
     code, _, err = run(["query", "add", "--in", "float32[3]", "--out", "X"], capsys)
     assert code == 1 and "error: add +(),()->(): takes 2 inputs, got 1" in err
     code, _, err = run(["infer", "ad", "float32[3]"], capsys)
@@ -159,3 +162,26 @@ def test_query_takes_a_rank_bound_and_says_when_it_cuts(capsys):
     assert cli.main(["query", "add", "--in", "D[3]", "float32[3]", "--out", "float64[3]",
                      "--max-rank", "1"]) == 0
     assert "rank bound" not in capsys.readouterr().out  # every rank known: nothing cut
+
+
+@pytest.mark.parametrize("limit", [5, 20, 100])
+def test_query_limit_shows_that_many_and_says_how_many_exist(capsys, limit):
+    """``--limit N`` shows N answers (every one when fewer exist) and a cut list says how
+    many it shows of how many; the count is the query's own."""
+    answers = list(kt.query(kt.matmul, [qvar("X"), qvar("Y")], ["float32[2,5]"]))
+    code, out, _ = run(["query", "matmul", "--in", "X", "Y", "--out", "float32[2,5]",
+                        "--limit", str(limit)], capsys)
+    lines = out.splitlines()
+    assert code == 0
+    shown = min(limit, len(answers))
+    assert len([x for x in lines if x.startswith("X = ")]) == shown
+    if shown < len(answers):
+        assert lines[-1] == f"... showing {shown} of {len(answers)} solutions"
+    else:
+        assert lines[-1].startswith("X = ")
+
+
+def test_query_limit_has_help(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["query", "--help"])
+    assert "answers to show" in capsys.readouterr().out

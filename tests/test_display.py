@@ -95,7 +95,7 @@ def test_solutions_say_how_many_when_cut(monkeypatch):
     assert tab.find_all("caption")[0].text() == f"showing 3 of {total} solutions"
     monkeypatch.setattr(sig_display, "COUNT_CAP", 2)
     tab = parse(sols._repr_html_()).find_all("table")[0]
-    assert tab.find_all("caption")[0].text() == "showing 3 of more than 4 solutions"
+    assert tab.find_all("caption")[0].text() == "showing 3 of at least 5 solutions"
 
 
 def test_variable_shows_type_and_a_picture():

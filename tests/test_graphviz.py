@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -111,3 +112,78 @@ def test_the_docs_picture_is_drawn_by_the_code():
     _, _, z = seed_graph()
     assert nodes(saved.read_text()) == nodes(kt.graphviz(z).pipe(format="svg",
                                                                   encoding="utf-8"))
+
+
+# -- the compact style ---------------------------------------------------------------
+def _attention():
+    n, d = kt.Dim("n"), kt.Dim("d")
+    x = kt.tensor("x", "float32", (n, d))
+    wq, wk, wv = (kt.tensor(k, "float32", (d, d)) for k in ("Wq", "Wk", "Wv"))
+    s = (x @ wq) @ (x @ wk).T
+    e = kt.exp(s - s.max(axis=-1, keepdims=True))
+    w = e / e.sum(axis=-1, keepdims=True)
+    out = kt.reshape(w @ (x @ wv), (x.shape[0], -1))
+    out.name = "out"
+    return out
+
+
+def _labels(source: str) -> dict[str, str]:
+    """Node id -> its HTML-like label with the tags removed, from DOT text."""
+    found = {}
+    for m in re.finditer(r"^\t(\w+) \[label=<(.*)> ", source, re.M):
+        found[m.group(1)] = re.sub(r"<br/>", "\n", m.group(2))
+    return {k: re.sub(r"<[^>]+>", "", v) for k, v in found.items()}
+
+
+def test_compact_is_the_default_above_a_dozen_nodes():
+    x = kt.tensor("x", "float32", (2, 3))
+    small = kt.graphviz(kt.exp(x))
+    assert "circle" in small.source  # the seed's picture: Ops in circles
+    big = kt.graphviz(_attention())
+    assert "circle" not in big.source and "purple" not in big.source
+
+
+def test_compact_boxes_hold_ops_types_and_given_parameters():
+    out = _attention()
+    labels = _labels(kt.graphviz(out, style="compact").source)
+    from kantensor.graph.walk import toposort
+    nodes = toposort([out])
+    applies = [v for k, v in labels.items() if k.startswith("a")]
+    assert [a.split("\n")[0] for a in applies] == [n.op.name for n in nodes]
+    # parameters as passed: no defaults (keepdims=False), no internals (axes_of)
+    text = "\n".join(applies)
+    assert "axes_of" not in text and "keepdims=False" not in text
+    assert "axis=1, keepdims=True" in text  # s.max(axis=-1, keepdims=True), resolved
+    # every Variable's box ends with its type, as str() writes it
+    variables = {id(v): v for n in nodes for v in (*n.inputs, *n.outputs)}
+    shown = sorted(v.split("\n")[-1] for k, v in labels.items() if k.startswith("v"))
+    assert shown == sorted(str(v.type) for v in variables.values())
+    assert any(v.startswith("out\n") for v in labels.values())
+
+
+def test_compact_highlights_symbolic_sizes_as_the_html_does():
+    from kantensor.graph.display import SYMBOLIC_STYLE
+    color = SYMBOLIC_STYLE.split("color:")[1].split(";")[0]
+    x = kt.tensor("x", "float32", (kt.Dim("n"), 3, None))
+    source = kt.graphviz(kt.exp(x), style="compact").source
+    assert f'float32[<font color="{color}"><b>n</b></font>,3,<font color="#888888">?' \
+        in source
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")
+def test_compact_renders_to_svg():
+    from kantensor.graph.walk import toposort
+    out = _attention()
+    svg = kt.graphviz(out, style="compact").pipe(format="svg").decode()
+    boxes = [g for g in ET.fromstring(svg).iter(f"{SVG}g") if g.get("class") == "node"]
+    applies = [g for g in boxes if g.find(f"{SVG}title").text.startswith("a")]
+    assert len(applies) == len(toposort([out]))
+    assert all(g.find(f"{SVG}path").get("stroke") == "blue" for g in applies)
+
+
+@pytest.mark.parametrize("bad", ["x", b"x", 3])
+def test_graphviz_of_a_non_graph_is_a_type_error(bad):
+    with pytest.raises(TypeError, match="expected Variables, an Apply"):
+        kt.graphviz(bad)
+    with pytest.raises(ValueError, match="style must be"):
+        kt.graphviz(kt.tensor("x", "float32", (2,)), style="fancy")

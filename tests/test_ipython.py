@@ -66,6 +66,8 @@ def test_infer_magic_gives_types(kernel):
 @pytest.mark.parametrize("line, message, culprit", [
     ("%infer ad float32[3] int8[]", "unknown Op 'ad' (did you mean add?)", "ad"),
     ("%infer add float32[3] float33[2]", "unknown dtype 'float33'", "float33"),
+    ("%infer add flaot32[3] float32[3]", "did you mean float32?", "flaot32"),
+    ("%query add flaot32[3] Y -> float32[3]", "did you mean float32?", "flaot32"),
     ("%query add D[3] float32[3] -> \"float64[3]", "unbalanced \" quote", "\""),
     ("%infer (m,n->() float32[2,3]", "bad signature: expected ')' or ','", "->"),
 ])

@@ -111,9 +111,11 @@ def test_basic_indices_still_build_getitem():
 
 
 @pytest.mark.parametrize(("index", "message"), [
-    (lambda x: x[kt.vector("f", "float32")], "u0 in integer fails"),
+    (lambda x: x[kt.vector("f", "float32")], "index needs an integer dtype for input 1, "
+                                             "got float32"),
     (lambda x: x[np.ones((4, 4), bool)], "dimension a0 is 5"),
-    (lambda x: x[[0, 1], [1, 2, 3]], "(i0_0-1)*(i0_0-o0) == 0 fails"),
+    (lambda x: x[[0, 1], [1, 2, 3]], "shape mismatch: indexing arrays could not be broadcast "
+                                     "together with shapes (2,) (3,)"),
     (lambda x: x[[0], [0], [0]], "too many indices"),
 ])
 def test_rejected(index, message):

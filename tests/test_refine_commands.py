@@ -160,8 +160,8 @@ def test_refine_command_reports_a_conflict_as_a_chain():
                            "v:float32[5]")
     assert str(info.value).splitlines()[1:] == [
         "  x axis 1 is 3 because of y = matmul(x, W) (W axis 0 is 3)",
-        "  z = add(x, v) fails with x axis 1 = 3: loop dims, axis -1 (from the right): "
-        "cannot broadcast sizes 3, 5"]
+        "  z = add(x, v) fails with x axis 1 = 3: x axis 1 is 3 and v axis 0 is 5 could not "
+        "be broadcast"]
 
 
 # -- the CLI --------------------------------------------------------------------------------

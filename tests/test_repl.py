@@ -12,6 +12,7 @@ import pytest
 
 import kantensor as kt
 from kantensor import cli
+from kantensor.query import var as qvar
 
 KANTENSOR = str(Path(sys.executable).with_name("kantensor"))
 PROMPT = "kt> "
@@ -172,4 +173,39 @@ def test_refine_a_graph_written_at_the_prompt(history):
     child.sendline("refine tanh(x @ Q) x:float32[?,3]")
     child.expect_exact("Q has no type")
     child.expect_exact(PROMPT)
+    leave(child)
+
+
+def test_answers_say_how_many_and_page(history):
+    """A query shows --limit N answers (20 by default) and how many exist; ``more`` shows
+    the next page. The count is the Solutions' own (every answer listed)."""
+    total = len(list(kt.query(kt.matmul, [qvar("X"), qvar("Y")], ["float32[2,5]"])))
+    assert total > 6
+    child = repl(history)
+    child.sendline("query matmul X Y -> float32[2,5] --limit 3")
+    child.expect_exact(f"... showing 3 of {total} solutions")
+    child.expect_exact(PROMPT)
+    child.sendline("more")
+    child.expect_exact(f"... showing 4-6 of {total} solutions")
+    child.expect_exact(PROMPT)
+    child.sendline("query matmul X Y -> float32[2,5] --limit x")
+    child.expect_exact("--limit takes a number of answers")
+    child.expect_exact(PROMPT)
+    leave(child)
+
+
+def test_a_dtype_typo_is_an_error_with_a_suggestion(history):
+    child = repl(history)
+    child.sendline("query add flaot32[3] Y -> float32[3]")
+    child.expect_exact("unknown dtype 'flaot32' in 'flaot32[3]' (did you mean float32?)")
+    child.expect_exact(PROMPT)
+    leave(child)
+
+
+def test_help_lists_commands_only(history):
+    child = repl(history)
+    child.sendline("help")
+    child.expect_exact("Documented commands")
+    child.expect_exact(PROMPT)
+    assert "EOF" not in child.before and "Undocumented" not in child.before
     leave(child)

@@ -8,7 +8,7 @@ such as ``sum`` and ``all`` never shadow Python's builtins in this module, and
 the module's ``__getattr__`` (PEP 562).
 """
 
-import sys
+import sys as _sys
 from types import ModuleType as _ModuleType
 from typing import Any
 
@@ -86,7 +86,7 @@ class _Package(_ModuleType):
 
 for _name, _value in {**SHORTCUTS, **CATALOGUE}.items():
     setattr(_Package, _name, staticmethod(_value))  # the object itself, never bound
-sys.modules[__name__].__class__ = _Package
+_sys.modules[__name__].__class__ = _Package
 del _name, _value
 
 

@@ -24,6 +24,7 @@ from . import __version__
 from .commands import (
     COMMANDS,
     ERRORS,
+    Answers,
     Command,
     CommandError,
     Word,
@@ -70,8 +71,9 @@ def run_command(name: str, args: argparse.Namespace, out: Any = None) -> int:
         except OSError as exc:
             raise ValueError(f"cannot run {args.file}: {exc.strerror}") from None
     result = command.run_args(args, namespace)
-    print(repr(result) if isinstance(result, Solutions) else result, file=out or sys.stdout)
-    return 1 if isinstance(result, Solutions) and not result else 0
+    answers = isinstance(result, Solutions | Answers)
+    print(repr(result) if answers else result, file=out or sys.stdout)
+    return 1 if answers and not result else 0
 
 
 @contextmanager
@@ -128,24 +130,27 @@ def run_check(paths: Sequence[str], out: Any = None, timeout: float | None = CHE
     out = out or sys.stdout
     status = 0
     for path in paths:
+        failed = False
         try:
             entries = load_file(path)
         except (CatalogueError, OSError) as exc:
             for message in getattr(exc, "errors", [str(exc)]):
                 print(f"error: {message}", file=out)
-            status = 1
-            continue
-        examples, failed = 0, False
-        for entry in entries:  # every entry's examples run: every error is reported
+            entries, failed = getattr(exc, "entries", []), True  # their examples still run
+        examples = 0
+        for entry in entries:  # every example runs: every error is reported
             late = CatalogueError(f"{entry.where}: its examples took longer than "
                                   f"{timeout:g} s (the time limit, see --timeout)"
                                   if timeout is not None else "")
             try:
                 with _time_limit(timeout, late):
-                    examples += entry.run_examples()
+                    errors = entry.example_errors()
             except CatalogueError as exc:
-                print(f"error: {exc}", file=out)
-                failed = True
+                errors = [str(exc)]
+            examples += len(entry.examples)
+            for message in errors:
+                print(f"error: {message}", file=out)
+            failed = failed or bool(errors)
         if failed:
             status = 1
         else:
@@ -308,6 +313,10 @@ class Repl(cmd.Cmd):
     def emptyline(self) -> None:
         pass
 
+    def get_names(self) -> list[str]:
+        """The command methods ``help`` lists: Ctrl-D's ``do_EOF`` is no command."""
+        return [n for n in super().get_names() if n != "do_EOF"]
+
 
 def _do(command: Command) -> Any:
     def do(self: Repl, line: str) -> None:
@@ -332,6 +341,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("demo", help="build, print, type and run a small graph")
     for name, command in COMMANDS.items():  # infer, query, refine, ...: from the table
+        if not command.cli:
+            continue
         p = sub.add_parser(name, help=command.summary.split(", e.g.")[0],
                            description=f"{command.summary}\n\nIn the REPL and as the "
                                        f"magic %{name}: {command.usage}",

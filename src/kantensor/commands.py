@@ -26,12 +26,13 @@ from typing import Any
 from .graph.basic import Variable
 from .graph.display import block, code, table
 from .graphtext import GraphTextError, read_graph
-from .ops import CATALOGUE, nearest_op
+from .ops import op_named
 from .query import Solutions, pattern, query, var
 from .refinement import Refinement, refine
+from .signature.display import SHOW, readable
 from .signature.signature import Signature
 from .signature.solve import DEFAULT_MAX_RANK, infer
-from .syntax.ast import DimVar, FixedDim
+from .syntax.ast import DimVar, FixedDim, near_dtype
 from .syntax.errors import SignatureSyntaxError, TypeInferenceError
 from .syntax.parser import parse_tensor_type
 from .types.display import type_inline
@@ -132,15 +133,12 @@ def _split_params(words: Sequence[Word]) -> tuple[list[Word], dict[str, Any]]:
 def lookup(word: Word, line: str = "") -> Any:
     """The catalogue Op named by ``word``, or None when the word is signature text.
 
-    A bare name that is no Op is an error suggesting the nearest names."""
-    if word.text in CATALOGUE:
-        return CATALOGUE[word.text]
-    if _NAME.fullmatch(word.text):
-        near = nearest_op(word.text)
-        hint = f" (did you mean {near}?)" if near else \
-            " (`ops` lists the Ops; a signature needs ->)"
-        raise _error(f"unknown Op {word.text!r}{hint}", word, line)
-    return None
+    A bare name that is no Op is an error suggesting the nearest names (see
+    :func:`kantensor.ops.op_named`)."""
+    try:
+        return op_named(word.text)
+    except ValueError as exc:
+        raise _error(str(exc), word, line) from None
 
 
 def _target(word: Word, params: dict[str, Any], line: str) -> Any:
@@ -171,6 +169,11 @@ def _target(word: Word, params: dict[str, Any], line: str) -> Any:
 def _type(word: Word, line: str) -> TensorType:
     try:
         return TensorType.parse(word.text)
+    except SignatureSyntaxError as exc:  # one caret, in the command line
+        verbatim = word.start is not None and \
+            line[word.start:word.start + len(word.text)] == word.text
+        raise CommandError(f"cannot read type {word.text!r}: {exc.message}", line,
+                           word.start + exc.position if verbatim else word.start) from None
     except ValueError as exc:
         raise _error(str(exc), word, line) from None
 
@@ -182,6 +185,10 @@ def _query_term(word: Word, line: str) -> Any:
         head, sizes = parse_tensor_type(word.text)
     except SignatureSyntaxError as exc:
         raise _error(f"cannot read type {word.text!r}: {exc.message}", word, line) from None
+    near = near_dtype(head)
+    if near:  # a logic variable's name one typo from a dtype is the dtype, mistyped
+        raise _error(f"unknown dtype {head!r} in {word.text!r} (did you mean {near}?)",
+                     word, line)
     if sizes is None:
         return var(head)
     entries: list[Any] = []
@@ -206,7 +213,7 @@ class InferResult:
     @property
     def label(self) -> str:
         """How the CLI names what ran: the Op and its signature, or the signature."""
-        return f"{self.op} {self.signature}" if self.op else str(self.signature)
+        return f"{self.op} {readable(self.signature)}" if self.op else str(self.signature)
 
     def __str__(self) -> str:
         return f"{self.label}: ({', '.join(map(str, self.inputs))}) -> " \
@@ -217,7 +224,7 @@ class InferResult:
     def _repr_html_(self) -> str:
         rows = [["input", str(i), type_inline(t)] for i, t in enumerate(self.inputs)]
         rows += [["output", str(i), type_inline(t)] for i, t in enumerate(self.outputs)]
-        sig = f"signature {code(' '.join(str(self.signature).split()))}" if self.op else ""
+        sig = f"signature {code(readable(self.signature))}" if self.op else ""
         return block("infer", code(self.op or self.signature),
                      table(["", "#", "type"], rows), sig)
 
@@ -234,14 +241,68 @@ def infer_words(words: Sequence[Word], line: str = "") -> InferResult:
     else:
         sig, op = target.signature_for(tuple(types))
         name = str(op)
-    outs = infer(sig, types, name=name)
+    outs = infer(sig, types, name=name if isinstance(target, Signature) else op)
     return InferResult(name, sig, tuple(types), outs)
 
 
+class Answers:
+    """A page of a query's answers: ``show`` of them from ``start``, saying how many it
+    shows of how many. Iterating, ``len`` and indexing reach every answer (the
+    :class:`~kantensor.query.Solutions`); :func:`more_words` gives the next page."""
+
+    def __init__(self, solutions: Solutions, show: int | None = None, start: int = 0):
+        self.solutions = solutions
+        self.show = show
+        self.start = start
+
+    def __iter__(self) -> Any:
+        return iter(self.solutions)
+
+    def __len__(self) -> int:
+        return len(self.solutions)
+
+    def __bool__(self) -> bool:
+        return bool(self.solutions)
+
+    def __getitem__(self, i: int) -> dict:
+        return self.solutions[i]
+
+    def __repr__(self) -> str:
+        return self.solutions.text(self.show, self.start)
+
+    def _repr_html_(self) -> str:
+        return self.solutions.html(self.show, self.start)
+
+    def next_page(self) -> Answers:
+        """The page after this one (as long: 20 rows in text when no limit was given)."""
+        show = SHOW if self.show is None else self.show
+        return Answers(self.solutions, show, self.start + show)
+
+
+#: The last answers a query command showed in this process: what ``more`` pages on.
+_LAST: list[Answers] = []
+
+
+def _limit(words: list[Word], line: str) -> tuple[list[Word], int | None]:
+    """The words without ``--limit N``, and N (None when not given)."""
+    for i, w in enumerate(words):
+        if w.text == "--limit":
+            if i + 1 >= len(words) or not words[i + 1].text.isdigit() or \
+                    len(words[i + 1].text) > 9:
+                raise _error("--limit takes a number of answers, e.g. --limit 50",
+                             words[min(i + 1, len(words) - 1)], line)
+            return words[:i] + words[i + 2:], int(words[i + 1].text)
+    return words, None
+
+
 def query_words(words: Sequence[Word], line: str = "", limit: int | None = None,
-                max_rank: int = DEFAULT_MAX_RANK) -> Solutions:
-    """``query OP|SIGNATURE IN... [NAME=VALUE...] -> OUT...`` (the words after ``query``);
-    ``max_rank`` bounds the axes an unknown rank takes (see :func:`kantensor.query`)."""
+                max_rank: int = DEFAULT_MAX_RANK) -> Answers:
+    """``query OP|SIGNATURE IN... [NAME=VALUE...] -> OUT... [--limit N]`` (the words after
+    ``query``): a page of N answers (``limit``, or 20 in text and 50 in HTML), saying how
+    many it shows of how many; ``max_rank`` bounds the axes an unknown rank takes (see
+    :func:`kantensor.query`)."""
+    words, given = _limit(list(words), line)
+    limit = given if given is not None else limit
     arrows = [i for i, w in enumerate(words) if w.text == "->"]
     if not words or len(arrows) != 1 or arrows[0] == 0:
         raise CommandError(f"usage: {COMMANDS['query'].usage}", line,
@@ -251,7 +312,19 @@ def query_words(words: Sequence[Word], line: str = "", limit: int | None = None,
     ins = [_query_term(w, line) for w in rest]
     outs = [_query_term(w, line) for w in words[k + 1:]]
     target = _target(words[0], params, line)
-    return query(target, ins, outs, limit=limit, max_rank=max_rank)
+    page = Answers(query(target, ins, outs, max_rank=max_rank), limit)
+    _LAST[:] = [page]
+    return page
+
+
+def more_words(words: Sequence[Word], line: str = "") -> Answers:
+    """``more``: the next page of the answers the last query showed."""
+    if words:
+        raise _error("more takes no arguments", words[0], line)
+    if not _LAST:
+        raise CommandError("no answers to page: run a query first")
+    _LAST[:] = [_LAST[0].next_page()]
+    return _LAST[0]
 
 
 def refine_words(words: Sequence[Word], line: str = "",
@@ -344,6 +417,8 @@ class Command:
     options: tuple[Option, ...] = ()
     words: Callable[[Any], list[str]] = lambda args: []
     settings: Callable[[Any], dict[str, Any]] = lambda args: {}
+    #: a subcommand of the ``kantensor`` program too (``more`` pages within a session)
+    cli: bool = True
 
     def __call__(self, line: str, namespace: dict[str, Any] | None = None) -> Any:
         """Run the command on the rest of its line (its arguments)."""
@@ -362,7 +437,8 @@ class Command:
 
 
 _LIMIT = Option(("--limit",), {"type": int, "default": 20, "metavar": "N",
-                               "help": "show at most N answers (default 20)"})
+                               "help": "answers to show (default 20); the list says how "
+                                       "many there are"})
 _MAX_RANK = Option(("--max-rank",), {
     "type": int, "default": DEFAULT_MAX_RANK, "metavar": "N",
     "help": f"most axes an unknown rank takes (default {DEFAULT_MAX_RANK}); the answer "
@@ -380,9 +456,10 @@ COMMANDS: dict[str, Command] = {
                          Option(("types",), {"nargs": "*", "help": "input types, e.g. "
                                              "float32[3,?], and parameters, e.g. axis=1"})),
                 words=lambda a: [a.signature, *a.types]),
-        Command("query", "query OP|SIGNATURE IN... [NAME=VALUE...] -> OUT...",
+        Command("query", "query OP|SIGNATURE IN... [NAME=VALUE...] -> OUT... [--limit N]",
                 "solve for the names, in any direction, e.g. "
-                "query add D[3] float32[3] -> float64[3]", query_words,
+                "query add D[3] float32[3] -> float64[3]; shows N answers (20 by "
+                "default) and how many there are", query_words,
                 options=(Option(("signature",), {"help": "signature text or a catalogue "
                                                          "Op name"}),
                          Option(("--in",), {"dest": "inputs", "nargs": "*", "default": [],
@@ -394,6 +471,8 @@ COMMANDS: dict[str, Command] = {
                          _LIMIT, _MAX_RANK),
                 words=lambda a: [a.signature, *a.inputs, "->", *a.outputs],
                 settings=lambda a: {"limit": a.limit, "max_rank": a.max_rank}),
+        Command("more", "more", "the next page of the last query's answers", more_words,
+                cli=False),
         Command("refine", "refine GRAPH [NAME:TYPE...] [-> TYPE...]",
                 "the types of every variable of a graph, solved jointly, e.g. "
                 "refine tanh(x @ W) x:float32[?,?] W:float32[?,4] -> float32[5,4]",

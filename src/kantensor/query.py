@@ -8,8 +8,6 @@ returns every answer lazily as a :class:`Solutions` object.
 
 from __future__ import annotations
 
-import itertools
-import re
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -21,8 +19,8 @@ from unification import isvar, var
 from .logic.answers import SizeConstraint, symbolic_values, where_text
 from .logic.store import TypeStore, labelo
 from .logic.terms import TensorTerm, prefix_of, term_vars, walk
-from .ops import CATALOGUE, nearest_op
-from .signature.display import solutions_html
+from .ops import op_named
+from .signature.display import solutions_html, solutions_text
 from .signature.signature import Signature
 from .signature.solve import DEFAULT_MAX_RANK, Relation, arities, check_arity
 from .signature.solve import relation as signature_relation
@@ -32,7 +30,6 @@ from .types.type import TensorType
 
 __all__ = ["Solutions", "pattern", "query", "relation", "resolve", "var"]
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def resolve(op_or_signature: Any) -> Any:
@@ -42,14 +39,7 @@ def resolve(op_or_signature: Any) -> Any:
     that suggests the nearest Op name, not a signature that fails to parse."""
     if not isinstance(op_or_signature, str):
         return op_or_signature
-    text = op_or_signature.strip()
-    if text in CATALOGUE:
-        return CATALOGUE[text]
-    if _NAME.fullmatch(text):
-        near = nearest_op(text)
-        hint = f" (did you mean {near}?)" if near else " (a signature needs ->)"
-        raise ValueError(f"unknown Op {text!r}{hint}")
-    return Signature.parse(op_or_signature)
+    return op_named(op_or_signature.strip()) or Signature.parse(op_or_signature)
 
 
 def relation(op_or_signature: Any, max_rank: int = DEFAULT_MAX_RANK) -> Relation:
@@ -235,15 +225,19 @@ class Solutions:
 
     # -- display --------------------------------------------------------------------------
     def __repr__(self) -> str:
-        rows = list(itertools.islice(self, 21))
-        note = self._bound_note()
-        if not rows:
-            return "no solutions" + (f"\n{note}" if note else "")
-        text = "\n".join(map(_row, rows[:20]))
-        return text + ("\n..." if len(rows) > 20 else "") + (f"\n{note}" if note else "")
+        return self.text()
+
+    def text(self, show: int | None = None, start: int = 0) -> str:
+        """Answers ``start`` to ``start + show`` (20 if None) one a line, and when there
+        are others, how many it shows of how many (``... showing 20 of 63 solutions``)."""
+        return solutions_text(self, _row, show, self._bound_note, start)
+
+    def html(self, show: int | None = None, start: int = 0) -> str:
+        """:meth:`text` as an HTML table (50 rows if ``show`` is None)."""
+        return solutions_html(self.names, self, self._bound_note, show, start)
 
     def _repr_html_(self) -> str:
-        return solutions_html(self.names, self, self._bound_note)
+        return self.html()
 
 
 def _key(answer: Answer) -> str:
@@ -376,6 +370,9 @@ def _shapes(terms: list, s: dict) -> list:
 def query(op_or_signature: Any, inputs: Sequence[Any], outputs: Sequence[Any],
           limit: int | None = None, max_rank: int = DEFAULT_MAX_RANK) -> Solutions:
     """Every assignment of the logic variables in ``inputs``/``outputs`` that fits.
+
+    ``op_or_signature``: an Op, a Signature, or text: the name of a catalogue Op
+    (``"add"``) is that Op, other text is signature text (``"(n),(n)->()"``).
 
     ``inputs``/``outputs`` hold TensorTypes (or compact text like ``"float32[3,?]"``),
     ``pattern(...)`` terms, or logic variables (a bare variable input stands for a tensor

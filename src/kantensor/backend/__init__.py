@@ -1,5 +1,6 @@
 """NumPy execution of graphs."""
 
+from . import evaluate as evaluate  # registers x.eval() and float(x)
 from .checks import OutputTypeError, ShapeBindingError
 from .function import Function, FunctionSignature, function
 

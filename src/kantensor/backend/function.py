@@ -60,6 +60,12 @@ class Function:
     def _repr_html_(self) -> str:
         return function_html(self)
 
+    def __repr__(self) -> str:
+        """``Function(x: float32[n,3], W: float32[3,4] -> float32[n,4])``."""
+        ins = ", ".join(f"{n}: {t}" if n else str(t) for n, t in
+                        zip(self.input_names, self.signature.inputs, strict=True))
+        return f"Function({ins} -> {', '.join(map(str, self.signature.outputs))})"
+
     def _build(self) -> None:
         self._n_inputs = len(self.fgraph.inputs)
         self.execution = current()

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .display import apply_html
+
 
 class _Tagged:
     """``tag``: a free dict of annotations, made on first use (most nodes never have
@@ -128,6 +130,9 @@ class Apply(_Tagged):
             out.index = i
         if NEW_NODE[0] is not None:
             NEW_NODE[0](self)
+
+    def _repr_html_(self) -> str:
+        return apply_html(self)
 
     @classmethod
     def of_new_outputs(cls, op: Any, inputs: list[Variable], kind: type[Variable],

@@ -64,3 +64,30 @@ def symbolic(text: object) -> str:
     """A symbolic size (a name or an expression of names), highlighted."""
     return (f'<span class="{CSS_CLASS}-symbolic" style="{SYMBOLIC_STYLE}" '
             f'title="symbolic size">{esc(text)}</span>')
+
+
+def _variable_cell(v: object) -> str:
+    name = getattr(v, "name", None)
+    return code(f"{name}: {getattr(v, 'type', '?')}" if name else getattr(v, "type", v))
+
+
+def apply_html(node: object) -> str:
+    """An Apply: its Op, then each input and output with its type."""
+    rows = [["input", str(i), _variable_cell(v)] for i, v in enumerate(node.inputs)]
+    rows += [["output", str(i), _variable_cell(v)] for i, v in enumerate(node.outputs)]
+    return block("Apply", code(node.op), table(["", "#", "variable: type"], rows))
+
+
+def fgraph_html(fgraph: object, max_rows: int = 50) -> str:
+    """A FunctionGraph: its inputs and outputs, then its Apply nodes in order (the first
+    ``max_rows``), each as ``op(inputs) -> outputs`` types."""
+    nodes = fgraph.toposort()
+    rows = [[str(k), code(n.op), ", ".join(_variable_cell(v) for v in n.inputs),
+             ", ".join(_variable_cell(v) for v in n.outputs)]
+            for k, n in enumerate(nodes[:max_rows])]
+    title = (f"{len(fgraph.inputs)} inputs, {len(fgraph.outputs)} outputs, "
+             f"{len(nodes)} Apply nodes")
+    caption = f"showing {max_rows} of {len(nodes)} Apply nodes" if len(nodes) > max_rows \
+        else ""
+    return block("FunctionGraph", esc(title),
+                 table(["#", "op", "inputs", "outputs"], rows, caption=esc(caption)))

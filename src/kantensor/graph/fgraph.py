@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .basic import Apply, Constant, Variable
+from .display import fgraph_html
 from .walk import clone as clone_graph
 from .walk import graph_inputs, toposort
 
@@ -17,6 +18,10 @@ class FunctionGraph:
     With ``clone=True`` the graph is copied first, so edits leave the
     caller's graph alone.
     """
+
+    def _repr_html_(self) -> str:
+        return fgraph_html(self)
+
 
     def __init__(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
                  clone: bool = True):

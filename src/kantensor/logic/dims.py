@@ -28,10 +28,11 @@ from ..types.dim import (
     unknown,
 )
 from ..types.poly import Opaque
-from .store import Constraint, Progress, bind_choices, unify_oc
+from .store import Constraint, Progress, Reason, bind_choices, unify_oc
 from .terms import isvar, prefix_of, term_vars, walk
 
-__all__ = ["COMPARE", "Broadcast", "Compare", "Equation", "Expr", "size_value"]
+__all__ = ["COMPARE", "Broadcast", "Compare", "Equation", "Expr", "broadcast_text",
+           "size_value"]
 
 #: The where-clause comparisons of the DSL, as Python operators.
 COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
@@ -333,7 +334,9 @@ class Equation(Constraint):
             return f"{self.where}: {self.text} divides by zero"
         shown = _readable(right)
         if self.where == "where-clause":
-            return f"where-clause {self.text} fails: {_readable(left)} == {shown} is false"
+            return Reason(f"where-clause {self.text} fails: {_readable(left)} == {shown} "
+                          "is false", "clause", clause=self.text,
+                          values=_values(s, self.left, self.right))
         for side in (left, right):
             if isinstance(side, int) and side < 0:
                 return f"{self.where}: {self.text} = {side} is negative"
@@ -369,8 +372,15 @@ class Compare(Constraint):
 
     def explain(self, s: dict) -> str:
         left, right = self.left.value(s), self.right.value(s)
-        return f"where-clause {self.text} fails: {_readable(left)} {self.op} " \
-               f"{_readable(right)} is false"
+        return Reason(f"where-clause {self.text} fails: {_readable(left)} {self.op} "
+                      f"{_readable(right)} is false", "clause", clause=self.text,
+                      values=_values(s, self.left, self.right))
+
+
+def _values(s: dict, *exprs: Expr) -> dict:
+    """The value of each size name of ``exprs`` in ``s`` (for messages)."""
+    return {name: size_value(v, s) for e in exprs if e.env is not None
+            and not isinstance(e.node, Dim) for name, v in e.env.items()}
 
 
 @dataclass(frozen=True, eq=False)
@@ -385,6 +395,9 @@ class Broadcast(Constraint):
     sizes: tuple
     out: Any
     where: str = ""
+    #: per size, ``(input, axis)``: the operand it is an axis of, in that operand's own
+    #: numbering (axis None: not known when the constraint was made); for messages
+    operands: tuple = ()
 
     def check(self, s: dict, pending: tuple) -> Progress:
         values = [walk(v, s) for v in self.sizes]
@@ -429,8 +442,32 @@ class Broadcast(Constraint):
         return (*self.sizes, self.out)
 
     def explain(self, s: dict) -> str:
-        shown = ", ".join(_readable(size_value(v, s)) for v in self.sizes)
-        return f"{self.where}: cannot broadcast sizes {shown}"
+        values = [size_value(v, s) for v in self.sizes]
+        out = walk(self.out, s)
+        out = None if isvar(out) else out
+        axes = tuple((i, axis, v) for (i, axis), v in zip(self.operands, values, strict=True))
+        if axes:
+            text = "could not be broadcast: " + broadcast_text(axes)
+            said = "could not be broadcast: " + broadcast_text(axes, inputs=False)
+        else:
+            text = said = f"{self.where}: cannot broadcast sizes " + \
+                ", ".join(_readable(v) for v in values)
+        known = {v for v in values if isinstance(v, int) and v != 1}
+        if out is not None and len(known) < 2:
+            text += f", and the output needs {_readable(out)}"
+            said += f", and the output needs {_readable(out)}"
+        return Reason(text, "broadcast", axes=axes, out=out, said=said)
+
+
+def broadcast_text(axes: tuple, inputs: bool = True) -> str:
+    """``axis 0 is 2 and 5`` (the same axis of every operand), else ``axis 1 of input 0
+    is 4 and axis 2 of input 1 is 6`` (``inputs`` False: without ``of input i``, for a
+    message that names the operands in order): ``axes`` holds ``(input, axis, size)``."""
+    if len({axis for _, axis, _ in axes}) == 1 and axes[0][1] is not None:
+        return f"axis {axes[0][1]} is " + " and ".join(_readable(v) for *_, v in axes)
+    return " and ".join(f"{'an axis' if axis is None else f'axis {axis}'}"
+                        f"{f' of input {i}' if inputs else ''} is {_readable(v)}"
+                        for i, axis, v in axes)
 
 
 def _readable(value: DimLike) -> str:

@@ -21,7 +21,7 @@ from ..types.dtypes import (
     promoted,
     python_dtype,
 )
-from .store import Constraint, Progress, bind_choices, guess, unify_oc
+from .store import Constraint, Progress, Reason, bind_choices, guess, unify_oc
 from .terms import isvar, walk
 
 __all__ = ["Compatible", "DTypeMap", "InCategory", "Operand", "Promote", "WrappedOk"]
@@ -118,6 +118,9 @@ class InCategory(Constraint):
     dtype: Any
     category: str
     name: str = "T"
+    #: the inputs whose dtype ``name`` is, when it is one input's own dtype variable
+    #: (``u`` of ``(b):u``; empty for ``promote(x,y)``); for messages
+    inputs: tuple = ()
 
     def check(self, s: dict, pending: tuple) -> Progress:
         d = walk(self.dtype, s)
@@ -132,8 +135,10 @@ class InCategory(Constraint):
         return (self.dtype,)
 
     def explain(self, s: dict) -> str:
-        return f"where-clause {self.name} in {self.category} fails: " \
-               f"{self.name} is {walk(self.dtype, s)}"
+        got = walk(self.dtype, s)
+        return Reason(f"where-clause {self.name} in {self.category} fails: {self.name} is "
+                      f"{got}", "category", category=self.category, got=got,
+                      inputs=self.inputs)
 
 
 @dataclass(frozen=True, eq=False)

@@ -24,7 +24,8 @@ from unification import unify
 
 from .terms import GROUND, VARS, TensorTerm, isvar, term_vars, walk
 
-__all__ = ["Beyond", "Constraint", "TypeStore", "copy_state", "explaining", "fail_because",
+__all__ = ["Beyond", "Constraint", "Reason", "TypeStore", "copy_state", "explaining",
+           "fail_because",
            "fresh_state", "labelo", "post", "propagate", "unify_oc"]
 
 #: A constraint's progress: None (it fails), or (substitution, done) optionally
@@ -61,6 +62,23 @@ class Constraint:
 
 
 # -- failure reasons ----------------------------------------------------------------
+class Reason(str):
+    """A failure reason: its text, and what a front end needs to say it in the user's
+    words: ``kind`` (``"clause"``, ``"category"``, ``"broadcast"`` or ``""``) and
+    ``facts``, the values the failing constraint saw (for a where-clause ``clause`` (its
+    text) and ``values`` (each size name's value); for a category ``category`` and
+    ``got``; for broadcasting ``axes``: ``(input, axis or None, size)`` per operand)."""
+
+    kind: str
+    facts: dict
+
+    def __new__(cls, text: str, kind: str = "", **facts: Any) -> Reason:
+        self = super().__new__(cls, text)
+        self.kind = kind
+        self.facts = facts
+        return self
+
+
 _REASONS: contextvars.ContextVar[list | None] = contextvars.ContextVar("reasons", default=None)
 
 

@@ -88,6 +88,21 @@ register_operator("set_at", update_operator(CATALOGUE["setitem"], CATALOGUE["ind
 register_operator("add_at", update_operator(CATALOGUE["additem"], CATALOGUE["index_add"]))
 
 
+def op_named(text: str) -> Any:
+    """The rule for text that may name an Op (``kt.query``, the CLI, the REPL, the
+    magics): a string that names a catalogue Op is that Op; a bare name that names none
+    is a ValueError suggesting the nearest (a signature has ``->``); other text is
+    signature text (None)."""
+    if text in CATALOGUE:
+        return CATALOGUE[text]
+    if text.isidentifier():
+        near = nearest_op(text)
+        hint = f" (did you mean {near}?)" if near else \
+            " (`ops` lists the Ops; a signature needs ->)"
+        raise ValueError(f"unknown Op {text!r}{hint}")
+    return None
+
+
 def nearest_op(name: str) -> str | None:
     """The catalogue Op whose name is most like ``name`` (for "did you mean"), or None."""
     near = sorted(difflib.get_close_matches(name, list(CATALOGUE), n=5),

@@ -291,3 +291,15 @@ def _param(arg: ast.arg, default: ast.expr | None, text: str, keyword_only: bool
             raise ParamError(f"call {text!r}: the default of {arg.arg} must be a literal, "
                              f"got {ast.unparse(default)}") from None
     return Param(arg.arg, kind, value, choices, keyword_only)
+
+
+def call_signature(counts: set[int]) -> inspect.Signature:
+    """How an Op is called, for ``inspect.signature``, ``kt.add?`` and ``help``: one
+    positional-only tensor per input (``x`` alone, else ``x1, x2, ...``, as NumPy names
+    them), or ``*inputs`` when the count varies."""
+    if len(counts) != 1:
+        return inspect.Signature([inspect.Parameter("inputs", inspect.Parameter.VAR_POSITIONAL)])
+    (n,) = counts
+    names = ["x"] if n == 1 else [f"x{i}" for i in range(1, n + 1)]
+    return inspect.Signature([inspect.Parameter(name, inspect.Parameter.POSITIONAL_ONLY)
+                              for name in names])

@@ -54,11 +54,13 @@ OPTIONAL = ("compute", "operator", "method", "variadic", "numpy", "doc", "call",
 
 
 class CatalogueError(ValueError):
-    """A catalogue file or entry is invalid; ``errors`` lists each problem's message."""
+    """A catalogue file or entry is invalid; ``errors`` lists each problem's message and
+    ``entries`` the file's entries that are valid (their examples can still run)."""
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.errors = [message]
+        self.entries: list[Entry] = []
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,17 @@ class Entry:
         for number, example in enumerate(self.examples, 1):
             _run_example(op, example, f"{self.where}: example {number}")
         return len(self.examples)
+
+    def example_errors(self, op: SignatureOp | OpFamily | None = None) -> list[str]:
+        """Every example that disagrees with inference, one message each (all run)."""
+        op = op or self.make_op()
+        errors = []
+        for number, example in enumerate(self.examples, 1):
+            try:
+                _run_example(op, example, f"{self.where}: example {number}")
+            except CatalogueError as exc:
+                errors.append(str(exc))
+        return errors
 
 
 def _example_args(value: Any, where: str) -> Any:
@@ -321,6 +334,7 @@ def load_file(path: str | Path, text: str | None = None, extra: tuple[str, ...] 
     if errors:
         exc = CatalogueError("\n".join(errors))
         exc.errors = errors
+        exc.entries = entries
         raise exc
     return entries
 

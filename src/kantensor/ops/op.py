@@ -20,7 +20,7 @@ from ..types.basic_ops import cast_array
 from ..types.dtypes import get_default_dtype, priority, promoted
 from ..types.type import TensorType
 from ..types.variable import TensorVariable, as_tensor_variable
-from .callspec import CallSpec
+from .callspec import CallSpec, call_signature
 from .display import OpFacts, op_html
 from .fastcall import FastCall, Miss, fast_call
 from .params import ParamError
@@ -55,6 +55,7 @@ class SignatureOp(Op):
             signature = Signature.parse(signature)
         self._describe(name, impl, compute, doc, signature)
         self.signature = signature
+        self.__signature__ = call_signature({len(a.inputs) for a in signature.alternatives})
 
     def _describe(self, name: str, impl: Callable[..., Any], compute: str, doc: str | None,
                   signature: object) -> None:
@@ -219,16 +220,26 @@ class TemplateOp(SignatureOp):
                  params: dict[str, Any] | None = None, builder: Builder | None = None):
         self._describe(name, impl, compute, doc, template)
         self.signature = None  # one signature per input ranks: see signature_for
+        self.__signature__ = call_signature(
+            {_n_operands(template.split("->", 1)[0])} if "->" in template else set())
         self.template = template
         self.builder = builder
         self.params = tuple((params or {}).items())
         self._kwargs = dict(self.params)
         # rendered once per input ranks and dtypes when the builder reads nothing else
         self._by_rank = builder is None or getattr(builder, "reads_ranks", False)
+        #: what a where-clause's failure means in the user's words, from the builder:
+        #: clause text -> ``message(values, input_types)`` (see ops/templates.py)
+        self.clause_messages: dict[str, Callable[..., str]] = {}
         self._hash = hash((type(self), self._props()))  # a render cache key: hashed once
 
     def __hash__(self) -> int:
         return self._hash
+
+    def __getstate__(self) -> dict:
+        """Pickled without the builder's messages (functions made per render): an
+        unpickled Op gets them again when its signature is rendered."""
+        return {**self.__dict__, "clause_messages": {}}
 
     @property
     def n_outputs(self) -> int:
@@ -305,15 +316,20 @@ def _rendered(op: TemplateOp, types: tuple) -> tuple[Signature, SignatureOp]:
         except ParamError as exc:
             raise type(exc)(f"{op.name}: {exc}") from None
         resolved = made.pop("params", None)
+        messages = made.pop("messages", None)
         fills.update(made)
         if resolved:
             params.update(resolved)
+    else:
+        messages = None
     missing = sorted(placeholders(op.template) - set(fills))
     if missing:
         raise ValueError(f"{op.name}: template placeholder{'s' * (len(missing) > 1)} "
                          f"{', '.join(missing)} filled by neither a parameter nor the builder")
     text = op.template.format_map(fills)
     resolved_op = op if params == dict(op.params) else op.with_params(params)
+    if messages:
+        resolved_op.clause_messages.update(messages)
     return _parse(text), resolved_op
 
 

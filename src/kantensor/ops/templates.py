@@ -8,11 +8,19 @@ refer to positions that only mean something once the rank is known.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from ..syntax.errors import TypeInferenceError
 from ..syntax.limits import balanced_join
+from ..syntax.parser import parse_alternatives
+
+#: What a where-clause's failure means in the user's words: called with the value of
+#: each size name of the clause where it failed (the relation's own failure
+#: information) and the input types as given, it returns NumPy's sentence.
+Message = Callable[[Mapping[str, Any], tuple], str]
 
 
 def names(prefix: str, n: int) -> list[str]:
@@ -36,6 +44,20 @@ def joined_dtypes(operands: Sequence[str]) -> tuple[list[str], str]:
 def where(clauses: Sequence[str]) -> str:
     """`` where c1, c2`` or nothing: append to an alternative."""
     return f" where {', '.join(clauses)}" if clauses else ""
+
+
+def checked(clause: str, message: Message) -> tuple[str, Message]:
+    """A where-clause and its :data:`Message`, keyed by the clause's canonical text (the
+    text its failure reports). A builder returns ``{"messages": dict(pairs), ...}``
+    beside the placeholders, with the clauses themselves in its ``where(...)``."""
+    return _canonical(clause), message
+
+
+@lru_cache(maxsize=4096)
+def _canonical(clause: str) -> str:
+    names = sorted(set(re.findall(r"[A-Za-z_]\w*", clause)) - {"min", "max"})
+    (alt,) = parse_alternatives(f"({','.join(names)})->() where {clause}")
+    return str(alt.where[0])
 
 
 def product(dims: Sequence[str]) -> str:

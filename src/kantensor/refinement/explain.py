@@ -61,13 +61,15 @@ class RefinementError(TypeInferenceError):
     chain shows its first two steps (where it starts) and its last ones, up to
     :data:`MAX_STEPS` in all."""
 
-    def __init__(self, chain: tuple[Step, ...], conflict: Conflict) -> None:
+    def __init__(self, chain: tuple[Step, ...], conflict: Conflict,
+                 header: str = "the graph's sizes contradict each other") -> None:
         lines = [str(s) for s in chain]
         if len(chain) > MAX_STEPS:
             hidden = len(chain) - MAX_STEPS
             lines[2:hidden + 2] = [f"... ({hidden} more steps like these)"]
         lines.append(str(conflict))
-        super().__init__("the graph's sizes contradict each other:\n  " + "\n  ".join(lines))
+        super().__init__(f"{header}:\n  "
+                         + "\n  ".join(lines))
         self.chain = chain
         self.conflict = conflict
 
@@ -124,7 +126,28 @@ def explain_conflict(sizes: Sizes, unit: Unit) -> RefinementError:
     story = _Story(sizes)
     for i, a in chosen:
         story.explain((unit.operands[i].variable, a))
-    return RefinementError(tuple(story.steps), Conflict(unit.label, axes, reason))
+    about = "dtypes" if getattr(reason, "kind", "") in ("category", "dtype") else "sizes"
+    return RefinementError(tuple(story.steps), Conflict(unit.label, axes,
+                                                        _in_words(unit, reason)),
+                           f"the graph's {about} contradict each other")
+
+
+def _in_words(unit: Unit, reason: str) -> str:
+    """The solver's reason with the unit's operands named: a broadcast names each
+    operand's axis and size (``x axis 1 is 3 and v axis 0 is 5``)."""
+    if getattr(reason, "kind", "") != "broadcast":
+        return reason
+    said = " and ".join(
+        f"{_operand_name(unit, i)} {'an axis' if a is None else f'axis {a}'} is {v}"
+        for i, a, v in reason.facts["axes"])
+    out = reason.facts["out"]
+    return f"{said} could not be broadcast" + (
+        f" to the output's {out}" if out is not None and len(reason.facts["axes"]) < 2 else "")
+
+
+def _operand_name(unit: Unit, i: int) -> str:
+    v = unit.operands[i].variable
+    return f"input {i}" if v is None else describe(v)
 
 
 Axis = tuple  # (Variable, axis)

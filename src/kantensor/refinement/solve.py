@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..graph.basic import Variable
+from ..graph.progress import Progress
 from ..graph.walk import ancestors, toposort
 from ..types.type import TensorType
 from .explain import Conflict, RefinementError, explain_conflict, undefined_size
@@ -85,8 +86,10 @@ def _read_given(given: Mapping | None, sizes: Sizes) -> list[tuple[Variable, Ten
 def _given_unit(v: Variable, t: TensorType, sizes: Sizes) -> Unit:
     label = f"given {describe(v)}: {t}"
     if t.dtype != v.type.dtype or t.ndim != v.type.ndim:
+        about = "dtype" if t.dtype != v.type.dtype else "rank"
         raise RefinementError((), Conflict(label, (), f"{describe(v)} is {v.type} in the "
-                                           "graph; refine refines sizes, not dtypes or ranks"))
+                                           "graph; refine refines sizes, not dtypes or ranks"),
+                              f"the given {about} contradicts the graph")
     return Unit(UNIFY, (Operand(v, v.type.dtype, v.wrapped),
                         Operand(None, t.dtype, v.wrapped, tuple(
                             symbol_dim(object()) if e is None else e for e in t.shape))),
@@ -106,25 +109,31 @@ def _fixpoint(sizes: Sizes, units: list[Unit]) -> None:
                 touching.setdefault(op.variable, []).append(u)
     queue = deque(units)
     queued = set(map(id, units))
-    while queue:
-        unit = queue.popleft()
-        queued.discard(id(unit))
-        try:
-            operands = [(op.dtype, op.wrapped, op.fixed if op.variable is None
-                         else sizes.current(op.variable)) for op in unit.operands]
-        except ZeroDivisionError:  # a size of the graph's types divides by 0 here
-            raise undefined_size(sizes, unit) from None
-        found = run(unit, operands)
-        if found is None:
-            raise explain_conflict(sizes, unit)
-        for symbol, value in found.items():
-            if symbol in sizes.bindings or not isinstance(symbol, str | Hole):
-                continue  # bound meanwhile, or an unknown of a given type (no axis)
-            value = sizes.resolve(value)
-            if symbol in symbols_of(value):  # no news, or not a value of its own
-                continue
-            for v in sizes.bind(symbol, value, unit):
-                for other in touching.get(v, ()):
-                    if other is not unit and id(other) not in queued:
-                        queued.add(id(other))
-                        queue.append(other)
+    progress = Progress("refine: relations solved")
+    try:
+        while queue:
+            progress.step()
+            unit = queue.popleft()
+            queued.discard(id(unit))
+            try:
+                operands = [(op.dtype, op.wrapped, op.fixed if op.variable is None
+                             else sizes.current(op.variable)) for op in unit.operands]
+            except ZeroDivisionError:  # a size of the graph's types divides by 0 here
+                raise undefined_size(sizes, unit) from None
+            found = run(unit, operands)
+            if found is None:
+                raise explain_conflict(sizes, unit)
+            for symbol, value in found.items():
+                if symbol in sizes.bindings or not isinstance(symbol, str | Hole):
+                    continue  # bound meanwhile, or an unknown of a given type (no axis)
+                value = sizes.resolve(value)
+                if symbol in symbols_of(value):  # no news, or not a value of its own
+                    continue
+                for v in sizes.bind(symbol, value, unit):
+                    for other in touching.get(v, ()):
+                        if other is not unit and id(other) not in queued:
+                            queued.add(id(other))
+                            queue.append(other)
+
+    finally:
+        progress.close()

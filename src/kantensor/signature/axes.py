@@ -428,11 +428,32 @@ class Structure(Constraint):
             fail_because(lambda: f"{g} of the output have {len(out)} axes but the "
                          f"inputs broadcast to {width}")
             return None
-        constraints = [
-            Broadcast(tuple(p[len(p) - width + a] for p in parts if len(p) - width + a >= 0),
-                      out[a], f"{g}, axis {a - width} (from the right)")
-            for a in range(width)]
+        starts = [self._start(s, layout, g, i) for i in holders]
+        constraints = []
+        for a in range(width):
+            on = [(k, len(p) - width + a) for k, p in enumerate(parts) if len(p) - width + a >= 0]
+            constraints.append(Broadcast(
+                tuple(parts[k][j] for k, j in on), out[a],
+                f"{g}, axis {a - width} (from the right)",
+                tuple((holders[k], None if starts[k] is None else starts[k] + j)
+                      for k, j in on)))
         return s, constraints
+
+    def _start(self, s: dict, layout: Layout, group: Any, i: int) -> int | None:
+        """The axis of operand ``i`` where its occurrence of ``group`` starts (None while
+        an earlier group's length is unknown): for messages in the operand's numbering."""
+        start = 0
+        for it in layout.items[i]:
+            if it.group is not None and it.group == group:
+                return start
+            if it.group is None:
+                start += 1
+                continue
+            occ = walk(self._occurrence(layout, it.group, i), s)
+            if not isinstance(occ, tuple):
+                return None
+            start += len(occ)
+        return None
 
     # -- labeling ------------------------------------------------------------------------
     def choices(self, s: dict, rigid: frozenset = frozenset()) -> list | None:

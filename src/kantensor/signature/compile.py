@@ -18,7 +18,7 @@ from kanren.constraints import ConstrainedState
 
 from ..logic.dims import COMPARE, Compare, Equation
 from ..logic.dtypes import Compatible, DTypeMap, InCategory, Operand, Promote, WrappedOk
-from ..logic.store import Constraint, Progress, fail_because, post, unify_oc
+from ..logic.store import Constraint, Progress, Reason, fail_because, post, unify_oc
 from ..logic.terms import TensorTerm, fresh, isvar, walk
 from ..syntax import ast as A
 from ..syntax.alternative import Alternative, Place
@@ -26,7 +26,7 @@ from ..types.dtypes import CATEGORIES
 from .axes import GUARD, Axes, Env, Structure
 
 __all__ = ["DEFAULT_MAX_RANK", "GUARD", "CompiledAlternative", "compile_alternative",
-           "known_dtypes"]
+           "constant_truth", "known_dtypes"]
 
 #: Largest number of axes a group takes when a query leaves its length open.
 DEFAULT_MAX_RANK = 10
@@ -47,7 +47,7 @@ class CompiledAlternative:
                 self._binders.setdefault(op.dtype.name, []).append(i)
         # where-clauses between constants that hold (``0 == 0`` from a template) post
         # nothing: they constrain no variable
-        self.where_clauses = tuple(c for c in alt.where if _constant_truth(c) is not True)
+        self.where_clauses = tuple(c for c in alt.where if constant_truth(c) is not True)
 
     def refuses(self, in_terms: list, s: dict) -> bool:
         """Does the alternative certainly fail on these inputs, by what is decided
@@ -166,7 +166,10 @@ class CompiledAlternative:
                     out.append(Compare(clause.op, left, right, str(clause)))
             elif isinstance(clause, A.InCategory):
                 term = self._dtype_term(clause.dtype, env, out, binders, tensors)
-                out.append(InCategory(term, clause.category, str(clause.dtype)))
+                own = binders.get(clause.dtype.name, ()) \
+                    if isinstance(clause.dtype, A.DTypeVar) else ()
+                out.append(InCategory(term, clause.category, str(clause.dtype),
+                                      tuple(own) if len(own) < self.n_in else ()))
             elif isinstance(clause, A.Compatible):
                 out.append(Compatible(self._dtype_term(clause.left, env, out, binders, tensors),
                                       self._dtype_term(clause.right, env, out, binders, tensors),
@@ -209,13 +212,14 @@ class _DTypeIs(Constraint):
     def explain(self, s: dict) -> str:
         want, got = walk(self.term, s), walk(self.dtype, s)
         if self.operand is None:
-            return f"where-clause {self.text} fails: {want} != {got}"
+            return Reason(f"where-clause {self.text} fails: {want} != {got}", "dtype")
         where = self.alt.where(self.operand)
         pattern = self.alt.operands[self.operand]
         if isinstance(pattern.dtype, A.DTypeVar):
             first = self.env.dtype_origin.get(pattern.dtype.name, "another operand")
-            return f"dtype {pattern.dtype.name} is {want} in {first} but {got} in {where}"
-        return f"{where} must have dtype {pattern.dtype}, got {got}"
+            return Reason(f"dtype {pattern.dtype.name} is {want} in {first} but {got} in "
+                          f"{where}", "dtype")
+        return Reason(f"{where} must have dtype {pattern.dtype}, got {got}", "dtype")
 
 
 @lru_cache(maxsize=4096)
@@ -224,7 +228,7 @@ def compile_alternative(alt: Alternative) -> CompiledAlternative:
     return CompiledAlternative(alt)
 
 
-def _constant_truth(clause: Any) -> bool | None:
+def constant_truth(clause: Any) -> bool | None:
     """Whether ``clause``, a comparison between constants, is true; None when it is not
     one (it names a size, divides by zero, or is no comparison)."""
     if not isinstance(clause, A.Compare):
@@ -242,7 +246,7 @@ def _constant_truth(clause: Any) -> bool | None:
 def _static_guards(alt: Alternative) -> tuple[bool, tuple[frozenset | None, ...]]:
     """What :meth:`CompiledAlternative.refuses` checks: whether a where-clause between
     constants is false, and per input the dtypes its annotation allows (None: any)."""
-    dead = any(_constant_truth(clause) is False for clause in alt.where)
+    dead = any(constant_truth(clause) is False for clause in alt.where)
     allowed: dict[str, frozenset] = {}
     for clause in alt.where:
         if isinstance(clause, A.InCategory) and isinstance(clause.dtype, A.DTypeVar):

@@ -7,18 +7,40 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 from ..graph.display import block, code, esc, table
+from ..graph.progress import Progress
 from ..logic.answers import where_text
 from ..syntax.alternative import Alternative, Overloads
 from ..types.display import value_inline
+from .compile import constant_truth
 
-#: Rows a Solutions table shows, and how far it counts the rest ("showing 50 of 312").
+#: Rows a Solutions table shows, answers a text list shows (the CLI's ``--limit``, the
+#: REPL's ``limit`` change it), and how far both count the rest ("showing 50 of 312";
+#: past the cap "of at least 1,050": counting further would enumerate too much).
 MAX_ROWS = 50
-COUNT_CAP = 10_000
+SHOW = 20
+COUNT_CAP = 1_000
 
 _LOOPS = {None: "none", "+": "broadcast (+)", "=": "equal (=)"}
+
+
+def readable(sig: Any) -> str:
+    """A signature as a user reads it: the alternatives a where-clause between constants
+    rules out (``0 == 1``, from a template) left out, and clauses between constants that
+    hold (``0 == 0``) not shown. Display only: ``str(sig)`` is the text that parses back."""
+    shown = []
+    for alt in sig.alternatives:
+        truths = [constant_truth(c) for c in alt.where]
+        if False in truths:
+            continue
+        loop = (alt.loop or "") + ("" if alt.max_loop_dims is None else str(alt.max_loop_dims))
+        text = f"{loop}{','.join(map(str, alt.inputs))}->{','.join(map(str, alt.outputs))}"
+        kept = [str(c) for c, truth in zip(alt.where, truths, strict=True) if truth is None]
+        shown.append(text + (" where " + ", ".join(kept) if kept else ""))
+    return " | ".join(shown) or str(sig)
 
 
 def alternative_row(alt: Alternative) -> list[str]:
@@ -43,8 +65,44 @@ def signature_html(sig: Overloads) -> str:
     return block("Signature", title, signature_table(sig))
 
 
+def how_many(shown: int, rest: Iterator, noun: str, start: int = 0) -> str:
+    """``3 solutions``, ``showing 20 of 63 solutions`` (``showing 21-40 of 63`` from
+    ``start`` 20) or, when counting the rest would read more than COUNT_CAP more,
+    ``showing 20 of at least 1,020 solutions``."""
+    extra = 0
+    with Progress(f"counting {noun}s") as progress:  # on a terminal, after a second
+        for _ in itertools.islice(rest, COUNT_CAP):
+            extra += 1
+            progress.step()
+    if extra == 0 and start == 0:
+        return f"{shown} {noun}{'s' * (shown != 1)}"
+    at_least = "at least " if extra >= COUNT_CAP else ""
+    which = f"{start + 1}-{start + shown}" if start else f"{shown}"
+    return f"showing {which} of {at_least}{start + shown + extra:,} {noun}s"
+
+
+def solutions_text(solutions: Iterable, row: Callable[[Any], str], show: int | None = None,
+                   note: Callable[[], str] | None = None, start: int = 0) -> str:
+    """Answers ``start`` to ``start + show`` (SHOW if None), one a line; a list cut
+    either side ends with a line saying how many it shows of how many
+    (``... showing 20 of 63 solutions``)."""
+    show = SHOW if show is None else show
+    stream = iter(solutions)
+    rows = list(itertools.islice(stream, start, start + show))
+    if not rows and start == 0 and next(stream, None) is None:
+        text = note() if note is not None else ""
+        return "no solutions" + (f"\n{text}" if text else "")
+    caption = how_many(len(rows), stream, "solution", start)
+    text = note() if note is not None else ""
+    lines = "\n".join(map(row, rows))
+    if caption.startswith("showing"):
+        lines += ("\n" if lines else "") + f"... {caption}"
+    return lines + (f"\n{text}" if text else "")
+
+
 def solutions_html(names: Sequence[str], solutions: Iterable[dict],
-                   note: Callable[[], str] | None = None) -> str:
+                   note: Callable[[], str] | None = None, show: int | None = None,
+                   start: int = 0) -> str:
     """The first MAX_ROWS solutions as a table, saying how many there are in all.
 
     An empty query says "no solutions"; a cut table says "showing N of M" (counting up
@@ -52,19 +110,13 @@ def solutions_html(names: Sequence[str], solutions: Iterable[dict],
     once the rows are read, gives a line to add (the rank bound that cut answers).
     """
     stream = iter(solutions)
-    rows = list(itertools.islice(stream, MAX_ROWS))
-    if not rows:
+    show = MAX_ROWS if show is None else show
+    rows = list(itertools.islice(stream, start, start + show))
+    if not rows and start == 0:
         text = note() if note is not None else ""
         return block("Solutions", "<i>no solutions</i>" + (f"<br>{esc(text)}" if text
                                                              else ""))
-    extra = sum(1 for _ in itertools.islice(stream, COUNT_CAP))
-    shown = len(rows)
-    if extra == 0:
-        caption = f"{shown} solution{'s' * (shown != 1)}"
-    elif extra < COUNT_CAP:
-        caption = f"showing {shown} of {shown + extra} solutions"
-    else:
-        caption = f"showing {shown} of more than {shown + COUNT_CAP - 1} solutions"
+    caption = how_many(len(rows), stream, "solution", start)
     text = note() if note is not None else ""
     if text:
         caption = f"{caption} {text}"

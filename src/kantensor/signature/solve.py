@@ -23,6 +23,7 @@ from ..logic.store import (
     Beyond,
     Constraint,
     Progress,
+    Reason,
     TypeStore,
     bind_choices,
     copy_state,
@@ -44,6 +45,7 @@ from .compile import (
     compile_alternative,
     known_dtypes,
 )
+from .messages import failure_message, label, summary
 
 __all__ = ["DEFAULT_MAX_RANK", "FirstMatch", "Relation", "Templated", "compiled", "explain",
            "infer", "relation", "solutions", "tensor_term", "wrapped_flags"]
@@ -397,8 +399,9 @@ def _input_terms(S: ConstrainedState, types: tuple, wrapped: tuple) -> list:
 
 @lru_cache(maxsize=65536)
 def _infer_cached(sig: Overloads, types: tuple, wrapped: tuple, default_dtype: str
-                  ) -> tuple[TensorType, ...] | str:
-    """Memoized on the default float dtype too: float(T) and wrapped floats use it."""
+                  ) -> tuple[TensorType, ...] | str | list:
+    """Memoized on the default float dtype too: float(T) and wrapped floats use it.
+    A failure is a message, or the failing alternatives with their reasons."""
     S = fresh_state({})
     try:
         in_terms = _input_terms(S, types, wrapped)
@@ -409,7 +412,7 @@ def _infer_cached(sig: Overloads, types: tuple, wrapped: tuple, default_dtype: s
             return forward_types(outs, S1)
         except _Undetermined:
             return "the output dtype is not determined by the inputs"
-    return explain(sig, types, wrapped)
+    return failures(sig, types, wrapped)
 
 
 def infer(sig: Overloads, input_types: Sequence[TensorType], wrapped: Sequence[bool] | None = None,
@@ -424,12 +427,15 @@ def infer(sig: Overloads, input_types: Sequence[TensorType], wrapped: Sequence[b
             raise TypeError(f"input {i} must be a TensorType, got {t!r}")
     flags = (False,) * len(types) if wrapped is None else tuple([bool(w) for w in wrapped])
     if len(flags) != len(types):
-        raise ValueError(f"{_label(sig, name)}: wrapped has {len(flags)} entries for "
+        raise ValueError(f"{label(sig, name)}: wrapped has {len(flags)} entries for "
                          f"{len(types)} inputs")
-    check_arity(_label(sig, name), arities(sig), len(types), signature=sig)
+    check_arity(label(sig, name), arities(sig), len(types), signature=sig)
     out = _infer_cached(sig, types, flags, get_default_dtype())
     if isinstance(out, str):
-        raise TypeInferenceError(f"{_label(sig, name)}: {out}", signature=sig)
+        raise TypeInferenceError(f"{label(sig, name)}: {out}", signature=sig)
+    if isinstance(out, list):
+        raise TypeInferenceError(failure_message(sig, name, types, out, label(sig, name)),
+                                 signature=sig)
     return out
 
 
@@ -465,9 +471,17 @@ def check_arity(label: str, counts: Iterable[tuple[int, int]], n_in: int,
 
 def explain(sig: Overloads, types: Sequence[TensorType], wrapped: Sequence[bool]) -> str:
     """Why no alternative of ``sig`` accepts ``types``, in words."""
+    found = failures(sig, types, wrapped)
+    return found if isinstance(found, str) else summary(found)
+
+
+def failures(sig: Any, types: Sequence[TensorType], wrapped: Sequence[bool]
+             ) -> list[tuple[Any, Reason]] | str:
+    """Each alternative of ``sig`` that could apply to ``types``, with the first reason
+    it fails for (a message if no alternative could apply)."""
     found = []
     for c in compiled(sig):
-        if c.n_in != len(types):
+        if c.n_in != len(types) or c.dead:  # dead: ruled out by its template (0 == 1)
             continue
         with explaining() as reasons:
             S = fresh_state({})
@@ -475,17 +489,10 @@ def explain(sig: Overloads, types: Sequence[TensorType], wrapped: Sequence[bool]
                          [fresh() for _ in c.alt.outputs])
             if ok:  # pragma: no cover - explain runs only after a failure
                 reasons.append("no solution")
-        reason = reasons[0] if reasons else "no solution"
+        reason = reasons[0] if reasons else Reason("no solution")
         if reason is not GUARD:
-            found.append((c, reason))
+            found.append((c, reason if isinstance(reason, Reason) else Reason(str(reason))))
     if not found:
         ndims = ", ".join(str(t.ndim) for t in types)
         return f"no variant of the flexible dims fits inputs with ({ndims}) axes"
-    if len(found) == 1:
-        return found[0][1]
-    return "; ".join(dict.fromkeys(f"[{c.alt}] {reason}" for c, reason in found))
-
-
-def _label(sig: Overloads, name: object) -> str:
-    """How errors name the signature (built only when there is an error)."""
-    return f"{name} {sig}" if name else str(sig)
+    return found

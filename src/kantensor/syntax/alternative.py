@@ -7,7 +7,6 @@ it (a SignatureSyntaxError with a position) without repeating any rule.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
@@ -29,6 +28,7 @@ from .ast import (
     TensorPattern,
     dtype_names,
     expr_names,
+    near_dtype,
 )
 from .limits import check_ast_nesting
 
@@ -232,11 +232,9 @@ def _check_kinds(uses: list[_Use], pairs: list[tuple[str, str]]) -> None:
 def _check_typos(uses: list[_Use]) -> None:
     """A dtype variable spelled almost like a dtype is a typo (``flaot32``)."""
     for name, kind, _ in uses:
-        if kind is Kind.DTYPE and name not in DTYPE_NAMES:
-            close = difflib.get_close_matches(name, sorted(DTYPE_NAMES), n=1, cutoff=0.8)
-            if close:
-                raise IllFormed(f"unknown dtype '{name}' (did you mean {close[0]}?)",
-                                name, Kind.DTYPE, close[0])
+        if kind is Kind.DTYPE and (close := near_dtype(name)):
+            raise IllFormed(f"unknown dtype '{name}' (did you mean {close}?)",
+                            name, Kind.DTYPE, close)
 
 
 def _check_groups(alt: Alternative) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..graph.type import Type
-from ..syntax.ast import evaluate
+from ..syntax.ast import evaluate, near_dtype
 from ..syntax.errors import SignatureSyntaxError
 from ..syntax.parser import parse_tensor_type
 from .dim import DIM_CALLS, Dim, substitute
@@ -177,8 +177,10 @@ class TensorType(Type):
                                        "'['")
         if dtype not in DTYPES:
             pos = len(text) - len(text.lstrip())
-            raise SignatureSyntaxError(f"unknown dtype {dtype!r} at position {pos}; expected "
-                                       f"one of {', '.join(DTYPES)}", text, pos, "a dtype")
+            near = near_dtype(dtype)
+            hint = f"did you mean {near}?" if near else f"expected one of {', '.join(DTYPES)}"
+            raise SignatureSyntaxError(f"unknown dtype {dtype!r} at position {pos}; {hint}",
+                                       text, pos, "a dtype")
         try:
             shape = [None if e is None else evaluate(e, Dim, _bounded, DIM_CALLS) for e in sizes]
             return cls(dtype, shape)

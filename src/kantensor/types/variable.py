@@ -47,6 +47,13 @@ def register_method(name: str, fn: Callable[..., Any]) -> None:
                 return fn(self, *args, **kwargs)
             method.__name__ = method.__qualname__ = name
             method.__doc__ = getattr(fn, "__doc__", None)
+            try:  # x.sum? shows sum's parameters after the tensor itself
+                params = list(inspect.signature(fn).parameters.values())
+                method.__signature__ = inspect.Signature(
+                    [inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY),
+                     *params[1:]])
+            except (TypeError, ValueError):
+                pass
         setattr(_TensorOperators, name, method)
         _INSTALLED.add(name)
 

@@ -26,7 +26,7 @@ from ...types.dim import Dim
 from ..fastcall import Miss
 from ..params import ArrayRef, ParamError, SliceItem
 from ..sizes import SizeNames
-from ..templates import names, operand, product, rank_error, reads_ranks, where
+from ..templates import checked, names, operand, product, rank_error, reads_ranks, where
 from .indexing import _as_key, _sized_position, _symbolic_length, resolve, slice_length
 
 _ARRAYS = (Variable, np.ndarray, list, range)
@@ -101,16 +101,18 @@ def _consumed(item: Any, t: Any) -> int:
 @reads_ranks
 def advanced_index(types: tuple, index: tuple, **_: Any) -> dict[str, Any]:
     """``x, *arrays`` -> ``y`` for an advanced index (see the module docstring)."""
-    operands, out, clauses, sizes = advanced_selection(types[0], types[1:], index)
+    messages: dict = {}
+    operands, out, clauses, sizes = advanced_selection(types[0], types[1:], index, messages)
     return {"inputs": ",".join(operands) + sizes.operands(after=True), "y": operand(out),
-            "checks": where(clauses)}
+            "checks": where(clauses), "messages": messages}
 
 
-def advanced_selection(x: Any, arrays: tuple, index: tuple
+def advanced_selection(x: Any, arrays: tuple, index: tuple, messages: dict | None = None
                        ) -> tuple[list[str], list[str], list[str], SizeNames]:
     """For an advanced index of ``x`` with index ``arrays`` (followed by the size inputs
     of the index, if any): the operands of x and the arrays, the dims of ``x[index]``,
-    the where-clauses, and the names of the sizes the index holds."""
+    the where-clauses, and the names of the sizes the index holds; ``messages`` receives
+    NumPy's words for clauses that fail (see :func:`~kantensor.ops.templates.checked`)."""
     refs = [i for i in index if isinstance(i, ArrayRef)]
     sizes = SizeNames(index)
     given = len(arrays) - len(sizes.dims)
@@ -187,7 +189,7 @@ def advanced_selection(x: Any, arrays: tuple, index: tuple
             basic.append(slice_length(dims[axis], *item[1:]))
             axis += 1
     adjacent = advanced_at == list(range(advanced_at[0], advanced_at[-1] + 1))
-    broadcast = _broadcast(groups, clauses)
+    broadcast = _broadcast(groups, clauses, {} if messages is None else messages)
     # NumPy looks every index value up (so an empty axis fails) unless the broadcast
     # result is empty.
     clauses.extend(f"min({product(broadcast)},1) <= {n}" for n in looked_up)
@@ -199,7 +201,16 @@ def advanced_selection(x: Any, arrays: tuple, index: tuple
     return operands, out, clauses, sizes
 
 
-def _broadcast(groups: list[list[str]], clauses: list[str]) -> list[str]:
+def _shape_mismatch(_: Any, types: tuple) -> str:
+    """NumPy's words for index arrays whose shapes do not broadcast (the arrays are the
+    inputs after the indexed tensor)."""
+    shapes = " ".join("(" + ",".join("?" if n is None else str(n) for n in t.shape)
+                      + ("," if len(t.shape) == 1 else "") + ")" for t in types[1:])
+    return f"shape mismatch: indexing arrays could not be broadcast together with shapes " \
+           f"{shapes}"
+
+
+def _broadcast(groups: list[list[str]], clauses: list[str], messages: dict) -> list[str]:
     """NumPy's broadcast shape of index arrays with these dims; every dim must be 1 or
     the result (a where-clause when several meet)."""
     ndim = max((len(g) for g in groups), default=0)
@@ -215,7 +226,10 @@ def _broadcast(groups: list[list[str]], clauses: list[str]) -> list[str]:
         size = f"max({','.join(sizes)})" if any(s[0] == "m" for s in sizes) else f"o{j}"
         if size[0] == "o":
             clauses.append(f"{size} == max({','.join(sizes)})")
-        clauses.extend(f"({s}-1)*({s}-{size}) == 0" for s in sizes)
+        for s in sizes:
+            clause, message = checked(f"({s}-1)*({s}-{size}) == 0", _shape_mismatch)
+            clauses.append(clause)
+            messages[clause] = message
         out.append(size)
     return out
 

@@ -17,7 +17,7 @@ import numpy as np
 from ...types.dim import Dim
 from ..params import ParamError, normalize_axis
 from ..sizes import SizeNames, concrete, entries, map_entries, negative
-from ..templates import names, operand, product, rank_error, reads_ranks, where
+from ..templates import checked, names, operand, product, rank_error, reads_ranks, where
 
 #: A position in ``[0, n]`` as ("start", p) = min(p, n) or ("end", q) = max(n - q, 0).
 Bound = tuple[str, int]
@@ -152,14 +152,17 @@ def basic_index(types: tuple, index: tuple, **_: Any) -> dict[str, Any]:
     ``a >= -i`` for a negative ``i``); a slice gives :func:`slice_length`; None
     inserts an axis of size 1."""
     x = types[0]
-    dims, out, clauses, sizes = selection(x.ndim, index)
+    messages: dict = {}
+    dims, out, clauses, sizes = selection(x.ndim, index, messages)
     return {"x": operand(dims), "y": operand(out), "checks": where(clauses),
-            "sizes": sizes.operands(after=True)}
+            "sizes": sizes.operands(after=True), "messages": messages}
 
 
-def selection(ndim: int, index: tuple) -> tuple[list[str], list[str], list[str], SizeNames]:
+def selection(ndim: int, index: tuple, messages: dict | None = None
+              ) -> tuple[list[str], list[str], list[str], SizeNames]:
     """For a basic index of a tensor of rank ``ndim``: its dim variables, the dims of
-    ``x[index]``, the where-clauses, and the names of the sizes the index holds."""
+    ``x[index]``, the where-clauses, and the names of the sizes the index holds;
+    ``messages`` receives NumPy's words for an int out of bounds."""
     sizes = SizeNames(index)
     dims = names("a", ndim)
     out: list[str] = []
@@ -175,7 +178,13 @@ def selection(ndim: int, index: tuple) -> tuple[list[str], list[str], list[str],
             side, offset = _sized_position(item, sizes, clauses)
             clauses.append(f"{dim} >= {offset}+1" if side == "start" else f"{dim} >= {offset}")
         elif isinstance(item, int):
-            clauses.append(f"{dim} >= {item + 1 if item >= 0 else -item}")
+            clause, message = checked(
+                f"{dim} >= {item + 1 if item >= 0 else -item}",
+                lambda values, _, item=item, axis=axis - 1, dim=dim:
+                    f"index {item} is out of bounds for axis {axis} with size {values[dim]}")
+            clauses.append(clause)
+            if messages is not None:
+                messages[clause] = message
         elif isinstance(item[1], Dim) or isinstance(item[2], Dim):
             out.append(_symbolic_length(dim, *item[1:], sizes, clauses))
         else:

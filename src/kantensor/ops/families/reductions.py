@@ -14,7 +14,7 @@ from typing import Any
 
 from ..params import ParamError, normalize_axes, normalize_axis
 from ..pyints import fits
-from ..templates import names, operand, product, reads_ranks, where
+from ..templates import checked, names, operand, product, reads_ranks, where
 
 
 def _scalar_axis(ndim: int, axis: Any) -> bool:
@@ -23,10 +23,13 @@ def _scalar_axis(ndim: int, axis: Any) -> bool:
     return ndim == 0 and isinstance(axis, int) and axis in (0, -1)
 
 
-def _nonempty(dims: list[str], axes: tuple[int, ...]) -> str:
-    """`` where a1 >= 1, ...`` for every reduced axis (one clause per axis, so a
-    known 0 is caught statically even when other dims are unknown)."""
-    return where([f"{dims[i]} >= 1" for i in axes])
+def _nonempty(dims: list[str], axes: tuple[int, ...]) -> dict[str, Any]:
+    """``nonempty``: `` where a1 >= 1, ...`` for every reduced axis (one clause per axis, so a
+    failure names the axis), with NumPy's words for each clause's failure."""
+    pairs = [checked(f"{dims[i]} >= 1", lambda _, types, i=i: (
+        f"zero-size array to a reduction with no identity: axis {i} of {types[0]} has "
+        "size 0")) for i in axes]
+    return {"nonempty": where([c for c, _ in pairs]), "messages": dict(pairs)}
 
 
 @reads_ranks
@@ -51,7 +54,7 @@ def reduce_strict(types: tuple, axis: int | tuple[int, ...] | None, keepdims: bo
     dims = names("a", x.ndim)
     kept = [1 if i in axes else d for i, d in enumerate(dims)] if keepdims else \
         [d for i, d in enumerate(dims) if i not in axes]
-    return {"x": operand(dims), "y": operand(kept), "nonempty": _nonempty(dims, axes),
+    return {"x": operand(dims), "y": operand(kept), **_nonempty(dims, axes),
             "params": {"axis": axes}}
 
 
@@ -65,11 +68,11 @@ def reduce_one(types: tuple, axis: int | None, keepdims: bool, **_: Any) -> dict
     if axis is None or _scalar_axis(x.ndim, axis):
         out: list[Any] = [1] * x.ndim if keepdims else []
         return {"x": operand(dims), "y": operand(out),
-                "nonempty": _nonempty(dims, tuple(range(x.ndim))), "params": {"axis": None}}
+                **_nonempty(dims, tuple(range(x.ndim))), "params": {"axis": None}}
     ax = normalize_axis(axis, x.ndim)
     out = [1 if i == ax else d for i, d in enumerate(dims)] if keepdims else \
         [d for i, d in enumerate(dims) if i != ax]
-    return {"x": operand(dims), "y": operand(out), "nonempty": _nonempty(dims, (ax,)),
+    return {"x": operand(dims), "y": operand(out), **_nonempty(dims, (ax,)),
             "params": {"axis": ax}}
 
 
@@ -92,6 +95,15 @@ def reduce_in(types: tuple, axis: int | tuple[int, ...] | None, keepdims: bool,
     """:func:`reduce`, and the accumulator: ``given`` (0 or 1) picks NumPy's rule or the
     ``dtype`` the user passed, which fills ``acc``."""
     made = reduce(types, axis, keepdims)
+    made.update(given=str(int(dtype is not None)), acc=dtype or "t")
+    return made
+
+
+@reads_ranks
+def reduce_strict_in(types: tuple, axis: int | tuple[int, ...] | None, keepdims: bool,
+                     dtype: str | None = None, **_: Any) -> dict[str, Any]:
+    """:func:`reduce_strict` with :func:`reduce_in`'s accumulator (mean's ``dtype``)."""
+    made = reduce_strict(types, axis, keepdims)
     made.update(given=str(int(dtype is not None)), acc=dtype or "t")
     return made
 

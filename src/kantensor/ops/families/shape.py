@@ -31,7 +31,17 @@ from ..sizes import (
     input_axis,
     symbol_of,
 )
-from ..templates import joined_dtypes, names, operand, product, rank_error, reads_ranks, where
+from ..templates import (
+    Message,
+    checked,
+    joined_dtypes,
+    names,
+    operand,
+    product,
+    rank_error,
+    reads_ranks,
+    where,
+)
 
 # --------------------------------------------------------------------------- helpers
 
@@ -94,8 +104,9 @@ def reshaped(types: tuple, shape: tuple[int | Dim, ...],
     if not free:
         if len(ints) == len(shape):
             _check_divides(x, math.prod(ints))
+        fit = checked(f"{size} == {known}", _cannot_reshape(dims, shape))
         return {"x": operand(dims), "sizes": operands, "y": operand(text),
-                "fits": where([f"{size} == {known}"]), "params": params}
+                "fits": where([fit[0]]), "params": params, "messages": dict([fit])}
     if len(ints) == len(shape) - 1 and math.prod(ints) == 0:
         raise ParamError(f"shape {shape}: the unknown dimension is undetermined when the "
                          "other sizes multiply to 0")
@@ -113,10 +124,24 @@ def reshaped(types: tuple, shape: tuple[int | Dim, ...],
     # NumPy refuses an unknown size beside sizes that multiply to 0, even where the
     # cancelled axes make the quotient look defined: (0, 3).reshape(0, -1) fails. (Ints
     # alone that multiply to 0 were refused above.)
-    fits = [f"{known} >= 1"] * symbolic + \
-        ([f"({rest_size}) % ({rest_known}) == 0"] if others else [])
+    fit = checked(f"({rest_size}) % ({rest_known}) == 0", _cannot_reshape(dims, shape))
+    fits = [f"{known} >= 1"] * symbolic + ([fit[0]] if others else [])
     return {"x": operand(dims), "sizes": operands, "y": operand(text),
-            "fits": where(fits), "params": params}
+            "fits": where(fits), "params": params, "messages": dict([fit])}
+
+
+def _cannot_reshape(dims: list[str], shape: tuple) -> Message:
+    """NumPy's words for a reshape whose sizes do not fit, with the input's type and
+    its size as the failed clause saw it."""
+    def message(values: Any, types: tuple) -> str:
+        x = types[0]
+        size = math.prod(values.get(d, n) if n is not None else values.get(d, "?")
+                         for d, n in zip(dims, x.shape, strict=True)) \
+            if all(d in values or n is not None for d, n in zip(dims, x.shape, strict=True)) \
+            else "?"
+        return f"cannot reshape {x} (size {size}) into ({', '.join(map(str, shape))}" \
+               f"{',' * (len(shape) == 1)})"
+    return message
 
 
 def _axes_of(x: Any, shape: tuple[int | Dim, ...], own: dict[Any, int]

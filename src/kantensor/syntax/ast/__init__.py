@@ -46,7 +46,7 @@ from .dtypes import (
     dtype_call,
     dtype_names,
 )
-from .names import CATEGORIES, CMP_OPS, DTYPE_NAMES, RESERVED
+from .names import CATEGORIES, CMP_OPS, DTYPE_NAMES, RESERVED, near_dtype
 from .patterns import (
     CLAUSE_TYPES,
     Clause,
@@ -68,4 +68,5 @@ __all__ = [
     "DimExpr", "DimItem", "DType", "Clause",
     "dim_vars", "dtype_vars", "dim_min", "dim_max", "evaluate", "expr_names", "dtype_names",
     "dtype_call",
+    "near_dtype",
 ]  # fmt: skip

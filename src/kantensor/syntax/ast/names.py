@@ -10,13 +10,14 @@ module defines when it is imported (importing any part of kantensor imports it f
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable, Iterator, Set
 
 from ..vocabulary import COMPARISONS, RESERVED_WORDS
 
 __all__ = ["CATEGORIES", "CMP_OPS", "DTYPE_NAMES", "RESERVED", "WordSet", "check_name",
-           "set_field"]
+           "near_dtype", "set_field"]
 
 
 class WordSet(Set[str]):
@@ -54,6 +55,30 @@ CATEGORIES = WordSet("dtype category names")
 RESERVED = RESERVED_WORDS
 CMP_OPS = frozenset(w.text for w in COMPARISONS)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def near_dtype(name: str) -> str | None:
+    """The dtype name ``name`` is one edit away from (a letter changed, added, dropped,
+    or two neighbours swapped: ``flaot32`` -> ``float32``), or None: the one rule for
+    "did you mean" wherever text names a dtype (signatures, types, query terms). Of
+    several, the most alike (as difflib sees it)."""
+    if name in DTYPE_NAMES or len(name) > 64:
+        return None
+    near = [d for d in DTYPE_NAMES if abs(len(d) - len(name)) <= 1 and _one_edit(name, d)]
+    if not near:
+        return None
+    return max(sorted(near), key=lambda d: difflib.SequenceMatcher(None, name, d).ratio())
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Are ``a`` and ``b`` (different) one edit apart, a swap of neighbours included?"""
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1
+                                  and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]])
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    i = next((k for k in range(len(short)) if short[k] != long[k]), len(short))
+    return short[i:] == long[i + 1:]
 
 
 def check_name(name: object, what: str, *, dtype_ok: bool = False) -> None:
