@@ -18,9 +18,12 @@ _TABLE = "border-collapse:collapse;margin:2px 0"
 _CELL = "border:1px solid #ccc;padding:2px 8px;text-align:left;font-family:monospace"
 _HEAD = _CELL + ";background:#f3f3f3"
 
-#: How symbolic sizes are highlighted, and unknown ones dimmed, wherever they appear.
-SYMBOLIC_STYLE = "color:#b5179e;font-weight:bold"
-UNKNOWN_STYLE = "color:#888"
+#: How symbolic sizes are highlighted, and unknown ones dimmed, wherever they appear
+#: (the HTML displays and the compact pictures).
+SYMBOLIC_COLOR = "#b5179e"
+UNKNOWN_COLOR = "#888888"
+SYMBOLIC_STYLE = f"color:{SYMBOLIC_COLOR};font-weight:bold"
+UNKNOWN_STYLE = f"color:{UNKNOWN_COLOR}"
 
 
 def esc(value: object) -> str:

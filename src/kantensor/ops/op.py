@@ -73,6 +73,9 @@ class SignatureOp(Op):
     _kwargs: dict[str, Any] = {}  # never mutated
     _memo: dict[tuple, tuple] = {}  # never mutated: each Op gets its own in _infer
 
+    def written(self) -> tuple[str, tuple[tuple[str, Any], ...]]:
+        return self.name, ()  # the signature and the impl are not the user's parameters
+
     def signature_for(self, types: tuple) -> tuple[Signature, Any]:
         """The signature that types inputs of ``types``, and the Op that computes them."""
         return self.signature, self
@@ -251,9 +254,18 @@ class TemplateOp(SignatureOp):
             return _render_ranks(self, tuple([(t.dtype, t.ndim) for t in types]))
         return _render(self, types)
 
+    #: The parameters as the user wrote them (the builder's resolved values, such as
+    #: reshape's ``axes_of``, are not); None: all of :attr:`params`.
+    user_params: tuple[tuple[str, Any], ...] | None = None
+
     def with_params(self, params: dict[str, Any]) -> TemplateOp:
-        return TemplateOp(self.name, self.template, self.impl, self.compute, self.__doc__,
+        made = TemplateOp(self.name, self.template, self.impl, self.compute, self.__doc__,
                           params, self.builder)
+        made.user_params = self.written()[1]
+        return made
+
+    def written(self) -> tuple[str, tuple[tuple[str, Any], ...]]:
+        return self.name, self.params if self.user_params is None else self.user_params
 
     def __str__(self) -> str:
         if not self.params:
@@ -364,7 +376,19 @@ class OpFamily:
         if op is None:
             op = self._ops[key] = TemplateOp(self.name, self.template, self.impl,
                                              self.compute, self.__doc__, params, self.builder)
+            op.user_params = tuple((k, v) for k, v in key if k not in self._defaults
+                                   or not _same(self._defaults[k], v))
         return op
+
+    @property
+    def _defaults(self) -> dict[str, Any]:
+        """Each parameter's normalised default (what the user need not write)."""
+        found = self.__dict__.get("_defaults_found")
+        if found is None:
+            found = self.__dict__["_defaults_found"] = {
+                p.name: p.normalise(p.default, self.name) for p in self.spec.params
+                if not p.is_tensor and p.default is not inspect.Parameter.empty}
+        return found
 
     def bind(self, **params: Any) -> TemplateOp:
         """The Op for these parameters (the others take their defaults)."""
@@ -438,6 +462,14 @@ class OpFamily:
 
     def _repr_html_(self) -> str:
         return op_html(self.facts())
+
+
+def _same(a: Any, b: Any) -> bool:
+    """``a == b`` as a plain bool (a value may be an array)."""
+    try:
+        return bool(a == b) and type(a) is type(b)
+    except (TypeError, ValueError):
+        return False
 
 
 def op(signature: Signature | str, name: str | None = None, compute: str = "none",
