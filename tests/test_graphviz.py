@@ -283,3 +283,10 @@ def test_not_a_graph_is_a_type_error():
         kt.graphviz([["x"]])
     with pytest.raises(TypeError, match="cannot print str"):
         kt.dprint("x")
+
+
+def test_a_list_of_variables_is_drawn_and_printed():
+    x, y, z = seed_graph()
+    both = kt.graphviz([z, x * y], style="compact").source
+    assert "<b>add</b>" in both and "<b>mul</b>" in both
+    assert "add" in kt.dprint([z, x * y], file="str")

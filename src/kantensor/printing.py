@@ -44,7 +44,8 @@ def _roots(obj: Any) -> list[Variable]:
 
 def _single_roots(obj: Any) -> list[Variable]:
     """The roots of one item of a list: a Variable, an Apply or a graph (not a list)."""
-    if isinstance(obj, Iterable) and not hasattr(obj, "outputs"):
+    if isinstance(obj, Iterable) and not isinstance(obj, Variable | Apply) and \
+            not hasattr(obj, "outputs") and not hasattr(obj, "fgraph"):
         raise TypeError(f"cannot print {type(obj).__name__} inside a list: expected "
                         "Variables, Apply nodes, FunctionGraphs or Functions")
     return _roots(obj)
