@@ -66,6 +66,12 @@ class SignatureOp(Op):
         self.impl = impl
         self.compute = compute
         self.__doc__ = doc or getattr(impl, "__doc__", None) or f"{name}: {signature}"
+        self.__name__ = self.__qualname__ = name  # help() titles it by its name
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        """Never bound: an Op stays itself as a class attribute. Being a descriptor makes
+        ``help(kt.add)`` document it as a function: ``add(x1, x2, /)``, then its doc."""
+        return self
 
     #: Keyword arguments of ``impl`` (parameters of a :class:`TemplateOp`), as props
     #: (hashable) and as the dict perform passes (built once, not per call).
@@ -364,6 +370,7 @@ class OpFamily:
         self.builder = builder
         self.__doc__ = doc or f"{name}({spec.text}): {template}"
         self.__signature__ = spec.signature
+        self.__name__ = self.__qualname__ = name  # help() titles it by its name
         self._ops: dict[tuple, TemplateOp] = {}
         #: The cached call of each call shape seen, with its memo (see ops/fastcall.py):
         #: this family's own, also when another family shares its call convention.
@@ -451,6 +458,11 @@ class OpFamily:
 
     def __repr__(self) -> str:
         return f"<kantensor op {self.name}({self.spec.text})>"
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        """Never bound; a descriptor so that ``help(kt.sum)`` shows its call signature
+        (see :meth:`SignatureOp.__get__`)."""
+        return self
 
     def facts(self) -> OpFacts:
         """What ``help`` and the rich display say about this Op: its parameters' kinds
