@@ -78,7 +78,7 @@ def op_label(op: Any, result: Any = None) -> str:
             text = text[:MAX_VALUE_CHARS - 1] + "…"
         lines.append(f'<font point-size="9">{esc(key)}={esc(text)}</font>')
     if result is not None:
-        lines.append(f'<font point-size="9">→ {type_label(result)}</font>')
+        lines.append(f'<font point-size="10">→ {type_label(result)}</font>')
     return "<" + "<br/>".join(lines) + ">"
 
 

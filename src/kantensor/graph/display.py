@@ -21,9 +21,9 @@ _HEAD = _CELL + ";background:#f3f3f3"
 #: How symbolic sizes are highlighted, and unknown ones dimmed, wherever they appear
 #: (the HTML displays and the compact pictures).
 SYMBOLIC_COLOR = "#b5179e"
-UNKNOWN_COLOR = "#888888"
+UNKNOWN_COLOR = "#888888"  # Graphviz takes six digits only; CSS's short form below
 SYMBOLIC_STYLE = f"color:{SYMBOLIC_COLOR};font-weight:bold"
-UNKNOWN_STYLE = f"color:{UNKNOWN_COLOR}"
+UNKNOWN_STYLE = "color:#888"
 
 
 def esc(value: object) -> str:
