@@ -138,3 +138,13 @@ def test_errors_show_their_explanation():
         kt.Signature.parse("(m,n)=>(m)")
     pre = parse(info.value._repr_html_()).find_all("pre")[0].text()
     assert pre.splitlines()[-1].strip() == "^" and "(m,n)=>(m)" in pre
+
+
+def test_a_bigger_variable_shows_the_compact_picture():
+    x = kt.matrix("x", "float64", shape=(2, kt.Dim("n")))
+    z = kt.exp((x * 2).sum(axis=-1) + 1)  # 3 Apply nodes: the compact picture
+    (svg,) = parse(z._repr_html_()).find_all("svg")
+    labels = [t.text() for t in svg.find_all("text")]
+    assert {"mul", "sum", "add", "exp", "axis=-1", "x"} <= set(labels)
+    assert "Apply" not in labels  # no separate Apply and Op nodes
+    assert labels.count("n") >= 2  # float64[2,n] of x and of mul's result, n apart

@@ -12,6 +12,7 @@ import pytest
 
 import kantensor as kt
 from htmltree import parse
+from kantensor.graph.display import SYMBOLIC_COLOR
 
 SVG = "{http://www.w3.org/2000/svg}"
 # The seed's colours: Variables red, Apply nodes blue, Ops green, Types purple.
@@ -143,24 +144,6 @@ def test_compact_is_the_default_above_a_dozen_nodes():
     assert "circle" not in big.source and "purple" not in big.source
 
 
-def test_compact_boxes_hold_ops_types_and_given_parameters():
-    out = _attention()
-    labels = _labels(kt.graphviz(out, style="compact").source)
-    from kantensor.graph.walk import toposort
-    nodes = toposort([out])
-    applies = [v for k, v in labels.items() if k.startswith("a")]
-    assert [a.split("\n")[0] for a in applies] == [n.op.name for n in nodes]
-    # parameters as passed: no defaults (keepdims=False), no internals (axes_of)
-    text = "\n".join(applies)
-    assert "axes_of" not in text and "keepdims=False" not in text
-    assert "axis=1, keepdims=True" in text  # s.max(axis=-1, keepdims=True), resolved
-    # every Variable's box ends with its type, as str() writes it
-    variables = {id(v): v for n in nodes for v in (*n.inputs, *n.outputs)}
-    shown = sorted(v.split("\n")[-1] for k, v in labels.items() if k.startswith("v"))
-    assert shown == sorted(str(v.type) for v in variables.values())
-    assert any(v.startswith("out\n") for v in labels.values())
-
-
 def test_compact_highlights_symbolic_sizes_as_the_html_does():
     from kantensor.graph.display import SYMBOLIC_STYLE
     color = SYMBOLIC_STYLE.split("color:")[1].split(";")[0]
@@ -187,3 +170,123 @@ def test_graphviz_of_a_non_graph_is_a_type_error(bad):
         kt.graphviz(bad)
     with pytest.raises(ValueError, match="style must be"):
         kt.graphviz(kt.tensor("x", "float32", (2,)), style="fancy")
+
+# The compact picture: one box per Apply with its Op inside, types on the Variables.
+
+def svg_nodes(picture) -> dict[str, list[tuple[str, str | None, str | None]]]:
+    """Each drawn node's id -> its text pieces as (text, fill colour, font weight)."""
+    root = ET.fromstring(picture.pipe(format="svg", encoding="utf-8"))
+    found = {}
+    for g in root.iter(f"{SVG}g"):
+        if g.get("class") == "node":
+            found[g.find(f"{SVG}title").text] = [
+                (t.text, t.get("fill"), t.get("font-weight")) for t in g.iter(f"{SVG}text")]
+    return found
+
+
+def text_of(pieces) -> str:
+    return "".join(t for t, *_ in pieces)
+
+
+def head_graph():
+    """An attention head: named scope "head/", a mask, a softmax, reshapes."""
+    n, d = kt.dims("n d")
+    x = kt.tensor("x", "float32", shape=(n, d))
+    w = kt.tensor("w", "float32", shape=(d, d))
+    mask = kt.tensor("mask", "bool", shape=(n, n))
+    q = kt.matmul(x, w)
+    q.name = "head/q"
+    scores = kt.where(mask, kt.matmul(q, kt.transpose(x)), -1e9)
+    scores.name = "head/scores"
+    probs = kt.softmax(scores, axis=-1)
+    probs.name = "head/probs"
+    out = kt.matmul(probs, x).reshape((-1,)).sum(axis=-1, keepdims=True)
+    return x, out
+
+
+def test_compact_boxes_hold_the_op_its_parameters_as_written_and_types():
+    x, out = head_graph()
+    picture = kt.graphviz(out)  # more than a dozen nodes: compact by default
+    assert picture.source == kt.graphviz(out, style="compact").source
+    drawn = svg_nodes(picture)
+    applies = {k: text_of(v) for k, v in drawn.items() if k.startswith("a")}
+    ops = kt.toposort([out])
+    assert len(applies) == len(ops)  # one box per Apply, no separate Op nodes
+    for node in ops:
+        name, params = node.op.written()
+        assert any(text.startswith(name) for text in applies.values()), name
+    texts = list(applies.values())
+    # the user's spelling (axis=-1, shape=(-1,)), never the builder's (axes_of, (1,))
+    assert any(t.startswith("sum") and "axis=-1" in t and "keepdims=True" in t for t in texts)
+    assert any(t.startswith("reshape") and "shape=(-1,)" in t for t in texts)
+    assert not any("axes_of" in t or "dtype=None" in t for t in texts)
+    # an unnamed one-output result is the box's last line, its type
+    (matmul_box,) = [t for t in texts if t.startswith("matmul") and t.count("n") >= 1
+                     and t.endswith("[n,n]")]
+    assert matmul_box.startswith("matmul") and "float32" in matmul_box
+    # Variables: the name above its type; symbolic sizes in the HTML's highlight
+    variables = {text_of(v): v for k, v in drawn.items() if k.startswith("v")}
+    assert "xfloat32[n,d]" in variables and "head/probsfloat32[n,n]" in variables
+    for text, fill, weight in variables["xfloat32[n,d]"]:
+        symbolic = text in ("n", "d")
+        assert (fill == SYMBOLIC_COLOR and weight == "bold") == symbolic, text
+
+
+def framed(source: str, cluster: str) -> list[str]:
+    """The ids of the nodes a DOT source declares inside ``subgraph cluster``."""
+    body = source.split(f"subgraph {cluster} {{", 1)[1].split("\n\t}", 1)[0]
+    return [line.split()[0] for line in body.splitlines()[1:]
+            if line.strip() and "->" not in line and "=" in line and "[" in line
+            and not line.strip().startswith(("label=", "color=", "style="))]
+
+
+def test_compact_scopes_frame_and_collapse():
+    _, out = head_graph()
+    picture = kt.graphviz(out)
+    root = ET.fromstring(picture.pipe(format="svg", encoding="utf-8"))
+    clusters = [g for g in root.iter(f"{SVG}g") if g.get("class") == "cluster"]
+    assert [g.find(f"{SVG}title").text for g in clusters] == ["cluster_head"]
+    assert [t.text for t in clusters[0].iter(f"{SVG}text")] == ["head"]
+    inside = framed(picture.source, "cluster_head")
+    drawn = svg_nodes(picture)
+    # the Applies of outputs named head/... and the Applies only they use are framed
+    named = {text_of(drawn[k]) for k in inside if k.startswith("v")}
+    assert named == {"head/qfloat32[n,d]", "head/scoresfloat32[n,n]",
+                     "head/probsfloat32[n,n]"}
+    boxes = [text_of(drawn[k]) for k in inside if k.startswith("a")]
+    assert sorted(b.split("→")[0].split("axis")[0] for b in boxes) == \
+        ["matmul", "matmul", "softmax", "transpose", "where"]
+    folded = svg_nodes(kt.graphviz(out, collapse="head"))
+    assert text_of(folded["c_head"]) == f"head{len(boxes)} Apply nodes"
+    assert not any(text_of(v).startswith("head/") for v in folded.values())
+
+
+def test_compact_depth_stops_and_says_what_is_cut():
+    _, out = head_graph()
+    drawn = svg_nodes(kt.graphviz(out, depth=1))
+    assert [text_of(v) for k, v in drawn.items() if k.startswith("a")] == \
+        [text_of(v) for k, v in svg_nodes(kt.graphviz(out)).items()
+         if k.startswith("a") and text_of(v).startswith("sum")]
+    (stub,) = [text_of(v) for k, v in drawn.items() if k.startswith("s")]
+    hidden = len(kt.toposort([out.owner.inputs[0]]))
+    assert stub.startswith(f"⋯ {hidden} Apply nodes")
+    with pytest.raises(ValueError, match="depth"):
+        kt.graphviz(out, depth=0)
+    with pytest.raises(ValueError, match="style"):
+        kt.graphviz(out, style="fancy")
+
+
+def test_not_a_graph_is_a_type_error():
+    with pytest.raises(TypeError, match="cannot print str"):
+        kt.graphviz("x")
+    with pytest.raises(TypeError, match="inside a list"):
+        kt.graphviz([["x"]])
+    with pytest.raises(TypeError, match="cannot print str"):
+        kt.dprint("x")
+
+
+def test_a_list_of_variables_is_drawn_and_printed():
+    x, y, z = seed_graph()
+    both = kt.graphviz([z, x * y], style="compact").source
+    assert "<b>add</b>" in both and "<b>mul</b>" in both
+    assert "add" in kt.dprint([z, x * y], file="str")

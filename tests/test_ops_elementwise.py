@@ -19,6 +19,7 @@ compared exactly by both (``uint8 tensor < -1`` is all False). See :func:`refere
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -53,6 +54,7 @@ BINARY: dict[str, tuple[Callable[..., Any], str]] = {
     "floor_divide": (np.floor_divide, "promote"),
     "mod": (np.remainder, "promote"),
     "pow": (np.power, "promote"),
+    "power": (np.power, "promote"),
     "maximum": (np.maximum, "promote"),
     "minimum": (np.minimum, "promote"),
     "eq": (np.equal, "promote"),
@@ -78,6 +80,16 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     if x.dtype.kind == "c":
         return 1 / (1 + np.exp(-x))
     return 0.5 * (1 + np.tanh(x / 2))
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    """Reference error function: Python's math.erf of each element (NumPy has none),
+    in the input's float dtype; like NumPy's ufuncs, no loop for complex (or bool and
+    integers, which the reference casts to the float dtype kantensor computes in)."""
+    x = np.asarray(x)
+    if x.dtype.kind not in "f":
+        raise TypeError(f"erf: no loop for {x.dtype}")
+    return np.vectorize(math.erf, otypes=[x.dtype])(x)
 
 
 UNARY: dict[str, tuple[Callable[..., Any], str]] = {
@@ -115,6 +127,7 @@ UNARY: dict[str, tuple[Callable[..., Any], str]] = {
     "isinf": (np.isinf, "none"),
     "invert": (np.invert, "none"),
     "copy": (np.copy, "none"),
+    "erf": (_erf, "float"),
 }
 
 #: Ops of three operands; where's condition (operand 0) takes no part in promotion.
@@ -267,7 +280,7 @@ def nonnegative_exponent(operands: list[Any]) -> list[Any]:
 def test_binary(op, data):
     fn, kind = BINARY[op]
     operands, hidden = data.draw(tensors(2))
-    if op == "pow":
+    if op in ("pow", "power"):
         operands = nonnegative_exponent(operands)
     check(op, operands, hidden, fn, kind)
 
@@ -278,7 +291,7 @@ def test_binary(op, data):
 def test_binary_python_number(op, data):
     fn, kind = BINARY[op]
     operands, hidden = data.draw(with_python_number(2))
-    if op == "pow":
+    if op in ("pow", "power"):
         operands = nonnegative_exponent(operands)
     check(op, operands, hidden, fn, kind)
 

@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import html
-import inspect
 import sys
 from collections.abc import Iterable
 from typing import Any, TextIO
 
 from .graph.basic import Apply, Constant, Variable
-from .graph.display import SYMBOLIC_STYLE
-from .graph.picture import COLORS, GraphPicture, digraph
-from .graph.walk import toposort
-from .ops import CATALOGUE
-from .types.dim import Dim
+from .graph.compact import compact
+from .graph.picture import GraphPicture, digraph
+from .graph.walk import ancestors, toposort
 
 #: Deeper levels than this are not indented further (a 100,000-node chain
 #: would otherwise print gigabytes of spaces); their lines say their depth.
@@ -41,9 +37,18 @@ def _roots(obj: Any) -> list[Variable]:
     if hasattr(obj, "outputs") and hasattr(obj, "inputs"):
         return list(obj.outputs)
     if isinstance(obj, Iterable) and not isinstance(obj, str | bytes):
-        return [v for item in obj for v in _roots(item)]
+        return [v for item in obj for v in _single_roots(item)]
     raise TypeError(f"cannot print {type(obj).__name__}: expected Variables, an Apply, "
                     "a FunctionGraph or a Function")
+
+
+def _single_roots(obj: Any) -> list[Variable]:
+    """The roots of one item of a list: a Variable, an Apply or a graph (not a list)."""
+    if isinstance(obj, Iterable) and not isinstance(obj, Variable | Apply) and \
+            not hasattr(obj, "outputs") and not hasattr(obj, "fgraph"):
+        raise TypeError(f"cannot print {type(obj).__name__} inside a list: expected "
+                        "Variables, Apply nodes, FunctionGraphs or Functions")
+    return _roots(obj)
 
 
 def _describe(var: Variable) -> str:
@@ -103,125 +108,42 @@ def dprint(obj: Any, print_type: bool = False, file: TextIO | str | None = None,
     return None
 
 
-#: Graphs with more nodes than this (Variables and Apply nodes) are drawn compact.
-COMPACT_ABOVE = 12
-#: The highlight of a symbolic size, as in the HTML displays.
-_SYMBOLIC_COLOR = SYMBOLIC_STYLE.split("color:")[1].split(";")[0]
+#: Above this many nodes (Variables and Apply nodes), ``kt.graphviz`` draws the compact
+#: picture unless a style is asked for.
+SEED_MAX_NODES = 12
+
+STYLES = ("seed", "compact")
 
 
-def graphviz(obj: Any, types: bool = True, style: str | None = None) -> GraphPicture:
-    """A ``graphviz.Digraph`` of a graph.
+def graphviz(obj: Any, types: bool = True, style: str | None = None,
+             depth: int | None = None, collapse: Iterable[str] | str = ()) -> GraphPicture:
+    """A ``graphviz.Digraph`` of a graph (``obj`` is what :func:`dprint` takes).
 
-    ``style="seed"`` draws it as in Theano's "Graph Structures" seed: Variables are red
+    ``style="seed"`` draws it as Theano's "Graph Structures" seed: Variables red
     boxes, Apply nodes blue boxes, Ops green circles and Types purple boxes
     (``types=False`` leaves the Types out). ``style="compact"`` draws one box per Apply
-    holding its Op and the parameters as given (defaults left out), and one box per
-    Variable with its type as a second line, symbolic sizes highlighted as in the HTML
-    displays; it is the default above :data:`COMPACT_ABOVE` nodes. ``obj`` is what
-    :func:`dprint` takes. Notebooks show the result inline as SVG; ``.source`` is the
-    DOT text, and rendering (``.pipe()``, ``.render()``, the SVG) needs Graphviz's
-    ``dot``.
+    with its Op and parameters (as written) inside, each Variable's type on its second
+    line with symbolic sizes highlighted, Apply nodes of outputs named ``scope/...``
+    framed by scope; ``collapse`` (scope names) draws those scopes as one box each, and
+    ``depth`` stops that many Apply nodes above the outputs. The default is the seed's
+    picture up to a dozen nodes and the compact one above (and whenever ``depth`` or
+    ``collapse`` is given). Notebooks show the result inline as SVG; ``.source`` is
+    the DOT text, and rendering (``.pipe()``, ``.render()``, the SVG) needs ``dot``.
     """
     roots = _roots(obj)
+    if isinstance(collapse, str):
+        collapse = (collapse,)
+    collapse = tuple(collapse)
     if style is None:
-        nodes = toposort(roots)
-        count = len(nodes) + len({id(v) for n in nodes for v in (*n.inputs, *n.outputs)})
-        style = "compact" if count > COMPACT_ABOVE else "seed"
+        big = depth is not None or collapse or \
+            len(ancestors(roots)) + len(toposort(roots)) > SEED_MAX_NODES
+        style = "compact" if big else "seed"
+    if style not in STYLES:
+        raise ValueError(f"style must be one of {', '.join(map(repr, STYLES))}, got {style!r}")
+    if depth is not None and (not isinstance(depth, int) or depth < 1):
+        raise ValueError(f"depth must be an int >= 1, got {depth!r}")
     if style == "seed":
+        if depth is not None or collapse:
+            raise ValueError("depth and collapse are options of style='compact'")
         return digraph(roots, types=types)
-    if style == "compact":
-        return _compact(roots)
-    raise ValueError(f"style must be 'seed', 'compact' or None, got {style!r}")
-
-
-def _compact(roots: list[Variable]) -> GraphPicture:
-    dot = GraphPicture(name="graph")
-    dot.attr(rankdir="TB", fontname="Helvetica", nodesep="0.25", ranksep="0.3")
-    dot.attr("node", fontname="Helvetica", fontsize="11", shape="box", style="rounded",
-             margin="0.08,0.03")
-    dot.attr("edge", fontname="Helvetica", fontsize="9", arrowsize="0.6")
-    ids: dict[int, str] = {}
-
-    def variable(v: Variable) -> str:
-        vid = ids.get(id(v))
-        if vid is None:
-            vid = ids[id(v)] = f"v{len(ids)}"
-            head = v.name if v.name is not None else (
-                _constant_text(v) if isinstance(v, Constant) else None)
-            lines = ([f"<b>{html.escape(head)}</b>"] if head else []) + [_type_label(v.type)]
-            dot.node(vid, "<" + "<br/>".join(lines) + ">", color=COLORS["variable"])
-        return vid
-
-    for k, node in enumerate(toposort(roots)):
-        inputs = [variable(v) for v in node.inputs]
-        name, params = _op_text(node.op)
-        label = f"<b>{html.escape(name)}</b>" + (
-            f'<br/><font point-size="9">{html.escape(params)}</font>' if params else "")
-        dot.node(f"a{k}", f"<{label}>", color=COLORS["apply"], fontcolor=COLORS["op"],
-                 style="rounded,filled", fillcolor="#eef3ff")
-        for i, vid in enumerate(inputs):
-            dot.edge(vid, f"a{k}", label=str(i) if len(inputs) > 1 else "")
-        for out in node.outputs:
-            dot.edge(f"a{k}", variable(out))
-    for v in roots:
-        variable(v)
-    return dot
-
-
-def _constant_text(v: Constant) -> str:
-    data = getattr(v, "data", None)
-    if data is not None and getattr(data, "ndim", 1) == 0:
-        return str(data)  # NumPy's shortest text of the value in its dtype: 1e-05
-    return "constant"
-
-
-def _type_label(t: Any) -> str:
-    """``float32[n,4]`` as an HTML-like label, symbolic sizes highlighted."""
-    shape = getattr(t, "shape", None)
-    if shape is None:
-        return html.escape(str(t))
-    sizes = []
-    for s in shape:
-        if isinstance(s, Dim):
-            sizes.append(f'<font color="{_SYMBOLIC_COLOR}"><b>{html.escape(str(s))}</b></font>')
-        else:
-            sizes.append('<font color="#888888">?</font>' if s is None else str(s))
-    return f"{html.escape(str(t.dtype))}[{','.join(sizes)}]"
-
-
-def _op_text(op: Any) -> tuple[str, str]:
-    """An Op's name and its parameters as a user passes them: only those its call takes,
-    without their defaults, a one-axis tuple as the axis (no internals)."""
-    name = getattr(op, "name", None) or str(op)
-    params = dict(getattr(op, "params", ()) or ())
-    family = CATALOGUE.get(name)
-    spec = getattr(family, "spec", None)
-    if spec is None:
-        return name, ", ".join(f"{k}={_value_text(v)}" for k, v in params.items())
-    shown = []
-    for p in spec.signature.parameters.values():
-        if p.name not in params:
-            continue
-        value = params[p.name]
-        if p.default is not inspect.Parameter.empty and _same(value, p.default):
-            continue
-        shown.append(f"{p.name}={_value_text(value)}")
-    return name, ", ".join(shown)
-
-
-def _same(value: Any, default: Any) -> bool:
-    try:
-        return bool(value == default) or (isinstance(value, tuple) and len(value) == 1
-                                          and value[0] == default)
-    except Exception:  # an array-like default: not equal
-        return False
-
-
-def _value_text(value: Any) -> str:
-    if isinstance(value, tuple):
-        if len(value) == 1 and not isinstance(value[0], tuple):
-            return _value_text(value[0])
-        return "(" + ", ".join(_value_text(v) for v in value) + ")"
-    if isinstance(value, Dim):
-        return str(value)
-    return repr(value)
+    return compact(roots, depth=depth, collapse=collapse)

@@ -2,7 +2,7 @@
 
 PyTensor users' habit: ``x.eval({a: 1.0})`` compiles ``x`` as a function of its graph's
 inputs and runs it on the given values (a constant-foldable ``x``, whose graph has no
-inputs, needs none); ``float(x)`` does the same for a tensor of one element.
+inputs, needs none); ``float(x)`` and ``int(x)`` do the same for a tensor of one element.
 """
 
 from __future__ import annotations
@@ -46,5 +46,14 @@ def _float(x: Variable) -> float:
     return float(np.asarray(value).reshape(()))
 
 
+def _int(x: Variable) -> int:
+    """``int(x)``: as :func:`_float`, truncated toward zero as ``int`` of a NumPy scalar."""
+    value = evaluate(x) if not isinstance(x, Constant) else x.data
+    if np.size(value) != 1:
+        raise TypeError(f"only a tensor of one element converts to int, got {x.type}")
+    return int(np.asarray(value).reshape(()))
+
+
 register_method("eval", evaluate)
 register_method("__float__", _float)
+register_method("__int__", _int)

@@ -15,7 +15,7 @@ Function may be called from many threads at once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from typing import Any
 
@@ -24,6 +24,7 @@ import numpy as np
 from ..graph import codegen
 from ..graph.basic import Apply, Constant, Variable
 from ..graph.fgraph import FunctionGraph
+from ..graph.progress import Progress
 from ..ops.sizes import SizeOp
 from ..types.basic_ops import cast_array
 from ..types.dim import Dim, free_symbols
@@ -70,6 +71,14 @@ def link(fgraph: FunctionGraph, *, trust_input: bool, allow_input_downcast: bool
                            check, unpack_single), False
     return generate(fgraph, nodes, None if trust_input else filters, dims, sizes, check,
                     unpack_single, None if check or not settings.plan else settings), True
+
+
+def compiling(nodes: list[Apply]) -> Iterator[Apply]:
+    """The nodes, with a progress line on a terminal while a big graph compiles."""
+    with Progress("compiling: nodes", total=len(nodes)) as progress:
+        for node in nodes:
+            yield node
+            progress.step()
 
 
 def input_filter(i: int, var: Variable, allow_downcast: bool | None) -> Callable[[Any], Any]:
@@ -162,7 +171,7 @@ def interpreter(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
     exact = {v for v in fgraph.inputs if isinstance(v.type, TensorType)}
     constants: dict[tuple, np.ndarray] = {}
     steps = []
-    for node in nodes:
+    for node in compiling(nodes):
         outs = [(slot(v), v.type, j) for j, v in enumerate(node.outputs)]
         if node in sizes:
             steps.append((SIZE, sizes[node], [], (), outs, node))
@@ -256,7 +265,7 @@ def generate(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
         body.append(f"{bound}{{}}, {{}}")
     first_node_line = len(body)
     calls: dict[Apply, Call | None] = {}
-    for node in nodes:  # in order: a call's casts depend on the calls before it
+    for node in compiling(nodes):  # in order: a call's casts depend on the calls before
         kernel = None if node in sizes else node.op.kernel(node)
         calls[node] = None if kernel is None else plan_call(node, kernel, src.exact,
                                                             src.constants)

@@ -18,8 +18,11 @@ _TABLE = "border-collapse:collapse;margin:2px 0"
 _CELL = "border:1px solid #ccc;padding:2px 8px;text-align:left;font-family:monospace"
 _HEAD = _CELL + ";background:#f3f3f3"
 
-#: How symbolic sizes are highlighted, and unknown ones dimmed, wherever they appear.
-SYMBOLIC_STYLE = "color:#b5179e;font-weight:bold"
+#: How symbolic sizes are highlighted, and unknown ones dimmed, wherever they appear
+#: (the HTML displays and the compact pictures).
+SYMBOLIC_COLOR = "#b5179e"
+UNKNOWN_COLOR = "#888888"  # Graphviz takes six digits only; CSS's short form below
+SYMBOLIC_STYLE = f"color:{SYMBOLIC_COLOR};font-weight:bold"
 UNKNOWN_STYLE = "color:#888"
 
 

@@ -74,3 +74,9 @@ class Op:
 
     def __repr__(self) -> str:
         return str(self)
+
+    def written(self) -> tuple[str, tuple[tuple[str, Any], ...]]:
+        """The Op's name and its parameters as its user wrote them (for pictures): by
+        default every prop but the name."""
+        name = getattr(self, "name", None) or type(self).__name__
+        return name, tuple((p, getattr(self, p)) for p in self.__props__ if p != "name")

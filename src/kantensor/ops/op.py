@@ -66,12 +66,21 @@ class SignatureOp(Op):
         self.impl = impl
         self.compute = compute
         self.__doc__ = doc or getattr(impl, "__doc__", None) or f"{name}: {signature}"
+        self.__name__ = self.__qualname__ = name  # help() titles it by its name
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        """Never bound: an Op stays itself as a class attribute. Being a descriptor makes
+        ``help(kt.add)`` document it as a function: ``add(x1, x2, /)``, then its doc."""
+        return self
 
     #: Keyword arguments of ``impl`` (parameters of a :class:`TemplateOp`), as props
     #: (hashable) and as the dict perform passes (built once, not per call).
     params: tuple[tuple[str, Any], ...] = ()
     _kwargs: dict[str, Any] = {}  # never mutated
     _memo: dict[tuple, tuple] = {}  # never mutated: each Op gets its own in _infer
+
+    def written(self) -> tuple[str, tuple[tuple[str, Any], ...]]:
+        return self.name, ()  # the signature and the impl are not the user's parameters
 
     def signature_for(self, types: tuple) -> tuple[Signature, Any]:
         """The signature that types inputs of ``types``, and the Op that computes them."""
@@ -251,9 +260,18 @@ class TemplateOp(SignatureOp):
             return _render_ranks(self, tuple([(t.dtype, t.ndim) for t in types]))
         return _render(self, types)
 
+    #: The parameters as the user wrote them (the builder's resolved values, such as
+    #: reshape's ``axes_of``, are not); None: all of :attr:`params`.
+    user_params: tuple[tuple[str, Any], ...] | None = None
+
     def with_params(self, params: dict[str, Any]) -> TemplateOp:
-        return TemplateOp(self.name, self.template, self.impl, self.compute, self.__doc__,
+        made = TemplateOp(self.name, self.template, self.impl, self.compute, self.__doc__,
                           params, self.builder)
+        made.user_params = self.written()[1]
+        return made
+
+    def written(self) -> tuple[str, tuple[tuple[str, Any], ...]]:
+        return self.name, self.params if self.user_params is None else self.user_params
 
     def __str__(self) -> str:
         if not self.params:
@@ -352,6 +370,7 @@ class OpFamily:
         self.builder = builder
         self.__doc__ = doc or f"{name}({spec.text}): {template}"
         self.__signature__ = spec.signature
+        self.__name__ = self.__qualname__ = name  # help() titles it by its name
         self._ops: dict[tuple, TemplateOp] = {}
         #: The cached call of each call shape seen, with its memo (see ops/fastcall.py):
         #: this family's own, also when another family shares its call convention.
@@ -364,7 +383,19 @@ class OpFamily:
         if op is None:
             op = self._ops[key] = TemplateOp(self.name, self.template, self.impl,
                                              self.compute, self.__doc__, params, self.builder)
+            op.user_params = tuple((k, v) for k, v in key if k not in self._defaults
+                                   or not _same(self._defaults[k], v))
         return op
+
+    @property
+    def _defaults(self) -> dict[str, Any]:
+        """Each parameter's normalised default (what the user need not write)."""
+        found = self.__dict__.get("_defaults_found")
+        if found is None:
+            found = self.__dict__["_defaults_found"] = {
+                p.name: p.normalise(p.default, self.name) for p in self.spec.params
+                if not p.is_tensor and p.default is not inspect.Parameter.empty}
+        return found
 
     def bind(self, **params: Any) -> TemplateOp:
         """The Op for these parameters (the others take their defaults)."""
@@ -428,6 +459,11 @@ class OpFamily:
     def __repr__(self) -> str:
         return f"<kantensor op {self.name}({self.spec.text})>"
 
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        """Never bound; a descriptor so that ``help(kt.sum)`` shows its call signature
+        (see :meth:`SignatureOp.__get__`)."""
+        return self
+
     def facts(self) -> OpFacts:
         """What ``help`` and the rich display say about this Op: its parameters' kinds
         and defaults, its signature template."""
@@ -438,6 +474,14 @@ class OpFamily:
 
     def _repr_html_(self) -> str:
         return op_html(self.facts())
+
+
+def _same(a: Any, b: Any) -> bool:
+    """``a == b`` as a plain bool (a value may be an array)."""
+    try:
+        return bool(a == b) and type(a) is type(b)
+    except (TypeError, ValueError):
+        return False
 
 
 def op(signature: Signature | str, name: str | None = None, compute: str = "none",

@@ -9,13 +9,14 @@ from __future__ import annotations
 from typing import Any
 
 from ..graph.basic import Variable
+from ..graph.compact import compact
 from ..graph.display import UNKNOWN_STYLE, block, code, esc, pre, symbolic
 from ..graph.picture import digraph
 from ..graph.walk import toposort
 from .dim import Dim
 
-#: A variable's picture is drawn with its Types up to this many Apply nodes, without
-#: them up to PICTURE_MAX_NODES, and not at all beyond (``kt.graphviz`` draws any size).
+#: A variable's picture is the seed's (with its Types) up to this many Apply nodes, the
+#: compact one up to PICTURE_MAX_NODES, and none beyond (``kt.graphviz`` draws any size).
 PICTURE_TYPES_MAX_NODES = 2
 PICTURE_MAX_NODES = 60
 
@@ -66,8 +67,10 @@ def graph_svg(var: Variable) -> str:
     """A small SVG picture of the graph computing ``var`` (or a note saying why not)."""
     n = len(toposort([var]))
     if n > PICTURE_MAX_NODES:
-        return esc(f"(a graph of {n} Apply nodes: kt.graphviz(x, types=False) draws it)")
-    picture = digraph([var], types=n <= PICTURE_TYPES_MAX_NODES, size="7,7")
+        return esc(f"(a graph of {n} Apply nodes: kt.graphviz(x) draws it; "
+                   "depth= and collapse= draw part of it)")
+    picture = digraph([var], size="7,7") if n <= PICTURE_TYPES_MAX_NODES else \
+        compact([var], size="7,7")
     try:
         svg = picture.pipe(format="svg", encoding="utf-8")
     except RuntimeError as exc:  # no `dot`: the type is still shown

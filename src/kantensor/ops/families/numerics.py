@@ -1,6 +1,6 @@
 """Numerically careful implementations of functions NumPy does not have (SciPy's
-``logsumexp``, ``softmax``, ``log_softmax``), and the builder that renders their
-shapes (``signatures/reductions.toml``).
+``logsumexp``, ``softmax``, ``log_softmax``, ``erf``), and the builder that renders
+their shapes (``signatures/reductions.toml``).
 
 All three shift by the maximum along the reduced axes before exponentiating, so no
 intermediate overflows: ``logsumexp([1000, 1000])`` is ``1000 + log 2``, not ``inf``.
@@ -9,6 +9,7 @@ They receive their input already cast to the output's floating dtype.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -16,6 +17,15 @@ import numpy as np
 from ..params import ParamError, normalize_axes
 from ..templates import names, operand, reads_ranks
 from .reductions import reduce_strict
+
+_ERF = np.frompyfunc(math.erf, 1, 1)
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    """The error function of each element: Python's ``math.erf`` (accurate to the last
+    bit of a double), in the float dtype the input was cast to (SciPy is no dependency)."""
+    x = np.asarray(x)
+    return np.asarray(_ERF(x), dtype=x.dtype)
 
 
 def _shift(x: np.ndarray, axis: Any) -> np.ndarray:
