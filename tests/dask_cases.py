@@ -19,7 +19,7 @@ import numpy as np
 
 import kantensor as kt
 from kantensor.ops.catalogue import _as_given, load_all
-from kantensor.ops.op import OpFamily
+from kantensor.ops.family import OpFamily
 
 #: Per Op: cases run, and cases where the Dask backend disagreed with the NumPy backend.
 STATS: dict[str, Counter] = {}

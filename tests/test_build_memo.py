@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import kantensor as kt
 from kantensor.graph import codegen
-from kantensor.ops.op import FAST_SHAPES, OpFamily
+from kantensor.ops.family import FAST_SHAPES, OpFamily
 from kantensor.ops.params import ParamError
 from kantensor.ops.templates import RankType, names, operand, reads_ranks
 

@@ -9,7 +9,8 @@ import pytest
 import kantensor as kt
 from kantensor.ops.callspec import CallSpec
 from kantensor.ops.catalogue import CatalogueError, load_file
-from kantensor.ops.op import OpFamily, TemplateOp, placeholders
+from kantensor.ops.family import OpFamily
+from kantensor.ops.op import TemplateOp, placeholders
 from kantensor.ops.params import (
     AxisError,
     ParamError,

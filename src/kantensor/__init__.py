@@ -29,7 +29,8 @@ from .graph import (
 from .ipython import load_ipython_extension as load_ipython_extension  # %load_ext
 from .logic.store import labelo
 from .ops import CATALOGUE
-from .ops.op import SignatureOp, op
+from .ops.family import op
+from .ops.op import SignatureOp
 from .printing import dprint, graphviz
 from .query import Solutions, pattern, query, relation
 from .refinement import Refinement, RefinementError, refine

@@ -25,7 +25,8 @@ from functools import cache
 from typing import Any
 
 from ..ops.catalogue import CatalogueError, Entry, catalogue_files, load_file
-from ..ops.op import OpFamily, SignatureOp
+from ..ops.family import OpFamily
+from ..ops.op import SignatureOp
 
 #: The keys ONNX entries add to a catalogue entry.
 KEYS = ("onnx", "domain", "since", "until", "inputs")

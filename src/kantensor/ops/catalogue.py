@@ -45,7 +45,8 @@ from ..signature.signature import Signature
 from ..syntax.errors import SignatureSyntaxError, TypeInferenceError
 from ..types.type import TensorType
 from .callspec import CallSpec
-from .op import COMPUTE_MODES, OpFamily, SignatureOp, placeholders
+from .family import OpFamily
+from .op import COMPUTE_MODES, SignatureOp, placeholders
 from .params import ParamError
 
 REQUIRED = ("name", "signature", "impl")
