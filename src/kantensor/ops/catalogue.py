@@ -34,8 +34,11 @@ position, so ``kantensor check FILE`` can point at them.
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
+import importlib.util
+import sys
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -47,10 +50,13 @@ from ..types.type import TensorType
 from .callspec import CallSpec
 from .op import COMPUTE_MODES, OpFamily, SignatureOp, placeholders
 from .params import ParamError
+from .templates import BUILDERS
 
 REQUIRED = ("name", "signature", "impl")
 OPTIONAL = ("compute", "operator", "method", "variadic", "numpy", "doc", "call", "builder",
             "examples")
+#: The keys whose value is one string.
+TEXT_KEYS = (*REQUIRED, "compute", "operator", "doc", "call", "builder")
 
 
 class CatalogueError(ValueError):
@@ -121,8 +127,9 @@ def _flat(args: list) -> list:
 
 def _as_given(op: Any, example: dict) -> dict:
     """An example's parameters as a caller gives them: a TOML array is a list, except
-    for a parameter of kind ``axis_tuple``, which takes only a tuple (TOML has none)."""
-    spec = getattr(op, "spec", None)
+    for a parameter of kind ``axis_tuple``, which takes only a tuple (TOML has none).
+    ``op`` is the Op, or its CallSpec."""
+    spec = op if isinstance(op, CallSpec) else getattr(op, "spec", None)
     kinds = {p.name: p.kind for p in spec.params} if spec is not None else {}
     return {name: tuple(value) if kinds.get(name) == "axis_tuple" and
             isinstance(value, list) else value for name, value in example.items()}
@@ -159,16 +166,69 @@ def _run_example(op: Any, example: dict, where: str) -> None:
         raise CatalogueError(f"{where}: expected {', '.join(want)}, got {', '.join(got)}")
 
 
-def resolve(path: str) -> Any:
-    """Import ``package.module.attr`` (the longest importable module prefix)."""
+#: The packages a catalogue file may import without the caller's leave: NumPy and
+#: kantensor itself. Anything else must be allowed (``load_file(path, allow=(...))``,
+#: ``kantensor check --allow PKG``).
+TRUSTED = ("numpy", "kantensor")
+
+
+def _allowed(path: str, allow: tuple[str, ...]) -> bool:
+    return any(path == root or path.startswith(root + ".") for root in (*TRUSTED, *allow))
+
+
+def _outside_cwd(entry: str) -> bool:
+    """False for a ``sys.path`` entry that means the current directory."""
+    try:
+        return entry not in ("", ".") and Path(entry).resolve() != Path.cwd().resolve()
+    except (OSError, ValueError):
+        return False
+
+
+def _import(name: str) -> Any:
+    """``importlib.import_module(name)``, except that a top-level module not imported yet is
+    looked up without the current directory: a file there is never imported by accident."""
+    top = name.partition(".")[0]
+    if top not in sys.modules:
+        path = [p for p in sys.path if isinstance(p, str) and _outside_cwd(p)]
+        for finder in sys.meta_path:
+            spec = (finder.find_spec(top, path) if finder is importlib.machinery.PathFinder
+                    else getattr(finder, "find_spec", lambda *a: None)(top, None))
+            if spec is not None:
+                break
+        else:
+            raise ImportError(f"no module named {top!r} (the current directory is not "
+                              "searched)")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[top] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            sys.modules.pop(top, None)
+            raise
+    return importlib.import_module(name)
+
+
+def resolve(path: str, allow: Sequence[str] = ()) -> Any:
+    """Import ``package.module.attr`` (the longest importable module prefix), when the
+    path lies in numpy, kantensor or a package of ``allow``; no private or ``__main__``
+    module is imported."""
     parts = path.split(".")
     if len(parts) > 16 or not all(p.isidentifier() for p in parts):
         raise CatalogueError(f"cannot import {path[:80]!r}: expected a dotted path of at "
                              "most 16 Python names")
+    if not _allowed(path, tuple(allow)):
+        roots = ", ".join(f"{r}.*" for r in (*TRUSTED, *allow))
+        raise CatalogueError(f"{path!r} is not imported: a catalogue file may name only "
+                             f"{roots} (allow another package with allow=... or --allow)")
+    if any(p.startswith("_") for p in parts):
+        raise CatalogueError(f"{path!r} is not imported: a catalogue file may not name a "
+                             "private module or attribute (one starting with '_')")
+    reason = ""
     for cut in range(len(parts) - 1, 0, -1):
         try:
-            obj = importlib.import_module(".".join(parts[:cut]))
-        except ImportError:
+            obj = _import(".".join(parts[:cut]))
+        except ImportError as exc:
+            reason = f": {exc}"
             continue
         try:
             for attr in parts[cut:]:
@@ -176,10 +236,28 @@ def resolve(path: str) -> Any:
         except AttributeError:
             break
         return obj
-    raise CatalogueError(f"cannot import {path!r}")
+    raise CatalogueError(f"cannot import {path!r}{reason}")
 
 
-def _entry(file: str, index: int, raw: dict) -> Entry:
+def resolve_builder(path: str, allow: Sequence[str] = ()) -> Any:
+    """The registered builder (see :func:`kantensor.ops.templates.builder`) of dotted path
+    ``path``; its module is imported (as :func:`resolve` would) only to register it."""
+    found = BUILDERS.get(path)
+    if found is None:
+        resolve(path, allow)  # imports the module, whose decorators register its builders
+        found = BUILDERS.get(path)
+    if found is None:
+        raise CatalogueError(f"{path!r} is not a registered builder (a builder is a "
+                             "function decorated with kantensor.ops.builder)")
+    return found
+
+
+# --------------------------------------------------------------------------- one entry
+
+
+def _keys(raw: Any, file: str, index: int) -> str:
+    """Check the keys of an entry: a table, every required key, no unknown key, and the
+    text keys strings. Returns the entry's name for messages."""
     if not isinstance(raw, dict):
         raise CatalogueError(f"{file}: op #{index + 1}: expected a table, got "
                              f"{type(raw).__name__}")
@@ -187,29 +265,27 @@ def _entry(file: str, index: int, raw: dict) -> Entry:
     missing = [k for k in REQUIRED if k not in raw]
     if missing:
         raise CatalogueError(f"{where}: missing {', '.join(missing)}")
-    wrong = [k for k in (*REQUIRED, *OPTIONAL) if k in raw
-             and k not in ("examples", "variadic", "numpy", "method")
-             and not isinstance(raw[k], str)]
-    if wrong:
-        raise CatalogueError(f"{where}: {wrong[0]} must be a string, got "
-                             f"{type(raw[wrong[0]]).__name__}")
     unknown = sorted(set(raw) - set(REQUIRED) - set(OPTIONAL))
     if unknown:
         raise CatalogueError(f"{where}: unknown key{'s' * (len(unknown) > 1)} "
                              f"{', '.join(unknown)}; expected {', '.join(REQUIRED + OPTIONAL)}")
-    for key in (*REQUIRED, "operator", "doc", "builder", "call", "compute"):
+    for key in TEXT_KEYS:
         if key in raw and not isinstance(raw[key], str):
-            raise CatalogueError(f"{where}: {key} must be a string, got {raw[key]!r}")
+            raise CatalogueError(f"{where}: {key} must be a string, got "
+                                 f"{type(raw[key]).__name__}")
+    return where
+
+
+def _call(raw: dict, where: str) -> CallSpec:
     try:
-        spec = CallSpec(raw.get("call") or _default_call(raw["signature"]), raw["name"])
+        return CallSpec(raw.get("call") or _default_call(raw["signature"]), raw["name"])
     except ParamError as exc:
         raise CatalogueError(f"{where}: {exc}") from None
-    builder = None
-    if "builder" in raw:
-        try:
-            builder = resolve(raw["builder"])
-        except CatalogueError as exc:
-            raise CatalogueError(f"{where}: builder: {exc}") from None
+
+
+def _signature(raw: dict, where: str, spec: CallSpec, builder: Any) -> Signature | str:
+    """The entry's Signature, or its text when it is a template (placeholders, a builder
+    or parameters)."""
     sig: Signature | str = raw["signature"]
     holes = placeholders(sig)
     if holes and "call" not in raw:
@@ -220,27 +296,37 @@ def _entry(file: str, index: int, raw: dict) -> Entry:
         raise CatalogueError(f"{where}: signature placeholder{'s' * (len(unfilled) > 1)} "
                              f"{', '.join(unfilled)} name no parameter and there is no "
                              "builder to fill them")
-    if not (holes or builder or any(p.kind != "tensor" for p in spec.params)):
+    if holes or builder or any(p.kind != "tensor" for p in spec.params):
+        return sig
+    try:
+        return Signature.parse(sig)
+    except SignatureSyntaxError as exc:
+        raise CatalogueError(f"{where}: signature: {exc}") from None
+
+
+def _code(raw: dict, where: str, allow: Sequence[str]) -> tuple[Any, Any, str]:
+    """(impl, builder or None, compute): what the entry runs, each resolved within the
+    trusted packages and ``allow``."""
+    builder = None
+    if "builder" in raw:
         try:
-            sig = Signature.parse(sig)
-        except SignatureSyntaxError as exc:
-            raise CatalogueError(f"{where}: signature: {exc}") from None
-    examples = raw.get("examples", [])
-    if not isinstance(examples, list) or not all(isinstance(e, dict) for e in examples):
-        raise CatalogueError(f"{where}: examples must be a list of tables")
-    if isinstance(sig, str) and not examples:
-        raise CatalogueError(f"{where}: an Op with parameters or a template signature "
-                             "needs at least one example (it is how the template is checked)")
+            builder = resolve_builder(raw["builder"], allow)
+        except CatalogueError as exc:
+            raise CatalogueError(f"{where}: builder: {exc}") from None
     compute = raw.get("compute", "none")
     if compute not in COMPUTE_MODES:
         raise CatalogueError(f"{where}: compute must be one of {', '.join(COMPUTE_MODES)}, "
                              f"got {compute!r}")
     try:
-        impl = resolve(raw["impl"])
+        impl = resolve(raw["impl"], allow)
     except CatalogueError as exc:
         raise CatalogueError(f"{where}: impl: {exc}") from None
     if not callable(impl):
         raise CatalogueError(f"{where}: impl {raw['impl']!r} is not callable")
+    return impl, builder, compute
+
+
+def _methods(raw: dict, where: str) -> tuple[tuple[str, ...], bool]:
     methods = raw.get("method", [])
     methods = [methods] if isinstance(methods, str) else methods
     if not isinstance(methods, list) or not all(isinstance(m, str) for m in methods):
@@ -250,8 +336,61 @@ def _entry(file: str, index: int, raw: dict) -> Entry:
     if not isinstance(variadic, bool) or (variadic and not methods):
         raise CatalogueError(f"{where}: variadic must be true or false, and only a method "
                              f"can be variadic, got {variadic!r}")
+    return tuple(methods), variadic
+
+
+def _argument_types(value: Any) -> bool:
+    """An argument of ``in``: a type text, or a list of them (a sequence argument)."""
+    return isinstance(value, str) or isinstance(value, list) and all(
+        isinstance(v, str) for v in value)
+
+
+def _examples(raw: dict, where: str, spec: CallSpec, template: bool) -> tuple[dict, ...]:
+    """The examples, checked as data before anything is called: ``in`` type texts,
+    ``out`` or ``error`` text, and every other key a parameter of the call whose value
+    its kind accepts (or refuses with the example's expected error)."""
+    examples = raw.get("examples", [])
+    if not isinstance(examples, list) or not all(isinstance(e, dict) for e in examples):
+        raise CatalogueError(f"{where}: examples must be a list of tables")
+    if template and not examples:
+        raise CatalogueError(f"{where}: an Op with parameters or a template signature "
+                             "needs at least one example (it is how the template is checked)")
+    params = {p.name: p for p in spec.params if not p.is_tensor}
+    for number, example in enumerate(examples, 1):
+        at = f"{where}: example {number}"
+        inputs = example.get("in")
+        if not isinstance(inputs, list) or not all(map(_argument_types, inputs)) or \
+                ("out" in example) == ("error" in example):
+            raise CatalogueError(f"{at}: an example needs 'in' (a list of types) and "
+                                 "either 'out' or 'error'")
+        out = example.get("out", example.get("error"))
+        if not (isinstance(out, str) or "out" in example and isinstance(out, list)
+                and all(isinstance(o, str) for o in out)):
+            raise CatalogueError(f"{at}: 'out' must be a type or a list of types, "
+                                 "'error' a string")
+        for name, value in _as_given(spec, example).items():
+            if name in ("in", "out", "error"):
+                continue
+            if name not in params:
+                raise CatalogueError(f"{at}: {name!r} is no parameter of the call "
+                                     f"({spec.text})")
+            try:
+                params[name].normalise(value, raw["name"])
+            except ParamError as exc:  # refused before any call: right if it is expected
+                if not isinstance(out, str) or "error" not in example or out not in str(exc):
+                    raise CatalogueError(f"{at}: {exc}") from None
+    return tuple(examples)
+
+
+def _entry(file: str, index: int, raw: Any, allow: Sequence[str] = ()) -> Entry:
+    where = _keys(raw, file, index)
+    spec = _call(raw, where)
+    impl, builder, compute = _code(raw, where, allow)
+    sig = _signature(raw, where, spec, builder)
+    examples = _examples(raw, where, spec, isinstance(sig, str))
+    methods, variadic = _methods(raw, where)
     return Entry(file, index, raw["name"], sig, impl, compute, raw.get("operator"),
-                 tuple(methods), variadic, raw.get("doc", ""), spec, builder, tuple(examples),
+                 methods, variadic, raw.get("doc", ""), spec, builder, examples,
                  _numpy_functions(where, raw.get("numpy", [])))
 
 
@@ -285,9 +424,16 @@ def _default_call(signature: str) -> str:
     return "x" if n == 1 else ", ".join(f"x{i}" for i in range(1, n + 1))
 
 
-def load_file(path: str | Path, text: str | None = None) -> list[Entry]:
+def load_file(path: str | Path, text: str | None = None, allow: Sequence[str] = ()
+              ) -> list[Entry]:
     """Parse and validate one catalogue file; CatalogueError listing every problem, one
-    line each (file, entry and, for a signature, the position)."""
+    line each (file, entry and, for a signature, the position).
+
+    The file may import only ``numpy.*``, ``kantensor.*`` and the packages named in
+    ``allow`` (never from the current directory), and its builders must be registered
+    ones (:func:`kantensor.ops.templates.builder`)."""
+    if isinstance(allow, str):
+        allow = (allow,)
     name = str(path)
     try:
         data = tomllib.loads(text if text is not None else Path(path).read_text())
@@ -301,7 +447,7 @@ def load_file(path: str | Path, text: str | None = None) -> list[Entry]:
     entries, errors = [], []
     for i, raw in enumerate(ops):  # every entry is checked: all the errors are reported
         try:
-            entries.append(_entry(name, i, raw))
+            entries.append(_entry(name, i, raw, allow))
         except CatalogueError as exc:
             errors.append(str(exc))
     seen: dict[str, int] = {}
