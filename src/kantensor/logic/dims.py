@@ -230,8 +230,8 @@ def _candidates(diff: Dim, v: Any) -> range | None:
     floor division: ``a0//2 == 3`` holds for 6 and 7), or None."""
     for _ in range(8):  # min/max/floor division nest a few levels at most
         inner = _unwrap(diff, v)
-        if isinstance(inner, range):
-            return inner if len(inner) <= MAX_CANDIDATES else None
+        if isinstance(inner, range):  # not len(): a range past 2**63 has none
+            return inner if inner.stop - inner.start <= MAX_CANDIDATES else None
         if not isinstance(inner, Dim):
             return None
         diff = inner

@@ -33,10 +33,6 @@ position, so ``kantensor check FILE`` can point at them.
 
 from __future__ import annotations
 
-import importlib
-import importlib.machinery
-import importlib.util
-import sys
 import tomllib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -50,7 +46,7 @@ from ..types.type import TensorType
 from .callspec import CallSpec
 from .op import COMPUTE_MODES, OpFamily, SignatureOp, placeholders
 from .params import ParamError
-from .templates import BUILDERS
+from .trust import TrustError, read_text, resolve, resolve_builder
 
 REQUIRED = ("name", "signature", "impl")
 OPTIONAL = ("compute", "operator", "method", "variadic", "numpy", "doc", "call", "builder",
@@ -166,92 +162,6 @@ def _run_example(op: Any, example: dict, where: str) -> None:
         raise CatalogueError(f"{where}: expected {', '.join(want)}, got {', '.join(got)}")
 
 
-#: The packages a catalogue file may import without the caller's leave: NumPy and
-#: kantensor itself. Anything else must be allowed (``load_file(path, allow=(...))``,
-#: ``kantensor check --allow PKG``).
-TRUSTED = ("numpy", "kantensor")
-
-
-def _allowed(path: str, allow: tuple[str, ...]) -> bool:
-    return any(path == root or path.startswith(root + ".") for root in (*TRUSTED, *allow))
-
-
-def _outside_cwd(entry: str) -> bool:
-    """False for a ``sys.path`` entry that means the current directory."""
-    try:
-        return entry not in ("", ".") and Path(entry).resolve() != Path.cwd().resolve()
-    except (OSError, ValueError):
-        return False
-
-
-def _import(name: str) -> Any:
-    """``importlib.import_module(name)``, except that a top-level module not imported yet is
-    looked up without the current directory: a file there is never imported by accident."""
-    top = name.partition(".")[0]
-    if top not in sys.modules:
-        path = [p for p in sys.path if isinstance(p, str) and _outside_cwd(p)]
-        for finder in sys.meta_path:
-            spec = (finder.find_spec(top, path) if finder is importlib.machinery.PathFinder
-                    else getattr(finder, "find_spec", lambda *a: None)(top, None))
-            if spec is not None:
-                break
-        else:
-            raise ImportError(f"no module named {top!r} (the current directory is not "
-                              "searched)")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[top] = module
-        try:
-            spec.loader.exec_module(module)
-        except BaseException:
-            sys.modules.pop(top, None)
-            raise
-    return importlib.import_module(name)
-
-
-def resolve(path: str, allow: Sequence[str] = ()) -> Any:
-    """Import ``package.module.attr`` (the longest importable module prefix), when the
-    path lies in numpy, kantensor or a package of ``allow``; no private or ``__main__``
-    module is imported."""
-    parts = path.split(".")
-    if len(parts) > 16 or not all(p.isidentifier() for p in parts):
-        raise CatalogueError(f"cannot import {path[:80]!r}: expected a dotted path of at "
-                             "most 16 Python names")
-    if not _allowed(path, tuple(allow)):
-        roots = ", ".join(f"{r}.*" for r in (*TRUSTED, *allow))
-        raise CatalogueError(f"{path!r} is not imported: a catalogue file may name only "
-                             f"{roots} (allow another package with allow=... or --allow)")
-    if any(p.startswith("_") for p in parts):
-        raise CatalogueError(f"{path!r} is not imported: a catalogue file may not name a "
-                             "private module or attribute (one starting with '_')")
-    reason = ""
-    for cut in range(len(parts) - 1, 0, -1):
-        try:
-            obj = _import(".".join(parts[:cut]))
-        except ImportError as exc:
-            reason = f": {exc}"
-            continue
-        try:
-            for attr in parts[cut:]:
-                obj = getattr(obj, attr)
-        except AttributeError:
-            break
-        return obj
-    raise CatalogueError(f"cannot import {path!r}{reason}")
-
-
-def resolve_builder(path: str, allow: Sequence[str] = ()) -> Any:
-    """The registered builder (see :func:`kantensor.ops.templates.builder`) of dotted path
-    ``path``; its module is imported (as :func:`resolve` would) only to register it."""
-    found = BUILDERS.get(path)
-    if found is None:
-        resolve(path, allow)  # imports the module, whose decorators register its builders
-        found = BUILDERS.get(path)
-    if found is None:
-        raise CatalogueError(f"{path!r} is not a registered builder (a builder is a "
-                             "function decorated with kantensor.ops.builder)")
-    return found
-
-
 # --------------------------------------------------------------------------- one entry
 
 
@@ -311,7 +221,7 @@ def _code(raw: dict, where: str, allow: Sequence[str]) -> tuple[Any, Any, str]:
     if "builder" in raw:
         try:
             builder = resolve_builder(raw["builder"], allow)
-        except CatalogueError as exc:
+        except TrustError as exc:
             raise CatalogueError(f"{where}: builder: {exc}") from None
     compute = raw.get("compute", "none")
     if compute not in COMPUTE_MODES:
@@ -319,7 +229,7 @@ def _code(raw: dict, where: str, allow: Sequence[str]) -> tuple[Any, Any, str]:
                              f"got {compute!r}")
     try:
         impl = resolve(raw["impl"], allow)
-    except CatalogueError as exc:
+    except TrustError as exc:
         raise CatalogueError(f"{where}: impl: {exc}") from None
     if not callable(impl):
         raise CatalogueError(f"{where}: impl {raw['impl']!r} is not callable")
@@ -407,7 +317,7 @@ def _numpy_functions(where: str, value: Any) -> tuple[Any, ...]:
             raise CatalogueError(f"{where}: numpy: {path!r} is not a name in numpy")
         try:
             fn = resolve(path)
-        except CatalogueError as exc:
+        except TrustError as exc:
             raise CatalogueError(f"{where}: numpy: {exc}") from None
         if not callable(fn):
             raise CatalogueError(f"{where}: numpy: {path!r} is not callable")
@@ -436,9 +346,11 @@ def load_file(path: str | Path, text: str | None = None, allow: Sequence[str] = 
         allow = (allow,)
     name = str(path)
     try:
-        data = tomllib.loads(text if text is not None else Path(path).read_text())
+        data = tomllib.loads(text if text is not None else read_text(path))
     except tomllib.TOMLDecodeError as exc:
         raise CatalogueError(f"{name}: {exc}") from None
+    except TrustError as exc:  # not a regular file, too large, not UTF-8
+        raise CatalogueError(str(exc)) from None
     except RecursionError:  # tomllib reads nested arrays and tables recursively
         raise CatalogueError(f"{name}: arrays or tables nested too deeply") from None
     ops = data.get("op")

@@ -385,9 +385,16 @@ def forward_types(outs: list, S: ConstrainedState) -> tuple[TensorType, ...]:
         dtype = walk(t.dtype, s)
         if isvar(dtype):
             raise _Undetermined
-        result.append(TensorType(dtype, [x if type(x) is int else values.get(x)
-                                         for x in shape]))
+        try:
+            result.append(TensorType(dtype, [x if type(x) is int else values.get(x)
+                                             for x in shape]))
+        except ValueError as exc:  # a size past the limits (types.limits): no such type
+            raise _OutOfRange(f"output {len(result)}: {exc}") from None
     return tuple(result)
+
+
+class _OutOfRange(Exception):
+    """An output size beyond what a type may state (2**63 - 1, or too many terms)."""
 
 
 def _input_terms(S: ConstrainedState, types: tuple, wrapped: tuple) -> list:
@@ -409,6 +416,8 @@ def _infer_cached(sig: Overloads, types: tuple, wrapped: tuple, default_dtype: s
             return forward_types(outs, S1)
         except _Undetermined:
             return "the output dtype is not determined by the inputs"
+        except _OutOfRange as exc:
+            return str(exc)
     return explain(sig, types, wrapped)
 
 

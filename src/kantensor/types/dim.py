@@ -35,6 +35,7 @@ import keyword
 import math
 import operator
 import threading
+from collections import Counter
 from collections.abc import Hashable
 from typing import Any, Final, Literal, TypeAlias
 
@@ -42,6 +43,7 @@ from ..graph.display import block, esc, symbolic
 from ..syntax.vocabulary import MAX, MIN
 from .poly import Atom, Monomial, Opaque, Terms, canonical, lone_atom, render
 from .poly import add as _poly_add
+from .poly import check_power as _check_power
 from .poly import divide as _poly_divide
 from .poly import mul as _poly_mul
 from .poly import split as _poly_split
@@ -172,7 +174,7 @@ class Dim:
     def __pow__(self, exponent: object) -> Any:
         if type(exponent) is not int or exponent < 0:  # d ** 0.5, d ** -1: numbers
             return _number("pow", self, exponent)
-        return _pow(self, exponent)
+        return _pow(self, _check_power(self._terms, exponent))  # bounded before expanding
 
     __rpow__ = _operator("pow", None)[1]
 
@@ -443,17 +445,15 @@ _APPLY = {"//": _floordiv, "%": _mod,
 def _subst(x: DimLike, values: dict[Hashable, DimLike]) -> DimLike:
     if isinstance(x, int) or values.keys().isdisjoint(free_symbols(x)):
         return x
-    total: DimLike = 0
+    total: Counter = Counter()  # summed in one dict, made canonical once: linear
     for mono, c in x._terms:
         term: DimLike = c
         for atom, p in mono:
-            if not isinstance(atom, Opaque):
-                value = values[atom] if atom in values else _symbol(atom)
-            else:
-                value = _APPLY[atom.op](*(_subst(arg, values) for arg in atom.args))
-            term = _mul(term, _pow(value, p))
-        total = _add(total, term)
-    return total
+            term = _mul(term, _pow(_APPLY[atom.op](*(_subst(arg, values) for arg in atom.args))
+                                   if isinstance(atom, Opaque) else values[atom]
+                                   if atom in values else _symbol(atom), p))
+        total.update({(): term} if isinstance(term, int) else dict(term._terms))
+    return _make(total)
 
 
 def substitute(x: DimLike, mapping: dict[Hashable, DimLike]) -> DimLike:
