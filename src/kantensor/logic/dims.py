@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import operator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -238,8 +239,22 @@ def _candidates(diff: Dim, v: Any) -> range | None:
     return None
 
 
-def _definitions(pending: tuple, s: dict) -> dict[Any, DimLike]:
-    """Unknowns that pending equations define as ``v == expression`` (for comparisons)."""
+def _definitions(pending: Iterable, s: dict) -> dict[Any, DimLike]:
+    """Unknowns that pending equations define as ``v == expression`` (for comparisons);
+    computed once per pass of propagation and substitution (``pending.memo``), so that n
+    where-clauses cost linear time, not quadratic."""
+    memo = getattr(pending, "memo", None)
+    if memo is not None:
+        seen = memo.get("definitions")
+        if seen is not None and seen[0] is s:
+            return seen[1]
+        found = _find_definitions(pending, s)
+        memo["definitions"] = (s, found)
+        return found
+    return _find_definitions(pending, s)
+
+
+def _find_definitions(pending: Iterable, s: dict) -> dict[Any, DimLike]:
     out: dict[Any, DimLike] = {}
     for c in pending:
         if isinstance(c, Equation) and c.left.env is None:

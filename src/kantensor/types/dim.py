@@ -10,9 +10,9 @@ term ``a//b``, ``a % b``, ``min(...)`` or ``max(...)`` whose arguments are thems
 canonical. Algebraically identical polynomials therefore compare equal (``n + n == 2*n``),
 and a constant result is always a plain ``int``, never a ``Dim`` (``(n + 1) - n`` is ``1``).
 
-A symbol is named and interned (``Dim("n") is Dim("n")``). An unknown (:func:`unknown`) is
-identified by an object, never by a name: the solver uses its logic variables, so an
-unknown can never be confused with a user's symbol, whatever the user calls it.
+A symbol is named and interned, weakly (``Dim("n") is Dim("n")`` while it is held). An
+unknown (:func:`unknown`) is identified by an object, never by a name: the solver uses its
+logic variables, so an unknown can never be confused with a user's symbol.
 
 Only certain simplifications are made (symbols are integers of unknown sign):
 
@@ -34,13 +34,13 @@ import enum
 import keyword
 import math
 import operator
-import threading
 from collections import Counter
 from collections.abc import Hashable
 from typing import Any, Final, Literal, TypeAlias
 
 from ..graph.display import block, esc, symbolic
 from ..syntax.vocabulary import MAX, MIN
+from .interning import WeakInterner
 from .poly import Atom, Monomial, Opaque, Terms, canonical, lone_atom, render
 from .poly import add as _poly_add
 from .poly import check_power as _check_power
@@ -55,6 +55,7 @@ __all__ = [
 
 DimLike: TypeAlias = "int | Dim"
 
+MAX_NAME_LENGTH: Final = 256  # the longest name of a symbolic size
 
 class _NoSolution(enum.Enum):
     NO_SOLUTION = "NO_SOLUTION"
@@ -89,7 +90,7 @@ class Dim:
     equals an int); ``<``, ``<=``, ``>``, ``>=`` raise ``TypeError`` (undecidable).
     """
 
-    __slots__ = ("_terms", "_hash", "_text", "_free")
+    __slots__ = ("_terms", "_hash", "_text", "_free", "__weakref__")
     _terms: Terms
 
     def __new__(cls, name: str) -> Dim:
@@ -97,12 +98,11 @@ class Dim:
         if sym is None:
             if not isinstance(name, str):
                 raise TypeError(f"Dim name must be a str, got {type(name).__name__}")
+            if len(name) > MAX_NAME_LENGTH:
+                raise ValueError(f"Dim name too long: {len(name)} > {MAX_NAME_LENGTH} characters")
             if not name.isidentifier() or keyword.iskeyword(name):
                 raise ValueError(f"Dim name must be a Python identifier, got {name!r}")
-            with _SYMBOLS_LOCK:  # two threads creating one name get one object
-                sym = _SYMBOLS.get(name)
-                if sym is None:
-                    sym = _SYMBOLS[name] = _new(((((name, 1),), 1),))
+            sym = _SYMBOLS.intern(name, lambda: _new(((((name, 1),), 1),)))
         return sym
 
     @property
@@ -203,8 +203,7 @@ def _number(op: str, a: object, b: object) -> Any:
     return NotImplemented if hook is None else hook(op, a, b)
 
 
-_SYMBOLS: dict[str, Dim] = {}
-_SYMBOLS_LOCK = threading.Lock()
+_SYMBOLS = WeakInterner()  # a Dim nobody holds is freed (made anew when asked for again)
 _set_terms = Dim.__dict__["_terms"].__set__
 _set_hash = Dim.__dict__["_hash"].__set__
 _set_text = Dim.__dict__["_text"].__set__
