@@ -91,6 +91,14 @@ def _time_limit(seconds: float | None, error: Any) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
+class CheckTimeout(BaseException):
+    """The examples of one catalogue entry ran past ``kantensor check``'s time limit.
+
+    An interruption, like KeyboardInterrupt: a BaseException, so neither the code that
+    handles bad values (``except ValueError``) nor a blanket ``except Exception`` in the
+    code it interrupts swallows or rewraps it."""
+
+
 CHECK_TIMEOUT = 60.0
 """Seconds ``kantensor check`` gives the examples of one entry (``--timeout``)."""
 
@@ -112,13 +120,13 @@ def run_check(paths: Sequence[str], out: Any = None, timeout: float | None = CHE
             continue
         examples, failed = 0, False
         for entry in entries:  # every entry's examples run: every error is reported
-            late = CatalogueError(f"{entry.where}: its examples took longer than "
-                                  f"{timeout:g} s (the time limit, see --timeout)"
-                                  if timeout is not None else "")
+            late = CheckTimeout(f"{entry.where}: its examples took longer than "
+                                f"{timeout:g} s (the time limit, see --timeout)"
+                                if timeout is not None else "")
             try:
                 with _time_limit(timeout, late):
                     examples += entry.run_examples()
-            except CatalogueError as exc:
+            except (CatalogueError, CheckTimeout) as exc:
                 print(f"error: {exc}", file=out)
                 failed = True
         if failed:
