@@ -114,3 +114,47 @@ def mutants(seeds: Sequence[str], count: int, pieces: Sequence[str], seed: int
             text = mutate(text, rng, pieces)
         out.append(text)
     return out
+
+
+# --------------------------------------------------------------------------- hostile sizes
+
+def hostile_sizes(rng: random.Random, count: int, atoms: Sequence[str] = "abcdmnk"
+                  ) -> list[str]:
+    """``count`` size expressions that are costly to expand or to solve: powers of sums,
+    nested powers, products of sums, huge divisors and moduli (reproducible)."""
+    def total() -> str:
+        k = rng.randrange(1, len(atoms) + 1)
+        return "(" + "+".join(rng.sample(list(atoms), k)) + f"+{rng.randrange(0, 4)})"
+
+    out = []
+    for _ in range(count):
+        kind = rng.randrange(5)
+        if kind == 0:  # a power of a sum
+            out.append(f"{total()}**{rng.choice((2, 8, 16, 33, 40, 64, 65, 1000))}")
+        elif kind == 1:  # nested powers
+            text = total()
+            for _ in range(rng.randrange(2, 5)):
+                text = f"({text})**{rng.choice((2, 3, 8, 64))}"
+            out.append(text)
+        elif kind == 2:  # a product of sums
+            out.append("*".join(total() for _ in range(rng.randrange(2, 25))))
+        else:  # a huge divisor or modulus, in a term or around one
+            big = rng.choice(("2**64", "2**63", "2**62*4", "9" * 30, str(2**200),
+                              "(2**63-1)*(2**63-1)"))
+            op = rng.choice(("//", "%", "*", "+", "-"))
+            out.append(f"{rng.choice(atoms)}{op}{big}" if kind == 3 else
+                       f"({total()}{op}{big}){rng.choice(('//', '%'))}{big}")
+    return out
+
+
+def hostile_repetitions(rng: random.Random, count: int) -> list[str]:
+    """``count`` graph-text expressions that repeat sequences: ``(0,)*10**10`` and
+    friends (reproducible)."""
+    out = []
+    for _ in range(count):
+        n = rng.choice(("10**10", "10**8", "2**62", "1000", "1001", "-1", "True", "999"))
+        seq = rng.choice(("(0,)", "[0]", "(0, 1)", "[x]", "()"))
+        expr = rng.choice((f"{seq}*{n}", f"{n}*{seq}", f"({seq}*{n})*{n}"))
+        out.append(rng.choice((f"x.sum(axis={expr})", f"concatenate({expr})",
+                               f"x.reshape({expr})", f"zeros({expr})")))
+    return out

@@ -12,12 +12,13 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import random
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fuzzing import mutants, run_case
+from fuzzing import hostile_repetitions, hostile_sizes, mutants, run_case
 from kantensor import cli
 from kantensor.ops.catalogue import catalogue_files, load_file
 from kantensor.signature.signature import Signature
@@ -191,3 +192,46 @@ def test_refine_command_mutants():
                      "refine " + "+".join(["x"] * depth) + " x:float32[3]"):
             repl = cli.Repl(stdout=io.StringIO())
             assert run_case("refine command", repl.onecmd, text) == "ok", text[:80]
+
+
+# --------------------------------------------------------------------------- hostile sizes
+# Powers of sums, nested powers, products of sums, huge divisors and repeated sequences,
+# through every entry point that reads sizes: each must be refused (or answered) quickly.
+
+def _infer_case(text: str) -> None:
+    Signature.parse(text).infer([TensorType.parse("float32[5,3]")])
+
+
+def test_hostile_sizes_in_types():
+    for expr in hostile_sizes(random.Random(8), CASES // 2):
+        run_case("TensorType.parse", _type_case, f"float32[{expr}]")
+
+
+def test_hostile_sizes_in_signatures():
+    rng = random.Random(9)
+    for expr in hostile_sizes(rng, CASES // 2, atoms="nm"):
+        text = rng.choice((f"(n,m)->({expr})", f"(n,m)->() where {expr} == 1",
+                           f"({expr},m)->(n)", f"(n,m)->() where {expr} <= n"))
+        run_case("Signature.infer", _infer_case, text)
+    run_case("Signature.infer", _infer_case, "(n,m)->() where n//2**64 == 1")
+
+
+def test_hostile_sizes_on_the_command_line():
+    rng = random.Random(10)
+    for expr in hostile_sizes(rng, CASES // 4, atoms="nm"):
+        argv = rng.choice((["infer", f"(n,m)->({expr})", "float32[5,3]"],
+                           ["infer", f"(n,m)->() where {expr} == 1", "float32[n,m]"],
+                           ["infer", "add", f"float32[{expr}]", "float32[]"]))
+        run_case("cli main (infer/query)", lambda a: _quiet(cli.main, a), argv)
+
+
+def test_hostile_sizes_and_repetitions_in_graph_text():
+    rng = random.Random(11)
+    shape = "x.shape[0]", "x.shape[1]"
+    texts = [f"zeros(({e},))" for e in hostile_sizes(rng, CASES // 4, atoms="ab")]
+    texts = [t.replace("a", shape[0]).replace("b", shape[1]) for t in texts]
+    texts += hostile_repetitions(rng, CASES // 4)
+    for text in texts:
+        repl = cli.Repl(stdout=io.StringIO())
+        line = f"refine {text} x:float32[p,q]"
+        assert run_case("refine command", repl.onecmd, line) == "ok", line

@@ -12,6 +12,7 @@ import pytest
 import kantensor as kt
 from kantensor import cli
 from kantensor.backend.checks import OutputTypeError, ShapeBindingError
+from kantensor.ops.templates import builder
 from kantensor.signature.signature import Signature
 from kantensor.syntax.alternative import Alternative
 from kantensor.syntax.ast import BinOp, DimVar, TensorPattern
@@ -239,6 +240,7 @@ def test_default_dtype_is_per_thread_and_set_default_dtype_global(default_float6
 # --------------------------------------------------------------------------- command line
 
 
+@builder
 def endless_builder(types, **params):
     """A builder that never returns: what a pathological signature looks like to check."""
     while True:
@@ -250,7 +252,7 @@ def test_check_reports_an_entry_over_its_time_limit(tmp_path, capsys):
     path.write_text('[[op]]\nname = "slow"\ncall = "x"\nsignature = "{x}->()"\n'
                     'builder = "test_robustness.endless_builder"\nimpl = "numpy.sum"\n'
                     'examples = [{ in = ["float32[3]"], out = "float32[]" }]\n')
-    assert cli.main(["check", "--timeout", "0.5", str(path)]) == 1
+    assert cli.main(["check", "--allow", "test_robustness", "--timeout", "0.5", str(path)]) == 1
     out = capsys.readouterr().out
     assert "op #1 (slow): its examples took longer than 0.5 s (the time limit" in out
 

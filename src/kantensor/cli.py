@@ -119,33 +119,42 @@ def run_onnx(model: str, output: str | None = None, out: Any = None) -> int:
     return 0
 
 
+class CheckTimeout(BaseException):
+    """The examples of one catalogue entry ran past ``kantensor check``'s time limit.
+
+    An interruption, like KeyboardInterrupt: a BaseException, so neither the code that
+    handles bad values (``except ValueError``) nor a blanket ``except Exception`` in the
+    code it interrupts swallows or rewraps it."""
+
+
 CHECK_TIMEOUT = 60.0
 """Seconds ``kantensor check`` gives the examples of one entry (``--timeout``)."""
 
 
-def run_check(paths: Sequence[str], out: Any = None, timeout: float | None = CHECK_TIMEOUT
-              ) -> int:
+def run_check(paths: Sequence[str], out: Any = None, timeout: float | None = CHECK_TIMEOUT,
+              allow: Sequence[str] = ()) -> int:
     """Validate catalogue files and run their examples; each entry's examples get at most
-    ``timeout`` seconds, so a pathological signature is reported, not waited for."""
+    ``timeout`` seconds, so a pathological signature is reported, not waited for. The
+    files may import only numpy, kantensor and the packages in ``allow``."""
     out = out or sys.stdout
     status = 0
     for path in paths:
         failed = False
         try:
-            entries = load_file(path)
+            entries = load_file(path, allow=allow)
         except (CatalogueError, OSError) as exc:
             for message in getattr(exc, "errors", [str(exc)]):
                 print(f"error: {message}", file=out)
             entries, failed = getattr(exc, "entries", []), True  # their examples still run
         examples = 0
         for entry in entries:  # every example runs: every error is reported
-            late = CatalogueError(f"{entry.where}: its examples took longer than "
-                                  f"{timeout:g} s (the time limit, see --timeout)"
-                                  if timeout is not None else "")
+            late = CheckTimeout(f"{entry.where}: its examples took longer than "
+                                f"{timeout:g} s (the time limit, see --timeout)"
+                                if timeout is not None else "")
             try:
                 with _time_limit(timeout, late):
                     errors = entry.example_errors()
-            except CatalogueError as exc:
+            except (CatalogueError, CheckTimeout) as exc:
                 errors = [str(exc)]
             examples += len(entry.examples)
             for message in errors:
@@ -296,9 +305,14 @@ class Repl(cmd.Cmd):
             print(text.rstrip(), file=self.stdout)
 
     def do_check(self, line: str) -> None:
-        """check FILE... -- validate catalogue files and run their examples"""
+        """check [--allow PACKAGE]... FILE... -- validate catalogue files and run their
+        examples (they may import numpy, kantensor and the allowed packages only)"""
         try:
-            run_check([w.text for w in split(line)], out=self.stdout)
+            words = [w.text for w in split(line)]
+            allow = [words[i + 1] for i, w in enumerate(words[:-1]) if w == "--allow"]
+            files = [w for i, w in enumerate(words)
+                     if w != "--allow" and (i == 0 or words[i - 1] != "--allow")]
+            run_check(files, out=self.stdout, allow=allow)
         except CommandError as exc:
             print(f"error: {exc}", file=self.stdout)
 
@@ -352,6 +366,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = sub.add_parser("check", help="validate catalogue files (signatures/*.toml) and "
                                      "run their examples")
     p.add_argument("files", nargs="+")
+    p.add_argument("--allow", action="append", default=[], metavar="PACKAGE",
+                   help="a package (besides numpy and kantensor) whose modules the files may "
+                        "import and whose registered builders they may name; repeatable")
     p.add_argument("--timeout", type=float, default=CHECK_TIMEOUT, metavar="SECONDS",
                    help=f"time limit for the examples of one entry, 0 for none (default "
                         f"{CHECK_TIMEOUT:g})")
@@ -369,7 +386,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command in COMMANDS:
             return run_command(args.command, args)
         if args.command == "check":
-            return run_check(args.files, timeout=args.timeout)
+            return run_check(args.files, timeout=args.timeout, allow=args.allow)
         if args.command == "onnx":
             return run_onnx(args.model, args.output)
         Repl(history=history_path()).cmdloop()

@@ -28,12 +28,15 @@ from .types.limits import check_terms
 from .types.type import TensorType
 from .types.variable import METHODS
 
-__all__ = ["GraphText", "GraphTextError", "MAX_GRAPH_NESTING", "MAX_GRAPH_TEXT", "read_graph"]
+__all__ = ["GraphText", "GraphTextError", "MAX_GRAPH_NESTING", "MAX_GRAPH_SEQUENCE",
+           "MAX_GRAPH_TEXT", "read_graph"]
 
 #: Longest graph text read (the parser's time and memory stay small).
 MAX_GRAPH_TEXT = 10_000
 #: Deepest nesting of expressions read (the reader recurses along it).
 MAX_GRAPH_NESTING = 200
+#: Most items of a tuple or list the text makes by repetition (``(0,)*n``).
+MAX_GRAPH_SEQUENCE = 1_000
 #: Most bits of a Python int the text computes (``2**64``; ``3**10**8`` would take minutes).
 MAX_INT_BITS = 4096
 
@@ -179,6 +182,12 @@ class _Reader:
                     right * abs(left).bit_length() > MAX_INT_BITS:
                 raise _error(f"{ast.unparse(node)} is too large: a Python int in a graph "
                              f"holds at most {MAX_INT_BITS} bits (a tensor's, 64)", node)
+        if op is operator.mul:  # (0,)*10**10: refused before it is allocated
+            for seq, times in ((left, right), (right, left)):
+                if isinstance(seq, tuple | list) and isinstance(times, int) and \
+                        len(seq) * max(times, 0) > MAX_GRAPH_SEQUENCE:
+                    raise _error(f"{ast.unparse(node)} is too long: a sequence in a graph "
+                                 f"holds at most {MAX_GRAPH_SEQUENCE} items", node)
         result = self._apply(op, [left, right], {}, node)
         if isinstance(result, Dim):  # x.shape[0] * 2: a size expression, within limits
             try:

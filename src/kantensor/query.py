@@ -8,6 +8,8 @@ returns every answer lazily as a :class:`Solutions` object.
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -20,15 +22,16 @@ from .logic.answers import SizeConstraint, symbolic_values, where_text
 from .logic.store import TypeStore, labelo
 from .logic.terms import TensorTerm, prefix_of, term_vars, walk
 from .ops import op_named
+from .signature.arity import arities, check_arity
 from .signature.display import solutions_html, solutions_text
 from .signature.signature import Signature
-from .signature.solve import DEFAULT_MAX_RANK, Relation, arities, check_arity
+from .signature.solve import DEFAULT_MAX_RANK, Relation
 from .signature.solve import relation as signature_relation
 from .types.dim import Dim
 from .types.dtypes import normalize_dtype
 from .types.type import TensorType
 
-__all__ = ["Solutions", "pattern", "query", "relation", "resolve", "var"]
+__all__ = ["Solutions", "TooManyAnswers", "pattern", "query", "relation", "resolve", "var"]
 
 
 
@@ -93,31 +96,45 @@ def _size(d: Any) -> Any:
     return d
 
 
+#: Answers a :class:`Solutions` keeps, for indexing and display; past them answers are
+#: streamed and forgotten (iterating again past them runs the search again).
+KEEP = 1_000
+#: Most answers ``len()`` counts before it raises :class:`TooManyAnswers`.
+MAX_LEN = 10_000
+
+
+class TooManyAnswers(OverflowError):
+    """``len()`` of a query with more than :data:`MAX_LEN` answers (within its limit)."""
+
+
 class Solutions:
     """The answers of a query, computed lazily: iterate, index, or take ``len``.
 
-    Answers are read once and kept, so nothing is ever enumerated twice. ``len`` reads
-    every answer (up to ``limit``) unless the count is known already: all answers read,
-    ``limit`` answers read, or a query without logic variables (every type given: at
-    most one answer, ``{}``, and reading it is all ``len`` costs). Otherwise its cost
-    grows with the number of answers, which an all-unknown query makes huge (give
-    ``limit``, or more of the types).
+    Answers are read once, in order. The first :data:`KEEP` are kept (indexing and
+    displays read them again for free); later ones are forgotten once handed out, so
+    iterating a huge query takes constant memory besides a 16-byte digest per answer,
+    which tells answers apart (no answer is given twice). An iteration that goes back
+    over forgotten answers runs the search again. ``len`` reads the answers (up to
+    ``limit``) and raises :class:`TooManyAnswers` past :data:`MAX_LEN`: count a huge
+    query with ``sum(1 for _ in answers)``, or give ``limit``.
     """
 
-    def __init__(self, search: Callable[[Callable], Iterator[dict]], names: list[str],
+    def __init__(self, search: Callable[[Callable, set], Iterator[dict]], names: list[str],
                  limit: int | None, max_rank: int = DEFAULT_MAX_RANK,
                  complete: Callable[[ConstrainedState], Iterator[dict]] | None = None):
-        """``search(beyond)`` gives every answer (the limit aside), passing the states
-        past the rank bound to ``beyond``; ``complete(S)`` gives the answers of such a
-        state."""
-        self._stream = search(self._record)
+        """``search(beyond, digests)`` gives every answer (the limit aside) once, adding
+        each one's :func:`_digest` to ``digests`` and passing the states past the rank
+        bound to ``beyond``; ``complete(S)`` gives the answers of such a state."""
+        self._search = search
+        self._keys: set[bytes] = set()  # the digest of every answer read
+        self._stream = search(self._record, self._keys)
         self._complete = complete
-        self._seen: list[dict] = []
-        self._keys: set[str] = set()
+        self._kept: list[dict] = []  # the first KEEP answers
+        self._count = 0  # answers read (within the limit)
         self._exhausted = False
         self._beyond: list[Iterator[ConstrainedState]] = []
         self._pending: Iterator[dict] | None = None  # answers past the bound, being read
-        self._candidates: set[str] = set()  # their keys, while not known to be new
+        self._candidates: set[bytes] = set()  # their digests, while not known to be new
         self._cut = False
         self.names = names
         self.limit = limit
@@ -125,20 +142,21 @@ class Solutions:
 
     # -- reading ---------------------------------------------------------------------
     def _full(self) -> bool:
-        return self.limit is not None and len(self._seen) >= self.limit
+        return self.limit is not None and self._count >= self.limit
 
-    def _read(self) -> bool:
-        """Read one more answer (kept while under the limit); False when none is left."""
-        if self._exhausted:
-            return False
+    def _read(self) -> dict | None:
+        """Read one more answer (kept while among the first KEEP); None when none is
+        left or the limit is reached."""
+        if self._exhausted or self._full():
+            return None
         answer = next(self._stream, None)
         if answer is None:
             self._exhausted = True
-            return False
-        self._keys.add(_key(answer))
-        if not self._full():
-            self._seen.append(answer)
-        return True
+            return None
+        self._count += 1
+        if len(self._kept) < KEEP:
+            self._kept.append(answer)
+        return answer
 
     @property
     def read_all(self) -> bool:
@@ -147,21 +165,39 @@ class Solutions:
 
     def __iter__(self) -> Iterator[dict]:
         i = 0
-        while i < len(self._seen) or (not self._full() and self._read()):
-            if i < len(self._seen):
-                yield self._seen[i]
-                i += 1
+        while True:
+            if i < len(self._kept):
+                yield self._kept[i]
+            elif i == self._count:  # at the front: read on
+                answer = self._read()
+                if answer is None:
+                    return
+                yield answer
+            else:  # behind the front, past the kept answers: they are forgotten
+                yield from self._again(i)
+                return
+            i += 1
+
+    def _again(self, start: int) -> Iterator[dict]:
+        """The answers from number ``start`` on, from a new run of the search."""
+        stream = self._search(lambda states: None, set())
+        stop = self.limit
+        yield from itertools.islice(stream, start, stop)
 
     def __len__(self) -> int:
         while not self.read_all:
+            if self._count >= MAX_LEN:
+                raise TooManyAnswers(
+                    f"more than {MAX_LEN} answers: len() counts at most {MAX_LEN} "
+                    f"(give limit=..., or count with sum(1 for _ in answers))")
             self._read()
-        return len(self._seen)
+        return self._count
 
     def __getitem__(self, i: int) -> dict:
         if i < 0:
-            return list(self)[i]
-        for k, answer in enumerate(self):
-            if k == i:
+            i += len(self)
+        if i >= 0:
+            for answer in itertools.islice(self, i, None):
                 return answer
         raise IndexError(f"solution {i} out of range")
 
@@ -188,7 +224,7 @@ class Solutions:
                 states = self._beyond.pop(0)
                 self._pending = (a for S in states for a in self._complete(S))
             for answer in self._pending:
-                key = _key(answer)
+                key = _digest(answer)
                 if key not in self._keys:
                     if any(_rank(v) > self.max_rank for v in answer.values()):
                         self._cut, self._pending = True, None
@@ -240,8 +276,10 @@ class Solutions:
         return self.html()
 
 
-def _key(answer: Answer) -> str:
-    return repr((sorted(answer.items()), answer.where))
+def _digest(answer: Answer) -> bytes:
+    """What tells two answers apart, in 16 bytes: a digest of their text."""
+    text = repr((sorted(answer.items()), answer.where))
+    return hashlib.blake2b(text.encode(), digest_size=16).digest()
 
 
 def _row(answer: Answer) -> str:
@@ -394,12 +432,11 @@ def query(op_or_signature: Any, inputs: Sequence[Any], outputs: Sequence[Any],
     roles = {v for v in user if any(v is x for x in _shapes([*inputs, *outputs], {}))}
     typed = [eq(x, TensorTerm(var(), var(), False)) for x in inputs if isvar(x)]
 
-    def search(beyond: Callable) -> Iterator[dict]:
+    def search(beyond: Callable, seen: set[bytes]) -> Iterator[dict]:
         goal = lall(*typed, rel.goal(inputs, outputs, beyond), labelo(beyond=beyond))
-        seen: set[str] = set()
         for S in goal(ConstrainedState()):
             answer = _answer(user, roles, S, names)
-            key = _key(answer)
+            key = _digest(answer)
             if key not in seen:
                 seen.add(key)
                 yield answer
@@ -413,7 +450,7 @@ def query(op_or_signature: Any, inputs: Sequence[Any], outputs: Sequence[Any],
 
 
 def _check_counts(rel: Relation, n_in: int, n_out: int) -> None:
-    """The one arity check (:func:`kantensor.signature.solve.check_arity`); an Op whose
+    """The one arity check (:func:`kantensor.signature.arity.check_arity`); an Op whose
     signature its parameters render takes any number of inputs its builder accepts."""
     if isinstance(rel.target, Signature):
         label = rel.name if rel.name == str(rel.target) else f"{rel.name} {rel.target}"

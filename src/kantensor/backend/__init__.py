@@ -2,6 +2,6 @@
 
 from . import evaluate as evaluate  # registers x.eval() and float(x)
 from .checks import OutputTypeError, ShapeBindingError
-from .function import Function, FunctionSignature, function
+from .compiled import Function, FunctionSignature, function
 
 __all__ = ["Function", "FunctionSignature", "OutputTypeError", "ShapeBindingError", "function"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copyreg
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -44,6 +46,18 @@ class Variable(_Tagged):
         self.index = index
         self.name = name
         self._tag = None
+
+    def __reduce_ex__(self, protocol: int) -> tuple:
+        """Pickled without recursion: a Variable with an owner first has every variable
+        it depends on pickled, in an order where each comes after the variables its own
+        owner reads, so that each one's state refers only to what is pickled already."""
+        state = self.__getstate__()
+        scheduled = _scheduled()
+        if self.owner is None or id(self) in scheduled:
+            scheduled.discard(id(self))
+            return copyreg.__newobj__, (type(self),), state
+        earlier = _earlier(self)
+        return _after, (earlier, type(self)), state
 
     def clone(self) -> Variable:
         """A new, ownerless Variable with the same type and name."""
@@ -182,3 +196,49 @@ class Apply(_Tagged):
 
     def __repr__(self) -> str:
         return str(self)
+
+
+# -- pickling ------------------------------------------------------------------------------
+_PICKLING = threading.local()
+
+
+def _scheduled() -> set[int]:
+    """The ids of the variables this thread's pickling has listed already (their own
+    state is then pickled plainly)."""
+    ids = getattr(_PICKLING, "ids", None)
+    if ids is None:
+        ids = _PICKLING.ids = set()
+    return ids
+
+
+def _earlier(v: Variable) -> list[Variable]:
+    """Every variable ``v`` depends on, each after those its owner reads (an iterative
+    post-order walk); they, and their owners' other outputs, are marked as scheduled."""
+    order: list[Variable] = []
+    seen = {id(v)}
+    stack: list[tuple[Variable, bool]] = [(v, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            order.append(node)
+            continue
+        stack.append((node, True))
+        owner = node.owner
+        if owner is not None:
+            for inp in reversed(owner.inputs):
+                if id(inp) not in seen:
+                    seen.add(id(inp))
+                    stack.append((inp, False))
+    order.pop()  # v itself, last
+    scheduled = _scheduled()
+    for node in (*order, v):
+        scheduled.add(id(node))
+        if node.owner is not None:
+            scheduled.update(id(out) for out in node.owner.outputs)
+    scheduled.discard(id(v))
+    return order
+
+
+def _after(earlier: list[Variable], cls: type) -> Variable:
+    """Unpickling: a new ``cls``, made once ``earlier`` (its ancestors) are restored."""
+    return cls.__new__(cls)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import operator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,10 +30,10 @@ from ..types.dim import (
 )
 from ..types.poly import Opaque
 from .store import Constraint, Progress, Reason, bind_choices, unify_oc
-from .terms import isvar, prefix_of, term_vars, walk
+from .terms import isvar, term_vars, walk
+from .wording import broadcast_text, readable
 
-__all__ = ["COMPARE", "Broadcast", "Compare", "Equation", "Expr", "broadcast_text",
-           "size_value"]
+__all__ = ["COMPARE", "Broadcast", "Compare", "Equation", "Expr", "size_value"]
 
 #: The where-clause comparisons of the DSL, as Python operators.
 COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
@@ -231,16 +232,30 @@ def _candidates(diff: Dim, v: Any) -> range | None:
     floor division: ``a0//2 == 3`` holds for 6 and 7), or None."""
     for _ in range(8):  # min/max/floor division nest a few levels at most
         inner = _unwrap(diff, v)
-        if isinstance(inner, range):
-            return inner if len(inner) <= MAX_CANDIDATES else None
+        if isinstance(inner, range):  # not len(): a range past 2**63 has none
+            return inner if inner.stop - inner.start <= MAX_CANDIDATES else None
         if not isinstance(inner, Dim):
             return None
         diff = inner
     return None
 
 
-def _definitions(pending: tuple, s: dict) -> dict[Any, DimLike]:
-    """Unknowns that pending equations define as ``v == expression`` (for comparisons)."""
+def _definitions(pending: Iterable, s: dict) -> dict[Any, DimLike]:
+    """Unknowns that pending equations define as ``v == expression`` (for comparisons);
+    computed once per pass of propagation and substitution (``pending.memo``), so that n
+    where-clauses cost linear time, not quadratic."""
+    memo = getattr(pending, "memo", None)
+    if memo is not None:
+        seen = memo.get("definitions")
+        if seen is not None and seen[0] is s:
+            return seen[1]
+        found = _find_definitions(pending, s)
+        memo["definitions"] = (s, found)
+        return found
+    return _find_definitions(pending, s)
+
+
+def _find_definitions(pending: Iterable, s: dict) -> dict[Any, DimLike]:
     out: dict[Any, DimLike] = {}
     for c in pending:
         if isinstance(c, Equation) and c.left.env is None:
@@ -332,18 +347,18 @@ class Equation(Constraint):
             left, right = self.left.value(s), self.right.value(s)
         except ZeroDivisionError:
             return f"{self.where}: {self.text} divides by zero"
-        shown = _readable(right)
+        shown = readable(right)
         if self.where == "where-clause":
-            return Reason(f"where-clause {self.text} fails: {_readable(left)} == {shown} "
+            return Reason(f"where-clause {self.text} fails: {readable(left)} == {shown} "
                           "is false", "clause", clause=self.text,
                           values=_values(s, self.left, self.right))
         for side in (left, right):
             if isinstance(side, int) and side < 0:
                 return f"{self.where}: {self.text} = {side} is negative"
         if self.left.env is None:
-            return f"{self.where}: size {_readable(left)} does not equal {self.text}" + (
+            return f"{self.where}: size {readable(left)} does not equal {self.text}" + (
                 f" = {shown}" if isinstance(right, int) else "")
-        return f"{self.where}: {self.text} fails ({_readable(left)} != {shown})"
+        return f"{self.where}: {self.text} fails ({readable(left)} != {shown})"
 
 
 @dataclass(frozen=True, eq=False)
@@ -372,8 +387,8 @@ class Compare(Constraint):
 
     def explain(self, s: dict) -> str:
         left, right = self.left.value(s), self.right.value(s)
-        return Reason(f"where-clause {self.text} fails: {_readable(left)} {self.op} "
-                      f"{_readable(right)} is false", "clause", clause=self.text,
+        return Reason(f"where-clause {self.text} fails: {readable(left)} {self.op} "
+                      f"{readable(right)} is false", "clause", clause=self.text,
                       values=_values(s, self.left, self.right))
 
 
@@ -451,36 +466,9 @@ class Broadcast(Constraint):
             said = "could not be broadcast: " + broadcast_text(axes, inputs=False)
         else:
             text = said = f"{self.where}: cannot broadcast sizes " + \
-                ", ".join(_readable(v) for v in values)
+                ", ".join(readable(v) for v in values)
         known = {v for v in values if isinstance(v, int) and v != 1}
         if out is not None and len(known) < 2:
-            text += f", and the output needs {_readable(out)}"
-            said += f", and the output needs {_readable(out)}"
+            text += f", and the output needs {readable(out)}"
+            said += f", and the output needs {readable(out)}"
         return Reason(text, "broadcast", axes=axes, out=out, said=said)
-
-
-def broadcast_text(axes: tuple, inputs: bool = True) -> str:
-    """``axis 0 is 2 and 5`` (the same axis of every operand), else ``axis 1 of input 0
-    is 4 and axis 2 of input 1 is 6`` (``inputs`` False: without ``of input i``, for a
-    message that names the operands in order): ``axes`` holds ``(input, axis, size)``."""
-    if len({axis for _, axis, _ in axes}) == 1 and axes[0][1] is not None:
-        return f"axis {axes[0][1]} is " + " and ".join(_readable(v) for *_, v in axes)
-    return " and ".join(f"{'an axis' if axis is None else f'axis {axis}'}"
-                        f"{f' of input {i}' if inputs else ''} is {_readable(v)}"
-                        for i, axis, v in axes)
-
-
-def _readable(value: DimLike) -> str:
-    """A value for messages: an unknown reads as the name its variable was made for
-    (a signature's dim, a type's Dim) or ``?``; messages only, never identity."""
-    if isinstance(value, int):
-        return str(value)
-    names = {}
-    for u in free_symbols(value):
-        if not isinstance(u, str):
-            hint = prefix_of(u)
-            names[u] = Dim(hint) if hint.isidentifier() else Dim("unknown")
-    if len(names) == 1 and value == unknown(next(iter(names))) and \
-            names[next(iter(names))] == Dim("unknown"):
-        return "?"
-    return str(substitute(value, names))

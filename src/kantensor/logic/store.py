@@ -34,12 +34,35 @@ Progress = tuple | None
 Choice = Callable[[dict], "dict | None"]
 
 
+class Others:
+    """The constraints other than the one being checked, during one pass of
+    :func:`propagate`: those after it and those kept so far, viewed without copying (so a
+    pass over n constraints is linear, not quadratic). ``memo`` is shared by the whole
+    pass: a check may keep there what it derived from the others (see
+    :func:`kantensor.logic.dims.definitions`), keyed by the substitution it read."""
+
+    __slots__ = ("pending", "start", "kept", "memo")
+
+    def __init__(self, pending: tuple, start: int, kept: list, memo: dict):
+        self.pending, self.start, self.kept, self.memo = pending, start, kept, memo
+
+    def __iter__(self) -> Iterator[Constraint]:
+        pending = self.pending
+        for i in range(self.start, len(pending)):
+            yield pending[i]
+        yield from self.kept
+
+    def __len__(self) -> int:
+        return len(self.pending) - self.start + len(self.kept)
+
+
 class Constraint:
     """A propagator over a substitution ``s`` (a plain dict).
 
     ``check(s, pending)`` returns None when the constraint cannot hold, else
     ``(s, done)`` or ``(s, done, new_constraints)``; ``pending`` holds the other
-    constraints still waiting (some checks read definitions from them).
+    constraints still waiting, an iterable (a tuple, or :class:`Others`; some checks
+    read definitions from them).
     ``choices(s, rigid)`` lists ways to make progress by guessing (for :func:`labelo`);
     ``rigid`` holds the variables of named Dims, which stay symbolic. A choice wrapped
     in :class:`Beyond` lies past a query's rank bound: it is reported, not taken.
@@ -238,8 +261,9 @@ def propagate(S: ConstrainedState, changed: bool = False) -> bool:
         while True:
             progress = False
             kept: list[Constraint] = []
+            memo: dict = {}
             for i, c in enumerate(pending):
-                out = c.check(s, pending[i + 1:] + tuple(kept))
+                out = c.check(s, Others(pending, i + 1, kept, memo))
                 if out is None:
                     fail_because(lambda c=c, s=s: c.explain(s))
                     return False

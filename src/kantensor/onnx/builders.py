@@ -14,7 +14,7 @@ from typing import Any
 
 from ..ops.params import ParamError, normalize_axes, normalize_axis
 from ..ops.sizes import SizeNames
-from ..ops.templates import names, operand, product, reads_ranks, where
+from ..ops.templates import builder, names, operand, product, reads_ranks, where
 from ..types.dim import Dim
 from .dtypes import dtype_of
 
@@ -113,6 +113,7 @@ def arg_reduce(types: tuple, axis: int, keepdims: int, **_: Any) -> dict[str, An
     return {"x": operand(dims), "y": operand(out), "params": {"axis": ax}}
 
 
+@builder
 def reshape(types: tuple, shape_value: Any, allowzero: int, **_: Any) -> dict[str, Any]:
     """Reshape: 0 copies the input's size (unless ``allowzero``), -1 is the input's size
     over the others; a Dim entry is its size input, an unknown one a fresh size."""
@@ -221,6 +222,7 @@ def concat(types: tuple, axis: int, **_: Any) -> dict[str, Any]:
     return {"inputs": ",".join(operands), "y": operand(out), "params": {"axis": ax}}
 
 
+@builder
 def unsqueeze(types: tuple, axes_value: Any, **_: Any) -> dict[str, Any]:
     x = types[0]
     n = x.ndim + len(axes_value or ())
@@ -231,6 +233,7 @@ def unsqueeze(types: tuple, axes_value: Any, **_: Any) -> dict[str, Any]:
             "params": {"axes_value": axes}}
 
 
+@builder
 def squeeze(types: tuple, axes_value: Any = None, given: tuple = (0,), **_: Any
             ) -> dict[str, Any]:
     """Squeeze: the given axes must be 1; without axes, those known to be 1."""

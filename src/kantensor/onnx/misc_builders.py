@@ -8,7 +8,7 @@ from typing import Any
 
 from ..ops.params import ParamError, normalize_axes, normalize_axis
 from ..ops.sizes import SizeNames
-from ..ops.templates import names, operand, reads_ranks, where
+from ..ops.templates import builder, names, operand, reads_ranks, where
 from .dtypes import dtype_of
 
 
@@ -18,6 +18,7 @@ def _rest(types: tuple, skip: int, sizes: SizeNames | None = None) -> str:
                                                          else "")
 
 
+@builder
 def window(types: tuple, size_value: Any, output_datatype: int = 1, **_: Any
            ) -> dict[str, Any]:
     """HannWindow and the like: as many values as the size input's value."""
@@ -46,6 +47,7 @@ def dequantize(types: tuple, output_dtype: int = 0, **_: Any) -> dict[str, Any]:
             "dt": dtype_of(output_dtype, "DequantizeLinear") if output_dtype else "S"}
 
 
+@builder
 def dft(types: tuple, given: tuple, dft_length_value: Any = None, axis_value: Any = None,
         onesided: int = 0, inverse: int = 0, **_: Any) -> dict[str, Any]:
     """DFT (opset 20): the signal axis becomes ``dft_length`` (half plus one if
@@ -83,6 +85,7 @@ def dft(types: tuple, given: tuple, dft_length_value: Any = None, axis_value: An
             "fits": where(clauses + [f"{dims[-1]} <= 2"]), "params": {"axis": ax}}
 
 
+@builder
 def center_crop_pad(types: tuple, shape_value: Any, axes: tuple | None = None,
                     **_: Any) -> dict[str, Any]:
     x = types[0]
@@ -104,6 +107,7 @@ def center_crop_pad(types: tuple, shape_value: Any, axes: tuple | None = None,
             "fits": where(clauses), "params": {"axes": picked}}
 
 
+@builder
 def col2im(types: tuple, image_shape_value: Any, block_shape_value: Any, **_: Any
            ) -> dict[str, Any]:
     """Col2Im: (N, C * prod(block), L) -> (N, C, image...)."""

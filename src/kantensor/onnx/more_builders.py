@@ -7,7 +7,7 @@ from typing import Any
 
 from ..ops.params import ParamError
 from ..ops.sizes import SizeNames
-from ..ops.templates import names, operand, reads_ranks, where
+from ..ops.templates import builder, names, operand, reads_ranks, where
 from .dtypes import dtype_of
 from .nn_builders import pool
 
@@ -16,6 +16,7 @@ def _any(n: int, start: int = 0) -> str:
     return "".join(f",(*z{i})" for i in range(start, start + n))
 
 
+@builder
 def conv_integer(types: tuple, **params: Any) -> dict[str, Any]:
     """ConvInteger: Conv's sizes; the zero points as they come; int32 out."""
     made = pool(types[:2], **params)
@@ -25,6 +26,7 @@ def conv_integer(types: tuple, **params: Any) -> dict[str, Any]:
             "fits": made["fits"], "params": made["params"]}
 
 
+@builder
 def qlinear_conv(types: tuple, **params: Any) -> dict[str, Any]:
     """QLinearConv: x, its scale and zero point, w, its scale and zero point, y's scale
     and zero point (whose dtype the output has), and a bias."""
@@ -35,6 +37,7 @@ def qlinear_conv(types: tuple, **params: Any) -> dict[str, Any]:
             "fits": made["fits"], "params": made["params"]}
 
 
+@builder
 def affine_grid(types: tuple, size_value: Any, **_: Any) -> dict[str, Any]:
     """AffineGrid: (N, H, W, 2) or (N, D, H, W, 3) from the size (N, C, spatial...)."""
     if size_value is None:
@@ -64,6 +67,7 @@ def deform_conv(types: tuple, **_: Any) -> dict[str, Any]:
             "rest": _any(len(types) - 3), "y": operand(["n", "m", *out])}
 
 
+@builder
 def max_unpool(types: tuple, given: tuple, kernel_shape: tuple, output_shape_value: Any = None,
                strides: tuple | None = None, pads: tuple | None = None, **_: Any
                ) -> dict[str, Any]:
@@ -91,6 +95,7 @@ def max_unpool(types: tuple, given: tuple, kernel_shape: tuple, output_shape_val
             "params": {"strides": tuple(strides), "pads": tuple(pads)}}
 
 
+@builder
 def stft(types: tuple, given: tuple, frame_step_value: Any = None,
          frame_length_value: Any = None, onesided: int = 1, **_: Any) -> dict[str, Any]:
     """STFT: (batch, frames, bins, 2), frames = (length - frame_length)//step + 1."""
@@ -116,6 +121,7 @@ def stft(types: tuple, given: tuple, frame_step_value: Any = None,
             "fits": f" where l >= {fl}"}
 
 
+@builder
 def mel_weight_matrix(types: tuple, num_mel_bins_value: Any = None,
                       dft_length_value: Any = None, output_datatype: int = 1, **_: Any
                       ) -> dict[str, Any]:

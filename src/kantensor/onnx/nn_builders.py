@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..ops.params import ParamError, normalize_axis
-from ..ops.templates import names, operand, reads_ranks, where
+from ..ops.templates import builder, names, operand, reads_ranks, where
 from .dtypes import dtype_of
 
 
@@ -53,6 +53,7 @@ def _window(n: str, k: int | str, s: int, d: int, pb: int, pe: int, auto_pad: st
     return f"({n}+{pb + pe}-{eff})//{s}+1"
 
 
+@builder
 def pool(types: tuple, kernel_shape: tuple | None = None, strides: tuple | None = None,
          pads: tuple | None = None, dilations: tuple | None = None,
          auto_pad: str = "NOTSET", ceil_mode: int = 0, outputs: int = 1, **_: Any

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..ops.params import ParamError, normalize_axis
 from ..ops.sizes import SizeNames
-from ..ops.templates import names, operand, where
+from ..ops.templates import builder, names, operand, where
 
 
 def _scaled(dim: Any, text: str, scale: float) -> str | None:
@@ -26,6 +26,7 @@ def _scaled(dim: Any, text: str, scale: float) -> str | None:
     return None
 
 
+@builder
 def build(types: tuple, given: tuple, scales_value: Any = None, sizes_value: Any = None,
           axes: tuple | None = None, keep_aspect_ratio_policy: str = "stretch",
           **_: Any) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from ..ops.families.indexing import slice_length
 from ..ops.families.linalg import build_einsum
 from ..ops.params import ParamError, normalize_axis
 from ..ops.sizes import SizeNames
-from ..ops.templates import names, operand, product, reads_ranks, where
+from ..ops.templates import builder, names, operand, product, reads_ranks, where
 from ..types.dim import Dim
 from .dtypes import dtype_of
 
@@ -67,6 +67,7 @@ def _value_text(sizes: SizeNames, v: Any) -> str | None:
     return None if v is None else sizes.text(v)
 
 
+@builder
 def slice_(types: tuple, starts_value: Any, ends_value: Any, axes_value: Any = None,
            steps_value: Any = None, given: tuple = (0, 1, 2), **_: Any) -> dict[str, Any]:
     """Slice: Python's slice along each listed axis (ONNX clamps the same way); a
@@ -110,6 +111,7 @@ def slice_(types: tuple, starts_value: Any, ends_value: Any, axes_value: Any = N
             + sizes.operands(after=True), "y": operand(out), "fits": where(clauses)}
 
 
+@builder
 def expand(types: tuple, shape_value: Any, **_: Any) -> dict[str, Any]:
     """Expand: NumPy's broadcast of the input with the shape; an axis is decided when
     one side is 1 or both are the same size, unknown otherwise."""
@@ -139,6 +141,7 @@ def expand(types: tuple, shape_value: Any, **_: Any) -> dict[str, Any]:
             "fits": where(clauses)}
 
 
+@builder
 def tile(types: tuple, repeats_value: Any, **_: Any) -> dict[str, Any]:
     x = types[0]
     dims = names("a", x.ndim)
@@ -155,6 +158,7 @@ def tile(types: tuple, repeats_value: Any, **_: Any) -> dict[str, Any]:
             "fits": where(clauses)}
 
 
+@builder
 def range_(types: tuple, start_value: Any, limit_value: Any, delta_value: Any,
            **_: Any) -> dict[str, Any]:
     """Range: max(ceil((limit - start) / delta), 0) elements, from the values when they
@@ -173,6 +177,7 @@ def range_(types: tuple, start_value: Any, limit_value: Any, delta_value: Any,
     return {"sizes": sizes.operands(after=True), "n": "u", "fits": " where u >= 0"}
 
 
+@builder
 def pad(types: tuple, pads_value: Any, axes_value: Any = None, given: tuple = (0, 1),
         **_: Any) -> dict[str, Any]:
     """Pad: each padded axis grows by its two pads (negative pads crop)."""
@@ -214,6 +219,7 @@ def along_axis(types: tuple, **_: Any) -> dict[str, Any]:
             "rest": "".join(f",(*r{i})" for i in range(len(types) - 1))}
 
 
+@builder
 def topk(types: tuple, axis: int, K_value: Any, **_: Any) -> dict[str, Any]:
     x = types[0]
     ax = normalize_axis(axis, x.ndim)
@@ -232,6 +238,7 @@ def topk(types: tuple, axis: int, K_value: Any, **_: Any) -> dict[str, Any]:
             "fits": where(clauses), "params": {"axis": ax}}
 
 
+@builder
 def one_hot(types: tuple, axis: int, depth_value: Any, **_: Any) -> dict[str, Any]:
     i = types[0]
     n = i.ndim + 1
@@ -281,6 +288,7 @@ def unique(types: tuple, axis: int | None = None, **_: Any) -> dict[str, Any]:
     return {"x": operand(dims), "y": operand(out), "n": dims[ax], "params": {"axis": ax}}
 
 
+@builder
 def einsum(types: tuple, equation: str, **_: Any) -> dict[str, Any]:
     made = build_einsum(types, subscripts=equation.replace(" ", ""))
     made.pop("params", None)
@@ -307,6 +315,7 @@ def space_to_depth(types: tuple, blocksize: int, **_: Any) -> dict[str, Any]:
             "fits": f" where h % {b} == 0, w % {b} == 0"}
 
 
+@builder
 def gather_nd(types: tuple, batch_dims: int = 0, **_: Any) -> dict[str, Any]:
     """GatherND: the indices' leading axes, then the data's axes after the batch axes
     and the ``q`` indexed ones (``q``, the indices' last size, must be known)."""

@@ -22,6 +22,7 @@ from .catalogue import load_all
 from .families.advanced import subscript_operator
 from .families.updates import update_operator
 from .sizes import register_axis_input
+from .templates import builder as builder  # the decorator registering a builder
 
 #: The built-in Ops by name, in catalogue order.
 CATALOGUE: dict[str, Any] = {}

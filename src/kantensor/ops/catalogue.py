@@ -33,9 +33,8 @@ position, so ``kantensor check FILE`` can point at them.
 
 from __future__ import annotations
 
-import importlib
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -48,10 +47,13 @@ from .callspec import CallSpec
 from .family import OpFamily
 from .op import COMPUTE_MODES, SignatureOp, placeholders
 from .params import ParamError
+from .trust import TrustError, read_text, resolve, resolve_builder
 
 REQUIRED = ("name", "signature", "impl")
 OPTIONAL = ("compute", "operator", "method", "variadic", "numpy", "doc", "call", "builder",
             "examples")
+#: The keys whose value is one string.
+TEXT_KEYS = (*REQUIRED, "compute", "operator", "doc", "call", "builder")
 
 
 class CatalogueError(ValueError):
@@ -138,8 +140,9 @@ def _flat(args: list) -> list:
 
 def _as_given(op: Any, example: dict) -> dict:
     """An example's parameters as a caller gives them: a TOML array is a list, except
-    for a parameter of kind ``axis_tuple``, which takes only a tuple (TOML has none)."""
-    spec = getattr(op, "spec", None)
+    for a parameter of kind ``axis_tuple``, which takes only a tuple (TOML has none).
+    ``op`` is the Op, or its CallSpec."""
+    spec = op if isinstance(op, CallSpec) else getattr(op, "spec", None)
     kinds = {p.name: p.kind for p in spec.params} if spec is not None else {}
     return {name: tuple(value) if kinds.get(name) == "axis_tuple" and
             isinstance(value, list) else value for name, value in example.items()}
@@ -176,27 +179,14 @@ def _run_example(op: Any, example: dict, where: str) -> None:
         raise CatalogueError(f"{where}: expected {', '.join(want)}, got {', '.join(got)}")
 
 
-def resolve(path: str) -> Any:
-    """Import ``package.module.attr`` (the longest importable module prefix)."""
-    parts = path.split(".")
-    if len(parts) > 16 or not all(p.isidentifier() for p in parts):
-        raise CatalogueError(f"cannot import {path[:80]!r}: expected a dotted path of at "
-                             "most 16 Python names")
-    for cut in range(len(parts) - 1, 0, -1):
-        try:
-            obj = importlib.import_module(".".join(parts[:cut]))
-        except ImportError:
-            continue
-        try:
-            for attr in parts[cut:]:
-                obj = getattr(obj, attr)
-        except AttributeError:
-            break
-        return obj
-    raise CatalogueError(f"cannot import {path!r}")
+# --------------------------------------------------------------------------- one entry
 
 
-def _entry(file: str, index: int, raw: dict, extra: tuple[str, ...] = ()) -> Entry:
+def _keys(raw: Any, file: str, index: int, extra: tuple[str, ...] = ()
+          ) -> tuple[str, dict[str, Any]]:
+    """Check the keys of an entry: a table, every required key, no unknown key, and the
+    text keys strings. Returns the entry's name for messages and the keys of ``extra``
+    (a layer above's own keys, taken out of ``raw`` unchecked)."""
     if not isinstance(raw, dict):
         raise CatalogueError(f"{file}: op #{index + 1}: expected a table, got "
                              f"{type(raw).__name__}")
@@ -205,30 +195,28 @@ def _entry(file: str, index: int, raw: dict, extra: tuple[str, ...] = ()) -> Ent
     if missing:
         raise CatalogueError(f"{where}: missing {', '.join(missing)}")
     own = {k: raw.pop(k) for k in extra if k in raw}
-    wrong = [k for k in (*REQUIRED, *OPTIONAL) if k in raw
-             and k not in ("examples", "variadic", "numpy", "method")
-             and not isinstance(raw[k], str)]
-    if wrong:
-        raise CatalogueError(f"{where}: {wrong[0]} must be a string, got "
-                             f"{type(raw[wrong[0]]).__name__}")
     unknown = sorted(set(raw) - set(REQUIRED) - set(OPTIONAL))
     if unknown:
         raise CatalogueError(f"{where}: unknown key{'s' * (len(unknown) > 1)} "
                              f"{', '.join(unknown)}; expected "
                              f"{', '.join(REQUIRED + OPTIONAL + tuple(extra))}")
-    for key in (*REQUIRED, "operator", "doc", "builder", "call", "compute"):
+    for key in TEXT_KEYS:
         if key in raw and not isinstance(raw[key], str):
-            raise CatalogueError(f"{where}: {key} must be a string, got {raw[key]!r}")
+            raise CatalogueError(f"{where}: {key} must be a string, got "
+                                 f"{type(raw[key]).__name__}")
+    return where, own
+
+
+def _call(raw: dict, where: str) -> CallSpec:
     try:
-        spec = CallSpec(raw.get("call") or _default_call(raw["signature"]), raw["name"])
+        return CallSpec(raw.get("call") or _default_call(raw["signature"]), raw["name"])
     except ParamError as exc:
         raise CatalogueError(f"{where}: {exc}") from None
-    builder = None
-    if "builder" in raw:
-        try:
-            builder = resolve(raw["builder"])
-        except CatalogueError as exc:
-            raise CatalogueError(f"{where}: builder: {exc}") from None
+
+
+def _signature(raw: dict, where: str, spec: CallSpec, builder: Any) -> Signature | str:
+    """The entry's Signature, or its text when it is a template (placeholders, a builder
+    or parameters)."""
     sig: Signature | str = raw["signature"]
     holes = placeholders(sig)
     if holes and "call" not in raw:
@@ -239,27 +227,37 @@ def _entry(file: str, index: int, raw: dict, extra: tuple[str, ...] = ()) -> Ent
         raise CatalogueError(f"{where}: signature placeholder{'s' * (len(unfilled) > 1)} "
                              f"{', '.join(unfilled)} name no parameter and there is no "
                              "builder to fill them")
-    if not (holes or builder or any(p.kind != "tensor" for p in spec.params)):
+    if holes or builder or any(p.kind != "tensor" for p in spec.params):
+        return sig
+    try:
+        return Signature.parse(sig)
+    except SignatureSyntaxError as exc:
+        raise CatalogueError(f"{where}: signature: {exc}") from None
+
+
+def _code(raw: dict, where: str, allow: Sequence[str]) -> tuple[Any, Any, str]:
+    """(impl, builder or None, compute): what the entry runs, each resolved within the
+    trusted packages and ``allow``."""
+    builder = None
+    if "builder" in raw:
         try:
-            sig = Signature.parse(sig)
-        except SignatureSyntaxError as exc:
-            raise CatalogueError(f"{where}: signature: {exc}") from None
-    examples = raw.get("examples", [])
-    if not isinstance(examples, list) or not all(isinstance(e, dict) for e in examples):
-        raise CatalogueError(f"{where}: examples must be a list of tables")
-    if isinstance(sig, str) and not examples:
-        raise CatalogueError(f"{where}: an Op with parameters or a template signature "
-                             "needs at least one example (it is how the template is checked)")
+            builder = resolve_builder(raw["builder"], allow)
+        except TrustError as exc:
+            raise CatalogueError(f"{where}: builder: {exc}") from None
     compute = raw.get("compute", "none")
     if compute not in COMPUTE_MODES:
         raise CatalogueError(f"{where}: compute must be one of {', '.join(COMPUTE_MODES)}, "
                              f"got {compute!r}")
     try:
-        impl = resolve(raw["impl"])
-    except CatalogueError as exc:
+        impl = resolve(raw["impl"], allow)
+    except TrustError as exc:
         raise CatalogueError(f"{where}: impl: {exc}") from None
     if not callable(impl):
         raise CatalogueError(f"{where}: impl {raw['impl']!r} is not callable")
+    return impl, builder, compute
+
+
+def _methods(raw: dict, where: str) -> tuple[tuple[str, ...], bool]:
     methods = raw.get("method", [])
     methods = [methods] if isinstance(methods, str) else methods
     if not isinstance(methods, list) or not all(isinstance(m, str) for m in methods):
@@ -269,8 +267,63 @@ def _entry(file: str, index: int, raw: dict, extra: tuple[str, ...] = ()) -> Ent
     if not isinstance(variadic, bool) or (variadic and not methods):
         raise CatalogueError(f"{where}: variadic must be true or false, and only a method "
                              f"can be variadic, got {variadic!r}")
+    return tuple(methods), variadic
+
+
+def _argument_types(value: Any) -> bool:
+    """An argument of ``in``: a type text, or a list of them (a sequence argument)."""
+    return isinstance(value, str) or isinstance(value, list) and all(
+        isinstance(v, str) for v in value)
+
+
+def _examples(raw: dict, where: str, spec: CallSpec, template: bool) -> tuple[dict, ...]:
+    """The examples, checked as data before anything is called: ``in`` type texts,
+    ``out`` or ``error`` text, and every other key a parameter of the call whose value
+    its kind accepts (or refuses with the example's expected error)."""
+    examples = raw.get("examples", [])
+    if not isinstance(examples, list) or not all(isinstance(e, dict) for e in examples):
+        raise CatalogueError(f"{where}: examples must be a list of tables")
+    if template and not examples:
+        raise CatalogueError(f"{where}: an Op with parameters or a template signature "
+                             "needs at least one example (it is how the template is checked)")
+    params = {p.name: p for p in spec.params if not p.is_tensor}
+    for number, example in enumerate(examples, 1):
+        at = f"{where}: example {number}"
+        inputs = example.get("in")
+        if not isinstance(inputs, list) or not all(map(_argument_types, inputs)) or \
+                ("out" in example) == ("error" in example):
+            raise CatalogueError(f"{at}: an example needs 'in' (a list of types) and "
+                                 "either 'out' or 'error'")
+        out = example.get("out", example.get("error"))
+        if not (isinstance(out, str) or "out" in example and isinstance(out, list)
+                and all(isinstance(o, str) for o in out)):
+            raise CatalogueError(f"{at}: 'out' must be a type or a list of types, "
+                                 "'error' a string")
+        for name, value in _as_given(spec, example).items():
+            if name in ("in", "out", "error"):
+                continue
+            if name not in params:
+                raise CatalogueError(f"{at}: {name!r} is no parameter of the call "
+                                     f"({spec.text})")
+            try:
+                params[name].normalise(value, raw["name"])
+            except ParamError as exc:  # refused before any call: right if it is expected
+                if not isinstance(out, str) or "error" not in example or out not in str(exc):
+                    raise CatalogueError(f"{at}: {exc}") from None
+    return tuple(examples)
+
+
+def _entry(file: str, index: int, raw: Any, allow: Sequence[str] = (),
+           extra: tuple[str, ...] = ()) -> Entry:
+    raw = dict(raw) if isinstance(raw, dict) else raw  # the extras are taken out of a copy
+    where, own = _keys(raw, file, index, extra)
+    spec = _call(raw, where)
+    impl, builder, compute = _code(raw, where, allow)
+    sig = _signature(raw, where, spec, builder)
+    examples = _examples(raw, where, spec, isinstance(sig, str))
+    methods, variadic = _methods(raw, where)
     return Entry(file, index, raw["name"], sig, impl, compute, raw.get("operator"),
-                 tuple(methods), variadic, raw.get("doc", ""), spec, builder, tuple(examples),
+                 methods, variadic, raw.get("doc", ""), spec, builder, examples,
                  _numpy_functions(where, raw.get("numpy", [])), tuple(own.items()))
 
 
@@ -287,7 +340,7 @@ def _numpy_functions(where: str, value: Any) -> tuple[Any, ...]:
             raise CatalogueError(f"{where}: numpy: {path!r} is not a name in numpy")
         try:
             fn = resolve(path)
-        except CatalogueError as exc:
+        except TrustError as exc:
             raise CatalogueError(f"{where}: numpy: {exc}") from None
         if not callable(fn):
             raise CatalogueError(f"{where}: numpy: {path!r} is not callable")
@@ -304,16 +357,24 @@ def _default_call(signature: str) -> str:
     return "x" if n == 1 else ", ".join(f"x{i}" for i in range(1, n + 1))
 
 
-def load_file(path: str | Path, text: str | None = None, extra: tuple[str, ...] = ()
-              ) -> list[Entry]:
+def load_file(path: str | Path, text: str | None = None, allow: Sequence[str] = (),
+              extra: tuple[str, ...] = ()) -> list[Entry]:
     """Parse and validate one catalogue file; CatalogueError listing every problem, one
     line each (file, entry and, for a signature, the position). ``extra`` names keys a
-    layer above gives its entries (kept, unchecked, in ``Entry.extra``)."""
+    layer above gives its entries (kept, unchecked, in ``Entry.extra``).
+
+    The file may import only ``numpy.*``, ``kantensor.*`` and the packages named in
+    ``allow`` (never from the current directory), and its builders must be registered
+    ones (:func:`kantensor.ops.templates.builder`)."""
+    if isinstance(allow, str):
+        allow = (allow,)
     name = str(path)
     try:
-        data = tomllib.loads(text if text is not None else Path(path).read_text())
+        data = tomllib.loads(text if text is not None else read_text(path))
     except tomllib.TOMLDecodeError as exc:
         raise CatalogueError(f"{name}: {exc}") from None
+    except TrustError as exc:  # not a regular file, too large, not UTF-8
+        raise CatalogueError(str(exc)) from None
     except RecursionError:  # tomllib reads nested arrays and tables recursively
         raise CatalogueError(f"{name}: arrays or tables nested too deeply") from None
     ops = data.get("op")
@@ -322,8 +383,7 @@ def load_file(path: str | Path, text: str | None = None, extra: tuple[str, ...] 
     entries, errors = [], []
     for i, raw in enumerate(ops):  # every entry is checked: all the errors are reported
         try:
-            entries.append(_entry(name, i, dict(raw) if isinstance(raw, dict) else raw,
-                                  extra))
+            entries.append(_entry(name, i, raw, allow, extra))
         except CatalogueError as exc:
             errors.append(str(exc))
     seen: dict[str, int] = {}

@@ -18,7 +18,7 @@ from ..signature.signature import Signature
 from ..signature.solve import infer
 from ..syntax.errors import TypeInferenceError
 from ..types.basic_ops import cast_array
-from ..types.dtypes import get_default_dtype, priority, promoted
+from ..types.dtypes import get_default_dtype, pin_default, priority, promoted, unpin_default
 from ..types.type import TensorType
 from ..types.variable import TensorVariable, as_tensor_variable
 from .callspec import call_signature
@@ -90,13 +90,18 @@ class SignatureOp(Op):
     def make_node(self, *inputs: Any) -> Apply:
         variables = []
         key = []
+        dtype = get_default_dtype()  # read once per build (other threads may change it)
         for x in inputs:  # a loop, not comprehensions: this is the hot path of a build
             if not isinstance(x, Variable):
-                x = as_tensor_variable(x)
+                token = pin_default(dtype)
+                try:
+                    x = as_tensor_variable(x)
+                finally:
+                    unpin_default(token)
             variables.append(x)
             key.append(x.type)  # interned: hashed and compared by identity
             key.append(x.wrapped and wrapped_key(x))
-        key.append(get_default_dtype())
+        key.append(dtype)
         key = tuple(key)
         hit = self._memo.get(key)
         if hit is None:
@@ -113,8 +118,12 @@ class SignatureOp(Op):
         :func:`~kantensor.ops.pyints.wrapped_key` (whether a Python int fits a dtype
         depends on its value), then the default dtype. A hit is one dict lookup."""
         types = tuple([x.type for x in inputs])
-        signature, op = self.signature_for(types)
-        outs = infer(signature, types, tuple(x.wrapped for x in inputs), name=op)
+        token = pin_default(key[-1])  # the default this build read, for every step of it
+        try:
+            signature, op = self.signature_for(types)
+            outs = infer(signature, types, tuple(x.wrapped for x in inputs), name=op)
+        finally:
+            unpin_default(token)
         if self.compute == "output" and outs:
             check_python_ints(op, inputs, outs[0].dtype)
         hit = (outs, op, types)

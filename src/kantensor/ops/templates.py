@@ -4,6 +4,10 @@ A builder gets the input TensorTypes and the Op's parameters and returns the
 text for the placeholders of its template signature. Builders name each axis
 of an input explicitly (``a0, a1, ...``) because parameters such as ``axis``
 refer to positions that only mean something once the rank is known.
+
+A catalogue entry names its builder by dotted path, and the path is looked up in
+:data:`BUILDERS` only: a function is a builder because :func:`builder` registered it,
+never because a catalogue file names it (see :mod:`kantensor.ops.catalogue`).
 """
 
 from __future__ import annotations
@@ -86,9 +90,21 @@ class RankType:
         return f"RankType({self.dtype}, ndim={self.ndim})"
 
 
-def reads_ranks(builder: Callable[..., Any]) -> Callable[..., Any]:
-    """Mark a builder whose text depends on the inputs' ranks and dtypes only (and the
-    parameters): its Ops render once per ranks and dtypes instead of once per input
-    type. It is then called with :class:`RankType` inputs."""
-    builder.reads_ranks = True
-    return builder
+#: The registered builders by dotted path (``module.qualname``): the only functions a
+#: catalogue entry's ``builder`` may name.
+BUILDERS: dict[str, Callable[..., Any]] = {}
+
+
+def builder(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Register ``fn`` as a builder a catalogue entry may name, under its dotted path
+    ``fn.__module__ + "." + fn.__qualname__``."""
+    BUILDERS[f"{fn.__module__}.{fn.__qualname__}"] = fn
+    return fn
+
+
+def reads_ranks(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Register a builder (as :func:`builder` does) whose text depends on the inputs'
+    ranks and dtypes only (and the parameters): its Ops render once per ranks and dtypes
+    instead of once per input type. It is then called with :class:`RankType` inputs."""
+    fn.reads_ranks = True
+    return builder(fn)

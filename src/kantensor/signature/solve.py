@@ -10,7 +10,7 @@ accepts the inputs (:class:`FirstMatch`), so a backward query answers exactly wh
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Protocol, runtime_checkable
@@ -38,6 +38,7 @@ from ..syntax.errors import TypeInferenceError
 from ..types.dim import Dim, free_symbols
 from ..types.dtypes import DTYPES, Priority, get_default_dtype, priority
 from ..types.type import TensorType
+from .arity import arities, check_arity
 from .compile import (
     DEFAULT_MAX_RANK,
     GUARD,
@@ -387,9 +388,16 @@ def forward_types(outs: list, S: ConstrainedState) -> tuple[TensorType, ...]:
         dtype = walk(t.dtype, s)
         if isvar(dtype):
             raise _Undetermined
-        result.append(TensorType(dtype, [x if type(x) is int else values.get(x)
-                                         for x in shape]))
+        try:
+            result.append(TensorType(dtype, [x if type(x) is int else values.get(x)
+                                             for x in shape]))
+        except ValueError as exc:  # a size past the limits (types.limits): no such type
+            raise _OutOfRange(f"output {len(result)}: {exc}") from None
     return tuple(result)
+
+
+class _OutOfRange(Exception):
+    """An output size beyond what a type may state (2**63 - 1, or too many terms)."""
 
 
 def _input_terms(S: ConstrainedState, types: tuple, wrapped: tuple) -> list:
@@ -412,6 +420,8 @@ def _infer_cached(sig: Overloads, types: tuple, wrapped: tuple, default_dtype: s
             return forward_types(outs, S1)
         except _Undetermined:
             return "the output dtype is not determined by the inputs"
+        except _OutOfRange as exc:
+            return str(exc)
     return failures(sig, types, wrapped)
 
 
@@ -440,35 +450,6 @@ def infer(sig: Overloads, input_types: Sequence[TensorType], wrapped: Sequence[b
 
 
 @lru_cache(maxsize=1024)
-def arities(sig: Overloads) -> frozenset[tuple[int, int]]:
-    """The ``(inputs, outputs)`` counts of the alternatives of ``sig``."""
-    return frozenset((len(a.inputs), len(a.outputs)) for a in sig.alternatives)
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{word}{'s' * (n != 1)}"
-
-
-def check_arity(label: str, counts: Iterable[tuple[int, int]], n_in: int,
-                n_out: int | None = None, signature: Any = None) -> None:
-    """The one check of how many inputs (and outputs, when given) a call has, for
-    ``infer``, ``query`` and the commands: TypeInferenceError (a TypeError) naming what
-    ``label`` takes, else nothing. ``counts`` holds the ``(inputs, outputs)`` pairs that
-    are allowed."""
-    counts = frozenset(counts)
-    ins = sorted({i for i, _ in counts})
-    if n_in not in ins:
-        raise TypeInferenceError(f"{label}: takes {' or '.join(map(str, ins))} "
-                                 f"{_plural(ins[-1], 'input')}, got {n_in}",
-                                 signature=signature)
-    outs = sorted({o for i, o in counts if i == n_in})
-    if n_out is not None and n_out not in outs:
-        raise TypeInferenceError(f"{label}: gives {' or '.join(map(str, outs))} "
-                                 f"{_plural(outs[-1], 'output')} for {n_in} "
-                                 f"{_plural(n_in, 'input')}, got {n_out}",
-                                 signature=signature)
-
-
 def explain(sig: Overloads, types: Sequence[TensorType], wrapped: Sequence[bool]) -> str:
     """Why no alternative of ``sig`` accepts ``types``, in words."""
     found = failures(sig, types, wrapped)

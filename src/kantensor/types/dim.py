@@ -10,9 +10,9 @@ term ``a//b``, ``a % b``, ``min(...)`` or ``max(...)`` whose arguments are thems
 canonical. Algebraically identical polynomials therefore compare equal (``n + n == 2*n``),
 and a constant result is always a plain ``int``, never a ``Dim`` (``(n + 1) - n`` is ``1``).
 
-A symbol is named and interned (``Dim("n") is Dim("n")``). An unknown (:func:`unknown`) is
-identified by an object, never by a name: the solver uses its logic variables, so an
-unknown can never be confused with a user's symbol, whatever the user calls it.
+A symbol is named and interned, weakly (``Dim("n") is Dim("n")`` while it is held). An
+unknown (:func:`unknown`) is identified by an object, never by a name: the solver uses its
+logic variables, so an unknown can never be confused with a user's symbol.
 
 Only certain simplifications are made (symbols are integers of unknown sign):
 
@@ -34,14 +34,16 @@ import enum
 import keyword
 import math
 import operator
-import threading
+from collections import Counter
 from collections.abc import Hashable
 from typing import Any, Final, Literal, TypeAlias
 
 from ..graph.display import block, esc, symbolic
 from ..syntax.vocabulary import MAX, MIN
+from .interning import WeakInterner
 from .poly import Atom, Monomial, Opaque, Terms, canonical, lone_atom, render
 from .poly import add as _poly_add
+from .poly import check_power as _check_power
 from .poly import divide as _poly_divide
 from .poly import mul as _poly_mul
 from .poly import split as _poly_split
@@ -53,6 +55,7 @@ __all__ = [
 
 DimLike: TypeAlias = "int | Dim"
 
+MAX_NAME_LENGTH: Final = 256  # the longest name of a symbolic size
 
 class _NoSolution(enum.Enum):
     NO_SOLUTION = "NO_SOLUTION"
@@ -87,7 +90,7 @@ class Dim:
     equals an int); ``<``, ``<=``, ``>``, ``>=`` raise ``TypeError`` (undecidable).
     """
 
-    __slots__ = ("_terms", "_hash", "_text", "_free")
+    __slots__ = ("_terms", "_hash", "_text", "_free", "__weakref__")
     _terms: Terms
 
     def __new__(cls, name: str) -> Dim:
@@ -95,12 +98,11 @@ class Dim:
         if sym is None:
             if not isinstance(name, str):
                 raise TypeError(f"Dim name must be a str, got {type(name).__name__}")
+            if len(name) > MAX_NAME_LENGTH:
+                raise ValueError(f"Dim name too long: {len(name)} > {MAX_NAME_LENGTH} characters")
             if not name.isidentifier() or keyword.iskeyword(name):
                 raise ValueError(f"Dim name must be a Python identifier, got {name!r}")
-            with _SYMBOLS_LOCK:  # two threads creating one name get one object
-                sym = _SYMBOLS.get(name)
-                if sym is None:
-                    sym = _SYMBOLS[name] = _new(((((name, 1),), 1),))
+            sym = _SYMBOLS.intern(name, lambda: _new(((((name, 1),), 1),)))
         return sym
 
     @property
@@ -172,7 +174,7 @@ class Dim:
     def __pow__(self, exponent: object) -> Any:
         if type(exponent) is not int or exponent < 0:  # d ** 0.5, d ** -1: numbers
             return _number("pow", self, exponent)
-        return _pow(self, exponent)
+        return _pow(self, _check_power(self._terms, exponent))  # bounded before expanding
 
     __rpow__ = _operator("pow", None)[1]
 
@@ -201,8 +203,7 @@ def _number(op: str, a: object, b: object) -> Any:
     return NotImplemented if hook is None else hook(op, a, b)
 
 
-_SYMBOLS: dict[str, Dim] = {}
-_SYMBOLS_LOCK = threading.Lock()
+_SYMBOLS = WeakInterner()  # a Dim nobody holds is freed (made anew when asked for again)
 _set_terms = Dim.__dict__["_terms"].__set__
 _set_hash = Dim.__dict__["_hash"].__set__
 _set_text = Dim.__dict__["_text"].__set__
@@ -443,17 +444,15 @@ _APPLY = {"//": _floordiv, "%": _mod,
 def _subst(x: DimLike, values: dict[Hashable, DimLike]) -> DimLike:
     if isinstance(x, int) or values.keys().isdisjoint(free_symbols(x)):
         return x
-    total: DimLike = 0
+    total: Counter = Counter()  # summed in one dict, made canonical once: linear
     for mono, c in x._terms:
         term: DimLike = c
         for atom, p in mono:
-            if not isinstance(atom, Opaque):
-                value = values[atom] if atom in values else _symbol(atom)
-            else:
-                value = _APPLY[atom.op](*(_subst(arg, values) for arg in atom.args))
-            term = _mul(term, _pow(value, p))
-        total = _add(total, term)
-    return total
+            term = _mul(term, _pow(_APPLY[atom.op](*(_subst(arg, values) for arg in atom.args))
+                                   if isinstance(atom, Opaque) else values[atom]
+                                   if atom in values else _symbol(atom), p))
+        total.update({(): term} if isinstance(term, int) else dict(term._terms))
+    return _make(total)
 
 
 def substitute(x: DimLike, mapping: dict[Hashable, DimLike]) -> DimLike:

@@ -228,6 +228,17 @@ def default_dtype(dtype: Any) -> Iterator[str]:
         _context_default.reset(token)
 
 
+def pin_default(dtype: str) -> Any:
+    """Make ``dtype`` (a valid default, read once by the caller) the default in this thread
+    until :func:`unpin_default`: one build reads the default once, whatever other threads
+    do meanwhile. Returns the token to give back."""
+    return _context_default.set(dtype)
+
+
+def unpin_default(token: Any) -> None:
+    _context_default.reset(token)
+
+
 def default_complex_dtype() -> str:
     """The dtype Python complex numbers take: complex128 if the default is float64."""
     return COMPLEX_OF[get_default_dtype()]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Final
 
 from .dim import Dim
+from .poly import MAX_TERMS
 
 __all__ = [
     "MAX_ARGS", "MAX_NDIM", "MAX_NESTING", "MAX_SIZE", "MAX_TERMS",
@@ -24,8 +25,6 @@ MAX_NDIM: Final = 64
 """Most axes a type text may give (NumPy's own maximum)."""
 MAX_NESTING: Final = 32
 """Deepest nesting of ``( )``, ``min( )``/``max( )`` and ``**`` in one size expression."""
-MAX_TERMS: Final = 1_000
-"""Most terms of the polynomial a size expression expands to."""
 MAX_ARGS: Final = 64
 """Most arguments of one ``min( )``/``max( )``."""
 

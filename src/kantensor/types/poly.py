@@ -13,12 +13,19 @@ and adds the operations on opaque atoms (``//``, ``%``, min, max).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable
 from functools import lru_cache
-from typing import Any, TypeAlias
+from typing import Any, Final, TypeAlias
 
-__all__ = ["Atom", "Monomial", "Opaque", "Terms", "add", "atom_key", "canonical", "divide",
-           "lone_atom", "mul", "render", "split"]
+__all__ = ["MAX_COEFFICIENT_BITS", "MAX_PRODUCT_PAIRS", "MAX_TERMS", "Atom", "Monomial",
+           "Opaque", "Terms", "add", "atom_key", "canonical", "check_power", "check_product",
+           "divide", "lone_atom", "mul", "power_bound", "product_bound", "render", "split"]
+
+MAX_TERMS: Final = 1_000
+"""Most terms of a polynomial a product or a power may expand to (checked before)."""
+MAX_PRODUCT_PAIRS: Final = 100 * MAX_TERMS
+"""Most pairs of terms one product multiplies (the work of :func:`mul`)."""
 
 Atom: TypeAlias = "Hashable"  # a symbol name (str), an unknown's key, or an Opaque
 Monomial: TypeAlias = tuple[tuple[Atom, int], ...]  # (atom, power > 0), sorted by atom
@@ -103,13 +110,99 @@ def add(a: Terms, b: Terms) -> dict[Monomial, int]:
 
 
 def mul(a: Terms, b: Terms) -> dict[Monomial, int]:
-    """The product of two polynomials (to be made :func:`canonical`)."""
+    """The product of two polynomials (to be made :func:`canonical`); ValueError, before
+    anything is multiplied, when it may be too large (:func:`check_product`)."""
+    check_product(a, b)
     poly: dict[Monomial, int] = {}
-    for ma, ca in a:
+    if len(a) * len(b) <= 16:  # small: the cached products of monomials
+        for ma, ca in a:
+            for mb, cb in b:
+                m = _mono_mul(ma, mb)
+                poly[m] = poly.get(m, 0) + ca * cb
+        return poly
+    keys = {atom: atom_key(atom) for p in (a, b) for mono, _ in p for atom, _ in mono}
+    order = keys.__getitem__
+    for ma, ca in a:  # large: each atom's key computed once, not once per pair
         for mb, cb in b:
-            m = _mono_mul(ma, mb)
+            if ma and mb:
+                powers = dict(ma)
+                for atom, k in mb:
+                    powers[atom] = powers.get(atom, 0) + k
+                m = tuple(sorted(powers.items(), key=lambda ap: order(ap[0])))
+            else:
+                m = ma or mb
             poly[m] = poly.get(m, 0) + ca * cb
     return poly
+
+
+def _shape(polys: tuple[Terms, ...]) -> tuple[int, int, int]:
+    """(number of distinct atoms, least and greatest degree of a term) of ``polys``."""
+    atoms = {atom for poly in polys for mono, _ in poly for atom, _ in mono}
+    degrees = [sum(p for _, p in mono) for poly in polys for mono, _ in poly]
+    return len(atoms), min(degrees), max(degrees)
+
+
+def _monomials(atoms: int, low: int, high: int) -> int:
+    """How many monomials over ``atoms`` atoms have a degree in ``[low, high]``."""
+    return math.comb(atoms + high, atoms) - (math.comb(atoms + low - 1, atoms) if low else 0)
+
+
+def product_bound(a: Terms, b: Terms) -> int:
+    """An upper bound on the terms of ``a*b``, computed without expanding it."""
+    pairs = len(a) * len(b)
+    if pairs <= MAX_TERMS:
+        return pairs
+    atoms = _shape((a, b))[0]
+    _, low_a, high_a = _shape((a,))
+    _, low_b, high_b = _shape((b,))
+    return min(pairs, _monomials(atoms, low_a + low_b, high_a + high_b))
+
+
+def power_bound(terms: Terms, k: int) -> int:
+    """An upper bound on the terms of ``terms**k`` (``k >= 0``), computed without expanding
+    it: the multisets of ``k`` terms, and the monomials of the degrees it can reach."""
+    t = len(terms)
+    if t <= 1 or k <= 1:
+        return 1 if k == 0 else t
+    if k > MAX_TERMS:  # already more multisets than allowed: k + 1 <= comb(t + k - 1, k)
+        return k + 1
+    multisets = math.comb(t + k - 1, k)
+    if multisets <= MAX_TERMS:
+        return multisets
+    atoms, low, high = _shape((terms,))
+    return min(multisets, _monomials(atoms, k * low, k * high))
+
+
+#: The most bits the bound on a coefficient of a power may reach (twice a size's 64).
+MAX_COEFFICIENT_BITS: Final = 128
+
+
+def check_product(a: Terms, b: Terms) -> None:
+    """ValueError, before anything is expanded, if ``a*b`` may have more than
+    :data:`MAX_TERMS` terms or takes more than :data:`MAX_PRODUCT_PAIRS` pairs."""
+    bound = product_bound(a, b)
+    if bound > MAX_TERMS or len(a) * len(b) > MAX_PRODUCT_PAIRS:
+        raise ValueError(f"a size expression is too large: a product of {len(a)} by "
+                         f"{len(b)} terms (it may expand to {bound} terms; at most "
+                         f"{MAX_TERMS})")
+
+
+def check_power(terms: Terms, k: int) -> int:
+    """ValueError, before anything is expanded, if ``terms**k`` may have more than
+    :data:`MAX_TERMS` terms or coefficients past :data:`MAX_COEFFICIENT_BITS` bits (a
+    coefficient of ``p**k`` is at most ``(sum of |coefficients|)**k``); else ``k``."""
+    if k <= 1:
+        return k
+    bound = power_bound(terms, k)
+    if bound > MAX_TERMS:
+        raise ValueError(f"a size expression is too large: ({render(terms)})**{k} may "
+                         f"expand to {bound} terms (at most {MAX_TERMS})")
+    bits = (sum(abs(c) for _, c in terms).bit_length() - 1) * k
+    if bits > MAX_COEFFICIENT_BITS:
+        raise ValueError(f"a size expression is too large: ({render(terms)})**{k} may "
+                         f"have coefficients of about 2**{bits} (sizes are at most "
+                         "2**63 - 1)")
+    return k
 
 
 def split(terms: Terms, d: int) -> tuple[dict[Monomial, int], dict[Monomial, int]]:

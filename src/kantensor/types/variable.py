@@ -351,11 +351,11 @@ _WRAPPED_MAX = 4096
 def _wrapped_constant(value: bool | int | float, name: str | None) -> TensorConstant:
     """``constant(value)`` for a Python bool, int or float, from a memo."""
     kind = type(value)
-    key = (kind, value, math.copysign(1.0, value) if kind is float else 0,
-           get_default_dtype())
+    default = get_default_dtype()  # read once: the key and the dtype must agree
+    key = (kind, value, math.copysign(1.0, value) if kind is float else 0, default)
     hit = _WRAPPED.get(key)
     if hit is None:
-        dtype = python_dtype(value)
+        dtype = default if kind is float else python_dtype(value)
         if dtype == "int64" and not -2**63 <= value < 2**63:
             raise OverflowError(f"Python int {value} does not fit int64")
         with np.errstate(all="ignore"):  # 1e300 as float32 is inf, as before

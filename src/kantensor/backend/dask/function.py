@@ -19,8 +19,8 @@ from ...graph.basic import Constant, Variable
 from ...graph.fgraph import FunctionGraph
 from ...ops.sizes import SizeOp
 from ..checks import size_value
+from ..compiled import FunctionSignature
 from ..display import function_html
-from ..function import FunctionSignature
 from ..linker import dims_checker
 from .lower import Chunks, NodePlan, concrete_type, lower_node, plan_node
 from .plan import describe

@@ -17,7 +17,16 @@ import numpy as np
 from ...types.dim import Dim
 from ..params import ParamError, normalize_axis
 from ..sizes import SizeNames, concrete, entries, map_entries, negative
-from ..templates import checked, names, operand, product, rank_error, reads_ranks, where
+from ..templates import (
+    builder,
+    checked,
+    names,
+    operand,
+    product,
+    rank_error,
+    reads_ranks,
+    where,
+)
 
 #: A position in ``[0, n]`` as ("start", p) = min(p, n) or ("end", q) = max(n - q, 0).
 Bound = tuple[str, int]
@@ -258,6 +267,7 @@ def _static_empty_take(x: Any, indices: Any, ax: int) -> bool:
     return all(isinstance(s, int) and s > 0 for s in sizes)
 
 
+@builder
 def take_along_axis(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
     """np.take_along_axis: same ranks, the axis takes the indices' size, the other
     axes broadcast; ``None`` takes from the flattened tensor with 1-d indices."""

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..params import AxisError, ParamError, normalize_axis
-from ..templates import names, operand, product, rank_error, reads_ranks
+from ..templates import builder, names, operand, product, rank_error, reads_ranks
 
 # --------------------------------------------------------------------------- wrappers
 
@@ -306,6 +306,7 @@ def _broadcast_key(key: str, per_operand: list[list[Any] | None]) -> tuple[list[
     return texts, f"max({unknown})*min({unknown},1)"
 
 
+@builder
 def build_einsum(types: tuple, subscripts: str, **_: Any) -> dict[str, Any]:
     """The whole signature of one einsum call: an axis per operand axis, and the
     output in the order of the (explicit or implicit) output subscripts."""

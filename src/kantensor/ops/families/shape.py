@@ -33,6 +33,7 @@ from ..sizes import (
 )
 from ..templates import (
     Message,
+    builder,
     checked,
     joined_dtypes,
     names,
@@ -60,6 +61,7 @@ def _symbols(x: Any, dims: list[str]) -> dict[str, Dim]:
             if isinstance(entry, Dim) and entry.name is not None}
 
 
+@builder
 def reshaped(types: tuple, shape: tuple[int | Dim, ...],
              axes_of: tuple[tuple[Dim, int], ...] = (), **_: Any) -> dict[str, Any]:
     """reshape: the sizes multiply to the input's size. Like NumPy, any negative
@@ -201,6 +203,7 @@ def expanded(types: tuple, axis: int | tuple[int, ...] | None, **_: Any) -> dict
             "params": {"axis": positions}}
 
 
+@builder
 def squeezed(types: tuple, axis: int | tuple[int, ...] | None, **_: Any) -> dict[str, Any]:
     """squeeze: drop axes of size 1. ``axis=None`` drops the axes whose size is
     *statically known* to be 1; an unknown size stays, even if it is 1 when the
@@ -297,6 +300,7 @@ def sections(types: tuple, indices_or_sections: int | tuple[int, ...] | None, ax
             "params": {"axis": ax}}
 
 
+@builder
 def broadcast(types: tuple, shape: tuple[int | Dim, ...], **_: Any) -> dict[str, Any]:
     """broadcast_to: the input's axes align with the end of ``shape``; each must be
     1 or the target size, written ``(a-1)*(a-s) == 0`` (a product is zero exactly

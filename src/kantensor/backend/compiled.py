@@ -57,6 +57,13 @@ class Function:
         self._positions = {n: i for i, n in enumerate(self.input_names) if n is not None}
         self._build()
 
+    def __reduce__(self) -> tuple:
+        """Pickled as its graph and options; unpickling compiles it again (the generated
+        code is not pickled). Unpickling runs what the pickle names, as ``pickle`` does:
+        load only pickles you trust."""
+        return _unpickle, (self.fgraph, self.input_names, self.unpack_single,
+                           self.allow_input_downcast, self.trust_input, self.check)
+
     def _repr_html_(self) -> str:
         return function_html(self)
 
@@ -135,6 +142,19 @@ class Function:
 
 
 _MISSING = object()
+
+
+def _unpickle(fgraph: FunctionGraph, input_names: list, unpack_single: bool,
+              allow_input_downcast: bool | None, trust_input: bool, check: bool) -> Function:
+    """A Function of an unpickled graph, compiled again."""
+    f = Function.__new__(Function)
+    f.fgraph, f.input_names, f.unpack_single = fgraph, input_names, unpack_single
+    f.allow_input_downcast, f.trust_input, f.check = allow_input_downcast, trust_input, check
+    f.signature = FunctionSignature(tuple(v.type for v in fgraph.inputs),
+                                    tuple(v.type for v in fgraph.outputs))
+    f._positions = {n: i for i, n in enumerate(input_names) if n is not None}
+    f._build()
+    return f
 
 
 def function(inputs: Sequence[Variable], outputs: Variable | Sequence[Variable],

@@ -1,0 +1,41 @@
+"""How many inputs and outputs a call may have: the one arity check of ``infer``
+(make_node), ``query`` and the commands."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ..syntax.alternative import Overloads
+from ..syntax.errors import TypeInferenceError
+
+__all__ = ["arities", "check_arity"]
+
+
+def arities(sig: Overloads) -> frozenset[tuple[int, int]]:
+    """The ``(inputs, outputs)`` counts of the alternatives of ``sig``."""
+    return frozenset((len(a.inputs), len(a.outputs)) for a in sig.alternatives)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{word}{'s' * (n != 1)}"
+
+
+def check_arity(label: str, counts: Iterable[tuple[int, int]], n_in: int,
+                n_out: int | None = None, signature: Any = None) -> None:
+    """The one check of how many inputs (and outputs, when given) a call has, for
+    ``infer``, ``query`` and the commands: TypeInferenceError (a TypeError) naming what
+    ``label`` takes, else nothing. ``counts`` holds the ``(inputs, outputs)`` pairs that
+    are allowed."""
+    counts = frozenset(counts)
+    ins = sorted({i for i, _ in counts})
+    if n_in not in ins:
+        raise TypeInferenceError(f"{label}: takes {' or '.join(map(str, ins))} "
+                                 f"{_plural(ins[-1], 'input')}, got {n_in}",
+                                 signature=signature)
+    outs = sorted({o for i, o in counts if i == n_in})
+    if n_out is not None and n_out not in outs:
+        raise TypeInferenceError(f"{label}: gives {' or '.join(map(str, outs))} "
+                                 f"{_plural(outs[-1], 'output')} for {n_in} "
+                                 f"{_plural(n_in, 'input')}, got {n_out}",
+                                 signature=signature)

@@ -1,0 +1,100 @@
+"""Graphs and Functions pickle (issue 27), iteratively: no recursion along a chain.
+
+``KANTENSOR_PICKLE_NODES`` sets the length of the long chain (default 5,000; the issue's
+figure is 100,000: ``KANTENSOR_PICKLE_NODES=100000``); it is pickled under a recursion
+limit far below its length, so only an iterative pickling passes."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import pickle
+import sys
+
+import numpy as np
+import pytest
+
+import kantensor as kt
+from kantensor.graph.basic import Constant
+from kantensor.graph.walk import graph_inputs
+
+NODES = int(os.environ.get("KANTENSOR_PICKLE_NODES", "5000"))
+
+
+@pytest.fixture
+def low_recursion_limit():
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(300)
+    yield
+    sys.setrecursionlimit(limit)
+
+
+def _chain(n: int):
+    x = kt.vector("x", "float64")
+    y = x
+    for i in range(n):
+        y = y + 1.0 if i % 2 else y * 0.5
+    return x, y
+
+
+def _numpy_chain(v: np.ndarray, n: int) -> np.ndarray:
+    for i in range(n):
+        v = v + 1.0 if i % 2 else v * 0.5
+    return v
+
+
+def _input(y):
+    (x,) = [v for v in graph_inputs([y]) if not isinstance(v, Constant)]
+    return x
+
+
+def test_a_chain_of_100_nodes_pickles():
+    """pickle.dumps raised RecursionError at 100 chained nodes."""
+    x, y = _chain(100)
+    y2 = pickle.loads(pickle.dumps(y))
+    v = np.linspace(-1, 1, 4)
+    np.testing.assert_array_equal(kt.function([_input(y2)], y2)(v), _numpy_chain(v, 100))
+    assert str(y2.type) == str(y.type) and _input(y2).name == "x"
+
+
+def test_a_long_chain_pickles_unpickles_and_runs_the_same(low_recursion_limit):
+    x, y = _chain(NODES)
+    data = pickle.dumps(y)
+    y2 = pickle.loads(data)
+    sys.setrecursionlimit(1000)
+    v = np.linspace(-1e-3, 1e-3, 3)
+    f, f2 = kt.function([x], y), kt.function([_input(y2)], y2)
+    np.testing.assert_array_equal(f2(v), f(v))
+    np.testing.assert_allclose(f(v), _numpy_chain(v, NODES))
+
+
+def test_shared_nodes_stay_shared():
+    x = kt.matrix("x", "float32", shape=(2, kt.Dim("n")))
+    h = kt.tanh(x)
+    a, b = h.sum(axis=1), h * 2
+    a2, b2, h2 = pickle.loads(pickle.dumps([a, b, h]))
+    assert a2.owner.inputs[0] is h2 and b2.owner.inputs[0] is h2
+    assert h2.type == h.type and h2.type.shape[1] is kt.Dim("n")
+
+
+def test_a_function_pickles_and_is_compiled_again(low_recursion_limit):
+    x, y = _chain(NODES)
+    m = kt.matrix("m", "float64")
+    q, r = kt.qr(m)
+    f = kt.function([x, m], [y, q @ r, x * 2], check=True)
+    g = pickle.loads(pickle.dumps(f))
+    sys.setrecursionlimit(1000)
+    v, w = np.linspace(-1e-3, 1e-3, 3), np.arange(6.0).reshape(3, 2)
+    for got, want in zip(g(v, m=w), f(v, w), strict=True):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_allclose(g(v, w)[1], w)  # QR multiplies back to the matrix (NumPy)
+    assert str(g.signature) == str(f.signature) and g.input_names == ["x", "m"]
+    single = kt.function([x], x + 1)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(single))(v), v + 1)
+
+
+def test_the_function_module_is_importable_by_its_path():
+    """``kantensor.backend.function`` named the function, so pickle could not find the
+    class of a Function."""
+    module = importlib.import_module(kt.Function.__module__)
+    assert module.Function is kt.Function and module.function is kt.function
