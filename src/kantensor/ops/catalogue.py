@@ -45,7 +45,7 @@ from ..syntax.errors import SignatureSyntaxError, TypeInferenceError
 from ..types.type import TensorType
 from .callspec import CallSpec
 from .family import OpFamily
-from .op import COMPUTE_MODES, SignatureOp, placeholders
+from .op import SignatureOp, check_compute, placeholders
 from .params import ParamError
 from .trust import TrustError, read_text, resolve, resolve_builder
 
@@ -244,10 +244,10 @@ def _code(raw: dict, where: str, allow: Sequence[str]) -> tuple[Any, Any, str]:
             builder = resolve_builder(raw["builder"], allow)
         except TrustError as exc:
             raise CatalogueError(f"{where}: builder: {exc}") from None
-    compute = raw.get("compute", "none")
-    if compute not in COMPUTE_MODES:
-        raise CatalogueError(f"{where}: compute must be one of {', '.join(COMPUTE_MODES)}, "
-                             f"got {compute!r}")
+    try:
+        compute = check_compute(raw.get("compute", "none"))
+    except ValueError as exc:
+        raise CatalogueError(f"{where}: {exc}") from None
     try:
         impl = resolve(raw["impl"], allow)
     except TrustError as exc:

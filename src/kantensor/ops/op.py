@@ -41,6 +41,15 @@ MEMO_SIZE = 1024
 
 
 
+def check_compute(compute: object) -> str:
+    """``compute`` if it is one of :data:`COMPUTE_MODES`, else ValueError (the one check,
+    for Ops made in Python and for catalogue entries)."""
+    if compute not in COMPUTE_MODES:
+        raise ValueError(f"compute must be one of {', '.join(COMPUTE_MODES)}, got "
+                         f"{compute!r}")
+    return compute
+
+
 class SignatureOp(Op):
     """An Op typed by a :class:`Signature` and computed by a NumPy function."""
 
@@ -57,8 +66,7 @@ class SignatureOp(Op):
     def _describe(self, name: str, impl: Callable[..., Any], compute: str, doc: str | None,
                   signature: object) -> None:
         """Set what every SignatureOp has: name, impl, compute mode, docstring."""
-        if compute not in COMPUTE_MODES:
-            raise ValueError(f"compute must be one of {COMPUTE_MODES}, got {compute!r}")
+        check_compute(compute)
         self.name = name
         self.impl = impl
         self.compute = compute
