@@ -277,7 +277,8 @@ def test_reshape_to_another_inputs_size_is_tied_by_the_relation():
     f = kt.function([x, b], y, check=True)
     values = np.arange(12.0).reshape(4, 3)
     np.testing.assert_array_equal(f(values, np.zeros(2)), values.reshape(2, -1))
-    with pytest.raises(kt.TypeInferenceError, match=r"a0\*a1%r0 == 0 fails"):  # NumPy too
+    with pytest.raises(kt.TypeInferenceError,  # NumPy too
+                       match=r"cannot reshape float64\[4,3\] \(size 12\) into \(B, -1\)"):
         f(values, np.zeros(5))
     with pytest.raises(ValueError, match="no input of the function has a size B"):
         kt.function([x], y)
