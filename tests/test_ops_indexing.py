@@ -230,7 +230,7 @@ def test_take_along_axis_errors():
         kt.take_along_axis(x, kt.tensor("i", "int64", (3, 1)), axis=1)
     with pytest.raises(AxisError, match="out of bounds"):
         kt.take_along_axis(x, kt.tensor("i", "int64", (2, 1)), axis=2)
-    with pytest.raises(kt.TypeInferenceError, match="size 0"):
+    with pytest.raises(kt.TypeInferenceError, match=r"min\(c0\*k,1\) <= n fails"):
         kt.take_along_axis(kt.tensor("e", "float32", (2, 0)),
                            kt.tensor("i", "int64", (2, 1)), axis=1)
 

@@ -131,7 +131,8 @@ def solutions(sig: Overloads, S: ConstrainedState, in_terms: list, out_terms: li
         outs = list(out_terms) if out_terms is not None else [fresh() for _ in c.alt.outputs]
         if not c.apply(S1, in_terms, outs, max_rank, axes_last=ordered):
             continue
-        if k and not ordered and not post(S1, FirstMatch(sig, k, tuple(in_terms), max_rank)):
+        if k and not ordered and not post(S1, FirstMatch(sig, k, tuple(in_terms), max_rank,
+                                                              fresh(prefix="settled"))):
             continue
         yield S1, outs
 
@@ -139,21 +140,30 @@ def solutions(sig: Overloads, S: ConstrainedState, in_terms: list, out_terms: li
 @dataclass(frozen=True, eq=False)
 class FirstMatch(Constraint):
     """Alternative ``k`` applies only where no earlier alternative accepts the inputs, as
-    in ``make_node``; decided once every input's dtype, rank and wrapped flag is known
-    (unknown sizes are unknown to make_node too)."""
+    in ``make_node``. Decided once every input's dtype, rank and wrapped flag is known:
+    it holds if no earlier alternative accepts them whatever their unknown sizes are,
+    fails if one accepts them with every size known; otherwise it waits for the sizes
+    (a later ``eq`` may bind them), until labeling takes make_node's view (``settled``
+    bound: an unknown size is unknown to make_node too, so an earlier alternative that
+    accepts it wins)."""
 
     sig: Overloads
     k: int
     inputs: tuple
     max_rank: int
+    settled: Any = None
 
     def check(self, s: dict, pending: tuple) -> Progress:
         key = _ground_key(self.inputs, s)
         if key is None:
             return s, False
-        if any(_accepts(self.sig, j, key, get_default_dtype()) for j in range(self.k)):
+        default = get_default_dtype()
+        if not any(_accepts(self.sig, j, key, default) for j in range(self.k)):
+            return s, True
+        if self.settled is None or not isvar(walk(self.settled, s)) or all(
+                n is not None for _, sizes, _ in key for n in sizes):
             return None
-        return s, True
+        return s, False
 
     def choices(self, s: dict, rigid: frozenset = frozenset()) -> list | None:
         for t in self.inputs:
@@ -169,6 +179,8 @@ class FirstMatch(Constraint):
                     fresh() for _ in range(n)), st) or None for n in range(self.max_rank + 2)]
                 options[-1] = Beyond(options[-1])  # max_rank + 1 axes: past the bound
                 return options
+        if self.settled is not None and isvar(walk(self.settled, s)):
+            return bind_choices(walk(self.settled, s), (True,))
         return None
 
     def terms(self) -> tuple:

@@ -12,6 +12,7 @@ values under ``"params"``, so the impl computes exactly what the type says.
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from typing import Any
@@ -203,22 +204,41 @@ def expanded(types: tuple, axis: int | tuple[int, ...] | None, **_: Any) -> dict
             "params": {"axis": positions}}
 
 
-@builder
+#: The most axes ``squeeze(axis=None)`` takes: its relation has an alternative per set
+#: of axes of size 1 (2**rank of them).
+MAX_SQUEEZE_NONE_RANK = 6
+
+
+@reads_ranks
 def squeezed(types: tuple, axis: int | tuple[int, ...] | None, **_: Any) -> dict[str, Any]:
-    """squeeze: drop axes of size 1. ``axis=None`` drops the axes whose size is
-    *statically known* to be 1; an unknown size stays, even if it is 1 when the
-    graph runs (the type decides, so the impl gets the same explicit axes).
-    Named axes must have size 1. Like NumPy, an int 0 or -1 is accepted for a 0-d input."""
+    """squeeze: drop axes of size 1. Named axes must have size 1; like NumPy, an int 0 or
+    -1 is accepted for a 0-d input.
+
+    ``axis=None`` is a relation over sizes: one alternative per set of dropped axes,
+    those of size 1, every other axis ``!= 1``; fewest dropped first, so make_node
+    (which takes the first alternative that fits) drops the axes known to be 1 and
+    keeps an unknown one under ``size != 1``, checked when the graph runs
+    (``check=True``); a query enumerates both branches."""
     (x,) = types
+    dims = names("a", x.ndim)
     if axis is None:
-        axes = tuple(i for i, d in enumerate(x.shape) if isinstance(d, int) and d == 1)
-    elif x.ndim == 0 and isinstance(axis, int) and axis in (0, -1):
-        axes = ()
+        if x.ndim > MAX_SQUEEZE_NONE_RANK:
+            raise rank_error("squeeze", f"axis=None takes at most {MAX_SQUEEZE_NONE_RANK} "
+                             f"dimensions, got {x.ndim}: give the axes to drop")
+        alternatives = []
+        for k in range(x.ndim + 1):
+            for dropped in itertools.combinations(range(x.ndim), k):
+                kept = [d for i, d in enumerate(dims) if i not in dropped]
+                alternatives.append(
+                    operand(1 if i in dropped else d for i, d in enumerate(dims)) + "->"
+                    + operand(kept) + where([f"{d} != 1" for d in kept]))
+        return {"sig": " | ".join(alternatives), "params": {"axis": None}}
+    if x.ndim == 0 and isinstance(axis, int) and axis in (0, -1):
+        axes: tuple[int, ...] = ()
     else:
         axes = normalize_axes(axis, x.ndim)
-    dims = names("a", x.ndim)
-    return {"x": operand(1 if i in axes else d for i, d in enumerate(dims)),
-            "y": operand(d for i, d in enumerate(dims) if i not in axes),
+    return {"sig": operand(1 if i in axes else d for i, d in enumerate(dims)) + "->"
+            + operand(d for i, d in enumerate(dims) if i not in axes),
             "params": {"axis": axes}}
 
 
