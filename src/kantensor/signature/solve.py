@@ -30,9 +30,10 @@ from ..logic.store import (
     explaining,
     fresh_state,
     post,
+    propagate,
     unify_oc,
 )
-from ..logic.terms import TensorTerm, fresh, isvar, walk
+from ..logic.terms import TensorTerm, fresh, isvar, term_vars, walk
 from ..syntax.alternative import Overloads
 from ..syntax.errors import TypeInferenceError
 from ..types.dim import Dim, free_symbols
@@ -49,6 +50,7 @@ from .compile import (
 from .messages import failure_message, label, summary
 
 __all__ = ["DEFAULT_MAX_RANK", "FirstMatch", "Relation", "Templated", "compiled", "explain",
+           "holds_for_all",
            "infer", "relation", "solutions", "tensor_term", "wrapped_flags"]
 
 
@@ -269,6 +271,16 @@ class Relation:
                         for i, x in enumerate(inputs)]
             out_terms = [as_term(walk(x, S.data), S, f"output {i}")
                          for i, x in enumerate(outputs)]
+            if not isinstance(self.target, Overloads) and any(map(isvar, in_terms)):
+                # a template Op's signature is rendered per input ranks: an unbound input
+                # stands for a tensor type whose rank is enumerated (lazily) like any other
+                s = S.data
+                for x in in_terms:
+                    if isvar(x):
+                        s = unify_oc(x, TensorTerm(fresh(), fresh(), fresh()), s)
+                S.data = s
+                if not propagate(S, changed=True):
+                    return
             yield from self._states(S, in_terms, out_terms, self.max_rank)
             if beyond is not None and not isinstance(self.target, Overloads):
                 beyond(self._beyond(S, in_terms, out_terms))
@@ -374,10 +386,61 @@ def as_term(x: Any, S: ConstrainedState, where: str) -> Any:
     if isinstance(x, TensorType):
         return tensor_term(x, S, False, where)
     ttype = getattr(x, "type", None)
-    if isinstance(ttype, TensorType):  # a graph Variable
-        return tensor_term(ttype, S, bool(getattr(x, "wrapped", False)), where)
+    if isinstance(ttype, TensorType):  # a graph Variable: one term wherever it is used
+        variables = S.constraints[TypeStore].variables
+        term = variables.get(x)
+        if term is None:
+            term = variables[x] = tensor_term(ttype, S, bool(getattr(x, "wrapped", False)),
+                                              where)
+        return term
     raise TypeError(f"{where}: expected a TensorType, compact text, a Variable, a pattern "
                     f"or a logic variable, got {x!r}")
+
+
+# -- for every size -------------------------------------------------------------------
+def holds_for_all(goal: Callable[[Any], Iterator[ConstrainedState]], over: Sequence[Any]
+                  ) -> Callable[[Any], Iterator[ConstrainedState]]:
+    """The goal that succeeds (once) where ``goal`` holds for *every* value of what the
+    terms ``over`` leave open: their unknown sizes, symbolic sizes and unknown dtypes.
+
+    ``goal`` alone succeeds where *some* values fit (``relation(add)(v, zeros3, v)`` holds
+    for ``v: float32[?]``, with the size 3); a rewrite needs every value. The open parts
+    are held rigid: a solution of ``goal`` that binds none of them, ties none to another
+    and leaves no constraint pending on them holds whatever they are. Terms are graph
+    Variables (one term per Variable, as in :func:`relation`), types or logic terms."""
+    over = list(over)
+
+    def universal_goal(S: Any) -> Iterator[ConstrainedState]:
+        S = fresh_state(S)
+        terms = [as_term(walk(x, S.data), S, f"term {i}") for i, x in enumerate(over)]
+        rigid = list(dict.fromkeys(v for v in term_vars(terms, S.data)))
+        for S1 in goal(S):
+            if _untouched(rigid, S1):
+                yield S1
+                return
+
+    return universal_goal
+
+
+def _untouched(rigid: list, S: ConstrainedState) -> bool:
+    """Are the ``rigid`` variables still free and distinct in ``S``, with no kantensor or
+    kanren constraint waiting on them?"""
+    s = S.data
+    roots = [walk(v, s) for v in rigid]
+    if not all(isvar(r) for r in roots) or len(set(map(id, roots))) != len(roots):
+        return False
+    ids = {id(r) for r in roots}
+    store = S.constraints.get(TypeStore)
+    for c in store.pending if store is not None else ():
+        if any(id(v) in ids for v in term_vars(c.terms(), s)):
+            return False
+    for other in S.constraints.values():
+        lvars = getattr(other, "lvar_constraints", None)
+        if other is not store and lvars and any(
+                id(walk(v, s)) in ids or any(id(x) in ids for x in term_vars(list(cs), s))
+                for v, cs in lvars.items()):
+            return False
+    return True
 
 
 # -- forwards -----------------------------------------------------------------------
