@@ -33,7 +33,8 @@ from ..types.dim import Dim, DimLike, free_symbols, substitute, unknown
 from ..types.dtypes import get_default_dtype
 from .sizes import Hole, symbol_dim
 
-__all__ = ["UNIFY", "Operand", "Unify", "Unit", "cases", "describe", "node_relation", "run",
+__all__ = ["UNIFY", "Operand", "Unify", "Unit", "cases", "describe", "node_relation", "node_unit",
+           "run",
            "why_not"]
 
 #: Most cases :func:`cases` lists for one unit (more: the unit is not split).
@@ -95,6 +96,12 @@ def node_relation(node: Apply) -> Signature | Unify | None:
     if isinstance(op, SignatureOp):
         return op.signature_for(tuple(v.type for v in node.inputs))[0]
     return None
+
+
+def node_unit(node: Apply, relation: Any) -> Unit:
+    """The unit of a node: its relation over its inputs and outputs."""
+    return Unit(relation, tuple(Operand(v, v.type.dtype, v.wrapped)
+                                for v in node.inputs + node.outputs), len(node.inputs), node)
 
 
 # -- canonical operands ---------------------------------------------------------------

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from ..graph.basic import Variable
 from ..graph.progress import Progress
 from ..graph.walk import ancestors, toposort
 from ..types.type import TensorType
-from .explain import Conflict, RefinementError, explain_conflict, undefined_size
-from .relations import UNIFY, Operand, Unit, cases, describe, node_relation, run
+from .explain import Conflict, RefinementError, Step, explain_conflict, undefined_size
+from .relations import UNIFY, Operand, Unit, cases, describe, node_relation, node_unit, run
 from .result import Refinement
 from .sizes import Hole, Sizes, has_hole, symbol_dim, symbols_of
 
@@ -53,7 +52,7 @@ def refine(outputs: Variable | Sequence[Variable],
     for node in nodes:
         relation = node_relation(node)
         if relation is not None:
-            units.append(_node_unit(node, relation))
+            units.append(node_unit(node, relation))
     _fixpoint(sizes, units)
     _by_cases(sizes, units)
     order = [v for v in variables if v.owner is None]
@@ -95,11 +94,6 @@ def _given_unit(v: Variable, t: TensorType, sizes: Sizes) -> Unit:
                         Operand(None, t.dtype, v.wrapped, tuple(
                             symbol_dim(object()) if e is None else e for e in t.shape))),
                 1, None, label)
-
-
-def _node_unit(node: Any, relation: Any) -> Unit:
-    return Unit(relation, tuple(Operand(v, v.type.dtype, v.wrapped)
-                                for v in node.inputs + node.outputs), len(node.inputs), node)
 
 
 def _touching(units: list[Unit]) -> dict[Variable, list[Unit]]:
@@ -192,17 +186,17 @@ def _by_cases(sizes: Sizes, units: list[Unit]) -> None:
             if options is None or len(options) < 2:
                 continue
             splits += 1
-            survivors, last = [], None
+            survivors, failed = [], []
             for facts in options:
                 trial = sizes.copy()
                 try:
                     _fixpoint(trial, units, touching, [(unit, facts)])
                 except RefinementError as exc:
-                    last = exc
+                    failed.append(exc)
                     continue
                 survivors.append(trial)
-            if not survivors and last is not None:
-                raise last
+            if not survivors:
+                raise _every_case_fails(unit, failed)
             agreed = _agreed(sizes, survivors)
             if agreed:
                 _fixpoint(sizes, units, touching, [(unit, agreed)])
@@ -210,6 +204,23 @@ def _by_cases(sizes: Sizes, units: list[Unit]) -> None:
                 break
             if splits >= MAX_SPLITS:
                 break
+
+
+def _every_case_fails(unit: Unit, failed: list[RefinementError]) -> RefinementError:
+    """The error when each case of ``unit`` contradicts the graph: the steps that lead
+    to the contradictions (once each), and per case what it assumed and what fails."""
+    steps: dict[str, Step] = {}
+    cases_text = []
+    for exc in failed:
+        assumed = [st for st in exc.chain if st.source == unit.label]
+        for st in exc.chain:
+            if st not in assumed:
+                steps.setdefault(str(st), st)
+        what = " and ".join(f"{describe(st.variable)} axis {st.axis} is {st.value}"
+                            for st in assumed) or "this case"
+        cases_text.append(f"if {what}, {exc.conflict}")
+    return RefinementError(tuple(steps.values()), Conflict(
+        unit.label, (), f"each case its relation leaves fails: {'; '.join(cases_text)}"))
 
 
 def _agreed(sizes: Sizes, survivors: list[Sizes]) -> dict:
