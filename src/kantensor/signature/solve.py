@@ -281,6 +281,13 @@ class Relation:
                 S.data = s
                 if not propagate(S, changed=True):
                     return
+            ground = _ground_terms([*in_terms, *out_terms], S.data)
+            if ground is not None:  # a yes or no, remembered (a kanren run asks again
+                # for every combination of other goals' values, say after memberos)
+                if _holds(self.target, self.max_rank, len(in_terms), ground,
+                          get_default_dtype()):
+                    yield S
+                return
             yield from self._states(S, in_terms, out_terms, self.max_rank)
             if beyond is not None and not isinstance(self.target, Overloads):
                 beyond(self._beyond(S, in_terms, out_terms))
@@ -335,6 +342,37 @@ class Relation:
             except (TypeError, ValueError, IndexError):
                 continue  # no signature for these ranks: no solutions there
             yield sig, S1
+
+
+def _ground_terms(terms: list, s: dict) -> tuple | None:
+    """The terms as ``(dtype, shape, wrapped)`` triples when all of them are ground
+    (every size an int), else None."""
+    out = []
+    for x in terms:
+        t = walk(x, s)
+        if not isinstance(t, TensorTerm):
+            return None
+        dtype, shape, wrapped = walk(t.dtype, s), walk(t.shape, s), walk(t.wrapped, s)
+        if not isinstance(dtype, str) or not isinstance(wrapped, bool) or \
+                not isinstance(shape, tuple):
+            return None
+        sizes = tuple(walk(d, s) for d in shape)
+        if not all(type(d) is int for d in sizes):
+            return None
+        out.append((dtype, sizes, wrapped))
+    return tuple(out)
+
+
+@lru_cache(maxsize=65536)
+def _holds(target: Any, max_rank: int, n_in: int, ground: tuple, default_dtype: str) -> bool:
+    """Does the relation of ``target`` hold on ground terms (see :func:`_ground_terms`)?
+    Memoized on the default float dtype too (wrapped floats and float(T) use it)."""
+    S = fresh_state({})
+    terms = [TensorTerm(d, sizes, w) for d, sizes, w in ground]
+    rel = Relation(target, max_rank)
+    for _ in rel._states(S, terms[:n_in], terms[n_in:], max_rank):
+        return True
+    return False
 
 
 def _rank_choices(n: int, max_rank: int) -> Iterator[tuple[int, ...]]:
