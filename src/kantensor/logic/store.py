@@ -172,7 +172,7 @@ def unify_oc(u: Any, v: Any, s: dict) -> dict | bool:
         v = walk(v, s)
     if u is v:
         return s
-    if type(v) in VARS and (type(u) not in VARS or type(v) is Fresh):
+    if type(v) in VARS and (type(u) not in VARS or type(v) is Fresh is not type(u)):
         u, v = v, u  # a variable the solver made is bound, never the caller's to it
     if type(u) in VARS:
         kind = type(v)
