@@ -179,3 +179,33 @@ def test_report_figures():
     figures = {k: len(v) if isinstance(v, list | set) else v for k, v in FIGURES.items()}
     print(f"\none relation: {figures}")
     assert figures["ops"] >= 100 and figures["comparisons"] > figures["ops"], figures
+
+
+# -- the reproducers of issue 21 ----------------------------------------------------------
+def test_einsum_states_its_repeated_index_in_the_relation():
+    op = kt.einsum.bind(subscripts="ij,jk->ik")
+    assert list(kt.query(op, ["float32[2,5]", "float32[3,4]"], [var("Z")])) == []
+    with pytest.raises(kt.TypeInferenceError):
+        op(kt.TensorType.parse("float32[2,5]")(), kt.TensorType.parse("float32[3,4]")())
+    n = var("n")
+    answers = kt.query(op, [kt.pattern("float32", (2, n)), "float32[3,4]"], [var("Z")])
+    assert sorted(a["n"] for a in answers) == [1, 3]  # j broadcasts: 1 or 3, nothing else
+
+
+def test_take_along_axis_states_its_empty_axis_rule_in_the_relation():
+    op = kt.take_along_axis.bind(axis=0)
+    assert list(kt.query(op, ["int8[0,2]", "int64[3,2]"], [var("Z")])) == []
+    assert [a["Z"] for a in kt.query(op, ["int8[0,2]", "int64[0,2]"], [var("Z")])] == \
+        [kt.TensorType("int8", (0, 2))]
+
+
+def test_squeeze_none_is_a_relation_over_sizes():
+    assert [a["Z"] for a in kt.query(kt.squeeze, ["float32[1,3]"], [var("Z")])] == \
+        [kt.TensorType("float32", (3,))] == [kt.squeeze(kt.tensor("x", "float32",
+                                                                   (1, 3))).type]
+    backwards = {a["X"] for a in kt.query(kt.squeeze, [var("X")], ["int8[3,2]"],
+                                           max_rank=3)}
+    assert backwards == {kt.TensorType("int8", s) for s in
+                         [(3, 2), (1, 3, 2), (3, 1, 2), (3, 2, 1)]}
+    both = kt.query(kt.squeeze, ["float32[?,3]"], [var("Z")])
+    assert sorted(str(a["Z"]) for a in both)[0] == "float32[3]" and len(both) == 2
