@@ -35,7 +35,7 @@ from .printing import dprint, graphviz
 from .query import Solutions, pattern, query, relation
 from .refinement import Refinement, RefinementError, refine
 from .signature.signature import Signature
-from .signature.solve import holds_for_all
+from .signature.universal import holds_for_all
 from .syntax.ast import TensorPattern, dim_vars, dtype_vars
 from .syntax.errors import SignatureSyntaxError, TypeInferenceError
 from .types import (

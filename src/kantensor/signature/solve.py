@@ -11,21 +11,17 @@ accepts the inputs (:class:`FirstMatch`), so a backward query answers exactly wh
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from kanren.constraints import ConstrainedState
 
 from ..logic.answers import symbolic_values
 from ..logic.dims import Equation, Expr
 from ..logic.store import (
-    Beyond,
     Constraint,
-    Progress,
     Reason,
     TypeStore,
-    bind_choices,
     copy_state,
     explaining,
     fresh_state,
@@ -33,31 +29,23 @@ from ..logic.store import (
     propagate,
     unify_oc,
 )
-from ..logic.terms import TensorTerm, fresh, isvar, term_vars, walk
+from ..logic.terms import TensorTerm, fresh, isvar, walk
 from ..syntax.alternative import Overloads
 from ..syntax.errors import TypeInferenceError
 from ..types.dim import Dim, free_symbols
-from ..types.dtypes import DTYPES, Priority, get_default_dtype, priority
+from ..types.dtypes import Priority, get_default_dtype, priority
 from ..types.type import TensorType
 from .arity import arities, check_arity
 from .compile import (
     DEFAULT_MAX_RANK,
     GUARD,
-    CompiledAlternative,
-    compile_alternative,
     known_dtypes,
 )
 from .messages import failure_message, label, summary
+from .overloads import FirstMatch, compiled
 
 __all__ = ["DEFAULT_MAX_RANK", "FirstMatch", "Relation", "Templated", "compiled", "explain",
-           "holds_for_all",
            "infer", "relation", "solutions", "tensor_term", "wrapped_flags"]
-
-
-@lru_cache(maxsize=1024)
-def compiled(sig: Overloads) -> tuple[CompiledAlternative, ...]:
-    """The compiled alternatives of a signature, in order (compiled once)."""
-    return tuple(compile_alternative(a) for a in sig.alternatives)
 
 
 # -- terms ------------------------------------------------------------------------------
@@ -137,87 +125,6 @@ def solutions(sig: Overloads, S: ConstrainedState, in_terms: list, out_terms: li
                                                               fresh(prefix="settled"))):
             continue
         yield S1, outs
-
-
-@dataclass(frozen=True, eq=False)
-class FirstMatch(Constraint):
-    """Alternative ``k`` applies only where no earlier alternative accepts the inputs, as
-    in ``make_node``. Decided once every input's dtype, rank and wrapped flag is known:
-    it holds if no earlier alternative accepts them whatever their unknown sizes are,
-    fails if one accepts them with every size known; otherwise it waits for the sizes
-    (a later ``eq`` may bind them), until labeling takes make_node's view (``settled``
-    bound: an unknown size is unknown to make_node too, so an earlier alternative that
-    accepts it wins)."""
-
-    sig: Overloads
-    k: int
-    inputs: tuple
-    max_rank: int
-    settled: Any = None
-
-    def check(self, s: dict, pending: tuple) -> Progress:
-        key = _ground_key(self.inputs, s)
-        if key is None:
-            return s, False
-        default = get_default_dtype()
-        if not any(_accepts(self.sig, j, key, default) for j in range(self.k)):
-            return s, True
-        if self.settled is None or not isvar(walk(self.settled, s)) or all(
-                n is not None for _, sizes, _ in key for n in sizes):
-            return None
-        return s, False
-
-    def choices(self, s: dict, rigid: frozenset = frozenset()) -> list | None:
-        for t in self.inputs:
-            t = walk(t, s)
-            if not isinstance(t, TensorTerm):
-                continue
-            for field, values in ((t.dtype, DTYPES), (t.wrapped, (False, True))):
-                if isvar(walk(field, s)):
-                    return bind_choices(walk(field, s), values)
-            if isvar(walk(t.shape, s)):
-                shape = walk(t.shape, s)
-                options: list = [lambda st, n=n, shape=shape: unify_oc(shape, tuple(
-                    fresh() for _ in range(n)), st) or None for n in range(self.max_rank + 2)]
-                options[-1] = Beyond(options[-1])  # max_rank + 1 axes: past the bound
-                return options
-        if self.settled is not None and isvar(walk(self.settled, s)):
-            return bind_choices(walk(self.settled, s), (True,))
-        return None
-
-    def terms(self) -> tuple:
-        return self.inputs
-
-    def explain(self, s: dict) -> str:
-        return "an earlier alternative of the signature applies to these inputs"
-
-
-def _ground_key(inputs: tuple, s: dict) -> tuple | None:
-    """``((dtype, sizes, wrapped), ...)`` of the inputs with unknown sizes as None, or
-    None while a dtype, rank or wrapped flag is unknown."""
-    key = []
-    for t in inputs:
-        t = walk(t, s)
-        if not isinstance(t, TensorTerm):
-            return None
-        dtype, shape, wrapped = walk(t.dtype, s), walk(t.shape, s), walk(t.wrapped, s)
-        if isvar(dtype) or isvar(wrapped) or not isinstance(shape, tuple):
-            return None
-        key.append((dtype, tuple(d if isinstance(d := walk(x, s), int) else None
-                                 for x in shape), wrapped))
-    return tuple(key)
-
-
-@lru_cache(maxsize=65536)
-def _accepts(sig: Overloads, j: int, key: tuple, default_dtype: str) -> bool:
-    """Does alternative ``j`` of ``sig`` accept inputs ``key`` (see _ground_key)?"""
-    c = compiled(sig)[j]
-    if c.n_in != len(key):
-        return False
-    S = fresh_state({})
-    terms = [TensorTerm(d, tuple(fresh() if n is None else n for n in sizes), w)
-             for d, sizes, w in key]
-    return not c.refuses(terms, S.data) and c.apply(S, terms, [fresh() for _ in c.alt.outputs])
 
 
 @runtime_checkable
@@ -433,52 +340,6 @@ def as_term(x: Any, S: ConstrainedState, where: str) -> Any:
         return term
     raise TypeError(f"{where}: expected a TensorType, compact text, a Variable, a pattern "
                     f"or a logic variable, got {x!r}")
-
-
-# -- for every size -------------------------------------------------------------------
-def holds_for_all(goal: Callable[[Any], Iterator[ConstrainedState]], over: Sequence[Any]
-                  ) -> Callable[[Any], Iterator[ConstrainedState]]:
-    """The goal that succeeds (once) where ``goal`` holds for *every* value of what the
-    terms ``over`` leave open: their unknown sizes, symbolic sizes and unknown dtypes.
-
-    ``goal`` alone succeeds where *some* values fit (``relation(add)(v, zeros3, v)`` holds
-    for ``v: float32[?]``, with the size 3); a rewrite needs every value. The open parts
-    are held rigid: a solution of ``goal`` that binds none of them, ties none to another
-    and leaves no constraint pending on them holds whatever they are. Terms are graph
-    Variables (one term per Variable, as in :func:`relation`), types or logic terms."""
-    over = list(over)
-
-    def universal_goal(S: Any) -> Iterator[ConstrainedState]:
-        S = fresh_state(S)
-        terms = [as_term(walk(x, S.data), S, f"term {i}") for i, x in enumerate(over)]
-        rigid = list(dict.fromkeys(v for v in term_vars(terms, S.data)))
-        for S1 in goal(S):
-            if _untouched(rigid, S1):
-                yield S1
-                return
-
-    return universal_goal
-
-
-def _untouched(rigid: list, S: ConstrainedState) -> bool:
-    """Are the ``rigid`` variables still free and distinct in ``S``, with no kantensor or
-    kanren constraint waiting on them?"""
-    s = S.data
-    roots = [walk(v, s) for v in rigid]
-    if not all(isvar(r) for r in roots) or len(set(map(id, roots))) != len(roots):
-        return False
-    ids = {id(r) for r in roots}
-    store = S.constraints.get(TypeStore)
-    for c in store.pending if store is not None else ():
-        if any(id(v) in ids for v in term_vars(c.terms(), s)):
-            return False
-    for other in S.constraints.values():
-        lvars = getattr(other, "lvar_constraints", None)
-        if other is not store and lvars and any(
-                id(walk(v, s)) in ids or any(id(x) in ids for x in term_vars(list(cs), s))
-                for v, cs in lvars.items()):
-            return False
-    return True
 
 
 # -- forwards -----------------------------------------------------------------------
