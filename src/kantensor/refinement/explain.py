@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from ..graph.basic import Variable
 from ..syntax import ast as A
+from ..syntax.alternative import Overloads
 from ..syntax.errors import TypeInferenceError
 from .relations import Unit, describe, node_relation, node_unit, run, why_not
 from .sizes import Entry, Hole, Sizes, has_hole, symbols_of
@@ -161,7 +162,7 @@ def _in_user_terms(reason: str, unit: Unit) -> str:
     """A where-clause in ``reason`` written over the operands (``x.shape[1]``) instead
     of the names its signature gives their axes (a builder's ``a1``)."""
     relation = unit.relation
-    if unit.node is None or not hasattr(relation, "alternatives"):
+    if unit.node is None or not isinstance(relation, Overloads):
         return reason
     names: dict[str, str] = {}
     for alt in relation.alternatives:

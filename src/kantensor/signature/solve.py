@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from kanren.constraints import ConstrainedState
 

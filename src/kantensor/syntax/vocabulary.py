@@ -23,7 +23,8 @@ __all__ = [
     "KEYWORDS", "NESTING_RULES", "RESERVED_WORDS", "VOCABULARY", "Role", "Word", "by_rule",
     "ADD", "SUB", "NEG", "MUL", "FLOORDIV", "MOD", "POW",
     "EQ", "NE", "LT", "LE", "GT", "GE",
-    "ANON", "FLEX", "WHERE", "IN", "COMPATIBLE", "BROADCAST", "MIN", "MAX", "PROMOTE", "JOIN", "FLOAT", "REAL",
+    "ANON", "FLEX", "WHERE", "IN", "COMPATIBLE", "BROADCAST", "MIN", "MAX", "PROMOTE", "JOIN",
+    "FLOAT", "REAL",
 ]  # fmt: skip
 
 
