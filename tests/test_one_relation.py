@@ -20,7 +20,7 @@ from unification import var
 import kantensor as kt
 from kantensor.logic.terms import TensorTerm
 from kantensor.ops.catalogue import _as_given, load_all
-from kantensor.ops.op import OpFamily
+from kantensor.ops.family import OpFamily
 from kantensor.types.dim import free_symbols, substitute
 
 RETYPINGS = int(os.environ.get("KANTENSOR_RELATION_RETYPINGS", "1"))

@@ -225,8 +225,8 @@ def test_take_along_axis_errors():
     x = kt.tensor("x", "float32", (2, 3))
     with pytest.raises(kt.TypeInferenceError, match="1-d"):
         kt.take_along_axis(x, kt.tensor("i", "int64", (2, 1)), axis=None)
-    with pytest.raises(kt.TypeInferenceError, match="float32\\[2,3\\] and int64\\[3,1\\] could "
-                                                    "not be broadcast: axis 0 is 2 and 3"):
+    with pytest.raises(kt.TypeInferenceError, match=r"broadcast\(a0,b0\) == c0: cannot "
+                                                    r"broadcast sizes 2, 3"):
         kt.take_along_axis(x, kt.tensor("i", "int64", (3, 1)), axis=1)
     with pytest.raises(AxisError, match="out of bounds"):
         kt.take_along_axis(x, kt.tensor("i", "int64", (2, 1)), axis=2)
