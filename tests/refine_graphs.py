@@ -20,6 +20,8 @@ PLAIN = ("tanh", "exp", "matmul", "transpose", "sum", "concatenate", "flatten", 
 BROADCASTING = ("add", "mul")
 #: Steps whose sizes are min/max or floor divisions of others (slices, splits, reshapes).
 SHAPING = ("slice", "stack", "swapaxes", "split", "reshape")
+#: Steps whose builders once decided sizes outside the relation (issue 21).
+INDEXING = ("einsum", "take_along_axis", "squeeze")
 
 
 @dataclass
@@ -59,6 +61,12 @@ def _apply(kind: str, a: list, param: int) -> kt.Variable:
         return kt.split(a[0], 2)[param]
     if kind == "reshape":
         return a[0].reshape(param, -1)
+    if kind == "einsum":
+        return kt.einsum("ij,jk->ik" if a[0].ndim == 2 else "i,i->i", a[0], a[1])
+    if kind == "take_along_axis":
+        return kt.take_along_axis(a[0], kt.argsort(a[1], axis=-1), axis=param)
+    if kind == "squeeze":
+        return kt.squeeze(a[0], axis=None if param < 0 else param)
     raise ValueError(kind)
 
 
@@ -145,6 +153,32 @@ def random_program(rng: random.Random, kinds: tuple[str, ...], steps: int) -> Pr
             rows = rng.choice([d for d in range(1, n + 1) if n % d == 0] or [1])
             prog.steps.append((kind, [x], rows))
             true.append((rows, n // rows))
+        elif kind == "einsum":
+            if len(shape) not in (1, 2):
+                continue
+            j = rng.choice((1, shape[-1]))
+            y = new_input((j, size()) if len(shape) == 2 else (j,))
+            x += x >= y
+            prog.steps.append((kind, [x, y], 0))
+            true.append((shape[0], true[y][-1]) if len(shape) == 2
+                        else (max(shape[0], j) * min(shape[0], j, 1),))
+        elif kind == "take_along_axis":
+            if not shape:
+                continue
+            axis = rng.randrange(len(shape))
+            other = tuple(size() if i == axis else rng.choice((1, s))
+                          for i, s in enumerate(shape))
+            if shape[axis] == 0:
+                continue
+            y = new_input(other)
+            x += x >= y
+            prog.steps.append((kind, [x, y], axis))
+            true.append(shape[:axis] + (other[axis],) + shape[axis + 1:])
+        elif kind == "squeeze":
+            ones = [i for i, s in enumerate(shape) if s == 1]
+            axis = rng.choice(ones) if ones else -1  # axis=None where no size is 1
+            prog.steps.append((kind, [x], axis))
+            true.append(tuple(s for i, s in enumerate(shape) if i != axis))
         elif kind == "flatten":
             n = 1
             for s in shape:

@@ -58,12 +58,17 @@ def test_the_documented_promotion_differences_are_the_known_ones():
     assert (np.zeros(2, "int64") + f16.value).dtype == np.float64
 
 
-def test_squeeze_keeps_unknown_sizes_unlike_numpy():
-    """The squeeze rule (docs): with axis=None only sizes statically known to be 1 are
-    dropped, so the type does not depend on run-time sizes; NumPy drops every size 1."""
+def test_squeeze_keeps_unknown_sizes_only_where_they_are_not_1():
+    """The squeeze rule (docs): with axis=None an unknown size is kept under the
+    constraint ``size != 1``, checked when the graph runs; where NumPy would drop it
+    (a run-time 1), the checked graph raises instead of returning another shape."""
     x = kt.tensor("x", dtype="float32", shape=(None, 1, 3))
     y = kt.squeeze(x)
     assert str(y.type) == "float32[?,3]"
-    value = np.ones((1, 1, 3), dtype="float32")
-    assert kt.function([x], y)(value).shape == (1, 3)
-    assert np.squeeze(value).shape == (3,)
+    f = kt.function([x], y, check=True)
+    value = np.ones((2, 1, 3), dtype="float32")
+    assert f(value).shape == np.squeeze(value).shape == (2, 3)
+    with pytest.raises(kt.TypeInferenceError, match="at run time"):
+        f(np.ones((1, 1, 3), dtype="float32"))
+
+

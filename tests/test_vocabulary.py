@@ -68,6 +68,8 @@ def _call_text(word: V.Word, args: list[str]) -> str:
     call = f"{word.text}({','.join(args)})"
     if word.role is V.Role.DIM_FUNCTION:
         return f"({','.join(args)})->({call})"
+    if word is V.BROADCAST:  # a clause over sizes: broadcast(a, b) == c
+        return f"({','.join([*args, 'c'])})->() where {call} == c"
     inputs = ",".join(f"(n):{a}" for a in args) or "(n)"
     if word.role is V.Role.DTYPE_FUNCTION:
         return f"{inputs}->():{call}"

@@ -35,6 +35,7 @@ from .printing import dprint, graphviz
 from .query import Solutions, pattern, query, relation
 from .refinement import Refinement, RefinementError, refine
 from .signature.signature import Signature
+from .signature.universal import holds_for_all
 from .syntax.ast import TensorPattern, dim_vars, dtype_vars
 from .syntax.errors import SignatureSyntaxError, TypeInferenceError
 from .types import (
@@ -69,7 +70,8 @@ __all__ = [
     "TypeInferenceError", "Variable", "ancestors", "as_tensor_variable", "clone", "constant",
     "default_dtype", "dim_vars", "dims", "dprint", "dtype_vars", "eval_shape", "function",
     "get_default_dtype",
-    "graph_inputs", "graphviz", "labelo", "matrix", "op", "pattern", "promote_types",
+    "graph_inputs", "graphviz", "holds_for_all", "labelo", "matrix", "op", "pattern",
+    "promote_types",
     "query", "Refinement", "RefinementError", "refine", "relation",
     "result_type", "scalar", "set_default_dtype", "specify_shape",
     "tensor", "toposort", "vector",

@@ -460,7 +460,8 @@ class Broadcast(Constraint):
         values = [size_value(v, s) for v in self.sizes]
         out = walk(self.out, s)
         out = None if isvar(out) else out
-        axes = tuple((i, axis, v) for (i, axis), v in zip(self.operands, values, strict=True))
+        axes = tuple((i, axis, v) for (i, axis), v in zip(self.operands, values, strict=True)) \
+            if self.operands else ()  # a where-clause's broadcast: no operand axes known
         if axes:
             text = "could not be broadcast: " + broadcast_text(axes)
             said = "could not be broadcast: " + broadcast_text(axes, inputs=False)
@@ -471,4 +472,6 @@ class Broadcast(Constraint):
         if out is not None and len(known) < 2:
             text += f", and the output needs {readable(out)}"
             said += f", and the output needs {readable(out)}"
+        if not axes:  # a where-clause's broadcast: its text says it all
+            return Reason(text)
         return Reason(text, "broadcast", axes=axes, out=out, said=said)

@@ -22,7 +22,7 @@ from typing import Any
 from kanren.constraints import ConstrainedState, ConstraintStore
 from unification import unify
 
-from .terms import GROUND, VARS, TensorTerm, isvar, term_vars, walk
+from .terms import GROUND, VARS, Fresh, TensorTerm, isvar, term_vars, walk
 
 __all__ = ["Beyond", "Constraint", "Reason", "TypeStore", "copy_state", "explaining",
            "fail_because",
@@ -158,6 +158,11 @@ def _occurs(v: Any, term: Any, s: dict) -> bool:
 def unify_oc(u: Any, v: Any, s: dict) -> dict | bool:
     """``unify`` on a plain substitution that refuses cyclic bindings.
 
+    Between a variable the solver made (:class:`~.terms.Fresh`) and another, the Fresh
+    one is bound: a caller's variable stays the representative of its class, so kanren's
+    stores that key constraints by it (``neq``'s, which compares variables by token)
+    still find it after a signature ties it to the solver's variables.
+
     Binding a variable and comparing two ints, the commonest cases when sizes are
     matched, are done here directly (the same result as ``unify``, without its dispatch
     and generators); any other pair goes through ``unify``."""
@@ -167,8 +172,8 @@ def unify_oc(u: Any, v: Any, s: dict) -> dict | bool:
         v = walk(v, s)
     if u is v:
         return s
-    if type(v) in VARS and type(u) not in VARS:
-        u, v = v, u
+    if type(v) in VARS and (type(u) not in VARS or type(v) is Fresh is not type(u)):
+        u, v = v, u  # a variable the solver made is bound, never the caller's to it
     if type(u) in VARS:
         kind = type(v)
         if kind not in GROUND and (kind is not tuple or v) and _occurs(u, v, s):
@@ -182,7 +187,11 @@ def unify_oc(u: Any, v: Any, s: dict) -> dict | bool:
     if out is False or out is s:
         return out
     for key in out.keys() - s.keys():
-        if _occurs(key, out[key], out):
+        value = out[key]
+        if type(value) is Fresh and type(key) is not Fresh and value not in out:
+            del out[key]  # the caller's variable stays the representative (see below)
+            out[value] = key
+        elif _occurs(key, value, out):
             return False
     return out
 
@@ -192,13 +201,17 @@ class TypeStore(ConstraintStore):
     """The pending kantensor constraints of a state, and the logic variable standing for
     each named Dim of the types given to relations (so a Dim is one size everywhere)."""
 
-    __slots__ = ("pending", "dims")
+    __slots__ = ("pending", "dims", "variables")
     op_str = "kantensor"
 
-    def __init__(self, pending: tuple = (), dims: dict | None = None):
+    def __init__(self, pending: tuple = (), dims: dict | None = None,
+                 variables: dict | None = None):
         super().__init__({})
         self.pending = pending
         self.dims = {} if dims is None else dims
+        #: the term of each graph Variable given to relations: one Variable is one term
+        #: (its unknown sizes the same variables) wherever it is used (by identity)
+        self.variables = {} if variables is None else variables
 
     def pre_unify_check(self, lvar_map: Any, lvar: Any = None, value: Any = None) -> bool:
         return True
@@ -209,11 +222,11 @@ class TypeStore(ConstraintStore):
         return old_state is None or propagate(old_state)
 
     def copy(self) -> TypeStore:
-        return TypeStore(self.pending, dict(self.dims))
+        return TypeStore(self.pending, dict(self.dims), dict(self.variables))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, TypeStore) and self.pending == other.pending \
-            and self.dims == other.dims
+            and self.dims == other.dims and self.variables == other.variables
 
     def __hash__(self) -> int:  # pragma: no cover - stores are not hashed by kanren
         return id(self)

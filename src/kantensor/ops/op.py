@@ -150,9 +150,18 @@ class SignatureOp(Op):
                       for v, x in zip(node.inputs, inputs, strict=True))
         signature, _ = self.signature_for(types)
         try:
-            infer(signature, types, tuple(v.wrapped for v in node.inputs), name=self)
+            outs = infer(signature, types, tuple(v.wrapped for v in node.inputs), name=self)
         except TypeInferenceError as exc:
             raise TypeInferenceError(f"at run time: {exc}", signature=signature) from None
+        for i, (out, var) in enumerate(zip(outs, node.outputs, strict=True)):
+            typed = var.type.shape
+            if len(out.shape) != len(typed) or any(
+                    isinstance(t, int) and t != n for t, n in zip(typed, out.shape, strict=True)):
+                # another alternative of the relation fits the values: the branch the
+                # node was built on (an unknown size kept under "!= 1") does not hold
+                raise TypeInferenceError(
+                    f"at run time: {self} gives output {i} as {out} for these inputs, but "
+                    f"the graph was built with {var.type}", signature=signature)
 
     def kernel(self, node: Apply) -> Kernel | None:
         """``impl`` with the casts of the compute mode (None if a subclass has its own

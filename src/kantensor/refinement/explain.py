@@ -9,12 +9,15 @@ the axis and the value, earlier causes first.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Hashable
 from dataclasses import dataclass
 
 from ..graph.basic import Variable
+from ..syntax import ast as A
+from ..syntax.alternative import Overloads
 from ..syntax.errors import TypeInferenceError
-from .relations import Unit, describe, run, why_not
+from .relations import Unit, describe, node_relation, node_unit, run, why_not
 from .sizes import Entry, Hole, Sizes, has_hole, symbols_of
 
 __all__ = ["Conflict", "RefinementError", "Step", "explain_conflict"]
@@ -116,9 +119,10 @@ def _refined_axes(sizes: Sizes, unit: Unit) -> list[tuple[int, int]]:
 
 def explain_conflict(sizes: Sizes, unit: Unit) -> RefinementError:
     """The error for ``unit``'s relation failing on the sizes known now."""
-    reason = why_not(unit, _operands(sizes, unit))
+    reason = _in_user_terms(why_not(unit, _operands(sizes, unit)), unit)
     refined = _refined_axes(sizes, unit)
-    clashing = [ax for ax in refined
+    candidates = refined + [ax for ax in _built_axes(sizes, unit) if ax not in refined]
+    clashing = [ax for ax in candidates
                 if run(unit, _operands(sizes, unit, frozenset([ax]))) is not None]
     chosen = clashing or refined
     axes = tuple((unit.operands[i].variable, a, sizes.current(unit.operands[i].variable)[a])
@@ -148,6 +152,42 @@ def _in_words(unit: Unit, reason: str) -> str:
 def _operand_name(unit: Unit, i: int) -> str:
     v = unit.operands[i].variable
     return f"input {i}" if v is None else describe(v)
+
+
+_CLAUSE = re.compile(r"(where-clause )(.*?)( fails|: )")
+_NAME = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
+
+
+def _in_user_terms(reason: str, unit: Unit) -> str:
+    """A where-clause in ``reason`` written over the operands (``x.shape[1]``) instead
+    of the names its signature gives their axes (a builder's ``a1``)."""
+    relation = unit.relation
+    if unit.node is None or not isinstance(relation, Overloads):
+        return reason
+    names: dict[str, str] = {}
+    for alt in relation.alternatives:
+        for i, op in enumerate(alt.operands):
+            variable = unit.operands[i].variable if i < len(unit.operands) else None
+            if variable is None or any(not isinstance(d, A.DimVar | A.FixedDim)
+                                       for d in op.dims):
+                continue  # a group makes the axis of a name unknown here
+            for axis, d in enumerate(op.dims):
+                if isinstance(d, A.DimVar):
+                    names.setdefault(d.name, f"{describe(variable)}.shape[{axis}]")
+
+    def clause(m: re.Match) -> str:
+        text = _NAME.sub(lambda n: names.get(n.group(0), n.group(0)), m.group(2))
+        return m.group(1) + text + m.group(3)
+
+    return _CLAUSE.sub(clause, reason, count=1) if names else reason
+
+
+def _built_axes(sizes: Sizes, unit: Unit) -> list[tuple[int, int]]:
+    """The operand axes of ``unit`` whose known sizes a node gave when the graph was
+    built (not a size the user wrote on an input)."""
+    return [(i, a) for i, op in enumerate(unit.operands)
+            if op.variable is not None and op.variable.owner is not None
+            for a, e in enumerate(sizes.entries[op.variable]) if not has_hole(e)]
 
 
 Axis = tuple  # (Variable, axis)
@@ -254,6 +294,11 @@ class _Story:
             self.done.add(ax)
             path = self._path_to_origin(ax)
             if path is None:
+                found = self._forward(ax)
+                if found is not None:  # fixed when the graph was built, by its node
+                    unit, premises = found
+                    stack.append((ax, (ax, unit, premises, [])))
+                    stack.extend((p, None) for p in reversed(premises))
                 continue
             (origin, (unit, symbol)), links = path
             premises = [(unit.operands[i].variable, a) for i, a in self._premises(unit, symbol)
@@ -271,6 +316,24 @@ class _Story:
                                    ((previous[0], previous[1], self.value(previous)),)))
             previous = nxt
 
+    def _forward(self, ax: Axis) -> tuple[Unit, list[Axis]] | None:
+        """The node that gave axis ``ax`` its known size when the graph was built, and the
+        axes of its operands it decided it from; None for a size the user wrote (an input
+        of the graph) or one no node decides alone."""
+        variable, axis = ax
+        node = variable.owner
+        if node is None or has_hole(self.value(ax)):
+            return None
+        relation = node_relation(node)
+        if relation is None:
+            return None
+        unit = node_unit(node, relation)
+        where = (len(node.inputs) + node.outputs.index(variable), axis)
+        premises = self._premises_for(unit, frozenset([where]))
+        if premises is None:
+            return None
+        return unit, [(unit.operands[i].variable, a) for i, a in premises]
+
     def _premises(self, unit: Unit, symbol: Hashable) -> list[tuple[int, int]]:
         """The operand axes (operand index, axis) from which ``unit`` decides
         ``symbol``: with the axes that hold ``symbol`` erased it still decides them;
@@ -280,6 +343,12 @@ class _Story:
                             if op.variable is not None
                             for a, e in enumerate(sizes.entries[op.variable])
                             if self._reaches(e, symbol, None))
+        return self._premises_for(unit, holding) or []
+
+    def _premises_for(self, unit: Unit, holding: frozenset) -> list[tuple[int, int]] | None:
+        """The operand axes from which ``unit`` decides the axes ``holding`` (None if it
+        does not decide them once they are erased)."""
+        sizes = self.sizes
 
         def decided(erase: frozenset) -> bool:
             found = run(unit, _operands(sizes, unit, erase))
@@ -289,7 +358,7 @@ class _Story:
                 for s, v in found.items())
 
         if not holding or not decided(holding):
-            return []
+            return None
         out = []
         for i, op in enumerate(unit.operands):
             entries = op.fixed if op.variable is None else sizes.current(op.variable)

@@ -23,7 +23,7 @@ from unification import isvar
 from ..graph.basic import Apply, Constant, Variable
 from ..logic.answers import symbolic_values
 from ..logic.dims import Equation, Expr
-from ..logic.store import TypeStore, explaining, fresh_state, post, propagate, unify_oc
+from ..logic.store import TypeStore, explaining, fresh_state, labelo, post, propagate, unify_oc
 from ..logic.terms import TensorTerm, fresh, walk
 from ..ops.op import SignatureOp
 from ..signature.signature import Signature
@@ -33,7 +33,12 @@ from ..types.dim import Dim, DimLike, free_symbols, substitute, unknown
 from ..types.dtypes import get_default_dtype
 from .sizes import Hole, symbol_dim
 
-__all__ = ["UNIFY", "Operand", "Unify", "Unit", "describe", "node_relation", "run", "why_not"]
+__all__ = ["UNIFY", "Operand", "Unify", "Unit", "cases", "describe", "node_relation", "node_unit",
+           "run",
+           "why_not"]
+
+#: Most cases :func:`cases` lists for one unit (more: the unit is not split).
+MAX_CASES = 8
 
 class Unify(Enum):
     """The relation of a SpecifyShape and of a given type: both operands are one type (a
@@ -91,6 +96,12 @@ def node_relation(node: Apply) -> Signature | Unify | None:
     if isinstance(op, SignatureOp):
         return op.signature_for(tuple(v.type for v in node.inputs))[0]
     return None
+
+
+def node_unit(node: Apply, relation: Signature | Unify) -> Unit:
+    """The unit of a node: its relation over its inputs and outputs."""
+    return Unit(relation, tuple(Operand(v, v.type.dtype, v.wrapped)
+                                for v in node.inputs + node.outputs), len(node.inputs), node)
 
 
 # -- canonical operands ---------------------------------------------------------------
@@ -160,8 +171,42 @@ def run(unit: Unit, operands: Sequence[tuple[str, bool, tuple]]) -> dict[Hashabl
     ``{symbol: entry}`` over the operands' own symbols; None when there is no solution."""
     canon, order = _canonical(operands)
     found = _solve(unit.relation, unit.n_inputs, canon, get_default_dtype())
+    return None if found is None else _back(found, order)
+
+
+def cases(unit: Unit, operands: Sequence[tuple[str, bool, tuple]]) -> list[dict] | None:
+    """The finitely many ways ``unit``'s relation can hold on ``operands`` once its open
+    choices are labelled (a broadcast size is 1 or the result, a floor division leaves a
+    few values): each case as :func:`run` gives facts, over the operands' symbols. None
+    when the choices are not finite and few (at most :data:`MAX_CASES`)."""
+    if unit.relation is UNIFY:
+        return None
+    canon, order = _canonical(operands)
+    found = _cases(unit.relation, unit.n_inputs, canon, get_default_dtype())
     if found is None:
         return None
+    return [_back(facts, order) for facts in found]
+
+
+@lru_cache(maxsize=16384)
+def _cases(relation: Any, n_inputs: int, canon: tuple, default_dtype: str
+           ) -> tuple[tuple, ...] | None:
+    states, symvar = _states(relation, n_inputs, canon)
+    keys = [v for v in symvar.values()]
+    out: dict[tuple, None] = {}
+    steps = 0
+    for S in states:
+        for T in labelo(*keys)(S):
+            steps += 1
+            facts = tuple(sorted(_facts(T, symvar).items(), key=lambda kv: kv[0][1]))
+            out[facts] = None
+            if len(out) > MAX_CASES or steps > 16 * MAX_CASES:
+                return None
+    return tuple(out)
+
+
+def _back(found: tuple, order: list) -> dict[Hashable, Any]:
+    """Canonical facts over the operands' own symbols (see :func:`run`)."""
     out = {}
     back = None
     for (_, i), value in found:

@@ -96,6 +96,15 @@ class Sizes:
         #: which Variables mention a symbol (directly, or through a binding)
         self.users: dict[Hashable, list[Variable]] = {}
 
+    def copy(self) -> Sizes:
+        """An independent copy (the entries are shared: they never change)."""
+        new = Sizes.__new__(Sizes)
+        new.entries = self.entries
+        new.bindings = dict(self.bindings)
+        new._resolved = dict(self._resolved)
+        new.users = {k: list(v) for k, v in self.users.items()}
+        return new
+
     def add(self, variable: Variable) -> None:
         """Register ``variable``: its unknown axes become holes."""
         if variable in self.entries:

@@ -11,16 +11,15 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from ..graph.basic import Variable
 from ..graph.progress import Progress
 from ..graph.walk import ancestors, toposort
 from ..types.type import TensorType
-from .explain import Conflict, RefinementError, explain_conflict, undefined_size
-from .relations import UNIFY, Operand, Unit, describe, node_relation, run
+from .explain import Conflict, RefinementError, Step, explain_conflict, undefined_size
+from .relations import UNIFY, Operand, Unit, cases, describe, node_relation, node_unit, run
 from .result import Refinement
-from .sizes import Hole, Sizes, symbol_dim, symbols_of
+from .sizes import Hole, Sizes, has_hole, symbol_dim, symbols_of
 
 __all__ = ["refine"]
 
@@ -53,8 +52,9 @@ def refine(outputs: Variable | Sequence[Variable],
     for node in nodes:
         relation = node_relation(node)
         if relation is not None:
-            units.append(_node_unit(node, relation))
+            units.append(node_unit(node, relation))
     _fixpoint(sizes, units)
+    _by_cases(sizes, units)
     order = [v for v in variables if v.owner is None]
     order += [o for node in nodes for o in node.outputs]
     return Refinement(outs, {v: sizes.type_of(v) for v in order})
@@ -96,44 +96,141 @@ def _given_unit(v: Variable, t: TensorType, sizes: Sizes) -> Unit:
                 1, None, label)
 
 
-def _node_unit(node: Any, relation: Any) -> Unit:
-    return Unit(relation, tuple(Operand(v, v.type.dtype, v.wrapped)
-                                for v in node.inputs + node.outputs), len(node.inputs), node)
-
-
-def _fixpoint(sizes: Sizes, units: list[Unit]) -> None:
+def _touching(units: list[Unit]) -> dict[Variable, list[Unit]]:
+    """The units each Variable takes part in."""
     touching: dict[Variable, list[Unit]] = {}
     for u in units:
         for op in u.operands:
             if op.variable is not None:
                 touching.setdefault(op.variable, []).append(u)
-    queue = deque(units)
-    queued = set(map(id, units))
+    return touching
+
+
+def _operands(sizes: Sizes, unit: Unit) -> list:
+    try:
+        return [(op.dtype, op.wrapped, op.fixed if op.variable is None
+                 else sizes.current(op.variable)) for op in unit.operands]
+    except ZeroDivisionError:  # a size of the graph's types divides by 0 here
+        raise undefined_size(sizes, unit) from None
+
+
+def _fixpoint(sizes: Sizes, units: list[Unit], touching: dict | None = None,
+              start: list[tuple[Unit, dict]] | None = None) -> None:
+    """Run the units until none learns anything (all of them, or those ``start``'s
+    facts, learnt by its units, touch)."""
+    touching = _touching(units) if touching is None else touching
+    queue: deque = deque()
+    queued: set = set()
+    if start is None:
+        queue.extend(units)
+        queued.update(map(id, units))
+    for unit, found in start or ():
+        _learn(sizes, unit, found, touching, queue, queued)
     progress = Progress("refine: relations solved")
     try:
         while queue:
             progress.step()
             unit = queue.popleft()
             queued.discard(id(unit))
-            try:
-                operands = [(op.dtype, op.wrapped, op.fixed if op.variable is None
-                             else sizes.current(op.variable)) for op in unit.operands]
-            except ZeroDivisionError:  # a size of the graph's types divides by 0 here
-                raise undefined_size(sizes, unit) from None
-            found = run(unit, operands)
+            found = run(unit, _operands(sizes, unit))
             if found is None:
                 raise explain_conflict(sizes, unit)
-            for symbol, value in found.items():
-                if symbol in sizes.bindings or not isinstance(symbol, str | Hole):
-                    continue  # bound meanwhile, or an unknown of a given type (no axis)
-                value = sizes.resolve(value)
-                if symbol in symbols_of(value):  # no news, or not a value of its own
-                    continue
-                for v in sizes.bind(symbol, value, unit):
-                    for other in touching.get(v, ()):
-                        if other is not unit and id(other) not in queued:
-                            queued.add(id(other))
-                            queue.append(other)
-
+            _learn(sizes, unit, found, touching, queue, queued)
     finally:
         progress.close()
+
+
+def _learn(sizes: Sizes, unit: Unit, found: dict, touching: dict, queue: deque,
+           queued: set) -> None:
+    """Bind what ``unit`` found, and queue the units of the Variables that changed."""
+    for symbol, value in found.items():
+        if symbol in sizes.bindings or not isinstance(symbol, str | Hole):
+            continue  # bound meanwhile, or an unknown of a given type (no axis)
+        value = sizes.resolve(value)
+        if symbol in symbols_of(value):  # no news, or not a value of its own
+            continue
+        for v in sizes.bind(symbol, value, unit):
+            for other in touching.get(v, ()):
+                if other is not unit and id(other) not in queued:
+                    queued.add(id(other))
+                    queue.append(other)
+
+
+#: Most units refine splits into cases after the fixpoint (each split that decides
+#: something is followed by a new fixpoint).
+MAX_SPLITS = 32
+
+
+def _by_cases(sizes: Sizes, units: list[Unit]) -> None:
+    """Where a unit's relation leaves a few cases (a broadcast size is 1 or the result),
+    run the graph's fixpoint in each: cases that contradict the graph are dropped, and
+    what every surviving case agrees on is learnt (``reshape(x[a,2], -1) + y[6]``: the
+    sum's size 1 leaves ``2a == 1``, so it is 6 and a is 3). No case left: the
+    contradiction of the last one is raised."""
+    touching = _touching(units)
+    splits = 0
+    tried: set = set()
+    progress = True
+    while progress and splits < MAX_SPLITS:
+        progress = False
+        for unit in units:
+            operands = _operands(sizes, unit)
+            if unit.node is None or not any(has_hole(e) for _, _, es in operands
+                                             for e in es):
+                continue
+            key = (id(unit), repr(operands))
+            if key in tried:
+                continue
+            tried.add(key)
+            options = cases(unit, operands)
+            if options is None or len(options) < 2:
+                continue
+            splits += 1
+            survivors, failed = [], []
+            for facts in options:
+                trial = sizes.copy()
+                try:
+                    _fixpoint(trial, units, touching, [(unit, facts)])
+                except RefinementError as exc:
+                    failed.append(exc)
+                    continue
+                survivors.append(trial)
+            if not survivors:
+                raise _every_case_fails(unit, failed)
+            agreed = _agreed(sizes, survivors)
+            if agreed:
+                _fixpoint(sizes, units, touching, [(unit, agreed)])
+                progress = True
+                break
+            if splits >= MAX_SPLITS:
+                break
+
+
+def _every_case_fails(unit: Unit, failed: list[RefinementError]) -> RefinementError:
+    """The error when each case of ``unit`` contradicts the graph: the steps that lead
+    to the contradictions (once each), and per case what it assumed and what fails."""
+    steps: dict[str, Step] = {}
+    cases_text = []
+    for exc in failed:
+        assumed = [st for st in exc.chain if st.source == unit.label]
+        for st in exc.chain:
+            if st not in assumed:
+                steps.setdefault(str(st), st)
+        what = " and ".join(f"{describe(st.variable)} axis {st.axis} is {st.value}"
+                            for st in assumed) or "this case"
+        cases_text.append(f"if {what}, {exc.conflict}")
+    return RefinementError(tuple(steps.values()), Conflict(
+        unit.label, (), f"each case its relation leaves fails: {'; '.join(cases_text)}"))
+
+
+def _agreed(sizes: Sizes, survivors: list[Sizes]) -> dict:
+    """The symbols free in ``sizes`` that every survivor binds to one value."""
+    if not survivors:
+        return {}
+    first, rest = survivors[0], survivors[1:]
+    out = {}
+    for symbol in first.bindings.keys() - sizes.bindings.keys():
+        value = first.symbol_value(symbol)
+        if all(symbol in t.bindings and t.symbol_value(symbol) == value for t in rest):
+            out[symbol] = value
+    return out

@@ -16,7 +16,7 @@ from typing import Any
 
 from kanren.constraints import ConstrainedState
 
-from ..logic.dims import COMPARE, Compare, Equation
+from ..logic.dims import COMPARE, Broadcast, Compare, Equation, Expr
 from ..logic.dtypes import Compatible, DTypeMap, InCategory, Operand, Promote, WrappedOk
 from ..logic.store import Constraint, Progress, Reason, fail_because, post, unify_oc
 from ..logic.terms import TensorTerm, fresh, isvar, walk
@@ -155,6 +155,18 @@ class CompiledAlternative:
             out.append(DTypeMap(result, arg, node.word, f"dtype {node}"))
         return result
 
+    @staticmethod
+    def _size(node: Any, env: Env, out: list) -> Any:
+        """The size term of a dim expression: its variable, its int, or a fresh variable
+        tied to it by an equation (added to ``out``)."""
+        if isinstance(node, A.DimVar):
+            return env.dim(node.name)
+        if isinstance(node, A.FixedDim):
+            return node.size
+        v = fresh()
+        out.append(Equation(Expr(v), env.expr(node), str(node), "where-clause"))
+        return v
+
     def _clauses(self, env: Env, tensors: list, binders: dict) -> list:
         out: list = []
         for clause in self.where_clauses:
@@ -164,6 +176,9 @@ class CompiledAlternative:
                     out.append(Equation(left, right, str(clause), "where-clause"))
                 else:
                     out.append(Compare(clause.op, left, right, str(clause)))
+            elif isinstance(clause, A.Broadcasts):
+                out.append(Broadcast(tuple(self._size(a, env, out) for a in clause.args),
+                                     self._size(clause.result, env, out), f"where-clause {clause}"))
             elif isinstance(clause, A.InCategory):
                 term = self._dtype_term(clause.dtype, env, out, binders, tensors)
                 own = binders.get(clause.dtype.name, ()) \

@@ -11,7 +11,6 @@ accepts the inputs (:class:`FirstMatch`), so a backward query answers exactly wh
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Protocol, runtime_checkable
 
@@ -20,42 +19,33 @@ from kanren.constraints import ConstrainedState
 from ..logic.answers import symbolic_values
 from ..logic.dims import Equation, Expr
 from ..logic.store import (
-    Beyond,
     Constraint,
-    Progress,
     Reason,
     TypeStore,
-    bind_choices,
     copy_state,
     explaining,
     fresh_state,
     post,
+    propagate,
     unify_oc,
 )
 from ..logic.terms import TensorTerm, fresh, isvar, walk
 from ..syntax.alternative import Overloads
 from ..syntax.errors import TypeInferenceError
 from ..types.dim import Dim, free_symbols
-from ..types.dtypes import DTYPES, Priority, get_default_dtype, priority
+from ..types.dtypes import Priority, get_default_dtype, priority
 from ..types.type import TensorType
 from .arity import arities, check_arity
 from .compile import (
     DEFAULT_MAX_RANK,
     GUARD,
-    CompiledAlternative,
-    compile_alternative,
     known_dtypes,
 )
 from .messages import failure_message, label, summary
+from .overloads import FirstMatch, compiled
 
 __all__ = ["DEFAULT_MAX_RANK", "FirstMatch", "Relation", "Templated", "compiled", "explain",
            "infer", "relation", "solutions", "tensor_term", "wrapped_flags"]
-
-
-@lru_cache(maxsize=1024)
-def compiled(sig: Overloads) -> tuple[CompiledAlternative, ...]:
-    """The compiled alternatives of a signature, in order (compiled once)."""
-    return tuple(compile_alternative(a) for a in sig.alternatives)
 
 
 # -- terms ------------------------------------------------------------------------------
@@ -131,79 +121,10 @@ def solutions(sig: Overloads, S: ConstrainedState, in_terms: list, out_terms: li
         outs = list(out_terms) if out_terms is not None else [fresh() for _ in c.alt.outputs]
         if not c.apply(S1, in_terms, outs, max_rank, axes_last=ordered):
             continue
-        if k and not ordered and not post(S1, FirstMatch(sig, k, tuple(in_terms), max_rank)):
+        if k and not ordered and not post(S1, FirstMatch(sig, k, tuple(in_terms), max_rank,
+                                                              fresh(prefix="settled"))):
             continue
         yield S1, outs
-
-
-@dataclass(frozen=True, eq=False)
-class FirstMatch(Constraint):
-    """Alternative ``k`` applies only where no earlier alternative accepts the inputs, as
-    in ``make_node``; decided once every input's dtype, rank and wrapped flag is known
-    (unknown sizes are unknown to make_node too)."""
-
-    sig: Overloads
-    k: int
-    inputs: tuple
-    max_rank: int
-
-    def check(self, s: dict, pending: tuple) -> Progress:
-        key = _ground_key(self.inputs, s)
-        if key is None:
-            return s, False
-        if any(_accepts(self.sig, j, key, get_default_dtype()) for j in range(self.k)):
-            return None
-        return s, True
-
-    def choices(self, s: dict, rigid: frozenset = frozenset()) -> list | None:
-        for t in self.inputs:
-            t = walk(t, s)
-            if not isinstance(t, TensorTerm):
-                continue
-            for field, values in ((t.dtype, DTYPES), (t.wrapped, (False, True))):
-                if isvar(walk(field, s)):
-                    return bind_choices(walk(field, s), values)
-            if isvar(walk(t.shape, s)):
-                shape = walk(t.shape, s)
-                options: list = [lambda st, n=n, shape=shape: unify_oc(shape, tuple(
-                    fresh() for _ in range(n)), st) or None for n in range(self.max_rank + 2)]
-                options[-1] = Beyond(options[-1])  # max_rank + 1 axes: past the bound
-                return options
-        return None
-
-    def terms(self) -> tuple:
-        return self.inputs
-
-    def explain(self, s: dict) -> str:
-        return "an earlier alternative of the signature applies to these inputs"
-
-
-def _ground_key(inputs: tuple, s: dict) -> tuple | None:
-    """``((dtype, sizes, wrapped), ...)`` of the inputs with unknown sizes as None, or
-    None while a dtype, rank or wrapped flag is unknown."""
-    key = []
-    for t in inputs:
-        t = walk(t, s)
-        if not isinstance(t, TensorTerm):
-            return None
-        dtype, shape, wrapped = walk(t.dtype, s), walk(t.shape, s), walk(t.wrapped, s)
-        if isvar(dtype) or isvar(wrapped) or not isinstance(shape, tuple):
-            return None
-        key.append((dtype, tuple(d if isinstance(d := walk(x, s), int) else None
-                                 for x in shape), wrapped))
-    return tuple(key)
-
-
-@lru_cache(maxsize=65536)
-def _accepts(sig: Overloads, j: int, key: tuple, default_dtype: str) -> bool:
-    """Does alternative ``j`` of ``sig`` accept inputs ``key`` (see _ground_key)?"""
-    c = compiled(sig)[j]
-    if c.n_in != len(key):
-        return False
-    S = fresh_state({})
-    terms = [TensorTerm(d, tuple(fresh() if n is None else n for n in sizes), w)
-             for d, sizes, w in key]
-    return not c.refuses(terms, S.data) and c.apply(S, terms, [fresh() for _ in c.alt.outputs])
 
 
 @runtime_checkable
@@ -257,6 +178,23 @@ class Relation:
                         for i, x in enumerate(inputs)]
             out_terms = [as_term(walk(x, S.data), S, f"output {i}")
                          for i, x in enumerate(outputs)]
+            if not isinstance(self.target, Overloads) and any(map(isvar, in_terms)):
+                # a template Op's signature is rendered per input ranks: an unbound input
+                # stands for a tensor type whose rank is enumerated (lazily) like any other
+                s = S.data
+                for x in in_terms:
+                    if isvar(x):
+                        s = unify_oc(x, TensorTerm(fresh(), fresh(), fresh()), s)
+                S.data = s
+                if not propagate(S, changed=True):
+                    return
+            ground = _ground_terms([*in_terms, *out_terms], S.data)
+            if ground is not None:  # a yes or no, remembered (a kanren run asks again
+                # for every combination of other goals' values, say after memberos)
+                if _holds(self.target, self.max_rank, len(in_terms), ground,
+                          get_default_dtype()):
+                    yield S
+                return
             yield from self._states(S, in_terms, out_terms, self.max_rank)
             if beyond is not None and not isinstance(self.target, Overloads):
                 beyond(self._beyond(S, in_terms, out_terms))
@@ -313,6 +251,37 @@ class Relation:
             yield sig, S1
 
 
+def _ground_terms(terms: list, s: dict) -> tuple | None:
+    """The terms as ``(dtype, shape, wrapped)`` triples when all of them are ground
+    (every size an int), else None."""
+    out = []
+    for x in terms:
+        t = walk(x, s)
+        if not isinstance(t, TensorTerm):
+            return None
+        dtype, shape, wrapped = walk(t.dtype, s), walk(t.shape, s), walk(t.wrapped, s)
+        if not isinstance(dtype, str) or not isinstance(wrapped, bool) or \
+                not isinstance(shape, tuple):
+            return None
+        sizes = tuple(walk(d, s) for d in shape)
+        if not all(type(d) is int for d in sizes):
+            return None
+        out.append((dtype, sizes, wrapped))
+    return tuple(out)
+
+
+@lru_cache(maxsize=65536)
+def _holds(target: Any, max_rank: int, n_in: int, ground: tuple, default_dtype: str) -> bool:
+    """Does the relation of ``target`` hold on ground terms (see :func:`_ground_terms`)?
+    Memoized on the default float dtype too (wrapped floats and float(T) use it)."""
+    S = fresh_state({})
+    terms = [TensorTerm(d, sizes, w) for d, sizes, w in ground]
+    rel = Relation(target, max_rank)
+    for _ in rel._states(S, terms[:n_in], terms[n_in:], max_rank):
+        return True
+    return False
+
+
 def _rank_choices(n: int, max_rank: int) -> Iterator[tuple[int, ...]]:
     """Rank tuples for ``n`` inputs, smallest total first."""
     if n == 0:
@@ -362,8 +331,13 @@ def as_term(x: Any, S: ConstrainedState, where: str) -> Any:
     if isinstance(x, TensorType):
         return tensor_term(x, S, False, where)
     ttype = getattr(x, "type", None)
-    if isinstance(ttype, TensorType):  # a graph Variable
-        return tensor_term(ttype, S, bool(getattr(x, "wrapped", False)), where)
+    if isinstance(ttype, TensorType):  # a graph Variable: one term wherever it is used
+        variables = S.constraints[TypeStore].variables
+        term = variables.get(x)
+        if term is None:
+            term = variables[x] = tensor_term(ttype, S, bool(getattr(x, "wrapped", False)),
+                                              where)
+        return term
     raise TypeError(f"{where}: expected a TensorType, compact text, a Variable, a pattern "
                     f"or a logic variable, got {x!r}")
 

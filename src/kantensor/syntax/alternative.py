@@ -16,6 +16,7 @@ from .ast import (
     DTYPE_NAMES,
     AnonGroup,
     AnyGroup,
+    Broadcasts,
     Clause,
     Compare,
     DimVar,
@@ -191,6 +192,9 @@ def _uses(alt: Alternative) -> tuple[list[_Use], list[tuple[str, str]]]:
         if isinstance(c, Compare):
             names = expr_names(c.left) + expr_names(c.right)
             uses.extend((n, Kind.DIM, _IN_WHERE) for n in names)
+        elif isinstance(c, Broadcasts):
+            names = [n for a in (*c.args, c.result) for n in expr_names(a)]
+            uses.extend((n, Kind.DIM, _IN_WHERE) for n in names)
         elif isinstance(c, InCategory):
             uses.extend((n, Kind.DTYPE, _IN_WHERE) for n in dtype_names(c.dtype))
         elif isinstance(c, DTypeEq) and _bare(c.left) and _bare(c.right):
@@ -304,6 +308,8 @@ def _definitions(c: Clause) -> Iterable[tuple[str, list[str]]]:
         for target, other in ((c.left, c.right), (c.right, c.left)):
             if isinstance(target, DimVar):
                 yield target.name, expr_names(other)
+    elif isinstance(c, Broadcasts) and isinstance(c.result, DimVar):
+        yield c.result.name, [n for a in c.args for n in expr_names(a)]
     elif isinstance(c, DTypeEq):
         for target, other in ((c.left, c.right), (c.right, c.left)):
             if isinstance(target, DTypeVar):

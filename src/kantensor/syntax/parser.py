@@ -35,6 +35,7 @@ from .ast import (
     AnonGroup,
     AnyGroup,
     BinOp,
+    Broadcasts,
     Call,
     Compare,
     Compatible,
@@ -409,6 +410,9 @@ class _ToAst(Transformer_NonRecursive):
 
     def compatible(self, c: list[DType]) -> Compatible:
         return Compatible(c[0], c[1])
+
+    def broadcasts(self, c: list[Any]) -> Broadcasts:
+        return Broadcasts(tuple(self._dim(x) for x in c[:-1]), self._dim(c[-1]))
 
     def _resolve(self, where: list[Any]) -> list[Any]:
         """Decide each ``a == b``, then check that no name is used as two kinds."""

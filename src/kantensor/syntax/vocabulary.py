@@ -23,7 +23,8 @@ __all__ = [
     "KEYWORDS", "NESTING_RULES", "RESERVED_WORDS", "VOCABULARY", "Role", "Word", "by_rule",
     "ADD", "SUB", "NEG", "MUL", "FLOORDIV", "MOD", "POW",
     "EQ", "NE", "LT", "LE", "GT", "GE",
-    "ANON", "FLEX", "WHERE", "IN", "COMPATIBLE", "MIN", "MAX", "PROMOTE", "JOIN", "FLOAT", "REAL",
+    "ANON", "FLEX", "WHERE", "IN", "COMPATIBLE", "BROADCAST", "MIN", "MAX", "PROMOTE", "JOIN",
+    "FLOAT", "REAL",
 ]  # fmt: skip
 
 
@@ -35,7 +36,7 @@ class Role(Enum):
     DIM_OPERATOR = "dim operator"  # + - * // % ** in size expressions
     COMPARISON = "comparison"  # == != < <= > >= in where-clauses
     KEYWORD = "keyword"  # where, in
-    CLAUSE_FUNCTION = "clause function"  # compatible(T, U)
+    CLAUSE_FUNCTION = "clause function"  # compatible(T, U), broadcast(a, b) == c
     DIM_FUNCTION = "dim function"  # min(...), max(...)
     DTYPE_FUNCTION = "dtype function"  # promote(...), join(...), float(T), real(T)
 
@@ -89,6 +90,7 @@ EQ, NE, LT, LE, GT, GE = (Word(op, Role.COMPARISON) for op in ("==", "!=", "<", 
 WHERE = Word("where", Role.KEYWORD, "where")
 IN = Word("in", Role.KEYWORD, "in_category")
 COMPATIBLE = Word("compatible", Role.CLAUSE_FUNCTION, "compatible", arity=(2, 2))
+BROADCAST = Word("broadcast", Role.CLAUSE_FUNCTION, "broadcasts", arity=_ANY)
 MIN = Word("min", Role.DIM_FUNCTION, "min", nests=True, arity=_ANY)
 MAX = Word("max", Role.DIM_FUNCTION, "max", nests=True, arity=_ANY)
 PROMOTE = Word("promote", Role.DTYPE_FUNCTION, "promote", nests=True, arity=_ANY)
@@ -105,7 +107,7 @@ VOCABULARY: tuple[Word, ...] = (
     Word("+", Role.LOOP, "broadcast_loop"), Word("=", Role.LOOP, "equal_loop"),
     ADD, SUB, NEG, MUL, FLOORDIV, MOD, POW,
     EQ, NE, LT, LE, GT, GE,
-    IN, COMPATIBLE, MIN, MAX, PROMOTE, JOIN, FLOAT, REAL,
+    IN, COMPATIBLE, BROADCAST, MIN, MAX, PROMOTE, JOIN, FLOAT, REAL,
 )  # fmt: skip
 
 

@@ -18,7 +18,6 @@ from ...types.dim import Dim
 from ..params import ParamError, normalize_axis
 from ..sizes import SizeNames, concrete, entries, map_entries, negative
 from ..templates import (
-    builder,
     checked,
     names,
     operand,
@@ -246,31 +245,12 @@ def take(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
             "cond": _nonempty([*dims[:ax], *taken], dims[ax]), "params": {"axis": ax}}
 
 
-def _along_operand(ax: int, ndim: int, dim: str) -> str:
-    """``(.ax., dim, .rest.)``: the axes around ``ax`` as anonymous groups, which
-    broadcast between the operands under ``+``."""
-    parts = [f".{ax}."] if ax else []
-    parts.append(dim)
-    if ndim - ax - 1:
-        parts.append(f".{ndim - ax - 1}.")
-    return operand(parts)
-
-
-def _static_empty_take(x: Any, indices: Any, ax: int) -> bool:
-    """Whether static sizes show a non-empty result taken from an empty axis (NumPy
-    raises IndexError whatever the index values are). The other axes broadcast, so
-    this is only decided here, from fully known sizes."""
-    if x.shape[ax] != 0:
-        return False
-    sizes = [indices.shape[ax], *(s for i, s in enumerate(x.shape) if i != ax),
-             *(s for i, s in enumerate(indices.shape) if i != ax)]
-    return all(isinstance(s, int) and s > 0 for s in sizes)
-
-
-@builder
+@reads_ranks
 def take_along_axis(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
-    """np.take_along_axis: same ranks, the axis takes the indices' size, the other
-    axes broadcast; ``None`` takes from the flattened tensor with 1-d indices."""
+    """np.take_along_axis: same ranks, the axis takes the indices' size, the other axes
+    broadcast (a ``broadcast`` clause each); ``None`` takes from the flattened tensor with
+    1-d indices. A non-empty result cannot be taken from an empty axis (NumPy raises
+    whatever the index values are): ``min(size of the result, 1) <= n``."""
     x, indices = types
     if axis is None:
         if indices.ndim != 1:
@@ -283,8 +263,8 @@ def take_along_axis(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
     if indices.ndim != x.ndim:
         raise rank_error("take_along_axis", f"the indices must have as many dimensions as "
                                             f"the tensor ({x.ndim}), got {indices.ndim}")
-    if _static_empty_take(x, indices, ax):
-        raise rank_error("take_along_axis", f"cannot take a non-empty result from axis "
-                                            f"{ax} of size 0")
-    return {"x": _along_operand(ax, x.ndim, "n"), "i": _along_operand(ax, x.ndim, "k"),
-            "y": _along_operand(ax, x.ndim, "k"), "cond": "", "params": {"axis": ax}}
+    a, b, c = (names(p, x.ndim) for p in "abc")
+    a[ax], b[ax], c[ax] = "n", "k", "k"
+    clauses = [f", broadcast({a[i]},{b[i]}) == {c[i]}" for i in range(x.ndim) if i != ax]
+    return {"x": operand(a), "i": operand(b), "y": operand(c),
+            "cond": "".join(clauses) + _nonempty(c, "n"), "params": {"axis": ax}}

@@ -10,13 +10,12 @@ casts the result back to float16 (its inferred dtype).
 from __future__ import annotations
 
 import string
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from ..params import AxisError, ParamError, normalize_axis
-from ..templates import builder, names, operand, product, rank_error, reads_ranks
+from ..templates import names, operand, product, rank_error, reads_ranks, where
 
 # --------------------------------------------------------------------------- wrappers
 
@@ -259,57 +258,26 @@ def _keys(items: list[str], ndim: int, k: int) -> list[str]:
     return [*items[:at], *dots, *items[at + 1:]]
 
 
-def _key_sizes(keys: Sequence[str], shape: tuple) -> dict[str, list[Any]]:
-    """The sizes at the axes of each key, in one operand."""
-    out: dict[str, list[Any]] = {}
-    for key, size in zip(keys, shape, strict=True):
-        out.setdefault(key, []).append(size)
-    return out
+def _key_dims(key: str, owners: list[int]) -> tuple[dict[int, str], str, str | None]:
+    """Dim names of index ``key`` in each operand holding it, in the output, and the
+    where-clause tying them.
+
+    NumPy's einsum broadcasts every index across operands (a size 1 stretches, 0 wins
+    over 1), while the axes of a repeated index within one operand are equal. So one
+    operand holding ``key`` names it ``key``; several name it ``key_k`` each, and the
+    output's ``key`` is their broadcast: ``broadcast(key_0,key_1) == key`` (each is 1
+    or ``key``), stated in the relation, so every front end runs it."""
+    if len(owners) == 1:
+        return {owners[0]: key}, key, None
+    per = {k: f"{key}_{k}" for k in owners}
+    return per, key, f"broadcast({','.join(per.values())}) == {key}"
 
 
-def _broadcast_key(key: str, per_operand: list[list[Any] | None]) -> tuple[list[str | None], str]:
-    """Dim text for ``key`` in each operand (None where absent) and in the output.
-
-    NumPy's einsum broadcasts every index across operands (a size 1 stretches), but
-    the axes of a repeated index within one operand must be equal. So: an operand
-    whose size is statically 1 gets the literal 1; operands with another static
-    size share the variable ``key`` (they must be equal); an operand of unknown
-    size gets its own variable, since it may turn out to be 1 (operands of the same
-    symbolic Dim share one). The output is ``key`` if some size is static and not 1,
-    else the broadcast of the unknowns, ``max(..)*min(..,1)`` (0 wins over 1)."""
-    texts: list[str | None] = []
-    fixed = False
-    free: dict[Any, str] = {}
-    for k, sizes in enumerate(per_operand):
-        if sizes is None:
-            texts.append(None)
-            continue
-        known = {s for s in sizes if isinstance(s, int)}
-        if len(known) > 1:
-            raise rank_error("einsum", f"operand {k}: the axes of index {key!r} have "
-                             f"different sizes {sorted(known)}")
-        if known == {1}:
-            texts.append("1")
-        elif known:
-            fixed = True
-            texts.append(key)
-        else:
-            symbol = sizes[0] if sizes[0] is not None and len(set(sizes)) == 1 else (k,)
-            texts.append(free.setdefault(symbol, f"{key}_{k}"))
-    if fixed:
-        return texts, key
-    if not free:
-        return texts, "1"
-    if len(free) == 1:
-        return texts, next(iter(free.values()))
-    unknown = ",".join(free.values())
-    return texts, f"max({unknown})*min({unknown},1)"
-
-
-@builder
+@reads_ranks
 def build_einsum(types: tuple, subscripts: str, **_: Any) -> dict[str, Any]:
-    """The whole signature of one einsum call: an axis per operand axis, and the
-    output in the order of the (explicit or implicit) output subscripts."""
+    """The whole signature of one einsum call, from the ranks: an axis per operand
+    axis, the output in the order of the (explicit or implicit) output subscripts, and
+    a broadcast clause per index several operands hold (see :func:`_key_dims`)."""
     inputs, output = parse_subscripts(subscripts, len(types))
     keys = [_keys(items, t.ndim, k) for k, (items, t) in enumerate(zip(inputs, types,
                                                                         strict=True))]
@@ -323,19 +291,21 @@ def build_einsum(types: tuple, subscripts: str, **_: Any) -> dict[str, Any]:
     elif ELLIPSIS not in output and n_dots:
         raise rank_error("einsum", f"the operands broadcast {n_dots} dimensions over "
                          "'...' but the output has no '...'")
-    sizes = [_key_sizes(ks, t.shape) for ks, t in zip(keys, types, strict=True)]
     every = dict.fromkeys(key for ks in keys for key in ks)
-    operand_dims = [[""] * t.ndim for t in types]
+    operand_dims = [list(ks) for ks in keys]
     out_text: dict[str, str] = {}
+    clauses: list[str] = []
     for key in every:
-        texts, out_text[key] = _broadcast_key(key, [s.get(key) for s in sizes])
-        for k, text in enumerate(texts):
-            for axis, own in enumerate(keys[k]):
-                if own == key:
-                    operand_dims[k][axis] = text
+        owners = [k for k, ks in enumerate(keys) if key in ks]
+        per, out_text[key], clause = _key_dims(key, owners)
+        if clause:
+            clauses.append(clause)
+        for k, name in per.items():
+            operand_dims[k] = [name if own == key else d
+                               for own, d in zip(keys[k], operand_dims[k], strict=True)]
     dots = [out_text[f"dots{j}"] for j in reversed(range(n_dots))]
     out_dims: list[str] = []
     for c in output:
         out_dims.extend(dots if c == ELLIPSIS else [out_text[c]])
     sig = ",".join(operand(d) for d in operand_dims) + "->" + operand(out_dims)
-    return {"sig": sig}
+    return {"sig": sig + where(clauses)}

@@ -203,25 +203,6 @@ def expanded(types: tuple, axis: int | tuple[int, ...] | None, **_: Any) -> dict
             "params": {"axis": positions}}
 
 
-@builder
-def squeezed(types: tuple, axis: int | tuple[int, ...] | None, **_: Any) -> dict[str, Any]:
-    """squeeze: drop axes of size 1. ``axis=None`` drops the axes whose size is
-    *statically known* to be 1; an unknown size stays, even if it is 1 when the
-    graph runs (the type decides, so the impl gets the same explicit axes).
-    Named axes must have size 1. Like NumPy, an int 0 or -1 is accepted for a 0-d input."""
-    (x,) = types
-    if axis is None:
-        axes = tuple(i for i, d in enumerate(x.shape) if isinstance(d, int) and d == 1)
-    elif x.ndim == 0 and isinstance(axis, int) and axis in (0, -1):
-        axes = ()
-    else:
-        axes = normalize_axes(axis, x.ndim)
-    dims = names("a", x.ndim)
-    return {"x": operand(1 if i in axes else d for i, d in enumerate(dims)),
-            "y": operand(d for i, d in enumerate(dims) if i not in axes),
-            "params": {"axis": axes}}
-
-
 @reads_ranks
 def joined(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
     """concatenate: equal ranks (>= 1), equal sizes except along ``axis``, whose

@@ -49,6 +49,7 @@ from .dtypes import (
 from .names import CATEGORIES, CMP_OPS, DTYPE_NAMES, RESERVED, near_dtype
 from .patterns import (
     CLAUSE_TYPES,
+    Broadcasts,
     Clause,
     Compare,
     Compatible,
@@ -64,7 +65,7 @@ __all__ = [
     "ITEM_TYPES", "RESERVED",
     "DimVar", "FixedDim", "FlexDim", "AnonGroup", "AnyGroup", "NamedGroup", "BinOp", "Call",
     "DTypeName", "DTypeVar", "Promote", "Join", "DTypeFunction", "FloatOf", "RealOf",
-    "TensorPattern", "Compare", "InCategory", "DTypeEq", "Compatible",
+    "TensorPattern", "Compare", "InCategory", "DTypeEq", "Compatible", "Broadcasts",
     "DimExpr", "DimItem", "DType", "Clause",
     "dim_vars", "dtype_vars", "dim_min", "dim_max", "evaluate", "expr_names", "dtype_names",
     "dtype_call",

@@ -10,7 +10,7 @@ from .dims import AnyGroup, DimExpr, DimItem, DimVar, as_expr, as_item
 from .dtypes import DType, DTypeVar, as_dtype
 from .names import CATEGORIES, CMP_OPS, set_field
 
-__all__ = ["CLAUSE_TYPES", "Clause", "Compare", "Compatible", "DTypeEq", "InCategory",
+__all__ = ["CLAUSE_TYPES", "Broadcasts", "Clause", "Compare", "Compatible", "DTypeEq", "InCategory",
            "TensorPattern", "dim_vars", "dtype_vars"]
 
 
@@ -98,7 +98,26 @@ class Compatible:
         return f"compatible({self.left},{self.right})"
 
 
-CLAUSE_TYPES = (Compare, InCategory, DTypeEq, Compatible)
+@dataclass(frozen=True)
+class Broadcasts:
+    """``broadcast(a, b, ...) == c``: NumPy's broadcasting of one axis, each argument is
+    1 or ``c``, and ``c`` is 1 only if they all are (einsum's repeated indices)."""
+
+    args: tuple[DimExpr, ...]
+    result: DimExpr
+
+    def __post_init__(self) -> None:
+        args = tuple(as_expr(a) for a in self.args)
+        if not args:
+            raise ValueError("broadcast() needs at least one size")
+        set_field(self, "args", args)
+        set_field(self, "result", as_expr(self.result))
+
+    def __str__(self) -> str:
+        return f"broadcast({','.join(map(str, self.args))}) == {self.result}"
+
+
+CLAUSE_TYPES = (Compare, InCategory, DTypeEq, Compatible, Broadcasts)
 
 
 
@@ -116,4 +135,4 @@ def dtype_vars(names: str | Iterable[str]) -> tuple[DTypeVar, ...]:
     return tuple(DTypeVar(n) for n in _names(names))
 
 
-Clause = Compare | InCategory | DTypeEq | Compatible
+Clause = Compare | InCategory | DTypeEq | Compatible | Broadcasts

@@ -1,0 +1,211 @@
+"""One relation for every Op of the catalogue (DESIGN §7): make_node, query, relation and
+refine agree on every example and on random retypings of it, and a backward query is
+sound and complete against brute force over a finite domain of sizes.
+
+``KANTENSOR_RELATION_RETYPINGS`` (default 1) sets how many random retypings each
+example gets; ``KANTENSOR_RELATION_SEED`` the seed. The figures of a run are printed
+(``-s``) and kept in ``FIGURES``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import random
+
+import pytest
+from kanren import run
+from unification import var
+
+import kantensor as kt
+from kantensor.logic.terms import TensorTerm
+from kantensor.ops.catalogue import _as_given, load_all
+from kantensor.ops.family import OpFamily
+from kantensor.types.dim import free_symbols, substitute
+
+RETYPINGS = int(os.environ.get("KANTENSOR_RELATION_RETYPINGS", "1"))
+SEED = int(os.environ.get("KANTENSOR_RELATION_SEED", "0"))
+#: Sizes of the brute-force domain, and the most size combinations tried per instance.
+SIZES = (0, 1, 2, 3)
+MAX_COMBOS = 256
+DTYPES = ("bool", "int8", "int64", "uint8", "float32", "float64", "complex64")
+FIGURES = {"ops": set(), "comparisons": 0, "answers": 0, "instances": 0, "unsound": [],
+           "missing": [], "disagree": []}
+
+ENTRIES = load_all()
+
+
+def _flat(value):
+    return [t for v in value for t in (_flat(v) if isinstance(v, list) else [v])]
+
+
+def _bound(entry, example):
+    """The Op of an example (parameters bound) and its input types; None if the example
+    is not a call of tensors of given types."""
+    op = getattr(kt, entry.name)
+    params = {k: v for k, v in example.items() if k not in ("in", "out", "error")}
+    params = _as_given(op, params)
+    try:
+        bound = op.bind(**params) if isinstance(op, OpFamily) else op
+    except (TypeError, ValueError):
+        return None
+    if params and not isinstance(op, OpFamily):
+        return None
+    types = [kt.TensorType.parse(t) for t in _flat(example["in"])]
+    return bound, types
+
+
+def _cases():
+    for entry in ENTRIES:
+        for number, example in enumerate(entry.examples):
+            if "in" in example:
+                yield pytest.param(entry, example, id=f"{entry.name}-{number}")
+
+
+def forward(op, types):
+    """The output types make_node builds, or None if it refuses."""
+    try:
+        out = op(*[t() for t in types])
+    except (TypeError, ValueError, IndexError):
+        return None
+    return tuple(v.type for v in (out if isinstance(out, list | tuple) else [out]))
+
+
+def retypings(types, rng):
+    """The example's types, then random ones of the same ranks (sizes 0..3, sometimes
+    another dtype)."""
+    yield list(types)
+    for _ in range(RETYPINGS):
+        yield [kt.TensorType(rng.choice(DTYPES) if rng.random() < 0.2 else t.dtype,
+                             tuple(rng.choice(SIZES) for _ in t.shape)) for t in types]
+
+
+def _concrete(types):
+    return all(isinstance(d, int) for t in types for d in t.shape)
+
+
+def _term(t):
+    return TensorTerm(t.dtype, tuple(t.shape), False)
+
+
+def check_all_known(op, types, outs):
+    """query, relation and refine agree with make_node on known inputs (an unknown or
+    symbolic size: refine only, query names it and may enumerate branches)."""
+    n_out = op.n_outputs if hasattr(op, "n_outputs") else len(op.signature.alternatives[0].outputs)
+    zs = [var(f"Z{i}") for i in range(n_out)]
+    got = [tuple(a[f"Z{i}"] for i in range(n_out)) for a in kt.query(op, types, zs)]
+    want = [] if outs is None else [outs]
+    if _concrete(types) and got != want:
+        FIGURES["disagree"].append(f"query {op} {list(map(str, types))}: {got} != {want}")
+    rel = run(0, tuple(zs), kt.relation(op).goal(types, zs))
+    want_terms = () if outs is None else (tuple(_term(t) for t in outs),)
+    if _concrete(types) and tuple(rel) != want_terms:
+        FIGURES["disagree"].append(f"relation {op} {list(map(str, types))}: {rel}")
+    if outs is not None:
+        inputs = [t() for t in types]
+        made = op(*inputs)
+        made = made if isinstance(made, list | tuple) else [made]
+        refined = kt.refine(made)
+        if tuple(refined[v] for v in made) != outs:
+            FIGURES["disagree"].append(f"refine {op} {list(map(str, types))}")
+    FIGURES["comparisons"] += 1
+
+
+def check_backwards(op, types, outs):
+    """query(op, [inputs of these dtypes and ranks, sizes unknown], outs): every answer
+    instance builds to ``outs`` (sound), every domain instance that does is an answer's
+    (complete)."""
+    n_axes = sum(t.ndim for t in types)
+    domain = SIZES
+    while len(domain) ** n_axes > MAX_COMBOS and len(domain) > 1:
+        domain = domain[1:]  # drop 0, then 1...: keep the domain small
+    if len(domain) ** n_axes > MAX_COMBOS:
+        return
+    names = [[f"s{i}_{j}" for j in range(t.ndim)] for i, t in enumerate(types)]
+    patterns = [kt.pattern(t.dtype, tuple(var(n) for n in row))
+                for t, row in zip(types, names, strict=True)]
+    covered = set()
+    for answer in kt.query(op, patterns, list(outs), max_rank=3):
+        FIGURES["answers"] += 1
+        values = {n: answer[n] for row in names for n in row}
+        symbols = sorted({s for v in values.values() if isinstance(v, kt.Dim)
+                          for s in free_symbols(v)} |
+                         {s for c in answer.where for s in free_symbols(c.left) |
+                          free_symbols(c.right)})
+        for choice in itertools.product(SIZES, repeat=len(symbols)):
+            env = dict(zip(symbols, choice, strict=True))
+            if not all(c.holds(env) for c in answer.where):
+                continue
+            sizes = {n: substitute(v, env) if isinstance(v, kt.Dim) else v
+                     for n, v in values.items()}
+            if not all(isinstance(x, int) and x >= 0 for x in sizes.values()):
+                continue
+            combo = tuple(kt.TensorType(t.dtype, tuple(sizes[n] for n in row))
+                          for t, row in zip(types, names, strict=True))
+            FIGURES["instances"] += 1
+            if forward(op, combo) != outs:
+                FIGURES["unsound"].append(f"{op} {list(map(str, combo))} -> {outs}")
+            covered.add(combo)
+    for combo_sizes in itertools.product(domain, repeat=n_axes):
+        it = iter(combo_sizes)
+        combo = tuple(kt.TensorType(t.dtype, tuple(next(it) for _ in range(t.ndim)))
+                      for t in types)
+        if combo not in covered and forward(op, combo) == outs:
+            FIGURES["missing"].append(f"{op} {list(map(str, combo))} -> {outs}")
+
+
+@pytest.mark.parametrize(("entry", "example"), list(_cases()))
+def test_every_front_end_agrees(entry, example):
+    found = _bound(entry, example)
+    if found is None:
+        return
+    op, types = found
+    rng = random.Random(f"{SEED}-{entry.name}-{example}")
+    before = (len(FIGURES["disagree"]), len(FIGURES["unsound"]), len(FIGURES["missing"]))
+    for retyped in retypings(types, rng):
+        outs = forward(op, retyped)
+        check_all_known(op, retyped, outs)
+        if outs is not None and retyped and _concrete(retyped):
+            check_backwards(op, retyped, outs)
+    FIGURES["ops"].add(entry.name)
+    after = (len(FIGURES["disagree"]), len(FIGURES["unsound"]), len(FIGURES["missing"]))
+    assert after == before, (FIGURES["disagree"][before[0]:][:3],
+                             FIGURES["unsound"][before[1]:][:3],
+                             FIGURES["missing"][before[2]:][:3])
+
+
+def test_report_figures():
+    """Runs last in this module: the figures of the run (also printed with -s)."""
+    figures = {k: len(v) if isinstance(v, list | set) else v for k, v in FIGURES.items()}
+    print(f"\none relation: {figures}")
+    assert figures["ops"] >= 100 and figures["comparisons"] > figures["ops"], figures
+
+
+# -- the reproducers of issue 21 ----------------------------------------------------------
+def test_einsum_states_its_repeated_index_in_the_relation():
+    op = kt.einsum.bind(subscripts="ij,jk->ik")
+    assert list(kt.query(op, ["float32[2,5]", "float32[3,4]"], [var("Z")])) == []
+    with pytest.raises(kt.TypeInferenceError):
+        op(kt.TensorType.parse("float32[2,5]")(), kt.TensorType.parse("float32[3,4]")())
+    n = var("n")
+    answers = kt.query(op, [kt.pattern("float32", (2, n)), "float32[3,4]"], [var("Z")])
+    assert sorted(a["n"] for a in answers) == [1, 3]  # j broadcasts: 1 or 3, nothing else
+
+
+def test_take_along_axis_states_its_empty_axis_rule_in_the_relation():
+    op = kt.take_along_axis.bind(axis=0)
+    assert list(kt.query(op, ["int8[0,2]", "int64[3,2]"], [var("Z")])) == []
+    assert [a["Z"] for a in kt.query(op, ["int8[0,2]", "int64[0,2]"], [var("Z")])] == \
+        [kt.TensorType("int8", (0, 2))]
+
+
+def test_squeeze_none_is_a_relation_over_sizes():
+    assert [a["Z"] for a in kt.query(kt.squeeze, ["float32[1,3]"], [var("Z")])] == \
+        [kt.TensorType("float32", (3,))] == [kt.squeeze(kt.tensor("x", "float32",
+                                                                   (1, 3))).type]
+    backwards = {a["X"] for a in kt.query(kt.squeeze, [var("X")], ["int8[3,2]"],
+                                           max_rank=3)}
+    assert backwards == {kt.TensorType("int8", s) for s in
+                         [(3, 2), (1, 3, 2), (3, 1, 2), (3, 2, 1)]}
+    both = kt.query(kt.squeeze, ["float32[?,3]"], [var("Z")])
+    assert sorted(str(a["Z"]) for a in both)[0] == "float32[3]" and len(both) == 2
