@@ -4,6 +4,7 @@ values of the shape inputs are read when the graph runs) and the resolved parame
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -252,22 +253,23 @@ reduce_log_sum_exp = _reducer(_log_sum_exp)
 reduce_sum_square = _reducer(_sum_square)
 
 
-def arg_max(x: np.ndarray, *, axis: int, keepdims: int, select_last_index: int = 0
+def _arg(find: Callable[..., np.ndarray], name: str) -> Callable[..., np.ndarray]:
+    """ONNX's ArgMax/ArgMin over NumPy's ``find``: ``select_last_index`` searches the
+    flipped axis, ``keepdims`` keeps the axis as size 1. Named ``name`` in this module,
+    so pickle finds it by reference."""
+    def arg(x: np.ndarray, *, axis: int, keepdims: int, select_last_index: int = 0
             ) -> np.ndarray:
-    if select_last_index:
-        y = x.shape[axis] - 1 - np.argmax(np.flip(x, axis), axis=axis)
-    else:
-        y = np.argmax(x, axis=axis)
-    return np.expand_dims(y, axis) if keepdims else y
+        if select_last_index:
+            y = x.shape[axis] - 1 - find(np.flip(x, axis), axis=axis)
+        else:
+            y = find(x, axis=axis)
+        return np.expand_dims(y, axis) if keepdims else y
+    arg.__name__ = arg.__qualname__ = name
+    return arg
 
 
-def arg_min(x: np.ndarray, *, axis: int, keepdims: int, select_last_index: int = 0
-            ) -> np.ndarray:
-    if select_last_index:
-        y = x.shape[axis] - 1 - np.argmin(np.flip(x, axis), axis=axis)
-    else:
-        y = np.argmin(x, axis=axis)
-    return np.expand_dims(y, axis) if keepdims else y
+arg_max = _arg(np.argmax, "arg_max")
+arg_min = _arg(np.argmin, "arg_min")
 
 
 def reshape(x: np.ndarray, shape: np.ndarray, *sizes: np.ndarray, allowzero: int = 0,

@@ -39,7 +39,7 @@ class FirstMatch(Constraint):
     settled: Any = None
 
     def check(self, s: dict, pending: tuple) -> Progress:
-        key = _ground_key(self.inputs, s)
+        key = ground_key(self.inputs, s)
         if key is None:
             return s, False
         default = get_default_dtype()
@@ -75,7 +75,7 @@ class FirstMatch(Constraint):
         return "an earlier alternative of the signature applies to these inputs"
 
 
-def _ground_key(inputs: tuple, s: dict) -> tuple | None:
+def ground_key(inputs: tuple, s: dict) -> tuple | None:
     """``((dtype, sizes, wrapped), ...)`` of the inputs with unknown sizes as None, or
     None while a dtype, rank or wrapped flag is unknown."""
     key = []
@@ -93,7 +93,7 @@ def _ground_key(inputs: tuple, s: dict) -> tuple | None:
 
 @lru_cache(maxsize=65536)
 def _accepts(sig: Overloads, j: int, key: tuple, default_dtype: str) -> bool:
-    """Does alternative ``j`` of ``sig`` accept inputs ``key`` (see _ground_key)?"""
+    """Does alternative ``j`` of ``sig`` accept inputs ``key`` (see ground_key)?"""
     c = compiled(sig)[j]
     if c.n_in != len(key):
         return False

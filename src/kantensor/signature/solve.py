@@ -42,7 +42,7 @@ from .compile import (
     known_dtypes,
 )
 from .messages import failure_message, label, summary
-from .overloads import FirstMatch, compiled
+from .overloads import FirstMatch, compiled, ground_key
 
 __all__ = ["DEFAULT_MAX_RANK", "FirstMatch", "Relation", "Templated", "compiled", "explain",
            "infer", "relation", "solutions", "tensor_term", "wrapped_flags"]
@@ -253,21 +253,10 @@ class Relation:
 
 def _ground_terms(terms: list, s: dict) -> tuple | None:
     """The terms as ``(dtype, shape, wrapped)`` triples when all of them are ground
-    (every size an int), else None."""
-    out = []
-    for x in terms:
-        t = walk(x, s)
-        if not isinstance(t, TensorTerm):
-            return None
-        dtype, shape, wrapped = walk(t.dtype, s), walk(t.shape, s), walk(t.wrapped, s)
-        if not isinstance(dtype, str) or not isinstance(wrapped, bool) or \
-                not isinstance(shape, tuple):
-            return None
-        sizes = tuple(walk(d, s) for d in shape)
-        if not all(type(d) is int for d in sizes):
-            return None
-        out.append((dtype, sizes, wrapped))
-    return tuple(out)
+    (every size an int), else None: :func:`ground_key` with no size left unknown."""
+    key = ground_key(terms, s)
+    return key if key is not None and all(None not in sizes for _, sizes, _ in key) \
+        else None
 
 
 @lru_cache(maxsize=65536)
