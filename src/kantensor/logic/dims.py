@@ -18,16 +18,15 @@ from typing import Any
 from ..syntax.ast import evaluate
 from ..types.dim import (
     DIM_CALLS,
-    NO_SOLUTION,
     Dim,
     DimLike,
     dim_max,
     dim_min,
     free_symbols,
-    solve_for,
     substitute,
     unknown,
 )
+from ..types.dimfacts import NO_SOLUTION, solve_for
 from ..types.poly import Opaque
 from .store import Constraint, Progress, Reason, bind_choices, unify_oc
 from .terms import isvar, term_vars, walk
@@ -398,13 +397,24 @@ def _values(s: dict, *exprs: Expr) -> dict:
             and not isinstance(e.node, Dim) for name, v in e.env.items()}
 
 
+def _one_size(sizes: list, s: dict, pending: tuple) -> Any:
+    """The first of several unknown ``sizes`` when pending equations define them all as
+    one value (``a == h/2`` exact, ``b == h//2``: equal where the exact one is), else None."""
+    defined = _definitions(pending, s)
+    if not all(v in defined for v in sizes):
+        return None
+    first = defined[sizes[0]]
+    return sizes[0] if all((first - defined[v]) == 0 for v in sizes[1:]) else None
+
+
 @dataclass(frozen=True, eq=False)
 class Broadcast(Constraint):
     """NumPy broadcasting of one axis: ``out`` is the broadcast of ``sizes``.
 
     Static rules: 1s drop out; one known size k != 1 gives k (unknown sizes must then
     be 1 or k: labeling says which); two different known sizes fail; a single distinct
-    unknown gives itself; several different unknowns leave ``out`` unknown.
+    unknown gives itself; several different unknowns give one of them if pending
+    equations define them as one value, else leave ``out`` unknown.
     """
 
     sizes: tuple
@@ -440,6 +450,10 @@ class Broadcast(Constraint):
                 if new is False:
                     return None
             return new, True
+        same = _one_size([v for v in values if isvar(v)], s, pending)
+        if same is not None:  # equal by their definitions (d//2 beside an exact d/2)
+            new = unify_oc(self.out, same, s)
+            return (new, True) if new is not False else None
         return s, False
 
     def choices(self, s: dict, rigid: frozenset = frozenset()) -> list | None:
