@@ -14,15 +14,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kantensor.types.dim import (
-    NO_SOLUTION,
     Dim,
     as_dim,
     dim_max,
     dim_min,
     free_symbols,
-    solve_for,
     substitute,
 )
+from kantensor.types.dimfacts import NO_SOLUTION, assume_divisible, remainder_fact, solve_for
 
 n, m, k = Dim("n"), Dim("m"), Dim("k")
 
@@ -146,6 +145,34 @@ def test_division_simplifications() -> None:
     # be 0, the Op's relation says it is not, e.g. reshape's -1 needs the rest >= 1)
     assert n // n == 1 and (8 * n * m) // (n * m) == 8 and (n * m + 2 * n) // n == m + 2
     assert isinstance((n + 1) // n, Dim) and isinstance((3 * n) // (2 * n), Dim)
+    # a factor common to the divisor and every coefficient cancels
+    assert (4 * n) // 8 == n // 2 and (4 * n) % 8 == 4 * (n % 2)
+    assert (6 * n + 4) // 4 == (3 * n) // 2 + 1 and (2 * n + 2) % 4 == 2 * ((n + 1) % 2)
+
+
+def exact(x: Any, j: int) -> Any:
+    """``x/j`` made as the relation makes it: from the fact ``x % j == 0``."""
+    return assume_divisible(x // j, [x % j])
+
+
+def test_exact_quotients() -> None:
+    h = exact(n, 2)
+    assert str(h) == "n//2" and h != n // 2  # printed as floor division, known exact
+    assert 2 * h == n and h + h == n and 4 * h == 2 * n and str(3 * h) == "3*(n//2)"
+    assert 4 * exact(m, 4) == m and 2 * exact(m, 4) == exact(m, 2)
+    assert m * exact(4 * n, 8) * 2 == m * n and 8 * exact(2 * n + 4 * m + 2, 8) == 2 * n + 4 * m + 2
+    assert exact(6 * n + 3, 3) == 2 * n + 1 and exact(n, 2) - n // 2 == 0  # floor beside exact
+    assert substitute(exact(n, 4) * m, {"n": 8, "m": 3}) == 6
+    # never without the fact: a floor quotient stays, and a fact about another size,
+    # or a coarser divisor, changes nothing
+    assert 2 * (n // 2) != n and str(2 * (n // 2)) == "2*(n//2)"
+    assert assume_divisible(2 * (n // 2), [m % 2]) == 2 * (n // 2)
+    assert assume_divisible(4 * (n // 4), [n % 2]) == 4 * (n // 4)
+    assert assume_divisible(4 * (n // 4), [n % 4]) == n
+    assert assume_divisible(dim_min(2 * (n // 2), m), [n % 2]) \
+        == dim_min(n, m)
+    assert remainder_fact(4 * (n % 2)) == (n, 2) and remainder_fact(n % 2 + 1) is None
+    assert remainder_fact(n % m) is None and remainder_fact(3) is None
 
 
 def test_division_by_zero() -> None:
@@ -417,3 +444,19 @@ def test_solve_any_tree(tree: Tree, target: int) -> None:
             assert all(substitute(expr, {**p, "a": v}) != target for v in range(120))
     elif sol is not None:
         assert substitute(expr, {"a": sol}) == target
+
+
+@settings(max_examples=200, deadline=None)
+@given(poly_trees, st.integers(2, 4), trees, st.integers(-3, 3), points)
+def test_exact_quotients_agree_where_the_fact_holds(r: Tree, j: int, other: Tree, c: int,
+                                                    point: dict[str, int]) -> None:
+    """An expression of ``r//j`` and ``r % j`` made exact by the fact ``r % j == 0`` has
+    the floor expression's value wherever the fact holds, and ``j*(r/j) == r``."""
+    rr = as_sym(r)
+    tree = ("+", ("*", ("*", c, "a"), ("//", r, j)), ("+", ("%", r, j), ("*", j, ("//", r, j))))
+    tree = ("+", tree, other)
+    made = assume_divisible(as_sym(tree), [rr % j])
+    if not isinstance(rr % j, int) or rr % j == 0:  # the fact can hold
+        assert j * exact(rr, j) == rr
+    if ev(r, point, INT_OPS) % j == 0:
+        assert substitute(made, point) == ev(tree, point, INT_OPS)

@@ -51,7 +51,7 @@ CASES = [
     (M.swiglu_ffn, ["float64[B,T,16]", "float64[16,32]", "float64[32,16]", "float64[16,32]"],
      {}, {}),
     (M.rope_tables, ["float64[B,T,4,D]"], {}, {}),
-    (M.apply_rotary, ["float64[B,T,4,2*h]", "float64[T,h]", "float64[T,h]"], {}, {}),
+    (M.apply_rotary, ["float64[B,T,4,D]", "float64[T,D//2]", "float64[T,D//2]"], {}, {}),
     (M.repeat_kv, ["float64[B,T,2,8]"], {"n_rep": 3}, {}),
     (M.cached_attention, ["float64[B,T,4,8]"] * 3, {}, {}),
     (M.padded_attention, ["float64[B,4,T,8]", "float64[B,4,S,8]", "int64[B,S]"], {},
@@ -95,7 +95,17 @@ CASES = [
     (M.random_init, ["float64[N,D]"], {}, {}),
     (M.scatter_add_counts, ["int64[N]", "float64[N]"], {}, {0: lambda s: (0, 5)}),
     (M.in_place_scale, ["float64[N,D]", "float64[N,D]"], {}, {}),
+    (M.rotary_pairs, ["float64[B,T,4,D]", "float64[T,1,D//2]", "float64[T,1,D//2]"], {}, {}),
+    (M.two_head_residual, ["float64[B,T,D]", "float64[D,D]", "float64[D,D]"], {}, {}),
+    (M.pool_unpool, ["float64[N,C,H,W]"], {}, {}),
+    (M.swap_pairs, ["float64[B,T,D]"], {}, {}),
 ]
+
+#: Output types stated exactly where a size is split and joined again (``2*(D//2)`` is
+#: ``D`` after a reshape that requires ``D`` even; ``4*(d//4)`` is ``d``).
+EXACT = {M.rotary_pairs: "float64[B,T,4,D]", M.two_head_residual: "float64[B,T,D]",
+         M.pool_unpool: "float64[N,C,H,W]", M.swap_pairs: "float64[B,T,D]",
+         M.apply_rotary: "float64[B,T,4,D]"}
 
 #: Functions whose outputs are random: their values are not compared.
 RANDOM = {M.dropout, M.random_init}
@@ -159,6 +169,8 @@ def _check(fn, types, kwargs, ranges):
 def test_model_code_types_as_numpy_runs(fn, types, kwargs, ranges):
     out_types, wrong = check(fn, types, kwargs, ranges)
     assert not wrong, (out_types, wrong)
+    if fn in EXACT:
+        assert str(out_types[0]) == EXACT[fn]
 
 
 def test_the_corpus_is_large_and_symbolic():

@@ -584,3 +584,30 @@ def test_catalogue_examples():
     entries = load_file("elementwise.toml",
                         (catalogue_root() / "elementwise.toml").read_text())
     assert sum(e.run_examples(kt.ops.CATALOGUE[e.name]) for e in entries) >= 2 * len(entries)
+
+
+def test_a_size_broadcast_with_its_min_against_ints_is_itself():
+    """``b`` and ``min(4, b)`` (a slice ``[:4]`` of a size-b axis) broadcast to ``b``: equal,
+    or the min is 1, or NumPy refuses (a run refuses as NumPy does); ``min(m, n)`` and ``n``
+    stay unknown (``m == 0, n == 1`` broadcasts to 0)."""
+    b, m, n = kt.dims("b m n")
+    x = kt.tensor("x", "float64", (b,))
+    y = x[:4] * 2.0
+    assert str(y.type) == "float64[min(4,b)]" and (x + y).type == x.type
+    f = kt.function([x], x + y, check=True)
+    for size in range(7):
+        value = np.arange(size, dtype="float64")
+        try:
+            expected = value + value[:4] * 2.0
+        except ValueError:
+            expected = None
+        try:
+            got = f(value)
+        except (ValueError, kt.TypeInferenceError):
+            got = None
+        assert (got is None) == (expected is None), size
+        if got is not None:
+            np.testing.assert_array_equal(got, expected)
+    z = kt.tensor("z", "float64", (m,))
+    w = kt.tensor("w", "float64", (n,))
+    assert str((z[-n:] + w).type) == "float64[?]"

@@ -125,6 +125,52 @@ def test_reshape_with_the_inputs_own_sizes_agrees_with_numpy(sizes, data):
     assert claimed == (None if expected is None else kt.TensorType("float32", expected))
 
 
+def test_reshape_split_and_joined_again_keeps_the_size():
+    """A size the reshape divides (its where-clause ``d % 4 == 0``) is an exact quotient in
+    its result: joined again it is ``d``, so ``+ x`` keeps ``d``; a floor quotient typed
+    by hand has no such fact and stays."""
+    b, s, d = kt.dims("b s d")
+    x = kt.tensor("x", "float32", (b, s, d))
+    heads = x.reshape((b, s, 4, -1))
+    assert str(heads.type) == "float32[b,s,4,d//4]"
+    back = heads.reshape((b, s, -1))
+    assert back.type == x.type and (back + x).type == x.type
+    y = kt.tensor("y", "float32", (b, s, 4, d // 4))
+    assert str(y.reshape((b, s, -1)).type) == "float32[b,s,4*(d//4)]"
+    assert (heads + y).type == heads.type  # the exact and the floor d//4: one size
+    f = kt.function([x], back + x, check=True)
+    value = np.arange(2 * 3 * 8, dtype="float32").reshape(2, 3, 8)
+    np.testing.assert_array_equal(f(value), 2 * value)
+    with pytest.raises(kt.TypeInferenceError, match="cannot reshape"):  # d == 6: as NumPy
+        f(np.zeros((2, 3, 6), "float32"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, 4), min_size=1, max_size=3), st.integers(2, 4), st.data())
+def test_split_and_joined_again_agrees_with_numpy(sizes, k, data):
+    """``x.reshape(*lead, k, -1).reshape(*lead, -1) + x`` over named sizes is typed as x
+    (not ``k*(n//k)``) and runs exactly where NumPy runs it, to NumPy's values."""
+    dims = [kt.Dim(f"n{i}") for i in range(len(sizes))]
+    x = kt.tensor("x", "float32", dims)
+    lead = data.draw(st.integers(0, len(sizes) - 1))
+    y = x.reshape((*dims[:lead], k, -1)).reshape((*dims[:lead], -1))
+    assert str(y.type) == str(kt.TensorType("float32", (*dims[:lead], math.prod(dims[lead:]))))
+    z = y.reshape(x.shape) + x
+    assert z.type == x.type
+    value = np.arange(math.prod(sizes), dtype="float32").reshape(sizes)
+    try:
+        expected = value.reshape((*sizes[:lead], k, -1)).reshape(sizes) + value
+    except ValueError:
+        expected = None
+    try:
+        got = kt.function([x], z, check=True)(value)
+    except (ValueError, kt.TypeInferenceError):
+        got = None
+    assert (got is None) == (expected is None)
+    if got is not None:
+        np.testing.assert_array_equal(got, expected)
+
+
 # --------------------------------------------------------------------------- transpose
 
 

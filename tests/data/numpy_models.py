@@ -380,3 +380,35 @@ def in_place_scale(x, y):
     np.multiply(x, 2.0, out=x)
     np.add(x, y, out=x)
     return x
+
+
+# -- sizes split and joined again (a size a reshape divides is known to be divisible) ------
+
+
+def rotary_pairs(xq, cos, sin):
+    """Llama-style rotary embedding on interleaved pairs: (..., D) as (..., D//2, 2)."""
+    xr = xq.reshape(*xq.shape[:-1], -1, 2)
+    a, b = xr[..., 0], xr[..., 1]
+    out = np.stack([a * cos - b * sin, a * sin + b * cos], axis=-1)
+    return out.reshape(*xq.shape[:-1], -1)
+
+
+def two_head_residual(x, wq, wo):
+    """Heads split off the model size and merged back, then a residual connection."""
+    B, T, D = x.shape
+    q = (x @ wq).reshape(B, T, 2, -1).transpose(0, 2, 1, 3)
+    ctx = softmax(q @ q.transpose(0, 1, 3, 2) / np.sqrt(q.shape[-1])) @ q
+    return ctx.transpose(0, 2, 1, 3).reshape(B, T, -1) @ wo + x
+
+
+def pool_unpool(x):
+    """2x average pooling along H by a reshape, upsampled back with np.repeat."""
+    N, C, H, W = x.shape
+    pooled = x.reshape(N, C, -1, 2, W).mean(axis=3)
+    return np.repeat(pooled, 2, axis=2) - x
+
+
+def swap_pairs(x):
+    """Swap neighbouring features: (..., D) as (..., D//2, 2), reversed, flattened back."""
+    pairs = x.reshape(x.shape[0], x.shape[1], -1, 2)[..., ::-1]
+    return pairs.reshape(x.shape[0], x.shape[1], -1) + x

@@ -6,7 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from ..types.dim import NO_SOLUTION, Dim, free_symbols, solve_for, substitute
+from ..types.dim import Dim, free_symbols, substitute
+from ..types.dimfacts import NO_SOLUTION, solve_for
 from ..types.type import TensorType
 
 

@@ -1,5 +1,6 @@
 """Answers in terms of named sizes: what the unknown sizes of a solved state are, and
-what they must still meet.
+what they must still meet; a size that a where-clause says some k divides (``r % k == 0``)
+is an exact quotient there (``2*(h//2)`` is ``h``, :mod:`kantensor.types.dimfacts`).
 
 After a solve, a size may be bound, defined by pending equations (``n == m + 1``), or
 free. :func:`symbolic_values` writes each as an expression of named Dims (naming the
@@ -12,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..types.dim import NO_SOLUTION, Dim, DimLike, free_symbols, solve_for, substitute
+from ..types.dim import Dim, DimLike, free_symbols, substitute
+from ..types.dimfacts import NO_SOLUTION, assume_divisible, solve_for
 from .dims import COMPARE, Compare, Equation
 from .terms import isvar, walk
 
@@ -41,6 +43,7 @@ def symbolic_values(vars_: list, s: dict, pending: tuple, named: dict[Any, Dim],
         if isvar(w):
             known.setdefault(w, dim)
     equations = [c for c in pending if isinstance(c, Equation)]
+    pending_equations = list(equations)
     order = [walk(v, s) for v in vars_]
     while True:
         changed = True
@@ -71,7 +74,23 @@ def symbolic_values(vars_: list, s: dict, pending: tuple, named: dict[Any, Dim],
         known[missing[0]] = fresh(missing[0])
     if fresh is not None and residual is not None:
         residual.extend(_residual(pending, s, known, fresh))
-    return {v: known[v] for v in order if isvar(v) and v in known}
+    zeros = _zeros(pending_equations, s, known)
+    return {v: assume_divisible(known[v], zeros) for v in order if isvar(v) and v in known}
+
+
+def _zeros(equations: list[Equation], s: dict, known: dict[Any, DimLike]) -> list[DimLike]:
+    """The pending equations as ``left - right`` (which is 0) over the named Dims: a
+    where-clause ``(a0*a1) % 4 == 0`` says that 4 divides the size (see
+    :func:`~kantensor.types.dimfacts.assume_divisible`)."""
+    out = []
+    for c in equations:
+        try:
+            diff = c.left.value(s) - c.right.value(s)
+        except ZeroDivisionError:
+            continue
+        if isinstance(diff, Dim):
+            out.append(substitute(diff, known))
+    return out
 
 
 @dataclass(frozen=True)

@@ -16,19 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..syntax.ast import evaluate
-from ..types.dim import (
-    DIM_CALLS,
-    NO_SOLUTION,
-    Dim,
-    DimLike,
-    dim_max,
-    dim_min,
-    free_symbols,
-    solve_for,
-    substitute,
-    unknown,
-)
-from ..types.poly import Opaque
+from ..types.dim import DIM_CALLS, Dim, DimLike, dim_max, dim_min, free_symbols, substitute, unknown
+from ..types.dimfacts import NO_SOLUTION, solve_for
+from ..types.poly import Opaque, lone_atom
 from .store import Constraint, Progress, Reason, bind_choices, unify_oc
 from .terms import isvar, term_vars, walk
 from .wording import broadcast_text, readable
@@ -398,13 +388,34 @@ def _values(s: dict, *exprs: Expr) -> dict:
             and not isinstance(e.node, Dim) for name, v in e.env.items()}
 
 
+def _broadcast_size(sizes: list, s: dict, pending: tuple) -> tuple[Any, bool] | None:
+    """``(the one of several unknown sizes they broadcast to, whether all are equal)``: the
+    others equal to it by pending equations (``h//2``, exact ``h/2``) or ``min(it, c)``
+    with ints ``c >= 1`` (``b``, ``min(4, b)``: b, 1 or NumPy refuses)."""
+    defined = _definitions(pending, s)
+    values = [defined.get(v, unknown(v)) for v in sizes]
+    for top_size, top in zip(sizes, values, strict=True):
+        diffs = [top - other for other in values]
+        if all(d == 0 or _min_of(other, top) for d, other in zip(diffs, values, strict=True)):
+            return top_size, all(d == 0 for d in diffs)
+    return None
+
+
+def _min_of(x: DimLike, top: DimLike) -> bool:
+    atom = lone_atom(x._terms) if isinstance(x, Dim) else None  # min(top, c, ...), c >= 1
+    return isinstance(atom, Opaque) and atom.op == "min" and top in atom.args and all(
+        a == top or (isinstance(a, int) and a >= 1) for a in atom.args)
+
+
 @dataclass(frozen=True, eq=False)
 class Broadcast(Constraint):
     """NumPy broadcasting of one axis: ``out`` is the broadcast of ``sizes``.
 
     Static rules: 1s drop out; one known size k != 1 gives k (unknown sizes must then
     be 1 or k: labeling says which); two different known sizes fail; a single distinct
-    unknown gives itself; several different unknowns leave ``out`` unknown.
+    unknown gives itself; several different unknowns give the one that pending
+    equations make the others equal to or the ``min`` of with ints (``b`` beside
+    ``min(4, b)``), else leave ``out`` unknown.
     """
 
     sizes: tuple
@@ -440,6 +451,10 @@ class Broadcast(Constraint):
                 if new is False:
                     return None
             return new, True
+        found = _broadcast_size([v for v in values if isvar(v)], s, pending)
+        if found is not None:
+            new = unify_oc(self.out, found[0], s)
+            return (new, found[1]) if new is not False else None
         return s, False
 
     def choices(self, s: dict, rigid: frozenset = frozenset()) -> list | None:

@@ -6,9 +6,9 @@ expression built from symbols and ints with ``+ - * // %``, ``**`` (int exponent
 
 Every expression is kept canonical (:mod:`kantensor.types.poly`): a polynomial with
 integer coefficients over *atoms*, where an atom is a symbol, an *unknown* or an opaque
-term ``a//b``, ``a % b``, ``min(...)`` or ``max(...)`` whose arguments are themselves
-canonical. Algebraically identical polynomials therefore compare equal (``n + n == 2*n``),
-and a constant result is always a plain ``int``, never a ``Dim`` (``(n + 1) - n`` is ``1``).
+term ``a//b``, ``a % b``, ``min(...)``, ``max(...)``, an exact quotient ``a/k``, over
+canonical arguments. Algebraically identical polynomials compare equal (``n + n == 2*n``);
+a constant is a plain ``int`` (``(n + 1) - n`` is ``1``).
 
 A symbol is named and interned, weakly (``Dim("n") is Dim("n")`` while it is held). An
 unknown (:func:`unknown`) is identified by an object, never by a name: the solver uses its
@@ -19,10 +19,15 @@ Only certain simplifications are made (symbols are integers of unknown sign):
 * ``(q*d + r)//d == q + r//d`` and ``(q*d + r) % d == r % d`` for an int ``d`` (terms
   whose coefficient ``d`` divides are split off, the constant is reduced to ``[0, d)``),
   so ``x//1 == x``, ``(2*n)//2 == n``, ``(2*n) % 2 == 0``, ``(n + 3)//2 == (n + 1)//2 + 1``;
+  then ``(g*r)//(g*d) == r//d`` and ``(g*r) % (g*d) == g*(r % d)`` (``(4*n)//8 == n//2``);
 * ``(x//a)//b == x//(a*b)`` and ``(x % a) % b == x % b`` (``b`` divides ``a``) for ints
   ``a, b > 0``;
 * ``min``/``max`` are flattened, and of two arguments whose difference is an int the
-  irrelevant one is dropped (``dim_min(n, n + 1) == n``); the rest are kept sorted.
+  irrelevant one is dropped (``dim_min(n, n + 1) == n``); the rest are kept sorted;
+* an exact quotient ``r/k`` (printed ``r//k``, made only where ``k`` is known to divide
+  ``r``: :func:`kantensor.types.dimfacts.assume_divisible`) is split like ``//``;
+  ``c*(r/k) == (c/g)*(r/(k/g))`` for ``g = gcd(c, k)`` (``2*(h/2) == h``); beside it,
+  ``r//j == r/j`` and ``r % j == 0`` for ``j`` dividing ``k``.
 
 ``str()`` is valid Python (``2*n + 1``, ``(n + 1)//2``, ``n % 2``, ``min(m, n)``,
 ``n**2``); ``repr()`` is ``Dim('n')`` for a symbol and ``Dim<2*n + 1>`` for an expression.
@@ -30,13 +35,12 @@ Only certain simplifications are made (symbols are integers of unknown sign):
 
 from __future__ import annotations
 
-import enum
 import keyword
 import math
 import operator
 from collections import Counter
 from collections.abc import Hashable
-from typing import Any, Final, Literal, TypeAlias
+from typing import Any, Final, TypeAlias
 
 from ..graph.display import block, esc, symbolic
 from ..syntax.vocabulary import MAX, MIN
@@ -48,27 +52,12 @@ from .poly import divide as _poly_divide
 from .poly import mul as _poly_mul
 from .poly import split as _poly_split
 
-__all__ = [
-    "NO_SOLUTION", "Dim", "DimLike", "as_dim", "dim_max", "dim_min", "free_symbols",
-    "solve_for", "substitute", "unknown",
-]
+__all__ = ["Dim", "DimLike", "as_dim", "dim_max", "dim_min", "free_symbols", "substitute",
+           "unknown"]
 
 DimLike: TypeAlias = "int | Dim"
 
 MAX_NAME_LENGTH: Final = 256  # the longest name of a symbolic size
-
-class _NoSolution(enum.Enum):
-    NO_SOLUTION = "NO_SOLUTION"
-
-    def __repr__(self) -> str:
-        return "NO_SOLUTION"
-
-    __str__ = __repr__
-
-
-NO_SOLUTION: Final = _NoSolution.NO_SOLUTION
-"""Returned by :func:`solve_for` when provably no integer value solves the equation."""
-
 
 def _operator(name: str, fn: Any) -> tuple[Any, Any]:
     """``__name__`` and ``__rname__`` of a Dim: ``fn`` on ints and Dims, else (and
@@ -111,21 +100,17 @@ class Dim:
         atom = _lone_atom(self)
         return atom if isinstance(atom, str) else None
 
-    def __setattr__(self, key: str, value: object) -> None:
+    def _immutable(self, *_: object) -> None:
         raise AttributeError("Dim is immutable")
 
-    def __delattr__(self, key: str) -> None:
-        raise AttributeError("Dim is immutable")
+    __setattr__ = __delattr__ = _immutable
 
     def __reduce__(self) -> tuple[Any, ...]:
         name = self.name
         return (Dim, (name,)) if name is not None else (_new, (self._terms,))
 
-    def __copy__(self) -> Dim:
-        return self
-
-    def __deepcopy__(self, memo: object) -> Dim:
-        return self
+    def __copy__(self) -> Dim: return self
+    def __deepcopy__(self, memo: object) -> Dim: return self
 
     def __eq__(self, other: object) -> bool:
         if self is other:
@@ -191,10 +176,9 @@ class Dim:
         return self
 
 
-#: What a size does with a number it cannot stay a size with (``d / 2``, ``d * 0.5``,
-#: ``d ** -0.5``, ``np.sqrt(d)``): ``hook(op, a, b)`` (or ``hook("ufunc", ufunc, method,
-#: inputs, kwargs)``), set by :mod:`kantensor.types.sizenum`; without it such operations
-#: are left to the other operand (``NotImplemented``).
+#: A size with a number it cannot stay a size with (``d / 2``, ``d ** -0.5``, ``np.sqrt(d)``):
+#: ``hook(op, a, b)`` or ``hook("ufunc", ufunc, method, inputs, kwargs)``, set by
+#: :mod:`kantensor.types.sizenum`; without it, left to the other operand (NotImplemented).
 NUMBER_OP: list[Any] = [None]
 
 
@@ -221,10 +205,8 @@ def _new(terms: Terms) -> Dim:
 
 
 def _coerce(x: object) -> DimLike | None:
-    if type(x) is int or type(x) is Dim:
+    if type(x) is int or isinstance(x, Dim):
         return x  # type: ignore[return-value]
-    if isinstance(x, Dim):
-        return x
     if isinstance(x, bool):
         return None
     try:
@@ -252,14 +234,66 @@ def unknown(key: Hashable) -> Dim:
 
 
 def _symbol(atom: Atom) -> Dim:
-    """The Dim of one symbol atom: a named Dim (interned) or an unknown."""
-    return Dim(atom) if isinstance(atom, str) else unknown(atom)
+    """The Dim of one atom: a named Dim (interned), an unknown or an opaque term."""
+    return Dim(atom) if isinstance(atom, str) else _new(((((atom, 1),), 1),))
 
 
 def _make(poly: dict[Monomial, int]) -> DimLike:
     """Canonicalise a polynomial given as ``{monomial: coefficient}``."""
     terms = canonical(poly)
-    return terms if isinstance(terms, int) else _new(terms)
+    return terms if isinstance(terms, int) else _settle(_new(terms))
+
+
+def _settle(x: Dim) -> DimLike:
+    """The rules of exact quotients ``r/k`` (module docstring), where ``x`` has some."""
+    facts = {a.args for m, _ in x._terms for a, _ in m if type(a) is Opaque and a.op == "/"}
+    if not facts or not any(_known(a, facts) is not None or _gcd(a, c) > 1
+                            for m, c in x._terms for a, _ in m):
+        return x
+    total: DimLike = 0
+    for mono, c in x._terms:
+        term: DimLike = 1
+        for atom, p in mono:
+            value, g = _known(atom, facts), _gcd(atom, c)
+            if value is None and g > 1:  # one power at a time: c*(r/k) == (c/g)*(r/(k/g))
+                c, p, term = c // g, p - 1, _mul(term, _exact(atom.args[0], atom.args[1] // g))
+            term = _mul(term, _pow(_symbol(atom) if value is None else value, p))
+        total = _add(total, _mul(term, c))
+    return total
+
+
+def _gcd(atom: Atom, c: int) -> int:
+    return math.gcd(c, atom.args[1]) if type(atom) is Opaque and atom.op == "/" else 1
+
+
+def _known(atom: Atom, facts: set) -> DimLike | None:
+    """``r//j`` and ``r % j`` where ``(r, k)`` in ``facts`` and ``j`` divides ``k``: r/j, 0."""
+    if type(atom) is Opaque and atom.op in ("//", "%") and type(atom.args[1]) is int \
+            and atom.args[1] > 1 and any(f == atom.args[0] and k % atom.args[1] == 0
+                                         for f, k in facts):
+        return _exact(*atom.args) if atom.op == "//" else 0
+    return None
+
+
+def _exact(a: DimLike, k: int) -> DimLike:
+    """``a/k`` where ``k > 0`` divides ``a`` (else, of ints, ``a//k``)."""
+    a, k, _ = (a, k, 1) if isinstance(a, int) else _common(a, k)
+    if isinstance(a, int) or k == 1:
+        return a // k
+    q, r = _split(a, k)
+    return q if isinstance(r, int) else _add(q, _atom("/", r, k))
+
+
+def _rebuild(x: Dim, value: Any) -> DimLike:
+    """``x`` with each atom ``a`` replaced by ``value(a)`` (kept where that is None)."""
+    total: Counter = Counter()  # summed in one dict, made canonical once: linear
+    for mono, c in x._terms:
+        term: DimLike = c
+        for atom, p in mono:
+            v = value(atom)
+            term = _mul(term, _pow(_symbol(atom) if v is None else v, p))
+        total.update({(): term} if isinstance(term, int) else dict(term._terms))
+    return _make(total)
 
 
 def _atom(op: str, *args: DimLike) -> Dim:
@@ -267,7 +301,7 @@ def _atom(op: str, *args: DimLike) -> Dim:
     if op in ("min", "max"):
         text = f"{op}({', '.join(map(str, args))})"
     else:
-        text = _operand(args[0]) + ("//" if op == "//" else " % ") + _operand(args[1])
+        text = _operand(args[0]) + (" % " if op == "%" else "//") + _operand(args[1])
     return _new(((((Opaque(op, args, text), 1),), 1),))
 
 
@@ -310,7 +344,7 @@ def _mul(a: DimLike, b: DimLike) -> DimLike:
     if isinstance(b, int):  # fast path: order is unchanged
         if b == 1 or not b:
             return a if b else 0
-        return _new(tuple((m, c * b) for m, c in a._terms))
+        return _settle(_new(tuple((m, c * b) for m, c in a._terms)))
     return _make(_poly_mul(a._terms, b._terms))
 
 
@@ -343,6 +377,12 @@ def _nested(a: DimLike, op: str, d: int) -> tuple[DimLike, int] | None:
     return None
 
 
+def _common(r: Dim, b: int) -> tuple[DimLike, int, int]:
+    """``(r/g, b/g, g)`` for ``g`` the gcd of ``b`` and every coefficient of ``r``."""
+    g = math.gcd(b, *(c for _, c in r._terms))
+    return (r, b, 1) if g == 1 else (_make(_poly_split(r._terms, g)[0]), b // g, g)
+
+
 def _floordiv(a: DimLike, b: DimLike) -> DimLike:
     if isinstance(b, Dim):  # exact when b is one term dividing each of a's
         exact = _poly_divide(a._terms, b._terms) if isinstance(a, Dim) else None
@@ -354,6 +394,7 @@ def _floordiv(a: DimLike, b: DimLike) -> DimLike:
     q, r = _split(a, b)
     if isinstance(r, int):
         return _add(q, r // b)
+    r, b, _ = _common(r, b)  # (g*r)//(g*b) == r//b
     inner = _nested(r, "//", b)
     return _add(q, _atom("//", r, b) if inner is None else _floordiv(inner[0], inner[1] * b))
 
@@ -368,8 +409,10 @@ def _mod(a: DimLike, b: DimLike) -> DimLike:
     r = _split(a, b)[1]
     if isinstance(r, int):
         return r % b
+    r, b, g = _common(r, b)  # (g*r) % (g*b) == g*(r % b)
     inner = _nested(r, "%", b)
-    return _mod(inner[0], b) if inner is not None and inner[1] % b == 0 else _atom("%", r, b)
+    return _mul(_mod(inner[0], b) if inner is not None and inner[1] % b == 0
+                else _atom("%", r, b), g)
 
 
 def _arg_key(x: DimLike) -> tuple[int, int, str]:
@@ -425,34 +468,24 @@ def free_symbols(x: DimLike) -> frozenset[Hashable]:
         names: set[Hashable] = set()
         for mono, _ in x._terms:
             for atom, _p in mono:
-                names |= _atom_symbols(atom)
+                if isinstance(atom, Opaque):
+                    names.update(*map(free_symbols, atom.args))
+                else:
+                    names.add(atom)
         free = frozenset(names)
         _set_free(x, free)
     return free
 
 
-def _atom_symbols(atom: Atom) -> frozenset[Hashable]:
-    if not isinstance(atom, Opaque):
-        return frozenset((atom,))
-    return frozenset().union(*map(free_symbols, atom.args))
-
-
-_APPLY = {"//": _floordiv, "%": _mod,
+_APPLY = {"//": _floordiv, "%": _mod, "/": lambda a, k: _exact(a, k),
           "min": lambda *a: _minmax("min", a), "max": lambda *a: _minmax("max", a)}
 
 
 def _subst(x: DimLike, values: dict[Hashable, DimLike]) -> DimLike:
     if isinstance(x, int) or values.keys().isdisjoint(free_symbols(x)):
         return x
-    total: Counter = Counter()  # summed in one dict, made canonical once: linear
-    for mono, c in x._terms:
-        term: DimLike = c
-        for atom, p in mono:
-            term = _mul(term, _pow(_APPLY[atom.op](*(_subst(arg, values) for arg in atom.args))
-                                   if isinstance(atom, Opaque) else values[atom]
-                                   if atom in values else _symbol(atom), p))
-        total.update({(): term} if isinstance(term, int) else dict(term._terms))
-    return _make(total)
+    return _rebuild(x, lambda a: _APPLY[a.op](*(_subst(g, values) for g in a.args))
+                    if isinstance(a, Opaque) else values.get(a))
 
 
 def substitute(x: DimLike, mapping: dict[Hashable, DimLike]) -> DimLike:
@@ -464,35 +497,3 @@ def substitute(x: DimLike, mapping: dict[Hashable, DimLike]) -> DimLike:
     """
     return _subst(as_dim(x), {name: as_dim(v) for name, v in mapping.items()})
 
-
-def solve_for(
-    expr: DimLike, symbol: Hashable, target: DimLike,
-) -> DimLike | Literal[_NoSolution.NO_SOLUTION] | None:
-    """The value of ``symbol`` making ``expr == target``, over the integers.
-
-    Solves ``c*symbol + rest == 0`` for ``expr - target`` linear in ``symbol`` with an int
-    coefficient ``c``. Returns the (possibly negative) solution when ``c`` divides every
-    coefficient of ``rest``; :data:`NO_SOLUTION` when provably no integer solves it (the
-    gcd of the non-constant coefficients does not divide the constant, e.g.
-    ``2*n == 7``, or a nonzero int difference); ``None`` when undecidable (not linear,
-    ``symbol`` inside ``//``/``%``/min/max, a symbolic coefficient, inexact division,
-    ``symbol`` absent, or any value works).
-    """
-    d = _add(as_dim(expr), _mul(as_dim(target), -1))
-    if isinstance(d, int):
-        return NO_SOLUTION if d else None
-    const = 0 if d._terms[-1][0] else d._terms[-1][1]
-    if const % math.gcd(*(c for m, c in d._terms if m)):
-        return NO_SOLUTION
-    coeff = 0
-    rest: dict[Monomial, int] = {}
-    for mono, c in d._terms:
-        if mono == ((symbol, 1),):
-            coeff = c
-        elif any(symbol in _atom_symbols(a) for a, _ in mono):
-            return None
-        else:
-            rest[mono] = c
-    if not coeff or any(c % coeff for c in rest.values()):
-        return None
-    return _make({m: -c // coeff for m, c in rest.items()})
