@@ -50,16 +50,28 @@ def dequantize(types: tuple, output_dtype: int = 0, **_: Any) -> dict[str, Any]:
 @builder
 def dft(types: tuple, given: tuple, dft_length_value: Any = None, axis_value: Any = None,
         onesided: int = 0, inverse: int = 0, **_: Any) -> dict[str, Any]:
-    """DFT (opset 20): the signal axis becomes ``dft_length`` (half plus one if
-    ``onesided``), the last axis (real, imaginary) 2."""
-    x = types[0]
-    dims = names("a", x.ndim)
+    """DFT (opset 20): the axis from the input ``axis`` (default -2)."""
     if 2 in given:
         if not axis_value or not isinstance(axis_value[0], int):
             raise ParamError("DFT's axis must be constant")
-        ax = normalize_axis(axis_value[0], x.ndim)
-    else:
-        ax = normalize_axis(-2, x.ndim)
+        return _dft(types, given, dft_length_value, axis_value[0], onesided, inverse)
+    return _dft(types, given, dft_length_value, -2, onesided, inverse)
+
+
+@builder
+def dft17(types: tuple, given: tuple, dft_length_value: Any = None, axis: int = 1,
+          onesided: int = 0, inverse: int = 0, **_: Any) -> dict[str, Any]:
+    """DFT (opsets 17 to 19): the axis an attribute (default 1)."""
+    return _dft(types, given, dft_length_value, axis, onesided, inverse)
+
+
+def _dft(types: tuple, given: tuple, dft_length_value: Any, axis: int, onesided: int,
+         inverse: int) -> dict[str, Any]:
+    """The signal axis becomes ``dft_length`` (half plus one if ``onesided``), the last
+    axis (real, imaginary) 2."""
+    x = types[0]
+    dims = names("a", x.ndim)
+    ax = normalize_axis(axis, x.ndim)
     if ax == x.ndim - 1:
         raise ParamError("DFT's axis cannot be the last (the complex) axis")
     sizes = SizeNames(dft_length_value)
