@@ -12,7 +12,7 @@ from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
 import kantensor as kt
-from kantensor.onnx import from_onnx, infer_shapes
+from kantensor.onnx import UnsupportedOp, from_onnx, infer_shapes
 from kantensor.types.dim import Dim, substitute
 
 F = TensorProto.FLOAT
@@ -113,6 +113,17 @@ def test_upsample_by_an_unknown_scales_input_has_unknown_sizes():
     x = np.arange(6, dtype=np.float32).reshape(2, 3)
     (got,) = kt.function(ins, outs)(x, np.array([2.0, 1.0], dtype=np.float32))
     np.testing.assert_array_equal(got, np.repeat(x, 2, axis=0))
+
+
+def test_upsample_is_refused_where_onnx_deprecates_it():
+    node = helper.make_node("Upsample", ["X", "scales"], ["Y"], name="up")
+    m = model(node, [2, 2], [scales_init((2.0, 2.0))], opset=10)
+    m.graph.output[0].type.tensor_type.shape.dim.add().dim_value = 4  # for the checker
+    m.graph.output[0].type.tensor_type.shape.dim.add().dim_value = 4
+    with pytest.raises(onnx.checker.ValidationError, match="deprecated"):
+        onnx.checker.check_model(m)
+    with pytest.raises(UnsupportedOp, match="'up': Upsample .* not in opset 10"):
+        from_onnx(m)
 
 
 @pytest.mark.parametrize("policy", ["not_larger", "not_smaller"])
