@@ -152,3 +152,39 @@ def test_resize_by_a_constant_scale_of_a_symbolic_size(scale):
     for h, w in [(1, 1), (2, 3), (5, 4), (7, 9), (16, 11)]:
         dims = check(m, {"h": h, "w": w}, (1, h, w))
         assert (None in dims) == (scale == 0.6)
+
+
+def test_split_into_chunks_refuses_a_negative_last_chunk():
+    """ONNX's last chunk is size - (n-1)*ceil(size/n): typed for every size where that
+    is not negative, as onnx's reference computes it, and refused where it is."""
+    node = helper.make_node("Split", ["X"], ["a", "b", "c"], num_outputs=3)
+    for n in range(12):
+        graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("X", F, [n])],
+                                  [helper.make_tensor_value_info(o, F, None) for o in "abc"])
+        m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+        if n - 2 * -(-n // 3) < 0:
+            with pytest.raises(TypeError, match="Split"):
+                from_onnx(m)
+            continue
+        want = ReferenceEvaluator(m).run(None, {"X": np.zeros(n, dtype=np.float32)})
+        assert [o.type.shape for o in from_onnx(m)[1]] == [w.shape for w in want]
+
+
+def test_a_zero_point_must_have_the_scales_shape():
+    """onnx's reference broadcasts a zero point of 3 against a scale of 1 (and the input
+    with them); ONNX says the zero point has the scale's shape, and so does the type."""
+    node = helper.make_node("DequantizeLinear", ["x", "s", "z"], ["y"], name="dq")
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("x", TensorProto.UINT8, [2, 1])],
+        [helper.make_tensor_value_info("y", F, None)],
+        [numpy_helper.from_array(np.ones(1, dtype=np.float32), "s"),
+         numpy_helper.from_array(np.arange(3, dtype=np.uint8), "z")])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    (y,) = ReferenceEvaluator(m).run(None, {"x": np.zeros((2, 1), dtype=np.uint8)})
+    assert y.shape == (2, 3)
+    with pytest.raises(TypeError, match="'dq'"):
+        from_onnx(m)
+    per_axis = numpy_helper.from_array(np.arange(1, dtype=np.uint8), "z")
+    m.graph.initializer[1].CopyFrom(per_axis)
+    ins, outs = from_onnx(m)
+    assert outs[0].type == kt.TensorType("float32", (2, 1))
