@@ -29,37 +29,69 @@ def window(types: tuple, size_value: Any, output_datatype: int = 1, **_: Any
             "fits": " where u >= 0" if n is None else ""}
 
 
-@reads_ranks
-def quantize(types: tuple, output_dtype: int = 0, **_: Any) -> dict[str, Any]:
+def _scale(types: tuple, axis: int, block_size: int) -> str:
+    """The scale's operand, which the zero point's shape repeats: a scalar; per axis, the
+    axis's size (or 1, which broadcasts); blocked, the input's shape with the axis in
+    blocks of ``block_size``."""
+    x, s = types[0], types[1]
+    dims = names("a", x.ndim)
+    if s.ndim == 0:
+        return "()"
+    if s.ndim == 1 and not block_size:
+        return "(1)" if s.shape[0] == 1 else f"({dims[normalize_axis(axis, x.ndim)]})"
+    if s.ndim == x.ndim and block_size > 0:
+        ax = normalize_axis(axis, x.ndim)
+        dims[ax] = f"({dims[ax]}+{block_size - 1})//{block_size}"
+        return operand(dims)
+    raise ParamError(f"a scale of {s.ndim} axes for an input of {x.ndim} and block_size "
+                     f"{block_size}: a scalar, per axis (1-D) or blocked (the input's rank)")
+
+
+@builder
+def quantize(types: tuple, output_dtype: int = 0, axis: int = 1, block_size: int = 0,
+             **_: Any) -> dict[str, Any]:
     """QuantizeLinear: the zero point's dtype, else ``output_dtype``, else uint8."""
-    x = operand(names("a", types[0].ndim))
+    x, s = operand(names("a", types[0].ndim)), _scale(types, axis, block_size)
     if len(types) > 2:
-        return {"x": x, "rest": ",(*s):S,(*z):Z", "dt": "Z"}
-    return {"x": x, "rest": ",(*s):S",
+        return {"x": x, "rest": f",{s}:S,{s}:Z", "dt": "Z"}
+    return {"x": x, "rest": f",{s}:S",
             "dt": dtype_of(output_dtype, "QuantizeLinear") if output_dtype else "uint8"}
 
 
-@reads_ranks
-def dequantize(types: tuple, output_dtype: int = 0, **_: Any) -> dict[str, Any]:
+@builder
+def dequantize(types: tuple, output_dtype: int = 0, axis: int = 1, block_size: int = 0,
+               **_: Any) -> dict[str, Any]:
     """DequantizeLinear: the scale's dtype (or ``output_dtype``)."""
-    x = operand(names("a", types[0].ndim))
-    return {"x": x, "rest": ",(*s):S" + (",(*z):Z" if len(types) > 2 else ""),
+    x, s = operand(names("a", types[0].ndim)), _scale(types, axis, block_size)
+    return {"x": x, "rest": f",{s}:S" + (f",{s}:Z" if len(types) > 2 else ""),
             "dt": dtype_of(output_dtype, "DequantizeLinear") if output_dtype else "S"}
 
 
 @builder
 def dft(types: tuple, given: tuple, dft_length_value: Any = None, axis_value: Any = None,
         onesided: int = 0, inverse: int = 0, **_: Any) -> dict[str, Any]:
-    """DFT (opset 20): the signal axis becomes ``dft_length`` (half plus one if
-    ``onesided``), the last axis (real, imaginary) 2."""
-    x = types[0]
-    dims = names("a", x.ndim)
+    """DFT (opset 20): the axis from the input ``axis`` (default -2)."""
     if 2 in given:
         if not axis_value or not isinstance(axis_value[0], int):
             raise ParamError("DFT's axis must be constant")
-        ax = normalize_axis(axis_value[0], x.ndim)
-    else:
-        ax = normalize_axis(-2, x.ndim)
+        return _dft(types, given, dft_length_value, axis_value[0], onesided, inverse)
+    return _dft(types, given, dft_length_value, -2, onesided, inverse)
+
+
+@builder
+def dft17(types: tuple, given: tuple, dft_length_value: Any = None, axis: int = 1,
+          onesided: int = 0, inverse: int = 0, **_: Any) -> dict[str, Any]:
+    """DFT (opsets 17 to 19): the axis an attribute (default 1)."""
+    return _dft(types, given, dft_length_value, axis, onesided, inverse)
+
+
+def _dft(types: tuple, given: tuple, dft_length_value: Any, axis: int, onesided: int,
+         inverse: int) -> dict[str, Any]:
+    """The signal axis becomes ``dft_length`` (half plus one if ``onesided``), the last
+    axis (real, imaginary) 2."""
+    x = types[0]
+    dims = names("a", x.ndim)
+    ax = normalize_axis(axis, x.ndim)
     if ax == x.ndim - 1:
         raise ParamError("DFT's axis cannot be the last (the complex) axis")
     sizes = SizeNames(dft_length_value)

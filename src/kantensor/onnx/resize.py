@@ -1,6 +1,8 @@
 """ONNX's Resize: its signature template (the output sizes from ``sizes`` or
 ``scales``) and a separable NumPy implementation (nearest, linear and cubic
-interpolation; every coordinate transformation; no antialiasing)."""
+interpolation; every coordinate transformation; no antialiasing). Upsample (opsets 7
+to 9, deprecated since 10) is Resize of opset 10: ``floor(size * scale)`` on every
+axis, asymmetric coordinates."""
 
 from __future__ import annotations
 
@@ -13,17 +15,27 @@ from ..ops.params import ParamError, normalize_axis
 from ..ops.sizes import SizeNames
 from ..ops.templates import builder, names, operand, where
 
+#: The largest numerator of a fractional scale ``p / 2**k`` written as ``(p*n)//2**k``
+#: for a symbolic size n: ONNX computes ``floor(n * scale)`` in float64, which is exact
+#: while ``n * p`` stays below 2**53: for every n below 2**43, more elements than any
+#: memory holds.
+MAX_NUMERATOR = 1 << 10
+
 
 def _scaled(dim: Any, text: str, scale: float) -> str | None:
     """``floor(dim * scale)`` as text, or None when it cannot be written exactly."""
     if isinstance(dim, int):
         return str(math.floor(dim * scale))
-    if scale == int(scale):
-        return f"{text}*{int(scale)}"
-    k = round(1 / scale) if scale > 0 else 0
-    if k and k * scale == 1.0:
-        return f"{text}//{k}"
-    return None
+    if not math.isfinite(scale) or scale < 0:
+        return None
+    p, q = scale.as_integer_ratio()  # q is a power of two
+    if p == 0:
+        return "0"
+    if q == 1:
+        return f"{text}*{p}"
+    if p > MAX_NUMERATOR:
+        return None
+    return f"{text}//{q}" if p == 1 else f"({p}*{text})//{q}"
 
 
 @builder
@@ -53,11 +65,18 @@ def build(types: tuple, given: tuple, scales_value: Any = None, sizes_value: Any
                 else:
                     out[ax] = sizes.text(v)
         elif all(isinstance(v, int) for v in values) and \
-                all(isinstance(x.shape[ax], int) for ax in picked):
+                all(isinstance(x.shape[ax], int) and x.shape[ax] > 0 for ax in picked):
             ratios = [v / x.shape[ax] for ax, v in zip(picked, values, strict=True)]
             scale = min(ratios) if keep_aspect_ratio_policy == "not_larger" else max(ratios)
             for ax in picked:
                 out[ax] = str(int(scale * x.shape[ax] + 0.5))
+        elif all(isinstance(v, int) for v in values) and x.shape[picked[0]] not in (None, 0) \
+                and all(x.shape[ax] == x.shape[picked[0]] for ax in picked):
+            # one size n on every axis: the scale is min (or max) of sizes over n, and
+            # round(scale * n) is that size (the float error is far below one half)
+            size = min(values) if keep_aspect_ratio_policy == "not_larger" else max(values)
+            for ax in picked:
+                out[ax] = str(size)
         else:
             for ax in picked:
                 unknown(ax)
@@ -78,6 +97,31 @@ def build(types: tuple, given: tuple, scales_value: Any = None, sizes_value: Any
     more = len(types) - 1 - len(sizes.dims)
     return {"x": operand(dims), "rest": "".join(f",(*r{i})" for i in range(more)),
             "sizes": sizes.operands(after=True), "y": operand(out), "fits": where(clauses)}
+
+
+@builder
+def build_upsample(types: tuple, scales_value: Any = None, scales: Any = None,
+                   **_: Any) -> dict[str, Any]:
+    """Upsample: one scale per axis, the attribute ``scales`` (opset 7) or the value of
+    the input (opset 9); an axis whose size cannot be written is unknown."""
+    x = types[0]
+    values = scales if scales is not None else scales_value
+    if values is not None and len(values) != x.ndim:
+        raise ParamError(f"{len(values)} scales for a tensor of dimension {x.ndim}")
+    dims = names("a", x.ndim)
+    out: list[str] = list(dims)
+    clauses: list[str] = []
+    for ax in range(x.ndim):
+        s = values[ax] if values is not None else None
+        text = _scaled(x.shape[ax], dims[ax], float(s)) if isinstance(s, int | float) \
+            else None
+        if text is None:
+            out[ax] = f"u{ax}"
+            clauses.append(f"u{ax} >= 0")
+        else:
+            out[ax] = text
+    return {"x": operand(dims), "rest": "".join(f",(*r{i})" for i in range(len(types) - 1)),
+            "y": operand(out), "fits": where(clauses)}
 
 
 def _coefficients(mode: str, ratio: np.ndarray, nearest: str, a: float) -> np.ndarray:
@@ -175,4 +219,19 @@ def resize(x: np.ndarray, *rest: np.ndarray, given: tuple, antialias: int = 0,
             continue
         y = _along(y, a, m, s, box, mode, coordinate_transformation_mode, nearest_mode,
                    cubic_coeff_a, exclude_outside, extrapolation_value)
+    return y.astype(x.dtype)
+
+
+def upsample(x: np.ndarray, *rest: np.ndarray, scales: tuple | None = None,
+             mode: str = "nearest", **_: Any) -> np.ndarray:
+    """Upsample as Resize of opset 10 computes it: asymmetric coordinates; the nearest
+    pixel is the floor of the position (its ceiling when an axis shrinks)."""
+    ratios = [float(s) for s in (scales if scales is not None else rest[0].tolist())]
+    y = x.astype(np.float64)
+    for a, s in enumerate(ratios):
+        m = math.floor(s * x.shape[a])
+        if m == y.shape[a] and s == 1.0:
+            continue
+        y = _along(y, a, m, s, None, mode, "asymmetric", "floor" if s >= 1 else "ceil",
+                   -0.75, 0, 0.0)
     return y.astype(x.dtype)

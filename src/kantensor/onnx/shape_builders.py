@@ -53,6 +53,8 @@ def split(types: tuple, axis: int, outputs: int, split_value: Any = None,
             raise ParamError(f"num_outputs is {num_outputs} but the node has {n} outputs")
         chunk = f"(({d}+{n - 1})//{n})"
         parts = [chunk] * (n - 1) + [f"{d}-{n - 1}*{chunk}" if n > 1 else d]
+        if n > 1:  # ONNX's last chunk; negative (a size below n-1 chunks) is refused
+            clauses.append(f"{parts[-1]} >= 0")
         rest = ""
     outs = []
     for p in parts:
