@@ -15,16 +15,18 @@ call parameter ``<input>_value`` receives the value of that input when it is kno
 the model is read (a constant, or folded from constants and ``Shape``), else None. Every
 other keyword-only parameter of ``call`` (after ``*``) is an ONNX attribute of the same
 name; an attribute the node lacks takes the default of the call. Each file is read on its
-own, so a family of ops is added by adding a file.
+own, so a family of ops is added by adding a file. The files are parsed once; an entry is
+built (its signature parsed, its code imported, its examples checked as data) when a model
+first uses its op type.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from typing import Any
 
-from ..ops.catalogue import CatalogueError, Entry, catalogue_files, load_file
+from ..ops.catalogue import CatalogueError, Entry, catalogue_files, load_entry, read_tables
 from ..ops.family import OpFamily
 from ..ops.op import SignatureOp
 
@@ -35,9 +37,10 @@ KEYS = ("onnx", "domain", "since", "until", "inputs")
 FIRST_OPSET = 13
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class OnnxOp:
-    """One entry: the op type and opsets it types, its ONNX inputs, and the Op."""
+    """One entry: the op type and opsets it types, its ONNX inputs, and the Op (equal
+    to itself only: a key of the node memo)."""
 
     op_type: str
     domain: str
@@ -50,10 +53,18 @@ class OnnxOp:
     def covers(self, opset: int) -> bool:
         return self.since <= opset and (self.until is None or opset <= self.until)
 
-    @property
+    @cached_property
     def attributes(self) -> dict[str, Any]:
         """The attribute parameters (the call's keyword-only ones), by name."""
         return {p.name: p for p in self.entry.spec.params if p.keyword_only}
+
+    @cached_property
+    def reads(self) -> tuple[int, ...]:
+        """The positions of the inputs whose values the entry reads (a ``<name>_value``
+        parameter of the call)."""
+        params = {p.name for p in self.entry.spec.params}
+        return tuple(k for k, s in enumerate(self.inputs) if not s.startswith("*")
+                     and f"{s.strip('*?')}_value" in params)
 
 
 def _onnx_op(entry: Entry) -> OnnxOp:
@@ -72,20 +83,50 @@ def _onnx_op(entry: Entry) -> OnnxOp:
                   tuple(inputs), entry, entry.make_op())
 
 
+def _key(raw: Any) -> tuple[str, str]:
+    """The (domain, op type) a table names; a table too malformed to name them is kept
+    under a key no node has, so that loading it reports the problem."""
+    if not isinstance(raw, dict):
+        return "", "?"
+    domain, op_type = raw.get("domain", ""), raw.get("onnx", raw.get("name"))
+    if not isinstance(domain, str) or not isinstance(op_type, str):
+        return "", "?"
+    return domain, op_type
+
+
 @cache
+def _tables() -> dict[tuple[str, str], list[tuple[str, int, Any]]]:
+    """The tables of every file of ``signatures/onnx`` by (domain, op type), unchecked:
+    an entry is built when a model first uses its op type (:func:`entries`)."""
+    out: dict[tuple[str, str], list[tuple[str, int, Any]]] = {}
+    for name, text in catalogue_files("onnx"):
+        file = f"onnx/{name}"
+        seen: dict[Any, int] = {}
+        for index, raw in enumerate(read_tables(file, text)):
+            entry_name = raw.get("name") if isinstance(raw, dict) else None
+            if isinstance(entry_name, str) and entry_name in seen:
+                raise CatalogueError(f"{file}: op #{index + 1} ({entry_name}): duplicate "
+                                     f"name (first defined as op #{seen[entry_name] + 1})")
+            seen[entry_name] = index
+            out.setdefault(_key(raw), []).append((file, index, raw))
+    return out
+
+
+@cache
+def entries(domain: str, op_type: str) -> tuple[OnnxOp, ...]:
+    """The entries of an op type of a domain, built (and checked) on first use."""
+    return tuple(_onnx_op(load_entry(file, index, raw, extra=KEYS))
+                 for file, index, raw in _tables().get((domain, op_type), ()))
+
+
 def registry() -> dict[tuple[str, str], list[OnnxOp]]:
     """Every ONNX entry, by (domain, op type), from every file of ``signatures/onnx``."""
-    out: dict[tuple[str, str], list[OnnxOp]] = {}
-    for name, text in catalogue_files("onnx"):
-        for entry in load_file(f"onnx/{name}", text, extra=KEYS):
-            op = _onnx_op(entry)
-            out.setdefault((op.domain, op.op_type), []).append(op)
-    return out
+    return {key: list(entries(*key)) for key in _tables()}
 
 
 def supported() -> list[str]:
     """The op types with an entry (domain-qualified outside the default domain)."""
-    return sorted(t if d == "" else f"{d}.{t}" for d, t in registry())
+    return sorted(t if d == "" else f"{d}.{t}" for d, t in _tables() if t != "?" or d)
 
 
 class UnsupportedOp(ValueError):
@@ -97,7 +138,7 @@ def lookup(op_type: str, domain: str, opset: int, node: str) -> OnnxOp:
     """The entry typing ``op_type`` of ``domain`` at ``opset``; UnsupportedOp naming the
     node, its op type and domain, and what is supported."""
     domain = "" if domain == "ai.onnx" else domain
-    found = registry().get((domain, op_type))
+    found = entries(domain, op_type)
     if found:
         for op in found:
             if op.covers(opset):

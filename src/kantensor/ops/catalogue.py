@@ -313,8 +313,10 @@ def _examples(raw: dict, where: str, spec: CallSpec, template: bool) -> tuple[di
     return tuple(examples)
 
 
-def _entry(file: str, index: int, raw: Any, allow: Sequence[str] = (),
-           extra: tuple[str, ...] = ()) -> Entry:
+def load_entry(file: str, index: int, raw: Any, allow: Sequence[str] = (),
+               extra: tuple[str, ...] = ()) -> Entry:
+    """The validated entry of the table ``raw``, the ``index``-th of ``file`` (one entry
+    of :func:`load_file`, without the checks across a file's entries)."""
     raw = dict(raw) if isinstance(raw, dict) else raw  # the extras are taken out of a copy
     where, own = _keys(raw, file, index, extra)
     spec = _call(raw, where)
@@ -357,17 +359,9 @@ def _default_call(signature: str) -> str:
     return "x" if n == 1 else ", ".join(f"x{i}" for i in range(1, n + 1))
 
 
-def load_file(path: str | Path, text: str | None = None, allow: Sequence[str] = (),
-              extra: tuple[str, ...] = ()) -> list[Entry]:
-    """Parse and validate one catalogue file; CatalogueError listing every problem, one
-    line each (file, entry and, for a signature, the position). ``extra`` names keys a
-    layer above gives its entries (kept, unchecked, in ``Entry.extra``).
-
-    The file may import only ``numpy.*``, ``kantensor.*`` and the packages named in
-    ``allow`` (never from the current directory), and its builders must be registered
-    ones (:func:`kantensor.ops.templates.builder`)."""
-    if isinstance(allow, str):
-        allow = (allow,)
+def read_tables(path: str | Path, text: str | None = None) -> list[Any]:
+    """The ``[[op]]`` tables of a catalogue file as TOML gives them, unchecked (each is
+    checked by :func:`load_entry`); CatalogueError if the file is no such TOML file."""
     name = str(path)
     try:
         data = tomllib.loads(text if text is not None else read_text(path))
@@ -380,10 +374,25 @@ def load_file(path: str | Path, text: str | None = None, allow: Sequence[str] = 
     ops = data.get("op")
     if not isinstance(ops, list) or set(data) - {"op"}:
         raise CatalogueError(f"{name}: expected only [[op]] tables")
+    return ops
+
+
+def load_file(path: str | Path, text: str | None = None, allow: Sequence[str] = (),
+              extra: tuple[str, ...] = ()) -> list[Entry]:
+    """Parse and validate one catalogue file; CatalogueError listing every problem, one
+    line each (file, entry and, for a signature, the position). ``extra`` names keys a
+    layer above gives its entries (kept, unchecked, in ``Entry.extra``).
+
+    The file may import only ``numpy.*``, ``kantensor.*`` and the packages named in
+    ``allow`` (never from the current directory), and its builders must be registered
+    ones (:func:`kantensor.ops.templates.builder`)."""
+    if isinstance(allow, str):
+        allow = (allow,)
+    name = str(path)
     entries, errors = [], []
-    for i, raw in enumerate(ops):  # every entry is checked: all the errors are reported
-        try:
-            entries.append(_entry(name, i, raw, allow, extra))
+    for i, raw in enumerate(read_tables(path, text)):  # every entry is checked: all the
+        try:                                            # errors are reported
+            entries.append(load_entry(name, i, raw, allow, extra))
         except CatalogueError as exc:
             errors.append(str(exc))
     seen: dict[str, int] = {}
