@@ -22,6 +22,7 @@ first uses its op type.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache, cached_property
 from typing import Any
@@ -94,29 +95,75 @@ def _key(raw: Any) -> tuple[str, str]:
     return domain, op_type
 
 
+#: A table's header and its one-line name keys, as the shipped files write them.
+_HEADER = re.compile(r"^\[\[op\]\][ \t]*$", re.M)
+_NAMES = re.compile(r'^(name|onnx|domain)[ \t]*=[ \t]*"([^"\\\n]*)"[ \t]*$', re.M)
+
+
+def _split(text: str) -> list[tuple[tuple[str, str], str, str]] | None:
+    """The ``[[op]]`` tables of a file as (key, name, text), found without parsing the
+    TOML (parsing every file costs more than building the entries a model uses); None
+    when the file is not written so that they can be (it is then parsed whole)."""
+    heads = [m.start() for m in _HEADER.finditer(text)]
+    if not heads or any(line.strip() and not line.lstrip().startswith("#")
+                        for line in text[:heads[0]].splitlines()):
+        return None
+    out = []
+    for start, end in zip(heads, [*heads[1:], len(text)], strict=True):
+        chunk = text[start:end]
+        keys: dict[str, str] = {}
+        for m in _NAMES.finditer(chunk):
+            if m.group(1) in keys:
+                return None
+            keys[m.group(1)] = m.group(2)
+        if "name" not in keys:
+            return None
+        out.append(((keys.get("domain", ""), keys.get("onnx", keys["name"])), keys["name"],
+                    chunk))
+    return out
+
+
 @cache
 def _tables() -> dict[tuple[str, str], list[tuple[str, int, Any]]]:
-    """The tables of every file of ``signatures/onnx`` by (domain, op type), unchecked:
-    an entry is built when a model first uses its op type (:func:`entries`)."""
+    """The tables of every file of ``signatures/onnx`` by (domain, op type): each its
+    text, or its TOML data when the file could not be split: an entry is parsed and
+    built when a model first uses its op type (:func:`entries`)."""
     out: dict[tuple[str, str], list[tuple[str, int, Any]]] = {}
     for name, text in catalogue_files("onnx"):
         file = f"onnx/{name}"
+        split = _split(text)
+        if split is None:
+            raws = read_tables(file, text)
+            split = [(_key(raw), raw.get("name") if isinstance(raw, dict) else None, raw)
+                     for raw in raws]
         seen: dict[Any, int] = {}
-        for index, raw in enumerate(read_tables(file, text)):
-            entry_name = raw.get("name") if isinstance(raw, dict) else None
+        for index, (key, entry_name, table) in enumerate(split):
             if isinstance(entry_name, str) and entry_name in seen:
                 raise CatalogueError(f"{file}: op #{index + 1} ({entry_name}): duplicate "
                                      f"name (first defined as op #{seen[entry_name] + 1})")
             seen[entry_name] = index
-            out.setdefault(_key(raw), []).append((file, index, raw))
+            out.setdefault(key, []).append((file, index, table))
     return out
+
+
+def _table(file: str, index: int, table: Any, key: tuple[str, str]) -> Any:
+    """The TOML data of a table (parsed now if it is text)."""
+    if not isinstance(table, str):
+        return table
+    raws = read_tables(file, table)
+    if len(raws) != 1 or _key(raws[0]) != key:
+        raise CatalogueError(f"{file}: op #{index + 1}: its table is not one [[op]] "
+                             f"table naming {key[1]} on its own lines")
+    return raws[0]
 
 
 @cache
 def entries(domain: str, op_type: str) -> tuple[OnnxOp, ...]:
     """The entries of an op type of a domain, built (and checked) on first use."""
-    return tuple(_onnx_op(load_entry(file, index, raw, extra=KEYS))
-                 for file, index, raw in _tables().get((domain, op_type), ()))
+    key = (domain, op_type)
+    return tuple(_onnx_op(load_entry(file, index, _table(file, index, table, key),
+                                     extra=KEYS))
+                 for file, index, table in _tables().get(key, ()))
 
 
 def registry() -> dict[tuple[str, str], list[OnnxOp]]:

@@ -1,7 +1,9 @@
-"""infer_shapes types each distinct node once (kantensor.onnx.nodememo) and reads
-initializers' values only when a node asks: the typed models must be what from_onnx's
-graph says and what NumPy computes, for repeated layers, for nodes that differ only in a
-known value, and when a model is typed again."""
+"""What infer_shapes skips must not change its answers: the ONNX catalogue's tables are
+found without parsing the files (each is parsed when a model uses its op type), each
+distinct node is typed once (kantensor.onnx.nodememo), and initializers' values are read
+only when a node asks. Checked against TOML's own reading of the files, from_onnx's graph
+and NumPy's results: for repeated layers, nodes that differ only in a known value, and a
+model typed again."""
 
 from __future__ import annotations
 
@@ -12,6 +14,8 @@ from onnx import TensorProto, helper, numpy_helper
 import kantensor as kt
 from kantensor.onnx import from_onnx, infer_shapes
 from kantensor.onnx.importer import read_types
+from kantensor.onnx.registry import _key, _split
+from kantensor.ops.catalogue import catalogue_files, read_tables
 
 F = TensorProto.FLOAT
 
@@ -90,3 +94,13 @@ def test_a_folded_value_follows_its_inputs_values_bit_for_bit():
         values = read_types(model).values
         assert {name: values[name].tolist() for name in want} == \
             {name: v.tolist() for name, v in want.items()}
+
+
+def test_the_tables_found_without_parsing_are_the_files_tables():
+    for name, text in catalogue_files("onnx"):
+        split = _split(text)
+        assert split is not None, name  # the shipped files are written to be split
+        raws = read_tables(name, text)
+        assert [(key, entry) for key, entry, _ in split] == \
+            [(_key(raw), raw["name"]) for raw in raws]
+        assert [read_tables(name, chunk) for _, _, chunk in split] == [[r] for r in raws]
