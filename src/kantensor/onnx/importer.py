@@ -153,6 +153,7 @@ class _Reader:
         self.types: dict[str, TensorType] = {}
         self.values: dict[str, np.ndarray] = {}
         self.unread: dict[str, onnx.TensorProto] = {}  # initializers whose values wait
+        self.value_keys: dict[str, tuple] = {}  # a known value as the node memo keys it
         self.entries: dict[tuple[str, str], OnnxOp] = {}
 
     def read(self) -> tuple[list[TensorVariable], list[Variable]]:

@@ -65,7 +65,10 @@ def node_key(reader: Any, entry: OnnxOp, node: onnx.NodeProto) -> tuple | None:
             size *= d
         if size > SMALL:
             return None
-        inputs[k] = (inputs[k], _value_key(reader.value(name)))
+        vkey = reader.value_keys.get(name)
+        if vkey is None:
+            vkey = reader.value_keys[name] = _value_key(reader.value(name))
+        inputs[k] = (inputs[k], vkey)
     return entry, tuple(inputs), tuple([a.SerializeToString() for a in node.attribute]), \
         len(node.output)
 
