@@ -218,11 +218,12 @@ class _Reader:
         if entry is None:
             entry = self.entries[op_type, domain] = lookup(op_type, domain, self.opset,
                                                            _label(node))
-        key = None if self.graph else node_key(self, entry, node)
+        wanted = list(node.output)
+        key = None if self.graph else node_key(self, entry, node, len(wanted))
         if key is not None:
             hit = MEMO.get(key)
             if hit is not None:
-                return self.name_outputs(node.output, *hit)
+                return self.name_outputs(wanted, *hit)
         label = _label(node)
         tensors, params = self.arguments(entry, node, label)
         try:
@@ -235,7 +236,6 @@ class _Reader:
                 error = OnnxImportError(message)
             raise error from exc
         outs = result if isinstance(result, list) else [result]
-        wanted = list(node.output)
         if len(outs) < len([o for o in wanted if o]):
             raise OnnxImportError(f"node {label!r} ({op_type}): {len(wanted)} outputs "
                                   f"asked, its Op has {len(outs)}")

@@ -32,13 +32,14 @@ def _value_key(value: np.ndarray) -> tuple:
     return "O", value.shape, tuple((type(v), v) for v in value.ravel().tolist())
 
 
-def node_key(reader: Any, entry: OnnxOp, node: onnx.NodeProto) -> tuple | None:
+def node_key(reader: Any, entry: OnnxOp, node: onnx.NodeProto, outputs: int
+             ) -> tuple | None:
     """The key of ``node``'s typing, for ``reader`` (the importer's, reading types
-    only): the entry, the attributes, the number of outputs, the default dtype (a build
-    may read it, so the Ops' own memos key on it too), and for each input None (absent)
-    or its type, with its value when the value counts (the entry reads it as a
-    parameter, or every input is known, so the outputs may be folded from them). None
-    when the node is not to be remembered: an input not defined yet (left to the
+    only): the entry, the attributes, the number of outputs (``outputs``), the default
+    dtype (a build may read it, so the Ops' own memos key on it too), and for each input
+    None (absent) or its type, with its value when the value counts (the entry reads it
+    as a parameter, or every input is known, so the outputs may be folded from them).
+    None when the node is not to be remembered: an input not defined yet (left to the
     reader's error) or a large value that counts."""
     types, values, unread = reader.types, reader.values, reader.unread
     names = list(node.input)
@@ -72,7 +73,7 @@ def node_key(reader: Any, entry: OnnxOp, node: onnx.NodeProto) -> tuple | None:
             vkey = reader.value_keys[name] = _value_key(reader.value(name))
         inputs[k] = (inputs[k], vkey)
     return entry, tuple(inputs), tuple([a.SerializeToString() for a in node.attribute]), \
-        len(node.output), get_default_dtype()
+        outputs, get_default_dtype()
 
 
 def remember(key: tuple, types: tuple, values: tuple) -> None:

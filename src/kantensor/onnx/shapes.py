@@ -17,17 +17,18 @@ from ..types.type import TensorType
 from .dtypes import ELEM_TYPES
 from .importer import load_model, read_types
 
-#: TensorType -> its TypeProto (types are interned: the key is the object).
-_PROTOS: dict[TensorType, onnx.TypeProto] = {}
-_PROTOS_SIZE = 1 << 12
+#: TensorType -> a ValueInfoProto of that type and no name (types are interned: the key
+#: is the object); a value's info is a copy of it, named.
+_INFOS: dict[TensorType, onnx.ValueInfoProto] = {}
+_INFOS_SIZE = 1 << 12
 
 
-def type_proto(t: TensorType) -> onnx.TypeProto:
-    """The TypeProto of ``t`` (made once per type)."""
-    proto = _PROTOS.get(t)
-    if proto is None:
-        proto = onnx.TypeProto()
-        tensor = proto.tensor_type
+def value_info(t: TensorType) -> onnx.ValueInfoProto:
+    """A ValueInfoProto of type ``t`` and no name (made once per type: copy it)."""
+    info = _INFOS.get(t)
+    if info is None:
+        info = onnx.ValueInfoProto()
+        tensor = info.type.tensor_type
         tensor.elem_type = ELEM_TYPES[t.dtype]
         shape = tensor.shape
         shape.SetInParent()
@@ -37,10 +38,10 @@ def type_proto(t: TensorType) -> onnx.TypeProto:
                 dim.dim_value = d
             elif isinstance(d, Dim):
                 dim.dim_param = str(d)
-        if len(_PROTOS) >= _PROTOS_SIZE:
-            _PROTOS.clear()
-        _PROTOS[t] = proto
-    return proto
+        if len(_INFOS) >= _INFOS_SIZE:
+            _INFOS.clear()
+        _INFOS[t] = info
+    return info
 
 
 def infer_shapes(model: onnx.ModelProto | str | os.PathLike | bytes) -> onnx.ModelProto:
@@ -56,12 +57,12 @@ def infer_shapes(model: onnx.ModelProto | str | os.PathLike | bytes) -> onnx.Mod
     skip = {o.name for o in graph.output} | {i.name for i in graph.input} | \
         {t.name for t in graph.initializer}
     for o in graph.output:
-        o.type.CopyFrom(type_proto(types[o.name]))
+        o.type.CopyFrom(value_info(types[o.name]).type)
     graph.ClearField("value_info")
     infos = graph.value_info
     for name, t in types.items():
         if name not in skip:
             info = infos.add()
+            info.CopyFrom(value_info(t))
             info.name = name
-            info.type.CopyFrom(type_proto(t))
     return out
