@@ -9,7 +9,8 @@ onnxruntime's symbolic shape inference (auto_merge), when they are installed:
 2. The time each takes to type benchmarks/onnx_transformer.py's model (symbolic batch
    and sequence sizes), protobuf reading included: cold (the first call in a fresh
    process, after the imports) and best (the best of the calls after it), each tool in
-   processes of its own (running one tool changes another's time in the same process).
+   processes of its own (one tool's run can change another's time in the same process),
+   the tools' processes taking turns; the best and the median over the processes.
 
 Run: python benchmarks/onnx_compare.py [--layers 34] [--processes 3] [--repeat 10]
 """
@@ -27,6 +28,7 @@ import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
+from statistics import median
 
 import numpy as np
 import onnx
@@ -172,19 +174,19 @@ def time_in_process(name: str, layers: int, repeat: int) -> tuple[float, float]:
 
 
 def timings(names: list[str], layers: int, processes: int, repeat: int
-            ) -> dict[str, tuple[float, float]]:
-    """Per tool, the best cold and the best time over ``processes`` fresh processes
+            ) -> dict[str, tuple[list[float], list[float]]]:
+    """Per tool, the cold and best times of ``processes`` fresh processes each, sorted
     (the tools taking turns, so that they see the same load)."""
-    out: dict[str, tuple[float, float]] = {}
+    out: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in names}
     for _ in range(processes):
         for name in names:
             result = subprocess.run(
                 [sys.executable, __file__, "--time", name, "--layers", str(layers),
                  "--repeat", str(repeat)], capture_output=True, text=True, check=True)
             cold, best = map(float, result.stdout.split())
-            old = out.get(name, (float("inf"), float("inf")))
-            out[name] = (min(old[0], cold), min(old[1], best))
-    return out
+            out[name][0].append(cold)
+            out[name][1].append(best)
+    return {name: (sorted(c), sorted(b)) for name, (c, b) in out.items()}
 
 
 def report(layers: int = 34, processes: int = 3, repeat: int = 10,
@@ -216,9 +218,12 @@ def report(layers: int = 34, processes: int = 3, repeat: int = 10,
     model = transformer(layers)
     print(f"typing a {layers}-layer transformer ({len(model.graph.node)} nodes; symbolic "
           f"batch and seq), protobuf reading included; each tool in {processes} fresh "
-          f"processes: cold = first call, best = best of {repeat} more")
+          f"processes: cold = first call, best = best of {repeat} more; the best and the "
+          f"median over the processes")
+    print(f"  {'ms':<12} {'cold: best':>11} {'median':>7} {'best: best':>11} {'median':>7}")
     for name, (cold, best) in timings(names, layers, processes, repeat).items():
-        print(f"  {name:<12} cold {1000 * cold:7.1f} ms   best {1000 * best:7.1f} ms")
+        print(f"  {name:<12} {1000 * cold[0]:>11.1f} {1000 * median(cold):>7.1f} "
+              f"{1000 * best[0]:>11.1f} {1000 * median(best):>7.1f}")
 
 
 def _ort_version() -> str:
