@@ -23,6 +23,9 @@ MEMO_SIZE = 1 << 14
 #: larger known input whose value counts (see :func:`node_key`) is not remembered.
 SMALL = 64
 
+#: A node whose attributes take more bytes than this is not remembered.
+MAX_ATTRIBUTES = 1 << 12
+
 
 def _value_key(value: np.ndarray) -> tuple:
     """A value as a key: its bytes (exact: -0.0 apart from 0.0), or for sizes (ints,
@@ -40,7 +43,7 @@ def node_key(reader: Any, entry: OnnxOp, node: onnx.NodeProto, outputs: int
     None (absent) or its type, with its value when the value counts (the entry reads it
     as a parameter, or every input is known, so the outputs may be folded from them).
     None when the node is not to be remembered: an input not defined yet (left to the
-    reader's error) or a large value that counts."""
+    reader's error), a large value that counts, or large attributes."""
     types, values, unread = reader.types, reader.values, reader.unread
     names = list(node.input)
     inputs: list[Any] = []
@@ -72,12 +75,17 @@ def node_key(reader: Any, entry: OnnxOp, node: onnx.NodeProto, outputs: int
         if vkey is None:
             vkey = reader.value_keys[name] = _value_key(reader.value(name))
         inputs[k] = (inputs[k], vkey)
-    return entry, tuple(inputs), tuple([a.SerializeToString() for a in node.attribute]), \
-        outputs, get_default_dtype()
+    attributes = tuple([a.SerializeToString() for a in node.attribute])
+    if attributes and sum(map(len, attributes)) > MAX_ATTRIBUTES:
+        return None
+    return entry, tuple(inputs), attributes, outputs, get_default_dtype()
 
 
 def remember(key: tuple, types: tuple, values: tuple) -> None:
-    """Store a node's typing under ``key``."""
+    """Store a node's typing under ``key`` (not when a value is large: what the memo
+    holds stays small once the model is gone)."""
+    if any(v is not None and v.size > SMALL for v in values):
+        return
     if len(MEMO) >= MEMO_SIZE:
         MEMO.clear()
     MEMO[key] = (types, values)
