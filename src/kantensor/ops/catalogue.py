@@ -36,6 +36,7 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -230,7 +231,7 @@ def _signature(raw: dict, where: str, spec: CallSpec, builder: Any) -> Signature
     if holes or builder or any(p.kind != "tensor" for p in spec.params):
         return sig
     try:
-        return Signature.parse(sig)
+        return _parsed(sig)
     except SignatureSyntaxError as exc:
         raise CatalogueError(f"{where}: signature: {exc}") from None
 
@@ -350,10 +351,17 @@ def _numpy_functions(where: str, value: Any) -> tuple[Any, ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=64)
+def _parsed(text: str) -> Signature:
+    """A signature text parsed (an entry without a call needs it twice: for the names of
+    its inputs and as its signature)."""
+    return Signature.parse(text)
+
+
 def _default_call(signature: str) -> str:
     """NumPy's ufunc argument names: ``x`` for one input, else ``x1, x2, ...``."""
     try:
-        n = len(Signature.parse(signature).alternatives[0].inputs)
+        n = len(_parsed(signature).alternatives[0].inputs)
     except (SignatureSyntaxError, ValueError):
         return "x"  # a template: its entry must give a call
     return "x" if n == 1 else ", ".join(f"x{i}" for i in range(1, n + 1))
