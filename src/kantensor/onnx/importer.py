@@ -25,6 +25,7 @@ from onnx import numpy_helper
 
 from ..graph.basic import Variable
 from ..types.dim import Dim
+from ..types.dtypes import get_default_dtype
 from ..types.type import TensorType
 from ..types.variable import TensorVariable, constant
 from .dtypes import dtype_of
@@ -155,6 +156,7 @@ class _Reader:
         self.unread: dict[str, onnx.TensorProto] = {}  # initializers whose values wait
         self.value_keys: dict[str, tuple] = {}  # a known value as the node memo keys it
         self.entries: dict[tuple[str, str], OnnxOp] = {}
+        self.default_dtype = get_default_dtype()  # one for the model (the memo's key)
 
     def read(self) -> tuple[list[TensorVariable], list[Variable]]:
         graph = self.model.graph
@@ -220,11 +222,23 @@ class _Reader:
                                                            _label(node))
         wanted = list(node.output)
         key = None if self.graph else node_key(self, entry, node, len(wanted))
-        if key is not None:
-            hit = MEMO.get(key)
-            if hit is not None:
-                return self.name_outputs(wanted, *hit)
-        label = _label(node)
+        typed = MEMO.get(key) if key is not None else None
+        if typed is None:
+            typed = self.build(entry, node, wanted)
+            if key is not None:
+                remember(key, *typed)
+        types, values = self.types, self.values
+        for name, t, value in zip(wanted, *typed, strict=False):
+            if name:
+                types[name] = t
+                if value is not None:
+                    values[name] = value
+
+    def build(self, entry: OnnxOp, node: onnx.NodeProto, wanted: list[str]
+              ) -> tuple[tuple, tuple]:
+        """Apply the entry's Op to the node's inputs: the types of its outputs and their
+        values when they can be known now (each output variable named as in the model)."""
+        op_type, label = node.op_type, _label(node)
         tensors, params = self.arguments(entry, node, label)
         try:
             result = entry.op(*tensors, **params)
@@ -243,23 +257,12 @@ class _Reader:
         if apply is not None and node.name:  # refine's messages name the node
             apply.tag["name"] = node.name
         folded = self.fold(entry, node, apply) if apply is not None else None
-        types = tuple(o.type for o in outs)
-        folded = tuple(folded) if folded is not None else (None,) * len(outs)
-        if key is not None:
-            remember(key, types, folded)
         for name, var in zip(wanted, outs, strict=False):
             if name:
                 var.name = name
                 self.vars[name] = var
-        self.name_outputs(wanted, types, folded)
-
-    def name_outputs(self, names: Any, types: tuple, values: tuple) -> None:
-        """Record the types and known values of a node's outputs ``names``."""
-        for name, t, value in zip(names, types, values, strict=False):
-            if name:
-                self.types[name] = t
-                if value is not None:
-                    self.values[name] = value
+        return tuple(o.type for o in outs), \
+            tuple(folded) if folded is not None else (None,) * len(outs)
 
     def constant(self, node: onnx.NodeProto, label: str) -> None:
         (attr,) = node.attribute

@@ -12,7 +12,6 @@ from typing import Any
 import numpy as np
 import onnx
 
-from ..types.dtypes import get_default_dtype
 from .registry import OnnxOp
 
 #: key -> (output types, output values or None); emptied when it holds MEMO_SIZE keys.
@@ -39,11 +38,12 @@ def node_key(reader: Any, entry: OnnxOp, node: onnx.NodeProto, outputs: int
              ) -> tuple | None:
     """The key of ``node``'s typing, for ``reader`` (the importer's, reading types
     only): the entry, the attributes, the number of outputs (``outputs``), the default
-    dtype (a build may read it, so the Ops' own memos key on it too), and for each input
-    None (absent) or its type, with its value when the value counts (the entry reads it
-    as a parameter, or every input is known, so the outputs may be folded from them).
-    None when the node is not to be remembered: an input not defined yet (left to the
-    reader's error), a large value that counts, or large attributes."""
+    dtype when the reading began (a build may read it, so the Ops' own memos key on it
+    too), and for each input None (absent) or its type, with its value when the value
+    counts (the entry reads it as a parameter, or every input is known, so the outputs
+    may be folded from them). None when the node is not to be remembered: an input not
+    defined yet (left to the reader's error), a large value that counts, or large
+    attributes."""
     types, values, unread = reader.types, reader.values, reader.unread
     names = list(node.input)
     inputs: list[Any] = []
@@ -78,7 +78,7 @@ def node_key(reader: Any, entry: OnnxOp, node: onnx.NodeProto, outputs: int
     attributes = tuple([a.SerializeToString() for a in node.attribute])
     if attributes and sum(map(len, attributes)) > MAX_ATTRIBUTES:
         return None
-    return entry, tuple(inputs), attributes, outputs, get_default_dtype()
+    return entry, tuple(inputs), attributes, outputs, reader.default_dtype
 
 
 def remember(key: tuple, types: tuple, values: tuple) -> None:
