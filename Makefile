@@ -35,7 +35,7 @@ dot:
 	  fi; }
 
 bench: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[bench,dask]'
+	$(BIN)/python -m pip install --quiet -e '.[bench,dask,onnx]'
 	$(BIN)/python benchmarks/run.py
 
 bench-jax: $(STAMP)

@@ -1,7 +1,10 @@
 """Time kantensor.onnx.infer_shapes against onnx.shape_inference.infer_shapes on a
 transformer-style model built with onnx.helper (symbolic batch and sequence sizes; each
 layer splits heads with a Shape -> Gather -> Concat -> Reshape chain, as exported
-models do). Run: python benchmarks/onnx_transformer.py [LAYERS]"""
+models do). Run: python benchmarks/onnx_transformer.py [LAYERS]; this is a quick check in
+one process (where one tool's run can change the other's time: onnx's was seen to slow
+down after kantensor's had run); benchmarks/onnx_compare.py times each tool in fresh
+processes of its own, beside onnxruntime's."""
 
 from __future__ import annotations
 

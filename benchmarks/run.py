@@ -34,6 +34,11 @@ try:  # the Dask section is optional too (the dask extra)
 except ImportError:
     dask_section = None
 
+try:  # the ONNX section is optional too (the onnx extra; onnxruntime from the bench one)
+    from onnx_compare import report as onnx_section
+except ImportError:
+    onnx_section = None
+
 try:
     import pytensor
     import pytensor.tensor as pt
@@ -499,7 +504,7 @@ def main() -> None:
                         help="also build PyTensor's 100,000-node chain (about two minutes)")
     parser.add_argument("--only", default="",
                         help="only the cases whose name contains this ('dask': the Dask "
-                             "section only)")
+                             "section only; 'onnx': the ONNX section only)")
     parser.add_argument("--dask-gigabytes", type=float, default=2.0,
                         help="size of the Dask section's array (0: skip that section)")
     args = parser.parse_args()
@@ -528,6 +533,8 @@ def main() -> None:
     if args.only:
         if args.only == "dask" and dask_section is not None:  # --only dask: that section
             dask_section(args.dask_gigabytes)
+        if args.only == "onnx" and onnx_section is not None:
+            onnx_section()
         return
     small = chain_pipeline(10_000)
     large = chain_pipeline(100_000)
@@ -550,6 +557,10 @@ def main() -> None:
         dask_section(args.dask_gigabytes)
     elif dask_section is None:
         print("\n(dask not installed: pip install -e '.[dask]' for the Dask section)")
+    if onnx_section is not None:
+        onnx_section()
+    else:
+        print("\n(onnx not installed: pip install -e '.[onnx,bench]' for the ONNX section)")
     if pt is None:
         print("\n(PyTensor not installed: pip install -e '.[bench]' to compare)")
 

@@ -25,9 +25,11 @@ from onnx import numpy_helper
 
 from ..graph.basic import Variable
 from ..types.dim import Dim
+from ..types.dtypes import get_default_dtype
 from ..types.type import TensorType
 from ..types.variable import TensorVariable, constant
 from .dtypes import dtype_of
+from .nodememo import MEMO, node_key, remember
 from .registry import OnnxOp, UnsupportedOp, lookup
 
 #: The most elements a value computed while reading the model may have (larger ones are
@@ -116,19 +118,45 @@ def attribute_value(attr: onnx.AttributeProto) -> Any:
                           "attributes are not supported")
 
 
+def _label(node: onnx.NodeProto) -> str:
+    """The node as messages name it."""
+    return node.name or f"{node.op_type} -> {', '.join(node.output)}"
+
+
+def _initializer_type(proto: onnx.TensorProto) -> TensorType:
+    """An initializer's type, read from its header (its data is not read)."""
+    where = f"initializer {proto.name!r}"
+    dtype = dtype_of(proto.data_type, where)
+    try:
+        return TensorType(dtype, tuple(proto.dims))
+    except (TypeError, ValueError) as exc:
+        raise OnnxImportError(f"{where}: {exc}") from None
+
+
 def _array(proto: onnx.TensorProto, where: str) -> np.ndarray:
     dtype = dtype_of(proto.data_type, where)
     return np.asarray(numpy_helper.to_array(proto)).astype(dtype, copy=False)
 
 
 class _Reader:
-    """One pass over a graph: the variable and the known value of every name."""
+    """One pass over a graph: the type, the variable and the known value of every name.
 
-    def __init__(self, model: onnx.ModelProto):
+    With ``graph=False`` (``infer_shapes``) only the types are wanted: initializers are
+    read as types (their values only when a node asks), and a node whose entry,
+    attributes, input types and known input values were seen before takes its output
+    types and values from :mod:`.nodememo` without being built."""
+
+    def __init__(self, model: onnx.ModelProto, graph: bool = True):
         self.model = model
         self.opset = opset_of(model)
+        self.graph = graph
         self.vars: dict[str, Variable] = {}
+        self.types: dict[str, TensorType] = {}
         self.values: dict[str, np.ndarray] = {}
+        self.unread: dict[str, onnx.TensorProto] = {}  # initializers whose values wait
+        self.value_keys: dict[str, tuple] = {}  # a known value as the node memo keys it
+        self.entries: dict[tuple[str, str], OnnxOp] = {}
+        self.default_dtype = get_default_dtype()  # one for the model (the memo's key)
 
     def read(self) -> tuple[list[TensorVariable], list[Variable]]:
         graph = self.model.graph
@@ -139,59 +167,102 @@ class _Reader:
                 continue
             var = value_type(info)(info.name)
             self.vars[info.name] = var
+            self.types[info.name] = var.type
             inputs.append(var)
+        seen: dict[tuple, TensorType] = {}  # (elem type, dims) -> type
         for t in graph.initializer:
-            data = _array(t, f"initializer {t.name!r}")
-            self.vars[t.name] = constant(data, name=t.name)
-            self.values[t.name] = data
+            if self.graph:
+                data = _array(t, f"initializer {t.name!r}")
+                var = self.vars[t.name] = constant(data, name=t.name)
+                self.types[t.name] = var.type
+                self.values[t.name] = data
+                continue
+            header = (t.data_type, tuple(t.dims))
+            if header not in seen:
+                seen[header] = _initializer_type(t)
+            self.types[t.name] = seen[header]
+            self.unread[t.name] = t
         for node in graph.node:
             self.node(node)
-        outputs = []
         for info in graph.output:
-            if info.name not in self.vars:
+            if info.name not in self.types:
                 raise OnnxImportError(f"graph output {info.name!r} is computed by no node")
-            outputs.append(self.vars[info.name])
-        return inputs, outputs
+        if not self.graph:
+            return inputs, []
+        return inputs, [self.vars[info.name] for info in graph.output]
 
     def var(self, name: str, node: onnx.NodeProto) -> Variable:
-        try:
-            return self.vars[name]
-        except KeyError:
-            raise OnnxImportError(f"node {node.name!r} ({node.op_type}): input {name!r} is "
-                                  "defined by no graph input, initializer or earlier "
-                                  "node") from None
+        var = self.vars.get(name)
+        if var is None:  # types only: an initializer, or the output of a memo hit
+            t = self.types.get(name)
+            if t is None:
+                raise OnnxImportError(f"node {node.name!r} ({node.op_type}): input {name!r} "
+                                      "is defined by no graph input, initializer or "
+                                      "earlier node") from None
+            var = self.vars[name] = t(name)
+        return var
+
+    def value(self, name: str) -> np.ndarray | None:
+        """The known value of ``name`` (an initializer's read now), or None."""
+        proto = self.unread.pop(name, None)
+        if proto is not None:
+            self.values[name] = _array(proto, f"initializer {name!r}")
+        return self.values.get(name)
+
+    def known(self, name: str) -> bool:
+        return name in self.values or name in self.unread
 
     def node(self, node: onnx.NodeProto) -> None:
-        label = node.name or f"{node.op_type} -> {', '.join(node.output)}"
-        if node.op_type == "Constant" and node.domain in ("", "ai.onnx"):
-            return self.constant(node, label)
-        entry = lookup(node.op_type, node.domain, self.opset, label)
+        op_type, domain = node.op_type, node.domain
+        if op_type == "Constant" and domain in ("", "ai.onnx"):
+            return self.constant(node, _label(node))
+        entry = self.entries.get((op_type, domain))
+        if entry is None:
+            entry = self.entries[op_type, domain] = lookup(op_type, domain, self.opset,
+                                                           _label(node))
+        wanted = list(node.output)
+        key = None if self.graph else node_key(self, entry, node, len(wanted))
+        typed = MEMO.get(key) if key is not None else None
+        if typed is None:
+            typed = self.build(entry, node, wanted)
+            if key is not None:
+                remember(key, *typed)
+        types, values = self.types, self.values
+        for name, t, value in zip(wanted, *typed, strict=False):
+            if name:
+                types[name] = t
+                if value is not None:
+                    values[name] = value
+
+    def build(self, entry: OnnxOp, node: onnx.NodeProto, wanted: list[str]
+              ) -> tuple[tuple, tuple]:
+        """Apply the entry's Op to the node's inputs: the types of its outputs and their
+        values when they can be known now (each output variable named as in the model)."""
+        op_type, label = node.op_type, _label(node)
         tensors, params = self.arguments(entry, node, label)
         try:
             result = entry.op(*tensors, **params)
         except (TypeError, ValueError, IndexError) as exc:
-            message = f"node {label!r} ({node.op_type}): {exc}"
+            message = f"node {label!r} ({op_type}): {exc}"
             try:
                 error = type(exc)(message)
             except TypeError:  # an error class with more arguments
                 error = OnnxImportError(message)
             raise error from exc
         outs = result if isinstance(result, list) else [result]
-        wanted = [o for o in node.output]
         if len(outs) < len([o for o in wanted if o]):
-            raise OnnxImportError(f"node {label!r} ({node.op_type}): {len(wanted)} outputs "
+            raise OnnxImportError(f"node {label!r} ({op_type}): {len(wanted)} outputs "
                                   f"asked, its Op has {len(outs)}")
         apply = outs[0].owner
         if apply is not None and node.name:  # refine's messages name the node
             apply.tag["name"] = node.name
         folded = self.fold(entry, node, apply) if apply is not None else None
-        for k, (name, var) in enumerate(zip(wanted, outs, strict=False)):
-            if not name:
-                continue
-            var.name = name
-            self.vars[name] = var
-            if folded is not None and folded[k] is not None:
-                self.values[name] = folded[k]
+        for name, var in zip(wanted, outs, strict=False):
+            if name:
+                var.name = name
+                self.vars[name] = var
+        return tuple(o.type for o in outs), \
+            tuple(folded) if folded is not None else (None,) * len(outs)
 
     def constant(self, node: onnx.NodeProto, label: str) -> None:
         (attr,) = node.attribute
@@ -203,7 +274,8 @@ class _Reader:
         elif not isinstance(value, np.ndarray):
             raise OnnxImportError(f"node {label!r} (Constant): attribute {attr.name} is not "
                                   "supported")
-        self.vars[node.output[0]] = constant(value, name=node.output[0])
+        var = self.vars[node.output[0]] = constant(value, name=node.output[0])
+        self.types[node.output[0]] = var.type
         self.values[node.output[0]] = value
 
     def arguments(self, entry: OnnxOp, node: onnx.NodeProto, label: str
@@ -229,7 +301,7 @@ class _Reader:
             given.append(k)
             tensors.append(self.var(source, node))
             if f"{name}_value" in names:
-                params[f"{name}_value"] = _as_param(self.values.get(source))
+                params[f"{name}_value"] = _as_param(self.value(source))
         if len(node.input) > len(entry.inputs) and not any(
                 s.startswith("*") for s in entry.inputs):
             raise OnnxImportError(f"node {label!r} ({node.op_type}): {len(node.input)} "
@@ -252,15 +324,14 @@ class _Reader:
         """The values of the node's outputs when they can be known now."""
         if node.op_type in ("Shape", "Size"):
             return [self.shape_value(node, apply)]
-        values = []
         for v in apply.inputs:  # a size input (Dims of a parameter) is no known value
-            if v.name not in self.values or self.vars.get(v.name) is not v:
+            if not self.known(v.name) or self.vars.get(v.name) is not v:
                 return None
-            values.append(self.values[v.name])
         for out in apply.outputs:
             size = _static_size(out.type)
             if size is None or size > MAX_FOLD:
                 return None
+        values = [self.value(v.name) for v in apply.inputs]
         symbolic = any(v.dtype == object for v in values)
         if symbolic and any(not _integral(o.type.dtype) for o in apply.outputs):
             return None
@@ -343,8 +414,9 @@ def from_onnx(model: onnx.ModelProto | str | os.PathLike | bytes
     return _Reader(load_model(model)).read()
 
 
-def read_model(model: onnx.ModelProto) -> _Reader:
-    """The reader after a pass over ``model`` (every name's variable, for infer_shapes)."""
-    reader = _Reader(model)
+def read_types(model: onnx.ModelProto) -> _Reader:
+    """The reader after a pass over ``model`` for its types only (``reader.types``: the
+    type of every name, for infer_shapes)."""
+    reader = _Reader(model, graph=False)
     reader.read()
     return reader

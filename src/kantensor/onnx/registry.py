@@ -15,16 +15,19 @@ call parameter ``<input>_value`` receives the value of that input when it is kno
 the model is read (a constant, or folded from constants and ``Shape``), else None. Every
 other keyword-only parameter of ``call`` (after ``*``) is an ONNX attribute of the same
 name; an attribute the node lacks takes the default of the call. Each file is read on its
-own, so a family of ops is added by adding a file.
+own, so a family of ops is added by adding a file. The files are parsed once; an entry is
+built (its signature parsed, its code imported, its examples checked as data) when a model
+first uses its op type.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from typing import Any
 
-from ..ops.catalogue import CatalogueError, Entry, catalogue_files, load_file
+from ..ops.catalogue import CatalogueError, Entry, catalogue_files, load_entry, read_tables
 from ..ops.family import OpFamily
 from ..ops.op import SignatureOp
 
@@ -35,9 +38,10 @@ KEYS = ("onnx", "domain", "since", "until", "inputs")
 FIRST_OPSET = 13
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class OnnxOp:
-    """One entry: the op type and opsets it types, its ONNX inputs, and the Op."""
+    """One entry: the op type and opsets it types, its ONNX inputs, and the Op (equal
+    to itself only: a key of the node memo)."""
 
     op_type: str
     domain: str
@@ -50,10 +54,18 @@ class OnnxOp:
     def covers(self, opset: int) -> bool:
         return self.since <= opset and (self.until is None or opset <= self.until)
 
-    @property
+    @cached_property
     def attributes(self) -> dict[str, Any]:
         """The attribute parameters (the call's keyword-only ones), by name."""
         return {p.name: p for p in self.entry.spec.params if p.keyword_only}
+
+    @cached_property
+    def reads(self) -> tuple[int, ...]:
+        """The positions of the inputs whose values the entry reads (a ``<name>_value``
+        parameter of the call)."""
+        params = {p.name for p in self.entry.spec.params}
+        return tuple(k for k, s in enumerate(self.inputs) if not s.startswith("*")
+                     and f"{s.strip('*?')}_value" in params)
 
 
 def _onnx_op(entry: Entry) -> OnnxOp:
@@ -72,20 +84,96 @@ def _onnx_op(entry: Entry) -> OnnxOp:
                   tuple(inputs), entry, entry.make_op())
 
 
+def _key(raw: Any) -> tuple[str, str]:
+    """The (domain, op type) a table names; a table too malformed to name them is kept
+    under a key no node has, so that loading it reports the problem."""
+    if not isinstance(raw, dict):
+        return "", "?"
+    domain, op_type = raw.get("domain", ""), raw.get("onnx", raw.get("name"))
+    if not isinstance(domain, str) or not isinstance(op_type, str):
+        return "", "?"
+    return domain, op_type
+
+
+#: A table's header and its one-line name keys, as the shipped files write them.
+_HEADER = re.compile(r"^\[\[op\]\][ \t]*$", re.M)
+_NAMES = re.compile(r'^(name|onnx|domain)[ \t]*=[ \t]*"([^"\\\n]*)"[ \t]*$', re.M)
+
+
+def _split(text: str) -> list[tuple[tuple[str, str], str, str]] | None:
+    """The ``[[op]]`` tables of a file as (key, name, text), found without parsing the
+    TOML (parsing every file costs more than building the entries a model uses); None
+    when the file is not written so that they can be (it is then parsed whole)."""
+    heads = [m.start() for m in _HEADER.finditer(text)]
+    if not heads or any(line.strip() and not line.lstrip().startswith("#")
+                        for line in text[:heads[0]].splitlines()):
+        return None
+    out = []
+    for start, end in zip(heads, [*heads[1:], len(text)], strict=True):
+        chunk = text[start:end]
+        keys: dict[str, str] = {}
+        for m in _NAMES.finditer(chunk):
+            if m.group(1) in keys:
+                return None
+            keys[m.group(1)] = m.group(2)
+        if "name" not in keys:
+            return None
+        out.append(((keys.get("domain", ""), keys.get("onnx", keys["name"])), keys["name"],
+                    chunk))
+    return out
+
+
 @cache
+def _tables() -> dict[tuple[str, str], list[tuple[str, int, Any]]]:
+    """The tables of every file of ``signatures/onnx`` by (domain, op type): each its
+    text, or its TOML data when the file could not be split: an entry is parsed and
+    built when a model first uses its op type (:func:`entries`)."""
+    out: dict[tuple[str, str], list[tuple[str, int, Any]]] = {}
+    for name, text in catalogue_files("onnx"):
+        file = f"onnx/{name}"
+        split = _split(text)
+        if split is None:
+            raws = read_tables(file, text)
+            split = [(_key(raw), raw.get("name") if isinstance(raw, dict) else None, raw)
+                     for raw in raws]
+        seen: dict[Any, int] = {}
+        for index, (key, entry_name, table) in enumerate(split):
+            if isinstance(entry_name, str) and entry_name in seen:
+                raise CatalogueError(f"{file}: op #{index + 1} ({entry_name}): duplicate "
+                                     f"name (first defined as op #{seen[entry_name] + 1})")
+            seen[entry_name] = index
+            out.setdefault(key, []).append((file, index, table))
+    return out
+
+
+def _table(file: str, index: int, table: Any, key: tuple[str, str]) -> Any:
+    """The TOML data of a table (parsed now if it is text)."""
+    if not isinstance(table, str):
+        return table
+    raws = read_tables(file, table)
+    if len(raws) != 1 or _key(raws[0]) != key:
+        raise CatalogueError(f"{file}: op #{index + 1}: its table is not one [[op]] "
+                             f"table naming {key[1]} on its own lines")
+    return raws[0]
+
+
+@cache
+def entries(domain: str, op_type: str) -> tuple[OnnxOp, ...]:
+    """The entries of an op type of a domain, built (and checked) on first use."""
+    key = (domain, op_type)
+    return tuple(_onnx_op(load_entry(file, index, _table(file, index, table, key),
+                                     extra=KEYS))
+                 for file, index, table in _tables().get(key, ()))
+
+
 def registry() -> dict[tuple[str, str], list[OnnxOp]]:
     """Every ONNX entry, by (domain, op type), from every file of ``signatures/onnx``."""
-    out: dict[tuple[str, str], list[OnnxOp]] = {}
-    for name, text in catalogue_files("onnx"):
-        for entry in load_file(f"onnx/{name}", text, extra=KEYS):
-            op = _onnx_op(entry)
-            out.setdefault((op.domain, op.op_type), []).append(op)
-    return out
+    return {key: list(entries(*key)) for key in _tables()}
 
 
 def supported() -> list[str]:
     """The op types with an entry (domain-qualified outside the default domain)."""
-    return sorted(t if d == "" else f"{d}.{t}" for d, t in registry())
+    return sorted(t if d == "" else f"{d}.{t}" for d, t in _tables() if t != "?" or d)
 
 
 class UnsupportedOp(ValueError):
@@ -97,7 +185,7 @@ def lookup(op_type: str, domain: str, opset: int, node: str) -> OnnxOp:
     """The entry typing ``op_type`` of ``domain`` at ``opset``; UnsupportedOp naming the
     node, its op type and domain, and what is supported."""
     domain = "" if domain == "ai.onnx" else domain
-    found = registry().get((domain, op_type))
+    found = entries(domain, op_type)
     if found:
         for op in found:
             if op.covers(opset):

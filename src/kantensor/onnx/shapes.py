@@ -15,37 +15,54 @@ import onnx
 from ..types.dim import Dim
 from ..types.type import TensorType
 from .dtypes import ELEM_TYPES
-from .importer import load_model, read_model
+from .importer import load_model, read_types
+
+#: TensorType -> a ValueInfoProto of that type and no name (types are interned: the key
+#: is the object); a value's info is a copy of it, named.
+_INFOS: dict[TensorType, onnx.ValueInfoProto] = {}
+_INFOS_SIZE = 1 << 12
 
 
-def _write_type(info: onnx.ValueInfoProto, t: TensorType) -> None:
-    tensor = info.type.tensor_type
-    tensor.elem_type = ELEM_TYPES[t.dtype]
-    tensor.ClearField("shape")
-    shape = tensor.shape
-    shape.SetInParent()
-    for d in t.shape:
-        dim = shape.dim.add()
-        if isinstance(d, int):
-            dim.dim_value = d
-        elif isinstance(d, Dim):
-            dim.dim_param = str(d)
+def value_info(t: TensorType) -> onnx.ValueInfoProto:
+    """A ValueInfoProto of type ``t`` and no name (made once per type: copy it)."""
+    info = _INFOS.get(t)
+    if info is None:
+        info = onnx.ValueInfoProto()
+        tensor = info.type.tensor_type
+        tensor.elem_type = ELEM_TYPES[t.dtype]
+        shape = tensor.shape
+        shape.SetInParent()
+        for d in t.shape:
+            dim = shape.dim.add()
+            if isinstance(d, int):
+                dim.dim_value = d
+            elif isinstance(d, Dim):
+                dim.dim_param = str(d)
+        if len(_INFOS) >= _INFOS_SIZE:
+            _INFOS.clear()
+        _INFOS[t] = info
+    return info
 
 
 def infer_shapes(model: onnx.ModelProto | str | os.PathLike | bytes) -> onnx.ModelProto:
     """A copy of ``model`` with every value_info and output typed by kantensor."""
     source = load_model(model)
+    types = read_types(source).types  # in the order the graph defines the names
     out = onnx.ModelProto()
-    out.CopyFrom(source)
-    reader = read_model(out)
+    if isinstance(model, bytes):
+        out.ParseFromString(model)  # a second parse costs less than a copy
+    else:
+        out.CopyFrom(source)
     graph = out.graph
-    outputs = {o.name for o in graph.output}
-    inputs = {i.name for i in graph.input} | {t.name for t in graph.initializer}
-    graph.ClearField("value_info")
+    skip = {o.name for o in graph.output} | {i.name for i in graph.input} | \
+        {t.name for t in graph.initializer}
     for o in graph.output:
-        _write_type(o, reader.vars[o.name].type)
-    for node in graph.node:
-        for name in node.output:
-            if name and name not in outputs and name not in inputs and name in reader.vars:
-                _write_type(graph.value_info.add(name=name), reader.vars[name].type)
+        o.type.CopyFrom(value_info(types[o.name]).type)
+    graph.ClearField("value_info")
+    infos = graph.value_info
+    for name, t in types.items():
+        if name not in skip:
+            info = infos.add()
+            info.CopyFrom(value_info(t))
+            info.name = name
     return out

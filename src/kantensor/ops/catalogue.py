@@ -36,6 +36,7 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -230,7 +231,7 @@ def _signature(raw: dict, where: str, spec: CallSpec, builder: Any) -> Signature
     if holes or builder or any(p.kind != "tensor" for p in spec.params):
         return sig
     try:
-        return Signature.parse(sig)
+        return _parsed(sig)
     except SignatureSyntaxError as exc:
         raise CatalogueError(f"{where}: signature: {exc}") from None
 
@@ -313,8 +314,10 @@ def _examples(raw: dict, where: str, spec: CallSpec, template: bool) -> tuple[di
     return tuple(examples)
 
 
-def _entry(file: str, index: int, raw: Any, allow: Sequence[str] = (),
-           extra: tuple[str, ...] = ()) -> Entry:
+def load_entry(file: str, index: int, raw: Any, allow: Sequence[str] = (),
+               extra: tuple[str, ...] = ()) -> Entry:
+    """The validated entry of the table ``raw``, the ``index``-th of ``file`` (one entry
+    of :func:`load_file`, without the checks across a file's entries)."""
     raw = dict(raw) if isinstance(raw, dict) else raw  # the extras are taken out of a copy
     where, own = _keys(raw, file, index, extra)
     spec = _call(raw, where)
@@ -348,13 +351,38 @@ def _numpy_functions(where: str, value: Any) -> tuple[Any, ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=64)
+def _parsed(text: str) -> Signature:
+    """A signature text parsed (an entry without a call needs it twice: for the names of
+    its inputs and as its signature)."""
+    return Signature.parse(text)
+
+
 def _default_call(signature: str) -> str:
     """NumPy's ufunc argument names: ``x`` for one input, else ``x1, x2, ...``."""
     try:
-        n = len(Signature.parse(signature).alternatives[0].inputs)
+        n = len(_parsed(signature).alternatives[0].inputs)
     except (SignatureSyntaxError, ValueError):
         return "x"  # a template: its entry must give a call
     return "x" if n == 1 else ", ".join(f"x{i}" for i in range(1, n + 1))
+
+
+def read_tables(path: str | Path, text: str | None = None) -> list[Any]:
+    """The ``[[op]]`` tables of a catalogue file as TOML gives them, unchecked (each is
+    checked by :func:`load_entry`); CatalogueError if the file is no such TOML file."""
+    name = str(path)
+    try:
+        data = tomllib.loads(text if text is not None else read_text(path))
+    except tomllib.TOMLDecodeError as exc:
+        raise CatalogueError(f"{name}: {exc}") from None
+    except TrustError as exc:  # not a regular file, too large, not UTF-8
+        raise CatalogueError(str(exc)) from None
+    except RecursionError:  # tomllib reads nested arrays and tables recursively
+        raise CatalogueError(f"{name}: arrays or tables nested too deeply") from None
+    ops = data.get("op")
+    if not isinstance(ops, list) or set(data) - {"op"}:
+        raise CatalogueError(f"{name}: expected only [[op]] tables")
+    return ops
 
 
 def load_file(path: str | Path, text: str | None = None, allow: Sequence[str] = (),
@@ -369,21 +397,10 @@ def load_file(path: str | Path, text: str | None = None, allow: Sequence[str] = 
     if isinstance(allow, str):
         allow = (allow,)
     name = str(path)
-    try:
-        data = tomllib.loads(text if text is not None else read_text(path))
-    except tomllib.TOMLDecodeError as exc:
-        raise CatalogueError(f"{name}: {exc}") from None
-    except TrustError as exc:  # not a regular file, too large, not UTF-8
-        raise CatalogueError(str(exc)) from None
-    except RecursionError:  # tomllib reads nested arrays and tables recursively
-        raise CatalogueError(f"{name}: arrays or tables nested too deeply") from None
-    ops = data.get("op")
-    if not isinstance(ops, list) or set(data) - {"op"}:
-        raise CatalogueError(f"{name}: expected only [[op]] tables")
     entries, errors = [], []
-    for i, raw in enumerate(ops):  # every entry is checked: all the errors are reported
-        try:
-            entries.append(_entry(name, i, raw, allow, extra))
+    for i, raw in enumerate(read_tables(path, text)):  # every entry is checked: all the
+        try:                                            # errors are reported
+            entries.append(load_entry(name, i, raw, allow, extra))
         except CatalogueError as exc:
             errors.append(str(exc))
     seen: dict[str, int] = {}

@@ -1,0 +1,91 @@
+"""The node memo of ``infer_shapes``: the types of a node's outputs, and their values
+when they are folded from known inputs, are decided by the node's entry, its attributes,
+which inputs it gives and how many outputs it asks, and its inputs' types and known
+values; so each distinct node of a model is typed once (the repeated layers of a
+transformer are typed as the first one was), and again only when one of these differs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import onnx
+
+from .registry import OnnxOp
+
+#: key -> (output types, output values or None); emptied when it holds MEMO_SIZE keys.
+MEMO: dict[tuple, tuple[tuple, tuple]] = {}
+MEMO_SIZE = 1 << 14
+
+#: A known value is part of a key when it has at most this many elements; a node with a
+#: larger known input whose value counts (see :func:`node_key`) is not remembered.
+SMALL = 64
+
+#: A node whose attributes take more bytes than this is not remembered.
+MAX_ATTRIBUTES = 1 << 12
+
+
+def _value_key(value: np.ndarray) -> tuple:
+    """A value as a key: its bytes (exact: -0.0 apart from 0.0), or for sizes (ints,
+    Dims, None) its entries with their classes (True apart from 1)."""
+    if value.dtype != object:
+        return value.dtype.str, value.shape, value.tobytes()
+    return "O", value.shape, tuple((type(v), v) for v in value.ravel().tolist())
+
+
+def node_key(reader: Any, entry: OnnxOp, node: onnx.NodeProto, outputs: int
+             ) -> tuple | None:
+    """The key of ``node``'s typing, for ``reader`` (the importer's, reading types
+    only): the entry, the attributes, the number of outputs (``outputs``), the default
+    dtype when the reading began (a build may read it, so the Ops' own memos key on it
+    too), and for each input None (absent) or its type, with its value when the value
+    counts (the entry reads it as a parameter, or every input is known, so the outputs
+    may be folded from them). None when the node is not to be remembered: an input not
+    defined yet (left to the reader's error), a large value that counts, or large
+    attributes."""
+    types, values, unread = reader.types, reader.values, reader.unread
+    names = list(node.input)
+    inputs: list[Any] = []
+    given, fold = 0, True  # fold: every input given is known
+    for name in names:
+        if not name:
+            inputs.append(None)
+            continue
+        t = types.get(name)
+        if t is None:
+            return None
+        inputs.append(t)
+        given += 1
+        if fold and name not in values and name not in unread:
+            fold = False
+    fold = fold and given > 0
+    for k in range(len(names)) if fold else entry.reads:
+        if k >= len(names):
+            break
+        name = names[k]
+        if not name or name not in values and name not in unread:
+            continue
+        size = 1
+        for d in inputs[k].shape:  # a known value's sizes are ints
+            size *= d
+        if size > SMALL:
+            return None
+        vkey = reader.value_keys.get(name)
+        if vkey is None:
+            vkey = reader.value_keys[name] = _value_key(reader.value(name))
+        inputs[k] = (inputs[k], vkey)
+    attributes = tuple([a.SerializeToString() for a in node.attribute])
+    if attributes and sum(map(len, attributes)) > MAX_ATTRIBUTES:
+        return None
+    return entry, tuple(inputs), attributes, outputs, reader.default_dtype
+
+
+def remember(key: tuple, types: tuple, values: tuple) -> None:
+    """Store a node's typing under ``key`` (not when a value is large: what the memo
+    holds stays small once the model is gone)."""
+    if any(v is not None and v.size > SMALL for v in values):
+        return
+    if len(MEMO) >= MEMO_SIZE:
+        MEMO.clear()
+    MEMO[key] = (types, values)
