@@ -98,9 +98,8 @@ DTYPE_TABLE: tuple[DTypeInfo, ...] = (
     DTypeInfo("float64", FLOATING, True, 64),
     DTypeInfo("complex64", COMPLEX, True, 64),
     DTypeInfo("complex128", COMPLEX, True, 128),
-    # Low-precision dtypes (ONNX's BFLOAT16, FLOAT8*, FLOAT4E2M1, INT4/UINT4, INT2/UINT2):
-    # NumPy lacks them; ml_dtypes gives them (the lowp extra). Every floating one's values
-    # are float32 values (tests/test_dtypes.py checks it with ml_dtypes.finfo).
+    # Low-precision dtypes NumPy lacks (ml_dtypes gives them: the lowp extra); every value
+    # of a floating one is a float32 (tests/test_dtypes_lowp.py checks each bit pattern).
     DTypeInfo("bfloat16", FLOATING, True, 16, "ml_dtypes"),
     DTypeInfo("float8_e4m3fn", FLOATING, True, 8, "ml_dtypes"),
     DTypeInfo("float8_e4m3fnuz", FLOATING, True, 8, "ml_dtypes"),
@@ -286,10 +285,9 @@ def _lossless_rule(a: str, b: str) -> bool:
 #: The promotion of every pair that has one (a missing pair is refused).
 _PROMOTE: dict[tuple[str, str], str] = {
     (a, b): r for a in DTYPES for b in DTYPES if (r := _promote_rule(a, b)) is not None}
-#: ``(a, b)``: every value of ``a`` is one of ``b`` (NumPy's "safe" cast; low-precision
-#: dtypes cast losslessly to the NumPy dtypes that hold them, and to nothing else).
-_LOSSLESS: frozenset[tuple[str, str]] = frozenset(
-    (a, b) for a in DTYPES for b in DTYPES if _lossless_rule(a, b))
+#: ``(a, b)``: every value of ``a`` is one of ``b`` (NumPy's "safe" cast; a low-precision
+#: dtype casts losslessly only to the NumPy dtypes that hold it).
+_LOSSLESS = frozenset((a, b) for a in DTYPES for b in DTYPES if _lossless_rule(a, b))
 
 
 def _pair(a: str, b: str) -> str:
