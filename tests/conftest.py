@@ -201,3 +201,8 @@ def _onnx_summary(terminalreporter):
         f"exact ({100 * s['scope exact'] / max(s['scope cases'], 1):.1f}%), "
         f"{s['scope op types exact']} op types exact in every case, {s['scope equal']} "
         "executed equal")
+    runnable = s["scope reference"]
+    terminalreporter.write_line(
+        f"onnx.reference reproduces {s['reference']} of the {cases} cases, {runnable} in "
+        f"scope; of those, executed equal: {s['scope equal of reference']} "
+        f"({100 * s['scope equal of reference'] / max(runnable, 1):.1f}%)")

@@ -13,11 +13,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import onnx
 from onnx import helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
 
 import kantensor as kt
 from kantensor.onnx import from_onnx, infer_shapes
 from kantensor.onnx.dtypes import DTYPES
 from kantensor.types.dim import Dim, substitute
+from kantensor.types.dtypes import is_inexact, is_low_precision
 
 #: Integer inputs with at most this many elements become initializers (shapes, axes).
 SMALL = 16
@@ -149,7 +151,10 @@ class Stats:
     equal: int = 0
     unequal: list = field(default_factory=list)
     reasons: list = field(default_factory=list)  # (case, mode, error) of refused ones
-    scope: Counter = field(default_factory=Counter)  # in-scope cases: all, exact, equal
+    #: in-scope cases: all, exact, equal; "reference": onnx.reference reproduces the
+    #: expected outputs; "equal of reference": those that kt.function runs equal too
+    scope: Counter = field(default_factory=Counter)
+    reference: int = 0  # cases (of all) that onnx.reference reproduces
     scope_ops: dict = field(default_factory=dict)  # in-scope op type -> exact in every case
 
 
@@ -178,19 +183,46 @@ def run_case(case: object) -> bool | None:
             got = kt.function(ins, outs)(*values)
     except Exception:
         return None
-    got = got if isinstance(got, list) else [got]
+    return _all_equal(case, got if isinstance(got, list) else [got], outputs)
+
+
+def reference_case(case: object) -> bool:
+    """Whether ``onnx.reference.ReferenceEvaluator`` runs the case's own model (as
+    given) and reproduces its expected outputs."""
+    inputs, outputs = ([_as_array(v) for v in vs] for vs in case.data_sets[0])
+    names = [i.name for i in case.model.graph.input]
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            got = ReferenceEvaluator(case.model).run(None, dict(zip(names, inputs,
+                                                                    strict=False)))
+    except Exception:
+        return False
+    return len(got) == len(outputs) and _all_equal(case, got, outputs)
+
+
+def _all_equal(case: object, got: list, outputs: list) -> bool:
+    """The outputs against the expected ones: same shapes and dtypes, floats within the
+    case's tolerances (low-precision floats compared as float64), the rest exactly."""
     rtol = case.rtol if case.rtol is not None else 1e-3
     atol = case.atol if case.atol is not None else 1e-7
-    for g, e in zip(got, outputs, strict=False):
-        e = np.asarray(e)
-        if g.shape != e.shape or g.dtype != e.dtype:
-            return False
-        if e.dtype.kind in "fc":
-            if not np.allclose(g, e, rtol=rtol, atol=atol, equal_nan=True):
-                return False
-        elif not np.array_equal(g, e):
-            return False
-    return True
+    return all(_equal(g, e, rtol, atol) for g, e in zip(got, outputs, strict=False))
+
+
+def _equal(g: object, e: object, rtol: float, atol: float) -> bool:
+    if isinstance(e, list):  # a sequence (onnx.reference runs sequence ops)
+        return isinstance(g, list) and len(g) == len(e) and all(
+            _equal(a, b, rtol, atol) for a, b in zip(g, e, strict=True))
+    if not isinstance(e, np.ndarray) or not isinstance(g, np.ndarray | np.generic):
+        return False
+    g = np.asarray(g)
+    if g.shape != e.shape or g.dtype != e.dtype:
+        return False
+    if e.dtype.kind in "fcV" and is_inexact(e.dtype):
+        if is_low_precision(e.dtype):
+            g, e = g.astype(np.float64), e.astype(np.float64)
+        return bool(np.allclose(g, e, rtol=rtol, atol=atol, equal_nan=True))
+    return bool(np.array_equal(g, e))
 
 
 def op_types(case: object) -> set:
@@ -233,6 +265,10 @@ def measure(stats: Stats) -> Stats:
             stats.scope["equal"] += bool(ran) and in_scope(ops)
             if not ran:
                 stats.unequal.append(case.name)
+        if reference_case(case):
+            stats.reference += 1
+            stats.scope["reference"] += in_scope(ops)
+            stats.scope["equal of reference"] += bool(ran) and in_scope(ops)
     stats.exact_ops = per_op
     stats.scope_ops = {op: exact for op, exact in per_op.items() if in_scope({op})}
     return stats
@@ -244,6 +280,8 @@ def figures(stats: Stats) -> dict[str, int]:
            "equal": stats.equal, "op types exact": sum(stats.exact_ops.values()),
            "scope cases": stats.scope["cases"], "scope exact": stats.scope["exact"],
            "scope equal": stats.scope["equal"], "scope op types": len(stats.scope_ops),
+           "reference": stats.reference, "scope reference": stats.scope["reference"],
+           "scope equal of reference": stats.scope["equal of reference"],
            "scope op types exact": sum(stats.scope_ops.values())}
     for (mode, verdict), n in stats.typed.items():
         out[f"{mode} {verdict}"] = n

@@ -204,3 +204,30 @@ def test_query_on_a_single_onnx_op_runs_in_both_directions():
     reshape = registry()[("", "Reshape")][0].op.bind(shape_value=(0, -1))
     (answer,) = kt.query(reshape, ["float32[2,3,4]", "int64[2]"], [x])
     assert str(answer["X"]) == "float32[2,12]"
+
+
+@pytest.mark.parametrize("to", [TensorProto.FLOAT8E8M0, TensorProto.FLOAT8E4M3FN,
+                                TensorProto.FLOAT8E5M2FNUZ, TensorProto.INT4,
+                                TensorProto.BFLOAT16])
+@pytest.mark.parametrize("saturate", [0, 1])
+@pytest.mark.parametrize("round_mode", ["up", "down", "nearest"])
+def test_cast_to_low_precision_matches_the_reference(to, saturate, round_mode):
+    """Cast to a low-precision type (saturation, FLOAT8E8M0's rounding modes; ONNX's own
+    node cases use only the defaults) bit for bit as onnx.reference casts."""
+    from onnx.reference import ReferenceEvaluator
+
+    rng = np.random.default_rng(to * 10 + saturate)
+    x = np.concatenate([rng.standard_normal(200) * 10.0 ** rng.integers(-40, 40, 200),
+                        [0.0, -0.0, np.inf, -np.inf, np.nan, 1.5, 3.0, 2.0 ** 127 * 1.5,
+                         2.0 ** -130, 1e6, -1e6, 7.5, -8.5, 0.75]]).astype(np.float32)
+    if to == TensorProto.INT4:
+        x = np.clip(np.nan_to_num(x), -8, 7)  # Cast to int4 outside its range: undefined
+    node = helper.make_node("Cast", ["x"], ["y"], to=to, saturate=saturate,
+                            round_mode=round_mode)
+    m = model([node], [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n"])],
+              [helper.make_tensor_value_info("y", to, ["n"])], opset=25)
+    want = ReferenceEvaluator(m).run(None, {"x": x})[0]
+    (got,) = kt.function(*from_onnx(m))(x)
+    assert got.dtype == want.dtype
+    assert np.array_equal(got.view(np.uint8 if got.itemsize == 1 else np.uint16),
+                          want.view(np.uint8 if want.itemsize == 1 else np.uint16))

@@ -50,6 +50,14 @@ def test_relation_composes_with_membero_and_conde():
     assert sorted(run(0, d, goal)) == ["float32", "int16"]
 
 
+def _promoted(a: str, b: str) -> str | None:
+    """promote_types, None for a pair kantensor refuses (a low-precision dtype)."""
+    try:
+        return kt.promote_types(a, b)
+    except TypeError:
+        return None
+
+
 def test_neq_after_the_relation_does_not_lose_other_branches():
     # kanren's neq mutates the store of the state it gets: every state the relation
     # yields must be a copy, or one answer's neq would prune another's.
@@ -57,7 +65,7 @@ def test_neq_after_the_relation_does_not_lose_other_branches():
     goal = lall(kt.relation(kt.add)(kt.pattern(d, (2,)), "int8[2]", "int16[2]"),
                 kt.labelo(), neq(d, "uint8"))
     got = sorted(run(0, d, goal))
-    want = sorted(x for x in DTYPES if x != "uint8" and kt.promote_types(x, "int8") == "int16")
+    want = sorted(x for x in DTYPES if x != "uint8" and _promoted(x, "int8") == "int16")
     assert got == want == ["int16"]
     goal = lall(kt.relation(kt.add)(kt.pattern(d, (2,)), "int8[2]", "int16[2]"),
                 kt.labelo(), neq(d, "int16"))

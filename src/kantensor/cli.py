@@ -38,10 +38,11 @@ from .ops.display import op_text
 from .query import Solutions
 from .types.dtypes import DTYPES
 
-try:  # the onnx extra: ``kantensor onnx MODEL``
+try:  # the onnx extra: ``kantensor onnx MODEL``, ``kantensor check`` of ONNX entries
     from . import onnx as onnx_models
+    from .onnx import registry as onnx_registry
 except ImportError:  # pragma: no cover - the command says how to install it
-    onnx_models = None
+    onnx_models = onnx_registry = None
 
 try:  # line editing, completion and history; absent on some platforms
     import readline
@@ -131,17 +132,31 @@ CHECK_TIMEOUT = 60.0
 """Seconds ``kantensor check`` gives the examples of one entry (``--timeout``)."""
 
 
+def _loader(path: str, onnx: bool) -> Any:
+    """How ``check`` reads ``path``: as ONNX entries (with ``--onnx``, or a file of the
+    catalogue's ONNX folder), else as plain catalogue entries."""
+    if onnx_models is None:
+        if onnx:
+            raise ValueError("checking ONNX entries needs the onnx package: pip install "
+                             "'kantensor[onnx]'")
+        return load_file
+    return onnx_registry.load_onnx_file if onnx or onnx_registry.is_onnx_file(path) \
+        else load_file
+
+
 def run_check(paths: Sequence[str], out: Any = None, timeout: float | None = CHECK_TIMEOUT,
-              allow: Sequence[str] = ()) -> int:
+              allow: Sequence[str] = (), onnx: bool = False) -> int:
     """Validate catalogue files and run their examples; each entry's examples get at most
     ``timeout`` seconds, so a pathological signature is reported, not waited for. The
-    files may import only numpy, kantensor and the packages in ``allow``."""
+    files may import only numpy, kantensor and the packages in ``allow``. Files of ONNX
+    entries (``onnx``, or in the catalogue's ONNX folder) are read as the ONNX loader
+    reads them (their keys ``since``, ``until``, ``inputs``, ...)."""
     out = out or sys.stdout
     status = 0
     for path in paths:
         failed = False
         try:
-            entries = load_file(path, allow=allow)
+            entries = _loader(path, onnx)(path, allow=allow)
         except (CatalogueError, OSError) as exc:
             for message in getattr(exc, "errors", [str(exc)]):
                 print(f"error: {message}", file=out)
@@ -372,6 +387,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--timeout", type=float, default=CHECK_TIMEOUT, metavar="SECONDS",
                    help=f"time limit for the examples of one entry, 0 for none (default "
                         f"{CHECK_TIMEOUT:g})")
+    p.add_argument("--onnx", action="store_true",
+                   help="the files hold ONNX entries (keys onnx, domain, since, until, "
+                        "inputs); implied for the files of signatures/onnx/")
     p = sub.add_parser("onnx", help="type an ONNX model: print its inputs' and outputs' "
                                     "types (symbolic sizes as Dim expressions)")
     p.add_argument("model", metavar="MODEL", help="an .onnx file")
@@ -386,7 +404,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command in COMMANDS:
             return run_command(args.command, args)
         if args.command == "check":
-            return run_check(args.files, timeout=args.timeout, allow=args.allow)
+            return run_check(args.files, timeout=args.timeout, allow=args.allow,
+                             onnx=args.onnx)
         if args.command == "onnx":
             return run_onnx(args.model, args.output)
         Repl(history=history_path()).cmdloop()

@@ -16,6 +16,7 @@ from ..types.dtypes import (
     DTYPE_FUNCTIONS,
     DTYPES,
     Priority,
+    PromotionError,
     is_lossless_cast,
     priority,
     promoted,
@@ -67,7 +68,11 @@ class Promote(Constraint):
             if isvar(d) or p is None:
                 return s, False
             ground.append((d, p))
-        return _done_if_unified(self.out, promoted(tuple(ground)), s)
+        try:
+            result = promoted(tuple(ground))
+        except PromotionError:  # dtypes with no promotion (bfloat16 + float16): no answer
+            return None
+        return _done_if_unified(self.out, result, s)
 
     def choices(self, s: dict, rigid: frozenset = frozenset()) -> list | None:
         return guess([op.dtype for op in self.operands], s, DTYPES) or \
@@ -80,8 +85,12 @@ class Promote(Constraint):
     def explain(self, s: dict) -> str:
         got = ", ".join(str(walk(op.dtype, s)) for op in self.operands)
         ground = tuple((walk(op.dtype, s), op.priority(s)) for op in self.operands)
-        result = promoted(ground) if all(isinstance(d, str) and p is not None
-                                         for d, p in ground) else "?"
+        if not all(isinstance(d, str) and p is not None for d, p in ground):
+            return f"{self.where}: promoting ({got}) gives ?, not {walk(self.out, s)}"
+        try:
+            result = promoted(ground)
+        except PromotionError as exc:
+            return f"{self.where}: promoting ({got}) fails: {exc}"
         return f"{self.where}: promoting ({got}) gives {result}, not {walk(self.out, s)}"
 
 

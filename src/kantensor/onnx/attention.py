@@ -130,7 +130,8 @@ def attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, *rest: np.ndarray,
     if hq != hk and hq % hk == 0:
         K, V = np.repeat(K, hq // hk, axis=1), np.repeat(V, hq // hk, axis=1)
     with np.errstate(all="ignore"):
-        qk = (Q * s) @ (K * s).transpose(0, 1, 3, 2)
+        # (a matmul of bfloat16 gives float32: back to the dtype, as ONNX's MatMul does)
+        qk = ((Q * s) @ (K * s).transpose(0, 1, 3, 2)).astype(dtype, copy=False)
         if softcap and softcap > 0:
             qk = np.tanh(qk / softcap) * softcap
         shown = qk
@@ -146,7 +147,7 @@ def attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, *rest: np.ndarray,
         probs = np.where(dead, 0, probs)
     if qk_matmul_output_mode == 3:
         shown = probs
-    y = probs.astype(dtype) @ V
+    y = (probs.astype(dtype) @ V).astype(dtype, copy=False)
     if flat:
         y = y.transpose(0, 2, 1, 3).reshape(y.shape[0], y.shape[2], -1)
     return (y, present_k, present_v, shown.astype(dtype))[:outputs] if outputs > 1 else y

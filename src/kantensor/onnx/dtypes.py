@@ -1,25 +1,34 @@
-"""ONNX element types and the NumPy dtypes kantensor computes in."""
+"""ONNX element types and the dtypes kantensor computes in."""
 
 from __future__ import annotations
 
-from onnx import TensorProto
+from onnx import TensorProto, helper
 
-#: ONNX elem type -> dtype name, for the types kantensor has.
-DTYPES: dict[int, str] = {
-    TensorProto.FLOAT: "float32", TensorProto.DOUBLE: "float64",
-    TensorProto.FLOAT16: "float16", TensorProto.BOOL: "bool",
-    TensorProto.INT8: "int8", TensorProto.INT16: "int16", TensorProto.INT32: "int32",
-    TensorProto.INT64: "int64", TensorProto.UINT8: "uint8", TensorProto.UINT16: "uint16",
-    TensorProto.UINT32: "uint32", TensorProto.UINT64: "uint64",
-    TensorProto.COMPLEX64: "complex64", TensorProto.COMPLEX128: "complex128",
-}
+from ..types.dtypes import DTYPES as KANTENSOR_DTYPES
+from ..types.dtypes import normalize_dtype
+
+
+def _dtype_name(code: int) -> str | None:
+    """kantensor's dtype of ONNX's elem type ``code`` (ONNX's own NumPy dtype for it,
+    normalised), or None if kantensor has none (string, float6, undefined)."""
+    try:
+        name = normalize_dtype(helper.tensor_dtype_to_np_dtype(code))
+    except (KeyError, TypeError, ValueError):
+        return None
+    return name if name in KANTENSOR_DTYPES else None
+
+
+#: ONNX elem type -> dtype name, for the types kantensor has (derived: a dtype added to
+#: kantensor's table is an ONNX type here as soon as ONNX maps it to that NumPy dtype).
+DTYPES: dict[int, str] = {code: name for code in TensorProto.DataType.values()
+                          if (name := _dtype_name(code)) is not None}
 
 #: dtype name -> ONNX elem type.
 ELEM_TYPES: dict[str, int] = {name: code for code, name in DTYPES.items()}
 
 
 class UnsupportedType(TypeError):
-    """An ONNX element type kantensor has no dtype for (string, bfloat16, float8, int4)."""
+    """An ONNX element type kantensor has no dtype for (string, float6)."""
 
 
 def dtype_of(elem_type: int, where: str) -> str:

@@ -9,7 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from .dtypes import DTYPES
+from ..types.dtypes import normalize_dtype
+from .dtypes import DTYPES, ELEM_TYPES
+from .lowp import convert
 
 
 def _integral(x: np.ndarray) -> bool:
@@ -160,12 +162,17 @@ def clip(x: np.ndarray, *bounds: np.ndarray, given: tuple) -> np.ndarray:
     return out.astype(x.dtype)
 
 
-def cast(x: np.ndarray, *, to: int, to_dtype: str = "", **_: Any) -> np.ndarray:
-    return x  # the result is cast to the output dtype
+def cast(x: np.ndarray, *, to: int, to_dtype: str = "", saturate: int = 1,
+         round_mode: str = "up") -> np.ndarray:
+    """Cast: ONNX's conversion (float8 saturation, FLOAT8E8M0's rounding)."""
+    return convert(x, to, saturate, round_mode) if x.dtype != object else x
 
 
-def cast_like(x: np.ndarray, like: np.ndarray, **_: Any) -> np.ndarray:
-    return x.astype(like.dtype) if x.dtype != object else x
+def cast_like(x: np.ndarray, like: np.ndarray, *, saturate: int = 1,
+              round_mode: str = "up") -> np.ndarray:
+    if x.dtype == object:
+        return x
+    return convert(x, ELEM_TYPES[normalize_dtype(like.dtype)], saturate, round_mode)
 
 
 def softmax(x: np.ndarray, *, axis: int) -> np.ndarray:

@@ -7,6 +7,11 @@ import itertools
 from typing import Any
 
 import numpy as np
+from onnx import TensorProto
+
+from ..types.dtypes import is_integer, normalize_dtype
+from .dtypes import DTYPES, ELEM_TYPES
+from .lowp import quantized
 
 
 def _window(n: int, periodic: int, terms: tuple) -> np.ndarray:
@@ -51,16 +56,12 @@ def dequantize(x: np.ndarray, scale: np.ndarray, *zero: np.ndarray, axis: int = 
 def quantize(x: np.ndarray, scale: np.ndarray, *zero: np.ndarray, axis: int = 1,
              block_size: int = 0, output_dtype: int = 0, saturate: int = 1,
              precision: int = 0) -> np.ndarray:
-    target = zero[0].dtype if zero else (np.dtype(_NP[output_dtype]) if output_dtype
-                                          else np.dtype(np.uint8))
-    z = _along(zero[0], x, axis, block_size).astype(np.float64) if zero else 0
-    y = np.rint(x.astype(np.float64) / _along(scale, x, axis, block_size)) + z
-    info = np.iinfo(target)
-    return np.clip(y, info.min, info.max).astype(target)
-
-
-_NP = {2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32", 7: "int64", 12: "uint32",
-       13: "uint64"}
+    to = ELEM_TYPES[normalize_dtype(zero[0].dtype)] if zero else \
+        (output_dtype or TensorProto.UINT8)
+    z = _along(zero[0], x, axis, block_size) if zero else None
+    s = _along(scale, x, axis, block_size)
+    y = x.astype(np.float64) / s if is_integer(DTYPES[to]) else x / s
+    return quantized(y, z, to, saturate)
 
 
 def dft(x: np.ndarray, *rest: np.ndarray, axis: int, given: tuple = (0,),

@@ -23,16 +23,29 @@ first uses its op type.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
+from pathlib import Path
 from typing import Any
 
-from ..ops.catalogue import CatalogueError, Entry, catalogue_files, load_entry, read_tables
+from ..ops.catalogue import (
+    CatalogueError,
+    Entry,
+    catalogue_files,
+    catalogue_root,
+    load_entry,
+    load_file,
+    read_tables,
+)
 from ..ops.family import OpFamily
 from ..ops.op import SignatureOp
 
 #: The keys ONNX entries add to a catalogue entry.
 KEYS = ("onnx", "domain", "since", "until", "inputs")
+
+#: The catalogue's folder of ONNX entries.
+FOLDER = "onnx"
 
 #: The first opset of the default domain an entry types unless it says otherwise.
 FIRST_OPSET = 13
@@ -72,8 +85,13 @@ def _onnx_op(entry: Entry) -> OnnxOp:
     extra = dict(entry.extra)
     where = entry.where
     since, until = extra.get("since", FIRST_OPSET), extra.get("until")
-    if not isinstance(since, int) or not (until is None or isinstance(until, int)):
-        raise CatalogueError(f"{where}: since and until must be ints")
+    if not _opset(since) or not (until is None or _opset(until)):
+        raise CatalogueError(f"{where}: since and until must be opset numbers (ints >= 1)")
+    if until is not None and until < since:
+        raise CatalogueError(f"{where}: until ({until}) is before since ({since})")
+    for key in ("onnx", "domain"):
+        if not isinstance(extra.get(key, ""), str):
+            raise CatalogueError(f"{where}: {key} must be a string")
     inputs = extra.get("inputs")
     if inputs is None:
         inputs = [p.name if p.kind != "*tensors" else "*" + p.name
@@ -123,14 +141,56 @@ def _split(text: str) -> list[tuple[tuple[str, str], str, str]] | None:
     return out
 
 
+def _opset(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+def load_onnx_file(path: str | Path, text: str | None = None, allow: Sequence[str] = ()
+                   ) -> list[Entry]:
+    """Validate one file of ONNX entries as :func:`registry` reads it (catalogue entries
+    with :data:`KEYS`, valid opset ranges, no two entries of one op type whose ranges
+    overlap); CatalogueError listing every problem, its ``entries`` the valid ones (the
+    ``kantensor check`` of ONNX files)."""
+    try:
+        entries, errors = load_file(path, text, allow, extra=KEYS), []
+    except CatalogueError as exc:
+        entries, errors = exc.entries, list(exc.errors)
+    valid: list[Entry] = []
+    ops: dict[tuple[str, str], list[OnnxOp]] = {}
+    for entry in entries:
+        try:
+            op = _onnx_op(entry)
+        except CatalogueError as exc:
+            errors.append(str(exc))
+            continue
+        for other in ops.get((op.domain, op.op_type), []):
+            if other.covers(op.since) or op.covers(other.since):
+                errors.append(f"{entry.where}: opsets {op.since} to {op.until or 'the newest'}"
+                              f" overlap those of {other.entry.where}")
+        ops.setdefault((op.domain, op.op_type), []).append(op)
+        valid.append(entry)
+    if errors:
+        exc = CatalogueError("\n".join(errors))
+        exc.errors, exc.entries = errors, valid
+        raise exc
+    return entries
+
+
+def is_onnx_file(path: str | Path) -> bool:
+    """Whether ``path`` is a file of the catalogue's ONNX folder (the one
+    :func:`registry` reads), by where it is, not by its name."""
+    folder = Path(str(catalogue_root() / FOLDER)).resolve()
+    return Path(path).resolve().parent == folder
+
+
 @cache
 def _tables() -> dict[tuple[str, str], list[tuple[str, int, Any]]]:
     """The tables of every file of ``signatures/onnx`` by (domain, op type): each its
     text, or its TOML data when the file could not be split: an entry is parsed and
     built when a model first uses its op type (:func:`entries`)."""
     out: dict[tuple[str, str], list[tuple[str, int, Any]]] = {}
-    for name, text in catalogue_files("onnx"):
-        file = f"onnx/{name}"
+    for name, text in catalogue_files(FOLDER):
+        file = f"{FOLDER}/{name}"
         split = _split(text)
         if split is None:
             raws = read_tables(file, text)

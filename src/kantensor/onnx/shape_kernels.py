@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from ..types.dtypes import is_inexact, is_low_precision
+
 
 def split(x: np.ndarray, *rest: np.ndarray, axis: int, outputs: int, **_: Any) -> tuple:
     if rest:
@@ -132,6 +134,10 @@ def dropout(x: np.ndarray, *rest: np.ndarray, outputs: int = 1, **_: Any) -> Any
 
 
 def einsum(*arrays: np.ndarray, equation: str) -> np.ndarray:
+    if arrays and is_low_precision(arrays[0].dtype) and is_inexact(arrays[0].dtype):
+        # NumPy's einsum has no loop for bfloat16 or float8: in float32, then back
+        wide = (a.astype(np.float32) for a in arrays)
+        return np.einsum(equation, *wide).astype(arrays[0].dtype)
     return np.einsum(equation, *arrays)
 
 

@@ -16,9 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from ..types.basic_ops import cast_array
+from ..types.dtypes import integer_range, is_integer
 
 
 class PythonIntError(OverflowError, TypeError):
@@ -44,11 +43,10 @@ def wrapped_key(v: Any) -> Any:
 
 def fits(value: int, dtype: str) -> bool:
     """Does ``value`` fit in ``dtype`` (always true for an inexact or bool dtype)?"""
-    kind = np.dtype(dtype).kind
-    if kind not in "iu":
+    if not is_integer(dtype):
         return True
-    info = np.iinfo(dtype)
-    return int(info.min) <= value <= int(info.max)
+    low, high = integer_range(dtype)
+    return low <= value <= high
 
 
 def check_python_ints(op: Any, inputs: Sequence[Any], dtype: str) -> None:

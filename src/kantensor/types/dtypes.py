@@ -6,6 +6,11 @@ classes (wrapped Python numbers < 0-dim tensors < tensors), each class is
 promoted on its own, and the classes are combined by category.  Where PyTorch
 has no answer (uint16/32/64 with other integers) NumPy's integer rules are used.
 See ``docs/promotion.rst``.
+
+The low-precision dtypes of machine learning (bfloat16, float8, float4, int4, int2; the
+rows of :data:`DTYPE_TABLE` whose ``package`` is ``ml_dtypes``) type everywhere without
+ml_dtypes; running them needs it (the ``lowp`` extra). They promote only where every
+value survives (see :func:`promote_types`); other pairs are refused. See ``docs/types.rst``.
 """
 
 from __future__ import annotations
@@ -20,14 +25,20 @@ from typing import Any
 
 import numpy as np
 
+try:  # the low-precision dtypes' NumPy half: optional (the lowp extra)
+    import ml_dtypes
+except ImportError:
+    ml_dtypes = None
+
 from ..syntax.ast.names import CATEGORIES as CATEGORY_WORDS
 from ..syntax.ast.names import DTYPE_NAMES as DTYPE_WORDS
 from ..syntax.vocabulary import FLOAT, REAL, Word
 
 __all__ = [
     "BOOL", "CATEGORIES", "COMPLEX", "COMPLEX_OF", "DTYPES", "DTYPE_FUNCTIONS", "DTYPE_TABLE",
-    "DTypeInfo", "FLOATING",
-    "INTEGER", "REAL_OF", "Category", "Priority", "can_cast", "category", "float_of",
+    "DTypeInfo", "DTypeUnavailable", "FLOATING", "LOWP_EXTRA", "NUMPY_DTYPES",
+    "INTEGER", "PromotionError", "REAL_OF", "Category", "Priority", "can_cast", "category",
+    "float_of", "integer_range", "is_low_precision", "numpy_dtype",
     "priority", "python_dtype", "real_of", "default_complex_dtype", "default_dtype",
     "default_tolerance",
     "get_default_dtype",
@@ -59,12 +70,15 @@ class Priority(IntEnum):
 
 @dataclass(frozen=True)
 class DTypeInfo:
-    """The facts of one supported dtype: its category, whether it is signed, its bits."""
+    """The facts of one supported dtype: its category, whether it is signed, its bits,
+    and the package whose attribute ``name`` is its NumPy scalar type (``numpy``, or
+    ``ml_dtypes`` for the low-precision dtypes NumPy lacks)."""
 
     name: str
     category: Category
     signed: bool
     bits: int
+    package: str = "numpy"
 
 
 #: Every supported dtype, in promotion order within each category (the one table: names,
@@ -84,11 +98,62 @@ DTYPE_TABLE: tuple[DTypeInfo, ...] = (
     DTypeInfo("float64", FLOATING, True, 64),
     DTypeInfo("complex64", COMPLEX, True, 64),
     DTypeInfo("complex128", COMPLEX, True, 128),
+    # Low-precision dtypes NumPy lacks (ml_dtypes gives them: the lowp extra); every value
+    # of a floating one is a float32 (tests/test_dtypes_lowp.py checks each bit pattern).
+    DTypeInfo("bfloat16", FLOATING, True, 16, "ml_dtypes"),
+    DTypeInfo("float8_e4m3fn", FLOATING, True, 8, "ml_dtypes"),
+    DTypeInfo("float8_e4m3fnuz", FLOATING, True, 8, "ml_dtypes"),
+    DTypeInfo("float8_e5m2", FLOATING, True, 8, "ml_dtypes"),
+    DTypeInfo("float8_e5m2fnuz", FLOATING, True, 8, "ml_dtypes"),
+    DTypeInfo("float8_e8m0fnu", FLOATING, False, 8, "ml_dtypes"),
+    DTypeInfo("float4_e2m1fn", FLOATING, True, 4, "ml_dtypes"),
+    DTypeInfo("int4", INTEGER, True, 4, "ml_dtypes"),
+    DTypeInfo("uint4", INTEGER, False, 4, "ml_dtypes"),
+    DTypeInfo("int2", INTEGER, True, 2, "ml_dtypes"),
+    DTypeInfo("uint2", INTEGER, False, 2, "ml_dtypes"),
 )
 _INFO: dict[str, DTypeInfo] = {d.name: d for d in DTYPE_TABLE}
 DTYPES: tuple[str, ...] = tuple(_INFO)
 _CATEGORY: dict[str, Category] = {d.name: d.category for d in DTYPE_TABLE}
-_ORDER = {name: i for i, name in enumerate(DTYPES)}
+# The fold order of a promotion (highest first): NumPy's own dtypes in table order, the
+# low-precision ones below them, so they meet the widest dtype of the others last.
+_ORDER = {d.name: (d.package == "numpy", i) for i, d in enumerate(DTYPE_TABLE)}
+
+#: The extra (``pip install "kantensor[lowp]"``) that installs ml_dtypes.
+LOWP_EXTRA = "lowp"
+_PACKAGES: dict[str, Any] = {"numpy": np, "ml_dtypes": ml_dtypes}
+#: The NumPy dtype of each dtype that can hold values here: all of them once ml_dtypes is
+#: installed, else the ones NumPy has.
+NUMPY_DTYPES: dict[str, np.dtype] = {
+    d.name: np.dtype(getattr(_PACKAGES[d.package], d.name))
+    for d in DTYPE_TABLE if _PACKAGES[d.package] is not None}
+
+
+class DTypeUnavailable(ImportError):
+    """A dtype that types but cannot hold values here: its package is not installed."""
+
+
+class PromotionError(TypeError):
+    """Two dtypes kantensor does not promote (a low-precision pair where a common dtype
+    would lose values or the libraries disagree)."""
+
+
+def is_low_precision(dtype: Any) -> bool:
+    """True for the dtypes NumPy lacks (bfloat16, float8, float4, int4, int2)."""
+    return _INFO[normalize_dtype(dtype)].package != "numpy"
+
+
+def numpy_dtype(dtype: Any) -> np.dtype:
+    """The NumPy dtype of ``dtype``; DTypeUnavailable naming the package and the extra
+    to install for a low-precision dtype when ml_dtypes is missing."""
+    name = normalize_dtype(dtype)
+    found = NUMPY_DTYPES.get(name)
+    if found is None:
+        package = _INFO[name].package
+        raise DTypeUnavailable(
+            f"dtype {name} types without {package}, but values of it need the {package} "
+            f"package (NumPy lacks {name}): pip install \"kantensor[{LOWP_EXTRA}]\"")
+    return found
 
 
 def _where(test: Callable[[DTypeInfo], bool]) -> frozenset[str]:
@@ -169,12 +234,40 @@ def is_unsigned(dtype: Any) -> bool:
     return info.category is INTEGER and not info.signed
 
 
+def integer_range(dtype: Any) -> tuple[int, int]:
+    """``(min, max)`` of an integer dtype (read from its bits, so int4 needs no
+    ml_dtypes)."""
+    info = _INFO[normalize_dtype(dtype)]
+    if info.category is not INTEGER:
+        raise TypeError(f"{info.name} is not an integer dtype")
+    return (-(1 << info.bits - 1), (1 << info.bits - 1) - 1) if info.signed else \
+        (0, (1 << info.bits) - 1)
+
+
 def is_inexact(dtype: Any) -> bool:
     """True for floating and complex dtypes."""
     return category(dtype) >= FLOATING
 
 
-def _promote_rule(a: str, b: str) -> str:
+def _holds(wide: DTypeInfo, low: DTypeInfo) -> bool:
+    """Whether NumPy's ``wide`` holds every value of the low-precision ``low`` (floats:
+    single precision or more, complex; small integers: an integer of their range, any
+    inexact dtype)."""
+    if wide.category is COMPLEX or (wide.category is FLOATING and wide.bits >= 32):
+        return True
+    if low.category is INTEGER:
+        return wide.category is FLOATING or (
+            wide.category is INTEGER and wide.bits > low.bits and (wide.signed or not low.signed))
+    return False
+
+
+def _promote_rule(a: str, b: str) -> str | None:
+    low = [d for d in (_INFO[a], _INFO[b]) if d.package != "numpy"]
+    if low:  # a low-precision dtype: with itself, or with a NumPy dtype holding it
+        if a == b:
+            return a
+        wide = _INFO[b] if low[0] is _INFO[a] else _INFO[a]
+        return wide.name if len(low) == 1 and _holds(wide, low[0]) else None
     ca, cb = _CATEGORY[a], _CATEGORY[b]
     if ca == cb or min(ca, cb) >= FLOATING:
         # Same category (NumPy's integer rules: uint64 + signed -> float64) or float+complex
@@ -183,14 +276,36 @@ def _promote_rule(a: str, b: str) -> str:
     return a if ca > cb else b  # the higher category wins, whatever the sizes
 
 
-_PROMOTE: dict[tuple[str, str], str] = {(a, b): _promote_rule(a, b)
-                                        for a in DTYPES for b in DTYPES}
+def _lossless_rule(a: str, b: str) -> bool:
+    if _INFO[a].package == _INFO[b].package == "numpy":
+        return bool(np.can_cast(a, b, "safe"))
+    return a == b or _promote_rule(a, b) == b
+
+
+#: The promotion of every pair that has one (a missing pair is refused).
+_PROMOTE: dict[tuple[str, str], str] = {
+    (a, b): r for a in DTYPES for b in DTYPES if (r := _promote_rule(a, b)) is not None}
+#: ``(a, b)``: every value of ``a`` is one of ``b`` (NumPy's "safe" cast; a low-precision
+#: dtype casts losslessly only to the NumPy dtypes that hold it).
+_LOSSLESS = frozenset((a, b) for a in DTYPES for b in DTYPES if _lossless_rule(a, b))
+
+
+def _pair(a: str, b: str) -> str:
+    try:
+        return _PROMOTE[a, b]
+    except KeyError:
+        raise PromotionError(
+            f"kantensor does not promote {a} with {b}: a low-precision dtype promotes only "
+            f"with itself and with a NumPy dtype that holds all its values; cast one "
+            f"operand first") from None
 
 
 def promote_types(a: Any, b: Any) -> str:
     """The smallest dtype both ``a`` and ``b`` promote to (commutative, PyTorch's lattice
-    extended by NumPy's integer rules)."""
-    return _PROMOTE[normalize_dtype(a), normalize_dtype(b)]
+    extended by NumPy's integer rules). A low-precision dtype promotes with itself and
+    with the NumPy dtypes that hold it (bfloat16 + float32 -> float32, int4 + int8 ->
+    int8); any other pair with one raises PromotionError (a TypeError)."""
+    return _pair(normalize_dtype(a), normalize_dtype(b))
 
 
 def get_default_dtype() -> str:
@@ -280,7 +395,7 @@ def _join(dtypes: list[str]) -> str | None:
     # not associative (uint64 + int8 -> float64, but uint64 + float16 -> float16).
     result: str | None = None
     for d in sorted(dtypes, key=_ORDER.__getitem__, reverse=True):
-        result = d if result is None else _PROMOTE[result, d]
+        result = d if result is None else _pair(result, d)
     return result
 
 
@@ -291,11 +406,14 @@ def _combine(higher: str | None, lower: str | None) -> str | None:
     if ch is COMPLEX:
         return higher
     if cl is COMPLEX:
+        if ch is FLOATING and higher not in COMPLEX_OF:  # no complex of bfloat16 or float8
+            raise PromotionError(f"kantensor does not promote {higher} with a lower-priority "
+                                 f"{lower}: there is no complex dtype of {higher}")
         return COMPLEX_OF[higher] if ch is FLOATING else lower
     if ch is FLOATING:
         return higher
     if (ch is BOOL or cl is FLOATING) and higher is not None and lower is not None:
-        return _PROMOTE[higher, lower]
+        return _pair(higher, lower)
     return higher if higher is not None else lower
 
 
@@ -304,7 +422,8 @@ def result_type_of(operands: Iterable[tuple[Any, Priority]]) -> str:
 
     All operands are bucketed by priority at once (the rule is not associative, so never
     fold it pairwise), each class is promoted on its own, and the classes are combined from
-    the lowest priority upward as PyTorch's ``combine_categories`` does.
+    the lowest priority upward as PyTorch's ``combine_categories`` does. PromotionError
+    for operands that have no promotion (see :func:`promote_types`).
     """
     buckets: dict[Priority, list[str]] = {p: [] for p in Priority}
     for dtype, priority in operands:
@@ -351,19 +470,26 @@ def result_type(*operands: Any) -> str:
 
 
 def can_cast(from_: Any, to: Any, casting: str = "same_kind") -> bool:
-    """``np.can_cast`` on normalised dtypes."""
-    return bool(np.can_cast(normalize_dtype(from_), normalize_dtype(to), casting=casting))
+    """``np.can_cast`` on the NumPy dtypes (DTypeUnavailable for a low-precision dtype
+    without ml_dtypes)."""
+    return bool(np.can_cast(numpy_dtype(from_), numpy_dtype(to), casting=casting))
 
 
 def is_lossless_cast(from_: Any, to: Any) -> bool:
-    """True if every value of ``from_`` is exactly representable in ``to`` ("safe")."""
-    return can_cast(from_, to, "safe")
+    """True if every value of ``from_`` is exactly representable in ``to`` ("safe"; a
+    table, so it needs no ml_dtypes)."""
+    return (normalize_dtype(from_), normalize_dtype(to)) in _LOSSLESS
 
 
 def default_tolerance(dtype: Any) -> tuple[float, float]:
     """``(rtol, atol)`` for comparing computed values of ``dtype``: looser for the
-    dtypes of single precision or less (float16, float32, complex64)."""
-    loose = np.finfo(normalize_dtype(dtype)).bits <= 32 if is_inexact(dtype) else False
+    dtypes of single precision or less (float16, float32, complex64); a low-precision
+    float's own epsilon and smallest normal."""
+    info = _INFO[normalize_dtype(dtype)]
+    if info.category >= FLOATING and info.package != "numpy":
+        finfo = ml_dtypes.finfo(numpy_dtype(info.name))
+        return float(finfo.eps), float(finfo.smallest_normal)
+    loose = info.category >= FLOATING and info.bits <= (64 if info.category is COMPLEX else 32)
     return (1e-3, 1e-5) if loose else (1e-5, 1e-8)
 
 

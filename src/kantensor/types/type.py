@@ -15,13 +15,10 @@ from ..syntax.errors import SignatureSyntaxError
 from ..syntax.parser import parse_tensor_type
 from .dim import DIM_CALLS, Dim, substitute
 from .display import tensor_type_html
-from .dtypes import DTYPES, category, default_tolerance, normalize_dtype
+from .dtypes import DTYPES, NUMPY_DTYPES, category, default_tolerance, normalize_dtype, numpy_dtype
 from .limits import MAX_NDIM, MAX_SIZE, MAX_TYPE_TEXT, check_terms, check_text
 
 ShapeEntry = int | Dim | None
-
-#: The NumPy dtype of each dtype name (made once, not per type).
-_NP_DTYPES = {name: np.dtype(name) for name in DTYPES}
 
 
 def _bounded(value: int | Dim) -> None:
@@ -107,7 +104,7 @@ class TensorType(Type):
                 self = object.__new__(cls)
                 self.dtype: str = dtype
                 self.shape: tuple[ShapeEntry, ...] = shape
-                self._np_dtype = _NP_DTYPES[dtype]
+                self._np_dtype = NUMPY_DTYPES.get(dtype)  # None: bfloat16 without ml_dtypes
                 self._static = tuple([(a, s) for a, s in enumerate(shape) if type(s) is int])
                 _INTERNED[key] = self
         return self
@@ -133,7 +130,9 @@ class TensorType(Type):
 
     @property
     def numpy_dtype(self) -> np.dtype:
-        return self._np_dtype
+        """The NumPy dtype of the values (DTypeUnavailable for a low-precision dtype
+        without ml_dtypes: such types type, but hold no values)."""
+        return self._np_dtype if self._np_dtype is not None else numpy_dtype(self.dtype)
 
     # Interned, so equality and hashing are object identity's (object's own methods).
     __eq__ = object.__eq__
@@ -197,7 +196,7 @@ class TensorType(Type):
         ``allow_downcast=True``, except that with ``None`` Python numbers
         and lists are accepted when their values survive the cast exactly.
         """
-        target = self._np_dtype
+        target = self.numpy_dtype
         if type(value) is np.ndarray and value.dtype == target:  # the common case
             self._check_shape(value)
             return value

@@ -1,0 +1,150 @@
+"""The low-precision dtypes (bfloat16, float8, float4, int4, int2) against ml_dtypes, the
+library that gives NumPy them: the table's facts, every promotion and lossless cast the
+table claims (checked on every value of the dtype), and typing without ml_dtypes (a
+subprocess where it cannot be imported) with execution refused clearly."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import tomllib
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import kantensor as kt
+from kantensor.types import dtypes as d
+
+LOW = [t for t in d.DTYPES if d.is_low_precision(t)]
+FLOATS = [t for t in LOW if d.category(t) is d.FLOATING]
+INTS = [t for t in LOW if d.category(t) is d.INTEGER]
+
+
+def every_value(dtype: str) -> np.ndarray:
+    """Every value of a low-precision dtype (all its bit patterns), NaNs left out."""
+    np_dtype = d.numpy_dtype(dtype)
+    if dtype in INTS:
+        info = ml_dtypes.iinfo(np_dtype)
+        return np.arange(int(info.min), int(info.max) + 1).astype(np_dtype)
+    bits = np.arange(2 ** d.DTYPE_TABLE[d.DTYPES.index(dtype)].bits,
+                     dtype=f"u{np_dtype.itemsize}")
+    values = bits.view(np_dtype)
+    return values[~np.isnan(values.astype(np.float64))]
+
+
+def test_the_table_agrees_with_ml_dtypes():
+    """Category, signedness, bits and integer range as ml_dtypes reads them."""
+    assert set(LOW) == {"bfloat16", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2",
+                        "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn", "int4",
+                        "uint4", "int2", "uint2"}
+    for info in d.DTYPE_TABLE:
+        if info.package == "numpy":
+            continue
+        np_dtype = np.dtype(getattr(ml_dtypes, info.name))
+        assert d.numpy_dtype(info.name) == np_dtype and np_dtype.name == info.name
+        if info.category is d.INTEGER:
+            iinfo = ml_dtypes.iinfo(np_dtype)
+            assert (info.signed, info.bits) == (iinfo.min < 0, iinfo.bits), info.name
+            assert d.integer_range(info.name) == (int(iinfo.min), int(iinfo.max))
+        else:
+            finfo = ml_dtypes.finfo(np_dtype)  # refuses anything but a float
+            assert info.category is d.FLOATING and info.bits == finfo.bits, info.name
+            assert info.signed == bool(finfo.min < 0), info.name
+    assert set(FLOATS) <= d.CATEGORIES["floating"] and set(INTS) <= d.CATEGORIES["integer"]
+    assert {"int4", "int2"} <= d.CATEGORIES["signed"]
+    assert {"uint4", "uint2"} <= d.CATEGORIES["unsigned"]
+
+
+@pytest.mark.parametrize("dtype", LOW)
+def test_the_wide_dtypes_hold_every_value(dtype):
+    """Each NumPy dtype the table promotes or casts a low-precision one to holds all its
+    values: converted there and back, every value (every bit pattern) survives."""
+    values = every_value(dtype)
+    wide = [b for b in d.DTYPES if b != dtype and d.is_lossless_cast(dtype, b)]
+    assert wide, dtype
+    for b in wide:
+        assert not d.is_low_precision(b)
+        back = values.astype(d.numpy_dtype(b)).astype(values.dtype)
+        assert np.array_equal(back.view(f"u{values.itemsize}"),
+                              values.view(f"u{values.itemsize}")), (dtype, b)
+        assert np.can_cast(values.dtype, d.numpy_dtype(b), "safe"), (dtype, b)
+
+
+def test_every_promotion_is_ml_dtypes_and_lossless():
+    """Each pair the table promotes: ml_dtypes's answer, holding both dtypes; each pair
+    it refuses raises PromotionError (and kantensor never casts into a small dtype)."""
+    defined = refused = 0
+    for a in LOW:
+        for b in d.DTYPES:
+            try:
+                got = d.promote_types(a, b)
+            except d.PromotionError:
+                refused += 1
+                assert not d.is_lossless_cast(b, a) or a == b
+                continue
+            defined += 1
+            assert got == d.promote_types(b, a)
+            assert got == np.promote_types(d.numpy_dtype(a), d.numpy_dtype(b)).name, (a, b)
+            assert d.is_lossless_cast(a, got) and d.is_lossless_cast(b, got)
+    assert defined > 50 and refused > 100  # neither side of the oracle is vacuous
+    with pytest.raises(d.PromotionError, match="does not promote bfloat16 with float16"):
+        d.promote_types("bfloat16", "float16")
+    with pytest.raises(d.PromotionError, match="no complex dtype of bfloat16"):
+        d.result_type(kt.tensor("x", "bfloat16", (2,)), 1j)
+
+
+def test_values_run_with_ml_dtypes():
+    """kt.function on low-precision values computes what NumPy with ml_dtypes does."""
+    x, y = kt.tensor("x", "bfloat16", (2, 3)), kt.tensor("y", "float32", (3,))
+    xv = np.linspace(-2, 2, 6).reshape(2, 3).astype(ml_dtypes.bfloat16)
+    yv = np.array([0.5, 1.5, -3.0], np.float32)
+    got = kt.function([x, y], [x + y, kt.sin(x), x * 2])(xv, yv)
+    want = [xv.astype(np.float32) + yv, np.sin(xv), xv * ml_dtypes.bfloat16(2)]
+    for g, w in zip(got, want, strict=True):
+        assert g.dtype == w.dtype and np.array_equal(g, w)
+    i, j = kt.tensor("i", "int4", (4,)), kt.tensor("j", "int8", (4,))
+    iv = np.array([-8, -1, 0, 7], ml_dtypes.int4)
+    out = kt.function([i, j], i + j)(iv, np.int8([1, 2, 3, 4]))
+    assert out.dtype == np.int8 and out.tolist() == [-7, 1, 3, 11]
+    with pytest.raises(kt.TypeInferenceError, match="does not promote"):
+        i + kt.tensor("k", "uint8", (4,))
+
+
+WITHOUT_ML_DTYPES = textwrap.dedent("""
+    import sys
+    sys.modules["ml_dtypes"] = None  # import ml_dtypes now raises ImportError
+    import numpy as np
+    import kantensor as kt
+    from kantensor.types import dtypes as d
+    x = kt.tensor("x", "bfloat16", (2, 3))
+    print((x + kt.tensor("y", "float32", (3,))).type, kt.sin(x).type)
+    print(kt.TensorType.parse("int4[n]"), d.promote_types("int4", "int8"))
+    for run in (lambda: kt.function([x], kt.sin(x)), lambda: x.type.filter(np.ones((2, 3))),
+                lambda: d.numpy_dtype("float8_e4m3fn")):
+        try:
+            run()
+        except d.DTypeUnavailable as exc:
+            print("refused:", exc)
+""")
+
+
+def test_typing_without_ml_dtypes_and_execution_refused():
+    out = subprocess.run([sys.executable, "-c", WITHOUT_ML_DTYPES], capture_output=True,
+                         text=True, timeout=120, check=True).stdout.splitlines()
+    assert out[0] == "float32[2,3] bfloat16[2,3]"
+    assert out[1] == "int4[n] int8"
+    refusals = [line for line in out if line.startswith("refused:")]
+    assert len(refusals) == 3
+    for line, name in zip(refusals, ("bfloat16", "bfloat16", "float8_e4m3fn"), strict=True):
+        assert f"dtype {name} " in line and f'pip install "kantensor[{d.LOWP_EXTRA}]"' in line
+
+
+def test_the_extra_named_in_the_refusal_installs_ml_dtypes():
+    pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    extra = pyproject["project"]["optional-dependencies"][d.LOWP_EXTRA]
+    assert [r for r in extra if r.startswith("ml_dtypes")]
+    makefile = (Path(__file__).parents[1] / "Makefile").read_text()
+    assert d.LOWP_EXTRA in makefile.split("pip install --quiet -e '.[")[1].split("]")[0]
