@@ -63,6 +63,8 @@ class Plan:
     #: After node ``i``: the Variables released.
     release: list[list[Variable]] = field(default_factory=list)
     runs: list[Run] = field(default_factory=list)
+    #: The plan is followed by calls where an input has at least this many elements.
+    min_size: int = 0
 
     @property
     def empty(self) -> bool:
