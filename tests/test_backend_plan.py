@@ -78,7 +78,7 @@ def test_the_switches():
     assert interpreted.plan.target and not interpreted.plan.runs  # no blocks, any size
     unplanned_text, planned_text = type(unplanned).__call__.source, type(planned).__call__.source
     assert unplanned.plan is None and "del " not in unplanned_text
-    assert "del " in planned_text and " in range(0, " in planned_text  # the blocks' loop
+    assert "del " in planned_text and " in starts:" in planned_text  # the blocks' loop
     assert len(planned.plan.runs) == 1  # the 14 nodes are one block run
     assert "memory plan: 14 in block runs" in planned._repr_html_()
     assert "memory plan" not in plain._repr_html_()

@@ -14,6 +14,7 @@ from .mode import Execution
 from .plan import Plan
 from .plan import Run as PlanRun
 from .source import Source, emit_node, kernel_args
+from .workers import run_blocks
 
 
 def emit_planned(src: Source, plan: Plan, calls: dict[Apply, Call | None],
@@ -77,8 +78,9 @@ def _fits_test(src: Source, call: Call, target: Variable, ndim: int) -> str:
 
 def _emit_run(src: Source, plan: Plan, run: PlanRun, calls: dict[Apply, Call | None],
               settings: Execution, fallback: list[str]) -> None:
-    """A block run: block by block when its outer operands are C-contiguous arrays of
-    one shape holding more than one block, else ``fallback``."""
+    """A block run: block by block (by up to ``settings.threads`` threads) when its
+    outer operands are C-contiguous arrays of one shape holding more than one block,
+    else ``fallback``."""
     nodes = plan.nodes[run.start:run.stop]
     widest = max(np.dtype(v.type.numpy_dtype).itemsize
                  for v in [*run.outer, *(n.outputs[0] for n in nodes)])
@@ -94,34 +96,39 @@ def _emit_run(src: Source, plan: Plan, run: PlanRun, calls: dict[Apply, Call | N
     n, i, j = f"n{tag}", f"i{tag}", f"j{tag}"
     body = [f"{n} = {first}.size"]
     names: dict[Variable, str] = {}
-    loop = [f"{j} = {i} + {size}", f"if {j} > {n}:", f"    {j} = {n}"]
+    loop = [f"if {i} >= {n}:", "    break", f"{j} = {i} + {size}", f"if {j} > {n}:",
+            f"    {j} = {n}"]
     temporaries = []
     for v in run.outer:
         name = src.ref(v)
         body.append(f"{name}_f = {name}.reshape(-1)")
         loop.append(f"{name}_b = {name}_f[{i}:{j}]")
         names[v] = f"{name}_b"
-        temporaries += [f"{name}_f", f"{name}_b"]
+        temporaries.append(f"{name}_f")
     for v in run.escaping:
         name = src.ref(v)
         body += [f"{name} = {empty}({first}.shape, {src.glob('D', v.type.numpy_dtype)})",
                  f"{name}_f = {name}.reshape(-1)"]
         loop.append(f"{name}_b = {name}_f[{i}:{j}]")
         names[v] = f"{name}_b"
-        temporaries += [f"{name}_f", f"{name}_b"]
+        temporaries.append(f"{name}_f")
+    # the blocks, taken one by one from ``starts`` (shared by the threads of the run,
+    # see workers.py), each thread with block buffers of its own
     buffers = [f"t{tag}_{s}" for s in range(len(run.buffers))]
+    part = [f"def part{tag}(starts):"]
     for buffer, dtype in zip(buffers, run.buffers, strict=True):
-        body.append(f"{buffer} = {empty}({size}, {src.glob('D', dtype)})")
-        loop.insert(3, f"    {buffer} = {buffer}[:{n} - {i}]")
+        part.append(f"    {buffer} = {empty}({size}, {src.glob('D', dtype)})")
+        loop.insert(5, f"    {buffer} = {buffer}[:{n} - {i}]")
     names.update((v, buffers[s]) for v, s in run.slots.items())
     for node in nodes:
         call = calls[node]
         loop.append(f"{src.glob('k', call.fn)}({', '.join(kernel_args(src, call, names))}, "
                     f"{names[node.outputs[0]]})")
-    body += [f"for {i} in range(0, {n}, {size}):",
-             *(f"    {line}" for line in loop)]
+    part += [f"    for {i} in starts:", *(f"        {line}" for line in loop)]
+    body += part + [f"{src.glob('blocks', run_blocks)}(part{tag}, {n}, {size}, "
+                    f"{settings.threads})"]
     dead = [src.ref(v) for k in range(run.start, run.stop) for v in plan.release[k]
             if v not in run.slots]
-    body.append(f"del {', '.join(temporaries + buffers + dead)}")
+    body.append(f"del {', '.join([*temporaries, f'part{tag}', *dead])}")
     src.lines += [f"if {' and '.join(tests)}:", *(f"    {line}" for line in body),
                   "else:", *(f"    {line}" for line in fallback)]
