@@ -13,7 +13,7 @@ import kantensor as kt
 from kantensor.backend.linker import CODEGEN_LIMIT
 from kantensor.backend.mode import execution
 from kantensor.backend.workers import run_blocks
-from test_backend_plan import assert_identical, g14, numpy_peak
+from test_backend_plan import FORCED, assert_identical, g14, numpy_peak, run_all
 
 
 def test_a_graph_too_large_for_generated_code_releases_its_values():
@@ -82,3 +82,55 @@ def test_an_error_in_a_helper_thread_reaches_the_caller():
         f(a)
     with np.errstate(over="ignore"):
         assert f(a).tobytes() == (np.exp(a * 2.0) + 1.0).tobytes()
+
+
+def _product_graph(x, w, v):
+    """A matrix product after a node at which a buffer of its type died:
+    ``(isnan(sin(x) + v), x @ w)``, the product into the buffer of ``sin(x) + v`` (the
+    vector ``v`` keeps the elementwise nodes out of a block run)."""
+    return kt.isnan(kt.sin(x) + v), x @ w
+
+
+def test_a_matrix_product_writes_into_a_buffer_that_died_just_before():
+    x, w, v = kt.dmatrix("x"), kt.dmatrix("w"), kt.dvector("v")
+    outs = list(_product_graph(x, w, v))
+    with execution(**FORCED):
+        f = kt.function([x, w, v], outs)
+    assert f.plan.action(3) == "into the dead buffer of add.out"
+    rng = np.random.default_rng(6)
+    for xs, ws in [((5, 5), (5, 5)), ((5, 3), (3, 3)), ((4, 6), (6, 4)), ((3, 0), (0, 3))]:
+        a, b, c = rng.standard_normal(xs), rng.standard_normal(ws), rng.standard_normal(xs[1])
+        got, _ = run_all([x, w, v], outs, [a, b, c])  # where the shapes differ: a new array
+        np.testing.assert_allclose(got[1], a @ b)
+        run_all([x, w, v], outs, [np.asfortranarray(a), b, c])  # an F-ordered buffer
+
+
+def test_matrix_products_with_aliases():
+    x, v = kt.dmatrix("x"), kt.dvector("v")
+    a, c = np.random.default_rng(7).standard_normal((6, 6)), np.arange(6.0) / 6
+    mask, p = _product_graph(x, x, v)  # an input used twice
+    run_all([x, v], [mask, p, x], [a, c])  # an output that is an input
+    run_all([x, v], [mask, p, p.T, p[1:]], [a, c])  # outputs that are views of the product
+    t = kt.sin(x) + v
+    for view in (t.T, t[1:], t.reshape((-1,))):  # the buffer lives on in a view
+        outs = [kt.isnan(t), x @ x, view]
+        with execution(**FORCED):
+            assert kt.function([x, v], outs).plan.action(3) == ""
+        got, _ = run_all([x, v], outs, [a, c])
+        np.testing.assert_array_equal(got[1], a @ a)
+    for dtype in ("float32", "int64", "complex128"):
+        m, u = kt.matrix("m", dtype), kt.vector("u", dtype)
+        run_all([m, u], list(_product_graph(m, m, u)),
+                [(a * 3).astype(dtype), c.astype(dtype)])
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "complex64", "int8",
+                                   "uint16", "int64"])
+def test_matrix_products_into_dead_buffers_of_every_dtype(dtype):
+    x, w, v = kt.matrix("x", dtype), kt.matrix("w", dtype), kt.vector("v", dtype)
+    outs = list(_product_graph(x, w, v))
+    rng = np.random.default_rng(8)
+    for n, k, m in [(1, 1, 1), (2, 3, 3), (7, 1, 1), (4, 9, 9), (0, 2, 2), (2, 0, 0), (3, 4, 5)]:
+        # (the product goes into the buffer of sin(x) + v where k == m)
+        a, b = (rng.uniform(-100, 100, s).astype(dtype) for s in [(n, k), (k, m)])
+        run_all([x, w, v], outs, [a, b, rng.uniform(-9, 9, k).astype(dtype)])

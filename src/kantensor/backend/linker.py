@@ -213,7 +213,7 @@ def interpreter(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
                                                                    strict=True):
             args = [s[i] for i in ins]
             try:
-                if into is not None and _fits(args, s[into]):
+                if into is not None and _fits(fn, args, s[into]):
                     s[outs[0][0]] = fn(*args, s[into])
                 else:
                     _step(fn, how, args, casts, outs, check, s, bindings, origins)
@@ -228,9 +228,14 @@ def interpreter(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
     return run
 
 
-def _fits(args: list, buffer: np.ndarray) -> bool:
-    """Whether a ufunc's result on ``args`` has ``buffer``'s shape: every operand with
-    axes other than the buffer has that shape, or a tail of it (broadcast)."""
+def _fits(fn: Any, args: list, buffer: np.ndarray) -> bool:
+    """Whether the result of ufunc ``fn`` on ``args`` may go into ``buffer`` (as in the
+    generated code, see planned.py): every operand with axes other than the buffer has
+    its shape, or a tail of it (broadcast); a matrix product's rows and columns, into a
+    C-contiguous buffer."""
+    if fn is np.matmul:
+        return (args[0].shape[0], args[1].shape[1]) == buffer.shape \
+            and buffer.flags.c_contiguous
     n = buffer.ndim
     return all(a is buffer or not a.ndim or a.shape == buffer.shape[n - a.ndim:]
                for a in args)

@@ -1,6 +1,8 @@
 """The memory plan of a compiled graph, made once when it is compiled.
 
 * Every intermediate is released after its last use (a graph output never is).
+* A matrix product (NumPy's ``matmul`` of two matrices) writes its result into a
+  buffer that died at the node just before it, on the same terms (never in place).
 * A node that is a NumPy ufunc computing elementwise (one output, no keyword
   arguments, no cast when called, a result dtype NumPy's type resolution proves)
   writes its result into a buffer that died: an input that dies at this node (in
@@ -102,6 +104,15 @@ def elementwise(call: Call | None, node: Apply) -> bool:
             and all(a[0] is not CAST for a in call.args))
 
 
+def matrix_product(call: Call | None, node: Apply) -> bool:
+    """Whether ``node`` is :func:`owned` and NumPy's ``matmul`` of two matrices: its
+    result may be written into a dead buffer that is not one of its operands (C-contiguous,
+    of the result's shape, checked when called), which NumPy computes as it computes a new
+    array (the same BLAS call, or the same loop)."""
+    return (owned(call, node) and call.fn is np.matmul
+            and all((a[1].ndim if a[0] is CONST else a[1].type.ndim) == 2 for a in call.args))
+
+
 def make_plan(fgraph_inputs: list[Variable], outputs: list[Variable], nodes: list[Apply],
               calls: dict[Apply, Call | None], blocks: bool) -> Plan:
     """The plan for ``nodes`` (in the order they run); ``calls`` gives each node's kernel
@@ -131,6 +142,7 @@ def make_plan(fgraph_inputs: list[Variable], outputs: list[Variable], nodes: lis
     # A buffer that may be written: a result of an elementwise node, dead when its own
     # last use is its root's (no view of it outlives it).
     ok = {node for node in nodes if elementwise(calls[node], node)}
+    products = {node for node in nodes if matrix_product(calls[node], node)}
     holders = {node.outputs[0] for node in nodes if owned(calls[node], node)}
 
     def dies_at(v: Variable, i: int) -> bool:
@@ -149,6 +161,10 @@ def make_plan(fgraph_inputs: list[Variable], outputs: list[Variable], nodes: lis
             fits = [v for v in node.inputs if dies_at(v, i) and _fits(v, out)]
             if not fits and i not in in_run:
                 fits = [v for v in pool if _fits(v, out)]
+            if fits:
+                target = plan.target[node] = fits[0]
+        elif node in products:  # never in place: into a buffer that died just before
+            fits = [v for v in pool if _fits(v, node.outputs[0].type)]
             if fits:
                 target = plan.target[node] = fits[0]
         for v in pool:  # not taken: released before this node

@@ -60,8 +60,15 @@ def _emit_planned_node(src: Source, plan: Plan, i: int, calls: dict[Apply, Call 
 
 def _fits_test(src: Source, call: Call, target: Variable, ndim: int) -> str:
     """A condition true when the result of ``call`` has the shape of ``target``'s value:
-    every other operand with axes has that shape, or a tail of it (broadcast)."""
+    every other operand with axes has that shape, or a tail of it (broadcast); for a
+    matrix product, the rows of the first and the columns of the second, and the buffer
+    C-contiguous."""
     buffer = src.ref(target)
+    if call.fn is np.matmul:
+        a, b = (repr(arg[1].shape) if arg[0] is CONST else f"{src.ref(arg[1])}.shape"
+                for arg in call.args)
+        return (f"{a}[0] == {buffer}.shape[0] and {b}[1] == {buffer}.shape[1] and "
+                f"{buffer}.flags.c_contiguous")
     tests = []
     for arg in call.args:
         if arg[0] is CONST:
