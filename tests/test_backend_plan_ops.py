@@ -134,3 +134,27 @@ def test_matrix_products_into_dead_buffers_of_every_dtype(dtype):
         # (the product goes into the buffer of sin(x) + v where k == m)
         a, b = (rng.uniform(-100, 100, s).astype(dtype) for s in [(n, k), (k, m)])
         run_all([x, w, v], outs, [a, b, rng.uniform(-9, 9, k).astype(dtype)])
+
+
+REDUCE = {"sum": kt.sum, "prod": kt.prod, "max": kt.max, "min": kt.min}
+
+
+@pytest.mark.parametrize("name", sorted(REDUCE))
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_reductions_write_into_a_buffer_that_died_just_before(name, dtype):
+    x, v = kt.matrix("x", dtype), kt.vector("v", dtype)
+    reduce = REDUCE[name]
+    rng = np.random.default_rng(9)
+    for axis in (0, 1):
+        s = reduce(x, axis=axis)
+        outs = [kt.exp(v) * x, s]  # exp(v) dies at the product: the reduction's buffer
+        with execution(**FORCED):
+            assert kt.function([x, v], outs).plan.action(2) == "into the dead buffer of exp.out"
+        for shape in [(5, 5), (1, 1), (3, 5), (5, 3)]:  # the sizes fit or not
+            a = rng.uniform(-2, 2, shape).astype(dtype)
+            a.flat[0] = -0.0
+            b = rng.uniform(-1, 1, shape[1]).astype(dtype)
+            got, _ = run_all([x, v], outs, [a, b])
+            np.testing.assert_array_equal(got[1], getattr(np, name)(a, axis=axis))
+            run_all([x, v], outs, [np.asfortranarray(a), b])  # not C-contiguous: a new array
+            run_all([x, v], [*outs, s[1:], x, reduce(x, axis=axis, keepdims=True)], [a, b])

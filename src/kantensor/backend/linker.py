@@ -40,7 +40,7 @@ from .checks import (
     solve_dims,
 )
 from .mode import Execution, current
-from .plan import make_plan
+from .plan import REDUCTIONS, make_plan, reduced_axes
 from .planned import emit_planned
 from .source import Source, emit_node, fast_input_test
 
@@ -213,8 +213,9 @@ def interpreter(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
                                                                    strict=True):
             args = [s[i] for i in ins]
             try:
-                if into is not None and _fits(fn, args, s[into]):
-                    s[outs[0][0]] = fn(*args, s[into])
+                if into is not None and _fits(fn, args, s[into], how):
+                    s[outs[0][0]] = fn(*args, s[into]) if isinstance(fn, np.ufunc) \
+                        else fn(*args, **how, out=s[into])
                 else:
                     _step(fn, how, args, casts, outs, check, s, bindings, origins)
             except Exception as exc:
@@ -228,11 +229,16 @@ def interpreter(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
     return run
 
 
-def _fits(fn: Any, args: list, buffer: np.ndarray) -> bool:
-    """Whether the result of ufunc ``fn`` on ``args`` may go into ``buffer`` (as in the
+def _fits(fn: Any, args: list, buffer: np.ndarray, how: dict) -> bool:
+    """Whether the result of ``fn`` on ``args`` may go into ``buffer`` (as in the
     generated code, see planned.py): every operand with axes other than the buffer has
     its shape, or a tail of it (broadcast); a matrix product's rows and columns, into a
+    C-contiguous buffer; a reduction's shape, from a C-contiguous operand into a
     C-contiguous buffer."""
+    if fn in REDUCTIONS:
+        a = args[0]
+        return a.flags.c_contiguous and buffer.flags.c_contiguous and buffer.shape == tuple(
+            1 if k is None else a.shape[k] for k in reduced_axes(a.ndim, how))
     if fn is np.matmul:
         return (args[0].shape[0], args[1].shape[1]) == buffer.shape \
             and buffer.flags.c_contiguous

@@ -3,14 +3,16 @@
 * Every intermediate is released after its last use (a graph output never is).
 * A matrix product (NumPy's ``matmul`` of two matrices) writes its result into a
   buffer that died at the node just before it, on the same terms (never in place).
+* So does a reduction (sum, prod, max, min over some axes of a float array: see
+  :func:`reduction`), whose result is a new array of its operand's dtype.
 * A node that is a NumPy ufunc computing elementwise (one output, no keyword
   arguments, no cast when called, a result dtype NumPy's type resolution proves)
   writes its result into a buffer that died: an input that dies at this node (in
   place) or one that died at the node just before it, of the same dtype and rank
   (the sizes are compared when called). A buffer that may be written is one a ufunc
   made in this call: never the caller's arrays, a constant, a graph output, nor a
-  buffer while any value that may view it (the result of any Op other than a ufunc is
-  taken to view all its inputs) is still to be used.
+  buffer while any value that may view it (the result of any Op other than a ufunc or a
+  reduction below is taken to view all its inputs) is still to be used.
 * Consecutive elementwise nodes of one rank whose other operands have that rank or
   none form a *block run*: when called on C-contiguous operands of one shape, the run
   is evaluated block by block (the operands read per block, its values that are used
@@ -32,7 +34,7 @@ import numpy as np
 
 from ..graph.basic import Apply, Constant, Variable
 from ..types.type import TensorType
-from .calls import CAST, CONST, Call
+from .calls import CAST, CONST, REF, Call
 
 #: The index of a graph output's last use: never released.
 NEVER = 1 << 62
@@ -113,6 +115,32 @@ def matrix_product(call: Call | None, node: Apply) -> bool:
             and all((a[1].ndim if a[0] is CONST else a[1].type.ndim) == 2 for a in call.args))
 
 
+#: NumPy's reductions whose ``out=`` gives what a new array would hold (see
+#: :func:`reduction`).
+REDUCTIONS = (np.sum, np.prod, np.max, np.min)
+
+
+def reduction(call: Call | None, node: Apply) -> bool:
+    """Whether ``node`` is one of :data:`REDUCTIONS` over some axes of one float32 or
+    float64 array, giving its dtype with no ``dtype`` or ``initial``, and keeping axes:
+    its result is a new array, which may go into a dead buffer that is not its operand
+    (its operand and the buffer C-contiguous, the buffer of the result's shape, checked
+    when called: NumPy then reduces in the order it would for a new array)."""
+    return (call is not None and call.fn in REDUCTIONS and len(call.args) == 1
+            and call.args[0][0] is REF and len(node.outputs) == 1
+            and call.kwargs.get("dtype") is None and call.kwargs.get("initial") is None
+            and isinstance(call.kwargs.get("axis"), tuple)
+            and node.outputs[0].type.ndim >= 1
+            and node.inputs[0].type.dtype == node.outputs[0].type.dtype
+            and node.outputs[0].type.dtype in ("float32", "float64"))
+
+
+def reduced_axes(ndim: int, kwargs: dict) -> list[int | None]:
+    """Per axis of a reduction's result, the operand's axis of that length (None: 1)."""
+    axes, keep = kwargs["axis"], kwargs.get("keepdims", False)
+    return [None if k in axes else k for k in range(ndim) if keep or k not in axes]
+
+
 def make_plan(fgraph_inputs: list[Variable], outputs: list[Variable], nodes: list[Apply],
               calls: dict[Apply, Call | None], blocks: bool) -> Plan:
     """The plan for ``nodes`` (in the order they run); ``calls`` gives each node's kernel
@@ -127,9 +155,10 @@ def make_plan(fgraph_inputs: list[Variable], outputs: list[Variable], nodes: lis
     # Which buffers each value may share memory with (its "roots"): a ufunc's result
     # only its own; anything else also those of all its inputs.
     roots: dict[Variable, frozenset[Variable]] = {v: frozenset((v,)) for v in fgraph_inputs}
+    reductions = {node for node in nodes if reduction(calls[node], node)}
     for node in nodes:
         call = calls[node]
-        fresh = call is not None and isinstance(call.fn, np.ufunc)
+        fresh = (call is not None and isinstance(call.fn, np.ufunc)) or node in reductions
         below = frozenset() if fresh else frozenset().union(
             *(roots.get(v, frozenset((v,))) for v in node.inputs))
         for v in node.outputs:
@@ -143,7 +172,8 @@ def make_plan(fgraph_inputs: list[Variable], outputs: list[Variable], nodes: lis
     # last use is its root's (no view of it outlives it).
     ok = {node for node in nodes if elementwise(calls[node], node)}
     products = {node for node in nodes if matrix_product(calls[node], node)}
-    holders = {node.outputs[0] for node in nodes if owned(calls[node], node)}
+    holders = {node.outputs[0] for node in nodes
+               if owned(calls[node], node) or node in reductions}
 
     def dies_at(v: Variable, i: int) -> bool:
         return v in holders and last.get(v, -1) == i and death[v] == i
@@ -163,7 +193,8 @@ def make_plan(fgraph_inputs: list[Variable], outputs: list[Variable], nodes: lis
                 fits = [v for v in pool if _fits(v, out)]
             if fits:
                 target = plan.target[node] = fits[0]
-        elif node in products:  # never in place: into a buffer that died just before
+        elif node in products or node in reductions:  # never in place: into a buffer
+            # that died just before
             fits = [v for v in pool if _fits(v, node.outputs[0].type)]
             if fits:
                 target = plan.target[node] = fits[0]

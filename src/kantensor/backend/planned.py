@@ -11,7 +11,7 @@ import numpy as np
 from ..graph.basic import Apply, Variable
 from .calls import CONST, Call
 from .mode import Execution
-from .plan import Plan
+from .plan import REDUCTIONS, Plan, reduced_axes
 from .plan import Run as PlanRun
 from .source import Source, emit_node, kernel_args
 from .workers import run_blocks
@@ -51,9 +51,15 @@ def _emit_planned_node(src: Source, plan: Plan, i: int, calls: dict[Apply, Call 
         text = f"{src.glob('k', call.fn)}({', '.join(kernel_args(src, call))}"
         out, buffer = src.local(node.outputs[0]), src.ref(target)
         fits = _fits_test(src, call, target, node.outputs[0].type.ndim)
-        # the buffer as the ufunc's positional ``out``: no keyword to parse per call
-        src.lines.append(f"{out} = {text}, {buffer}) if {fits} else {text})" if fits
-                         else f"{out} = {text}, {buffer})")
+        # the buffer as a ufunc's positional ``out``: no keyword to parse per call
+        into = f"{text}, {buffer})" if isinstance(call.fn, np.ufunc) \
+            else f"{text}, out={buffer})"
+        src.lines.append(f"{out} = {into} if {fits} else {text})" if fits
+                         else f"{out} = {into}")
+        if call.guard:  # (a reduction's new array has its dtype: the test never holds)
+            dtype = src.glob("D", node.outputs[0].type.numpy_dtype)
+            src.lines.append(f"if {out}.dtype is not {dtype}: "
+                             f"{out} = cast({out}, {node.outputs[0].type.dtype!r})")
     if plan.release[i]:
         src.lines.append(f"del {', '.join(src.ref(v) for v in plan.release[i])}")
 
@@ -64,6 +70,13 @@ def _fits_test(src: Source, call: Call, target: Variable, ndim: int) -> str:
     matrix product, the rows of the first and the columns of the second, and the buffer
     C-contiguous."""
     buffer = src.ref(target)
+    if call.fn in REDUCTIONS:
+        operand = src.ref(call.args[0][1])
+        shape = "".join("1, " if k is None else f"{operand}.shape[{k}], "
+                        for k in reduced_axes(call.args[0][1].type.ndim, call.kwargs))
+        shape = f"({shape})"
+        return (f"{operand}.flags.c_contiguous and {buffer}.flags.c_contiguous and "
+                f"{buffer}.shape == {shape}")
     if call.fn is np.matmul:
         a, b = (repr(arg[1].shape) if arg[0] is CONST else f"{src.ref(arg[1])}.shape"
                 for arg in call.args)
