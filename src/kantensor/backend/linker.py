@@ -234,11 +234,12 @@ def _fits(fn: Any, args: list, buffer: np.ndarray, how: dict) -> bool:
     generated code, see planned.py): every operand with axes other than the buffer has
     its shape, or a tail of it (broadcast); a matrix product's rows and columns, into a
     C-contiguous buffer; a reduction's shape, from a C-contiguous operand into a
-    C-contiguous buffer."""
+    C-contiguous buffer of its dtype."""
     if fn in REDUCTIONS:
         a = args[0]
-        return a.flags.c_contiguous and buffer.flags.c_contiguous and buffer.shape == tuple(
-            1 if k is None else a.shape[k] for k in reduced_axes(a.ndim, how))
+        return a.flags.c_contiguous and buffer.flags.c_contiguous \
+            and a.dtype is buffer.dtype and buffer.shape == tuple(
+                1 if k is None else a.shape[k] for k in reduced_axes(a.ndim, how))
     if fn is np.matmul:
         return (args[0].shape[0], args[1].shape[1]) == buffer.shape \
             and buffer.flags.c_contiguous

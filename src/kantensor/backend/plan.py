@@ -11,8 +11,8 @@
   place) or one that died at the node just before it, of the same dtype and rank
   (the sizes are compared when called). A buffer that may be written is one a ufunc
   made in this call: never the caller's arrays, a constant, a graph output, nor a
-  buffer while any value that may view it (the result of any Op other than a ufunc or a
-  reduction below is taken to view all its inputs) is still to be used.
+  buffer while any value that may view it (the result of any Op other than a ufunc or
+  such a reduction is taken to view all its inputs) is still to be used.
 * Consecutive elementwise nodes of one rank whose other operands have that rank or
   none form a *block run*: when called on C-contiguous operands of one shape, the run
   is evaluated block by block (the operands read per block, its values that are used
@@ -122,10 +122,11 @@ REDUCTIONS = (np.sum, np.prod, np.max, np.min)
 
 def reduction(call: Call | None, node: Apply) -> bool:
     """Whether ``node`` is one of :data:`REDUCTIONS` over some axes of one float32 or
-    float64 array, giving its dtype with no ``dtype`` or ``initial``, and keeping axes:
-    its result is a new array, which may go into a dead buffer that is not its operand
-    (its operand and the buffer C-contiguous, the buffer of the result's shape, checked
-    when called: NumPy then reduces in the order it would for a new array)."""
+    float64 array, giving its dtype (no ``dtype`` or ``initial``), with axes left: its
+    result is a new array, which may go into a dead buffer that is not its operand
+    (its operand and the buffer C-contiguous and of one dtype, the buffer of the result's
+    shape, checked when called: NumPy then reduces in the order it would for a new
+    array)."""
     return (call is not None and call.fn in REDUCTIONS and len(call.args) == 1
             and call.args[0][0] is REF and len(node.outputs) == 1
             and call.kwargs.get("dtype") is None and call.kwargs.get("initial") is None

@@ -76,7 +76,7 @@ def _fits_test(src: Source, call: Call, target: Variable, ndim: int) -> str:
                         for k in reduced_axes(call.args[0][1].type.ndim, call.kwargs))
         shape = f"({shape})"
         return (f"{operand}.flags.c_contiguous and {buffer}.flags.c_contiguous and "
-                f"{buffer}.shape == {shape}")
+                f"{buffer}.shape == {shape} and {operand}.dtype is {buffer}.dtype")
     if call.fn is np.matmul:
         a, b = (repr(arg[1].shape) if arg[0] is CONST else f"{src.ref(arg[1])}.shape"
                 for arg in call.args)
