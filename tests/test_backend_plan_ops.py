@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import kantensor as kt
+from kantensor.backend import workers
 from kantensor.backend.linker import CODEGEN_LIMIT
 from kantensor.backend.mode import execution
 from kantensor.backend.workers import run_blocks
@@ -38,7 +39,13 @@ def test_a_graph_too_large_for_generated_code_releases_its_values():
     np.testing.assert_array_equal(f(a), want)
 
 
-def test_block_runs_shared_by_threads_give_the_plain_values():
+@pytest.fixture
+def idle(monkeypatch):
+    """A machine whose CPUs the load average says are idle (so helpers always join)."""
+    monkeypatch.setattr(workers, "idle_cpus", lambda: 64)
+
+
+def test_block_runs_shared_by_threads_give_the_plain_values(idle):
     x, y = kt.dvector("x"), kt.dvector("y")
     outs = [g14(kt, x, y), kt.exp(x) * y, (x + y)[::2] * 2.0]
     with execution(plan_min_size=0, block_bytes=16, threads=3):
@@ -51,7 +58,7 @@ def test_block_runs_shared_by_threads_give_the_plain_values():
         assert_identical(f(a, b), plain(a, b))
 
 
-def test_helper_threads_take_blocks_once_each_under_the_callers_errstate():
+def test_helper_threads_take_blocks_once_each_under_the_callers_errstate(idle):
     seen: list[tuple[int, int, str]] = []
     second = threading.Event()
 
@@ -72,7 +79,21 @@ def test_helper_threads_take_blocks_once_each_under_the_callers_errstate():
     assert {e for _, _, e in seen} == {"raise"}
 
 
-def test_an_error_in_a_helper_thread_reaches_the_caller():
+def test_a_busy_machine_runs_the_blocks_in_the_calling_thread(monkeypatch):
+    monkeypatch.setattr(workers, "idle_cpus", lambda: 0)  # no CPU idle besides ours
+    seen = []
+
+    def part(starts):
+        for i in starts:
+            if i >= 64:
+                break
+            seen.append(threading.get_ident())
+
+    run_blocks(part, 64, 2, threads=4)
+    assert set(seen) == {threading.get_ident()} and len(seen) == 32
+
+
+def test_an_error_in_a_helper_thread_reaches_the_caller(idle):
     x = kt.dvector("x")
     with execution(plan_min_size=0, block_bytes=16, threads=2):
         f = kt.function([x], kt.exp(x * 2.0) + 1.0)

@@ -6,14 +6,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
-from os import cpu_count
 
-try:
-    from os import sched_getaffinity
-
-    _CPUS = len(sched_getaffinity(0))
-except ImportError:  # not on every platform
-    _CPUS = cpu_count() or 1
+from .workers import CPUS
 
 
 @dataclass(frozen=True)
@@ -25,13 +19,14 @@ class Execution:
     elements, the interpreter at any size, without block runs; a run of elementwise nodes is
     evaluated in blocks of ``block_bytes`` (of its widest dtype) when its arrays hold
     more than one block, by up to ``threads`` threads (default: the CPUs this process
-    may use; see :mod:`kantensor.backend.workers`)."""
+    may use; fewer when fewer are idle: see
+    :mod:`kantensor.backend.workers`)."""
 
     generate: bool = True
     plan: bool = True
     plan_min_size: int = 1 << 14
     block_bytes: int = 1 << 18
-    threads: int = _CPUS
+    threads: int = CPUS
 
 
 _CURRENT: ContextVar[Execution] = ContextVar("kantensor_execution", default=Execution())  # noqa: B039 - frozen
