@@ -179,3 +179,20 @@ def test_reductions_write_into_a_buffer_that_died_just_before(name, dtype):
             np.testing.assert_array_equal(got[1], getattr(np, name)(a, axis=axis))
             run_all([x, v], outs, [np.asfortranarray(a), b])  # not C-contiguous: a new array
             run_all([x, v], [*outs, s[1:], x, reduce(x, axis=axis, keepdims=True)], [a, b])
+
+
+def test_a_buffer_seen_through_a_long_chain_of_views_lives_as_long_as_the_last():
+    x = kt.dmatrix("x")
+    t = kt.exp(x)
+    view = t
+    for _ in range(CODEGEN_LIMIT + 1):  # interpreted; each transpose may view t
+        view = view.T
+    s = kt.sin(x) * t  # t's last own use: it would take t's buffer but for the views
+    outs = [s, kt.cos(view) + 1.0, view]
+    with execution(generate=False):
+        f = kt.function([x], outs)
+    multiply = next(n for n in f.plan.nodes if n.op == kt.mul)
+    assert f.plan.target.get(multiply) is not t
+    a = np.random.default_rng(10).uniform(-1, 1, (3, 3))
+    got = f(a)
+    assert_identical(got, [np.sin(a) * np.exp(a), np.cos(np.exp(a).T) + 1.0, np.exp(a).T])

@@ -146,29 +146,29 @@ def make_plan(fgraph_inputs: list[Variable], outputs: list[Variable], nodes: lis
               calls: dict[Apply, Call | None], blocks: bool) -> Plan:
     """The plan for ``nodes`` (in the order they run); ``calls`` gives each node's kernel
     call (None: ``perform`` or a size parameter). ``blocks``: whether to form runs."""
-    index = {node: i for i, node in enumerate(nodes)}
     last: dict[Variable, int] = {}
     for i, node in enumerate(nodes):
         for v in node.inputs:
             last[v] = i
     for v in outputs:
         last[v] = NEVER
-    # Which buffers each value may share memory with (its "roots"): a ufunc's result
-    # only its own; anything else also those of all its inputs.
-    roots: dict[Variable, frozenset[Variable]] = {v: frozenset((v,)) for v in fgraph_inputs}
+    # A buffer's death: the last use of any value that may share its memory. A ufunc's
+    # (or reduction's) result shares only its own; anything else may view its inputs,
+    # so a value's death is the latest of its own last use and its viewers' deaths
+    # (one sweep from the last node back: linear, however long a chain of views).
     reductions = {node for node in nodes if reduction(calls[node], node)}
-    for node in nodes:
-        call = calls[node]
-        fresh = (call is not None and isinstance(call.fn, np.ufunc)) or node in reductions
-        below = frozenset() if fresh else frozenset().union(
-            *(roots.get(v, frozenset((v,))) for v in node.inputs))
+    death: dict[Variable, int] = {}
+    for i, node in enumerate(nodes):
         for v in node.outputs:
-            roots[v] = below | {v}
-    death: dict[Variable, int] = {}  # a root's last use through any value
-    for v, rs in roots.items():
-        end = last.get(v, index[v.owner] if v.owner in index else -1)
-        for r in rs:
-            death[r] = max(death.get(r, -1), end)
+            death[v] = last.get(v, i)
+    for node in reversed(nodes):
+        call = calls[node]
+        if (call is not None and isinstance(call.fn, np.ufunc)) or node in reductions:
+            continue
+        end = max((death[v] for v in node.outputs), default=-1)
+        for v in node.inputs:
+            if v in death:
+                death[v] = max(death[v], end)
     # A buffer that may be written: a result of an elementwise node, dead when its own
     # last use is its root's (no view of it outlives it).
     ok = {node for node in nodes if elementwise(calls[node], node)}
