@@ -25,6 +25,7 @@ from functools import partial
 import numpy as np
 
 import kantensor as kt
+from kantensor.backend.mode import current, execution
 from kantensor.graph.basic import Apply
 from kantensor.types.variable import TensorVariable
 
@@ -388,6 +389,8 @@ def real_size() -> list[tuple[str, Case, Case | None, Case, int]]:
     """(name, kantensor, PyTensor, NumPy, calls per round) of the real-size cases."""
     x, y = kt.dvector("x"), kt.dvector("y")
     f = kt.function([x, y], fourteen_ops(kt, x, y))
+    with execution(threads=1):  # the block runs in the calling thread alone
+        f1 = kt.function([x, y], fourteen_ops(kt, x, y))
     mv = [kt.fmatrix("x"), kt.fmatrix("w1"), kt.fvector("b1"), kt.fmatrix("w2"),
           kt.fvector("b2")]
     g = kt.function(mv, mlp(kt, *mv))
@@ -409,6 +412,8 @@ def real_size() -> list[tuple[str, Case, Case | None, Case, int]]:
             theirs = partial(pf, a, b)
         cases.append((f"compiled 14-op elementwise, 10^{len(str(n)) - 1} float64",
                       partial(f, a, b), theirs, partial(fourteen_ops, np, a, b), number))
+        cases.append((f"compiled 14-op elementwise, 10^{len(str(n)) - 1}, one thread",
+                      partial(f1, a, b), theirs, partial(fourteen_ops, np, a, b), number))
     arrays = mlp_arrays()
     assert np.array_equal(g(*arrays), mlp(np, *arrays))
     cases.append(("compiled MLP forward, 4096x512-1024-512 float32", lambda: g(*arrays),
@@ -515,7 +520,8 @@ def main() -> None:
     versions += f", PyTensor {pytensor.__version__}" if pytensor else " (PyTensor not installed)"
     print(versions)
     print(f"machine: {os.cpu_count()} cores, {cpu_model()}, {platform.system()} "
-          f"{platform.machine()}; load average {os.getloadavg()[0]:.1f} at the start")
+          f"{platform.machine()}; load average {os.getloadavg()[0]:.1f} at the start; "
+          f"block runs on up to {current().threads} threads")
     rows = cached_builds() + first_builds() + chains(args.pytensor_100k) + compiled_calls()
     rows += real_size_rows()
     head = f"{'case':<50} {'kantensor':>10} {'PyTensor':>10} {'PT/kt':>8}  " \

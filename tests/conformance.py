@@ -14,10 +14,11 @@ Every case is counted per Op in :data:`STATS`; ``conftest.py`` prints the
 totals at the end of the run.
 
 Every :data:`PLAN_EVERY`-th case of each Op that runs (``KANTENSOR_PLAN_EVERY``,
-default 6; 1 compares them all) is also run by the plain interpreter and by the
+default 6; 1 compares them all) is also run by the plain interpreter, by the
 generated code with its memory plan forced on (planned code for any size, blocks of
-16 bytes, so runs are evaluated block by block even on these small arrays): their
-outputs must be identical, byte for byte, and no input may change.
+16 bytes, so runs are evaluated block by block even on these small arrays) and by the
+interpreter with its plan: their outputs must be identical, byte for byte, and no input
+may change.
 """
 
 from __future__ import annotations
@@ -174,20 +175,23 @@ def planned_differs(inputs: list, build: Callable[..., Any],
         outputs = [_through(v) for v in _as_tuple(build(*(_through(v) for v in inputs)))]
     except BUILD_ERRORS:  # not every build takes any operand (a wrapped number)
         return ""
-    with execution(generate=False):
+    with execution(generate=False, plan=False):
         plain = kt.function(inputs, outputs)
     with execution(plan_min_size=0, block_bytes=16):
         planned = kt.function(inputs, outputs)
-    given = [a.copy() for a in arrays]
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        want, got = plain(*arrays), planned(*given)
-    for i, (a, g) in enumerate(zip(arrays, given, strict=True)):
-        if a.tobytes() != g.tobytes():
-            return f"the planned code changed input {i}"
-    for i, (w, g) in enumerate(zip(want, got, strict=True)):
-        if (w.dtype, w.shape, w.tobytes()) != (g.dtype, g.shape, g.tobytes()):
-            return f"planned output {i} differs from the plain interpreter's:\n{g!r}\n{w!r}"
+    with execution(generate=False):
+        interpreted = kt.function(inputs, outputs)  # the interpreter's plan
+    for way, f in (("planned code", planned), ("planned interpreter", interpreted)):
+        given = [a.copy() for a in arrays]
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            want, got = plain(*arrays), f(*given)
+        for i, (a, g) in enumerate(zip(arrays, given, strict=True)):
+            if a.tobytes() != g.tobytes():
+                return f"the {way} changed input {i}"
+        for i, (w, g) in enumerate(zip(want, got, strict=True)):
+            if (w.dtype, w.shape, w.tobytes()) != (g.dtype, g.shape, g.tobytes()):
+                return f"{way}: output {i} differs from the plain interpreter's:\n{g!r}\n{w!r}"
     return ""
 
 

@@ -25,15 +25,17 @@ FORCED = {"plan_min_size": 0, "block_bytes": 16}
 
 
 def compiled(inputs, outputs, **kwargs):
-    """The same graph three ways: plain interpreter, generated code without the plan,
-    and generated code with the plan forced on."""
-    with execution(generate=False):
+    """The same graph four ways: plain interpreter, generated code without the plan,
+    generated code with the plan forced on, and the interpreter with its plan."""
+    with execution(generate=False, plan=False):
         plain = kt.function(inputs, outputs, **kwargs)
     with execution(plan=False):
         unplanned = kt.function(inputs, outputs, **kwargs)
     with execution(**FORCED):
         planned = kt.function(inputs, outputs, **kwargs)
-    return plain, unplanned, planned
+    with execution(generate=False):
+        interpreted = kt.function(inputs, outputs, **kwargs)
+    return plain, unplanned, planned, interpreted
 
 
 def assert_identical(got, want):
@@ -46,15 +48,16 @@ def assert_identical(got, want):
 def run_all(inputs, outputs, arrays, **kwargs):
     """Run the three ways on copies of ``arrays``; assert identical outputs and unchanged
     inputs; return the planned Function's outputs and the arrays it was given."""
-    plain, unplanned, planned = compiled(inputs, outputs, **kwargs)
-    given = [a.copy() for a in arrays]
+    plain, unplanned, planned, interpreted = compiled(inputs, outputs, **kwargs)
+    given, given_too = [a.copy() for a in arrays], [a.copy() for a in arrays]
     with np.errstate(all="ignore"):
         want = plain(*[a.copy() for a in arrays])
         assert_identical(unplanned(*[a.copy() for a in arrays]), want)
         got = planned(*given)
+        assert_identical(interpreted(*given_too), want)
     assert_identical(got, want)
-    for a, g in zip(arrays, given, strict=True):
-        assert a.tobytes() == g.tobytes()  # no input changed
+    for a, g, h in zip(arrays, given, given_too, strict=True):
+        assert a.tobytes() == g.tobytes() == h.tobytes()  # no input changed
     return got, given
 
 
@@ -68,12 +71,14 @@ def g14(lib, x, y):
 
 def test_the_switches():
     x, y = kt.dvector("x"), kt.dvector("y")
-    plain, unplanned, planned = compiled([x, y], [g14(kt, x, y)])
+    plain, unplanned, planned, interpreted = compiled([x, y], [g14(kt, x, y)])
     assert type(plain).__call__ is kt.Function.__call__  # the interpreter: no generated code
     assert not hasattr(plain, "source") and plain.plan is None
+    assert type(interpreted).__call__ is kt.Function.__call__
+    assert interpreted.plan.target and not interpreted.plan.runs  # no blocks, any size
     unplanned_text, planned_text = type(unplanned).__call__.source, type(planned).__call__.source
     assert unplanned.plan is None and "del " not in unplanned_text
-    assert "del " in planned_text and " in range(0, " in planned_text  # the blocks' loop
+    assert "del " in planned_text and " in starts:" in planned_text  # the blocks' loop
     assert len(planned.plan.runs) == 1  # the 14 nodes are one block run
     assert "memory plan: 14 in block runs" in planned._repr_html_()
     assert "memory plan" not in plain._repr_html_()
@@ -103,7 +108,7 @@ def test_operands_that_do_not_fit_the_blocks_take_the_node_by_node_path():
 def test_an_output_that_is_an_input_is_a_copy_and_views_stay_views():
     # issue 27: the caller's array itself was returned
     v = kt.dvector("v")
-    for f in compiled([v], [v, v[1:]]):
+    for f in compiled([v], [v, v[1:]]):  # the four ways
         a = np.arange(4.0)
         same, tail = f(a)
         assert not np.shares_memory(same, a)

@@ -87,7 +87,8 @@ class Function:
                 "__doc__": Function.__doc__})
         else:
             self._run = run
-        #: The memory plan of the generated code (see kantensor.backend.plan), or None.
+        #: The memory plan of the generated code or the interpreter (see
+        #: kantensor.backend.plan), or None.
         self.plan = getattr(run, "plan", None)
 
     def memory(self, *shapes: Sequence[int]) -> MemoryReport:
@@ -100,12 +101,12 @@ class Function:
         shapes = tuple(tuple(int(n) for n in s) for s in shapes)
         values = [np.zeros(s, getattr(v.type, "numpy_dtype", None))
                   for s, v in zip(shapes, self.fgraph.inputs, strict=True)]
-        with execution(generate=False):
+        with execution(generate=False, plan=False):
             plain = Function(self.fgraph.inputs, self.fgraph.outputs,
                              allow_input_downcast=self.allow_input_downcast,
                              trust_input=self.trust_input)
         planned = self.plan is not None and any(
-            v.size >= self.execution.plan_min_size for v in values if v.ndim)
+            v.size >= self.plan.min_size for v in values if v.ndim)
         return MemoryReport(shapes, peak_bytes(self, values), peak_bytes(plain, values),
                             planned, actions(self.plan, self.fgraph.toposort()))
 

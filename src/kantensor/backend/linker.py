@@ -8,9 +8,10 @@ from the inferred one (both decided here, once); ``check=True`` adds each node's
 checks around it; unless ``check``, a second body follows the memory plan
 (:mod:`.plan`) for calls on large arrays. Larger graphs, and every graph under
 ``execution(generate=False)`` (:mod:`.mode`: the one switch of the generated code), run
-on the plain interpreter over a list of slots made per call, the reference the tests
-compare the generated code with. Either way every call has its own storage, so one
-Function may be called from many threads at once.
+on the interpreter over a list of slots made per call, following the same plan (without
+block runs) unless ``check`` or ``plan=False``; with no plan it is the plain interpreter,
+the reference the tests compare the other ways with. Either way every call has its own
+storage, so one Function may be called from many threads at once.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from .checks import (
     solve_dims,
 )
 from .mode import Execution, current
-from .plan import make_plan
+from .plan import REDUCTIONS, make_plan, reduced_axes
 from .planned import emit_planned
 from .source import Source, emit_node, fast_input_test
 
@@ -54,9 +55,9 @@ def link(fgraph: FunctionGraph, *, trust_input: bool, allow_input_downcast: bool
          check: bool, unpack_single: bool) -> tuple[Run, bool]:
     """``(run, is_method)``: ``run`` filters the input values (unless ``trust_input``),
     binds named Dims, computes, and returns the output (or the list of outputs). The
-    interpreter's ``run(*values)`` is a plain function (the reference); generated code
-    is a method ``run(self, *values)`` to become the Function's ``__call__``, with its
-    memory plan as ``run.plan`` (None without one). The switches of
+    interpreter's ``run(*values)`` is a plain function; generated code is a method
+    ``run(self, *values)`` to become the Function's ``__call__``; either has its memory
+    plan as ``run.plan`` (None without one). The switches of
     :func:`~kantensor.backend.mode.current` decide (``generate=False``: the interpreter;
     ``plan=False``: no plan; ``check=True`` has none)."""
     filters = [input_filter(i, v, allow_input_downcast) for i, v in enumerate(fgraph.inputs)]
@@ -68,7 +69,7 @@ def link(fgraph: FunctionGraph, *, trust_input: bool, allow_input_downcast: bool
     settings = current()
     if len(nodes) > CODEGEN_LIMIT or not settings.generate or not codegen.enabled():
         return interpreter(fgraph, nodes, None if trust_input else filters, dims, sizes,
-                           check, unpack_single), False
+                           check, unpack_single, planned=settings.plan and not check), False
     return generate(fgraph, nodes, None if trust_input else filters, dims, sizes, check,
                     unpack_single, None if check or not settings.plan else settings), True
 
@@ -149,10 +150,13 @@ def _users(fgraph: FunctionGraph, node: Apply) -> str:
 
 def interpreter(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
                 dims: Dims | None, sizes: dict[Apply, Callable[..., Any]], check: bool,
-                unpack_single: bool) -> Run:
+                unpack_single: bool, planned: bool = False) -> Run:
     """Run the nodes over a list of slots made per call: kernels called as
     :func:`plan_call` decides, other Ops' ``perform``; with ``check``, every node's
-    ``perform`` after its ``check_inputs``, and every output checked against its type."""
+    ``perform`` after its ``check_inputs``, and every output checked against its type.
+    ``planned``: the memory plan (:mod:`.plan`, no block runs) at any size: each slot
+    emptied after its value's last use, a result written into the plan's buffer when
+    the operands' shapes show it fits."""
     slots: dict[Variable, int] = {}
     template: list[Any] = []
 
@@ -171,8 +175,10 @@ def interpreter(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
     exact = {v for v in fgraph.inputs if isinstance(v.type, TensorType)}
     constants: dict[tuple, np.ndarray] = {}
     steps = []
+    calls: dict[Apply, Call | None] = {}
     for node in compiling(nodes):
         outs = [(slot(v), v.type, j) for j, v in enumerate(node.outputs)]
+        calls[node] = None
         if node in sizes:
             steps.append((SIZE, sizes[node], [], (), outs, node))
             continue
@@ -180,13 +186,21 @@ def interpreter(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
         if kernel is None:
             steps.append((None, node, [slot(v) for v in node.inputs], (), outs, node))
             continue
-        call = plan_call(node, kernel, exact, constants)
+        call = calls[node] = plan_call(node, kernel, exact, constants)
         ins = [fixed(a[1]) if a[0] is CONST else slot(a[1]) for a in call.args]
         casts = tuple((j, a[2]) for j, a in enumerate(call.args) if a[0] is CAST)
         guards = [(o, t.numpy_dtype if call.guard else None, t.dtype) for o, t, _ in outs]
         steps.append((call.fn, call.kwargs, ins, casts, guards, node))
     out_slots = [slot(v) for v in fgraph.outputs]
     copies = [_copied(v, fgraph) for v in fgraph.outputs]  # never the caller's array
+    # per step: the slot its result is written into (or None) and the slots emptied after
+    memory: list[tuple[int | None, tuple[int, ...]]] = [(None, ())] * len(steps)
+    plan = make_plan(fgraph.inputs, fgraph.outputs, nodes, calls, blocks=False) \
+        if planned else None
+    if plan is not None:
+        memory = [(slots[plan.target[n]] if n in plan.target else None,
+                   tuple(slots[v] for v in free)) for n, free in zip(nodes, plan.release,
+                                                                   strict=True)]
 
     def run(*values: Any) -> Any:
         if filters is not None:
@@ -195,16 +209,43 @@ def interpreter(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
         s = list(template)
         for i, x in zip(in_slots, values, strict=True):
             s[i] = x
-        for fn, how, ins, casts, outs, node in steps:
+        for (fn, how, ins, casts, outs, node), (into, free) in zip(steps, memory,
+                                                                   strict=True):
             args = [s[i] for i in ins]
             try:
-                _step(fn, how, args, casts, outs, check, s, bindings, origins)
+                if into is not None and _fits(fn, args, s[into], how):
+                    s[outs[0][0]] = fn(*args, s[into]) if isinstance(fn, np.ufunc) \
+                        else fn(*args, **how, out=s[into])
+                else:
+                    _step(fn, how, args, casts, outs, check, s, bindings, origins)
             except Exception as exc:
                 raise node_error(node, args, exc) from exc
+            for i in free:
+                s[i] = None
         outs = [np.array(s[i]) if copy else s[i] for i, copy in zip(out_slots, copies,
                                                                     strict=True)]
         return outs[0] if unpack_single else outs
+    run.plan = None if plan is None or plan.empty else plan  # type: ignore[attr-defined]
     return run
+
+
+def _fits(fn: Any, args: list, buffer: np.ndarray, how: dict) -> bool:
+    """Whether the result of ``fn`` on ``args`` may go into ``buffer`` (as in the
+    generated code, see planned.py): every operand with axes other than the buffer has
+    its shape, or a tail of it (broadcast); a matrix product's rows and columns, into a
+    C-contiguous buffer; a reduction's shape, from a C-contiguous operand into a
+    C-contiguous buffer of its dtype."""
+    if fn in REDUCTIONS:
+        a = args[0]
+        return a.flags.c_contiguous and buffer.flags.c_contiguous \
+            and a.dtype is buffer.dtype and buffer.shape == tuple(
+                1 if k is None else a.shape[k] for k in reduced_axes(a.ndim, how))
+    if fn is np.matmul:
+        return (args[0].shape[0], args[1].shape[1]) == buffer.shape \
+            and buffer.flags.c_contiguous
+    n = buffer.ndim
+    return all(a is buffer or not a.ndim or a.shape == buffer.shape[n - a.ndim:]
+               for a in args)
 
 
 def _step(fn: Any, how: Any, args: list, casts: tuple, outs: list, check: bool, s: list,
@@ -283,6 +324,7 @@ def generate(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
     big = _big_test(fgraph.inputs, params, settings) if settings is not None else None
     if big is not None:
         plan = make_plan(fgraph.inputs, fgraph.outputs, nodes, calls, blocks=True)
+        plan.min_size = settings.plan_min_size
         if plan.empty:
             plan = None
     if plan is not None:

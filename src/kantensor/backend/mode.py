@@ -7,20 +7,26 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
 
+from .workers import CPUS
+
 
 @dataclass(frozen=True)
 class Execution:
     """``generate``: one generated Python function per graph (``exec``), else the plain
-    interpreter, the reference every other way is compared with. ``plan``: the
-    generated code follows the memory plan (see :mod:`kantensor.backend.plan`) when an
-    input has at least ``plan_min_size`` elements; a run of elementwise nodes is
+    interpreter (with ``plan=False``, the reference every other way is compared with).
+    ``plan``: the generated code follows the memory plan (see
+    :mod:`kantensor.backend.plan`) when an input has at least ``plan_min_size``
+    elements, the interpreter at any size, without block runs; a run of elementwise nodes is
     evaluated in blocks of ``block_bytes`` (of its widest dtype) when its arrays hold
-    more than one block."""
+    more than one block, by up to ``threads`` threads (default: the CPUs this process
+    may use; fewer when fewer are idle: see
+    :mod:`kantensor.backend.workers`)."""
 
     generate: bool = True
     plan: bool = True
     plan_min_size: int = 1 << 14
     block_bytes: int = 1 << 18
+    threads: int = CPUS
 
 
 _CURRENT: ContextVar[Execution] = ContextVar("kantensor_execution", default=Execution())  # noqa: B039 - frozen
@@ -33,8 +39,8 @@ def current() -> Execution:
 
 @contextmanager
 def execution(**changes: bool | int) -> Iterator[Execution]:
-    """Compile Functions with some switches changed (``generate=False``: the plain
-    interpreter; ``plan=False``: generated code without the memory plan), inside a
+    """Compile Functions with some switches changed (``generate=False``: the
+    interpreter; ``plan=False``: no memory plan), inside a
     ``with`` block of this thread or task only."""
     token = _CURRENT.set(replace(_CURRENT.get(), **changes))
     try:

@@ -1,14 +1,18 @@
 """The memory plan of a compiled graph, made once when it is compiled.
 
 * Every intermediate is released after its last use (a graph output never is).
+* A matrix product (NumPy's ``matmul`` of two matrices) writes its result into a
+  buffer that died at the node just before it, on the same terms (never in place).
+* So does a reduction (sum, prod, max, min over some axes of a float array: see
+  :func:`reduction`), whose result is a new array of its operand's dtype.
 * A node that is a NumPy ufunc computing elementwise (one output, no keyword
   arguments, no cast when called, a result dtype NumPy's type resolution proves)
   writes its result into a buffer that died: an input that dies at this node (in
   place) or one that died at the node just before it, of the same dtype and rank
   (the sizes are compared when called). A buffer that may be written is one a ufunc
   made in this call: never the caller's arrays, a constant, a graph output, nor a
-  buffer while any value that may view it (the result of any Op other than a ufunc is
-  taken to view all its inputs) is still to be used.
+  buffer while any value that may view it (the result of any Op other than a ufunc or
+  such a reduction is taken to view all its inputs) is still to be used.
 * Consecutive elementwise nodes of one rank whose other operands have that rank or
   none form a *block run*: when called on C-contiguous operands of one shape, the run
   is evaluated block by block (the operands read per block, its values that are used
@@ -30,7 +34,7 @@ import numpy as np
 
 from ..graph.basic import Apply, Constant, Variable
 from ..types.type import TensorType
-from .calls import CAST, CONST, Call
+from .calls import CAST, CONST, REF, Call
 
 #: The index of a graph output's last use: never released.
 NEVER = 1 << 62
@@ -63,6 +67,8 @@ class Plan:
     #: After node ``i``: the Variables released.
     release: list[list[Variable]] = field(default_factory=list)
     runs: list[Run] = field(default_factory=list)
+    #: The plan is followed by calls where an input has at least this many elements.
+    min_size: int = 0
 
     @property
     def empty(self) -> bool:
@@ -100,36 +106,75 @@ def elementwise(call: Call | None, node: Apply) -> bool:
             and all(a[0] is not CAST for a in call.args))
 
 
+def matrix_product(call: Call | None, node: Apply) -> bool:
+    """Whether ``node`` is :func:`owned` and NumPy's ``matmul`` of two matrices: its
+    result may be written into a dead buffer that is not one of its operands (C-contiguous,
+    of the result's shape, checked when called), which NumPy computes as it computes a new
+    array (the same BLAS call, or the same loop)."""
+    return (owned(call, node) and call.fn is np.matmul
+            and all((a[1].ndim if a[0] is CONST else a[1].type.ndim) == 2 for a in call.args))
+
+
+#: NumPy's reductions whose ``out=`` gives what a new array would hold (see
+#: :func:`reduction`).
+REDUCTIONS = (np.sum, np.prod, np.max, np.min)
+
+
+def reduction(call: Call | None, node: Apply) -> bool:
+    """Whether ``node`` is one of :data:`REDUCTIONS` over some axes of one float32 or
+    float64 array, giving its dtype (no ``dtype`` or ``initial``), with axes left: its
+    result is a new array, which may go into a dead buffer that is not its operand
+    (its operand and the buffer C-contiguous and of one dtype, the buffer of the result's
+    shape, checked when called: NumPy then reduces in the order it would for a new
+    array)."""
+    return (call is not None and call.fn in REDUCTIONS and len(call.args) == 1
+            and call.args[0][0] is REF and len(node.outputs) == 1
+            and call.kwargs.get("dtype") is None and call.kwargs.get("initial") is None
+            and isinstance(call.kwargs.get("axis"), tuple)
+            and node.outputs[0].type.ndim >= 1
+            and node.inputs[0].type.dtype == node.outputs[0].type.dtype
+            and node.outputs[0].type.dtype in ("float32", "float64"))
+
+
+def reduced_axes(ndim: int, kwargs: dict) -> list[int | None]:
+    """Per axis of a reduction's result, the operand's axis of that length (None: 1)."""
+    axes, keep = kwargs["axis"], kwargs.get("keepdims", False)
+    return [None if k in axes else k for k in range(ndim) if keep or k not in axes]
+
+
 def make_plan(fgraph_inputs: list[Variable], outputs: list[Variable], nodes: list[Apply],
               calls: dict[Apply, Call | None], blocks: bool) -> Plan:
     """The plan for ``nodes`` (in the order they run); ``calls`` gives each node's kernel
     call (None: ``perform`` or a size parameter). ``blocks``: whether to form runs."""
-    index = {node: i for i, node in enumerate(nodes)}
     last: dict[Variable, int] = {}
     for i, node in enumerate(nodes):
         for v in node.inputs:
             last[v] = i
     for v in outputs:
         last[v] = NEVER
-    # Which buffers each value may share memory with (its "roots"): a ufunc's result
-    # only its own; anything else also those of all its inputs.
-    roots: dict[Variable, frozenset[Variable]] = {v: frozenset((v,)) for v in fgraph_inputs}
-    for node in nodes:
-        call = calls[node]
-        fresh = call is not None and isinstance(call.fn, np.ufunc)
-        below = frozenset() if fresh else frozenset().union(
-            *(roots.get(v, frozenset((v,))) for v in node.inputs))
+    # A buffer's death: the last use of any value that may share its memory. A ufunc's
+    # (or reduction's) result shares only its own; anything else may view its inputs,
+    # so a value's death is the latest of its own last use and its viewers' deaths
+    # (one sweep from the last node back: linear, however long a chain of views).
+    reductions = {node for node in nodes if reduction(calls[node], node)}
+    death: dict[Variable, int] = {}
+    for i, node in enumerate(nodes):
         for v in node.outputs:
-            roots[v] = below | {v}
-    death: dict[Variable, int] = {}  # a root's last use through any value
-    for v, rs in roots.items():
-        end = last.get(v, index[v.owner] if v.owner in index else -1)
-        for r in rs:
-            death[r] = max(death.get(r, -1), end)
+            death[v] = last.get(v, i)
+    for node in reversed(nodes):
+        call = calls[node]
+        if (call is not None and isinstance(call.fn, np.ufunc)) or node in reductions:
+            continue
+        end = max((death[v] for v in node.outputs), default=-1)
+        for v in node.inputs:
+            if v in death:
+                death[v] = max(death[v], end)
     # A buffer that may be written: a result of an elementwise node, dead when its own
     # last use is its root's (no view of it outlives it).
     ok = {node for node in nodes if elementwise(calls[node], node)}
-    holders = {node.outputs[0] for node in nodes if owned(calls[node], node)}
+    products = {node for node in nodes if matrix_product(calls[node], node)}
+    holders = {node.outputs[0] for node in nodes
+               if owned(calls[node], node) or node in reductions}
 
     def dies_at(v: Variable, i: int) -> bool:
         return v in holders and last.get(v, -1) == i and death[v] == i
@@ -147,6 +192,11 @@ def make_plan(fgraph_inputs: list[Variable], outputs: list[Variable], nodes: lis
             fits = [v for v in node.inputs if dies_at(v, i) and _fits(v, out)]
             if not fits and i not in in_run:
                 fits = [v for v in pool if _fits(v, out)]
+            if fits:
+                target = plan.target[node] = fits[0]
+        elif node in products or node in reductions:  # never in place: into a buffer
+            # that died just before
+            fits = [v for v in pool if _fits(v, node.outputs[0].type)]
             if fits:
                 target = plan.target[node] = fits[0]
         for v in pool:  # not taken: released before this node
