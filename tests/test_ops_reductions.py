@@ -8,6 +8,9 @@ the cases call the Op as a TensorVariable method (``x.max(axis=0)``).
 
 from __future__ import annotations
 
+import itertools
+import warnings
+
 from typing import Any
 
 import numpy as np
@@ -197,3 +200,35 @@ def test_a_list_of_axes_is_taken_where_numpy_takes_it(name, kind):
         return
     out = kt_call()
     assert out.type == kt.TensorType(str(np.asarray(expected).dtype), np.shape(expected))
+
+
+@pytest.mark.parametrize("name", ["median", "quantile"])
+def test_median_and_quantile_of_empty_tensors_as_numpy(name):
+    """NumPy reshapes the kept axes to ``(*kept, -1)`` when several axes but not all are
+    reduced, and so refuses when a kept size is 0: kantensor's type says the same, for
+    every axis tuple of every shape with sizes in {0, 1, 2} up to rank 3."""
+    numpy_fn = {"median": np.median,
+                "quantile": lambda x, axis: np.quantile(x, 0.5, axis=axis, method="lower")}[name]
+    checked = 0
+    for rank in range(1, 4):
+        for shape in itertools.product((0, 1, 2), repeat=rank):
+            for k in range(2, rank + 1):
+                for axes in itertools.combinations(range(rank), k):
+                    x = kt.tensor("x", "float64", shape)
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore", RuntimeWarning)
+                        try:
+                            expected = numpy_fn(np.zeros(shape), axis=axes).shape
+                        except (ValueError, IndexError):
+                            expected = None
+                    def call(x=x, axes=axes):
+                        if name == "median":
+                            return kt.median(x, axis=axes)
+                        return kt.quantile(x, 0.5, axis=axes, method="lower")
+                    if expected is None:
+                        with pytest.raises(kt.TypeInferenceError):
+                            call()
+                    else:
+                        assert call().type.shape == expected, (shape, axes)
+                    checked += 1
+    assert checked > 40

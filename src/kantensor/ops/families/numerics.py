@@ -96,9 +96,14 @@ def quantiles(types: tuple, q: float | tuple[float, ...], axis: Any, keepdims: b
 
 
 def _not_all_empty(dims: list[str], axes: tuple[int, ...]) -> str:
-    """``, a0*a1 >= 1`` when nothing is reduced (``axis=()``): NumPy's median and
-    quantile then fail on an empty tensor (a where-clause to append), else nothing."""
-    return f", {'*'.join(dims)} >= 1" if dims and not axes else ""
+    """A where-clause to append for NumPy's median and quantile, which reshape the kept
+    axes to ``(*kept, -1)`` when they reduce several axes but not all, and so fail when
+    the kept sizes multiply to 0; with nothing reduced (``axis=()``) every axis is kept.
+    ``, a0*a2 >= 1`` then, else nothing."""
+    if axes and not 2 <= len(axes) < len(dims):
+        return ""
+    kept = [d for i, d in enumerate(dims) if i not in axes]
+    return f", {'*'.join(kept)} >= 1" if kept else ""
 
 
 @reads_ranks
