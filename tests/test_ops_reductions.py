@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 import warnings
-
 from typing import Any
 
 import numpy as np
