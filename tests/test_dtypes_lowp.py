@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import kantensor as kt
+from kantensor.backend.mode import execution
 from kantensor.types import dtypes as d
 
 LOW = [t for t in d.DTYPES if d.is_low_precision(t)]
@@ -148,3 +149,39 @@ def test_the_extra_named_in_the_refusal_installs_ml_dtypes():
     assert [r for r in extra if r.startswith("ml_dtypes")]
     makefile = (Path(__file__).parents[1] / "Makefile").read_text()
     assert d.LOWP_EXTRA in makefile.split("pip install --quiet -e '.[")[1].split("]")[0]
+
+
+#: Ops whose NumPy implementation would accumulate or divide in ml_dtypes' own small
+#: integer (a sum of int4 wrapping at 8, a quotient in float16), and elementwise Ops whose
+#: results wrap: each against NumPy on the same values held in int8/uint8.
+INT_OPS = {
+    "sum": (kt.sum, np.sum), "prod": (kt.prod, np.prod), "mean": (kt.mean, np.mean),
+    "var": (kt.var, np.var), "std": (kt.std, np.std), "cumsum": (kt.cumsum, np.cumsum),
+    "cumprod": (kt.cumprod, np.cumprod), "max": (kt.max, np.max),
+    "argmin": (kt.argmin, np.argmin), "square": (lambda x: x * x, lambda x: x * x),
+    "add": (lambda x: x + x, lambda x: x + x), "negative": (lambda x: -x, np.negative),
+    "divide": (lambda x: x / (x * 0 + 1), lambda x: x / np.full_like(x, 1)),
+    "dot": (lambda x: kt.dot(x, x), lambda x: np.dot(x, x)),
+}
+
+
+@pytest.mark.parametrize("generate", [True, False], ids=["generated", "plain"])
+@pytest.mark.parametrize("dtype", INTS)
+def test_small_integers_compute_exactly(dtype, generate):
+    """Every value of the dtype (and a sum over many that overflows it) through the Ops
+    above equals NumPy's result on the values as int8/uint8, cast to kantensor's output
+    dtype (a wrap as the dtype's own arithmetic wraps)."""
+    values = np.concatenate([every_value(dtype)] * 5)
+    wide = values.astype(d.COMPUTED_AS[dtype])
+    assert d.COMPUTED_AS[dtype] in ("int8", "uint8")
+    x = kt.tensor("x", dtype, values.shape)
+    outs = {name: ours(x) for name, (ours, _) in INT_OPS.items()}
+    with execution(generate=generate):
+        got = kt.function([x], list(outs.values()))(values)
+    for (name, (_, theirs)), out, value in zip(INT_OPS.items(), outs.values(), got,
+                                               strict=True):
+        with np.errstate(all="ignore"):
+            expected = np.asarray(theirs(wide)).astype(out.type.numpy_dtype)
+        assert value.dtype == out.type.numpy_dtype, name
+        np.testing.assert_array_equal(value.astype(np.float64),
+                                      expected.astype(np.float64), err_msg=name)

@@ -18,7 +18,14 @@ from ..signature.signature import Signature
 from ..signature.solve import infer
 from ..syntax.errors import TypeInferenceError
 from ..types.basic_ops import cast_array
-from ..types.dtypes import get_default_dtype, pin_default, priority, promoted, unpin_default
+from ..types.dtypes import (
+    COMPUTED_AS,
+    get_default_dtype,
+    pin_default,
+    priority,
+    promoted,
+    unpin_default,
+)
 from ..types.type import TensorType
 from ..types.variable import TensorVariable, as_tensor_variable
 from .callspec import call_signature
@@ -48,6 +55,19 @@ def check_compute(compute: object) -> str:
         raise ValueError(f"compute must be one of {', '.join(COMPUTE_MODES)}, got "
                          f"{compute!r}")
     return compute
+
+
+def exact_casts(node: Apply, casts: tuple[str | None, ...]) -> tuple[str | None, ...]:
+    """``casts`` (None: an input as it is) with a low-precision integer operand computed in
+    the NumPy integer that holds it (:data:`~kantensor.types.dtypes.COMPUTED_AS`): NumPy
+    runs ml_dtypes' int4 in int4, so a sum or a mean would wrap. The result is cast back
+    to the output's dtype, which wraps as int4's own arithmetic does."""
+    out = []
+    for v, cast in zip(node.inputs, casts, strict=True):
+        dtype = v.type.dtype
+        wide = COMPUTED_AS.get(dtype, dtype)
+        out.append(wide if wide != dtype and cast in (None, dtype) else cast)
+    return tuple(out)
 
 
 class SignatureOp(Op):
@@ -172,7 +192,7 @@ class SignatureOp(Op):
             # that an implementation returns as many values as its signature says
             return None
         dtype = self._compute_dtype(node)
-        return Kernel(self.impl, self._kwargs, (dtype,) * len(node.inputs))
+        return Kernel(self.impl, self._kwargs, exact_casts(node, (dtype,) * len(node.inputs)))
 
     def _compute_dtype(self, node: Apply) -> str | None:
         """The dtype inputs are cast to before ``impl`` runs (see COMPUTE_MODES)."""
@@ -187,11 +207,12 @@ class SignatureOp(Op):
         dtype = self._compute_dtype(node)
         if dtype is not None and self.compute == "promote":  # exact comparisons
             inputs = exact_operands(node.inputs, inputs, dtype)
-        elif dtype is not None:
-            inputs = [cast_array(x, dtype) for x in inputs]
         elif self.compute == "select":  # where: the condition as given, the choices cast
             dtype = node.outputs[0].type.dtype
             inputs = [inputs[0], *(cast_array(x, dtype) for x in inputs[1:])]
+        else:
+            inputs = [x if c is None else cast_array(x, c) for x, c in
+                      zip(inputs, exact_casts(node, (dtype,) * len(inputs)), strict=True)]
         result = self.impl(*inputs, **self._kwargs)
         n = len(node.outputs)
         if n == 1:

@@ -1,16 +1,11 @@
-"""Dtype names, normalisation and PyTorch-style type promotion.
+"""Dtype names, normalisation and PyTorch-style type promotion: every dtype fact.
 
-Dtypes are plain NumPy name strings drawn from :data:`DTYPES`.  The promotion
-rule is PyTorch's ``result_type``: operands are bucketed into three priority
-classes (wrapped Python numbers < 0-dim tensors < tensors), each class is
-promoted on its own, and the classes are combined by category.  Where PyTorch
-has no answer (uint16/32/64 with other integers) NumPy's integer rules are used.
-See ``docs/promotion.rst``.
-
-The low-precision dtypes of machine learning (bfloat16, float8, float4, int4, int2; the
-rows of :data:`DTYPE_TABLE` whose ``package`` is ``ml_dtypes``) type everywhere without
-ml_dtypes; running them needs it (the ``lowp`` extra). They promote only where every
-value survives (see :func:`promote_types`); other pairs are refused. See ``docs/types.rst``.
+Dtypes are NumPy name strings (:data:`DTYPES`). Promotion is PyTorch's ``result_type``:
+three priority classes (wrapped Python numbers < 0-dim tensors < tensors) each promoted
+alone, then combined by category; NumPy's rules where PyTorch has none (uint16/32/64).
+The low-precision dtypes (bfloat16, float8, float4, int4, int2: rows whose ``package`` is
+``ml_dtypes``) type without ml_dtypes, run with it (the ``lowp`` extra), and promote only
+where every value survives (:func:`promote_types`). See docs/promotion.rst, docs/types.rst.
 """
 
 from __future__ import annotations
@@ -35,16 +30,14 @@ from ..syntax.ast.names import DTYPE_NAMES as DTYPE_WORDS
 from ..syntax.vocabulary import FLOAT, REAL, Word
 
 __all__ = [
-    "BOOL", "CATEGORIES", "COMPLEX", "COMPLEX_OF", "DTYPES", "DTYPE_FUNCTIONS", "DTYPE_TABLE",
-    "DTypeInfo", "DTypeUnavailable", "FLOATING", "LOWP_EXTRA", "NUMPY_DTYPES",
-    "INTEGER", "PromotionError", "REAL_OF", "Category", "Priority", "can_cast", "category",
-    "float_of", "integer_range", "is_low_precision", "numpy_dtype",
-    "priority", "python_dtype", "real_of", "default_complex_dtype", "default_dtype",
-    "default_tolerance",
-    "get_default_dtype",
-    "is_inexact", "is_integer", "is_lossless_cast", "is_unsigned", "normalize_dtype",
-    "operand_dtype_and_priority",
-    "promote_types", "promoted", "result_type", "result_type_of", "set_default_dtype",
+    "BOOL", "CATEGORIES", "COMPLEX", "COMPLEX_OF", "COMPUTED_AS", "Category", "DTYPES",
+    "DTYPE_FUNCTIONS", "DTYPE_TABLE", "DTypeInfo", "DTypeUnavailable", "FLOATING",
+    "INTEGER", "LOWP_EXTRA", "NUMPY_DTYPES", "Priority", "PromotionError", "REAL_OF",
+    "can_cast", "category", "default_complex_dtype", "default_dtype", "default_tolerance",
+    "float_of", "get_default_dtype", "integer_range", "is_inexact", "is_integer",
+    "is_lossless_cast", "is_low_precision", "is_unsigned", "normalize_dtype", "numpy_dtype",
+    "operand_dtype_and_priority", "priority", "promote_types", "promoted", "python_dtype",
+    "real_of", "result_type", "result_type_of", "set_default_dtype",
 ]
 
 class Category(IntEnum):
@@ -229,7 +222,7 @@ def is_integer(dtype: Any) -> bool:
 
 
 def is_unsigned(dtype: Any) -> bool:
-    """True for uint8/16/32/64 (not bool)."""
+    """True for the unsigned integer dtypes (not bool)."""
     info = _INFO[normalize_dtype(dtype)]
     return info.category is INTEGER and not info.signed
 
@@ -259,6 +252,15 @@ def _holds(wide: DTypeInfo, low: DTypeInfo) -> bool:
         return wide.category is FLOATING or (
             wide.category is INTEGER and wide.bits > low.bits and (wide.signed or not low.signed))
     return False
+
+
+#: What values of a dtype are computed in: the narrowest NumPy integer for a low-precision
+#: integer (NumPy with ml_dtypes sums int4 in int4, so 15+15+15 is 13), else itself.
+COMPUTED_AS: dict[str, str] = {d.name: d.name if d.package == "numpy" or d.category is not
+                               INTEGER else min((w for w in DTYPE_TABLE if w.package == "numpy"
+                                                 and w.category is INTEGER and _holds(w, d)),
+                                                key=lambda w: (w.bits, w.signed != d.signed)).name
+                               for d in DTYPE_TABLE}
 
 
 def _promote_rule(a: str, b: str) -> str | None:

@@ -32,6 +32,7 @@ from dask.array.slicing import SlicingNoop, normalize_index, slice_array
 from dask.base import tokenize
 
 from ...graph.basic import Apply, Constant
+from ...ops.op import exact_casts
 from ...ops.params import ArrayRef, SliceItem
 from ...ops.pyints import exact_operands
 from ...signature.solve import infer
@@ -333,7 +334,16 @@ def _meta(t: TensorType) -> np.ndarray:
 
 def _casts(plan: NodePlan, values: list[Any]) -> tuple[list[Any], tuple[str | None, ...]]:
     """The inputs as the Op's compute mode takes them (see SignatureOp.perform), and the
-    dtype each block is cast to in the task (None: as it is)."""
+    dtype each block is cast to in the task (None: as it is; a low-precision integer in
+    the NumPy integer that holds it, as :func:`~kantensor.ops.op.exact_casts` says)."""
+    values, casts = _mode_casts(plan, values)
+    if plan.op.compute in ("promote", "select"):
+        return values, casts
+    return values, exact_casts(plan.node, casts)
+
+
+def _mode_casts(plan: NodePlan, values: list[Any]) -> tuple[list[Any], tuple[str | None, ...]]:
+    """:func:`_casts` by the compute mode alone."""
     op, node = plan.op, plan.node
     n = len(values)
     if op.compute == "output":
