@@ -13,6 +13,7 @@ import itertools
 import os
 import random
 
+import numpy as np
 import pytest
 from kanren import run
 from unification import var
@@ -209,3 +210,28 @@ def test_squeeze_none_is_a_relation_over_sizes():
                          [(3, 2), (1, 3, 2), (3, 1, 2), (3, 2, 1)]}
     both = kt.query(kt.squeeze, ["float32[?,3]"], [var("Z")])
     assert sorted(str(a["Z"]) for a in both)[0] == "float32[3]" and len(both) == 2
+
+
+@pytest.mark.parametrize(("j0", "j1"), [(5, 3), (2, 4), (0, 2)])
+def test_a_failing_broadcast_clause_names_operands_axes_and_sizes(j0, j1):
+    """make_node's error when a builder's ``broadcast(j_0,j_1) == j`` fails says which
+    operands, which axes and which sizes, never the builder's j_0/j_1 (NumPy refuses
+    the same call)."""
+    x, w = np.zeros((2, j0)), np.zeros((j1, 4))
+    with pytest.raises(ValueError):
+        np.einsum("ij,jk->ik", x, w)
+    with pytest.raises(kt.TypeInferenceError) as info:
+        kt.einsum("ij,jk->ik", kt.tensor("x", "float64", x.shape),
+                  kt.tensor("w", "float64", w.shape))
+    first = str(info.value).splitlines()[0]
+    assert first == f"operands float64[2,{j0}] and float64[{j1},4] could not be broadcast: " \
+                    f"axis 1 is {j0} and axis 0 is {j1}"
+    a, i = np.zeros((j0, 3)), np.zeros((j1, 2), "int64")
+    with pytest.raises(IndexError, match="could not be broadcast"):
+        np.take_along_axis(a, i, axis=1)
+    with pytest.raises(kt.TypeInferenceError) as info:
+        kt.take_along_axis(kt.tensor("a", "float64", a.shape), kt.tensor("i", "int64", i.shape),
+                           axis=1)
+    assert str(info.value).splitlines()[0] == \
+        f"operands float64[{j0},3] and int64[{j1},2] could not be broadcast: axis 0 is {j0} " \
+        f"and {j1}"
