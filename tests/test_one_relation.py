@@ -235,3 +235,31 @@ def test_a_failing_broadcast_clause_names_operands_axes_and_sizes(j0, j1):
     assert str(info.value).splitlines()[0] == \
         f"operands float64[{j0},3] and int64[{j1},2] could not be broadcast: axis 0 is {j0} " \
         f"and {j1}"
+
+
+def test_squeeze_none_takes_any_rank_whose_sizes_are_known():
+    """squeeze(axis=None) is written for the sizes known when it runs: an 11-d input
+    with every size known, or two unknown, squeezes as NumPy does (make_node and query
+    alike); more than MAX_SQUEEZE_NONE_UNKNOWN unknown sizes is refused in words, by
+    make_node and by a query that reaches them (not left out of its answers)."""
+    shape = (1, 3, 1, 2, 1, 4, 5, 1, 2, 1, 1)
+    want = kt.TensorType("float32", np.squeeze(np.zeros(shape)).shape)
+    assert kt.squeeze(kt.tensor("x", "float32", shape)).type == want
+    assert [a["Z"] for a in kt.query(kt.squeeze, [kt.TensorType("float32", shape)],
+                                     [var("Z")])] == [want]
+    open_ = (None, *shape[1:-1], None)
+    answers = kt.query(kt.squeeze, [kt.TensorType("float32", open_)], [var("Z")])
+    assert len(answers) == 4  # each unknown axis kept (!= 1) or dropped
+    for first, last in itertools.product((1, 2), repeat=2):  # every instance is covered
+        built = np.squeeze(np.zeros((first, *shape[1:-1], last))).shape
+        assert any(len(a["Z"].shape) == len(built) and all(
+            isinstance(d, kt.Dim) or d == b for d, b in zip(a["Z"].shape, built, strict=True))
+            for a in answers)
+    with pytest.raises(kt.TypeInferenceError, match="axis=None on 9 axes of unknown size"):
+        kt.squeeze(kt.tensor("x", "float32", (None,) * 9))
+    with pytest.raises(kt.TypeInferenceError, match="give the axes to drop"):
+        len(kt.query(kt.squeeze, [var("X")], ["float32[3]"], max_rank=9))
+    found = {a["X"].shape for a in kt.query(kt.squeeze, [var("X")], ["float32[3]"],
+                                             max_rank=3)}
+    assert found == {s for r in range(4) for s in itertools.product((0, 1, 2, 3), repeat=r)
+                     if np.squeeze(np.zeros(s)).shape == (3,)}
