@@ -199,6 +199,7 @@ class Relation:
             if beyond is not None and not isinstance(self.target, Overloads):
                 beyond(self._beyond(S, in_terms, out_terms))
 
+        relation_goal.posts_constraints = True  # (see logic.store.relations_first)
         return relation_goal
 
     def _beyond(self, S: ConstrainedState, in_terms: list, out_terms: list
