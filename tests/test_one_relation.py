@@ -263,3 +263,19 @@ def test_squeeze_none_takes_any_rank_whose_sizes_are_known():
                                              max_rank=3)}
     assert found == {s for r in range(4) for s in itertools.product((0, 1, 2, 3), repeat=r)
                      if np.squeeze(np.zeros(s)).shape == (3,)}
+
+
+def test_a_compiled_squeeze_of_an_unknown_axis_follows_its_type():
+    """The issue's reproducer: squeeze of float32[?,3] is typed float32[?,3] (the unknown
+    axis kept under ``!= 1``); given a (1,3) array, where NumPy returns (3,), check=True
+    refuses it and an unchecked run keeps the axis, as typed, never another rank."""
+    x = kt.tensor("x", "float32", (None, 3))
+    y = kt.squeeze(x)
+    assert y.type == kt.TensorType("float32", (None, 3))
+    a = np.zeros((1, 3), "float32")
+    assert np.squeeze(a).shape == (3,)
+    with pytest.raises(kt.TypeInferenceError):
+        kt.function([x], y, check=True)(a)
+    assert kt.function([x], y)(a).shape == (1, 3)
+    assert kt.function([x], y, check=True)(np.zeros((2, 3), "float32")).shape == \
+        np.squeeze(np.zeros((2, 3))).shape
