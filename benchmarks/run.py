@@ -295,7 +295,9 @@ def query_latency() -> None:
         ds = [var() for _ in range(6)]
         goal = rel(*(kt.pattern(d, (2,)) for d in ds[:3]), kt.pattern(ds[3], (2,)))
         generators = [membero(d, dtypes) for d in ds]
-        for order, goals in (("before", [goal, *generators]), ("after", [*generators, goal])):
+        for order, goals in (("before", [goal, *generators]), ("after", [*generators, goal]),
+                             ("after, in relations_first", [kt.relations_first(
+                                 *generators, goal)])):
             start = time.perf_counter()
             run(5, tuple(ds), *goals, kt.labelo())
             print(f"  relation {order} six memberos over {len(dtypes)} dtypes: first 5 "

@@ -33,14 +33,17 @@ def forward(op, types) -> kt.TensorType | None:
         return None
 
 
-def instances(*types: kt.TensorType) -> list[tuple[kt.TensorType, ...]]:
+def instances(*types: kt.TensorType, where: tuple = ()) -> list[tuple[kt.TensorType, ...]]:
     """An answer's types with its symbolic sizes (shared by all of them) given every value
-    in SIZES."""
+    in SIZES, where the answer's constraints ``where`` hold."""
     names = sorted({n for t in types for d in t.shape if isinstance(d, kt.Dim)
-                    for n in free_symbols(d)})
+                    for n in free_symbols(d)}
+                   | {n for c in where for n in free_symbols(c.left) | free_symbols(c.right)})
     out = []
     for values in itertools.product(SIZES, repeat=len(names)):
         env = dict(zip(names, values, strict=True))
+        if not all(c.holds(env) for c in where):
+            continue
         shapes = [tuple(substitute(d, env) if isinstance(d, kt.Dim) else d for d in t.shape)
                   for t in types]
         if all(isinstance(d, int) and d >= 0 for shape in shapes for d in shape):
@@ -60,7 +63,8 @@ def check_backwards(op, arity: int, max_rank: int, targets: list[str]) -> int:
         xs = [var(f"X{i}") for i in range(arity)]
         covered = set()
         for answer in kt.query(op, xs, [target], max_rank=max_rank):
-            for combo in instances(*(answer[f"X{i}"] for i in range(arity))):
+            for combo in instances(*(answer[f"X{i}"] for i in range(arity)),
+                                   where=answer.where):
                 assert forward(op, combo) == target, (combo, target)  # sound
                 covered.add(combo)
         want = {c for c, out in built.items() if out == target}
@@ -90,6 +94,12 @@ CASES = {}
     ("sum axis=1", kt.sum.bind(axis=1), 1, 3, ["int64[2,3]", "float32[3]", "complex64[1]"]),
     ("concatenate axis=0", kt.concatenate.bind(axis=0), 2, 2,
      ["int8[3]", "float32[4,2]", "uint8[2,1]"]),
+    # overloads: an answer of a later alternative holds where the earlier ones refuse
+    ("first match (n),(n)->(n) | (a),(b)->(1)",
+     kt.Signature.parse("(n),(n)->(n) | (a),(b)->(1)"), 2, 1, ["float32[1]", "int8[2]"]),
+    ("first match broadcast(a, b) == c | (a),(b)->(1)",
+     kt.Signature.parse("(a),(b)->(c) where broadcast(a, b) == c | (a),(b)->(1)"), 2, 1,
+     ["float32[1]", "int8[3]"]),
 ])
 def test_query_is_sound_and_complete(name, op, arity, max_rank, targets):
     if isinstance(op, kt.Signature):
@@ -107,7 +117,7 @@ def test_wrapped_operands_of_add_are_sound_and_complete():
         covered = set()
         answers = kt.query(kt.add, [X, kt.pattern(D, (), wrapped=True)], [target], max_rank=2)
         for answer in answers:
-            for (t,) in instances(answer["X"]):
+            for (t,) in instances(answer["X"], where=answer.where):
                 built = forward(kt.add, [t, kt.constant(PYTHON[answer["D"]])])
                 assert built == target, (t, answer["D"])
                 covered.add((t, answer["D"]))
@@ -139,6 +149,12 @@ def _ops_with_constraints() -> list:
 
     return [
         ("where n > 2", kt.op("(n)->(n) where n > 2")(identity), ["float32[m]"]),
+        ("where n > 2 | (n)->(1), to [m]", kt.op("(n)->(n) where n > 2 | (n)->(1)")(identity),
+         ["float32[m]"]),
+        ("where n > 2 | (n)->(1), to [1]", kt.op("(n)->(n) where n > 2 | (n)->(1)")(identity),
+         ["float32[1]"]),
+        ("where n < 9 | (n)->(n//2)", kt.op("(n)->(n) where n < 9 | (n)->(n//2)")(identity),
+         ["float32[m]"]),
         ("(n)->(n//2)", kt.op("(n)->(n//2)")(halve), ["float32[m]"]),
         ("split at [1, 3]", kt.split.bind(indices_or_sections=[1, 3]),
          ["float32[1]", "float32[2]", "float32[m]"]),

@@ -13,6 +13,7 @@ import itertools
 import os
 import random
 
+import numpy as np
 import pytest
 from kanren import run
 from unification import var
@@ -209,3 +210,72 @@ def test_squeeze_none_is_a_relation_over_sizes():
                          [(3, 2), (1, 3, 2), (3, 1, 2), (3, 2, 1)]}
     both = kt.query(kt.squeeze, ["float32[?,3]"], [var("Z")])
     assert sorted(str(a["Z"]) for a in both)[0] == "float32[3]" and len(both) == 2
+
+
+@pytest.mark.parametrize(("j0", "j1"), [(5, 3), (2, 4), (0, 2)])
+def test_a_failing_broadcast_clause_names_operands_axes_and_sizes(j0, j1):
+    """make_node's error when a builder's ``broadcast(j_0,j_1) == j`` fails says which
+    operands, which axes and which sizes, never the builder's j_0/j_1 (NumPy refuses
+    the same call)."""
+    x, w = np.zeros((2, j0)), np.zeros((j1, 4))
+    with pytest.raises(ValueError):
+        np.einsum("ij,jk->ik", x, w)
+    with pytest.raises(kt.TypeInferenceError) as info:
+        kt.einsum("ij,jk->ik", kt.tensor("x", "float64", x.shape),
+                  kt.tensor("w", "float64", w.shape))
+    first = str(info.value).splitlines()[0]
+    assert first == f"operands float64[2,{j0}] and float64[{j1},4] could not be broadcast: " \
+                    f"axis 1 is {j0} and axis 0 is {j1}"
+    a, i = np.zeros((j0, 3)), np.zeros((j1, 2), "int64")
+    with pytest.raises(IndexError, match="could not be broadcast"):
+        np.take_along_axis(a, i, axis=1)
+    with pytest.raises(kt.TypeInferenceError) as info:
+        kt.take_along_axis(kt.tensor("a", "float64", a.shape), kt.tensor("i", "int64", i.shape),
+                           axis=1)
+    assert str(info.value).splitlines()[0] == \
+        f"operands float64[{j0},3] and int64[{j1},2] could not be broadcast: axis 0 is {j0} " \
+        f"and {j1}"
+
+
+def test_squeeze_none_takes_any_rank_whose_sizes_are_known():
+    """squeeze(axis=None) is written for the sizes known when it runs: an 11-d input
+    with every size known, or two unknown, squeezes as NumPy does (make_node and query
+    alike); more than MAX_SQUEEZE_NONE_UNKNOWN unknown sizes is refused in words, by
+    make_node and by a query that reaches them (not left out of its answers)."""
+    shape = (1, 3, 1, 2, 1, 4, 5, 1, 2, 1, 1)
+    want = kt.TensorType("float32", np.squeeze(np.zeros(shape)).shape)
+    assert kt.squeeze(kt.tensor("x", "float32", shape)).type == want
+    assert [a["Z"] for a in kt.query(kt.squeeze, [kt.TensorType("float32", shape)],
+                                     [var("Z")])] == [want]
+    open_ = (None, *shape[1:-1], None)
+    answers = kt.query(kt.squeeze, [kt.TensorType("float32", open_)], [var("Z")])
+    assert len(answers) == 4  # each unknown axis kept (!= 1) or dropped
+    for first, last in itertools.product((1, 2), repeat=2):  # every instance is covered
+        built = np.squeeze(np.zeros((first, *shape[1:-1], last))).shape
+        assert any(len(a["Z"].shape) == len(built) and all(
+            isinstance(d, kt.Dim) or d == b for d, b in zip(a["Z"].shape, built, strict=True))
+            for a in answers)
+    with pytest.raises(kt.TypeInferenceError, match="axis=None on 9 axes of unknown size"):
+        kt.squeeze(kt.tensor("x", "float32", (None,) * 9))
+    with pytest.raises(kt.TypeInferenceError, match="give the axes to drop"):
+        len(kt.query(kt.squeeze, [var("X")], ["float32[3]"], max_rank=9))
+    found = {a["X"].shape for a in kt.query(kt.squeeze, [var("X")], ["float32[3]"],
+                                             max_rank=3)}
+    assert found == {s for r in range(4) for s in itertools.product((0, 1, 2, 3), repeat=r)
+                     if np.squeeze(np.zeros(s)).shape == (3,)}
+
+
+def test_a_compiled_squeeze_of_an_unknown_axis_follows_its_type():
+    """The issue's reproducer: squeeze of float32[?,3] is typed float32[?,3] (the unknown
+    axis kept under ``!= 1``); given a (1,3) array, where NumPy returns (3,), check=True
+    refuses it and an unchecked run keeps the axis, as typed, never another rank."""
+    x = kt.tensor("x", "float32", (None, 3))
+    y = kt.squeeze(x)
+    assert y.type == kt.TensorType("float32", (None, 3))
+    a = np.zeros((1, 3), "float32")
+    assert np.squeeze(a).shape == (3,)
+    with pytest.raises(kt.TypeInferenceError):
+        kt.function([x], y, check=True)(a)
+    assert kt.function([x], y)(a).shape == (1, 3)
+    assert kt.function([x], y, check=True)(np.zeros((2, 3), "float32")).shape == \
+        np.squeeze(np.zeros((2, 3))).shape

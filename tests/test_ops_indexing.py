@@ -225,12 +225,13 @@ def test_take_along_axis_errors():
     x = kt.tensor("x", "float32", (2, 3))
     with pytest.raises(kt.TypeInferenceError, match="1-d"):
         kt.take_along_axis(x, kt.tensor("i", "int64", (2, 1)), axis=None)
-    with pytest.raises(kt.TypeInferenceError, match=r"broadcast\(a0,b0\) == c0: cannot "
-                                                    r"broadcast sizes 2, 3"):
+    with pytest.raises(kt.TypeInferenceError, match=r"operands float32\[2,3\] and int64\[3,1\] "
+                                                    r"could not be broadcast: axis 0 is 2 and 3"):
         kt.take_along_axis(x, kt.tensor("i", "int64", (3, 1)), axis=1)
     with pytest.raises(AxisError, match="out of bounds"):
         kt.take_along_axis(x, kt.tensor("i", "int64", (2, 1)), axis=2)
-    with pytest.raises(kt.TypeInferenceError, match=r"min\(c0\*k,1\) <= n fails"):
+    with pytest.raises(kt.TypeInferenceError, match=r"^cannot do a non-empty take from an empty "
+                                                    r"axis: axis 1 of float32\[2,0\] has size 0"):
         kt.take_along_axis(kt.tensor("e", "float32", (2, 0)),
                            kt.tensor("i", "int64", (2, 1)), axis=1)
 

@@ -26,7 +26,8 @@ def hidden_by_bound(op, arity: int, target: kt.TensorType | None, max_rank: int,
     out = target if target is not None else var("Z")
     covered = set()
     for answer in kt.query(op, xs, [out], max_rank=max_rank):
-        covered.update(instances(*(answer[f"X{i}"] for i in range(arity))))
+        covered.update(instances(*(answer[f"X{i}"] for i in range(arity)),
+                                 where=answer.where))
     return [combo for combo in itertools.product(domain(domain_rank), repeat=arity)
             if (built := forward(op, combo)) is not None
             and (target is None or built == target) and combo not in covered]

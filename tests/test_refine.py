@@ -376,14 +376,56 @@ def test_cases_of_a_sum_of_unknowns_keep_what_survives():
 
 def test_an_einsum_contradiction_is_found():
     """x: float64[2,?] in einsum("ij,jk->ik", x, W[3,4]) (j is 1 or 3) and in x @ v[5]
-    (j is 5): refine refuses instead of typing a graph that cannot be built."""
+    (j is 5): refine refuses instead of typing a graph that cannot be built, and its
+    chain names x, W and v with their sizes (never the builder's j_0, j_1 or j)."""
     x = kt.tensor("x", "float64", (2, None))
-    e = kt.einsum("ij,jk->ik", x, kt.tensor("W", "float64", (3, 4)))
-    m = x @ kt.tensor("v", "float64", (5,))
+    W, v = kt.tensor("W", "float64", (3, 4)), kt.tensor("v", "float64", (5,))
+    e = kt.einsum("ij,jk->ik", x, W)
+    m = x @ v
     with pytest.raises(kt.RefinementError) as info:
         kt.refine([e, m])
-    text = str(info.value)
-    assert "x axis 1 is 5 because of matmul(x, v)" in text and "cannot broadcast" in text
+    assert str(info.value).splitlines() == [
+        "the graph's sizes contradict each other:",
+        "  x axis 1 is 5 because of matmul(x, v) (v axis 0 is 5)",
+        "  einsum(x, W) fails with x axis 1 = 5: x axis 1 is 5 and W axis 0 is 3 could "
+        "not be broadcast"]
+    for j in range(8):  # brute force: no width of x builds both, nor runs in NumPy
+        xs = np.zeros((2, j))
+        with pytest.raises(ValueError):
+            np.einsum("ij,jk->ik", xs, np.zeros((3, 4)))
+            np.matmul(xs, np.zeros(5))
+
+
+def test_a_size_fixed_forwards_is_a_step_of_the_chain():
+    """h = einsum(x, W[3,4]) is float64[?,4] when built; h + u with u given [5] fails,
+    and the chain says where h's 4 came from (the step names W, not an empty chain)."""
+    x, W = kt.tensor("x", "float64", (None, None)), kt.tensor("W", "float64", (3, 4))
+    u = kt.tensor("u", "float64", (None,))
+    h = kt.einsum("ij,jk->ik", x, W)
+    h.name = "h"
+    with pytest.raises(kt.RefinementError) as info:
+        kt.refine(h + u, given={u: "float64[5]"})
+    assert str(info.value).splitlines()[1:] == [
+        "  u axis 0 is 5 because of given u: float64[5]",
+        "  h axis 1 is 4 because of h = einsum(x, W) (W axis 1 is 4)",
+        "  add(h, u) fails with u axis 0 = 5, h axis 1 = 4: h axis 1 is 4 and u axis 0 "
+        "is 5 could not be broadcast"]
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        np.einsum("ij,jk->ik", np.zeros((2, 3)), np.zeros((3, 4))) + np.zeros(5)
+
+
+def test_a_failing_clause_is_said_in_numpys_words():
+    """take_along_axis from an empty axis, required to give 3 rows: the chain ends in
+    the sentence the builder gave its clause, over the operands' types (not
+    ``min(i.shape[0]*...,1) <= a.shape[0]``)."""
+    a, i = f32("a", 0, 2), kt.tensor("i", "int64", (None, 2))
+    y = kt.take_along_axis(a, i, axis=0)
+    with pytest.raises(kt.RefinementError) as info:
+        kt.refine(y, given={y: "float32[3,2]"})
+    assert str(info.value).splitlines()[-1].endswith(
+        "cannot do a non-empty take from an empty axis: axis 0 of float32[0,2] has size 0")
+    with pytest.raises(IndexError):
+        np.take_along_axis(np.zeros((0, 2)), np.zeros((3, 2), "int64"), axis=0)
 
 
 def test_a_chain_names_the_operands_never_a_builders_dim_names():
@@ -393,7 +435,11 @@ def test_a_chain_names_the_operands_never_a_builders_dim_names():
     y = x.reshape(-1, 5)
     with pytest.raises(RefinementError) as info:
         kt.refine(y, given={y: "float32[7,5]"})
-    assert "x.shape[0]*x.shape[1]*x.shape[2]%5 == 0 fails" in str(info.value)
+    # 7 rows need 36 elements (36 // 5 == 7), which NumPy cannot reshape into (-1, 5):
+    # the builder's sentence for reshape's clause, over x's type
+    assert str(info.value).endswith("cannot reshape float32[2,3,?] (size 36) into (-1, 5)")
+    with pytest.raises(ValueError, match="cannot reshape array of size 36"):
+        np.zeros((2, 3, 6)).reshape(-1, 5)
     with pytest.raises(RefinementError) as info:
         kt.refine(y + f32("w", 7, 5))
     text = str(info.value)

@@ -27,7 +27,7 @@ from .graph import (
     toposort,
 )
 from .ipython import load_ipython_extension as load_ipython_extension  # %load_ext
-from .logic.store import labelo
+from .logic.store import labelo, relations_first
 from .ops import CATALOGUE
 from .ops.family import op
 from .ops.op import SignatureOp
@@ -72,7 +72,7 @@ __all__ = [
     "get_default_dtype",
     "graph_inputs", "graphviz", "holds_for_all", "labelo", "matrix", "op", "pattern",
     "promote_types",
-    "query", "Refinement", "RefinementError", "refine", "relation",
+    "query", "Refinement", "RefinementError", "refine", "relation", "relations_first",
     "result_type", "scalar", "set_default_dtype", "specify_shape",
     "tensor", "toposort", "vector",
 ]  # fmt: skip

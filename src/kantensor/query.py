@@ -358,6 +358,10 @@ def _answer(user: list[Any], roles: set, S: ConstrainedState,
     sizes = list(term_vars([*_shapes(user, s), *roles], s))
     residual: list[SizeConstraint] = []
     values = symbolic_values(sizes, s, store.pending, named, _Namer(taken, names), residual)
+    for dim, v in store.dims.items():  # a given type's Dim the relation gave a value
+        w = walk(v, s)
+        if dim.name is not None and (not isvar(w) or named.get(w, dim) != dim):
+            residual.append(SizeConstraint(dim, "==", named[w] if isvar(w) else w))
 
     def value(term: Any, is_size: bool = False) -> Any:
         t = walk(term, s)

@@ -19,6 +19,7 @@ import contextvars
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from kanren import lall
 from kanren.constraints import ConstrainedState, ConstraintStore
 from unification import unify
 
@@ -26,7 +27,7 @@ from .terms import GROUND, VARS, Fresh, TensorTerm, isvar, term_vars, walk
 
 __all__ = ["Beyond", "Constraint", "Reason", "TypeStore", "copy_state", "explaining",
            "fail_because",
-           "fresh_state", "labelo", "post", "propagate", "unify_oc"]
+           "fresh_state", "labelo", "post", "propagate", "relations_first", "unify_oc"]
 
 #: A constraint's progress: None (it fails), or (substitution, done) optionally
 #: followed by constraints to add (which may replace it).
@@ -336,7 +337,23 @@ def labelo(*terms: Any, beyond: Callable[[Iterator[ConstrainedState]], None] | N
                     branches.append(new)
             stack.extend(reversed(branches))
 
+    goal.labels = True  # (see relations_first)
     return goal
+
+
+def relations_first(*goals: Callable[[Any], Iterator[Any]]) -> Callable[[Any], Iterator[Any]]:
+    """kanren's ``lall(*goals)`` with the goals that only post constraints (kantensor's
+    relations, marked ``posts_constraints``) first, the others after them in their own
+    order, and :func:`labelo` last: the same answers (a conjunction of relations does not
+    depend on order), found sooner, since the constraints prune every later choice. After
+    six ``membero`` over 14 dtypes, a relation is asked once per ground combination that
+    kanren's breadth-first search reaches, which takes seconds even for a plain Python
+    predicate; moved first, it takes milliseconds."""
+    def rank(goal: Any) -> int:
+        return 0 if getattr(goal, "posts_constraints", False) else \
+            2 if getattr(goal, "labels", False) else 1
+
+    return lall(*sorted(goals, key=rank))
 
 
 def _open_choices(S: ConstrainedState, terms: tuple) -> list[Choice] | None:

@@ -102,6 +102,15 @@ def builder(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
+def reads_known_sizes(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Register a builder (as :func:`builder` does) whose text for inputs with some sizes
+    known is its relation for every input with those sizes: a relation renders it from
+    the sizes its terms know when it runs (ints; unknown sizes as ``None``), as
+    make_node does from the inputs' types, instead of from the ranks alone."""
+    fn.renders_known_sizes = True
+    return builder(fn)
+
+
 def reads_ranks(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Register a builder (as :func:`builder` does) whose text depends on the inputs'
     ranks and dtypes only (and the parameters): its Ops render once per ranks and dtypes

@@ -17,6 +17,7 @@ from ..graph.basic import Variable
 from ..syntax import ast as A
 from ..syntax.alternative import Overloads
 from ..syntax.errors import TypeInferenceError
+from ..types.type import TensorType
 from .relations import Unit, describe, node_relation, node_unit, run, why_not
 from .sizes import Entry, Hole, Sizes, has_hole, symbols_of
 
@@ -119,21 +120,37 @@ def _refined_axes(sizes: Sizes, unit: Unit) -> list[tuple[int, int]]:
 
 def explain_conflict(sizes: Sizes, unit: Unit) -> RefinementError:
     """The error for ``unit``'s relation failing on the sizes known now."""
-    reason = _in_user_terms(why_not(unit, _operands(sizes, unit)), unit)
+    raw = why_not(unit, _operands(sizes, unit))
+    reason = _in_user_terms(raw, unit)
     refined = _refined_axes(sizes, unit)
     candidates = refined + [ax for ax in _built_axes(sizes, unit) if ax not in refined]
-    clashing = [ax for ax in candidates
-                if run(unit, _operands(sizes, unit, frozenset([ax]))) is not None]
+    clashing = _clashing(sizes, unit, candidates)
     chosen = clashing or refined
     axes = tuple((unit.operands[i].variable, a, sizes.current(unit.operands[i].variable)[a])
                  for i, a in chosen)
     story = _Story(sizes)
     for i, a in chosen:
         story.explain((unit.operands[i].variable, a))
-    about = "dtypes" if getattr(reason, "kind", "") in ("category", "dtype") else "sizes"
-    return RefinementError(tuple(story.steps), Conflict(unit.label, axes,
-                                                        _in_words(unit, reason)),
+    about = "dtypes" if getattr(raw, "kind", "") in ("category", "dtype") else "sizes"
+    said = _clause_said(sizes, unit, raw) or _in_words(unit, reason)
+    return RefinementError(tuple(story.steps), Conflict(unit.label, axes, said),
                            f"the graph's {about} contradict each other")
+
+
+def _clashing(sizes: Sizes, unit: Unit, candidates: list) -> list:
+    """The axes among ``candidates`` whose sizes clash: erasing one lets the relation
+    hold, alone or beside the unit's output axes (an output size a node computed
+    forwards from the same input clashes too: ``h[?,4] + u[5]`` with ``h + u`` built as
+    ``[?,4]`` names ``h`` axis 1 as well as ``u`` axis 0)."""
+    def holds(erase: frozenset) -> bool:
+        return run(unit, _operands(sizes, unit, erase)) is not None
+
+    found = [ax for ax in candidates if holds(frozenset([ax]))]
+    outputs = frozenset(ax for ax in candidates if ax[0] >= unit.n_inputs)
+    if outputs and not holds(outputs):
+        found += [ax for ax in candidates if ax not in found and ax not in outputs
+                  and holds(outputs | {ax})]
+    return sorted(found, key=candidates.index)
 
 
 def _in_words(unit: Unit, reason: str) -> str:
@@ -149,6 +166,20 @@ def _in_words(unit: Unit, reason: str) -> str:
         f" to the output's {out}" if out is not None and len(reason.facts["axes"]) < 2 else "")
 
 
+def _clause_said(sizes: Sizes, unit: Unit, reason: str) -> str | None:
+    """A failing where-clause in the words its Op's builder gave it (NumPy's sentence,
+    over the operands' types as refinement knows them), or None."""
+    if getattr(reason, "kind", "") != "clause" or unit.node is None:
+        return None
+    message = getattr(unit.node.op, "clause_messages", {}).get(reason.facts["clause"])
+    if message is None:
+        return None
+    types = tuple(TensorType(op.dtype, tuple(
+        None if has_hole(e) else e for e in sizes.current(op.variable)))
+        for op in unit.operands[:unit.n_inputs] if op.variable is not None)
+    return message(reason.facts["values"], types)
+
+
 def _operand_name(unit: Unit, i: int) -> str:
     v = unit.operands[i].variable
     return f"input {i}" if v is None else describe(v)
@@ -162,8 +193,9 @@ def _in_user_terms(reason: str, unit: Unit) -> str:
     """A where-clause in ``reason`` written over the operands (``x.shape[1]``) instead
     of the names its signature gives their axes (a builder's ``a1``)."""
     relation = unit.relation
-    if unit.node is None or not isinstance(relation, Overloads):
-        return reason
+    if unit.node is None or not isinstance(relation, Overloads) or \
+            not _CLAUSE.search(reason):
+        return reason  # (a Reason, with its kind and facts)
     names: dict[str, str] = {}
     for alt in relation.alternatives:
         for i, op in enumerate(alt.operands):

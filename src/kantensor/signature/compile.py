@@ -178,7 +178,8 @@ class CompiledAlternative:
                     out.append(Compare(clause.op, left, right, str(clause)))
             elif isinstance(clause, A.Broadcasts):
                 out.append(Broadcast(tuple(self._size(a, env, out) for a in clause.args),
-                                     self._size(clause.result, env, out), f"where-clause {clause}"))
+                                     self._size(clause.result, env, out), f"where-clause {clause}",
+                                     _operand_axes(self.alt, clause.args)))
             elif isinstance(clause, A.InCategory):
                 term = self._dtype_term(clause.dtype, env, out, binders, tensors)
                 own = binders.get(clause.dtype.name, ()) \
@@ -194,6 +195,39 @@ class CompiledAlternative:
                                     self._dtype_term(clause.right, env, out, binders, tensors),
                                     self, None, env, str(clause)))
         return out
+
+
+def _operand_axes(alt: Alternative, args: tuple) -> tuple:
+    """Per argument of a ``broadcast(...)`` clause, the ``(input, axis)`` it is a size
+    of, so that a failure names operands and axes, never the signature's dim names
+    (``axis`` negative when counted from the right, None when a group of unknown length
+    stands on both sides); ``()`` unless every argument is a dim an input holds."""
+    out = []
+    for arg in args:
+        found = None
+        if isinstance(arg, A.DimVar):
+            found = next(((i, _axis(alt, op.dims, k)) for i, op in enumerate(alt.inputs)
+                          for k, d in enumerate(op.dims) if d == arg), None)
+        if found is None:
+            return ()
+        out.append(found)
+    return tuple(out)
+
+
+def _width(item: Any) -> int | None:
+    """How many axes an operand item takes (None: a group of unknown length)."""
+    if isinstance(item, A.EXPR_TYPES):
+        return 1
+    return item.k if isinstance(item, A.AnonGroup) else None
+
+
+def _axis(alt: Alternative, dims: tuple, k: int) -> int | None:
+    """The axis item ``k`` of an operand with ``dims`` stands at."""
+    before = [_width(d) for d in dims[:k]]
+    if alt.loop is None and None not in before:
+        return sum(before)  # type: ignore[arg-type]
+    after = [_width(d) for d in dims[k + 1:]]
+    return None if None in after else -1 - sum(after)  # type: ignore[arg-type]
 
 
 def known_dtypes(in_terms: list, s: dict) -> tuple:

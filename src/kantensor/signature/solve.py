@@ -31,7 +31,7 @@ from ..logic.store import (
 )
 from ..logic.terms import TensorTerm, fresh, isvar, walk
 from ..syntax.alternative import Overloads
-from ..syntax.errors import TypeInferenceError
+from ..syntax.errors import RenderingLimit, TypeInferenceError
 from ..types.dim import Dim, free_symbols
 from ..types.dtypes import Priority, get_default_dtype, priority
 from ..types.type import TensorType
@@ -199,6 +199,7 @@ class Relation:
             if beyond is not None and not isinstance(self.target, Overloads):
                 beyond(self._beyond(S, in_terms, out_terms))
 
+        relation_goal.posts_constraints = True  # (see logic.store.relations_first)
         return relation_goal
 
     def _beyond(self, S: ConstrainedState, in_terms: list, out_terms: list
@@ -237,15 +238,22 @@ class Relation:
                 s = unify_oc(shape, tuple(fresh() for _ in range(n)), s)
             S1.data = s
             proxies = []
+            sizes = getattr(getattr(self.target, "builder", None), "renders_known_sizes",
+                            False)  # (ops.templates.reads_known_sizes)
             for i, x in enumerate(in_terms):
                 t = walk(x, s)
                 if not isinstance(t, TensorTerm):
                     raise TypeError(f"relation {self.name}: input {i} of an Op with "
                                     "parameters must be a tensor term (its rank renders "
                                     f"the signature), got {t!r}")
-                proxies.append(TensorType("float64", (None,) * len(walk(t.shape, s))))
+                shape = walk(t.shape, s)
+                proxies.append(TensorType("float64", tuple(
+                    n if sizes and isinstance(n := walk(d, s), int) else None
+                    for d in shape)))
             try:
                 sig, _ = self.target.signature_for(tuple(proxies))
+            except RenderingLimit:
+                raise  # a limit of the builder's, not "no such types": said, not hidden
             except (TypeError, ValueError, IndexError):
                 continue  # no signature for these ranks: no solutions there
             yield sig, S1

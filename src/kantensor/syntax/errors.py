@@ -13,7 +13,7 @@ def error_html(exc: BaseException) -> str:
     """An error as its kind and its message (carets stay aligned)."""
     return block(type(exc).__name__, "", pre(exc, _ERROR_STYLE))
 
-__all__ = ["SignatureSyntaxError", "TypeInferenceError"]
+__all__ = ["RenderingLimit", "SignatureSyntaxError", "TypeInferenceError"]
 
 
 class SignatureSyntaxError(ValueError):
@@ -59,3 +59,9 @@ class TypeInferenceError(TypeError):
 
     def _repr_html_(self) -> str:
         return error_html(self)
+
+
+class RenderingLimit(TypeInferenceError):
+    """A template's builder refuses to write a relation this large (``squeeze(axis=None)``
+    over too many axes of unknown size): a limit, not "no such types", so a query that
+    meets it raises it instead of answering without those types."""

@@ -221,12 +221,17 @@ def getitem(x: np.ndarray, *sizes: np.ndarray, index: tuple) -> np.ndarray:
 
 # --------------------------------------------------------------------------- take
 
-def _nonempty(looked_up: list[str], n: str) -> str:
-    """``, min(size, 1) <= n``: NumPy checks every index it looks up against the
-    axis length ``n``, so looking up anything in an empty axis is an error. It looks
+def _nonempty(looked_up: list[str], n: str, axis: int | None) -> dict[str, Any]:
+    """``cond``: ``, min(size, 1) <= n``: NumPy checks every index it looks up against
+    the axis length ``n``, so looking up anything in an empty axis is an error. It looks
     up each index once per position of the axes before ``axis``; the axes after it
-    do not matter (``take(zeros((0, 0)), 0, axis=0)`` raises)."""
-    return f", min({product(looked_up)},1) <= {n}"
+    do not matter (``take(zeros((0, 0)), 0, axis=0)`` raises). ``messages``: its failure
+    in NumPy's words, naming the axis (None: the flattened tensor)."""
+    clause, message = checked(f"min({product(looked_up)},1) <= {n}", lambda _, types: (
+        "cannot do a non-empty take from an empty axis: "
+        + (f"{types[0]} has no elements" if axis is None else
+           f"axis {axis} of {types[0]} has size 0")))
+    return {"cond": f", {clause}", "messages": {clause: message}}
 
 
 @reads_ranks
@@ -238,11 +243,11 @@ def take(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
     taken = names("b", indices.ndim)
     if axis is None or (x.ndim == 0 and axis in (0, -1)):
         return {"x": operand(dims), "i": operand(taken), "y": operand(taken),
-                "cond": _nonempty(taken, product(dims)), "params": {"axis": None}}
+                **_nonempty(taken, product(dims), None), "params": {"axis": None}}
     ax = normalize_axis(axis, x.ndim)
     out = [*dims[:ax], *taken, *dims[ax + 1:]]
     return {"x": operand(dims), "i": operand(taken), "y": operand(out),
-            "cond": _nonempty([*dims[:ax], *taken], dims[ax]), "params": {"axis": ax}}
+            **_nonempty([*dims[:ax], *taken], dims[ax], ax), "params": {"axis": ax}}
 
 
 @reads_ranks
@@ -258,7 +263,7 @@ def take_along_axis(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
                                                 f"got {indices.ndim} dimensions")
         dims = names("a", x.ndim)
         return {"x": operand(dims), "i": "(k)", "y": "(k)",
-                "cond": _nonempty(["k"], product(dims))}
+                **_nonempty(["k"], product(dims), None)}
     ax = normalize_axis(axis, x.ndim)
     if indices.ndim != x.ndim:
         raise rank_error("take_along_axis", f"the indices must have as many dimensions as "
@@ -266,5 +271,6 @@ def take_along_axis(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
     a, b, c = (names(p, x.ndim) for p in "abc")
     a[ax], b[ax], c[ax] = "n", "k", "k"
     clauses = [f", broadcast({a[i]},{b[i]}) == {c[i]}" for i in range(x.ndim) if i != ax]
-    return {"x": operand(a), "i": operand(b), "y": operand(c),
-            "cond": "".join(clauses) + _nonempty(c, "n"), "params": {"axis": ax}}
+    nonempty = _nonempty(c, "n", ax)
+    return {"x": operand(a), "i": operand(b), "y": operand(c), **nonempty,
+            "cond": "".join(clauses) + nonempty["cond"], "params": {"axis": ax}}

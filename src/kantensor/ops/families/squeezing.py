@@ -7,44 +7,57 @@ from typing import Any
 
 import numpy as np
 
+from ...syntax.errors import RenderingLimit
 from ..params import normalize_axes
-from ..templates import builder, names, operand, rank_error, where
+from ..templates import names, operand, reads_known_sizes, where
 
-__all__ = ["MAX_SQUEEZE_NONE_RANK", "squeeze", "squeezed"]
-
-
-#: The most axes ``squeeze(axis=None)`` takes: its relation has an alternative per set
-#: of axes of size 1 (2**rank of them).
-MAX_SQUEEZE_NONE_RANK = 6
+__all__ = ["MAX_SQUEEZE_NONE_UNKNOWN", "squeeze", "squeezed"]
 
 
-@builder
+#: The most axes of unknown size ``squeeze(axis=None)`` takes: its relation has an
+#: alternative per set of those axes dropped (2**n of them; 256 render in about 0.3 s,
+#: once per type).
+MAX_SQUEEZE_NONE_UNKNOWN = 8
+
+
+@reads_known_sizes
 def squeezed(types: tuple, axis: int | tuple[int, ...] | None, **_: Any) -> dict[str, Any]:
     """squeeze: drop axes of size 1. Named axes must have size 1; like NumPy, an int 0 or
     -1 is accepted for a 0-d input.
 
-    ``axis=None`` is a relation over sizes, the same for every input of a rank: one
-    alternative per set of dropped axes, those of size 1, every other axis ``!= 1``;
-    fewest dropped first, so make_node (which takes the first alternative that fits)
-    drops the axes known to be 1 and keeps an unknown one under ``size != 1``, checked
-    when the graph runs (``check=True``); a query enumerates both branches. The sizes
-    are read only to give the implementation those axes (so that a block of a kept axis
-    that happens to be 1 is never dropped)."""
+    ``axis=None`` is a relation over sizes: an axis known to be 1 is dropped, one known
+    to be another size kept, and for the axes of unknown size one alternative per set of
+    them dropped, those of size 1, every other ``!= 1``; fewest dropped first, so
+    make_node (which takes the first alternative that fits) keeps an unknown axis under
+    ``size != 1``, checked when the graph runs (``check=True``); a query enumerates both
+    branches. The text is the relation for every input with the sizes it knows (a query
+    renders it from the sizes it knows too, see :func:`reads_known_sizes`), so ranks are
+    not capped: only the axes of unknown size, at :data:`MAX_SQUEEZE_NONE_UNKNOWN`
+    (more is a :class:`~kantensor.syntax.errors.RenderingLimit`, which a query raises
+    rather than answer without those types). The implementation gets the axes the
+    node's type drops (so that a block of a kept axis that happens to be 1 is never
+    dropped)."""
     (x,) = types
     dims = names("a", x.ndim)
     if axis is None:
-        if x.ndim > MAX_SQUEEZE_NONE_RANK:
-            raise rank_error("squeeze", f"axis=None takes at most {MAX_SQUEEZE_NONE_RANK} "
-                             f"dimensions, got {x.ndim}: give the axes to drop")
+        ones = {i for i, d in enumerate(x.shape) if isinstance(d, int) and d == 1}
+        open_ = [i for i, d in enumerate(x.shape) if not isinstance(d, int)]
+        if len(open_) > MAX_SQUEEZE_NONE_UNKNOWN:
+            raise RenderingLimit(
+                f"squeeze: axis=None on {len(open_)} axes of unknown size: its relation "
+                f"has an alternative per set of them dropped (2**{len(open_)}), more than "
+                f"kantensor writes (at most {MAX_SQUEEZE_NONE_UNKNOWN} axes of unknown "
+                "size); give the axes to drop (axis=...) or more of the sizes")
         alternatives = []
-        for k in range(x.ndim + 1):
-            for dropped in itertools.combinations(range(x.ndim), k):
-                kept = [d for i, d in enumerate(dims) if i not in dropped]
+        for k in range(len(open_) + 1):
+            for chosen in itertools.combinations(open_, k):
+                dropped = ones | set(chosen)
+                kept = [i for i in range(x.ndim) if i not in dropped]
                 alternatives.append(
                     operand(1 if i in dropped else d for i, d in enumerate(dims)) + "->"
-                    + operand(kept) + where([f"{d} != 1" for d in kept]))
-        known = tuple(i for i, d in enumerate(x.shape) if isinstance(d, int) and d == 1)
-        return {"sig": " | ".join(alternatives), "params": {"dropped": known}}
+                    + operand(dims[i] for i in kept)
+                    + where([f"{dims[i]} != 1" for i in kept if i in open_]))
+        return {"sig": " | ".join(alternatives), "params": {"dropped": tuple(sorted(ones))}}
     if x.ndim == 0 and isinstance(axis, int) and axis in (0, -1):
         axes: tuple[int, ...] = ()
     else:
