@@ -91,3 +91,15 @@ def test_checked_run_reports_the_node_too():
 def test_constructor_rank(make, message):
     with pytest.raises(TypeError, match=re.escape(message)):
         make()
+
+
+def test_a_type_given_where_a_name_goes_is_refused_at_once():
+    """``kt.tensor(t)`` with a TensorType ``t`` used to make a variable named by the type,
+    whose first error then failed inside ``__str__``; the name is checked when given."""
+    t = kt.TensorType.parse("int8[3]")
+    with pytest.raises(TypeError, match=r"name must be a string or None, got TensorType.*"
+                                        r"write TensorType\(int8, \(3,\)\)\('x'\)"):
+        kt.tensor(t)
+    with pytest.raises(TypeError, match="got int 3"):
+        t(3)
+    assert t("x").name == "x" and t().name is None

@@ -81,6 +81,11 @@ class Type:
     # -- variables --------------------------------------------------------
     def make_variable(self, name: str | None = None) -> Variable:
         """A new Variable of this type (of the class :attr:`variable_type`)."""
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"a variable's name must be a string or None, got "
+                            f"{type(name).__name__} {name!r}" + (
+                                f"; for a variable of type {name}, write {name!r}('x')"
+                                if isinstance(name, Type) else ""))
         return self.variable_type(self, name=name)
 
     def __call__(self, name: str | None = None) -> Variable:
