@@ -9,7 +9,7 @@ from typing import Any
 from ..ops.params import ParamError, normalize_axes, normalize_axis
 from ..ops.sizes import SizeNames
 from ..ops.templates import builder, names, operand, reads_ranks, where
-from .dtypes import dtype_of
+from .dtypes import ELEM_TYPES, dtype_of
 
 
 def _rest(types: tuple, skip: int, sizes: SizeNames | None = None) -> str:
@@ -50,10 +50,14 @@ def _scale(types: tuple, axis: int, block_size: int) -> str:
 @builder
 def quantize(types: tuple, output_dtype: int = 0, axis: int = 1, block_size: int = 0,
              **_: Any) -> dict[str, Any]:
-    """QuantizeLinear: the zero point's dtype, else ``output_dtype``, else uint8."""
+    """QuantizeLinear: the zero point's dtype, else ``output_dtype``, else uint8. A known
+    zero point's dtype is the kernel's ``output_dtype`` (its values may come computed in
+    a wider integer: :func:`kantensor.ops.op.exact_casts`)."""
     x, s = operand(names("a", types[0].ndim)), _scale(types, axis, block_size)
     if len(types) > 2:
-        return {"x": x, "rest": f",{s}:S,{s}:Z", "dt": "Z"}
+        zero = ELEM_TYPES.get(types[2].dtype) if isinstance(types[2].dtype, str) else None
+        return {"x": x, "rest": f",{s}:S,{s}:Z", "dt": "Z",
+                **({"params": {"output_dtype": zero}} if zero else {})}
     return {"x": x, "rest": f",{s}:S",
             "dt": dtype_of(output_dtype, "QuantizeLinear") if output_dtype else "uint8"}
 

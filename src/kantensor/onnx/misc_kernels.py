@@ -56,8 +56,8 @@ def dequantize(x: np.ndarray, scale: np.ndarray, *zero: np.ndarray, axis: int = 
 def quantize(x: np.ndarray, scale: np.ndarray, *zero: np.ndarray, axis: int = 1,
              block_size: int = 0, output_dtype: int = 0, saturate: int = 1,
              precision: int = 0) -> np.ndarray:
-    to = ELEM_TYPES[normalize_dtype(zero[0].dtype)] if zero else \
-        (output_dtype or TensorProto.UINT8)
+    to = output_dtype or (ELEM_TYPES[normalize_dtype(zero[0].dtype)] if zero else
+                          TensorProto.UINT8)
     z = _along(zero[0], x, axis, block_size) if zero else None
     s = _along(scale, x, axis, block_size)
     y = x.astype(np.float64) / s if is_integer(DTYPES[to]) else x / s
