@@ -83,9 +83,9 @@ def how_many(shown: int, rest: Iterator, noun: str, start: int = 0) -> str:
 
 def solutions_text(solutions: Iterable, row: Callable[[Any], str], show: int | None = None,
                    note: Callable[[], str] | None = None, start: int = 0) -> str:
-    """Answers ``start`` to ``start + show`` (SHOW if None), one a line; a list cut
-    either side ends with a line saying how many it shows of how many
-    (``... showing 20 of 63 solutions``)."""
+    """Answers ``start`` to ``start + show`` (SHOW if None), one a line, then a line
+    saying how many it shows of how many: ``3 solutions`` for a whole list, ``...
+    showing 20 of 63 solutions`` for a cut one."""
     show = SHOW if show is None else show
     stream = iter(solutions)
     rows = list(itertools.islice(stream, start, start + show))
@@ -95,8 +95,8 @@ def solutions_text(solutions: Iterable, row: Callable[[Any], str], show: int | N
     caption = how_many(len(rows), stream, "solution", start)
     text = note() if note is not None else ""
     lines = "\n".join(map(row, rows))
-    if caption.startswith("showing"):
-        lines += ("\n" if lines else "") + f"... {caption}"
+    lines += ("\n" if lines else "") + (f"... {caption}" if caption.startswith("showing")
+                                        else caption)
     return lines + (f"\n{text}" if text else "")
 
 
