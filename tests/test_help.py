@@ -95,6 +95,24 @@ def test_compiling_a_big_graph_shows_progress_on_a_terminal(monkeypatch, codegen
     assert pipe.getvalue() == ""
 
 
+def test_a_long_answer_list_shows_progress_on_a_terminal(monkeypatch):
+    """Reading a page of answers shows a progress line on a terminal (erased when
+    done); the list itself is the query's answers."""
+    from kantensor.query import var
+
+    monkeypatch.delenv("KANTENSOR_PROGRESS", raising=False)
+    monkeypatch.setattr(progress, "time", _Clock())
+    tty = _Terminal()
+    monkeypatch.setattr("sys.stderr", tty)
+    sols = kt.query(kt.matmul, [var("X"), var("Y")], ["float32[2,5]"])
+    text = sols.text(30)
+    shown = text.splitlines()
+    assert shown[:-1] == [line for line in sols.text(63).splitlines()[:30]]
+    assert shown[-1] == f"... showing 30 of {sum(1 for _ in sols)} solutions"
+    said = tty.getvalue()
+    assert "\rreading solutions: 30/30 (" in said and said.endswith("\r\x1b[K")
+
+
 def test_power_ravel_erf_compute_as_numpy_and_math():
     rng = np.random.default_rng(25)
     a = rng.uniform(0.1, 3, (4, 3))
