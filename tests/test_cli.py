@@ -36,7 +36,12 @@ def test_version(capsys):
 def test_errors_keep_the_op_name(capsys):
     code, _, err = run(["infer", "matmul", "float32[2,3]", "float32[4,5]"], capsys)
     assert code == 1
-    assert err.startswith("error: matmul: dimension n is 3")
+    with pytest.raises(ValueError) as numpy_error:  # NumPy's sentence, our signature in it
+        np.zeros((2, 3), np.float32) @ np.zeros((4, 5), np.float32)
+    said = str(numpy_error.value).replace("(n?,k),(k,m?)->(n?,m?)", "(m?,n),(n,p?)->(m?,p?)")
+    assert err.splitlines()[:2] == [f"error: {said}",
+                                    "  dimension n is 3 in input 0 (axis 1) but 4 in input 1 "
+                                    "(axis 0)"]
     assert "\n  in matmul +(m?,n),(n,p?)->(m?,p?), on float32[2,3] and float32[4,5]" in err
     code, _, err = run(["query", "add", "--in", "float32[3]", "--out", "X"], capsys)
     assert code == 1 and "error: add +(),()->(): takes 2 inputs, got 1" in err
@@ -65,7 +70,8 @@ def test_query(capsys):
     code, out, _ = run(["query", "add", "--in", "D[n,m]", "float32[3]", "--out",
                         "float64[2,3]"], capsys)
     assert code == 0
-    assert out.splitlines() == ["D = float64, n = 2, m = 3", "D = float64, n = 2, m = 1"]
+    assert out.splitlines() == ["D = float64, n = 2, m = 3", "D = float64, n = 2, m = 1",
+                                "2 solutions"]
     code, out, _ = run(["query", "add", "--in", "float32[3]", "float32[4]", "--out", "X"],
                        capsys)
     assert code == 1 and out.strip() == "no solutions"
@@ -131,7 +137,8 @@ def test_query_with_parameters(capsys):
                        capsys)
     assert code == 0
     # one answer a line, each binding D to one dtype; NumPy says which dtypes sum to uint64
-    answers = [dict(b.split(" = ") for b in line.split(", ")) for line in out.splitlines()]
+    *lines, count = out.splitlines()
+    answers = [dict(b.split(" = ") for b in line.split(", ")) for line in lines]
     numpy_dtypes = [d for d in DTYPES if not is_low_precision(d)]
     expected = [d for d in numpy_dtypes
                 if np.sum(np.zeros((2, 3), d), axis=1).dtype == np.uint64]
@@ -141,6 +148,7 @@ def test_query_with_parameters(capsys):
     # uint4 and uint2 sum to uint64 as the other unsigned ints (ml_dtypes's own sum keeps
     # uint4; kantensor's sum widens small integers as NumPy does for its own)
     assert sorted(a["D"] for a in answers if a["D"] not in numpy_dtypes) == ["uint2", "uint4"]
+    assert count == f"{len(answers)} solutions"  # a whole list says how long it is
 
 
 def test_check_reports_every_error_of_a_file(tmp_path, capsys):
@@ -156,6 +164,28 @@ def test_check_reports_every_error_of_a_file(tmp_path, capsys):
     assert "op #1 (a): signature:" in lines[0] and "at position" in lines[0]
     assert "op #2 (b): signature: dimension m in output 0 is bound by no input" in lines[1]
     assert "op #3 (c): impl: cannot import 'numpy.nothere'" in lines[2]
+
+
+def test_check_refuses_a_where_clause_size_bound_nowhere(tmp_path, capsys):
+    """``where m > k`` with no ``k`` in any operand parses (a comparison declares a size
+    known only at run time; builders render such clauses) but is a slip in a catalogue
+    file: ``check`` names the size and the clause. A size an output has, or a clause
+    ``k == ...`` defines, is bound."""
+    body = {"f": "(m,n)->(m) where m > k", "g": "(n)->(m) where m <= n, m >= 0",
+            "h": "(n)->(n) where k == n + 1, k > 2", "i": "(n)->() where n > j, j > 0"}
+    path = tmp_path / "slips.toml"
+    path.write_text("".join(f'[[op]]\nname = "{name}"\nsignature = "{sig}"\n'
+                            f'impl = "numpy.sum"\n' for name, sig in body.items()))
+    for sig in body.values():
+        kt.Signature.parse(sig)  # each is a legal signature
+    assert cli.main(["check", str(path)]) == 1
+    errors = [x for x in capsys.readouterr().out.splitlines() if x.startswith("error:")]
+    assert errors == [
+        f"error: {path}: op #1 (f): signature: where-clause m > k uses size k, which is bound "
+        "nowhere (no operand has it, no 'k == ...' clause defines it)",
+        *(f"error: {path}: op #4 (i): signature: where-clause {clause} uses size j, which is "
+          "bound nowhere (no operand has it, no 'j == ...' clause defines it)"
+          for clause in ("n > j", "j > 0"))]
 
 
 def test_query_takes_a_rank_bound_and_says_when_it_cuts(capsys):
@@ -182,8 +212,8 @@ def test_query_limit_shows_that_many_and_says_how_many_exist(capsys, limit):
     assert len([x for x in lines if x.startswith("X = ")]) == shown
     if shown < len(answers):
         assert lines[-1] == f"... showing {shown} of {len(answers)} solutions"
-    else:
-        assert lines[-1].startswith("X = ")
+    else:  # the whole list: it says how many it holds
+        assert lines[-1] == f"{len(answers)} solutions"
 
 
 def test_query_limit_has_help(capsys):

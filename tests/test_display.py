@@ -148,3 +148,29 @@ def test_a_bigger_variable_shows_the_compact_picture():
     assert {"mul", "sum", "add", "exp", "axis=-1", "x"} <= set(labels)
     assert "Apply" not in labels  # no separate Apply and Op nodes
     assert labels.count("n") >= 2  # float64[2,n] of x and of mul's result, n apart
+
+
+def test_eval_shape_result_shows_its_types_inputs_and_outputs():
+    """eval_shape's result: its types as the title, a row per input and output with its
+    type (symbolic sizes highlighted, as a TensorType's), and a plain repr; the types
+    are NumPy's shapes when the sizes are given values."""
+    def fn(a, b):
+        return np.tanh(a @ b), a.sum(axis=1)
+
+    r = kt.eval_shape(fn, "float32[batch,3]", "float32[3,k]")
+    assert repr(r) == f"ShapeResult({r.type[0]}, {r.type[1]})"
+    root = parse(r._repr_html_())
+    assert _kind(root) == "ShapeResult"
+    assert [c.text() for c in root.find_all("code")[:2]] == [str(t) for t in r.type]
+    rows = root.find_all("table")[0].rows()
+    assert [row[:2] for row in rows[1:]] == [["input", "0"], ["input", "1"],
+                                             ["output", "0"], ["output", "1"]]
+    assert [row[3] for row in rows[1:]] == ["float32[batch,3]", "float32[3,k]",
+                                            *map(str, r.type)]
+    symbolic = {s.text() for s in root.find_all("span")
+                if "kantensor-symbolic" in s.attrs.get("class", "")}
+    assert symbolic == {"batch", "k"}
+    values = fn(np.ones((7, 3), np.float32), np.ones((3, 2), np.float32))
+    sizes = {"batch": 7, "k": 2}
+    assert [tuple(sizes.get(str(d), d) for d in t.shape) for t in r.type] == \
+        [v.shape for v in values]

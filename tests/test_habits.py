@@ -64,8 +64,10 @@ def test_apply_and_fgraph_have_html():
     tab = parse(node._repr_html_()).find_all("table")[0]
     assert len(tab.rows()) == 1 + len(node.inputs) + len(node.outputs)
     f = kt.function([x, w], y)
-    tab = parse(f.fgraph._repr_html_()).find_all("table")[0]
+    root = parse(f.fgraph._repr_html_())
+    tab = root.find_all("table")[0]
     assert len(tab.rows()) == 1 + len(f.fgraph.toposort())
+    assert "2 inputs, 1 output, 2 Apply nodes" in root.text()  # counted, in the singular
 
 
 @pytest.mark.parametrize("src", ["int32", "bool", "float16", "float64"])

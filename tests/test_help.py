@@ -95,6 +95,24 @@ def test_compiling_a_big_graph_shows_progress_on_a_terminal(monkeypatch, codegen
     assert pipe.getvalue() == ""
 
 
+def test_a_long_answer_list_shows_progress_on_a_terminal(monkeypatch):
+    """Reading a page of answers shows a progress line on a terminal (erased when
+    done); the list itself is the query's answers."""
+    from kantensor.query import var
+
+    monkeypatch.delenv("KANTENSOR_PROGRESS", raising=False)
+    monkeypatch.setattr(progress, "time", _Clock())
+    tty = _Terminal()
+    monkeypatch.setattr("sys.stderr", tty)
+    sols = kt.query(kt.matmul, [var("X"), var("Y")], ["float32[2,5]"])
+    text = sols.text(30)
+    shown = text.splitlines()
+    assert shown[:-1] == [line for line in sols.text(63).splitlines()[:30]]
+    assert shown[-1] == f"... showing 30 of {sum(1 for _ in sols)} solutions"
+    said = tty.getvalue()
+    assert "\rreading solutions: 30/30 (" in said and said.endswith("\r\x1b[K")
+
+
 def test_power_ravel_erf_compute_as_numpy_and_math():
     rng = np.random.default_rng(25)
     a = rng.uniform(0.1, 3, (4, 3))
@@ -119,3 +137,43 @@ def test_power_ravel_erf_compute_as_numpy_and_math():
         kt.TensorType("float16", (2,))
     with pytest.raises(kt.TypeInferenceError, match="complex64"):
         kt.erf(kt.vector("c", "complex64"))
+
+
+def _vague(sig: inspect.Signature) -> bool:
+    """``(*args, **kwargs)``: a signature that tells nothing."""
+    kinds = [p.kind for p in sig.parameters.values()]
+    return inspect.Parameter.VAR_KEYWORD in kinds and \
+        all(k in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+            for k in kinds)
+
+
+def test_every_op_and_tensor_method_has_a_real_signature():
+    """``x.transpose?``, ``x.sum?`` and ``kt.matmul?`` show the parameters: no public
+    TensorVariable method and no callable of ``kt`` is ``(*args, **kwargs)``; a method
+    made from an Op takes the Op's parameters after the tensor (a variadic one, such as
+    ``reshape``, its tuple item by item, as ``ndarray.reshape``)."""
+    from kantensor.ops import CATALOGUE
+    from kantensor.types.variable import METHODS
+
+    x = kt.tensor("x", "float32", (2, 3))
+    methods = [n for n in dir(x) if not n.startswith("_") and callable(getattr(x, n))]
+    assert {"transpose", "reshape", "sum", "astype"} <= set(methods)
+    vague = [n for n in methods if _vague(inspect.signature(getattr(x, n)))]
+    ops = [n for n in {*kt.__all__, *CATALOGUE} if callable(getattr(kt, n, None))
+           and not isinstance(getattr(kt, n), type)]
+    vague += [f"kt.{n}" for n in ops if _vague(inspect.signature(getattr(kt, n)))]
+    assert not vague, vague
+    for name, fn in METHODS.items():
+        if name.startswith("_") or not hasattr(fn, "signature_for"):
+            continue
+        own = list(inspect.signature(fn).parameters.values())[1:]
+        shown = list(inspect.signature(getattr(x, name)).parameters.values())
+        assert [p.name for p in shown] == [p.name for p in own], name
+    shown = inspect.signature(x.transpose)
+    assert str(shown) == "(*axes)"
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    bound = shown.bind(1, 0)  # NumPy's a.transpose(1, 0), item by item
+    f = kt.function([x], x.transpose(*bound.args))
+    np.testing.assert_array_equal(f(a), a.transpose(*bound.args))
+    assert str(inspect.signature(x.reshape)) == "(*shape)"
+    np.testing.assert_array_equal(kt.function([x], x.reshape(3, 2))(a), a.reshape(3, 2))

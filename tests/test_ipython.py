@@ -46,9 +46,12 @@ def only(outputs: list[dict], kind: str) -> dict:
 
 def test_query_magic_shows_a_table(kernel):
     out = only(run(kernel, "%query add D[n,m] float32[3] -> float64[2,3]"), "execute_result")
-    assert out["data"]["text/plain"] == "D = float64, n = 2, m = 3\nD = float64, n = 2, m = 1"
-    (table,) = parse(out["data"]["text/html"]).find_all("table")
+    assert out["data"]["text/plain"] == ("D = float64, n = 2, m = 3\nD = float64, n = 2, m = 1"
+                                         "\n2 solutions")
+    html = parse(out["data"]["text/html"])
+    (table,) = html.find_all("table")
     assert table.rows()[:3] == [["D", "n", "m"], ["float64", "2", "3"], ["float64", "2", "1"]]
+    assert "2 solutions" in html.text()  # the whole list says how long it is
     empty = only(run(kernel, "%query add float32[4] float32[3] -> X"), "execute_result")
     assert "no solutions" in parse(empty["data"]["text/html"]).text()
 

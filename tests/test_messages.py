@@ -98,6 +98,32 @@ def test_matmul_loop_dims_in_each_operands_numbering():
                                      "be broadcast: axis 0 is 2 and 5")
 
 
+#: NumPy's names of the core dimensions in its gufunc signatures, and kantensor's.
+GUFUNC_SIGNATURES = {"(n?,k),(k,m?)->(n?,m?)": "(m?,n),(n,p?)->(m?,p?)",
+                     "(n),(n)->()": "(n),(n)->()"}
+
+
+@pytest.mark.parametrize(("fn", "s", "t"), [
+    ("matmul", (2, 4), (5, 3)), ("matmul", (4,), (5, 3)), ("matmul", (5, 3), (4,)),
+    ("matmul", (7, 2, 4), (7, 5, 3)), ("matmul", (6,), (2, 4)), ("matmul", (3, 2, 6), (5, 1)),
+    ("vecdot", (2, 4), (5, 3)), ("vecdot", (3,), (2, 5))], ids=str)
+def test_a_core_dimension_mismatch_is_numpys_gufunc_sentence(fn, s, t):
+    """The first line is NumPy's own (its operand, core dimension and sizes), with
+    kantensor's signature in it; the second names the dimension's axis in each
+    operand's own numbering, loop dims counted."""
+    a, b = kt.tensor("a", "float32", s), kt.tensor("b", "float32", t)
+    numpy_says, we_say = _errors(lambda: getattr(np, fn)(np.zeros(s), np.zeros(t)),
+                                 lambda: getattr(kt, fn)(a, b))
+    for theirs, ours in GUFUNC_SIGNATURES.items():
+        numpy_says = numpy_says.replace(theirs, ours)
+    first, second, extras = we_say.split("\n")
+    assert first == numpy_says
+    i, j = (len(s) - 1, len(t) - 2 if fn == "matmul" and len(t) > 1 else len(t) - 1)
+    assert second == (f"  dimension n is {s[i]} in input 0 (axis {i}) but {t[j]} in input 1 "
+                      f"(axis {j})")
+    assert extras.endswith(f", on {a.type} and {b.type}")
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])
 def test_overloads_that_fail_alike_are_said_once(dtype):
     x = kt.tensor("x", dtype, (3,))

@@ -185,9 +185,9 @@ def test_an_answer_says_what_its_symbolic_sizes_must_still_meet():
     assert answer == {"X": kt.TensorType.parse("float32[m]")}
     assert [str(c) for c in answer.where] == ["m > 2"]
     assert [answer.where[0].holds({"m": m}) for m in (2, 3)] == [False, True]
-    assert repr(sols) == "X = float32[m], where m > 2"
+    assert repr(sols) == "X = float32[m], where m > 2\n1 solution"
     text = str(COMMANDS["query"]("'(n)->(n//2) where n > 2' X -> float32[m]"))
-    assert text == "X = float32[n], where m == n//2 and n > 2"  # not "m = m"
-    assert repr(kt.query("(n)->(n)", [var("X")], ["float32[5]"])) == "X = float32[5]"
+    assert text == "X = float32[n], where m == n//2 and n > 2\n1 solution"  # not "m = m"
+    assert repr(kt.query("(n)->(n)", [var("X")], ["float32[5]"])) == "X = float32[5]\n1 solution"
     with pytest.raises(ValueError, match="m > 2 needs a value for m"):
         answer.where[0].holds({})

@@ -177,8 +177,9 @@ def test_refine_a_graph_written_at_the_prompt(history):
 
 
 def test_answers_say_how_many_and_page(history):
-    """A query shows --limit N answers (20 by default) and how many exist; ``more`` shows
-    the next page. The count is the Solutions' own (every answer listed)."""
+    """A query shows --limit N answers (20 by default) and how many exist, a whole list
+    too; ``more`` shows the next page. The count is the Solutions' own (every answer
+    listed)."""
     total = len(list(kt.query(kt.matmul, [qvar("X"), qvar("Y")], ["float32[2,5]"])))
     assert total > 6
     child = repl(history)
@@ -187,6 +188,9 @@ def test_answers_say_how_many_and_page(history):
     child.expect_exact(PROMPT)
     child.sendline("more")
     child.expect_exact(f"... showing 4-6 of {total} solutions")
+    child.expect_exact(PROMPT)
+    child.sendline(f"query matmul X Y -> float32[2,5] --limit {total + 5}")
+    child.expect_exact(f"\r\n{total} solutions\r\n")  # a whole list says how long it is
     child.expect_exact(PROMPT)
     child.sendline("query matmul X Y -> float32[2,5] --limit x")
     child.expect_exact("--limit takes a number of answers")

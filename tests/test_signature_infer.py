@@ -666,7 +666,9 @@ def test_op_with_two_outputs() -> None:
 def test_op_rejects_bad_types_at_graph_construction() -> None:
     a = kt.tensor("a", "float64", (2, 3))
     b = kt.tensor("b", "float64", (4, 2))
-    with pytest.raises(TypeInferenceError, match=r"^mm: dimension n is 3 .* but 4 .*\n"
+    with pytest.raises(TypeInferenceError, match=r"^mm: Input operand 1 has a mismatch in "
+                       r"its core dimension 0, with gufunc signature \(m,n\),\(n,p\)->\(m,p\) "
+                       r"\(size 4 is different from 3\)\n  dimension n is 3 .* but 4 .*\n"
                                                  r"  in mm \+\(m,n\),\(n,p\)->\(m,p\), on "
                                                  r"float64\[2,3\] and float64\[4,2\]$"):
         mm(a, b)

@@ -33,9 +33,10 @@ from .commands import (
     split,
 )
 from .ops import CATALOGUE, FAMILIES
-from .ops.catalogue import CatalogueError, load_file
+from .ops.catalogue import CatalogueError, Entry, load_file
 from .ops.display import op_text
 from .query import Solutions
+from .syntax.alternative import unbound_in_clauses
 from .types.dtypes import DTYPES
 
 try:  # the onnx extra: ``kantensor onnx MODEL``, ``kantensor check`` of ONNX entries
@@ -163,6 +164,9 @@ def run_check(paths: Sequence[str], out: Any = None, timeout: float | None = CHE
             entries, failed = getattr(exc, "entries", []), True  # their examples still run
         examples = 0
         for entry in entries:  # every example runs: every error is reported
+            for message in _unbound_sizes(entry):
+                print(f"error: {message}", file=out)
+                failed = True
             late = CheckTimeout(f"{entry.where}: its examples took longer than "
                                 f"{timeout:g} s (the time limit, see --timeout)"
                                 if timeout is not None else "")
@@ -180,6 +184,17 @@ def run_check(paths: Sequence[str], out: Any = None, timeout: float | None = CHE
         else:
             print(f"{path}: ok, {len(entries)} ops, {examples} examples", file=out)
     return status
+
+
+def _unbound_sizes(entry: Entry) -> list[str]:
+    """A where-clause of an entry's signature using a size bound nowhere (a slip that
+    parses: ``where m > k`` with no ``k`` in any operand), one message each."""
+    if entry.is_template:  # rendered by a builder, which may declare such sizes
+        return []
+    return [f"{entry.where}: signature: where-clause {clause} uses size {name}, which is "
+            f"bound nowhere (no operand has it, no '{name} == ...' clause defines it)"
+            for alt in entry.signature.alternatives
+            for name, clause in unbound_in_clauses(alt)]
 
 
 def _demo() -> int:

@@ -28,6 +28,7 @@ import numpy as np
 from ..graph.basic import Variable
 from ..graph.fgraph import FunctionGraph
 from ..types.type import TensorType
+from .display import shape_result_html
 from .patches import patched
 from .trace import Trace, tracing
 
@@ -50,6 +51,9 @@ class ShapeResult:
     def __repr__(self) -> str:
         shown = self.type if isinstance(self.type, tuple) else (self.type,)
         return f"ShapeResult({', '.join(map(str, shown))})"
+
+    def _repr_html_(self) -> str:
+        return shape_result_html(self)
 
 
 @functools.lru_cache(maxsize=1024)

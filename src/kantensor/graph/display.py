@@ -88,8 +88,9 @@ def fgraph_html(fgraph: object, max_rows: int = 50) -> str:
     rows = [[str(k), code(n.op), ", ".join(_variable_cell(v) for v in n.inputs),
              ", ".join(_variable_cell(v) for v in n.outputs)]
             for k, n in enumerate(nodes[:max_rows])]
-    title = (f"{len(fgraph.inputs)} inputs, {len(fgraph.outputs)} outputs, "
-             f"{len(nodes)} Apply nodes")
+    title = ", ".join(f"{n} {what}{'s' * (n != 1)}" for n, what in (
+        (len(fgraph.inputs), "input"), (len(fgraph.outputs), "output"),
+        (len(nodes), "Apply node")))
     caption = f"showing {max_rows} of {len(nodes)} Apply nodes" if len(nodes) > max_rows \
         else ""
     return block("FunctionGraph", esc(title),

@@ -11,6 +11,7 @@ signatures.
 from __future__ import annotations
 
 import difflib
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -48,7 +49,17 @@ def _variadic(fn: Callable[..., Any]) -> Callable[..., Any]:
         return fn(x, *args, **kwargs) if kwargs else fn(x, *args)
     method.__doc__ = fn.__doc__
     method.__name__ = method.__qualname__ = fn.name
+    method.__signature__ = _variadic_signature(inspect.signature(fn))  # type: ignore
     return method
+
+
+def _variadic_signature(sig: inspect.Signature) -> inspect.Signature:
+    """``(x, *shape, order=...)`` for an Op ``(x, shape, order=...)``: what ``x.reshape?``
+    shows (the tuple's items given one by one, as NumPy's ``ndarray.reshape`` shows)."""
+    x, items, *rest = sig.parameters.values()
+    return sig.replace(parameters=[
+        x, items.replace(kind=inspect.Parameter.VAR_POSITIONAL, default=inspect.Parameter.empty),
+        *(p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in rest)])
 
 
 for _entry in load_all():

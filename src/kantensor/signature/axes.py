@@ -25,6 +25,8 @@ from ..logic.terms import fresh, isvar, walk
 from ..syntax import ast as A
 from ..syntax.alternative import Alternative, Place
 from .flex import Flexible, flexible
+from .mismatch import Seen, core_mismatch
+from .mismatch import show as _show
 
 __all__ = ["GUARD", "LOOP", "Axes", "Env", "Group", "GroupKind", "Structure"]
 
@@ -108,7 +110,7 @@ class Env:
         self.groups: dict[Group, Any] = {}
         self.occurrences: dict[tuple[Group, int], Any] = {}
         #: where each dim and each dtype variable was first seen (for messages)
-        self.dim_origin: dict[str, tuple[Place, int]] = {}
+        self.dim_origin: dict[str, Seen] = {}
         self.dtype_origin: dict[str, Place] = {}
 
     def dim(self, name: str) -> Any:
@@ -127,13 +129,6 @@ class Env:
         return Expr(node, {n: self.dim(n) for n in A.expr_names(node)})
 
 
-def _origin_text(origin: tuple[Place, int] | None) -> str:
-    """Where a dim was first seen: ``input 0 (axis 1)`` (kept as a pair until then)."""
-    return "another operand" if origin is None else f"{origin[0]} (axis {origin[1]})"
-
-
-def _show(value: Any) -> str:
-    return "?" if isvar(value) else str(value)
 
 
 def _show_tuple(value: Any, s: dict | None = None) -> str:
@@ -318,7 +313,7 @@ class Structure(Constraint):
                          f"most {cap} are allowed")
             return None
         constraints: list[Constraint] = []
-        axis = 0
+        axis, loop = 0, glen if variable is not None and variable.node == LOOP else 0
         for it in items:
             if it.group:
                 n = it.length if it.length is not None else glen
@@ -333,7 +328,8 @@ class Structure(Constraint):
                     return None
                 s, axis = new, axis + n
                 continue
-            s = self._match_dim(s, it.node, shape[axis], where, axis, constraints)
+            s = self._match_dim(s, it.node, shape[axis], (where, axis, axis - loop),
+                                constraints)
             if s is None:
                 return None
             axis += 1
@@ -349,25 +345,25 @@ class Structure(Constraint):
             return False
         return True
 
-    def _match_dim(self, s: dict, node: Any, size: Any, where: str, axis: int,
-                   constraints: list) -> dict | None:
-        env = self.env
+    def _match_dim(self, s: dict, node: Any, size: Any, seen: Seen, constraints: list
+                   ) -> dict | None:
+        env, (where, axis, _) = self.env, seen
         if isinstance(node, A.DimVar):
             name = node.name
             v = env.dims.get(name)
             if v is None:  # its first occurrence: a new variable, nothing to unify with
                 v = env.dims[name] = fresh(prefix=name)
-                env.dim_origin[name] = (where, axis)  # formatted only for a message
+                env.dim_origin[name] = seen  # formatted only for a message
                 new = s.copy()
                 new[v] = walk(size, s)
                 return new
             new = unify_oc(v, size, s)
             if new is False:
-                fail_because(lambda: f"dimension {name} is {_show(walk(v, s))} in "
-                             f"{_origin_text(env.dim_origin.get(name))} "
-                             f"but {_show(walk(size, s))} in {where} (axis {axis})")
+                fail_because(lambda: core_mismatch(
+                    self.plan.alt, name, env.dim_origin.get(name), walk(v, s), seen,
+                    walk(size, s)))
                 return None
-            env.dim_origin.setdefault(name, (where, axis))
+            env.dim_origin.setdefault(name, seen)
             return new
         if isinstance(node, A.FixedDim):
             new = unify_oc(size, node.size, s)

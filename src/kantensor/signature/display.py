@@ -81,22 +81,34 @@ def how_many(shown: int, rest: Iterator, noun: str, start: int = 0) -> str:
     return f"showing {which} of {at_least}{start + shown + extra:,} {noun}s"
 
 
+def _page(stream: Iterator, start: int, show: int) -> list:
+    """Answers ``start`` to ``start + show`` of ``stream`` (a progress line on a terminal
+    when reading them takes more than a second)."""
+    rows = []
+    with Progress("reading solutions", total=start + show) as progress:
+        for k, row in enumerate(itertools.islice(stream, start + show)):
+            if k >= start:
+                rows.append(row)
+            progress.step()
+    return rows
+
+
 def solutions_text(solutions: Iterable, row: Callable[[Any], str], show: int | None = None,
                    note: Callable[[], str] | None = None, start: int = 0) -> str:
-    """Answers ``start`` to ``start + show`` (SHOW if None), one a line; a list cut
-    either side ends with a line saying how many it shows of how many
-    (``... showing 20 of 63 solutions``)."""
+    """Answers ``start`` to ``start + show`` (SHOW if None), one a line, then a line
+    saying how many it shows of how many: ``3 solutions`` for a whole list, ``...
+    showing 20 of 63 solutions`` for a cut one."""
     show = SHOW if show is None else show
     stream = iter(solutions)
-    rows = list(itertools.islice(stream, start, start + show))
+    rows = _page(stream, start, show)
     if not rows and start == 0 and next(stream, None) is None:
         text = note() if note is not None else ""
         return "no solutions" + (f"\n{text}" if text else "")
     caption = how_many(len(rows), stream, "solution", start)
     text = note() if note is not None else ""
     lines = "\n".join(map(row, rows))
-    if caption.startswith("showing"):
-        lines += ("\n" if lines else "") + f"... {caption}"
+    lines += ("\n" if lines else "") + (f"... {caption}" if caption.startswith("showing")
+                                        else caption)
     return lines + (f"\n{text}" if text else "")
 
 
@@ -111,7 +123,7 @@ def solutions_html(names: Sequence[str], solutions: Iterable[dict],
     """
     stream = iter(solutions)
     show = MAX_ROWS if show is None else show
-    rows = list(itertools.islice(stream, start, start + show))
+    rows = _page(stream, start, show)
     if not rows and start == 0:
         text = note() if note is not None else ""
         return block("Solutions", "<i>no solutions</i>" + (f"<br>{esc(text)}" if text

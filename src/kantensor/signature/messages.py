@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..logic.store import Reason
+from ..syntax.alternative import Side
 from ..types.type import TensorType
 from .display import readable
 
@@ -78,9 +79,23 @@ def _in_words(reason: Reason, op: str, types: Sequence[TensorType], messages: di
         return f"operand{'s' * (len(involved) > 1)} {named} {reason.facts['said']}"
     if not op:
         return str(reason)
+    if reason.kind == "core" and _gufunc_inputs(reason):
+        (place, _, core), (was, size) = reason.facts["second"], reason.facts["sizes"]
+        return (f"{op}: Input operand {place.index} has a mismatch in its core dimension "
+                f"{core}, with gufunc signature {reason.facts['core']} (size {size} is "
+                f"different from {was})\n  {reason}")
     if reason.kind == "category":
         return _needs(op, reason.facts["category"], reason)
     return f"{op}: {reason}"
+
+
+def _gufunc_inputs(reason: Reason) -> bool:
+    """Is a dimension's mismatch NumPy's gufunc one: between two inputs of an
+    alternative with a loop prefix, both sizes known?"""
+    first, second = reason.facts["first"], reason.facts["second"]
+    return reason.facts["core"] is not None and first is not None and \
+        all(seen[0].side is Side.INPUT for seen in (first, second)) and \
+        all(isinstance(x, int) for x in reason.facts["sizes"])
 
 
 def label(sig: Any, name: object) -> str:

@@ -34,7 +34,7 @@ from .ast import (
 from .limits import check_ast_nesting
 
 __all__ = ["Alternative", "IllFormed", "Kind", "Overloads", "Place", "Side", "check",
-           "resolve_dtype_names"]
+           "resolve_dtype_names", "unbound_in_clauses"]
 
 
 class Kind(Enum):
@@ -300,6 +300,33 @@ def _check_bound(alt: Alternative, uses: list[_Use]) -> None:
                 if kind in (Kind.DIM, Kind.DTYPE) else ""
             raise IllFormed(f"{what} {name} in {place} is bound by no input{hint}",
                             name, kind, "a name bound by an input")
+
+
+def unbound_in_clauses(alt: Alternative) -> list[tuple[str, Clause]]:
+    """``(name, clause)`` for each size name a where-clause uses that no operand has and
+    no ``name == ...`` clause defines (``k`` in ``(m,n)->(m) where m > k``). Legal (a
+    comparison declares a size known only when the graph runs, and builders render such
+    clauses), but in a catalogue file a slip: ``kantensor check`` refuses it."""
+    uses, _ = _uses(alt)
+    bound = {n for n, _, place in uses if place.side is not Side.WHERE}
+    changed = True
+    while changed:
+        changed = False
+        for c in alt.where:
+            for target, source in _definitions(c):
+                if target not in bound and set(source) <= bound:
+                    bound.add(target)
+                    changed = True
+    found: dict[tuple[str, Clause], None] = {}
+    for c in alt.where:
+        if isinstance(c, Compare):
+            names = expr_names(c.left) + expr_names(c.right)
+        elif isinstance(c, Broadcasts):
+            names = [n for a in (*c.args, c.result) for n in expr_names(a)]
+        else:
+            continue
+        found.update({(n, c): None for n in names if n not in bound})
+    return list(found)
 
 
 def _definitions(c: Clause) -> Iterable[tuple[str, list[str]]]:
