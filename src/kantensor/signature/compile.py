@@ -23,7 +23,8 @@ from ..logic.terms import TensorTerm, fresh, isvar, walk
 from ..syntax import ast as A
 from ..syntax.alternative import Alternative, Place
 from ..types.dtypes import CATEGORIES
-from .axes import GUARD, Axes, Env, Structure
+from .axes import GUARD, Env, Structure
+from .layout import Axes
 
 __all__ = ["DEFAULT_MAX_RANK", "GUARD", "CompiledAlternative", "compile_alternative",
            "constant_truth", "known_dtypes"]
@@ -67,7 +68,7 @@ class CompiledAlternative:
         return False
 
     def where(self, i: int) -> Place:
-        return self.alt.place(i)
+        return self.axes.where(i)
 
     # -- application -------------------------------------------------------------------
     def apply(self, S: ConstrainedState, in_terms: list, out_terms: list,
