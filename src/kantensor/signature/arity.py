@@ -20,6 +20,11 @@ def arities(sig: Overloads) -> frozenset[tuple[int, int]]:
     return frozenset((len(a.inputs), len(a.outputs)) for a in sig.alternatives)
 
 
+@lru_cache(maxsize=4096)
+def _input_counts(counts: frozenset[tuple[int, int]]) -> frozenset[int]:
+    return frozenset(i for i, _ in counts)
+
+
 def _plural(n: int, word: str) -> str:
     return f"{word}{'s' * (n != 1)}"
 
@@ -32,7 +37,7 @@ def check_arity(label: str | Callable[[], str], counts: Iterable[tuple[int, int]
     are allowed; ``label`` may be a function giving the name, called only on an error
     (naming a signature costs more than the check)."""
     counts = frozenset(counts)
-    if n_out is None and any(i == n_in for i, _ in counts):
+    if n_out is None and n_in in _input_counts(counts):
         return
     if callable(label):
         label = label()

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..syntax import ast as A
 from ..syntax.alternative import Alternative, Place
+from ..types.interning import WeakInterner
 from .flex import Flexible, flexible
 
 __all__ = ["LOOP", "Axes", "Group", "GroupKind", "Item", "Layout"]
@@ -29,47 +30,55 @@ class GroupKind(Enum):
     NAMED = "*name"
 
 
-@dataclass(frozen=True)
 class Group:
-    """A group of axes, the same object in every operand that holds it: the loop dims,
-    the ``index``-th ``.k.`` group (``length`` k), ``...``, or ``*name``."""
+    """A group of axes: the loop dims, the ``index``-th ``.k.`` group (``length`` k),
+    ``...``, or ``*name``. Interned: equal groups are one object, the same in every
+    operand that holds it, so groups compare and hash by identity (every application of
+    an alternative keys its terms on them)."""
 
+    __slots__ = ("kind", "name", "index", "length", "_text", "__weakref__")
     kind: GroupKind
-    name: str | None = None
-    index: int | None = None
-    length: int | None = None
-    _hash: int = field(init=False, repr=False, compare=False)
-    _text: str = field(init=False, repr=False, compare=False)
+    name: str | None
+    index: int | None
+    length: int | None
 
-    def __post_init__(self) -> None:
-        # hashed and named once: every application keys its terms on groups, and labels
-        # its broadcasts with them
-        object.__setattr__(self, "_hash", hash((self.kind, self.name, self.index, self.length)))
-        object.__setattr__(self, "_text", self._name())
+    def __new__(cls, kind: GroupKind, name: str | None = None, index: int | None = None,
+                length: int | None = None) -> Group:
+        key = (kind, name, index, length)
+        return _GROUPS.get(key) or _GROUPS.intern(key, lambda: cls._make(*key))
 
-    def __hash__(self) -> int:
-        return self._hash
+    @classmethod
+    def _make(cls, kind: GroupKind, name: str | None, index: int | None,
+              length: int | None) -> Group:
+        self = object.__new__(cls)
+        for attr, value in (("kind", kind), ("name", name), ("index", index),
+                            ("length", length)):  # fmt: skip
+            object.__setattr__(self, attr, value)
+        if kind is GroupKind.LOOP:
+            text = "loop dims"
+        elif kind is GroupKind.ANON:
+            text = f"group #{index + 1} of the .k. groups"  # type: ignore[operator]
+        else:
+            text = f"group {'...' if kind is GroupKind.ANY else '*' + str(name)}"
+        object.__setattr__(self, "_text", text)  # named once: broadcasts are labelled by it
+        return self
 
-    def __eq__(self, other: object) -> bool:
-        if self is other:
-            return True
-        if type(other) is not Group:
-            return NotImplemented
-        return self._hash == other._hash and (self.kind, self.name, self.index, self.length) \
-            == (other.kind, other.name, other.index, other.length)
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("Group is immutable")
+
+    def __reduce__(self) -> tuple:
+        return (Group, (self.kind, self.name, self.index, self.length))
+
+    def __repr__(self) -> str:
+        return f"Group({self.kind}, name={self.name!r}, index={self.index}, " \
+               f"length={self.length})"
 
     def __str__(self) -> str:
         """How messages name the group."""
         return self._text
 
-    def _name(self) -> str:
-        if self.kind is GroupKind.LOOP:
-            return "loop dims"
-        if self.kind is GroupKind.ANON:
-            return f"group #{self.index + 1} of the .k. groups"  # type: ignore[operator]
-        return f"group {'...' if self.kind is GroupKind.ANY else '*' + str(self.name)}"
 
-
+_GROUPS = WeakInterner()
 LOOP = Group(GroupKind.LOOP)
 
 
