@@ -14,7 +14,7 @@ from enum import Enum
 from typing import Any
 
 from ..syntax import ast as A
-from ..syntax.alternative import Alternative, Place
+from ..syntax.alternative import Alternative, Loop, Place
 from ..types.interning import WeakInterner
 from .flex import Flexible, flexible
 
@@ -136,7 +136,7 @@ class Axes:
     def __init__(self, alt: Alternative) -> None:
         self.alt = alt
         self.n_in = len(alt.inputs)
-        self.broadcast = alt.loop == "+"
+        self.broadcast = alt.loop is Loop.BROADCAST
         has_var_group = any(isinstance(d, A.AnyGroup | A.NamedGroup)
                             for op in alt.operands for d in op.dims)
         self.loop = alt.loop is not None and not has_var_group
