@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
 from kantensor.signature.signature import Signature
+from kantensor.syntax import vocabulary as V
 from kantensor.syntax.alternative import Alternative, Loop
 from kantensor.syntax.ast import (
     CATEGORIES,
@@ -24,15 +25,14 @@ from kantensor.syntax.ast import (
     Compatible,
     DimVar,
     DTypeEq,
+    DTypeFunction,
     DTypeName,
     DTypeVar,
     FixedDim,
     FlexDim,
-    FloatOf,
     InCategory,
     NamedGroup,
     Promote,
-    RealOf,
     TensorPattern,
     dim_max,
     dim_min,
@@ -141,7 +141,7 @@ def test_ast_of_examples() -> None:
     assert Signature.parse("(n)->() | (m,n)->(m)").alternatives[1].outputs == (TensorPattern((m,)),)
     t = Signature.parse("(n):x->():float(x) where n >= 1, x in floating")
     assert t.where == (Compare(">=", n, FixedDim(1)), InCategory(x, "floating"))
-    assert t.outputs[0].dtype == FloatOf(x)
+    assert t.outputs[0].dtype == DTypeFunction(V.FLOAT, x)
 
 
 def test_dotk_literal_letter_is_rejected() -> None:
@@ -242,7 +242,7 @@ def test_python_form_details() -> None:
     assert alts[1] == Alternative((), (TensorPattern((3,)),), loop=Loop.BROADCAST,
                                   max_loop_dims=0)
     roundtrip(two)
-    assert str(Compatible(x, FloatOf("int8"))) == "compatible(x,float(int8))"
+    assert str(Compatible(x, DTypeFunction(V.FLOAT, "int8"))) == "compatible(x,float(int8))"
     assert pickle.loads(pickle.dumps(two)) == two
     assert {two: 1}[Signature.parse(str(two))] == 1
     with pytest.raises(AttributeError):
@@ -476,8 +476,9 @@ dtypes = st.recursive(
     st.one_of(st.sampled_from(sorted(DTYPE_NAMES)).map(DTypeName),
               st.sampled_from(TYPE_VARS).map(DTypeVar)),  # fmt: skip
     lambda sub: st.one_of(
-        st.builds(Promote, st.lists(sub, min_size=1, max_size=3)), st.builds(FloatOf, sub),
-        st.builds(RealOf, sub)
+        st.builds(Promote, st.lists(sub, min_size=1, max_size=3)),
+        st.builds(DTypeFunction, st.sampled_from([w for w in V.DTYPE_FUNCTIONS
+                                                  if w.arity == (1, 1)]), sub)
     ),
     max_leaves=5,
 )
