@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
 from kantensor.signature.signature import Signature
-from kantensor.syntax.alternative import Alternative
+from kantensor.syntax import vocabulary as V
+from kantensor.syntax.alternative import Alternative, Loop
 from kantensor.syntax.ast import (
     CATEGORIES,
     DTYPE_NAMES,
@@ -24,15 +25,14 @@ from kantensor.syntax.ast import (
     Compatible,
     DimVar,
     DTypeEq,
+    DTypeFunction,
     DTypeName,
     DTypeVar,
     FixedDim,
     FlexDim,
-    FloatOf,
     InCategory,
     NamedGroup,
     Promote,
-    RealOf,
     TensorPattern,
     dim_max,
     dim_min,
@@ -120,7 +120,7 @@ def test_canonical_text() -> None:
 def test_ast_of_examples() -> None:
     m, n, p = dim_vars("m n p")
     matmul = Signature.parse("+(m?,n),(n,p?)->(m?,p?)")
-    assert matmul.loop == "+" and matmul.max_loop_dims is None
+    assert matmul.loop is Loop.BROADCAST and matmul.max_loop_dims is None
     assert matmul.inputs == (TensorPattern((FlexDim("m"), n)), TensorPattern((n, FlexDim("p"))))
     assert matmul.outputs == (TensorPattern((FlexDim("m"), FlexDim("p"))),)
     s = Signature.parse("(.2.,d,...,k,.1.)->(.2.,...,.1.)")
@@ -132,7 +132,7 @@ def test_ast_of_examples() -> None:
     x, y = dtype_vars("x y")
     assert cat.outputs[0] == TensorPattern((a + b,), Promote((x, y)))
     assert cat.inputs[0].dtype == x
-    assert Signature.parse("=3(d)->()").loop == "="
+    assert Signature.parse("=3(d)->()").loop is Loop.EQUAL
     assert Signature.parse("=3(d)->()").max_loop_dims == 3
     assert Signature.parse("->(3)").inputs == ()
     assert Signature.parse("(*batch,n)->(*batch)").inputs[0].dims == (NamedGroup("batch"), n)
@@ -141,7 +141,7 @@ def test_ast_of_examples() -> None:
     assert Signature.parse("(n)->() | (m,n)->(m)").alternatives[1].outputs == (TensorPattern((m,)),)
     t = Signature.parse("(n):x->():float(x) where n >= 1, x in floating")
     assert t.where == (Compare(">=", n, FixedDim(1)), InCategory(x, "floating"))
-    assert t.outputs[0].dtype == FloatOf(x)
+    assert t.outputs[0].dtype == DTypeFunction(V.FLOAT, x)
 
 
 def test_dotk_literal_letter_is_rejected() -> None:
@@ -190,7 +190,7 @@ def test_numpy_gufunc_signatures_parse() -> None:
         ins, outs = text.split("->")
         where = " where p == min(m,n)" if "p" in outs and "p" not in ins else ""
         sig = Signature.parse("+" + text + where)
-        assert sig.loop == "+"
+        assert sig.loop is Loop.BROADCAST
         roundtrip(sig)
         assert str(sig) == "+" + text.replace(" ", "") + where
 
@@ -230,7 +230,7 @@ def test_python_form_details() -> None:
     assert TensorPattern([3, a], "float32") == TensorPattern((FixedDim(3), a), DTypeName("float32"))
     where = [Compare(">=", a, 1), InCategory("x", "floating"), DTypeEq("x", "y")]
     sig = Signature([TensorPattern((a,), x)], [TensorPattern(())], where, loop="=2")
-    assert (sig.loop, sig.max_loop_dims, sig.where) == ("=", 2, tuple(where))
+    assert (sig.loop, sig.max_loop_dims, sig.where) == (Loop.EQUAL, 2, tuple(where))
     assert str(sig) == "=2(a):x->() where a >= 1, x in floating, x == y"
     roundtrip(sig)
     alts = (Alternative((TensorPattern((a,)),), (TensorPattern(()),)),
@@ -238,8 +238,11 @@ def test_python_form_details() -> None:
     two = Signature(alternatives=alts)
     assert str(two) == "(a)->() | +0->(3)" and two.alternatives == alts
     assert two == Signature.parse("(a)->()|+0->(3)")
+    assert alts[1].loop is Loop.BROADCAST  # the text of a loop is read as its Loop
+    assert alts[1] == Alternative((), (TensorPattern((3,)),), loop=Loop.BROADCAST,
+                                  max_loop_dims=0)
     roundtrip(two)
-    assert str(Compatible(x, FloatOf("int8"))) == "compatible(x,float(int8))"
+    assert str(Compatible(x, DTypeFunction(V.FLOAT, "int8"))) == "compatible(x,float(int8))"
     assert pickle.loads(pickle.dumps(two)) == two
     assert {two: 1}[Signature.parse(str(two))] == 1
     with pytest.raises(AttributeError):
@@ -473,8 +476,9 @@ dtypes = st.recursive(
     st.one_of(st.sampled_from(sorted(DTYPE_NAMES)).map(DTypeName),
               st.sampled_from(TYPE_VARS).map(DTypeVar)),  # fmt: skip
     lambda sub: st.one_of(
-        st.builds(Promote, st.lists(sub, min_size=1, max_size=3)), st.builds(FloatOf, sub),
-        st.builds(RealOf, sub)
+        st.builds(Promote, st.lists(sub, min_size=1, max_size=3)),
+        st.builds(DTypeFunction, st.sampled_from([w for w in V.DTYPE_FUNCTIONS
+                                                  if w.arity == (1, 1)]), sub)
     ),
     max_leaves=5,
 )

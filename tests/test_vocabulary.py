@@ -4,18 +4,20 @@
 from __future__ import annotations
 
 import ast
+import pickle
 from importlib import resources
 
+import numpy as np
 import pytest
 from lark import Token
 from lark.load_grammar import load_grammar
 
 import kantensor as kt
 from kantensor.syntax import vocabulary as V
-from kantensor.syntax.ast import DTYPE_CALLS, RESERVED, DimVar
+from kantensor.syntax.ast import DTYPE_CALLS, RESERVED, DimVar, DTypeFunction, DTypeVar
 from kantensor.syntax.limits import MAX_NESTING
 from kantensor.syntax.parser import _lark
-from kantensor.types.dtypes import DTYPE_FUNCTIONS
+from kantensor.types.dtypes import DTYPE_FUNCTIONS, DTYPES, NUMPY_DTYPES
 
 GRAMMAR = resources.files("kantensor.syntax").joinpath("grammar.lark").read_text("utf-8")
 
@@ -57,10 +59,40 @@ def test_reserved_words_are_the_keywords_and_never_names():
             DimVar(word)
 
 
+ONE_ARGUMENT = [w for w in V.DTYPE_FUNCTIONS if w.arity == (1, 1)]
+
+
 def test_every_dtype_function_has_one_node_and_one_argument_ones_an_implementation():
     assert set(DTYPE_CALLS) == set(V.DTYPE_FUNCTIONS)
-    assert all(node.word is word for word, node in DTYPE_CALLS.items())
-    assert set(DTYPE_FUNCTIONS) == {w for w in V.DTYPE_FUNCTIONS if w.arity == (1, 1)}
+    for word, node in DTYPE_CALLS.items():  # one node for all the one-argument ones
+        assert node is DTypeFunction if word in ONE_ARGUMENT else node.word is word
+    assert set(DTYPE_FUNCTIONS) == set(ONE_ARGUMENT)
+    with pytest.raises(ValueError, match="not a one-argument dtype function"):
+        DTypeFunction(V.PROMOTE, "t")
+
+
+#: NumPy's answer for the one-argument dtype functions it has: float(T) is what T meets
+#: a Python float as (NEP 50, default float64), real(T) the dtype of an array's ``.real``
+#: (for NumPy's own dtypes: ml_dtypes' low-precision ones do not promote weakly).
+NUMPY = {V.FLOAT: lambda d: np.result_type(np.dtype(d), 1.0).name,
+         V.REAL: lambda d: np.zeros((), d).real.dtype.name}
+
+
+@pytest.mark.parametrize("word", ONE_ARGUMENT, ids=lambda w: w.text)
+def test_a_one_argument_dtype_function_is_its_row_and_its_implementation(word):
+    """What docs/signatures.rst ("Adding a DSL construct") says a new one is: a row, a
+    grammar line and an implementation; parsing, printing, pickling and inference follow."""
+    sig = kt.Signature.parse(f"(n):t->(n):{word.text}(t)")
+    node = sig.outputs[0].dtype
+    assert node == DTypeFunction(word, DTypeVar("t")) and node.word is word
+    assert kt.Signature.parse(str(sig)) == sig == pickle.loads(pickle.dumps(sig))
+    assert pickle.loads(pickle.dumps(sig)).outputs[0].dtype.word is word
+    with kt.default_dtype("float64"):
+        for dtype in sorted(DTYPES):
+            (out,) = sig.infer([kt.TensorType(dtype, (2,))])
+            assert out.dtype == DTYPE_FUNCTIONS[word](dtype)
+            if word in NUMPY and NUMPY_DTYPES[dtype].isbuiltin == 1:  # NumPy's own dtypes
+                assert out.dtype == NUMPY[word](dtype), dtype
 
 
 def _call_text(word: V.Word, args: list[str]) -> str:

@@ -40,7 +40,8 @@ class Others:
     :func:`propagate`: those after it and those kept so far, viewed without copying (so a
     pass over n constraints is linear, not quadratic). ``memo`` is shared by the whole
     pass: a check may keep there what it derived from the others (see
-    :func:`kantensor.logic.dims.definitions`), keyed by the substitution it read."""
+    :func:`kantensor.logic.dims.definitions`), keyed by the substitution it read. A check
+    reads it while it runs and keeps no reference: the pass moves ``start`` along."""
 
     __slots__ = ("pending", "start", "kept", "memo")
 
@@ -275,9 +276,10 @@ def propagate(S: ConstrainedState, changed: bool = False) -> bool:
         while True:
             progress = False
             kept: list[Constraint] = []
-            memo: dict = {}
+            others = Others(pending, 0, kept, {})  # one view per pass, moved along
             for i, c in enumerate(pending):
-                out = c.check(s, Others(pending, i + 1, kept, memo))
+                others.start = i + 1
+                out = c.check(s, others)
                 if out is None:
                     fail_because(lambda c=c, s=s: c.explain(s))
                     return False

@@ -1,9 +1,8 @@
-"""The axes of an alternative: the layout of its operands, and the :class:`Structure`
-constraint that matches, builds and broadcasts shapes by it.
+"""The :class:`Structure` constraint: matches, builds and broadcasts an alternative's
+shapes by its layout (:mod:`kantensor.signature.layout`).
 
-Groups: every variable-length part of an operand is a *group*: ``...``, ``*name``, the
-j-th ``.k.`` group, and the implicit group of loop dims placed first when the
-alternative has a loop prefix (and no ``...``/``*name``). Under ``+`` the input
+Groups (the variable-length parts of operands, :class:`~kantensor.signature.layout.Group`):
+under ``+`` the input
 occurrences of a group broadcast (NumPy rules, right-aligned) into the one the outputs
 use; otherwise all occurrences are one term.
 
@@ -16,19 +15,18 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, replace
-from enum import Enum
 from typing import Any
 
 from ..logic.dims import Broadcast, Equation, Expr
 from ..logic.store import Beyond, Constraint, Progress, bind_choices, fail_because, unify_oc
 from ..logic.terms import fresh, isvar, walk
 from ..syntax import ast as A
-from ..syntax.alternative import Alternative, Place
-from .flex import Flexible, flexible
+from ..syntax.alternative import Place
+from .layout import LOOP, Axes, Group, Item, Layout
 from .mismatch import Seen, core_mismatch
 from .mismatch import show as _show
 
-__all__ = ["GUARD", "LOOP", "Axes", "Env", "Group", "GroupKind", "Structure"]
+__all__ = ["GUARD", "Env", "Structure"]
 
 
 class _Guard(str):
@@ -37,68 +35,6 @@ class _Guard(str):
 
 #: Why a flexible-dims variant does not apply: the reason an explanation skips.
 GUARD = _Guard("flexible dims variant does not apply")
-
-
-class GroupKind(Enum):
-    """The kinds of variable-length parts of an operand."""
-
-    LOOP = "loop dims"  # the implicit loop dims of a loop prefix
-    ANON = ".k."  # the j-th anonymous group
-    ANY = "..."
-    NAMED = "*name"
-
-
-@dataclass(frozen=True)
-class Group:
-    """A group of axes, the same object in every operand that holds it: the loop dims,
-    the ``index``-th ``.k.`` group (``length`` k), ``...``, or ``*name``."""
-
-    kind: GroupKind
-    name: str | None = None
-    index: int | None = None
-    length: int | None = None
-
-    def __str__(self) -> str:
-        """How messages name the group."""
-        if self.kind is GroupKind.LOOP:
-            return "loop dims"
-        if self.kind is GroupKind.ANON:
-            return f"group #{self.index + 1} of the .k. groups"  # type: ignore[operator]
-        return f"group {'...' if self.kind is GroupKind.ANY else '*' + str(self.name)}"
-
-
-LOOP = Group(GroupKind.LOOP)
-
-
-@dataclass(frozen=True)
-class Item:
-    """One position of an operand pattern: a single axis (an AST dim) or a group;
-    ``length`` is the group's number of axes when it is known (``.k.``)."""
-
-    node: Any
-    length: int | None = None
-
-    @property
-    def group(self) -> Group | None:
-        return self.node if isinstance(self.node, Group) else None
-
-
-@dataclass(frozen=True)
-class Layout:
-    """The items of every operand for one flexible-dims variant."""
-
-    items: tuple[tuple[Item, ...], ...]
-    groups: tuple[Group, ...]  # the groups, in order of appearance
-
-    def __post_init__(self) -> None:
-        # per operand: its groups of any length, its axes outside them, and its group of
-        # any length if it has exactly one (what matching a shape needs, computed once)
-        counts = []
-        for row in self.items:
-            variables = tuple(it for it in row if it.group and it.length is None)
-            fixed = sum(1 if it.group is None else (it.length or 0) for it in row)
-            counts.append((len(variables), fixed, variables[0] if variables else None))
-        object.__setattr__(self, "counts", tuple(counts))
 
 
 class Env:
@@ -141,52 +77,6 @@ def _show_tuple(value: Any, s: dict | None = None) -> str:
 
 def _fresh(n: int) -> tuple:
     return tuple(fresh() for _ in range(n))
-
-
-class Axes:
-    """How the operands of an alternative lay out their axes, per variant (compiled once
-    per alternative, with the layouts it is asked for)."""
-
-    def __init__(self, alt: Alternative) -> None:
-        self.alt = alt
-        self.n_in = len(alt.inputs)
-        self.broadcast = alt.loop == "+"
-        has_var_group = any(isinstance(d, A.AnyGroup | A.NamedGroup)
-                            for op in alt.operands for d in op.dims)
-        self.loop = alt.loop is not None and not has_var_group
-        self.flex: Flexible | None = flexible(alt)
-        self._layouts: dict[tuple[bool, ...], Layout | None] = {}
-
-    def where(self, i: int) -> Place:
-        return self.alt.place(i)
-
-    def layout(self, presence: tuple[bool, ...] = ()) -> Layout | None:
-        """The layout of the variant selected by ``presence`` (``()`` without flexible
-        dims); None if that variant is inconsistent."""
-        if presence in self._layouts:
-            return self._layouts[presence]
-        variant = self.alt if self.flex is None else self.flex.variant(presence)
-        out = self._layouts[presence] = None if variant is None else self._build(variant)
-        return out
-
-    def _build(self, variant: Alternative) -> Layout:
-        items: list[tuple[Item, ...]] = []
-        for op in variant.operands:
-            row = [Item(LOOP)] if self.loop else []
-            j = 0
-            for d in op.dims:
-                if isinstance(d, A.AnonGroup):
-                    row.append(Item(Group(GroupKind.ANON, index=j, length=d.k), d.k))
-                    j += 1
-                elif isinstance(d, A.AnyGroup):
-                    row.append(Item(Group(GroupKind.ANY)))
-                elif isinstance(d, A.NamedGroup):
-                    row.append(Item(Group(GroupKind.NAMED, name=d.name)))
-                else:
-                    row.append(Item(d))
-            items.append(tuple(row))
-        groups = tuple(dict.fromkeys(it.group for row in items for it in row if it.group))
-        return Layout(tuple(items), groups)
 
 
 @dataclass(frozen=True, eq=False)
@@ -404,8 +294,7 @@ class Structure(Constraint):
     def _broadcast(self, s: dict, layout: Layout, g: Group) -> tuple | bool | None:
         """Broadcast group ``g``'s input occurrences into its output occurrence once
         their lengths are known (True: not yet)."""
-        holders = [i for i in range(self.plan.n_in)
-                   if any(it.group == g for it in layout.items[i])]
+        holders = [i for i in layout.holders[g] if i < self.plan.n_in]
         parts = [walk(self._occurrence(layout, g, i), s) for i in holders]
         out_term = self._occurrence(layout, g, self.plan.n_in)
         out = walk(out_term, s)
@@ -438,18 +327,13 @@ class Structure(Constraint):
     def _start(self, s: dict, layout: Layout, group: Any, i: int) -> int | None:
         """The axis of operand ``i`` where its occurrence of ``group`` starts (None while
         an earlier group's length is unknown): for messages in the operand's numbering."""
-        start = 0
-        for it in layout.items[i]:
-            if it.group is not None and it.group == group:
-                return start
-            if it.group is None:
-                start += 1
-                continue
-            occ = walk(self._occurrence(layout, it.group, i), s)
+        start, before = layout.starts[i, group]
+        for g in before:
+            occ = walk(self._occurrence(layout, g, i), s)
             if not isinstance(occ, tuple):
                 return None
             start += len(occ)
-        return None
+        return start
 
     # -- labeling ------------------------------------------------------------------------
     def choices(self, s: dict, rigid: frozenset = frozenset()) -> list | None:

@@ -23,7 +23,8 @@ from ..logic.terms import TensorTerm, fresh, isvar, walk
 from ..syntax import ast as A
 from ..syntax.alternative import Alternative, Place
 from ..types.dtypes import CATEGORIES
-from .axes import GUARD, Axes, Env, Structure
+from .axes import GUARD, Env, Structure
+from .layout import Axes
 
 __all__ = ["DEFAULT_MAX_RANK", "GUARD", "CompiledAlternative", "compile_alternative",
            "constant_truth", "known_dtypes"]
@@ -40,6 +41,7 @@ class CompiledAlternative:
         self.n_in = len(alt.inputs)
         self.operands = alt.operands
         self.axes = Axes(alt)
+        self._dtype_where = tuple(f"{self.where(i)} dtype" for i in range(len(self.operands)))
         self.dead, self.input_dtypes = _static_guards(alt)
         self._binders: dict[str, list[int]] = {}  # dtype variable -> the inputs it annotates
         for i, op in enumerate(alt.inputs):
@@ -67,7 +69,7 @@ class CompiledAlternative:
         return False
 
     def where(self, i: int) -> Place:
-        return self.alt.place(i)
+        return self.axes.where(i)
 
     # -- application -------------------------------------------------------------------
     def apply(self, S: ConstrainedState, in_terms: list, out_terms: list,
@@ -125,7 +127,7 @@ class CompiledAlternative:
                 if i >= self.n_in and self.n_in:
                     operands = tuple(Operand(x.dtype, x.shape, x.wrapped)
                                      for x in tensors[:self.n_in])
-                    out.append(Promote(t.dtype, operands, f"{self.where(i)} dtype"))
+                    out.append(Promote(t.dtype, operands, self._dtype_where[i]))
                 continue
             term = self._dtype_term(op.dtype, env, out, binders, tensors)
             out.append(_DTypeIs(term, t.dtype, self, i, env))

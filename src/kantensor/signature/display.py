@@ -13,7 +13,7 @@ from typing import Any
 from ..graph.display import block, code, esc, table
 from ..graph.progress import Progress
 from ..logic.answers import where_text
-from ..syntax.alternative import Alternative, Overloads
+from ..syntax.alternative import Alternative, Loop, Overloads
 from ..types.display import value_inline
 from .compile import constant_truth
 
@@ -24,7 +24,7 @@ MAX_ROWS = 50
 SHOW = 20
 COUNT_CAP = 1_000
 
-_LOOPS = {None: "none", "+": "broadcast (+)", "=": "equal (=)"}
+_LOOPS = {None: "none", Loop.BROADCAST: "broadcast (+)", Loop.EQUAL: "equal (=)"}
 
 
 def readable(sig: Any) -> str:
@@ -36,7 +36,8 @@ def readable(sig: Any) -> str:
         truths = [constant_truth(c) for c in alt.where]
         if False in truths:
             continue
-        loop = (alt.loop or "") + ("" if alt.max_loop_dims is None else str(alt.max_loop_dims))
+        loop = ("" if alt.loop is None else alt.loop.value) + \
+            ("" if alt.max_loop_dims is None else str(alt.max_loop_dims))
         text = f"{loop}{','.join(map(str, alt.inputs))}->{','.join(map(str, alt.outputs))}"
         kept = [str(c) for c, truth in zip(alt.where, truths, strict=True) if truth is None]
         shown.append(text + (" where " + ", ".join(kept) if kept else ""))

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..syntax.alternative import Alternative, Overloads
+from ..syntax.alternative import Alternative, Loop, Overloads
 from ..syntax.ast import Clause, TensorPattern
 from ..syntax.parser import parse_alternatives
 from ..types.dtypes import Priority
@@ -21,7 +21,8 @@ class Signature(Overloads):
     """A signature: one or more alternatives (overloads), tried in order.
 
     ``Signature(inputs, outputs, where=(), loop=None)`` builds one alternative; ``loop`` is
-    None, ``"+"``, ``"="`` or capped like ``"+2"``. ``Signature(alternatives=(...))`` takes
+    None, a :class:`~kantensor.syntax.alternative.Loop`, ``"+"``, ``"="`` or capped like
+    ``"+2"`` (read back as a Loop and ``max_loop_dims``). ``Signature(alternatives=(...))`` takes
     Alternative objects; ``Signature(text)`` parses (so ``eval(repr(sig)) == sig``).
     ``Signature.parse(text)`` reads the text form; ``str(sig)`` is the canonical text, and
     ``Signature.parse(str(sig)) == sig``. A thin facade: the solver
@@ -92,12 +93,12 @@ def _signature_from_alternatives(alternatives: tuple[Alternative, ...]) -> Signa
     return Signature(alternatives=alternatives)
 
 
-def _split_loop(loop: str | None) -> tuple[str | None, int | None]:
-    if loop is None:
-        return None, None
+def _split_loop(loop: str | Loop | None) -> tuple[Loop | None, int | None]:
+    if loop is None or isinstance(loop, Loop):
+        return loop, None
     if isinstance(loop, str) and re.fullmatch(r"[+=][0-9]*", loop):
-        return loop[0], int(loop[1:]) if loop[1:] else None
-    raise ValueError(f"loop must be None, '+', '=', '+N' or '=N', got {loop!r}")
+        return Loop(loop[0]), int(loop[1:]) if loop[1:] else None
+    raise ValueError(f"loop must be None, a Loop, '+', '=', '+N' or '=N', got {loop!r}")
 
 
 # --------------------------------------------------------------------------- helpers

@@ -33,8 +33,18 @@ from .ast import (
 )
 from .limits import check_ast_nesting
 
-__all__ = ["Alternative", "IllFormed", "Kind", "Overloads", "Place", "Side", "check",
+__all__ = ["Alternative", "IllFormed", "Kind", "Loop", "Overloads", "Place", "Side", "check",
            "resolve_dtype_names", "unbound_in_clauses"]
+
+
+class Loop(Enum):
+    """An alternative's loop prefix; the value is how the DSL writes it."""
+
+    BROADCAST = "+"  # loop dims broadcast (NumPy's rule)
+    EQUAL = "="  # loop dims must be equal
+
+    def __str__(self) -> str:
+        return self.value
 
 
 class Kind(Enum):
@@ -89,14 +99,14 @@ _IN_WHERE = Place(Side.WHERE)
 class Alternative:
     """One overload: ``[loop] inputs -> outputs [where clauses]``.
 
-    ``loop`` is None (no loop dims), ``"+"`` (broadcast) or ``"="`` (equal);
-    ``max_loop_dims`` caps the number of loop dims.
+    ``loop`` is None (no loop dims) or a :class:`Loop` (given as one, or as its text
+    ``"+"``/``"="``); ``max_loop_dims`` caps the number of loop dims.
     """
 
     inputs: tuple[TensorPattern, ...]
     outputs: tuple[TensorPattern, ...]
     where: tuple[Clause, ...] = ()
-    loop: str | None = None
+    loop: Loop | None = None
     max_loop_dims: int | None = None
 
     def __post_init__(self) -> None:
@@ -110,8 +120,10 @@ class Alternative:
             _set(self, attr, items)
         if not self.outputs:
             raise ValueError("a signature needs at least one output")
-        if self.loop not in (None, "+", "="):
-            raise ValueError(f"loop must be None, '+' or '=', got {self.loop!r}")
+        if self.loop is not None and not isinstance(self.loop, Loop):
+            if self.loop not in ("+", "="):
+                raise ValueError(f"loop must be None, a Loop, '+' or '=', got {self.loop!r}")
+            _set(self, "loop", Loop(self.loop))
         cap = self.max_loop_dims
         if cap is not None and (
             self.loop is None or isinstance(cap, bool) or not isinstance(cap, int) or cap < 0
@@ -129,7 +141,8 @@ class Alternative:
         return Place(Side.INPUT, i) if i < n_in else Place(Side.OUTPUT, i - n_in)
 
     def __str__(self) -> str:
-        loop = (self.loop or "") + ("" if self.max_loop_dims is None else str(self.max_loop_dims))
+        loop = ("" if self.loop is None else self.loop.value) + \
+            ("" if self.max_loop_dims is None else str(self.max_loop_dims))
         text = f"{loop}{','.join(map(str, self.inputs))}->{','.join(map(str, self.outputs))}"
         return text + (" where " + ", ".join(map(str, self.where)) if self.where else "")
 

@@ -16,7 +16,7 @@ from typing import Any, Final
 from lark import Tree
 
 from .errors import SignatureSyntaxError
-from .vocabulary import NESTING_RULES
+from .vocabulary import NESTING_RULES, Word
 
 __all__ = ["MAX_EXPONENT", "MAX_NESTING", "MAX_SIGNATURE_TEXT", "balanced_join",
            "check_ast_nesting", "check_text", "check_tree_nesting"]
@@ -74,8 +74,8 @@ def check_ast_nesting(alternative: object) -> None:
         if isinstance(item, tuple):
             stack.extend((x, depth) for x in item)
             continue
-        if not dataclasses.is_dataclass(item) or isinstance(item, type):
-            continue
+        if not dataclasses.is_dataclass(item) or isinstance(item, type | Word):
+            continue  # a word of the vocabulary (a call's row) is a leaf
         children = [getattr(item, f.name) for f in dataclasses.fields(item)]
         if any(dataclasses.is_dataclass(c) or isinstance(c, tuple) for c in children):
             depth += 1

@@ -27,7 +27,7 @@ from lark.parsers.grammar_analysis import GrammarAnalyzer
 
 from . import ast as A
 from . import vocabulary as V
-from .alternative import Alternative, IllFormed, Kind, resolve_dtype_names
+from .alternative import Alternative, IllFormed, Kind, Loop, resolve_dtype_names
 from .ast import (
     CATEGORIES,
     DTYPE_NAMES,
@@ -294,11 +294,11 @@ class _ToAst(Transformer_NonRecursive):
     def unknown_size(self, c: list[Any]) -> None:
         return None
 
-    def broadcast_loop(self, c: list[Token | None]) -> tuple[str, int | None]:
-        return "+", None if c[0] is None else self._int(c[0])
+    def broadcast_loop(self, c: list[Token | None]) -> tuple[Loop, int | None]:
+        return Loop.BROADCAST, None if c[0] is None else self._int(c[0])
 
-    def equal_loop(self, c: list[Token | None]) -> tuple[str, int | None]:
-        return "=", None if c[0] is None else self._int(c[0])
+    def equal_loop(self, c: list[Token | None]) -> tuple[Loop, int | None]:
+        return Loop.EQUAL, None if c[0] is None else self._int(c[0])
 
     def inputs(self, c: list[TensorPattern | None]) -> list[TensorPattern]:
         return [x for x in c if x is not None]

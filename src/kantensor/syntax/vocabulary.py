@@ -5,7 +5,7 @@ Everything that lists the DSL's words reads them here: the reserved words
 the grammar rules that nest one expression in another (:mod:`kantensor.syntax.limits`),
 the parser's builders of function calls, and the dtype functions the types layer
 implements (:data:`kantensor.types.dtypes.DTYPE_FUNCTIONS`, keyed by these rows). The AST
-node that a function word builds names its row (``FloatOf.word is FLOAT``).
+node of a call names its row (``DTypeFunction(FLOAT, "T").word is FLOAT``).
 ``tests/test_vocabulary.py`` checks that the grammar's string literals are exactly this
 table's words, and that each call takes the arguments the table says.
 
@@ -67,6 +67,10 @@ class Word:
     def __repr__(self) -> str:
         return f"<{self.role.value} {self.text!r}>"
 
+    def __reduce__(self) -> tuple:
+        """Pickled as its row of the table: unpickled, it is the same object."""
+        return (_row, (VOCABULARY.index(self),))
+
 
 def _p(text: str) -> Word:
     return Word(text, Role.PUNCTUATION)
@@ -109,6 +113,10 @@ VOCABULARY: tuple[Word, ...] = (
     EQ, NE, LT, LE, GT, GE,
     IN, COMPATIBLE, BROADCAST, MIN, MAX, PROMOTE, JOIN, FLOAT, REAL,
 )  # fmt: skip
+
+
+def _row(index: int) -> Word:
+    return VOCABULARY[index]
 
 
 def _with(*roles: Role) -> tuple[Word, ...]:

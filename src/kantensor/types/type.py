@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-import weakref
 from collections.abc import Iterable
 from typing import Any
 
@@ -16,6 +14,7 @@ from ..syntax.parser import parse_tensor_type
 from .dim import DIM_CALLS, Dim, substitute
 from .display import tensor_type_html
 from .dtypes import DTYPES, NUMPY_DTYPES, category, default_tolerance, normalize_dtype, numpy_dtype
+from .interning import WeakInterner
 from .limits import MAX_NDIM, MAX_SIZE, MAX_TYPE_TEXT, check_terms, check_text
 
 ShapeEntry = int | Dim | None
@@ -63,8 +62,17 @@ def _substituted(shape: tuple, bound: dict[str, int]) -> tuple:
 
 
 #: Every TensorType alive, by ``(class, dtype, shape)``: equal types are one object.
-_INTERNED: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
-_INTERNING = threading.Lock()
+_INTERNED = WeakInterner()
+
+
+def _make(cls: type[TensorType], dtype: str, shape: tuple) -> TensorType:
+    """A new TensorType (only :data:`_INTERNED` calls it: one object per key)."""
+    self = object.__new__(cls)
+    self.dtype = dtype
+    self.shape = shape
+    self._np_dtype = NUMPY_DTYPES.get(dtype)  # None: bfloat16 without ml_dtypes
+    self._static = tuple([(a, s) for a, s in enumerate(shape) if type(s) is int])
+    return self
 
 
 class TensorType(Type):
@@ -96,17 +104,8 @@ class TensorType(Type):
              for i, s in enumerate(shape)])
         key = (cls, dtype, shape)
         self = _INTERNED.get(key)
-        if self is not None:
-            return self
-        with _INTERNING:  # one object per key, whichever thread makes it first
-            self = _INTERNED.get(key)
-            if self is None:
-                self = object.__new__(cls)
-                self.dtype: str = dtype
-                self.shape: tuple[ShapeEntry, ...] = shape
-                self._np_dtype = NUMPY_DTYPES.get(dtype)  # None: bfloat16 without ml_dtypes
-                self._static = tuple([(a, s) for a, s in enumerate(shape) if type(s) is int])
-                _INTERNED[key] = self
+        if self is None:  # one object per key, whichever thread makes it first
+            self = _INTERNED.intern(key, lambda: _make(cls, dtype, shape))
         return self
 
     def __reduce__(self) -> tuple:

@@ -1,16 +1,17 @@
 """Dtype terms of the DSL: dtype names, dtype variables, promote/join and the one-argument
-dtype functions ``float(T)`` and ``real(T)``."""
+dtype functions (``float(T)``, ``real(T)``, any row of the vocabulary with role
+DTYPE_FUNCTION and one argument: one node class for them all, :class:`DTypeFunction`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ..vocabulary import FLOAT, JOIN, PROMOTE, REAL, Word
+from ..vocabulary import DTYPE_FUNCTIONS, JOIN, PROMOTE, Role, Word
 from .names import DTYPE_NAMES, check_name, set_field
 
 __all__ = ["DTYPE_CALLS", "DTYPE_TYPES", "DType", "DTypeFunction", "DTypeName", "DTypeVar",
-           "FloatOf", "Join", "Promote", "RealOf", "as_dtype", "dtype_call", "dtype_names"]
+           "Join", "Promote", "as_dtype", "dtype_call", "dtype_names"]
 
 
 @dataclass(frozen=True)
@@ -72,43 +73,34 @@ class Join(Promote):
 
 @dataclass(frozen=True)
 class DTypeFunction:
-    """A one-argument dtype function; ``word`` is its row of the vocabulary, which also
-    keys its implementation in :data:`kantensor.types.dtypes.DTYPE_FUNCTIONS`."""
+    """``f(T)`` for a one-argument dtype function of the vocabulary: ``word`` is its row
+    (``FLOAT``, ``REAL``), which also keys its implementation in
+    :data:`kantensor.types.dtypes.DTYPE_FUNCTIONS`. A new such function needs no node."""
 
+    word: Word
     arg: DType
-    word: ClassVar[Word]
 
     def __post_init__(self) -> None:
+        if not isinstance(self.word, Word) or self.word.role is not Role.DTYPE_FUNCTION \
+                or self.word.arity != (1, 1):
+            raise ValueError(f"not a one-argument dtype function: {self.word!r}")
         set_field(self, "arg", as_dtype(self.arg))
 
     def __str__(self) -> str:
         return f"{self.word.text}({self.arg})"
 
 
-@dataclass(frozen=True)
-class FloatOf(DTypeFunction):
-    """``float(T)``: T if it is inexact, else the default float."""
-
-    word: ClassVar[Word] = FLOAT
-
-
-@dataclass(frozen=True)
-class RealOf(DTypeFunction):
-    """``real(T)``: the real dtype of T's precision (complex64 -> float32), else T."""
-
-    word: ClassVar[Word] = REAL
-
-
 DTYPE_TYPES = (DTypeName, DTypeVar, Promote, DTypeFunction)
-#: The node each dtype function of the vocabulary builds.
+_VARIADIC: dict[Word, type[Promote]] = {node.word: node for node in (Promote, Join)}
+#: The node each dtype function of the vocabulary builds (one-argument ones: DTypeFunction).
 DTYPE_CALLS: dict[Word, type[Promote] | type[DTypeFunction]] = {
-    node.word: node for node in (Promote, Join, FloatOf, RealOf)}
+    word: _VARIADIC.get(word, DTypeFunction) for word in DTYPE_FUNCTIONS}
 
 
 def dtype_call(word: Word, args: list[DType]) -> DType:
     """The node of a call of dtype function ``word`` on ``args``."""
     node = DTYPE_CALLS[word]
-    return node(tuple(args)) if issubclass(node, Promote) else node(*args)
+    return node(tuple(args)) if issubclass(node, Promote) else DTypeFunction(word, *args)
 
 
 def dtype_names(x: DType) -> list[str]:
@@ -134,4 +126,4 @@ def as_dtype(x: object) -> DType:
     return x
 
 
-DType = DTypeName | DTypeVar | Promote | Join | FloatOf | RealOf
+DType = DTypeName | DTypeVar | Promote | Join | DTypeFunction

@@ -1,0 +1,176 @@
+"""The layout of an alternative's axes: its groups (the variable-length parts of its
+operands) and the items of each operand, per flexible-dims variant, compiled once per
+alternative. :class:`kantensor.signature.axes.Structure` applies it.
+
+Groups: every variable-length part of an operand is a *group*: ``...``, ``*name``, the
+j-th ``.k.`` group, and the implicit group of loop dims placed first when the
+alternative has a loop prefix (and no ``...``/``*name``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from ..syntax import ast as A
+from ..syntax.alternative import Alternative, Loop, Place
+from ..types.interning import WeakInterner
+from .flex import Flexible, flexible
+
+__all__ = ["LOOP", "Axes", "Group", "GroupKind", "Item", "Layout"]
+
+
+class GroupKind(Enum):
+    """The kinds of variable-length parts of an operand."""
+
+    LOOP = "loop dims"  # the implicit loop dims of a loop prefix
+    ANON = ".k."  # the j-th anonymous group
+    ANY = "..."
+    NAMED = "*name"
+
+
+class Group:
+    """A group of axes: the loop dims, the ``index``-th ``.k.`` group (``length`` k),
+    ``...``, or ``*name``. Interned: equal groups are one object, the same in every
+    operand that holds it, so groups compare and hash by identity (every application of
+    an alternative keys its terms on them)."""
+
+    __slots__ = ("kind", "name", "index", "length", "_text", "__weakref__")
+    kind: GroupKind
+    name: str | None
+    index: int | None
+    length: int | None
+
+    def __new__(cls, kind: GroupKind, name: str | None = None, index: int | None = None,
+                length: int | None = None) -> Group:
+        key = (kind, name, index, length)
+        return _GROUPS.get(key) or _GROUPS.intern(key, lambda: cls._make(*key))
+
+    @classmethod
+    def _make(cls, kind: GroupKind, name: str | None, index: int | None,
+              length: int | None) -> Group:
+        self = object.__new__(cls)
+        for attr, value in (("kind", kind), ("name", name), ("index", index),
+                            ("length", length)):  # fmt: skip
+            object.__setattr__(self, attr, value)
+        if kind is GroupKind.LOOP:
+            text = "loop dims"
+        elif kind is GroupKind.ANON:
+            text = f"group #{index + 1} of the .k. groups"  # type: ignore[operator]
+        else:
+            text = f"group {'...' if kind is GroupKind.ANY else '*' + str(name)}"
+        object.__setattr__(self, "_text", text)  # named once: broadcasts are labelled by it
+        return self
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("Group is immutable")
+
+    def __reduce__(self) -> tuple:
+        return (Group, (self.kind, self.name, self.index, self.length))
+
+    def __repr__(self) -> str:
+        return f"Group({self.kind}, name={self.name!r}, index={self.index}, " \
+               f"length={self.length})"
+
+    def __str__(self) -> str:
+        """How messages name the group."""
+        return self._text
+
+
+_GROUPS = WeakInterner()
+LOOP = Group(GroupKind.LOOP)
+
+
+@dataclass(frozen=True)
+class Item:
+    """One position of an operand pattern: a single axis (an AST dim) or a group;
+    ``length`` is the group's number of axes when it is known (``.k.``)."""
+
+    node: Any
+    length: int | None = None
+    #: the node if it is a group, else None (read on every match: computed once)
+    group: Group | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "group", self.node if isinstance(self.node, Group) else None)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The items of every operand for one flexible-dims variant."""
+
+    items: tuple[tuple[Item, ...], ...]
+    groups: tuple[Group, ...]  # the groups, in order of appearance
+
+    def __post_init__(self) -> None:
+        # per operand: its groups of any length, its axes outside them, and its group of
+        # any length if it has exactly one (what matching a shape needs, computed once)
+        counts = []
+        for row in self.items:
+            variables = tuple(it for it in row if it.group and it.length is None)
+            fixed = sum(1 if it.group is None else (it.length or 0) for it in row)
+            counts.append((len(variables), fixed, variables[0] if variables else None))
+        object.__setattr__(self, "counts", tuple(counts))
+        # per group: the operands that hold it; per (operand, group): the single axes and
+        # the groups before it there (where it starts, for messages)
+        holders: dict[Group, dict[int, None]] = {}
+        starts: dict[tuple[int, Group], tuple[int, tuple[Group, ...]]] = {}
+        for i, row in enumerate(self.items):
+            singles, before = 0, []
+            for it in row:
+                if it.group is None:
+                    singles += 1
+                    continue
+                holders.setdefault(it.group, {})[i] = None
+                starts.setdefault((i, it.group), (singles, tuple(before)))
+                before.append(it.group)
+        object.__setattr__(self, "holders", {g: tuple(v) for g, v in holders.items()})
+        object.__setattr__(self, "starts", starts)
+
+
+class Axes:
+    """How the operands of an alternative lay out their axes, per variant (compiled once
+    per alternative, with the layouts it is asked for)."""
+
+    def __init__(self, alt: Alternative) -> None:
+        self.alt = alt
+        self.n_in = len(alt.inputs)
+        self.broadcast = alt.loop is Loop.BROADCAST
+        has_var_group = any(isinstance(d, A.AnyGroup | A.NamedGroup)
+                            for op in alt.operands for d in op.dims)
+        self.loop = alt.loop is not None and not has_var_group
+        self.flex: Flexible | None = flexible(alt)
+        self._layouts: dict[tuple[bool, ...], Layout | None] = {}
+        self._places = tuple(alt.place(i) for i in range(len(alt.operands)))
+
+    def where(self, i: int) -> Place:
+        return self._places[i]
+
+    def layout(self, presence: tuple[bool, ...] = ()) -> Layout | None:
+        """The layout of the variant selected by ``presence`` (``()`` without flexible
+        dims); None if that variant is inconsistent."""
+        if presence in self._layouts:
+            return self._layouts[presence]
+        variant = self.alt if self.flex is None else self.flex.variant(presence)
+        out = self._layouts[presence] = None if variant is None else self._build(variant)
+        return out
+
+    def _build(self, variant: Alternative) -> Layout:
+        items: list[tuple[Item, ...]] = []
+        for op in variant.operands:
+            row = [Item(LOOP)] if self.loop else []
+            j = 0
+            for d in op.dims:
+                if isinstance(d, A.AnonGroup):
+                    row.append(Item(Group(GroupKind.ANON, index=j, length=d.k), d.k))
+                    j += 1
+                elif isinstance(d, A.AnyGroup):
+                    row.append(Item(Group(GroupKind.ANY)))
+                elif isinstance(d, A.NamedGroup):
+                    row.append(Item(Group(GroupKind.NAMED, name=d.name)))
+                else:
+                    row.append(Item(d))
+            items.append(tuple(row))
+        groups = tuple(dict.fromkeys(it.group for row in items for it in row if it.group))
+        return Layout(tuple(items), groups)
