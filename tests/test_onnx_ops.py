@@ -14,6 +14,7 @@ from onnx.reference import ReferenceEvaluator
 import kantensor as kt
 from kantensor.onnx import UnsupportedOp, from_onnx, infer_shapes
 from kantensor.types.dim import Dim, substitute
+from kantensor.types.dtypes import integer_range
 
 F = TensorProto.FLOAT
 RNG = np.random.default_rng(7)
@@ -188,3 +189,30 @@ def test_a_zero_point_must_have_the_scales_shape():
     m.graph.initializer[1].CopyFrom(per_axis)
     ins, outs = from_onnx(m)
     assert outs[0].type == kt.TensorType("float32", (2, 1))
+
+
+@pytest.mark.parametrize("op", ["QuantizeLinear", "DequantizeLinear"])
+@pytest.mark.parametrize("elem", [TensorProto.UINT8, TensorProto.INT4, TensorProto.INT2])
+@pytest.mark.parametrize("s_dims,z_dims", [((), (1,)), ((1,), ()), ((1,), (1,)), ((), ())])
+def test_a_one_element_scale_takes_a_one_element_zero_point(op, elem, s_dims, z_dims):
+    """As onnx's reference does (and ONNX's node cases pair a () scale with a (1,) zero
+    point): both are scalars; the output has x's symbolic shape, its values the
+    reference's, saturated to the zero point's type (an int4 computed as int8)."""
+    zdt = helper.tensor_dtype_to_np_dtype(elem)
+    quantize = op == "QuantizeLinear"
+    x_elem = F if quantize else elem
+    node = helper.make_node(op, ["x", "s", "z"], ["y"], axis=0)
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("x", x_elem, ["n", 3])],
+        [helper.make_tensor_value_info("y", elem if quantize else F, None)],
+        [numpy_helper.from_array(np.full(s_dims, 0.5, dtype=np.float32), "s"),
+         numpy_helper.from_array(np.full(z_dims, 1).astype(zdt), "z")])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    x = (RNG.standard_normal((4, 3)) * 40).astype(np.float32) if quantize else \
+        np.arange(-2, 10).reshape(4, 3).clip(*integer_range(zdt.name)).astype(zdt)
+    (want,) = ReferenceEvaluator(m).run(None, {"x": x})
+    assert typed_dims(m) == [kt.TensorType.parse("float32[n]").shape[0], 3]
+    ins, outs = from_onnx(m)
+    (got,) = kt.function(ins, outs)(x)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got.astype(np.float64), want.astype(np.float64))

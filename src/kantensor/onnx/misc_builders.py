@@ -47,6 +47,17 @@ def _scale(types: tuple, axis: int, block_size: int) -> str:
                      f"{block_size}: a scalar, per axis (1-D) or blocked (the input's rank)")
 
 
+def _zero(types: tuple, scale: str) -> str:
+    """The zero point's operand: the scale's shape, except that a scale of one element
+    (``()`` or ``(1)``) takes a zero point of one element of either shape, both then
+    scalars (as onnx.reference reads them; ONNX's own node cases pair a ``()`` scale with
+    a ``(1)`` zero point)."""
+    z = types[2]
+    if scale in ("()", "(1)") and z.ndim <= 1:
+        return "()" if z.ndim == 0 else "(1)"
+    return scale
+
+
 @builder
 def quantize(types: tuple, output_dtype: int = 0, axis: int = 1, block_size: int = 0,
              **_: Any) -> dict[str, Any]:
@@ -56,7 +67,7 @@ def quantize(types: tuple, output_dtype: int = 0, axis: int = 1, block_size: int
     x, s = operand(names("a", types[0].ndim)), _scale(types, axis, block_size)
     if len(types) > 2:
         zero = ELEM_TYPES.get(types[2].dtype) if isinstance(types[2].dtype, str) else None
-        return {"x": x, "rest": f",{s}:S,{s}:Z", "dt": "Z",
+        return {"x": x, "rest": f",{s}:S,{_zero(types, s)}:Z", "dt": "Z",
                 **({"params": {"output_dtype": zero}} if zero else {})}
     return {"x": x, "rest": f",{s}:S",
             "dt": dtype_of(output_dtype, "QuantizeLinear") if output_dtype else "uint8"}
@@ -67,7 +78,7 @@ def dequantize(types: tuple, output_dtype: int = 0, axis: int = 1, block_size: i
                **_: Any) -> dict[str, Any]:
     """DequantizeLinear: the scale's dtype (or ``output_dtype``)."""
     x, s = operand(names("a", types[0].ndim)), _scale(types, axis, block_size)
-    return {"x": x, "rest": f",{s}:S" + (f",{s}:Z" if len(types) > 2 else ""),
+    return {"x": x, "rest": f",{s}:S" + (f",{_zero(types, s)}:Z" if len(types) > 2 else ""),
             "dt": dtype_of(output_dtype, "DequantizeLinear") if output_dtype else "S"}
 
 
