@@ -68,7 +68,7 @@ def test_repr_and_pickle_copy() -> None:
     (n + 1, "n + 1"),
     (1 + n, "n + 1"),
     (n * m - 3, "m*n - 3"),
-    (3 - n, "-n + 3"),
+    (3 - n, "3 - n"),  # a minus sign printed last
     (-n, "-n"),
     (n - 5, "n - 5"),
     ((n + m) * (n - m), "n**2 - m**2"),  # a minus sign printed last

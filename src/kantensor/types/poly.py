@@ -252,8 +252,11 @@ def _factor(atom: Atom, p: int, lone: bool) -> str:
 def render(terms: Terms) -> str:
     """The text of a polynomial: valid Python such as ``2*n + 1``, ``(n + 1)//2``."""
     out = []
-    if terms[0][1] < 0 and terms[0][0]:  # a minus sign printed last: n - k + 1
-        terms = tuple(sorted(terms, key=lambda t: (not t[0], t[1] < 0)))
+    if terms[0][1] < 0 and terms[0][0]:  # a minus sign printed last: n - k + 1, 3 - n
+        if any(mono and c > 0 for mono, c in terms):
+            terms = tuple(sorted(terms, key=lambda t: (not t[0], t[1] < 0)))
+        else:
+            terms = tuple(sorted(terms, key=lambda t: t[1] < 0))
     for i, (mono, c) in enumerate(terms):
         a = abs(c)
         if mono:
