@@ -284,6 +284,19 @@ def _check_groups(alt: Alternative) -> None:
                                 "length cannot be known", getattr(d, "name", None), Kind.GROUP)
 
 
+def _close_definitions(alt: Alternative, bound: set[str]) -> None:
+    """Add to ``bound`` every name a where-clause ``name == expression`` defines over
+    bound names, until none is left (a definition may use another's name)."""
+    changed = True
+    while changed:
+        changed = False
+        for c in alt.where:
+            for target, source in _definitions(c):
+                if target not in bound and set(source) <= bound:
+                    bound.add(target)
+                    changed = True
+
+
 def _check_bound(alt: Alternative, uses: list[_Use]) -> None:
     """Names in outputs and where-clauses must be bound by an input, or defined by a
     where-clause ``name == expression`` over names that are bound, or declared as an
@@ -293,14 +306,7 @@ def _check_bound(alt: Alternative, uses: list[_Use]) -> None:
     for name, kind, place in uses:
         if kind is Kind.FLEX and place.side is Side.OUTPUT and name not in bound:
             raise IllFormed(f"flexible dimension {name}? appears in no input", name, kind)
-    changed = True
-    while changed:
-        changed = False
-        for c in alt.where:
-            for target, source in _definitions(c):
-                if target not in bound and set(source) <= bound:
-                    bound.add(target)
-                    changed = True
+    _close_definitions(alt, bound)
     for c in alt.where:
         if isinstance(c, Compare) and c.op != "==":
             names = set(expr_names(c.left)) | set(expr_names(c.right))
@@ -322,14 +328,7 @@ def unbound_in_clauses(alt: Alternative) -> list[tuple[str, Clause]]:
     clauses), but in a catalogue file a slip: ``kantensor check`` refuses it."""
     uses, _ = _uses(alt)
     bound = {n for n, _, place in uses if place.side is not Side.WHERE}
-    changed = True
-    while changed:
-        changed = False
-        for c in alt.where:
-            for target, source in _definitions(c):
-                if target not in bound and set(source) <= bound:
-                    bound.add(target)
-                    changed = True
+    _close_definitions(alt, bound)
     found: dict[tuple[str, Clause], None] = {}
     for c in alt.where:
         if isinstance(c, Compare):
