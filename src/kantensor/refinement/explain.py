@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..graph.basic import Variable
+from ..signature.mismatch import show
+from ..signature.signature import Signature
 from ..syntax import ast as A
-from ..syntax.alternative import Overloads
+from ..syntax.alternative import Overloads, Place, Side
 from ..syntax.errors import TypeInferenceError
 from ..types.type import TensorType
 from .relations import Unit, describe, node_relation, node_unit, run, why_not
@@ -120,7 +122,7 @@ def _refined_axes(sizes: Sizes, unit: Unit) -> list[tuple[int, int]]:
 
 def explain_conflict(sizes: Sizes, unit: Unit) -> RefinementError:
     """The error for ``unit``'s relation failing on the sizes known now."""
-    raw = why_not(unit, _operands(sizes, unit))
+    raw = _why_not(sizes, unit)
     reason = _in_user_terms(raw, unit)
     refined = _refined_axes(sizes, unit)
     candidates = refined + [ax for ax in _built_axes(sizes, unit) if ax not in refined]
@@ -135,6 +137,22 @@ def explain_conflict(sizes: Sizes, unit: Unit) -> RefinementError:
     said = _clause_said(sizes, unit, raw) or _in_words(unit, reason)
     return RefinementError(tuple(story.steps), Conflict(unit.label, axes, said),
                            f"the graph's {about} contradict each other")
+
+
+def _why_not(sizes: Sizes, unit: Unit) -> str:
+    """The solver's reason: of an overload whose dtypes and ranks fit the operands
+    (its sizes are why it fails: ``mod``'s int8 overload, not the ones whose promoted
+    dtype is refused), else of the first."""
+    operands = _operands(sizes, unit)
+    relation = unit.relation
+    if isinstance(relation, Overloads) and len(relation.alternatives) > 1:
+        erased = _operands(sizes, unit, frozenset(
+            (i, a) for i, (_, _, entries) in enumerate(operands) for a in range(len(entries))))
+        for alt in relation.alternatives:
+            one = replace(unit, relation=Signature(alternatives=(alt,)))
+            if run(one, erased) is not None:
+                return why_not(one, operands)
+    return why_not(unit, operands)
 
 
 def _clashing(sizes: Sizes, unit: Unit, candidates: list) -> list:
@@ -155,15 +173,39 @@ def _clashing(sizes: Sizes, unit: Unit, candidates: list) -> list:
 
 def _in_words(unit: Unit, reason: str) -> str:
     """The solver's reason with the unit's operands named: a broadcast names each
-    operand's axis and size (``x axis 1 is 3 and v axis 0 is 5``)."""
-    if getattr(reason, "kind", "") != "broadcast":
+    operand's axis and size (``x axis 1 is 3 and v axis 0 is 5``), two sizes that must
+    be equal name both (``x axis 1 is 3 but u axis 0 is 5``), never the signature's
+    name for the dimension."""
+    kind = getattr(reason, "kind", "")
+    if kind == "core":
+        return _unequal(unit, reason.facts)
+    if kind != "broadcast":
         return reason
     said = " and ".join(
         f"{_operand_name(unit, i)} {'an axis' if a is None else f'axis {a}'} is {v}"
         for i, a, v in reason.facts["axes"])
     out = reason.facts["out"]
-    return f"{said} could not be broadcast" + (
-        f" to the output's {out}" if out is not None and len(reason.facts["axes"]) < 2 else "")
+    sizes = {v for _, _, v in reason.facts["axes"] if v != 1}
+    return f"{said} could not be broadcast" + (  # (to the output when they broadcast)
+        f" to the output's {out}" if out is not None and len(sizes) < 2 else "")
+
+
+def _unequal(unit: Unit, facts: dict) -> str:
+    """``x axis 1 is 3 but u axis 0 is 5, and they must be equal`` from a dimension's
+    mismatch (``facts``: where each size was seen, and the two sizes)."""
+    (place, axis, _), (was, size) = facts["second"], facts["sizes"]
+    second = f"{_place_name(unit, place)} axis {axis} is {show(size)}"
+    if facts["first"] is None:
+        return f"{second}, not {show(was)} as another operand requires"
+    first_place, first_axis, _ = facts["first"]
+    return (f"{_place_name(unit, first_place)} axis {first_axis} is {show(was)} but "
+            f"{second}, and they must be equal")
+
+
+def _place_name(unit: Unit, place: Place) -> str:
+    """The operand of ``unit`` at an alternative's ``place`` (``input 1``: ``W``)."""
+    i = place.index if place.side is Side.INPUT else unit.n_inputs + place.index
+    return _operand_name(unit, i) if 0 <= i < len(unit.operands) else str(place)
 
 
 def _clause_said(sizes: Sizes, unit: Unit, reason: str) -> str | None:
@@ -185,33 +227,56 @@ def _operand_name(unit: Unit, i: int) -> str:
     return f"input {i}" if v is None else describe(v)
 
 
-_CLAUSE = re.compile(r"(where-clause )(.*?)( fails|: )")
 _NAME = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
+_PLACE = re.compile(r"\b(input|output) (\d+)\b")
+#: Words of the solver's sentences, never read as a dimension's name.
+_WORDS = frozenset("where clause fails size does not equal is negative divides by zero "
+                   "axis input output must have got a an in of".split())
+#: Items of a pattern that take exactly one axis (the others, groups and ``m?``, a
+#: number of axes known only once the operand's rank is).
+_ONE_AXIS = (A.DimVar, A.FixedDim, A.BinOp, A.Call)
 
 
 def _in_user_terms(reason: str, unit: Unit) -> str:
-    """A where-clause in ``reason`` written over the operands (``x.shape[1]``) instead
-    of the names its signature gives their axes (a builder's ``a1``)."""
+    """The solver's sentence (a where-clause, or an axis whose size does not equal an
+    expression) written over the operands (``x.shape[1]``, ``y axis 0``) instead of the
+    names its signature gives their axes and operands (a builder's ``a1``,
+    ``output 0``). A broadcast's, a mismatch's or a category's reason is kept as it is
+    (a Reason, with its kind and facts: :func:`_in_words` says it)."""
     relation = unit.relation
     if unit.node is None or not isinstance(relation, Overloads) or \
-            not _CLAUSE.search(reason):
-        return reason  # (a Reason, with its kind and facts)
+            getattr(reason, "kind", "") in ("broadcast", "core", "category"):
+        return reason
+    names = _axis_names(unit, relation)
+    text = _NAME.sub(lambda n: n.group(0) if n.group(0) in _WORDS
+                     else names.get(n.group(0), n.group(0)), reason)
+
+    def place(m: re.Match) -> str:
+        i = int(m.group(2)) + (unit.n_inputs if m.group(1) == "output" else 0)
+        return _operand_name(unit, i) if i < len(unit.operands) else m.group(0)
+
+    text = _PLACE.sub(place, text)
+    return reason if text == reason else text
+
+
+def _axis_names(unit: Unit, relation: Overloads) -> dict[str, str]:
+    """Each dimension name of the relation's alternatives as the operand axis it names
+    (``x.shape[1]``; ``x.shape[-1]`` after a group), the first alternative's first."""
     names: dict[str, str] = {}
     for alt in relation.alternatives:
         for i, op in enumerate(alt.operands):
             variable = unit.operands[i].variable if i < len(unit.operands) else None
-            if variable is None or any(not isinstance(d, A.DimVar | A.FixedDim)
-                                       for d in op.dims):
-                continue  # a group makes the axis of a name unknown here
-            for axis, d in enumerate(op.dims):
-                if isinstance(d, A.DimVar):
-                    names.setdefault(d.name, f"{describe(variable)}.shape[{axis}]")
-
-    def clause(m: re.Match) -> str:
-        text = _NAME.sub(lambda n: names.get(n.group(0), n.group(0)), m.group(2))
-        return m.group(1) + text + m.group(3)
-
-    return _CLAUSE.sub(clause, reason, count=1) if names else reason
+            if variable is None:
+                continue
+            dims = list(op.dims)
+            varying = [k for k, d in enumerate(dims) if not isinstance(d, _ONE_AXIS)]
+            for k, d in enumerate(dims):
+                if not isinstance(d, A.DimVar) or varying and \
+                        varying[0] < k < varying[-1]:
+                    continue  # between two groups: its axis is not known here
+                axis = k if not varying or k < varying[0] else k - len(dims)
+                names.setdefault(d.name, f"{describe(variable)}.shape[{axis}]")
+    return names
 
 
 def _built_axes(sizes: Sizes, unit: Unit) -> list[tuple[int, int]]:
@@ -391,14 +456,23 @@ class _Story:
 
         if not holding or not decided(holding):
             return None
-        out = []
-        for i, op in enumerate(unit.operands):
-            entries = op.fixed if op.variable is None else sizes.current(op.variable)
-            for a, e in enumerate(entries):
-                if (i, a) not in holding and not has_hole(e) and \
-                        not decided(holding | {(i, a)}):
-                    out.append((i, a))
-        return out
+        known = [(i, a) for i, op in enumerate(unit.operands)
+                 for a, e in enumerate(op.fixed if op.variable is None
+                                       else sizes.current(op.variable))
+                 if (i, a) not in holding and not has_hole(e)]
+        out = [ax for ax in known if not decided(holding | {ax})]
+        if out or not known:
+            return out
+        # every size is decided twice over (c = concatenate(a, b[3,5]) built as [?,5]
+        # decides a axis 1 from b or from c): keep the fewest that decide it, inputs
+        # before outputs (erasing outputs first)
+        erased, kept = set(holding), []
+        for ax in sorted(known, key=lambda ax: ax[0] < unit.n_inputs):
+            if decided(frozenset(erased | {ax})):
+                erased.add(ax)
+            else:
+                kept.append(ax)
+        return sorted(kept)
 
     def _path_to_origin(self, start: Axis) -> tuple | None:
         """The nearest decision from ``start`` through links (breadth first): the
