@@ -6,6 +6,8 @@ from __future__ import annotations
 import gc
 import importlib
 import pickle
+import random
+import threading
 import weakref
 
 import pytest
@@ -16,6 +18,7 @@ from kantensor.query import TooManyAnswers, var
 from kantensor.signature.signature import Signature
 from kantensor.syntax.errors import TypeInferenceError
 from kantensor.types import dim as dim_module
+from kantensor.types import type as type_module
 from kantensor.types.type import TensorType
 
 query_module = importlib.import_module("kantensor.query")  # kt.query is the function
@@ -110,3 +113,44 @@ def test_where_clauses_are_checked_in_linear_time(monkeypatch):
         sig.infer([TensorType.parse("float32[50,40]")])
     assert str(info.value).endswith("where-clause n+m > 90 fails: 90 > 90 is false")
     assert all(100 > k for k in bounds) and not all(90 > k for k in bounds)  # the oracle
+
+
+def test_the_type_table_is_rebuilt_in_place_once_mostly_freed():
+    table = type_module._INTERNED
+    alive = len(table)  # types other tests left alive (memos hold some)
+    n = max(8000, 4 * alive + 2000)  # enough that the survivors are under a quarter
+    held = [TensorType("float64", (i, 11)) for i in range(n)]
+    keep = held[::100]
+    rows = table._refs
+    del held
+    gc.collect()
+    assert table._refs is rows and table._peak < alive + n // 2  # rebuilt, in place
+    assert len(table) <= alive + len(keep)  # the freed ones' entries are gone
+    for i, t in enumerate(keep):  # the live ones are still found, lock-free and not
+        assert table.lookup(("float64", (100 * i, 11)))() is t
+        assert TensorType("float64", (100 * i, 11)) is t
+
+
+def test_types_made_and_freed_by_threads_are_one_object_per_key():
+    keys = [(i, 3) for i in range(300)]
+    results: list[list] = []
+    start = threading.Barrier(6)
+
+    def work(seed: int) -> None:
+        rng = random.Random(seed)
+        start.wait()
+        for _ in range(5000):  # made and dropped: entries die and are made again
+            shape = keys[rng.randrange(len(keys))]
+            assert TensorType("float32", shape) is TensorType("float32", list(shape))
+        start.wait()
+        results.append([TensorType("float32", shape) for shape in keys])
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 6
+    for shape, first, *others in zip(keys, *results, strict=True):
+        assert all(o is first for o in others), shape
+        assert first is TensorType("float32", shape) and first.shape == shape

@@ -75,9 +75,15 @@ def exact_key(value):
     return key"""
 
 
-@functools.lru_cache(maxsize=1)
+_exact_keys: list[Callable[[Any], Any]] = []  # the generated exact_key, once made
+
+
 def _exact_key() -> Callable[[Any], Any]:
-    return define(_EXACT_KEY, "exact_key", {})
+    """The generated exact_key, made on first use (two threads may both make it: either
+    serves)."""
+    if not _exact_keys:
+        _exact_keys.append(define(_EXACT_KEY, "exact_key", {}))
+    return _exact_keys[0]
 
 
 def exact_key(value: Any) -> Any:
@@ -86,7 +92,9 @@ def exact_key(value: Any) -> Any:
     slices as :data:`_SEQUENCE_KEY` says; None for anything else (floats among them:
     ``0.0 == -0.0``), and None for everything while generated code is off
     (:mod:`kantensor.graph.codegen`): then nothing is remembered by key."""
-    return _exact_key()(value) if enabled() else None
+    if not enabled():
+        return None
+    return (_exact_keys[0] if _exact_keys else _exact_key())(value)
 
 
 class Miss:

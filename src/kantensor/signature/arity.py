@@ -13,11 +13,10 @@ from ..syntax.errors import TypeInferenceError
 __all__ = ["arities", "check_arity"]
 
 
-@lru_cache(maxsize=4096)
 def arities(sig: Overloads) -> frozenset[tuple[int, int]]:
-    """The ``(inputs, outputs)`` counts of the alternatives of ``sig`` (computed once per
-    signature: every build asks)."""
-    return frozenset((len(a.inputs), len(a.outputs)) for a in sig.alternatives)
+    """The ``(inputs, outputs)`` counts of the alternatives of ``sig`` (counted once, when
+    the signature is made)."""
+    return sig.arities
 
 
 @lru_cache(maxsize=4096)

@@ -50,6 +50,19 @@ class CompiledAlternative:
         # where-clauses between constants that hold (``0 == 0`` from a template) post
         # nothing: they constrain no variable
         self.where_clauses = tuple(c for c in alt.where if constant_truth(c) is not True)
+        #: per where-clause, what its constraint says in messages (made once, not per
+        #: application): its text, and a broadcast's operand axes or a category's dtype
+        #: text and the inputs that dtype annotates
+        self._clause_texts = tuple((str(c), self._clause_facts(c)) for c in self.where_clauses)
+
+    def _clause_facts(self, clause: A.Clause) -> tuple:
+        if isinstance(clause, A.Broadcasts):
+            return _operand_axes(self.alt, clause.args)
+        if isinstance(clause, A.InCategory):
+            own = self._binders.get(clause.dtype.name, ()) \
+                if isinstance(clause.dtype, A.DTypeVar) else ()
+            return str(clause.dtype), tuple(own) if len(own) < self.n_in else ()
+        return ()
 
     def refuses(self, in_terms: list, s: dict) -> bool:
         """Does the alternative certainly fail on these inputs, by what is decided
@@ -171,31 +184,28 @@ class CompiledAlternative:
 
     def _clauses(self, env: Env, tensors: list, binders: dict) -> list:
         out: list = []
-        for clause in self.where_clauses:
+        for clause, (text, facts) in zip(self.where_clauses, self._clause_texts, strict=True):
             if isinstance(clause, A.Compare):
                 left, right = env.expr(clause.left), env.expr(clause.right)
                 if clause.op == "==":  # solved like an equation (defines a size)
-                    out.append(Equation(left, right, str(clause), "where-clause"))
+                    out.append(Equation(left, right, text, "where-clause"))
                 else:
-                    out.append(Compare(clause.op, left, right, str(clause)))
+                    out.append(Compare(clause.op, left, right, text))
             elif isinstance(clause, A.Broadcasts):
                 out.append(Broadcast(tuple(self._size(a, env, out) for a in clause.args),
-                                     self._size(clause.result, env, out), f"where-clause {clause}",
-                                     _operand_axes(self.alt, clause.args)))
+                                     self._size(clause.result, env, out), f"where-clause {text}",
+                                     facts))
             elif isinstance(clause, A.InCategory):
                 term = self._dtype_term(clause.dtype, env, out, binders, tensors)
-                own = binders.get(clause.dtype.name, ()) \
-                    if isinstance(clause.dtype, A.DTypeVar) else ()
-                out.append(InCategory(term, clause.category, str(clause.dtype),
-                                      tuple(own) if len(own) < self.n_in else ()))
+                out.append(InCategory(term, clause.category, *facts))
             elif isinstance(clause, A.Compatible):
                 out.append(Compatible(self._dtype_term(clause.left, env, out, binders, tensors),
                                       self._dtype_term(clause.right, env, out, binders, tensors),
-                                      str(clause)))
+                                      text))
             else:  # DTypeEq
                 out.append(_DTypeIs(self._dtype_term(clause.left, env, out, binders, tensors),
                                     self._dtype_term(clause.right, env, out, binders, tensors),
-                                    self, None, env, str(clause)))
+                                    self, None, env, text))
         return out
 
 

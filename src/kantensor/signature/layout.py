@@ -45,7 +45,7 @@ class Group:
     def __new__(cls, kind: GroupKind, name: str | None = None, index: int | None = None,
                 length: int | None = None) -> Group:
         key = (kind, name, index, length)
-        return _GROUPS.get(key) or _GROUPS.intern(key, lambda: cls._make(*key))
+        return _GROUPS.get(key) or _GROUPS.intern(key, cls._make(*key))
 
     @classmethod
     def _make(cls, kind: GroupKind, name: str | None, index: int | None,

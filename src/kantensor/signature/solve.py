@@ -35,7 +35,7 @@ from ..syntax.errors import RenderingLimit, TypeInferenceError
 from ..types.dim import Dim, free_symbols
 from ..types.dtypes import Priority, get_default_dtype, priority
 from ..types.type import TensorType
-from .arity import arities, check_arity
+from .arity import check_arity
 from .compile import (
     DEFAULT_MAX_RANK,
     GUARD,
@@ -410,7 +410,7 @@ def infer(sig: Overloads, input_types: Sequence[TensorType], wrapped: Sequence[b
     if len(flags) != len(types):
         raise ValueError(f"{label(sig, name)}: wrapped has {len(flags)} entries for "
                          f"{len(types)} inputs")
-    check_arity(lambda: label(sig, name), arities(sig), len(types), signature=sig)
+    check_arity(lambda: label(sig, name), sig.arities, len(types), signature=sig)
     out = _infer_cached(sig, types, flags, get_default_dtype())
     if isinstance(out, str):
         raise TypeInferenceError(f"{label(sig, name)}: {out}", signature=sig)

@@ -150,16 +150,21 @@ class Alternative:
 class Overloads:
     """A signature's alternatives, tried in order: what the solver takes. Immutable,
     hashed once (a cache key); ``str()`` is the canonical text. The public
-    :class:`kantensor.Signature` is this with its constructors and ``infer``."""
+    :class:`kantensor.Signature` is this with its constructors and ``infer``.
+    ``arities`` holds the ``(inputs, outputs)`` counts of its alternatives (every build
+    checks them)."""
 
-    __slots__ = ("alternatives", "_hash")
+    __slots__ = ("alternatives", "arities", "_hash")
     alternatives: tuple[Alternative, ...]
+    arities: frozenset[tuple[int, int]]
 
     def __init__(self, alternatives: Iterable[Alternative]) -> None:
         alts = tuple(alternatives)
         if not alts or not all(isinstance(a, Alternative) for a in alts):
             raise TypeError("alternatives must be a non-empty sequence of Alternative")
         object.__setattr__(self, "alternatives", alts)
+        object.__setattr__(self, "arities", frozenset(
+            (len(a.inputs), len(a.outputs)) for a in alts))
         object.__setattr__(self, "_hash", hash(alts))
 
     def __setattr__(self, name: str, value: object) -> None:

@@ -91,7 +91,7 @@ class Dim:
                 raise ValueError(f"Dim name too long: {len(name)} > {MAX_NAME_LENGTH} characters")
             if not name.isidentifier() or keyword.iskeyword(name):
                 raise ValueError(f"Dim name must be a Python identifier, got {name!r}")
-            sym = _SYMBOLS.intern(name, lambda: _new(((((name, 1),), 1),)))
+            sym = _SYMBOLS.intern(name, _new(((((name, 1),), 1),)))
         return sym
 
     @property

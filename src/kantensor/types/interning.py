@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import weakref
+from _weakref import _remove_dead_weakref  # what WeakValueDictionary uses
 from collections.abc import Callable, Hashable
 from typing import Any
 
@@ -22,30 +23,43 @@ class _Ref(weakref.ref):
 
 class WeakInterner:
     """Objects by key, held weakly; thread-safe (two threads interning one key get one
-    object). Its table is rebuilt once it holds a quarter of its peak: a dict never
-    shrinks by itself. Looking up a live key takes no lock (a dict lookup is atomic)."""
+    object). Its table is rebuilt in place once it holds a quarter of its peak: a dict
+    never shrinks by itself. Looking up a live key takes no lock (a dict lookup is
+    atomic), and neither does forgetting a freed one (an atomic "remove if dead")."""
 
     def __init__(self) -> None:
-        self._refs: dict[str, _Ref] = {}
-        self._lock = threading.RLock()  # re-entrant: an object may be freed while held
+        self._refs: dict[Hashable, _Ref] = {}
+        #: ``lookup(name)``: the weak reference filed under ``name``, or None (the
+        #: table's own ``get``, for constructors that look up on every call; a miss, or a
+        #: dead reference, goes to :meth:`intern`, which looks again under the lock).
+        self.lookup: Callable[[Hashable], _Ref | None] = self._refs.get
+        self._lock = threading.Lock()
+        self._callback = self._forget  # one bound method for every reference it makes
         self._peak = 0  # the most entries since the table was last rebuilt
 
     def get(self, name: Hashable) -> Any | None:
         """The live object of ``name``, or None."""
-        ref = self._refs.get(name)
+        ref = self.lookup(name)
         return ref() if ref is not None else None
 
-    def intern(self, name: Hashable, make: Callable[[], Any]) -> Any:
-        """The live object of ``name``, made by ``make()`` if there is none."""
+    def intern(self, name: Hashable, obj: Any) -> Any:
+        """The live object of ``name``, else ``obj``, filed under it (the caller makes
+        ``obj`` before the lock is taken: a thread that loses the race drops its copy
+        unseen)."""
+        ref = _Ref(obj, self._callback)
+        ref.name = name
+        refs = self._refs
         with self._lock:
-            obj = self.get(name)
-            if obj is None:
-                obj = make()
-                ref = _Ref(obj, self._forget)
-                ref.name = name
-                self._refs[name] = ref
-                self._compact()
-            return obj
+            held = refs.setdefault(name, ref)
+            if held is not ref:
+                live = held()
+                if live is not None:
+                    return live
+                refs[name] = ref  # a dead entry whose callback has not run yet
+            n = len(refs)
+            if n > self._peak:
+                self._peak = n
+        return obj
 
     def __contains__(self, name: Hashable) -> bool:
         return self.get(name) is not None
@@ -54,15 +68,16 @@ class WeakInterner:
         return len(self._refs)
 
     def _forget(self, ref: _Ref) -> None:
-        """An object was freed: drop its entry (unless the name was interned again)."""
-        with self._lock:
-            if self._refs.get(ref.name) is ref:
-                del self._refs[ref.name]
-                self._compact()
-
-    def _compact(self) -> None:
-        n = len(self._refs)
-        if n > self._peak:
-            self._peak = n
-        elif self._peak > 1024 and 4 * n < self._peak:
-            self._refs, self._peak = dict(self._refs), n
+        """An object was freed: drop its entry unless the name was interned again (no
+        lock: this may run inside :meth:`intern`, whenever the collector runs)."""
+        refs = self._refs
+        _remove_dead_weakref(refs, ref.name)
+        if self._peak > 1024 and 4 * len(refs) < self._peak and \
+                self._lock.acquire(blocking=False):  # else the next one rebuilds it
+            try:  # in place (``lookup`` is bound to it); a lookup meanwhile may miss
+                live = dict(refs)
+                refs.clear()  # frees the big table
+                refs.update(live)
+                self._peak = len(refs)
+            finally:
+                self._lock.release()

@@ -61,8 +61,10 @@ def _substituted(shape: tuple, bound: dict[str, int]) -> tuple:
     return tuple(substitute(d, bound) if isinstance(d, Dim) else d for d in shape)
 
 
-#: Every TensorType alive, by ``(class, dtype, shape)``: equal types are one object.
+#: Every TensorType alive, by ``(dtype, shape)`` (``(class, dtype, shape)`` for a
+#: subclass): equal types are one object.
 _INTERNED = WeakInterner()
+_LOOKUP = _INTERNED.lookup
 
 
 def _make(cls: type[TensorType], dtype: str, shape: tuple) -> TensorType:
@@ -102,11 +104,15 @@ class TensorType(Type):
         shape = tuple(
             [s if type(s) is int and 0 <= s <= MAX_SIZE or s is None else _check_entry(s, i)
              for i, s in enumerate(shape)])
-        key = (cls, dtype, shape)
-        self = _INTERNED.get(key)
-        if self is None:  # one object per key, whichever thread makes it first
-            self = _INTERNED.intern(key, lambda: _make(cls, dtype, shape))
-        return self
+        # a subclass's types are its own; (dtype, shape) alone for the class itself
+        # (a tuple of strings, ints and Nones, which the collector stops tracking)
+        key = (dtype, shape) if cls is TensorType else (cls, dtype, shape)
+        ref = _LOOKUP(key)
+        if ref is not None:
+            self = ref()
+            if self is not None:
+                return self
+        return _INTERNED.intern(key, _make(cls, dtype, shape))  # one object per key
 
     def __reduce__(self) -> tuple:
         return (type(self), (self.dtype, self.shape))  # unpickled types intern too
