@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 from ..logic.dims import Broadcast, Equation, Expr
@@ -40,14 +41,15 @@ GUARD = _Guard("flexible dims variant does not apply")
 class Env:
     """The fresh logic variables of one application of an alternative."""
 
-    def __init__(self) -> None:
+    def __init__(self, dtype_origin: dict[str, Place] | None = None) -> None:
         self.dims: dict[str, Any] = {}
         self.dtypes: dict[str, Any] = {}
         self.groups: dict[Group, Any] = {}
         self.occurrences: dict[tuple[Group, int], Any] = {}
-        #: where each dim and each dtype variable was first seen (for messages)
+        #: where each dim and each dtype variable was first seen (for messages; the
+        #: dtypes' is the alternative's own, made once per compiled alternative: read only)
         self.dim_origin: dict[str, Seen] = {}
-        self.dtype_origin: dict[str, Place] = {}
+        self.dtype_origin: dict[str, Place] = {} if dtype_origin is None else dtype_origin
 
     def dim(self, name: str) -> Any:
         v = self.dims.get(name)
@@ -144,7 +146,7 @@ class Structure(Constraint):
         (None, s) while undecided, (None, None) if the variant cannot apply."""
         flex = self.plan.flex
         if flex is None:
-            return self.plan.layout(), s
+            return self.plan.fixed, s
         chosen = walk(self.variant, s)
         if isvar(chosen):
             ranks = {i: len(sh) for i in flex.inputs
@@ -313,16 +315,23 @@ class Structure(Constraint):
             fail_because(lambda: f"{g} of the output have {len(out)} axes but the "
                          f"inputs broadcast to {width}")
             return None
-        starts = [self._start(s, layout, g, i) for i in holders]
         constraints = []
         for a in range(width):
             on = [(k, len(p) - width + a) for k, p in enumerate(parts) if len(p) - width + a >= 0]
             constraints.append(Broadcast(
                 tuple(parts[k][j] for k, j in on), out[a],
                 f"{g}, axis {a - width} (from the right)",
-                tuple((holders[k], None if starts[k] is None else starts[k] + j)
-                      for k, j in on)))
+                partial(self._operands, s, layout, g, holders, on)))
         return s, constraints
+
+    def _operands(self, s: dict, layout: Layout, g: Group, holders: list, on: list
+                  ) -> tuple:
+        """Per size of a broadcast axis of ``g`` (``on``: its holder's index and axis in
+        the group), ``(input, axis)`` in the operand's own numbering as ``s`` knew it:
+        made only for a message."""
+        starts = [self._start(s, layout, g, i) for i in holders]
+        return tuple((holders[k], None if starts[k] is None else starts[k] + j)
+                     for k, j in on)
 
     def _start(self, s: dict, layout: Layout, group: Any, i: int) -> int | None:
         """The axis of operand ``i`` where its occurrence of ``group`` starts (None while

@@ -143,6 +143,8 @@ class Axes:
         self.flex: Flexible | None = flexible(alt)
         self._layouts: dict[tuple[bool, ...], Layout | None] = {}
         self._places = tuple(alt.place(i) for i in range(len(alt.operands)))
+        #: the one layout when there are no flexible dims (read on every check)
+        self.fixed: Layout | None = self.layout() if self.flex is None else None
 
     def where(self, i: int) -> Place:
         return self._places[i]
