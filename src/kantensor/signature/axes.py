@@ -316,22 +316,26 @@ class Structure(Constraint):
                          f"inputs broadcast to {width}")
             return None
         constraints = []
+        label = str(g)
+        offsets = [len(p) - width for p in parts]  # where each part's axes start
         for a in range(width):
-            on = [(k, len(p) - width + a) for k, p in enumerate(parts) if len(p) - width + a >= 0]
             constraints.append(Broadcast(
-                tuple(parts[k][j] for k, j in on), out[a],
-                f"{g}, axis {a - width} (from the right)",
-                partial(self._operands, s, layout, g, holders, on)))
+                tuple([p[a + o] for p, o in zip(parts, offsets, strict=True) if a + o >= 0]),
+                out[a],
+                f"{label}, axis {a - width} (from the right)",
+                partial(self._operands, s, layout, g, holders, offsets, a)))
         return s, constraints
 
-    def _operands(self, s: dict, layout: Layout, g: Group, holders: list, on: list
-                  ) -> tuple:
-        """Per size of a broadcast axis of ``g`` (``on``: its holder's index and axis in
-        the group), ``(input, axis)`` in the operand's own numbering as ``s`` knew it:
-        made only for a message."""
-        starts = [self._start(s, layout, g, i) for i in holders]
-        return tuple((holders[k], None if starts[k] is None else starts[k] + j)
-                     for k, j in on)
+    def _operands(self, s: dict, layout: Layout, g: Group, holders: list, offsets: list,
+                  a: int) -> tuple:
+        """Per size of axis ``a`` of group ``g``'s broadcast, ``(input, axis)`` in that
+        operand's own numbering as ``s`` knew it: made only for a message."""
+        out = []
+        for i, o in zip(holders, offsets, strict=True):
+            if a + o >= 0:
+                start = self._start(s, layout, g, i)
+                out.append((i, None if start is None else start + a + o))
+        return tuple(out)
 
     def _start(self, s: dict, layout: Layout, group: Any, i: int) -> int | None:
         """The axis of operand ``i`` where its occurrence of ``group`` starts (None while
