@@ -177,7 +177,7 @@ class Structure(Constraint):
 
     def _match(self, s: dict, layout: Layout, i: int, shape: tuple) -> tuple | bool | None:
         """Match a known-rank shape (True: not yet, an output's groups are unknown)."""
-        alt, items, where = self.plan.alt, layout.items[i], self.plan.where(i)
+        alt, items, where = self.plan.alt, layout.items[i], self.plan.places[i]
         n_variables, fixed, variable = layout.counts[i]
         if n_variables > 1:  # an output with several groups of any length: known from inputs
             lengths = {}
