@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -422,8 +422,9 @@ class Broadcast(Constraint):
     out: Any
     where: str = ""
     #: per size, ``(input, axis)``: the operand it is an axis of, in that operand's own
-    #: numbering (axis None: not known when the constraint was made); for messages
-    operands: tuple = ()
+    #: numbering (axis None: not known when the constraint was made); for messages, so
+    #: it may be a function giving that tuple (made only when a message is)
+    operands: tuple | Callable[[], tuple] = ()
 
     def check(self, s: dict, pending: tuple) -> Progress:
         values = [walk(v, s) for v in self.sizes]
@@ -475,8 +476,9 @@ class Broadcast(Constraint):
         values = [size_value(v, s) for v in self.sizes]
         out = walk(self.out, s)
         out = None if isvar(out) else out
-        axes = tuple((i, axis, v) for (i, axis), v in zip(self.operands, values, strict=True)) \
-            if self.operands else ()  # a where-clause's broadcast: no operand axes known
+        operands = self.operands() if callable(self.operands) else self.operands
+        axes = tuple((i, axis, v) for (i, axis), v in zip(operands, values, strict=True)) \
+            if operands else ()  # a where-clause's broadcast: no operand axes known
         if axes:
             text = "could not be broadcast: " + broadcast_text(axes)
             said = "could not be broadcast: " + broadcast_text(axes, inputs=False)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 from ..logic.dims import Broadcast, Equation, Expr
@@ -40,14 +41,15 @@ GUARD = _Guard("flexible dims variant does not apply")
 class Env:
     """The fresh logic variables of one application of an alternative."""
 
-    def __init__(self) -> None:
+    def __init__(self, dtype_origin: dict[str, Place] | None = None) -> None:
         self.dims: dict[str, Any] = {}
         self.dtypes: dict[str, Any] = {}
         self.groups: dict[Group, Any] = {}
         self.occurrences: dict[tuple[Group, int], Any] = {}
-        #: where each dim and each dtype variable was first seen (for messages)
+        #: where each dim and each dtype variable was first seen (for messages; the
+        #: dtypes' is the alternative's own, made once per compiled alternative: read only)
         self.dim_origin: dict[str, Seen] = {}
-        self.dtype_origin: dict[str, Place] = {}
+        self.dtype_origin: dict[str, Place] = {} if dtype_origin is None else dtype_origin
 
     def dim(self, name: str) -> Any:
         v = self.dims.get(name)
@@ -144,7 +146,7 @@ class Structure(Constraint):
         (None, s) while undecided, (None, None) if the variant cannot apply."""
         flex = self.plan.flex
         if flex is None:
-            return self.plan.layout(), s
+            return self.plan.fixed, s
         chosen = walk(self.variant, s)
         if isvar(chosen):
             ranks = {i: len(sh) for i in flex.inputs
@@ -175,7 +177,7 @@ class Structure(Constraint):
 
     def _match(self, s: dict, layout: Layout, i: int, shape: tuple) -> tuple | bool | None:
         """Match a known-rank shape (True: not yet, an output's groups are unknown)."""
-        alt, items, where = self.plan.alt, layout.items[i], self.plan.where(i)
+        alt, items, where = self.plan.alt, layout.items[i], self.plan.places[i]
         n_variables, fixed, variable = layout.counts[i]
         if n_variables > 1:  # an output with several groups of any length: known from inputs
             lengths = {}
@@ -313,16 +315,27 @@ class Structure(Constraint):
             fail_because(lambda: f"{g} of the output have {len(out)} axes but the "
                          f"inputs broadcast to {width}")
             return None
-        starts = [self._start(s, layout, g, i) for i in holders]
         constraints = []
+        label = str(g)
+        offsets = [len(p) - width for p in parts]  # where each part's axes start
         for a in range(width):
-            on = [(k, len(p) - width + a) for k, p in enumerate(parts) if len(p) - width + a >= 0]
             constraints.append(Broadcast(
-                tuple(parts[k][j] for k, j in on), out[a],
-                f"{g}, axis {a - width} (from the right)",
-                tuple((holders[k], None if starts[k] is None else starts[k] + j)
-                      for k, j in on)))
+                tuple([p[a + o] for p, o in zip(parts, offsets, strict=True) if a + o >= 0]),
+                out[a],
+                f"{label}, axis {a - width} (from the right)",
+                partial(self._operands, s, layout, g, holders, offsets, a)))
         return s, constraints
+
+    def _operands(self, s: dict, layout: Layout, g: Group, holders: list, offsets: list,
+                  a: int) -> tuple:
+        """Per size of axis ``a`` of group ``g``'s broadcast, ``(input, axis)`` in that
+        operand's own numbering as ``s`` knew it: made only for a message."""
+        out = []
+        for i, o in zip(holders, offsets, strict=True):
+            if a + o >= 0:
+                start = self._start(s, layout, g, i)
+                out.append((i, None if start is None else start + a + o))
+        return tuple(out)
 
     def _start(self, s: dict, layout: Layout, group: Any, i: int) -> int | None:
         """The axis of operand ``i`` where its occurrence of ``group`` starts (None while

@@ -42,6 +42,12 @@ class CompiledAlternative:
         self.operands = alt.operands
         self.axes = Axes(alt)
         self._dtype_where = tuple(f"{self.where(i)} dtype" for i in range(len(self.operands)))
+        self._where_text = tuple(str(self.where(i)) for i in range(self.n_in))
+        #: where each dtype variable is first seen among the operands (for messages)
+        self._dtype_origin: dict[str, Place] = {}
+        for i, op in enumerate(self.operands):
+            if isinstance(op.dtype, A.DTypeVar):
+                self._dtype_origin.setdefault(op.dtype.name, self.where(i))
         self.dead, self.input_dtypes = _static_guards(alt)
         self._binders: dict[str, list[int]] = {}  # dtype variable -> the inputs it annotates
         for i, op in enumerate(alt.inputs):
@@ -95,7 +101,7 @@ class CompiledAlternative:
         fails before its shapes are matched. Used by the forward solve, where the first
         failure's reason is not reported (``explain`` reports the axes' first)."""
         s = S.data
-        env = Env()
+        env = Env(self._dtype_origin)
         tensors = []
         copied = False
         for i, t in enumerate([*in_terms, *out_terms]):
@@ -124,7 +130,7 @@ class CompiledAlternative:
         constraints: list[Constraint] = [] if axes_last else [axes]
         for i, t in enumerate(tensors[:self.n_in]):
             if t.wrapped is not False:  # an operand known not to be wrapped is fine
-                constraints.append(WrappedOk(t.dtype, t.shape, t.wrapped, str(self.where(i))))
+                constraints.append(WrappedOk(t.dtype, t.shape, t.wrapped, self._where_text[i]))
         binders = self._binders
         constraints += self._dtypes(env, tensors, binders)
         constraints += self._clauses(env, tensors, binders)
@@ -144,8 +150,6 @@ class CompiledAlternative:
                 continue
             term = self._dtype_term(op.dtype, env, out, binders, tensors)
             out.append(_DTypeIs(term, t.dtype, self, i, env))
-            if isinstance(op.dtype, A.DTypeVar):
-                env.dtype_origin.setdefault(op.dtype.name, self.where(i))
         return out
 
     def _dtype_term(self, node: Any, env: Env, out: list, binders: dict, tensors: list) -> Any:

@@ -142,10 +142,13 @@ class Axes:
         self.loop = alt.loop is not None and not has_var_group
         self.flex: Flexible | None = flexible(alt)
         self._layouts: dict[tuple[bool, ...], Layout | None] = {}
-        self._places = tuple(alt.place(i) for i in range(len(alt.operands)))
+        #: each operand's place (what messages call it), read on every match
+        self.places = tuple(alt.place(i) for i in range(len(alt.operands)))
+        #: the one layout when there are no flexible dims (read on every check)
+        self.fixed: Layout | None = self.layout() if self.flex is None else None
 
     def where(self, i: int) -> Place:
-        return self._places[i]
+        return self.places[i]
 
     def layout(self, presence: tuple[bool, ...] = ()) -> Layout | None:
         """The layout of the variant selected by ``presence`` (``()`` without flexible
