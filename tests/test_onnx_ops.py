@@ -1,9 +1,11 @@
-"""ONNX ops beyond what the node cases show: Upsample (opsets 7 and 9) and Resize's
-aspect-ratio policies on symbolic sizes, typed by ``infer_shapes`` and run by
+"""ONNX ops beyond what the node cases show: Upsample (opsets 7 and 9), Resize's
+aspect-ratio policies and fractional scales on symbolic sizes, typed by ``infer_shapes`` and run by
 ``kt.function``, against ``onnx.reference.ReferenceEvaluator`` over many sizes (the
 typed sizes with the symbols substituted must be the sizes it computes)."""
 
 from __future__ import annotations
+
+from fractions import Fraction
 
 import numpy as np
 import onnx
@@ -13,6 +15,7 @@ from onnx.reference import ReferenceEvaluator
 
 import kantensor as kt
 from kantensor.onnx import UnsupportedOp, from_onnx, infer_shapes
+from kantensor.onnx.resize import aspect_size, scaled_size
 from kantensor.types.dim import Dim, substitute
 from kantensor.types.dtypes import integer_range
 
@@ -128,31 +131,48 @@ def test_upsample_is_refused_where_onnx_deprecates_it():
 
 
 @pytest.mark.parametrize("policy", ["not_larger", "not_smaller"])
-@pytest.mark.parametrize("sizes", [(7, 8), (3, 2), (5, 5)])
-def test_resize_keeping_the_aspect_ratio_of_one_symbolic_size(policy, sizes):
-    """Every resized axis of size n: the scale is min (or max) of sizes/n, so each
-    output size is min (or max) of sizes, whatever n is."""
+@pytest.mark.parametrize("sizes", [(7, 8), (3, 2), (5, 5), (1, 3)])
+def test_resize_keeping_the_aspect_ratio_of_symbolic_sizes(policy, sizes):
+    """The scale is min (or max) of sizes[j]/n_j and each output size its product with
+    n_i rounded half up: typed exactly for symbolic sizes, one (every output size is
+    then min or max of sizes) or two, against onnx's reference at many sizes."""
     node = helper.make_node("Resize", ["X", "", "", "sizes"], ["Y"], axes=[2, 3],
                             keep_aspect_ratio_policy=policy)
     inits = [numpy_helper.from_array(np.array(sizes, dtype=np.int64), "sizes")]
     m = model(node, [1, 2, "n", "n"], inits)
+    pick = min if policy == "not_larger" else max
+    assert typed_dims(m) == [1, 2, pick(sizes), pick(sizes)]
     for n in (1, 2, 3, 7, 10):
-        dims = check(m, {"n": n}, (1, 2, n, n))
+        check(m, {"n": n}, (1, 2, n, n))
+    two = model(node, [1, 2, "h", "w"], inits)
+    for h, w in [(1, 1), (2, 4), (3, 5), (4, 2), (7, 3), (6, 9), (11, 4)]:
+        dims = check(two, {"h": h, "w": w}, (1, 2, h, w))
         assert None not in dims
-    unequal = model(node, [1, 2, "h", "w"], inits)  # two sizes: the scale is unknown
-    assert typed_dims(unequal)[2:] == [None, None]
     onnx.checker.check_model(infer_shapes(m))
+    onnx.checker.check_model(infer_shapes(two))
 
 
-@pytest.mark.parametrize("scale", [1.5, 2.5, 0.75, 0.5, 3.0, 0.6])
+@pytest.mark.parametrize("scale", [1.5, 2.5, 0.75, 0.5, 3.0, 0.6, 0.3])
 def test_resize_by_a_constant_scale_of_a_symbolic_size(scale):
-    """floor(n * scale) for a scale p/2**k with a small p is (p*n)//2**k for every n;
-    a scale such as 0.6 (p of 23 bits as a float32) leaves the size unknown."""
+    """floor(n * scale) for the scale's exact binary value p/2**k is (p*n)//2**k for
+    every n (onnx's reference computes it in float64, exact at these sizes)."""
     node = helper.make_node("Resize", ["X", "", "scales"], ["Y"], mode="linear")
     m = model(node, [1, "h", "w"], [scales_init((1.0, scale, scale))])
-    for h, w in [(1, 1), (2, 3), (5, 4), (7, 9), (16, 11)]:
+    for h, w in [(1, 1), (2, 3), (5, 4), (7, 9), (16, 11), (10, 20)]:
         dims = check(m, {"h": h, "w": w}, (1, h, w))
-        assert (None in dims) == (scale == 0.6)
+        assert None not in dims
+
+
+def test_exact_sizes_where_float_rounding_would_not_be():
+    """The size functions are exact in integers: floor(n * 0.6f) and the aspect-ratio
+    rounding agree with exact rational arithmetic at sizes where float32 arithmetic
+    would round (the reference's float64 is exact here too)."""
+    s = float(np.float32(0.6))
+    for n in (5, 10, 1 << 20, (1 << 40) + 3):
+        assert scaled_size(n, s) == int(Fraction(s) * n // 1)
+    for n, sizes, extents in [(6, [3, 1], [6, 2]), (3, [1, 5], [6, 7]), (9, [4], [8])]:
+        exact = min(Fraction(w, e) for w, e in zip(sizes, extents, strict=True)) * n
+        assert aspect_size(n, sizes, extents, "not_larger") == int(exact + Fraction(1, 2))
 
 
 def test_split_into_chunks_refuses_a_negative_last_chunk():

@@ -15,27 +15,58 @@ from ..ops.params import ParamError, normalize_axis
 from ..ops.sizes import SizeNames
 from ..ops.templates import builder, names, operand, where
 
-#: The largest numerator of a fractional scale ``p / 2**k`` written as ``(p*n)//2**k``
-#: for a symbolic size n: ONNX computes ``floor(n * scale)`` in float64, which is exact
-#: while ``n * p`` stays below 2**53: for every n below 2**43, more elements than any
-#: memory holds.
-MAX_NUMERATOR = 1 << 10
+
+def scaled_size(n: int, scale: float) -> int:
+    """``floor(n * scale)`` exactly, with the scale's exact binary value ``p / q``:
+    ONNX's reference computes it in float64, which is exact while ``n * p`` stays below
+    2**53 (every n below 2**29 for a float32 scale); kantensor is exact for every n."""
+    p, q = scale.as_integer_ratio()
+    return (p * n) // q
+
+
+def aspect_size(n: int, sizes: list[int], extents: list[int], policy: str) -> int:
+    """An axis of size ``n`` resized by the scale ``min`` (``not_larger``) or ``max``
+    (``not_smaller``) of ``sizes[j] / extents[j]``, rounded half up: round_half_up is
+    monotone, so that is the min (max) over j of ``round_half_up(sizes[j] * n /
+    extents[j])``, computed exactly in integers."""
+    pick = min if policy == "not_larger" else max
+    return pick((2 * w * n + e) // (2 * e) for w, e in zip(sizes, extents, strict=True))
 
 
 def _scaled(dim: Any, text: str, scale: float) -> str | None:
-    """``floor(dim * scale)`` as text, or None when it cannot be written exactly."""
-    if isinstance(dim, int):
-        return str(math.floor(dim * scale))
+    """``floor(dim * scale)`` as text, or None when the scale is not a finite number
+    >= 0."""
     if not math.isfinite(scale) or scale < 0:
         return None
-    p, q = scale.as_integer_ratio()  # q is a power of two
+    if isinstance(dim, int):
+        return str(scaled_size(dim, scale))
+    p, q = scale.as_integer_ratio()
     if p == 0:
         return "0"
     if q == 1:
         return f"{text}*{p}"
-    if p > MAX_NUMERATOR:
-        return None
-    return f"{text}//{q}" if p == 1 else f"({p}*{text})//{q}"
+    return f"({p}*{text})//{q}"
+
+
+def _aspect(picked: list[int], values: list[int], x: Any, dims: list[str],
+            policy: str) -> tuple[dict[int, str], list[str]]:
+    """The output size of each picked axis under an aspect-ratio policy, as text (see
+    :func:`aspect_size`), and the where-clauses: each picked size at least 1 (the
+    scale divides by it). Two axes of one known size give the size asked for."""
+    pick = "min" if policy == "not_larger" else "max"
+    out: dict[int, str] = {}
+    for i in picked:
+        terms = []
+        for j, w in zip(picked, values, strict=True):
+            ni, nj = x.shape[i], x.shape[j]
+            if i == j or (ni is not None and ni == nj):
+                terms.append(str(w))
+            elif isinstance(ni, int) and isinstance(nj, int):
+                terms.append(str(aspect_size(ni, [w], [nj], policy)))
+            else:
+                terms.append(f"(2*{w}*{dims[i]}+{dims[j]})//(2*{dims[j]})")
+        out[i] = terms[0] if len(terms) == 1 else f"{pick}({','.join(terms)})"
+    return out, [f"{dims[j]} >= 1" for j in picked if not isinstance(x.shape[j], int)]
 
 
 @builder
@@ -64,19 +95,11 @@ def build(types: tuple, given: tuple, scales_value: Any = None, sizes_value: Any
                     unknown(ax)
                 else:
                     out[ax] = sizes.text(v)
-        elif all(isinstance(v, int) for v in values) and \
-                all(isinstance(x.shape[ax], int) and x.shape[ax] > 0 for ax in picked):
-            ratios = [v / x.shape[ax] for ax, v in zip(picked, values, strict=True)]
-            scale = min(ratios) if keep_aspect_ratio_policy == "not_larger" else max(ratios)
-            for ax in picked:
-                out[ax] = str(int(scale * x.shape[ax] + 0.5))
-        elif all(isinstance(v, int) for v in values) and x.shape[picked[0]] not in (None, 0) \
-                and all(x.shape[ax] == x.shape[picked[0]] for ax in picked):
-            # one size n on every axis: the scale is min (or max) of sizes over n, and
-            # round(scale * n) is that size (the float error is far below one half)
-            size = min(values) if keep_aspect_ratio_policy == "not_larger" else max(values)
-            for ax in picked:
-                out[ax] = str(size)
+        elif all(isinstance(v, int) for v in values) and 0 not in [x.shape[a] for a in picked]:
+            sized, fits = _aspect(picked, values, x, dims, keep_aspect_ratio_policy)
+            for ax, text in sized.items():
+                out[ax] = text
+            clauses.extend(fits)
         else:
             for ax in picked:
                 unknown(ax)
@@ -204,14 +227,16 @@ def resize(x: np.ndarray, *rest: np.ndarray, given: tuple, antialias: int = 0,
     sizes = inputs.get(3)
     if sizes is not None and sizes.size:
         wanted = [int(v) for v in sizes.tolist()]
-        ratios = [w / x.shape[a] for a, w in zip(picked, wanted, strict=True)]
+        extents = [x.shape[a] for a in picked]
+        ratios = [w / n for w, n in zip(wanted, extents, strict=True)]
         if keep_aspect_ratio_policy != "stretch":
             s = min(ratios) if keep_aspect_ratio_policy == "not_larger" else max(ratios)
             ratios = [s] * len(picked)
-            wanted = [int(s * x.shape[a] + 0.5) for a in picked]
+            wanted = [aspect_size(n, wanted, extents, keep_aspect_ratio_policy)
+                      for n in extents]
     else:
         ratios = [float(v) for v in scales.tolist()]
-        wanted = [math.floor(s * x.shape[a]) for a, s in zip(picked, ratios, strict=True)]
+        wanted = [scaled_size(x.shape[a], s) for a, s in zip(picked, ratios, strict=True)]
     y = x.astype(np.float64)
     for i, (a, m, s) in enumerate(zip(picked, wanted, ratios, strict=True)):
         box = None if roi is None else (roi[i], roi[i + len(picked)])
@@ -229,7 +254,7 @@ def upsample(x: np.ndarray, *rest: np.ndarray, scales: tuple | None = None,
     ratios = [float(s) for s in (scales if scales is not None else rest[0].tolist())]
     y = x.astype(np.float64)
     for a, s in enumerate(ratios):
-        m = math.floor(s * x.shape[a])
+        m = scaled_size(x.shape[a], s)
         if m == y.shape[a] and s == 1.0:
             continue
         y = _along(y, a, m, s, None, mode, "asymmetric", "floor" if s >= 1 else "ceil",
