@@ -2,10 +2,10 @@
 onnxruntime's symbolic shape inference (auto_merge), when they are installed:
 
 1. ONNX's node test cases, symbolised as tests/onnx_cases.py does it (every input size
-   > 1 a named dim_param, small integer inputs made initializers), the outputs' declared
-   types removed, typed by each tool and compared with the expected outputs: cases with
-   every output typed exactly, op types exact in every case, wrong (not just unknown)
-   outputs; over all cases and over the cases in kantensor.onnx's scope.
+   > 1 a named dim_param, small integer and shape-value inputs made initializers), the
+   outputs' declared types removed, typed by each tool and compared with the expected
+   outputs: cases with every output typed exactly, op types exact in every case, wrong
+   (not just unknown) outputs; over all cases and over the cases in kantensor.onnx's scope.
 2. The time each takes to type benchmarks/onnx_transformer.py's model (symbolic batch
    and sequence sizes), protobuf reading included: cold (the first call in a fresh
    process, after the imports) and best (the best of the calls after it), each tool in

@@ -1,7 +1,8 @@
 """ONNX's node test cases as an oracle (``onnx.backend.test.case.node``): each case's
 model typed by ``kantensor.onnx.infer_shapes`` (with its concrete sizes, and symbolised:
 every input size > 1 a named dim_param, equal sizes sharing a name, small integer inputs
-made initializers as exported models have them) and compared with the expected outputs'
+and the small inputs that value-dependent ops read for their shapes made initializers, as
+exported models have them) and compared with the expected outputs'
 shapes and dtypes, and run with ``kt.function`` and compared with the expected values."""
 
 from __future__ import annotations
@@ -23,6 +24,13 @@ from kantensor.types.dtypes import is_inexact, is_low_precision
 
 #: Integer inputs with at most this many elements become initializers (shapes, axes).
 SMALL = 16
+
+#: (op type, input index): inputs that a value-dependent op reads for its output's shape
+#: whatever their dtype: Range's bounds, Resize's and Upsample's scales, OneHot's depth.
+#: Exported models carry them as constants, as they carry shapes and axes; small ones
+#: become initializers like small integer inputs.
+SHAPE_VALUES = frozenset({("Range", 0), ("Range", 1), ("Range", 2), ("Resize", 2),
+                          ("Upsample", 1), ("OneHot", 1)})
 
 #: The op types outside the scope of kantensor.onnx: sequence, optional, string and
 #: control-flow ops of the default domain (other domains are outside too).
@@ -60,14 +68,25 @@ def _as_array(value: object) -> object:
     return np.asarray(value) if isinstance(value, np.generic) else value
 
 
-def _is_small_int(value: object) -> bool:
-    return isinstance(value, np.ndarray) and value.dtype.kind in "iu" and \
-        value.ndim <= 1 and value.size <= SMALL
+def _is_small(value: object) -> bool:
+    return isinstance(value, np.ndarray) and value.ndim <= 1 and value.size <= SMALL
+
+
+def _is_constant(graph: onnx.GraphProto, name: str, value: object) -> bool:
+    """Whether an input becomes an initializer: a small integer, or a small value that
+    every node using it reads for a shape (:data:`SHAPE_VALUES`)."""
+    if not _is_small(value):
+        return False
+    if value.dtype.kind in "iu":
+        return True
+    uses = [(n.op_type, i) for n in graph.node for i, x in enumerate(n.input) if x == name]
+    return bool(uses) and all(use in SHAPE_VALUES for use in uses)
 
 
 def prepared(case: object, symbolic: bool) -> tuple[onnx.ModelProto, list, list]:
-    """The case's model with small integer inputs as initializers (and with named sizes
-    when ``symbolic``), the values of its remaining inputs, and the expected outputs."""
+    """The case's model with small integer and shape-value inputs as initializers (and
+    with named sizes when ``symbolic``), the values of its remaining inputs, and the
+    expected outputs."""
     inputs, outputs = ([_as_array(v) for v in vs] for vs in case.data_sets[0])
     model = onnx.ModelProto()
     model.CopyFrom(case.model)
@@ -75,7 +94,7 @@ def prepared(case: object, symbolic: bool) -> tuple[onnx.ModelProto, list, list]
     given = [i for i in graph.input if i.name not in {t.name for t in graph.initializer}]
     keep, values = [], []
     for info, value in zip(given, inputs, strict=False):
-        if _is_small_int(value):
+        if _is_constant(graph, info.name, value):
             graph.initializer.append(numpy_helper.from_array(value, info.name))
             continue
         keep.append(info)
