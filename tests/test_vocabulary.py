@@ -17,7 +17,8 @@ from kantensor.syntax import vocabulary as V
 from kantensor.syntax.ast import DTYPE_CALLS, RESERVED, DimVar, DTypeFunction, DTypeVar
 from kantensor.syntax.limits import MAX_NESTING
 from kantensor.syntax.parser import _lark
-from kantensor.types.dtypes import DTYPE_FUNCTIONS, DTYPES, NUMPY_DTYPES
+from kantensor.types.dtypes import DTYPE_FUNCTIONS, DTYPES
+from kantensor.types.numpy_dtypes import NUMPY_DTYPES
 
 GRAMMAR = resources.files("kantensor.syntax").joinpath("grammar.lark").read_text("utf-8")
 

@@ -5,7 +5,8 @@ three priority classes (wrapped Python numbers < 0-dim tensors < tensors) each p
 alone, then combined by category; NumPy's rules where PyTorch has none (uint16/32/64).
 The low-precision dtypes (bfloat16, float8, float4, int4, int2: rows whose ``package`` is
 ``ml_dtypes``) type without ml_dtypes, run with it (the ``lowp`` extra), and promote only
-where every value survives (:func:`promote_types`). See docs/promotion.rst, docs/types.rst.
+where every value survives (:func:`promote_types`). What holds the values (each dtype's
+NumPy dtype) is :mod:`kantensor.types.numpy_dtypes`. See docs/promotion.rst, docs/types.rst.
 """
 
 from __future__ import annotations
@@ -20,22 +21,16 @@ from typing import Any
 
 import numpy as np
 
-try:  # the low-precision dtypes' NumPy half: optional (the lowp extra)
-    import ml_dtypes
-except ImportError:
-    ml_dtypes = None
-
 from ..syntax.ast.names import CATEGORIES as CATEGORY_WORDS
 from ..syntax.ast.names import DTYPE_NAMES as DTYPE_WORDS
 from ..syntax.vocabulary import FLOAT, REAL, Word
 
 __all__ = [
     "BOOL", "CATEGORIES", "COMPLEX", "COMPLEX_OF", "COMPUTED_AS", "Category", "DTYPES",
-    "DTYPE_FUNCTIONS", "DTYPE_TABLE", "DTypeInfo", "DTypeUnavailable", "FLOATING",
-    "INTEGER", "LOWP_EXTRA", "NUMPY_DTYPES", "Priority", "PromotionError", "REAL_OF",
-    "can_cast", "category", "default_complex_dtype", "default_dtype", "default_tolerance",
+    "DTYPE_FUNCTIONS", "DTYPE_TABLE", "DTypeInfo", "FLOATING", "INTEGER", "Priority",
+    "PromotionError", "REAL_OF", "category", "default_complex_dtype", "default_dtype",
     "float_of", "get_default_dtype", "integer_range", "is_inexact", "is_integer",
-    "is_lossless_cast", "is_low_precision", "is_unsigned", "normalize_dtype", "numpy_dtype",
+    "is_lossless_cast", "is_low_precision", "is_unsigned", "normalize_dtype",
     "operand_dtype_and_priority", "priority", "promote_types", "promoted", "python_dtype",
     "real_of", "result_type", "result_type_of", "set_default_dtype",
 ]
@@ -112,20 +107,6 @@ _CATEGORY: dict[str, Category] = {d.name: d.category for d in DTYPE_TABLE}
 # low-precision ones below them, so they meet the widest dtype of the others last.
 _ORDER = {d.name: (d.package == "numpy", i) for i, d in enumerate(DTYPE_TABLE)}
 
-#: The extra (``pip install "kantensor[lowp]"``) that installs ml_dtypes.
-LOWP_EXTRA = "lowp"
-_PACKAGES: dict[str, Any] = {"numpy": np, "ml_dtypes": ml_dtypes}
-#: The NumPy dtype of each dtype that can hold values here: all of them once ml_dtypes is
-#: installed, else the ones NumPy has.
-NUMPY_DTYPES: dict[str, np.dtype] = {
-    d.name: np.dtype(getattr(_PACKAGES[d.package], d.name))
-    for d in DTYPE_TABLE if _PACKAGES[d.package] is not None}
-
-
-class DTypeUnavailable(ImportError):
-    """A dtype that types but cannot hold values here: its package is not installed."""
-
-
 class PromotionError(TypeError):
     """Two dtypes kantensor does not promote (a low-precision pair where a common dtype
     would lose values or the libraries disagree)."""
@@ -134,19 +115,6 @@ class PromotionError(TypeError):
 def is_low_precision(dtype: Any) -> bool:
     """True for the dtypes NumPy lacks (bfloat16, float8, float4, int4, int2)."""
     return _INFO[normalize_dtype(dtype)].package != "numpy"
-
-
-def numpy_dtype(dtype: Any) -> np.dtype:
-    """The NumPy dtype of ``dtype``; DTypeUnavailable naming the package and the extra
-    to install for a low-precision dtype when ml_dtypes is missing."""
-    name = normalize_dtype(dtype)
-    found = NUMPY_DTYPES.get(name)
-    if found is None:
-        package = _INFO[name].package
-        raise DTypeUnavailable(
-            f"dtype {name} types without {package}, but values of it need the {package} "
-            f"package (NumPy lacks {name}): pip install \"kantensor[{LOWP_EXTRA}]\"")
-    return found
 
 
 def _where(test: Callable[[DTypeInfo], bool]) -> frozenset[str]:
@@ -471,28 +439,10 @@ def result_type(*operands: Any) -> str:
     return result_type_of(map(operand_dtype_and_priority, operands))
 
 
-def can_cast(from_: Any, to: Any, casting: str = "same_kind") -> bool:
-    """``np.can_cast`` on the NumPy dtypes (DTypeUnavailable for a low-precision dtype
-    without ml_dtypes)."""
-    return bool(np.can_cast(numpy_dtype(from_), numpy_dtype(to), casting=casting))
-
-
 def is_lossless_cast(from_: Any, to: Any) -> bool:
     """True if every value of ``from_`` is exactly representable in ``to`` ("safe"; a
     table, so it needs no ml_dtypes)."""
     return (normalize_dtype(from_), normalize_dtype(to)) in _LOSSLESS
-
-
-def default_tolerance(dtype: Any) -> tuple[float, float]:
-    """``(rtol, atol)`` for comparing computed values of ``dtype``: looser for the
-    dtypes of single precision or less (float16, float32, complex64); a low-precision
-    float's own epsilon and smallest normal."""
-    info = _INFO[normalize_dtype(dtype)]
-    if info.category >= FLOATING and info.package != "numpy":
-        finfo = ml_dtypes.finfo(numpy_dtype(info.name))
-        return float(finfo.eps), float(finfo.smallest_normal)
-    loose = info.category >= FLOATING and info.bits <= (64 if info.category is COMPLEX else 32)
-    return (1e-3, 1e-5) if loose else (1e-5, 1e-8)
 
 
 # The DSL reads dtype and category names as words; they are defined here, with the rest.

@@ -13,9 +13,10 @@ from ..syntax.errors import SignatureSyntaxError
 from ..syntax.parser import parse_tensor_type
 from .dim import DIM_CALLS, Dim, substitute
 from .display import tensor_type_html
-from .dtypes import DTYPES, NUMPY_DTYPES, category, default_tolerance, normalize_dtype, numpy_dtype
+from .dtypes import DTYPES, category, normalize_dtype
 from .interning import WeakInterner
 from .limits import MAX_NDIM, MAX_SIZE, MAX_TYPE_TEXT, check_terms, check_text
+from .numpy_dtypes import NUMPY_DTYPES, default_tolerance, numpy_dtype
 
 ShapeEntry = int | Dim | None
 
