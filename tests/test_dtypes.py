@@ -21,9 +21,10 @@ from kantensor.types import numpy_dtypes as nd
 from kantensor.types.dtypes import DTYPES, Priority
 
 T, Z, W = Priority.TENSOR, Priority.ZERO_DIM, Priority.WRAPPED
-#: NumPy's own dtypes: the lattice PyTorch and NumPy answer for (the low-precision dtypes
-#: have their own rules, tested in tests/test_dtypes_lowp.py).
-NUMPY_DTYPES = tuple(t for t in DTYPES if not d.is_low_precision(t))
+#: NumPy's own numeric dtypes: the lattice PyTorch and NumPy answer for (the low-precision
+#: dtypes have their own rules, tested in tests/test_dtypes_lowp.py; string has none,
+#: tests/test_dtypes_string.py).
+NUMPY_DTYPES = tuple(t for t in d.DEFAULT_RANGE if not d.is_low_precision(t))
 DATA = Path(__file__).parent / "data"
 SOURCES = {"torch", "rule", "numpy-rule"}
 WRAPPABLE = {"bool", "int64", "float16", "float32", "float64", "complex64", "complex128"}
@@ -215,16 +216,19 @@ def test_the_dtype_table_agrees_with_numpy():
     kinds = {"b": (d.BOOL, False), "i": (d.INTEGER, True), "u": (d.INTEGER, False),
              "f": (d.FLOATING, True), "c": (d.COMPLEX, True)}
     for info in d.DTYPE_TABLE:
-        if info.package != "numpy":
-            continue  # NumPy lacks them (tests/test_dtypes_lowp.py asks ml_dtypes)
+        if info.package != "numpy" or info.category is d.STRING:
+            continue  # NumPy lacks them (tests/test_dtypes_lowp.py asks ml_dtypes); string
+            # has no fixed width (tests/test_dtypes_string.py)
         np_dtype = np.dtype(info.name)
         assert (info.category, info.signed) == kinds[np_dtype.kind], info.name
         assert info.bits == 8 * np_dtype.itemsize
     numpy_kinds = {"bool": np.bool_, "integer": np.integer, "signed": np.signedinteger,
                    "unsigned": np.unsignedinteger, "floating": np.floating,
                    "complex": np.complexfloating, "inexact": np.inexact, "number": np.number}
-    assert set(d.CATEGORIES) == set(numpy_kinds)
+    assert set(d.CATEGORIES) == set(numpy_kinds) | {"string"}
     for name, members in d.CATEGORIES.items():
+        if name == "string":
+            continue
         assert members & set(NUMPY_DTYPES) == {
             t for t in NUMPY_DTYPES if np.issubdtype(t, numpy_kinds[name])}, name
 

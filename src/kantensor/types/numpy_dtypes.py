@@ -18,7 +18,7 @@ try:  # the low-precision dtypes' NumPy half: optional (the lowp extra)
 except ImportError:
     ml_dtypes = None
 
-from .dtypes import COMPLEX, DTYPE_TABLE, FLOATING, DTypeInfo, normalize_dtype
+from .dtypes import COMPLEX, DTYPE_TABLE, FLOATING, NUMPY_STRING, STRING, DTypeInfo, normalize_dtype
 
 __all__ = ["DTypeUnavailable", "LOWP_EXTRA", "NUMPY_DTYPES", "can_cast", "default_tolerance",
            "numpy_dtype"]
@@ -29,6 +29,8 @@ _PACKAGES: dict[str, Any] = {"numpy": np, "ml_dtypes": ml_dtypes}
 
 
 def _of(d: DTypeInfo) -> np.dtype:
+    if d.category is STRING:
+        return NUMPY_STRING
     return np.dtype(getattr(_PACKAGES[d.package], d.name))
 
 
