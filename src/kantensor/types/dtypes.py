@@ -30,10 +30,10 @@ __all__ = [
     "DTYPES", "DTYPE_FUNCTIONS", "DTYPE_TABLE", "DTypeInfo", "FLOATING", "INTEGER",
     "NUMPY_STRING", "Priority", "PromotionError", "REAL_OF", "STRING", "category",
     "default_complex_dtype", "default_dtype", "float_of", "get_default_dtype",
-    "integer_range", "is_inexact", "is_integer",
-    "is_lossless_cast", "is_low_precision", "is_unsigned", "normalize_dtype",
-    "operand_dtype_and_priority", "priority", "promote_types", "promoted", "python_dtype",
-    "real_of", "result_type", "result_type_of", "set_default_dtype",
+    "integer_range", "is_inexact", "is_integer", "is_lossless_cast", "is_low_precision",
+    "is_unsigned", "normalize_dtype", "operand_dtype_and_priority", "priority",
+    "promote_types", "promoted", "python_dtype", "real_of", "result_type", "result_type_of",
+    "set_default_dtype",
 ]
 
 class Category(IntEnum):
