@@ -10,7 +10,7 @@ import pytest
 import kantensor as kt
 from kantensor import cli
 from kantensor.query import var as qvar
-from kantensor.types.dtypes import DTYPES, is_low_precision
+from kantensor.types.dtypes import DEFAULT_RANGE, is_low_precision
 
 
 def run(argv, capsys):
@@ -139,7 +139,7 @@ def test_query_with_parameters(capsys):
     # one answer a line, each binding D to one dtype; NumPy says which dtypes sum to uint64
     *lines, count = out.splitlines()
     answers = [dict(b.split(" = ") for b in line.split(", ")) for line in lines]
-    numpy_dtypes = [d for d in DTYPES if not is_low_precision(d)]
+    numpy_dtypes = [d for d in DEFAULT_RANGE if not is_low_precision(d)]
     expected = [d for d in numpy_dtypes
                 if np.sum(np.zeros((2, 3), d), axis=1).dtype == np.uint64]
     assert all(set(a) == {"D"} for a in answers), answers

@@ -17,12 +17,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kantensor.types import dtypes as d
+from kantensor.types import numpy_dtypes as nd
 from kantensor.types.dtypes import DTYPES, Priority
 
 T, Z, W = Priority.TENSOR, Priority.ZERO_DIM, Priority.WRAPPED
-#: NumPy's own dtypes: the lattice PyTorch and NumPy answer for (the low-precision dtypes
-#: have their own rules, tested in tests/test_dtypes_lowp.py).
-NUMPY_DTYPES = tuple(t for t in DTYPES if not d.is_low_precision(t))
+#: NumPy's own numeric dtypes: the lattice PyTorch and NumPy answer for (the low-precision
+#: dtypes have their own rules, tested in tests/test_dtypes_lowp.py; string has none,
+#: tests/test_dtypes_string.py).
+NUMPY_DTYPES = tuple(t for t in d.DEFAULT_RANGE if not d.is_low_precision(t))
 DATA = Path(__file__).parent / "data"
 SOURCES = {"torch", "rule", "numpy-rule"}
 WRAPPABLE = {"bool", "int64", "float16", "float32", "float64", "complex64", "complex128"}
@@ -214,16 +216,19 @@ def test_the_dtype_table_agrees_with_numpy():
     kinds = {"b": (d.BOOL, False), "i": (d.INTEGER, True), "u": (d.INTEGER, False),
              "f": (d.FLOATING, True), "c": (d.COMPLEX, True)}
     for info in d.DTYPE_TABLE:
-        if info.package != "numpy":
-            continue  # NumPy lacks them (tests/test_dtypes_lowp.py asks ml_dtypes)
+        if info.package != "numpy" or info.category is d.STRING:
+            continue  # NumPy lacks them (tests/test_dtypes_lowp.py asks ml_dtypes); string
+            # has no fixed width (tests/test_dtypes_string.py)
         np_dtype = np.dtype(info.name)
         assert (info.category, info.signed) == kinds[np_dtype.kind], info.name
         assert info.bits == 8 * np_dtype.itemsize
     numpy_kinds = {"bool": np.bool_, "integer": np.integer, "signed": np.signedinteger,
                    "unsigned": np.unsignedinteger, "floating": np.floating,
                    "complex": np.complexfloating, "inexact": np.inexact, "number": np.number}
-    assert set(d.CATEGORIES) == set(numpy_kinds)
+    assert set(d.CATEGORIES) == set(numpy_kinds) | {"string"}
     for name, members in d.CATEGORIES.items():
+        if name == "string":
+            continue
         assert members & set(NUMPY_DTYPES) == {
             t for t in NUMPY_DTYPES if np.issubdtype(t, numpy_kinds[name])}, name
 
@@ -308,13 +313,13 @@ def test_can_cast_wraps_numpy():
     for a in NUMPY_DTYPES:
         for b in NUMPY_DTYPES:
             for casting in ("no", "equiv", "safe", "same_kind", "unsafe"):
-                assert d.can_cast(a, b, casting) == np.can_cast(a, b, casting)
+                assert nd.can_cast(a, b, casting) == np.can_cast(a, b, casting)
             assert d.is_lossless_cast(a, b) == np.can_cast(a, b, "safe")
-    assert d.can_cast("int64", "int8") and not d.is_lossless_cast("int64", "int8")
-    assert not d.can_cast("float32", "int32")
+    assert nd.can_cast("int64", "int8") and not d.is_lossless_cast("int64", "int8")
+    assert not nd.can_cast("float32", "int32")
     assert d.is_lossless_cast(np.uint8, "int16")
     with pytest.raises(TypeError):
-        d.can_cast("U5", "int8")
+        nd.can_cast("U5", "int8")
 
 
 # -- properties ----------------------------------------------------------------------------

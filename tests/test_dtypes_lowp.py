@@ -18,6 +18,7 @@ import pytest
 import kantensor as kt
 from kantensor.backend.mode import execution
 from kantensor.types import dtypes as d
+from kantensor.types import numpy_dtypes as nd
 
 LOW = [t for t in d.DTYPES if d.is_low_precision(t)]
 FLOATS = [t for t in LOW if d.category(t) is d.FLOATING]
@@ -26,7 +27,7 @@ INTS = [t for t in LOW if d.category(t) is d.INTEGER]
 
 def every_value(dtype: str) -> np.ndarray:
     """Every value of a low-precision dtype (all its bit patterns), NaNs left out."""
-    np_dtype = d.numpy_dtype(dtype)
+    np_dtype = nd.numpy_dtype(dtype)
     if dtype in INTS:
         info = ml_dtypes.iinfo(np_dtype)
         return np.arange(int(info.min), int(info.max) + 1).astype(np_dtype)
@@ -45,7 +46,7 @@ def test_the_table_agrees_with_ml_dtypes():
         if info.package == "numpy":
             continue
         np_dtype = np.dtype(getattr(ml_dtypes, info.name))
-        assert d.numpy_dtype(info.name) == np_dtype and np_dtype.name == info.name
+        assert nd.numpy_dtype(info.name) == np_dtype and np_dtype.name == info.name
         if info.category is d.INTEGER:
             iinfo = ml_dtypes.iinfo(np_dtype)
             assert (info.signed, info.bits) == (iinfo.min < 0, iinfo.bits), info.name
@@ -68,10 +69,10 @@ def test_the_wide_dtypes_hold_every_value(dtype):
     assert wide, dtype
     for b in wide:
         assert not d.is_low_precision(b)
-        back = values.astype(d.numpy_dtype(b)).astype(values.dtype)
+        back = values.astype(nd.numpy_dtype(b)).astype(values.dtype)
         assert np.array_equal(back.view(f"u{values.itemsize}"),
                               values.view(f"u{values.itemsize}")), (dtype, b)
-        assert np.can_cast(values.dtype, d.numpy_dtype(b), "safe"), (dtype, b)
+        assert np.can_cast(values.dtype, nd.numpy_dtype(b), "safe"), (dtype, b)
 
 
 def test_every_promotion_is_ml_dtypes_and_lossless():
@@ -88,7 +89,7 @@ def test_every_promotion_is_ml_dtypes_and_lossless():
                 continue
             defined += 1
             assert got == d.promote_types(b, a)
-            assert got == np.promote_types(d.numpy_dtype(a), d.numpy_dtype(b)).name, (a, b)
+            assert got == np.promote_types(nd.numpy_dtype(a), nd.numpy_dtype(b)).name, (a, b)
             assert d.is_lossless_cast(a, got) and d.is_lossless_cast(b, got)
     assert defined > 50 and refused > 100  # neither side of the oracle is vacuous
     with pytest.raises(d.PromotionError, match="does not promote bfloat16 with float16"):
@@ -120,14 +121,15 @@ WITHOUT_ML_DTYPES = textwrap.dedent("""
     import numpy as np
     import kantensor as kt
     from kantensor.types import dtypes as d
+    from kantensor.types import numpy_dtypes as nd
     x = kt.tensor("x", "bfloat16", (2, 3))
     print((x + kt.tensor("y", "float32", (3,))).type, kt.sin(x).type)
     print(kt.TensorType.parse("int4[n]"), d.promote_types("int4", "int8"))
     for run in (lambda: kt.function([x], kt.sin(x)), lambda: x.type.filter(np.ones((2, 3))),
-                lambda: d.numpy_dtype("float8_e4m3fn")):
+                lambda: nd.numpy_dtype("float8_e4m3fn")):
         try:
             run()
-        except d.DTypeUnavailable as exc:
+        except nd.DTypeUnavailable as exc:
             print("refused:", exc)
 """)
 
@@ -140,15 +142,15 @@ def test_typing_without_ml_dtypes_and_execution_refused():
     refusals = [line for line in out if line.startswith("refused:")]
     assert len(refusals) == 3
     for line, name in zip(refusals, ("bfloat16", "bfloat16", "float8_e4m3fn"), strict=True):
-        assert f"dtype {name} " in line and f'pip install "kantensor[{d.LOWP_EXTRA}]"' in line
+        assert f"dtype {name} " in line and f'pip install "kantensor[{nd.LOWP_EXTRA}]"' in line
 
 
 def test_the_extra_named_in_the_refusal_installs_ml_dtypes():
     pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
-    extra = pyproject["project"]["optional-dependencies"][d.LOWP_EXTRA]
+    extra = pyproject["project"]["optional-dependencies"][nd.LOWP_EXTRA]
     assert [r for r in extra if r.startswith("ml_dtypes")]
     makefile = (Path(__file__).parents[1] / "Makefile").read_text()
-    assert d.LOWP_EXTRA in makefile.split("pip install --quiet -e '.[")[1].split("]")[0]
+    assert nd.LOWP_EXTRA in makefile.split("pip install --quiet -e '.[")[1].split("]")[0]
 
 
 #: Ops whose NumPy implementation would accumulate or divide in ml_dtypes' own small

@@ -13,7 +13,7 @@ from kantensor.logic.dtypes import Operand, Promote, WrappedOk
 from kantensor.logic.store import TypeStore, fresh_state, labelo, post, unify_oc
 from kantensor.logic.terms import TensorTerm, walk
 from kantensor.syntax.ast import BinOp, DimVar
-from kantensor.types.dtypes import DTYPES, Priority, PromotionError, result_type_of
+from kantensor.types.dtypes import DEFAULT_RANGE, DTYPES, Priority, PromotionError, result_type_of
 from kantensor.types.dtypes import is_low_precision as d_low
 
 
@@ -153,7 +153,7 @@ def test_labelo_enumerates_dtypes_and_wrapped_flags():
     answers = {(walk(d, st.data), walk(w, st.data), walk(out, st.data)) for st in labelo()(S)}
     assert {(x, False) for x in DTYPES if _promotes(("int8", T), (x, Z))} \
         == {a[:2] for a in answers if not a[1]}
-    assert {(x, False) for x in DTYPES if not d_low(x)} <= {a[:2] for a in answers}
+    assert {(x, False) for x in DEFAULT_RANGE if not d_low(x)} <= {a[:2] for a in answers}
     assert ("int64", True, "int8") in answers  # a wrapped Python int: the tensor wins
     assert all(not wrapped or x in ("bool", "int64", "float32", "complex64")
                for x, wrapped, _ in answers)

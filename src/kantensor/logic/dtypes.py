@@ -13,6 +13,7 @@ from typing import Any
 from ..syntax.vocabulary import Word
 from ..types.dtypes import (
     CATEGORIES,
+    DEFAULT_RANGE,
     DTYPE_FUNCTIONS,
     DTYPES,
     Priority,
@@ -25,7 +26,10 @@ from ..types.dtypes import (
 from .store import Constraint, Progress, Reason, bind_choices, guess, unify_oc
 from .terms import isvar, walk
 
-__all__ = ["Compatible", "DTypeMap", "InCategory", "Operand", "Promote", "WrappedOk"]
+__all__ = ["Compatible", "DTypeMap", "InCategory", "InDefaultRange", "Operand", "Promote",
+           "WrappedOk"]
+
+_IN_RANGE = frozenset(DEFAULT_RANGE)
 
 
 def _done_if_unified(u: Any, v: Any, s: dict) -> Progress:
@@ -75,7 +79,7 @@ class Promote(Constraint):
         return _done_if_unified(self.out, result, s)
 
     def choices(self, s: dict, rigid: frozenset = frozenset()) -> list | None:
-        return guess([op.dtype for op in self.operands], s, DTYPES) or \
+        return guess([op.dtype for op in self.operands], s, DEFAULT_RANGE) or \
             guess([op.wrapped for op in self.operands], s, (False, True))
 
     def terms(self) -> tuple:
@@ -107,10 +111,12 @@ class DTypeMap(Constraint):
         d = walk(self.arg, s)
         if isvar(d):
             return s, False
+        if d not in _IN_RANGE:  # float(string): no such dtype
+            return None
         return _done_if_unified(self.out, DTYPE_FUNCTIONS[self.function](d), s)
 
     def choices(self, s: dict, rigid: frozenset = frozenset()) -> list | None:
-        return guess((self.arg,), s, DTYPES)
+        return guess((self.arg,), s, DEFAULT_RANGE)
 
     def terms(self) -> tuple:
         return (self.out, self.arg)
@@ -148,6 +154,30 @@ class InCategory(Constraint):
         return Reason(f"where-clause {self.name} in {self.category} fails: {self.name} is "
                       f"{got}", "category", category=self.category, got=got,
                       inputs=self.inputs)
+
+
+@dataclass(frozen=True, eq=False)
+class InDefaultRange(Constraint):
+    """An input's dtype is in :data:`~kantensor.types.dtypes.DEFAULT_RANGE` (not a
+    string) where its annotation names no category. It never enumerates: a dtype left
+    open stays open (any dtype of the range); it fails once the dtype is a string."""
+
+    dtype: Any
+    where: str = ""
+
+    def check(self, s: dict, pending: tuple) -> Progress:
+        d = walk(self.dtype, s)
+        if isvar(d):
+            return s, False
+        return (s, True) if d in _IN_RANGE else None
+
+    def terms(self) -> tuple:
+        return (self.dtype,)
+
+    def explain(self, s: dict) -> str:
+        return Reason(f"{self.where} has dtype {walk(self.dtype, s)}, not taken here: a "
+                      f"dtype ranges over bool and the numbers, strings only where a "
+                      f"where-clause says T in string", "dtype")
 
 
 @dataclass(frozen=True, eq=False)

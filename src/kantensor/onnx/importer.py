@@ -25,10 +25,11 @@ from onnx import numpy_helper
 
 from ..graph.basic import Variable
 from ..types.dim import Dim
-from ..types.dtypes import get_default_dtype
+from ..types.dtypes import STRING, category, get_default_dtype
+from ..types.numpy_dtypes import numpy_dtype
 from ..types.type import TensorType
 from ..types.variable import TensorVariable, constant
-from .dtypes import dtype_of
+from .dtypes import UnsupportedType, dtype_of, type_name
 from .nodememo import MEMO, node_key, remember
 from .registry import OnnxOp, UnsupportedOp, lookup
 
@@ -90,7 +91,7 @@ def value_type(info: onnx.ValueInfoProto) -> TensorType:
         raise OnnxImportError(f"value {info.name!r}: only tensors are supported, got "
                               f"{kind or 'no type'}")
     t = info.type.tensor_type
-    dtype = dtype_of(t.elem_type, f"value {info.name!r}")
+    dtype = dtype_of(t.elem_type, f"value {info.name!r}", text=True)
     if not t.HasField("shape"):
         raise OnnxImportError(f"value {info.name!r}: its rank is not given")
     return TensorType(dtype, tuple(_dim(d) for d in t.shape.dim))
@@ -126,7 +127,7 @@ def _label(node: onnx.NodeProto) -> str:
 def _initializer_type(proto: onnx.TensorProto) -> TensorType:
     """An initializer's type, read from its header (its data is not read)."""
     where = f"initializer {proto.name!r}"
-    dtype = dtype_of(proto.data_type, where)
+    dtype = dtype_of(proto.data_type, where, text=True)
     try:
         return TensorType(dtype, tuple(proto.dims))
     except (TypeError, ValueError) as exc:
@@ -134,8 +135,8 @@ def _initializer_type(proto: onnx.TensorProto) -> TensorType:
 
 
 def _array(proto: onnx.TensorProto, where: str) -> np.ndarray:
-    dtype = dtype_of(proto.data_type, where)
-    return np.asarray(numpy_helper.to_array(proto)).astype(dtype, copy=False)
+    dtype = dtype_of(proto.data_type, where, text=True)
+    return np.asarray(numpy_helper.to_array(proto)).astype(numpy_dtype(dtype), copy=False)
 
 
 class _Reader:
@@ -244,6 +245,10 @@ class _Reader:
             result = entry.op(*tensors, **params)
         except (TypeError, ValueError, IndexError) as exc:
             message = f"node {label!r} ({op_type}): {exc}"
+            if not entry.takes_strings and any(_is_text(t) for t in tensors):
+                raise UnsupportedType(f"node {label!r} ({op_type}): element type "
+                                      f"{type_name(onnx.TensorProto.STRING)} is not "
+                                      f"supported by {op_type}: {exc}") from exc
             try:
                 error = type(exc)(message)
             except TypeError:  # an error class with more arguments
@@ -369,6 +374,10 @@ class _Reader:
                 end = attr.i
         entries = list(x.shape)[slice(start, end)]
         return _settle(np.array(entries + [0], dtype=object)[:-1])
+
+
+def _is_text(v: Variable) -> bool:
+    return category(v.type.dtype) is STRING
 
 
 def _static_size(t: TensorType) -> int | None:

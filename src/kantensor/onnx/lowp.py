@@ -9,7 +9,8 @@ import ml_dtypes
 import numpy as np
 from onnx import TensorProto
 
-from ..types.dtypes import integer_range, is_integer, numpy_dtype
+from ..types.dtypes import integer_range, is_integer
+from ..types.numpy_dtypes import numpy_dtype
 from .dtypes import DTYPES
 
 #: The element types ``saturate`` applies to: out-of-range values (infinities included)

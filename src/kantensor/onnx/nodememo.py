@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import onnx
 
+from ..types.dtypes import NUMPY_STRING
 from .registry import OnnxOp
 
 #: key -> (output types, output values or None); emptied when it holds MEMO_SIZE keys.
@@ -28,8 +29,9 @@ MAX_ATTRIBUTES = 1 << 12
 
 def _value_key(value: np.ndarray) -> tuple:
     """A value as a key: its bytes (exact: -0.0 apart from 0.0), or for sizes (ints,
-    Dims, None) its entries with their classes (True apart from 1)."""
-    if value.dtype != object:
+    Dims, None) and strings (whose bytes are NumPy's pointers) its entries with their
+    classes (True apart from 1)."""
+    if value.dtype != object and value.dtype != NUMPY_STRING:
         return value.dtype.str, value.shape, value.tobytes()
     return "O", value.shape, tuple((type(v), v) for v in value.ravel().tolist())
 

@@ -40,9 +40,15 @@ from ..ops.catalogue import (
 )
 from ..ops.family import OpFamily
 from ..ops.op import SignatureOp
+from ..signature.overloads import compiled
+from ..syntax.alternative import Overloads
+from ..types.dtypes import DEFAULT_RANGE
 
 #: The keys ONNX entries add to a catalogue entry.
 KEYS = ("onnx", "domain", "since", "until", "inputs")
+
+#: What an input whose dtype names no category takes (no string).
+_NUMBERS = frozenset(DEFAULT_RANGE)
 
 #: The catalogue's folder of ONNX entries.
 FOLDER = "onnx"
@@ -66,6 +72,14 @@ class OnnxOp:
 
     def covers(self, opset: int) -> bool:
         return self.since <= opset and (self.until is None or opset <= self.until)
+
+    @cached_property
+    def takes_strings(self) -> bool:
+        """Whether an input may be a string: an alternative of its signature admits one
+        (``T in string``); an Op with parameters renders no such signature."""
+        sig = getattr(self.op, "signature", None)
+        return isinstance(sig, Overloads) and any(
+            not allowed <= _NUMBERS for c in compiled(sig) for allowed in c.input_dtypes)
 
     @cached_property
     def attributes(self) -> dict[str, Any]:

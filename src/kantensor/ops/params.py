@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..types.dim import Dim
-from ..types.dtypes import normalize_dtype
+from ..types.dtypes import STRING, category, normalize_dtype
 
 
 class ParamError(ValueError):
@@ -119,10 +119,15 @@ def _strings(value: Any) -> tuple[str, ...]:
 
 
 def _dtype(value: Any) -> str:
+    """A dtype to compute in: any but string (strings are typed, never computed into)."""
     try:
-        return normalize_dtype(value)
+        name = normalize_dtype(value)
     except TypeError as exc:
         raise ParamError(str(exc)) from None
+    if category(name) is STRING:
+        raise ParamError(f"{name} is not a dtype to compute in (strings have no arithmetic "
+                         "and no casts)")
+    return name
 
 
 def _number(value: Any) -> bool | int | float | complex:

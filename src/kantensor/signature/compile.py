@@ -17,12 +17,20 @@ from typing import Any
 from kanren.constraints import ConstrainedState
 
 from ..logic.dims import COMPARE, Broadcast, Compare, Equation, Expr
-from ..logic.dtypes import Compatible, DTypeMap, InCategory, Operand, Promote, WrappedOk
+from ..logic.dtypes import (
+    Compatible,
+    DTypeMap,
+    InCategory,
+    InDefaultRange,
+    Operand,
+    Promote,
+    WrappedOk,
+)
 from ..logic.store import Constraint, Progress, Reason, fail_because, post, unify_oc
 from ..logic.terms import TensorTerm, fresh, isvar, walk
 from ..syntax import ast as A
 from ..syntax.alternative import Alternative, Place
-from ..types.dtypes import CATEGORIES
+from ..types.dtypes import CATEGORIES, DEFAULT_RANGE
 from .axes import GUARD, Env, Structure
 from .layout import Axes
 
@@ -31,6 +39,10 @@ __all__ = ["DEFAULT_MAX_RANK", "GUARD", "CompiledAlternative", "compile_alternat
 
 #: Largest number of axes a group takes when a query leaves its length open.
 DEFAULT_MAX_RANK = 10
+
+#: The dtypes an input takes when its annotation names no category or dtype (every
+#: dtype but string): the one object :func:`_static_guards` gives such inputs.
+_DEFAULT = frozenset(DEFAULT_RANGE)
 
 
 class CompiledAlternative:
@@ -49,6 +61,8 @@ class CompiledAlternative:
             if isinstance(op.dtype, A.DTypeVar):
                 self._dtype_origin.setdefault(op.dtype.name, self.where(i))
         self.dead, self.input_dtypes = _static_guards(alt)
+        #: the inputs whose dtype only the default range bounds (no category, no name)
+        self._ranged = tuple(i for i, a in enumerate(self.input_dtypes) if a is _DEFAULT)
         self._binders: dict[str, list[int]] = {}  # dtype variable -> the inputs it annotates
         for i, op in enumerate(alt.inputs):
             if isinstance(op.dtype, A.DTypeVar):
@@ -83,7 +97,7 @@ class CompiledAlternative:
         if self.dead:
             return True
         for allowed, d in zip(self.input_dtypes, dtypes, strict=False):
-            if allowed is not None and d is not None and d not in allowed:
+            if d is not None and d not in allowed:
                 return True
         return False
 
@@ -131,6 +145,10 @@ class CompiledAlternative:
         for i, t in enumerate(tensors[:self.n_in]):
             if t.wrapped is not False:  # an operand known not to be wrapped is fine
                 constraints.append(WrappedOk(t.dtype, t.shape, t.wrapped, self._where_text[i]))
+        for i in self._ranged:  # a string input only where a where-clause admits it
+            d = walk(tensors[i].dtype, s)
+            if type(d) is not str or d not in _DEFAULT:
+                constraints.append(InDefaultRange(tensors[i].dtype, self._where_text[i]))
         binders = self._binders
         constraints += self._dtypes(env, tensors, binders)
         constraints += self._clauses(env, tensors, binders)
@@ -310,7 +328,8 @@ def constant_truth(clause: Any) -> bool | None:
 
 def _static_guards(alt: Alternative) -> tuple[bool, tuple[frozenset | None, ...]]:
     """What :meth:`CompiledAlternative.refuses` checks: whether a where-clause between
-    constants is false, and per input the dtypes its annotation allows (None: any)."""
+    constants is false, and per input the dtypes its annotation allows (:data:`_DEFAULT`
+    where it names no dtype and no category: strings only where a clause admits them)."""
     dead = any(constant_truth(clause) is False for clause in alt.where)
     allowed: dict[str, frozenset] = {}
     for clause in alt.where:
@@ -318,14 +337,14 @@ def _static_guards(alt: Alternative) -> tuple[bool, tuple[frozenset | None, ...]
             name = clause.dtype.name
             allowed[name] = allowed.get(name, CATEGORIES[clause.category]) & \
                 CATEGORIES[clause.category]
-    per_input: list[frozenset | None] = []
+    per_input: list[frozenset] = []
     for op in alt.inputs:
         if isinstance(op.dtype, A.DTypeName):
             per_input.append(frozenset((op.dtype.name,)))
         elif isinstance(op.dtype, A.DTypeVar):
-            per_input.append(allowed.get(op.dtype.name))
+            per_input.append(allowed.get(op.dtype.name, _DEFAULT))
         else:
-            per_input.append(None)
+            per_input.append(_DEFAULT)
     return dead, tuple(per_input)
 
 

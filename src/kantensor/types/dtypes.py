@@ -5,7 +5,8 @@ three priority classes (wrapped Python numbers < 0-dim tensors < tensors) each p
 alone, then combined by category; NumPy's rules where PyTorch has none (uint16/32/64).
 The low-precision dtypes (bfloat16, float8, float4, int4, int2: rows whose ``package`` is
 ``ml_dtypes``) type without ml_dtypes, run with it (the ``lowp`` extra), and promote only
-where every value survives (:func:`promote_types`). See docs/promotion.rst, docs/types.rst.
+where every value survives (:func:`promote_types`). What holds the values (each dtype's
+NumPy dtype) is :mod:`kantensor.types.numpy_dtypes`. See docs/promotion.rst, docs/types.rst.
 """
 
 from __future__ import annotations
@@ -20,37 +21,35 @@ from typing import Any
 
 import numpy as np
 
-try:  # the low-precision dtypes' NumPy half: optional (the lowp extra)
-    import ml_dtypes
-except ImportError:
-    ml_dtypes = None
-
 from ..syntax.ast.names import CATEGORIES as CATEGORY_WORDS
 from ..syntax.ast.names import DTYPE_NAMES as DTYPE_WORDS
 from ..syntax.vocabulary import FLOAT, REAL, Word
 
 __all__ = [
-    "BOOL", "CATEGORIES", "COMPLEX", "COMPLEX_OF", "COMPUTED_AS", "Category", "DTYPES",
-    "DTYPE_FUNCTIONS", "DTYPE_TABLE", "DTypeInfo", "DTypeUnavailable", "FLOATING",
-    "INTEGER", "LOWP_EXTRA", "NUMPY_DTYPES", "Priority", "PromotionError", "REAL_OF",
-    "can_cast", "category", "default_complex_dtype", "default_dtype", "default_tolerance",
-    "float_of", "get_default_dtype", "integer_range", "is_inexact", "is_integer",
-    "is_lossless_cast", "is_low_precision", "is_unsigned", "normalize_dtype", "numpy_dtype",
-    "operand_dtype_and_priority", "priority", "promote_types", "promoted", "python_dtype",
-    "real_of", "result_type", "result_type_of", "set_default_dtype",
+    "BOOL", "CATEGORIES", "COMPLEX", "COMPLEX_OF", "COMPUTED_AS", "Category", "DEFAULT_RANGE",
+    "DTYPES", "DTYPE_FUNCTIONS", "DTYPE_TABLE", "DTypeInfo", "FLOATING", "INTEGER",
+    "NUMPY_STRING", "Priority", "PromotionError", "REAL_OF", "STRING", "category",
+    "default_complex_dtype", "default_dtype", "float_of", "get_default_dtype",
+    "integer_range", "is_inexact", "is_integer", "is_lossless_cast", "is_low_precision",
+    "is_unsigned", "normalize_dtype", "operand_dtype_and_priority", "priority",
+    "promote_types", "promoted", "python_dtype", "real_of", "result_type", "result_type_of",
+    "set_default_dtype",
 ]
 
 class Category(IntEnum):
-    """Kinds of dtype, ordered: a higher category wins over a lower one."""
+    """Kinds of dtype, ordered: a higher category wins over a lower one. STRING stands
+    outside that order (below the others only so that no ``>=`` test of the numeric
+    kinds takes it): a string promotes with nothing."""
 
+    STRING = -1
     BOOL = 0
     INTEGER = 1
     FLOATING = 2
     COMPLEX = 3
 
 
-BOOL, INTEGER, FLOATING, COMPLEX = (
-    Category.BOOL, Category.INTEGER, Category.FLOATING, Category.COMPLEX)
+BOOL, INTEGER, FLOATING, COMPLEX, STRING = (
+    Category.BOOL, Category.INTEGER, Category.FLOATING, Category.COMPLEX, Category.STRING)
 
 
 class Priority(IntEnum):
@@ -104,27 +103,22 @@ DTYPE_TABLE: tuple[DTypeInfo, ...] = (
     DTypeInfo("uint4", INTEGER, False, 4, "ml_dtypes"),
     DTypeInfo("int2", INTEGER, True, 2, "ml_dtypes"),
     DTypeInfo("uint2", INTEGER, False, 2, "ml_dtypes"),
+    # Text (ONNX's STRING): no fixed width; values are NumPy's StringDType (NUMPY_STRING).
+    # No arithmetic and no promotion; a dtype variable takes it only where a where-clause
+    # says ``T in string`` (DEFAULT_RANGE).
+    DTypeInfo("string", STRING, False, 0),
 )
 _INFO: dict[str, DTypeInfo] = {d.name: d for d in DTYPE_TABLE}
 DTYPES: tuple[str, ...] = tuple(_INFO)
+#: What a dtype variable ranges over unless a where-clause names its category: every
+#: dtype but string (bool and the numbers). An input dtype outside it is refused.
+DEFAULT_RANGE: tuple[str, ...] = tuple(d.name for d in DTYPE_TABLE if d.category is not STRING)
+#: The NumPy dtype of string values: NumPy 2's variable-width UTF-8 ``StringDType``.
+NUMPY_STRING: np.dtype = np.dtypes.StringDType()
 _CATEGORY: dict[str, Category] = {d.name: d.category for d in DTYPE_TABLE}
 # The fold order of a promotion (highest first): NumPy's own dtypes in table order, the
 # low-precision ones below them, so they meet the widest dtype of the others last.
 _ORDER = {d.name: (d.package == "numpy", i) for i, d in enumerate(DTYPE_TABLE)}
-
-#: The extra (``pip install "kantensor[lowp]"``) that installs ml_dtypes.
-LOWP_EXTRA = "lowp"
-_PACKAGES: dict[str, Any] = {"numpy": np, "ml_dtypes": ml_dtypes}
-#: The NumPy dtype of each dtype that can hold values here: all of them once ml_dtypes is
-#: installed, else the ones NumPy has.
-NUMPY_DTYPES: dict[str, np.dtype] = {
-    d.name: np.dtype(getattr(_PACKAGES[d.package], d.name))
-    for d in DTYPE_TABLE if _PACKAGES[d.package] is not None}
-
-
-class DTypeUnavailable(ImportError):
-    """A dtype that types but cannot hold values here: its package is not installed."""
-
 
 class PromotionError(TypeError):
     """Two dtypes kantensor does not promote (a low-precision pair where a common dtype
@@ -134,19 +128,6 @@ class PromotionError(TypeError):
 def is_low_precision(dtype: Any) -> bool:
     """True for the dtypes NumPy lacks (bfloat16, float8, float4, int4, int2)."""
     return _INFO[normalize_dtype(dtype)].package != "numpy"
-
-
-def numpy_dtype(dtype: Any) -> np.dtype:
-    """The NumPy dtype of ``dtype``; DTypeUnavailable naming the package and the extra
-    to install for a low-precision dtype when ml_dtypes is missing."""
-    name = normalize_dtype(dtype)
-    found = NUMPY_DTYPES.get(name)
-    if found is None:
-        package = _INFO[name].package
-        raise DTypeUnavailable(
-            f"dtype {name} types without {package}, but values of it need the {package} "
-            f"package (NumPy lacks {name}): pip install \"kantensor[{LOWP_EXTRA}]\"")
-    return found
 
 
 def _where(test: Callable[[DTypeInfo], bool]) -> frozenset[str]:
@@ -161,8 +142,9 @@ CATEGORIES: dict[str, frozenset[str]] = {
     "unsigned": _where(lambda d: d.category is INTEGER and not d.signed),
     "floating": _where(lambda d: d.category is FLOATING),
     "complex": _where(lambda d: d.category is COMPLEX),
-    "inexact": _where(lambda d: d.category >= FLOATING),
-    "number": _where(lambda d: d.category is not BOOL),
+    "inexact": _where(lambda d: d.category in (FLOATING, COMPLEX)),
+    "number": _where(lambda d: d.category in (INTEGER, FLOATING, COMPLEX)),
+    "string": _where(lambda d: d.category is STRING),
 }
 
 # Floats and the complex dtype of the same precision; read both ways below.
@@ -188,7 +170,7 @@ def normalize_dtype(x: Any) -> str:
     Accepts names and NumPy aliases (``"f8"``, ``"double"``; strings follow NumPy, so
     ``"float"`` is float64), ``np.dtype``, NumPy scalar types, and the Python types
     ``bool`` / ``int`` (int64) / ``float`` (the default float dtype) / ``complex`` (the
-    default complex dtype).
+    default complex dtype); NumPy's ``StringDType()`` is string.
     """
     if isinstance(x, str) and x in _CATEGORY:
         return x
@@ -203,9 +185,12 @@ def normalize_dtype(x: Any) -> str:
     if not isinstance(x, str | np.dtype | type):
         raise _unsupported(x)
     try:
-        name = np.dtype(x).name
+        dt = np.dtype(x)
     except (TypeError, ValueError) as exc:
         raise _unsupported(x) from exc
+    if dt == NUMPY_STRING:
+        return "string"
+    name = dt.name
     if name not in _CATEGORY:
         raise _unsupported(x, f" (NumPy dtype {name!r})")
     return name
@@ -284,22 +269,31 @@ def _lossless_rule(a: str, b: str) -> bool:
     return a == b or _promote_rule(a, b) == b
 
 
-#: The promotion of every pair that has one (a missing pair is refused).
+#: The promotion of every pair that has one (a missing pair is refused; string has none).
 _PROMOTE: dict[tuple[str, str], str] = {
-    (a, b): r for a in DTYPES for b in DTYPES if (r := _promote_rule(a, b)) is not None}
+    (a, b): r for a in DEFAULT_RANGE for b in DEFAULT_RANGE
+    if (r := _promote_rule(a, b)) is not None}
 #: ``(a, b)``: every value of ``a`` is one of ``b`` (NumPy's "safe" cast; a low-precision
-#: dtype casts losslessly only to the NumPy dtypes that hold it).
-_LOSSLESS = frozenset((a, b) for a in DTYPES for b in DTYPES if _lossless_rule(a, b))
+#: dtype casts losslessly only to the NumPy dtypes that hold it; a string only to itself).
+_LOSSLESS = frozenset([(a, b) for a in DEFAULT_RANGE for b in DEFAULT_RANGE
+                       if _lossless_rule(a, b)] + [(t, t) for t in CATEGORIES["string"]])
 
 
 def _pair(a: str, b: str) -> str:
     try:
         return _PROMOTE[a, b]
     except KeyError:
+        if STRING in (_CATEGORY[a], _CATEGORY[b]):
+            raise _no_strings() from None
         raise PromotionError(
             f"kantensor does not promote {a} with {b}: a low-precision dtype promotes only "
             f"with itself and with a NumPy dtype that holds all its values; cast one "
             f"operand first") from None
+
+
+def _no_strings() -> PromotionError:
+    return PromotionError("kantensor does not promote string: strings have no arithmetic "
+                          "(they are typed only where a signature says T in string)")
 
 
 def promote_types(a: Any, b: Any) -> str:
@@ -429,7 +423,10 @@ def result_type_of(operands: Iterable[tuple[Any, Priority]]) -> str:
     """
     buckets: dict[Priority, list[str]] = {p: [] for p in Priority}
     for dtype, priority in operands:
-        buckets[Priority(priority)].append(normalize_dtype(dtype))
+        name = normalize_dtype(dtype)
+        if _CATEGORY[name] is STRING:
+            raise _no_strings()
+        buckets[Priority(priority)].append(name)
     if not any(buckets.values()):
         raise TypeError("result_type needs at least one operand")
     wrapped, zero_dim, tensor = (_join(buckets[p]) for p in Priority)
@@ -471,28 +468,10 @@ def result_type(*operands: Any) -> str:
     return result_type_of(map(operand_dtype_and_priority, operands))
 
 
-def can_cast(from_: Any, to: Any, casting: str = "same_kind") -> bool:
-    """``np.can_cast`` on the NumPy dtypes (DTypeUnavailable for a low-precision dtype
-    without ml_dtypes)."""
-    return bool(np.can_cast(numpy_dtype(from_), numpy_dtype(to), casting=casting))
-
-
 def is_lossless_cast(from_: Any, to: Any) -> bool:
     """True if every value of ``from_`` is exactly representable in ``to`` ("safe"; a
     table, so it needs no ml_dtypes)."""
     return (normalize_dtype(from_), normalize_dtype(to)) in _LOSSLESS
-
-
-def default_tolerance(dtype: Any) -> tuple[float, float]:
-    """``(rtol, atol)`` for comparing computed values of ``dtype``: looser for the
-    dtypes of single precision or less (float16, float32, complex64); a low-precision
-    float's own epsilon and smallest normal."""
-    info = _INFO[normalize_dtype(dtype)]
-    if info.category >= FLOATING and info.package != "numpy":
-        finfo = ml_dtypes.finfo(numpy_dtype(info.name))
-        return float(finfo.eps), float(finfo.smallest_normal)
-    loose = info.category >= FLOATING and info.bits <= (64 if info.category is COMPLEX else 32)
-    return (1e-3, 1e-5) if loose else (1e-5, 1e-8)
 
 
 # The DSL reads dtype and category names as words; they are defined here, with the rest.

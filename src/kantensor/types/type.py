@@ -13,9 +13,10 @@ from ..syntax.errors import SignatureSyntaxError
 from ..syntax.parser import parse_tensor_type
 from .dim import DIM_CALLS, Dim, substitute
 from .display import tensor_type_html
-from .dtypes import DTYPES, NUMPY_DTYPES, category, default_tolerance, normalize_dtype, numpy_dtype
+from .dtypes import DTYPES, NUMPY_STRING, category, normalize_dtype
 from .interning import WeakInterner
 from .limits import MAX_NDIM, MAX_SIZE, MAX_TYPE_TEXT, check_terms, check_text
+from .numpy_dtypes import NUMPY_DTYPES, default_tolerance, numpy_dtype
 
 ShapeEntry = int | Dim | None
 
@@ -206,7 +207,9 @@ class TensorType(Type):
             self._check_shape(value)
             return value
         refuse_masked(value, str(self))
-        if strict:
+        if target == NUMPY_STRING and not strict:
+            value = _text(value, self)
+        elif strict:
             if not isinstance(value, np.ndarray):
                 raise TypeError(f"expected an ndarray of type {self}, got {type(value).__name__}"
                                 " (strict mode does not convert)")
@@ -320,6 +323,25 @@ def refuse_masked(value: Any, what: str) -> None:
     if isinstance(value, np.ma.MaskedArray):
         raise TypeError(f"masked arrays are not supported ({what}): the mask would be "
                         "lost; pass value.filled(fill_value) or np.asarray(value)")
+
+
+def _text(value: Any, ttype: TensorType) -> np.ndarray:
+    """Strings as NumPy's StringDType: from an array of NumPy's fixed-width ``str``
+    dtype, or an object array or (nested) list holding only ``str`` (ONNX's form).
+    Anything else (bytes, numbers) is refused, never turned into its ``str()``."""
+    if isinstance(value, np.ndarray | np.generic) and np.asarray(value).dtype.kind == "U":
+        return np.asarray(value).astype(NUMPY_STRING)
+    if isinstance(value, np.ndarray) and value.dtype != object:
+        raise TypeError(f"cannot convert an array of dtype {value.dtype} to {ttype}")
+    try:
+        values = np.asarray(value, dtype=object)
+    except (ValueError, TypeError) as exc:
+        raise TypeError(f"cannot convert {type(value).__name__} to {ttype}: {exc}") from None
+    for v in values.flat:
+        if not isinstance(v, str):
+            raise TypeError(f"cannot convert {type(v).__name__} {v!r} to {ttype}: only str "
+                            "values are strings")
+    return values.astype(NUMPY_STRING)
 
 
 def _from_python(value: Any, target: np.dtype, allow_downcast: bool | None,
