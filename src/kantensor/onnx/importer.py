@@ -255,7 +255,11 @@ class _Reader:
         op_type, label = node.op_type, _label(node)
         tensors, params = self.arguments(entry, node, label)
         try:
-            result = entry.op(*tensors, **params)
+            if self.graph:  # repeated calls hit the Op's cached call
+                result = entry.op(*tensors, **params)
+                outs = result if isinstance(result, list) else [result]
+            else:  # the node memo remembers calls: none is cached in code
+                outs = entry.op.make_node(*tensors, **params).outputs
         except (TypeError, ValueError, IndexError) as exc:
             message = f"node {label!r} ({op_type}): {exc}"
             if not entry.takes_strings and any(_is_text(t) for t in tensors):
@@ -267,7 +271,6 @@ class _Reader:
             except TypeError:  # an error class with more arguments
                 error = OnnxImportError(message)
             raise error from exc
-        outs = result if isinstance(result, list) else [result]
         if len(outs) < len([o for o in wanted if o]):
             raise OnnxImportError(f"node {label!r} ({op_type}): {len(wanted)} outputs "
                                   f"asked, its Op has {len(outs)}")
