@@ -172,7 +172,7 @@ class _Reader:
                 types[name] = var.type
                 self.values[name] = data
                 continue
-            header = (t.data_type, tuple(t.dims))
+            header = (t.data_type, tuple(t.dims[:]))  # a slice reads faster
             found = seen.get(header)
             if found is None:
                 found = seen[header] = _initializer_type(t)
@@ -229,23 +229,25 @@ class _Reader:
         key = None if self.graph else node_key(self, entry, node, len(wanted))
         typed = MEMO.get(key) if key is not None else None
         if typed is None:
-            typed = self.build(entry, node, wanted)
-            if key is not None:
-                remember(key, *typed)
-        types, values = self.types, self.values
-        outs, folded = typed
+            typed = remember(key, *self.build(entry, node, wanted))
+        types, values, value_keys = self.types, self.values, self.value_keys
+        outs, folded, keys = typed
         if len(wanted) == 1:  # most nodes: no zip
             name = wanted[0]
             if name:
                 types[name] = outs[0]
                 if folded[0] is not None:
                     values[name] = folded[0]
+                    if keys[0] is not None:
+                        value_keys[name] = keys[0]
             return None
-        for name, t, value in zip(wanted, outs, folded, strict=False):
+        for name, t, value, vkey in zip(wanted, outs, folded, keys, strict=False):
             if name:
                 types[name] = t
                 if value is not None:
                     values[name] = value
+                    if vkey is not None:
+                        value_keys[name] = vkey
         return None
 
     def build(self, entry: OnnxOp, node: onnx.NodeProto, wanted: list[str]
