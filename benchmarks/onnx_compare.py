@@ -11,6 +11,11 @@ onnxruntime's symbolic shape inference (auto_merge), when they are installed:
    process, after the imports) and best (the best of the calls after it), each tool in
    processes of its own (one tool's run can change another's time in the same process),
    the tools' processes taking turns; the best and the median over the processes.
+   Before the timings kantensor's package is byte-compiled (``compileall``), as pip
+   does when it installs a package: the environment may set PYTHONDONTWRITEBYTECODE
+   (an editable install then has no .pyc files), and a cold call that imports a kernel
+   module lazily would otherwise time Python compiling its source, which a user's
+   install never does. onnx and onnxruntime are installed packages with their .pyc.
 
 Run: python benchmarks/onnx_compare.py [--layers 34] [--processes 3] [--repeat 10]
 """
@@ -18,6 +23,7 @@ Run: python benchmarks/onnx_compare.py [--layers 34] [--processes 3] [--repeat 1
 from __future__ import annotations
 
 import argparse
+import compileall
 import contextlib
 import io
 import logging
@@ -41,6 +47,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))  # tests/onnx_cases.py: the cases
 
 from onnx_transformer import transformer  # noqa: E402
 
+import kantensor  # noqa: E402
 from kantensor.onnx import infer_shapes  # noqa: E402
 from onnx_cases import _dim_value as dim_value  # noqa: E402
 from onnx_cases import cases, in_scope, op_types, prepared  # noqa: E402
@@ -181,12 +188,19 @@ def time_in_process(name: str, layers: int, repeat: int) -> tuple[float, float]:
     return times[0], min(times[1:])
 
 
+def byte_compile() -> None:
+    """Write the .pyc files of kantensor's package, as pip does when it installs it (the
+    timed processes then import what a user's install imports)."""
+    compileall.compile_dir(Path(kantensor.__file__).parent, quiet=1)
+
+
 def timings(names: list[str], layers: int, processes: int, repeat: int
             ) -> dict[str, tuple[list[float], list[float]]]:
     """Per tool, the cold and best times of ``processes`` fresh processes each, sorted
     (the tools taking turns, so that they see the same load)."""
     out: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in names}
     script = str(Path(__file__).resolve())
+    byte_compile()
     for _ in range(processes):
         for name in names:
             with tempfile.TemporaryDirectory() as tmp:  # for onnxruntime's saved models

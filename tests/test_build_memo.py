@@ -265,6 +265,24 @@ def test_generated_code_is_made_only_while_the_switch_is_on():
     assert family.fast and "def _fast_call" in next(iter(family.fast.values())).func.__source__
 
 
+def test_make_node_builds_what_the_call_builds_and_caches_no_call():
+    """``family.make_node`` (for callers with their own memo, such as the ONNX importer)
+    gives the call's node, NumPy's types, and records no cached call of its shape."""
+    family = kt.ops.CATALOGUE["sum"]
+    x = kt.tensor("x", "float32", (4, 3))
+    family.forget_calls()
+    family.fast.clear()
+    node = family.make_node(x, axis=1, keepdims=True)
+    assert not family.fast  # nothing recorded, nothing generated
+    expected = np.sum(np.ones((4, 3), "float32"), axis=1, keepdims=True)
+    assert node.inputs == [x] and node.outputs[0].type == kt.TensorType(
+        str(expected.dtype), expected.shape)
+    called = kt.sum(x, axis=1, keepdims=True)
+    assert called.owner.op is node.op and called.type is node.outputs[0].type
+    with pytest.raises(ParamError, match="keepdims: expected True or False, got 1"):
+        family.make_node(x, keepdims=1)
+
+
 def test_a_cached_call_makes_new_nodes_of_the_same_op():
     x = kt.tensor("x", "float64", (4, 3))
     first, second, third = x[1:, ::2], x[1:, ::2], x[1:, ::2]

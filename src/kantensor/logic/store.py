@@ -165,9 +165,11 @@ def unify_oc(u: Any, v: Any, s: dict) -> dict | bool:
     stores that key constraints by it (``neq``'s, which compares variables by token)
     still find it after a signature ties it to the solver's variables.
 
-    Binding a variable and comparing two ints, the commonest cases when sizes are
-    matched, are done here directly (the same result as ``unify``, without its dispatch
-    and generators); any other pair goes through ``unify``."""
+    Binding a variable and comparing two ground values of one class (two ints, two
+    dtype names), the commonest cases when types are matched, are done here directly
+    (the same result as ``unify``, without its dispatch, whose first call in a process
+    orders every registered signature, and generators); any other pair goes through
+    ``unify``."""
     if type(u) in VARS:
         u = walk(u, s)
     if type(v) in VARS:
@@ -183,7 +185,8 @@ def unify_oc(u: Any, v: Any, s: dict) -> dict | bool:
         out = s.copy()
         out[u] = v
         return out
-    if type(u) is int and type(v) is int:
+    kind = type(u)
+    if kind is type(v) and kind in GROUND:  # two sizes, two dtypes (names)
         return s if u == v else False
     out = unify(u, v, s)
     if out is False or out is s:

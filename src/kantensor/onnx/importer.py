@@ -155,34 +155,38 @@ class _Reader:
         self.types: dict[str, TensorType] = {}
         self.values: dict[str, np.ndarray] = {}
         self.unread: dict[str, onnx.TensorProto] = {}  # initializers whose values wait
-        self.value_keys: dict[str, tuple] = {}  # a known value as the node memo keys it
+        self.value_keys: dict[str, tuple | bool] = {}  # as the node memo keys a known value
         self.entries: dict[tuple[str, str], OnnxOp] = {}
         self.default_dtype = get_default_dtype()  # one for the model (the memo's key)
+        self.sources = 0  # how many names of types are initializers and graph inputs
 
     def read(self) -> tuple[list[TensorVariable], list[Variable]]:
         graph = self.model.graph
-        inits = {t.name for t in graph.initializer}
+        types = self.types
+        seen: dict[tuple, TensorType] = {}  # (elem type, dims) -> type
+        for t in graph.initializer:
+            name = t.name
+            if self.graph:
+                data = _array(t, f"initializer {name!r}")
+                var = self.vars[name] = constant(data, name=name)
+                types[name] = var.type
+                self.values[name] = data
+                continue
+            header = (t.data_type, tuple(t.dims[:]))  # a slice reads faster
+            found = seen.get(header)
+            if found is None:
+                found = seen[header] = _initializer_type(t)
+            types[name] = found
+            self.unread[name] = t
         inputs = []
         for info in graph.input:
-            if info.name in inits:
+            if info.name in types:  # an initializer (its default value)
                 continue
             var = value_type(info)(info.name)
             self.vars[info.name] = var
-            self.types[info.name] = var.type
+            types[info.name] = var.type
             inputs.append(var)
-        seen: dict[tuple, TensorType] = {}  # (elem type, dims) -> type
-        for t in graph.initializer:
-            if self.graph:
-                data = _array(t, f"initializer {t.name!r}")
-                var = self.vars[t.name] = constant(data, name=t.name)
-                self.types[t.name] = var.type
-                self.values[t.name] = data
-                continue
-            header = (t.data_type, tuple(t.dims))
-            if header not in seen:
-                seen[header] = _initializer_type(t)
-            self.types[t.name] = seen[header]
-            self.unread[t.name] = t
+        self.sources = len(types)  # the first names of types: initializers and inputs
         for node in graph.node:
             self.node(node)
         for info in graph.output:
@@ -221,19 +225,30 @@ class _Reader:
         if entry is None:
             entry = self.entries[op_type, domain] = lookup(op_type, domain, self.opset,
                                                            _label(node))
-        wanted = list(node.output)
+        wanted = node.output[:]  # a list (a slice costs less than list())
         key = None if self.graph else node_key(self, entry, node, len(wanted))
         typed = MEMO.get(key) if key is not None else None
         if typed is None:
-            typed = self.build(entry, node, wanted)
-            if key is not None:
-                remember(key, *typed)
-        types, values = self.types, self.values
-        for name, t, value in zip(wanted, *typed, strict=False):
+            typed = remember(key, *self.build(entry, node, wanted))
+        types, values, value_keys = self.types, self.values, self.value_keys
+        outs, folded, keys = typed
+        if len(wanted) == 1:  # most nodes: no zip
+            name = wanted[0]
+            if name:
+                types[name] = outs[0]
+                if folded[0] is not None:
+                    values[name] = folded[0]
+                    if keys[0] is not None:
+                        value_keys[name] = keys[0]
+            return None
+        for name, t, value, vkey in zip(wanted, outs, folded, keys, strict=False):
             if name:
                 types[name] = t
                 if value is not None:
                     values[name] = value
+                    if vkey is not None:
+                        value_keys[name] = vkey
+        return None
 
     def build(self, entry: OnnxOp, node: onnx.NodeProto, wanted: list[str]
               ) -> tuple[tuple, tuple]:
@@ -242,7 +257,11 @@ class _Reader:
         op_type, label = node.op_type, _label(node)
         tensors, params = self.arguments(entry, node, label)
         try:
-            result = entry.op(*tensors, **params)
+            if self.graph:  # repeated calls hit the Op's cached call
+                result = entry.op(*tensors, **params)
+                outs = result if isinstance(result, list) else [result]
+            else:  # the node memo remembers calls: none is cached in code
+                outs = entry.op.make_node(*tensors, **params).outputs
         except (TypeError, ValueError, IndexError) as exc:
             message = f"node {label!r} ({op_type}): {exc}"
             if not entry.takes_strings and any(_is_text(t) for t in tensors):
@@ -254,7 +273,6 @@ class _Reader:
             except TypeError:  # an error class with more arguments
                 error = OnnxImportError(message)
             raise error from exc
-        outs = result if isinstance(result, list) else [result]
         if len(outs) < len([o for o in wanted if o]):
             raise OnnxImportError(f"node {label!r} ({op_type}): {len(wanted)} outputs "
                                   f"asked, its Op has {len(outs)}")
@@ -425,7 +443,8 @@ def from_onnx(model: onnx.ModelProto | str | os.PathLike | bytes
 
 def read_types(model: onnx.ModelProto) -> _Reader:
     """The reader after a pass over ``model`` for its types only (``reader.types``: the
-    type of every name, for infer_shapes)."""
+    type of every name, for infer_shapes: first the initializers and graph inputs, as
+    many as ``reader.sources``, then the nodes' outputs in the order of the nodes)."""
     reader = _Reader(model, graph=False)
     reader.read()
     return reader

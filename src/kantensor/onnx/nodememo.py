@@ -15,8 +15,9 @@ import onnx
 from ..types.dtypes import NUMPY_STRING
 from .registry import OnnxOp
 
-#: key -> (output types, output values or None); emptied when it holds MEMO_SIZE keys.
-MEMO: dict[tuple, tuple[tuple, tuple]] = {}
+#: key -> (output types, output values or None, the values' keys or None); emptied when
+#: it holds MEMO_SIZE keys.
+MEMO: dict[tuple, tuple[tuple, tuple, tuple]] = {}
 MEMO_SIZE = 1 << 14
 
 #: A known value is part of a key when it has at most this many elements; a node with a
@@ -45,11 +46,11 @@ def node_key(reader: Any, entry: OnnxOp, node: onnx.NodeProto, outputs: int
     counts (the entry reads it as a parameter, or every input is known, so the outputs
     may be folded from them). None when the node is not to be remembered: an input not
     defined yet (left to the reader's error), a large value that counts, or large
-    attributes."""
+    attributes. (Written for speed: it runs once per node of every model read.)"""
     types, values, unread = reader.types, reader.values, reader.unread
-    names = list(node.input)
+    names = node.input[:]  # a list (a slice costs less than list())
     inputs: list[Any] = []
-    given, fold = 0, True  # fold: every input given is known
+    fold = True  # every input given is known
     for name in names:
         if not name:
             inputs.append(None)
@@ -58,36 +59,46 @@ def node_key(reader: Any, entry: OnnxOp, node: onnx.NodeProto, outputs: int
         if t is None:
             return None
         inputs.append(t)
-        given += 1
         if fold and name not in values and name not in unread:
             fold = False
-    fold = fold and given > 0
-    for k in range(len(names)) if fold else entry.reads:
-        if k >= len(names):
-            break
-        name = names[k]
-        if not name or name not in values and name not in unread:
-            continue
-        size = 1
-        for d in inputs[k].shape:  # a known value's sizes are ints
-            size *= d
-        if size > SMALL:
+    reads = range(len(names)) if fold and len(inputs) > inputs.count(None) else entry.reads
+    if reads:
+        value_keys = reader.value_keys
+        for k in reads:
+            if k >= len(names):
+                break
+            name = names[k]
+            if not name or name not in values and name not in unread:
+                continue
+            vkey = value_keys.get(name)
+            if vkey is None:  # False: too large to be part of a key
+                size = 1
+                for d in inputs[k].shape:  # a known value's sizes are ints
+                    size *= d
+                vkey = value_keys[name] = False if size > SMALL else \
+                    _value_key(reader.value(name))
+            if vkey is False:
+                return None
+            inputs[k] = (inputs[k], vkey)
+    attrs = node.attribute
+    if attrs:
+        attributes = tuple([a.SerializeToString() for a in attrs])
+        if sum(map(len, attributes)) > MAX_ATTRIBUTES:
             return None
-        vkey = reader.value_keys.get(name)
-        if vkey is None:
-            vkey = reader.value_keys[name] = _value_key(reader.value(name))
-        inputs[k] = (inputs[k], vkey)
-    attributes = tuple([a.SerializeToString() for a in node.attribute])
-    if attributes and sum(map(len, attributes)) > MAX_ATTRIBUTES:
-        return None
+    else:
+        attributes = ()
     return entry, tuple(inputs), attributes, outputs, reader.default_dtype
 
 
-def remember(key: tuple, types: tuple, values: tuple) -> None:
-    """Store a node's typing under ``key`` (not when a value is large: what the memo
+def remember(key: tuple | None, types: tuple, values: tuple) -> tuple[tuple, tuple, tuple]:
+    """A node's typing as the memo holds it: its output types, their values (or None)
+    and the values' keys (made once here, not by each node that reads them), stored
+    under ``key``; not stored when ``key`` is None or a value is large (what the memo
     holds stays small once the model is gone)."""
-    if any(v is not None and v.size > SMALL for v in values):
-        return
+    if key is None or any(v is not None and v.size > SMALL for v in values):
+        return types, values, (None,) * len(values)
+    typed = types, values, tuple([None if v is None else _value_key(v) for v in values])
     if len(MEMO) >= MEMO_SIZE:
         MEMO.clear()
-    MEMO[key] = (types, values)
+    MEMO[key] = typed
+    return typed

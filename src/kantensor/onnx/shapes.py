@@ -9,6 +9,7 @@ an unknown one as a dim with neither (never a guess).
 from __future__ import annotations
 
 import os
+from itertools import islice
 
 import onnx
 
@@ -47,20 +48,21 @@ def value_info(t: TensorType) -> onnx.ValueInfoProto:
 def infer_shapes(model: onnx.ModelProto | str | os.PathLike | bytes) -> onnx.ModelProto:
     """A copy of ``model`` with every value_info and output typed by kantensor."""
     source = load_model(model)
-    types = read_types(source).types  # in the order the graph defines the names
+    reader = read_types(source)
+    types = reader.types  # the initializers and inputs, then the nodes' outputs
     out = onnx.ModelProto()
     if isinstance(model, bytes):
         out.ParseFromString(model)  # a second parse costs less than a copy
     else:
         out.CopyFrom(source)
     graph = out.graph
-    skip = {o.name for o in graph.output} | {i.name for i in graph.input} | \
-        {t.name for t in graph.initializer}
+    skip = set()
     for o in graph.output:
+        skip.add(o.name)
         o.type.CopyFrom(value_info(types[o.name]).type)
     graph.ClearField("value_info")
     infos = graph.value_info
-    for name, t in types.items():
+    for name, t in islice(types.items(), reader.sources, None):
         if name not in skip:
             info = infos.add()
             info.CopyFrom(value_info(t))

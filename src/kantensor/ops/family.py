@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..graph import codegen
+from ..graph.basic import Apply
 from ..signature.signature import Signature
 from ..types.dtypes import get_default_dtype
 from .callspec import CallSpec
@@ -93,6 +94,13 @@ class OpFamily:
         if out is None or type(out) is Miss:
             return self._build(args, kwargs, shape, out)
         return out
+
+    def make_node(self, *args: Any, **kwargs: Any) -> Apply:
+        """The node of the call ``family(*args, **kwargs)``, the call not remembered as a
+        cached call of its shape (no code generated): for a caller that keeps its own
+        memo of whole calls, such as the ONNX importer reading types."""
+        tensors, params = self.spec.bind(args, kwargs)
+        return self._op(params).make_node(*tensors)
 
     def forget_calls(self) -> None:
         """Forget the calls seen, so that the next ones bind and build afresh (the Ops

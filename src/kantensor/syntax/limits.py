@@ -74,14 +74,34 @@ def check_ast_nesting(alternative: object) -> None:
         if isinstance(item, tuple):
             stack.extend((x, depth) for x in item)
             continue
-        if not dataclasses.is_dataclass(item) or isinstance(item, type | Word):
-            continue  # a word of the vocabulary (a call's row) is a leaf
-        children = [getattr(item, f.name) for f in dataclasses.fields(item)]
-        if any(dataclasses.is_dataclass(c) or isinstance(c, tuple) for c in children):
+        names = _FIELD_NAMES.get(type(item))
+        if names is None:
+            names = _FIELD_NAMES[type(item)] = _field_names(type(item))
+        if not names:
+            continue  # a leaf
+        children = [getattr(item, name) for name in names]
+        if any(isinstance(c, tuple) or hasattr(c, _DATACLASS) for c in children):
             depth += 1
             if depth > limit:
                 raise ValueError(_too_deep(""))
         stack.extend((c, depth) for c in children)
+
+
+#: What makes a class, and its instances, a dataclass (as dataclasses.is_dataclass asks).
+_DATACLASS = "__dataclass_fields__"
+
+#: The class of an AST item -> the names of its fields, () for a leaf (see
+#: :func:`_field_names`); filled as check_ast_nesting meets classes.
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    """The fields check_ast_nesting walks in an instance of ``cls``: none unless it is a
+    dataclass; a class (an instance of a metaclass) and a word of the vocabulary (a
+    call's row) are leaves."""
+    if not dataclasses.is_dataclass(cls) or issubclass(cls, type | Word):
+        return ()
+    return tuple(f.name for f in dataclasses.fields(cls))
 
 
 def balanced_join(terms: Sequence[str], op: str = "+") -> str:
