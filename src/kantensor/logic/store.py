@@ -129,6 +129,14 @@ def fail_because(reason: Callable[[], str]) -> None:
 # -- unification with an occurs check ---------------------------------------------------
 def _occurs(v: Any, term: Any, s: dict) -> bool:
     """Does ``v`` occur in ``term``, following the bindings of ``s`` (once each)?"""
+    if type(term) is tuple:  # the commonest term: a shape of ints and unbound variables
+        for t in term:
+            if t is v:
+                return True
+            if type(t) is not int and (type(t) is not Fresh or t in s):
+                break  # something to follow: the general walk below
+        else:
+            return False
     stack: list = [term]
     seen: set | None = None  # made when a variable is met (most terms are ground)
     while stack:

@@ -166,6 +166,9 @@ class CompiledAlternative:
                                      for x in tensors[:self.n_in])
                     out.append(Promote(t.dtype, operands, self._dtype_where[i]))
                 continue
+            if i < self.n_in and type(op.dtype) is A.DTypeVar and op.dtype.name not in env.dtypes:
+                env.dtypes[op.dtype.name] = t.dtype  # its first occurrence: nothing to unify
+                continue
             term = self._dtype_term(op.dtype, env, out, binders, tensors)
             out.append(_DTypeIs(term, t.dtype, self, i, env))
         return out
