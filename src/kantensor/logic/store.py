@@ -129,12 +129,16 @@ def fail_because(reason: Callable[[], str]) -> None:
 # -- unification with an occurs check ---------------------------------------------------
 def _occurs(v: Any, term: Any, s: dict) -> bool:
     """Does ``v`` occur in ``term``, following the bindings of ``s`` (once each)?"""
-    if type(term) is tuple:  # the commonest term: a shape of ints and unbound variables
-        for t in term:
+    if type(term) is tuple:  # the commonest term: a shape of sizes, each ground, unbound
+        for t in term:       # or bound to a ground size (checked in one pass)
             if t is v:
                 return True
-            if type(t) is not int and (type(t) is not Fresh or t in s):
-                break  # something to follow: the general walk below
+            if type(t) not in GROUND:
+                if type(t) is not Fresh:
+                    break  # something to follow: the general walk below
+                bound = s.get(t, t)
+                if bound is not t and type(bound) not in GROUND:
+                    break
         else:
             return False
     stack: list = [term]
