@@ -191,7 +191,7 @@ class Structure(Constraint):
             fixed = sum(1 if it.group is None else (it.length or 0) for it in items)
             variable = None
         ndim = len(shape)
-        if not self._guard(s, i, ndim):
+        if not self._guard(layout, i, ndim):
             return None
         if ndim < fixed or (variable is None and ndim != fixed):
             need = f"at least {fixed}" if variable is not None else f"exactly {fixed}"
@@ -227,12 +227,12 @@ class Structure(Constraint):
             axis += 1
         return s, constraints
 
-    def _guard(self, s: dict, i: int, ndim: int) -> bool:
-        """NumPy's rule for input ``i`` of the chosen variant: its flexible dims are
-        present iff it has at least its full number of core dims."""
-        flex = self.plan.flex
-        present = None if flex is None else flex.present(walk(self.variant, s), i)
-        if present is not None and present != (ndim >= flex.full(i)):
+    @staticmethod
+    def _guard(layout: Layout, i: int, ndim: int) -> bool:
+        """NumPy's rule for input ``i`` of the chosen variant (``layout``'s): its flexible
+        dims are present iff it has at least its full number of core dims."""
+        rule = layout.rank_rules[i]
+        if rule is not None and rule[0] != (ndim >= rule[1]):
             fail_because(lambda: GUARD)
             return False
         return True
@@ -288,7 +288,7 @@ class Structure(Constraint):
                 parts.append(v)
                 constraints.append(Equation(Expr(v), self.env.expr(it.node), str(it.node),
                                             f"{self.plan.where(i)} axis {len(parts) - 1}"))
-        if not self._guard(s, i, len(parts)):
+        if not self._guard(layout, i, len(parts)):
             return None
         new = unify_oc(self.shapes[i], tuple(parts), s)
         return None if new is False else (new, constraints)
