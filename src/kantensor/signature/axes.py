@@ -307,7 +307,7 @@ class Structure(Constraint):
             return None
         if not all(isinstance(p, tuple) for p in parts):
             return True
-        width = max((len(p) for p in parts), default=0)
+        width = max(map(len, parts), default=0)
         if isvar(out):
             out = _fresh(width)
             s = unify_oc(out_term, out, s)

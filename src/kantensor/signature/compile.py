@@ -162,8 +162,8 @@ class CompiledAlternative:
             t = tensors[i]
             if op.dtype is None:
                 if i >= self.n_in and self.n_in:
-                    operands = tuple(Operand(x.dtype, x.shape, x.wrapped)
-                                     for x in tensors[:self.n_in])
+                    operands = tuple([Operand(x.dtype, x.shape, x.wrapped)
+                                      for x in tensors[:self.n_in]])
                     out.append(Promote(t.dtype, operands, self._dtype_where[i]))
                 continue
             if i < self.n_in and type(op.dtype) is A.DTypeVar and op.dtype.name not in env.dtypes:
