@@ -95,6 +95,12 @@ class Structure(Constraint):
     matched: frozenset = frozenset()
     posted: frozenset = frozenset()
 
+    def __init__(self, plan: Axes, env: Env, shapes: tuple, variant: Any, max_rank: int,
+                 matched: frozenset = frozenset(), posted: frozenset = frozenset()) -> None:
+        # written once into the instance, as TensorTerm's (one per solve: see there)
+        self.__dict__.update(plan=plan, env=env, shapes=shapes, variant=variant,
+                             max_rank=max_rank, matched=matched, posted=posted)
+
     # -- progress ----------------------------------------------------------------------
     def check(self, s: dict, pending: tuple) -> Progress:
         layout, s = self._layout(s)
