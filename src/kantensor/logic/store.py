@@ -191,8 +191,9 @@ def unify_oc(u: Any, v: Any, s: dict) -> dict | bool:
     if type(v) in VARS and (type(u) not in VARS or type(v) is Fresh is not type(u)):
         u, v = v, u  # a variable the solver made is bound, never the caller's to it
     if type(u) in VARS:
-        kind = type(v)
-        if kind not in GROUND and (kind is not tuple or v) and _occurs(u, v, s):
+        kind = type(v)  # a variable here is unbound (walked) and not u: nothing to check
+        if kind not in GROUND and kind not in VARS and (kind is not tuple or v) and \
+                _occurs(u, v, s):
             return False
         out = s.copy()
         out[u] = v
