@@ -108,11 +108,13 @@ class Structure(Constraint):
             return None if s is None else (s, False)
         s0 = s
         matched, posted = set(self.matched), set(self.posted)
+        n = len(self.shapes)
+        groups = layout.groups if self.plan.broadcast else ()  # the groups to broadcast
         extra: list[Constraint] = []
-        changed = True
-        while changed:
+        changed, done = True, False
+        while changed and not done:
             changed = False
-            for i in range(len(self.shapes)):
+            for i in range(n):
                 if i in matched:
                     continue
                 shape = walk(self.shapes[i], s)
@@ -128,8 +130,8 @@ class Structure(Constraint):
                 extra += cs
                 matched.add(i)
                 changed = True
-            for g in layout.groups:
-                if g in posted or not self.plan.broadcast:
+            for g in groups:
+                if g in posted:
                     continue
                 out = self._broadcast(s, layout, g)
                 if out is None:
@@ -139,8 +141,8 @@ class Structure(Constraint):
                     extra += cs
                     posted.add(g)
                     changed = True
-        groups_done = not self.plan.broadcast or posted >= set(layout.groups)
-        if len(matched) == len(self.shapes) and groups_done:
+            done = len(matched) == n and posted.issuperset(groups)  # no pass more
+        if done:
             return s, True, extra
         if s is s0 and not extra and matched == set(self.matched):
             return s, False
@@ -321,6 +323,8 @@ class Structure(Constraint):
             fail_because(lambda: f"{g} of the output have {len(out)} axes but the "
                          f"inputs broadcast to {width}")
             return None
+        if not width:  # no axes (2-d matmul's loop dims): nothing to broadcast
+            return s, []
         constraints = []
         label = str(g)
         offsets = [len(p) - width for p in parts]  # where each part's axes start
