@@ -308,7 +308,7 @@ def propagate(S: ConstrainedState, changed: bool = False) -> bool:
                     kept.extend(out[2])
                     progress = True
             pending = tuple(kept)
-            if not progress:
+            if not progress or not pending:  # no change, or nothing left to re-check
                 break
         store.pending = pending
     if s is not S.data or changed:
