@@ -222,7 +222,8 @@ class CompiledAlternative:
                                      facts))
             elif isinstance(clause, A.InCategory):
                 term = self._dtype_term(clause.dtype, env, out, binders, tensors)
-                out.append(InCategory(term, clause.category, *facts))
+                if type(term) is not str or term not in CATEGORIES[clause.category]:
+                    out.append(InCategory(term, clause.category, *facts))  # else: it holds
             elif isinstance(clause, A.Compatible):
                 out.append(Compatible(self._dtype_term(clause.left, env, out, binders, tensors),
                                       self._dtype_term(clause.right, env, out, binders, tensors),
