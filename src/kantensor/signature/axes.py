@@ -103,7 +103,7 @@ class Structure(Constraint):
 
     # -- progress ----------------------------------------------------------------------
     def check(self, s: dict, pending: tuple) -> Progress:
-        layout, s = self._layout(s)
+        layout, s, decided = self._layout(s)
         if layout is None:
             return None if s is None else (s, False)
         s0 = s
@@ -144,30 +144,35 @@ class Structure(Constraint):
             done = len(matched) == n and posted.issuperset(groups)  # no pass more
         if done:
             return s, True, extra
-        if s is s0 and not extra and matched == set(self.matched):
+        unchanged = s is s0 and not extra and matched == set(self.matched)
+        if decided is not None:  # the variant the ranks chose, kept for the next checks
+            s = unify_oc(self.variant, decided, s)
+        if unchanged:
             return s, False
         return s, True, [*extra, replace(self, matched=frozenset(matched),
                                          posted=frozenset(posted))]
 
-    def _layout(self, s: dict) -> tuple[Layout | None, dict | None]:
-        """The variant's layout (choosing it from the ranks when they decide it);
-        (None, s) while undecided, (None, None) if the variant cannot apply."""
+    def _layout(self, s: dict) -> tuple[Layout | None, dict | None, tuple | None]:
+        """The variant's layout, and the variant if the ranks decide it now (not yet
+        bound: :meth:`check` binds it unless it completes, when nothing reads it again);
+        (None, s, None) while undecided, (None, None, None) if the variant cannot apply."""
         flex = self.plan.flex
         if flex is None:
-            return self.plan.fixed, s
-        chosen = walk(self.variant, s)
+            return self.plan.fixed, s, None
+        chosen = decided = walk(self.variant, s)
         if isvar(chosen):
             ranks = {i: len(sh) for i in flex.inputs
                      if isinstance(sh := walk(self.shapes[i], s), tuple)}
-            chosen = flex.presence(ranks)
+            chosen = decided = flex.presence(ranks)
             if chosen is None:
-                return None, s
-            s = unify_oc(self.variant, chosen, s)
+                return None, s, None
+        else:
+            decided = None
         layout = self.plan.layout(chosen)
         if layout is None:
             fail_because(lambda: GUARD)
-            return None, None
-        return layout, s
+            return None, None, None
+        return layout, s, decided
 
     def _occurrence(self, layout: Layout, group: Group, i: int) -> Any:
         """The term standing for ``group`` in operand ``i`` (outputs: the combined one)."""
@@ -360,7 +365,7 @@ class Structure(Constraint):
 
     # -- labeling ------------------------------------------------------------------------
     def choices(self, s: dict, rigid: frozenset = frozenset()) -> list | None:
-        layout, _ = self._layout(s)
+        layout, _, _ = self._layout(s)
         if layout is None:
             flex = self.plan.flex
             if flex is None or not isvar(walk(self.variant, s)):
