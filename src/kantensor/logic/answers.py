@@ -37,6 +37,8 @@ def symbolic_values(vars_: list, s: dict, pending: tuple, named: dict[Any, Dim],
     it (:class:`SizeConstraint` over the named Dims), so that an answer never claims
     more than holds.
     """
+    if fresh is None and not named and not any(isinstance(c, Equation) for c in pending):
+        return {}  # nothing to solve from and nothing to name: no variable gets a value
     known: dict[Any, DimLike] = {}
     for v, dim in named.items():
         w = walk(v, s)

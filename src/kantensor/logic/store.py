@@ -129,6 +129,18 @@ def fail_because(reason: Callable[[], str]) -> None:
 # -- unification with an occurs check ---------------------------------------------------
 def _occurs(v: Any, term: Any, s: dict) -> bool:
     """Does ``v`` occur in ``term``, following the bindings of ``s`` (once each)?"""
+    if type(term) is tuple:  # the commonest term: a shape of sizes, each ground, unbound
+        for t in term:       # or bound to a ground size (checked in one pass)
+            if t is v:
+                return True
+            if type(t) not in GROUND:
+                if type(t) is not Fresh:
+                    break  # something to follow: the general walk below
+                bound = s.get(t, t)
+                if bound is not t and type(bound) not in GROUND:
+                    break
+        else:
+            return False
     stack: list = [term]
     seen: set | None = None  # made when a variable is met (most terms are ground)
     while stack:
@@ -179,8 +191,9 @@ def unify_oc(u: Any, v: Any, s: dict) -> dict | bool:
     if type(v) in VARS and (type(u) not in VARS or type(v) is Fresh is not type(u)):
         u, v = v, u  # a variable the solver made is bound, never the caller's to it
     if type(u) in VARS:
-        kind = type(v)
-        if kind not in GROUND and (kind is not tuple or v) and _occurs(u, v, s):
+        kind = type(v)  # a variable here is unbound (walked) and not u: nothing to check
+        if kind not in GROUND and kind not in VARS and (kind is not tuple or v) and \
+                _occurs(u, v, s):
             return False
         out = s.copy()
         out[u] = v
@@ -295,7 +308,7 @@ def propagate(S: ConstrainedState, changed: bool = False) -> bool:
                     kept.extend(out[2])
                     progress = True
             pending = tuple(kept)
-            if not progress:
+            if not progress or not pending:  # no change, or nothing left to re-check
                 break
         store.pending = pending
     if s is not S.data or changed:

@@ -90,6 +90,13 @@ class TensorTerm:
     shape: Any
     wrapped: Any = False
 
+    def __init__(self, dtype: Any, shape: Any, wrapped: Any = False) -> None:
+        # the fields, written once into the instance (still frozen afterwards): a frozen
+        # dataclass's own __init__ calls object.__setattr__ per field, twice the time,
+        # and every solve makes a term per operand
+        fields = self.__dict__
+        fields["dtype"], fields["shape"], fields["wrapped"] = dtype, shape, wrapped
+
     def __str__(self) -> str:
         shape = self.shape
         body = ",".join(str(d) if isinstance(d, int) else "?" for d in shape) \

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
+from operator import is_
 from typing import Any
 
 from ..graph import codegen
@@ -123,12 +124,11 @@ class OpFamily:
                 fast = self.fast[shape] = fast_call(*layout)
                 miss = fast(args, kwargs)  # its memo is empty: a Miss, or None
         if type(miss) is Miss and miss.key[-1] == dtype == get_default_dtype() and \
-                len(tensors) == len(miss.tensors) and all(
-                    a is b for a, b in zip(tensors, miss.tensors, strict=True)):
+                len(tensors) == len(miss.tensors) and all(map(is_, tensors, miss.tensors)):
             if self._recorded >= MEMO_SIZE:
                 self.forget_calls()
             self._recorded += 1
-            miss.memo[miss.key] = (node.op, tuple(o.type for o in node.outputs),
+            miss.memo[miss.key] = (node.op, tuple([o.type for o in node.outputs]),
                                    [t.type for t in tensors])  # the types of the key
         outputs = node.outputs
         return outputs[0] if len(outputs) == 1 else outputs

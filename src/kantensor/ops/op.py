@@ -149,7 +149,7 @@ class SignatureOp(Op):
         token = pin_default(key[-1])  # the default this build read, for every step of it
         try:
             signature, op = self.signature_for(types)
-            outs = infer(signature, types, tuple(x.wrapped for x in inputs), name=op)
+            outs = infer(signature, types, tuple([x.wrapped for x in inputs]), name=op)
         finally:
             unpin_default(token)
         if self.compute == "output" and outs:

@@ -95,18 +95,26 @@ class Structure(Constraint):
     matched: frozenset = frozenset()
     posted: frozenset = frozenset()
 
+    def __init__(self, plan: Axes, env: Env, shapes: tuple, variant: Any, max_rank: int,
+                 matched: frozenset = frozenset(), posted: frozenset = frozenset()) -> None:
+        # written once into the instance, as TensorTerm's (one per solve: see there)
+        self.__dict__.update(plan=plan, env=env, shapes=shapes, variant=variant,
+                             max_rank=max_rank, matched=matched, posted=posted)
+
     # -- progress ----------------------------------------------------------------------
     def check(self, s: dict, pending: tuple) -> Progress:
-        layout, s = self._layout(s)
+        layout, s, decided = self._layout(s)
         if layout is None:
             return None if s is None else (s, False)
         s0 = s
         matched, posted = set(self.matched), set(self.posted)
+        n = len(self.shapes)
+        groups = layout.groups if self.plan.broadcast else ()  # the groups to broadcast
         extra: list[Constraint] = []
-        changed = True
-        while changed:
+        changed, done = True, False
+        while changed and not done:
             changed = False
-            for i in range(len(self.shapes)):
+            for i in range(n):
                 if i in matched:
                     continue
                 shape = walk(self.shapes[i], s)
@@ -122,8 +130,8 @@ class Structure(Constraint):
                 extra += cs
                 matched.add(i)
                 changed = True
-            for g in layout.groups:
-                if g in posted or not self.plan.broadcast:
+            for g in groups:
+                if g in posted:
                     continue
                 out = self._broadcast(s, layout, g)
                 if out is None:
@@ -133,33 +141,38 @@ class Structure(Constraint):
                     extra += cs
                     posted.add(g)
                     changed = True
-        groups_done = not self.plan.broadcast or posted >= set(layout.groups)
-        if len(matched) == len(self.shapes) and groups_done:
+            done = len(matched) == n and posted.issuperset(groups)  # no pass more
+        if done:
             return s, True, extra
-        if s is s0 and not extra and matched == set(self.matched):
+        unchanged = s is s0 and not extra and matched == set(self.matched)
+        if decided is not None:  # the variant the ranks chose, kept for the next checks
+            s = unify_oc(self.variant, decided, s)
+        if unchanged:
             return s, False
         return s, True, [*extra, replace(self, matched=frozenset(matched),
                                          posted=frozenset(posted))]
 
-    def _layout(self, s: dict) -> tuple[Layout | None, dict | None]:
-        """The variant's layout (choosing it from the ranks when they decide it);
-        (None, s) while undecided, (None, None) if the variant cannot apply."""
+    def _layout(self, s: dict) -> tuple[Layout | None, dict | None, tuple | None]:
+        """The variant's layout, and the variant if the ranks decide it now (not yet
+        bound: :meth:`check` binds it unless it completes, when nothing reads it again);
+        (None, s, None) while undecided, (None, None, None) if the variant cannot apply."""
         flex = self.plan.flex
         if flex is None:
-            return self.plan.fixed, s
-        chosen = walk(self.variant, s)
+            return self.plan.fixed, s, None
+        chosen = decided = walk(self.variant, s)
         if isvar(chosen):
             ranks = {i: len(sh) for i in flex.inputs
                      if isinstance(sh := walk(self.shapes[i], s), tuple)}
-            chosen = flex.presence(ranks)
+            chosen = decided = flex.presence(ranks)
             if chosen is None:
-                return None, s
-            s = unify_oc(self.variant, chosen, s)
+                return None, s, None
+        else:
+            decided = None
         layout = self.plan.layout(chosen)
         if layout is None:
             fail_because(lambda: GUARD)
-            return None, None
-        return layout, s
+            return None, None, None
+        return layout, s, decided
 
     def _occurrence(self, layout: Layout, group: Group, i: int) -> Any:
         """The term standing for ``group`` in operand ``i`` (outputs: the combined one)."""
@@ -191,7 +204,7 @@ class Structure(Constraint):
             fixed = sum(1 if it.group is None else (it.length or 0) for it in items)
             variable = None
         ndim = len(shape)
-        if not self._guard(s, i, ndim):
+        if not self._guard(layout, i, ndim):
             return None
         if ndim < fixed or (variable is None and ndim != fixed):
             need = f"at least {fixed}" if variable is not None else f"exactly {fixed}"
@@ -227,12 +240,12 @@ class Structure(Constraint):
             axis += 1
         return s, constraints
 
-    def _guard(self, s: dict, i: int, ndim: int) -> bool:
-        """NumPy's rule for input ``i`` of the chosen variant: its flexible dims are
-        present iff it has at least its full number of core dims."""
-        flex = self.plan.flex
-        present = None if flex is None else flex.present(walk(self.variant, s), i)
-        if present is not None and present != (ndim >= flex.full(i)):
+    @staticmethod
+    def _guard(layout: Layout, i: int, ndim: int) -> bool:
+        """NumPy's rule for input ``i`` of the chosen variant (``layout``'s): its flexible
+        dims are present iff it has at least its full number of core dims."""
+        rule = layout.rank_rules[i]
+        if rule is not None and rule[0] != (ndim >= rule[1]):
             fail_because(lambda: GUARD)
             return False
         return True
@@ -288,7 +301,7 @@ class Structure(Constraint):
                 parts.append(v)
                 constraints.append(Equation(Expr(v), self.env.expr(it.node), str(it.node),
                                             f"{self.plan.where(i)} axis {len(parts) - 1}"))
-        if not self._guard(s, i, len(parts)):
+        if not self._guard(layout, i, len(parts)):
             return None
         new = unify_oc(self.shapes[i], tuple(parts), s)
         return None if new is False else (new, constraints)
@@ -307,7 +320,7 @@ class Structure(Constraint):
             return None
         if not all(isinstance(p, tuple) for p in parts):
             return True
-        width = max((len(p) for p in parts), default=0)
+        width = max(map(len, parts), default=0)
         if isvar(out):
             out = _fresh(width)
             s = unify_oc(out_term, out, s)
@@ -315,6 +328,8 @@ class Structure(Constraint):
             fail_because(lambda: f"{g} of the output have {len(out)} axes but the "
                          f"inputs broadcast to {width}")
             return None
+        if not width:  # no axes (2-d matmul's loop dims): nothing to broadcast
+            return s, []
         constraints = []
         label = str(g)
         offsets = [len(p) - width for p in parts]  # where each part's axes start
@@ -350,7 +365,7 @@ class Structure(Constraint):
 
     # -- labeling ------------------------------------------------------------------------
     def choices(self, s: dict, rigid: frozenset = frozenset()) -> list | None:
-        layout, _ = self._layout(s)
+        layout, _, _ = self._layout(s)
         if layout is None:
             flex = self.plan.flex
             if flex is None or not isvar(walk(self.variant, s)):

@@ -162,9 +162,12 @@ class CompiledAlternative:
             t = tensors[i]
             if op.dtype is None:
                 if i >= self.n_in and self.n_in:
-                    operands = tuple(Operand(x.dtype, x.shape, x.wrapped)
-                                     for x in tensors[:self.n_in])
+                    operands = tuple([Operand(x.dtype, x.shape, x.wrapped)
+                                      for x in tensors[:self.n_in]])
                     out.append(Promote(t.dtype, operands, self._dtype_where[i]))
+                continue
+            if i < self.n_in and type(op.dtype) is A.DTypeVar and op.dtype.name not in env.dtypes:
+                env.dtypes[op.dtype.name] = t.dtype  # its first occurrence: nothing to unify
                 continue
             term = self._dtype_term(op.dtype, env, out, binders, tensors)
             out.append(_DTypeIs(term, t.dtype, self, i, env))
@@ -219,7 +222,8 @@ class CompiledAlternative:
                                      facts))
             elif isinstance(clause, A.InCategory):
                 term = self._dtype_term(clause.dtype, env, out, binders, tensors)
-                out.append(InCategory(term, clause.category, *facts))
+                if type(term) is not str or term not in CATEGORIES[clause.category]:
+                    out.append(InCategory(term, clause.category, *facts))  # else: it holds
             elif isinstance(clause, A.Compatible):
                 out.append(Compatible(self._dtype_term(clause.left, env, out, binders, tensors),
                                       self._dtype_term(clause.right, env, out, binders, tensors),

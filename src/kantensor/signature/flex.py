@@ -48,7 +48,7 @@ class Flexible:
                     on.setdefault(n, ranks[i] >= full)
         if len(on) < len(self.names):
             return None
-        return tuple(on[n] for n in self.names)
+        return tuple([on[n] for n in self.names])
 
     def present(self, presence: tuple[bool, ...], i: int) -> bool | None:
         """Whether input ``i``'s flexible dims are present under ``presence`` (None: it

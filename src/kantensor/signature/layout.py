@@ -102,6 +102,9 @@ class Layout:
 
     items: tuple[tuple[Item, ...], ...]
     groups: tuple[Group, ...]  # the groups, in order of appearance
+    #: per operand, NumPy's rule for its flexible dims under this variant: ``(present,
+    #: full)``, it applies iff ``(rank >= full) == present``; None: no flexible dims
+    rank_rules: tuple[tuple[bool, int] | None, ...] = ()
 
     def __post_init__(self) -> None:
         # per operand: its groups of any length, its axes outside them, and its group of
@@ -156,10 +159,11 @@ class Axes:
         if presence in self._layouts:
             return self._layouts[presence]
         variant = self.alt if self.flex is None else self.flex.variant(presence)
-        out = self._layouts[presence] = None if variant is None else self._build(variant)
+        out = self._layouts[presence] = None if variant is None else \
+            self._build(variant, presence)
         return out
 
-    def _build(self, variant: Alternative) -> Layout:
+    def _build(self, variant: Alternative, presence: tuple[bool, ...]) -> Layout:
         items: list[tuple[Item, ...]] = []
         for op in variant.operands:
             row = [Item(LOOP)] if self.loop else []
@@ -176,4 +180,8 @@ class Axes:
                     row.append(Item(d))
             items.append(tuple(row))
         groups = tuple(dict.fromkeys(it.group for row in items for it in row if it.group))
-        return Layout(tuple(items), groups)
+        flex = self.flex
+        rules = tuple(None if flex is None or flex.present(presence, i) is None
+                      else (flex.present(presence, i), flex.full(i))
+                      for i in range(len(variant.operands)))
+        return Layout(tuple(items), groups, rules)

@@ -103,21 +103,23 @@ def wrapped_flags(types: Sequence[TensorType], priorities: Sequence[Priority] | 
 
 # -- the relation ---------------------------------------------------------------------
 def solutions(sig: Overloads, S: ConstrainedState, in_terms: list, out_terms: list | None,
-              max_rank: int = DEFAULT_MAX_RANK, ordered: bool = False
+              max_rank: int = DEFAULT_MAX_RANK, ordered: bool = False, spend: bool = False
               ) -> Iterator[tuple[ConstrainedState, list]]:
     """``(state, output terms)`` for every alternative of ``sig`` that the terms fit.
 
     ``out_terms`` None gives each alternative fresh output variables (forward use).
     ``ordered``: the caller stops at the first solution, in order, so the first-match
-    guard of later alternatives is implied and not posted."""
+    guard of later alternatives is implied and not posted. ``spend``: ``S`` is the
+    caller's scratch state, which the last alternative that may apply is solved in
+    (every other one in a copy)."""
     dtypes = known_dtypes(in_terms, S.data)
-    for k, c in enumerate(compiled(sig)):
-        if c.n_in != len(in_terms) or (out_terms is not None
-                                       and len(c.alt.outputs) != len(out_terms)):
-            continue
-        if c.refuses_dtypes(dtypes):
-            continue
-        S1 = copy_state(S)
+    n_out = None if out_terms is None else len(out_terms)
+    candidates = [(k, c) for k, c in enumerate(compiled(sig))
+                  if c.n_in == len(in_terms) and n_out in (None, len(c.alt.outputs))
+                  and not c.refuses_dtypes(dtypes)]
+    last = len(candidates) - 1
+    for j, (k, c) in enumerate(candidates):
+        S1 = S if spend and j == last else copy_state(S)
         outs = list(out_terms) if out_terms is not None else [fresh() for _ in c.alt.outputs]
         if not c.apply(S1, in_terms, outs, max_rank, axes_last=ordered):
             continue
@@ -386,7 +388,7 @@ def _infer_cached(sig: Overloads, types: tuple, wrapped: tuple, default_dtype: s
         in_terms = _input_terms(S, types, wrapped)
     except TypeInferenceError as exc:
         return str(exc)
-    for S1, outs in solutions(sig, S, in_terms, None, ordered=True):
+    for S1, outs in solutions(sig, S, in_terms, None, ordered=True, spend=True):
         try:
             return forward_types(outs, S1)
         except _Undetermined:

@@ -35,7 +35,8 @@ class WeakInterner:
         self.lookup: Callable[[Hashable], _Ref | None] = self._refs.get
         self._lock = threading.Lock()
         self._callback = self._forget  # one bound method for every reference it makes
-        self._peak = 0  # the most entries since the table was last rebuilt
+        self._peak = 0  # the most entries since the table was last rebuilt (seen
+        # when an object is freed: only then can the table be too large)
 
     def get(self, name: Hashable) -> Any | None:
         """The live object of ``name``, or None."""
@@ -56,9 +57,6 @@ class WeakInterner:
                 if live is not None:
                     return live
                 refs[name] = ref  # a dead entry whose callback has not run yet
-            n = len(refs)
-            if n > self._peak:
-                self._peak = n
         return obj
 
     def __contains__(self, name: Hashable) -> bool:
@@ -71,6 +69,9 @@ class WeakInterner:
         """An object was freed: drop its entry unless the name was interned again (no
         lock: this may run inside :meth:`intern`, whenever the collector runs)."""
         refs = self._refs
+        n = len(refs)  # the table grows only in intern: it is at its peak before a removal
+        if n > self._peak:
+            self._peak = n
         _remove_dead_weakref(refs, ref.name)
         if self._peak > 1024 and 4 * len(refs) < self._peak and \
                 self._lock.acquire(blocking=False):  # else the next one rebuilds it

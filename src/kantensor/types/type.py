@@ -68,16 +68,6 @@ _INTERNED = WeakInterner()
 _LOOKUP = _INTERNED.lookup
 
 
-def _make(cls: type[TensorType], dtype: str, shape: tuple) -> TensorType:
-    """A new TensorType (only :data:`_INTERNED` calls it: one object per key)."""
-    self = object.__new__(cls)
-    self.dtype = dtype
-    self.shape = shape
-    self._np_dtype = NUMPY_DTYPES.get(dtype)  # None: bfloat16 without ml_dtypes
-    self._static = tuple([(a, s) for a, s in enumerate(shape) if type(s) is int])
-    return self
-
-
 class TensorType(Type):
     """The type of n-dimensional arrays of one dtype.
 
@@ -113,7 +103,12 @@ class TensorType(Type):
             self = ref()
             if self is not None:
                 return self
-        return _INTERNED.intern(key, _make(cls, dtype, shape))  # one object per key
+        self = object.__new__(cls)  # filed by the interner: one object per key
+        self.dtype = dtype
+        self.shape = shape
+        self._np_dtype = NUMPY_DTYPES.get(dtype)  # None: bfloat16 without ml_dtypes
+        self._static = tuple([(a, s) for a, s in enumerate(shape) if type(s) is int])
+        return _INTERNED.intern(key, self)
 
     def __reduce__(self) -> tuple:
         return (type(self), (self.dtype, self.shape))  # unpickled types intern too
