@@ -36,6 +36,7 @@ from conformance import (
     broadcastable_shapes,
     conform,
     hidden_mask,
+    identical_outputs,
     shapes,
 )
 from kantensor.ops.params import ParamError
@@ -611,3 +612,16 @@ def test_a_size_broadcast_with_its_min_against_ints_is_itself():
     z = kt.tensor("z", "float64", (m,))
     w = kt.tensor("w", "float64", (n,))
     assert str((z[-n:] + w).type) == "float64[?]"
+
+
+def test_planned_and_plain_outputs_compare_nan_by_value_and_zero_by_sign():
+    """The planned-vs-plain check (conformance.identical_outputs) takes any NaN for any NaN
+    (NumPy promises no NaN's sign or payload) but still tells -0.0 from 0.0."""
+    w = np.array([np.nan, 1.0, 0.0], dtype=np.float16)
+    flipped = w.copy()
+    flipped.view(np.uint16)[0] ^= 0x8000  # the NaN's sign bit
+    assert np.isnan(flipped[0]) and flipped.tobytes() != w.tobytes()
+    assert identical_outputs(w, flipped)
+    assert not identical_outputs(w, np.array([np.nan, 1.0, -0.0], dtype=np.float16))
+    assert not identical_outputs(w, np.array([1.0, 1.0, 0.0], dtype=np.float16))
+    assert not identical_outputs(w, w.astype(np.float32))
