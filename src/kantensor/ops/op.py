@@ -27,11 +27,11 @@ from ..types.dtypes import (
     unpin_default,
 )
 from ..types.type import TensorType
-from ..types.variable import TensorVariable, as_tensor_variable
+from ..types.variable import PYTHON_NUMBERS, TensorVariable, as_tensor_variable, wrapped_number
 from .callspec import call_signature
 from .display import OpFacts, op_html
 from .params import ParamError
-from .pyints import check_python_ints, exact_operands, wrapped_key
+from .pyints import check_python_ints, exact_operands, number_key, wrapped_key
 from .templates import RankType
 
 #: How inputs are cast before the NumPy implementation runs:
@@ -120,15 +120,23 @@ class SignatureOp(Op):
         key = []
         dtype = get_default_dtype()  # read once per build (other threads may change it)
         for x in inputs:  # a loop, not comprehensions: this is the hot path of a build
-            if not isinstance(x, Variable):
+            if isinstance(x, Variable):
+                key.append(x.type)  # interned: hashed and compared by identity
+                key.append(x.wrapped and wrapped_key(x))
+            elif type(x) in PYTHON_NUMBERS:  # z + 1.0: wrapped with the default read
+                wrapped = number_key(x)  # what wrapped_key gives for the constant
+                x = wrapped_number(x, dtype)
+                key.append(x.type)
+                key.append(wrapped)
+            else:
                 token = pin_default(dtype)
                 try:
                     x = as_tensor_variable(x)
                 finally:
                     unpin_default(token)
+                key.append(x.type)
+                key.append(x.wrapped and wrapped_key(x))
             variables.append(x)
-            key.append(x.type)  # interned: hashed and compared by identity
-            key.append(x.wrapped and wrapped_key(x))
         key.append(dtype)
         key = tuple(key)
         hit = self._memo.get(key)

@@ -36,7 +36,13 @@ def wrapped_key(v: Any) -> Any:
     int, its sign and bit length (two ints of the same key fit the same dtypes, so a
     refusal by :func:`check_python_ints` is the same for both), else True."""
     value = _python_int(v)
-    if value is None:
+    return True if value is None else number_key(value)
+
+
+def number_key(value: Any) -> Any:
+    """:func:`wrapped_key` of the constant that a Python bool, int or float becomes,
+    from the number itself."""
+    if type(value) is not int:
         return True
     return (value < 0, (~value if value < 0 else value).bit_length())
 

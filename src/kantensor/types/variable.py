@@ -348,10 +348,16 @@ _WRAPPED: dict[tuple, tuple[TensorType, np.ndarray]] = {}
 _WRAPPED_MAX = 4096
 
 
-def _wrapped_constant(value: bool | int | float, name: str | None) -> TensorConstant:
-    """``constant(value)`` for a Python bool, int or float, from a memo."""
+#: The Python number types whose values become wrapped constants (exactly these types).
+PYTHON_NUMBERS = frozenset({bool, int, float})
+
+
+def wrapped_number(value: bool | int | float, default: str,
+                   name: str | None = None) -> TensorConstant:
+    """``constant(value)`` for a Python bool, int or float (its type one of
+    :data:`PYTHON_NUMBERS`), a float taking ``default`` (the default dtype the caller
+    read once), from a memo."""
     kind = type(value)
-    default = get_default_dtype()  # read once: the key and the dtype must agree
     key = (kind, value, math.copysign(1.0, value) if kind is float else 0, default)
     hit = _WRAPPED.get(key)
     if hit is None:
@@ -376,8 +382,8 @@ def constant(value: Any, dtype: Any = None, name: str | None = None) -> TensorCo
     when no dtype is given; arrays and NumPy scalars never do.
     """
     refuse_masked(value, "a constant")
-    if dtype is None and type(value) in (float, int, bool):
-        return _wrapped_constant(value, name)
+    if dtype is None and type(value) in PYTHON_NUMBERS:
+        return wrapped_number(value, get_default_dtype(), name)
     if isinstance(value, Dim):
         raise TypeError(f"the size {value} is symbolic, not a number a graph can compute "
                         "with: sizes are parameters of Ops (kt.zeros((n, 3)), "
