@@ -321,7 +321,8 @@ def generate(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
                             f"{src.ref(v)}, bindings, origins, "
                             f"{f'output {j} of {node.op}'!r})")
     plan = None
-    big = _big_test(fgraph.inputs, params, settings) if settings is not None else None
+    big = _big_test(fgraph.inputs, params, settings, filters is not None) \
+        if settings is not None else None
     if big is not None:
         plan = make_plan(fgraph.inputs, fgraph.outputs, nodes, calls, blocks=True)
         plan.min_size = settings.plan_min_size
@@ -364,10 +365,13 @@ def _copied(v: Variable, fgraph: FunctionGraph) -> bool:
     return v in fgraph.inputs and isinstance(v.type, TensorType)
 
 
-def _big_test(inputs: list[Variable], params: list[str], settings: Execution) -> str | None:
+def _big_test(inputs: list[Variable], params: list[str], settings: Execution,
+              filtered: bool) -> str | None:
     """The condition under which the planned body runs: some input array has at least
-    ``plan_min_size`` elements (None: no input has axes)."""
-    tests = [f"({p}.__class__ is ND and {p}.size >= {settings.plan_min_size})"
+    ``plan_min_size`` elements (None: no input has axes). A filtered input of axes is
+    a plain ndarray by then; a trusted one is tested for it (a subclass runs plain)."""
+    n = settings.plan_min_size
+    tests = [f"{p}.size >= {n}" if filtered else f"({p}.__class__ is ND and {p}.size >= {n})"
              for v, p in zip(inputs, params, strict=True)
              if isinstance(v.type, TensorType) and v.type.ndim >= 1]
     return " or ".join(tests) or None
