@@ -60,14 +60,15 @@ def check_tree_nesting(tree: Tree, text: str) -> None:
         stack.extend((child, depth) for child in node.children)
 
 
-def check_ast_nesting(alternative: object) -> None:
+def check_ast_nesting(alternative: object, levels_above: int = 2) -> None:
     """ValueError if an Alternative nests expressions deeper than :data:`MAX_NESTING`;
     walked without recursion.
 
     Every AST node that holds other nodes counts one level; an Alternative and its operand
-    or clause are the two levels above any expression.
+    or clause are the two levels above any expression (``levels_above``; 0 for a tuple
+    of dim expressions, such as a tensor type's sizes).
     """
-    limit = MAX_NESTING + 2
+    limit = MAX_NESTING + levels_above
     stack: list[tuple[object, int]] = [(alternative, 0)]
     while stack:
         item, depth = stack.pop()

@@ -1,23 +1,29 @@
 """The grammar in ``grammar.lark``, LALR via Lark: signatures and tensor types.
 
 ``parse_alternatives(text)`` gives a signature's alternatives, ``parse_tensor_type(text)``
-the parts of a compact tensor type. The Lark tree is turned into the AST of :mod:`.ast`.
-Lexical problems the grammar cannot express (``.0.``, two ``...`` in an operand, reserved
-words, categories, whether ``a == b`` compares dims or dtypes) are reported here; the
-well-formedness of a whole alternative is checked once, by
-:func:`kantensor.syntax.alternative.check`, and its errors are mapped to positions.
-Every problem is a :class:`SignatureSyntaxError` with a position.
+the parts of a compact tensor type, as the AST of :mod:`.ast`. Lexical problems the
+grammar cannot express (``.0.``, two ``...`` in an operand, reserved words, categories,
+whether ``a == b`` compares dims or dtypes) are reported here; the well-formedness of a
+whole alternative is checked once, by :func:`kantensor.syntax.alternative.check`, and its
+errors are mapped to positions. Every problem is a :class:`SignatureSyntaxError` with a
+position.
+
+Two passes of the one grammar: the LALR parser builds the AST as it reduces (Lark's
+inline transformer: no tree, no positions), all a well-formed text needs. A text it
+refuses but for a syntax error is parsed again to a tree with positions, checked for
+nesting, then made the AST: the first problem, in the messages' order, and where it is.
 """
 
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from lark import Lark, Token, Transformer_NonRecursive, v_args
+from lark import Lark, Token, Transformer_NonRecursive, Tree, v_args
 from lark.common import ParserConf
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
 from lark.grammar import NonTerminal
@@ -52,7 +58,7 @@ from .ast import (
     TensorPattern,
 )
 from .errors import SignatureSyntaxError
-from .limits import MAX_EXPONENT, check_text, check_tree_nesting
+from .limits import MAX_EXPONENT, check_ast_nesting, check_text, check_tree_nesting
 
 __all__ = ["parse_alternatives", "parse_tensor_type"]
 
@@ -67,11 +73,22 @@ class _AlwaysLex(PostLex):
         return stream
 
 
+def _grammar() -> str:
+    return resources.files(__package__).joinpath("grammar.lark").read_text(encoding="utf-8")
+
+
 @functools.cache
 def _lark() -> Lark:
-    """The LALR parser, built once on first use."""
-    grammar = resources.files(__package__).joinpath("grammar.lark").read_text(encoding="utf-8")
-    return Lark(grammar, parser="lalr", postlex=_AlwaysLex(), maybe_placeholders=True,
+    """The LALR parser that builds the AST as it reduces (:data:`_INLINE`), built once on
+    first use; its grammar's rules and terminals also name what a syntax error expects."""
+    return Lark(_grammar(), parser="lalr", postlex=_AlwaysLex(), maybe_placeholders=True,
+                transformer=_INLINE, start=["start", "tensor_type"])  # fmt: skip
+
+
+@functools.cache
+def _positioned() -> Lark:
+    """The same grammar's parser to a tree with positions (for a text _lark refuses)."""
+    return Lark(_grammar(), parser="lalr", postlex=_AlwaysLex(), maybe_placeholders=True,
                 propagate_positions=True, start=["start", "tensor_type"])  # fmt: skip
 
 
@@ -92,19 +109,30 @@ def _parse(text: str, start: str, what: str) -> Any:
         raise TypeError(f"{what} must be given as a str, got {type(text).__name__}")
     check_text(text)
     try:
-        tree = _lark().parse(text, start=start)
-    except UnexpectedCharacters as e:
-        raise _expected_error(text, e.pos_in_stream, e) from None
-    except UnexpectedToken as e:
-        at_end = e.token.type == "$END"
-        pos = len(text.rstrip()) if at_end else e.token.start_pos
-        raise _expected_error(text, pos, e) from None
-    except UnexpectedInput as e:  # pragma: no cover - not raised by LALR
-        pos = getattr(e, "pos_in_stream", None) or 0
-        raise SignatureSyntaxError(f"invalid signature at position {pos}", text, pos) from None
+        with _INLINE_LOCK:
+            _INLINE.begin(text)
+            result = _lark().parse(text, start=start)
+        if start == "tensor_type" and result[1] is not None:  # (an Alternative checks its own)
+            check_ast_nesting(result[1], levels_above=0)
+        hash(result)  # the AST is hashed as a cache key
+        return result
+    except UnexpectedInput as e:  # a syntax error: the same in both passes
+        raise _syntax_error(text, e) from None
+    except Exception:  # any other problem: found again, with its position
+        pass
+    return _parse_positioned(text, start)
+
+
+def _parse_positioned(text: str, start: str) -> Any:
+    """The positioned pass: parse to a tree with positions, bound its nesting, then
+    build the AST; raises the text's first problem."""
+    try:
+        tree = _positioned().parse(text, start=start)
+    except UnexpectedInput as e:
+        raise _syntax_error(text, e) from None
     check_tree_nesting(tree, text)
     try:
-        result = _ToAst(text).transform(tree)
+        result = _Positioned(text).transform(tree)
         hash(result)  # the AST is hashed as a cache key: too deep must fail here, cleanly
         return result
     except VisitError as e:
@@ -115,6 +143,17 @@ def _parse(text: str, start: str, what: str) -> Any:
         raise
     except RecursionError:
         raise _too_deep(text) from None
+
+
+def _syntax_error(text: str, e: UnexpectedInput) -> SignatureSyntaxError:
+    if isinstance(e, UnexpectedCharacters):
+        return _expected_error(text, e.pos_in_stream, e)
+    if isinstance(e, UnexpectedToken):
+        at_end = e.token.type == "$END"
+        pos = len(text.rstrip()) if at_end else e.token.start_pos
+        return _expected_error(text, pos, e)
+    pos = getattr(e, "pos_in_stream", None) or 0  # pragma: no cover - not raised by LALR
+    return SignatureSyntaxError(f"invalid signature at position {pos}", text, pos)
 
 
 def _too_deep(text: str) -> SignatureSyntaxError:
@@ -217,10 +256,15 @@ _DTYPE_CALLS = tuple(A.DTYPE_CALLS.values())
 
 
 class _ToAst(Transformer_NonRecursive):
-    """Builds the AST; collects name uses per alternative to check and resolve them."""
+    """Builds the AST; collects name uses per alternative to check and resolve them. The
+    inline transformer (:data:`_INLINE`: :meth:`begin` starts each text) and the tree's."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str = "") -> None:
         super().__init__(visit_tokens=False)
+        self.begin(text)
+
+    def begin(self, text: str) -> None:
+        """Start on ``text`` (forget what an earlier text left)."""
         self.text = text
         self.uses: list[tuple[int, str, Kind]] = []  # (position, name, kind)
         self.pairs: list[_AmbiguousEq] = []
@@ -265,8 +309,9 @@ class _ToAst(Transformer_NonRecursive):
     def start(self, alts: list[Alternative]) -> tuple[Alternative, ...]:
         return tuple(alts)
 
-    @v_args(meta=True)
-    def alternative(self, meta: Any, c: list[Any]) -> Alternative:
+    def alternative(self, c: list[Any], start: int = 0) -> Alternative:
+        """``start``: where an ill-formed alternative is reported when no use of a name
+        is to blame (the positioned pass's position of the alternative)."""
         loop, inputs, outputs, where = c
         kind, cap = loop or (None, None)
         clauses = self._resolve(where or [])
@@ -275,7 +320,7 @@ class _ToAst(Transformer_NonRecursive):
             return Alternative(tuple(inputs), tuple(outputs), tuple(clauses), kind, cap)
         except IllFormed as exc:
             pos = next((p for p, name, k in uses if name == exc.name
-                        and exc.kind in (None, k)), meta.start_pos)
+                        and exc.kind in (None, k)), start)
             raise self._error(f"{exc} at position {pos}", pos, exc.expected) from None
 
     # -- tensor types
@@ -369,7 +414,11 @@ class _ToAst(Transformer_NonRecursive):
         return FixedDim(self._int(c[0]))
 
     def __default__(self, data: str, children: list[Any], meta: Any) -> Any:
-        """A call of a function of the vocabulary (the rule its row names)."""
+        """A call of a function of the vocabulary (the rule its row names); inline, also
+        the rules Lark makes for repetitions (``__dims_star_2``): their tree, whose
+        children Lark splices into the rule that holds them."""
+        if data[0] == "_":
+            return Tree(data, children)
         word = V.by_rule(data)
         if word.role is V.Role.DIM_FUNCTION:
             return Call(word.text, tuple(map(self._dim, children)))
@@ -385,8 +434,8 @@ class _ToAst(Transformer_NonRecursive):
     def where(self, c: list[Any]) -> list[Any]:
         return c
 
-    @v_args(meta=True)
-    def compare(self, meta: Any, c: list[Any]) -> Any:
+    def compare(self, c: list[Any], start: int = 0) -> Any:
+        """``start``: the position of the left side (the positioned pass's)."""
         left, op, right = c
         if op == "==" and isinstance(left, _Name) and isinstance(right, _Name):
             pair = _AmbiguousEq(left, right)
@@ -397,7 +446,7 @@ class _ToAst(Transformer_NonRecursive):
                 raise self._error(f"dtypes can only be compared with '==' at position "
                                   f"{op.start_pos}", op.start_pos, "'=='")  # fmt: skip
             right_pos = len(self.text) - len(self.text[op.end_pos :].lstrip())
-            return DTypeEq(self._dtype(left, meta.start_pos), self._dtype(right, right_pos))
+            return DTypeEq(self._dtype(left, start), self._dtype(right, right_pos))
         return Compare(str(op), self._dim(left), self._dim(right))
 
     def in_category(self, c: list[Any]) -> InCategory:
@@ -430,3 +479,21 @@ class _ToAst(Transformer_NonRecursive):
             clauses.append(c)
         self.pairs.clear()
         return clauses
+
+
+class _Positioned(_ToAst):
+    """The positioned pass's walk of the tree: :class:`_ToAst` with the positions of
+    alternatives and comparisons that Lark's tree carries."""
+
+    @v_args(meta=True)
+    def alternative(self, meta: Any, c: list[Any]) -> Alternative:  # type: ignore[override]
+        return super().alternative(c, meta.start_pos)
+
+    @v_args(meta=True)
+    def compare(self, meta: Any, c: list[Any]) -> Any:  # type: ignore[override]
+        return super().compare(c, meta.start_pos)
+
+
+#: The inline pass's transformer, and the lock that gives it to one text at a time.
+_INLINE = _ToAst()
+_INLINE_LOCK = threading.Lock()
