@@ -70,22 +70,27 @@ def check_ast_nesting(alternative: object, levels_above: int = 2) -> None:
     """
     limit = MAX_NESTING + levels_above
     stack: list[tuple[object, int]] = [(alternative, 0)]
+    pop, push = stack.pop, stack.append
     while stack:
-        item, depth = stack.pop()
+        item, depth = pop()
         if isinstance(item, tuple):
-            stack.extend((x, depth) for x in item)
+            for x in item:
+                push((x, depth))
             continue
         names = _FIELD_NAMES.get(type(item))
         if names is None:
             names = _FIELD_NAMES[type(item)] = _field_names(type(item))
         if not names:
             continue  # a leaf
-        children = [getattr(item, name) for name in names]
-        if any(isinstance(c, tuple) or hasattr(c, _DATACLASS) for c in children):
+        # The children that hold nodes (the others are leaves: nothing to walk).
+        inner = [c for c in map(item.__getattribute__, names)
+                 if isinstance(c, tuple) or hasattr(c, _DATACLASS)]
+        if inner:
             depth += 1
             if depth > limit:
                 raise ValueError(_too_deep(""))
-        stack.extend((c, depth) for c in children)
+            for c in inner:
+                push((c, depth))
 
 
 #: What makes a class, and its instances, a dataclass (as dataclasses.is_dataclass asks).
