@@ -24,12 +24,8 @@ from importlib import resources
 from typing import Any
 
 from lark import Lark, Token, Transformer_NonRecursive, Tree, v_args
-from lark.common import ParserConf
-from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
-from lark.grammar import NonTerminal
+from lark.exceptions import UnexpectedInput, VisitError
 from lark.lark import PostLex
-from lark.lexer import PatternStr
-from lark.parsers.grammar_analysis import GrammarAnalyzer
 
 from . import ast as A
 from . import vocabulary as V
@@ -58,6 +54,7 @@ from .ast import (
     TensorPattern,
 )
 from .errors import SignatureSyntaxError
+from .expected import A_DTYPE, syntax_error
 from .limits import MAX_EXPONENT, check_ast_nesting, check_text, check_tree_nesting
 
 __all__ = ["parse_alternatives", "parse_tensor_type"]
@@ -117,7 +114,7 @@ def _parse(text: str, start: str, what: str) -> Any:
         hash(result)  # the AST is hashed as a cache key
         return result
     except UnexpectedInput as e:  # a syntax error: the same in both passes
-        raise _syntax_error(text, e) from None
+        raise syntax_error(_lark(), text, e) from None
     except Exception:  # any other problem: found again, with its position
         pass
     return _parse_positioned(text, start)
@@ -129,7 +126,7 @@ def _parse_positioned(text: str, start: str) -> Any:
     try:
         tree = _positioned().parse(text, start=start)
     except UnexpectedInput as e:
-        raise _syntax_error(text, e) from None
+        raise syntax_error(_lark(), text, e) from None  # (the same grammar)
     check_tree_nesting(tree, text)
     try:
         result = _Positioned(text).transform(tree)
@@ -145,92 +142,9 @@ def _parse_positioned(text: str, start: str) -> Any:
         raise _too_deep(text) from None
 
 
-def _syntax_error(text: str, e: UnexpectedInput) -> SignatureSyntaxError:
-    if isinstance(e, UnexpectedCharacters):
-        return _expected_error(text, e.pos_in_stream, e)
-    if isinstance(e, UnexpectedToken):
-        at_end = e.token.type == "$END"
-        pos = len(text.rstrip()) if at_end else e.token.start_pos
-        return _expected_error(text, pos, e)
-    pos = getattr(e, "pos_in_stream", None) or 0  # pragma: no cover - not raised by LALR
-    return SignatureSyntaxError(f"invalid signature at position {pos}", text, pos)
-
-
 def _too_deep(text: str) -> SignatureSyntaxError:
     return SignatureSyntaxError("expression too long or nested too deeply at position 0",
                                 text, 0, "a smaller expression")  # fmt: skip
-
-
-# --------------------------------------------------------------------------- syntax errors
-
-_DESCRIBE = {"NAME": "a name", "INT": "an integer", "CMP": "a comparison operator",
-             "$END": "end of input"}  # fmt: skip
-_ORDER = ["')'", "','", "'->'", "'where'", "'|'"]
-_A_DTYPE = "a dtype (a dtype name or variable, " + \
-    ", ".join(w.call for w in V.DTYPE_FUNCTIONS[:-1]) + f" or {V.DTYPE_FUNCTIONS[-1].call})"
-#: How messages name a phrase of the grammar (a rule), widest first: when every terminal
-#: that can start the phrase is accepted, the phrase stands for them all.
-_PHRASES = {"clause": "a where-clause", "dim": "a dimension", "side": "an expression or a dtype",
-            "sum": "an expression", "product": "an expression",  # after '-' no '-'
-            "dtype": _A_DTYPE}  # fmt: skip
-
-
-@functools.cache
-def _first() -> dict[str, frozenset[str]]:
-    """The terminals that can start each phrase of :data:`_PHRASES` (and a dtype call),
-    as Lark's analysis of the grammar finds them."""
-    analysis = GrammarAnalyzer(ParserConf(_lark().rules, {}, ["start", "tensor_type"]))
-    return {rule: frozenset(t.name for t in analysis.FIRST[NonTerminal(rule)])
-            for rule in (*_PHRASES, "dtype_call")}
-
-
-@functools.cache
-def _terminal(word: V.Word) -> str:
-    """The name Lark gives the terminal of ``word``'s text."""
-    return next(t.name for t in _lark().terminals
-                if isinstance(t.pattern, PatternStr) and t.pattern.value == word.text)
-
-
-def _parse_state(e: UnexpectedInput) -> tuple[set[str], Any]:
-    """The terminals the parser accepts where it failed (the lexer's sets miss keywords),
-    and the token before that place (None at the start)."""
-    ip = getattr(e, "interactive_parser", None)
-    if ip is None:  # pragma: no cover - Lark's LALR errors carry their parser
-        return set(getattr(e, "expected", None) or getattr(e, "allowed", None) or ()), None
-    stack = ip.parser_state.value_stack
-    return set(ip.accepts()), stack[-1] if stack else None
-
-
-def _describe(name: str) -> str:
-    if name in _DESCRIBE:
-        return _DESCRIBE[name]
-    pattern = _lark().get_terminal(name).pattern
-    return f"'{pattern.value}'" if isinstance(pattern, PatternStr) else name
-
-
-def _expected_error(text: str, pos: int, e: UnexpectedInput) -> SignatureSyntaxError:
-    """'expected X or Y at position N': only what may stand there, phrases of the grammar
-    summarized for humans."""
-    accepted, before = _parse_state(e)
-    names = {n for n in accepted if not n.startswith("__IGNORE")}
-    first = _first()
-    if isinstance(before, Token) and before.type == "CMP" and before != V.EQ.text:
-        names -= first["dtype_call"]  # dtypes compare only with '=='
-    words: set[str] = set()
-    for rule, phrase in _PHRASES.items():
-        if first[rule] <= names:
-            words.add(phrase)
-            names -= first[rule]
-    if names == {"INT"} and isinstance(before, Token) and before.type == _terminal(V.ANON):
-        words.add("an integer (the size k >= 1 of a '.k.' group, as in '.2.')")
-        names = set()
-    operators = {_terminal(w) for w in V.DIM_OPERATORS if w.precedence is not None}
-    if operators <= names:  # after an expression: it could go on; not worth listing
-        names -= operators | {_terminal(w) for w in V.DIM_OPERATORS} | {_terminal(V.FLEX)}
-    words |= {_describe(n) for n in names}
-    ranked = sorted(words, key=lambda w: (_ORDER.index(w) if w in _ORDER else len(_ORDER), w))
-    desc = ranked[0] if len(ranked) == 1 else ", ".join(ranked[:-1]) + " or " + ranked[-1]
-    return SignatureSyntaxError(f"expected {desc} at position {pos}", text, pos, desc)
 
 
 # --------------------------------------------------------------------------- tree -> AST
@@ -301,7 +215,7 @@ class _ToAst(Transformer_NonRecursive):
             name = self._var(x.name, x.pos, Kind.DTYPE)
             return DTypeName(name) if name in DTYPE_NAMES else DTypeVar(name)
         if not isinstance(x, _DTYPE_CALLS):
-            raise self._error(f"expected {_A_DTYPE} at position {pos}", pos, _A_DTYPE)
+            raise self._error(f"expected {A_DTYPE} at position {pos}", pos, A_DTYPE)
         return x
 
     # -- signature, alternatives, operands
