@@ -37,11 +37,15 @@ def _texts() -> list[tuple[str, str]]:
     sigs = shipped + SIGNATURES + mutants(SIGNATURES + shipped, 1500, PIECES_SIG, seed=5)
     types = TYPES + mutants(TYPES, 500, PIECES_TYPE, seed=6)
     for depth in (MAX_NESTING - 1, MAX_NESTING, MAX_NESTING + 1):
-        dim = "-(" * depth + "n" + ")" * depth
-        dtype = "float(" * depth + "t" + ")" * depth
-        sigs += [f"({dim})->()", f"(n)->() where {dim} >= 1", f"(n):t->():{dtype}",
-                 f"(n):t->() where {dtype} == t", f"(n)->() where broadcast(n, {dim}) == n"]
-        types += [f"float32[3,{dim}]", f"int8[{'+'.join(['n'] * (depth + 1))}]"]
+        nests = [("-(", "n", ")", "float(", ")"), ("min(n,", "n", ")", "promote(", ")"),
+                 ("(", "n", "**2)", "real(", ")")]
+        for open_dim, atom, close_dim, open_dtype, close_dtype in nests:
+            dim = open_dim * depth + atom + close_dim * depth
+            dtype = open_dtype * depth + "t" + close_dtype * depth
+            sigs += [f"({dim})->()", f"(n)->() where {dim} >= 1", f"(n):t->():{dtype}",
+                     f"(n):t->() where {dtype} == t", f"(n)->() where broadcast(n, {dim}) == n"]
+            types += [f"float32[3,{dim}]"]
+        types += [f"int8[{'+'.join(['n'] * (depth + 1))}]"]
     return [(t, "start") for t in sigs] + [(t, "tensor_type") for t in types]
 
 

@@ -55,7 +55,13 @@ from .ast import (
 )
 from .errors import SignatureSyntaxError
 from .expected import A_DTYPE, syntax_error
-from .limits import MAX_EXPONENT, check_ast_nesting, check_text, check_tree_nesting
+from .limits import (
+    MAX_EXPONENT,
+    MAX_NESTING,
+    check_ast_nesting,
+    check_text,
+    check_tree_nesting,
+)
 
 __all__ = ["parse_alternatives", "parse_tensor_type"]
 
@@ -182,6 +188,7 @@ class _ToAst(Transformer_NonRecursive):
         self.text = text
         self.uses: list[tuple[int, str, Kind]] = []  # (position, name, kind)
         self.pairs: list[_AmbiguousEq] = []
+        self.depths: dict[int, int] = {}  # id of an expression made -> its nesting
 
     def _error(self, message: str, pos: int, expected: str) -> SignatureSyntaxError:
         return SignatureSyntaxError(message, self.text, pos, expected)
@@ -204,6 +211,16 @@ class _ToAst(Transformer_NonRecursive):
         else:
             self.uses.append((pos, name, kind))
         return name
+
+    def _nest(self, node: Any, children: list[Any]) -> Any:
+        """``node``, an expression one level above ``children``. The inline pass gives
+        up a text nested too deeply as soon as it is seen (the positioned pass then says
+        where), instead of making its whole AST first."""
+        depth = 1 + max([self.depths.get(id(x), 0) for x in children])
+        if depth > MAX_NESTING:
+            raise ValueError("nested too deeply")
+        self.depths[id(node)] = depth
+        return node
 
     def _dim(self, x: Any) -> DimExpr:
         if isinstance(x, _Name):
@@ -297,29 +314,29 @@ class _ToAst(Transformer_NonRecursive):
     # -- dim expressions
 
     def add(self, c: list[Any]) -> BinOp:
-        return BinOp("+", self._dim(c[0]), self._dim(c[1]))
+        return self._nest(BinOp("+", self._dim(c[0]), self._dim(c[1])), c)
 
     def sub(self, c: list[Any]) -> BinOp:
-        return BinOp("-", self._dim(c[0]), self._dim(c[1]))
+        return self._nest(BinOp("-", self._dim(c[0]), self._dim(c[1])), c)
 
     def neg(self, c: list[Any]) -> BinOp:
-        return BinOp("-", FixedDim(0), self._dim(c[0]))
+        return self._nest(BinOp("-", FixedDim(0), self._dim(c[0])), c)
 
     def mul(self, c: list[Any]) -> BinOp:
-        return BinOp("*", self._dim(c[0]), self._dim(c[1]))
+        return self._nest(BinOp("*", self._dim(c[0]), self._dim(c[1])), c)
 
     def floordiv(self, c: list[Any]) -> BinOp:
-        return BinOp("//", self._dim(c[0]), self._dim(c[1]))
+        return self._nest(BinOp("//", self._dim(c[0]), self._dim(c[1])), c)
 
     def mod(self, c: list[Any]) -> BinOp:
-        return BinOp("%", self._dim(c[0]), self._dim(c[1]))
+        return self._nest(BinOp("%", self._dim(c[0]), self._dim(c[1])), c)
 
     def pow(self, c: list[Any]) -> BinOp:
         k = self._int(c[1])
         if k > MAX_EXPONENT:
             raise self._error(f"exponent {k} too large at position {c[1].start_pos} (at "
                               f"most {MAX_EXPONENT})", c[1].start_pos, "a smaller exponent")
-        return BinOp("**", self._dim(c[0]), FixedDim(k))
+        return self._nest(BinOp("**", self._dim(c[0]), FixedDim(k)), c)
 
     def name(self, c: list[Token]) -> _Name:
         return _Name(str(c[0]), c[0].start_pos)
@@ -335,8 +352,8 @@ class _ToAst(Transformer_NonRecursive):
             return Tree(data, children)
         word = V.by_rule(data)
         if word.role is V.Role.DIM_FUNCTION:
-            return Call(word.text, tuple(map(self._dim, children)))
-        return A.dtype_call(word, children)
+            return self._nest(Call(word.text, tuple(map(self._dim, children))), children)
+        return self._nest(A.dtype_call(word, children), children)
 
     # -- dtypes
 
@@ -397,7 +414,10 @@ class _ToAst(Transformer_NonRecursive):
 
 class _Positioned(_ToAst):
     """The positioned pass's walk of the tree: :class:`_ToAst` with the positions of
-    alternatives and comparisons that Lark's tree carries."""
+    alternatives and comparisons that Lark's tree carries (its nesting checked before)."""
+
+    def _nest(self, node: Any, children: list[Any]) -> Any:
+        return node
 
     @v_args(meta=True)
     def alternative(self, meta: Any, c: list[Any]) -> Alternative:  # type: ignore[override]
