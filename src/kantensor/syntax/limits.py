@@ -60,31 +60,37 @@ def check_tree_nesting(tree: Tree, text: str) -> None:
         stack.extend((child, depth) for child in node.children)
 
 
-def check_ast_nesting(alternative: object) -> None:
+def check_ast_nesting(alternative: object, levels_above: int = 2) -> None:
     """ValueError if an Alternative nests expressions deeper than :data:`MAX_NESTING`;
     walked without recursion.
 
     Every AST node that holds other nodes counts one level; an Alternative and its operand
-    or clause are the two levels above any expression.
+    or clause are the two levels above any expression (``levels_above``; 0 for a tuple
+    of dim expressions, such as a tensor type's sizes).
     """
-    limit = MAX_NESTING + 2
+    limit = MAX_NESTING + levels_above
     stack: list[tuple[object, int]] = [(alternative, 0)]
+    pop, push = stack.pop, stack.append
     while stack:
-        item, depth = stack.pop()
+        item, depth = pop()
         if isinstance(item, tuple):
-            stack.extend((x, depth) for x in item)
+            for x in item:
+                push((x, depth))
             continue
         names = _FIELD_NAMES.get(type(item))
         if names is None:
             names = _FIELD_NAMES[type(item)] = _field_names(type(item))
         if not names:
             continue  # a leaf
-        children = [getattr(item, name) for name in names]
-        if any(isinstance(c, tuple) or hasattr(c, _DATACLASS) for c in children):
+        # The children that hold nodes (the others are leaves: nothing to walk).
+        inner = [c for c in map(item.__getattribute__, names)
+                 if isinstance(c, tuple) or hasattr(c, _DATACLASS)]
+        if inner:
             depth += 1
             if depth > limit:
                 raise ValueError(_too_deep(""))
-        stack.extend((c, depth) for c in children)
+            for c in inner:
+                push((c, depth))
 
 
 #: What makes a class, and its instances, a dataclass (as dataclasses.is_dataclass asks).

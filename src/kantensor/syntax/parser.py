@@ -1,29 +1,31 @@
 """The grammar in ``grammar.lark``, LALR via Lark: signatures and tensor types.
 
 ``parse_alternatives(text)`` gives a signature's alternatives, ``parse_tensor_type(text)``
-the parts of a compact tensor type. The Lark tree is turned into the AST of :mod:`.ast`.
-Lexical problems the grammar cannot express (``.0.``, two ``...`` in an operand, reserved
-words, categories, whether ``a == b`` compares dims or dtypes) are reported here; the
-well-formedness of a whole alternative is checked once, by
-:func:`kantensor.syntax.alternative.check`, and its errors are mapped to positions.
-Every problem is a :class:`SignatureSyntaxError` with a position.
+the parts of a compact tensor type, as the AST of :mod:`.ast`. Lexical problems the
+grammar cannot express (``.0.``, two ``...`` in an operand, reserved words, categories,
+whether ``a == b`` compares dims or dtypes) are reported here; the well-formedness of a
+whole alternative is checked once, by :func:`kantensor.syntax.alternative.check`, and its
+errors are mapped to positions. Every problem is a :class:`SignatureSyntaxError` with a
+position.
+
+Two passes of the one grammar: the LALR parser builds the AST as it reduces (Lark's
+inline transformer: no tree, no positions), all a well-formed text needs. A text it
+refuses but for a syntax error is parsed again to a tree with positions, checked for
+nesting, then made the AST: the first problem, in the messages' order, and where it is.
 """
 
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from lark import Lark, Token, Transformer_NonRecursive, v_args
-from lark.common import ParserConf
-from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
-from lark.grammar import NonTerminal
+from lark import Lark, Token, Transformer_NonRecursive, Tree, v_args
+from lark.exceptions import UnexpectedInput, VisitError
 from lark.lark import PostLex
-from lark.lexer import PatternStr
-from lark.parsers.grammar_analysis import GrammarAnalyzer
 
 from . import ast as A
 from . import vocabulary as V
@@ -52,7 +54,14 @@ from .ast import (
     TensorPattern,
 )
 from .errors import SignatureSyntaxError
-from .limits import MAX_EXPONENT, check_text, check_tree_nesting
+from .expected import A_DTYPE, syntax_error
+from .limits import (
+    MAX_EXPONENT,
+    MAX_NESTING,
+    check_ast_nesting,
+    check_text,
+    check_tree_nesting,
+)
 
 __all__ = ["parse_alternatives", "parse_tensor_type"]
 
@@ -67,11 +76,22 @@ class _AlwaysLex(PostLex):
         return stream
 
 
+def _grammar() -> str:
+    return resources.files(__package__).joinpath("grammar.lark").read_text(encoding="utf-8")
+
+
 @functools.cache
 def _lark() -> Lark:
-    """The LALR parser, built once on first use."""
-    grammar = resources.files(__package__).joinpath("grammar.lark").read_text(encoding="utf-8")
-    return Lark(grammar, parser="lalr", postlex=_AlwaysLex(), maybe_placeholders=True,
+    """The LALR parser that builds the AST as it reduces (:data:`_INLINE`), built once on
+    first use; its grammar's rules and terminals also name what a syntax error expects."""
+    return Lark(_grammar(), parser="lalr", postlex=_AlwaysLex(), maybe_placeholders=True,
+                transformer=_INLINE, start=["start", "tensor_type"])  # fmt: skip
+
+
+@functools.cache
+def _positioned() -> Lark:
+    """The same grammar's parser to a tree with positions (for a text _lark refuses)."""
+    return Lark(_grammar(), parser="lalr", postlex=_AlwaysLex(), maybe_placeholders=True,
                 propagate_positions=True, start=["start", "tensor_type"])  # fmt: skip
 
 
@@ -92,19 +112,30 @@ def _parse(text: str, start: str, what: str) -> Any:
         raise TypeError(f"{what} must be given as a str, got {type(text).__name__}")
     check_text(text)
     try:
-        tree = _lark().parse(text, start=start)
-    except UnexpectedCharacters as e:
-        raise _expected_error(text, e.pos_in_stream, e) from None
-    except UnexpectedToken as e:
-        at_end = e.token.type == "$END"
-        pos = len(text.rstrip()) if at_end else e.token.start_pos
-        raise _expected_error(text, pos, e) from None
-    except UnexpectedInput as e:  # pragma: no cover - not raised by LALR
-        pos = getattr(e, "pos_in_stream", None) or 0
-        raise SignatureSyntaxError(f"invalid signature at position {pos}", text, pos) from None
+        with _INLINE_LOCK:
+            _INLINE.begin(text)
+            result = _lark().parse(text, start=start)
+        if start == "tensor_type" and result[1] is not None:  # (an Alternative checks its own)
+            check_ast_nesting(result[1], levels_above=0)
+        hash(result)  # the AST is hashed as a cache key
+        return result
+    except UnexpectedInput as e:  # a syntax error: the same in both passes
+        raise syntax_error(_lark(), text, e) from None
+    except Exception:  # any other problem: found again, with its position
+        pass
+    return _parse_positioned(text, start)
+
+
+def _parse_positioned(text: str, start: str) -> Any:
+    """The positioned pass: parse to a tree with positions, bound its nesting, then
+    build the AST; raises the text's first problem."""
+    try:
+        tree = _positioned().parse(text, start=start)
+    except UnexpectedInput as e:
+        raise syntax_error(_lark(), text, e) from None  # (the same grammar)
     check_tree_nesting(tree, text)
     try:
-        result = _ToAst(text).transform(tree)
+        result = _Positioned(text).transform(tree)
         hash(result)  # the AST is hashed as a cache key: too deep must fail here, cleanly
         return result
     except VisitError as e:
@@ -120,78 +151,6 @@ def _parse(text: str, start: str, what: str) -> Any:
 def _too_deep(text: str) -> SignatureSyntaxError:
     return SignatureSyntaxError("expression too long or nested too deeply at position 0",
                                 text, 0, "a smaller expression")  # fmt: skip
-
-
-# --------------------------------------------------------------------------- syntax errors
-
-_DESCRIBE = {"NAME": "a name", "INT": "an integer", "CMP": "a comparison operator",
-             "$END": "end of input"}  # fmt: skip
-_ORDER = ["')'", "','", "'->'", "'where'", "'|'"]
-_A_DTYPE = "a dtype (a dtype name or variable, " + \
-    ", ".join(w.call for w in V.DTYPE_FUNCTIONS[:-1]) + f" or {V.DTYPE_FUNCTIONS[-1].call})"
-#: How messages name a phrase of the grammar (a rule), widest first: when every terminal
-#: that can start the phrase is accepted, the phrase stands for them all.
-_PHRASES = {"clause": "a where-clause", "dim": "a dimension", "side": "an expression or a dtype",
-            "sum": "an expression", "product": "an expression",  # after '-' no '-'
-            "dtype": _A_DTYPE}  # fmt: skip
-
-
-@functools.cache
-def _first() -> dict[str, frozenset[str]]:
-    """The terminals that can start each phrase of :data:`_PHRASES` (and a dtype call),
-    as Lark's analysis of the grammar finds them."""
-    analysis = GrammarAnalyzer(ParserConf(_lark().rules, {}, ["start", "tensor_type"]))
-    return {rule: frozenset(t.name for t in analysis.FIRST[NonTerminal(rule)])
-            for rule in (*_PHRASES, "dtype_call")}
-
-
-@functools.cache
-def _terminal(word: V.Word) -> str:
-    """The name Lark gives the terminal of ``word``'s text."""
-    return next(t.name for t in _lark().terminals
-                if isinstance(t.pattern, PatternStr) and t.pattern.value == word.text)
-
-
-def _parse_state(e: UnexpectedInput) -> tuple[set[str], Any]:
-    """The terminals the parser accepts where it failed (the lexer's sets miss keywords),
-    and the token before that place (None at the start)."""
-    ip = getattr(e, "interactive_parser", None)
-    if ip is None:  # pragma: no cover - Lark's LALR errors carry their parser
-        return set(getattr(e, "expected", None) or getattr(e, "allowed", None) or ()), None
-    stack = ip.parser_state.value_stack
-    return set(ip.accepts()), stack[-1] if stack else None
-
-
-def _describe(name: str) -> str:
-    if name in _DESCRIBE:
-        return _DESCRIBE[name]
-    pattern = _lark().get_terminal(name).pattern
-    return f"'{pattern.value}'" if isinstance(pattern, PatternStr) else name
-
-
-def _expected_error(text: str, pos: int, e: UnexpectedInput) -> SignatureSyntaxError:
-    """'expected X or Y at position N': only what may stand there, phrases of the grammar
-    summarized for humans."""
-    accepted, before = _parse_state(e)
-    names = {n for n in accepted if not n.startswith("__IGNORE")}
-    first = _first()
-    if isinstance(before, Token) and before.type == "CMP" and before != V.EQ.text:
-        names -= first["dtype_call"]  # dtypes compare only with '=='
-    words: set[str] = set()
-    for rule, phrase in _PHRASES.items():
-        if first[rule] <= names:
-            words.add(phrase)
-            names -= first[rule]
-    if names == {"INT"} and isinstance(before, Token) and before.type == _terminal(V.ANON):
-        words.add("an integer (the size k >= 1 of a '.k.' group, as in '.2.')")
-        names = set()
-    operators = {_terminal(w) for w in V.DIM_OPERATORS if w.precedence is not None}
-    if operators <= names:  # after an expression: it could go on; not worth listing
-        names -= operators | {_terminal(w) for w in V.DIM_OPERATORS} | {_terminal(V.FLEX)}
-    words |= {_describe(n) for n in names}
-    ranked = sorted(words, key=lambda w: (_ORDER.index(w) if w in _ORDER else len(_ORDER), w))
-    desc = ranked[0] if len(ranked) == 1 else ", ".join(ranked[:-1]) + " or " + ranked[-1]
-    return SignatureSyntaxError(f"expected {desc} at position {pos}", text, pos, desc)
 
 
 # --------------------------------------------------------------------------- tree -> AST
@@ -217,13 +176,19 @@ _DTYPE_CALLS = tuple(A.DTYPE_CALLS.values())
 
 
 class _ToAst(Transformer_NonRecursive):
-    """Builds the AST; collects name uses per alternative to check and resolve them."""
+    """Builds the AST; collects name uses per alternative to check and resolve them. The
+    inline transformer (:data:`_INLINE`: :meth:`begin` starts each text) and the tree's."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str = "") -> None:
         super().__init__(visit_tokens=False)
+        self.begin(text)
+
+    def begin(self, text: str) -> None:
+        """Start on ``text`` (forget what an earlier text left)."""
         self.text = text
         self.uses: list[tuple[int, str, Kind]] = []  # (position, name, kind)
         self.pairs: list[_AmbiguousEq] = []
+        self.depths: dict[int, int] = {}  # id of an expression made -> its nesting
 
     def _error(self, message: str, pos: int, expected: str) -> SignatureSyntaxError:
         return SignatureSyntaxError(message, self.text, pos, expected)
@@ -247,6 +212,16 @@ class _ToAst(Transformer_NonRecursive):
             self.uses.append((pos, name, kind))
         return name
 
+    def _nest(self, node: Any, children: list[Any]) -> Any:
+        """``node``, an expression one level above ``children``. The inline pass gives
+        up a text nested too deeply as soon as it is seen (the positioned pass then says
+        where), instead of making its whole AST first."""
+        depth = 1 + max([self.depths.get(id(x), 0) for x in children])
+        if depth > MAX_NESTING:
+            raise ValueError("nested too deeply")
+        self.depths[id(node)] = depth
+        return node
+
     def _dim(self, x: Any) -> DimExpr:
         if isinstance(x, _Name):
             return DimVar(self._var(x.name, x.pos, Kind.DIM))
@@ -257,7 +232,7 @@ class _ToAst(Transformer_NonRecursive):
             name = self._var(x.name, x.pos, Kind.DTYPE)
             return DTypeName(name) if name in DTYPE_NAMES else DTypeVar(name)
         if not isinstance(x, _DTYPE_CALLS):
-            raise self._error(f"expected {_A_DTYPE} at position {pos}", pos, _A_DTYPE)
+            raise self._error(f"expected {A_DTYPE} at position {pos}", pos, A_DTYPE)
         return x
 
     # -- signature, alternatives, operands
@@ -265,8 +240,9 @@ class _ToAst(Transformer_NonRecursive):
     def start(self, alts: list[Alternative]) -> tuple[Alternative, ...]:
         return tuple(alts)
 
-    @v_args(meta=True)
-    def alternative(self, meta: Any, c: list[Any]) -> Alternative:
+    def alternative(self, c: list[Any], start: int = 0) -> Alternative:
+        """``start``: where an ill-formed alternative is reported when no use of a name
+        is to blame (the positioned pass's position of the alternative)."""
         loop, inputs, outputs, where = c
         kind, cap = loop or (None, None)
         clauses = self._resolve(where or [])
@@ -275,7 +251,7 @@ class _ToAst(Transformer_NonRecursive):
             return Alternative(tuple(inputs), tuple(outputs), tuple(clauses), kind, cap)
         except IllFormed as exc:
             pos = next((p for p, name, k in uses if name == exc.name
-                        and exc.kind in (None, k)), meta.start_pos)
+                        and exc.kind in (None, k)), start)
             raise self._error(f"{exc} at position {pos}", pos, exc.expected) from None
 
     # -- tensor types
@@ -338,29 +314,29 @@ class _ToAst(Transformer_NonRecursive):
     # -- dim expressions
 
     def add(self, c: list[Any]) -> BinOp:
-        return BinOp("+", self._dim(c[0]), self._dim(c[1]))
+        return self._nest(BinOp("+", self._dim(c[0]), self._dim(c[1])), c)
 
     def sub(self, c: list[Any]) -> BinOp:
-        return BinOp("-", self._dim(c[0]), self._dim(c[1]))
+        return self._nest(BinOp("-", self._dim(c[0]), self._dim(c[1])), c)
 
     def neg(self, c: list[Any]) -> BinOp:
-        return BinOp("-", FixedDim(0), self._dim(c[0]))
+        return self._nest(BinOp("-", FixedDim(0), self._dim(c[0])), c)
 
     def mul(self, c: list[Any]) -> BinOp:
-        return BinOp("*", self._dim(c[0]), self._dim(c[1]))
+        return self._nest(BinOp("*", self._dim(c[0]), self._dim(c[1])), c)
 
     def floordiv(self, c: list[Any]) -> BinOp:
-        return BinOp("//", self._dim(c[0]), self._dim(c[1]))
+        return self._nest(BinOp("//", self._dim(c[0]), self._dim(c[1])), c)
 
     def mod(self, c: list[Any]) -> BinOp:
-        return BinOp("%", self._dim(c[0]), self._dim(c[1]))
+        return self._nest(BinOp("%", self._dim(c[0]), self._dim(c[1])), c)
 
     def pow(self, c: list[Any]) -> BinOp:
         k = self._int(c[1])
         if k > MAX_EXPONENT:
             raise self._error(f"exponent {k} too large at position {c[1].start_pos} (at "
                               f"most {MAX_EXPONENT})", c[1].start_pos, "a smaller exponent")
-        return BinOp("**", self._dim(c[0]), FixedDim(k))
+        return self._nest(BinOp("**", self._dim(c[0]), FixedDim(k)), c)
 
     def name(self, c: list[Token]) -> _Name:
         return _Name(str(c[0]), c[0].start_pos)
@@ -369,11 +345,15 @@ class _ToAst(Transformer_NonRecursive):
         return FixedDim(self._int(c[0]))
 
     def __default__(self, data: str, children: list[Any], meta: Any) -> Any:
-        """A call of a function of the vocabulary (the rule its row names)."""
+        """A call of a function of the vocabulary (the rule its row names); inline, also
+        the rules Lark makes for repetitions (``__dims_star_2``): their tree, whose
+        children Lark splices into the rule that holds them."""
+        if data[0] == "_":
+            return Tree(data, children)
         word = V.by_rule(data)
         if word.role is V.Role.DIM_FUNCTION:
-            return Call(word.text, tuple(map(self._dim, children)))
-        return A.dtype_call(word, children)
+            return self._nest(Call(word.text, tuple(map(self._dim, children))), children)
+        return self._nest(A.dtype_call(word, children), children)
 
     # -- dtypes
 
@@ -385,8 +365,8 @@ class _ToAst(Transformer_NonRecursive):
     def where(self, c: list[Any]) -> list[Any]:
         return c
 
-    @v_args(meta=True)
-    def compare(self, meta: Any, c: list[Any]) -> Any:
+    def compare(self, c: list[Any], start: int = 0) -> Any:
+        """``start``: the position of the left side (the positioned pass's)."""
         left, op, right = c
         if op == "==" and isinstance(left, _Name) and isinstance(right, _Name):
             pair = _AmbiguousEq(left, right)
@@ -397,7 +377,7 @@ class _ToAst(Transformer_NonRecursive):
                 raise self._error(f"dtypes can only be compared with '==' at position "
                                   f"{op.start_pos}", op.start_pos, "'=='")  # fmt: skip
             right_pos = len(self.text) - len(self.text[op.end_pos :].lstrip())
-            return DTypeEq(self._dtype(left, meta.start_pos), self._dtype(right, right_pos))
+            return DTypeEq(self._dtype(left, start), self._dtype(right, right_pos))
         return Compare(str(op), self._dim(left), self._dim(right))
 
     def in_category(self, c: list[Any]) -> InCategory:
@@ -430,3 +410,24 @@ class _ToAst(Transformer_NonRecursive):
             clauses.append(c)
         self.pairs.clear()
         return clauses
+
+
+class _Positioned(_ToAst):
+    """The positioned pass's walk of the tree: :class:`_ToAst` with the positions of
+    alternatives and comparisons that Lark's tree carries (its nesting checked before)."""
+
+    def _nest(self, node: Any, children: list[Any]) -> Any:
+        return node
+
+    @v_args(meta=True)
+    def alternative(self, meta: Any, c: list[Any]) -> Alternative:  # type: ignore[override]
+        return super().alternative(c, meta.start_pos)
+
+    @v_args(meta=True)
+    def compare(self, meta: Any, c: list[Any]) -> Any:  # type: ignore[override]
+        return super().compare(c, meta.start_pos)
+
+
+#: The inline pass's transformer, and the lock that gives it to one text at a time.
+_INLINE = _ToAst()
+_INLINE_LOCK = threading.Lock()
