@@ -5,14 +5,19 @@ every text the inline pass refuses gets the positioned pass's error, unchanged."
 
 from __future__ import annotations
 
+import os
 import re
 import threading
+import time
+
+import pytest
 
 from fuzzing import mutants
 from kantensor.ops.catalogue import catalogue_files
+from kantensor.syntax import parser
 from kantensor.syntax.errors import SignatureSyntaxError
 from kantensor.syntax.limits import MAX_NESTING
-from kantensor.syntax.parser import _parse, _parse_positioned
+from kantensor.syntax.parser import _parse, _parse_positioned, parse_alternatives
 from test_fuzz_text import PIECES_SIG, PIECES_TYPE, SIGNATURES, TYPES
 
 
@@ -76,3 +81,36 @@ def test_threads_share_the_inline_pass():
         t.join()
     for k, results in got.items():
         assert results == (expected if k % 2 else expected[::-1])
+
+
+def test_a_child_forked_while_another_thread_parses_can_parse():
+    """The inline pass's lock is held while a text parses: a process forked then gets a
+    free lock (the parsing thread does not exist in the child), so it parses at once."""
+    held = threading.Event()
+    release = threading.Event()
+
+    def hold() -> None:
+        with parser._INLINE_LOCK:
+            held.set()
+            release.wait(5)
+
+    t = threading.Thread(target=hold)
+    t.start()
+    held.wait(5)
+    pid = os.fork()
+    if pid == 0:  # the child: parse, exit 0 when it answered (a held lock would hang)
+        ok = parse_alternatives("(n)->(n)")[0].inputs is not None
+        os._exit(0 if ok else 1)
+    release.set()
+    t.join()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        pytest.fail("the forked child did not parse within 20 s: the lock stayed held")
+    assert os.waitstatus_to_exitcode(status) == 0

@@ -17,6 +17,7 @@ nesting, then made the AST: the first problem, in the messages' order, and where
 from __future__ import annotations
 
 import functools
+import os
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -431,3 +432,13 @@ class _Positioned(_ToAst):
 #: The inline pass's transformer, and the lock that gives it to one text at a time.
 _INLINE = _ToAst()
 _INLINE_LOCK = threading.Lock()
+
+
+def _new_lock_in_child() -> None:
+    """A process forked while another thread parsed inherits the lock held: the child
+    (that thread gone) starts with a free one."""
+    global _INLINE_LOCK
+    _INLINE_LOCK = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_new_lock_in_child)
