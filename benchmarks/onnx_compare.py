@@ -6,18 +6,22 @@ onnxruntime's symbolic shape inference (auto_merge), when they are installed:
    outputs' declared types removed, typed by each tool and compared with the expected
    outputs: cases with every output typed exactly, op types exact in every case, wrong
    (not just unknown) outputs; over all cases and over the cases in kantensor.onnx's scope.
-2. The time each takes to type benchmarks/onnx_transformer.py's model (symbolic batch
-   and sequence sizes), protobuf reading included: cold (the first call in a fresh
-   process, after the imports) and best (the best of the calls after it), each tool in
-   processes of its own (one tool's run can change another's time in the same process),
-   the tools' processes taking turns; the best and the median over the processes.
+2. The time each takes to type benchmarks/onnx_model.py's transformer (symbolic batch
+   and sequence sizes; ``--width``, default 64), protobuf reading included: cold (the
+   first call in a fresh process, after the imports) and best (the best of the calls
+   after it), each tool in processes of its own running benchmarks/onnx_time.py, which
+   imports only that tool (one tool's run or imports can change another's time in the
+   same process: importing onnx.reference fills onnx's schema registry, which onnx's
+   first inference call otherwise fills itself), the tools' processes taking turns;
+   the best and the median over the processes.
    Before the timings kantensor's package is byte-compiled (``compileall``), as pip
    does when it installs a package: the environment may set PYTHONDONTWRITEBYTECODE
    (an editable install then has no .pyc files), and a cold call that imports a kernel
    module lazily would otherwise time Python compiling its source, which a user's
    install never does. onnx and onnxruntime are installed packages with their .pyc.
 
-Run: python benchmarks/onnx_compare.py [--layers 34] [--processes 3] [--repeat 10]
+Run: python benchmarks/onnx_compare.py [--layers 34] [--width 64] [--processes 3]
+     [--repeat 10] [--no-cases] [--no-times]
 """
 
 from __future__ import annotations
@@ -31,7 +35,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -45,7 +48,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))  # tests/onnx_cases.py: the cases' oracle
 
-from onnx_transformer import transformer  # noqa: E402
+from onnx_model import WIDTH, transformer  # noqa: E402
 
 import kantensor  # noqa: E402
 from kantensor.onnx import infer_shapes  # noqa: E402
@@ -173,41 +176,27 @@ def node_cases(names: list[str]) -> dict[str, dict[str, object]]:
     return stats
 
 
-def time_in_process(name: str, layers: int, repeat: int) -> tuple[float, float]:
-    """(cold, best) seconds of ``name`` typing the transformer in this process: the first
-    call, then the best of ``repeat`` more."""
-    tool = tools()[name]
-    data = transformer(layers).SerializeToString()
-    times = []
-    for _ in range(repeat + 1):
-        start = time.perf_counter()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tool(onnx.load_from_string(data))
-        times.append(time.perf_counter() - start)
-    return times[0], min(times[1:])
-
-
 def byte_compile() -> None:
     """Write the .pyc files of kantensor's package, as pip does when it installs it (the
     timed processes then import what a user's install imports)."""
     compileall.compile_dir(Path(kantensor.__file__).parent, quiet=1)
 
 
-def timings(names: list[str], layers: int, processes: int, repeat: int
+def timings(names: list[str], layers: int, processes: int, repeat: int, width: int
             ) -> dict[str, tuple[list[float], list[float]]]:
-    """Per tool, the cold and best times of ``processes`` fresh processes each, sorted
-    (the tools taking turns, so that they see the same load)."""
+    """Per tool, the cold and best times of ``processes`` fresh processes each (running
+    onnx_time.py, which imports only the tool it times), sorted (the tools taking turns,
+    so that they see the same load)."""
     out: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in names}
-    script = str(Path(__file__).resolve())
+    script = str(Path(__file__).resolve().with_name("onnx_time.py"))
     byte_compile()
     for _ in range(processes):
         for name in names:
             with tempfile.TemporaryDirectory() as tmp:  # for onnxruntime's saved models
                 result = subprocess.run(
-                    [sys.executable, script, "--time", name, "--layers", str(layers),
-                     "--repeat", str(repeat)], capture_output=True, text=True, check=True,
-                    cwd=tmp)
+                    [sys.executable, script, name, "--layers", str(layers), "--width",
+                     str(width), "--repeat", str(repeat)], capture_output=True, text=True,
+                    check=True, cwd=tmp)
             cold, best = map(float, result.stdout.split())
             out[name][0].append(cold)
             out[name][1].append(best)
@@ -215,7 +204,7 @@ def timings(names: list[str], layers: int, processes: int, repeat: int
 
 
 def report(layers: int = 34, processes: int = 3, repeat: int = 10,
-           with_cases: bool = True, with_times: bool = True) -> None:
+           with_cases: bool = True, with_times: bool = True, width: int = WIDTH) -> None:
     names = list(tools())
     missing = "" if "onnxruntime" in names else \
         " (onnxruntime not installed: pip install -e '.[bench]' to compare)"
@@ -240,13 +229,14 @@ def report(layers: int = 34, processes: int = 3, repeat: int = 10,
                 print(f"  {name} wrong in: {', '.join(s['wrong examples'])}, ...")
     if not with_times:
         return
-    model = transformer(layers)
-    print(f"typing a {layers}-layer transformer ({len(model.graph.node)} nodes; symbolic "
-          f"batch and seq), protobuf reading included; each tool in {processes} fresh "
-          f"processes: cold = first call, best = best of {repeat} more; the best and the "
+    model = transformer(layers, width)
+    print(f"typing a {layers}-layer transformer ({len(model.graph.node)} nodes, width "
+          f"{width}, {model.ByteSize() / 1e6:.0f} MB; symbolic batch and seq), protobuf "
+          f"reading included; each tool in {processes} fresh processes importing only "
+          f"itself: cold = first call, best = best of {repeat} more; the best and the "
           f"median over the processes")
     print(f"  {'ms':<12} {'cold: best':>11} {'median':>7} {'best: best':>11} {'median':>7}")
-    for name, (cold, best) in timings(names, layers, processes, repeat).items():
+    for name, (cold, best) in timings(names, layers, processes, repeat, width).items():
         print(f"  {name:<12} {1000 * cold[0]:>11.1f} {1000 * median(cold):>7.1f} "
               f"{1000 * best[0]:>11.1f} {1000 * median(best):>7.1f}")
 
@@ -265,13 +255,10 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=10)
     parser.add_argument("--no-cases", action="store_true", help="only the timings")
     parser.add_argument("--no-times", action="store_true", help="only the node cases")
-    parser.add_argument("--time", help=argparse.SUPPRESS)  # one tool in this process
+    parser.add_argument("--width", type=int, default=WIDTH, help="the model's width")
     args = parser.parse_args()
-    if args.time:
-        cold, best = time_in_process(args.time, args.layers, args.repeat)
-        print(cold, best)
-        return
-    report(args.layers, args.processes, args.repeat, not args.no_cases, not args.no_times)
+    report(args.layers, args.processes, args.repeat, not args.no_cases, not args.no_times,
+           args.width)
 
 
 if __name__ == "__main__":

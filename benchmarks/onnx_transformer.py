@@ -11,73 +11,10 @@ from __future__ import annotations
 import sys
 import time
 
-import numpy as np
 import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx_model import transformer
 
 from kantensor.onnx import infer_shapes
-
-D, HEADS = 64, 4
-
-
-def layer(i: int, x: str, nodes: list, inits: list) -> str:
-    def p(name: str) -> str:
-        return f"l{i}_{name}"
-
-    def weight(name: str, shape: tuple) -> str:
-        inits.append(numpy_helper.from_array(np.zeros(shape, np.float32), p(name)))
-        return p(name)
-
-    def node(op: str, ins: list, name: str, **attrs: object) -> str:
-        nodes.append(helper.make_node(op, ins, [p(name)], name=p(name), **attrs))
-        return p(name)
-
-    h = node("LayerNormalization", [x, weight("g1", (D,)), weight("b1", (D,))], "ln1",
-             axis=-1)
-    s = node("Shape", [h], "shape")
-    b = node("Gather", [s, "idx0"], "batch")
-    t = node("Gather", [s, "idx1"], "seq")
-    b1 = node("Unsqueeze", [b, "axes0"], "batch1")
-    t1 = node("Unsqueeze", [t, "axes0"], "seq1")
-    heads = node("Concat", [b1, t1, "heads"], "target", axis=0)
-    outs = []
-    for name in "qkv":
-        m = node("MatMul", [h, weight(f"w{name}", (D, D))], f"mm{name}")
-        r = node("Reshape", [m, heads], f"r{name}")
-        outs.append(node("Transpose", [r], f"t{name}", perm=[0, 2, 1, 3]))
-    q, k, v = outs
-    kt_ = node("Transpose", [k], "kT", perm=[0, 1, 3, 2])
-    sc = node("MatMul", [q, kt_], "scores")
-    sc = node("Div", [sc, "scale"], "scaled")
-    pr = node("Softmax", [sc], "probs", axis=-1)
-    o = node("MatMul", [pr, v], "attn")
-    o = node("Transpose", [o], "merge", perm=[0, 2, 1, 3])
-    o = node("Reshape", [o, "flat"], "flat")
-    o = node("MatMul", [o, weight("wo", (D, D))], "proj")
-    x = node("Add", [x, o], "res1")
-    h = node("LayerNormalization", [x, weight("g2", (D,)), weight("b2", (D,))], "ln2",
-             axis=-1)
-    h = node("MatMul", [h, weight("w1", (D, 4 * D))], "ff1")
-    h = node("Gelu", [h], "gelu")
-    h = node("MatMul", [h, weight("w2", (4 * D, D))], "ff2")
-    return node("Add", [x, h], "res2")
-
-
-def transformer(layers: int) -> onnx.ModelProto:
-    nodes: list = []
-    inits = [numpy_helper.from_array(np.array(v, np.int64), n) for n, v in
-             [("idx0", 0), ("idx1", 1), ("axes0", [0]), ("heads", [HEADS, D // HEADS]),
-              ("flat", [0, 0, D])]]
-    inits.append(numpy_helper.from_array(np.array(np.sqrt(D // HEADS), np.float32),
-                                         "scale"))
-    x = "x"
-    for i in range(layers):
-        x = layer(i, x, nodes, inits)
-    graph = helper.make_graph(
-        nodes, "transformer",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", D])],
-        [helper.make_tensor_value_info(x, TensorProto.FLOAT, None)], inits)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
 
 
 def timed(fn, repeat: int = 3) -> tuple[float, float]:

@@ -1,0 +1,50 @@
+"""One tool typing the transformer of onnx_model.py in this process, for onnx_compare.py:
+prints the first call's seconds and the best of the calls after it. The process imports
+onnx, the model builder and the one tool timed, nothing of the other tools or of the
+node-case harness: importing onnx.reference (as the harness does) fills onnx's schema
+registry, which onnx's first inference call otherwise fills itself (about 9 ms).
+
+Run: python benchmarks/onnx_time.py TOOL [--layers 34] [--width 64] [--repeat 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import time
+import warnings
+
+import onnx
+from onnx_model import WIDTH, transformer
+
+#: Per tool: the module to import and the call that types a model.
+TOOLS = {
+    "kantensor": ("kantensor.onnx", lambda mod, m: mod.infer_shapes(m)),
+    "onnx": ("onnx.shape_inference", lambda mod, m: mod.infer_shapes(m, data_prop=True)),
+    "onnxruntime": ("onnxruntime.tools.symbolic_shape_infer",
+                    lambda mod, m: mod.SymbolicShapeInference.infer_shapes(m, auto_merge=True)),
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("tool", choices=sorted(TOOLS))
+    parser.add_argument("--layers", type=int, default=34)
+    parser.add_argument("--width", type=int, default=WIDTH)
+    parser.add_argument("--repeat", type=int, default=20)
+    args = parser.parse_args()
+    name, call = TOOLS[args.tool]
+    module = importlib.import_module(name)  # the one tool timed (see the docstring)
+    data = transformer(args.layers, args.width).SerializeToString()
+    times = []
+    for _ in range(args.repeat + 1):
+        start = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            call(module, onnx.load_from_string(data))
+        times.append(time.perf_counter() - start)
+    print(times[0], min(times[1:]))
+
+
+if __name__ == "__main__":
+    main()
