@@ -328,15 +328,22 @@ def generate(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
         plan.min_size = settings.plan_min_size
         if plan.empty:
             plan = None
-    if plan is not None:
-        plain = body[first_node_line:]
-        del body[first_node_line:]
-        planned = emit_planned(src, plan, calls, sizes, settings)
-        body += [f"if {big}:", *(f"    {line}" for line in planned),
-                 "else:", *(f"    {line}" for line in plain)]
+    planned = None if plan is None else emit_planned(src, plan, calls, sizes, settings)
+    planned_text = ""
     outs = [f"{src.glob('copy', np.array)}({src.ref(v)})" if _copied(v, fgraph)
             else src.ref(v) for v in fgraph.outputs]
-    body.append(f"return {outs[0]}" if unpack_single else f"return [{', '.join(outs)}]")
+    returned = f"return {outs[0]}" if unpack_single else f"return [{', '.join(outs)}]"
+    if planned is not None:
+        # The planned body is a function of its own, called when an input is big: its
+        # closures' cells are then made only there, not on every small call.
+        known = [*params, *(["bindings", "origins"] if bound else [])]
+        planned_text = f"def planned({', '.join(known)}):\n" + "".join(
+            f"    {line}\n" for line in [*planned, returned])
+        run_planned = src.glob("planned", codegen.define(planned_text, "planned",
+                                                         src.namespace))
+        body.insert(first_node_line, f"if {big}:")
+        body.insert(first_node_line + 1, f"    return {run_planned}({', '.join(known)})")
+    body.append(returned)
     # An error in a node is restated naming the node (found by re-running the graph
     # node by node): a try block costs nothing until something raises.
     locate = src.glob("locate", _locator(fgraph, nodes, dims, sizes, unpack_single))
@@ -355,7 +362,7 @@ def generate(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
     text = f"def __call__(self, {signature}*more, **named):\n" + "".join(
         f"    {line}\n" for line in head + body)
     call = codegen.define(text, "__call__", src.namespace)
-    call.source = text
+    call.source = text + (f"\n{planned_text}" if planned_text else "")
     call.plan = plan
     return call
 
