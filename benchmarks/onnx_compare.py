@@ -36,7 +36,6 @@ import subprocess
 import sys
 import tempfile
 import warnings
-from collections.abc import Callable
 from pathlib import Path
 from statistics import median
 
@@ -49,28 +48,23 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))  # tests/onnx_cases.py: the cases' oracle
 
 from onnx_model import WIDTH, transformer  # noqa: E402
+from onnx_time import TOOLS, Tool  # noqa: E402
+from onnx_time import tool as load_tool  # noqa: E402
 
 import kantensor  # noqa: E402
-from kantensor.onnx import infer_shapes  # noqa: E402
 from onnx_cases import _dim_value as dim_value  # noqa: E402
 from onnx_cases import cases, in_scope, op_types, prepared  # noqa: E402
 
-try:
-    from onnxruntime.tools.symbolic_shape_infer import SymbolicShapeInference
-except ImportError:  # onnxruntime (and the sympy it needs) are in the bench extra
-    SymbolicShapeInference = None
-
-Tool = Callable[[onnx.ModelProto], onnx.ModelProto]
-
 
 def tools() -> dict[str, Tool]:
-    """The shape inferences installed, by name."""
-    out: dict[str, Tool] = {
-        "kantensor": infer_shapes,
-        "onnx": lambda m: onnx.shape_inference.infer_shapes(m, data_prop=True),
-    }
-    if SymbolicShapeInference is not None:
-        out["onnxruntime"] = lambda m: SymbolicShapeInference.infer_shapes(m, auto_merge=True)
+    """The shape inferences installed, by name (onnxruntime, and the sympy it needs, are
+    in the bench extra)."""
+    out: dict[str, Tool] = {}
+    for name in TOOLS:
+        try:
+            out[name] = load_tool(name)
+        except ImportError:
+            continue
     return out
 
 

@@ -13,6 +13,7 @@ import argparse
 import importlib
 import time
 import warnings
+from collections.abc import Callable
 
 import onnx
 from onnx_model import WIDTH, transformer
@@ -25,6 +26,16 @@ TOOLS = {
                     lambda mod, m: mod.SymbolicShapeInference.infer_shapes(m, auto_merge=True)),
 }
 
+Tool = Callable[[onnx.ModelProto], onnx.ModelProto]
+
+
+def tool(name: str) -> Tool:
+    """The shape inference ``name`` of :data:`TOOLS`, its module imported now (only this
+    one); ImportError when it is not installed."""
+    module_name, call = TOOLS[name]
+    module = importlib.import_module(module_name)
+    return lambda model: call(module, model)
+
 
 def main() -> None:
     parser = argparse.ArgumentParser()
@@ -33,15 +44,14 @@ def main() -> None:
     parser.add_argument("--width", type=int, default=WIDTH)
     parser.add_argument("--repeat", type=int, default=20)
     args = parser.parse_args()
-    name, call = TOOLS[args.tool]
-    module = importlib.import_module(name)  # the one tool timed (see the docstring)
+    infer = tool(args.tool)  # the one tool timed (see the docstring)
     data = transformer(args.layers, args.width).SerializeToString()
     times = []
     for _ in range(args.repeat + 1):
         start = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            call(module, onnx.load_from_string(data))
+            infer(onnx.load_from_string(data))
         times.append(time.perf_counter() - start)
     print(times[0], min(times[1:]))
 

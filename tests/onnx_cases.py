@@ -115,6 +115,20 @@ def prepared(case: object, symbolic: bool) -> tuple[onnx.ModelProto, list, list]
     return model, values, list(outputs)
 
 
+def written_dims(info: onnx.ValueInfoProto) -> list:
+    """A typed value's dims as infer_shapes writes them, read back: ints, Dims (a
+    ``dim_param`` in the DSL's syntax), or None (unknown)."""
+    out: list = []
+    for d in info.type.tensor_type.shape.dim:
+        if d.HasField("dim_value"):
+            out.append(d.dim_value)
+        elif d.HasField("dim_param"):
+            out.append(kt.TensorType.parse(f"float32[{d.dim_param}]").shape[0])
+        else:
+            out.append(None)
+    return out
+
+
 def _dim_value(dim: onnx.TensorShapeProto.Dimension) -> int | None:
     if dim.HasField("dim_value"):
         return dim.dim_value

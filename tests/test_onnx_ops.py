@@ -18,6 +18,7 @@ from kantensor.onnx import UnsupportedOp, from_onnx, infer_shapes
 from kantensor.onnx.resize import aspect_size, scaled_size
 from kantensor.types.dim import Dim, substitute
 from kantensor.types.dtypes import integer_range
+from onnx_cases import written_dims
 
 F = TensorProto.FLOAT
 RNG = np.random.default_rng(7)
@@ -31,15 +32,7 @@ def model(node, x_dims, inits=(), opset=19):
 
 def typed_dims(m):
     """The output's dims as infer_shapes writes them: ints, Dims, or None (unknown)."""
-    out = []
-    for d in infer_shapes(m).graph.output[0].type.tensor_type.shape.dim:
-        if d.HasField("dim_value"):
-            out.append(d.dim_value)
-        elif d.HasField("dim_param"):
-            out.append(kt.TensorType.parse(f"float32[{d.dim_param}]").shape[0])
-        else:
-            out.append(None)
-    return out
+    return written_dims(infer_shapes(m).graph.output[0])
 
 
 def at(dims, sizes):

@@ -21,10 +21,9 @@ import numpy as np
 import onnx
 from onnx.reference import ReferenceEvaluator
 
-import kantensor as kt
 from kantensor.onnx import infer_shapes
 from kantensor.types.dim import Dim, substitute
-from onnx_cases import cases, prepared
+from onnx_cases import cases, prepared, written_dims
 
 DRAWS = int(os.environ.get("KANTENSOR_ONNX_SIZE_DRAWS", "2"))
 SEED = int(os.environ.get("KANTENSOR_ONNX_SIZE_SEED", "23"))
@@ -38,18 +37,7 @@ def typed(model: onnx.ModelProto) -> list | None:
             outputs = infer_shapes(model).graph.output
     except Exception:  # refused (a dtype kantensor lacks, sizes the relation excludes)
         return None
-    out = []
-    for info in outputs:
-        dims = []
-        for d in info.type.tensor_type.shape.dim:
-            if d.HasField("dim_value"):
-                dims.append(d.dim_value)
-            elif d.HasField("dim_param"):
-                dims.append(kt.TensorType.parse(f"float32[{d.dim_param}]").shape[0])
-            else:
-                dims.append(None)
-        out.append(dims)
-    return out
+    return [written_dims(info) for info in outputs]
 
 
 def symbolic(model: onnx.ModelProto) -> bool:

@@ -121,22 +121,20 @@ class SignatureOp(Op):
         dtype = get_default_dtype()  # read once per build (other threads may change it)
         for x in inputs:  # a loop, not comprehensions: this is the hot path of a build
             if isinstance(x, Variable):
-                key.append(x.type)  # interned: hashed and compared by identity
-                key.append(x.wrapped and wrapped_key(x))
+                wrapped = x.wrapped and wrapped_key(x)
             elif type(x) in PYTHON_NUMBERS:  # z + 1.0: wrapped with the default read
                 wrapped = number_key(x)  # what wrapped_key gives for the constant
                 x = wrapped_number(x, dtype)
-                key.append(x.type)
-                key.append(wrapped)
             else:
                 token = pin_default(dtype)
                 try:
                     x = as_tensor_variable(x)
                 finally:
                     unpin_default(token)
-                key.append(x.type)
-                key.append(x.wrapped and wrapped_key(x))
+                wrapped = x.wrapped and wrapped_key(x)
             variables.append(x)
+            key.append(x.type)  # interned: hashed and compared by identity
+            key.append(wrapped)
         key.append(dtype)
         key = tuple(key)
         hit = self._memo.get(key)
