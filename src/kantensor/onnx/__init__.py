@@ -1,7 +1,12 @@
 """ONNX models in and out (the ``onnx`` extra): :func:`from_onnx` reads a model as a
 typed graph, :func:`infer_shapes` writes the inferred types into a copy of it.
 
-The ONNX Ops are catalogue data in ``signatures/onnx/*.toml`` (see :mod:`.registry`).
+The ONNX Ops are catalogue data in ``signatures/onnx/<family>.toml`` (see
+:mod:`.registry`), one file per operator family as ONNX names it; each op's builder and
+implementation lie side by side in the module (or package) of its family
+(:mod:`.math`, :mod:`.nn`, :mod:`.tensor`, :mod:`.reduction`, :mod:`.logical`,
+:mod:`.generator`, :mod:`.quantization`, :mod:`.rnn`, :mod:`.object_detection`,
+:mod:`.image`), what several families share in :mod:`.shared`.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""ONNX's Attention (opsets 23 and later): its signature template and its NumPy
-implementation.
+"""ONNX's attention ops: Attention (opsets 23 and later) and LinearAttention, their
+signature templates and NumPy implementations, and RotaryEmbedding's implementation.
 
-Q, K and V are 4-d (batch, heads, sequence, head size), or 3-d (batch, sequence,
+Attention's Q, K and V are 4-d (batch, heads, sequence, head size), or 3-d (batch, sequence,
 heads * head size) with the ``q_num_heads`` and ``kv_num_heads`` attributes. A past
 key and value (4-d) are prepended along the sequence; grouped-query attention repeats
 each key/value head over ``q_num_heads / kv_num_heads`` query heads.
@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from ..ops.params import ParamError
-from ..ops.templates import reads_ranks
+from ...ops.params import ParamError
+from ...ops.templates import reads_ranks
 
 #: The ONNX inputs, in order.
 INPUTS = ("Q", "K", "V", "attn_mask", "past_key", "past_value", "nonpad_kv_seqlen")
@@ -211,3 +211,30 @@ def linear_attention(query: np.ndarray, key: np.ndarray, value: np.ndarray,
         out[:, :, i] = s * np.einsum("bhk,bhkv->bhv", q[:, :, i], shared)
     y = out.transpose(0, 2, 1, 3).reshape(b, t, hq * dv).astype(query.dtype)
     return (y, state.astype(query.dtype)) if outputs > 1 else y
+
+
+def rotary_embedding(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, *ids: np.ndarray,
+                     interleaved: int = 0, num_heads: int = 0,
+                     rotary_embedding_dim: int = 0) -> np.ndarray:
+    four = x.ndim == 4
+    if four:
+        y = x.transpose(0, 2, 1, 3)  # (b, s, h, d)
+    else:
+        b, s, w = x.shape
+        y = x.reshape(b, s, num_heads, w // num_heads)
+    d = y.shape[-1]
+    rot = rotary_embedding_dim or d
+    if ids:
+        cos, sin = cos[ids[0]], sin[ids[0]]
+    cos, sin = cos[:, :, None, :rot // 2], sin[:, :, None, :rot // 2]
+    part, rest = y[..., :rot], y[..., rot:]
+    if interleaved:
+        x1, x2 = part[..., 0::2], part[..., 1::2]
+        turned = np.empty_like(part)
+        turned[..., 0::2] = x1 * cos - x2 * sin
+        turned[..., 1::2] = x2 * cos + x1 * sin
+    else:
+        x1, x2 = part[..., :rot // 2], part[..., rot // 2:]
+        turned = np.concatenate([x1 * cos - x2 * sin, x2 * cos + x1 * sin], axis=-1)
+    out = np.concatenate([turned, rest], axis=-1)
+    return out.transpose(0, 2, 1, 3) if four else out.reshape(x.shape)

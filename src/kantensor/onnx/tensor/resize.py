@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from ..ops.params import ParamError, normalize_axis
-from ..ops.sizes import SizeNames
-from ..ops.templates import builder, names, operand, where
+from ...ops.params import ParamError, normalize_axis
+from ...ops.sizes import SizeNames
+from ...ops.templates import builder, names, operand, where
 
 
 def scaled_size(n: int, scale: float) -> int:

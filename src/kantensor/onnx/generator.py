@@ -1,0 +1,89 @@
+"""ONNX's generator family (``onnx/defs/generator``): ConstantOfShape, Range, EyeLike
+and Bernoulli (``signatures/onnx/generator.toml``), each op's builder beside its
+implementation.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..ops.params import ParamError
+from ..ops.sizes import SizeNames
+from ..ops.templates import builder, names, operand, reads_ranks, where
+from ..types.dim import Dim
+from .dtypes import dtype_of
+
+
+@reads_ranks
+def build_constant_of_shape(types: tuple, input_value: Any, value: Any, **_: Any
+                            ) -> dict[str, Any]:
+    """ConstantOfShape: the sizes of the input's value; the dtype of ``value``."""
+    dtype = value[0]
+    if input_value is None:
+        raise ParamError("needs a constant shape")
+    sizes = SizeNames(input_value)
+    out, clauses = [], []
+    for i, entry in enumerate(input_value):
+        if entry is None:
+            out.append(f"u{i}")
+            clauses.append(f"u{i} >= 0")
+        else:
+            out.append(sizes.text(entry))
+    return {"sizes": sizes.operands(after=True), "y": operand(out), "dtype": dtype,
+            "fits": where(clauses)}
+
+
+def constant_of_shape(shape: np.ndarray, *sizes: np.ndarray, input_value: Any = None,
+                      value: Any = None, **_: Any) -> np.ndarray:
+    fill = value[1] if value is not None else 0.0
+    return np.full([int(v) for v in np.asarray(shape).tolist()], fill)
+
+
+@builder
+def build_range(types: tuple, start_value: Any, limit_value: Any, delta_value: Any,
+                **_: Any) -> dict[str, Any]:
+    """Range: max(ceil((limit - start) / delta), 0) elements, from the values when they
+    are known (an int limit may be a size the model names)."""
+    values = [v[0] if v else None for v in (start_value, limit_value, delta_value)]
+    start, limit, delta = values
+    sizes = SizeNames(tuple(values))
+    if all(isinstance(v, int | float) for v in values) and delta != 0:
+        return {"sizes": "", "n": str(max(math.ceil((limit - start) / delta), 0)),
+                "fits": ""}
+    if all(isinstance(v, int) or isinstance(v, Dim) for v in values) and \
+            isinstance(delta, int) and delta > 0 and isinstance(start, int):
+        lim = sizes.text(limit)
+        return {"sizes": sizes.operands(after=True),
+                "n": f"max({lim}{delta - 1 - start:+d},0)//{delta}", "fits": ""}
+    return {"sizes": sizes.operands(after=True), "n": "u", "fits": " where u >= 0"}
+
+
+def range_(start: np.ndarray, limit: np.ndarray, delta: np.ndarray, *sizes: np.ndarray,
+           **_: Any) -> np.ndarray:
+    return np.arange(start, limit, delta).astype(start.dtype)
+
+
+@reads_ranks
+def build_eye_like(types: tuple, dtype: int | None = None, **_: Any) -> dict[str, Any]:
+    x = types[0]
+    return {"dt": dtype_of(dtype, "EyeLike") if dtype is not None else x.dtype}
+
+
+def eye_like(x: np.ndarray, *, dtype: int | None = None, k: int = 0, **_: Any) -> np.ndarray:
+    return np.eye(x.shape[0], x.shape[1], k)
+
+
+@reads_ranks
+def build_typed_like(types: tuple, dtype: int | None = None, **_: Any) -> dict[str, Any]:
+    """Bernoulli: X's shape; the ``dtype`` attribute's dtype, else X's."""
+    dims = operand(names("a", types[0].ndim))
+    return {"x": dims, "dt": dtype_of(dtype, "Bernoulli") if dtype is not None else "T"}
+
+
+def bernoulli(x: np.ndarray, *, dtype: int | None = None, seed: float | None = None
+              ) -> np.ndarray:
+    rng = np.random.default_rng(None if seed is None else int(seed))
+    return rng.random(x.shape) < x

@@ -1,0 +1,136 @@
+"""ONNX's math ops along one axis: Softmax, LogSoftmax and Hardmax, CumSum and
+CumProd, TopK, and the losses over the class axis.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...ops.params import ParamError, normalize_axis
+from ...ops.sizes import SizeNames
+from ...ops.templates import builder, names, operand, reads_ranks, where
+from ...types.dim import Dim
+
+
+@reads_ranks
+def build_same_axis(types: tuple, axis: int, **_: Any) -> dict[str, Any]:
+    """One axis of the input (Softmax, Hardmax, CumSum's attribute form): resolved."""
+    x = types[0]
+    dims = names("a", x.ndim)
+    return {"x": operand(dims), "params": {"axis": normalize_axis(axis, max(x.ndim, 1))
+                                              if x.ndim else 0}}
+
+
+def softmax(x: np.ndarray, *, axis: int) -> np.ndarray:
+    if x.ndim == 0:
+        return np.ones_like(x)
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def log_softmax(x: np.ndarray, *, axis: int) -> np.ndarray:
+    if x.ndim == 0:
+        return np.zeros_like(x)
+    s = x - x.max(axis=axis, keepdims=True)
+    return s - np.log(np.exp(s).sum(axis=axis, keepdims=True))
+
+
+def hardmax(x: np.ndarray, *, axis: int) -> np.ndarray:
+    idx = np.expand_dims(np.argmax(x, axis=axis), axis)
+    out = np.zeros_like(x)
+    np.put_along_axis(out, idx, 1, axis=axis)
+    return out
+
+
+def cumsum(x: np.ndarray, axis: np.ndarray, *, exclusive: int = 0, reverse: int = 0
+           ) -> np.ndarray:
+    return _cumulative(np.cumsum, x, int(axis), exclusive, reverse, 0)
+
+
+def cumprod(x: np.ndarray, axis: np.ndarray, *, exclusive: int = 0, reverse: int = 0
+            ) -> np.ndarray:
+    return _cumulative(np.cumprod, x, int(axis), exclusive, reverse, 1)
+
+
+def _cumulative(fn: Any, x: np.ndarray, axis: int, exclusive: int, reverse: int,
+                identity: int) -> np.ndarray:
+    if reverse:
+        x = np.flip(x, axis)
+    y = fn(x, axis=axis, dtype=x.dtype)
+    if exclusive:
+        y = np.concatenate([np.full_like(np.take(y, [0], axis), identity),
+                            np.delete(y, -1, axis)], axis=axis) if x.shape[axis] else y
+    return np.flip(y, axis) if reverse else y
+
+
+@builder
+def build_topk(types: tuple, axis: int, K_value: Any, **_: Any) -> dict[str, Any]:
+    x = types[0]
+    ax = normalize_axis(axis, x.ndim)
+    dims = names("a", x.ndim)
+    k = K_value[0] if K_value else None
+    sizes = SizeNames(k) if isinstance(k, Dim) else SizeNames()
+    out = list(dims)
+    clauses = []
+    if k is None:
+        out[ax] = "u"
+        clauses.append(f"u <= {dims[ax]}")
+    else:
+        out[ax] = sizes.text(k)
+        clauses.append(f"{out[ax]} <= {dims[ax]}")
+    return {"x": operand(dims), "sizes": sizes.operands(after=True), "y": operand(out),
+            "fits": where(clauses), "params": {"axis": ax}}
+
+
+def topk(x: np.ndarray, k: np.ndarray, *sizes: np.ndarray, axis: int, largest: int = 1,
+         sorted: int = 1, **_: Any) -> tuple:
+    n = int(np.asarray(k).ravel()[0])
+    order = np.argsort(-x if largest else x, axis=axis, kind="stable")
+    idx = np.take(order, np.arange(n), axis=axis)
+    return np.take_along_axis(x, idx, axis=axis), idx.astype(np.int64)
+
+
+@reads_ranks
+def build_loss(types: tuple, reduction: str, outputs: int = 1, **_: Any) -> dict[str, Any]:
+    """NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss: scores (N, C, d...),
+    targets (N, d...), weights (C); the loss per target (``none``) or a scalar; the log
+    probabilities like the scores."""
+    x = types[0]
+    if x.ndim < 2:
+        raise ParamError("the scores need a batch and a class axis")
+    rest = names("d", x.ndim - 2)
+    scores = operand(["n", "c", *rest])
+    target = operand(["n", *rest])
+    weights = ",(c):T" if len(types) > 2 else ""
+    y = target if reduction == "none" else "()"
+    outs = [f"{y}:T", f"{scores}:T"][:outputs]
+    return {"inputs": f"{scores}:T,{target}:I{weights}", "outs": ",".join(outs)}
+
+
+def nll_loss(x: np.ndarray, target: np.ndarray, *weight: np.ndarray, reduction: str = "mean",
+             ignore_index: int | None = None) -> np.ndarray:
+    c = x.shape[1]
+    t = target.astype(np.int64)
+    keep = np.ones(t.shape, dtype=bool) if ignore_index is None else t != ignore_index
+    safe = np.where(keep, t, 0)
+    picked = np.take_along_axis(x, safe[:, None], axis=1)[:, 0]
+    w = weight[0][safe] if weight else np.ones(t.shape, dtype=x.dtype)
+    w = np.where(keep, w, 0).astype(x.dtype)
+    loss = -picked * w
+    if reduction == "none":
+        return loss.astype(x.dtype)
+    if reduction == "sum":
+        return loss.sum().astype(x.dtype)
+    del c
+    return (loss.sum() / w.sum()).astype(x.dtype)
+
+
+def softmax_cross_entropy(x: np.ndarray, labels: np.ndarray, *weight: np.ndarray,
+                          reduction: str = "mean", ignore_index: int | None = None,
+                          outputs: int = 1) -> Any:
+    shifted = x - x.max(axis=1, keepdims=True)
+    log_prob = (shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))).astype(x.dtype)
+    loss = nll_loss(log_prob, labels, *weight, reduction=reduction, ignore_index=ignore_index)
+    return (loss, log_prob) if outputs > 1 else loss

@@ -1,0 +1,192 @@
+"""ONNX's elementwise math: arithmetic, the variadic Max/Min/Sum/Mean, activations,
+Clip, SwiGLU and Expand (NumPy's broadcast of one input to a shape).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...ops.params import ParamError
+from ...ops.sizes import SizeNames
+from ...ops.templates import builder, names, operand, reads_ranks, where
+from ..shared import value_entries
+
+
+def div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Div: integers truncate toward zero (C's division)."""
+    if a.dtype == object or b.dtype == object:
+        return a // b  # sizes: non-negative
+    if np.issubdtype(a.dtype, np.integer):
+        q = np.floor_divide(a, b)
+        fix = (np.remainder(a, b) != 0) & ((a < 0) != (b < 0))
+        return q + fix.astype(q.dtype)
+    return np.divide(a, b)
+
+
+def prelu(x: np.ndarray, slope: np.ndarray) -> np.ndarray:
+    return np.where(x < 0, x * slope, x).astype(x.dtype)
+
+
+def power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Pow: in the base's dtype."""
+    if np.issubdtype(a.dtype, np.integer):
+        return np.power(a, b.astype(a.dtype))
+    return np.power(a, b.astype(a.dtype) if not np.issubdtype(b.dtype, np.integer) else b)
+
+
+def mod(a: np.ndarray, b: np.ndarray, *, fmod: int = 0) -> np.ndarray:
+    """Mod: the sign of the divisor (Python's %) unless ``fmod`` (C's fmod)."""
+    return np.fmod(a, b) if fmod else np.mod(a, b)
+
+
+@reads_ranks
+def build_variadic(types: tuple, **_: Any) -> dict[str, Any]:
+    """``+():T,():T,...->():T`` for as many inputs as the node has (Max, Sum, Mean)."""
+    return {"inputs": ",".join(["():T"] * len(types))}
+
+
+def _fold(fn: Any, arrays: tuple) -> np.ndarray:
+    out = arrays[0]
+    for a in arrays[1:]:
+        out = fn(out, a)
+    return out
+
+
+def maximum(*arrays: np.ndarray) -> np.ndarray:
+    return _fold(np.maximum, arrays)
+
+
+def minimum(*arrays: np.ndarray) -> np.ndarray:
+    return _fold(np.minimum, arrays)
+
+
+def total(*arrays: np.ndarray) -> np.ndarray:
+    return _fold(np.add, arrays)
+
+
+def mean(*arrays: np.ndarray) -> np.ndarray:
+    return (_fold(np.add, arrays) / len(arrays)).astype(arrays[0].dtype)
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    from math import erf as _erf
+    return np.vectorize(_erf, otypes=[x.dtype])(x) if x.size else x.copy()
+
+
+def relu(x: np.ndarray) -> np.ndarray:
+    return np.maximum(x, 0).astype(x.dtype)
+
+
+def sigmoid(x: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        return (1 / (1 + np.exp(-x))).astype(x.dtype)
+
+
+def softplus(x: np.ndarray) -> np.ndarray:
+    return np.logaddexp(0, x).astype(x.dtype)
+
+
+def softsign(x: np.ndarray) -> np.ndarray:
+    return (x / (1 + np.abs(x))).astype(x.dtype)
+
+
+def hard_swish(x: np.ndarray) -> np.ndarray:
+    return (x * np.clip(x / 6 + 0.5, 0, 1)).astype(x.dtype)
+
+
+def mish(x: np.ndarray) -> np.ndarray:
+    return (x * np.tanh(np.logaddexp(0, x))).astype(x.dtype)
+
+
+def leaky_relu(x: np.ndarray, *, alpha: float) -> np.ndarray:
+    return np.where(x < 0, x * alpha, x).astype(x.dtype)
+
+
+def elu(x: np.ndarray, *, alpha: float) -> np.ndarray:
+    return np.where(x < 0, alpha * (np.exp(x) - 1), x).astype(x.dtype)
+
+
+def celu(x: np.ndarray, *, alpha: float) -> np.ndarray:
+    return (np.maximum(0, x) + np.minimum(0, alpha * (np.exp(x / alpha) - 1))).astype(x.dtype)
+
+
+def selu(x: np.ndarray, *, alpha: float, gamma: float) -> np.ndarray:
+    return np.where(x <= 0, gamma * (alpha * np.exp(x) - alpha), gamma * x).astype(x.dtype)
+
+
+def hard_sigmoid(x: np.ndarray, *, alpha: float, beta: float) -> np.ndarray:
+    return np.clip(alpha * x + beta, 0, 1).astype(x.dtype)
+
+
+def thresholded_relu(x: np.ndarray, *, alpha: float) -> np.ndarray:
+    return np.where(x > alpha, x, 0).astype(x.dtype)
+
+
+def gelu(x: np.ndarray, *, approximate: str) -> np.ndarray:
+    if approximate == "tanh":
+        y = 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))
+    else:
+        y = 0.5 * x * (1 + erf(x / np.sqrt(2).astype(x.dtype)))
+    return y.astype(x.dtype)
+
+
+def swish(x: np.ndarray, *, alpha: float = 1.0) -> np.ndarray:
+    return (x / (1 + np.exp(-alpha * x))).astype(x.dtype)
+
+
+@reads_ranks
+def build_bounds(types: tuple, **_: Any) -> dict[str, Any]:
+    """Clip's optional min and max, of the input's dtype: the operands present."""
+    return {"bounds": ",():T" * (len(types) - 1)}
+
+
+def clip(x: np.ndarray, *bounds: np.ndarray, given: tuple) -> np.ndarray:
+    lo = bounds[given.index(1) - 1] if 1 in given else None
+    hi = bounds[given.index(2) - 1] if 2 in given else None
+    out = x
+    if lo is not None:
+        out = np.maximum(out, lo)
+    if hi is not None:
+        out = np.minimum(out, hi)
+    return out.astype(x.dtype)
+
+
+def swiglu(a: np.ndarray, b: np.ndarray, *, alpha: float = 1.0) -> np.ndarray:
+    return (a / (1 + np.exp(-alpha * a)) * b).astype(a.dtype)
+
+
+@builder
+def build_expand(types: tuple, shape_value: Any, **_: Any) -> dict[str, Any]:
+    """Expand: NumPy's broadcast of the input with the shape; an axis is decided when
+    one side is 1 or both are the same size, unknown otherwise."""
+    x, shape = types[0], types[1]
+    dims = names("a", x.ndim)
+    k = shape.shape[0]
+    if not isinstance(k, int):
+        raise ParamError("shape has an unknown length")
+    target = value_entries(shape_value, k, "shape")
+    sizes = SizeNames(tuple(target))
+    n = max(k, x.ndim)
+    out, clauses = [], []
+    for i in range(n):
+        j, t = i - (n - x.ndim), (target[i - (n - k)] if i >= n - k else 1)
+        own = x.shape[j] if j >= 0 else 1
+        d = dims[j] if j >= 0 else "1"
+        if t == 1 or (t is not None and (t is own or t == own)):
+            out.append(d)
+        elif own == 1 and t is not None:
+            out.append(sizes.text(t))
+        elif isinstance(t, int):  # a valid broadcast against a size other than 1 gives it
+            out.append(str(t))
+        else:
+            out.append(f"u{i}")
+            clauses.append(f"u{i} >= 0")
+    return {"x": operand(dims), "sizes": sizes.operands(after=True), "y": operand(out),
+            "fits": where(clauses)}
+
+
+def expand(x: np.ndarray, shape: np.ndarray, *sizes: np.ndarray, **_: Any) -> np.ndarray:
+    target = np.broadcast_shapes(x.shape, tuple(int(v) for v in shape.tolist()))
+    return np.broadcast_to(x, target).copy()

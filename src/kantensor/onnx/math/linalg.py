@@ -1,0 +1,93 @@
+"""ONNX's products: Gemm, MatMulInteger, QLinearMatMul, Einsum and Det (MatMul is
+NumPy's matmul).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...ops.families.linalg import build_einsum as einsum_signature
+from ...ops.params import ParamError
+from ...ops.templates import builder, names, operand, reads_ranks
+from ...types.dtypes import is_inexact, is_low_precision
+
+
+@reads_ranks
+def build_gemm(types: tuple, transA: int, transB: int, **_: Any) -> dict[str, Any]:
+    """Gemm: A is (M, K) or (K, M), B (K, N) or (N, K); C has at most two axes and
+    broadcasts to (M, N), so its sizes are 1 or the result's."""
+    if types[0].ndim != 2 or types[1].ndim != 2:
+        raise ParamError("A and B must be matrices")
+    c = ""
+    if len(types) > 2:
+        rank = types[2].ndim
+        if rank > 2:
+            raise ParamError(f"C has {rank} axes, at most 2 broadcast to (M, N)")
+        c = "," + operand(names("c", rank)) + ":T"
+    return {"a": "(k,m)" if transA else "(m,k)", "b": "(n,k)" if transB else "(k,n)", "c": c}
+
+
+def gemm(a: np.ndarray, b: np.ndarray, *c: np.ndarray, alpha: float, beta: float,
+         transA: int, transB: int) -> np.ndarray:
+    a = a.T if transA else a
+    b = b.T if transB else b
+    y = alpha * (a @ b) if alpha != 1 else a @ b
+    if c:
+        y = y + (beta * c[0] if beta != 1 else c[0])
+    return y
+
+
+def _rows(v: np.ndarray) -> np.ndarray:
+    """A per-row (M) scale or zero point of a left matrix operand, as (M, 1)."""
+    return v.reshape(-1, 1) if v.ndim == 1 and v.size > 1 else v
+
+
+def matmul_integer(a: np.ndarray, b: np.ndarray, *zero: np.ndarray) -> np.ndarray:
+    az = _rows(zero[0]).astype(np.int32) if zero else 0
+    bz = zero[1].astype(np.int32) if len(zero) > 1 else 0
+    return (a.astype(np.int32) - az) @ (b.astype(np.int32) - bz)
+
+
+@reads_ranks
+def build_qlinear_matmul(types: tuple, **_: Any) -> dict[str, Any]:
+    """QLinearMatMul: NumPy's matmul of a and b (batch axes named alike, so equal or
+    broadcast by the loop), the scales and zero points of any shape."""
+    a, b = types[0], types[3]
+    if a.ndim < 1 or b.ndim < 1:
+        raise ParamError("a and b need at least one axis")
+    lead = max(a.ndim, b.ndim) - 2
+    batch = names("l", max(lead, 0))
+    am = [*batch[len(batch) - max(a.ndim - 2, 0):], "m", "n"] if a.ndim >= 2 else ["n"]
+    bm = [*batch[len(batch) - max(b.ndim - 2, 0):], "n", "p"] if b.ndim >= 2 else ["n"]
+    y = [*batch, *(["m"] if a.ndim >= 2 else []), *(["p"] if b.ndim >= 2 else [])]
+    return {"a": operand(am), "b": operand(bm), "y": operand(y)}
+
+
+def qlinear_matmul(a: np.ndarray, a_s: np.ndarray, a_z: np.ndarray, b: np.ndarray,
+                   b_s: np.ndarray, b_z: np.ndarray, y_s: np.ndarray, y_z: np.ndarray
+                   ) -> np.ndarray:
+    real = ((a.astype(np.float64) - _rows(a_z)) * _rows(a_s)) @ \
+        ((b.astype(np.float64) - b_z) * b_s)
+    info = np.iinfo(y_z.dtype)
+    return np.clip(np.rint(real / y_s) + y_z, info.min, info.max).astype(y_z.dtype)
+
+
+@builder
+def build_einsum(types: tuple, equation: str, **_: Any) -> dict[str, Any]:
+    made = einsum_signature(types, subscripts=equation.replace(" ", ""))
+    made.pop("params", None)
+    return made
+
+
+def einsum(*arrays: np.ndarray, equation: str) -> np.ndarray:
+    if arrays and is_low_precision(arrays[0].dtype) and is_inexact(arrays[0].dtype):
+        # NumPy's einsum has no loop for bfloat16 or float8: in float32, then back
+        wide = (a.astype(np.float32) for a in arrays)
+        return np.einsum(equation, *wide).astype(arrays[0].dtype)
+    return np.einsum(equation, *arrays)
+
+
+def det(x: np.ndarray) -> np.ndarray:
+    return np.linalg.det(x)

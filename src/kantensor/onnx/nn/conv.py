@@ -1,0 +1,280 @@
+"""ONNX's sliding windows: Conv, the pools, the global pools, ConvInteger,
+QLinearConv, DeformConv (typed, not computed) and CausalConvWithState.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...ops.params import ParamError
+from ...ops.templates import builder, names, operand, reads_ranks, where
+
+
+def _window(n: str, k: int | str, s: int, d: int, pb: int, pe: int, auto_pad: str,
+            ceil_mode: int) -> str:
+    """The output size of a sliding window over an axis of size ``n`` (``k``: the
+    kernel's size, or the name of the weight's axis that has it)."""
+    eff = (k - 1) * d + 1 if isinstance(k, int) else f"(({k}-1)*{d}+1)"
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        return f"({n}+{s - 1})//{s}"
+    if auto_pad == "VALID":
+        return f"({n}-{eff})//{s}+1"
+    if ceil_mode:  # the last window must start inside the input or its left pad
+        return f"min(({n}+{pb + pe + s - 1}-{eff})//{s}+1,({n}{pb - 1:+d})//{s}+1)"
+    return f"({n}+{pb + pe}-{eff})//{s}+1"
+
+
+@builder
+def build_pool(types: tuple, kernel_shape: tuple | None = None, strides: tuple | None = None,
+               pads: tuple | None = None, dilations: tuple | None = None,
+               auto_pad: str = "NOTSET", ceil_mode: int = 0, outputs: int = 1, **_: Any
+               ) -> dict[str, Any]:
+    """Conv and the pools: (N, C, spatial...) -> (N, C or M, windows...). The kernel is
+    the attribute or the weight's spatial sizes (Conv)."""
+    x = types[0]
+    k = x.ndim - 2
+    dims = names("a", x.ndim)
+    conv = len(types) > 1 and kernel_shape is None or len(types) > 1 and types[1].ndim == x.ndim
+    if conv:
+        w = types[1]
+        wd = names("w", w.ndim)
+        kernel = kernel_shape or tuple(v if isinstance(v, int) else wd[2 + i]
+                                       for i, v in enumerate(w.shape[2:]))
+    else:
+        kernel = kernel_shape
+    if kernel is None:
+        raise ParamError("the kernel's spatial sizes must be known")
+    strides = strides or (1,) * k
+    dilations = dilations or (1,) * k
+    pads = pads or (0,) * (2 * k)
+    out, clauses = [], []
+    for i in range(k):
+        n = x.shape[2 + i]
+        if ceil_mode and auto_pad == "NOTSET" and isinstance(n, int) and \
+                isinstance(kernel[i], int):
+            eff = (kernel[i] - 1) * dilations[i] + 1
+            size = -(-(n + pads[i] + pads[i + k] - eff) // strides[i]) + 1
+            if (size - 1) * strides[i] >= n + pads[i]:
+                size -= 1
+            out.append(str(size))
+            continue
+        out.append(_window(dims[2 + i], kernel[i], strides[i], dilations[i], pads[i],
+                           pads[i + k], auto_pad, ceil_mode))
+    if conv:
+        y = operand([dims[0], wd[0], *out])
+        operands = f",{operand(wd)}:T" + ",(*b):T" * (len(types) - 2)
+    else:
+        y = operand([dims[0], dims[1], *out])
+        operands = ""
+    outs = f"{y}:T" + (f",{y}:int64" if outputs > 1 else "")
+    return {"x": operand(dims), "rest": operands, "outs": outs, "fits": where(clauses),
+            "params": {"kernel_shape": tuple(kernel) if all(isinstance(v, int) for v in kernel)
+                       else None, "strides": tuple(strides),
+                       "pads": tuple(pads), "dilations": tuple(dilations)}}
+
+
+def _windows(x: np.ndarray, kernel: tuple, strides: tuple, pads: tuple, dilations: tuple,
+             auto_pad: str, ceil_mode: int, fill: float) -> tuple[np.ndarray, np.ndarray]:
+    """The sliding windows over the spatial axes of (N, C, spatial...): an array
+    (N, C, out..., kernel...) and the mask of the positions inside the input."""
+    k = len(kernel)
+    spatial = x.shape[2:]
+    before, after, outs = [], [], []
+    for i in range(k):
+        n, s, d = spatial[i], strides[i], dilations[i]
+        eff = (kernel[i] - 1) * d + 1
+        if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+            out = -(-n // s)
+            total = max((out - 1) * s + eff - n, 0)
+            small, big = total // 2, total - total // 2
+            pb, pe = (small, big) if auto_pad == "SAME_UPPER" else (big, small)
+        elif auto_pad == "VALID":
+            pb = pe = 0
+            out = (n - eff) // s + 1
+        else:
+            pb, pe = pads[i], pads[i + k]
+            if ceil_mode:
+                out = -(-(n + pb + pe - eff) // s) + 1
+                if (out - 1) * s >= n + pb:
+                    out -= 1
+            else:
+                out = (n + pb + pe - eff) // s + 1
+        pe = max(pe, (out - 1) * s + eff - n - pb)
+        before.append(pb)
+        after.append(pe)
+        outs.append(out)
+    width = [(0, 0), (0, 0), *zip(before, after, strict=True)]
+    padded = np.pad(x, width, constant_values=fill)
+    inside = np.pad(np.ones(spatial, dtype=bool), width[2:], constant_values=False)
+    view = np.lib.stride_tricks.sliding_window_view
+    eff_k = [(kernel[i] - 1) * dilations[i] + 1 for i in range(k)]
+    win = view(padded, eff_k, axis=tuple(range(2, 2 + k)))
+    mask = view(inside, eff_k, axis=tuple(range(k)))
+    take = tuple(slice(0, (outs[i] - 1) * strides[i] + 1, strides[i]) for i in range(k))
+    dil = tuple(slice(None, None, dilations[i]) for i in range(k))
+    win = win[(slice(None), slice(None), *take, *dil)]
+    mask = mask[(*take, *dil)]
+    return win, mask
+
+
+def conv(x: np.ndarray, w: np.ndarray, *b: np.ndarray, kernel_shape: tuple | None,
+         strides: tuple,
+         pads: tuple, dilations: tuple, auto_pad: str = "NOTSET", group: int = 1,
+         **_: Any) -> np.ndarray:
+    kernel_shape = kernel_shape or w.shape[2:]
+    win, _ = _windows(x, kernel_shape, strides, pads, dilations, auto_pad, 0, 0)
+    n, c = x.shape[:2]
+    m = w.shape[0]
+    k = len(kernel_shape)
+    win = win.reshape(n, group, c // group, *win.shape[2:])
+    wg = w.reshape(group, m // group, *w.shape[1:])
+    letters = "uvwxyz"[:k]
+    spec = f"ngc{letters.upper()}{letters},gmc{letters}->ngm{letters.upper()}"
+    y = np.einsum(spec, win, wg).reshape(n, m, *win.shape[3:3 + k])
+    if b:
+        y = y + b[0].reshape(1, m, *[1] * k)
+    return y.astype(x.dtype)
+
+
+def max_pool(x: np.ndarray, *, kernel_shape: tuple, strides: tuple, pads: tuple,
+             dilations: tuple, auto_pad: str = "NOTSET", ceil_mode: int = 0,
+             storage_order: int = 0, outputs: int = 1, **_: Any) -> Any:
+    low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    win, _ = _windows(x, kernel_shape, strides, pads, dilations, auto_pad, ceil_mode, low)
+    axes = tuple(range(-len(kernel_shape), 0))
+    y = win.max(axis=axes)
+    if outputs > 1:
+        raise NotImplementedError("MaxPool's Indices output is not computed")
+    return y
+
+
+def average_pool(x: np.ndarray, *, kernel_shape: tuple, strides: tuple, pads: tuple,
+                 dilations: tuple, auto_pad: str = "NOTSET", ceil_mode: int = 0,
+                 count_include_pad: int = 0, **_: Any) -> np.ndarray:
+    win, mask = _windows(x, kernel_shape, strides, pads, dilations, auto_pad, ceil_mode, 0)
+    axes = tuple(range(-len(kernel_shape), 0))
+    total = win.sum(axis=axes)
+    if count_include_pad:
+        # the explicit pads count, the extra cells of ceil_mode do not
+        k = len(kernel_shape)
+        spatial = x.shape[2:]
+        ones = np.ones((1, 1, *spatial), dtype=x.dtype)
+        padded = np.pad(ones, [(0, 0), (0, 0)] + [(pads[i], pads[i + k]) for i in range(k)],
+                        constant_values=1) if auto_pad == "NOTSET" else ones
+        counts, _ = _windows(padded, kernel_shape, strides, (0,) * 2 * k, dilations,
+                             "NOTSET", ceil_mode, 0)
+        count = counts.sum(axis=axes)[0, 0]
+    else:
+        count = mask.sum(axis=axes)
+    return (total / count).astype(x.dtype)
+
+
+def lp_pool(x: np.ndarray, *, kernel_shape: tuple, strides: tuple, pads: tuple,
+            dilations: tuple, auto_pad: str = "NOTSET", ceil_mode: int = 0, p: int = 2,
+            **_: Any) -> np.ndarray:
+    win, _ = _windows(np.abs(x) ** p, kernel_shape, strides, pads, dilations, auto_pad,
+                      ceil_mode, 0)
+    return (win.sum(axis=tuple(range(-len(kernel_shape), 0))) ** (1 / p)).astype(x.dtype)
+
+
+@reads_ranks
+def build_global_pool(types: tuple, **_: Any) -> dict[str, Any]:
+    x = types[0]
+    dims = names("a", x.ndim)
+    return {"x": operand(dims), "y": operand([*dims[:2], *[1] * (x.ndim - 2)])}
+
+
+def global_average_pool(x: np.ndarray) -> np.ndarray:
+    return x.mean(axis=tuple(range(2, x.ndim)), keepdims=True)
+
+
+def global_max_pool(x: np.ndarray) -> np.ndarray:
+    return x.max(axis=tuple(range(2, x.ndim)), keepdims=True)
+
+
+def any_operands(n: int, start: int = 0) -> str:
+    return "".join(f",(*z{i})" for i in range(start, start + n))
+
+
+@builder
+def build_conv_integer(types: tuple, **params: Any) -> dict[str, Any]:
+    """ConvInteger: Conv's sizes; the zero points as they come; int32 out."""
+    made = build_pool(types[:2], **params)
+    k = types[0].ndim - 2
+    return {"x": made["x"], "w": operand(names("w", 2 + k)),
+            "rest": any_operands(len(types) - 2), "y": made["outs"].split(":")[0],
+            "fits": made["fits"], "params": made["params"]}
+
+
+def conv_integer(x: np.ndarray, w: np.ndarray, *zero: np.ndarray, **params: Any
+                 ) -> np.ndarray:
+    xz = zero[0].astype(np.int64) if zero else 0
+    wz = zero[1].astype(np.int64).reshape(-1, *[1] * (w.ndim - 1)) \
+        if len(zero) > 1 and zero[1].size > 1 else (zero[1] if len(zero) > 1 else 0)
+    y = conv((x.astype(np.int64) - xz).astype(np.float64),
+             (w.astype(np.int64) - wz).astype(np.float64), **params)
+    return np.rint(y).astype(np.int32)
+
+
+@builder
+def build_qlinear_conv(types: tuple, **params: Any) -> dict[str, Any]:
+    """QLinearConv: x, its scale and zero point, w, its scale and zero point, y's scale
+    and zero point (whose dtype the output has), and a bias."""
+    made = build_pool((types[0], types[3]), **params)
+    k = types[0].ndim - 2
+    return {"x": made["x"], "w": operand(names("w", 2 + k)),
+            "bias": any_operands(len(types) - 8, 8), "y": made["outs"].split(":")[0],
+            "fits": made["fits"], "params": made["params"]}
+
+
+def qlinear_conv(x: np.ndarray, x_s: np.ndarray, x_z: np.ndarray, w: np.ndarray,
+                 w_s: np.ndarray, w_z: np.ndarray, y_s: np.ndarray, y_z: np.ndarray,
+                 *bias: np.ndarray, **params: Any) -> np.ndarray:
+    per = (-1,) + (1,) * (w.ndim - 1)
+    wz = w_z.reshape(per) if w_z.size > 1 else w_z
+    ws = w_s.reshape(per) if w_s.size > 1 else w_s
+    real = conv((x.astype(np.float64) - x_z) * x_s, (w.astype(np.float64) - wz) * ws,
+                **params)
+    if bias:
+        shape = (1, -1) + (1,) * (x.ndim - 2)
+        real = real + (bias[0].astype(np.float64) * (x_s * w_s)).reshape(shape)
+    info = np.iinfo(y_z.dtype)
+    return np.clip(np.rint(real / y_s) + y_z, info.min, info.max).astype(y_z.dtype)
+
+
+@reads_ranks
+def build_deform_conv(types: tuple, **_: Any) -> dict[str, Any]:
+    """DeformConv: the output's spatial sizes are the offset's."""
+    k = types[0].ndim - 2
+    out = names("o", k)
+    return {"x": operand(["n", "c", *names("a", k)]),
+            "w": operand(["m", "cg", *names("k", k)]), "offset": operand(["n", "q", *out]),
+            "rest": any_operands(len(types) - 3), "y": operand(["n", "m", *out])}
+
+
+@reads_ranks
+def build_causal_conv(types: tuple, given: tuple, outputs: int = 2, **_: Any) -> dict[str, Any]:
+    """CausalConvWithState: the output like the input, the state (batch, channels, k-1);
+    the bias is (channels), a past state like the present one."""
+    rest = "".join(",(c):T" if p == 2 else ",(b,c,k-1):T" for p in given[2:])
+    return {"rest": rest, "outs": ",".join(["(b,c,l):T", "(b,c,k-1):T"][:outputs])}
+
+
+def causal_conv(x: np.ndarray, w: np.ndarray, *rest: np.ndarray, given: tuple,
+                outputs: int = 2, activation: str = "none") -> Any:
+    extra = dict(zip(given[2:], rest, strict=False))
+    b, c, n = x.shape
+    k = w.shape[2]
+    past = extra.get(3, np.zeros((b, c, k - 1), dtype=x.dtype))
+    full = np.concatenate([past, x], axis=2)
+    y = np.zeros((b, c, n), dtype=np.float64)
+    for j in range(k):
+        y += w[None, :, 0, j, None] * full[:, :, j:j + n]
+    if 2 in extra:
+        y += extra[2][None, :, None]
+    if activation in ("silu", "swish"):
+        y = y / (1 + np.exp(-y))
+    present = full[:, :, full.shape[2] - (k - 1):] if k > 1 else full[:, :, :0]
+    return (y.astype(x.dtype), present) if outputs > 1 else y.astype(x.dtype)

@@ -1,0 +1,91 @@
+"""ONNX's nn ops that reshape or mask their input: Flatten, Dropout and Shrink, and
+TfIdfVectorizer (n-gram counts of integer tokens).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...ops.params import ParamError
+from ...ops.templates import names, operand, product, reads_ranks
+
+
+@reads_ranks
+def build_flatten(types: tuple, axis: int, **_: Any) -> dict[str, Any]:
+    """Flatten: the axes before ``axis`` and from it, each multiplied out."""
+    x = types[0]
+    if not -x.ndim <= axis <= x.ndim:
+        raise ParamError(f"axis {axis} is out of bounds for a tensor of dimension {x.ndim}")
+    axis = axis + x.ndim if axis < 0 else axis
+    dims = names("a", x.ndim)
+    return {"x": operand(dims), "y": operand([product(dims[:axis]), product(dims[axis:])]),
+            "params": {"axis": axis}}
+
+
+def flatten(x: np.ndarray, *, axis: int) -> np.ndarray:
+    lead = int(np.prod(x.shape[:axis]))
+    return x.reshape(lead, -1) if x.size or lead else x.reshape(lead, int(np.prod(x.shape[axis:])))
+
+
+@reads_ranks
+def build_dropout(types: tuple, outputs: int, **_: Any) -> dict[str, Any]:
+    """Dropout: the output, and the mask (bool) when the node asks for it."""
+    x = operand(names("a", types[0].ndim))
+    return {"x": x, "rest": "".join(f",(*r{i})" for i in range(len(types) - 1)),
+            "outs": f"{x}:T" + (f",{x}:bool" if outputs > 1 else "")}
+
+
+def dropout(x: np.ndarray, *rest: np.ndarray, outputs: int = 1, **_: Any) -> Any:
+    mask = np.ones(x.shape, dtype=bool)
+    return (x.copy(), mask) if outputs > 1 else x.copy()
+
+
+def shrink(x: np.ndarray, *, bias: float, lambd: float) -> np.ndarray:
+    return np.where(x < -lambd, x + bias, np.where(x > lambd, x - bias, 0)).astype(x.dtype)
+
+
+@reads_ranks
+def build_tfidf(types: tuple, ngram_indexes: tuple = (), **_: Any) -> dict[str, Any]:
+    """TfIdfVectorizer: one count per n-gram index (the largest index + 1)."""
+    n = max(ngram_indexes, default=-1) + 1
+    x = types[0]
+    if x.ndim == 1:
+        return {"x": "(s)", "y": f"({n})"}
+    if x.ndim == 2:
+        return {"x": "(b,s)", "y": f"(b,{n})"}
+    raise ParamError("TfIdfVectorizer takes 1-d or 2-d input")
+
+
+def tfidf(x: np.ndarray, *, max_gram_length: int, max_skip_count: int,
+          min_gram_length: int, mode: str, ngram_counts: tuple, ngram_indexes: tuple,
+          pool_int64s: tuple = (), weights: tuple = (), **_: Any) -> np.ndarray:
+    """TfIdfVectorizer on integer tokens: counts of the pool's n-grams (with skips),
+    as term frequencies, 0/1 (IDF) or weighted counts."""
+    pool = list(pool_int64s)
+    grams: dict[tuple, int] = {}
+    starts = [*ngram_counts, len(pool)]
+    at = 0
+    for n in range(1, len(ngram_counts) + 1):
+        lo, hi = starts[n - 1], starts[n]
+        for j in range(lo, hi, n):
+            grams[tuple(pool[j:j + n])] = ngram_indexes[at]
+            at += 1
+    size = max(ngram_indexes) + 1
+    rows = x.reshape(1, -1) if x.ndim == 1 else x
+    out = np.zeros((rows.shape[0], size), dtype=np.float32)
+    for r, row in enumerate(rows.tolist()):
+        for n in range(min_gram_length, max_gram_length + 1):
+            for skip in range(0, max_skip_count + 1 if n > 1 else 1):
+                step = skip + 1
+                for start in range(len(row) - (n - 1) * step):
+                    key = tuple(row[start:start + (n - 1) * step + 1:step])
+                    if key in grams:
+                        out[r, grams[key]] += 1
+    w = np.asarray(weights, dtype=np.float32) if weights else np.ones(size, np.float32)
+    if mode == "IDF":
+        out = (out > 0) * w
+    elif mode == "TFIDF":
+        out = out * w
+    return out.reshape(-1) if x.ndim == 1 else out

@@ -1,0 +1,167 @@
+"""ONNX's windows written back, outputs larger than the inputs: ConvTranspose,
+MaxUnpool and Col2Im.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ...ops.params import ParamError
+from ...ops.sizes import SizeNames
+from ...ops.templates import builder, names, operand, reads_ranks, where
+from ..shared import rest_operands
+from .conv import any_operands
+
+
+@reads_ranks
+def build_conv_transpose(types: tuple, kernel_shape: tuple | None = None,
+                         strides: tuple | None = None, pads: tuple | None = None,
+                         dilations: tuple | None = None, output_padding: tuple | None = None,
+                         output_shape: tuple | None = None, auto_pad: str = "NOTSET",
+                         group: int = 1, **_: Any) -> dict[str, Any]:
+    """ConvTranspose: (N, C, in...) and W (C, M/group, k...) -> (N, M, out...), out =
+    stride * (in - 1) + output_padding + (k - 1) * dilation + 1 - pads, or the
+    ``output_shape`` attribute, or in * stride with SAME padding."""
+    x = types[0]
+    k = x.ndim - 2
+    kernel = kernel_shape or tuple(f"k{i}" for i in range(k))
+    strides = strides or (1,) * k
+    dilations = dilations or (1,) * k
+    output_padding = output_padding or (0,) * k
+    dims = names("a", x.ndim)
+    out = []
+    for i in range(k):
+        n = dims[2 + i]
+        if output_shape is not None:
+            out.append(str(output_shape[-k + i]))
+        elif auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+            out.append(f"{n}*{strides[i]}")
+        else:
+            p = (pads or (0,) * 2 * k)
+            rest = 1 + output_padding[i] - p[i] - p[i + k]
+            out.append(f"{strides[i]}*({n}-1)+({kernel[i]}-1)*{dilations[i]}{rest:+d}")
+    return {"x": operand(dims), "w": operand(["c", "m", *names("k", k)]),
+            "rest": rest_operands(types, 2), "y": operand([dims[0], f"m*{group}", *out]),
+            "params": {"strides": tuple(strides), "dilations": tuple(dilations),
+                       "output_padding": tuple(output_padding)}}
+
+
+def conv_transpose(x: np.ndarray, w: np.ndarray, *b: np.ndarray, strides: tuple,
+                   dilations: tuple, output_padding: tuple,
+                   pads: tuple | None = None, output_shape: tuple | None = None,
+                   auto_pad: str = "NOTSET", group: int = 1, **_: Any) -> np.ndarray:
+    n, c = x.shape[:2]
+    kernel_shape = w.shape[2:]
+    k = len(kernel_shape)
+    m = w.shape[1] * group
+    spatial = x.shape[2:]
+    full = [strides[i] * (spatial[i] - 1) + output_padding[i] + (kernel_shape[i] - 1)
+            * dilations[i] + 1 for i in range(k)]
+    y = np.zeros((n, m, *full), dtype=np.float64)
+    cg, mg = c // group, m // group
+    for g in range(group):
+        xs = x[:, g * cg:(g + 1) * cg]
+        ws = w[g * cg:(g + 1) * cg]
+        for pos in np.ndindex(*kernel_shape):
+            contrib = np.einsum("nc...,cm->nm...", xs, ws[(slice(None), slice(None), *pos)])
+            index = tuple(slice(pos[i] * dilations[i],
+                                pos[i] * dilations[i] + strides[i] * (spatial[i] - 1) + 1,
+                                strides[i]) for i in range(k))
+            y[(slice(None), slice(g * mg, (g + 1) * mg), *index)] += contrib
+    if output_shape is not None:
+        target = list(output_shape[-k:])
+    elif auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        target = [spatial[i] * strides[i] for i in range(k)]
+    else:
+        target = None
+    if target is not None:
+        total = [full[i] - target[i] for i in range(k)]
+        y = np.pad(y, [(0, 0), (0, 0)] + [(0, max(-t, 0)) for t in total])
+        total = [max(t, 0) for t in total]
+        starts = [t // 2 if auto_pad == "SAME_UPPER" else t - t // 2 for t in total]
+        crop = tuple(slice(starts[i], starts[i] + target[i]) for i in range(k))
+    else:
+        p = pads or (0,) * 2 * k
+        crop = tuple(slice(p[i], full[i] - p[i + k]) for i in range(k))
+    y = y[(slice(None), slice(None), *crop)]
+    if b:
+        y = y + b[0].reshape(1, -1, *[1] * k)
+    return y.astype(x.dtype)
+
+
+@builder
+def build_max_unpool(types: tuple, given: tuple, kernel_shape: tuple,
+                     output_shape_value: Any = None, strides: tuple | None = None,
+                     pads: tuple | None = None, **_: Any) -> dict[str, Any]:
+    x = types[0]
+    k = x.ndim - 2
+    dims = names("a", x.ndim)
+    strides = strides or (1,) * k
+    pads = pads or (0,) * (2 * k)
+    sizes = SizeNames(output_shape_value)
+    clauses: list[str] = []
+    if 2 in given:
+        if output_shape_value is None:
+            out = [f"u{i}" for i in range(x.ndim)]
+            clauses = [f"{o} >= 0" for o in out]
+        else:
+            out = [sizes.text(v) if v is not None else f"u{i}"
+                   for i, v in enumerate(output_shape_value)]
+            clauses = [f"u{i} >= 0" for i, v in enumerate(output_shape_value) if v is None]
+    else:
+        out = [*dims[:2], *(f"({dims[2 + i]}-1)*{strides[i]}-{pads[i] + pads[i + k]}"
+                            f"+{kernel_shape[i]}" for i in range(k))]
+    more = len(types) - 2 - len(sizes.dims)
+    return {"x": operand(dims), "rest": any_operands(more) + sizes.operands(after=True),
+            "y": operand(out), "fits": where(clauses),
+            "params": {"strides": tuple(strides), "pads": tuple(pads)}}
+
+
+def max_unpool(x: np.ndarray, i: np.ndarray, *rest: np.ndarray, kernel_shape: tuple,
+               strides: tuple, pads: tuple, given: tuple = (0, 1), **_: Any) -> np.ndarray:
+    k = x.ndim - 2
+    if 2 in given:
+        shape = [int(v) for v in rest[0].tolist()]
+    else:
+        shape = [*x.shape[:2], *((x.shape[2 + j] - 1) * strides[j] - pads[j] - pads[j + k]
+                                 + kernel_shape[j] for j in range(k))]
+    y = np.zeros(int(np.prod(shape)), dtype=x.dtype)
+    y[i.ravel()] = x.ravel()
+    return y.reshape(shape)
+
+
+@builder
+def build_col2im(types: tuple, image_shape_value: Any, block_shape_value: Any, **_: Any
+                 ) -> dict[str, Any]:
+    """Col2Im: (N, C * prod(block), L) -> (N, C, image...)."""
+    image, block = image_shape_value, block_shape_value
+    if image is None or block is None or not all(isinstance(v, int) for v in (*image, *block)):
+        raise ParamError("Col2Im needs constant image and block shapes")
+    k = math.prod(block)
+    return {"x": "(n,cb,l)", "rest": rest_operands(types, 1),
+            "y": operand(["n", f"cb//{k}", *image]), "fits": f" where cb % {k} == 0"}
+
+
+def col2im(x: np.ndarray, image_shape: np.ndarray, block_shape: np.ndarray, *,
+           dilations: tuple | None = None, pads: tuple | None = None,
+           strides: tuple | None = None, **_: Any) -> np.ndarray:
+    """Col2Im: sums the columns (N, C * prod(block), L) back into images."""
+    image, block = [int(v) for v in image_shape], [int(v) for v in block_shape]
+    k = len(image)
+    dil, st = dilations or (1,) * k, strides or (1,) * k
+    pad = pads or (0,) * (2 * k)
+    full = [image[i] + pad[i] + pad[i + k] for i in range(k)]
+    counts = [(full[i] - dil[i] * (block[i] - 1) - 1) // st[i] + 1 for i in range(k)]
+    n = x.shape[0]
+    c = x.shape[1] // int(np.prod(block))
+    cols = x.reshape(n, c, *block, *counts)
+    out = np.zeros((n, c, *full), dtype=np.float64)
+    for pos in np.ndindex(*block):
+        target = tuple(slice(pos[i] * dil[i], pos[i] * dil[i] + st[i] * (counts[i] - 1) + 1,
+                             st[i]) for i in range(k))
+        out[(slice(None), slice(None), *target)] += cols[(slice(None), slice(None), *pos)]
+    crop = tuple(slice(pad[i], pad[i] + image[i]) for i in range(k))
+    return out[(slice(None), slice(None), *crop)].astype(x.dtype)

@@ -1,0 +1,70 @@
+"""ONNX's object detection family (``onnx/defs/object_detection``): NonMaxSuppression
+and RoiAlign (typed, not computed) (``signatures/onnx/object_detection.toml``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..ops.templates import reads_ranks
+from .shared import rest_operands
+
+
+@reads_ranks
+def build_nms(types: tuple, **_: Any) -> dict[str, Any]:
+    return {"rest": rest_operands(types, 2)}
+
+
+def _corners(box: np.ndarray, center: int) -> tuple[float, float, float, float]:
+    """(x low, x high, y low, y high) of a box given as corners or centre and size."""
+    if center:
+        x, y, w, h = box
+        return x - w / 2, x + w / 2, y - h / 2, y + h / 2
+    y1, x1, y2, x2 = box
+    return min(x1, x2), max(x1, x2), min(y1, y2), max(y1, y2)
+
+
+def _overlaps(a: np.ndarray, b: np.ndarray, center: int, threshold: float) -> bool:
+    """Whether the intersection over union of two boxes exceeds ``threshold``."""
+    ax0, ax1, ay0, ay1 = _corners(a, center)
+    bx0, bx1, by0, by1 = _corners(b, center)
+    w, h = min(ax1, bx1) - max(ax0, bx0), min(ay1, by1) - max(ay0, by0)
+    if w <= 0 or h <= 0:
+        return False
+    inter = w * h
+    area_a, area_b = (ax1 - ax0) * (ay1 - ay0), (bx1 - bx0) * (by1 - by0)
+    union = area_a + area_b - inter
+    if area_a <= 0 or area_b <= 0 or union <= 0:
+        return False
+    return inter / union > threshold
+
+
+def nms(boxes: np.ndarray, scores: np.ndarray, *rest: np.ndarray,
+        center_point_box: int = 0) -> np.ndarray:
+    """Greedy selection per batch and class, by falling score (ties: lower index)."""
+    limit = int(rest[0].ravel()[0]) if rest and rest[0].size else 0
+    iou = float(rest[1].ravel()[0]) if len(rest) > 1 and rest[1].size else 0.0
+    floor = float(rest[2].ravel()[0]) if len(rest) > 2 and rest[2].size else None
+    found = []
+    for b in range(scores.shape[0]):
+        for c in range(scores.shape[1]):
+            s = scores[b, c]
+            order = sorted((i for i in range(len(s)) if floor is None or s[i] > floor),
+                           key=lambda i: (-s[i], i))
+            kept: list[int] = []
+            for i in order:
+                if len(kept) >= limit:
+                    break
+                if not any(_overlaps(boxes[b, i], boxes[b, j], center_point_box, iou)
+                           for j in kept):
+                    kept.append(i)
+                    found.append((b, c, i))
+    return np.array(found, dtype=np.int64).reshape(-1, 3)
+
+
+@reads_ranks
+def build_roi_align(types: tuple, output_height: int = 1, output_width: int = 1, **_: Any
+                    ) -> dict[str, Any]:
+    return {"y": f"(r,c,{output_height},{output_width})"}

@@ -1,0 +1,107 @@
+"""ONNX's quantization family (``onnx/defs/quantization``): QuantizeLinear,
+DequantizeLinear and DynamicQuantizeLinear (``signatures/onnx/quantization.toml``), each
+op's builder beside its implementation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from onnx import TensorProto
+
+from ..ops.params import ParamError, normalize_axis
+from ..ops.templates import builder, names, operand
+from ..types.dtypes import is_integer, normalize_dtype
+from .dtypes import DTYPES, ELEM_TYPES, dtype_of
+from .lowp import quantized
+
+
+def _scale(types: tuple, axis: int, block_size: int) -> str:
+    """The scale's operand, which the zero point's shape repeats: a scalar; per axis, the
+    axis's size (or 1, which broadcasts); blocked, the input's shape with the axis in
+    blocks of ``block_size``."""
+    x, s = types[0], types[1]
+    dims = names("a", x.ndim)
+    if s.ndim == 0:
+        return "()"
+    if s.ndim == 1 and not block_size:
+        return "(1)" if s.shape[0] == 1 else f"({dims[normalize_axis(axis, x.ndim)]})"
+    if s.ndim == x.ndim and block_size > 0:
+        ax = normalize_axis(axis, x.ndim)
+        dims[ax] = f"({dims[ax]}+{block_size - 1})//{block_size}"
+        return operand(dims)
+    raise ParamError(f"a scale of {s.ndim} axes for an input of {x.ndim} and block_size "
+                     f"{block_size}: a scalar, per axis (1-D) or blocked (the input's rank)")
+
+
+def _zero(types: tuple, scale: str) -> str:
+    """The zero point's operand: the scale's shape, except that a scale of one element
+    (``()`` or ``(1)``) takes a zero point of one element of either shape, both then
+    scalars (as onnx.reference reads them; ONNX's own node cases pair a ``()`` scale with
+    a ``(1)`` zero point)."""
+    z = types[2]
+    if scale in ("()", "(1)") and z.ndim <= 1:
+        return "()" if z.ndim == 0 else "(1)"
+    return scale
+
+
+@builder
+def build_quantize(types: tuple, output_dtype: int = 0, axis: int = 1, block_size: int = 0,
+                   **_: Any) -> dict[str, Any]:
+    """QuantizeLinear: the zero point's dtype, else ``output_dtype``, else uint8. A known
+    zero point's dtype is the kernel's ``output_dtype`` (its values may come computed in
+    a wider integer: :func:`kantensor.ops.op.exact_casts`)."""
+    x, s = operand(names("a", types[0].ndim)), _scale(types, axis, block_size)
+    if len(types) > 2:
+        zero = ELEM_TYPES.get(types[2].dtype) if isinstance(types[2].dtype, str) else None
+        return {"x": x, "rest": f",{s}:S,{_zero(types, s)}:Z", "dt": "Z",
+                **({"params": {"output_dtype": zero}} if zero else {})}
+    return {"x": x, "rest": f",{s}:S",
+            "dt": dtype_of(output_dtype, "QuantizeLinear") if output_dtype else "uint8"}
+
+
+def _along(v: np.ndarray, x: np.ndarray, axis: int, block_size: int) -> np.ndarray:
+    """A scale or zero point broadcast against x: a scalar, per ``axis``, or blocked."""
+    if v.ndim == 0 or v.size == 1:
+        return v.reshape(())
+    if v.ndim == 1 and not block_size:
+        shape = [1] * x.ndim
+        shape[axis % x.ndim] = -1
+        return v.reshape(shape)
+    return np.repeat(v, block_size, axis=axis % x.ndim)[
+        tuple(slice(0, n) for n in x.shape)]
+
+
+def quantize(x: np.ndarray, scale: np.ndarray, *zero: np.ndarray, axis: int = 1,
+             block_size: int = 0, output_dtype: int = 0, saturate: int = 1,
+             precision: int = 0) -> np.ndarray:
+    to = output_dtype or (ELEM_TYPES[normalize_dtype(zero[0].dtype)] if zero else
+                          TensorProto.UINT8)
+    z = _along(zero[0], x, axis, block_size) if zero else None
+    s = _along(scale, x, axis, block_size)
+    y = x.astype(np.float64) / s if is_integer(DTYPES[to]) else x / s
+    return quantized(y, z, to, saturate)
+
+
+@builder
+def build_dequantize(types: tuple, output_dtype: int = 0, axis: int = 1, block_size: int = 0,
+                     **_: Any) -> dict[str, Any]:
+    """DequantizeLinear: the scale's dtype (or ``output_dtype``)."""
+    x, s = operand(names("a", types[0].ndim)), _scale(types, axis, block_size)
+    return {"x": x, "rest": f",{s}:S" + (f",{_zero(types, s)}:Z" if len(types) > 2 else ""),
+            "dt": dtype_of(output_dtype, "DequantizeLinear") if output_dtype else "S"}
+
+
+def dequantize(x: np.ndarray, scale: np.ndarray, *zero: np.ndarray, axis: int = 1,
+               block_size: int = 0, **_: Any) -> np.ndarray:
+    z = _along(zero[0], x, axis, block_size).astype(np.float64) if zero else 0
+    return ((x.astype(np.float64) - z) * _along(scale, x, axis, block_size))
+
+
+def dynamic_quantize(x: np.ndarray) -> tuple:
+    lo, hi = min(0.0, float(x.min(initial=0))), max(0.0, float(x.max(initial=0)))
+    scale = np.float32((hi - lo) / 255)
+    zero = np.uint8(np.clip(np.rint(-lo / scale), 0, 255)) if scale else np.uint8(0)
+    y = np.clip(np.rint(x / scale) + zero, 0, 255) if scale else np.zeros(x.shape)
+    return y.astype(np.uint8), np.array(scale, dtype=np.float32), np.array(zero)

@@ -1,0 +1,138 @@
+"""ONNX's reduction family (``onnx/defs/reduction``): ReduceX and ArgMax/ArgMin
+(``signatures/onnx/reduction.toml``), each op's builder beside its implementation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..ops.params import normalize_axes, normalize_axis
+from ..ops.templates import names, operand, reads_ranks
+from .shared import constant_ints
+
+
+@reads_ranks
+def build_reduce(types: tuple, keepdims: int, axes_value: Any = None, axes: Any = None,
+                 noop_with_empty_axes: int = 0, given: tuple = (0,), **_: Any) -> dict[str, Any]:
+    """ReduceX: the axes from the input (opset 18, ReduceSum 13) or the attribute; none
+    means all, or none at all with ``noop_with_empty_axes``."""
+    x = types[0]
+    if 1 in given:
+        chosen = constant_ints(axes_value, "axes")
+    else:
+        chosen = tuple(axes) if axes is not None else ()
+    if not chosen:
+        chosen = () if noop_with_empty_axes else tuple(range(x.ndim))
+    picked = normalize_axes(chosen, x.ndim)
+    dims = names("a", x.ndim)
+    kept = [1 if i in picked else d for i, d in enumerate(dims)] if keepdims else \
+        [d for i, d in enumerate(dims) if i not in picked]
+    return {"x": operand(dims), "rest": ",(k)" if 1 in given else "",
+            "y": operand(kept), "params": {"axes": picked, "axes_value": None}}
+
+
+def _reducer(fn: Any) -> Any:
+    def reduce(x: np.ndarray, *rest: np.ndarray, axes: tuple, keepdims: int, **_: Any) -> Any:
+        if not axes:
+            return x.copy()
+        return fn(x, axis=axes, keepdims=bool(keepdims))
+    return reduce
+
+
+def _l1(x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
+    return np.sum(np.abs(x), axis=axis, keepdims=keepdims)
+
+
+def _l2(x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
+    return np.sqrt(np.sum(np.square(x), axis=axis, keepdims=keepdims))
+
+
+def _log_sum(x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
+    return np.log(np.sum(x, axis=axis, keepdims=keepdims))
+
+
+def _log_sum_exp(x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
+    m = np.max(x, axis=axis, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0)
+    out = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
+    return out if keepdims else np.squeeze(out, axis=axis)
+
+
+def _sum_square(x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
+    return np.sum(np.square(x), axis=axis, keepdims=keepdims)
+
+
+def _extreme(fn: Any, empty: float) -> Any:
+    def reduce(x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
+        if x.size == 0:
+            shape = tuple(1 if i in axis else d for i, d in enumerate(x.shape)) if keepdims \
+                else tuple(d for i, d in enumerate(x.shape) if i not in axis)
+            return np.full(shape, empty if x.dtype.kind == "f" else
+                           (np.iinfo(x.dtype).min if empty < 0 else np.iinfo(x.dtype).max),
+                           dtype=x.dtype)
+        return fn(x, axis=axis, keepdims=keepdims)
+    return reduce
+
+
+reduce_sum = _reducer(np.sum)
+
+
+reduce_mean = _reducer(np.mean)
+
+
+reduce_prod = _reducer(np.prod)
+
+
+reduce_max = _reducer(_extreme(np.max, -np.inf))
+
+
+reduce_min = _reducer(_extreme(np.min, np.inf))
+
+
+reduce_l1 = _reducer(_l1)
+
+
+reduce_l2 = _reducer(_l2)
+
+
+reduce_log_sum = _reducer(_log_sum)
+
+
+reduce_log_sum_exp = _reducer(_log_sum_exp)
+
+
+reduce_sum_square = _reducer(_sum_square)
+
+
+@reads_ranks
+def build_arg_reduce(types: tuple, axis: int, keepdims: int, **_: Any) -> dict[str, Any]:
+    x = types[0]
+    ax = normalize_axis(axis, x.ndim)
+    dims = names("a", x.ndim)
+    out = [1 if i == ax else d for i, d in enumerate(dims)] if keepdims else \
+        [d for i, d in enumerate(dims) if i != ax]
+    return {"x": operand(dims), "y": operand(out), "params": {"axis": ax}}
+
+
+def _arg(find: Callable[..., np.ndarray], name: str) -> Callable[..., np.ndarray]:
+    """ONNX's ArgMax/ArgMin over NumPy's ``find``: ``select_last_index`` searches the
+    flipped axis, ``keepdims`` keeps the axis as size 1. Named ``name`` in this module,
+    so pickle finds it by reference."""
+    def arg(x: np.ndarray, *, axis: int, keepdims: int, select_last_index: int = 0
+            ) -> np.ndarray:
+        if select_last_index:
+            y = x.shape[axis] - 1 - find(np.flip(x, axis), axis=axis)
+        else:
+            y = find(x, axis=axis)
+        return np.expand_dims(y, axis) if keepdims else y
+    arg.__name__ = arg.__qualname__ = name
+    return arg
+
+
+arg_max = _arg(np.argmax, "arg_max")
+
+
+arg_min = _arg(np.argmin, "arg_min")

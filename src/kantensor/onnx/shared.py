@@ -1,0 +1,61 @@
+"""What several ONNX families share: helpers of their builders, two builders and the
+implementation of the ops that are typed but not computed.
+
+A builder renders a signature's text from the input ranks (or types), the attributes and
+the values of constant inputs; the relation decides every type. ONNX's axis conventions
+are resolved in the builders (negative axes made positive, ``keepdims``, ``allowzero``),
+so each implementation computes exactly what its type says. Values of inputs are
+parameters named ``<input>_value`` (None when unknown when the model was read): ints,
+Dims (each carried by a ``(s0):bool`` size input, see
+:class:`~kantensor.ops.sizes.SizeNames`) and None.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..ops.params import ParamError
+from ..ops.sizes import SizeNames
+from ..ops.templates import names, operand, reads_ranks
+
+
+def constant_ints(value: Any, what: str) -> tuple[int, ...]:
+    """A known value of ints (axes, perm); ParamError if unknown or symbolic."""
+    if value is None or not all(isinstance(v, int) for v in value):
+        raise ParamError(f"{what} must be constant integers when the model is read, "
+                         f"got {value!r}")
+    return tuple(value)
+
+
+def value_entries(value: Any, n: int, what: str) -> list:
+    """``value`` as ``n`` entries (None if unknown)."""
+    if value is None:
+        return [None] * n
+    if len(value) != n:
+        raise ParamError(f"{what} has {len(value)} entries, expected {n}")
+    return list(value)
+
+
+def rest_operands(types: tuple, skip: int, sizes: SizeNames | None = None) -> str:
+    more = len(types) - skip - (len(sizes.dims) if sizes else 0)
+    return "".join(f",(*r{i})" for i in range(more)) + (sizes.operands(after=True) if sizes
+                                                         else "")
+
+
+@reads_ranks
+def build_any_rest(types: tuple, **_: Any) -> dict[str, Any]:
+    """The inputs after the first two, of any shape and dtype (zero points)."""
+    return {"rest": "".join(f",(*z{i})" for i in range(len(types) - 2))}
+
+
+@reads_ranks
+def build_along_axis(types: tuple, **_: Any) -> dict[str, Any]:
+    """The input's shape, any other inputs anything (Trilu's k, CumSum's axis)."""
+    return {"x": operand(names("a", types[0].ndim)),
+            "rest": "".join(f",(*r{i})" for i in range(len(types) - 1))}
+
+
+def not_computed(*arrays: np.ndarray, **_: Any) -> Any:
+    raise NotImplementedError("this op is typed but not computed")

@@ -1,0 +1,4 @@
+"""ONNX's tensor family (``onnx/defs/tensor``), by kind of op: :mod:`.shape`,
+:mod:`.indexing`, :mod:`.elementwise`, :mod:`.grid` and :mod:`.resize`. Its entries are
+``signatures/onnx/tensor.toml``; each op's builder lies beside its implementation.
+"""

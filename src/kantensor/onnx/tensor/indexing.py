@@ -1,0 +1,206 @@
+"""ONNX's indexing ops: Gather, GatherElements, GatherND, the scatters, OneHot,
+NonZero, Compress, Unique, Trilu and ReverseSequence.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...ops.params import ParamError, normalize_axis
+from ...ops.sizes import SizeNames
+from ...ops.templates import builder, names, operand, product, reads_ranks, where
+
+
+@reads_ranks
+def build_gather(types: tuple, axis: int, **_: Any) -> dict[str, Any]:
+    """Gather: the indices' axes replace ``axis``."""
+    x, i = types
+    ax = normalize_axis(axis, x.ndim)
+    dims, idx = names("a", x.ndim), names("i", i.ndim)
+    return {"x": operand(dims), "i": operand(idx),
+            "y": operand(dims[:ax] + idx + dims[ax + 1:]), "params": {"axis": ax}}
+
+
+def gather(x: np.ndarray, i: np.ndarray, *, axis: int) -> np.ndarray:
+    i = np.where(i < 0, i + x.shape[axis], i) if i.dtype != object else i
+    return np.take(x, i, axis=axis)
+
+
+@reads_ranks
+def build_gather_elements(types: tuple, axis: int, **_: Any) -> dict[str, Any]:
+    x, i = types
+    if x.ndim != i.ndim:
+        raise ParamError(f"data has {x.ndim} axes but indices {i.ndim}")
+    ax = normalize_axis(axis, x.ndim)
+    dims, idx = names("a", x.ndim), names("i", i.ndim)
+    return {"x": operand(dims), "i": operand(idx), "y": operand(idx), "params": {"axis": ax}}
+
+
+def gather_elements(x: np.ndarray, i: np.ndarray, *, axis: int) -> np.ndarray:
+    i = np.where(i < 0, i + x.shape[axis], i)
+    return np.take_along_axis(x, i, axis=axis)
+
+
+@builder
+def build_gather_nd(types: tuple, batch_dims: int = 0, **_: Any) -> dict[str, Any]:
+    """GatherND: the indices' leading axes, then the data's axes after the batch axes
+    and the ``q`` indexed ones (``q``, the indices' last size, must be known)."""
+    x, i = types
+    q = i.shape[-1] if i.ndim else None
+    if not isinstance(q, int):
+        raise ParamError("the indices' last axis must have a known size")
+    dims, idx = names("a", x.ndim), names("i", i.ndim)
+    return {"x": operand(dims), "i": operand([*idx[:-1], q]),
+            "y": operand([*idx[:-1], *dims[batch_dims + q:]])}
+
+
+def gather_nd(x: np.ndarray, i: np.ndarray, *, batch_dims: int = 0) -> np.ndarray:
+    i = i.astype(np.int64)
+    if batch_dims == 0:
+        return x[tuple(np.moveaxis(i, -1, 0))]
+    batch = int(np.prod(x.shape[:batch_dims]))
+    xs = x.reshape(batch, *x.shape[batch_dims:])
+    js = i.reshape(batch, *i.shape[batch_dims:])
+    out = np.stack([a[tuple(np.moveaxis(b, -1, 0))] for a, b in zip(xs, js, strict=True)])
+    return out.reshape(*i.shape[:-1], *x.shape[batch_dims + i.shape[-1]:])
+
+
+def scatter_elements(x: np.ndarray, i: np.ndarray, u: np.ndarray, *, axis: int = 0,
+                     reduction: str = "none") -> np.ndarray:
+    y = x.copy()
+    i = np.where(i < 0, i + x.shape[axis], i)
+    idx = list(np.indices(i.shape, sparse=True))
+    idx[axis] = i
+    ufunc = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
+    if reduction == "none":
+        y[tuple(idx)] = u
+    else:
+        ufunc[reduction].at(y, tuple(idx), u)
+    return y
+
+
+def scatter_nd(x: np.ndarray, i: np.ndarray, u: np.ndarray, *, reduction: str = "none"
+               ) -> np.ndarray:
+    y = x.copy()
+    idx = tuple(np.moveaxis(i, -1, 0))
+    ufunc = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
+    if reduction == "none":
+        y[idx] = u
+    else:
+        ufunc[reduction].at(y, idx, u)
+    return y
+
+
+def tensor_scatter(past: np.ndarray, update: np.ndarray, *idx: np.ndarray, axis: int = -2,
+                   mode: str = "linear") -> np.ndarray:
+    out = past.copy()
+    ax = axis % past.ndim
+    n, m = past.shape[ax], update.shape[ax]
+    starts = idx[0].tolist() if idx else [0] * past.shape[0]
+    for b, start in enumerate(starts):
+        where = np.arange(start, start + m)
+        if mode == "circular":
+            where = where % n
+        target = [slice(None)] * past.ndim
+        target[0], target[ax] = b, where
+        out[tuple(target)] = np.take(update[b], np.arange(m), axis=ax - 1)
+    return out
+
+
+@builder
+def build_one_hot(types: tuple, axis: int, depth_value: Any, **_: Any) -> dict[str, Any]:
+    i = types[0]
+    n = i.ndim + 1
+    ax = normalize_axis(axis, n)
+    dims = names("a", i.ndim)
+    depth = depth_value[0] if depth_value else None
+    out = list(dims)
+    if isinstance(depth, int | float):
+        out.insert(ax, str(int(depth)))
+        clauses = []
+    else:
+        out.insert(ax, "u")
+        clauses = ["u >= 0"]
+    sizes = SizeNames(depth_value)
+    return {"i": operand(dims), "sizes": sizes.operands(after=True), "y": operand(out),
+            "fits": where(clauses), "params": {"axis": ax}}
+
+
+def one_hot(indices: np.ndarray, depth: np.ndarray, values: np.ndarray, *, axis: int,
+            **_: Any) -> np.ndarray:
+    d = int(np.asarray(depth).ravel()[0])
+    i = np.where(indices < 0, indices + d, indices).astype(np.int64)
+    hot = np.expand_dims(i, axis) == np.arange(d).reshape([d if j == axis else 1
+                                                          for j in range(i.ndim + 1)])
+    return np.where(hot, values[1], values[0])
+
+
+@reads_ranks
+def build_nonzero(types: tuple, **_: Any) -> dict[str, Any]:
+    x = types[0]
+    dims = names("a", x.ndim)
+    return {"x": operand(dims), "n": str(x.ndim), "size": product(dims)}
+
+
+def nonzero(x: np.ndarray) -> np.ndarray:
+    return np.array(np.nonzero(x), dtype=np.int64).reshape(x.ndim, -1)
+
+
+@reads_ranks
+def build_compress(types: tuple, axis: int | None = None, **_: Any) -> dict[str, Any]:
+    x = types[0]
+    dims = names("a", x.ndim)
+    if axis is None:
+        return {"x": operand(dims), "y": "(u)", "params": {"axis": None}}
+    ax = normalize_axis(axis, x.ndim)
+    out = list(dims)
+    out[ax] = "u"
+    return {"x": operand(dims), "y": operand(out), "params": {"axis": ax}}
+
+
+def compress(x: np.ndarray, condition: np.ndarray, *, axis: int | None = None
+             ) -> np.ndarray:
+    return np.compress(condition, x, axis=axis)
+
+
+@reads_ranks
+def build_unique(types: tuple, axis: int | None = None, **_: Any) -> dict[str, Any]:
+    x = types[0]
+    dims = names("a", x.ndim)
+    if axis is None:
+        return {"x": operand(dims), "y": "(u)", "n": product(dims), "params": {"axis": None}}
+    ax = normalize_axis(axis, x.ndim)
+    out = list(dims)
+    out[ax] = "u"
+    return {"x": operand(dims), "y": operand(out), "n": dims[ax], "params": {"axis": ax}}
+
+
+def unique(x: np.ndarray, *, axis: int | None = None, sorted: int = 1) -> tuple:
+    y, first, inverse, counts = np.unique(x, return_index=True, return_inverse=True,
+                                          return_counts=True, axis=axis)
+    if not sorted:
+        order = np.argsort(first, kind="stable")
+        rank = np.argsort(order)
+        y = np.take(y, order, axis=0 if axis is None else axis)
+        first, counts, inverse = first[order], counts[order], rank[inverse]
+    return y, first.astype(np.int64), inverse.reshape(-1).astype(np.int64), \
+        counts.astype(np.int64)
+
+
+def trilu(x: np.ndarray, *k: np.ndarray, upper: int = 1) -> np.ndarray:
+    shift = int(k[0]) if k else 0
+    return np.triu(x, shift) if upper else np.tril(x, shift)
+
+
+def reverse_sequence(x: np.ndarray, lengths: np.ndarray, *, batch_axis: int = 1,
+                     time_axis: int = 0) -> np.ndarray:
+    y = x.copy()
+    for b, n in enumerate(lengths.tolist()):
+        src = [slice(None)] * x.ndim
+        src[batch_axis], src[time_axis] = b, slice(0, n)
+        dst = list(src)
+        dst[time_axis] = slice(n - 1, None, -1) if n else slice(0, 0)
+        y[tuple(src)] = x[tuple(dst)]
+    return y

@@ -1,0 +1,434 @@
+"""ONNX's shape ops: Reshape, Shape, Size, Transpose, Concat, Unsqueeze, Squeeze,
+Split, Slice, Tile, Pad, DepthToSpace, SpaceToDepth and CenterCropPad.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...ops.families.indexing import slice_length
+from ...ops.params import ParamError, normalize_axes, normalize_axis
+from ...ops.sizes import SizeNames
+from ...ops.templates import builder, names, operand, product, reads_ranks, where
+from ...types.dim import Dim
+from ..shared import constant_ints, rest_operands, value_entries
+
+
+def _unknown(prefix: str, n: int) -> tuple[list[str], list[str]]:
+    """``n`` fresh unknown sizes and the clauses declaring them."""
+    dims = names(prefix, n)
+    return dims, [f"{d} >= 0" for d in dims]
+
+
+@builder
+def build_reshape(types: tuple, shape_value: Any, allowzero: int, **_: Any) -> dict[str, Any]:
+    """Reshape: 0 copies the input's size (unless ``allowzero``), -1 is the input's size
+    over the others; a Dim entry is its size input, an unknown one a fresh size."""
+    x, shape = types[0], types[1]
+    dims = names("a", x.ndim)
+    if shape_value is None:
+        k = shape.shape[0]
+        if not isinstance(k, int):
+            raise ParamError("the output rank is unknown: shape has an unknown length")
+        out, clauses = _unknown("u", k)
+        return {"x": operand(dims), "sizes": "", "y": operand(out),
+                "fits": where(clauses)}
+    sizes = SizeNames(shape_value)
+    own = {d: dims[i] for i, d in enumerate(x.shape) if isinstance(d, Dim | int)}
+    text: list[str] = []
+    clauses: list[str] = []
+    free = None
+    rest = list(dims)
+    for i, entry in enumerate(shape_value):
+        if entry is None:
+            text.append(f"u{i}")
+            clauses.append(f"u{i} >= 0")
+        elif entry == 0 and not allowzero:
+            if i >= x.ndim:
+                raise ParamError(f"shape entry {i} is 0 (copy) but the input has {x.ndim} axes")
+            text.append(dims[i])
+        elif isinstance(entry, int) and entry == -1:
+            if free is not None:
+                raise ParamError("shape has more than one -1")
+            free = i
+            text.append("")
+        elif isinstance(entry, int) and entry < 0:
+            raise ParamError(f"shape entry {entry} is negative")
+        elif isinstance(entry, Dim) and entry in own and own[entry] in rest:
+            text.append(own[entry])  # one of the input's own sizes
+        else:
+            text.append(sizes.text(entry))
+    unknown = any(e is None for e in shape_value)
+    if free is None:
+        if not unknown:
+            clauses.append(f"{product(dims)} == {product(text)}")
+    elif unknown:
+        text[free] = "w"
+        clauses.append("w >= 0")
+    else:
+        others = [t for i, t in enumerate(text) if i != free]
+        left = list(dims)
+        kept = []
+        for t in others:  # an input axis named again cancels out of the quotient
+            if t in left:
+                left.remove(t)
+            else:
+                kept.append(t)
+        num, den = product(left), product(kept)
+        text[free] = f"({num})//({den})" if kept else f"({num})"
+        if kept:
+            clauses.append(f"({num}) % ({den}) == 0")
+    return {"x": operand(dims), "sizes": sizes.operands(after=True), "y": operand(text),
+            "fits": where(clauses)}
+
+
+def reshape(x: np.ndarray, shape: np.ndarray, *sizes: np.ndarray, allowzero: int = 0,
+            **_: Any) -> np.ndarray:
+    target = [int(v) for v in np.asarray(shape).tolist()]
+    if not allowzero:
+        target = [x.shape[i] if v == 0 else v for i, v in enumerate(target)]
+    return np.reshape(x, target)
+
+
+@reads_ranks
+def build_shape(types: tuple, start: int, end: int | None, **_: Any) -> dict[str, Any]:
+    """Shape: as many entries as the axes from ``start`` to ``end`` (clamped)."""
+    n = types[0].ndim
+    picked = range(n)[slice(start, end)]
+    return {"x": operand(names("a", n)), "n": str(len(picked)),
+            "params": {"start": picked.start if len(picked) else 0,
+                       "end": picked.stop if len(picked) else 0}}
+
+
+def shape(x: np.ndarray, *, start: int, end: int) -> np.ndarray:
+    return np.array(x.shape[start:end], dtype="int64")
+
+
+def size(x: np.ndarray) -> np.ndarray:
+    return np.array(x.size, dtype="int64")
+
+
+@reads_ranks
+def build_transpose(types: tuple, perm: tuple[int, ...] | None, **_: Any) -> dict[str, Any]:
+    x = types[0]
+    perm = tuple(reversed(range(x.ndim))) if perm is None else perm
+    if sorted(normalize_axis(p, x.ndim) for p in perm) != list(range(x.ndim)):
+        raise ParamError(f"perm {perm} is not a permutation of the {x.ndim} axes")
+    dims = names("a", x.ndim)
+    return {"x": operand(dims), "y": operand(dims[p % x.ndim] for p in perm),
+            "params": {"perm": tuple(p % x.ndim for p in perm)}}
+
+
+def transpose(x: np.ndarray, *, perm: tuple) -> np.ndarray:
+    return np.transpose(x, perm)
+
+
+@reads_ranks
+def build_concat(types: tuple, axis: int, **_: Any) -> dict[str, Any]:
+    """Concat: the sizes along ``axis`` add up; the others are one."""
+    n = types[0].ndim
+    ax = normalize_axis(axis, n)
+    operands = []
+    for k, t in enumerate(types):
+        if t.ndim != n:
+            raise ParamError(f"input {k} has {t.ndim} axes, input 0 has {n}")
+        dims = names("a", n)
+        dims[ax] = f"c{k}"
+        operands.append(operand(dims) + ":T")
+    out = names("a", n)
+    out[ax] = "+".join(f"c{k}" for k in range(len(types)))
+    return {"inputs": ",".join(operands), "y": operand(out), "params": {"axis": ax}}
+
+
+def concat(*arrays: np.ndarray, axis: int) -> np.ndarray:
+    return np.concatenate(arrays, axis=axis)
+
+
+@builder
+def build_unsqueeze(types: tuple, axes_value: Any, **_: Any) -> dict[str, Any]:
+    x = types[0]
+    n = x.ndim + len(axes_value or ())
+    axes = normalize_axes(constant_ints(axes_value, "axes"), n)
+    dims = iter(names("a", x.ndim))
+    out = [1 if i in axes else next(dims) for i in range(n)]
+    return {"x": operand(names("a", x.ndim)), "y": operand(out),
+            "params": {"axes_value": axes}}
+
+
+def unsqueeze(x: np.ndarray, axes: np.ndarray, *, axes_value: tuple) -> np.ndarray:
+    return np.expand_dims(x, axes_value)
+
+
+@builder
+def build_squeeze(types: tuple, axes_value: Any = None, given: tuple = (0,), **_: Any
+                  ) -> dict[str, Any]:
+    """Squeeze: the given axes must be 1; without axes, those known to be 1."""
+    x = types[0]
+    dims = names("a", x.ndim)
+    if 1 in given:
+        axes = normalize_axes(constant_ints(axes_value, "axes"), x.ndim)
+    else:
+        if any(d is None or isinstance(d, Dim) for d in x.shape):
+            raise ParamError("Squeeze without axes needs every size known")
+        axes = tuple(i for i, d in enumerate(x.shape) if d == 1)
+    text = [1 if i in axes else d for i, d in enumerate(dims)]
+    return {"x": operand(text), "rest": ",(k)" if 1 in given else "",
+            "y": operand(d for i, d in enumerate(dims) if i not in axes),
+            "params": {"axes_value": axes}}
+
+
+def squeeze(x: np.ndarray, *rest: np.ndarray, axes_value: tuple, **_: Any) -> np.ndarray:
+    return np.squeeze(x, axis=axes_value) if axes_value else x.copy()
+
+
+@reads_ranks
+def build_split(types: tuple, axis: int, outputs: int, split_value: Any = None,
+                num_outputs: int | None = None, given: tuple = (0,), **_: Any) -> dict[str, Any]:
+    """Split: the sizes of the ``split`` input, else ``num_outputs`` (or as many as the
+    node's outputs) chunks of ceil(size/n), the last one what is left (opset 18; before,
+    equal parts)."""
+    x = types[0]
+    ax = normalize_axis(axis, x.ndim)
+    dims = names("a", x.ndim)
+    n, d = outputs, dims[ax]
+    clauses: list[str] = []
+    if 1 in given:
+        values = value_entries(split_value, n, "split") if split_value is not None else [None] * n
+        sizes = SizeNames(tuple(values))
+        parts = []
+        for i, v in enumerate(values):
+            if v is None:
+                parts.append(f"p{i}")
+                clauses.append(f"p{i} >= 0")
+            else:
+                parts.append(sizes.text(v))
+        if all(v is not None for v in values):
+            clauses.append(f"{'+'.join(parts)} == {d}")
+        rest = ",(k):int64" + sizes.operands(after=True)
+    else:
+        if num_outputs is not None and num_outputs != n:
+            raise ParamError(f"num_outputs is {num_outputs} but the node has {n} outputs")
+        chunk = f"(({d}+{n - 1})//{n})"
+        parts = [chunk] * (n - 1) + [f"{d}-{n - 1}*{chunk}" if n > 1 else d]
+        if n > 1:  # ONNX's last chunk; negative (a size below n-1 chunks) is refused
+            clauses.append(f"{parts[-1]} >= 0")
+        rest = ""
+    outs = []
+    for p in parts:
+        shape = list(dims)
+        shape[ax] = p
+        outs.append(operand(shape) + ":T")
+    return {"x": operand(dims), "rest": rest, "parts": ",".join(outs),
+            "fits": where(clauses), "params": {"axis": ax}}
+
+
+def split(x: np.ndarray, *rest: np.ndarray, axis: int, outputs: int, **_: Any) -> tuple:
+    if rest:
+        sizes = [int(v) for v in np.asarray(rest[0]).tolist()]
+    else:
+        d = x.shape[axis]
+        chunk = -(-d // outputs)
+        sizes = [chunk] * (outputs - 1) + [d - (outputs - 1) * chunk]
+    return tuple(np.split(x, np.cumsum(sizes)[:-1], axis=axis))
+
+
+@builder
+def build_slice(types: tuple, starts_value: Any, ends_value: Any, axes_value: Any = None,
+                steps_value: Any = None, given: tuple = (0, 1, 2), **_: Any) -> dict[str, Any]:
+    """Slice: Python's slice along each listed axis (ONNX clamps the same way); a
+    bound that is a size the model names (``seq``) counts as unknown unless it is the
+    axis' own size."""
+    x = types[0]
+    dims = names("a", x.ndim)
+    n = len(types[1].shape) and types[1].shape[0]
+    if not isinstance(n, int):
+        raise ParamError("starts has an unknown length")
+    axes = list(range(n)) if 3 not in given else value_entries(axes_value, n, "axes")
+    steps = [1] * n if 4 not in given else value_entries(steps_value, n, "steps")
+    starts, ends = value_entries(starts_value, n, "starts"), value_entries(ends_value, n, "ends")
+    out: list[str] = list(dims)
+    clauses: list[str] = []
+    if any(a is None or isinstance(a, Dim) for a in axes):
+        out = [f"u{i}" for i in range(x.ndim)]
+        clauses = [f"u{i} >= 0" for i in range(x.ndim)]
+    else:
+        picked = [normalize_axis(a, x.ndim) for a in axes]
+        if len(set(picked)) != len(picked):
+            raise ParamError(f"repeated axis in {tuple(axes)}")
+        for i, ax in enumerate(picked):
+            start, end, step = starts[i], ends[i], steps[i]
+            own = x.shape[ax]
+            if isinstance(end, Dim) and end == own:
+                end = None if (not isinstance(step, int) or step > 0) else end
+            if isinstance(start, Dim) and start == own and isinstance(step, int) and step < 0:
+                start = None
+            if not all(v is None or isinstance(v, int) for v in (start, end, step)) \
+                    or step == 0 or (step is None):
+                out[ax] = f"u{ax}"
+                clauses.append(f"u{ax} >= 0")
+                continue
+            big = 1 << 62  # INT64_MAX and the like: the end of the axis
+            start = None if start is not None and abs(start) >= big else start
+            end = None if end is not None and abs(end) >= big else end
+            out[ax] = slice_length(dims[ax], start, end, step)
+    sizes = SizeNames(starts_value, ends_value, axes_value, steps_value)
+    return {"x": operand(dims), "rest": ",(k):I" * (len(types) - 2 - len(sizes.dims))
+            + sizes.operands(after=True), "y": operand(out), "fits": where(clauses)}
+
+
+def slice_(x: np.ndarray, starts: np.ndarray, ends: np.ndarray, *rest: np.ndarray,
+           given: tuple = (0, 1, 2), **_: Any) -> np.ndarray:
+    n = len(starts)
+    more = dict(zip([g for g in given if g > 2], rest, strict=False))
+    axes = [int(a) for a in more[3]] if 3 in more else list(range(n))
+    steps = [int(s) for s in more[4]] if 4 in more else [1] * n
+    index = [slice(None)] * x.ndim
+    for a, b, e, s in zip(axes, starts.tolist(), ends.tolist(), steps, strict=True):
+        index[a % x.ndim] = slice(int(b), int(e), s)
+    return x[tuple(index)]
+
+
+@builder
+def build_tile(types: tuple, repeats_value: Any, **_: Any) -> dict[str, Any]:
+    x = types[0]
+    dims = names("a", x.ndim)
+    reps = value_entries(repeats_value, x.ndim, "repeats")
+    sizes = SizeNames(tuple(reps))
+    out, clauses = [], []
+    for i, r in enumerate(reps):
+        if r is None:
+            out.append(f"u{i}")
+            clauses.append(f"u{i} >= 0")
+        else:
+            out.append(f"{dims[i]}*{sizes.text(r)}")
+    return {"x": operand(dims), "sizes": sizes.operands(after=True), "y": operand(out),
+            "fits": where(clauses)}
+
+
+def tile(x: np.ndarray, repeats: np.ndarray, *sizes: np.ndarray, **_: Any) -> np.ndarray:
+    return np.tile(x, [int(r) for r in repeats.tolist()])
+
+
+@builder
+def build_pad(types: tuple, pads_value: Any, axes_value: Any = None, given: tuple = (0, 1),
+              **_: Any) -> dict[str, Any]:
+    """Pad: each padded axis grows by its two pads (negative pads crop)."""
+    x = types[0]
+    dims = names("a", x.ndim)
+    if 3 in given:
+        if axes_value is None or not all(isinstance(a, int) for a in axes_value):
+            axes = None
+        else:
+            axes = [normalize_axis(a, x.ndim) for a in axes_value]
+    else:
+        axes = list(range(x.ndim))
+    out: list[str] = list(dims)
+    clauses: list[str] = []
+    if axes is None or pads_value is None or len(pads_value) != 2 * len(axes):
+        out = [f"u{i}" for i in range(x.ndim)]
+        clauses = [f"u{i} >= 0" for i in range(x.ndim)]
+        sizes = SizeNames()
+    else:
+        sizes = SizeNames(tuple(pads_value))
+        k = len(axes)
+        for i, ax in enumerate(axes):
+            before, after = pads_value[i], pads_value[i + k]
+            if before is None or after is None:
+                out[ax] = f"u{ax}"
+                clauses.append(f"u{ax} >= 0")
+            else:
+                out[ax] = f"{dims[ax]}+({sizes.text(before)})+({sizes.text(after)})"
+    sizes = SizeNames(pads_value, axes_value)
+    return {"x": operand(dims), "rest": "".join(
+                f",(*r{i})" for i in range(len(types) - 2 - len(sizes.dims))),
+            "sizes": sizes.operands(after=True), "y": operand(out), "fits": where(clauses)}
+
+
+def pad(x: np.ndarray, pads: np.ndarray, *rest: np.ndarray, mode: str = "constant",
+        given: tuple = (0, 1), **_: Any) -> np.ndarray:
+    more = dict(zip([g for g in given if g > 1], rest, strict=False))
+    value = more[2].item() if 2 in more and more[2].size else 0
+    axes = [int(a) % x.ndim for a in more[3]] if 3 in more else list(range(x.ndim))
+    k = len(axes)
+    widths = [(0, 0)] * x.ndim
+    pads = [int(p) for p in pads.tolist()]
+    for i, a in enumerate(axes):
+        widths[a] = (pads[i], pads[i + k])
+    crop = tuple(slice(max(-b, 0), x.shape[i] - max(-e, 0)) for i, (b, e) in enumerate(widths))
+    x = x[crop]
+    widths = [(max(b, 0), max(e, 0)) for b, e in widths]
+    if mode == "constant":
+        return np.pad(x, widths, mode="constant", constant_values=value)
+    return np.pad(x, widths, mode={"reflect": "reflect", "edge": "edge", "wrap": "wrap"}[mode])
+
+
+@reads_ranks
+def build_depth_to_space(types: tuple, blocksize: int, **_: Any) -> dict[str, Any]:
+    b = blocksize
+    return {"x": "(n,c,h,w)", "y": f"(n,c//{b * b},h*{b},w*{b})",
+            "fits": f" where c % {b * b} == 0"}
+
+
+def depth_to_space(x: np.ndarray, *, blocksize: int, mode: str = "DCR") -> np.ndarray:
+    n, c, h, w = x.shape
+    b = blocksize
+    if mode == "DCR":
+        y = x.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
+    else:
+        y = x.reshape(n, c // (b * b), b, b, h, w).transpose(0, 1, 4, 2, 5, 3)
+    return y.reshape(n, c // (b * b), h * b, w * b)
+
+
+@reads_ranks
+def build_space_to_depth(types: tuple, blocksize: int, **_: Any) -> dict[str, Any]:
+    b = blocksize
+    return {"x": "(n,c,h,w)", "y": f"(n,c*{b * b},h//{b},w//{b})",
+            "fits": f" where h % {b} == 0, w % {b} == 0"}
+
+
+def space_to_depth(x: np.ndarray, *, blocksize: int, mode: str = "DCR") -> np.ndarray:
+    n, c, h, w = x.shape
+    b = blocksize
+    order = (0, 3, 5, 1, 2, 4) if mode == "DCR" else (0, 1, 3, 5, 2, 4)
+    y = x.reshape(n, c, h // b, b, w // b, b).transpose(order)
+    return y.reshape(n, c * b * b, h // b, w // b)
+
+
+@builder
+def build_center_crop_pad(types: tuple, shape_value: Any, axes: tuple | None = None,
+                          **_: Any) -> dict[str, Any]:
+    x = types[0]
+    dims = names("a", x.ndim)
+    picked = normalize_axes(axes, x.ndim) if axes is not None else tuple(range(x.ndim))
+    if axes is not None:
+        picked = tuple(normalize_axis(a, x.ndim) for a in axes)
+    sizes = SizeNames(shape_value)
+    out = list(dims)
+    clauses = []
+    values = list(shape_value) if shape_value else [None] * len(picked)
+    for ax, v in zip(picked, values, strict=True):
+        if v is None:
+            out[ax] = f"u{ax}"
+            clauses.append(f"u{ax} >= 0")
+        else:
+            out[ax] = sizes.text(v)
+    return {"x": operand(dims), "rest": rest_operands(types, 1, sizes), "y": operand(out),
+            "fits": where(clauses), "params": {"axes": picked}}
+
+
+def center_crop_pad(x: np.ndarray, shape: np.ndarray, *sizes: np.ndarray, axes: tuple,
+                    **_: Any) -> np.ndarray:
+    y = x
+    for ax, n in zip(axes, shape.tolist(), strict=True):
+        have = y.shape[ax]
+        if have > n:
+            start = (have - n) // 2
+            y = np.take(y, np.arange(start, start + n), axis=ax)
+        elif have < n:
+            before = (n - have) // 2
+            width = [(0, 0)] * y.ndim
+            width[ax] = (before, n - have - before)
+            y = np.pad(y, width)
+    return y
