@@ -6,8 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from ..types.dim import Dim, free_symbols, substitute
+from ..types.dim import Dim
 from ..types.dimfacts import NO_SOLUTION, solve_for
+from ..types.symbols import free_symbols, substitute
 from ..types.type import TensorType
 
 

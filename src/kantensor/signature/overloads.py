@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from ..logic.dims import Broadcast, Compare, Equation, Expr
+from ..logic.broadcast import Broadcast
+from ..logic.dims import Compare, Equation, Expr
 from ..logic.store import (
     Beyond,
     Constraint,
@@ -20,8 +21,9 @@ from ..logic.store import (
 )
 from ..logic.terms import TensorTerm, fresh, isvar, term_vars, walk
 from ..syntax.alternative import Overloads
-from ..types.dim import Dim, free_symbols, substitute
+from ..types.dim import Dim
 from ..types.dtypes import DTYPES, get_default_dtype
+from ..types.symbols import free_symbols, substitute
 from .compile import CompiledAlternative, compile_alternative
 
 __all__ = ["FirstMatch", "compiled"]

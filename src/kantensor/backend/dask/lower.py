@@ -35,7 +35,7 @@ from ...graph.basic import Apply, Constant
 from ...ops.op import exact_casts
 from ...ops.params import ArrayRef, SliceItem
 from ...ops.pyints import exact_operands
-from ...signature.solve import infer
+from ...signature.forward import infer
 from ...types.basic_ops import SpecifyShape
 from ...types.type import TensorType
 from .axes import NodeAxes, node_axes
