@@ -4,7 +4,8 @@ A model is a chain of nodes on one input with named sizes, built the way exporte
 them: an image path (N, C, H, W) of Conv (groups, strides, pads, dilations, biases), max,
 average and Lp pools (ceil mode, pads), Batch, Instance and Group normalisation, Relu,
 an Add of a per-channel constant, global pools, then Flatten and a MatMul, or a sequence
-path (B, S, D) of MatMul, bias Add, LayerNormalization, Reshape and Transpose. Weights
+path (B, S, D) of MatMul, bias Add, LayerNormalization, Reshape, Transpose and position
+embeddings (a buffer of ids sliced to the sequence's length, as BERT is exported). Weights
 are initializers whose sizes usually fit the chain and sometimes do not (a weight of
 other channels, a window larger than small inputs), so that both sides of every tie are
 drawn. Every node's output is a graph output, so onnxruntime's intermediate shapes are
@@ -34,6 +35,7 @@ class Chain:
     channels: int | None = None
     ties: dict[str, set[int]] = field(default_factory=dict)  # a name: sizes that fit it
     last: str = "x"
+    int64: set[str] = field(default_factory=set)  # the node outputs that are int64
 
     def weight(self, shape: tuple[int, ...]) -> str:
         name = f"w{len(self.inits)}"
@@ -126,7 +128,7 @@ def _sequence(chain: Chain, steps: int) -> None:
     rng = chain.rng
     width: int | None = None  # D, named, until a weight ties it
     for _ in range(steps):
-        kind = rng.choice(("matmul", "bias", "norm", "reshape", "transpose"))
+        kind = rng.choice(("matmul", "bias", "norm", "reshape", "transpose", "positions"))
         if width is None:
             width = rng.choice((4, 6, 8))
             chain.ties.setdefault("D", set()).add(width)
@@ -145,9 +147,35 @@ def _sequence(chain: Chain, steps: int) -> None:
             if width % 2 == 0:
                 chain.add("Reshape", [chain.ints([0, 0, width // 2, 2])])
                 chain.add("Reshape", [chain.ints([0, 0, -1])])
+        elif kind == "positions":
+            _positions(chain, rng.choice((4, 7, 10)), wrong)
         else:
             chain.add("Transpose", [], perm=[0, 1, 2])
             chain.add("Softmax", [], axis=-1)
+
+
+def _positions(chain: Chain, rows: int, width: int) -> None:
+    """Position embeddings as exported transformers add them: a buffer of ``rows`` ids
+    sliced ``[:, :S]`` (S read off the value's Shape), looked up in a table of ``rows``
+    rows, added to the value: valid for S <= rows only."""
+    value = chain.last
+    k = len(chain.nodes)
+    one, zero = chain.ints([1]), chain.ints([0])
+    index = f"i{len(chain.inits)}"
+    chain.inits.append(numpy_helper.from_array(np.array(1, np.int64), index))
+    ids = chain.ints([list(range(rows))])
+    table = chain.weight((rows, width))
+    names = [f"v{k}", f"v{k + 1}", f"v{k + 2}", f"v{k + 3}", f"v{k + 4}", f"v{k + 5}"]
+    chain.nodes += [
+        helper.make_node("Shape", [value], [names[0]], name=f"shape{k}"),
+        helper.make_node("Gather", [names[0], index], [names[1]], axis=0, name=f"seq{k}"),
+        helper.make_node("Unsqueeze", [names[1], zero], [names[2]], name=f"unsqueeze{k}"),
+        helper.make_node("Slice", [ids, zero, names[2], one], [names[3]], name=f"slice{k}"),
+        helper.make_node("Gather", [table, names[3]], [names[4]], axis=0, name=f"lookup{k}"),
+        helper.make_node("Add", [value, names[4]], [names[5]], name=f"positions{k}"),
+    ]
+    chain.last = names[5]
+    chain.int64.update(names[:4])
 
 
 def random_model(rng: random.Random) -> tuple[ModelProto, tuple[str, ...], dict]:
@@ -158,8 +186,8 @@ def random_model(rng: random.Random) -> tuple[ModelProto, tuple[str, ...], dict]
     chain = Chain(rng, names)
     (_image if image else _sequence)(chain, rng.randint(1, 5))
     inputs = [helper.make_tensor_value_info("x", F, list(names))]
-    outputs = [helper.make_tensor_value_info(o, F, None) for n in chain.nodes
-               for o in n.output]
+    outputs = [helper.make_tensor_value_info(o, TensorProto.INT64 if o in chain.int64 else F,
+                                             None) for n in chain.nodes for o in n.output]
     graph = helper.make_graph(chain.nodes, "chain", inputs, outputs, chain.inits)
     opset = 21
     return (helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)]),
