@@ -14,6 +14,8 @@ from onnx import TensorProto, helper, numpy_helper
 import kantensor as kt
 import ortrun
 from kantensor.onnx import from_onnx
+from kantensor.onnx.registry import registry
+from kantensor.query import var
 from kantensor.types.numpy_dtypes import numpy_dtype
 
 F, I64 = TensorProto.FLOAT, TensorProto.INT64
@@ -208,6 +210,18 @@ def test_refine_reads_the_channels_off_the_weights(op, x, weights, attrs, opset,
     given = kt.TensorType("float32", (x[0], channels + 1, *x[2:]))
     with pytest.raises(kt.RefinementError):
         kt.refine(outs, given={ins[0]: given})
+
+
+def test_a_query_runs_the_ties_backwards():
+    """kt.query on ONNX's Conv entry (group 2): from the output and the weights back to
+    X, whose channels are group * W.shape[1]; no answer for 5 channels."""
+    conv = registry()[("", "Conv")][0].op.bind(group=2)
+    weights = ["float32[8,2,3,3]", "float32[8]"]
+    assert [a["X"] for a in kt.query(conv, [var("X"), *weights], ["float32[2,8,6,6]"])] \
+        == [kt.TensorType.parse("float32[2,4,8,8]")]
+    assert list(kt.query(conv, ["float32[2,5,8,8]", *weights], [var("Y")])) == []
+    windows = registry()[("", "MaxPool")][0].op.bind(kernel_shape=(3, 3))
+    assert list(kt.query(windows, ["float32[1,3,2,7]"], [var("Y")])) == []
 
 
 # -- point 3: a network whose pools leave nothing is refused at those sizes -------------
