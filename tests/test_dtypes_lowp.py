@@ -222,5 +222,5 @@ def test_the_table_says_which_dtypes_hold_infinity_and_nan(dtype):
         warnings.simplefilter("ignore")
         stored = np.array([np.inf, -np.inf, np.nan]).astype(nd.numpy_dtype(dtype)) \
             .astype(np.complex128)
-    assert d.holds_infinity(dtype) == (inexact and bool(np.isinf(stored[:2]).all()))
-    assert d.holds_nan(dtype) == (inexact and bool(np.isnan(stored[2])))
+    assert d.dtype_info(dtype).infinity == (inexact and bool(np.isinf(stored[:2]).all()))
+    assert d.dtype_info(dtype).nan == (inexact and bool(np.isnan(stored[2])))

@@ -5,9 +5,9 @@ three priority classes (wrapped Python numbers < 0-dim tensors < tensors) each p
 alone, then combined by category; NumPy's rules where PyTorch has none (uint16/32/64).
 The low-precision dtypes (bfloat16, float8, float4, int4, int2: rows whose ``package`` is
 ``ml_dtypes``) type without ml_dtypes, run with it (the ``lowp`` extra); bfloat16
-promotes as PyTorch's table says, the others, which PyTorch does not promote, only where
-every value survives (:func:`promote_types`). What holds the values (each dtype's
-NumPy dtype) is :mod:`kantensor.types.numpy_dtypes`. See docs/promotion.rst, docs/types.rst.
+promotes as in PyTorch, the others only where every value survives (:func:`promote_types`).
+What holds the values (each dtype's NumPy dtype) is :mod:`kantensor.types.numpy_dtypes`.
+See docs/promotion.rst, docs/types.rst.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ __all__ = [
     "DTYPES", "DTYPE_FUNCTIONS", "DTYPE_TABLE", "DTypeInfo", "FLOATING", "INTEGER",
     "NUMPY_STRING", "Priority", "PromotionError", "REAL_OF", "STRING", "category",
     "default_complex_dtype", "default_dtype", "float_of", "get_default_dtype",
-    "holds_infinity", "holds_nan", "integer_range", "is_inexact", "is_integer",
-    "is_lossless_cast", "is_low_precision",
+    "dtype_info", "integer_range", "is_inexact", "is_integer", "is_lossless_cast",
+    "is_low_precision",
     "is_unsigned", "normalize_dtype", "operand_dtype_and_priority", "priority",
     "promote_types", "promoted", "python_dtype", "real_of", "result_type", "result_type_of",
     "set_default_dtype",
@@ -66,10 +66,8 @@ class Priority(IntEnum):
 class DTypeInfo:
     """The facts of one supported dtype: its category, whether it is signed, its bits,
     the package whose attribute ``name`` is its NumPy scalar type (``numpy``, or
-    ``ml_dtypes`` for the low-precision dtypes NumPy lacks), whether it holds the
-    infinities (``-inf`` as the start of a maximum) and NaN (every float but
-    float4_e2m1fn), and whether PyTorch's promotion table has it (``torch``: NumPy's
-    numeric dtypes and bfloat16)."""
+    ``ml_dtypes`` for the dtypes NumPy lacks), whether it holds the infinities and NaN
+    (float8_e4m3fn has no infinity), and whether PyTorch's promotion table has it."""
 
     name: str
     category: Category
@@ -125,9 +123,8 @@ DEFAULT_RANGE: tuple[str, ...] = tuple(d.name for d in DTYPE_TABLE if d.category
 #: The NumPy dtype of string values: NumPy 2's variable-width UTF-8 ``StringDType``.
 NUMPY_STRING: np.dtype = np.dtypes.StringDType()
 _CATEGORY: dict[str, Category] = {d.name: d.category for d in DTYPE_TABLE}
-# The fold order of a promotion (highest first): PyTorch's dtypes in table order (bfloat16
-# last, so highest: inexact, it absorbs the integers first, as in PyTorch), the others
-# below them, so they meet the widest dtype of the others last.
+# The fold order of a promotion (highest first): PyTorch's dtypes in table order (bfloat16,
+# inexact, last), the others below them, so they meet the widest of the others last.
 _ORDER = {d.name: (d.torch, i) for i, d in enumerate(DTYPE_TABLE)}
 
 class PromotionError(TypeError):
@@ -161,8 +158,7 @@ CATEGORIES: dict[str, frozenset[str]] = {
 _PRECISION_PAIRS = (("float32", "complex64"), ("float64", "complex128"))
 #: ``real(T)``: the real dtype of a complex one's precision.
 REAL_OF: dict[str, str] = {c: f for f, c in _PRECISION_PAIRS}
-#: The complex dtype whose real part holds a float dtype (no complex32: float16 and
-#: bfloat16 -> complex64, as PyTorch's table gives for bfloat16).
+#: The complex dtype whose real part holds a float dtype (float16, bfloat16: complex64).
 COMPLEX_OF: dict[str, str] = {"float16": "complex64", "bfloat16": "complex64",
                               **dict(_PRECISION_PAIRS)}
 _DEFAULT_CHOICES = ("float16", "float32", "float64")
@@ -239,17 +235,9 @@ def is_inexact(dtype: Any) -> bool:
     return category(dtype) >= FLOATING
 
 
-def holds_infinity(dtype: Any) -> bool:
-    """True for the dtypes whose values include the infinities (float16/32/64, complex,
-    bfloat16, float8_e5m2); the other float8 and float4 kinds have none (an infinity cast
-    to them is NaN, or saturates)."""
-    return _INFO[normalize_dtype(dtype)].infinity
-
-
-def holds_nan(dtype: Any) -> bool:
-    """True for the dtypes that have a NaN: every floating and complex dtype but
-    float4_e2m1fn (a NaN cast to it is a number)."""
-    return _INFO[normalize_dtype(dtype)].nan
+def dtype_info(dtype: Any) -> DTypeInfo:
+    """The row of ``dtype`` in :data:`DTYPE_TABLE`: all its facts (``.infinity``, ...)."""
+    return _INFO[normalize_dtype(dtype)]
 
 
 def _holds(wide: DTypeInfo, low: DTypeInfo) -> bool:
@@ -273,10 +261,6 @@ COMPUTED_AS: dict[str, str] = {d.name: d.name if d.package == "numpy" or d.categ
                                for d in DTYPE_TABLE}
 
 
-#: PyTorch's lattice puts bfloat16 beside float16, below float32: the two meet in float32.
-_BFLOAT16_WITH = {"float16": "float32"}
-
-
 def _promote_rule(a: str, b: str) -> str | None:
     low = [d for d in (_INFO[a], _INFO[b]) if not d.torch]
     if low:  # a dtype PyTorch does not promote: with itself, or a NumPy dtype holding it
@@ -286,9 +270,8 @@ def _promote_rule(a: str, b: str) -> str | None:
         return wide.name if len(low) == 1 and wide.package == "numpy" and \
             _holds(wide, low[0]) else None
     ca, cb = _CATEGORY[a], _CATEGORY[b]
-    if "bfloat16" in (a, b) and ca == cb:  # with another float: PyTorch's table
-        other = b if a == "bfloat16" else a
-        return _BFLOAT16_WITH.get(other, other)
+    if "bfloat16" in (a, b) and ca == cb:  # PyTorch: beside float16, below float32
+        return "float32" if "float16" in (a, b) else b if a == "bfloat16" else a
     if ca == cb or min(ca, cb) >= FLOATING:
         # Same category (NumPy's integer rules: uint64 + signed -> float64) or float+complex
         # (the complex whose real part holds both: float64 + complex64 -> complex128;
@@ -298,18 +281,12 @@ def _promote_rule(a: str, b: str) -> str | None:
     return a if ca > cb else b  # the higher category wins, whatever the sizes
 
 
-#: The dtypes whose every value is a bfloat16 (an integer of at most 8 significant bits).
-_IN_BFLOAT16 = frozenset({"bool", "int8", "uint8", "bfloat16"})
-
-
 def _lossless_rule(a: str, b: str) -> bool:
     if _INFO[a].package == _INFO[b].package == "numpy":
         return bool(np.can_cast(a, b, "safe"))
-    if b == "bfloat16":
-        return a in _IN_BFLOAT16
-    if a == "bfloat16":
-        return b == "bfloat16" or (_INFO[b].package == "numpy" and _holds(_INFO[b], _INFO[a]))
-    return a == b or _promote_rule(a, b) == b
+    if b == "bfloat16":  # 8 significant bits: bool, the 8-bit integers and itself
+        return a in ("bool", "int8", "uint8", "bfloat16")
+    return a == b or _INFO[b].package == "numpy" and _holds(_INFO[b], _INFO[a])
 
 
 #: The promotion of every pair that has one (a missing pair is refused; string has none).
@@ -340,12 +317,10 @@ def _no_strings() -> PromotionError:
 
 
 def promote_types(a: Any, b: Any) -> str:
-    """The smallest dtype both ``a`` and ``b`` promote to (commutative, PyTorch's lattice
-    extended by NumPy's integer rules; bfloat16 as PyTorch: with bool or any integer
-    bfloat16, with float16 float32, with a complex complex64 or complex128). A
-    low-precision dtype PyTorch does not promote (float8, float4, int4, int2) promotes
-    with itself and with the NumPy dtypes that hold it (int4 + int8 -> int8); any other
-    pair with one raises PromotionError (a TypeError)."""
+    """The smallest dtype both ``a`` and ``b`` promote to (commutative, PyTorch's lattice,
+    bfloat16 included, extended by NumPy's integer rules). A low-precision dtype PyTorch
+    does not promote (float8, float4, int4, int2) promotes with itself and the NumPy
+    dtypes that hold it (int4 + int8 -> int8); PromotionError (a TypeError) otherwise."""
     return _pair(normalize_dtype(a), normalize_dtype(b))
 
 

@@ -26,7 +26,7 @@ from .dtypes import (
     NUMPY_STRING,
     STRING,
     DTypeInfo,
-    holds_infinity,
+    dtype_info,
     normalize_dtype,
 )
 
@@ -88,12 +88,12 @@ def default_tolerance(dtype: Any) -> tuple[float, float]:
 
 def extreme_value(dtype: Any, sign: int) -> Any:
     """The value of ``dtype`` below every other (``sign < 0``) or above every other: an
-    infinity where the dtype holds one (:func:`~kantensor.types.dtypes.holds_infinity`),
+    infinity where the dtype holds one (the dtype table's ``infinity`` column),
     else its least or greatest finite value (a max-pool's padding, the maximum of
     nothing in ONNX)."""
     name = normalize_dtype(dtype)
     info = _INFO[name]
-    if holds_infinity(name):
+    if dtype_info(name).infinity:
         return -np.inf if sign < 0 else np.inf
     if info.category is BOOL:
         return sign > 0

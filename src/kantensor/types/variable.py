@@ -233,27 +233,22 @@ class _TensorOperators:
         return _At(self)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        """Refused: a symbolic tensor has no values until its graph runs (without this,
-        NumPy would read it as a sequence of its rows, ``x[0], x[1], ...``)."""
-        raise TypeError(f"a symbolic tensor of type {self.type} has no values until its "
-                        "graph runs: compute it with kt.function(inputs, outputs), or "
-                        "apply kantensor Ops (np.* functions on it build the graph)")
+        """A constant's values; a symbolic tensor has none (NumPy would read its rows)."""
+        if isinstance(self, Constant):
+            return np.array(self.data, dtype=dtype, copy=copy)
+        raise TypeError(f"a symbolic tensor of type {self.type} has no values until its graph "
+                        "runs: compute it with kt.function, or apply kantensor Ops to it")
 
     def __len__(self) -> int:
-        """The first size, as NumPy's ``len`` gives it, when it is a known int. Python's
-        ``len`` must return an int, so a symbolic first size (``n``, or unknown) is a
-        TypeError that says to use ``x.shape[0]``, a size that computes with the graph
-        (``eval_shape`` makes ``len`` give that size while it traces); a 0-d tensor has
-        no length, as in NumPy."""
+        """The first size if a known int, as in NumPy (``x.shape[0]`` is any size)."""
         if not self.type.ndim:
             raise TypeError(f"len() of a 0-d tensor ({self.type}), as in NumPy")
-        n = self.type.shape[0]
-        if not isinstance(n, int):
-            raise TypeError(
-                f"len() of a tensor of type {self.type}: its first size is "
-                f"{'unknown' if n is None else n} until the graph runs, and len() must "
-                "return an int; use x.shape[0], a size that computes with the graph")
-        return n
+        if isinstance(n := self.type.shape[0], int):
+            return n
+        raise TypeError(f"len() of a tensor of type {self.type}: its first size is "
+                        f"{'unknown' if n is None else n} until the graph runs, and len() "
+                        "must return an int; use x.shape[0], a size that computes with "
+                        "the graph")
 
     def __iter__(self):
         """``x[0], x[1], ...`` when the first dim is a known int (without this, Python
@@ -351,10 +346,6 @@ class TensorConstant(_TensorOperators, Constant):
 
     def __bool__(self):
         return _TensorOperators.__bool__(self)
-
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        """A constant's values, as NumPy reads an array (read-only unless copied)."""
-        return np.array(self.data, dtype=dtype, copy=copy)
 
 
 class SizeNumber(TensorVariable):

@@ -27,7 +27,7 @@ def _window(n: str, k: int | str, s: int, d: int, pb: int, pe: int, auto_pad: st
     return f"({n}+{pb + pe}-{eff})//{s}+1"
 
 
-@builder
+@reads_ranks
 def build_pool(types: tuple, kernel_shape: tuple | None = None, strides: tuple | None = None,
                pads: tuple | None = None, dilations: tuple | None = None,
                auto_pad: str = "NOTSET", ceil_mode: int = 0, outputs: int = 1, group: int = 1,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ...types.dtypes import holds_infinity, holds_nan, is_integer
+from ...types.dtypes import dtype_info, is_integer
 from ..params import ParamError, normalize_axes, normalize_axis
 from ..pyints import fits
 from ..templates import checked, names, operand, product, reads_ranks, where
@@ -121,7 +121,8 @@ def reduce_from(types: tuple, axis: int | tuple[int, ...] | None, keepdims: bool
         if isinstance(initial, float) and not math.isfinite(initial):
             # NumPy makes it True in bool and refuses it for an integer; a float8 or
             # float4 kind without infinities (or NaN) would make it another value
-            held = holds_infinity(dtype) if math.isinf(initial) else holds_nan(dtype)
+            info = dtype_info(dtype)
+            held = info.infinity if math.isinf(initial) else info.nan
             if dtype != "bool" and not held:
                 lacks = "infinities" if math.isinf(initial) else "NaN"
                 raise ParamError(f"initial {initial!r} cannot be stored in {dtype}"
