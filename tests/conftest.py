@@ -66,7 +66,8 @@ def _soundness(mine, theirs):
 FIGURES = {("conformance", "STATS"): _counters, ("fuzzing", "STATS"): _fuzz,
            ("soundness", "STATS"): _soundness, ("test_bruteforce", "CASES"): _sum,
            ("test_refine", "STATS"): _sum, ("dask_cases", "STATS"): _counters,
-           ("test_onnx_nodes", "SUMMARY"): _sum}
+           ("test_onnx_nodes", "SUMMARY"): _sum, ("test_onnx_differential", "STATS"): _sum,
+           ("differential", "STATS"): _sum}
 
 
 def pytest_sessionfinish(session):
@@ -95,6 +96,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     _refine_summary(terminalreporter)
     _dask_summary(terminalreporter)
     _onnx_summary(terminalreporter)
+    _differential_summary(terminalreporter)
     if not STATS:
         return
     cases = sum(s["cases"] for s in STATS.values())
@@ -136,6 +138,17 @@ def _refine_summary(terminalreporter):
         terminalreporter.write_line(
             f"{kind}: {graphs} graphs, {determined} sizes left unknown forwards but "
             f"determined by the graph, {recovered} recovered ({share:.1f}%)")
+
+
+def _differential_summary(terminalreporter):
+    """Report the differential harnesses of issue 38: each one's figures."""
+    for module, title in (("test_onnx_differential", "ONNX models: kantensor against "
+                           "onnxruntime"), ("differential", "forward, query, refine and run")):
+        stats = getattr(sys.modules.get(module), "STATS", None)
+        if not stats:
+            continue
+        terminalreporter.section(title)
+        terminalreporter.write_line(", ".join(f"{key}: {value}" for key, value in stats.items()))
 
 
 def _dask_summary(terminalreporter):
