@@ -47,12 +47,27 @@ from .lower import NodeCall, known
 __all__ = ["ALGORITHMS", "Algorithm"]
 
 
+def _always(op: Any, types: tuple) -> bool:
+    return True
+
+
+def _has_axes(op: Any, types: tuple) -> bool:
+    return types[0].ndim > 0
+
+
+def _matrices(op: Any, types: tuple) -> bool:
+    return types[0].ndim >= 2
+
+
 @dataclass(frozen=True)
 class Algorithm:
-    """How a kind lowers (``lower(call, inputs) -> outputs``) and what the plan says."""
+    """How a kind lowers (``lower(call, inputs) -> outputs``), what the plan says, and
+    for which inputs (``applies(op, input types)``, from static types): for others the
+    node is the Op's blockwise (a reduction of a 0-d array, tril of a vector)."""
 
     lower: Callable[[NodeCall, list[Any]], list[Any]]
     says: str
+    applies: Callable[[Any, tuple], bool] = _always
 
 
 def _typed(call: NodeCall, y: Any, j: int = 0) -> Any:
@@ -202,27 +217,28 @@ def _cumulative(name: str) -> Callable[[NodeCall, list[Any]], list[Any]]:
 def _reshape(call: NodeCall, i: int, x: Any, shape: tuple) -> Any:
     """``x`` reshaped by Dask's rules: the axes whose chunks cross the new rows are
     rechunked; where Dask cannot reshape chunk-wise, its reason is the error, unless the
-    user allowed the rechunk, which then makes one chunk of the fewest trailing axes
-    that let Dask do it."""
+    user allowed the rechunk: then through the flat array (the trailing axes made
+    whole, the flat chunks cut at whole rows of the new shape), the leading axis still
+    split."""
     if any(not known(c) for c in x.chunks):
         x = call.session.sizes(call, i, x)
     shape = _full_shape(x.shape, shape)
-    if x.shape == shape:
-        return x
-    if x.npartitions == 1:
+    if x.shape == shape or x.npartitions == 1:
         return x.reshape(shape)
     try:
         reshape_rechunk(x.shape, shape, x.chunks)
     except (ValueError, NotImplementedError) as exc:
-        reason = " ".join(str(exc).split()) or type(exc).__name__
-        for a in range(x.ndim - 1, -1, -1):
-            x = call.session.whole(call, i, a, x, f"Dask cannot reshape {x.shape} to {shape} "
-                                   f"chunk by chunk ({reason.split(' For example')[0]})")
-            try:
-                reshape_rechunk(x.shape, shape, x.chunks)
-            except (ValueError, NotImplementedError):
-                continue
-            break
+        reason = " ".join(str(exc).split()).split(" For example")[0] or type(exc).__name__
+        why = f"Dask cannot reshape {x.shape} to {shape} chunk by chunk ({reason})"
+        for a in range(1, x.ndim):
+            x = call.session.whole(call, i, a, x, why)
+        flat = x.reshape((-1,)) if x.ndim != 1 else x
+        rows = int(np.prod(shape[1:])) if len(shape) > 1 else 1
+        if rows > 1 and any(c % rows for c in flat.chunks[0][:-1]):
+            call.session.allow(call, f"the flat array's chunks {flat.chunks[0][:3]}... cut "
+                               f"rows of {rows}", why, f"flat chunks cut at rows of {rows}")
+            flat = flat.rechunk(max(rows, flat.chunksize[0] // rows * rows))
+        return flat.reshape(shape)
     return x.reshape(shape)
 
 
@@ -264,6 +280,19 @@ def _repeat(call: NodeCall, values: list[Any]) -> list[Any]:
     return [_typed(call, da.repeat(x, call.params["repeats"], axis=axis))]
 
 
+def _shape_of(call: NodeCall, values: list[Any]) -> list[Any]:
+    """A vector as long as an axis of ``x`` (its values mean nothing): one block of
+    ``x`` across its other axes, each chunk along the axis made a vector of its length;
+    the chunks (known or not) of that axis kept."""
+    x = values[0]
+    axis = call.params["axis"] % x.ndim
+    first = x.blocks[tuple(slice(None) if a == axis else 0 for a in range(x.ndim))]
+    y = first.map_blocks(partial(call.op.impl, axis=axis), dtype=call.dtype(),
+                         drop_axis=[a for a in range(x.ndim) if a != axis],
+                         meta=np.empty((0,), call.dtype()))
+    return [y]
+
+
 def _split(call: NodeCall, values: list[Any]) -> list[Any]:
     x = values[0]
     axis = call.params["axis"] % max(x.ndim, 1)
@@ -276,10 +305,10 @@ def _split(call: NodeCall, values: list[Any]) -> list[Any]:
     return outs
 
 
-def basic_index(call: NodeCall) -> tuple | None:
+def basic_index(op: Any) -> tuple | None:
     """The Op's ``index`` as Python's (ints, slices, None, ``...``); None if it holds
     anything else."""
-    index = call.params.get("index")
+    index = dict(op.params).get("index")
     out: list[Any] = []
     for item in index if isinstance(index, tuple) else (index,):
         if isinstance(item, SliceItem):
@@ -294,11 +323,10 @@ def basic_index(call: NodeCall) -> tuple | None:
     return tuple(out)
 
 
-def mask_axis(call: NodeCall) -> int | None:
+def mask_axis(op: Any, types: tuple) -> int | None:
     """The axis a boolean vector (the second input) masks in ``x[:, ..., mask]``, the
     other index items being full slices; None for any other index."""
-    index = call.params.get("index")
-    types = [v.type for v in call.node.inputs]
+    index = dict(op.params).get("index")
     if not isinstance(index, tuple) or len(types) != 2 or types[1].dtype != "bool" \
             or types[1].ndim != 1:
         return None
@@ -312,7 +340,7 @@ def mask_axis(call: NodeCall) -> int | None:
 
 
 def _slice(call: NodeCall, values: list[Any]) -> list[Any]:
-    index = basic_index(call) if len(values) == 1 else None
+    index = basic_index(call.op) if len(values) == 1 else None
     x = values[0]
     if index is None or not isinstance(x, da.Array):
         return blockwise(call, values)
@@ -323,7 +351,7 @@ def _slice(call: NodeCall, values: list[Any]) -> list[Any]:
 
 
 def _mask(call: NodeCall, values: list[Any]) -> list[Any]:
-    axis = mask_axis(call)
+    axis = mask_axis(call.op, tuple(v.type for v in call.node.inputs))
     x, mask = values[0], values[1]
     if axis is None or not isinstance(x, da.Array):
         return blockwise(call, values)
@@ -369,69 +397,77 @@ def _triangle(fn: Callable[..., Any]) -> Callable[[NodeCall, list[Any]], list[An
     return lower
 
 
+def _basic(op: Any, types: tuple) -> bool:
+    return len(types) == 1 and basic_index(op) is not None
+
+
+def _masks(op: Any, types: tuple) -> bool:
+    return mask_axis(op, types) is not None
+
+
+def _trace(call: NodeCall, values: list[Any]) -> list[Any]:
+    kwargs = {k: call.params[k] for k in ("offset", "axis1", "axis2") if k in call.params}
+    return [_typed(call, da.trace(values[0], dtype=call.dtype(), **kwargs))]
+
+
+_A = Algorithm
+_TREE = "a tree reduction with its own implementation over the chunks of the reduced axes"
+_EXP = "a tree maximum and a tree sum of the shifted exponentials"
+
 ALGORITHMS: dict[str, Algorithm] = {
-    "reduction": Algorithm(_reduction, "a tree reduction with its own implementation over "
-                                       "the chunks of the reduced axes"),
-    "count": Algorithm(_count, "counts per chunk summed in a tree"),
-    "mean": Algorithm(_moments("mean"), "dask.array.mean (sums and counts in a tree)"),
-    "var": Algorithm(_moments("var"), "dask.array.var (moments combined in a tree)"),
-    "std": Algorithm(_moments("std"), "dask.array.std (moments combined in a tree)"),
-    "argmax": Algorithm(_arg("argmax"), "dask.array.argmax (a tree arg-reduction)"),
-    "argmin": Algorithm(_arg("argmin"), "dask.array.argmin (a tree arg-reduction)"),
-    "norm": Algorithm(_norm, "dask.array.linalg.norm (a tree sum of squares)"),
-    "logsumexp": Algorithm(_exponentials("logsumexp"), "a tree maximum, then a tree sum "
-                                                       "of the shifted exponentials"),
-    "softmax": Algorithm(_exponentials("softmax"), "a tree maximum and a tree sum of the "
-                                                   "shifted exponentials, then blockwise"),
-    "log_softmax": Algorithm(_exponentials("log_softmax"), "a tree maximum and a tree sum "
-                             "of the shifted exponentials, then blockwise"),
-    "product": Algorithm(_product, "dask.array.matmul (partial products summed in a tree "
-                                   "over the chunks of the contracted axis)"),
-    "contraction": Algorithm(contraction, "blockwise partial products summed in a tree "
-                                          "over the chunks of the contracted axes"),
-    "cumsum": Algorithm(_cumulative("cumsum"), "dask.array.cumsum (a scan over the chunks)"),
-    "cumprod": Algorithm(_cumulative("cumprod"), "dask.array.cumprod (a scan over the "
-                                                 "chunks)"),
-    "reshape": Algorithm(_reshape_node, "dask.array.reshape (rechunks only the axes whose "
-                                        "chunks cross the new rows; refuses what it cannot "
-                                        "do chunk-wise)"),
-    "concatenate": Algorithm(_dask_function(da.concatenate, "axis", many=True),
-                             "dask.array.concatenate (the inputs' chunks kept)"),
-    "stack": Algorithm(_dask_function(da.stack, "axis", many=True),
-                       "dask.array.stack (one chunk per input along the new axis)"),
-    "vstack": Algorithm(_dask_function(da.vstack, many=True), "dask.array.vstack"),
-    "hstack": Algorithm(_dask_function(da.hstack, many=True), "dask.array.hstack"),
-    "slice": Algorithm(_slice, "Dask's slicing (the chunks of a sliced axis kept, cut "
-                               "where the slice cuts)"),
-    "mask": Algorithm(_mask, "Dask's boolean masking (a chunk of unknown size per block "
-                             "along the masked axis)"),
-    "split": Algorithm(_split, "Dask's slicing, one slice per part"),
-    "diff": Algorithm(_dask_function(da.diff, "n", "axis"),
-                      "dask.array.diff (overlapping slices of neighbouring chunks)"),
-    "diagonal": Algorithm(_dask_function(da.diagonal, "offset", "axis1", "axis2"),
-                          "dask.array.diagonal (the diagonals of the blocks)"),
-    "trace": Algorithm(lambda call, values: [_typed(call, da.trace(
-        values[0], **{k: call.params[k] for k in ("offset", "axis1", "axis2")
-                      if k in call.params}, dtype=call.dtype()))],
-        "dask.array.trace (the diagonals of the blocks summed in a tree)"),
-    "flip": Algorithm(_dask_function(da.flip, "axis"), "dask.array.flip (chunks reversed)"),
-    "roll": Algorithm(_dask_function(da.roll, "shift", "axis"),
-                      "dask.array.roll (slices concatenated)"),
-    "tril": Algorithm(_triangle(da.tril), "dask.array.tril (block by block)"),
-    "triu": Algorithm(_triangle(da.triu), "dask.array.triu (block by block)"),
-    "diag": Algorithm(_dask_function(da.diag, "k"), "dask.array.diag (block by block)"),
-    "pad": Algorithm(_dask_function(da.pad, "pad_width", "mode", "constant_values"),
-                     "dask.array.pad (new chunks at the edges)"),
-    "broadcast_to": Algorithm(_dask_function(da.broadcast_to, "shape"),
-                              "dask.array.broadcast_to (chunks kept)"),
-    "repeat": Algorithm(_repeat,
-                        "dask.array.repeat (block by block)"),
-    "tile": Algorithm(_dask_function(da.tile, "reps"), "dask.array.tile (chunks repeated)"),
-    "zeros": Algorithm(_creation(da.zeros), "dask.array.zeros (Dask's automatic chunks)"),
-    "ones": Algorithm(_creation(da.ones), "dask.array.ones (Dask's automatic chunks)"),
-    "full": Algorithm(_creation(da.full, "fill_value"),
-                      "dask.array.full (Dask's automatic chunks)"),
-    "zeros_like": Algorithm(_like(da.zeros_like), "dask.array.zeros_like (chunks kept)"),
-    "ones_like": Algorithm(_like(da.ones_like), "dask.array.ones_like (chunks kept)"),
-    "full_like": Algorithm(_like(da.full_like), "dask.array.full_like (chunks kept)"),
+    "reduction": _A(_reduction, _TREE, _has_axes),
+    "count": _A(_count, "counts per chunk summed in a tree", _has_axes),
+    "mean": _A(_moments("mean"), "dask.array.mean (sums and counts in a tree)", _has_axes),
+    "var": _A(_moments("var"), "dask.array.var (moments combined in a tree)", _has_axes),
+    "std": _A(_moments("std"), "dask.array.std (moments combined in a tree)", _has_axes),
+    "argmax": _A(_arg("argmax"), "dask.array.argmax (a tree arg-reduction)", _has_axes),
+    "argmin": _A(_arg("argmin"), "dask.array.argmin (a tree arg-reduction)", _has_axes),
+    "norm": _A(_norm, "dask.array.linalg.norm (a tree sum of squares)", _has_axes),
+    "logsumexp": _A(_exponentials("logsumexp"), _EXP, _has_axes),
+    "softmax": _A(_exponentials("softmax"), _EXP + ", then blockwise", _has_axes),
+    "log_softmax": _A(_exponentials("log_softmax"), _EXP + ", then blockwise", _has_axes),
+    "product": _A(_product, "dask.array.matmul (partial products summed in a tree over the "
+                            "chunks of the contracted axis)"),
+    "contraction": _A(contraction, "blockwise partial products summed in a tree over the "
+                                   "chunks of the contracted axes"),
+    "cumsum": _A(_cumulative("cumsum"), "dask.array.cumsum (a scan over the chunks)"),
+    "cumprod": _A(_cumulative("cumprod"), "dask.array.cumprod (a scan over the chunks)"),
+    "reshape": _A(_reshape_node, "dask.array.reshape (rechunks only the axes whose chunks "
+                                 "cross the new rows; refuses what it cannot do chunk-wise)"),
+    "slice": _A(_slice, "Dask's slicing (the chunks of a sliced axis kept, cut where the "
+                        "slice cuts)", _basic),
+    "mask": _A(_mask, "Dask's boolean masking (a chunk of unknown size per block along the "
+                      "masked axis)", _masks),
+    "shape_of": _A(_shape_of, "the chunks of that axis, each a vector of its length "
+                              "(no data read)", _has_axes),
+    "split": _A(_split, "Dask's slicing, one slice per part"),
+    "concatenate": _A(_dask_function(da.concatenate, "axis", many=True),
+                      "dask.array.concatenate (the inputs' chunks kept)"),
+    "stack": _A(_dask_function(da.stack, "axis", many=True),
+                "dask.array.stack (one chunk per input along the new axis)"),
+    "vstack": _A(_dask_function(da.vstack, many=True), "dask.array.vstack"),
+    "hstack": _A(_dask_function(da.hstack, many=True), "dask.array.hstack"),
+    "diff": _A(_dask_function(da.diff, "n", "axis"),
+               "dask.array.diff (overlapping slices of neighbouring chunks)"),
+    "diagonal": _A(_dask_function(da.diagonal, "offset", "axis1", "axis2"),
+                   "dask.array.diagonal (the diagonals of the blocks)"),
+    "trace": _A(_trace, "dask.array.trace (the diagonals of the blocks summed in a tree)"),
+    "flip": _A(_dask_function(da.flip, "axis"), "dask.array.flip (chunks reversed)"),
+    "roll": _A(_dask_function(da.roll, "shift", "axis"), "dask.array.roll (slices joined)"),
+    "tril": _A(_triangle(da.tril), "dask.array.tril (block by block)", _matrices),
+    "triu": _A(_triangle(da.triu), "dask.array.triu (block by block)", _matrices),
+    "diag": _A(_dask_function(da.diag, "k"), "dask.array.diag (block by block)"),
+    "pad": _A(_dask_function(da.pad, "pad_width", "mode", "constant_values"),
+              "dask.array.pad (new chunks at the edges)"),
+    "broadcast_to": _A(_dask_function(da.broadcast_to, "shape"),
+                       "dask.array.broadcast_to (chunks kept)"),
+    "repeat": _A(_repeat, "dask.array.repeat (block by block)"),
+    "outer": _A(_dask_function(da.outer), "dask.array.outer (block by block)"),
+    "tile": _A(_dask_function(da.tile, "reps"), "dask.array.tile (chunks repeated)"),
+    "zeros": _A(_creation(da.zeros), "dask.array.zeros (Dask's automatic chunks)"),
+    "ones": _A(_creation(da.ones), "dask.array.ones (Dask's automatic chunks)"),
+    "full": _A(_creation(da.full, "fill_value"), "dask.array.full (Dask's automatic chunks)"),
+    "zeros_like": _A(_like(da.zeros_like), "dask.array.zeros_like (chunks kept)"),
+    "ones_like": _A(_like(da.ones_like), "dask.array.ones_like (chunks kept)"),
+    "full_like": _A(_like(da.full_like), "dask.array.full_like (chunks kept)"),
 }

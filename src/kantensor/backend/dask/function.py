@@ -48,6 +48,8 @@ def lower(call: NodeCall, values: list[Any]) -> list[Any]:
         raise ValueError(f"{call.op}: its catalogue entry declares dask = {call.kind!r}, "
                          f"which is no kind the Dask backend knows "
                          f"({', '.join(sorted([ARRANGE, *ALGORITHMS]))})")
+    if not algorithm.applies(call.op, tuple(v.type for v in call.node.inputs)):
+        return blockwise(call, values)
     return algorithm.lower(call, values)
 
 

@@ -83,16 +83,20 @@ class Session:
         chunks = x.chunks[axis]
         if len(chunks) <= 1:
             return x
-        where = f"{call.describe()}: input {i} axis {axis} is split into {len(chunks)} " \
-                f"chunks {_short(chunks)}"
-        if not self.allow_rechunk:
-            raise RechunkError(f"{where}, and {why}; that needs the whole axis in one "
-                               "task. Rechunk it yourself, or compile with "
-                               "allow_rechunk=True to let the lowering do it")
+        self.allow(call, f"input {i} axis {axis} is split into {len(chunks)} chunks "
+                         f"{_short(chunks)}", f"{why}; that needs the whole axis in one task",
+                   f"input {i} axis {axis} rechunked to one chunk")
         x = self.sizes(call, i, x) if not known(chunks) else x
-        self.notes.setdefault(call.node, []).append(f"input {i} axis {axis} rechunked "
-                                                    "to one chunk (allow_rechunk=True)")
         return x.rechunk({axis: -1})
+
+    def allow(self, call: NodeCall, what: str, why: str, done: str) -> None:
+        """Let the lowering rechunk (``done``, noted for the plan) if the user allowed
+        it; else RechunkError: ``what`` is so, and ``why`` it needs a rechunk."""
+        if not self.allow_rechunk:
+            raise RechunkError(f"{call.describe()}: {what}, and {why}. Rechunk it "
+                               "yourself, or compile with allow_rechunk=True to let the "
+                               "lowering do it")
+        self.notes.setdefault(call.node, []).append(f"{done} (allow_rechunk=True)")
 
     def sizes(self, call: NodeCall, i: int, x: Any, why: str = "") -> Any:
         """Input ``i`` with its unknown chunk sizes computed (once per array, its values

@@ -97,25 +97,35 @@ def _line(node: Apply, names: dict, allow_rechunk: bool) -> str:
     where = _where(axes, node, names)
     kept = sorted(axes.shared, key=str)
     algorithm = ALGORITHMS.get(kind) if kind is not None else None
-    if algorithm is not None:
+    if algorithm is not None and algorithm.applies(op, types):
         if kind == "contraction":
             over = ", ".join(where[x] for x in sorted(axes.contracted, key=str))
-            return f"{head} {algorithm.says} ({over}), chunks kept along the other axes"
+            line = f"{head} {algorithm.says} ({over}), chunks kept along the other axes"
+            repeated = sorted({x for row in (*axes.inputs, *axes.outputs) for x in row
+                               if row.count(x) > 1}, key=str)
+            if repeated:
+                line += f"; needs {', '.join(where[x] for x in repeated if x in where)} " \
+                        f"whole in each task (a diagonal within one operand): " \
+                        f"{_rule(allow_rechunk)}"
+            return line
         return f"{head} {algorithm.says}"
     parts = [f"{head} blockwise" + _kept(kept, where)]
     whole = sorted(axes.whole | axes.contracted, key=str)
     if whole:
         what = ", ".join(where[x] for x in whole if x in where)
         if what:
-            rule = "rechunked to one chunk where split (allow_rechunk=True)" if allow_rechunk \
-                else "refused where split unless allow_rechunk=True"
             parts.append(f"needs {what} whole in each task ({op.name} computes along it "
-                         f"with no chunk-wise algorithm): {rule}")
+                         f"with no chunk-wise algorithm): {_rule(allow_rechunk)}")
     new = list(axes.new)
     if new:
         parts.append(f"{len(new)} new output axis" + "es" * (len(new) > 1)
                      + " (one chunk, size from the type)")
     return "; ".join(parts)
+
+
+def _rule(allow_rechunk: bool) -> str:
+    return "rechunked to one chunk where split (allow_rechunk=True)" if allow_rechunk \
+        else "refused where split unless allow_rechunk=True"
 
 
 def _kept(kept: list, where: dict) -> str:
