@@ -2,6 +2,7 @@
 
 from .function import DaskFunction, DaskMemory, TaskTooLargeError
 from .lower import RechunkError, UnknownChunksError
+from .xarray import xarray_template, xarray_type
 
 __all__ = ["DaskFunction", "DaskMemory", "RechunkError", "TaskTooLargeError",
-           "UnknownChunksError"]
+           "UnknownChunksError", "xarray_template", "xarray_type"]

@@ -16,10 +16,13 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ...graph.basic import Variable
-from ...types.dim import Dim
+import dask.array as da
 
-__all__ = ["XarrayIO", "is_dataarray"]
+from ...graph.basic import Variable
+from ...types.dim import Dim, free_symbols, substitute
+from ...types.type import TensorType
+
+__all__ = ["XarrayIO", "is_dataarray", "xarray_template", "xarray_type"]
 
 
 def is_dataarray(value: Any) -> bool:
@@ -104,3 +107,56 @@ class XarrayIO:
                     and sizes.get(d) == (y.shape[dims.index(d)])}
             given.append(xr.DataArray(y, dims=dims, coords=kept, name=self.labels[j]))
         return given
+
+
+def xarray_type(array: Any) -> TensorType:
+    """The type of a DataArray, its dims as named sizes: ``float64[time,lat]`` (what
+    ``kt.eval_shape`` takes to run NumPy code on it symbolically)."""
+    if not is_dataarray(array):
+        raise TypeError(f"xarray_type takes an xarray.DataArray, got {type(array).__name__}")
+    return TensorType(array.dtype.name, tuple(Dim(str(d)) for d in array.dims))
+
+
+def xarray_template(result: Any, *arrays: Any) -> Any:
+    """The ``template`` of ``xarray.map_blocks`` for a function, from its
+    ``kt.eval_shape`` result on :func:`xarray_type` of ``arrays``: for each output, a
+    lazy DataArray of its dtype whose dims are its named sizes, sized and chunked as the
+    input dims of those names, with their coordinates (nothing is computed or loaded).
+    A size that is an expression of the dims (``2*time``) is computed from them, one
+    chunk; one that no dim decides is a ValueError."""
+    xr = sys.modules["xarray"]
+    sizes: dict[str, int] = {}
+    chunks: dict[str, tuple] = {}
+    coords: dict[str, Any] = {}
+    for a in arrays:
+        for k, d in enumerate(a.dims):
+            sizes.setdefault(str(d), a.sizes[d])
+            if a.chunks is not None:
+                chunks.setdefault(str(d), a.chunks[k])
+            if d in a.coords:
+                coords.setdefault(str(d), a.coords[d].variable)
+    types = result.type if isinstance(result.type, tuple) else (result.type,)
+    made = []
+    for j, t in enumerate(types):
+        dims, shape, parts = [], [], []
+        for k, size in enumerate(t.shape):
+            name = dim_name(size)
+            if name is not None and name in sizes:
+                dims.append(name)
+                shape.append(sizes[name])
+                parts.append(chunks.get(name, (sizes[name],)))
+                continue
+            if isinstance(size, int):
+                n = size
+            elif size is not None and free_symbols(size) <= set(sizes):
+                n = int(substitute(size, sizes))
+            else:
+                raise ValueError(f"output {j} axis {k} has size {size}, which the dims of "
+                                 f"the inputs ({', '.join(sizes)}) do not decide")
+            dims.append(f"dim_{j}_{k}")
+            shape.append(n)
+            parts.append((n,))
+        data = da.empty(tuple(shape), chunks=tuple(parts), dtype=t.numpy_dtype)
+        kept = {d: coords[d] for d in dims if d in coords}
+        made.append(xr.DataArray(data, dims=dims, coords=kept))
+    return made[0] if len(made) == 1 else tuple(made)
