@@ -359,7 +359,11 @@ def _mask(call: NodeCall, values: list[Any]) -> list[Any]:
         mask = da.from_array(np.asarray(mask), chunks=x.chunks[axis])
     if not (known(x.chunks[axis]) and known(mask.chunks[0])):
         x, mask = call.session.sizes(call, 0, x), call.session.sizes(call, 1, mask)
-    return [_typed(call, x[(slice(None),) * axis + (mask,)])]
+    if mask.chunks[0] != x.chunks[axis]:  # one block of the result per block of x
+        mask = mask.rechunk({0: x.chunks[axis]})
+    y = _typed(call, x[(slice(None),) * axis + (mask,)])
+    call.session.masked[y.name] = (mask, axis)
+    return [y]
 
 
 def _creation(fn: Callable[..., Any], *names: str) -> Callable[[NodeCall, list[Any]], list[Any]]:

@@ -76,6 +76,9 @@ class Session:
     resolved: dict[str, Any] = field(default_factory=dict)
     #: per node, what it asked for that the options allowed (for the plan's words)
     notes: dict[Apply, list[str]] = field(default_factory=dict)
+    #: masked arrays by name: the mask (chunked as they are along the masked axis) and
+    #: the axis, so that their sizes are the mask's counts per block
+    masked: dict[str, tuple[Any, int]] = field(default_factory=dict)
 
     def whole(self, call: NodeCall, i: int, axis: int, x: Any, why: str) -> Any:
         """Input ``i`` (``x``) with ``axis`` in one chunk, if it is split and the user
@@ -118,10 +121,26 @@ class Session:
                 "can know them before it")
         done = self.resolved.get(x.name)
         if done is None:
-            done = self.resolved[x.name] = x.persist().compute_chunk_sizes()
+            done = self.resolved[x.name] = _with_sizes(x, self.masked.get(x.name))
         self.notes.setdefault(call.node, []).append(
             f"input {i}'s unknown chunk sizes computed once (compute_chunk_sizes=True)")
         return done
+
+
+def _with_sizes(x: Any, masked: tuple[Any, int] | None) -> Any:
+    """``x`` with its chunk sizes known: for a masked array, the mask's count of each
+    block (only the mask is computed); else Dask's ``compute_chunk_sizes``."""
+    if masked is None:
+        return x.compute_chunk_sizes()
+    mask, axis = masked
+    counts = mask.map_blocks(_count, chunks=((1,) * mask.numblocks[0],),
+                             dtype=np.int64).compute()
+    chunks = x.chunks[:axis] + (tuple(int(c) for c in counts),) + x.chunks[axis + 1:]
+    return da.Array(x.dask, x.name, chunks, meta=x._meta)
+
+
+def _count(block: np.ndarray) -> np.ndarray:
+    return np.array([np.count_nonzero(block)], dtype=np.int64)
 
 
 def _short(chunks: tuple) -> str:
