@@ -181,8 +181,15 @@ def test_reshape_by_dasks_rules_refused_with_its_reason():
     z = f(values, chunks=(100, 25))
     want = np.concatenate([values[::2], values[1::2]], axis=1).reshape(-1, 10)
     np.testing.assert_array_equal(z.compute(), want)
-    assert len(z.chunks[0]) == 10  # the rows stay split: through the flat array
-    assert "rechunked to one chunk" in str(f.plan(((100,) * 10, (25,))))
+    assert len(z.chunks[0]) > 1  # the rows stay split: two passes, as Dask advises
+    assert "reshaped in two passes, through (500, 5, 10)" in str(f.plan(((100,) * 10, (25,))))
+    # where no two passes do, through the flat array: trailing axes whole, rows kept split
+    g = kt.function([x], kt.reshape(x, (-1, 6)), backend="dask", allow_rechunk=True)
+    w = g(values[:, :21], chunks=(100, 7))
+    np.testing.assert_array_equal(w.compute(), values[:, :21].reshape(-1, 6))
+    assert "flat chunks" in str(g.plan(((100,) * 10, (7,) * 3))) or \
+        "rechunked to one chunk" in str(g.plan(((100,) * 10, (7,) * 3)))
+    assert len(w.chunks[0]) > 1
 
 
 # -- bytes per task ------------------------------------------------------------------
