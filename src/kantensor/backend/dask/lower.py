@@ -102,9 +102,9 @@ class Session:
         self.notes.setdefault(call.node, []).append(f"{done} (allow_rechunk=True)")
 
     def sizes(self, call: NodeCall, i: int, x: Any, why: str = "") -> Any:
-        """Input ``i`` with its unknown chunk sizes computed (once per array, its values
-        kept so that nothing upstream runs twice) if the user opted in; else
-        UnknownChunksError naming the node and ``compute_chunk_sizes``."""
+        """Input ``i`` with its unknown chunk sizes computed (once per array and call,
+        see :func:`_with_sizes`) if the user opted in; else UnknownChunksError naming
+        the node and ``compute_chunk_sizes``."""
         if not isinstance(x, da.Array) or all(known(c) for c in x.chunks):
             return x
         if not self.compute_chunk_sizes:
@@ -112,8 +112,7 @@ class Session:
                 f"{call.describe()}: input {i} has chunks of unknown size "
                 f"{_short_all(x.chunks)} (sizes the data decides){why}, and this node needs "
                 "them. Call .compute_chunk_sizes() on that array first, or compile with "
-                "compute_chunk_sizes=True to compute them once during the call (the "
-                "values are kept, so nothing upstream runs twice)")
+                "compute_chunk_sizes=True to compute them once during the call")
         if not self.run:
             raise UnknownChunksError(
                 f"{call.describe()}: input {i} has chunks of unknown size; with "
