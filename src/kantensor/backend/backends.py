@@ -1,10 +1,11 @@
 """The backends ``kt.function(..., backend=NAME)`` compiles for, registered by name.
 
 A backend is a compiler ``make(inputs, outputs, **options)`` and the options of
-:func:`function` it takes. Adding one is registering it: ``register_backend("name",
+``kt.function`` it takes. Adding one is registering it: ``register_backend("name",
 make, options=(...))``. A backend that needs an optional extra is registered by the
 dotted path of its compiler (``"package.module:Name"``), imported the first time it is
-asked for, so that kantensor imports without the extra.
+asked for, so that kantensor imports without the extra. The NumPy and Dask backends are
+registered where ``kt.function`` is defined (:mod:`.compiled`).
 """
 
 from __future__ import annotations
@@ -14,10 +15,7 @@ from dataclasses import dataclass
 from importlib import import_module
 from typing import Any
 
-from ..graph.basic import Variable
-from .compiled import Function
-
-__all__ = ["BACKENDS", "Backend", "function", "register_backend"]
+__all__ = ["BACKENDS", "Backend", "backend_named", "register_backend"]
 
 #: Options every backend takes (each backend reads the inputs it is given by its types).
 COMMON_OPTIONS = ("allow_input_downcast",)
@@ -63,34 +61,10 @@ def register_backend(name: str, make: Callable[..., Any] | str, *,
     return backend
 
 
-register_backend("numpy", Function, options=("trust_input", "check"))
-register_backend("dask", "kantensor.backend.dask:DaskFunction",
-                 options=("allow_rechunk", "max_task_bytes", "compute_chunk_sizes"),
-                 extra="dask")
-
-
-def function(inputs: Sequence[Variable], outputs: Variable | Sequence[Variable],
-             allow_input_downcast: bool | None = None, *, backend: str = "numpy",
-             **options: Any) -> Any:
-    """Compile ``outputs`` as a function of ``inputs`` for ``backend`` (NumPy by default).
-
-    Every call checks each input against its type (dtype, rank, static sizes) and binds
-    its symbolic sizes: a Dim named twice must have one size, and an axis typed by an
-    expression (``2*n``) must have a length some size ``n >= 0`` gives.
-
-    The NumPy backend's options: ``trust_input=True`` skips the per-input checks and
-    conversions: values are used as given, and a value that does not fit its type gives
-    NumPy's error or a wrong result, never a kantensor one, except that symbolic sizes
-    are still bound (a wrong rank is then a TypeError). ``check=True`` also verifies
-    every node's outputs against their inferred types (dtype, static sizes, named Dims
-    and Dim expressions) and raises OutputTypeError at the first that does not match.
-
-    ``backend="dask"`` (the ``dask`` extra) returns a Function that takes Dask arrays
-    (or NumPy arrays and ``chunks=``) and returns Dask arrays without computing them;
-    its options are ``allow_rechunk``, ``max_task_bytes`` and ``compute_chunk_sizes``
-    (``docs/dask.rst``). Other backends are those registered with
-    :func:`register_backend`.
-    """
+def backend_named(backend: Any, options: dict[str, Any]) -> Backend:
+    """The backend registered as ``backend``; ValueError naming the registered ones if
+    there is none, TypeError naming the backend an option belongs to if ``options`` has
+    one this backend does not take."""
     found = BACKENDS.get(backend) if isinstance(backend, str) else None
     if found is None:
         names = ", ".join(repr(n) for n in BACKENDS)
@@ -102,5 +76,4 @@ def function(inputs: Sequence[Variable], outputs: Variable | Sequence[Variable],
         said = "; ".join(owners) if owners else f"unknown option {', '.join(wrong)}"
         raise TypeError(f"backend={backend!r} takes "
                         f"{', '.join((*COMMON_OPTIONS, *found.options))}: {said}")
-    return found.compiler()(inputs, outputs, allow_input_downcast=allow_input_downcast,
-                            **options)
+    return found

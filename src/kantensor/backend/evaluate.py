@@ -15,7 +15,7 @@ import numpy as np
 from ..graph.basic import Constant, Variable
 from ..graph.walk import graph_inputs
 from ..types.variable import register_method
-from .backends import function
+from .compiled import function
 
 __all__ = ["evaluate"]
 

@@ -31,7 +31,6 @@ Every algorithm returns the outputs in the inferred dtypes.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -39,12 +38,21 @@ from typing import Any
 
 import dask.array as da
 import numpy as np
-from dask.array.reshape import reshape_rechunk
 
 from ...ops.params import ArrayRef, SliceItem
-from ...signature.solve import infer
-from .blockwise import blockwise, casts, contraction
-from .lower import NodeCall, concrete_type, known
+from .blockwise import blockwise, contraction, typed
+from .lower import NodeCall, known
+from .reductions import (
+    arg_reduction,
+    count,
+    cumulative,
+    exponentials,
+    moments,
+    norm,
+    product,
+    reduction,
+)
+from .reshaping import reshape, reshape_node
 
 __all__ = ["ALGORITHMS", "Algorithm"]
 
@@ -72,242 +80,6 @@ class Algorithm:
     applies: Callable[[Any, tuple], bool] = _always
 
 
-def _typed(call: NodeCall, y: Any, j: int = 0) -> Any:
-    dtype = call.dtype(j)
-    return y if y.dtype == dtype else y.astype(dtype)
-
-
-def _first(call: NodeCall, values: list[Any]) -> Any:
-    """The first input as the Op's compute mode casts it."""
-    values, kinds = casts(call, values)
-    x = values[0]
-    return x if kinds[0] is None or x.dtype == kinds[0] else x.astype(kinds[0])
-
-
-def _axes(call: NodeCall, x: Any, key: str = "axis") -> tuple[int, ...]:
-    axis = call.params.get(key)
-    if axis is None:
-        return tuple(range(x.ndim))
-    items = axis if isinstance(axis, tuple | list) else (axis,)
-    return tuple(sorted(a % x.ndim for a in items))
-
-
-def _tree(x: Any, fn: Callable[..., Any], axis: tuple[int, ...], keepdims: bool,
-          out_dtype: Any, aggregate: Callable[..., Any] | None = None, **kwargs: Any) -> Any:
-    """A tree reduction: ``fn(block, axis=, keepdims=True, **kwargs)`` on every block,
-    then ``aggregate`` (``fn`` by default) on groups of partial results."""
-    chunk = partial(fn, **kwargs) if kwargs else fn
-    return da.reduction(x, chunk, aggregate or chunk, axis=axis, keepdims=keepdims,
-                        dtype=out_dtype, concatenate=True,
-                        meta=np.empty((0,) * (x.ndim if keepdims else x.ndim - len(axis)),
-                                      out_dtype))
-
-
-def _reduction(call: NodeCall, values: list[Any]) -> list[Any]:
-    x = _first(call, values)
-    if x.ndim == 0:
-        return blockwise(call, values)
-    params = call.params
-    keepdims = params.pop("keepdims", False)
-    params.pop("axis", None)
-    params = {k: v for k, v in params.items() if not (k == "initial" and v is None)}
-    y = _tree(x, call.op.impl, _axes(call, x), keepdims, call.dtype(), **params)
-    return [_typed(call, y)]
-
-
-def _count(call: NodeCall, values: list[Any]) -> list[Any]:
-    x = values[0]
-    if x.ndim == 0:
-        return blockwise(call, values)
-    keepdims = call.params.get("keepdims", False)
-    y = _tree(x, call.op.impl, _axes(call, x), keepdims, call.dtype(),
-              aggregate=partial(np.sum, dtype=call.dtype()))
-    return [_typed(call, y)]
-
-
-def _moments(name: str) -> Callable[[NodeCall, list[Any]], list[Any]]:
-    def lower(call: NodeCall, values: list[Any]) -> list[Any]:
-        x = _first(call, values)
-        if x.ndim == 0:
-            return blockwise(call, values)
-        params = call.params
-        kwargs: dict[str, Any] = {"axis": _axes(call, x),
-                                  "keepdims": params.get("keepdims", False)}
-        if name == "mean":
-            kwargs["dtype"] = call.dtype()
-        else:
-            kwargs["ddof"] = params.get("ddof", 0)
-        return [_typed(call, getattr(da, name)(x, **kwargs))]
-    return lower
-
-
-def _arg(name: str) -> Callable[[NodeCall, list[Any]], list[Any]]:
-    def lower(call: NodeCall, values: list[Any]) -> list[Any]:
-        x = values[0]
-        if x.ndim == 0:
-            return blockwise(call, values)
-        axis, keepdims = call.params.get("axis"), call.params.get("keepdims", False)
-        fn = getattr(da, name)
-        if axis is None and x.ndim > 1:
-            # over the flat array: Dask's own axis=None breaks ties by block, not by index
-            y = fn(_reshape(call, 0, x, (-1,)), axis=0)
-            y = y.reshape((1,) * x.ndim) if keepdims else y
-        else:
-            y = fn(x, axis=axis, keepdims=keepdims)
-        return [_typed(call, y)]
-    return lower
-
-
-def _norm(call: NodeCall, values: list[Any]) -> list[Any]:
-    x = _first(call, values)
-    if x.ndim == 0:
-        return blockwise(call, values)
-    axis = call.params.get("axis")
-    y = da.linalg.norm(x, axis=axis, keepdims=call.params.get("keepdims", False))
-    return [_typed(call, y)]
-
-
-def _shifted(call: NodeCall, x: Any) -> tuple[Any, Any, tuple[int, ...]]:
-    """``(m, sum(exp(x - m)))`` along the Op's axes, both kept as size-1 axes: ``m`` the
-    maximum (0 where it is not finite), each a tree reduction."""
-    axis = _axes(call, x)
-    m = _tree(x, np.max, axis, True, x.dtype, initial=-np.inf)
-    m = da.where(da.isfinite(m), m, 0).astype(x.dtype)
-    e = da.exp(x - m)
-    return m, e, axis
-
-
-def _exponentials(name: str) -> Callable[[NodeCall, list[Any]], list[Any]]:
-    def lower(call: NodeCall, values: list[Any]) -> list[Any]:
-        x = _first(call, values)
-        if x.ndim == 0:
-            return blockwise(call, values)
-        m, e, axis = _shifted(call, x)
-        s = da.sum(e, axis=axis, keepdims=True, dtype=x.dtype)
-        if name == "softmax":
-            return [_typed(call, e / s)]
-        with np.errstate(divide="ignore"):
-            lse = da.log(s) + m
-        if name == "log_softmax":
-            return [_typed(call, x - lse)]
-        if not call.params.get("keepdims", False):
-            lse = lse.squeeze(axis=axis)
-        return [_typed(call, lse)]
-    return lower
-
-
-def _product(call: NodeCall, values: list[Any]) -> list[Any]:
-    if call.out_types[0].dtype == "bool" or any(
-            getattr(x, "ndim", 0) == 0 for x in values):
-        return contraction(call, values)  # matmul's product of booleans is logical
-    dtype = call.dtype()
-    return [_typed(call, da.matmul(*(x.astype(dtype) for x in values)))]
-
-
-def _cumulative(name: str) -> Callable[[NodeCall, list[Any]], list[Any]]:
-    def lower(call: NodeCall, values: list[Any]) -> list[Any]:
-        x = values[0]
-        axis = call.params.get("axis")
-        if axis is None:
-            x, axis = _reshape(call, 0, x, (-1,)), 0
-        if x.ndim == 0:
-            return blockwise(call, values)
-        return [_typed(call, getattr(da, name)(x, axis=axis, dtype=call.dtype()))]
-    return lower
-
-
-def _reshape(call: NodeCall, i: int, x: Any, shape: tuple) -> Any:
-    """``x`` reshaped by Dask's rules: the axes whose chunks cross the new rows are
-    rechunked; where Dask cannot reshape chunk-wise, its reason is the error, unless the
-    user allowed the rechunk: then through the flat array (the trailing axes made
-    whole, the flat chunks cut at whole rows of the new shape), the leading axis still
-    split."""
-    if any(not known(c) for c in x.chunks):
-        x = call.session.sizes(call, i, x)
-    shape = _full_shape(x.shape, shape)
-    if x.shape == shape or x.npartitions == 1:
-        return x.reshape(shape)
-    try:
-        reshape_rechunk(x.shape, shape, x.chunks)
-    except (ValueError, NotImplementedError) as exc:
-        reason = " ".join(str(exc).split()).split(" For example")[0] or type(exc).__name__
-        why = f"Dask cannot reshape {x.shape} to {shape} chunk by chunk ({reason})"
-        passes = _two_passes(x, shape)
-        if passes is not None:
-            call.session.allow(call, f"{x.shape} cannot become {shape} in one pass",
-                               f"{why}; two passes through {passes} would do it",
-                               f"reshaped in two passes, through {passes}")
-            return x.reshape(passes).reshape(shape)
-        for a in range(1, x.ndim):
-            x = call.session.whole(call, i, a, x, why)
-        flat = x.reshape((-1,)) if x.ndim != 1 else x
-        rows = int(np.prod(shape[1:])) if len(shape) > 1 else 1
-        if rows > 1 and any(c % rows for c in flat.chunks[0][:-1]):
-            call.session.allow(call, f"the flat array's chunks {flat.chunks[0][:3]}... cut "
-                               f"rows of {rows}", why, f"flat chunks cut at rows of {rows}")
-            flat = flat.rechunk(max(rows, flat.chunksize[0] // rows * rows))
-        return flat.reshape(shape)
-    return x.reshape(shape)
-
-
-def _two_passes(x: Any, shape: tuple) -> tuple | None:
-    """The shape between ``x.shape`` and ``shape`` that makes the reshape a split of
-    old axes then a merge of those parts (Dask's advice: "call reshape in multiple
-    passes"), if there is one and Dask can do both passes chunk-wise; else None."""
-    old, new = [n for n in x.shape if n != 1], [n for n in shape if n != 1]
-    if not old or not new or 0 in old or 0 in new:
-        return None
-    parts, i, j, a, b = [], 0, 0, old[0], new[0]
-    while True:
-        g = math.gcd(a, b)
-        if g == 1:
-            return None
-        parts.append(g)
-        a, b = a // g, b // g
-        if a == 1:
-            i += 1
-            a = old[i] if i < len(old) else 1
-        if b == 1:
-            j += 1
-            b = new[j] if j < len(new) else 1
-        if i == len(old) and j == len(new):
-            break
-        if i == len(old) or j == len(new):
-            return None
-    between = tuple(parts)
-    try:
-        _, middle, _, _ = reshape_rechunk(x.shape, between, x.chunks)
-        reshape_rechunk(between, shape, middle)
-    except (ValueError, NotImplementedError):
-        return None
-    return between
-
-
-def _full_shape(shape: tuple, new: tuple) -> tuple:
-    new = tuple(int(n) for n in new)
-    if -1 in new:
-        rest = int(np.prod([n for n in new if n != -1]))
-        size = int(np.prod(shape))
-        new = tuple(size // rest if n == -1 and rest else (0 if n == -1 else n) for n in new)
-    return new
-
-
-def _reshape_node(call: NodeCall, values: list[Any]) -> list[Any]:
-    shape = call.out_types[0].shape
-    if shape.count(None) > 1:  # sizes the data decides: from the input's, once known
-        values = [call.session.sizes(call, 0, values[0])]
-        shape = _resolved_shape(call, values[0])
-    shape = tuple(-1 if n is None else n for n in shape)
-    return [_typed(call, _reshape(call, 0, values[0], shape))]
-
-
-def _resolved_shape(call: NodeCall, x: Any) -> tuple:
-    """The output shape of the reshape for ``x`` of known sizes (re-typed)."""
-    types = (concrete_type(x.dtype.name, x.chunks),)
-    signature, op = call.node.op.signature_for(types)
-    return infer(signature, types, tuple(v.wrapped for v in call.node.inputs), name=op)[0].shape
-
-
 def _dask_function(fn: Callable[..., Any], *names: str, many: bool = False
                    ) -> Callable[[NodeCall, list[Any]], list[Any]]:
     """An Op computed by a Dask function of the same call: the tensors (a sequence of
@@ -322,15 +94,15 @@ def _dask_function(fn: Callable[..., Any], *names: str, many: bool = False
             y = fn([x.astype(dtype) for x in arrays], **kwargs)
         else:
             y = fn(*arrays, **kwargs)
-        return [_typed(call, y)]
+        return [typed(call, y)]
     return lower
 
 
 def _repeat(call: NodeCall, values: list[Any]) -> list[Any]:
     x, axis = values[0], call.params.get("axis")
     if axis is None:
-        x, axis = _reshape(call, 0, x, (-1,)), 0
-    return [_typed(call, da.repeat(x, call.params["repeats"], axis=axis))]
+        x, axis = reshape(call, 0, x, (-1,)), 0
+    return [typed(call, da.repeat(x, call.params["repeats"], axis=axis))]
 
 
 def _shape_of(call: NodeCall, values: list[Any]) -> list[Any]:
@@ -353,7 +125,7 @@ def _split(call: NodeCall, values: list[Any]) -> list[Any]:
     for j, t in enumerate(call.out_types):
         n = t.shape[axis]
         index = (slice(None),) * axis + (slice(start, start + n),)
-        outs.append(_typed(call, x[index], j))
+        outs.append(typed(call, x[index], j))
         start += n
     return outs
 
@@ -400,7 +172,7 @@ def _slice(call: NodeCall, values: list[Any]) -> list[Any]:
     if any(not known(c) for c in x.chunks) and any(
             not (isinstance(i, slice) and i == slice(None)) for i in index):
         x = call.session.sizes(call, 0, x)
-    return [_typed(call, x[index])]
+    return [typed(call, x[index])]
 
 
 def _mask(call: NodeCall, values: list[Any]) -> list[Any]:
@@ -414,7 +186,7 @@ def _mask(call: NodeCall, values: list[Any]) -> list[Any]:
         x, mask = call.session.sizes(call, 0, x), call.session.sizes(call, 1, mask)
     if mask.chunks[0] != x.chunks[axis]:  # one block of the result per block of x
         mask = mask.rechunk({0: x.chunks[axis]})
-    y = _typed(call, x[(slice(None),) * axis + (mask,)])
+    y = typed(call, x[(slice(None),) * axis + (mask,)])
     call.session.masked[y.name] = (mask, axis)
     return [y]
 
@@ -428,7 +200,7 @@ def _creation(fn: Callable[..., Any], *names: str) -> Callable[[NodeCall, list[A
             return blockwise(call, values)
         params = call.params
         kwargs = {n: params[n] for n in names if n in params}
-        return [_typed(call, fn(t.shape, dtype=t.numpy_dtype, chunks="auto", **kwargs))]
+        return [typed(call, fn(t.shape, dtype=t.numpy_dtype, chunks="auto", **kwargs))]
     return lower
 
 
@@ -450,7 +222,7 @@ def _triangle(fn: Callable[..., Any]) -> Callable[[NodeCall, list[Any]], list[An
         x = values[0]
         if x.ndim < 2:
             return blockwise(call, values)
-        return [_typed(call, fn(x, k=call.params.get("k", 0)))]
+        return [typed(call, fn(x, k=call.params.get("k", 0)))]
     return lower
 
 
@@ -464,7 +236,7 @@ def _masks(op: Any, types: tuple) -> bool:
 
 def _trace(call: NodeCall, values: list[Any]) -> list[Any]:
     kwargs = {k: call.params[k] for k in ("offset", "axis1", "axis2") if k in call.params}
-    return [_typed(call, da.trace(values[0], dtype=call.dtype(), **kwargs))]
+    return [typed(call, da.trace(values[0], dtype=call.dtype(), **kwargs))]
 
 
 _A = Algorithm
@@ -472,24 +244,24 @@ _TREE = "a tree reduction with its own implementation over the chunks of the red
 _EXP = "a tree maximum and a tree sum of the shifted exponentials"
 
 ALGORITHMS: dict[str, Algorithm] = {
-    "reduction": _A(_reduction, _TREE, _has_axes),
-    "count": _A(_count, "counts per chunk summed in a tree", _has_axes),
-    "mean": _A(_moments("mean"), "dask.array.mean (sums and counts in a tree)", _has_axes),
-    "var": _A(_moments("var"), "dask.array.var (moments combined in a tree)", _has_axes),
-    "std": _A(_moments("std"), "dask.array.std (moments combined in a tree)", _has_axes),
-    "argmax": _A(_arg("argmax"), "dask.array.argmax (a tree arg-reduction)", _has_axes),
-    "argmin": _A(_arg("argmin"), "dask.array.argmin (a tree arg-reduction)", _has_axes),
-    "norm": _A(_norm, "dask.array.linalg.norm (a tree sum of squares)", _has_axes),
-    "logsumexp": _A(_exponentials("logsumexp"), _EXP, _has_axes),
-    "softmax": _A(_exponentials("softmax"), _EXP + ", then blockwise", _has_axes),
-    "log_softmax": _A(_exponentials("log_softmax"), _EXP + ", then blockwise", _has_axes),
-    "product": _A(_product, "dask.array.matmul (partial products summed in a tree over the "
+    "reduction": _A(reduction, _TREE, _has_axes),
+    "count": _A(count, "counts per chunk summed in a tree", _has_axes),
+    "mean": _A(moments("mean"), "dask.array.mean (sums and counts in a tree)", _has_axes),
+    "var": _A(moments("var"), "dask.array.var (moments combined in a tree)", _has_axes),
+    "std": _A(moments("std"), "dask.array.std (moments combined in a tree)", _has_axes),
+    "argmax": _A(arg_reduction("argmax"), "dask.array.argmax (a tree arg-reduction)", _has_axes),
+    "argmin": _A(arg_reduction("argmin"), "dask.array.argmin (a tree arg-reduction)", _has_axes),
+    "norm": _A(norm, "dask.array.linalg.norm (a tree sum of squares)", _has_axes),
+    "logsumexp": _A(exponentials("logsumexp"), _EXP, _has_axes),
+    "softmax": _A(exponentials("softmax"), _EXP + ", then blockwise", _has_axes),
+    "log_softmax": _A(exponentials("log_softmax"), _EXP + ", then blockwise", _has_axes),
+    "product": _A(product, "dask.array.matmul (partial products summed in a tree over the "
                             "chunks of the contracted axis)"),
     "contraction": _A(contraction, "blockwise partial products summed in a tree over the "
                                    "chunks of the contracted axes"),
-    "cumsum": _A(_cumulative("cumsum"), "dask.array.cumsum (a scan over the chunks)"),
-    "cumprod": _A(_cumulative("cumprod"), "dask.array.cumprod (a scan over the chunks)"),
-    "reshape": _A(_reshape_node, "dask.array.reshape (rechunks only the axes whose chunks "
+    "cumsum": _A(cumulative("cumsum"), "dask.array.cumsum (a scan over the chunks)"),
+    "cumprod": _A(cumulative("cumprod"), "dask.array.cumprod (a scan over the chunks)"),
+    "reshape": _A(reshape_node, "dask.array.reshape (rechunks only the axes whose chunks "
                                  "cross the new rows; refuses what it cannot do chunk-wise)"),
     "slice": _A(_slice, "Dask's slicing (the chunks of a sliced axis kept, cut where the "
                         "slice cuts)", _basic),

@@ -33,7 +33,7 @@ from ...types.type import TensorType
 from .kernels import Block, Partial
 from .lower import NodeCall
 
-__all__ = ["blockwise", "contraction", "meta"]
+__all__ = ["axes_of", "blockwise", "casts", "contraction", "first", "meta", "typed"]
 
 
 def meta(t: TensorType) -> np.ndarray:
@@ -198,3 +198,22 @@ def contraction(call: NodeCall, values: list[Any]) -> list[Any]:
     total = da.sum(partial, axis=over, dtype=t.numpy_dtype)
     return [total if total.dtype == t.numpy_dtype else total.astype(t.numpy_dtype)]
 
+
+def typed(call: NodeCall, y: Any, j: int = 0) -> Any:
+    dtype = call.dtype(j)
+    return y if y.dtype == dtype else y.astype(dtype)
+
+
+def first(call: NodeCall, values: list[Any]) -> Any:
+    """The first input as the Op's compute mode casts it."""
+    values, kinds = casts(call, values)
+    x = values[0]
+    return x if kinds[0] is None or x.dtype == kinds[0] else x.astype(kinds[0])
+
+
+def axes_of(call: NodeCall, x: Any, key: str = "axis") -> tuple[int, ...]:
+    axis = call.params.get(key)
+    if axis is None:
+        return tuple(range(x.ndim))
+    items = axis if isinstance(axis, tuple | list) else (axis,)
+    return tuple(sorted(a % x.ndim for a in items))

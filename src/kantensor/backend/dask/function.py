@@ -294,7 +294,8 @@ class DaskMemory:
             return []
         return [f"{node.op}: task {t.largest.key!r} (block {t.largest.block}) holds "
                 f"{_mb(t.largest.held)} ({_mb(t.largest.inputs)} in, "
-                f"{_mb(t.largest.output)} out), above max_task_bytes={_mb(self.bound)}"
+                f"{_mb(t.largest.output)} out){_fused(t.largest)}, above "
+                f"max_task_bytes={_mb(self.bound)}"
                 for node, t in self.nodes if t.largest and t.largest.held > self.bound]
 
     def __str__(self) -> str:
@@ -311,6 +312,13 @@ class DaskMemory:
 
     def __repr__(self) -> str:
         return f"<DaskMemory {str(self).splitlines()[0]}>"
+
+
+def _fused(task: Any) -> str:
+    """Where Dask fused steps into the task, which: its name lists them
+    (``rechunk-merge-sort-mul-<token>``)."""
+    steps = task.array.rsplit("-", 1)[0]
+    return f" (Dask fuses {steps} into it)" if steps.count("-") >= 1 else ""
 
 
 def _mb(n: float) -> str:

@@ -1,8 +1,8 @@
 """Each node of a graph as Dask arrays.
 
-:func:`lower_node` builds the Dask arrays of a node's outputs from Dask arrays of its
-inputs, computing nothing. The Op's declared kind (``dask = "..."`` in its catalogue
-entry, :attr:`~kantensor.ops.op.SignatureOp.lowering`) picks one of Dask's own
+Lowering a node (:func:`.function.lower`) builds the Dask arrays of its outputs from
+Dask arrays of its inputs, computing nothing. The Op's declared kind (``dask = "..."``
+in its catalogue entry, :attr:`~kantensor.ops.op.SignatureOp.lowering`) picks one of Dask's own
 algorithms (:data:`.algorithms.ALGORITHMS`); an Op with none is one
 :func:`dask.array.blockwise` by its signature (:mod:`.blockwise`). Planning is the same
 code on placeholder arrays of the given chunks (:func:`placeholder`): the chunks a plan
@@ -18,10 +18,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from itertools import product
 from typing import Any
 
 import dask.array as da
 import numpy as np
+from dask.base import tokenize
+from dask.highlevelgraph import HighLevelGraph
 
 from ...graph.basic import Apply
 from ...signature.solve import infer
@@ -57,12 +60,16 @@ def concrete_type(dtype: str, chunks: Chunks) -> TensorType:
 
 def placeholder(chunks: Chunks, dtype: Any) -> Any:
     """A Dask array of ``chunks`` (``nan`` allowed) and ``dtype`` that nobody computes:
-    what planning lowers nodes on."""
-    sure = tuple(tuple(0 if math.isnan(c) else int(c) for c in cs) for cs in chunks)
-    x = da.empty(tuple(sum(c) for c in sure), chunks=sure, dtype=dtype)
-    if all(known(c) for c in chunks):
-        return x
-    return da.Array(x.dask, x.name, chunks, meta=x._meta)
+    what planning lowers nodes on. Its blocks are tasks of their own, as a user's input
+    blocks are (never fused into the tasks that read them)."""
+    dtype = np.dtype(dtype)
+    name = f"placeholder-{tokenize(chunks, dtype.str)}"
+    tasks = {(name, *index): (np.empty, tuple(0 if math.isnan(cs[i]) else int(cs[i])
+                                              for cs, i in zip(chunks, index, strict=True)),
+                              dtype)
+             for index in product(*(range(len(c)) for c in chunks))}
+    graph = HighLevelGraph.from_collections(name, tasks, dependencies=())
+    return da.Array(graph, name, chunks, meta=np.empty((0,) * len(chunks), dtype))
 
 
 @dataclass
