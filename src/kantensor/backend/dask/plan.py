@@ -33,8 +33,6 @@ class DaskPlan:
         self.memory = memory
         self.notes = notes or {}
         self.nodes = list(nodes)
-        #: per node, what the plan says it needs in one chunk (empty: nothing)
-        self.whole = [line for line in lines if "needs" in line]
 
     def __str__(self) -> str:
         if self.memory is None:
@@ -53,9 +51,6 @@ class DaskPlan:
 
     def __repr__(self) -> str:
         return str(self)
-
-    def __contains__(self, text: str) -> bool:
-        return text in str(self)
 
 
 def _mb(n: float) -> str:
