@@ -166,6 +166,11 @@ def _dask_summary(terminalreporter):
         f"{cases} cases over {len(stats)} Ops, random chunks: {cases - disagree} with "
         f"predicted chunks = computed blocks and values = NumPy backend "
         f"({100 * (cases - disagree) / cases:.2f}%)")
+    refused = sum(s["refused"] for s in stats.values())
+    whole = sorted(name for name, s in stats.items() if s["refused"])
+    terminalreporter.write_line(
+        f"without allow_rechunk: {refused} cases refused, each announced by its plan, over "
+        f"{len(whole)} Ops that need a whole axis ({', '.join(whole)})")
 
 
 def _fuzz_summary(terminalreporter):

@@ -126,20 +126,36 @@ def dims_checker(inputs: Sequence[Variable]) -> Dims | None:
     symbolic = [(i, v.type, f"input {i} ({v})") for i, v in enumerate(inputs)
                 if isinstance(v.type, TensorType)
                 and any(not isinstance(s, int | None) for s in v.type.shape)]
-    if not symbolic:
-        return None
+    return DimsChecker(tuple(symbolic)) if symbolic else None
 
-    def dims(values: Sequence[Any]) -> tuple[dict[str, int], dict[str, str]]:
+
+class DimsChecker:
+    """Binds the named Dims of some inputs' types to the sizes of values: called with
+    every input's value (or anything with a ``shape``), returns ``(bindings, origins)``.
+    A class, not a closure, so that a Function holding one pickles."""
+
+    __slots__ = ("symbolic",)
+
+    def __init__(self, symbolic: tuple[tuple[int, TensorType, str], ...]):
+        #: ``(input position, its type, "input i (name)")`` of each input with a Dim
+        self.symbolic = symbolic
+
+    def __getstate__(self) -> tuple:
+        return self.symbolic
+
+    def __setstate__(self, state: tuple) -> None:
+        self.symbolic = state
+
+    def __call__(self, values: Sequence[Any]) -> tuple[dict[str, int], dict[str, str]]:
         bindings: dict[str, int] = {}
         origins: dict[str, str] = {}
-        typed = [(ttype, np.shape(values[i]), where) for i, ttype, where in symbolic]
+        typed = [(ttype, np.shape(values[i]), where) for i, ttype, where in self.symbolic]
         for ttype, shape, where in typed:
             bind_dims(ttype, shape, bindings, origins, where)
         solve_dims(typed, bindings, origins)  # Dims seen only inside expressions (2*n)
         for ttype, shape, where in typed:
             check_dim_expressions(ttype, shape, bindings, where)
         return bindings, origins
-    return dims
 
 
 def _users(fgraph: FunctionGraph, node: Apply) -> str:

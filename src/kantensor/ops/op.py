@@ -107,6 +107,10 @@ class SignatureOp(Op):
     params: tuple[tuple[str, Any], ...] = ()
     _kwargs: dict[str, Any] = {}  # never mutated
     _memo: dict[tuple, tuple] = {}  # never mutated: each Op gets its own in _infer
+    #: How backends compute it, declared by its catalogue entry: backend -> kind of
+    #: algorithm (``{"dask": "reduction"}``); an Op with none is computed by its
+    #: signature alone. Never chosen by name. Never mutated (replaced whole).
+    lowering: dict[str, str] = {}
 
     def written(self) -> tuple[str, tuple[tuple[str, Any], ...]]:
         return self.name, ()  # the signature and the impl are not the user's parameters
@@ -330,6 +334,7 @@ class TemplateOp(SignatureOp):
         made = TemplateOp(self.name, self.template, self.impl, self.compute, self.__doc__,
                           params, self.builder)
         made.user_params = self.written()[1]
+        made.lowering = self.lowering
         return made
 
     def written(self) -> tuple[str, tuple[tuple[str, Any], ...]]:
