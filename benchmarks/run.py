@@ -512,8 +512,9 @@ def main() -> None:
     parser.add_argument("--only", default="",
                         help="only the cases whose name contains this ('dask': the Dask "
                              "section only; 'onnx': the ONNX section only)")
-    parser.add_argument("--dask-gigabytes", type=float, default=2.0,
-                        help="size of the Dask section's array (0: skip that section)")
+    parser.add_argument("--dask-scale", type=float, default=1.0,
+                        help="scale of the Dask section's nine workloads (1: full size, "
+                             "0: skip that section)")
     args = parser.parse_args()
     rounds = 10 if args.quick else 30
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))  # PyTensor's chains
@@ -540,7 +541,7 @@ def main() -> None:
         peak_memory(args.only)
     if args.only:
         if args.only == "dask" and dask_section is not None:  # --only dask: that section
-            dask_section(args.dask_gigabytes)
+            dask_section(args.dask_scale)
         if args.only == "onnx" and onnx_section is not None:
             onnx_section()
         return
@@ -561,8 +562,8 @@ def main() -> None:
     print(f"\nmemory held per chain node (tracemalloc, 10,000 nodes): kantensor "
           f"{ours_mem:,.0f} bytes" + (f", PyTensor {theirs_mem:,.0f} bytes "
                                       f"({theirs_mem / ours_mem:.2f}x)" if theirs_mem else ""))
-    if dask_section is not None and args.dask_gigabytes > 0:
-        dask_section(args.dask_gigabytes)
+    if dask_section is not None and args.dask_scale > 0:
+        dask_section(args.dask_scale)
     elif dask_section is None:
         print("\n(dask not installed: pip install -e '.[dask]' for the Dask section)")
     if onnx_section is not None:

@@ -66,7 +66,8 @@ def _soundness(mine, theirs):
 FIGURES = {("conformance", "STATS"): _counters, ("fuzzing", "STATS"): _fuzz,
            ("soundness", "STATS"): _soundness, ("test_bruteforce", "CASES"): _sum,
            ("test_refine", "STATS"): _sum, ("dask_cases", "STATS"): _counters,
-           ("test_onnx_nodes", "SUMMARY"): _sum}
+           ("test_onnx_nodes", "SUMMARY"): _sum, ("test_onnx_differential", "STATS"): _sum,
+           ("differential", "STATS"): _sum}
 
 
 def pytest_sessionfinish(session):
@@ -95,6 +96,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     _refine_summary(terminalreporter)
     _dask_summary(terminalreporter)
     _onnx_summary(terminalreporter)
+    _differential_summary(terminalreporter)
     if not STATS:
         return
     cases = sum(s["cases"] for s in STATS.values())
@@ -138,6 +140,17 @@ def _refine_summary(terminalreporter):
             f"determined by the graph, {recovered} recovered ({share:.1f}%)")
 
 
+def _differential_summary(terminalreporter):
+    """Report the differential harnesses of issue 38: each one's figures."""
+    for module, title in (("test_onnx_differential", "ONNX models: kantensor against "
+                           "onnxruntime"), ("differential", "forward, query, refine and run")):
+        stats = getattr(sys.modules.get(module), "STATS", None)
+        if not stats:
+            continue
+        terminalreporter.section(title)
+        terminalreporter.write_line(", ".join(f"{key}: {value}" for key, value in stats.items()))
+
+
 def _dask_summary(terminalreporter):
     """Report the Dask backend's suite: Ops and cases, chunks and values agreeing."""
     import sys
@@ -153,6 +166,11 @@ def _dask_summary(terminalreporter):
         f"{cases} cases over {len(stats)} Ops, random chunks: {cases - disagree} with "
         f"predicted chunks = computed blocks and values = NumPy backend "
         f"({100 * (cases - disagree) / cases:.2f}%)")
+    refused = sum(s["refused"] for s in stats.values())
+    whole = sorted(name for name, s in stats.items() if s["refused"])
+    terminalreporter.write_line(
+        f"without allow_rechunk: {refused} cases refused, each announced by its plan, over "
+        f"{len(whole)} Ops that need a whole axis ({', '.join(whole)})")
 
 
 def _fuzz_summary(terminalreporter):

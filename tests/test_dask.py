@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import os
 import random
+from collections import Counter
 
 import dask.array as da
 import numpy as np
@@ -20,6 +21,7 @@ import pytest
 
 import kantensor as kt
 from dask_cases import STATS, cases, computed, random_chunks, record, values_for
+from kantensor.backend.dask import RechunkError, UnknownChunksError
 
 CHUNKINGS = int(os.environ.get("KANTENSOR_DASK_CHUNKINGS", "2"))
 SEED = int(os.environ.get("KANTENSOR_DASK_SEED",
@@ -48,7 +50,7 @@ def check_case(name: str, inputs: list, y, values: list, chunks: list) -> None:
     """One case: predicted chunks equal the computed blocks' and the Dask arrays' own,
     and the values equal the NumPy backend's."""
     outs = y if isinstance(y, list) else [y]
-    f = kt.function(inputs, outs, backend="dask")
+    f = kt.function(inputs, outs, backend="dask", allow_rechunk=True)
     predicted = f.chunks(*chunks)
     arrays = f(*[da.from_array(v, chunks=c) for v, c in zip(values, chunks, strict=True)])
     want = kt.function(inputs, outs)(*values)
@@ -56,6 +58,14 @@ def check_case(name: str, inputs: list, y, values: list, chunks: list) -> None:
     for p, a, w in zip(predicted, arrays, want, strict=True):
         got_chunks, got = computed(a)
         ok &= same_chunks(p, got_chunks) and same_chunks(p, a.chunks) and agree(got, w)
+    # without allow_rechunk: the same arrays, or a refusal the plan announced
+    strict = kt.function(inputs, outs, backend="dask")
+    try:
+        strict(*[da.from_array(v, chunks=c) for v, c in zip(values, chunks, strict=True)])
+    except RechunkError:
+        said = str(strict.plan())
+        ok &= "needs" in said or "dask.array.reshape" in said
+        STATS.setdefault(name, Counter())["refused"] += 1
     record(name, ok)
     assert ok, f"{name}: predicted {predicted}, Dask disagrees with NumPy\n{f.plan()}"
 
@@ -99,30 +109,40 @@ def test_argmin_over_all_axes_breaks_ties_by_index_as_numpy():
     assert got[0].tolist() == [[1]] and got[1] == 1 == np.argmin(X)
 
 
-def test_sort_rechunks_only_its_axis_and_says_so():
+def test_sort_needs_its_axis_whole_refused_unless_allowed():
     x = kt.matrix("x", "float32")
-    f = kt.function([x], kt.sort(x, axis=1), backend="dask")
     X = np.random.default_rng(0).random((12, 9), dtype=np.float32)
+    strict = kt.function([x], kt.sort(x, axis=1), backend="dask")
+    assert "needs x axis 1 whole in each task" in str(strict.plan())
+    assert "refused where split unless allow_rechunk=True" in str(strict.plan())
+    with pytest.raises(RechunkError, match=r"sort\{axis=1\}: input 0 axis 1 is split into 3 "
+                                           r"chunks \(3, 3, 3\).*allow_rechunk=True"):
+        strict(X, chunks=(4, 3))
+    assert strict(X, chunks=(4, 9)).chunks == ((4, 4, 4), (9,))  # not split: runs
+    f = kt.function([x], kt.sort(x, axis=1), backend="dask", allow_rechunk=True)
     y = f(X, chunks=(4, 3))
-    assert y.chunks == ((4, 4, 4), (9,))
+    assert y.chunks == ((4, 4, 4), (9,))  # only its axis rechunked
     np.testing.assert_array_equal(y.compute(), np.sort(X, axis=1))
-    assert "rechunked to one chunk along x axis 1" in f.plan()
+    assert "rechunked to one chunk where split (allow_rechunk=True)" in str(f.plan())
 
 
-def test_boolean_mask_gives_nan_chunks_resolved_only_where_needed():
+def test_boolean_mask_gives_nan_chunks_never_computed_behind_the_users_back():
     x = kt.vector("x", "float64")
     m = kt.vector("m", "bool")
     picked = x[m]
-    f = kt.function([x, m], [picked * 2, kt.sort(kt.concatenate([picked, x]))],
-                    backend="dask")
     X = np.arange(10.0)
     M = X % 3 == 0
-    doubled, ordered = f(X, M, chunks=5)
+    f = kt.function([x, m], picked * 2, backend="dask")
+    doubled = f(X, M, chunks=5)
     assert math.isnan(doubled.chunks[0][0])  # nothing needed its size: left unknown
     np.testing.assert_array_equal(doubled.compute(), X[M] * 2)
-    np.testing.assert_array_equal(ordered.compute(), np.sort(np.concatenate([X[M], X])))
     predicted = f.chunks(((5, 5),), ((5, 5),))
-    assert same_chunks(predicted[0], computed(doubled)[0])
+    assert same_chunks(predicted, computed(doubled)[0])
+    g = kt.function([x, m], kt.sort(kt.concatenate([picked, x])), backend="dask",
+                    allow_rechunk=True)
+    with pytest.raises(UnknownChunksError, match=r"sort.*input 0 has chunks of unknown size"
+                                                 r".*compute_chunk_sizes"):
+        g(X, M, chunks=5)
 
 
 def test_slicing_keeps_the_chunks_of_a_sliced_axis():
@@ -134,23 +154,44 @@ def test_slicing_keeps_the_chunks_of_a_sliced_axis():
     got_chunks, got = computed(y)
     assert got_chunks == y.chunks
     np.testing.assert_array_equal(got, X[1:, ::2])
-    assert "Dask's slicing" in f.plan()
+    assert "Dask's slicing" in str(f.plan())
 
 
-def test_unknown_sizes_are_computed_where_another_input_needs_them():
+def test_unknown_sizes_are_refused_or_computed_once_when_asked():
     x = kt.vector("x", "float64")
     m = kt.vector("m", "bool")
     y = kt.vector("y", "float64")
-    f = kt.function([x, m, y], x[m] + y, backend="dask")
     X = np.arange(10.0)
     M = X % 3 == 0  # four elements kept
     Y = np.arange(4.0)
-    z = f(X, M, da.from_array(Y, chunks=2), chunks=5)
-    # the masked vector is aligned with y's chunks: its size was computed to do so
-    assert f.chunks(((5, 5),), ((5, 5),), ((2, 2),)) == z.chunks == ((2, 2),)
+    f = kt.function([x, m, y], counted(x)[m] + y, backend="dask")
+    with pytest.raises(UnknownChunksError, match=r"add: input 0 has chunks of unknown size "
+                                                 r"\(\(nan, nan\)\).*aligned with another "
+                                                 r"input's.*compute_chunk_sizes\(\)"):
+        f(X, M, da.from_array(Y, chunks=2), chunks=5)
+    with pytest.raises(UnknownChunksError, match="no plan can know them"):
+        kt.function([x, m, y], x[m] + y, backend="dask", compute_chunk_sizes=True
+                    ).chunks(((5, 5),), ((5, 5),), ((2, 2),))
+    g = kt.function([x, m, y], counted(x)[m] + y, backend="dask", compute_chunk_sizes=True)
+    COUNTED.clear()
+    z = g(X, M, da.from_array(Y, chunks=2), chunks=5)
+    assert COUNTED == []  # the sizes are the mask's counts: x's upstream did not run
+    assert z.chunks == ((2, 2),)  # the sizes known, aligned with y's chunks
     got_chunks, got = computed(z)
+    assert len(COUNTED) == 2  # the result ran x's two blocks once
     assert got_chunks == ((2, 2),)
     np.testing.assert_array_equal(got, X[M] + Y)
+
+
+COUNTED: list = []
+
+
+def _count(x):
+    COUNTED.append(x.shape)
+    return x + 0
+
+
+counted = kt.op("+()->()", name="counted")(_count)
 
 
 CALLS: list[tuple] = []

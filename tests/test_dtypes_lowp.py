@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import tomllib
+import warnings
 from pathlib import Path
 
 import ml_dtypes
@@ -76,10 +77,12 @@ def test_the_wide_dtypes_hold_every_value(dtype):
 
 
 def test_every_promotion_is_ml_dtypes_and_lossless():
-    """Each pair the table promotes: ml_dtypes's answer, holding both dtypes; each pair
-    it refuses raises PromotionError (and kantensor never casts into a small dtype)."""
+    """Each pair the table promotes with a low-precision dtype PyTorch does not promote:
+    ml_dtypes's answer, holding both dtypes; each pair it refuses raises PromotionError (and
+    kantensor never casts into a small dtype). bfloat16 follows PyTorch's table
+    (tests/test_dtypes.py)."""
     defined = refused = 0
-    for a in LOW:
+    for a in (t for t in LOW if t != "bfloat16"):
         for b in d.DTYPES:
             try:
                 got = d.promote_types(a, b)
@@ -92,10 +95,30 @@ def test_every_promotion_is_ml_dtypes_and_lossless():
             assert got == np.promote_types(nd.numpy_dtype(a), nd.numpy_dtype(b)).name, (a, b)
             assert d.is_lossless_cast(a, got) and d.is_lossless_cast(b, got)
     assert defined > 50 and refused > 100  # neither side of the oracle is vacuous
-    with pytest.raises(d.PromotionError, match="does not promote bfloat16 with float16"):
-        d.promote_types("bfloat16", "float16")
-    with pytest.raises(d.PromotionError, match="no complex dtype of bfloat16"):
-        d.result_type(kt.tensor("x", "bfloat16", (2,)), 1j)
+    with pytest.raises(d.PromotionError, match="does not promote float8_e4m3fn with float16"):
+        d.promote_types("float8_e4m3fn", "float16")
+    with pytest.raises(d.PromotionError, match="does not promote bfloat16 with int4"):
+        d.promote_types("bfloat16", "int4")
+    with pytest.raises(d.PromotionError, match="no complex dtype of float8_e5m2"):
+        d.result_type(kt.tensor("x", "float8_e5m2", (2,)), 1j)
+    assert d.result_type(kt.tensor("x", "bfloat16", (2,)), 1j) == "complex64"
+
+
+def test_bfloat16_values_promoted_as_pytorch_computes_them():
+    """bfloat16 with an integer, float16 and complex: the dtype torch's table gives, and
+    the values NumPy computes in it (ml_dtypes casts)."""
+    x = kt.tensor("x", "bfloat16", (3,))
+    xv = np.array([1.5, -2.0, 3.25], ml_dtypes.bfloat16)
+    cases = [("int32", np.array([1, 2, 3], np.int32), "bfloat16"),
+             ("float16", np.array([0.5, 1.0, 2.0], np.float16), "float32"),
+             ("complex64", np.array([1j, 2, 0], np.complex64), "complex64")]
+    for dtype, yv, want in cases:
+        y = kt.tensor("y", dtype, (3,))
+        z = x + y
+        assert z.type.dtype == want
+        got = kt.function([x, y], z, check=True)(xv, yv)
+        expected = xv.astype(nd.numpy_dtype(want)) + yv.astype(nd.numpy_dtype(want))
+        assert got.dtype == nd.numpy_dtype(want) and np.array_equal(got, expected), dtype
 
 
 def test_values_run_with_ml_dtypes():
@@ -187,3 +210,17 @@ def test_small_integers_compute_exactly(dtype, generate):
         assert value.dtype == out.type.numpy_dtype, name
         np.testing.assert_array_equal(value.astype(np.float64),
                                       expected.astype(np.float64), err_msg=name)
+
+
+@pytest.mark.parametrize("dtype", d.DEFAULT_RANGE)
+def test_the_table_says_which_dtypes_hold_infinity_and_nan(dtype):
+    """The ``infinity`` and ``nan`` columns of the dtype table, against the values NumPy
+    (with ml_dtypes) stores: an infinity cast to float8_e4m3fn is NaN, a NaN cast to
+    float4_e2m1fn a number; integers and bool hold neither."""
+    inexact = d.is_inexact(dtype)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        stored = np.array([np.inf, -np.inf, np.nan]).astype(nd.numpy_dtype(dtype)) \
+            .astype(np.complex128)
+    assert d.dtype_info(dtype).infinity == (inexact and bool(np.isinf(stored[:2]).all()))
+    assert d.dtype_info(dtype).nan == (inexact and bool(np.isnan(stored[2])))

@@ -192,3 +192,23 @@ def test_one_op_per_numpy_function():
     with pytest.raises(CatalogueError, match=re.escape(
             "op #2 (b): numpy: exp is already the NumPy function of t.toml: op #1 (a)")):
         check_numpy_names(entries)
+
+
+def test_len_is_the_first_size_when_it_is_known():
+    """len() as NumPy gives it (issue 38): the first size, a slice's own length; a
+    symbolic first size or a 0-d tensor is a TypeError (Python's len returns ints), and
+    NumPy never reads a symbolic tensor as a sequence of rows."""
+    k = kt.tensor("k", "float32", (6, 2))
+    value = np.zeros((6, 2), np.float32)
+    assert (len(k), len(k[1:]), len(k[::2]), len(k[10:])) == (
+        len(value), len(value[1:]), len(value[::2]), len(value[10:])) == (6, 5, 3, 0)
+    for shape, words in (((kt.Dim("n"), 2), "first size is n"), ((None,), "is unknown"),
+                         ((), "0-d")):
+        with pytest.raises(TypeError, match=words):
+            len(kt.tensor("s", "float32", shape))
+    with pytest.raises(TypeError, match="x.shape\\[0\\]"):
+        len(kt.tensor("s", "float32", (kt.Dim("n"),)))
+    with pytest.raises(TypeError, match="has no values until its graph runs"):
+        np.asarray(k)
+    assert np.asarray(kt.constant([1, 2, 3])).tolist() == [1, 2, 3]
+    assert len(kt.constant([1, 2, 3])) == 3

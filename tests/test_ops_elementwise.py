@@ -46,7 +46,8 @@ CASES = settings(max_examples=150, deadline=None)
 
 # How kantensor computes each Op (the catalogue's "compute" mode, seen from the values):
 # "promote": in the promoted dtype of the operands (for arithmetic that is the output
-# dtype); "float": in float(promote(...)); "none": on the values as they are.
+# dtype); "float": in float(promote(...)); "none": on the values as they are; "output":
+# in the promoted dtype, a Python int that does not fit it refused (clip).
 BINARY: dict[str, tuple[Callable[..., Any], str]] = {
     "add": (np.add, "promote"),
     "sub": (np.subtract, "promote"),
@@ -81,6 +82,8 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     if x.dtype.kind == "c":
         return 1 / (1 + np.exp(-x))
     return 0.5 * (1 + np.tanh(x / 2))
+
+
 
 
 def _erf(x: np.ndarray) -> np.ndarray:
@@ -134,7 +137,7 @@ UNARY: dict[str, tuple[Callable[..., Any], str]] = {
 #: Ops of three operands; where's condition (operand 0) takes no part in promotion.
 TERNARY: dict[str, tuple[Callable[..., Any], str, slice]] = {
     "where": (np.where, "none", slice(1, None)),
-    "clip": (np.clip, "none", slice(None)),
+    "clip": (np.clip, "output", slice(None)),
 }
 
 
@@ -184,6 +187,8 @@ def reference(fn: Callable[..., Any], kind: str, args: Sequence[Any],
     args = list(args)
     dtype = compute_dtype(kind, args[values])
     exact = dtype is not None and not all(_fits(v, dtype) for v in args[values])
+    if exact and kind == "output":
+        raise OverflowError(f"a Python int out of range of {dtype}")
     try:
         natural = fn(*args)
     except OverflowError:

@@ -19,6 +19,8 @@ from hypothesis import strategies as st
 
 import kantensor as kt
 from conformance import ALL_DTYPES, arrays, conform, hidden_mask, shapes
+from kantensor.types.dtypes import DEFAULT_RANGE
+from kantensor.types.numpy_dtypes import numpy_dtype
 
 CASES = settings(max_examples=200, deadline=None)
 
@@ -231,3 +233,36 @@ def test_median_and_quantile_of_empty_tensors_as_numpy(name):
                         assert call().type.shape == expected, (shape, axes)
                     checked += 1
     assert checked > 40
+
+
+@pytest.mark.parametrize("dtype", DEFAULT_RANGE)
+@pytest.mark.parametrize("initial", [-np.inf, np.inf, np.nan, 1.5, 300])
+def test_max_and_min_with_an_initial_value_in_every_dtype(dtype, initial):
+    """``np.max(x, initial=-np.inf)`` (issue 38): accepted exactly where NumPy (with
+    ml_dtypes) stores the initial value as itself (an infinity that a float8 kind makes
+    NaN is refused; an integer refuses every non-integer NumPy refuses), and then NumPy's
+    value."""
+    npd = numpy_dtype(dtype)
+    values = np.array([1, 0, 3]).astype(npd)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            want = np.max(values, initial=initial)
+        except (OverflowError, ValueError):
+            want, kept = None, False
+        else:  # a NaN or an infinity must stay itself (bool: NumPy makes it True)
+            stored = complex(np.array(initial).astype(npd).astype(np.complex128))
+            kept = dtype == "bool" or np.isfinite(initial) or (
+                np.isnan(stored) if np.isnan(initial) else stored == initial)
+    x = kt.tensor("x", dtype, (3,))
+    try:
+        y = np.max(x, initial=initial)
+    except ValueError as exc:  # ParamError
+        assert not kept, (dtype, initial, exc)
+        return
+    assert kept, (dtype, initial, y.type)
+    got = kt.function([x], y)(values)
+    assert got.dtype == npd
+    assert np.array_equal(got, want, equal_nan=np.dtype(npd).kind in "fc") or (
+        np.isnan(np.asarray(got, np.float64)) and np.isnan(np.asarray(want, np.float64))), \
+        (dtype, initial, got, want)

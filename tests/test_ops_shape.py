@@ -4,6 +4,7 @@ convolve and pad, with parameters in every form NumPy takes."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -14,6 +15,8 @@ from hypothesis import strategies as st
 import kantensor as kt
 from conformance import ALL_DTYPES, arrays, conform, hidden_mask, shapes
 from kantensor.ops.params import ParamError
+from kantensor.query import var
+from kantensor.types.dim import Dim
 
 CASES = settings(max_examples=200, deadline=None)
 
@@ -239,8 +242,8 @@ def test_squeeze(data):
 
 def test_squeeze_none_keeps_unknown_sizes_under_a_check():
     """axis=None drops the sizes known to be 1 and keeps an unknown one under
-    ``size != 1``: a run-time size 1 there is an error under check=True, never a result
-    of another shape than the type."""
+    ``size != 1``: a run-time size 1 there is an error (under check=True the relation's,
+    without it the kernel's), never a result of another shape than the type."""
     x = kt.tensor("x", "float64", (1, None, 1))
     y = kt.squeeze(x)
     assert str(y.type) == "float64[?]"
@@ -248,6 +251,48 @@ def test_squeeze_none_keeps_unknown_sizes_under_a_check():
     assert f(np.zeros((1, 4, 1))).shape == (4,) == np.squeeze(np.zeros((1, 4, 1))).shape
     with pytest.raises(kt.TypeInferenceError, match="at run time"):
         f(np.zeros((1, 1, 1)))
+    with pytest.raises(ValueError, match="axis 1 of the value .* has size 1"):
+        kt.function([x], y)(np.zeros((1, 1, 1)))
+
+
+@pytest.mark.parametrize("pattern", [(1, None, 2), (None, None), (None, 1, None), (2, "n"),
+                                     (None,), ("n", 1, "m")])
+def test_squeeze_none_is_one_relation(pattern):
+    """squeeze(axis=None) on every size 0..3 of the unknown axes (issue 38): make_node at
+    the concrete sizes, the query's one answer there and NumPy agree; the query on the
+    unknown sizes covers every one of those results; and the graph built on the unknown
+    sizes runs to NumPy's value exactly where its type holds, and refuses the others."""
+    shape = tuple(Dim(e) if isinstance(e, str) else e for e in pattern)
+    x = kt.tensor("x", "float32", shape)
+    y = kt.squeeze(x)
+    f = kt.function([x], y)
+    answers = [a["Z"] for a in kt.query(kt.squeeze, [x.type], [var("Z")])]
+    holes = [i for i, e in enumerate(pattern) if not isinstance(e, int)]
+    names = {}
+    for sizes in itertools.product(range(4), repeat=len(holes)):
+        concrete = list(pattern)
+        for i, n in zip(holes, sizes, strict=True):
+            if isinstance(pattern[i], str):  # a named size is the same wherever it is
+                n = names.setdefault(pattern[i], n)
+            concrete[i] = n
+        names.clear()
+        value = np.arange(math.prod(concrete), dtype=np.float32).reshape(concrete)
+        want = np.squeeze(value)
+        built = kt.squeeze(kt.tensor("c", "float32", tuple(concrete))).type
+        assert built.shape == want.shape
+        (alone,) = kt.query(kt.squeeze, [kt.TensorType("float32", tuple(concrete))],
+                            [var("Z")])
+        assert alone["Z"] == built
+        assert any(a.ndim == want.ndim and all(
+            not isinstance(e, int) or e == n for e, n in zip(a.shape, want.shape, strict=True))
+            for a in answers), (concrete, answers)
+        fits = y.type.ndim == want.ndim
+        try:
+            got = f(value)
+        except ValueError as exc:
+            assert not fits and "has size 1" in str(exc), (concrete, exc)
+            continue
+        assert fits and got.shape == want.shape and np.array_equal(got, want), concrete
 
 
 # --------------------------------------------------------------------------- joining

@@ -592,7 +592,7 @@ def mm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.matmul(a, b)
 
 
-@kt.op("(a):x,(b):y->(a+b):promote(x,y)")
+@kt.op("(a):x,(b):y->(a+b):promote(x,y)", compute="output")
 def concat(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.concatenate([a, b])
 
@@ -609,7 +609,7 @@ def diff(a: np.ndarray) -> np.ndarray:
 
 @kt.op("+(m,n)->(m),(n)", name="margins")
 def row_and_column_sums(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    return a.sum(axis=-1), a.sum(axis=-2)
+    return a.sum(axis=-1, dtype=a.dtype), a.sum(axis=-2, dtype=a.dtype)
 
 
 def random_array(rng: np.random.Generator, shape: tuple[int, ...], dtype: str) -> np.ndarray:

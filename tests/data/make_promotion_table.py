@@ -1,4 +1,5 @@
-"""Write promotion_table.tsv and promotion_triples.tsv (beside this file) from PyTorch.
+"""Write promotion_table.tsv, promotion_triples.tsv and promotion_all_triples.tsv.gz
+(beside this file) from PyTorch.
 
 The oracle for ``kantensor.types.dtypes.result_type_of``.  Not part of the test suite and
 imports nothing from kantensor; run it by hand in a throwaway venv outside the project::
@@ -7,7 +8,8 @@ imports nothing from kantensor; run it by hand in a throwaway venv outside the p
     /tmp/torchvenv/bin/pip install torch==2.13.0 numpy ninja   # ninja + g++ for the triples
     /tmp/torchvenv/bin/python tests/data/make_promotion_table.py
 
-Operands are ``(dtype, priority)`` over the 14 supported dtypes and the priority classes
+Operands are ``(dtype, priority)`` over the 15 dtypes PyTorch promotes (NumPy's 14 numeric
+ones and bfloat16) and the priority classes
 TENSOR (``torch.zeros(2, dtype=...)``), ZERO_DIM (``torch.zeros((), dtype=...)``) and
 WRAPPED (a Python number: True, 1, 1.5 or 1j).  A wrapped number only ever has the dtype
 bool, int64, the default float dtype or the default complex dtype, so other wrapped dtypes
@@ -21,7 +23,9 @@ tensors, marking wrapped ones with ``set_wrapped_number`` as torch does for Pyth
 it is checked against ``torch.result_type`` on every pair.  The rule is then checked
 against torch on every triple torch answers, and 300 random triples (fixed seed) are
 written, half of them chosen so that ``result`` differs from ``left_fold``: the naive
-pairwise fold, whose intermediate has the higher priority of its two operands.
+pairwise fold, whose intermediate has the higher priority of its two operands.  Every
+triple (under the default dtypes float32 and float64, merged as the pairs are) is written
+to ``promotion_all_triples.tsv.gz``: 45,000 rows, gzipped.
 
 ``source`` columns: ``torch`` (torch answered with a supported dtype); ``rule`` (torch gave
 complex32, which does not exist here: complex64 instead; or uint16/32/64 met a complex,
@@ -33,6 +37,7 @@ order); ``numpy-rule`` (torch raised because uint16/32/64 met bool or another in
 
 from __future__ import annotations
 
+import gzip
 import itertools
 import random
 import sys
@@ -45,9 +50,10 @@ import torch
 
 HERE = Path(__file__).resolve().parent
 DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-          "float16", "float32", "float64", "complex64", "complex128")
+          "float16", "float32", "float64", "complex64", "complex128", "bfloat16")
 PRIORITIES = ("WRAPPED", "ZERO_DIM", "TENSOR")  # lowest to highest
-COMPLEX_OF = {"float16": "complex64", "float32": "complex64", "float64": "complex128"}
+COMPLEX_OF = {"float16": "complex64", "float32": "complex64", "float64": "complex128",
+              "bfloat16": "complex64"}
 DEFAULTS = ("float32", "float64", "float16")
 Operand = tuple[str, str]  # (dtype, priority name)
 
@@ -55,7 +61,7 @@ Operand = tuple[str, str]  # (dtype, priority name)
 def kind(dtype: str) -> int:
     """0 bool, 1 integer, 2 floating, 3 complex."""
     return (0 if dtype == "bool" else 1 if "int" in dtype
-            else 2 if dtype.startswith("float") else 3)
+            else 2 if dtype.startswith(("float", "bfloat")) else 3)
 
 
 def operands_for(default: str) -> list[Operand]:
@@ -228,6 +234,7 @@ def main() -> None:
         return
 
     checked = 0
+    every: dict[tuple[Operand, ...], tuple[str, str]] = {}
     for default in DEFAULTS[:2]:  # the rule must agree with torch on every triple it answers
         torch.set_default_dtype(getattr(torch, default))
         ops = operands_for(default)
@@ -235,7 +242,15 @@ def main() -> None:
             result, source, differs = oracle(triple, rt_n)
             assert not differs, (triple, result)
             checked += source == "torch"
+            old = every.setdefault(triple, (result, source))
+            assert old == (result, source), (triple, old, result, source, default)
     print(f"all triples: the rule agrees with torch on the {checked} that torch answers")
+    header = ("dtype_a", "priority_a", "dtype_b", "priority_b", "dtype_c", "priority_c",
+              "result", "source")
+    with gzip.open(HERE / "promotion_all_triples.tsv.gz", "wt", compresslevel=9) as f:
+        f.write("\n".join("\t".join(r) for r in [header, *(
+            (*a, *b, *c, *v) for (a, b, c), v in every.items())]) + "\n")
+    print(f"promotion_all_triples.tsv.gz: {len(every)} rows")
 
     rng = random.Random(20240531)
     triples: dict[tuple[Operand, ...], tuple[str, str, str, str]] = {}

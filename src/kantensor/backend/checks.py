@@ -6,8 +6,12 @@ from typing import Any
 
 import numpy as np
 
+from ..graph.basic import Apply
+from ..ops.op import SignatureOp
+from ..types.basic_ops import cast_array
 from ..types.dim import Dim
 from ..types.dimfacts import NO_SOLUTION, solve_for
+from ..types.dtypes import COMPUTED_AS, category, is_lossless_cast
 from ..types.symbols import free_symbols, substitute
 from ..types.type import TensorType
 
@@ -157,3 +161,45 @@ def check_value(ttype: TensorType, value: Any, bindings: dict[str, int],
         check_dim_expressions(ttype, value.shape, bindings, where)
     except (TypeError, ShapeBindingError) as exc:
         raise OutputTypeError(f"{where} does not match its type {ttype}: {exc}") from None
+
+
+def checked_perform(node: Apply, inputs: list, bindings: dict[str, int],
+                    origins: dict[str, str]) -> list:
+    """One node under ``check=True``: its Op's ``check_inputs``, then its outputs, each
+    checked against its type. A :class:`~kantensor.ops.op.SignatureOp`'s own results are
+    checked before they are cast to the output dtypes: the dtype NumPy computes must be
+    the inferred one (or, for a low-precision integer, the NumPy integer it is computed
+    in; for an Op of compute mode "wider", a dtype of the same category that holds the
+    inferred one), so that a wrong dtype rule is an error rather than a silent cast."""
+    op = node.op
+    op.check_inputs(node, inputs)
+    if isinstance(op, SignatureOp):
+        values = []
+        for j, (v, value) in enumerate(zip(node.outputs, op.results(node, inputs),
+                                           strict=True)):
+            check_own_dtype(v.type, value, f"output {j} of {op}", op.compute == "wider")
+            values.append(cast_array(value, v.type.dtype))
+    else:
+        cells: list[list] = [[None] for _ in node.outputs]
+        op.perform(node, inputs, cells)
+        values = [cell[0] for cell in cells]
+    for j, (v, value) in enumerate(zip(node.outputs, values, strict=True)):
+        check_value(v.type, value, bindings, origins, f"output {j} of {op}")
+    return values
+
+
+def check_own_dtype(ttype: TensorType, value: Any, where: str, wider: bool = False) -> None:
+    """Raise OutputTypeError unless an implementation's own result ``value`` has the
+    dtype of ``ttype`` (with ``wider``: or a dtype of its category that holds it; see
+    :func:`checked_perform`)."""
+    if not isinstance(ttype, TensorType):
+        return
+    own = np.asarray(value).dtype
+    if own == ttype.numpy_dtype or own.name == COMPUTED_AS.get(ttype.dtype, ttype.dtype):
+        return
+    if wider and own.name in COMPUTED_AS and category(own.name) is category(ttype.dtype) \
+            and is_lossless_cast(ttype.dtype, own.name):
+        return
+    raise OutputTypeError(f"{where}: its implementation computes {own}, but its type is "
+                          f"{ttype} (the signature's dtype rule and the computation "
+                          "disagree; the value would be cast)")

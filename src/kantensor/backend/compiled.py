@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import import_module
 from typing import Any
 
 import numpy as np
 
 from ..graph.basic import Constant, Variable
 from ..graph.fgraph import FunctionGraph
+from .backends import backend_named, register_backend
 from .display import function_html
 from .linker import NOT_GIVEN, link
 from .memory import MemoryReport, actions, peak_bytes
@@ -158,38 +158,34 @@ def _unpickle(fgraph: FunctionGraph, input_names: list, unpack_single: bool,
     return f
 
 
+register_backend("numpy", Function, options=("trust_input", "check"))
+register_backend("dask", "kantensor.backend.dask:DaskFunction",
+                 options=("allow_rechunk", "max_task_bytes", "compute_chunk_sizes"),
+                 extra="dask")
+
+
 def function(inputs: Sequence[Variable], outputs: Variable | Sequence[Variable],
-             allow_input_downcast: bool | None = None, trust_input: bool = False,
-             check: bool = False, backend: str = "numpy") -> Any:
-    """Compile ``outputs`` as a function of ``inputs`` for the NumPy backend.
+             allow_input_downcast: bool | None = None, *, backend: str = "numpy",
+             **options: Any) -> Any:
+    """Compile ``outputs`` as a function of ``inputs`` for ``backend`` (NumPy by default).
 
     Every call checks each input against its type (dtype, rank, static sizes) and binds
     its symbolic sizes: a Dim named twice must have one size, and an axis typed by an
     expression (``2*n``) must have a length some size ``n >= 0`` gives.
-    ``trust_input=True`` skips the per-input checks and conversions: values are used as
-    given, and a value that does not fit its type gives NumPy's error or a wrong result,
-    never a kantensor one, except that symbolic sizes are still bound (a wrong rank is
-    then a TypeError). ``check=True`` also verifies every node's outputs against their
-    inferred types (dtype, static sizes, named Dims and Dim expressions) and raises
-    OutputTypeError at the first that does not match.
+
+    The NumPy backend's options: ``trust_input=True`` skips the per-input checks and
+    conversions: values are used as given, and a value that does not fit its type gives
+    NumPy's error or a wrong result, never a kantensor one, except that symbolic sizes
+    are still bound (a wrong rank is then a TypeError). ``check=True`` also verifies
+    every node's outputs against their inferred types (dtype, static sizes, named Dims
+    and Dim expressions) and raises OutputTypeError at the first that does not match.
 
     ``backend="dask"`` (the ``dask`` extra) returns a Function that takes Dask arrays
-    (or NumPy arrays and ``chunks=``) and returns Dask arrays without computing them
-    (``docs/dask.rst``); ``trust_input`` and ``check`` are the NumPy backend's.
+    (or NumPy arrays and ``chunks=``) and returns Dask arrays without computing them;
+    its options are ``allow_rechunk``, ``max_task_bytes`` and ``compute_chunk_sizes``
+    (``docs/dask.rst``). Other backends are those registered with
+    :func:`register_backend`.
     """
-    if backend == "dask":
-        if trust_input or check:
-            raise ValueError("trust_input and check are options of the NumPy backend")
-        # dask is an optional extra, so its lowering is loaded when asked for: the
-        # package imports without dask
-        try:
-            lowering = import_module(f"{__package__}.dask")
-        except ImportError as exc:
-            raise ImportError(f"backend='dask' needs Dask ({exc}): pip install "
-                              "'kantensor[dask]'") from exc
-        return lowering.DaskFunction(inputs, outputs,
-                                     allow_input_downcast=allow_input_downcast)
-    if backend != "numpy":
-        raise ValueError(f"backend must be 'numpy' or 'dask', got {backend!r}")
-    return Function(inputs, outputs, allow_input_downcast=allow_input_downcast,
-                    trust_input=trust_input, check=check)
+    found = backend_named(backend, options)
+    return found.compiler()(inputs, outputs, allow_input_downcast=allow_input_downcast,
+                            **options)

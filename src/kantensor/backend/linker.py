@@ -35,7 +35,7 @@ from .calls import CAST, CONST, Call, plan_call
 from .checks import (
     bind_dims,
     check_dim_expressions,
-    check_value,
+    checked_perform,
     node_error,
     size_value,
     solve_dims,
@@ -127,20 +127,36 @@ def dims_checker(inputs: Sequence[Variable]) -> Dims | None:
     symbolic = [(i, v.type, f"input {i} ({v})") for i, v in enumerate(inputs)
                 if isinstance(v.type, TensorType)
                 and any(not isinstance(s, int | None) for s in v.type.shape)]
-    if not symbolic:
-        return None
+    return DimsChecker(tuple(symbolic)) if symbolic else None
 
-    def dims(values: Sequence[Any]) -> tuple[dict[str, int], dict[str, str]]:
+
+class DimsChecker:
+    """Binds the named Dims of some inputs' types to the sizes of values: called with
+    every input's value (or anything with a ``shape``), returns ``(bindings, origins)``.
+    A class, not a closure, so that a Function holding one pickles."""
+
+    __slots__ = ("symbolic",)
+
+    def __init__(self, symbolic: tuple[tuple[int, TensorType, str], ...]):
+        #: ``(input position, its type, "input i (name)")`` of each input with a Dim
+        self.symbolic = symbolic
+
+    def __getstate__(self) -> tuple:
+        return self.symbolic
+
+    def __setstate__(self, state: tuple) -> None:
+        self.symbolic = state
+
+    def __call__(self, values: Sequence[Any]) -> tuple[dict[str, int], dict[str, str]]:
         bindings: dict[str, int] = {}
         origins: dict[str, str] = {}
-        typed = [(ttype, np.shape(values[i]), where) for i, ttype, where in symbolic]
+        typed = [(ttype, np.shape(values[i]), where) for i, ttype, where in self.symbolic]
         for ttype, shape, where in typed:
             bind_dims(ttype, shape, bindings, origins, where)
         solve_dims(typed, bindings, origins)  # Dims seen only inside expressions (2*n)
         for ttype, shape, where in typed:
             check_dim_expressions(ttype, shape, bindings, where)
         return bindings, origins
-    return dims
 
 
 def _users(fgraph: FunctionGraph, node: Apply) -> str:
@@ -258,14 +274,15 @@ def _step(fn: Any, how: Any, args: list, casts: tuple, outs: list, check: bool, 
         s[outs[0][0]] = how(bindings, origins)
         return
     if fn is None:
-        cells: list[list] = [[None] for _ in outs]
         if check:
-            how.op.check_inputs(how, args)
+            for (o, _, _), value in zip(outs, checked_perform(how, args, bindings, origins),
+                                        strict=True):
+                s[o] = value
+            return
+        cells: list[list] = [[None] for _ in outs]
         how.op.perform(how, args, cells)
-        for (o, ttype, j), cell in zip(outs, cells, strict=True):
+        for (o, _, _), cell in zip(outs, cells, strict=True):
             s[o] = cell[0]
-            if check:
-                check_value(ttype, cell[0], bindings, origins, f"output {j} of {how.op}")
         return
     for j, dtype in casts:
         args[j] = cast_array(args[j], dtype)
@@ -312,15 +329,13 @@ def generate(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
         calls[node] = None if kernel is None else plan_call(node, kernel, src.exact,
                                                             src.constants)
     for node in nodes:
-        if check:
-            body.append(f"{src.glob('ci', node.op.check_inputs)}({src.glob('n', node)}, "
-                        f"[{', '.join(src.ref(v) for v in node.inputs)}])")
-        emit_node(src, node, calls[node], sizes)
-        if check:
-            for j, v in enumerate(node.outputs):
-                body.append(f"{src.glob('check', check_value)}({src.glob('T', v.type)}, "
-                            f"{src.ref(v)}, bindings, origins, "
-                            f"{f'output {j} of {node.op}'!r})")
+        if check and node not in sizes:
+            outs = [src.local(v) for v in node.outputs]
+            body.append(f"{', '.join(outs)}, = {src.glob('checked', checked_perform)}("
+                        f"{src.glob('n', node)}, [{', '.join(src.ref(v) for v in node.inputs)}]"
+                        ", bindings, origins)")
+        else:
+            emit_node(src, node, calls[node], sizes)
     plan = None
     big = _big_test(fgraph.inputs, params, settings, filters is not None) \
         if settings is not None else None

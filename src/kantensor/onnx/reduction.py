@@ -11,6 +11,7 @@ import numpy as np
 
 from ..ops.params import normalize_axes, normalize_axis
 from ..ops.templates import names, operand, reads_ranks
+from ..types.numpy_dtypes import extreme_value
 from .shared import constant_ints
 
 
@@ -65,14 +66,14 @@ def _sum_square(x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
     return np.sum(np.square(x), axis=axis, keepdims=keepdims)
 
 
-def _extreme(fn: Any, empty: float) -> Any:
+def _extreme(fn: Any, empty: int) -> Any:
+    """ReduceMax (``empty`` -1) or ReduceMin (1): over nothing, the dtype's lowest (or
+    highest) value, an infinity where the dtype holds one."""
     def reduce(x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
         if x.size == 0:
             shape = tuple(1 if i in axis else d for i, d in enumerate(x.shape)) if keepdims \
                 else tuple(d for i, d in enumerate(x.shape) if i not in axis)
-            return np.full(shape, empty if x.dtype.kind == "f" else
-                           (np.iinfo(x.dtype).min if empty < 0 else np.iinfo(x.dtype).max),
-                           dtype=x.dtype)
+            return np.full(shape, extreme_value(x.dtype, empty), dtype=x.dtype)
         return fn(x, axis=axis, keepdims=keepdims)
     return reduce
 
@@ -86,10 +87,10 @@ reduce_mean = _reducer(np.mean)
 reduce_prod = _reducer(np.prod)
 
 
-reduce_max = _reducer(_extreme(np.max, -np.inf))
+reduce_max = _reducer(_extreme(np.max, -1))
 
 
-reduce_min = _reducer(_extreme(np.min, np.inf))
+reduce_min = _reducer(_extreme(np.min, 1))
 
 
 reduce_l1 = _reducer(_l1)

@@ -51,10 +51,13 @@ from .params import ParamError
 from .trust import TrustError, read_text, resolve, resolve_builder
 
 REQUIRED = ("name", "signature", "impl")
+#: Keys that say how a backend computes the Op: the value is a kind of algorithm that
+#: backend defines (``dask = "reduction"``), the Op's ``lowering[key]``.
+BACKEND_KEYS = ("dask",)
 OPTIONAL = ("compute", "operator", "method", "variadic", "numpy", "doc", "call", "builder",
-            "examples")
+            "examples", *BACKEND_KEYS)
 #: The keys whose value is one string.
-TEXT_KEYS = (*REQUIRED, "compute", "operator", "doc", "call", "builder")
+TEXT_KEYS = (*REQUIRED, "compute", "operator", "doc", "call", "builder", *BACKEND_KEYS)
 
 
 class CatalogueError(ValueError):
@@ -88,6 +91,8 @@ class Entry:
     #: the keys a layer above allowed in its own files (``load_file(..., extra=...)``),
     #: as given: ONNX entries name their op type and opsets this way
     extra: tuple[tuple[str, Any], ...] = ()
+    #: the kinds of algorithm backends compute it with (:data:`BACKEND_KEYS`)
+    lowering: tuple[tuple[str, str], ...] = ()
 
     @property
     def where(self) -> str:
@@ -99,10 +104,15 @@ class Entry:
 
     def make_op(self) -> SignatureOp | OpFamily:
         if self.is_template:
-            return OpFamily(self.name, self.signature, self.impl, self.spec,
-                            compute=self.compute, doc=self.doc, builder=self.builder)
-        return SignatureOp(self.name, self.signature, self.impl, compute=self.compute,
-                           doc=self.doc)
+            op: SignatureOp | OpFamily = OpFamily(
+                self.name, self.signature, self.impl, self.spec, compute=self.compute,
+                doc=self.doc, builder=self.builder)
+        else:
+            op = SignatureOp(self.name, self.signature, self.impl, compute=self.compute,
+                             doc=self.doc)
+        if self.lowering:
+            op.lowering = dict(self.lowering)
+        return op
 
     def run_examples(self, op: SignatureOp | OpFamily | None = None) -> int:
         """Check every example against inference; CatalogueError on the first that
@@ -327,7 +337,8 @@ def load_entry(file: str, index: int, raw: Any, allow: Sequence[str] = (),
     methods, variadic = _methods(raw, where)
     return Entry(file, index, raw["name"], sig, impl, compute, raw.get("operator"),
                  methods, variadic, raw.get("doc", ""), spec, builder, examples,
-                 _numpy_functions(where, raw.get("numpy", [])), tuple(own.items()))
+                 _numpy_functions(where, raw.get("numpy", [])), tuple(own.items()),
+                 tuple((k, raw[k]) for k in BACKEND_KEYS if k in raw))
 
 
 def _numpy_functions(where: str, value: Any) -> tuple[Any, ...]:

@@ -48,6 +48,9 @@ class OpFamily:
         self.fast: dict[Any, FastCall] = {}
         self._recorded = 0  # calls in the memos, all shapes together
 
+    #: How backends compute its Ops (see :attr:`SignatureOp.lowering`).
+    lowering: dict[str, str] = {}
+
     def _op(self, params: dict[str, Any]) -> TemplateOp:
         key = tuple(params.items())
         op = self._ops.get(key)
@@ -56,6 +59,7 @@ class OpFamily:
                                              self.compute, self.__doc__, params, self.builder)
             op.user_params = tuple((k, v) for k, v in key if k not in self._defaults
                                    or not _same(self._defaults[k], v))
+            op.lowering = self.lowering
         return op
 
     @property

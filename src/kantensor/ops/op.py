@@ -40,8 +40,12 @@ from .templates import RankType
 #: "output": to the (first) output dtype, so integer arithmetic wraps in that dtype;
 #: "promote": to the promoted input dtype (comparisons, where the output is bool);
 #: "select": the first input (a condition) as it is, the others to the output dtype (where);
-#: "none": passed as they are.
-COMPUTE_MODES = ("output", "promote", "select", "none")
+#: "none": passed as they are;
+#: "wider": passed as they are, and NumPy may compute in a wider dtype of the output's
+#: category, whose result is rounded to the output dtype (linear algebra in float64 for a
+#: float32 result). In every other mode NumPy's own result has the output dtype, which
+#: ``function(..., check=True)`` verifies before the cast.
+COMPUTE_MODES = ("output", "promote", "select", "none", "wider")
 
 
 #: How many input-type keys a SignatureOp remembers the outputs of, and how many calls
@@ -105,6 +109,10 @@ class SignatureOp(Op):
     params: tuple[tuple[str, Any], ...] = ()
     _kwargs: dict[str, Any] = {}  # never mutated
     _memo: dict[tuple, tuple] = {}  # never mutated: each Op gets its own in _infer
+    #: How backends compute it, declared by its catalogue entry: backend -> kind of
+    #: algorithm (``{"dask": "reduction"}``); an Op with none is computed by its
+    #: signature alone. Never chosen by name. Never mutated (replaced whole).
+    lowering: dict[str, str] = {}
 
     def written(self) -> tuple[str, tuple[tuple[str, Any], ...]]:
         return self.name, ()  # the signature and the impl are not the user's parameters
@@ -230,6 +238,15 @@ class SignatureOp(Op):
         return None
 
     def perform(self, node: Apply, inputs: list, output_storage: list[list]) -> None:
+        for cell, out, value in zip(output_storage, node.outputs, self.results(node, inputs),
+                                    strict=True):
+            cell[0] = cast_array(value, out.type.dtype)
+
+    def results(self, node: Apply, inputs: list) -> tuple:
+        """The implementation's own results for ``node`` on ``inputs``, before
+        :meth:`perform` casts them to the output dtypes (``check=True`` compares their
+        dtypes with the inferred ones, so a wrong dtype rule cannot hide behind the
+        cast)."""
         dtype = self._compute_dtype(node)
         if dtype is not None and self.compute == "promote":  # exact comparisons
             inputs = exact_operands(node.inputs, inputs, dtype)
@@ -247,8 +264,7 @@ class SignatureOp(Op):
             got = len(result) if isinstance(result, tuple | list) else 1
             raise TypeError(f"{self.name} returned {got} value{'s' * (got != 1)} but its "
                             f"signature has {n} outputs (return a tuple of {n} arrays)")
-        for cell, out, value in zip(output_storage, node.outputs, result, strict=True):
-            cell[0] = cast_array(value, out.type.dtype)
+        return tuple(result)
 
     def __str__(self) -> str:
         return self.name
@@ -338,6 +354,7 @@ class TemplateOp(SignatureOp):
         made = TemplateOp(self.name, self.template, self.impl, self.compute, self.__doc__,
                           params, self.builder)
         made.user_params = self.written()[1]
+        made.lowering = self.lowering
         return made
 
     def written(self) -> tuple[str, tuple[tuple[str, Any], ...]]:

@@ -4,9 +4,10 @@ Dtypes are NumPy name strings (:data:`DTYPES`). Promotion is PyTorch's ``result_
 three priority classes (wrapped Python numbers < 0-dim tensors < tensors) each promoted
 alone, then combined by category; NumPy's rules where PyTorch has none (uint16/32/64).
 The low-precision dtypes (bfloat16, float8, float4, int4, int2: rows whose ``package`` is
-``ml_dtypes``) type without ml_dtypes, run with it (the ``lowp`` extra), and promote only
-where every value survives (:func:`promote_types`). What holds the values (each dtype's
-NumPy dtype) is :mod:`kantensor.types.numpy_dtypes`. See docs/promotion.rst, docs/types.rst.
+``ml_dtypes``) type without ml_dtypes, run with it (the ``lowp`` extra); bfloat16
+promotes as in PyTorch, the others only where every value survives (:func:`promote_types`).
+What holds the values (each dtype's NumPy dtype) is :mod:`kantensor.types.numpy_dtypes`.
+See docs/promotion.rst, docs/types.rst.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ __all__ = [
     "DTYPES", "DTYPE_FUNCTIONS", "DTYPE_TABLE", "DTypeInfo", "FLOATING", "INTEGER",
     "NUMPY_STRING", "Priority", "PromotionError", "REAL_OF", "STRING", "category",
     "default_complex_dtype", "default_dtype", "float_of", "get_default_dtype",
-    "integer_range", "is_inexact", "is_integer", "is_lossless_cast", "is_low_precision",
+    "dtype_info", "integer_range", "is_inexact", "is_integer", "is_lossless_cast",
+    "is_low_precision",
     "is_unsigned", "normalize_dtype", "operand_dtype_and_priority", "priority",
     "promote_types", "promoted", "python_dtype", "real_of", "result_type", "result_type_of",
     "set_default_dtype",
@@ -63,14 +65,18 @@ class Priority(IntEnum):
 @dataclass(frozen=True)
 class DTypeInfo:
     """The facts of one supported dtype: its category, whether it is signed, its bits,
-    and the package whose attribute ``name`` is its NumPy scalar type (``numpy``, or
-    ``ml_dtypes`` for the low-precision dtypes NumPy lacks)."""
+    the package whose attribute ``name`` is its NumPy scalar type (``numpy``, or
+    ``ml_dtypes`` for the dtypes NumPy lacks), whether it holds the infinities and NaN
+    (float8_e4m3fn has no infinity), and whether PyTorch's promotion table has it."""
 
     name: str
     category: Category
     signed: bool
     bits: int
     package: str = "numpy"
+    infinity: bool = False
+    nan: bool = False
+    torch: bool = True
 
 
 #: Every supported dtype, in promotion order within each category (the one table: names,
@@ -85,28 +91,29 @@ DTYPE_TABLE: tuple[DTypeInfo, ...] = (
     DTypeInfo("uint16", INTEGER, False, 16),
     DTypeInfo("uint32", INTEGER, False, 32),
     DTypeInfo("uint64", INTEGER, False, 64),
-    DTypeInfo("float16", FLOATING, True, 16),
-    DTypeInfo("float32", FLOATING, True, 32),
-    DTypeInfo("float64", FLOATING, True, 64),
-    DTypeInfo("complex64", COMPLEX, True, 64),
-    DTypeInfo("complex128", COMPLEX, True, 128),
+    DTypeInfo("float16", FLOATING, True, 16, infinity=True, nan=True),
+    DTypeInfo("float32", FLOATING, True, 32, infinity=True, nan=True),
+    DTypeInfo("float64", FLOATING, True, 64, infinity=True, nan=True),
+    DTypeInfo("complex64", COMPLEX, True, 64, infinity=True, nan=True),
+    DTypeInfo("complex128", COMPLEX, True, 128, infinity=True, nan=True),
     # Low-precision dtypes NumPy lacks (ml_dtypes gives them: the lowp extra); every value
     # of a floating one is a float32 (tests/test_dtypes_lowp.py checks each bit pattern).
-    DTypeInfo("bfloat16", FLOATING, True, 16, "ml_dtypes"),
-    DTypeInfo("float8_e4m3fn", FLOATING, True, 8, "ml_dtypes"),
-    DTypeInfo("float8_e4m3fnuz", FLOATING, True, 8, "ml_dtypes"),
-    DTypeInfo("float8_e5m2", FLOATING, True, 8, "ml_dtypes"),
-    DTypeInfo("float8_e5m2fnuz", FLOATING, True, 8, "ml_dtypes"),
-    DTypeInfo("float8_e8m0fnu", FLOATING, False, 8, "ml_dtypes"),
-    DTypeInfo("float4_e2m1fn", FLOATING, True, 4, "ml_dtypes"),
-    DTypeInfo("int4", INTEGER, True, 4, "ml_dtypes"),
-    DTypeInfo("uint4", INTEGER, False, 4, "ml_dtypes"),
-    DTypeInfo("int2", INTEGER, True, 2, "ml_dtypes"),
-    DTypeInfo("uint2", INTEGER, False, 2, "ml_dtypes"),
+    DTypeInfo("bfloat16", FLOATING, True, 16, "ml_dtypes", infinity=True, nan=True),
+    DTypeInfo("float8_e4m3fn", FLOATING, True, 8, "ml_dtypes", nan=True, torch=False),
+    DTypeInfo("float8_e4m3fnuz", FLOATING, True, 8, "ml_dtypes", nan=True, torch=False),
+    DTypeInfo("float8_e5m2", FLOATING, True, 8, "ml_dtypes", infinity=True, nan=True,
+              torch=False),
+    DTypeInfo("float8_e5m2fnuz", FLOATING, True, 8, "ml_dtypes", nan=True, torch=False),
+    DTypeInfo("float8_e8m0fnu", FLOATING, False, 8, "ml_dtypes", nan=True, torch=False),
+    DTypeInfo("float4_e2m1fn", FLOATING, True, 4, "ml_dtypes", torch=False),
+    DTypeInfo("int4", INTEGER, True, 4, "ml_dtypes", torch=False),
+    DTypeInfo("uint4", INTEGER, False, 4, "ml_dtypes", torch=False),
+    DTypeInfo("int2", INTEGER, True, 2, "ml_dtypes", torch=False),
+    DTypeInfo("uint2", INTEGER, False, 2, "ml_dtypes", torch=False),
     # Text (ONNX's STRING): no fixed width; values are NumPy's StringDType (NUMPY_STRING).
     # No arithmetic and no promotion; a dtype variable takes it only where a where-clause
     # says ``T in string`` (DEFAULT_RANGE).
-    DTypeInfo("string", STRING, False, 0),
+    DTypeInfo("string", STRING, False, 0, torch=False),
 )
 _INFO: dict[str, DTypeInfo] = {d.name: d for d in DTYPE_TABLE}
 DTYPES: tuple[str, ...] = tuple(_INFO)
@@ -116,9 +123,9 @@ DEFAULT_RANGE: tuple[str, ...] = tuple(d.name for d in DTYPE_TABLE if d.category
 #: The NumPy dtype of string values: NumPy 2's variable-width UTF-8 ``StringDType``.
 NUMPY_STRING: np.dtype = np.dtypes.StringDType()
 _CATEGORY: dict[str, Category] = {d.name: d.category for d in DTYPE_TABLE}
-# The fold order of a promotion (highest first): NumPy's own dtypes in table order, the
-# low-precision ones below them, so they meet the widest dtype of the others last.
-_ORDER = {d.name: (d.package == "numpy", i) for i, d in enumerate(DTYPE_TABLE)}
+# The fold order of a promotion (highest first): PyTorch's dtypes in table order (bfloat16,
+# inexact, last), the others below them, so they meet the widest of the others last.
+_ORDER = {d.name: (d.torch, i) for i, d in enumerate(DTYPE_TABLE)}
 
 class PromotionError(TypeError):
     """Two dtypes kantensor does not promote (a low-precision pair where a common dtype
@@ -151,8 +158,9 @@ CATEGORIES: dict[str, frozenset[str]] = {
 _PRECISION_PAIRS = (("float32", "complex64"), ("float64", "complex128"))
 #: ``real(T)``: the real dtype of a complex one's precision.
 REAL_OF: dict[str, str] = {c: f for f, c in _PRECISION_PAIRS}
-#: The complex dtype whose real part holds a float dtype (no complex32: float16 -> complex64).
-COMPLEX_OF: dict[str, str] = {"float16": "complex64", **dict(_PRECISION_PAIRS)}
+#: The complex dtype whose real part holds a float dtype (float16, bfloat16: complex64).
+COMPLEX_OF: dict[str, str] = {"float16": "complex64", "bfloat16": "complex64",
+                              **dict(_PRECISION_PAIRS)}
 _DEFAULT_CHOICES = ("float16", "float32", "float64")
 _global_default = "float32"  # set_default_dtype: the whole process
 # default_dtype(...): the current thread / asyncio task only; None defers to the global one
@@ -227,6 +235,11 @@ def is_inexact(dtype: Any) -> bool:
     return category(dtype) >= FLOATING
 
 
+def dtype_info(dtype: Any) -> DTypeInfo:
+    """The row of ``dtype`` in :data:`DTYPE_TABLE`: all its facts (``.infinity``, ...)."""
+    return _INFO[normalize_dtype(dtype)]
+
+
 def _holds(wide: DTypeInfo, low: DTypeInfo) -> bool:
     """Whether NumPy's ``wide`` holds every value of the low-precision ``low`` (floats:
     single precision or more, complex; small integers: an integer of their range, any
@@ -249,24 +262,31 @@ COMPUTED_AS: dict[str, str] = {d.name: d.name if d.package == "numpy" or d.categ
 
 
 def _promote_rule(a: str, b: str) -> str | None:
-    low = [d for d in (_INFO[a], _INFO[b]) if d.package != "numpy"]
-    if low:  # a low-precision dtype: with itself, or with a NumPy dtype holding it
+    low = [d for d in (_INFO[a], _INFO[b]) if not d.torch]
+    if low:  # a dtype PyTorch does not promote: with itself, or a NumPy dtype holding it
         if a == b:
             return a
         wide = _INFO[b] if low[0] is _INFO[a] else _INFO[a]
-        return wide.name if len(low) == 1 and _holds(wide, low[0]) else None
+        return wide.name if len(low) == 1 and wide.package == "numpy" and \
+            _holds(wide, low[0]) else None
     ca, cb = _CATEGORY[a], _CATEGORY[b]
+    if "bfloat16" in (a, b) and ca == cb:  # PyTorch: beside float16, below float32
+        return "float32" if "float16" in (a, b) else b if a == "bfloat16" else a
     if ca == cb or min(ca, cb) >= FLOATING:
         # Same category (NumPy's integer rules: uint64 + signed -> float64) or float+complex
-        # (the complex whose real part holds both: float64 + complex64 -> complex128).
-        return np.promote_types(a, b).name
+        # (the complex whose real part holds both: float64 + complex64 -> complex128;
+        # bfloat16 + complex64 -> complex64).
+        return np.promote_types(*(COMPLEX_OF.get(d, d) if d == "bfloat16" else d
+                                  for d in (a, b))).name
     return a if ca > cb else b  # the higher category wins, whatever the sizes
 
 
 def _lossless_rule(a: str, b: str) -> bool:
     if _INFO[a].package == _INFO[b].package == "numpy":
         return bool(np.can_cast(a, b, "safe"))
-    return a == b or _promote_rule(a, b) == b
+    if b == "bfloat16":  # 8 significant bits: bool, the 8-bit integers and itself
+        return a in ("bool", "int8", "uint8", "bfloat16")
+    return a == b or _INFO[b].package == "numpy" and _holds(_INFO[b], _INFO[a])
 
 
 #: The promotion of every pair that has one (a missing pair is refused; string has none).
@@ -297,10 +317,10 @@ def _no_strings() -> PromotionError:
 
 
 def promote_types(a: Any, b: Any) -> str:
-    """The smallest dtype both ``a`` and ``b`` promote to (commutative, PyTorch's lattice
-    extended by NumPy's integer rules). A low-precision dtype promotes with itself and
-    with the NumPy dtypes that hold it (bfloat16 + float32 -> float32, int4 + int8 ->
-    int8); any other pair with one raises PromotionError (a TypeError)."""
+    """The smallest dtype both ``a`` and ``b`` promote to (commutative, PyTorch's lattice,
+    bfloat16 included, extended by NumPy's integer rules). A low-precision dtype PyTorch
+    does not promote (float8, float4, int4, int2) promotes with itself and the NumPy
+    dtypes that hold it (int4 + int8 -> int8); PromotionError (a TypeError) otherwise."""
     return _pair(normalize_dtype(a), normalize_dtype(b))
 
 

@@ -18,10 +18,20 @@ try:  # the low-precision dtypes' NumPy half: optional (the lowp extra)
 except ImportError:
     ml_dtypes = None
 
-from .dtypes import COMPLEX, DTYPE_TABLE, FLOATING, NUMPY_STRING, STRING, DTypeInfo, normalize_dtype
+from .dtypes import (
+    BOOL,
+    COMPLEX,
+    DTYPE_TABLE,
+    FLOATING,
+    NUMPY_STRING,
+    STRING,
+    DTypeInfo,
+    dtype_info,
+    normalize_dtype,
+)
 
 __all__ = ["DTypeUnavailable", "LOWP_EXTRA", "NUMPY_DTYPES", "can_cast", "default_tolerance",
-           "numpy_dtype"]
+           "extreme_value", "numpy_dtype"]
 
 #: The extra (``pip install "kantensor[lowp]"``) that installs ml_dtypes.
 LOWP_EXTRA = "lowp"
@@ -74,3 +84,19 @@ def default_tolerance(dtype: Any) -> tuple[float, float]:
         return float(finfo.eps), float(finfo.smallest_normal)
     loose = info.category >= FLOATING and info.bits <= (64 if info.category is COMPLEX else 32)
     return (1e-3, 1e-5) if loose else (1e-5, 1e-8)
+
+
+def extreme_value(dtype: Any, sign: int) -> Any:
+    """The value of ``dtype`` below every other (``sign < 0``) or above every other: an
+    infinity where the dtype holds one (the dtype table's ``infinity`` column),
+    else its least or greatest finite value (a max-pool's padding, the maximum of
+    nothing in ONNX)."""
+    name = normalize_dtype(dtype)
+    info = _INFO[name]
+    if dtype_info(name).infinity:
+        return -np.inf if sign < 0 else np.inf
+    if info.category is BOOL:
+        return sign > 0
+    package = ml_dtypes if info.package == "ml_dtypes" else np
+    limits = (package.finfo if info.category is FLOATING else package.iinfo)(numpy_dtype(name))
+    return limits.min if sign < 0 else limits.max

@@ -232,6 +232,24 @@ class _TensorOperators:
         """``x.at[index].set(v)``, ``.add(v)``, ``.get()``: functional updates."""
         return _At(self)
 
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        """A constant's values; a symbolic tensor has none (NumPy would read its rows)."""
+        if isinstance(self, Constant):
+            return np.array(self.data, dtype=dtype, copy=copy)
+        raise TypeError(f"a symbolic tensor of type {self.type} has no values until its graph "
+                        "runs: compute it with kt.function, or apply kantensor Ops to it")
+
+    def __len__(self) -> int:
+        """The first size if a known int, as in NumPy (``x.shape[0]`` is any size)."""
+        if not self.type.ndim:
+            raise TypeError(f"len() of a 0-d tensor ({self.type}), as in NumPy")
+        if isinstance(n := self.type.shape[0], int):
+            return n
+        raise TypeError(f"len() of a tensor of type {self.type}: its first size is "
+                        f"{'unknown' if n is None else n} until the graph runs, and len() "
+                        "must return an int; use x.shape[0], a size that computes with "
+                        "the graph")
+
     def __iter__(self):
         """``x[0], x[1], ...`` when the first dim is a known int (without this, Python
         would call ``x[i]`` until it fails, forever if the length is unknown)."""

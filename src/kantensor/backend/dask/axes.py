@@ -9,13 +9,14 @@ the inputs' ranks. Two axes with one label are one axis of the computation:
 * a dim written as a bare name (``n``) is labelled by the name;
 * any other dim (a fixed size, an expression such as ``c0+c1``) has a label of its own.
 
-A label is *whole* when the Op needs every element along it in one call: a core dim of
-an alternative with loop dims (a gufunc's core), unless the Op is known to be independent
-along it (:data:`INDEPENDENT`: matmul's rows and columns, solve's right-hand sides); an
-axis a parameter names (``axis``, ``axes``, ``axis1``, ``axis2``: what sort, cumsum or
-softmax work along); the last two axes of tril/triu; a label repeated within one operand
-(a diagonal). A label of inputs only is contracted, and a label of outputs only is new.
-This module needs no Dask.
+A label is *whole* when the Op, computed by its signature alone, needs every element
+along it in one call: a core dim of an alternative with loop dims (a gufunc's core); an
+axis a parameter names (``axis``, ``axes``, ``axis1``, ``axis2``: what sort or median
+work along) unless the Op's declared kind says its parameters only place axes
+(``arranging``: a transpose, a new or dropped axis); a label repeated within one
+operand (a diagonal). A label of inputs only is contracted, and a label of outputs only
+is new. Which of Dask's algorithms lifts those needs is the Op's declared kind's business
+(:mod:`.algorithms`), never its name. This module needs no Dask.
 """
 
 from __future__ import annotations
@@ -29,27 +30,14 @@ from ...signature.flex import flexible
 from ...signature.forward import infer
 from ...signature.signature import Signature
 from ...syntax.alternative import Alternative
-from ...syntax.ast import AnonGroup, AnyGroup, DimVar, NamedGroup
+from ...syntax.ast import AnonGroup, AnyGroup, Broadcasts, DimVar, NamedGroup
 from ...syntax.errors import TypeInferenceError
 from ...types.type import TensorType
 
-__all__ = ["INDEPENDENT", "NodeAxes", "node_axes"]
-
-#: Core dims an Op (with loop dims) computes independently along, by Op name: the rows
-#: and columns of a matrix product, the columns of solve's right-hand side.
-INDEPENDENT: dict[str, frozenset[str]] = {"matmul": frozenset({"m", "p"}),
-                                          "solve": frozenset({"n"})}
+__all__ = ["NodeAxes", "node_axes"]
 
 #: Parameters naming the axes an Op works along.
 AXIS_PARAMS = ("axis", "axes", "axis1", "axis2")
-
-#: Ops whose axis parameters only place axes (a permutation, a new or dropped axis): the
-#: labels say it all, and nothing is computed along them.
-ARRANGING = frozenset({"transpose", "permute_dims", "moveaxis", "swapaxes", "expand_dims",
-                       "squeeze", "concatenate", "stack", "matrix_transpose"})
-
-#: Ops that work along their last ``k`` axes without naming them.
-LAST_AXES = {"tril": 2, "triu": 2}
 
 Label = Hashable
 
@@ -108,18 +96,21 @@ def _single(alt: Alternative) -> Signature:
 
 
 def node_axes(op: Any, signature: Signature, types: tuple[TensorType, ...],
-              wrapped: tuple[bool, ...], out_ranks: Sequence[int]) -> NodeAxes:
-    """The labels of a node of ``op`` whose inputs have ``types`` (see the module doc)."""
+              wrapped: tuple[bool, ...], out_ranks: Sequence[int],
+              arranging: bool = False) -> NodeAxes:
+    """The labels of a node of ``op`` whose inputs have ``types`` (see the module doc);
+    ``arranging``: the Op's axis parameters only place axes."""
     alt = matching_alternative(signature, types, wrapped)
     ins, outs = _labels(alt, [t.ndim for t in types], list(out_ranks))
+    one = _broadcast_labels(alt)
+    if one:
+        ins = [tuple(one.get(x, x) for x in row) for row in ins]
+        outs = [tuple(one.get(x, x) for x in row) for row in outs]
     whole: set = set()
-    name = getattr(op, "name", str(op))
     if alt.loop is not None:
-        free = INDEPENDENT.get(name, frozenset())
-        whole |= {x for row in (*ins, *outs) for x in row
-                  if x[0] == "dim" and x[1] not in free}
+        whole |= {x for row in (*ins, *outs) for x in row if x[0] == "dim"}
     params = dict(getattr(op, "params", ()))
-    if name not in ARRANGING and ins:
+    if not arranging and ins:
         for key in AXIS_PARAMS:
             if key not in params:
                 continue
@@ -130,11 +121,22 @@ def node_axes(op: Any, signature: Signature, types: tuple[TensorType, ...],
             for a in value if isinstance(value, tuple | list) else (value,):
                 if isinstance(a, int) and -len(ins[0]) <= a < len(ins[0]):
                     whole.add(ins[0][a])
-    if name in LAST_AXES and ins:
-        whole |= set(ins[0][-LAST_AXES[name]:])
     for row in (*ins, *outs):
         whole |= {x for x in row if row.count(x) > 1}
     return NodeAxes(tuple(ins), tuple(outs), frozenset(whole), alt)
+
+
+def _broadcast_labels(alt: Alternative) -> dict[Label, Label]:
+    """Labels that ``broadcast(a, b) == c`` clauses make one axis: each of ``a``, ``b``
+    is ``c`` or 1 (einsum's index repeated across operands), so ``a`` and ``b`` are
+    labelled ``c``."""
+    out: dict[Label, Label] = {}
+    for clause in alt.where:
+        if isinstance(clause, Broadcasts) and isinstance(clause.result, DimVar):
+            for arg in clause.args:
+                if isinstance(arg, DimVar):
+                    out[("dim", arg.name)] = ("dim", clause.result.name)
+    return out
 
 
 def _labels(alt: Alternative, in_ranks: list[int], out_ranks: list[int]

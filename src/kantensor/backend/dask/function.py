@@ -1,40 +1,74 @@
 """``kt.function(inputs, outputs, backend="dask")``: a graph as Dask arrays (DESIGN §12).
 
-Calling the Function builds Dask arrays and computes nothing: every node is planned
-(:func:`.lower.plan_node`, its chunks known before anything runs) and lowered
-(:func:`.lower.lower_node`). ``f.chunks(*input_chunks)`` runs the plans alone, and
-``f.plan()`` says in words how each node lowers.
+Calling the Function builds Dask arrays and computes nothing: every node is lowered by
+its declared kind or its signature (:func:`lower`). ``f.chunks(*input_chunks)`` and
+``f.memory(*input_chunks)`` lower the same graph on placeholder arrays of those chunks,
+so the chunks and the bytes of every task are known before anything runs; ``f.plan()``
+says in words how each node lowers (and, given chunks, what its largest task holds).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 import dask.array as da
 import numpy as np
 
-from ...graph.basic import Constant, Variable
+from ...graph.basic import Apply, Constant, Variable
 from ...graph.fgraph import FunctionGraph
 from ...ops.sizes import SizeOp
 from ..checks import size_value
 from ..compiled import FunctionSignature
 from ..display import function_html
 from ..linker import dims_checker
-from .lower import Chunks, NodePlan, concrete_type, lower_node, plan_node
-from .plan import describe
+from .algorithms import ALGORITHMS
+from .blockwise import blockwise
+from .lower import ARRANGE, Chunks, NodeCall, Session, concrete_type, node_call, placeholder
+from .plan import DaskPlan, describe
+from .tasks import NodeTasks, account
+from .xarray import XarrayIO
 
-__all__ = ["DaskFunction"]
+__all__ = ["DaskFunction", "TaskTooLargeError"]
+
+
+class TaskTooLargeError(ValueError):
+    """A task of the plan holds more bytes than ``max_task_bytes`` allows."""
+
+
+def lower(call: NodeCall, values: list[Any]) -> list[Any]:
+    """The Dask arrays of a node's outputs: its kind's algorithm, else its blockwise."""
+    if call.kind == "identity":
+        return [values[0]]
+    if call.kind is None or call.kind == ARRANGE:
+        return blockwise(call, values)
+    algorithm = ALGORITHMS.get(call.kind)
+    if algorithm is None:
+        raise ValueError(f"{call.op}: its catalogue entry declares dask = {call.kind!r}, "
+                         f"which is no kind the Dask backend knows "
+                         f"({', '.join(sorted([ARRANGE, *ALGORITHMS]))})")
+    if not algorithm.applies(call.op, tuple(v.type for v in call.node.inputs)):
+        return blockwise(call, values)
+    return algorithm.lower(call, values)
 
 
 class DaskFunction:
     """A graph compiled for Dask. Call it with Dask arrays (or NumPy arrays and
-    ``chunks=``), positionally or by input name; it returns Dask arrays."""
+    ``chunks=``, or xarray DataArrays), positionally or by input name; it returns Dask
+    arrays (DataArrays when a DataArray went in)."""
 
     def __init__(self, inputs: Sequence[Variable], outputs: Variable | Sequence[Variable],
-                 allow_input_downcast: bool | None = None):
+                 allow_input_downcast: bool | None = None, allow_rechunk: bool = False,
+                 max_task_bytes: float | None = None, compute_chunk_sizes: bool = False):
         self.allow_input_downcast = allow_input_downcast
+        self.allow_rechunk = bool(allow_rechunk)
+        self.compute_chunk_sizes = bool(compute_chunk_sizes)
+        if max_task_bytes is not None and not (isinstance(max_task_bytes, int | float)
+                                               and max_task_bytes > 0):
+            raise ValueError(f"max_task_bytes must be a positive number of bytes, got "
+                             f"{max_task_bytes!r}")
+        self.max_task_bytes = max_task_bytes
         self.unpack_single = isinstance(outputs, Variable)
         outputs = [outputs] if self.unpack_single else list(outputs)
         inputs = list(inputs)
@@ -45,12 +79,30 @@ class DaskFunction:
         for i, v in enumerate(outputs):
             if not isinstance(v, Variable):
                 raise TypeError(f"output {i} is not a Variable but {type(v).__name__}")
-        self.fgraph = FunctionGraph(inputs, outputs, clone=True)
-        self.input_names = [v.name for v in inputs]
-        self.signature = FunctionSignature(tuple(v.type for v in self.fgraph.inputs),
-                                           tuple(v.type for v in self.fgraph.outputs))
-        self._nodes = self.fgraph.toposort()
-        self._dims = dims_checker(self.fgraph.inputs)
+        self._setup(FunctionGraph(inputs, outputs, clone=True), [v.name for v in inputs])
+
+    def _setup(self, fgraph: FunctionGraph, input_names: list) -> None:
+        self.fgraph = fgraph
+        self.input_names = input_names
+        self.signature = FunctionSignature(tuple(v.type for v in fgraph.inputs),
+                                           tuple(v.type for v in fgraph.outputs))
+        self._nodes = fgraph.toposort()
+        self._dims = dims_checker(fgraph.inputs)
+        self._xarray = XarrayIO(fgraph.inputs, fgraph.outputs)
+
+    def __reduce__(self) -> tuple:
+        """Pickled as its graph and options (what ``pickle``, multiprocessing and joblib
+        need); unpickling runs what the pickle names: load only pickles you trust."""
+        return _unpickle, (self.fgraph, self.input_names, self.unpack_single,
+                           self._options())
+
+    def _options(self) -> dict[str, Any]:
+        return {"allow_input_downcast": self.allow_input_downcast,
+                "allow_rechunk": self.allow_rechunk, "max_task_bytes": self.max_task_bytes,
+                "compute_chunk_sizes": self.compute_chunk_sizes}
+
+    def _session(self, run: bool) -> Session:
+        return Session(run, self.allow_rechunk, self.compute_chunk_sizes)
 
     # -- calling --------------------------------------------------------------------
     def __call__(self, *args: Any, chunks: Any = None, **named: Any) -> Any:
@@ -58,23 +110,62 @@ class DaskFunction:
         if isinstance(chunks, list) and len(chunks) != len(values):
             raise TypeError(f"chunks= is a list of {len(chunks)} entries for "
                             f"{len(values)} inputs (give one per input, or one for all)")
+        values, frames = self._xarray.take(values)
         values = [self._as_dask(i, x, chunks) for i, x in enumerate(values)]
-        outs = self._walk([(x.chunks, x) for x in values], values)
+        session = self._session(True)
+        track = self.max_task_bytes is not None
+        outs, owners = self._walk(values, session, track)
+        if track:
+            self._check_bound(outs, owners)
+        outs = self._xarray.give(outs, frames)
         return outs[0] if self.unpack_single else outs
 
     def chunks(self, *input_chunks: Chunks) -> Any:
         """The chunks of every output for inputs of ``input_chunks`` (Dask's
         normalised form, a tuple of tuples per input), from the graph alone."""
-        if len(input_chunks) != len(self.fgraph.inputs):
-            raise TypeError(f"chunks takes one chunks tuple per input "
-                            f"({len(self.fgraph.inputs)}), got {len(input_chunks)}")
-        given = [tuple(tuple(c) for c in cs) for cs in input_chunks]
-        outs = self._walk([(c, None) for c in given], None)
-        return outs[0] if self.unpack_single else outs
+        outs, _ = self._walk(self._placeholders(input_chunks), self._session(False), False)
+        found = [x.chunks if hasattr(x, "chunks") else () for x in outs]
+        return found[0] if self.unpack_single else found
 
-    def plan(self) -> str:
-        """How every node lowers to Dask, one line per node."""
-        return describe(self.fgraph, self._nodes)
+    def memory(self, *input_chunks: Chunks, threads_per_worker: int = 1) -> DaskMemory:
+        """The bytes of every task for inputs of ``input_chunks``, before anything runs:
+        per node, its tasks and the largest one's inputs and output; the largest task of
+        all; the peak a worker running ``threads_per_worker`` tasks at once needs."""
+        session = self._session(False)
+        outs, owners = self._walk(self._placeholders(input_chunks), session, True)
+        return DaskMemory(self._nodes, account(outs, owners), threads_per_worker,
+                          self.max_task_bytes)
+
+    def plan(self, *input_chunks: Chunks) -> DaskPlan:
+        """How every node lowers to Dask, one line per node; given the inputs' chunks,
+        also the bytes its largest task holds (see :meth:`memory`)."""
+        memory = notes = None
+        if input_chunks:
+            session = self._session(False)
+            outs, owners = self._walk(self._placeholders(input_chunks), session, True)
+            memory = DaskMemory(self._nodes, account(outs, owners), 1, self.max_task_bytes)
+            notes = session.notes
+        return DaskPlan(describe(self.fgraph, self._nodes, self.allow_rechunk), memory, notes,
+                        self._nodes)
+
+    def _placeholders(self, input_chunks: Sequence[Chunks]) -> list[Any]:
+        if len(input_chunks) != len(self.fgraph.inputs):
+            raise TypeError(f"takes one chunks tuple per input ({len(self.fgraph.inputs)}),"
+                            f" got {len(input_chunks)}")
+        out = []
+        for v, cs in zip(self.fgraph.inputs, input_chunks, strict=True):
+            cs = tuple(tuple(c) for c in cs)
+            if len(cs) != v.type.ndim:
+                raise TypeError(f"chunks {cs} have {len(cs)} axes, input {v} has "
+                                f"{v.type.ndim}")
+            out.append(placeholder(cs, v.type.numpy_dtype))
+        return out
+
+    def _check_bound(self, outs: list[Any], owners: dict[str, Hashable]) -> None:
+        report = DaskMemory(self._nodes, account(outs, owners), 1, self.max_task_bytes)
+        over = report.over_bound()
+        if over:
+            raise TaskTooLargeError("; ".join(over))
 
     def _arguments(self, args: tuple, named: dict) -> list:
         n = len(self.fgraph.inputs)
@@ -117,43 +208,39 @@ class DaskFunction:
         return value
 
     # -- the walk over the graph ----------------------------------------------------
-    def _walk(self, given: list[tuple[Chunks, Any]], values: list[Any] | None) -> list:
-        """Plan (and lower, when ``values`` are given) every node in order; the outputs'
-        chunks, or their Dask arrays."""
-        run = values is not None
-        env: dict[Variable, tuple[Chunks, Any]] = dict(
-            zip(self.fgraph.inputs, given, strict=True))
+    def _walk(self, values: list[Any], session: Session, track: bool
+              ) -> tuple[list[Any], dict[str, Hashable]]:
+        """Lower every node in order on ``values`` (Dask arrays, or placeholders when
+        planning); the outputs, and with ``track`` the node that made each graph
+        layer."""
+        env: dict[Variable, Any] = dict(zip(self.fgraph.inputs, values, strict=True))
+        owners: dict[str, Hashable] = {}
         bindings, origins = ({}, {})
         if self._dims is not None:
-            shapes = [_Shape(c) for c, _ in given]
-            bindings, origins = self._dims(shapes)
+            bindings, origins = self._dims([_Shape(x.chunks) for x in values])
         for node in self._nodes:
             if isinstance(node.op, SizeOp):
-                value = size_value(node.op.size, str(node.op), bindings, origins)
-                env[node.outputs[0]] = (((value.shape[0],),), value)
+                env[node.outputs[0]] = size_value(node.op.size, str(node.op), bindings,
+                                                  origins)
                 continue
-            ins = [self._input(v, env) for v in node.inputs]
-            types = tuple(concrete_type(v.type.dtype, c) for v, (c, _) in
-                          zip(node.inputs, ins, strict=True))
-            plan: NodePlan = plan_node(node, types, [c for c, _ in ins])
-            if run:
-                outs = lower_node(plan, [_as_array(x) for _, x in ins])
-                for v, y in zip(node.outputs, outs, strict=True):
-                    env[v] = (y.chunks, y)
-            else:
-                for v, c in zip(node.outputs, plan.out_chunks, strict=True):
-                    env[v] = (c, None)
-        result = [self._input(v, env) for v in self.fgraph.outputs]
-        if run:
-            return [_as_array(x) for _, x in result]
-        return [c for c, _ in result]
+            ins = [_as_array(self._input(v, env)) for v in node.inputs]
+            types = tuple(concrete_type(v.type.dtype, _chunks(x))
+                          for v, x in zip(node.inputs, ins, strict=True))
+            outs = lower(node_call(node, types, session), ins)
+            if track:
+                before = set().union(*(x.dask.layers for x in ins if isinstance(x, da.Array)))
+                for y in outs:
+                    owners.update((name, node) for name in y.dask.layers
+                                  if name not in before and name not in owners)
+            for v, y in zip(node.outputs, outs, strict=True):
+                env[v] = y
+        return [_as_array(self._input(v, env)) for v in self.fgraph.outputs], owners
 
-    def _input(self, v: Variable, env: dict) -> tuple[Chunks, Any]:
+    def _input(self, v: Variable, env: dict) -> Any:
         if v in env:
             return env[v]
         if isinstance(v, Constant):
-            data = np.asarray(v.data)
-            env[v] = (tuple((n,) for n in data.shape), data)
+            env[v] = np.asarray(v.data)
             return env[v]
         raise ValueError(f"{v} is neither an input nor computed by the graph")
 
@@ -164,12 +251,110 @@ class DaskFunction:
         return function_html(self, "Dask")
 
 
+class DaskMemory:
+    """The bytes of the tasks of a Dask plan (see :meth:`DaskFunction.memory`)."""
+
+    def __init__(self, nodes: list[Apply], by_node: dict[Hashable, NodeTasks],
+                 threads_per_worker: int, bound: float | None):
+        self.nodes = [(node, by_node[node]) for node in nodes if node in by_node]
+        self.threads_per_worker = threads_per_worker
+        self.bound = bound
+
+    @property
+    def tasks(self) -> int:
+        return sum(t.tasks for _, t in self.nodes)
+
+    @property
+    def largest(self) -> tuple[Apply, Any] | None:
+        """The node and task that hold the most bytes (inputs and output)."""
+        found = [(node, t.largest) for node, t in self.nodes if t.largest is not None]
+        return max(found, key=lambda p: p[1].held, default=None)
+
+    @property
+    def largest_input(self) -> float:
+        largest = self.largest
+        return largest[1].inputs if largest else 0.0
+
+    @property
+    def largest_output(self) -> float:
+        return max((t.largest_output.output for _, t in self.nodes
+                    if t.largest_output is not None), default=0.0)
+
+    @property
+    def peak_per_worker(self) -> float:
+        """What a worker needs to run its tasks: ``threads_per_worker`` times the
+        largest task's inputs and output (a lower bound: results waiting for their
+        readers come on top)."""
+        largest = self.largest
+        return self.threads_per_worker * (largest[1].held if largest else 0.0)
+
+    def over_bound(self) -> list[str]:
+        """One sentence per node whose largest task holds more than the bound."""
+        if self.bound is None:
+            return []
+        return [f"{node.op}: task {t.largest.key!r} (block {t.largest.block}) holds "
+                f"{_mb(t.largest.held)} ({_mb(t.largest.inputs)} in, "
+                f"{_mb(t.largest.output)} out){_fused(t.largest)}, above "
+                f"max_task_bytes={_mb(self.bound)}"
+                for node, t in self.nodes if t.largest and t.largest.held > self.bound]
+
+    def __str__(self) -> str:
+        lines = [f"{self.tasks} tasks; largest task {_mb(self.largest_input)} in, "
+                 f"{_mb(self.largest[1].output if self.largest else 0)} out; peak per "
+                 f"worker ({self.threads_per_worker} thread"
+                 f"{'s' * (self.threads_per_worker != 1)}) at least "
+                 f"{_mb(self.peak_per_worker)}"]
+        for node, t in self.nodes:
+            if t.largest is not None:
+                lines.append(f"  {node.op}: {t.tasks} tasks, largest {_mb(t.largest.inputs)}"
+                             f" in + {_mb(t.largest.output)} out (block {t.largest.block})")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"<DaskMemory {str(self).splitlines()[0]}>"
+
+
+def _fused(task: Any) -> str:
+    """Where Dask fused steps into the task, which: its name lists them
+    (``rechunk-merge-sort-mul-<token>``)."""
+    steps = task.array.rsplit("-", 1)[0]
+    return f" (Dask fuses {steps} into it)" if steps.count("-") >= 1 else ""
+
+
+def _mb(n: float) -> str:
+    if n >= 2**30:
+        return f"{n / 2**30:.2f} GiB"
+    if n >= 2**20:
+        return f"{n / 2**20:.1f} MiB"
+    if n >= 2**10:
+        return f"{n / 2**10:.1f} KiB"
+    return f"{int(n)} B"
+
+
+def _unpickle(fgraph: FunctionGraph, input_names: list, unpack_single: bool,
+              options: dict[str, Any]) -> DaskFunction:
+    f = DaskFunction.__new__(DaskFunction)
+    f.unpack_single = unpack_single
+    f.allow_input_downcast = options["allow_input_downcast"]
+    f.allow_rechunk = options["allow_rechunk"]
+    f.max_task_bytes = options["max_task_bytes"]
+    f.compute_chunk_sizes = options["compute_chunk_sizes"]
+    f._setup(fgraph, input_names)
+    return f
+
+
 class _Shape:
     """Something with the shape of chunks, for binding named Dims."""
 
     def __init__(self, chunks: Chunks):
         self.shape = tuple(int(sum(c)) if not any(math.isnan(x) for x in c) else -1
                            for c in chunks)
+
+
+def _chunks(x: Any) -> Chunks:
+    if isinstance(x, da.Array):
+        return x.chunks
+    return tuple((n,) for n in np.shape(x))
 
 
 def _as_array(x: Any) -> Any:

@@ -11,9 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from ...types.basic_ops import cast_array
 
-__all__ = ["Block"]
+__all__ = ["Block", "Partial"]
 
 
 class Block:
@@ -51,3 +53,31 @@ class Block:
 
     def __repr__(self) -> str:
         return f"Block({getattr(self.impl, '__name__', self.impl)})"
+
+
+class Partial:
+    """A :class:`Block` whose result gets ``k`` trailing axes of size 1: the partial
+    result of a contraction over one chunk of each of its ``k`` contracted labels, to be
+    summed over those axes."""
+
+    __slots__ = ("block", "k")
+
+    def __init__(self, block: Block, k: int):
+        self.block = block
+        self.k = k
+
+    def __call__(self, *blocks: Any) -> Any:
+        result = np.asarray(self.block(*blocks))
+        return result.reshape(result.shape + (1,) * self.k)
+
+    def __getstate__(self) -> tuple:
+        return self.block, self.k
+
+    def __setstate__(self, state: tuple) -> None:
+        self.block, self.k = state
+
+    def __dask_tokenize__(self) -> tuple:
+        return "kantensor.Partial", self.block.__dask_tokenize__(), self.k
+
+    def __repr__(self) -> str:
+        return f"Partial({self.block!r}, {self.k})"

@@ -1,8 +1,10 @@
 """``f.plan()``: how each node of a graph lowers to Dask, in words, one line per node.
 
-Read from the graph's static types (ranks decide the labels, see :mod:`.axes`), so it
-holds for any chunks; where chunks of unknown size meet an axis that needs them known,
-the lowering computes them (``compute_chunk_sizes``) and the line says so.
+Read from the graph's static types and each Op's declared kind, so it holds for any
+chunks: which of Dask's algorithms computes the node, which axes keep their chunks, and
+which axes the node needs whole (refused when split, unless ``allow_rechunk=True``).
+Given the inputs' chunks (``f.plan(*chunks)``), every line also says how many tasks the
+node makes and what its largest task holds, and what the options made it do.
 """
 
 from __future__ import annotations
@@ -14,17 +16,56 @@ from ...graph.basic import Apply
 from ...graph.fgraph import FunctionGraph
 from ...ops.sizes import SizeOp
 from ...types.basic_ops import SpecifyShape
+from .algorithms import ALGORITHMS
 from .axes import node_axes
-from .lower import JOINS, MASKS, RESHAPES, SLICES, basic_index, dask_algorithm, mask_axis
+from .lower import ARRANGE
 
-__all__ = ["describe"]
+__all__ = ["DaskPlan", "describe"]
 
 
-def describe(fgraph: FunctionGraph, nodes: Sequence[Apply]) -> str:
-    """One line per node: what it lowers to, which axes keep their chunks, which are
-    one chunk per task and why."""
+class DaskPlan:
+    """The plan of a Dask Function: ``str()`` is one line per node; ``memory`` the bytes
+    per task when it was made for given chunks (else None)."""
+
+    def __init__(self, lines: list[str], memory: Any = None, notes: Any = None,
+                 nodes: Sequence[Apply] = ()):
+        self.lines = lines
+        self.memory = memory
+        self.notes = notes or {}
+        self.nodes = list(nodes)
+
+    def __str__(self) -> str:
+        if self.memory is None:
+            return "\n".join(self.lines)
+        tasks = dict(self.memory.nodes)
+        out = []
+        for node, line in zip(self.nodes, self.lines, strict=True):
+            extra = [f"; {note}" for note in self.notes.get(node, [])]
+            t = tasks.get(node)
+            if t is not None and t.largest is not None:
+                extra.append(f" [{t.tasks} tasks, largest {_mb(t.largest.inputs)} in + "
+                             f"{_mb(t.largest.output)} out]")
+            out.append(line + "".join(extra))
+        out.append(str(self.memory).splitlines()[0])
+        return "\n".join(out)
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def _mb(n: float) -> str:
+    if n >= 2**20:
+        return f"{n / 2**20:.1f} MiB"
+    if n >= 2**10:
+        return f"{n / 2**10:.1f} KiB"
+    return f"{int(n)} B"
+
+
+def describe(fgraph: FunctionGraph, nodes: Sequence[Apply], allow_rechunk: bool) -> list[str]:
+    """One line per node: what it lowers to, which axes keep their chunks, which it
+    needs whole and why."""
     names = _names(fgraph, nodes)
-    return "\n".join(_line(node, names) for node in nodes)
+    return [_line(node, names, allow_rechunk) for node in nodes]
 
 
 def _names(fgraph: FunctionGraph, nodes: Sequence[Apply]) -> dict:
@@ -35,7 +76,7 @@ def _names(fgraph: FunctionGraph, nodes: Sequence[Apply]) -> dict:
     return names
 
 
-def _line(node: Apply, names: dict) -> str:
+def _line(node: Apply, names: dict, allow_rechunk: bool) -> str:
     ins = ", ".join(names.get(v, str(getattr(v, "data", v))) for v in node.inputs)
     head = f"{', '.join(names[v] for v in node.outputs)} = {node.op}({ins}):"
     if isinstance(node.op, SizeOp):
@@ -45,42 +86,31 @@ def _line(node: Apply, names: dict) -> str:
     types = tuple(v.type for v in node.inputs)
     wrapped = tuple(v.wrapped for v in node.inputs)
     signature, op = node.op.signature_for(types)
-    axes = node_axes(op, signature, types, wrapped, [v.type.ndim for v in node.outputs])
+    kind = getattr(op, "lowering", {}).get("dask")
+    axes = node_axes(op, signature, types, wrapped, [v.type.ndim for v in node.outputs],
+                     arranging=kind == ARRANGE)
     where = _where(axes, node, names)
     kept = sorted(axes.shared, key=str)
-    algorithm = dask_algorithm(op, node)
-    if algorithm == "reduction":
-        over = ", ".join(where[x] for x in sorted(axes.contracted, key=str)) or "no axis"
-        return f"{head} dask.array.{op.name}, a tree reduction over the chunks of {over}" \
-               + _kept(kept, where)
-    if algorithm == "product":
-        over = ", ".join(where[x] for x in sorted(axes.contracted, key=str))
-        return f"{head} dask.array.matmul, partial products summed in a tree over the " \
-               f"chunks of {over}" + _kept(kept, where)
-    if algorithm == "cumulative":
-        return f"{head} dask.array.{op.name} (Dask's cumulative algorithm, chunks kept)"
-    if op.name in SLICES and len(node.inputs) == 1 and basic_index(op) is not None:
-        return f"{head} Dask's slicing (the chunks of a sliced axis kept, cut where the " \
-               "slice cuts; one blockwise chunk if a size is unknown)"
-    if op.name in JOINS and isinstance(dict(op.params).get("axis"), int):
-        return f"{head} dask.array.{op.name} (the inputs' chunks kept" + \
-               (", one after the other along the axis)" if op.name == "concatenate"
-                else ", one chunk per input along the new axis)")
-    if op.name in MASKS and mask_axis(op, types) is not None:
-        return f"{head} Dask's boolean masking (along the masked axis a chunk of unknown " \
-               "size per block; computed only where a later node needs the sizes)"
-    if op.name in RESHAPES:
-        return f"{head} dask.array.reshape (rechunks only the axes whose chunks cross the " \
-               "new shape's rows; one blockwise chunk if a size is unknown)"
+    algorithm = ALGORITHMS.get(kind) if kind is not None else None
+    if algorithm is not None and algorithm.applies(op, types):
+        if kind == "contraction":
+            over = ", ".join(where[x] for x in sorted(axes.contracted, key=str))
+            line = f"{head} {algorithm.says} ({over}), chunks kept along the other axes"
+            repeated = sorted({x for row in (*axes.inputs, *axes.outputs) for x in row
+                               if row.count(x) > 1}, key=str)
+            if repeated:
+                line += f"; needs {', '.join(where[x] for x in repeated if x in where)} " \
+                        f"whole in each task (a diagonal within one operand): " \
+                        f"{_rule(allow_rechunk)}"
+            return line
+        return f"{head} {algorithm.says}"
     parts = [f"{head} blockwise" + _kept(kept, where)]
-    contracted = sorted(axes.contracted, key=str)
-    if contracted:
-        parts.append("contracted " + ", ".join(where[x] for x in contracted)
-                     + " (one chunk per task)")
-    along = sorted(axes.whole - axes.contracted, key=str)
-    if along:
-        parts.append("rechunked to one chunk along " + ", ".join(where[x] for x in along)
-                     + " (the Op works along it)")
+    whole = sorted(axes.whole | axes.contracted, key=str)
+    if whole:
+        what = ", ".join(where[x] for x in whole if x in where)
+        if what:
+            parts.append(f"needs {what} whole in each task ({op.name} computes along it "
+                         f"with no chunk-wise algorithm): {_rule(allow_rechunk)}")
     new = list(axes.new)
     if new:
         parts.append(f"{len(new)} new output axis" + "es" * (len(new) > 1)
@@ -88,10 +118,15 @@ def _line(node: Apply, names: dict) -> str:
     return "; ".join(parts)
 
 
+def _rule(allow_rechunk: bool) -> str:
+    return "rechunked to one chunk where split (allow_rechunk=True)" if allow_rechunk \
+        else "refused where split unless allow_rechunk=True"
+
+
 def _kept(kept: list, where: dict) -> str:
     if not kept:
         return ", no axis split"
-    return ", chunks kept along " + ", ".join(where[x] for x in kept)
+    return ", chunks kept along " + ", ".join(where[x] for x in kept if x in where)
 
 
 def _where(axes: Any, node: Apply, names: dict) -> dict:

@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 
 from ...ops.params import ParamError
-from ...ops.templates import builder, names, operand, reads_ranks, where
+from ...ops.templates import builder, checked, names, operand, reads_ranks, where
+from ...types.numpy_dtypes import extreme_value
 
 
 def _window(n: str, k: int | str, s: int, d: int, pb: int, pe: int, auto_pad: str,
@@ -26,50 +27,80 @@ def _window(n: str, k: int | str, s: int, d: int, pb: int, pe: int, auto_pad: st
     return f"({n}+{pb + pe}-{eff})//{s}+1"
 
 
-@builder
+@reads_ranks
 def build_pool(types: tuple, kernel_shape: tuple | None = None, strides: tuple | None = None,
                pads: tuple | None = None, dilations: tuple | None = None,
-               auto_pad: str = "NOTSET", ceil_mode: int = 0, outputs: int = 1, **_: Any
-               ) -> dict[str, Any]:
-    """Conv and the pools: (N, C, spatial...) -> (N, C or M, windows...). The kernel is
-    the attribute or the weight's spatial sizes (Conv)."""
+               auto_pad: str = "NOTSET", ceil_mode: int = 0, outputs: int = 1, group: int = 1,
+               **_: Any) -> dict[str, Any]:
+    """Conv and the pools: (N, C, spatial...) -> (N, C or M, windows...).
+
+    Conv's weight is (M, C/group, k...) and its bias (M): the relation states
+    ``C == group * W.shape[1]`` and ``M % group == 0``, and a ``kernel_shape`` attribute
+    is W's spatial sizes (onnxruntime refuses any other). Every window fits its padded
+    input: each output size is at least 1 (PyTorch's rule; onnxruntime refuses it for
+    Conv, and computes an empty map for a pool that a later node cannot use); a pool's
+    input has no empty spatial axis and its pads are smaller than its kernel, as
+    onnxruntime requires."""
     x = types[0]
     k = x.ndim - 2
     dims = names("a", x.ndim)
-    conv = len(types) > 1 and kernel_shape is None or len(types) > 1 and types[1].ndim == x.ndim
+    conv = len(types) > 1
+    clauses: list[str] = []
+    messages: dict = {}
+
+    def state(clause: str, message: Any) -> None:
+        text, said = checked(clause, message)
+        clauses.append(clause)
+        messages[text] = said
+
     if conv:
         w = types[1]
+        if w.ndim != x.ndim:
+            raise ParamError(f"W has {w.ndim} dimensions and X {x.ndim}: a Conv's weight is "
+                             "(M, C/group, kernel...), of X's rank")
         wd = names("w", w.ndim)
-        kernel = kernel_shape or tuple(v if isinstance(v, int) else wd[2 + i]
-                                       for i, v in enumerate(w.shape[2:]))
+        if kernel_shape is not None and len(kernel_shape) != k:
+            raise ParamError(f"kernel_shape has {len(kernel_shape)} entries, X has {k} "
+                             "spatial axes")
+        kernel: Any = tuple(kernel_shape) if kernel_shape is not None else tuple(wd[2:])
+        weight = [wd[0], wd[1], *kernel]
+        state(f"{dims[1]} == {group}*{wd[1]}" if group != 1 else f"{dims[1]} == {wd[1]}",
+              lambda v, _, c=dims[1], g=group, w1=wd[1]: (
+                  f"input channels C is not equal to kernel channels * group: C is {v[c]}, "
+                  f"W's channels {v[w1]}, group {g}"))
+        if group != 1:
+            state(f"{wd[0]} % {group} == 0", lambda v, _, m=wd[0], g=group: (
+                f"output channels M is not divisible by group: M is {v[m]}, group {g}"))
     else:
         kernel = kernel_shape
-    if kernel is None:
-        raise ParamError("the kernel's spatial sizes must be known")
+        if kernel is None:
+            raise ParamError("the kernel's spatial sizes must be known")
     strides = strides or (1,) * k
     dilations = dilations or (1,) * k
     pads = pads or (0,) * (2 * k)
-    out, clauses = [], []
+    out = []
     for i in range(k):
-        n = x.shape[2 + i]
-        if ceil_mode and auto_pad == "NOTSET" and isinstance(n, int) and \
-                isinstance(kernel[i], int):
-            eff = (kernel[i] - 1) * dilations[i] + 1
-            size = -(-(n + pads[i] + pads[i + k] - eff) // strides[i]) + 1
-            if (size - 1) * strides[i] >= n + pads[i]:
-                size -= 1
-            out.append(str(size))
-            continue
-        out.append(_window(dims[2 + i], kernel[i], strides[i], dilations[i], pads[i],
-                           pads[i + k], auto_pad, ceil_mode))
+        size = _window(dims[2 + i], kernel[i], strides[i], dilations[i], pads[i],
+                       pads[i + k], auto_pad, ceil_mode)
+        out.append(size)
+        state(f"{size} >= 1", lambda v, types, i=i: (
+            f"the window does not fit spatial axis {i} of {types[0]}: the output would have "
+            f"no position there (a window larger than its padded input)"))
+        if not conv:
+            state(f"{dims[2 + i]} >= 1", lambda v, types, i=i: (
+                f"spatial axis {i} of {types[0]} is empty: a pool needs an input"))
+            if auto_pad == "NOTSET" and max(pads[i], pads[i + k]) >= kernel[i]:
+                raise ParamError(f"pads {tuple(pads)} must be smaller than kernel_shape "
+                                 f"{tuple(kernel)} (as onnxruntime requires of a pool)")
     if conv:
         y = operand([dims[0], wd[0], *out])
-        operands = f",{operand(wd)}:T" + ",(*b):T" * (len(types) - 2)
+        operands = f",{operand(weight)}:T" + f",({wd[0]}):T" * (len(types) - 2)
     else:
         y = operand([dims[0], dims[1], *out])
         operands = ""
     outs = f"{y}:T" + (f",{y}:int64" if outputs > 1 else "")
     return {"x": operand(dims), "rest": operands, "outs": outs, "fits": where(clauses),
+            "messages": messages,
             "params": {"kernel_shape": tuple(kernel) if all(isinstance(v, int) for v in kernel)
                        else None, "strides": tuple(strides),
                        "pads": tuple(pads), "dilations": tuple(dilations)}}
@@ -141,7 +172,7 @@ def conv(x: np.ndarray, w: np.ndarray, *b: np.ndarray, kernel_shape: tuple | Non
 def max_pool(x: np.ndarray, *, kernel_shape: tuple, strides: tuple, pads: tuple,
              dilations: tuple, auto_pad: str = "NOTSET", ceil_mode: int = 0,
              storage_order: int = 0, outputs: int = 1, **_: Any) -> Any:
-    low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    low = extreme_value(x.dtype, -1)
     win, _ = _windows(x, kernel_shape, strides, pads, dilations, auto_pad, ceil_mode, low)
     axes = tuple(range(-len(kernel_shape), 0))
     y = win.max(axis=axes)
@@ -181,9 +212,12 @@ def lp_pool(x: np.ndarray, *, kernel_shape: tuple, strides: tuple, pads: tuple,
 
 @reads_ranks
 def build_global_pool(types: tuple, **_: Any) -> dict[str, Any]:
+    """(N, C, spatial...) -> (N, C, 1...); the spatial axes are not empty (their mean or
+    maximum would be none: onnxruntime refuses them)."""
     x = types[0]
     dims = names("a", x.ndim)
-    return {"x": operand(dims), "y": operand([*dims[:2], *[1] * (x.ndim - 2)])}
+    return {"x": operand(dims), "y": operand([*dims[:2], *[1] * (x.ndim - 2)]),
+            "fits": where([f"{d} >= 1" for d in dims[2:]])}
 
 
 def global_average_pool(x: np.ndarray) -> np.ndarray:
@@ -205,7 +239,7 @@ def build_conv_integer(types: tuple, **params: Any) -> dict[str, Any]:
     k = types[0].ndim - 2
     return {"x": made["x"], "w": operand(names("w", 2 + k)),
             "rest": any_operands(len(types) - 2), "y": made["outs"].split(":")[0],
-            "fits": made["fits"], "params": made["params"]}
+            "fits": made["fits"], "messages": made["messages"], "params": made["params"]}
 
 
 def conv_integer(x: np.ndarray, w: np.ndarray, *zero: np.ndarray, **params: Any
@@ -226,7 +260,7 @@ def build_qlinear_conv(types: tuple, **params: Any) -> dict[str, Any]:
     k = types[0].ndim - 2
     return {"x": made["x"], "w": operand(names("w", 2 + k)),
             "bias": any_operands(len(types) - 8, 8), "y": made["outs"].split(":")[0],
-            "fits": made["fits"], "params": made["params"]}
+            "fits": made["fits"], "messages": made["messages"], "params": made["params"]}
 
 
 def qlinear_conv(x: np.ndarray, x_s: np.ndarray, x_z: np.ndarray, w: np.ndarray,

@@ -8,24 +8,46 @@ from typing import Any
 
 import numpy as np
 
-from ...ops.params import normalize_axis
-from ...ops.templates import names, operand, reads_ranks
+from ...ops.params import ParamError, normalize_axis
+from ...ops.templates import checked, names, operand, reads_ranks, where
 from ..dtypes import dtype_of
+
+
+def _onto(dims: list[str], rank: int, prefix: str, what: str
+          ) -> tuple[str, list[tuple[str, Any]]]:
+    """An operand of ``rank`` dims named ``prefix``0, ... that broadcasts onto a tensor of
+    ``dims`` in one direction (each size 1 or the tensor's, aligned on the right), and
+    those clauses, ``(s - 1)*(s - a) == 0``, with their messages."""
+    if rank > len(dims):
+        raise ParamError(f"{what} has {rank} dimensions, more than X's {len(dims)}")
+    own = names(prefix, rank)
+    return operand(own), [checked(f"({s}-1)*({s}-{a}) == 0", lambda v, _, s=s, a=a, j=j: (
+        f"{what} does not broadcast onto X: its axis {j} has size {v[s]}, X's "
+        f"{v[a]} (it must be 1 or X's size)"))
+        for j, (s, a) in enumerate(zip(own, dims[len(dims) - rank:], strict=True))]
 
 
 @reads_ranks
 def build_layer_norm(types: tuple, axis: int, outputs: int = 1, stash_type: int = 1, **_: Any
                      ) -> dict[str, Any]:
     """LayerNormalization: Y like X; Mean and InvStdDev keep the axes before ``axis``
-    and have 1 from it on. Scale and B broadcast to the normalised axes."""
+    and have 1 from it on. Scale and B broadcast onto X (each of their sizes 1 or X's,
+    aligned on the right; no more dimensions than X), as onnxruntime requires: Y is
+    X's shape."""
     x = types[0]
     ax = normalize_axis(axis, x.ndim)
     dims = names("a", x.ndim)
     stat = operand([*dims[:ax], *[1] * (x.ndim - ax)]) + ":" + (
         dtype_of(stash_type, "LayerNormalization"))
     outs = [f"{operand(dims)}:T", stat, stat][:outputs]
-    return {"x": operand(dims), "rest": "".join(f",(*r{i}):T" for i in range(len(types) - 1)),
-            "outs": ",".join(outs), "params": {"axis": ax}}
+    rest, clauses = "", []
+    for i, (t, what) in enumerate(zip(types[1:], ("Scale", "B"), strict=False)):
+        made, said = _onto(dims, t.ndim, "sb"[i], what)
+        rest += f",{made}:T"
+        clauses += said
+    return {"x": operand(dims), "rest": rest,
+            "outs": ",".join(outs) + where([c for c, _ in clauses]),
+            "messages": dict(clauses), "params": {"axis": ax}}
 
 
 def layer_norm(x: np.ndarray, *rest: np.ndarray, axis: int, epsilon: float = 1e-5,
@@ -44,13 +66,44 @@ def layer_norm(x: np.ndarray, *rest: np.ndarray, axis: int, epsilon: float = 1e-
     return (y, mean, inv)[:outputs] if outputs > 1 else y
 
 
+def _channels(x: Any, least: int, op: str) -> list[str]:
+    """X's dim variables, X of ``least`` dimensions or more: (N, C, ...)."""
+    if x.ndim < least:
+        raise ParamError(f"{op} takes X of {least} dimensions or more (N, C, ...), got "
+                         f"{x.ndim}")
+    return names("a", x.ndim)
+
+
 @reads_ranks
 def build_same_shape_stats(types: tuple, outputs: int = 1, **_: Any) -> dict[str, Any]:
-    """BatchNormalization: Y like X; in training, the running mean and variance like
-    the input mean and variance (of X's channels)."""
-    dims = operand(names("a", types[0].ndim))
-    return {"x": dims, "rest": ",(c):T" * (len(types) - 1),
-            "outs": ",".join([f"{dims}:T", "(c):T", "(c):T"][:outputs])}
+    """BatchNormalization: Y like X (N, C, ...); scale, B, mean and variance have X's C
+    entries, and so do, in training, the running mean and variance."""
+    dims = _channels(types[0], 2, "BatchNormalization")
+    c = f"({dims[1]}):T"
+    return {"x": operand(dims), "rest": f",{c}" * (len(types) - 1),
+            "outs": ",".join([f"{operand(dims)}:T", c, c][:outputs])}
+
+
+@reads_ranks
+def build_instance_norm(types: tuple, **_: Any) -> dict[str, Any]:
+    """InstanceNormalization: Y like X (N, C, D1, ...: onnxruntime needs a spatial axis);
+    scale and B have X's C entries."""
+    dims = _channels(types[0], 3, "InstanceNormalization")
+    return {"x": operand(dims), "rest": f",({dims[1]}):T" * (len(types) - 1),
+            "outs": f"{operand(dims)}:T"}
+
+
+@reads_ranks
+def build_group_norm(types: tuple, num_groups: int, **_: Any) -> dict[str, Any]:
+    """GroupNormalization (opset 21): Y like X (N, C, ...); scale and bias have X's C
+    entries, and C is divisible by num_groups (each group has as many channels)."""
+    dims = _channels(types[0], 2, "GroupNormalization")
+    if num_groups < 1:
+        raise ParamError(f"num_groups must be positive, got {num_groups}")
+    clause, message = checked(f"{dims[1]} % {num_groups} == 0", lambda v, _, c=dims[1]: (
+        f"the channels C ({v[c]}) are not divisible by num_groups ({num_groups})"))
+    return {"x": operand(dims), "rest": f",({dims[1]}):T" * (len(types) - 1),
+            "outs": f"{operand(dims)}:T" + where([clause]), "messages": {clause: message}}
 
 
 def batch_norm(x: np.ndarray, scale: np.ndarray, b: np.ndarray, mean: np.ndarray,

@@ -11,7 +11,7 @@ import numpy as np
 
 from ...ops.params import ParamError
 from ...ops.sizes import SizeNames
-from ...ops.templates import builder, names, operand, reads_ranks, where
+from ...ops.templates import builder, checked, names, operand, reads_ranks, where
 from ..shared import rest_operands
 from .conv import any_operands
 
@@ -24,9 +24,18 @@ def build_conv_transpose(types: tuple, kernel_shape: tuple | None = None,
                          group: int = 1, **_: Any) -> dict[str, Any]:
     """ConvTranspose: (N, C, in...) and W (C, M/group, k...) -> (N, M, out...), out =
     stride * (in - 1) + output_padding + (k - 1) * dilation + 1 - pads, or the
-    ``output_shape`` attribute, or in * stride with SAME padding."""
+    ``output_shape`` attribute, or in * stride with SAME padding. The relation states
+    what onnxruntime checks: W's first size is C, C is divisible by group, the bias has
+    M entries, a ``kernel_shape`` attribute is W's spatial sizes, and every output size
+    is at least 1."""
     x = types[0]
     k = x.ndim - 2
+    if types[1].ndim != x.ndim:
+        raise ParamError(f"W has {types[1].ndim} dimensions and X {x.ndim}: a ConvTranspose's "
+                         "weight is (C, M/group, kernel...), of X's rank")
+    if kernel_shape is not None and len(kernel_shape) != k:
+        raise ParamError(f"kernel_shape has {len(kernel_shape)} entries, X has {k} spatial "
+                         "axes")
     kernel = kernel_shape or tuple(f"k{i}" for i in range(k))
     strides = strides or (1,) * k
     dilations = dilations or (1,) * k
@@ -43,8 +52,21 @@ def build_conv_transpose(types: tuple, kernel_shape: tuple | None = None,
             p = (pads or (0,) * 2 * k)
             rest = 1 + output_padding[i] - p[i] - p[i + k]
             out.append(f"{strides[i]}*({n}-1)+({kernel[i]}-1)*{dilations[i]}{rest:+d}")
-    return {"x": operand(dims), "w": operand(["c", "m", *names("k", k)]),
-            "rest": rest_operands(types, 2), "y": operand([dims[0], f"m*{group}", *out]),
+    m = f"m*{group}" if group != 1 else "m"
+    clauses = [f"{o} >= 1" for o in out]
+    messages = dict(checked(f"{o} >= 1", lambda v, types, i=i: (
+        f"ConvTranspose's output would have no position along spatial axis {i} of "
+        f"{types[0]} (its pads remove more than the window covers)"))
+        for i, o in enumerate(out))
+    if group != 1:
+        clause, message = checked(f"{dims[1]} % {group} == 0", lambda v, _, c=dims[1], g=group:
+                                  f"input channels C is not divisible by group: C is {v[c]}, "
+                                  f"group {g}")
+        clauses.insert(0, clause)
+        messages[clause] = message
+    return {"x": operand(dims), "w": operand([dims[1], "m", *kernel]),
+            "rest": f",({m}):T" * (len(types) - 2), "y": operand([dims[0], m, *out]),
+            "fits": where(clauses), "messages": messages,
             "params": {"strides": tuple(strides), "dilations": tuple(dilations),
                        "output_padding": tuple(output_padding)}}
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ...ops.families.indexing import slice_length
+from ...ops.families.indexing import slice_length, symbolic_length
 from ...ops.params import ParamError, normalize_axes, normalize_axis
 from ...ops.sizes import SizeNames
 from ...ops.templates import builder, names, operand, product, reads_ranks, where
@@ -238,8 +238,10 @@ def split(x: np.ndarray, *rest: np.ndarray, axis: int, outputs: int, **_: Any) -
 def build_slice(types: tuple, starts_value: Any, ends_value: Any, axes_value: Any = None,
                 steps_value: Any = None, given: tuple = (0, 1, 2), **_: Any) -> dict[str, Any]:
     """Slice: Python's slice along each listed axis (ONNX clamps the same way); a
-    bound that is a size the model names (``seq``) counts as unknown unless it is the
-    axis' own size."""
+    bound that is a size the model names (``seq``) is clamped like an int one, so
+    ``x[:, :seq]`` of 64 columns is ``min(64, seq)`` columns: the relation states it,
+    and refine at ``seq = 65`` finds the 64 that a forward build finds (with a negative
+    step such a bound leaves the size unknown)."""
     x = types[0]
     dims = names("a", x.ndim)
     n = len(types[1].shape) and types[1].shape[0]
@@ -250,6 +252,7 @@ def build_slice(types: tuple, starts_value: Any, ends_value: Any, axes_value: An
     starts, ends = value_entries(starts_value, n, "starts"), value_entries(ends_value, n, "ends")
     out: list[str] = list(dims)
     clauses: list[str] = []
+    sizes = SizeNames(starts_value, ends_value, axes_value, steps_value)
     if any(a is None or isinstance(a, Dim) for a in axes):
         out = [f"u{i}" for i in range(x.ndim)]
         clauses = [f"u{i} >= 0" for i in range(x.ndim)]
@@ -264,16 +267,19 @@ def build_slice(types: tuple, starts_value: Any, ends_value: Any, axes_value: An
                 end = None if (not isinstance(step, int) or step > 0) else end
             if isinstance(start, Dim) and start == own and isinstance(step, int) and step < 0:
                 start = None
-            if not all(v is None or isinstance(v, int) for v in (start, end, step)) \
-                    or step == 0 or (step is None):
+            big = 1 << 62  # INT64_MAX and the like: the end of the axis
+            start = None if isinstance(start, int) and abs(start) >= big else start
+            end = None if isinstance(end, int) and abs(end) >= big else end
+            if not isinstance(step, int) or step == 0 or not all(
+                    v is None or isinstance(v, int | Dim) for v in (start, end)) or (
+                    step < 0 and not all(v is None or isinstance(v, int)
+                                         for v in (start, end))):
                 out[ax] = f"u{ax}"
                 clauses.append(f"u{ax} >= 0")
-                continue
-            big = 1 << 62  # INT64_MAX and the like: the end of the axis
-            start = None if start is not None and abs(start) >= big else start
-            end = None if end is not None and abs(end) >= big else end
-            out[ax] = slice_length(dims[ax], start, end, step)
-    sizes = SizeNames(starts_value, ends_value, axes_value, steps_value)
+            elif isinstance(start, Dim) or isinstance(end, Dim):  # a bound is a size
+                out[ax] = symbolic_length(dims[ax], start, end, step, sizes, clauses)
+            else:
+                out[ax] = slice_length(dims[ax], start, end, step)
     return {"x": operand(dims), "rest": ",(k):I" * (len(types) - 2 - len(sizes.dims))
             + sizes.operands(after=True), "y": operand(out), "fits": where(clauses)}
 

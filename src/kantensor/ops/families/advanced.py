@@ -27,7 +27,7 @@ from ..fastcall import Miss
 from ..params import ArrayRef, ParamError, SliceItem
 from ..sizes import SizeNames
 from ..templates import checked, names, operand, product, rank_error, reads_ranks, where
-from .indexing import _as_key, _sized_position, _symbolic_length, resolve, slice_length
+from .indexing import _as_key, _sized_position, resolve, slice_length, symbolic_length
 
 _ARRAYS = (Variable, np.ndarray, list, range)
 _NO_KEYWORDS: dict[str, Any] = {}  # never mutated
@@ -183,7 +183,7 @@ def advanced_selection(x: Any, arrays: tuple, index: tuple, messages: dict | Non
                 clauses.append(f"{dims[axis]} >= {item + 1 if item >= 0 else -item}")
             axis += 1
         elif isinstance(item[1], Dim) or isinstance(item[2], Dim):
-            basic.append(_symbolic_length(dims[axis], *item[1:], sizes, clauses))
+            basic.append(symbolic_length(dims[axis], *item[1:], sizes, clauses))
             axis += 1
         else:
             basic.append(slice_length(dims[axis], *item[1:]))

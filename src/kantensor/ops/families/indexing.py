@@ -84,7 +84,7 @@ def _sized_position(value: Dim, sizes: SizeNames, clauses: list[str]) -> tuple[s
     return "start", text
 
 
-def _symbolic_length(n: str, start: Any, stop: Any, step: int | None, sizes: SizeNames,
+def symbolic_length(n: str, start: Any, stop: Any, step: int | None, sizes: SizeNames,
                      clauses: list[str]) -> str:
     """:func:`slice_length` when a bound is a size: ``max(upper - lower, 0)`` over the
     clamped positions, simplified where one side is the axis's start or end."""
@@ -194,7 +194,7 @@ def selection(ndim: int, index: tuple, messages: dict | None = None
             if messages is not None:
                 messages[clause] = message
         elif isinstance(item[1], Dim) or isinstance(item[2], Dim):
-            out.append(_symbolic_length(dim, *item[1:], sizes, clauses))
+            out.append(symbolic_length(dim, *item[1:], sizes, clauses))
         else:
             out.append(slice_length(dim, *item[1:]))
     return dims, out, clauses, sizes

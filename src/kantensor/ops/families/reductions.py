@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ...types.dtypes import dtype_info, is_integer
 from ..params import ParamError, normalize_axes, normalize_axis
 from ..pyints import fits
 from ..templates import checked, names, operand, product, reads_ranks, where
@@ -117,11 +118,17 @@ def reduce_from(types: tuple, axis: int | tuple[int, ...] | None, keepdims: bool
     if initial is not None:
         made["nonempty"] = ""
         dtype = types[0].dtype
-        if isinstance(initial, float) and not math.isfinite(initial) \
-                and dtype not in ("bool", "float16", "float32", "float64"):
-            raise ParamError(f"initial {initial!r} cannot be stored in {dtype}")
-        if isinstance(initial, int | float) and not isinstance(initial, bool) \
-                and dtype != "bool" and not fits(int(initial), dtype):
+        if isinstance(initial, float) and not math.isfinite(initial):
+            # NumPy makes it True in bool and refuses it for an integer; a float8 or
+            # float4 kind without infinities (or NaN) would make it another value
+            info = dtype_info(dtype)
+            held = info.infinity if math.isinf(initial) else info.nan
+            if dtype != "bool" and not held:
+                lacks = "infinities" if math.isinf(initial) else "NaN"
+                raise ParamError(f"initial {initial!r} cannot be stored in {dtype}"
+                                 + ("" if is_integer(dtype) else f", which has no {lacks}"))
+        elif isinstance(initial, int | float) and not isinstance(initial, bool) \
+                and is_integer(dtype) and not fits(int(initial), dtype):
             raise ParamError(f"initial {initial!r} is out of bounds for {dtype} (NumPy 2 "
                              "refuses it too)")
     return made

@@ -36,7 +36,8 @@ def squeezed(types: tuple, axis: int | tuple[int, ...] | None, **_: Any) -> dict
     (more is a :class:`~kantensor.syntax.errors.RenderingLimit`, which a query raises
     rather than answer without those types). The implementation gets the axes the
     node's type drops (so that a block of a kept axis that happens to be 1 is never
-    dropped)."""
+    dropped) and those it keeps under ``!= 1`` (``kept``): a value with one of them 1 is
+    refused when the graph runs, where NumPy would drop it and give another rank."""
     (x,) = types
     dims = names("a", x.ndim)
     if axis is None:
@@ -57,7 +58,8 @@ def squeezed(types: tuple, axis: int | tuple[int, ...] | None, **_: Any) -> dict
                     operand(1 if i in dropped else d for i, d in enumerate(dims)) + "->"
                     + operand(dims[i] for i in kept)
                     + where([f"{dims[i]} != 1" for i in kept if i in open_]))
-        return {"sig": " | ".join(alternatives), "params": {"dropped": tuple(sorted(ones))}}
+        return {"sig": " | ".join(alternatives),
+                "params": {"dropped": tuple(sorted(ones)), "kept": tuple(open_)}}
     if x.ndim == 0 and isinstance(axis, int) and axis in (0, -1):
         axes: tuple[int, ...] = ()
     else:
@@ -67,7 +69,19 @@ def squeezed(types: tuple, axis: int | tuple[int, ...] | None, **_: Any) -> dict
             "params": {"axis": axes}}
 
 
-def squeeze(x: np.ndarray, axis: Any = None, dropped: tuple[int, ...] = ()) -> np.ndarray:
+def squeeze(x: np.ndarray, axis: Any = None, dropped: tuple[int, ...] = (),
+            kept: tuple[int, ...] = ()) -> np.ndarray:
     """``numpy.squeeze``; with ``axis=None`` it drops the axes ``dropped`` (those the
-    node's type drops, see :func:`squeezed`), never another that is 1 at run time."""
-    return np.squeeze(x, axis=dropped if axis is None else axis)
+    node's type drops, see :func:`squeezed`) and refuses a value whose axis in ``kept``
+    (kept by the type under ``size != 1``) is 1: NumPy would drop it too, so the value
+    is NumPy's, or an error, never another rank than the type's."""
+    if axis is None:
+        for i in kept:
+            if x.shape[i] == 1:
+                raise ValueError(
+                    f"squeeze(axis=None): axis {i} of the value {x.shape} has size 1, but "
+                    "the graph was built with that size unknown and kept it (the "
+                    f"condition a{i} != 1); NumPy would drop it, giving a result of "
+                    f"another rank. Give the axes to drop (axis=...) or the size")
+        return np.squeeze(x, axis=dropped)
+    return np.squeeze(x, axis=axis)

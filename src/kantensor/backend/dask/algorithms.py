@@ -1,0 +1,302 @@
+"""Dask's own algorithms, by the kind an Op declares (``dask = "..."`` in its catalogue
+entry): never by the Op's name, so a user's Op named ``sum`` is computed by its own
+signature and implementation.
+
+Each kind is a promise about what the Op computes, and the algorithm keeps it chunk by
+chunk:
+
+* ``reduction``: ``impl(x, axis=, keepdims=, **params)`` applied to partial results gives
+  the whole result (sum, prod, max, min, all, any): a tree reduction with the Op's own
+  implementation at every level; ``count``: partial counts summed in a tree;
+* ``mean``, ``var``, ``std``: Dask's tree reductions of moments (counts, sums, and sums
+  of squared deviations combined pairwise); ``argmax``/``argmin``: Dask's arg-reductions;
+  ``norm``: Dask's norm (a tree sum of squares); ``logsumexp``, ``softmax``,
+  ``log_softmax``: a tree maximum, then a tree sum of the shifted exponentials;
+* ``product``: Dask's matmul; ``contraction``: blockwise partial results summed in a
+  tree over the contracted chunks (:func:`.blockwise.contraction`);
+* ``cumsum``/``cumprod``: Dask's cumulative scan along a chunked axis;
+* ``reshape``: Dask's reshape, which rechunks only the axes whose chunks cross the new
+  rows and refuses (with its reason) what it cannot do chunk-wise; ``slice``: Dask's
+  slicing; ``mask``: Dask's boolean masking (a chunk of unknown size per block);
+* ``concatenate``, ``stack``, ``vstack``, ``hstack``, ``split``, ``diff`` (overlapping
+  slices), ``diagonal`` and ``trace`` (diagonals of blocks), ``flip``, ``roll``,
+  ``tril``, ``triu``, ``diag``, ``pad``, ``broadcast_to``, ``repeat``, ``tile``,
+  ``zeros_like``-style creation: Dask's functions of those names, which work chunk by
+  chunk;
+* ``arrange``: no algorithm: the Op's axis parameters only place axes, and its
+  signature's blockwise keeps every chunk.
+
+Every algorithm returns the outputs in the inferred dtypes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import dask.array as da
+import numpy as np
+
+from ...ops.params import ArrayRef, SliceItem
+from .blockwise import blockwise, contraction, typed
+from .lower import NodeCall, known
+from .reductions import (
+    arg_reduction,
+    count,
+    cumulative,
+    exponentials,
+    moments,
+    norm,
+    product,
+    reduction,
+)
+from .reshaping import reshape, reshape_node
+
+__all__ = ["ALGORITHMS", "Algorithm"]
+
+
+def _always(op: Any, types: tuple) -> bool:
+    return True
+
+
+def _has_axes(op: Any, types: tuple) -> bool:
+    return types[0].ndim > 0
+
+
+def _matrices(op: Any, types: tuple) -> bool:
+    return types[0].ndim >= 2
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """How a kind lowers (``lower(call, inputs) -> outputs``), what the plan says, and
+    for which inputs (``applies(op, input types)``, from static types): for others the
+    node is the Op's blockwise (a reduction of a 0-d array, tril of a vector)."""
+
+    lower: Callable[[NodeCall, list[Any]], list[Any]]
+    says: str
+    applies: Callable[[Any, tuple], bool] = _always
+
+
+def _dask_function(fn: Callable[..., Any], *names: str, many: bool = False
+                   ) -> Callable[[NodeCall, list[Any]], list[Any]]:
+    """An Op computed by a Dask function of the same call: the tensors (a sequence of
+    them with ``many``) and the parameters ``names`` by keyword."""
+    def lower(call: NodeCall, values: list[Any]) -> list[Any]:
+        params = call.params
+        kwargs = {n: params[n] for n in names if n in params}
+        arrays = [x if isinstance(x, da.Array) else da.from_array(np.asarray(x))
+                  for x in values]
+        if many:
+            dtype = call.dtype()
+            y = fn([x.astype(dtype) for x in arrays], **kwargs)
+        else:
+            y = fn(*arrays, **kwargs)
+        return [typed(call, y)]
+    return lower
+
+
+def _repeat(call: NodeCall, values: list[Any]) -> list[Any]:
+    x, axis = values[0], call.params.get("axis")
+    if axis is None:
+        x, axis = reshape(call, 0, x, (-1,)), 0
+    return [typed(call, da.repeat(x, call.params["repeats"], axis=axis))]
+
+
+def _shape_of(call: NodeCall, values: list[Any]) -> list[Any]:
+    """A vector as long as an axis of ``x`` (its values mean nothing): one block of
+    ``x`` across its other axes, each chunk along the axis made a vector of its length;
+    the chunks (known or not) of that axis kept."""
+    x = values[0]
+    axis = call.params["axis"] % x.ndim
+    first = x.blocks[tuple(slice(None) if a == axis else 0 for a in range(x.ndim))]
+    y = first.map_blocks(partial(call.op.impl, axis=axis), dtype=call.dtype(),
+                         drop_axis=[a for a in range(x.ndim) if a != axis],
+                         meta=np.empty((0,), call.dtype()))
+    return [y]
+
+
+def _split(call: NodeCall, values: list[Any]) -> list[Any]:
+    x = values[0]
+    axis = call.params["axis"] % max(x.ndim, 1)
+    outs, start = [], 0
+    for j, t in enumerate(call.out_types):
+        n = t.shape[axis]
+        index = (slice(None),) * axis + (slice(start, start + n),)
+        outs.append(typed(call, x[index], j))
+        start += n
+    return outs
+
+
+def basic_index(op: Any) -> tuple | None:
+    """The Op's ``index`` as Python's (ints, slices, None, ``...``); None if it holds
+    anything else."""
+    index = dict(op.params).get("index")
+    out: list[Any] = []
+    for item in index if isinstance(index, tuple) else (index,):
+        if isinstance(item, SliceItem):
+            if not all(v is None or isinstance(v, int) for v in item[1:]):
+                return None
+            out.append(slice(*item[1:]))
+        elif item is None or item is Ellipsis or (isinstance(item, int)
+                                                   and not isinstance(item, bool)):
+            out.append(item)
+        else:
+            return None
+    return tuple(out)
+
+
+def mask_axis(op: Any, types: tuple) -> int | None:
+    """The axis a boolean vector (the second input) masks in ``x[:, ..., mask]``, the
+    other index items being full slices; None for any other index."""
+    index = dict(op.params).get("index")
+    if not isinstance(index, tuple) or len(types) != 2 or types[1].dtype != "bool" \
+            or types[1].ndim != 1:
+        return None
+    axis = None
+    for k, item in enumerate(index):
+        if isinstance(item, ArrayRef) and item.position == 0:
+            axis = k
+        elif item != SliceItem(None, None, None):
+            return None
+    return axis
+
+
+def _slice(call: NodeCall, values: list[Any]) -> list[Any]:
+    index = basic_index(call.op) if len(values) == 1 else None
+    x = values[0]
+    if index is None or not isinstance(x, da.Array):
+        return blockwise(call, values)
+    if any(not known(c) for c in x.chunks) and any(
+            not (isinstance(i, slice) and i == slice(None)) for i in index):
+        x = call.session.sizes(call, 0, x)
+    return [typed(call, x[index])]
+
+
+def _mask(call: NodeCall, values: list[Any]) -> list[Any]:
+    axis = mask_axis(call.op, tuple(v.type for v in call.node.inputs))
+    x, mask = values[0], values[1]
+    if axis is None or not isinstance(x, da.Array):
+        return blockwise(call, values)
+    if not isinstance(mask, da.Array):
+        mask = da.from_array(np.asarray(mask), chunks=x.chunks[axis])
+    if not (known(x.chunks[axis]) and known(mask.chunks[0])):
+        x, mask = call.session.sizes(call, 0, x), call.session.sizes(call, 1, mask)
+    if mask.chunks[0] != x.chunks[axis]:  # one block of the result per block of x
+        mask = mask.rechunk({0: x.chunks[axis]})
+    y = typed(call, x[(slice(None),) * axis + (mask,)])
+    call.session.masked[y.name] = (mask, axis)
+    return [y]
+
+
+def _creation(fn: Callable[..., Any], *names: str) -> Callable[[NodeCall, list[Any]], list[Any]]:
+    """A creation Op of sizes known from its type: Dask's function, chunks by Dask's
+    "auto" rule; with a size the data decides, the Op's blockwise."""
+    def lower(call: NodeCall, values: list[Any]) -> list[Any]:
+        t = call.out_types[0]
+        if None in t.shape or values:
+            return blockwise(call, values)
+        params = call.params
+        kwargs = {n: params[n] for n in names if n in params}
+        return [typed(call, fn(t.shape, dtype=t.numpy_dtype, chunks="auto", **kwargs))]
+    return lower
+
+
+def _like(fn: Callable[..., Any]) -> Callable[[NodeCall, list[Any]], list[Any]]:
+    """``zeros_like``-style: the chunks of the first input kept; a fill value (the
+    second input) must be a constant of the graph, else the Op's blockwise."""
+    def lower(call: NodeCall, values: list[Any]) -> list[Any]:
+        x = values[0]
+        if not isinstance(x, da.Array) or any(isinstance(v, da.Array) for v in values[1:]):
+            return blockwise(call, values)
+        return [fn(x, *values[1:], dtype=call.dtype())]
+    return lower
+
+
+def _triangle(fn: Callable[..., Any]) -> Callable[[NodeCall, list[Any]], list[Any]]:
+    """tril/triu: Dask's, block by block, on 2-d and more; a vector (which NumPy makes
+    a matrix of) by the Op's blockwise."""
+    def lower(call: NodeCall, values: list[Any]) -> list[Any]:
+        x = values[0]
+        if x.ndim < 2:
+            return blockwise(call, values)
+        return [typed(call, fn(x, k=call.params.get("k", 0)))]
+    return lower
+
+
+def _basic(op: Any, types: tuple) -> bool:
+    return len(types) == 1 and basic_index(op) is not None
+
+
+def _masks(op: Any, types: tuple) -> bool:
+    return mask_axis(op, types) is not None
+
+
+def _trace(call: NodeCall, values: list[Any]) -> list[Any]:
+    kwargs = {k: call.params[k] for k in ("offset", "axis1", "axis2") if k in call.params}
+    return [typed(call, da.trace(values[0], dtype=call.dtype(), **kwargs))]
+
+
+_A = Algorithm
+_TREE = "a tree reduction with its own implementation over the chunks of the reduced axes"
+_EXP = "a tree maximum and a tree sum of the shifted exponentials"
+
+ALGORITHMS: dict[str, Algorithm] = {
+    "reduction": _A(reduction, _TREE, _has_axes),
+    "count": _A(count, "counts per chunk summed in a tree", _has_axes),
+    "mean": _A(moments("mean"), "dask.array.mean (sums and counts in a tree)", _has_axes),
+    "var": _A(moments("var"), "dask.array.var (moments combined in a tree)", _has_axes),
+    "std": _A(moments("std"), "dask.array.std (moments combined in a tree)", _has_axes),
+    "argmax": _A(arg_reduction("argmax"), "dask.array.argmax (a tree arg-reduction)", _has_axes),
+    "argmin": _A(arg_reduction("argmin"), "dask.array.argmin (a tree arg-reduction)", _has_axes),
+    "norm": _A(norm, "dask.array.linalg.norm (a tree sum of squares)", _has_axes),
+    "logsumexp": _A(exponentials("logsumexp"), _EXP, _has_axes),
+    "softmax": _A(exponentials("softmax"), _EXP + ", then blockwise", _has_axes),
+    "log_softmax": _A(exponentials("log_softmax"), _EXP + ", then blockwise", _has_axes),
+    "product": _A(product, "dask.array.matmul (partial products summed in a tree over the "
+                            "chunks of the contracted axis)"),
+    "contraction": _A(contraction, "blockwise partial products summed in a tree over the "
+                                   "chunks of the contracted axes"),
+    "cumsum": _A(cumulative("cumsum"), "dask.array.cumsum (a scan over the chunks)"),
+    "cumprod": _A(cumulative("cumprod"), "dask.array.cumprod (a scan over the chunks)"),
+    "reshape": _A(reshape_node, "dask.array.reshape (rechunks only the axes whose chunks "
+                                 "cross the new rows; refuses what it cannot do chunk-wise)"),
+    "slice": _A(_slice, "Dask's slicing (the chunks of a sliced axis kept, cut where the "
+                        "slice cuts)", _basic),
+    "mask": _A(_mask, "Dask's boolean masking (a chunk of unknown size per block along the "
+                      "masked axis)", _masks),
+    "shape_of": _A(_shape_of, "the chunks of that axis, each a vector of its length "
+                              "(no data read)", _has_axes),
+    "split": _A(_split, "Dask's slicing, one slice per part"),
+    "concatenate": _A(_dask_function(da.concatenate, "axis", many=True),
+                      "dask.array.concatenate (the inputs' chunks kept)"),
+    "stack": _A(_dask_function(da.stack, "axis", many=True),
+                "dask.array.stack (one chunk per input along the new axis)"),
+    "vstack": _A(_dask_function(da.vstack, many=True), "dask.array.vstack"),
+    "hstack": _A(_dask_function(da.hstack, many=True), "dask.array.hstack"),
+    "diff": _A(_dask_function(da.diff, "n", "axis"),
+               "dask.array.diff (overlapping slices of neighbouring chunks)"),
+    "diagonal": _A(_dask_function(da.diagonal, "offset", "axis1", "axis2"),
+                   "dask.array.diagonal (the diagonals of the blocks)"),
+    "trace": _A(_trace, "dask.array.trace (the diagonals of the blocks summed in a tree)"),
+    "flip": _A(_dask_function(da.flip, "axis"), "dask.array.flip (chunks reversed)"),
+    "roll": _A(_dask_function(da.roll, "shift", "axis"), "dask.array.roll (slices joined)"),
+    "tril": _A(_triangle(da.tril), "dask.array.tril (block by block)", _matrices),
+    "triu": _A(_triangle(da.triu), "dask.array.triu (block by block)", _matrices),
+    "diag": _A(_dask_function(da.diag, "k"), "dask.array.diag (block by block)"),
+    "pad": _A(_dask_function(da.pad, "pad_width", "mode", "constant_values"),
+              "dask.array.pad (new chunks at the edges)"),
+    "broadcast_to": _A(_dask_function(da.broadcast_to, "shape"),
+                       "dask.array.broadcast_to (chunks kept)"),
+    "repeat": _A(_repeat, "dask.array.repeat (block by block)"),
+    "outer": _A(_dask_function(da.outer), "dask.array.outer (block by block)"),
+    "tile": _A(_dask_function(da.tile, "reps"), "dask.array.tile (chunks repeated)"),
+    "zeros": _A(_creation(da.zeros), "dask.array.zeros (Dask's automatic chunks)"),
+    "ones": _A(_creation(da.ones), "dask.array.ones (Dask's automatic chunks)"),
+    "full": _A(_creation(da.full, "fill_value"), "dask.array.full (Dask's automatic chunks)"),
+    "zeros_like": _A(_like(da.zeros_like), "dask.array.zeros_like (chunks kept)"),
+    "ones_like": _A(_like(da.ones_like), "dask.array.ones_like (chunks kept)"),
+    "full_like": _A(_like(da.full_like), "dask.array.full_like (chunks kept)"),
+}

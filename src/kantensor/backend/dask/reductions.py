@@ -1,0 +1,149 @@
+"""Reductions and products by Dask's tree algorithms, by the Op's declared kind.
+
+``reduction`` runs the Op's own implementation at every level of the tree (its kind
+promises that it combines partial results: sum, prod, max, min, all, any); ``count``
+sums partial counts; ``mean``, ``var``, ``std``, ``argmax``, ``argmin``, ``norm``,
+``cumsum``, ``cumprod`` and ``product`` (matmul) are Dask's own functions; ``logsumexp``,
+``softmax`` and ``log_softmax`` are a tree maximum, then a tree sum of the shifted
+exponentials (as kantensor's implementations shift, so nothing overflows).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+import dask.array as da
+import numpy as np
+
+from .blockwise import axes_of, blockwise, contraction, first, typed
+from .lower import NodeCall
+from .reshaping import reshape
+
+__all__ = ["arg_reduction", "count", "cumulative", "exponentials", "moments", "norm",
+           "product", "reduction"]
+
+
+def _tree(x: Any, fn: Callable[..., Any], axis: tuple[int, ...], keepdims: bool,
+          out_dtype: Any, aggregate: Callable[..., Any] | None = None, **kwargs: Any) -> Any:
+    """A tree reduction: ``fn(block, axis=, keepdims=True, **kwargs)`` on every block,
+    then ``aggregate`` (``fn`` by default) on groups of partial results."""
+    chunk = partial(fn, **kwargs) if kwargs else fn
+    return da.reduction(x, chunk, aggregate or chunk, axis=axis, keepdims=keepdims,
+                        dtype=out_dtype, concatenate=True,
+                        meta=np.empty((0,) * (x.ndim if keepdims else x.ndim - len(axis)),
+                                      out_dtype))
+
+
+def reduction(call: NodeCall, values: list[Any]) -> list[Any]:
+    x = first(call, values)
+    if x.ndim == 0:
+        return blockwise(call, values)
+    params = call.params
+    keepdims = params.pop("keepdims", False)
+    params.pop("axis", None)
+    params = {k: v for k, v in params.items() if not (k == "initial" and v is None)}
+    y = _tree(x, call.op.impl, axes_of(call, x), keepdims, call.dtype(), **params)
+    return [typed(call, y)]
+
+
+def count(call: NodeCall, values: list[Any]) -> list[Any]:
+    x = values[0]
+    if x.ndim == 0:
+        return blockwise(call, values)
+    keepdims = call.params.get("keepdims", False)
+    y = _tree(x, call.op.impl, axes_of(call, x), keepdims, call.dtype(),
+              aggregate=partial(np.sum, dtype=call.dtype()))
+    return [typed(call, y)]
+
+
+def moments(name: str) -> Callable[[NodeCall, list[Any]], list[Any]]:
+    def lower(call: NodeCall, values: list[Any]) -> list[Any]:
+        x = first(call, values)
+        if x.ndim == 0:
+            return blockwise(call, values)
+        params = call.params
+        kwargs: dict[str, Any] = {"axis": axes_of(call, x),
+                                  "keepdims": params.get("keepdims", False)}
+        if name == "mean":
+            kwargs["dtype"] = call.dtype()
+        else:
+            kwargs["ddof"] = params.get("ddof", 0)
+        return [typed(call, getattr(da, name)(x, **kwargs))]
+    return lower
+
+
+def arg_reduction(name: str) -> Callable[[NodeCall, list[Any]], list[Any]]:
+    def lower(call: NodeCall, values: list[Any]) -> list[Any]:
+        x = values[0]
+        if x.ndim == 0:
+            return blockwise(call, values)
+        axis, keepdims = call.params.get("axis"), call.params.get("keepdims", False)
+        fn = getattr(da, name)
+        if axis is None and x.ndim > 1:
+            # over the flat array: Dask's own axis=None breaks ties by block, not by index
+            y = fn(reshape(call, 0, x, (-1,)), axis=0)
+            y = y.reshape((1,) * x.ndim) if keepdims else y
+        else:
+            y = fn(x, axis=axis, keepdims=keepdims)
+        return [typed(call, y)]
+    return lower
+
+
+def norm(call: NodeCall, values: list[Any]) -> list[Any]:
+    x = first(call, values)
+    if x.ndim == 0:
+        return blockwise(call, values)
+    axis = call.params.get("axis")
+    y = da.linalg.norm(x, axis=axis, keepdims=call.params.get("keepdims", False))
+    return [typed(call, y)]
+
+
+def _shifted(call: NodeCall, x: Any) -> tuple[Any, Any, tuple[int, ...]]:
+    """``(m, sum(exp(x - m)))`` along the Op's axes, both kept as size-1 axes: ``m`` the
+    maximum (0 where it is not finite), each a tree reduction."""
+    axis = axes_of(call, x)
+    m = _tree(x, np.max, axis, True, x.dtype, initial=-np.inf)
+    m = da.where(da.isfinite(m), m, 0).astype(x.dtype)
+    e = da.exp(x - m)
+    return m, e, axis
+
+
+def exponentials(name: str) -> Callable[[NodeCall, list[Any]], list[Any]]:
+    def lower(call: NodeCall, values: list[Any]) -> list[Any]:
+        x = first(call, values)
+        if x.ndim == 0:
+            return blockwise(call, values)
+        m, e, axis = _shifted(call, x)
+        s = da.sum(e, axis=axis, keepdims=True, dtype=x.dtype)
+        if name == "softmax":
+            return [typed(call, e / s)]
+        with np.errstate(divide="ignore"):
+            lse = da.log(s) + m
+        if name == "log_softmax":
+            return [typed(call, x - lse)]
+        if not call.params.get("keepdims", False):
+            lse = lse.squeeze(axis=axis)
+        return [typed(call, lse)]
+    return lower
+
+
+def product(call: NodeCall, values: list[Any]) -> list[Any]:
+    if call.out_types[0].dtype == "bool" or any(
+            getattr(x, "ndim", 0) == 0 for x in values):
+        return contraction(call, values)  # matmul's product of booleans is logical
+    dtype = call.dtype()
+    return [typed(call, da.matmul(*(x.astype(dtype) for x in values)))]
+
+
+def cumulative(name: str) -> Callable[[NodeCall, list[Any]], list[Any]]:
+    def lower(call: NodeCall, values: list[Any]) -> list[Any]:
+        x = values[0]
+        axis = call.params.get("axis")
+        if axis is None:
+            x, axis = reshape(call, 0, x, (-1,)), 0
+        if x.ndim == 0:
+            return blockwise(call, values)
+        return [typed(call, getattr(da, name)(x, axis=axis, dtype=call.dtype()))]
+    return lower

@@ -1,0 +1,113 @@
+"""Reshapes by Dask's rules (``dask = "reshape"``: reshape, flatten, ravel).
+
+Dask's reshape rechunks only the axes whose chunks cross the new shape's rows. Where it
+cannot reshape chunk by chunk, its reason is the error, unless the user allowed a
+rechunk: then the reshape Dask's reason advises (two passes, a split then a merge), or,
+where no two passes do, through the flat array with the leading axis still split.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from dask.array.reshape import reshape_rechunk
+
+from ...signature.forward import infer
+from .blockwise import typed
+from .lower import NodeCall, concrete_type, known
+
+__all__ = ["reshape", "reshape_node"]
+
+
+def reshape(call: NodeCall, i: int, x: Any, shape: tuple) -> Any:
+    """``x`` reshaped by Dask's rules: the axes whose chunks cross the new rows are
+    rechunked; where Dask cannot reshape chunk-wise, its reason is the error, unless the
+    user allowed the rechunk: then through the flat array (the trailing axes made
+    whole, the flat chunks cut at whole rows of the new shape), the leading axis still
+    split."""
+    if any(not known(c) for c in x.chunks):
+        x = call.session.sizes(call, i, x)
+    shape = _full_shape(x.shape, shape)
+    if x.shape == shape or x.npartitions == 1:
+        return x.reshape(shape)
+    try:
+        reshape_rechunk(x.shape, shape, x.chunks)
+    except (ValueError, NotImplementedError) as exc:
+        reason = " ".join(str(exc).split()).split(" For example")[0] or type(exc).__name__
+        why = f"Dask cannot reshape {x.shape} to {shape} chunk by chunk ({reason})"
+        passes = _two_passes(x, shape)
+        if passes is not None:
+            call.session.allow(call, f"{x.shape} cannot become {shape} in one pass",
+                               f"{why}; two passes through {passes} would do it",
+                               f"reshaped in two passes, through {passes}")
+            return x.reshape(passes).reshape(shape)
+        for a in range(1, x.ndim):
+            x = call.session.whole(call, i, a, x, why)
+        flat = x.reshape((-1,)) if x.ndim != 1 else x
+        rows = int(np.prod(shape[1:])) if len(shape) > 1 else 1
+        if rows > 1 and any(c % rows for c in flat.chunks[0][:-1]):
+            call.session.allow(call, f"the flat array's chunks {flat.chunks[0][:3]}... cut "
+                               f"rows of {rows}", why, f"flat chunks cut at rows of {rows}")
+            flat = flat.rechunk(max(rows, flat.chunksize[0] // rows * rows))
+        return flat.reshape(shape)
+    return x.reshape(shape)
+
+
+def _two_passes(x: Any, shape: tuple) -> tuple | None:
+    """The shape between ``x.shape`` and ``shape`` that makes the reshape a split of
+    old axes then a merge of those parts (Dask's advice: "call reshape in multiple
+    passes"), if there is one and Dask can do both passes chunk-wise; else None."""
+    old, new = [n for n in x.shape if n != 1], [n for n in shape if n != 1]
+    if not old or not new or 0 in old or 0 in new:
+        return None
+    parts, i, j, a, b = [], 0, 0, old[0], new[0]
+    while True:
+        g = math.gcd(a, b)
+        if g == 1:
+            return None
+        parts.append(g)
+        a, b = a // g, b // g
+        if a == 1:
+            i += 1
+            a = old[i] if i < len(old) else 1
+        if b == 1:
+            j += 1
+            b = new[j] if j < len(new) else 1
+        if i == len(old) and j == len(new):
+            break
+        if i == len(old) or j == len(new):
+            return None
+    between = tuple(parts)
+    try:
+        _, middle, _, _ = reshape_rechunk(x.shape, between, x.chunks)
+        reshape_rechunk(between, shape, middle)
+    except (ValueError, NotImplementedError):
+        return None
+    return between
+
+
+def _full_shape(shape: tuple, new: tuple) -> tuple:
+    new = tuple(int(n) for n in new)
+    if -1 in new:
+        rest = int(np.prod([n for n in new if n != -1]))
+        size = int(np.prod(shape))
+        new = tuple(size // rest if n == -1 and rest else (0 if n == -1 else n) for n in new)
+    return new
+
+
+def reshape_node(call: NodeCall, values: list[Any]) -> list[Any]:
+    shape = call.out_types[0].shape
+    if shape.count(None) > 1:  # sizes the data decides: from the input's, once known
+        values = [call.session.sizes(call, 0, values[0])]
+        shape = _resolved_shape(call, values[0])
+    shape = tuple(-1 if n is None else n for n in shape)
+    return [typed(call, reshape(call, 0, values[0], shape))]
+
+
+def _resolved_shape(call: NodeCall, x: Any) -> tuple:
+    """The output shape of the reshape for ``x`` of known sizes (re-typed)."""
+    types = (concrete_type(x.dtype.name, x.chunks),)
+    signature, op = call.node.op.signature_for(types)
+    return infer(signature, types, tuple(v.wrapped for v in call.node.inputs), name=op)[0].shape

@@ -1,0 +1,170 @@
+"""Bytes per task of a Dask graph, read before anything runs.
+
+Every array Dask builds records its chunks and dtype on its graph layer, so the bytes of
+each block of each array are known from the chunks alone; a rechunk's pieces are slices
+of known blocks, and an alias is its target. A task holds the results it reads (its
+inputs) and its own result (its output) while it runs: :func:`account` gives both for
+every task of the graph as Dask runs it (optimised as ``compute`` optimises it: chains
+of blockwise steps fused into one task, whose intermediates no one else sees), grouped
+by the node of the kantensor graph whose lowering made it. These are the numbers a
+``dask.distributed`` scheduler keeps as ``TaskState.nbytes`` (for NumPy blocks, their
+``nbytes``), without running anything.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Hashable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from dask._task_spec import Alias, Task, TaskRef
+from dask.array.optimization import optimize
+from dask.blockwise import Blockwise
+from dask.highlevelgraph import HighLevelGraph
+
+__all__ = ["NodeTasks", "TaskBytes", "account"]
+
+
+@dataclass(frozen=True)
+class TaskBytes:
+    """One task: its Dask key, the bytes of the results it reads and of its own result
+    (``estimated``: a size derived from its inputs' where its own is not recorded)."""
+
+    key: Hashable
+    inputs: float
+    output: float
+    estimated: bool = False
+
+    @property
+    def held(self) -> float:
+        """What the task holds while it runs: its inputs and its result."""
+        return self.inputs + self.output
+
+    @property
+    def block(self) -> tuple:
+        """The block index in the key (``("sum-aggregate-...", 0, 1)`` -> ``(0, 1)``)."""
+        return tuple(self.key[1:]) if isinstance(self.key, tuple) else ()
+
+    @property
+    def array(self) -> str:
+        return self.key[0] if isinstance(self.key, tuple) else str(self.key)
+
+
+@dataclass
+class NodeTasks:
+    """The tasks one node's lowering made: how many, the one that holds the most, and
+    the one with the largest result."""
+
+    tasks: int = 0
+    largest: TaskBytes | None = None
+    largest_output: TaskBytes | None = None
+
+    def add(self, task: TaskBytes) -> None:
+        self.tasks += 1
+        if self.largest is None or task.held > self.largest.held:
+            self.largest = task
+        if self.largest_output is None or task.output > self.largest_output.output:
+            self.largest_output = task
+
+
+def _graph(arrays: Iterable[Any]) -> HighLevelGraph:
+    graphs = [a.__dask_graph__() for a in arrays if hasattr(a, "__dask_graph__")]
+    return HighLevelGraph.merge(*graphs) if graphs else HighLevelGraph({}, {})
+
+
+class _Blocks:
+    """The shape and item size of every key's result, where the graph records it:
+    ``tasks`` the graph Dask runs, ``graph`` the one the arrays were built as (whose
+    layers record their chunks)."""
+
+    def __init__(self, graph: HighLevelGraph, tasks: dict):
+        self.tasks = tasks
+        self.layers: dict[str, tuple[tuple, int]] = {}
+        for name, layer in graph.layers.items():
+            notes = layer.collection_annotations or {}
+            if "chunks" in notes and "dtype" in notes:
+                self.layers[name] = (_reduced(layer, notes["chunks"]),
+                                     np.dtype(notes["dtype"]).itemsize)
+        self.memo: dict[Hashable, tuple[tuple, int] | None] = {}
+        #: a task that fusion renamed -> the key it computes (an alias of that name
+        #: stands for it)
+        self.origin = {task.target: key for key, task in tasks.items()
+                       if isinstance(task, Alias)}
+
+    def shape(self, key: Hashable) -> tuple[tuple, int] | None:
+        if key in self.memo:
+            return self.memo[key]
+        self.memo[key] = None  # a cycle cannot happen in a Dask graph; this ends one
+        found = self._shape(key)
+        self.memo[key] = found
+        return found
+
+    def _shape(self, key: Hashable) -> tuple[tuple, int] | None:
+        name = key[0] if isinstance(key, tuple) else key
+        task = self.tasks.get(key)
+        if name in self.layers and isinstance(key, tuple):
+            chunks, itemsize = self.layers[name]
+            if len(key) == len(chunks) + 1:
+                return tuple(c[i] for c, i in zip(chunks, key[1:], strict=True)), itemsize
+        if key in self.origin:  # a fused task: the result of the key it stands for
+            return self.shape(self.origin[key])
+        if isinstance(task, Alias):
+            return self.shape(task.target)
+        if isinstance(task, Task) and task.func is operator.getitem and len(task.args) == 2:
+            source, index = task.args
+            if isinstance(source, TaskRef) and isinstance(index, tuple) and all(
+                    isinstance(s, slice) for s in index):
+                found = self.shape(source.key)
+                if found is not None and len(found[0]) == len(index):
+                    shape = tuple(len(range(*s.indices(int(n)))) if not math.isnan(n) else n
+                                  for s, n in zip(index, found[0], strict=True))
+                    return shape, found[1]
+        return None
+
+    def nbytes(self, key: Hashable) -> float | None:
+        found = self.shape(key)
+        if found is None:
+            return None
+        shape, itemsize = found
+        return float(math.prod(shape)) * itemsize
+
+
+def _reduced(layer: Any, chunks: tuple) -> tuple:
+    """The chunks of a layer's results. The first level of a Dask tree reduction is a
+    blockwise layer that records the chunks of its input, while its tasks (called with
+    ``keepdims=True`` and a tuple ``axis``) give size 1 along the reduced axes."""
+    if not isinstance(layer, Blockwise):
+        return chunks
+    task = next(iter(layer.values()), None)
+    kwargs = getattr(task, "kwargs", None) or {}
+    if kwargs.get("keepdims") is True and isinstance(kwargs.get("axis"), tuple):
+        return tuple((1,) * len(c) if a in kwargs["axis"] else c for a, c in enumerate(chunks))
+    return chunks
+
+
+def account(arrays: Iterable[Any], owners: dict[str, Hashable]) -> dict[Hashable, NodeTasks]:
+    """Per owner (``owners``: graph layer name -> whatever made it), the bytes of every
+    task of the graph of ``arrays`` that belongs to an owned layer."""
+    arrays = [a for a in arrays if hasattr(a, "__dask_graph__")]
+    graph = _graph(arrays)
+    keys = [a.__dask_keys__() for a in arrays]
+    tasks = optimize(graph, keys) if arrays else {}
+    blocks = _Blocks(graph, tasks)
+    out: dict[Hashable, NodeTasks] = {}
+    for key, task in tasks.items():
+        named = blocks.origin.get(key, key)
+        owner = owners.get(named[0] if isinstance(named, tuple) else named)
+        if owner is None:
+            continue
+        ins = [blocks.nbytes(d) for d in getattr(task, "dependencies", ())]
+        own = blocks.nbytes(key)
+        known_ins = [b for b in ins if b is not None]
+        estimated = own is None
+        if own is None:  # an unrecorded result: as large as its largest input
+            own = max(known_ins, default=0.0)
+        out.setdefault(owner, NodeTasks()).add(
+            TaskBytes(key, math.fsum(known_ins), own, estimated))
+    return out

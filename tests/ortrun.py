@@ -1,0 +1,90 @@
+"""onnxruntime as an oracle that may crash: models run in a worker process.
+
+onnxruntime dies with SIGFPE on some models with empty maps (a pool over nothing), so
+each model runs in a child process that serves one request after another; a child that
+dies is reported as a crash and replaced. :func:`run` returns the outputs' shapes, or a
+:class:`Refusal` saying how onnxruntime refused (its error, or the signal that killed
+it).
+"""
+
+from __future__ import annotations
+
+import atexit
+import pickle
+import struct
+import subprocess
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+#: The worker: reads (model bytes, inputs) requests, answers (shapes) or ("error", text).
+WORKER = r"""
+import pickle, struct, sys
+import onnxruntime as ort
+ort.set_default_logger_severity(4)
+read, write = sys.stdin.buffer, sys.stdout.buffer
+while True:
+    head = read.read(8)
+    if len(head) < 8:
+        break
+    model, inputs = pickle.loads(read.read(struct.unpack("<Q", head)[0]))
+    try:
+        sess = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
+        answer = [tuple(o.shape) for o in sess.run(None, inputs)]
+    except Exception as exc:
+        answer = ("error", str(exc).splitlines()[0][:300])
+    data = pickle.dumps(answer)
+    write.write(struct.pack("<Q", len(data)) + data)
+    write.flush()
+"""
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """onnxruntime did not run the model: ``why`` is its error or the signal."""
+
+    why: str
+    crashed: bool = False
+
+
+_worker: list[subprocess.Popen] = []
+
+
+def _start() -> subprocess.Popen:
+    if not _worker or _worker[0].poll() is not None:
+        _worker[:] = [subprocess.Popen([sys.executable, "-c", WORKER], stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)]
+    return _worker[0]
+
+
+def _stop() -> None:
+    for proc in _worker:
+        if proc.poll() is None:
+            proc.stdin.close()
+            proc.wait(timeout=10)
+
+
+atexit.register(_stop)
+
+
+def run(model: Any, inputs: dict[str, np.ndarray]) -> list[tuple[int, ...]] | Refusal:
+    """The shapes of ``model``'s outputs computed by onnxruntime on ``inputs``, or a
+    Refusal (its error, or the crash of the process that ran it)."""
+    proc = _start()
+    data = pickle.dumps((model.SerializeToString(), inputs))
+    try:
+        proc.stdin.write(struct.pack("<Q", len(data)) + data)
+        proc.stdin.flush()
+        head = proc.stdout.read(8)
+    except BrokenPipeError:
+        head = b""
+    if len(head) < 8:  # the worker died on this model
+        code = proc.wait(timeout=10)
+        return Refusal(f"onnxruntime's process died (signal {-code})" if code < 0
+                       else f"onnxruntime's process exited ({code})", crashed=True)
+    answer = pickle.loads(proc.stdout.read(struct.unpack("<Q", head)[0]))
+    if isinstance(answer, tuple) and answer and answer[0] == "error":
+        return Refusal(answer[1])
+    return answer

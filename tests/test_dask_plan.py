@@ -1,0 +1,236 @@
+"""The Dask backend's plans: which algorithm each declared kind gets (never by name), the
+chunk-wise lowerings checked against dask.array's own graphs (task counts, chunks, values),
+refusals, bytes per task before running, the backend registry and pickling.
+"""
+
+from __future__ import annotations
+
+import pickle
+
+import dask
+import dask.array as da
+import numpy as np
+import pytest
+from dask.array.optimization import optimize
+from dask.highlevelgraph import HighLevelGraph
+
+import kantensor as kt
+from kantensor.backend import BACKENDS, register_backend
+from kantensor.backend.dask import RechunkError, TaskTooLargeError
+from kantensor.backend.dask.algorithms import ALGORITHMS
+from kantensor.backend.dask.tasks import account
+
+
+def graph_of(*arrays) -> dict:
+    return dict(HighLevelGraph.merge(*(a.__dask_graph__() for a in arrays)))
+
+
+def tasks_of(*arrays) -> int:
+    return len(graph_of(*arrays))
+
+
+# -- nothing by name ---------------------------------------------------------------
+
+def test_every_declared_kind_has_an_algorithm():
+    kinds = {name: getattr(op, "lowering", {}).get("dask")
+             for name, op in kt.CATALOGUE.items()}
+    declared = {k for k in kinds.values() if k is not None}
+    assert declared <= set(ALGORITHMS) | {"arrange"}
+    assert kinds["sum"] == "reduction" and kinds["std"] == "std"
+    assert kinds["einsum"] == kinds["tensordot"] == kinds["dot"] == "contraction"
+    assert kinds["sort"] is None  # it needs its axis whole
+
+
+def _my_sum(x):
+    return np.max(x, axis=-1)
+
+
+def test_a_user_op_named_sum_is_its_own_op_not_dasks_sum():
+    # issue #38 point 5: it computed a maximum with NumPy and a sum with Dask
+    mine = kt.op("(n)->()", name="sum")(_my_sum)
+    x = kt.vector("x", "float64")
+    values = np.array([1.0, 2.0, 3.0, 4.0])
+    assert kt.function([x], mine(x))(values) == 4.0
+    strict = kt.function([x], mine(x), backend="dask")
+    with pytest.raises(RechunkError, match="sum: input 0 axis 0 is split into 2 chunks"):
+        strict(values, chunks=2)
+    assert strict(values, chunks=4).compute() == 4.0
+    f = kt.function([x], mine(x), backend="dask", allow_rechunk=True)
+    assert f(values, chunks=2).compute() == 4.0
+    assert "needs x axis 0 whole" in str(f.plan())
+    # the catalogue's sum is Dask's tree reduction
+    g = kt.function([x], kt.sum(x), backend="dask")
+    assert g(values, chunks=2).compute() == 10.0
+    assert "tree reduction" in str(g.plan())
+
+
+def test_a_dask_function_over_named_sizes_pickles():
+    # issue #38 point 5: Can't pickle local object 'dims_checker.<locals>.dims'
+    x = kt.TensorType.parse("float64[n,3]")("x")
+    w = kt.TensorType.parse("float64[3,k]")("w")
+    f = kt.function([x, w], kt.tanh(x @ w), backend="dask", allow_rechunk=True,
+                    max_task_bytes=1e6)
+    g = pickle.loads(pickle.dumps(f))
+    assert (g.allow_rechunk, g.max_task_bytes) == (True, 1e6)
+    X, W = np.ones((10, 3)), np.ones((3, 2))
+    np.testing.assert_allclose(g(X, W, chunks=5).compute(), np.tanh(X @ W))
+    with pytest.raises(Exception, match="n"):
+        g(X, np.ones((4, 2)), chunks=5)  # named sizes still checked after unpickling
+
+
+def test_backend_registry():
+    x = kt.vector("x", "float64")
+    assert set(BACKENDS) >= {"numpy", "dask"}
+    made = []
+
+    def echo(inputs, outputs, allow_input_downcast=None, loud=False):
+        made.append((inputs, outputs, loud))
+        return "compiled"
+
+    register_backend("echo", echo, options=("loud",))
+    try:
+        assert kt.function([x], x + 1, backend="echo", loud=True) == "compiled"
+        assert made[0][2] is True
+        with pytest.raises(TypeError, match="check is an option of the numpy backend"):
+            kt.function([x], x + 1, backend="echo", check=True)
+    finally:
+        del BACKENDS["echo"]
+    with pytest.raises(ValueError, match="backend must be one of 'numpy', 'dask'"):
+        kt.function([x], x + 1, backend="jax")
+    with pytest.raises(TypeError, match="allow_rechunk is an option of the dask backend"):
+        kt.function([x], x + 1, allow_rechunk=True)
+
+
+# -- chunk-wise lowerings against dask.array's own -------------------------------------
+
+X = np.random.default_rng(0).normal(size=(600, 5))
+Y = np.random.default_rng(1).normal(size=(600, 3))
+XC, YC = ((100,) * 6, (5,)), ((100,) * 6, (3,))
+
+
+@pytest.mark.parametrize("build, theirs", [
+    (lambda x, y: kt.einsum("ij,ik->jk", x, y), lambda x, y: da.einsum("ij,ik->jk", x, y)),
+    (lambda x, y: kt.tensordot(x, y, axes=([0], [0])),
+     lambda x, y: da.tensordot(x, y, axes=([0], [0]))),
+    (lambda x, y: kt.dot(kt.matrix_transpose(x), y), lambda x, y: da.dot(x.T, y)),
+    (lambda x, y: x.T @ y, lambda x, y: x.T @ y),
+])
+def test_contractions_sum_partial_products_in_a_tree(build, theirs):
+    x, y = kt.matrix("x", "float64"), kt.matrix("y", "float64")
+    f = kt.function([x, y], build(x, y), backend="dask")
+    ours = f(X, Y, chunks=[XC, YC])
+    want = theirs(da.from_array(X, chunks=XC), da.from_array(Y, chunks=YC))
+    np.testing.assert_allclose(ours.compute(), X.T @ Y, rtol=1e-10)
+    memory = f.memory(XC, YC)
+    # no task holds more than a row block of each input (what a tree of partial
+    # products needs), never the whole contracted axis
+    assert memory.largest_input <= (100 * 5 + 100 * 3) * 8
+    assert tasks_of(ours) <= tasks_of(want) + 6 * 2  # the inputs' from_array tasks aside
+    assert "tree" in str(f.plan())
+
+
+def test_vecdot_contracts_chunk_by_chunk():
+    a, b = kt.matrix("a", "float64"), kt.matrix("b", "float64")
+    f = kt.function([a, b], kt.vecdot(a, b), backend="dask")
+    A, B = X, X[::-1]
+    y = f(A, B, chunks=((300, 300), (2, 3)))
+    assert y.chunks == ((300, 300),)
+    np.testing.assert_allclose(y.compute(), np.vecdot(A, B))
+    assert f.memory(((300, 300), (2, 3)), ((300, 300), (2, 3))).largest_input <= 2 * 300 * 3 * 8
+
+
+@pytest.mark.parametrize("name", ["std", "var", "mean"])
+def test_moments_are_dasks_tree_reductions(name):
+    x = kt.matrix("x", "float32")
+    values = np.random.default_rng(2).normal(size=(400, 300)).astype(np.float32)
+    chunks = ((100,) * 4, (100,) * 3)
+    f = kt.function([x], getattr(kt, name)(x, axis=0), backend="dask")
+    ours = f(values, chunks=chunks)
+    theirs = getattr(da, name)(da.from_array(values, chunks=chunks), axis=0)
+    assert ours.chunks == theirs.chunks == ((100,) * 3,)
+    assert tasks_of(ours) == tasks_of(theirs)
+    np.testing.assert_allclose(ours.compute(), getattr(np, name)(values, axis=0), rtol=1e-4,
+                               atol=1e-6)
+    assert f.memory(chunks).largest_input <= 100 * 100 * 4 * 1.01
+
+
+def test_diff_and_trace_work_on_blocks():
+    x = kt.matrix("x", "int32")
+    values = np.arange(36 * 36, dtype=np.int32).reshape(36, 36) % 7
+    chunks = ((12,) * 3, (12,) * 3)
+    f = kt.function([x], [kt.diff(x, axis=0), kt.trace(x), kt.diagonal(x, offset=1)],
+                    backend="dask")
+    d, t, g = f(values, chunks=chunks)
+    assert d.chunks == da.diff(da.from_array(values, chunks=chunks), axis=0).chunks
+    np.testing.assert_array_equal(d.compute(), np.diff(values, axis=0))
+    assert t.compute() == np.trace(values) and t.dtype == np.trace(values).dtype
+    np.testing.assert_array_equal(g.compute(), np.diagonal(values, offset=1))
+    assert f.memory(chunks).largest_input <= 2 * 12 * 12 * 4
+
+
+def test_reshape_by_dasks_rules_refused_with_its_reason():
+    # issue #37: built silently as one 3 GB chunk; Dask refuses it at build time
+    x = kt.matrix("x", "float64")
+    y = kt.reshape(kt.concatenate([x[::2], x[1::2]], axis=1), (-1, 10))
+    values = np.arange(1000 * 25, dtype=np.float64).reshape(1000, 25)
+    with pytest.raises(RechunkError, match=r"Dask cannot reshape \(500, 50\) to \(2500, 10\) "
+                                           r"chunk by chunk \(Dask's reshape only supports "
+                                           r"operations that merge or split existing "
+                                           r"dimensions evenly"):
+        kt.function([x], y, backend="dask")(values, chunks=(100, 25))
+    f = kt.function([x], y, backend="dask", allow_rechunk=True)
+    z = f(values, chunks=(100, 25))
+    want = np.concatenate([values[::2], values[1::2]], axis=1).reshape(-1, 10)
+    np.testing.assert_array_equal(z.compute(), want)
+    assert len(z.chunks[0]) > 1  # the rows stay split: two passes, as Dask advises
+    assert "reshaped in two passes, through (500, 5, 10)" in str(f.plan(((100,) * 10, (25,))))
+    # where no two passes do, through the flat array: trailing axes whole, rows kept split
+    g = kt.function([x], kt.reshape(x, (-1, 6)), backend="dask", allow_rechunk=True)
+    w = g(values[:, :21], chunks=(100, 7))
+    np.testing.assert_array_equal(w.compute(), values[:, :21].reshape(-1, 6))
+    assert "flat chunks" in str(g.plan(((100,) * 10, (7,) * 3))) or \
+        "rechunked to one chunk" in str(g.plan(((100,) * 10, (7,) * 3)))
+    assert len(w.chunks[0]) > 1
+
+
+# -- bytes per task ------------------------------------------------------------------
+
+def test_memory_and_plan_give_bytes_per_task_before_running():
+    x = kt.matrix("x", "float64")
+    f = kt.function([x], kt.sort(x, axis=1) * 2, backend="dask", allow_rechunk=True)
+    chunks = ((100,) * 10, (100,) * 10)
+    report = f.memory(*[chunks])
+    assert report.largest_output == 100 * 1000 * 8  # a rechunked row block, sorted
+    assert report.largest_input == 100 * 1000 * 8
+    assert report.peak_per_worker == 2 * 100 * 1000 * 8
+    assert f.memory(chunks, threads_per_worker=4).peak_per_worker == 8 * 100 * 1000 * 8
+    text = str(f.plan(chunks))
+    assert "781.2 KiB in + 781.2 KiB out" in text and "tasks" in text
+    bounded = kt.function([x], kt.sort(x, axis=1) * 2, backend="dask", allow_rechunk=True,
+                          max_task_bytes=1_000_000)
+    with pytest.raises(TaskTooLargeError, match=r"mul: task .* \(block \(\d+, 0\)\) holds "
+                                                r"1.5 MiB .*\(Dask fuses rechunk-merge-sort-"
+                                                r"mul into it\), above max_task_bytes"):
+        bounded(np.zeros((1000, 1000)), chunks=100)
+    assert bounded(np.zeros((1000, 1000)), chunks=(50, 100)).shape == (1000, 1000)
+    with pytest.raises(ValueError, match="max_task_bytes must be a positive number"):
+        kt.function([x], x, backend="dask", max_task_bytes=-1)
+
+
+def test_bytes_per_task_are_the_blocks_dask_computes():
+    # the accounting against the blocks themselves, task by task, on the sync scheduler
+    x, w = kt.matrix("x", "float64"), kt.matrix("w", "float64")
+    f = kt.function([x, w], [kt.std(x @ w, axis=0), kt.reshape(x, (-1,))], backend="dask")
+    X, W = np.ones((90, 6)), np.ones((6, 4))
+    outs = f(X, W, chunks=[((30, 30, 30), (3, 3)), -1])
+    owners = {name: "node" for o in outs for name in o.dask.layers}
+    predicted = {}
+    for t in account(outs, owners).values():
+        predicted[t.largest.key] = t.largest.output
+    graph = optimize(HighLevelGraph.merge(*(o.__dask_graph__() for o in outs)),
+                     [o.__dask_keys__() for o in outs])  # as compute runs it
+    results = dict(zip(predicted, dask.get(graph, list(predicted)), strict=True))
+    for key, value in results.items():
+        got = sum(v.nbytes for v in value.values()) if isinstance(value, dict) else \
+            np.asarray(value).nbytes
+        assert predicted[key] <= got <= 3 * predicted[key], key  # dicts of moments: 3
