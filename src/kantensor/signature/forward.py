@@ -15,7 +15,7 @@ from kanren.constraints import ConstrainedState
 
 from ..logic.answers import forward_answer
 from ..logic.store import TypeStore, facts_of, fresh_state
-from ..logic.terms import FACTS, Symbol, isvar, walk
+from ..logic.terms import ASSUMED, FACTS, Symbol, isvar, walk
 from ..syntax.alternative import Overloads
 from ..syntax.errors import TypeInferenceError
 from ..types.conditions import AnyOf, Clause, Condition, InputAxis
@@ -51,22 +51,25 @@ def forward_types(outs: list, S: ConstrainedState, in_terms: list
     the given types' Dims, or None: unknown) and the conditions they hold under; None
     if the facts refute a condition."""
     s = S.data
-    store = S.constraints[TypeStore]
+    pending = S.constraints[TypeStore].pending
     terms = [walk(o, s) for o in outs]
     shapes = [[walk(x, s) for x in walk(t.shape, s)] for t in terms]
-    inputs: dict[Any, Dim] = {}  # an input's unknown size -> the unknown naming it
-    for i, t in enumerate(in_terms):
-        for axis, x in enumerate(walk(walk(t, s).shape, s)):
-            w = walk(x, s)
-            if isvar(w) and type(w) is not Symbol and w not in inputs:
-                inputs[w] = unknown(InputAxis(i, axis))
     open_sizes = [x for shape in shapes for x in shape
                   if type(x) is not int and type(x) is not Symbol]
-    answer = forward_answer(open_sizes, s, store.pending, inputs)
-    if answer is None:
-        return None
-    values, clauses = answer
-    facts = facts_of(s).with_(*clauses) if clauses else facts_of(s)
+    if not open_sizes and not pending and ASSUMED not in s and FACTS not in s:  # all known:
+        values, clauses, facts = {}, [], None  # nothing to solve, decide or keep
+    else:
+        inputs: dict[Any, Dim] = {}  # an input's unknown size -> the unknown naming it
+        for i, t in enumerate(in_terms):
+            for axis, x in enumerate(walk(walk(t, s).shape, s)):
+                w = walk(x, s)
+                if isvar(w) and type(w) is not Symbol and w not in inputs:
+                    inputs[w] = unknown(InputAxis(i, axis))
+        answer = forward_answer(open_sizes, s, pending, inputs)
+        if answer is None:
+            return None
+        values, clauses = answer
+        facts = facts_of(s).with_(*clauses) if clauses else facts_of(s)
     result = []
     for t, shape in zip(terms, shapes, strict=True):
         dtype = walk(t.dtype, s)
@@ -75,8 +78,8 @@ def forward_types(outs: list, S: ConstrainedState, in_terms: list
         sizes = [x if type(x) is int else x.dim if type(x) is Symbol else values.get(x)
                  for x in shape]
         try:
-            result.append(TensorType(dtype, [facts.simplify(x) if isinstance(x, Dim) else x
-                                             for x in sizes]))
+            result.append(TensorType(dtype, sizes if facts is None else [
+                facts.simplify(x) if isinstance(x, Dim) else x for x in sizes]))
         except ValueError as exc:  # a size past the limits (types.limits): no such type
             raise _OutOfRange(f"output {len(result)}: {exc}") from None
     return tuple(result), tuple(clauses)
