@@ -19,8 +19,9 @@ from onnx.reference import ReferenceEvaluator
 import kantensor as kt
 from kantensor.onnx import from_onnx, infer_shapes
 from kantensor.onnx.dtypes import DTYPES
-from kantensor.types.dim import Dim, substitute
+from kantensor.types.dim import Dim
 from kantensor.types.dtypes import is_inexact, is_low_precision
+from kantensor.types.symbols import substitute
 
 #: Integer inputs with at most this many elements become initializers (shapes, axes).
 SMALL = 16
@@ -143,7 +144,7 @@ def _dim_value(dim: onnx.TensorShapeProto.Dimension) -> int | None:
 
 
 def _names(d: Dim) -> set:
-    from kantensor.types.dim import free_symbols
+    from kantensor.types.symbols import free_symbols
 
     return {s for s in free_symbols(d) if isinstance(s, str) and s[:1] == "d" and s[1:].isdigit()}
 

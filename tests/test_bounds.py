@@ -16,7 +16,8 @@ from kantensor.ops.trust import MAX_FILE_BYTES
 from kantensor.signature.signature import Signature
 from kantensor.syntax.errors import TypeInferenceError
 from kantensor.types import poly
-from kantensor.types.dim import Dim, substitute
+from kantensor.types.dim import Dim
+from kantensor.types.symbols import substitute
 from kantensor.types.type import TensorType
 
 

@@ -9,7 +9,7 @@ import pytest
 from unification import var
 
 import kantensor as kt
-from kantensor.types.dim import free_symbols, substitute
+from kantensor.types.symbols import free_symbols, substitute
 
 DTYPES = ["bool", "int8", "uint8", "int64", "float16", "float32", "complex64"]
 SIZES = (1, 2, 3)

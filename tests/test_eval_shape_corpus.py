@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 import kantensor as kt
-from kantensor.types.dim import Dim, substitute
+from kantensor.types.dim import Dim
+from kantensor.types.symbols import substitute
 
 sys.path.insert(0, str(Path(__file__).parent / "data"))
 import numpy_models as M  # noqa: E402

@@ -8,7 +8,8 @@ from kanren.constraints import ConstrainedState
 from unification import isvar, unify, var
 from unification.utils import transitive_get
 
-from kantensor.logic.dims import Broadcast, Compare, Equation, Expr
+from kantensor.logic.broadcast import Broadcast
+from kantensor.logic.dims import Compare, Equation, Expr
 from kantensor.logic.dtypes import Operand, Promote, WrappedOk
 from kantensor.logic.store import TypeStore, fresh_state, labelo, post, unify_oc
 from kantensor.logic.terms import TensorTerm, walk

@@ -13,7 +13,7 @@ import pytest
 
 import kantensor as kt
 from kantensor.commands import COMMANDS
-from kantensor.logic.dims import Broadcast
+from kantensor.logic.broadcast import Broadcast
 from kantensor.logic.store import fresh_state
 from kantensor.logic.terms import fresh
 from kantensor.query import var as qvar

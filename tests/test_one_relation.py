@@ -22,7 +22,7 @@ import kantensor as kt
 from kantensor.logic.terms import TensorTerm
 from kantensor.ops.catalogue import _as_given, load_all
 from kantensor.ops.family import OpFamily
-from kantensor.types.dim import free_symbols, substitute
+from kantensor.types.symbols import free_symbols, substitute
 
 RETYPINGS = int(os.environ.get("KANTENSOR_RELATION_RETYPINGS", "1"))
 SEED = int(os.environ.get("KANTENSOR_RELATION_SEED", "0"))

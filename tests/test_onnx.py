@@ -14,8 +14,8 @@ from kantensor import cli
 from kantensor.onnx import UnsupportedOp, from_onnx, infer_shapes, supported
 from kantensor.onnx.registry import registry
 from kantensor.ops.catalogue import CatalogueError, load_file
+from kantensor.signature.forward import infer
 from kantensor.signature.signature import Signature
-from kantensor.signature.solve import infer
 
 F = TensorProto.FLOAT
 

@@ -33,7 +33,8 @@ from onnx import helper
 import kantensor as kt
 import ortrun
 from kantensor.onnx import from_onnx
-from kantensor.types.dim import Dim, free_symbols, substitute
+from kantensor.types.dim import Dim
+from kantensor.types.symbols import free_symbols, substitute
 from onnx_chains import assignments, fixed, random_model
 
 MODELS = int(os.environ.get("KANTENSOR_ONNX_DIFF_MODELS", "40"))

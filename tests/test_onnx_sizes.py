@@ -22,7 +22,8 @@ import onnx
 from onnx.reference import ReferenceEvaluator
 
 from kantensor.onnx import infer_shapes
-from kantensor.types.dim import Dim, substitute
+from kantensor.types.dim import Dim
+from kantensor.types.symbols import substitute
 from onnx_cases import cases, prepared, written_dims
 
 DRAWS = int(os.environ.get("KANTENSOR_ONNX_SIZE_DRAWS", "2"))

@@ -593,13 +593,14 @@ def test_catalogue_examples():
 
 
 def test_a_size_broadcast_with_its_min_against_ints_is_itself():
-    """``b`` and ``min(4, b)`` (a slice ``[:4]`` of a size-b axis) broadcast to ``b``: equal,
-    or the min is 1, or NumPy refuses (a run refuses as NumPy does); ``min(m, n)`` and ``n``
-    stay unknown (``m == 0, n == 1`` broadcasts to 0)."""
+    """``b`` and ``min(4, b)`` (a slice ``[:4]`` of a size-b axis) broadcast to ``b`` where
+    ``b <= 4`` (the build's condition; a run refuses as NumPy does); ``min(m, n)`` and ``n``
+    broadcast to ``n*min(1, m)``: ``n``, but 0 where ``m == 0, n == 1`` (NumPy gives 0)."""
     b, m, n = kt.dims("b m n")
     x = kt.tensor("x", "float64", (b,))
     y = x[:4] * 2.0
     assert str(y.type) == "float64[min(4,b)]" and (x + y).type == x.type
+    assert [str(c) for c in (x + y).owner.conditions] == ["b <= 4"]
     f = kt.function([x], x + y, check=True)
     for size in range(7):
         value = np.arange(size, dtype="float64")
@@ -616,7 +617,7 @@ def test_a_size_broadcast_with_its_min_against_ints_is_itself():
             np.testing.assert_array_equal(got, expected)
     z = kt.tensor("z", "float64", (m,))
     w = kt.tensor("w", "float64", (n,))
-    assert str((z[-n:] + w).type) == "float64[?]"
+    assert str((z[-n:] + w).type) == "float64[n*min(1,m)]"  # 0 where m == 0 (NumPy)
 
 
 def test_planned_and_plain_outputs_compare_nan_by_value_and_zero_by_sign():

@@ -22,7 +22,7 @@ from kantensor.backend.checks import ShapeBindingError
 from kantensor.ops.params import ParamError
 from kantensor.ops.sizes import SizeOp
 from kantensor.query import query, var
-from kantensor.types.dim import substitute
+from kantensor.types.symbols import substitute
 
 CASES = settings(max_examples=60, deadline=None)
 MODES = ["generated", "interpreter", "checked", "checked interpreter"]
@@ -74,7 +74,7 @@ def test_the_output_types_carry_the_symbolic_sizes():
         ("float32[8*B*k]", kt.repeat(x, k)),
         ("int64[n]", kt.arange(n)),
         ("int64[max(0,n-2)]", kt.arange(2, n)),
-        ("int16[max(0,(n+2)//3)]", kt.arange(0, n, 3, dtype="int16")),
+        ("int16[(n+2)//3]", kt.arange(0, n, 3, dtype="int16")),
     ]
     assert [str(y.type) for _, y in cases] == [want for want, _ in cases]
 

@@ -59,14 +59,17 @@ from .types import (
     tensor,
     vector,
 )
+from .types.conditions import AnyOf, Condition, Source
+from .types.facts import Facts
 from .types.variable import SHORTCUTS
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "DTYPES", "Apply", "Constant", "Dim", "Function", "FunctionGraph", "Op", "ShapeResult",
+    "DTYPES", "AnyOf", "Apply", "Condition", "Constant", "Dim", "Facts", "Function",
+    "FunctionGraph", "Op", "ShapeResult",
     "Signature", "SignatureOp", "SignatureSyntaxError", "Solutions", "SpecifyShape",
-    "TensorConstant", "TensorPattern", "TensorType", "TensorVariable", "Type",
+    "Source", "TensorConstant", "TensorPattern", "TensorType", "TensorVariable", "Type",
     "TypeInferenceError", "Variable", "ancestors", "as_tensor_variable", "clone", "constant",
     "default_dtype", "dim_vars", "dims", "dprint", "dtype_vars", "eval_shape", "function",
     "get_default_dtype",

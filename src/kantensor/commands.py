@@ -30,8 +30,9 @@ from .ops import op_named
 from .query import Solutions, pattern, query, var
 from .refinement import Refinement, refine
 from .signature.display import SHOW, readable
+from .signature.forward import infer
 from .signature.signature import Signature
-from .signature.solve import DEFAULT_MAX_RANK, infer
+from .signature.solve import DEFAULT_MAX_RANK
 from .syntax.ast import DimVar, FixedDim, near_dtype
 from .syntax.errors import SignatureSyntaxError, TypeInferenceError
 from .syntax.parser import parse_tensor_type

@@ -18,15 +18,16 @@ from kanren import eq, lall
 from kanren.constraints import ConstrainedState
 from unification import isvar, var
 
-from .logic.answers import SizeConstraint, symbolic_values, where_text
+from .logic.answers import symbolic_values, where_text
 from .logic.store import TypeStore, labelo
-from .logic.terms import TensorTerm, prefix_of, term_vars, walk
+from .logic.terms import ASSUMED, TensorTerm, prefix_of, term_vars, walk
 from .ops import op_named
 from .signature.arity import arities, check_arity
 from .signature.display import solutions_html, solutions_text
 from .signature.signature import Signature
 from .signature.solve import DEFAULT_MAX_RANK, Relation
 from .signature.solve import relation as signature_relation
+from .types.conditions import Condition
 from .types.dim import Dim
 from .types.dtypes import normalize_dtype
 from .types.type import TensorType
@@ -356,12 +357,14 @@ def _answer(user: list[Any], roles: set, S: ConstrainedState,
         if v in roles and isvar(w) and w not in named and names[v].isidentifier():
             named[w] = Dim(names[v])
     sizes = list(term_vars([*_shapes(user, s), *roles], s))
-    residual: list[SizeConstraint] = []
+    residual: list[Condition] = []
     values = symbolic_values(sizes, s, store.pending, named, _Namer(taken, names), residual)
+    for a, b, _ in s.get(ASSUMED, ()):  # two named sizes (or one and an int) made equal
+        residual.append(Condition(a, "==", b))
     for dim, v in store.dims.items():  # a given type's Dim the relation gave a value
         w = walk(v, s)
         if dim.name is not None and (not isvar(w) or named.get(w, dim) != dim):
-            residual.append(SizeConstraint(dim, "==", named[w] if isvar(w) else w))
+            residual.append(Condition(dim, "==", named[w] if isvar(w) else w))
 
     def value(term: Any, is_size: bool = False) -> Any:
         t = walk(term, s)
@@ -383,11 +386,11 @@ def _answer(user: list[Any], roles: set, S: ConstrainedState,
 class Answer(dict):
     """One answer of a query: each user variable's value; ``where`` holds the
     constraints between its symbolic sizes that the values alone do not say
-    (:class:`~kantensor.logic.answers.SizeConstraint`, such as ``m > 2``), so that
+    (:class:`~kantensor.logic.answers.Condition`, such as ``m > 2``), so that
     ``X = float32[m]`` never claims every ``m``. Equal to a plain dict of the same
     values (``where`` aside)."""
 
-    def __init__(self, values: dict[str, Any], where: Sequence[SizeConstraint] = ()):
+    def __init__(self, values: dict[str, Any], where: Sequence[Condition] = ()):
         super().__init__(values)
         self.where = tuple(where)
 

@@ -9,9 +9,10 @@ import numpy as np
 from ..graph.basic import Apply
 from ..ops.op import SignatureOp
 from ..types.basic_ops import cast_array
-from ..types.dim import Dim, free_symbols, substitute
+from ..types.dim import Dim
 from ..types.dimfacts import NO_SOLUTION, solve_for
 from ..types.dtypes import COMPUTED_AS, category, is_lossless_cast
+from ..types.symbols import free_symbols, substitute
 from ..types.type import TensorType
 
 

@@ -28,7 +28,8 @@ from ..graph.fgraph import FunctionGraph
 from ..graph.progress import Progress
 from ..ops.sizes import SizeOp
 from ..types.basic_ops import cast_array
-from ..types.dim import Dim, free_symbols
+from ..types.dim import Dim
+from ..types.symbols import free_symbols
 from ..types.type import TensorType
 from .calls import CAST, CONST, Call, plan_call
 from .checks import (

@@ -31,10 +31,12 @@ class _Tagged:
 class Variable(_Tagged):
     """A value in a graph: the output of an Apply (``owner``) or a graph input.
 
-    ``index`` is the position of this variable in ``owner.outputs``.
+    ``index`` is the position of this variable in ``owner.outputs``. ``facts`` is what
+    is known of the sizes its type names (the conditions of the nodes it comes from,
+    :class:`~kantensor.types.facts.Facts`), or None for nothing.
     """
 
-    __slots__ = ("type", "owner", "index", "name", "_tag", "__weakref__")
+    __slots__ = ("type", "owner", "index", "name", "facts", "_tag", "__weakref__")
     #: Only a Constant made from a Python number is wrapped (lowest promotion priority);
     #: a class attribute, so asking any Variable is a plain attribute read.
     wrapped = False
@@ -45,6 +47,7 @@ class Variable(_Tagged):
         self.owner = owner
         self.index = index
         self.name = name
+        self.facts = None
         self._tag = None
 
     def __reduce_ex__(self, protocol: int) -> tuple:
@@ -60,8 +63,9 @@ class Variable(_Tagged):
         return _after, (earlier, type(self)), state
 
     def clone(self) -> Variable:
-        """A new, ownerless Variable with the same type and name."""
+        """A new, ownerless Variable with the same type, name and facts."""
         cp = type(self)(self.type, None, None, self.name)
+        cp.facts = self.facts
         if self._tag:
             cp.tag = dict(self._tag)
         return cp
@@ -121,15 +125,19 @@ NEW_NODE: list[Any] = [None]
 class Apply(_Tagged):
     """The application of an Op to input Variables, producing output Variables.
 
-    Creating an Apply sets each output's ``owner`` and ``index``.
+    Creating an Apply sets each output's ``owner`` and ``index``. ``conditions`` holds
+    what its Op's relation needs of the input sizes and could not decide when it was
+    built (:class:`~kantensor.types.facts.Condition` and ``AnyOf``): its outputs' types
+    hold where they do.
     """
 
-    __slots__ = ("op", "inputs", "outputs", "_tag")
+    __slots__ = ("op", "inputs", "outputs", "conditions", "_tag")
 
     def __init__(self, op, inputs: Sequence[Variable], outputs: Sequence[Variable]):
         self.op = op
         self.inputs = inputs = list(inputs)
         self.outputs = list(outputs)
+        self.conditions = ()
         self._tag = None
         for inp in inputs:
             if not isinstance(inp, Variable):
@@ -157,6 +165,7 @@ class Apply(_Tagged):
         node = _new(cls)
         node.op = op
         node.inputs = inputs
+        node.conditions = ()
         node._tag = None
         node.outputs = [kind(t, node, i) for i, t in enumerate(types)]
         if NEW_NODE[0] is not None:
@@ -170,6 +179,7 @@ class Apply(_Tagged):
         node = _new(cls)
         node.op = op
         node.inputs = inputs
+        node.conditions = ()
         node._tag = None
         out = kind(out_type, node, 0)
         node.outputs = [out]

@@ -4,25 +4,29 @@ is an exact quotient there (``2*(h//2)`` is ``h``, :mod:`kantensor.types.dimfact
 
 After a solve, a size may be bound, defined by pending equations (``n == m + 1``), or
 free. :func:`symbolic_values` writes each as an expression of named Dims (naming the
-free ones), and collects the constraints the values leave (:class:`SizeConstraint`), so
+free ones), and collects the constraints the values leave (:class:`Condition`), so
 that a query answer (:mod:`kantensor.query`) or a refined type says exactly what holds.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from ..types.dim import Dim, DimLike, free_symbols, substitute
+from ..types.conditions import AnyOf, Clause, Condition, InnerSize, InputAxis, Source
+from ..types.dim import Dim, DimLike, dim_max, dim_min, unknown
 from ..types.dimfacts import NO_SOLUTION, assume_divisible, solve_for
-from .dims import COMPARE, Compare, Equation
-from .terms import isvar, walk
+from ..types.facts import Facts
+from ..types.symbols import free_symbols, substitute
+from .broadcast import Broadcast
+from .dims import COMPARE, Compare, Equation, size_value
+from .store import facts_of
+from .terms import ASSUMED, Symbol, isvar, prefix_of, walk
 
-__all__ = ["SizeConstraint", "symbolic_values"]
+__all__ = ["forward_answer", "symbolic_values", "where_text"]
 
 
 def symbolic_values(vars_: list, s: dict, pending: tuple, named: dict[Any, Dim],
-                    fresh: Any = None, residual: list[SizeConstraint] | None = None
+                    fresh: Any = None, residual: list[Condition] | None = None
                     ) -> dict[Any, DimLike]:
     """Values of the unbound size variables ``vars_`` in terms of named Dims.
 
@@ -34,7 +38,7 @@ def symbolic_values(vars_: list, s: dict, pending: tuple, named: dict[Any, Dim],
 
     With ``fresh`` and a ``residual`` list, the constraints the values do not settle
     (``max(n - 3, 0) == 4`` left unsolved, a where-clause ``n > 2``) are appended to
-    it (:class:`SizeConstraint` over the named Dims), so that an answer never claims
+    it (:class:`Condition` over the named Dims), so that an answer never claims
     more than holds.
     """
     if fresh is None and not named and not any(isinstance(c, Equation) for c in pending):
@@ -95,32 +99,11 @@ def _zeros(equations: list[Equation], s: dict, known: dict[Any, DimLike]) -> lis
     return out
 
 
-@dataclass(frozen=True)
-class SizeConstraint:
-    """``left op right`` between sizes over named Dims (``m > 2``, ``m == n//2``): what a
-    query answer's sizes must also meet (:attr:`kantensor.query.Answer.where`)."""
-
-    left: DimLike
-    op: str
-    right: DimLike
-
-    def holds(self, values: dict[str, int]) -> bool:
-        """Whether it holds when the named Dims have ``values`` (all of its names)."""
-        left, right = substitute(self.left, values), substitute(self.right, values)
-        if not isinstance(left, int) or not isinstance(right, int):
-            missing = sorted(map(str, free_symbols(left) | free_symbols(right)))
-            raise ValueError(f"{self} needs a value for {', '.join(missing)}")
-        return COMPARE[self.op](left, right)
-
-    def __str__(self) -> str:
-        return f"{self.left} {self.op} {self.right}"
-
-
 def _residual(pending: tuple, s: dict, known: dict[Any, DimLike], fresh: Any
-              ) -> list[SizeConstraint]:
+              ) -> list[Condition]:
     """The pending equations and where-clauses that do not hold whatever the named
     Dims are, over those Dims (an unknown no answer shows is named by ``fresh`` too)."""
-    out: list[SizeConstraint] = []
+    out: list[Condition] = []
     for c in pending:
         if not isinstance(c, Equation | Compare):
             continue
@@ -135,7 +118,7 @@ def _residual(pending: tuple, s: dict, known: dict[Any, DimLike], fresh: Any
         op = "==" if isinstance(c, Equation) else c.op
         if isinstance(left - right, int) and COMPARE[op](left - right, 0):
             continue  # settled by the values
-        constraint = SizeConstraint(left, op, right)
+        constraint = Condition(left, op, right)
         if constraint not in out:
             out.append(constraint)
     return out
@@ -144,3 +127,139 @@ def _residual(pending: tuple, s: dict, known: dict[Any, DimLike], fresh: Any
 def where_text(where: Any) -> str:
     """An answer's constraints as one line: ``m > 2 and n == m//2``."""
     return " and ".join(map(str, where))
+
+
+# -- forward answers: the output sizes, and the conditions they hold under --------------
+def forward_answer(sizes: list, s: dict, pending: tuple, inputs: dict[Any, Dim]
+                   ) -> tuple[dict[Any, DimLike], list[Clause]] | None:
+    """The values of the size variables ``sizes`` of a forward solve over named sizes,
+    and the conditions the answer holds under; None if the facts refute one of them.
+
+    Pending equations define what they can (``v == N - 1``); a broadcast the named
+    sizes leave open gives what NumPy's rule gives (:func:`broadcast_size`) with the
+    condition that the sizes broadcast; every other pending size constraint, and every
+    equality the solve needed between named sizes (:data:`~.terms.ASSUMED`), is a
+    condition in the named sizes (an input's unknown size as ``inputs[v]``; a size of
+    the signature's own that nothing defines as an :class:`~kantensor.types.facts.
+    InnerSize`). Each is decided by the facts where they can, and kept otherwise:
+    nothing is dropped."""
+    facts = facts_of(s)
+    known: dict[Any, DimLike] = dict(inputs)  # a variable -> its value over names
+
+    def value(term: Any) -> DimLike:
+        return _over(size_value(term, s), known)
+
+    def sides(c: Any) -> DimLike:
+        return _over(c.left.value(s), known) - _over(c.right.value(s), known)
+
+    rest = list(pending)
+    broadcasts: list[Broadcast] = []
+    changed = True
+    while changed:
+        changed = False
+        for c in list(rest):
+            if isinstance(c, Equation):
+                try:
+                    diff = sides(c)
+                except ZeroDivisionError:
+                    continue
+                free = _inner(diff)
+                if len(free) == 1 and (v := _defined(diff, free[0])) is not None:
+                    known[free[0]] = facts.simplify(v)
+                    rest.remove(c)
+                    changed = True
+            elif isinstance(c, Broadcast):
+                out = walk(c.out, s)
+                if isvar(out) and type(out) is not Symbol and out not in known:
+                    values = [value(v) for v in c.sizes]
+                    if not any(_inner(v) for v in values):
+                        known[out] = broadcast_size(values, facts)
+                        broadcasts.append(c)
+                        rest.remove(c)
+                        changed = True
+    inner: dict[Any, Dim] = {}
+
+    def named(x: DimLike) -> DimLike:
+        """``x`` with the sizes of the signature's own nothing defines named."""
+        free = _inner(x)
+        for u in free:
+            if u not in inner:
+                inner[u] = unknown(InnerSize(prefix_of(u) or "size", len(inner)))
+        return substitute(x, {u: inner[u] for u in free}) if free else x
+
+    clauses: list[Clause] = [Condition(a, "==", b, Source(detail=detail))
+                             for a, b, detail in s.get(ASSUMED, ())]
+    try:
+        for c in (*broadcasts, *rest):
+            source = Source(detail=_said(c))
+            if isinstance(c, Broadcast):  # the sizes broadcast (its output is known)
+                clauses += broadcastable([named(value(x)) for x in c.sizes], source)
+            elif isinstance(c, Equation | Compare):
+                op = "==" if isinstance(c, Equation) else c.op
+                clauses.append(Condition(named(_over(c.left.value(s), known)), op,
+                                         named(_over(c.right.value(s), known)), source))
+    except ZeroDivisionError:
+        return None
+    kept = facts.reduce(clauses)
+    if kept is None:
+        return None
+    out = {}
+    for v in sizes:
+        x = known.get(v)
+        if x is not None and not any(not isinstance(u, str) for u in free_symbols(x)):
+            out[v] = x
+    return out, kept
+
+
+def _inner(x: DimLike) -> list:
+    """The unknowns of ``x`` that are sizes of the signature's own (not named sizes, not
+    an input's axes)."""
+    if isinstance(x, int):
+        return []
+    return [u for u in free_symbols(x) if not isinstance(u, str | InputAxis)]
+
+
+def broadcast_size(sizes: list[DimLike], facts: Facts) -> DimLike:
+    """What sizes that broadcast (NumPy's rule) broadcast to: their max, unless the
+    facts allow a 0 among them where the max is 1 (``0`` against ``1`` gives 0), then
+    ``max(...)*min(1, ...)``, which is 0 exactly there."""
+    top = facts.simplify(dim_max(*sizes))
+    at_one = facts.with_(Condition(top, "==", 1))
+    if not at_one.consistent() or all(at_one.decide(Condition(v, ">=", 1)) is True
+                                      for v in sizes):
+        return top
+    return facts.simplify(top * dim_min(1, *sizes))
+
+
+def broadcastable(sizes: list[DimLike], source: Source | None = None) -> list[Clause]:
+    """NumPy's condition on sizes that broadcast: every two are equal or one is 1."""
+    out: list[Clause] = []
+    for i, a in enumerate(sizes):
+        for b in sizes[i + 1:]:
+            if a == b or a == 1 or b == 1:
+                continue
+            out.append(AnyOf(((Condition(a, "==", b),), (Condition(a, "==", 1),),
+                              (Condition(b, "==", 1),)), source))
+    return out
+
+
+def _over(x: DimLike, known: dict) -> DimLike:
+    """``x`` with the unknowns ``known`` defines replaced by their values."""
+    if isinstance(x, int):
+        return x
+    keys = [u for u in free_symbols(x) if u in known]
+    return substitute(x, {u: known[u] for u in keys}) if keys else x
+
+
+def _defined(diff: Dim, v: Any) -> DimLike | None:
+    """The value of ``v`` making ``diff == 0`` when that is one expression over the
+    named sizes (``v - N + 1``: ``N - 1``), else None."""
+    value = solve_for(diff, v, 0)
+    return None if value is None or value is NO_SOLUTION else value
+
+
+def _said(c: Any) -> str:
+    """What a pending constraint is about, for a condition's source."""
+    where = getattr(c, "where", "")
+    text = getattr(c, "text", "")
+    return f"{where}: {text}" if where and text else where or text

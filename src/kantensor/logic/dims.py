@@ -11,19 +11,22 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from ..syntax.ast import evaluate
-from ..types.dim import DIM_CALLS, Dim, DimLike, dim_max, dim_min, free_symbols, substitute, unknown
+from ..types.dim import DIM_CALLS, Dim, DimLike, dim_max, dim_min, unknown
 from ..types.dimfacts import NO_SOLUTION, solve_for
-from ..types.poly import Opaque, lone_atom
-from .store import Constraint, Progress, Reason, bind_choices, unify_oc
-from .terms import isvar, term_vars, walk
-from .wording import broadcast_text, readable
+from ..types.poly import Opaque
+from ..types.prove import bounds
+from ..types.symbols import free_symbols, substitute
+from .store import Constraint, Progress, Reason, bind_choices, facts_of, unify_oc
+from .terms import Symbol, isvar, term_vars, walk
+from .wording import readable
 
-__all__ = ["COMPARE", "Broadcast", "Compare", "Equation", "Expr", "size_value"]
+__all__ = ["COMPARE", "Compare", "Equation", "Expr", "definitions", "open_unknowns",
+           "size_value"]
 
 #: The where-clause comparisons of the DSL, as Python operators.
 COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
@@ -31,9 +34,17 @@ COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operato
 
 
 def size_value(term: Any, s: dict) -> DimLike:
-    """A size term's value: an int, or a Dim over the unknowns (unbound variables)."""
+    """A size term's value: an int, a named size's Dim, or a Dim over the unknowns
+    (unbound variables)."""
     t = walk(term, s)
+    if type(t) is Symbol:
+        return t.dim
     return unknown(t) if isvar(t) else t
+
+
+def open_unknowns(x: DimLike) -> list:
+    """The unknowns (unbound variables' keys) of a size value, not its named sizes."""
+    return [u for u in free_symbols(x) if not isinstance(u, str)]
 
 
 @dataclass(frozen=True)
@@ -79,6 +90,9 @@ def solve_one(diff: Dim, v: Any) -> int | None | Any:
     cases = _min_max_cases(diff, v)
     if cases is not None:
         return _by_cases(cases, v)
+    roots = _roots(diff, v)
+    if roots is not None:
+        return NO_SOLUTION if not roots else roots[0] if len(roots) == 1 else None
     coeffs: dict[int, int] = {}
     for mono, c in diff._terms:  # the canonical polynomial (same package family)
         if len(mono) > 1 or (mono and mono[0][0] is not v):
@@ -217,21 +231,41 @@ def _at_most(e: DimLike, v: Any, bound: int) -> range | int | None:
 MAX_CANDIDATES = 64
 
 
-def _candidates(diff: Dim, v: Any) -> range | None:
+def _candidates(diff: Dim, v: Any) -> range | list[int] | None:
     """The few values ``v`` can take to meet ``diff == 0`` when they are not one (a
     floor division: ``a0//2 == 3`` holds for 6 and 7), or None."""
+    whole = diff
     for _ in range(8):  # min/max/floor division nest a few levels at most
         inner = _unwrap(diff, v)
         if isinstance(inner, range):  # not len(): a range past 2**63 has none
             return inner if inner.stop - inner.start <= MAX_CANDIDATES else None
         if not isinstance(inner, Dim):
-            return None
+            break
         diff = inner
-    return None
+    roots = _roots(whole, v)
+    return roots if roots is not None and len(roots) > 1 else None
 
 
-def _definitions(pending: Iterable, s: dict) -> dict[Any, DimLike]:
-    """Unknowns that pending equations define as ``v == expression`` (for comparisons);
+def _roots(diff: Dim, v: Any) -> list[int] | None:
+    """Every size ``v`` with ``diff == 0``, where ``v`` is its one unknown, it holds a floor
+    division or remainder by an int (``n + n//5 == 7``), and the equation bounds ``v``
+    to at most :data:`MAX_CANDIDATES` values (:func:`~kantensor.types.prove.bounds`);
+    None otherwise."""
+    if free_symbols(diff) != {v} or not any(
+            isinstance(a, Opaque) and a.op in ("//", "%") for m, _ in diff._terms
+            for a, _ in m):
+        return None
+    lo, hi = bounds(((diff, "==", 0),), unknown(v))
+    if lo is None or hi is None:
+        return None
+    if hi - lo >= MAX_CANDIDATES:
+        return None
+    return [n for n in range(max(lo, 0), hi + 1) if substitute(diff, {v: n}) == 0]
+
+
+def definitions(pending: Iterable, s: dict) -> dict[Any, DimLike]:
+    """Unknowns that pending equations define as ``v == expression`` (for comparisons
+    and broadcasts);
     computed once per pass of propagation and substitution (``pending.memo``), so that n
     where-clauses cost linear time, not quadratic."""
     memo = getattr(pending, "memo", None)
@@ -281,8 +315,11 @@ class Equation(Constraint):
         diff = left - right
         if isinstance(diff, int):
             return (s, True) if diff == 0 else None
-        unknowns = free_symbols(diff)
-        if len(unknowns) != 1:
+        unknowns = open_unknowns(diff)
+        if not unknowns:  # over named sizes only: decided by the facts, else a condition
+            decided = facts_of(s).decide((diff, "==", 0))
+            return (s, False) if decided is None else (s, True) if decided else None
+        if len(unknowns) != 1 or len(unknowns) != len(free_symbols(diff)):
             return s, False
         (v,) = unknowns
         solution = solve_one(diff, v)
@@ -365,11 +402,14 @@ class Compare(Constraint):
         try:
             diff = self.left.value(s) - self.right.value(s)
             if not isinstance(diff, int):
-                diff = substitute(diff, _definitions(pending, s))
+                diff = substitute(diff, definitions(pending, s))
         except ZeroDivisionError:
             return None
         if not isinstance(diff, int):
-            return s, False
+            if open_unknowns(diff):
+                return s, False
+            decided = facts_of(s).decide((diff, self.op, 0))  # over named sizes only
+            return (s, False) if decided is None else (s, True) if decided else None
         return (s, True) if COMPARE[self.op](diff, 0) else None
 
     def terms(self) -> tuple:
@@ -386,109 +426,3 @@ def _values(s: dict, *exprs: Expr) -> dict:
     """The value of each size name of ``exprs`` in ``s`` (for messages)."""
     return {name: size_value(v, s) for e in exprs if e.env is not None
             and not isinstance(e.node, Dim) for name, v in e.env.items()}
-
-
-def _broadcast_size(sizes: list, s: dict, pending: tuple) -> tuple[Any, bool] | None:
-    """``(the one of several unknown sizes they broadcast to, whether all are equal)``: the
-    others equal to it by pending equations (``h//2``, exact ``h/2``) or ``min(it, c)``
-    with ints ``c >= 1`` (``b``, ``min(4, b)``: b, 1 or NumPy refuses)."""
-    defined = _definitions(pending, s)
-    values = [defined.get(v, unknown(v)) for v in sizes]
-    for top_size, top in zip(sizes, values, strict=True):
-        diffs = [top - other for other in values]
-        if all(d == 0 or _min_of(other, top) for d, other in zip(diffs, values, strict=True)):
-            return top_size, all(d == 0 for d in diffs)
-    return None
-
-
-def _min_of(x: DimLike, top: DimLike) -> bool:
-    atom = lone_atom(x._terms) if isinstance(x, Dim) else None  # min(top, c, ...), c >= 1
-    return isinstance(atom, Opaque) and atom.op == "min" and top in atom.args and all(
-        a == top or (isinstance(a, int) and a >= 1) for a in atom.args)
-
-
-@dataclass(frozen=True, eq=False)
-class Broadcast(Constraint):
-    """NumPy broadcasting of one axis: ``out`` is the broadcast of ``sizes``.
-
-    Static rules: 1s drop out; one known size k != 1 gives k (unknown sizes must then
-    be 1 or k: labeling says which); two different known sizes fail; a single distinct
-    unknown gives itself; several different unknowns give the one that pending
-    equations make the others equal to or the ``min`` of with ints (``b`` beside
-    ``min(4, b)``), else leave ``out`` unknown.
-    """
-
-    sizes: tuple
-    out: Any
-    where: str = ""
-    #: per size, ``(input, axis)``: the operand it is an axis of, in that operand's own
-    #: numbering (axis None: not known when the constraint was made); for messages, so
-    #: it may be a function giving that tuple (made only when a message is)
-    operands: tuple | Callable[[], tuple] = ()
-
-    def check(self, s: dict, pending: tuple) -> Progress:
-        values = [walk(v, s) for v in self.sizes]
-        known = {v for v in values if not isvar(v) and v != 1}
-        if len(known) > 1:
-            return None
-        if known:
-            (k,) = known
-            new = unify_oc(self.out, k, s)
-            if new is False:
-                return None
-            return new, not any(isvar(v) for v in values)
-        rest = {v for v in values if isvar(v)}
-        if not rest:  # every input is 1
-            new = unify_oc(self.out, 1, s)
-            return (new, True) if new is not False else None
-        if len(rest) == 1:  # the others are 1: out is that size
-            new = unify_oc(self.out, next(iter(rest)), s)
-            return (new, True) if new is not False else None
-        out = walk(self.out, s)
-        if not isvar(out) and out == 1:  # every input must be 1
-            new = s
-            for v in rest:
-                new = unify_oc(v, 1, new)
-                if new is False:
-                    return None
-            return new, True
-        found = _broadcast_size([v for v in values if isvar(v)], s, pending)
-        if found is not None:
-            new = unify_oc(self.out, found[0], s)
-            return (new, found[1]) if new is not False else None
-        return s, False
-
-    def choices(self, s: dict, rigid: frozenset = frozenset()) -> list | None:
-        out = walk(self.out, s)
-        unknown_sizes = [v for v in (walk(x, s) for x in self.sizes)
-                         if isvar(v) and v not in rigid and v is not out]
-        if not unknown_sizes:
-            return None
-        v = unknown_sizes[0]
-        if isvar(out):  # this one is 1, or it is the result
-            return bind_choices(v, (1,)) + [lambda st, v=v: unify_oc(v, self.out, st) or None]
-        return bind_choices(v, (1,) if out == 1 else (out, 1))
-
-    def terms(self) -> tuple:
-        return (*self.sizes, self.out)
-
-    def explain(self, s: dict) -> str:
-        values = [size_value(v, s) for v in self.sizes]
-        out = walk(self.out, s)
-        out = None if isvar(out) else out
-        operands = self.operands() if callable(self.operands) else self.operands
-        axes = tuple((i, axis, v) for (i, axis), v in zip(operands, values, strict=True)) \
-            if operands else ()  # a where-clause's broadcast: no operand axes known
-        if axes:
-            text = "could not be broadcast: " + broadcast_text(axes)
-            said = "could not be broadcast: " + broadcast_text(axes, inputs=False)
-        else:
-            text = said = f"{self.where}: cannot broadcast sizes " + \
-                ", ".join(readable(v) for v in values)
-        known = {v for v in values if isinstance(v, int) and v != 1}
-        if out is not None and len(known) < 2:
-            text += f", and the output needs {readable(out)}"
-            said += f", and the output needs {readable(out)}"
-        if not axes:  # a where-clause's broadcast: its text says it all
-            return Reason(text)
-        return Reason(text, "broadcast", axes=axes, out=out, said=said)

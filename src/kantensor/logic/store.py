@@ -23,10 +23,11 @@ from kanren import lall
 from kanren.constraints import ConstrainedState, ConstraintStore
 from unification import unify
 
-from .terms import GROUND, VARS, Fresh, TensorTerm, isvar, term_vars, walk
+from ..types.facts import EMPTY, Facts
+from .terms import ASSUMED, FACTS, GROUND, VARS, Fresh, Symbol, TensorTerm, isvar, term_vars, walk
 
 __all__ = ["Beyond", "Constraint", "Reason", "TypeStore", "copy_state", "explaining",
-           "fail_because",
+           "facts_of", "fail_because",
            "fresh_state", "labelo", "post", "propagate", "relations_first", "unify_oc"]
 
 #: A constraint's progress: None (it fails), or (substitution, done) optionally
@@ -134,7 +135,7 @@ def _occurs(v: Any, term: Any, s: dict) -> bool:
             if t is v:
                 return True
             if type(t) not in GROUND:
-                if type(t) is not Fresh:
+                if type(t) is not Fresh and type(t) is not Symbol:
                     break  # something to follow: the general walk below
                 bound = s.get(t, t)
                 if bound is not t and type(bound) not in GROUND:
@@ -177,17 +178,24 @@ def unify_oc(u: Any, v: Any, s: dict) -> dict | bool:
     stores that key constraints by it (``neq``'s, which compares variables by token)
     still find it after a signature ties it to the solver's variables.
 
+    A named size (:class:`~.terms.Symbol`) is never bound: an unknown size met with it
+    takes it; met with another named size or an int, the two are equal where the facts
+    (:data:`~.terms.FACTS`) say so, differ where they say so (no unifier), and
+    otherwise the equality is recorded as a condition (:data:`~.terms.ASSUMED`).
+
     Binding a variable and comparing two ground values of one class (two ints, two
     dtype names), the commonest cases when types are matched, are done here directly
     (the same result as ``unify``, without its dispatch, whose first call in a process
-    orders every registered signature, and generators); any other pair goes through
-    ``unify``."""
+    orders every registered signature, and generators); shapes are unified size by
+    size; any other pair goes through ``unify``."""
     if type(u) in VARS:
         u = walk(u, s)
     if type(v) in VARS:
         v = walk(v, s)
     if u is v:
         return s
+    if type(u) is Symbol or type(v) is Symbol:
+        return _rigid(u, v, s)
     if type(v) in VARS and (type(u) not in VARS or type(v) is Fresh is not type(u)):
         u, v = v, u  # a variable the solver made is bound, never the caller's to it
     if type(u) in VARS:
@@ -201,17 +209,61 @@ def unify_oc(u: Any, v: Any, s: dict) -> dict | bool:
     kind = type(u)
     if kind is type(v) and kind in GROUND:  # two sizes, two dtypes (names)
         return s if u == v else False
+    if kind is tuple and type(v) is tuple:  # two shapes: size by size
+        if len(u) != len(v):
+            return False
+        for a, b in zip(u, v, strict=True):
+            s = unify_oc(a, b, s)
+            if s is False:
+                return False
+        return s
     out = unify(u, v, s)
     if out is False or out is s:
         return out
     for key in out.keys() - s.keys():
+        if key not in out:
+            continue
         value = out[key]
-        if type(value) is Fresh and type(key) is not Fresh and value not in out:
+        if type(key) is Symbol:  # unify bound a named size: a condition, not a binding
+            del out[key]
+            out = _rigid(key, value, out)
+            if out is False:
+                return False
+        elif type(value) is Fresh and type(key) is not Fresh and value not in out:
             del out[key]  # the caller's variable stays the representative (see below)
             out[value] = key
         elif _occurs(key, value, out):
             return False
     return out
+
+
+def _rigid(u: Any, v: Any, s: dict) -> dict | bool:
+    """Unify where ``u`` or ``v`` (walked, distinct) is a named size (see
+    :func:`unify_oc`)."""
+    if type(u) is not Symbol:
+        u, v = v, u
+    kind = type(v)
+    if kind in VARS and kind is not Symbol:  # an unknown size: it is this named size
+        out = s.copy()
+        out[v] = u
+        return out
+    if kind is not Symbol and kind is not int:
+        return False  # a size is never a shape, a dtype or a tensor
+    b = v.dim if kind is Symbol else v
+    decided = facts_of(s).decide((u.dim, "==", b))
+    if decided is not None:
+        return s if decided else False
+    assumed = s.get(ASSUMED, ())
+    if any((x == u.dim and y == b) or (x == b and y == u.dim) for x, y, _ in assumed):
+        return s  # recorded already: nothing new (propagation must reach a fixpoint)
+    out = s.copy()
+    out[ASSUMED] = (*assumed, (u.dim, b, ""))
+    return out
+
+
+def facts_of(s: dict) -> Facts:
+    """The facts a solve runs under (see :data:`~.terms.FACTS`)."""
+    return s.get(FACTS, EMPTY)
 
 
 # -- the store ------------------------------------------------------------------------
@@ -379,7 +431,7 @@ def _open_choices(S: ConstrainedState, terms: tuple) -> list[Choice] | None:
     store = S.constraints[TypeStore]
     wanted = {id(v) for v in term_vars(terms, s)} if terms else None
     # the sizes of given types' Dims are symbols, not unknowns to enumerate
-    rigid = frozenset(w for v in store.dims.values() if isvar(w := walk(v, s)))
+    rigid = frozenset(w for v in store.dims.values() if isvar(w := walk(v, s)))  # Symbols
     for c in store.pending:
         if wanted is not None and not any(id(v) in wanted for v in term_vars(c.terms(), s)):
             continue

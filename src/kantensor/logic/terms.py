@@ -11,7 +11,8 @@ from unification import Var
 from unification import isvar as _isvar
 from unification.core import _reify, _unify, construction_sentinel
 
-__all__ = ["GROUND", "VARS", "Fresh", "TensorTerm", "fresh", "isvar", "term_vars", "walk"]
+__all__ = ["ASSUMED", "FACTS", "GROUND", "VARS", "Fresh", "Symbol", "TensorTerm", "fresh",
+           "isvar", "symbol", "term_vars", "walk"]
 
 
 #: Terms that are never logic variables (checked by type: ``isvar`` is slow).
@@ -36,10 +37,50 @@ class Fresh(Var):
         return f"{prefix}_{n}"
 
 
+class Symbol(Fresh):
+    """The logic variable of a named size (a ``Dim`` of a given type): *rigid*. The
+    solver never binds it: where a relation needs it equal to another size, that is a
+    condition (:data:`ASSUMED`), never a merge. Its value in size arithmetic is its Dim
+    (``dim``), so expressions and conditions are in the user's names."""
+
+    __slots__ = ("dim",)
+
+
 _FRESH_IDS = itertools.count(1)
 _new = object.__new__
 #: The types of logic variables kantensor makes or meets most (fast type checks).
-VARS = frozenset({Var, Fresh})
+VARS = frozenset({Var, Fresh, Symbol})
+
+
+def symbol(dim: Any) -> Symbol:
+    """The rigid variable standing for the size ``dim`` (a named Dim, or an expression
+    of them) in one solve."""
+    v = _new(Symbol)
+    v._made = (getattr(dim, "name", None) or "size", next(_FRESH_IDS))
+    v.dim = dim
+    return v
+
+
+class _Reserved:
+    """A key of a substitution that is no logic variable: what a solve carries beside
+    the bindings, copied with them so each branch has its own (walk never meets it)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"<{self.name}>"
+
+
+#: The substitution's record of the equalities a solve needed between rigid sizes
+#: (named sizes, or one and an int) and could not decide: a tuple of ``(a, b)`` pairs
+#: of Dims/ints, conditions of the answer.
+ASSUMED = _Reserved("assumed")
+#: The substitution's :class:`~kantensor.types.facts.Facts`: what is known of the named
+#: sizes while this solve runs (absent: nothing beyond every size being >= 0).
+FACTS = _Reserved("facts")
 
 
 def fresh(prefix: str = "") -> Var:

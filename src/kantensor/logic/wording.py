@@ -3,7 +3,8 @@ and a broadcast failure names each operand's own axis."""
 
 from __future__ import annotations
 
-from ..types.dim import Dim, DimLike, free_symbols, substitute, unknown
+from ..types.dim import Dim, DimLike, unknown
+from ..types.symbols import free_symbols, substitute
 from .terms import prefix_of
 
 __all__ = ["broadcast_text", "readable"]

@@ -24,9 +24,13 @@ import onnx
 from onnx import numpy_helper
 
 from ..graph.basic import Variable
+from ..ops.located import portable, relocated
+from ..types.conditions import Clause
 from ..types.dim import Dim
 from ..types.dtypes import STRING, category, get_default_dtype
+from ..types.facts import EMPTY, Facts
 from ..types.numpy_dtypes import numpy_dtype
+from ..types.symbols import free_symbols
 from ..types.type import TensorType
 from ..types.variable import TensorVariable, constant
 from .dtypes import UnsupportedType, dtype_of, type_name
@@ -158,6 +162,11 @@ class _Reader:
         self.value_keys: dict[str, tuple | bool] = {}  # as the node memo keys a known value
         self.entries: dict[tuple[str, str], OnnxOp] = {}
         self.default_dtype = get_default_dtype()  # one for the model (the memo's key)
+        #: what the nodes read so far need of the sizes: facts for every later node (the
+        #: model's types hold where all its nodes' conditions do), and those conditions,
+        #: each naming its node, in the order of the nodes
+        self.facts: Facts = EMPTY
+        self.conditions: list[Clause] = []
         self.sources = 0  # how many names of types are initializers and graph inputs
 
     def read(self) -> tuple[list[TensorVariable], list[Variable]]:
@@ -227,11 +236,15 @@ class _Reader:
                                                            _label(node))
         wanted = node.output[:]  # a list (a slice costs less than list())
         key = None if self.graph else node_key(self, entry, node, len(wanted))
+        if key is not None and self.facts:
+            key = (*key, self._relevant(node))
         typed = MEMO.get(key) if key is not None else None
         if typed is None:
             typed = remember(key, *self.build(entry, node, wanted))
         types, values, value_keys = self.types, self.values, self.value_keys
-        outs, folded, keys = typed
+        outs, folded, keys, conditions = typed
+        if conditions:
+            self.note(node, conditions)
         if len(wanted) == 1:  # most nodes: no zip
             name = wanted[0]
             if name:
@@ -250,12 +263,36 @@ class _Reader:
                         value_keys[name] = vkey
         return None
 
+    def _relevant(self, node: onnx.NodeProto) -> Facts:
+        """The facts about the sizes of ``node``'s inputs (part of its memo key)."""
+        symbols: set = set()
+        for name in node.input:
+            t = self.types.get(name) if name else None
+            if t is not None:
+                for d in t.shape:
+                    if isinstance(d, Dim):
+                        symbols |= free_symbols(d)
+        return self.facts.about(symbols)
+
+    def note(self, node: onnx.NodeProto, conditions: tuple) -> None:
+        """Record ``node``'s conditions (portable: over its inputs by position) as the
+        model's, and as facts for the nodes after it."""
+        names = node.input[:]
+        inputs = [self.var(n, node) if n else None for n in names]
+        own = relocated(conditions, inputs, _label(node))
+        self.conditions.extend(own)
+        self.facts = self.facts.with_(*own)
+
     def build(self, entry: OnnxOp, node: onnx.NodeProto, wanted: list[str]
-              ) -> tuple[tuple, tuple]:
-        """Apply the entry's Op to the node's inputs: the types of its outputs and their
-        values when they can be known now (each output variable named as in the model)."""
+              ) -> tuple[tuple, tuple, tuple]:
+        """Apply the entry's Op to the node's inputs: the types of its outputs, their
+        values when they can be known now (each output variable named as in the model)
+        and its conditions, portable (:func:`~kantensor.ops.located.portable`)."""
         op_type, label = node.op_type, _label(node)
         tensors, params = self.arguments(entry, node, label)
+        facts = self.facts or None
+        for t in tensors:  # what the model's earlier nodes need holds here too
+            t.facts = facts
         try:
             if self.graph:  # repeated calls hit the Op's cached call
                 result = entry.op(*tensors, **params)
@@ -284,8 +321,15 @@ class _Reader:
             if name:
                 var.name = name
                 self.vars[name] = var
+        conditions = ()
+        if apply is not None and apply.conditions:
+            positions = {}
+            for k, name in enumerate(node.input):
+                if name and id(self.vars.get(name)) not in positions:
+                    positions[id(self.vars.get(name))] = k
+            conditions = portable(apply.conditions, positions)
         return tuple(o.type for o in outs), \
-            tuple(folded) if folded is not None else (None,) * len(outs)
+            tuple(folded) if folded is not None else (None,) * len(outs), conditions
 
     def constant(self, node: onnx.NodeProto, label: str) -> None:
         (attr,) = node.attribute

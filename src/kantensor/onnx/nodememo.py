@@ -15,9 +15,10 @@ import onnx
 from ..types.dtypes import NUMPY_STRING
 from .registry import OnnxOp
 
-#: key -> (output types, output values or None, the values' keys or None); emptied when
-#: it holds MEMO_SIZE keys.
-MEMO: dict[tuple, tuple[tuple, tuple, tuple]] = {}
+#: key -> (output types, output values or None, the values' keys or None, the node's
+#: conditions over its inputs by position: :func:`kantensor.ops.located.portable`);
+#: emptied when it holds MEMO_SIZE keys.
+MEMO: dict[tuple, tuple[tuple, tuple, tuple, tuple]] = {}
 MEMO_SIZE = 1 << 14
 
 #: A known value is part of a key when it has at most this many elements; a node with a
@@ -90,14 +91,16 @@ def node_key(reader: Any, entry: OnnxOp, node: onnx.NodeProto, outputs: int
     return entry, tuple(inputs), attributes, outputs, reader.default_dtype
 
 
-def remember(key: tuple | None, types: tuple, values: tuple) -> tuple[tuple, tuple, tuple]:
-    """A node's typing as the memo holds it: its output types, their values (or None)
-    and the values' keys (made once here, not by each node that reads them), stored
-    under ``key``; not stored when ``key`` is None or a value is large (what the memo
-    holds stays small once the model is gone)."""
+def remember(key: tuple | None, types: tuple, values: tuple, conditions: tuple = ()
+             ) -> tuple[tuple, tuple, tuple, tuple]:
+    """A node's typing as the memo holds it: its output types, their values (or None),
+    the values' keys (made once here, not by each node that reads them) and its
+    conditions, stored under ``key``; not stored when ``key`` is None or a value is large
+    (what the memo holds stays small once the model is gone)."""
     if key is None or any(v is not None and v.size > SMALL for v in values):
-        return types, values, (None,) * len(values)
-    typed = types, values, tuple([None if v is None else _value_key(v) for v in values])
+        return types, values, (None,) * len(values), conditions
+    typed = types, values, tuple([None if v is None else _value_key(v) for v in values]), \
+        conditions
     if len(MEMO) >= MEMO_SIZE:
         MEMO.clear()
     MEMO[key] = typed

@@ -14,8 +14,8 @@ import numpy as np
 
 from ..graph.basic import Apply, Variable
 from ..graph.op import Kernel, Op
+from ..signature.forward import build, infer
 from ..signature.signature import Signature
-from ..signature.solve import infer
 from ..syntax.errors import TypeInferenceError
 from ..types.basic_ops import cast_array
 from ..types.dtypes import (
@@ -26,10 +26,12 @@ from ..types.dtypes import (
     promoted,
     unpin_default,
 )
+from ..types.facts import EMPTY, Facts
 from ..types.type import TensorType
 from ..types.variable import PYTHON_NUMBERS, TensorVariable, as_tensor_variable, wrapped_number
 from .callspec import call_signature
 from .display import OpFacts, op_html
+from .located import located
 from .params import ParamError
 from .pyints import check_python_ints, exact_operands, number_key, wrapped_key
 from .templates import RankType
@@ -126,10 +128,13 @@ class SignatureOp(Op):
     def make_node(self, *inputs: Any) -> Apply:
         variables = []
         key = []
+        facts = None
         dtype = get_default_dtype()  # read once per build (other threads may change it)
         for x in inputs:  # a loop, not comprehensions: this is the hot path of a build
             if isinstance(x, Variable):
                 wrapped = x.wrapped and wrapped_key(x)
+                if x.facts is not None:  # what the nodes it comes from need of its sizes
+                    facts = x.facts if facts is None else facts.union(x.facts)
             elif type(x) in PYTHON_NUMBERS:  # z + 1.0: wrapped with the default read
                 wrapped = number_key(x)  # what wrapped_key gives for the constant
                 x = wrapped_number(x, dtype)
@@ -144,33 +149,48 @@ class SignatureOp(Op):
             key.append(x.type)  # interned: hashed and compared by identity
             key.append(wrapped)
         key.append(dtype)
+        if facts is not None:
+            key.append(facts)
         key = tuple(key)
         hit = self._memo.get(key)
         if hit is None:
-            hit = self._infer(variables, key)
+            hit = self._infer(variables, key, facts)
         outs = hit[0]
         if len(outs) == 1:
-            return Apply.one_output(hit[1], variables, TensorVariable, outs[0]).owner
-        return Apply.of_new_outputs(hit[1], variables, TensorVariable, outs)
+            node = Apply.one_output(hit[1], variables, TensorVariable, outs[0]).owner
+        else:
+            node = Apply.of_new_outputs(hit[1], variables, TensorVariable, outs)
+        conditions = hit[3]
+        if conditions:
+            node.conditions = located(conditions, node)
+            facts = (EMPTY if facts is None else facts).with_(*node.conditions)
+        if facts is not None:
+            for out in node.outputs:
+                out.facts = facts
+        return node
 
-    def _infer(self, inputs: list[Variable], key: tuple) -> tuple:
-        """``(output types, computing Op, input types)`` for ``inputs``, solved by the
-        signature and remembered on this Op under ``key``: for each input its type
+    def _infer(self, inputs: list[Variable], key: tuple, facts: Facts | None = None) -> tuple:
+        """``(output types, computing Op, input types, conditions)`` for ``inputs``,
+        solved by the signature under ``facts`` (what the inputs' own nodes need of their
+        sizes) and remembered on this Op under ``key``: for each input its type
         (interned, so hashed and compared by identity) and, for a wrapped number, its
         :func:`~kantensor.ops.pyints.wrapped_key` (whether a Python int fits a dtype
-        depends on its value), then the default dtype. A hit is one dict lookup."""
+        depends on its value), then the default dtype and the facts. A hit is one dict
+        lookup."""
         types = tuple([x.type for x in inputs])
-        token = pin_default(key[-1])  # the default this build read, for every step of it
+        token = pin_default(key[-1] if facts is None else key[-2])  # for every step
         try:
             signature, op = self.signature_for(types)
-            outs = infer(signature, types, tuple([x.wrapped for x in inputs]), name=op)
+            found = build(signature, types, tuple([x.wrapped for x in inputs]), name=op,
+                          facts=EMPTY if facts is None else facts)
         finally:
             unpin_default(token)
+        outs = found.types
         if self.compute == "output" and outs:
             check_python_ints(op, inputs, outs[0].dtype)
-        hit = (outs, op, types)
-        if key[-1] != get_default_dtype():  # changed meanwhile (another thread)
-            return hit
+        hit = (outs, op, types, found.conditions)
+        if (key[-1] if facts is None else key[-2]) != get_default_dtype():
+            return hit  # the default changed meanwhile (another thread)
         memo = self.__dict__.setdefault("_memo", {})
         if len(memo) >= MEMO_SIZE:
             memo.clear()

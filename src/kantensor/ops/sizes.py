@@ -35,7 +35,8 @@ import numpy as np
 
 from ..graph.basic import Apply, Variable
 from ..graph.op import Op
-from ..types.dim import Dim, free_symbols, substitute, unknown
+from ..types.dim import Dim, unknown
+from ..types.symbols import free_symbols, substitute
 from ..types.type import TensorType
 from ..types.variable import AxisSize, TensorVariable
 from .params import ParamError, SliceItem

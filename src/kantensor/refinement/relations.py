@@ -29,8 +29,9 @@ from ..ops.op import SignatureOp
 from ..signature.signature import Signature
 from ..signature.solve import solutions
 from ..types.basic_ops import SpecifyShape
-from ..types.dim import Dim, DimLike, free_symbols, substitute, unknown
+from ..types.dim import Dim, DimLike, unknown
 from ..types.dtypes import get_default_dtype
+from ..types.symbols import free_symbols, substitute
 from .sizes import Hole, symbol_dim
 
 __all__ = ["UNIFY", "Operand", "Unify", "Unit", "cases", "describe", "node_relation", "node_unit",

@@ -14,7 +14,8 @@ from collections.abc import Hashable
 from typing import Any
 
 from ..graph.basic import Variable
-from ..types.dim import Dim, DimLike, free_symbols, substitute, unknown
+from ..types.dim import Dim, DimLike, unknown
+from ..types.symbols import free_symbols, substitute
 from ..types.type import TensorType
 
 __all__ = ["Binding", "Entry", "Hole", "Sizes", "as_dim", "has_hole", "symbol_dim",

@@ -18,7 +18,8 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
-from ..logic.dims import Broadcast, Equation, Expr
+from ..logic.broadcast import Broadcast
+from ..logic.dims import Equation, Expr
 from ..logic.store import Beyond, Constraint, Progress, bind_choices, fail_because, unify_oc
 from ..logic.terms import fresh, isvar, walk
 from ..syntax import ast as A

@@ -16,7 +16,8 @@ from typing import Any
 
 from kanren.constraints import ConstrainedState
 
-from ..logic.dims import COMPARE, Broadcast, Compare, Equation, Expr
+from ..logic.broadcast import Broadcast
+from ..logic.dims import COMPARE, Compare, Equation, Expr
 from ..logic.dtypes import (
     Compatible,
     DTypeMap,

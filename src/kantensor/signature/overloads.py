@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from ..logic.dims import Broadcast, Compare, Equation, Expr
+from ..logic.broadcast import Broadcast
+from ..logic.dims import Compare, Equation, Expr
 from ..logic.store import (
     Beyond,
     Constraint,
@@ -20,8 +21,9 @@ from ..logic.store import (
 )
 from ..logic.terms import TensorTerm, fresh, isvar, term_vars, walk
 from ..syntax.alternative import Overloads
-from ..types.dim import Dim, free_symbols, substitute
+from ..types.dim import Dim, unknown
 from ..types.dtypes import DTYPES, get_default_dtype
+from ..types.symbols import free_symbols, substitute
 from .compile import CompiledAlternative, compile_alternative
 
 __all__ = ["FirstMatch", "compiled"]
@@ -227,8 +229,8 @@ def _over(e: Expr, s: dict, rep: dict, defined: dict) -> Expr | None:
     try:
         value = e.value(s)
         for _ in range(len(defined) + 1):
-            own = [u for u in free_symbols(value) if u not in rep] \
-                if not isinstance(value, int) else []
+            own = [u for u in free_symbols(value) if not isinstance(u, str) and u not in rep] \
+                if not isinstance(value, int) else []  # (a str: a named size, rigid)
             if not own:
                 break
             if any(u not in defined for u in own):
@@ -238,10 +240,10 @@ def _over(e: Expr, s: dict, rep: dict, defined: dict) -> Expr | None:
         return None
     if isinstance(value, int):
         return Expr(value)
-    names = {u: Dim(f"s{i}") for i, u in enumerate(free_symbols(value))}
-    if any(u not in rep for u in names):
+    keys = [u for u in free_symbols(value) if not isinstance(u, str)]
+    if any(u not in rep for u in keys):
         return None
-    return Expr(substitute(value, names), {str(d): rep[u] for u, d in names.items()})
+    return Expr(value, {u: rep[u] for u in keys})  # named sizes stay themselves
 
 
 def _compare(left: Expr, op: str, right: Expr) -> _Condition:
@@ -267,8 +269,14 @@ _FLIPPED = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
 def _lone(e: Expr) -> bool:
     """Is ``e`` a single size (not an expression of several)?"""
-    return e.env is None or (isinstance(e.node, Dim) and len(e.env) == 1
-                             and e.node == Dim(next(iter(e.env))))
+    if e.env is None:
+        return True
+    if not isinstance(e.node, Dim) or len(e.env) > 1:
+        return False
+    if not e.env:  # a named size alone
+        return e.node.name is not None
+    (key,) = e.env
+    return e.node == (Dim(key) if isinstance(key, str) else unknown(key))
 
 
 def _broadcastable(values: list) -> _Condition:

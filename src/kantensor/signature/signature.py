@@ -12,7 +12,8 @@ from ..syntax.parser import parse_alternatives
 from ..types.dtypes import Priority
 from ..types.type import TensorType
 from .display import signature_html
-from .solve import infer, wrapped_flags
+from .forward import infer
+from .solve import wrapped_flags
 
 __all__ = ["Signature"]
 

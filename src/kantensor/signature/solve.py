@@ -1,7 +1,7 @@
 """The one solver entry point: a signature's relation, run by every front end.
 
 :func:`solutions` applies a signature's compiled alternatives to tensor terms in a
-kanren state. It is what ``make_node`` runs forwards (:func:`infer`, memoized), what
+kanren state. It is what ``make_node`` runs forwards (:mod:`.forward`, memoized), what
 :func:`relation` hands to ``kanren.run`` as a goal, and what ``query`` and ``refine``
 run. Overloads are tried in order: an alternative holds only where no earlier one
 accepts the inputs (:class:`FirstMatch`), so a backward query answers exactly what
@@ -16,10 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from kanren.constraints import ConstrainedState
 
-from ..logic.answers import symbolic_values
-from ..logic.dims import Equation, Expr
 from ..logic.store import (
-    Constraint,
     Reason,
     TypeStore,
     copy_state,
@@ -29,56 +26,47 @@ from ..logic.store import (
     propagate,
     unify_oc,
 )
-from ..logic.terms import TensorTerm, fresh, isvar, walk
+from ..logic.terms import TensorTerm, fresh, isvar, symbol, walk
 from ..syntax.alternative import Overloads
-from ..syntax.errors import RenderingLimit, TypeInferenceError
-from ..types.dim import Dim, free_symbols
+from ..syntax.errors import RenderingLimit
+from ..types.dim import Dim
 from ..types.dtypes import Priority, get_default_dtype, priority
 from ..types.type import TensorType
-from .arity import check_arity
 from .compile import (
     DEFAULT_MAX_RANK,
     GUARD,
     known_dtypes,
 )
-from .messages import failure_message, label, summary
+from .messages import summary
 from .overloads import FirstMatch, compiled, ground_key
 
 __all__ = ["DEFAULT_MAX_RANK", "FirstMatch", "Relation", "Templated", "compiled", "explain",
-           "infer", "relation", "solutions", "tensor_term", "wrapped_flags"]
+           "failures", "relation", "solutions", "tensor_term", "wrapped_flags"]
 
 
 # -- terms ------------------------------------------------------------------------------
 def tensor_term(ttype: TensorType, S: ConstrainedState, wrapped: Any = False,
                 where: str = "") -> TensorTerm:
-    """The term of a TensorType in state ``S``: unknown sizes are fresh variables, a
-    named Dim the one variable the state's TypeStore keeps for it, and a Dim expression
-    a variable tied to those by an equation (posted into ``S``)."""
+    """The term of a TensorType in state ``S``: unknown sizes are fresh variables, and a
+    symbolic size (a named Dim, or an expression of them) the one rigid variable
+    (:class:`~kantensor.logic.terms.Symbol`) the state's TypeStore keeps for it: never
+    bound, so what a relation needs of it is a condition, not a merge."""
     store = S.constraints[TypeStore]
     sizes: list[Any] = []
-    equations: list[Constraint] = []
-    for axis, entry in enumerate(ttype.shape):
+    for entry in ttype.shape:
         if entry is None:
             sizes.append(fresh())
         elif isinstance(entry, int):
             sizes.append(entry)
-        elif entry.name is not None or entry in store.dims:
+        else:
             sizes.append(_dim_var(store, entry))
-        else:  # one variable per Dim expression, tied to its symbols' variables
-            v = _dim_var(store, entry)
-            env = {n: _dim_var(store, Dim(n)) for n in free_symbols(entry)}
-            equations.append(Equation(Expr(v), Expr(entry, env), str(entry),
-                                      f"{where} axis {axis}"))
-            sizes.append(v)
-    if equations and not post(S, *equations):
-        raise TypeInferenceError(f"{where}: the sizes of {ttype} cannot be met")
     return TensorTerm(ttype.dtype, tuple(sizes), wrapped)
 
 
 def _dim_var(store: TypeStore, dim: Dim) -> Any:
     v = store.dims.get(dim)
     if v is None:
-        v = store.dims[dim] = fresh(prefix=dim.name or "size")
+        v = store.dims[dim] = symbol(dim)
     return v
 
 
@@ -341,85 +329,9 @@ def as_term(x: Any, S: ConstrainedState, where: str) -> Any:
                     f"or a logic variable, got {x!r}")
 
 
-# -- forwards -----------------------------------------------------------------------
-class _Undetermined(Exception):
-    """An output dtype the inputs do not fix."""
-
-
-def forward_types(outs: list, S: ConstrainedState) -> tuple[TensorType, ...]:
-    """The output TensorTypes of a forward solution: sizes are ints, Dim expressions of
-    the given types' Dims, or None (unknown)."""
-    s = S.data
-    store = S.constraints[TypeStore]
-    terms = [walk(o, s) for o in outs]
-    shapes = [[walk(x, s) for x in walk(t.shape, s)] for t in terms]
-    open_sizes = [x for shape in shapes for x in shape if type(x) is not int]
-    values = symbolic_values(open_sizes, s, store.pending,
-                             {v: dim for dim, v in store.dims.items()}) if open_sizes else {}
-    result = []
-    for t, shape in zip(terms, shapes, strict=True):
-        dtype = walk(t.dtype, s)
-        if isvar(dtype):
-            raise _Undetermined
-        try:
-            result.append(TensorType(dtype, [x if type(x) is int else values.get(x)
-                                             for x in shape]))
-        except ValueError as exc:  # a size past the limits (types.limits): no such type
-            raise _OutOfRange(f"output {len(result)}: {exc}") from None
-    return tuple(result)
-
-
-class _OutOfRange(Exception):
-    """An output size beyond what a type may state (2**63 - 1, or too many terms)."""
-
-
 def _input_terms(S: ConstrainedState, types: tuple, wrapped: tuple) -> list:
     return [tensor_term(t, S, w, f"input {i}")
             for i, (t, w) in enumerate(zip(types, wrapped, strict=True))]
-
-
-@lru_cache(maxsize=65536)
-def _infer_cached(sig: Overloads, types: tuple, wrapped: tuple, default_dtype: str
-                  ) -> tuple[TensorType, ...] | str | list:
-    """Memoized on the default float dtype too: float(T) and wrapped floats use it.
-    A failure is a message, or the failing alternatives with their reasons."""
-    S = fresh_state({})
-    try:
-        in_terms = _input_terms(S, types, wrapped)
-    except TypeInferenceError as exc:
-        return str(exc)
-    for S1, outs in solutions(sig, S, in_terms, None, ordered=True, spend=True):
-        try:
-            return forward_types(outs, S1)
-        except _Undetermined:
-            return "the output dtype is not determined by the inputs"
-        except _OutOfRange as exc:
-            return str(exc)
-    return failures(sig, types, wrapped)
-
-
-def infer(sig: Overloads, input_types: Sequence[TensorType], wrapped: Sequence[bool] | None = None,
-          name: object = None) -> tuple[TensorType, ...]:
-    """Output types of ``sig`` applied to ``input_types``; TypeInferenceError if none.
-
-    ``wrapped`` flags the inputs that are wrapped Python numbers. ``name`` (an Op, or
-    its name) prefixes error messages; it is only formatted then."""
-    types = tuple(input_types)
-    for i, t in enumerate(types):
-        if type(t) is not TensorType and not isinstance(t, TensorType):
-            raise TypeError(f"input {i} must be a TensorType, got {t!r}")
-    flags = (False,) * len(types) if wrapped is None else tuple([bool(w) for w in wrapped])
-    if len(flags) != len(types):
-        raise ValueError(f"{label(sig, name)}: wrapped has {len(flags)} entries for "
-                         f"{len(types)} inputs")
-    check_arity(lambda: label(sig, name), sig.arities, len(types), signature=sig)
-    out = _infer_cached(sig, types, flags, get_default_dtype())
-    if isinstance(out, str):
-        raise TypeInferenceError(f"{label(sig, name)}: {out}", signature=sig)
-    if isinstance(out, list):
-        raise TypeInferenceError(failure_message(sig, name, types, out, label(sig, name)),
-                                 signature=sig)
-    return out
 
 
 @lru_cache(maxsize=1024)

@@ -14,20 +14,25 @@ A symbol is named and interned, weakly (``Dim("n") is Dim("n")`` while it is hel
 unknown (:func:`unknown`) is identified by an object, never by a name: the solver uses its
 logic variables, so an unknown can never be confused with a user's symbol.
 
-Only certain simplifications are made (symbols are integers of unknown sign):
+Every symbol and unknown is a size: an integer ``>= 0``. The rules:
 
-* ``(q*d + r)//d == q + r//d`` and ``(q*d + r) % d == r % d`` for an int ``d`` (terms
-  whose coefficient ``d`` divides are split off, the constant is reduced to ``[0, d)``),
-  so ``x//1 == x``, ``(2*n)//2 == n``, ``(2*n) % 2 == 0``, ``(n + 3)//2 == (n + 1)//2 + 1``;
-  then ``(g*r)//(g*d) == r//d`` and ``(g*r) % (g*d) == g*(r % d)`` (``(4*n)//8 == n//2``);
-* ``(x//a)//b == x//(a*b)`` and ``(x % a) % b == x % b`` (``b`` divides ``a``) for ints
-  ``a, b > 0``;
-* ``min``/``max`` are flattened, and of two arguments whose difference is an int the
-  irrelevant one is dropped (``dim_min(n, n + 1) == n``); the rest are kept sorted;
+* floor division and remainder by an int ``d > 0``: each coefficient and the constant
+  are split by ``d`` (``(n + 3)//2 == (n + 1)//2 + 1``, ``(3*n)//2 == n + n//2``,
+  ``(3*n) % 2 == n % 2``), a common factor of ``d`` and the coefficients cancels
+  (``(4*n + 2)//8 == (2*n + 1)//4``), nested floors collapse (``(u + x//a)//b ==
+  (a*u + x)//(a*b)``), a remainder of a remainder by a multiple is one remainder, and an
+  argument that stays in one block of ``d`` gives a constant (``(n % 3)//3 == 0``);
+  a negative divisor is made positive;
+* ``min``/``max`` are flattened, and an argument another one bounds at every size is
+  dropped (``max(0, n) == n``, ``min((h + 1)//2, h//2) == h//2``, by
+  :func:`kantensor.types.prove.order`); the rest are kept sorted;
 * an exact quotient ``r/k`` (printed ``r//k``, made only where ``k`` is known to divide
   ``r``: :func:`kantensor.types.dimfacts.assume_divisible`) is split like ``//``;
   ``c*(r/k) == (c/g)*(r/(k/g))`` for ``g = gcd(c, k)`` (``2*(h/2) == h``); beside it,
   ``r//j == r/j`` and ``r % j == 0`` for ``j`` dividing ``k``.
+
+What holds only under facts (``min(64, n) == n`` where ``n <= 64``) is
+:mod:`kantensor.types.facts`'s.
 
 ``str()`` is valid Python (``2*n + 1``, ``(n + 1)//2``, ``n % 2``, ``min(m, n)``,
 ``n**2``); ``repr()`` is ``Dim('n')`` for a symbol and ``Dim<2*n + 1>`` for an expression.
@@ -45,15 +50,16 @@ from typing import Any, Final, TypeAlias
 from ..graph.display import block, esc, symbolic
 from ..syntax.vocabulary import MAX, MIN
 from .interning import WeakInterner
+from .intervals import interval
 from .poly import Atom, Monomial, Opaque, Terms, canonical, lone_atom, render
 from .poly import add as _poly_add
 from .poly import check_power as _check_power
 from .poly import divide as _poly_divide
 from .poly import mul as _poly_mul
 from .poly import split as _poly_split
+from .prove import order
 
-__all__ = ["Dim", "DimLike", "as_dim", "dim_max", "dim_min", "free_symbols", "substitute",
-           "unknown"]
+__all__ = ["Dim", "DimLike", "as_dim", "dim_max", "dim_min", "unknown"]
 
 DimLike: TypeAlias = "int | Dim"
 
@@ -277,7 +283,10 @@ def _known(atom: Atom, facts: set) -> DimLike | None:
 
 def _exact(a: DimLike, k: int) -> DimLike:
     """``a/k`` where ``k > 0`` divides ``a`` (else, of ints, ``a//k``)."""
-    a, k, _ = (a, k, 1) if isinstance(a, int) else _common(a, k)
+    if not isinstance(a, int):  # (g*r)/(g*k) == r/k
+        g = math.gcd(k, *(c for _, c in a._terms))
+        if g > 1:
+            a, k = _make(_poly_split(a._terms, g)[0]), k // g
     if isinstance(a, int) or k == 1:
         return a // k
     q, r = _split(a, k)
@@ -362,25 +371,22 @@ def _pow(a: DimLike, k: int) -> DimLike:
 
 
 def _split(a: Dim, d: int) -> tuple[DimLike, DimLike]:
-    """``a == d*q + r``: q takes the terms ``d`` divides and the constant's quotient."""
+    """``a == d*q + r`` (``d > 0``) with every coefficient of ``r``, and its constant,
+    in ``[0, d)``."""
     quot, rem = _poly_split(a._terms, d)
     return _make(quot), _make(rem)
 
 
-def _nested(a: DimLike, op: str, d: int) -> tuple[DimLike, int] | None:
-    """``(x, e)`` if ``a`` is exactly ``x op e`` with int ``e > 0`` (and ``d > 0``)."""
-    atom = _lone_atom(a)
-    if isinstance(atom, Opaque) and atom.op == op and d > 0:
-        x, e = atom.args
-        if isinstance(e, int) and e > 0:
-            return x, e
-    return None
-
-
-def _common(r: Dim, b: int) -> tuple[DimLike, int, int]:
-    """``(r/g, b/g, g)`` for ``g`` the gcd of ``b`` and every coefficient of ``r``."""
-    g = math.gcd(b, *(c for _, c in r._terms))
-    return (r, b, 1) if g == 1 else (_make(_poly_split(r._terms, g)[0]), b // g, g)
+def _common(r: Dim, b: int) -> tuple[DimLike, int, int, int]:
+    """``(y, c, b/g, g)`` with ``r == g*y + c``: ``g`` the gcd of ``b`` and every
+    non-constant coefficient of ``r`` (whose coefficients and constant ``c`` lie in
+    ``[0, b)``: :func:`_split`'s remainder)."""
+    terms = r._terms
+    c = 0 if terms[-1][0] else terms[-1][1]
+    g = math.gcd(b, *(k for m, k in terms if m))
+    if g == 1:
+        return r, 0, b, 1
+    return _make(_poly_split(_add(r, -c)._terms, g)[0]), c, b // g, g
 
 
 def _floordiv(a: DimLike, b: DimLike) -> DimLike:
@@ -391,12 +397,34 @@ def _floordiv(a: DimLike, b: DimLike) -> DimLike:
         raise ZeroDivisionError(f"size division by zero: ({a})//0")
     if isinstance(a, int) or b == 1:
         return a // b if isinstance(a, int) else a
-    q, r = _split(a, b)
+    if b < 0:  # a//b == (-a)//(-b)
+        return _floordiv(_mul(a, -1), -b)
+    q, r = _split(a, b)  # r's coefficients and constant in [0, b)
     if isinstance(r, int):
-        return _add(q, r // b)
-    r, b, _ = _common(r, b)  # (g*r)//(g*b) == r//b
-    inner = _nested(r, "//", b)
-    return _add(q, _atom("//", r, b) if inner is None else _floordiv(inner[0], inner[1] * b))
+        return q
+    y, c, b, g = _common(r, b)
+    if g > 1:  # (g*y + c)//(g*b') == (y + c//g)//b'
+        r = _add(y, c // g)
+        if b == 1:
+            return _add(q, r)
+    inner = _inner_floor(r)
+    if inner is not None:  # (u + x//e)//b == (e*u + x)//(e*b) for an integral u
+        x, e, u = inner
+        return _add(q, _floordiv(_add(_mul(u, e), x), e * b))
+    lo, hi = interval(r)
+    if lo is not None and hi is not None and lo // b == hi // b:
+        return _add(q, lo // b)  # r stays within one block of b
+    return _add(q, _atom("//", r, b))
+
+
+def _inner_floor(a: Dim) -> tuple[DimLike, int, DimLike] | None:
+    """``(x, e, u)`` if ``a`` is ``u + x//e`` for an int ``e > 0`` (the first such floor
+    of coefficient 1 in ``a``'s terms)."""
+    for mono, c in a._terms:
+        atom = mono[0][0] if c == 1 and len(mono) == 1 and mono[0][1] == 1 else None
+        if isinstance(atom, Opaque) and atom.op == "//" and type(atom.args[1]) is int:
+            return atom.args[0], atom.args[1], _make({m: k for m, k in a._terms if m is not mono})
+    return None
 
 
 def _mod(a: DimLike, b: DimLike) -> DimLike:
@@ -406,13 +434,28 @@ def _mod(a: DimLike, b: DimLike) -> DimLike:
         raise ZeroDivisionError(f"size modulo by zero: ({a}) % 0")
     if isinstance(a, int):
         return a % b
-    r = _split(a, b)[1]
+    if b < 0:  # a % b == -((-a) % (-b))
+        return _mul(_mod(_mul(a, -1), -b), -1)
+    r = _split(a, b)[1]  # coefficients and constant in [0, b)
     if isinstance(r, int):
-        return r % b
-    r, b, g = _common(r, b)  # (g*r) % (g*b) == g*(r % b)
-    inner = _nested(r, "%", b)
-    return _mul(_mod(inner[0], b) if inner is not None and inner[1] % b == 0
-                else _atom("%", r, b), g)
+        return r
+    y, c, b2, g = _common(r, b)
+    if g > 1:  # (g*y + c) % (g*b') == g*((y + c//g) % b') + c % g
+        return _add(_mul(_mod(_add(y, c // g), b2), g), c % g)
+    atom = lone_atom(r._terms)
+    if isinstance(atom, Opaque) and atom.op == "%" and type(atom.args[1]) is int \
+            and atom.args[1] % b == 0:
+        return _mod(atom.args[0], b)  # (x % e) % b == x % b where b divides e
+    lo, hi = interval(r)
+    if lo is not None and hi is not None and lo // b == hi // b:
+        return _add(r, -b * (lo // b))  # r stays within one block of b
+    return _atom("%", r, b)
+
+
+def _order(x: DimLike, y: DimLike) -> int | None:
+    """-1 if ``x <= y`` at every size (sizes are ``>= 0``), 1 if ``x >= y``, 0 if equal,
+    None if neither is proven (:func:`kantensor.types.prove.order`)."""
+    return order(_add(x, _mul(y, -1)))
 
 
 def _arg_key(x: DimLike) -> tuple[int, int, str]:
@@ -427,15 +470,16 @@ def _minmax(op: str, args: tuple[object, ...]) -> DimLike:
         atom = _lone_atom(x)
         flat.extend(atom.args if isinstance(atom, Opaque) and atom.op == op else (x,))
     kept: list[DimLike] = []
-    for x in flat:
-        for i, k in enumerate(kept):
-            diff = _add(x, _mul(k, -1))
-            if isinstance(diff, int):  # comparable: keep the winner
-                if (diff < 0) if op == "min" else (diff > 0):
-                    kept[i] = x
-                break
-        else:
-            kept.append(x)
+    for x in flat:  # each argument drops those it beats, and is dropped if one beats it
+        survivors, wins = [], True
+        for k in kept:
+            order = _order(x, k)
+            if order is not None and order != 0 and (order < 0) == (op == "min"):
+                continue  # x beats k
+            survivors.append(k)
+            if order is not None:
+                wins = False  # k beats x, or equals it
+        kept = survivors + [x] if wins else survivors
     if len(kept) == 1:
         return kept[0]
     return _atom(op, *sorted(kept, key=_arg_key))
@@ -453,47 +497,3 @@ def dim_max(*args: DimLike) -> DimLike:
 
 #: The DSL's size functions on ints and Dims, for :func:`kantensor.syntax.ast.evaluate`.
 DIM_CALLS = {MIN.text: dim_min, MAX.text: dim_max}
-
-
-# -- queries and transformations ---------------------------------------------------------
-
-def free_symbols(x: DimLike) -> frozenset[Hashable]:
-    """The symbols occurring in ``x`` (also inside ``//``, ``%``, min, max): the names
-    of named Dims and the keys of unknowns."""
-    x = as_dim(x)
-    if isinstance(x, int):
-        return frozenset()
-    free = x._free
-    if free is None:
-        names: set[Hashable] = set()
-        for mono, _ in x._terms:
-            for atom, _p in mono:
-                if isinstance(atom, Opaque):
-                    names.update(*map(free_symbols, atom.args))
-                else:
-                    names.add(atom)
-        free = frozenset(names)
-        _set_free(x, free)
-    return free
-
-
-_APPLY = {"//": _floordiv, "%": _mod, "/": lambda a, k: _exact(a, k),
-          "min": lambda *a: _minmax("min", a), "max": lambda *a: _minmax("max", a)}
-
-
-def _subst(x: DimLike, values: dict[Hashable, DimLike]) -> DimLike:
-    if isinstance(x, int) or values.keys().isdisjoint(free_symbols(x)):
-        return x
-    return _rebuild(x, lambda a: _APPLY[a.op](*(_subst(g, values) for g in a.args))
-                    if isinstance(a, Opaque) else values.get(a))
-
-
-def substitute(x: DimLike, mapping: dict[Hashable, DimLike]) -> DimLike:
-    """Replace symbols (names or unknowns' keys) by ints or Dims and re-canonicalise
-    (all ints give an ``int``).
-
-    ``//`` and ``%`` are computed like Python's; division by a zero int raises
-    ``ZeroDivisionError``.
-    """
-    return _subst(as_dim(x), {name: as_dim(v) for name, v in mapping.items()})
-

@@ -9,8 +9,9 @@ import math
 from collections.abc import Hashable, Iterable
 from typing import Final, Literal
 
-from .dim import _APPLY, Dim, DimLike, _known, _rebuild, as_dim, free_symbols, unknown
+from .dim import Dim, DimLike, _known, _rebuild, as_dim, unknown
 from .poly import Atom, Monomial, Opaque
+from .symbols import APPLY, free_symbols
 
 __all__ = ["NO_SOLUTION", "assume_divisible", "remainder_fact", "solve_for"]
 
@@ -94,5 +95,5 @@ def _assume(x: DimLike, facts: set) -> DimLike:
     if isinstance(x, int):
         return x
     return _rebuild(x, lambda a: _known(a, facts) if _known(a, facts) is not None else
-                    _APPLY[a.op](*(_assume(g, facts) for g in a.args))
+                    APPLY[a.op](*(_assume(g, facts) for g in a.args))
                     if isinstance(a, Opaque) else None)

@@ -206,17 +206,16 @@ def check_power(terms: Terms, k: int) -> int:
 
 
 def split(terms: Terms, d: int) -> tuple[dict[Monomial, int], dict[Monomial, int]]:
-    """``(q, r)`` with ``terms == d*q + r``: q takes the terms ``d`` divides and the
-    constant's quotient, r the rest and the constant's remainder in ``[0, d)``."""
+    """``(q, r)`` with ``terms == d*q + r`` (``d > 0``): each coefficient, the constant's
+    too, split by ``divmod``, so every coefficient of ``r`` lies in ``[0, d)``."""
     quot: dict[Monomial, int] = {}
     rem: dict[Monomial, int] = {}
     for m, c in terms:
-        if not m:
-            quot[m], rem[m] = divmod(c, d)
-        elif c % d == 0:
-            quot[m] = c // d
-        else:
-            rem[m] = c
+        q, r = divmod(c, d)
+        if q:
+            quot[m] = q
+        if r:
+            rem[m] = r
     return quot, rem
 
 

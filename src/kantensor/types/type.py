@@ -11,12 +11,13 @@ from ..graph.type import Type
 from ..syntax.ast import evaluate, near_dtype
 from ..syntax.errors import SignatureSyntaxError
 from ..syntax.parser import parse_tensor_type
-from .dim import DIM_CALLS, Dim, substitute
+from .dim import DIM_CALLS, Dim
 from .display import tensor_type_html
 from .dtypes import DTYPES, NUMPY_STRING, category, normalize_dtype
 from .interning import WeakInterner
 from .limits import MAX_NDIM, MAX_SIZE, MAX_TYPE_TEXT, check_terms, check_text
 from .numpy_dtypes import NUMPY_DTYPES, default_tolerance, numpy_dtype
+from .symbols import substitute
 
 ShapeEntry = int | Dim | None
 

@@ -27,8 +27,8 @@ from functools import lru_cache
 from typing import Any
 
 from ...signature.flex import flexible
+from ...signature.forward import infer
 from ...signature.signature import Signature
-from ...signature.solve import infer
 from ...syntax.alternative import Alternative
 from ...syntax.ast import AnonGroup, AnyGroup, Broadcasts, DimVar, NamedGroup
 from ...syntax.errors import TypeInferenceError

@@ -27,7 +27,7 @@ from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
 from ...graph.basic import Apply
-from ...signature.solve import infer
+from ...signature.forward import infer
 from ...types.basic_ops import SpecifyShape
 from ...types.type import TensorType
 from .axes import NodeAxes, node_axes

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from dask.array.reshape import reshape_rechunk
 
-from ...signature.solve import infer
+from ...signature.forward import infer
 from .blockwise import typed
 from .lower import NodeCall, concrete_type, known
 

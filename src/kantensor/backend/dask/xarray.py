@@ -19,7 +19,8 @@ from typing import Any
 import dask.array as da
 
 from ...graph.basic import Variable
-from ...types.dim import Dim, free_symbols, substitute
+from ...types.dim import Dim
+from ...types.symbols import free_symbols, substitute
 from ...types.type import TensorType
 
 __all__ = ["XarrayIO", "is_dataarray", "xarray_template", "xarray_type"]

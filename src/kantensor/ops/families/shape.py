@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from ...syntax.limits import balanced_join
-from ...types.dim import Dim, free_symbols, substitute
+from ...types.dim import Dim
+from ...types.symbols import free_symbols, substitute
 from ..params import AxisError, ParamError, normalize_axes, normalize_axis
 from ..sizes import (
     SizeNames,

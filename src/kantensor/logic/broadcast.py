@@ -1,0 +1,140 @@
+"""NumPy broadcasting of one axis as a constraint: the :class:`Broadcast` of sizes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..types.dim import Dim, DimLike
+from ..types.poly import Opaque, lone_atom
+from .dims import definitions, open_unknowns, size_value
+from .store import Constraint, Progress, Reason, bind_choices, facts_of, unify_oc
+from .terms import Symbol, isvar, walk
+from .wording import broadcast_text, readable
+
+__all__ = ["Broadcast"]
+
+
+def _broadcast_size(sizes: list, s: dict, pending: tuple) -> tuple[Any, bool] | None:
+    """``(the one of several unknown sizes they broadcast to, whether all are equal)``: the
+    others equal to it by pending equations (``h//2``, exact ``h/2``) or ``min(it, c)``
+    with ints ``c >= 1`` (``b``, ``min(4, b)``: b, 1 or NumPy refuses)."""
+    defined = definitions(pending, s)
+    values = [defined.get(v, size_value(v, s)) for v in sizes]
+    facts = facts_of(s)
+    for top_size, top in zip(sizes, values, strict=True):
+        same = [d == 0 or (not open_unknowns(d) and facts.decide((d, "==", 0)) is True)
+                for d in (top - other for other in values)]
+        if all(eq or _min_of(other, top) for eq, other in zip(same, values, strict=True)):
+            return top_size, all(same)
+    return None
+
+
+def _fits(v: Any, k: int, s: dict) -> bool | None:
+    """Whether size ``v`` is settled beside the known size ``k`` it broadcasts with: an
+    int (checked already), or a named size the facts say is 1 or ``k``; None if a named
+    size the facts say is neither (no broadcast)."""
+    if not isvar(v):
+        return True
+    if type(v) is not Symbol:
+        return False
+    facts = facts_of(s)
+    same, one = facts.decide((v.dim, "==", k)), facts.decide((v.dim, "==", 1))
+    if same is False and one is False:
+        return None
+    return same is True or one is True
+
+
+def _min_of(x: DimLike, top: DimLike) -> bool:
+    atom = lone_atom(x._terms) if isinstance(x, Dim) else None  # min(top, c, ...), c >= 1
+    return isinstance(atom, Opaque) and atom.op == "min" and top in atom.args and all(
+        a == top or (isinstance(a, int) and a >= 1) for a in atom.args)
+
+
+@dataclass(frozen=True, eq=False)
+class Broadcast(Constraint):
+    """NumPy broadcasting of one axis: ``out`` is the broadcast of ``sizes``.
+
+    Static rules: 1s drop out; one known size k != 1 gives k (unknown sizes must then
+    be 1 or k: labeling says which); two different known sizes fail; a single distinct
+    unknown gives itself; several different unknowns give the one that pending
+    equations make the others equal to or the ``min`` of with ints (``b`` beside
+    ``min(4, b)``), else leave ``out`` unknown.
+    """
+
+    sizes: tuple
+    out: Any
+    where: str = ""
+    #: per size, ``(input, axis)``: the operand it is an axis of, in that operand's own
+    #: numbering (axis None: not known when the constraint was made); for messages, so
+    #: it may be a function giving that tuple (made only when a message is)
+    operands: tuple | Callable[[], tuple] = ()
+
+    def check(self, s: dict, pending: tuple) -> Progress:
+        values = [walk(v, s) for v in self.sizes]
+        known = {v for v in values if not isvar(v) and v != 1}
+        if len(known) > 1:
+            return None
+        if known:
+            (k,) = known
+            new = unify_oc(self.out, k, s)
+            if new is False:
+                return None
+            fits = [_fits(v, k, new) for v in values]
+            return None if None in fits else (new, all(fits))
+        rest = {v for v in values if isvar(v)}
+        if not rest:  # every input is 1
+            new = unify_oc(self.out, 1, s)
+            return (new, True) if new is not False else None
+        if len(rest) == 1:  # the others are 1: out is that size
+            new = unify_oc(self.out, next(iter(rest)), s)
+            return (new, True) if new is not False else None
+        out = walk(self.out, s)
+        if not isvar(out) and out == 1:  # every input must be 1
+            new = s
+            for v in rest:
+                new = unify_oc(v, 1, new)
+                if new is False:
+                    return None
+            return new, True
+        found = _broadcast_size([v for v in values if isvar(v)], s, pending)
+        if found is not None:
+            new = unify_oc(self.out, found[0], s)
+            return (new, found[1]) if new is not False else None
+        return s, False
+
+    def choices(self, s: dict, rigid: frozenset = frozenset()) -> list | None:
+        out = walk(self.out, s)
+        unknown_sizes = [v for v in (walk(x, s) for x in self.sizes)
+                         if isvar(v) and v not in rigid and v is not out]
+        if not unknown_sizes:
+            return None
+        v = unknown_sizes[0]
+        if isvar(out):  # this one is 1, or it is the result
+            return bind_choices(v, (1,)) + [lambda st, v=v: unify_oc(v, self.out, st) or None]
+        return bind_choices(v, (1,) if out == 1 else (out, 1))
+
+    def terms(self) -> tuple:
+        return (*self.sizes, self.out)
+
+    def explain(self, s: dict) -> str:
+        values = [size_value(v, s) for v in self.sizes]
+        out = walk(self.out, s)
+        out = None if isvar(out) else out
+        operands = self.operands() if callable(self.operands) else self.operands
+        axes = tuple((i, axis, v) for (i, axis), v in zip(operands, values, strict=True)) \
+            if operands else ()  # a where-clause's broadcast: no operand axes known
+        if axes:
+            text = "could not be broadcast: " + broadcast_text(axes)
+            said = "could not be broadcast: " + broadcast_text(axes, inputs=False)
+        else:
+            text = said = f"{self.where}: cannot broadcast sizes " + \
+                ", ".join(readable(v) for v in values)
+        known = {v for v in values if isinstance(v, int) and v != 1}
+        if out is not None and len(known) < 2:
+            text += f", and the output needs {readable(out)}"
+            said += f", and the output needs {readable(out)}"
+        if not axes:  # a where-clause's broadcast: its text says it all
+            return Reason(text)
+        return Reason(text, "broadcast", axes=axes, out=out, said=said)

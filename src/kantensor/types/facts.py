@@ -1,0 +1,308 @@
+"""Size facts: what is known of sizes, the one store every front end decides and
+simplifies size expressions with.
+
+Every size is an integer ``>= 0``. A :class:`Facts` is a conjunction of conditions
+(:class:`~kantensor.types.conditions.Condition`) taken to hold beside that. It decides
+conditions (:meth:`Facts.decide`: True, False, or None when the facts neither imply it
+nor its negation — never guessed), bounds expressions (:meth:`Facts.bounds`), simplifies
+them (:meth:`Facts.simplify`: ``max(0, seq)`` is ``seq``; ``min(64, seq)`` is ``seq``
+under ``seq <= 64``; ``2*(h//2)`` is ``h`` under ``h % 2 == 0``) and reduces a build's
+conditions to the few and plain ones the facts leave (:meth:`Facts.reduce`). The
+reasoning is :mod:`kantensor.types.prove`'s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable
+from functools import lru_cache
+from typing import Any, Final
+
+from .conditions import COMPARE, NEGATED, AnyOf, Clause, Condition, conjunction, expand
+from .dim import Dim, DimLike, _rebuild
+from .dimfacts import assume_divisible
+from .poly import Opaque
+from .prove import bounds as _bounds
+from .prove import proves
+from .symbols import APPLY
+
+__all__ = ["EMPTY", "Facts", "simplify"]
+
+
+class Facts:
+    """A conjunction of conditions taken to hold (beside: every size is ``>= 0``).
+    Immutable and hashable; adding conditions gives a new Facts."""
+
+    __slots__ = ("atoms", "_triples", "_hash")
+
+    def __init__(self, atoms: Iterable[Condition] = ()):
+        atoms = frozenset(atoms)
+        self.atoms = atoms
+        self._triples = tuple(sorted((c.triple() for c in atoms if c.op != "!="), key=str))
+        self._hash = hash(atoms)
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (isinstance(other, Facts) and self.atoms == other.atoms)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __bool__(self) -> bool:
+        return bool(self.atoms)
+
+    def __len__(self) -> int:
+        return len(self.atoms)
+
+    def __iter__(self):
+        return iter(self.atoms)
+
+    def __repr__(self) -> str:
+        return "Facts(" + ", ".join(sorted(map(str, self.atoms))) + ")"
+
+    def with_(self, *clauses: Clause) -> Facts:
+        """These facts and the conditions ``clauses`` surely make true (see
+        :func:`conjunction`)."""
+        new = conjunction(clauses)
+        if not new or all(c in self.atoms for c in new):
+            return self
+        return Facts(self.atoms | set(new))
+
+    def union(self, other: Facts) -> Facts:
+        if other is self or not other.atoms or other.atoms <= self.atoms:
+            return self
+        if self.atoms <= other.atoms:
+            return other
+        return Facts(self.atoms | other.atoms)
+
+    def about(self, symbols: Iterable[Hashable]) -> Facts:
+        """The facts that mention one of ``symbols`` (and, transitively, the facts those
+        facts' other symbols are in): what a question over ``symbols`` can use."""
+        wanted = set(symbols)
+        if not self.atoms or not wanted:
+            return EMPTY
+        kept: set[Condition] = set()
+        changed = True
+        while changed:
+            changed = False
+            for c in self.atoms:
+                if c not in kept and not wanted.isdisjoint(c.symbols()):
+                    kept.add(c)
+                    wanted |= c.symbols()
+                    changed = True
+        return self if len(kept) == len(self.atoms) else Facts(kept)
+
+    # -- questions ------------------------------------------------------------------------
+    def decide(self, condition: Condition | tuple[DimLike, str, DimLike]) -> bool | None:
+        """True where the facts imply ``condition``, False where they imply its negation
+        (or nothing meets both), None when they do neither."""
+        if not isinstance(condition, Condition):
+            condition = Condition(*condition)
+        d, op = condition.key
+        if isinstance(d, int):
+            return COMPARE[op](d, 0)
+        return _decide(self._triples, d, op)
+
+    def consistent(self) -> bool:
+        """False where no sizes meet every fact (as far as it is shown), else True."""
+        return not proves(self._triples, (0, ">=", 1))
+
+    def bounds(self, x: DimLike) -> tuple[int | None, int | None]:
+        """The least and greatest value of ``x`` the facts allow (None: not bounded on
+        that side as far as they show)."""
+        if isinstance(x, int):
+            return x, x
+        return _bounds(self._triples, x)
+
+    def simplify(self, x: DimLike) -> DimLike:
+        """``x`` in its simplest form under the facts (equal to ``x`` wherever they hold)."""
+        return simplify(x, self)
+
+    def reduce(self, clauses: Iterable[Clause]) -> list[Clause] | None:
+        """``clauses`` as few and as plain as the facts allow: a condition they imply is
+        dropped, one over a min/max is said of its arguments (``seq == max(m, seq)`` is
+        ``seq >= m``), a disjunction loses its impossible cases and the cases another one
+        covers, and is dropped if the facts imply one of its cases or that some case
+        holds (``n >= k or n < k``); None if the facts refute a clause."""
+        out: list[Clause] = []
+        for c in clauses:
+            if isinstance(c, Condition):
+                for x in expand(c):
+                    decided = self.decide(x)
+                    if decided is False:
+                        return None
+                    if decided is None and x not in out:
+                        out.append(x)
+                continue
+            cases: list[tuple[Condition, ...]] | None = []
+            for case in c.cases:
+                case = tuple(x for atom in case for x in expand(atom))
+                verdicts = [self.decide(x) for x in case]
+                if False in verdicts:
+                    continue
+                left = tuple(dict.fromkeys(
+                    x for x, d in zip(case, verdicts, strict=True) if d is None))
+                if not left:
+                    cases = None  # this case holds: so does the disjunction
+                    break
+                cases.append(left)
+            if cases is None:
+                continue
+            if not cases:
+                return None
+            cases = _absorbed(cases, self)
+            if _exhaustive(cases, self):
+                continue
+            if len(cases) == 1:
+                out.extend(x for x in cases[0] if x not in out)
+            else:
+                clause = AnyOf(tuple(cases), c.source)
+                if clause not in out:
+                    out.append(clause)
+        return _tightest(out)
+
+
+def _tightest(clauses: list[Clause]) -> list[Clause]:
+    """``clauses`` with, of the lower bounds on one linear form (``m + n > 0``, ``m + n >
+    96``), only the tightest: the others follow from it."""
+    best: dict[Any, tuple[int, Condition]] = {}
+    for c in clauses:
+        if isinstance(c, Condition) and c.op in (">=", ">"):
+            d = c.key[0]
+            const = d if isinstance(d, int) else (0 if d._terms[-1][0] else d._terms[-1][1])
+            shape = d - const
+            floor = const - (c.op == ">")  # d > 0 is d - 1 >= 0 (integers)
+            if shape not in best or floor < best[shape][0]:
+                best[shape] = (floor, c)
+    if not best:
+        return clauses
+    kept = {id(c) for _, c in best.values()}
+    return [c for c in clauses if not (isinstance(c, Condition) and c.op in (">=", ">"))
+            or id(c) in kept]
+
+
+def _absorbed(cases: list[tuple[Condition, ...]], facts: Facts) -> list[tuple[Condition, ...]]:
+    """The cases no other case covers (a case that implies another is dropped)."""
+    kept: list[tuple[Condition, ...]] = []
+    for i, case in enumerate(cases):
+        covered = False
+        for j, other in enumerate(cases):
+            if i == j or (j > i and set(other) == set(case)):
+                continue
+            within = facts.with_(*case)
+            if all(within.decide(x) is True for x in other) and not (
+                    set(other) == set(case) and j > i):
+                covered = True
+                break
+        if not covered:
+            kept.append(case)
+    return kept
+
+
+def _exhaustive(cases: list[tuple[Condition, ...]], facts: Facts) -> bool:
+    """Whether some case always holds: every case failing at once is impossible (each
+    case taken as failing by one condition's negation, where it has one condition)."""
+    if any(len(case) != 1 for case in cases):
+        return False
+    negated = [case[0].negated() for case in cases]
+    if any(n.op == "!=" for n in negated):
+        # a != among the failures: refute each way an equality fails (<, >)
+        ways: list[list[Condition]] = [[]]
+        for n in negated:
+            alts = [Condition(n.left, "<", n.right), Condition(n.left, ">", n.right)] \
+                if n.op == "!=" else [n]
+            ways = [w + [a] for w in ways for a in alts]
+            if len(ways) > 16:
+                return False
+    else:
+        ways = [negated]
+    return not any(facts.with_(*way).consistent() for way in ways)
+
+
+def _decide(triples: tuple, d: DimLike, op: str) -> bool | None:
+    if op == "!=":
+        eq = _decide(triples, d, "==")
+        return None if eq is None else not eq
+    if proves(triples, (d, op, 0)):
+        return True
+    if op == "==":
+        if proves(triples, (d, ">", 0)) or proves(triples, (d, "<", 0)) or \
+                proves(triples + ((d, "==", 0),), (0, ">=", 1)):
+            return False
+        return None
+    return False if proves(triples, (d, NEGATED[op], 0)) else None
+
+
+EMPTY: Final = Facts()
+"""No facts beyond every size being ``>= 0``."""
+
+
+def simplify(x: DimLike, facts: Facts = EMPTY) -> DimLike:
+    """``x`` simplified under ``facts``: min/max arguments that another one bounds are
+    dropped, a floor quotient or remainder whose argument stays in one block is a
+    constant or a difference, a size or an atom a fact equates with an int is that int,
+    and a remainder a fact says is 0 makes its quotient exact (``2*(h//2) == h``)."""
+    if isinstance(x, int) or (not facts and not _has_opaque(x)):
+        return x
+    return _simplify(x, facts)
+
+
+@lru_cache(maxsize=1 << 14)
+def _simplify(x: Dim, facts: Facts) -> DimLike:
+    known = _constants(facts)
+    out = _rebuild(x, lambda a: _atom(a, facts, known) if isinstance(a, Opaque)
+                   else known.get(a))
+    zeros = [c.key[0] for c in facts.atoms if c.op == "=="]
+    return assume_divisible(out, zeros) if zeros and not isinstance(out, int) else out
+
+
+def _constants(facts: Facts) -> dict:
+    """Atoms the facts equate with an int (``n == 3``, ``h//32 == 6``): atom -> value."""
+    out = {}
+    for c in facts.atoms:
+        if c.op != "==":
+            continue
+        d = c.key[0]
+        if isinstance(d, int):
+            continue
+        terms = d._terms
+        if len(terms) > 2 or (len(terms) == 2 and terms[1][0]):
+            continue
+        mono, coeff = terms[0]
+        if len(mono) != 1 or mono[0][1] != 1:
+            continue
+        const = terms[1][1] if len(terms) == 2 else 0
+        if const % coeff == 0:
+            out[mono[0][0]] = -const // coeff
+    return out
+
+
+def _atom(a: Opaque, facts: Facts, known: dict) -> DimLike | None:
+    if a in known:
+        return known[a]
+    args = tuple(simplify(g, facts) for g in a.args)
+    if a.op in ("min", "max"):
+        return _extreme(a.op, args, facts)
+    value = APPLY[a.op](*args)
+    if a.op in ("//", "%") and type(args[1]) is int and args[1] > 0 and not isinstance(value, int):
+        lo, hi = facts.bounds(args[0])
+        k = args[1]
+        if lo is not None and hi is not None and lo // k == hi // k:
+            return lo // k if a.op == "//" else args[0] - k * (lo // k)
+    return value
+
+
+def _extreme(op: str, args: tuple, facts: Facts) -> DimLike:
+    """``min``/``max`` of ``args`` without the arguments another one bounds."""
+    keep = list(args)
+    want = "<=" if op == "min" else ">="
+    i = 0
+    while i < len(keep):
+        a = keep[i]
+        if any(j != i and facts.decide(Condition(b, want, a)) for j, b in enumerate(keep)):
+            del keep[i]  # another argument is always at most (min) / at least (max) it
+        else:
+            i += 1
+    return APPLY[op](*keep)
+
+
+def _has_opaque(x: Dim) -> bool:
+    return any(isinstance(atom, Opaque) for mono, _ in x._terms for atom, _ in mono)

@@ -1,0 +1,423 @@
+"""Deciding the sign of size expressions: linear integer reasoning over canonical
+polynomials (:mod:`kantensor.types.poly`).
+
+Every symbol and unknown is a size, so an integer ``>= 0``. An expression is made linear
+by naming its non-linear parts: a floor quotient ``x//k`` by an int is a variable ``q``
+with ``k*q <= x <= k*q + k - 1``; ``x % k`` is ``x - k*q``; an exact quotient ``x/k`` is
+a ``q`` with ``x == k*q``; ``min``/``max`` are split into cases (each argument the least,
+or greatest, in turn) or, past :data:`MAX_CASES`, bounded on one side; a product of
+atoms or a quotient by a size is a variable bounded by interval arithmetic.
+:func:`proves` then refutes the negated goal with Fourier–Motzkin elimination, rounding
+each derived inequality to integers (``2*t <= 1`` is ``t <= 0``), within
+:data:`MAX_INEQUALITIES`. The answer is sound: ``True`` only when the goal holds at
+every integer point of the facts; otherwise it is not proven (never guessed).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Hashable, Iterable, Sequence
+from functools import lru_cache
+from typing import Any, Final
+
+from .intervals import interval, mul_interval, nonnegative, nonnegative_atom, power_interval
+from .poly import Opaque
+
+__all__ = ["MAX_CASES", "MAX_INEQUALITIES", "MAX_QUESTION_TERMS", "Linear", "bounds", "order",
+           "proves"]
+
+#: The most combinations of min/max cases a proof splits into (then bounded one-sided).
+MAX_CASES: Final = 64
+#: The most inequalities an elimination may hold at once before it gives up.
+MAX_INEQUALITIES: Final = 400
+#: The most terms the sides of a question may have in all (past it: not proven, at once).
+MAX_QUESTION_TERMS: Final = 64
+
+#: ``({variable: coefficient}, constant)``: a linear form over variables.
+Linear = tuple[dict, int]
+#: A goal or a fact: ``(form, op)`` with op ``">="`` (form >= 0) or ``"=="`` (form == 0).
+Relation = tuple[Linear, str]
+
+
+def _terms(x: Any) -> tuple | int:
+    """The canonical terms of a size (an int is a constant)."""
+    return x if isinstance(x, int) else x._terms
+
+
+def _add(a: Linear, b: Linear, k: int = 1) -> Linear:
+    coeffs = dict(a[0])
+    for v, c in b[0].items():
+        n = coeffs.get(v, 0) + k * c
+        if n:
+            coeffs[v] = n
+        else:
+            coeffs.pop(v, None)
+    return coeffs, a[1] + k * b[1]
+
+
+def _scale(a: Linear, k: int) -> Linear:
+    return {v: k * c for v, c in a[0].items()}, k * a[1]
+
+
+class _System:
+    """The linear constraints of one case: what its atoms mean, and the facts."""
+
+    def __init__(self, choice: dict[Opaque, int]):
+        self.choice = choice  # min/max atom -> the argument taken as least/greatest
+        self.forms: dict[Any, Linear] = {}
+        self.ineqs: list[Linear] = []  # form >= 0
+        self.eqs: list[Linear] = []  # form == 0
+        self._aux = itertools.count()
+
+    def form(self, x: Any) -> Linear:
+        """The linear form of a canonical size (int, or anything with ``_terms``)."""
+        terms = _terms(x)
+        if isinstance(terms, int):
+            return {}, terms
+        total: Linear = ({}, 0)
+        for mono, c in terms:
+            if not mono:
+                total = _add(total, ({}, c))
+            elif len(mono) == 1 and mono[0][1] == 1:
+                total = _add(total, self.atom(mono[0][0]), c)
+            else:
+                total = _add(total, self.product(mono), c)
+        return total
+
+    def _variable(self, key: Any, low: int | None = 0, high: int | None = None) -> Linear:
+        form = self.forms.get(key)
+        if form is None:
+            form = self.forms[key] = ({key: 1}, 0)
+            if low is not None:
+                self.ineqs.append(({key: 1}, -low))
+            if high is not None:
+                self.ineqs.append(({key: -1}, high))
+        return form
+
+    def atom(self, a: Hashable) -> Linear:
+        form = self.forms.get(a)
+        if form is not None:
+            return form
+        if not isinstance(a, Opaque):  # a symbol or an unknown: a size
+            return self._variable(a)
+        op, args = a.op, a.args
+        if op in ("min", "max"):
+            form = self._extreme(a)
+        elif op in ("//", "%", "/") and type(args[1]) is int and args[1] > 0:
+            x, k = self.form(args[0]), args[1]
+            q = ({("q", a): 1}, 0)
+            if op == "/":
+                self.eqs.append(_add(x, q, -k))
+            else:
+                self.ineqs.append(_add(x, q, -k))  # x - k*q >= 0
+                self.ineqs.append(_add(_scale(_add(x, q, -k), -1), ({}, k - 1)))
+            form = q if op != "%" else _add(x, q, -k)
+        else:  # a quotient or remainder by a size: bounded only
+            form = self._by_size(a)
+        self.forms[a] = form
+        return form
+
+    def _extreme(self, a: Opaque) -> Linear:
+        args = [self.form(g) for g in a.args]
+        i = self.choice.get(a)
+        if i is not None:  # this case: argument i is the least (min) or greatest (max)
+            for j, other in enumerate(args):
+                if j != i:
+                    diff = _add(other, args[i], -1)  # other - chosen
+                    self.ineqs.append(diff if a.op == "min" else _scale(diff, -1))
+            return args[i]
+        m = ({("m", a): 1}, 0)  # one-sided: m <= every argument (min), >= (max)
+        for g in args:
+            diff = _add(g, m, -1)
+            self.ineqs.append(diff if a.op == "min" else _scale(diff, -1))
+        return m
+
+    def _by_size(self, a: Opaque) -> Linear:
+        num, den = a.args
+        v = ({("d", a): 1}, 0)
+        nonneg = nonnegative(num)
+        if a.op == "%":  # 0 <= r <= den - 1 and, for num >= 0, r <= num
+            self.ineqs.append(v)
+            if not isinstance(den, int) or den > 0:
+                self.ineqs.append(_add(_add(self.form(den), v, -1), ({}, -1)))
+            if nonneg:
+                self.ineqs.append(_add(self.form(num), v, -1))
+        elif nonneg:  # num >= 0 divided by a size >= 1: 0 <= q <= num
+            self.ineqs.append(v)
+            self.ineqs.append(_add(self.form(num), v, -1))
+        return v
+
+    def product(self, mono: tuple) -> Linear:
+        form = self.forms.get(mono)
+        if form is not None:
+            return form
+        low, high = 1, 1
+        for atom, p in mono:
+            lo, hi = self._interval(atom)
+            lo, hi = power_interval(lo, hi, p)
+            low, high = mul_interval(low, high, lo, hi)
+        return self._remember(mono, self._variable(("p", mono), low, high))
+
+    def _remember(self, key: Any, form: Linear) -> Linear:
+        self.forms[key] = form
+        return form
+
+    def _interval(self, atom: Hashable) -> tuple[int | None, int | None]:
+        """Bounds of an atom from its own structure (sizes >= 0)."""
+        if not isinstance(atom, Opaque):
+            return 0, None
+        return (0, None) if nonnegative_atom(atom) else (None, None)
+
+    def relation(self, left: Any, op: str, right: Any) -> list[Relation] | None:
+        """``left op right`` as relations over this system's variables (None: ``!=``,
+        which is no conjunction of them)."""
+        d = _add(self.form(left), self.form(right), -1)
+        if op == "==":
+            return [(d, "==")]
+        if op == ">=":
+            return [(d, ">=")]
+        if op == ">":
+            return [(_add(d, ({}, -1)), ">=")]
+        if op == "<=":
+            return [(_scale(d, -1), ">=")]
+        if op == "<":
+            return [(_add(_scale(d, -1), ({}, -1)), ">=")]
+        return None
+
+
+# -- Fourier–Motzkin ----------------------------------------------------------------------
+def _normal(form: Linear) -> tuple | bool:
+    """``form >= 0`` in integer normal form (coefficients divided by their gcd, the
+    constant rounded down): a hashable ``(items, constant)``; True/False if constant."""
+    coeffs, const = form
+    items = [(v, c) for v, c in coeffs.items() if c]
+    if not items:
+        return const >= 0
+    g = math.gcd(*(c for _, c in items))
+    if g > 1:
+        items = [(v, c // g) for v, c in items]
+        const = const // g  # floor: sum(a*v) >= ceil(-c/g)
+    items.sort(key=lambda vc: _key(vc[0]))
+    return tuple(items), const
+
+
+def _key(v: Any) -> str:
+    return repr(v) if not isinstance(v, str) else v
+
+
+def _infeasible(ineqs: Iterable[Linear], eqs: Sequence[Linear], keep: Any = None
+                ) -> bool | dict[tuple, int]:
+    """Whether no integer point meets every ``form >= 0`` and ``form == 0``: True only
+    when proven (elimination ran out of room: False). With ``keep``, every other
+    variable is eliminated and the inequalities left over ``keep`` are returned (True
+    if infeasible, False if out of room)."""
+    ineqs = list(ineqs)
+    eqs = list(eqs)
+    while eqs:  # substitute an equation solved for a variable of coefficient +-1
+        e = eqs.pop()
+        coeffs, const = e
+        if not coeffs:
+            if const:
+                return True
+            continue
+        g = math.gcd(*coeffs.values())
+        if const % g:
+            return True  # no integer solution (2*x == 1)
+        unit = next((v for v, c in coeffs.items() if abs(c) == 1 and v != keep), None)
+        if unit is None:
+            ineqs += [e, _scale(e, -1)]
+            continue
+        c = coeffs[unit]
+        rest = ({v: -k * c for v, k in coeffs.items() if v != unit}, -const * c)  # unit =
+        eqs = [_substitute(x, unit, rest) for x in eqs]
+        ineqs = [_substitute(x, unit, rest) for x in ineqs]
+    system: dict[tuple, int] = {}
+    for form in ineqs:
+        n = _normal(form)
+        if n is False:
+            return True
+        if n is True:
+            continue
+        items, const = n
+        if items not in system or const < system[items]:
+            system[items] = const
+    return _eliminate(system, keep)
+
+
+def _substitute(form: Linear, v: Any, value: Linear) -> Linear:
+    c = form[0].get(v)
+    if not c:
+        return form
+    coeffs = dict(form[0])
+    del coeffs[v]
+    return _add((coeffs, form[1]), value, c)
+
+
+def _eliminate(system: dict[tuple, int], keep: Any = None) -> bool | dict[tuple, int]:
+    while True:
+        variables: dict[Any, list[int]] = {}
+        for items in system:
+            for v, c in items:
+                signs = variables.setdefault(v, [0, 0])
+                signs[c < 0] += 1
+        variables.pop(keep, None)
+        if not variables:
+            return system if keep is not None else False  # nothing left: feasible
+        # a variable bounded on one side only: its inequalities can always be met
+        free = {v for v, (pos, neg) in variables.items() if not pos or not neg}
+        if free:
+            system = {items: c for items, c in system.items()
+                      if not any(v in free for v, _ in items)}
+            continue
+        v = min(variables, key=lambda x: (variables[x][0] * variables[x][1], _key(x)))
+        lower, upper, rest = [], [], {}
+        for items, const in system.items():
+            c = dict(items).get(v, 0)
+            if c > 0:
+                lower.append((dict(items), const))
+            elif c < 0:
+                upper.append((dict(items), const))
+            else:
+                rest[items] = const
+        if len(rest) + len(lower) * len(upper) > MAX_INEQUALITIES:
+            return False
+        for lo in lower:
+            for up in upper:
+                a, b = lo[0][v], -up[0][v]
+                n = _normal(_add(_scale(lo, b), _scale(up, a)))
+                if n is False:
+                    return True
+                if n is True:
+                    continue
+                items, const = n
+                if items not in rest or const < rest[items]:
+                    rest[items] = const
+        system = rest
+
+
+# -- the entry point ----------------------------------------------------------------------
+def _extremes(xs: Iterable[Any]) -> list[Opaque]:
+    """The min/max atoms of sizes ``xs`` (inside other atoms too), each once, in order."""
+    found: dict[Opaque, None] = {}
+    stack = list(xs)
+    while stack:
+        x = stack.pop()
+        terms = _terms(x)
+        if isinstance(terms, int):
+            continue
+        for mono, _ in terms:
+            for atom, _ in mono:
+                if isinstance(atom, Opaque):
+                    if atom.op in ("min", "max"):
+                        found.setdefault(atom)
+                    stack.extend(atom.args)
+    return list(found)
+
+
+def _cases(extremes: list[Opaque]) -> Iterable[dict[Opaque, int]]:
+    sizes = [len(a.args) for a in extremes]
+    if math.prod(sizes) > MAX_CASES:
+        yield {}  # too many: every min/max bounded on one side (weaker, still sound)
+        return
+    for pick in itertools.product(*(range(n) for n in sizes)):
+        yield dict(zip(extremes, pick, strict=True))
+
+
+@lru_cache(maxsize=1 << 14)
+def proves(facts: tuple[tuple[Any, str, Any], ...], goal: tuple[Any, str, Any]) -> bool:
+    """Whether ``goal`` (``(left, op, right)``, op one of ``== >= > <= <``) holds at every
+    point where all ``facts`` (the same triples; ``!=`` facts are not used) hold and every
+    size is ``>= 0``. True only when proven."""
+    left, op, right = goal
+    sides = [x for f in facts for x in (f[0], f[2])] + [left, right]
+    if sum(len(_terms(x)) for x in sides if not isinstance(x, int)) > MAX_QUESTION_TERMS:
+        return False  # too large to reason about cheaply: not proven
+    for choice in _cases(_extremes(sides)):
+        system = _System(choice)
+        negations = _negated(system, left, op, right)
+        if negations is None:
+            return False
+        for fact in facts:
+            rel = system.relation(*fact)
+            for form, kind in rel or ():
+                (system.eqs if kind == "==" else system.ineqs).append(form)
+        for negation in negations:  # every way the goal fails must be impossible
+            ineqs = system.ineqs + [negation]
+            if not _infeasible(ineqs, system.eqs):
+                return False
+    return True
+
+
+def order(diff: Any) -> int | None:
+    """The sign of ``diff`` (``x - y``) at every size: 1 if ``>= 0``, -1 if ``<= 0``, 0 if it
+    is 0, None if none is proven: by its structure (:func:`~.intervals.interval`), and by
+    :func:`proves` when it holds a floor, remainder or min/max."""
+    if isinstance(diff, int):
+        return (diff > 0) - (diff < 0)
+    lo, hi = interval(diff)
+    if lo is not None and lo >= 0:
+        return 1
+    if hi is not None and hi <= 0:
+        return -1
+    if any(isinstance(a, Opaque) for m, _ in diff._terms for a, _ in m):
+        if proves((), (diff, ">=", 0)):
+            return 1
+        if proves((), (diff, "<=", 0)):
+            return -1
+    return None
+
+
+def _negated(system: _System, left: Any, op: str, right: Any) -> list[Linear] | None:
+    """The ways ``left op right`` fails, each one ``form >= 0``."""
+    d = _add(system.form(left), system.form(right), -1)
+    below = _add(_scale(d, -1), ({}, -1))  # d <= -1
+    above = _add(d, ({}, -1))  # d >= 1
+    return {"==": [below, above], ">=": [below], ">": [_scale(d, -1)], "<=": [above],
+            "<": [d]}.get(op)
+
+
+def bounds(facts: tuple[tuple[Any, str, Any], ...], x: Any) -> tuple[int | None, int | None]:
+    """The least and greatest value of ``x`` where every fact holds and every size is
+    ``>= 0``, as far as elimination shows (None: unbounded, or not shown); in a case
+    that cannot happen, nothing. ``(1, 0)``: no point meets the facts."""
+    sides = [y for f in facts for y in (f[0], f[2])] + [x]
+    if sum(len(_terms(y)) for y in sides if not isinstance(y, int)) > MAX_QUESTION_TERMS:
+        return None, None
+    low: int | None = None
+    high: int | None = None
+    first, seen = True, False
+    for choice in _cases(_extremes(sides)):
+        system = _System(choice)
+        target = ("bound",)
+        system.eqs.append(_add(system.form(x), ({target: 1}, 0), -1))
+        for fact in facts:
+            for form, kind in system.relation(*fact) or ():
+                (system.eqs if kind == "==" else system.ineqs).append(form)
+        left = _infeasible(system.ineqs, system.eqs, keep=target)
+        if left is True:
+            continue  # this case cannot happen
+        seen = True
+        lo, hi = (None, None) if left is False else _read_bounds(left, target)
+        low = lo if first else (None if lo is None or low is None else min(low, lo))
+        high = hi if first else (None if hi is None or high is None else max(high, hi))
+        first = False
+    return (low, high) if seen else (1, 0)
+
+
+def _read_bounds(system: dict[tuple, int], target: Any) -> tuple[int | None, int | None]:
+    lo: int | None = None
+    hi: int | None = None
+    for items, const in system.items():
+        if len(items) != 1:
+            continue
+        (v, a), = items
+        if v != target:
+            continue
+        if a > 0:  # a*t + c >= 0: t >= ceil(-c/a)
+            b = -(const // a)
+            lo = b if lo is None else max(lo, b)
+        else:  # t <= floor(c/-a)
+            b = const // -a
+            hi = b if hi is None else min(hi, b)
+    return lo, hi

@@ -1,0 +1,214 @@
+"""The store of size facts (kantensor.types.facts): decisions and simplifications are
+sound at every satisfying assignment (brute force over a box, 0 and 1 included), the
+named examples of the design hold, and forms are canonical on the fragment the Dim
+algebra normalises."""
+
+from __future__ import annotations
+
+import itertools
+import os
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kantensor.types.conditions import AnyOf, Condition
+from kantensor.types.dim import Dim, dim_max, dim_min
+from kantensor.types.facts import EMPTY, Facts, simplify
+from kantensor.types.prove import interval
+from kantensor.types.symbols import substitute
+
+N_EXAMPLES = int(os.environ.get("KANTENSOR_FACTS_EXAMPLES", "150"))
+NAMES = ("a", "b", "c")
+BOX = range(0, 13)  # every symbol's values in the brute force (0 and 1 included)
+
+a, b, c = (Dim(n) for n in NAMES)
+h, n, seq = Dim("h"), Dim("n"), Dim("seq")
+
+
+# -- the design's examples -----------------------------------------------------------------
+@pytest.mark.parametrize(("expr", "facts", "expected"), [
+    (dim_max(0, seq), (), seq),
+    (dim_min(64, seq), (Condition(seq, "<=", 64),), seq),
+    (dim_min((h + 1) // 2, h // 2), (), h // 2),
+    (2 * (h // 2), (Condition(h % 2, "==", 0),), h),
+    (dim_min(64, seq) + 1, (Condition(seq, "<=", 10),), seq + 1),
+    (h // 32 + 1, (Condition(h // 32, "==", 6),), 7),
+    ((h % 3) // 3, (), 0),
+])
+def test_named_simplifications(expr, facts, expected) -> None:
+    assert simplify(expr, Facts(facts)) == expected
+
+
+def test_order_and_equality_are_decided_only_when_implied() -> None:
+    assert EMPTY.decide(Condition(seq, ">=", 0)) is True
+    assert EMPTY.decide(Condition(dim_min(64, seq), "==", seq)) is None  # not guessed
+    assert Facts([Condition(seq, ">", 64)]).decide(Condition(dim_min(64, seq), "==", seq)) \
+        is False
+    assert EMPTY.decide(Condition((h + 1) // 2 + h // 2, "==", h)) is True
+    assert EMPTY.decide(Condition(a, "==", b)) is None
+    assert Facts([Condition(a, "<", b)]).decide(Condition(a, "==", b)) is False
+    assert EMPTY.decide(Condition(2 * a, "==", 1)) is False  # no integer solution
+
+
+def test_bounds_come_from_the_facts() -> None:
+    assert Facts([Condition(h // 32, "==", 6)]).bounds(h) == (192, 223)
+    assert Facts([Condition(seq, "<=", 64)]).bounds(dim_min(64, seq)) == (0, 64)
+    assert EMPTY.bounds((h + 1) // 2 - h // 2) == (0, 1)
+    assert interval(h % 5) == (0, 4)
+
+
+def test_floor_chains_collapse() -> None:
+    """Nested floor divisions by ints have one form whose size does not grow with depth
+    (a stack of strided windows, as conv/pool arithmetic makes)."""
+    x: object = h
+    texts = []
+    for _ in range(12):
+        x = (x + 2 - 3) // 2 + 1
+        texts.append(str(x))
+    assert x == (h + 4095) // 4096
+    assert max(map(len, texts)) <= len("(h + 4095)//4096")
+
+
+def test_ceil_mode_pools_stay_small() -> None:
+    """A stack of ceil-mode 3x3/2 pools: each ``min((x+1)//2, x//2)`` is ``x//2``."""
+    x: object = h
+    for _ in range(7):
+        x = dim_min((x + 1) // 2, x // 2 + 0)
+        x = simplify(x)
+    assert x == h // 128
+    assert len(str(x)) < 10
+
+
+def test_broadcast_conditions_reduce() -> None:
+    facts = EMPTY
+    part = dim_min(64, seq)
+    clause = AnyOf(((Condition(part, "==", seq),), (Condition(part, "==", 1),),
+                    (Condition(seq, "==", 1),)))
+    assert facts.reduce([clause]) == [Condition(seq, "<=", 64)]
+    assert facts.reduce([AnyOf(((Condition(a, ">=", b),), (Condition(a, "<", b),)))]) == []
+    assert facts.reduce([Condition(a, "<", 0)]) is None  # refuted
+
+
+# -- random expressions, random facts, brute force -------------------------------------------
+def _leaf() -> st.SearchStrategy:
+    return st.one_of(st.sampled_from([a, b, c]), st.integers(-3, 8))
+
+
+def _expr(depth: int = 3) -> st.SearchStrategy:
+    if depth == 0:
+        return _leaf()
+    sub = _expr(depth - 1)
+    return st.one_of(
+        _leaf(),
+        st.tuples(sub, sub).map(lambda p: p[0] + p[1]),
+        st.tuples(sub, sub).map(lambda p: p[0] - p[1]),
+        st.tuples(sub, st.integers(-3, 4)).map(lambda p: p[0] * p[1]),
+        st.tuples(sub, st.integers(1, 5)).map(lambda p: p[0] // p[1]),
+        st.tuples(sub, st.integers(1, 5)).map(lambda p: p[0] % p[1]),
+        st.tuples(sub, sub).map(lambda p: dim_min(p[0], p[1])),
+        st.tuples(sub, sub).map(lambda p: dim_max(p[0], p[1])),
+    )
+
+
+def _fact() -> st.SearchStrategy:
+    sym = st.sampled_from([a, b, c])
+    return st.one_of(
+        st.tuples(sym, st.sampled_from(["<=", ">=", "=="]), st.integers(0, 10))
+        .map(lambda t: Condition(*t)),
+        st.tuples(sym, st.integers(2, 4)).map(lambda t: Condition(t[0] % t[1], "==", 0)),
+        st.tuples(sym, sym, st.integers(-3, 3)).map(
+            lambda t: Condition(t[0] - t[1], ">=", t[2])),
+        st.tuples(sym, st.integers(2, 4), st.integers(0, 4)).map(
+            lambda t: Condition(t[0] // t[1], "==", t[2])),
+    )
+
+
+def _points(facts: Facts):
+    """Every point of the box where all the facts hold."""
+    for values in itertools.product(BOX, repeat=len(NAMES)):
+        point = dict(zip(NAMES, values, strict=True))
+        if all(f.holds(point) for f in facts):
+            yield point
+
+
+def _value(x, point):
+    return substitute(x, point)
+
+
+@settings(max_examples=N_EXAMPLES, deadline=None)
+@given(expr=_expr(), facts=st.lists(_fact(), max_size=3))
+def test_simplification_is_sound(expr, facts) -> None:
+    """``simplify(e, facts)`` equals ``e`` at every satisfying point of the box."""
+    store = Facts(facts)
+    simple = simplify(expr, store)
+    for point in _points(store):
+        try:
+            want = _value(expr, point)
+        except ZeroDivisionError:
+            continue
+        assert _value(simple, point) == want, (expr, simple, point)
+
+
+@settings(max_examples=N_EXAMPLES, deadline=None)
+@given(left=_expr(2), right=_expr(2), op=st.sampled_from(["==", "<=", ">", "!="]),
+       facts=st.lists(_fact(), max_size=3))
+def test_decisions_are_sound(left, right, op, facts) -> None:
+    """True only where the condition holds at every satisfying point, False only where
+    it fails at every one (the box is a part of every point; a decision must hold on it)."""
+    store = Facts(facts)
+    cond = Condition(left, op, right)
+    verdict = store.decide(cond)
+    if verdict is None:
+        return
+    for point in _points(store):
+        assert cond.holds(point) is verdict, (cond, facts, point)
+
+
+@settings(max_examples=N_EXAMPLES, deadline=None)
+@given(x=_expr(2), facts=st.lists(_fact(), max_size=2))
+def test_bounds_are_sound(x, facts) -> None:
+    store = Facts(facts)
+    lo, hi = store.bounds(x)
+    for point in _points(store):
+        v = _value(x, point)
+        assert lo is None or v >= lo, (x, facts, point, lo)
+        assert hi is None or v <= hi, (x, facts, point, hi)
+
+
+# -- canonical forms -------------------------------------------------------------------------
+def _linear() -> st.SearchStrategy:
+    """Linear expressions over the symbols with small coefficients."""
+    return st.tuples(st.integers(-3, 3), st.integers(-3, 3), st.integers(-6, 6)).map(
+        lambda t: t[0] * a + t[1] * b + t[2])
+
+
+REWRITES = [
+    # (x//p + q)//r and (x + p*q)//(p*r): nested floors
+    lambda x, k, j: ((x // k + j) // 2, (x + k * j) // (2 * k)),
+    # a multiple taken out of a floor and a remainder
+    lambda x, k, j: ((x + k * j) // k, x // k + j),
+    lambda x, k, j: ((x + k * j) % k, x % k),
+    # common factors
+    lambda x, k, j: ((k * x + k * j) // (k * 2), (x + j) // 2),
+    # min/max: order, repetition, flattening, a bound every size meets
+    lambda x, k, j: (dim_min(x, x + k), x if k >= 0 else x + k),
+    lambda x, k, j: (dim_max(dim_max(x, j), x), dim_max(x, j)),
+    lambda x, k, j: (dim_min(x, a + j), dim_min(a + j, x)),
+    lambda x, k, j: (dim_max(x - x + a, 0), a),
+    # coefficients reduced by the divisor
+    lambda x, k, j: ((k * k * a + x) // k, k * a + x // k),
+]
+
+
+@settings(max_examples=N_EXAMPLES, deadline=None)
+@given(x=_linear(), k=st.integers(1, 4), j=st.integers(-3, 3),
+       rewrite=st.sampled_from(REWRITES))
+def test_equal_expressions_get_one_form(x, k, j, rewrite) -> None:
+    """Two ways of writing one expression of the normalised fragment (linear terms, floor
+    division and remainder by ints, min/max) are one Dim; checked to be equal first."""
+    left, right = rewrite(x, k, j)
+    for values in itertools.product(range(0, 9), repeat=2):
+        point = dict(zip(("a", "b"), values, strict=True))
+        assert _value(left, point) == _value(right, point)
+    assert left == right, (left, right)
