@@ -34,7 +34,7 @@ def node_error(node: Any, values: list, exc: Exception) -> Exception:
     from a message, else a RuntimeError."""
     if isinstance(exc, _OWN_ERRORS) or str(exc).startswith("at run time: "):
         return exc
-    shapes = ", ".join(str(np.shape(v)) for v in values)
+    shapes = ", ".join(_shape_text(v) for v in values)
     named = [v.name for v in node.outputs if v.name is not None]
     computing = f" (computing {', '.join(named)})" if named else ""
     message = (f"{node.op}{computing} failed at run time on inputs of shapes {shapes}: "
@@ -43,6 +43,15 @@ def node_error(node: Any, values: list, exc: Exception) -> Exception:
         return type(exc)(message)
     except Exception:  # an exception class that does not take a message
         return RuntimeError(f"{message} ({type(exc).__name__})")
+
+
+def _shape_text(value: Any) -> str:
+    """A value's shape as a message says it (a sequence by its elements' shapes)."""
+    if isinstance(value, list):
+        return f"[{', '.join(_shape_text(v) for v in value)}]"
+    if value is None:
+        return "None"
+    return str(np.shape(value))
 
 
 def size_value(size: Dim, users: str, bindings: dict[str, int], origins: dict[str, str]

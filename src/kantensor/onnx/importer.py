@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,14 +25,17 @@ import onnx
 from onnx import numpy_helper
 
 from ..graph.basic import Variable
+from ..graph.type import Type
+from ..types.containers import OptionalType, SequenceType
 from ..types.dim import Dim
 from ..types.dtypes import STRING, category, get_default_dtype
 from ..types.numpy_dtypes import numpy_dtype
 from ..types.type import TensorType
-from ..types.variable import TensorVariable, constant
+from ..types.variable import constant
 from .dtypes import UnsupportedType, dtype_of, type_name
 from .nodememo import MEMO, node_key, remember
 from .registry import OnnxOp, UnsupportedOp, lookup
+from .structured import Structured
 
 #: The most elements a value computed while reading the model may have (larger ones are
 #: left to the graph: they are data, not sizes).
@@ -62,12 +66,11 @@ def load_model(model: onnx.ModelProto | str | os.PathLike | bytes) -> onnx.Model
         raise OnnxImportError(f"not an ONNX model: {exc}") from None
 
 
-def opset_of(model: onnx.ModelProto) -> int:
-    """The opset of the default domain the model imports."""
-    for entry in model.opset_import:
-        if entry.domain in ("", "ai.onnx"):
-            return entry.version
-    raise OnnxImportError("the model imports no opset of the default domain")
+def opsets_of(model: onnx.ModelProto) -> dict[str, int]:
+    """The version of each operator set domain the model imports (the default domain
+    as ``""``)."""
+    return {"" if e.domain == "ai.onnx" else e.domain: int(e.version)
+            for e in model.opset_import}
 
 
 def _dim(proto: Any) -> int | Dim | None:
@@ -84,17 +87,36 @@ def _dim(proto: Any) -> int | Dim | None:
     return None
 
 
-def value_type(info: onnx.ValueInfoProto) -> TensorType:
-    """The TensorType of a graph input or output."""
-    kind = info.type.WhichOneof("value")
-    if kind != "tensor_type":
-        raise OnnxImportError(f"value {info.name!r}: only tensors are supported, got "
-                              f"{kind or 'no type'}")
-    t = info.type.tensor_type
-    dtype = dtype_of(t.elem_type, f"value {info.name!r}", text=True)
-    if not t.HasField("shape"):
-        raise OnnxImportError(f"value {info.name!r}: its rank is not given")
-    return TensorType(dtype, tuple(_dim(d) for d in t.shape.dim))
+def value_type(info: onnx.ValueInfoProto) -> Type:
+    """The type of a graph input or output: a TensorType, a SequenceType or an
+    OptionalType (see :mod:`kantensor.types.containers`)."""
+    return proto_type(info.type, f"value {info.name!r}")
+
+
+def proto_type(proto: onnx.TypeProto, where: str) -> Type:
+    """The kantensor type of an ONNX TypeProto: a tensor (whose rank must be given), a
+    sequence of tensors (whose elements may be of any rank), an optional tensor or
+    sequence."""
+    kind = proto.WhichOneof("value")
+    if kind == "tensor_type":
+        t = proto.tensor_type
+        dtype = dtype_of(t.elem_type, where, text=True)
+        if not t.HasField("shape"):
+            raise OnnxImportError(f"{where}: its rank is not given")
+        return TensorType(dtype, tuple(_dim(d) for d in t.shape.dim))
+    if kind == "sequence_type":
+        elem = proto.sequence_type.elem_type
+        if elem.WhichOneof("value") != "tensor_type":
+            raise UnsupportedType(f"{where}: a sequence of {elem.WhichOneof('value') or 'no type'}"
+                                  " is not supported (only sequences of tensors)")
+        t = elem.tensor_type
+        dtype = dtype_of(t.elem_type, where, text=True)
+        shape = tuple(_dim(d) for d in t.shape.dim) if t.HasField("shape") else None
+        return SequenceType(dtype, shape)
+    if kind == "optional_type":
+        return OptionalType(proto_type(proto.optional_type.elem_type, where))
+    raise UnsupportedType(f"{where}: values of type {kind or 'none'} are not supported "
+                          "(tensors, sequences of tensors and optionals are)")
 
 
 def attribute_value(attr: onnx.AttributeProto) -> Any:
@@ -145,23 +167,58 @@ class _Reader:
     With ``graph=False`` (``infer_shapes``) only the types are wanted: initializers are
     read as types (their values only when a node asks), and a node whose entry,
     attributes, input types and known input values were seen before takes its output
-    types and values from :mod:`.nodememo` without being built."""
+    types and values from :mod:`.nodememo` without being built.
 
-    def __init__(self, model: onnx.ModelProto, graph: bool = True):
+    A subgraph (an If's branch, a Loop's body) is read by a reader of its own whose
+    ``parent`` is the reader of the graph around it: a name the subgraph uses without
+    defining it is the outer scope's, *captured* (``captured``: its stand-in Variable
+    in the subgraph, an input of the subgraph's function).
+
+    A node that kantensor does not support (its op type, domain, opset, an attribute or
+    an element type) leaves its outputs untyped, and so every value it reaches
+    (``untyped``: the name -> the error saying why); everything else is typed."""
+
+    def __init__(self, model: onnx.ModelProto, graph: bool = True,
+                 proto: onnx.GraphProto | None = None, parent: _Reader | None = None):
         self.model = model
-        self.opset = opset_of(model)
+        self.opsets = parent.opsets if parent is not None else opsets_of(model)
+        self.opset = self.opsets.get("")
         self.graph = graph
+        self.proto = model.graph if proto is None else proto
+        self.parent = parent
         self.vars: dict[str, Variable] = {}
-        self.types: dict[str, TensorType] = {}
+        self.types: dict[str, Type] = {}
         self.values: dict[str, np.ndarray] = {}
         self.unread: dict[str, onnx.TensorProto] = {}  # initializers whose values wait
         self.value_keys: dict[str, tuple | bool] = {}  # as the node memo keys a known value
-        self.entries: dict[tuple[str, str], OnnxOp] = {}
+        self.entries: dict[tuple[str, str], OnnxOp] = {} if parent is None else \
+            parent.entries
         self.default_dtype = get_default_dtype()  # one for the model (the memo's key)
         self.sources = 0  # how many names of types are initializers and graph inputs
+        self.untyped: dict[str, Exception] = {}
+        self.captured: dict[str, Variable] = {}
+        self.notes: dict[str, Any] = {}  # name -> why a size of its type is unknown
 
-    def read(self) -> tuple[list[TensorVariable], list[Variable]]:
-        graph = self.model.graph
+    def read(self) -> tuple[list[Variable], list[Variable]]:
+        """Read the graph: its inputs and its outputs (raising for an output that an
+        unsupported node reaches)."""
+        inputs, _ = self.read_graph()
+        if not self.graph:
+            return inputs, []
+        return inputs, [self.output(info.name) for info in self.proto.output]
+
+    def read_graph(self, formal: list[Type] | None = None
+                   ) -> tuple[list[Variable], list[str]]:
+        """Read the sources and the nodes: the graph's input Variables and its output
+        names."""
+        inputs = self.read_sources(formal)
+        self.read_nodes()
+        return inputs, [info.name for info in self.proto.output]
+
+    def read_sources(self, formal: list[Type] | None = None) -> list[Variable]:
+        """The initializers and the graph inputs (of the types ``formal`` when given: a
+        subgraph's inputs as its node passes them)."""
+        graph = self.proto
         types = self.types
         seen: dict[tuple, TensorType] = {}  # (elem type, dims) -> type
         for t in graph.initializer:
@@ -179,33 +236,89 @@ class _Reader:
             types[name] = found
             self.unread[name] = t
         inputs = []
-        for info in graph.input:
-            if info.name in types:  # an initializer (its default value)
+        given = [info for info in graph.input if info.name not in types]  # else initializers
+        for k, info in enumerate(given):
+            try:
+                t = formal[k] if formal is not None else value_type(info)
+            except UnsupportedType as exc:
+                self.untyped[info.name] = exc
                 continue
-            var = value_type(info)(info.name)
-            self.vars[info.name] = var
+            var = self.vars[info.name] = t(info.name)
             types[info.name] = var.type
             inputs.append(var)
         self.sources = len(types)  # the first names of types: initializers and inputs
-        for node in graph.node:
-            self.node(node)
-        for info in graph.output:
-            if info.name not in self.types:
-                raise OnnxImportError(f"graph output {info.name!r} is computed by no node")
-        if not self.graph:
-            return inputs, []
-        return inputs, [self.vars[info.name] for info in graph.output]
+        return inputs
 
-    def var(self, name: str, node: onnx.NodeProto) -> Variable:
+    def read_nodes(self) -> None:
+        for node in self.proto.node:
+            self.node(node)
+        for info in self.proto.output:
+            if info.name not in self.types and info.name not in self.untyped and \
+                    self.find(info.name) is None:
+                raise OnnxImportError(f"graph output {info.name!r} is computed by no node")
+
+    def output(self, name: str) -> Variable:
+        """The Variable of an output of the graph; the error of the unsupported node it
+        depends on if it has none."""
+        why = self.untyped.get(name)
+        if why is not None:
+            raise type(why)(f"output {name!r} is not typed: {why}") from why
+        return self.var(name, None)
+
+    def find(self, name: str) -> Type | None:
+        """The type of ``name`` here or in an outer scope (None if untyped or unknown)."""
+        reader: _Reader | None = self
+        while reader is not None:
+            t = reader.types.get(name)
+            if t is not None or name in reader.untyped:
+                return t
+            reader = reader.parent
+        return None
+
+    def _capture(self, name: str) -> Type | None:
+        """Bring an outer scope's ``name`` into this one (its type and known value); its
+        error if it is untyped there; None if no scope defines it."""
+        outer = self.parent
+        while outer is not None:
+            if name in outer.untyped:
+                raise outer.untyped[name]
+            t = outer.types.get(name)
+            if t is not None:
+                self.types[name] = t
+                value = outer.value(name) if isinstance(t, TensorType) else None
+                if value is not None:
+                    self.values[name] = value
+                    if name in outer.value_keys:
+                        self.value_keys[name] = outer.value_keys[name]
+                if name in outer.notes:
+                    self.notes[name] = outer.notes[name]
+                return t
+            outer = outer.parent
+        return None
+
+    def var(self, name: str, node: onnx.NodeProto | None) -> Variable:
         var = self.vars.get(name)
         if var is None:  # types only: an initializer, or the output of a memo hit
+            why = self.untyped.get(name)
+            if why is not None:
+                raise why
             t = self.types.get(name)
+            outer = t is None and self.parent is not None
+            if outer:
+                t = self._capture(name)
             if t is None:
-                raise OnnxImportError(f"node {node.name!r} ({node.op_type}): input {name!r} "
-                                      "is defined by no graph input, initializer or "
-                                      "earlier node") from None
+                where = f"node {_label(node)!r} ({node.op_type})" if node is not None else \
+                    "the graph"
+                raise OnnxImportError(f"{where}: input {name!r} is defined by no graph "
+                                      "input, initializer or earlier node") from None
             var = self.vars[name] = t(name)
+            if outer:
+                self.captured[name] = var
         return var
+
+    def type_of(self, name: str, node: onnx.NodeProto | None) -> Type:
+        """The type of ``name`` (captured from an outer scope if need be)."""
+        return self.var(name, node).type
 
     def value(self, name: str) -> np.ndarray | None:
         """The known value of ``name`` (an initializer's read now), or None."""
@@ -221,10 +334,31 @@ class _Reader:
         op_type, domain = node.op_type, node.domain
         if op_type == "Constant" and domain in ("", "ai.onnx"):
             return self.constant(node, _label(node))
-        entry = self.entries.get((op_type, domain))
+        try:
+            return self.typed_node(node)
+        except (UnsupportedOp, UnsupportedType) as exc:  # what it reaches stays untyped
+            for name in node.output:
+                if name:
+                    self.untyped[name] = exc
+            return None
+
+    def typed_node(self, node: onnx.NodeProto) -> None:
+        op_type, domain = node.op_type, node.domain
+        for name in node.input:  # an input an unsupported node computes: untyped too
+            if name and name not in self.types:
+                why = self.untyped.get(name)
+                if why is not None:
+                    raise why
+                if self.parent is not None:
+                    self._capture(name)  # raises the outer scope's error if untyped
+        key = (op_type, domain)
+        entry = self.entries.get(key)
         if entry is None:
-            entry = self.entries[op_type, domain] = lookup(op_type, domain, self.opset,
-                                                           _label(node))
+            entry = self.entries[key] = lookup(op_type, domain, self.opsets.get(
+                "" if domain == "ai.onnx" else domain), _label(node))
+        handler = self.handler(entry, node)
+        if handler is not None:
+            return self.structured(handler, node)
         wanted = node.output[:]  # a list (a slice costs less than list())
         key = None if self.graph else node_key(self, entry, node, len(wanted))
         typed = MEMO.get(key) if key is not None else None
@@ -250,12 +384,74 @@ class _Reader:
                         value_keys[name] = vkey
         return None
 
+    def handler(self, entry: OnnxOp, node: onnx.NodeProto) -> Structured | None:
+        """The handler typing ``node``: its entry's when the entry is structured, the
+        entry's ``containers`` handler when an input is a sequence or an optional."""
+        if entry.structured:
+            return entry.op
+        if entry.containers is not None and any(
+                n and not isinstance(self.find(n), TensorType | None) for n in node.input):
+            return entry.containers
+        return None
+
+    def structured(self, handler: Structured, node: onnx.NodeProto) -> None:
+        """Type and build ``node`` by its handler (see :mod:`.structured`)."""
+        label = _label(node)
+        try:
+            typed = handler.read(self, node, label)
+        except (UnsupportedOp, UnsupportedType, OnnxImportError):
+            raise
+        except (TypeError, ValueError, IndexError) as exc:
+            message = f"node {label!r} ({node.op_type}): {exc}"
+            try:
+                error = type(exc)(message)
+            except TypeError:
+                error = OnnxImportError(message)
+            raise error from exc
+        apply = None
+        for name, (var, value) in zip(node.output, typed, strict=False):
+            if not name or var is None:
+                continue
+            var.name = name
+            self.vars[name] = var
+            self.types[name] = var.type
+            apply = apply or var.owner
+            if value is not None:
+                self.values[name] = value
+        if apply is not None and node.name:
+            apply.tag["name"] = node.name
+
+    def attributes(self, node: onnx.NodeProto, handler: Structured, label: str
+                   ) -> dict[str, Any]:
+        """The node's attributes as a structured handler takes them: GRAPH attributes as
+        GraphProtos, TYPE_PROTO ones as kantensor types; UnsupportedOp for one the
+        handler does not take."""
+        out: dict[str, Any] = {}
+        for attr in node.attribute:
+            kind = handler.attributes.get(attr.name)
+            if kind is None:
+                raise UnsupportedOp(f"node {label!r} ({node.op_type}): attribute "
+                                    f"{attr.name!r} is not supported; supported: "
+                                    f"{', '.join(sorted(handler.attributes)) or 'none'}")
+            if kind == "graph":
+                out[attr.name] = attr.g
+            elif kind == "type":
+                out[attr.name] = proto_type(attr.tp, f"node {label!r}: attribute "
+                                            f"{attr.name!r}")
+            else:
+                out[attr.name] = attribute_value(attr)
+        return out
+
     def build(self, entry: OnnxOp, node: onnx.NodeProto, wanted: list[str]
               ) -> tuple[tuple, tuple]:
         """Apply the entry's Op to the node's inputs: the types of its outputs and their
         values when they can be known now (each output variable named as in the model)."""
         op_type, label = node.op_type, _label(node)
         tensors, params = self.arguments(entry, node, label)
+        for t in tensors:
+            if not isinstance(t.type, TensorType):
+                raise UnsupportedOp(f"node {label!r} ({op_type}): input {t.name!r} is "
+                                    f"{t.type}; {op_type} takes tensors only")
         try:
             if self.graph:  # repeated calls hit the Op's cached call
                 result = entry.op(*tensors, **params)
@@ -433,18 +629,34 @@ def _as_param(value: np.ndarray | None) -> Any:
     return tuple(_plain(v) for v in flat)
 
 
-def from_onnx(model: onnx.ModelProto | str | os.PathLike | bytes
-              ) -> tuple[list[TensorVariable], list[Variable]]:
+def from_onnx(model: onnx.ModelProto | str | os.PathLike | bytes,
+              outputs: Sequence[str] | None = None
+              ) -> tuple[list[Variable], list[Variable]]:
     """The graph inputs (named as in the model; ``dim_param`` sizes are Dims of that
     name) and outputs of an ONNX model, typed by the relation. ``kt.function(inputs,
-    outputs)`` runs it."""
-    return _Reader(load_model(model)).read()
+    outputs)`` runs it.
+
+    ``outputs`` names the outputs wanted (all of the graph's by default). A node that
+    kantensor does not support leaves untyped only what it reaches: an output it reaches
+    is refused (UnsupportedOp or UnsupportedType naming the node, its op type, domain
+    and opset) only when it is asked for."""
+    reader = _Reader(load_model(model))
+    inputs, _ = reader.read_graph()
+    names = [info.name for info in reader.proto.output] if outputs is None else \
+        list(outputs)
+    known = {info.name for info in reader.proto.output}
+    for name in names:
+        if name not in known:
+            raise ValueError(f"from_onnx: {name!r} is not an output of the model "
+                             f"(its outputs: {', '.join(sorted(known))})")
+    return inputs, [reader.output(name) for name in names]
 
 
 def read_types(model: onnx.ModelProto) -> _Reader:
     """The reader after a pass over ``model`` for its types only (``reader.types``: the
     type of every name, for infer_shapes: first the initializers and graph inputs, as
-    many as ``reader.sources``, then the nodes' outputs in the order of the nodes)."""
+    many as ``reader.sources``, then the nodes' outputs in the order of the nodes;
+    ``reader.untyped``: the names an unsupported node reaches, left untyped)."""
     reader = _Reader(model, graph=False)
     reader.read()
     return reader
