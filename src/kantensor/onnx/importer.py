@@ -197,6 +197,7 @@ class _Reader:
         self.sources = 0  # how many names of types are initializers and graph inputs
         self.untyped: dict[str, Exception] = {}
         self.captured: dict[str, Variable] = {}
+        self.outer: set[str] = set()  # the names brought in from an outer scope
         self.notes: dict[str, Any] = {}  # name -> why a size of its type is unknown
 
     def read(self) -> tuple[list[Variable], list[Variable]]:
@@ -215,9 +216,10 @@ class _Reader:
         self.read_nodes()
         return inputs, [info.name for info in self.proto.output]
 
-    def read_sources(self, formal: list[Type] | None = None) -> list[Variable]:
-        """The initializers and the graph inputs (of the types ``formal`` when given: a
-        subgraph's inputs as its node passes them)."""
+    def read_sources(self, formal: list[Type] | None = None,
+                     values: Sequence[np.ndarray | None] = ()) -> list[Variable]:
+        """The initializers and the graph inputs (of the types ``formal`` and with the
+        known ``values`` when given: a subgraph's inputs as its node passes them)."""
         graph = self.proto
         types = self.types
         seen: dict[tuple, TensorType] = {}  # (elem type, dims) -> type
@@ -237,7 +239,12 @@ class _Reader:
             self.unread[name] = t
         inputs = []
         given = [info for info in graph.input if info.name not in types]  # else initializers
+        if formal is not None and len(formal) != len(given):
+            raise OnnxImportError(f"a subgraph with {len(given)} inputs is given "
+                                  f"{len(formal)}")
         for k, info in enumerate(given):
+            if k < len(values) and values[k] is not None:
+                self.values[info.name] = values[k]
             try:
                 t = formal[k] if formal is not None else value_type(info)
             except UnsupportedType as exc:
@@ -276,25 +283,40 @@ class _Reader:
         return None
 
     def _capture(self, name: str) -> Type | None:
-        """Bring an outer scope's ``name`` into this one (its type and known value); its
-        error if it is untyped there; None if no scope defines it."""
+        """Bring an outer scope's ``name`` into this one (its type and known value; the
+        scope around captures it first when it is its own outer scope's); its error if
+        it is untyped there; None if no scope defines it."""
         outer = self.parent
-        while outer is not None:
+        if outer is None:
+            return None
+        t = outer.types.get(name)
+        if t is None:
             if name in outer.untyped:
                 raise outer.untyped[name]
-            t = outer.types.get(name)
-            if t is not None:
-                self.types[name] = t
-                value = outer.value(name) if isinstance(t, TensorType) else None
-                if value is not None:
-                    self.values[name] = value
-                    if name in outer.value_keys:
-                        self.value_keys[name] = outer.value_keys[name]
-                if name in outer.notes:
-                    self.notes[name] = outer.notes[name]
-                return t
-            outer = outer.parent
-        return None
+            t = outer._capture(name)
+            if t is None:
+                return None
+        self.types[name] = t
+        self.outer.add(name)
+        value = outer.value(name) if isinstance(t, TensorType) else None
+        if value is not None:
+            self.values[name] = value
+            if name in outer.value_keys:
+                self.value_keys[name] = outer.value_keys[name]
+        if name in outer.notes:
+            self.notes[name] = outer.notes[name]
+        return t
+
+    def child(self, proto: onnx.GraphProto, formal: list[Type],
+              values: Sequence[np.ndarray | None] = (), graph: bool | None = None
+              ) -> _Reader:
+        """A subgraph of a node of this graph, read with its inputs of the types
+        ``formal`` (and the known ``values``), its outer scope this graph; ``graph``
+        (default: as this reader) builds its Variables to be run."""
+        sub = _Reader(self.model, self.graph if graph is None else graph, proto, self)
+        sub.read_sources(formal, values)
+        sub.read_nodes()
+        return sub
 
     def var(self, name: str, node: onnx.NodeProto | None) -> Variable:
         var = self.vars.get(name)
@@ -303,8 +325,7 @@ class _Reader:
             if why is not None:
                 raise why
             t = self.types.get(name)
-            outer = t is None and self.parent is not None
-            if outer:
+            if t is None and self.parent is not None:
                 t = self._capture(name)
             if t is None:
                 where = f"node {_label(node)!r} ({node.op_type})" if node is not None else \
@@ -312,7 +333,7 @@ class _Reader:
                 raise OnnxImportError(f"{where}: input {name!r} is defined by no graph "
                                       "input, initializer or earlier node") from None
             var = self.vars[name] = t(name)
-            if outer:
+            if name in self.outer:
                 self.captured[name] = var
         return var
 
