@@ -41,6 +41,8 @@ from .syntax.errors import SignatureSyntaxError, TypeInferenceError
 from .types import (
     DTYPES,
     Dim,
+    OptionalType,
+    SequenceType,
     SpecifyShape,
     TensorConstant,
     TensorType,
@@ -64,8 +66,9 @@ from .types.variable import SHORTCUTS
 __version__ = "0.1.0"
 
 __all__ = [
-    "DTYPES", "Apply", "Constant", "Dim", "Function", "FunctionGraph", "Op", "ShapeResult",
-    "Signature", "SignatureOp", "SignatureSyntaxError", "Solutions", "SpecifyShape",
+    "DTYPES", "Apply", "Constant", "Dim", "Function", "FunctionGraph", "Op", "OptionalType",
+    "SequenceType", "ShapeResult", "Signature", "SignatureOp", "SignatureSyntaxError",
+    "Solutions", "SpecifyShape",
     "TensorConstant", "TensorPattern", "TensorType", "TensorVariable", "Type",
     "TypeInferenceError", "Variable", "ancestors", "as_tensor_variable", "clone", "constant",
     "default_dtype", "dim_vars", "dims", "dprint", "dtype_vars", "eval_shape", "function",

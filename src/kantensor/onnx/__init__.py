@@ -21,6 +21,7 @@ from .dtypes import UnsupportedType
 from .importer import OnnxImportError, from_onnx
 from .registry import UnsupportedOp, supported
 from .shapes import infer_shapes
+from .subgraph import SizeCondition, SizeNote, size_conditions, size_notes
 
-__all__ = ["OnnxImportError", "UnsupportedOp", "UnsupportedType", "from_onnx",
-           "infer_shapes", "supported"]
+__all__ = ["OnnxImportError", "SizeCondition", "SizeNote", "UnsupportedOp", "UnsupportedType",
+           "from_onnx", "infer_shapes", "size_conditions", "size_notes", "supported"]

@@ -36,7 +36,7 @@ from ..ops.params import normalize_axis
 from ..types.containers import SequenceType, join_shapes
 from ..types.dim import Dim
 from ..types.type import TensorType
-from .recurrence import Recurrence, iteration_count, runtime_types, scope_names
+from .recurrence import Recurrence, after_any, iteration_count, runtime_types, scope_names
 from .registry import UnsupportedOp
 from .sequence import apply, scalar_value
 from .structured import Structured
@@ -165,12 +165,11 @@ class Loop(Structured):
         present = (bool(m_name), bool(c_name))
         ins = [scope.var(n, node) for n in names if n]
         carried = ins[sum(present):]
-        for what, name, dtype in (("the trip count", m_name, "int64"),
-                                  ("the condition", c_name, "bool")):
-            if name and (scope.type_of(name, node) != TensorType(dtype, ()) and
-                         scope.type_of(name, node) != TensorType(dtype, (1,))):
-                raise TypeError(f"{what} must be one {dtype}, got "
-                                f"{scope.type_of(name, node)}")
+        for what, name in (("the trip count", m_name), ("the condition", c_name)):
+            t = scope.type_of(name, node) if name else None
+            if t is not None and (not isinstance(t, TensorType) or
+                                  any(d != 1 for d in t.shape)):
+                raise TypeError(f"{what} must be one value, got {t}")
         trips = scalar_value(scope, m_name) if m_name else None
         start = _truth(scope.value(c_name)) if c_name else True
         n_carried = len(carried)
@@ -181,11 +180,14 @@ class Loop(Structured):
         rec = Recurrence(scope, attrs["body"], [v.type for v in carried], label, notes,
                          lead=[TensorType("int64", ()), TensorType("bool", ())],
                          index=True)
-        keeps = rec.keeps_condition()
-        count, facts = iteration_count(label, trips, bool(m_name), start, keeps, notes,
-                                       scope_names(scope))
+        count, facts = iteration_count(label, trips, bool(m_name), start,
+                                       rec.condition(), notes, scope_names(scope))
         finals, scans = rec.solve(count, n_scan, [o for o in node.output])
-        types = [*finals, *(TensorType(t.dtype, (count, *t.shape)) for t in scans)]
+        empty = [_declared(attrs["body"].output[1 + n_carried + j], t)
+                 for j, t in enumerate(scans)]
+        types = [*finals, *(TensorType(t.dtype, (count, *(after_any(z, e, count) for z, e in
+                                                         zip(zero, t.shape, strict=True))))
+                            for t, zero in zip(scans, empty, strict=True))]
         body = None
         outer_names: list[str] = []
         if scope.graph:
@@ -195,7 +197,8 @@ class Loop(Structured):
             outer_names = list(body.captured)
         outer = [scope.var(n, node) for n in outer_names]
         outs = apply("Loop", loop, tuple(types), [*ins, *outer], body=body,
-                     present=present, n_carried=n_carried, scans=tuple(scans))
+                     present=present, n_carried=n_carried,
+                     scans=tuple((t.dtype, z) for t, z in zip(scans, empty, strict=True)))
         owner = outs[0].owner
         if notes.found:
             owner.tag["notes"] = tuple(notes.found)
@@ -208,8 +211,17 @@ class Loop(Structured):
         return list(zip(outs, values, strict=True))
 
 
+def _declared(info: onnx.ValueInfoProto, t: TensorType) -> tuple[int, ...]:
+    """A scan output's per-iteration shape after no iteration, as onnxruntime makes it:
+    the sizes the body's output declares as ints, the others 0."""
+    dims = info.type.tensor_type.shape.dim if info.type.HasField("tensor_type") else []
+    if len(dims) != t.ndim:
+        return (0,) * t.ndim
+    return tuple(d.dim_value if d.HasField("dim_value") else 0 for d in dims)
+
+
 def loop(*args: Any, body: Runner, present: tuple[bool, bool], n_carried: int,
-         scans: tuple[TensorType, ...]) -> Any:
+         scans: tuple[tuple[str, tuple[int, ...]], ...]) -> Any:
     it = iter(args)
     trips = int(np.asarray(next(it)).reshape(-1)[0]) if present[0] else None
     cond = bool(np.asarray(next(it)).reshape(-1)[0]) if present[1] else True
@@ -224,7 +236,8 @@ def loop(*args: Any, body: Runner, present: tuple[bool, bool], n_carried: int,
         for k, value in enumerate(out[1 + n_carried:]):
             collected[k].append(value)
         i += 1
-    result = [*carried, *(stacked(c, t) for c, t in zip(collected, scans, strict=True))]
+    result = [*carried, *(stacked(c, dtype, zero) for c, (dtype, zero) in
+                          zip(collected, scans, strict=True))]
     return result[0] if len(result) == 1 else tuple(result)
 
 
@@ -244,8 +257,12 @@ class Scan(Structured):
         ins = [scope.var(n, node) for n in names]
         m = attrs["num_scan_inputs"]
         n_state = len(ins) - m
-        if n_state < 0:
-            raise TypeError(f"{m} scan inputs but {len(ins)} inputs")
+        if not 1 <= m <= len(ins):
+            raise TypeError(f"num_scan_inputs is {m}; the node has {len(ins)} inputs "
+                            "(at least one of them scanned)")
+        if len(node.output) < n_state:
+            raise TypeError(f"{n_state} loop state variables but {len(node.output)} "
+                            "outputs")
         types = [v.type for v in ins]
         for i, t in enumerate(types):
             if not isinstance(t, TensorType):
@@ -309,7 +326,7 @@ def _scan_once(body: Runner, states: list, xs: list, outer: list, count: int,
         states = out[:len(states)]
         for k, value in enumerate(out[len(states):]):
             collected[k].append(value)
-    stacks = [stacked(c[::-1] if d else c, t, a)
+    stacks = [stacked(c[::-1] if d else c, t.numpy_dtype, (0,) * t.ndim, a)
               for c, t, a, d in zip(collected, scans, out_axes, out_dirs, strict=True)]
     return [*states, *stacks]
 

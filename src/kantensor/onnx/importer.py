@@ -22,20 +22,25 @@ from typing import Any
 
 import numpy as np
 import onnx
-from onnx import numpy_helper
 
 from ..graph.basic import Variable
 from ..graph.type import Type
-from ..types.containers import OptionalType, SequenceType
-from ..types.dim import Dim
 from ..types.dtypes import STRING, category, get_default_dtype
-from ..types.numpy_dtypes import numpy_dtype
 from ..types.type import TensorType
 from ..types.variable import constant
-from .dtypes import UnsupportedType, dtype_of, type_name
+from .dtypes import UnsupportedType, type_name
 from .nodememo import MEMO, node_key, remember
+from .protos import (
+    OnnxImportError,
+    array_of,
+    attribute_value,
+    initializer_type,
+    value_type,
+)
+from .protos import label as node_label
 from .registry import OnnxOp, UnsupportedOp, lookup
-from .structured import Structured
+from .scope import Scope
+from .shared import NotKnown
 
 #: The most elements a value computed while reading the model may have (larger ones are
 #: left to the graph: they are data, not sizes).
@@ -43,10 +48,6 @@ MAX_FOLD = 1 << 16
 
 #: The largest model file ``from_onnx`` reads (protobuf's own limit is 2 GiB).
 MAX_BYTES = 2 << 30
-
-
-class OnnxImportError(ValueError):
-    """A model kantensor cannot read: a malformed graph, an input without a rank."""
 
 
 def load_model(model: onnx.ModelProto | str | os.PathLike | bytes) -> onnx.ModelProto:
@@ -73,95 +74,7 @@ def opsets_of(model: onnx.ModelProto) -> dict[str, int]:
             for e in model.opset_import}
 
 
-def _dim(proto: Any) -> int | Dim | None:
-    if proto.HasField("dim_value"):
-        return int(proto.dim_value)
-    if proto.HasField("dim_param"):
-        text = proto.dim_param
-        if text.isidentifier():
-            return Dim(text)
-        try:  # an expression such as 2*seq, as infer_shapes writes them
-            return TensorType.parse(f"float32[{text}]").shape[0]
-        except (TypeError, ValueError):
-            return None
-    return None
-
-
-def value_type(info: onnx.ValueInfoProto) -> Type:
-    """The type of a graph input or output: a TensorType, a SequenceType or an
-    OptionalType (see :mod:`kantensor.types.containers`)."""
-    return proto_type(info.type, f"value {info.name!r}")
-
-
-def proto_type(proto: onnx.TypeProto, where: str) -> Type:
-    """The kantensor type of an ONNX TypeProto: a tensor (whose rank must be given), a
-    sequence of tensors (whose elements may be of any rank), an optional tensor or
-    sequence."""
-    kind = proto.WhichOneof("value")
-    if kind == "tensor_type":
-        t = proto.tensor_type
-        dtype = dtype_of(t.elem_type, where, text=True)
-        if not t.HasField("shape"):
-            raise OnnxImportError(f"{where}: its rank is not given")
-        return TensorType(dtype, tuple(_dim(d) for d in t.shape.dim))
-    if kind == "sequence_type":
-        elem = proto.sequence_type.elem_type
-        if elem.WhichOneof("value") != "tensor_type":
-            raise UnsupportedType(f"{where}: a sequence of {elem.WhichOneof('value') or 'no type'}"
-                                  " is not supported (only sequences of tensors)")
-        t = elem.tensor_type
-        dtype = dtype_of(t.elem_type, where, text=True)
-        shape = tuple(_dim(d) for d in t.shape.dim) if t.HasField("shape") else None
-        return SequenceType(dtype, shape)
-    if kind == "optional_type":
-        return OptionalType(proto_type(proto.optional_type.elem_type, where))
-    raise UnsupportedType(f"{where}: values of type {kind or 'none'} are not supported "
-                          "(tensors, sequences of tensors and optionals are)")
-
-
-def attribute_value(attr: onnx.AttributeProto) -> Any:
-    """An attribute as a Python value: int, float, str, tuples of them, an array."""
-    kind = attr.type
-    A = onnx.AttributeProto
-    if kind == A.INT:
-        return int(attr.i)
-    if kind == A.FLOAT:
-        return float(attr.f)
-    if kind == A.STRING:
-        return attr.s.decode("utf-8", "replace")
-    if kind == A.INTS:
-        return tuple(int(v) for v in attr.ints)
-    if kind == A.FLOATS:
-        return tuple(float(v) for v in attr.floats)
-    if kind == A.STRINGS:
-        return tuple(s.decode("utf-8", "replace") for s in attr.strings)
-    if kind == A.TENSOR:
-        return _array(attr.t, attr.name)
-    raise OnnxImportError(f"attribute {attr.name!r}: {A.AttributeType.Name(kind)} "
-                          "attributes are not supported")
-
-
-def _label(node: onnx.NodeProto) -> str:
-    """The node as messages name it."""
-    return node.name or f"{node.op_type} -> {', '.join(node.output)}"
-
-
-def _initializer_type(proto: onnx.TensorProto) -> TensorType:
-    """An initializer's type, read from its header (its data is not read)."""
-    where = f"initializer {proto.name!r}"
-    dtype = dtype_of(proto.data_type, where, text=True)
-    try:
-        return TensorType(dtype, tuple(proto.dims))
-    except (TypeError, ValueError) as exc:
-        raise OnnxImportError(f"{where}: {exc}") from None
-
-
-def _array(proto: onnx.TensorProto, where: str) -> np.ndarray:
-    dtype = dtype_of(proto.data_type, where, text=True)
-    return np.asarray(numpy_helper.to_array(proto)).astype(numpy_dtype(dtype), copy=False)
-
-
-class _Reader:
+class _Reader(Scope):
     """One pass over a graph: the type, the variable and the known value of every name.
 
     With ``graph=False`` (``infer_shapes``) only the types are wanted: initializers are
@@ -226,7 +139,7 @@ class _Reader:
         for t in graph.initializer:
             name = t.name
             if self.graph:
-                data = _array(t, f"initializer {name!r}")
+                data = array_of(t, f"initializer {name!r}")
                 var = self.vars[name] = constant(data, name=name)
                 types[name] = var.type
                 self.values[name] = data
@@ -234,7 +147,7 @@ class _Reader:
             header = (t.data_type, tuple(t.dims[:]))  # a slice reads faster
             found = seen.get(header)
             if found is None:
-                found = seen[header] = _initializer_type(t)
+                found = seen[header] = initializer_type(t)
             types[name] = found
             self.unread[name] = t
         inputs = []
@@ -264,60 +177,6 @@ class _Reader:
                     self.find(info.name) is None:
                 raise OnnxImportError(f"graph output {info.name!r} is computed by no node")
 
-    def output(self, name: str) -> Variable:
-        """The Variable of an output of the graph; the error of the unsupported node it
-        depends on if it has none."""
-        why = self.untyped.get(name)
-        if why is not None:
-            raise type(why)(f"output {name!r} is not typed: {why}") from why
-        return self.var(name, None)
-
-    def find(self, name: str) -> Type | None:
-        """The type of ``name`` here or in an outer scope (None if untyped or unknown)."""
-        reader: _Reader | None = self
-        while reader is not None:
-            t = reader.types.get(name)
-            if t is not None or name in reader.untyped:
-                return t
-            reader = reader.parent
-        return None
-
-    def _capture(self, name: str) -> Type | None:
-        """Bring an outer scope's ``name`` into this one (its type and known value; the
-        scope around captures it first when it is its own outer scope's); its error if
-        it is untyped there; None if no scope defines it."""
-        outer = self.parent
-        if outer is None:
-            return None
-        t = outer.types.get(name)
-        if t is None:
-            if name in outer.untyped:
-                raise outer.untyped[name]
-            t = outer._capture(name)
-            if t is None:
-                return None
-        self.types[name] = t
-        self.outer.add(name)
-        value = outer.value(name) if isinstance(t, TensorType) else None
-        if value is not None:
-            self.values[name] = value
-            if name in outer.value_keys:
-                self.value_keys[name] = outer.value_keys[name]
-        if name in outer.notes:
-            self.notes[name] = outer.notes[name]
-        return t
-
-    def child(self, proto: onnx.GraphProto, formal: list[Type],
-              values: Sequence[np.ndarray | None] = (), graph: bool | None = None
-              ) -> _Reader:
-        """A subgraph of a node of this graph, read with its inputs of the types
-        ``formal`` (and the known ``values``), its outer scope this graph; ``graph``
-        (default: as this reader) builds its Variables to be run."""
-        sub = _Reader(self.model, self.graph if graph is None else graph, proto, self)
-        sub.read_sources(formal, values)
-        sub.read_nodes()
-        return sub
-
     def var(self, name: str, node: onnx.NodeProto | None) -> Variable:
         var = self.vars.get(name)
         if var is None:  # types only: an initializer, or the output of a memo hit
@@ -328,7 +187,7 @@ class _Reader:
             if t is None and self.parent is not None:
                 t = self._capture(name)
             if t is None:
-                where = f"node {_label(node)!r} ({node.op_type})" if node is not None else \
+                where = f"node {node_label(node)!r} ({node.op_type})" if node is not None else \
                     "the graph"
                 raise OnnxImportError(f"{where}: input {name!r} is defined by no graph "
                                       "input, initializer or earlier node") from None
@@ -345,7 +204,7 @@ class _Reader:
         """The known value of ``name`` (an initializer's read now), or None."""
         proto = self.unread.pop(name, None)
         if proto is not None:
-            self.values[name] = _array(proto, f"initializer {name!r}")
+            self.values[name] = array_of(proto, f"initializer {name!r}")
         return self.values.get(name)
 
     def known(self, name: str) -> bool:
@@ -354,10 +213,11 @@ class _Reader:
     def node(self, node: onnx.NodeProto) -> None:
         op_type, domain = node.op_type, node.domain
         if op_type == "Constant" and domain in ("", "ai.onnx"):
-            return self.constant(node, _label(node))
+            return self.constant(node, node_label(node))
         try:
             return self.typed_node(node)
-        except (UnsupportedOp, UnsupportedType) as exc:  # what it reaches stays untyped
+        except (UnsupportedOp, UnsupportedType, NotKnown) as exc:  # what it reaches
+            # stays untyped
             for name in node.output:
                 if name:
                     self.untyped[name] = exc
@@ -376,7 +236,7 @@ class _Reader:
         entry = self.entries.get(key)
         if entry is None:
             entry = self.entries[key] = lookup(op_type, domain, self.opsets.get(
-                "" if domain == "ai.onnx" else domain), _label(node))
+                "" if domain == "ai.onnx" else domain), node_label(node))
         handler = self.handler(entry, node)
         if handler is not None:
             return self.structured(handler, node)
@@ -405,69 +265,11 @@ class _Reader:
                         value_keys[name] = vkey
         return None
 
-    def handler(self, entry: OnnxOp, node: onnx.NodeProto) -> Structured | None:
-        """The handler typing ``node``: its entry's when the entry is structured, the
-        entry's ``containers`` handler when an input is a sequence or an optional."""
-        if entry.structured:
-            return entry.op
-        if entry.containers is not None and any(
-                n and not isinstance(self.find(n), TensorType | None) for n in node.input):
-            return entry.containers
-        return None
-
-    def structured(self, handler: Structured, node: onnx.NodeProto) -> None:
-        """Type and build ``node`` by its handler (see :mod:`.structured`)."""
-        label = _label(node)
-        try:
-            typed = handler.read(self, node, label)
-        except (UnsupportedOp, UnsupportedType, OnnxImportError):
-            raise
-        except (TypeError, ValueError, IndexError) as exc:
-            message = f"node {label!r} ({node.op_type}): {exc}"
-            try:
-                error = type(exc)(message)
-            except TypeError:
-                error = OnnxImportError(message)
-            raise error from exc
-        apply = None
-        for name, (var, value) in zip(node.output, typed, strict=False):
-            if not name or var is None:
-                continue
-            var.name = name
-            self.vars[name] = var
-            self.types[name] = var.type
-            apply = apply or var.owner
-            if value is not None:
-                self.values[name] = value
-        if apply is not None and node.name:
-            apply.tag["name"] = node.name
-
-    def attributes(self, node: onnx.NodeProto, handler: Structured, label: str
-                   ) -> dict[str, Any]:
-        """The node's attributes as a structured handler takes them: GRAPH attributes as
-        GraphProtos, TYPE_PROTO ones as kantensor types; UnsupportedOp for one the
-        handler does not take."""
-        out: dict[str, Any] = {}
-        for attr in node.attribute:
-            kind = handler.attributes.get(attr.name)
-            if kind is None:
-                raise UnsupportedOp(f"node {label!r} ({node.op_type}): attribute "
-                                    f"{attr.name!r} is not supported; supported: "
-                                    f"{', '.join(sorted(handler.attributes)) or 'none'}")
-            if kind == "graph":
-                out[attr.name] = attr.g
-            elif kind == "type":
-                out[attr.name] = proto_type(attr.tp, f"node {label!r}: attribute "
-                                            f"{attr.name!r}")
-            else:
-                out[attr.name] = attribute_value(attr)
-        return out
-
     def build(self, entry: OnnxOp, node: onnx.NodeProto, wanted: list[str]
               ) -> tuple[tuple, tuple]:
         """Apply the entry's Op to the node's inputs: the types of its outputs and their
         values when they can be known now (each output variable named as in the model)."""
-        op_type, label = node.op_type, _label(node)
+        op_type, label = node.op_type, node_label(node)
         tensors, params = self.arguments(entry, node, label)
         for t in tensors:
             if not isinstance(t.type, TensorType):

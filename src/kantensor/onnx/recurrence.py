@@ -5,10 +5,12 @@ of its own (``s``) and, for a Loop, the iteration number a symbol too (the value
 body's first input). What the body makes of ``s`` is its rule for one iteration:
 
 * ``s`` itself: the size never changes (it is the initial size ``n0``);
-* ``s + k`` for an int ``k`` (a Concat of a fixed size, a KV cache's one more
-  position, a SequenceInsert): after ``n`` iterations it is ``n0 + k*n``;
-* a size free of every symbol that changes (a fixed size, a size of an outer value):
-  after one iteration or more it is that size, after none ``n0``;
+* ``s + k`` for a size ``k`` no iteration changes (a Concat of a fixed size, a KV
+  cache's one more position, a SequenceInsert, an inner loop's growth): after ``n``
+  iterations it is ``n0 + k*n``;
+* a size ``e`` free of every symbol that changes (a fixed size, a size of an outer
+  value): after one iteration or more it is ``e``, after none ``n0``, so after ``n``
+  it is ``n0 + (e - n0)*min(1, n)``;
 * anything else (a size that depends on another changing size, on the iteration
   number, a data-dependent one): the size is left unknown, with the reason.
 
@@ -24,11 +26,11 @@ import numpy as np
 
 from ..graph.type import Type
 from ..types.containers import OptionalType, SequenceType, join_shapes
-from ..types.dim import Dim, free_symbols, substitute
+from ..types.dim import Dim, dim_min, free_symbols, substitute
 from ..types.type import TensorType
-from .subgraph import Notes, base_name, fresh_names, names_in, output_types
+from .subgraph import Notes, SizeCondition, base_name, fresh_names, names_in, output_types
 
-__all__ = ["Recurrence", "iteration_count", "runtime_types", "scope_names"]
+__all__ = ["Recurrence", "after_any", "iteration_count", "runtime_types", "scope_names"]
 
 
 def scope_names(scope: Any) -> set[str]:
@@ -91,12 +93,14 @@ class Recurrence:
                                         graph=False)
         return output_types(self.sub, self.label)
 
-    def keeps_condition(self) -> bool:
-        """Whether the body's condition is true whenever the iteration ran (it runs only
-        while its condition is true): then only the trip count ends the loop."""
+    def condition(self) -> bool | None:
+        """The body's condition whenever an iteration ran (it runs only while its
+        condition holds), when known: True (only the trip count ends the loop), False
+        (the loop ends after this iteration)."""
         value = self.sub.value(self.sub.proto.output[0].name)
-        return value is not None and np.size(value) == 1 and value.dtype != object and \
-            bool(np.asarray(value).reshape(-1)[0])
+        if value is None or np.size(value) != 1 or value.dtype == object:
+            return None
+        return bool(np.asarray(value).reshape(-1)[0])
 
     def solve(self, count: Any, n_scan: int, outputs: list[str]
               ) -> tuple[list[Type], list[TensorType]]:
@@ -182,12 +186,15 @@ class Recurrence:
     def _final(self, s: str, n0: Any, e: Any, known: dict, count: Any) -> tuple[Any, Any]:
         """One carried size after ``count`` iterations, and why it is unknown (a reason,
         or (reason, cases)) when it is."""
+        if count == 0:  # no iteration: the initial size
+            return n0, None if n0 is not None else "its initial size is unknown"
         if isinstance(e, Dim) and e == Dim(s):
             return n0, None if n0 is not None else "its initial size is unknown"
         if e is None:
             return None, "the body gives it an unknown size"
         e = substitute(e, known) if isinstance(e, Dim) else e
-        if isinstance(e, Dim) and isinstance(step := e - Dim(s), int):
+        step = e - Dim(s) if isinstance(e, Dim) else None
+        if step is not None and not _symbols(step) & self.all:  # a step no iteration changes
             if count == 0:
                 return n0, None
             if n0 is None or count is None:
@@ -196,12 +203,8 @@ class Recurrence:
                     "iterations is unknown"
             return n0 + step * count, None
         if not _symbols(e) & self.all:  # set to e by every iteration
-            if count == 0 or e == n0:
-                return n0, None
-            if isinstance(count, int) and count >= 1:
-                return e, None
-            return None, ("it is its initial size after no iteration and another after "
-                          "one or more", (("no iteration", n0), ("one or more", e)))
+            return after_any(n0, e, count), None if n0 is not None or count != 0 else \
+                "its initial size is unknown"
         if self.index is not None and self.index in _symbols(e):
             return None, f"it changes with the iteration number ({e})"
         return None, f"each iteration makes it {e}, which is no fixed step"
@@ -280,6 +283,19 @@ def _sizes(t: Type) -> tuple:
     return ()
 
 
+def after_any(before: Any, after: Any, count: Any) -> Any:
+    """A size that is ``before`` after no iteration and ``after`` after one or more, for
+    ``count`` iterations: ``before + (after - before)*min(1, count)`` (None where a side
+    is unknown and the count does not decide)."""
+    if count == 0 or before == after:
+        return before
+    if isinstance(count, int) and count >= 1:
+        return after
+    if before is None or after is None or count is None:
+        return None
+    return before + (after - before) * dim_min(1, count)
+
+
 def _check_kind(t0: Type, out: Type, k: int) -> None:
     """A carried value keeps its kind, dtype and rank from one iteration to the next (an
     optional may become its element: ONNX's runtimes take that too)."""
@@ -293,28 +309,33 @@ def _check_kind(t0: Type, out: Type, k: int) -> None:
 
 
 def iteration_count(label: str, trips: Any, has_trips: bool, start: bool | None,
-                    keeps: bool, notes: Notes, taken: set[str]
-                    ) -> tuple[Any, list[str]]:
-    """How many times a Loop runs its body: 0, the trip count, or a size of its own named
-    after the node (with its conditions, in the DSL's syntax: ``0 <= loop_iters``,
-    ``loop_iters <= M``)."""
-    if start is False:
+                    then: bool | None, notes: Notes, taken: set[str]
+                    ) -> tuple[Any, list[SizeCondition]]:
+    """How many times a Loop runs its body (its trip count ``trips`` if it has one,
+    ``start`` its first condition, ``then`` the body's condition, each None where not
+    known): 0, 1, the trip count, or a size of its own named after the node (with its
+    conditions, in the DSL's syntax: ``0 <= loop_iters``, ``loop_iters <= M``)."""
+    if start is False or has_trips and trips == 0:
         return 0, []
-    if keeps and has_trips and trips is not None and start is True:
+    if start is True and then is True and has_trips and trips is not None:
         return trips, []
+    if start is True and then is False and (not has_trips or isinstance(trips, int)):
+        return 1, []  # one iteration, which ends the loop
     name = base_name(label) + "_iters"
     if name in taken:
         (name,) = fresh_names(name, 1, taken)
     count = Dim(name)
-    facts = [f"0 <= {name}"]
+    facts = [SizeCondition(0, "<=", count, label)]
     if has_trips and trips is not None:
-        facts.append(f"{name} <= {str(trips).replace(' ', '')}")
-    if keeps and has_trips and trips is not None:
+        facts.append(SizeCondition(count, "<=", trips, label))
+    if then is False:
+        facts.append(SizeCondition(count, "<=", 1, label))
+    if then is True and has_trips and trips is not None:
         notes.add(name, "count", "the condition input decides whether the loop runs",
                   (("the condition", trips), ("not the condition", 0)))
-    elif not has_trips:
+    elif not has_trips and then is not False:
         notes.add(name, "count", "the loop runs until its condition is false")
-    elif trips is None:
+    elif has_trips and trips is None:
         notes.add(name, "count", "the trip count is not known when the model is read")
     else:
         notes.add(name, "count", "the body may end the loop early")

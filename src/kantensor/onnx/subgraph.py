@@ -24,13 +24,14 @@ import numpy as np
 from ..backend import function
 from ..graph.basic import Variable
 from ..graph.type import Type
+from ..graph.walk import toposort
 from ..types.containers import OptionalType, SequenceType, join_shapes
-from ..types.dim import Dim, free_symbols
+from ..types.dim import Dim, free_symbols, substitute
 from ..types.type import TensorType
 from .registry import UnsupportedOp
 
-__all__ = ["Runner", "SizeNote", "base_name", "fresh_names", "join_types", "output_types",
-           "runner"]
+__all__ = ["Runner", "SizeCondition", "SizeNote", "base_name", "fresh_names", "join_types",
+           "output_types", "runner", "size_conditions", "size_notes"]
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,29 @@ class SizeNote:
         if self.cases:
             text += "; " + ", ".join(f"{size} if {cond}" for cond, size in self.cases)
         return text
+
+
+@dataclass(frozen=True)
+class SizeCondition:
+    """A condition a node puts on sizes (``0 <= loop_iters``, ``loop_iters <= n``): the
+    two sides (ints or Dims) and the comparison; :meth:`holds` checks it at sizes given by
+    name."""
+
+    left: Any
+    op: str  # <=, <, ==
+    right: Any
+    node: str
+
+    def holds(self, **sizes: int) -> bool:
+        values = [substitute(side, sizes) if isinstance(side, Dim) else side
+                  for side in (self.left, self.right)]
+        if not all(isinstance(v, int) for v in values):
+            raise ValueError(f"{self}: the sizes given do not decide it")
+        a, b = values
+        return a <= b if self.op == "<=" else a < b if self.op == "<" else a == b
+
+    def __str__(self) -> str:
+        return f"{self.left} {self.op} {self.right}".replace(" + ", "+")
 
 
 @dataclass
@@ -110,6 +134,24 @@ def runner(sub: Any, label: str) -> Runner:
     outputs = [sub.output(info.name) for info in sub.proto.output]
     captured = list(sub.captured)
     return Runner([*inputs, *(sub.captured[n] for n in captured)], outputs, captured, label)
+
+
+def size_notes(outputs: Variable | Sequence[Variable]) -> list[SizeNote]:
+    """Why sizes of the graph of ``outputs`` (read by :func:`~kantensor.onnx.from_onnx`)
+    are unknown, where a node of control flow says it: the branch an If's condition
+    picks, a loop's number of iterations, a size no iteration rule solves."""
+    return [n for node in toposort(_listed(outputs)) for n in node.tag.get("notes", ())] \
+        if _listed(outputs) else []
+
+
+def size_conditions(outputs: Variable | Sequence[Variable]) -> list[SizeCondition]:
+    """The conditions the nodes of control flow of the graph of ``outputs`` put on the
+    sizes they introduce (``0 <= loop_iters``, ``loop_iters <= n``)."""
+    return [c for node in toposort(_listed(outputs)) for c in node.tag.get("conditions", ())]
+
+
+def _listed(outputs: Variable | Sequence[Variable]) -> list[Variable]:
+    return [outputs] if isinstance(outputs, Variable) else list(outputs)
 
 
 def base_name(label: str) -> str:
@@ -184,11 +226,11 @@ def _same(x: Any, y: Any) -> bool:
     return x is not None and y is not None and x == y
 
 
-def stacked(values: list, t: TensorType, axis: int = 0) -> np.ndarray:
-    """Per-iteration values stacked along a new ``axis`` (an empty array of the typed
-    sizes, those unknown 0, when there were none)."""
+def stacked(values: list, dtype: Any, empty: tuple[int, ...], axis: int = 0) -> np.ndarray:
+    """Per-iteration values stacked along a new ``axis``; after no iteration, an empty
+    array whose other sizes are ``empty``."""
     if values:
         return np.stack(values, axis=axis)
-    shape = [d if isinstance(d, int) else 0 for d in t.shape]
+    shape = list(empty)
     shape.insert(axis, 0)
-    return np.zeros(shape, dtype=t.numpy_dtype)
+    return np.zeros(shape, dtype=dtype)

@@ -13,7 +13,7 @@ from ...ops.params import ParamError, normalize_axes, normalize_axis
 from ...ops.sizes import SizeNames
 from ...ops.templates import builder, names, operand, product, reads_ranks, where
 from ...types.dim import Dim
-from ..shared import constant_ints, rest_operands, value_entries
+from ..shared import NotKnown, constant_ints, rest_operands, value_entries
 
 
 def _unknown(prefix: str, n: int) -> tuple[list[str], list[str]]:
@@ -31,7 +31,7 @@ def build_reshape(types: tuple, shape_value: Any, allowzero: int, **_: Any) -> d
     if shape_value is None:
         k = shape.shape[0]
         if not isinstance(k, int):
-            raise ParamError("the output rank is unknown: shape has an unknown length")
+            raise NotKnown("the output rank is unknown: shape has an unknown length")
         out, clauses = _unknown("u", k)
         return {"x": operand(dims), "sizes": "", "y": operand(out),
                 "fits": where(clauses)}
@@ -180,7 +180,7 @@ def build_squeeze(types: tuple, axes_value: Any = None, given: tuple = (0,),
         axes = normalize_axes(constant_ints(axes_value, "axes"), x.ndim)
     else:
         if any(d is None or isinstance(d, Dim) for d in x.shape):
-            raise ParamError("Squeeze without axes needs every size known")
+            raise NotKnown("Squeeze without axes needs every size known")
         axes = tuple(i for i, d in enumerate(x.shape) if d == 1)
     text = [1 if i in axes else d for i, d in enumerate(dims)]
     return {"x": operand(text), "rest": ",(k)" if 1 in given else "",
@@ -255,7 +255,7 @@ def build_slice(types: tuple, starts_value: Any, ends_value: Any, axes_value: An
     dims = names("a", x.ndim)
     n = len(types[1].shape) and types[1].shape[0]
     if not isinstance(n, int):
-        raise ParamError("starts has an unknown length")
+        raise NotKnown("starts has an unknown length")
     axes = list(range(n)) if 3 not in given else value_entries(axes_value, n, "axes")
     steps = [1] * n if 4 not in given else value_entries(steps_value, n, "steps")
     starts, ends = value_entries(starts_value, n, "starts"), value_entries(ends_value, n, "ends")
