@@ -41,14 +41,19 @@ class SizeNote:
     value of an input) with the size each one gives."""
 
     node: str
-    output: str
-    axis: int | str  # an axis, or "length" (a sequence's)
+    output: str  # an output, or the name of a loop's number of iterations
+    axis: int | str  # an axis, "length" (a sequence's) or "count" (a loop's iterations)
     reason: str
     cases: tuple[tuple[str, Any], ...] = ()
 
     def __str__(self) -> str:
-        where = f"{self.output}: {'length' if self.axis == 'length' else f'axis {self.axis}'}"
-        text = f"{where} is unknown ({self.node}): {self.reason}"
+        if self.axis == "count":
+            where = f"{self.output}, the number of iterations of {self.node},"
+        elif self.axis == "length":
+            where = f"the length of {self.output} ({self.node})"
+        else:
+            where = f"axis {self.axis} of {self.output} ({self.node})"
+        text = f"{where} is not known: {self.reason}"
         if self.cases:
             text += "; " + ", ".join(f"{size} if {cond}" for cond, size in self.cases)
         return text
