@@ -23,8 +23,10 @@ from typing import Any
 import numpy as np
 import onnx
 
+from ..backend import function
 from ..graph.basic import Variable
 from ..graph.type import Type
+from ..ops.params import GraphParam
 from ..types.dtypes import STRING, category, get_default_dtype
 from ..types.type import TensorType
 from ..types.variable import constant
@@ -359,7 +361,9 @@ class _Reader(Scope):
                 raise UnsupportedOp(f"node {label!r} ({node.op_type}): attribute "
                                     f"{attr.name!r} is not supported; supported: "
                                     f"{', '.join(sorted(attributes)) or 'none'}")
-            params[attr.name] = attribute_value(attr)
+            params[attr.name] = GraphParam(attr.g.SerializeToString(), tuple(sorted(
+                self.opsets.items()))) if attr.type == onnx.AttributeProto.GRAPH else \
+                attribute_value(attr)
         return tensors, params
 
     def fold(self, entry: OnnxOp, node: onnx.NodeProto, apply: Any) -> list | None:
@@ -483,3 +487,16 @@ def read_types(model: onnx.ModelProto) -> _Reader:
     reader = _Reader(model, graph=False)
     reader.read()
     return reader
+
+
+def subgraph_function(graph: GraphParam, formal: list[Type]) -> Any:
+    """A subgraph given as a parameter (an attribute a kernel runs, such as FlexAttention's
+    ``score_mod``) compiled to a function of inputs of the types ``formal``; its nodes
+    read at the operator sets it was given with. It may use no value of the graph around
+    it."""
+    proto = onnx.GraphProto.FromString(graph.data)
+    model = onnx.helper.make_model(proto, opset_imports=[
+        onnx.helper.make_opsetid(d, v) for d, v in graph.opsets])
+    reader = _Reader(model)
+    inputs, names = reader.read_graph(formal)
+    return function(inputs, [reader.output(n) for n in names])

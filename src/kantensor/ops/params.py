@@ -357,9 +357,26 @@ def _array_param(value: Any) -> ArrayParam | None:
     return ArrayParam(str(array.dtype), array.shape, tuple(array.ravel().tolist()))
 
 
+@dataclass(frozen=True)
+class GraphParam:
+    """A subgraph given as a parameter (an ONNX GRAPH attribute): its serialized bytes and
+    the operator sets (domain, version) its nodes are read with; the layer that reads it
+    parses it."""
+
+    data: bytes
+    opsets: tuple[tuple[str, int], ...] = ()
+
+
+def _graph_param(value: Any) -> GraphParam | None:
+    if value is None or isinstance(value, GraphParam):
+        return value
+    raise ParamError(f"expected a subgraph, got {type(value).__name__}")
+
+
 #: Parameter kinds: normaliser from a user's value to a hashable prop value.
 KINDS: dict[str, Callable[[Any], Any]] = {
     "array": _array_param,
+    "graph": _graph_param,
     "int": _int,
     "ints": _ints,
     "shape": _shape,
