@@ -6,7 +6,11 @@ The ONNX Ops are catalogue data in ``signatures/onnx/<family>.toml`` (see
 implementation lie side by side in the module (or package) of its family
 (:mod:`.math`, :mod:`.nn`, :mod:`.tensor`, :mod:`.reduction`, :mod:`.logical`,
 :mod:`.generator`, :mod:`.quantization`, :mod:`.rnn`, :mod:`.object_detection`,
-:mod:`.image`), what several families share in :mod:`.shared`.
+:mod:`.image`, :mod:`.text`, :mod:`.traditionalml`, :mod:`.training`, :mod:`.preview`),
+what several families share in :mod:`.shared`. The ops no signature over tensors types
+have handlers (:mod:`.structured`): :mod:`.controlflow` (If, Loop, Scan, SequenceMap;
+loop sizes in closed form: :mod:`.recurrence`; subgraphs: :mod:`.subgraph`,
+:mod:`.scope`), :mod:`.sequence` and :mod:`.optional`.
 """
 
 from __future__ import annotations
