@@ -153,6 +153,32 @@ def test_the_command_prints_types_and_writes_the_typed_model(tmp_path, capsys):
     assert "not an ONNX model" in capsys.readouterr().err
 
 
+def test_partial_typing_types_what_an_unsupported_node_does_not_reach(tmp_path, capsys):
+    nodes = [helper.make_node("Det", ["x"], ["d"], name="det", domain="com.example"),
+             helper.make_node("Relu", ["d"], ["r"], name="after"),
+             helper.make_node("Neg", ["x"], ["y"], name="beside")]
+    m = model(nodes, [helper.make_tensor_value_info("x", F, ["n", 3])],
+              [helper.make_tensor_value_info(name, F, None) for name in ("r", "y")])
+    m.opset_import.append(helper.make_opsetid("com.example", 1))
+    ins, outs = from_onnx(m, outputs=["y"])
+    assert [str(v.type) for v in outs] == ["float32[n,3]"]
+    with pytest.raises(UnsupportedOp, match="output 'r' is not typed: node 'det'"):
+        from_onnx(m)
+    with pytest.raises(ValueError, match="'z' is not an output"):
+        from_onnx(m, outputs=["z"])
+    typed = infer_shapes(m)
+    assert [v.name for v in typed.graph.value_info] == []
+    assert [d.dim_param or d.dim_value for d in
+            typed.graph.output[1].type.tensor_type.shape.dim] == ["n", 3]
+    onnx.save(m, tmp_path / "partial.onnx")
+    assert cli.main(["onnx", str(tmp_path / "partial.onnx")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "input  x: float32[n,3]"
+    assert lines[1].startswith("output r: not typed (node 'det': Det (domain 'com.example', "
+                               "opset 1) is not supported")
+    assert lines[2] == "output y: float32[n,3]"
+
+
 def test_every_entry_runs_its_examples():
     ran = sum(o.entry.run_examples(o.op) for ops in registry().values() for o in ops)
     assert ran >= 20

@@ -256,3 +256,19 @@ def test_loop_with_a_constant_trip_count_and_an_early_exit():
     dims = ours(m, "loop_output").tensor_type.shape.dim
     assert dims[0].dim_value != 5 and dims[1].dim_value == 3  # onnx's expectation
     assert dims[0].dim_value == 1  # kantensor's: one iteration, which ends the loop
+
+
+# -- bounds -------------------------------------------------------------------------------
+def test_subgraphs_nested_too_deep_are_left_untyped_and_the_rest_typed():
+    from kantensor.onnx.scope import MAX_DEPTH
+
+    inner = graph([helper.make_node("Relu", ["x"], ["y0"])], [], [untyped("y0")], "b0")
+    for depth in range(1, MAX_DEPTH + 2):  # an If in the branch of an If ...
+        node = helper.make_node("If", ["cond"], [f"y{depth}"], then_branch=inner,
+                                else_branch=inner)
+        inner = graph([node], [], [untyped(f"y{depth}")], f"b{depth}")
+    m = model(graph([*inner.node, helper.make_node("Relu", ["x"], ["z"])],
+                    [tensor("cond", B, []), tensor("x", F, ["n"])],
+                    [untyped(f"y{MAX_DEPTH + 1}"), untyped("z")]))
+    assert ours(m, f"y{MAX_DEPTH + 1}") is None
+    assert_at_least(m, "z", typed(F, ("n",)))

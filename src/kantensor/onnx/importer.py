@@ -43,6 +43,7 @@ from .protos import label as node_label
 from .registry import OnnxOp, UnsupportedOp, lookup
 from .scope import Scope
 from .shared import NotKnown
+from .values import as_param, integral, settle, static_size
 
 #: The most elements a value computed while reading the model may have (larger ones are
 #: left to the graph: they are data, not sizes).
@@ -101,6 +102,7 @@ class _Reader(Scope):
         self.graph = graph
         self.proto = model.graph if proto is None else proto
         self.parent = parent
+        self.depth = 0 if parent is None else parent.depth + 1
         self.vars: dict[str, Variable] = {}
         self.types: dict[str, Type] = {}
         self.values: dict[str, np.ndarray] = {}
@@ -345,7 +347,7 @@ class _Reader(Scope):
             given.append(k)
             tensors.append(self.var(source, node))
             if f"{name}_value" in names:
-                params[f"{name}_value"] = _as_param(self.value(source))
+                params[f"{name}_value"] = as_param(self.value(source))
         if len(node.input) > len(entry.inputs) and not any(
                 s.startswith("*") for s in entry.inputs):
             raise OnnxImportError(f"node {label!r} ({node.op_type}): {len(node.input)} "
@@ -374,12 +376,12 @@ class _Reader(Scope):
             if not self.known(v.name) or self.vars.get(v.name) is not v:
                 return None
         for out in apply.outputs:
-            size = _static_size(out.type)
+            size = static_size(out.type)
             if size is None or size > MAX_FOLD:
                 return None
         values = [self.value(v.name) for v in apply.inputs]
         symbolic = any(v.dtype == object for v in values)
-        if symbolic and any(not _integral(o.type.dtype) for o in apply.outputs):
+        if symbolic and any(not integral(o.type.dtype) for o in apply.outputs):
             return None
         op = apply.op
         try:
@@ -393,7 +395,7 @@ class _Reader(Scope):
         for r, o in zip(results, apply.outputs, strict=True):
             r = np.asarray(r)
             if r.dtype == object:
-                r = _settle(r)
+                r = settle(r)
             if r.dtype != object:
                 r = r.astype(o.type.dtype)
             if r.shape != tuple(o.type.shape):
@@ -406,7 +408,7 @@ class _Reader(Scope):
         if node.op_type == "Size":
             if any(d is None for d in x.shape):
                 return None
-            return _settle(np.array(math.prod(x.shape, start=1), dtype=object))
+            return settle(np.array(math.prod(x.shape, start=1), dtype=object))
         start, end = 0, x.ndim
         for attr in node.attribute:
             if attr.name == "start":
@@ -414,46 +416,11 @@ class _Reader(Scope):
             elif attr.name == "end":
                 end = attr.i
         entries = list(x.shape)[slice(start, end)]
-        return _settle(np.array(entries + [0], dtype=object)[:-1])
+        return settle(np.array(entries + [0], dtype=object)[:-1])
 
 
 def _is_text(v: Variable) -> bool:
     return category(v.type.dtype) is STRING
-
-
-def _static_size(t: TensorType) -> int | None:
-    if any(not isinstance(d, int) for d in t.shape):
-        return None
-    return math.prod(t.shape)
-
-
-def _integral(dtype: str) -> bool:
-    return dtype == "bool" or np.issubdtype(np.dtype(dtype), np.integer)
-
-
-def _settle(value: np.ndarray) -> np.ndarray:
-    """An object array of sizes as int64 when every entry is an int."""
-    flat = [_plain(v) for v in value.ravel().tolist()]
-    if all(isinstance(v, int) for v in flat):
-        return np.array(flat, dtype="int64").reshape(value.shape)
-    out = np.empty(len(flat), dtype=object)
-    out[:] = flat
-    return out.reshape(value.shape)
-
-
-def _plain(v: Any) -> Any:
-    if isinstance(v, np.integer | bool):
-        return int(v)
-    return v
-
-
-def _as_param(value: np.ndarray | None) -> Any:
-    """A known value as a parameter: a tuple of its entries (ints, floats, Dims,
-    None), or None when unknown."""
-    if value is None:
-        return None
-    flat = value.ravel().tolist()
-    return tuple(_plain(v) for v in flat)
 
 
 def from_onnx(model: onnx.ModelProto | str | os.PathLike | bytes,

@@ -51,6 +51,7 @@ from ..ops.trust import TrustError, resolve
 from ..signature.overloads import compiled
 from ..syntax.alternative import Overloads
 from ..types.dtypes import DEFAULT_RANGE
+from ..types.type import TensorType
 from .structured import Structured
 
 #: The keys ONNX entries add to a catalogue entry.
@@ -99,10 +100,28 @@ class OnnxOp:
     @cached_property
     def takes_strings(self) -> bool:
         """Whether an input may be a string: an alternative of its signature admits one
-        (``T in string``); an Op with parameters renders no such signature."""
+        (``T in string``); for an Op with parameters, of its signature rendered for its
+        first example (a template's where-clauses are in every rendering)."""
         sig = getattr(self.op, "signature", None)
+        if not isinstance(sig, Overloads):
+            sig = self._example_signature()
         return isinstance(sig, Overloads) and any(
             not allowed <= _NUMBERS for c in compiled(sig) for allowed in c.input_dtypes)
+
+    def _example_signature(self) -> Overloads | None:
+        if self.structured:
+            return None
+        for example in self.entry.examples:
+            if "in" not in example:
+                continue
+            params = {k: v for k, v in example.items() if k not in ("in", "out", "error")}
+            types = tuple(TensorType.parse(t) for t in _flat(example["in"]))
+            try:
+                op = self.op.bind(**params) if isinstance(self.op, OpFamily) else self.op
+                return op.signature_for(types)[0]
+            except (TypeError, ValueError, IndexError):
+                continue
+        return None
 
     @cached_property
     def attributes(self) -> dict[str, Any]:
@@ -180,6 +199,10 @@ def load_structured(file: str, index: int, raw: dict) -> StructuredEntry:
 
 def _is_structured(raw: Any) -> bool:
     return isinstance(raw, dict) and "op" in raw
+
+
+def _flat(value: list) -> list:
+    return [t for v in value for t in (_flat(v) if isinstance(v, list) else [v])]
 
 
 def _onnx_op(entry: Entry | StructuredEntry) -> OnnxOp:

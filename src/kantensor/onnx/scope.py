@@ -21,10 +21,17 @@ from .shared import NotKnown
 from .structured import Structured
 
 
+#: The deepest a subgraph may lie in subgraphs (an If in a Loop's body is at depth 2): a
+#: Loop's body is read once or a few times (its symbolic typing, a fixpoint, the function
+#: it runs as), so reading time grows with the nesting; a deeper node is left untyped.
+MAX_DEPTH = 8
+
+
 class Scope:
     """What the importer's reader does with scopes and structured nodes (a mixin of
     :class:`kantensor.onnx.importer._Reader`: ``parent`` is the reader of the graph
-    around, ``types``, ``values``, ``untyped``, ``outer`` and ``captured`` its own)."""
+    around, ``depth`` how many subgraphs deep it is, ``types``, ``values``, ``untyped``,
+    ``outer`` and ``captured`` its own)."""
 
     def output(self, name: str) -> Variable:
         """The Variable of an output of the graph; the error of the unsupported node it
@@ -75,6 +82,9 @@ class Scope:
         """A subgraph of a node of this graph (a reader of the same class), read with its
         inputs of the types ``formal`` (and the known ``values``), its outer scope this
         graph; ``graph`` (default: as this reader) builds its Variables to be run."""
+        if self.depth >= MAX_DEPTH:
+            raise UnsupportedOp(f"subgraphs nested more than {MAX_DEPTH} deep (the limit "
+                                "kantensor.onnx.scope.MAX_DEPTH) are not typed")
         sub = type(self)(self.model, self.graph if graph is None else graph, proto, self)
         sub.read_sources(formal, values)
         sub.read_nodes()
