@@ -20,7 +20,6 @@ from .registry import OnnxOp, UnsupportedOp
 from .shared import NotKnown
 from .structured import Structured
 
-
 #: The deepest a subgraph may lie in subgraphs (an If in a Loop's body is at depth 2): a
 #: Loop's body is read once or a few times (its symbolic typing, a fixpoint, the function
 #: it runs as), so reading time grows with the nesting; a deeper node is left untyped.
