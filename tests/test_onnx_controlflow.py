@@ -272,3 +272,38 @@ def test_subgraphs_nested_too_deep_are_left_untyped_and_the_rest_typed():
                     [untyped(f"y{MAX_DEPTH + 1}"), untyped("z")]))
     assert ours(m, f"y{MAX_DEPTH + 1}") is None
     assert_at_least(m, "z", typed(F, ("n",)))
+
+
+# -- beyond onnx's tests ------------------------------------------------------------------
+def test_a_dead_branch_that_fails_its_sizes_does_not_stop_a_known_condition():
+    bad = graph([helper.make_node("Add", ["x", "w"], ["b"])], [], [untyped("b")], "bad")
+    good = graph([helper.make_node("Relu", ["x"], ["g"])], [], [untyped("g")], "good")
+    node = helper.make_node("If", ["yes"], ["y"], then_branch=good, else_branch=bad)
+    m = model(graph([node], [tensor("x", F, [3]), tensor("w", F, [4])], [untyped("y")],
+                    inits=[helper.make_tensor("yes", B, [], [True])]))
+    assert_at_least(m, "y", typed(F, (3,)))
+
+
+def test_scanned_inputs_of_two_lengths_give_one_count_and_a_condition():
+    from kantensor.onnx import from_onnx, size_conditions
+
+    body = graph([helper.make_node("Add", ["s", "a"], ["t"]),
+                  helper.make_node("Add", ["t", "b"], ["u"])],
+                 [untyped(n) for n in "sab"], [untyped("u")], "body")
+    node = helper.make_node("Scan", ["s0", "xa", "xb"], ["s"], num_scan_inputs=2, body=body)
+    m = model(graph([node], [tensor("s0", F, [2]), tensor("xa", F, ["n", 2]),
+                             tensor("xb", F, ["m", 2])], [untyped("s")]))
+    _, outs = from_onnx(m)
+    assert str(outs[0].type) == "float32[2]"
+    assert [str(c) for c in size_conditions(outs)] == ["n == m"]
+
+
+def test_a_negative_trip_count_runs_no_iteration():
+    body = graph([helper.make_node("Identity", ["c_in"], ["c_out"]),
+                  helper.make_node("Concat", ["a_in", "a_in"], ["a_out"], axis=0)],
+                 [tensor("i", I64, []), tensor("c_in", B, []), untyped("a_in")],
+                 [untyped("c_out"), untyped("a_out")], "body")
+    node = helper.make_node("Loop", ["M", "", "a"], ["y"], body=body)
+    m = model(graph([node], [tensor("a", F, ["k"])], [untyped("y")],
+                    inits=[helper.make_tensor("M", I64, [], [-3])]))
+    assert_at_least(m, "y", typed(F, ("k",)))  # onnxruntime: the input as it was

@@ -40,7 +40,15 @@ from .recurrence import Recurrence, after_any, iteration_count, runtime_types, s
 from .registry import UnsupportedOp
 from .sequence import apply, scalar_value
 from .structured import Structured
-from .subgraph import Notes, Runner, join_types, output_types, runner, stacked
+from .subgraph import (
+    Notes,
+    Runner,
+    SizeCondition,
+    join_types,
+    output_types,
+    runner,
+    stacked,
+)
 
 
 def _truth(value: np.ndarray | None) -> bool | None:
@@ -98,9 +106,9 @@ class If(Structured):
             try:
                 sub = scope.child(attrs[key], [])
                 subs[truth] = (sub, output_types(sub, f"{label}: {key}"))
-            except UnsupportedOp as exc:  # a branch that never runs may be anything
-                if cond is None or cond == truth:
-                    raise
+            except (UnsupportedOp, TypeError, ValueError, IndexError) as exc:
+                if cond is None or cond == truth:  # a branch that never runs may be
+                    raise  # anything (a dead branch of an export may fail its sizes)
                 failed[truth] = exc
         live = [subs[cond]] if cond is not None else [subs[True], subs[False]]
         counts = {len(types) for _, types in live}
@@ -283,6 +291,8 @@ class Scan(Structured):
         if any(isinstance(a, int) and isinstance(b, int) and a != b
                for a in known for b in known):
             raise ValueError(f"the scan inputs have different lengths {lengths}")
+        facts = [SizeCondition(count, "==", n, label) for n in dict.fromkeys(known[1:])
+                 if n != count]  # scanned together: one length
         slices = [TensorType(t.dtype, t.shape[:a] + t.shape[a + 1:])
                   for t, a in zip(types[n_state:], in_axes, strict=True)]
         notes = Notes(label)
@@ -312,6 +322,8 @@ class Scan(Structured):
                      scans=tuple(scans), batched=batched, has_lens=bool(lens_name))
         if notes.found:
             outs[0].owner.tag["notes"] = tuple(notes.found)
+        if facts:
+            outs[0].owner.tag["conditions"] = tuple(facts)
         return [(o, None) for o in outs]
 
 

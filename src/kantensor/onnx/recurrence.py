@@ -315,7 +315,7 @@ def iteration_count(label: str, trips: Any, has_trips: bool, start: bool | None,
     ``start`` its first condition, ``then`` the body's condition, each None where not
     known): 0, 1, the trip count, or a size of its own named after the node (with its
     conditions, in the DSL's syntax: ``0 <= loop_iters``, ``loop_iters <= M``)."""
-    if start is False or has_trips and trips == 0:
+    if start is False or has_trips and isinstance(trips, int) and trips <= 0:
         return 0, []
     if start is True and then is True and has_trips and trips is not None:
         return trips, []
