@@ -1,13 +1,17 @@
 """kt.refine on every model kantensor.onnx reads: the relation a node was typed by is the
 one refine runs, also where the model passes as tensors what builders read (opset 18's
 ReduceX axes, Pad's pads, a Reshape's shape folded from Shape), and a Conv's weight of
-another rank than its input is a rank error of the relation."""
+another rank than its input is a rank error of the relation; checked on every node-case
+model and on models PyTorch's dynamo exporter made."""
 
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import numpy as np
+import onnx
+import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
@@ -15,6 +19,7 @@ import kantensor as kt
 from kantensor.graph.walk import toposort
 from kantensor.onnx import from_onnx
 from kantensor.ops.op import TemplateOp
+from kantensor.types.dim import substitute
 from onnx_cases import cases, prepared
 
 F = TensorProto.FLOAT
@@ -101,3 +106,32 @@ def test_every_node_case_model_refines_and_its_nodes_build_again_from_their_ops(
                 nodes += 1
     assert models > 1300
     assert nodes > 1100
+
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+@pytest.mark.parametrize("name", ["dynamo_net", "dynamo_cond"])
+def test_dynamo_exports_type_refine_and_run_as_onnxruntime(name):
+    """PyTorch's dynamo exporter (tests/data/make_dynamo_exports.py): opset 20, ReduceMean
+    axes as an input, torch.cond as an If on a computed condition."""
+    m = onnx.load(DATA / f"{name}.onnx")
+    ins, outs = from_onnx(m)
+    want = {"dynamo_net": ["float32[batch,10]"], "dynamo_cond": ["float32[?,3]"]}[name]
+    assert [str(o.type) for o in outs] == want
+    assert [str(kt.refine(outs)[o]) for o in outs] == want
+    session = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
+    fn = kt.function(ins, outs)
+    rng = np.random.default_rng(5)
+    for _ in range(5):
+        shape = [int(rng.integers(1, 4)), 3, int(rng.integers(8, 20)),
+                 int(rng.integers(8, 20))] if name == "dynamo_net" else \
+            [int(rng.integers(1, 6)), 3]
+        x = rng.standard_normal(shape).astype(np.float32)
+        (theirs,) = session.run(None, {ins[0].name: x})
+        (mine,) = fn(x)
+        np.testing.assert_allclose(mine, theirs, rtol=1e-4, atol=1e-4)
+        sizes = dict(zip([str(d) for d in ins[0].type.shape], shape, strict=True))
+        for d, n in zip(outs[0].type.shape, theirs.shape, strict=True):
+            if d is not None:
+                assert (substitute(d, sizes) if isinstance(d, kt.Dim) else d) == n
