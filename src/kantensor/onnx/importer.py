@@ -10,6 +10,12 @@ Constant nodes, and nodes whose inputs are all known, computed by the node's own
 implementation; ``Shape`` gives the sizes of its input's type, so Shape -> Gather ->
 Concat chains fold into sizes such as ``(batch, seq, 768)``. A value holds ints, Dims and
 None (unknown).
+
+Ops whose values are sequences or optionals, or that hold subgraphs, are typed by their
+handlers (:mod:`.structured`); a subgraph is read in the scope of its node's graph
+(:mod:`.scope`). A node kantensor does not type leaves untyped only what it reaches (the
+reader's ``untyped``): the rest of the model is typed, and ``from_onnx`` refuses only an
+output asked for that such a node reaches.
 """
 
 from __future__ import annotations
