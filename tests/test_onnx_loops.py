@@ -320,7 +320,7 @@ def test_stated_sizes_are_the_runs(name):
     m = build()
     ins, outs = from_onnx(m)
     assert [str(o.type) for o in outs] == want
-    fn = kt.function(ins, outs)
+    fn = kt.function(ins, outs, check=True)  # its own values of its types too
     rng = np.random.default_rng(len(name))
     has_cond = any(v.type.dtype == "bool" for v in ins)
     checked = 0
@@ -393,7 +393,7 @@ def test_the_16_control_flow_node_cases_run_as_onnxruntime_runs_them():
                 stated.append(dims)
                 shapes.append(shape)
         _solve(stated, shapes, sizes)
-        mine = kt.function(ins, outs)(*values)
+        mine = kt.function(ins, outs, check=True)(*values)
         for a, b in zip(mine, got, strict=True):
             if isinstance(b, list):
                 assert len(a) == len(b), case.name
