@@ -186,10 +186,8 @@ class Recurrence:
     def _final(self, s: str, n0: Any, e: Any, known: dict, count: Any) -> tuple[Any, Any]:
         """One carried size after ``count`` iterations, and why it is unknown (a reason,
         or (reason, cases)) when it is."""
-        if count == 0:  # no iteration: the initial size
-            return n0, None if n0 is not None else "its initial size is unknown"
-        if isinstance(e, Dim) and e == Dim(s):
-            return n0, None if n0 is not None else "its initial size is unknown"
+        if count == 0 or isinstance(e, Dim) and e == Dim(s):  # no iteration, or none
+            return n0, None  # changes it: the initial size (unknown only if it was)
         if e is None:
             return None, "the body gives it an unknown size"
         e = substitute(e, known) if isinstance(e, Dim) else e
@@ -203,8 +201,9 @@ class Recurrence:
                     "iterations is unknown"
             return n0 + step * count, None
         if not _symbols(e) & self.all:  # set to e by every iteration
-            return after_any(n0, e, count), None if n0 is not None or count != 0 else \
-                "its initial size is unknown"
+            size = after_any(n0, e, count)
+            return size, None if size is not None else \
+                f"it is {e} after an iteration, and its initial size is unknown"
         if self.index is not None and self.index in _symbols(e):
             return None, f"it changes with the iteration number ({e})"
         return None, f"each iteration makes it {e}, which is no fixed step"
