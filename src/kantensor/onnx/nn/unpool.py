@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ...ops.params import ParamError
 from ...ops.sizes import SizeNames
 from ...ops.templates import builder, checked, names, operand, reads_ranks, where
 from ..shared import NotKnown, rest_operands
