@@ -125,4 +125,4 @@ def test_only_an_entry_that_says_so_takes_a_string_input():
                 tried += 1
             taken += 1
             assert admits, f"{name} takes a string as input {i}: {retyped}"
-    assert tried > 600 and 0 < taken < 10, (tried, taken)  # ONNX Equal's own examples
+    assert tried > 600 and 0 < taken < 20, (tried, taken)  # Equal, the text ops, LabelEncoder

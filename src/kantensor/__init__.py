@@ -41,6 +41,8 @@ from .syntax.errors import SignatureSyntaxError, TypeInferenceError
 from .types import (
     DTYPES,
     Dim,
+    OptionalType,
+    SequenceType,
     SpecifyShape,
     TensorConstant,
     TensorType,
@@ -67,7 +69,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DTYPES", "AnyOf", "Apply", "Condition", "Constant", "Dim", "Facts", "Function",
-    "FunctionGraph", "Op", "ShapeResult",
+    "FunctionGraph", "Op", "OptionalType", "SequenceType", "ShapeResult",
     "Signature", "SignatureOp", "SignatureSyntaxError", "Solutions", "SpecifyShape",
     "Source", "TensorConstant", "TensorPattern", "TensorType", "TensorVariable", "Type",
     "TypeInferenceError", "Variable", "ancestors", "as_tensor_variable", "clone", "constant",

@@ -111,14 +111,23 @@ def run_onnx(model: str, output: str | None = None, out: Any = None) -> int:
         typed = onnx_models.infer_shapes(model)
     except OSError as exc:
         raise ValueError(f"cannot read {model}: {exc.strerror or exc}") from None
-    inputs, outputs = onnx_models.from_onnx(typed)
-    for v in inputs:
-        print(f"input  {v.name}: {v.type}", file=out)
-    for v in outputs:
-        print(f"output {v.name}: {v.type}", file=out)
+    reader = onnx_models.importer.read_types(typed)
+    graph = typed.graph
+    given = {t.name for t in graph.initializer}
+    for info in graph.input:
+        if info.name not in given:
+            print(f"input  {info.name}: {_typed(reader, info.name)}", file=out)
+    for info in graph.output:  # an output an unsupported node reaches says why
+        print(f"output {info.name}: {_typed(reader, info.name)}", file=out)
     if output is not None:
         Path(output).write_bytes(typed.SerializeToString())
     return 0
+
+
+def _typed(reader: Any, name: str) -> str:
+    """A value's type as the reader of a model found it, or why it has none."""
+    t = reader.types.get(name)
+    return str(t) if t is not None else f"not typed ({reader.untyped.get(name)})"
 
 
 class CheckTimeout(BaseException):
@@ -189,8 +198,8 @@ def run_check(paths: Sequence[str], out: Any = None, timeout: float | None = CHE
 def _unbound_sizes(entry: Entry) -> list[str]:
     """A where-clause of an entry's signature using a size bound nowhere (a slip that
     parses: ``where m > k`` with no ``k`` in any operand), one message each."""
-    if entry.is_template:  # rendered by a builder, which may declare such sizes
-        return []
+    if not isinstance(entry, Entry) or entry.is_template:  # rendered by a builder (which
+        return []  # may declare such sizes), or an ONNX structured op (no signature)
     return [f"{entry.where}: signature: where-clause {clause} uses size {name}, which is "
             f"bound nowhere (no operand has it, no '{name} == ...' clause defines it)"
             for alt in entry.signature.alternatives

@@ -9,6 +9,7 @@ import numpy as np
 from ..graph.basic import Apply
 from ..ops.op import SignatureOp
 from ..types.basic_ops import cast_array
+from ..types.containers import OptionalType, SequenceType
 from ..types.dim import Dim
 from ..types.dimfacts import NO_SOLUTION, solve_for
 from ..types.dtypes import COMPUTED_AS, category, is_lossless_cast
@@ -35,7 +36,7 @@ def node_error(node: Any, values: list, exc: Exception) -> Exception:
     from a message, else a RuntimeError."""
     if isinstance(exc, _OWN_ERRORS) or str(exc).startswith("at run time: "):
         return exc
-    shapes = ", ".join(str(np.shape(v)) for v in values)
+    shapes = ", ".join(_shape_text(v) for v in values)
     named = [v.name for v in node.outputs if v.name is not None]
     computing = f" (computing {', '.join(named)})" if named else ""
     message = (f"{node.op}{computing} failed at run time on inputs of shapes {shapes}: "
@@ -44,6 +45,15 @@ def node_error(node: Any, values: list, exc: Exception) -> Exception:
         return type(exc)(message)
     except Exception:  # an exception class that does not take a message
         return RuntimeError(f"{message} ({type(exc).__name__})")
+
+
+def _shape_text(value: Any) -> str:
+    """A value's shape as a message says it (a sequence by its elements' shapes)."""
+    if isinstance(value, list):
+        return f"[{', '.join(_shape_text(v) for v in value)}]"
+    if value is None:
+        return "None"
+    return str(np.shape(value))
 
 
 def size_value(size: Dim, users: str, bindings: dict[str, int], origins: dict[str, str]
@@ -146,9 +156,28 @@ def check_dim_expressions(ttype: TensorType, shape: tuple[int, ...], bindings: d
                 )
 
 
-def check_value(ttype: TensorType, value: Any, bindings: dict[str, int],
+def check_value(ttype: Any, value: Any, bindings: dict[str, int],
                 origins: dict[str, str], where: str) -> None:
-    """Raise OutputTypeError unless ``value`` is exactly a value of ``ttype``."""
+    """Raise OutputTypeError unless ``value`` is exactly a value of ``ttype`` (a tensor
+    type; a sequence's each element against its type, its length too; an optional's
+    value when it holds one)."""
+    if isinstance(ttype, OptionalType):
+        if value is not None:
+            check_value(ttype.element, value, bindings, origins, where)
+        return
+    if isinstance(ttype, SequenceType):
+        if not isinstance(value, list):
+            raise OutputTypeError(f"{where} is a {type(value).__name__}, expected a list of "
+                                  f"type {ttype}")
+        if ttype.length is not None:
+            check_value(TensorType("bool", (ttype.length,)), np.zeros(len(value), bool),
+                        bindings, origins, f"{where} (its length)")
+        for i, item in enumerate(value):
+            t = ttype.at(i) or TensorType(ttype.dtype, (None,) * np.ndim(item))
+            check_value(t, item, bindings, origins, f"{where} element {i}")
+        return
+    if not isinstance(ttype, TensorType):  # another type checks its own values
+        return
     if not isinstance(value, np.ndarray):
         raise OutputTypeError(f"{where} is a {type(value).__name__}, expected an ndarray "
                               f"of type {ttype}")

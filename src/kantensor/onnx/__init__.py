@@ -6,7 +6,11 @@ The ONNX Ops are catalogue data in ``signatures/onnx/<family>.toml`` (see
 implementation lie side by side in the module (or package) of its family
 (:mod:`.math`, :mod:`.nn`, :mod:`.tensor`, :mod:`.reduction`, :mod:`.logical`,
 :mod:`.generator`, :mod:`.quantization`, :mod:`.rnn`, :mod:`.object_detection`,
-:mod:`.image`), what several families share in :mod:`.shared`.
+:mod:`.image`, :mod:`.text`, :mod:`.traditionalml`, :mod:`.training`, :mod:`.preview`),
+what several families share in :mod:`.shared`. The ops no signature over tensors types
+have handlers (:mod:`.structured`): :mod:`.controlflow` (If, Loop, Scan, SequenceMap;
+loop sizes in closed form: :mod:`.recurrence`; subgraphs: :mod:`.subgraph`,
+:mod:`.scope`), :mod:`.sequence` and :mod:`.optional`.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from .dtypes import UnsupportedType
 from .importer import OnnxImportError, from_onnx
 from .registry import UnsupportedOp, supported
 from .shapes import infer_shapes
+from .subgraph import SizeCondition, SizeNote, size_conditions, size_notes
 
-__all__ = ["OnnxImportError", "UnsupportedOp", "UnsupportedType", "from_onnx",
-           "infer_shapes", "supported"]
+__all__ = ["OnnxImportError", "SizeCondition", "SizeNote", "UnsupportedOp", "UnsupportedType",
+           "from_onnx", "infer_shapes", "size_conditions", "size_notes", "supported"]

@@ -10,11 +10,11 @@ from typing import Any
 
 import numpy as np
 
-from ..ops.params import ParamError
 from ..ops.sizes import SizeNames
 from ..ops.templates import builder, names, operand, reads_ranks, where
 from ..types.dim import Dim
 from .dtypes import dtype_of
+from .shared import NotKnown
 
 
 @reads_ranks
@@ -23,7 +23,7 @@ def build_constant_of_shape(types: tuple, input_value: Any, value: Any, **_: Any
     """ConstantOfShape: the sizes of the input's value; the dtype of ``value``."""
     dtype = value[0]
     if input_value is None:
-        raise ParamError("needs a constant shape")
+        raise NotKnown("needs a constant shape")
     sizes = SizeNames(input_value)
     out, clauses = [], []
     for i, entry in enumerate(input_value):

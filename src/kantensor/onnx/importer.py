@@ -10,32 +10,51 @@ Constant nodes, and nodes whose inputs are all known, computed by the node's own
 implementation; ``Shape`` gives the sizes of its input's type, so Shape -> Gather ->
 Concat chains fold into sizes such as ``(batch, seq, 768)``. A value holds ints, Dims and
 None (unknown).
+
+Ops whose values are sequences or optionals, or that hold subgraphs, are typed by their
+handlers (:mod:`.structured`); a subgraph is read in the scope of its node's graph
+(:mod:`.scope`). A node kantensor does not type leaves untyped only what it reaches (the
+reader's ``untyped``): the rest of the model is typed, and ``from_onnx`` refuses only an
+output asked for that such a node reaches.
 """
 
 from __future__ import annotations
 
 import math
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import onnx
-from onnx import numpy_helper
 
+from ..backend import function
 from ..graph.basic import Variable
+from ..graph.type import Type
 from ..ops.located import portable, relocated
+from ..ops.params import GraphParam
 from ..types.conditions import Clause
 from ..types.dim import Dim
 from ..types.dtypes import STRING, category, get_default_dtype
 from ..types.facts import EMPTY, Facts
-from ..types.numpy_dtypes import numpy_dtype
 from ..types.symbols import free_symbols
 from ..types.type import TensorType
-from ..types.variable import TensorVariable, constant
-from .dtypes import UnsupportedType, dtype_of, type_name
+from ..types.variable import constant
+from .dtypes import UnsupportedType, type_name
 from .nodememo import MEMO, node_key, remember
+from .protos import (
+    OnnxImportError,
+    array_of,
+    attribute_value,
+    initializer_type,
+    value_type,
+)
+from .protos import label as node_label
 from .registry import OnnxOp, UnsupportedOp, lookup
+from .scope import Scope
+from .shared import NotKnown
+from .values import as_param, integral, settle, static_size
 
 #: The most elements a value computed while reading the model may have (larger ones are
 #: left to the graph: they are data, not sizes).
@@ -43,10 +62,6 @@ MAX_FOLD = 1 << 16
 
 #: The largest model file ``from_onnx`` reads (protobuf's own limit is 2 GiB).
 MAX_BYTES = 2 << 30
-
-
-class OnnxImportError(ValueError):
-    """A model kantensor cannot read: a malformed graph, an input without a rank."""
 
 
 def load_model(model: onnx.ModelProto | str | os.PathLike | bytes) -> onnx.ModelProto:
@@ -66,101 +81,46 @@ def load_model(model: onnx.ModelProto | str | os.PathLike | bytes) -> onnx.Model
         raise OnnxImportError(f"not an ONNX model: {exc}") from None
 
 
-def opset_of(model: onnx.ModelProto) -> int:
-    """The opset of the default domain the model imports."""
-    for entry in model.opset_import:
-        if entry.domain in ("", "ai.onnx"):
-            return entry.version
-    raise OnnxImportError("the model imports no opset of the default domain")
+def opsets_of(model: onnx.ModelProto) -> dict[str, int]:
+    """The version of each operator set domain the model imports (the default domain
+    as ``""``)."""
+    return {"" if e.domain == "ai.onnx" else e.domain: int(e.version)
+            for e in model.opset_import}
 
 
-def _dim(proto: Any) -> int | Dim | None:
-    if proto.HasField("dim_value"):
-        return int(proto.dim_value)
-    if proto.HasField("dim_param"):
-        text = proto.dim_param
-        if text.isidentifier():
-            return Dim(text)
-        try:  # an expression such as 2*seq, as infer_shapes writes them
-            return TensorType.parse(f"float32[{text}]").shape[0]
-        except (TypeError, ValueError):
-            return None
-    return None
-
-
-def value_type(info: onnx.ValueInfoProto) -> TensorType:
-    """The TensorType of a graph input or output."""
-    kind = info.type.WhichOneof("value")
-    if kind != "tensor_type":
-        raise OnnxImportError(f"value {info.name!r}: only tensors are supported, got "
-                              f"{kind or 'no type'}")
-    t = info.type.tensor_type
-    dtype = dtype_of(t.elem_type, f"value {info.name!r}", text=True)
-    if not t.HasField("shape"):
-        raise OnnxImportError(f"value {info.name!r}: its rank is not given")
-    return TensorType(dtype, tuple(_dim(d) for d in t.shape.dim))
-
-
-def attribute_value(attr: onnx.AttributeProto) -> Any:
-    """An attribute as a Python value: int, float, str, tuples of them, an array."""
-    kind = attr.type
-    A = onnx.AttributeProto
-    if kind == A.INT:
-        return int(attr.i)
-    if kind == A.FLOAT:
-        return float(attr.f)
-    if kind == A.STRING:
-        return attr.s.decode("utf-8", "replace")
-    if kind == A.INTS:
-        return tuple(int(v) for v in attr.ints)
-    if kind == A.FLOATS:
-        return tuple(float(v) for v in attr.floats)
-    if kind == A.STRINGS:
-        return tuple(s.decode("utf-8", "replace") for s in attr.strings)
-    if kind == A.TENSOR:
-        return _array(attr.t, attr.name)
-    raise OnnxImportError(f"attribute {attr.name!r}: {A.AttributeType.Name(kind)} "
-                          "attributes are not supported")
-
-
-def _label(node: onnx.NodeProto) -> str:
-    """The node as messages name it."""
-    return node.name or f"{node.op_type} -> {', '.join(node.output)}"
-
-
-def _initializer_type(proto: onnx.TensorProto) -> TensorType:
-    """An initializer's type, read from its header (its data is not read)."""
-    where = f"initializer {proto.name!r}"
-    dtype = dtype_of(proto.data_type, where, text=True)
-    try:
-        return TensorType(dtype, tuple(proto.dims))
-    except (TypeError, ValueError) as exc:
-        raise OnnxImportError(f"{where}: {exc}") from None
-
-
-def _array(proto: onnx.TensorProto, where: str) -> np.ndarray:
-    dtype = dtype_of(proto.data_type, where, text=True)
-    return np.asarray(numpy_helper.to_array(proto)).astype(numpy_dtype(dtype), copy=False)
-
-
-class _Reader:
+class _Reader(Scope):
     """One pass over a graph: the type, the variable and the known value of every name.
 
     With ``graph=False`` (``infer_shapes``) only the types are wanted: initializers are
     read as types (their values only when a node asks), and a node whose entry,
     attributes, input types and known input values were seen before takes its output
-    types and values from :mod:`.nodememo` without being built."""
+    types and values from :mod:`.nodememo` without being built.
 
-    def __init__(self, model: onnx.ModelProto, graph: bool = True):
+    A subgraph (an If's branch, a Loop's body) is read by a reader of its own whose
+    ``parent`` is the reader of the graph around it: a name the subgraph uses without
+    defining it is the outer scope's, *captured* (``captured``: its stand-in Variable
+    in the subgraph, an input of the subgraph's function).
+
+    A node that kantensor does not support (its op type, domain, opset, an attribute or
+    an element type) leaves its outputs untyped, and so every value it reaches
+    (``untyped``: the name -> the error saying why); everything else is typed."""
+
+    def __init__(self, model: onnx.ModelProto, graph: bool = True,
+                 proto: onnx.GraphProto | None = None, parent: _Reader | None = None):
         self.model = model
-        self.opset = opset_of(model)
+        self.opsets = parent.opsets if parent is not None else opsets_of(model)
+        self.opset = self.opsets.get("")
         self.graph = graph
+        self.proto = model.graph if proto is None else proto
+        self.parent = parent
+        self.depth = 0 if parent is None else parent.depth + 1
         self.vars: dict[str, Variable] = {}
-        self.types: dict[str, TensorType] = {}
+        self.types: dict[str, Type] = {}
         self.values: dict[str, np.ndarray] = {}
         self.unread: dict[str, onnx.TensorProto] = {}  # initializers whose values wait
         self.value_keys: dict[str, tuple | bool] = {}  # as the node memo keys a known value
-        self.entries: dict[tuple[str, str], OnnxOp] = {}
+        self.entries: dict[tuple[str, str], OnnxOp] = {} if parent is None else \
+            parent.entries
         self.default_dtype = get_default_dtype()  # one for the model (the memo's key)
         #: what the nodes read so far need of the sizes: facts for every later node (the
         #: model's types hold where all its nodes' conditions do), and those conditions,
@@ -168,15 +128,38 @@ class _Reader:
         self.facts: Facts = EMPTY
         self.conditions: list[Clause] = []
         self.sources = 0  # how many names of types are initializers and graph inputs
+        self.untyped: dict[str, Exception] = {}
+        self.captured: dict[str, Variable] = {}
+        self.outer: set[str] = set()  # the names brought in from an outer scope
+        self.notes: dict[str, Any] = {}  # name -> why a size of its type is unknown
 
-    def read(self) -> tuple[list[TensorVariable], list[Variable]]:
-        graph = self.model.graph
+    def read(self) -> tuple[list[Variable], list[Variable]]:
+        """Read the graph: its inputs and its outputs (raising for an output that an
+        unsupported node reaches)."""
+        inputs, _ = self.read_graph()
+        if not self.graph:
+            return inputs, []
+        return inputs, [self.output(info.name) for info in self.proto.output]
+
+    def read_graph(self, formal: list[Type] | None = None
+                   ) -> tuple[list[Variable], list[str]]:
+        """Read the sources and the nodes: the graph's input Variables and its output
+        names."""
+        inputs = self.read_sources(formal)
+        self.read_nodes()
+        return inputs, [info.name for info in self.proto.output]
+
+    def read_sources(self, formal: list[Type] | None = None,
+                     values: Sequence[np.ndarray | None] = ()) -> list[Variable]:
+        """The initializers and the graph inputs (of the types ``formal`` and with the
+        known ``values`` when given: a subgraph's inputs as its node passes them)."""
+        graph = self.proto
         types = self.types
         seen: dict[tuple, TensorType] = {}  # (elem type, dims) -> type
         for t in graph.initializer:
             name = t.name
             if self.graph:
-                data = _array(t, f"initializer {name!r}")
+                data = array_of(t, f"initializer {name!r}")
                 var = self.vars[name] = constant(data, name=name)
                 types[name] = var.type
                 self.values[name] = data
@@ -184,43 +167,64 @@ class _Reader:
             header = (t.data_type, tuple(t.dims[:]))  # a slice reads faster
             found = seen.get(header)
             if found is None:
-                found = seen[header] = _initializer_type(t)
+                found = seen[header] = initializer_type(t)
             types[name] = found
             self.unread[name] = t
         inputs = []
-        for info in graph.input:
-            if info.name in types:  # an initializer (its default value)
+        given = [info for info in graph.input if info.name not in types]  # else initializers
+        if formal is not None and len(formal) != len(given):
+            raise OnnxImportError(f"a subgraph with {len(given)} inputs is given "
+                                  f"{len(formal)}")
+        for k, info in enumerate(given):
+            if k < len(values) and values[k] is not None:
+                self.values[info.name] = values[k]
+            try:
+                t = formal[k] if formal is not None else value_type(info)
+            except UnsupportedType as exc:
+                self.untyped[info.name] = exc
                 continue
-            var = value_type(info)(info.name)
-            self.vars[info.name] = var
+            var = self.vars[info.name] = t(info.name)
             types[info.name] = var.type
             inputs.append(var)
         self.sources = len(types)  # the first names of types: initializers and inputs
-        for node in graph.node:
-            self.node(node)
-        for info in graph.output:
-            if info.name not in self.types:
-                raise OnnxImportError(f"graph output {info.name!r} is computed by no node")
-        if not self.graph:
-            return inputs, []
-        return inputs, [self.vars[info.name] for info in graph.output]
+        return inputs
 
-    def var(self, name: str, node: onnx.NodeProto) -> Variable:
+    def read_nodes(self) -> None:
+        for node in self.proto.node:
+            self.node(node)
+        for info in self.proto.output:
+            if info.name not in self.types and info.name not in self.untyped and \
+                    self.find(info.name) is None:
+                raise OnnxImportError(f"graph output {info.name!r} is computed by no node")
+
+    def var(self, name: str, node: onnx.NodeProto | None) -> Variable:
         var = self.vars.get(name)
         if var is None:  # types only: an initializer, or the output of a memo hit
+            why = self.untyped.get(name)
+            if why is not None:
+                raise why
             t = self.types.get(name)
+            if t is None and self.parent is not None:
+                t = self._capture(name)
             if t is None:
-                raise OnnxImportError(f"node {node.name!r} ({node.op_type}): input {name!r} "
-                                      "is defined by no graph input, initializer or "
-                                      "earlier node") from None
+                where = f"node {node_label(node)!r} ({node.op_type})" if node is not None else \
+                    "the graph"
+                raise OnnxImportError(f"{where}: input {name!r} is defined by no graph "
+                                      "input, initializer or earlier node") from None
             var = self.vars[name] = t(name)
+            if name in self.outer:
+                self.captured[name] = var
         return var
+
+    def type_of(self, name: str, node: onnx.NodeProto | None) -> Type:
+        """The type of ``name`` (captured from an outer scope if need be)."""
+        return self.var(name, node).type
 
     def value(self, name: str) -> np.ndarray | None:
         """The known value of ``name`` (an initializer's read now), or None."""
         proto = self.unread.pop(name, None)
         if proto is not None:
-            self.values[name] = _array(proto, f"initializer {name!r}")
+            self.values[name] = array_of(proto, f"initializer {name!r}")
         return self.values.get(name)
 
     def known(self, name: str) -> bool:
@@ -229,11 +233,33 @@ class _Reader:
     def node(self, node: onnx.NodeProto) -> None:
         op_type, domain = node.op_type, node.domain
         if op_type == "Constant" and domain in ("", "ai.onnx"):
-            return self.constant(node, _label(node))
-        entry = self.entries.get((op_type, domain))
+            return self.constant(node, node_label(node))
+        try:
+            return self.typed_node(node)
+        except (UnsupportedOp, UnsupportedType, NotKnown) as exc:  # what it reaches
+            # stays untyped
+            for name in node.output:
+                if name:
+                    self.untyped[name] = exc
+            return None
+
+    def typed_node(self, node: onnx.NodeProto) -> None:
+        op_type, domain = node.op_type, node.domain
+        for name in node.input:  # an input an unsupported node computes: untyped too
+            if name and name not in self.types:
+                why = self.untyped.get(name)
+                if why is not None:
+                    raise why
+                if self.parent is not None:
+                    self._capture(name)  # raises the outer scope's error if untyped
+        key = (op_type, domain)
+        entry = self.entries.get(key)
         if entry is None:
-            entry = self.entries[op_type, domain] = lookup(op_type, domain, self.opset,
-                                                           _label(node))
+            entry = self.entries[key] = lookup(op_type, domain, self.opsets.get(
+                "" if domain == "ai.onnx" else domain), node_label(node))
+        handler = self.handler(entry, node)
+        if handler is not None:
+            return self.structured(handler, node)
         wanted = node.output[:]  # a list (a slice costs less than list())
         key = None if self.graph else node_key(self, entry, node, len(wanted))
         if key is not None and self.facts:
@@ -279,7 +305,7 @@ class _Reader:
         model's, and as facts for the nodes after it."""
         names = node.input[:]
         inputs = [self.var(n, node) if n else None for n in names]
-        own = relocated(conditions, inputs, _label(node))
+        own = relocated(conditions, inputs, node_label(node))
         self.conditions.extend(own)
         self.facts = self.facts.with_(*own)
 
@@ -288,11 +314,14 @@ class _Reader:
         """Apply the entry's Op to the node's inputs: the types of its outputs, their
         values when they can be known now (each output variable named as in the model)
         and its conditions, portable (:func:`~kantensor.ops.located.portable`)."""
-        op_type, label = node.op_type, _label(node)
+        op_type, label = node.op_type, node_label(node)
         tensors, params = self.arguments(entry, node, label)
         facts = self.facts or None
-        for t in tensors:  # what the model's earlier nodes need holds here too
-            t.facts = facts
+        for t in tensors:
+            if not isinstance(t.type, TensorType):
+                raise UnsupportedOp(f"node {label!r} ({op_type}): input {t.name!r} is "
+                                    f"{t.type}; {op_type} takes tensors only")
+            t.facts = facts  # what the model's earlier nodes need holds here too
         try:
             if self.graph:  # repeated calls hit the Op's cached call
                 result = entry.op(*tensors, **params)
@@ -368,7 +397,7 @@ class _Reader:
             given.append(k)
             tensors.append(self.var(source, node))
             if f"{name}_value" in names:
-                params[f"{name}_value"] = _as_param(self.value(source))
+                params[f"{name}_value"] = as_param(self.value(source))
         if len(node.input) > len(entry.inputs) and not any(
                 s.startswith("*") for s in entry.inputs):
             raise OnnxImportError(f"node {label!r} ({node.op_type}): {len(node.input)} "
@@ -384,7 +413,9 @@ class _Reader:
                 raise UnsupportedOp(f"node {label!r} ({node.op_type}): attribute "
                                     f"{attr.name!r} is not supported; supported: "
                                     f"{', '.join(sorted(attributes)) or 'none'}")
-            params[attr.name] = attribute_value(attr)
+            params[attr.name] = GraphParam(attr.g.SerializeToString(), tuple(sorted(
+                self.opsets.items()))) if attr.type == onnx.AttributeProto.GRAPH else \
+                attribute_value(attr)
         return tensors, params
 
     def fold(self, entry: OnnxOp, node: onnx.NodeProto, apply: Any) -> list | None:
@@ -395,12 +426,12 @@ class _Reader:
             if not self.known(v.name) or self.vars.get(v.name) is not v:
                 return None
         for out in apply.outputs:
-            size = _static_size(out.type)
+            size = static_size(out.type)
             if size is None or size > MAX_FOLD:
                 return None
         values = [self.value(v.name) for v in apply.inputs]
         symbolic = any(v.dtype == object for v in values)
-        if symbolic and any(not _integral(o.type.dtype) for o in apply.outputs):
+        if symbolic and any(not integral(o.type.dtype) for o in apply.outputs):
             return None
         op = apply.op
         try:
@@ -414,7 +445,7 @@ class _Reader:
         for r, o in zip(results, apply.outputs, strict=True):
             r = np.asarray(r)
             if r.dtype == object:
-                r = _settle(r)
+                r = settle(r)
             if r.dtype != object:
                 r = r.astype(o.type.dtype)
             if r.shape != tuple(o.type.shape):
@@ -427,7 +458,7 @@ class _Reader:
         if node.op_type == "Size":
             if any(d is None for d in x.shape):
                 return None
-            return _settle(np.array(math.prod(x.shape, start=1), dtype=object))
+            return settle(np.array(math.prod(x.shape, start=1), dtype=object))
         start, end = 0, x.ndim
         for attr in node.attribute:
             if attr.name == "start":
@@ -435,60 +466,54 @@ class _Reader:
             elif attr.name == "end":
                 end = attr.i
         entries = list(x.shape)[slice(start, end)]
-        return _settle(np.array(entries + [0], dtype=object)[:-1])
+        return settle(np.array(entries + [0], dtype=object)[:-1])
 
 
 def _is_text(v: Variable) -> bool:
     return category(v.type.dtype) is STRING
 
 
-def _static_size(t: TensorType) -> int | None:
-    if any(not isinstance(d, int) for d in t.shape):
-        return None
-    return math.prod(t.shape)
-
-
-def _integral(dtype: str) -> bool:
-    return dtype == "bool" or np.issubdtype(np.dtype(dtype), np.integer)
-
-
-def _settle(value: np.ndarray) -> np.ndarray:
-    """An object array of sizes as int64 when every entry is an int."""
-    flat = [_plain(v) for v in value.ravel().tolist()]
-    if all(isinstance(v, int) for v in flat):
-        return np.array(flat, dtype="int64").reshape(value.shape)
-    out = np.empty(len(flat), dtype=object)
-    out[:] = flat
-    return out.reshape(value.shape)
-
-
-def _plain(v: Any) -> Any:
-    if isinstance(v, np.integer | bool):
-        return int(v)
-    return v
-
-
-def _as_param(value: np.ndarray | None) -> Any:
-    """A known value as a parameter: a tuple of its entries (ints, floats, Dims,
-    None), or None when unknown."""
-    if value is None:
-        return None
-    flat = value.ravel().tolist()
-    return tuple(_plain(v) for v in flat)
-
-
-def from_onnx(model: onnx.ModelProto | str | os.PathLike | bytes
-              ) -> tuple[list[TensorVariable], list[Variable]]:
+def from_onnx(model: onnx.ModelProto | str | os.PathLike | bytes,
+              outputs: Sequence[str] | None = None
+              ) -> tuple[list[Variable], list[Variable]]:
     """The graph inputs (named as in the model; ``dim_param`` sizes are Dims of that
     name) and outputs of an ONNX model, typed by the relation. ``kt.function(inputs,
-    outputs)`` runs it."""
-    return _Reader(load_model(model)).read()
+    outputs)`` runs it.
+
+    ``outputs`` names the outputs wanted (all of the graph's by default). A node that
+    kantensor does not support leaves untyped only what it reaches: an output it reaches
+    is refused (UnsupportedOp or UnsupportedType naming the node, its op type, domain
+    and opset) only when it is asked for."""
+    reader = _Reader(load_model(model))
+    inputs, _ = reader.read_graph()
+    names = [info.name for info in reader.proto.output] if outputs is None else \
+        list(outputs)
+    known = {info.name for info in reader.proto.output}
+    for name in names:
+        if name not in known:
+            raise ValueError(f"from_onnx: {name!r} is not an output of the model "
+                             f"(its outputs: {', '.join(sorted(known))})")
+    return inputs, [reader.output(name) for name in names]
 
 
 def read_types(model: onnx.ModelProto) -> _Reader:
     """The reader after a pass over ``model`` for its types only (``reader.types``: the
     type of every name, for infer_shapes: first the initializers and graph inputs, as
-    many as ``reader.sources``, then the nodes' outputs in the order of the nodes)."""
+    many as ``reader.sources``, then the nodes' outputs in the order of the nodes;
+    ``reader.untyped``: the names an unsupported node reaches, left untyped)."""
     reader = _Reader(model, graph=False)
     reader.read()
     return reader
+
+
+def subgraph_function(graph: GraphParam, formal: list[Type]) -> Any:
+    """A subgraph given as a parameter (an attribute a kernel runs, such as FlexAttention's
+    ``score_mod``) compiled to a function of inputs of the types ``formal``; its nodes
+    read at the operator sets it was given with. It may use no value of the graph around
+    it."""
+    proto = onnx.GraphProto.FromString(graph.data)
+    model = onnx.helper.make_model(proto, opset_imports=[
+        onnx.helper.make_opsetid(d, v) for d, v in graph.opsets])
+    reader = _Reader(model)
+    inputs, names = reader.read_graph(formal)
+    return function(inputs, [reader.output(n) for n in names])

@@ -19,12 +19,15 @@ from .shared import constant_ints
 def build_reduce(types: tuple, keepdims: int, axes_value: Any = None, axes: Any = None,
                  noop_with_empty_axes: int = 0, given: tuple = (0,), **_: Any) -> dict[str, Any]:
     """ReduceX: the axes from the input (opset 18, ReduceSum 13) or the attribute; none
-    means all, or none at all with ``noop_with_empty_axes``."""
+    means all, or none at all with ``noop_with_empty_axes``. The Op it resolves holds the
+    axes it picked (``axes``), so rendering it again (refine, query) needs no value."""
     x = types[0]
-    if 1 in given:
+    if axes is not None:  # the attribute (opsets before 18), or the axes resolved already
+        chosen = tuple(axes)
+    elif 1 in given:
         chosen = constant_ints(axes_value, "axes")
     else:
-        chosen = tuple(axes) if axes is not None else ()
+        chosen = ()
     if not chosen:
         chosen = () if noop_with_empty_axes else tuple(range(x.ndim))
     picked = normalize_axes(chosen, x.ndim)

@@ -8,6 +8,14 @@ An entry is a catalogue entry (see :mod:`kantensor.ops.catalogue`) with these ke
 ``until``   the last one (default: every later opset)
 ``inputs``  the names of the ONNX inputs in order (default: the call's tensors); a trailing
             ``?`` marks an optional input, a leading ``*`` a variadic one
+``containers``  the dotted path of a :class:`~.structured.Structured` handler that types
+            the node when one of its inputs is a sequence or an optional (Identity)
+
+An op whose values are not all tensors (sequences, optionals) or that holds subgraphs
+(If, Loop, Scan) has no signature over tensors: its table names, instead of ``signature``
+and ``impl``, the handler that types and builds it (``op``: the dotted path of a
+:class:`~.structured.Structured` class), beside ``name``, ``onnx``, ``domain``, ``since``,
+``until``, ``inputs`` and ``doc``; its attributes are the handler's.
 
 The node's inputs are the Op's tensor inputs, in order (absent optional ones left out;
 a call parameter named ``given``, if any, receives the positions of those present). A
@@ -35,17 +43,22 @@ from ..ops.catalogue import (
     catalogue_files,
     catalogue_root,
     load_entry,
-    load_file,
     read_tables,
 )
 from ..ops.family import OpFamily
 from ..ops.op import SignatureOp
+from ..ops.trust import TrustError, resolve
 from ..signature.overloads import compiled
 from ..syntax.alternative import Overloads
 from ..types.dtypes import DEFAULT_RANGE
+from ..types.type import TensorType
+from .structured import Structured
 
 #: The keys ONNX entries add to a catalogue entry.
-KEYS = ("onnx", "domain", "since", "until", "inputs")
+KEYS = ("onnx", "domain", "since", "until", "inputs", "containers")
+
+#: The keys of a structured entry's table (``op`` names its handler).
+STRUCTURED_KEYS = ("name", "op", "doc", *KEYS[:-1])
 
 #: What an input whose dtype names no category takes (no string).
 _NUMBERS = frozenset(DEFAULT_RANGE)
@@ -67,8 +80,19 @@ class OnnxOp:
     since: int
     until: int | None
     inputs: tuple[str, ...]
-    entry: Entry
-    op: SignatureOp | OpFamily
+    entry: Entry | StructuredEntry
+    op: SignatureOp | OpFamily | Structured
+
+    @property
+    def structured(self) -> bool:
+        """Whether a :class:`~.structured.Structured` handler types the node."""
+        return isinstance(self.op, Structured)
+
+    @cached_property
+    def containers(self) -> Structured | None:
+        """The handler typing the node when an input is a sequence or an optional."""
+        path = dict(self.entry.extra).get("containers")
+        return None if path is None else _handler(path, self.entry.where, "containers")
 
     def covers(self, opset: int) -> bool:
         return self.since <= opset and (self.until is None or opset <= self.until)
@@ -76,26 +100,112 @@ class OnnxOp:
     @cached_property
     def takes_strings(self) -> bool:
         """Whether an input may be a string: an alternative of its signature admits one
-        (``T in string``); an Op with parameters renders no such signature."""
+        (``T in string``); for an Op with parameters, of its signature rendered for its
+        first example (a template's where-clauses are in every rendering)."""
         sig = getattr(self.op, "signature", None)
+        if not isinstance(sig, Overloads):
+            sig = self._example_signature()
         return isinstance(sig, Overloads) and any(
             not allowed <= _NUMBERS for c in compiled(sig) for allowed in c.input_dtypes)
 
+    def _example_signature(self) -> Overloads | None:
+        if self.structured:
+            return None
+        for example in self.entry.examples:
+            if "in" not in example:
+                continue
+            params = {k: v for k, v in example.items() if k not in ("in", "out", "error")}
+            types = tuple(TensorType.parse(t) for t in _flat(example["in"]))
+            try:
+                op = self.op.bind(**params) if isinstance(self.op, OpFamily) else self.op
+                return op.signature_for(types)[0]
+            except (TypeError, ValueError, IndexError):
+                continue
+        return None
+
     @cached_property
     def attributes(self) -> dict[str, Any]:
-        """The attribute parameters (the call's keyword-only ones), by name."""
+        """The attribute parameters (the call's keyword-only ones; a handler's own), by
+        name."""
+        if self.structured:
+            return dict(self.op.attributes)
         return {p.name: p for p in self.entry.spec.params if p.keyword_only}
 
     @cached_property
     def reads(self) -> tuple[int, ...]:
         """The positions of the inputs whose values the entry reads (a ``<name>_value``
         parameter of the call)."""
+        if self.structured:
+            return ()
         params = {p.name for p in self.entry.spec.params}
         return tuple(k for k, s in enumerate(self.inputs) if not s.startswith("*")
                      and f"{s.strip('*?')}_value" in params)
 
 
-def _onnx_op(entry: Entry) -> OnnxOp:
+@dataclass(frozen=True)
+class StructuredEntry:
+    """The table of a structured op (see the module's doc): where it is, its name, doc
+    and ONNX keys. It has no examples of its own (its tests build models)."""
+
+    file: str
+    index: int
+    name: str
+    doc: str
+    handler: Structured
+    extra: tuple[tuple[str, Any], ...]
+    examples: tuple = ()
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}: op #{self.index + 1} ({self.name})"
+
+    def run_examples(self, op: Any = None) -> int:
+        return 0
+
+    def example_errors(self, op: Any = None) -> list[str]:
+        return []
+
+
+def _handler(path: Any, where: str, key: str) -> Structured:
+    """The handler a dotted path names (an instance of a Structured class)."""
+    if not isinstance(path, str):
+        raise CatalogueError(f"{where}: {key} must be a dotted path")
+    try:
+        cls = resolve(path)
+    except TrustError as exc:
+        raise CatalogueError(f"{where}: {key}: {exc}") from None
+    if not (isinstance(cls, type) and issubclass(cls, Structured)):
+        raise CatalogueError(f"{where}: {key}: {path!r} is not a Structured handler class")
+    return cls()
+
+
+def load_structured(file: str, index: int, raw: dict) -> StructuredEntry:
+    """The validated entry of a structured op's table."""
+    where = f"{file}: op #{index + 1}" + (f" ({raw['name']})" if "name" in raw else "")
+    unknown = sorted(set(raw) - set(STRUCTURED_KEYS))
+    if unknown:
+        raise CatalogueError(f"{where}: unknown key{'s' * (len(unknown) > 1)} "
+                             f"{', '.join(unknown)}; a structured op's table takes "
+                             f"{', '.join(STRUCTURED_KEYS)}")
+    for key in ("name", "doc"):
+        if not isinstance(raw.get(key, ""), str):
+            raise CatalogueError(f"{where}: {key} must be a string")
+    if "name" not in raw:
+        raise CatalogueError(f"{where}: missing name")
+    extra = tuple((k, raw[k]) for k in KEYS if k in raw)
+    return StructuredEntry(file, index, raw["name"], raw.get("doc", ""),
+                           _handler(raw["op"], where, "op"), extra)
+
+
+def _is_structured(raw: Any) -> bool:
+    return isinstance(raw, dict) and "op" in raw
+
+
+def _flat(value: list) -> list:
+    return [t for v in value for t in (_flat(v) if isinstance(v, list) else [v])]
+
+
+def _onnx_op(entry: Entry | StructuredEntry) -> OnnxOp:
     extra = dict(entry.extra)
     where = entry.where
     since, until = extra.get("since", FIRST_OPSET), extra.get("until")
@@ -107,13 +217,16 @@ def _onnx_op(entry: Entry) -> OnnxOp:
         if not isinstance(extra.get(key, ""), str):
             raise CatalogueError(f"{where}: {key} must be a string")
     inputs = extra.get("inputs")
+    if inputs is None and isinstance(entry, StructuredEntry):
+        raise CatalogueError(f"{where}: a structured op names its inputs (inputs = [...])")
     if inputs is None:
         inputs = [p.name if p.kind != "*tensors" else "*" + p.name
                   for p in entry.spec.params if p.is_tensor]
     if not isinstance(inputs, list) or not all(isinstance(i, str) for i in inputs):
         raise CatalogueError(f"{where}: inputs must be a list of names")
+    op = entry.handler if isinstance(entry, StructuredEntry) else entry.make_op()
     return OnnxOp(extra.get("onnx", entry.name), extra.get("domain", ""), since, until,
-                  tuple(inputs), entry, entry.make_op())
+                  tuple(inputs), entry, op)
 
 
 def _key(raw: Any) -> tuple[str, str]:
@@ -166,18 +279,34 @@ def _opset(value: Any) -> bool:
 
 
 def load_onnx_file(path: str | Path, text: str | None = None, allow: Sequence[str] = ()
-                   ) -> list[Entry]:
+                   ) -> list[Entry | StructuredEntry]:
     """Validate one file of ONNX entries as :func:`registry` reads it (catalogue entries
-    with :data:`KEYS`, valid opset ranges, no two entries of one op type whose ranges
-    overlap); CatalogueError listing every problem, its ``entries`` the valid ones (the
-    ``kantensor check`` of ONNX files)."""
+    with :data:`KEYS` and structured ops' tables, valid opset ranges, no two entries of
+    one op type whose ranges overlap); CatalogueError listing every problem, its
+    ``entries`` the valid ones (the ``kantensor check`` of ONNX files)."""
+    allow = (allow,) if isinstance(allow, str) else allow
+    name = str(path)
     try:
-        entries, errors = load_file(path, text, allow, extra=KEYS), []
+        tables = read_tables(path, text)
     except CatalogueError as exc:
-        entries, errors = exc.entries, list(exc.errors)
-    valid: list[Entry] = []
+        exc.entries = []
+        raise
+    entries: list[Entry | StructuredEntry] = []
+    errors: list[str] = []
+    for i, raw in enumerate(tables):  # every entry is checked: all the errors reported
+        try:
+            entries.append(load_structured(name, i, raw) if _is_structured(raw) else
+                           load_entry(name, i, raw, allow, KEYS))
+        except CatalogueError as exc:
+            errors.append(str(exc))
+    seen: dict[str, int] = {}
+    valid: list[Entry | StructuredEntry] = []
     ops: dict[tuple[str, str], list[OnnxOp]] = {}
     for entry in entries:
+        if entry.name in seen:
+            errors.append(f"{name}: op #{entry.index + 1} ({entry.name}): duplicate name "
+                          f"(first defined as op #{seen[entry.name] + 1})")
+        seen[entry.name] = entry.index
         try:
             op = _onnx_op(entry)
         except CatalogueError as exc:
@@ -241,9 +370,14 @@ def _table(file: str, index: int, table: Any, key: tuple[str, str]) -> Any:
 def entries(domain: str, op_type: str) -> tuple[OnnxOp, ...]:
     """The entries of an op type of a domain, built (and checked) on first use."""
     key = (domain, op_type)
-    return tuple(_onnx_op(load_entry(file, index, _table(file, index, table, key),
-                                     extra=KEYS))
+    return tuple(_onnx_op(_load(file, index, _table(file, index, table, key)))
                  for file, index, table in _tables().get(key, ()))
+
+
+def _load(file: str, index: int, raw: Any) -> Entry | StructuredEntry:
+    if _is_structured(raw):
+        return load_structured(file, index, raw)
+    return load_entry(file, index, raw, extra=KEYS)
 
 
 def registry() -> dict[tuple[str, str], list[OnnxOp]]:
@@ -258,21 +392,29 @@ def supported() -> list[str]:
 
 class UnsupportedOp(ValueError):
     """A node whose op type, domain or opset has no entry (or an attribute that the
-    entry does not take)."""
+    entry does not take). A model with such a node is still typed wherever the node
+    does not reach (see :func:`kantensor.onnx.from_onnx`)."""
 
 
-def lookup(op_type: str, domain: str, opset: int, node: str) -> OnnxOp:
-    """The entry typing ``op_type`` of ``domain`` at ``opset``; UnsupportedOp naming the
-    node, its op type and domain, and what is supported."""
+#: Where a message sends the reader for the op types kantensor types.
+WHERE_SUPPORTED = ("the op types and opsets kantensor types are listed by "
+                   "kantensor.onnx.supported() and in the docs (onnx.rst, 'Supported ops')")
+
+
+def lookup(op_type: str, domain: str, opset: int | None, node: str) -> OnnxOp:
+    """The entry typing ``op_type`` of ``domain`` at ``opset`` (the version of that
+    domain the model imports); UnsupportedOp naming the node, its op type, domain and
+    opset, and where to read what is supported."""
     domain = "" if domain == "ai.onnx" else domain
     found = entries(domain, op_type)
+    for op in found:
+        if opset is not None and op.covers(opset):
+            return op
+    named = f"{op_type} (domain {domain or 'ai.onnx'!r}"
+    named += f", opset {opset})" if opset is not None else \
+        ", of which the model imports no opset)"
     if found:
-        for op in found:
-            if op.covers(opset):
-                return op
         ranges = ", ".join(f"{o.since} to {o.until or 'the newest'}" for o in found)
-        raise UnsupportedOp(f"node {node!r}: {op_type} (domain {domain or 'ai.onnx'!r}) "
-                            f"is supported in opsets {ranges}, not in opset {opset}")
-    raise UnsupportedOp(f"node {node!r}: op type {op_type} of domain "
-                        f"{domain or 'ai.onnx'!r} is not supported; supported op types: "
-                        f"{', '.join(supported())}")
+        raise UnsupportedOp(f"node {node!r}: {named} is supported in opsets {ranges} "
+                            f"only; {WHERE_SUPPORTED}")
+    raise UnsupportedOp(f"node {node!r}: {named} is not supported; {WHERE_SUPPORTED}")

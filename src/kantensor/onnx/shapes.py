@@ -3,7 +3,9 @@
 A drop-in for ``onnx.shape_inference.infer_shapes``: each value_info and graph output
 gets the element type and dims kantensor's relation inferred, a size as ``dim_value``,
 a symbolic one as ``dim_param`` holding the Dim's text in the DSL's syntax (``2*seq``),
-an unknown one as a dim with neither (never a guess).
+an unknown one as a dim with neither (never a guess). A sequence is written as the type
+its elements share, an optional as its element's. Values that a node kantensor does not
+support reaches get no value_info (a graph output keeps the type the model gave it).
 """
 
 from __future__ import annotations
@@ -13,32 +15,53 @@ from itertools import islice
 
 import onnx
 
+from ..graph.type import Type
+from ..types.containers import OptionalType, SequenceType
 from ..types.dim import Dim
 from ..types.type import TensorType
 from .dtypes import ELEM_TYPES
 from .importer import load_model, read_types
 
-#: TensorType -> a ValueInfoProto of that type and no name (types are interned: the key
-#: is the object); a value's info is a copy of it, named.
-_INFOS: dict[TensorType, onnx.ValueInfoProto] = {}
+#: Type -> a ValueInfoProto of that type and no name (tensor types are interned: the
+#: key is the object); a value's info is a copy of it, named.
+_INFOS: dict[Type, onnx.ValueInfoProto] = {}
 _INFOS_SIZE = 1 << 12
 
 
-def value_info(t: TensorType) -> onnx.ValueInfoProto:
+def _tensor(proto: onnx.TypeProto, dtype: str, shape: tuple | None) -> None:
+    tensor = proto.tensor_type
+    tensor.elem_type = ELEM_TYPES[dtype]
+    if shape is None:  # a sequence's elements of any rank: no shape
+        return
+    dims = tensor.shape
+    dims.SetInParent()
+    for d in shape:
+        dim = dims.dim.add()
+        if isinstance(d, int):
+            dim.dim_value = d
+        elif isinstance(d, Dim):
+            dim.dim_param = str(d)
+
+
+def _write(proto: onnx.TypeProto, t: Type) -> None:
+    """``t`` written into ``proto``: a tensor, a sequence (ONNX states its elements'
+    type, not its length), an optional."""
+    if isinstance(t, TensorType):
+        _tensor(proto, t.dtype, t.shape)
+    elif isinstance(t, SequenceType):
+        _tensor(proto.sequence_type.elem_type, t.dtype, t.shape)
+    elif isinstance(t, OptionalType):
+        _write(proto.optional_type.elem_type, t.element)
+    else:
+        raise TypeError(f"cannot write {t} as an ONNX type")
+
+
+def value_info(t: Type) -> onnx.ValueInfoProto:
     """A ValueInfoProto of type ``t`` and no name (made once per type: copy it)."""
     info = _INFOS.get(t)
     if info is None:
         info = onnx.ValueInfoProto()
-        tensor = info.type.tensor_type
-        tensor.elem_type = ELEM_TYPES[t.dtype]
-        shape = tensor.shape
-        shape.SetInParent()
-        for d in t.shape:
-            dim = shape.dim.add()
-            if isinstance(d, int):
-                dim.dim_value = d
-            elif isinstance(d, Dim):
-                dim.dim_param = str(d)
+        _write(info.type, t)
         if len(_INFOS) >= _INFOS_SIZE:
             _INFOS.clear()
         _INFOS[t] = info
@@ -59,7 +82,9 @@ def infer_shapes(model: onnx.ModelProto | str | os.PathLike | bytes) -> onnx.Mod
     skip = set()
     for o in graph.output:
         skip.add(o.name)
-        o.type.CopyFrom(value_info(types[o.name]).type)
+        t = types.get(o.name)
+        if t is not None:  # else an unsupported node reaches it: left as it was
+            o.type.CopyFrom(value_info(t).type)
     graph.ClearField("value_info")
     infos = graph.value_info
     for name, t in islice(types.items(), reader.sources, None):

@@ -21,11 +21,17 @@ from ..ops.sizes import SizeNames
 from ..ops.templates import names, operand, reads_ranks
 
 
+class NotKnown(ParamError):
+    """A value or a size a builder needs (to know the output's rank or sizes at all) is
+    not known when the model is read: the node is left untyped, and what it reaches, as
+    an unsupported node's (see :func:`kantensor.onnx.from_onnx`)."""
+
+
 def constant_ints(value: Any, what: str) -> tuple[int, ...]:
-    """A known value of ints (axes, perm); ParamError if unknown or symbolic."""
+    """A known value of ints (axes, perm); NotKnown if unknown or symbolic."""
     if value is None or not all(isinstance(v, int) for v in value):
-        raise ParamError(f"{what} must be constant integers when the model is read, "
-                         f"got {value!r}")
+        raise NotKnown(f"{what} must be constant integers when the model is read, "
+                       f"got {value!r}")
     return tuple(value)
 
 

@@ -326,8 +326,57 @@ def _index(value: Any) -> tuple:
     return tuple(out)
 
 
+@dataclass(frozen=True)
+class ArrayParam:
+    """An array given as a parameter (an ONNX tensor attribute: LabelEncoder's keys, a
+    tree ensemble's splits), held as its dtype, shape and values so that it hashes."""
+
+    dtype: str
+    shape: tuple[int, ...]
+    values: tuple
+
+    @property
+    def array(self) -> np.ndarray:
+        if self.dtype == "string":
+            return np.array(self.values, dtype=object).reshape(self.shape)
+        return np.array(self.values, dtype=self.dtype).reshape(self.shape)
+
+
+def _array_param(value: Any) -> ArrayParam | None:
+    """None, or an array (or a nested list of numbers or strings) as an ArrayParam."""
+    if value is None or isinstance(value, ArrayParam):
+        return value
+    array = np.asarray(value)
+    if array.dtype.kind in "OUT":
+        items = array.ravel().tolist()
+        if not all(isinstance(v, str) for v in items):
+            raise ParamError(f"expected an array of numbers or of strings, got {value!r}")
+        return ArrayParam("string", array.shape, tuple(items))
+    if array.dtype.kind not in "biuf":
+        raise ParamError(f"expected an array of numbers or of strings, got {value!r}")
+    return ArrayParam(str(array.dtype), array.shape, tuple(array.ravel().tolist()))
+
+
+@dataclass(frozen=True)
+class GraphParam:
+    """A subgraph given as a parameter (an ONNX GRAPH attribute): its serialized bytes and
+    the operator sets (domain, version) its nodes are read with; the layer that reads it
+    parses it."""
+
+    data: bytes
+    opsets: tuple[tuple[str, int], ...] = ()
+
+
+def _graph_param(value: Any) -> GraphParam | None:
+    if value is None or isinstance(value, GraphParam):
+        return value
+    raise ParamError(f"expected a subgraph, got {type(value).__name__}")
+
+
 #: Parameter kinds: normaliser from a user's value to a hashable prop value.
 KINDS: dict[str, Callable[[Any], Any]] = {
+    "array": _array_param,
+    "graph": _graph_param,
     "int": _int,
     "ints": _ints,
     "shape": _shape,

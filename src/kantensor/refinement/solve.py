@@ -44,10 +44,12 @@ def refine(outputs: Variable | Sequence[Variable],
     nodes = toposort(outs)
     sizes = Sizes()
     for v in variables:
-        sizes.add(v)
+        if isinstance(v.type, TensorType):  # a sequence's or an optional's type stays
+            sizes.add(v)
     for node in nodes:  # every output of a node, also those the outputs do not use
         for o in node.outputs:
-            sizes.add(o)
+            if isinstance(o.type, TensorType):
+                sizes.add(o)
     units = [_given_unit(v, t, sizes) for v, t in _read_given(given, sizes)]
     for node in nodes:
         relation = node_relation(node)
@@ -57,7 +59,8 @@ def refine(outputs: Variable | Sequence[Variable],
     _by_cases(sizes, units)
     order = [v for v in variables if v.owner is None]
     order += [o for node in nodes for o in node.outputs]
-    return Refinement(outs, {v: sizes.type_of(v) for v in order})
+    return Refinement(outs, {v: sizes.type_of(v) if v in sizes.entries else v.type
+                             for v in order})
 
 
 def _read_given(given: Mapping | None, sizes: Sizes) -> list[tuple[Variable, TensorType]]:

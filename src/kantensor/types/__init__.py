@@ -1,6 +1,8 @@
-"""Tensors: TensorType, dtypes and promotion, TensorVariable, basic Ops."""
+"""Tensors: TensorType, dtypes and promotion, TensorVariable, basic Ops; the types of
+sequences of tensors and of optionals (ONNX's)."""
 
 from .basic_ops import SpecifyShape, specify_shape
+from .containers import OptionalType, SequenceType
 from .dim import Dim
 from .dtypes import (
     DTYPES,
@@ -25,7 +27,8 @@ from .variable import (
 )
 
 __all__ = [
-    "DTYPES", "SHORTCUTS", "Dim", "SpecifyShape", "TensorConstant", "TensorType",
+    "DTYPES", "SHORTCUTS", "Dim", "OptionalType", "SequenceType", "SpecifyShape",
+    "TensorConstant", "TensorType",
     "TensorVariable", "as_tensor_variable", "constant", "default_dtype", "dims",
     "get_default_dtype", "matrix",
     "promote_types", "result_type", "scalar", "set_default_dtype", "specify_shape", "tensor",

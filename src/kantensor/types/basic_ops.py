@@ -9,6 +9,7 @@ import numpy as np
 
 from ..graph.basic import Apply
 from ..graph.op import Op
+from .dtypes import NUMPY_STRING
 from .type import ShapeEntry, TensorType
 from .variable import as_tensor_variable
 
@@ -66,8 +67,11 @@ def _specify_shape_transfer(ttype: TensorType, var: Any) -> Any | None:
 
 
 def cast_array(value: Any, dtype: str) -> np.ndarray:
-    """``value`` as an ndarray of ``dtype``, integers wrapping around like C."""
+    """``value`` as an ndarray of ``dtype``, integers wrapping around like C (``string``
+    is NumPy's StringDType)."""
     arr = value if type(value) is np.ndarray else np.asarray(value)
+    if dtype == "string":  # a name NumPy does not know
+        dtype = NUMPY_STRING
     if arr.dtype == dtype:
         return arr
     with np.errstate(all="ignore"):

@@ -8,10 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from ...ops.params import ParamError
 from ...ops.sizes import SizeNames
 from ...ops.templates import builder, names, operand, reads_ranks, where
-from ..shared import value_entries
+from ..shared import NotKnown, value_entries
 
 
 def div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -165,7 +164,7 @@ def build_expand(types: tuple, shape_value: Any, **_: Any) -> dict[str, Any]:
     dims = names("a", x.ndim)
     k = shape.shape[0]
     if not isinstance(k, int):
-        raise ParamError("shape has an unknown length")
+        raise NotKnown("shape has an unknown length")
     target = value_entries(shape_value, k, "shape")
     sizes = SizeNames(tuple(target))
     n = max(k, x.ndim)

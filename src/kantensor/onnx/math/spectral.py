@@ -12,7 +12,7 @@ from ...ops.params import ParamError, normalize_axis
 from ...ops.sizes import SizeNames
 from ...ops.templates import builder, names, operand, where
 from ..dtypes import dtype_of
-from ..shared import rest_operands
+from ..shared import NotKnown, rest_operands
 
 
 @builder
@@ -53,7 +53,7 @@ def build_dft(types: tuple, given: tuple, dft_length_value: Any = None, axis_val
     """DFT (opset 20): the axis from the input ``axis`` (default -2)."""
     if 2 in given:
         if not axis_value or not isinstance(axis_value[0], int):
-            raise ParamError("DFT's axis must be constant")
+            raise NotKnown("DFT's axis must be constant")
         return _dft(types, given, dft_length_value, axis_value[0], onesided, inverse)
     return _dft(types, given, dft_length_value, -2, onesided, inverse)
 
@@ -127,9 +127,9 @@ def build_stft(types: tuple, given: tuple, frame_step_value: Any = None,
     else:
         length, window = None, "w"
     if not isinstance(step, int):
-        raise ParamError("STFT needs a constant frame_step")
+        raise NotKnown("STFT needs a constant frame_step")
     if length is None and window is None:
-        raise ParamError("STFT needs a constant frame_length or a window")
+        raise NotKnown("STFT needs a constant frame_length or a window")
     fl = str(length) if length is not None else window
     bins = f"({fl})//2+1" if onesided else fl
     operands = ["(b,l,c):T", "():I"]
@@ -166,5 +166,5 @@ def build_mel_weight_matrix(types: tuple, num_mel_bins_value: Any = None,
     mel = num_mel_bins_value[0] if num_mel_bins_value else None
     dft = dft_length_value[0] if dft_length_value else None
     if not isinstance(mel, int) or not isinstance(dft, int):
-        raise ParamError("MelWeightMatrix needs constant num_mel_bins and dft_length")
+        raise NotKnown("MelWeightMatrix needs constant num_mel_bins and dft_length")
     return {"y": f"({dft // 2 + 1},{mel})", "dt": dtype_of(output_datatype, "MelWeightMatrix")}

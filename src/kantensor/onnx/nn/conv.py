@@ -11,6 +11,7 @@ import numpy as np
 from ...ops.params import ParamError
 from ...ops.templates import builder, checked, names, operand, reads_ranks, where
 from ...types.numpy_dtypes import extreme_value
+from ..shared import NotKnown
 
 
 def _window(n: str, k: int | str, s: int, d: int, pb: int, pe: int, auto_pad: str,
@@ -74,7 +75,7 @@ def build_pool(types: tuple, kernel_shape: tuple | None = None, strides: tuple |
     else:
         kernel = kernel_shape
         if kernel is None:
-            raise ParamError("the kernel's spatial sizes must be known")
+            raise NotKnown("the kernel's spatial sizes must be known")
     strides = strides or (1,) * k
     dilations = dilations or (1,) * k
     pads = pads or (0,) * (2 * k)

@@ -12,7 +12,7 @@ import numpy as np
 from ...ops.params import ParamError
 from ...ops.sizes import SizeNames
 from ...ops.templates import builder, checked, names, operand, reads_ranks, where
-from ..shared import rest_operands
+from ..shared import NotKnown, rest_operands
 from .conv import any_operands
 
 
@@ -161,7 +161,7 @@ def build_col2im(types: tuple, image_shape_value: Any, block_shape_value: Any, *
     """Col2Im: (N, C * prod(block), L) -> (N, C, image...)."""
     image, block = image_shape_value, block_shape_value
     if image is None or block is None or not all(isinstance(v, int) for v in (*image, *block)):
-        raise ParamError("Col2Im needs constant image and block shapes")
+        raise NotKnown("Col2Im needs constant image and block shapes")
     k = math.prod(block)
     return {"x": "(n,cb,l)", "rest": rest_operands(types, 1),
             "y": operand(["n", f"cb//{k}", *image]), "fits": f" where cb % {k} == 0"}

@@ -8,9 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from ...ops.params import ParamError
 from ...ops.sizes import SizeNames
 from ...ops.templates import builder, names, operand, reads_ranks
+from ..shared import NotKnown
 
 
 @reads_ranks
@@ -94,11 +94,11 @@ def grid_sample(x: np.ndarray, grid: np.ndarray, *, align_corners: int = 0,
 def build_affine_grid(types: tuple, size_value: Any, **_: Any) -> dict[str, Any]:
     """AffineGrid: (N, H, W, 2) or (N, D, H, W, 3) from the size (N, C, spatial...)."""
     if size_value is None:
-        raise ParamError("AffineGrid needs a constant size")
+        raise NotKnown("AffineGrid needs a constant size")
     sizes = SizeNames(size_value)
     spatial = [sizes.text(v) if v is not None else None for v in size_value[2:]]
     if None in spatial:
-        raise ParamError("AffineGrid needs every size known")
+        raise NotKnown("AffineGrid needs every size known")
     k = len(spatial)
     return {"theta": f"(n,{k},{k + 1})", "sizes": sizes.operands(after=True),
             "y": operand(["n", *spatial, k])}

@@ -11,6 +11,7 @@ import numpy as np
 from ...ops.params import ParamError, normalize_axis
 from ...ops.sizes import SizeNames
 from ...ops.templates import builder, names, operand, product, reads_ranks, where
+from ..shared import NotKnown
 
 
 @reads_ranks
@@ -50,7 +51,7 @@ def build_gather_nd(types: tuple, batch_dims: int = 0, **_: Any) -> dict[str, An
     x, i = types
     q = i.shape[-1] if i.ndim else None
     if not isinstance(q, int):
-        raise ParamError("the indices' last axis must have a known size")
+        raise NotKnown("the indices' last axis must have a known size")
     dims, idx = names("a", x.ndim), names("i", i.ndim)
     return {"x": operand(dims), "i": operand([*idx[:-1], q]),
             "y": operand([*idx[:-1], *dims[batch_dims + q:]])}

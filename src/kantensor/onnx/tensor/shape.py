@@ -13,7 +13,7 @@ from ...ops.params import ParamError, normalize_axes, normalize_axis
 from ...ops.sizes import SizeNames
 from ...ops.templates import builder, names, operand, product, reads_ranks, where
 from ...types.dim import Dim
-from ..shared import constant_ints, rest_operands, value_entries
+from ..shared import NotKnown, constant_ints, rest_operands, value_entries
 
 
 def _unknown(prefix: str, n: int) -> tuple[list[str], list[str]]:
@@ -31,7 +31,7 @@ def build_reshape(types: tuple, shape_value: Any, allowzero: int, **_: Any) -> d
     if shape_value is None:
         k = shape.shape[0]
         if not isinstance(k, int):
-            raise ParamError("the output rank is unknown: shape has an unknown length")
+            raise NotKnown("the output rank is unknown: shape has an unknown length")
         out, clauses = _unknown("u", k)
         return {"x": operand(dims), "sizes": "", "y": operand(out),
                 "fits": where(clauses)}
@@ -147,36 +147,45 @@ def concat(*arrays: np.ndarray, axis: int) -> np.ndarray:
 
 
 @builder
-def build_unsqueeze(types: tuple, axes_value: Any, **_: Any) -> dict[str, Any]:
+def build_unsqueeze(types: tuple, axes_value: Any = None, axes: Any = None, **_: Any
+                    ) -> dict[str, Any]:
+    """Unsqueeze: the axes from the input (opset 13; a scalar is one axis, as the
+    runtimes take it) or the attribute (opsets 1 to 12)."""
     x = types[0]
-    n = x.ndim + len(axes_value or ())
-    axes = normalize_axes(constant_ints(axes_value, "axes"), n)
+    chosen = constant_ints(axes_value if axes is None else axes, "axes")
+    n = x.ndim + len(chosen)
+    picked = normalize_axes(chosen, n)
     dims = iter(names("a", x.ndim))
-    out = [1 if i in axes else next(dims) for i in range(n)]
-    return {"x": operand(names("a", x.ndim)), "y": operand(out),
-            "params": {"axes_value": axes}}
+    out = [1 if i in picked else next(dims) for i in range(n)]
+    given = "" if len(types) < 2 else ",()" if types[1].ndim == 0 else ",(k)"
+    return {"x": operand(names("a", x.ndim)), "y": operand(out), "rest": given,
+            "params": {"axes_value": picked} if axes is None else {"axes": picked}}
 
 
-def unsqueeze(x: np.ndarray, axes: np.ndarray, *, axes_value: tuple) -> np.ndarray:
-    return np.expand_dims(x, axes_value)
+def unsqueeze(x: np.ndarray, *rest: np.ndarray, axes_value: tuple = (), axes: tuple = ()
+              ) -> np.ndarray:
+    return np.expand_dims(x, axes or axes_value)
 
 
 @builder
-def build_squeeze(types: tuple, axes_value: Any = None, given: tuple = (0,), **_: Any
-                  ) -> dict[str, Any]:
-    """Squeeze: the given axes must be 1; without axes, those known to be 1."""
+def build_squeeze(types: tuple, axes_value: Any = None, given: tuple = (0,),
+                  axes: Any = None, **_: Any) -> dict[str, Any]:
+    """Squeeze: the given axes (the input's, opset 13; the attribute's, opsets 1 to 12)
+    must be 1; without axes, those known to be 1."""
     x = types[0]
     dims = names("a", x.ndim)
-    if 1 in given:
+    if axes is not None:
+        axes = normalize_axes(tuple(axes), x.ndim)
+    elif 1 in given:
         axes = normalize_axes(constant_ints(axes_value, "axes"), x.ndim)
     else:
         if any(d is None or isinstance(d, Dim) for d in x.shape):
-            raise ParamError("Squeeze without axes needs every size known")
+            raise NotKnown("Squeeze without axes needs every size known")
         axes = tuple(i for i, d in enumerate(x.shape) if d == 1)
     text = [1 if i in axes else d for i, d in enumerate(dims)]
     return {"x": operand(text), "rest": ",(k)" if 1 in given else "",
             "y": operand(d for i, d in enumerate(dims) if i not in axes),
-            "params": {"axes_value": axes}}
+            "params": {"axes_value": axes, "axes": axes}}
 
 
 def squeeze(x: np.ndarray, *rest: np.ndarray, axes_value: tuple, **_: Any) -> np.ndarray:
@@ -246,7 +255,7 @@ def build_slice(types: tuple, starts_value: Any, ends_value: Any, axes_value: An
     dims = names("a", x.ndim)
     n = len(types[1].shape) and types[1].shape[0]
     if not isinstance(n, int):
-        raise ParamError("starts has an unknown length")
+        raise NotKnown("starts has an unknown length")
     axes = list(range(n)) if 3 not in given else value_entries(axes_value, n, "axes")
     steps = [1] * n if 4 not in given else value_entries(steps_value, n, "steps")
     starts, ends = value_entries(starts_value, n, "starts"), value_entries(ends_value, n, "ends")

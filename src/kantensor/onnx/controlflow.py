@@ -1,0 +1,443 @@
+"""ONNX's control-flow family (``onnx/defs/controlflow``): If, Loop, Scan and
+SequenceMap (``signatures/onnx/controlflow.toml``), each handler beside its kernel.
+
+**If** types both branches. A condition known when the model is read picks its branch's
+types (and values); otherwise each output is the join of the branches': a size they
+agree on is kept, one they do not is unknown, with a :class:`~.subgraph.SizeNote` whose
+cases say which size each value of the condition gives (written as a size condition,
+``n == 1``, when the condition compares sizes, else as the condition input's value).
+
+**Loop** and **Scan** type their body once, with each size of a carried value a symbol
+of its own, and read off how an iteration changes it (:mod:`.recurrence`): unchanged,
+grown by a fixed step (a Concat of a fixed size, a KV cache's one more position), set to
+a fixed size; those are solved in closed form in the number of iterations (``n0 +
+k*iters``); any other change leaves the size unknown, with the reason. The number of
+iterations is the trip count when the condition is known true and the body keeps it
+true, 0 when it is known false, the scan axis' size for Scan; otherwise it is a size of
+its own, named after the node (``loop_iters``), with the conditions ``0 <= loop_iters``
+and ``loop_iters <= M`` recorded on the node. Scan outputs get the iteration axis.
+
+**SequenceMap** types its body on each element (each element's own type when the
+sequence states them) and gives sequences as long as its input.
+
+Each node runs its subgraphs as compiled kantensor functions (:class:`~.subgraph.Runner`)
+when the graph runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import onnx
+
+from ..graph.type import Type
+from ..ops.params import normalize_axis
+from ..types.containers import SequenceType, join_shapes
+from ..types.dim import Dim
+from ..types.type import TensorType
+from .recurrence import Recurrence, after_any, iteration_count, runtime_types, scope_names
+from .registry import UnsupportedOp
+from .sequence import apply, scalar_value
+from .structured import Structured
+from .subgraph import (
+    Notes,
+    Runner,
+    SizeCondition,
+    join_types,
+    output_types,
+    runner,
+    stacked,
+)
+
+
+def _truth(value: np.ndarray | None) -> bool | None:
+    """A known condition's truth (None: unknown, or not one element)."""
+    if value is None or np.size(value) != 1 or np.asarray(value).dtype == object:
+        return None
+    return bool(np.asarray(value).reshape(-1)[0])
+
+
+def _values_equal(a: np.ndarray | None, b: np.ndarray | None) -> bool:
+    return a is not None and b is not None and a.shape == b.shape and a.dtype == b.dtype \
+        and bool(np.all(a == b))
+
+
+# -- If ---------------------------------------------------------------------------------
+#: Comparison ops whose value, on sizes, is a size condition; and its negation.
+_COMPARE = {"Equal": ("==", "!="), "Less": ("<", ">="), "Greater": (">", "<="),
+            "LessOrEqual": ("<=", ">"), "GreaterOrEqual": (">=", "<")}
+
+
+def condition_texts(scope: Any, name: str) -> tuple[str, str]:
+    """How the cases of a condition input ``name`` are written: as a size condition
+    when a comparison of sizes known when the model is read computes it (``n == 1`` and
+    ``n != 1``), else as the input's value (``name`` and ``not name``)."""
+    producer = {o: n for n in scope.proto.node for o in n.output}.get(name)
+    negate = False
+    while producer is not None and producer.op_type == "Not" and producer.input:
+        negate = not negate
+        producer = {o: n for n in scope.proto.node for o in n.output}.get(producer.input[0])
+    if producer is not None and producer.op_type in _COMPARE and len(producer.input) == 2:
+        sides = [scalar_value(scope, n) for n in producer.input]
+        if all(s is not None for s in sides) and any(isinstance(s, Dim) for s in sides):
+            yes, no = _COMPARE[producer.op_type]
+            left, right = (str(s).replace(" ", "") for s in sides)
+            texts = f"{left} {yes} {right}", f"{left} {no} {right}"
+            return texts[::-1] if negate else texts
+    return name, f"not {name}"
+
+
+class If(Structured):
+    attributes = {"then_branch": "graph", "else_branch": "graph"}
+
+    def read(self, scope: Any, node: onnx.NodeProto, label: str) -> list:
+        attrs = scope.attributes(node, self, label)
+        if "then_branch" not in attrs or "else_branch" not in attrs:
+            raise TypeError("If needs both its then_branch and else_branch")
+        c = scope.var(node.input[0], node)
+        if not isinstance(c.type, TensorType) or c.type.dtype != "bool" or \
+                any(d != 1 for d in c.type.shape if isinstance(d, int)):
+            raise TypeError(f"the condition must be one bool, got {c.type}")
+        cond = _truth(scope.value(node.input[0]))
+        subs: dict[bool, Any] = {}
+        failed: dict[bool, Exception] = {}
+        for truth, key in ((True, "then_branch"), (False, "else_branch")):
+            try:
+                sub = scope.child(attrs[key], [])
+                subs[truth] = (sub, output_types(sub, f"{label}: {key}"))
+            except (UnsupportedOp, TypeError, ValueError, IndexError) as exc:
+                if cond is None or cond == truth:  # a branch that never runs may be
+                    raise  # anything (a dead branch of an export may fail its sizes)
+                failed[truth] = exc
+        live = [subs[cond]] if cond is not None else [subs[True], subs[False]]
+        counts = {len(types) for _, types in live}
+        if len(counts) > 1 or counts != {len(node.output)}:
+            raise TypeError(f"the branches give {' and '.join(map(str, sorted(counts)))} "
+                            f"outputs, the node has {len(node.output)}")
+        notes = Notes(label)
+        types, values = self.join(scope, node, live, notes)
+        names = [n for n in dict.fromkeys(n for sub, _ in subs.values() for n in sub.captured)]
+        outer = [scope.var(n, node) for n in names]
+        runners = {truth: runner(sub, f"{label}: {'then' if truth else 'else'}_branch")
+                   if scope.graph else None for truth, (sub, _) in subs.items()}
+        outs = apply("If", if_, tuple(types), [c, *outer], then=runners.get(True),
+                     other=runners.get(False), names=tuple(names))
+        if notes.found:
+            outs[0].owner.tag["notes"] = tuple(notes.found)
+        return list(zip(outs, values, strict=True))
+
+    @staticmethod
+    def join(scope: Any, node: onnx.NodeProto, live: list, notes: Notes
+             ) -> tuple[list[Type], list]:
+        if len(live) == 1:
+            sub, types = live[0]
+            return types, [sub.value(info.name) if isinstance(t, TensorType) else None
+                           for info, t in zip(sub.proto.output, types, strict=True)]
+        (a, ta), (b, tb) = live
+        yes, no = condition_texts(scope, node.input[0])
+        types, values = [], []
+        for k, (x, y) in enumerate(zip(ta, tb, strict=True)):
+            name = node.output[k] or f"output {k}"
+            t, differ = join_types(x, y, f"output {k}")
+            for axis, then_size, else_size in differ:
+                notes.add(name, axis, "the branch the condition picks decides it",
+                          ((yes, then_size), (no, else_size)))
+            types.append(t)
+            va, vb = (s.value(i.name) if isinstance(t, TensorType) else None
+                      for s, i in ((a, a.proto.output[k]), (b, b.proto.output[k])))
+            values.append(va if _values_equal(va, vb) else None)
+        return types, values
+
+
+def if_(cond: np.ndarray, *outer: Any, then: Runner | None, other: Runner | None,
+        names: tuple[str, ...]) -> Any:
+    branch = then if bool(np.asarray(cond).reshape(-1)[0]) else other
+    if branch is None:
+        raise RuntimeError("If: the branch taken was not typed when the model was read")
+    values = dict(zip(names, outer, strict=True))
+    out = branch(*(values[n] for n in branch.captured))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+# -- Loop -------------------------------------------------------------------------------
+class Loop(Structured):
+    attributes = {"body": "graph"}
+
+    def read(self, scope: Any, node: onnx.NodeProto, label: str) -> list:
+        attrs = scope.attributes(node, self, label)
+        if "body" not in attrs:
+            raise TypeError("Loop needs its body")
+        names = [*node.input, "", ""][:max(2, len(node.input))]
+        m_name, c_name, carried_names = names[0], names[1], names[2:]
+        present = (bool(m_name), bool(c_name))
+        ins = [scope.var(n, node) for n in names if n]
+        carried = ins[sum(present):]
+        for what, name in (("the trip count", m_name), ("the condition", c_name)):
+            t = scope.type_of(name, node) if name else None
+            if t is not None and (not isinstance(t, TensorType) or
+                                  any(d != 1 for d in t.shape)):
+                raise TypeError(f"{what} must be one value, got {t}")
+        trips = scalar_value(scope, m_name) if m_name else None
+        start = _truth(scope.value(c_name)) if c_name else True
+        n_carried = len(carried)
+        n_scan = len(node.output) - n_carried
+        if n_scan < 0:
+            raise TypeError(f"{n_carried} carried values but {len(node.output)} outputs")
+        notes = Notes(label)
+        rec = Recurrence(scope, attrs["body"], [v.type for v in carried], label, notes,
+                         lead=[TensorType("int64", ()), TensorType("bool", ())],
+                         index=True)
+        count, facts = iteration_count(label, trips, bool(m_name), start,
+                                       rec.condition(), notes, scope_names(scope))
+        finals, scans = rec.solve(count, n_scan, [o for o in node.output])
+        empty = [_declared(attrs["body"].output[1 + n_carried + j], t)
+                 for j, t in enumerate(scans)]
+        types = [*finals, *(TensorType(t.dtype, (count, *(after_any(z, e, count) for z, e in
+                                                         zip(zero, t.shape, strict=True))))
+                            for t, zero in zip(scans, empty, strict=True))]
+        body = None
+        outer_names: list[str] = []
+        if scope.graph:
+            formal = [TensorType("int64", ()), TensorType("bool", ()),
+                      *runtime_types(rec, [v.type for v in carried])]
+            body = runner(scope.child(attrs["body"], formal, graph=True), f"{label}: body")
+            outer_names = list(body.captured)
+        outer = [scope.var(n, node) for n in outer_names]
+        outs = apply("Loop", loop, tuple(types), [*ins, *outer], body=body,
+                     present=present, n_carried=n_carried,
+                     scans=tuple((t.dtype, z) for t, z in zip(scans, empty, strict=True)))
+        owner = outs[0].owner
+        if notes.found:
+            owner.tag["notes"] = tuple(notes.found)
+        if facts:
+            owner.tag["conditions"] = tuple(facts)
+        values = [None] * len(outs)
+        if count == 0:  # the initial values, untouched
+            values[:n_carried] = [scope.value(n) if isinstance(v.type, TensorType) else None
+                                  for n, v in zip(carried_names, carried, strict=True)]
+        return list(zip(outs, values, strict=True))
+
+
+def _declared(info: onnx.ValueInfoProto, t: TensorType) -> tuple[int, ...]:
+    """A scan output's per-iteration shape after no iteration, as onnxruntime makes it:
+    the sizes the body's output declares as ints, the others 0."""
+    dims = info.type.tensor_type.shape.dim if info.type.HasField("tensor_type") else []
+    if len(dims) != t.ndim:
+        return (0,) * t.ndim
+    return tuple(d.dim_value if d.HasField("dim_value") else 0 for d in dims)
+
+
+def loop(*args: Any, body: Runner, present: tuple[bool, bool], n_carried: int,
+         scans: tuple[tuple[str, tuple[int, ...]], ...]) -> Any:
+    it = iter(args)
+    trips = int(np.asarray(next(it)).reshape(-1)[0]) if present[0] else None
+    cond = bool(np.asarray(next(it)).reshape(-1)[0]) if present[1] else True
+    carried = [next(it) for _ in range(n_carried)]
+    outer = list(it)
+    collected: list[list] = [[] for _ in scans]
+    i = 0
+    while cond and (trips is None or i < trips):
+        out = body(np.array(i, dtype=np.int64), np.array(cond), *carried, *outer)
+        cond = bool(np.asarray(out[0]).reshape(-1)[0])
+        carried = out[1:1 + n_carried]
+        for k, value in enumerate(out[1 + n_carried:]):
+            collected[k].append(value)
+        i += 1
+    result = [*carried, *(stacked(c, dtype, zero) for c, (dtype, zero) in
+                          zip(collected, scans, strict=True))]
+    return result[0] if len(result) == 1 else tuple(result)
+
+
+# -- Scan -------------------------------------------------------------------------------
+class Scan(Structured):
+    attributes = {"body": "graph", "num_scan_inputs": "int", "scan_input_axes": "ints",
+                  "scan_input_directions": "ints", "scan_output_axes": "ints",
+                  "scan_output_directions": "ints", "directions": "ints"}
+
+    def read(self, scope: Any, node: onnx.NodeProto, label: str) -> list:
+        attrs = scope.attributes(node, self, label)
+        if "body" not in attrs or "num_scan_inputs" not in attrs:
+            raise TypeError("Scan needs its body and num_scan_inputs")
+        batched = scope.opset is not None and scope.opset < 9  # Scan-8: a batch axis
+        names = list(node.input)
+        lens_name = names.pop(0) if batched else ""
+        ins = [scope.var(n, node) for n in names]
+        m = attrs["num_scan_inputs"]
+        n_state = len(ins) - m
+        if not 1 <= m <= len(ins):
+            raise TypeError(f"num_scan_inputs is {m}; the node has {len(ins)} inputs "
+                            "(at least one of them scanned)")
+        if len(node.output) < n_state:
+            raise TypeError(f"{n_state} loop state variables but {len(node.output)} "
+                            "outputs")
+        types = [v.type for v in ins]
+        for i, t in enumerate(types):
+            if not isinstance(t, TensorType):
+                raise TypeError(f"Scan takes tensors, input {i} is {t}")
+            if batched and t.ndim < 1 + (i >= n_state):
+                raise TypeError(f"input {i} has no batch axis")
+        batch = None
+        if batched:
+            batch = join_shapes([(t.shape[0],) for t in types])
+            batch = batch[0] if batch else None
+            types = [TensorType(t.dtype, t.shape[1:]) for t in types]
+        in_axes = [normalize_axis(a, types[n_state + j].ndim) for j, a in enumerate(
+            attrs.get("scan_input_axes", (0,) * m))] if not batched else [0] * m
+        in_dirs = tuple(attrs.get("scan_input_directions", attrs.get("directions", (0,) * m)))
+        lengths = [types[n_state + j].shape[a] for j, a in enumerate(in_axes)]
+        known = [n for n in lengths if n is not None]
+        count = known[0] if known else None
+        if any(isinstance(a, int) and isinstance(b, int) and a != b
+               for a in known for b in known):
+            raise ValueError(f"the scan inputs have different lengths {lengths}")
+        facts = [SizeCondition(count, "==", n, label) for n in dict.fromkeys(known[1:])
+                 if n != count]  # scanned together: one length
+        slices = [TensorType(t.dtype, t.shape[:a] + t.shape[a + 1:])
+                  for t, a in zip(types[n_state:], in_axes, strict=True)]
+        notes = Notes(label)
+        rec = Recurrence(scope, attrs["body"], types[:n_state], label, notes, tail=slices)
+        n_scan = len(node.output) - n_state
+        finals, scans = rec.solve(count, n_scan, list(node.output))
+        out_axes = [normalize_axis(a, t.ndim + 1) for a, t in zip(
+            attrs.get("scan_output_axes", (0,) * n_scan), scans, strict=False)] \
+            if not batched else [0] * n_scan
+        out_dirs = tuple(attrs.get("scan_output_directions", attrs.get(
+            "directions", (0,) * n_scan) if not batched else (0,) * n_scan))
+        outs_t = [*finals, *(TensorType(t.dtype, t.shape[:a] + (count,) + t.shape[a:])
+                             for t, a in zip(scans, out_axes, strict=True))]
+        if batched:
+            outs_t = [TensorType(t.dtype, (batch, *t.shape)) for t in outs_t]
+        body = None
+        outer_names: list[str] = []
+        if scope.graph:
+            formal = [*runtime_types(rec, types[:n_state]), *slices]
+            body = runner(scope.child(attrs["body"], formal, graph=True), f"{label}: body")
+            outer_names = list(body.captured)
+        lens = [scope.var(lens_name, node)] if lens_name else []
+        outer = [scope.var(n, node) for n in outer_names]
+        outs = apply("Scan", scan, tuple(outs_t), [*lens, *ins, *outer], body=body,
+                     n_state=n_state, n_scan_in=m, in_axes=tuple(in_axes),
+                     in_dirs=in_dirs, out_axes=tuple(out_axes), out_dirs=out_dirs,
+                     scans=tuple(scans), batched=batched, has_lens=bool(lens_name))
+        if notes.found:
+            outs[0].owner.tag["notes"] = tuple(notes.found)
+        if facts:
+            outs[0].owner.tag["conditions"] = tuple(facts)
+        return [(o, None) for o in outs]
+
+
+def _scan_once(body: Runner, states: list, xs: list, outer: list, count: int,
+               in_axes: tuple, in_dirs: tuple, out_axes: tuple, out_dirs: tuple,
+               scans: tuple) -> list:
+    collected: list[list] = [[] for _ in scans]
+    for t in range(count):
+        slices = [np.take(x, count - 1 - t if d else t, axis=a)
+                  for x, a, d in zip(xs, in_axes, in_dirs, strict=True)]
+        out = body(*states, *slices, *outer)
+        states = out[:len(states)]
+        for k, value in enumerate(out[len(states):]):
+            collected[k].append(value)
+    stacks = [stacked(c[::-1] if d else c, t.numpy_dtype, (0,) * t.ndim, a)
+              for c, t, a, d in zip(collected, scans, out_axes, out_dirs, strict=True)]
+    return [*states, *stacks]
+
+
+def scan(*args: Any, body: Runner, n_state: int, n_scan_in: int, in_axes: tuple,
+         in_dirs: tuple, out_axes: tuple, out_dirs: tuple, scans: tuple, batched: bool,
+         has_lens: bool) -> Any:
+    args = list(args)
+    lens = args.pop(0) if has_lens else None
+    states, xs = args[:n_state], args[n_state:n_state + n_scan_in]
+    outer = args[n_state + n_scan_in:]
+    if not batched:
+        count = xs[0].shape[in_axes[0]] if xs else 0
+        result = _scan_once(body, states, xs, outer, count, in_axes, in_dirs, out_axes,
+                            out_dirs, scans)
+    else:
+        per_batch = []
+        full = xs[0].shape[1] if xs else 0
+        for b in range(states[0].shape[0] if states else xs[0].shape[0]):
+            count = full if lens is None else int(lens[b])
+            one = _scan_once(body, [s[b] for s in states], [x[b, :count] for x in xs],
+                             outer, count, in_axes, in_dirs, out_axes, out_dirs, scans)
+            for k in range(n_state, len(one)):  # scan outputs padded to the full length
+                pad = [(0, 0)] * one[k].ndim
+                pad[0] = (0, full - count)
+                one[k] = np.pad(one[k], pad)
+            per_batch.append(one)
+        result = [np.stack(parts) for parts in zip(*per_batch, strict=True)]
+    return result[0] if len(result) == 1 else tuple(result)
+
+
+# -- SequenceMap ------------------------------------------------------------------------
+class SequenceMap(Structured):
+    attributes = {"body": "graph"}
+
+    def read(self, scope: Any, node: onnx.NodeProto, label: str) -> list:
+        attrs = scope.attributes(node, self, label)
+        if "body" not in attrs:
+            raise TypeError("SequenceMap needs its body")
+        ins = [scope.var(n, node) for n in node.input if n]
+        if not ins or not isinstance(ins[0].type, SequenceType):
+            raise TypeError("SequenceMap's first input must be a sequence")
+        seqs = [v.type for v in ins if isinstance(v.type, SequenceType)]
+        lengths = {s.length for s in seqs if s.length is not None}
+        ints = {n for n in lengths if isinstance(n, int)}
+        if len(ints) > 1:
+            raise ValueError(f"the sequences have different lengths {sorted(ints)}")
+        length = seqs[0].length if seqs[0].length is not None else \
+            next(iter(lengths), None)
+
+        def element(t: Type, i: int | None) -> Type:
+            if not isinstance(t, SequenceType):
+                return t
+            e = t.at(i) if i is not None else t.element
+            if e is None:
+                raise UnsupportedOp(f"the rank of the elements of {t} is not known")
+            return e
+
+        per: list[list[Type]] | None = None
+        if isinstance(length, int) and any(s.elements is not None for s in seqs) and \
+                length <= 64:
+            per = [output_types(scope.child(attrs["body"], [element(v.type, i) for v in ins],
+                                        graph=False), label) for i in range(length)]
+        shared = output_types(scope.child(attrs["body"], [element(v.type, None) for v in ins],
+                                      graph=False), label)
+        types: list[Type] = []
+        for k, t in enumerate(shared):
+            if not isinstance(t, TensorType):
+                raise UnsupportedOp(f"the body's output {k} is {t}; SequenceMap makes "
+                                    "sequences of tensors")
+            if per is not None:
+                types.append(SequenceType(t.dtype, elements=[p[k] for p in per]))
+            else:
+                types.append(SequenceType(t.dtype, t.shape, length))
+        body = None
+        outer_names: list[str] = []
+        if scope.graph:
+            body = runner(scope.child(attrs["body"], [element(v.type, None) for v in ins],
+                                      graph=True), f"{label}: body")
+            outer_names = list(body.captured)
+        outer = [scope.var(n, node) for n in outer_names]
+        kinds = tuple(isinstance(v.type, SequenceType) for v in ins)
+        outs = apply("SequenceMap", sequence_map, tuple(types), [*ins, *outer], body=body,
+                     kinds=kinds)
+        return [(o, None) for o in outs]
+
+
+def sequence_map(*args: Any, body: Runner, kinds: tuple[bool, ...]) -> Any:
+    ins, outer = args[:len(kinds)], args[len(kinds):]
+    n = len(ins[0])
+    collected: list[list] = []
+    for i in range(n):
+        out = body(*(x[i] if seq else x for x, seq in zip(ins, kinds, strict=True)), *outer)
+        if not collected:
+            collected = [[] for _ in out]
+        for k, value in enumerate(out):
+            collected[k].append(value)
+    result = collected or [[] for _ in range(len(body.outputs))]
+    return result[0] if len(result) == 1 else tuple(result)
+
+
+__all__ = ["If", "Loop", "Scan", "SequenceMap"]

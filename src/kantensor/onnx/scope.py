@@ -1,0 +1,148 @@
+"""The scopes of an ONNX model: a subgraph (an If's branch, a Loop's body) is read in the
+scope of its node's graph, whose values it *captures* (its stand-ins of them are inputs
+of its function, and the outer Variables inputs of the node); and the nodes a
+:class:`~.structured.Structured` handler types (sequences, optionals, control flow)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import onnx
+
+from ..graph.basic import Variable
+from ..graph.type import Type
+from ..types.type import TensorType
+from .dtypes import UnsupportedType
+from .protos import OnnxImportError, attribute_value, label, proto_type
+from .registry import OnnxOp, UnsupportedOp
+from .shared import NotKnown
+from .structured import Structured
+
+#: The deepest a subgraph may lie in subgraphs (an If in a Loop's body is at depth 2): a
+#: Loop's body is read once or a few times (its symbolic typing, a fixpoint, the function
+#: it runs as), so reading time grows with the nesting; a deeper node is left untyped.
+MAX_DEPTH = 8
+
+
+class Scope:
+    """What the importer's reader does with scopes and structured nodes (a mixin of
+    :class:`kantensor.onnx.importer._Reader`: ``parent`` is the reader of the graph
+    around, ``depth`` how many subgraphs deep it is, ``types``, ``values``, ``untyped``,
+    ``outer`` and ``captured`` its own)."""
+
+    def output(self, name: str) -> Variable:
+        """The Variable of an output of the graph; the error of the unsupported node it
+        depends on if it has none."""
+        why = self.untyped.get(name)
+        if why is not None:
+            raise type(why)(f"output {name!r} is not typed: {why}") from why
+        return self.var(name, None)
+
+    def find(self, name: str) -> Type | None:
+        """The type of ``name`` here or in an outer scope (None if untyped or unknown)."""
+        reader: Scope | None = self
+        while reader is not None:
+            t = reader.types.get(name)
+            if t is not None or name in reader.untyped:
+                return t
+            reader = reader.parent
+        return None
+
+    def _capture(self, name: str) -> Type | None:
+        """Bring an outer scope's ``name`` into this one (its type and known value; the
+        scope around captures it first when it is its own outer scope's); its error if
+        it is untyped there; None if no scope defines it."""
+        outer = self.parent
+        if outer is None:
+            return None
+        t = outer.types.get(name)
+        if t is None:
+            if name in outer.untyped:
+                raise outer.untyped[name]
+            t = outer._capture(name)
+            if t is None:
+                return None
+        self.types[name] = t
+        self.outer.add(name)
+        value = outer.value(name) if isinstance(t, TensorType) else None
+        if value is not None:
+            self.values[name] = value
+            if name in outer.value_keys:
+                self.value_keys[name] = outer.value_keys[name]
+        if name in outer.notes:
+            self.notes[name] = outer.notes[name]
+        return t
+
+    def child(self, proto: onnx.GraphProto, formal: list[Type],
+              values: Sequence[np.ndarray | None] = (), graph: bool | None = None
+              ) -> Any:
+        """A subgraph of a node of this graph (a reader of the same class), read with its
+        inputs of the types ``formal`` (and the known ``values``), its outer scope this
+        graph; ``graph`` (default: as this reader) builds its Variables to be run."""
+        if self.depth >= MAX_DEPTH:
+            raise UnsupportedOp(f"subgraphs nested more than {MAX_DEPTH} deep (the limit "
+                                "kantensor.onnx.scope.MAX_DEPTH) are not typed")
+        sub = type(self)(self.model, self.graph if graph is None else graph, proto, self)
+        sub.read_sources(formal, values)
+        sub.read_nodes()
+        return sub
+
+    def handler(self, entry: OnnxOp, node: onnx.NodeProto) -> Structured | None:
+        """The handler typing ``node``: its entry's when the entry is structured, the
+        entry's ``containers`` handler when an input is a sequence or an optional."""
+        if entry.structured:
+            return entry.op
+        if entry.containers is not None and any(
+                n and not isinstance(self.find(n), TensorType | None) for n in node.input):
+            return entry.containers
+        return None
+
+    def structured(self, handler: Structured, node: onnx.NodeProto) -> None:
+        """Type and build ``node`` by its handler (see :mod:`.structured`)."""
+        named = label(node)
+        try:
+            typed = handler.read(self, node, named)
+        except (UnsupportedOp, UnsupportedType, NotKnown, OnnxImportError):
+            raise
+        except (TypeError, ValueError, IndexError) as exc:
+            message = f"node {named!r} ({node.op_type}): {exc}"
+            try:
+                error = type(exc)(message)
+            except TypeError:
+                error = OnnxImportError(message)
+            raise error from exc
+        apply = None
+        for name, (var, value) in zip(node.output, typed, strict=False):
+            if not name or var is None:
+                continue
+            var.name = name
+            self.vars[name] = var
+            self.types[name] = var.type
+            apply = apply or var.owner
+            if value is not None:
+                self.values[name] = value
+        if apply is not None and node.name:
+            apply.tag["name"] = node.name
+
+    def attributes(self, node: onnx.NodeProto, handler: Structured, named: str
+                   ) -> dict[str, Any]:
+        """The node's attributes as a structured handler takes them: GRAPH attributes as
+        GraphProtos, TYPE_PROTO ones as kantensor types; UnsupportedOp for one the
+        handler does not take."""
+        out: dict[str, Any] = {}
+        for attr in node.attribute:
+            kind = handler.attributes.get(attr.name)
+            if kind is None:
+                raise UnsupportedOp(f"node {named!r} ({node.op_type}): attribute "
+                                    f"{attr.name!r} is not supported; supported: "
+                                    f"{', '.join(sorted(handler.attributes)) or 'none'}")
+            if kind == "graph":
+                out[attr.name] = attr.g
+            elif kind == "type":
+                out[attr.name] = proto_type(attr.tp, f"node {named!r}: attribute "
+                                            f"{attr.name!r}")
+            else:
+                out[attr.name] = attribute_value(attr)
+        return out

@@ -1,0 +1,93 @@
+"""ONNX's training family (``onnx/defs/training``, domain ``ai.onnx.preview.training``):
+the optimizers Adagrad, Adam and Momentum (``signatures/onnx/training.toml``), each
+op's builder beside its kernel. Each takes a learning rate ``R``, an update count ``T``
+and groups of tensors, one tensor per optimized value in each group (the values, their
+gradients, their accumulated states), and gives the updated values and states, each of
+its value's shape (a named group of sizes shared by a value, its gradient and states).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..ops.params import ParamError
+from ..ops.templates import reads_ranks
+
+
+def _optimizer(types: tuple, groups: int, outs: int) -> dict[str, Any]:
+    """The operands of ``groups`` groups of tensors in, ``outs`` groups out."""
+    n = len(types) - 2
+    if n <= 0 or n % groups:
+        raise ParamError(f"expected {groups} groups of tensors of one length after R and "
+                         f"T, got {n} tensors")
+    k = n // groups
+    one = [f"(*s{i}):X" for i in range(k)]
+    return {"inputs": "".join(f",{o}" for _ in range(groups) for o in one),
+            "outs": ",".join(o for _ in range(outs) for o in one)}
+
+
+@reads_ranks
+def build_adagrad(types: tuple, **_: Any) -> dict[str, Any]:
+    """Adagrad: values, gradients, squared-gradient sums in; values, sums out."""
+    return _optimizer(types, 3, 2)
+
+
+@reads_ranks
+def build_adam(types: tuple, **_: Any) -> dict[str, Any]:
+    """Adam: values, gradients, first and second moments in; values, moments out."""
+    return _optimizer(types, 4, 3)
+
+
+@reads_ranks
+def build_momentum(types: tuple, **_: Any) -> dict[str, Any]:
+    """Momentum: values, gradients, velocities in; values, velocities out."""
+    return _optimizer(types, 3, 2)
+
+
+def _split(tensors: tuple, groups: int) -> list[tuple]:
+    k = len(tensors) // groups
+    return [tensors[g * k:(g + 1) * k] for g in range(groups)]
+
+
+def adagrad(r: np.ndarray, t: np.ndarray, *tensors: np.ndarray, norm_coefficient: float = 0.0,
+            decay_factor: float = 0.0, epsilon: float = 0.0) -> tuple:
+    xs, gs, hs = _split(tensors, 3)
+    rate = r / (1 + t * decay_factor)
+    new_x, new_h = [], []
+    for x, g, h in zip(xs, gs, hs, strict=True):
+        g = norm_coefficient * x + g
+        h = h + g * g
+        new_x.append(x - rate * g / (np.sqrt(h) + epsilon))
+        new_h.append(h)
+    return (*new_x, *new_h)
+
+
+def adam(r: np.ndarray, t: np.ndarray, *tensors: np.ndarray, alpha: float = 0.9,
+         beta: float = 0.999, epsilon: float = 0.0, norm_coefficient: float = 0.0,
+         norm_coefficient_post: float = 0.0) -> tuple:
+    xs, gs, vs, hs = _split(tensors, 4)
+    rate = r * np.sqrt(1 - beta ** t) / (1 - alpha ** t) if t > 0 else r
+    new_x, new_v, new_h = [], [], []
+    for x, g, v, h in zip(xs, gs, vs, hs, strict=True):
+        g = norm_coefficient * x + g
+        v = alpha * v + (1 - alpha) * g
+        h = beta * h + (1 - beta) * g * g
+        new_x.append((1 - norm_coefficient_post) * (x - rate * v / (np.sqrt(h) + epsilon)))
+        new_v.append(v)
+        new_h.append(h)
+    return (*new_x, *new_v, *new_h)
+
+
+def momentum(r: np.ndarray, t: np.ndarray, *tensors: np.ndarray, alpha: float,
+             beta: float, mode: str, norm_coefficient: float) -> tuple:
+    xs, gs, vs = _split(tensors, 3)
+    step = beta if t > 0 else 1
+    new_x, new_v = [], []
+    for x, g, v in zip(xs, gs, vs, strict=True):
+        g = norm_coefficient * x + g
+        v = alpha * v + step * g
+        new_x.append(x - r * (g + alpha * v if mode == "nesterov" else v))
+        new_v.append(v)
+    return (*new_x, *new_v)
