@@ -26,7 +26,8 @@ import numpy as np
 
 from ..graph.type import Type
 from ..types.containers import OptionalType, SequenceType, join_shapes
-from ..types.dim import Dim, dim_min, free_symbols, substitute
+from ..types.dim import Dim, dim_min
+from ..types.symbols import free_symbols, substitute
 from ..types.type import TensorType
 from .subgraph import Notes, SizeCondition, base_name, fresh_names, names_in, output_types
 

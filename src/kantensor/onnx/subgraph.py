@@ -26,7 +26,8 @@ from ..graph.basic import Variable
 from ..graph.type import Type
 from ..graph.walk import toposort
 from ..types.containers import OptionalType, SequenceType, join_shapes
-from ..types.dim import Dim, free_symbols, substitute
+from ..types.dim import Dim
+from ..types.symbols import free_symbols, substitute
 from ..types.type import TensorType
 from .registry import UnsupportedOp
 
