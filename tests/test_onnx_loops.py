@@ -20,8 +20,9 @@ from onnx import TensorProto, helper, numpy_helper
 
 import kantensor as kt
 from kantensor.onnx import from_onnx, size_conditions, size_notes
-from kantensor.types.dim import Dim, free_symbols, substitute
+from kantensor.types.dim import Dim
 from kantensor.types.dimfacts import NO_SOLUTION, solve_for
+from kantensor.types.symbols import free_symbols, substitute
 from onnx_cases import _as_array, cases, op_types, prepared
 
 F, B, I64 = TensorProto.FLOAT, TensorProto.BOOL, TensorProto.INT64

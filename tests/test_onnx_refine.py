@@ -19,7 +19,7 @@ import kantensor as kt
 from kantensor.graph.walk import toposort
 from kantensor.onnx import from_onnx
 from kantensor.ops.op import TemplateOp
-from kantensor.types.dim import substitute
+from kantensor.types.symbols import substitute
 from onnx_cases import cases, prepared
 
 F = TensorProto.FLOAT
