@@ -8,7 +8,7 @@ included) and the graph. When the function cannot be typed, the error says which
 of the user's function failed, and why, in kantensor's words.
 
 While the function runs, NumPy's entries that cannot dispatch (creation functions,
-samplers, ``math``, ``len``/``int``/``range``) reach kantensor (:mod:`.patches`), and
+samplers, ``math``, ``len``/``int``/``range``) reach kantensor (:mod:`.namespaces`), and
 writing into arrays rebinds them to functional updates (:mod:`.trace`).
 """
 
@@ -28,8 +28,9 @@ import numpy as np
 from ..graph.basic import Variable
 from ..graph.fgraph import FunctionGraph
 from ..types.type import TensorType
+from .code import own_package
 from .display import shape_result_html
-from .patches import patched
+from .namespaces import installed, reach, traced_kwargs
 from .trace import Trace, tracing
 
 #: Frames in these folders are not the user's code.
@@ -104,23 +105,6 @@ def _flatten(result: Any, fn: Any) -> tuple[Variable, ...]:
     return tuple(values)
 
 
-def _namespaces(fn: Any) -> list[dict[str, Any]]:
-    """The module globals the traced code looks ``len``, ``int``, ... up in: those of
-    the function (of a bound method's function, a partial's function, a callable
-    object's ``__call__``)."""
-    seen: list[dict[str, Any]] = []
-    for _ in range(8):
-        fn = getattr(fn, "__func__", None) or getattr(fn, "func", None) or fn
-        ns = getattr(fn, "__globals__", None)
-        if ns is not None:
-            seen.append(ns)
-            break
-        if not callable(fn) or type(fn).__call__ is fn:
-            break
-        fn = type(fn).__call__
-    return seen
-
-
 def eval_shape(fn: Callable[..., Any], *types: TensorType | str,
                names: Sequence[str] | None = None, **kwargs: Any) -> ShapeResult:
     """Call ``fn`` on symbolic tensors of ``types`` (and the keyword arguments
@@ -141,8 +125,10 @@ def eval_shape(fn: Callable[..., Any], *types: TensorType | str,
             [f"x{i}" for i in range(len(in_types))]
     inputs = tuple(t(name) for t, name in zip(in_types, names, strict=True))
     trace = Trace(inputs)
+    kwargs = traced_kwargs(kwargs)
+    found = reach(fn, own_package(fn), tuple(kwargs.values()))
     try:
-        with patched(_namespaces(fn)), tracing(trace):
+        with installed(found), tracing(trace):
             result = fn(*inputs, **kwargs)
     except Exception as exc:
         raise _rethrow(fn, exc) from exc

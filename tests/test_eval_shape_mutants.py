@@ -1,0 +1,68 @@
+"""Shape bugs seeded into the eval_shape corpus (tests/mutation.py, a fixed seed), judged
+by NumPy at size assignments where every size differs: what eval_shape catches with
+symbolic sizes and where its message points, and that it never raises (or assumes what
+the sizes break) where NumPy runs."""
+
+from __future__ import annotations
+
+import collections
+
+import pytest
+
+import mutation
+
+
+@pytest.fixture(scope="module")
+def figures():
+    return mutation.run(mutation.corpus_cases())
+
+
+def test_the_mutants_are_many_and_of_every_kind(figures):
+    kinds = collections.Counter(v.mutant.kind for v in figures.verdicts)
+    assert len(figures.verdicts) >= 150, kinds
+    assert set(kinds) == set(mutation.KINDS) and min(kinds.values()) >= 5, kinds
+    bugs = [v for v in figures.verdicts if v.bug]
+    assert len(bugs) >= 120
+    assert figures.typed >= 50  # the corpus functions that type with symbolic sizes
+
+
+def test_no_false_alarm(figures):
+    """Where NumPy runs at every distinct assignment, eval_shape neither raises nor
+    reports an assumption those sizes break; nor on the unmutated functions."""
+    assert figures.false_alarms_unmutated == []
+    alarms = [(str(v.mutant), v.message[:200]) for v in figures.verdicts
+              if not v.bug and v.caught]
+    assert alarms == []
+
+
+def test_bugs_caught_at_distinct_concrete_sizes(figures):
+    bugs = [v for v in figures.verdicts if v.bug]
+    missed = [str(v.mutant) for v in bugs if v.concrete != "raised"]
+    assert len(missed) <= 0.05 * len(bugs), missed
+
+
+def test_a_caught_bug_names_the_mutated_line_first(figures):
+    caught = [v for v in figures.verdicts if v.bug and v.caught]
+    wrong = [(str(v.mutant), v.named_line, v.message[:300]) for v in caught
+             if not v.line_first]
+    assert len(wrong) <= 0.1 * len(caught), wrong
+
+
+def test_bugs_caught_with_symbolic_sizes(figures):
+    bugs = [v for v in figures.verdicts if v.bug]
+    caught = [v for v in bugs if v.caught]
+    assert len(caught) >= 2, figures.table()
+
+
+def test_the_judge_is_numpy():
+    """A mutant is a bug exactly when NumPy raises at a distinct assignment: the matrix
+    product of [B,S1] and [S2,S1] raises, the unmutated one does not."""
+    case = next(c for c in mutation.corpus_cases() if c.name == "linear")
+    case = mutation.Case(case.fn, ["float64[B,S2]", "float64[S2,S1]", "float64[S1]"])
+    swapped = next(m for m in mutation.weight_mutants(case) if m.weight == 1)
+    sizes = [{"B": 2, "S1": 3, "S2": 5}, {"B": 7, "S1": 4, "S2": 6}]
+    verdict = mutation.judge(swapped, case.types, sizes)
+    assert verdict.bug and verdict.concrete == "raised"
+    assert str(swapped) == "linear:swap_weight:input 1: float64[S2,S1] -> float64[S1,S2]"
+    same = mutation.Mutant(case, "swap_weight", None, case.fn, case.types, "none")
+    assert not mutation.judge(same, case.types, sizes).bug
