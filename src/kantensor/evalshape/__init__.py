@@ -16,45 +16,20 @@ from __future__ import annotations
 
 import functools
 import inspect
-import linecache
-import os
-import traceback
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
-
-import numpy as np
 
 from ..graph.basic import Variable
 from ..graph.fgraph import FunctionGraph
 from ..types.type import TensorType
+from .branches import BranchError, Path, explore
 from .code import own_package
-from .display import shape_result_html
+from .located import Locator, failed_operands, local_names, operand_chain
 from .namespaces import installed, reach, traced_kwargs
+from .result import Refusal, ShapeResult, merged
 from .trace import Trace, tracing
 
-#: Frames in these folders are not the user's code.
-_LIBRARIES = (os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,
-              os.path.dirname(os.path.abspath(np.__file__)) + os.sep)
-
-
-@dataclass(frozen=True)
-class ShapeResult:
-    """What :func:`eval_shape` found: ``type`` (one TensorType, or a tuple of them when
-    the function returns several values), the symbolic ``inputs`` and ``outputs``, and
-    ``graph``, a FunctionGraph from the inputs to the outputs."""
-
-    type: TensorType | tuple[TensorType, ...]
-    inputs: tuple[Variable, ...]
-    outputs: tuple[Variable, ...]
-    graph: FunctionGraph
-
-    def __repr__(self) -> str:
-        shown = self.type if isinstance(self.type, tuple) else (self.type,)
-        return f"ShapeResult({', '.join(map(str, shown))})"
-
-    def _repr_html_(self) -> str:
-        return shape_result_html(self)
+__all__ = ["ShapeResult", "eval_shape"]
 
 
 @functools.lru_cache(maxsize=1024)
@@ -72,23 +47,22 @@ def _as_type(t: Any, i: int) -> TensorType:
                     f"'float32[n,3]', got {t!r}")
 
 
-def _user_line(exc: BaseException) -> str:
-    """``file:line in fn: source`` of the innermost frame outside kantensor and NumPy,
-    the line of the user's code that failed."""
-    found = ""
-    for frame in traceback.extract_tb(exc.__traceback__):
-        if os.path.abspath(frame.filename).startswith(_LIBRARIES):
-            continue
-        source = (frame.line or linecache.getline(frame.filename, frame.lineno)).strip()
-        found = f"{frame.filename}, line {frame.lineno}, in {frame.name}: {source}"
-    return found
-
-
-def _rethrow(fn: Callable[..., Any], exc: Exception) -> Exception:
-    where = _user_line(exc)
+def _rethrow(fn: Callable[..., Any], exc: Exception, trace: Trace) -> Exception:
+    """``exc`` with the user's line that failed, and where the operands of a refused Op
+    were made (from the inputs' sizes to the conflict)."""
+    site = trace.locator.failed_at(exc)
     name = getattr(fn, "__qualname__", repr(fn))
-    message = f"eval_shape({name}) failed at {where}\n{type(exc).__name__}: {exc}" if where \
+    message = f"eval_shape({name}) failed at {site}\n{type(exc).__name__}: {exc}" if site \
         else f"eval_shape({name}) failed: {type(exc).__name__}: {exc}"
+    operands = failed_operands(exc)
+    if operands:
+        names = {**{x: x.name for x in trace.inputs if x.name},
+                 **local_names(exc, trace.locator)}
+        chain = operand_chain(operands, trace.sites, names)
+        if chain:
+            message += "\nwhere the operands come from:\n" + "\n".join(chain)
+    if trace.path is not None and trace.path.taken:
+        message += "\nin the case " + " and ".join(c.described() for c in trace.path.taken)
     try:
         return type(exc)(message)
     except Exception:  # an exception class that does not take a message
@@ -105,36 +79,63 @@ def _flatten(result: Any, fn: Any) -> tuple[Variable, ...]:
     return tuple(values)
 
 
+def _names(fn: Any, count: int) -> list[str]:
+    try:
+        params = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        params = []
+    return params[:count] if len(params) >= count else [f"x{i}" for i in range(count)]
+
+
+def _run(fn: Callable[..., Any], in_types: list[TensorType], names: Sequence[str],
+         kwargs: dict[str, Any], locator: Locator, path: Path) -> ShapeResult:
+    """One run of ``fn`` on fresh symbolic inputs, answering comparisons as ``path``."""
+    inputs = tuple(t(name) for t, name in zip(in_types, names, strict=True))
+    trace = Trace(inputs, locator)
+    trace.path = path
+    try:
+        with tracing(trace):
+            result = fn(*inputs, **kwargs)
+        outputs = _flatten(result, fn)
+    except BranchError:
+        raise
+    except Exception as exc:
+        raise _rethrow(fn, exc, trace) from exc
+    inputs = tuple(trace.input(x) for x in inputs)
+    graph = FunctionGraph(list(inputs), list(outputs), clone=False)
+    out_types = tuple(v.type for v in outputs)
+    single = not isinstance(result, tuple | list)
+    return ShapeResult(out_types[0] if single else out_types, inputs, outputs, graph,
+                       conditions=tuple(path.taken), sites=trace.sites, notes=trace.notes)
+
+
 def eval_shape(fn: Callable[..., Any], *types: TensorType | str,
                names: Sequence[str] | None = None, **kwargs: Any) -> ShapeResult:
     """Call ``fn`` on symbolic tensors of ``types`` (and the keyword arguments
     ``kwargs``, passed as they are) and return the output types and the graph it built
-    (see :class:`ShapeResult`).
+    (see :class:`ShapeResult`). Where ``fn`` branches on sizes that nothing decides
+    (``if L > 1:``), it runs once per case (see :mod:`.branches`).
 
     >>> import numpy as np, kantensor as kt
     >>> kt.eval_shape(lambda x, w: np.tanh(x @ w), "float32[n,3]", "float32[3,4]").type
     TensorType(float32, (n, 4))
     """
     in_types = [_as_type(t, i) for i, t in enumerate(types)]
-    if names is None:
-        try:
-            params = list(inspect.signature(fn).parameters)
-        except (TypeError, ValueError):
-            params = []
-        names = params[:len(in_types)] if len(params) >= len(in_types) else \
-            [f"x{i}" for i in range(len(in_types))]
-    inputs = tuple(t(name) for t, name in zip(in_types, names, strict=True))
-    trace = Trace(inputs)
+    names = _names(fn, len(in_types)) if names is None else list(names)
+    own = own_package(fn)
+    locator = Locator(own)
     kwargs = traced_kwargs(kwargs)
-    found = reach(fn, own_package(fn), tuple(kwargs.values()))
-    try:
-        with installed(found), tracing(trace):
-            result = fn(*inputs, **kwargs)
-    except Exception as exc:
-        raise _rethrow(fn, exc) from exc
-    outputs = _flatten(result, fn)
-    inputs = tuple(trace.input(x) for x in inputs)
-    graph = FunctionGraph(list(inputs), list(outputs), clone=False)
-    out_types = tuple(v.type for v in outputs)
-    single = not isinstance(result, tuple | list)
-    return ShapeResult(out_types[0] if single else out_types, inputs, outputs, graph)
+    found = reach(fn, own, tuple(kwargs.values()))
+    cases: list[ShapeResult] = []
+    refused: list[Refusal] = []
+    with installed(found):
+        for path, outcome in explore(lambda p: _run(fn, in_types, names, kwargs, locator, p)):
+            if isinstance(outcome, BaseException):
+                refused.append(Refusal(tuple(path.taken), outcome))
+            else:
+                cases.append(outcome)
+    if not cases:
+        raise refused[0].error
+    if len(cases) == 1 and not refused and not cases[0].conditions:
+        return cases[0]
+    return merged(cases, refused)

@@ -48,6 +48,7 @@ from .patches import (
     UNSUPPORTED_RANDOM,
     entry,
     refusal,
+    wrap_class,
 )
 
 
@@ -57,8 +58,9 @@ class TracedModule(types.ModuleType):
 
     def __init__(self, module: types.ModuleType, entries: dict[str, Any]):
         super().__init__(module.__name__, module.__doc__)
-        vars(self).update(entries)
         vars(self)["__kantensor_traced__"] = module
+        vars(self)["__kantensor_entries__"] = entries
+        vars(self).update(entries)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(vars(self)["__kantensor_traced__"], name)
@@ -130,8 +132,8 @@ _RANDOM_MODULE = TracedModule(np.random, {
     **_entries(np.random, RANDOM), **_refusals(np.random, UNSUPPORTED_RANDOM, "numpy.random"),
     "default_rng": entry(np.random.default_rng,
                          _sampling(np.random.default_rng, _GENERATOR_METHODS)),
-    "RandomState": entry(np.random.RandomState,
-                         _sampling(np.random.RandomState, _LEGACY_METHODS))})
+    "RandomState": wrap_class(np.random.RandomState,
+                              _sampling(np.random.RandomState, _LEGACY_METHODS))})
 _NUMPY_MODULE = TracedModule(np, {**_entries(np, CREATION),
                                   **_refusals(np, UNSUPPORTED, "numpy"),
                                   "random": _RANDOM_MODULE})
@@ -142,7 +144,7 @@ _REPLACED: dict[int, tuple[Any, Any]] = {}
 for _module, _traced in ((np, _NUMPY_MODULE), (np.random, _RANDOM_MODULE),
                          (math, _MATH_MODULE)):
     _REPLACED[id(_module)] = (_module, _traced)
-    for _name, _value in vars(_traced).items():
+    for _name, _value in vars(_traced)["__kantensor_entries__"].items():
         _original = getattr(_value, "__kantensor_traced__", None)
         if _original is not None and not isinstance(_value, types.ModuleType):
             _REPLACED[id(_original)] = (_original, _value)
@@ -248,7 +250,12 @@ class Reach:
             self._todo.extend(list(vars(klass).values())[:_ITEMS])
 
     def _function(self, fn: types.FunctionType) -> None:
-        if not self.user(fn):
+        if not self.user(fn):  # a library's: only a NumPy entry it holds (a wrapper's)
+            for cell in fn.__closure__ or ():
+                try:
+                    self.add(cell, None, cell.cell_contents)
+                except ValueError:  # an empty cell
+                    continue
             return
         self.namespace(fn.__globals__)
         scope = dict(fn.__globals__)

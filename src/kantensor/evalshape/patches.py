@@ -289,9 +289,9 @@ def _int(x: Any = 0, *rest: Any) -> Any:
     if rest or not isinstance(x, Dim | Ratio | Variable):
         return NotImplemented
     if isinstance(x, Variable):
-        raise TypeError(f"int() of the symbolic tensor {x}: its value is only known when the "
-                        "graph runs; keep it a tensor (x.astype('int64')), or compute the size "
-                        "with // instead of /")
+        raise TypeError(f"int() of the symbolic tensor {x} of type {x.type}: its value is "
+                        "only known when the graph runs; keep it a tensor "
+                        "(x.astype('int64')), or compute a size with // instead of /")
     return x if isinstance(x, Dim) else math.trunc(x)
 
 
@@ -373,25 +373,27 @@ class _AsBuiltin(type):
         return issubclass(sub, cls.__kantensor_traced__)
 
 
-def _wrap_class(original: type, traced: Callable[..., Any]) -> type:
-    """A subclass of the builtin class ``original`` whose construction is ``traced``
-    in a thread that traces (see :func:`entry`)."""
+def wrap_class(original: type, traced: Callable[..., Any]) -> type:
+    """A subclass of the class ``original`` whose construction is ``traced`` in a thread
+    that traces (see :func:`entry`); ``isinstance`` and ``issubclass`` with it keep
+    their meaning."""
     def __new__(cls: type, *args: Any, **kwargs: Any) -> Any:  # noqa: N807
         if current() is not None:
             result = traced(*args, **kwargs)
             if result is not NotImplemented:
                 return result
         return original(*args, **kwargs)
-    return _AsBuiltin(original.__name__, (original,), {
-        "__new__": __new__, "__kantensor_traced__": original, "__slots__": (),
-        "__module__": "builtins", "__doc__": original.__doc__,
-        "dtype": np.dtype(original)})  # np.dtype(int) reads a type's dtype attribute
+    attrs = {"__new__": __new__, "__kantensor_traced__": original, "__slots__": (),
+             "__module__": original.__module__, "__doc__": original.__doc__}
+    if original.__module__ == "builtins":
+        attrs["dtype"] = np.dtype(original)  # np.dtype(int) reads a type's dtype attribute
+    return _AsBuiltin(original.__name__, (original,), attrs)
 
 
 def _builtin(name: str, fn: Callable[..., Any]) -> Any:
     original = getattr(builtins, name)
     wrapped = isinstance(original, type) and name not in ("range", "reversed")
-    return _wrap_class(original, fn) if wrapped else entry(original, fn)
+    return wrap_class(original, fn) if wrapped else entry(original, fn)
 
 
 #: The wrapped builtins, by name.

@@ -22,6 +22,7 @@ from typing import Any
 from ..graph import basic
 from ..graph.basic import Apply, Constant, Variable
 from ..types.protocol import REBIND, TRACING
+from .located import Locator, Site
 
 _LOCAL = threading.local()
 _LOCK = threading.Lock()
@@ -30,17 +31,24 @@ _ACTIVE = [0]  # how many traces run, in all threads
 
 class Trace:
     """What one ``eval_shape`` call knows: the consumers of each value, the values it
-    made, its inputs, and the Variables now standing for inputs that were written into."""
+    made, its inputs, the Variables now standing for inputs that were written into, and
+    the user's line that built each node (:class:`~.located.Site`)."""
 
-    def __init__(self, inputs: tuple[Variable, ...]):
+    def __init__(self, inputs: tuple[Variable, ...], locator: Locator):
         self.clients: dict[Variable, list[Apply]] = {}
         self.made: set[Variable] = set(inputs)
         self.moved: dict[Variable, Variable] = {}
+        self.locator = locator
+        self.sites: dict[Apply, Site | None] = {}
+        self.notes: dict[Any, str] = {}  # node, variable or Dim -> why a size is unknown
+        self.inputs = inputs
+        self.path: Any = None  # the answers to comparisons of sizes (see .branches)
 
     def record(self, node: Apply) -> None:
         for v in node.inputs:
             self.clients.setdefault(v, []).append(node)
         self.made.update(node.outputs)
+        self.sites[node] = self.locator.here()
 
     def rebind(self, x: Variable, build: Callable[[], Any]) -> None:
         """Make ``x`` the value ``build()`` (see the module's doc)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import math
+from builtins import type as builtins_type
 from collections.abc import Callable, Iterable
 from types import MethodType
 from typing import Any
@@ -226,6 +227,15 @@ class _TensorOperators:
     __itruediv__, __ifloordiv__ = _inplace("true_divide"), _inplace("floor_divide")
     __imod__, __ipow__, __imatmul__ = _inplace("mod"), _inplace("pow"), _inplace("matmul")
     __iand__, __ior__, __ixor__ = _inplace("and"), _inplace("or"), _inplace("xor")
+
+    def view(self, dtype: Any = None, type: Any = None) -> Any:  # noqa: A002 - NumPy's names
+        """``x.view()`` / ``x.view(np.ndarray)``: x itself (a graph value is no array of any
+        class); a view as another dtype reinterprets bytes, which a graph does not do."""
+        kind = dtype if isinstance(dtype, builtins_type) else type
+        if (dtype is None or kind is dtype) and (kind is None or issubclass(kind, np.ndarray)):
+            return self
+        raise TypeError(f"x.view({dtype!r}) reinterprets the bytes of a tensor, which a graph "
+                        "does not do; use x.astype(dtype) to convert the values")
 
     @property
     def at(self) -> _At:

@@ -1,0 +1,229 @@
+"""Where in the user's code: the line an error, a node or an assumption comes from.
+
+The user's line is the innermost frame of the user's code (:mod:`.code`): not
+kantensor's, not NumPy's (its compiled modules included), not the standard library's,
+not a wrapper library's. Every node the trace builds records the line that built it
+(:class:`Site`), so an error can show where its operands were made, from the inputs'
+sizes to the conflict (:func:`operand_chain`), and :func:`why` can name the node that left
+a size unknown.
+"""
+
+from __future__ import annotations
+
+import linecache
+import sys
+import traceback
+from types import CodeType, FrameType, TracebackType
+from typing import Any, NamedTuple
+
+from ..graph.basic import Apply, Variable
+from ..ops.op import SignatureOp
+from ..types.dim import Dim, free_symbols
+from .code import frame_is_library
+
+
+class Site(NamedTuple):
+    """A line of the user's code: file, line number, function and its source text."""
+
+    filename: str
+    lineno: int
+    function: str
+
+    @property
+    def source(self) -> str:
+        return linecache.getline(self.filename, self.lineno).strip()
+
+    def __str__(self) -> str:
+        return f"{self.filename}, line {self.lineno}, in {self.function}: {self.source}"
+
+
+#: own package -> id(code) -> (code, is a library's): keyed by identity (hashing a code
+#: object reads all of it), the code held so that its id stays its own; at most
+#: _KNOWN_MAX codes per package (then forgotten).
+_KNOWN: dict[str, dict[int, tuple[CodeType, bool]]] = {}
+_KNOWN_MAX = 50_000
+
+
+class Locator:
+    """The user's frames, for one trace: ``own`` is the traced function's package."""
+
+    def __init__(self, own: str):
+        self.own = own
+        known = _KNOWN.get(own)
+        if known is None or len(known) > _KNOWN_MAX:
+            known = _KNOWN[own] = {}
+        self._library = known
+
+    def library(self, frame: FrameType) -> bool:
+        code = frame.f_code
+        known = self._library.get(id(code))
+        if known is None:
+            known = self._library[id(code)] = (code, frame_is_library(frame, self.own))
+        return known[1]
+
+    def here(self) -> Site | None:
+        """The innermost user frame of the calling thread's stack."""
+        known = self._library
+        frame: FrameType | None = sys._getframe(1)
+        while frame is not None:
+            code = frame.f_code
+            hit = known.get(id(code))
+            if hit is None:
+                hit = known[id(code)] = (code, frame_is_library(frame, self.own))
+            if not hit[1]:
+                return Site(code.co_filename, frame.f_lineno, code.co_name)
+            frame = frame.f_back
+        return None
+
+    def failed_at(self, exc: BaseException) -> Site | None:
+        """The innermost user frame of an exception's traceback."""
+        found = None
+        for frame, lineno in traceback.walk_tb(exc.__traceback__):
+            if not self.library(frame):
+                found = Site(frame.f_code.co_filename, lineno, frame.f_code.co_name)
+        return found
+
+
+_INFER = SignatureOp._infer.__code__
+
+
+def failed_operands(exc: BaseException) -> list[Variable] | None:
+    """The operands of the Op whose relation refused them, if ``exc`` was raised while
+    building a node (the innermost ``SignatureOp._infer`` frame's inputs)."""
+    found = None
+    tb: TracebackType | None = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code is _INFER:
+            found = tb.tb_frame.f_locals.get("inputs")
+        tb = tb.tb_next
+    return list(found) if isinstance(found, list) else None
+
+
+def local_names(exc: BaseException, locator: Locator) -> dict[Variable, str]:
+    """The names the user's frames of ``exc``'s traceback give their tensors (innermost
+    first: ``y`` in ``y = x * 2``)."""
+    names: dict[Variable, str] = {}
+    frames = [f for f, _ in traceback.walk_tb(exc.__traceback__) if not locator.library(f)]
+    for frame in reversed(frames):
+        for name, value in frame.f_locals.items():
+            if isinstance(value, Variable) and value not in names:
+                names[value] = name
+    return names
+
+
+def _label(v: Variable, names: dict[Variable, str]) -> str:
+    name = names.get(v) or v.name
+    return f"{name}: {v.type}" if name else str(v.type)
+
+
+def _argument(v: Any, names: dict[Variable, str]) -> str:
+    name = names.get(v) or getattr(v, "name", None)
+    if name:
+        return name
+    data = getattr(v, "data", None)
+    if data is not None and getattr(data, "ndim", 1) == 0:
+        return repr(data.item())
+    return str(getattr(v, "type", "?"))
+
+
+def _sizes(v: Variable) -> set:
+    return {d for d in getattr(v.type, "shape", ()) if d is not None and d != 1}
+
+
+def operand_chain(operands: list[Variable], sites: dict[Apply, Site | None],
+                  names: dict[Variable, str], depth: int = 4) -> list[str]:
+    """Lines saying where each operand was made, back towards the inputs: for each,
+    its producing node and line, then the producers of that node's inputs that share a
+    size with it (at most ``depth`` steps)."""
+    lines = []
+    for i, v in enumerate(operands):
+        if not isinstance(v, Variable) or getattr(v, "wrapped", False):
+            continue
+        lines.append(f"  operand {i}: {_origin(v, sites, names)}")
+        seen = {v}
+        current = v
+        for _ in range(depth):
+            node = current.owner
+            if node is None:
+                break
+            nearer = [u for u in node.inputs if u not in seen and _sizes(u) & _sizes(current)]
+            if not nearer:
+                break
+            current = nearer[0]
+            seen.add(current)
+            lines.append(f"    from {_origin(current, sites, names)}")
+    return lines
+
+
+def _origin(v: Variable, sites: dict[Apply, Site | None], names: dict[Variable, str]) -> str:
+    node = v.owner
+    if node is None:
+        return f"{_label(v, names)} (an input)" if names.get(v) or v.name else \
+            _label(v, names)
+    site = sites.get(node)
+    op = getattr(node.op, "name", type(node.op).__name__)
+    args = ", ".join(_argument(u, names) for u in node.inputs)
+    where = f" at {site}" if site is not None else ""
+    return f"{_label(v, names)} = {op}({args}){where}"
+
+
+#: Ops whose output sizes depend on the values of their inputs.
+DATA_DEPENDENT = frozenset({"index", "nonzero", "unique", "compress", "argwhere"})
+
+
+def why(v: Variable, axis: int | None, sites: dict[Apply, Site | None],
+        inputs: dict[Variable, str], notes: dict[Any, str]) -> list[str]:
+    """Why axis ``axis`` of ``v`` (each unknown axis if None) is unknown: the nodes
+    whose outputs have an unknown size that their inputs' types did not have, each with
+    its Op, line and reason (a data-dependent Op, ``int()`` of a value, a Python branch,
+    a relation that leaves the size open), or the input whose type has it."""
+    shape = v.type.shape
+    axes = [axis] if axis is not None else [i for i, d in enumerate(shape) if _open(d, notes)]
+    if not axes or all(not _open(shape[a], notes) for a in axes):
+        return [f"{_label(v, inputs)}: every size asked for is known"]
+    out = []
+    for a in axes:  # sizes that are values: int() of a tensor
+        if isinstance(shape[a], Dim):
+            out.extend(f"axis {a} ({shape[a]}): {notes[s]}" for s in free_symbols(shape[a])
+                       if s in notes)
+    if len(out) == len(axes):
+        return out
+    stack, seen = [v], set()
+    while stack:
+        u = stack.pop()
+        if u in seen:
+            continue
+        seen.add(u)
+        node = u.owner
+        if node is None:
+            if any(d is None for d in u.type.shape):
+                out.append(f"{_label(u, inputs)}: the input's type leaves a size unknown")
+            continue
+        introduced = [o for o in node.outputs if any(d is None for d in o.type.shape)] and \
+            not any(any(d is None for d in i.type.shape) for i in node.inputs)
+        if introduced:
+            out.append(_introduced(node, sites, inputs, notes))
+        stack.extend(node.inputs)
+    return out or [f"{_label(v, inputs)}: no node on its path leaves a size unknown"]
+
+
+def _open(d: Any, notes: dict[Any, str]) -> bool:
+    """Whether a size is unknown: None, or made of values (``int()`` of a tensor)."""
+    return d is None or isinstance(d, Dim) and any(s in notes for s in free_symbols(d))
+
+
+def _introduced(node: Apply, sites: dict[Apply, Site | None], inputs: dict[Variable, str],
+                notes: dict[Any, str]) -> str:
+    op = getattr(node.op, "name", type(node.op).__name__)
+    site = sites.get(node)
+    where = f" at {site}" if site is not None else ""
+    if node in notes:
+        reason = notes[node]
+    elif op in DATA_DEPENDENT and any(i.type.dtype == "bool" for i in node.inputs[1:]):
+        reason = "a boolean mask selects a number of elements known only from the values"
+    elif op in DATA_DEPENDENT:
+        reason = "the Op's output size depends on the values of its inputs"
+    else:
+        reason = "the Op's relation does not decide this size from its inputs' sizes"
+    return f"{op}{where}: {reason}"
+
