@@ -256,10 +256,11 @@ MLFS = [
                         "b.set_input_shape(x.shape[1:]), b.initialize(Adam()), "
                         "b.forward_pass(x), b.backward_pass(g))[4]", "float64[N,D]",
       "float64[N,D]"),
-    F(_MLFS + "layers", "lambda x: (p := MaxPooling2D((2, 2), stride=2), "
+    F(_MLFS + "layers", "lambda x: (p := MaxPooling2D((2, 2), stride=2, padding='valid'), "
                         "p.set_input_shape(x.shape[1:]), p.forward_pass(x))[2]",
       "float64[N,C,H,W]"),
-    F(_MLFS + "layers", "lambda x: (p := AveragePooling2D((2, 2), stride=2), "
+    F(_MLFS + "layers", "lambda x: (p := AveragePooling2D((2, 2), stride=2, "
+                        "padding='valid'), "
                         "p.set_input_shape(x.shape[1:]), p.forward_pass(x))[2]",
       "float64[N,C,H,W]"),
     F(_MLFS + "layers", "lambda x: ZeroPadding2D((1, 1)).forward_pass(x)", "float64[N,C,H,W]"),
@@ -273,7 +274,6 @@ MLFS = [
     F(_MLFS + "layers", "lambda x: Activation('relu').forward_pass(x)", "float64[N,D]"),
     F(_MLFS + "layers", "lambda x, g: (a := Activation('tanh'), a.forward_pass(x), "
                         "a.backward_pass(g))[2]", "float64[N,D]", "float64[N,D]"),
-    F(_MLFS + "layers", "determine_padding", "float64[N]", filter_shape=(3, 3)),
     F(_MLFS + "layers", "lambda x: image_to_column(x, (3, 3), 1, 'same')", "float64[N,C,H,W]"),
     F(_MLFS + "layers", "lambda c, x: column_to_image(c, x.shape, (3, 3), 1, 'same')",
       "float64[C*9,H*W*N]", "float64[N,C,H,W]"),
@@ -285,8 +285,8 @@ MLFS = [
     F("mlfromscratch.utils.data_operation", "calculate_correlation_matrix", "float64[N,D]"),
     F("mlfromscratch.utils.data_manipulation", "normalize", "float64[N,D]"),
     F("mlfromscratch.utils.data_manipulation", "standardize", "float64[N,D]"),
-    F("mlfromscratch.utils.data_manipulation", "to_categorical", "int64[N]",
-      _ranges={0: "K"}),
+    F("mlfromscratch.utils.data_manipulation", "to_categorical", "int64[N]", n_col=5,
+      _ranges={0: "5"}),
     F("mlfromscratch.utils.data_manipulation", "make_diagonal", "float64[N]"),
     F("mlfromscratch.utils.data_manipulation", "polynomial_features", "float64[N,D]",
       degree=2),
@@ -304,10 +304,12 @@ AUTOGRAD = [
     F("rnn", "sigmoid", "float64[N,D]"),
     F("rnn", "lambda W, a, b: concat_and_multiply(W, a, b)", "float64[D+H+1,K]",
       "float64[N,D]", "float64[N,H]"),
-    F("rnn", "lambda x, i0, ch, pr: rnn_predict(dict(init_hiddens=i0, change=ch, predict=pr), "
-             "x)", "float64[3,N,D]", "float64[1,H]", "float64[D+H+1,H]", "float64[H+1,D]"),
-    F("lstm", "lambda x, i0, c0, ch, fo, ig, og, pr: lstm_predict(dict(init_hiddens=i0, "
-              "init_cells=c0, change=ch, forget=fo, ingate=ig, outgate=og, predict=pr), x)",
+    F("rnn", "lambda x, i0, ch, pr: rnn_predict({'init hiddens': i0, 'change': ch, "
+             "'predict': pr}, x)", "float64[3,N,D]", "float64[1,H]", "float64[D+H+1,H]",
+      "float64[H+1,D]"),
+    F("lstm", "lambda x, i0, c0, ch, fo, ig, og, pr: lstm_predict({'init hiddens': i0, "
+              "'init cells': c0, 'change': ch, 'forget': fo, 'ingate': ig, 'outgate': og, "
+              "'predict': pr}, x)",
       "float64[3,N,D]", "float64[1,H]", "float64[1,H]", "float64[D+H+1,H]",
       "float64[D+H+1,H]", "float64[D+H+1,H]", "float64[D+H+1,H]", "float64[H+1,D]"),
     F("variational_autoencoder", "diag_gaussian_log_density", "float64[N,D]", "float64[N,D]",

@@ -433,7 +433,10 @@ class Verdict:
 def _uses(case: Case, k: int | None) -> set[int]:
     """The lines of the function (and of the corpus functions it calls) that read input
     ``k`` or a name it flows into: where a swapped weight can first meet its partner."""
-    tree, _ = _source_tree(case.fn)
+    try:
+        tree, _ = _source_tree(case.fn)
+    except OSError:  # a function made from text: no line of it can be named
+        return set()
     params = [a.arg for a in tree.body[0].args.args]
     name = params[k] if k is not None and k < len(params) else None
     lines = {n.lineno for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name}

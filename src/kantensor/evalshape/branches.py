@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from ..types import sizenum
 from ..types.dim import COMPARE, Dim, DimLike, free_symbols, substitute
 from .located import Site
 from .trace import current
@@ -29,7 +30,9 @@ from .trace import current
 _OPS: dict[str, Callable[[Any, Any], bool]] = {
     "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
     ">": operator.gt, ">=": operator.ge}
-_DIM_GLOBALS = vars(sys.modules[Dim.__module__])
+#: Globals of the modules whose comparisons forward a comparison of sizes (Dim's own
+#: methods, and a Ratio's cross-multiplied comparison): the caller is further out.
+_FORWARDING = (vars(sys.modules[Dim.__module__]), vars(sizenum))
 _NEGATION = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
 
 #: At most this many cases per eval_shape call, and answers per case.
@@ -190,7 +193,7 @@ def _hook(op: str, a: Dim, b: Any) -> Any:
     if path is None:
         return NotImplemented
     frame = sys._getframe(1)
-    while frame is not None and frame.f_globals is _DIM_GLOBALS:  # Dim's own methods
+    while frame is not None and any(frame.f_globals is g for g in _FORWARDING):
         frame = frame.f_back
     if frame is None or trace.locator.library(frame):
         return NotImplemented

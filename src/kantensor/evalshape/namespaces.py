@@ -42,6 +42,7 @@ from .patches import (
     BUILTIN_ENTRIES,
     CREATION,
     GENERATOR,
+    INDEX_TRICKS,
     MATH,
     RANDOM,
     UNSUPPORTED,
@@ -135,7 +136,7 @@ _RANDOM_MODULE = TracedModule(np.random, {
     "RandomState": wrap_class(np.random.RandomState,
                               _sampling(np.random.RandomState, _LEGACY_METHODS))})
 _NUMPY_MODULE = TracedModule(np, {**_entries(np, CREATION),
-                                  **_refusals(np, UNSUPPORTED, "numpy"),
+                                  **_refusals(np, UNSUPPORTED, "numpy"), **INDEX_TRICKS,
                                   "random": _RANDOM_MODULE})
 _MATH_MODULE = TracedModule(math, _entries(math, MATH))
 

@@ -190,6 +190,34 @@ def _randint(low: Any, high: Any = None, size: Any = None, dtype: Any = int) -> 
     return _sampler("integers", low, high, size, np.dtype(dtype).name)
 
 
+class Concatenator:
+    """``np.r_[a, b]`` (along the first axis, each made 1-d at least) and ``np.c_[a, b]``
+    (along the last, vectors as columns) of tensors, in a thread that traces; anything
+    else (slices, directives, plain arrays) is NumPy's own object's."""
+
+    def __init__(self, original: Any, columns: bool):
+        self.__kantensor_traced__ = original
+        self.columns = columns
+
+    def __getitem__(self, key: Any) -> Any:
+        items = key if isinstance(key, tuple) else (key,)
+        if current() is None or not _symbolic(items) or any(
+                isinstance(k, slice | str) for k in items):
+            return self.__kantensor_traced__[key]
+        parts = [as_tensor_variable(v) if not isinstance(v, Variable) else v for v in items]
+        if self.columns:
+            parts = [p.reshape(1, 1) if not p.type.ndim else p[:, None] if p.type.ndim == 1
+                     else p for p in parts]
+            return ops.concatenate(parts, axis=-1)
+        return ops.concatenate([p.reshape(1) if not p.type.ndim else p for p in parts])
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.__kantensor_traced__, name)
+
+
+#: ``np.r_`` and ``np.c_`` as the traced code finds them.
+INDEX_TRICKS = {"r_": Concatenator(np.r_, False), "c_": Concatenator(np.c_, True)}
+
 #: ``numpy`` entries traced during eval_shape (they have no tensor argument to dispatch on).
 CREATION: dict[str, Callable[..., Any]] = {
     "zeros": _zeros, "ones": _ones, "empty": _zeros, "full": _full, "arange": _arange,

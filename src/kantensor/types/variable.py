@@ -266,7 +266,9 @@ class _TensorOperators:
         n = self.type.shape[0] if self.type.ndim else None
         if not isinstance(n, int):
             raise TypeError(f"cannot iterate over a tensor of type {self.type}: the length "
-                            "of its first dimension is not a known int")
+                            "of its first dimension is not a known int (a Python loop over "
+                            "range(n) or over a tensor runs once per element, so n must be "
+                            "known: give that size as an int in the input types)")
         return iter([self[i] for i in range(n)])
 
     @property
