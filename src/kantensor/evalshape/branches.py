@@ -30,9 +30,13 @@ from .trace import current
 _OPS: dict[str, Callable[[Any, Any], bool]] = {
     "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
     ">": operator.gt, ">=": operator.ge}
-#: Globals of the modules whose comparisons forward a comparison of sizes (Dim's own
-#: methods, and a Ratio's cross-multiplied comparison): the caller is further out.
-_FORWARDING = (vars(sys.modules[Dim.__module__]), vars(sizenum))
+#: The methods that forward a comparison of sizes (Dim's, and a Ratio's cross-multiplied
+#: one), by the id of their code (kept alive by the classes): the caller is further out.
+_FORWARDING = frozenset(
+    id(getattr(cls, name).__code__) for cls, names in (
+        (Dim, ("__eq__", "_unordered", "__lt__", "__le__", "__gt__", "__ge__", "__bool__")),
+        (sizenum.Ratio, ("_compare", "__eq__", "__ne__", "__lt__", "__le__", "__gt__",
+                         "__ge__"))) for name in names)
 _NEGATION = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
 
 #: At most this many cases per eval_shape call, and answers per case.
@@ -193,7 +197,7 @@ def _hook(op: str, a: Dim, b: Any) -> Any:
     if path is None:
         return NotImplemented
     frame = sys._getframe(1)
-    while frame is not None and any(frame.f_globals is g for g in _FORWARDING):
+    while frame is not None and id(frame.f_code) in _FORWARDING:
         frame = frame.f_back
     if frame is None or trace.locator.library(frame):
         return NotImplemented
