@@ -33,6 +33,8 @@ def test_a_branch_on_a_size_splits_into_cases_that_numpy_agrees_with():
     assert result.cases[0].conditions[0].site.source == "if x.shape[0] > 1:"
     assert "a Python branch on sizes" in result.why(0)
     assert "L > 1" in repr(result) and "L <= 1" in repr(result)
+    assert "L &gt; 1" in result._repr_html_() and "cases of a Python branch" in \
+        result._repr_html_()
     f = kt.function(list(result.cases[1].inputs), result.cases[1].outputs[0])
     assert f(np.zeros((1, 3), np.float32)).shape == (1, 3)
 

@@ -157,3 +157,25 @@ def test_put_back_after_an_error_and_other_threads_keep_numpy(library):
     thread.join()
     assert seen == [True]
     assert library.zeros is np.zeros and "len" not in vars(library)
+
+
+def test_smaller_gaps():
+    """norm's ord positional, diag's relation at every size of [N,N], an advanced index
+    of size 1 broadcast against one of size 0 (NumPy: (2, 0))."""
+    def normed(x):
+        return np.linalg.norm(x, 1, 1), np.linalg.norm(x, np.inf), np.linalg.norm(x, "nuc")
+
+    result = kt.eval_shape(normed, "float64[n,d]")
+    assert [str(t) for t in result.type] == ["float64[n]", "float64[]", "float64[]"]
+    f = kt.function(list(result.inputs), list(result.outputs), check=True)
+    x = np.arange(12.0).reshape(3, 4) - 5
+    for got, want in zip(f(x), normed(x), strict=True):
+        np.testing.assert_allclose(got, want)
+
+    diag = kt.eval_shape(np.diag, "float32[N,N]").type.shape[0]
+    for n in range(5):
+        assert kt.types.dim.substitute(diag, {"N": n}) == np.diag(np.zeros((n, n))).shape[0]
+
+    t = kt.tensor("t", "float64", (2, 3, 4))
+    empty = np.zeros(0, int)
+    assert t[:, [0], empty].type.shape == np.zeros((2, 3, 4))[:, [0], empty].shape == (2, 0)

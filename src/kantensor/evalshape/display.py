@@ -13,7 +13,11 @@ from ..types.display import type_inline
 
 def shape_result_html(result: Any) -> str:
     """The result's types as its title; one row per input and output (kind, position,
-    variable, type); the symbolic sizes and the size of the graph traced."""
+    variable, type); the symbolic sizes and the size of the graph traced. A result of
+    several cases (a Python branch on sizes) shows one row per case: its conditions and
+    its types, or the error of a case the program refused."""
+    if result.cases:
+        return _cases_html(result)
     shown = result.type if isinstance(result.type, tuple) else (result.type,)
     rows = [[kind, str(i), code(v), type_inline(v.type)]
             for kind, side in (("input", result.inputs), ("output", result.outputs))
@@ -25,5 +29,21 @@ def shape_result_html(result: Any) -> str:
     facts = esc(f"{n} Apply node{'s' * (n != 1)} traced")
     if symbols:
         facts += "; symbolic sizes " + ", ".join(map(symbolic, symbols))
+    if result.conditions:
+        facts += "; where " + esc(" and ".join(map(str, result.conditions)))
     return block("ShapeResult", ", ".join(map(type_inline, shown)),
                  table(["", "#", "variable", "type"], rows), facts)
+
+
+def _cases_html(result: Any) -> str:
+    def types(t: Any) -> str:
+        return ", ".join(map(type_inline, t if isinstance(t, tuple) else (t,)))
+
+    rows = [[str(k), esc(" and ".join(map(str, c.conditions))), types(c.type)]
+            for k, c in enumerate(result.cases)]
+    rows += [["refused", esc(" and ".join(map(str, r.conditions))),
+              esc(f"raises {type(r.error).__name__}")] for r in result.refused]
+    title = types(result.type) if result.type is not None else esc("the cases disagree")
+    n = len(rows)
+    return block("ShapeResult", title, table(["case", "conditions", "types"], rows),
+                 esc(f"{n} cases of a Python branch on sizes"))
