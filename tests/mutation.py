@@ -315,7 +315,7 @@ def run_numpy(fn: Callable[..., Any], case: Case, types: list[str], sizes: dict[
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         out = fn(*values, **case.kwargs)
-    out = out if isinstance(out, tuple) else (out,)
+    out = tuple(out) if isinstance(out, tuple | list) else (out,)  # as eval_shape flattens
     return tuple(np.shape(o) for o in out)
 
 

@@ -179,3 +179,21 @@ def test_smaller_gaps():
     t = kt.tensor("t", "float64", (2, 3, 4))
     empty = np.zeros(0, int)
     assert t[:, [0], empty].type.shape == np.zeros((2, 3, 4))[:, [0], empty].shape == (2, 0)
+
+
+def test_scipy_special_functions_kantensor_has():
+    """Code calling scipy.special's logsumexp, softmax, log_softmax, expit or erf (by
+    module or imported by name) gets kantensor's Ops of the same meaning, values as
+    SciPy's."""
+    import scipy.special as sp
+    from scipy.special import expit, logsumexp
+
+    def head(x):
+        return x - logsumexp(x, axis=1, keepdims=True) + expit(x) * sp.softmax(x, axis=1) \
+            + sp.log_softmax(x, axis=None) + sp.erf(x)
+
+    result = kt.eval_shape(head, "float64[n,k]")
+    assert str(result.type) == "float64[n,k]"
+    x = np.linspace(-2, 2, 12).reshape(3, 4)
+    got = kt.function(list(result.inputs), result.outputs[0], check=True)(x)
+    np.testing.assert_allclose(got, head(x))

@@ -23,7 +23,8 @@ from fractions import Fraction
 from typing import Any
 
 from ..types import sizenum
-from ..types.dim import COMPARE, Dim, DimLike, free_symbols, substitute
+from ..types.dim import Dim, DimLike, free_symbols, substitute
+from ..types.dimorder import COMPARE, decided, ordered
 from .located import Site
 from .trace import current
 
@@ -34,9 +35,10 @@ _OPS: dict[str, Callable[[Any, Any], bool]] = {
 #: one), by the id of their code (kept alive by the classes): the caller is further out.
 _FORWARDING = frozenset(
     id(getattr(cls, name).__code__) for cls, names in (
-        (Dim, ("__eq__", "_unordered", "__lt__", "__le__", "__gt__", "__ge__", "__bool__")),
+        (Dim, ("__eq__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__")),
         (sizenum.Ratio, ("_compare", "__eq__", "__ne__", "__lt__", "__le__", "__gt__",
-                         "__ge__"))) for name in names)
+                         "__ge__"))) for name in names) | {id(f.__code__) for f in (ordered,
+                                                                                  decided)}
 _NEGATION = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
 
 #: At most this many cases per eval_shape call, and answers per case.

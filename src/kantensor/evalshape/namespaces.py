@@ -45,6 +45,7 @@ from .patches import (
     INDEX_TRICKS,
     MATH,
     RANDOM,
+    SCIPY_SPECIAL,
     UNSUPPORTED,
     UNSUPPORTED_RANDOM,
     entry,
@@ -149,6 +150,21 @@ for _module, _traced in ((np, _NUMPY_MODULE), (np.random, _RANDOM_MODULE),
         _original = getattr(_value, "__kantensor_traced__", None)
         if _original is not None and not isinstance(_value, types.ModuleType):
             _REPLACED[id(_original)] = (_original, _value)
+
+
+def _scipy() -> None:
+    """SciPy's entries (:data:`.patches.SCIPY_SPECIAL`), once SciPy has been imported."""
+    special = sys.modules.get("scipy.special")
+    if special is None or id(special) in _SCIPY_SEEN:
+        return
+    _SCIPY_SEEN.add(id(special))
+    entries = _entries(special, SCIPY_SPECIAL)
+    _REPLACED[id(special)] = (special, TracedModule(special, entries))
+    for value in entries.values():
+        _REPLACED[id(value.__kantensor_traced__)] = (value.__kantensor_traced__, value)
+
+
+_SCIPY_SEEN: set[int] = set()
 
 
 def replacement(value: Any) -> Any:
@@ -304,6 +320,7 @@ def _class_file(cls: type) -> str | None:
 def reach(fn: Any, own: str, extra: tuple[Any, ...] = ()) -> Reach:
     """The traced code reachable from ``fn`` (and from ``extra``, the keyword arguments
     passed to it)."""
+    _scipy()
     return Reach(own).walk(fn, *extra)
 
 

@@ -363,6 +363,37 @@ BUILTINS: dict[str, Callable[..., Any]] = {
     "max": _extreme(dim_max), "min": _extreme(dim_min), "reversed": _reversed}
 
 
+# -- SciPy's functions that kantensor has, when the traced code uses SciPy ----------------
+
+def _scipy_logsumexp(a: Any, axis: Any = None, b: Any = None, keepdims: bool = False,
+                     return_sign: bool = False) -> Any:
+    if not isinstance(a, Variable) or b is not None or return_sign:
+        return NotImplemented
+    return ops.logsumexp(a, axis=axis, keepdims=keepdims)
+
+
+def _along(op: str) -> Callable[..., Any]:
+    def traced(x: Any, axis: Any = None) -> Any:
+        return getattr(ops, op)(x, axis=axis) if isinstance(x, Variable) else NotImplemented
+    return traced
+
+
+def _elementwise(op: str) -> Callable[..., Any]:
+    def traced(x: Any, *rest: Any, **kw: Any) -> Any:
+        if rest or kw or not isinstance(x, Variable):
+            return NotImplemented
+        return getattr(ops, op)(x)
+    return traced
+
+
+#: ``scipy.special`` functions traced during eval_shape when SciPy is imported (it is no
+#: dependency): kantensor's Ops of the same meaning.
+SCIPY_SPECIAL: dict[str, Callable[..., Any]] = {
+    "logsumexp": _scipy_logsumexp, "softmax": _along("softmax"),
+    "log_softmax": _along("log_softmax"), "expit": _elementwise("sigmoid"),
+    "erf": _elementwise("erf")}
+
+
 # -- the entries as the traced code finds them -------------------------------------------
 
 def entry(original: Callable[..., Any], traced: Callable[..., Any]) -> Callable[..., Any]:

@@ -152,6 +152,11 @@ def _insert(arr: Any, obj: Any, values: Any, axis: int | None = None) -> Any:
     values = np.moveaxis(values, 0, axis)
     shape = list(_shape(arr))
     shape[axis] = _shape(values)[axis]
+    while _ndim(values) > n:  # NumPy's assignment drops leading axes of length 1
+        if _shape(values)[0] != 1:
+            raise ValueError(f"could not broadcast input array from shape "
+                             f"{tuple(_shape(values))} into shape {tuple(shape)}")
+        values = values[0]
     values = np.broadcast_to(values, tuple(shape))
     if values.dtype != arr.dtype:
         values = values.astype(arr.dtype)

@@ -49,6 +49,7 @@ from typing import Any, Final, TypeAlias
 
 from ..graph.display import block, esc, symbolic
 from ..syntax.vocabulary import MAX, MIN
+from .dimorder import decided, ordered
 from .interning import WeakInterner
 from .intervals import interval
 from .poly import Atom, Monomial, Opaque, Terms, canonical, lone_atom, render
@@ -82,7 +83,7 @@ class Dim:
     """A symbolic size; ``Dim("n")`` is the (interned) symbol named ``n``.
 
     Immutable and hashable. ``==`` is canonical structural equality (a ``Dim`` never
-    equals an int); ``<``, ``<=``, ``>``, ``>=`` raise ``TypeError`` (undecidable).
+    equals an int); ``<``, ``<=``, ``>``, ``>=`` raise ``TypeError`` (see ``dimorder``).
     """
 
     __slots__ = ("_terms", "_hash", "_text", "_free", "__weakref__")
@@ -121,14 +122,10 @@ class Dim:
     def __eq__(self, other: object) -> bool:
         if self is other:
             return True
-        if isinstance(other, Dim):
-            if hash(self) == hash(other) and self._terms == other._terms:
-                return True
-        elif not isinstance(other, int):
-            return NotImplemented
-        hook = COMPARE[0]  # a traced program's ``n == 1``: decided by the trace
-        decided = NotImplemented if hook is None else hook("==", self, other)
-        return False if decided is NotImplemented else decided
+        if isinstance(other, Dim) and hash(self) == hash(other) and self._terms == other._terms:
+            return True  # else unequal, unless a traced program's answer (types.dimorder)
+        return decided("==", self, other) is True if isinstance(other, int | Dim) else \
+            NotImplemented
 
     def __hash__(self) -> int:
         h = self._hash
@@ -153,24 +150,10 @@ class Dim:
         kind = f"the symbolic size {name}" if name is not None else "a symbolic size expression"
         return block("Dim", f"<code>{symbolic(self)}</code>", esc(kind))
 
-    def _unordered(self, other: object, op: str) -> bool:
-        hook = COMPARE[0]  # a traced program's ``if L > 1:``: decided by the trace
-        decided = NotImplemented if hook is None or _coerce(other) is None else \
-            hook(op, self, other)
-        if decided is NotImplemented:
-            raise TypeError(f"symbolic sizes are not ordered: cannot compare {self!r} with "
-                            f"{other!r}")
-        return decided
+    __lt__, __le__, __gt__, __ge__ = (lambda a, b, op=op: ordered(
+        a, b, op, _coerce(b) is not None) for op in ("<", "<=", ">", ">="))
 
-    def __lt__(self, other: object) -> bool: return self._unordered(other, "<")
-    def __le__(self, other: object) -> bool: return self._unordered(other, "<=")
-    def __gt__(self, other: object) -> bool: return self._unordered(other, ">")
-    def __ge__(self, other: object) -> bool: return self._unordered(other, ">=")
-
-    def __bool__(self) -> bool:
-        hook = COMPARE[0]  # a traced program's ``if n:``, that is ``n != 0``
-        decided = NotImplemented if hook is None else hook("!=", self, 0)
-        return True if decided is NotImplemented else decided
+    def __bool__(self) -> bool: return decided("!=", self, 0) is not False
 
     __add__, __radd__ = _operator("add", lambda a, b: _add(a, b))
     __sub__, __rsub__ = _operator("sub", lambda a, b: _add(a, _mul(b, -1)))
@@ -199,12 +182,6 @@ class Dim:
     def __pos__(self) -> Dim:
         return self
 
-
-#: ``hook(op, a, b) -> bool`` (op one of ``== != < <= > >=``) deciding a comparison of a
-#: Dim with an int or a Dim that its canonical form does not decide, or NotImplemented
-#: (then ``==`` is structural, ``!=`` its negation, a Dim is true, and ordering raises).
-#: Set by :mod:`kantensor.evalshape` for the comparisons a traced program makes.
-COMPARE: list[Any] = [None]
 
 #: A size with a number it cannot stay a size with (``d / 2``, ``d ** -0.5``, ``np.sqrt(d)``):
 #: ``hook(op, a, b)`` or ``hook("ufunc", ufunc, method, inputs, kwargs)``, set by
