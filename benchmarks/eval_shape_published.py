@@ -449,6 +449,9 @@ def measure_one(fn: Fn, module: Any, rng: random.Random, mutate: bool) -> dict[s
              for s in sizes)
     out["verdict"] = "right" if ok else "wrong"
     out["type"] = str(result.type)
+    types_ = result.type if isinstance(result.type, tuple) else (result.type,)
+    out["exact"] = result.type is not None and all(d is not None for t in types_
+                                                   for d in t.shape)
     if not ok or not mutate:
         return out
     plain = not fn.target.startswith("lambda")
@@ -528,8 +531,10 @@ def run_project(folder: str, corpus: Path, mutate: bool, verbose: bool) -> list[
 def table(results: list[dict]) -> str:
     verdicts = Counter(r["verdict"] for r in results)
     judged = sum(verdicts[v] for v in ("right", "wrong", "raised", "crashed"))
+    exact = sum(1 for r in results if r.get("exact") and r["verdict"] == "right")
     lines = [f"functions {len(results)}: typed right {verdicts['right']} of {judged} "
-             f"({100 * verdicts['right'] / max(judged, 1):.0f}%), wrong {verdicts['wrong']}, "
+             f"({100 * verdicts['right'] / max(judged, 1):.0f}%; with every size known "
+             f"{exact}), wrong {verdicts['wrong']}, "
              f"raised {verdicts['raised']}, crashed {verdicts['crashed']}; NumPy fails at "
              f"every tried size {verdicts['numpy fails']}, harness {verdicts['harness']}"]
     muts = [m for r in results for m in r.get("mutants", [])]
