@@ -8,8 +8,9 @@ conditions it took, each with the user's line (:class:`Condition`). A case that 
 is a case the program refuses: its conditions are what the program assumes false.
 
 :class:`Path` is one run's answers; :func:`explore` drives the runs. The comparisons come
-from :data:`kantensor.types.dim.COMPARE` (the hook this module sets), only for the
-user's code (:mod:`.code`): kantensor's own comparisons of sizes keep their meaning.
+from :data:`kantensor.types.dimorder.COMPARE` (the hook this module gives the trace),
+only for the user's code (:mod:`.code`): kantensor's own comparisons of sizes keep their
+meaning.
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ from typing import Any
 
 from ..types import sizenum
 from ..types.dim import Dim, DimLike, free_symbols, substitute
-from ..types.dimorder import COMPARE, decided, ordered
+from ..types.dimorder import decided, ordered
 from .located import Site
-from .trace import current
+from .trace import COMPARE_HOOK, current
 
 _OPS: dict[str, Callable[[Any, Any], bool]] = {
     "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
@@ -210,7 +211,6 @@ def _hook(op: str, a: Dim, b: Any) -> Any:
 def explore(run: Callable[[Path], Any]) -> Iterator[tuple[Path, Any]]:
     """``run(path)`` once per case, yielding ``(path, outcome)``; ``run`` returns or
     raises (the outcome is then the exception)."""
-    COMPARE[0] = _hook
     prefix: list[bool] | None = []
     cases = 0
     while prefix is not None:
@@ -226,3 +226,6 @@ def explore(run: Callable[[Path], Any]) -> Iterator[tuple[Path, Any]]:
             outcome = exc
         yield path, outcome
         prefix = path.next_prefix()
+
+
+COMPARE_HOOK[0] = _hook

@@ -21,6 +21,7 @@ from typing import Any
 
 from ..graph import basic
 from ..graph.basic import Apply, Constant, Variable
+from ..types import dimorder
 from ..types.protocol import REBIND, TRACING
 from .located import Locator, Site
 
@@ -110,13 +111,17 @@ def _rebind(x: Any, build: Callable[[], Any]) -> bool:
     return True
 
 
+#: The answer to a traced program's comparisons of sizes (set by :mod:`.branches`),
+#: installed in :data:`kantensor.types.dimorder.COMPARE` while some thread traces.
+COMPARE_HOOK: list[Callable[..., Any] | None] = [None]
+
 REBIND[0] = _rebind
 TRACING[0] = lambda: getattr(_LOCAL, "trace", None) is not None
 
 
 class tracing:  # noqa: N801 - a context manager used as a statement
     """``with tracing(trace):`` this thread runs ``trace`` (nested traces restore the
-    outer one); the node hook is set while any thread traces."""
+    outer one); the node and comparison hooks are set while any thread traces."""
 
     def __init__(self, trace: Trace):
         self.trace = trace
@@ -126,6 +131,7 @@ class tracing:  # noqa: N801 - a context manager used as a statement
         with _LOCK:
             _ACTIVE[0] += 1
             basic.NEW_NODE[0] = _record
+            dimorder.COMPARE[0] = COMPARE_HOOK[0]
         _LOCAL.trace = self.trace
         return self.trace
 
@@ -135,3 +141,4 @@ class tracing:  # noqa: N801 - a context manager used as a statement
             _ACTIVE[0] -= 1
             if not _ACTIVE[0]:
                 basic.NEW_NODE[0] = None
+                dimorder.COMPARE[0] = None

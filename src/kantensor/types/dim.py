@@ -49,7 +49,7 @@ from typing import Any, Final, TypeAlias
 
 from ..graph.display import block, esc, symbolic
 from ..syntax.vocabulary import MAX, MIN
-from .dimorder import decided, ordered
+from .dimorder import COMPARE, decided, ordered
 from .interning import WeakInterner
 from .intervals import interval
 from .poly import Atom, Monomial, Opaque, Terms, canonical, lone_atom, render
@@ -124,8 +124,8 @@ class Dim:
             return True
         if isinstance(other, Dim) and hash(self) == hash(other) and self._terms == other._terms:
             return True  # else unequal, unless a traced program's answer (types.dimorder)
-        return decided("==", self, other) is True if isinstance(other, int | Dim) else \
-            NotImplemented
+        return COMPARE[0] is not None and decided("==", self, other) is True \
+            if type(other) is Dim or isinstance(other, int) else NotImplemented
 
     def __hash__(self) -> int:
         h = self._hash
@@ -153,7 +153,7 @@ class Dim:
     __lt__, __le__, __gt__, __ge__ = (lambda a, b, op=op: ordered(
         a, b, op, _coerce(b) is not None) for op in ("<", "<=", ">", ">="))
 
-    def __bool__(self) -> bool: return decided("!=", self, 0) is not False
+    def __bool__(self) -> bool: return COMPARE[0] is None or decided("!=", self, 0) is not False
 
     __add__, __radd__ = _operator("add", lambda a, b: _add(a, b))
     __sub__, __rsub__ = _operator("sub", lambda a, b: _add(a, _mul(b, -1)))
