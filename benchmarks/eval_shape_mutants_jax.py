@@ -30,6 +30,7 @@ import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 
 import mutation  # noqa: E402
+import shape_judge  # noqa: E402
 from kantensor.types.dim import Dim  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)
@@ -45,8 +46,8 @@ def jax_module(module: Any) -> dict[str, Any]:
 
 def structs(types: list[str]) -> list[Any]:
     """``jax.ShapeDtypeStruct`` of each type, every named size one symbol."""
-    parsed = [mutation.kt.TensorType.parse(t) for t in types]
-    names = sorted(mutation._symbols(types))
+    parsed = [shape_judge.kt.TensorType.parse(t) for t in types]
+    names = sorted(shape_judge._symbols(types))
     symbols = dict(zip(names, jax.export.symbolic_shape(", ".join(names)), strict=True)) \
         if names else {}
     out = []
@@ -93,11 +94,11 @@ def main() -> None:
     ported, total = 0, 0
     counts = {"bugs": 0, "kantensor": 0, "jax": 0, "mutants": 0, "alarms_jax": 0,
               "alarms_kt": 0}
-    for case in mutation.corpus_cases():
-        types = mutation.symbolize(case, rng)
+    for case in shape_judge.corpus_cases():
+        types = shape_judge.symbolize(case, rng)
         if types is None:
             continue
-        sizes = mutation.assignments(case, types, rng)
+        sizes = shape_judge.assignments(case, types, rng)
         if len(sizes) < 2:
             continue
         total += 1
@@ -110,7 +111,7 @@ def main() -> None:
             jfn = port(m, namespace)
             if jfn is None:
                 continue
-            v = mutation.judge(m, types, sizes)
+            v = shape_judge.judge(m, types, sizes)
             counts["mutants"] += 1
             caught_jax = jax_raises(jfn, m.types, case.kwargs)
             if v.bug:

@@ -10,11 +10,12 @@ import collections
 import pytest
 
 import mutation
+import shape_judge
 
 
 @pytest.fixture(scope="module")
 def figures():
-    return mutation.run(mutation.corpus_cases())
+    return shape_judge.run(shape_judge.corpus_cases())
 
 
 def test_the_mutants_are_many_and_of_every_kind(figures):
@@ -57,12 +58,12 @@ def test_bugs_caught_with_symbolic_sizes(figures):
 def test_the_judge_is_numpy():
     """A mutant is a bug exactly when NumPy raises at a distinct assignment: the matrix
     product of [B,S1] and [S2,S1] raises, the unmutated one does not."""
-    case = next(c for c in mutation.corpus_cases() if c.name == "linear")
+    case = next(c for c in shape_judge.corpus_cases() if c.name == "linear")
     case = mutation.Case(case.fn, ["float64[B,S2]", "float64[S2,S1]", "float64[S1]"])
     swapped = next(m for m in mutation.weight_mutants(case) if m.weight == 1)
     sizes = [{"B": 2, "S1": 3, "S2": 5}, {"B": 7, "S1": 4, "S2": 6}]
-    verdict = mutation.judge(swapped, case.types, sizes)
+    verdict = shape_judge.judge(swapped, case.types, sizes)
     assert verdict.bug and verdict.concrete == "raised"
     assert str(swapped) == "linear:swap_weight:input 1: float64[S2,S1] -> float64[S1,S2]"
     same = mutation.Mutant(case, "swap_weight", None, case.fn, case.types, "none")
-    assert not mutation.judge(same, case.types, sizes).bug
+    assert not shape_judge.judge(same, case.types, sizes).bug
