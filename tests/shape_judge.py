@@ -21,6 +21,7 @@ import ast
 import inspect
 import random
 import re
+import traceback
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -172,6 +173,9 @@ class Verdict:
     concrete: str  # "raised" or "accepted": eval_shape at the first distinct assignment
     equal_sizes: str  # "raised", "changed" or "accepted": NumPy at equal sizes
     message: str = ""
+    concrete_line: int | None = None  # the first line the concrete message names
+    numpy_line: int | None = None  # the innermost line of the function's file NumPy names
+    concrete_message: str = ""
 
     @property
     def caught(self) -> bool:
@@ -179,10 +183,14 @@ class Verdict:
 
     @property
     def line_first(self) -> bool:
+        return self.names_mutated(self.named_line)
+
+    def names_mutated(self, line: int | None) -> bool:
+        """Whether ``line`` is the mutated line (a line using the swapped weight)."""
         m = self.mutant
         if m.line is not None:
-            return self.named_line == m.line
-        return self.named_line is not None and self.named_line in _uses(m.case, m.weight)
+            return line == m.line
+        return line is not None and line in _uses(m.case, m.weight)
 
 
 def _uses(case: Case, k: int | None) -> set[int]:
@@ -215,12 +223,13 @@ def _assumption_broken(result: Any, sizes: dict[str, int]) -> bool:
 
 def judge(m: Mutant, original: list[str], sizes: list[dict[str, int]]) -> Verdict:
     """The verdict of NumPy and of the checkers on one mutant (see the module)."""
-    bug, changed = False, False
+    bug, changed, numpy_line = False, False, None
     for k, s in enumerate(sizes):
         try:
             got = run_numpy(m.fn, m.case, m.types, s, seed=k)
-        except Exception:  # noqa: BLE001 - NumPy refuses: a shape bug at these sizes
+        except Exception as exc:  # noqa: BLE001 - NumPy refuses: a shape bug at these sizes
             bug = True
+            numpy_line = numpy_line or _innermost(exc, m.case.fn)
             continue
         if got != run_numpy(m.case.fn, m.case, original, s, seed=k):
             changed = True
@@ -236,14 +245,35 @@ def judge(m: Mutant, original: list[str], sizes: list[dict[str, int]]) -> Verdic
     found = _LINE.search(message)
     if found is not None:
         named = int(found.group(2))
-    concrete = "accepted"
+    concrete, concrete_line, concrete_message = "accepted", None, ""
     fixed = [_concrete(t, sizes[0]) for t in m.types]
     try:
         eval_shape(m.fn, fixed, m.case.kwargs)
-    except Exception:  # noqa: BLE001
-        concrete = "raised"
+    except Exception as exc:  # noqa: BLE001
+        concrete, concrete_message = "raised", str(exc)
+        found = _LINE.search(concrete_message)
+        concrete_line = int(found.group(2)) if found else None
     equal = _equal_sizes(m, original)
-    return Verdict(m, bug, changed and not bug, symbolic, named, concrete, equal, message)
+    return Verdict(m, bug, changed and not bug, symbolic, named, concrete, equal, message,
+                   concrete_line, numpy_line, concrete_message)
+
+
+def names_anywhere(v: Verdict, message: str) -> bool:
+    """Whether ``message`` names the mutated line at all (first or in the chain of the
+    operands' lines)."""
+    return any(v.names_mutated(int(n)) for n in re.findall(r", line (\d+)", message))
+
+
+def _innermost(exc: BaseException, fn: Callable[..., Any]) -> int | None:
+    """The innermost line of ``fn``'s file in ``exc``'s traceback (NumPy's own answer
+    to "where")."""
+    try:
+        filename = inspect.getsourcefile(fn)
+    except TypeError:
+        return None
+    lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__)
+             if f.filename == filename]
+    return lines[-1] if lines else None
 
 
 def _concrete(text: str, sizes: dict[str, int]) -> str:
@@ -305,11 +335,26 @@ class Figures:
             f"{len(self.false_alarms_unmutated)} on unmutated functions",
             f"kt.eval_shape, distinct concrete sizes: caught "
             f"{sum(v.concrete == 'raised' for v in bugs)} of {len(bugs)} "
-            f"({_pct(sum(v.concrete == 'raised' for v in bugs), len(bugs))})",
+            f"({_pct(sum(v.concrete == 'raised' for v in bugs), len(bugs))}); the mutated "
+            f"line named first in {_first(bugs, 'concrete')} code edits (NumPy's traceback, "
+            f"its innermost line of the function's file: {_first(bugs, 'numpy')}); named "
+            f"anywhere in the message (the operands' lines included) in "
+            f"{sum(names_anywhere(v, v.concrete_message) for v in bugs if v.mutant.line)} of "
+            f"{sum(1 for v in bugs if v.mutant.line and v.concrete == 'raised')}",
             f"NumPy, equal sizes: caught {sum(v.equal_sizes != 'accepted' for v in bugs)} of "
             f"{len(bugs)} ({_pct(sum(v.equal_sizes != 'accepted' for v in bugs), len(bugs))})",
         ]
         return "\n".join(rows)
+
+
+def _first(bugs: list[Verdict], who: str) -> str:
+    """``x of y``: the code-edit bugs caught by ``who`` whose first named line is the
+    mutated one."""
+    coded = [v for v in bugs if v.mutant.line is not None and (
+        v.concrete == "raised" if who == "concrete" else v.numpy_line is not None)]
+    hit = sum(v.names_mutated(v.concrete_line if who == "concrete" else v.numpy_line)
+              for v in coded)
+    return f"{hit} of {len(coded)}"
 
 
 def _pct(a: int, b: int) -> str:

@@ -37,9 +37,18 @@ def test_no_false_alarm(figures):
 
 
 def test_bugs_caught_at_distinct_concrete_sizes(figures):
+    """At distinct concrete sizes, the message names the mutated line first about as
+    often as NumPy's own traceback does, and names it somewhere (the lines that made
+    the refused operands) nearly always."""
     bugs = [v for v in figures.verdicts if v.bug]
     missed = [str(v.mutant) for v in bugs if v.concrete != "raised"]
     assert len(missed) <= 0.05 * len(bugs), missed
+    coded = [v for v in bugs if v.mutant.line is not None and v.concrete == "raised"]
+    first = sum(v.names_mutated(v.concrete_line) for v in coded)
+    numpy_first = sum(v.names_mutated(v.numpy_line) for v in bugs if v.mutant.line)
+    assert first >= 0.8 * len(coded) and first >= numpy_first - 2, (first, numpy_first)
+    anywhere = sum(shape_judge.names_anywhere(v, v.concrete_message) for v in coded)
+    assert anywhere >= 0.95 * len(coded), anywhere
 
 
 def test_a_caught_bug_names_the_mutated_line_first(figures):
