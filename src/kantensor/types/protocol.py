@@ -61,6 +61,19 @@ for _fn, _answer in ((np.shape, lambda a: a.shape), (np.ndim, lambda a: a.ndim),
     NUMPY_OPS[_fn] = _answer
 
 
+def view(x: Any, dtype: Any = None, type: Any = None) -> Any:  # noqa: A002 - NumPy's names
+    """``x.view()`` / ``x.view(np.ndarray)``: x itself (a graph value is no array of any
+    class); a view as another dtype reinterprets bytes, which a graph does not do."""
+    kind = dtype if isinstance(dtype, _TYPE) else type
+    if (dtype is None or kind is dtype) and (kind is None or issubclass(kind, np.ndarray)):
+        return x
+    raise TypeError(f"x.view({dtype!r}) reinterprets the bytes of a tensor, which a graph "
+                    "does not do; use x.astype(dtype) to convert the values")
+
+
+_TYPE = type
+
+
 def numpy_name(fn: Any) -> str:
     """``numpy.linalg.det``, ``numpy.exp``: the dotted name users write."""
     module = getattr(fn, "__module__", None) or "numpy"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import inspect
 import math
-from builtins import type as builtins_type
 from collections.abc import Callable, Iterable
 from types import MethodType
 from typing import Any
@@ -228,15 +227,6 @@ class _TensorOperators:
     __imod__, __ipow__, __imatmul__ = _inplace("mod"), _inplace("pow"), _inplace("matmul")
     __iand__, __ior__, __ixor__ = _inplace("and"), _inplace("or"), _inplace("xor")
 
-    def view(self, dtype: Any = None, type: Any = None) -> Any:  # noqa: A002 - NumPy's names
-        """``x.view()`` / ``x.view(np.ndarray)``: x itself (a graph value is no array of any
-        class); a view as another dtype reinterprets bytes, which a graph does not do."""
-        kind = dtype if isinstance(dtype, builtins_type) else type
-        if (dtype is None or kind is dtype) and (kind is None or issubclass(kind, np.ndarray)):
-            return self
-        raise TypeError(f"x.view({dtype!r}) reinterprets the bytes of a tensor, which a graph "
-                        "does not do; use x.astype(dtype) to convert the values")
-
     @property
     def at(self) -> _At:
         """``x.at[index].set(v)``, ``.add(v)``, ``.get()``: functional updates."""
@@ -265,10 +255,8 @@ class _TensorOperators:
         would call ``x[i]`` until it fails, forever if the length is unknown)."""
         n = self.type.shape[0] if self.type.ndim else None
         if not isinstance(n, int):
-            raise TypeError(f"cannot iterate over a tensor of type {self.type}: the length "
-                            "of its first dimension is not a known int (a Python loop over "
-                            "range(n) or over a tensor runs once per element, so n must be "
-                            "known: give that size as an int in the input types)")
+            raise TypeError(f"cannot iterate over a tensor of type {self.type}: its first "
+                            "size is not a known int (for a loop over it, give it as an int)")
         return iter([self[i] for i in range(n)])
 
     @property
