@@ -64,15 +64,20 @@ def svd(a: np.ndarray, full_matrices: bool = True, compute_uv: bool = True,
                          hermitian=hermitian)
 
 
+def _complex(x: np.ndarray) -> np.ndarray:
+    """``x`` as complex of its precision (NumPy's eig is real when every eigenvalue is)."""
+    return x.astype(np.promote_types(x.dtype, np.complex64), copy=False)
+
+
 def eig(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``numpy.linalg.eig``, float16 computed in float32; complex always (cast by the Op)."""
+    """``numpy.linalg.eig``, float16 computed in float32, always complex."""
     w, v = np.linalg.eig(_floating(a))
-    return w, v
+    return _complex(w), _complex(v)
 
 
 def eigvals(a: np.ndarray) -> np.ndarray:
-    """``numpy.linalg.eigvals``, float16 computed in float32."""
-    return np.linalg.eigvals(_floating(a))
+    """``numpy.linalg.eigvals``, float16 computed in float32, always complex."""
+    return _complex(np.linalg.eigvals(_floating(a)))
 
 
 def eigh(a: np.ndarray, UPLO: str = "L") -> tuple[np.ndarray, np.ndarray]:  # noqa: N803
