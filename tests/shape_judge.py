@@ -30,7 +30,8 @@ from typing import Any
 import numpy as np
 
 import kantensor as kt
-from kantensor.types.dim import Dim, free_symbols, substitute
+from kantensor.types.dim import Dim
+from kantensor.types.symbols import free_symbols, substitute
 from mutation import _NAMES, SEED, Case, Mutant, _name, _shape_items, _source_tree, mutants
 
 # -- sizes -------------------------------------------------------------------------------
@@ -160,7 +161,7 @@ def _accepts(case: Case, types: list[str], rng: random.Random) -> bool:
 
 # -- judging ------------------------------------------------------------------------------
 
-_LINE = re.compile(r"(\S+), line (\d+)")
+_LINE = re.compile(r"(?:, line |\.py:)(\d+)")  # traceback's style, or a Source's file:line
 
 
 @dataclass
@@ -213,12 +214,19 @@ def _uses(case: Case, k: int | None) -> set[int]:
 
 
 def _assumption_broken(result: Any, sizes: dict[str, int]) -> bool:
-    """Whether an assumption the result reports is false at ``sizes``."""
-    for a in getattr(result, "assumptions", ()) or ():
-        holds = getattr(a, "holds", None)
-        if holds is not None and not holds(**sizes):
-            return True
-    return False
+    """Whether an assumption the result reports (in the case ``sizes`` meet) is false
+    at ``sizes``."""
+    return not result.holds(sizes)
+
+
+def _first_broken(result: Any, sizes: dict[str, int]) -> str:
+    """The first assumption false at ``sizes``, described with its line."""
+    case = next((c for c in result.cases if all(x.holds(sizes) for x in c.conditions)),
+                result)
+    for a in (*result.assumptions, *case.assumptions):
+        if not a.holds(sizes):
+            return kt.evalshape.located.described(a)
+    return ""
 
 
 def judge(m: Mutant, original: list[str], sizes: list[dict[str, int]]) -> Verdict:
@@ -239,12 +247,13 @@ def judge(m: Mutant, original: list[str], sizes: list[dict[str, int]]) -> Verdic
     except Exception as exc:  # noqa: BLE001
         symbolic, message = "raised", str(exc)
     else:
-        if any(_assumption_broken(result, s) for s in sizes):
+        broken = [s for s in sizes if _assumption_broken(result, s)]
+        if broken:
             symbolic = "assumed"
-            message = str(result.assumptions[0])
+            message = _first_broken(result, broken[0])
     found = _LINE.search(message)
     if found is not None:
-        named = int(found.group(2))
+        named = int(found.group(1))
     concrete, concrete_line, concrete_message = "accepted", None, ""
     fixed = [_concrete(t, sizes[0]) for t in m.types]
     try:
@@ -252,7 +261,7 @@ def judge(m: Mutant, original: list[str], sizes: list[dict[str, int]]) -> Verdic
     except Exception as exc:  # noqa: BLE001
         concrete, concrete_message = "raised", str(exc)
         found = _LINE.search(concrete_message)
-        concrete_line = int(found.group(2)) if found else None
+        concrete_line = int(found.group(1)) if found else None
     equal = _equal_sizes(m, original)
     return Verdict(m, bug, changed and not bug, symbolic, named, concrete, equal, message,
                    concrete_line, numpy_line, concrete_message)
@@ -261,7 +270,10 @@ def judge(m: Mutant, original: list[str], sizes: list[dict[str, int]]) -> Verdic
 def names_anywhere(v: Verdict, message: str) -> bool:
     """Whether ``message`` names the mutated line at all (first or in the chain of the
     operands' lines)."""
-    return any(v.names_mutated(int(n)) for n in re.findall(r", line (\d+)", message))
+    return any(v.names_mutated(int(n)) for n in _ANY_LINE.findall(message))
+
+
+_ANY_LINE = re.compile(r"(?:, line |\.py:)(\d+)")
 
 
 def _innermost(exc: BaseException, fn: Callable[..., Any]) -> int | None:
@@ -331,6 +343,11 @@ class Figures:
             f" swapped weights: a line using the weight named first in "
             f"{sum(v.line_first for v in caught if v.mutant.line is None)} of "
             f"{sum(v.mutant.line is None for v in caught)}",
+            f"  the mutated line (or one using the weight) named anywhere in the message "
+            f"(the operands' lines included): "
+            f"{sum(names_anywhere(v, v.message) for v in caught)} of {len(caught)}; "
+            "NumPy's traceback names it first in "
+            f"{sum(v.names_mutated(v.numpy_line) for v in caught)}",
             f"  false alarms: {len(alarms)} on mutants correct at every size, "
             f"{len(self.false_alarms_unmutated)} on unmutated functions",
             f"kt.eval_shape, distinct concrete sizes: caught "

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import kantensor as kt
-from kantensor.evalshape.branches import MAX_CASES, BranchError, Condition
+from kantensor.evalshape.branches import MAX_CASES, BranchError, Condition, branch_source
 
 
 def trim(x):
@@ -26,11 +26,14 @@ def test_a_branch_on_a_size_splits_into_cases_that_numpy_agrees_with():
     for case in result.cases:
         (cond,) = case.conditions
         for L in range(5):  # wherever the condition holds, NumPy's shape is the case's
-            if cond.holds(L=L):
+            if cond.holds({"L": L}):
                 want = trim(np.zeros((L, 3), np.float32)).shape
-                got = kt.types.dim.substitute(case.type.shape[0], {"L": L})
+                got = kt.types.symbols.substitute(case.type.shape[0], {"L": L})
                 assert (got, 3) == (want[0], want[1])
-    assert result.cases[0].conditions[0].site.source == "if x.shape[0] > 1:"
+    source = result.cases[0].conditions[0].source
+    assert (source.op, source.code) == ("branch", "if x.shape[0] > 1:")
+    line = trim.__code__.co_firstlineno + 1
+    assert source.location.endswith(f"test_eval_shape_branches.py:{line}")
     assert "a Python branch on sizes" in result.why(0)
     assert "L > 1" in repr(result) and "L <= 1" in repr(result)
     assert "L &gt; 1" in result._repr_html_() and "cases of a Python branch" in \
@@ -63,7 +66,7 @@ def test_equality_and_truth_of_sizes_split_too():
 
     result = kt.eval_shape(lambda x: repeat(x, x.shape[1]), "float32[n,k]")
     assert [str(case.conditions[0]) for case in result.cases] == ["k == 1", "k != 1"]
-    assert [str(case.type) for case in result.cases] == ["float32[n,k]", "float32[k*n,k]"]
+    assert [str(case.type) for case in result.cases] == ["float32[n,1]", "float32[k*n,k]"]
 
     def empty(x):
         return x.sum() if x.shape[0] else x[0]
@@ -93,7 +96,8 @@ def test_every_case_refused_raises_the_first_with_its_case():
             return x @ x
         return x @ x
 
-    with pytest.raises(kt.TypeInferenceError, match=r"in the case n > 3 \(at .*if x\.shape"):
+    with pytest.raises(kt.TypeInferenceError,
+                       match=r"in the case n > 3 \(branch at .*:\d+: if x\.shape"):
         kt.eval_shape(bad, "float32[n,4,5]")
 
 
@@ -118,12 +122,15 @@ def test_a_loop_over_a_symbolic_size_is_refused_clearly():
 
 
 def test_conditions_hold_at_sizes():
+    """A branch's condition is the core's Condition (one kind of condition), its source
+    the user's line."""
     n = kt.Dim("n")
-    cond = Condition(">", 2 * n, 5)
-    assert cond.holds(n=3) and not cond.holds(n=2)
+    cond = Condition(2 * n, ">", 5, branch_source(None))
+    assert isinstance(cond, kt.Condition) and cond.source.op == "branch"
+    assert cond.holds({"n": 3}) and not cond.holds({"n": 2})
     assert str(cond.negated()) == "2*n <= 5"
-    with pytest.raises(ValueError, match="no value given for n"):
-        cond.holds(m=1)
+    with pytest.raises(ValueError, match="needs a value for n"):
+        cond.holds({"m": 1})
 
 
 def test_libraries_keep_their_comparisons():

@@ -52,16 +52,27 @@ def test_bugs_caught_at_distinct_concrete_sizes(figures):
 
 
 def test_a_caught_bug_names_the_mutated_line_first(figures):
+    """An error names the user's line that failed, an assumption the line of the Op that
+    needs it: the mutated line first about as often as NumPy's own traceback does for
+    the same bugs (a dropped ``keepdims`` shows where the mean meets the tensor, for
+    both), and the mutated line somewhere (the operands' lines, back towards the
+    inputs) in at least 90% of them."""
     caught = [v for v in figures.verdicts if v.bug and v.caught]
-    wrong = [(str(v.mutant), v.named_line, v.message[:300]) for v in caught
-             if not v.line_first]
-    assert len(wrong) <= 0.1 * len(caught), wrong
+    first = sum(v.line_first for v in caught)
+    numpy_first = sum(v.names_mutated(v.numpy_line) for v in caught)
+    assert first >= numpy_first - 2, (first, numpy_first)
+    nowhere = [(str(v.mutant), v.message[:300]) for v in caught
+               if not shape_judge.names_anywhere(v, v.message)]
+    assert len(nowhere) <= 0.1 * len(caught), nowhere
 
 
 def test_bugs_caught_with_symbolic_sizes(figures):
+    """At least 90% of the real shape bugs are caught with symbolic sizes: raised, or
+    reported as an assumption that NumPy's failing sizes break."""
     bugs = [v for v in figures.verdicts if v.bug]
-    caught = [v for v in bugs if v.caught]
-    assert len(caught) >= 2, figures.table()
+    missed = [str(v.mutant) for v in bugs if not v.caught]
+    assert len(missed) <= 0.1 * len(bugs), missed
+    assert sum(v.symbolic == "assumed" for v in bugs) >= 0.5 * len(bugs)
 
 
 def test_the_judge_is_numpy():

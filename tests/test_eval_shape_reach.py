@@ -174,7 +174,7 @@ def test_smaller_gaps():
 
     diag = kt.eval_shape(np.diag, "float32[N,N]").type.shape[0]
     for n in range(5):
-        assert kt.types.dim.substitute(diag, {"N": n}) == np.diag(np.zeros((n, n))).shape[0]
+        assert kt.types.symbols.substitute(diag, {"N": n}) == np.diag(np.zeros((n, n))).shape[0]
 
     t = kt.tensor("t", "float64", (2, 3, 4))
     empty = np.zeros(0, int)

@@ -16,20 +16,30 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from ..graph.basic import Variable
 from ..graph.fgraph import FunctionGraph
+from ..types.conditions import Condition
+from ..types.facts import Facts
 from ..types.type import TensorType
+from .assumptions import AssumptionError, assumed, facts_of, without_assumptions
 from .branches import BranchError, Path, explore
 from .code import own_package
-from .located import Locator, failed_operands, local_names, operand_chain
+from .located import (
+    Locator,
+    assumptions,
+    described,
+    failed_operands,
+    local_names,
+    operand_chain,
+)
 from .namespaces import installed, reach, traced_kwargs
 from .result import Refusal, ShapeResult, merged
 from .trace import Trace, tracing
 
-__all__ = ["ShapeResult", "eval_shape"]
+__all__ = ["AssumptionError", "ShapeResult", "eval_shape"]
 
 
 @functools.lru_cache(maxsize=1024)
@@ -62,7 +72,7 @@ def _rethrow(fn: Callable[..., Any], exc: Exception, trace: Trace) -> Exception:
         if chain:
             message += "\nwhere the operands come from:\n" + "\n".join(chain)
     if trace.path is not None and trace.path.taken:
-        message += "\nin the case " + " and ".join(c.described() for c in trace.path.taken)
+        message += "\nin the case " + " and ".join(map(described, trace.path.taken))
     try:
         return type(exc)(message)
     except Exception:  # an exception class that does not take a message
@@ -88,9 +98,13 @@ def _names(fn: Any, count: int) -> list[str]:
 
 
 def _run(fn: Callable[..., Any], in_types: list[TensorType], names: Sequence[str],
-         kwargs: dict[str, Any], locator: Locator, path: Path) -> ShapeResult:
-    """One run of ``fn`` on fresh symbolic inputs, answering comparisons as ``path``."""
+         kwargs: dict[str, Any], locator: Locator, path: Path, given: Facts) -> ShapeResult:
+    """One run of ``fn`` on fresh symbolic inputs (whose sizes meet ``given``), answering
+    comparisons as ``path``."""
     inputs = tuple(t(name) for t, name in zip(in_types, names, strict=True))
+    if given:
+        for x in inputs:
+            x.facts = given
     trace = Trace(inputs, locator)
     trace.path = path
     try:
@@ -103,25 +117,52 @@ def _run(fn: Callable[..., Any], in_types: list[TensorType], names: Sequence[str
         raise _rethrow(fn, exc, trace) from exc
     inputs = tuple(trace.input(x) for x in inputs)
     graph = FunctionGraph(list(inputs), list(outputs), clone=False)
-    out_types = tuple(v.type for v in outputs)
+    out_types = tuple(_under(v.type, path.facts) for v in outputs)
     single = not isinstance(result, tuple | list)
     return ShapeResult(out_types[0] if single else out_types, inputs, outputs, graph,
-                       conditions=tuple(path.taken), sites=trace.sites, notes=trace.notes)
+                       conditions=tuple(path.taken),
+                       assumptions=assumed(assumptions(trace.sites), path.facts),
+                       sites=trace.sites, notes=trace.notes)
+
+
+def _under(t: TensorType, facts: Facts) -> TensorType:
+    """``t`` with its sizes simplified where ``facts`` hold (a case's answers: ``L - 1``
+    where ``L > 1`` was taken, not ``max(0, L - 1)``)."""
+    if not facts or not isinstance(t, TensorType) or t.shape is None:
+        return t
+    shape = tuple(d if d is None else facts.simplify(d) for d in t.shape)
+    return t if shape == t.shape else TensorType(t.dtype, shape)
+
+
+#: What eval_shape does with an assumption: report it (the default), raise at the first
+#: (``"error"``), or accept it silently (``"allow"``: named sizes taken to be whatever the
+#: code needs, as before sizes were distinct).
+ASSUME = ("report", "error", "allow")
 
 
 def eval_shape(fn: Callable[..., Any], *types: TensorType | str,
-               names: Sequence[str] | None = None, **kwargs: Any) -> ShapeResult:
+               names: Sequence[str] | None = None, assume: str = "report",
+               where: str | Iterable[Condition] | Facts | None = None,
+               **kwargs: Any) -> ShapeResult:
     """Call ``fn`` on symbolic tensors of ``types`` (and the keyword arguments
     ``kwargs``, passed as they are) and return the output types and the graph it built
-    (see :class:`ShapeResult`). Where ``fn`` branches on sizes that nothing decides
-    (``if L > 1:``), it runs once per case (see :mod:`.branches`).
+    (see :class:`ShapeResult`). Named sizes are distinct: what ``fn`` needs of them is
+    reported as the result's ``assumptions`` (``assume="error"`` raises at the first,
+    ``assume="allow"`` reports none); ``where`` gives what is known of the sizes
+    (``"D == 2*N and T <= 1024"``, conditions or a :class:`~kantensor.Facts`), so
+    that nothing it implies is an assumption. Where ``fn`` branches on sizes that
+    nothing decides (``if L > 1:``), it runs once per case (see :mod:`.branches`).
 
     >>> import numpy as np, kantensor as kt
     >>> kt.eval_shape(lambda x, w: np.tanh(x @ w), "float32[n,3]", "float32[3,4]").type
     TensorType(float32, (n, 4))
     """
+    if assume not in ASSUME:
+        raise ValueError(f"eval_shape: assume must be one of {', '.join(ASSUME)}, got "
+                         f"{assume!r}")
     in_types = [_as_type(t, i) for i, t in enumerate(types)]
     names = _names(fn, len(in_types)) if names is None else list(names)
+    given = facts_of(where)
     own = own_package(fn)
     locator = Locator(own)
     kwargs = traced_kwargs(kwargs)
@@ -129,13 +170,21 @@ def eval_shape(fn: Callable[..., Any], *types: TensorType | str,
     cases: list[ShapeResult] = []
     refused: list[Refusal] = []
     with installed(found):
-        for path, outcome in explore(lambda p: _run(fn, in_types, names, kwargs, locator, p)):
+        for path, outcome in explore(
+                lambda p: _run(fn, in_types, names, kwargs, locator, p, given), given):
             if isinstance(outcome, BaseException):
                 refused.append(Refusal(tuple(path.taken), outcome))
             else:
                 cases.append(outcome)
     if not cases:
         raise refused[0].error
-    if len(cases) == 1 and not refused and not cases[0].conditions:
-        return cases[0]
-    return merged(cases, refused)
+    result = cases[0] if len(cases) == 1 and not refused and not cases[0].conditions \
+        else merged(cases, refused)
+    if assume == "allow":
+        return without_assumptions(result)
+    if assume == "error":
+        first = result.assumptions or next(
+            (c.assumptions for c in result.cases if c.assumptions), ())
+        if first:
+            raise AssumptionError(fn, first[0])
+    return result

@@ -21,6 +21,8 @@ from typing import Any
 
 #: Top-level packages whose code is never the user's.
 _OWN = ("kantensor", "numpy")
+#: How the file names of kantensor's generated code begin (``<kantensor _fast_call_3>``).
+GENERATED = "<kantensor "
 
 
 def _folders() -> tuple[str, ...]:
@@ -64,6 +66,8 @@ def is_library(module: str | None, filename: str | None, own: str = "") -> bool:
         return True
     if top and top == own:
         return False
+    if filename and filename.startswith(GENERATED):
+        return True  # kantensor's generated code (kantensor.graph.codegen)
     if not filename or filename.startswith("<"):
         return False  # code made by exec, a doctest, the REPL: the user's
     return _installed(filename) or _stdlib_file(filename)

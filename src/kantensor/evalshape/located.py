@@ -13,12 +13,16 @@ from __future__ import annotations
 import linecache
 import sys
 import traceback
+from dataclasses import replace
 from types import CodeType, FrameType, TracebackType
 from typing import Any, NamedTuple
 
 from ..graph.basic import Apply, Variable
 from ..ops.op import SignatureOp
-from ..types.dim import Dim, free_symbols
+from ..ops.sizes import SizeOp
+from ..types.conditions import AnyOf, Clause, Source
+from ..types.dim import Dim
+from ..types.symbols import free_symbols
 from .code import frame_is_library
 
 
@@ -227,3 +231,85 @@ def _introduced(node: Apply, sites: dict[Apply, Site | None], inputs: dict[Varia
         reason = "the Op's relation does not decide this size from its inputs' sizes"
     return f"{op}{where}: {reason}"
 
+
+
+def at_site(clause: Clause, node: Apply, site: Site | None,
+            sites: dict[Apply, Site | None]) -> Clause:
+    """``clause`` whose source names the user's line ``site`` (file:line and its code)
+    and, as its ``detail``, the operand axes of ``node`` its sizes are and where those
+    operands were made (unless it already names a line)."""
+    source = clause.source or Source()
+    if source.location:
+        return clause
+    detail = "; ".join(filter(None, (source.detail, _operand_axes(clause, node, sites))))
+    located = replace(source, detail=detail) if site is None else replace(
+        source, location=f"{site.filename}:{site.lineno}", code=site.source, detail=detail)
+    if isinstance(clause, AnyOf):
+        return AnyOf(clause.cases, located)
+    return clause.with_source(located)
+
+
+def _operand_axes(clause: Clause, node: Apply, sites: dict[Apply, Site | None]) -> str:
+    """``D is axis 1 of operand 0; K is axis 0 of operand 1; operand 0: x: float32[N,D]
+    (an input); operand 1: ... = transpose(w) at file, line 5, ...``: which operand axes
+    of ``node`` the sizes the clause compares are (a side, or a name in one), then where
+    those operands were made, a step back towards the inputs (:func:`operand_chain`)."""
+    conditions = [c for case in clause.cases for c in case] if isinstance(clause, AnyOf) \
+        else [clause]
+    wanted: dict[Any, None] = {}
+    for c in conditions:
+        for side in (c.left, c.right):
+            if isinstance(side, Dim):
+                wanted[side] = None
+                wanted.update((Dim(s), None) for s in free_symbols(side) if isinstance(s, str))
+    axes, used = [], {}
+    for size in wanted:
+        hits = [(i, a) for i, v in enumerate(node.inputs) if isinstance(v, Variable)
+                for a, d in enumerate(getattr(v.type, "shape", None) or ())
+                if isinstance(d, Dim) and _same(d, size)]
+        if hits:
+            axes.append(f"{size} is " + " and ".join(f"axis {a} of operand {i}"
+                                                     for i, a in hits[:2]))
+            used.update((i, None) for i, _ in hits[:2])
+    operands = [v if i in used or _made(v) else None for i, v in enumerate(node.inputs)]
+    chain = operand_chain(operands, sites, {}, depth=2)
+    return "; ".join([*axes, *(line.strip() for line in chain)])
+
+
+def assumptions(sites: dict[Apply, Site | None]) -> list[Clause]:
+    """The conditions of the nodes built (in the order they were built), each at the
+    user's line that built its node; a condition said again is said once."""
+    out: dict[Clause, Clause] = {}
+    for node, site in sites.items():
+        for clause in getattr(node, "conditions", ()) or ():
+            if clause not in out:
+                out[clause] = at_site(clause, node, site, sites)
+    return list(out.values())
+
+
+def described(clause: Clause) -> str:
+    """``D == K (matmul at file:line: x @ w; D is axis 1 of x: ...)``: a condition and
+    where it comes from."""
+    source = clause.source
+    if source is None:
+        return str(clause)
+    where = f"{source.op or 'needed'}"
+    if source.location:
+        where += f" at {source.location}"
+    if source.code:
+        where += f": {source.code}"
+    if source.detail:
+        where += f"; {source.detail}"
+    return f"{clause} ({where})"
+
+
+def _same(a: Dim, b: Dim) -> bool:
+    """The same size expression (structurally: no traced program's answer is asked)."""
+    return a is b or (hash(a) == hash(b) and str(a) == str(b))
+
+
+def _made(v: Any) -> bool:
+    """Whether ``v`` is a tensor the user's code made (not an operand that only carries
+    a size, nor a constant)."""
+    node = getattr(v, "owner", None)
+    return node is not None and not isinstance(node.op, SizeOp)

@@ -1,6 +1,11 @@
-"""What :func:`kantensor.eval_shape` returns: the types, the graph, and the cases.
+"""What :func:`kantensor.eval_shape` returns: the assumptions, the types, the graph, and
+the cases.
 
-A function without branches on sizes gives one :class:`ShapeResult`. One whose branches
+Named sizes are distinct: what the code needs of them (``D == K`` for ``x @ w``,
+``seq <= 64``) is an **assumption**, a :class:`~kantensor.Condition` (or
+:class:`~kantensor.AnyOf`) whose :class:`~kantensor.Source` is the Op and the user's
+line; the result shows them first. A function without branches on sizes gives one
+:class:`ShapeResult`. One whose branches
 split (``if L > 1:``, see :mod:`.branches`) gives a result whose ``cases`` each hold a
 case's conditions, types and graph, and whose ``refused`` are the cases the program
 raised in (what it assumes false); its ``type`` keeps what every case agrees on, a size
@@ -14,10 +19,10 @@ from typing import Any
 
 from ..graph.basic import Apply, Variable
 from ..graph.fgraph import FunctionGraph
+from ..types.conditions import Clause, Condition, negate
 from ..types.type import TensorType
-from .branches import Condition
 from .display import shape_result_html
-from .located import Site, why
+from .located import Site, described, why
 
 
 @dataclass(frozen=True)
@@ -38,10 +43,14 @@ class ShapeResult:
     the function returns several values), the symbolic ``inputs`` and ``outputs``, and
     ``graph``, a FunctionGraph from the inputs to the outputs.
 
+    ``assumptions`` are what the code needs of the sizes and nothing given decides, each
+    with its Op and line (see the module), in the order the code needs them.
+
     Where the function branched on sizes, ``cases`` holds one ShapeResult per case run
-    (each with its ``conditions``), ``refused`` the cases that raised, and the result's
-    own ``type`` what the cases agree on; ``inputs``, ``outputs`` and ``graph`` are then
-    those of each case only (here empty, and ``graph`` None)."""
+    (each with its ``conditions`` and its own assumptions), ``refused`` the cases that
+    raised, and the result's own ``type`` what the cases agree on; its assumptions are
+    those of every case and that no refused case holds; ``inputs``, ``outputs`` and
+    ``graph`` are then those of each case only (here empty, and ``graph`` None)."""
 
     type: TensorType | tuple[TensorType, ...] | None
     inputs: tuple[Variable, ...]
@@ -50,6 +59,7 @@ class ShapeResult:
     conditions: tuple[Condition, ...] = ()
     cases: tuple[ShapeResult, ...] = ()
     refused: tuple[Refusal, ...] = ()
+    assumptions: tuple[Clause, ...] = ()
     sites: dict[Apply, Site | None] = field(default_factory=dict, repr=False, compare=False)
     notes: dict[Any, str] = field(default_factory=dict, repr=False, compare=False)
 
@@ -57,13 +67,28 @@ class ShapeResult:
         text = f"ShapeResult({_types(self.type)})"
         if self.conditions:
             text += f" where {' and '.join(map(str, self.conditions))}"
+        if self.assumptions:
+            text += ", assuming:\n" + "\n".join(f"  {described(a)}" for a in self.assumptions)
         if self.cases:
-            rows = [f"  {' and '.join(map(str, c.conditions))}: {_types(c.type)}"
-                    for c in self.cases]
+            rows = [f"  {' and '.join(map(str, c.conditions))}: {_types(c.type)}" + (
+                        f" assuming {' and '.join(map(str, c.assumptions))}"
+                        if c.assumptions else "") for c in self.cases]
             rows += [f"  {' and '.join(map(str, r.conditions))}: raises "
                      f"{type(r.error).__name__}" for r in self.refused]
-            text += f", in {len(self.cases) + len(self.refused)} cases:\n" + "\n".join(rows)
+            text += f"{chr(10) if self.assumptions else ', '}in " \
+                    f"{len(self.cases) + len(self.refused)} cases:\n" + "\n".join(rows)
         return text
+
+    def holds(self, sizes: dict[Any, int]) -> bool:
+        """Whether the sizes ``sizes`` (by name) meet every assumption, and those of the
+        case they fall in (a size the result does not name: ValueError)."""
+        if not all(a.holds(sizes) for a in self.assumptions):
+            return False
+        if not self.cases:
+            return True
+        case = next((c for c in self.cases if all(x.holds(sizes) for x in c.conditions)),
+                    None)
+        return case is not None and case.holds(sizes)
 
     def _repr_html_(self) -> str:
         return shape_result_html(self)
@@ -94,7 +119,7 @@ class ShapeResult:
             differs = mine is None or any(
                 a is None and b is not None for a, b in zip(mine.shape, t.shape, strict=False))
             if differs:
-                where = "; ".join(c.described() for c in case.conditions)
+                where = "; ".join(map(described, case.conditions))
                 lines.append(f"case {k} ({where}): {t}")
         head = "a Python branch on sizes: the cases give different types"
         return [head, *lines] if lines else [f"output {output}: every case agrees"] + \
@@ -120,7 +145,10 @@ def merged(cases: list[ShapeResult], refused: list[Refusal]) -> ShapeResult:
         outs = [_join([t[i] for t in types]) for i in range(len(types[0]))]
         if all(o is not None for o in outs):
             joined = outs[0] if single else tuple(outs)
-    return ShapeResult(joined, (), (), None, cases=tuple(cases), refused=tuple(refused))
+    common = [a for a in cases[0].assumptions if all(a in c.assumptions for c in cases)]
+    common += [negate(r.conditions) for r in refused if r.conditions]
+    return ShapeResult(joined, (), (), None, cases=tuple(cases), refused=tuple(refused),
+                       assumptions=tuple(common))
 
 
 def _join(ts: list[TensorType]) -> TensorType | None:

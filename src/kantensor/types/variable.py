@@ -472,13 +472,6 @@ def matrix(name: str | None = None, dtype: Any = None,
     return tensor(name, dtype, _ranked("matrix", 2, shape))
 
 
-def dims(names: str | Iterable[str]) -> tuple[Dim, ...]:
-    """Named symbolic sizes: ``n, m = dims("n m")``."""
-    if isinstance(names, str):
-        names = names.replace(",", " ").split()
-    return tuple(Dim(n) for n in names)
-
-
 # Theano-style shortcuts: prefix letter = dtype, suffix = shape.
 _PREFIX = {"b": "int8", "w": "int16", "i": "int32", "l": "int64", "f": "float32",
            "d": "float64", "c": "complex64", "z": "complex128"}
