@@ -152,3 +152,14 @@ def test_each_case_of_a_branch_has_its_assumptions():
     assert result.holds({"L": 1, "D": 2, "K": 3, "M": 4})  # no product in that case
     assert not result.holds({"L": 2, "D": 2, "K": 3, "M": 4})
     assert "L > 1: float32[L,M] assuming D == K" in repr(result)
+
+
+def test_the_same_program_twice_reports_the_same():
+    """Builds are cached (an Op family's cached calls, make_node's memo): the second
+    trace of a program reports what the first did."""
+    def backward(dout, x):
+        return np.dot(x.T, dout)
+
+    reports = [[str(a) for a in kt.eval_shape(backward, "float64[N,S]", "float64[D,N]")
+                .assumptions] for _ in range(3)]
+    assert reports == [["D == N"]] * 3
