@@ -78,7 +78,8 @@ def test_an_assumption_names_the_op_the_users_line_and_the_operands():
     assert need.source.location.endswith(f"test_eval_shape_assumptions.py:{line}")
     assert need.source.code == "return np.tanh(h @ w)"
     detail = need.source.detail
-    assert "D is axis 1 of operand 0" in detail and "K is axis 0 of operand 1" in detail
+    assert detail.startswith("D is axis 1 of h; K is axis 0 of w; operand 0: h: "
+                             "float32[N,D] = mul(x, 2) at ")
     assert f"= mul(x, 2) at {__file__}, line {line - 1}" in detail  # where h was made
     assert "from x: float32[N,D] (an input)" in detail
     assert repr(result).startswith("ShapeResult(float32[N,M]), assuming:\n  D == K (matmul at")

@@ -115,13 +115,14 @@ def _run(fn: Callable[..., Any], in_types: list[TensorType], names: Sequence[str
         raise
     except Exception as exc:
         raise _rethrow(fn, exc, trace) from exc
+    trace.name_operands()
     inputs = tuple(trace.input(x) for x in inputs)
     graph = FunctionGraph(list(inputs), list(outputs), clone=False)
     out_types = tuple(_under(v.type, path.facts) for v in outputs)
     single = not isinstance(result, tuple | list)
     return ShapeResult(out_types[0] if single else out_types, inputs, outputs, graph,
                        conditions=tuple(path.taken),
-                       assumptions=assumed(assumptions(trace.sites), path.facts),
+                       assumptions=assumed(assumptions(trace.sites, trace.names), path.facts),
                        sites=trace.sites, notes=trace.notes)
 
 

@@ -67,15 +67,21 @@ class Locator:
 
     def here(self) -> Site | None:
         """The innermost user frame of the calling thread's stack."""
+        frame = self.frame(sys._getframe(1))
+        if frame is None:
+            return None
+        return Site(frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
+
+    def frame(self, frame: FrameType | None) -> FrameType | None:
+        """The innermost user frame from ``frame`` outwards."""
         known = self._library
-        frame: FrameType | None = sys._getframe(1)
         while frame is not None:
             code = frame.f_code
             hit = known.get(id(code))
             if hit is None:
                 hit = known[id(code)] = (code, frame_is_library(frame, self.own))
             if not hit[1]:
-                return Site(code.co_filename, frame.f_lineno, code.co_name)
+                return frame
             frame = frame.f_back
         return None
 
@@ -234,14 +240,15 @@ def _introduced(node: Apply, sites: dict[Apply, Site | None], inputs: dict[Varia
 
 
 def at_site(clause: Clause, node: Apply, site: Site | None,
-            sites: dict[Apply, Site | None]) -> Clause:
+            sites: dict[Apply, Site | None], names: dict[Variable, str]) -> Clause:
     """``clause`` whose source names the user's line ``site`` (file:line and its code)
     and, as its ``detail``, the operand axes of ``node`` its sizes are and where those
     operands were made (unless it already names a line)."""
     source = clause.source or Source()
     if source.location:
         return clause
-    detail = "; ".join(filter(None, (source.detail, _operand_axes(clause, node, sites))))
+    detail = "; ".join(filter(None, (source.detail,
+                                     _operand_axes(clause, node, sites, names))))
     located = replace(source, detail=detail) if site is None else replace(
         source, location=f"{site.filename}:{site.lineno}", code=site.source, detail=detail)
     if isinstance(clause, AnyOf):
@@ -249,11 +256,13 @@ def at_site(clause: Clause, node: Apply, site: Site | None,
     return clause.with_source(located)
 
 
-def _operand_axes(clause: Clause, node: Apply, sites: dict[Apply, Site | None]) -> str:
-    """``D is axis 1 of operand 0; K is axis 0 of operand 1; operand 0: x: float32[N,D]
-    (an input); operand 1: ... = transpose(w) at file, line 5, ...``: which operand axes
-    of ``node`` the sizes the clause compares are (a side, or a name in one), then where
-    those operands were made, a step back towards the inputs (:func:`operand_chain`)."""
+def _operand_axes(clause: Clause, node: Apply, sites: dict[Apply, Site | None],
+                  names: dict[Variable, str]) -> str:
+    """``D is axis 1 of h; K is axis 0 of operand 1; operand 0: h: float32[N,D] =
+    mul(x, 2) at file, line 4, ...; operand 1: ... = transpose(w) at ...``: which
+    operand axes of ``node`` the sizes the clause compares are (a side, or a name in
+    one; an operand by its name in the user's code where it has one), then where those
+    operands were made, a step back towards the inputs (:func:`operand_chain`)."""
     conditions = [c for case in clause.cases for c in case] if isinstance(clause, AnyOf) \
         else [clause]
     wanted: dict[Any, None] = {}
@@ -268,22 +277,25 @@ def _operand_axes(clause: Clause, node: Apply, sites: dict[Apply, Site | None]) 
                 for a, d in enumerate(getattr(v.type, "shape", None) or ())
                 if isinstance(d, Dim) and _same(d, size)]
         if hits:
-            axes.append(f"{size} is " + " and ".join(f"axis {a} of operand {i}"
-                                                     for i, a in hits[:2]))
+            axes.append(f"{size} is " + " and ".join(
+                f"axis {a} of {names.get(node.inputs[i]) or f'operand {i}'}"
+                for i, a in hits[:2]))
             used.update((i, None) for i, _ in hits[:2])
     operands = [v if i in used or _made(v) else None for i, v in enumerate(node.inputs)]
-    chain = operand_chain(operands, sites, {}, depth=2)
+    chain = operand_chain(operands, sites, names, depth=2)
     return "; ".join([*axes, *(line.strip() for line in chain)])
 
 
-def assumptions(sites: dict[Apply, Site | None]) -> list[Clause]:
+def assumptions(sites: dict[Apply, Site | None], names: dict[Variable, str]
+                ) -> list[Clause]:
     """The conditions of the nodes built (in the order they were built), each at the
-    user's line that built its node; a condition said again is said once."""
+    user's line that built its node (``names``: what the user's code calls tensors); a
+    condition said again is said once."""
     out: dict[Clause, Clause] = {}
     for node, site in sites.items():
         for clause in getattr(node, "conditions", ()) or ():
             if clause not in out:
-                out[clause] = at_site(clause, node, site, sites)
+                out[clause] = at_site(clause, node, site, sites, names)
     return list(out.values())
 
 

@@ -15,6 +15,7 @@ else are not known.
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -41,6 +42,8 @@ class Trace:
         self.moved: dict[Variable, Variable] = {}
         self.locator = locator
         self.sites: dict[Apply, Site | None] = {}
+        self.names: dict[Variable, str] = {x: x.name for x in inputs if x.name}
+        self._last: tuple[Apply, Any] | None = None  # (node, the user's frame)
         self.notes: dict[Any, str] = {}  # node, variable or Dim -> why a size is unknown
         self.inputs = inputs
         self.path: Any = None  # the answers to comparisons of sizes (see .branches)
@@ -49,7 +52,27 @@ class Trace:
         for v in node.inputs:
             self.clients.setdefault(v, []).append(node)
         self.made.update(node.outputs)
-        self.sites[node] = self.locator.here()
+        self.name_operands()
+        frame = self.locator.frame(sys._getframe(1))
+        if frame is None:
+            self.sites[node] = None
+            return
+        code = frame.f_code
+        self.sites[node] = Site(code.co_filename, frame.f_lineno, code.co_name)
+        self._last = (node, frame)
+
+    def name_operands(self) -> None:
+        """Name the operands of the node recorded last, if it has conditions (set once
+        the node is made, so looked at here, at the next node or at the end), as the
+        user's frame that built it calls them (``h`` in ``h @ w``): by identity, so a
+        name rebound meanwhile names nothing."""
+        last, self._last = self._last, None
+        if last is None or not last[0].conditions:
+            return
+        operands = {id(v) for v in last[0].inputs}
+        for name, value in last[1].f_locals.items():
+            if id(value) in operands and isinstance(value, Variable):
+                self.names.setdefault(value, name)
 
     def rebind(self, x: Variable, build: Callable[[], Any]) -> None:
         """Make ``x`` the value ``build()`` (see the module's doc)."""
