@@ -121,6 +121,10 @@ def test_what_is_given_is_not_assumed():
     facts = kt.Facts([kt.Condition(kt.Dim("N"), "==", 1)])
     assert kt.eval_shape(lambda a, b: a + b, "float32[N]", "float32[K]",
                          where=facts).assumptions == ()
+    one = kt.Condition(kt.Dim("K"), "==", 1)
+    for where in (one, [one], kt.Facts([one])):
+        assert kt.eval_shape(lambda a, b: a + b, "float32[N]", "float32[K]",
+                             where=where).assumptions == ()
     with pytest.raises(ValueError, match="cannot meet"):
         kt.eval_shape(project, "float32[N,D]", "float32[K,M]", where="K < 2 and K > 3")
     with pytest.raises(ValueError, match="is not a comparison of two sizes"):

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..graph.basic import Variable
 from ..graph.fgraph import FunctionGraph
-from ..types.conditions import Condition
+from ..types.conditions import Clause
 from ..types.facts import Facts
 from ..types.type import TensorType
 from .assumptions import AssumptionError, assumed, facts_of, without_assumptions
@@ -143,7 +143,7 @@ ASSUME = ("report", "error", "allow")
 
 def eval_shape(fn: Callable[..., Any], *types: TensorType | str,
                names: Sequence[str] | None = None, assume: str = "report",
-               where: str | Iterable[Condition] | Facts | None = None,
+               where: str | Clause | Iterable[Clause] | Facts | None = None,
                **kwargs: Any) -> ShapeResult:
     """Call ``fn`` on symbolic tensors of ``types`` (and the keyword arguments
     ``kwargs``, passed as they are) and return the output types and the graph it built

@@ -21,13 +21,15 @@ from ..types.names import parse_conditions
 from .located import described
 
 
-def facts_of(where: str | Iterable[Condition] | Facts | None) -> Facts:
-    """The facts ``where`` states: text (``"D == 2*N and T <= 1024"``), conditions, or
-    Facts."""
+def facts_of(where: str | Clause | Iterable[Clause] | Facts | None) -> Facts:
+    """The facts ``where`` states: text (``"D == 2*N and T <= 1024"``), a condition or
+    several, or Facts."""
     if where is None:
         return EMPTY
     if isinstance(where, Facts):
         return where
+    if isinstance(where, Condition | AnyOf):
+        where = [where]
     given = Source(op="given")
     conditions = parse_conditions(where, given) if isinstance(where, str) else list(where)
     facts = EMPTY.with_(*conditions)
