@@ -400,3 +400,15 @@ def test_a_python_int_that_does_not_fit_is_refused_after_one_that_fits():
             else:
                 with pytest.raises(kt.ops.pyints.PythonIntError, match=f"integer {value} "):
                     u + value
+
+
+def test_a_cached_call_keeps_the_conditions_and_facts_of_a_fresh_build():
+    """An Op family's cached call (ops/fastcall.py) never loses what the relation needs
+    of the sizes: the second ``dot`` of ``[N,D]`` and ``[K,3]`` still needs ``D == K``,
+    and a call on a tensor with facts passes them on."""
+    N, D, K = kt.dims("N D K")
+    x, w = kt.tensor("x", "float32", (N, D)), kt.tensor("w", "float32", (K, 3))
+    built = [kt.dot(x, w) for _ in range(3)]
+    assert [[str(c) for c in y.owner.conditions] for y in built] == [["D == K"]] * 3
+    assert all(str(y.facts) == "Facts(D == K)" for y in built)
+    assert [str(kt.sum(y, axis=0).facts) for y in built] == ["Facts(D == K)"] * 3

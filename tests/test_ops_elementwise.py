@@ -71,6 +71,9 @@ BINARY: dict[str, tuple[Callable[..., Any], str]] = {
     "arctan2": (np.arctan2, "float"),
     "hypot": (np.hypot, "float"),
     "logaddexp": (np.logaddexp, "float"),
+    "logaddexp2": (np.logaddexp2, "float"),
+    "fmax": (np.fmax, "promote"),
+    "fmin": (np.fmin, "promote"),
     "bitwise_and": (np.bitwise_and, "promote"),
     "bitwise_or": (np.bitwise_or, "promote"),
     "bitwise_xor": (np.bitwise_xor, "promote"),
@@ -132,6 +135,15 @@ UNARY: dict[str, tuple[Callable[..., Any], str]] = {
     "invert": (np.invert, "none"),
     "copy": (np.copy, "none"),
     "erf": (_erf, "float"),
+    "deg2rad": (np.deg2rad, "float"),
+    "rad2deg": (np.rad2deg, "float"),
+    "exp2": (np.exp2, "float"),
+    "arcsinh": (np.arcsinh, "float"),
+    "arccosh": (np.arccosh, "float"),
+    "arctanh": (np.arctanh, "float"),
+    "fabs": (np.fabs, "float"),
+    "sinc": (np.sinc, "float"),
+    "nan_to_num": (np.nan_to_num, "none"),
 }
 
 #: Ops of three operands; where's condition (operand 0) takes no part in promotion.

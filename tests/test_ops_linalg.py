@@ -338,6 +338,42 @@ def test_svd(data):
           [a])
 
 
+def computed(x: np.ndarray) -> np.ndarray:
+    """``x`` in the dtype kantensor computes numpy.linalg in: float(x) (integers and bool
+    in the default float), float16 in float32."""
+    dtype = x.dtype if x.dtype.kind in "fc" else kt.get_default_dtype()
+    return lift(x.astype(dtype))
+
+
+@CASES
+@given(st.data())
+def test_eig(data):
+    """Always complex (NumPy's real eigenvalues compare equal to their complex form)."""
+    a = draw_array(data, data.draw(matrix_shapes(square=True)))
+    check(data, "eig", kt.eig, lambda x: np.linalg.eig(computed(x)), [a])
+    check(data, "eigvals", kt.eigvals, lambda x: np.linalg.eigvals(computed(x)), [a])
+
+
+@CASES
+@given(st.data())
+def test_eigh(data):
+    a = well_conditioned(draw_array(data, data.draw(matrix_shapes(square=True))),
+                         hermitian=True)
+    uplo = data.draw(st.sampled_from(["L", "U"]))
+    check(data, "eigh", lambda x: kt.eigh(x, UPLO=uplo),
+          lambda x: np.linalg.eigh(computed(x), UPLO=uplo), [a])
+    check(data, "eigvalsh", lambda x: kt.eigvalsh(x, UPLO=uplo),
+          lambda x: np.linalg.eigvalsh(computed(x), UPLO=uplo), [a])
+
+
+@CASES
+@given(st.data())
+def test_pinv_and_slogdet(data):
+    a = draw_array(data, data.draw(matrix_shapes(square=data.draw(st.booleans()))))
+    check(data, "pinv", kt.pinv, lambda x: np.linalg.pinv(computed(x)), [a])
+    check(data, "slogdet", kt.slogdet, lambda x: np.linalg.slogdet(computed(x)), [a])
+
+
 def test_linalg_dtypes(default_float64):
     """Integers and bool give float(x) (the default float), float16 stays float16,
     singular values are real."""

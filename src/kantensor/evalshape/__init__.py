@@ -8,7 +8,7 @@ included) and the graph. When the function cannot be typed, the error says which
 of the user's function failed, and why, in kantensor's words.
 
 While the function runs, NumPy's entries that cannot dispatch (creation functions,
-samplers, ``math``, ``len``/``int``/``range``) reach kantensor (:mod:`.patches`), and
+samplers, ``math``, ``len``/``int``/``range``) reach kantensor (:mod:`.namespaces`), and
 writing into arrays rebinds them to functional updates (:mod:`.trace`).
 """
 
@@ -16,44 +16,30 @@ from __future__ import annotations
 
 import functools
 import inspect
-import linecache
-import os
-import traceback
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
-
-import numpy as np
 
 from ..graph.basic import Variable
 from ..graph.fgraph import FunctionGraph
+from ..types.conditions import Clause
+from ..types.facts import Facts
 from ..types.type import TensorType
-from .display import shape_result_html
-from .patches import patched
+from .assumptions import AssumptionError, assumed, facts_of, without_assumptions
+from .branches import BranchError, Path, explore
+from .code import own_package
+from .located import (
+    Locator,
+    assumptions,
+    described,
+    failed_operands,
+    local_names,
+    operand_chain,
+)
+from .namespaces import installed, reach, traced_kwargs
+from .result import Refusal, ShapeResult, merged
 from .trace import Trace, tracing
 
-#: Frames in these folders are not the user's code.
-_LIBRARIES = (os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,
-              os.path.dirname(os.path.abspath(np.__file__)) + os.sep)
-
-
-@dataclass(frozen=True)
-class ShapeResult:
-    """What :func:`eval_shape` found: ``type`` (one TensorType, or a tuple of them when
-    the function returns several values), the symbolic ``inputs`` and ``outputs``, and
-    ``graph``, a FunctionGraph from the inputs to the outputs."""
-
-    type: TensorType | tuple[TensorType, ...]
-    inputs: tuple[Variable, ...]
-    outputs: tuple[Variable, ...]
-    graph: FunctionGraph
-
-    def __repr__(self) -> str:
-        shown = self.type if isinstance(self.type, tuple) else (self.type,)
-        return f"ShapeResult({', '.join(map(str, shown))})"
-
-    def _repr_html_(self) -> str:
-        return shape_result_html(self)
+__all__ = ["AssumptionError", "ShapeResult", "eval_shape"]
 
 
 @functools.lru_cache(maxsize=1024)
@@ -71,23 +57,22 @@ def _as_type(t: Any, i: int) -> TensorType:
                     f"'float32[n,3]', got {t!r}")
 
 
-def _user_line(exc: BaseException) -> str:
-    """``file:line in fn: source`` of the innermost frame outside kantensor and NumPy,
-    the line of the user's code that failed."""
-    found = ""
-    for frame in traceback.extract_tb(exc.__traceback__):
-        if os.path.abspath(frame.filename).startswith(_LIBRARIES):
-            continue
-        source = (frame.line or linecache.getline(frame.filename, frame.lineno)).strip()
-        found = f"{frame.filename}, line {frame.lineno}, in {frame.name}: {source}"
-    return found
-
-
-def _rethrow(fn: Callable[..., Any], exc: Exception) -> Exception:
-    where = _user_line(exc)
+def _rethrow(fn: Callable[..., Any], exc: Exception, trace: Trace) -> Exception:
+    """``exc`` with the user's line that failed, and where the operands of a refused Op
+    were made (from the inputs' sizes to the conflict)."""
+    site = trace.locator.failed_at(exc)
     name = getattr(fn, "__qualname__", repr(fn))
-    message = f"eval_shape({name}) failed at {where}\n{type(exc).__name__}: {exc}" if where \
+    message = f"eval_shape({name}) failed at {site}\n{type(exc).__name__}: {exc}" if site \
         else f"eval_shape({name}) failed: {type(exc).__name__}: {exc}"
+    operands = failed_operands(exc)
+    if operands:
+        names = {**{x: x.name for x in trace.inputs if x.name},
+                 **local_names(exc, trace.locator)}
+        chain = operand_chain(operands, trace.sites, names)
+        if chain:
+            message += "\nwhere the operands come from:\n" + "\n".join(chain)
+    if trace.path is not None and trace.path.taken:
+        message += "\nin the case " + " and ".join(map(described, trace.path.taken))
     try:
         return type(exc)(message)
     except Exception:  # an exception class that does not take a message
@@ -104,51 +89,103 @@ def _flatten(result: Any, fn: Any) -> tuple[Variable, ...]:
     return tuple(values)
 
 
-def _namespaces(fn: Any) -> list[dict[str, Any]]:
-    """The module globals the traced code looks ``len``, ``int``, ... up in: those of
-    the function (of a bound method's function, a partial's function, a callable
-    object's ``__call__``)."""
-    seen: list[dict[str, Any]] = []
-    for _ in range(8):
-        fn = getattr(fn, "__func__", None) or getattr(fn, "func", None) or fn
-        ns = getattr(fn, "__globals__", None)
-        if ns is not None:
-            seen.append(ns)
-            break
-        if not callable(fn) or type(fn).__call__ is fn:
-            break
-        fn = type(fn).__call__
-    return seen
+def _names(fn: Any, count: int) -> list[str]:
+    try:
+        params = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        params = []
+    return params[:count] if len(params) >= count else [f"x{i}" for i in range(count)]
+
+
+def _run(fn: Callable[..., Any], in_types: list[TensorType], names: Sequence[str],
+         kwargs: dict[str, Any], locator: Locator, path: Path, given: Facts) -> ShapeResult:
+    """One run of ``fn`` on fresh symbolic inputs (whose sizes meet ``given``), answering
+    comparisons as ``path``."""
+    inputs = tuple(t(name) for t, name in zip(in_types, names, strict=True))
+    if given:
+        for x in inputs:
+            x.facts = given
+    trace = Trace(inputs, locator)
+    trace.path = path
+    try:
+        with tracing(trace):
+            result = fn(*inputs, **kwargs)
+        outputs = _flatten(result, fn)
+    except BranchError:
+        raise
+    except Exception as exc:
+        raise _rethrow(fn, exc, trace) from exc
+    trace.name_operands()
+    inputs = tuple(trace.input(x) for x in inputs)
+    graph = FunctionGraph(list(inputs), list(outputs), clone=False)
+    out_types = tuple(_under(v.type, path.facts) for v in outputs)
+    single = not isinstance(result, tuple | list)
+    return ShapeResult(out_types[0] if single else out_types, inputs, outputs, graph,
+                       conditions=tuple(path.taken),
+                       assumptions=assumed(assumptions(trace.sites, trace.names), path.facts),
+                       sites=trace.sites, notes=trace.notes)
+
+
+def _under(t: TensorType, facts: Facts) -> TensorType:
+    """``t`` with its sizes simplified where ``facts`` hold (a case's answers: ``L - 1``
+    where ``L > 1`` was taken, not ``max(0, L - 1)``)."""
+    if not facts or not isinstance(t, TensorType) or t.shape is None:
+        return t
+    shape = tuple(d if d is None else facts.simplify(d) for d in t.shape)
+    return t if shape == t.shape else TensorType(t.dtype, shape)
+
+
+#: What eval_shape does with an assumption: report it (the default), raise at the first
+#: (``"error"``), or accept it silently (``"allow"``: named sizes taken to be whatever the
+#: code needs, as before sizes were distinct).
+ASSUME = ("report", "error", "allow")
 
 
 def eval_shape(fn: Callable[..., Any], *types: TensorType | str,
-               names: Sequence[str] | None = None, **kwargs: Any) -> ShapeResult:
+               names: Sequence[str] | None = None, assume: str = "report",
+               where: str | Clause | Iterable[Clause] | Facts | None = None,
+               **kwargs: Any) -> ShapeResult:
     """Call ``fn`` on symbolic tensors of ``types`` (and the keyword arguments
     ``kwargs``, passed as they are) and return the output types and the graph it built
-    (see :class:`ShapeResult`).
+    (see :class:`ShapeResult`). Named sizes are distinct: what ``fn`` needs of them is
+    reported as the result's ``assumptions`` (``assume="error"`` raises at the first,
+    ``assume="allow"`` reports none); ``where`` gives what is known of the sizes
+    (``"D == 2*N and T <= 1024"``, conditions or a :class:`~kantensor.Facts`), so
+    that nothing it implies is an assumption. Where ``fn`` branches on sizes that
+    nothing decides (``if L > 1:``), it runs once per case (see :mod:`.branches`).
 
     >>> import numpy as np, kantensor as kt
     >>> kt.eval_shape(lambda x, w: np.tanh(x @ w), "float32[n,3]", "float32[3,4]").type
     TensorType(float32, (n, 4))
     """
+    if assume not in ASSUME:
+        raise ValueError(f"eval_shape: assume must be one of {', '.join(ASSUME)}, got "
+                         f"{assume!r}")
     in_types = [_as_type(t, i) for i, t in enumerate(types)]
-    if names is None:
-        try:
-            params = list(inspect.signature(fn).parameters)
-        except (TypeError, ValueError):
-            params = []
-        names = params[:len(in_types)] if len(params) >= len(in_types) else \
-            [f"x{i}" for i in range(len(in_types))]
-    inputs = tuple(t(name) for t, name in zip(in_types, names, strict=True))
-    trace = Trace(inputs)
-    try:
-        with patched(_namespaces(fn)), tracing(trace):
-            result = fn(*inputs, **kwargs)
-    except Exception as exc:
-        raise _rethrow(fn, exc) from exc
-    outputs = _flatten(result, fn)
-    inputs = tuple(trace.input(x) for x in inputs)
-    graph = FunctionGraph(list(inputs), list(outputs), clone=False)
-    out_types = tuple(v.type for v in outputs)
-    single = not isinstance(result, tuple | list)
-    return ShapeResult(out_types[0] if single else out_types, inputs, outputs, graph)
+    names = _names(fn, len(in_types)) if names is None else list(names)
+    given = facts_of(where)
+    own = own_package(fn)
+    locator = Locator(own)
+    kwargs = traced_kwargs(kwargs)
+    found = reach(fn, own, tuple(kwargs.values()))
+    cases: list[ShapeResult] = []
+    refused: list[Refusal] = []
+    with installed(found):
+        for path, outcome in explore(
+                lambda p: _run(fn, in_types, names, kwargs, locator, p, given), given):
+            if isinstance(outcome, BaseException):
+                refused.append(Refusal(tuple(path.taken), outcome))
+            else:
+                cases.append(outcome)
+    if not cases:
+        raise refused[0].error
+    result = cases[0] if len(cases) == 1 and not refused and not cases[0].conditions \
+        else merged(cases, refused)
+    if assume == "allow":
+        return without_assumptions(result)
+    if assume == "error":
+        first = result.assumptions or next(
+            (c.assumptions for c in result.cases if c.assumptions), ())
+        if first:
+            raise AssumptionError(fn, first[0])
+    return result

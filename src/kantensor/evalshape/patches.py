@@ -1,24 +1,18 @@
-"""NumPy's and Python's entries that cannot dispatch, reached during ``eval_shape``.
+"""NumPy's and Python's entries that cannot dispatch, as ``eval_shape`` answers them.
 
 NumPy hands a call to kantensor only when an argument is a tensor (NEP 13, NEP 18).
 ``np.zeros(x.shape)``, ``np.arange(n)`` or ``np.random.randn(n, d)`` have no tensor
 argument, and ``len(x)``, ``int(h / 2)``, ``range(n)`` and ``math.sqrt(d)`` are Python's,
 which must return ints or floats. As tracers do (torch.fx's patcher, ``torch.fx.wrap``),
-these entries are replaced for the duration of a trace:
-
-* NumPy's creation functions (:data:`CREATION`) and ``np.random``'s samplers
-  (:data:`RANDOM`) in the ``numpy`` and ``numpy.random`` modules, and ``math``'s
-  functions (:data:`MATH`) in the ``math`` module;
-* ``len``, ``int``, ``float``, ``range``, ``round``, ``min`` and ``max``
-  (:data:`BUILTINS`) in the module globals of the traced function (where Python looks
-  names up before its builtins), unless that module defines the name itself.
+the traced code finds replacements of these entries (:mod:`.namespaces` says where):
+NumPy's creation functions (:data:`CREATION`), ``np.random``'s samplers and a random
+generator's (:data:`RANDOM`, :data:`GENERATOR`), ``math``'s functions (:data:`MATH`),
+and ``len``, ``int``, ``float``, ``range``, ``round``, ``min``, ``max`` and ``reversed``
+(:data:`BUILTINS`).
 
 A replacement calls the original entry whenever the calling thread is not tracing, and
 (except the creation functions and samplers, whose results are traced values so that
-code can write into them) whenever no argument is a size or a tensor. Replacements are
-installed when the first trace starts and removed when the last one ends, on error as
-on return; a lock guards the count. A name imported before the trace (``from numpy
-import zeros``) is not replaced: call it through the module.
+code can write into them) whenever no argument is a size or a tensor.
 """
 
 from __future__ import annotations
@@ -27,8 +21,6 @@ import builtins
 import functools
 import math
 import operator
-import sys
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -140,14 +132,30 @@ def _array(obj: Any, dtype: Any = None, *args: Any, **kw: Any) -> Any:
 
 def _sampler(distribution: str, low: Any = 0.0, high: Any = 1.0, size: Any = None,
              dtype: str = "float64") -> Any:
+    """Samples of ``size`` (ints and sizes) as a typed source, the ``random`` Op. Bounds
+    that are numbers of the graph (a size used as a number, ``np.sqrt(6 / fan_in)``, a
+    tensor) shift and scale a standard sample, broadcast against ``size`` as NumPy does."""
+    bounds = _symbolic((low, high))
+    if size is None and bounds:
+        size = ()
     if size is None or not _shape(size):
         return NotImplemented
-    if distribution == "integers" and all(_size(v) for v in (low, high)) \
-            and _symbolic((low, high)):  # integers below a size: floor(u * (high - low))
-        u = ops.random(size) * size_tensor(high - low)
+    if distribution == "integers":
+        if not bounds:
+            return _plain(distribution, low, high, size, dtype)
+        if not all(_size(v) for v in (low, high)):
+            return NotImplemented
+        u = ops.random(size) * size_tensor(high - low)  # integers below a size
         return (np.floor(u) + size_tensor(low)).astype(dtype)
-    if _symbolic((low, high)):
-        return NotImplemented
+    if not bounds:
+        return _plain(distribution, low, high, size, dtype)
+    low, high = as_tensor_variable(low), as_tensor_variable(high)
+    base = ops.random(size, distribution=distribution)
+    out = low + (high - low) * base if distribution == "uniform" else low + high * base
+    return out if out.type.dtype == dtype else out.astype(dtype)
+
+
+def _plain(distribution: str, low: Any, high: Any, size: Any, dtype: str) -> Any:
     if not all(isinstance(v, int | float | np.number) for v in (low, high)):
         return NotImplemented
     return ops.random(size, distribution=distribution, low=low, high=high, dtype=dtype)
@@ -182,56 +190,71 @@ def _randint(low: Any, high: Any = None, size: Any = None, dtype: Any = int) -> 
     return _sampler("integers", low, high, size, np.dtype(dtype).name)
 
 
+class Concatenator:
+    """``np.r_[a, b]`` (along the first axis, each made 1-d at least) and ``np.c_[a, b]``
+    (along the last, vectors as columns) of tensors, in a thread that traces; anything
+    else (slices, directives, plain arrays) is NumPy's own object's."""
+
+    def __init__(self, original: Any, columns: bool):
+        self.__kantensor_traced__ = original
+        self.columns = columns
+
+    def __getitem__(self, key: Any) -> Any:
+        items = key if isinstance(key, tuple) else (key,)
+        if current() is None or not _symbolic(items) or any(
+                isinstance(k, slice | str) for k in items):
+            return self.__kantensor_traced__[key]
+        parts = [as_tensor_variable(v) if not isinstance(v, Variable) else v for v in items]
+        if self.columns:
+            parts = [p.reshape(1, 1) if not p.type.ndim else p[:, None] if p.type.ndim == 1
+                     else p for p in parts]
+            return ops.concatenate(parts, axis=-1)
+        return ops.concatenate([p.reshape(1) if not p.type.ndim else p for p in parts])
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.__kantensor_traced__, name)
+
+
+#: ``np.r_`` and ``np.c_`` as the traced code finds them.
+INDEX_TRICKS = {"r_": Concatenator(np.r_, False), "c_": Concatenator(np.c_, True)}
+
 #: ``numpy`` entries traced during eval_shape (they have no tensor argument to dispatch on).
 CREATION: dict[str, Callable[..., Any]] = {
     "zeros": _zeros, "ones": _ones, "empty": _zeros, "full": _full, "arange": _arange,
     "eye": _eye, "identity": _identity, "tri": _tri, "linspace": _linspace,
     "array": _array, "asarray": _array, "asanyarray": _array, "ascontiguousarray": _array}
 
-_DEFAULT_RNG = np.random.default_rng
+def _generator_random(size: Any = None, dtype: Any = "float64", out: Any = None) -> Any:
+    if out is not None:
+        return NotImplemented
+    return _sampler("uniform", size=size, dtype=np.dtype(dtype).name)
 
 
-class _Generator:
-    """``np.random.default_rng(...)`` during eval_shape: its samplers given a size are
-    typed sources (as :data:`RANDOM`'s); anything else is the real generator's."""
+def _generator_normal(size: Any = None, dtype: Any = "float64", out: Any = None) -> Any:
+    if out is not None:
+        return NotImplemented
+    return _sampler("normal", size=size, dtype=np.dtype(dtype).name)
 
-    def __init__(self, rng: Any):
-        self._rng = rng
 
-    def _or_real(self, name: str, result: Any, *args: Any, **kwargs: Any) -> Any:
-        return getattr(self._rng, name)(*args, **kwargs) if result is NotImplemented \
-            else result
-
-    def random(self, size: Any = None, dtype: Any = "float64") -> Any:
-        return self._or_real("random", _sampler("uniform", size=size,
-                                                dtype=np.dtype(dtype).name), size, dtype)
-
-    def standard_normal(self, size: Any = None, dtype: Any = "float64") -> Any:
-        return self._or_real("standard_normal", _sampler(
-            "normal", size=size, dtype=np.dtype(dtype).name), size, dtype)
-
-    def normal(self, loc: Any = 0.0, scale: Any = 1.0, size: Any = None) -> Any:
-        return self._or_real("normal", _normal(loc, scale, size), loc, scale, size)
-
-    def uniform(self, low: Any = 0.0, high: Any = 1.0, size: Any = None) -> Any:
-        return self._or_real("uniform", _uniform(low, high, size), low, high, size)
-
-    def integers(self, low: Any, high: Any = None, size: Any = None, dtype: Any = "int64",
-                 endpoint: bool = False) -> Any:
-        result = NotImplemented if endpoint else _randint(low, high, size, dtype)
-        return self._or_real("integers", result, low, high, size, dtype, endpoint)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._rng, name)
+def _integers(low: Any, high: Any = None, size: Any = None, dtype: Any = "int64",
+              endpoint: bool = False) -> Any:
+    low, high = (0, low) if high is None else (low, high)
+    return _sampler("integers", low, high + 1 if endpoint else high, size,
+                    np.dtype(dtype).name)
 
 
 #: ``numpy.random`` samplers traced during eval_shape: random tensors of their shape and
-#: dtype (the ``random`` Op), when given a size.
+#: dtype (the ``random`` Op), when given a size. They are also the methods of a
+#: ``RandomState`` (the legacy generator those functions use).
 RANDOM: dict[str, Callable[..., Any]] = {
     "rand": _rand, "randn": _randn, "random": _random, "random_sample": _random,
     "ranf": _random, "sample": _random, "uniform": _uniform, "normal": _normal,
-    "standard_normal": _standard_normal, "randint": _randint,
-    "default_rng": lambda *a, **k: _Generator(_DEFAULT_RNG(*a, **k))}
+    "standard_normal": _standard_normal, "randint": _randint}
+
+#: The samplers of a ``numpy.random.Generator`` traced during eval_shape.
+GENERATOR: dict[str, Callable[..., Any]] = {
+    "random": _generator_random, "standard_normal": _generator_normal, "normal": _normal,
+    "uniform": _uniform, "integers": _integers}
 
 #: numpy entries without dispatch that eval_shape does not trace: given a size or a
 #: tensor, they say so and name what to use.
@@ -294,9 +317,9 @@ def _int(x: Any = 0, *rest: Any) -> Any:
     if rest or not isinstance(x, Dim | Ratio | Variable):
         return NotImplemented
     if isinstance(x, Variable):
-        raise TypeError(f"int() of the symbolic tensor {x}: its value is only known when the "
-                        "graph runs; keep it a tensor (x.astype('int64')), or compute the size "
-                        "with // instead of /")
+        raise TypeError(f"int() of the symbolic tensor {x} of type {x.type}: its value is "
+                        "only known when the graph runs; keep it a tensor "
+                        "(x.astype('int64')), or compute a size with // instead of /")
     return x if isinstance(x, Dim) else math.trunc(x)
 
 
@@ -330,56 +353,72 @@ def _extreme(fn: Callable[..., Any]) -> Callable[..., Any]:
     return traced
 
 
-#: Builtins wrapped in the traced function's module globals during eval_shape.
+def _reversed(x: Any) -> Any:
+    return x[::-1] if isinstance(x, Variable) and x.type.ndim else NotImplemented
+
+
+#: Builtins wrapped in the module globals of the traced code during eval_shape.
 BUILTINS: dict[str, Callable[..., Any]] = {
     "len": _len, "int": _int, "float": _float, "range": _range, "round": _round,
-    "max": _extreme(dim_max), "min": _extreme(dim_min)}
+    "max": _extreme(dim_max), "min": _extreme(dim_min), "reversed": _reversed}
 
 
-# -- installing and removing -------------------------------------------------------------
+# -- SciPy's functions that kantensor has, when the traced code uses SciPy ----------------
 
-#: Modules whose calls are never traced: kantensor's and NumPy's own code calls NumPy too.
-_LIBRARIES = ("kantensor.", "numpy.")
+def _scipy_logsumexp(a: Any, axis: Any = None, b: Any = None, keepdims: bool = False,
+                     return_sign: bool = False) -> Any:
+    if not isinstance(a, Variable) or b is not None or return_sign:
+        return NotImplemented
+    return ops.logsumexp(a, axis=axis, keepdims=keepdims)
 
 
-def _library(name: str) -> bool:
-    return name.startswith(_LIBRARIES) or name == "numpy"
+def _along(op: str) -> Callable[..., Any]:
+    def traced(x: Any, axis: Any = None) -> Any:
+        return getattr(ops, op)(x, axis=axis) if isinstance(x, Variable) else NotImplemented
+    return traced
 
 
-def _wrap(original: Callable[..., Any], traced: Callable[..., Any]) -> Callable[..., Any]:
-    """``original``, except in a thread that traces, called from outside kantensor and
-    NumPy, where ``traced`` answers unless it returns NotImplemented."""
+def _elementwise(op: str) -> Callable[..., Any]:
+    def traced(x: Any, *rest: Any, **kw: Any) -> Any:
+        if rest or kw or not isinstance(x, Variable):
+            return NotImplemented
+        return getattr(ops, op)(x)
+    return traced
+
+
+#: ``scipy.special`` functions traced during eval_shape when SciPy is imported (it is no
+#: dependency): kantensor's Ops of the same meaning.
+SCIPY_SPECIAL: dict[str, Callable[..., Any]] = {
+    "logsumexp": _scipy_logsumexp, "softmax": _along("softmax"),
+    "log_softmax": _along("log_softmax"), "expit": _elementwise("sigmoid"),
+    "erf": _elementwise("erf")}
+
+
+# -- the entries as the traced code finds them -------------------------------------------
+
+def entry(original: Callable[..., Any], traced: Callable[..., Any]) -> Callable[..., Any]:
+    """``original``, except in a thread that traces, where ``traced`` answers unless it
+    returns NotImplemented. Only the traced code finds these entries (see
+    :mod:`.namespaces`): NumPy's and kantensor's own code keeps NumPy's functions."""
     @functools.wraps(original)
-    def entry(*args: Any, **kwargs: Any) -> Any:
-        if current() is not None and not _library(sys._getframe(1).f_globals.get(
-                "__name__", "")):
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if current() is not None:
             result = traced(*args, **kwargs)
             if result is not NotImplemented:
                 return result
         return original(*args, **kwargs)
-    entry.__kantensor_traced__ = original
-    return entry
+    call.__kantensor_traced__ = original
+    return call
 
 
-def _refuse(original: Callable[..., Any], name: str, instead: str) -> Callable[..., Any]:
+def refusal(name: str, instead: str) -> Callable[..., Any]:
+    """A traced entry refusing a size or a tensor, naming what to use instead."""
     def traced(*args: Any, **kwargs: Any) -> Any:
         if _symbolic(args) or _symbolic(tuple(kwargs.values())):
             raise TypeError(f"{name} is not supported during eval_shape (it takes no tensor "
                             f"to dispatch on, and kantensor has no Op for it); use {instead}")
         return NotImplemented
-    return _wrap(original, traced)
-
-
-def _module_patches() -> list[tuple[Any, str, Callable[..., Any]]]:
-    out = []
-    for module, table in ((np, CREATION), (np.random, RANDOM), (math, MATH)):
-        out.extend((module, name, _wrap(getattr(module, name), fn))
-                   for name, fn in table.items() if hasattr(module, name))
-    for module, table, prefix in ((np, UNSUPPORTED, "numpy"),
-                                  (np.random, UNSUPPORTED_RANDOM, "numpy.random")):
-        out.extend((module, name, _refuse(getattr(module, name), f"{prefix}.{name}", use))
-                   for name, use in table.items() if hasattr(module, name))
-    return out
+    return traced
 
 
 class _AsBuiltin(type):
@@ -393,66 +432,30 @@ class _AsBuiltin(type):
         return issubclass(sub, cls.__kantensor_traced__)
 
 
-def _wrap_class(original: type, traced: Callable[..., Any]) -> type:
-    """A subclass of the builtin class ``original`` whose construction is ``traced``
-    in a thread that traces (see :func:`_wrap`)."""
+def wrap_class(original: type, traced: Callable[..., Any]) -> type:
+    """A subclass of the class ``original`` whose construction is ``traced`` in a thread
+    that traces (see :func:`entry`); ``isinstance`` and ``issubclass`` with it keep
+    their meaning."""
     def __new__(cls: type, *args: Any, **kwargs: Any) -> Any:  # noqa: N807
         if current() is not None:
             result = traced(*args, **kwargs)
             if result is not NotImplemented:
                 return result
         return original(*args, **kwargs)
-    return _AsBuiltin(original.__name__, (original,), {
-        "__new__": __new__, "__kantensor_traced__": original, "__slots__": (),
-        "__module__": "builtins", "__doc__": original.__doc__,
-        "dtype": np.dtype(original)})  # np.dtype(int) reads a type's dtype attribute
+    attrs = {"__new__": __new__, "__kantensor_traced__": original, "__slots__": (),
+             "__module__": original.__module__, "__doc__": original.__doc__}
+    if original.__module__ == "builtins":
+        attrs["dtype"] = np.dtype(original)  # np.dtype(int) reads a type's dtype attribute
+    return _AsBuiltin(original.__name__, (original,), attrs)
 
 
 def _builtin(name: str, fn: Callable[..., Any]) -> Any:
     original = getattr(builtins, name)
-    return _wrap_class(original, fn) if isinstance(original, type) and name != "range" \
-        else _wrap(original, fn)
+    wrapped = isinstance(original, type) and name not in ("range", "reversed")
+    return wrap_class(original, fn) if wrapped else entry(original, fn)
 
 
-_PATCHES = _module_patches()
-_BUILTIN_ENTRIES = {name: _builtin(name, fn) for name, fn in BUILTINS.items()}
-_LOCK = threading.Lock()
-_USERS: dict[int, list[Any]] = {}  # id(globals) -> [count, globals, names we added]
-_MODULE_USERS = [0]
+#: The wrapped builtins, by name.
+BUILTIN_ENTRIES: dict[str, Any] = {name: _builtin(name, fn) for name, fn in BUILTINS.items()}
 
 
-class patched:  # noqa: N801 - a context manager used as a statement
-    """``with patched(fn_globals):`` the entries above are installed (see the module)."""
-
-    def __init__(self, namespaces: list[dict[str, Any]]):
-        self.namespaces = namespaces
-
-    def __enter__(self) -> None:
-        with _LOCK:
-            if not _MODULE_USERS[0]:
-                for module, name, entry in _PATCHES:
-                    setattr(module, name, entry)
-            _MODULE_USERS[0] += 1
-            for ns in self.namespaces:
-                user = _USERS.get(id(ns))
-                if user is None:
-                    added = [n for n in _BUILTIN_ENTRIES if n not in ns]
-                    for name in added:
-                        ns[name] = _BUILTIN_ENTRIES[name]
-                    user = _USERS[id(ns)] = [0, ns, added]
-                user[0] += 1
-
-    def __exit__(self, *exc: object) -> None:
-        with _LOCK:
-            for ns in self.namespaces:
-                user = _USERS[id(ns)]
-                user[0] -= 1
-                if not user[0]:
-                    for name in user[2]:
-                        if ns.get(name) is _BUILTIN_ENTRIES[name]:
-                            del ns[name]
-                    del _USERS[id(ns)]
-            _MODULE_USERS[0] -= 1
-            if not _MODULE_USERS[0]:
-                for module, name, entry in _PATCHES:
-                    setattr(module, name, entry.__kantensor_traced__)

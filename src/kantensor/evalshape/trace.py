@@ -15,13 +15,16 @@ else are not known.
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any
 
 from ..graph import basic
 from ..graph.basic import Apply, Constant, Variable
+from ..types import dimorder
 from ..types.protocol import REBIND, TRACING
+from .located import Locator, Site
 
 _LOCAL = threading.local()
 _LOCK = threading.Lock()
@@ -30,17 +33,46 @@ _ACTIVE = [0]  # how many traces run, in all threads
 
 class Trace:
     """What one ``eval_shape`` call knows: the consumers of each value, the values it
-    made, its inputs, and the Variables now standing for inputs that were written into."""
+    made, its inputs, the Variables now standing for inputs that were written into, and
+    the user's line that built each node (:class:`~.located.Site`)."""
 
-    def __init__(self, inputs: tuple[Variable, ...]):
+    def __init__(self, inputs: tuple[Variable, ...], locator: Locator):
         self.clients: dict[Variable, list[Apply]] = {}
         self.made: set[Variable] = set(inputs)
         self.moved: dict[Variable, Variable] = {}
+        self.locator = locator
+        self.sites: dict[Apply, Site | None] = {}
+        self.names: dict[Variable, str] = {x: x.name for x in inputs if x.name}
+        self._last: tuple[Apply, Any] | None = None  # (node, the user's frame)
+        self.notes: dict[Any, str] = {}  # node, variable or Dim -> why a size is unknown
+        self.inputs = inputs
+        self.path: Any = None  # the answers to comparisons of sizes (see .branches)
 
     def record(self, node: Apply) -> None:
         for v in node.inputs:
             self.clients.setdefault(v, []).append(node)
         self.made.update(node.outputs)
+        self.name_operands()
+        frame = self.locator.frame(sys._getframe(1))
+        if frame is None:
+            self.sites[node] = None
+            return
+        code = frame.f_code
+        self.sites[node] = Site(code.co_filename, frame.f_lineno, code.co_name)
+        self._last = (node, frame)
+
+    def name_operands(self) -> None:
+        """Name the operands of the node recorded last, if it has conditions (set once
+        the node is made, so looked at here, at the next node or at the end), as the
+        user's frame that built it calls them (``h`` in ``h @ w``): by identity, so a
+        name rebound meanwhile names nothing."""
+        last, self._last = self._last, None
+        if last is None or not last[0].conditions:
+            return
+        operands = {id(v) for v in last[0].inputs}
+        for name, value in last[1].f_locals.items():
+            if id(value) in operands and isinstance(value, Variable):
+                self.names.setdefault(value, name)
 
     def rebind(self, x: Variable, build: Callable[[], Any]) -> None:
         """Make ``x`` the value ``build()`` (see the module's doc)."""
@@ -102,13 +134,17 @@ def _rebind(x: Any, build: Callable[[], Any]) -> bool:
     return True
 
 
+#: The answer to a traced program's comparisons of sizes (set by :mod:`.branches`),
+#: installed in :data:`kantensor.types.dimorder.COMPARE` while some thread traces.
+COMPARE_HOOK: list[Callable[..., Any] | None] = [None]
+
 REBIND[0] = _rebind
 TRACING[0] = lambda: getattr(_LOCAL, "trace", None) is not None
 
 
 class tracing:  # noqa: N801 - a context manager used as a statement
     """``with tracing(trace):`` this thread runs ``trace`` (nested traces restore the
-    outer one); the node hook is set while any thread traces."""
+    outer one); the node and comparison hooks are set while any thread traces."""
 
     def __init__(self, trace: Trace):
         self.trace = trace
@@ -118,6 +154,7 @@ class tracing:  # noqa: N801 - a context manager used as a statement
         with _LOCK:
             _ACTIVE[0] += 1
             basic.NEW_NODE[0] = _record
+            dimorder.COMPARE[0] = COMPARE_HOOK[0]
         _LOCAL.trace = self.trace
         return self.trace
 
@@ -127,3 +164,4 @@ class tracing:  # noqa: N801 - a context manager used as a statement
             _ACTIVE[0] -= 1
             if not _ACTIVE[0]:
                 basic.NEW_NODE[0] = None
+                dimorder.COMPARE[0] = None

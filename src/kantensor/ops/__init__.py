@@ -16,10 +16,11 @@ from collections.abc import Callable
 from typing import Any
 
 from ..types.dim import Dim
-from ..types.protocol import KANTENSOR_NAMES, register_numpy
+from ..types.protocol import KANTENSOR_NAMES, register_numpy, view
 from ..types.sizenum import AS_TENSOR
 from ..types.variable import SizeNumber, constant, register_method, register_operator
 from .catalogue import load_all
+from .compositions import register as register_compositions
 from .families.advanced import subscript_operator
 from .families.updates import update_operator
 from .sizes import register_axis_input
@@ -98,6 +99,10 @@ register_operator("ne", CATALOGUE["ne"])
 # x.at[index].set(v) / .add(v): the same split into basic and advanced indices.
 register_operator("set_at", update_operator(CATALOGUE["setitem"], CATALOGUE["index_set"]))
 register_operator("add_at", update_operator(CATALOGUE["additem"], CATALOGUE["index_add"]))
+# NumPy functions that are compositions of these Ops (np.atleast_2d, np.insert, ...).
+register_compositions()
+# x.view() and x.view(np.ndarray) are x (wrapper libraries call them).
+register_method("view", view)
 
 
 def op_named(text: str) -> Any:

@@ -128,7 +128,8 @@ class OpFamily:
                 fast = self.fast[shape] = fast_call(*layout)
                 miss = fast(args, kwargs)  # its memo is empty: a Miss, or None
         if type(miss) is Miss and miss.key[-1] == dtype == get_default_dtype() and \
-                len(tensors) == len(miss.tensors) and all(map(is_, tensors, miss.tensors)):
+                not node.conditions and len(tensors) == len(miss.tensors) and \
+                all(map(is_, tensors, miss.tensors)):  # a hit makes a node of no conditions
             if self._recorded >= MEMO_SIZE:
                 self.forget_calls()
             self._recorded += 1

@@ -18,7 +18,9 @@ given, its :func:`exact_key`; and the default dtype. Defaults are not in the key
 shape fixes which parameters take them. A value without an exact key (a float, a Dim, an
 array) or a key not seen yet makes the call take the general path, which also words
 every error and records what it builds under the key. Nothing here decides a type: a hit
-returns what the relation decided for an equal call.
+returns what the relation decided for an equal call. A build with conditions, and a call
+on a tensor with facts (:mod:`kantensor.types.facts`), always take the general path: a
+hit makes a node of no conditions and outputs of no facts.
 
 The code depends only on where tensors and parameters are, not on the Op (``sum(x,
 axis=1)`` and ``mean(x, axis=1)`` run one function, each with its memo), so it is
@@ -151,7 +153,8 @@ def _compiled(layout: tuple[tuple[str, bool, int | str], ...],
             value = f"v{i}"
             lines.append(f"    {value} = kwargs[{source!r}]")
         if kind == _TENSOR:
-            lines.append(f"    if not isinstance({value}, Variable): return None")
+            lines.append(f"    if not isinstance({value}, Variable) or {value}.facts is not None:"
+                         " return None")
             keys.append(f"{value}.type, {value}.wrapped and wrapped_key({value})")
             tensors.append(value)
         elif kind == _TENSORS:
@@ -159,7 +162,7 @@ def _compiled(layout: tuple[tuple[str, bool, int | str], ...],
                       f" return None",
                       f"    k{i} = []",
                       f"    for v in {value}:",
-                      "        if not isinstance(v, Variable): return None",
+                      "        if not isinstance(v, Variable) or v.facts is not None: return None",
                       f"        k{i}.append((v.type, v.wrapped and wrapped_key(v)))"]
             keys.append(f"tuple(k{i})")
             tensors.append(f"*{value}")

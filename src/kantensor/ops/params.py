@@ -98,6 +98,13 @@ def _maybe_dtype(value: Any) -> str | None:
     return None if value is None else _dtype(value)
 
 
+def _norm_order(value: Any) -> float | str | None:
+    """linalg.norm's ``ord``: None, a real number (inf included) or 'fro'/'nuc'."""
+    if value is None or value in ("fro", "nuc"):
+        return value
+    return _real(value, "a norm order (a real number, 'fro' or 'nuc')")
+
+
 def _bool(value: Any) -> bool:
     if isinstance(value, bool | np.bool_):
         return bool(value)
@@ -399,6 +406,7 @@ KINDS: dict[str, Callable[[Any], Any]] = {
     "number": _number,
     "numbers": _numbers,
     "maybe_number": _maybe_number,
+    "norm_order": _norm_order,
     "pad_width": _pad_width,
     "axis_pairs": _axis_pairs,
     "index": _index,

@@ -12,6 +12,7 @@ from .dtypes import (
     result_type,
     set_default_dtype,
 )
+from .names import dims
 from .type import TensorType
 from .variable import (
     SHORTCUTS,
@@ -19,7 +20,6 @@ from .variable import (
     TensorVariable,
     as_tensor_variable,
     constant,
-    dims,
     matrix,
     scalar,
     tensor,

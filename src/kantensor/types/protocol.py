@@ -13,6 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
+from .dtypes import CATEGORIES
+
 #: NumPy function or ufunc object -> the kantensor Op (or OpFamily) it maps to.
 NUMPY_OPS: dict[Any, Callable[..., Any]] = {}
 
@@ -37,6 +41,37 @@ _OUT_OF_GRAPH = {"out": None, "where": True}
 def register_numpy(numpy_fn: Any, op: Callable[..., Any]) -> None:
     """Make ``numpy_fn`` applied to symbolic tensors call ``op``."""
     NUMPY_OPS[numpy_fn] = op
+
+
+def _size(a: Any, axis: Any = None) -> Any:
+    if axis is None:
+        return a.size
+    total: Any = 1
+    for i in (axis if isinstance(axis, tuple) else (axis,)):
+        total = total * a.shape[i]
+    return total
+
+
+#: NumPy functions a tensor answers itself, computing nothing: its shape (ints and Dims,
+#: as ``x.shape``), size, number of dimensions and kind of dtype.
+for _fn, _answer in ((np.shape, lambda a: a.shape), (np.ndim, lambda a: a.ndim),
+                     (np.size, _size),
+                     (np.iscomplexobj, lambda x: x.dtype in CATEGORIES["complex"]),
+                     (np.isrealobj, lambda x: x.dtype not in CATEGORIES["complex"])):
+    NUMPY_OPS[_fn] = _answer
+
+
+def view(x: Any, dtype: Any = None, type: Any = None) -> Any:  # noqa: A002 - NumPy's names
+    """``x.view()`` / ``x.view(np.ndarray)``: x itself (a graph value is no array of any
+    class); a view as another dtype reinterprets bytes, which a graph does not do."""
+    kind = dtype if isinstance(dtype, _TYPE) else type
+    if (dtype is None or kind is dtype) and (kind is None or issubclass(kind, np.ndarray)):
+        return x
+    raise TypeError(f"x.view({dtype!r}) reinterprets the bytes of a tensor, which a graph "
+                    "does not do; use x.astype(dtype) to convert the values")
+
+
+_TYPE = type
 
 
 def numpy_name(fn: Any) -> str:

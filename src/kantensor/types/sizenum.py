@@ -112,7 +112,18 @@ class Ratio:
             return Ratio.of(a * d, b * c)
         if op == "floordiv":
             return (a * d) // (b * c)
+        if op == "mod" and isinstance(c, int) and isinstance(b * d, int):
+            return Ratio.of((a * d) % (b * c), b * d)  # a/b - (c/d)*floor((a*d)/(b*c))
         return _BINARY[op](_as_tensor(a, b), _as_tensor(c, d))
+
+    def _compare(self, other: Any, op: Callable[[Any, Any], bool]) -> Any:
+        """``num/den op other`` as ``num*d op c*den`` (denominators are positive), a
+        comparison of sizes (decided, or by the trace's answer: see Dim)."""
+        parts = self._parts(other)
+        if parts is None:
+            return NotImplemented
+        c, d = parts
+        return op(self.num * d, c * self.den)
 
     def __add__(self, o: Any) -> Any: return self._arith(o, "add")
     def __radd__(self, o: Any) -> Any: return self._arith(o, "add", True)
@@ -124,6 +135,14 @@ class Ratio:
     def __rtruediv__(self, o: Any) -> Any: return self._arith(o, "truediv", True)
     def __floordiv__(self, o: Any) -> Any: return self._arith(o, "floordiv")
     def __rfloordiv__(self, o: Any) -> Any: return self._arith(o, "floordiv", True)
+    def __mod__(self, o: Any) -> Any: return self._arith(o, "mod")
+    def __eq__(self, o: object) -> Any: return self._compare(o, operator.eq)
+    def __ne__(self, o: object) -> Any: return self._compare(o, operator.ne)
+    def __lt__(self, o: Any) -> Any: return self._compare(o, operator.lt)
+    def __le__(self, o: Any) -> Any: return self._compare(o, operator.le)
+    def __gt__(self, o: Any) -> Any: return self._compare(o, operator.gt)
+    def __ge__(self, o: Any) -> Any: return self._compare(o, operator.ge)
+    __hash__ = None  # type: ignore[assignment]
     def __pow__(self, o: Any) -> Any: return self.tensor() ** o
     def __rpow__(self, o: Any) -> Any: return o ** self.tensor()
 

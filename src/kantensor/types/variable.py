@@ -255,8 +255,8 @@ class _TensorOperators:
         would call ``x[i]`` until it fails, forever if the length is unknown)."""
         n = self.type.shape[0] if self.type.ndim else None
         if not isinstance(n, int):
-            raise TypeError(f"cannot iterate over a tensor of type {self.type}: the length "
-                            "of its first dimension is not a known int")
+            raise TypeError(f"cannot iterate over a tensor of type {self.type}: its first "
+                            "size is not a known int (for a loop over it, give it as an int)")
         return iter([self[i] for i in range(n)])
 
     @property
@@ -470,13 +470,6 @@ def vector(name: str | None = None, dtype: Any = None,
 def matrix(name: str | None = None, dtype: Any = None,
            shape: tuple[ShapeEntry, ShapeEntry] = (None, None)) -> TensorVariable:
     return tensor(name, dtype, _ranked("matrix", 2, shape))
-
-
-def dims(names: str | Iterable[str]) -> tuple[Dim, ...]:
-    """Named symbolic sizes: ``n, m = dims("n m")``."""
-    if isinstance(names, str):
-        names = names.replace(",", " ").split()
-    return tuple(Dim(n) for n in names)
 
 
 # Theano-style shortcuts: prefix letter = dtype, suffix = shape.

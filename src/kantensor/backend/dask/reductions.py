@@ -95,8 +95,8 @@ def norm(call: NodeCall, values: list[Any]) -> list[Any]:
     x = first(call, values)
     if x.ndim == 0:
         return blockwise(call, values)
-    axis = call.params.get("axis")
-    y = da.linalg.norm(x, axis=axis, keepdims=call.params.get("keepdims", False))
+    axis, order = call.params.get("axis"), call.params.get("ord")
+    y = da.linalg.norm(x, ord=order, axis=axis, keepdims=call.params.get("keepdims", False))
     return [typed(call, y)]
 
 

@@ -220,12 +220,14 @@ def _broadcast(groups: list[list[str]], clauses: list[str], messages: dict) -> l
         if len(sizes) == 1:
             out.append(sizes[0])
             continue
-        # the result o is every size that is not 1 (so one known size > 1 decides it,
-        # as NumPy's broadcasting does), and their max (so all-1 sizes give 1); a mask's
-        # count (m...) is bound by no input, so beside one the max itself is the result
-        size = f"max({','.join(sizes)})" if any(s[0] == "m" for s in sizes) else f"o{j}"
+        # the result o is every size that is not 1 (so one known size other than 1
+        # decides it, as NumPy's broadcasting does): their max, or 0 where one is 0 (1
+        # against 0 is 0), and 1 when all are 1; a mask's count (m...) is bound by no
+        # input, so beside one that expression itself is the result
+        value = f"max({','.join(sizes)})*min(1,{','.join(sizes)})"
+        size = value if any(s[0] == "m" for s in sizes) else f"o{j}"
         if size[0] == "o":
-            clauses.append(f"{size} == max({','.join(sizes)})")
+            clauses.append(f"{size} == {value}")
         for s in sizes:
             clause, message = checked(f"({s}-1)*({s}-{size}) == 0", _shape_mismatch)
             clauses.append(clause)

@@ -10,6 +10,7 @@ builder decides a dtype: the signatures in the catalogue do.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -233,17 +234,26 @@ def dotted(types: tuple, **_: Any) -> dict[str, Any]:
 
 
 @reads_ranks
-def normed(types: tuple, axis: Any, keepdims: bool, **_: Any) -> dict[str, Any]:
-    """linalg.norm (the default ord: 2-norm of vectors, Frobenius of matrices): None
-    is the whole tensor, else one axis or a pair of axes."""
+def normed(types: tuple, ord: Any, axis: Any, keepdims: bool, **_: Any) -> dict[str, Any]:  # noqa: A002
+    """linalg.norm: axis None is the whole tensor (flattened) when ord is None, else
+    the vector or matrix norm of a 1-d or 2-d tensor; else one axis (a vector norm:
+    ord a number) or a pair of axes (a matrix norm: None, 'fro', 'nuc', +-1, +-2,
+    +-inf), as NumPy checks them."""
     x, dims = _one(types)
     if axis is None:
+        if ord is not None and x.ndim not in (1, 2):
+            raise ParamError("Improper number of dimensions to norm.")
         axes: tuple[int, ...] = tuple(range(x.ndim))
     else:
         axes = normalize_axes(axis, x.ndim)
         if len(axes) not in (1, 2):
             raise ParamError(f"norm takes one axis or a pair of axes, got {axis!r}")
+    matrix = len(axes) == 2 and (axis is not None or ord is not None)
+    if not matrix and ord is not None and len(axes) == 1 and isinstance(ord, str):
+        raise ParamError(f"Invalid norm order '{ord}' for vectors")
+    if matrix and ord not in (None, "fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf):
+        raise ParamError("Invalid norm order for matrices.")
     kept = [1 if i in axes else d for i, d in enumerate(dims)] if keepdims else \
         [d for i, d in enumerate(dims) if i not in axes]
     resolved = None if axis is None else (axes[0] if len(axes) == 1 else axes)
-    return {"x": operand(dims), "y": operand(kept), "params": {"axis": resolved}}
+    return {"x": operand(dims), "y": operand(kept), "params": {"axis": resolved, "ord": ord}}

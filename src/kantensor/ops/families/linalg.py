@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ...types.dtypes import get_default_dtype
 from ..params import AxisError, ParamError, normalize_axis
 from ..templates import names, operand, product, rank_error, reads_ranks, where
 
@@ -23,6 +24,12 @@ from ..templates import names, operand, product, rank_error, reads_ranks, where
 def _lift(x: np.ndarray) -> np.ndarray:
     """float16 as float32, since ``numpy.linalg`` has no float16 loops."""
     return x.astype(np.float32) if x.dtype == np.float16 else x
+
+
+def _floating(x: np.ndarray) -> np.ndarray:
+    """``x`` in the dtype its float(x) result is computed in: integers and bool in the
+    default float dtype (as the signature types them), float16 in float32."""
+    return _lift(x if x.dtype.kind in "fc" else x.astype(get_default_dtype()))
 
 
 def det(a: np.ndarray) -> np.ndarray:
@@ -55,6 +62,46 @@ def svd(a: np.ndarray, full_matrices: bool = True, compute_uv: bool = True,
     """``numpy.linalg.svd``, float16 computed in float32."""
     return np.linalg.svd(_lift(a), full_matrices=full_matrices, compute_uv=compute_uv,
                          hermitian=hermitian)
+
+
+def _complex(x: np.ndarray) -> np.ndarray:
+    """``x`` as complex of its precision (NumPy's eig is real when every eigenvalue is)."""
+    return x.astype(np.promote_types(x.dtype, np.complex64), copy=False)
+
+
+def eig(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``numpy.linalg.eig``, float16 computed in float32, always complex."""
+    w, v = np.linalg.eig(_floating(a))
+    return _complex(w), _complex(v)
+
+
+def eigvals(a: np.ndarray) -> np.ndarray:
+    """``numpy.linalg.eigvals``, float16 computed in float32, always complex."""
+    return _complex(np.linalg.eigvals(_floating(a)))
+
+
+def eigh(a: np.ndarray, UPLO: str = "L") -> tuple[np.ndarray, np.ndarray]:  # noqa: N803
+    """``numpy.linalg.eigh``, float16 computed in float32."""
+    w, v = np.linalg.eigh(_floating(a), UPLO=UPLO)
+    return w, v
+
+
+def eigvalsh(a: np.ndarray, UPLO: str = "L") -> np.ndarray:  # noqa: N803
+    """``numpy.linalg.eigvalsh``, float16 computed in float32."""
+    return np.linalg.eigvalsh(_floating(a), UPLO=UPLO)
+
+
+def pinv(a: np.ndarray, rcond: Any = None, hermitian: bool = False, rtol: Any = None
+         ) -> np.ndarray:
+    """``numpy.linalg.pinv``, float16 computed in float32."""
+    kwargs = {"rcond": rcond} if rcond is not None else {"rtol": rtol}
+    return np.linalg.pinv(_floating(a), hermitian=hermitian, **kwargs)
+
+
+def slogdet(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``numpy.linalg.slogdet``, float16 computed in float32."""
+    sign, logabsdet = np.linalg.slogdet(_floating(a))
+    return sign, logabsdet
 
 
 def einsum(*operands: np.ndarray, subscripts: str) -> np.ndarray:

@@ -28,6 +28,12 @@ def erf(x: np.ndarray) -> np.ndarray:
     return np.asarray(_ERF(x), dtype=x.dtype)
 
 
+def nan_to_num(x: np.ndarray, copy: bool = True, nan: float = 0.0, posinf: Any = None,
+               neginf: Any = None) -> np.ndarray:
+    """NumPy's nan_to_num, always into a new array (the graph's input stays as it is)."""
+    return np.nan_to_num(x, copy=True, nan=nan, posinf=posinf, neginf=neginf)
+
+
 def _shift(x: np.ndarray, axis: Any) -> np.ndarray:
     """The maximum along ``axis`` (kept as size-1 axes), 0 where it is not finite, so
     that an empty slice, an all ``-inf`` slice or an ``inf`` stays what it should be."""

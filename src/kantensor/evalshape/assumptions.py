@@ -1,0 +1,78 @@
+"""What eval_shape is given of the sizes, and what it does with what the code assumes.
+
+Named sizes are distinct. A relation that needs more of them than their types say
+(``D == K`` for ``x @ w``) records a condition on its node (:mod:`kantensor.types.
+conditions`); eval_shape reports those the given facts do not imply as the result's
+``assumptions``, each at the user's line (:mod:`.located`). ``where`` gives the facts
+(:func:`facts_of`); ``assume="error"`` raises :class:`AssumptionError` at the first
+assumption, ``assume="allow"`` reports none (:func:`without_assumptions`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from ..syntax.errors import TypeInferenceError
+from ..types.conditions import AnyOf, Clause, Condition, InnerSize, Source
+from ..types.facts import EMPTY, Facts
+from ..types.names import parse_conditions
+from .located import described
+
+
+def facts_of(where: str | Clause | Iterable[Clause] | Facts | None) -> Facts:
+    """The facts ``where`` states: text (``"D == 2*N and T <= 1024"``), a condition or
+    several, or Facts."""
+    if where is None:
+        return EMPTY
+    if isinstance(where, Facts):
+        return where
+    if isinstance(where, Condition | AnyOf):
+        where = [where]
+    given = Source(op="given")
+    conditions = parse_conditions(where, given) if isinstance(where, str) else list(where)
+    facts = EMPTY.with_(*conditions)
+    if not facts.consistent():
+        raise ValueError(f"eval_shape: the sizes cannot meet where={where!r}")
+    return facts
+
+
+def assumed(found: Iterable[Clause], given: Facts) -> tuple[Clause, ...]:
+    """What the code assumes of the sizes: the conditions ``found`` on its nodes that
+    :func:`needed` keeps, less those ``given`` implies (a case's answers, the facts given
+    to eval_shape); as they are where the facts refute one (that case's code needs what
+    its answers exclude: they are all broken there)."""
+    found = [c for c in found if needed(c)]
+    kept = given.reduce(found) if given else found
+    return tuple(found if kept is None else kept)
+
+
+def needed(clause: Clause) -> bool:
+    """Whether ``clause`` asks something of the sizes: not one that only bounds a size
+    an Op introduces (the count of a boolean mask's true elements ``m <= N*D``), which
+    holds for some value of that size whatever the others are (it is shown to hold at
+    0, the least size)."""
+    inner = {s: 0 for s in clause.symbols() if isinstance(s, InnerSize)}
+    if not inner:
+        return True
+    cases = clause.cases if isinstance(clause, AnyOf) else ((clause,),)
+    return not any(all(EMPTY.decide(c.substitute(inner)) for c in case) for case in cases)
+
+
+def without_assumptions(result: Any) -> Any:
+    """``result`` (and its cases) reporting no assumption."""
+    return dataclasses.replace(result, assumptions=(),
+                               cases=tuple(map(without_assumptions, result.cases)))
+
+
+class AssumptionError(TypeInferenceError):
+    """``eval_shape(..., assume="error")``: the code needs of the sizes what nothing
+    given implies. ``assumption`` is the first such condition, at the user's line."""
+
+    def __init__(self, fn: Callable[..., Any] | str, assumption: Clause):
+        name = fn if isinstance(fn, str) else getattr(fn, "__qualname__", repr(fn))
+        super().__init__(f"eval_shape({name}) assumes {described(assumption)}\n"
+                         "(assume=\"error\": give what holds with where=..., or tie the "
+                         "sizes with kt.dims(..., where=...))")
+        self.assumption = assumption

@@ -1,0 +1,160 @@
+"""What :func:`kantensor.eval_shape` returns: the assumptions, the types, the graph, and
+the cases.
+
+Named sizes are distinct: what the code needs of them (``D == K`` for ``x @ w``,
+``seq <= 64``) is an **assumption**, a :class:`~kantensor.Condition` (or
+:class:`~kantensor.AnyOf`) whose :class:`~kantensor.Source` is the Op and the user's
+line; the result shows them first. A function without branches on sizes gives one
+:class:`ShapeResult`. One whose branches
+split (``if L > 1:``, see :mod:`.branches`) gives a result whose ``cases`` each hold a
+case's conditions, types and graph, and whose ``refused`` are the cases the program
+raised in (what it assumes false); its ``type`` keeps what every case agrees on, a size
+on which they differ is unknown, and :meth:`ShapeResult.why` says which branch made it so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..graph.basic import Apply, Variable
+from ..graph.fgraph import FunctionGraph
+from ..types.conditions import Clause, Condition, negate
+from ..types.type import TensorType
+from .display import shape_result_html
+from .located import Site, described, why
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A case the program raised in: its conditions and the error (with its line)."""
+
+    conditions: tuple[Condition, ...]
+    error: BaseException
+
+    def __str__(self) -> str:
+        return f"{' and '.join(map(str, self.conditions))}: {type(self.error).__name__}: " \
+               f"{str(self.error).splitlines()[0]}"
+
+
+@dataclass(frozen=True)
+class ShapeResult:
+    """What :func:`eval_shape` found: ``type`` (one TensorType, or a tuple of them when
+    the function returns several values), the symbolic ``inputs`` and ``outputs``, and
+    ``graph``, a FunctionGraph from the inputs to the outputs.
+
+    ``assumptions`` are what the code needs of the sizes and nothing given decides, each
+    with its Op and line (see the module), in the order the code needs them.
+
+    Where the function branched on sizes, ``cases`` holds one ShapeResult per case run
+    (each with its ``conditions`` and its own assumptions), ``refused`` the cases that
+    raised, and the result's own ``type`` what the cases agree on; its assumptions are
+    those of every case and that no refused case holds; ``inputs``, ``outputs`` and
+    ``graph`` are then those of each case only (here empty, and ``graph`` None)."""
+
+    type: TensorType | tuple[TensorType, ...] | None
+    inputs: tuple[Variable, ...]
+    outputs: tuple[Variable, ...]
+    graph: FunctionGraph | None
+    conditions: tuple[Condition, ...] = ()
+    cases: tuple[ShapeResult, ...] = ()
+    refused: tuple[Refusal, ...] = ()
+    assumptions: tuple[Clause, ...] = ()
+    sites: dict[Apply, Site | None] = field(default_factory=dict, repr=False, compare=False)
+    notes: dict[Any, str] = field(default_factory=dict, repr=False, compare=False)
+
+    def __repr__(self) -> str:
+        text = f"ShapeResult({_types(self.type)})"
+        if self.conditions:
+            text += f" where {' and '.join(map(str, self.conditions))}"
+        if self.assumptions:
+            text += ", assuming:\n" + "\n".join(f"  {described(a)}" for a in self.assumptions)
+        if self.cases:
+            rows = [f"  {' and '.join(map(str, c.conditions))}: {_types(c.type)}" + (
+                        f" assuming {' and '.join(map(str, c.assumptions))}"
+                        if c.assumptions else "") for c in self.cases]
+            rows += [f"  {' and '.join(map(str, r.conditions))}: raises "
+                     f"{type(r.error).__name__}" for r in self.refused]
+            text += f"{chr(10) if self.assumptions else ', '}in " \
+                    f"{len(self.cases) + len(self.refused)} cases:\n" + "\n".join(rows)
+        return text
+
+    def holds(self, sizes: dict[Any, int]) -> bool:
+        """Whether the sizes ``sizes`` (by name) meet every assumption, and those of the
+        case they fall in (a size the result does not name: ValueError)."""
+        if not all(a.holds(sizes) for a in self.assumptions):
+            return False
+        if not self.cases:
+            return True
+        case = next((c for c in self.cases if all(x.holds(sizes) for x in c.conditions)),
+                    None)
+        return case is not None and case.holds(sizes)
+
+    def _repr_html_(self) -> str:
+        return shape_result_html(self)
+
+    def where(self, v: Any) -> Site | None:
+        """The user's line that built the node of Variable ``v`` (None for an input)."""
+        return self.sites.get(v.owner) if isinstance(v, Variable) else None
+
+    def why(self, output: int | Variable = 0, axis: int | None = None) -> str:
+        """Why the sizes of an output (its index, or any Variable of the graph; one axis,
+        or every unknown one) are unknown: the node and the line that left each one
+        unknown, and why (a data-dependent Op, ``int()`` of a value, a Python branch, a
+        relation that leaves it open), or the input whose type has it."""
+        if self.cases:
+            return "\n".join(self._branch_why(output, axis))
+        v = self.outputs[output] if isinstance(output, int) else output
+        names = {x: x.name for x in self.inputs if x.name}
+        return "\n".join(why(v, axis, self.sites, names, self.notes))
+
+    def _branch_why(self, output: int | Variable, axis: int | None) -> list[str]:
+        if not isinstance(output, int):
+            raise TypeError("a result of several cases answers why() by output index; ask "
+                            "a case (result.cases[i].why(v)) about its own variables")
+        mine = _as_tuple(self.type)[output] if self.type is not None else None
+        lines = []
+        for k, case in enumerate(self.cases):
+            t = _as_tuple(case.type)[output]
+            differs = mine is None or any(
+                a is None and b is not None for a, b in zip(mine.shape, t.shape, strict=False))
+            if differs:
+                where = "; ".join(map(described, case.conditions))
+                lines.append(f"case {k} ({where}): {t}")
+        head = "a Python branch on sizes: the cases give different types"
+        return [head, *lines] if lines else [f"output {output}: every case agrees"] + \
+            [f"case {k}: {case.why(output, axis)}" for k, case in enumerate(self.cases)]
+
+
+def _as_tuple(t: Any) -> tuple:
+    return t if isinstance(t, tuple) else (t,)
+
+
+def _types(t: Any) -> str:
+    if t is None:
+        return "the cases disagree"
+    return ", ".join(map(str, _as_tuple(t)))
+
+
+def merged(cases: list[ShapeResult], refused: list[Refusal]) -> ShapeResult:
+    """One result for the cases of a program that branched (see the module)."""
+    types = [_as_tuple(c.type) for c in cases]
+    single = not isinstance(cases[0].type, tuple)
+    joined: Any = None
+    if all(len(t) == len(types[0]) for t in types):
+        outs = [_join([t[i] for t in types]) for i in range(len(types[0]))]
+        if all(o is not None for o in outs):
+            joined = outs[0] if single else tuple(outs)
+    common = [a for a in cases[0].assumptions if all(a in c.assumptions for c in cases)]
+    common += [negate(r.conditions) for r in refused if r.conditions]
+    return ShapeResult(joined, (), (), None, cases=tuple(cases), refused=tuple(refused),
+                       assumptions=tuple(common))
+
+
+def _join(ts: list[TensorType]) -> TensorType | None:
+    first = ts[0]
+    if any(t.dtype != first.dtype or t.ndim != first.ndim for t in ts):
+        return None
+    shape = [d if all(t.shape[i] == d for t in ts) else None
+             for i, d in enumerate(first.shape)]
+    return TensorType(first.dtype, tuple(shape))

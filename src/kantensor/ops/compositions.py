@@ -1,0 +1,269 @@
+"""NumPy functions that are compositions of catalogue Ops.
+
+``np.atleast_2d``, ``np.column_stack``, ``np.fliplr``, ``np.insert``, ``np.kron``, ... are
+NumPy's own compositions of reshapes, flips, concatenations and products. On symbolic
+tensors they build the graph of the same composition (by calling NumPy's functions on
+the tensors, which dispatch to the catalogue's Ops), so every node is typed by its Op's
+relation; nothing here decides a type. Each follows NumPy's definition, including its
+errors; :func:`register` maps the NumPy functions to them.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..graph.basic import Variable
+from ..types.dim import Dim, dim_min
+from ..types.protocol import register_numpy
+from ..types.variable import as_tensor_variable
+from .params import AxisError, normalize_axis
+
+
+def _tensor(x: Any) -> Any:
+    return x if isinstance(x, Variable) else np.asarray(x)
+
+
+def _ndim(x: Any) -> int:
+    return x.type.ndim if isinstance(x, Variable) else np.ndim(x)
+
+
+def _shape(x: Any) -> tuple:
+    return x.shape if isinstance(x, Variable) else np.shape(x)
+
+
+def _each(fn: Callable[[Any], Any]) -> Callable[..., Any]:
+    """``atleast_kd(*arys)``: one array, or a tuple of them for several (as NumPy)."""
+    def apply(*arys: Any) -> Any:
+        out = tuple(fn(_tensor(a)) for a in arys)
+        return out[0] if len(out) == 1 else out
+    return apply
+
+
+def _atleast_1d(a: Any) -> Any:
+    return np.reshape(a, (1,)) if _ndim(a) == 0 else a
+
+
+def _atleast_2d(a: Any) -> Any:
+    n = _ndim(a)
+    return np.reshape(a, (1, 1)) if n == 0 else a[None, :] if n == 1 else a
+
+
+def _atleast_3d(a: Any) -> Any:
+    n = _ndim(a)
+    if n == 0:
+        return np.reshape(a, (1, 1, 1))
+    if n == 1:
+        return a[None, :, None]
+    return a[..., None] if n == 2 else a
+
+
+def _column_stack(tup: Sequence[Any]) -> Any:
+    """1-d (and 0-d) arrays as columns, 2-d as they are, side by side."""
+    cols = []
+    for a in map(_tensor, tup):
+        n = _ndim(a)
+        cols.append(np.reshape(a, (1, 1)) if n == 0 else a[:, None] if n == 1 else a)
+    return np.concatenate(cols, axis=1)
+
+
+def _dstack(tup: Sequence[Any]) -> Any:
+    return np.concatenate([_atleast_3d(_tensor(a)) for a in tup], axis=2)
+
+
+def _fliplr(m: Any) -> Any:
+    if _ndim(m) < 2:
+        raise ValueError("Input must be >= 2-d.")
+    return np.flip(m, axis=1)
+
+
+def _flipud(m: Any) -> Any:
+    if _ndim(m) < 1:
+        raise ValueError("Input must be >= 1-d.")
+    return np.flip(m, axis=0)
+
+
+def _rot90(m: Any, k: int = 1, axes: Sequence[int] = (0, 1)) -> Any:
+    """NumPy's rot90: k quarter turns from the first axis towards the second."""
+    axes = tuple(axes)
+    n = _ndim(m)
+    if len(axes) != 2:
+        raise ValueError("len(axes) must be 2.")
+    if axes[0] == axes[1] or abs(axes[0] - axes[1]) == n:
+        raise ValueError("Axes must be different.")
+    if not all(-n <= a < n for a in axes):
+        raise ValueError(f"Axes={axes} out of range for array of ndim={n}.")
+    k = operator.index(k) % 4
+    if k == 0:
+        return m
+    if k == 2:
+        return np.flip(np.flip(m, axes[0]), axes[1])
+    order = list(range(n))
+    a0, a1 = axes[0] % n, axes[1] % n
+    order[a0], order[a1] = order[a1], order[a0]
+    if k == 1:
+        return np.transpose(np.flip(m, axes[1]), order)
+    return np.flip(np.transpose(m, order), axes[1])
+
+
+def _append(arr: Any, values: Any, axis: int | None = None) -> Any:
+    arr, values = _tensor(arr), _tensor(values)
+    if axis is None:
+        return np.concatenate([np.ravel(arr), np.ravel(values)])
+    return np.concatenate([arr, values], axis=axis)
+
+
+def _position(obj: Any, length: Any, what: str) -> Any:
+    """A scalar index of ``insert``/``delete`` along an axis of ``length``, made
+    non-negative, checked as NumPy checks it where the length is known."""
+    if isinstance(obj, Dim):
+        return obj
+    try:
+        i = operator.index(obj)
+    except TypeError:
+        raise TypeError(f"numpy.{what} on symbolic tensors takes one int (or size) "
+                        f"position, got {obj!r}") from None
+    if isinstance(length, int):
+        top = length if what == "insert" else length - 1
+        if not -length <= i <= top:
+            raise IndexError(f"index {i} is out of bounds for axis with size {length}")
+        return i + length if i < 0 else i
+    return i if i >= 0 else length + i
+
+
+def _axis_of(arr: Any, axis: int | None) -> tuple[Any, int]:
+    if axis is None:
+        return np.ravel(arr), 0
+    return arr, normalize_axis(axis, _ndim(arr))
+
+
+def _insert(arr: Any, obj: Any, values: Any, axis: int | None = None) -> Any:
+    """NumPy's insert at one position: ``values`` (of arr's dtype) with a leading axis
+    moved to ``axis`` and broadcast to arr's other axes, put before position ``obj``."""
+    arr, axis = _axis_of(_tensor(arr), axis)
+    n = _ndim(arr)
+    i = _position(obj, _shape(arr)[axis], "insert")
+    if not isinstance(values, Variable):  # made an array of arr's dtype, as NumPy does
+        values = as_tensor_variable(np.asarray(values, dtype=np.dtype(arr.dtype)))
+    values = np.reshape(values, (1,) * (n - _ndim(values)) + tuple(_shape(values)))
+    values = np.moveaxis(values, 0, axis)
+    shape = list(_shape(arr))
+    shape[axis] = _shape(values)[axis]
+    while _ndim(values) > n:  # NumPy's assignment drops leading axes of length 1
+        if _shape(values)[0] != 1:
+            raise ValueError(f"could not broadcast input array from shape "
+                             f"{tuple(_shape(values))} into shape {tuple(shape)}")
+        values = values[0]
+    values = np.broadcast_to(values, tuple(shape))
+    if values.dtype != arr.dtype:
+        values = values.astype(arr.dtype)
+    before = (slice(None),) * axis
+    return np.concatenate([arr[(*before, slice(None, i))], values,
+                           arr[(*before, slice(i, None))]], axis=axis)
+
+
+def _delete(arr: Any, obj: Any, axis: int | None = None) -> Any:
+    """NumPy's delete of one position, or of any positions where the axis's length is
+    known (the others kept by an index)."""
+    arr, axis = _axis_of(_tensor(arr), axis)
+    length = _shape(arr)[axis]
+    before = (slice(None),) * axis
+    if isinstance(obj, Dim) or np.ndim(obj) == 0 and not isinstance(obj, slice):
+        i = _position(obj, length, "delete")
+        arr[(*before, i)]  # the position's own relation: i < length (a condition if unknown)
+        return np.concatenate([arr[(*before, slice(None, i))],
+                               arr[(*before, slice(i + 1, None))]], axis=axis)
+    if not isinstance(length, int):
+        raise TypeError("numpy.delete of several positions needs the axis's length known; "
+                        "delete one position at a time")
+    kept = np.delete(np.arange(length), obj)
+    return arr[(*before, kept)]
+
+
+def _split_at(axis: int, least: int, name: str) -> Callable[..., Any]:
+    def split(ary: Any, indices_or_sections: Any) -> Any:
+        if _ndim(ary) < least:
+            raise ValueError(f"{name} only works on arrays of {least} or more dimensions")
+        along = 0 if name == "hsplit" and _ndim(ary) == 1 else axis  # a vector's only axis
+        return np.split(ary, indices_or_sections, axis=along)
+    return split
+
+
+def _array_split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list[Any]:
+    """Sections of sizes ``n//k + 1`` (the first ``n % k``) and ``n//k``, or the pieces
+    between the given positions."""
+    axis = normalize_axis(axis, _ndim(ary))
+    n = _shape(ary)[axis]
+    before = (slice(None),) * axis
+    if np.ndim(indices_or_sections) == 1:
+        bounds = [0, *indices_or_sections, n]
+    else:
+        k = operator.index(indices_or_sections)
+        if k <= 0:
+            raise ValueError("number sections must be larger than 0.")
+        each, extra = n // k, n % k
+        bounds = [i * each + dim_min(i, extra) for i in range(k + 1)]
+    return [ary[(*before, slice(a, b))] for a, b in zip(bounds, bounds[1:], strict=False)]
+
+
+def _inner(a: Any, b: Any) -> Any:
+    a, b = _tensor(a), _tensor(b)
+    if _ndim(a) == 0 or _ndim(b) == 0:
+        return np.multiply(a, b)
+    return np.tensordot(a, b, axes=([-1], [-1]))
+
+
+def _vdot(a: Any, b: Any) -> Any:
+    """The dot product of the flattened arrays, a conjugated if complex."""
+    a, b = _tensor(a), _tensor(b)
+    if np.iscomplexobj(a):
+        a = np.conj(a)
+    return np.matmul(np.ravel(a), np.ravel(b))
+
+
+def _kron(a: Any, b: Any) -> Any:
+    """Every product of an element of a and one of b, blocks laid out as a's."""
+    a, b = _tensor(a), _tensor(b)
+    nd = max(_ndim(a), _ndim(b))
+    sa = (1,) * (nd - _ndim(a)) + tuple(_shape(a))
+    sb = (1,) * (nd - _ndim(b)) + tuple(_shape(b))
+    a = np.reshape(a, tuple(x for s in sa for x in (s, 1)))
+    b = np.reshape(b, tuple(x for s in sb for x in (1, s)))
+    return np.reshape(a * b, tuple(p * q for p, q in zip(sa, sb, strict=True)))
+
+
+def _diagflat(v: Any, k: int = 0) -> Any:
+    return np.diag(np.ravel(_tensor(v)), k)
+
+
+def _rollaxis(a: Any, axis: int, start: int = 0) -> Any:
+    n = _ndim(a)
+    axis = normalize_axis(axis, n)
+    if start < 0:
+        start += n
+    if not 0 <= start < n + 1:
+        raise AxisError(f"'start' arg requires {-n} <= start < {n + 1}, but {start} was "
+                        "passed in")
+    if axis < start:
+        start -= 1
+    return a if axis == start else np.moveaxis(a, axis, start)
+
+
+#: NumPy function -> its composition of Ops.
+COMPOSITIONS: dict[Any, Callable[..., Any]] = {
+    np.atleast_1d: _each(_atleast_1d), np.atleast_2d: _each(_atleast_2d),
+    np.atleast_3d: _each(_atleast_3d), np.column_stack: _column_stack, np.dstack: _dstack,
+    np.fliplr: _fliplr, np.flipud: _flipud, np.rot90: _rot90, np.append: _append,
+    np.insert: _insert, np.delete: _delete, np.hsplit: _split_at(1, 1, "hsplit"),
+    np.vsplit: _split_at(0, 2, "vsplit"), np.dsplit: _split_at(2, 3, "dsplit"),
+    np.array_split: _array_split, np.inner: _inner, np.vdot: _vdot, np.kron: _kron,
+    np.diagflat: _diagflat, np.rollaxis: _rollaxis}
+
+
+def register() -> None:
+    """Make the NumPy functions of :data:`COMPOSITIONS` build their compositions."""
+    for fn, composition in COMPOSITIONS.items():
+        register_numpy(fn, composition)

@@ -1,0 +1,26 @@
+"""How a comparison of symbolic sizes that their canonical form does not decide is
+answered: ``n == 1`` is structural (False), ``n < 1`` raises, a Dim is true, unless a
+traced program asks (:data:`COMPARE`, set by :mod:`kantensor.evalshape`, whose branches
+on sizes split into cases)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: ``hook(op, a, b) -> bool`` (op one of ``== != < <= > >=``) deciding a comparison of a
+#: Dim with an int or a Dim, or NotImplemented (then the answers above).
+COMPARE: list[Any] = [None]
+
+
+def decided(op: str, a: Any, b: object) -> Any:
+    """The hook's answer to ``a op b``, or NotImplemented."""
+    hook = COMPARE[0]
+    return NotImplemented if hook is None else hook(op, a, b)
+
+
+def ordered(a: Any, b: object, op: str, comparable: bool) -> bool:
+    """``a op b`` for an ordering ``op``: the hook's answer, else a TypeError."""
+    answer = decided(op, a, b) if comparable else NotImplemented
+    if answer is NotImplemented:
+        raise TypeError(f"symbolic sizes are not ordered: cannot compare {a!r} with {b!r}")
+    return answer

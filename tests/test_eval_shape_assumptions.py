@@ -1,0 +1,170 @@
+"""Named sizes are distinct in eval_shape: what a program needs of them is reported as
+assumptions (the core's Conditions, each at the user's line), checked against NumPy at
+every assignment of a box of sizes (0 and 1 included): the assumptions hold exactly
+where NumPy runs, and there the output shape is NumPy's."""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+
+import kantensor as kt
+from kantensor.evalshape import AssumptionError
+from kantensor.types.symbols import substitute
+
+
+def project(x, w):
+    h = x * 2
+    return np.tanh(h @ w)
+
+
+PROGRAMS = [
+    (lambda x: x @ x, ["float32[N,D]"]),
+    (project, ["float32[N,D]", "float32[K,M]"]),
+    (lambda a, b: a + b, ["float32[N]", "float32[K]"]),
+    (lambda a, b: np.concatenate([a, b], axis=1), ["float32[N,D]", "float32[K,M]"]),
+    (lambda x: x.reshape(x.shape[0], 2, -1), ["float32[N,D]"]),
+    (lambda x: x.reshape(x.shape[0], 3, x.shape[1] // 3), ["float32[N,D]"]),
+    (lambda x, m: x[:, :4] * m, ["float32[N,D]", "float32[K]"]),
+    (lambda x, w: (x - x.mean(axis=-1)) @ w, ["float32[N,D]", "float32[K,M]"]),
+    (lambda q, k: np.einsum("nd,md->nm", q, k), ["float32[N,D]", "float32[M,K]"]),
+    (lambda x, y: np.stack([x, y]), ["float32[N,D]", "float32[K,M]"]),
+    (lambda x, y: np.where(x > 0, x, y), ["float32[N,D]", "float32[K]"]),
+    (lambda x, i: x[i], ["float32[N,D]", "int64[K]"]),
+]
+
+
+def _names(types):
+    return list(dict.fromkeys(d.name for t in types for d in kt.TensorType.parse(t).shape
+                              if isinstance(d, kt.Dim)))
+
+
+def _numpy(fn, types, sizes):
+    arrays = []
+    for t in map(kt.TensorType.parse, types):
+        shape = [sizes[d.name] if isinstance(d, kt.Dim) else d for d in t.shape]
+        arrays.append(np.zeros(shape, t.dtype))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*arrays)
+
+
+@pytest.mark.parametrize(("fn", "types"), PROGRAMS, ids=range(len(PROGRAMS)))
+def test_assumptions_hold_exactly_where_numpy_runs(fn, types):
+    result = kt.eval_shape(fn, *types)
+    assert result.assumptions, "every program here needs something of its sizes"
+    assert all(isinstance(a, kt.Condition | kt.AnyOf) for a in result.assumptions)
+    names = _names(types)
+    for values in itertools.product(range(5), repeat=len(names)):
+        sizes = dict(zip(names, values, strict=True))
+        try:
+            out = _numpy(fn, types, sizes)
+        except (ValueError, IndexError):
+            assert not result.holds(sizes), sizes
+            continue
+        assert result.holds(sizes), sizes
+        want = tuple(substitute(d, sizes) for d in result.type.shape)
+        assert want == out.shape, sizes
+
+
+def test_an_assumption_names_the_op_the_users_line_and_the_operands():
+    result = kt.eval_shape(project, "float32[N,D]", "float32[K,M]")
+    (need,) = result.assumptions
+    assert str(need) == "D == K" and need.source.op == "matmul"
+    line = project.__code__.co_firstlineno + 2
+    assert need.source.location.endswith(f"test_eval_shape_assumptions.py:{line}")
+    assert need.source.code == "return np.tanh(h @ w)"
+    detail = need.source.detail
+    assert detail.startswith("D is axis 1 of h; K is axis 0 of w; operand 0: h: "
+                             "float32[N,D] = mul(x, 2) at ")
+    assert f"= mul(x, 2) at {__file__}, line {line - 1}" in detail  # where h was made
+    assert "from x: float32[N,D] (an input)" in detail
+    assert repr(result).startswith("ShapeResult(float32[N,M]), assuming:\n  D == K (matmul at")
+    html = result._repr_html_()
+    assert "assuming" in html and "D == K" in html and html.index("D == K") < html.index(
+        "<table")
+    assert result.holds({"N": 2, "D": 3, "K": 3, "M": 4})
+    assert not result.holds({"N": 2, "D": 3, "K": 4, "M": 4})
+    with pytest.raises(ValueError, match="needs a value for"):
+        result.holds({"N": 2})
+
+
+def test_x_at_x_keeps_both_names_and_assumes():
+    """The issue's first example: ``x @ x`` of ``[N,D]`` was ``[N,N]`` without a word."""
+    result = kt.eval_shape(lambda x: x @ x, "float32[N,D]")
+    assert str(result.type) == "float32[N,D]"
+    assert [str(a) for a in result.assumptions] == ["D == N"]
+
+
+def test_assume_error_raises_at_the_first_and_allow_reports_none():
+    with pytest.raises(AssumptionError, match=r"eval_shape\(project\) assumes D == K "
+                                              r"\(matmul at .*:\d+: return np.tanh") as info:
+        kt.eval_shape(project, "float32[N,D]", "float32[K,M]", assume="error")
+    assert isinstance(info.value, kt.TypeInferenceError)
+    assert str(info.value.assumption) == "D == K"
+    allowed = kt.eval_shape(project, "float32[N,D]", "float32[K,M]", assume="allow")
+    assert allowed.assumptions == () and str(allowed.type) == "float32[N,M]"
+    fine = kt.eval_shape(project, "float32[N,D]", "float32[D,M]", assume="error")
+    assert fine.assumptions == ()  # the same name: tied, nothing assumed
+    with pytest.raises(ValueError, match="assume must be one of report, error, allow"):
+        kt.eval_shape(project, "float32[N,D]", "float32[K,M]", assume="warn")
+
+
+def test_what_is_given_is_not_assumed():
+    given = kt.eval_shape(project, "float32[N,D]", "float32[K,M]", where="K == D")
+    assert given.assumptions == ()
+    some = kt.eval_shape(lambda a, b: a + b, "float32[N]", "float32[K]", where="K >= 2")
+    assert [str(a) for a in some.assumptions] == ["N == K or N == 1"]
+    facts = kt.Facts([kt.Condition(kt.Dim("N"), "==", 1)])
+    assert kt.eval_shape(lambda a, b: a + b, "float32[N]", "float32[K]",
+                         where=facts).assumptions == ()
+    one = kt.Condition(kt.Dim("K"), "==", 1)
+    for where in (one, [one], kt.Facts([one])):
+        assert kt.eval_shape(lambda a, b: a + b, "float32[N]", "float32[K]",
+                             where=where).assumptions == ()
+    with pytest.raises(ValueError, match="cannot meet"):
+        kt.eval_shape(project, "float32[N,D]", "float32[K,M]", where="K < 2 and K > 3")
+    with pytest.raises(ValueError, match="is not a comparison of two sizes"):
+        kt.eval_shape(project, "float32[N,D]", "float32[K,M]", where="K")
+
+
+def test_sizes_tied_by_the_user_need_no_assumption():
+    N, D = kt.dims("N D", where="D == 2*N")
+    assert (N, D) == (kt.Dim("N"), 2 * kt.Dim("N"))
+    x, w = kt.TensorType("float32", (N, D)), kt.TensorType("float32", (D, 3))
+    pairs = kt.eval_shape(lambda x: x.reshape(x.shape[0], x.shape[0], 2), x)
+    assert str(pairs.type) == "float32[N,N,2]" and pairs.assumptions == ()
+    untied = kt.eval_shape(lambda x: x.reshape(x.shape[0], x.shape[0], 2), "float32[N,D]")
+    assert [str(a) for a in untied.assumptions] == ["D*N == 2*N**2"]
+    product = kt.eval_shape(lambda x, w: x @ w, x, w, assume="error")
+    assert str(product.type) == "float32[N,3]"
+    with pytest.raises(ValueError, match="does not tie a name"):
+        kt.dims("N D", where="D > N")
+
+
+def test_each_case_of_a_branch_has_its_assumptions():
+    def pick(x, w):
+        if x.shape[0] > 1:
+            return x @ w
+        return x
+
+    result = kt.eval_shape(pick, "float32[L,D]", "float32[K,M]")
+    first, second = result.cases
+    assert [str(a) for a in first.assumptions] == ["D == K"] and second.assumptions == ()
+    assert result.holds({"L": 1, "D": 2, "K": 3, "M": 4})  # no product in that case
+    assert not result.holds({"L": 2, "D": 2, "K": 3, "M": 4})
+    assert "L > 1: float32[L,M] assuming D == K" in repr(result)
+
+
+def test_the_same_program_twice_reports_the_same():
+    """Builds are cached (an Op family's cached calls, make_node's memo): the second
+    trace of a program reports what the first did."""
+    def backward(dout, x):
+        return np.dot(x.T, dout)
+
+    reports = [[str(a) for a in kt.eval_shape(backward, "float64[N,S]", "float64[D,N]")
+                .assumptions] for _ in range(3)]
+    assert reports == [["D == N"]] * 3
