@@ -31,7 +31,8 @@ from ..types.dim import Dim
 from ..types.symbols import free_symbols
 from .importer import OnnxImportError, _Reader, load_model
 
-__all__ = ["InputProfile", "contract", "data_inputs", "profiles", "with_input_dims"]
+__all__ = ["InputProfile", "contract", "data_inputs", "prepare", "profiles", "report",
+           "with_input_dims"]
 
 
 def with_input_dims(model: onnx.ModelProto, dims: Mapping[str, Sequence[Any]]
@@ -151,3 +152,64 @@ def _expression_range(d: Dim, names: Mapping, box: Box) -> tuple[int, int, int]:
     f = evaluator(d)
     ends = [f({symbols[0]: lo}), f({symbols[0]: hi})]
     return min(ends), f({symbols[0]: opt}), max(ends)
+
+
+def report(model: onnx.ModelProto | str | os.PathLike | bytes, *,
+           fix: Mapping[str, Any] | None = None, trt: bool = False,
+           inputs: Mapping[str, Sequence[Any]] | None = None, opset: int | None = None,
+           opt: Mapping[str, int] | None = None) -> str:
+    """What ``kantensor contract`` prints: the contract of ``model`` (with the sizes
+    ``fix`` gives) in words and in the DSL's syntax; with ``trt``, each input's (min,
+    opt, max) shapes over a box of valid sizes around ``opt`` (by default the sizes the
+    model was given at, where ``inputs`` renamed them, else a valid point), and beside
+    it what the valid set holds that the box does not say."""
+    proto = prepare(model, inputs, opset)
+    reader = _Reader(proto, graph=False)
+    variables, _ = reader.read()
+    full = contract_of(reader.conditions, variables)
+    fixed = full.fix(fix) if fix else full
+    out = [str(fixed)]
+    if not trt:
+        return "\n".join(out)
+    if fixed.empty:
+        raise ValueError("no sizes are valid: there is no profile")
+    given = {k: v for k, v in (opt or {}).items() if k not in (fix or {})}
+    if inputs and not opt:
+        given = _given_sizes(prepare(model, None, opset), inputs, fixed)
+    box = fixed.box(given)
+    ranges = dict(box.ranges)
+    for name, value in fixed.fixed.items():
+        if isinstance(value, int):
+            ranges[name] = (value, value, value)
+        else:  # another size: its range
+            ranges[name] = ranges[str(value)]
+    rows = profiles(variables, full, Box(ranges, box.outside))
+    out.append("TensorRT profile (every point of the box is valid):")
+    for p in rows:
+        out.append(f"  {p.name}: min {_shape(p.min)}  opt {_shape(p.opt)}  max {_shape(p.max)}")
+    out.append("  trtexec " + " ".join(
+        f"--{kind}Shapes=" + ",".join(f"{p.name}:{_shape(getattr(p, kind))}" for p in rows)
+        for kind in ("min", "opt", "max")))
+    if box.outside:
+        out.append("  beside it (the valid set holds more than a box says):")
+        out += [f"    {x}" for x in box.outside]
+    return "\n".join(out)
+
+
+def _shape(dims: Sequence[int]) -> str:
+    return "x".join(map(str, dims))
+
+
+def _given_sizes(original: onnx.ModelProto, inputs: Mapping[str, Sequence[Any]],
+                 contract: Contract) -> dict[str, int]:
+    """The sizes the model was made at, for the names ``inputs`` gave its dims."""
+    out: dict[str, int] = {}
+    names = set(contract.names)
+    for info in original.graph.input:
+        shape = inputs.get(info.name)
+        if shape is None:
+            continue
+        for d, new in zip(info.type.tensor_type.shape.dim, shape, strict=False):
+            if isinstance(new, str) and new in names and d.HasField("dim_value"):
+                out.setdefault(new, int(d.dim_value))
+    return out

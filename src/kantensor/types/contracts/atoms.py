@@ -47,7 +47,7 @@ class Atom:
 
 
 def node_text(source: Source) -> str:
-    parts = [source.op] if source.op else []
+    parts = [source.op] if source.op and not source.node.startswith(source.op) else []
     if source.node and source.node != source.op:
         parts.append(source.node)
     if source.location:
