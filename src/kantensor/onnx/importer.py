@@ -42,7 +42,7 @@ from ..types.symbols import free_symbols
 from ..types.type import TensorType
 from ..types.variable import constant
 from .dtypes import UnsupportedType, type_name
-from .intervals import INTEGER_DTYPES, MAKES_INTERVALS, Interval, known_interval, output_interval
+from .intervals import Interval, interval_of, record_interval
 from .nodememo import MEMO, node_key, remember
 from .protos import (
     OnnxImportError,
@@ -268,8 +268,8 @@ class _Reader(Scope):
         if key is not None and self.facts:
             key = (*key, self._relevant(node))
         if key is not None and entry.bounded:
-            key = (*key, tuple(self.interval(node.input[k]) if k < len(node.input) else None
-                               for k in entry.bounded))
+            key = (*key, tuple(interval_of(self, node.input[k]) if k < len(node.input)
+                               else None for k in entry.bounded))
         typed = MEMO.get(key) if key is not None else None
         if typed is None:
             typed = remember(key, *self.build(entry, node, wanted))
@@ -278,7 +278,7 @@ class _Reader(Scope):
         if conditions:
             self.note(node, conditions)
         if wanted and wanted[0] and folded[0] is None:
-            self._interval_of(node, outs[0])
+            record_interval(self, node, outs[0])
         if len(wanted) == 1:  # most nodes: no zip
             name = wanted[0]
             if name:
@@ -296,35 +296,6 @@ class _Reader(Scope):
                     if vkey is not None:
                         value_keys[name] = vkey
         return None
-
-    def interval(self, name: str) -> Interval | None:
-        """The value interval of ``name`` (see :mod:`.intervals`), or None: of a known
-        value of at most :data:`MAX_FOLD` elements, or of the values of a node's output."""
-        if not name:
-            return None
-        if self.known(name):
-            value = self._small_value(name)
-            return None if value is None else known_interval(value)
-        return self.intervals.get(name)
-
-    def _small_value(self, name: str) -> np.ndarray | None:
-        """The known value of ``name`` if it has at most :data:`MAX_FOLD` elements."""
-        t = self.types.get(name)
-        size = static_size(t) if isinstance(t, TensorType) else None
-        return self.value(name) if size is not None and size <= MAX_FOLD else None
-
-    def _interval_of(self, node: onnx.NodeProto, out: Any) -> None:
-        """Record the value interval of ``node``'s first output, where one is known
-        (asked only of the few op types that make one: :mod:`.intervals`)."""
-        if node.op_type not in MAKES_INTERVALS or not isinstance(out, TensorType) or \
-                out.dtype not in INTEGER_DTYPES:
-            return
-        values = [self._small_value(n) if n and self.known(n) else None for n in node.input]
-        intervals = [self.intervals.get(n) if v is None else known_interval(v)
-                     for n, v in zip(node.input, values, strict=True)]
-        found = output_interval(node.op_type, out, intervals, values)
-        if found is not None:
-            self.intervals[node.output[0]] = found
 
     def _relevant(self, node: onnx.NodeProto) -> Facts:
         """The facts about the sizes of ``node``'s inputs (part of its memo key)."""
@@ -436,7 +407,7 @@ class _Reader(Scope):
             if f"{name}_value" in names:
                 params[f"{name}_value"] = as_param(self.value(source))
             if f"{name}_bounds" in names:
-                params[f"{name}_bounds"] = self.interval(source)
+                params[f"{name}_bounds"] = interval_of(self, source)
         if len(node.input) > len(entry.inputs) and not any(
                 s.startswith("*") for s in entry.inputs):
             raise OnnxImportError(f"node {label!r} ({node.op_type}): {len(node.input)} "

@@ -16,15 +16,19 @@ the importer gives it to the entries that take an ``<input>_bounds`` parameter
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import numpy as np
 
 from ..types.dim import Dim, DimLike, dim_max, dim_min
 from ..types.type import TensorType
+from .values import static_size
 
-__all__ = ["INTEGER_DTYPES", "KEEP", "MAKES_INTERVALS", "Interval", "known_interval",
-           "output_interval"]
+__all__ = ["INTEGER_DTYPES", "KEEP", "MAKES_INTERVALS", "Interval", "interval_of",
+           "known_interval", "output_interval", "record_interval"]
+
+#: The most elements a known value may have for its interval to be taken.
+MAX_ELEMENTS = 1 << 16
 
 #: ``(lo, end)``: every element ``v`` has ``lo <= v < end``; both attained when not empty.
 Interval: TypeAlias = tuple[DimLike, DimLike]
@@ -107,3 +111,35 @@ def _arithmetic(op: str, inputs: Sequence[Interval | None],
             return lo * c, (end - 1) * c + 1
         return None
     return None
+
+
+# -- the importer's side: its reader holds ``types``, ``known``, ``value`` and ``intervals``
+def interval_of(reader: Any, name: str) -> Interval | None:
+    """The value interval of ``name`` in ``reader``, or None: of a known value of at
+    most :data:`MAX_ELEMENTS` elements, or of the values of a node's output."""
+    if not name:
+        return None
+    if reader.known(name):
+        value = _small_value(reader, name)
+        return None if value is None else known_interval(value)
+    return reader.intervals.get(name)
+
+
+def _small_value(reader: Any, name: str) -> np.ndarray | None:
+    t = reader.types.get(name)
+    size = static_size(t) if isinstance(t, TensorType) else None
+    return reader.value(name) if size is not None and size <= MAX_ELEMENTS else None
+
+
+def record_interval(reader: Any, node: Any, out: Any) -> None:
+    """Record in ``reader`` the value interval of ``node``'s first output (of type
+    ``out``), where one is known (asked only of the few op types that make one)."""
+    if node.op_type not in MAKES_INTERVALS or not isinstance(out, TensorType) or \
+            out.dtype not in INTEGER_DTYPES:
+        return
+    values = [_small_value(reader, n) if n and reader.known(n) else None for n in node.input]
+    intervals = [reader.intervals.get(n) if v is None else known_interval(v)
+                 for n, v in zip(node.input, values, strict=True)]
+    found = output_interval(node.op_type, out, intervals, values)
+    if found is not None:
+        reader.intervals[node.output[0]] = found

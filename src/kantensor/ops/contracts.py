@@ -17,7 +17,8 @@ from ..types.conditions import Clause
 from ..types.contracts import Contract, merged_atoms
 from ..types.dim import Dim
 from ..types.symbols import free_symbols
-from .located import VariableAxis
+from ..types.type import TensorType
+from .located import VariableAxis, relocated
 
 __all__ = ["contract", "contract_of", "input_sizes"]
 
@@ -37,6 +38,8 @@ def input_sizes(inputs: Sequence[Variable], clauses: Iterable[Clause] = ()
 
     for i, v in enumerate(inputs):
         label = v.name or f"input{i}"
+        if not isinstance(v.type, TensorType):  # a sequence or an optional: no axes here
+            continue
         for axis, d in enumerate(v.type.shape):
             if d is None:
                 add(f"{label}.shape[{axis}]", VariableAxis(v, axis))
@@ -82,4 +85,13 @@ def contract(outputs: Variable | Sequence[Variable],
         ins = list(inputs)
         before = {id(n) for n in toposort(ins)}
         nodes = [n for n in toposort(outs) if id(n) not in before]
-    return contract_of([c for n in nodes for c in n.conditions], ins)
+    return contract_of([c for n in nodes for c in _named(n)], ins)
+
+
+def _named(node: Apply) -> tuple[Clause, ...]:
+    """``node``'s conditions, each naming the node where the graph names it (a node
+    read from a model: ``node.tag["name"]``)."""
+    name = node.tag.get("name") if node.conditions else None
+    if not name:
+        return node.conditions
+    return relocated(node.conditions, [], name)

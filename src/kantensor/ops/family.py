@@ -128,7 +128,10 @@ class OpFamily:
                 fast = self.fast[shape] = fast_call(*layout)
                 miss = fast(args, kwargs)  # its memo is empty: a Miss, or None
         if type(miss) is Miss and miss.key[-1] == dtype == get_default_dtype() and \
-                len(tensors) == len(miss.tensors) and all(map(is_, tensors, miss.tensors)):
+                len(tensors) == len(miss.tensors) and all(map(is_, tensors, miss.tensors)) \
+                and not node.conditions and node.outputs[0].facts is None:
+            # a node with conditions, or whose inputs have facts, is built each time: a hit
+            # makes the node from the types alone
             if self._recorded >= MEMO_SIZE:
                 self.forget_calls()
             self._recorded += 1

@@ -12,8 +12,10 @@ build the outputs.
 Each call shape of each Op family has a memo of its own, mapping a key to what an
 earlier, equal call built: ``(Op, output types, input types)``. (One value can mean
 different things in calls of different shapes: ``sum(x, 1)``, ``sum(x, keepdims=1)``.) A
-key holds, for each tensor, its type (interned: hashed and compared by identity) and,
-for a wrapped number, its :func:`~kantensor.ops.pyints.wrapped_key`; for each parameter
+key holds, for each tensor, its type (interned: hashed and compared by identity), its
+facts (a node is remembered only where its inputs have none and it has no conditions:
+then a hit needs none either) and, for a wrapped number, its
+:func:`~kantensor.ops.pyints.wrapped_key`; for each parameter
 given, its :func:`exact_key`; and the default dtype. Defaults are not in the key: a call
 shape fixes which parameters take them. A value without an exact key (a float, a Dim, an
 array) or a key not seen yet makes the call take the general path, which also words
@@ -152,7 +154,8 @@ def _compiled(layout: tuple[tuple[str, bool, int | str], ...],
             lines.append(f"    {value} = kwargs[{source!r}]")
         if kind == _TENSOR:
             lines.append(f"    if not isinstance({value}, Variable): return None")
-            keys.append(f"{value}.type, {value}.wrapped and wrapped_key({value})")
+            keys.append(f"{value}.type, {value}.wrapped and wrapped_key({value}), "
+                        f"{value}.facts")
             tensors.append(value)
         elif kind == _TENSORS:
             lines += [f"    if type({value}) is not list and type({value}) is not tuple:"
@@ -160,7 +163,7 @@ def _compiled(layout: tuple[tuple[str, bool, int | str], ...],
                       f"    k{i} = []",
                       f"    for v in {value}:",
                       "        if not isinstance(v, Variable): return None",
-                      f"        k{i}.append((v.type, v.wrapped and wrapped_key(v)))"]
+                      f"        k{i}.append((v.type, v.wrapped and wrapped_key(v), v.facts))"]
             keys.append(f"tuple(k{i})")
             tensors.append(f"*{value}")
         else:  # an int is its own key (no other key is an int); tuples inline

@@ -8,6 +8,7 @@ from ..graph.basic import Constant, Variable
 from ..graph.display import block, code, table
 from ..graph.walk import graph_inputs, toposort
 from ..types.basic_ops import specify_shape
+from ..types.contracts import Contract, Sets
 from ..types.display import type_inline
 from ..types.type import TensorType
 from .relations import describe
@@ -24,10 +25,18 @@ class Refinement(Mapping):
     refined types when it is called.
     """
 
-    def __init__(self, outputs: Sequence[Variable], types: dict[Variable, TensorType]):
+    def __init__(self, outputs: Sequence[Variable], types: dict[Variable, TensorType],
+                 contract: Contract | None = None):
         self._outputs = list(outputs)
         self._types = types
         self._memo: dict[Variable, Variable] = {}
+        #: the graph's contract at the refined sizes (None: the graph has no conditions)
+        self.contract = contract
+
+    def sets(self) -> Sets:
+        """What the graph's contract leaves of each named size the refinement did not fix
+        (``{name: SizeSet}``; empty when the graph has no conditions)."""
+        return self.contract.sets() if self.contract is not None else Sets({})
 
     def __getitem__(self, variable: Variable) -> TensorType:
         return self._types[variable]
