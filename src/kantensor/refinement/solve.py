@@ -182,6 +182,8 @@ def _learn(sizes: Sizes, unit: Unit, found: dict, touching: dict, queue: deque,
     for symbol, value in found.items():
         if symbol in sizes.bindings or not isinstance(symbol, str | Hole):
             continue  # bound meanwhile, or an unknown of a given type (no axis)
+        if isinstance(symbol, str) and unit.node is not None:
+            continue  # a named size is rigid: what a node needs of it is a condition
         value = sizes.resolve(value)
         if symbol in symbols_of(value):  # no news, or not a value of its own
             continue
