@@ -25,6 +25,7 @@ import kantensor.onnx as ko
 import ortrun
 from contract_points import one_short
 from differential import count
+from kantensor.onnx.contract import with_input_dims
 
 I64, F = TensorProto.INT64, TensorProto.FLOAT
 
@@ -128,7 +129,7 @@ def test_refine_at_a_size_agrees_with_forward_typing(build):
     model at that size does (the issue's BERT at 65)."""
     model = build(16)
     for seq, valid in ((16, True), (17, False)):
-        fixed = ko.contract.__globals__["with_input_dims"](model, {"ids": (1, seq)})
+        fixed = with_input_dims(model, {"ids": (1, seq)})
         forward = True
         try:
             ko.from_onnx(fixed)

@@ -102,6 +102,8 @@ class Verdict:
             return "True"
         if self.value is None:
             return f"undecided at {at}: {self.atom} names sizes that are not inputs"
+        if self.atom is None:  # an approximation's cells: no atom to name
+            return f"False: outside its boxes at {at}"
         clause = self.atom.clause
         text = factored(clause, self._order) if isinstance(clause, Condition) \
             else str(clause)

@@ -11,7 +11,9 @@ conjunction into a list of cells whose union is exactly its solutions:
 2. a condition over one size is solved exactly (:mod:`.univariate`);
 3. an equality of a product of factors over disjoint sizes with an int
    (``N*((H + 13)//32 - 1)*((W + 13)//32 - 1) == 36``, a Reshape against a weight) is
-   split into the ways the int factors into values of each factor, each a cell;
+   split into the ways the int factors into values of each factor, each a cell; a
+   product divisible by an int (``(D*N) % 6 == 0``) into the ways the int splits into
+   divisors of each factor (``N % 2 == 0 and D % 3 == 0``, ...), cells that may overlap;
 4. what is left stays in the cell (``rest``): then its sets hold what is necessary,
    not what is sufficient (:attr:`Cell.exact` is False).
 
@@ -240,6 +242,8 @@ def _step(work: _Work, rank: Mapping, hide: frozenset, split: bool = True
             continue
         if split and c.op == "==" and not (c.symbols() & hide):
             branches = _product_split(c, sets, conds)
+            if branches is None:
+                branches = _congruence_split(c)
             if branches is not None:
                 return [_Work([*(x for x in conds if x is not c), *case], sets,
                               dict(work.defined)) for case in branches]
@@ -366,6 +370,37 @@ def _product_split(c: Condition, sets: Mapping[Hashable, SizeSet],
                                                                                strict=True)])
             if len(branches) > MAX_CELLS:
                 return None
+    return branches
+
+
+def _congruence_split(c: Condition) -> list[list[Condition]] | None:
+    """The branches of ``(k0*f1*f2*...) % k == 0`` (a Reshape's volume divisible by its
+    known sizes), factors over disjoint sizes: ``k' = k / gcd(k, k0)`` divides the product
+    exactly where ``k' = a1*a2*...`` with each ``a_i`` dividing ``f_i`` (take ``a1`` the
+    gcd of ``f1`` and ``k'``, and so on), one branch per such split; None when ``c`` is
+    no such congruence."""
+    d = c.key[0]
+    if isinstance(d, int) or len(d._terms) != 1:
+        return None
+    (mono, coeff), = d._terms
+    if len(mono) != 1 or mono[0][1] != 1:
+        return None
+    atom = mono[0][0]
+    if not isinstance(atom, Opaque) or atom.op != "%" or not isinstance(atom.args[1], int):
+        return None
+    split = factors(atom.args[0])
+    if split is None or split[2] != 0:
+        return None
+    k0, fs, _ = split
+    k = atom.args[1] // math.gcd(atom.args[1], k0)
+    divisors = _divisors(k)
+    if len(divisors) ** len(fs) > _MAX_DIVISORS:
+        return None
+    branches = []
+    for values in itertools.product(divisors, repeat=len(fs)):
+        if math.prod(values) == k:
+            branches.append([Condition(f % a, "==", 0, c.source)
+                             for f, a in zip(fs, values, strict=True) if a > 1])
     return branches
 
 
