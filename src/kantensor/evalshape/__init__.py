@@ -27,6 +27,8 @@ import numpy as np
 
 from ..graph.basic import Variable
 from ..graph.fgraph import FunctionGraph
+from ..ops.contracts import contract
+from ..types.contracts import Contract
 from ..types.type import TensorType
 from .display import shape_result_html
 from .patches import patched
@@ -54,6 +56,13 @@ class ShapeResult:
 
     def _repr_html_(self) -> str:
         return shape_result_html(self)
+
+    @property
+    def contract(self) -> Contract:
+        """The input sizes under which the code's every operation holds (its nodes'
+        conditions, over the named sizes of the input types): see :func:`kantensor.contract`.
+        """
+        return contract(list(self.outputs), list(self.inputs))
 
 
 @functools.lru_cache(maxsize=1024)

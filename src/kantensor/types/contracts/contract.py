@@ -25,7 +25,7 @@ from typing import Any, Final
 
 from ..conditions import AnyOf, Clause, Condition
 from ..dim import Dim, DimLike
-from .atoms import Atom, Sets, Verdict
+from .atoms import Atom, Sets, Verdict, condition_holds
 from .box import Box, valid_box
 from .cells import Cell, dim_of
 from .cells import solve as solve_cells
@@ -253,7 +253,31 @@ class Contract:
                 cost = sum(abs(point[s] - want.get(s, 0)) for s in order)
                 if best_cost is None or cost < best_cost:
                     best, best_cost = named, cost
-        return best
+        return best if best is not None else self._searched(want, rng)
+
+    def _searched(self, want: Mapping[Hashable, int], rng: random.Random | None
+                  ) -> dict[str, int] | None:
+        """A valid point found by enumerating growing boxes from each cell's least sizes
+        (or ``want``), where the points picked from the cells' sets miss conditions that
+        no box states."""
+        order = [s for _, s in self.sizes]
+        for span in (8, 32, 128):
+            found = []
+            for cell in self.cells:
+                start = {s: want.get(s, cell.set_of(s).min or 0) for s in order}
+                box = {s: (max(0, start[s] - span // 2 * (s in want)),
+                           start[s] + span) for s in order}
+                for point in points(cell, order, box, self._name):
+                    named = {self._name[s]: point[s] for s in order}
+                    if self.holds(named).value:
+                        found.append(named)
+                        if rng is None or len(found) >= 32:
+                            break
+                if found and rng is None:
+                    return found[0]
+            if found:
+                return rng.choice(found)
+        return None
 
     # -- text -------------------------------------------------------------------------
     def __str__(self) -> str:
@@ -280,9 +304,24 @@ class Contract:
 
 
 def _substituted(c: Clause, values: Mapping[Hashable, DimLike]) -> Clause:
+    """``c`` at the given sizes; a disjunction keeps the cases its ints do not decide
+    false (one case they decide true makes it no condition: a case with no conditions)."""
     if not values.keys() & c.symbols():
         return c
-    return c.substitute(values)
+    c = c.substitute(values)
+    if not isinstance(c, AnyOf):
+        return c
+    cases = []
+    for case in c.cases:
+        left = tuple(x for x in case if x.symbols() or not condition_holds(x, {}))
+        if any(not x.symbols() for x in left):
+            continue  # an int condition that fails: the case is out
+        if not left:
+            return Condition(0, "==", 0, c.source)  # a case that holds: true
+        cases.append(left)
+    if len(cases) == 1 and len(cases[0]) == 1:
+        return cases[0][0]
+    return AnyOf(tuple(cases), c.source)
 
 
 class _Approximation(Contract):

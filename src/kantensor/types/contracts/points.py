@@ -7,6 +7,8 @@ import random
 from collections.abc import Hashable, Iterator, Mapping
 from typing import Any, Final
 
+from ..conditions import Condition
+from ..facts import Facts
 from ..symbols import free_symbols
 from .cells import Cell, dim_of
 from .evaluate import evaluator
@@ -48,7 +50,36 @@ def projection(cell: Cell, s: Hashable) -> tuple[SizeSet, bool]:
         for combo in _product_iter([list(x) for x in sets]):
             values.add(f(dict(zip(syms, combo, strict=True))))
         return SizeSet.points(values), True
-    return ALL, False
+    return _bounded_image(e, syms, sets)
+
+
+#: The widest bounded image of a defined size that :func:`projection` enumerates.
+MAX_IMAGE: Final = 1 << 12
+
+
+def _bounded_image(e: Any, syms: list, sets: list[SizeSet]) -> tuple[SizeSet, bool]:
+    """The values of ``e`` over the product of ``sets`` where the facts bound it: every
+    int of its proven bounds ``[lo, hi]`` met at some point (exact), or those bounds
+    (necessary); else any size."""
+    facts = []
+    for t, x in zip(syms, sets, strict=True):
+        if x.min:
+            facts.append(Condition(dim_of(t), ">=", x.min))
+        if x.max is not None:
+            facts.append(Condition(dim_of(t), "<=", x.max))
+    lo, hi = Facts(facts).bounds(e)
+    lo = max(lo or 0, 0)
+    if hi is None or hi - lo > MAX_IMAGE:
+        return (SizeSet.interval(lo) if lo else ALL), False
+    f = evaluator(e)
+    want = set(range(lo, hi + 1))
+    lists = [list(x.within(x.min or 0, (x.min or 0) + MAX_IMAGE)) for x in sets]
+    if _product([len(x) for x in lists]) <= 1 << 14:
+        for combo in _product_iter(lists):
+            want.discard(f(dict(zip(syms, combo, strict=True))))
+            if not want:
+                return SizeSet.interval(lo, hi), True
+    return SizeSet.interval(lo, hi), False
 
 
 def _product(xs: list[int]) -> int:
