@@ -25,6 +25,7 @@ import kantensor.onnx as ko
 import ortrun
 from contract_points import one_short
 from differential import count
+from kantensor.cli import main
 from kantensor.onnx.contract import with_input_dims
 
 I64, F = TensorProto.INT64, TensorProto.FLOAT
@@ -173,3 +174,25 @@ def test_window_sizes_are_the_contract():
     assert verdict.value is False
     assert set(verdict.atom.nodes) & {"Conv conv1", "MaxPool pool1", "Conv conv2",
                                       "AveragePool pool2"}, verdict.atom.nodes
+
+
+def test_the_contract_command(tmp_path, capsys):
+    """``kantensor contract MODEL``: the conditions with their nodes, the sets, the DSL;
+    ``--trt`` a profile whose min, opt and max shapes onnxruntime runs; bad words are
+    clear errors."""
+    path = tmp_path / "gpt2.onnx"
+    path.write_bytes(gpt2_embeddings(16).SerializeToString())
+    assert main(["contract", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert "seq in [0, 16]  Gather wpe_lookup" in text
+    assert "DSL: where seq <= 16" in text
+    assert main(["contract", str(path), "--fix", "B=2", "--trt", "--opt", "seq=8"]) == 0
+    text = capsys.readouterr().out
+    assert "ids: min 2x1  opt 2x8  max 2x16" in text, text
+    assert "--minShapes=ids:2x1 --optShapes=ids:2x8 --maxShapes=ids:2x16" in text
+    for seq in (1, 8, 16):
+        assert _runs(gpt2_embeddings(16), {"ids": np.zeros((2, seq), np.int64)})
+    assert main(["contract", str(path), "--fix", "B"]) == 1
+    assert "--fix takes NAME=VALUE" in capsys.readouterr().err
+    assert main(["contract", str(path), "--fix", "Q=1"]) == 1
+    assert "Q is not a size of the contract (its sizes: B, seq)" in capsys.readouterr().err

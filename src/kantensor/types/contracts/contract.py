@@ -158,7 +158,7 @@ class Contract:
         for name, v in given.items():
             if name not in self._symbol:
                 raise ValueError(f"fix: {name} is not a size of the contract (its sizes: "
-                                 f"{', '.join(self.names)})")
+                                 f"{', '.join(self.names) or 'none'})")
             if isinstance(v, str):
                 if v not in self._symbol:
                     raise ValueError(f"fix: {v} is not a size of the contract")
