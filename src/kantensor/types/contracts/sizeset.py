@@ -271,12 +271,36 @@ class SizeSet:
         if self.is_all:
             return f"{name} >= 0"
         n = self.count()
+        pattern = _pattern(self) if n is not None and len(self.pieces) > 2 else None
+        if pattern is not None:
+            return _piece_text(pattern, name)
         if n is not None and 1 < n <= 16 and len(self.pieces) > 1:
             return f"{name} in {{{', '.join(map(str, self))}}}"
         return " or ".join(_piece_text(p, name) for p in self.pieces)
 
     def __repr__(self) -> str:
         return f"SizeSet({self.text('x')})"
+
+
+#: The longest period :func:`_pattern` tries.
+_PATTERN_PERIOD: Final = 64
+
+
+def _pattern(s: SizeSet) -> Piece | None:
+    """A finite set of several pieces as one periodic piece where one states it (the
+    normal form writes a few members as runs: ``seq in [0, 64] and seq % 2 == 0`` reads
+    better than 33 values)."""
+    members = list(s)
+    lo, hi = members[0], members[-1]
+    have = set(members)
+    for m in range(2, min(_PATTERN_PERIOD, hi - lo + 1) + 1):
+        residues = frozenset(x % m for x in members)
+        if len(residues) == m:
+            continue
+        piece = Piece(lo, hi, m, residues)
+        if piece.count() == len(members) and all(x in have for x in piece.members(lo, hi)):
+            return piece
+    return None
 
 
 def _piece_text(p: Piece, name: str) -> str:
