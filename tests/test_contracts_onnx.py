@@ -16,6 +16,8 @@ tests/test_contracts_light.py).
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from onnx import TensorProto, helper, numpy_helper
@@ -196,3 +198,30 @@ def test_the_contract_command(tmp_path, capsys):
     assert "--fix takes NAME=VALUE" in capsys.readouterr().err
     assert main(["contract", str(path), "--fix", "Q=1"]) == 1
     assert "Q is not a size of the contract (its sizes: B, seq)" in capsys.readouterr().err
+
+
+def test_a_loop_count_is_no_input_size():
+    """A Loop's iteration count is a size the model makes (data decide it): a condition
+    over it leaves the contract inexact, ``holds`` undecided, and its labelled outer
+    approximation holds wherever onnxruntime runs the model (cond true: n iterations;
+    false: none)."""
+    from test_onnx_loops import F as FL, accumulate, node, t
+    model = accumulate(True)
+    model.graph.node.append(node("Add", ["acc", "y"], ["z"], name="add_y"))
+    model.graph.input.append(t("y", FL, ["k", "d"]))
+    model.graph.output.append(t("z", FL, None))
+    contract = ko.contract(model)
+    assert contract.names == ("n", "d", "m", "k")
+    assert not contract.exact and contract.outer.label == "necessary"
+    verdict = contract.holds(n=3, d=2, m=1, k=4)
+    assert verdict.value is None and "add_y" in verdict.atom.where()
+    ran = 0
+    for n, m, k in itertools.product(range(3), range(3), range(4)):
+        for cond in (True, False):
+            feeds = {"x": np.zeros((n, 2), np.float32), "a": np.zeros((m, 2), np.float32),
+                     "cond": np.array(cond), "y": np.zeros((k, 2), np.float32)}
+            out = ortrun.run(model, feeds)
+            if isinstance(out, list):
+                ran += 1
+                assert contract.outer.holds(n=n, d=2, m=m, k=k).value, (n, m, k, cond)
+    count("loop contract: runs inside the outer approximation", ran)

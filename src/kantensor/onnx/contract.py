@@ -81,11 +81,14 @@ def contract(model: onnx.ModelProto | str | os.PathLike | bytes, *,
     """The input sizes ``model`` accepts: the :class:`~kantensor.types.contracts.Contract`
     of its nodes' conditions (each naming its node) over its inputs' sizes. ``inputs``
     gives some inputs new dims first (see :func:`with_input_dims`); ``opset`` converts
-    the model to that opset first (onnx's version converter)."""
+    the model to that opset first (onnx's version converter). A size the model makes
+    (a Loop's iteration count) is no input: a condition over it leaves the contract
+    inexact (its ``inner`` and ``outer`` approximations are labelled) and ``holds``
+    undecided where it matters."""
     proto = prepare(model, inputs, opset)
     reader = _Reader(proto, graph=False)
     variables, _ = reader.read()
-    return contract_of(reader.conditions, variables)
+    return contract_of(reader.conditions, variables, inputs_only=True)
 
 
 def prepare(model: onnx.ModelProto | str | os.PathLike | bytes,
@@ -166,7 +169,7 @@ def report(model: onnx.ModelProto | str | os.PathLike | bytes, *,
     proto = prepare(model, inputs, opset)
     reader = _Reader(proto, graph=False)
     variables, _ = reader.read()
-    full = contract_of(reader.conditions, variables)
+    full = contract_of(reader.conditions, variables, inputs_only=True)
     fixed = full.fix(fix) if fix else full
     out = [str(fixed)]
     if not trt:

@@ -55,11 +55,14 @@ def input_sizes(inputs: Sequence[Variable], clauses: Iterable[Clause] = ()
 
 
 def contract_of(conditions: Iterable[Clause], inputs: Sequence[Variable],
-                notes: Sequence[str] = ()) -> Contract:
+                notes: Sequence[str] = (), inputs_only: bool = False) -> Contract:
     """The contract of ``conditions`` (nodes' conditions, in node order) over the sizes
-    of ``inputs``; ``notes`` say what the conditions may lack."""
+    of ``inputs`` (and the named sizes only the conditions name, unless ``inputs_only``:
+    then those are sizes the graph makes, such as a Loop's count, which no input gives);
+    ``notes`` say what the conditions may lack."""
     clauses = list(conditions)
-    return Contract(merged_atoms(clauses), input_sizes(inputs, clauses), notes=notes)
+    return Contract(merged_atoms(clauses),
+                    input_sizes(inputs, () if inputs_only else clauses), notes=notes)
 
 
 def contract(outputs: Variable | Sequence[Variable],
