@@ -29,6 +29,7 @@ from contract_points import one_short
 from differential import count
 from kantensor.cli import main
 from kantensor.onnx.contract import with_input_dims
+from test_onnx_loops import accumulate
 
 I64, F = TensorProto.INT64, TensorProto.FLOAT
 
@@ -205,11 +206,10 @@ def test_a_loop_count_is_no_input_size():
     over it leaves the contract inexact, ``holds`` undecided, and its labelled outer
     approximation holds wherever onnxruntime runs the model (cond true: n iterations;
     false: none)."""
-    from test_onnx_loops import F as FL, accumulate, node, t
     model = accumulate(True)
-    model.graph.node.append(node("Add", ["acc", "y"], ["z"], name="add_y"))
-    model.graph.input.append(t("y", FL, ["k", "d"]))
-    model.graph.output.append(t("z", FL, None))
+    model.graph.node.append(helper.make_node("Add", ["acc", "y"], ["z"], name="add_y"))
+    model.graph.input.append(helper.make_tensor_value_info("y", F, ["k", "d"]))
+    model.graph.output.append(helper.make_tensor_value_info("z", F, None))
     contract = ko.contract(model)
     assert contract.names == ("n", "d", "m", "k")
     assert not contract.exact and contract.outer.label == "necessary"
