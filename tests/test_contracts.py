@@ -198,3 +198,25 @@ def test_refine_narrows_a_size_to_its_set_or_names_the_atom_that_empties_it():
     assert "leaves no sizes" in str(info.value) or "contradict" in str(info.value)
     assert x.type.shape[2] == kt.Dim("H")
     np.testing.assert_equal(contract.holds(N=2, H=2, W=3).value, True)
+
+
+SAME = kt.op("(n),(n)->(n)", name="same")(lambda a, b: a)
+
+
+def test_refine_decides_the_conditions_its_relations_leave_to_the_contract():
+    """``x: [N]`` against a 3 and a 4 in two nodes: each relation alone holds (N is
+    rigid, so N == 3 and N == 4 are conditions), the contract has no sizes, and refine
+    refuses it naming the node, as forward typing refuses every N."""
+    N = kt.Dim("N")
+    x = kt.tensor("x", "float32", (N,))
+    a = SAME(x, kt.tensor("w3", "float32", (3,)))
+    b = SAME(x, kt.tensor("w4", "float32", (4,)))
+    contract = kt.contract([a, b])
+    assert contract.empty and contract.emptied_by().where() == "same"
+    for n in range(6):
+        with pytest.raises(TypeError):
+            y = kt.tensor("y", "float32", (n,))
+            SAME(y, kt.tensor("w3", "float32", (3,))), SAME(y, kt.tensor("w4", "float32",
+                                                                          (4,)))
+    with pytest.raises(kt.RefinementError, match="same fails: N == 4 leaves no sizes"):
+        kt.refine([a, b])
