@@ -42,7 +42,7 @@ from ..types.symbols import free_symbols
 from ..types.type import TensorType
 from ..types.variable import constant
 from .dtypes import UnsupportedType, type_name
-from .intervals import Interval, interval_of, record_interval
+from .intervals import Interval, bounded_key, interval_of, record_interval
 from .nodememo import MEMO, node_key, remember
 from .protos import (
     OnnxImportError,
@@ -267,9 +267,7 @@ class _Reader(Scope):
         key = None if self.graph else node_key(self, entry, node, len(wanted))
         if key is not None and self.facts:
             key = (*key, self._relevant(node))
-        if key is not None and entry.bounded:
-            key = (*key, tuple(interval_of(self, node.input[k]) if k < len(node.input)
-                               else None for k in entry.bounded))
+        key = bounded_key(self, entry, node, key)
         typed = MEMO.get(key) if key is not None else None
         if typed is None:
             typed = remember(key, *self.build(entry, node, wanted))

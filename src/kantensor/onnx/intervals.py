@@ -125,6 +125,15 @@ def interval_of(reader: Any, name: str) -> Interval | None:
     return reader.intervals.get(name)
 
 
+def bounded_key(reader: Any, entry: Any, node: Any, key: tuple | None) -> tuple | None:
+    """A node's memo key with the intervals of the inputs its entry reads bounds of
+    (``entry.bounded``): the same node over other intervals is another build."""
+    if key is None or not entry.bounded:
+        return key
+    return (*key, tuple(interval_of(reader, node.input[k]) if k < len(node.input) else None
+                        for k in entry.bounded))
+
+
 def _small_value(reader: Any, name: str) -> np.ndarray | None:
     t = reader.types.get(name)
     size = static_size(t) if isinstance(t, TensorType) else None
