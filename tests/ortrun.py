@@ -1,7 +1,8 @@
 """onnxruntime as an oracle that may crash: models run in a worker process.
 
 onnxruntime dies with SIGFPE on some models with empty maps (a pool over nothing), so
-each model runs in a child process that serves one request after another; a child that
+each model runs in a child process that serves one request after another (keeping the
+session of the last model, so a model run at many sizes is loaded once); a child that
 dies is reported as a crash and replaced. :func:`run` returns the outputs' shapes, or a
 :class:`Refusal` saying how onnxruntime refused (its error, or the signal that killed
 it).
@@ -25,14 +26,17 @@ import pickle, struct, sys
 import onnxruntime as ort
 ort.set_default_logger_severity(4)
 read, write = sys.stdin.buffer, sys.stdout.buffer
+last = (None, None)  # the last model's bytes and session: a model run at many sizes
 while True:
     head = read.read(8)
     if len(head) < 8:
         break
     model, inputs = pickle.loads(read.read(struct.unpack("<Q", head)[0]))
     try:
-        sess = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
-        answer = [tuple(o.shape) for o in sess.run(None, inputs)]
+        if last[0] != model:
+            last = (None, None)
+            last = (model, ort.InferenceSession(model, providers=["CPUExecutionProvider"]))
+        answer = [tuple(o.shape) for o in last[1].run(None, inputs)]
     except Exception as exc:
         answer = ("error", str(exc).splitlines()[0][:300])
     data = pickle.dumps(answer)

@@ -29,6 +29,7 @@ from .graph import (
 from .ipython import load_ipython_extension as load_ipython_extension  # %load_ext
 from .logic.store import labelo, relations_first
 from .ops import CATALOGUE
+from .ops.contracts import contract
 from .ops.family import op
 from .ops.op import SignatureOp
 from .printing import dprint, graphviz
@@ -62,19 +63,20 @@ from .types import (
     vector,
 )
 from .types.conditions import AnyOf, Condition, Source
+from .types.contracts import Contract, SizeSet
 from .types.facts import Facts
 from .types.variable import SHORTCUTS
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "DTYPES", "AnyOf", "Apply", "Condition", "Constant", "Dim", "Facts", "Function",
-    "FunctionGraph", "Op", "OptionalType", "SequenceType", "ShapeResult",
+    "DTYPES", "AnyOf", "Apply", "Condition", "Constant", "Contract", "Dim", "Facts",
+    "Function", "FunctionGraph", "Op", "OptionalType", "SequenceType", "ShapeResult",
     "Signature", "SignatureOp", "SignatureSyntaxError", "Solutions", "SpecifyShape",
-    "Source", "TensorConstant", "TensorPattern", "TensorType", "TensorVariable", "Type",
+    "SizeSet", "Source", "TensorConstant", "TensorPattern", "TensorType", "TensorVariable", "Type",
     "TypeInferenceError", "Variable", "ancestors", "as_tensor_variable", "clone", "constant",
-    "default_dtype", "dim_vars", "dims", "dprint", "dtype_vars", "eval_shape", "function",
-    "get_default_dtype",
+    "contract", "default_dtype", "dim_vars", "dims", "dprint", "dtype_vars", "eval_shape",
+    "function", "get_default_dtype",
     "graph_inputs", "graphviz", "holds_for_all", "labelo", "matrix", "op", "pattern",
     "promote_types",
     "query", "Refinement", "RefinementError", "refine", "relation", "relations_first",

@@ -1,4 +1,4 @@
-"""The ``kantensor`` command: demo, infer, query, refine, check, onnx, repl.
+"""The ``kantensor`` command: demo, infer, query, refine, check, onnx, contract, repl.
 
 Types are written in the compact notation (``float32[3,?]``). In queries,
 a bare name (``X``) stands for an unknown type, a name in dtype position
@@ -42,8 +42,9 @@ from .types.dtypes import DTYPES
 try:  # the onnx extra: ``kantensor onnx MODEL``, ``kantensor check`` of ONNX entries
     from . import onnx as onnx_models
     from .onnx import registry as onnx_registry
+    from .onnx.contract import report as contract_report
 except ImportError:  # pragma: no cover - the command says how to install it
-    onnx_models = onnx_registry = None
+    onnx_models = onnx_registry = contract_report = None
 
 try:  # line editing, completion and history; absent on some platforms
     import readline
@@ -122,6 +123,44 @@ def run_onnx(model: str, output: str | None = None, out: Any = None) -> int:
     if output is not None:
         Path(output).write_bytes(typed.SerializeToString())
     return 0
+
+
+def run_contract(model: str, fix: Sequence[str] = (), trt: bool = False,
+                 inputs: Sequence[str] = (), opset: int | None = None,
+                 opt: Sequence[str] = (), out: Any = None) -> int:
+    """``kantensor contract``: print which input sizes an ONNX model accepts (see
+    :func:`kantensor.onnx.contract.report`): ``fix`` gives sizes (``N=1``, ``W=H``),
+    ``inputs`` names an input's dims (``data_0=N,3,H,W``), ``trt`` adds TensorRT
+    profiles around the sizes ``opt`` gives."""
+    if onnx_models is None:
+        raise ValueError("kantensor contract needs the onnx package: pip install "
+                         "'kantensor[onnx]'")
+    fixed = {k: int(v) if v.isdigit() else v for k, v in _pairs(fix, "--fix").items()}
+    dims = {k: tuple(int(d) if d.isdigit() else None if d == "?" else d
+                     for d in v.split(",")) for k, v in _pairs(inputs, "--input").items()}
+    wanted = {}
+    for k, v in _pairs(opt, "--opt").items():
+        if not v.isdigit():
+            raise ValueError(f"--opt {k}={v}: a size is an int")
+        wanted[k] = int(v)
+    try:
+        text = contract_report(model, fix=fixed, trt=trt, inputs=dims or None,
+                               opset=opset, opt=wanted or None)
+    except OSError as exc:
+        raise ValueError(f"cannot read {model}: {exc.strerror or exc}") from None
+    print(text, file=out or sys.stdout)
+    return 0
+
+
+def _pairs(words: Sequence[str], flag: str) -> dict[str, str]:
+    """``NAME=VALUE`` words as a dict (a clear error for any other word)."""
+    out = {}
+    for w in words:
+        name, eq, value = w.partition("=")
+        if not eq or not name or not value:
+            raise ValueError(f"{flag} takes NAME=VALUE, got {w!r}")
+        out[name.strip()] = value.strip()
+    return out
 
 
 def _typed(reader: Any, name: str) -> str:
@@ -419,6 +458,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("model", metavar="MODEL", help="an .onnx file")
     p.add_argument("-o", "--output", metavar="OUT",
                    help="write the model with every value typed (value_info) to OUT")
+    p = sub.add_parser("contract", help="which input sizes an ONNX model accepts: the "
+                                        "conditions, each with its node, solved into boxes")
+    p.add_argument("model", metavar="MODEL", help="an .onnx file")
+    p.add_argument("--fix", action="append", default=[], metavar="NAME=VALUE",
+                   help="give a size an int or another size's name (N=1, W=H); repeatable")
+    p.add_argument("--trt", action="store_true",
+                   help="TensorRT optimisation profiles: each input's (min, opt, max) "
+                        "shapes over a box of valid sizes")
+    p.add_argument("--opt", action="append", default=[], metavar="NAME=INT",
+                   help="the sizes the TensorRT box is made around; repeatable")
+    p.add_argument("--input", action="append", default=[], metavar="NAME=D0,D1,...",
+                   help="name an input's dims first (ints, names, ? for unknown), for a "
+                        "model exported at fixed sizes: data_0=N,3,H,W; repeatable")
+    p.add_argument("--opset", type=int, metavar="K",
+                   help="convert the model to opset K first (onnx's version converter)")
     sub.add_parser("repl", help=f"interactive type queries (history in {HISTORY_ENV} or "
                                 "~/.kantensor_history)")
     args = parser.parse_args(argv)
@@ -432,6 +486,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                              onnx=args.onnx)
         if args.command == "onnx":
             return run_onnx(args.model, args.output)
+        if args.command == "contract":
+            return run_contract(args.model, args.fix, args.trt, args.input, args.opset,
+                                args.opt)
         Repl(history=history_path()).cmdloop()
         return 0
     except ERRORS as exc:

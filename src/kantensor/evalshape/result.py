@@ -19,7 +19,9 @@ from typing import Any
 
 from ..graph.basic import Apply, Variable
 from ..graph.fgraph import FunctionGraph
+from ..ops.contracts import contract
 from ..types.conditions import Clause, Condition, negate
+from ..types.contracts import Contract
 from ..types.type import TensorType
 from .display import shape_result_html
 from .located import Site, described, why
@@ -62,6 +64,13 @@ class ShapeResult:
     assumptions: tuple[Clause, ...] = ()
     sites: dict[Apply, Site | None] = field(default_factory=dict, repr=False, compare=False)
     notes: dict[Any, str] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def contract(self) -> Contract:
+        """The input sizes under which the code's every operation holds (its nodes'
+        conditions, over the named sizes of the input types): see :func:`kantensor.contract`.
+        """
+        return contract(list(self.outputs), list(self.inputs))
 
     def __repr__(self) -> str:
         text = f"ShapeResult({_types(self.type)})"

@@ -1,5 +1,6 @@
 """ONNX models in and out (the ``onnx`` extra): :func:`from_onnx` reads a model as a
-typed graph, :func:`infer_shapes` writes the inferred types into a copy of it.
+typed graph, :func:`infer_shapes` writes the inferred types into a copy of it, and
+:func:`contract` says which input sizes it accepts.
 
 The ONNX Ops are catalogue data in ``signatures/onnx/<family>.toml`` (see
 :mod:`.registry`), one file per operator family as ONNX names it; each op's builder and
@@ -21,6 +22,7 @@ except ImportError as exc:  # pragma: no cover - the extra is not installed
     raise ImportError("kantensor.onnx needs the onnx package: pip install "
                       "'kantensor[onnx]'") from exc
 
+from .contract import contract
 from .dtypes import UnsupportedType
 from .importer import OnnxImportError, from_onnx
 from .registry import UnsupportedOp, supported
@@ -28,4 +30,5 @@ from .shapes import infer_shapes
 from .subgraph import SizeCondition, SizeNote, size_conditions, size_notes
 
 __all__ = ["OnnxImportError", "SizeCondition", "SizeNote", "UnsupportedOp", "UnsupportedType",
-           "from_onnx", "infer_shapes", "size_conditions", "size_notes", "supported"]
+           "contract", "from_onnx", "infer_shapes", "size_conditions", "size_notes",
+           "supported"]

@@ -132,6 +132,14 @@ class OnnxOp:
         return {p.name: p for p in self.entry.spec.params if p.keyword_only}
 
     @cached_property
+    def bounded(self) -> tuple[int, ...]:
+        """The positions of the inputs whose value intervals the entry reads (a
+        ``<name>_bounds`` parameter of the call: :mod:`kantensor.onnx.intervals`)."""
+        params = {p.name for p in self.entry.spec.params}
+        return tuple(k for k, s in enumerate(self.inputs) if not s.startswith("*")
+                     and f"{s.strip('*?')}_bounds" in params)
+
+    @cached_property
     def reads(self) -> tuple[int, ...]:
         """The positions of the inputs whose values the entry reads (a ``<name>_value``
         parameter of the call)."""

@@ -8,6 +8,7 @@ from ..graph.basic import Constant, Variable
 from ..graph.display import block, code, table
 from ..graph.walk import graph_inputs, toposort
 from ..types.basic_ops import specify_shape
+from ..types.contracts import Contract, Sets, SizeSet
 from ..types.display import type_inline
 from ..types.type import TensorType
 from .relations import describe
@@ -24,10 +25,24 @@ class Refinement(Mapping):
     refined types when it is called.
     """
 
-    def __init__(self, outputs: Sequence[Variable], types: dict[Variable, TensorType]):
+    def __init__(self, outputs: Sequence[Variable], types: dict[Variable, TensorType],
+                 contract: Contract | None = None):
         self._outputs = list(outputs)
         self._types = types
         self._memo: dict[Variable, Variable] = {}
+        #: the graph's contract at the refined sizes (None: the graph has no conditions)
+        self.contract = contract
+
+    def sets(self) -> Sets:
+        """What the graph's contract leaves of each named size (``{name: SizeSet}``; a
+        size refinement knows is its one value; empty when the graph has no
+        conditions)."""
+        if self.contract is None:
+            return Sets({})
+        fixed = {k: SizeSet.point(v) for k, v in self.contract.fixed.items()
+                 if isinstance(v, int)}
+        left = self.contract.sets()
+        return Sets({**fixed, **left}, left.necessary)
 
     def __getitem__(self, variable: Variable) -> TensorType:
         return self._types[variable]

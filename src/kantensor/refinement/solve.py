@@ -15,7 +15,9 @@ from collections.abc import Mapping, Sequence
 from ..graph.basic import Variable
 from ..graph.progress import Progress
 from ..graph.walk import ancestors, toposort
+from ..types.dim import Dim
 from ..types.type import TensorType
+from .contracted import by_name, narrowed, sized_types
 from .explain import Conflict, RefinementError, Step, explain_conflict, undefined_size
 from .relations import UNIFY, Operand, Unit, cases, describe, node_relation, node_unit, run
 from .result import Refinement
@@ -25,15 +27,21 @@ __all__ = ["refine"]
 
 
 def refine(outputs: Variable | Sequence[Variable],
-           given: Mapping[Variable, TensorType | str] | None = None) -> Refinement:
+           given: Mapping[Variable | str, TensorType | str | int] | None = None
+           ) -> Refinement:
     """The most specific type of every Variable of the graph of ``outputs`` (inputs,
     intermediates and outputs) that every node's relation allows, solved jointly.
 
     ``given`` maps Variables of the graph to types they must have (TensorTypes or
     compact text such as ``"float32[5,?]"``; Dims allowed), for example a required
-    output type, which then propagates back to the inputs. A contradiction raises
-    :class:`RefinementError` (a TypeInferenceError) whose message, and ``chain``
-    attribute, give the nodes, operands, axes and values that lead to it.
+    output type, which then propagates back to the inputs; and names of sizes to ints
+    (``{"H": 224}``). A contradiction raises :class:`RefinementError` (a
+    TypeInferenceError) whose message, and ``chain`` attribute, give the nodes, operands,
+    axes and values that lead to it. The graph's contract (its nodes' conditions) is
+    fixed at what refinement finds (:mod:`.contracted`): the Refinement's
+    :meth:`~Refinement.sets` say what it leaves of the other sizes; a size it leaves
+    one value of is bound; none left is a RefinementError naming the condition and
+    its node.
     """
     outs = [outputs] if isinstance(outputs, Variable) else list(outputs)
     for i, v in enumerate(outs):
@@ -50,17 +58,42 @@ def refine(outputs: Variable | Sequence[Variable],
         for o in node.outputs:
             if isinstance(o.type, TensorType):
                 sizes.add(o)
+    given, names = by_name(given)
     units = [_given_unit(v, t, sizes) for v, t in _read_given(given, sizes)]
+    units += [_given_unit(v, t, sizes, _named(names, t, v)) for v, t in
+              sized_types(names, sizes)]
     for node in nodes:
         relation = node_relation(node)
         if relation is not None:
             units.append(node_unit(node, relation))
     _fixpoint(sizes, units)
     _by_cases(sizes, units)
+    contract = narrowed(outs, sizes)
+    for _ in range(MAX_NARROWINGS):  # a size the contract leaves one value of is bound
+        forced = {} if contract is None else {
+            name: s.min for name, s in contract.sets().items() if s.count() == 1}
+        more = [_given_unit(v, t, sizes, f"the contract: {_named(forced, t, v)}")
+                for v, t in sized_types(forced, sizes, strict=False)]
+        if not more:
+            break
+        units += more
+        _fixpoint(sizes, units)
+        contract = narrowed(outs, sizes)
     order = [v for v in variables if v.owner is None]
     order += [o for node in nodes for o in node.outputs]
     return Refinement(outs, {v: sizes.type_of(v) if v in sizes.entries else v.type
-                             for v in order})
+                             for v in order}, contract)
+
+
+#: How many times refine binds the sizes its contract leaves one value of, at most.
+MAX_NARROWINGS = 4
+
+
+def _named(names: Mapping[str, int], t: TensorType, v: Variable) -> str:
+    """``given H = 224``: the label of a given type made from named sizes."""
+    shown = [f"{k} = {x}" for k, x in names.items()
+             if any(isinstance(d, Dim) and d.name == k for d in v.type.shape)]
+    return "given " + ", ".join(shown)
 
 
 def _read_given(given: Mapping | None, sizes: Sizes) -> list[tuple[Variable, TensorType]]:
@@ -86,8 +119,8 @@ def _read_given(given: Mapping | None, sizes: Sizes) -> list[tuple[Variable, Ten
     return out
 
 
-def _given_unit(v: Variable, t: TensorType, sizes: Sizes) -> Unit:
-    label = f"given {describe(v)}: {t}"
+def _given_unit(v: Variable, t: TensorType, sizes: Sizes, label: str | None = None) -> Unit:
+    label = label or f"given {describe(v)}: {t}"
     if t.dtype != v.type.dtype or t.ndim != v.type.ndim:
         about = "dtype" if t.dtype != v.type.dtype else "rank"
         raise RefinementError((), Conflict(label, (), f"{describe(v)} is {v.type} in the "
@@ -149,6 +182,8 @@ def _learn(sizes: Sizes, unit: Unit, found: dict, touching: dict, queue: deque,
     for symbol, value in found.items():
         if symbol in sizes.bindings or not isinstance(symbol, str | Hole):
             continue  # bound meanwhile, or an unknown of a given type (no axis)
+        if isinstance(symbol, str) and unit.node is not None:
+            continue  # a named size is rigid: what a node needs of it is a condition
         value = sizes.resolve(value)
         if symbol in symbols_of(value):  # no news, or not a value of its own
             continue

@@ -138,8 +138,8 @@ def _case_split(cases: list, facts: Facts) -> Build | str:
         # no one type says both: the graph is built for the first case, and its
         # conditions are the build's (``squeeze`` keeps an unknown axis under ``!= 1``)
         return Build(*cases[0])
-    merged = tuple(TensorType(t.dtype, [x if all(c[0][i].shape[k] == x for c in cases)
-                                        else None for k, x in enumerate(t.shape)])
+    merged = tuple(TensorType(t.dtype, [_agreed([c[0][i].shape[k] for c in cases], cases,
+                                                facts) for k in range(t.ndim)])
                    for i, t in enumerate(first))
     if not cases[-1][1]:
         return Build(merged, ())
@@ -150,6 +150,18 @@ def _case_split(cases: list, facts: Facts) -> Build | str:
             return "the alternatives' conditions are too many to state"
     kept = facts.reduce([AnyOf(tuple(expanded))])
     return Build(merged, tuple(kept or ()))
+
+
+def _agreed(sizes: list, cases: list, facts: Facts) -> Any:
+    """The size every alternative gives, each under its own conditions (``seq`` where one
+    alternative says ``0`` under ``seq == 0``), or None (unknown) where they differ."""
+    for x in dict.fromkeys(reversed(sizes)):  # the general case's size is tried first
+        if x is not None and all(
+                y is not None and (y == x or facts.with_(*clauses).decide(
+                    Condition(x, "==", y)) is True)
+                for y, (_, clauses) in zip(sizes, cases, strict=True)):
+            return x
+    return None
 
 
 def _dnf(clauses: tuple[Clause, ...]) -> list[tuple[Condition, ...]]:

@@ -11,35 +11,69 @@ import numpy as np
 from ...ops.params import ParamError, normalize_axis
 from ...ops.sizes import SizeNames
 from ...ops.templates import builder, names, operand, product, reads_ranks, where
+from ...types.dim import Dim
+from ...types.symbols import free_symbols
 from ..shared import NotKnown
 
 
 @reads_ranks
-def build_gather(types: tuple, axis: int, **_: Any) -> dict[str, Any]:
-    """Gather: the indices' axes replace ``axis``."""
-    x, i = types
+def build_gather(types: tuple, axis: int, indices_bounds: Any = None, **_: Any
+                 ) -> dict[str, Any]:
+    """Gather: the indices' axes replace ``axis``; where the interval of the indices'
+    values is known (``indices_bounds``, :mod:`kantensor.onnx.intervals`), each index fits
+    that axis (no condition on indices that are empty)."""
+    x, i = types[:2]  # then the inputs carrying the sizes of the bounds
     ax = normalize_axis(axis, x.ndim)
     dims, idx = names("a", x.ndim), names("i", i.ndim)
-    return {"x": operand(dims), "i": operand(idx),
-            "y": operand(dims[:ax] + idx + dims[ax + 1:]), "params": {"axis": ax}}
+    return {"sig": _fitting(operand(dims), operand(idx),
+                            operand(dims[:ax] + idx + dims[ax + 1:]), dims[ax], idx,
+                            indices_bounds), "params": {"axis": ax}}
 
 
-def gather(x: np.ndarray, i: np.ndarray, *, axis: int) -> np.ndarray:
+def _fitting(x: str, i: str, y: str, n: str, idx: list[str], bounds: Any) -> str:
+    """The signature of a gather of ``x`` by ``i`` along an axis of size ``n``: one
+    alternative, or where the interval ``bounds`` = (lo, end) of the indices' values is
+    known, the indices fit: ``end <= n`` and ``lo >= -n`` (or there are none)."""
+    base = f"{x}:T,{i}:I{{}}->{y}:T where I in integer"
+    if bounds is None or any(b is None for b in bounds):
+        return base.format("")
+    lo, end = bounds
+    atoms = sorted({s for b in bounds if isinstance(b, Dim) for s in free_symbols(b)}, key=str)
+    sizes = SizeNames(tuple(Dim(s) for s in atoms if isinstance(s, str)))
+    if len(sizes.dims) != len(atoms):
+        return base.format("")  # a size that is no name: not said
+    clauses = [f"{sizes.text(end)} <= {n}"]
+    if not (isinstance(lo, int) and lo >= 0):
+        clauses.append(f"{sizes.text(lo)} + {n} >= 0")
+    sig = base.format(sizes.operands(after=True))
+    fits = f"{sig}, {', '.join(clauses)}"
+    if not idx or not sizes:  # one index, or a known (non-empty) value: it must fit
+        return fits
+    return f"{sig}, {product(idx)} == 0 | {fits}"
+
+
+def gather(x: np.ndarray, i: np.ndarray, *sizes: np.ndarray, axis: int, **_: Any
+           ) -> np.ndarray:
     i = np.where(i < 0, i + x.shape[axis], i) if i.dtype != object else i
     return np.take(x, i, axis=axis)
 
 
 @reads_ranks
-def build_gather_elements(types: tuple, axis: int, **_: Any) -> dict[str, Any]:
-    x, i = types
+def build_gather_elements(types: tuple, axis: int, indices_bounds: Any = None, **_: Any
+                          ) -> dict[str, Any]:
+    """GatherElements: the indices' shape; each index fits the axis where the interval
+    of their values is known (as Gather's)."""
+    x, i = types[:2]
     if x.ndim != i.ndim:
         raise ParamError(f"data has {x.ndim} axes but indices {i.ndim}")
     ax = normalize_axis(axis, x.ndim)
     dims, idx = names("a", x.ndim), names("i", i.ndim)
-    return {"x": operand(dims), "i": operand(idx), "y": operand(idx), "params": {"axis": ax}}
+    return {"sig": _fitting(operand(dims), operand(idx), operand(idx), dims[ax], idx,
+                            indices_bounds), "params": {"axis": ax}}
 
 
-def gather_elements(x: np.ndarray, i: np.ndarray, *, axis: int) -> np.ndarray:
+def gather_elements(x: np.ndarray, i: np.ndarray, *sizes: np.ndarray, axis: int,
+                    **_: Any) -> np.ndarray:
     i = np.where(i < 0, i + x.shape[axis], i)
     return np.take_along_axis(x, i, axis=axis)
 

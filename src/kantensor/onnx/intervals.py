@@ -1,0 +1,154 @@
+"""Value intervals of integer tensors computed from sizes, so that indices give conditions.
+
+A model that looks up positions (GPT-2's ``Gather(wpe, Range(0, seq))``) is valid only
+while the positions fit the table: ``seq <= n_positions``. The values of such an index
+tensor are not known when the model is read, but their interval is: every element of a
+``Range(start, limit, delta)`` lies in ``[start, start + delta*(n - 1)]``, with ``n`` its
+length as the relation of Range states it. An :data:`Interval` ``(lo, end)`` says every
+element ``v`` has ``lo <= v < end``, and that both ends are attained when the tensor is not
+empty (so a condition made from it is exact, not only sufficient). It is carried through
+what keeps the values (Identity, Unsqueeze, Squeeze, Reshape, Flatten, Expand, Tile,
+Transpose, Cast to an integer type) and shifted or scaled by a constant (Add, Sub, Mul);
+the importer gives it to the entries that take an ``<input>_bounds`` parameter
+(``Gather``, ``GatherElements``), whose builders make it their where-clauses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, TypeAlias
+
+import numpy as np
+
+from ..types.dim import Dim, DimLike, dim_max, dim_min
+from ..types.type import TensorType
+from .values import static_size
+
+__all__ = ["INTEGER_DTYPES", "KEEP", "MAKES_INTERVALS", "Interval", "interval_of",
+           "known_interval", "output_interval", "record_interval"]
+
+#: The most elements a known value may have for its interval to be taken.
+MAX_ELEMENTS = 1 << 16
+
+#: ``(lo, end)``: every element ``v`` has ``lo <= v < end``; both attained when not empty.
+Interval: TypeAlias = tuple[DimLike, DimLike]
+
+#: The op types whose output holds the values of their first input (and only those).
+KEEP = frozenset({"Identity", "Unsqueeze", "Squeeze", "Reshape", "Flatten", "Expand",
+                  "Tile", "Transpose"})
+#: The op types whose output may have an interval.
+MAKES_INTERVALS = KEEP | {"Cast", "Range", "Add", "Sub", "Mul"}
+#: The dtypes of the tensors that have intervals.
+INTEGER_DTYPES = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                            "uint64"})
+
+
+def known_interval(value: np.ndarray | None) -> Interval | None:
+    """The interval of a known value of ints and sizes (None when empty, or an entry is
+    unknown or no integer)."""
+    if value is None or value.size == 0:
+        return None
+    entries = value.ravel().tolist()
+    if not all(isinstance(v, int | Dim) and not isinstance(v, bool) for v in entries):
+        if value.dtype.kind in "iu":
+            entries = [int(v) for v in entries]
+        else:
+            return None
+    lo, hi = dim_min(*entries), dim_max(*entries)
+    return lo, hi + 1
+
+
+def _scalar(value: np.ndarray | None) -> DimLike | None:
+    """The one value all entries of a known tensor hold (an int or a size), or None."""
+    if value is None or value.size == 0:
+        return None
+    entries = set(value.ravel().tolist())
+    if len(entries) != 1:
+        return None
+    (v,) = entries
+    if isinstance(v, bool) or not isinstance(v, int | Dim | np.integer):
+        return None
+    return int(v) if isinstance(v, np.integer) else v
+
+
+def output_interval(op_type: str, out: TensorType, inputs: Sequence[Interval | None],
+                    values: Sequence[np.ndarray | None]) -> Interval | None:
+    """The interval of a node's (first) output of type ``out`` from its inputs'
+    intervals and known values, or None when none is known."""
+    if out.dtype not in INTEGER_DTYPES:
+        return None
+    first = inputs[0] if inputs else None
+    if op_type in KEEP or (op_type == "Cast" and first is not None):
+        return first
+    if op_type == "Range":
+        return _range(out, values)
+    if op_type in ("Add", "Sub", "Mul") and len(inputs) == 2:
+        return _arithmetic(op_type, inputs, values)
+    return None
+
+
+def _range(out: TensorType, values: Sequence[np.ndarray | None]) -> Interval | None:
+    start, limit, delta = (_scalar(v) for v in values[:3])
+    n = out.shape[0] if out.ndim == 1 else None
+    if start is None or not isinstance(delta, int) or delta == 0 or n is None:
+        return None
+    last = start + delta * (n - 1)
+    return (start, last + 1) if delta > 0 else (last, start + 1)
+
+
+def _arithmetic(op: str, inputs: Sequence[Interval | None],
+                values: Sequence[np.ndarray | None]) -> Interval | None:
+    for k in (0, 1):
+        interval, c = inputs[k], _scalar(values[1 - k])
+        if interval is None or c is None:
+            continue
+        lo, end = interval
+        if op == "Add":
+            return lo + c, end + c
+        if op == "Sub":
+            return (lo - c, end - c) if k == 0 else (c - end + 1, c - lo + 1)
+        if isinstance(c, int) and c > 0:  # Mul by a positive int keeps the order
+            return lo * c, (end - 1) * c + 1
+        return None
+    return None
+
+
+# -- the importer's side: its reader holds ``types``, ``known``, ``value`` and ``intervals``
+def interval_of(reader: Any, name: str) -> Interval | None:
+    """The value interval of ``name`` in ``reader``, or None: of a known value of at
+    most :data:`MAX_ELEMENTS` elements, or of the values of a node's output."""
+    if not name:
+        return None
+    if reader.known(name):
+        value = _small_value(reader, name)
+        return None if value is None else known_interval(value)
+    return reader.intervals.get(name)
+
+
+def bounded_key(reader: Any, entry: Any, node: Any, key: tuple | None) -> tuple | None:
+    """A node's memo key with the intervals of the inputs its entry reads bounds of
+    (``entry.bounded``): the same node over other intervals is another build."""
+    if key is None or not entry.bounded:
+        return key
+    return (*key, tuple(interval_of(reader, node.input[k]) if k < len(node.input) else None
+                        for k in entry.bounded))
+
+
+def _small_value(reader: Any, name: str) -> np.ndarray | None:
+    t = reader.types.get(name)
+    size = static_size(t) if isinstance(t, TensorType) else None
+    return reader.value(name) if size is not None and size <= MAX_ELEMENTS else None
+
+
+def record_interval(reader: Any, node: Any, out: Any) -> None:
+    """Record in ``reader`` the value interval of ``node``'s first output (of type
+    ``out``), where one is known (asked only of the few op types that make one)."""
+    if node.op_type not in MAKES_INTERVALS or not isinstance(out, TensorType) or \
+            out.dtype not in INTEGER_DTYPES:
+        return
+    values = [_small_value(reader, n) if n and reader.known(n) else None for n in node.input]
+    intervals = [reader.intervals.get(n) if v is None else known_interval(v)
+                 for n, v in zip(node.input, values, strict=True)]
+    found = output_interval(node.op_type, out, intervals, values)
+    if found is not None:
+        reader.intervals[node.output[0]] = found

@@ -1,0 +1,123 @@
+"""Refinement under the graph's contract: sizes given by name, and what the nodes'
+conditions leave of the others.
+
+``refine(outputs, given={"H": 224})`` gives a named size a value: each Variable with an
+axis of that size is given it (a given type, as a Variable key would). After the
+relations' fixpoint, the graph's contract (:func:`kantensor.contract`: every node's
+conditions, which its relation could not decide when it was built) is fixed at the sizes
+the refinement knows; no sizes left is a :class:`RefinementError` naming the atom that
+empties it and its node, a size left with one value is bound (and the fixpoint runs
+again), and :meth:`Refinement.sets` says what is left of each other size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
+
+from ..graph.basic import Variable
+from ..ops.contracts import contract as graph_contract
+from ..ops.located import VariableAxis
+from ..types.conditions import Condition
+from ..types.contracts import Atom, Contract
+from ..types.contracts.words import factored
+from ..types.dim import Dim, DimLike
+from ..types.type import TensorType
+from .explain import Conflict, RefinementError
+from .sizes import Hole, Sizes, has_hole
+
+__all__ = ["by_name", "narrowed", "sized_types"]
+
+
+def by_name(given: Mapping | None) -> tuple[dict | None, dict[str, int]]:
+    """``given`` split into its Variable keys and its size names (with int values)."""
+    if given is None:
+        return None, {}
+    if not isinstance(given, Mapping):
+        raise TypeError(f"refine: given must map Variables to types or size names to ints, "
+                        f"got {type(given).__name__}")
+    variables, names = {}, {}
+    for k, v in given.items():
+        if isinstance(k, str):
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise ValueError(f"refine: the size {k} must be given an int >= 0, got {v!r}")
+            names[k] = v
+        else:
+            variables[k] = v
+    return variables, names
+
+
+def sized_types(names: Mapping[str, int], sizes: Sizes, strict: bool = True
+                ) -> list[tuple[Variable, TensorType]]:
+    """Given types for the Variables with an axis that is one of the named sizes: that
+    axis at its value, the others as they are (``strict``: ValueError for a name that
+    is no axis's size)."""
+    if not names:
+        return []
+    found: dict[Variable, list] = {}
+    seen: set[str] = set()
+    for v, entries in sizes.entries.items():
+        for axis, e in enumerate(entries):
+            if isinstance(e, Dim) and e.name in names:
+                shape = found.setdefault(v, [None if isinstance(x, Hole) else x
+                                             for x in entries])
+                shape[axis] = names[e.name]
+                seen.add(e.name)
+    missing = sorted(set(names) - seen)
+    if missing and strict:
+        known = sorted({e.name for es in sizes.entries.values() for e in es
+                        if isinstance(e, Dim) and e.name is not None})
+        raise ValueError(f"refine: {', '.join(missing)} is the size of no axis of the graph "
+                         f"(its named sizes: {', '.join(known) or 'none'})")
+    return [(v, TensorType(v.type.dtype, shape)) for v, shape in found.items()]
+
+
+def narrowed(outputs: Sequence[Variable], sizes: Sizes) -> Contract | None:
+    """The graph's contract at the sizes refinement knows (None: the graph has no
+    conditions); RefinementError when it leaves none."""
+    whole = graph_contract(outputs)
+    if not whole.atoms:
+        return None
+    hidden = {k: _value(k, sizes) for k in whole.hidden}
+    hidden = {k: v for k, v in hidden.items() if v is not None}
+    atoms = [Atom(a.clause.substitute(hidden) if hidden.keys() & a.symbols() else a.clause,
+                  a.sources) for a in whole.atoms]
+    base = Contract(atoms, whole.sizes)
+    fixed: dict[str, Any] = {}
+    for name, symbol in whole.sizes:
+        value = _value(symbol, sizes)
+        if value is not None and value != _dim(symbol):
+            fixed[name] = value
+    known = base.fix(fixed) if fixed else base
+    if known.empty:
+        atom = known.emptied_by()
+        at = ", ".join(f"{k} = {v}" for k, v in fixed.items())
+        where = atom.where() if atom is not None else "the graph"
+        text = "its conditions" if atom is None else factored(atom.clause, [
+            s for _, s in base.sizes]) if isinstance(atom.clause, Condition) else \
+            str(atom.clause)
+        raise RefinementError((), Conflict(where, (), f"{text} leaves no sizes"
+                                           + (f" with {at}" if at else "")),
+                              "the graph's contract leaves no sizes")
+    return known
+
+
+def _dim(symbol: Hashable) -> Any:
+    return Dim(symbol) if isinstance(symbol, str) else None
+
+
+def _value(symbol: Hashable, sizes: Sizes) -> DimLike | None:
+    """What refinement knows of a size of the contract: an int, or an expression of
+    named sizes (None: nothing, or a size still unknown)."""
+    if isinstance(symbol, str):
+        if symbol not in sizes.bindings:
+            return None
+        value = sizes.symbol_value(symbol)
+    elif isinstance(symbol, VariableAxis) and symbol.variable in sizes.entries:
+        value = sizes.current(symbol.variable)[symbol.axis]
+    else:
+        return None
+    if isinstance(value, Hole) or has_hole(value):
+        return None
+    return value
+

@@ -1,0 +1,148 @@
+"""The atoms of a contract and its answers: :class:`Atom` (a condition and the nodes
+that impose it), :class:`Verdict` (what ``holds`` says) and :class:`Sets` (each size's
+values)."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from ..conditions import Clause, Condition, Source
+from .evaluate import evaluator
+from .sizeset import SizeSet
+from .words import factored
+
+__all__ = ["Atom", "Sets", "Verdict", "condition_holds", "merged_atoms", "node_text"]
+
+
+@dataclass(frozen=True)
+class Atom:
+    """One condition of a contract, and every node that imposes it (``sources``, in the
+    order of the nodes)."""
+
+    clause: Clause
+    sources: tuple[Source, ...] = ()
+
+    @property
+    def nodes(self) -> tuple[str, ...]:
+        """The nodes that impose it: ONNX node names, or the Ops (and lines) of a graph."""
+        return tuple(dict.fromkeys(node_text(s) for s in self.sources))
+
+    def symbols(self) -> frozenset[Hashable]:
+        return self.clause.symbols()
+
+    def holds(self, values: Mapping[Hashable, int]) -> bool:
+        clause = self.clause
+        if isinstance(clause, Condition):
+            return condition_holds(clause, values)
+        return any(all(condition_holds(c, values) for c in case) for case in clause.cases)
+
+    def where(self) -> str:
+        """``Reshape n15``, ``MaxPool n14, n7``: who imposes it."""
+        nodes = self.nodes
+        return ", ".join(nodes) if nodes else "the graph"
+
+    def __str__(self) -> str:
+        return f"{self.clause}  ({self.where()})"
+
+
+def node_text(source: Source) -> str:
+    parts = [source.op] if source.op and not source.node.startswith(source.op) else []
+    if source.node and source.node != source.op:
+        parts.append(source.node)
+    if source.location:
+        parts.append(f"at {source.location}")
+    return " ".join(parts) or "?"
+
+
+def condition_holds(c: Condition, values: Mapping[Hashable, int]) -> bool:
+    d, op = c.key
+    try:
+        v = evaluator(d)(values)
+    except ZeroDivisionError:
+        return False
+    return v == 0 if op == "==" else v != 0 if op == "!=" else v >= 0 if op == ">=" \
+        else v > 0
+
+
+class Verdict:
+    """What :meth:`Contract.holds` says: truthy where the sizes are valid; where not,
+    ``atom`` is the first atom (in node order) they violate. ``decided`` is False where
+    the answer depends on sizes that are no inputs (then ``bool()`` refuses)."""
+
+    __slots__ = ("value", "atom", "sizes", "_order")
+
+    def __init__(self, value: bool | None, atom: Atom | None, sizes: Mapping[str, int],
+                 order: Sequence[Hashable] = ()):
+        self.value, self.atom, self.sizes = value, atom, dict(sizes)
+        self._order = tuple(order)
+
+    @property
+    def decided(self) -> bool:
+        return self.value is not None
+
+    def __bool__(self) -> bool:
+        if self.value is None:
+            raise TypeError(f"undecided: {self.atom} depends on sizes that are not "
+                            "inputs (see Verdict.decided)")
+        return self.value
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, bool):
+            return self.value is other
+        return isinstance(other, Verdict) and (self.value, self.atom) == (other.value,
+                                                                           other.atom)
+
+    def __hash__(self) -> int:
+        return hash((self.value, self.atom))
+
+    def __repr__(self) -> str:
+        at = ", ".join(f"{k}={v}" for k, v in self.sizes.items())
+        if self.value:
+            return "True"
+        if self.value is None:
+            return f"undecided at {at}: {self.atom} names sizes that are not inputs"
+        if self.atom is None:  # an approximation's cells: no atom to name
+            return f"False: outside its boxes at {at}"
+        clause = self.atom.clause
+        text = factored(clause, self._order) if isinstance(clause, Condition) \
+            else str(clause)
+        return f"False: {text} fails at {at} ({self.atom.where()})"
+
+    __str__ = __repr__
+
+
+class Sets(dict):
+    """``{size: SizeSet}`` (see :meth:`Contract.sets`); ``necessary`` names the sizes
+    whose sets are only necessary (the exact set is smaller)."""
+
+    def __init__(self, sets: Mapping[str, SizeSet], necessary: Iterable[str] = ()):
+        super().__init__(sets)
+        self.necessary = frozenset(necessary)
+
+    @property
+    def exact(self) -> bool:
+        return not self.necessary
+
+    def __str__(self) -> str:
+        return "\n".join(v.text(k) + ("  (necessary)" if k in self.necessary else "")
+                         for k, v in self.items())
+
+
+def merged_atoms(clauses: Iterable[Clause]) -> list[Atom]:
+    """Atoms of ``clauses`` (in order), equal conditions once with all their sources."""
+    order: dict[Clause, list[Source]] = {}
+    for c in clauses:
+        sources = order.setdefault(c, [])
+        for s in _sources(c):
+            if s not in sources:
+                sources.append(s)
+    return [Atom(c, tuple(s)) for c, s in order.items()]
+
+
+def _sources(c: Clause) -> list[Source]:
+    if isinstance(c, Condition):
+        return [c.source] if c.source is not None else []
+    out = [c.source] if c.source is not None else []
+    out += [x.source for case in c.cases for x in case if x.source is not None]
+    return list(dict.fromkeys(out))

@@ -1,0 +1,222 @@
+"""Contracts of graphs (issue 33): ``kt.contract``, ``eval_shape(...).contract`` and
+``refine`` under the contract, judged by brute force: at every point of a box of small
+sizes (0 and 1 included) the contract says "valid" exactly where building the same graph
+forwards at those sizes (ints in the input types) succeeds.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper
+
+import kantensor as kt
+import kantensor.onnx as ko
+from differential import count
+
+# -- graphs, each built at any sizes: Dims (for the contract) or ints (forwards) ---------
+
+
+def matmul(N, D, K):
+    x, w = kt.tensor("x", "float32", (N, D)), kt.tensor("w", "float32", (K, 3))
+    return x @ w
+
+
+def broadcast(N, K, M):
+    a, b = kt.tensor("a", "float32", (N,)), kt.tensor("b", "float32", (K, 1))
+    c = kt.tensor("c", "float32", (M, 1, 1))
+    return a + b + c
+
+
+def table(S, T):
+    t = kt.tensor("t", "float32", (S,))
+    u = kt.tensor("u", "float32", (T,))
+    buf = kt.tensor("table", "float32", (4,))
+    return t + buf[:S] + u[:3]
+
+
+def reshape(N, D):
+    return kt.tensor("x", "float32", (N, D)).reshape((2, -1))
+
+
+def reshape3(N, D, K):
+    x = kt.tensor("x", "float32", (N, D))
+    y = kt.tensor("y", "float32", (K,))
+    return x.reshape((-1, 3)) @ kt.tensor("w", "float32", (3, 2)) + y[:, None]
+
+
+WINDOW = kt.op("(n),(k)->((n - k)//2 + 1) where n >= k", name="window")(lambda x, w: x)
+EVEN = kt.op("(n)->(n//2) where n % 2 == 0", name="halve")(lambda x: x)
+
+
+def windows(H, K):
+    x = kt.tensor("x", "float32", (H,))
+    w = kt.tensor("w", "float32", (K,))
+    return EVEN(WINDOW(WINDOW(x, w), w)) + kt.tensor("b", "float32", (2,))
+
+
+GRAPHS = {"matmul": (matmul, "N D K", 5), "broadcast": (broadcast, "N K M", 4),
+          "table": (table, "S T", 7), "reshape": (reshape, "N D", 7),
+          "reshape3": (reshape3, "N D K", 5), "windows": (windows, "H K", 14)}
+
+
+def _forward(build, point) -> bool:
+    try:
+        build(*point)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_the_contract_is_what_forward_typing_accepts(name):
+    build, names, top = GRAPHS[name]
+    names = names.split()
+    out = build(*kt.dims(" ".join(names)))
+    contract = kt.contract(out)
+    inner, outer = contract.inner, contract.outer
+    assert (inner.label, outer.label) == (("exact", "exact") if contract.exact else
+                                          ("sufficient", "necessary"))
+    valid = 0
+    for point in itertools.product(range(top), repeat=len(names)):
+        sizes = dict(zip(names, point, strict=True))
+        claim = contract.holds(sizes).value
+        assert claim == _forward(build, point), (sizes, contract.holds(sizes))
+        assert not inner.holds(sizes).value or claim, sizes
+        assert outer.holds(sizes).value or not claim, sizes
+        valid += claim
+        count("contracts by brute force: points")
+    count("contracts by brute force: exact contracts", int(contract.exact))
+    box = {n: range(top) for n in names}
+    assert len(contract.solutions(box)) == valid  # the cells, checked by the atoms
+    sample = contract.sample(seed=1)
+    assert sample is not None and _forward(build, [sample[n] for n in names])
+
+
+def test_holds_names_the_violated_atom_and_its_op():
+    N, D, K = kt.dims("N D K")
+    contract = kt.contract(matmul(N, D, K))
+    assert str(contract.dsl()) == "where D == K"
+    verdict = contract.holds(N=2, D=3, K=4)
+    assert verdict.value is False and not verdict
+    assert verdict.atom.nodes == ("matmul",)
+    assert str(verdict) == "False: D == K fails at N=2, D=3, K=4 (matmul)"
+    assert contract.holds(N=2, D=3, K=3)
+    with pytest.raises(ValueError, match="not a size of the contract"):
+        contract.holds(N=1, D=1, K=1, Q=2)
+    with pytest.raises(ValueError, match="int >= 0"):
+        contract.holds(N=-1, D=1, K=1)
+
+
+def test_sets_fix_and_what_empties_a_contract():
+    S, T = kt.dims("S T")
+    contract = kt.contract(table(S, T))
+    sets = contract.sets()
+    assert sets["S"].text("S") == "S in [0, 4]"
+    assert sets["T"].text("T") == "T >= 0"
+    assert contract.fix(S=2).sets()["T"].text("T") == "T in [1, 2]"
+    assert contract.fix(S=3).sets()["T"].text("T") == "T == 1 or T >= 3"
+    empty = contract.fix(S=5)
+    assert empty.empty
+    assert "S <= 4" in str(empty.emptied_by().clause) or \
+        "4 >= S" in str(empty.emptied_by().clause)
+
+
+def test_eval_shape_has_the_contract_of_its_graph():
+    result = kt.eval_shape(lambda x, w: (x @ w)[:, :4], "float32[N,D]", "float32[K,8]")
+    contract = result.contract
+    assert contract.names == ("N", "D", "K")
+    assert contract.dsl() == "where D == K"
+    assert contract.holds(N=3, D=2, K=2) and not contract.holds(N=3, D=2, K=3)
+
+
+# -- refine: named sizes rigid, the contract carried -----------------------------------
+
+
+def test_refine_keeps_named_sizes_and_carries_their_conditions():
+    """x @ x needs D == N: refine keeps both names (it never merges them) and its
+    contract says it; given N = 3, the contract leaves D one value, which refine binds."""
+    N, D = kt.dims("N D")
+    x = kt.tensor("x", "float32", (N, D))
+    y = x @ x
+    r = kt.refine(y)
+    assert r[x] == kt.TensorType("float32", (N, D))
+    assert r.contract.dsl() == "where D == N"
+    assert kt.refine(y, given={"N": 3})[x] == kt.TensorType("float32", (3, 3))  # decided
+    with pytest.raises(kt.RefinementError, match="matmul"):
+        kt.refine(y, given={"N": 3, "D": 4})
+
+
+def test_refine_at_a_size_refuses_what_forward_typing_refuses():
+    """At every S, refine(given={"S": s}) succeeds exactly where a forward build at S
+    does for some T; where it succeeds its sets of T are the contract's at that S."""
+    S, T = kt.dims("S T")
+    out = table(S, T)
+    contract = kt.contract(out)
+    for s in range(8):
+        forward = any(_forward(table, (s, t)) for t in range(8))
+        try:
+            r = kt.refine(out, given={"S": s})
+        except kt.RefinementError as exc:
+            assert not forward, s
+            assert "add" in str(exc) or "getitem" in str(exc), str(exc)
+            continue
+        assert forward, s
+        assert r.sets()["T"] == contract.fix(S=s).sets()["T"]
+
+
+def _gemm_model():
+    """A flatten against a weight (``Reshape [1, -1]`` then a 4 x 12 Gemm, as AlexNet):
+    ``N*H*W == 12`` after ``x: [N, 1, H, W]``."""
+    nodes = [helper.make_node("Reshape", ["x", "shape"], ["flat"], name="flatten"),
+             helper.make_node("Gemm", ["flat", "w"], ["out"], transB=1, name="fc")]
+    inits = [helper.make_tensor("shape", TensorProto.INT64, [2], [1, -1]),
+             helper.make_tensor("w", TensorProto.FLOAT, [4, 12], [0.0] * 48)]
+    graph = helper.make_graph(
+        nodes, "gemm", [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                                      ["N", 1, "H", "W"])],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, None)], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_refine_narrows_a_size_to_its_set_or_names_the_atom_that_empties_it():
+    model = _gemm_model()
+    contract = ko.contract(model)
+    assert len(contract.solutions(N=(1, 12), H=(1, 12), W=(1, 12))) == 18  # 12's triples
+    _, outs = ko.from_onnx(model)
+    r = kt.refine(outs, given={"N": 1, "H": 3})
+    x = ko.from_onnx(model)[0][0]
+    assert str(r[outs[0]]) == "float32[1,4]"
+    assert {str(t) for v, t in r.items() if v.name == "x"} == {"float32[1,1,3,4]"}
+    r = kt.refine(outs, given={"N": 1})
+    assert r.sets()["H"] == contract.fix(N=1).sets()["H"]
+    assert sorted(r.sets()["H"].within(0, 20)) == [1, 2, 3, 4, 6, 12]
+    with pytest.raises(kt.RefinementError, match="fc|flatten") as info:
+        kt.refine(outs, given={"N": 1, "H": 5})
+    assert "leaves no sizes" in str(info.value) or "contradict" in str(info.value)
+    assert x.type.shape[2] == kt.Dim("H")
+    np.testing.assert_equal(contract.holds(N=2, H=2, W=3).value, True)
+
+
+SAME = kt.op("(n),(n)->(n)", name="same")(lambda a, b: a)
+
+
+def test_refine_decides_the_conditions_its_relations_leave_to_the_contract():
+    """``x: [N]`` against a 3 and a 4 in two nodes: each relation alone holds (N is
+    rigid, so N == 3 and N == 4 are conditions), the contract has no sizes, and refine
+    refuses it naming the node, as forward typing refuses every N."""
+    N = kt.Dim("N")
+    x = kt.tensor("x", "float32", (N,))
+    a = SAME(x, kt.tensor("w3", "float32", (3,)))
+    b = SAME(x, kt.tensor("w4", "float32", (4,)))
+    contract = kt.contract([a, b])
+    assert contract.empty and contract.emptied_by().where() == "same"
+    for n in range(6):
+        with pytest.raises(TypeError):
+            y = kt.tensor("y", "float32", (n,))
+            SAME(y, kt.tensor("w3", "float32", (3,))), SAME(y, kt.tensor("w4", "float32",
+                                                                          (4,)))
+    with pytest.raises(kt.RefinementError, match="same fails: N == 4 leaves no sizes"):
+        kt.refine([a, b])

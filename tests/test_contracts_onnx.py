@@ -1,0 +1,227 @@
+"""Contracts of models built with onnx.helper the way exporters build them (issue 33),
+judged by onnxruntime at every size of a small domain: index bounds (GPT-2's position
+table read by ``Gather(wpe, Range(0, seq))``, BERT's ``position_ids[:, :seq]`` buffer) and
+minimum window sizes (a strided conv/pool stem). ``refine`` with a size given by name
+agrees with forward typing at that size: it refuses exactly the sizes the contract
+refuses, naming the node.
+
+onnxruntime runs in a worker process (tests/ortrun.py; a crash is a refusal). A run whose
+output has an empty axis counts as refused: kantensor, as PyTorch, calls a window that
+does not fit its input invalid (DESIGN 13), where onnxruntime computes an empty map; and
+where a strided window overhangs its input by less than a stride, onnxruntime's truncating
+division computes one position that ONNX's formula (floor) does not: such a point, whose
+first violated atom is a window with output size exactly 0, is counted apart (as in
+tests/test_contracts_light.py).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import kantensor as kt
+import kantensor.onnx as ko
+import ortrun
+from contract_points import one_short
+from differential import count
+from kantensor.cli import main
+from kantensor.onnx.contract import with_input_dims
+from test_onnx_loops import accumulate
+
+I64, F = TensorProto.INT64, TensorProto.FLOAT
+
+
+def _init(name: str, value) -> TensorProto:
+    return numpy_helper.from_array(np.asarray(value), name)
+
+
+def _model(nodes, inputs, inits, name: str):
+    graph = helper.make_graph(nodes, name, inputs,
+                              [helper.make_tensor_value_info("out", F, None)], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def gpt2_embeddings(positions: int = 16):
+    """GPT-2's embeddings: token ids ``[B, seq]``; positions ``Range(0, seq)`` read from a
+    ``positions``-row table."""
+    nodes = [
+        helper.make_node("Shape", ["ids"], ["shape"], name="shape"),
+        helper.make_node("Gather", ["shape", "one"], ["seqlen"], axis=0, name="seq_of"),
+        helper.make_node("Range", ["zero", "seqlen", "one"], ["pos"], name="positions"),
+        helper.make_node("Gather", ["wpe", "pos"], ["pe"], axis=0, name="wpe_lookup"),
+        helper.make_node("Gather", ["wte", "ids"], ["te"], axis=0, name="wte_lookup"),
+        helper.make_node("Add", ["te", "pe"], ["out"], name="embed"),
+    ]
+    inits = [_init("zero", np.int64(0)), _init("one", np.int64(1)),
+             _init("wpe", np.zeros((positions, 4), np.float32)),
+             _init("wte", np.zeros((10, 4), np.float32))]
+    return _model(nodes, [helper.make_tensor_value_info("ids", I64, ["B", "seq"])], inits,
+                  "gpt2")
+
+
+def bert_embeddings(positions: int = 16):
+    """BERT's embeddings: a ``position_ids`` buffer ``[1, positions]`` sliced to ``[:, :seq]``
+    (the slice's end read from the input's shape), its rows added to the tokens'."""
+    nodes = [
+        helper.make_node("Shape", ["ids"], ["shape"], name="shape"),
+        helper.make_node("Slice", ["shape", "one1", "two1"], ["seqlen"], name="seq_of"),
+        helper.make_node("Slice", ["position_ids", "zero1", "seqlen", "one1"], ["pos"],
+                         name="position_slice"),
+        helper.make_node("Gather", ["wpe", "pos"], ["pe"], axis=0, name="wpe_lookup"),
+        helper.make_node("Gather", ["wte", "ids"], ["te"], axis=0, name="wte_lookup"),
+        helper.make_node("Add", ["te", "pe"], ["out"], name="embed"),
+    ]
+    inits = [_init("zero1", np.array([0], np.int64)), _init("one1", np.array([1], np.int64)),
+             _init("two1", np.array([2], np.int64)),
+             _init("position_ids", np.arange(positions, dtype=np.int64)[None]),
+             _init("wpe", np.zeros((positions, 4), np.float32)),
+             _init("wte", np.zeros((10, 4), np.float32))]
+    return _model(nodes, [helper.make_tensor_value_info("ids", I64, ["B", "seq"])], inits,
+                  "bert")
+
+
+def stem():
+    """A strided conv/pool stem: Conv 5x5 stride 2 pad 1, MaxPool 3x3 stride 2 (ceil
+    mode), Conv 3x3 without padding, AveragePool 2x2 stride 2."""
+    nodes = [
+        helper.make_node("Conv", ["x", "w1"], ["c1"], kernel_shape=[5, 5], strides=[2, 2],
+                         pads=[1, 1, 1, 1], name="conv1"),
+        helper.make_node("MaxPool", ["c1"], ["p1"], kernel_shape=[3, 3], strides=[2, 2],
+                         ceil_mode=1, name="pool1"),
+        helper.make_node("Conv", ["p1", "w2"], ["c2"], kernel_shape=[3, 3], name="conv2"),
+        helper.make_node("AveragePool", ["c2"], ["out"], kernel_shape=[2, 2], strides=[2, 2],
+                         name="pool2"),
+    ]
+    inits = [_init("w1", np.zeros((2, 1, 5, 5), np.float32)),
+             _init("w2", np.zeros((2, 2, 3, 3), np.float32))]
+    return _model(nodes, [helper.make_tensor_value_info("x", F, [1, 1, "H", "W"])], inits,
+                  "stem")
+
+
+def _runs(model, feeds) -> bool:
+    out = ortrun.run(model, feeds)
+    return isinstance(out, list) and all(0 not in shape for shape in out)
+
+
+def _ids(seq: int) -> dict:
+    return {"ids": np.zeros((1, seq), np.int64)}
+
+
+@pytest.mark.parametrize("build", [gpt2_embeddings, bert_embeddings])
+def test_index_bounds_are_the_contract(build):
+    """seq <= 16 (the table's rows), imposed by the node that reads the table; at every
+    seq in 0..24 the contract says what onnxruntime does."""
+    model = build(16)
+    contract = ko.contract(model)
+    assert contract.exact
+    assert contract.sets()["seq"].text("seq") == "seq in [0, 16]"
+    verdict = contract.holds(B=1, seq=17)
+    assert verdict.value is False
+    assert {"wpe_lookup", "embed"} & set(" ".join(verdict.atom.nodes).split()), verdict
+    for seq in range(1, 25):  # onnxruntime refuses empty inputs' Range for both alike
+        claim = contract.holds(B=1, seq=seq).value
+        assert claim == _runs(model, _ids(seq)), seq
+        count("index bounds: sizes judged by onnxruntime")
+
+
+@pytest.mark.parametrize("build", [gpt2_embeddings, bert_embeddings])
+def test_refine_at_a_size_agrees_with_forward_typing(build):
+    """refine(given={"seq": s}) accepts seq = 16 and refuses 17, as a forward build of the
+    model at that size does (the issue's BERT at 65)."""
+    model = build(16)
+    for seq, valid in ((16, True), (17, False)):
+        fixed = with_input_dims(model, {"ids": (1, seq)})
+        forward = True
+        try:
+            ko.from_onnx(fixed)
+        except Exception:
+            forward = False
+        ins, outs = ko.from_onnx(model)
+        try:
+            r = kt.refine(outs, given={"seq": seq})
+        except kt.RefinementError as exc:
+            refined = False
+            assert "wpe_lookup" in str(exc) or "embed" in str(exc), str(exc)
+        else:
+            refined = True
+            assert r[outs[0]] == kt.TensorType("float32", (kt.Dim("B"), seq, 4))
+        assert refined == forward == valid, (seq, refined, forward)
+
+
+def test_window_sizes_are_the_contract():
+    """The stem's output is non-empty exactly where the contract says, at every H in
+    0..40 (W fixed at a valid 20), judged by onnxruntime; the least valid H is named by
+    the window that needs it."""
+    model = stem()
+    contract = ko.contract(model)
+    assert contract.exact
+    hs = contract.sets()["H"]
+    short = 0
+    for h in range(0, 41):
+        p = {"H": h, "W": 20}
+        claim = bool(contract.holds(p).value)
+        assert claim == (h in hs)
+        ran = _runs(model, {"x": np.zeros((1, 1, h, 20), np.float32)})
+        count("window sizes: sizes judged by onnxruntime")
+        if claim or not ran:
+            assert claim == ran, (h, contract.holds(p))
+            continue
+        assert one_short(contract, p), (h, contract.holds(p))
+        short += 1
+    count("window sizes: claimed invalid, one short (onnxruntime runs them)", short)
+    least = hs.min
+    verdict = contract.holds(H=least - 1, W=least)
+    assert verdict.value is False
+    assert set(verdict.atom.nodes) & {"Conv conv1", "MaxPool pool1", "Conv conv2",
+                                      "AveragePool pool2"}, verdict.atom.nodes
+
+
+def test_the_contract_command(tmp_path, capsys):
+    """``kantensor contract MODEL``: the conditions with their nodes, the sets, the DSL;
+    ``--trt`` a profile whose min, opt and max shapes onnxruntime runs; bad words are
+    clear errors."""
+    path = tmp_path / "gpt2.onnx"
+    path.write_bytes(gpt2_embeddings(16).SerializeToString())
+    assert main(["contract", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert "seq in [0, 16]  Gather wpe_lookup" in text
+    assert "DSL: where seq <= 16" in text
+    assert main(["contract", str(path), "--fix", "B=2", "--trt", "--opt", "seq=8"]) == 0
+    text = capsys.readouterr().out
+    assert "ids: min 2x1  opt 2x8  max 2x16" in text, text
+    assert "--minShapes=ids:2x1 --optShapes=ids:2x8 --maxShapes=ids:2x16" in text
+    for seq in (1, 8, 16):
+        assert _runs(gpt2_embeddings(16), {"ids": np.zeros((2, seq), np.int64)})
+    assert main(["contract", str(path), "--fix", "B"]) == 1
+    assert "--fix takes NAME=VALUE" in capsys.readouterr().err
+    assert main(["contract", str(path), "--fix", "Q=1"]) == 1
+    assert "Q is not a size of the contract (its sizes: B, seq)" in capsys.readouterr().err
+
+
+def test_a_loop_count_is_no_input_size():
+    """A Loop's iteration count is a size the model makes (data decide it): a condition
+    over it leaves the contract inexact, ``holds`` undecided, and its labelled outer
+    approximation holds wherever onnxruntime runs the model (cond true: n iterations;
+    false: none)."""
+    model = accumulate(True)
+    model.graph.node.append(helper.make_node("Add", ["acc", "y"], ["z"], name="add_y"))
+    model.graph.input.append(helper.make_tensor_value_info("y", F, ["k", "d"]))
+    model.graph.output.append(helper.make_tensor_value_info("z", F, None))
+    contract = ko.contract(model)
+    assert contract.names == ("n", "d", "m", "k")
+    assert not contract.exact and contract.outer.label == "necessary"
+    verdict = contract.holds(n=3, d=2, m=1, k=4)
+    assert verdict.value is None and "add_y" in verdict.atom.where()
+    ran = 0
+    for n, m, k in itertools.product(range(3), range(3), range(4)):
+        for cond in (True, False):
+            feeds = {"x": np.zeros((n, 2), np.float32), "a": np.zeros((m, 2), np.float32),
+                     "cond": np.array(cond), "y": np.zeros((k, 2), np.float32)}
+            out = ortrun.run(model, feeds)
+            if isinstance(out, list):
+                ran += 1
+                assert contract.outer.holds(n=n, d=2, m=m, k=k).value, (n, m, k, cond)
+    count("loop contract: runs inside the outer approximation", ran)
