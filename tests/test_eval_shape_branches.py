@@ -139,3 +139,17 @@ def test_libraries_keep_their_comparisons():
     result = kt.eval_shape(lambda x: np.concatenate([x, x]) + 0, "float32[n]")
     assert str(result.type) == "float32[2*n]" and not result.cases
     assert (kt.Dim("n") == 1) is False
+
+
+def test_a_size_against_a_float_splits_as_against_the_int_that_says_the_same():
+    def gate(x):
+        return x[1:] if x.shape[0] > 2.5 else x
+
+    result = kt.eval_shape(gate, "float32[N]")
+    assert [str(c) for case in result.cases for c in case.conditions] == ["N > 2", "N <= 2"]
+    for n in range(6):  # NumPy's shape where each case's condition holds
+        (case,) = [c for c in result.cases if c.conditions[0].holds({"N": n})]
+        want = gate(np.zeros(n, np.float32)).shape[0]
+        assert kt.types.symbols.substitute(case.type.shape[0], {"N": n}) == want
+    with pytest.raises(TypeError, match="not ordered"):
+        _ = kt.Dim("N") > 2.5  # outside a trace nothing decides it

@@ -5,6 +5,7 @@ on sizes split into cases)."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 #: ``hook(op, a, b) -> bool`` (op one of ``== != < <= > >=``) deciding a comparison of a
@@ -19,7 +20,11 @@ def decided(op: str, a: Any, b: object) -> Any:
 
 
 def ordered(a: Any, b: object, op: str, comparable: bool) -> bool:
-    """``a op b`` for an ordering ``op``: the hook's answer, else a TypeError."""
+    """``a op b`` for an ordering ``op``: the hook's answer, else a TypeError. A size is
+    an int, so against a finite float ``b`` it is compared with the int that says the
+    same (``n > 2.5`` is ``n > 2``, ``n >= 2.5`` is ``n >= 3``)."""
+    if not comparable and isinstance(b, float) and math.isfinite(b):
+        b, comparable = math.ceil(b) if op in ("<", ">=") else math.floor(b), True
     answer = decided(op, a, b) if comparable else NotImplemented
     if answer is NotImplemented:
         raise TypeError(f"symbolic sizes are not ordered: cannot compare {a!r} with {b!r}")
