@@ -225,3 +225,22 @@ def test_a_loop_count_is_no_input_size():
                 ran += 1
                 assert contract.outer.holds(n=n, d=2, m=m, k=k).value, (n, m, k, cond)
     count("loop contract: runs inside the outer approximation", ran)
+
+
+def test_a_pool_before_a_weight_states_its_condition():
+    """The issue's example: ``AveragePool(k=32, s=32)`` then a MatMul with a 6-row weight
+    types ``x: [n, 1, h]`` as ``[n, 1, 3]``, under ``h//32 == 6``: h in [192, 223], exactly
+    where onnxruntime runs it (h in 150..260)."""
+    nodes = [helper.make_node("AveragePool", ["x"], ["p"], kernel_shape=[32], strides=[32],
+                              name="pool"),
+             helper.make_node("MatMul", ["p", "w"], ["out"], name="proj")]
+    model = _model(nodes, [helper.make_tensor_value_info("x", F, ["n", 1, "h"])],
+                   [_init("w", np.zeros((6, 3), np.float32))], "pool")
+    _, outs = ko.from_onnx(model)
+    assert str(outs[0].type) == "float32[n,1,3]"
+    contract = ko.contract(model)
+    assert contract.sets()["h"].text("h") == "h in [192, 223]"
+    assert "MatMul proj" in contract.holds(n=1, h=224).atom.where()
+    for h in range(150, 261):
+        runs = _runs(model, {"x": np.zeros((1, 1, h), np.float32)})
+        assert bool(contract.holds(n=1, h=h).value) == runs, h
