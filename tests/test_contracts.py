@@ -124,6 +124,30 @@ def test_sets_fix_and_what_empties_a_contract():
         "4 >= S" in str(empty.emptied_by().clause)
 
 
+def _branching(x, w, table):
+    h = x[:4] @ w if x.shape[0] > 4 else x
+    return h + table[:h.shape[0], :h.shape[1]]
+
+
+def test_eval_shape_s_contract_is_where_numpy_runs_the_code():
+    """Code that branches on a size: its contract (one of its cases, each with its
+    assumptions and their lines) holds exactly where NumPy runs the code on arrays of
+    those sizes, at every point of a small box."""
+    result = kt.eval_shape(_branching, "float32[N,D]", "float32[K,2]", "float32[3,2]")
+    contract = result.contract
+    assert contract.exact
+    lines = {s.location.rsplit(":", 1)[-1] for a in contract.atoms for s in a.sources}
+    assert len(lines) >= 2, contract  # the branch's line and the matmul's
+    for n, d, k in itertools.product(range(7), range(4), range(4)):
+        try:
+            _branching(np.zeros((n, d)), np.zeros((k, 2)), np.zeros((3, 2)))
+            runs = True
+        except ValueError:
+            runs = False
+        assert bool(contract.holds(N=n, D=d, K=k).value) == runs, (n, d, k)
+        count("eval_shape contracts: points run by NumPy")
+
+
 def test_eval_shape_has_the_contract_of_its_graph():
     result = kt.eval_shape(lambda x, w: (x @ w)[:, :4], "float32[N,D]", "float32[K,8]")
     contract = result.contract

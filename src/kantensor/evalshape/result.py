@@ -19,8 +19,8 @@ from typing import Any
 
 from ..graph.basic import Apply, Variable
 from ..graph.fgraph import FunctionGraph
-from ..ops.contracts import contract
-from ..types.conditions import Clause, Condition, negate
+from ..ops.contracts import contract, contract_of
+from ..types.conditions import AnyOf, Clause, Condition, negate
 from ..types.contracts import Contract
 from ..types.type import TensorType
 from .display import shape_result_html
@@ -67,10 +67,24 @@ class ShapeResult:
 
     @property
     def contract(self) -> Contract:
-        """The input sizes under which the code's every operation holds (its nodes'
-        conditions, over the named sizes of the input types): see :func:`kantensor.contract`.
-        """
-        return contract(list(self.outputs), list(self.inputs))
+        """The input sizes under which the code's every operation holds, over the named
+        sizes of the input types (see :func:`kantensor.contract`): its assumptions, each
+        with its Op and the user's line (with ``assume="allow"``, the graph's conditions);
+        where the code branched on sizes, one of its cases with its own conditions and
+        assumptions (ValueError where a case's assumption is itself a disjunction: see
+        each case's contract)."""
+        if self.cases:
+            options = []
+            for case in self.cases:
+                if not all(isinstance(a, Condition) for a in case.assumptions):
+                    raise ValueError("a case's assumption is a disjunction: see the contract "
+                                     "of each case (result.cases[i].contract)")
+                options.append((*case.conditions, *case.assumptions))
+            inputs = list(self.cases[0].inputs)
+            return contract_of([*self.assumptions, AnyOf(tuple(options))], inputs)
+        if not self.assumptions:
+            return contract(list(self.outputs), list(self.inputs))
+        return contract_of(self.assumptions, list(self.inputs))
 
     def __repr__(self) -> str:
         text = f"ShapeResult({_types(self.type)})"

@@ -23,6 +23,7 @@ from onnx import version_converter
 from ..graph.basic import Variable
 from ..ops.contracts import contract_of
 from ..ops.located import VariableAxis
+from ..types.conditions import Condition
 from ..types.contracts import Contract
 from ..types.contracts.box import Box
 from ..types.contracts.evaluate import evaluator
@@ -30,6 +31,7 @@ from ..types.contracts.univariate import trend as _trend
 from ..types.dim import Dim
 from ..types.symbols import free_symbols
 from .importer import OnnxImportError, _Reader, load_model
+from .subgraph import size_conditions
 
 __all__ = ["InputProfile", "contract", "data_inputs", "prepare", "profiles", "report",
            "with_input_dims"]
@@ -86,9 +88,22 @@ def contract(model: onnx.ModelProto | str | os.PathLike | bytes, *,
     inexact (its ``inner`` and ``outer`` approximations are labelled) and ``holds``
     undecided where it matters."""
     proto = prepare(model, inputs, opset)
-    reader = _Reader(proto, graph=False)
-    variables, _ = reader.read()
-    return contract_of(reader.conditions, variables, inputs_only=True)
+    return _contract(proto)[0]
+
+
+def _contract(proto: onnx.ModelProto) -> tuple[Contract, list[Variable]]:
+    """The contract of a prepared model, and its input Variables. A model with a Loop
+    or Scan is read as a graph: what its nodes state of the counts they make
+    (``0 <= iters <= n``) bounds them where ``holds`` asks about a condition over them."""
+    loops = any(n.op_type in ("Loop", "Scan") for n in proto.graph.node)
+    reader = _Reader(proto, graph=loops)
+    variables, outputs = reader.read()
+    found = contract_of(reader.conditions, variables, inputs_only=True)
+    if not loops or not found.hidden:
+        return found, variables
+    bounds = [Condition(c.left, {"<": "<", "<=": "<=", "==": "=="}[c.op], c.right)
+              for c in size_conditions(outputs)]
+    return Contract(found.atoms, found.sizes, notes=found.notes, bounds=bounds), variables
 
 
 def prepare(model: onnx.ModelProto | str | os.PathLike | bytes,
@@ -167,9 +182,7 @@ def report(model: onnx.ModelProto | str | os.PathLike | bytes, *,
     model was given at, where ``inputs`` renamed them, else a valid point), and beside
     it what the valid set holds that the box does not say."""
     proto = prepare(model, inputs, opset)
-    reader = _Reader(proto, graph=False)
-    variables, _ = reader.read()
-    full = contract_of(reader.conditions, variables, inputs_only=True)
+    full, variables = _contract(proto)
     fixed = full.fix(fix) if fix else full
     out = [str(fixed)]
     if not trt:

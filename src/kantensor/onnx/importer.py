@@ -42,7 +42,7 @@ from ..types.symbols import free_symbols
 from ..types.type import TensorType
 from ..types.variable import constant
 from .dtypes import UnsupportedType, type_name
-from .intervals import Interval, bounded_key, interval_of, record_interval
+from .intervals import bounded_key, bounds_param, record_interval
 from .nodememo import MEMO, node_key, remember
 from .protos import (
     OnnxImportError,
@@ -133,8 +133,6 @@ class _Reader(Scope):
         self.captured: dict[str, Variable] = {}
         self.outer: set[str] = set()  # the names brought in from an outer scope
         self.notes: dict[str, Any] = {}  # name -> why a size of its type is unknown
-        #: value intervals of integer tensors whose values are not known (Range, ...)
-        self.intervals: dict[str, Interval] = {}
 
     def read(self) -> tuple[list[Variable], list[Variable]]:
         """Read the graph: its inputs and its outputs (raising for an output that an
@@ -275,8 +273,7 @@ class _Reader(Scope):
         outs, folded, keys, conditions = typed
         if conditions:
             self.note(node, conditions)
-        if wanted and wanted[0] and folded[0] is None:
-            record_interval(self, node, outs[0])
+        record_interval(self, node, outs[0] if wanted and wanted[0] and folded[0] is None else None)
         if len(wanted) == 1:  # most nodes: no zip
             name = wanted[0]
             if name:
@@ -404,8 +401,7 @@ class _Reader(Scope):
             tensors.append(self.var(source, node))
             if f"{name}_value" in names:
                 params[f"{name}_value"] = as_param(self.value(source))
-            if f"{name}_bounds" in names:
-                params[f"{name}_bounds"] = interval_of(self, source)
+            params.update(bounds_param(self, names, name, source))
         if len(node.input) > len(entry.inputs) and not any(
                 s.startswith("*") for s in entry.inputs):
             raise OnnxImportError(f"node {label!r} ({node.op_type}): {len(node.input)} "

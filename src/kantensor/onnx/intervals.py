@@ -122,7 +122,22 @@ def interval_of(reader: Any, name: str) -> Interval | None:
     if reader.known(name):
         value = _small_value(reader, name)
         return None if value is None else known_interval(value)
-    return reader.intervals.get(name)
+    return intervals(reader).get(name)
+
+
+def intervals(reader: Any) -> dict[str, Interval]:
+    """The value intervals ``reader`` knows (made at the first use): of integer tensors
+    whose values are not known (Range, ...)."""
+    found = getattr(reader, "intervals", None)
+    if found is None:
+        found = reader.intervals = {}
+    return found
+
+
+def bounds_param(reader: Any, names: Any, name: str, source: str) -> dict[str, Any]:
+    """``{name_bounds: interval}`` where the entry has that parameter (``names``)."""
+    key = f"{name}_bounds"
+    return {key: interval_of(reader, source)} if key in names else {}
 
 
 def bounded_key(reader: Any, entry: Any, node: Any, key: tuple | None) -> tuple | None:
@@ -142,13 +157,15 @@ def _small_value(reader: Any, name: str) -> np.ndarray | None:
 
 def record_interval(reader: Any, node: Any, out: Any) -> None:
     """Record in ``reader`` the value interval of ``node``'s first output (of type
-    ``out``), where one is known (asked only of the few op types that make one)."""
-    if node.op_type not in MAKES_INTERVALS or not isinstance(out, TensorType) or \
+    ``out``; None: not one to record), where one is known (asked only of the few op types
+    that make one)."""
+    if out is None or node.op_type not in MAKES_INTERVALS or not isinstance(out, TensorType) or \
             out.dtype not in INTEGER_DTYPES:
         return
     values = [_small_value(reader, n) if n and reader.known(n) else None for n in node.input]
-    intervals = [reader.intervals.get(n) if v is None else known_interval(v)
-                 for n, v in zip(node.input, values, strict=True)]
-    found = output_interval(node.op_type, out, intervals, values)
+    known = intervals(reader)
+    inputs = [known.get(n) if v is None else known_interval(v)
+              for n, v in zip(node.input, values, strict=True)]
+    found = output_interval(node.op_type, out, inputs, values)
     if found is not None:
-        reader.intervals[node.output[0]] = found
+        known[node.output[0]] = found

@@ -49,7 +49,7 @@ def _fitting(x: str, i: str, y: str, n: str, idx: list[str], bounds: Any) -> str
     fits = f"{sig}, {', '.join(clauses)}"
     if not idx or not sizes:  # one index, or a known (non-empty) value: it must fit
         return fits
-    return f"{sig}, {product(idx)} == 0 | {fits}"
+    return f"{fits} | {sig}, {product(idx)} == 0"
 
 
 def gather(x: np.ndarray, i: np.ndarray, *sizes: np.ndarray, axis: int, **_: Any

@@ -18,6 +18,7 @@ box states, or a case split past its limits.
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Hashable, Mapping, Sequence
 from functools import cached_property
@@ -25,6 +26,7 @@ from typing import Any, Final
 
 from ..conditions import AnyOf, Clause, Condition
 from ..dim import Dim, DimLike
+from ..facts import Facts
 from .atoms import Atom, Sets, Verdict, condition_holds
 from .box import Box, valid_box
 from .cells import Cell, dim_of
@@ -33,10 +35,12 @@ from .points import cell_key, choices_of, pick, points, projection
 from .sizeset import SizeSet
 from .words import contract_dsl, contract_html, contract_text
 
-__all__ = ["MAX_CASES", "Contract"]
+__all__ = ["MAX_CASES", "MAX_HIDDEN", "Contract"]
 
 #: The most cases the disjunctions of a contract expand to (past it: approximated).
 MAX_CASES: Final = 256
+#: The most values of the sizes that are no inputs ``holds`` tries an atom at.
+MAX_HIDDEN: Final = 4096
 
 
 class Contract:
@@ -47,7 +51,8 @@ class Contract:
 
     def __init__(self, atoms: Sequence[Atom], sizes: Sequence[tuple[str, Hashable]],
                  fixed: Mapping[str, DimLike] | None = None, notes: Sequence[str] = (),
-                 origins: Sequence[Atom] | None = None):
+                 origins: Sequence[Atom] | None = None,
+                 bounds: Sequence[Condition] = ()):
         self.atoms: tuple[Atom, ...] = tuple(atoms)
         #: each atom as it was before :meth:`fix` gave sizes
         self.origins: tuple[Atom, ...] = self.atoms if origins is None else tuple(origins)
@@ -59,6 +64,8 @@ class Contract:
         named = set(self._name)
         self.hidden: frozenset[Hashable] = frozenset(
             s for a in self.atoms for s in a.symbols() if s not in named)
+        #: what is known of the hidden sizes (a Loop's count: ``0 <= iters <= n``)
+        self.bounds: tuple[Condition, ...] = tuple(bounds)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -143,12 +150,41 @@ class Contract:
         shown = {self._name[s]: v for s, v in values.items()}
         undecided = None
         for atom in self.atoms:
-            if atom.symbols() & self.hidden:
+            hidden = atom.symbols() & self.hidden
+            verdict = atom.holds(values) if not hidden else self._hidden(atom, hidden, values)
+            if verdict is None:
                 undecided = undecided or atom
-                continue
-            if not atom.holds(values):
+            elif not verdict:
                 return Verdict(False, atom, shown, [s for _, s in self.sizes])
         return Verdict(None, undecided, shown) if undecided else Verdict(True, None, shown)
+
+    def _hidden(self, atom: Atom, hidden: frozenset, values: Mapping[Hashable, int]
+                ) -> bool | None:
+        """An atom over sizes that are no inputs, at the inputs' ``values``: True where it
+        holds at every value :attr:`bounds` leave them (at most :data:`MAX_HIDDEN`
+        points), False where at none, else None (the data decide)."""
+        ranges = []
+        for h in sorted(hidden, key=str):
+            known = [c.substitute(values) if values.keys() & c.symbols() else c
+                     for c in self.bounds if h in c.symbols()]
+            known = [c for c in known if c.symbols() <= {h}]
+            lo, hi = Facts(known).bounds(dim_of(h))
+            if hi is None or hi - (lo or 0) > MAX_HIDDEN:
+                return None
+            ranges.append((h, range(max(lo or 0, 0), hi + 1), known))
+        seen = set()
+        total = 1
+        for _, r, _ in ranges:
+            total *= len(r)
+        if not total or total > MAX_HIDDEN:
+            return None
+        for combo in itertools.product(*(r for _, r, _ in ranges)):
+            point = {**values, **{h: v for (h, _, _), v in zip(ranges, combo, strict=True)}}
+            if all(condition_holds(c, point) for _, _, cs in ranges for c in cs):
+                seen.add(atom.holds(point))
+            if len(seen) == 2:
+                return None
+        return seen.pop() if len(seen) == 1 else None
 
     def fix(self, mapping: Mapping[str, Any] | None = None, /, **sizes: Any) -> Contract:
         """The contract with some sizes given (ints, or another size: a name or a Dim;
@@ -173,7 +209,8 @@ class Contract:
                 atoms.append(Atom(clause, atom.sources))  # true is no condition any more
                 origins.append(origin)
         kept = [(n, s) for n, s in self.sizes if s not in values]
-        return Contract(atoms, kept, {**self.fixed, **given}, self.notes, origins)
+        bounds = [_substituted(c, values) for c in self.bounds]
+        return Contract(atoms, kept, {**self.fixed, **given}, self.notes, origins, bounds)
 
     def emptied_by(self) -> Atom | None:
         """Where no sizes are valid: the first atom (in node order, as it was before
@@ -328,7 +365,7 @@ class _Approximation(Contract):
     """An inner or outer approximation of a contract: its own cells, labelled."""
 
     def __init__(self, of: Contract, cells: list[Cell], kind: str):
-        super().__init__(of.atoms, of.sizes, of.fixed, of.notes, of.origins)
+        super().__init__(of.atoms, of.sizes, of.fixed, of.notes, of.origins, of.bounds)
         self.kind = kind
         self._cells = tuple(cells)
         self.__dict__["_solved"] = (self._cells, True)
