@@ -89,6 +89,35 @@ def test_direct_answers_are_the_relations_on_every_small_input(text, ranks):
     assert answered >= 10, (answered, total)  # it does answer: not vacuous
 
 
+@pytest.mark.parametrize("default", ["float64", "float32"])
+@pytest.mark.parametrize("name", ["add", "true_divide", "sqrt", "arctan2"])
+def test_wrapped_numbers_and_float_of_follow_the_default_dtype(name, default):
+    """Wrapped Python numbers and ``float(T)`` read the default float dtype: both paths
+    read the same one."""
+    op = getattr(kt, name)
+    bad = []
+    with kt.default_dtype(default):
+        for a, b in itertools.product(DTYPES, repeat=2):
+            for shape in ((), (2,), (None,), (N,)):
+                for wrapped in ((False, True), (True, False), (False, False)):
+                    types = [kt.TensorType(a, shape), kt.TensorType(b, ())]
+                    if wrapped[0]:
+                        types.reverse()
+                    try:
+                        sig, _ = op.signature_for(tuple(types[:op_arity(op)]))
+                    except (TypeError, ValueError):
+                        continue
+                    n = op_arity(op)
+                    wrong, _ = disagreement(sig, types[:n], wrapped[:n])
+                    if wrong:
+                        bad.append(wrong)
+    assert not bad, bad[:5]
+
+
+def op_arity(op) -> int:
+    return min(n_in for n_in, _ in op.signature.arities)
+
+
 def test_wrapped_numbers_take_the_relations_promotion():
     sig = kt.add.signature
     bad = []
