@@ -213,3 +213,18 @@ def test_make_node_answers_what_the_relation_answers():
         want = relational(sig, types, (False,) * len(types))
         assert tuple(v.type for v in node.outputs) == want.types
         assert node.conditions == want.conditions == ()
+
+
+@pytest.mark.parametrize("text", ["(n,m,k)->() where (n+m+k+1)**40 >= 1",
+                                  "(n,m,k)->((n+m+k+1)**40)"])
+def test_expressions_the_relation_refuses_as_too_large_are_left_to_it(text):
+    """The relation evaluates a clause over unknowns and refuses one that may expand
+    past the limits, even where the values are small: the direct path declines."""
+    sig = kt.Signature.parse(text)
+    types = (kt.TensorType.parse("float32[2,3,4]"),)
+    assert direct_build(sig, types, (False,), EMPTY) is None
+    try:
+        answer = relational(sig, types, (False,))
+    except ValueError as exc:  # the where-clause: refused while it is solved
+        answer = str(exc)
+    assert "too large" in answer  # the output: a message of the build

@@ -112,24 +112,27 @@ def _plan(c: CompiledAlternative) -> _Plan | None:
             if isinstance(d, A.DimVar | A.FlexDim):
                 bound.add(d.name)
     used: set[str] = set()
+    expressions = []
     for op in alt.outputs:
         for d in op.dims:
             if isinstance(d, A.FlexDim):
                 used.add(d.name)
             elif isinstance(d, A.EXPR_TYPES):
                 used.update(A.expr_names(d))
+                expressions.append(d)
     dtypes_used: list[str] = []
     for clause in c.where_clauses:
         if isinstance(clause, A.Compare):
             used.update(A.expr_names(clause.left))
             used.update(A.expr_names(clause.right))
+            expressions += [clause.left, clause.right]
         elif isinstance(clause, A.InCategory):
             dtypes_used += A.dtype_names(clause.dtype)
         elif isinstance(clause, A.DTypeEq | A.Compatible):
             dtypes_used += A.dtype_names(clause.left) + A.dtype_names(clause.right)
         else:  # broadcast(...): its result is a size the solver defines
             return None
-    if not used <= bound:
+    if not used <= bound or not all(map(_symbolic, expressions)):
         return None
     binders = {op.dtype.name for op in alt.inputs if isinstance(op.dtype, A.DTypeVar)}
     for op in alt.operands:
@@ -140,6 +143,17 @@ def _plan(c: CompiledAlternative) -> _Plan | None:
     if alt.outputs and not alt.inputs and any(op.dtype is None for op in alt.outputs):
         return None  # an output dtype nothing determines
     return _Plan(c)
+
+
+def _symbolic(node: Any) -> bool:
+    """Whether a dim expression is within the limits of a size over named sizes (the
+    relation may evaluate it over unknowns before it knows their values, and refuse
+    one that may expand past them: ``(n+m+k+1)**40``)."""
+    try:
+        A.evaluate(node, Dim, calls=DIM_CALLS)
+    except (ValueError, OverflowError, ZeroDivisionError):
+        return False
+    return True
 
 
 def _same(a: Any, b: Any, facts: Facts) -> bool:
@@ -193,7 +207,7 @@ def _broadcast(sizes: list, facts: Facts) -> Any:
 class _Plan:
     """One alternative, run directly on ground inputs (see :func:`_plan`)."""
 
-    __slots__ = ("c", "inputs", "outputs", "binders", "cap")
+    __slots__ = ("c", "inputs", "outputs", "binders", "cap", "clauses")
 
     def __init__(self, c: CompiledAlternative) -> None:
         self.c = c
@@ -202,6 +216,11 @@ class _Plan:
         self.outputs = alt.outputs
         self.binders = c._binders
         self.cap = alt.max_loop_dims
+        # a comparison of constants that holds (a template's ``0 == 0``) is checked once
+        self.clauses = tuple([
+            clause for clause in c.where_clauses
+            if not (isinstance(clause, A.Compare) and not A.expr_names(clause.left)
+                    and not A.expr_names(clause.right) and _constant_holds(clause))])
 
     def apply(self, types: tuple[TensorType, ...], wrapped: tuple[bool, ...], facts: Facts
               ) -> tuple[TensorType, ...]:
@@ -375,7 +394,7 @@ class _Plan:
     def _clauses(self, env: dict, dims: dict, facts: Facts, types: tuple, wrapped: tuple
                  ) -> None:
         """Check the where-clauses on the ground values (as their constraints do)."""
-        for clause in self.c.where_clauses:
+        for clause in self.clauses:
             if isinstance(clause, A.Compare):
                 try:
                     diff = _value(clause.left, dims) - _value(clause.right, dims)
@@ -402,6 +421,15 @@ class _Plan:
             elif self._dtype(clause.left, env, types, wrapped) != \
                     self._dtype(clause.right, env, types, wrapped):  # DTypeEq
                 raise _Fails
+
+
+def _constant_holds(clause: A.Compare) -> bool:
+    """Whether a comparison of constant expressions holds."""
+    try:
+        diff = _value(clause.left, {}) - _value(clause.right, {})
+    except (ZeroDivisionError, KeyError, _Open):
+        return False
+    return type(diff) is int and COMPARE[clause.op](diff, 0)
 
 
 def _promote(types: tuple, wrapped: tuple, inputs: range) -> str:
