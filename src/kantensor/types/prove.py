@@ -406,11 +406,19 @@ def _over_one_size(facts: tuple, goal: tuple) -> bool | None:
         low, high = _meet(low, high, *_bound(a, c))
         if low is None:
             return True
-    fails = {"==": [(-ga, -gc - 1), (ga, gc - 1)], ">=": [(-ga, -gc - 1)], ">": [(-ga, -gc)],
-             "<=": [(ga, gc - 1)], "<": [(ga, gc)]}.get(gop)
-    if fails is None:
+    if gop == "==":  # the ways the goal fails, each a*u + c >= 0
+        fails = ((-ga, -gc - 1), (ga, gc - 1))
+    elif gop == ">=":
+        fails = ((-ga, -gc - 1),)
+    elif gop == ">":
+        fails = ((-ga, -gc),)
+    elif gop == "<=":
+        fails = ((ga, gc - 1),)
+    elif gop == "<":
+        fails = ((ga, gc),)
+    else:
         return False
-    for a, c in fails:  # a*u + c >= 0: a way the goal fails
+    for a, c in fails:
         lo, hi = _meet(low, high, *_bound(a, c))
         if lo is not None and (hi is None or lo <= hi):
             return False
