@@ -4,7 +4,8 @@ Run ``make bench`` (or ``python benchmarks/run.py``). Every case is timed in one
 run beside PyTensor 3.0.7 (the optional ``bench`` extra installs it) and, where a
 floor makes sense, beside NumPy's own calls or a pure-Python floor, as the best of
 interleaved rounds, and as ratios. Absolute times move with the machine's load; the
-ratios are what count.
+ratios are what count. ``--clock cpu`` times the rounds by this process's CPU time
+(steadier on a shared machine).
 Speed is never asserted in the test suite: this script only reports.
 """
 
