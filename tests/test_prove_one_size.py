@@ -1,4 +1,4 @@
-"""Proofs over one size (:func:`kantensor.types.prove._over_one_size`, the shortcut
+"""Proofs over one size (:func:`kantensor.types.onesize.over_one_size`, the shortcut
 :func:`~kantensor.types.prove.proves` takes where the facts and the goal are linear in
 one size) give exactly what Fourier–Motzkin elimination gives, and what enumerating the
 size says. Random facts and goals over ``u`` (and sometimes a second size, which the
@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import random
 
-from kantensor.types import prove
+from kantensor.types import onesize, prove
 from kantensor.types.dim import Dim, dim_max
 from kantensor.types.symbols import substitute
 
@@ -49,7 +49,7 @@ def test_one_size_proofs_are_eliminations_and_the_truth():
                       for _ in range(rng.randint(0, 3)))
         goal = (_side(rng, second), rng.choice(OPS), _side(rng, second))
         sides = [x for f in facts for x in (f[0], f[2])] + [goal[0], goal[2]]
-        fast = prove._over_one_size(facts, goal)
+        fast = onesize.over_one_size(facts, goal)
         slow = prove._eliminates(facts, goal, sides)
         if fast is None:
             assert any(isinstance(x, Dim) and "v" in str(x) for x in sides), (facts, goal)
@@ -62,4 +62,4 @@ def test_one_size_proofs_are_eliminations_and_the_truth():
 
 def test_min_max_floor_and_products_are_left_to_elimination():
     for x in (U // 2, U % 3, U * U, U * V, dim_max(U, 3)):
-        assert prove._over_one_size((), (x, ">=", 0)) is None
+        assert onesize.over_one_size((), (x, ">=", 0)) is None

@@ -22,6 +22,7 @@ from functools import lru_cache
 from typing import Any, Final
 
 from .intervals import interval, mul_interval, nonnegative, nonnegative_atom, power_interval
+from .onesize import over_one_size
 from .poly import Opaque
 
 __all__ = ["MAX_CASES", "MAX_INEQUALITIES", "MAX_QUESTION_TERMS", "Linear", "bounds", "order",
@@ -333,7 +334,7 @@ def proves(facts: tuple[tuple[Any, str, Any], ...], goal: tuple[Any, str, Any]) 
     sides = [x for f in facts for x in (f[0], f[2])] + [left, right]
     if sum(len(_terms(x)) for x in sides if not isinstance(x, int)) > MAX_QUESTION_TERMS:
         return False  # too large to reason about cheaply: not proven
-    found = _over_one_size(facts, goal)
+    found = over_one_size(facts, goal)
     if found is not None:
         return found
     return _eliminates(facts, goal, sides)
@@ -356,98 +357,6 @@ def _eliminates(facts: tuple, goal: tuple, sides: list) -> bool:
             if not _infeasible(ineqs, system.eqs):
                 return False
     return True
-
-
-def _over_one_size(facts: tuple, goal: tuple) -> bool | None:
-    """:func:`proves` where the facts and the goal are linear in one size ``u`` (or in
-    none): each is an integer bound on ``u``, so the goal holds iff no way it fails
-    meets the interval the facts leave. What elimination decides there, without its
-    systems (the common question of a build: an input's unknown against an int). None
-    where it does not apply."""
-    variable = None
-    lines = []
-    for left, op, right in (*facts, goal):
-        a, c = 0, 0
-        for x, sign in ((left, 1), (right, -1)):
-            if isinstance(x, int):
-                c += sign * x
-                continue
-            for mono, k in x._terms:
-                if not mono:
-                    c += sign * k
-                    continue
-                if len(mono) != 1 or mono[0][1] != 1 or isinstance(mono[0][0], Opaque):
-                    return None
-                atom = mono[0][0]
-                if variable is None:
-                    variable = atom
-                elif atom != variable:
-                    return None
-                a += sign * k
-        lines.append((a, c, op))
-    *held, (ga, gc, gop) = lines
-    low, high = 0, None  # every size is >= 0
-    for a, c, op in held:  # a*u + c op 0
-        if op == "==":
-            if a == 0:
-                if c:
-                    return True  # no size meets the facts
-                continue
-            if c % a:
-                return True
-            low, high = _meet(low, high, -c // a, -c // a)
-            if low is None:
-                return True
-            continue
-        if op in ("<=", "<"):
-            a, c = -a, -c
-        if op in (">", "<"):
-            c -= 1  # a*u + c > 0 is a*u + c - 1 >= 0 (integers)
-        low, high = _meet(low, high, *_bound(a, c))
-        if low is None:
-            return True
-    if gop == "==":  # the ways the goal fails, each a*u + c >= 0
-        fails = ((-ga, -gc - 1), (ga, gc - 1))
-    elif gop == ">=":
-        fails = ((-ga, -gc - 1),)
-    elif gop == ">":
-        fails = ((-ga, -gc),)
-    elif gop == "<=":
-        fails = ((ga, gc - 1),)
-    elif gop == "<":
-        fails = ((ga, gc),)
-    else:
-        return False
-    for a, c in fails:
-        lo, hi = _meet(low, high, *_bound(a, c))
-        if lo is not None and (hi is None or lo <= hi):
-            return False
-    return True
-
-
-def _bound(a: int, c: int) -> tuple[int | None, int | None]:
-    """The integers ``u`` with ``a*u + c >= 0``, as (least, greatest); (None, None) where
-    there are none (None as greatest alone: unbounded above)."""
-    if a > 0:
-        return -(c // a), None  # u >= ceil(-c/a)
-    if a < 0:
-        return None, c // -a  # u <= floor(c/-a)
-    return (0, None) if c >= 0 else (None, None)
-
-
-def _meet(low: int | None, high: int | None, lo: int | None, hi: int | None
-          ) -> tuple[int | None, int | None]:
-    """The intersection of [low, high] and [lo, hi] (None for low or lo: empty; the
-    greatest None: unbounded); (None, None) where it is empty."""
-    if low is None or (lo is None and hi is None):
-        return None, None
-    if lo is not None:
-        low = max(low, lo)
-    if hi is not None:
-        high = hi if high is None else min(high, hi)
-    if high is not None and low > high:
-        return None, None
-    return low, high
 
 
 def order(diff: Any) -> int | None:
