@@ -13,11 +13,12 @@ clause, an unknown size in a where-clause or an output's expression) or keep a
 condition (two named sizes the facts do not equate, a where-clause they do not decide,
 an unknown size broadcast against anything but 1), it declines: None, and the kanren
 solve answers. An unknown size met by a dim is bound to what it meets, as unification
-binds a fresh variable (no condition), and passes through unknown otherwise. So
-its answers are the relation's, exactly (the same :class:`~.forward.Build`, with no
-conditions); tests/test_direct.py runs both on the catalogue's examples and on random
-retypings of them. It exists for speed: a model whose nodes all differ misses every memo, and the
-relation's general machinery costs ten times this.
+binds a fresh variable (no condition), and passes through unknown otherwise. So its
+answers are the relation's, exactly (the same :class:`~.forward.Build`, with no
+conditions); tests/test_direct.py runs both by brute force on small domains and on the
+catalogue's examples retyped at random. It exists for speed: a model whose nodes all
+differ misses every memo, and the relation's general machinery costs two to three times
+a whole build this way (docs/performance.rst).
 """
 
 from __future__ import annotations
