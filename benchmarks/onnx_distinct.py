@@ -2,7 +2,8 @@
 of ``--blocks`` blocks MatMul -> Add -> Relu, block i mapping width i+2 to i+3 (every
 block typed differently), batch a symbolic ``batch``. Each tool in a process of its own (as
 onnx_time.py does): kantensor.onnx.infer_shapes and onnx.shape_inference.infer_shapes,
-best of ``--repeat`` runs after one warm-up, and kantensor's first (cold) run.
+best of ``--repeat`` runs after one warm-up, and kantensor's first (cold) run; CPU
+time of the tool's process (``time.process_time``: steady on a shared machine).
 
 ``python benchmarks/onnx_distinct.py [--blocks 6667] [--repeat 3]`` (20,000 nodes).
 """
@@ -44,14 +45,14 @@ def time_tool(tool: str, blocks: int, repeat: int) -> dict:
         from kantensor.onnx import infer_shapes
     else:
         from onnx.shape_inference import infer_shapes
-    start = time.perf_counter()
+    start = time.process_time()
     infer_shapes(m)
-    cold = time.perf_counter() - start
+    cold = time.process_time() - start
     best = float("inf")
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = time.process_time()
         infer_shapes(m)
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.process_time() - start)
     return {"tool": tool, "cold": cold, "best": best, "nodes": len(m.graph.node)}
 
 

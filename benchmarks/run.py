@@ -4,7 +4,8 @@ Run ``make bench`` (or ``python benchmarks/run.py``). Every case is timed in one
 run beside PyTensor 3.0.7 (the optional ``bench`` extra installs it) and, where a
 floor makes sense, beside NumPy's own calls or a pure-Python floor, as the best of
 interleaved rounds, and as ratios. Absolute times move with the machine's load; the
-ratios are what count.
+ratios are what count. ``--clock cpu`` times the rounds by this process's CPU time
+(steadier on a shared machine).
 Speed is never asserted in the test suite: this script only reports.
 """
 
@@ -48,6 +49,10 @@ except ImportError:  # the comparison is optional
 
 Case = Callable[[], object]
 
+#: The clock of the rounds: wall time, or with ``--clock cpu`` this process's CPU time
+#: (``time.process_time``: other processes on a shared machine do not count in it).
+CLOCK = time.perf_counter
+
 
 def best_times(fns: list[Case | None], rounds: int, number: int) -> list[float | None]:
     """Seconds per call of each of ``fns``: the best of ``rounds`` rounds of ``number``
@@ -58,10 +63,10 @@ def best_times(fns: list[Case | None], rounds: int, number: int) -> list[float |
         for i, fn in enumerate(fns):
             if fn is None:
                 continue
-            start = time.perf_counter()
+            start = CLOCK()
             for _ in range(number):
                 fn()
-            best[i] = min(best[i], (time.perf_counter() - start) / number)
+            best[i] = min(best[i], (CLOCK() - start) / number)
     return best
 
 
@@ -515,7 +520,13 @@ def main() -> None:
     parser.add_argument("--dask-scale", type=float, default=1.0,
                         help="scale of the Dask section's nine workloads (1: full size, "
                              "0: skip that section)")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="time the rows' rounds by the wall clock or by this process's "
+                             "CPU time (time.process_time: steadier on a shared machine; "
+                             "it adds up every thread's time)")
     args = parser.parse_args()
+    global CLOCK
+    CLOCK = time.process_time if args.clock == "cpu" else time.perf_counter
     rounds = 10 if args.quick else 30
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))  # PyTensor's chains
     versions = f"kantensor {kt.__version__}, NumPy {np.__version__}, " \

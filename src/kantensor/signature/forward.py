@@ -24,10 +24,11 @@ from ..types.dtypes import get_default_dtype
 from ..types.facts import EMPTY, Facts
 from ..types.type import TensorType
 from .arity import check_arity
+from .direct import direct_build
 from .messages import failure_message, label
 from .solve import _input_terms, failures, solutions
 
-__all__ = ["MAX_CASES", "Build", "build", "forward_types", "infer"]
+__all__ = ["MAX_CASES", "Build", "build", "forward_types", "infer", "relational"]
 
 
 class _Undetermined(Exception):
@@ -93,7 +94,20 @@ class _OutOfRange(Exception):
 def _infer_cached(sig: Overloads, types: tuple, wrapped: tuple, default_dtype: str,
                   facts: Facts = EMPTY) -> Build | str | list:
     """Memoized on the default float dtype too: float(T) and wrapped floats use it.
-    A failure is a message, or the failing alternatives with their reasons.
+    A failure is a message, or the failing alternatives with their reasons. What is
+    decided without search is answered directly (:mod:`.direct`: the same answer,
+    faster), the rest by the relation (:func:`relational`)."""
+    found = direct_build(sig, types, wrapped, facts)
+    if found is not None:
+        return Build(found)
+    return relational(sig, types, wrapped, facts)
+
+
+def relational(sig: Overloads, types: tuple, wrapped: tuple, facts: Facts = EMPTY
+               ) -> Build | str | list:
+    """The forward build by the relation's kanren solve (the reference :mod:`.direct`
+    agrees with; not memoized). A failure is a message, or the failing alternatives
+    with their reasons.
 
     Alternatives are tried in order. One that holds only under conditions the facts do
     not decide does not end the search: a later one applies where they fail, so the

@@ -132,7 +132,10 @@ class Condition:
                          substitute(self.right, mapping), self.source)
 
     def with_source(self, source: Source | None) -> Condition:
-        return Condition(self.left, self.op, self.right, source)
+        same = object.__new__(Condition)  # the same sides: no need to normalise again
+        same.left, same.op, same.right, same._key = self.left, self.op, self.right, self._key
+        same.source = source
+        return same
 
     def triple(self) -> tuple[DimLike, str, int]:
         """``(d, op, 0)``: the form :func:`kantensor.types.prove.proves` takes."""

@@ -37,7 +37,10 @@ class Facts:
     def __init__(self, atoms: Iterable[Condition] = ()):
         atoms = frozenset(atoms)
         self.atoms = atoms
-        self._triples = tuple(sorted((c.triple() for c in atoms if c.op != "!="), key=str))
+        triples = [c.triple() for c in atoms if c.op != "!="]
+        if len(triples) > 1:  # one order for one set (the proofs' memo keys on it)
+            triples.sort(key=str)
+        self._triples = tuple(triples)
         self._hash = hash(atoms)
 
     def __eq__(self, other: object) -> bool:

@@ -22,6 +22,7 @@ from functools import lru_cache
 from typing import Any, Final
 
 from .intervals import interval, mul_interval, nonnegative, nonnegative_atom, power_interval
+from .onesize import over_one_size
 from .poly import Opaque
 
 __all__ = ["MAX_CASES", "MAX_INEQUALITIES", "MAX_QUESTION_TERMS", "Linear", "bounds", "order",
@@ -333,6 +334,15 @@ def proves(facts: tuple[tuple[Any, str, Any], ...], goal: tuple[Any, str, Any]) 
     sides = [x for f in facts for x in (f[0], f[2])] + [left, right]
     if sum(len(_terms(x)) for x in sides if not isinstance(x, int)) > MAX_QUESTION_TERMS:
         return False  # too large to reason about cheaply: not proven
+    found = over_one_size(facts, goal)
+    if found is not None:
+        return found
+    return _eliminates(facts, goal, sides)
+
+
+def _eliminates(facts: tuple, goal: tuple, sides: list) -> bool:
+    """:func:`proves` by Fourier–Motzkin elimination, case by case of the min/max."""
+    left, op, right = goal
     for choice in _cases(_extremes(sides)):
         system = _System(choice)
         negations = _negated(system, left, op, right)

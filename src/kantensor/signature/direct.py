@@ -1,0 +1,473 @@
+"""Forward builds decided without search: the relation of a signature run directly on
+input types whose sizes are ints, named sizes or unknown, where every step of the solve
+is a check or a computation.
+
+:func:`direct_build` walks a signature's alternatives in order as the forward solve does
+(:mod:`.forward`), and per alternative does on the ground sizes what each constraint of
+:mod:`.compile` and :mod:`.axes` would do there: match the axes of the layout the ranks
+choose, compare the sizes one dim or group names, broadcast the loop dims and groups
+(NumPy's rule), promote and check dtypes, check the where-clauses, and compute the
+outputs. An alternative that certainly fails is skipped, as the relation skips it. Where
+the relation would have to solve (a dim expression in an input, a ``broadcast(...)``
+clause, an unknown size in a where-clause or an output's expression) or keep a
+condition (two named sizes the facts do not equate, a where-clause they do not decide,
+an unknown size broadcast against anything but 1), it declines: None, and the kanren
+solve answers. An unknown size met by a dim is bound to what it meets, as unification
+binds a fresh variable (no condition), and passes through unknown otherwise. So its
+answers are the relation's, exactly (the same :class:`~.forward.Build`, with no
+conditions); tests/test_direct.py runs both by brute force on small domains and on the
+catalogue's examples retyped at random. It exists for speed: a model whose nodes all
+differ misses every memo, and the relation's general machinery costs two to three times
+a whole build this way (docs/performance.rst).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from ..logic.dims import COMPARE
+from ..logic.dtypes import wrapped_dtypes
+from ..syntax import ast as A
+from ..syntax.alternative import Overloads
+from ..types.dim import DIM_CALLS, Dim, unknown
+from ..types.dimfacts import NO_SOLUTION, solve_for
+from ..types.dtypes import (
+    CATEGORIES,
+    DEFAULT_RANGE,
+    DTYPE_FUNCTIONS,
+    Priority,
+    PromotionError,
+    is_lossless_cast,
+    priority,
+    promoted,
+)
+from ..types.facts import Facts
+from ..types.symbols import free_symbols
+from ..types.type import TensorType
+from .compile import CompiledAlternative
+from .layout import LOOP
+from .overloads import compiled
+
+__all__ = ["direct_build"]
+
+_IN_RANGE = frozenset(DEFAULT_RANGE)
+_TENSOR = Priority.TENSOR
+
+
+class _Fails(Exception):
+    """The alternative does not apply: the relation fails on it too."""
+
+
+class _Open(Exception):
+    """Not decided without search: the relation answers."""
+
+
+_KEY = object()  # the unknown an output's size expression defines (see _output_size)
+_UNSET = object()  # a dim no input has bound yet
+
+
+def direct_build(sig: Overloads, types: tuple[TensorType, ...], wrapped: tuple[bool, ...],
+                 facts: Facts) -> tuple[TensorType, ...] | None:
+    """The output types the relation of ``sig`` gives ``types`` unconditionally, or None
+    when that is not decided without search (the relation then answers; it also says
+    why no alternative applies)."""
+    for t in types:
+        for x in t.shape:
+            if type(x) is not int and x is not None and not _named(x):
+                return None  # a size over another solve's unknowns
+    dtypes = tuple([t.dtype for t in types])
+    n = len(types)
+    for c in compiled(sig):
+        if c.n_in != n or c.refuses_dtypes(dtypes):
+            continue
+        plan = _plan(c)
+        if plan is None:
+            return None
+        try:
+            return plan.apply(types, wrapped, facts)
+        except _Fails:
+            continue
+        except _Open:
+            return None
+    return None
+
+
+def _named(x: Any) -> bool:
+    """A size over the user's named sizes only (no unknown of another solve)."""
+    return isinstance(x, Dim) and (x.name is not None or all(
+        isinstance(u, str) for u in free_symbols(x)))
+
+
+@lru_cache(maxsize=4096)
+def _plan(c: CompiledAlternative) -> _Plan | None:
+    """How to run ``c`` directly, or None when some step would need the solver: a dim
+    expression in an input (an equation), a ``broadcast(...)`` clause, a size or dtype
+    name that no input binds."""
+    alt = c.alt
+    bound: set[str] = set()
+    for op in alt.inputs:
+        for d in op.dims:
+            if isinstance(d, A.BinOp | A.Call):
+                return None
+            if isinstance(d, A.DimVar | A.FlexDim):
+                bound.add(d.name)
+    used: set[str] = set()
+    expressions = []
+    for op in alt.outputs:
+        for d in op.dims:
+            if isinstance(d, A.FlexDim):
+                used.add(d.name)
+            elif isinstance(d, A.EXPR_TYPES):
+                used.update(A.expr_names(d))
+                expressions.append(d)
+    dtypes_used: list[str] = []
+    for clause in c.where_clauses:
+        if isinstance(clause, A.Compare):
+            used.update(A.expr_names(clause.left))
+            used.update(A.expr_names(clause.right))
+            expressions += [clause.left, clause.right]
+        elif isinstance(clause, A.InCategory):
+            dtypes_used += A.dtype_names(clause.dtype)
+        elif isinstance(clause, A.DTypeEq | A.Compatible):
+            dtypes_used += A.dtype_names(clause.left) + A.dtype_names(clause.right)
+        else:  # broadcast(...): its result is a size the solver defines
+            return None
+    if not used <= bound or not all(map(_symbolic, expressions)):
+        return None
+    binders = {op.dtype.name for op in alt.inputs if isinstance(op.dtype, A.DTypeVar)}
+    for op in alt.operands:
+        if op.dtype is not None:
+            dtypes_used += A.dtype_names(op.dtype)
+    if not set(dtypes_used) <= binders:
+        return None
+    if alt.outputs and not alt.inputs and any(op.dtype is None for op in alt.outputs):
+        return None  # an output dtype nothing determines
+    return _Plan(c)
+
+
+def _symbolic(node: Any) -> bool:
+    """Whether a dim expression is within the limits of a size over named sizes (the
+    relation may evaluate it over unknowns before it knows their values, and refuse
+    one that may expand past them: ``(n+m+k+1)**40``)."""
+    try:
+        A.evaluate(node, Dim, calls=DIM_CALLS)
+    except (ValueError, OverflowError, ZeroDivisionError):
+        return False
+    return True
+
+
+def _same(a: Any, b: Any, facts: Facts) -> bool:
+    """Whether sizes ``a`` (met first) and ``b`` unify, as ``unify_oc`` decides it for
+    ground sizes: two ints by value, a named size by the facts (never merged), an
+    unknown with anything (a fresh variable is bound); _Open when only a condition
+    could say (the relation would keep it)."""
+    if a is None or b is None:
+        return True
+    if type(a) is int:
+        if type(b) is int:
+            return a == b
+        a, b = b, a  # the named size first, as logic.store._rigid orders them
+    elif type(b) is not int and a == b:
+        return True
+    decided = facts.decide((a, "==", b))
+    if decided is None:
+        raise _Open
+    return decided
+
+
+def _broadcast(sizes: list, facts: Facts) -> Any:
+    """NumPy's broadcast of one axis, as :class:`~kantensor.logic.broadcast.Broadcast`
+    decides it for ground sizes: an unknown size alone or against 1s is the result
+    (unknown), against anything else the relation keeps a condition."""
+    if None in sizes:
+        if sizes.count(None) == 1 and all(v == 1 for v in sizes if v is not None):
+            return None
+        raise _Open
+    known = {v for v in sizes if type(v) is int and v != 1}
+    if len(known) > 1:
+        raise _Fails
+    if known:
+        (k,) = known
+        for v in sizes:
+            if type(v) is not int:
+                same, one = facts.decide((v, "==", k)), facts.decide((v, "==", 1))
+                if same is False and one is False:
+                    raise _Fails
+                if same is not True and one is not True:
+                    raise _Open  # kept as the condition that they broadcast
+        return k
+    rest = {v for v in sizes if type(v) is not int}
+    if not rest:
+        return 1
+    if len(rest) == 1:
+        return next(iter(rest))
+    raise _Open  # several named sizes: max(...) under a condition
+
+
+class _Plan:
+    """One alternative, run directly on ground inputs (see :func:`_plan`)."""
+
+    __slots__ = ("c", "inputs", "outputs", "binders", "cap", "clauses")
+
+    def __init__(self, c: CompiledAlternative) -> None:
+        self.c = c
+        alt = c.alt
+        self.inputs = alt.inputs
+        self.outputs = alt.outputs
+        self.binders = c._binders
+        self.cap = alt.max_loop_dims
+        # a comparison of constants that holds (a template's ``0 == 0``) is checked once
+        self.clauses = tuple([
+            clause for clause in c.where_clauses
+            if not (isinstance(clause, A.Compare) and not A.expr_names(clause.left)
+                    and not A.expr_names(clause.right) and _constant_holds(clause))])
+
+    def apply(self, types: tuple[TensorType, ...], wrapped: tuple[bool, ...], facts: Facts
+              ) -> tuple[TensorType, ...]:
+        c = self.c
+        axes = c.axes
+        n_in = c.n_in
+        if axes.flex is None:
+            layout = axes.fixed
+        else:
+            presence = axes.flex.presence({i: len(types[i].shape) for i in axes.flex.inputs})
+            if presence is None:
+                raise _Open
+            layout = axes.layout(presence)
+            if layout is None:
+                raise _Fails
+        dims: dict[str, Any] = {}
+        shared: dict[Any, tuple] = {}  # a group's sizes (one term for every operand)
+        parts: dict[tuple, tuple] = {}  # (group, input): its sizes there, under '+'
+        broadcast = axes.broadcast
+        for i in range(n_in):
+            shape = types[i].shape
+            n_variables, fixed, variable = layout.counts[i]
+            if n_variables > 1:
+                raise _Open
+            ndim = len(shape)
+            rule = layout.rank_rules[i]
+            if rule is not None and rule[0] != (ndim >= rule[1]):
+                raise _Fails
+            if ndim < fixed or (variable is None and ndim != fixed):
+                raise _Fails
+            glen = ndim - fixed
+            if variable is not None and variable.node == LOOP and self.cap is not None \
+                    and glen > self.cap:
+                raise _Fails
+            axis = 0
+            for it in layout.items[i]:
+                g = it.group
+                if g is not None:
+                    n = it.length if it.length is not None else glen
+                    part = shape[axis:axis + n]
+                    axis += n
+                    key = (g, i) if broadcast else g
+                    table = parts if broadcast else shared
+                    seen = table.get(key)
+                    if seen is None:
+                        table[key] = part
+                    elif len(seen) != len(part) or not all(
+                            _same(a, b, facts) for a, b in zip(seen, part, strict=True)):
+                        raise _Fails
+                    elif None in seen:  # an unknown is bound to what it met
+                        table[key] = tuple([b if a is None else a
+                                            for a, b in zip(seen, part, strict=True)])
+                    continue
+                node, size = it.node, shape[axis]
+                axis += 1
+                if type(node) is A.DimVar:
+                    seen = dims.get(node.name, _UNSET)
+                    if seen is _UNSET or seen is None:
+                        if seen is _UNSET or size is not None:
+                            dims[node.name] = size
+                    elif seen is not size and not _same(seen, size, facts):
+                        raise _Fails
+                elif type(node) is A.FixedDim:
+                    if not _same(size, node.size, facts):
+                        raise _Fails
+                else:
+                    raise _Open
+        if broadcast:
+            for g in layout.groups:
+                held = [parts[g, i] for i in layout.holders[g] if i < n_in]
+                width = max(map(len, held), default=0)
+                shared[g] = tuple([_broadcast([p[a + len(p) - width] for p in held
+                                               if a + len(p) - width >= 0], facts)
+                                   for a in range(width)])
+        env = self._dtypes(types, wrapped)
+        self._clauses(env, dims, facts, types, wrapped)
+        sizes_out, symbolic, unknowns = [], False, False
+        for j in range(len(self.outputs)):
+            sizes: list = []
+            for it in layout.items[n_in + j]:
+                g = it.group
+                if g is not None:
+                    part = shared.get(g)
+                    if part is None:
+                        raise _Open
+                    sizes.extend(part)
+                    unknowns = unknowns or None in part
+                    continue
+                node = it.node
+                if type(node) is A.DimVar:
+                    value = dims.get(node.name, _UNSET)
+                    if value is _UNSET:  # a flexible dim the variant dropped: unknown
+                        raise _Open
+                    unknowns = unknowns or value is None
+                    sizes.append(value)
+                elif type(node) is A.FixedDim:
+                    sizes.append(node.size)
+                else:
+                    value = _output_size(node, dims, facts)
+                    symbolic = symbolic or type(value) is not int
+                    sizes.append(value)
+            sizes_out.append(sizes)
+        out = []
+        # as forward_types: only where it solved sizes, or an output size stayed open
+        simplify = bool(facts) or symbolic or unknowns
+        for j, op in enumerate(self.outputs):
+            dtype = self._dtype(op.dtype, env, types, wrapped) if op.dtype is not None \
+                else _promote(types, wrapped, range(n_in))
+            sizes = sizes_out[j]
+            if simplify:
+                sizes = [facts.simplify(x) if isinstance(x, Dim) else x for x in sizes]
+            try:
+                out.append(TensorType(dtype, sizes))
+            except ValueError:  # past the limits of a type: the relation says so
+                raise _Open from None
+        return tuple(out)
+
+    # -- dtypes ---------------------------------------------------------------------------
+    def _dtypes(self, types: tuple, wrapped: tuple) -> dict[str, str]:
+        """The dtype variables' values, after every input's annotation is checked (as the
+        dtype constraints of :meth:`CompiledAlternative.apply`)."""
+        c = self.c
+        env: dict[str, str] = {}
+        for i, op in enumerate(self.inputs):
+            d = types[i].dtype
+            if wrapped[i] and (types[i].shape or d not in wrapped_dtypes()):
+                raise _Fails  # WrappedOk: a Python number has no axes
+            ann = op.dtype
+            if type(ann) is A.DTypeVar:
+                seen = env.get(ann.name)
+                if seen is None:
+                    env[ann.name] = d
+                elif seen != d:
+                    raise _Fails
+        for i in c._ranged:
+            if types[i].dtype not in _IN_RANGE:
+                raise _Fails
+        for i, op in enumerate(self.inputs):
+            ann = op.dtype
+            if ann is not None and type(ann) is not A.DTypeVar and \
+                    self._dtype(ann, env, types, wrapped) != types[i].dtype:
+                raise _Fails
+        return env
+
+    def _dtype(self, node: Any, env: dict, types: tuple, wrapped: tuple) -> str:
+        """The value of a dtype term (``promote``, ``float(T)``, ...)."""
+        if isinstance(node, A.DTypeName):
+            return node.name
+        if isinstance(node, A.DTypeVar):
+            return env[node.name]
+        if isinstance(node, A.Promote):
+            operands: list = []
+            for a in node.args:
+                d = self._dtype(a, env, types, wrapped)
+                inputs = self.binders.get(a.name, ()) if isinstance(a, A.DTypeVar) else ()
+                if node.joint or not inputs:
+                    operands.append((d, _TENSOR))
+                else:
+                    operands += [(d, priority(len(types[i].shape), wrapped[i]))
+                                 for i in inputs]
+            try:
+                return promoted(tuple(operands))
+            except PromotionError:
+                raise _Fails from None
+        d = self._dtype(node.arg, env, types, wrapped)
+        if d not in _IN_RANGE:
+            raise _Fails
+        return DTYPE_FUNCTIONS[node.word](d)
+
+    # -- where-clauses ------------------------------------------------------------------
+    def _clauses(self, env: dict, dims: dict, facts: Facts, types: tuple, wrapped: tuple
+                 ) -> None:
+        """Check the where-clauses on the ground values (as their constraints do)."""
+        for clause in self.clauses:
+            if isinstance(clause, A.Compare):
+                try:
+                    diff = _value(clause.left, dims) - _value(clause.right, dims)
+                except (ZeroDivisionError, KeyError):
+                    raise _Open from None
+                if type(diff) is int:
+                    if not COMPARE[clause.op](diff, 0):
+                        raise _Fails
+                    continue
+                decided = facts.decide((diff, clause.op, 0))
+                if decided is None:
+                    raise _Open
+                if not decided:
+                    raise _Fails
+            elif isinstance(clause, A.InCategory):
+                d = self._dtype(clause.dtype, env, types, wrapped)
+                if d not in CATEGORIES[clause.category]:
+                    raise _Fails
+            elif isinstance(clause, A.Compatible):
+                a = self._dtype(clause.left, env, types, wrapped)
+                b = self._dtype(clause.right, env, types, wrapped)
+                if not (is_lossless_cast(a, b) or is_lossless_cast(b, a)):
+                    raise _Fails
+            elif self._dtype(clause.left, env, types, wrapped) != \
+                    self._dtype(clause.right, env, types, wrapped):  # DTypeEq
+                raise _Fails
+
+
+def _constant_holds(clause: A.Compare) -> bool:
+    """Whether a comparison of constant expressions holds."""
+    try:
+        diff = _value(clause.left, {}) - _value(clause.right, {})
+    except (ZeroDivisionError, KeyError, _Open):
+        return False
+    return type(diff) is int and COMPARE[clause.op](diff, 0)
+
+
+def _promote(types: tuple, wrapped: tuple, inputs: range) -> str:
+    """An unannotated output's dtype: the promotion of every input, each by its priority."""
+    try:
+        return promoted(tuple([(types[i].dtype, priority(len(types[i].shape), wrapped[i]))
+                               for i in inputs]))
+    except PromotionError:
+        raise _Fails from None
+
+
+def _value(node: Any, dims: dict) -> Any:
+    """A dim expression's value over the sizes the names have (ints or named sizes);
+    _Open where a name is unknown (the relation keeps what it needs of it)."""
+    def size(name: str) -> Any:
+        value = dims[name]
+        if value is None:
+            raise _Open
+        return value
+    return A.evaluate(node, size, calls=DIM_CALLS)
+
+
+def _output_size(node: Any, dims: dict, facts: Facts) -> Any:
+    """An output's dim expression, as its equation and the forward answer give it: an
+    int (none negative), or over named sizes the value the equation defines, simplified
+    under the facts."""
+    try:
+        value = _value(node, dims)
+    except (ZeroDivisionError, KeyError):
+        raise _Open from None
+    if type(value) is int:
+        if value < 0:
+            raise _Fails
+        return value
+    if not _named(value):
+        raise _Open
+    defined = solve_for(unknown(_KEY) - value, _KEY, 0)
+    if defined is None or defined is NO_SOLUTION:
+        raise _Open
+    return facts.simplify(defined)
