@@ -141,7 +141,8 @@ def attention(heads: int = 4, width: int = 32, minus_one: bool = False
 def position_table(positions: int = 64) -> tuple[onnx.ModelProto, list]:
     """BERT's embeddings: a buffer of ``positions`` ids sliced ``[:, :seq]`` (Shape ->
     Gather -> Unsqueeze -> Slice), looked up in the position table and added to the word
-    and token type embeddings, then a LayerNorm; and a slice of the table itself by the
+    and token type embeddings (a buffer of zeros sliced the same way and expanded to
+    ``(batch, seq)``), then a LayerNorm; and a slice of the table itself by the
     sequence length (``table[:seq]``) added to the sequence."""
     g = Graph()
     seq = g.size("ids", 1)
@@ -150,8 +151,11 @@ def position_table(positions: int = 64) -> tuple[onnx.ModelProto, list]:
                g.const([1]), g.const([1]))
     words = g.op("Gather", g.weight(100, 16), "ids", axis=0)
     places = g.op("Gather", g.weight(positions, 16), pos, axis=0)
-    types = g.op("Gather", g.weight(2, 16), g.op("ConstantOfShape", g.op("Shape", "ids"),
-                 value=helper.make_tensor("v", I64, [1], [0])), axis=0)
+    # the token types: a buffer of zeros sliced like the positions, expanded to the ids
+    zeros = g.op("Slice", g.const(np.zeros((1, positions))), g.const([0]),
+                 g.op("Unsqueeze", seq, g.const([0])), g.const([1]), g.const([1]))
+    token_types = g.op("Expand", zeros, g.vector(g.size("ids", 0), seq))
+    types = g.op("Gather", g.weight(2, 16), token_types, axis=0)
     emb = g.op("Add", g.op("Add", words, types), places)
     norm = g.op("LayerNormalization", emb, g.weight(16), g.weight(16), axis=-1)
     table = g.weight(positions, 16)

@@ -64,8 +64,13 @@ def test_a_position_table_slice_is_the_sequence_under_its_condition():
     reader = read_types(model)
     slices = [str(reader.types[n.output[0]]) for n in model.graph.node
               if n.op_type == "Slice"]
-    assert slices == ["int64[1,min(64,seq)]", "float32[seq,16]"]
+    assert slices == ["int64[1,min(64,seq)]", "int64[1,min(64,seq)]", "float32[seq,16]"]
+    # the token types' buffer expanded to (batch, seq): the broadcast of min(64, seq)
+    # with seq is seq where seq <= 64, the one condition of the model
+    (expand,) = [n for n in model.graph.node if n.op_type == "Expand"]
+    assert str(reader.types[expand.output[0]]) == "int64[batch,seq]"
     assert [str(c) for c in reader.conditions] == ["seq <= 64"]
+    assert reader.conditions[0].source.node == f"Expand -> {expand.output[0]}"
     assert str(reader.types[model.graph.output[0].name]) == "float32[batch,seq,16]"
 
 
