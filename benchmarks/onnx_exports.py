@@ -43,6 +43,10 @@ TEXT = [{"batch": 1, "seq": 5}, {"batch": 2, "seq": 17}, {"batch": 3, "seq": 32}
 IMAGE = [{"batch": 1, "height": 224, "width": 224}, {"batch": 2, "height": 160, "width": 192},
          {"batch": 3, "height": 97, "width": 131}]
 FIXED_IMAGE = [{"batch": 1}, {"batch": 2}, {"batch": 3}]
+#: AlexNet's adaptive pool, exported by torch.export as a pool of fixed windows, gives
+#: 6x6 only where the features are 13x13 (sizes 223 to 254)
+ALEXNET = [{"batch": 1, "height": 224, "width": 224}, {"batch": 2, "height": 231, "width": 227},
+           {"batch": 3, "height": 239, "width": 250}]
 AUDIO = [{"batch": 1, "samples": 1600}, {"batch": 2, "samples": 4000},
          {"batch": 3, "samples": 8001}]
 
@@ -92,11 +96,11 @@ def _text(model_fn: Callable, mask: bool = True) -> Callable:
 
 
 def _image(model_fn: Callable, size: int = 224, fixed: bool = False,
-           keyword: str = "x") -> Callable:
+           keyword: str = "x", sizes: list | None = None) -> Callable:
     def make(torch):
         x = torch.randn(2, 3, size, size)
         axes = {keyword: {0: "batch"} if fixed else {0: "batch", 2: "height", 3: "width"}}
-        return model_fn(), {keyword: x}, axes, FIXED_IMAGE if fixed else IMAGE
+        return model_fn(), {keyword: x}, axes, sizes or (FIXED_IMAGE if fixed else IMAGE)
     return make
 
 
@@ -190,13 +194,13 @@ def _torchvision_models() -> dict[str, Callable]:
         x = torch.randn(2, 3, 64, 64)
         return Mixer().eval(), {"x": x}, {"x": {0: "batch"}}, FIXED_IMAGE
 
-    def classifier(fn, **kw):
-        return _image(lambda: fn(num_classes=10, **kw).eval())
+    def classifier(fn, sizes=None):
+        return _image(lambda: fn(num_classes=10).eval(), sizes=sizes)
 
     return {"resnet18": classifier(tv.resnet18), "mobilenet_v3": classifier(tv.mobilenet_v3_small),
             "efficientnet_b0": classifier(tv.efficientnet_b0),
             "convnext": classifier(tv.convnext_tiny), "squeezenet": classifier(tv.squeezenet1_0),
-            "alexnet": classifier(tv.alexnet), "mlp_mixer": mixer}
+            "alexnet": classifier(tv.alexnet, ALEXNET), "mlp_mixer": mixer}
 
 
 def export(out: Path, only: list[str]) -> None:
@@ -270,16 +274,16 @@ def stripped(model):
 def tools() -> dict[str, tuple[Callable, Callable]]:
     """name -> (its inference call, the reader of its dim_param text)."""
     import onnx
-    import shapejudge as sj
 
+    import shapejudge as sj
     from kantensor.onnx import infer_shapes
 
     out = {"kantensor": (infer_shapes, sj.kantensor_size),
            "onnx": (lambda m: onnx.shape_inference.infer_shapes(m, data_prop=True),
                     sj.sympy_size)}
     try:
-        from onnxruntime.tools.symbolic_shape_infer import SymbolicShapeInference
         import sympy  # noqa: F401
+        from onnxruntime.tools.symbolic_shape_infer import SymbolicShapeInference
         out["onnxruntime"] = (lambda m: SymbolicShapeInference.infer_shapes(
             m, auto_merge=True), sj.sympy_size)
     except ImportError as exc:
@@ -291,6 +295,7 @@ def measure(folder: Path, only: list[str], show: int, save: Path | None) -> None
     import logging
 
     import onnx
+
     import shapejudge as sj
 
     logging.disable(logging.WARNING)  # onnxruntime's tool logs every merge

@@ -1,0 +1,264 @@
+"""Questions over sizes monotone in each symbol, under facts that each bound one symbol:
+decided exactly by evaluating at the corners of the box the facts make.
+
+A stack of strided windows (``(h + 3)//8 - 1 >= 1`` after ``(h + 1)//2 - 3 >= 1``) asks
+only such questions: every fact is a size nondecreasing (or nonincreasing) in its one
+symbol compared with a constant, so the sizes it allows are an interval of that symbol,
+found by bisection; the facts together allow a box, and a size monotone in each symbol
+takes its least and greatest values over the box at two of its corners. That answers
+:func:`kantensor.types.prove.proves` and :func:`~kantensor.types.prove.bounds` exactly,
+without the case splits and eliminations of Fourier–Motzkin, whenever it applies;
+``None`` says it does not (a fact over two symbols, a remainder, an unbounded side the
+question needs), and the prover answers instead."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from functools import lru_cache
+from typing import Any
+
+from .intervals import nonnegative_atom
+from .poly import Opaque
+
+__all__ = ["bounds", "proves"]
+
+UP, DOWN, FLAT = 1, -1, 0
+#: The largest size a bisection looks at (past it a side is unbounded).
+LIMIT = 1 << 62
+
+Box = dict[Hashable, tuple[int, int | None]]  # symbol -> (least, greatest or None)
+_EMPTY: Box = {}  # the facts allow no sizes (a distinct object: ``is`` tells it)
+
+
+def _terms(x: Any) -> tuple | int:
+    return x if isinstance(x, int) else x._terms
+
+
+def _symbols(x: Any, out: set) -> set:
+    terms = _terms(x)
+    if isinstance(terms, int):
+        return out
+    for mono, _ in terms:
+        for atom, _ in mono:
+            if isinstance(atom, Opaque):
+                for g in atom.args:
+                    _symbols(g, out)
+            else:
+                out.add(atom)
+    return out
+
+
+def _atom_direction(atom: Hashable, s: Hashable) -> int | None:
+    if not isinstance(atom, Opaque):
+        return UP if atom == s else FLAT
+    ways = [_direction(g, s) for g in atom.args]
+    if atom.op in ("//", "/"):
+        k = atom.args[1]
+        if type(k) is int and k > 0:
+            return ways[0]
+        return FLAT if ways == [FLAT, FLAT] else None
+    if atom.op in ("min", "max"):
+        moving = {w for w in ways if w != FLAT}
+        if None in moving or len(moving) > 1:
+            return None
+        return moving.pop() if moving else FLAT
+    return FLAT if all(w == FLAT for w in ways) else None  # a remainder
+
+
+def _direction(x: Any, s: Hashable) -> int | None:
+    """UP if ``x`` is nondecreasing in ``s`` (the others fixed), DOWN if nonincreasing,
+    FLAT if it does not depend on it, None if not shown."""
+    terms = _terms(x)
+    if isinstance(terms, int):
+        return FLAT
+    return _terms_direction(terms, s)
+
+
+@lru_cache(maxsize=1 << 14)
+def _terms_direction(terms: tuple, s: Hashable) -> int | None:
+    total = FLAT
+    for mono, c in terms:
+        way = FLAT
+        for atom, _ in mono:
+            a = _atom_direction(atom, s)
+            if a is None:
+                return None
+            if a == FLAT:
+                continue
+            if way not in (FLAT, a) or len(mono) > 1 and not all(
+                    nonnegative_atom(b) for b, _ in mono):
+                return None  # a product of factors that move apart, or may be negative
+            way = a
+        way = -way if c < 0 else way
+        if way != FLAT:
+            if total not in (FLAT, way):
+                return None
+            total = way
+    return total
+
+
+def _value(x: Any, point: dict) -> int | None:
+    """``x`` at ``point`` (None: a symbol it lacks, or an inexact ``/``)."""
+    terms = _terms(x)
+    if isinstance(terms, int):
+        return terms
+    total = 0
+    for mono, c in terms:
+        term = c
+        for atom, p in mono:
+            v = _atom_value(atom, point)
+            if v is None:
+                return None
+            term *= v ** p
+        total += term
+    return total
+
+
+def _atom_value(atom: Hashable, point: dict) -> int | None:
+    if not isinstance(atom, Opaque):
+        return point.get(atom)
+    args = [_value(g, point) for g in atom.args]
+    if None in args:
+        return None
+    op = atom.op
+    if op == "min":
+        return min(args)
+    if op == "max":
+        return max(args)
+    a, b = args
+    if b <= 0:
+        return None
+    if op == "//":
+        return a // b
+    if op == "%":
+        return a % b
+    return a // b if op == "/" and a % b == 0 else None
+
+
+class _Unevaluable(Exception):
+    """A size that cannot be evaluated at a point (an inexact ``/``)."""
+
+
+def _at(g: Any, s: Hashable, v: int) -> int:
+    value = _value(g, {s: v})
+    if value is None:
+        raise _Unevaluable
+    return value
+
+
+def _least(g: Any, s: Hashable) -> int | None:
+    """The least size ``v`` with ``g(v) >= 0``, ``g`` nondecreasing in ``s`` (None: none
+    up to LIMIT)."""
+    if _at(g, s, 0) >= 0:
+        return 0
+    lo, step = 0, 1
+    while True:
+        hi = lo + step
+        if hi > LIMIT:
+            return None
+        if _at(g, s, hi) >= 0:
+            break
+        lo, step = hi, 2 * step
+    while hi - lo > 1:  # g(lo) < 0 <= g(hi)
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if _at(g, s, mid) >= 0 else (mid, hi)
+    return hi
+
+
+def _half(g: Any, s: Hashable) -> tuple[int, int | None] | None:
+    """The sizes ``v`` of ``s`` with ``g(v) >= 0`` (``g`` a size over ``s`` alone) as an
+    interval; ``(1, 0)`` if none; None if ``g`` is not monotone or cannot be evaluated."""
+    way = _direction(g, s)
+    try:
+        if way == UP:
+            lo = _least(g, s)
+            return (1, 0) if lo is None else (lo, None)
+        if way == DOWN:  # g(v) >= 0 up to the first v where g(v) <= -1
+            first = _least(-g - 1, s)
+            return (0, None) if first is None else (0, first - 1) if first > 0 else (1, 0)
+    except _Unevaluable:
+        return None
+    return None
+
+
+@lru_cache(maxsize=1 << 12)
+def _box(facts: tuple) -> Box | None:
+    """The box of sizes ``facts`` (triples) allow, each fact over one symbol and monotone
+    in it; ``_EMPTY`` if they allow none; None if a fact is not of that kind."""
+    box: dict = {}
+    for left, op, right in facts:
+        d = left - right
+        parts = {">=": [d], ">": [d - 1], "<=": [-d], "<": [-d - 1], "==": [d, -d]}[op]
+        for g in parts:
+            if isinstance(g, int):
+                if g < 0:
+                    return _EMPTY
+                continue
+            symbols = _symbols(g, set())
+            if len(symbols) != 1:
+                return None
+            (s,) = symbols
+            half = _half(g, s)
+            if half is None:
+                return None
+            lo, hi = box.get(s, (0, None))
+            lo = max(lo, half[0])
+            hi = half[1] if hi is None else (hi if half[1] is None else min(hi, half[1]))
+            if hi is not None and lo > hi:
+                return _EMPTY
+            box[s] = (lo, hi)
+    return box
+
+
+def _extremes(box: Box, x: Any) -> tuple[int | None, int | None] | None:
+    """The least and greatest value of ``x`` over ``box`` (None on a side the box leaves
+    unbounded), or None if ``x`` is not monotone in each of its symbols."""
+    low, high = {}, {}
+    for s in _symbols(x, set()):
+        way = _direction(x, s)
+        if way is None:
+            return None
+        lo, hi = box.get(s, (0, None))
+        low[s], high[s] = (lo, hi) if way != DOWN else (hi, lo)
+    least = None if None in low.values() else _value(x, low)
+    greatest = None if None in high.values() else _value(x, high)
+    return least, greatest
+
+
+def proves(facts: tuple, goal: tuple) -> bool | None:
+    """Whether ``goal`` (a triple) holds wherever ``facts`` do, decided at the corners of
+    their box; None where this path does not apply or the side it needs is unbounded."""
+    box = _box(facts)
+    if box is None:
+        return None
+    if box is _EMPTY:
+        return True
+    left, op, right = goal
+    found = _extremes(box, left - right)
+    if found is None:
+        return None
+    least, greatest = found
+    if op in (">=", ">", "=="):
+        if least is None:
+            return None
+        if least < (1 if op == ">" else 0):
+            return False
+        if op != "==":
+            return True
+    if greatest is None:
+        return None
+    return greatest <= (-1 if op == "<" else 0)
+
+
+def bounds(facts: tuple, x: Any) -> tuple[int | None, int | None] | None:
+    """The least and greatest value of ``x`` wherever ``facts`` hold (``(1, 0)``: they
+    allow nothing), where both sides are found; None otherwise."""
+    box = _box(facts)
+    if box is None:
+        return None
+    if box is _EMPTY:
+        return 1, 0
+    found = _extremes(box, x)
+    if found is None or None in found:
+        return None
+    return found

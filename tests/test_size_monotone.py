@@ -1,0 +1,110 @@
+"""The corners of the box (kantensor.types.monotone): facts that each bound one symbol by
+a monotone size, as stacks of strided windows state them, decide questions exactly;
+checked by brute force over every size of a range that holds the box's corners, and
+against the Fourier-Motzkin prover where both answer."""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kantensor.types import monotone
+from kantensor.types.conditions import Condition
+from kantensor.types.dim import Dim, dim_max, dim_min
+from kantensor.types.facts import Facts
+from kantensor.types.symbols import substitute
+
+N_EXAMPLES = int(os.environ.get("KANTENSOR_FACTS_EXAMPLES", "150"))
+h, w = Dim("h"), Dim("w")
+RANGE = range(0, 400)
+
+
+def _window(x, k: int, s: int, p: int, ceil: bool):
+    """The output size of a window of ``k`` by stride ``s`` over ``x`` padded by ``p``."""
+    return (x + 2 * p - k + (s - 1 if ceil else 0)) // s + 1
+
+
+def _monotone(depth: int = 3) -> st.SearchStrategy:
+    """Sizes nondecreasing in ``h``: stacks of windows, sums, multiples, min/max."""
+    if depth == 0:
+        return st.one_of(st.just(h), st.integers(0, 6))
+    sub = _monotone(depth - 1)
+    return st.one_of(
+        sub,
+        st.tuples(sub, st.integers(1, 4), st.integers(1, 3), st.integers(0, 2),
+                  st.booleans()).map(lambda t: _window(*t)),
+        st.tuples(sub, st.integers(1, 3)).map(lambda t: t[0] * t[1]),
+        st.tuples(sub, sub).map(lambda t: t[0] + t[1]),
+        st.tuples(sub, sub).map(lambda t: dim_min(t[0], t[1])),
+        st.tuples(sub, sub).map(lambda t: dim_max(t[0], t[1])),
+    )
+
+
+def _signed() -> st.SearchStrategy:
+    """A monotone size or its negation (nonincreasing in ``h``)."""
+    return st.tuples(_monotone(), st.booleans()).map(lambda t: -t[0] if t[1] else t[0])
+
+
+def _condition() -> st.SearchStrategy:
+    return st.tuples(_signed(), st.sampled_from([">=", ">", "<=", "<", "=="]),
+                     st.integers(-2, 12)).map(lambda t: Condition(*t))
+
+
+def _holds(c: Condition, v: int) -> bool | None:
+    try:
+        return c.holds({"h": v})
+    except ZeroDivisionError:
+        return None
+
+
+@settings(max_examples=N_EXAMPLES, deadline=None)
+@given(facts=st.lists(_condition(), max_size=3), goal=_condition())
+def test_the_corners_decide_as_brute_force_does(facts, goal) -> None:
+    """Where the corners answer, their answer is the truth at every size of the range
+    where the facts hold: True when the goal holds at all of them, False when it fails
+    at one (the sizes a fact allows are an interval whose ends are in the range)."""
+    store = Facts(facts)
+    found = monotone.proves(store._triples, goal.triple())
+    if found is None:
+        return
+    points = [v for v in RANGE if all(_holds(f, v) for f in facts)]
+    box = monotone._box(store._triples)
+    if box is not monotone._EMPTY and any(
+            lo >= RANGE.stop - 1 or (hi is not None and hi >= RANGE.stop - 1)
+            for lo, hi in box.values()):
+        return  # a corner out of the range: brute force cannot judge
+    truth = all(_holds(goal, v) for v in points)
+    if not points:
+        assert found is True
+    elif found:
+        assert truth, (facts, goal)
+    else:
+        assert not truth, (facts, goal)
+
+
+def test_a_stack_of_ceil_mode_pools_takes_the_corners() -> None:
+    """SqueezeNet's questions: each pool's window fits given the pools before it."""
+    x, facts = h, []
+    for _ in range(7):
+        x = _window(x, 3, 2, 0, True)
+        facts.append(Condition(x, ">=", 1))
+    store = Facts(facts[:-1])
+    assert monotone.proves(store._triples, facts[-1].triple()) is False
+    assert monotone.proves(Facts(facts)._triples, facts[0].triple()) is True
+    assert store.decide(facts[-1]) is None  # not implied: a condition of its own
+    assert Facts(facts).decide(facts[0]) is True
+    assert Facts(facts).bounds(h) == (monotone._least(facts[-1].key[0], "h"), None)
+
+
+def test_questions_the_corners_leave_to_the_prover() -> None:
+    """Facts over two symbols, a remainder, and a side the box leaves unbounded."""
+    two = Facts([Condition(h - w, ">=", 0)])
+    assert monotone.proves(two._triples, (h, ">=", w)) is None
+    assert two.decide(Condition(h, ">=", w)) is True  # the prover's
+    even = Facts([Condition(h % 2, "==", 0)])
+    assert monotone.proves(even._triples, (h, ">=", 0)) is None
+    assert monotone.bounds((), dim_min(h, 5)) is None  # h unbounded: FM's (0, 5)
+    assert Facts().bounds(dim_min(h, 5)) == (0, 5)
+    assert substitute(dim_min(h, 5), {"h": 9}) == 5
