@@ -48,7 +48,11 @@ def _signed() -> st.SearchStrategy:
 
 
 def _condition() -> st.SearchStrategy:
-    return st.tuples(_signed(), st.sampled_from([">=", ">", "<=", "<", "=="]),
+    """A monotone size, or a difference of two (quasi-linear or neither), against an
+    int."""
+    difference = st.tuples(_monotone(2), _monotone(2)).map(lambda t: t[0] - t[1])
+    return st.tuples(st.one_of(_signed(), difference),
+                     st.sampled_from([">=", ">", "<=", "<", "=="]),
                      st.integers(-2, 12)).map(lambda t: Condition(*t))
 
 
@@ -105,6 +109,46 @@ def test_questions_the_corners_leave_to_the_prover() -> None:
     assert two.decide(Condition(h, ">=", w)) is True  # the prover's
     even = Facts([Condition(h % 2, "==", 0)])
     assert monotone.proves(even._triples, (h, ">=", 0)) is None
-    assert monotone.bounds((), dim_min(h, 5)) is None  # h unbounded: FM's (0, 5)
-    assert Facts().bounds(dim_min(h, 5)) == (0, 5)
-    assert substitute(dim_min(h, 5), {"h": 9}) == 5
+    assert monotone.bounds((), dim_min(h, 5)) == (0, 5)  # the upper side: structure's
+    assert monotone.bounds((), dim_min(h, w)) == (0, None)
+    assert monotone.bounds((), h - w) is None  # neither side found
+
+
+def test_a_size_of_one_symbol_is_a_trend_and_a_period() -> None:
+    """Differences of floors are not monotone but periodic around a linear trend: one
+    period decides them (the pools' ``min((h + 1)//4, (h + 3)//4 - 1)``)."""
+    d = (h + 1) // 4 - (h + 3) // 4 + 1
+    assert monotone._period(d, "h") == 4
+    assert monotone.proves((), (d, ">=", 0)) is True
+    assert monotone.proves((), (d, "==", 1)) is False  # 0 at h = 1
+    assert monotone.bounds((), d) == (0, 1)
+    grows = h - h // 3
+    assert monotone.bounds((), grows) == (0, None)
+    assert monotone.proves((), (grows, "<", 10 ** 6)) is False  # unbounded
+    assert monotone.proves(((h, "<=", 10), ), (grows, "<=", 7)) is True
+    assert monotone.proves((), (dim_min(h, 5) - h // 2, ">=", 0)) is None  # not either
+    assert substitute(grows, {"h": 10}) == 7
+
+
+@settings(max_examples=N_EXAMPLES, deadline=None)
+@given(x=st.tuples(_monotone(3), _monotone(3), st.integers(1, 3)).map(
+           lambda t: t[0] - t[2] * t[1]),
+       hi=st.integers(0, 120))
+def test_a_period_and_the_bounds_it_gives_are_brute_force_s(x, hi) -> None:
+    """Nested floors (``(3*(h//2) + 1)//4``) have the period of the inner size times the
+    divisor: the trend repeats every period, and the bounds over ``h <= hi`` found from
+    the ends of the interval are those of every size in it."""
+    period = monotone._period(x, "h")
+    if period is None:
+        return
+    values = [substitute(x, {"h": v}) for v in range(hi + 2 * period + 1)]
+    assert len({values[v + period] - values[v] for v in range(hi + period)}) == 1, x
+    found = monotone.bounds(((h, "<=", hi),), x)
+    assert found == (min(values[:hi + 1]), max(values[:hi + 1])), (x, found)
+
+
+def test_nested_floors_take_the_product_of_their_periods() -> None:
+    x = (3 * (h // 2) + 1) // 4 - h // 3
+    assert monotone._period(x, "h") == 24
+    values = [substitute(x, {"h": v}) for v in range(200)]
+    assert monotone.bounds(((h, "<=", 199),), x) == (min(values), max(values))

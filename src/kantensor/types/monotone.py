@@ -1,11 +1,14 @@
-"""Questions over sizes monotone in each symbol, under facts that each bound one symbol:
-decided exactly by evaluating at the corners of the box the facts make.
+"""Questions over sizes monotone in each symbol (or quasi-linear in one), under facts
+that each bound one symbol: decided exactly by evaluating over the box the facts make.
 
 A stack of strided windows (``(h + 3)//8 - 1 >= 1`` after ``(h + 1)//2 - 3 >= 1``) asks
 only such questions: every fact is a size nondecreasing (or nonincreasing) in its one
 symbol compared with a constant, so the sizes it allows are an interval of that symbol,
 found by bisection; the facts together allow a box, and a size monotone in each symbol
-takes its least and greatest values over the box at two of its corners. That answers
+takes its least and greatest values over the box at two of its corners; a size of one
+symbol made of multiples, floors and remainders by ints (``(h + 1)//4 - (h + 3)//4``) is
+a linear trend plus a part of period ``L`` (the lcm of the divisors), so its extremes are
+within one period of the ends of the symbol's interval. That answers
 :func:`kantensor.types.prove.proves` and :func:`~kantensor.types.prove.bounds` exactly,
 without the case splits and eliminations of Fourier–Motzkin, whenever it applies;
 ``None`` says it does not (a fact over two symbols, a remainder, an unbounded side the
@@ -13,11 +16,12 @@ question needs), and the prover answers instead."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable
 from functools import lru_cache
 from typing import Any
 
-from .intervals import nonnegative_atom
+from .intervals import interval, nonnegative_atom
 from .poly import Opaque
 
 __all__ = ["bounds", "proves"]
@@ -210,11 +214,81 @@ def _box(facts: tuple) -> Box | None:
     return box
 
 
-def _extremes(box: Box, x: Any) -> tuple[int | None, int | None] | None:
-    """The least and greatest value of ``x`` over ``box`` (None on a side the box leaves
-    unbounded), or None if ``x`` is not monotone in each of its symbols."""
+#: The longest period of a size in one symbol that :func:`_scan` evaluates.
+MAX_PERIOD = 4096
+
+
+def _period(x: Any, s: Hashable) -> int | None:
+    """A period of ``x`` minus its linear trend when ``x`` is quasi-linear in ``s`` (sums
+    of int multiples of ``s`` and of floors and remainders by ints of such sizes); None
+    otherwise (a min/max, a product) or past MAX_PERIOD. A floor ``g//k`` of a ``g`` of
+    period ``L`` (``g(v + L) = g(v) + t``, ``t`` an int) has period ``L*k``, since
+    ``g(v + L*k) = g(v) + t*k``; a sum has the lcm of its terms' periods."""
+    terms = _terms(x)
+    if isinstance(terms, int):
+        return 1
+    period = 1
+    for mono, c in terms:
+        if type(c) is not int:
+            return None
+        if not mono:
+            continue
+        if len(mono) > 1 or mono[0][1] != 1:
+            return None
+        atom = mono[0][0]
+        if not isinstance(atom, Opaque):
+            continue
+        k = atom.args[1]
+        if atom.op not in ("//", "%") or type(k) is not int or k <= 0:
+            return None
+        inner = _period(atom.args[0], s)
+        if inner is None:
+            return None
+        period = math.lcm(period, inner * k)
+        if period > MAX_PERIOD:
+            return None
+    return period
+
+
+def _scan(x: Any, s: Hashable, lo: int, hi: int | None) -> tuple | None:
+    """The least and greatest value of ``x`` (quasi-linear in its one symbol ``s``) over
+    ``lo <= s <= hi``: over one period past each end, since ``x(v + L) - x(v)`` is the
+    same at every ``v``; None on a side where ``x`` grows without bound; None if ``x`` is
+    not quasi-linear."""
+    period = _period(x, s)
+    if period is None:
+        return None
+    try:
+        if hi is not None and hi - lo < 2 * period:
+            values = [_at(x, s, v) for v in range(lo, hi + 1)]
+            return min(values), max(values)
+        first = [_at(x, s, v) for v in range(lo, lo + period)]
+        step = _at(x, s, lo + period) - first[0]
+        last = first if hi is None else [_at(x, s, v) for v in range(hi - period + 1, hi + 1)]
+    except _Unevaluable:
+        return None
+    if step == 0:
+        return min(first), max(first)
+    if step > 0:
+        return min(first), None if hi is None else max(last)
+    return (None if hi is None else min(last)), max(first)
+
+
+def _extremes(box: Box, x: Any) -> tuple | None:
+    """``(least, greatest, far_least, far_greatest)`` of ``x`` over ``box``: the least and
+    greatest value (None where not found), and ``x`` at the corners whose unbounded
+    sides are LIMIT (a point of the box: a counterexample where the goal fails there);
+    None if ``x`` is neither quasi-linear in its one symbol nor monotone in each."""
+    symbols = _symbols(x, set())
+    if len(symbols) == 1:
+        (s,) = symbols
+        lo, hi = box.get(s, (0, None))
+        found = _scan(x, s, lo, hi)
+        if found is not None:  # a side of None is unbounded: the far point shows it
+            far = None if hi is not None else _value(x, {s: LIMIT})
+            return (*found, far, far)
     low, high = {}, {}
-    for s in _symbols(x, set()):
+    for s in symbols:
         way = _direction(x, s)
         if way is None:
             return None
@@ -222,12 +296,15 @@ def _extremes(box: Box, x: Any) -> tuple[int | None, int | None] | None:
         low[s], high[s] = (lo, hi) if way != DOWN else (hi, lo)
     least = None if None in low.values() else _value(x, low)
     greatest = None if None in high.values() else _value(x, high)
-    return least, greatest
+    far_least = _value(x, {k: LIMIT if v is None else v for k, v in low.items()})
+    far_greatest = _value(x, {k: LIMIT if v is None else v for k, v in high.items()})
+    return least, greatest, far_least, far_greatest
 
 
 def proves(facts: tuple, goal: tuple) -> bool | None:
-    """Whether ``goal`` (a triple) holds wherever ``facts`` do, decided at the corners of
-    their box; None where this path does not apply or the side it needs is unbounded."""
+    """Whether ``goal`` (a triple) holds wherever ``facts`` do, decided over their box;
+    None where this path does not apply, or a side the goal needs is unbounded and the
+    goal holds at the far corner."""
     box = _box(facts)
     if box is None:
         return None
@@ -237,28 +314,37 @@ def proves(facts: tuple, goal: tuple) -> bool | None:
     found = _extremes(box, left - right)
     if found is None:
         return None
-    least, greatest = found
+    least, greatest, far_least, far_greatest = found
     if op in (">=", ">", "=="):
+        need = 1 if op == ">" else 0
         if least is None:
-            return None
-        if least < (1 if op == ">" else 0):
+            return False if far_least is not None and far_least < need else None
+        if least < need:
             return False
         if op != "==":
             return True
+    need = -1 if op == "<" else 0
     if greatest is None:
-        return None
-    return greatest <= (-1 if op == "<" else 0)
+        return False if far_greatest is not None and far_greatest > need else None
+    return greatest <= need
 
 
 def bounds(facts: tuple, x: Any) -> tuple[int | None, int | None] | None:
     """The least and greatest value of ``x`` wherever ``facts`` hold (``(1, 0)``: they
-    allow nothing), where both sides are found; None otherwise."""
+    allow nothing; None on a side not found there: ``x``'s bound by its structure
+    alone, :func:`~kantensor.types.intervals.interval`); None where this path does not
+    apply or it finds neither side."""
     box = _box(facts)
     if box is None:
         return None
     if box is _EMPTY:
         return 1, 0
     found = _extremes(box, x)
-    if found is None or None in found:
+    if found is None or found[0] is None and found[1] is None:
         return None
-    return found
+    least, greatest = found[:2]
+    if least is None or greatest is None:
+        lo, hi = interval(x)
+        least = lo if least is None else least
+        greatest = hi if greatest is None else greatest
+    return least, greatest
