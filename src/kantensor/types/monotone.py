@@ -35,7 +35,8 @@ _EMPTY: Box = {}  # the facts allow no sizes (a distinct object: ``is`` tells it
 
 
 def _terms(x: Any) -> tuple | int:
-    return x if isinstance(x, int) else x._terms
+    """``x``'s terms (an int, or a size's terms; terms given stay as they are)."""
+    return x if isinstance(x, int | tuple) else x._terms
 
 
 def _symbols(x: Any, out: set) -> set:
@@ -150,35 +151,45 @@ def _at(g: Any, s: Hashable, v: int) -> int:
     return value
 
 
-def _least(g: Any, s: Hashable) -> int | None:
-    """The least size ``v`` with ``g(v) >= 0``, ``g`` nondecreasing in ``s`` (None: none
-    up to LIMIT)."""
-    if _at(g, s, 0) >= 0:
+def _least(g: Any, s: Hashable, sign: int = 1) -> int | None:
+    """The least size ``v`` with ``g(v) >= 0`` (``g`` nondecreasing in ``s``), or with
+    ``sign`` -1, ``g(v) <= -1`` (``g`` nonincreasing); None: none up to LIMIT."""
+    def fits(v: int) -> bool:
+        value = _at(g, s, v)
+        return value >= 0 if sign > 0 else value <= -1
+
+    if fits(0):
         return 0
     lo, step = 0, 1
     while True:
         hi = lo + step
         if hi > LIMIT:
             return None
-        if _at(g, s, hi) >= 0:
+        if fits(hi):
             break
         lo, step = hi, 2 * step
-    while hi - lo > 1:  # g(lo) < 0 <= g(hi)
+    while hi - lo > 1:  # fits(hi), not fits(lo)
         mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if _at(g, s, mid) >= 0 else (mid, hi)
+        lo, hi = (lo, mid) if fits(mid) else (mid, hi)
     return hi
 
 
 def _half(g: Any, s: Hashable) -> tuple[int, int | None] | None:
     """The sizes ``v`` of ``s`` with ``g(v) >= 0`` (``g`` a size over ``s`` alone) as an
-    interval; ``(1, 0)`` if none; None if ``g`` is not monotone or cannot be evaluated."""
+    interval; ``(1, 0)`` if none; None if ``g`` is not monotone or cannot be evaluated.
+    Kept per size: a stack's facts come back in every larger set of facts."""
+    return _half_of(_terms(g), s)
+
+
+@lru_cache(maxsize=1 << 12)
+def _half_of(g: tuple | int, s: Hashable) -> tuple[int, int | None] | None:
     way = _direction(g, s)
     try:
         if way == UP:
             lo = _least(g, s)
             return (1, 0) if lo is None else (lo, None)
         if way == DOWN:  # g(v) >= 0 up to the first v where g(v) <= -1
-            first = _least(-g - 1, s)
+            first = _least(g, s, -1)
             return (0, None) if first is None else (0, first - 1) if first > 0 else (1, 0)
     except _Unevaluable:
         return None
@@ -274,24 +285,30 @@ def _scan(x: Any, s: Hashable, lo: int, hi: int | None) -> tuple | None:
     return (None if hi is None else min(last)), max(first)
 
 
+def _scanned(box: Box, x: Any, symbols: set) -> tuple | None:
+    """:func:`_extremes` of a size of one symbol not monotone in it, by :func:`_scan`."""
+    if len(symbols) != 1:
+        return None
+    (s,) = symbols
+    lo, hi = box.get(s, (0, None))
+    found = _scan(x, s, lo, hi)
+    if found is None:
+        return None
+    far = None if hi is not None else _value(x, {s: LIMIT})  # shows an unbounded side
+    return (*found, far, far)
+
+
 def _extremes(box: Box, x: Any) -> tuple | None:
     """``(least, greatest, far_least, far_greatest)`` of ``x`` over ``box``: the least and
     greatest value (None where not found), and ``x`` at the corners whose unbounded
     sides are LIMIT (a point of the box: a counterexample where the goal fails there);
     None if ``x`` is neither quasi-linear in its one symbol nor monotone in each."""
     symbols = _symbols(x, set())
-    if len(symbols) == 1:
-        (s,) = symbols
-        lo, hi = box.get(s, (0, None))
-        found = _scan(x, s, lo, hi)
-        if found is not None:  # a side of None is unbounded: the far point shows it
-            far = None if hi is not None else _value(x, {s: LIMIT})
-            return (*found, far, far)
     low, high = {}, {}
     for s in symbols:
         way = _direction(x, s)
-        if way is None:
-            return None
+        if way is None:  # not monotone: one period at each end, if of one symbol
+            return _scanned(box, x, symbols)
         lo, hi = box.get(s, (0, None))
         low[s], high[s] = (lo, hi) if way != DOWN else (hi, lo)
     least = None if None in low.values() else _value(x, low)
