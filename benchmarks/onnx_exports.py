@@ -11,6 +11,11 @@ Two steps, each in the environment it needs:
                  ``DIR/<model>.<exporter>.onnx`` beside ``DIR/<model>.sizes.json`` (the
                  three size assignments it runs at). A model or exporter that fails is
                  reported and skipped. Without torch it says so and exits.
+``time DIR``     (kantensor, onnxruntime) times each tool typing each model (value_info
+                 and output shapes removed, protobuf reading included) in fresh
+                 processes of its own (benchmarks/onnx_time.py; the tools taking
+                 turns): cold = the first call of a process (best and median over
+                 ``--processes``), best = the best of ``--repeat`` calls after it.
 ``measure DIR``  (kantensor, onnxruntime; sympy for onnxruntime's tool) strips every
                  model's value_info and output shapes, types it with each tool, runs it
                  with onnxruntime at its three assignments with every value an output,
@@ -22,19 +27,24 @@ Two steps, each in the environment it needs:
 The models are not the project's: keep DIR outside the repository.
 Run: python benchmarks/onnx_exports.py export DIR [--only NAME ...]
      python benchmarks/onnx_exports.py measure DIR [--only NAME ...] [--json FILE]
+     python benchmarks/onnx_exports.py time DIR [--only NAME ...] [--processes 3]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import subprocess
 import sys
+import tempfile
 import time
 import traceback
 import warnings
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from statistics import median
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))  # tests/shapejudge.py: the judge
@@ -259,18 +269,6 @@ def _export_one(torch, module, args: dict, axes: dict, path: Path, exporter: str
 
 
 # -- measure (kantensor, onnxruntime) -----------------------------------------------------
-def stripped(model):
-    """``model`` without the types its exporter wrote for its values and outputs."""
-    import onnx
-
-    out = onnx.ModelProto()
-    out.CopyFrom(model)
-    del out.graph.value_info[:]
-    for o in out.graph.output:
-        o.type.tensor_type.ClearField("shape")
-    return out
-
-
 def tools() -> dict[str, tuple[Callable, Callable]]:
     """name -> (its inference call, the reader of its dim_param text)."""
     import onnx
@@ -295,6 +293,7 @@ def measure(folder: Path, only: list[str], show: int, save: Path | None) -> None
     import logging
 
     import onnx
+    from onnx_time import stripped
 
     import shapejudge as sj
 
@@ -357,6 +356,53 @@ def measure(folder: Path, only: list[str], show: int, save: Path | None) -> None
                                    indent=1))
 
 
+def timings(folder: Path, only: list[str], processes: int, repeat: int) -> None:
+    """Each model's cold and best times per tool, in fresh processes (see the docstring);
+    kantensor's package byte-compiled first, as pip does when it installs it."""
+    from onnx_compare import byte_compile
+    from onnx_time import TOOLS
+
+    script = str(HERE / "onnx_time.py")
+    names = [t for t in TOOLS if t != "onnxruntime" or _has_sympy()]
+    byte_compile()
+    print(f"load average {os.getloadavg()[0]:.1f} at the start; ms, protobuf reading "
+          f"included; {processes} processes per tool, best of {repeat} after the first")
+    print(f"{'model':30} " + " ".join(f"{t + ' cold/median/best':>28}" for t in names))
+    for path in sorted(folder.glob("*.onnx")):
+        name = path.name[:-5]
+        if only and name.split(".")[0] not in only:
+            continue
+        times: dict[str, tuple[list, list]] = {t: ([], []) for t in names}
+        for _ in range(processes):
+            for tool in names:  # the tools take turns: they see the same load
+                with tempfile.TemporaryDirectory() as tmp:  # onnxruntime's saved models
+                    result = subprocess.run(
+                        [sys.executable, script, tool, "--model", str(path), "--repeat",
+                         str(repeat)], capture_output=True, text=True, cwd=tmp)
+                if result.returncode:
+                    times[tool][0].append(float("nan"))
+                    times[tool][1].append(float("nan"))
+                    continue
+                cold, best = map(float, result.stdout.split()[-2:])
+                times[tool][0].append(cold)
+                times[tool][1].append(best)
+        cells = []
+        for cold, best in times.values():
+            ok = not any(v != v for v in cold + best)  # a NaN: a process failed
+            cells.append(f"{1000 * min(cold):.1f}/{1000 * median(cold):.1f}/"
+                         f"{1000 * min(best):.1f}" if ok else "failed")
+        print(f"{name:30} " + " ".join(f"{c:>28}" for c in cells), flush=True)
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
+
+
+def _has_sympy() -> bool:
+    try:
+        import sympy  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def _listed(judgement, show: int) -> dict[str, list[str]]:
     import shapejudge as sj
 
@@ -370,15 +416,19 @@ def _listed(judgement, show: int) -> dict[str, list[str]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("step", choices=["export", "measure"])
+    parser.add_argument("step", choices=["export", "measure", "time"])
     parser.add_argument("folder", type=Path)
     parser.add_argument("--only", nargs="*", default=[])
     parser.add_argument("--show", type=int, default=0)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--processes", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     try:
         if args.step == "export":
             export(args.folder, args.only)
+        elif args.step == "time":
+            timings(args.folder, args.only, args.processes, args.repeat)
         else:
             measure(args.folder, args.only, args.show, args.json)
     except KeyboardInterrupt:
