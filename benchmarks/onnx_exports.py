@@ -57,6 +57,8 @@ FIXED_IMAGE = [{"batch": 1}, {"batch": 2}, {"batch": 3}]
 #: 6x6 only where the features are 13x13 (sizes 223 to 254)
 ALEXNET = [{"batch": 1, "height": 224, "width": 224}, {"batch": 2, "height": 231, "width": 227},
            {"batch": 3, "height": 239, "width": 250}]
+DETECTION = [{"height": 320, "width": 320}, {"height": 240, "width": 300},
+             {"height": 401, "width": 353}]
 AUDIO = [{"batch": 1, "samples": 1600}, {"batch": 2, "samples": 4000},
          {"batch": 3, "samples": 8001}]
 
@@ -204,13 +206,31 @@ def _torchvision_models() -> dict[str, Callable]:
         x = torch.randn(2, 3, 64, 64)
         return Mixer().eval(), {"x": x}, {"x": {0: "batch"}}, FIXED_IMAGE
 
+    def ssdlite(torch):
+        """SSDlite's detector on one image of any size (its transform resizes it to
+        320x320; the boxes kept are as many as the scores pass: a size of the data)."""
+        from torchvision.models.detection import ssdlite320_mobilenet_v3_large
+
+        class Boxes(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.inner = ssdlite320_mobilenet_v3_large(
+                    weights=None, weights_backbone=None, num_classes=10)
+
+            def forward(self, x):
+                return self.inner([x[0]])[0]["boxes"]
+
+        x = torch.rand(1, 3, 320, 320)
+        return Boxes().eval(), {"x": x}, {"x": {2: "height", 3: "width"}}, DETECTION
+
     def classifier(fn, sizes=None):
         return _image(lambda: fn(num_classes=10).eval(), sizes=sizes)
 
     return {"resnet18": classifier(tv.resnet18), "mobilenet_v3": classifier(tv.mobilenet_v3_small),
             "efficientnet_b0": classifier(tv.efficientnet_b0),
             "convnext": classifier(tv.convnext_tiny), "squeezenet": classifier(tv.squeezenet1_0),
-            "alexnet": classifier(tv.alexnet, ALEXNET), "mlp_mixer": mixer}
+            "alexnet": classifier(tv.alexnet, ALEXNET), "mlp_mixer": mixer,
+            "ssdlite": ssdlite}
 
 
 def export(out: Path, only: list[str]) -> None:
@@ -259,13 +279,34 @@ def _export_one(torch, module, args: dict, axes: dict, path: Path, exporter: str
                               input_names=list(args), output_names=["output"],
                               dynamic_axes=axes, opset_version=17)
         else:
-            dims: dict = {}  # one Dim per name, shared by the inputs
-            shapes = tuple({i: dims.setdefault(n, torch.export.Dim(n)) for i, n in v.items()}
-                           for v in axes.values())
-            program = torch.onnx.export(module, tuple(args.values()), dynamo=True,
-                                        input_names=list(args), output_names=["output"],
-                                        dynamic_shapes=shapes, opset_version=18)
-            program.save(str(path), external_data=False)
+            try:
+                _dynamo(torch, module, args, axes, path, named=True)
+            except Exception:  # noqa: BLE001 torch.export's solver refuses some named sizes
+                _dynamo(torch, module, args, axes, path, named=False)
+
+
+def _dynamo(torch, module, args: dict, axes: dict, path: Path, named: bool) -> None:
+    """``torch.onnx.export(dynamo=True)`` with a named Dim per size name, or with
+    ``Dim.DYNAMIC`` hints (torch.export's solver cannot state SqueezeNet's ceil-mode
+    pools' guards over named sizes) and then the inputs' sizes named in the file."""
+    import onnx
+
+    dims: dict = {}  # one Dim per name, shared by the inputs
+    shapes = tuple({i: dims.setdefault(n, torch.export.Dim(n)) if named
+                    else torch.export.Dim.DYNAMIC for i, n in v.items()}
+                   for v in axes.values())
+    program = torch.onnx.export(module, tuple(args.values()), dynamo=True,
+                                input_names=list(args), output_names=["output"],
+                                dynamic_shapes=shapes, opset_version=18)
+    program.save(str(path), external_data=False)
+    if not named:
+        model = onnx.load(str(path))
+        for given in model.graph.input:
+            for i, name in axes.get(given.name, {}).items():
+                dim = given.type.tensor_type.shape.dim[i]
+                if dim.HasField("dim_param"):  # a size torch kept dynamic: its name
+                    dim.dim_param = name
+        onnx.save(model, str(path))
 
 
 # -- measure (kantensor, onnxruntime) -----------------------------------------------------
