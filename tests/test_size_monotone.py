@@ -130,21 +130,56 @@ def test_a_size_of_one_symbol_is_a_trend_and_a_period() -> None:
     assert substitute(grows, {"h": 10}) == 7
 
 
+def _quasi(depth: int = 3) -> st.SearchStrategy:
+    """Sizes of ``h`` made of int multiples, sums, floors and remainders by ints, nested
+    (``(3*(h//2) + 1)//4 - h//3``): quasi-linear, neither monotone nor periodic."""
+    if depth == 0:
+        return st.one_of(st.just(h), st.integers(0, 6))
+    sub = _quasi(depth - 1)
+    return st.one_of(
+        sub,
+        st.tuples(sub, st.integers(1, 3), st.integers(0, 4), st.integers(1, 5)).map(
+            lambda t: (t[1] * t[0] + t[2]) // t[3]),
+        st.tuples(sub, st.integers(1, 5)).map(lambda t: t[0] % t[1]),
+        st.tuples(sub, sub, st.integers(-2, 2)).map(lambda t: t[0] + t[2] * t[1]),
+    )
+
+
 @settings(max_examples=N_EXAMPLES, deadline=None)
-@given(x=st.tuples(_monotone(3), _monotone(3), st.integers(1, 3)).map(
-           lambda t: t[0] - t[2] * t[1]),
-       hi=st.integers(0, 120))
-def test_a_period_and_the_bounds_it_gives_are_brute_force_s(x, hi) -> None:
-    """Nested floors (``(3*(h//2) + 1)//4``) have the period of the inner size times the
-    divisor: the trend repeats every period, and the bounds over ``h <= hi`` found from
-    the ends of the interval are those of every size in it."""
+@given(x=st.one_of(_quasi(), st.tuples(_monotone(3), _monotone(3), st.integers(1, 3)).map(
+           lambda t: t[0] - t[2] * t[1])),
+       lo=st.integers(0, 40), width=st.integers(0, 120))
+def test_a_period_and_the_bounds_it_gives_are_brute_force_s(x, lo, width) -> None:
+    """A period found is one (the trend repeats every period), and the bounds over ``lo
+    <= h <= hi`` found from the ends of the interval are those of every size in it."""
+    hi = lo + width
     period = monotone._period(x, "h")
     if period is None:
         return
     values = [substitute(x, {"h": v}) for v in range(hi + 2 * period + 1)]
     assert len({values[v + period] - values[v] for v in range(hi + period)}) == 1, x
-    found = monotone.bounds(((h, "<=", hi),), x)
-    assert found == (min(values[:hi + 1]), max(values[:hi + 1])), (x, found)
+    found = monotone.bounds(((h, ">=", lo), (h, "<=", hi)), x)
+    assert found == (min(values[lo:hi + 1]), max(values[lo:hi + 1])), (x, found)
+
+
+@settings(max_examples=N_EXAMPLES, deadline=None)
+@given(x=_quasi(), op=st.sampled_from([">=", ">", "<=", "<", "=="]),
+       k=st.integers(-3, 12), hi=st.one_of(st.none(), st.integers(0, 150)))
+def test_quasi_linear_questions_answer_as_brute_force_does(x, op, k, hi) -> None:
+    """``proves`` over ``h <= hi`` (or no bound) is True only where the goal holds at
+    every size, False only where it fails at one (brute force over the range, or the
+    far point past it where ``h`` is unbounded)."""
+    facts = () if hi is None else ((h, "<=", hi),)
+    found = monotone.proves(facts, (x, op, k))
+    if found is None:
+        return
+    goal = Condition(x, op, k)
+    top = 400 if hi is None else hi
+    truth = all(goal.holds({"h": v}) for v in range(top + 1))
+    if found:
+        assert truth, (x, op, k, hi)
+    elif truth:  # refuted past the range: only where h is unbounded
+        assert hi is None and not goal.holds({"h": monotone.LIMIT}), (x, op, k)
 
 
 def test_nested_floors_take_the_product_of_their_periods() -> None:
