@@ -11,6 +11,11 @@ Two steps, each in the environment it needs:
                  ``DIR/<model>.<exporter>.onnx`` beside ``DIR/<model>.sizes.json`` (the
                  three size assignments it runs at). A model or exporter that fails is
                  reported and skipped. Without torch it says so and exits.
+``patterns DIR`` (onnx) writes the exporter-pattern models of tests/exported_models.py
+                 (position ids, causal masks, attention reshapes, position tables,
+                 a stack of seven ceil-mode pools, a strided conv feature
+                 extractor) as ``DIR/<name>.pattern.onnx`` with their sizes, for
+                 ``measure`` and ``time``.
 ``time DIR``     (kantensor, onnxruntime) times each tool typing each model (value_info
                  and output shapes removed, protobuf reading included) in fresh
                  processes of its own (benchmarks/onnx_time.py; the tools taking
@@ -27,6 +32,7 @@ Two steps, each in the environment it needs:
 The models are not the project's: keep DIR outside the repository.
 Run: python benchmarks/onnx_exports.py export DIR [--only NAME ...]
      python benchmarks/onnx_exports.py measure DIR [--only NAME ...] [--json FILE]
+     python benchmarks/onnx_exports.py patterns DIR
      python benchmarks/onnx_exports.py time DIR [--only NAME ...] [--processes 3]
 """
 
@@ -309,6 +315,20 @@ def _dynamo(torch, module, args: dict, axes: dict, path: Path, named: bool) -> N
         onnx.save(model, str(path))
 
 
+def patterns(out: Path) -> None:
+    import onnx
+
+    import exported_models as em
+
+    out.mkdir(parents=True, exist_ok=True)
+    builders = dict(em.PATTERNS) | {"pool_stack": lambda: em.pool_stack(pools=7)}
+    for name, build in builders.items():
+        model, sizes = build()
+        onnx.save(model, str(out / f"{name}.pattern.onnx"))
+        (out / f"{name}.sizes.json").write_text(json.dumps(sizes))
+        print(f"{name}: {len(model.graph.node)} nodes")
+
+
 # -- measure (kantensor, onnxruntime) -----------------------------------------------------
 def tools() -> dict[str, tuple[Callable, Callable]]:
     """name -> (its inference call, the reader of its dim_param text)."""
@@ -457,7 +477,7 @@ def _listed(judgement, show: int) -> dict[str, list[str]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("step", choices=["export", "measure", "time"])
+    parser.add_argument("step", choices=["export", "patterns", "measure", "time"])
     parser.add_argument("folder", type=Path)
     parser.add_argument("--only", nargs="*", default=[])
     parser.add_argument("--show", type=int, default=0)
@@ -468,6 +488,8 @@ def main() -> None:
     try:
         if args.step == "export":
             export(args.folder, args.only)
+        elif args.step == "patterns":
+            patterns(args.folder)
         elif args.step == "time":
             timings(args.folder, args.only, args.processes, args.repeat)
         else:
