@@ -39,6 +39,7 @@ Run: python benchmarks/onnx_exports.py export DIR [--only NAME ...]
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import subprocess
@@ -424,7 +425,7 @@ def timings(folder: Path, only: list[str], processes: int, repeat: int) -> None:
     from onnx_time import TOOLS
 
     script = str(HERE / "onnx_time.py")
-    names = [t for t in TOOLS if t != "onnxruntime" or _has_sympy()]
+    names = [t for t in TOOLS if t != "onnxruntime" or importlib.util.find_spec("sympy")]
     byte_compile()
     print(f"load average {os.getloadavg()[0]:.1f} at the start; ms, protobuf reading "
           f"included; {processes} processes per tool, best of {repeat} after the first")
@@ -454,14 +455,6 @@ def timings(folder: Path, only: list[str], processes: int, repeat: int) -> None:
                          f"{1000 * min(best):.1f}" if ok else "failed")
         print(f"{name:30} " + " ".join(f"{c:>28}" for c in cells), flush=True)
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
-
-
-def _has_sympy() -> bool:
-    try:
-        import sympy  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
 
 def _listed(judgement, show: int) -> dict[str, list[str]]:
