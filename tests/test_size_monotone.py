@@ -187,3 +187,14 @@ def test_nested_floors_take_the_product_of_their_periods() -> None:
     assert monotone._period(x, "h") == 24
     values = [substitute(x, {"h": v}) for v in range(200)]
     assert monotone.bounds(((h, "<=", 199),), x) == (min(values), max(values))
+
+
+def test_a_period_past_the_limit_is_left_to_the_prover() -> None:
+    """A hostile size of a long period is not scanned (bounded work per question)."""
+    x = h // 4096 - (h + 7) // 4096 + h // 2
+    assert monotone._period(x, "h") is None
+    assert monotone.proves(((h, "<=", 10 ** 6),), (x, ">=", -1)) is None
+    y = h // 1024 - (h + 7) // 1024 + h // 2 - h // 4 - h // 8
+    assert monotone._period(y, "h") == monotone.MAX_PERIOD
+    values = [substitute(y, {"h": v}) for v in range(8001)]
+    assert monotone.bounds(((h, "<=", 8000),), y) == (min(values), max(values))

@@ -225,8 +225,10 @@ def _box(facts: tuple) -> Box | None:
     return box
 
 
-#: The longest period of a size in one symbol that :func:`_scan` evaluates.
-MAX_PERIOD = 4096
+#: The longest period of a size in one symbol that :func:`_scan` evaluates (2 periods
+#: per question, kept per size and interval: a hostile size costs some ms, not seconds;
+#: a stack of strides is far shorter, wav2vec2's 320).
+MAX_PERIOD = 1024
 
 
 def _period(x: Any, s: Hashable) -> int | None:
@@ -266,6 +268,11 @@ def _scan(x: Any, s: Hashable, lo: int, hi: int | None) -> tuple | None:
     ``lo <= s <= hi``: over one period past each end, since ``x(v + L) - x(v)`` is the
     same at every ``v``; None on a side where ``x`` grows without bound; None if ``x`` is
     not quasi-linear."""
+    return _scan_of(_terms(x), s, lo, hi)
+
+
+@lru_cache(maxsize=1 << 12)
+def _scan_of(x: tuple | int, s: Hashable, lo: int, hi: int | None) -> tuple | None:
     period = _period(x, s)
     if period is None:
         return None
