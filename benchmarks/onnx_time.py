@@ -1,11 +1,14 @@
-"""One tool typing the transformer of onnx_model.py in this process, for onnx_compare.py:
-prints the first call's seconds and the best of the calls after it. The process imports
-onnx, the model builder and the one tool timed, nothing of the other tools or of the
-node-case harness: importing onnx.reference (as the harness does) fills onnx's schema
-registry, which onnx's first inference call otherwise fills itself (about 9 ms).
+"""One tool typing the transformer of onnx_model.py (or the model file ``--model`` names,
+its value_info and output shapes removed) in this process, for onnx_compare.py and
+onnx_exports.py: prints the first call's seconds and the best of the calls after it.
+The process imports onnx, the model builder and the one tool timed, nothing of the other
+tools or of the node-case harness: importing onnx.reference (as the harness does) fills
+onnx's schema registry, which onnx's first inference call otherwise fills itself (about
+9 ms).
 
 Run: python benchmarks/onnx_time.py TOOL [--layers 34] [--width 64] [--repeat 20]
-[--clock cpu] (``cpu``: this process's CPU time, steadier on a shared machine).
+     [--clock cpu] (``cpu``: this process's CPU time, steadier on a shared machine).
+     python benchmarks/onnx_time.py TOOL --model PATH [--repeat 20] [--clock cpu]
 """
 
 from __future__ import annotations
@@ -38,6 +41,16 @@ def tool(name: str) -> Tool:
     return lambda model: call(module, model)
 
 
+def stripped(model: onnx.ModelProto) -> onnx.ModelProto:
+    """``model`` without the types its exporter wrote for its values and outputs."""
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    del out.graph.value_info[:]
+    for o in out.graph.output:
+        o.type.tensor_type.ClearField("shape")
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("tool", choices=sorted(TOOLS))
@@ -45,10 +58,13 @@ def main() -> None:
     parser.add_argument("--width", type=int, default=WIDTH)
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall")
+    parser.add_argument("--model", help="an .onnx file to time instead of the transformer")
     args = parser.parse_args()
     clock = time.process_time if args.clock == "cpu" else time.perf_counter
     infer = tool(args.tool)  # the one tool timed (see the docstring)
-    data = transformer(args.layers, args.width).SerializeToString()
+    model = stripped(onnx.load(args.model)) if args.model else transformer(args.layers,
+                                                                           args.width)
+    data = model.SerializeToString()
     times = []
     for _ in range(args.repeat + 1):
         start = clock()

@@ -21,6 +21,7 @@ from collections.abc import Hashable, Iterable, Sequence
 from functools import lru_cache
 from typing import Any, Final
 
+from . import monotone
 from .intervals import interval, mul_interval, nonnegative, nonnegative_atom, power_interval
 from .onesize import over_one_size
 from .poly import Opaque
@@ -335,6 +336,8 @@ def proves(facts: tuple[tuple[Any, str, Any], ...], goal: tuple[Any, str, Any]) 
     if sum(len(_terms(x)) for x in sides if not isinstance(x, int)) > MAX_QUESTION_TERMS:
         return False  # too large to reason about cheaply: not proven
     found = over_one_size(facts, goal)
+    if found is None:  # facts of one symbol each, monotone: at the corners of their box
+        found = monotone.proves(facts, goal)
     if found is not None:
         return found
     return _eliminates(facts, goal, sides)
@@ -394,6 +397,9 @@ def bounds(facts: tuple[tuple[Any, str, Any], ...], x: Any) -> tuple[int | None,
     sides = [y for f in facts for y in (f[0], f[2])] + [x]
     if sum(len(_terms(y)) for y in sides if not isinstance(y, int)) > MAX_QUESTION_TERMS:
         return None, None
+    found = monotone.bounds(facts, x)
+    if found is not None:
+        return found
     low: int | None = None
     high: int | None = None
     first, seen = True, False

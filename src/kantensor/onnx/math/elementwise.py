@@ -158,8 +158,10 @@ def swiglu(a: np.ndarray, b: np.ndarray, *, alpha: float = 1.0) -> np.ndarray:
 
 @builder
 def build_expand(types: tuple, shape_value: Any, **_: Any) -> dict[str, Any]:
-    """Expand: NumPy's broadcast of the input with the shape; an axis is decided when
-    one side is 1 or both are the same size, unknown otherwise."""
+    """Expand: NumPy's broadcast of the input with the shape, one axis at a time: an
+    axis where one side is 1 or both are the same size is the other; two sizes are
+    ``broadcast(a, b)``, which the facts decide or the build keeps as a condition; an
+    unknown entry of the shape is an unknown size."""
     x, shape = types[0], types[1]
     dims = names("a", x.ndim)
     k = shape.shape[0]
@@ -179,6 +181,9 @@ def build_expand(types: tuple, shape_value: Any, **_: Any) -> dict[str, Any]:
             out.append(sizes.text(t))
         elif isinstance(t, int):  # a valid broadcast against a size other than 1 gives it
             out.append(str(t))
+        elif t is not None:  # NumPy's rule of two sizes, decided by the facts or kept
+            out.append(f"u{i}")
+            clauses.append(f"broadcast({d}, {sizes.text(t)}) == u{i}")
         else:
             out.append(f"u{i}")
             clauses.append(f"u{i} >= 0")

@@ -1,0 +1,374 @@
+"""Questions over sizes monotone in each symbol (or quasi-linear in one), under facts
+that each bound one symbol: decided exactly by evaluating over the box the facts make.
+
+A stack of strided windows (``(h + 3)//8 - 1 >= 1`` after ``(h + 1)//2 - 3 >= 1``) asks
+only such questions: every fact is a size nondecreasing (or nonincreasing) in its one
+symbol compared with a constant, so the sizes it allows are an interval of that symbol,
+found by bisection; the facts together allow a box, and a size monotone in each symbol
+takes its least and greatest values over the box at two of its corners; a size of one
+symbol made of multiples, floors and remainders by ints (``(h + 1)//4 - (h + 3)//4``) is
+a linear trend plus a part of period ``L`` (the lcm of the divisors), so its extremes are
+within one period of the ends of the symbol's interval. That answers
+:func:`kantensor.types.prove.proves` and :func:`~kantensor.types.prove.bounds` exactly,
+without the case splits and eliminations of Fourier–Motzkin, whenever it applies;
+``None`` says it does not (a fact over two symbols, a remainder, an unbounded side the
+question needs), and the prover answers instead."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable
+from functools import lru_cache
+from typing import Any
+
+from .intervals import interval, nonnegative_atom
+from .poly import Opaque
+
+__all__ = ["bounds", "proves"]
+
+UP, DOWN, FLAT = 1, -1, 0
+#: The largest size a bisection looks at (past it a side is unbounded).
+LIMIT = 1 << 62
+
+Box = dict[Hashable, tuple[int, int | None]]  # symbol -> (least, greatest or None)
+_EMPTY: Box = {}  # the facts allow no sizes (a distinct object: ``is`` tells it)
+
+
+def _terms(x: Any) -> tuple | int:
+    """``x``'s terms (an int, or a size's terms; terms given stay as they are)."""
+    return x if isinstance(x, int | tuple) else x._terms
+
+
+def _symbols(x: Any, out: set) -> set:
+    terms = _terms(x)
+    if isinstance(terms, int):
+        return out
+    for mono, _ in terms:
+        for atom, _ in mono:
+            if isinstance(atom, Opaque):
+                for g in atom.args:
+                    _symbols(g, out)
+            else:
+                out.add(atom)
+    return out
+
+
+def _atom_direction(atom: Hashable, s: Hashable) -> int | None:
+    if not isinstance(atom, Opaque):
+        return UP if atom == s else FLAT
+    ways = [_direction(g, s) for g in atom.args]
+    if atom.op in ("//", "/"):
+        k = atom.args[1]
+        if type(k) is int and k > 0:
+            return ways[0]
+        return FLAT if ways == [FLAT, FLAT] else None
+    if atom.op in ("min", "max"):
+        moving = {w for w in ways if w != FLAT}
+        if None in moving or len(moving) > 1:
+            return None
+        return moving.pop() if moving else FLAT
+    return FLAT if all(w == FLAT for w in ways) else None  # a remainder
+
+
+def _direction(x: Any, s: Hashable) -> int | None:
+    """UP if ``x`` is nondecreasing in ``s`` (the others fixed), DOWN if nonincreasing,
+    FLAT if it does not depend on it, None if not shown."""
+    terms = _terms(x)
+    if isinstance(terms, int):
+        return FLAT
+    return _terms_direction(terms, s)
+
+
+@lru_cache(maxsize=1 << 14)
+def _terms_direction(terms: tuple, s: Hashable) -> int | None:
+    total = FLAT
+    for mono, c in terms:
+        way = FLAT
+        for atom, _ in mono:
+            a = _atom_direction(atom, s)
+            if a is None:
+                return None
+            if a == FLAT:
+                continue
+            if way not in (FLAT, a) or len(mono) > 1 and not all(
+                    nonnegative_atom(b) for b, _ in mono):
+                return None  # a product of factors that move apart, or may be negative
+            way = a
+        way = -way if c < 0 else way
+        if way != FLAT:
+            if total not in (FLAT, way):
+                return None
+            total = way
+    return total
+
+
+def _value(x: Any, point: dict) -> int | None:
+    """``x`` at ``point`` (None: a symbol it lacks, or an inexact ``/``)."""
+    terms = _terms(x)
+    if isinstance(terms, int):
+        return terms
+    total = 0
+    for mono, c in terms:
+        term = c
+        for atom, p in mono:
+            v = _atom_value(atom, point)
+            if v is None:
+                return None
+            term *= v ** p
+        total += term
+    return total
+
+
+def _atom_value(atom: Hashable, point: dict) -> int | None:
+    if not isinstance(atom, Opaque):
+        return point.get(atom)
+    args = [_value(g, point) for g in atom.args]
+    if None in args:
+        return None
+    op = atom.op
+    if op == "min":
+        return min(args)
+    if op == "max":
+        return max(args)
+    a, b = args
+    if b <= 0:
+        return None
+    if op == "//":
+        return a // b
+    if op == "%":
+        return a % b
+    return a // b if op == "/" and a % b == 0 else None
+
+
+class _Unevaluable(Exception):
+    """A size that cannot be evaluated at a point (an inexact ``/``)."""
+
+
+def _at(g: Any, s: Hashable, v: int) -> int:
+    value = _value(g, {s: v})
+    if value is None:
+        raise _Unevaluable
+    return value
+
+
+def _least(g: Any, s: Hashable, sign: int = 1) -> int | None:
+    """The least size ``v`` with ``g(v) >= 0`` (``g`` nondecreasing in ``s``), or with
+    ``sign`` -1, ``g(v) <= -1`` (``g`` nonincreasing); None: none up to LIMIT."""
+    def fits(v: int) -> bool:
+        value = _at(g, s, v)
+        return value >= 0 if sign > 0 else value <= -1
+
+    if fits(0):
+        return 0
+    lo, step = 0, 1
+    while True:
+        hi = lo + step
+        if hi > LIMIT:
+            return None
+        if fits(hi):
+            break
+        lo, step = hi, 2 * step
+    while hi - lo > 1:  # fits(hi), not fits(lo)
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if fits(mid) else (mid, hi)
+    return hi
+
+
+def _half(g: Any, s: Hashable) -> tuple[int, int | None] | None:
+    """The sizes ``v`` of ``s`` with ``g(v) >= 0`` (``g`` a size over ``s`` alone) as an
+    interval; ``(1, 0)`` if none; None if ``g`` is not monotone or cannot be evaluated.
+    Kept per size: a stack's facts come back in every larger set of facts."""
+    return _half_of(_terms(g), s)
+
+
+@lru_cache(maxsize=1 << 12)
+def _half_of(g: tuple | int, s: Hashable) -> tuple[int, int | None] | None:
+    way = _direction(g, s)
+    try:
+        if way == UP:
+            lo = _least(g, s)
+            return (1, 0) if lo is None else (lo, None)
+        if way == DOWN:  # g(v) >= 0 up to the first v where g(v) <= -1
+            first = _least(g, s, -1)
+            return (0, None) if first is None else (0, first - 1) if first > 0 else (1, 0)
+    except _Unevaluable:
+        return None
+    return None
+
+
+@lru_cache(maxsize=1 << 12)
+def _box(facts: tuple) -> Box | None:
+    """The box of sizes ``facts`` (triples) allow, each fact over one symbol and monotone
+    in it; ``_EMPTY`` if they allow none; None if a fact is not of that kind."""
+    box: dict = {}
+    for left, op, right in facts:
+        d = left - right
+        parts = {">=": [d], ">": [d - 1], "<=": [-d], "<": [-d - 1], "==": [d, -d]}[op]
+        for g in parts:
+            if isinstance(g, int):
+                if g < 0:
+                    return _EMPTY
+                continue
+            symbols = _symbols(g, set())
+            if len(symbols) != 1:
+                return None
+            (s,) = symbols
+            half = _half(g, s)
+            if half is None:
+                return None
+            lo, hi = box.get(s, (0, None))
+            lo = max(lo, half[0])
+            hi = half[1] if hi is None else (hi if half[1] is None else min(hi, half[1]))
+            if hi is not None and lo > hi:
+                return _EMPTY
+            box[s] = (lo, hi)
+    return box
+
+
+#: The longest period of a size in one symbol that :func:`_scan` evaluates (2 periods
+#: per question, kept per size and interval: a hostile size costs some ms, not seconds;
+#: a stack of strides is far shorter, wav2vec2's 320).
+MAX_PERIOD = 1024
+
+
+def _period(x: Any, s: Hashable) -> int | None:
+    """A period of ``x`` minus its linear trend when ``x`` is quasi-linear in ``s`` (sums
+    of int multiples of ``s`` and of floors and remainders by ints of such sizes); None
+    otherwise (a min/max, a product) or past MAX_PERIOD. A floor ``g//k`` of a ``g`` of
+    period ``L`` (``g(v + L) = g(v) + t``, ``t`` an int) has period ``L*k``, since
+    ``g(v + L*k) = g(v) + t*k``; a sum has the lcm of its terms' periods."""
+    terms = _terms(x)
+    if isinstance(terms, int):
+        return 1
+    period = 1
+    for mono, c in terms:
+        if type(c) is not int:
+            return None
+        if not mono:
+            continue
+        if len(mono) > 1 or mono[0][1] != 1:
+            return None
+        atom = mono[0][0]
+        if not isinstance(atom, Opaque):
+            continue
+        k = atom.args[1]
+        if atom.op not in ("//", "%") or type(k) is not int or k <= 0:
+            return None
+        inner = _period(atom.args[0], s)
+        if inner is None:
+            return None
+        period = math.lcm(period, inner * k)
+        if period > MAX_PERIOD:
+            return None
+    return period
+
+
+def _scan(x: Any, s: Hashable, lo: int, hi: int | None) -> tuple | None:
+    """The least and greatest value of ``x`` (quasi-linear in its one symbol ``s``) over
+    ``lo <= s <= hi``: over one period past each end, since ``x(v + L) - x(v)`` is the
+    same at every ``v``; None on a side where ``x`` grows without bound; None if ``x`` is
+    not quasi-linear."""
+    return _scan_of(_terms(x), s, lo, hi)
+
+
+@lru_cache(maxsize=1 << 12)
+def _scan_of(x: tuple | int, s: Hashable, lo: int, hi: int | None) -> tuple | None:
+    period = _period(x, s)
+    if period is None:
+        return None
+    try:
+        if hi is not None and hi - lo < 2 * period:
+            values = [_at(x, s, v) for v in range(lo, hi + 1)]
+            return min(values), max(values)
+        first = [_at(x, s, v) for v in range(lo, lo + period)]
+        step = _at(x, s, lo + period) - first[0]
+        last = first if hi is None else [_at(x, s, v) for v in range(hi - period + 1, hi + 1)]
+    except _Unevaluable:
+        return None
+    if step == 0:
+        return min(first), max(first)
+    if step > 0:
+        return min(first), None if hi is None else max(last)
+    return (None if hi is None else min(last)), max(first)
+
+
+def _scanned(box: Box, x: Any, symbols: set) -> tuple | None:
+    """:func:`_extremes` of a size of one symbol not monotone in it, by :func:`_scan`."""
+    if len(symbols) != 1:
+        return None
+    (s,) = symbols
+    lo, hi = box.get(s, (0, None))
+    found = _scan(x, s, lo, hi)
+    if found is None:
+        return None
+    far = None if hi is not None else _value(x, {s: LIMIT})  # shows an unbounded side
+    return (*found, far, far)
+
+
+def _extremes(box: Box, x: Any) -> tuple | None:
+    """``(least, greatest, far_least, far_greatest)`` of ``x`` over ``box``: the least and
+    greatest value (None where not found), and ``x`` at the corners whose unbounded
+    sides are LIMIT (a point of the box: a counterexample where the goal fails there);
+    None if ``x`` is neither quasi-linear in its one symbol nor monotone in each."""
+    symbols = _symbols(x, set())
+    low, high = {}, {}
+    for s in symbols:
+        way = _direction(x, s)
+        if way is None:  # not monotone: one period at each end, if of one symbol
+            return _scanned(box, x, symbols)
+        lo, hi = box.get(s, (0, None))
+        low[s], high[s] = (lo, hi) if way != DOWN else (hi, lo)
+    least = None if None in low.values() else _value(x, low)
+    greatest = None if None in high.values() else _value(x, high)
+    far_least = _value(x, {k: LIMIT if v is None else v for k, v in low.items()})
+    far_greatest = _value(x, {k: LIMIT if v is None else v for k, v in high.items()})
+    return least, greatest, far_least, far_greatest
+
+
+def proves(facts: tuple, goal: tuple) -> bool | None:
+    """Whether ``goal`` (a triple) holds wherever ``facts`` do, decided over their box;
+    None where this path does not apply, or a side the goal needs is unbounded and the
+    goal holds at the far corner."""
+    box = _box(facts)
+    if box is None:
+        return None
+    if box is _EMPTY:
+        return True
+    left, op, right = goal
+    found = _extremes(box, left - right)
+    if found is None:
+        return None
+    least, greatest, far_least, far_greatest = found
+    if op in (">=", ">", "=="):
+        need = 1 if op == ">" else 0
+        if least is None:
+            return False if far_least is not None and far_least < need else None
+        if least < need:
+            return False
+        if op != "==":
+            return True
+    need = -1 if op == "<" else 0
+    if greatest is None:
+        return False if far_greatest is not None and far_greatest > need else None
+    return greatest <= need
+
+
+def bounds(facts: tuple, x: Any) -> tuple[int | None, int | None] | None:
+    """The least and greatest value of ``x`` wherever ``facts`` hold (``(1, 0)``: they
+    allow nothing; None on a side not found there: ``x``'s bound by its structure
+    alone, :func:`~kantensor.types.intervals.interval`); None where this path does not
+    apply or it finds neither side."""
+    box = _box(facts)
+    if box is None:
+        return None
+    if box is _EMPTY:
+        return 1, 0
+    found = _extremes(box, x)
+    if found is None or found[0] is None and found[1] is None:
+        return None
+    least, greatest = found[:2]
+    if least is None or greatest is None:
+        lo, hi = interval(x)
+        least = lo if least is None else least
+        greatest = hi if greatest is None else greatest
+    return least, greatest

@@ -1,0 +1,200 @@
+"""The corners of the box (kantensor.types.monotone): facts that each bound one symbol by
+a monotone size, as stacks of strided windows state them, decide questions exactly;
+checked by brute force over every size of a range that holds the box's corners, and
+against the Fourier-Motzkin prover where both answer."""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kantensor.types import monotone
+from kantensor.types.conditions import Condition
+from kantensor.types.dim import Dim, dim_max, dim_min
+from kantensor.types.facts import Facts
+from kantensor.types.symbols import substitute
+
+N_EXAMPLES = int(os.environ.get("KANTENSOR_FACTS_EXAMPLES", "150"))
+h, w = Dim("h"), Dim("w")
+RANGE = range(0, 400)
+
+
+def _window(x, k: int, s: int, p: int, ceil: bool):
+    """The output size of a window of ``k`` by stride ``s`` over ``x`` padded by ``p``."""
+    return (x + 2 * p - k + (s - 1 if ceil else 0)) // s + 1
+
+
+def _monotone(depth: int = 3) -> st.SearchStrategy:
+    """Sizes nondecreasing in ``h``: stacks of windows, sums, multiples, min/max."""
+    if depth == 0:
+        return st.one_of(st.just(h), st.integers(0, 6))
+    sub = _monotone(depth - 1)
+    return st.one_of(
+        sub,
+        st.tuples(sub, st.integers(1, 4), st.integers(1, 3), st.integers(0, 2),
+                  st.booleans()).map(lambda t: _window(*t)),
+        st.tuples(sub, st.integers(1, 3)).map(lambda t: t[0] * t[1]),
+        st.tuples(sub, sub).map(lambda t: t[0] + t[1]),
+        st.tuples(sub, sub).map(lambda t: dim_min(t[0], t[1])),
+        st.tuples(sub, sub).map(lambda t: dim_max(t[0], t[1])),
+    )
+
+
+def _signed() -> st.SearchStrategy:
+    """A monotone size or its negation (nonincreasing in ``h``)."""
+    return st.tuples(_monotone(), st.booleans()).map(lambda t: -t[0] if t[1] else t[0])
+
+
+def _condition() -> st.SearchStrategy:
+    """A monotone size, or a difference of two (quasi-linear or neither), against an
+    int."""
+    difference = st.tuples(_monotone(2), _monotone(2)).map(lambda t: t[0] - t[1])
+    return st.tuples(st.one_of(_signed(), difference),
+                     st.sampled_from([">=", ">", "<=", "<", "=="]),
+                     st.integers(-2, 12)).map(lambda t: Condition(*t))
+
+
+def _holds(c: Condition, v: int) -> bool | None:
+    try:
+        return c.holds({"h": v})
+    except ZeroDivisionError:
+        return None
+
+
+@settings(max_examples=N_EXAMPLES, deadline=None)
+@given(facts=st.lists(_condition(), max_size=3), goal=_condition())
+def test_the_corners_decide_as_brute_force_does(facts, goal) -> None:
+    """Where the corners answer, their answer is the truth at every size of the range
+    where the facts hold: True when the goal holds at all of them, False when it fails
+    at one (the sizes a fact allows are an interval whose ends are in the range)."""
+    store = Facts(facts)
+    found = monotone.proves(store._triples, goal.triple())
+    if found is None:
+        return
+    points = [v for v in RANGE if all(_holds(f, v) for f in facts)]
+    box = monotone._box(store._triples)
+    if box is not monotone._EMPTY and any(
+            lo >= RANGE.stop - 1 or (hi is not None and hi >= RANGE.stop - 1)
+            for lo, hi in box.values()):
+        return  # a corner out of the range: brute force cannot judge
+    truth = all(_holds(goal, v) for v in points)
+    if not points:
+        assert found is True
+    elif found:
+        assert truth, (facts, goal)
+    else:
+        assert not truth, (facts, goal)
+
+
+def test_a_stack_of_ceil_mode_pools_takes_the_corners() -> None:
+    """SqueezeNet's questions: each pool's window fits given the pools before it."""
+    x, facts = h, []
+    for _ in range(7):
+        x = _window(x, 3, 2, 0, True)
+        facts.append(Condition(x, ">=", 1))
+    store = Facts(facts[:-1])
+    assert monotone.proves(store._triples, facts[-1].triple()) is False
+    assert monotone.proves(Facts(facts)._triples, facts[0].triple()) is True
+    assert store.decide(facts[-1]) is None  # not implied: a condition of its own
+    assert Facts(facts).decide(facts[0]) is True
+    assert Facts(facts).bounds(h) == (monotone._least(facts[-1].key[0], "h"), None)
+
+
+def test_questions_the_corners_leave_to_the_prover() -> None:
+    """Facts over two symbols, a remainder, and a side the box leaves unbounded."""
+    two = Facts([Condition(h - w, ">=", 0)])
+    assert monotone.proves(two._triples, (h, ">=", w)) is None
+    assert two.decide(Condition(h, ">=", w)) is True  # the prover's
+    even = Facts([Condition(h % 2, "==", 0)])
+    assert monotone.proves(even._triples, (h, ">=", 0)) is None
+    assert monotone.bounds((), dim_min(h, 5)) == (0, 5)  # the upper side: structure's
+    assert monotone.bounds((), dim_min(h, w)) == (0, None)
+    assert monotone.bounds((), h - w) is None  # neither side found
+
+
+def test_a_size_of_one_symbol_is_a_trend_and_a_period() -> None:
+    """Differences of floors are not monotone but periodic around a linear trend: one
+    period decides them (the pools' ``min((h + 1)//4, (h + 3)//4 - 1)``)."""
+    d = (h + 1) // 4 - (h + 3) // 4 + 1
+    assert monotone._period(d, "h") == 4
+    assert monotone.proves((), (d, ">=", 0)) is True
+    assert monotone.proves((), (d, "==", 1)) is False  # 0 at h = 1
+    assert monotone.bounds((), d) == (0, 1)
+    grows = h - h // 3
+    assert monotone.bounds((), grows) == (0, None)
+    assert monotone.proves((), (grows, "<", 10 ** 6)) is False  # unbounded
+    assert monotone.proves(((h, "<=", 10), ), (grows, "<=", 7)) is True
+    assert monotone.proves((), (dim_min(h, 5) - h // 2, ">=", 0)) is None  # not either
+    assert substitute(grows, {"h": 10}) == 7
+
+
+def _quasi(depth: int = 3) -> st.SearchStrategy:
+    """Sizes of ``h`` made of int multiples, sums, floors and remainders by ints, nested
+    (``(3*(h//2) + 1)//4 - h//3``): quasi-linear, neither monotone nor periodic."""
+    if depth == 0:
+        return st.one_of(st.just(h), st.integers(0, 6))
+    sub = _quasi(depth - 1)
+    return st.one_of(
+        sub,
+        st.tuples(sub, st.integers(1, 3), st.integers(0, 4), st.integers(1, 5)).map(
+            lambda t: (t[1] * t[0] + t[2]) // t[3]),
+        st.tuples(sub, st.integers(1, 5)).map(lambda t: t[0] % t[1]),
+        st.tuples(sub, sub, st.integers(-2, 2)).map(lambda t: t[0] + t[2] * t[1]),
+    )
+
+
+@settings(max_examples=N_EXAMPLES, deadline=None)
+@given(x=st.one_of(_quasi(), st.tuples(_monotone(3), _monotone(3), st.integers(1, 3)).map(
+           lambda t: t[0] - t[2] * t[1])),
+       lo=st.integers(0, 40), width=st.integers(0, 120))
+def test_a_period_and_the_bounds_it_gives_are_brute_force_s(x, lo, width) -> None:
+    """A period found is one (the trend repeats every period), and the bounds over ``lo
+    <= h <= hi`` found from the ends of the interval are those of every size in it."""
+    hi = lo + width
+    period = monotone._period(x, "h")
+    if period is None:
+        return
+    values = [substitute(x, {"h": v}) for v in range(hi + 2 * period + 1)]
+    assert len({values[v + period] - values[v] for v in range(hi + period)}) == 1, x
+    found = monotone.bounds(((h, ">=", lo), (h, "<=", hi)), x)
+    assert found == (min(values[lo:hi + 1]), max(values[lo:hi + 1])), (x, found)
+
+
+@settings(max_examples=N_EXAMPLES, deadline=None)
+@given(x=_quasi(), op=st.sampled_from([">=", ">", "<=", "<", "=="]),
+       k=st.integers(-3, 12), hi=st.one_of(st.none(), st.integers(0, 150)))
+def test_quasi_linear_questions_answer_as_brute_force_does(x, op, k, hi) -> None:
+    """``proves`` over ``h <= hi`` (or no bound) is True only where the goal holds at
+    every size, False only where it fails at one (brute force over the range, or the
+    far point past it where ``h`` is unbounded)."""
+    facts = () if hi is None else ((h, "<=", hi),)
+    found = monotone.proves(facts, (x, op, k))
+    if found is None:
+        return
+    goal = Condition(x, op, k)
+    top = 400 if hi is None else hi
+    truth = all(goal.holds({"h": v}) for v in range(top + 1))
+    if found:
+        assert truth, (x, op, k, hi)
+    elif truth:  # refuted past the range: only where h is unbounded
+        assert hi is None and not goal.holds({"h": monotone.LIMIT}), (x, op, k)
+
+
+def test_nested_floors_take_the_product_of_their_periods() -> None:
+    x = (3 * (h // 2) + 1) // 4 - h // 3
+    assert monotone._period(x, "h") == 24
+    values = [substitute(x, {"h": v}) for v in range(200)]
+    assert monotone.bounds(((h, "<=", 199),), x) == (min(values), max(values))
+
+
+def test_a_period_past_the_limit_is_left_to_the_prover() -> None:
+    """A hostile size of a long period is not scanned (bounded work per question)."""
+    x = h // 4096 - (h + 7) // 4096 + h // 2
+    assert monotone._period(x, "h") is None
+    assert monotone.proves(((h, "<=", 10 ** 6),), (x, ">=", -1)) is None
+    y = h // 1024 - (h + 7) // 1024 + h // 2 - h // 4 - h // 8
+    assert monotone._period(y, "h") == monotone.MAX_PERIOD
+    values = [substitute(y, {"h": v}) for v in range(8001)]
+    assert monotone.bounds(((h, "<=", 8000),), y) == (min(values), max(values))
