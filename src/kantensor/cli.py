@@ -102,17 +102,18 @@ def _time_limit(seconds: float | None, error: Any) -> Iterator[None]:
 
 
 def run_onnx(model: str, output: str | None = None, out: Any = None) -> int:
-    """``kantensor onnx``: print the type of every graph output of an ONNX model (and
-    with ``output``, write the model typed by :func:`kantensor.onnx.infer_shapes`)."""
+    """``kantensor onnx``: print the type of every graph input and output of an ONNX
+    model (and with ``output``, write the model typed by
+    :func:`kantensor.onnx.infer_shapes`). External data is read from the model's folder
+    only."""
     if onnx_models is None:
         raise ValueError("kantensor onnx needs the onnx package: pip install "
                          "'kantensor[onnx]'")
     out = out or sys.stdout
     try:
-        typed = onnx_models.infer_shapes(model)
+        typed, reader = onnx_models.shapes.typed_model(model)
     except OSError as exc:
         raise ValueError(f"cannot read {model}: {exc.strerror or exc}") from None
-    reader = onnx_models.importer.read_types(typed)
     graph = typed.graph
     given = {t.name for t in graph.initializer}
     for info in graph.input:
@@ -121,7 +122,10 @@ def run_onnx(model: str, output: str | None = None, out: Any = None) -> int:
     for info in graph.output:  # an output an unsupported node reaches says why
         print(f"output {info.name}: {_typed(reader, info.name)}", file=out)
     if output is not None:
-        Path(output).write_bytes(typed.SerializeToString())
+        try:
+            Path(output).write_bytes(typed.SerializeToString())
+        except OSError as exc:
+            raise ValueError(f"cannot write {output}: {exc.strerror or exc}") from None
     return 0
 
 

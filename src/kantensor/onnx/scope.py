@@ -15,7 +15,8 @@ from ..graph.basic import Variable
 from ..graph.type import Type
 from ..types.type import TensorType
 from .dtypes import UnsupportedType
-from .protos import OnnxImportError, attribute_value, label, proto_type
+from .loading import OnnxImportError
+from .protos import attribute_value, label, proto_type
 from .registry import OnnxOp, UnsupportedOp
 from .shared import NotKnown
 from .structured import Structured
@@ -84,7 +85,8 @@ class Scope:
         if self.depth >= MAX_DEPTH:
             raise UnsupportedOp(f"subgraphs nested more than {MAX_DEPTH} deep (the limit "
                                 "kantensor.onnx.scope.MAX_DEPTH) are not typed")
-        sub = type(self)(self.model, self.graph if graph is None else graph, proto, self)
+        sub = type(self)(self.model, self.tensors, self.graph if graph is None else graph,
+                         proto, self)
         sub.read_sources(formal, values)
         sub.read_nodes()
         return sub
@@ -144,5 +146,5 @@ class Scope:
                 out[attr.name] = proto_type(attr.tp, f"node {named!r}: attribute "
                                             f"{attr.name!r}")
             else:
-                out[attr.name] = attribute_value(attr)
+                out[attr.name] = attribute_value(attr, self.tensors)
         return out
