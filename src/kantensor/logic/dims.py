@@ -416,7 +416,11 @@ class Compare(Constraint):
         return self.left.terms() + self.right.terms()
 
     def explain(self, s: dict) -> str:
-        left, right = self.left.value(s), self.right.value(s)
+        try:
+            left, right = self.left.value(s), self.right.value(s)
+        except ZeroDivisionError:
+            return Reason(f"where-clause {self.text} fails: it divides by zero", "clause",
+                          clause=self.text, values=_values(s, self.left, self.right))
         return Reason(f"where-clause {self.text} fails: {readable(left)} {self.op} "
                       f"{readable(right)} is false", "clause", clause=self.text,
                       values=_values(s, self.left, self.right))
