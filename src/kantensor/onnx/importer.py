@@ -42,7 +42,7 @@ from ..types.type import TensorType
 from ..types.variable import constant
 from .dtypes import UnsupportedType, type_name
 from .intervals import bounded_key, bounds_param, record_interval
-from .loading import OnnxImportError, Tensors, clipped, read_model, shown
+from .loading import MAX_NAME, OnnxImportError, Tensors, clipped, read_model, shown
 from .nodememo import MEMO, node_key, remember
 from .protos import attribute_value, described, value_type
 from .protos import label as node_label
@@ -64,10 +64,10 @@ def open_model(model: onnx.ModelProto | str | os.PathLike | bytes,
                ) -> tuple[onnx.ModelProto, Tensors]:
     """``model`` as a ModelProto, and its :class:`~.loading.Tensors` (external data read
     from ``base_dir``, else from the model's own folder)."""
-    proto, folder = read_model(model, base_dir)
+    proto, folder, raw = read_model(model, base_dir)
     given = "a ModelProto" if isinstance(model, onnx.ModelProto) else \
         "bytes" if not isinstance(model, str | os.PathLike) else "a path"
-    return proto, Tensors(folder, given)
+    return proto, Tensors(folder, given, raw)
 
 
 def opsets_of(model: onnx.ModelProto) -> dict[str, int]:
@@ -147,14 +147,15 @@ class _Reader(Scope):
         types = self.types
         tensors = self.tensors
         seen: dict[tuple, TensorType] = {}  # (elem type, dims) -> type
-        for t in graph.initializer:
+        raw = tensors.raw if self.parent is None else None  # (the main graph's only)
+        for i, t in enumerate(graph.initializer):
             name = t.name
             where = f"initializer {shown(name)}"
             if name in types:
                 raise OnnxImportError(f"{where}: the name is given to two initializers")
             header = (t.data_type, tuple(t.dims[:]))  # a slice reads faster
             found = seen.get(header)
-            checked = tensors.check(t, where, found)
+            checked = tensors.check(t, where, found, raw[i] if raw else None)
             if found is None:
                 seen[header] = checked
             if self.graph:
@@ -282,8 +283,15 @@ class _Reader(Scope):
         key = (op_type, domain)
         entry = self.entries.get(key)
         if entry is None:
-            entry = self.entries[key] = lookup(op_type, domain, self.opsets.get(
-                "" if domain == "ai.onnx" else domain), node_label(node))
+            if len(op_type) > MAX_NAME or len(domain) > MAX_NAME:  # no entry has one
+                raise UnsupportedOp(f"{described(node)}: op type {shown(op_type)} of domain "
+                                    f"{shown(domain)} is not supported")
+            try:
+                found = lookup(op_type, domain, self.opsets.get(
+                    "" if domain == "ai.onnx" else domain), node_label(node))
+            except UnsupportedOp as exc:  # (a message listing the supported op types)
+                raise UnsupportedOp(clipped(str(exc))) from None
+            entry = self.entries[key] = found
         handler = self.handler(entry, node)
         if handler is not None:
             return self.structured(handler, node)

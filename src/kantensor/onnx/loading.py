@@ -22,6 +22,7 @@ import math
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
@@ -46,7 +47,7 @@ MAX_RANK = MAX_NDIM
 MAX_NAME = 100
 
 #: The most characters of an error message about a model.
-MAX_MESSAGE = 2000
+MAX_MESSAGE = 4096
 
 #: Bits per value of each dtype (from the one table of dtypes): ONNX packs the sub-byte
 #: ones (int4, int2, float4) into bytes.
@@ -76,26 +77,94 @@ def _read_file(path: Path) -> bytes:
     """The bytes of a regular file of at most :data:`MAX_MODEL_BYTES`."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO opens at once
     st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode):
+    if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_MODEL_BYTES:
         os.close(fd)
-        raise OnnxImportError(f"{shown(str(path))}: not a regular file")
-    with os.fdopen(fd, "rb") as f:
-        data = b"" if st.st_size > MAX_MODEL_BYTES else f.read(MAX_MODEL_BYTES + 1)
-    if st.st_size > MAX_MODEL_BYTES or len(data) > MAX_MODEL_BYTES:  # (or it grew)
-        raise OnnxImportError(f"{shown(str(path))}: larger than {MAX_MODEL_BYTES} bytes "
-                              "(the most a model file may have)")
+        raise OnnxImportError(f"{shown(str(path))}: " + (
+            "not a regular file" if not stat.S_ISREG(st.st_mode) else
+            f"larger than {MAX_MODEL_BYTES} bytes (the most a model file may have)"))
+    with os.fdopen(fd, "rb") as f:  # its size, and a byte more to see it did not grow
+        data = f.read(st.st_size + 1)  # (read(n) takes n bytes of memory first)
+    if len(data) != st.st_size:
+        raise OnnxImportError(f"{shown(str(path))}: it changed while it was read")
     return data
+
+
+#: Models of at least this many bytes have the sizes of their initializers' raw data read
+#: from the bytes (:func:`raw_sizes`) instead of from the parsed tensors, which copy it.
+SCAN_BYTES = 1 << 20
+
+_GRAPH = onnx.ModelProto.DESCRIPTOR.fields_by_name["graph"].number
+_INITIALIZER = onnx.GraphProto.DESCRIPTOR.fields_by_name["initializer"].number
+_RAW_DATA = onnx.TensorProto.DESCRIPTOR.fields_by_name["raw_data"].number
+
+
+def _varint(data: bytes, i: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        byte = data[i]
+        i += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, i
+        shift += 7
+        if shift > 63:
+            raise ValueError("a varint of more than 10 bytes")
+
+
+def _fields(data: bytes, start: int, end: int) -> Any:
+    """(field number, wire type, start, end) of each field of the message in
+    ``data[start:end]``, in the protobuf wire format."""
+    i = start
+    while i < end:
+        tag, i = _varint(data, i)
+        kind = tag & 7
+        if kind == 0:
+            j = _varint(data, i)[1]
+        elif kind == 2:
+            n, i = _varint(data, i)
+            j = i + n
+        elif kind in (1, 5):
+            j = i + (8 if kind == 1 else 4)
+        else:
+            raise ValueError("a group")
+        if j > end:
+            raise ValueError("a field past the end")
+        yield tag >> 3, kind, i, j
+        i = j
+
+
+def raw_sizes(data: bytes) -> list[int | None] | None:
+    """The size of the raw data of each initializer of the serialized model ``data``, in
+    order (None where it has none), read from the wire format without copying any data
+    (a parsed TensorProto copies its ``raw_data`` each time it is read); None if the
+    bytes are not read so."""
+    try:
+        out: list[int | None] = []
+        for field, kind, start, end in _fields(data, 0, len(data)):
+            if field != _GRAPH or kind != 2:
+                continue  # (a message field given twice is merged: each is scanned)
+            for field2, kind2, start2, end2 in _fields(data, start, end):
+                if field2 == _INITIALIZER and kind2 == 2:
+                    size = None
+                    for field3, kind3, start3, end3 in _fields(data, start2, end2):
+                        if field3 == _RAW_DATA and kind3 == 2:
+                            size = end3 - start3  # the last one counts, as when parsed
+                    out.append(size)
+        return out
+    except (ValueError, IndexError):
+        return None
 
 
 def read_model(model: onnx.ModelProto | str | os.PathLike | bytes,
                base_dir: str | os.PathLike | None = None
-               ) -> tuple[onnx.ModelProto, str | None]:
+               ) -> tuple[onnx.ModelProto, str | None, list[int | None] | None]:
     """``model`` as a ModelProto (a path or serialized bytes are parsed; external data is
-    not read) and the folder of its external data: ``base_dir`` if given, else the
-    folder of the model's path, else None (bytes and ModelProtos name none)."""
+    not read), the folder of its external data (``base_dir`` if given, else the folder
+    of the model's path, else None: bytes and ModelProtos name none), and for a large
+    model read from bytes the sizes of its initializers' raw data (:func:`raw_sizes`)."""
     folder = None if base_dir is None else os.fspath(base_dir)
     if isinstance(model, onnx.ModelProto):
-        return model, folder
+        return model, folder, None
     if isinstance(model, bytes | bytearray | memoryview):
         data = bytes(model)
         if len(data) > MAX_MODEL_BYTES:
@@ -113,7 +182,10 @@ def read_model(model: onnx.ModelProto | str | os.PathLike | bytes,
         proto.ParseFromString(data)
     except Exception as exc:  # protobuf's DecodeError and the like: not a model
         raise OnnxImportError(clipped(f"not an ONNX model: {exc}")) from None
-    return proto, folder
+    sizes = raw_sizes(data) if len(data) >= SCAN_BYTES else None
+    if sizes is not None and len(sizes) != len(proto.graph.initializer):
+        sizes = None  # (not expected: then the tensors say)
+    return proto, folder, sizes
 
 
 def _digits(value: str, key: str, where: str) -> int:
@@ -128,19 +200,23 @@ class Tensors:
     on demand (:meth:`array`), external data from ``folder`` only.
 
     ``given`` says how the model was given (for the message refusing external data
-    without a folder)."""
+    without a folder); ``raw`` the sizes of the initializers' raw data, in order, when
+    :func:`raw_sizes` read them."""
 
-    def __init__(self, folder: str | None, given: str = "a path"):
+    def __init__(self, folder: str | None, given: str = "a path",
+                 raw: list[int | None] | None = None):
         self.folder = folder
         self.given = given
+        self.raw = raw  # the sizes of the initializers' raw data, if read from the bytes
         self.files: dict[str, tuple[int, tuple[int, int]]] = {}  # location -> size, id
         self.sizes: dict[tuple[int, int], int] = {}  # a file (device, inode) -> its size
         self.claimed = 0  # bytes of external data the checked tensors claim
 
-    def check(self, proto: onnx.TensorProto, where: str, known: TensorType | None = None
-              ) -> TensorType:
+    def check(self, proto: onnx.TensorProto, where: str, known: TensorType | None = None,
+              raw: int | None = None) -> TensorType:
         """The type of a tensor, from its header (``known``: the type of an equal header
-        checked before), once its data is known to fit it: OnnxImportError (or
+        checked before), once its data is known to fit it (``raw``: the size of its raw
+        data if known without reading it, see :func:`raw_sizes`): OnnxImportError (or
         UnsupportedType for its element type) otherwise."""
         dims = proto.dims[:]
         if known is None:
@@ -162,7 +238,7 @@ class Tensors:
                 raise OnnxImportError(f"{where}: STRING data cannot be external")
             self._external(proto, where, self._bytes(dtype, count))
             return t
-        held, wanted, unit = self._held(proto, dtype, count)
+        held, wanted, unit = self._held(proto, dtype, count, raw)
         if held != wanted:
             raise OnnxImportError(f"{where}: holds {held} {unit}, its dims {tuple(dims)} "
                                   f"need {wanted}")
@@ -193,14 +269,15 @@ class Tensors:
     def _bytes(dtype: str, count: int) -> int:
         return (count * _BITS[dtype] + 7) // 8
 
-    def _held(self, proto: onnx.TensorProto, dtype: str, count: int
+    def _held(self, proto: onnx.TensorProto, dtype: str, count: int, raw: int | None
               ) -> tuple[int, int, str]:
         """How many bytes or values the tensor holds, how many its dims need, and the
         unit."""
         if category(dtype) is STRING:  # ONNX keeps strings in string_data only
             return len(proto.string_data), count, "strings"
         if proto.HasField("raw_data"):
-            return len(proto.raw_data), self._bytes(dtype, count), "bytes"
+            return raw if raw is not None else len(proto.raw_data), \
+                self._bytes(dtype, count), "bytes"
         field = helper.tensor_dtype_to_field(proto.data_type)
         held = len(getattr(proto, field))
         if _BITS[dtype] < 8:  # packed, one byte per entry

@@ -1,0 +1,308 @@
+"""Hostile ONNX models: the work is bounded by the input before anything is built from
+it, every error is a documented one with a message of bounded length, and from_onnx
+and infer_shapes agree. Each hostile file is made by the test; the claimed sizes are
+refused under a memory limit in a forked child (tests/bounded.py)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from bounded import run_cases
+from kantensor import cli
+from kantensor.onnx import (
+    UnsupportedOp,
+    UnsupportedType,
+    from_onnx,
+    importer,
+    infer_shapes,
+    loading,
+    nodememo,
+    protos,
+    shapes,
+)
+from kantensor.onnx.loading import MAX_MESSAGE, OnnxImportError, raw_sizes
+
+F, I64 = TensorProto.FLOAT, TensorProto.INT64
+
+
+def model(nodes, inputs, outputs, inits=(), opset=17):
+    graph = helper.make_graph(nodes, "g", inputs, outputs, list(inits))
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def out(name="y", elem=F):
+    return helper.make_tensor_value_info(name, elem, None)
+
+
+def claimed_shape(op, k, as_input):
+    """``op(x, s)`` where ``s`` claims ``k`` entries: a graph input int64[k], or an
+    initializer whose header says k and which holds none."""
+    x = helper.make_tensor_value_info("x", F, ["n"])
+    if as_input:
+        return model([helper.make_node(op, ["x", "s"], ["y"])],
+                     [x, helper.make_tensor_value_info("s", I64, [k])], [out()])
+    s = TensorProto(name="s", data_type=I64, dims=[k])
+    return model([helper.make_node(op, ["x", "s"], ["y"])], [x], [out()], [s])
+
+
+def _both(m, *fragments, error=OnnxImportError):
+    """from_onnx and infer_shapes refuse ``m`` alike, saying ``fragments``."""
+    messages = []
+    for read in (from_onnx, infer_shapes):
+        with pytest.raises(error) as info:
+            read(m)
+        message = str(info.value)
+        assert len(message) <= MAX_MESSAGE
+        for fragment in fragments:
+            assert fragment in message, message
+        messages.append(message)
+    assert messages[0] == messages[1]
+    return messages[0]
+
+
+# ------------------------------------------------------------------ work bounded by the input
+
+@pytest.mark.parametrize("k", [300, 10**7, 2**31, 2**62])
+@pytest.mark.parametrize("op", ["Reshape", "Expand"])
+def test_a_claimed_rank_is_refused_before_anything_is_built(op, k):
+    """An 83-byte model claiming a rank of 2**31 took 4 GB; now it is refused from the
+    input's type, in a child under a 1 GiB limit, with a short message."""
+    m = claimed_shape(op, k, as_input=True)
+    assert m.ByteSize() < 100
+    records, memory = run_cases([m.SerializeToString()] * 2,
+                                lambda data: infer_shapes(data) and None)
+    assert [r["outcome"] for r in records] == ["OnnxImportError"] * 2, records
+    assert all(r["length"] < 300 for r in records)
+    assert memory["peak_kb"] - memory["start_kb"] < 200 * 1024
+    _both(m, f"input 1 (shape) is int64[{k}]", "at most 256 entries")
+
+
+@pytest.mark.parametrize("k", [10**7, 2**31])
+def test_an_initializer_claiming_more_values_than_it_holds_is_refused(k):
+    _both(claimed_shape("Reshape", k, as_input=False), "initializer 's'", "holds 0 ",
+          f"its dims ({k},) need {k}")
+
+
+def test_a_computed_shape_of_a_huge_length_is_refused_too():
+    """ConstantOfShape makes an int64[10**7] (a type: nothing is allocated), which a
+    Reshape then reads as its shape."""
+    length = numpy_helper.from_array(np.array([10**7], np.int64), "length")
+    m = model([helper.make_node("ConstantOfShape", ["length"], ["s"],
+                                value=numpy_helper.from_array(np.array([1], np.int64))),
+               helper.make_node("Reshape", ["x", "s"], ["y"])],
+              [helper.make_tensor_value_info("x", F, ["n"])], [out()], [length])
+    _both(m, "input 1 (shape) is int64[10000000]")
+
+
+@pytest.mark.parametrize("rank", [65, 1000])
+def test_ranks_past_numpys_limit_are_refused(rank):
+    m = model([helper.make_node("Relu", ["x"], ["y"])],
+              [helper.make_tensor_value_info("x", F, [1] * rank)], [out()])
+    _both(m, "value 'x'", f"{rank} dims, at most 64")
+    w = TensorProto(name="w", data_type=F, dims=[1] * rank, float_data=[1.0])
+    m = model([helper.make_node("Relu", ["w"], ["y"])], [], [out()], [w])
+    _both(m, "initializer 'w'", f"{rank} dims, at most 64")
+
+
+def test_values_are_folded_from_small_inputs_only(monkeypatch):
+    """A weight's data is not read to fold a value (ReduceSum of a 100,000-element
+    initializer gives a one-element output, but reading it is the graph's work)."""
+    w = numpy_helper.from_array(np.ones(100_000, np.float32), "w")
+    m = model([helper.make_node("ReduceSum", ["w"], ["y"], keepdims=0)], [], [out()], [w])
+    reads = []
+    monkeypatch.setattr(loading.Tensors, "array",
+                        lambda self, proto, where: reads.append(where))
+    infer_shapes(m)
+    assert reads == []
+
+
+def test_files_that_are_no_regular_file_are_refused_unread(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for path in ("/dev/zero", fifo, tmp_path):
+        for read in (from_onnx, infer_shapes):
+            with pytest.raises(OnnxImportError, match="not a regular file"):
+                read(path)
+
+
+@pytest.mark.parametrize("path", ["/dev/zero", "FIFO", "FOLDER"])
+def test_the_command_answers_at_once_on_a_device_a_fifo_or_a_folder(tmp_path, path):
+    """A real process: a FIFO without a writer would block it, /dev/zero fill its
+    memory; each is refused in one line, without a traceback."""
+    if path == "FIFO":
+        path = str(tmp_path / "fifo")
+        os.mkfifo(path)
+    elif path == "FOLDER":
+        path = str(tmp_path)
+    done = subprocess.run([sys.executable, "-m", "kantensor", "onnx", path],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.endswith(": not a regular file\n") and done.stderr.count("\n") == 1
+
+
+def test_a_model_file_stops_at_the_byte_limit(tmp_path, monkeypatch):
+    path = tmp_path / "m.onnx"
+    m = claimed_shape("Reshape", 2, as_input=True)
+    onnx.save(m, path)
+    monkeypatch.setattr(loading, "MAX_MODEL_BYTES", path.stat().st_size - 1)
+    for given in (path, path.read_bytes()):
+        with pytest.raises(OnnxImportError, match="larger than"):
+            infer_shapes(given)
+    monkeypatch.setattr(loading, "MAX_MODEL_BYTES", path.stat().st_size)
+    assert infer_shapes(path).graph.output[0].name == "y"
+
+
+def test_the_sizes_of_raw_data_are_read_from_the_bytes_without_copying_them():
+    """A large model's initializers' raw data sizes come from the wire format; they are
+    the parsed tensors' sizes, also when the graph is given twice (protobuf merges)."""
+    inits = [numpy_helper.from_array(np.arange(k * 1000, dtype=np.float32), f"w{k}")
+             for k in range(1, 80)]
+    inits.append(TensorProto(name="f", data_type=F, dims=[2], float_data=[1, 2]))
+    m = model([helper.make_node("Identity", ["w1"], ["y"])], [], [out()], inits)
+    data = m.SerializeToString()
+    assert len(data) > loading.SCAN_BYTES
+    parsed = [len(t.raw_data) if t.HasField("raw_data") else None
+              for t in m.graph.initializer]
+    assert raw_sizes(data) == parsed
+    extra = model([], [], [], [numpy_helper.from_array(np.ones(3, np.int8), "z")])
+    twice = onnx.ModelProto()
+    twice.ParseFromString(data + extra.SerializeToString())
+    assert raw_sizes(data + extra.SerializeToString()) == parsed + [3]
+    assert [t.name for t in twice.graph.initializer][-1] == "z"
+    # a raw size that is short is found from the bytes alone
+    short = TensorProto(name="short", data_type=F, dims=[4], raw_data=bytes(12))
+    bad = model([helper.make_node("Identity", ["w1"], ["y"])], [], [out()],
+                [*inits, short]).SerializeToString()
+    for read in (from_onnx, infer_shapes):
+        with pytest.raises(OnnxImportError, match=r"'short': holds 12 bytes, its dims "
+                                                  r"\(4,\) need 16"):
+            read(bad)
+
+
+# ------------------------------------------------------------------ malformed models
+
+@pytest.mark.parametrize("tensor, fragment", [
+    (TensorProto(name="w", data_type=F, dims=[4], raw_data=bytes(12)), "holds 12 bytes"),
+    (TensorProto(name="w", data_type=F, dims=[2, 3], float_data=[1, 2]),
+     "holds 2 float_data entries, its dims (2, 3) need 6"),
+    (TensorProto(name="w", data_type=TensorProto.COMPLEX64, dims=[2], float_data=[1, 2]),
+     "need 4"),
+    (TensorProto(name="w", data_type=TensorProto.INT4, dims=[5], int32_data=[1, 2]),
+     "need 3"),
+    (TensorProto(name="w", data_type=TensorProto.STRING, dims=[1], string_data=[b"\xff"]),
+     "not UTF-8"),
+    (TensorProto(name="w", data_type=F, dims=[-1]), "must be an int >= 0"),
+    (TensorProto(name="w", data_type=99, dims=[1]), "element type 99 is not supported"),
+])
+def test_from_onnx_and_infer_shapes_agree_on_malformed_initializers(tensor, fragment):
+    """The initializer is used by no node: infer_shapes, which reads no data it does not
+    need, still checks its header against its data as from_onnx does."""
+    m = model([helper.make_node("Relu", ["x"], ["y"])],
+              [helper.make_tensor_value_info("x", F, [2])], [out()], [tensor])
+    error = UnsupportedType if "element type" in fragment else OnnxImportError
+    _both(m, "initializer 'w'", fragment, error=error)
+
+
+@pytest.mark.parametrize("text", ["", " ", "n//0", "n+", "a b", "x" * 300, "(" * 70 + "n"])
+def test_a_dim_param_kantensor_cannot_read_is_an_unknown_size(text):
+    m = model([helper.make_node("Relu", ["x"], ["y"])],
+              [helper.make_tensor_value_info("x", F, [text, 3])], [out()])
+    (x,), (y,) = from_onnx(m)
+    assert str(x.type) == "float32[?,3]" == str(y.type)
+    assert infer_shapes(m).graph.output[0].type.tensor_type.shape.dim[1].dim_value == 3
+
+
+def test_a_name_assigned_twice_is_refused_naming_it():
+    x = helper.make_tensor_value_info("x", F, [2])
+    w = numpy_helper.from_array(np.ones(2, np.float32), "w")
+    cases = [
+        ([helper.make_node("Relu", ["x"], ["y"], name="a"),
+          helper.make_node("Neg", ["x"], ["y"], name="b")], [x], [],
+         "node 'b' (Neg): its output 'y' is assigned already, by node 'a' (Relu)"),
+        ([helper.make_node("Relu", ["x"], ["w"], name="a")], [x], [w],
+         "node 'a' (Relu): its output 'w' is assigned already, by an initializer"),
+        ([helper.make_node("Relu", ["x"], ["x"], name="a")], [x], [],
+         "node 'a' (Relu): its output 'x' is assigned already, by a graph input"),
+        ([helper.make_node("Split", ["x"], ["y", "y"], name="a", num_outputs=2)], [x], [],
+         "node 'a' (Split): its output 'y' is assigned already, by itself"),
+        ([helper.make_node("Relu", ["x"], ["y"])], [x], [w, w],
+         "initializer 'w': the name is given to two initializers"),
+        ([helper.make_node("Relu", ["x"], ["y"])], [x, x], [],
+         "graph input 'x': the name is given to two graph inputs"),
+        ([helper.make_node("Constant", [], ["y"], value_ints=[1]),
+          helper.make_node("Relu", ["x"], ["y"], name="r")], [x], [],
+         "node 'r' (Relu): its output 'y' is assigned already, by node 'Constant -> y'"),
+    ]
+    for nodes, inputs, inits, message in cases:
+        _both(model(nodes, inputs, [out()], inits, opset=18), message)
+
+
+def test_messages_are_capped_and_names_cut_short():
+    long = "N" * 100_000
+    m = model([helper.make_node("Reshape", ["x", "s"], ["y"], name=long)],
+              [helper.make_tensor_value_info("x", F, [6]),
+               helper.make_tensor_value_info("s", I64, [10**7])], [out()])
+    message = _both(m, "N" * 100 + "...", "at most 256 entries")
+    assert len(message) < 400
+    m = model([helper.make_node(long, ["x"], ["y"], domain=long)],
+              [helper.make_tensor_value_info("x", F, [6])], [out()])
+    with pytest.raises(UnsupportedOp, match="is not supported") as info:
+        from_onnx(m)  # (partial typing: infer_shapes leaves y untyped)
+    assert len(str(info.value)) < 600
+    assert [i.name for i in infer_shapes(m).graph.value_info] == []
+    m = model([helper.make_node("Relu", ["nowhere" * 10_000], ["y"])],
+              [helper.make_tensor_value_info("x", F, [6])], [out()])
+    assert len(_both(m, "is defined by no graph input")) < 400
+
+
+def test_constant_nodes_of_the_wrong_form_are_refused():
+    x = helper.make_tensor_value_info("x", F, [2])
+    node = helper.make_node("Constant", [], ["c"], value_ints=[1])
+    node.attribute.append(helper.make_attribute("value_int", 2))
+    _both(model([node, helper.make_node("Relu", ["x"], ["y"])], [x], [out()]),
+          "(Constant): 2 attributes")
+    node = helper.make_node("Constant", [], ["c"], value_string="text")
+    _both(model([node, helper.make_node("Relu", ["x"], ["y"])], [x], [out()]),
+          "attribute 'value_string' is not supported")
+    node = helper.make_node("LeakyRelu", ["x"], ["y"], alpha=1.0, name="l")
+    node.attribute.append(helper.make_attribute("alpha", 2.0))
+    _both(model([node], [x], [out()]), "node 'l' (LeakyRelu): attribute 'alpha' is given "
+                                       "twice")
+
+
+def test_the_command_reports_every_refusal_in_one_error_line(tmp_path, capsys):
+    for i, m in enumerate([claimed_shape("Reshape", 2**31, True),
+                           claimed_shape("Expand", 2**31, False)]):
+        path = tmp_path / f"m{i}.onnx"
+        onnx.save(m, path)
+        assert cli.main(["onnx", str(path), "-o", str(tmp_path / "typed.onnx")]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and err.count("\n") == 1
+    path = tmp_path / "ok.onnx"
+    onnx.save(claimed_shape("Reshape", 2, True), path)
+    assert cli.main(["onnx", str(path), "-o", str(tmp_path / "no" / "such" / "t.onnx")]) == 1
+    assert capsys.readouterr().err.startswith("error: cannot write")
+
+
+# ------------------------------------------------------------------ bounded caches
+
+def test_typing_many_distinct_models_keeps_the_onnx_caches_bounded(monkeypatch):
+    """Every cache infer_shapes fills per model holds at most its bound (the memory
+    over many models is measured by benchmarks/onnx_memory.py)."""
+    monkeypatch.setattr(nodememo, "MEMO_SIZE", 64)
+    monkeypatch.setattr(shapes, "_INFOS_SIZE", 32)
+    for i in range(200):
+        m = model([helper.make_node("Relu", ["x"], ["h"]), helper.make_node("Neg", ["h"],
+                                                                            ["y"])],
+                  [helper.make_tensor_value_info("x", F, [f"batch{i}", i + 1,
+                                                          f"size {i}"])], [out()])
+        infer_shapes(m)
+        assert len(nodememo.MEMO) <= 64 and len(shapes._INFOS) <= 32
+        assert protos._dim_param.cache_info().currsize <= 1024
