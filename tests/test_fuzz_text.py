@@ -36,6 +36,7 @@ SIGNATURES = [
     "(n//2,n%3,2*n-1)->(max(n,1))",
 ]
 PIECES_SIG = ["(", ")", ",", "->", "|", "+", "-", "*", "//", "%", "?", "...", ".2.", "*g",
+              "//0", "%0", "//(n-n)",
               "n", "3", "min(", "max(", "promote(", "float(", "real(", ":t", " where ",
               "==", ">=", " in ", "compatible(", "float32"]
 TYPES = ["float32[3,?]", "int64[]", "float64[n,2*n]", "uint8[n, (n + 1)//2, n % 2]",
@@ -146,9 +147,14 @@ def test_cli_mutants(tmp_path):
              "axis=1"], ["infer", "(m,n),(n,p)->(m,p)", "float64[2,3]", "float64[3,4]"],
              ["query", "add", "--in", "D[n]", "float32[3]", "--out", "float64[3]"],
              ["query", "matmul", "--in", "float32[2,3]", "X", "--out", "float32[2,5]",
-              "--limit", "3"], ["infer", "reshape", "float32[6]", "shape=(2,-1)"]]
+              "--limit", "3"], ["infer", "reshape", "float32[6]", "shape=(2,-1)"],
+             ["query", "stack", "--in", "Y", "Y", "X", "axis=0", "--out", "Z", "--max-rank",
+              "1", "--limit", "3"],
+             ["query", "concatenate", "--in", "Y", "Y", "axis=0", "--out", "float32[6]"],
+             ["infer", "(m,n)->(m) where m > k//2", "float32[3,4]"]]
     pieces = ["float32[", "]", "?", "n", "X", "--in", "--out", "axis=", "(", ")", "-1",
-              "9" * 40, "shape=", "D[", ",", "->", "matmul", "einsum", "subscripts='ij'"]
+              "9" * 40, "shape=", "D[", ",", "->", "matmul", "einsum", "subscripts='ij'",
+              "Y", "--max-rank", "64", "65", "10000", "//0", "%0", "//(n-4)", "stack"]
     seeds = ["\x1f".join(a) for a in argvs]
     for text in mutants(seeds, CASES, pieces, seed=4):
         run_case("cli main (infer/query)", lambda t: _quiet(cli.main, t.split("\x1f")), text)
@@ -214,6 +220,9 @@ def test_hostile_sizes_in_signatures():
                            f"({expr},m)->(n)", f"(n,m)->() where {expr} <= n"))
         run_case("Signature.infer", _infer_case, text)
     run_case("Signature.infer", _infer_case, "(n,m)->() where n//2**64 == 1")
+    for clause in ("n > k//0", "n > m%0", "n == m//(m-3)", "n < k//(n-n)", "m%(n-5) == 0"):
+        for text in (f"(n,m)->(n) where {clause}", f"(n,m)->(m//0) where {clause}"):
+            run_case("Signature.infer", _infer_case, text)
 
 
 def test_hostile_sizes_on_the_command_line():

@@ -199,3 +199,26 @@ def test_the_command_refuses_a_rank_bound_past_it_at_once(capsys):
     err = capsys.readouterr().err
     assert err == "error: max_rank must be an int from 0 to 64 (NumPy's limit on axes), " \
         "got 10000\n"
+
+
+@pytest.mark.parametrize(("op", "names"), [(kt.stack.bind(axis=0), "YYX"),
+                                           (kt.sum, "X"), (kt.concatenate.bind(axis=0), "YY")])
+def test_an_all_unknown_query_of_an_op_with_parameters_says_the_bound_cut(op, names):
+    """Every type unknown: no input gives a shape, and telling whether the rank bound cut
+    answers raised a TypeError (max() of one int)."""
+    terms = {n: var(n) for n in names}
+    sols = kt.query(op, [terms[n] for n in names], [var("Z")], max_rank=1)
+    assert sols.truncated_by_rank is True
+    assert "the rank bound cut answers" in repr(sols)
+
+
+def test_the_command_reads_a_name_repeated_as_one_unknown(capsys):
+    assert cli.main(["query", "concatenate", "--in", "Y", "Y", "axis=0", "--out",
+                     "float32[6]"]) == 0
+    assert capsys.readouterr().out == "Y = float32[3]\n1 solution\n"
+    assert cli.main(["query", "stack", "--in", "Y", "Y", "X", "axis=0", "--out", "Z",
+                     "--max-rank", "1", "--limit", "2"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("Y = bool[], X = bool[], Z = bool[3]\n"
+                           "Y = bool[n], X = bool[n], Z = bool[3,n]\n")
+    assert "the rank bound cut answers" in text

@@ -200,7 +200,7 @@ class Relation:
         known = [len(shape) for x in (*in_terms, *out_terms)
                  if isinstance(t := walk(x, S.data), TensorTerm)
                  and isinstance(shape := walk(t.shape, S.data), tuple)]
-        for top in range(self.max_rank + 1, max(self.max_rank, *known) + 2):
+        for top in range(self.max_rank + 1, max([self.max_rank, *known]) + 2):
             yield from self._states(S, in_terms, out_terms, top)
 
     def _states(self, S: ConstrainedState, in_terms: list, out_terms: list, ranks: int
