@@ -103,7 +103,7 @@ def _mutate_dims(rng: random.Random, g: onnx.GraphProto) -> None:
         d.Clear()
         d.dim_param = rng.choice(PARAMS)
     elif kind == 2:
-        for _ in range(rng.choice((1, 10, 70, 1000))):
+        for _ in range(rng.choice((1, 1, 1, 10, 70, 1000))):
             dims.add().dim_value = rng.choice((1, 2, 3))
     elif kind == 3 and dims:
         del dims[rng.randrange(len(dims))]
@@ -122,6 +122,14 @@ def _mutate_node(rng: random.Random, model: onnx.ModelProto) -> None:
         return
     node = rng.choice(g.node)
     names = _names(model)
+    lists = [a for a in node.attribute if a.type == AttributeProto.INTS]
+    if lists and rng.randrange(4) == 0:  # one entry more or less (kernel_shape, pads)
+        attr = rng.choice(lists)
+        if attr.ints and rng.randrange(2):
+            del attr.ints[rng.randrange(len(attr.ints))]
+        else:
+            attr.ints.append(rng.choice((0, 1, 2, -1)))
+        return
     kind = rng.randrange(10)
     if kind == 0:
         node.op_type = rng.choice(_OPS)
