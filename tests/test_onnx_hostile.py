@@ -20,7 +20,6 @@ from kantensor.onnx import (
     UnsupportedOp,
     UnsupportedType,
     from_onnx,
-    importer,
     infer_shapes,
     loading,
     nodememo,
