@@ -305,3 +305,94 @@ def test_typing_many_distinct_models_keeps_the_onnx_caches_bounded(monkeypatch):
         infer_shapes(m)
         assert len(nodememo.MEMO) <= 64 and len(shapes._INFOS) <= 32
         assert protos._dim_param.cache_info().currsize <= 1024
+
+
+# ------------------------------------------------------------------ inputs of every shape
+
+def _wrong_inputs(entry, opset):
+    """Models of one node of ``entry``'s op type whose input ``k`` has a rank or length
+    its op does not take (a scalar, a matrix, an empty vector, three axes), given as a
+    graph input and, where the entry reads its value, as a constant; the other inputs
+    float32[1,3,4,4]; and the node with no input or one."""
+    op_type, n = entry.op_type, len(entry.inputs)
+    shapes = {"scalar": [], "matrix": [2, 2], "empty": [0], "rank3": [1, 2, 1]}
+    for k in range(n):
+        for kind, shape in shapes.items():
+            for constant in (False, True) if k in entry.reads else (False,):
+                inputs, inits = [], []
+                for j in range(n):
+                    if j == k and constant:
+                        inits.append(numpy_helper.from_array(
+                            np.ones(shape, np.int64) * 2, f"i{j}"))
+                    else:
+                        elem = I64 if j in entry.reads else F
+                        inputs.append(helper.make_tensor_value_info(
+                            f"i{j}", elem, shape if j == k else [1, 3, 4, 4]))
+                node = helper.make_node(op_type, [f"i{j}" for j in range(n)], ["y"])
+                yield f"{op_type} input {k} {kind}{' constant' * constant}", model(
+                    [node], inputs, [out()], inits, opset)
+    for count in (0, 1):
+        node = helper.make_node(op_type, [f"i{j}" for j in range(count)], ["y"])
+        yield f"{op_type} with {count} inputs", model(
+            [node], [helper.make_tensor_value_info("i0", F, [2])][:count], [out()], [], opset)
+
+
+def test_every_entry_refuses_inputs_of_a_wrong_shape_with_a_documented_error():
+    """Conv, ConvInteger, QLinearConv, ConvTranspose, the pools, Expand and Reshape
+    indexed past a tuple (an IndexError) for such inputs; now each entry's builder
+    refuses them with a ParamError or a type error, or types them."""
+    from kantensor.onnx.registry import registry
+
+    failures, cases = [], 0
+    for (domain, _), entries in registry().items():
+        for entry in entries if not domain else ():
+            opset = entry.until or max(entry.since, 17)
+            for label, m in _wrong_inputs(entry, opset):
+                for read in (from_onnx, infer_shapes):
+                    cases += 1
+                    try:
+                        read(m)
+                    except (ValueError, TypeError) as exc:  # ParamError, AxisError too
+                        assert len(str(exc)) <= MAX_MESSAGE
+                    except Exception as exc:
+                        failures.append(f"{label} ({read.__name__}): "
+                                        f"{type(exc).__name__}: {exc}")
+    assert not failures, "\n".join(failures)
+    assert cases > 4000
+
+
+@pytest.mark.parametrize(("node", "x", "w", "fragment"), [
+    (dict(op_type="MaxPool", kernel_shape=[2, 2, 2]), [1, 3, 8, 8], None,
+     "kernel_shape has 3 entries, the input's 2 spatial axes need 2"),
+    (dict(op_type="AveragePool", kernel_shape=[2, 2], pads=[1, 1]), [1, 3, 8, 8], None,
+     "pads has 2 entries, the input's 2 spatial axes need 4"),
+    (dict(op_type="LpPool", kernel_shape=[2, 2], strides=[0, 1]), [1, 3, 8, 8], None,
+     "strides must be at least 1 on each axis, got (0, 1)"),
+    (dict(op_type="MaxPool", kernel_shape=[2]), [3, 8], None,
+     "the input has 2 axes; it must have (N, C, spatial...)"),
+    (dict(op_type="Conv"), [1, 3, 8, 8], [4, 3, 3], "the weight has 3 axes and the input 4"),
+    (dict(op_type="Conv", dilations=[1]), [1, 3, 8, 8], [4, 3, 3, 3],
+     "dilations has 1 entries"),
+    (dict(op_type="ConvTranspose", output_shape=[5]), [1, 3, 8, 8], [3, 4, 3, 3],
+     "output_shape has 1 entries"),
+    (dict(op_type="ConvTranspose", output_padding=[1, 1, 1]), [1, 3, 8, 8], [3, 4, 3, 3],
+     "output_padding has 3 entries"),
+])
+def test_window_attributes_that_do_not_fit_the_input_are_refused(node, x, w, fragment):
+    op_type = node.pop("op_type")
+    inputs = [helper.make_tensor_value_info("x", F, x)]
+    if w is not None:
+        inputs.append(helper.make_tensor_value_info("w", F, w))
+    m = model([helper.make_node(op_type, [i.name for i in inputs], ["y"], name="n", **node)],
+              inputs, [out()])
+    _both(m, f"node 'n' ({op_type}): ", fragment, error=ValueError)
+
+
+@pytest.mark.parametrize("op", ["Reshape", "Expand"])
+def test_a_shape_that_is_no_vector_is_refused(op):
+    for shape in ([], [2, 1]):
+        m = model([helper.make_node(op, ["x", "s"], ["y"], name="n")],
+                  [helper.make_tensor_value_info("x", F, [6]),
+                   helper.make_tensor_value_info("s", I64, shape)], [out()])
+        _both(m, f"shape must be a 1-D tensor, got one of {len(shape)} axes",
+              error=ValueError)
