@@ -377,12 +377,15 @@ def test_every_entry_refuses_inputs_of_a_wrong_shape_with_a_documented_error():
      "output_shape has 1 entries"),
     (dict(op_type="ConvTranspose", output_padding=[1, 1, 1]), [1, 3, 8, 8], [3, 4, 3, 3],
      "output_padding has 3 entries"),
+    (dict(op_type="MaxUnpool", kernel_shape=[2, 2], strides=[2, 2]), [1, 1, 2, 2, 2],
+     [1, 1, 2, 2], "kernel_shape has 2 entries, the input's 3 spatial axes need 3"),
 ])
 def test_window_attributes_that_do_not_fit_the_input_are_refused(node, x, w, fragment):
     op_type = node.pop("op_type")
     inputs = [helper.make_tensor_value_info("x", F, x)]
     if w is not None:
-        inputs.append(helper.make_tensor_value_info("w", F, w))
+        inputs.append(helper.make_tensor_value_info("w", I64 if op_type == "MaxUnpool"
+                                                    else F, w))
     m = model([helper.make_node(op_type, [i.name for i in inputs], ["y"], name="n", **node)],
               inputs, [out()])
     _both(m, f"node 'n' ({op_type}): ", fragment, error=ValueError)
@@ -396,3 +399,14 @@ def test_a_shape_that_is_no_vector_is_refused(op):
                    helper.make_tensor_value_info("s", I64, shape)], [out()])
         _both(m, f"shape must be a 1-D tensor, got one of {len(shape)} axes",
               error=ValueError)
+
+
+def test_outputs_past_the_ops_are_refused_also_when_the_node_memo_knows_the_node():
+    """infer_shapes typed Relu -> (y, "") and remembered it under the number of outputs;
+    Relu -> (y, extra) then hit the memo and was typed while from_onnx refused it."""
+    x = helper.make_tensor_value_info("x", F, ["n", 7])
+    ok = model([helper.make_node("Relu", ["x"], ["y", ""])], [x], [out()])
+    assert [o.name for o in infer_shapes(ok).graph.output] == ["y"]
+    for outputs in (["y", "extra"], ["", "y"]):
+        m = model([helper.make_node("Relu", ["x"], outputs, name="r")], [x], [out()])
+        _both(m, "node 'r' (Relu): 2 outputs asked, its Op has 1")

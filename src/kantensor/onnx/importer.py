@@ -259,7 +259,9 @@ class _Reader(Scope):
 
     def node(self, node: onnx.NodeProto) -> None:
         op_type, domain = node.op_type, node.domain
-        self.assigned(node, node.output[:])
+        wanted = node.output[:]  # a list (a slice costs less than list())
+        if len(wanted) != 1 or wanted[0] in self.types or wanted[0] in self.untyped:
+            self.assigned(node, wanted)  # (one new output: nothing to say)
         if op_type == "Constant" and domain in ("", "ai.onnx"):
             return self.constant(node, node_label(node))
         try:
@@ -317,6 +319,9 @@ class _Reader(Scope):
                     if keys[0] is not None:
                         value_keys[name] = keys[0]
             return None
+        if len(outs) < len(wanted) and any(wanted[len(outs):]):  # (a memo hit too)
+            raise OnnxImportError(f"{described(node)}: {len(wanted)} outputs asked, its Op "
+                                  f"has {len(outs)}")
         for name, t, value, vkey in zip(wanted, outs, folded, keys, strict=False):
             if name:
                 types[name] = t
@@ -377,9 +382,6 @@ class _Reader(Scope):
             except TypeError:  # an error class with more arguments
                 error = OnnxImportError(message)
             raise error from exc
-        if len(outs) < len([o for o in wanted if o]):
-            raise OnnxImportError(f"node {label!r} ({op_type}): {len(wanted)} outputs "
-                                  f"asked, its Op has {len(outs)}")
         apply = outs[0].owner
         if apply is not None and node.name:  # refine's messages name the node
             apply.tag["name"] = node.name

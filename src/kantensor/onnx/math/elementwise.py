@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ...ops.params import ParamError
 from ...ops.sizes import SizeNames
 from ...ops.templates import builder, names, operand, reads_ranks, where
 from ..shared import NotKnown, value_entries

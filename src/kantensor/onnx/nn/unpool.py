@@ -124,7 +124,7 @@ def build_max_unpool(types: tuple, given: tuple, kernel_shape: tuple,
                      output_shape_value: Any = None, strides: tuple | None = None,
                      pads: tuple | None = None, **_: Any) -> dict[str, Any]:
     x = types[0]
-    k = x.ndim - 2
+    k = window_attributes(x.ndim, kernel_shape=kernel_shape, strides=strides, pads=pads)
     dims = names("a", x.ndim)
     strides = strides or (1,) * k
     pads = pads or (0,) * (2 * k)
