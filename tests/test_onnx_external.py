@@ -217,3 +217,20 @@ def test_a_constant_nodes_external_tensor_follows_the_same_rules(decoys):
     onnx.save(m, path)
     for read in (from_onnx, infer_shapes):
         _refused(lambda read=read: read(path), "attribute 'value'", "cannot be opened")
+
+
+def test_a_node_memo_hit_does_not_skip_the_external_data_check(decoys):
+    """ConstantOfShape's value attribute kept in a file: typed from its folder, then the
+    same node given as bytes (no folder) is refused, not typed from the node memo."""
+    (decoys / "v.bin").write_bytes(np.float32(1.5).tobytes())
+    value = external("v", TensorProto.FLOAT, [1], "v.bin")
+    shape = numpy_helper.from_array(np.array([2, 3], np.int64), "s")
+    m = model([helper.make_node("ConstantOfShape", ["s"], ["y"], value=value)], [],
+              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [shape])
+    path = decoys / "m.onnx"
+    onnx.save(m, path)
+    assert [d.dim_value for d in
+            infer_shapes(path).graph.output[0].type.tensor_type.shape.dim] == [2, 3]
+    for read in (infer_shapes, from_onnx):
+        _refused(lambda read=read: read(m.SerializeToString()), "attribute 'value'",
+                 "pass base_dir")
