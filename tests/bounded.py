@@ -58,10 +58,12 @@ def _rss_kb() -> int:
 def _child(cases: Sequence[Any], run: Callable[[Any], Any], out: int, memory: int,
            deadline: float, documented: tuple) -> None:
     start_kb = _rss_kb()
-    limit = _mapped() + memory
-    _, hard = resource.getrlimit(resource.RLIMIT_AS)
-    resource.setrlimit(resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY
-                                            else min(limit, hard), hard))
+    mapped = _mapped()
+    if mapped:  # (unknown without /proc: then no limit rather than a wrong one)
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        limit = mapped + memory
+        resource.setrlimit(resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY
+                                                else min(limit, hard), hard))
     signal.signal(signal.SIGALRM, _expire)
     with os.fdopen(out, "w") as pipe:
         for i, case in enumerate(cases):

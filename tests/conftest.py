@@ -188,7 +188,7 @@ def _fuzz_summary(terminalreporter):
 
     if not FUZZ:
         return
-    terminalreporter.section("fuzzing of text entry points")
+    terminalreporter.section("fuzzing of the text and ONNX entry points")
     for entry, (cases, slowest, text) in sorted(FUZZ.items()):
         terminalreporter.write_line(f"{entry}: {cases} cases, slowest {slowest:.3f} s "
                                     f"({text})")
