@@ -382,6 +382,11 @@ class _Reader(Scope):
             except TypeError:  # an error class with more arguments
                 error = OnnxImportError(message)
             raise error from exc
+        for k, o in enumerate(outs):  # so every type read has at most MAX_RANK axes, and
+            if o.type.ndim > MAX_RANK:  # no chain of nodes makes a rank grow without end
+                raise OnnxImportError(f"node {label!r} ({op_type}): output {k} would have "
+                                      f"{o.type.ndim} axes, at most {MAX_RANK} (NumPy's "
+                                      "limit)")
         apply = outs[0].owner
         if apply is not None and node.name:  # refine's messages name the node
             apply.tag["name"] = node.name
