@@ -20,6 +20,7 @@ from kantensor.onnx import (
     UnsupportedOp,
     UnsupportedType,
     from_onnx,
+    importer,
     infer_shapes,
     loading,
     nodememo,
@@ -27,6 +28,7 @@ from kantensor.onnx import (
     shapes,
 )
 from kantensor.onnx.loading import MAX_MESSAGE, OnnxImportError, raw_sizes
+from kantensor.types.dim import Dim
 
 F, I64 = TensorProto.FLOAT, TensorProto.INT64
 
@@ -426,3 +428,41 @@ def test_a_chain_of_nodes_cannot_grow_a_rank_without_end():
                            deadline=20)
     assert records[0]["outcome"] == "OnnxImportError" and records[0]["seconds"] < 5
     _both(m, "node 'Unsqueeze -> u1' (Unsqueeze): output 0 would have 121 axes, at most 64")
+
+
+def _chain(first, make, count, inputs, inits=()):
+    nodes, previous = list(first), first[-1].output[0] if first else "x"
+    for i in range(count):
+        nodes.append(make(previous, f"u{i}"))
+        previous = f"u{i}"
+    return model(nodes, inputs, [out(previous, I64 if first else F)], inits)
+
+
+def test_a_chain_of_nodes_cannot_nest_a_size_without_end():
+    """200 Slices by a step of 2 nest a floor division 200 deep: a RecursionError after
+    15 s; a size may nest at most 32 levels (as a type text may), so the 33rd is refused."""
+    inits = [numpy_helper.from_array(np.array([v], np.int64), name)
+             for name, v in (("st", 0), ("en", 2**62), ("ax", 0), ("sp", 2))]
+    m = _chain([], lambda a, b: helper.make_node("Slice", [a, "st", "en", "ax", "sp"], [b]),
+               200, [helper.make_tensor_value_info("x", F, ["n"])], inits)
+    records, _ = run_cases([m.SerializeToString()], lambda data: infer_shapes(data) and None)
+    assert records[0]["outcome"] == "OnnxImportError" and records[0]["seconds"] < 5
+    _both(m, "node 'Slice -> u32' (Slice): output 0 axis 0 would be ((((",
+          "a size nested 33 levels deep, at most 32")
+
+
+def test_long_values_of_sizes_are_not_folded():
+    """Shape -> Tile to 65,536 Dims, then Adds: each Add folded 65,536 Dims in Python
+    (0.7 s a node, 29 s for a 959-byte model); a value of sizes is folded up to 256."""
+    first = [helper.make_node("Shape", ["x"], ["s"]),
+             helper.make_node("Tile", ["s", "reps"], ["t"])]
+    reps = numpy_helper.from_array(np.array([32768], np.int64), "reps")
+    m = _chain(first, lambda a, b: helper.make_node("Add", [a, a], [b]), 40,
+               [helper.make_tensor_value_info("x", F, ["n", "m"])], [reps])
+    records, _ = run_cases([m.SerializeToString()], lambda data: infer_shapes(data) and None)
+    assert records[0]["outcome"] == "ok" and records[0]["seconds"] < 5, records
+    short = model(first + [helper.make_node("Add", ["t", "t"], ["y"])],
+                  [helper.make_tensor_value_info("x", F, ["n", "m"])], [out("y", I64)],
+                  [numpy_helper.from_array(np.array([2], np.int64), "reps")])
+    reader = importer.read_types(short)
+    assert reader.values["y"].tolist() == [2 * Dim("n"), 2 * Dim("m")] * 2

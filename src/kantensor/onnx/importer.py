@@ -40,6 +40,7 @@ from ..types.facts import EMPTY, Facts
 from ..types.symbols import free_symbols
 from ..types.type import TensorType
 from ..types.variable import constant
+from .bounds import MAX_VALUE_ENTRIES, bounded, value_entries
 from .dtypes import UnsupportedType, type_name
 from .intervals import bounded_key, bounds_param, record_interval
 from .loading import MAX_NAME, OnnxImportError, Tensors, clipped, read_model, shown
@@ -49,11 +50,11 @@ from .protos import label as node_label
 from .registry import OnnxOp, UnsupportedOp, lookup
 from .scope import Scope
 from .shared import NotKnown
-from .values import as_param, integral, settle, static_size, value_entries
+from .values import as_param, integral, settle, static_size
 
 #: The most elements a value computed while reading the model may have, and each of the
 #: values it is computed from (larger ones are left to the graph: they are data, not
-#: sizes).
+#: sizes); a value holding sizes (Dims) at most MAX_VALUE_ENTRIES.
 MAX_FOLD = 1 << 16
 
 __all__ = ["MAX_FOLD", "OnnxImportError", "from_onnx", "open_model", "read_types"]
@@ -382,11 +383,8 @@ class _Reader(Scope):
             except TypeError:  # an error class with more arguments
                 error = OnnxImportError(message)
             raise error from exc
-        for k, o in enumerate(outs):  # so every type read has at most MAX_RANK axes, and
-            if o.type.ndim > MAX_RANK:  # no chain of nodes makes a rank grow without end
-                raise OnnxImportError(f"node {label!r} ({op_type}): output {k} would have "
-                                      f"{o.type.ndim} axes, at most {MAX_RANK} (NumPy's "
-                                      "limit)")
+        for k, o in enumerate(outs):  # so no chain of nodes makes a rank, or a size's
+            bounded(o.type, f"node {label!r} ({op_type}): output {k}")  # nesting, grow
         apply = outs[0].owner
         if apply is not None and node.name:  # refine's messages name the node
             apply.tag["name"] = node.name
@@ -491,8 +489,9 @@ class _Reader(Scope):
                 return None
         values = [self.value(v.name) for v in apply.inputs]
         symbolic = any(v.dtype == object for v in values)
-        if symbolic and any(not integral(o.type.dtype) for o in apply.outputs):
-            return None
+        if symbolic and any(not integral(o.type.dtype) or static_size(o.type) >
+                            MAX_VALUE_ENTRIES for o in apply.outputs):
+            return None  # (sizes are short lists; each of a long one costs Python work)
         op = apply.op
         try:
             with np.errstate(all="ignore"):

@@ -14,6 +14,7 @@ import onnx
 from ..graph.basic import Variable
 from ..graph.type import Type
 from ..types.type import TensorType
+from .bounds import bounded
 from .dtypes import UnsupportedType
 from .loading import OnnxImportError
 from .protos import attribute_value, label, proto_type
@@ -116,9 +117,10 @@ class Scope:
                 error = OnnxImportError(message)
             raise error from exc
         apply = None
-        for name, (var, value) in zip(node.output, typed, strict=False):
+        for k, (name, (var, value)) in enumerate(zip(node.output, typed, strict=False)):
             if not name or var is None:
                 continue
+            bounded(var.type, f"node {named!r} ({node.op_type}): output {k}")
             var.name = name
             self.vars[name] = var
             self.types[name] = var.type

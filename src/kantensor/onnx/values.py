@@ -10,15 +10,8 @@ from typing import Any
 import numpy as np
 
 from ..types.type import TensorType
-from .loading import MAX_RANK, OnnxImportError, clipped
 
-__all__ = ["MAX_VALUE_ENTRIES", "as_param", "integral", "plain", "settle", "static_size",
-           "value_entries"]
-
-#: The most entries of an input whose value decides an output's type (Reshape's shape,
-#: Expand's shape, Slice's starts, Pad's pads, Split's split, ...), checked from its
-#: type before anything is built: these hold a few entries per axis.
-MAX_VALUE_ENTRIES = 4 * MAX_RANK
+__all__ = ["as_param", "integral", "plain", "settle", "static_size"]
 
 
 def static_size(t: TensorType) -> int | None:
@@ -55,14 +48,3 @@ def as_param(value: np.ndarray | None) -> Any:
     flat = value.ravel().tolist()
     return tuple(plain(v) for v in flat)
 
-
-def value_entries(t: TensorType, k: int, name: str, where: str) -> None:
-    """OnnxImportError if input ``k`` (``name``), whose value decides the node's types,
-    may have more than :data:`MAX_VALUE_ENTRIES` entries by its type (checked before a
-    builder makes anything per entry)."""
-    sizes = [d for d in t.shape if isinstance(d, int)]
-    if any(d > MAX_VALUE_ENTRIES for d in sizes) or \
-            len(sizes) == t.ndim and math.prod(sizes) > MAX_VALUE_ENTRIES:
-        raise OnnxImportError(clipped(f"{where}: input {k} ({name}) is {t}; an input whose "
-                                      "value decides the types has at most "
-                                      f"{MAX_VALUE_ENTRIES} entries"))
