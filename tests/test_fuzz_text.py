@@ -136,8 +136,13 @@ def test_catalogue_file_hostile():
                  '[[op]]\nname = "f"\nsignature = "(n)->()"\nimpl = "numpy.sum"\n'
                  'examples = [{ in = ["float32[' + "9" * 5000 + ']"], out = "x" }]\n',
                  'op = 3', '[[op]]\nname = "f"\nsignature = "{x}->{y}"\nimpl = "numpy.sum"\n'
-                 'call = "x, axis: axes = None"\nexamples = [{ in = [[[[]]]], out = "y" }]\n'):
-        run_case("catalogue load_file", _catalogue_case, text)
+                 'call = "x, axis: axes = None"\nexamples = [{ in = [[[[]]]], out = "y" }]\n',
+                 # an annotation or a default nested 1,000 deep (unparsing it recursed)
+                 '[[op]]\nname = "f"\nsignature = "(n)->()"\nimpl = "numpy.sum"\n'
+                 'call = "x, axis:' + "-" * 1000 + 'x = None"\n',
+                 '[[op]]\nname = "f"\nsignature = "(n)->()"\nimpl = "numpy.sum"\n'
+                 'call = "x, *, axis: int = ' + "-" * 1000 + '1"\n'):
+        assert run_case("catalogue load_file", _catalogue_case, text) != "ok"
 
 
 # --------------------------------------------------------------------------- the command line
@@ -164,6 +169,12 @@ def test_cli_mutants(tmp_path):
                         ["[[op]]", "name", "=", '"', "\n"], seed=5):
         bad.write_text("[[op]]" + text)
         run_case("cli main (check)", lambda p: _quiet(cli.main, ["check", p]), str(bad))
+
+
+def test_the_repl_reports_a_check_of_a_path_with_a_nul():
+    repl = cli.Repl(stdout=io.StringIO())
+    assert run_case("repl line", repl.onecmd, "check /x\x00y") == "ok"
+    assert repl.stdout.getvalue() == "error: '/x\\x00y': embedded null byte\n"
 
 
 def test_repl_mutants():
@@ -220,6 +231,10 @@ def test_hostile_sizes_in_signatures():
                            f"({expr},m)->(n)", f"(n,m)->() where {expr} <= n"))
         run_case("Signature.infer", _infer_case, text)
     run_case("Signature.infer", _infer_case, "(n,m)->() where n//2**64 == 1")
+    # powers of powers of ints: an int of 53 million bits (47 s) before any size limit
+    for text in ("(n,m)->((((((m+n+1))**64)**64)**64)**64)",
+                 "(n,m)->(n) where ((((n+2)**64)**64)**64)**64 > m"):
+        assert run_case("Signature.infer", _infer_case, text) == "ValueError"
     for clause in ("n > k//0", "n > m%0", "n == m//(m-3)", "n < k//(n-n)", "m%(n-5) == 0"):
         for text in (f"(n,m)->(n) where {clause}", f"(n,m)->(m//0) where {clause}"):
             run_case("Signature.infer", _infer_case, text)

@@ -210,8 +210,9 @@ def run_check(paths: Sequence[str], out: Any = None, timeout: float | None = CHE
         failed = False
         try:
             entries = _loader(path, onnx)(path, allow=allow)
-        except (CatalogueError, OSError) as exc:
-            for message in getattr(exc, "errors", [str(exc)]):
+        except (CatalogueError, OSError, ValueError) as exc:  # ValueError: a NUL in a path
+            said = str(exc) if isinstance(exc, OSError | CatalogueError) else f"{path!r}: {exc}"
+            for message in getattr(exc, "errors", [said]):
                 print(f"error: {message}", file=out)
             entries, failed = getattr(exc, "entries", []), True  # their examples still run
         examples = 0
