@@ -372,7 +372,7 @@ def test_every_entry_refuses_inputs_of_a_wrong_shape_with_a_documented_error():
      "strides must be at least 1 on each axis, got (0, 1)"),
     (dict(op_type="MaxPool", kernel_shape=[2]), [3, 8], None,
      "the input has 2 axes; it must have (N, C, spatial...)"),
-    (dict(op_type="Conv"), [1, 3, 8, 8], [4, 3, 3], "the weight has 3 axes and the input 4"),
+    (dict(op_type="Conv"), [1, 3, 8, 8], [4, 3, 3], "W has 3 dimensions and X 4"),
     (dict(op_type="Conv", dilations=[1]), [1, 3, 8, 8], [4, 3, 3, 3],
      "dilations has 1 entries"),
     (dict(op_type="ConvTranspose", output_shape=[5]), [1, 3, 8, 8], [3, 4, 3, 3],
