@@ -43,7 +43,8 @@ def window_attributes(x_ndim: int, **given: tuple | None) -> int:
         if len(value) != want:
             raise ParamError(f"{name} has {len(value)} entries, the input's {k} spatial "
                              f"axes need {want}")
-        if name != "pads" and any(isinstance(v, int) and v < 1 for v in value):
+        if name in ("kernel_shape", "strides", "dilations") and any(
+                isinstance(v, int) and v < 1 for v in value):
             raise ParamError(f"{name} must be at least 1 on each axis, got {tuple(value)}")
     return k
 
