@@ -15,7 +15,7 @@ from unification import var
 import kantensor as kt
 from kantensor import cli
 from kantensor.onnx.registry import lookup
-from kantensor.types.dim import free_symbols, substitute
+from kantensor.types.symbols import free_symbols, substitute
 from test_bruteforce import CASES, instances
 
 DTYPES = ["bool", "int8", "float32"]
