@@ -40,7 +40,7 @@ from ..types.facts import EMPTY, Facts
 from ..types.symbols import free_symbols
 from ..types.type import TensorType
 from ..types.variable import constant
-from .bounds import MAX_VALUE_ENTRIES, bounded, value_entries
+from .bounds import MAX_VALUE_ENTRIES, arity, bounded, oversized, value_entries
 from .dtypes import UnsupportedType, type_name
 from .intervals import bounded_key, bounds_param, record_interval
 from .loading import MAX_NAME, OnnxImportError, Tensors, clipped, read_model, shown
@@ -295,6 +295,7 @@ class _Reader(Scope):
             except UnsupportedOp as exc:  # (a message listing the supported op types)
                 raise UnsupportedOp(clipped(str(exc))) from None
             entry = self.entries[key] = found
+        arity(entry.inputs, node, described(node))
         handler = self.handler(entry, node)
         if handler is not None:
             return self.structured(handler, node)
@@ -438,10 +439,7 @@ class _Reader(Scope):
                 given.extend(range(k, k + len(rest)))
                 break
             source = node.input[k] if k < len(node.input) else ""
-            if not source:
-                if not spec.endswith("?"):
-                    raise OnnxImportError(f"node {label!r} ({node.op_type}): input {k} "
-                                          f"({name}) is required")
+            if not source:  # (an optional one: arity checked the others are given)
                 continue
             given.append(k)
             var = self.var(source, node)
@@ -450,10 +448,6 @@ class _Reader(Scope):
                 value_entries(var.type, k, name, f"node {label!r} ({node.op_type})")
                 params[f"{name}_value"] = as_param(self.value(source))
             params.update(bounds_param(self, names, name, source))
-        if len(node.input) > len(entry.inputs) and not any(
-                s.startswith("*") for s in entry.inputs):
-            raise OnnxImportError(f"node {label!r} ({node.op_type}): {len(node.input)} "
-                                  f"inputs, at most {len(entry.inputs)} expected")
         if "given" in names:
             params["given"] = tuple(given)
         if "outputs" in names:
@@ -505,6 +499,8 @@ class _Reader(Scope):
             r = np.asarray(r)
             if r.dtype == object:
                 r = settle(r)
+                if any(oversized(v) for v in r.ravel().tolist()):
+                    return None  # (a size no type may state: the value is not known)
             if r.dtype != object:
                 r = r.astype(o.type.dtype)
             if r.shape != tuple(o.type.shape):
