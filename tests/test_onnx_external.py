@@ -209,6 +209,23 @@ def test_overlapping_ranges_read_no_more_than_the_files_hold(decoys):
         _refused(lambda read=read: read(path), "claim 72 bytes", "more than the 64 bytes")
 
 
+def test_one_range_named_many_times_is_read_once(decoys):
+    """Tensors naming the same range (as copies of a subgraph do, or a Loop's body read
+    once more) claim it once, and share one array: 1,000 names of one 24-byte range
+    are 24 bytes read, not 24,000."""
+    (decoys / "data.bin").write_bytes(bytes(range(24)))
+    tensors = [external(f"w{i}", TensorProto.UINT8, [24], "data.bin") for i in range(1000)]
+    nodes = [helper.make_node("Identity", [f"w{i}"], [f"y{i}"]) for i in range(1000)]
+    outs = [helper.make_tensor_value_info(f"y{i}", TensorProto.UINT8, None)
+            for i in range(1000)]
+    path = decoys / "m.onnx"
+    onnx.save(model(nodes, [], outs, tensors), path)
+    _, ys = from_onnx(path)
+    values = {id(y.owner.inputs[0].data) for y in ys}
+    assert len(values) == 1
+    assert (ys[0].owner.inputs[0].data == np.arange(24)).all()
+
+
 def test_a_constant_nodes_external_tensor_follows_the_same_rules(decoys):
     t = external("c", TensorProto.UINT8, [24], "secret.txt")
     m = model([helper.make_node("Constant", [], ["y"], value=t)], [],

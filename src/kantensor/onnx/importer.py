@@ -48,7 +48,7 @@ from .nodememo import MEMO, node_key, remember
 from .protos import attribute_value, described, value_type
 from .protos import label as node_label
 from .registry import OnnxOp, UnsupportedOp, lookup
-from .scope import Scope
+from .scope import Budget, Scope
 from .shared import NotKnown
 from .values import as_param, integral, settle, static_size
 
@@ -105,6 +105,7 @@ class _Reader(Scope):
         self.proto = model.graph if proto is None else proto
         self.parent = parent
         self.depth = 0 if parent is None else parent.depth + 1
+        self.budget = Budget() if parent is None else parent.budget
         self.vars: dict[str, Variable] = {}
         self.types: dict[str, Type] = {}
         self.values: dict[str, np.ndarray] = {}
@@ -203,10 +204,12 @@ class _Reader(Scope):
 
     def assigned(self, node: onnx.NodeProto, names: list[str]) -> None:
         """OnnxImportError if a name the node assigns is assigned already (by an
-        initializer, a graph input, an earlier node or the node itself)."""
-        types = self.types
+        initializer, a graph input, an earlier node or the node itself, or in a graph
+        around a subgraph: ONNX's names are unique across a model's graphs)."""
+        types, outer = self.types, self.parent
         for k, name in enumerate(names):
-            if name and (name in types or name in self.untyped or name in names[:k]):
+            if name and (name in types or name in self.untyped or name in names[:k] or
+                         outer is not None and outer.defines(name)):
                 first = "itself" if name in names[:k] else self.origin(name)
                 raise OnnxImportError(f"{described(node)}: its output {shown(name)} is "
                                       f"assigned already, by {first}: a name is assigned "
@@ -215,7 +218,7 @@ class _Reader(Scope):
     def origin(self, name: str) -> str:
         """What assigned ``name`` first, in words (for the message of a second one)."""
         graph = self.proto
-        if name in self.outer:
+        if name in self.outer or name not in self.types and name not in self.untyped:
             return "the graph around this subgraph"
         if any(t.name == name for t in graph.initializer):
             return "an initializer"
@@ -261,8 +264,9 @@ class _Reader(Scope):
     def node(self, node: onnx.NodeProto) -> None:
         op_type, domain = node.op_type, node.domain
         wanted = node.output[:]  # a list (a slice costs less than list())
-        if len(wanted) != 1 or wanted[0] in self.types or wanted[0] in self.untyped:
-            self.assigned(node, wanted)  # (one new output: nothing to say)
+        if len(wanted) != 1 or wanted[0] in self.types or wanted[0] in self.untyped or \
+                self.parent is not None:  # (one new output of the main graph: nothing to say)
+            self.assigned(node, wanted)
         if op_type == "Constant" and domain in ("", "ai.onnx"):
             return self.constant(node, node_label(node))
         try:

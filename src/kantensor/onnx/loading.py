@@ -11,7 +11,8 @@ External data is resolved with onnx's rules against the model's own folder, or t
 a relative path without ``..``; no part of it may be a symbolic link; it must name a
 regular file holding the tensor's byte range (``offset``, ``length``). The data one
 model reads from external files is at most the total size of the distinct files it
-names, so overlapping ranges cannot multiply it. A model given as bytes or as a
+names, so overlapping ranges cannot multiply it (a range named again, by a copy of a
+subgraph or a body read once more, is read once). A model given as bytes or as a
 ModelProto names no folder: its external data needs ``base_dir``.
 """
 
@@ -211,6 +212,8 @@ class Tensors:
         self.files: dict[str, tuple[int, tuple[int, int]]] = {}  # location -> size, id
         self.sizes: dict[tuple[int, int], int] = {}  # a file (device, inode) -> its size
         self.claimed = 0  # bytes of external data the checked tensors claim
+        self.ranges: set[tuple] = set()  # (file id, offset, length) claimed
+        self.arrays: dict[tuple, np.ndarray] = {}  # a range read, as a dtype and dims
 
     def check(self, proto: onnx.TensorProto, where: str, known: TensorType | None = None,
               raw: int | None = None) -> TensorType:
@@ -252,13 +255,23 @@ class Tensors:
         return t
 
     def array(self, proto: onnx.TensorProto, where: str) -> np.ndarray:
-        """A checked tensor's values, in the NumPy dtype kantensor computes in."""
+        """A checked tensor's values, in the NumPy dtype kantensor computes in (a range of
+        an external file is read once: tensors naming it again share its array)."""
         dtype = dtype_of(proto.data_type, where, text=True)
         if proto.data_location == onnx.TensorProto.EXTERNAL:
             location, offset, length = self._external(proto, where, None)
-            inline = onnx.TensorProto(data_type=proto.data_type, dims=proto.dims)
-            inline.raw_data = self._read(location, offset, length, where)
-            proto = inline
+            key = (self.files[location][1], offset, length, proto.data_type,
+                   tuple(proto.dims))
+            found = self.arrays.get(key)
+            if found is None:
+                inline = onnx.TensorProto(data_type=proto.data_type, dims=proto.dims)
+                inline.raw_data = self._read(location, offset, length, where)
+                found = self.arrays[key] = self._value(inline, dtype, where)
+            return found
+        return self._value(proto, dtype, where)
+
+    @staticmethod
+    def _value(proto: onnx.TensorProto, dtype: str, where: str) -> np.ndarray:
         try:
             value = numpy_helper.to_array(proto)
         except (TypeError, ValueError) as exc:  # checked: not expected, said if it comes
@@ -312,6 +325,9 @@ class Tensors:
                 raise OnnxImportError(f"{where}: external data of {length} bytes, its dims "
                                       f"{tuple(proto.dims)} need {need}")
             self.sizes[ident] = size
+            if (ident, offset, length) in self.ranges:  # (one range again: a subgraph
+                return location, offset, length  # read once more, or a sibling's copy)
+            self.ranges.add((ident, offset, length))
             self.claimed += length
             total = sum(self.sizes.values())
             if self.claimed > total:

@@ -27,12 +27,55 @@ from .structured import Structured
 #: it runs as), so reading time grows with the nesting; a deeper node is left untyped.
 MAX_DEPTH = 8
 
+#: The node readings all of a model's subgraphs may take together, as a multiple of the
+#: nodes the model holds in all its graphs (and at least MIN_READS): nested bodies are
+#: read a few times each, so the readings of a body ``d`` deep grow like ``3**d``; past
+#: the budget a node's subgraphs are not typed, and the work stays linear in the model.
+READS_PER_NODE = 8
+MIN_READS = 1 << 14
+
+
+def nodes_in(graph: onnx.GraphProto) -> int:
+    """The nodes of ``graph`` and of every subgraph of its nodes, at any depth."""
+    count, stack = 0, [graph]
+    while stack:
+        g = stack.pop()
+        count += len(g.node)
+        for node in g.node:
+            for attr in node.attribute:
+                if attr.type == onnx.AttributeProto.GRAPH:
+                    stack.append(attr.g)
+                elif attr.type == onnx.AttributeProto.GRAPHS:
+                    stack.extend(attr.graphs)
+    return count
+
+
+class Budget:
+    """The node readings a model's subgraphs may still take (set from the model's size
+    when its first subgraph is read; one for the model, shared by its readers)."""
+
+    def __init__(self) -> None:
+        self.limit: int | None = None
+        self.left = 0
+
+    def spend(self, model: onnx.ModelProto, graph: onnx.GraphProto) -> None:
+        """Count reading ``graph``'s nodes once; UnsupportedOp past the budget."""
+        if self.limit is None:
+            self.limit = self.left = max(MIN_READS, READS_PER_NODE * nodes_in(model.graph))
+        self.left -= len(graph.node)
+        if self.left < 0:
+            raise UnsupportedOp(f"the model's subgraphs would be read past {self.limit} "
+                                f"node readings in all ({READS_PER_NODE} per node of the "
+                                "model, the limit kantensor.onnx.scope.READS_PER_NODE); "
+                                "the rest are not typed")
+
 
 class Scope:
     """What the importer's reader does with scopes and structured nodes (a mixin of
     :class:`kantensor.onnx.importer._Reader`: ``parent`` is the reader of the graph
-    around, ``depth`` how many subgraphs deep it is, ``types``, ``values``, ``untyped``,
-    ``outer`` and ``captured`` its own)."""
+    around, ``depth`` how many subgraphs deep it is, ``budget`` the model's
+    :class:`Budget`; ``types``, ``values``, ``untyped``, ``outer`` and ``captured`` its
+    own)."""
 
     def output(self, name: str) -> Variable:
         """The Variable of an output of the graph; the error of the unsupported node it
@@ -51,6 +94,15 @@ class Scope:
                 return t
             reader = reader.parent
         return None
+
+    def defines(self, name: str) -> bool:
+        """Whether this graph or one around it assigns ``name`` (typed or not) so far."""
+        reader: Scope | None = self
+        while reader is not None:
+            if name in reader.types or name in reader.untyped:
+                return True
+            reader = reader.parent
+        return False
 
     def _capture(self, name: str) -> Type | None:
         """Bring an outer scope's ``name`` into this one (its type and known value; the
@@ -86,6 +138,7 @@ class Scope:
         if self.depth >= MAX_DEPTH:
             raise UnsupportedOp(f"subgraphs nested more than {MAX_DEPTH} deep (the limit "
                                 "kantensor.onnx.scope.MAX_DEPTH) are not typed")
+        self.budget.spend(self.model, proto)
         sub = type(self)(self.model, self.tensors, self.graph if graph is None else graph,
                          proto, self)
         sub.read_sources(formal, values)
