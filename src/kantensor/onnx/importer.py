@@ -20,7 +20,6 @@ output asked for that such a node reaches.
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -40,35 +39,19 @@ from ..types.facts import EMPTY, Facts
 from ..types.symbols import free_symbols
 from ..types.type import TensorType
 from ..types.variable import constant
-from .bounds import MAX_VALUE_ENTRIES, arity, bounded, oversized, value_entries
+from .bounds import arity, bounded, value_entries
 from .dtypes import UnsupportedType, type_name
 from .intervals import bounded_key, bounds_param, record_interval
-from .loading import MAX_NAME, OnnxImportError, Tensors, clipped, read_model, shown
+from .loading import MAX_NAME, OnnxImportError, Tensors, clipped, open_model, shown
 from .nodememo import MEMO, node_key, remember
 from .protos import attribute_value, described, value_type
 from .protos import label as node_label
 from .registry import OnnxOp, UnsupportedOp, lookup
 from .scope import Budget, Scope
 from .shared import NotKnown
-from .values import as_param, integral, settle, static_size
+from .values import Folding, as_param
 
-#: The most elements a value computed while reading the model may have, and each of the
-#: values it is computed from (larger ones are left to the graph: they are data, not
-#: sizes); a value holding sizes (Dims) at most MAX_VALUE_ENTRIES.
-MAX_FOLD = 1 << 16
-
-__all__ = ["MAX_FOLD", "OnnxImportError", "from_onnx", "open_model", "read_types"]
-
-
-def open_model(model: onnx.ModelProto | str | os.PathLike | bytes,
-               base_dir: str | os.PathLike | None = None
-               ) -> tuple[onnx.ModelProto, Tensors]:
-    """``model`` as a ModelProto, and its :class:`~.loading.Tensors` (external data read
-    from ``base_dir``, else from the model's own folder)."""
-    proto, folder, raw = read_model(model, base_dir)
-    given = "a ModelProto" if isinstance(model, onnx.ModelProto) else \
-        "bytes" if not isinstance(model, str | os.PathLike) else "a path"
-    return proto, Tensors(folder, given, raw)
+__all__ = ["OnnxImportError", "from_onnx", "read_types"]
 
 
 def opsets_of(model: onnx.ModelProto) -> dict[str, int]:
@@ -78,7 +61,7 @@ def opsets_of(model: onnx.ModelProto) -> dict[str, int]:
             for e in model.opset_import}
 
 
-class _Reader(Scope):
+class _Reader(Scope, Folding):
     """One pass over a graph: the type, the variable and the known value of every name.
 
     With ``graph=False`` (``infer_shapes``) only the types are wanted: initializers are
@@ -201,33 +184,6 @@ class _Reader(Scope):
                     self.find(info.name) is None:
                 raise OnnxImportError(f"graph output {shown(info.name)} is computed by no "
                                       "node")
-
-    def assigned(self, node: onnx.NodeProto, names: list[str]) -> None:
-        """OnnxImportError if a name the node assigns is assigned already (by an
-        initializer, a graph input, an earlier node or the node itself, or in a graph
-        around a subgraph: ONNX's names are unique across a model's graphs)."""
-        types, outer = self.types, self.parent
-        for k, name in enumerate(names):
-            if name and (name in types or name in self.untyped or name in names[:k] or
-                         outer is not None and outer.defines(name)):
-                first = "itself" if name in names[:k] else self.origin(name)
-                raise OnnxImportError(f"{described(node)}: its output {shown(name)} is "
-                                      f"assigned already, by {first}: a name is assigned "
-                                      "once")
-
-    def origin(self, name: str) -> str:
-        """What assigned ``name`` first, in words (for the message of a second one)."""
-        graph = self.proto
-        if name in self.outer or name not in self.types and name not in self.untyped:
-            return "the graph around this subgraph"
-        if any(t.name == name for t in graph.initializer):
-            return "an initializer"
-        if any(i.name == name for i in graph.input):
-            return "a graph input"
-        for node in graph.node:
-            if name in node.output:
-                return described(node)
-        return "an earlier node"  # pragma: no cover - every name has an origin
 
     def var(self, name: str, node: onnx.NodeProto | None) -> Variable:
         var = self.vars.get(name)
@@ -470,62 +426,6 @@ class _Reader(Scope):
                 self.opsets.items()))) if attr.type == onnx.AttributeProto.GRAPH else \
                 attribute_value(attr, self.tensors)
         return tensors, params
-
-    def fold(self, entry: OnnxOp, node: onnx.NodeProto, apply: Any) -> list | None:
-        """The values of the node's outputs when they can be known now."""
-        if node.op_type in ("Shape", "Size"):
-            return [self.shape_value(node, apply)]
-        for v in apply.inputs:  # a size input (Dims of a parameter) is no known value
-            if not self.known(v.name) or self.vars.get(v.name) is not v:
-                return None
-            size = static_size(v.type)
-            if size is None or size > MAX_FOLD:  # data (a weight), not sizes: not read
-                return None
-        for out in apply.outputs:
-            size = static_size(out.type)
-            if size is None or size > MAX_FOLD:
-                return None
-        values = [self.value(v.name) for v in apply.inputs]
-        symbolic = any(v.dtype == object for v in values)
-        if symbolic and any(not integral(o.type.dtype) or static_size(o.type) >
-                            MAX_VALUE_ENTRIES for o in apply.outputs):
-            return None  # (sizes are short lists; each of a long one costs Python work)
-        op = apply.op
-        try:
-            with np.errstate(all="ignore"):
-                result = op.impl(*values, **op._kwargs)
-        except Exception:  # a value that cannot be computed now is computed at run time
-            return None
-        results = result if isinstance(result, tuple | list) and len(apply.outputs) > 1 \
-            else (result,)
-        out = []
-        for r, o in zip(results, apply.outputs, strict=True):
-            r = np.asarray(r)
-            if r.dtype == object:
-                r = settle(r)
-                if any(oversized(v) for v in r.ravel().tolist()):
-                    return None  # (a size no type may state: the value is not known)
-            if r.dtype != object:
-                r = r.astype(o.type.dtype)
-            if r.shape != tuple(o.type.shape):
-                return None
-            out.append(r)
-        return out
-
-    def shape_value(self, node: onnx.NodeProto, apply: Any) -> np.ndarray | None:
-        x = apply.inputs[0].type
-        if node.op_type == "Size":
-            if any(d is None for d in x.shape):
-                return None
-            return settle(np.array(math.prod(x.shape, start=1), dtype=object))
-        start, end = 0, x.ndim
-        for attr in node.attribute:
-            if attr.name == "start":
-                start = attr.i
-            elif attr.name == "end":
-                end = attr.i
-        entries = list(x.shape)[slice(start, end)]
-        return settle(np.array(entries + [0], dtype=object)[:-1])
 
 
 def _is_text(v: Variable) -> bool:

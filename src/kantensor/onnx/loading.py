@@ -36,7 +36,7 @@ from ..types.type import TensorType
 from .dtypes import dtype_of
 
 __all__ = ["MAX_MESSAGE", "MAX_MODEL_BYTES", "MAX_RANK", "OnnxImportError", "Tensors",
-           "clipped", "read_model", "shown"]
+           "clipped", "open_model", "read_model", "shown"]
 
 #: The largest model file read, in bytes (protobuf's own limit is 2 GiB).
 MAX_MODEL_BYTES = 2 << 30
@@ -409,3 +409,14 @@ class Tensors:
             raise OnnxImportError(f"{where}: external data {shown(location)} ended after "
                                   f"{len(data)} of {length} bytes")
         return data
+
+
+def open_model(model: onnx.ModelProto | str | os.PathLike | bytes,
+               base_dir: str | os.PathLike | None = None
+               ) -> tuple[onnx.ModelProto, Tensors]:
+    """``model`` as a ModelProto, and its :class:`~.loading.Tensors` (external data read
+    from ``base_dir``, else from the model's own folder)."""
+    proto, folder, raw = read_model(model, base_dir)
+    given = "a ModelProto" if isinstance(model, onnx.ModelProto) else \
+        "bytes" if not isinstance(model, str | os.PathLike) else "a path"
+    return proto, Tensors(folder, given, raw)

@@ -16,8 +16,8 @@ from ..graph.type import Type
 from ..types.type import TensorType
 from .bounds import bounded
 from .dtypes import UnsupportedType
-from .loading import OnnxImportError
-from .protos import attribute_value, label, proto_type
+from .loading import OnnxImportError, shown
+from .protos import attribute_value, described, label, proto_type
 from .registry import OnnxOp, UnsupportedOp
 from .shared import NotKnown
 from .structured import Structured
@@ -94,6 +94,33 @@ class Scope:
                 return t
             reader = reader.parent
         return None
+
+    def assigned(self, node: onnx.NodeProto, names: list[str]) -> None:
+        """OnnxImportError if a name the node assigns is assigned already (by an
+        initializer, a graph input, an earlier node or the node itself, or in a graph
+        around a subgraph: ONNX's names are unique across a model's graphs)."""
+        types, outer = self.types, self.parent
+        for k, name in enumerate(names):
+            if name and (name in types or name in self.untyped or name in names[:k] or
+                         outer is not None and outer.defines(name)):
+                first = "itself" if name in names[:k] else self.origin(name)
+                raise OnnxImportError(f"{described(node)}: its output {shown(name)} is "
+                                      f"assigned already, by {first}: a name is assigned "
+                                      "once")
+
+    def origin(self, name: str) -> str:
+        """What assigned ``name`` first, in words (for the message of a second one)."""
+        graph = self.proto
+        if name in self.outer or name not in self.types and name not in self.untyped:
+            return "the graph around this subgraph"
+        if any(t.name == name for t in graph.initializer):
+            return "an initializer"
+        if any(i.name == name for i in graph.input):
+            return "a graph input"
+        for node in graph.node:
+            if name in node.output:
+                return described(node)
+        return "an earlier node"  # pragma: no cover - every name has an origin
 
     def defines(self, name: str) -> bool:
         """Whether this graph or one around it assigns ``name`` (typed or not) so far."""

@@ -20,7 +20,8 @@ from ..types.containers import OptionalType, SequenceType
 from ..types.dim import Dim
 from ..types.type import TensorType
 from .dtypes import ELEM_TYPES
-from .importer import _Reader, open_model, read_types
+from .importer import _Reader, read_types
+from .loading import open_model
 
 #: Type -> a ValueInfoProto of that type and no name (tensor types are interned: the
 #: key is the object); a value's info is a copy of it, named.
