@@ -78,8 +78,7 @@ def _attribute(rng: random.Random, name: str) -> AttributeProto:
     return attr
 
 
-def _names(model: onnx.ModelProto) -> list[str]:
-    g = model.graph
+def _names(g: onnx.GraphProto) -> list[str]:
     return [i.name for i in g.input] + [t.name for t in g.initializer] + \
         [o for n in g.node for o in n.output if o]
 
@@ -116,12 +115,11 @@ def _mutate_dims(rng: random.Random, g: onnx.GraphProto) -> None:
             d.Clear()  # neither value nor param: unknown
 
 
-def _mutate_node(rng: random.Random, model: onnx.ModelProto) -> None:
-    g = model.graph
+def _mutate_node(rng: random.Random, g: onnx.GraphProto) -> None:
     if not g.node:
         return
     node = rng.choice(g.node)
-    names = _names(model)
+    names = _names(g)
     lists = [a for a in node.attribute if a.type == AttributeProto.INTS]
     if lists and rng.randrange(4) == 0:  # one entry more or less (kernel_shape, pads)
         attr = rng.choice(lists)
@@ -219,7 +217,7 @@ def _mutate_graph(rng: random.Random, model: onnx.ModelProto) -> None:
                            helper.make_attribute("value_string", "x"),
                            helper.make_attribute("value_floats", [1.0] * 3),
                            _attribute(rng, "value")))
-        node = helper.make_node("Constant", [], [rng.choice(("c0", *_names(model)[:2]))])
+        node = helper.make_node("Constant", [], [rng.choice(("c0", *_names(g)[:2]))])
         node.attribute.append(attr)
         if rng.randrange(4) == 0:
             node.attribute.append(attr)
@@ -231,15 +229,29 @@ def _mutate_graph(rng: random.Random, model: onnx.ModelProto) -> None:
 _OPS = [op for op in supported() if "." not in op]
 
 
+def _graphs(g: onnx.GraphProto) -> list[onnx.GraphProto]:
+    """``g`` and its subgraphs (If branches, Loop and Scan bodies), at any depth."""
+    out, stack = [], [g]
+    while stack:
+        graph = stack.pop()
+        out.append(graph)
+        for node in graph.node:
+            stack.extend(a.g for a in node.attribute if a.type == AttributeProto.GRAPH)
+    return out
+
+
 def mutate(model: onnx.ModelProto, rng: random.Random) -> None:
-    """One random structural edit of ``model``, in place."""
+    """One random structural edit of ``model``, in place: of its graph, or of a subgraph
+    (half the time, when it has some)."""
     kind = rng.randrange(10)
+    graphs = _graphs(model.graph)
+    g = rng.choice(graphs[1:]) if len(graphs) > 1 and rng.randrange(2) else model.graph
     if kind < 2:
-        _mutate_dims(rng, model.graph)
+        _mutate_dims(rng, g)
     elif kind < 6:
-        _mutate_node(rng, model)
+        _mutate_node(rng, g)
     elif kind < 8:
-        _mutate_initializer(rng, model.graph)
+        _mutate_initializer(rng, g)
     else:
         _mutate_graph(rng, model)
 

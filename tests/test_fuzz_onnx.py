@@ -1,8 +1,9 @@
 """Fuzzing the ONNX entry points with structure-aware mutations of valid models.
 
-Seeds are ONNX's own node test cases (as ``tests/onnx_cases.py`` prepares them, with
-concrete and with symbolic sizes) and a few whole models; each mutant is one to three
-edits of a seed's protobuf structure (``tests/onnx_mutations.py``). Every mutant is read
+Seeds are ONNX's own node test cases of the default domain (as ``tests/onnx_cases.py``
+prepares them, with concrete and with symbolic sizes; If, Loop and Scan among them) and a
+few whole models; each mutant is one to three edits of a seed's protobuf structure, of
+its graph or of a subgraph (``tests/onnx_mutations.py``). Every mutant is read
 by ``from_onnx`` and ``infer_shapes`` (and every fourth one by ``kantensor onnx``), in a
 forked child under a memory limit with a per-case deadline (``tests/bounded.py``). The
 only outcomes allowed are a typed model or a documented error (a ``ValueError`` or a
@@ -92,11 +93,12 @@ def _whole_models() -> list[onnx.ModelProto]:
 
 @cache
 def seeds() -> list[onnx.ModelProto]:
-    """The seed models: the in-scope node cases, concrete and symbolic, and whole
-    models."""
+    """The seed models: the node cases of the default domain (control flow, sequences
+    and optionals too, their subgraphs mutated as well), concrete and symbolic, and
+    whole models."""
     out = _whole_models()
     for case in onnx_cases.cases():
-        if not onnx_cases.in_scope(onnx_cases.op_types(case)):
+        if any("." in op for op in onnx_cases.op_types(case)):
             continue
         for symbolic in (False, True):
             with contextlib.suppress(Exception):  # a case onnx_cases cannot prepare
