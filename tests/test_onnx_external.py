@@ -251,3 +251,17 @@ def test_a_node_memo_hit_does_not_skip_the_external_data_check(decoys):
     for read in (infer_shapes, from_onnx):
         _refused(lambda read=read: read(m.SerializeToString()), "attribute 'value'",
                  "pass base_dir")
+
+
+def test_a_contract_reads_external_data_from_the_models_folder(decoys):
+    """``kantensor.onnx.contract`` reads a model as from_onnx does: the decoy in the
+    working directory is never read, the model's own file is."""
+    from kantensor.onnx.contract import contract
+
+    path = decoys / "m.onnx"
+    onnx.save(reshape_model(), path)
+    _refused(lambda: contract(path), "secret8.bin", "cannot be opened")
+    _refused(lambda: contract(reshape_model()), "names no folder: pass base_dir")
+    (decoys / "secret8.bin").write_bytes(np.array([-1], np.int64).tobytes())
+    assert contract(path).holds(n=7).value is True  # its own shape, (-1,): any n
+    assert contract(reshape_model(), base_dir=decoys).holds(n=7).value is True
