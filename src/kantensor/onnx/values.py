@@ -56,7 +56,6 @@ def as_param(value: np.ndarray | None) -> Any:
     return tuple(plain(v) for v in flat)
 
 
-
 class Folding:
     """How the importer's reader knows values while it reads a model (a mixin of
     :class:`kantensor.onnx.importer._Reader`: ``known``, ``value`` and ``vars`` are its
