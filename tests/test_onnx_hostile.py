@@ -517,3 +517,15 @@ def test_long_values_of_sizes_are_not_folded():
                   [numpy_helper.from_array(np.array([2], np.int64), "reps")])
     reader = importer.read_types(short)
     assert reader.values["y"].tolist() == [2 * Dim("n"), 2 * Dim("m")] * 2
+
+
+def test_a_shape_input_that_is_an_optional_leaves_the_node_untyped():
+    """The fuzz found a Reshape whose shape is an optional (an AttributeError where the
+    entries of a shape input were counted): the node is not typed (partial typing)."""
+    m = model([helper.make_node("Optional", ["s"], ["o"]),
+               helper.make_node("Reshape", ["x", "o"], ["y"])],
+              [helper.make_tensor_value_info("x", F, ["n"]),
+               helper.make_tensor_value_info("s", I64, [1])], [out()], opset=18)
+    with pytest.raises(UnsupportedOp, match="output 'y' is not typed: .*takes tensors only"):
+        from_onnx(m)
+    assert "y" not in {v.name for v in infer_shapes(m).graph.value_info}

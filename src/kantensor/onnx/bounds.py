@@ -42,10 +42,13 @@ def arity(specs: Sequence[str], node: onnx.NodeProto, where: str) -> None:
     return None
 
 
-def value_entries(t: TensorType, k: int, name: str, where: str) -> None:
+def value_entries(t: Type, k: int, name: str, where: str) -> None:
     """OnnxImportError if input ``k`` (``name``), whose value decides the node's types,
     may have more than :data:`MAX_VALUE_ENTRIES` entries by its type (checked before a
-    builder makes anything per entry)."""
+    builder makes anything per entry; a sequence or an optional is refused by the node's
+    Op after)."""
+    if not isinstance(t, TensorType):
+        return None
     sizes = [d for d in t.shape if isinstance(d, int)]
     if any(d > MAX_VALUE_ENTRIES for d in sizes) or \
             len(sizes) == t.ndim and math.prod(sizes) > MAX_VALUE_ENTRIES:
