@@ -252,3 +252,26 @@ def test_a_pool_before_a_weight_states_its_condition():
     for h in range(150, 261):
         runs = _runs(model, {"x": np.zeros((1, 1, h), np.float32)})
         assert bool(contract.holds(n=1, h=h).value) == runs, h
+
+
+def test_sizes_defined_by_sizes_no_input_gives_do_not_break_sampling():
+    """Two data-dependent sizes tied by a broadcast (``Add(NonZero(x), NonZero(y))``, as
+    in an exported BERT's attention masks): a cell defines one by the other, which no
+    input gives a value. ``sample`` and ``solutions`` evaluate the input sizes only (they
+    raised KeyError), and claim no point valid where the data decide."""
+    nodes = [helper.make_node("NonZero", ["x"], ["nx"], name="nonzero_x"),
+             helper.make_node("NonZero", ["y"], ["ny"], name="nonzero_y"),
+             helper.make_node("Add", ["nx", "ny"], ["s"], name="add")]
+    model = helper.make_model(helper.make_graph(
+        nodes, "hidden", [helper.make_tensor_value_info("x", F, ["N"]),
+                          helper.make_tensor_value_info("y", F, ["M"])],
+        [helper.make_tensor_value_info("s", I64, None)]),
+        opset_imports=[helper.make_opsetid("", 17)])
+    contract = ko.contract(model)
+    assert any(cell.defined for cell in contract.cells)
+    assert contract.solutions(N=range(3), M=range(3)) == []
+    assert contract.sample(seed=1) is None
+    assert contract.holds(N=2, M=2).value is None
+    (cell,) = [c for c in contract.cells if c.defined and
+               all(not isinstance(e, int) for e in c.defined.values())]
+    assert cell.values({}) == {}
