@@ -19,7 +19,7 @@ division computes one; see tests/test_contracts_light.py), undecided points, and
 exception raised by the contract or refine (each one a bug; tracebacks at the end).
 
 Run: python benchmarks/export_contracts.py [--dir DIR] [--points 12] [--only NAME ...]
-     [--memory-mb 3000] [--timeout 120]
+     [--memory-mb 3000] [--timeout 120] [--zero]
 ``KANTENSOR_EXPORTS`` and ``KANTENSOR_EXPORT_POINTS`` set the folder and the points.
 """
 
@@ -47,7 +47,8 @@ import kantensor as kt  # noqa: E402
 import kantensor.onnx as ko  # noqa: E402
 from contract_points import one_short, points  # noqa: E402  (the light tests' sampler)
 
-#: The window of sizes sampled, by size name, and what a run may cost.
+#: The window of sizes sampled, by size name (from 1; from 0 with ``--zero``), and what
+#: a run may cost.
 WINDOW = {"batch": (1, 4), "height": (1, 400), "width": (1, 400), "seq": (1, 300),
           "samples": (1, 20000)}
 DEFAULT_WINDOW = (1, 64)
@@ -168,7 +169,7 @@ def _failed(row: Row, where: str) -> None:
     row.errors.append((where, traceback.format_exc()))
 
 
-def measure(path: Path, total: int, runner: Runner) -> Row:
+def measure(path: Path, total: int, runner: Runner, zero: bool = False) -> Row:
     name = path.name.removesuffix(".onnx")
     row = Row(name)
     model = onnx.load(str(path))
@@ -195,6 +196,8 @@ def measure(path: Path, total: int, runner: Runner) -> Row:
         return row
     try:
         window = {n: WINDOW.get(n, DEFAULT_WINDOW) for n in contract.names}
+        if zero:
+            window = {n: (0, hi) for n, (_, hi) in window.items()}
         chosen = points(contract, window, total, seed=33, affordable=_affordable)
         chosen += _more(contract, window, total - len(chosen), chosen)
     except Exception:
@@ -251,6 +254,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="model names (such as resnet18.dynamo) to measure")
     parser.add_argument("--memory-mb", type=int, default=3000)
     parser.add_argument("--timeout", type=float, default=120.0)
+    parser.add_argument("--zero", action="store_true", help="sample sizes from 0")
     args = parser.parse_args(argv)
     paths = sorted(Path(args.dir).glob("*.onnx"))
     if args.only:
@@ -262,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     try:
         for path in paths:
-            row = measure(path, args.points, runner)
+            row = measure(path, args.points, runner, args.zero)
             rows.append(row)
             where = ", ".join(w for w, _ in row.errors) or "-"
             print(f"{row.name:28s} {row.contract_ms:7.0f}ms {row.kind:11s} {row.atoms:5d} "

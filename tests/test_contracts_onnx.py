@@ -275,3 +275,35 @@ def test_sizes_defined_by_sizes_no_input_gives_do_not_break_sampling():
     (cell,) = [c for c in contract.cells if c.defined and
                all(not isinstance(e, int) for e in c.defined.values())]
     assert cell.values({}) == {}
+
+
+@pytest.mark.parametrize("allowzero", [0, 1])
+def test_reshape_to_sizes_read_from_the_input_with_a_minus_one_at_zero_sizes(allowzero):
+    """``Reshape(x, [batch, seq, -1])`` with the sizes read by Shape, as exporters write
+    a view: where batch*seq is 0 the -1 is ambiguous. With allowzero 0 (a 0 means
+    "copy") onnxruntime refuses, and the contract says valid exactly where it runs, with
+    the run's type. With allowzero 1 ONNX calls a 0 beside a -1 invalid (as NumPy does)
+    and the contract refuses what forward typing refuses at those sizes; onnxruntime runs
+    those points (it divides the sizes that are not 0), as with "one short" windows."""
+    nodes = [helper.make_node("Shape", ["x"], ["bs"], start=0, end=2),
+             helper.make_node("Concat", ["bs", "minus_one"], ["shape"], axis=0),
+             helper.make_node("Reshape", ["x", "shape"], ["y"], name="view",
+                              allowzero=allowzero)]
+    model = helper.make_model(helper.make_graph(
+        nodes, "view", [helper.make_tensor_value_info("x", F, ["B", "S", 8])],
+        [helper.make_tensor_value_info("y", F, None)], [_init("minus_one", [-1])]),
+        opset_imports=[helper.make_opsetid("", 17)])
+    contract = ko.contract(model)
+    for b, s in itertools.product(range(3), range(3)):
+        claim = contract.holds(B=b, S=s).value
+        ran = ortrun.run(model, {"x": np.zeros((b, s, 8), np.float32)})
+        assert claim == (b * s > 0), (b, s)
+        assert claim == isinstance(ran, list) or (allowzero and not claim), (b, s, ran)
+        sized = with_input_dims(model, {"x": (b, s, 8)})
+        if claim:
+            _, (y,) = ko.from_onnx(sized)
+            assert y.type.shape == ran[0] == (b, s, 8), (b, s)
+        else:
+            with pytest.raises(kt.TypeInferenceError, match="Reshape"):
+                ko.from_onnx(sized)
+    assert str(contract.holds(B=0, S=2)) == "False: B >= 1 fails at B=0, S=2 (Reshape view)"
