@@ -15,7 +15,9 @@ Per model it prints the contract's time and exactness, claimed-valid points that
 those sampled, claimed-invalid points that fail of those sampled, and apart from them the
 "one short" points (a window that overhangs its input by less than a stride: ONNX's floor
 formula gives 0 positions and kantensor calls the point invalid, onnxruntime's truncating
-division computes one; see tests/test_contracts_light.py), undecided points, and every
+division computes one; see tests/test_contracts_light.py) and, with ``--zero``, the
+points where a Reshape's -1 sits beside a size that is 0 with allowzero 1 (ONNX calls
+that shape invalid; onnxruntime divides the sizes that are not 0), undecided points, and every
 exception raised by the contract or refine (each one a bug; tracebacks at the end).
 
 Run: python benchmarks/export_contracts.py [--dir DIR] [--points 12] [--only NAME ...]
@@ -141,6 +143,7 @@ class Row:
     valid: list[int] = field(default_factory=lambda: [0, 0])      # run, sampled
     invalid: list[int] = field(default_factory=lambda: [0, 0])    # fail, sampled
     short: list[int] = field(default_factory=lambda: [0, 0])      # run, sampled
+    zero: list[int] = field(default_factory=lambda: [0, 0])       # run, sampled
     undecided: list[int] = field(default_factory=lambda: [0, 0])  # run, sampled
     wrong: list[str] = field(default_factory=list)
     errors: list[tuple[str, str]] = field(default_factory=list)   # (where, traceback)
@@ -217,6 +220,9 @@ def measure(path: Path, total: int, runner: Runner, zero: bool = False) -> Row:
         elif one_short(contract, p):
             row.short[1] += 1
             row.short[0] += ran
+        elif _zero_beside_minus_one(contract, model, p):
+            row.zero[1] += 1
+            row.zero[0] += ran
         else:
             row.invalid[1] += 1
             row.invalid[0] += not ran
@@ -240,6 +246,19 @@ def _more(contract, window: dict, count: int, chosen: list[dict]) -> list[dict]:
     return out
 
 
+def _zero_beside_minus_one(contract, model: onnx.ModelProto, p: dict[str, int]) -> bool:
+    """Whether the first atom ``p`` violates is a Reshape with allowzero 1 where a size
+    beside its -1 is 0 (ONNX calls the shape invalid; onnxruntime divides the sizes
+    that are not 0)."""
+    if 0 not in p.values():
+        return False
+    nodes = {n.name: n for n in model.graph.node}
+    found = [nodes.get(s.node) for s in contract.holds(p).atom.sources]
+    return bool(found) and all(
+        n is not None and n.op_type == "Reshape" and
+        any(a.name == "allowzero" and a.i == 1 for a in n.attribute) for n in found)
+
+
 def _ratio(pair: list[int]) -> str:
     return f"{pair[0]}/{pair[1]}"
 
@@ -261,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
         paths = [p for p in paths if p.name.removesuffix(".onnx") in args.only]
     runner = Runner(args.memory_mb, args.timeout)
     print(f"{'model':28s} {'contract':>9s} {'kind':11s} {'atoms':>5s} {'refine':>8s} "
-          f"{'valid run':>9s} {'invalid fail':>12s} {'one short run':>13s} "
+          f"{'valid run':>9s} {'invalid fail':>12s} {'one short run':>13s} {'0 by -1 run':>11s} "
           f"{'undecided':>9s} exceptions", flush=True)
     rows = []
     try:
@@ -271,15 +290,18 @@ def main(argv: list[str] | None = None) -> int:
             where = ", ".join(w for w, _ in row.errors) or "-"
             print(f"{row.name:28s} {row.contract_ms:7.0f}ms {row.kind:11s} {row.atoms:5d} "
                   f"{row.refine_ms:6.0f}ms {_ratio(row.valid):>9s} {_ratio(row.invalid):>12s} "
-                  f"{_ratio(row.short):>13s} {_ratio(row.undecided):>9s} {where}", flush=True)
+                  f"{_ratio(row.short):>13s} {_ratio(row.zero):>11s} {_ratio(row.undecided):>9s} "
+                  f"{where}", flush=True)
     finally:
         runner.stop()
     valid = [sum(r.valid[i] for r in rows) for i in (0, 1)]
     invalid = [sum(r.invalid[i] for r in rows) for i in (0, 1)]
     short = [sum(r.short[i] for r in rows) for i in (0, 1)]
     undecided = [sum(r.undecided[i] for r in rows) for i in (0, 1)]
+    zero = [sum(r.zero[i] for r in rows) for i in (0, 1)]
     print(f"\n{len(rows)} models: claimed-valid points run {_ratio(valid)}, claimed-invalid "
-          f"points fail {_ratio(invalid)} (one short apart: {_ratio(short)} run), undecided "
+          f"points fail {_ratio(invalid)} (apart: one short {_ratio(short)} run, a 0 beside a -1 "
+          f"{_ratio(zero)} run), undecided "
           f"points run {_ratio(undecided)}, "
           f"{sum(len(r.errors) for r in rows)} exceptions, "
           f"{sum(r.kind not in ('exact', '-') for r in rows)} inexact contracts")
