@@ -4,7 +4,7 @@ exports, with a ``<model>.sizes.json`` of size assignments they were checked at)
 
 * computes ``kantensor.onnx.contract`` (timed) and says whether it is exact;
 * reads the model and runs ``kt.refine`` on its outputs given nothing, and given the
-  first assignment of its ``sizes.json`` (timed);
+  first assignment of its ``sizes.json`` (timed together: the "refine" column);
 * samples points of a window of affordable sizes: the +-1 neighbours of every boundary
   of the contract's boxes, then alternately points inside and outside the claimed set
   (tests/contract_points.py), and runs each with onnxruntime in a worker process whose
@@ -191,7 +191,7 @@ def measure(path: Path, total: int, runner: Runner, zero: bool = False) -> Row:
         start = time.perf_counter()
         _, outputs = ko.from_onnx(model)
         kt.refine(outputs)
-        kt.refine(outputs, given={k: v for k, v in given.items()})
+        kt.refine(outputs, given=given)
         row.refine_ms = 1000 * (time.perf_counter() - start)
     except Exception:
         _failed(row, "refine")
@@ -202,7 +202,7 @@ def measure(path: Path, total: int, runner: Runner, zero: bool = False) -> Row:
         if zero:
             window = {n: (0, hi) for n, (_, hi) in window.items()}
         chosen = points(contract, window, total, seed=33, affordable=_affordable)
-        chosen += _more(contract, window, total - len(chosen), chosen)
+        chosen += _more(window, total - len(chosen), chosen)
     except Exception:
         _failed(row, "sampling the contract")
         return row
@@ -232,7 +232,7 @@ def measure(path: Path, total: int, runner: Runner, zero: bool = False) -> Row:
     return row
 
 
-def _more(contract, window: dict, count: int, chosen: list[dict]) -> list[dict]:
+def _more(window: dict, count: int, chosen: list[dict]) -> list[dict]:
     """Up to ``count`` more points of the window, where the sampler found too few (a
     contract that holds on the whole window has no invalid points to alternate with)."""
     rng = np.random.default_rng(33)
