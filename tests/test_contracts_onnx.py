@@ -307,3 +307,26 @@ def test_reshape_to_sizes_read_from_the_input_with_a_minus_one_at_zero_sizes(all
             with pytest.raises(kt.TypeInferenceError, match="Reshape"):
                 ko.from_onnx(sized)
     assert str(contract.holds(B=0, S=2)) == "False: B >= 1 fails at B=0, S=2 (Reshape view)"
+
+
+def test_expand_of_a_cut_table_to_the_sequence_keeps_the_broadcast_condition():
+    """BERT's ``Expand(position_ids[:, :seq], (batch, seq))``: the table's 64 rows cut to
+    ``min(64, seq)`` broadcast against ``seq`` only up to 64, so the contract refuses
+    seq = 65 as onnxruntime does (the condition was dropped, the size left unknown)."""
+    nodes = [helper.make_node("Shape", ["ids"], ["seq"], start=1, end=2),
+             helper.make_node("Slice", ["pos", "zero", "seq", "one"], ["cut"]),
+             helper.make_node("Shape", ["ids"], ["bs"]),
+             helper.make_node("Expand", ["cut", "bs"], ["out"], name="expand")]
+    model = helper.make_model(helper.make_graph(
+        nodes, "positions", [helper.make_tensor_value_info("ids", I64, ["B", "S"])],
+        [helper.make_tensor_value_info("out", I64, None)],
+        [_init("pos", np.arange(64).reshape(1, 64)), _init("zero", [0]), _init("one", [1])]),
+        opset_imports=[helper.make_opsetid("", 17)])
+    contract = ko.contract(model)
+    for b, s in itertools.product((1, 2), (0, 1, 2, 63, 64, 65, 66)):
+        ran = ortrun.run(model, {"ids": np.zeros((b, s), np.int64)})
+        assert contract.holds(B=b, S=s).value == isinstance(ran, list), (b, s, ran)
+        if isinstance(ran, list):
+            _, (out,) = ko.from_onnx(model)
+            assert kt.refine(out, given={"B": b, "S": s})[out].shape == ran[0]
+    assert "(Expand expand)" in str(contract.holds(B=1, S=65))
