@@ -255,9 +255,9 @@ def test_a_pool_before_a_weight_states_its_condition():
 
 
 def test_sizes_defined_by_sizes_no_input_gives_do_not_break_sampling():
-    """Two data-dependent sizes tied by a broadcast (``Add(NonZero(x), NonZero(y))``, as
-    in an exported BERT's attention masks): a cell defines one by the other, which no
-    input gives a value. ``sample`` and ``solutions`` evaluate the input sizes only (they
+    """Two data-dependent sizes tied by a broadcast (``Add(NonZero(x), NonZero(y))``; the
+    exported BERTs had such sizes): a cell defines one by the other, which no input gives
+    a value. ``sample`` and ``solutions`` evaluate the input sizes only (they
     raised KeyError), and claim no point valid where the data decide."""
     nodes = [helper.make_node("NonZero", ["x"], ["nx"], name="nonzero_x"),
              helper.make_node("NonZero", ["y"], ["ny"], name="nonzero_y"),
@@ -312,7 +312,8 @@ def test_reshape_to_sizes_read_from_the_input_with_a_minus_one_at_zero_sizes(all
 def test_expand_of_a_cut_table_to_the_sequence_keeps_the_broadcast_condition():
     """BERT's ``Expand(position_ids[:, :seq], (batch, seq))``: the table's 64 rows cut to
     ``min(64, seq)`` broadcast against ``seq`` only up to 64, so the contract refuses
-    seq = 65 as onnxruntime does (the condition was dropped, the size left unknown)."""
+    seq = 65 as onnxruntime does (it claimed seq = 65 valid while build_expand left the
+    size unknown and dropped the condition)."""
     nodes = [helper.make_node("Shape", ["ids"], ["seq"], start=1, end=2),
              helper.make_node("Slice", ["pos", "zero", "seq", "one"], ["cut"]),
              helper.make_node("Shape", ["ids"], ["bs"]),
@@ -330,3 +331,26 @@ def test_expand_of_a_cut_table_to_the_sequence_keeps_the_broadcast_condition():
             _, (out,) = ko.from_onnx(model)
             assert kt.refine(out, given={"B": b, "S": s})[out].shape == ran[0]
     assert "(Expand expand)" in str(contract.holds(B=1, S=65))
+
+
+def test_reshape_to_a_size_read_from_another_axis_holds_where_its_type_is_the_run_s():
+    """``Reshape(x, [S, -1])`` with x of shape (B, S, 8) and allowzero 0: where S is 0
+    its entry copies B, so the stated type ``(S, 8*B)`` holds only where S >= 1 (or B
+    is 0 too, which the -1 refuses). Every point claimed valid runs with that type;
+    (0, 0) is refused as onnxruntime refuses it."""
+    nodes = [helper.make_node("Shape", ["x"], ["s"], start=1, end=2),
+             helper.make_node("Concat", ["s", "minus_one"], ["shape"], axis=0),
+             helper.make_node("Reshape", ["x", "shape"], ["y"], name="view")]
+    model = helper.make_model(helper.make_graph(
+        nodes, "view", [helper.make_tensor_value_info("x", F, ["B", "S", 8])],
+        [helper.make_tensor_value_info("y", F, None)], [_init("minus_one", [-1])]),
+        opset_imports=[helper.make_opsetid("", 17)])
+    contract = ko.contract(model)
+    _, (y,) = ko.from_onnx(model)
+    for b, s in itertools.product(range(3), range(3)):
+        ran = ortrun.run(model, {"x": np.zeros((b, s, 8), np.float32)})
+        if contract.holds(B=b, S=s).value:
+            assert kt.refine(y, given={"B": b, "S": s})[y].shape == ran[0], (b, s)
+        elif (b, s) == (0, 0):
+            assert isinstance(ran, ortrun.Refusal)
+    assert [s for s in range(3) if contract.holds(B=2, S=s)] == [1, 2]
