@@ -60,6 +60,11 @@ def build_reshape(types: tuple, shape_value: Any, allowzero: int, **_: Any) -> d
             text.append(own[entry])  # one of the input's own sizes
         else:
             text.append(sizes.text(entry))
+        if isinstance(entry, Dim) and not allowzero and i >= x.ndim:
+            clauses.append(f"{text[-1]} >= 1")  # 0 would copy an axis x does not have
+        elif isinstance(entry, Dim) and not allowzero and text[-1] != dims[i]:
+            # 0 copies the input's size: the same only where that is 0 too
+            clauses.append(f"min({text[-1]}, 1) >= min({dims[i]}, 1)")
     unknown = any(e is None for e in shape_value)
     if free is None:
         if not unknown:
@@ -69,6 +74,9 @@ def build_reshape(types: tuple, shape_value: Any, allowzero: int, **_: Any) -> d
         clauses.append("w >= 0")
     else:
         others = [t for i, t in enumerate(text) if i != free]
+        # -1 among sizes of product 0 is ambiguous (ONNX: invalid with allowzero); a
+        # condition per size, as a box states it (a product >= 1 it does not)
+        clauses += [f"{t} >= 1" for t in others if not (t.isdigit() and int(t) >= 1)]
         left = list(dims)
         kept = []
         for t in others:  # an input axis named again cancels out of the quotient
