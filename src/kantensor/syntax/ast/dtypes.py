@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ..vocabulary import DTYPE_FUNCTIONS, JOIN, PROMOTE, Role, Word
+from .dims import Hole
 from .names import DTYPE_NAMES, check_name, set_field
 
 __all__ = ["DTYPE_CALLS", "DTYPE_TYPES", "DType", "DTypeFunction", "DTypeName", "DTypeVar",
@@ -114,6 +115,8 @@ def dtype_names(x: DType) -> list[str]:
             stack.extend(reversed(node.args))
         elif isinstance(node, DTypeFunction):
             stack.append(node.arg)
+        elif isinstance(node, Hole):
+            raise ValueError(f"placeholder {node} outside a template")
     return out
 
 
@@ -121,7 +124,7 @@ def as_dtype(x: object) -> DType:
     """A dtype node; a str is a DTypeName if it names a dtype, else a DTypeVar."""
     if isinstance(x, str):
         return DTypeName(x) if x in DTYPE_NAMES else DTypeVar(x)
-    if not isinstance(x, DTYPE_TYPES):
+    if not isinstance(x, DTYPE_TYPES) and x.__class__ is not Hole:
         raise TypeError(f"not a dtype: {x!r}")
     return x
 

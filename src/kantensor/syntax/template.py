@@ -1,0 +1,287 @@
+"""Templates: a signature with placeholders, parsed once, filled with objects.
+
+An Op with parameters (a catalogue entry with a builder) writes its signature as a
+template: the DSL with placeholders ``{name}`` that its builder fills, for each input
+ranks, with the objects of :mod:`kantensor.syntax.ast` (never text to parse again):
+
+- ``{sig}`` as a whole alternative: an :class:`Alternative` or a sequence of them (or
+  anything with ``alternatives``, a Signature);
+- ``{x}`` as an operand (``{x}:T``): a sequence of dims (``[a0, 1, a2]``, ints are
+  fixed sizes) or a :class:`TensorPattern`; as an operand without a dtype it may also
+  be several operands (a sequence of TensorPatterns, ``{inputs}``);
+- ``({n},u)``, ``{given} == 0``: a dim expression or an int;
+- ``:{dtype}``, ``{t} in floating``: a dtype term or a dtype's name;
+- right after an operand or a where-clause (``{x}:T{rest}->{y}:T{fits}``): a sequence
+  of operands and where-clauses, spliced there (the clauses join the alternative's
+  where-clauses, those of operands first).
+
+:meth:`Template.fill` builds the alternatives (each checked as any alternative is); the
+parts without a placeholder are built once, when the template is parsed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .alternative import Alternative, Loop
+from .ast import (
+    CLAUSE_TYPES,
+    EXPR_TYPES,
+    AnonGroup,
+    AnyGroup,
+    Clause,
+    DTypeName,
+    DTypeVar,
+    FlexDim,
+    Hole,
+    NamedGroup,
+    TensorPattern,
+)
+
+__all__ = ["AlternativeHole", "AlternativeTemplate", "OperandHole", "Spliced", "Template",
+           "TemplateError"]
+
+
+class TemplateError(TypeError):
+    """A builder filled a placeholder with something that cannot stand there."""
+
+
+@dataclass(frozen=True)
+class OperandHole:
+    """``{name}`` or ``{name}:dtype`` standing for an operand (or, without a dtype,
+    several)."""
+
+    name: str
+    dtype: Any = None
+
+    def __str__(self) -> str:
+        return "{" + self.name + "}" + ("" if self.dtype is None else f":{self.dtype}")
+
+
+@dataclass(frozen=True)
+class Spliced:
+    """An operand or where-clause followed by placeholders (``{x}:T{rest}``) whose
+    operands and clauses are spliced after it."""
+
+    item: Any
+    names: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return str(self.item) + "".join("{" + n + "}" for n in self.names)
+
+
+@dataclass(frozen=True)
+class AlternativeHole:
+    """``{name}`` standing for whole alternatives."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return "{" + self.name + "}"
+
+
+@dataclass(frozen=True)
+class AlternativeTemplate:
+    """One alternative with placeholders; ``built`` is the alternative itself when it
+    has none (built and checked once)."""
+
+    inputs: tuple[Any, ...]
+    outputs: tuple[Any, ...]
+    where: tuple[Any, ...]
+    loop: Loop | None
+    max_loop_dims: int | None
+    built: Alternative | None = None
+
+    def __str__(self) -> str:
+        loop = ("" if self.loop is None else self.loop.value) + \
+            ("" if self.max_loop_dims is None else str(self.max_loop_dims))
+        text = f"{loop}{','.join(map(str, self.inputs))}->{','.join(map(str, self.outputs))}"
+        return text + (" where " + ", ".join(map(str, self.where)) if self.where else "")
+
+
+class Template:
+    """A signature template, parsed once (:func:`kantensor.syntax.parser.parse_template`);
+    ``fill(values)`` gives its alternatives for the placeholders' values."""
+
+    __slots__ = ("alternatives", "holes", "n_inputs", "n_outputs")
+
+    def __init__(self, alternatives: Iterable[AlternativeTemplate | AlternativeHole]):
+        self.alternatives = tuple(alternatives)
+        found: dict[str, None] = {}
+        for alt in self.alternatives:
+            _collect(alt, found)
+        #: the placeholders' names, in order of appearance
+        self.holes: tuple[str, ...] = tuple(found)
+        first = self.alternatives[0]
+        plain = isinstance(first, AlternativeTemplate)
+        #: top-level operands of the first alternative's sides, a placeholder counted as
+        #: one (what the text shows; a builder may make it several)
+        self.n_inputs = len(first.inputs) if plain else 1
+        self.n_outputs = len(first.outputs) if plain else 1
+
+    def __str__(self) -> str:
+        return " | ".join(map(str, self.alternatives))
+
+    def __repr__(self) -> str:
+        return f"Template({str(self)!r})"
+
+    def fill(self, values: Mapping[str, Any]) -> tuple[Alternative, ...]:
+        """The alternatives with each placeholder replaced by ``values[name]``;
+        TemplateError for a missing or misplaced value, IllFormed (a ValueError) for an
+        alternative the DSL's rules refuse."""
+        missing = [n for n in self.holes if n not in values]
+        if missing:
+            raise TemplateError(f"placeholder{'s' * (len(missing) > 1)} "
+                                f"{', '.join('{' + n + '}' for n in missing)} not filled")
+        out: list[Alternative] = []
+        for alt in self.alternatives:
+            if isinstance(alt, AlternativeHole):
+                out.extend(_alternatives(alt.name, values[alt.name]))
+            elif alt.built is not None:
+                out.append(alt.built)
+            else:
+                out.append(_fill_alternative(alt, values))
+        return tuple(out)
+
+
+# --------------------------------------------------------------------------- filling
+
+
+def _fill_alternative(alt: AlternativeTemplate, values: Mapping[str, Any]) -> Alternative:
+    spliced: list[Clause] = []
+    inputs = _fill_side(alt.inputs, values, spliced)
+    outputs = _fill_side(alt.outputs, values, spliced)
+    where: list[Clause] = spliced
+    for c in alt.where:
+        if isinstance(c, Spliced):
+            where.append(_subst(c.item, values))
+            for name in c.names:
+                for x in _sequence(name, values[name]):
+                    if not isinstance(x, CLAUSE_TYPES):
+                        raise TemplateError(f"{{{name}}} after a where-clause takes where-"
+                                            f"clauses, got {x!r}")
+                    where.append(x)
+        else:
+            where.append(_subst(c, values))
+    return Alternative(tuple(inputs), tuple(outputs), tuple(where), alt.loop,
+                       alt.max_loop_dims)
+
+
+def _fill_side(slots: tuple, values: Mapping[str, Any], clauses: list) -> list:
+    out: list[TensorPattern] = []
+    for slot in slots:
+        names: tuple[str, ...] = ()
+        if isinstance(slot, Spliced):
+            slot, names = slot.item, slot.names
+        if isinstance(slot, OperandHole):
+            _operand(slot, values, out)
+        else:
+            out.append(_subst(slot, values))
+        for name in names:
+            for x in _sequence(name, values[name]):
+                if isinstance(x, TensorPattern):
+                    out.append(x)
+                elif isinstance(x, CLAUSE_TYPES):
+                    clauses.append(x)
+                else:
+                    raise TemplateError(f"{{{name}}} after an operand takes operands and "
+                                        f"where-clauses, got {x!r}")
+    return out
+
+
+def _operand(hole: OperandHole, values: Mapping[str, Any], out: list) -> None:
+    value = values[hole.name]
+    dtype = None if hole.dtype is None else _subst(hole.dtype, values)
+    if isinstance(value, TensorPattern):
+        value = [value]
+    elif not isinstance(value, Sequence) or isinstance(value, str):
+        raise TemplateError(f"{{{hole.name}}} is an operand: give its dims (a list), "
+                            f"got {value!r}")
+    if value and all(isinstance(x, TensorPattern) for x in value):
+        for x in value:
+            if dtype is not None and x.dtype is not None:
+                raise TemplateError(f"{{{hole.name}}}:{hole.dtype} has its dtype in the "
+                                    f"template, but it was given {x}")
+            out.append(x if dtype is None else TensorPattern(x.dims, dtype))
+        return
+    try:
+        out.append(TensorPattern(tuple(value), dtype))
+    except TypeError as exc:
+        raise TemplateError(f"{{{hole.name}}}: {exc}") from None
+
+
+def _sequence(name: str, value: Any) -> Sequence:
+    if isinstance(value, (TensorPattern, *CLAUSE_TYPES)):
+        return (value,)
+    if not isinstance(value, Sequence) or isinstance(value, str):
+        raise TemplateError(f"{{{name}}} is spliced: give a list of operands and "
+                            f"where-clauses, got {value!r}")
+    return value
+
+
+def _alternatives(name: str, value: Any) -> Sequence[Alternative]:
+    value = getattr(value, "alternatives", value)
+    if isinstance(value, Alternative):
+        return (value,)
+    if not isinstance(value, Sequence) or not value or \
+            not all(isinstance(a, Alternative) for a in value):
+        raise TemplateError(f"{{{name}}} is a whole alternative: give Alternatives or a "
+                            f"Signature, got {value!r}")
+    return value
+
+
+#: Nodes that hold no placeholder and are returned as they are.
+_LEAVES = (*EXPR_TYPES[:2], DTypeName, DTypeVar, FlexDim, AnonGroup, AnyGroup, NamedGroup,
+           int, str, type(None))
+
+
+def _subst(node: Any, values: Mapping[str, Any]) -> Any:
+    """``node`` with its placeholders replaced (the constructors check the values)."""
+    if isinstance(node, _LEAVES):
+        return node
+    if isinstance(node, Hole):
+        return values[node.name]
+    if isinstance(node, tuple):
+        return tuple(_subst(x, values) for x in node)
+    if not _has_hole(node):
+        return node
+    changes = {f.name: _subst(getattr(node, f.name), values)
+               for f in dataclasses.fields(node) if f.name != "message"}
+    try:
+        return dataclasses.replace(node, **changes)
+    except TypeError as exc:
+        raise TemplateError(f"in {node}: {exc}") from None
+
+
+def _has_hole(node: Any) -> bool:
+    """Does ``node`` hold a placeholder? (Remembered on the node, which is immutable.)"""
+    found = node.__dict__.get("_holes") if hasattr(node, "__dict__") else None
+    if found is None:
+        names: dict[str, None] = {}
+        _collect(node, names)
+        found = bool(names)
+        if hasattr(node, "__dict__"):
+            object.__setattr__(node, "_holes", found)
+    return found
+
+
+def _collect(node: Any, found: dict[str, None]) -> None:
+    """Add the names of ``node``'s placeholders to ``found`` (in order)."""
+    stack = [node]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Hole | OperandHole | AlternativeHole):
+            found[x.name] = None
+            if isinstance(x, OperandHole):
+                stack.append(x.dtype)
+        elif isinstance(x, Spliced):
+            stack.append(x.item)
+            found.update(dict.fromkeys(x.names))
+        elif isinstance(x, tuple):
+            stack.extend(reversed(x))
+        elif dataclasses.is_dataclass(x) and not isinstance(x, (*_LEAVES, Loop)):
+            stack.extend(reversed([getattr(x, f.name) for f in dataclasses.fields(x)
+                                   if f.name != "message"]))
