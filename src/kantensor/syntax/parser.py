@@ -54,7 +54,7 @@ from .ast import (
     NamedGroup,
     TensorPattern,
 )
-from .errors import SignatureSyntaxError
+from .errors import SignatureSyntaxError, placeholder_error
 from .expected import A_DTYPE, syntax_error
 from .limits import (
     MAX_EXPONENT,
@@ -63,13 +63,7 @@ from .limits import (
     check_text,
     check_tree_nesting,
 )
-from .template import (
-    AlternativeHole,
-    AlternativeTemplate,
-    OperandHole,
-    Spliced,
-    Template,
-)
+from .template import Spliced, Template, TemplateRules
 
 __all__ = ["parse_alternatives", "parse_template", "parse_tensor_type"]
 
@@ -127,7 +121,7 @@ def _parse(text: str, start: str, what: str, template: bool = False) -> Any:
         raise TypeError(f"{what} must be given as a str, got {type(text).__name__}")
     check_text(text)
     if not template and "{" in text:
-        raise _placeholder(text, text.index("{"))
+        raise placeholder_error(text, text.index("{"))
     try:
         with _INLINE_LOCK:
             _INLINE.begin(text, template)
@@ -147,7 +141,7 @@ def _parse_positioned(text: str, start: str, template: bool = False) -> Any:
     """The positioned pass: parse to a tree with positions, bound its nesting, then
     build the AST; raises the text's first problem."""
     if not template and "{" in text:
-        raise _placeholder(text, text.index("{"))
+        raise placeholder_error(text, text.index("{"))
     try:
         tree = _positioned().parse(text, start=start)
     except UnexpectedInput as e:
@@ -165,12 +159,6 @@ def _parse_positioned(text: str, start: str, template: bool = False) -> Any:
         raise
     except RecursionError:
         raise _too_deep(text) from None
-
-
-def _placeholder(text: str, pos: int) -> SignatureSyntaxError:
-    return SignatureSyntaxError(
-        f"placeholder at position {pos}: only a template (the signature of a catalogue "
-        "entry with a builder) has placeholders", text, pos, "a signature")
 
 
 def _too_deep(text: str) -> SignatureSyntaxError:
@@ -200,7 +188,7 @@ class _AmbiguousEq:
 _DTYPE_CALLS = tuple(A.DTYPE_CALLS.values())
 
 
-class _ToAst(Transformer_NonRecursive):
+class _ToAst(TemplateRules, Transformer_NonRecursive):
     """Builds the AST; collects name uses per alternative to check and resolve them. The
     inline transformer (:data:`_INLINE`: :meth:`begin` starts each text) and the tree's."""
 
@@ -258,7 +246,7 @@ class _ToAst(Transformer_NonRecursive):
         if isinstance(x, _Name):
             name = self._var(x.name, x.pos, Kind.DTYPE)
             return DTypeName(name) if name in DTYPE_NAMES else DTypeVar(name)
-        if not isinstance(x, _DTYPE_CALLS) and not isinstance(x, A.Hole):
+        if not isinstance(x, _DTYPE_CALLS) and not isinstance(x, A.DTypeHole):
             raise self._error(f"expected {A_DTYPE} at position {pos}", pos, A_DTYPE)
         return x
 
@@ -282,37 +270,6 @@ class _ToAst(Transformer_NonRecursive):
             pos = next((p for p, name, k in uses if name == exc.name
                         and exc.kind in (None, k)), start)
             raise self._error(f"{exc} at position {pos}", pos, exc.expected) from None
-
-    def _alternative_template(self, inputs: list, outputs: list, clauses: list,
-                              kind: Loop | None, cap: int | None) -> AlternativeTemplate:
-        """A template's alternative; built (and checked) now if it has no placeholder."""
-        made = AlternativeTemplate(tuple(inputs), tuple(outputs), tuple(clauses), kind, cap)
-        if Template([made]).holes:
-            return made
-        built = Alternative(tuple(inputs), tuple(outputs), tuple(clauses), kind, cap)
-        return AlternativeTemplate(built.inputs, built.outputs, built.where, kind, cap, built)
-
-    # -- placeholders (templates only)
-
-    def _hole(self, tok: Token) -> str:
-        if not self.template:
-            raise _placeholder(self.text, tok.start_pos)
-        return str(tok)[1:-1]
-
-    def alternative_hole(self, c: list[Token]) -> AlternativeHole:
-        return AlternativeHole(self._hole(c[0]))
-
-    def operand_hole(self, c: list[Any]) -> OperandHole:
-        return OperandHole(self._hole(c[0]), c[1])
-
-    def spliced(self, c: list[Any]) -> Spliced:
-        return Spliced(c[0], tuple(self._hole(t) for t in c[1:]))
-
-    def expr_hole(self, c: list[Token]) -> A.Hole:
-        return A.Hole(self._hole(c[0]))
-
-    def dtype_hole(self, c: list[Token]) -> A.Hole:
-        return A.Hole(self._hole(c[0]))
 
     # -- tensor types
 

@@ -33,6 +33,7 @@ from .ast import (
     AnonGroup,
     AnyGroup,
     Clause,
+    DTypeHole,
     DTypeName,
     DTypeVar,
     FlexDim,
@@ -40,9 +41,10 @@ from .ast import (
     NamedGroup,
     TensorPattern,
 )
+from .errors import placeholder_error
 
 __all__ = ["AlternativeHole", "AlternativeTemplate", "OperandHole", "Spliced", "Template",
-           "TemplateError"]
+           "TemplateError", "TemplateRules"]
 
 
 class TemplateError(TypeError):
@@ -106,15 +108,16 @@ class Template:
     """A signature template, parsed once (:func:`kantensor.syntax.parser.parse_template`);
     ``fill(values)`` gives its alternatives for the placeholders' values."""
 
-    __slots__ = ("alternatives", "holes", "n_inputs", "n_outputs")
+    __slots__ = ("alternatives", "dtype_holes", "holes", "n_inputs", "n_outputs")
 
     def __init__(self, alternatives: Iterable[AlternativeTemplate | AlternativeHole]):
         self.alternatives = tuple(alternatives)
-        found: dict[str, None] = {}
+        found: dict[str, type | None] = {}
         for alt in self.alternatives:
             _collect(alt, found)
-        #: the placeholders' names, in order of appearance
+        #: the placeholders' names, in order of appearance, and those standing for dtypes
         self.holes: tuple[str, ...] = tuple(found)
+        self.dtype_holes = frozenset(n for n, kind in found.items() if kind is DTypeHole)
         first = self.alternatives[0]
         plain = isinstance(first, AlternativeTemplate)
         #: top-level operands of the first alternative's sides, a placeholder counted as
@@ -145,6 +148,43 @@ class Template:
             else:
                 out.append(_fill_alternative(alt, values))
         return tuple(out)
+
+
+class TemplateRules:
+    """The parser's rules for placeholders (a mixin of its transformer, which has
+    ``text`` and ``template``: whether the text may have placeholders)."""
+
+    text: str
+    template: bool
+
+    def _alternative_template(self, inputs: list, outputs: list, clauses: list,
+                              kind: Loop | None, cap: int | None) -> AlternativeTemplate:
+        """A template's alternative; built (and checked) now if it has no placeholder."""
+        made = AlternativeTemplate(tuple(inputs), tuple(outputs), tuple(clauses), kind, cap)
+        if Template([made]).holes:
+            return made
+        built = Alternative(tuple(inputs), tuple(outputs), tuple(clauses), kind, cap)
+        return AlternativeTemplate(built.inputs, built.outputs, built.where, kind, cap, built)
+
+    def _hole(self, tok: Any) -> str:
+        if not self.template:
+            raise placeholder_error(self.text, tok.start_pos)
+        return str(tok)[1:-1]
+
+    def alternative_hole(self, c: list[Any]) -> AlternativeHole:
+        return AlternativeHole(self._hole(c[0]))
+
+    def operand_hole(self, c: list[Any]) -> OperandHole:
+        return OperandHole(self._hole(c[0]), c[1])
+
+    def spliced(self, c: list[Any]) -> Spliced:
+        return Spliced(c[0], tuple(self._hole(t) for t in c[1:]))
+
+    def expr_hole(self, c: list[Any]) -> Hole:
+        return Hole(self._hole(c[0]))
+
+    def dtype_hole(self, c: list[Any]) -> DTypeHole:
+        return DTypeHole(self._hole(c[0]))
 
 
 # --------------------------------------------------------------------------- filling
@@ -242,7 +282,7 @@ def _subst(node: Any, values: Mapping[str, Any]) -> Any:
     """``node`` with its placeholders replaced (the constructors check the values)."""
     if isinstance(node, _LEAVES):
         return node
-    if isinstance(node, Hole):
+    if isinstance(node, Hole | DTypeHole):
         return values[node.name]
     if isinstance(node, tuple):
         return tuple(_subst(x, values) for x in node)
@@ -260,7 +300,7 @@ def _has_hole(node: Any) -> bool:
     """Does ``node`` hold a placeholder? (Remembered on the node, which is immutable.)"""
     found = node.__dict__.get("_holes") if hasattr(node, "__dict__") else None
     if found is None:
-        names: dict[str, None] = {}
+        names: dict[str, type | None] = {}
         _collect(node, names)
         found = bool(names)
         if hasattr(node, "__dict__"):
@@ -268,18 +308,20 @@ def _has_hole(node: Any) -> bool:
     return found
 
 
-def _collect(node: Any, found: dict[str, None]) -> None:
-    """Add the names of ``node``'s placeholders to ``found`` (in order)."""
+def _collect(node: Any, found: dict[str, type | None]) -> None:
+    """Add the names of ``node``'s placeholders to ``found`` (in order), each with the
+    kind of its first use."""
     stack = [node]
     while stack:
         x = stack.pop()
-        if isinstance(x, Hole | OperandHole | AlternativeHole):
-            found[x.name] = None
+        if isinstance(x, Hole | DTypeHole | OperandHole | AlternativeHole):
+            found.setdefault(x.name, type(x))
             if isinstance(x, OperandHole):
                 stack.append(x.dtype)
         elif isinstance(x, Spliced):
             stack.append(x.item)
-            found.update(dict.fromkeys(x.names))
+            for name in x.names:
+                found.setdefault(name, Spliced)
         elif isinstance(x, tuple):
             stack.extend(reversed(x))
         elif dataclasses.is_dataclass(x) and not isinstance(x, (*_LEAVES, Loop)):
