@@ -309,21 +309,21 @@ def _has_hole(node: Any) -> bool:
 
 
 def _collect(node: Any, found: dict[str, type | None]) -> None:
-    """Add the names of ``node``'s placeholders to ``found`` (in order), each with the
-    kind of its first use."""
-    stack = [node]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, Hole | DTypeHole | OperandHole | AlternativeHole):
-            found.setdefault(x.name, type(x))
-            if isinstance(x, OperandHole):
-                stack.append(x.dtype)
-        elif isinstance(x, Spliced):
-            stack.append(x.item)
-            for name in x.names:
-                found.setdefault(name, Spliced)
-        elif isinstance(x, tuple):
-            stack.extend(reversed(x))
-        elif dataclasses.is_dataclass(x) and not isinstance(x, (*_LEAVES, Loop)):
-            stack.extend(reversed([getattr(x, f.name) for f in dataclasses.fields(x)
-                                   if f.name != "message"]))
+    """Add the names of ``node``'s placeholders to ``found`` (in order of appearance),
+    each with the kind of its first use (recursive: a template's nesting is bounded)."""
+    if isinstance(node, Hole | DTypeHole | AlternativeHole):
+        found.setdefault(node.name, type(node))
+    elif isinstance(node, OperandHole):
+        found.setdefault(node.name, OperandHole)
+        _collect(node.dtype, found)
+    elif isinstance(node, Spliced):
+        _collect(node.item, found)
+        for name in node.names:
+            found.setdefault(name, Spliced)
+    elif isinstance(node, tuple):
+        for x in node:
+            _collect(x, found)
+    elif dataclasses.is_dataclass(node) and not isinstance(node, (*_LEAVES, Loop)):
+        for f in dataclasses.fields(node):
+            if f.name != "message":
+                _collect(getattr(node, f.name), found)
