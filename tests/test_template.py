@@ -8,7 +8,6 @@ import operator
 import pytest
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
-from test_signature_parse import alternatives, exprs
 
 import kantensor as kt
 from kantensor import Signature
@@ -28,6 +27,7 @@ from kantensor.syntax.ast import (
 from kantensor.syntax.errors import SignatureSyntaxError
 from kantensor.syntax.parser import parse_alternatives, parse_template
 from kantensor.syntax.template import TemplateError
+from test_signature_parse import alternatives, exprs
 
 _OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "//": operator.floordiv,
         "%": operator.mod}
