@@ -22,13 +22,22 @@ from functools import lru_cache
 from typing import Any
 
 from ..syntax.alternative import Alternative
-from ..syntax.ast import Clause, DimExpr, DimVar, FixedDim, Join, Message, TensorPattern
+from ..syntax.ast import (
+    Clause,
+    DimExpr,
+    DimVar,
+    FixedDim,
+    Join,
+    Message,
+    NamedGroup,
+    TensorPattern,
+)
 from ..syntax.ast import checked as _checked
 from ..syntax.errors import TypeInferenceError
 from ..syntax.limits import balanced_join
 from ..syntax.parser import parse_alternatives
 
-__all__ = ["BUILDERS", "Message", "RankType", "alternative", "builder", "checked", "dims",
+__all__ = ["BUILDERS", "Message", "RankType", "alternative", "builder", "checked", "dims", "groups",
            "joined_dtypes", "names", "product", "rank_error", "reads_known_sizes",
            "reads_ranks", "size_of", "sum_of", "typed"]
 
@@ -71,6 +80,12 @@ def _balanced(items: list, op: Callable[[Any, Any], Any], empty: int) -> DimExpr
         items = [op(items[i], items[i + 1]) if i + 1 < len(items) else items[i]
                  for i in range(0, len(items), 2)]
     return FixedDim(items[0]) if isinstance(items[0], int) else items[0]
+
+
+def groups(prefix: str, n: int, start: int = 0) -> list[TensorPattern]:
+    """``(*r0),(*r1),...``: ``n`` operands of any shape (inputs a relation ties to
+    nothing), named from ``start``."""
+    return [TensorPattern((NamedGroup(f"{prefix}{i}"),)) for i in range(start, start + n)]
 
 
 def typed(dims: Iterable[object], dtype: str | None = None) -> TensorPattern:
