@@ -35,6 +35,8 @@ import numpy as np
 
 from ..graph.basic import Apply, Variable
 from ..graph.op import Op
+from ..syntax.ast import DimExpr, DimVar, TensorPattern
+from ..syntax.parser import parse_tensor_type
 from ..types.dim import Dim, unknown
 from ..types.symbols import free_symbols, substitute
 from ..types.type import TensorType
@@ -344,6 +346,13 @@ def size_value(*sizes: np.ndarray, size: int | Dim) -> np.ndarray:
     return np.asarray(concrete([size], sizes)[0], dtype=np.int64)
 
 
+@lru_cache(maxsize=4096)
+def dim_expr(d: Dim) -> DimExpr:
+    """A symbolic size (a user's value, over named sizes) as a dim expression of the DSL:
+    its text read once per Dim (the one place a builder's size is read from text)."""
+    return parse_tensor_type(f"int8[{d}]")[1][0]
+
+
 class SizeNames:
     """For builders: the dim variable (``s0``, ``s1``, ...) of each input that carries a
     size of a call's size parameters (see :func:`symbolic`), and those inputs'
@@ -364,6 +373,20 @@ class SizeNames:
             return f"s{self.dims.index(entry)}"
         names = {symbol: Dim(f"s{i}") for symbol, i in _atom_symbols(self.dims).items()}
         return f"({substitute(entry, names)})"
+
+    def expr(self, entry: int | Dim) -> int | DimExpr:
+        """An entry of a size parameter as a dim expression: an int, its input's
+        variable, or an expression over the variables of the inputs it is made of."""
+        if not isinstance(entry, Dim):
+            return entry
+        if entry in self.dims:
+            return DimVar(f"s{self.dims.index(entry)}")
+        names = {symbol: Dim(f"s{i}") for symbol, i in _atom_symbols(self.dims).items()}
+        return dim_expr(substitute(entry, names))
+
+    def patterns(self) -> list[TensorPattern]:
+        """``(s0):bool, (s1):bool, ...``: the size inputs' operands, which come last."""
+        return [TensorPattern((DimVar(f"s{i}"),), "bool") for i in range(len(self.dims))]
 
     def operands(self, after: bool = False) -> str:
         """``(s0):bool,(s1):bool``: the size inputs, which come last; with ``after``,
