@@ -53,7 +53,8 @@ def main() -> None:
             print(f"\n== {only} ({label})")
             out = run(tree, ["run.py", "--quick", "--only", only, "--dask-gigabytes", "0"])
             print("\n".join(line for line in out.splitlines()
-                            if only in line or line.startswith(("case", "kantensor "))))
+                            if only in line or line.startswith(("case", "Traceback", "  "))
+                            or "Error" in line))
     model = Path("/tmp") / f"kantensor_bench_{os.getpid()}.onnx"
     run(trees["this"], ["-c", "import onnx; from onnx_model import transformer; "
                         f"onnx.save(transformer(1), {str(model)!r})"])
