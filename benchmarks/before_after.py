@@ -59,7 +59,7 @@ def main() -> None:
     run(trees["this"], ["-c", "import onnx; from onnx_model import transformer; "
                         f"onnx.save(transformer(1), {str(model)!r})"])
     for label, tree in trees.items():
-        made = [run(tree, ["-c", CLI.format(model=model)]).strip() for _ in range(3)]
+        made = [run(tree, ["-c", CLI.format(model=str(model))]).strip() for _ in range(3)]
         print(f"`kantensor onnx` on a 1-layer transformer ({label}): best of 3 "
               f"{min(made, key=lambda t: float(t.split()[0]) if t[:1].isdigit() else 1e9)}")
     model.unlink(missing_ok=True)

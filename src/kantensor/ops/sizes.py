@@ -37,12 +37,13 @@ from ..graph.basic import Apply, Variable
 from ..graph.op import Op
 from ..syntax.ast import DimExpr, DimVar, TensorPattern
 from ..syntax.parser import parse_tensor_type
+from ..syntax.template import Operands
 from ..types.dim import Dim, unknown
 from ..types.symbols import free_symbols, substitute
 from ..types.type import TensorType
 from ..types.variable import AxisSize, TensorVariable
 from .params import ParamError, SliceItem
-from .templates import names, operand, reads_ranks
+from .templates import dims, reads_ranks
 
 
 class SizeOp(Op):
@@ -327,7 +328,7 @@ def axis_of(types: tuple, axis: int, **_: Any) -> dict[str, Any]:
     ndim = types[0].ndim
     if not -ndim <= axis < ndim:
         raise ParamError(f"axis {axis} is out of bounds for a tensor of dimension {ndim}")
-    return {"x": operand(names("a", ndim)), "y": f"a{axis % ndim}"}
+    return {"x": dims("a", ndim), "y": DimVar(f"a{axis % ndim}")}
 
 
 def axis_length(x: Any, axis: int) -> np.ndarray:
@@ -338,7 +339,7 @@ def axis_length(x: Any, axis: int) -> np.ndarray:
 @reads_ranks
 def number_of(types: tuple, size: int | Dim, **_: Any) -> dict[str, Any]:
     """Builder of ``size_number``: its inputs carry the size (see :class:`SizeNames`)."""
-    return {"sizes": SizeNames(size).operands()}
+    return {"sizes": SizeNames(size).patterns()}
 
 
 def size_value(*sizes: np.ndarray, size: int | Dim) -> np.ndarray:
@@ -384,9 +385,9 @@ class SizeNames:
         names = {symbol: Dim(f"s{i}") for symbol, i in _atom_symbols(self.dims).items()}
         return dim_expr(substitute(entry, names))
 
-    def patterns(self) -> list[TensorPattern]:
+    def patterns(self) -> Operands:
         """``(s0):bool, (s1):bool, ...``: the size inputs' operands, which come last."""
-        return [TensorPattern((DimVar(f"s{i}"),), "bool") for i in range(len(self.dims))]
+        return Operands(TensorPattern((DimVar(f"s{i}"),), "bool") for i in range(len(self.dims)))
 
     def operands(self, after: bool = False) -> str:
         """``(s0):bool,(s1):bool``: the size inputs, which come last; with ``after``,

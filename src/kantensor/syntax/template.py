@@ -43,8 +43,17 @@ from .ast import (
 )
 from .errors import placeholder_error
 
-__all__ = ["AlternativeHole", "AlternativeTemplate", "OperandHole", "Spliced", "Template",
+__all__ = ["AlternativeHole", "AlternativeTemplate", "OperandHole", "Operands", "Spliced",
+           "Template",
            "TemplateError", "TemplateRules"]
+
+
+class Operands(tuple):
+    """Operands to fill one operand placeholder with (``{inputs}``, ``{sizes}``): as
+    many as it holds, none at all when it is empty (an empty list of dims is one 0-d
+    operand)."""
+
+    __slots__ = ()
 
 
 class TemplateError(TypeError):
@@ -237,6 +246,9 @@ def _operand(hole: OperandHole, values: Mapping[str, Any], out: list) -> None:
     dtype = None if hole.dtype is None else _subst(hole.dtype, values)
     if isinstance(value, TensorPattern):
         value = [value]
+    elif isinstance(value, Operands):
+        out.extend(value if dtype is None else [TensorPattern(x.dims, dtype) for x in value])
+        return
     elif not isinstance(value, Sequence) or isinstance(value, str):
         raise TemplateError(f"{{{hole.name}}} is an operand: give its dims (a list), "
                             f"got {value!r}")
