@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1] / "src" / "kantensor"
@@ -54,3 +55,10 @@ def test_no_module_imports_a_higher_layer():
         parts = path.relative_to(ROOT).with_suffix("").parts
         found += upward_imports(".".join(parts), path.read_text(encoding="utf-8"))
     assert not found, "\n".join(found)
+
+
+def test_the_architecture_page_lists_the_layers_in_order():
+    """docs/architecture.rst's table names every layer, in ORDER's order."""
+    page = (ROOT.parents[1] / "docs" / "architecture.rst").read_text(encoding="utf-8")
+    listed = re.findall(r"^   \* - ``([a-z_]+)/?``$", page, re.M)
+    assert listed == ORDER
