@@ -189,7 +189,7 @@ def first_builds() -> list[Row]:
         def theirs_sum() -> object:
             return pt.sum(pt.tensor(dtype="float64", shape=(next(sizes), 3, 4)), axis=-1)
 
-        for row, fn in zip(rows, [theirs_matmul, theirs_add, theirs_sum]):  # not new-rank
+        for row, fn in zip(rows[:3], [theirs_matmul, theirs_add, theirs_sum], strict=True):
             row.theirs = fn
     return rows
 
