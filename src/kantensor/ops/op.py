@@ -431,7 +431,13 @@ def _rendered(op: TemplateOp, types: tuple) -> tuple[Signature, SignatureOp]:
     else:
         messages = None
     if not _text_fills(op.parsed, made):
-        alternatives = op.parsed.fill({**dict(op.params), **made})
+        values = {**dict(op.params), **made}
+        missing = [n for n in op.parsed.holes if n not in values]
+        if missing:
+            raise ValueError(f"{op.name}: template placeholder{'s' * (len(missing) > 1)} "
+                             f"{', '.join(missing)} filled by neither a parameter nor the "
+                             "builder")
+        alternatives = op.parsed.fill(values)
         resolved_op = op if params == dict(op.params) else op.with_params(params)
         for alt in alternatives:
             for clause in alt.where:
