@@ -188,9 +188,8 @@ def permuted(types: tuple, axes: int | tuple[int, ...] | None, **_: Any) -> dict
         perm = tuple(normalize_axis(a, n) for a in given)
         if len(set(perm)) != n:
             raise AxisError(f"repeated axis in axes {given}")
-    dims = names("a", n)
-    return {"x": operand(dims), "y": operand(dims[p] for p in perm),
-            "params": {"axes": perm}}
+    a = dims("a", n)
+    return {"x": a, "y": [a[p] for p in perm], "params": {"axes": perm}}
 
 
 @reads_ranks
@@ -202,10 +201,10 @@ def expanded(types: tuple, axis: int | tuple[int, ...] | None, **_: Any) -> dict
     axes = _as_axes(axis)
     out_ndim = x.ndim + len(axes)
     positions = normalize_axes(axes, out_ndim)
-    rest = iter(names("a", x.ndim))
+    a = dims("a", x.ndim)
+    rest = iter(a)
     out = [1 if i in positions else next(rest) for i in range(out_ndim)]
-    return {"x": operand(names("a", x.ndim)), "y": operand(out),
-            "params": {"axis": positions}}
+    return {"x": a, "y": out, "params": {"axis": positions}}
 
 
 @reads_ranks
@@ -299,27 +298,28 @@ def broadcast(types: tuple, shape: tuple[int | Dim, ...], **_: Any) -> dict[str,
         raise rank_error("broadcast_to", f"cannot broadcast a tensor of dimension {x.ndim} "
                          f"to the shape {shape} of fewer dimensions")
     lead = len(shape) - x.ndim
-    dims, clauses = [], []
-    for i, (d, s) in enumerate(zip(names("a", x.ndim), shape[lead:], strict=True)):
+    ins: list[Any] = []
+    clauses = []
+    for i, (d, s) in enumerate(zip(dims("a", x.ndim), shape[lead:], strict=True)):
         known = x.shape[i]
         if isinstance(s, int) and isinstance(known, int) and known not in (1, s):
             raise rank_error("broadcast_to", f"axis {i} of size {known} cannot be "
                              f"broadcast to {s} (it must be 1 or {s})")
         if isinstance(s, int) and s == 1:
-            dims.append("1")
+            ins.append(1)
         else:
-            dims.append(d)
-            clauses.append(f"({d}-1)*({d}-{sizes.text(s)}) == 0")
-    return {"x": operand(dims), "sizes": sizes.operands(after=True),
-            "y": operand(map(sizes.text, shape)), "fits": where(clauses)}
+            ins.append(d)
+            clauses.append(((d - 1) * (d - sizes.expr(s))).eq(0))
+    return {"x": ins, "sizes": sizes.patterns(), "y": [sizes.expr(s) for s in shape],
+            "fits": clauses}
 
 
 @reads_ranks
 def flattened(types: tuple, **_: Any) -> dict[str, Any]:
     """flatten: one axis holding every element (a 0-d input gives one element)."""
     (x,) = types
-    dims = names("a", x.ndim)
-    return {"x": operand(dims), "y": operand([product(dims)])}
+    a = dims("a", x.ndim)
+    return {"x": a, "y": [size_of(a)]}
 
 
 @reads_ranks
@@ -329,14 +329,14 @@ def differenced(types: tuple, n: int, axis: int, **_: Any) -> dict[str, Any]:
     (x,) = types
     if n < 0:
         raise ParamError(f"order n must be non-negative, got {n}")
-    dims = names("a", x.ndim)
+    a = dims("a", x.ndim)
     if n == 0:
-        return {"x": operand(dims), "y": operand(dims)}
+        return {"x": a, "y": a}
     if x.ndim == 0:
         raise rank_error("diff", "diff needs a tensor with at least one dimension")
     ax = normalize_axis(axis, x.ndim)
-    out = [f"max({d} - {n}, 0)" if i == ax else d for i, d in enumerate(dims)]
-    return {"x": operand(dims), "y": operand(out), "params": {"axis": ax}}
+    out = [dim_max(d - n, 0) if i == ax else d for i, d in enumerate(a)]
+    return {"x": a, "y": out, "params": {"axis": ax}}
 
 
 #: Output length of a 1-d convolution of lengths n and m, by mode.
