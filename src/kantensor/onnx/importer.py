@@ -20,7 +20,6 @@ output asked for that such a node reaches.
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -55,7 +54,7 @@ from .protos import label as node_label
 from .registry import OnnxOp, UnsupportedOp, lookup
 from .scope import Scope
 from .shared import NotKnown
-from .values import as_param, integral, settle, static_size
+from .values import TypeStandIn, as_param, integral, settle, static_size
 
 #: The most elements a value computed while reading the model may have (larger ones are
 #: left to the graph: they are data, not sizes).
@@ -424,8 +423,8 @@ class _Reader(Scope):
 
     def fold(self, entry: OnnxOp, node: onnx.NodeProto, apply: Any) -> list | None:
         """The values of the node's outputs when they can be known now."""
-        if node.op_type in ("Shape", "Size"):
-            return [self.shape_value(node, apply)]
+        if entry.reads_shapes:  # its value is its inputs' sizes, known from their types
+            return self.read_shapes(apply)
         for v in apply.inputs:  # a size input (Dims of a parameter) is no known value
             if not self.known(v.name) or self.vars.get(v.name) is not v:
                 return None
@@ -457,20 +456,13 @@ class _Reader(Scope):
             out.append(r)
         return out
 
-    def shape_value(self, node: onnx.NodeProto, apply: Any) -> np.ndarray | None:
-        x = apply.inputs[0].type
-        if node.op_type == "Size":
-            if any(d is None for d in x.shape):
-                return None
-            return settle(np.array(math.prod(x.shape, start=1), dtype=object))
-        start, end = 0, x.ndim
-        for attr in node.attribute:
-            if attr.name == "start":
-                start = attr.i
-            elif attr.name == "end":
-                end = attr.i
-        entries = list(x.shape)[slice(start, end)]
-        return settle(np.array(entries + [0], dtype=object)[:-1])
+    def read_shapes(self, apply: Any) -> list:
+        """The outputs' values of a node whose kernel reads only its inputs' shapes: the
+        kernel run on the inputs' types (ints, Dims and None for the sizes)."""
+        op = apply.op
+        result = op.impl(*[TypeStandIn(v.type) for v in apply.inputs], **op._kwargs)
+        results = result if len(apply.outputs) > 1 else (result,)
+        return [None if r.ndim == 0 and r.item() is None else settle(r) for r in results]
 
 
 def _is_text(v: Variable) -> bool:

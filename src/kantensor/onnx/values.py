@@ -11,7 +11,8 @@ import numpy as np
 
 from ..types.type import TensorType
 
-__all__ = ["as_param", "integral", "plain", "settle", "static_size"]
+__all__ = ["TypeStandIn", "as_param", "integral", "plain", "settle", "sizes_value",
+           "static_size"]
 
 
 def static_size(t: TensorType) -> int | None:
@@ -32,6 +33,45 @@ def settle(value: np.ndarray) -> np.ndarray:
     out = np.empty(len(flat), dtype=object)
     out[:] = flat
     return out.reshape(value.shape)
+
+
+def sizes_value(sizes: Any) -> np.ndarray:
+    """Sizes (one, or a sequence) as a value: int64 when they are ints (an array's
+    shape when the graph runs), else an object array of ints, Dims and None (a shape
+    read off a type, :class:`TypeStandIn`)."""
+    if isinstance(sizes, tuple | list):
+        if all(type(s) is int for s in sizes):
+            return np.array(sizes, dtype="int64")
+        out = np.empty(len(sizes), dtype=object)
+        out[:] = list(sizes)
+        return out
+    if isinstance(sizes, int | np.integer):
+        return np.array(sizes, dtype="int64")
+    out = np.empty((), dtype=object)
+    out[()] = sizes
+    return out
+
+
+class TypeStandIn:
+    """A tensor's type standing for its value, for a kernel that reads only its inputs'
+    shapes (an entry with ``reads_only = "shapes"``): ``shape`` holds the type's sizes (ints,
+    Dims, None for unknown), ``size`` their product (None when one is unknown)."""
+
+    __slots__ = ("dtype", "shape")
+
+    def __init__(self, t: TensorType):
+        self.shape = tuple(t.shape)
+        self.dtype = t.dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> Any:
+        if any(d is None for d in self.shape):
+            return None
+        return math.prod(self.shape, start=1)
 
 
 def plain(v: Any) -> Any:

@@ -26,6 +26,7 @@ from ...ops.templates import (
 from ...syntax.ast import Clause, DimVar
 from ...types.dim import Dim
 from ..shared import NotKnown, constant_ints, rest_operands, value_entries
+from ..values import TypeStandIn, sizes_value
 
 
 def _unknown(prefix: str, n: int) -> tuple[list[DimVar], list[Clause]]:
@@ -114,12 +115,16 @@ def build_shape(types: tuple, start: int, end: int | None, **_: Any) -> dict[str
                        "end": picked.stop if len(picked) else 0}}
 
 
-def shape(x: np.ndarray, *, start: int, end: int) -> np.ndarray:
-    return np.array(x.shape[start:end], dtype="int64")
+def shape(x: np.ndarray | TypeStandIn, *, start: int, end: int) -> np.ndarray:
+    """The sizes of the axes from ``start`` to ``end``: ints when the graph runs, the
+    type's sizes (Dims) when the model is read (``reads_only = "shapes"``)."""
+    return sizes_value(x.shape[start:end])
 
 
-def size(x: np.ndarray) -> np.ndarray:
-    return np.array(x.size, dtype="int64")
+def size(x: np.ndarray | TypeStandIn) -> np.ndarray:
+    """The number of elements (a Dim when the model is read; None if a size is
+    unknown)."""
+    return sizes_value(x.size)
 
 
 @reads_ranks
