@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from ..graph.basic import Apply, Variable
+from ..graph.hooks import Hook
 from ..graph.op import Op
 from ..syntax.ast import DimExpr, DimVar, TensorPattern
 from ..syntax.parser import parse_tensor_type
@@ -179,7 +180,7 @@ def axis_inputs(axes: list[tuple[Variable, int]]) -> list[Variable]:
     """``shape_of(x, i)`` for each ``(x, i)`` of :func:`untie`, in the placeholders'
     order: the inputs of an Op that writes :func:`given_axis` sizes itself (see
     :func:`given_operands`)."""
-    return [_AXIS_INPUT[0](*axis) for axis in axes]
+    return [AXIS_INPUT.fn(*axis) for axis in axes]
 
 
 def given_operands(values: Iterable[Any], after: bool = False) -> tuple[dict[Any, Dim], str]:
@@ -307,19 +308,15 @@ def size_inputs(values: Iterable[Any], axes: list[tuple[Variable, int]] = ()) ->
     out = []
     for d in symbolic(values):
         symbol = _lone_symbol(d) if _has_given(d) else None
-        out.append(_AXIS_INPUT[0](*axes[symbol.k]) if symbol is not None else SizeOp(d)())
+        out.append(AXIS_INPUT.fn(*axes[symbol.k]) if symbol is not None else SizeOp(d)())
     return out
 
 
-#: How an axis size becomes an input: ``shape_of(x, axis)``, a catalogue Op that
-#: the catalogue's loader registers here (this module is below the catalogue).
-_AXIS_INPUT: list[Callable[[Variable, int], Variable]] = [
-    lambda x, axis: (_ for _ in ()).throw(RuntimeError("shape_of is not registered"))]
-
-
-def register_axis_input(fn: Callable[[Variable, int], Variable]) -> None:
-    """Set what makes the input of an axis size (see :func:`size_inputs`)."""
-    _AXIS_INPUT[0] = fn
+AXIS_INPUT: Hook[Callable[[Variable, int], Variable]] = Hook(
+    "axis_input", "kantensor.ops",
+    "axis_input(x, axis) -> the input of an axis size: shape_of(x, axis), a catalogue "
+    "Op (this module is below the catalogue; see size_inputs)", lambda x, axis: (
+        _ for _ in ()).throw(RuntimeError("shape_of is not registered")))
 
 
 @reads_ranks
