@@ -184,11 +184,10 @@ class Dim:
         return self
 
 
-NUMBER_OP: Hook[Callable[..., Any]] = Hook(
-    "number_op", "kantensor.types.sizenum",
+NUMBER_OP: Hook[Callable[..., Any]] = Hook("number_op", "kantensor.types.sizenum", (
     "a size with a number it cannot stay a size with (d / 2, d ** -0.5, np.sqrt(d)): "
     "hook(op, a, b) or hook('ufunc', ufunc, method, inputs, kwargs); without it, left to "
-    "the other operand (NotImplemented)")
+    "the other operand (NotImplemented)"))
 
 
 def _number(op: str, a: object, b: object) -> Any:
