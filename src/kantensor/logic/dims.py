@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from ..syntax import ast as A
 from ..syntax.ast import evaluate
 from ..types.dim import DIM_CALLS, Dim, DimLike, dim_max, dim_min, unknown
 from ..types.dimfacts import NO_SOLUTION, solve_for
@@ -376,9 +377,10 @@ class Equation(Constraint):
             return f"{self.where}: {self.text} divides by zero"
         shown = readable(right)
         if self.where == "where-clause":
-            return Reason(f"where-clause {self.text} fails: {readable(left)} == {shown} "
-                          "is false", "clause", clause=self.text,
-                          values=_values(s, self.left, self.right))
+            said = f"{readable(left)} == {shown} is false"
+            return Reason(f"where-clause {self.text} fails: {said}", "clause",
+                          clause=self.text, values=_values(s, self.left, self.right),
+                          said=said, tree=_tree(self.left, "==", self.right))
         for side in (left, right):
             if isinstance(side, int) and side < 0:
                 return f"{self.where}: {self.text} = {side} is negative"
@@ -417,9 +419,18 @@ class Compare(Constraint):
 
     def explain(self, s: dict) -> str:
         left, right = self.left.value(s), self.right.value(s)
-        return Reason(f"where-clause {self.text} fails: {readable(left)} {self.op} "
-                      f"{readable(right)} is false", "clause", clause=self.text,
-                      values=_values(s, self.left, self.right))
+        said = f"{readable(left)} {self.op} {readable(right)} is false"
+        return Reason(f"where-clause {self.text} fails: {said}", "clause", clause=self.text,
+                      values=_values(s, self.left, self.right), said=said,
+                      tree=_tree(self.left, self.op, self.right))
+
+
+def _tree(left: Expr, op: str, right: Expr) -> A.Compare | None:
+    """A where-clause as the DSL's tree (for messages written over the user's names),
+    or None when a side is no tree of the DSL."""
+    if any(e.env is None or isinstance(e.node, Dim) for e in (left, right)):
+        return None
+    return A.Compare(op, left.node, right.node)
 
 
 def _values(s: dict, *exprs: Expr) -> dict:

@@ -14,6 +14,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass, replace
 
 from ..graph.basic import Variable
+from ..logic.store import Reason
 from ..signature.mismatch import show
 from ..signature.signature import Signature
 from ..syntax import ast as A
@@ -248,6 +249,11 @@ def _in_user_terms(reason: str, unit: Unit) -> str:
             getattr(reason, "kind", "") in ("broadcast", "core", "category"):
         return reason
     names = _axis_names(unit, relation)
+    tree = getattr(reason, "facts", {}).get("tree")
+    if tree is not None:  # a where-clause: its own tree, each dim written as its axis
+        said = A.written(tree, lambda n: names.get(n, n))
+        return Reason(f"where-clause {said} fails: {reason.facts['said']}", reason.kind,
+                      **reason.facts)
     text = _NAME.sub(lambda n: n.group(0) if n.group(0) in _WORDS
                      else names.get(n.group(0), n.group(0)), reason)
 

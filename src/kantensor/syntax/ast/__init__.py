@@ -34,6 +34,7 @@ from .dims import (
     dim_min,
     evaluate,
     expr_names,
+    written,
 )
 from .dtypes import (
     DTYPE_CALLS,
@@ -71,5 +72,5 @@ __all__ = [
     "DimExpr", "DimItem", "DType", "Clause", "Message", "checked",
     "dim_vars", "dtype_vars", "dim_min", "dim_max", "evaluate", "expr_names", "dtype_names",
     "dtype_call",
-    "near_dtype",
+    "near_dtype", "written",
 ]  # fmt: skip

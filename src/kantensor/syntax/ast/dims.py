@@ -21,7 +21,7 @@ from .names import CMP_OPS, check_name, set_field
 __all__ = [
     "EXPR_TYPES", "ITEM_TYPES", "AnonGroup", "AnyGroup", "BinOp", "Call", "Compare",
     "DimExpr", "DimItem", "DimVar", "FixedDim", "FlexDim", "Hole", "Message", "NamedGroup",
-    "as_expr", "as_item", "dim_max", "dim_min", "evaluate", "expr_names",
+    "as_expr", "as_item", "dim_max", "dim_min", "evaluate", "expr_names", "written",
 ]  # fmt: skip
 
 # The binary operators by their text, with how tightly they bind (from the vocabulary).
@@ -118,14 +118,7 @@ class BinOp(_Arith):
                              f"got {self.right}")
 
     def __str__(self) -> str:
-        if self.op == "**":  # the base is an atom: n**2, (n+1)**2
-            return f"{_paren(self.left, _prec(self.left) <= 3)}**{self.right}"
-        p = _PREC[self.op]
-        # Left-associative: parenthesize a lower-precedence left operand and a right
-        # operand of the same or lower precedence.
-        left = _paren(self.left, _prec(self.left) < p)
-        right = _paren(self.right, _prec(self.right) <= p)
-        return f"{left}{self.op}{right}"
+        return written(self)
 
 
 @dataclass(frozen=True)
@@ -143,7 +136,7 @@ class Call(_Arith):
             raise ValueError(f"{self.fn}() needs at least one argument")
 
     def __str__(self) -> str:
-        return f"{self.fn}({','.join(map(str, self.args))})"
+        return written(self)
 
 
 @dataclass(frozen=True)
@@ -198,15 +191,38 @@ class Compare:
                         "decides it; compare ints to decide now)")
 
     def __str__(self) -> str:
-        return f"{self.left} {self.op} {self.right}"
+        return written(self)
+
+
+def written(node: DimExpr | Compare, name: Callable[[str], str] = str) -> str:
+    """The text of a dim expression or comparison, each dim variable written as
+    ``name(its name)`` (its own name by default: ``str(node)``). An explanation says a
+    clause over the operands' axes this way (``x.shape[1] >= 2``), from the relation's own
+    tree and the names it knows, never by rewriting text."""
+    if isinstance(node, DimVar):
+        return name(node.name)
+    if isinstance(node, BinOp):
+        if node.op == "**":  # the base is an atom: n**2, (n+1)**2
+            return f"{_paren(node.left, _prec(node.left) <= 3, name)}**{node.right}"
+        p = _PREC[node.op]
+        # Left-associative: parenthesize a lower-precedence left operand and a right
+        # operand of the same or lower precedence.
+        left = _paren(node.left, _prec(node.left) < p, name)
+        right = _paren(node.right, _prec(node.right) <= p, name)
+        return f"{left}{node.op}{right}"
+    if isinstance(node, Call):
+        return f"{node.fn}({','.join(written(a, name) for a in node.args)})"
+    if isinstance(node, Compare):
+        return f"{written(node.left, name)} {node.op} {written(node.right, name)}"
+    return str(node)
 
 
 def _prec(x: DimExpr) -> int:
     return _PREC[x.op] if isinstance(x, BinOp) else 4
 
 
-def _paren(x: DimExpr, needed: bool) -> str:
-    return f"({x})" if needed else str(x)
+def _paren(x: DimExpr, needed: bool, name: Callable[[str], str] = str) -> str:
+    return f"({written(x, name)})" if needed else written(x, name)
 
 
 def dim_min(*args: DimExpr | int) -> Call:
