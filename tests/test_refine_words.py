@@ -126,6 +126,19 @@ def test_a_clause_is_written_over_the_operands_whatever_its_dims_are_named(a, b)
         "y.shape[0]+2 fails: 4 >= 5 is false")
 
 
+@pytest.mark.parametrize("a, b", [("a", "b"), ("input", "axis")])
+def test_an_output_size_is_written_over_the_operands_whatever_its_dims_are_named(a, b):
+    """An axis whose size does not equal its expression: the expression from its tree and
+    the axis from its place, never by rewriting the sentence's words."""
+    flat = kt.op(f"({a},{b})->({a}*{b})")(lambda x: x.ravel())
+    x = f32("x", None, None)
+    y = flat(x)
+    y.name = "y"
+    assert _lines(y, given={x: "float32[2,3]", y: "float32[7]"})[-1] == (
+        "y = <lambda>(x) fails with y axis 0 = 7: y axis 0: size 7 does not equal "
+        "x.shape[0]*x.shape[1] = 6")
+
+
 def test_an_overload_whose_dtypes_fit_says_why():
     """mod of two bools gives int8 (its third overload): the reason is that overload's
     sizes, not the first overload's promoted dtype, and a broadcast the inputs pass

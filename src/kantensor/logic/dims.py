@@ -303,6 +303,8 @@ class Equation(Constraint):
     right: Expr
     text: str = ""
     where: str = ""
+    #: the operand axis the equation sizes, ``(Place, axis)`` (for messages), or None
+    place: Any = None
 
     def check(self, s: dict, pending: tuple) -> Progress:
         try:
@@ -374,7 +376,7 @@ class Equation(Constraint):
         try:
             left, right = self.left.value(s), self.right.value(s)
         except ZeroDivisionError:
-            return f"{self.where}: {self.text} divides by zero"
+            return self._said("", " divides by zero")
         shown = readable(right)
         if self.where == "where-clause":
             said = f"{readable(left)} == {shown} is false"
@@ -383,11 +385,21 @@ class Equation(Constraint):
                           said=said, tree=_tree(self.left, "==", self.right))
         for side in (left, right):
             if isinstance(side, int) and side < 0:
-                return f"{self.where}: {self.text} = {side} is negative"
+                return self._said("", f" = {side} is negative")
         if self.left.env is None:
-            return f"{self.where}: size {readable(left)} does not equal {self.text}" + (
-                f" = {shown}" if isinstance(right, int) else "")
-        return f"{self.where}: {self.text} fails ({readable(left)} != {shown})"
+            return self._said(f"size {readable(left)} does not equal ",
+                              f" = {shown}" if isinstance(right, int) else "")
+        return self._said("", f" fails ({readable(left)} != {shown})")
+
+    def _said(self, before: str, after: str) -> Reason:
+        """``{where}: {before}{text}{after}``, with what an explanation needs to write it
+        over the operands (facts ``where``, ``place``, ``before``, ``after`` and
+        ``tree``, the equation as the DSL's tree or None)."""
+        tree = _tree(self.left, "==", self.right) if self.where == "where-clause" else \
+            None if self.right.env is None or isinstance(self.right.node, Dim) else \
+            self.right.node
+        return Reason(f"{self.where}: {before}{self.text}{after}", "size", where=self.where,
+                      place=self.place, before=before, after=after, tree=tree)
 
 
 @dataclass(frozen=True, eq=False)
