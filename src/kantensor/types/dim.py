@@ -185,9 +185,8 @@ class Dim:
 
 
 NUMBER_OP: Hook[Callable[..., Any]] = Hook("number_op", "kantensor.types.sizenum", (
-    "a size with a number it cannot stay a size with (d / 2, d ** -0.5, np.sqrt(d)): "
-    "hook(op, a, b) or hook('ufunc', ufunc, method, inputs, kwargs); without it, left to "
-    "the other operand (NotImplemented)"))
+    "a size with a number it cannot stay a size with (d / 2, np.sqrt(d)): hook(op, a, b) "
+    "or hook('ufunc', ufunc, method, inputs, kwargs); else NotImplemented"))
 
 
 def _number(op: str, a: object, b: object) -> Any:
