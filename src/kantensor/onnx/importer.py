@@ -20,7 +20,6 @@ output asked for that such a node reaches.
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -55,11 +54,7 @@ from .protos import label as node_label
 from .registry import OnnxOp, UnsupportedOp, lookup
 from .scope import Scope
 from .shared import NotKnown
-from .values import as_param, integral, settle, static_size
-
-#: The most elements a value computed while reading the model may have (larger ones are
-#: left to the graph: they are data, not sizes).
-MAX_FOLD = 1 << 16
+from .values import as_param, computed, read_shapes
 
 #: The largest model file ``from_onnx`` reads (protobuf's own limit is 2 GiB).
 MAX_BYTES = 2 << 30
@@ -424,53 +419,12 @@ class _Reader(Scope):
 
     def fold(self, entry: OnnxOp, node: onnx.NodeProto, apply: Any) -> list | None:
         """The values of the node's outputs when they can be known now."""
-        if node.op_type in ("Shape", "Size"):
-            return [self.shape_value(node, apply)]
+        if entry.reads_shapes:  # its value is its inputs' sizes, known from their types
+            return read_shapes(apply)
         for v in apply.inputs:  # a size input (Dims of a parameter) is no known value
             if not self.known(v.name) or self.vars.get(v.name) is not v:
                 return None
-        for out in apply.outputs:
-            size = static_size(out.type)
-            if size is None or size > MAX_FOLD:
-                return None
-        values = [self.value(v.name) for v in apply.inputs]
-        symbolic = any(v.dtype == object for v in values)
-        if symbolic and any(not integral(o.type.dtype) for o in apply.outputs):
-            return None
-        op = apply.op
-        try:
-            with np.errstate(all="ignore"):
-                result = op.impl(*values, **op._kwargs)
-        except Exception:  # a value that cannot be computed now is computed at run time
-            return None
-        results = result if isinstance(result, tuple | list) and len(apply.outputs) > 1 \
-            else (result,)
-        out = []
-        for r, o in zip(results, apply.outputs, strict=True):
-            r = np.asarray(r)
-            if r.dtype == object:
-                r = settle(r)
-            if r.dtype != object:
-                r = r.astype(o.type.dtype)
-            if r.shape != tuple(o.type.shape):
-                return None
-            out.append(r)
-        return out
-
-    def shape_value(self, node: onnx.NodeProto, apply: Any) -> np.ndarray | None:
-        x = apply.inputs[0].type
-        if node.op_type == "Size":
-            if any(d is None for d in x.shape):
-                return None
-            return settle(np.array(math.prod(x.shape, start=1), dtype=object))
-        start, end = 0, x.ndim
-        for attr in node.attribute:
-            if attr.name == "start":
-                start = attr.i
-            elif attr.name == "end":
-                end = attr.i
-        entries = list(x.shape)[slice(start, end)]
-        return settle(np.array(entries + [0], dtype=object)[:-1])
+        return computed(apply, [self.value(v.name) for v in apply.inputs])
 
 
 def _is_text(v: Variable) -> bool:
