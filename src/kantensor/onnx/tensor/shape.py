@@ -23,7 +23,8 @@ from ...ops.templates import (
     typed,
     where,
 )
-from ...syntax.ast import Clause, DimVar, as_expr, dim_min
+from ...syntax.ast import Clause, DimVar, dim_min
+from ...syntax.ast.dims import as_expr
 from ...types.dim import Dim
 from ..shared import NotKnown, constant_ints, rest_operands, value_entries
 from ..values import TypeStandIn, sizes_value
