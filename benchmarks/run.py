@@ -138,6 +138,19 @@ def cached_builds() -> list[Row]:
 
 # -- first builds: input types never seen before (a memo miss) ----------------------
 
+def forget_renders(family: object) -> None:
+    """Forget every signature an Op family rendered (its Ops, their renders at each rank
+    and any cache of rendered text), as if its input ranks were new; the parsed template
+    itself, once per process, is kept."""
+    from kantensor.ops import op as op_module
+    for name in ("_render_ranks", "_render", "_parse"):
+        cache = getattr(op_module, name, None)
+        if cache is not None:
+            cache.cache_clear()
+    family._ops.clear()
+    family.forget_calls()
+
+
 def first_builds() -> list[Row]:
     sizes = itertools.count(1000)  # a new static size per call: a new input type
 
@@ -152,9 +165,16 @@ def first_builds() -> list[Row]:
     def ours_sum() -> object:
         return kt.sum(kt.tensor(None, "float64", (next(sizes), 3, 4)), axis=-1)
 
+    x4 = kt.tensor(None, "float64", (2, 3, 4, 5))
+
+    def ours_sum_new_rank() -> object:
+        forget_renders(kt.sum)
+        return kt.sum(x4, axis=(1, 2))
+
     rows = [Row("first build matmul (memo miss)", ours_matmul, number=5),
             Row("first build a + b (memo miss)", ours_add, number=5),
-            Row("first build sum(axis=-1) (memo miss)", ours_sum, number=5)]
+            Row("first build sum(axis=-1) (memo miss)", ours_sum, number=5),
+            Row("first build sum(axis=(1,2)) at a new rank", ours_sum_new_rank, number=5)]
     if pt is not None:
         def theirs_matmul() -> object:
             n = next(sizes)
@@ -169,7 +189,7 @@ def first_builds() -> list[Row]:
         def theirs_sum() -> object:
             return pt.sum(pt.tensor(dtype="float64", shape=(next(sizes), 3, 4)), axis=-1)
 
-        for row, fn in zip(rows, [theirs_matmul, theirs_add, theirs_sum], strict=True):
+        for row, fn in zip(rows[:3], [theirs_matmul, theirs_add, theirs_sum], strict=True):
             row.theirs = fn
     return rows
 

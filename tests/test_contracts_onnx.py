@@ -252,3 +252,105 @@ def test_a_pool_before_a_weight_states_its_condition():
     for h in range(150, 261):
         runs = _runs(model, {"x": np.zeros((1, 1, h), np.float32)})
         assert bool(contract.holds(n=1, h=h).value) == runs, h
+
+
+def test_sizes_defined_by_sizes_no_input_gives_do_not_break_sampling():
+    """Two data-dependent sizes tied by a broadcast (``Add(NonZero(x), NonZero(y))``; the
+    exported BERTs had such sizes): a cell defines one by the other, which no input gives
+    a value. ``sample`` and ``solutions`` evaluate the input sizes only (they
+    raised KeyError), and claim no point valid where the data decide."""
+    nodes = [helper.make_node("NonZero", ["x"], ["nx"], name="nonzero_x"),
+             helper.make_node("NonZero", ["y"], ["ny"], name="nonzero_y"),
+             helper.make_node("Add", ["nx", "ny"], ["s"], name="add")]
+    model = helper.make_model(helper.make_graph(
+        nodes, "hidden", [helper.make_tensor_value_info("x", F, ["N"]),
+                          helper.make_tensor_value_info("y", F, ["M"])],
+        [helper.make_tensor_value_info("s", I64, None)]),
+        opset_imports=[helper.make_opsetid("", 17)])
+    contract = ko.contract(model)
+    assert any(cell.defined for cell in contract.cells)
+    assert contract.solutions(N=range(3), M=range(3)) == []
+    assert contract.sample(seed=1) is None
+    assert contract.holds(N=2, M=2).value is None
+    (cell,) = [c for c in contract.cells if c.defined and
+               all(not isinstance(e, int) for e in c.defined.values())]
+    assert cell.values({}) == {}
+
+
+@pytest.mark.parametrize("allowzero", [0, 1])
+def test_reshape_to_sizes_read_from_the_input_with_a_minus_one_at_zero_sizes(allowzero):
+    """``Reshape(x, [batch, seq, -1])`` with the sizes read by Shape, as exporters write
+    a view: where batch*seq is 0 the -1 is ambiguous. With allowzero 0 (a 0 means
+    "copy") onnxruntime refuses, and the contract says valid exactly where it runs, with
+    the run's type. With allowzero 1 ONNX calls a 0 beside a -1 invalid (as NumPy does)
+    and the contract refuses what forward typing refuses at those sizes; onnxruntime runs
+    those points (it divides the sizes that are not 0), as with "one short" windows."""
+    nodes = [helper.make_node("Shape", ["x"], ["bs"], start=0, end=2),
+             helper.make_node("Concat", ["bs", "minus_one"], ["shape"], axis=0),
+             helper.make_node("Reshape", ["x", "shape"], ["y"], name="view",
+                              allowzero=allowzero)]
+    model = helper.make_model(helper.make_graph(
+        nodes, "view", [helper.make_tensor_value_info("x", F, ["B", "S", 8])],
+        [helper.make_tensor_value_info("y", F, None)], [_init("minus_one", [-1])]),
+        opset_imports=[helper.make_opsetid("", 17)])
+    contract = ko.contract(model)
+    for b, s in itertools.product(range(3), range(3)):
+        claim = contract.holds(B=b, S=s).value
+        ran = ortrun.run(model, {"x": np.zeros((b, s, 8), np.float32)})
+        assert claim == (b * s > 0), (b, s)
+        assert claim == isinstance(ran, list) or (allowzero and not claim), (b, s, ran)
+        sized = with_input_dims(model, {"x": (b, s, 8)})
+        if claim:
+            _, (y,) = ko.from_onnx(sized)
+            assert y.type.shape == ran[0] == (b, s, 8), (b, s)
+        else:
+            with pytest.raises(kt.TypeInferenceError, match="Reshape"):
+                ko.from_onnx(sized)
+    assert str(contract.holds(B=0, S=2)) == "False: B >= 1 fails at B=0, S=2 (Reshape view)"
+
+
+def test_expand_of_a_cut_table_to_the_sequence_keeps_the_broadcast_condition():
+    """BERT's ``Expand(position_ids[:, :seq], (batch, seq))``: the table's 64 rows cut to
+    ``min(64, seq)`` broadcast against ``seq`` only up to 64, so the contract refuses
+    seq = 65 as onnxruntime does (it claimed seq = 65 valid while build_expand left the
+    size unknown and dropped the condition)."""
+    nodes = [helper.make_node("Shape", ["ids"], ["seq"], start=1, end=2),
+             helper.make_node("Slice", ["pos", "zero", "seq", "one"], ["cut"]),
+             helper.make_node("Shape", ["ids"], ["bs"]),
+             helper.make_node("Expand", ["cut", "bs"], ["out"], name="expand")]
+    model = helper.make_model(helper.make_graph(
+        nodes, "positions", [helper.make_tensor_value_info("ids", I64, ["B", "S"])],
+        [helper.make_tensor_value_info("out", I64, None)],
+        [_init("pos", np.arange(64).reshape(1, 64)), _init("zero", [0]), _init("one", [1])]),
+        opset_imports=[helper.make_opsetid("", 17)])
+    contract = ko.contract(model)
+    for b, s in itertools.product((1, 2), (0, 1, 2, 63, 64, 65, 66)):
+        ran = ortrun.run(model, {"ids": np.zeros((b, s), np.int64)})
+        assert contract.holds(B=b, S=s).value == isinstance(ran, list), (b, s, ran)
+        if isinstance(ran, list):
+            _, (out,) = ko.from_onnx(model)
+            assert kt.refine(out, given={"B": b, "S": s})[out].shape == ran[0]
+    assert "(Expand expand)" in str(contract.holds(B=1, S=65))
+
+
+def test_reshape_to_a_size_read_from_another_axis_holds_where_its_type_is_the_run_s():
+    """``Reshape(x, [S, -1])`` with x of shape (B, S, 8) and allowzero 0: where S is 0
+    its entry copies B, so the stated type ``(S, 8*B)`` holds only where S >= 1 (or B
+    is 0 too, which the -1 refuses). Every point claimed valid runs with that type;
+    (0, 0) is refused as onnxruntime refuses it."""
+    nodes = [helper.make_node("Shape", ["x"], ["s"], start=1, end=2),
+             helper.make_node("Concat", ["s", "minus_one"], ["shape"], axis=0),
+             helper.make_node("Reshape", ["x", "shape"], ["y"], name="view")]
+    model = helper.make_model(helper.make_graph(
+        nodes, "view", [helper.make_tensor_value_info("x", F, ["B", "S", 8])],
+        [helper.make_tensor_value_info("y", F, None)], [_init("minus_one", [-1])]),
+        opset_imports=[helper.make_opsetid("", 17)])
+    contract = ko.contract(model)
+    _, (y,) = ko.from_onnx(model)
+    for b, s in itertools.product(range(3), range(3)):
+        ran = ortrun.run(model, {"x": np.zeros((b, s, 8), np.float32)})
+        if contract.holds(B=b, S=s).value:
+            assert kt.refine(y, given={"B": b, "S": s})[y].shape == ran[0], (b, s)
+        elif (b, s) == (0, 0):
+            assert isinstance(ran, ortrun.Refusal)
+    assert [s for s in range(3) if contract.holds(B=2, S=s)] == [1, 2]

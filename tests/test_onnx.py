@@ -12,7 +12,7 @@ from onnx import TensorProto, helper, numpy_helper
 import kantensor as kt
 from kantensor import cli
 from kantensor.onnx import UnsupportedOp, from_onnx, infer_shapes, supported
-from kantensor.onnx.registry import registry
+from kantensor.onnx.registry import load_onnx_file, registry
 from kantensor.ops.catalogue import CatalogueError, load_file
 from kantensor.signature.forward import infer
 from kantensor.signature.signature import Signature
@@ -259,3 +259,37 @@ def test_cast_to_low_precision_matches_the_reference(to, saturate, round_mode):
     assert got.dtype == want.dtype
     assert np.array_equal(got.view(np.uint8 if got.itemsize == 1 else np.uint16),
                           want.view(np.uint8 if want.itemsize == 1 else np.uint16))
+
+
+def test_size_and_shape_fold_by_their_entries_not_by_their_op_type():
+    """Shape and Size are ordinary entries: their kernels run on the inputs' types when
+    the model is read (``reads_only = "shapes"``), so Size gives the product of symbolic
+    sizes and Shape(start=1) the sizes after the first; both run as NumPy computes."""
+    one = numpy_helper.from_array(np.array([1], dtype=np.int64), "one")
+    zero = numpy_helper.from_array(np.array([0], dtype=np.int64), "zero")
+    nodes = [helper.make_node("Size", ["x"], ["n"]),
+             helper.make_node("Unsqueeze", ["n", "zero"], ["n1"]),
+             helper.make_node("Reshape", ["x", "n1"], ["flat"]),
+             helper.make_node("Shape", ["x"], ["tail"], start=1),
+             helper.make_node("Concat", ["one", "tail"], ["s"], axis=0),
+             helper.make_node("Reshape", ["x", "s"], ["y"])]
+    m = model(nodes, [helper.make_tensor_value_info("x", F, ["batch", "seq", 3])],
+              [helper.make_tensor_value_info("flat", F, None),
+               helper.make_tensor_value_info("y", F, None)], [one, zero])
+    ins, (flat, y) = from_onnx(m)
+    batch, seq = kt.Dim("batch"), kt.Dim("seq")
+    assert flat.type == kt.TensorType("float32", (batch * seq * 3,))
+    assert y.type.shape[1:] == (seq, 3)  # the folded tail; the 1 then asks batch == 1
+    assert [e.reads_shapes for e in (*registry()["", "Shape"], *registry()["", "Size"])] \
+        == [True, True]
+    value = np.arange(6, dtype=np.float32).reshape(1, 2, 3)
+    got_flat, got_y = kt.function(ins, [flat, y])(value)
+    np.testing.assert_array_equal(got_flat, value.ravel())
+    np.testing.assert_array_equal(got_y, value)
+
+
+def test_reads_only_names_what_a_kernel_reads():
+    text = ('[[op]]\nname = "Size"\nreads_only = "values"\nsignature = "(...):T->():int64"\n'
+            'impl = "kantensor.onnx.tensor.shape.size"\n')
+    with pytest.raises(CatalogueError, match="reads_only must be one of 'shapes', got 'values'"):
+        load_onnx_file("x.toml", text)

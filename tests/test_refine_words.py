@@ -113,6 +113,32 @@ def test_reshape_says_its_size_over_the_input_axes():
         np.zeros((2, 3)).reshape(8)
 
 
+@pytest.mark.parametrize("a, b", [("a", "b"), ("n", "m"), ("input", "axis"), ("is", "of")])
+def test_a_clause_is_written_over_the_operands_whatever_its_dims_are_named(a, b):
+    """A where-clause is said from its own tree, each dim as the operand axis it names:
+    dims named like the words of the sentence (``a``, ``input``, ``is``) too."""
+    padded = kt.op(f"({a}),({b})->({a}) where {a} >= {b} + 2")(lambda x, y: x)
+    x, y = f32("x", None), f32("y", 3)
+    z = padded(x, y)
+    z.name = "z"
+    assert _lines(z, given={z: "float32[4]"})[-1] == (
+        "z = <lambda>(x, y) fails with z axis 0 = 4: where-clause x.shape[0] >= "
+        "y.shape[0]+2 fails: 4 >= 5 is false")
+
+
+@pytest.mark.parametrize("a, b", [("a", "b"), ("input", "axis")])
+def test_an_output_size_is_written_over_the_operands_whatever_its_dims_are_named(a, b):
+    """An axis whose size does not equal its expression: the expression from its tree and
+    the axis from its place, never by rewriting the sentence's words."""
+    flat = kt.op(f"({a},{b})->({a}*{b})")(lambda x: x.ravel())
+    x = f32("x", None, None)
+    y = flat(x)
+    y.name = "y"
+    assert _lines(y, given={x: "float32[2,3]", y: "float32[7]"})[-1] == (
+        "y = <lambda>(x) fails with y axis 0 = 7: y axis 0: size 7 does not equal "
+        "x.shape[0]*x.shape[1] = 6")
+
+
 def test_an_overload_whose_dtypes_fit_says_why():
     """mod of two bools gives int8 (its third overload): the reason is that overload's
     sizes, not the first overload's promoted dtype, and a broadcast the inputs pass

@@ -22,6 +22,7 @@ from typing import Any
 
 from ..graph import basic
 from ..graph.basic import Apply, Constant, Variable
+from ..graph.hooks import Hook
 from ..types import dimorder
 from ..types.protocol import REBIND, TRACING
 from .located import Locator, Site
@@ -134,12 +135,13 @@ def _rebind(x: Any, build: Callable[[], Any]) -> bool:
     return True
 
 
-#: The answer to a traced program's comparisons of sizes (set by :mod:`.branches`),
-#: installed in :data:`kantensor.types.dimorder.COMPARE` while some thread traces.
-COMPARE_HOOK: list[Callable[..., Any] | None] = [None]
+ANSWER: Hook[Callable[..., Any]] = Hook(
+    "size_answers", "kantensor.evalshape.branches",
+    "answer(op, a, b): the answer to a traced program's comparisons of sizes, installed "
+    "as the compare_sizes hook while some thread traces")
 
-REBIND[0] = _rebind
-TRACING[0] = lambda: getattr(_LOCAL, "trace", None) is not None
+REBIND.set(_rebind)
+TRACING.set(lambda: getattr(_LOCAL, "trace", None) is not None)
 
 
 class tracing:  # noqa: N801 - a context manager used as a statement
@@ -153,8 +155,8 @@ class tracing:  # noqa: N801 - a context manager used as a statement
         self.outer = current()
         with _LOCK:
             _ACTIVE[0] += 1
-            basic.NEW_NODE[0] = _record
-            dimorder.COMPARE[0] = COMPARE_HOOK[0]
+            basic.NEW_NODE.set(_record)
+            dimorder.COMPARE.set(ANSWER.fn)
         _LOCAL.trace = self.trace
         return self.trace
 
@@ -163,5 +165,5 @@ class tracing:  # noqa: N801 - a context manager used as a statement
         with _LOCK:
             _ACTIVE[0] -= 1
             if not _ACTIVE[0]:
-                basic.NEW_NODE[0] = None
-                dimorder.COMPARE[0] = None
+                basic.NEW_NODE.set(None)
+                dimorder.COMPARE.set(None)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import copyreg
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .display import apply_html
+from .hooks import Hook
 
 
 class _Tagged:
@@ -117,9 +118,10 @@ class Constant(Variable):
 _new = object.__new__
 
 
-#: While a trace that may rebind values runs (kantensor.evalshape), a function called
-#: with every new Apply, so that it knows each value's consumers; None otherwise.
-NEW_NODE: list[Any] = [None]
+NEW_NODE: Hook[Callable[[Any], None]] = Hook(
+    "new_node", "kantensor.evalshape.trace",
+    "new_node(apply): while a trace that may rebind values runs (eval_shape), called with "
+    "every new Apply, so that it knows each value's consumers; None otherwise")
 
 
 class Apply(_Tagged):
@@ -150,8 +152,8 @@ class Apply(_Tagged):
                 raise ValueError(f"output {i} of {op} already belongs to another Apply")
             out.owner = self
             out.index = i
-        if NEW_NODE[0] is not None:
-            NEW_NODE[0](self)
+        if NEW_NODE.fn is not None:
+            NEW_NODE.fn(self)
 
     def _repr_html_(self) -> str:
         return apply_html(self)
@@ -168,8 +170,8 @@ class Apply(_Tagged):
         node.conditions = ()
         node._tag = None
         node.outputs = [kind(t, node, i) for i, t in enumerate(types)]
-        if NEW_NODE[0] is not None:
-            NEW_NODE[0](node)
+        if NEW_NODE.fn is not None:
+            NEW_NODE.fn(node)
         return node
 
     @classmethod
@@ -183,8 +185,8 @@ class Apply(_Tagged):
         node._tag = None
         out = kind(out_type, node, 0)
         node.outputs = [out]
-        if NEW_NODE[0] is not None:
-            NEW_NODE[0](node)
+        if NEW_NODE.fn is not None:
+            NEW_NODE.fn(node)
         return out
 
     @property

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from ..syntax import ast as A
 from ..syntax.ast import evaluate
 from ..types.dim import DIM_CALLS, Dim, DimLike, dim_max, dim_min, unknown
 from ..types.dimfacts import NO_SOLUTION, solve_for
@@ -302,6 +303,8 @@ class Equation(Constraint):
     right: Expr
     text: str = ""
     where: str = ""
+    #: the operand axis the equation sizes, ``(Place, axis)`` (for messages), or None
+    place: Any = None
 
     def check(self, s: dict, pending: tuple) -> Progress:
         try:
@@ -373,19 +376,30 @@ class Equation(Constraint):
         try:
             left, right = self.left.value(s), self.right.value(s)
         except ZeroDivisionError:
-            return f"{self.where}: {self.text} divides by zero"
+            return self._said("", " divides by zero")
         shown = readable(right)
         if self.where == "where-clause":
-            return Reason(f"where-clause {self.text} fails: {readable(left)} == {shown} "
-                          "is false", "clause", clause=self.text,
-                          values=_values(s, self.left, self.right))
+            said = f"{readable(left)} == {shown} is false"
+            return Reason(f"where-clause {self.text} fails: {said}", "clause",
+                          clause=self.text, values=_values(s, self.left, self.right),
+                          said=said, tree=_tree(self.left, "==", self.right))
         for side in (left, right):
             if isinstance(side, int) and side < 0:
-                return f"{self.where}: {self.text} = {side} is negative"
+                return self._said("", f" = {side} is negative")
         if self.left.env is None:
-            return f"{self.where}: size {readable(left)} does not equal {self.text}" + (
-                f" = {shown}" if isinstance(right, int) else "")
-        return f"{self.where}: {self.text} fails ({readable(left)} != {shown})"
+            return self._said(f"size {readable(left)} does not equal ",
+                              f" = {shown}" if isinstance(right, int) else "")
+        return self._said("", f" fails ({readable(left)} != {shown})")
+
+    def _said(self, before: str, after: str) -> Reason:
+        """``{where}: {before}{text}{after}``, with what an explanation needs to write it
+        over the operands (facts ``where``, ``place``, ``before``, ``after`` and
+        ``tree``, the equation as the DSL's tree or None)."""
+        tree = _tree(self.left, "==", self.right) if self.where == "where-clause" else \
+            None if self.right.env is None or isinstance(self.right.node, Dim) else \
+            self.right.node
+        return Reason(f"{self.where}: {before}{self.text}{after}", "size", where=self.where,
+                      place=self.place, before=before, after=after, tree=tree)
 
 
 @dataclass(frozen=True, eq=False)
@@ -421,9 +435,18 @@ class Compare(Constraint):
         except ZeroDivisionError:
             return Reason(f"where-clause {self.text} fails: it divides by zero", "clause",
                           clause=self.text, values=_values(s, self.left, self.right))
-        return Reason(f"where-clause {self.text} fails: {readable(left)} {self.op} "
-                      f"{readable(right)} is false", "clause", clause=self.text,
-                      values=_values(s, self.left, self.right))
+        said = f"{readable(left)} {self.op} {readable(right)} is false"
+        return Reason(f"where-clause {self.text} fails: {said}", "clause", clause=self.text,
+                      values=_values(s, self.left, self.right), said=said,
+                      tree=_tree(self.left, self.op, self.right))
+
+
+def _tree(left: Expr, op: str, right: Expr) -> A.Compare | None:
+    """A where-clause as the DSL's tree (for messages written over the user's names),
+    or None when a side is no tree of the DSL."""
+    if any(e.env is None or isinstance(e.node, Dim) for e in (left, right)):
+        return None
+    return A.Compare(op, left.node, right.node)
 
 
 def _values(s: dict, *exprs: Expr) -> dict:

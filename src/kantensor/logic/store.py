@@ -92,7 +92,8 @@ class Reason(str):
     """A failure reason: its text, and what a front end needs to say it in the user's
     words: ``kind`` (``"clause"``, ``"category"``, ``"broadcast"`` or ``""``) and
     ``facts``, the values the failing constraint saw (for a where-clause ``clause`` (its
-    text) and ``values`` (each size name's value); for a category ``category`` and
+    text), ``values`` (each size name's value), ``said`` (its sides' values) and
+    ``tree`` (the clause as the DSL's tree, or None); for a category ``category`` and
     ``got``; for broadcasting ``axes``: ``(input, axis or None, size)`` per operand)."""
 
     kind: str

@@ -11,7 +11,8 @@ from typing import Any
 import numpy as np
 
 from ..ops.sizes import SizeNames
-from ..ops.templates import builder, names, operand, reads_ranks, where
+from ..ops.templates import builder, dims, reads_ranks
+from ..syntax.ast import DimVar, dim_max
 from ..types.dim import Dim
 from .dtypes import dtype_of
 from .shared import NotKnown
@@ -28,12 +29,12 @@ def build_constant_of_shape(types: tuple, input_value: Any, value: Any, **_: Any
     out, clauses = [], []
     for i, entry in enumerate(input_value):
         if entry is None:
-            out.append(f"u{i}")
-            clauses.append(f"u{i} >= 0")
+            u = DimVar(f"u{i}")
+            out.append(u)
+            clauses.append(u >= 0)
         else:
-            out.append(sizes.text(entry))
-    return {"sizes": sizes.operands(after=True), "y": operand(out), "dtype": dtype,
-            "fits": where(clauses)}
+            out.append(sizes.expr(entry))
+    return {"sizes": sizes.patterns(), "y": out, "dtype": dtype, "fits": clauses}
 
 
 def constant_of_shape(shape: np.ndarray, *sizes: np.ndarray, input_value: Any = None,
@@ -51,14 +52,14 @@ def build_range(types: tuple, start_value: Any, limit_value: Any, delta_value: A
     start, limit, delta = values
     sizes = SizeNames(tuple(values))
     if all(isinstance(v, int | float) for v in values) and delta != 0:
-        return {"sizes": "", "n": str(max(math.ceil((limit - start) / delta), 0)),
-                "fits": ""}
+        return {"sizes": [], "n": max(math.ceil((limit - start) / delta), 0), "fits": []}
     if all(isinstance(v, int) or isinstance(v, Dim) for v in values) and \
             isinstance(delta, int) and delta > 0 and isinstance(start, int):
-        lim = sizes.text(limit)
-        return {"sizes": sizes.operands(after=True),
-                "n": f"max({lim}{delta - 1 - start:+d},0)//{delta}", "fits": ""}
-    return {"sizes": sizes.operands(after=True), "n": "u", "fits": " where u >= 0"}
+        lim, shift = sizes.expr(limit), delta - 1 - start
+        shifted = lim + shift if shift >= 0 else lim - (-shift)
+        return {"sizes": sizes.patterns(), "n": dim_max(shifted, 0) // delta, "fits": []}
+    u = DimVar("u")
+    return {"sizes": sizes.patterns(), "n": u, "fits": [u >= 0]}
 
 
 def range_(start: np.ndarray, limit: np.ndarray, delta: np.ndarray, *sizes: np.ndarray,
@@ -79,8 +80,8 @@ def eye_like(x: np.ndarray, *, dtype: int | None = None, k: int = 0, **_: Any) -
 @reads_ranks
 def build_typed_like(types: tuple, dtype: int | None = None, **_: Any) -> dict[str, Any]:
     """Bernoulli: X's shape; the ``dtype`` attribute's dtype, else X's."""
-    dims = operand(names("a", types[0].ndim))
-    return {"x": dims, "dt": dtype_of(dtype, "Bernoulli") if dtype is not None else "T"}
+    return {"x": dims("a", types[0].ndim),
+            "dt": dtype_of(dtype, "Bernoulli") if dtype is not None else "T"}
 
 
 def bernoulli(x: np.ndarray, *, dtype: int | None = None, seed: float | None = None

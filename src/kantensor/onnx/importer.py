@@ -49,7 +49,7 @@ from .protos import label as node_label
 from .registry import OnnxOp, UnsupportedOp, lookup
 from .scope import Budget, Scope
 from .shared import NotKnown
-from .values import Folding, as_param
+from .values import MAX_FOLD, as_param, computed, read_shapes, static_size
 
 __all__ = ["OnnxImportError", "from_onnx", "read_types"]
 
@@ -61,7 +61,7 @@ def opsets_of(model: onnx.ModelProto) -> dict[str, int]:
             for e in model.opset_import}
 
 
-class _Reader(Scope, Folding):
+class _Reader(Scope):
     """One pass over a graph: the type, the variable and the known value of every name.
 
     With ``graph=False`` (``infer_shapes``) only the types are wanted: initializers are
@@ -426,6 +426,19 @@ class _Reader(Scope, Folding):
                 self.opsets.items()))) if attr.type == onnx.AttributeProto.GRAPH else \
                 attribute_value(attr, self.tensors)
         return tensors, params
+
+    def fold(self, entry: OnnxOp, node: onnx.NodeProto, apply: Any) -> list | None:
+        """The values of the node's outputs when they can be known now (from inputs of at
+        most MAX_FOLD elements: a weight's data is not read to fold a reduction of it)."""
+        if entry.reads_shapes:  # its value is its inputs' sizes, known from their types
+            return read_shapes(apply)
+        for v in apply.inputs:  # a size input (Dims of a parameter) is no known value
+            if not self.known(v.name) or self.vars.get(v.name) is not v:
+                return None
+            size = static_size(v.type)
+            if size is None or size > MAX_FOLD:  # data (a weight), not sizes: not read
+                return None
+        return computed(apply, [self.value(v.name) for v in apply.inputs])
 
 
 def _is_text(v: Variable) -> bool:

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..ops.params import normalize_axes, normalize_axis
-from ..ops.templates import names, operand, reads_ranks
+from ..ops.templates import dims, reads_ranks, typed
 from ..types.numpy_dtypes import extreme_value
 from .shared import constant_ints
 
@@ -31,11 +31,11 @@ def build_reduce(types: tuple, keepdims: int, axes_value: Any = None, axes: Any 
     if not chosen:
         chosen = () if noop_with_empty_axes else tuple(range(x.ndim))
     picked = normalize_axes(chosen, x.ndim)
-    dims = names("a", x.ndim)
-    kept = [1 if i in picked else d for i, d in enumerate(dims)] if keepdims else \
-        [d for i, d in enumerate(dims) if i not in picked]
-    return {"x": operand(dims), "rest": ",(k)" if 1 in given else "",
-            "y": operand(kept), "params": {"axes": picked, "axes_value": None}}
+    a = dims("a", x.ndim)
+    kept = [1 if i in picked else d for i, d in enumerate(a)] if keepdims else \
+        [d for i, d in enumerate(a) if i not in picked]
+    return {"x": a, "rest": [typed(dims("k"))] if 1 in given else [],
+            "y": kept, "params": {"axes": picked, "axes_value": None}}
 
 
 def _reducer(fn: Any) -> Any:
@@ -115,10 +115,10 @@ reduce_sum_square = _reducer(_sum_square)
 def build_arg_reduce(types: tuple, axis: int, keepdims: int, **_: Any) -> dict[str, Any]:
     x = types[0]
     ax = normalize_axis(axis, x.ndim)
-    dims = names("a", x.ndim)
-    out = [1 if i == ax else d for i, d in enumerate(dims)] if keepdims else \
-        [d for i, d in enumerate(dims) if i != ax]
-    return {"x": operand(dims), "y": operand(out), "params": {"axis": ax}}
+    a = dims("a", x.ndim)
+    out = [1 if i == ax else d for i, d in enumerate(a)] if keepdims else \
+        [d for i, d in enumerate(a) if i != ax]
+    return {"x": a, "y": out, "params": {"axis": ax}}
 
 
 def _arg(find: Callable[..., np.ndarray], name: str) -> Callable[..., np.ndarray]:

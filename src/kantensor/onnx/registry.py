@@ -8,6 +8,9 @@ An entry is a catalogue entry (see :mod:`kantensor.ops.catalogue`) with these ke
 ``until``   the last one (default: every later opset)
 ``inputs``  the names of the ONNX inputs in order (default: the call's tensors); a trailing
             ``?`` marks an optional input, a leading ``*`` a variadic one
+``reads_only``  ``"shapes"`` when the kernel reads its inputs' shapes only, never their
+            values (Shape, Size): the importer runs it on the inputs' types (see
+            :class:`~.values.TypeStandIn`), so its output's value holds their sizes (Dims)
 ``containers``  the dotted path of a :class:`~.structured.Structured` handler that types
             the node when one of its inputs is a sequence or an optional (Identity)
 
@@ -55,10 +58,13 @@ from ..types.type import TensorType
 from .structured import Structured
 
 #: The keys ONNX entries add to a catalogue entry.
-KEYS = ("onnx", "domain", "since", "until", "inputs", "containers")
+KEYS = ("onnx", "domain", "since", "until", "inputs", "reads_only", "containers")
 
 #: The keys of a structured entry's table (``op`` names its handler).
-STRUCTURED_KEYS = ("name", "op", "doc", *KEYS[:-1])
+STRUCTURED_KEYS = ("name", "op", "doc", *KEYS[:5])
+
+#: What a kernel may read only of its inputs (``reads_only``).
+READS_ONLY = ("shapes",)
 
 #: What an input whose dtype names no category takes (no string).
 _NUMBERS = frozenset(DEFAULT_RANGE)
@@ -87,6 +93,12 @@ class OnnxOp:
     def structured(self) -> bool:
         """Whether a :class:`~.structured.Structured` handler types the node."""
         return isinstance(self.op, Structured)
+
+    @cached_property
+    def reads_shapes(self) -> bool:
+        """Whether the kernel reads its inputs' shapes only (``reads_only = "shapes"``),
+        so that it computes its output's value from their types."""
+        return dict(self.entry.extra).get("reads_only") == "shapes"
 
     @cached_property
     def containers(self) -> Structured | None:
@@ -224,6 +236,9 @@ def _onnx_op(entry: Entry | StructuredEntry) -> OnnxOp:
     for key in ("onnx", "domain"):
         if not isinstance(extra.get(key, ""), str):
             raise CatalogueError(f"{where}: {key} must be a string")
+    if extra.get("reads_only", READS_ONLY[0]) not in READS_ONLY:
+        raise CatalogueError(f"{where}: reads_only must be one of "
+                             f"{', '.join(map(repr, READS_ONLY))}, got {extra['reads_only']!r}")
     inputs = extra.get("inputs")
     if inputs is None and isinstance(entry, StructuredEntry):
         raise CatalogueError(f"{where}: a structured op names its inputs (inputs = [...])")

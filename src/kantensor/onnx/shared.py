@@ -18,7 +18,7 @@ import numpy as np
 
 from ..ops.params import ParamError
 from ..ops.sizes import SizeNames
-from ..ops.templates import names, operand, reads_ranks
+from ..ops.templates import dims, groups, reads_ranks
 
 
 class NotKnown(ParamError):
@@ -53,14 +53,13 @@ def rest_operands(types: tuple, skip: int, sizes: SizeNames | None = None) -> st
 @reads_ranks
 def build_any_rest(types: tuple, **_: Any) -> dict[str, Any]:
     """The inputs after the first two, of any shape and dtype (zero points)."""
-    return {"rest": "".join(f",(*z{i})" for i in range(len(types) - 2))}
+    return {"rest": groups("z", len(types) - 2)}
 
 
 @reads_ranks
 def build_along_axis(types: tuple, **_: Any) -> dict[str, Any]:
     """The input's shape, any other inputs anything (Trilu's k, CumSum's axis)."""
-    return {"x": operand(names("a", types[0].ndim)),
-            "rest": "".join(f",(*r{i})" for i in range(len(types) - 1))}
+    return {"x": dims("a", types[0].ndim), "rest": groups("r", len(types) - 1)}
 
 
 def not_computed(*arrays: np.ndarray, **_: Any) -> Any:

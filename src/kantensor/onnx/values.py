@@ -8,16 +8,15 @@ import math
 from typing import Any
 
 import numpy as np
-import onnx
 
 from ..types.type import TensorType
 from .bounds import MAX_VALUE_ENTRIES, oversized
 
-__all__ = ["MAX_FOLD", "Folding", "as_param", "integral", "plain", "settle", "static_size"]
+__all__ = ["MAX_FOLD", "TypeStandIn", "as_param", "computed", "integral", "plain",
+           "read_shapes", "settle", "sizes_value", "static_size"]
 
-#: The most elements a value computed while reading the model may have, and each of the
-#: values it is computed from (larger ones are left to the graph: they are data, not
-#: sizes); a value holding sizes (Dims) at most MAX_VALUE_ENTRIES.
+#: The most elements a value computed while reading the model may have (larger ones are
+#: left to the graph: they are data, not sizes).
 MAX_FOLD = 1 << 16
 
 
@@ -41,6 +40,45 @@ def settle(value: np.ndarray) -> np.ndarray:
     return out.reshape(value.shape)
 
 
+def sizes_value(sizes: Any) -> np.ndarray:
+    """Sizes (one, or a sequence) as a value: int64 when they are ints (an array's
+    shape when the graph runs), else an object array of ints, Dims and None (a shape
+    read off a type, :class:`TypeStandIn`)."""
+    if isinstance(sizes, tuple | list):
+        if all(type(s) is int for s in sizes):
+            return np.array(sizes, dtype="int64")
+        out = np.empty(len(sizes), dtype=object)
+        out[:] = list(sizes)
+        return out
+    if isinstance(sizes, int | np.integer):
+        return np.array(sizes, dtype="int64")
+    out = np.empty((), dtype=object)
+    out[()] = sizes
+    return out
+
+
+class TypeStandIn:
+    """A tensor's type standing for its value, for a kernel that reads only its inputs'
+    shapes (an entry with ``reads_only = "shapes"``): ``shape`` holds the type's sizes (ints,
+    Dims, None for unknown), ``size`` their product (None when one is unknown)."""
+
+    __slots__ = ("dtype", "shape")
+
+    def __init__(self, t: TensorType):
+        self.shape = tuple(t.shape)
+        self.dtype = t.dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> Any:
+        if any(d is None for d in self.shape):
+            return None
+        return math.prod(self.shape, start=1)
+
+
 def plain(v: Any) -> Any:
     if isinstance(v, np.integer | bool):
         return int(v)
@@ -56,64 +94,46 @@ def as_param(value: np.ndarray | None) -> Any:
     return tuple(plain(v) for v in flat)
 
 
-class Folding:
-    """How the importer's reader knows values while it reads a model (a mixin of
-    :class:`kantensor.onnx.importer._Reader`: ``known``, ``value`` and ``vars`` are its
-    own): a node's outputs computed by its own implementation from known values, the
-    sizes of ``Shape`` and ``Size``."""
-
-    def fold(self, entry: Any, node: onnx.NodeProto, apply: Any) -> list | None:
-        """The values of the node's outputs when they can be known now."""
-        if node.op_type in ("Shape", "Size"):
-            return [self.shape_value(node, apply)]
-        for v in apply.inputs:  # a size input (Dims of a parameter) is no known value
-            if not self.known(v.name) or self.vars.get(v.name) is not v:
-                return None
-            size = static_size(v.type)
-            if size is None or size > MAX_FOLD:  # data (a weight), not sizes: not read
-                return None
-        for out in apply.outputs:
-            size = static_size(out.type)
-            if size is None or size > MAX_FOLD:
-                return None
-        values = [self.value(v.name) for v in apply.inputs]
-        symbolic = any(v.dtype == object for v in values)
-        if symbolic and any(not integral(o.type.dtype) or static_size(o.type) >
-                            MAX_VALUE_ENTRIES for o in apply.outputs):
-            return None  # (sizes are short lists; each of a long one costs Python work)
-        op = apply.op
-        try:
-            with np.errstate(all="ignore"):
-                result = op.impl(*values, **op._kwargs)
-        except Exception:  # a value that cannot be computed now is computed at run time
+def computed(apply: Any, values: list[np.ndarray]) -> list[np.ndarray] | None:
+    """The values of ``apply``'s outputs, its kernel run on its inputs' known ``values``
+    (sizes as Dims in object arrays), or None: an output too large to be a size, a
+    float computed from Dims, or a kernel that fails now (it runs with the graph)."""
+    for out in apply.outputs:
+        size = static_size(out.type)
+        if size is None or size > MAX_FOLD:
             return None
-        results = result if isinstance(result, tuple | list) and len(apply.outputs) > 1 \
-            else (result,)
-        out = []
-        for r, o in zip(results, apply.outputs, strict=True):
-            r = np.asarray(r)
-            if r.dtype == object:
-                r = settle(r)
-                if any(oversized(v) for v in r.ravel().tolist()):
-                    return None  # (a size no type may state: the value is not known)
-            if r.dtype != object:
-                r = r.astype(o.type.dtype)
-            if r.shape != tuple(o.type.shape):
-                return None
-            out.append(r)
-        return out
+    symbolic = any(v.dtype == object for v in values)
+    if symbolic and any(not integral(o.type.dtype) or static_size(o.type) >
+                        MAX_VALUE_ENTRIES for o in apply.outputs):
+        return None  # (sizes are short lists; each of a long one costs Python work)
+    op = apply.op
+    try:
+        with np.errstate(all="ignore"):
+            result = op.impl(*values, **op._kwargs)
+    except Exception:  # a value that cannot be computed now is computed at run time
+        return None
+    results = result if isinstance(result, tuple | list) and len(apply.outputs) > 1 \
+        else (result,)
+    out = []
+    for r, o in zip(results, apply.outputs, strict=True):
+        r = np.asarray(r)
+        if r.dtype == object:
+            r = settle(r)
+            if any(oversized(v) for v in r.ravel().tolist()):
+                return None  # (a size no type may state: the value is not known)
+        if r.dtype != object:
+            r = r.astype(o.type.dtype)
+        if r.shape != tuple(o.type.shape):
+            return None
+        out.append(r)
+    return out
 
-    def shape_value(self, node: onnx.NodeProto, apply: Any) -> np.ndarray | None:
-        x = apply.inputs[0].type
-        if node.op_type == "Size":
-            if any(d is None for d in x.shape):
-                return None
-            return settle(np.array(math.prod(x.shape, start=1), dtype=object))
-        start, end = 0, x.ndim
-        for attr in node.attribute:
-            if attr.name == "start":
-                start = attr.i
-            elif attr.name == "end":
-                end = attr.i
-        entries = list(x.shape)[slice(start, end)]
-        return settle(np.array(entries + [0], dtype=object)[:-1])
+
+def read_shapes(apply: Any) -> list[np.ndarray | None]:
+    """The values of the outputs of a node whose kernel reads its inputs' shapes only
+    (``reads_only = "shapes"``): the kernel run on the inputs' types (ints, Dims and None
+    for the sizes); a scalar with no size known is no known value."""
+    op = apply.op
+    result = op.impl(*[TypeStandIn(v.type) for v in apply.inputs], **op._kwargs)
+    results = result if len(apply.outputs) > 1 else (result,)
+    return [None if r.ndim == 0 and r.item() is None else settle(r) for r in results]

@@ -23,7 +23,7 @@ from .catalogue import load_all
 from .compositions import register as register_compositions
 from .families.advanced import subscript_operator
 from .families.updates import update_operator
-from .sizes import register_axis_input
+from .sizes import AXIS_INPUT
 from .templates import builder as builder  # the decorator registering a builder
 
 #: The built-in Ops by name, in catalogue order.
@@ -76,7 +76,7 @@ for _entry in load_all():
     KANTENSOR_NAMES.add(_entry.name)
 
 # An unknown axis of a whole x.shape given as a size parameter is shape_of(x, axis).
-register_axis_input(lambda x, axis: CATALOGUE["shape_of"](x, axis=axis))
+AXIS_INPUT.set(lambda x, axis: CATALOGUE["shape_of"](x, axis=axis))
 
 
 
@@ -89,7 +89,7 @@ def _size_number(size: int | Dim) -> Any:
     return out
 
 
-AS_TENSOR[0] = _size_number
+AS_TENSOR.set(_size_number)
 
 # x[index] on a tensor: basic indices build getitem, indices holding arrays build index.
 register_operator("getitem", subscript_operator(CATALOGUE["getitem"], CATALOGUE["index"]))

@@ -15,7 +15,7 @@ from ..types.dtypes import get_default_dtype
 from .callspec import CallSpec
 from .display import OpFacts, op_html
 from .fastcall import FastCall, Miss, fast_call
-from .op import MEMO_SIZE, Builder, SignatureOp, TemplateOp, template_outputs
+from .op import MEMO_SIZE, Builder, SignatureOp, TemplateOp, parsed_template
 
 #: How many call shapes of one Op family get a cached call (others bind every time): a
 #: program uses a few shapes of each Op.
@@ -87,7 +87,7 @@ class OpFamily:
         try:
             op = self.bind()
         except TypeError:
-            return template_outputs(self.template)
+            return parsed_template(self.template).n_outputs
         return op.n_outputs
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:

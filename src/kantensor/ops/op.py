@@ -17,6 +17,8 @@ from ..graph.op import Kernel, Op
 from ..signature.forward import build, infer
 from ..signature.signature import Signature
 from ..syntax.errors import TypeInferenceError
+from ..syntax.parser import parse_template
+from ..syntax.template import Template
 from ..types.basic_ops import cast_array
 from ..types.dtypes import (
     COMPUTED_AS,
@@ -315,9 +317,9 @@ class TemplateOp(SignatureOp):
                  params: dict[str, Any] | None = None, builder: Builder | None = None):
         self._describe(name, impl, compute, doc, template)
         self.signature = None  # one signature per input ranks: see signature_for
-        self.__signature__ = call_signature(
-            {_n_operands(template.split("->", 1)[0])} if "->" in template else set())
         self.template = template
+        self.__signature__ = call_signature(
+            {self.parsed.n_inputs} if "->" in template else set())
         self.builder = builder
         self.params = tuple((params or {}).items())
         self._kwargs = dict(self.params)
@@ -330,6 +332,11 @@ class TemplateOp(SignatureOp):
 
     def __hash__(self) -> int:
         return self._hash
+
+    @property
+    def parsed(self) -> Template:
+        """The template, parsed once per text (see :mod:`kantensor.syntax.template`)."""
+        return parsed_template(self.template)
 
     def __getstate__(self) -> dict:
         """Pickled without the builder's messages (functions made per render): an
@@ -367,36 +374,25 @@ class TemplateOp(SignatureOp):
 
 
 @lru_cache(maxsize=1024)
+def parsed_template(text: str) -> Template:
+    """A template's text parsed (once per text)."""
+    return parse_template(text)
+
+
+@lru_cache(maxsize=1024)
 def _count_outputs(op: TemplateOp) -> int:
     """The outputs of ``op``'s signatures: counted on a signature rendered for inputs of
     some rank (a placeholder such as split's ``{parts}`` may be several outputs), else
-    on the template's text. A count, never a type: the dtypes and sizes of the proxy
-    inputs decide nothing."""
-    n_in = _n_operands(op.template.split("->", 1)[0])
+    on the template (a placeholder counted as one operand). A count, never a type: the
+    dtypes and sizes of the proxy inputs decide nothing."""
+    n_in = op.parsed.n_inputs
     for rank in (1, 2, 0, 3):
         try:
             sig, _ = op.signature_for((TensorType("float64", (None,) * rank),) * n_in)
         except (TypeError, ValueError, IndexError):
             continue
         return len(sig.alternatives[0].outputs)
-    return template_outputs(op.template)
-
-
-def _n_operands(side: str) -> int:
-    """Top-level operands of one side of a signature's text."""
-    depth, count = 0, 1
-    for ch in side:
-        depth += 1 if ch in "({[" else -1 if ch in ")}]" else 0
-        count += ch == "," and depth == 0
-    return count
-
-
-def template_outputs(template: str) -> int:
-    """Outputs of a template signature: the top-level operands after '->' (a placeholder
-    on that side counts as one operand)."""
-    if "->" not in template:  # the builder writes the whole signature (einsum)
-        return 1
-    return _n_operands(template.split("->", 1)[1].split(" where ")[0].split("|")[0])
+    return op.parsed.n_outputs
 
 
 @lru_cache(maxsize=4096)
@@ -412,9 +408,16 @@ def _render_ranks(op: TemplateOp, ranks: tuple) -> tuple[Signature, SignatureOp]
     return _rendered(op, tuple([RankType(dtype, ndim) for dtype, ndim in ranks]))
 
 
+def _text_fills(template: Template, made: dict) -> bool:
+    """Does a builder fill a placeholder with text (the old protocol)?"""
+    return any(type(v) is str and (k not in template.dtype_holes or not v.isidentifier())
+               for k, v in made.items() if k in template.holes)
+
+
 def _rendered(op: TemplateOp, types: tuple) -> tuple[Signature, SignatureOp]:
     params = dict(op.params)
     fills = {k: _fill_text(v) for k, v in params.items()}
+    made: dict[str, Any] = {}
     if op.builder is not None:
         try:
             made = dict(op.builder(types, **params))
@@ -427,6 +430,20 @@ def _rendered(op: TemplateOp, types: tuple) -> tuple[Signature, SignatureOp]:
             params.update(resolved)
     else:
         messages = None
+    if not _text_fills(op.parsed, made):
+        values = {**dict(op.params), **made}
+        missing = [n for n in op.parsed.holes if n not in values]
+        if missing:
+            raise ValueError(f"{op.name}: template placeholder{'s' * (len(missing) > 1)} "
+                             f"{', '.join(missing)} filled by neither a parameter nor the "
+                             "builder")
+        alternatives = op.parsed.fill(values)
+        resolved_op = op if params == dict(op.params) else op.with_params(params)
+        for alt in alternatives:
+            for clause in alt.where:
+                if clause.message is not None:
+                    resolved_op.clause_messages[str(clause)] = clause.message
+        return Signature(alternatives=alternatives), resolved_op
     missing = sorted(placeholders(op.template) - set(fills))
     if missing:
         raise ValueError(f"{op.name}: template placeholder{'s' * (len(missing) > 1)} "

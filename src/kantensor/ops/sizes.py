@@ -34,13 +34,17 @@ from typing import Any
 import numpy as np
 
 from ..graph.basic import Apply, Variable
+from ..graph.hooks import Hook
 from ..graph.op import Op
+from ..syntax.ast import DimExpr, DimVar, TensorPattern
+from ..syntax.parser import parse_tensor_type
+from ..syntax.template import Operands
 from ..types.dim import Dim, unknown
 from ..types.symbols import free_symbols, substitute
 from ..types.type import TensorType
 from ..types.variable import AxisSize, TensorVariable
 from .params import ParamError, SliceItem
-from .templates import names, operand, reads_ranks
+from .templates import dims, reads_ranks
 
 
 class SizeOp(Op):
@@ -176,7 +180,7 @@ def axis_inputs(axes: list[tuple[Variable, int]]) -> list[Variable]:
     """``shape_of(x, i)`` for each ``(x, i)`` of :func:`untie`, in the placeholders'
     order: the inputs of an Op that writes :func:`given_axis` sizes itself (see
     :func:`given_operands`)."""
-    return [_AXIS_INPUT[0](*axis) for axis in axes]
+    return [AXIS_INPUT.fn(*axis) for axis in axes]
 
 
 def given_operands(values: Iterable[Any], after: bool = False) -> tuple[dict[Any, Dim], str]:
@@ -304,19 +308,15 @@ def size_inputs(values: Iterable[Any], axes: list[tuple[Variable, int]] = ()) ->
     out = []
     for d in symbolic(values):
         symbol = _lone_symbol(d) if _has_given(d) else None
-        out.append(_AXIS_INPUT[0](*axes[symbol.k]) if symbol is not None else SizeOp(d)())
+        out.append(AXIS_INPUT.fn(*axes[symbol.k]) if symbol is not None else SizeOp(d)())
     return out
 
 
-#: How an axis size becomes an input: ``shape_of(x, axis)``, a catalogue Op that
-#: the catalogue's loader registers here (this module is below the catalogue).
-_AXIS_INPUT: list[Callable[[Variable, int], Variable]] = [
-    lambda x, axis: (_ for _ in ()).throw(RuntimeError("shape_of is not registered"))]
-
-
-def register_axis_input(fn: Callable[[Variable, int], Variable]) -> None:
-    """Set what makes the input of an axis size (see :func:`size_inputs`)."""
-    _AXIS_INPUT[0] = fn
+AXIS_INPUT: Hook[Callable[[Variable, int], Variable]] = Hook(
+    "axis_input", "kantensor.ops",
+    "axis_input(x, axis) -> the input of an axis size: shape_of(x, axis), a catalogue "
+    "Op (this module is below the catalogue; see size_inputs)", lambda x, axis: (
+        _ for _ in ()).throw(RuntimeError("shape_of is not registered")))
 
 
 @reads_ranks
@@ -325,7 +325,7 @@ def axis_of(types: tuple, axis: int, **_: Any) -> dict[str, Any]:
     ndim = types[0].ndim
     if not -ndim <= axis < ndim:
         raise ParamError(f"axis {axis} is out of bounds for a tensor of dimension {ndim}")
-    return {"x": operand(names("a", ndim)), "y": f"a{axis % ndim}"}
+    return {"x": dims("a", ndim), "y": DimVar(f"a{axis % ndim}")}
 
 
 def axis_length(x: Any, axis: int) -> np.ndarray:
@@ -336,12 +336,19 @@ def axis_length(x: Any, axis: int) -> np.ndarray:
 @reads_ranks
 def number_of(types: tuple, size: int | Dim, **_: Any) -> dict[str, Any]:
     """Builder of ``size_number``: its inputs carry the size (see :class:`SizeNames`)."""
-    return {"sizes": SizeNames(size).operands()}
+    return {"sizes": SizeNames(size).patterns()}
 
 
 def size_value(*sizes: np.ndarray, size: int | Dim) -> np.ndarray:
     """``size_number``'s value: the size, read from the lengths of its inputs."""
     return np.asarray(concrete([size], sizes)[0], dtype=np.int64)
+
+
+@lru_cache(maxsize=4096)
+def dim_expr(d: Dim) -> DimExpr:
+    """A symbolic size (a user's value, over named sizes) as a dim expression of the DSL:
+    its text read once per Dim (the one place a builder's size is read from text)."""
+    return parse_tensor_type(f"int8[{d}]")[1][0]
 
 
 class SizeNames:
@@ -364,6 +371,20 @@ class SizeNames:
             return f"s{self.dims.index(entry)}"
         names = {symbol: Dim(f"s{i}") for symbol, i in _atom_symbols(self.dims).items()}
         return f"({substitute(entry, names)})"
+
+    def expr(self, entry: int | Dim) -> int | DimExpr:
+        """An entry of a size parameter as a dim expression: an int, its input's
+        variable, or an expression over the variables of the inputs it is made of."""
+        if not isinstance(entry, Dim):
+            return entry
+        if entry in self.dims:
+            return DimVar(f"s{self.dims.index(entry)}")
+        names = {symbol: Dim(f"s{i}") for symbol, i in _atom_symbols(self.dims).items()}
+        return dim_expr(substitute(entry, names))
+
+    def patterns(self) -> Operands:
+        """``(s0):bool, (s1):bool, ...``: the size inputs' operands, which come last."""
+        return Operands(TensorPattern((DimVar(f"s{i}"),), "bool") for i in range(len(self.dims)))
 
     def operands(self, after: bool = False) -> str:
         """``(s0):bool,(s1):bool``: the size inputs, which come last; with ``after``,

@@ -1,9 +1,13 @@
-"""Helpers for builders: the text of operands and where-clauses.
+"""Helpers for builders, which fill the placeholders of a template signature with objects.
 
-A builder gets the input TensorTypes and the Op's parameters and returns the
-text for the placeholders of its template signature. Builders name each axis
-of an input explicitly (``a0, a1, ...``) because parameters such as ``axis``
-refer to positions that only mean something once the rank is known.
+A builder gets the input TensorTypes and the Op's parameters and returns, for each
+placeholder of its template (see :mod:`kantensor.syntax.template`), an object of the
+DSL's Python form: an operand as a list of dims, a dim expression, a dtype's name, a
+list of operands and where-clauses to splice in. Builders name each axis of an input
+explicitly (``dims("a", 3)`` is ``a0, a1, a2``) because parameters such as ``axis``
+refer to positions that only mean something once the rank is known; dims compute with
+``+ - * // %`` and compare with ``< <= > >=`` (``.eq()``, ``.ne()``) into where-clauses,
+which carry their failure's message in the user's words (:func:`checked`).
 
 A catalogue entry names its builder by dotted path, and the path is looked up in
 :data:`BUILDERS` only: a function is a builder because :func:`builder` registered it,
@@ -13,23 +17,86 @@ never because a catalogue file names it (see :mod:`kantensor.ops.catalogue`).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
+from ..syntax.alternative import Alternative
+from ..syntax.ast import (
+    Clause,
+    DimExpr,
+    DimVar,
+    FixedDim,
+    Join,
+    Message,
+    NamedGroup,
+    TensorPattern,
+)
+from ..syntax.ast import checked as _checked
 from ..syntax.errors import TypeInferenceError
 from ..syntax.limits import balanced_join
 from ..syntax.parser import parse_alternatives
 
-#: What a where-clause's failure means in the user's words: called with the value of
-#: each size name of the clause where it failed (the relation's own failure
-#: information) and the input types as given, it returns NumPy's sentence.
-Message = Callable[[Mapping[str, Any], tuple], str]
+__all__ = ["BUILDERS", "Message", "RankType", "alternative", "builder", "checked", "dims", "groups",
+           "joined_dtypes", "names", "product", "rank_error", "reads_known_sizes",
+           "reads_ranks", "size_of", "sum_of", "typed"]
+
+
+def dims(prefix: str, n: int | None = None) -> list[DimVar]:
+    """``[a0, a1, ...]``: one dim variable per axis (``dims("a", 3)``); without ``n``,
+    the dims named by the words of ``prefix`` (``dims("n m")``)."""
+    if n is None:
+        return [DimVar(name) for name in prefix.split()]
+    return [DimVar(f"{prefix}{i}") for i in range(n)]
 
 
 def names(prefix: str, n: int) -> list[str]:
-    """``["a0", "a1", ...]``: one dim variable per axis."""
+    """(Old protocol, while builders move to objects.) ``["a0", "a1", ...]``."""
     return [f"{prefix}{i}" for i in range(n)]
+
+
+def alternative(inputs: Iterable[object], outputs: Iterable[object],
+                where: Iterable[Clause] = (), loop: str | None = None) -> Alternative:
+    """One alternative (for a ``{sig}`` placeholder): each operand a TensorPattern or a
+    list of dims; ``loop`` None, ``"+"`` or ``"="``."""
+    return Alternative(tuple(map(_operand, inputs)), tuple(map(_operand, outputs)),
+                       tuple(where), loop)
+
+
+def _operand(x: object) -> TensorPattern:
+    return x if isinstance(x, TensorPattern) else TensorPattern(tuple(x))  # type: ignore
+
+
+def sum_of(sizes: Sequence[DimExpr | int]) -> DimExpr:
+    """``c0+c1+(c2+c3)``: the sizes added, balanced (so that many nest only a few
+    levels deep); ``0`` for none."""
+    return _balanced(list(sizes), lambda a, b: a + b, 0)
+
+
+def _balanced(items: list, op: Callable[[Any, Any], Any], empty: int) -> DimExpr:
+    if not items:
+        return FixedDim(empty)
+    while len(items) > 1:
+        items = [op(items[i], items[i + 1]) if i + 1 < len(items) else items[i]
+                 for i in range(0, len(items), 2)]
+    return FixedDim(items[0]) if isinstance(items[0], int) else items[0]
+
+
+def groups(prefix: str, n: int, start: int = 0) -> list[TensorPattern]:
+    """``(*r0),(*r1),...``: ``n`` operands of any shape (inputs a relation ties to
+    nothing), named from ``start``."""
+    return [TensorPattern((NamedGroup(f"{prefix}{i}"),)) for i in range(start, start + n)]
+
+
+def typed(dims: Iterable[object], dtype: str | None = None) -> TensorPattern:
+    """An operand of these dims with a dtype (a name or a dtype term)."""
+    return TensorPattern(tuple(dims), dtype)
+
+
+def size_of(dims: Sequence[DimExpr | int]) -> DimExpr:
+    """The number of elements of an operand of these dims: their product, ``1`` for no
+    dims; balanced (``a0*a1*(a2*a3)``) so that 64 axes nest only 6 levels deep."""
+    return _balanced(list(dims), lambda a, b: a * b, 1)
 
 
 def operand(dims: Iterable[object]) -> str:
@@ -37,12 +104,12 @@ def operand(dims: Iterable[object]) -> str:
     return "(" + ",".join(map(str, dims)) + ")"
 
 
-def joined_dtypes(operands: Sequence[str]) -> tuple[list[str], str]:
-    """Each operand typed by its own dtype variable, and the ``join(...)`` of those:
-    the dtype rule of Ops whose output holds every input's values (in the relation,
-    never computed here)."""
-    typed = [f"{op}:t{i}" for i, op in enumerate(operands)]
-    return typed, f"join({','.join(f't{i}' for i in range(len(operands)))})"
+def joined_dtypes(operands: Sequence[Sequence[object]]) -> tuple[list[TensorPattern], Join]:
+    """Each operand (its dims) typed by its own dtype variable, and the ``join(...)`` of
+    those: the dtype rule of Ops whose output holds every input's values (in the
+    relation, never computed here)."""
+    made = [TensorPattern(tuple(op), f"t{i}") for i, op in enumerate(operands)]
+    return made, Join(tuple(f"t{i}" for i in range(len(operands))))
 
 
 def where(clauses: Sequence[str]) -> str:
@@ -50,10 +117,15 @@ def where(clauses: Sequence[str]) -> str:
     return f" where {', '.join(clauses)}" if clauses else ""
 
 
-def checked(clause: str, message: Message) -> tuple[str, Message]:
-    """A where-clause and its :data:`Message`, keyed by the clause's canonical text (the
-    text its failure reports). A builder returns ``{"messages": dict(pairs), ...}``
-    beside the placeholders, with the clauses themselves in its ``where(...)``."""
+def checked(clause: Clause, message: Message) -> Clause:
+    """``clause`` carrying ``message``, its failure in the user's words (as
+    ``torch._check(cond, msg)`` does): ``checked(n >= 1, lambda values, types: ...)``."""
+    return _checked(clause, message)
+
+
+def checked_text(clause: str, message: Message) -> tuple[str, Message]:
+    """(Old protocol, while builders move to objects.) A where-clause's text and its
+    message, keyed by the clause's canonical text."""
     return _canonical(clause), message
 
 
@@ -65,8 +137,7 @@ def _canonical(clause: str) -> str:
 
 
 def product(dims: Sequence[str]) -> str:
-    """``a0*a1*a2``, or ``1`` for no dims (the size of a 0-d tensor); balanced
-    (``a0*a1*(a2*a3)``) so that 64 axes nest only 6 levels deep."""
+    """(Old protocol, while builders move to objects.) ``a0*a1*(a2*a3)`` or ``1``."""
     return balanced_join(dims, "*") if dims else "1"
 
 

@@ -14,6 +14,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass, replace
 
 from ..graph.basic import Variable
+from ..logic.store import Reason
 from ..signature.mismatch import show
 from ..signature.signature import Signature
 from ..syntax import ast as A
@@ -229,32 +230,37 @@ def _operand_name(unit: Unit, i: int) -> str:
 
 _NAME = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
 _PLACE = re.compile(r"\b(input|output) (\d+)\b")
-#: Words of the solver's sentences, never read as a dimension's name.
+#: Words of the solver's sentences without a tree, never read as a dimension's name.
 _WORDS = frozenset("where clause fails size does not equal is negative divides by zero "
                    "axis input output must have got a an in of".split())
-#: Items of a pattern that take exactly one axis (the others, groups and ``m?``, a
-#: number of axes known only once the operand's rank is).
+#: Pattern items that take exactly one axis (not a group, not ``m?``).
 _ONE_AXIS = (A.DimVar, A.FixedDim, A.BinOp, A.Call)
 
 
 def _in_user_terms(reason: str, unit: Unit) -> str:
-    """The solver's sentence (a where-clause, or an axis whose size does not equal an
-    expression) written over the operands (``x.shape[1]``, ``y axis 0``) instead of the
-    names its signature gives their axes and operands (a builder's ``a1``,
-    ``output 0``). A broadcast's, a mismatch's or a category's reason is kept as it is
-    (a Reason, with its kind and facts: :func:`_in_words` says it)."""
+    """The solver's sentence (a where-clause, an axis's size) over the operands
+    (``x.shape[1]``, ``y axis 0``), not its signature's names (a builder's ``a1``,
+    ``output 0``): from the constraint's tree and place (its facts), else by name. A
+    broadcast's, a mismatch's or a category's reason is kept (:func:`_in_words`)."""
     relation = unit.relation
     if unit.node is None or not isinstance(relation, Overloads) or \
             getattr(reason, "kind", "") in ("broadcast", "core", "category"):
         return reason
     names = _axis_names(unit, relation)
+    facts = getattr(reason, "facts", {})
+    if facts.get("tree") is not None:  # its own tree, each dim written as its axis
+        said = A.written(facts["tree"], lambda n: names.get(n, n))
+        if reason.kind == "clause":
+            return Reason(f"where-clause {said} fails: {facts['said']}", "clause", **facts)
+        place, where = facts["place"], facts["where"]
+        where = where if place is None else f"{_place_name(unit, place[0])} axis {place[1]}"
+        return Reason(f"{where}: {facts['before']}{said}{facts['after']}", "size", **facts)
     text = _NAME.sub(lambda n: n.group(0) if n.group(0) in _WORDS
                      else names.get(n.group(0), n.group(0)), reason)
 
     def place(m: re.Match) -> str:
         i = int(m.group(2)) + (unit.n_inputs if m.group(1) == "output" else 0)
         return _operand_name(unit, i) if i < len(unit.operands) else m.group(0)
-
     text = _PLACE.sub(place, text)
     return reason if text == reason else text
 

@@ -279,7 +279,7 @@ class Structure(Constraint):
                 return None
             return new
         constraints.append(Equation(Expr(size), env.expr(node), str(node),
-                                    f"{where} axis {axis}"))
+                                    f"{where} axis {axis}", (where, axis)))
         return s
 
     def _build(self, s: dict, layout: Layout, i: int) -> tuple | bool | None:
@@ -300,8 +300,9 @@ class Structure(Constraint):
             else:
                 v = fresh()
                 parts.append(v)
+                where, axis = self.plan.where(i), len(parts) - 1
                 constraints.append(Equation(Expr(v), self.env.expr(it.node), str(it.node),
-                                            f"{self.plan.where(i)} axis {len(parts) - 1}"))
+                                            f"{where} axis {axis}", (where, axis)))
         if not self._guard(layout, i, len(parts)):
             return None
         new = unify_oc(self.shapes[i], tuple(parts), s)

@@ -13,7 +13,7 @@ def error_html(exc: BaseException) -> str:
     """An error as its kind and its message (carets stay aligned)."""
     return block(type(exc).__name__, "", pre(exc, _ERROR_STYLE))
 
-__all__ = ["RenderingLimit", "SignatureSyntaxError", "TypeInferenceError"]
+__all__ = ["RenderingLimit", "SignatureSyntaxError", "TypeInferenceError", "placeholder_error"]
 
 
 #: Characters of the offending line a syntax error shows on each side of its position.
@@ -73,3 +73,10 @@ class RenderingLimit(TypeInferenceError):
     """A template's builder refuses to write a relation this large (``squeeze(axis=None)``
     over too many axes of unknown size): a limit, not "no such types", so a query that
     meets it raises it instead of answering without those types."""
+
+
+def placeholder_error(text: str, pos: int) -> SignatureSyntaxError:
+    """A placeholder ``{name}`` in a signature that is not a template."""
+    return SignatureSyntaxError(
+        f"placeholder at position {pos}: only a template (the signature of a catalogue "
+        "entry with a builder) has placeholders", text, pos, "a signature")

@@ -32,6 +32,8 @@ def syntax_error(lark: Lark, text: str, e: UnexpectedInput) -> SignatureSyntaxEr
     return SignatureSyntaxError(f"invalid signature at position {pos}", text, pos)
 
 
+#: A template's placeholder: never offered (a signature has none; see template.py).
+_HOLE = "HOLE"
 _DESCRIBE = {"NAME": "a name", "INT": "an integer", "CMP": "a comparison operator",
              "$END": "end of input"}  # fmt: skip
 _ORDER = ["')'", "','", "'->'", "'where'", "'|'"]
@@ -49,7 +51,7 @@ def _first(lark: Lark) -> dict[str, frozenset[str]]:
     """The terminals that can start each phrase of :data:`_PHRASES` (and a dtype call),
     as Lark's analysis of the grammar finds them."""
     analysis = GrammarAnalyzer(ParserConf(lark.rules, {}, ["start", "tensor_type"]))
-    return {rule: frozenset(t.name for t in analysis.FIRST[NonTerminal(rule)])
+    return {rule: frozenset(t.name for t in analysis.FIRST[NonTerminal(rule)]) - {_HOLE}
             for rule in (*_PHRASES, "dtype_call")}
 
 
@@ -82,7 +84,7 @@ def _expected_error(lark: Lark, text: str, pos: int, e: UnexpectedInput
     """'expected X or Y at position N': only what may stand there, phrases of the grammar
     summarized for humans."""
     accepted, before = _parse_state(e)
-    names = {n for n in accepted if not n.startswith("__IGNORE")}
+    names = {n for n in accepted if not n.startswith("__IGNORE") and n != _HOLE}
     first = _first(lark)
     if isinstance(before, Token) and before.type == "CMP" and before != V.EQ.text:
         names -= first["dtype_call"]  # dtypes compare only with '=='

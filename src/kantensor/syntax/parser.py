@@ -54,7 +54,7 @@ from .ast import (
     NamedGroup,
     TensorPattern,
 )
-from .errors import SignatureSyntaxError
+from .errors import SignatureSyntaxError, placeholder_error
 from .expected import A_DTYPE, syntax_error
 from .limits import (
     MAX_EXPONENT,
@@ -63,8 +63,9 @@ from .limits import (
     check_text,
     check_tree_nesting,
 )
+from .template import Spliced, Template, TemplateRules
 
-__all__ = ["parse_alternatives", "parse_tensor_type"]
+__all__ = ["parse_alternatives", "parse_template", "parse_tensor_type"]
 
 
 class _AlwaysLex(PostLex):
@@ -101,6 +102,13 @@ def parse_alternatives(text: str) -> tuple[Alternative, ...]:
     return _parse(text, "start", "a signature")
 
 
+def parse_template(text: str) -> Template:
+    """A signature template: the DSL with placeholders ``{name}`` (see
+    :mod:`kantensor.syntax.template`), parsed once; SignatureSyntaxError as for a
+    signature (its parts without placeholders are checked as alternatives)."""
+    return Template(_parse(text, "start", "a signature template", template=True))
+
+
 def parse_tensor_type(text: str) -> tuple[str, tuple[DimExpr | None, ...] | None]:
     """``(head, sizes)`` of a compact tensor type such as ``float32[n,3,?]``: the name
     before the brackets, and the sizes as dim expressions (``None`` for ``?``); sizes
@@ -108,13 +116,15 @@ def parse_tensor_type(text: str) -> tuple[str, tuple[DimExpr | None, ...] | None
     return _parse(text, "tensor_type", "a tensor type")
 
 
-def _parse(text: str, start: str, what: str) -> Any:
+def _parse(text: str, start: str, what: str, template: bool = False) -> Any:
     if not isinstance(text, str):
         raise TypeError(f"{what} must be given as a str, got {type(text).__name__}")
     check_text(text)
+    if not template and "{" in text:
+        raise placeholder_error(text, text.index("{"))
     try:
         with _INLINE_LOCK:
-            _INLINE.begin(text)
+            _INLINE.begin(text, template)
             result = _lark().parse(text, start=start)
         if start == "tensor_type" and result[1] is not None:  # (an Alternative checks its own)
             check_ast_nesting(result[1], levels_above=0)
@@ -124,19 +134,21 @@ def _parse(text: str, start: str, what: str) -> Any:
         raise syntax_error(_lark(), text, e) from None
     except Exception:  # any other problem: found again, with its position
         pass
-    return _parse_positioned(text, start)
+    return _parse_positioned(text, start, template)
 
 
-def _parse_positioned(text: str, start: str) -> Any:
+def _parse_positioned(text: str, start: str, template: bool = False) -> Any:
     """The positioned pass: parse to a tree with positions, bound its nesting, then
     build the AST; raises the text's first problem."""
+    if not template and "{" in text:
+        raise placeholder_error(text, text.index("{"))
     try:
         tree = _positioned().parse(text, start=start)
     except UnexpectedInput as e:
         raise syntax_error(_lark(), text, e) from None  # (the same grammar)
     check_tree_nesting(tree, text)
     try:
-        result = _Positioned(text).transform(tree)
+        result = _Positioned(text, template).transform(tree)
         hash(result)  # the AST is hashed as a cache key: too deep must fail here, cleanly
         return result
     except VisitError as e:
@@ -176,17 +188,19 @@ class _AmbiguousEq:
 _DTYPE_CALLS = tuple(A.DTYPE_CALLS.values())
 
 
-class _ToAst(Transformer_NonRecursive):
+class _ToAst(TemplateRules, Transformer_NonRecursive):
     """Builds the AST; collects name uses per alternative to check and resolve them. The
     inline transformer (:data:`_INLINE`: :meth:`begin` starts each text) and the tree's."""
 
-    def __init__(self, text: str = "") -> None:
+    def __init__(self, text: str = "", template: bool = False) -> None:
         super().__init__(visit_tokens=False)
-        self.begin(text)
+        self.begin(text, template)
 
-    def begin(self, text: str) -> None:
-        """Start on ``text`` (forget what an earlier text left)."""
+    def begin(self, text: str, template: bool = False) -> None:
+        """Start on ``text`` (forget what an earlier text left); ``template``: it may have
+        placeholders (see :mod:`kantensor.syntax.template`)."""
         self.text = text
+        self.template = template
         self.uses: list[tuple[int, str, Kind]] = []  # (position, name, kind)
         self.pairs: list[_AmbiguousEq] = []
         self.depths: dict[int, int] = {}  # id of an expression made -> its nesting
@@ -232,7 +246,7 @@ class _ToAst(Transformer_NonRecursive):
         if isinstance(x, _Name):
             name = self._var(x.name, x.pos, Kind.DTYPE)
             return DTypeName(name) if name in DTYPE_NAMES else DTypeVar(name)
-        if not isinstance(x, _DTYPE_CALLS):
+        if not isinstance(x, _DTYPE_CALLS) and not isinstance(x, A.DTypeHole):
             raise self._error(f"expected {A_DTYPE} at position {pos}", pos, A_DTYPE)
         return x
 
@@ -249,6 +263,8 @@ class _ToAst(Transformer_NonRecursive):
         clauses = self._resolve(where or [])
         uses, self.uses = self.uses, []
         try:
+            if self.template:
+                return self._alternative_template(inputs, outputs, clauses, kind, cap)
             return Alternative(tuple(inputs), tuple(outputs), tuple(clauses), kind, cap)
         except IllFormed as exc:
             pos = next((p for p, name, k in uses if name == exc.name
@@ -403,14 +419,18 @@ class _ToAst(Transformer_NonRecursive):
         )
         clauses = []
         for c in where:
-            if isinstance(c, _AmbiguousEq):
-                if c.left.name in known:
-                    c = DTypeEq(self._dtype(c.left, 0), self._dtype(c.right, 0))
-                else:
-                    c = Compare("==", self._dim(c.left), self._dim(c.right))
+            if isinstance(c, Spliced) and isinstance(c.item, _AmbiguousEq):
+                c = Spliced(self._resolve_one(c.item, known), c.names)
+            elif isinstance(c, _AmbiguousEq):
+                c = self._resolve_one(c, known)
             clauses.append(c)
         self.pairs.clear()
         return clauses
+
+    def _resolve_one(self, c: _AmbiguousEq, known: set[str]) -> Any:
+        if c.left.name in known:
+            return DTypeEq(self._dtype(c.left, 0), self._dtype(c.right, 0))
+        return Compare("==", self._dim(c.left), self._dim(c.right))
 
 
 class _Positioned(_ToAst):

@@ -44,10 +44,11 @@ import keyword
 import math
 import operator
 from collections import Counter
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Any, Final, TypeAlias
 
 from ..graph.display import block, esc, symbolic
+from ..graph.hooks import Hook
 from ..syntax.vocabulary import MAX, MIN
 from .dimorder import COMPARE, decided, ordered
 from .interning import WeakInterner
@@ -124,7 +125,7 @@ class Dim:
             return True
         if isinstance(other, Dim) and hash(self) == hash(other) and self._terms == other._terms:
             return True  # else unequal, unless a traced program's answer (types.dimorder)
-        return COMPARE[0] is not None and decided("==", self, other) is True \
+        return COMPARE.fn is not None and decided("==", self, other) is True \
             if type(other) is Dim or isinstance(other, int) else NotImplemented
 
     def __hash__(self) -> int:
@@ -153,7 +154,7 @@ class Dim:
     __lt__, __le__, __gt__, __ge__ = (lambda a, b, op=op: ordered(
         a, b, op, _coerce(b) is not None) for op in ("<", "<=", ">", ">="))
 
-    def __bool__(self) -> bool: return COMPARE[0] is None or decided("!=", self, 0) is not False
+    def __bool__(self) -> bool: return COMPARE.fn is None or decided("!=", self, 0) is not False
 
     __add__, __radd__ = _operator("add", lambda a, b: _add(a, b))
     __sub__, __rsub__ = _operator("sub", lambda a, b: _add(a, _mul(b, -1)))
@@ -172,7 +173,7 @@ class Dim:
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         """``np.sqrt(d)``, ``np.float64(2) * d``: see :data:`NUMBER_OP`."""
-        hook = NUMBER_OP[0]
+        hook = NUMBER_OP.fn
         return NotImplemented if hook is None else hook("ufunc", ufunc, method, inputs,
                                                         kwargs)
 
@@ -183,14 +184,13 @@ class Dim:
         return self
 
 
-#: A size with a number it cannot stay a size with (``d / 2``, ``d ** -0.5``, ``np.sqrt(d)``):
-#: ``hook(op, a, b)`` or ``hook("ufunc", ufunc, method, inputs, kwargs)``, set by
-#: :mod:`kantensor.types.sizenum`; without it, left to the other operand (NotImplemented).
-NUMBER_OP: list[Any] = [None]
+NUMBER_OP: Hook[Callable[..., Any]] = Hook("number_op", "kantensor.types.sizenum", (
+    "a size with a number it cannot stay a size with (d / 2, np.sqrt(d)): hook(op, a, b) "
+    "or hook('ufunc', ufunc, method, inputs, kwargs); else NotImplemented"))
 
 
 def _number(op: str, a: object, b: object) -> Any:
-    hook = NUMBER_OP[0]
+    hook = NUMBER_OP.fn
     return NotImplemented if hook is None else hook(op, a, b)
 
 

@@ -6,16 +6,21 @@ on sizes split into cases)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
-#: ``hook(op, a, b) -> bool`` (op one of ``== != < <= > >=``) deciding a comparison of a
-#: Dim with an int or a Dim, or NotImplemented (then the answers above).
-COMPARE: list[Any] = [None]
+from ..graph.hooks import Hook
+
+COMPARE: Hook[Callable[[str, Any, object], Any]] = Hook(
+    "compare_sizes", "kantensor.evalshape.trace",
+    "hook(op, a, b) -> bool (op one of == != < <= > >=) deciding a comparison of a Dim "
+    "with an int or a Dim, or NotImplemented (then the answers above); while a program "
+    "is traced")
 
 
 def decided(op: str, a: Any, b: object) -> Any:
     """The hook's answer to ``a op b``, or NotImplemented."""
-    hook = COMPARE[0]
+    hook = COMPARE.fn
     return NotImplemented if hook is None else hook(op, a, b)
 
 

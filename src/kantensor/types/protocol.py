@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..graph.hooks import Hook
 from .dtypes import CATEGORIES
 
 #: NumPy function or ufunc object -> the kantensor Op (or OpFamily) it maps to.
@@ -23,15 +24,16 @@ NUMPY_OPS: dict[Any, Callable[..., Any]] = {}
 #: Names of kantensor functions, for "use kt.<name>" suggestions.
 KANTENSOR_NAMES: set[str] = set()
 
-#: ``rebind(x, build) -> bool``: during ``eval_shape`` in this thread, make the Python
-#: object x stand for ``build()`` from now on (a functional update: ``x[i] = v``,
-#: ``x += y``, ``np.add.at(x, i, v)``, ``out=x``), and say True; False elsewhere. Set by
-#: :mod:`kantensor.evalshape`.
-REBIND: list[Callable[[Any, Callable[[], Any]], bool] | None] = [None]
+REBIND: Hook[Callable[[Any, Callable[[], Any]], bool]] = Hook(
+    "rebind", "kantensor.evalshape.trace",
+    "rebind(x, build) -> bool: during eval_shape in this thread, make the Python object x "
+    "stand for build() from now on (a functional update: x[i] = v, x += y, "
+    "np.add.at(x, i, v), out=x), and say True; False elsewhere")
 
-#: Whether this thread runs ``eval_shape`` (then ``x == y`` compares elements, as NumPy's
-#: arrays do; elsewhere it is identity). Set by :mod:`kantensor.evalshape`.
-TRACING: list[Callable[[], bool]] = [lambda: False]
+TRACING: Hook[Callable[[], bool]] = Hook(
+    "tracing", "kantensor.evalshape.trace",
+    "tracing() -> bool: whether this thread runs eval_shape (then x == y compares "
+    "elements, as NumPy's arrays do; elsewhere it is identity)", lambda: False)
 
 #: Keyword arguments that ask NumPy to write into existing memory or to skip elements:
 #: a graph has no memory to write into, so their non-default values are refused.
@@ -108,7 +110,7 @@ def _traced_out(kwargs: dict[str, Any]) -> Any:
     out = kwargs.get("out")
     if isinstance(out, tuple) and len(out) == 1:
         out = out[0]
-    if REBIND[0] is None or not hasattr(out, "owner"):
+    if REBIND.fn is None or not hasattr(out, "owner"):
         return None
     del kwargs["out"]
     return out
@@ -119,7 +121,7 @@ def _write(out: Any, result: Any) -> Any:
     def value() -> Any:
         return result if result.type.dtype == out.type.dtype else result.astype(
             out.type.dtype)
-    if not REBIND[0](out, value):
+    if not REBIND.fn(out, value):
         raise TypeError("out= is not supported on symbolic tensors outside eval_shape (a "
                         "graph computes new values); use the result")
     return out
@@ -131,7 +133,7 @@ def _ufunc_at(ufunc: Any, name: str, op: Any, inputs: tuple) -> None:
         raise TypeError(f"{name}.at is not supported on symbolic tensors: only numpy.add.at "
                         "is (x.at[index].add(v))")
     x, index, value = inputs
-    rebind = REBIND[0]
+    rebind = REBIND.fn
     if rebind is None or not rebind(x, lambda: x.at[index].add(value)):
         raise TypeError(f"{name}.at writes into its first argument, which a symbolic tensor "
                         "cannot be outside eval_shape: use y = x.at[index].add(v)")

@@ -25,10 +25,12 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
+from ..graph.hooks import Hook
 from .dim import NUMBER_OP, Dim, DimLike
 
-#: ``size -> 0-d int64 tensor`` (the ``size_number`` Op), set by kantensor.ops.
-AS_TENSOR: list[Callable[[Any], Any] | None] = [None]
+AS_TENSOR: Hook[Callable[[Any], Any]] = Hook(
+    "as_tensor", "kantensor.ops",
+    "size -> 0-d int64 tensor (the size_number Op)")
 
 _INT_UFUNCS = {"add": operator.add, "subtract": operator.sub, "multiply": operator.mul,
                "floor_divide": operator.floordiv, "remainder": operator.mod}
@@ -50,7 +52,7 @@ def size_tensor(size: DimLike | Ratio) -> Any:
     """The graph's number for a size (a Dim, an int or a Ratio): a 0-d tensor."""
     if isinstance(size, Ratio):
         return size.tensor()
-    make = AS_TENSOR[0]
+    make = AS_TENSOR.fn
     if make is None:
         raise TypeError(f"the size {size} is symbolic, not a number a graph can compute "
                         "with (no Op makes its tensor yet)")
@@ -191,7 +193,7 @@ def _ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
             and all(_int_like(x) for x in inputs):
         return _INT_UFUNCS[ufunc.__name__](*(x if isinstance(x, Dim) else operator.index(x)
                                              for x in inputs))
-    if AS_TENSOR[0] is None:
+    if AS_TENSOR.fn is None:
         return NotImplemented
     return getattr(ufunc, method)(*_tensors(inputs), **kwargs)
 
@@ -201,7 +203,7 @@ def _number_op(op: str, *args: Any) -> Any:
     if op == "ufunc":
         return _ufunc(*args)
     a, b = args
-    if AS_TENSOR[0] is None:
+    if AS_TENSOR.fn is None:
         return NotImplemented
     if op == "truediv" and isinstance(a, Dim) and _int_like(b) and not isinstance(b, Dim):
         return Ratio.of(a, operator.index(b))
@@ -219,4 +221,4 @@ def _number_op(op: str, *args: Any) -> Any:
     return NotImplemented  # a tensor or an array: its operator takes the size
 
 
-NUMBER_OP[0] = _number_op
+NUMBER_OP.set(_number_op)

@@ -87,7 +87,7 @@ def _inplace(name: str):
     """``x op= y``: during ``eval_shape``, x is rebound to ``x op y`` cast to x's dtype
     (NumPy writes into x); elsewhere Python falls back to ``x = x op y``."""
     def method(self, other):
-        rebind = REBIND[0]
+        rebind = REBIND.fn
         if rebind is not None and rebind(self, lambda: _same_dtype(self, _apply(name, self,
                                                                                   other))):
             return self
@@ -216,7 +216,7 @@ class _TensorOperators:
     def __setitem__(self, index, value):
         """During ``eval_shape``, ``x[index] = value`` rebinds x to ``x.at[index].set(value)``;
         elsewhere a symbolic tensor is a value, never changed in place."""
-        rebind = REBIND[0]
+        rebind = REBIND.fn
         if rebind is None or not rebind(self, lambda: self.at[index].set(value)):
             raise TypeError("a symbolic tensor cannot be changed in place (a graph computes "
                             "new values): write y = x.at[i].set(v) (or .add(v)) instead of "
@@ -323,10 +323,10 @@ class _TensorOperators:
     def __eq__(self, other):
         """Identity, like PyTensor (variables are graph nodes); during ``eval_shape``,
         NumPy's elementwise comparison, which the traced code means."""
-        return _apply("eq", self, other) if TRACING[0]() else self is other
+        return _apply("eq", self, other) if TRACING.fn() else self is other
 
     def __ne__(self, other):
-        return _apply("ne", self, other) if TRACING[0]() else self is not other
+        return _apply("ne", self, other) if TRACING.fn() else self is not other
 
     def __bool__(self):
         raise TypeError("a symbolic tensor has no truth value (its value is only known "

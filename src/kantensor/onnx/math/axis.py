@@ -10,7 +10,8 @@ import numpy as np
 
 from ...ops.params import ParamError, normalize_axis
 from ...ops.sizes import SizeNames
-from ...ops.templates import builder, names, operand, reads_ranks, where
+from ...ops.templates import builder, dims, reads_ranks, typed
+from ...syntax.ast import Compare, DimVar
 from ...types.dim import Dim
 
 
@@ -18,8 +19,7 @@ from ...types.dim import Dim
 def build_same_axis(types: tuple, axis: int, **_: Any) -> dict[str, Any]:
     """One axis of the input (Softmax, Hardmax, CumSum's attribute form): resolved."""
     x = types[0]
-    dims = names("a", x.ndim)
-    return {"x": operand(dims), "params": {"axis": normalize_axis(axis, max(x.ndim, 1))
+    return {"x": dims("a", x.ndim), "params": {"axis": normalize_axis(axis, max(x.ndim, 1))
                                               if x.ndim else 0}}
 
 
@@ -69,19 +69,13 @@ def _cumulative(fn: Any, x: np.ndarray, axis: int, exclusive: int, reverse: int,
 def build_topk(types: tuple, axis: int, K_value: Any, **_: Any) -> dict[str, Any]:
     x = types[0]
     ax = normalize_axis(axis, x.ndim)
-    dims = names("a", x.ndim)
+    a = dims("a", x.ndim)
     k = K_value[0] if K_value else None
     sizes = SizeNames(k) if isinstance(k, Dim) else SizeNames()
-    out = list(dims)
-    clauses = []
-    if k is None:
-        out[ax] = "u"
-        clauses.append(f"u <= {dims[ax]}")
-    else:
-        out[ax] = sizes.text(k)
-        clauses.append(f"{out[ax]} <= {dims[ax]}")
-    return {"x": operand(dims), "sizes": sizes.operands(after=True), "y": operand(out),
-            "fits": where(clauses), "params": {"axis": ax}}
+    out: list[Any] = list(a)
+    out[ax] = DimVar("u") if k is None else sizes.expr(k)
+    return {"x": a, "sizes": sizes.patterns(), "y": out, "fits": [Compare("<=", out[ax], a[ax])],
+            "params": {"axis": ax}}
 
 
 def topk(x: np.ndarray, k: np.ndarray, *sizes: np.ndarray, axis: int, largest: int = 1,
@@ -100,13 +94,12 @@ def build_loss(types: tuple, reduction: str, outputs: int = 1, **_: Any) -> dict
     x = types[0]
     if x.ndim < 2:
         raise ParamError("the scores need a batch and a class axis")
-    rest = names("d", x.ndim - 2)
-    scores = operand(["n", "c", *rest])
-    target = operand(["n", *rest])
-    weights = ",(c):T" if len(types) > 2 else ""
-    y = target if reduction == "none" else "()"
-    outs = [f"{y}:T", f"{scores}:T"][:outputs]
-    return {"inputs": f"{scores}:T,{target}:I{weights}", "outs": ",".join(outs)}
+    n, c = dims("n c")
+    rest = dims("d", x.ndim - 2)
+    scores, target = typed([n, c, *rest], "T"), [n, *rest]
+    weights = [typed([c], "T")] if len(types) > 2 else []
+    y = typed(target if reduction == "none" else [], "T")
+    return {"inputs": [scores, typed(target, "I"), *weights], "outs": [y, scores][:outputs]}
 
 
 def nll_loss(x: np.ndarray, target: np.ndarray, *weight: np.ndarray, reduction: str = "mean",

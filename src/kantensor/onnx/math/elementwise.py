@@ -10,7 +10,8 @@ import numpy as np
 
 from ...ops.params import ParamError
 from ...ops.sizes import SizeNames
-from ...ops.templates import builder, names, operand, reads_ranks, where
+from ...ops.templates import builder, dims, reads_ranks, typed
+from ...syntax.ast import Broadcasts, DimVar
 from ..shared import NotKnown, value_entries
 
 
@@ -44,7 +45,7 @@ def mod(a: np.ndarray, b: np.ndarray, *, fmod: int = 0) -> np.ndarray:
 @reads_ranks
 def build_variadic(types: tuple, **_: Any) -> dict[str, Any]:
     """``+():T,():T,...->():T`` for as many inputs as the node has (Max, Sum, Mean)."""
-    return {"inputs": ",".join(["():T"] * len(types))}
+    return {"inputs": [typed([], "T")] * len(types)}
 
 
 def _fold(fn: Any, arrays: tuple) -> np.ndarray:
@@ -139,7 +140,7 @@ def swish(x: np.ndarray, *, alpha: float = 1.0) -> np.ndarray:
 @reads_ranks
 def build_bounds(types: tuple, **_: Any) -> dict[str, Any]:
     """Clip's optional min and max, of the input's dtype: the operands present."""
-    return {"bounds": ",():T" * (len(types) - 1)}
+    return {"bounds": [typed([], "T")] * (len(types) - 1)}
 
 
 def clip(x: np.ndarray, *bounds: np.ndarray, given: tuple) -> np.ndarray:
@@ -164,7 +165,7 @@ def build_expand(types: tuple, shape_value: Any, **_: Any) -> dict[str, Any]:
     ``broadcast(a, b)``, which the facts decide or the build keeps as a condition; an
     unknown entry of the shape is an unknown size."""
     x, shape = types[0], types[1]
-    dims = names("a", x.ndim)
+    a = dims("a", x.ndim)
     if shape.ndim != 1:
         raise ParamError(f"shape must be a 1-D tensor, got one of {shape.ndim} axes")
     k = shape.shape[0]
@@ -173,25 +174,27 @@ def build_expand(types: tuple, shape_value: Any, **_: Any) -> dict[str, Any]:
     target = value_entries(shape_value, k, "shape")
     sizes = SizeNames(tuple(target))
     n = max(k, x.ndim)
-    out, clauses = [], []
+    out: list[Any] = []
+    clauses = []
     for i in range(n):
         j, t = i - (n - x.ndim), (target[i - (n - k)] if i >= n - k else 1)
         own = x.shape[j] if j >= 0 else 1
-        d = dims[j] if j >= 0 else "1"
+        d = a[j] if j >= 0 else 1
         if t == 1 or (t is not None and (t is own or t == own)):
             out.append(d)
         elif own == 1 and t is not None:
-            out.append(sizes.text(t))
+            out.append(sizes.expr(t))
         elif isinstance(t, int):  # a valid broadcast against a size other than 1 gives it
-            out.append(str(t))
+            out.append(t)
         elif t is not None:  # NumPy's rule of two sizes, decided by the facts or kept
-            out.append(f"u{i}")
-            clauses.append(f"broadcast({d}, {sizes.text(t)}) == u{i}")
+            u = DimVar(f"u{i}")
+            out.append(u)
+            clauses.append(Broadcasts((d, sizes.expr(t)), u))
         else:
-            out.append(f"u{i}")
-            clauses.append(f"u{i} >= 0")
-    return {"x": operand(dims), "sizes": sizes.operands(after=True), "y": operand(out),
-            "fits": where(clauses)}
+            u = DimVar(f"u{i}")
+            out.append(u)
+            clauses.append(u >= 0)
+    return {"x": a, "sizes": sizes.patterns(), "y": out, "fits": clauses}
 
 
 def expand(x: np.ndarray, shape: np.ndarray, *sizes: np.ndarray, **_: Any) -> np.ndarray:

@@ -10,7 +10,7 @@ import numpy as np
 
 from ...ops.families.linalg import build_einsum as einsum_signature
 from ...ops.params import ParamError
-from ...ops.templates import builder, names, operand, reads_ranks
+from ...ops.templates import builder, dims, reads_ranks, typed
 from ...types.dtypes import is_inexact, is_low_precision
 
 
@@ -20,13 +20,14 @@ def build_gemm(types: tuple, transA: int, transB: int, **_: Any) -> dict[str, An
     broadcasts to (M, N), so its sizes are 1 or the result's."""
     if types[0].ndim != 2 or types[1].ndim != 2:
         raise ParamError("A and B must be matrices")
-    c = ""
+    c = []
     if len(types) > 2:
         rank = types[2].ndim
         if rank > 2:
             raise ParamError(f"C has {rank} axes, at most 2 broadcast to (M, N)")
-        c = "," + operand(names("c", rank)) + ":T"
-    return {"a": "(k,m)" if transA else "(m,k)", "b": "(n,k)" if transB else "(k,n)", "c": c}
+        c = [typed(dims("c", rank), "T")]
+    k, m, n = dims("k m n")
+    return {"a": [k, m] if transA else [m, k], "b": [n, k] if transB else [k, n], "c": c}
 
 
 def gemm(a: np.ndarray, b: np.ndarray, *c: np.ndarray, alpha: float, beta: float,
@@ -58,11 +59,12 @@ def build_qlinear_matmul(types: tuple, **_: Any) -> dict[str, Any]:
     if a.ndim < 1 or b.ndim < 1:
         raise ParamError("a and b need at least one axis")
     lead = max(a.ndim, b.ndim) - 2
-    batch = names("l", max(lead, 0))
-    am = [*batch[len(batch) - max(a.ndim - 2, 0):], "m", "n"] if a.ndim >= 2 else ["n"]
-    bm = [*batch[len(batch) - max(b.ndim - 2, 0):], "n", "p"] if b.ndim >= 2 else ["n"]
-    y = [*batch, *(["m"] if a.ndim >= 2 else []), *(["p"] if b.ndim >= 2 else [])]
-    return {"a": operand(am), "b": operand(bm), "y": operand(y)}
+    batch = dims("l", max(lead, 0))
+    m, n, p = dims("m n p")
+    am = [*batch[len(batch) - max(a.ndim - 2, 0):], m, n] if a.ndim >= 2 else [n]
+    bm = [*batch[len(batch) - max(b.ndim - 2, 0):], n, p] if b.ndim >= 2 else [n]
+    y = [*batch, *([m] if a.ndim >= 2 else []), *([p] if b.ndim >= 2 else [])]
+    return {"a": am, "b": bm, "y": y}
 
 
 def qlinear_matmul(a: np.ndarray, a_s: np.ndarray, a_z: np.ndarray, b: np.ndarray,

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ...ops.params import ParamError
-from ...ops.templates import builder, checked, names, operand, reads_ranks, where
+from ...ops.templates import builder, checked_text, names, operand, reads_ranks, where
 from ...types.numpy_dtypes import extreme_value
 from ..shared import NotKnown
 
@@ -72,7 +72,7 @@ def build_pool(types: tuple, kernel_shape: tuple | None = None, strides: tuple |
     messages: dict = {}
 
     def state(clause: str, message: Any) -> None:
-        text, said = checked(clause, message)
+        text, said = checked_text(clause, message)
         clauses.append(clause)
         messages[text] = said
 

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ...ops.params import ParamError
-from ...ops.templates import names, operand, product, reads_ranks
+from ...ops.templates import dims, groups, reads_ranks, size_of, typed
 
 
 @reads_ranks
@@ -19,9 +19,8 @@ def build_flatten(types: tuple, axis: int, **_: Any) -> dict[str, Any]:
     if not -x.ndim <= axis <= x.ndim:
         raise ParamError(f"axis {axis} is out of bounds for a tensor of dimension {x.ndim}")
     axis = axis + x.ndim if axis < 0 else axis
-    dims = names("a", x.ndim)
-    return {"x": operand(dims), "y": operand([product(dims[:axis]), product(dims[axis:])]),
-            "params": {"axis": axis}}
+    a = dims("a", x.ndim)
+    return {"x": a, "y": [size_of(a[:axis]), size_of(a[axis:])], "params": {"axis": axis}}
 
 
 def flatten(x: np.ndarray, *, axis: int) -> np.ndarray:
@@ -32,9 +31,9 @@ def flatten(x: np.ndarray, *, axis: int) -> np.ndarray:
 @reads_ranks
 def build_dropout(types: tuple, outputs: int, **_: Any) -> dict[str, Any]:
     """Dropout: the output, and the mask (bool) when the node asks for it."""
-    x = operand(names("a", types[0].ndim))
-    return {"x": x, "rest": "".join(f",(*r{i})" for i in range(len(types) - 1)),
-            "outs": f"{x}:T" + (f",{x}:bool" if outputs > 1 else "")}
+    x = dims("a", types[0].ndim)
+    return {"x": x, "rest": groups("r", len(types) - 1),
+            "outs": [typed(x, "T"), typed(x, "bool")][:2 if outputs > 1 else 1]}
 
 
 def dropout(x: np.ndarray, *rest: np.ndarray, outputs: int = 1, **_: Any) -> Any:
@@ -51,10 +50,11 @@ def build_tfidf(types: tuple, ngram_indexes: tuple = (), **_: Any) -> dict[str, 
     """TfIdfVectorizer: one count per n-gram index (the largest index + 1)."""
     n = max(ngram_indexes, default=-1) + 1
     x = types[0]
+    b, s = dims("b s")
     if x.ndim == 1:
-        return {"x": "(s)", "y": f"({n})"}
+        return {"x": [s], "y": [n]}
     if x.ndim == 2:
-        return {"x": "(b,s)", "y": f"(b,{n})"}
+        return {"x": [b, s], "y": [b, n]}
     raise ParamError("TfIdfVectorizer takes 1-d or 2-d input")
 
 

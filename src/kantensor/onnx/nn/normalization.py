@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ...ops.params import ParamError, normalize_axis
-from ...ops.templates import checked, names, operand, reads_ranks, where
+from ...ops.templates import checked_text, names, operand, reads_ranks, where
 from ..dtypes import dtype_of
 
 
@@ -21,7 +21,7 @@ def _onto(dims: list[str], rank: int, prefix: str, what: str
     if rank > len(dims):
         raise ParamError(f"{what} has {rank} dimensions, more than X's {len(dims)}")
     own = names(prefix, rank)
-    return operand(own), [checked(f"({s}-1)*({s}-{a}) == 0", lambda v, _, s=s, a=a, j=j: (
+    return operand(own), [checked_text(f"({s}-1)*({s}-{a}) == 0", lambda v, _, s=s, a=a, j=j: (
         f"{what} does not broadcast onto X: its axis {j} has size {v[s]}, X's "
         f"{v[a]} (it must be 1 or X's size)"))
         for j, (s, a) in enumerate(zip(own, dims[len(dims) - rank:], strict=True))]
@@ -100,7 +100,7 @@ def build_group_norm(types: tuple, num_groups: int, **_: Any) -> dict[str, Any]:
     dims = _channels(types[0], 2, "GroupNormalization")
     if num_groups < 1:
         raise ParamError(f"num_groups must be positive, got {num_groups}")
-    clause, message = checked(f"{dims[1]} % {num_groups} == 0", lambda v, _, c=dims[1]: (
+    clause, message = checked_text(f"{dims[1]} % {num_groups} == 0", lambda v, _, c=dims[1]: (
         f"the channels C ({v[c]}) are not divisible by num_groups ({num_groups})"))
     return {"x": operand(dims), "rest": f",({dims[1]}):T" * (len(types) - 1),
             "outs": f"{operand(dims)}:T" + where([clause]), "messages": {clause: message}}

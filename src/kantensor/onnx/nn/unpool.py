@@ -11,7 +11,7 @@ import numpy as np
 
 from ...ops.params import ParamError
 from ...ops.sizes import SizeNames
-from ...ops.templates import builder, checked, names, operand, reads_ranks, where
+from ...ops.templates import builder, checked_text, names, operand, reads_ranks, where
 from ..shared import NotKnown, rest_operands
 from .conv import any_operands, window_attributes
 
@@ -59,12 +59,12 @@ def build_conv_transpose(types: tuple, kernel_shape: tuple | None = None,
             out.append(f"{strides[i]}*({n}-1)+({kernel[i]}-1)*{dilations[i]}{rest:+d}")
     m = f"m*{group}" if group != 1 else "m"
     clauses = [f"{o} >= 1" for o in out]
-    messages = dict(checked(f"{o} >= 1", lambda v, types, i=i: (
+    messages = dict(checked_text(f"{o} >= 1", lambda v, types, i=i: (
         f"ConvTranspose's output would have no position along spatial axis {i} of "
         f"{types[0]} (its pads remove more than the window covers)"))
         for i, o in enumerate(out))
     if group != 1:
-        clause, message = checked(f"{dims[1]} % {group} == 0", lambda v, _, c=dims[1], g=group:
+        clause, message = checked_text(f"{dims[1]} % {group} == 0", lambda v, _, c=dims[1], g=group:
                                   f"input channels C is not divisible by group: C is {v[c]}, "
                                   f"group {g}")
         clauses.insert(0, clause)

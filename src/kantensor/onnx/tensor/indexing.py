@@ -10,10 +10,14 @@ import numpy as np
 
 from ...ops.params import ParamError, normalize_axis
 from ...ops.sizes import SizeNames
-from ...ops.templates import builder, names, operand, product, reads_ranks, where
+from ...ops.templates import builder, dims, names, operand, product, reads_ranks, size_of
+from ...syntax.ast import DimVar
 from ...types.dim import Dim
 from ...types.symbols import free_symbols
 from ..shared import NotKnown
+
+#: An unknown size of an output (a count known only when the graph runs).
+U = DimVar("u")
 
 
 @reads_ranks
@@ -24,9 +28,9 @@ def build_gather(types: tuple, axis: int, indices_bounds: Any = None, **_: Any
     that axis (no condition on indices that are empty)."""
     x, i = types[:2]  # then the inputs carrying the sizes of the bounds
     ax = normalize_axis(axis, x.ndim)
-    dims, idx = names("a", x.ndim), names("i", i.ndim)
-    return {"sig": _fitting(operand(dims), operand(idx),
-                            operand(dims[:ax] + idx + dims[ax + 1:]), dims[ax], idx,
+    a, idx = names("a", x.ndim), names("i", i.ndim)
+    return {"sig": _fitting(operand(a), operand(idx),
+                            operand(a[:ax] + idx + a[ax + 1:]), a[ax], idx,
                             indices_bounds), "params": {"axis": ax}}
 
 
@@ -67,8 +71,8 @@ def build_gather_elements(types: tuple, axis: int, indices_bounds: Any = None, *
     if x.ndim != i.ndim:
         raise ParamError(f"data has {x.ndim} axes but indices {i.ndim}")
     ax = normalize_axis(axis, x.ndim)
-    dims, idx = names("a", x.ndim), names("i", i.ndim)
-    return {"sig": _fitting(operand(dims), operand(idx), operand(idx), dims[ax], idx,
+    a, idx = names("a", x.ndim), names("i", i.ndim)
+    return {"sig": _fitting(operand(a), operand(idx), operand(idx), a[ax], idx,
                             indices_bounds), "params": {"axis": ax}}
 
 
@@ -86,9 +90,8 @@ def build_gather_nd(types: tuple, batch_dims: int = 0, **_: Any) -> dict[str, An
     q = i.shape[-1] if i.ndim else None
     if not isinstance(q, int):
         raise NotKnown("the indices' last axis must have a known size")
-    dims, idx = names("a", x.ndim), names("i", i.ndim)
-    return {"x": operand(dims), "i": operand([*idx[:-1], q]),
-            "y": operand([*idx[:-1], *dims[batch_dims + q:]])}
+    a, idx = dims("a", x.ndim), dims("i", i.ndim)
+    return {"x": a, "i": [*idx[:-1], q], "y": [*idx[:-1], *a[batch_dims + q:]]}
 
 
 def gather_nd(x: np.ndarray, i: np.ndarray, *, batch_dims: int = 0) -> np.ndarray:
@@ -149,18 +152,18 @@ def build_one_hot(types: tuple, axis: int, depth_value: Any, **_: Any) -> dict[s
     i = types[0]
     n = i.ndim + 1
     ax = normalize_axis(axis, n)
-    dims = names("a", i.ndim)
+    a = dims("a", i.ndim)
     depth = depth_value[0] if depth_value else None
-    out = list(dims)
+    out: list[Any] = list(a)
     if isinstance(depth, int | float):
-        out.insert(ax, str(int(depth)))
+        out.insert(ax, int(depth))
         clauses = []
     else:
-        out.insert(ax, "u")
-        clauses = ["u >= 0"]
+        out.insert(ax, U)
+        clauses = [U >= 0]
     sizes = SizeNames(depth_value)
-    return {"i": operand(dims), "sizes": sizes.operands(after=True), "y": operand(out),
-            "fits": where(clauses), "params": {"axis": ax}}
+    return {"i": a, "sizes": sizes.patterns(), "y": out, "fits": clauses,
+            "params": {"axis": ax}}
 
 
 def one_hot(indices: np.ndarray, depth: np.ndarray, values: np.ndarray, *, axis: int,
@@ -175,8 +178,8 @@ def one_hot(indices: np.ndarray, depth: np.ndarray, values: np.ndarray, *, axis:
 @reads_ranks
 def build_nonzero(types: tuple, **_: Any) -> dict[str, Any]:
     x = types[0]
-    dims = names("a", x.ndim)
-    return {"x": operand(dims), "n": str(x.ndim), "size": product(dims)}
+    a = dims("a", x.ndim)
+    return {"x": a, "n": x.ndim, "size": size_of(a)}
 
 
 def nonzero(x: np.ndarray) -> np.ndarray:
@@ -186,13 +189,13 @@ def nonzero(x: np.ndarray) -> np.ndarray:
 @reads_ranks
 def build_compress(types: tuple, axis: int | None = None, **_: Any) -> dict[str, Any]:
     x = types[0]
-    dims = names("a", x.ndim)
+    a = dims("a", x.ndim)
     if axis is None:
-        return {"x": operand(dims), "y": "(u)", "params": {"axis": None}}
+        return {"x": a, "y": [U], "params": {"axis": None}}
     ax = normalize_axis(axis, x.ndim)
-    out = list(dims)
-    out[ax] = "u"
-    return {"x": operand(dims), "y": operand(out), "params": {"axis": ax}}
+    out: list[Any] = list(a)
+    out[ax] = U
+    return {"x": a, "y": out, "params": {"axis": ax}}
 
 
 def compress(x: np.ndarray, condition: np.ndarray, *, axis: int | None = None
@@ -203,13 +206,13 @@ def compress(x: np.ndarray, condition: np.ndarray, *, axis: int | None = None
 @reads_ranks
 def build_unique(types: tuple, axis: int | None = None, **_: Any) -> dict[str, Any]:
     x = types[0]
-    dims = names("a", x.ndim)
+    a = dims("a", x.ndim)
     if axis is None:
-        return {"x": operand(dims), "y": "(u)", "n": product(dims), "params": {"axis": None}}
+        return {"x": a, "y": [U], "n": size_of(a), "params": {"axis": None}}
     ax = normalize_axis(axis, x.ndim)
-    out = list(dims)
-    out[ax] = "u"
-    return {"x": operand(dims), "y": operand(out), "n": dims[ax], "params": {"axis": ax}}
+    out: list[Any] = list(a)
+    out[ax] = U
+    return {"x": a, "y": out, "n": a[ax], "params": {"axis": ax}}
 
 
 def unique(x: np.ndarray, *, axis: int | None = None, sorted: int = 1) -> tuple:

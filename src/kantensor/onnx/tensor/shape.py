@@ -4,6 +4,8 @@ Split, Slice, Tile, Pad, DepthToSpace, SpaceToDepth and CenterCropPad.
 
 from __future__ import annotations
 
+import functools
+import operator
 from typing import Any
 
 import numpy as np
@@ -11,15 +13,27 @@ import numpy as np
 from ...ops.families.indexing import slice_length, symbolic_length
 from ...ops.params import ParamError, normalize_axes, normalize_axis
 from ...ops.sizes import SizeNames
-from ...ops.templates import builder, names, operand, product, reads_ranks, where
+from ...ops.templates import (
+    builder,
+    dims,
+    names,
+    operand,
+    reads_ranks,
+    size_of,
+    typed,
+    where,
+)
+from ...syntax.ast import Clause, DimVar, dim_min
+from ...syntax.ast.dims import as_expr
 from ...types.dim import Dim
 from ..shared import NotKnown, constant_ints, rest_operands, value_entries
+from ..values import TypeStandIn, sizes_value
 
 
-def _unknown(prefix: str, n: int) -> tuple[list[str], list[str]]:
+def _unknown(prefix: str, n: int) -> tuple[list[DimVar], list[Clause]]:
     """``n`` fresh unknown sizes and the clauses declaring them."""
-    dims = names(prefix, n)
-    return dims, [f"{d} >= 0" for d in dims]
+    made = dims(prefix, n)
+    return made, [d >= 0 for d in made]
 
 
 @builder
@@ -27,7 +41,7 @@ def build_reshape(types: tuple, shape_value: Any, allowzero: int, **_: Any) -> d
     """Reshape: 0 copies the input's size (unless ``allowzero``), -1 is the input's size
     over the others; a Dim entry is its size input, an unknown one a fresh size."""
     x, shape = types[0], types[1]
-    dims = names("a", x.ndim)
+    a = dims("a", x.ndim)
     if shape.ndim != 1:
         raise ParamError(f"shape must be a 1-D tensor, got one of {shape.ndim} axes")
     if shape_value is None:
@@ -35,55 +49,63 @@ def build_reshape(types: tuple, shape_value: Any, allowzero: int, **_: Any) -> d
         if not isinstance(k, int):
             raise NotKnown("the output rank is unknown: shape has an unknown length")
         out, clauses = _unknown("u", k)
-        return {"x": operand(dims), "sizes": "", "y": operand(out),
-                "fits": where(clauses)}
+        return {"x": a, "sizes": [], "y": out, "fits": clauses}
     sizes = SizeNames(shape_value)
-    own = {d: dims[i] for i, d in enumerate(x.shape) if isinstance(d, Dim | int)}
-    text: list[str] = []
-    clauses: list[str] = []
+    own = {d: a[i] for i, d in enumerate(x.shape) if isinstance(d, Dim | int)}
+    out: list[Any] = []
+    clauses: list[Clause] = []
     free = None
-    rest = list(dims)
+    rest = list(a)
     for i, entry in enumerate(shape_value):
         if entry is None:
-            text.append(f"u{i}")
-            clauses.append(f"u{i} >= 0")
+            u = DimVar(f"u{i}")
+            out.append(u)
+            clauses.append(u >= 0)
         elif entry == 0 and not allowzero:
             if i >= x.ndim:
                 raise ParamError(f"shape entry {i} is 0 (copy) but the input has {x.ndim} axes")
-            text.append(dims[i])
+            out.append(a[i])
         elif isinstance(entry, int) and entry == -1:
             if free is not None:
                 raise ParamError("shape has more than one -1")
             free = i
-            text.append("")
+            out.append(None)
         elif isinstance(entry, int) and entry < 0:
             raise ParamError(f"shape entry {entry} is negative")
         elif isinstance(entry, Dim) and entry in own and own[entry] in rest:
-            text.append(own[entry])  # one of the input's own sizes
+            out.append(own[entry])  # one of the input's own sizes
         else:
-            text.append(sizes.text(entry))
+            out.append(sizes.expr(entry))
+        if isinstance(entry, Dim) and not allowzero and i >= x.ndim:
+            clauses.append(as_expr(out[-1]) >= 1)  # 0 would copy an axis x does not have
+        elif isinstance(entry, Dim) and not allowzero and out[-1] != a[i]:
+            # 0 copies the input's size: the same only where that is 0 too
+            clauses.append(dim_min(out[-1], 1) >= dim_min(a[i], 1))
     unknown = any(e is None for e in shape_value)
     if free is None:
         if not unknown:
-            clauses.append(f"{product(dims)} == {product(text)}")
+            clauses.append(size_of(a).eq(size_of(out)))
     elif unknown:
-        text[free] = "w"
-        clauses.append("w >= 0")
+        w = DimVar("w")
+        out[free] = w
+        clauses.append(w >= 0)
     else:
-        others = [t for i, t in enumerate(text) if i != free]
-        left = list(dims)
+        others = [t for i, t in enumerate(out) if i != free]
+        # -1 among sizes of product 0 is ambiguous (ONNX: invalid with allowzero); a
+        # condition per size, as a box states it (a product >= 1 it does not)
+        clauses += [as_expr(t) >= 1 for t in others if not (isinstance(t, int) and t >= 1)]
+        left = list(a)
         kept = []
         for t in others:  # an input axis named again cancels out of the quotient
             if t in left:
                 left.remove(t)
             else:
                 kept.append(t)
-        num, den = product(left), product(kept)
-        text[free] = f"({num})//({den})" if kept else f"({num})"
+        num, den = size_of(left), size_of(kept)
+        out[free] = num // den if kept else num
         if kept:
-            clauses.append(f"({num}) % ({den}) == 0")
-    return {"x": operand(dims), "sizes": sizes.operands(after=True), "y": operand(text),
-            "fits": where(clauses)}
+            clauses.append((num % den).eq(0))
+    return {"x": a, "sizes": sizes.patterns(), "y": out, "fits": clauses}
 
 
 def reshape(x: np.ndarray, shape: np.ndarray, *sizes: np.ndarray, allowzero: int = 0,
@@ -99,17 +121,21 @@ def build_shape(types: tuple, start: int, end: int | None, **_: Any) -> dict[str
     """Shape: as many entries as the axes from ``start`` to ``end`` (clamped)."""
     n = types[0].ndim
     picked = range(n)[slice(start, end)]
-    return {"x": operand(names("a", n)), "n": str(len(picked)),
+    return {"x": dims("a", n), "n": len(picked),
             "params": {"start": picked.start if len(picked) else 0,
                        "end": picked.stop if len(picked) else 0}}
 
 
-def shape(x: np.ndarray, *, start: int, end: int) -> np.ndarray:
-    return np.array(x.shape[start:end], dtype="int64")
+def shape(x: np.ndarray | TypeStandIn, *, start: int, end: int) -> np.ndarray:
+    """The sizes of the axes from ``start`` to ``end``: ints when the graph runs, the
+    type's sizes (Dims) when the model is read (``reads_only = "shapes"``)."""
+    return sizes_value(x.shape[start:end])
 
 
-def size(x: np.ndarray) -> np.ndarray:
-    return np.array(x.size, dtype="int64")
+def size(x: np.ndarray | TypeStandIn) -> np.ndarray:
+    """The number of elements (a Dim when the model is read; None if a size is
+    unknown)."""
+    return sizes_value(x.size)
 
 
 @reads_ranks
@@ -118,8 +144,8 @@ def build_transpose(types: tuple, perm: tuple[int, ...] | None, **_: Any) -> dic
     perm = tuple(reversed(range(x.ndim))) if perm is None else perm
     if sorted(normalize_axis(p, x.ndim) for p in perm) != list(range(x.ndim)):
         raise ParamError(f"perm {perm} is not a permutation of the {x.ndim} axes")
-    dims = names("a", x.ndim)
-    return {"x": operand(dims), "y": operand(dims[p % x.ndim] for p in perm),
+    a = dims("a", x.ndim)
+    return {"x": a, "y": [a[p % x.ndim] for p in perm],
             "params": {"perm": tuple(p % x.ndim for p in perm)}}
 
 
@@ -133,15 +159,16 @@ def build_concat(types: tuple, axis: int, **_: Any) -> dict[str, Any]:
     n = types[0].ndim
     ax = normalize_axis(axis, n)
     operands = []
+    along = dims("c", len(types))
     for k, t in enumerate(types):
         if t.ndim != n:
             raise ParamError(f"input {k} has {t.ndim} axes, input 0 has {n}")
-        dims = names("a", n)
-        dims[ax] = f"c{k}"
-        operands.append(operand(dims) + ":T")
-    out = names("a", n)
-    out[ax] = "+".join(f"c{k}" for k in range(len(types)))
-    return {"inputs": ",".join(operands), "y": operand(out), "params": {"axis": ax}}
+        a = dims("a", n)
+        a[ax] = along[k]
+        operands.append(typed(a, "T"))
+    out: list[Any] = dims("a", n)
+    out[ax] = functools.reduce(operator.add, along)
+    return {"inputs": operands, "y": out, "params": {"axis": ax}}
 
 
 def concat(*arrays: np.ndarray, axis: int) -> np.ndarray:
@@ -157,10 +184,11 @@ def build_unsqueeze(types: tuple, axes_value: Any = None, axes: Any = None, **_:
     chosen = constant_ints(axes_value if axes is None else axes, "axes")
     n = x.ndim + len(chosen)
     picked = normalize_axes(chosen, n)
-    dims = iter(names("a", x.ndim))
-    out = [1 if i in picked else next(dims) for i in range(n)]
-    given = "" if len(types) < 2 else ",()" if types[1].ndim == 0 else ",(k)"
-    return {"x": operand(names("a", x.ndim)), "y": operand(out), "rest": given,
+    a = dims("a", x.ndim)
+    rest = iter(a)
+    out = [1 if i in picked else next(rest) for i in range(n)]
+    given = [] if len(types) < 2 else [typed([])] if types[1].ndim == 0 else [typed(dims("k"))]
+    return {"x": a, "y": out, "rest": given,
             "params": {"axes_value": picked} if axes is None else {"axes": picked}}
 
 
@@ -175,7 +203,7 @@ def build_squeeze(types: tuple, axes_value: Any = None, given: tuple = (0,),
     """Squeeze: the given axes (the input's, opset 13; the attribute's, opsets 1 to 12)
     must be 1; without axes, those known to be 1."""
     x = types[0]
-    dims = names("a", x.ndim)
+    a = dims("a", x.ndim)
     if axes is not None:
         axes = normalize_axes(tuple(axes), x.ndim)
     elif 1 in given:
@@ -184,9 +212,9 @@ def build_squeeze(types: tuple, axes_value: Any = None, given: tuple = (0,),
         if any(d is None or isinstance(d, Dim) for d in x.shape):
             raise NotKnown("Squeeze without axes needs every size known")
         axes = tuple(i for i, d in enumerate(x.shape) if d == 1)
-    text = [1 if i in axes else d for i, d in enumerate(dims)]
-    return {"x": operand(text), "rest": ",(k)" if 1 in given else "",
-            "y": operand(d for i, d in enumerate(dims) if i not in axes),
+    return {"x": [1 if i in axes else d for i, d in enumerate(a)],
+            "rest": [typed(dims("k"))] if 1 in given else [],
+            "y": [d for i, d in enumerate(a) if i not in axes],
             "params": {"axes_value": axes, "axes": axes}}
 
 

@@ -26,7 +26,7 @@ from ...types.dim import Dim
 from ..fastcall import Miss
 from ..params import ArrayRef, ParamError, SliceItem
 from ..sizes import SizeNames
-from ..templates import checked, names, operand, product, rank_error, reads_ranks, where
+from ..templates import checked_text, names, operand, product, rank_error, reads_ranks, where
 from .indexing import _as_key, _sized_position, resolve, slice_length, symbolic_length
 
 _ARRAYS = (Variable, np.ndarray, list, range)
@@ -229,7 +229,7 @@ def _broadcast(groups: list[list[str]], clauses: list[str], messages: dict) -> l
         if size[0] == "o":
             clauses.append(f"{size} == {value}")
         for s in sizes:
-            clause, message = checked(f"({s}-1)*({s}-{size}) == 0", _shape_mismatch)
+            clause, message = checked_text(f"({s}-1)*({s}-{size}) == 0", _shape_mismatch)
             clauses.append(clause)
             messages[clause] = message
         out.append(size)

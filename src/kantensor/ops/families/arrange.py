@@ -10,37 +10,41 @@ builder decides a dtype: the signatures in the catalogue do.
 
 from __future__ import annotations
 
+import functools
 import math
+import operator
 from typing import Any
 
 import numpy as np
 
+from ...syntax.ast import DimVar, FixedDim, dim_max, dim_min
+from ...syntax.template import Operands
 from ...types.dim import Dim
 from ..params import AxisError, ParamError, normalize_axes, normalize_axis
 from ..sizes import SizeNames, concrete
-from ..templates import names, operand, product, rank_error, reads_ranks
+from ..templates import dims, rank_error, reads_ranks, size_of, typed
 
 
-def _one(types: tuple) -> tuple[Any, list[str]]:
+def _one(types: tuple) -> tuple[Any, list[DimVar]]:
     (x,) = types
-    return x, names("a", x.ndim)
+    return x, dims("a", x.ndim)
 
 
 @reads_ranks
 def swapped(types: tuple, axis1: int, axis2: int, **_: Any) -> dict[str, Any]:
     """swapaxes: two axes exchanged."""
-    x, dims = _one(types)
+    x, a = _one(types)
     i, j = normalize_axis(axis1, x.ndim), normalize_axis(axis2, x.ndim)
-    out = list(dims)
+    out = list(a)
     out[i], out[j] = out[j], out[i]
-    return {"x": operand(dims), "y": operand(out), "params": {"axis1": i, "axis2": j}}
+    return {"x": a, "y": out, "params": {"axis1": i, "axis2": j}}
 
 
 @reads_ranks
 def moved(types: tuple, source: Any, destination: Any, **_: Any) -> dict[str, Any]:
     """moveaxis: the ``source`` axes go to the positions ``destination``, the others keep
     their order."""
-    x, dims = _one(types)
+    x, a = _one(types)
     src = source if isinstance(source, tuple) else (source,)
     dst = destination if isinstance(destination, tuple) else (destination,)
     if src is None or dst is None or len(src) != len(dst):
@@ -53,75 +57,74 @@ def moved(types: tuple, source: Any, destination: Any, **_: Any) -> dict[str, An
     order = [i for i in range(x.ndim) if i not in s]
     for dest, axis in sorted(zip(d, s, strict=True)):
         order.insert(dest, axis)
-    return {"x": operand(dims), "y": operand(dims[i] for i in order),
+    return {"x": a, "y": [a[i] for i in order],
             "params": {"source": tuple(s), "destination": tuple(d)}}
 
 
 @reads_ranks
 def matrix_transposed(types: tuple, **_: Any) -> dict[str, Any]:
     """matrix_transpose (``x.mT``): the last two axes exchanged; needs 2 dimensions."""
-    x, dims = _one(types)
+    x, a = _one(types)
     if x.ndim < 2:
         raise rank_error("matrix_transpose", f"needs at least 2 dimensions, got {x.ndim}")
-    return {"x": operand(dims), "y": operand([*dims[:-2], dims[-1], dims[-2]])}
+    return {"x": a, "y": [*a[:-2], a[-1], a[-2]]}
 
 
 @reads_ranks
 def same_axes(types: tuple, axis: Any = None, **_: Any) -> dict[str, Any]:
     """flip: the shape unchanged; ``axis`` (None: all) resolved."""
-    x, dims = _one(types)
+    x, a = _one(types)
     axes = normalize_axes(axis, x.ndim)
-    return {"x": operand(dims), "params": {"axis": axes}}
+    return {"x": a, "params": {"axis": axes}}
 
 
 @reads_ranks
 def rolled(types: tuple, shift: int | tuple[int, ...], axis: Any, **_: Any) -> dict[str, Any]:
     """roll: the shape unchanged. With ``axis=None`` one shift of the flattened tensor;
     else shifts and axes broadcast against each other (repeated axes add up)."""
-    x, dims = _one(types)
+    x, a = _one(types)
     shift = shift if isinstance(shift, tuple) else (shift,)  # resolved once already
     if axis is None:
         if len(shift) != 1:
             raise ParamError(f"with axis=None, shift must be one int, got {shift}")
-        return {"x": operand(dims), "params": {"shift": shift[0]}}
+        return {"x": a, "params": {"shift": shift[0]}}
     axes = axis if isinstance(axis, tuple) else (axis,)
     if len(shift) != len(axes) and 1 not in (len(shift), len(axes)):
         raise ParamError(f"shift {shift} and axis {axes} do not broadcast")
     resolved = tuple(normalize_axis(a, x.ndim) for a in axes)
-    return {"x": operand(dims), "params": {"shift": shift, "axis": resolved}}
+    return {"x": a, "params": {"shift": shift, "axis": resolved}}
 
 
 @reads_ranks
 def tiled(types: tuple, reps: tuple[int | Dim, ...], **_: Any) -> dict[str, Any]:
     """tile: the shape and reps are aligned at the end (the shorter padded with 1s in
     front) and multiply. A Dim of ``reps`` is the length of a SizeOp input."""
-    x, dims = _one(types[:1])
+    x, a = _one(types[:1])
     sizes = SizeNames(reps)
     if any(isinstance(r, int) and r < 0 for r in reps):
         raise ParamError(f"reps must be non-negative, got {reps}")
     n = max(x.ndim, len(reps))
-    padded_dims = ["1"] * (n - x.ndim) + dims
+    padded_dims = [FixedDim(1)] * (n - x.ndim) + a
     padded_reps = (1,) * (n - len(reps)) + tuple(reps)
-    out = [d if isinstance(r, int) and r == 1 else f"{d}*{sizes.text(r)}"
+    out = [d if isinstance(r, int) and r == 1 else d * sizes.expr(r)
            for d, r in zip(padded_dims, padded_reps, strict=True)]
-    return {"x": operand(dims), "sizes": sizes.operands(after=True), "y": operand(out)}
+    return {"x": a, "sizes": sizes.patterns(), "y": out}
 
 
 @reads_ranks
 def repeated(types: tuple, repeats: int | Dim, axis: int | None, **_: Any) -> dict[str, Any]:
     """repeat: every element ``repeats`` times along ``axis`` (None: of the flattened
     tensor). A Dim ``repeats`` is the length of a SizeOp input."""
-    x, dims = _one(types[:1])
+    x, a = _one(types[:1])
     sizes = SizeNames(repeats)
     if isinstance(repeats, int) and repeats < 0:
         raise ParamError(f"repeats must be non-negative, got {repeats}")
-    r, more = sizes.text(repeats), sizes.operands(after=True)
+    r, more = sizes.expr(repeats), sizes.patterns()
     if axis is None or (x.ndim == 0 and axis in (0, -1)):  # a scalar's only "axis"
-        return {"x": operand(dims), "sizes": more, "y": operand([f"({product(dims)})*{r}"]),
-                "params": {"axis": None}}
+        return {"x": a, "sizes": more, "y": [size_of(a) * r], "params": {"axis": None}}
     ax = normalize_axis(axis, x.ndim)
-    out = [f"{d}*{r}" if i == ax else d for i, d in enumerate(dims)]
-    return {"x": operand(dims), "sizes": more, "y": operand(out), "params": {"axis": ax}}
+    out = [d * r if i == ax else d for i, d in enumerate(a)]
+    return {"x": a, "sizes": more, "y": out, "params": {"axis": ax}}
 
 
 def tile(x: np.ndarray, *sizes: np.ndarray, reps: tuple[int | Dim, ...]) -> np.ndarray:
@@ -139,27 +142,27 @@ def repeat(x: np.ndarray, *sizes: np.ndarray, repeats: int | Dim, axis: int | No
 def triangle(types: tuple, **_: Any) -> dict[str, Any]:
     """tril/triu: the shape unchanged, except that a vector is broadcast to a square
     matrix (as NumPy does); a 0-d tensor has no triangle."""
-    x, dims = _one(types)
+    x, a = _one(types)
     if x.ndim == 0:
         raise rank_error("tril/triu", "needs at least 1 dimension, got 0")
     if x.ndim == 1:
-        return {"x": operand(dims), "y": operand([dims[0], dims[0]])}
-    return {"x": operand(dims), "y": operand(dims)}
+        return {"x": a, "y": [a[0], a[0]]}
+    return {"x": a, "y": a}
 
 
 @reads_ranks
 def diagonal_or_matrix(types: tuple, k: int, **_: Any) -> dict[str, Any]:
     """diag: a vector gives the square matrix with it on the k-th diagonal; a matrix
     gives its k-th diagonal (empty past the corner)."""
-    x, dims = _one(types)
+    x, a = _one(types)
     if x.ndim == 1:
-        n = f"{dims[0]}+{abs(k)}" if k else dims[0]
-        return {"x": operand(dims), "y": operand([n, n])}
+        n = a[0] + abs(k) if k else a[0]
+        return {"x": a, "y": [n, n]}
     if x.ndim != 2:
         raise rank_error("diag", f"input must be 1-d or 2-d, got {x.ndim} dimensions")
-    m, n = dims
-    size = f"max(0, min({m}, {n}-{k}))" if k >= 0 else f"max(0, min({m}-{-k}, {n}))"
-    return {"x": operand(dims), "y": operand([size])}
+    m, n = a
+    size = dim_max(0, dim_min(m, n - k)) if k >= 0 else dim_max(0, dim_min(m - (-k), n))
+    return {"x": a, "y": [size]}
 
 
 @reads_ranks
@@ -173,11 +176,11 @@ def argsorted(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
 @reads_ranks
 def sorted_along(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
     """sort/argsort: the same shape along ``axis``; None flattens first."""
-    x, dims = _one(types)
+    x, a = _one(types)
     if axis is None:
-        return {"x": operand(dims), "y": operand([product(dims)]), "params": {"axis": None}}
+        return {"x": a, "y": [size_of(a)], "params": {"axis": None}}
     ax = normalize_axis(axis, x.ndim)
-    return {"x": operand(dims), "y": operand(dims), "params": {"axis": ax}}
+    return {"x": a, "y": a, "params": {"axis": ax}}
 
 
 @reads_ranks
@@ -206,15 +209,16 @@ def _padded_join(types: tuple, at_least: int, ax_of: Any, op: str) -> dict[str, 
                          f"dimensions, got {[t.ndim for t in types]}")
     ax = ax_of(ndim)
     pads = [ndim - t.ndim for t in types]
-    shared = ["1" if any(j < p for p in pads) else d
-              for j, d in enumerate(names("d", ndim))]
+    shared: list[Any] = [FixedDim(1) if any(j < p for p in pads) else d
+                         for j, d in enumerate(dims("d", ndim))]
     inputs, along = [], []
     for i, pad in enumerate(pads):
-        full = [f"c{i}" if j == ax else shared[j] for j in range(ndim)]
-        along.append("1" if ax < pad else full[ax])
-        inputs.append(operand(full[pad:]))
-    out = operand("+".join(along) if j == ax else d for j, d in enumerate(shared))
-    return {"inputs": ",".join(inputs), "y": out}
+        full = [DimVar(f"c{i}") if j == ax else shared[j] for j in range(ndim)]
+        along.append(FixedDim(1) if ax < pad else full[ax])
+        inputs.append(typed(full[pad:]))
+    out = [functools.reduce(operator.add, along) if j == ax else d
+           for j, d in enumerate(shared)]
+    return {"inputs": Operands(inputs), "y": out}
 
 
 @reads_ranks
@@ -223,14 +227,15 @@ def dotted(types: tuple, **_: Any) -> dict[str, Any]:
     times a vector sums over the last axis; N-d . M-d sums the last axis of a with the
     second-to-last of b, keeping all the others (a's first)."""
     a, b = types
-    da, db = names("a", a.ndim), names("b", b.ndim)
+    da, db = dims("a", a.ndim), dims("b", b.ndim)
     if a.ndim == 0 or b.ndim == 0:
-        return {"a": operand(da), "b": operand(db), "y": operand(da or db)}
+        return {"a": da, "b": db, "y": da or db}
+    k = DimVar("k")
     if b.ndim == 1:
-        da[-1] = db[0] = "k"
-        return {"a": operand(da), "b": operand(db), "y": operand(da[:-1])}
-    da[-1] = db[-2] = "k"
-    return {"a": operand(da), "b": operand(db), "y": operand(da[:-1] + db[:-2] + db[-1:])}
+        da[-1] = db[0] = k
+        return {"a": da, "b": db, "y": da[:-1]}
+    da[-1] = db[-2] = k
+    return {"a": da, "b": db, "y": da[:-1] + db[:-2] + db[-1:]}
 
 
 @reads_ranks
@@ -239,7 +244,7 @@ def normed(types: tuple, ord: Any, axis: Any, keepdims: bool, **_: Any) -> dict[
     the vector or matrix norm of a 1-d or 2-d tensor; else one axis (a vector norm:
     ord a number) or a pair of axes (a matrix norm: None, 'fro', 'nuc', +-1, +-2,
     +-inf), as NumPy checks them."""
-    x, dims = _one(types)
+    x, a = _one(types)
     if axis is None:
         if ord is not None and x.ndim not in (1, 2):
             raise ParamError("Improper number of dimensions to norm.")
@@ -253,7 +258,7 @@ def normed(types: tuple, ord: Any, axis: Any, keepdims: bool, **_: Any) -> dict[
         raise ParamError(f"Invalid norm order '{ord}' for vectors")
     if matrix and ord not in (None, "fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf):
         raise ParamError("Invalid norm order for matrices.")
-    kept = [1 if i in axes else d for i, d in enumerate(dims)] if keepdims else \
-        [d for i, d in enumerate(dims) if i not in axes]
+    kept = [1 if i in axes else d for i, d in enumerate(a)] if keepdims else \
+        [d for i, d in enumerate(a) if i not in axes]
     resolved = None if axis is None else (axes[0] if len(axes) == 1 else axes)
-    return {"x": operand(dims), "y": operand(kept), "params": {"axis": resolved, "ord": ord}}
+    return {"x": a, "y": kept, "params": {"axis": resolved, "ord": ord}}

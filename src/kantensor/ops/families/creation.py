@@ -15,11 +15,13 @@ from typing import Any
 
 import numpy as np
 
+from ...syntax.ast import FixedDim, dim_max
+from ...syntax.template import Operands
 from ...types.dim import Dim
 from ..params import ParamError
 from ..pyints import fits
 from ..sizes import SizeNames, concrete
-from ..templates import names, operand, reads_ranks
+from ..templates import dims, reads_ranks
 
 Size = int | Dim
 
@@ -34,14 +36,14 @@ def _sizes(shape: tuple[Size, ...]) -> tuple[Size, ...]:
 def made(types: tuple, shape: tuple[Size, ...], **_: Any) -> dict[str, Any]:
     """zeros/ones: the output shape is the parameter."""
     sizes = SizeNames(shape)
-    return {"sizes": sizes.operands(), "y": operand(map(sizes.text, _sizes(shape)))}
+    return {"sizes": sizes.patterns(), "y": [sizes.expr(s) for s in _sizes(shape)]}
 
 
 @reads_ranks
 def like(types: tuple, dtype: str | None = None, **_: Any) -> dict[str, Any]:
     """``*_like``: the input's shape; the input's dtype ``t`` unless one is passed."""
     x = types[0]
-    return {"x": operand(names("a", x.ndim)), "dt": dtype or "t"}
+    return {"x": dims("a", x.ndim), "dt": dtype or "t"}
 
 
 @reads_ranks
@@ -49,7 +51,7 @@ def filled(types: tuple, shape: tuple[Size, ...], dtype: str | None = None,
            **_: Any) -> dict[str, Any]:
     """full: the fill value's dtype ``x`` unless one is passed."""
     sizes = SizeNames(shape)
-    return {"sizes": sizes.operands(after=True), "y": operand(map(sizes.text, _sizes(shape))),
+    return {"sizes": sizes.patterns(), "y": [sizes.expr(s) for s in _sizes(shape)],
             "dt": dtype or "x"}
 
 
@@ -67,17 +69,16 @@ def ranged(types: tuple, start: Size, stop: Size | None, step: int, dtype: str =
         raise ParamError("step must not be zero")
     sizes = SizeNames(start, stop)
     if sizes:
-        # (the signature language has no unary minus: -2 is written 0-2)
-        a, b = (sizes.text(v) if isinstance(v, Dim) or v >= 0 else f"(0-{-v})"
+        # (a size is never negative: -2 is written 0-2)
+        a, b = (sizes.expr(v) if isinstance(v, Dim) or v >= 0 else FixedDim(0) - (-v)
                 for v in (start, stop))
         if isinstance(start, int) and start == 0 and step == 1:
             n = b
         elif step > 0:
-            n = f"max(({b}-({a})+{step - 1})//{step}, 0)"
+            n = dim_max((b - a + (step - 1)) // step, 0)
         else:
-            n = f"max((({a})-({b})+{-step - 1})//{-step}, 0)"
-        return {"sizes": sizes.operands(), "y": operand([n]),
-                "params": {"start": start, "stop": stop}}
+            n = dim_max((a - b + (-step - 1)) // -step, 0)
+        return {"sizes": sizes.patterns(), "y": [n], "params": {"start": start, "stop": stop}}
     n = max(0, -(-(stop - start) // step))
     if dtype == "bool" and n > 2:
         raise ParamError(f"a bool arange has at most 2 values (NumPy's rule), got {n}")
@@ -86,7 +87,7 @@ def ranged(types: tuple, start: Size, stop: Size | None, step: int, dtype: str =
         if not fits(value, dtype):
             raise ParamError(f"{name} {value} is out of bounds for {dtype} (NumPy 2 "
                              "refuses it too)")
-    return {"sizes": "", "y": operand([n]), "params": {"start": start, "stop": stop}}
+    return {"sizes": Operands(), "y": [n], "params": {"start": start, "stop": stop}}
 
 
 @reads_ranks
@@ -97,7 +98,7 @@ def spaced(types: tuple, start: Any, stop: Any, num: int, **_: Any) -> dict[str,
             raise ParamError(f"linspace takes real bounds here, got {value!r}")
     if num < 0:
         raise ParamError(f"num must be non-negative, got {num}")
-    return {"y": operand([num])}
+    return {"y": [num]}
 
 
 @reads_ranks
@@ -106,8 +107,7 @@ def identity(types: tuple, N: Size, M: Size | None, **_: Any) -> dict[str, Any]:
     m = N if M is None else M
     _sizes((N, m))
     sizes = SizeNames(N, m)
-    return {"sizes": sizes.operands(), "y": operand([sizes.text(N), sizes.text(m)]),
-            "params": {"M": m}}
+    return {"sizes": sizes.patterns(), "y": [sizes.expr(N), sizes.expr(m)], "params": {"M": m}}
 
 
 # The implementations get the SizeOp inputs (``*sizes``) after the tensors, and read the

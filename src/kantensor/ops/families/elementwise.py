@@ -42,7 +42,7 @@ def cast(x: np.ndarray, dtype: str) -> np.ndarray:
 
 
 @reads_ranks
-def rounding(types: tuple, decimals: int) -> dict[str, str]:
+def rounding(types: tuple, decimals: int) -> dict[str, int]:
     """Builder of ``round``: NumPy rounds bool only to 0 decimals, a where-clause on
     ``places`` (the DSL writes no negative literals, so the clause sees ``|decimals|``)."""
-    return {"places": str(abs(decimals))}
+    return {"places": abs(decimals)}

@@ -18,7 +18,7 @@ from ...types.dim import Dim
 from ..params import ParamError, normalize_axis
 from ..sizes import SizeNames, concrete, entries, map_entries, negative
 from ..templates import (
-    checked,
+    checked_text,
     names,
     operand,
     product,
@@ -186,7 +186,7 @@ def selection(ndim: int, index: tuple, messages: dict | None = None
             side, offset = _sized_position(item, sizes, clauses)
             clauses.append(f"{dim} >= {offset}+1" if side == "start" else f"{dim} >= {offset}")
         elif isinstance(item, int):
-            clause, message = checked(
+            clause, message = checked_text(
                 f"{dim} >= {item + 1 if item >= 0 else -item}",
                 lambda values, _, item=item, axis=axis - 1, dim=dim:
                     f"index {item} is out of bounds for axis {axis} with size {values[dim]}")
@@ -227,7 +227,7 @@ def _nonempty(looked_up: list[str], n: str, axis: int | None) -> dict[str, Any]:
     up each index once per position of the axes before ``axis``; the axes after it
     do not matter (``take(zeros((0, 0)), 0, axis=0)`` raises). ``messages``: its failure
     in NumPy's words, naming the axis (None: the flattened tensor)."""
-    clause, message = checked(f"min({product(looked_up)},1) <= {n}", lambda _, types: (
+    clause, message = checked_text(f"min({product(looked_up)},1) <= {n}", lambda _, types: (
         "cannot do a non-empty take from an empty axis: "
         + (f"{types[0]} has no elements" if axis is None else
            f"axis {axis} of {types[0]} has size 0")))

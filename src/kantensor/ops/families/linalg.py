@@ -14,9 +14,19 @@ from typing import Any
 
 import numpy as np
 
+from ...syntax.ast import DimExpr, DimVar, DTypeFunction, DTypeVar, dim_max, dim_min
+from ...syntax.vocabulary import FLOAT, REAL
 from ...types.dtypes import get_default_dtype
 from ..params import AxisError, ParamError, normalize_axis
-from ..templates import names, operand, product, rank_error, reads_ranks, where
+from ..templates import (
+    dims,
+    operand,
+    rank_error,
+    reads_ranks,
+    size_of,
+    typed,
+    where,
+)
 
 # --------------------------------------------------------------------------- wrappers
 
@@ -112,12 +122,16 @@ def einsum(*operands: np.ndarray, subscripts: str) -> np.ndarray:
 
 # --------------------------------------------------------------------------- builders
 
+#: The dtypes of qr's and svd's factors and of svd's singular values.
+_FLOAT = DTypeFunction(FLOAT, DTypeVar("x"))
+_REAL = DTypeFunction(REAL, _FLOAT)
+
 
 @reads_ranks
 def build_outer(types: tuple, **_: Any) -> dict[str, Any]:
     """``outer`` flattens both inputs: ``(a.size, b.size)``."""
-    a, b = (names(p, t.ndim) for p, t in zip("ab", types, strict=True))
-    return {"a": operand(a), "b": operand(b), "m": product(a), "n": product(b)}
+    a, b = (dims(p, t.ndim) for p, t in zip("ab", types, strict=True))
+    return {"a": a, "b": b, "m": size_of(a), "n": size_of(b)}
 
 
 def _tensordot_pairs(axes: int | tuple, nda: int, ndb: int) -> tuple[list[int], list[int]]:
@@ -146,33 +160,31 @@ def build_tensordot(types: tuple, axes: int | tuple, **_: Any) -> dict[str, Any]
     tensordot does not broadcast). The output is a's free axes, then b's."""
     ta, tb = types
     axes_a, axes_b = _tensordot_pairs(axes, ta.ndim, tb.ndim)
-    a, b = names("a", ta.ndim), names("b", tb.ndim)
+    a, b = dims("a", ta.ndim), dims("b", tb.ndim)
     for i, j in zip(axes_a, axes_b, strict=True):
         b[j] = a[i]
     free = [d for i, d in enumerate(a) if i not in axes_a] + \
         [d for j, d in enumerate(b) if j not in axes_b]
-    return {"a": operand(a), "b": operand(b), "out": operand(free),
-            "params": {"axes": (tuple(axes_a), tuple(axes_b))}}
+    return {"a": a, "b": b, "out": free, "params": {"axes": (tuple(axes_a), tuple(axes_b))}}
 
 
 @reads_ranks
 def build_solve(types: tuple, **_: Any) -> dict[str, Any]:
     """NumPy 2: ``b`` is a vector only when ``b.ndim == 1``, else a stack of matrices."""
     _, b = types
-    return {"b": "(m)" if b.ndim == 1 else "(m,n)"}
+    m, n = dims("m n")
+    return {"b": [m] if b.ndim == 1 else [m, n]}
 
 
 @reads_ranks
 def build_qr(types: tuple, mode: str, **_: Any) -> dict[str, Any]:
     """The outputs of each mode for an ``(m, n)`` input, with ``k = min(m, n)``;
     mode "raw" returns Householder reflectors in Fortran order, hence ``(n, m)``."""
-    t = ":float(x)"
-    return {"out": {
-        "reduced": f"(m,min(m,n)){t},(min(m,n),n){t}",
-        "complete": f"(m,m){t},(m,n){t}",
-        "r": f"(min(m,n),n){t}",
-        "raw": f"(n,m){t},(min(m,n)){t}",
-    }[mode]}
+    m, n = dims("m n")
+    k = dim_min(m, n)
+    shapes = {"reduced": ([m, k], [k, n]), "complete": ([m, m], [m, n]), "r": ([k, n],),
+              "raw": ([n, m], [k])}[mode]
+    return {"out": [typed(shape, _FLOAT) for shape in shapes]}
 
 
 @reads_ranks
@@ -180,20 +192,21 @@ def build_svd(types: tuple, full_matrices: bool, compute_uv: bool, hermitian: bo
               **_: Any) -> dict[str, Any]:
     """U, S, Vh (or S alone); hermitian inputs must be square and always give square
     U and Vh, like NumPy (which then uses eigh)."""
-    u, s = ":float(x)", ":real(float(x))"
+    m, n = dims("m n")
+    k = dim_min(m, n)
     if hermitian:
-        return {"a": "(m,m)",
-                "out": f"(m,m){u},(m){s},(m,m){u}" if compute_uv else f"(m){s}"}
-    if not compute_uv:
-        out = f"(min(m,n)){s}"
-    elif full_matrices:
-        out = f"(m,m){u},(min(m,n)){s},(n,n){u}"
+        shapes = ([m, m], [m], [m, m]) if compute_uv else ([m],)
+        a = [m, m]
     else:
-        out = f"(m,min(m,n)){u},(min(m,n)){s},(min(m,n),n){u}"
-    return {"a": "(m,n)", "out": out}
+        a = [m, n]
+        shapes = (([m, m], [k], [n, n]) if full_matrices else ([m, k], [k], [k, n])) \
+            if compute_uv else ([k],)
+    kinds = (_FLOAT, _REAL, _FLOAT) if len(shapes) == 3 else (_REAL,)
+    return {"a": a, "out": [typed(shape, kind) for shape, kind in zip(shapes, kinds,
+                                                                     strict=True)]}
 
 
-def _diagonal_axes(types: tuple, axis1: int, axis2: int) -> tuple[list[str], int, int]:
+def _diagonal_axes(types: tuple, axis1: int, axis2: int) -> tuple[list[DimVar], int, int]:
     """The input's dim names and the two normalised axes of the diagonal."""
     (a,) = types
     if a.ndim < 2:
@@ -201,37 +214,36 @@ def _diagonal_axes(types: tuple, axis1: int, axis2: int) -> tuple[list[str], int
     ax1, ax2 = normalize_axis(axis1, a.ndim), normalize_axis(axis2, a.ndim)
     if ax1 == ax2:
         raise ParamError(f"axis1 and axis2 cannot be the same (both are axis {ax1})")
-    return names("a", a.ndim), ax1, ax2
+    return dims("a", a.ndim), ax1, ax2
 
 
-def diagonal_length(m: str, n: str, offset: int) -> str:
+def diagonal_length(m: DimVar, n: DimVar, offset: int) -> DimExpr:
     """The number of elements of the ``offset`` diagonal of an ``(m, n)`` matrix, as a
     dim expression (so it is computed with unknown or symbolic dims too)."""
     if offset == 0:
-        return f"min({m},{n})"
+        return dim_min(m, n)
     if offset > 0:
-        return f"max(0,min({m},{n}-{offset}))"
-    return f"max(0,min({m}-{-offset},{n}))"
+        return dim_max(0, dim_min(m, n - offset))
+    return dim_max(0, dim_min(m - (-offset), n))
 
 
 @reads_ranks
 def build_diagonal(types: tuple, offset: int, axis1: int, axis2: int,
                    **_: Any) -> dict[str, Any]:
     """The two axes are removed and the diagonal appended as the last axis."""
-    dims, ax1, ax2 = _diagonal_axes(types, axis1, axis2)
-    rest = [d for i, d in enumerate(dims) if i not in (ax1, ax2)]
-    length = diagonal_length(dims[ax1], dims[ax2], offset)
-    return {"a": operand(dims), "y": operand([*rest, length]),
-            "params": {"axis1": ax1, "axis2": ax2}}
+    a, ax1, ax2 = _diagonal_axes(types, axis1, axis2)
+    rest = [d for i, d in enumerate(a) if i not in (ax1, ax2)]
+    length = diagonal_length(a[ax1], a[ax2], offset)
+    return {"a": a, "y": [*rest, length], "params": {"axis1": ax1, "axis2": ax2}}
 
 
 @reads_ranks
 def build_trace(types: tuple, offset: int, axis1: int, axis2: int,
                 **_: Any) -> dict[str, Any]:
     """The sum of the diagonal: both axes are removed."""
-    dims, ax1, ax2 = _diagonal_axes(types, axis1, axis2)
-    rest = [d for i, d in enumerate(dims) if i not in (ax1, ax2)]
-    return {"a": operand(dims), "y": operand(rest), "params": {"axis1": ax1, "axis2": ax2}}
+    a, ax1, ax2 = _diagonal_axes(types, axis1, axis2)
+    rest = [d for i, d in enumerate(a) if i not in (ax1, ax2)]
+    return {"a": a, "y": rest, "params": {"axis1": ax1, "axis2": ax2}}
 
 
 # --------------------------------------------------------------------------- einsum

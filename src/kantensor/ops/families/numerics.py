@@ -9,13 +9,16 @@ They receive their input already cast to the output's floating dtype.
 
 from __future__ import annotations
 
+import functools
 import math
+import operator
 from typing import Any
 
 import numpy as np
 
+from ...syntax.ast import Clause, DimVar
 from ..params import ParamError, normalize_axes
-from ..templates import names, operand, reads_ranks
+from ..templates import dims, reads_ranks
 from .reductions import reduce_strict
 
 _ERF = np.frompyfunc(math.erf, 1, 1)
@@ -71,7 +74,7 @@ def along(types: tuple, axis: int | tuple[int, ...] | None, **_: Any) -> dict[st
     (x,) = types
     if x.ndim == 0 and isinstance(axis, int) and axis in (0, -1):
         axis = ()  # as in NumPy's reductions, the only "axis" of a scalar
-    return {"x": operand(names("a", x.ndim)), "params": {"axis": normalize_axes(axis, x.ndim)}}
+    return {"x": dims("a", x.ndim), "params": {"axis": normalize_axes(axis, x.ndim)}}
 
 
 #: quantile methods that pick an element of the input (no interpolation): NumPy returns
@@ -91,25 +94,24 @@ def quantiles(types: tuple, q: float | tuple[float, ...], axis: Any, keepdims: b
         if not 0 <= value <= 1:
             raise ParamError(f"quantiles must be in the range [0, 1], got {value}")
     axes = normalize_axes(axis, x.ndim)
-    dims = names("a", x.ndim)
-    kept = [1 if i in axes else d for i, d in enumerate(dims)] if keepdims else \
-        [d for i, d in enumerate(dims) if i not in axes]
+    a = dims("a", x.ndim)
+    kept = [1 if i in axes else d for i, d in enumerate(a)] if keepdims else \
+        [d for i, d in enumerate(a) if i not in axes]
     lead = [len(q)] if isinstance(q, tuple) else []
-    return {"x": operand(dims), "y": operand(lead + kept),
-            "nonempty": "".join(f", {dims[i]} >= 1" for i in axes) + _not_all_empty(dims, axes),
-            "qdims": str(len(lead)), "discrete": str(int(method in DISCRETE)),
-            "params": {"axis": axes}}
+    return {"x": a, "y": lead + kept,
+            "nonempty": [a[i] >= 1 for i in axes] + _not_all_empty(a, axes),
+            "qdims": len(lead), "discrete": int(method in DISCRETE), "params": {"axis": axes}}
 
 
-def _not_all_empty(dims: list[str], axes: tuple[int, ...]) -> str:
-    """A where-clause to append for NumPy's median and quantile, which reshape the kept
-    axes to ``(*kept, -1)`` when they reduce several axes but not all, and so fail when
-    the kept sizes multiply to 0; with nothing reduced (``axis=()``) every axis is kept.
-    ``, a0*a2 >= 1`` then, else nothing."""
-    if axes and not 2 <= len(axes) < len(dims):
-        return ""
-    kept = [d for i, d in enumerate(dims) if i not in axes]
-    return f", {'*'.join(kept)} >= 1" if kept else ""
+def _not_all_empty(a: list[DimVar], axes: tuple[int, ...]) -> list[Clause]:
+    """The where-clause for NumPy's median and quantile, which reshape the kept axes to
+    ``(*kept, -1)`` when they reduce several axes but not all, and so fail when the kept
+    sizes multiply to 0; with nothing reduced (``axis=()``) every axis is kept.
+    ``[a0*a2 >= 1]`` then, else none."""
+    if axes and not 2 <= len(axes) < len(a):
+        return []
+    kept = [d for i, d in enumerate(a) if i not in axes]
+    return [functools.reduce(operator.mul, kept) >= 1] if kept else []
 
 
 @reads_ranks
@@ -118,5 +120,5 @@ def medians(types: tuple, axis: Any, keepdims: bool, **_: Any) -> dict[str, Any]
     where-clause of :func:`_not_all_empty`."""
     made = reduce_strict(types, axis, keepdims)
     (x,) = types
-    made["guard"] = _not_all_empty(names("a", x.ndim), made["params"]["axis"])
+    made["guard"] = _not_all_empty(dims("a", x.ndim), made["params"]["axis"])
     return made

@@ -1,8 +1,8 @@
 """Builders for reductions over ``axis`` (int, negative, tuple or None) with
 ``keepdims``, and for cumulative sums.
 
-Every builder renders the input as one named dim per axis (``a0, a1, ...``)
-and the output from those names. ``nonempty`` is a where-clause for the
+Every builder names the input's axes with one dim each (``a0, a1, ...``) and
+makes the output from those dims. ``nonempty`` holds where-clauses for the
 reductions without an identity (max, min, argmax, argmin): NumPy rejects
 them when a reduced axis has size 0, even if the result would be empty.
 """
@@ -12,10 +12,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ...syntax.ast import Clause, DimVar
 from ...types.dtypes import dtype_info, is_integer
 from ..params import ParamError, normalize_axes, normalize_axis
 from ..pyints import fits
-from ..templates import checked, names, operand, product, reads_ranks, where
+from ..templates import checked, dims, reads_ranks, size_of
 
 
 def _scalar_axis(ndim: int, axis: Any) -> bool:
@@ -24,13 +25,12 @@ def _scalar_axis(ndim: int, axis: Any) -> bool:
     return ndim == 0 and isinstance(axis, int) and axis in (0, -1)
 
 
-def _nonempty(dims: list[str], axes: tuple[int, ...]) -> dict[str, Any]:
-    """``nonempty``: `` where a1 >= 1, ...`` for every reduced axis (one clause per axis, so a
-    failure names the axis), with NumPy's words for each clause's failure."""
-    pairs = [checked(f"{dims[i]} >= 1", lambda _, types, i=i: (
+def _nonempty(axes_of: list[DimVar], axes: tuple[int, ...]) -> list[Clause]:
+    """``a1 >= 1, ...`` for every reduced axis (one clause per axis, so a failure names
+    the axis), each with NumPy's words for its failure."""
+    return [checked(axes_of[i] >= 1, lambda _, types, i=i: (
         f"zero-size array to a reduction with no identity: axis {i} of {types[0]} has "
         "size 0")) for i in axes]
-    return {"nonempty": where([c for c, _ in pairs]), "messages": dict(pairs)}
 
 
 @reads_ranks
@@ -52,11 +52,10 @@ def reduce_strict(types: tuple, axis: int | tuple[int, ...] | None, keepdims: bo
     their axis against the rank, and a 0-d input has no axis 0)."""
     (x,) = types
     axes = normalize_axes(axis, x.ndim)
-    dims = names("a", x.ndim)
-    kept = [1 if i in axes else d for i, d in enumerate(dims)] if keepdims else \
-        [d for i, d in enumerate(dims) if i not in axes]
-    return {"x": operand(dims), "y": operand(kept), **_nonempty(dims, axes),
-            "params": {"axis": axes}}
+    a = dims("a", x.ndim)
+    kept = [1 if i in axes else d for i, d in enumerate(a)] if keepdims else \
+        [d for i, d in enumerate(a) if i not in axes]
+    return {"x": a, "y": kept, "nonempty": _nonempty(a, axes), "params": {"axis": axes}}
 
 
 @reads_ranks
@@ -65,16 +64,15 @@ def reduce_one(types: tuple, axis: int | None, keepdims: bool, **_: Any) -> dict
     argmin. ``None`` needs a non-empty tensor; with ``keepdims`` every axis stays as 1.
     An int axis 0 or -1 of a 0-d input means the same as None."""
     (x,) = types
-    dims = names("a", x.ndim)
+    a = dims("a", x.ndim)
     if axis is None or _scalar_axis(x.ndim, axis):
         out: list[Any] = [1] * x.ndim if keepdims else []
-        return {"x": operand(dims), "y": operand(out),
-                **_nonempty(dims, tuple(range(x.ndim))), "params": {"axis": None}}
+        return {"x": a, "y": out, "nonempty": _nonempty(a, tuple(range(x.ndim))),
+                "params": {"axis": None}}
     ax = normalize_axis(axis, x.ndim)
-    out = [1 if i == ax else d for i, d in enumerate(dims)] if keepdims else \
-        [d for i, d in enumerate(dims) if i != ax]
-    return {"x": operand(dims), "y": operand(out), **_nonempty(dims, (ax,)),
-            "params": {"axis": ax}}
+    out = [1 if i == ax else d for i, d in enumerate(a)] if keepdims else \
+        [d for i, d in enumerate(a) if i != ax]
+    return {"x": a, "y": out, "nonempty": _nonempty(a, (ax,)), "params": {"axis": ax}}
 
 
 @reads_ranks
@@ -82,12 +80,11 @@ def accumulate(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
     """cumsum: the same shape along ``axis``; ``None`` flattens first, and so does an
     int axis 0 or -1 of a 0-d input (NumPy gives shape ``(1,)`` for both)."""
     (x,) = types
-    dims = names("a", x.ndim)
+    a = dims("a", x.ndim)
     if axis is None or _scalar_axis(x.ndim, axis):
-        return {"x": operand(dims), "y": operand([product(dims)]),
-                "params": {"axis": None}}
+        return {"x": a, "y": [size_of(a)], "params": {"axis": None}}
     ax = normalize_axis(axis, x.ndim)
-    return {"x": operand(dims), "y": operand(dims), "params": {"axis": ax}}
+    return {"x": a, "y": a, "params": {"axis": ax}}
 
 
 @reads_ranks
@@ -96,7 +93,7 @@ def reduce_in(types: tuple, axis: int | tuple[int, ...] | None, keepdims: bool,
     """:func:`reduce`, and the accumulator: ``given`` (0 or 1) picks NumPy's rule or the
     ``dtype`` the user passed, which fills ``acc``."""
     made = reduce(types, axis, keepdims)
-    made.update(given=str(int(dtype is not None)), acc=dtype or "t")
+    made.update(given=int(dtype is not None), acc=dtype or "t")
     return made
 
 
@@ -105,7 +102,7 @@ def reduce_strict_in(types: tuple, axis: int | tuple[int, ...] | None, keepdims:
                      dtype: str | None = None, **_: Any) -> dict[str, Any]:
     """:func:`reduce_strict` with :func:`reduce_in`'s accumulator (mean's ``dtype``)."""
     made = reduce_strict(types, axis, keepdims)
-    made.update(given=str(int(dtype is not None)), acc=dtype or "t")
+    made.update(given=int(dtype is not None), acc=dtype or "t")
     return made
 
 
@@ -116,7 +113,7 @@ def reduce_from(types: tuple, axis: int | tuple[int, ...] | None, keepdims: bool
     legal (it is the result)."""
     made = reduce(types, axis, keepdims)
     if initial is not None:
-        made["nonempty"] = ""
+        made["nonempty"] = []
         dtype = types[0].dtype
         if isinstance(initial, float) and not math.isfinite(initial):
             # NumPy makes it True in bool and refuses it for an integer; a float8 or

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ...syntax.limits import balanced_join
+from ...syntax.ast import FixedDim, dim_max, dim_min
 from ...types.dim import Dim
 from ...types.symbols import free_symbols, substitute
 from ..params import AxisError, ParamError, normalize_axes, normalize_axis
@@ -35,13 +35,17 @@ from ..sizes import (
 from ..templates import (
     Message,
     builder,
-    checked,
+    checked_text,
+    dims,
     joined_dtypes,
     names,
     operand,
     product,
     rank_error,
     reads_ranks,
+    size_of,
+    sum_of,
+    typed,
     where,
 )
 
@@ -107,7 +111,7 @@ def reshaped(types: tuple, shape: tuple[int | Dim, ...],
     if not free:
         if len(ints) == len(shape):
             _check_divides(x, math.prod(ints))
-        fit = checked(f"{size} == {known}", _cannot_reshape(dims, shape))
+        fit = checked_text(f"{size} == {known}", _cannot_reshape(dims, shape))
         return {"x": operand(dims), "sizes": operands, "y": operand(text),
                 "fits": where([fit[0]]), "params": params, "messages": dict([fit])}
     if len(ints) == len(shape) - 1 and math.prod(ints) == 0:
@@ -127,7 +131,7 @@ def reshaped(types: tuple, shape: tuple[int | Dim, ...],
     # NumPy refuses an unknown size beside sizes that multiply to 0, even where the
     # cancelled axes make the quotient look defined: (0, 3).reshape(0, -1) fails. (Ints
     # alone that multiply to 0 were refused above.)
-    fit = checked(f"({rest_size}) % ({rest_known}) == 0", _cannot_reshape(dims, shape))
+    fit = checked_text(f"({rest_size}) % ({rest_known}) == 0", _cannot_reshape(dims, shape))
     fits = [f"{known} >= 1"] * symbolic + ([fit[0]] if others else [])
     return {"x": operand(dims), "sizes": operands, "y": operand(text),
             "fits": where(fits), "params": params, "messages": dict([fit])}
@@ -184,9 +188,8 @@ def permuted(types: tuple, axes: int | tuple[int, ...] | None, **_: Any) -> dict
         perm = tuple(normalize_axis(a, n) for a in given)
         if len(set(perm)) != n:
             raise AxisError(f"repeated axis in axes {given}")
-    dims = names("a", n)
-    return {"x": operand(dims), "y": operand(dims[p] for p in perm),
-            "params": {"axes": perm}}
+    a = dims("a", n)
+    return {"x": a, "y": [a[p] for p in perm], "params": {"axes": perm}}
 
 
 @reads_ranks
@@ -198,10 +201,10 @@ def expanded(types: tuple, axis: int | tuple[int, ...] | None, **_: Any) -> dict
     axes = _as_axes(axis)
     out_ndim = x.ndim + len(axes)
     positions = normalize_axes(axes, out_ndim)
-    rest = iter(names("a", x.ndim))
+    a = dims("a", x.ndim)
+    rest = iter(a)
     out = [1 if i in positions else next(rest) for i in range(out_ndim)]
-    return {"x": operand(names("a", x.ndim)), "y": operand(out),
-            "params": {"axis": positions}}
+    return {"x": a, "y": out, "params": {"axis": positions}}
 
 
 @reads_ranks
@@ -211,10 +214,9 @@ def joined(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
     if not types:
         raise ParamError("need at least one tensor to concatenate")
     if axis is None:
-        dims = [names(f"x{i}_", t.ndim) for i, t in enumerate(types)]
-        total = balanced_join([product(d) for d in dims])
-        inputs, dtype = joined_dtypes([operand(d) for d in dims])
-        return {"inputs": ",".join(inputs), "y": f"({total}):{dtype}"}
+        each = [dims(f"x{i}_", t.ndim) for i, t in enumerate(types)]
+        inputs, dtype = joined_dtypes(each)
+        return {"inputs": inputs, "y": [typed([sum_of([size_of(d) for d in each])], dtype)]}
     ndim = types[0].ndim
     if any(t.ndim != ndim for t in types):
         raise rank_error("concatenate", "all the input tensors must have the same number "
@@ -222,12 +224,12 @@ def joined(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
     if ndim == 0:
         raise rank_error("concatenate", "zero-dimensional tensors cannot be concatenated")
     ax = normalize_axis(axis, ndim)
-    shared = names("d", ndim)
-    along = names("c", len(types))
-    inputs, dtype = joined_dtypes([operand(c if i == ax else d for i, d in enumerate(shared))
+    shared = dims("d", ndim)
+    along = dims("c", len(types))
+    inputs, dtype = joined_dtypes([[c if i == ax else d for i, d in enumerate(shared)]
                                    for c in along])
-    out = operand(balanced_join(along) if i == ax else d for i, d in enumerate(shared))
-    return {"inputs": ",".join(inputs), "y": f"{out}:{dtype}", "params": {"axis": ax}}
+    out = [sum_of(along) if i == ax else d for i, d in enumerate(shared)]
+    return {"inputs": inputs, "y": [typed(out, dtype)], "params": {"axis": ax}}
 
 
 @reads_ranks
@@ -240,10 +242,10 @@ def stacked(types: tuple, axis: int, **_: Any) -> dict[str, Any]:
         raise rank_error("stack", "all input tensors must have the same shape, got ranks "
                          f"{[t.ndim for t in types]}")
     ax = normalize_axis(axis, ndim + 1)
-    dims = names("d", ndim)
-    out = [*dims[:ax], len(types), *dims[ax:]]
-    inputs, dtype = joined_dtypes([operand(dims)] * len(types))
-    return {"inputs": ",".join(inputs), "y": f"{operand(out)}:{dtype}", "params": {"axis": ax}}
+    d = dims("d", ndim)
+    out = [*d[:ax], len(types), *d[ax:]]
+    inputs, dtype = joined_dtypes([d] * len(types))
+    return {"inputs": inputs, "y": [typed(out, dtype)], "params": {"axis": ax}}
 
 
 def _slice_bound(index: int, size: str) -> str:
@@ -296,27 +298,28 @@ def broadcast(types: tuple, shape: tuple[int | Dim, ...], **_: Any) -> dict[str,
         raise rank_error("broadcast_to", f"cannot broadcast a tensor of dimension {x.ndim} "
                          f"to the shape {shape} of fewer dimensions")
     lead = len(shape) - x.ndim
-    dims, clauses = [], []
-    for i, (d, s) in enumerate(zip(names("a", x.ndim), shape[lead:], strict=True)):
+    ins: list[Any] = []
+    clauses = []
+    for i, (d, s) in enumerate(zip(dims("a", x.ndim), shape[lead:], strict=True)):
         known = x.shape[i]
         if isinstance(s, int) and isinstance(known, int) and known not in (1, s):
             raise rank_error("broadcast_to", f"axis {i} of size {known} cannot be "
                              f"broadcast to {s} (it must be 1 or {s})")
         if isinstance(s, int) and s == 1:
-            dims.append("1")
+            ins.append(1)
         else:
-            dims.append(d)
-            clauses.append(f"({d}-1)*({d}-{sizes.text(s)}) == 0")
-    return {"x": operand(dims), "sizes": sizes.operands(after=True),
-            "y": operand(map(sizes.text, shape)), "fits": where(clauses)}
+            ins.append(d)
+            clauses.append(((d - 1) * (d - sizes.expr(s))).eq(0))
+    return {"x": ins, "sizes": sizes.patterns(), "y": [sizes.expr(s) for s in shape],
+            "fits": clauses}
 
 
 @reads_ranks
 def flattened(types: tuple, **_: Any) -> dict[str, Any]:
     """flatten: one axis holding every element (a 0-d input gives one element)."""
     (x,) = types
-    dims = names("a", x.ndim)
-    return {"x": operand(dims), "y": operand([product(dims)])}
+    a = dims("a", x.ndim)
+    return {"x": a, "y": [size_of(a)]}
 
 
 @reads_ranks
@@ -326,37 +329,35 @@ def differenced(types: tuple, n: int, axis: int, **_: Any) -> dict[str, Any]:
     (x,) = types
     if n < 0:
         raise ParamError(f"order n must be non-negative, got {n}")
-    dims = names("a", x.ndim)
+    a = dims("a", x.ndim)
     if n == 0:
-        return {"x": operand(dims), "y": operand(dims)}
+        return {"x": a, "y": a}
     if x.ndim == 0:
         raise rank_error("diff", "diff needs a tensor with at least one dimension")
     ax = normalize_axis(axis, x.ndim)
-    out = [f"max({d} - {n}, 0)" if i == ax else d for i, d in enumerate(dims)]
-    return {"x": operand(dims), "y": operand(out), "params": {"axis": ax}}
+    out = [dim_max(d - n, 0) if i == ax else d for i, d in enumerate(a)]
+    return {"x": a, "y": out, "params": {"axis": ax}}
 
 
 #: Output length of a 1-d convolution of lengths n and m, by mode.
-CONVOLVE_SIZES = {"full": "{n}+{m}-1", "same": "max({n},{m})",
-                  "valid": "max({n},{m})-min({n},{m})+1"}
+CONVOLVE_SIZES = {"full": lambda n, m: n + m - 1, "same": dim_max,
+                  "valid": lambda n, m: dim_max(n, m) - dim_min(n, m) + 1}
 
 
 @reads_ranks
 def convolved(types: tuple, mode: str, **_: Any) -> dict[str, Any]:
     """convolve: 1-d inputs (a 0-d one counts as length 1, as in NumPy), both
     non-empty; the output length depends on ``mode``."""
-    lengths = []
-    for name, t in zip(("n", "m"), types, strict=True):
+    lengths: list[Any] = []
+    for d, t in zip(dims("n m"), types, strict=True):
         if t.ndim > 1:
             raise rank_error("convolve", f"inputs must be 1-d (or 0-d), got {t.ndim} "
                              "dimensions")
-        lengths.append(name if t.ndim else "1")
+        lengths.append(d if t.ndim else FixedDim(1))
     n, m = lengths
-    size = CONVOLVE_SIZES[mode].format(n=n, m=m)
-    (a, v), dtype = joined_dtypes([operand([n] if n != "1" else []),
-                                   operand([m] if m != "1" else [])])
-    return {"a": a, "v": v, "y": f"({size}):{dtype}",
-            "fits": where([f"{d} >= 1" for d in (n, m) if d != "1"])}
+    (a, v), dtype = joined_dtypes([[d] if d != FixedDim(1) else [] for d in lengths])
+    return {"a": [a], "v": [v], "y": [typed([CONVOLVE_SIZES[mode](n, m)], dtype)],
+            "fits": [d >= 1 for d in (n, m) if d != FixedDim(1)]}
 
 
 def _check_fill(dtype: str, ndim: int, value: Any) -> None:

@@ -9,7 +9,7 @@ import numpy as np
 
 from ...syntax.errors import RenderingLimit
 from ..params import normalize_axes
-from ..templates import names, operand, reads_known_sizes, where
+from ..templates import alternative, dims, reads_known_sizes
 
 __all__ = ["MAX_SQUEEZE_NONE_UNKNOWN", "squeeze", "squeezed"]
 
@@ -39,7 +39,7 @@ def squeezed(types: tuple, axis: int | tuple[int, ...] | None, **_: Any) -> dict
     dropped) and those it keeps under ``!= 1`` (``kept``): a value with one of them 1 is
     refused when the graph runs, where NumPy would drop it and give another rank."""
     (x,) = types
-    dims = names("a", x.ndim)
+    a = dims("a", x.ndim)
     if axis is None:
         ones = {i for i, d in enumerate(x.shape) if isinstance(d, int) and d == 1}
         open_ = [i for i, d in enumerate(x.shape) if not isinstance(d, int)]
@@ -54,18 +54,17 @@ def squeezed(types: tuple, axis: int | tuple[int, ...] | None, **_: Any) -> dict
             for chosen in itertools.combinations(open_, k):
                 dropped = ones | set(chosen)
                 kept = [i for i in range(x.ndim) if i not in dropped]
-                alternatives.append(
-                    operand(1 if i in dropped else d for i, d in enumerate(dims)) + "->"
-                    + operand(dims[i] for i in kept)
-                    + where([f"{dims[i]} != 1" for i in kept if i in open_]))
-        return {"sig": " | ".join(alternatives),
+                alternatives.append(alternative(
+                    [[1 if i in dropped else d for i, d in enumerate(a)]], [[a[i] for i in kept]],
+                    [a[i].ne(1) for i in kept if i in open_]))
+        return {"sig": alternatives,
                 "params": {"dropped": tuple(sorted(ones)), "kept": tuple(open_)}}
     if x.ndim == 0 and isinstance(axis, int) and axis in (0, -1):
         axes: tuple[int, ...] = ()
     else:
         axes = normalize_axes(axis, x.ndim)
-    return {"sig": operand(1 if i in axes else d for i, d in enumerate(dims)) + "->"
-            + operand(d for i, d in enumerate(dims) if i not in axes),
+    return {"sig": alternative([[1 if i in axes else d for i, d in enumerate(a)]],
+                               [[d for i, d in enumerate(a) if i not in axes]]),
             "params": {"axis": axes}}
 
 

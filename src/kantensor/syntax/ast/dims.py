@@ -1,24 +1,27 @@
 """Dim expressions and dim items of the DSL, and :func:`evaluate`, their one evaluator.
 
-Dim variables support ``+ - * // %`` (with ints too), so ``n - k + 1`` builds the same
-tree as the text ``n-k+1``. Items are what an operand lists: an expression, a flexible
-dim ``n?`` or a group (``.k.``, ``...``, ``*name``).
+Dim variables support ``+ - * // % **`` (with ints too), so ``n - k + 1`` builds the
+same tree as the text ``n-k+1``, and the comparisons ``< <= > >=`` (and the methods
+``eq``/``ne``: ``==`` stays structural equality) build a :class:`Compare` clause, so
+``b >= 6`` is the where-clause ``b >= 6``. Items are what an operand lists: an
+expression, a flexible dim ``n?`` or a group (``.k.``, ``...``, ``*name``). A
+:class:`Hole` is a template's ``{name}``, filled by :mod:`kantensor.syntax.template`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..limits import MAX_EXPONENT, MAX_POWER_BITS
 from ..vocabulary import DIM_FUNCTIONS, DIM_OPERATORS, MAX, MIN
-from .names import check_name, set_field
+from .names import CMP_OPS, check_name, set_field
 
 __all__ = [
-    "EXPR_TYPES", "ITEM_TYPES", "AnonGroup", "AnyGroup", "BinOp", "Call", "DimExpr",
-    "DimItem", "DimVar", "FixedDim", "FlexDim", "NamedGroup", "as_expr", "as_item",
-    "dim_max", "dim_min", "evaluate", "expr_names",
+    "EXPR_TYPES", "ITEM_TYPES", "AnonGroup", "AnyGroup", "BinOp", "Call", "Compare",
+    "DimExpr", "DimItem", "DimVar", "FixedDim", "FlexDim", "Hole", "Message", "NamedGroup",
+    "as_expr", "as_item", "dim_max", "dim_min", "evaluate", "expr_names", "written",
 ]  # fmt: skip
 
 # The binary operators by their text, with how tightly they bind (from the vocabulary).
@@ -27,12 +30,31 @@ _FUNCTIONS = frozenset(w.text for w in DIM_FUNCTIONS)
 
 
 class _Arith:
-    """``+ - * // %`` (and reflected, with ints) building :class:`BinOp`."""
+    """``+ - * // % **`` (and reflected, with ints) building :class:`BinOp`; ``< <= > >=``
+    and :meth:`eq`/:meth:`ne` building a :class:`Compare` clause."""
 
     __slots__ = ()
 
+    def _cmp(self, op: str, other: object) -> Compare:
+        if isinstance(other, bool) or not isinstance(other, (int, *EXPR_TYPES, Hole)):
+            return NotImplemented
+        return Compare(op, self, other)
+
+    def __lt__(self, o: object) -> Compare: return self._cmp("<", o)
+    def __le__(self, o: object) -> Compare: return self._cmp("<=", o)
+    def __gt__(self, o: object) -> Compare: return self._cmp(">", o)
+    def __ge__(self, o: object) -> Compare: return self._cmp(">=", o)  # fmt: skip
+
+    def eq(self, other: DimExpr | int) -> Compare:
+        """The clause ``self == other`` (``==`` itself compares the trees)."""
+        return Compare("==", self, other)
+
+    def ne(self, other: DimExpr | int) -> Compare:
+        """The clause ``self != other``."""
+        return Compare("!=", self, other)
+
     def _op(self, op: str, other: object, reflected: bool = False) -> BinOp:
-        if isinstance(other, bool) or not isinstance(other, (int, *EXPR_TYPES)):
+        if isinstance(other, bool) or not isinstance(other, (int, *EXPR_TYPES, Hole)):
             return NotImplemented
         return BinOp(op, other, self) if reflected else BinOp(op, self, other)
 
@@ -96,14 +118,7 @@ class BinOp(_Arith):
                              f"got {self.right}")
 
     def __str__(self) -> str:
-        if self.op == "**":  # the base is an atom: n**2, (n+1)**2
-            return f"{_paren(self.left, _prec(self.left) <= 3)}**{self.right}"
-        p = _PREC[self.op]
-        # Left-associative: parenthesize a lower-precedence left operand and a right
-        # operand of the same or lower precedence.
-        left = _paren(self.left, _prec(self.left) < p)
-        right = _paren(self.right, _prec(self.right) <= p)
-        return f"{left}{self.op}{right}"
+        return written(self)
 
 
 @dataclass(frozen=True)
@@ -121,7 +136,19 @@ class Call(_Arith):
             raise ValueError(f"{self.fn}() needs at least one argument")
 
     def __str__(self) -> str:
-        return f"{self.fn}({','.join(map(str, self.args))})"
+        return written(self)
+
+
+@dataclass(frozen=True)
+class Hole(_Arith):
+    """A template's placeholder ``{name}`` standing for a dim expression or a dtype: a
+    template (:mod:`kantensor.syntax.template`) replaces it by the value given for
+    ``name``; an alternative never holds one."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return "{" + self.name + "}"
 
 
 EXPR_TYPES = (DimVar, FixedDim, BinOp, Call)
@@ -131,17 +158,71 @@ def as_expr(x: object) -> DimExpr:
     """A dim expression; an int is a FixedDim."""
     if isinstance(x, int) and not isinstance(x, bool):
         return FixedDim(x)
-    if not isinstance(x, EXPR_TYPES):
+    if not isinstance(x, EXPR_TYPES) and x.__class__ is not Hole:
         raise TypeError(f"not a dim expression: {x!r}")
     return x
+
+
+#: What a where-clause's failure means in the user's words: called with the value of
+#: each size name of the clause where it failed (the relation's own failure
+#: information) and the input types as given, it returns the sentence (NumPy's own).
+Message = Callable[[Mapping[str, Any], tuple], str]
+
+
+@dataclass(frozen=True)
+class Compare:
+    """A dim comparison ``left op right``, op in ``== != < <= > >=``; also what the
+    comparison operators of dim expressions build (``b >= 6``). ``message`` (not part
+    of its identity) says its failure in the user's words."""
+
+    op: str
+    left: DimExpr
+    right: DimExpr
+    message: Message | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.op not in CMP_OPS:
+            raise ValueError(f"unknown comparison {self.op!r}")
+        set_field(self, "left", as_expr(self.left))
+        set_field(self, "right", as_expr(self.right))
+
+    def __bool__(self) -> bool:
+        raise TypeError(f"the where-clause {self} has no truth value (the relation "
+                        "decides it; compare ints to decide now)")
+
+    def __str__(self) -> str:
+        return written(self)
+
+
+def written(node: DimExpr | Compare, name: Callable[[str], str] = str) -> str:
+    """The text of a dim expression or comparison, each dim variable written as
+    ``name(its name)`` (its own name by default: ``str(node)``). An explanation says a
+    clause over the operands' axes this way (``x.shape[1] >= 2``), from the relation's own
+    tree and the names it knows, never by rewriting text."""
+    if isinstance(node, DimVar):
+        return name(node.name)
+    if isinstance(node, BinOp):
+        if node.op == "**":  # the base is an atom: n**2, (n+1)**2
+            return f"{_paren(node.left, _prec(node.left) <= 3, name)}**{node.right}"
+        p = _PREC[node.op]
+        # Left-associative: parenthesize a lower-precedence left operand and a right
+        # operand of the same or lower precedence.
+        left = _paren(node.left, _prec(node.left) < p, name)
+        right = _paren(node.right, _prec(node.right) <= p, name)
+        return f"{left}{node.op}{right}"
+    if isinstance(node, Call):
+        return f"{node.fn}({','.join(written(a, name) for a in node.args)})"
+    if isinstance(node, Compare):
+        return f"{written(node.left, name)} {node.op} {written(node.right, name)}"
+    return str(node)
 
 
 def _prec(x: DimExpr) -> int:
     return _PREC[x.op] if isinstance(x, BinOp) else 4
 
 
-def _paren(x: DimExpr, needed: bool) -> str:
-    return f"({x})" if needed else str(x)
+def _paren(x: DimExpr, needed: bool, name: Callable[[str], str] = str) -> str:
+    return f"({written(x, name)})" if needed else written(x, name)
 
 
 def dim_min(*args: DimExpr | int) -> Call:
@@ -210,7 +291,7 @@ def as_item(x: object) -> DimItem:
     """An operand item; an int is a FixedDim."""
     if isinstance(x, int) and not isinstance(x, bool):
         return FixedDim(x)
-    if not isinstance(x, ITEM_TYPES):
+    if not isinstance(x, ITEM_TYPES) and x.__class__ is not Hole:
         raise TypeError(f"not a dim: {x!r}")
     return x
 
@@ -226,6 +307,8 @@ def expr_names(x: DimExpr) -> list[str]:
             stack += (node.right, node.left)
         elif isinstance(node, Call):
             stack.extend(reversed(node.args))
+        elif isinstance(node, Hole):
+            raise ValueError(f"placeholder {node} outside a template")
     return out
 
 

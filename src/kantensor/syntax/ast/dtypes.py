@@ -10,7 +10,8 @@ from typing import ClassVar
 from ..vocabulary import DTYPE_FUNCTIONS, JOIN, PROMOTE, Role, Word
 from .names import DTYPE_NAMES, check_name, set_field
 
-__all__ = ["DTYPE_CALLS", "DTYPE_TYPES", "DType", "DTypeFunction", "DTypeName", "DTypeVar",
+__all__ = ["DTYPE_CALLS", "DTYPE_TYPES", "DType", "DTypeFunction", "DTypeHole", "DTypeName",
+           "DTypeVar",
            "Join", "Promote", "as_dtype", "dtype_call", "dtype_names"]
 
 
@@ -39,6 +40,17 @@ class DTypeVar:
 
     def __str__(self) -> str:
         return self.name
+
+
+@dataclass(frozen=True)
+class DTypeHole:
+    """A template's placeholder ``{name}`` standing for a dtype (see
+    :mod:`kantensor.syntax.template`); an alternative never holds one."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return "{" + self.name + "}"
 
 
 @dataclass(frozen=True)
@@ -114,6 +126,8 @@ def dtype_names(x: DType) -> list[str]:
             stack.extend(reversed(node.args))
         elif isinstance(node, DTypeFunction):
             stack.append(node.arg)
+        elif isinstance(node, DTypeHole):
+            raise ValueError(f"placeholder {node} outside a template")
     return out
 
 
@@ -121,7 +135,7 @@ def as_dtype(x: object) -> DType:
     """A dtype node; a str is a DTypeName if it names a dtype, else a DTypeVar."""
     if isinstance(x, str):
         return DTypeName(x) if x in DTYPE_NAMES else DTypeVar(x)
-    if not isinstance(x, DTYPE_TYPES):
+    if not isinstance(x, DTYPE_TYPES) and x.__class__ is not DTypeHole:
         raise TypeError(f"not a dtype: {x!r}")
     return x
 

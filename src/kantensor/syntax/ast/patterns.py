@@ -3,15 +3,20 @@ built, by :func:`kantensor.syntax.alternative.check`)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from .dims import AnyGroup, DimExpr, DimItem, DimVar, as_expr, as_item
+from .dims import AnyGroup, Compare, DimExpr, DimItem, DimVar, Message, as_expr, as_item
 from .dtypes import DType, DTypeVar, as_dtype
-from .names import CATEGORIES, CMP_OPS, set_field
+from .names import CATEGORIES, set_field
 
 __all__ = ["CLAUSE_TYPES", "Broadcasts", "Clause", "Compare", "Compatible", "DTypeEq", "InCategory",
-           "TensorPattern", "dim_vars", "dtype_vars"]
+           "TensorPattern", "checked", "dim_vars", "dtype_vars"]
+
+# Every clause has a ``message`` (a :data:`Message`, not part of its identity: ``==``,
+# ``hash`` and ``str`` ignore it) that says its failure in the user's words.
+_MESSAGE = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -35,29 +40,13 @@ class TensorPattern:
 
 
 @dataclass(frozen=True)
-class Compare:
-    """A dim comparison ``left op right``, op in ``== != < <= > >=``."""
-
-    op: str
-    left: DimExpr
-    right: DimExpr
-
-    def __post_init__(self) -> None:
-        if self.op not in CMP_OPS:
-            raise ValueError(f"unknown comparison {self.op!r}")
-        set_field(self, "left", as_expr(self.left))
-        set_field(self, "right", as_expr(self.right))
-
-    def __str__(self) -> str:
-        return f"{self.left} {self.op} {self.right}"
-
-
-@dataclass(frozen=True)
 class InCategory:
     """``T in CATEGORY`` (any dtype term is accepted on the left)."""
 
     dtype: DType
     category: str
+
+    message: Message | None = _MESSAGE
 
     def __post_init__(self) -> None:
         set_field(self, "dtype", as_dtype(self.dtype))
@@ -75,6 +64,8 @@ class DTypeEq:
     left: DType
     right: DType
 
+    message: Message | None = _MESSAGE
+
     def __post_init__(self) -> None:
         set_field(self, "left", as_dtype(self.left))
         set_field(self, "right", as_dtype(self.right))
@@ -89,6 +80,8 @@ class Compatible:
 
     left: DType
     right: DType
+
+    message: Message | None = _MESSAGE
 
     def __post_init__(self) -> None:
         set_field(self, "left", as_dtype(self.left))
@@ -106,6 +99,8 @@ class Broadcasts:
     args: tuple[DimExpr, ...]
     result: DimExpr
 
+    message: Message | None = _MESSAGE
+
     def __post_init__(self) -> None:
         args = tuple(as_expr(a) for a in self.args)
         if not args:
@@ -119,6 +114,12 @@ class Broadcasts:
 
 CLAUSE_TYPES = (Compare, InCategory, DTypeEq, Compatible, Broadcasts)
 
+
+
+def checked(clause: Clause, message: Message) -> Clause:
+    """``clause`` carrying ``message``, its failure in the user's words (as
+    ``torch._check(cond, msg)`` does): ``checked(n >= 1, lambda values, types: ...)``."""
+    return dataclasses.replace(clause, message=message)
 
 
 def _names(names: str | Iterable[str]) -> list[str]:

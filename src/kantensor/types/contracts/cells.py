@@ -73,10 +73,13 @@ class Cell:
         return self.sets.get(symbol, ALL)
 
     def values(self, point: Mapping[Hashable, int]) -> dict[Hashable, int]:
-        """The free sizes of ``point`` with the defined ones computed."""
+        """The free sizes of ``point`` with the defined ones computed; a size defined by
+        sizes ``point`` gives no value (hidden ones: one unknown size equal to another)
+        is left out."""
         out = dict(point)
         for s, e in self.defined.items():
-            out[s] = evaluator(e)(out)
+            if free_symbols(e) <= out.keys():
+                out[s] = evaluator(e)(out)
         return out
 
     def contains(self, point: Mapping[Hashable, int]) -> bool:

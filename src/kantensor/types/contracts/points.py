@@ -135,7 +135,7 @@ def points(cell: Cell, order: list[Hashable], choices: Mapping, names: Mapping
             point = cell.values(point)
         except ZeroDivisionError:
             continue
-        if all(_within(point[s], choices.get(s)) for s in cell.defined):
+        if all(_within(point[s], choices.get(s)) for s in cell.defined if s in point):
             yield point
 
 

@@ -1,0 +1,151 @@
+"""The DSL's Python form: dims compute and compare into the AST the text parses to, and
+templates parsed once are filled with objects into the alternatives their text gives."""
+
+from __future__ import annotations
+
+import operator
+
+import pytest
+from hypothesis import HealthCheck, given, reject, settings
+from hypothesis import strategies as st
+
+import kantensor as kt
+from kantensor import Signature
+from kantensor.syntax.alternative import Alternative
+from kantensor.syntax.ast import (
+    BinOp,
+    Call,
+    Compare,
+    DimVar,
+    FixedDim,
+    TensorPattern,
+    checked,
+    dim_max,
+    dim_min,
+    dim_vars,
+)
+from kantensor.syntax.errors import SignatureSyntaxError
+from kantensor.syntax.parser import parse_alternatives, parse_template
+from kantensor.syntax.template import TemplateError
+from test_signature_parse import alternatives, exprs
+
+_OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "//": operator.floordiv,
+        "%": operator.mod}
+
+
+def _by_operators(e: object) -> object:
+    """``e`` rebuilt with Python's operators on dims (and ints where a leaf is fixed)."""
+    if isinstance(e, BinOp):
+        left, right = _by_operators(e.left), _by_operators(e.right)
+        if isinstance(left, int) and isinstance(right, int):  # Python would compute it
+            return BinOp(e.op, left, right)
+        return _OPS[e.op](left, right)
+    if isinstance(e, Call):
+        return (dim_min if e.fn == "min" else dim_max)(*map(_by_operators, e.args))
+    return e.size if isinstance(e, FixedDim) else e
+
+
+@settings(max_examples=300, deadline=2000, suppress_health_check=list(HealthCheck))
+@given(exprs, exprs, st.sampled_from(["<", "<=", ">", ">=", "==", "!="]))
+def test_operators_build_the_tree_the_text_parses_to(left, right, op) -> None:
+    a, b = _by_operators(left), _by_operators(right)
+    if isinstance(a, int):
+        a = FixedDim(a)
+    clause = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+              "==": type(a).eq, "!=": type(a).ne}[op](a, b)
+    assert clause == Compare(op, left, right)
+    (alt,) = parse_alternatives(f"(m,n,p,k,d2,batch_size,index,integer)->() where {clause}")
+    assert alt.where == (clause,)
+
+
+def test_a_comparison_is_a_clause_with_no_truth_value() -> None:
+    b, n = dim_vars("b n")
+    assert (b >= 6) == Compare(">=", b, 6)
+    assert (6 <= b) == Compare(">=", b, 6)  # reflected, as Python does it
+    assert (n + 1).eq(b) == Compare("==", n + 1, b)
+    with pytest.raises(TypeError, match="no truth value"):
+        bool(b < n)
+    assert b == DimVar("b") and b != n  # == stays structural equality
+
+
+@settings(max_examples=200, deadline=2000, suppress_health_check=list(HealthCheck))
+@given(st.lists(alternatives(), min_size=1, max_size=3))
+def test_messages_are_not_part_of_a_clause_and_str_parses_back(alts) -> None:
+    said = [Alternative(a.inputs, a.outputs,
+                        tuple(checked(c, lambda v, t: "said") for c in a.where), a.loop,
+                        a.max_loop_dims) for a in alts]
+    sig = Signature(alternatives=said)
+    assert sig == Signature(alternatives=alts)
+    assert Signature.parse(str(sig)) == sig
+    assert all(c.message is not None for a in sig.alternatives for c in a.where)
+
+
+@settings(max_examples=200, deadline=2000, suppress_health_check=list(HealthCheck))
+@given(st.lists(alternatives(), min_size=1, max_size=3), st.data())
+def test_a_filled_template_is_the_signature_its_text_gives(alts, data) -> None:
+    """Operands replaced by placeholders (some with the dtype kept in the template),
+    filled back with the objects: the same alternatives as the text."""
+    texts, values = [], {}
+    for i, alt in enumerate(alts):
+        sides = []
+        for side, ops in (("i", alt.inputs), ("o", alt.outputs)):
+            made = []
+            for j, op in enumerate(ops):
+                name = f"{side}{i}_{j}"
+                if data.draw(st.booleans()):
+                    made.append(str(op))
+                elif op.dtype is not None and data.draw(st.booleans()):
+                    made.append(f"{{{name}}}:{op.dtype}")
+                    values[name] = list(op.dims)
+                else:
+                    made.append(f"{{{name}}}")
+                    values[name] = op
+            sides.append(",".join(made))
+        loop = ("" if alt.loop is None else alt.loop.value) + \
+            ("" if alt.max_loop_dims is None else str(alt.max_loop_dims))
+        where = f" where {', '.join(map(str, alt.where))}" if alt.where else ""
+        texts.append(f"{loop}{sides[0]}->{sides[1]}{where}")
+    try:
+        template = parse_template(" | ".join(texts))
+    except SignatureSyntaxError:  # a where-clause's names bound only through the holes
+        reject()
+    assert template.fill(values) == tuple(alts)
+
+
+def test_placeholders_of_every_kind() -> None:
+    a0, a1, n = dim_vars("a0 a1 n")
+    template = parse_template("{x}:T{rest}->({k},a1):{dt}{fits} | {sig}")
+    assert template.holes == ("x", "rest", "k", "dt", "fits", "sig")
+    filled = template.fill({
+        "x": [a0, a1], "rest": [TensorPattern((n,), "T")], "k": a0 * a1, "dt": "int64",
+        "fits": [a1 >= 1, checked((n - 1).eq(a0), lambda v, t: "n is a0 + 1")],
+        "sig": Signature("(m)->(m)")})
+    assert filled == parse_alternatives(
+        "(a0,a1):T,(n):T->(a0*a1,a1):int64 where a1 >= 1, n-1 == a0 | (m)->(m)")
+    assert filled[0].where[1].message(None, ()) == "n is a0 + 1"
+
+
+@pytest.mark.parametrize(("values", "match"), [
+    ({"x": "(a,b)", "k": 1}, "is an operand: give its dims"),
+    ({"x": [DimVar("a")], "k": "a+1"}, r"in \(\{k\}\): not a dim: 'a\+1'"),
+    ({"x": [DimVar("a")]}, "{k} not filled"),
+])
+def test_a_misfilled_placeholder_says_which(values, match) -> None:
+    with pytest.raises(TemplateError, match=match):
+        parse_template("{x}->({k})").fill(values)
+
+
+def test_a_signature_has_no_placeholders() -> None:
+    with pytest.raises(SignatureSyntaxError, match="only a template") as info:
+        Signature("(m)->({n})")
+    assert info.value.position == 6
+
+
+def test_builders_fill_with_objects_and_messages_travel_with_clauses() -> None:
+    """sum's builder returns objects (no text is parsed at a new rank), and max's
+    non-empty clause carries NumPy's words."""
+    x = kt.tensor(dtype="float32", shape=(2, 0, 3, 4, 5, 6, 7))
+    assert kt.sum(x, axis=(1, 2)).type == kt.TensorType("float32", (2, 4, 5, 6, 7))
+    with pytest.raises(kt.TypeInferenceError, match="zero-size array to a reduction with "
+                       "no identity: axis 1 of float32"):
+        kt.max(x, axis=1)
