@@ -123,3 +123,20 @@ def test_rejected(index, message):
     with pytest.raises((kt.TypeInferenceError, ValueError)) as info:
         index(x)
     assert message in str(info.value)
+
+
+@pytest.mark.parametrize("shape, size, index", [
+    ((1, 0), 0, lambda a, i: a[None, 0, ..., i]),
+    ((2, 3), 2, lambda a, i: a[None, 0, ..., i]),
+    ((2, 3, 4), 2, lambda a, i: a[None, ..., 0, i]),
+    ((2, 3, 4), 2, lambda a, i: a[0, ..., i]),
+])
+def test_an_ellipsis_of_no_axes_still_parts_the_advanced_indices(shape, size, index):
+    """NumPy puts the broadcast index axes first when an Ellipsis stands between advanced
+    indices, even one that covers no axis (hypothesis found ``a[None, 0, ..., i]`` on
+    ``bool[1,0]`` typed ``[1,0]`` where NumPy gives ``(0, 1)``)."""
+    x, i = kt.tensor("x", "bool", shape), kt.tensor("i", "int64", (size,))
+    expected = index(np.zeros(shape, bool), np.zeros(size, np.intp)).shape
+    assert index(x, i).type == kt.TensorType("bool", expected)
+    f = kt.function([x, i], index(x, i))
+    assert f(np.zeros(shape, bool), np.zeros(size, np.int64)).shape == expected

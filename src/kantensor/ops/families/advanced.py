@@ -126,8 +126,8 @@ def advanced_selection(x: Any, arrays: tuple, index: tuple, messages: dict | Non
                                   f"dimensional, but {used} were indexed")
     full = SliceItem(None, None, None)
     items: list[Any] = []
-    for item in index:
-        items.extend([full] * (x.ndim - used) if item is Ellipsis else [item])
+    for item in index:  # an Ellipsis of no axes still parts the advanced indices (NumPy)
+        items.extend(([full] * (x.ndim - used) or [Ellipsis]) if item is Ellipsis else [item])
     if Ellipsis not in index:
         items.extend([full] * (x.ndim - used))
     dims = names("a", x.ndim)
@@ -141,6 +141,8 @@ def advanced_selection(x: Any, arrays: tuple, index: tuple, messages: dict | Non
     checked: list[tuple[str, int]] = []  # (axis, least size) for constant arrays
     axis = 0
     for position, item in enumerate(items):
+        if item is Ellipsis:
+            continue
         if item is None:
             basic.append("1")
             continue
