@@ -52,6 +52,14 @@ def _fuzz(mine, theirs):
     return mine
 
 
+def _onnx_fuzz(mine, theirs):
+    """Outcomes add up per entry point; the peak memory is the larger."""
+    for entry, outcomes in theirs["outcomes"].items():
+        mine["outcomes"].setdefault(entry, Counter()).update(outcomes)
+    mine["peak_kb"] = max(mine["peak_kb"], theirs["peak_kb"])
+    return mine
+
+
 def _soundness(mine, theirs):
     """Counts add up; the deepest node is the deepest."""
     for key, value in theirs.items():
@@ -67,7 +75,7 @@ FIGURES = {("conformance", "STATS"): _counters, ("fuzzing", "STATS"): _fuzz,
            ("soundness", "STATS"): _soundness, ("test_bruteforce", "CASES"): _sum,
            ("test_refine", "STATS"): _sum, ("dask_cases", "STATS"): _counters,
            ("test_onnx_nodes", "SUMMARY"): _sum, ("test_onnx_differential", "STATS"): _sum,
-           ("differential", "STATS"): _sum}
+           ("differential", "STATS"): _sum, ("test_fuzz_onnx", "SUMMARY"): _onnx_fuzz}
 
 
 def pytest_sessionfinish(session):
@@ -91,6 +99,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     from conformance import STATS
 
     _fuzz_summary(terminalreporter)
+    _onnx_fuzz_summary(terminalreporter)
     _soundness_summary(terminalreporter)
     _bruteforce_summary(terminalreporter)
     _refine_summary(terminalreporter)
@@ -179,10 +188,23 @@ def _fuzz_summary(terminalreporter):
 
     if not FUZZ:
         return
-    terminalreporter.section("fuzzing of text entry points")
+    terminalreporter.section("fuzzing of the text and ONNX entry points")
     for entry, (cases, slowest, text) in sorted(FUZZ.items()):
         terminalreporter.write_line(f"{entry}: {cases} cases, slowest {slowest:.3f} s "
                                     f"({text})")
+
+
+def _onnx_fuzz_summary(terminalreporter):
+    """Report the ONNX mutation fuzz: outcomes per entry point, the peak memory."""
+    module = sys.modules.get("test_fuzz_onnx")
+    if module is None or not module.SUMMARY["outcomes"]:
+        return
+    terminalreporter.section("fuzzing of ONNX models")
+    for entry, outcomes in sorted(module.SUMMARY["outcomes"].items()):
+        terminalreporter.write_line(f"{entry}: {sum(outcomes.values())} cases: " + ", ".join(
+            f"{name} {n}" for name, n in Counter(outcomes).most_common()))
+    terminalreporter.write_line(f"peak resident memory of a child beyond the fork: "
+                                f"{module.SUMMARY['peak_kb'] / 1024:.0f} MB")
 
 
 def _soundness_summary(terminalreporter):

@@ -257,3 +257,11 @@ def test_check_of_onnx_entries_reports_their_errors(tmp_path, capsys):
     assert any("op #2 (Neg2): opsets 14 to the newest overlap those of" in e for e in errors)
     assert any("op #3 (Abs): until (6) is before since (13)" in e for e in errors)
     assert any("op #4 (Exp): since and until must be opset numbers" in e for e in errors)
+
+
+@pytest.mark.parametrize("clause", ["m > k//0", "m > n//0", "m > k%0", "m > k//(n-4)"])
+def test_a_where_clause_dividing_by_zero_is_a_one_line_error(capsys, clause):
+    assert cli.main(["infer", f"(m,n)->(m) where {clause}", "float32[3,4]"]) == 1
+    err = capsys.readouterr().err
+    assert err == f"error: (m,n)->(m) where {clause}: where-clause {clause} fails: it " \
+        "divides by zero\n"

@@ -36,6 +36,7 @@ SIGNATURES = [
     "(n//2,n%3,2*n-1)->(max(n,1))",
 ]
 PIECES_SIG = ["(", ")", ",", "->", "|", "+", "-", "*", "//", "%", "?", "...", ".2.", "*g",
+              "//0", "%0", "//(n-n)",
               "n", "3", "min(", "max(", "promote(", "float(", "real(", ":t", " where ",
               "==", ">=", " in ", "compatible(", "float32"]
 TYPES = ["float32[3,?]", "int64[]", "float64[n,2*n]", "uint8[n, (n + 1)//2, n % 2]",
@@ -135,8 +136,13 @@ def test_catalogue_file_hostile():
                  '[[op]]\nname = "f"\nsignature = "(n)->()"\nimpl = "numpy.sum"\n'
                  'examples = [{ in = ["float32[' + "9" * 5000 + ']"], out = "x" }]\n',
                  'op = 3', '[[op]]\nname = "f"\nsignature = "{x}->{y}"\nimpl = "numpy.sum"\n'
-                 'call = "x, axis: axes = None"\nexamples = [{ in = [[[[]]]], out = "y" }]\n'):
-        run_case("catalogue load_file", _catalogue_case, text)
+                 'call = "x, axis: axes = None"\nexamples = [{ in = [[[[]]]], out = "y" }]\n',
+                 # an annotation or a default nested 1,000 deep (unparsing it recursed)
+                 '[[op]]\nname = "f"\nsignature = "(n)->()"\nimpl = "numpy.sum"\n'
+                 'call = "x, axis:' + "-" * 1000 + 'x = None"\n',
+                 '[[op]]\nname = "f"\nsignature = "(n)->()"\nimpl = "numpy.sum"\n'
+                 'call = "x, *, axis: int = ' + "-" * 1000 + '1"\n'):
+        assert run_case("catalogue load_file", _catalogue_case, text) != "ok"
 
 
 # --------------------------------------------------------------------------- the command line
@@ -146,9 +152,14 @@ def test_cli_mutants(tmp_path):
              "axis=1"], ["infer", "(m,n),(n,p)->(m,p)", "float64[2,3]", "float64[3,4]"],
              ["query", "add", "--in", "D[n]", "float32[3]", "--out", "float64[3]"],
              ["query", "matmul", "--in", "float32[2,3]", "X", "--out", "float32[2,5]",
-              "--limit", "3"], ["infer", "reshape", "float32[6]", "shape=(2,-1)"]]
+              "--limit", "3"], ["infer", "reshape", "float32[6]", "shape=(2,-1)"],
+             ["query", "stack", "--in", "Y", "Y", "X", "axis=0", "--out", "Z", "--max-rank",
+              "1", "--limit", "3"],
+             ["query", "concatenate", "--in", "Y", "Y", "axis=0", "--out", "float32[6]"],
+             ["infer", "(m,n)->(m) where m > k//2", "float32[3,4]"]]
     pieces = ["float32[", "]", "?", "n", "X", "--in", "--out", "axis=", "(", ")", "-1",
-              "9" * 40, "shape=", "D[", ",", "->", "matmul", "einsum", "subscripts='ij'"]
+              "9" * 40, "shape=", "D[", ",", "->", "matmul", "einsum", "subscripts='ij'",
+              "Y", "--max-rank", "64", "65", "10000", "//0", "%0", "//(n-4)", "stack"]
     seeds = ["\x1f".join(a) for a in argvs]
     for text in mutants(seeds, CASES, pieces, seed=4):
         run_case("cli main (infer/query)", lambda t: _quiet(cli.main, t.split("\x1f")), text)
@@ -158,6 +169,12 @@ def test_cli_mutants(tmp_path):
                         ["[[op]]", "name", "=", '"', "\n"], seed=5):
         bad.write_text("[[op]]" + text)
         run_case("cli main (check)", lambda p: _quiet(cli.main, ["check", p]), str(bad))
+
+
+def test_the_repl_reports_a_check_of_a_path_with_a_nul():
+    repl = cli.Repl(stdout=io.StringIO())
+    assert run_case("repl line", repl.onecmd, "check /x\x00y") == "ok"
+    assert repl.stdout.getvalue() == "error: '/x\\x00y': embedded null byte\n"
 
 
 def test_repl_mutants():
@@ -214,6 +231,13 @@ def test_hostile_sizes_in_signatures():
                            f"({expr},m)->(n)", f"(n,m)->() where {expr} <= n"))
         run_case("Signature.infer", _infer_case, text)
     run_case("Signature.infer", _infer_case, "(n,m)->() where n//2**64 == 1")
+    # powers of powers of ints: an int of 53 million bits (47 s) before any size limit
+    for text in ("(n,m)->((((((m+n+1))**64)**64)**64)**64)",
+                 "(n,m)->(n) where ((((n+2)**64)**64)**64)**64 > m"):
+        assert run_case("Signature.infer", _infer_case, text) == "ValueError"
+    for clause in ("n > k//0", "n > m%0", "n == m//(m-3)", "n < k//(n-n)", "m%(n-5) == 0"):
+        for text in (f"(n,m)->(n) where {clause}", f"(n,m)->(m//0) where {clause}"):
+            run_case("Signature.infer", _infer_case, text)
 
 
 def test_hostile_sizes_on_the_command_line():

@@ -39,7 +39,7 @@ from kantensor.syntax.ast import (
     dim_vars,
     dtype_vars,
 )
-from kantensor.syntax.errors import SignatureSyntaxError, TypeInferenceError
+from kantensor.syntax.errors import CONTEXT, SignatureSyntaxError, TypeInferenceError
 from kantensor.types.type import TensorType
 
 parse_signature = Signature.parse
@@ -360,7 +360,11 @@ def test_syntax_errors(text: str, position: int, message: str) -> None:
     assert message in str(err) and err.expected
     first, line, caret = str(err).split("\n")
     assert first == err.message and f"position {position}" in first
-    assert line == "  " + text and caret == "  " + " " * position + "^"
+    lo, hi = max(0, position - CONTEXT), min(len(text), position + CONTEXT)
+    head, tail = "..." * (lo > 0), "..." * (hi < len(text))
+    assert line == "  " + head + text[lo:hi] + tail  # a long line: a window around it
+    assert caret == "  " + " " * (len(head) + position - lo) + "^"
+    assert len(line) <= 2 * CONTEXT + 8
 
 
 def test_error_str_example() -> None:

@@ -102,17 +102,18 @@ def _time_limit(seconds: float | None, error: Any) -> Iterator[None]:
 
 
 def run_onnx(model: str, output: str | None = None, out: Any = None) -> int:
-    """``kantensor onnx``: print the type of every graph output of an ONNX model (and
-    with ``output``, write the model typed by :func:`kantensor.onnx.infer_shapes`)."""
+    """``kantensor onnx``: print the type of every graph input and output of an ONNX
+    model (and with ``output``, write the model typed by
+    :func:`kantensor.onnx.infer_shapes`). External data is read from the model's folder
+    only."""
     if onnx_models is None:
         raise ValueError("kantensor onnx needs the onnx package: pip install "
                          "'kantensor[onnx]'")
     out = out or sys.stdout
     try:
-        typed = onnx_models.infer_shapes(model)
+        typed, reader = onnx_models.shapes.typed_model(model)
     except OSError as exc:
         raise ValueError(f"cannot read {model}: {exc.strerror or exc}") from None
-    reader = onnx_models.importer.read_types(typed)
     graph = typed.graph
     given = {t.name for t in graph.initializer}
     for info in graph.input:
@@ -121,7 +122,10 @@ def run_onnx(model: str, output: str | None = None, out: Any = None) -> int:
     for info in graph.output:  # an output an unsupported node reaches says why
         print(f"output {info.name}: {_typed(reader, info.name)}", file=out)
     if output is not None:
-        Path(output).write_bytes(typed.SerializeToString())
+        try:
+            Path(output).write_bytes(typed.SerializeToString())
+        except OSError as exc:
+            raise ValueError(f"cannot write {output}: {exc.strerror or exc}") from None
     return 0
 
 
@@ -206,8 +210,9 @@ def run_check(paths: Sequence[str], out: Any = None, timeout: float | None = CHE
         failed = False
         try:
             entries = _loader(path, onnx)(path, allow=allow)
-        except (CatalogueError, OSError) as exc:
-            for message in getattr(exc, "errors", [str(exc)]):
+        except (CatalogueError, OSError, ValueError) as exc:  # ValueError: a NUL in a path
+            said = str(exc) if isinstance(exc, OSError | CatalogueError) else f"{path!r}: {exc}"
+            for message in getattr(exc, "errors", [said]):
                 print(f"error: {message}", file=out)
             entries, failed = getattr(exc, "entries", []), True  # their examples still run
         examples = 0

@@ -430,7 +430,11 @@ class Compare(Constraint):
         return self.left.terms() + self.right.terms()
 
     def explain(self, s: dict) -> str:
-        left, right = self.left.value(s), self.right.value(s)
+        try:
+            left, right = self.left.value(s), self.right.value(s)
+        except ZeroDivisionError:
+            return Reason(f"where-clause {self.text} fails: it divides by zero", "clause",
+                          clause=self.text, values=_values(s, self.left, self.right))
         said = f"{readable(left)} {self.op} {readable(right)} is false"
         return Reason(f"where-clause {self.text} fails: {said}", "clause", clause=self.text,
                       values=_values(s, self.left, self.right), said=said,

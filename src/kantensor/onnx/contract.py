@@ -30,7 +30,8 @@ from ..types.contracts.evaluate import evaluator
 from ..types.contracts.univariate import trend as _trend
 from ..types.dim import Dim
 from ..types.symbols import free_symbols
-from .importer import OnnxImportError, _Reader, load_model
+from .importer import _Reader
+from .loading import OnnxImportError, Tensors, open_model
 from .subgraph import size_conditions
 
 __all__ = ["InputProfile", "contract", "data_inputs", "prepare", "profiles", "report",
@@ -79,24 +80,26 @@ def data_inputs(model: onnx.ModelProto) -> list[str]:
 
 def contract(model: onnx.ModelProto | str | os.PathLike | bytes, *,
              inputs: Mapping[str, Sequence[Any]] | None = None,
-             opset: int | None = None) -> Contract:
+             opset: int | None = None, base_dir: str | os.PathLike | None = None
+             ) -> Contract:
     """The input sizes ``model`` accepts: the :class:`~kantensor.types.contracts.Contract`
     of its nodes' conditions (each naming its node) over its inputs' sizes. ``inputs``
     gives some inputs new dims first (see :func:`with_input_dims`); ``opset`` converts
     the model to that opset first (onnx's version converter). A size the model makes
     (a Loop's iteration count) is no input: a condition over it leaves the contract
     inexact (its ``inner`` and ``outer`` approximations are labelled) and ``holds``
-    undecided where it matters."""
-    proto = prepare(model, inputs, opset)
-    return _contract(proto)[0]
+    undecided where it matters. External data (read only where a node's type depends
+    on it) comes from ``base_dir``, else from the folder of the model's path."""
+    return _contract(*_prepared(model, inputs, opset, base_dir))[0]
 
 
-def _contract(proto: onnx.ModelProto) -> tuple[Contract, list[Variable]]:
+def _contract(proto: onnx.ModelProto, tensors: Tensors
+              ) -> tuple[Contract, list[Variable]]:
     """The contract of a prepared model, and its input Variables. A model with a Loop
     or Scan is read as a graph: what its nodes state of the counts they make
     (``0 <= iters <= n``) bounds them where ``holds`` asks about a condition over them."""
     loops = any(n.op_type in ("Loop", "Scan") for n in proto.graph.node)
-    reader = _Reader(proto, graph=loops)
+    reader = _Reader(proto, tensors, graph=loops)
     variables, outputs = reader.read()
     found = contract_of(reader.conditions, variables, inputs_only=True)
     if not loops or not found.hidden:
@@ -111,7 +114,16 @@ def prepare(model: onnx.ModelProto | str | os.PathLike | bytes,
             opset: int | None = None) -> onnx.ModelProto:
     """``model`` read, converted to ``opset`` and with ``inputs``' dims (see
     :func:`contract`)."""
-    proto = load_model(model)
+    return _prepared(model, inputs, opset)[0]
+
+
+def _prepared(model: onnx.ModelProto | str | os.PathLike | bytes,
+              inputs: Mapping[str, Sequence[Any]] | None = None,
+              opset: int | None = None, base_dir: str | os.PathLike | None = None
+              ) -> tuple[onnx.ModelProto, Tensors]:
+    """:func:`prepare`'s model and its tensors (external data from ``base_dir``, else
+    from the model's folder: see :mod:`.loading`)."""
+    proto, tensors = open_model(model, base_dir)
     if opset is not None:
         try:
             proto = version_converter.convert_version(proto, opset)
@@ -120,7 +132,7 @@ def prepare(model: onnx.ModelProto | str | os.PathLike | bytes,
                                   f"{exc}") from None
     if inputs:
         proto = with_input_dims(proto, inputs)
-    return proto
+    return proto, tensors
 
 
 @dataclass(frozen=True)
@@ -175,14 +187,14 @@ def _expression_range(d: Dim, names: Mapping, box: Box) -> tuple[int, int, int]:
 def report(model: onnx.ModelProto | str | os.PathLike | bytes, *,
            fix: Mapping[str, Any] | None = None, trt: bool = False,
            inputs: Mapping[str, Sequence[Any]] | None = None, opset: int | None = None,
-           opt: Mapping[str, int] | None = None) -> str:
+           opt: Mapping[str, int] | None = None,
+           base_dir: str | os.PathLike | None = None) -> str:
     """What ``kantensor contract`` prints: the contract of ``model`` (with the sizes
     ``fix`` gives) in words and in the DSL's syntax; with ``trt``, each input's (min,
     opt, max) shapes over a box of valid sizes around ``opt`` (by default the sizes the
     model was given at, where ``inputs`` renamed them, else a valid point), and beside
     it what the valid set holds that the box does not say."""
-    proto = prepare(model, inputs, opset)
-    full, variables = _contract(proto)
+    full, variables = _contract(*_prepared(model, inputs, opset, base_dir))
     fixed = full.fix(fix) if fix else full
     out = [str(fixed)]
     if not trt:
@@ -191,7 +203,7 @@ def report(model: onnx.ModelProto | str | os.PathLike | bytes, *,
         raise ValueError("no sizes are valid: there is no profile")
     given = {k: v for k, v in (opt or {}).items() if k not in (fix or {})}
     if inputs and not opt:
-        given = _given_sizes(prepare(model, None, opset), inputs, fixed)
+        given = _given_sizes(_prepared(model, None, opset, base_dir)[0], inputs, fixed)
     box = fixed.box(given)
     ranges = dict(box.ranges)
     for name, value in fixed.fixed.items():

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -40,41 +39,19 @@ from ..types.facts import EMPTY, Facts
 from ..types.symbols import free_symbols
 from ..types.type import TensorType
 from ..types.variable import constant
+from .bounds import arity, bounded, value_entries
 from .dtypes import UnsupportedType, type_name
 from .intervals import bounded_key, bounds_param, record_interval
+from .loading import MAX_NAME, OnnxImportError, Tensors, clipped, open_model, shown
 from .nodememo import MEMO, node_key, remember
-from .protos import (
-    OnnxImportError,
-    array_of,
-    attribute_value,
-    initializer_type,
-    value_type,
-)
+from .protos import attribute_value, described, value_type
 from .protos import label as node_label
 from .registry import OnnxOp, UnsupportedOp, lookup
-from .scope import Scope
+from .scope import Budget, Scope
 from .shared import NotKnown
-from .values import as_param, computed, read_shapes
+from .values import MAX_FOLD, as_param, computed, read_shapes, static_size
 
-#: The largest model file ``from_onnx`` reads (protobuf's own limit is 2 GiB).
-MAX_BYTES = 2 << 30
-
-
-def load_model(model: onnx.ModelProto | str | os.PathLike | bytes) -> onnx.ModelProto:
-    """``model`` as a ModelProto (a path or serialized bytes are read)."""
-    if isinstance(model, onnx.ModelProto):
-        return model
-    try:
-        if isinstance(model, bytes):
-            return onnx.load_from_string(model)
-        path = Path(model)
-        if path.stat().st_size > MAX_BYTES:
-            raise OnnxImportError(f"{path}: larger than {MAX_BYTES} bytes")
-        return onnx.load(str(path), load_external_data=False)
-    except (OSError, OnnxImportError):
-        raise
-    except Exception as exc:  # protobuf's DecodeError and the like: not a model
-        raise OnnxImportError(f"not an ONNX model: {exc}") from None
+__all__ = ["OnnxImportError", "from_onnx", "read_types"]
 
 
 def opsets_of(model: onnx.ModelProto) -> dict[str, int]:
@@ -101,15 +78,17 @@ class _Reader(Scope):
     an element type) leaves its outputs untyped, and so every value it reaches
     (``untyped``: the name -> the error saying why); everything else is typed."""
 
-    def __init__(self, model: onnx.ModelProto, graph: bool = True,
+    def __init__(self, model: onnx.ModelProto, tensors: Tensors, graph: bool = True,
                  proto: onnx.GraphProto | None = None, parent: _Reader | None = None):
         self.model = model
+        self.tensors = tensors  # checks and reads tensors' data (a subgraph's too)
         self.opsets = parent.opsets if parent is not None else opsets_of(model)
         self.opset = self.opsets.get("")
         self.graph = graph
         self.proto = model.graph if proto is None else proto
         self.parent = parent
         self.depth = 0 if parent is None else parent.depth + 1
+        self.budget = Budget() if parent is None else parent.budget
         self.vars: dict[str, Variable] = {}
         self.types: dict[str, Type] = {}
         self.values: dict[str, np.ndarray] = {}
@@ -151,22 +130,34 @@ class _Reader(Scope):
         known ``values`` when given: a subgraph's inputs as its node passes them)."""
         graph = self.proto
         types = self.types
+        tensors = self.tensors
         seen: dict[tuple, TensorType] = {}  # (elem type, dims) -> type
-        for t in graph.initializer:
+        raw = tensors.raw if self.parent is None else None  # (the main graph's only)
+        for i, t in enumerate(graph.initializer):
             name = t.name
+            where = f"initializer {shown(name)}"
+            if name in types:
+                raise OnnxImportError(f"{where}: the name is given to two initializers")
+            header = (t.data_type, tuple(t.dims[:]))  # a slice reads faster
+            found = seen.get(header)
+            checked = tensors.check(t, where, found, raw[i] if raw else None)
+            if found is None:
+                seen[header] = checked
             if self.graph:
-                data = array_of(t, f"initializer {name!r}")
+                data = tensors.array(t, where)
                 var = self.vars[name] = constant(data, name=name)
                 types[name] = var.type
                 self.values[name] = data
                 continue
-            header = (t.data_type, tuple(t.dims[:]))  # a slice reads faster
-            found = seen.get(header)
-            if found is None:
-                found = seen[header] = initializer_type(t)
-            types[name] = found
+            types[name] = checked
             self.unread[name] = t
         inputs = []
+        named: set[str] = set()
+        for info in graph.input:
+            if info.name in named:
+                raise OnnxImportError(f"graph input {shown(info.name)}: the name is given "
+                                      "to two graph inputs")
+            named.add(info.name)
         given = [info for info in graph.input if info.name not in types]  # else initializers
         if formal is not None and len(formal) != len(given):
             raise OnnxImportError(f"a subgraph with {len(given)} inputs is given "
@@ -191,7 +182,8 @@ class _Reader(Scope):
         for info in self.proto.output:
             if info.name not in self.types and info.name not in self.untyped and \
                     self.find(info.name) is None:
-                raise OnnxImportError(f"graph output {info.name!r} is computed by no node")
+                raise OnnxImportError(f"graph output {shown(info.name)} is computed by no "
+                                      "node")
 
     def var(self, name: str, node: onnx.NodeProto | None) -> Variable:
         var = self.vars.get(name)
@@ -203,9 +195,8 @@ class _Reader(Scope):
             if t is None and self.parent is not None:
                 t = self._capture(name)
             if t is None:
-                where = f"node {node_label(node)!r} ({node.op_type})" if node is not None else \
-                    "the graph"
-                raise OnnxImportError(f"{where}: input {name!r} is defined by no graph "
+                where = described(node) if node is not None else "the graph"
+                raise OnnxImportError(f"{where}: input {shown(name)} is defined by no graph "
                                       "input, initializer or earlier node") from None
             var = self.vars[name] = t(name)
             if name in self.outer:
@@ -220,7 +211,7 @@ class _Reader(Scope):
         """The known value of ``name`` (an initializer's read now), or None."""
         proto = self.unread.pop(name, None)
         if proto is not None:
-            self.values[name] = array_of(proto, f"initializer {name!r}")
+            self.values[name] = self.tensors.array(proto, f"initializer {shown(name)}")
         return self.values.get(name)
 
     def known(self, name: str) -> bool:
@@ -228,6 +219,10 @@ class _Reader(Scope):
 
     def node(self, node: onnx.NodeProto) -> None:
         op_type, domain = node.op_type, node.domain
+        wanted = node.output[:]  # a list (a slice costs less than list())
+        if len(wanted) != 1 or wanted[0] in self.types or wanted[0] in self.untyped or \
+                self.parent is not None:  # (one new output of the main graph: nothing to say)
+            self.assigned(node, wanted)
         if op_type == "Constant" and domain in ("", "ai.onnx"):
             return self.constant(node, node_label(node))
         try:
@@ -251,8 +246,16 @@ class _Reader(Scope):
         key = (op_type, domain)
         entry = self.entries.get(key)
         if entry is None:
-            entry = self.entries[key] = lookup(op_type, domain, self.opsets.get(
-                "" if domain == "ai.onnx" else domain), node_label(node))
+            if len(op_type) > MAX_NAME or len(domain) > MAX_NAME:  # no entry has one
+                raise UnsupportedOp(f"{described(node)}: op type {shown(op_type)} of domain "
+                                    f"{shown(domain)} is not supported")
+            try:
+                found = lookup(op_type, domain, self.opsets.get(
+                    "" if domain == "ai.onnx" else domain), node_label(node))
+            except UnsupportedOp as exc:  # (a message listing the supported op types)
+                raise UnsupportedOp(clipped(str(exc))) from None
+            entry = self.entries[key] = found
+        arity(entry.inputs, node, described(node))
         handler = self.handler(entry, node)
         if handler is not None:
             return self.structured(handler, node)
@@ -278,6 +281,9 @@ class _Reader(Scope):
                     if keys[0] is not None:
                         value_keys[name] = keys[0]
             return None
+        if len(outs) < len(wanted) and any(wanted[len(outs):]):  # (a memo hit too)
+            raise OnnxImportError(f"{described(node)}: {len(wanted)} outputs asked, its Op "
+                                  f"has {len(outs)}")
         for name, t, value, vkey in zip(wanted, outs, folded, keys, strict=False):
             if name:
                 types[name] = t
@@ -327,19 +333,19 @@ class _Reader(Scope):
             else:  # the node memo remembers calls: none is cached in code
                 outs = entry.op.make_node(*tensors, **params).outputs
         except (TypeError, ValueError, IndexError) as exc:
-            message = f"node {label!r} ({op_type}): {exc}"
+            message = clipped(f"node {label!r} ({op_type}): {exc}")
             if not entry.takes_strings and any(_is_text(t) for t in tensors):
-                raise UnsupportedType(f"node {label!r} ({op_type}): element type "
-                                      f"{type_name(onnx.TensorProto.STRING)} is not "
-                                      f"supported by {op_type}: {exc}") from exc
+                raise UnsupportedType(clipped(
+                    f"node {label!r} ({op_type}): element type "
+                    f"{type_name(onnx.TensorProto.STRING)} is not supported by {op_type}: "
+                    f"{exc}")) from exc
             try:
                 error = type(exc)(message)
             except TypeError:  # an error class with more arguments
                 error = OnnxImportError(message)
             raise error from exc
-        if len(outs) < len([o for o in wanted if o]):
-            raise OnnxImportError(f"node {label!r} ({op_type}): {len(wanted)} outputs "
-                                  f"asked, its Op has {len(outs)}")
+        for k, o in enumerate(outs):  # so no chain of nodes makes a rank, or a size's
+            bounded(o.type, f"node {label!r} ({op_type}): output {k}")  # nesting, grow
         apply = outs[0].owner
         if apply is not None and node.name:  # refine's messages name the node
             apply.tag["name"] = node.name
@@ -359,18 +365,24 @@ class _Reader(Scope):
             tuple(folded) if folded is not None else (None,) * len(outs), conditions
 
     def constant(self, node: onnx.NodeProto, label: str) -> None:
+        if len(node.attribute) != 1 or len(node.output) != 1 or node.input:
+            raise OnnxImportError(f"node {label!r} (Constant): {len(node.attribute)} "
+                                  f"attributes, {len(node.input)} inputs and "
+                                  f"{len(node.output)} outputs; a Constant has one "
+                                  "attribute, no input and one output")
         (attr,) = node.attribute
-        value = attribute_value(attr)
+        value = attribute_value(attr, self.tensors)
         if attr.name in ("value_float", "value_floats"):
             value = np.asarray(value, dtype="float32")
         elif attr.name in ("value_int", "value_ints"):
             value = np.asarray(value, dtype="int64")
-        elif not isinstance(value, np.ndarray):
-            raise OnnxImportError(f"node {label!r} (Constant): attribute {attr.name} is not "
-                                  "supported")
-        var = self.vars[node.output[0]] = constant(value, name=node.output[0])
-        self.types[node.output[0]] = var.type
-        self.values[node.output[0]] = value
+        elif not isinstance(value, np.ndarray) or attr.name != "value":
+            raise OnnxImportError(f"node {label!r} (Constant): attribute {shown(attr.name)} "
+                                  "is not supported")
+        name = node.output[0]
+        var = self.vars[name] = constant(value, name=name)
+        self.types[name] = var.type
+        self.values[name] = value
 
     def arguments(self, entry: OnnxOp, node: onnx.NodeProto, label: str
                   ) -> tuple[list[Variable], dict[str, Any]]:
@@ -387,20 +399,15 @@ class _Reader(Scope):
                 given.extend(range(k, k + len(rest)))
                 break
             source = node.input[k] if k < len(node.input) else ""
-            if not source:
-                if not spec.endswith("?"):
-                    raise OnnxImportError(f"node {label!r} ({node.op_type}): input {k} "
-                                          f"({name}) is required")
+            if not source:  # (an optional one: arity checked the others are given)
                 continue
             given.append(k)
-            tensors.append(self.var(source, node))
+            var = self.var(source, node)
+            tensors.append(var)
             if f"{name}_value" in names:
+                value_entries(var.type, k, name, f"node {label!r} ({node.op_type})")
                 params[f"{name}_value"] = as_param(self.value(source))
             params.update(bounds_param(self, names, name, source))
-        if len(node.input) > len(entry.inputs) and not any(
-                s.startswith("*") for s in entry.inputs):
-            raise OnnxImportError(f"node {label!r} ({node.op_type}): {len(node.input)} "
-                                  f"inputs, at most {len(entry.inputs)} expected")
         if "given" in names:
             params["given"] = tuple(given)
         if "outputs" in names:
@@ -410,19 +417,26 @@ class _Reader(Scope):
             if attr.name not in attributes or attr.name.endswith("_value") and \
                     attr.name[:-6] in {s.strip("*?") for s in entry.inputs}:
                 raise UnsupportedOp(f"node {label!r} ({node.op_type}): attribute "
-                                    f"{attr.name!r} is not supported; supported: "
+                                    f"{shown(attr.name)} is not supported; supported: "
                                     f"{', '.join(sorted(attributes)) or 'none'}")
+            if attr.name in params:
+                raise OnnxImportError(f"node {label!r} ({node.op_type}): attribute "
+                                      f"{shown(attr.name)} is given twice")
             params[attr.name] = GraphParam(attr.g.SerializeToString(), tuple(sorted(
                 self.opsets.items()))) if attr.type == onnx.AttributeProto.GRAPH else \
-                attribute_value(attr)
+                attribute_value(attr, self.tensors)
         return tensors, params
 
     def fold(self, entry: OnnxOp, node: onnx.NodeProto, apply: Any) -> list | None:
-        """The values of the node's outputs when they can be known now."""
+        """The values of the node's outputs when they can be known now (from inputs of at
+        most MAX_FOLD elements: a weight's data is not read to fold a reduction of it)."""
         if entry.reads_shapes:  # its value is its inputs' sizes, known from their types
             return read_shapes(apply)
         for v in apply.inputs:  # a size input (Dims of a parameter) is no known value
             if not self.known(v.name) or self.vars.get(v.name) is not v:
+                return None
+            size = static_size(v.type)
+            if size is None or size > MAX_FOLD:  # data (a weight), not sizes: not read
                 return None
         return computed(apply, [self.value(v.name) for v in apply.inputs])
 
@@ -432,7 +446,8 @@ def _is_text(v: Variable) -> bool:
 
 
 def from_onnx(model: onnx.ModelProto | str | os.PathLike | bytes,
-              outputs: Sequence[str] | None = None
+              outputs: Sequence[str] | None = None,
+              base_dir: str | os.PathLike | None = None
               ) -> tuple[list[Variable], list[Variable]]:
     """The graph inputs (named as in the model; ``dim_param`` sizes are Dims of that
     name) and outputs of an ONNX model, typed by the relation. ``kt.function(inputs,
@@ -441,8 +456,9 @@ def from_onnx(model: onnx.ModelProto | str | os.PathLike | bytes,
     ``outputs`` names the outputs wanted (all of the graph's by default). A node that
     kantensor does not support leaves untyped only what it reaches: an output it reaches
     is refused (UnsupportedOp or UnsupportedType naming the node, its op type, domain
-    and opset) only when it is asked for."""
-    reader = _Reader(load_model(model))
+    and opset) only when it is asked for. External data is read from ``base_dir``, else
+    from the folder of the model's path (see :mod:`.loading`)."""
+    reader = _Reader(*open_model(model, base_dir))
     inputs, _ = reader.read_graph()
     names = [info.name for info in reader.proto.output] if outputs is None else \
         list(outputs)
@@ -454,12 +470,13 @@ def from_onnx(model: onnx.ModelProto | str | os.PathLike | bytes,
     return inputs, [reader.output(name) for name in names]
 
 
-def read_types(model: onnx.ModelProto) -> _Reader:
+def read_types(model: onnx.ModelProto, tensors: Tensors | None = None) -> _Reader:
     """The reader after a pass over ``model`` for its types only (``reader.types``: the
     type of every name, for infer_shapes: first the initializers and graph inputs, as
     many as ``reader.sources``, then the nodes' outputs in the order of the nodes;
-    ``reader.untyped``: the names an unsupported node reaches, left untyped)."""
-    reader = _Reader(model, graph=False)
+    ``reader.untyped``: the names an unsupported node reaches, left untyped); external
+    data read by ``tensors`` (by default none can be)."""
+    reader = _Reader(model, tensors or Tensors(None, "a ModelProto"), graph=False)
     reader.read()
     return reader
 
@@ -472,6 +489,6 @@ def subgraph_function(graph: GraphParam, formal: list[Type]) -> Any:
     proto = onnx.GraphProto.FromString(graph.data)
     model = onnx.helper.make_model(proto, opset_imports=[
         onnx.helper.make_opsetid(d, v) for d, v in graph.opsets])
-    reader = _Reader(model)
+    reader = _Reader(model, Tensors(None, "a graph attribute"))
     inputs, names = reader.read_graph(formal)
     return function(inputs, [reader.output(n) for n in names])

@@ -28,6 +28,9 @@ SMALL = 64
 #: A node whose attributes take more bytes than this is not remembered.
 MAX_ATTRIBUTES = 1 << 12
 
+_TENSOR = onnx.AttributeProto.TENSOR
+_EXTERNAL = onnx.TensorProto.EXTERNAL
+
 
 def _value_key(value: np.ndarray) -> tuple:
     """A value as a key: its bytes (exact: -0.0 apart from 0.0), or for sizes (ints,
@@ -47,7 +50,8 @@ def node_key(reader: Any, entry: OnnxOp, node: onnx.NodeProto, outputs: int
     counts (the entry reads it as a parameter, or every input is known, so the outputs
     may be folded from them). None when the node is not to be remembered: an input not
     defined yet (left to the reader's error), a large value that counts, or large
-    attributes. (Written for speed: it runs once per node of every model read.)"""
+    attributes, or a tensor attribute whose data is external. (Written for speed: it runs
+    once per node of every model read.)"""
     types, values, unread = reader.types, reader.values, reader.unread
     names = node.input[:]  # a list (a slice costs less than list())
     inputs: list[Any] = []
@@ -84,8 +88,9 @@ def node_key(reader: Any, entry: OnnxOp, node: onnx.NodeProto, outputs: int
     attrs = node.attribute
     if attrs:
         attributes = tuple([a.SerializeToString() for a in attrs])
-        if sum(map(len, attributes)) > MAX_ATTRIBUTES:
-            return None
+        if sum(map(len, attributes)) > MAX_ATTRIBUTES or any(
+                a.type == _TENSOR and a.t.data_location == _EXTERNAL for a in attrs):
+            return None  # (external data is checked against this model's folder)
     else:
         attributes = ()
     return entry, tuple(inputs), attributes, outputs, reader.default_dtype

@@ -1,48 +1,61 @@
 """ONNX protos read as kantensor values: a dim, a value's type (a tensor, a sequence, an
-optional), an attribute, an initializer's header and data; and the error of a model
-kantensor cannot read."""
+optional), an attribute, a node's name in messages. Every count a proto claims (its
+rank) is checked before anything is made from it; tensors' data is read by
+:class:`~.loading.Tensors`."""
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
-import numpy as np
 import onnx
-from onnx import numpy_helper
 
 from ..graph.type import Type
 from ..types.containers import OptionalType, SequenceType
 from ..types.dim import Dim
-from ..types.numpy_dtypes import numpy_dtype
 from ..types.type import TensorType
 from .dtypes import UnsupportedType, dtype_of
+from .loading import MAX_NAME, MAX_RANK, OnnxImportError, Tensors, shown
 
-__all__ = ["OnnxImportError", "array_of", "attribute_value", "initializer_type", "label",
-           "proto_type", "value_type"]
-
-
-class OnnxImportError(ValueError):
-    """A model kantensor cannot read: a malformed graph, an input without a rank."""
+__all__ = ["attribute_value", "described", "label", "proto_type", "value_type"]
 
 
 def _dim(proto: Any) -> int | Dim | None:
-    if proto.HasField("dim_value"):
+    which = proto.WhichOneof("value")
+    if which == "dim_value":
         return int(proto.dim_value)
-    if proto.HasField("dim_param"):
-        text = proto.dim_param
+    if which == "dim_param":
+        return _dim_param(proto.dim_param)
+    return None
+
+
+@lru_cache(maxsize=1024)
+def _dim_param(text: str) -> Dim | int | None:
+    """A ``dim_param`` as a size: a name is the Dim of that name, an expression such as
+    ``2*seq`` (as infer_shapes writes them) its Dim expression; a text kantensor cannot
+    read as one size (blank, too long, not an expression) an unknown size."""
+    try:
         if text.isidentifier():
             return Dim(text)
-        try:  # an expression such as 2*seq, as infer_shapes writes them
-            return TensorType.parse(f"float32[{text}]").shape[0]
-        except (TypeError, ValueError):
-            return None
-    return None
+        shape = TensorType.parse(f"float32[{text}]").shape
+    except (TypeError, ValueError):
+        return None
+    return shape[0] if len(shape) == 1 else None
+
+
+def _shape(t: onnx.TypeProto.Tensor, where: str) -> tuple:
+    """The sizes of a tensor type's dims, at most :data:`~.loading.MAX_RANK` of them."""
+    dims = t.shape.dim
+    if len(dims) > MAX_RANK:
+        raise OnnxImportError(f"{where}: {len(dims)} dims, at most {MAX_RANK} (NumPy's "
+                              "limit)")
+    return tuple(_dim(d) for d in dims)
 
 
 def value_type(info: onnx.ValueInfoProto) -> Type:
     """The type of a graph input or output: a TensorType, a SequenceType or an
     OptionalType (see :mod:`kantensor.types.containers`)."""
-    return proto_type(info.type, f"value {info.name!r}")
+    return proto_type(info.type, f"value {shown(info.name)}")
 
 
 def proto_type(proto: onnx.TypeProto, where: str) -> Type:
@@ -50,29 +63,35 @@ def proto_type(proto: onnx.TypeProto, where: str) -> Type:
     sequence of tensors (whose elements may be of any rank), an optional tensor or
     sequence."""
     kind = proto.WhichOneof("value")
-    if kind == "tensor_type":
-        t = proto.tensor_type
-        dtype = dtype_of(t.elem_type, where, text=True)
-        if not t.HasField("shape"):
-            raise OnnxImportError(f"{where}: its rank is not given")
-        return TensorType(dtype, tuple(_dim(d) for d in t.shape.dim))
-    if kind == "sequence_type":
-        elem = proto.sequence_type.elem_type
-        if elem.WhichOneof("value") != "tensor_type":
-            raise UnsupportedType(f"{where}: a sequence of {elem.WhichOneof('value') or 'no type'}"
-                                  " is not supported (only sequences of tensors)")
-        t = elem.tensor_type
-        dtype = dtype_of(t.elem_type, where, text=True)
-        shape = tuple(_dim(d) for d in t.shape.dim) if t.HasField("shape") else None
-        return SequenceType(dtype, shape)
+    try:
+        if kind == "tensor_type":
+            t = proto.tensor_type
+            dtype = dtype_of(t.elem_type, where, text=True)
+            if not t.HasField("shape"):
+                raise OnnxImportError(f"{where}: its rank is not given")
+            return TensorType(dtype, _shape(t, where))
+        if kind == "sequence_type":
+            elem = proto.sequence_type.elem_type
+            if elem.WhichOneof("value") != "tensor_type":
+                raise UnsupportedType(f"{where}: a sequence of "
+                                      f"{elem.WhichOneof('value') or 'no type'} is not "
+                                      "supported (only sequences of tensors)")
+            t = elem.tensor_type
+            dtype = dtype_of(t.elem_type, where, text=True)
+            return SequenceType(dtype, _shape(t, where) if t.HasField("shape") else None)
+    except (OnnxImportError, UnsupportedType):
+        raise
+    except (TypeError, ValueError) as exc:  # sizes no type may have (a negative dim)
+        raise OnnxImportError(f"{where}: {exc}") from None
     if kind == "optional_type":
         return OptionalType(proto_type(proto.optional_type.elem_type, where))
     raise UnsupportedType(f"{where}: values of type {kind or 'none'} are not supported "
                           "(tensors, sequences of tensors and optionals are)")
 
 
-def attribute_value(attr: onnx.AttributeProto) -> Any:
-    """An attribute as a Python value: int, float, str, tuples of them, an array."""
+def attribute_value(attr: onnx.AttributeProto, tensors: Tensors) -> Any:
+    """An attribute as a Python value: int, float, str, tuples of them, an array (a
+    tensor's, checked and read by ``tensors``)."""
     kind = attr.type
     A = onnx.AttributeProto
     if kind == A.INT:
@@ -87,27 +106,24 @@ def attribute_value(attr: onnx.AttributeProto) -> Any:
         return tuple(float(v) for v in attr.floats)
     if kind == A.STRINGS:
         return tuple(s.decode("utf-8", "replace") for s in attr.strings)
+    where = f"attribute {shown(attr.name)}"
     if kind == A.TENSOR:
-        return array_of(attr.t, attr.name)
-    raise OnnxImportError(f"attribute {attr.name!r}: {A.AttributeType.Name(kind)} "
-                          "attributes are not supported")
+        tensors.check(attr.t, where)
+        return tensors.array(attr.t, where)
+    name = A.AttributeType.Name(kind) if kind in A.AttributeType.values() else \
+        f"type {kind}"
+    raise OnnxImportError(f"{where}: {name} attributes are not supported")
 
 
 def label(node: onnx.NodeProto) -> str:
-    """The node as messages name it."""
-    return node.name or f"{node.op_type} -> {', '.join(node.output)}"
+    """The node as messages name it (a long name cut short)."""
+    text = node.name or f"{node.op_type} -> {', '.join(node.output[:4])}" + \
+        (", ..." if len(node.output) > 4 else "")
+    return text if len(text) <= MAX_NAME else f"{text[:MAX_NAME]}..."
 
 
-def initializer_type(proto: onnx.TensorProto) -> TensorType:
-    """An initializer's type, read from its header (its data is not read)."""
-    where = f"initializer {proto.name!r}"
-    dtype = dtype_of(proto.data_type, where, text=True)
-    try:
-        return TensorType(dtype, tuple(proto.dims))
-    except (TypeError, ValueError) as exc:
-        raise OnnxImportError(f"{where}: {exc}") from None
-
-
-def array_of(proto: onnx.TensorProto, where: str) -> np.ndarray:
-    dtype = dtype_of(proto.data_type, where, text=True)
-    return np.asarray(numpy_helper.to_array(proto)).astype(numpy_dtype(dtype), copy=False)
+def described(node: onnx.NodeProto) -> str:
+    """``node 'name' (OpType)`` for messages, each part cut short."""
+    op_type = node.op_type if len(node.op_type) <= MAX_NAME else \
+        f"{node.op_type[:MAX_NAME]}..."
+    return f"node {label(node)!r} ({op_type})"

@@ -14,8 +14,10 @@ import onnx
 from ..graph.basic import Variable
 from ..graph.type import Type
 from ..types.type import TensorType
+from .bounds import bounded
 from .dtypes import UnsupportedType
-from .protos import OnnxImportError, attribute_value, label, proto_type
+from .loading import OnnxImportError, shown
+from .protos import attribute_value, described, label, proto_type
 from .registry import OnnxOp, UnsupportedOp
 from .shared import NotKnown
 from .structured import Structured
@@ -25,12 +27,55 @@ from .structured import Structured
 #: it runs as), so reading time grows with the nesting; a deeper node is left untyped.
 MAX_DEPTH = 8
 
+#: The node readings all of a model's subgraphs may take together, as a multiple of the
+#: nodes the model holds in all its graphs (and at least MIN_READS): nested bodies are
+#: read a few times each, so the readings of a body ``d`` deep grow like ``3**d``; past
+#: the budget a node's subgraphs are not typed, and the work stays linear in the model.
+READS_PER_NODE = 8
+MIN_READS = 1 << 14
+
+
+def nodes_in(graph: onnx.GraphProto) -> int:
+    """The nodes of ``graph`` and of every subgraph of its nodes, at any depth."""
+    count, stack = 0, [graph]
+    while stack:
+        g = stack.pop()
+        count += len(g.node)
+        for node in g.node:
+            for attr in node.attribute:
+                if attr.type == onnx.AttributeProto.GRAPH:
+                    stack.append(attr.g)
+                elif attr.type == onnx.AttributeProto.GRAPHS:
+                    stack.extend(attr.graphs)
+    return count
+
+
+class Budget:
+    """The node readings a model's subgraphs may still take (set from the model's size
+    when its first subgraph is read; one for the model, shared by its readers)."""
+
+    def __init__(self) -> None:
+        self.limit: int | None = None
+        self.left = 0
+
+    def spend(self, model: onnx.ModelProto, graph: onnx.GraphProto) -> None:
+        """Count reading ``graph``'s nodes once; UnsupportedOp past the budget."""
+        if self.limit is None:
+            self.limit = self.left = max(MIN_READS, READS_PER_NODE * nodes_in(model.graph))
+        self.left -= len(graph.node)
+        if self.left < 0:
+            raise UnsupportedOp(f"the model's subgraphs would be read past {self.limit} "
+                                f"node readings in all ({READS_PER_NODE} per node of the "
+                                "model, the limit kantensor.onnx.scope.READS_PER_NODE); "
+                                "the rest are not typed")
+
 
 class Scope:
     """What the importer's reader does with scopes and structured nodes (a mixin of
     :class:`kantensor.onnx.importer._Reader`: ``parent`` is the reader of the graph
-    around, ``depth`` how many subgraphs deep it is, ``types``, ``values``, ``untyped``,
-    ``outer`` and ``captured`` its own)."""
+    around, ``depth`` how many subgraphs deep it is, ``budget`` the model's
+    :class:`Budget`; ``types``, ``values``, ``untyped``, ``outer`` and ``captured`` its
+    own)."""
 
     def output(self, name: str) -> Variable:
         """The Variable of an output of the graph; the error of the unsupported node it
@@ -49,6 +94,42 @@ class Scope:
                 return t
             reader = reader.parent
         return None
+
+    def assigned(self, node: onnx.NodeProto, names: list[str]) -> None:
+        """OnnxImportError if a name the node assigns is assigned already (by an
+        initializer, a graph input, an earlier node or the node itself, or in a graph
+        around a subgraph: ONNX's names are unique across a model's graphs)."""
+        types, outer = self.types, self.parent
+        for k, name in enumerate(names):
+            if name and (name in types or name in self.untyped or name in names[:k] or
+                         outer is not None and outer.defines(name)):
+                first = "itself" if name in names[:k] else self.origin(name)
+                raise OnnxImportError(f"{described(node)}: its output {shown(name)} is "
+                                      f"assigned already, by {first}: a name is assigned "
+                                      "once")
+
+    def origin(self, name: str) -> str:
+        """What assigned ``name`` first, in words (for the message of a second one)."""
+        graph = self.proto
+        if name in self.outer or name not in self.types and name not in self.untyped:
+            return "the graph around this subgraph"
+        if any(t.name == name for t in graph.initializer):
+            return "an initializer"
+        if any(i.name == name for i in graph.input):
+            return "a graph input"
+        for node in graph.node:
+            if name in node.output:
+                return described(node)
+        return "an earlier node"  # pragma: no cover - every name has an origin
+
+    def defines(self, name: str) -> bool:
+        """Whether this graph or one around it assigns ``name`` (typed or not) so far."""
+        reader: Scope | None = self
+        while reader is not None:
+            if name in reader.types or name in reader.untyped:
+                return True
+            reader = reader.parent
+        return False
 
     def _capture(self, name: str) -> Type | None:
         """Bring an outer scope's ``name`` into this one (its type and known value; the
@@ -84,7 +165,9 @@ class Scope:
         if self.depth >= MAX_DEPTH:
             raise UnsupportedOp(f"subgraphs nested more than {MAX_DEPTH} deep (the limit "
                                 "kantensor.onnx.scope.MAX_DEPTH) are not typed")
-        sub = type(self)(self.model, self.graph if graph is None else graph, proto, self)
+        self.budget.spend(self.model, proto)
+        sub = type(self)(self.model, self.tensors, self.graph if graph is None else graph,
+                         proto, self)
         sub.read_sources(formal, values)
         sub.read_nodes()
         return sub
@@ -114,9 +197,10 @@ class Scope:
                 error = OnnxImportError(message)
             raise error from exc
         apply = None
-        for name, (var, value) in zip(node.output, typed, strict=False):
+        for k, (name, (var, value)) in enumerate(zip(node.output, typed, strict=False)):
             if not name or var is None:
                 continue
+            bounded(var.type, f"node {named!r} ({node.op_type}): output {k}")
             var.name = name
             self.vars[name] = var
             self.types[name] = var.type
@@ -144,5 +228,5 @@ class Scope:
                 out[attr.name] = proto_type(attr.tp, f"node {named!r}: attribute "
                                             f"{attr.name!r}")
             else:
-                out[attr.name] = attribute_value(attr)
+                out[attr.name] = attribute_value(attr, self.tensors)
         return out

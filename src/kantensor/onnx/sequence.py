@@ -117,7 +117,7 @@ class SequenceEmpty(Structured):
         attrs = scope.attributes(node, self, label)
         dtype = dtype_of(attrs.get("dtype", onnx.TensorProto.FLOAT), f"node {label!r}",
                          text=True)
-        return [(apply("SequenceEmpty", empty, (SequenceType(dtype, elements=()),), []),
+        return [(apply("SequenceEmpty", empty, (SequenceType(dtype, elements=()),), [])[0],
                  None)]
 
 

@@ -20,7 +20,8 @@ from ..types.containers import OptionalType, SequenceType
 from ..types.dim import Dim
 from ..types.type import TensorType
 from .dtypes import ELEM_TYPES
-from .importer import load_model, read_types
+from .importer import _Reader, read_types
+from .loading import open_model
 
 #: Type -> a ValueInfoProto of that type and no name (tensor types are interned: the
 #: key is the object); a value's info is a copy of it, named.
@@ -68,10 +69,21 @@ def value_info(t: Type) -> onnx.ValueInfoProto:
     return info
 
 
-def infer_shapes(model: onnx.ModelProto | str | os.PathLike | bytes) -> onnx.ModelProto:
-    """A copy of ``model`` with every value_info and output typed by kantensor."""
-    source = load_model(model)
-    reader = read_types(source)
+def infer_shapes(model: onnx.ModelProto | str | os.PathLike | bytes,
+                 base_dir: str | os.PathLike | None = None) -> onnx.ModelProto:
+    """A copy of ``model`` with every value_info and output typed by kantensor. External
+    data (read only where a node's type depends on it) comes from ``base_dir``, else
+    from the folder of the model's path (see :mod:`.loading`)."""
+    return typed_model(model, base_dir)[0]
+
+
+def typed_model(model: onnx.ModelProto | str | os.PathLike | bytes,
+                base_dir: str | os.PathLike | None = None
+                ) -> tuple[onnx.ModelProto, _Reader]:
+    """:func:`infer_shapes`'s copy of ``model``, and the reader that typed it (its
+    ``types``, and for each value left untyped why, in ``untyped``)."""
+    source, tensors = open_model(model, base_dir)
+    reader = read_types(source, tensors)
     types = reader.types  # the initializers and inputs, then the nodes' outputs
     out = onnx.ModelProto()
     if isinstance(model, bytes):
@@ -92,4 +104,4 @@ def infer_shapes(model: onnx.ModelProto | str | os.PathLike | bytes) -> onnx.Mod
             info = infos.add()
             info.CopyFrom(value_info(t))
             info.name = name
-    return out
+    return out, reader

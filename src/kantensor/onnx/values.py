@@ -1,6 +1,6 @@
 """Values known when an ONNX model is read (a constant, or folded from known values and
 ``Shape``): ints, Dims and None held in NumPy arrays, and as the parameters builders
-read."""
+read; :class:`Folding`, how the reader computes them."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..types.type import TensorType
+from .bounds import MAX_VALUE_ENTRIES, oversized
 
 __all__ = ["MAX_FOLD", "TypeStandIn", "as_param", "computed", "integral", "plain",
            "read_shapes", "settle", "sizes_value", "static_size"]
@@ -102,8 +103,9 @@ def computed(apply: Any, values: list[np.ndarray]) -> list[np.ndarray] | None:
         if size is None or size > MAX_FOLD:
             return None
     symbolic = any(v.dtype == object for v in values)
-    if symbolic and any(not integral(o.type.dtype) for o in apply.outputs):
-        return None
+    if symbolic and any(not integral(o.type.dtype) or static_size(o.type) >
+                        MAX_VALUE_ENTRIES for o in apply.outputs):
+        return None  # (sizes are short lists; each of a long one costs Python work)
     op = apply.op
     try:
         with np.errstate(all="ignore"):
@@ -117,6 +119,8 @@ def computed(apply: Any, values: list[np.ndarray]) -> list[np.ndarray] | None:
         r = np.asarray(r)
         if r.dtype == object:
             r = settle(r)
+            if any(oversized(v) for v in r.ravel().tolist()):
+                return None  # (a size no type may state: the value is not known)
         if r.dtype != object:
             r = r.astype(o.type.dtype)
         if r.shape != tuple(o.type.shape):

@@ -246,8 +246,9 @@ _POSITION, _KEYWORD, _DEFAULT = object(), object(), object()
 def _parse_call(text: str) -> list[Param]:
     try:
         fn = ast.parse(f"def _({text}): pass").body[0]
-    except SyntaxError as exc:
-        raise ParamError(f"call {text!r} is not a Python parameter list: {exc.msg}") from None
+    except (SyntaxError, MemoryError, RecursionError) as exc:  # (the last two: nesting)
+        raise ParamError(f"call {text!r} is not a Python parameter list: "
+                         f"{getattr(exc, 'msg', 'too deeply nested')}") from None
     assert isinstance(fn, ast.FunctionDef)
     a = fn.args
     if a.posonlyargs or a.kwarg:
@@ -275,9 +276,10 @@ def _param(arg: ast.arg, default: ast.expr | None, text: str, keyword_only: bool
         kind = note.id
     elif isinstance(note, ast.Constant) and isinstance(note.value, str):
         kind, choices = "choice", tuple(note.value.split("|"))
-    else:
+    else:  # (the annotation's own text: unparsing a deeply nested one recurses)
         raise ParamError(f"call {text!r}: parameter {arg.arg} has an unknown kind "
-                         f"{ast.unparse(note)!r}; expected one of "
+                         f"{ast.get_source_segment(f'def _({text}): pass', note)!r}; "
+                         "expected one of "
                          f"{', '.join([*TENSOR_KINDS, *KINDS])} or a string of choices "
                          f"like \"full|same\"")
     if default is None:
@@ -287,9 +289,10 @@ def _param(arg: ast.arg, default: ast.expr | None, text: str, keyword_only: bool
             raise ParamError(f"call {text!r}: tensor {arg.arg} cannot have a default")
         try:
             value = ast.literal_eval(default)
-        except ValueError:
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             raise ParamError(f"call {text!r}: the default of {arg.arg} must be a literal, "
-                             f"got {ast.unparse(default)}") from None
+                             f"got {ast.get_source_segment(f'def _({text}): pass', default)}"
+                             ) from None
     return Param(arg.arg, kind, value, choices, keyword_only)
 
 

@@ -31,6 +31,7 @@ from ..syntax.alternative import Overloads
 from ..syntax.errors import RenderingLimit
 from ..types.dim import Dim
 from ..types.dtypes import Priority, get_default_dtype, priority
+from ..types.limits import MAX_NDIM
 from ..types.type import TensorType
 from .compile import (
     DEFAULT_MAX_RANK,
@@ -199,7 +200,7 @@ class Relation:
         known = [len(shape) for x in (*in_terms, *out_terms)
                  if isinstance(t := walk(x, S.data), TensorTerm)
                  and isinstance(shape := walk(t.shape, S.data), tuple)]
-        for top in range(self.max_rank + 1, max(self.max_rank, *known) + 2):
+        for top in range(self.max_rank + 1, max([self.max_rank, *known]) + 2):
             yield from self._states(S, in_terms, out_terms, top)
 
     def _states(self, S: ConstrainedState, in_terms: list, out_terms: list, ranks: int
@@ -217,8 +218,11 @@ class Relation:
         if isinstance(self.target, Overloads):
             yield self.target, S
             return
-        open_shapes = [t.shape for t in (walk(x, S.data) for x in in_terms)
-                       if isinstance(t, TensorTerm) and isvar(walk(t.shape, S.data))]
+        # each open shape once: a logic variable repeated among the inputs
+        # (concatenate([Y, Y])) is one shape, of one rank
+        open_shapes = list({id(v): v for t in (walk(x, S.data) for x in in_terms)
+                            if isinstance(t, TensorTerm)
+                            and isvar(v := walk(t.shape, S.data))}.values())
         for ranks in _rank_choices(len(open_shapes), max_rank):
             if max_rank > self.max_rank and max(ranks, default=0) < max_rank:
                 continue  # within the bound: enumerated already
@@ -292,9 +296,12 @@ def relation(op_or_signature: Any, max_rank: int = DEFAULT_MAX_RANK) -> Relation
     """The relation of an Op or a Signature, as a kanren goal maker (``kt.relation``,
     :func:`kantensor.query.relation`, also reads Op names and signature text).
 
-    ``max_rank`` bounds the number of axes tried where a rank is unknown."""
-    if isinstance(max_rank, bool) or not isinstance(max_rank, int) or max_rank < 0:
-        raise ValueError(f"max_rank must be an int >= 0, got {max_rank!r}")
+    ``max_rank`` bounds the number of axes tried where a rank is unknown: at most
+    ``MAX_NDIM`` (64, NumPy's limit: no tensor has more axes)."""
+    if isinstance(max_rank, bool) or not isinstance(max_rank, int) or \
+            not 0 <= max_rank <= MAX_NDIM:
+        raise ValueError(f"max_rank must be an int from 0 to {MAX_NDIM} (NumPy's limit on "
+                         f"axes), got {max_rank!r}")
     target = op_or_signature
     if isinstance(target, str):
         raise TypeError("this relation() takes an Op or a Signature; kt.relation also "

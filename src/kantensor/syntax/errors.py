@@ -16,6 +16,10 @@ def error_html(exc: BaseException) -> str:
 __all__ = ["RenderingLimit", "SignatureSyntaxError", "TypeInferenceError", "placeholder_error"]
 
 
+#: Characters of the offending line a syntax error shows on each side of its position.
+CONTEXT = 60
+
+
 class SignatureSyntaxError(ValueError):
     """A malformed signature text.
 
@@ -34,11 +38,15 @@ class SignatureSyntaxError(ValueError):
         self.expected = expected
 
     def __str__(self) -> str:
-        # Show only the line holding the error, so multi-line signatures stay readable.
+        # Show only the line holding the error, so multi-line signatures stay readable,
+        # and of a long line only CONTEXT characters on each side of the position.
         start = self.text.rfind("\n", 0, self.position) + 1
         end = self.text.find("\n", self.position)
-        line = self.text[start : len(self.text) if end < 0 else end]
-        return f"{self.message}\n  {line}\n  {' ' * (self.position - start)}^"
+        end = len(self.text) if end < 0 else end
+        lo, hi = max(start, self.position - CONTEXT), min(end, self.position + CONTEXT)
+        head, tail = "..." * (lo > start), "..." * (hi < end)
+        line = head + self.text[lo:hi] + tail
+        return f"{self.message}\n  {line}\n  {' ' * (len(head) + self.position - lo)}^"
 
     def _repr_html_(self) -> str:
         return error_html(self)

@@ -18,13 +18,17 @@ from lark import Tree
 from .errors import SignatureSyntaxError
 from .vocabulary import NESTING_RULES, Word
 
-__all__ = ["MAX_EXPONENT", "MAX_NESTING", "MAX_SIGNATURE_TEXT", "balanced_join",
+__all__ = ["MAX_EXPONENT", "MAX_NESTING", "MAX_POWER_BITS", "MAX_SIGNATURE_TEXT", "balanced_join",
            "check_ast_nesting", "check_text", "check_tree_nesting"]
 
 MAX_SIGNATURE_TEXT: Final = 100_000
 """Longest signature text that is parsed."""
 MAX_EXPONENT: Final = 64
 """Largest exponent of ``**`` in a size expression (``n**64``)."""
+MAX_POWER_BITS: Final = 4096
+"""Most bits a power of ints may have when a size expression is evaluated: powers of
+powers (``((9**64)**64)**64``) would otherwise make an int of millions of bits before any
+size limit sees it."""
 MAX_NESTING: Final = 64
 """Deepest nesting of dim and dtype expressions (each operator and each function call
 is one level: the words of :mod:`~kantensor.syntax.vocabulary` that nest)."""

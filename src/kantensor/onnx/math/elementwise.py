@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ...ops.params import ParamError
 from ...ops.sizes import SizeNames
 from ...ops.templates import builder, dims, reads_ranks, typed
 from ...syntax.ast import Broadcasts, DimVar
@@ -165,6 +166,8 @@ def build_expand(types: tuple, shape_value: Any, **_: Any) -> dict[str, Any]:
     unknown entry of the shape is an unknown size."""
     x, shape = types[0], types[1]
     a = dims("a", x.ndim)
+    if shape.ndim != 1:
+        raise ParamError(f"shape must be a 1-D tensor, got one of {shape.ndim} axes")
     k = shape.shape[0]
     if not isinstance(k, int):
         raise NotKnown("shape has an unknown length")

@@ -28,6 +28,27 @@ def _window(n: str, k: int | str, s: int, d: int, pb: int, pe: int, auto_pad: st
     return f"({n}+{pb + pe}-{eff})//{s}+1"
 
 
+def window_attributes(x_ndim: int, **given: tuple | None) -> int:
+    """The number of spatial axes of an input of ``x_ndim`` axes (N, C, spatial...); a
+    ParamError unless it has one at least and each attribute given has one entry per
+    spatial axis (``pads`` two), strides, dilations and known kernel sizes at least 1."""
+    k = x_ndim - 2
+    if k < 1:
+        raise ParamError(f"the input has {x_ndim} axes; it must have (N, C, spatial...) "
+                         "with a spatial axis at least")
+    for name, value in given.items():
+        if value is None:
+            continue
+        want = 2 * k if name == "pads" else k
+        if len(value) != want:
+            raise ParamError(f"{name} has {len(value)} entries, the input's {k} spatial "
+                             f"axes need {want}")
+        if name in ("kernel_shape", "strides", "dilations") and any(
+                isinstance(v, int) and v < 1 for v in value):
+            raise ParamError(f"{name} must be at least 1 on each axis, got {tuple(value)}")
+    return k
+
+
 @reads_ranks
 def build_pool(types: tuple, kernel_shape: tuple | None = None, strides: tuple | None = None,
                pads: tuple | None = None, dilations: tuple | None = None,
@@ -43,7 +64,8 @@ def build_pool(types: tuple, kernel_shape: tuple | None = None, strides: tuple |
     input has no empty spatial axis and its pads are smaller than its kernel, as
     onnxruntime requires."""
     x = types[0]
-    k = x.ndim - 2
+    k = window_attributes(x.ndim, kernel_shape=kernel_shape, strides=strides, pads=pads,
+                          dilations=dilations)
     dims = names("a", x.ndim)
     conv = len(types) > 1
     clauses: list[str] = []

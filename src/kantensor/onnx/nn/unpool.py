@@ -13,7 +13,7 @@ from ...ops.params import ParamError
 from ...ops.sizes import SizeNames
 from ...ops.templates import builder, checked_text, names, operand, reads_ranks, where
 from ..shared import NotKnown, rest_operands
-from .conv import any_operands
+from .conv import any_operands, window_attributes
 
 
 @reads_ranks
@@ -36,6 +36,11 @@ def build_conv_transpose(types: tuple, kernel_shape: tuple | None = None,
     if kernel_shape is not None and len(kernel_shape) != k:
         raise ParamError(f"kernel_shape has {len(kernel_shape)} entries, X has {k} spatial "
                          "axes")
+    window_attributes(x.ndim, strides=strides, pads=pads, dilations=dilations,
+                      output_padding=output_padding)
+    if output_shape is not None and len(output_shape) < k:
+        raise ParamError(f"output_shape has {len(output_shape)} entries, the input's {k} "
+                         "spatial axes need as many at least")
     kernel = kernel_shape or tuple(f"k{i}" for i in range(k))
     strides = strides or (1,) * k
     dilations = dilations or (1,) * k
@@ -119,7 +124,7 @@ def build_max_unpool(types: tuple, given: tuple, kernel_shape: tuple,
                      output_shape_value: Any = None, strides: tuple | None = None,
                      pads: tuple | None = None, **_: Any) -> dict[str, Any]:
     x = types[0]
-    k = x.ndim - 2
+    k = window_attributes(x.ndim, kernel_shape=kernel_shape, strides=strides, pads=pads)
     dims = names("a", x.ndim)
     strides = strides or (1,) * k
     pads = pads or (0,) * (2 * k)

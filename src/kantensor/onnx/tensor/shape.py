@@ -42,6 +42,8 @@ def build_reshape(types: tuple, shape_value: Any, allowzero: int, **_: Any) -> d
     over the others; a Dim entry is its size input, an unknown one a fresh size."""
     x, shape = types[0], types[1]
     a = dims("a", x.ndim)
+    if shape.ndim != 1:
+        raise ParamError(f"shape must be a 1-D tensor, got one of {shape.ndim} axes")
     if shape_value is None:
         k = shape.shape[0]
         if not isinstance(k, int):

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..limits import MAX_EXPONENT
+from ..limits import MAX_EXPONENT, MAX_POWER_BITS
 from ..vocabulary import DIM_FUNCTIONS, DIM_OPERATORS, MAX, MIN
 from .names import CMP_OPS, check_name, set_field
 
@@ -317,9 +317,20 @@ def expr_names(x: DimExpr) -> list[str]:
 #: :class:`kantensor.types.Dim`) that has the arithmetic operators.
 DimLike = Any
 
+def _power(a: DimLike, b: DimLike) -> DimLike:
+    """``a ** b``; ValueError, before it is computed, for a power of ints past
+    :data:`~kantensor.syntax.limits.MAX_POWER_BITS` bits."""
+    if isinstance(a, int) and isinstance(b, int) and abs(a) > 1 and \
+            (abs(a).bit_length() - 1) * b > MAX_POWER_BITS:
+        shown = str(a) if a.bit_length() <= 64 else f"an int of {a.bit_length()} bits"
+        raise ValueError(f"a size expression is too large: {shown} to the power {b} has "
+                         f"more than {MAX_POWER_BITS} bits")
+    return a ** b
+
+
 _BINARY: dict[str, Callable[[DimLike, DimLike], DimLike]] = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-    "//": lambda a, b: a // b, "%": lambda a, b: a % b, "**": lambda a, b: a ** b,
+    "//": lambda a, b: a // b, "%": lambda a, b: a % b, "**": _power,
 }
 #: ``min`` and ``max`` on ints; a layer whose sizes are symbolic passes its own.
 INT_CALLS: Mapping[str, Callable[..., DimLike]] = {MIN.text: min, MAX.text: max}

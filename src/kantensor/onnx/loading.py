@@ -1,0 +1,422 @@
+"""Reading ONNX models and their tensors' data: hostile input, bounded before it is used.
+
+A model named by a path is read only if it is a regular file of at most
+:data:`MAX_MODEL_BYTES` (``/dev/zero``, a FIFO or a folder is refused without reading it).
+Every tensor's header is checked before anything is made from it (:meth:`Tensors.check`):
+a known element type, at most :data:`MAX_RANK` axes, and exactly as many values as its
+dims say, whether they are held in the model or in an external file.
+
+External data is resolved with onnx's rules against the model's own folder, or the
+``base_dir`` the caller gives; never against the working directory. Its ``location`` is
+a relative path without ``..``; no part of it may be a symbolic link; it must name a
+regular file holding the tensor's byte range (``offset``, ``length``). The data one
+model reads from external files is at most the total size of the distinct files it
+names, so overlapping ranges cannot multiply it (a range named again, by a copy of a
+subgraph or a body read once more, is read once). A model given as bytes or as a
+ModelProto names no folder: its external data needs ``base_dir``.
+"""
+
+from __future__ import annotations
+
+import errno
+import math
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+
+from ..types.dtypes import COMPLEX, DTYPE_TABLE, STRING, category
+from ..types.limits import MAX_NDIM
+from ..types.numpy_dtypes import numpy_dtype
+from ..types.type import TensorType
+from .dtypes import dtype_of
+
+__all__ = ["MAX_MESSAGE", "MAX_MODEL_BYTES", "MAX_RANK", "OnnxImportError", "Tensors",
+           "clipped", "open_model", "read_model", "shown"]
+
+#: The largest model file read, in bytes (protobuf's own limit is 2 GiB).
+MAX_MODEL_BYTES = 2 << 30
+
+#: The most axes a tensor of a model may have (NumPy's own limit).
+MAX_RANK = MAX_NDIM
+
+#: The most characters of a name (a node's, a value's) that a message shows.
+MAX_NAME = 100
+
+#: The most characters of an error message about a model.
+MAX_MESSAGE = 4096
+
+#: Bits per value of each dtype (from the one table of dtypes): ONNX packs the sub-byte
+#: ones (int4, int2, float4) into bytes.
+_BITS = {d.name: d.bits for d in DTYPE_TABLE}
+
+
+class OnnxImportError(ValueError):
+    """A model kantensor cannot read: a malformed graph or tensor, an input without a
+    rank, a file that is no model, external data outside the model's folder."""
+
+
+def shown(name: str) -> str:
+    """``name`` quoted for a message, at most :data:`MAX_NAME` characters of it."""
+    if len(name) <= MAX_NAME:
+        return repr(name)
+    return f"{name[:MAX_NAME]!r}... ({len(name)} characters)"
+
+
+def clipped(message: str) -> str:
+    """``message`` cut to :data:`MAX_MESSAGE` characters (saying how long it was)."""
+    if len(message) <= MAX_MESSAGE:
+        return message
+    return f"{message[:MAX_MESSAGE - 40]}... ({len(message)} characters)"
+
+
+def _read_file(path: Path) -> bytes:
+    """The bytes of a regular file of at most :data:`MAX_MODEL_BYTES`."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO opens at once
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_MODEL_BYTES:
+        os.close(fd)
+        raise OnnxImportError(f"{shown(str(path))}: " + (
+            "not a regular file" if not stat.S_ISREG(st.st_mode) else
+            f"larger than {MAX_MODEL_BYTES} bytes (the most a model file may have)"))
+    with os.fdopen(fd, "rb") as f:  # its size, and a byte more to see it did not grow
+        data = f.read(st.st_size + 1)  # (read(n) takes n bytes of memory first)
+    if len(data) != st.st_size:
+        raise OnnxImportError(f"{shown(str(path))}: it changed while it was read")
+    return data
+
+
+#: Models of at least this many bytes have the sizes of their initializers' raw data read
+#: from the bytes (:func:`raw_sizes`) instead of from the parsed tensors, which copy it.
+SCAN_BYTES = 1 << 20
+
+_GRAPH = onnx.ModelProto.DESCRIPTOR.fields_by_name["graph"].number
+_INITIALIZER = onnx.GraphProto.DESCRIPTOR.fields_by_name["initializer"].number
+_RAW_DATA = onnx.TensorProto.DESCRIPTOR.fields_by_name["raw_data"].number
+
+
+def _varint(data: bytes, i: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        byte = data[i]
+        i += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, i
+        shift += 7
+        if shift > 63:
+            raise ValueError("a varint of more than 10 bytes")
+
+
+def _fields(data: bytes, start: int, end: int) -> Any:
+    """(field number, wire type, start, end) of each field of the message in
+    ``data[start:end]``, in the protobuf wire format."""
+    i = start
+    while i < end:
+        tag, i = _varint(data, i)
+        kind = tag & 7
+        if kind == 0:
+            j = _varint(data, i)[1]
+        elif kind == 2:
+            n, i = _varint(data, i)
+            j = i + n
+        elif kind in (1, 5):
+            j = i + (8 if kind == 1 else 4)
+        else:
+            raise ValueError("a group")
+        if j > end:
+            raise ValueError("a field past the end")
+        yield tag >> 3, kind, i, j
+        i = j
+
+
+def raw_sizes(data: bytes) -> list[int | None] | None:
+    """The size of the raw data of each initializer of the serialized model ``data``, in
+    order (None where it has none), read from the wire format without copying any data
+    (a parsed TensorProto copies its ``raw_data`` each time it is read); None if the
+    bytes are not read so."""
+    try:
+        out: list[int | None] = []
+        for field, kind, start, end in _fields(data, 0, len(data)):
+            if field != _GRAPH or kind != 2:
+                continue  # (a message field given twice is merged: each is scanned)
+            for field2, kind2, start2, end2 in _fields(data, start, end):
+                if field2 == _INITIALIZER and kind2 == 2:
+                    size = None
+                    for field3, kind3, start3, end3 in _fields(data, start2, end2):
+                        if field3 == _RAW_DATA and kind3 == 2:
+                            size = end3 - start3  # the last one counts, as when parsed
+                    out.append(size)
+        return out
+    except (ValueError, IndexError):
+        return None
+
+
+def read_model(model: onnx.ModelProto | str | os.PathLike | bytes,
+               base_dir: str | os.PathLike | None = None
+               ) -> tuple[onnx.ModelProto, str | None, list[int | None] | None]:
+    """``model`` as a ModelProto (a path or serialized bytes are parsed; external data is
+    not read), the folder of its external data (``base_dir`` if given, else the folder
+    of the model's path, else None: bytes and ModelProtos name none), and for a large
+    model read from bytes the sizes of its initializers' raw data (:func:`raw_sizes`)."""
+    folder = None if base_dir is None else os.fspath(base_dir)
+    if isinstance(model, onnx.ModelProto):
+        return model, folder, None
+    if isinstance(model, bytes | bytearray | memoryview):
+        data = bytes(model)
+        if len(data) > MAX_MODEL_BYTES:
+            raise OnnxImportError(f"the model is larger than {MAX_MODEL_BYTES} bytes")
+    elif isinstance(model, str | os.PathLike):
+        path = Path(model)
+        data = _read_file(path)
+        if folder is None:
+            folder = os.fspath(path.parent)
+    else:
+        raise TypeError(f"expected a ModelProto, a path or bytes, got "
+                        f"{type(model).__name__}")
+    proto = onnx.ModelProto()
+    try:
+        proto.ParseFromString(data)
+    except Exception as exc:  # protobuf's DecodeError and the like: not a model
+        raise OnnxImportError(clipped(f"not an ONNX model: {exc}")) from None
+    sizes = raw_sizes(data) if len(data) >= SCAN_BYTES else None
+    if sizes is not None and len(sizes) != len(proto.graph.initializer):
+        sizes = None  # (not expected: then the tensors say)
+    return proto, folder, sizes
+
+
+def _digits(value: str, key: str, where: str) -> int:
+    if not (value.isascii() and value.isdecimal() and len(value) <= 20):
+        raise OnnxImportError(f"{where}: external data {key} {shown(value)} is not a "
+                              "byte count")
+    return int(value)
+
+
+class Tensors:
+    """The tensors of one model: their headers checked (:meth:`check`), their data read
+    on demand (:meth:`array`), external data from ``folder`` only.
+
+    ``given`` says how the model was given (for the message refusing external data
+    without a folder); ``raw`` the sizes of the initializers' raw data, in order, when
+    :func:`raw_sizes` read them."""
+
+    def __init__(self, folder: str | None, given: str = "a path",
+                 raw: list[int | None] | None = None):
+        self.folder = folder
+        self.given = given
+        self.raw = raw  # the sizes of the initializers' raw data, if read from the bytes
+        self.files: dict[str, tuple[int, tuple[int, int]]] = {}  # location -> size, id
+        self.sizes: dict[tuple[int, int], int] = {}  # a file (device, inode) -> its size
+        self.claimed = 0  # bytes of external data the checked tensors claim
+        self.ranges: set[tuple] = set()  # (file id, offset, length) claimed
+        self.arrays: dict[tuple, np.ndarray] = {}  # a range read, as a dtype and dims
+
+    def check(self, proto: onnx.TensorProto, where: str, known: TensorType | None = None,
+              raw: int | None = None) -> TensorType:
+        """The type of a tensor, from its header (``known``: the type of an equal header
+        checked before), once its data is known to fit it (``raw``: the size of its raw
+        data if known without reading it, see :func:`raw_sizes`): OnnxImportError (or
+        UnsupportedType for its element type) otherwise."""
+        dims = proto.dims[:]
+        if known is None:
+            dtype = dtype_of(proto.data_type, where, text=True)
+            if len(dims) > MAX_RANK:
+                raise OnnxImportError(f"{where}: {len(dims)} dims, at most {MAX_RANK} "
+                                      "(NumPy's limit)")
+            try:
+                t = TensorType(dtype, tuple(dims))
+            except (TypeError, ValueError) as exc:
+                raise OnnxImportError(f"{where}: {exc}") from None
+        else:
+            t, dtype = known, known.dtype
+        if proto.HasField("segment"):
+            raise OnnxImportError(f"{where}: segments of tensors are not supported")
+        count = math.prod(dims)
+        if proto.data_location == onnx.TensorProto.EXTERNAL:
+            if category(dtype) is STRING:
+                raise OnnxImportError(f"{where}: STRING data cannot be external")
+            self._external(proto, where, self._bytes(dtype, count))
+            return t
+        held, wanted, unit = self._held(proto, dtype, count, raw)
+        if held != wanted:
+            raise OnnxImportError(f"{where}: holds {held} {unit}, its dims {tuple(dims)} "
+                                  f"need {wanted}")
+        if category(dtype) is STRING:
+            for s in proto.string_data:
+                try:
+                    s.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise OnnxImportError(f"{where}: a string is not UTF-8 ({exc.reason} "
+                                          f"at byte {exc.start})") from None
+        return t
+
+    def array(self, proto: onnx.TensorProto, where: str) -> np.ndarray:
+        """A checked tensor's values, in the NumPy dtype kantensor computes in (a range of
+        an external file is read once: tensors naming it again share its array)."""
+        dtype = dtype_of(proto.data_type, where, text=True)
+        if proto.data_location == onnx.TensorProto.EXTERNAL:
+            location, offset, length = self._external(proto, where, None)
+            key = (self.files[location][1], offset, length, proto.data_type,
+                   tuple(proto.dims))
+            found = self.arrays.get(key)
+            if found is None:
+                inline = onnx.TensorProto(data_type=proto.data_type, dims=proto.dims)
+                inline.raw_data = self._read(location, offset, length, where)
+                found = self.arrays[key] = self._value(inline, dtype, where)
+            return found
+        return self._value(proto, dtype, where)
+
+    @staticmethod
+    def _value(proto: onnx.TensorProto, dtype: str, where: str) -> np.ndarray:
+        try:
+            value = numpy_helper.to_array(proto)
+        except (TypeError, ValueError) as exc:  # checked: not expected, said if it comes
+            raise OnnxImportError(clipped(f"{where}: {exc}")) from None
+        return np.asarray(value).astype(numpy_dtype(dtype), copy=False)
+
+    @staticmethod
+    def _bytes(dtype: str, count: int) -> int:
+        return (count * _BITS[dtype] + 7) // 8
+
+    def _held(self, proto: onnx.TensorProto, dtype: str, count: int, raw: int | None
+              ) -> tuple[int, int, str]:
+        """How many bytes or values the tensor holds, how many its dims need, and the
+        unit."""
+        if category(dtype) is STRING:  # ONNX keeps strings in string_data only
+            return len(proto.string_data), count, "strings"
+        if proto.HasField("raw_data"):
+            return raw if raw is not None else len(proto.raw_data), \
+                self._bytes(dtype, count), "bytes"
+        field = helper.tensor_dtype_to_field(proto.data_type)
+        held = len(getattr(proto, field))
+        if _BITS[dtype] < 8:  # packed, one byte per entry
+            return held, self._bytes(dtype, count), f"{field} entries"
+        return held, count * (2 if category(dtype) is COMPLEX else 1), f"{field} entries"
+
+    def _external(self, proto: onnx.TensorProto, where: str, need: int | None
+                  ) -> tuple[str, int, int]:
+        """The file, offset and length of a tensor's external data, checked: its
+        location by onnx's rules, its range within the file (and ``need`` bytes long);
+        counted against the model's budget when ``need`` is given (the first check)."""
+        keys = {e.key: e.value for e in proto.external_data}
+        location = keys.get("location", "")
+        offset = _digits(keys["offset"], "offset", where) if "offset" in keys else 0
+        if self.folder is None:
+            raise OnnxImportError(
+                f"{where}: its data is in the external file {shown(location)}, but the "
+                f"model was given as {self.given}, which names no folder: pass base_dir "
+                "(the folder holding its external data), or the model's path")
+        size, ident = self._file(location, where)
+        if offset > size:
+            raise OnnxImportError(f"{where}: external data offset {offset} is past the end "
+                                  f"of {shown(location)} ({size} bytes)")
+        length = _digits(keys["length"], "length", where) if "length" in keys else \
+            size - offset
+        if offset + length > size:
+            raise OnnxImportError(f"{where}: external data of {length} bytes at offset "
+                                  f"{offset} runs past the end of {shown(location)} "
+                                  f"({size} bytes)")
+        if need is not None:
+            if length != need:
+                raise OnnxImportError(f"{where}: external data of {length} bytes, its dims "
+                                      f"{tuple(proto.dims)} need {need}")
+            self.sizes[ident] = size
+            if (ident, offset, length) in self.ranges:  # (one range again: a subgraph
+                return location, offset, length  # read once more, or a sibling's copy)
+            self.ranges.add((ident, offset, length))
+            self.claimed += length
+            total = sum(self.sizes.values())
+            if self.claimed > total:
+                raise OnnxImportError(
+                    f"{where}: the model's tensors claim {self.claimed} bytes of external "
+                    f"data, more than the {total} bytes of the files they name "
+                    "(overlapping ranges)")
+        return location, offset, length
+
+    def _file(self, location: str, where: str) -> tuple[int, tuple[int, int]]:
+        found = self.files.get(location)
+        if found is None:
+            fd = self._open(location, where)
+            try:
+                st = os.fstat(fd)
+            finally:
+                os.close(fd)
+            found = self.files[location] = st.st_size, (st.st_dev, st.st_ino)
+        return found
+
+    def _open(self, location: str, where: str) -> int:
+        """A descriptor of the regular file ``location`` names under the folder, opened
+        one component at a time, none of them followed if it is a symbolic link."""
+        bad = None
+        if not location:
+            bad = "no location"
+        elif "\0" in location or "\\" in location:
+            bad = "a location with a NUL or a backslash"
+        elif os.path.isabs(location) or location[1:2] == ":":
+            bad = "an absolute location"
+        parts = [p for p in location.split("/") if p not in ("", ".")]
+        if bad is None and ".." in parts:
+            bad = "a location with '..'"
+        if bad is None and not parts:
+            bad = "a location naming no file"
+        if bad is not None:
+            raise OnnxImportError(f"{where}: external data at {bad} ({shown(location)}); "
+                                  "it must be a relative path inside the model's folder")
+        try:
+            fd = os.open(self.folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        except OSError as exc:
+            raise OnnxImportError(f"{where}: cannot open the folder of its external data "
+                                  f"{shown(str(self.folder))}: {exc.strerror}") from None
+        try:
+            for k, part in enumerate(parts):
+                found = self._step(fd, part, k == len(parts) - 1, location, where)
+                os.close(fd)
+                fd = found
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise OnnxImportError(f"{where}: its external data {shown(location)} is "
+                                      "not a regular file")
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+    def _step(self, folder: int, part: str, last: bool, location: str, where: str) -> int:
+        """``part`` opened in the open folder ``folder``: a folder, or the file when
+        ``last`` (without waiting for a FIFO's writer); never through a link."""
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | \
+            getattr(os, "O_NONBLOCK" if last else "O_DIRECTORY", 0)
+        try:
+            if stat.S_ISLNK(os.stat(part, dir_fd=folder, follow_symlinks=False).st_mode):
+                raise OSError(errno.ELOOP, "a symbolic link")
+            return os.open(part, flags, dir_fd=folder)
+        except OSError as exc:
+            what = "is a symbolic link" if exc.errno == errno.ELOOP else \
+                f"cannot be opened: {exc.strerror}"
+            whose = "" if last else f" ({shown(part)} of it)"
+            raise OnnxImportError(f"{where}: its external data {shown(location)}{whose} "
+                                  f"{what} (in {shown(str(self.folder))})") from None
+
+    def _read(self, location: str, offset: int, length: int, where: str) -> bytes:
+        fd = self._open(location, where)
+        with os.fdopen(fd, "rb") as f:
+            f.seek(offset)
+            data = f.read(length)
+        if len(data) != length:
+            raise OnnxImportError(f"{where}: external data {shown(location)} ended after "
+                                  f"{len(data)} of {length} bytes")
+        return data
+
+
+def open_model(model: onnx.ModelProto | str | os.PathLike | bytes,
+               base_dir: str | os.PathLike | None = None
+               ) -> tuple[onnx.ModelProto, Tensors]:
+    """``model`` as a ModelProto, and its :class:`~.loading.Tensors` (external data read
+    from ``base_dir``, else from the model's own folder)."""
+    proto, folder, raw = read_model(model, base_dir)
+    given = "a ModelProto" if isinstance(model, onnx.ModelProto) else \
+        "bytes" if not isinstance(model, str | os.PathLike) else "a path"
+    return proto, Tensors(folder, given, raw)
