@@ -96,6 +96,9 @@ class Sizes:
         self._resolved: dict[Hashable, tuple[Entry, int]] = {}
         #: which Variables mention a symbol (directly, or through a binding)
         self.users: dict[Hashable, list[Variable]] = {}
+        #: each Variable's current sizes and whether they involve an unknown, until a
+        #: symbol they mention is bound (``users`` says which Variables mention it)
+        self._current: dict[Variable, tuple[tuple[Entry, ...], bool]] = {}
 
     def copy(self) -> Sizes:
         """An independent copy (the entries are shared: they never change)."""
@@ -104,6 +107,7 @@ class Sizes:
         new.bindings = dict(self.bindings)
         new._resolved = dict(self._resolved)
         new.users = {k: list(v) for k, v in self.users.items()}
+        new._current = {}  # (each Sizes drops its own when it binds)
         return new
 
     def add(self, variable: Variable) -> None:
@@ -154,13 +158,34 @@ class Sizes:
 
     def current(self, variable: Variable) -> tuple[Entry, ...]:
         """The variable's sizes as known now."""
+        cached = self._current.get(variable)
+        return (cached or self._resolve_entries(variable))[0]
+
+    def open(self, variable: Variable) -> bool:
+        """Do the variable's sizes still involve an unknown?"""
+        cached = self._current.get(variable)
+        return (cached or self._resolve_entries(variable))[1]
+
+    def _resolve_entries(self, variable: Variable) -> tuple[tuple[Entry, ...], bool]:
+        """The variable's current sizes and whether they involve an unknown, kept until
+        a symbol they mention is bound (:meth:`bind` drops them)."""
         resolve = self.resolve
-        return tuple([resolve(e) for e in self.entries[variable]])
+        value = tuple([resolve(e) for e in self.entries[variable]])
+        holes = False
+        for e in value:
+            if type(e) is not int and has_hole(e):
+                holes = True
+                break
+        cached = self._current[variable] = (value, holes)
+        return cached
 
     def bind(self, symbol: Hashable, value: Entry, source: Any) -> list[Variable]:
         """Bind a free symbol; returns the Variables whose sizes changed."""
         self.bindings[symbol] = Binding(symbol, value, source, len(self.bindings))
         changed = self.users.get(symbol, [])
+        current = self._current
+        for v in changed:  # their sizes mention the symbol: resolved again when asked
+            current.pop(v, None)
         if isinstance(value, Hole):
             self.users.setdefault(value, []).extend(changed)
         elif not isinstance(value, int):
@@ -168,10 +193,20 @@ class Sizes:
                 self.users.setdefault(s, []).extend(changed)
         return changed
 
-    def type_of(self, variable: Variable) -> TensorType:
-        """The refined TensorType: a size that still involves an unknown is ``None``."""
-        return TensorType(variable.type.dtype, [None if has_hole(v) else v
-                                                for v in self.current(variable)])
+    def type_of(self, variable: Variable, made: dict | None = None) -> TensorType:
+        """The refined TensorType: a size that still involves an unknown is ``None``
+        (``made``: the types made so far, by dtype and sizes, to reuse)."""
+        value, holes = self._current.get(variable) or self._resolve_entries(variable)
+        key = (variable.type.dtype, value)
+        if made is not None and not holes:
+            t = made.get(key)
+            if t is not None:
+                return t
+        t = TensorType(variable.type.dtype, [None if has_hole(v) else v for v in value]
+                       if holes else value)
+        if made is not None and not holes:
+            made[key] = t
+        return t
 
 
 def _settled(entry: Entry, bindings: dict) -> bool:

@@ -15,13 +15,14 @@ from collections.abc import Mapping, Sequence
 from ..graph.basic import Variable
 from ..graph.progress import Progress
 from ..graph.walk import ancestors, toposort
+from ..ops.contracts import contract as graph_contract
 from ..types.dim import Dim
 from ..types.type import TensorType
 from .contracted import by_name, narrowed, sized_types
 from .explain import Conflict, RefinementError, Step, explain_conflict, undefined_size
 from .relations import UNIFY, Operand, Unit, cases, describe, node_relation, node_unit, run
 from .result import Refinement
-from .sizes import Hole, Sizes, has_hole, symbol_dim, symbols_of
+from .sizes import Hole, Sizes, symbol_dim, symbols_of
 
 __all__ = ["refine"]
 
@@ -62,13 +63,19 @@ def refine(outputs: Variable | Sequence[Variable],
     units = [_given_unit(v, t, sizes) for v, t in _read_given(given, sizes)]
     units += [_given_unit(v, t, sizes, _named(names, t, v)) for v, t in
               sized_types(names, sizes)]
+    relations: dict = {}  # one relation per Op and input types (they are interned)
     for node in nodes:
-        relation = node_relation(node)
+        key = (id(node.op), *[v.type for v in node.inputs])
+        relation = relations.get(key, relations)
+        if relation is relations:
+            relation = relations[key] = node_relation(node)
         if relation is not None:
             units.append(node_unit(node, relation))
-    _fixpoint(sizes, units)
-    _by_cases(sizes, units)
-    contract = narrowed(outs, sizes)
+    touching = _touching(units)
+    _fixpoint(sizes, units, touching)
+    _by_cases(sizes, units, touching)
+    whole = graph_contract(outs) if any(node.conditions for node in nodes) else None
+    contract = narrowed(whole, sizes)
     for _ in range(MAX_NARROWINGS):  # a size the contract leaves one value of is bound
         forced = {} if contract is None else {
             name: s.min for name, s in contract.sets().items() if s.count() == 1}
@@ -77,11 +84,13 @@ def refine(outputs: Variable | Sequence[Variable],
         if not more:
             break
         units += more
-        _fixpoint(sizes, units)
-        contract = narrowed(outs, sizes)
+        _touching(more, touching)
+        _fixpoint(sizes, units, touching)
+        contract = narrowed(whole, sizes)
     order = [v for v in variables if v.owner is None]
     order += [o for node in nodes for o in node.outputs]
-    return Refinement(outs, {v: sizes.type_of(v) if v in sizes.entries else v.type
+    types: dict = {}  # one TensorType per refined shape (most Variables share a few)
+    return Refinement(outs, {v: sizes.type_of(v, types) if v in sizes.entries else v.type
                              for v in order}, contract)
 
 
@@ -132,9 +141,10 @@ def _given_unit(v: Variable, t: TensorType, sizes: Sizes, label: str | None = No
                 1, None, label)
 
 
-def _touching(units: list[Unit]) -> dict[Variable, list[Unit]]:
-    """The units each Variable takes part in."""
-    touching: dict[Variable, list[Unit]] = {}
+def _touching(units: list[Unit], touching: dict | None = None
+              ) -> dict[Variable, list[Unit]]:
+    """The units each Variable takes part in (added to ``touching``)."""
+    touching = {} if touching is None else touching
     for u in units:
         for op in u.operands:
             if op.variable is not None:
@@ -199,23 +209,23 @@ def _learn(sizes: Sizes, unit: Unit, found: dict, touching: dict, queue: deque,
 MAX_SPLITS = 32
 
 
-def _by_cases(sizes: Sizes, units: list[Unit]) -> None:
+def _by_cases(sizes: Sizes, units: list[Unit], touching: dict) -> None:
     """Where a unit's relation leaves a few cases (a broadcast size is 1 or the result),
     run the graph's fixpoint in each: cases that contradict the graph are dropped, and
     what every surviving case agrees on is learnt (``reshape(x[a,2], -1) + y[6]``: the
     sum's size 1 leaves ``2a == 1``, so it is 6 and a is 3). No case left: the
     contradiction of the last one is raised."""
-    touching = _touching(units)
     splits = 0
     tried: set = set()
     progress = True
     while progress and splits < MAX_SPLITS:
         progress = False
         for unit in units:
-            operands = _operands(sizes, unit)
-            if unit.node is None or not any(has_hole(e) for _, _, es in operands
-                                             for e in es):
+            if unit.node is None or not any(
+                    op.variable is not None and sizes.open(op.variable)
+                    for op in unit.operands):
                 continue
+            operands = _operands(sizes, unit)
             key = (id(unit), repr(operands))
             if key in tried:
                 continue
