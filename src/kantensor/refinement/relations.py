@@ -15,7 +15,7 @@ from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from kanren.constraints import ConstrainedState
 from unification import isvar
@@ -51,8 +51,7 @@ class Unify(Enum):
 UNIFY = Unify.UNIFY
 
 
-@dataclass(frozen=True)
-class Operand:
+class Operand(NamedTuple):
     """What a unit constrains: a Variable (whose sizes the graph refines) or, for a
     given type, the fixed sizes the user wrote."""
 
@@ -62,7 +61,7 @@ class Operand:
     fixed: tuple = ()
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Unit:
     """A node, a SpecifyShape or a given type: a relation over operands."""
 
@@ -170,9 +169,15 @@ def _symbol_order(sym: Hashable) -> tuple:
 def run(unit: Unit, operands: Sequence[tuple[str, bool, tuple]]) -> dict[Hashable, Any] | None:
     """What every solution of ``unit``'s relation on ``operands`` agrees on, as
     ``{symbol: entry}`` over the operands' own symbols; None when there is no solution."""
-    canon, order = _canonical(operands)
-    found = _solve(unit.relation, unit.n_inputs, canon, get_default_dtype())
-    return None if found is None else _back(found, order)
+    for _, _, entries in operands:
+        for e in entries:
+            if type(e) is not int:
+                canon, order = _canonical(operands)
+                found = _solve(unit.relation, unit.n_inputs, canon, get_default_dtype())
+                return None if found is None else _back(found, order)
+    # sizes all ints: the operands are their own canonical form, with no symbols to learn
+    found = _solve(unit.relation, unit.n_inputs, tuple(operands), get_default_dtype())
+    return None if found is None else {}
 
 
 def cases(unit: Unit, operands: Sequence[tuple[str, bool, tuple]]) -> list[dict] | None:

@@ -114,16 +114,19 @@ class Sizes:
         """Register ``variable``: its unknown axes become holes."""
         if variable in self.entries:
             return
-        entries = tuple(Hole(variable, axis) if size is None else size
-                        for axis, size in enumerate(variable.type.shape))
-        self.entries[variable] = entries
+        entries = variable.type.shape
         users = self.users
-        for entry in entries:
-            if isinstance(entry, Hole):
-                users[entry] = [variable]
-            elif not isinstance(entry, int):
-                for symbol in free_symbols(entry):
+        for axis, size in enumerate(entries):
+            if type(size) is int:
+                continue
+            if size is None:  # an unknown axis: a hole of its own
+                hole = Hole(variable, axis)
+                entries = (*entries[:axis], hole, *entries[axis + 1:])
+                users[hole] = [variable]
+            else:
+                for symbol in free_symbols(size):
                     users.setdefault(symbol, []).append(variable)
+        self.entries[variable] = entries
 
     def resolve(self, entry: Entry) -> Entry:
         """``entry`` with every bound symbol replaced by what it is bound to."""
