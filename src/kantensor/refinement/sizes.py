@@ -187,8 +187,14 @@ class Sizes:
         self.bindings[symbol] = Binding(symbol, value, source, len(self.bindings))
         changed = self.users.get(symbol, [])
         current = self._current
-        for v in changed:  # their sizes mention the symbol: resolved again when asked
-            current.pop(v, None)
+        for v in changed:  # their sizes mention the symbol
+            cached = current.get(v)
+            if cached is not None:
+                cached = _rebound(cached[0], symbol, value)
+                if cached is None:  # resolved again when asked
+                    del current[v]
+                else:
+                    current[v] = cached
         if isinstance(value, Hole):
             self.users.setdefault(value, []).extend(changed)
         elif not isinstance(value, int):
@@ -210,6 +216,24 @@ class Sizes:
         if made is not None and not holes:
             made[key] = t
         return t
+
+
+def _rebound(entries: tuple[Entry, ...], symbol: Hashable, value: Entry
+             ) -> tuple[tuple[Entry, ...], bool] | None:
+    """Resolved sizes after ``symbol`` is bound to ``value`` (itself resolved), with
+    whether they involve an unknown: each lone hole that is the symbol becomes the
+    value. None where the symbol is inside an expression (a Dim)."""
+    out = []
+    holes = False
+    for e in entries:
+        if e is symbol:
+            e = value
+        elif type(e) is not int and type(e) is not Hole:
+            return None
+        if type(e) is not int and has_hole(e):
+            holes = True
+        out.append(e)
+    return tuple(out), holes
 
 
 def _settled(entry: Entry, bindings: dict) -> bool:
