@@ -100,8 +100,9 @@ def node_relation(node: Apply) -> Signature | Unify | None:
 
 def node_unit(node: Apply, relation: Signature | Unify) -> Unit:
     """The unit of a node: its relation over its inputs and outputs."""
-    return Unit(relation, tuple(Operand(v, v.type.dtype, v.wrapped)
-                                for v in node.inputs + node.outputs), len(node.inputs), node)
+    return Unit(relation, tuple([Operand(v, v.type.dtype, v.wrapped)
+                                 for v in (*node.inputs, *node.outputs)]),
+                len(node.inputs), node)
 
 
 # -- canonical operands ---------------------------------------------------------------

@@ -13,6 +13,7 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 
 from ..graph.basic import Variable
+from ..graph.heap import collector_paused
 from ..graph.progress import Progress
 from ..graph.walk import ancestors, toposort
 from ..ops.contracts import contract as graph_contract
@@ -44,6 +45,12 @@ def refine(outputs: Variable | Sequence[Variable],
     one value of is bound; none left is a RefinementError naming the condition and
     its node.
     """
+    with collector_paused():
+        return _refine(outputs, given)
+
+
+def _refine(outputs: Variable | Sequence[Variable],
+            given: Mapping[Variable | str, TensorType | str | int] | None) -> Refinement:
     outs = [outputs] if isinstance(outputs, Variable) else list(outputs)
     for i, v in enumerate(outs):
         if not isinstance(v, Variable) or not isinstance(v.type, TensorType):
@@ -173,15 +180,23 @@ def _fixpoint(sizes: Sizes, units: list[Unit], touching: dict | None = None,
     for unit, found in start or ():
         _learn(sizes, unit, found, touching, queue, queued)
     progress = Progress("refine: relations solved")
+    step, popleft, discard, current = progress.step, queue.popleft, queued.discard, \
+        sizes.current
     try:
-        while queue:
-            progress.step()
-            unit = queue.popleft()
-            queued.discard(id(unit))
-            found = run(unit, _operands(sizes, unit))
+        while queue:  # (the hot loop of refine: _operands written out)
+            step()
+            unit = popleft()
+            discard(id(unit))
+            try:
+                operands = [(op.dtype, op.wrapped, op.fixed if op.variable is None
+                             else current(op.variable)) for op in unit.operands]
+            except ZeroDivisionError:  # a size of the graph's types divides by 0 here
+                raise undefined_size(sizes, unit) from None
+            found = run(unit, operands)
             if found is None:
                 raise explain_conflict(sizes, unit)
-            _learn(sizes, unit, found, touching, queue, queued)
+            if found:
+                _learn(sizes, unit, found, touching, queue, queued)
     finally:
         progress.close()
 
