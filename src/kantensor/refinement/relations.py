@@ -98,11 +98,18 @@ def node_relation(node: Apply) -> Signature | Unify | None:
     return None
 
 
-def node_unit(node: Apply, relation: Signature | Unify) -> Unit:
-    """The unit of a node: its relation over its inputs and outputs."""
-    return Unit(relation, tuple([Operand(v, v.type.dtype, v.wrapped)
-                                 for v in (*node.inputs, *node.outputs)]),
-                len(node.inputs), node)
+def node_unit(node: Apply, relation: Signature | Unify,
+              made: dict[Variable, Operand] | None = None) -> Unit:
+    """The unit of a node: its relation over its inputs and outputs (``made``: the
+    Operands of Variables made so far, to share)."""
+    made = {} if made is None else made
+    operands = []
+    for v in (*node.inputs, *node.outputs):
+        op = made.get(v)
+        if op is None:
+            op = made[v] = Operand(v, v.type.dtype, v.wrapped)
+        operands.append(op)
+    return Unit(relation, tuple(operands), len(node.inputs), node)
 
 
 # -- canonical operands ---------------------------------------------------------------

@@ -99,6 +99,8 @@ class Sizes:
         #: each Variable's current sizes and whether they involve an unknown, until a
         #: symbol they mention is bound (``users`` says which Variables mention it)
         self._current: dict[Variable, tuple[tuple[Entry, ...], bool]] = {}
+        #: how many holes are not bound (none: no size involves an unknown)
+        self.free_holes = 0
 
     def copy(self) -> Sizes:
         """An independent copy (the entries are shared: they never change)."""
@@ -108,6 +110,7 @@ class Sizes:
         new._resolved = dict(self._resolved)
         new.users = {k: list(v) for k, v in self.users.items()}
         new._current = {}  # (each Sizes drops its own when it binds)
+        new.free_holes = self.free_holes
         return new
 
     def add(self, variable: Variable) -> None:
@@ -123,6 +126,7 @@ class Sizes:
                 hole = Hole(variable, axis)
                 entries = (*entries[:axis], hole, *entries[axis + 1:])
                 users[hole] = [variable]
+                self.free_holes += 1
             else:
                 for symbol in free_symbols(size):
                     users.setdefault(symbol, []).append(variable)
@@ -185,6 +189,8 @@ class Sizes:
     def bind(self, symbol: Hashable, value: Entry, source: Any) -> list[Variable]:
         """Bind a free symbol; returns the Variables whose sizes changed."""
         self.bindings[symbol] = Binding(symbol, value, source, len(self.bindings))
+        if type(symbol) is Hole:
+            self.free_holes -= 1
         changed = self.users.get(symbol, [])
         current = self._current
         for v in changed:  # their sizes mention the symbol

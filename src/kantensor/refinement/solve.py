@@ -70,15 +70,19 @@ def _refine(outputs: Variable | Sequence[Variable],
     units = [_given_unit(v, t, sizes) for v, t in _read_given(given, sizes)]
     units += [_given_unit(v, t, sizes, _named(names, t, v)) for v, t in
               sized_types(names, sizes)]
+    touching = _touching(units)
     relations: dict = {}  # one relation per Op and input types (they are interned)
+    operands: dict = {}  # one Operand per Variable
     for node in nodes:
         key = (id(node.op), *[v.type for v in node.inputs])
         relation = relations.get(key, relations)
         if relation is relations:
             relation = relations[key] = node_relation(node)
         if relation is not None:
-            units.append(node_unit(node, relation))
-    touching = _touching(units)
+            unit = node_unit(node, relation, operands)
+            units.append(unit)
+            for op in unit.operands:
+                touching.setdefault(op.variable, []).append(unit)
     _fixpoint(sizes, units, touching)
     _by_cases(sizes, units, touching)
     whole = graph_contract(outs) if any(node.conditions for node in nodes) else None
@@ -176,7 +180,7 @@ def _fixpoint(sizes: Sizes, units: list[Unit], touching: dict | None = None,
     queued: set = set()
     if start is None:
         queue.extend(units)
-        queued.update(map(id, units))
+        queued.update(units)
     for unit, found in start or ():
         _learn(sizes, unit, found, touching, queue, queued)
     progress = Progress("refine: relations solved")
@@ -186,7 +190,7 @@ def _fixpoint(sizes: Sizes, units: list[Unit], touching: dict | None = None,
         while queue:  # (the hot loop of refine: _operands written out)
             step()
             unit = popleft()
-            discard(id(unit))
+            discard(unit)
             try:
                 operands = [(op.dtype, op.wrapped, op.fixed if op.variable is None
                              else current(op.variable)) for op in unit.operands]
@@ -214,8 +218,8 @@ def _learn(sizes: Sizes, unit: Unit, found: dict, touching: dict, queue: deque,
             continue
         for v in sizes.bind(symbol, value, unit):
             for other in touching.get(v, ()):
-                if other is not unit and id(other) not in queued:
-                    queued.add(id(other))
+                if other is not unit and other not in queued:
+                    queued.add(other)
                     queue.append(other)
 
 
@@ -233,7 +237,7 @@ def _by_cases(sizes: Sizes, units: list[Unit], touching: dict) -> None:
     splits = 0
     tried: set = set()
     progress = True
-    while progress and splits < MAX_SPLITS:
+    while progress and splits < MAX_SPLITS and sizes.free_holes:  # (none: nothing to split)
         progress = False
         for unit in units:
             if unit.node is None or not any(
