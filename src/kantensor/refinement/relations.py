@@ -149,7 +149,9 @@ def _canonical(operands: Sequence[tuple[str, bool, tuple]]) -> tuple[tuple, list
             elif not isinstance(e, Dim):  # a lone unknown: a Hole (or another key)
                 slot = names.get(e)
                 if slot is None:
-                    slot = names[e] = _hole_slot(len(order)).dim
+                    i = len(order)
+                    slot = names[e] = (_HOLE_SLOTS[i] if i < len(_HOLE_SLOTS)
+                                       else _hole_slot(i)).dim
                     order.append(e)
                 canon.append(slot)
             elif e.name is not None:  # a lone named Dim

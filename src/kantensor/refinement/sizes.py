@@ -96,9 +96,10 @@ class Sizes:
         self._resolved: dict[Hashable, tuple[Entry, int]] = {}
         #: which Variables mention a symbol (directly, or through a binding)
         self.users: dict[Hashable, list[Variable]] = {}
-        #: each Variable's current sizes and whether they involve an unknown, until a
-        #: symbol they mention is bound (``users`` says which Variables mention it)
-        self._current: dict[Variable, tuple[tuple[Entry, ...], bool]] = {}
+        #: each Variable's current sizes and whether they involve an unknown (what
+        #: :meth:`resolve_entries` gives), kept up to date by :meth:`bind` through
+        #: ``users``; a Variable missing is resolved again when asked
+        self.known: dict[Variable, tuple[tuple[Entry, ...], bool]] = {}
         #: how many holes are not bound (none: no size involves an unknown)
         self.free_holes = 0
 
@@ -109,7 +110,7 @@ class Sizes:
         new.bindings = dict(self.bindings)
         new._resolved = dict(self._resolved)
         new.users = {k: list(v) for k, v in self.users.items()}
-        new._current = {}  # (each Sizes drops its own when it binds)
+        new.known = {}  # (each Sizes drops its own when it binds)
         new.free_holes = self.free_holes
         return new
 
@@ -165,17 +166,17 @@ class Sizes:
 
     def current(self, variable: Variable) -> tuple[Entry, ...]:
         """The variable's sizes as known now."""
-        cached = self._current.get(variable)
-        return (cached or self._resolve_entries(variable))[0]
+        cached = self.known.get(variable)
+        return (cached or self.resolve_entries(variable))[0]
 
     def open(self, variable: Variable) -> bool:
         """Do the variable's sizes still involve an unknown?"""
-        cached = self._current.get(variable)
-        return (cached or self._resolve_entries(variable))[1]
+        cached = self.known.get(variable)
+        return (cached or self.resolve_entries(variable))[1]
 
-    def _resolve_entries(self, variable: Variable) -> tuple[tuple[Entry, ...], bool]:
+    def resolve_entries(self, variable: Variable) -> tuple[tuple[Entry, ...], bool]:
         """The variable's current sizes and whether they involve an unknown, kept until
-        a symbol they mention is bound (:meth:`bind` drops them)."""
+        a symbol they mention is bound (:meth:`bind` updates or drops them)."""
         resolve = self.resolve
         value = tuple([resolve(e) for e in self.entries[variable]])
         holes = False
@@ -183,7 +184,7 @@ class Sizes:
             if type(e) is not int and has_hole(e):
                 holes = True
                 break
-        cached = self._current[variable] = (value, holes)
+        cached = self.known[variable] = (value, holes)
         return cached
 
     def bind(self, symbol: Hashable, value: Entry, source: Any) -> list[Variable]:
@@ -192,7 +193,7 @@ class Sizes:
         if type(symbol) is Hole:
             self.free_holes -= 1
         changed = self.users.get(symbol, [])
-        current = self._current
+        current = self.known
         for v in changed:  # their sizes mention the symbol
             cached = current.get(v)
             if cached is not None:
@@ -211,7 +212,7 @@ class Sizes:
     def type_of(self, variable: Variable, made: dict | None = None) -> TensorType:
         """The refined TensorType: a size that still involves an unknown is ``None``
         (``made``: the types made so far, by dtype and sizes, to reuse)."""
-        value, holes = self._current.get(variable) or self._resolve_entries(variable)
+        value, holes = self.known.get(variable) or self.resolve_entries(variable)
         key = (variable.type.dtype, value)
         if made is not None and not holes:
             t = made.get(key)

@@ -184,16 +184,17 @@ def _fixpoint(sizes: Sizes, units: list[Unit], touching: dict | None = None,
     for unit, found in start or ():
         _learn(sizes, unit, found, touching, queue, queued)
     progress = Progress("refine: relations solved")
-    step, popleft, discard, current = progress.step, queue.popleft, queued.discard, \
-        sizes.current
+    step, popleft, discard = progress.step, queue.popleft, queued.discard
+    resolved, resolve = sizes.known.get, sizes.resolve_entries
     try:
-        while queue:  # (the hot loop of refine: _operands written out)
+        while queue:  # (the hot loop of refine: _operands and Sizes.current written out)
             step()
             unit = popleft()
             discard(unit)
             try:
-                operands = [(op.dtype, op.wrapped, op.fixed if op.variable is None
-                             else current(op.variable)) for op in unit.operands]
+                operands = [(op.dtype, op.wrapped, op.fixed if op.variable is None else (
+                    resolved(op.variable) or resolve(op.variable))[0])
+                    for op in unit.operands]
             except ZeroDivisionError:  # a size of the graph's types divides by 0 here
                 raise undefined_size(sizes, unit) from None
             found = run(unit, operands)
@@ -214,8 +215,8 @@ def _learn(sizes: Sizes, unit: Unit, found: dict, touching: dict, queue: deque,
         if isinstance(symbol, str) and unit.node is not None:
             continue  # a named size is rigid: what a node needs of it is a condition
         value = sizes.resolve(value)
-        if symbol in symbols_of(value):  # no news, or not a value of its own
-            continue
+        if value is symbol or type(value) is not Hole and symbol in symbols_of(value):
+            continue  # no news, or not a value of its own
         for v in sizes.bind(symbol, value, unit):
             for other in touching.get(v, ()):
                 if other is not unit and other not in queued:
