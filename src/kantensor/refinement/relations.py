@@ -176,17 +176,20 @@ def _symbol_order(sym: Hashable) -> tuple:
 
 
 # -- one run --------------------------------------------------------------------------
-def run(unit: Unit, operands: Sequence[tuple[str, bool, tuple]]) -> dict[Hashable, Any] | None:
+def run(unit: Unit, operands: Sequence[tuple[str, bool, tuple]],
+        default_dtype: str | None = None) -> dict[Hashable, Any] | None:
     """What every solution of ``unit``'s relation on ``operands`` agrees on, as
-    ``{symbol: entry}`` over the operands' own symbols; None when there is no solution."""
+    ``{symbol: entry}`` over the operands' own symbols; None when there is no solution.
+    (``default_dtype``: :func:`get_default_dtype`, when the caller read it.)"""
+    default_dtype = default_dtype or get_default_dtype()
     for _, _, entries in operands:
         for e in entries:
             if type(e) is not int:
                 canon, order = _canonical(operands)
-                found = _solve(unit.relation, unit.n_inputs, canon, get_default_dtype())
+                found = _solve(unit.relation, unit.n_inputs, canon, default_dtype)
                 return None if found is None else _back(found, order)
     # sizes all ints: the operands are their own canonical form, with no symbols to learn
-    found = _solve(unit.relation, unit.n_inputs, tuple(operands), get_default_dtype())
+    found = _solve(unit.relation, unit.n_inputs, tuple(operands), default_dtype)
     return None if found is None else {}
 
 

@@ -120,9 +120,11 @@ class Sizes:
             return
         entries = variable.type.shape
         users = self.users
+        plain = True
         for axis, size in enumerate(entries):
             if type(size) is int:
                 continue
+            plain = False
             if size is None:  # an unknown axis: a hole of its own
                 hole = Hole(variable, axis)
                 entries = (*entries[:axis], hole, *entries[axis + 1:])
@@ -132,6 +134,8 @@ class Sizes:
                 for symbol in free_symbols(size):
                     users.setdefault(symbol, []).append(variable)
         self.entries[variable] = entries
+        if plain:  # all ints: known as they are, for good
+            self.known[variable] = (entries, False)
 
     def resolve(self, entry: Entry) -> Entry:
         """``entry`` with every bound symbol replaced by what it is bound to."""
@@ -213,6 +217,8 @@ class Sizes:
         """The refined TensorType: a size that still involves an unknown is ``None``
         (``made``: the types made so far, by dtype and sizes, to reuse)."""
         value, holes = self.known.get(variable) or self.resolve_entries(variable)
+        if value is variable.type.shape:  # sizes all ints, as the graph has them
+            return variable.type
         key = (variable.type.dtype, value)
         if made is not None and not holes:
             t = made.get(key)

@@ -18,6 +18,7 @@ from ..graph.progress import Progress
 from ..graph.walk import ancestors, toposort
 from ..ops.contracts import contract as graph_contract
 from ..types.dim import Dim
+from ..types.dtypes import get_default_dtype
 from ..types.type import TensorType
 from .contracted import by_name, narrowed, sized_types
 from .explain import Conflict, RefinementError, Step, explain_conflict, undefined_size
@@ -63,9 +64,10 @@ def _refine(outputs: Variable | Sequence[Variable],
         if isinstance(v.type, TensorType):  # a sequence's or an optional's type stays
             sizes.add(v)
     for node in nodes:  # every output of a node, also those the outputs do not use
-        for o in node.outputs:
-            if isinstance(o.type, TensorType):
-                sizes.add(o)
+        if len(node.outputs) > 1:  # (a node's only output is one of the variables)
+            for o in node.outputs:
+                if isinstance(o.type, TensorType):
+                    sizes.add(o)
     given, names = by_name(given)
     units = [_given_unit(v, t, sizes) for v, t in _read_given(given, sizes)]
     units += [_given_unit(v, t, sizes, _named(names, t, v)) for v, t in
@@ -184,11 +186,15 @@ def _fixpoint(sizes: Sizes, units: list[Unit], touching: dict | None = None,
     for unit, found in start or ():
         _learn(sizes, unit, found, touching, queue, queued)
     progress = Progress("refine: relations solved")
-    step, popleft, discard = progress.step, queue.popleft, queued.discard
+    popleft, discard = queue.popleft, queued.discard
     resolved, resolve = sizes.known.get, sizes.resolve_entries
+    dtype = get_default_dtype()
+    runs = 0
     try:
         while queue:  # (the hot loop of refine: _operands and Sizes.current written out)
-            step()
+            runs += 1
+            if not runs & 255:
+                progress.step(256)
             unit = popleft()
             discard(unit)
             try:
@@ -197,7 +203,7 @@ def _fixpoint(sizes: Sizes, units: list[Unit], touching: dict | None = None,
                     for op in unit.operands]
             except ZeroDivisionError:  # a size of the graph's types divides by 0 here
                 raise undefined_size(sizes, unit) from None
-            found = run(unit, operands)
+            found = run(unit, operands, dtype)
             if found is None:
                 raise explain_conflict(sizes, unit)
             if found:
