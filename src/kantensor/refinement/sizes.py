@@ -114,6 +114,20 @@ class Sizes:
         new.free_holes = self.free_holes
         return new
 
+    def add_all(self, variables: list[Variable]) -> None:
+        """Register each tensor Variable of ``variables`` (:meth:`add`; a sequence's or
+        an optional's type stays as it is)."""
+        add, known, entries = self.add, self.known, self.entries
+        for v in variables:
+            t = v.type
+            if not isinstance(t, TensorType):
+                continue
+            if t.shape == () and v not in entries:  # a scalar: nothing to refine
+                entries[v] = ()
+                known[v] = ((), False)
+            else:
+                add(v)
+
     def add(self, variable: Variable) -> None:
         """Register ``variable``: its unknown axes become holes."""
         if variable in self.entries:
@@ -212,6 +226,20 @@ class Sizes:
             for s in free_symbols(value):
                 self.users.setdefault(s, []).extend(changed)
         return changed
+
+    def types_of(self, variables: list[Variable]) -> dict[Variable, TensorType]:
+        """The refined type of each Variable (:meth:`type_of`; a Variable that is not
+        registered keeps its type), one TensorType per refined shape."""
+        made: dict = {}
+        known, entries, type_of = self.known.get, self.entries, self.type_of
+        out = {}
+        for v in variables:
+            cached = known(v)
+            if cached is not None and cached[0] is v.type.shape:
+                out[v] = v.type  # sizes all ints, as the graph has them
+            else:
+                out[v] = type_of(v, made) if v in entries else v.type
+        return out
 
     def type_of(self, variable: Variable, made: dict | None = None) -> TensorType:
         """The refined TensorType: a size that still involves an unknown is ``None``

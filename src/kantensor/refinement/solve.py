@@ -60,9 +60,7 @@ def _refine(outputs: Variable | Sequence[Variable],
     variables = ancestors(outs)
     nodes = toposort(outs)
     sizes = Sizes()
-    for v in variables:
-        if isinstance(v.type, TensorType):  # a sequence's or an optional's type stays
-            sizes.add(v)
+    sizes.add_all(variables)
     for node in nodes:  # every output of a node, also those the outputs do not use
         if len(node.outputs) > 1:  # (a node's only output is one of the variables)
             for o in node.outputs:
@@ -102,9 +100,7 @@ def _refine(outputs: Variable | Sequence[Variable],
         contract = narrowed(whole, sizes)
     order = [v for v in variables if v.owner is None]
     order += [o for node in nodes for o in node.outputs]
-    types: dict = {}  # one TensorType per refined shape (most Variables share a few)
-    return Refinement(outs, {v: sizes.type_of(v, types) if v in sizes.entries else v.type
-                             for v in order}, contract)
+    return Refinement(outs, sizes.types_of(order), contract)
 
 
 #: How many times refine binds the sizes its contract leaves one value of, at most.
