@@ -15,6 +15,7 @@ from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 from kanren.constraints import ConstrainedState
@@ -35,7 +36,7 @@ from ..types.symbols import free_symbols, substitute
 from .sizes import Hole, symbol_dim
 
 __all__ = ["UNIFY", "Operand", "Unify", "Unit", "cases", "describe", "node_relation", "node_unit",
-           "run",
+           "node_units", "run",
            "why_not"]
 
 #: Most cases :func:`cases` lists for one unit (more: the unit is not split).
@@ -98,18 +99,41 @@ def node_relation(node: Apply) -> Signature | Unify | None:
     return None
 
 
-def node_unit(node: Apply, relation: Signature | Unify,
-              made: dict[Variable, Operand] | None = None) -> Unit:
-    """The unit of a node: its relation over its inputs and outputs (``made``: the
-    Operands of Variables made so far, to share)."""
-    made = {} if made is None else made
-    operands = []
-    for v in (*node.inputs, *node.outputs):
-        op = made.get(v)
-        if op is None:
-            op = made[v] = Operand(v, v.type.dtype, v.wrapped)
-        operands.append(op)
-    return Unit(relation, tuple(operands), len(node.inputs), node)
+def node_unit(node: Apply, relation: Signature | Unify) -> Unit:
+    """The unit of a node: its relation over its inputs and outputs."""
+    return Unit(relation, tuple([Operand(v, v.type.dtype, v.wrapped)
+                                 for v in (*node.inputs, *node.outputs)]),
+                len(node.inputs), node)
+
+
+def node_units(nodes: Sequence[Apply], touching: dict[Variable, list[Unit]]) -> list[Unit]:
+    """The units of the nodes that have a relation (:func:`node_unit`), each added to
+    ``touching`` under its Variables; one relation looked up per Op and input types
+    (types are interned) and one Operand per Variable (a whole graph's units at once:
+    a loop per node, nothing more)."""
+    relations: dict = {}
+    made: dict[Variable, Operand] = {}
+    units: list[Unit] = []
+    type_of = attrgetter("type")
+    for node in nodes:
+        inputs = node.inputs
+        key = (id(node.op), *map(type_of, inputs))
+        relation = relations.get(key, relations)
+        if relation is relations:
+            relation = relations[key] = node_relation(node)
+        if relation is None:
+            continue
+        operands = []
+        for v in (*inputs, *node.outputs):
+            op = made.get(v)
+            if op is None:
+                op = made[v] = Operand(v, v.type.dtype, v.wrapped)
+            operands.append(op)
+        unit = Unit(relation, tuple(operands), len(inputs), node)
+        units.append(unit)
+        for op in operands:
+            touching.setdefault(op.variable, []).append(unit)
+    return units
 
 
 # -- canonical operands ---------------------------------------------------------------

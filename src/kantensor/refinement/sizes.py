@@ -211,15 +211,20 @@ class Sizes:
         if type(symbol) is Hole:
             self.free_holes -= 1
         changed = self.users.get(symbol, [])
-        current = self.known
+        known = self.known
+        alone = ((value,), type(value) is not int and has_hole(value))  # what (symbol,) is
         for v in changed:  # their sizes mention the symbol
-            cached = current.get(v)
+            cached = known.get(v)
             if cached is not None:
-                cached = _rebound(cached[0], symbol, value)
-                if cached is None:  # resolved again when asked
-                    del current[v]
+                entries = cached[0]
+                if len(entries) == 1 and entries[0] is symbol:
+                    cached = alone
                 else:
-                    current[v] = cached
+                    cached = _rebound(entries, symbol, value)
+                if cached is None:  # resolved again when asked
+                    del known[v]
+                else:
+                    known[v] = cached
         if isinstance(value, Hole):
             self.users.setdefault(value, []).extend(changed)
         elif not isinstance(value, int):

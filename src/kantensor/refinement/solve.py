@@ -22,7 +22,7 @@ from ..types.dtypes import get_default_dtype
 from ..types.type import TensorType
 from .contracted import by_name, narrowed, sized_types
 from .explain import Conflict, RefinementError, Step, explain_conflict, undefined_size
-from .relations import UNIFY, Operand, Unit, cases, describe, node_relation, node_unit, run
+from .relations import UNIFY, Operand, Unit, cases, describe, node_units, run
 from .result import Refinement
 from .sizes import Hole, Sizes, symbol_dim, symbols_of
 
@@ -71,18 +71,7 @@ def _refine(outputs: Variable | Sequence[Variable],
     units += [_given_unit(v, t, sizes, _named(names, t, v)) for v, t in
               sized_types(names, sizes)]
     touching = _touching(units)
-    relations: dict = {}  # one relation per Op and input types (they are interned)
-    operands: dict = {}  # one Operand per Variable
-    for node in nodes:
-        key = (id(node.op), *[v.type for v in node.inputs])
-        relation = relations.get(key, relations)
-        if relation is relations:
-            relation = relations[key] = node_relation(node)
-        if relation is not None:
-            unit = node_unit(node, relation, operands)
-            units.append(unit)
-            for op in unit.operands:
-                touching.setdefault(op.variable, []).append(unit)
+    units += node_units(nodes, touching)
     _fixpoint(sizes, units, touching)
     _by_cases(sizes, units, touching)
     whole = graph_contract(outs) if any(node.conditions for node in nodes) else None
