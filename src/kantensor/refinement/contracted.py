@@ -12,7 +12,7 @@ again), and :meth:`Refinement.sets` says what is left of each other size.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Mapping
 from typing import Any
 
 from ..graph.basic import Variable
