@@ -16,14 +16,17 @@ def ancestors(outputs: Iterable[Variable], blockers: Iterable[Variable] = ()) ->
     seen: set[int] = set()
     order: list[Variable] = []
     stack = list(reversed(list(outputs)))
+    pop, push, mark, append = stack.pop, stack.extend, seen.add, order.append
     while stack:
-        var = stack.pop()
-        if id(var) in seen:
+        var = pop()
+        key = id(var)
+        if key in seen:
             continue
-        seen.add(id(var))
-        order.append(var)
-        if var.owner is not None and id(var) not in blocked:
-            stack.extend(reversed(var.owner.inputs))
+        mark(key)
+        append(var)
+        owner = var.owner
+        if owner is not None and key not in blocked:
+            push(reversed(owner.inputs))
     return order
 
 
@@ -43,19 +46,22 @@ def toposort(outputs: Iterable[Variable], inputs: Iterable[Variable] = ()) -> li
         (o.owner, False) for o in reversed(list(outputs))
         if o.owner is not None and id(o) not in stop
     ]
+    pop, push = stack.pop, stack.append
     while stack:
-        node, expanded = stack.pop()
-        if id(node) in done:
+        node, expanded = pop()
+        key = id(node)
+        if key in done:
             continue
         if expanded:
-            done.add(id(node))
+            done.add(key)
             order.append(node)
             continue
-        stack.append((node, True))
+        push((node, True))
         for inp in reversed(node.inputs):
             owner = inp.owner
-            if owner is not None and id(inp) not in stop and id(owner) not in done:
-                stack.append((owner, False))
+            if owner is not None and id(owner) not in done and (
+                    not stop or id(inp) not in stop):
+                push((owner, False))
     return order
 
 

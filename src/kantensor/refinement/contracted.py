@@ -12,11 +12,10 @@ again), and :meth:`Refinement.sets` says what is left of each other size.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Mapping
 from typing import Any
 
 from ..graph.basic import Variable
-from ..ops.contracts import contract as graph_contract
 from ..ops.located import VariableAxis
 from ..types.conditions import Condition
 from ..types.contracts import Atom, Contract
@@ -72,11 +71,11 @@ def sized_types(names: Mapping[str, int], sizes: Sizes, strict: bool = True
     return [(v, TensorType(v.type.dtype, shape)) for v, shape in found.items()]
 
 
-def narrowed(outputs: Sequence[Variable], sizes: Sizes) -> Contract | None:
-    """The graph's contract at the sizes refinement knows (None: the graph has no
-    conditions); RefinementError when it leaves none."""
-    whole = graph_contract(outputs)
-    if not whole.atoms:
+def narrowed(whole: Contract | None, sizes: Sizes) -> Contract | None:
+    """The graph's contract (:func:`kantensor.contract` of its outputs; None when no node
+    has conditions) at the sizes refinement knows (None: the graph has no conditions);
+    RefinementError when it leaves none."""
+    if whole is None or not whole.atoms:
         return None
     hidden = {k: _value(k, sizes) for k in whole.hidden}
     hidden = {k: v for k, v in hidden.items() if v is not None}

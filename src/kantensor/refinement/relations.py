@@ -15,7 +15,8 @@ from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
-from typing import Any
+from operator import attrgetter
+from typing import Any, NamedTuple
 
 from kanren.constraints import ConstrainedState
 from unification import isvar
@@ -35,7 +36,7 @@ from ..types.symbols import free_symbols, substitute
 from .sizes import Hole, symbol_dim
 
 __all__ = ["UNIFY", "Operand", "Unify", "Unit", "cases", "describe", "node_relation", "node_unit",
-           "run",
+           "node_units", "run",
            "why_not"]
 
 #: Most cases :func:`cases` lists for one unit (more: the unit is not split).
@@ -51,8 +52,7 @@ class Unify(Enum):
 UNIFY = Unify.UNIFY
 
 
-@dataclass(frozen=True)
-class Operand:
+class Operand(NamedTuple):
     """What a unit constrains: a Variable (whose sizes the graph refines) or, for a
     given type, the fixed sizes the user wrote."""
 
@@ -62,7 +62,7 @@ class Operand:
     fixed: tuple = ()
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Unit:
     """A node, a SpecifyShape or a given type: a relation over operands."""
 
@@ -101,8 +101,39 @@ def node_relation(node: Apply) -> Signature | Unify | None:
 
 def node_unit(node: Apply, relation: Signature | Unify) -> Unit:
     """The unit of a node: its relation over its inputs and outputs."""
-    return Unit(relation, tuple(Operand(v, v.type.dtype, v.wrapped)
-                                for v in node.inputs + node.outputs), len(node.inputs), node)
+    return Unit(relation, tuple([Operand(v, v.type.dtype, v.wrapped)
+                                 for v in (*node.inputs, *node.outputs)]),
+                len(node.inputs), node)
+
+
+def node_units(nodes: Sequence[Apply], touching: dict[Variable, list[Unit]]) -> list[Unit]:
+    """The units of the nodes that have a relation (:func:`node_unit`), each added to
+    ``touching`` under its Variables; one relation looked up per Op and input types
+    (types are interned) and one Operand per Variable (a whole graph's units at once:
+    a loop per node, nothing more)."""
+    relations: dict = {}
+    made: dict[Variable, Operand] = {}
+    units: list[Unit] = []
+    type_of = attrgetter("type")
+    for node in nodes:
+        inputs = node.inputs
+        key = (id(node.op), *map(type_of, inputs))
+        relation = relations.get(key, relations)
+        if relation is relations:
+            relation = relations[key] = node_relation(node)
+        if relation is None:
+            continue
+        operands = []
+        for v in (*inputs, *node.outputs):
+            op = made.get(v)
+            if op is None:
+                op = made[v] = Operand(v, v.type.dtype, v.wrapped)
+            operands.append(op)
+        unit = Unit(relation, tuple(operands), len(inputs), node)
+        units.append(unit)
+        for op in operands:
+            touching.setdefault(op.variable, []).append(unit)
+    return units
 
 
 # -- canonical operands ---------------------------------------------------------------
@@ -142,7 +173,9 @@ def _canonical(operands: Sequence[tuple[str, bool, tuple]]) -> tuple[tuple, list
             elif not isinstance(e, Dim):  # a lone unknown: a Hole (or another key)
                 slot = names.get(e)
                 if slot is None:
-                    slot = names[e] = _hole_slot(len(order)).dim
+                    i = len(order)
+                    slot = names[e] = (_HOLE_SLOTS[i] if i < len(_HOLE_SLOTS)
+                                       else _hole_slot(i)).dim
                     order.append(e)
                 canon.append(slot)
             elif e.name is not None:  # a lone named Dim
@@ -167,12 +200,21 @@ def _symbol_order(sym: Hashable) -> tuple:
 
 
 # -- one run --------------------------------------------------------------------------
-def run(unit: Unit, operands: Sequence[tuple[str, bool, tuple]]) -> dict[Hashable, Any] | None:
+def run(unit: Unit, operands: Sequence[tuple[str, bool, tuple]],
+        default_dtype: str | None = None) -> dict[Hashable, Any] | None:
     """What every solution of ``unit``'s relation on ``operands`` agrees on, as
-    ``{symbol: entry}`` over the operands' own symbols; None when there is no solution."""
-    canon, order = _canonical(operands)
-    found = _solve(unit.relation, unit.n_inputs, canon, get_default_dtype())
-    return None if found is None else _back(found, order)
+    ``{symbol: entry}`` over the operands' own symbols; None when there is no solution.
+    (``default_dtype``: :func:`get_default_dtype`, when the caller read it.)"""
+    default_dtype = default_dtype or get_default_dtype()
+    for _, _, entries in operands:
+        for e in entries:
+            if type(e) is not int:
+                canon, order = _canonical(operands)
+                found = _solve(unit.relation, unit.n_inputs, canon, default_dtype)
+                return None if found is None else _back(found, order)
+    # sizes all ints: the operands are their own canonical form, with no symbols to learn
+    found = _solve(unit.relation, unit.n_inputs, tuple(operands), default_dtype)
+    return None if found is None else {}
 
 
 def cases(unit: Unit, operands: Sequence[tuple[str, bool, tuple]]) -> list[dict] | None:

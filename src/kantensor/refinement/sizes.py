@@ -96,6 +96,12 @@ class Sizes:
         self._resolved: dict[Hashable, tuple[Entry, int]] = {}
         #: which Variables mention a symbol (directly, or through a binding)
         self.users: dict[Hashable, list[Variable]] = {}
+        #: each Variable's current sizes and whether they involve an unknown (what
+        #: :meth:`resolve_entries` gives), kept up to date by :meth:`bind` through
+        #: ``users``; a Variable missing is resolved again when asked
+        self.known: dict[Variable, tuple[tuple[Entry, ...], bool]] = {}
+        #: how many holes are not bound (none: no size involves an unknown)
+        self.free_holes = 0
 
     def copy(self) -> Sizes:
         """An independent copy (the entries are shared: they never change)."""
@@ -104,22 +110,46 @@ class Sizes:
         new.bindings = dict(self.bindings)
         new._resolved = dict(self._resolved)
         new.users = {k: list(v) for k, v in self.users.items()}
+        new.known = {}  # (each Sizes drops its own when it binds)
+        new.free_holes = self.free_holes
         return new
+
+    def add_all(self, variables: list[Variable]) -> None:
+        """Register each tensor Variable of ``variables`` (:meth:`add`; a sequence's or
+        an optional's type stays as it is)."""
+        add, known, entries = self.add, self.known, self.entries
+        for v in variables:
+            t = v.type
+            if not isinstance(t, TensorType):
+                continue
+            if t.shape == () and v not in entries:  # a scalar: nothing to refine
+                entries[v] = ()
+                known[v] = ((), False)
+            else:
+                add(v)
 
     def add(self, variable: Variable) -> None:
         """Register ``variable``: its unknown axes become holes."""
         if variable in self.entries:
             return
-        entries = tuple(Hole(variable, axis) if size is None else size
-                        for axis, size in enumerate(variable.type.shape))
-        self.entries[variable] = entries
+        entries = variable.type.shape
         users = self.users
-        for entry in entries:
-            if isinstance(entry, Hole):
-                users[entry] = [variable]
-            elif not isinstance(entry, int):
-                for symbol in free_symbols(entry):
+        plain = True
+        for axis, size in enumerate(entries):
+            if type(size) is int:
+                continue
+            plain = False
+            if size is None:  # an unknown axis: a hole of its own
+                hole = Hole(variable, axis)
+                entries = (*entries[:axis], hole, *entries[axis + 1:])
+                users[hole] = [variable]
+                self.free_holes += 1
+            else:
+                for symbol in free_symbols(size):
                     users.setdefault(symbol, []).append(variable)
+        self.entries[variable] = entries
+        if plain:  # all ints: known as they are, for good
+            self.known[variable] = (entries, False)
 
     def resolve(self, entry: Entry) -> Entry:
         """``entry`` with every bound symbol replaced by what it is bound to."""
@@ -154,13 +184,47 @@ class Sizes:
 
     def current(self, variable: Variable) -> tuple[Entry, ...]:
         """The variable's sizes as known now."""
+        cached = self.known.get(variable)
+        return (cached or self.resolve_entries(variable))[0]
+
+    def open(self, variable: Variable) -> bool:
+        """Do the variable's sizes still involve an unknown?"""
+        cached = self.known.get(variable)
+        return (cached or self.resolve_entries(variable))[1]
+
+    def resolve_entries(self, variable: Variable) -> tuple[tuple[Entry, ...], bool]:
+        """The variable's current sizes and whether they involve an unknown, kept until
+        a symbol they mention is bound (:meth:`bind` updates or drops them)."""
         resolve = self.resolve
-        return tuple([resolve(e) for e in self.entries[variable]])
+        value = tuple([resolve(e) for e in self.entries[variable]])
+        holes = False
+        for e in value:
+            if type(e) is not int and has_hole(e):
+                holes = True
+                break
+        cached = self.known[variable] = (value, holes)
+        return cached
 
     def bind(self, symbol: Hashable, value: Entry, source: Any) -> list[Variable]:
         """Bind a free symbol; returns the Variables whose sizes changed."""
         self.bindings[symbol] = Binding(symbol, value, source, len(self.bindings))
+        if type(symbol) is Hole:
+            self.free_holes -= 1
         changed = self.users.get(symbol, [])
+        known = self.known
+        alone = ((value,), type(value) is not int and has_hole(value))  # what (symbol,) is
+        for v in changed:  # their sizes mention the symbol
+            cached = known.get(v)
+            if cached is not None:
+                entries = cached[0]
+                if len(entries) == 1 and entries[0] is symbol:
+                    cached = alone
+                else:
+                    cached = _rebound(entries, symbol, value)
+                if cached is None:  # resolved again when asked
+                    del known[v]
+                else:
+                    known[v] = cached
         if isinstance(value, Hole):
             self.users.setdefault(value, []).extend(changed)
         elif not isinstance(value, int):
@@ -168,10 +232,54 @@ class Sizes:
                 self.users.setdefault(s, []).extend(changed)
         return changed
 
-    def type_of(self, variable: Variable) -> TensorType:
-        """The refined TensorType: a size that still involves an unknown is ``None``."""
-        return TensorType(variable.type.dtype, [None if has_hole(v) else v
-                                                for v in self.current(variable)])
+    def types_of(self, variables: list[Variable]) -> dict[Variable, TensorType]:
+        """The refined type of each Variable (:meth:`type_of`; a Variable that is not
+        registered keeps its type), one TensorType per refined shape."""
+        made: dict = {}
+        known, entries, type_of = self.known.get, self.entries, self.type_of
+        out = {}
+        for v in variables:
+            cached = known(v)
+            if cached is not None and cached[0] is v.type.shape:
+                out[v] = v.type  # sizes all ints, as the graph has them
+            else:
+                out[v] = type_of(v, made) if v in entries else v.type
+        return out
+
+    def type_of(self, variable: Variable, made: dict | None = None) -> TensorType:
+        """The refined TensorType: a size that still involves an unknown is ``None``
+        (``made``: the types made so far, by dtype and sizes, to reuse)."""
+        value, holes = self.known.get(variable) or self.resolve_entries(variable)
+        if value is variable.type.shape:  # sizes all ints, as the graph has them
+            return variable.type
+        key = (variable.type.dtype, value)
+        if made is not None and not holes:
+            t = made.get(key)
+            if t is not None:
+                return t
+        t = TensorType(variable.type.dtype, [None if has_hole(v) else v for v in value]
+                       if holes else value)
+        if made is not None and not holes:
+            made[key] = t
+        return t
+
+
+def _rebound(entries: tuple[Entry, ...], symbol: Hashable, value: Entry
+             ) -> tuple[tuple[Entry, ...], bool] | None:
+    """Resolved sizes after ``symbol`` is bound to ``value`` (itself resolved), with
+    whether they involve an unknown: each lone hole that is the symbol becomes the
+    value. None where the symbol is inside an expression (a Dim)."""
+    out = []
+    holes = False
+    for e in entries:
+        if e is symbol:
+            e = value
+        elif type(e) is not int and type(e) is not Hole:
+            return None
+        if type(e) is not int and has_hole(e):
+            holes = True
+        out.append(e)
+    return tuple(out), holes
 
 
 def _settled(entry: Entry, bindings: dict) -> bool:

@@ -13,15 +13,18 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 
 from ..graph.basic import Variable
+from ..graph.heap import collector_paused
 from ..graph.progress import Progress
 from ..graph.walk import ancestors, toposort
+from ..ops.contracts import contract as graph_contract
 from ..types.dim import Dim
+from ..types.dtypes import get_default_dtype
 from ..types.type import TensorType
 from .contracted import by_name, narrowed, sized_types
 from .explain import Conflict, RefinementError, Step, explain_conflict, undefined_size
-from .relations import UNIFY, Operand, Unit, cases, describe, node_relation, node_unit, run
+from .relations import UNIFY, Operand, Unit, cases, describe, node_units, run
 from .result import Refinement
-from .sizes import Hole, Sizes, has_hole, symbol_dim, symbols_of
+from .sizes import Hole, Sizes, symbol_dim, symbols_of
 
 __all__ = ["refine"]
 
@@ -43,6 +46,12 @@ def refine(outputs: Variable | Sequence[Variable],
     one value of is bound; none left is a RefinementError naming the condition and
     its node.
     """
+    with collector_paused():
+        return _refine(outputs, given)
+
+
+def _refine(outputs: Variable | Sequence[Variable],
+            given: Mapping[Variable | str, TensorType | str | int] | None) -> Refinement:
     outs = [outputs] if isinstance(outputs, Variable) else list(outputs)
     for i, v in enumerate(outs):
         if not isinstance(v, Variable) or not isinstance(v.type, TensorType):
@@ -51,24 +60,22 @@ def refine(outputs: Variable | Sequence[Variable],
     variables = ancestors(outs)
     nodes = toposort(outs)
     sizes = Sizes()
-    for v in variables:
-        if isinstance(v.type, TensorType):  # a sequence's or an optional's type stays
-            sizes.add(v)
+    sizes.add_all(variables)
     for node in nodes:  # every output of a node, also those the outputs do not use
-        for o in node.outputs:
-            if isinstance(o.type, TensorType):
-                sizes.add(o)
+        if len(node.outputs) > 1:  # (a node's only output is one of the variables)
+            for o in node.outputs:
+                if isinstance(o.type, TensorType):
+                    sizes.add(o)
     given, names = by_name(given)
     units = [_given_unit(v, t, sizes) for v, t in _read_given(given, sizes)]
     units += [_given_unit(v, t, sizes, _named(names, t, v)) for v, t in
               sized_types(names, sizes)]
-    for node in nodes:
-        relation = node_relation(node)
-        if relation is not None:
-            units.append(node_unit(node, relation))
-    _fixpoint(sizes, units)
-    _by_cases(sizes, units)
-    contract = narrowed(outs, sizes)
+    touching = _touching(units)
+    units += node_units(nodes, touching)
+    _fixpoint(sizes, units, touching)
+    _by_cases(sizes, units, touching)
+    whole = graph_contract(outs) if any(node.conditions for node in nodes) else None
+    contract = narrowed(whole, sizes)
     for _ in range(MAX_NARROWINGS):  # a size the contract leaves one value of is bound
         forced = {} if contract is None else {
             name: s.min for name, s in contract.sets().items() if s.count() == 1}
@@ -77,12 +84,12 @@ def refine(outputs: Variable | Sequence[Variable],
         if not more:
             break
         units += more
-        _fixpoint(sizes, units)
-        contract = narrowed(outs, sizes)
+        _touching(more, touching)
+        _fixpoint(sizes, units, touching)
+        contract = narrowed(whole, sizes)
     order = [v for v in variables if v.owner is None]
     order += [o for node in nodes for o in node.outputs]
-    return Refinement(outs, {v: sizes.type_of(v) if v in sizes.entries else v.type
-                             for v in order}, contract)
+    return Refinement(outs, sizes.types_of(order), contract)
 
 
 #: How many times refine binds the sizes its contract leaves one value of, at most.
@@ -132,9 +139,10 @@ def _given_unit(v: Variable, t: TensorType, sizes: Sizes, label: str | None = No
                 1, None, label)
 
 
-def _touching(units: list[Unit]) -> dict[Variable, list[Unit]]:
-    """The units each Variable takes part in."""
-    touching: dict[Variable, list[Unit]] = {}
+def _touching(units: list[Unit], touching: dict | None = None
+              ) -> dict[Variable, list[Unit]]:
+    """The units each Variable takes part in (added to ``touching``)."""
+    touching = {} if touching is None else touching
     for u in units:
         for op in u.operands:
             if op.variable is not None:
@@ -159,19 +167,32 @@ def _fixpoint(sizes: Sizes, units: list[Unit], touching: dict | None = None,
     queued: set = set()
     if start is None:
         queue.extend(units)
-        queued.update(map(id, units))
+        queued.update(units)
     for unit, found in start or ():
         _learn(sizes, unit, found, touching, queue, queued)
     progress = Progress("refine: relations solved")
+    popleft, discard = queue.popleft, queued.discard
+    resolved, resolve = sizes.known.get, sizes.resolve_entries
+    dtype = get_default_dtype()
+    runs = 0
     try:
-        while queue:
-            progress.step()
-            unit = queue.popleft()
-            queued.discard(id(unit))
-            found = run(unit, _operands(sizes, unit))
+        while queue:  # (the hot loop of refine: _operands and Sizes.current written out)
+            runs += 1
+            if not runs & 255:
+                progress.step(256)
+            unit = popleft()
+            discard(unit)
+            try:
+                operands = [(op.dtype, op.wrapped, op.fixed if op.variable is None else (
+                    resolved(op.variable) or resolve(op.variable))[0])
+                    for op in unit.operands]
+            except ZeroDivisionError:  # a size of the graph's types divides by 0 here
+                raise undefined_size(sizes, unit) from None
+            found = run(unit, operands, dtype)
             if found is None:
                 raise explain_conflict(sizes, unit)
-            _learn(sizes, unit, found, touching, queue, queued)
+            if found:
+                _learn(sizes, unit, found, touching, queue, queued)
     finally:
         progress.close()
 
@@ -185,12 +206,12 @@ def _learn(sizes: Sizes, unit: Unit, found: dict, touching: dict, queue: deque,
         if isinstance(symbol, str) and unit.node is not None:
             continue  # a named size is rigid: what a node needs of it is a condition
         value = sizes.resolve(value)
-        if symbol in symbols_of(value):  # no news, or not a value of its own
-            continue
+        if value is symbol or type(value) is not Hole and symbol in symbols_of(value):
+            continue  # no news, or not a value of its own
         for v in sizes.bind(symbol, value, unit):
             for other in touching.get(v, ()):
-                if other is not unit and id(other) not in queued:
-                    queued.add(id(other))
+                if other is not unit and other not in queued:
+                    queued.add(other)
                     queue.append(other)
 
 
@@ -199,23 +220,23 @@ def _learn(sizes: Sizes, unit: Unit, found: dict, touching: dict, queue: deque,
 MAX_SPLITS = 32
 
 
-def _by_cases(sizes: Sizes, units: list[Unit]) -> None:
+def _by_cases(sizes: Sizes, units: list[Unit], touching: dict) -> None:
     """Where a unit's relation leaves a few cases (a broadcast size is 1 or the result),
     run the graph's fixpoint in each: cases that contradict the graph are dropped, and
     what every surviving case agrees on is learnt (``reshape(x[a,2], -1) + y[6]``: the
     sum's size 1 leaves ``2a == 1``, so it is 6 and a is 3). No case left: the
     contradiction of the last one is raised."""
-    touching = _touching(units)
     splits = 0
     tried: set = set()
     progress = True
-    while progress and splits < MAX_SPLITS:
+    while progress and splits < MAX_SPLITS and sizes.free_holes:  # (none: nothing to split)
         progress = False
         for unit in units:
-            operands = _operands(sizes, unit)
-            if unit.node is None or not any(has_hole(e) for _, _, es in operands
-                                             for e in es):
+            if unit.node is None or not any(
+                    op.variable is not None and sizes.open(op.variable)
+                    for op in unit.operands):
                 continue
+            operands = _operands(sizes, unit)
             key = (id(unit), repr(operands))
             if key in tried:
                 continue
