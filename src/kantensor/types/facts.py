@@ -49,6 +49,11 @@ class Facts:
     def __hash__(self) -> int:
         return self._hash
 
+    def __reduce__(self) -> tuple:
+        # rebuilt from its atoms: a pickle may hash a Facts (a dict key, a set member)
+        # before slot state would be restored, and the hash is derived state
+        return (Facts, (tuple(self.atoms),))
+
     def __bool__(self) -> bool:
         return bool(self.atoms)
 
