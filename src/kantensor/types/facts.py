@@ -37,11 +37,20 @@ class Facts:
     def __init__(self, atoms: Iterable[Condition] = ()):
         atoms = frozenset(atoms)
         self.atoms = atoms
-        triples = [c.triple() for c in atoms if c.op != "!="]
-        if len(triples) > 1:  # one order for one set (the proofs' memo keys on it)
-            triples.sort(key=str)
-        self._triples = tuple(triples)
+        self._triples: tuple | None = None  # made on first use (see triples)
         self._hash = hash(atoms)
+
+    @property
+    def triples(self) -> tuple:
+        """The atoms as the prover's ``(left, op, right)`` triples, in one order for one
+        set (the proofs' memo keys on it). Made on first use, not in ``__init__``: an
+        unpickled Facts is made before the nodes its atoms name are filled in."""
+        if self._triples is None:
+            found = [c.triple() for c in self.atoms if c.op != "!="]
+            if len(found) > 1:
+                found.sort(key=str)
+            self._triples = tuple(found)
+        return self._triples
 
     def __eq__(self, other: object) -> bool:
         return self is other or (isinstance(other, Facts) and self.atoms == other.atoms)
@@ -107,18 +116,18 @@ class Facts:
         d, op = condition.key
         if isinstance(d, int):
             return COMPARE[op](d, 0)
-        return _decide(self._triples, d, op)
+        return _decide(self.triples, d, op)
 
     def consistent(self) -> bool:
         """False where no sizes meet every fact (as far as it is shown), else True."""
-        return not proves(self._triples, (0, ">=", 1))
+        return not proves(self.triples, (0, ">=", 1))
 
     def bounds(self, x: DimLike) -> tuple[int | None, int | None]:
         """The least and greatest value of ``x`` the facts allow (None: not bounded on
         that side as far as they show)."""
         if isinstance(x, int):
             return x, x
-        return _bounds(self._triples, x)
+        return _bounds(self.triples, x)
 
     def simplify(self, x: DimLike) -> DimLike:
         """``x`` in its simplest form under the facts (equal to ``x`` wherever they hold)."""
