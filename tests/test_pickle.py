@@ -98,3 +98,20 @@ def test_the_function_module_is_importable_by_its_path():
     class of a Function."""
     module = importlib.import_module(kt.Function.__module__)
     assert module.Function is kt.Function and module.function is kt.function
+
+
+def test_a_pickle_carries_none_of_what_its_ops_built_elsewhere():
+    """An Op's build memo holds other graphs' types and facts: a pickle of one graph is
+    the same whatever was built with its Ops before (a memo entry with located facts
+    once made unpickling read a half-made Op)."""
+    x = kt.vector("x", "float64")
+    y = kt.add(x, x) * 2.0
+    before = pickle.dumps(y)
+    for n in range(2, 40):  # other graphs through the same Ops, conditions included
+        a, b = kt.tensor("a", "float64", (None, n)), kt.tensor("b", "float64", (n, None))
+        kt.add(a, b) * 2.0
+    assert pickle.dumps(y) == before
+    y2 = pickle.loads(before)
+    assert y2.type == y.type
+    np.testing.assert_array_equal(kt.function([y2.owner.inputs[0].owner.inputs[0]], y2)(
+        np.arange(3.0)), np.arange(3.0) * 4)

@@ -111,6 +111,12 @@ class SignatureOp(Op):
     params: tuple[tuple[str, Any], ...] = ()
     _kwargs: dict[str, Any] = {}  # never mutated
     _memo: dict[tuple, tuple] = {}  # never mutated: each Op gets its own in _infer
+
+    def __getstate__(self) -> dict:
+        """Pickled without its build memo: the memo holds other graphs' types and facts
+        (whatever was built with this Op before), which a pickle of one graph must not
+        carry; an unpickled Op fills its own again."""
+        return {k: v for k, v in self.__dict__.items() if k != "_memo"}
     #: How backends compute it, declared by its catalogue entry: backend -> kind of
     #: algorithm (``{"dask": "reduction"}``); an Op with none is computed by its
     #: signature alone. Never chosen by name. Never mutated (replaced whole).
@@ -341,7 +347,7 @@ class TemplateOp(SignatureOp):
     def __getstate__(self) -> dict:
         """Pickled without the builder's messages (functions made per render): an
         unpickled Op gets them again when its signature is rendered."""
-        return {**self.__dict__, "clause_messages": {}}
+        return {**super().__getstate__(), "clause_messages": {}}
 
     @property
     def n_outputs(self) -> int:
