@@ -70,11 +70,11 @@ def test_the_corners_decide_as_brute_force_does(facts, goal) -> None:
     where the facts hold: True when the goal holds at all of them, False when it fails
     at one (the sizes a fact allows are an interval whose ends are in the range)."""
     store = Facts(facts)
-    found = monotone.proves(store._triples, goal.triple())
+    found = monotone.proves(store.triples, goal.triple())
     if found is None:
         return
     points = [v for v in RANGE if all(_holds(f, v) for f in facts)]
-    box = monotone._box(store._triples)
+    box = monotone._box(store.triples)
     if box is not monotone._EMPTY and any(
             lo >= RANGE.stop - 1 or (hi is not None and hi >= RANGE.stop - 1)
             for lo, hi in box.values()):
@@ -95,8 +95,8 @@ def test_a_stack_of_ceil_mode_pools_takes_the_corners() -> None:
         x = _window(x, 3, 2, 0, True)
         facts.append(Condition(x, ">=", 1))
     store = Facts(facts[:-1])
-    assert monotone.proves(store._triples, facts[-1].triple()) is False
-    assert monotone.proves(Facts(facts)._triples, facts[0].triple()) is True
+    assert monotone.proves(store.triples, facts[-1].triple()) is False
+    assert monotone.proves(Facts(facts).triples, facts[0].triple()) is True
     assert store.decide(facts[-1]) is None  # not implied: a condition of its own
     assert Facts(facts).decide(facts[0]) is True
     assert Facts(facts).bounds(h) == (monotone._least(facts[-1].key[0], "h"), None)
@@ -105,10 +105,10 @@ def test_a_stack_of_ceil_mode_pools_takes_the_corners() -> None:
 def test_questions_the_corners_leave_to_the_prover() -> None:
     """Facts over two symbols, a remainder, and a side the box leaves unbounded."""
     two = Facts([Condition(h - w, ">=", 0)])
-    assert monotone.proves(two._triples, (h, ">=", w)) is None
+    assert monotone.proves(two.triples, (h, ">=", w)) is None
     assert two.decide(Condition(h, ">=", w)) is True  # the prover's
     even = Facts([Condition(h % 2, "==", 0)])
-    assert monotone.proves(even._triples, (h, ">=", 0)) is None
+    assert monotone.proves(even.triples, (h, ">=", 0)) is None
     assert monotone.bounds((), dim_min(h, 5)) == (0, 5)  # the upper side: structure's
     assert monotone.bounds((), dim_min(h, w)) == (0, None)
     assert monotone.bounds((), h - w) is None  # neither side found
