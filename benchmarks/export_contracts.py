@@ -48,6 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import kantensor as kt  # noqa: E402
 import kantensor.onnx as ko  # noqa: E402
 from contract_points import one_short, points  # noqa: E402  (the light tests' sampler)
+from ortrun import WORKER  # noqa: E402  (the tests' onnxruntime worker)
 
 #: The window of sizes sampled, by size name (from 1; from 0 with ``--zero``), and what
 #: a run may cost.
@@ -55,35 +56,6 @@ WINDOW = {"batch": (1, 4), "height": (1, 400), "width": (1, 400), "seq": (1, 300
           "samples": (1, 20000)}
 DEFAULT_WINDOW = (1, 64)
 BUDGET = 2 * 300 * 300  # the product of a point's sizes (batch*H*W, batch*seq*...)
-
-#: The worker: reads (model path, inputs) requests and answers the outputs' shapes or
-#: ("error", text); keeps the session of the last model.
-WORKER = r"""
-import pickle, struct, sys
-import onnxruntime as ort
-ort.set_default_logger_severity(4)
-options = ort.SessionOptions()
-options.intra_op_num_threads = 1
-options.inter_op_num_threads = 1
-read, write = sys.stdin.buffer, sys.stdout.buffer
-last = (None, None)
-while True:
-    head = read.read(8)
-    if len(head) < 8:
-        break
-    path, inputs = pickle.loads(read.read(struct.unpack("<Q", head)[0]))
-    try:
-        if last[0] != path:
-            last = (None, None)
-            last = (path, ort.InferenceSession(path, options,
-                                               providers=["CPUExecutionProvider"]))
-        answer = [tuple(o.shape) for o in last[1].run(None, inputs)]
-    except Exception as exc:
-        answer = ("error", str(exc).splitlines()[0][:300])
-    data = pickle.dumps(answer)
-    write.write(struct.pack("<Q", len(data)) + data)
-    write.flush()
-"""
 
 
 class Runner:

@@ -20,13 +20,18 @@ from typing import Any
 
 import numpy as np
 
-#: The worker: reads (model bytes, inputs) requests, answers (shapes) or ("error", text).
+#: The worker: reads (model, inputs) requests, the model as bytes or a file's path,
+#: answers (shapes) or ("error", text). One thread per session: runs stay small and
+#: several workers share the machine's cores.
 WORKER = r"""
 import pickle, struct, sys
 import onnxruntime as ort
 ort.set_default_logger_severity(4)
+options = ort.SessionOptions()
+options.intra_op_num_threads = 1
+options.inter_op_num_threads = 1
 read, write = sys.stdin.buffer, sys.stdout.buffer
-last = (None, None)  # the last model's bytes and session: a model run at many sizes
+last = (None, None)  # the last model and its session: a model run at many sizes
 while True:
     head = read.read(8)
     if len(head) < 8:
@@ -35,7 +40,8 @@ while True:
     try:
         if last[0] != model:
             last = (None, None)
-            last = (model, ort.InferenceSession(model, providers=["CPUExecutionProvider"]))
+            last = (model, ort.InferenceSession(model, options,
+                                                providers=["CPUExecutionProvider"]))
         answer = [tuple(o.shape) for o in last[1].run(None, inputs)]
     except Exception as exc:
         answer = ("error", str(exc).splitlines()[0][:300])
