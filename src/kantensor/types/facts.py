@@ -17,6 +17,7 @@ from collections.abc import Hashable, Iterable
 from functools import lru_cache
 from typing import Any, Final
 
+from .canon import canonical_form
 from .conditions import COMPARE, NEGATED, AnyOf, Clause, Condition, conjunction, expand
 from .dim import Dim, DimLike, _rebuild
 from .dimfacts import assume_divisible
@@ -256,7 +257,9 @@ def simplify(x: DimLike, facts: Facts = EMPTY) -> DimLike:
     """``x`` simplified under ``facts``: min/max arguments that another one bounds are
     dropped, a floor quotient or remainder whose argument stays in one block is a
     constant or a difference, a size or an atom a fact equates with an int is that int,
-    and a remainder a fact says is 0 makes its quotient exact (``2*(h//2) == h``)."""
+    and a remainder a fact says is 0 makes its quotient exact (``2*(h//2) == h``); the
+    result is in its canonical form (:mod:`kantensor.types.canon`): sizes equal at every
+    size of the decidable fragment get one form."""
     if isinstance(x, int) or (not facts and not _has_opaque(x)):
         return x
     return _simplify(x, facts)
@@ -268,7 +271,9 @@ def _simplify(x: Dim, facts: Facts) -> DimLike:
     out = _rebuild(x, lambda a: _atom(a, facts, known) if isinstance(a, Opaque)
                    else known.get(a))
     zeros = [c.key[0] for c in facts.atoms if c.op == "=="]
-    return assume_divisible(out, zeros) if zeros and not isinstance(out, int) else out
+    if zeros and not isinstance(out, int):
+        out = assume_divisible(out, zeros)
+    return canonical_form(out)
 
 
 def _constants(facts: Facts) -> dict:
