@@ -28,15 +28,21 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from functools import lru_cache
+from typing import Final
 
 import numpy as np
 
-from .dim import Dim, DimLike, _floordiv, _mod, _rebuild, _symbol
-from .poly import Opaque
+from .dim import Dim, DimLike, _floordiv, _mod, _rebuild, _symbol, dim_max, dim_min
+from .poly import Opaque, lone_atom
 from .quasi import fits, in_fragment, table, values
 from .symbols import APPLY, free_symbols
 
 __all__ = ["canonical_form"]
+
+MAX_PIECE_PERIOD: Final = 64
+"""Longest period of a size with a threshold that is written as a min or max."""
+MAX_PIECE_THRESHOLD: Final = 256
+"""Latest threshold of a size written as a min or max of two quasi-affine sizes."""
 
 
 def canonical_form(x: DimLike) -> DimLike:
@@ -44,15 +50,17 @@ def canonical_form(x: DimLike) -> DimLike:
     it (module docstring); else ``x`` with the parts that are decided made canonical."""
     if isinstance(x, int) or not _has_opaque(x):
         return x  # a polynomial over symbols is already canonical (types.poly)
-    return _canonical(x)
+    return _canonical(x._terms)
 
 
 @lru_cache(maxsize=1 << 14)
-def _canonical(x: Dim) -> DimLike:
+def _canonical(terms: tuple) -> DimLike:
+    """Kept per terms, not per Dim: a Dim's ``==`` may consult a traced program's
+    answers (types.dimorder), which must not make two sizes share a form."""
     parts: dict[Hashable, dict] = {}
     rest: dict = {}
     constant = 0
-    for mono, c in x._terms:
+    for mono, c in terms:
         if not mono:
             constant += c
             continue
@@ -62,18 +70,33 @@ def _canonical(x: Dim) -> DimLike:
             parts.setdefault(next(iter(symbols)), {})[mono] = c
         else:
             rest[mono] = c
-    total: DimLike = constant
+    total: DimLike = 0
+    pieces = []  # the parts written as a min or max
     for s, part in parts.items():
         p = _rebuild_terms(part)
         if not isinstance(p, int) and _has_opaque(p) and in_fragment(p, s):
             form = _one_symbol(p, s)
             if form is not None:
-                total = total + form[0] + form[1]
+                constant += form[1]
+                if _lone_minmax(form[0]) is None:
+                    total = total + form[0]
+                else:
+                    pieces.append(form[0])
                 continue
         total = total + _inner(p)
+    if len(pieces) == 1 and constant:  # the constant goes inside: max(5, n), not
+        atom = _lone_minmax(pieces[0])  # max(0, n - 5) + 5
+        pieces, constant = [APPLY[atom.op](*(g + constant for g in atom.args))], 0
+    for piece in pieces:
+        total = total + piece
     if rest:
         total = total + _inner(_rebuild_terms(rest))
-    return total
+    return total + constant
+
+
+def _lone_minmax(x: DimLike) -> Opaque | None:
+    atom = None if isinstance(x, int) else lone_atom(x._terms)
+    return atom if isinstance(atom, Opaque) and atom.op in ("min", "max") else None
 
 
 def _has_opaque(x: Dim) -> bool:
@@ -107,26 +130,66 @@ def _inner(x: DimLike) -> DimLike:
 
 def _one_symbol(p: Dim, s: Hashable) -> tuple[DimLike, int] | None:
     """``(form, constant)`` with ``p == form + constant`` and ``form`` 0 at ``s = 0``, the
-    form chosen from ``p``'s table alone; None where the table does not settle from 0 (or
-    is past the limits)."""
+    form chosen from ``p``'s table alone; None where no form is found (past the limits,
+    or a threshold no min or max of two quasi-affine pieces explains)."""
     found = table(p)
-    if found is None or found[0] > 0:
+    if found is None:
         return None
-    _, period, start, increments = found
+    threshold, period, start, increments = found
     n = _symbol(s)
+    if not threshold:
+        form = _render(n, increments)
+    else:
+        form = _piecewise(n, threshold, period, increments)
+    if form is None:
+        return None
+    points = np.arange(threshold + 2 * period + 1)
+    if not (values(form, points) == values(p, points) - start).all():
+        return None  # never happens by construction; never change a value if it does
+    return form, start
+
+
+def _render(n: Dim, increments: tuple[int, ...]) -> DimLike | None:
+    """The form, 0 at 0, of the quasi-affine size with these periodic increments (one
+    least period): the shortest text among the renderings of its sparsest fits."""
     best: tuple[int, str, DimLike] | None = None
     for slope, combs in fits(increments):
         for form in _renderings(n, slope, combs):
             key = (len(str(form)), str(form), form)
             if best is None or key[:2] < best[:2]:
                 best = key
-    if best is None:
+    return None if best is None else best[2]
+
+
+def _piecewise(n: Dim, threshold: int, period: int, increments: tuple[int, ...]
+               ) -> DimLike | None:
+    """A size 0 at 0, quasi-affine from ``threshold`` on, as the min or max of two
+    quasi-affine sizes: the one it is from the threshold on, and the one its values
+    before the threshold follow (``max(n, 5)``, ``min(64, n)``, ``max(0, n - 5)``);
+    None if neither the min nor the max of those two is it."""
+    if period > MAX_PIECE_PERIOD or threshold > MAX_PIECE_THRESHOLD:
         return None
-    form = best[2]
-    points = np.arange(2 * period + 1)
-    if not (values(form, points) == values(p, points) - start).all():
-        return None  # never happens by construction; never change a value if it does
-    return form, start
+    late = [increments[threshold + (m - threshold) % period] for m in range(period)]
+    values_ = [0]
+    for v in increments:
+        values_.append(values_[-1] + v)
+    blocks = -(-threshold // period)  # the late piece at 0: back from a whole period
+    at = blocks * period
+    late_start = values_[threshold] + sum(
+        late[m % period] for m in range(threshold, at)) - blocks * sum(late)
+    early_inc = increments[:threshold]
+    for p in range(1, threshold + 1):  # the least period of the early steps
+        if all(early_inc[m] == early_inc[m + p] for m in range(threshold - p)):
+            break
+    late_form, early_form = _render(n, tuple(late)), _render(n, tuple(early_inc[:p]))
+    if late_form is None or early_form is None:
+        return None
+    want = (threshold, period, 0, increments)
+    for pick in (dim_min, dim_max):
+        form = pick(late_form + late_start, early_form)
+        if not isinstance(form, int) and table(form) == want:
+            return form
+    return None
 
 
 def _renderings(n: Dim, slope: int, combs: tuple) -> list[DimLike]:

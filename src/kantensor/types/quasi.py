@@ -4,7 +4,8 @@ A size ``f`` of one symbol ``n`` built from ``n``, ints, ``+``, int multiples, f
 division and remainder by ints, min and max is *eventually quasi-affine*: there are a
 period ``L`` and a threshold ``T`` with ``f(n + L) - f(n)`` the same int for every
 ``n >= T``. Floors and remainders by ``k`` multiply the period of their argument by ``k``,
-a sum takes the lcm of its terms', and a min or max settles (each pair of its arguments
+a sum takes the lcm of its terms' (a floor by ``k`` of a size that grows by ``D``
+per period, ``L*k/gcd(k, D)``), and a min or max settles (each pair of its arguments
 is either ordered or compared periodically) one period after the point where the
 trend of their difference outweighs its periodic part. So two such sizes are equal at
 every ``n >= 0`` iff they agree on ``0 <= n <= T + L`` (both quasi-affine past ``T``):
@@ -138,51 +139,66 @@ def _values(terms: tuple | int, n: np.ndarray) -> np.ndarray:
     return total
 
 
-def _shape(terms: tuple | int) -> tuple[int, int] | None:
-    """``(T, L)``: ``x`` is quasi-affine with period ``L`` from ``T`` on (not the least
-    ones); None past the limits."""
+def _shape(terms: tuple | int) -> tuple[int, int, int] | None:
+    """``(T, L, D)``: ``x(n + L) == x(n) + D`` for every ``n >= T`` (not the least ``T``
+    and ``L``); None past the limits. A floor by ``k`` of a ``(T, L, D)`` size is ``(T,
+    L*k/g, D/g)`` for ``g = gcd(k, D)``, its remainder ``(T, L*k/g, 0)``."""
     if isinstance(terms, int):
-        return 0, 1
-    threshold, period = 0, 1
-    for mono, _ in terms:
+        return 0, 1, 0
+    found = []
+    for mono, c in terms:
         if not mono:
             continue
         atom = mono[0][0]
         if not isinstance(atom, Opaque):
+            found.append((0, 1, c))
             continue
         if atom.op in ("//", "%"):
             inner = _shape(_terms(atom.args[0]))
             if inner is None:
                 return None
-            t, p = inner[0], inner[1] * atom.args[1]
+            t, p, d = inner
+            k = atom.args[1]
+            g = math.gcd(k, d)
+            shape = (t, p * k // g, d // g if atom.op == "//" else 0)
         else:
-            found = _settled(atom.args)
-            if found is None:
+            shape = _settled(atom.op, atom.args)
+            if shape is None:
                 return None
-            t, p = found
-        threshold, period = max(threshold, t), math.lcm(period, p)
-        if period > MAX_PERIOD or threshold > MAX_THRESHOLD:
-            return None
-    return threshold, period
+        found.append((shape[0], shape[1], c * shape[2]))
+    return _sum(found)
 
 
-def _settled(args: tuple) -> tuple[int, int] | None:
-    """``(T, L)`` of a min or max of ``args``: past ``T`` every pair of them is ordered
-    or compared with period ``L``, so which one is least (greatest) has period ``L``."""
+def _sum(shapes: list[tuple[int, int, int]]) -> tuple[int, int, int] | None:
+    """The ``(T, L, D)`` of a sum of sizes of these; None past the limits."""
+    if not shapes:
+        return 0, 1, 0
+    threshold = max(t for t, _, _ in shapes)
+    period = math.lcm(*(p for _, p, _ in shapes))
+    if period > MAX_PERIOD or threshold > MAX_THRESHOLD:
+        return None
+    return threshold, period, sum(d * (period // p) for _, p, d in shapes)
+
+
+def _settled(op: str, args: tuple) -> tuple[int, int, int] | None:
+    """``(T, L, D)`` of a min or max of ``args``: past ``T`` every pair of them is
+    ordered or compared with period ``L``, so which one is least (greatest) has period
+    ``L``, and ``D`` is the least (greatest) of theirs."""
     shapes = [_shape(_terms(g)) for g in args]
     if None in shapes:
         return None
-    start = max(t for t, _ in shapes)
-    period = math.lcm(*(p for _, p in shapes))
+    start = max(t for t, _, _ in shapes)
+    period = math.lcm(*(p for _, p, _ in shapes))
     if period > MAX_PERIOD or start > MAX_THRESHOLD:
         return None
+    steps = [d * (period // p) for _, p, d in shapes]
     points = np.arange(start, start + period + 1)
     vals = [values(g, points) for g in args]
     threshold = start
     for i in range(len(args)):
         for j in range(i + 1, len(args)):
             diff = vals[i] - vals[j]
-            trend = int(diff[period] - diff[0])  # the difference's change per period
+            trend = steps[i] - steps[j]  # the difference's change per period
             if trend > 0:
                 worst = int(diff[:period].min())
                 blocks = 0 if worst >= 0 else -(worst // trend)  # ceil(-worst / trend)
@@ -192,7 +208,9 @@ def _settled(args: tuple) -> tuple[int, int] | None:
             else:
                 blocks = 0
             threshold = max(threshold, start + blocks * period)
-    return (threshold, period) if threshold <= MAX_THRESHOLD else None
+    if threshold > MAX_THRESHOLD:
+        return None
+    return threshold, period, min(steps) if op == "min" else max(steps)
 
 
 def table(x: Any) -> Table | None:
@@ -207,7 +225,7 @@ def _table(terms: tuple | int) -> Table | None:
     shape = _shape(terms)
     if shape is None:
         return None
-    threshold, period = shape
+    threshold, period, _ = shape
     f = values(terms, np.arange(threshold + 2 * period + 1))
     least = period
     for d in _divisors(period):  # the least period dividing the one found
