@@ -277,10 +277,11 @@ def test_hostile_sizes_stay_bounded_and_sound() -> None:
     assert table(long) is None and canonical_form(long) == long
     late = dim_max(n, 10**15)
     assert table(late) is None and canonical_form(late) == late
-    huge = (2**70 * n + 1) // 3 - (2**70 * n) // 3  # int64 would overflow
+    huge = (2**70 + 1) * (n // 2) + 2**65 * (n % 5) - n // 3  # int64 would overflow
     assert canonical_form(huge) == EMPTY.simplify(huge)
     for v in (0, 1, 2, 3, 10**9):
-        assert _at(canonical_form(huge), n=v) == (2**70 * v + 1) // 3 - (2**70 * v) // 3
+        assert _at(canonical_form(huge), n=v) == \
+            (2**70 + 1) * (v // 2) + 2**65 * (v % 5) - v // 3
     wide = dim_max(*(n // k + k for k in range(1, 40)))  # past the analysed arguments
     assert all(_at(canonical_form(wide), n=v) == _at(wide, n=v) for v in range(0, 200, 7))
     assert MAX_PERIOD <= 1024

@@ -124,8 +124,19 @@ def _inner(x: DimLike) -> DimLike:
     """``x`` with the arguments of its opaque atoms made canonical."""
     if isinstance(x, int) or not _has_opaque(x):
         return x
-    return _rebuild(x, lambda a: APPLY[a.op](*(canonical_form(g) for g in a.args))
-                    if isinstance(a, Opaque) else None)
+    return _rebuild(x, lambda a: _inner_atom(a) if isinstance(a, Opaque) else None)
+
+
+def _inner_atom(a: Opaque) -> DimLike | None:
+    """The atom over canonical arguments; None (kept) where they are its own."""
+    args = tuple(canonical_form(g) for g in a.args)
+    if all(g is f or _terms_of(g) == _terms_of(f) for g, f in zip(args, a.args, strict=True)):
+        return None
+    return APPLY[a.op](*args)
+
+
+def _terms_of(x: DimLike) -> tuple | int:
+    return x if isinstance(x, int) else x._terms
 
 
 def _one_symbol(p: Dim, s: Hashable) -> tuple[DimLike, int] | None:
