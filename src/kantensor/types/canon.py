@@ -5,23 +5,26 @@ can decide that function: a size is split into a constant, one part per symbol t
 mentions that symbol alone, and the rest (products, parts over several symbols). Each
 one-symbol part built from ``+``, int multiples, floor division and remainder by ints,
 min and max is a quasi-affine function of its symbol (:mod:`kantensor.types.quasi`);
-where it is one from ``n = 0`` on, it is written from its table alone, as the shortest
-text among the sparsest sums ``a*n + c1*((n + s1)//d1) + c2*((n + s2)//d2)`` that have
-that table, a floor with coefficient ``-k*e`` beside ``e*n`` read as ``e*((n + s) % k)``
-(ties by text). So
+where it is one from ``n = 0`` on, it is written from its table alone: among the
+sparsest sums ``a*n + c1*((n + s1)//d1) + c2*((n + s2)//d2)`` that have that table (a
+floor with coefficient ``-k*e`` beside ``e*n`` also read as ``e*((n + s) % k)``), the
+one of fewest terms, then of shortest text (ties by text). So
 
 * ``n % 3`` and ``n - 3*(n//3)`` are ``n % 3``; ``n//2 + (n + 1)//2`` (Hermite's
   identity) is ``n``; ``-(-n//3)`` (a ceil) is ``(n + 2)//3``;
 * a min or max of one symbol that equals one quasi-affine function from 0 on
-  (``min((h + 1)//2, h//2)``, ``max(n//2, n//3)``) is that function's form.
+  (``min((h + 1)//2, h//2)``, ``max(n//2, n//3)``) is that function's form;
+* a part quasi-affine only past a threshold is the min or max of two such forms, the
+  one it is past the threshold and the one its values before it follow (``max(0, n -
+  5) + 5`` is ``max(5, n)``), with the constant inside when it is the only such part.
 
-Left as built (sound, not canonical): a part equal to a quasi-affine function only
-past some threshold (``max(n, 5)``, ``min(64, n)``: a min or max stays, with canonical
-arguments), a part whose period or threshold is past the limits of
+Left as built (sound, not canonical): a part with a threshold that no such min or max
+is (``max(7, n) % 3``), a part whose period or threshold is past the limits of
 :mod:`~kantensor.types.quasi`, products, and atoms over several symbols (``(a + b)//2``,
 ``min(a, b)``), whose arguments are made canonical but which are not compared with
-other ways of writing them. The value never changes: the form chosen is checked
-against the table it was made from.
+other ways of writing them. A part that needs three floors or more gets one form, not
+always the shortest. The value never changes: the form chosen is checked against the
+table it was made from.
 """
 
 from __future__ import annotations
@@ -163,13 +166,14 @@ def _one_symbol(p: Dim, s: Hashable) -> tuple[DimLike, int] | None:
 def _render(n: Dim, increments: tuple[int, ...]) -> DimLike | None:
     """The form, 0 at 0, of the quasi-affine size with these periodic increments (one
     least period): the shortest text among the renderings of its sparsest fits."""
-    best: tuple[int, str, DimLike] | None = None
+    best: tuple[int, int, str, DimLike] | None = None
     for slope, combs in fits(increments):
         for form in _renderings(n, slope, combs):
-            key = (len(str(form)), str(form), form)
-            if best is None or key[:2] < best[:2]:
+            terms = 0 if isinstance(form, int) else len(form._terms)
+            key = (terms, len(str(form)), str(form), form)
+            if best is None or key[:3] < best[:3]:
                 best = key
-    return None if best is None else best[2]
+    return None if best is None else best[3]
 
 
 def _piecewise(n: Dim, threshold: int, period: int, increments: tuple[int, ...]
