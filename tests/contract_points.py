@@ -15,10 +15,6 @@ import onnx
 from onnx import version_converter
 
 from kantensor.onnx.contract import data_inputs, with_input_dims
-from kantensor.types.contracts.evaluate import evaluator
-
-#: The ONNX ops whose output size is a window's count.
-WINDOW_OPS = {"Conv", "ConvTranspose", "MaxPool", "AveragePool", "LpPool"}
 
 #: The light models of the onnx wheel (onnx/backend/test/data/light/).
 LIGHT = ["bvlc_alexnet", "densenet121", "inception_v1", "inception_v2", "resnet50",
@@ -111,12 +107,3 @@ def _inside(cell, contract, window, rng) -> dict | None:
             return named
     return None
 
-
-def one_short(contract, p: dict) -> bool:
-    """Whether the first atom ``p`` violates is a window whose output size is exactly 0
-    (onnxruntime's truncating division makes it 1)."""
-    atom = contract.holds(p).atom
-    clause = atom.clause
-    d, op = clause.key
-    ops = {s.op for s in atom.sources}
-    return op == ">=" and ops <= WINDOW_OPS and evaluator(d)(p) == -1
