@@ -353,3 +353,30 @@ def test_reshape_to_a_size_read_from_another_axis_holds_where_its_type_is_the_ru
         elif (b, s) == (0, 0):
             assert isinstance(ran, ortrun.Refusal)
     assert [s for s in range(3) if contract.holds(B=2, S=s)] == [1, 2]
+
+
+def test_data_dependent_sizes_are_named_by_their_nodes_and_labelled():
+    """Two NonZero nodes: each count is its own size, named after its node (one symbol
+    for both would merge two unrelated counts); no input decides them, so the contract
+    says it is approximate, which of its approximations is sufficient and which
+    necessary, and its DSL, over identifiers, parses back."""
+    nodes = [helper.make_node("NonZero", ["a"], ["ia"], name="nz_a"),
+             helper.make_node("NonZero", ["b"], ["ib"], name="nz_b"),
+             helper.make_node("Concat", ["ia", "ib"], ["out"], axis=0, name="cat")]
+    model = helper.make_model(helper.make_graph(
+        nodes, "counts", [helper.make_tensor_value_info("a", F, [5]),
+                          helper.make_tensor_value_info("b", F, ["N"])],
+        [helper.make_tensor_value_info("out", I64, None)]),
+        opset_imports=[helper.make_opsetid("", 17)])
+    contract = ko.contract(model)
+    hidden = {str(s) for a in contract.atoms for s in a.symbols() if s in contract.hidden}
+    assert {"nz_a.u_0", "nz_b.u_0"} <= hidden, hidden
+    assert (contract.label, contract.inner.label, contract.outer.label) == (
+        "approximate", "sufficient", "necessary")
+    text = str(contract)
+    assert "nz_a.u_0 <= 5" in text and "nz_b.u_0 <= N" in text, text
+    assert "approximate: 3 conditions name sizes that are no inputs" in text, text
+    assert contract.holds(N=3).value is None  # undecided, never a guess
+    dsl = contract.dsl()
+    assert "nz_a_u_0 <= 5" in dsl, dsl
+    kt.Signature.parse("(N,nz_a_u_0,nz_b_u_0,ia_shape_1,ib_shape_1)->() " + dsl)
