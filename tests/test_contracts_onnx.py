@@ -376,6 +376,7 @@ def test_data_dependent_sizes_are_named_by_their_nodes_and_labelled():
     text = str(contract)
     assert "nz_a.u_0 <= 5" in text and "nz_b.u_0 <= N" in text, text
     assert "approximate: 3 conditions name sizes that are no inputs" in text, text
+    assert "contract.inner is sufficient, contract.outer necessary" in text, text
     assert contract.holds(N=3).value is None  # undecided, never a guess
     dsl = contract.dsl()
     assert "nz_a_u_0 <= 5" in dsl, dsl

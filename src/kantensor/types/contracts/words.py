@@ -196,8 +196,9 @@ def contract_text(contract: Any) -> str:
         out.append(f"  note: {note}")
     hidden = sum(1 for a in contract.atoms if a.symbols() & contract.hidden)
     if hidden:
-        out.append(f"  approximate: {hidden} condition{'s' * (hidden != 1)} name sizes that "
-                   "are no inputs (data-dependent: no input size decides them); "
+        out.append(f"  approximate: {hidden} condition{'s' * (hidden != 1)} "
+                   f"name{'s' * (hidden == 1)} sizes that are no inputs (data-dependent "
+                   "counts, or sizes the types do not relate to the inputs'); "
                    "contract.inner is sufficient, contract.outer necessary")
     found = lines(contract)
     if not found:
