@@ -66,19 +66,24 @@ def points(contract, window: Mapping[str, tuple[int, int]], total: int, seed: in
                         edge.append(p)
     rng.shuffle(edge)
     out = edge[:total // 2]
-    tries = 0
+    tries, misses = 0, 0
     while len(out) < total and tries < 50 * total:
         tries += 1
-        want_valid = len(out) % 2 == 0
-        if want_valid and cells:
+        want_valid = len(out) % 2 == 0 and bool(cells) and misses < _MISSES
+        if want_valid:
             p = _inside(rng.choice(cells), contract, window, rng)
         else:
             p = {n: rng.randint(*window[n]) for n in names}
         if p is None or not affordable(p) or p in out:
+            misses += want_valid  # a small valid set runs out: invalid points go on
             continue
         if bool(contract.holds(p).value) == want_valid:
             out.append(p)
     return out
+
+
+#: Valid points drawn in vain before :func:`points` draws only invalid ones.
+_MISSES = 200
 
 
 def _meets(cell, contract, window) -> bool:
