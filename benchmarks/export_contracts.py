@@ -10,12 +10,12 @@ exports, with a ``<model>.sizes.json`` of size assignments they were checked at)
   (tests/contract_points.py), and runs each with onnxruntime in a worker process whose
   memory (``RLIMIT_AS``) and time per run are bounded (a crash, a refusal, running out of
   memory or time all count as "fails"), with its convolution and pool windows watched
-  (tests/ortrun.py's ``Watched``: a run with an empty window map, onnxruntime's own or
-  ONNX's reference implementation's at the input onnxruntime fed that node, is invalid).
+  (tests/ortwindows.py: a run through a window whose output differs from ONNX's
+  output-size formula at the input onnxruntime fed it, or is empty, is invalid).
 
 Per model it prints the contract's time and exactness, claimed-valid points that run of
 those sampled, claimed-invalid points that fail outright of those sampled and, apart,
-those that run with an empty window map (a window that overhangs its input by less than a
+those that run only through such a window (one that overhangs its input by less than a
 stride: ONNX's floor formula gives 0 positions and kantensor calls the point invalid,
 onnxruntime's truncating division computes one; see tests/test_contracts_light.py) and,
 with ``--zero``, the points where a Reshape's -1 sits beside a size that is 0 with
@@ -52,7 +52,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import kantensor as kt  # noqa: E402
 import kantensor.onnx as ko  # noqa: E402
 from contract_points import points  # noqa: E402  (the light tests' sampler)
-from ortrun import WORKER, Watched  # noqa: E402  (the tests' onnxruntime worker)
+from ortrun import WORKER  # noqa: E402  (the tests' onnxruntime worker)
+from ortwindows import Watched  # noqa: E402  (its windows watched)
 
 #: The window of sizes sampled, by size name (from 1; from 0 with ``--zero``), and what
 #: a run may cost.
@@ -119,7 +120,7 @@ class Row:
     atoms: int = 0
     valid: list[int] = field(default_factory=lambda: [0, 0])      # run, sampled
     invalid: list[int] = field(default_factory=lambda: [0, 0])    # fail, sampled
-    empty: list[int] = field(default_factory=lambda: [0, 0])      # empty map, sampled
+    window: list[int] = field(default_factory=lambda: [0, 0])     # through a window, -
     zero: list[int] = field(default_factory=lambda: [0, 0])       # run, sampled
     undecided: list[int] = field(default_factory=lambda: [0, 0])  # run, sampled
     wrong: list[str] = field(default_factory=list)
@@ -199,8 +200,8 @@ def _judge(row: Row, contract, model: onnx.ModelProto, p: dict[str, int], answer
     watched model's outputs, or how onnxruntime failed)."""
     claim = contract.holds(p).value
     ran = isinstance(answer, list)
-    empty = watched.empty_map(answer) if ran else None
-    clean = ran and empty is None
+    window = watched.window(answer) if ran else None
+    clean = ran and window is None
     if claim is None:
         row.undecided[1] += 1
         row.undecided[0] += clean
@@ -208,14 +209,14 @@ def _judge(row: Row, contract, model: onnx.ModelProto, p: dict[str, int], answer
         row.valid[1] += 1
         row.valid[0] += clean
         if not clean:
-            row.wrong.append(f"{p}: claimed valid, onnxruntime: {empty or answer}")
+            row.wrong.append(f"{p}: claimed valid, onnxruntime: {window or answer}")
     elif _zero_beside_minus_one(contract, model, p):
         row.zero[1] += 1
         row.zero[0] += clean
     else:
         row.invalid[1] += 1
         row.invalid[0] += not ran
-        row.empty[0] += empty is not None
+        row.window[0] += window is not None
         if clean:
             row.wrong.append(f"{p}: claimed invalid ({contract.holds(p)}), "
                              "onnxruntime runs it")
@@ -269,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
         paths = [p for p in paths if p.name.removesuffix(".onnx") in args.only]
     runner = Runner(args.memory_mb, args.timeout)
     print(f"{'model':28s} {'contract':>9s} {'kind':11s} {'atoms':>5s} {'refine':>8s} "
-          f"{'valid run':>9s} {'invalid fail':>12s} {'empty map':>9s} {'0 by -1 run':>11s} "
+          f"{'valid run':>9s} {'invalid fail':>12s} {'window':>6s} {'0 by -1 run':>11s} "
           f"{'undecided':>9s} exceptions", flush=True)
     rows = []
     try:
@@ -279,18 +280,18 @@ def main(argv: list[str] | None = None) -> int:
             where = ", ".join(w for w, _ in row.errors) or "-"
             print(f"{row.name:28s} {row.contract_ms:7.0f}ms {row.kind:11s} {row.atoms:5d} "
                   f"{row.refine_ms:6.0f}ms {_ratio(row.valid):>9s} {_ratio(row.invalid):>12s} "
-                  f"{row.empty[0]:>9d} {_ratio(row.zero):>11s} {_ratio(row.undecided):>9s} "
+                  f"{row.window[0]:>6d} {_ratio(row.zero):>11s} {_ratio(row.undecided):>9s} "
                   f"{where}", flush=True)
     finally:
         runner.stop()
     valid = [sum(r.valid[i] for r in rows) for i in (0, 1)]
     invalid = [sum(r.invalid[i] for r in rows) for i in (0, 1)]
-    empty = sum(r.empty[0] for r in rows)
+    window = sum(r.window[0] for r in rows)
     undecided = [sum(r.undecided[i] for r in rows) for i in (0, 1)]
     zero = [sum(r.zero[i] for r in rows) for i in (0, 1)]
     print(f"\n{len(rows)} models: claimed-valid points run {_ratio(valid)}; of {invalid[1]} "
-          f"claimed-invalid points {invalid[0]} fail outright and {empty} run with an empty "
-          f"window map (apart: a 0 beside a -1 {_ratio(zero)} run), undecided "
+          f"claimed-invalid points {invalid[0]} fail outright and {window} run only through "
+          f"a window outside ONNX's rule (apart: a 0 beside a -1 {_ratio(zero)} run), undecided "
           f"points run {_ratio(undecided)}, "
           f"{sum(len(r.errors) for r in rows)} exceptions, "
           f"{sum(r.kind not in ('exact', '-') for r in rows)} inexact contracts")

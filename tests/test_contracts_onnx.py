@@ -6,13 +6,13 @@ agrees with forward typing at that size: it refuses exactly the sizes the contra
 refuses, naming the node.
 
 onnxruntime runs in a worker process (tests/ortrun.py; a crash is a refusal). A run whose
-output has an empty axis counts as refused, and so does one with an empty window map
-(the window sizes' test watches the windows, as tests/test_contracts_light.py does):
-kantensor, as PyTorch, calls a window that does not fit its input invalid (DESIGN 13),
-where onnxruntime computes an empty map, or, where a strided window overhangs its input
-by less than a stride, computes one position from the partial window (its division
-truncates where ONNX's formula floors; ONNX's reference implementation gives the empty
-map there).
+output has an empty axis counts as refused, and so does one through a window that
+differs from ONNX's output-size formula (the window sizes' test watches the windows, as
+tests/test_contracts_light.py does: tests/ortwindows.py): kantensor, as PyTorch, calls a
+window that does not fit its input invalid (DESIGN 13), where onnxruntime computes an
+empty map, or, where a strided window overhangs its input by less than a stride, one
+position from the partial window (its division truncates where ONNX's formula floors;
+onnx.reference, the cross-check, gives the formula's empty map there).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from onnx import TensorProto, helper, numpy_helper
 import kantensor as kt
 import kantensor.onnx as ko
 import ortrun
+import ortwindows
 from differential import count
 from kantensor.cli import main
 from kantensor.onnx.contract import with_input_dims
@@ -162,18 +163,20 @@ def test_window_sizes_are_the_contract():
     contract = ko.contract(model)
     assert contract.exact
     hs = contract.sets()["H"]
-    watched = ortrun.Watched(model)
-    empty = 0
+    watched = ortwindows.Watched(model)
+    truncated = 0
     for h in range(0, 41):
         p = {"H": h, "W": 20}
         claim = bool(contract.holds(p).value)
         assert claim == (h in hs)
-        run = ortrun.judge(watched, {"x": np.zeros((1, 1, h, 20), np.float32)})
+        run = ortwindows.judge(watched, {"x": np.zeros((1, 1, h, 20), np.float32)})
         count("window sizes: sizes judged by onnxruntime")
         ran = isinstance(run, list) and all(0 not in shape for shape in run)
         assert claim == ran, (h, contract.holds(p), run)
-        empty += isinstance(run, ortrun.EmptyMap)
-    count("window sizes: claimed invalid, run with an empty window map", empty)
+        if isinstance(run, ortwindows.Window):
+            assert run.why == "truncated" and run.agreed, run  # onnx.reference: the formula's
+            truncated += 1
+    count("window sizes: claimed invalid, run only through a truncated window", truncated)
     least = hs.min
     verdict = contract.holds(H=least - 1, W=least)
     assert verdict.value is False
