@@ -131,3 +131,27 @@ def test_a_condition_on_a_size_the_types_lost_is_approximate_never_wrong(name):
         assert not contract.inner.holds(point).value or runs, sized
         assert contract.outer.holds(point).value is not False or not runs, sized
     assert undecided  # it says what it cannot decide
+
+
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_refine_binds_an_unknown_exactly_where_the_contract_leaves_it_one_value(name):
+    """refine (the relation over the whole graph) gives an unknown size a value exactly
+    where the contract's valid points (in the box) all have that value."""
+    shapes, code = GRAPHS[name]
+    names = "abcdefgh"[:len(shapes)]
+    inputs = [kt.tensor(n, "float32", s) for n, s in zip(names, shapes, strict=True)]
+    out = code(*inputs)
+    contract, refined = kt.contract(out), kt.refine(out)
+    axes = [f"{n}.shape[{k}]" for n, s in zip(names, shapes, strict=True)
+            for k, x in enumerate(s) if x is None]
+    valid = [dict(zip(axes, p, strict=True))
+             for p in itertools.product(range(TOP + 2), repeat=len(axes))
+             if contract.holds(dict(zip(axes, p, strict=True)))]
+    for v, n in zip(inputs, names, strict=True):
+        for k, x in enumerate(v.type.shape):
+            if x is not None:
+                continue
+            values = {p[f"{n}.shape[{k}]"] for p in valid}
+            bound = refined[v].shape[k]
+            assert (bound if isinstance(bound, int) else None) == (
+                next(iter(values)) if len(values) == 1 else None), (n, k, bound, values)
