@@ -6,6 +6,8 @@ session of the last model, so a model run at many sizes is loaded once); a child
 dies is reported as a crash and replaced. :func:`run` returns the outputs' shapes, or a
 :class:`Refusal` saying how onnxruntime refused (its error, or the signal that killed
 it).
+
+tests/ortwindows.py judges a run with its convolution and pool windows watched.
 """
 
 from __future__ import annotations
@@ -82,8 +84,13 @@ atexit.register(_stop)
 def run(model: Any, inputs: dict[str, np.ndarray]) -> list[tuple[int, ...]] | Refusal:
     """The shapes of ``model``'s outputs computed by onnxruntime on ``inputs``, or a
     Refusal (its error, or the crash of the process that ran it)."""
+    return ask(model.SerializeToString(), inputs)
+
+
+def ask(model: bytes | str, inputs: dict[str, np.ndarray]) -> list[tuple[int, ...]] | Refusal:
+    """:func:`run` with the model serialized (bytes) or as a file's path."""
     proc = _start()
-    data = pickle.dumps((model.SerializeToString(), inputs))
+    data = pickle.dumps((model, inputs))
     try:
         proc.stdin.write(struct.pack("<Q", len(data)) + data)
         proc.stdin.flush()

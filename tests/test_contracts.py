@@ -244,3 +244,55 @@ def test_refine_decides_the_conditions_its_relations_leave_to_the_contract():
                                                                           (4,)))
     with pytest.raises(kt.RefinementError, match="same fails: N == 4 leaves no sizes"):
         kt.refine([a, b])
+
+
+# -- what the words say: implied bounds pruned, the DSL parsing back ------------------
+
+STRIDED = kt.op("(n)->((n - 3)//2 + 1) where n >= 3", name="strided")(lambda x: x)
+
+
+def test_a_window_a_later_window_implies_is_pruned():
+    """A stack of strided windows: each node needs its window to fit, and the last one's
+    condition implies the others' (the prover shows it), so the contract has that one
+    atom; at every H it holds exactly where the stack builds forwards."""
+    x = kt.tensor("x", "float32", (kt.Dim("H"),))
+    out = STRIDED(STRIDED(STRIDED(x)))
+    nodes = [out.owner, out.owner.inputs[0].owner, out.owner.inputs[0].owner.inputs[0].owner]
+    assert all(len(n.conditions) == 1 for n in nodes)  # each node keeps its own
+    contract = kt.contract(out)
+    assert [str(a.clause) for a in contract.atoms] == ["(H + 1)//4 - 1 >= 3"]
+    assert contract.dsl() == "where H >= 15"
+    for h in range(40):
+        try:
+            STRIDED(STRIDED(STRIDED(kt.tensor("x", "float32", (h,)))))
+            builds = True
+        except (TypeError, ValueError):
+            builds = False
+        assert bool(contract.holds(H=h).value) == builds, h
+
+
+def test_bounds_the_prover_does_not_relate_are_kept():
+    """``D >= 3`` and ``N >= 3`` (two sizes): neither implies the other; both stay."""
+    N, D = kt.dims("N D")
+    out = STRIDED(kt.tensor("a", "float32", (N,))) + STRIDED(kt.tensor("b", "float32", (D,)))
+    texts = {str(a.clause) for a in kt.contract(out).atoms}
+    assert {"N >= 3", "D >= 3"} <= texts, texts
+
+
+def _parses(dsl: str, names) -> None:
+    for line in dsl.splitlines():
+        kt.Signature.parse(f"({','.join(names)})->() {line}")
+
+
+def test_the_dsl_parses_back_and_says_nothing_where_every_size_is_valid():
+    assert kt.contract(kt.tensor("z", "float32", (2,)) + 1).dsl() == ""
+    N, D, K = kt.dims("N D K")
+    assert kt.contract(kt.tensor("y", "float32", (N,)) + 1).dsl() == ""
+    for out, names in ((matmul(N, D, K), "N D K"), (windows(N, K), "N K"),
+                       (table(N, D), "N D"), (reshape3(N, D, K), "N D K")):
+        dsl = kt.contract(out).dsl()
+        assert dsl.startswith("where "), dsl
+        _parses(dsl, names.split())
+    a = kt.tensor("a", "float32", (5, None))
+    dsl = kt.contract(a @ kt.tensor("b", "float32", (3, 4))).dsl()
+    _parses(dsl, ["a_shape_1"])

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from fractions import Fraction
 from typing import Any
 
+from ..ops.located import NodeSize
 from ..syntax.errors import TypeInferenceError
 from ..types.conditions import AnyOf, Clause, Condition, InnerSize, Source
 from ..types.dim import Dim
@@ -85,7 +86,7 @@ def needed(clause: Clause) -> bool:
     an Op introduces (the count of a boolean mask's true elements ``m <= N*D``), which
     holds for some value of that size whatever the others are (it is shown to hold at
     0, the least size)."""
-    inner = {s: 0 for s in clause.symbols() if isinstance(s, InnerSize)}
+    inner = {s: 0 for s in clause.symbols() if isinstance(s, InnerSize | NodeSize)}
     if not inner:
         return True
     cases = clause.cases if isinstance(clause, AnyOf) else ((clause,),)

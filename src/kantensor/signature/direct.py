@@ -12,8 +12,8 @@ the relation would have to solve (a dim expression in an input, a ``broadcast(..
 clause, an unknown size in a where-clause or an output's expression) or keep a
 condition (two named sizes the facts do not equate, a where-clause they do not decide,
 an unknown size broadcast against anything but 1), it declines: None, and the kanren
-solve answers. An unknown size met by a dim is bound to what it meets, as unification
-binds a fresh variable (no condition), and passes through unknown otherwise. So its
+solve answers. An unknown size met by a dim declines too (the relation keeps the
+condition that it equals what it meets); one no dim meets passes through unknown. So its
 answers are the relation's, exactly (the same :class:`~.forward.Build`, with no
 conditions); tests/test_direct.py runs both by brute force on small domains and on the
 catalogue's examples retyped at random. It exists for speed: a model whose nodes all
@@ -159,11 +159,11 @@ def _symbolic(node: Any) -> bool:
 
 def _same(a: Any, b: Any, facts: Facts) -> bool:
     """Whether sizes ``a`` (met first) and ``b`` unify, as ``unify_oc`` decides it for
-    ground sizes: two ints by value, a named size by the facts (never merged), an
-    unknown with anything (a fresh variable is bound); _Open when only a condition
-    could say (the relation would keep it)."""
+    ground sizes: two ints by value, a named size by the facts (never merged); _Open
+    when only a condition could say (the relation would keep it), as for an unknown
+    size (the relation binds it, under the condition that it equals what it met)."""
     if a is None or b is None:
-        return True
+        raise _Open
     if type(a) is int:
         if type(b) is int:
             return a == b
@@ -271,18 +271,14 @@ class _Plan:
                     elif len(seen) != len(part) or not all(
                             _same(a, b, facts) for a, b in zip(seen, part, strict=True)):
                         raise _Fails
-                    elif None in seen:  # an unknown is bound to what it met
-                        table[key] = tuple([b if a is None else a
-                                            for a, b in zip(seen, part, strict=True)])
                     continue
                 node, size = it.node, shape[axis]
                 axis += 1
                 if type(node) is A.DimVar:
                     seen = dims.get(node.name, _UNSET)
-                    if seen is _UNSET or seen is None:
-                        if seen is _UNSET or size is not None:
-                            dims[node.name] = size
-                    elif seen is not size and not _same(seen, size, facts):
+                    if seen is _UNSET:
+                        dims[node.name] = size
+                    elif (seen is not size or seen is None) and not _same(seen, size, facts):
                         raise _Fails
                 elif type(node) is A.FixedDim:
                     if not _same(size, node.size, facts):

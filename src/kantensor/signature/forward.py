@@ -18,7 +18,7 @@ from ..logic.store import TypeStore, facts_of, fresh_state
 from ..logic.terms import ASSUMED, FACTS, Symbol, isvar, walk
 from ..syntax.alternative import Overloads
 from ..syntax.errors import TypeInferenceError
-from ..types.conditions import AnyOf, Clause, Condition, InputAxis
+from ..types.conditions import AnyOf, Clause, Condition, InputAxis, Source
 from ..types.dim import Dim, unknown
 from ..types.dtypes import get_default_dtype
 from ..types.facts import EMPTY, Facts
@@ -57,19 +57,15 @@ def forward_types(outs: list, S: ConstrainedState, in_terms: list
     shapes = [[walk(x, s) for x in walk(t.shape, s)] for t in terms]
     open_sizes = [x for shape in shapes for x in shape
                   if type(x) is not int and type(x) is not Symbol]
-    if not open_sizes and not pending and ASSUMED not in s and FACTS not in s:  # all known:
-        values, clauses, facts = {}, [], None  # nothing to solve, decide or keep
+    inputs, met = _input_unknowns(in_terms, s)
+    if not open_sizes and not pending and not met and ASSUMED not in s and FACTS not in s:
+        values, clauses, facts = {}, [], None  # all known: nothing to solve, decide or keep
     else:
-        inputs: dict[Any, Dim] = {}  # an input's unknown size -> the unknown naming it
-        for i, t in enumerate(in_terms):
-            for axis, x in enumerate(walk(walk(t, s).shape, s)):
-                w = walk(x, s)
-                if isvar(w) and type(w) is not Symbol and w not in inputs:
-                    inputs[w] = unknown(InputAxis(i, axis))
         answer = forward_answer(open_sizes, s, pending, inputs)
         if answer is None:
             return None
         values, clauses = answer
+        clauses = [*met, *clauses]
         facts = facts_of(s).with_(*clauses) if clauses else facts_of(s)
     result = []
     for t, shape in zip(terms, shapes, strict=True):
@@ -84,6 +80,36 @@ def forward_types(outs: list, S: ConstrainedState, in_terms: list
         except ValueError as exc:  # a size past the limits (types.limits): no such type
             raise _OutOfRange(f"output {len(result)}: {exc}") from None
     return tuple(result), tuple(clauses)
+
+
+def _input_unknowns(in_terms: list, s: dict) -> tuple[dict[Any, Dim], list[Condition]]:
+    """The inputs' unknown sizes the solve left open, each named by the unknown of its
+    first :class:`InputAxis`; and what the solve needed of the others, as conditions: an
+    unknown size met by a dim is equal to what it met (an int, a named size, another
+    input's unknown), which holds of the inputs only where that equality does
+    (``(5, ?) @ (3, 4)`` needs ``input0.shape[1] == 3``), so it is kept, as broadcasting
+    keeps its condition."""
+    inputs: dict[Any, Dim] = {}
+    met: list[Condition] = []
+    for i, t in enumerate(in_terms):
+        for axis, x in enumerate(t.shape):
+            if type(x) is int or type(x) is Symbol:
+                continue
+            here = unknown(InputAxis(i, axis))
+            w = walk(x, s)
+            if type(w) is int or type(w) is Symbol:
+                value = w if type(w) is int else w.dim
+            elif not isvar(w):
+                continue  # pragma: no cover - a size is an int, a named size or a variable
+            elif w in inputs:
+                value = inputs[w]  # two inputs' unknowns met
+            else:
+                inputs[w] = here
+                continue
+            met.append(Condition(here, "==", value, Source(
+                detail=f"axis {axis} of input {i} is an unknown size the relation "
+                       f"needs equal to {value}")))
+    return inputs, met
 
 
 class _OutOfRange(Exception):

@@ -60,7 +60,8 @@ def build_pool(types: tuple, kernel_shape: tuple | None = None, strides: tuple |
     ``C == group * W.shape[1]`` and ``M % group == 0``, and a ``kernel_shape`` attribute
     is W's spatial sizes (onnxruntime refuses any other). Every window fits its padded
     input: each output size is at least 1 (PyTorch's rule; onnxruntime refuses it for
-    Conv, and computes an empty map for a pool that a later node cannot use); a pool's
+    Conv, and for a pool computes an empty map that a later node cannot use, or a
+    position from a window overhanging by less than a stride); a pool's
     input has no empty spatial axis and its pads are smaller than its kernel, as
     onnxruntime requires."""
     x = types[0]

@@ -8,6 +8,7 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..conditions import Clause, Condition, Source
+from ..facts import Facts
 from .evaluate import evaluator
 from .sizeset import SizeSet
 from .words import factored
@@ -130,14 +131,42 @@ class Sets(dict):
 
 
 def merged_atoms(clauses: Iterable[Clause]) -> list[Atom]:
-    """Atoms of ``clauses`` (in order), equal conditions once with all their sources."""
+    """Atoms of ``clauses`` (in order), equal conditions once with all their sources, and
+    none that another implies (:func:`pruned`)."""
     order: dict[Clause, list[Source]] = {}
     for c in clauses:
         sources = order.setdefault(c, [])
         for s in _sources(c):
             if s not in sources:
                 sources.append(s)
-    return [Atom(c, tuple(s)) for c, s in order.items()]
+    return pruned([Atom(c, tuple(s)) for c, s in order.items()])
+
+
+def pruned(atoms: list[Atom]) -> list[Atom]:
+    """``atoms`` without the bounds another atom's bound implies, as the prover shows it
+    (a strided conv stack's first window, ``samples//5 - 1 >= 1``, where its last needs
+    ``(samples + 240)//320 - 1 >= 1``): the same valid set, said once. Of two that imply
+    each other the first stays; nothing the prover does not show is dropped."""
+    bounds = [a for a in atoms if isinstance(a.clause, Condition) and a.clause.key[1] in
+              (">=", ">") and not isinstance(a.clause.key[0], int)]
+    if len(bounds) < 2:
+        return atoms
+    facts: dict[int, Facts] = {}
+    dropped: set[int] = set()
+    for i, a in enumerate(bounds):
+        names = a.clause.symbols()
+        for j, b in enumerate(bounds):
+            if j == i or j in dropped or not names <= b.clause.symbols():
+                continue
+            by = facts.setdefault(j, Facts([b.clause]))
+            if by.decide(a.clause) is True and (
+                    j < i or facts.setdefault(i, Facts([a.clause])).decide(b.clause) is not True):
+                dropped.add(i)
+                break
+    if not dropped:
+        return atoms
+    gone = {id(bounds[i]) for i in dropped}
+    return [a for a in atoms if id(a) not in gone]
 
 
 def _sources(c: Clause) -> list[Source]:

@@ -19,7 +19,8 @@ conjunction into a list of cells whose union is exactly its solutions:
 
 Sizes the caller calls *hidden* (data-dependent sizes, not inputs) are eliminated by
 step 1 where an equality gives them; a condition still naming one is kept apart
-(``hidden``), as it cannot be stated over the inputs.
+(``hidden``), as it cannot be stated over the inputs, and so is such a definition: that
+some value of the hidden size meets the conditions is necessary, not sufficient.
 """
 
 from __future__ import annotations
@@ -251,6 +252,10 @@ def _step(work: _Work, rank: Mapping, hide: frozenset, split: bool = True
                 return [_Work([*(x for x in conds if x is not c), *case], sets,
                               dict(work.defined)) for case in branches]
         (hidden_rest if c.symbols() & hide else rest).append(c)
+    # a hidden size an equality defined: that some value of it meets the conditions is
+    # necessary, not sufficient (its value is the data's, or a size no input names)
+    hidden_rest += [Condition(dim_of(s), "==", e) for s, e in work.defined.items()
+                    if s in hide]
     return Cell(sets, dict(work.defined), tuple(rest), tuple(hidden_rest))
 
 

@@ -155,8 +155,11 @@ def _ident(name: str) -> str:
 
 
 def _dsl(c: Condition, contract: Any) -> str:
-    """A condition as a where-clause, over the sizes' DSL names."""
+    """A condition as a where-clause, over the sizes' DSL names (a size that is no input,
+    ``/model/NonZero.u_0``, as an identifier too: ``model_NonZero_u_0``)."""
     renames = {s: Dim(_ident(n)) for n, s in contract.sizes if not n.isidentifier()}
+    renames.update({s: Dim(_ident(str(s))) for s in c.symbols()
+                    if s in contract.hidden and not isinstance(s, str)})
     if renames:
         c = Condition(substitute(c.left, renames), c.op, substitute(c.right, renames))
     return factored(c, [_ident(n) if s in renames else s for n, s in contract.sizes])
@@ -191,6 +194,12 @@ def contract_text(contract: Any) -> str:
     out = [_heading(contract)]
     for note in contract.notes:
         out.append(f"  note: {note}")
+    hidden = sum(1 for a in contract.atoms if a.symbols() & contract.hidden)
+    if hidden:
+        out.append(f"  approximate: {hidden} condition{'s' * (hidden != 1)} "
+                   f"name{'s' * (hidden == 1)} sizes that are no inputs (data-dependent "
+                   "counts, or sizes the types do not relate to the inputs'); "
+                   "contract.inner is sufficient, contract.outer necessary")
     found = lines(contract)
     if not found:
         out.append("  every size is valid" if not contract.empty else "  no size is valid")
@@ -234,8 +243,9 @@ def contract_dsl(contract: Any) -> str:
             (atom,) = x.atoms
             cases = [case + [", ".join(_dsl(c, contract) for c in option)]
                      for case in cases for option in atom.clause.cases][:64]
-    return "\n".join("where " + ", ".join(case) if case else "where 0 == 0"
-                     for case in cases)
+    if not all(cases):
+        return ""  # a case with no condition: every size is valid, as no where-clause says
+    return "\n".join("where " + ", ".join(case) for case in cases)
 
 
 def contract_html(contract: Any) -> str:
