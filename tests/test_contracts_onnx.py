@@ -22,6 +22,7 @@ import itertools
 import numpy as np
 import pytest
 from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
 
 import kantensor as kt
 import kantensor.onnx as ko
@@ -384,3 +385,29 @@ def test_data_dependent_sizes_are_named_by_their_nodes_and_labelled():
     dsl = contract.dsl()
     assert "nz_a_u_0 <= 5" in dsl, dsl
     kt.Signature.parse("(N,nz_a_u_0,nz_b_u_0,ia_shape_1,ib_shape_1)->() " + dsl)
+
+
+WINDOW_NODES = [("MaxPool", {"kernel_shape": [3], "strides": [2], "ceil_mode": 1}),
+                ("MaxPool", {"kernel_shape": [3], "strides": [2], "pads": [1, 1], "ceil_mode": 1}),
+                ("AveragePool", {"kernel_shape": [2], "strides": [2], "ceil_mode": 1}),
+                ("MaxPool", {"kernel_shape": [3], "strides": [1], "dilations": [2]}),
+                ("MaxPool", {"kernel_shape": [3], "strides": [2], "auto_pad": "SAME_UPPER"}),
+                ("AveragePool", {"kernel_shape": [3], "strides": [3], "auto_pad": "VALID"}),
+                ("MaxPool", {"kernel_shape": [4], "strides": [3], "pads": [2, 1]})]
+
+
+@pytest.mark.parametrize(("op", "attrs"), WINDOW_NODES, ids=[str(a) for _, a in WINDOW_NODES])
+def test_the_window_oracle_s_formula_is_onnx_reference_s_and_onnxruntime_s(op, attrs):
+    """tests/ortwindows.py's output-size formula (the oracle's second half) gives the
+    sizes onnx.reference and onnxruntime give wherever a window fits (ceil mode, pads,
+    dilations, auto_pad), at every input size 1..15."""
+    node = helper.make_node(op, ["x"], ["out"], **attrs)
+    for size in range(1, 16):
+        spec = ortwindows.spec_sizes(node, (1, 1, size), {})
+        if spec[0] < 1:
+            continue
+        model = _model([node], [helper.make_tensor_value_info("x", F, [1, 1, size])], [], op)
+        x = np.zeros((1, 1, size), np.float32)
+        assert ReferenceEvaluator(model).run(None, {"x": x})[0].shape[2:] == spec, size
+        assert ortrun.run(model, {"x": x})[0][2:] == spec, size
+        count("window formula: sizes agreeing with onnx.reference and onnxruntime")
