@@ -255,3 +255,108 @@ def mutants(case: Case, rng: random.Random, per_kind: int = 3) -> list[Mutant]:
         found = by_kind.get(kind, [])
         out.extend(found if len(found) <= per_kind else rng.sample(found, per_kind))
     return out
+
+
+# -- where a swapped weight goes ---------------------------------------------------------
+
+def weight_lines(case: Case, k: int) -> set[int]:
+    """The lines that read input ``k`` of the function or a value it flows into: by
+    assignment (``mask = x <= 0``, ``N, C, H, W = shape``, ``self.k[i] = xk``), a loop's
+    target, or a call's result; in the function and in the functions and methods of its
+    module it passes such a value to (``cache.update(xk, ...)``). A swapped weight can
+    first meet its partner only on one of these lines."""
+    try:
+        tree, _ = _source_tree(case.fn)
+    except (OSError, TypeError):  # a function made from text: no line of it can be named
+        return set()
+    params = [a.arg for a in tree.body[0].args.args]
+    if k >= len(params):
+        return set()
+    return _flow(case.fn, {params[k]}, frozenset({case.fn}))
+
+
+def _dotted(node: ast.AST) -> str | None:
+    """``x`` or ``self.k`` (a name or an attribute of one), else None."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return None if base is None else f"{base}.{node.attr}"
+    return None
+
+
+def _reads(node: ast.AST, names: set[str]) -> bool:
+    return any(_dotted(n) in names for n in ast.walk(node)
+               if isinstance(n, ast.Name | ast.Attribute))
+
+
+def _targets(node: ast.AST) -> Iterator[str]:
+    """The names (and attributes) an assignment target binds: ``a, b`` -> a, b;
+    ``self.k[:n]`` -> self.k."""
+    while isinstance(node, ast.Subscript | ast.Starred):
+        node = node.value
+    if isinstance(node, ast.Tuple | ast.List):
+        for item in node.elts:
+            yield from _targets(item)
+    elif (name := _dotted(node)) is not None:
+        yield name
+
+
+def _bindings(fn_def: ast.AST) -> Iterator[tuple[list[ast.AST], ast.AST]]:
+    for node in ast.walk(fn_def):
+        if isinstance(node, ast.Assign):
+            yield node.targets, node.value
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign) and node.value is not None:
+            yield [node.target], node.value
+        elif isinstance(node, ast.For | ast.comprehension):
+            yield [node.target], node.iter
+        elif isinstance(node, ast.NamedExpr):
+            yield [node.target], node.value
+
+
+def _flow(fn: Callable[..., Any], start: set[str], seen: frozenset) -> set[int]:
+    tree, _ = _source_tree(fn)
+    fn_def = tree.body[0]
+    tainted = set(start)
+    changed = True
+    while changed:
+        changed = False
+        for targets, value in _bindings(fn_def):
+            if _reads(value, tainted):
+                new = {t for target in targets for t in _targets(target)} - tainted
+                tainted |= new
+                changed = changed or bool(new)
+    lines = {n.lineno for n in ast.walk(fn_def)
+             if isinstance(n, ast.Name | ast.Attribute) and _dotted(n) in tainted}
+    for call in ast.walk(fn_def):
+        if not isinstance(call, ast.Call):
+            continue
+        callee, skip = _callee(fn, call)
+        if callee is None or callee in seen:
+            continue
+        params = list(inspect.signature(callee).parameters)[skip:]
+        passed = {params[i] for i, a in enumerate(call.args)
+                  if i < len(params) and _reads(a, tainted)}
+        passed |= {kw.arg for kw in call.keywords if kw.arg in params and
+                   _reads(kw.value, tainted)}
+        if passed:
+            lines |= _flow(callee, passed, seen | {callee})
+    return lines
+
+
+def _callee(fn: Callable[..., Any], call: ast.Call) -> tuple[Callable[..., Any] | None, int]:
+    """The function of ``fn``'s module that ``call`` calls (by name), or the method of a
+    class of that module (by attribute name); and how many leading parameters the
+    call does not pass (``self``)."""
+    module = fn.__module__
+    if isinstance(call.func, ast.Name):
+        found = fn.__globals__.get(call.func.id)
+        ok = inspect.isfunction(found) and found.__module__ == module
+        return (found, 0) if ok else (None, 0)
+    if isinstance(call.func, ast.Attribute):
+        for value in list(fn.__globals__.values()):
+            if inspect.isclass(value) and value.__module__ == module:
+                method = value.__dict__.get(call.func.attr)
+                if inspect.isfunction(method):
+                    return method, 1
+    return None, 0

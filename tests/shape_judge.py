@@ -17,7 +17,6 @@ message names is the mutated line. Run ``python tests/shape_judge.py`` for the t
 
 from __future__ import annotations
 
-import ast
 import inspect
 import random
 import re
@@ -32,7 +31,7 @@ import numpy as np
 import kantensor as kt
 from kantensor.types.dim import Dim
 from kantensor.types.symbols import free_symbols, substitute
-from mutation import _NAMES, SEED, Case, Mutant, _name, _shape_items, _source_tree, mutants
+from mutation import _NAMES, SEED, Case, Mutant, _shape_items, mutants, weight_lines
 
 # -- sizes -------------------------------------------------------------------------------
 
@@ -187,30 +186,12 @@ class Verdict:
         return self.names_mutated(self.named_line)
 
     def names_mutated(self, line: int | None) -> bool:
-        """Whether ``line`` is the mutated line (a line using the swapped weight)."""
+        """Whether ``line`` is the mutated line (for a swapped weight, a line reading it or
+        a value it flows into: :func:`mutation.weight_lines`)."""
         m = self.mutant
         if m.line is not None:
             return line == m.line
-        return line is not None and line in _uses(m.case, m.weight)
-
-
-def _uses(case: Case, k: int | None) -> set[int]:
-    """The lines of the function (and of the corpus functions it calls) that read input
-    ``k`` or a name it flows into: where a swapped weight can first meet its partner."""
-    try:
-        tree, _ = _source_tree(case.fn)
-    except OSError:  # a function made from text: no line of it can be named
-        return set()
-    params = [a.arg for a in tree.body[0].args.args]
-    name = params[k] if k is not None and k < len(params) else None
-    lines = {n.lineno for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name}
-    called = {_name(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
-    for other in called:
-        fn = case.fn.__globals__.get(other)
-        if inspect.isfunction(fn) and fn.__module__ == case.fn.__module__:
-            sub, _ = _source_tree(fn)
-            lines.update(n.lineno for n in ast.walk(sub) if isinstance(n, ast.expr))
-    return lines
+        return line is not None and line in weight_lines(m.case, m.weight)
 
 
 def _assumption_broken(result: Any, sizes: dict[str, int]) -> bool:

@@ -6,6 +6,7 @@ the sizes break) where NumPy runs."""
 from __future__ import annotations
 
 import collections
+import linecache
 
 import pytest
 
@@ -87,3 +88,19 @@ def test_the_judge_is_numpy():
     assert str(swapped) == "linear:swap_weight:input 1: float64[S2,S1] -> float64[S1,S2]"
     same = mutation.Mutant(case, "swap_weight", None, case.fn, case.types, "none")
     assert not shape_judge.judge(same, case.types, sizes).bug
+
+
+def test_a_swapped_weight_is_followed_where_its_values_go():
+    """The lines a swapped weight can first meet its partner on: those reading it or a
+    value it flows into, through assignments and into a method of the module's class
+    (``cache.update(xk, ...)`` writes ``self.k[...] = xk``), and no other."""
+    cases = {c.name: c for c in shape_judge.corpus_cases()}
+    relu = cases["relu_backward"]  # mask = x <= 0; dx = dout.copy(); dx[mask] = 0
+    first = relu.fn.__code__.co_firstlineno
+    assert mutation.weight_lines(relu, 1) == {first + 1, first + 3}
+    assert mutation.weight_lines(relu, 0) == {first + 2, first + 3, first + 4}
+    cached = cases["cached_attention"]
+    writes = {n for n in mutation.weight_lines(cached, 1)
+              if "self.k[:batch, start" in linecache.getline(
+                  cached.fn.__code__.co_filename, n)}
+    assert len(writes) == 1
