@@ -319,7 +319,11 @@ class Figures:
             f"({_pct(len(caught), len(bugs))}; raised "
             f"{sum(v.symbolic == 'raised' for v in caught)}, assumed "
             f"{sum(v.symbolic == 'assumed' for v in caught)})",
-            f"  the mutated line named first: {sum(v.line_first for v in coded)} of "
+            f"  the mutated line (for a swapped weight, a line using it) named first: "
+            f"{sum(v.line_first for v in caught)} of {len(caught)} "
+            f"({_pct(sum(v.line_first for v in caught), len(caught))}; NumPy's traceback: "
+            f"{sum(v.names_mutated(v.numpy_line) for v in caught)}): "
+            f"{sum(v.line_first for v in coded)} of "
             f"{len(coded)} code edits ({_pct(sum(v.line_first for v in coded), len(coded))});"
             f" swapped weights: a line using the weight named first in "
             f"{sum(v.line_first for v in caught if v.mutant.line is None)} of "

@@ -109,3 +109,38 @@ def test_where_and_why():
     assert result.why(0, axis=0) == result.why(0)
     known = kt.eval_shape(lambda x: x + 1, "float32[k]")
     assert known.why(0) == "float32[k]: every size asked for is known"
+
+
+def _max_then_empty(x):
+    m = x.max(axis=1)  # needs N >= 1
+    b = np.concatenate([m[:, None], x], axis=1)  # M x (N + 1), made under N >= 1
+    return b @ np.ones((1, 2))  # needs N == 0: fine alone, not after the first line
+
+
+def test_a_contradiction_names_the_earlier_line_first():
+    """An Op refused only because of what an earlier line needs (its operands alone are
+    accepted at some sizes): the error names the earlier line's condition first, then
+    the refused Op's, then the line that failed."""
+    first = _max_then_empty.__code__.co_firstlineno
+    with pytest.raises(kt.TypeInferenceError) as info:
+        kt.eval_shape(_max_then_empty, "float64[M,N]")
+    lines = str(info.value).splitlines()
+    assert lines[0] == "eval_shape(_max_then_empty): no sizes meet all of"
+    assert re.match(rf"  N >= 1 \(max at .*test_eval_shape_located\.py:{first + 1}: "
+                    r"m = x\.max\(axis=1\)", lines[1]), lines[1]
+    assert re.match(rf"  and N == 0 \(matmul at .*\.py:{first + 3}: return b @ ",
+                    lines[2]), lines[2]
+    assert re.match(rf"so it failed at .*, line {first + 3}, in _max_then_empty",
+                    lines[3])
+    assert "TypeInferenceError: matmul: no solution" in lines[4]
+
+
+def test_an_op_refused_at_every_size_names_its_own_line():
+    """Operands refused whatever the sizes: no earlier line is to blame."""
+    def f(x):
+        a = x @ np.ones((3, 2))
+        return a @ np.ones((4,))  # [M,2] @ [4]: 2 == 4 never holds
+    with pytest.raises(kt.TypeInferenceError) as info:
+        kt.eval_shape(f, "float64[M,N]")
+    assert str(info.value).startswith("eval_shape(test_an_op_refused_at_every_size_names_"
+                                      "its_own_line.<locals>.f) failed at ")

@@ -27,6 +27,7 @@ from ..types.type import TensorType
 from .assumptions import AssumptionError, assumed, facts_of, without_assumptions
 from .branches import BranchError, Path, explore
 from .code import own_package
+from .conflicts import conflict
 from .located import (
     Locator,
     assumptions,
@@ -62,8 +63,14 @@ def _rethrow(fn: Callable[..., Any], exc: Exception, trace: Trace) -> Exception:
     were made (from the inputs' sizes to the conflict)."""
     site = trace.locator.failed_at(exc)
     name = getattr(fn, "__qualname__", repr(fn))
-    message = f"eval_shape({name}) failed at {site}\n{type(exc).__name__}: {exc}" if site \
-        else f"eval_shape({name}) failed: {type(exc).__name__}: {exc}"
+    failed = f"failed at {site}\n{type(exc).__name__}: {exc}" if site \
+        else f"failed: {type(exc).__name__}: {exc}"
+    contradiction = conflict(exc, trace.sites, trace.names, site)
+    if contradiction:  # the earlier lines whose needs the refused Op's contradict first
+        message = f"eval_shape({name}): no sizes meet all of\n  " + \
+            "\n  and ".join(contradiction) + f"\nso it {failed}"
+    else:
+        message = f"eval_shape({name}) {failed}"
     operands = failed_operands(exc)
     if operands:
         names = {**{x: x.name for x in trace.inputs if x.name},

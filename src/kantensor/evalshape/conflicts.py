@@ -1,0 +1,115 @@
+"""Why a build refused its operands when they alone would be accepted: what the code
+assumed on earlier lines contradicts what this Op needs.
+
+A node's outputs carry the conditions of the nodes they come from as facts, and an Op
+is built under them (:meth:`kantensor.ops.op.SignatureOp.make_node`). When the facts
+refute what the Op's relation needs, the build fails, and the line that failed is only
+where the contradiction showed: the operands it was given are fine at some sizes.
+:func:`conflict` finds the few earlier conditions that, with what the Op needs, no sizes
+meet (deleting the latest first, so that the earliest stay), each at the user's line of
+the Op that imposed it, the earliest first.
+"""
+
+from __future__ import annotations
+
+import itertools
+from types import TracebackType
+from typing import Any
+
+from ..graph.basic import Apply, Variable
+from ..ops.op import SignatureOp
+from ..signature.forward import build
+from ..syntax.errors import TypeInferenceError
+from ..types.conditions import AnyOf, Clause, Condition, Source, conjunction
+from ..types.facts import EMPTY, Facts
+from .assumptions import plain
+from .located import Site, at_site, described
+
+_INFER = SignatureOp._infer.__code__
+_MAX_OPTIONS = 64  # the cases of the Op's disjunctions tried together, at most
+
+
+def _refused_build(exc: BaseException) -> dict[str, Any] | None:
+    """The locals of the innermost ``SignatureOp._infer`` frame of ``exc``'s traceback."""
+    found = None
+    tb: TracebackType | None = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code is _INFER:
+            found = tb.tb_frame.f_locals
+        tb = tb.tb_next
+    return found
+
+
+def _needs(frame: dict[str, Any]) -> tuple[Clause, ...] | None:
+    """What the Op of a refused build needs of its operands' sizes, facts aside (None
+    if it refuses them at every size)."""
+    op, inputs = frame.get("self"), frame.get("inputs")
+    if not isinstance(op, SignatureOp) or not isinstance(inputs, list):
+        return None
+    types = tuple(x.type for x in inputs)
+    try:
+        signature, named = op.signature_for(types)
+        return build(signature, types, tuple(x.wrapped for x in inputs), name=named,
+                     facts=EMPTY).conditions
+    except TypeInferenceError:
+        return None
+
+
+def _refuted(atoms: list[Condition], needs: tuple[Clause, ...]) -> bool:
+    """Whether no sizes meet ``atoms`` and ``needs`` (every case of its disjunctions)."""
+    options = [[(c,)] if isinstance(c, Condition) else list(c.cases) for c in needs]
+    for k, choice in enumerate(itertools.product(*options)):
+        if k == _MAX_OPTIONS:
+            return False  # not shown
+        if Facts([*atoms, *(c for case in choice for c in case)]).consistent():
+            return False
+    return True
+
+
+def _imposed(sites: dict[Apply, Site | None], names: dict[Variable, str]
+             ) -> dict[Condition, Condition]:
+    """Each condition the nodes built so far made a fact, at the user's line of the first
+    node that imposed it (in the order built)."""
+    out: dict[Condition, Condition] = {}
+    for node, site in sites.items():
+        for clause in getattr(node, "conditions", ()) or ():
+            for atom in conjunction([clause]):
+                if atom not in out:
+                    where = at_site(clause, node, site, sites, names).source
+                    out[atom] = atom.with_source(where)
+    return out
+
+
+def conflict(exc: BaseException, sites: dict[Apply, Site | None],
+             names: dict[Variable, str], failed: Site | None) -> list[str] | None:
+    """The earlier conditions and the refused Op's needs that no sizes meet together,
+    each described at its user's line (earliest first, the Op's needs last), if ``exc``
+    is a build refused only under what earlier nodes need; else None."""
+    frame = _refused_build(exc)
+    facts = frame.get("facts") if frame is not None else None
+    if not isinstance(facts, Facts) or not facts:
+        return None
+    needs = _needs(frame)
+    if not needs:
+        return None
+    imposed = _imposed(sites, names)
+    order = {atom: k for k, atom in enumerate(imposed)}
+    atoms = sorted(facts.atoms, key=lambda a: order.get(a, -1))  # given facts first
+    if not _refuted(atoms, needs):
+        return None
+    core = list(atoms)
+    for atom in reversed(atoms):  # the latest first: the earliest stay where they can
+        trial = [a for a in core if a is not atom]
+        if _refuted(trial, needs):
+            core = trial
+    for c in list(needs):  # and of the Op's needs, those the contradiction takes
+        fewer = tuple(x for x in needs if x is not c)
+        if fewer and _refuted(core, fewer):
+            needs = fewer
+    op = str(getattr(frame.get("self"), "name", "") or "")
+    here = Source(op=op, location=f"{failed.filename}:{failed.lineno}" if failed else "",
+                  code=failed.source if failed else "")
+    lines = [described(imposed.get(a, a)) for a in core]
+    lines += [described(plain(c.with_source(here)) if isinstance(c, Condition)
+                        else AnyOf(c.cases, here)) for c in needs]
+    return lines
