@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from kantensor.types import monotone
 from kantensor.types.conditions import Condition
 from kantensor.types.dim import Dim, dim_max, dim_min
-from kantensor.types.facts import Facts
+from kantensor.types.facts import EMPTY, Facts
 from kantensor.types.symbols import substitute
 
 N_EXAMPLES = int(os.environ.get("KANTENSOR_FACTS_EXAMPLES", "150"))
@@ -112,6 +112,15 @@ def test_questions_the_corners_leave_to_the_prover() -> None:
     assert monotone.bounds((), dim_min(h, 5)) == (0, 5)  # the upper side: structure's
     assert monotone.bounds((), dim_min(h, w)) == (0, None)
     assert monotone.bounds((), h - w) is None  # neither side found
+
+
+def test_a_power_of_what_may_be_negative_is_not_monotone() -> None:
+    """``min(1, h - 1)`` rises with ``h`` but is -1 at 0: its square falls to 0 at 1,
+    then rises (found by tests/test_size_tidy.py's brute force)."""
+    square = dim_min(1, h - 1) ** 2
+    assert monotone.proves((), (square, ">", 0)) is None
+    assert EMPTY.decide(Condition(square, ">", 0)) is None
+    assert EMPTY.bounds(square) == (0, None)
 
 
 def test_a_size_of_one_symbol_is_a_trend_and_a_period() -> None:

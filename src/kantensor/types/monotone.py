@@ -84,15 +84,16 @@ def _terms_direction(terms: tuple, s: Hashable) -> int | None:
     total = FLAT
     for mono, c in terms:
         way = FLAT
-        for atom, _ in mono:
+        for atom, p in mono:
             a = _atom_direction(atom, s)
             if a is None:
                 return None
             if a == FLAT:
                 continue
-            if way not in (FLAT, a) or len(mono) > 1 and not all(
+            if way not in (FLAT, a) or (len(mono) > 1 or p > 1) and not all(
                     nonnegative_atom(b) for b, _ in mono):
-                return None  # a product of factors that move apart, or may be negative
+                return None  # a product (or power) of factors that move apart or may be
+                # negative: min(1, a - 1)**2 falls, then rises
             way = a
         way = -way if c < 0 else way
         if way != FLAT:
