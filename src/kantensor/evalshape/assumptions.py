@@ -11,18 +11,15 @@ assumption, ``assume="allow"`` reports none (:func:`without_assumptions`).
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Callable, Iterable
-from fractions import Fraction
 from typing import Any
 
 from ..ops.located import NodeSize
 from ..syntax.errors import TypeInferenceError
 from ..types.conditions import AnyOf, Clause, Condition, InnerSize, Source
-from ..types.dim import Dim
 from ..types.facts import EMPTY, Facts
 from ..types.names import parse_conditions
-from ..types.symbols import free_symbols, substitute
+from ..types.tidy import tidy
 from .located import described
 
 
@@ -45,40 +42,14 @@ def facts_of(where: str | Clause | Iterable[Clause] | Facts | None) -> Facts:
 
 def assumed(found: Iterable[Clause], given: Facts) -> tuple[Clause, ...]:
     """What the code assumes of the sizes: the conditions ``found`` on its nodes that
-    :func:`needed` keeps, less those ``given`` implies (a case's answers, the facts given
-    to eval_shape); as they are where the facts refute one (that case's code needs what
-    its answers exclude: they are all broken there)."""
-    found = [plain(c) if isinstance(c, Condition) else c for c in found if needed(c)]
+    :func:`needed` keeps, each in its plainest form (:func:`~kantensor.types.tidy.tidy`:
+    ``N == 0 or D % 3 == 0``, not ``D*N == 3*N*(D//3)``), less those ``given`` implies
+    (a case's answers, the facts given to eval_shape); as they are where the facts
+    refute one (that case's code needs what its answers exclude: they are all broken
+    there)."""
+    found = list(dict.fromkeys(x for c in found if needed(c) for x in tidy(c)))
     kept = given.reduce(found) if given else found
     return tuple(found if kept is None else kept)
-
-
-def plain(c: Condition) -> Condition:
-    """``c`` as a bound of its one size where it is linear in one named size (``2*N >=
-    1`` is ``N >= 1``, ``2*C == C`` is ``C == 0``; sizes are ints >= 0), else ``c``."""
-    d, op = c.key
-    names = [x for x in free_symbols(d) if isinstance(x, str)]
-    if len(names) != 1 or len(free_symbols(d)) != 1:
-        return c
-    (name,) = names
-    size = Dim(name)
-    k, one = substitute(d, {name: 0}), substitute(d, {name: 1})
-    if not isinstance(k, int) or not isinstance(one, int) or one == k:
-        return c
-    slope = one - k
-    if str(slope * size + k) != str(d):  # d is not that line (canonical forms differ)
-        return c
-    # slope*size + k op 0
-    if op in ("==", "!="):
-        if k % slope:
-            return c  # never (or always) equal: the facts say so, not a bound
-        return Condition(size, op, -k // slope, c.source)
-    bound = Fraction(-k, slope)  # size > bound or >= (flipped for a negative slope)
-    if slope > 0:
-        least = math.floor(bound) + 1 if op == ">" else math.ceil(bound)
-        return Condition(size, ">=", least, c.source)
-    most = math.ceil(bound) - 1 if op == ">" else math.floor(bound)
-    return Condition(size, "<=", most, c.source)
 
 
 def needed(clause: Clause) -> bool:

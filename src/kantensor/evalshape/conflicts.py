@@ -22,7 +22,7 @@ from ..signature.forward import build
 from ..syntax.errors import TypeInferenceError
 from ..types.conditions import AnyOf, Clause, Condition, Source, conjunction
 from ..types.facts import EMPTY, Facts
-from .assumptions import plain
+from ..types.tidy import plain
 from .located import Site, at_site, described
 
 _INFER = SignatureOp._infer.__code__

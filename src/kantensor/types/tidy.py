@@ -1,0 +1,450 @@
+"""Conditions in the plainest form that says the same of every size ``>= 0``.
+
+A build states what it needs as the relation made it: ``D*N == 3*N*(D//3)`` for a
+reshape, ``T**2 - T*min(32, T + 3) + 2*T + min(32, T + 3) - 3 == 0`` for a broadcast
+``(T - 1)*(T - min(32, T + 3) + 3) == 0``, ``max(1, K)*min(1, K)`` for an index that
+broadcasts. :func:`tidy` gives a conjunction of clauses equivalent to one clause at
+*every* assignment of sizes ``>= 0`` (no fact assumed: ``N`` may be 0, so the first
+reads ``N == 0 or D % 3 == 0``, the second ``T == 1 or T <= 29``, the third ``K``):
+
+- sizes (:func:`tidy_size`): ``max(a, b)*min(a, b)`` is ``a*b``; ``a*min(1, a)`` is
+  ``a`` (and ``m*min(1, a)`` for a monomial ``m`` that ``a`` divides); a power of
+  ``min(1, a)`` is ``min(1, a)`` (it is 0 or 1);
+- an equation ``m*q == 0`` with a common factor is ``x == 0`` for one of ``m``'s factors
+  or ``q == 0``; a root ``s = 1`` of a polynomial in a size ``s`` is split off the
+  same way; ``x - k*(x//k) == 0`` is ``x % k == 0``; an equation linear in one atom is
+  solved for it (``min(2, L) == 2`` is ``L >= 2``; ``min(32, T + 3) == T`` is
+  ``T == 32``);
+- a bound ``g*m + c >= 0`` is ``m >= ceil(-c/g)``, and a product of sizes at least 1 is
+  each of them at least 1; a bound linear in one size is a bound of that size.
+
+A clause decided for every size is dropped when it always holds, kept as it was when
+it never does.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Hashable
+from fractions import Fraction
+from functools import lru_cache
+
+from .conditions import AnyOf, Clause, Condition, Source, expand
+from .dim import Dim, DimLike, _symbol
+from .facts import EMPTY
+from .poly import Opaque
+from .symbols import APPLY, free_symbols, substitute
+
+__all__ = ["plain", "tidy", "tidy_size"]
+
+_MAX_CASES = 16  # the cases a disjunction may have after tidying, at most
+
+
+# -- sizes -------------------------------------------------------------------------------
+
+def tidy_size(x: DimLike) -> DimLike:
+    """``x`` with the products of min and max that equal a plainer product replaced (see
+    the module), inside every atom too; equal to ``x`` for every sizes ``>= 0``."""
+    if isinstance(x, int):
+        return x
+    total: DimLike = 0
+    for mono, coeff in x._terms:
+        factors = [(_tidy_atom(a), p) for a, p in mono]
+        factors = _products(factors)
+        term: DimLike = coeff
+        for a, p in factors:
+            term = term * (a if isinstance(a, Dim | int) else _symbol(a)) ** p
+        total = total + term
+    return total
+
+
+def _tidy_atom(a: Hashable) -> Hashable | int:
+    if not isinstance(a, Opaque):
+        return a
+    value = APPLY[a.op](*(tidy_size(g) for g in a.args))
+    if isinstance(value, int):
+        return value
+    lone = _lone(value)
+    return lone if lone is not None else _Expr(value)
+
+
+class _Expr:
+    """A factor that tidied into an expression (no longer one atom)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Dim):
+        self.value = value
+
+
+def _lone(x: DimLike) -> Hashable | None:
+    """The atom ``x`` is, if it is one atom (coefficient 1, power 1)."""
+    if isinstance(x, int) or len(x._terms) != 1:
+        return None
+    (mono, coeff), = x._terms
+    return mono[0][0] if coeff == 1 and len(mono) == 1 and mono[0][1] == 1 else None
+
+
+def _extreme(a: Hashable, op: str) -> tuple | None:
+    return a.args if isinstance(a, Opaque) and a.op == op else None
+
+
+def _products(factors: list) -> list:
+    """The rules of products on one monomial's factors ``[(atom, power)]``."""
+    out = [[a, p] for a, p in factors]
+    for f in out:  # min(1, a) is 0 or 1: a power of it is itself
+        args = _extreme(f[0], "min")
+        if args is not None and 1 in args and all(_nonneg(g) for g in args):
+            f[1] = 1
+    for f in out:  # max(a, b)*min(a, b) == a*b
+        big = _extreme(f[0], "max")
+        if big is None or len(big) != 2 or not f[1]:
+            continue
+        for g in out:
+            small = _extreme(g[0], "min")
+            if small is not None and g[1] and set(small) == set(big):
+                k = min(f[1], g[1])
+                f[1] -= k
+                g[1] -= k
+                out.extend([[_Expr(big[0] * big[1]), k]])
+                break
+    for f in out:  # m*min(1, a) == m where a divides the monomial m (a == 0: both 0)
+        args = _extreme(f[0], "min")
+        if args is None or len(args) != 2 or 1 not in args or not f[1]:
+            continue
+        a = args[0] if args[1] == 1 else args[1]
+        if _nonneg(a) and _divides(a, [g for g in out if g is not f and g[1]]):
+            f[1] = 0
+    found = []
+    for a, p in out:
+        if not p:
+            continue
+        found.append((a.value, p) if isinstance(a, _Expr) else (a, p))
+    return found
+
+
+def _divides(a: DimLike, factors: list) -> bool:
+    """Whether the monomial ``a`` (coefficient 1) divides the product of ``factors``."""
+    atom_powers: dict = {}
+    for g, p in factors:
+        if not isinstance(g, _Expr | int):
+            atom_powers[g] = atom_powers.get(g, 0) + p
+    if isinstance(a, int) or len(a._terms) != 1 or a._terms[0][1] != 1:
+        return False
+    return all(atom_powers.get(atom, 0) >= p for atom, p in a._terms[0][0])
+
+
+def _nonneg(x: DimLike) -> bool:
+    """Whether ``x`` is ``>= 0`` at every sizes ``>= 0`` (shown by its form)."""
+    if isinstance(x, int):
+        return x >= 0
+    return all(c > 0 and all(_atom_nonneg(a) for a, _ in mono) for mono, c in x._terms)
+
+
+def _atom_nonneg(a: Hashable) -> bool:
+    if not isinstance(a, Opaque):
+        return True  # a size
+    if a.op in ("//", "%", "min"):
+        return all(_nonneg(g) for g in a.args)
+    return any(_nonneg(g) for g in a.args)  # max
+
+
+# -- conditions --------------------------------------------------------------------------
+
+def tidy(clause: Clause) -> tuple[Clause, ...]:
+    """Clauses whose conjunction holds exactly where ``clause`` does, at every sizes
+    ``>= 0`` (see the module); ``()`` when it always holds. Each keeps its source."""
+    return _tidy(clause, clause.source)
+
+
+@lru_cache(maxsize=1 << 12)
+def _tidy(clause: Clause, source: Source | None) -> tuple[Clause, ...]:
+    """:func:`tidy`, remembered by the clause and its source (a clause compares without
+    its source: the same one from another line is tidied with that line's)."""
+    del source  # in the key only
+    if isinstance(clause, Condition):
+        return _condition(clause)
+    cases: list[tuple[Condition, ...]] = []
+    for case in clause.cases:
+        parts = [_condition(c) for c in case]
+        expanded = _distribute([x for part in parts for x in part])
+        if expanded is None:
+            return (clause,)
+        for conj in expanded:
+            if not conj:
+                return ()  # a case always holds: so does the clause
+            if conj not in cases:
+                cases.append(conj)
+    if not cases:
+        return (clause,)
+    return _disjunction(cases, clause)
+
+
+def _distribute(clauses: list[Clause]) -> list[tuple[Condition, ...]] | None:
+    """The conjunction ``clauses`` as cases (a disjunction of conjunctions); None if
+    they would be too many."""
+    options = [[(c,)] if isinstance(c, Condition) else list(c.cases) for c in clauses]
+    if math.prod(len(o) for o in options) > _MAX_CASES:
+        return None
+    out = []
+    for choice in itertools.product(*options):
+        conj = tuple(dict.fromkeys(c for case in choice for c in case))
+        if not any(EMPTY.decide(c) is False for c in conj) and conj not in out:
+            out.append(conj)
+    return out
+
+
+def _condition(c: Condition) -> tuple[Clause, ...]:
+    left, right = tidy_size(c.left), tidy_size(c.right)
+    tidied = Condition(left, c.op, right, c.source)
+    d, op = tidied.key
+    if isinstance(d, int):
+        return () if EMPTY.decide(tidied) else (c,)
+    found = _equation(d, c) if op == "==" else _bound(d, op, c) if op in (">=", ">") \
+        else None
+    if found is None:
+        found = (_equal(d, c.source) if op == "==" else plain(tidied),)
+    if all(isinstance(x, Condition) for x in found):  # min(1, S, T) >= 1: S, T >= 1
+        found = _simplified([tuple(plain(y) for x in found for y in expand(x))], c)
+    if len(found) == 1 and found[0] == tidied:  # the same: as written, unless longer
+        written = c if str(tidied) == str(c) else plain(tidied)
+        return (written,) if len(str(written)) <= len(str(found[0])) else found
+    return found
+
+
+def _equation(d: Dim, c: Condition, depth: int = 0) -> tuple[Clause, ...] | None:
+    """``d == 0`` plainer (see the module), or None."""
+    if depth > 4:
+        return None
+    source = c.source
+    factor, rest = _common_factor(d)
+    if factor:  # m*q == 0: one of m's factors is 0, or q is
+        cases = [(Condition(_symbol(a), "==", 0, source),) for a in factor]
+        cases += _as_cases(_equation(rest, c, depth + 1) if not isinstance(rest, int)
+                           else None, _equal(rest, source))
+        return _disjunction(cases, c)
+    for s in _bare_symbols(d):  # a root s = 1: (s - 1)*q == 0
+        quotient = _divide_root(d, s)
+        if quotient is not None:
+            cases = _as_cases(_condition(Condition(_symbol(s), "==", 1, source)),
+                              Condition(_symbol(s), "==", 1, source))
+            cases += _as_cases(_equation(quotient, c, depth + 1) if not isinstance(
+                quotient, int) else None, _equal(quotient, source))
+            return _disjunction(cases, c)
+    modulo = _remainder(d)
+    if modulo is not None:
+        return (Condition(modulo, "==", 0, source),)
+    return _solved(d, c)
+
+
+def _equal(d: DimLike, source: Source | None) -> Condition:
+    """``d == 0`` written as ``positive terms == negative terms`` (``S1 == T``, not
+    ``S1 - T == 0``)."""
+    if isinstance(d, int):
+        return Condition(d, "==", 0, source)
+    left: DimLike = 0
+    right: DimLike = 0
+    for mono, k in d._terms:
+        term: DimLike = abs(k)
+        for a, p in mono:
+            term = term * _symbol(a) ** p
+        if k > 0:
+            left = left + term
+        else:
+            right = right + term
+    if isinstance(left, int):
+        left, right = right, left
+    return plain(Condition(left, "==", right, source))
+
+
+def _as_cases(found: tuple[Clause, ...] | None, fallback: Condition) -> list[tuple]:
+    if found is None:
+        found = (plain(fallback),)
+    if not found:
+        return [()]
+    if len(found) == 1 and isinstance(found[0], AnyOf):
+        return list(found[0].cases)
+    if all(isinstance(x, Condition) for x in found):
+        return [tuple(found)]
+    return [(fallback,)]
+
+
+def _disjunction(cases: list[tuple], c: Clause) -> tuple[Clause, ...]:
+    kept = []
+    for case in cases:
+        case = tuple(x for x in case if EMPTY.decide(x) is not True)
+        if any(EMPTY.decide(x) is False for x in case):
+            continue
+        if not case:
+            return ()
+        if case not in kept:
+            kept.append(case)
+    if not kept:
+        return (c,)
+    kept = [case for i, case in enumerate(kept)  # a case implying another adds nothing
+            if not any(j != i and _implies(case, other) and not (
+                _implies(other, case) and j > i) for j, other in enumerate(kept))]
+    if len(kept) == 1:
+        return kept[0]
+    return (AnyOf(tuple(kept), c.source),)
+
+
+def _implies(case: tuple[Condition, ...], other: tuple[Condition, ...]) -> bool:
+    facts = EMPTY.with_(*case)
+    return all(facts.decide(x) is True for x in other)
+
+
+def _common_factor(d: Dim) -> tuple[list[Hashable], DimLike]:
+    """The atoms every term of ``d`` has (each once), and ``d`` divided by them."""
+    monos = [dict(mono) for mono, _ in d._terms]
+    common = {a: min(m.get(a, 0) for m in monos) for a in monos[0]}
+    common = {a: p for a, p in common.items() if p}
+    if not common:
+        return [], d
+    divisor: DimLike = 1
+    for a, p in common.items():
+        divisor = divisor * _symbol(a) ** p
+    quotient = d // divisor
+    return list(common), quotient
+
+
+def _bare_symbols(d: Dim) -> list[Hashable]:
+    """The atoms (sizes, or min, max, ``//`` of them) of ``d`` to a power at least 2."""
+    return sorted({a for mono, _ in d._terms for a, p in mono if p >= 2}, key=str)
+
+
+def _coefficients(d: Dim, s: Hashable) -> dict[int, DimLike]:
+    """``d`` as a polynomial in the bare atom ``s`` (``s`` inside other atoms is part of
+    the coefficients): power -> coefficient."""
+    out: dict[int, DimLike] = {}
+    for mono, coeff in d._terms:
+        k = dict(mono).get(s, 0)
+        term: DimLike = coeff
+        for a, p in mono:
+            if a != s:
+                term = term * _symbol(a) ** p
+        out[k] = out.get(k, 0) + term
+    return out
+
+
+def _divide_root(d: Dim, s: Hashable) -> DimLike | None:
+    """``d / (s - 1)`` where ``s = 1`` is a root of ``d`` as a polynomial in ``s``."""
+    coeffs = _coefficients(d, s)
+    if sum(coeffs.values(), 0) != 0:
+        return None
+    top = max(coeffs)
+    quotient: DimLike = 0
+    carry: DimLike = 0
+    size = _symbol(s)
+    for k in range(top, 0, -1):  # synthetic division by (s - 1)
+        carry = carry + coeffs.get(k, 0)
+        quotient = quotient + carry * size ** (k - 1)
+    return quotient
+
+
+def _remainder(d: Dim) -> DimLike | None:
+    """``x % k`` where ``d`` is ``x - k*(x//k)`` (or its negation)."""
+    for sign in (1, -1):
+        e = sign * d
+        for mono, coeff in e._terms:
+            if len(mono) != 1 or mono[0][1] != 1:
+                continue
+            a = mono[0][0]
+            if isinstance(a, Opaque) and a.op == "//" and isinstance(a.args[1], int) and \
+                    a.args[1] > 0 and coeff == -a.args[1] and \
+                    e + a.args[1] * _symbol(a) == a.args[0]:
+                return APPLY["%"](*a.args)
+    return None
+
+
+def _solved(d: Dim, c: Condition) -> tuple[Clause, ...] | None:
+    """``d == 0`` solved for an opaque atom that appears alone and linearly in it
+    (``H//2 == 2``; a min or max of two is then said of its arguments), else None."""
+    for mono, coeff in d._terms:
+        if len(mono) != 1 or mono[0][1] != 1 or not isinstance(mono[0][0], Opaque):
+            continue
+        a = mono[0][0]
+        rest = d - coeff * _symbol(a)
+        if not isinstance(rest, int) and any(dict(m).get(a) for m, _ in rest._terms):
+            continue
+        if isinstance(rest, int) and rest % coeff or not isinstance(rest, int) and any(
+                k % coeff for _, k in rest._terms):
+            continue
+        value = -rest // coeff
+        if a.op in ("min", "max") and len(a.args) == 2:
+            return _extreme_equals(a, value, c)
+        return (Condition(_symbol(a), "==", value, c.source),)
+    return None
+
+
+def _extreme_equals(a: Opaque, value: Dim | int, c: Condition) -> tuple[Clause, ...]:
+    """``min(x, y) == value`` (or max) as cases: ``value == x and x <= y`` or
+    ``value == y and y <= x`` (>= for max)."""
+    x, y = a.args
+    want = "<=" if a.op == "min" else ">="
+    cases = [(_equal(value - x, c.source), plain(Condition(x, want, y, c.source))),
+             (_equal(value - y, c.source), plain(Condition(y, want, x, c.source)))]
+    return _simplified(cases, c)
+
+
+def _simplified(cases: list[tuple[Condition, ...]], c: Condition) -> tuple[Clause, ...]:
+    """Each case without the conditions its others imply; the cases no sizes meet
+    dropped."""
+    kept = []
+    for case in cases:
+        facts = EMPTY.with_(*case)
+        if not facts.consistent():
+            continue
+        left = list(dict.fromkeys(case))
+        for x in list(left):  # one at a time: two that imply each other keep one
+            others = [y for y in left if y is not x]
+            if EMPTY.with_(*others).decide(x) is True:
+                left = others
+        kept.append(tuple(left))
+    return _disjunction(kept, c)
+
+
+def _bound(d: Dim, op: str, c: Condition) -> tuple[Clause, ...] | None:
+    """``d >= 0`` (or ``> 0``) plainer: the content of its terms divided out, and a
+    product of sizes at least 1 said of each size."""
+    const = sum(k for mono, k in d._terms if not mono)
+    body = d - const
+    g = math.gcd(*(k for mono, k in d._terms if mono))
+    least = -const + (1 if op == ">" else 0)  # body >= least
+    least = -((-least) // g)  # body/g >= ceil(least/g)
+    body = body // g
+    if least == 1 and len(body._terms) == 1 and body._terms[0][1] == 1 and all(
+            _atom_nonneg(a) for a, _ in body._terms[0][0]):  # a product >= 1: each >= 1
+        return tuple(plain(Condition(_symbol(a), ">=", 1, c.source))
+                     for a, _ in body._terms[0][0])
+    if g > 1 or op == ">":
+        return (plain(Condition(body, ">=", least, c.source)),)
+    return None
+
+
+def plain(c: Condition) -> Condition:
+    """``c`` as a bound of its one size where it is linear in one named size (``2*N >=
+    1`` is ``N >= 1``, ``2*C == C`` is ``C == 0``), else ``c``."""
+    d, op = c.key
+    names = [x for x in free_symbols(d) if isinstance(x, str)]
+    if len(names) != 1 or len(free_symbols(d)) != 1:
+        return c
+    (name,) = names
+    size = Dim(name)
+    k, one = substitute(d, {name: 0}), substitute(d, {name: 1})
+    if not isinstance(k, int) or not isinstance(one, int) or one == k:
+        return c
+    slope = one - k
+    if str(slope * size + k) != str(d):  # d is not that line (canonical forms differ)
+        return c
+    if op in ("==", "!="):
+        if k % slope:
+            return c  # never (or always) equal: the facts say so, not a bound
+        return Condition(size, op, -k // slope, c.source)
+    edge = Fraction(-k, slope)
+    if slope > 0:
+        least = math.floor(edge) + 1 if op == ">" else math.ceil(edge)
+        return Condition(size, ">=", least, c.source)
+    most = math.ceil(edge) - 1 if op == ">" else math.floor(edge)
+    return Condition(size, "<=", most, c.source)
