@@ -188,3 +188,30 @@ def test_a_condition_on_one_size_is_said_as_its_bound():
         assert all(cond.holds({"N": n}) == said.holds({"N": n}) for n in range(30)), cond
     result = kt.eval_shape(lambda x: x.reshape(x.shape[0], 2, -1), "float32[N,D]")
     assert [str(a) for a in result.assumptions] == ["N >= 1", "D % 2 == 0"]
+
+
+def test_assumptions_and_types_read_plainly():
+    """What the relations make, in the form people write (equivalent at every size,
+    0 included): an index pair of one length gives that length, a reshape's product
+    check is a remainder, a broadcast against a slice is a bound."""
+    pair = kt.eval_shape(lambda x, i, j: x[i, j], "float32[A,B]", "int64[n]", "int64[n]")
+    assert str(pair.type) == "float32[n]"  # not n*min(1,n)
+    assert [str(a) for a in pair.assumptions] == ["min(1, n) <= A", "min(1, n) <= B"]
+    def thirds(x):
+        return x.reshape(x.shape[0], 3, x.shape[1] // 3)
+
+    def guessed(x):
+        return x.reshape(x.shape[0], 3, -1)  # -1 of an empty array: NumPy refuses
+
+    found = kt.eval_shape(thirds, "float32[N,D]")
+    assert [str(a) for a in found.assumptions] == ["N == 0 or D % 3 == 0"]
+    minus = kt.eval_shape(guessed, "float32[N,D]")
+    assert [str(a) for a in minus.assumptions] == ["N >= 1", "D % 3 == 0"]
+    for n, d in itertools.product(range(4), range(7)):  # NumPy agrees, 0 included
+        for fn, result in ((thirds, found), (guessed, minus)):
+            try:
+                fn(np.zeros((n, d)))
+                runs = True
+            except ValueError:
+                runs = False
+            assert result.holds({"N": n, "D": d}) == runs, (fn.__name__, n, d)

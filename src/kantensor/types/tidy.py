@@ -8,8 +8,9 @@ broadcasts. :func:`tidy` gives a conjunction of clauses equivalent to one clause
 reads ``N == 0 or D % 3 == 0``, the second ``T == 1 or T <= 29``, the third ``K``):
 
 - sizes (:func:`tidy_size`): ``max(a, b)*min(a, b)`` is ``a*b``; ``a*min(1, a)`` is
-  ``a`` (and ``m*min(1, a)`` for a monomial ``m`` that ``a`` divides); a power of
-  ``min(1, a)`` is ``min(1, a)`` (it is 0 or 1);
+  ``a`` (and ``m*min(1, a, b)`` for a monomial ``m`` that ``a`` and ``b`` divide); a power of
+  ``min(1, a)`` is ``min(1, a)`` (it is 0 or 1), and ``min(1, a*b)`` is
+  ``min(1, a, b)``;
 - an equation ``m*q == 0`` with a common factor is ``x == 0`` for one of ``m``'s factors
   or ``q == 0``; a root ``s = 1`` of a polynomial in a size ``s`` is split off the
   same way; ``x - k*(x//k) == 0`` is ``x % k == 0``; an equation linear in one atom is
@@ -32,7 +33,7 @@ from functools import lru_cache
 
 from .conditions import AnyOf, Clause, Condition, Source, expand
 from .dim import Dim, DimLike, _symbol
-from .facts import EMPTY
+from .facts import EMPTY, simplify
 from .poly import Opaque
 from .symbols import APPLY, free_symbols, substitute
 
@@ -62,11 +63,25 @@ def tidy_size(x: DimLike) -> DimLike:
 def _tidy_atom(a: Hashable) -> Hashable | int:
     if not isinstance(a, Opaque):
         return a
-    value = APPLY[a.op](*(tidy_size(g) for g in a.args))
+    args = [tidy_size(g) for g in a.args]
+    if a.op == "min" and 1 in args:  # min(1, k*x*y) is min(1, x, y) (k >= 1, x, y >= 0)
+        args = [h for g in args for h in _factors(g)]
+    value = simplify(APPLY[a.op](*args))  # min(1, max(m, n), m, n) is min(1, m, n)
     if isinstance(value, int):
         return value
     lone = _lone(value)
     return lone if lone is not None else _Expr(value)
+
+
+def _factors(x: DimLike) -> list[DimLike]:
+    """The factors of a product ``k*x*y`` with ``k >= 1`` and factors ``>= 0`` (each of
+    them is at least 1 where the product is), else ``[x]``."""
+    if isinstance(x, int) or len(x._terms) != 1:
+        return [x]
+    (mono, coeff), = x._terms
+    if coeff < 1 or not mono or not all(_atom_nonneg(a) for a, _ in mono):
+        return [x]
+    return [_symbol(a) for a, _ in mono]
 
 
 class _Expr:
@@ -109,12 +124,12 @@ def _products(factors: list) -> list:
                 g[1] -= k
                 out.extend([[_Expr(big[0] * big[1]), k]])
                 break
-    for f in out:  # m*min(1, a) == m where a divides the monomial m (a == 0: both 0)
+    for f in out:  # m*min(1, a, b) == m where a and b divide m (one is 0: both are 0)
         args = _extreme(f[0], "min")
-        if args is None or len(args) != 2 or 1 not in args or not f[1]:
+        if args is None or 1 not in args or not f[1]:
             continue
-        a = args[0] if args[1] == 1 else args[1]
-        if _nonneg(a) and _divides(a, [g for g in out if g is not f and g[1]]):
+        rest = [g for g in out if g is not f and g[1]]
+        if all(a == 1 or _nonneg(a) and _divides(a, rest) for a in args):
             f[1] = 0
     found = []
     for a, p in out:
