@@ -16,6 +16,7 @@ import copy
 import inspect
 import itertools
 import random
+import sys
 import textwrap
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -269,10 +270,18 @@ def weight_lines(case: Case, k: int) -> set[int]:
         tree, _ = _source_tree(case.fn)
     except (OSError, TypeError):  # a function made from text: no line of it can be named
         return set()
-    params = [a.arg for a in tree.body[0].args.args]
+    params = [a.arg for a in _defined(tree).args.args]
     if k >= len(params):
         return set()
     return _flow(case.fn, {params[k]}, frozenset({case.fn}))
+
+
+def _defined(tree: ast.Module) -> ast.FunctionDef | ast.Lambda:
+    """The function a source tree defines: its ``def``, or the lambda of its line."""
+    first = tree.body[0]
+    if isinstance(first, ast.FunctionDef | ast.AsyncFunctionDef):
+        return first
+    return next(n for n in ast.walk(first) if isinstance(n, ast.Lambda))
 
 
 def _dotted(node: ast.AST) -> str | None:
@@ -315,8 +324,15 @@ def _bindings(fn_def: ast.AST) -> Iterator[tuple[list[ast.AST], ast.AST]]:
 
 
 def _flow(fn: Callable[..., Any], start: set[str], seen: frozenset) -> set[int]:
+    return _flow_names(fn, start, seen)[0]
+
+
+def _flow_names(fn: Callable[..., Any], start: set[str], seen: frozenset
+                ) -> tuple[set[int], set[str]]:
+    """The lines of ``fn`` (and of what it calls) reading ``start`` or what they flow
+    into, and the names and attributes they flow into in ``fn``."""
     tree, _ = _source_tree(fn)
-    fn_def = tree.body[0]
+    fn_def = _defined(tree)
     tainted = set(start)
     changed = True
     while changed:
@@ -331,31 +347,67 @@ def _flow(fn: Callable[..., Any], start: set[str], seen: frozenset) -> set[int]:
     for call in ast.walk(fn_def):
         if not isinstance(call, ast.Call):
             continue
-        callee, skip = _callee(fn, call)
+        callee, skip = _callee(fn, call, fn_def)
         if callee is None or callee in seen:
             continue
-        params = list(inspect.signature(callee).parameters)[skip:]
-        passed = {params[i] for i, a in enumerate(call.args)
-                  if i < len(params) and _reads(a, tainted)}
-        passed |= {kw.arg for kw in call.keywords if kw.arg in params and
-                   _reads(kw.value, tainted)}
-        if passed:
-            lines |= _flow(callee, passed, seen | {callee})
-    return lines
+        target = callee.__dict__.get("__init__") if inspect.isclass(callee) else callee
+        if not inspect.isfunction(target):
+            continue
+        params = list(inspect.signature(target).parameters)[skip:]
+        passed = set()
+        for i, a in enumerate(call.args):
+            if _reads(a, tainted):  # f(*xs): every parameter from here on may be given
+                passed |= set(params[i:]) if isinstance(a, ast.Starred) else \
+                    set(params[i:i + 1])
+        for kw in call.keywords:
+            if _reads(kw.value, tainted):  # f(**layer): any parameter by name
+                passed |= set(params[len(call.args):]) if kw.arg is None else \
+                    {kw.arg} & set(params)
+        if not passed:
+            continue
+        found, names = _flow_names(target, passed, seen | {callee})
+        lines |= found
+        if inspect.isclass(callee):  # the attributes __init__ set, in every method
+            held = {n for n in names if n.startswith("self.")}
+            for method in vars(callee).values():
+                if held and inspect.isfunction(method) and method is not target:
+                    lines |= _flow(method, held, seen | {callee, method})
+    return lines, tainted
 
 
-def _callee(fn: Callable[..., Any], call: ast.Call) -> tuple[Callable[..., Any] | None, int]:
-    """The function of ``fn``'s module that ``call`` calls (by name), or the method of a
-    class of that module (by attribute name); and how many leading parameters the
-    call does not pass (``self``)."""
-    module = fn.__module__
+def _own(obj: Any) -> bool:
+    """Whether ``obj`` is the user's code: a function or class whose source is not in
+    an installed package or the standard library."""
+    try:
+        file = inspect.getsourcefile(obj) or ""
+    except TypeError:
+        return False
+    return bool(file) and not file.startswith((sys.prefix, sys.base_prefix))
+
+
+def _callee(fn: Callable[..., Any], call: ast.Call, fn_def: ast.AST) -> tuple[Any, int]:
+    """The user's function or class (:func:`_own`) that ``call`` calls by name in
+    ``fn``'s namespace, or the method of such a class there (by attribute name: of the
+    class made right there, or bound to the name in ``fn_def``, else of the first class
+    that has one); and how many leading parameters the call does not pass (``self``)."""
     if isinstance(call.func, ast.Name):
         found = fn.__globals__.get(call.func.id)
-        ok = inspect.isfunction(found) and found.__module__ == module
-        return (found, 0) if ok else (None, 0)
+        if inspect.isfunction(found) and _own(found):
+            return found, 0
+        return (found, 1) if inspect.isclass(found) and _own(found) else (None, 0)
     if isinstance(call.func, ast.Attribute):
+        made = call.func.value  # Affine(W, b).forward(x): a method of that class
+        if isinstance(made, ast.Name):  # a := Affine(W, b); a.forward(x): the same
+            made = next((value for targets, value in _bindings(fn_def)
+                         if isinstance(value, ast.Call) and any(
+                             made.id in _targets(t) for t in targets)), made)
+        if isinstance(made, ast.Call) and isinstance(made.func, ast.Name):
+            cls = fn.__globals__.get(made.func.id)
+            if inspect.isclass(cls) and _own(cls):
+                method = getattr(cls, call.func.attr, None)
+                return (method, 1) if inspect.isfunction(method) else (None, 0)
         for value in list(fn.__globals__.values()):
-            if inspect.isclass(value) and value.__module__ == module:
+            if inspect.isclass(value) and _own(value):
                 method = value.__dict__.get(call.func.attr)
                 if inspect.isfunction(method):
                     return method, 1

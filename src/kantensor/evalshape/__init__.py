@@ -145,6 +145,23 @@ def _under(t: TensorType, facts: Facts) -> TensorType:
     return t if shape == t.shape else TensorType(t.dtype, shape)
 
 
+def _shadowing(fn: Callable[..., Any], exc: Exception, **given: Any) -> Exception:
+    """``exc`` (a bad value of eval_shape's own ``assume``, ``where`` or ``names``), saying
+    how to pass it to ``fn`` instead where ``fn`` takes a parameter of that name."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return exc
+    shadowed = [k for k, v in given.items() if k in params and v is not None
+                and not (k == "assume" and v == "report")]
+    if not shadowed:
+        return exc
+    k = shadowed[0]
+    return type(exc)(f"{exc}\n({k}= is eval_shape's own keyword; to give "
+                     f"{getattr(fn, '__qualname__', 'the function')}'s parameter {k}, "
+                     f"trace functools.partial(fn, {k}=...) or a lambda)")
+
+
 #: What eval_shape does with an assumption: report it (the default), raise at the first
 #: (``"error"``), or accept it silently (``"allow"``: named sizes taken to be whatever the
 #: code needs, as before sizes were distinct).
@@ -168,12 +185,19 @@ def eval_shape(fn: Callable[..., Any], *types: TensorType | str,
     >>> kt.eval_shape(lambda x, w: np.tanh(x @ w), "float32[n,3]", "float32[3,4]").type
     TensorType(float32, (n, 4))
     """
-    if assume not in ASSUME:
-        raise ValueError(f"eval_shape: assume must be one of {', '.join(ASSUME)}, got "
-                         f"{assume!r}")
+    try:
+        if assume not in ASSUME:
+            raise ValueError(f"eval_shape: assume must be one of {', '.join(ASSUME)}, got "
+                             f"{assume!r}")
+        given = facts_of(where)
+        if names is not None and (isinstance(names, str) or not isinstance(
+                names, Sequence) or not all(isinstance(n, str) for n in names)):
+            raise TypeError(f"eval_shape: names= names the inputs (a sequence of str), got "
+                            f"{names!r}")
+    except (TypeError, ValueError) as exc:
+        raise _shadowing(fn, exc, assume=assume, where=where, names=names) from None
     in_types = [_as_type(t, i) for i, t in enumerate(types)]
     names = _names(fn, len(in_types)) if names is None else list(names)
-    given = facts_of(where)
     own = own_package(fn)
     locator = Locator(own)
     kwargs = traced_kwargs(kwargs)

@@ -33,7 +33,16 @@ def facts_of(where: str | Clause | Iterable[Clause] | Facts | None) -> Facts:
     if isinstance(where, Condition | AnyOf):
         where = [where]
     given = Source(op="given")
-    conditions = parse_conditions(where, given) if isinstance(where, str) else list(where)
+    try:
+        conditions = parse_conditions(where, given) if isinstance(where, str) else \
+            list(where)
+    except TypeError:
+        conditions = [where]
+    wrong = [c for c in conditions if not isinstance(c, Condition | AnyOf)]
+    if wrong:
+        got = where if not isinstance(where, list | tuple) else wrong[0]
+        raise TypeError(f"eval_shape: where= says what is known of the sizes (text such as "
+                        f"'D == 2*N', conditions, or Facts), got {type(got).__name__}")
     facts = EMPTY.with_(*conditions)
     if not facts.consistent():
         raise ValueError(f"eval_shape: the sizes cannot meet where={where!r}")
