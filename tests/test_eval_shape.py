@@ -3,6 +3,7 @@ against NumPy on the same values), and errors that name the user's line."""
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 
@@ -278,3 +279,29 @@ def test_constant_index_arrays_are_checked_as_ints_are():
     np.testing.assert_array_equal(f(values), values[[0, 3]])
     with pytest.raises(kt.TypeInferenceError, match="4 <= 3 is false"):  # NumPy: IndexError
         f(values[:3])
+
+
+def test_a_parameter_named_like_an_eval_shape_keyword_goes_through_partial():
+    """``assume``, ``where`` and ``names`` are eval_shape's own: a value for the traced
+    function's parameter of that name is refused with the way to pass it, and
+    functools.partial passes it."""
+    def scale(x, assume=2.0):
+        return x * assume
+
+    def pick(x, where=None):
+        return x if where is None else x * where
+
+    with pytest.raises(ValueError, match=r"assume must be one of report, error, allow, got "
+                       r"3\.0\n\(assume= is eval_shape's own keyword; to give .*scale's "
+                       r"parameter assume, trace functools\.partial\(fn, assume=\.\.\.\)"):
+        kt.eval_shape(scale, "float32[n,4]", assume=3.0)
+    with pytest.raises(TypeError, match=r"where= says what is known of the sizes .* got "
+                       r"ndarray\n\(where= is eval_shape's own keyword"):
+        kt.eval_shape(pick, "float32[n,4]", where=np.ones(4))
+    assert str(kt.eval_shape(functools.partial(scale, assume=3.0), "float32[n,4]").type) \
+        == "float32[n,4]"
+    got = kt.eval_shape(functools.partial(pick, where=np.ones(4)), "float32[n,4]")
+    assert str(got.type) == "float64[n,4]"
+    with pytest.raises(TypeError, match=r"names= names the inputs \(a sequence of str\), "
+                       r"got 3$"):
+        kt.eval_shape(lambda x: x, "float32[n]", names=3)
