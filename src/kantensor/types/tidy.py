@@ -47,8 +47,11 @@ _MAX_CASES = 16  # the cases a disjunction may have after tidying, at most
 def tidy_size(x: DimLike) -> DimLike:
     """``x`` with the products of min and max that equal a plainer product replaced (see
     the module), inside every atom too; equal to ``x`` for every sizes ``>= 0``."""
-    if isinstance(x, int):
-        return x
+    return x if isinstance(x, int) else _tidy_size(x)
+
+
+@lru_cache(maxsize=1 << 14)
+def _tidy_size(x: Dim) -> DimLike:
     total: DimLike = 0
     for mono, coeff in x._terms:
         factors = [(_tidy_atom(a), p) for a, p in mono]
