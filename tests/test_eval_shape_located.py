@@ -144,3 +144,26 @@ def test_an_op_refused_at_every_size_names_its_own_line():
         kt.eval_shape(f, "float64[M,N]")
     assert str(info.value).startswith("eval_shape(test_an_op_refused_at_every_size_names_"
                                       "its_own_line.<locals>.f) failed at ")
+
+
+def _three_and_four(x):
+    a = x @ np.ones((3, 2))  # needs N == 3
+    b = x @ np.ones((4, 2))  # needs N == 4: the two lines meet at no size
+    return a, b
+
+
+def test_assumptions_no_sizes_meet_are_an_error_naming_both_lines():
+    """Two lines whose needs no sizes meet together (each fine alone, not reaching each
+    other through the data): the program fails at every size, and the error says so,
+    the earlier line first."""
+    first = _three_and_four.__code__.co_firstlineno
+    with pytest.raises(kt.TypeInferenceError) as info:
+        kt.eval_shape(_three_and_four, "float64[M,N]")
+    lines = str(info.value).splitlines()
+    assert lines[0] == "eval_shape(_three_and_four): no sizes meet all of"
+    assert re.match(rf"  N == 3 \(matmul at .*\.py:{first + 1}: a = x @ ", lines[1])
+    assert re.match(rf"  and N == 4 \(matmul at .*\.py:{first + 2}: b = x @ ", lines[2])
+    assert lines[3] == "so it fails at every size"
+    for n in range(6):  # NumPy: no size runs it
+        with pytest.raises(ValueError):
+            _three_and_four(np.zeros((2, n)))

@@ -21,6 +21,7 @@ from typing import Any
 
 from ..graph.basic import Variable
 from ..graph.fgraph import FunctionGraph
+from ..syntax.errors import TypeInferenceError
 from ..types.conditions import Clause
 from ..types.facts import Facts
 from ..types.tidy import tidy_size
@@ -28,7 +29,7 @@ from ..types.type import TensorType
 from .assumptions import AssumptionError, assumed, facts_of, without_assumptions
 from .branches import BranchError, Path, explore
 from .code import own_package
-from .conflicts import conflict
+from .conflicts import conflict, contradicted
 from .located import (
     Locator,
     assumptions,
@@ -124,13 +125,19 @@ def _run(fn: Callable[..., Any], in_types: list[TensorType], names: Sequence[str
     except Exception as exc:
         raise _rethrow(fn, exc, trace) from exc
     trace.name_operands()
+    found = assumed(assumptions(trace.sites, trace.names), path.facts)
+    never = contradicted(found)
+    if never:  # what the code needs at different lines: together, at no sizes
+        name = getattr(fn, "__qualname__", repr(fn))
+        raise TypeInferenceError(f"eval_shape({name}): no sizes meet all of\n  " +
+                                 "\n  and ".join(never) + "\nso it fails at every size")
     inputs = tuple(trace.input(x) for x in inputs)
     graph = FunctionGraph(list(inputs), list(outputs), clone=False)
     out_types = tuple(_under(v.type, path.facts) for v in outputs)
     single = not isinstance(result, tuple | list)
     return ShapeResult(out_types[0] if single else out_types, inputs, outputs, graph,
                        conditions=tuple(path.taken),
-                       assumptions=assumed(assumptions(trace.sites, trace.names), path.facts),
+                       assumptions=found,
                        sites=trace.sites, notes=trace.notes)
 
 

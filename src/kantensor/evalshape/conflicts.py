@@ -97,11 +97,7 @@ def conflict(exc: BaseException, sites: dict[Apply, Site | None],
     atoms = sorted(facts.atoms, key=lambda a: order.get(a, -1))  # given facts first
     if not _refuted(atoms, needs):
         return None
-    core = list(atoms)
-    for atom in reversed(atoms):  # the latest first: the earliest stay where they can
-        trial = [a for a in core if a is not atom]
-        if _refuted(trial, needs):
-            core = trial
+    core = _core(atoms, needs)
     for c in list(needs):  # and of the Op's needs, those the contradiction takes
         fewer = tuple(x for x in needs if x is not c)
         if fewer and _refuted(core, fewer):
@@ -113,3 +109,24 @@ def conflict(exc: BaseException, sites: dict[Apply, Site | None],
     lines += [described(plain(c.with_source(here)) if isinstance(c, Condition)
                         else AnyOf(c.cases, here)) for c in needs]
     return lines
+
+
+def _core(atoms: list[Condition], needs: tuple[Clause, ...] = ()) -> list[Condition]:
+    """The fewest of ``atoms`` (in their order) that with ``needs`` no sizes meet,
+    deleting the latest first, so that the earliest stay where they can."""
+    core = list(atoms)
+    for atom in reversed(atoms):
+        trial = [a for a in core if a is not atom]
+        if _refuted(trial, needs):
+            core = trial
+    return core
+
+
+def contradicted(assumptions: tuple[Clause, ...]) -> list[str] | None:
+    """The fewest of a result's assumptions (each a condition, in the order the code
+    needs them) that no sizes meet together, described earliest first; None if they
+    are met somewhere (as far as shown; disjunctions are not looked at)."""
+    atoms = list(dict.fromkeys(a for a in assumptions if isinstance(a, Condition)))
+    if len(atoms) < 2 or not _refuted(atoms, ()):
+        return None
+    return [described(a) for a in _core(atoms)]
