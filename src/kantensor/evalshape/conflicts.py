@@ -84,7 +84,16 @@ def conflict(exc: BaseException, sites: dict[Apply, Site | None],
              names: dict[Variable, str], failed: Site | None) -> list[str] | None:
     """The earlier conditions and the refused Op's needs that no sizes meet together,
     each described at its user's line (earliest first, the Op's needs last), if ``exc``
-    is a build refused only under what earlier nodes need; else None."""
+    is a build refused only under what earlier nodes need; else None (also where
+    finding them fails: the error is then said as it was)."""
+    try:
+        return _conflict(exc, sites, names, failed)
+    except Exception:  # noqa: BLE001 - a diagnosis only: never hide the user's error
+        return None
+
+
+def _conflict(exc: BaseException, sites: dict[Apply, Site | None],
+              names: dict[Variable, str], failed: Site | None) -> list[str] | None:
     frame = _refused_build(exc)
     facts = frame.get("facts") if frame is not None else None
     if not isinstance(facts, Facts) or not facts:
