@@ -44,6 +44,9 @@ def _text(clauses) -> str:
     (Condition(dim_max(B, T) * dim_min(1, B, T), ">=", 1), "B >= 1 and T >= 1"),
     (Condition(D // 2 * dim_min(1, D // 2), "==", B), "D//2 == B"),
     (Condition(D, "==", 3 * (D // 3)), "D % 3 == 0"),
+    (Condition(4, "==", dim_max(4, K) * dim_min(1, K)), "K >= 1 and K <= 4"),
+    (Condition(D, "==", dim_max(D, N) * dim_min(1, D, N)),  # index arrays broadcast
+     "(N >= 1 and D >= N) or D == 0"),
 ])
 def test_the_forms_relations_make_read_plainly(condition, expected) -> None:
     assert _text(tidy(condition)) == expected

@@ -17,7 +17,10 @@ reads ``N == 0 or D % 3 == 0``, the second ``T == 1 or T <= 29``, the third ``K`
   solved for it (``min(2, L) == 2`` is ``L >= 2``; ``min(32, T + 3) == T`` is
   ``T == 32``);
 - a bound ``g*m + c >= 0`` is ``m >= ceil(-c/g)``, and a product of sizes at least 1 is
-  each of them at least 1; a bound linear in one size is a bound of that size.
+  each of them at least 1; a bound linear in one size is a bound of that size;
+- a condition on ``min(1, a, b)`` (0 or 1) is said in its two cases where that reads
+  plainer: ``D == max(D, N)*min(1, D, N)`` (index arrays broadcast, 0 wins) is
+  ``(N >= 1 and D >= N) or D == 0``.
 
 A clause decided for every size is dropped when it always holds, kept as it was when
 it never does.
@@ -32,7 +35,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from .conditions import AnyOf, Clause, Condition, Source, expand
-from .dim import Dim, DimLike, _symbol
+from .dim import Dim, DimLike, _rebuild, _symbol
 from .facts import EMPTY, simplify
 from .poly import Opaque
 from .symbols import APPLY, free_symbols, substitute
@@ -213,7 +216,76 @@ def _distribute(clauses: list[Clause]) -> list[tuple[Condition, ...]] | None:
     return out
 
 
-def _condition(c: Condition) -> tuple[Clause, ...]:
+def _condition(c: Condition, depth: int = 0) -> tuple[Clause, ...]:
+    found = _plainer(c)
+    unit = _unit(c) if depth < 2 else None
+    if unit is None:
+        return found
+    split = _split(c, unit, depth)  # min(1, a, b) is 1 where a, b >= 1, else 0
+    if split is None:
+        return found
+    plain_sizes = not any(_unit(x) for x in _atoms(split))  # no min(1, ...) left
+    better = _length(split) <= 2 * _length(found) if plain_sizes else \
+        _length(split) < _length(found)
+    return split if better else found
+
+
+def _atoms(clauses: tuple[Clause, ...]) -> list[Condition]:
+    return [x for c in clauses for x in ([c] if isinstance(c, Condition)
+                                         else [y for case in c.cases for y in case])]
+
+
+def _length(clauses: tuple[Clause, ...]) -> int:
+    return sum(len(str(x)) for x in clauses)
+
+
+def _unit(c: Condition) -> Opaque | None:
+    """A ``min(1, a, ...)`` of sizes ``c`` holds (inside other atoms too), if any."""
+    stack = [c.left, c.right]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, int):
+            continue
+        for mono, _ in x._terms:
+            for a, _ in mono:
+                if isinstance(a, Opaque):
+                    if a.op == "min" and 1 in a.args and all(_nonneg(g) for g in a.args):
+                        return a
+                    stack.extend(a.args)
+    return None
+
+
+def _replaced(x: DimLike, atom: Opaque, value: int) -> DimLike:
+    """``x`` with ``atom`` (inside other atoms too) replaced by ``value``."""
+    if isinstance(x, int):
+        return x
+    return _rebuild(x, lambda a: value if a == atom else APPLY[a.op](
+        *(_replaced(g, atom, value) for g in a.args)) if isinstance(a, Opaque) else None)
+
+
+def _split(c: Condition, unit: Opaque, depth: int) -> tuple[Clause, ...] | None:
+    """``c`` in the cases of ``unit = min(1, a, ...)``: 1 where every ``a >= 1``, 0
+    where one is 0 (the broadcast of index arrays, ``max(a, b)*min(1, a, b)``, is
+    ``max(a, b)`` or 0); None if too many cases."""
+    args = [g for g in unit.args if g != 1]
+    source = c.source
+    raw: list[list[Condition]] = [
+        [*(Condition(g, ">=", 1, source) for g in args),
+         Condition(_replaced(c.left, unit, 1), c.op, _replaced(c.right, unit, 1), source)]]
+    raw += [[Condition(g, "==", 0, source),
+             Condition(_replaced(c.left, unit, 0), c.op, _replaced(c.right, unit, 0), source)]
+            for g in args]
+    cases: list[tuple[Condition, ...]] = []
+    for case in raw:
+        parts = [x for cond in case for x in _condition(cond, depth + 1)]
+        expanded = _distribute(parts)
+        if expanded is None:
+            return None
+        cases.extend(_lean(x) for x in expanded)
+    return _disjunction(cases, c) if cases else (c,)
+
+
+def _plainer(c: Condition) -> tuple[Clause, ...]:
     left, right = tidy_size(c.left), tidy_size(c.right)
     tidied = Condition(left, c.op, right, c.source)
     d, op = tidied.key
@@ -414,13 +486,19 @@ def _simplified(cases: list[tuple[Condition, ...]], c: Condition) -> tuple[Claus
         facts = EMPTY.with_(*case)
         if not facts.consistent():
             continue
-        left = list(dict.fromkeys(case))
-        for x in list(left):  # one at a time: two that imply each other keep one
-            others = [y for y in left if y is not x]
-            if EMPTY.with_(*others).decide(x) is True:
-                left = others
-        kept.append(tuple(left))
+        kept.append(_lean(case))
     return _disjunction(kept, c)
+
+
+def _lean(case: tuple[Condition, ...]) -> tuple[Condition, ...]:
+    """``case`` without the conditions its others imply (one at a time: two that imply
+    each other keep one)."""
+    left = list(dict.fromkeys(case))
+    for x in list(left):
+        others = [y for y in left if y is not x]
+        if EMPTY.with_(*others).decide(x) is True:
+            left = others
+    return tuple(left)
 
 
 def _bound(d: Dim, op: str, c: Condition) -> tuple[Clause, ...] | None:
