@@ -24,7 +24,7 @@ from ..graph.fgraph import FunctionGraph
 from ..syntax.errors import TypeInferenceError
 from ..types.conditions import Clause
 from ..types.facts import Facts
-from ..types.tidy import tidy_size
+from ..types.tidysize import tidy_size
 from ..types.type import TensorType
 from .assumptions import AssumptionError, assumed, facts_of, without_assumptions
 from .branches import BranchError, Path, explore
@@ -144,7 +144,7 @@ def _run(fn: Callable[..., Any], in_types: list[TensorType], names: Sequence[str
 def _under(t: TensorType, facts: Facts) -> TensorType:
     """``t`` with its sizes simplified where ``facts`` hold (a case's answers: ``L - 1``
     where ``L > 1`` was taken, not ``max(0, L - 1)``), and in their plainest form at
-    every size (``n``, not ``n*min(1, n)``: :func:`~kantensor.types.tidy.tidy_size`)."""
+    every size (``n``, not ``n*min(1, n)``: :func:`~kantensor.types.tidysize.tidy_size`)."""
     if not isinstance(t, TensorType) or t.shape is None:
         return t
     shape = tuple(d if d is None or isinstance(d, int) else
