@@ -39,9 +39,10 @@ from ..types.facts import EMPTY, Facts
 from ..types.symbols import free_symbols
 from ..types.type import TensorType
 from ..types.variable import constant
-from .bounds import arity, bounded, value_entries
+from .bounds import arity, bounded
+from .calls import arguments
 from .dtypes import UnsupportedType, type_name
-from .intervals import bounded_key, bounds_param, record_interval
+from .intervals import MAKES_INTERVALS, bounded_key, record_interval
 from .loading import MAX_NAME, OnnxImportError, Tensors, clipped, open_model, shown
 from .nodememo import MEMO, node_key, remember
 from .protos import attribute_value, described, value_type
@@ -49,7 +50,7 @@ from .protos import label as node_label
 from .registry import OnnxOp, UnsupportedOp, lookup
 from .scope import Budget, Scope
 from .shared import NotKnown
-from .values import MAX_FOLD, as_param, computed, read_shapes, static_size
+from .values import MAX_FOLD, computed, read_shapes, static_size
 
 __all__ = ["OnnxImportError", "from_onnx", "read_types"]
 
@@ -218,12 +219,8 @@ class _Reader(Scope):
         return name in self.values or name in self.unread
 
     def node(self, node: onnx.NodeProto) -> None:
-        op_type, domain = node.op_type, node.domain
-        wanted = node.output[:]  # a list (a slice costs less than list())
-        if len(wanted) != 1 or wanted[0] in self.types or wanted[0] in self.untyped or \
-                self.parent is not None:  # (one new output of the main graph: nothing to say)
-            self.assigned(node, wanted)
-        if op_type == "Constant" and domain in ("", "ai.onnx"):
+        if node.op_type == "Constant" and node.domain in ("", "ai.onnx"):
+            self.assigned(node, node.output[:])
             return self.constant(node, node_label(node))
         try:
             return self.typed_node(node)
@@ -235,55 +232,60 @@ class _Reader(Scope):
             return None
 
     def typed_node(self, node: onnx.NodeProto) -> None:
+        """Type ``node`` (each field of its proto read once: this runs once per node of
+        every model read)."""
         op_type, domain = node.op_type, node.domain
-        for name in node.input:  # an input an unsupported node computes: untyped too
-            if name and name not in self.types:
+        names, wanted = node.input[:], node.output[:]  # lists (a slice costs less)
+        types = self.types
+        if len(wanted) != 1 or wanted[0] in types or wanted[0] in self.untyped or \
+                self.parent is not None:  # (one new output of the main graph: nothing to say)
+            self.assigned(node, wanted)
+        for name in names:  # an input an unsupported node computes: untyped too
+            if name and name not in types:
                 why = self.untyped.get(name)
                 if why is not None:
                     raise why
                 if self.parent is not None:
                     self._capture(name)  # raises the outer scope's error if untyped
-        key = (op_type, domain)
-        entry = self.entries.get(key)
+        entry = self.entries.get((op_type, domain))
         if entry is None:
-            if len(op_type) > MAX_NAME or len(domain) > MAX_NAME:  # no entry has one
-                raise UnsupportedOp(f"{described(node)}: op type {shown(op_type)} of domain "
-                                    f"{shown(domain)} is not supported")
-            try:
-                found = lookup(op_type, domain, self.opsets.get(
-                    "" if domain == "ai.onnx" else domain), node_label(node))
-            except UnsupportedOp as exc:  # (a message listing the supported op types)
-                raise UnsupportedOp(clipped(str(exc))) from None
-            entry = self.entries[key] = found
-        arity(entry.inputs, node, described(node))
-        handler = self.handler(entry, node)
-        if handler is not None:
-            return self.structured(handler, node)
-        wanted = node.output[:]  # a list (a slice costs less than list())
-        key = None if self.graph else node_key(self, entry, node, len(wanted))
-        if key is not None and self.facts:
-            key = (*key, self._relevant(node))
-        key = bounded_key(self, entry, node, key)
-        typed = MEMO.get(key) if key is not None else None
+            entry = self._entry(node, op_type, domain)
+        if not entry.fits(names):
+            arity(entry.inputs, node, described(node))  # says which does not
+        if not entry.plain:
+            handler = self.handler(entry, node)
+            if handler is not None:
+                return self.structured(handler, node)
+        key = None if self.graph else node_key(self, entry, names, node.attribute,
+                                                  len(wanted))
+        if key is not None:
+            if self.facts:
+                key = (*key, self._relevant(names))
+            if entry.bounded:
+                key = bounded_key(self, entry, names, key)
+            typed = MEMO.get(key)
+        else:
+            typed = None
         if typed is None:
             typed = remember(key, *self.build(entry, node, wanted))
-        types, values, value_keys = self.types, self.values, self.value_keys
         outs, folded, keys, conditions = typed
         if conditions:
             self.note(node, conditions)
-        record_interval(self, node, outs[0] if wanted and wanted[0] and folded[0] is None else None)
+        if op_type in MAKES_INTERVALS and wanted and wanted[0] and folded[0] is None:
+            record_interval(self, node, outs[0])
         if len(wanted) == 1:  # most nodes: no zip
             name = wanted[0]
             if name:
                 types[name] = outs[0]
                 if folded[0] is not None:
-                    values[name] = folded[0]
+                    self.values[name] = folded[0]
                     if keys[0] is not None:
-                        value_keys[name] = keys[0]
+                        self.value_keys[name] = keys[0]
             return None
         if len(outs) < len(wanted) and any(wanted[len(outs):]):  # (a memo hit too)
             raise OnnxImportError(f"{described(node)}: {len(wanted)} outputs asked, its Op "
                                   f"has {len(outs)}")
+        values, value_keys = self.values, self.value_keys
         for name, t, value, vkey in zip(wanted, outs, folded, keys, strict=False):
             if name:
                 types[name] = t
@@ -293,10 +295,23 @@ class _Reader(Scope):
                         value_keys[name] = vkey
         return None
 
-    def _relevant(self, node: onnx.NodeProto) -> Facts:
-        """The facts about the sizes of ``node``'s inputs (part of its memo key)."""
+    def _entry(self, node: onnx.NodeProto, op_type: str, domain: str) -> OnnxOp:
+        """The entry typing ``node`` (found once per op type and domain of a model)."""
+        if len(op_type) > MAX_NAME or len(domain) > MAX_NAME:  # no entry has one
+            raise UnsupportedOp(f"{described(node)}: op type {shown(op_type)} of domain "
+                                f"{shown(domain)} is not supported")
+        try:
+            found = lookup(op_type, domain, self.opsets.get(
+                "" if domain == "ai.onnx" else domain), node_label(node))
+        except UnsupportedOp as exc:  # (a message listing the supported op types)
+            raise UnsupportedOp(clipped(str(exc))) from None
+        self.entries[op_type, domain] = found
+        return found
+
+    def _relevant(self, names: list[str]) -> Facts:
+        """The facts about the sizes of a node's inputs (part of its memo key)."""
         symbols: set = set()
-        for name in node.input:
+        for name in names:
             t = self.types.get(name) if name else None
             if t is not None:
                 for d in t.shape:
@@ -319,7 +334,7 @@ class _Reader(Scope):
         values when they can be known now (each output variable named as in the model)
         and its conditions, portable (:func:`~kantensor.ops.located.portable`)."""
         op_type, label = node.op_type, node_label(node)
-        tensors, params = self.arguments(entry, node, label)
+        tensors, params = arguments(self, entry, node, label)
         facts = self.facts or None
         for t in tensors:
             if not isinstance(t.type, TensorType):
@@ -383,49 +398,6 @@ class _Reader(Scope):
         var = self.vars[name] = constant(value, name=name)
         self.types[name] = var.type
         self.values[name] = value
-
-    def arguments(self, entry: OnnxOp, node: onnx.NodeProto, label: str
-                  ) -> tuple[list[Variable], dict[str, Any]]:
-        """The tensors and parameters of the entry's call for ``node``."""
-        params: dict[str, Any] = {}
-        tensors: list[Variable] = []
-        names = {p.name for p in entry.entry.spec.params}
-        given = []
-        for k, spec in enumerate(entry.inputs):
-            name = spec.strip("*?")
-            if spec.startswith("*"):
-                rest = [n for n in node.input[k:] if n]
-                tensors.extend(self.var(n, node) for n in rest)
-                given.extend(range(k, k + len(rest)))
-                break
-            source = node.input[k] if k < len(node.input) else ""
-            if not source:  # (an optional one: arity checked the others are given)
-                continue
-            given.append(k)
-            var = self.var(source, node)
-            tensors.append(var)
-            if f"{name}_value" in names:
-                value_entries(var.type, k, name, f"node {label!r} ({node.op_type})")
-                params[f"{name}_value"] = as_param(self.value(source))
-            params.update(bounds_param(self, names, name, source))
-        if "given" in names:
-            params["given"] = tuple(given)
-        if "outputs" in names:
-            params["outputs"] = len(node.output)
-        attributes = entry.attributes
-        for attr in node.attribute:
-            if attr.name not in attributes or attr.name.endswith("_value") and \
-                    attr.name[:-6] in {s.strip("*?") for s in entry.inputs}:
-                raise UnsupportedOp(f"node {label!r} ({node.op_type}): attribute "
-                                    f"{shown(attr.name)} is not supported; supported: "
-                                    f"{', '.join(sorted(attributes)) or 'none'}")
-            if attr.name in params:
-                raise OnnxImportError(f"node {label!r} ({node.op_type}): attribute "
-                                      f"{shown(attr.name)} is given twice")
-            params[attr.name] = GraphParam(attr.g.SerializeToString(), tuple(sorted(
-                self.opsets.items()))) if attr.type == onnx.AttributeProto.GRAPH else \
-                attribute_value(attr, self.tensors)
-        return tensors, params
 
     def fold(self, entry: OnnxOp, node: onnx.NodeProto, apply: Any) -> list | None:
         """The values of the node's outputs when they can be known now (from inputs of at

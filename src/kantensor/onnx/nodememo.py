@@ -41,19 +41,19 @@ def _value_key(value: np.ndarray) -> tuple:
     return "O", value.shape, tuple((type(v), v) for v in value.ravel().tolist())
 
 
-def node_key(reader: Any, entry: OnnxOp, node: onnx.NodeProto, outputs: int
+def node_key(reader: Any, entry: OnnxOp, names: list[str], attrs: Any, outputs: int
              ) -> tuple | None:
-    """The key of ``node``'s typing, for ``reader`` (the importer's, reading types
-    only): the entry, the attributes, the number of outputs (``outputs``), the default
-    dtype when the reading began (a build may read it, so the Ops' own memos key on it
-    too), and for each input None (absent) or its type, with its value when the value
-    counts (the entry reads it as a parameter, or every input is known, so the outputs
-    may be folded from them). None when the node is not to be remembered: an input not
+    """The key of a node's typing, for ``reader`` (the importer's, reading types
+    only): the entry, the attributes (``attrs``: the node's AttributeProtos), the
+    number of outputs (``outputs``), the default dtype when the reading began (a build
+    may read it, so the Ops' own memos key on it too), and for each of the inputs
+    ``names`` None (absent) or its type, with its value when the value counts (the
+    entry reads it as a parameter, or every input is known, so the outputs may be
+    folded from them). None when the node is not to be remembered: an input not
     defined yet (left to the reader's error), a large value that counts, or large
-    attributes, or a tensor attribute whose data is external. (Written for speed: it runs
-    once per node of every model read.)"""
+    attributes, or a tensor attribute whose data is external. (Written for speed: it
+    runs once per node of every model read.)"""
     types, values, unread = reader.types, reader.values, reader.unread
-    names = node.input[:]  # a list (a slice costs less than list())
     inputs: list[Any] = []
     fold = True  # every input given is known
     for name in names:
@@ -85,7 +85,6 @@ def node_key(reader: Any, entry: OnnxOp, node: onnx.NodeProto, outputs: int
             if vkey is False:
                 return None
             inputs[k] = (inputs[k], vkey)
-    attrs = node.attribute
     if attrs:
         attributes = tuple([a.SerializeToString() for a in attrs])
         if sum(map(len, attributes)) > MAX_ATTRIBUTES or any(
