@@ -29,6 +29,7 @@ import onnx
 
 from ..backend import function
 from ..graph.basic import Variable
+from ..graph.heap import collector_paused
 from ..graph.type import Type
 from ..ops.located import portable, relocated
 from ..ops.params import GraphParam
@@ -154,25 +155,28 @@ class _Reader(Scope):
             self.unread[name] = t
         inputs = []
         named: set[str] = set()
+        given = []  # (name, info) of the inputs that are no initializers
         for info in graph.input:
-            if info.name in named:
-                raise OnnxImportError(f"graph input {shown(info.name)}: the name is given "
+            name = info.name
+            if name in named:
+                raise OnnxImportError(f"graph input {shown(name)}: the name is given "
                                       "to two graph inputs")
-            named.add(info.name)
-        given = [info for info in graph.input if info.name not in types]  # else initializers
+            named.add(name)
+            if name not in types:
+                given.append((name, info))
         if formal is not None and len(formal) != len(given):
             raise OnnxImportError(f"a subgraph with {len(given)} inputs is given "
                                   f"{len(formal)}")
-        for k, info in enumerate(given):
+        for k, (name, info) in enumerate(given):
             if k < len(values) and values[k] is not None:
-                self.values[info.name] = values[k]
+                self.values[name] = values[k]
             try:
                 t = formal[k] if formal is not None else value_type(info)
             except UnsupportedType as exc:
-                self.untyped[info.name] = exc
+                self.untyped[name] = exc
                 continue
-            var = self.vars[info.name] = t(info.name)
-            types[info.name] = var.type
+            var = self.vars[name] = t(name)
+            types[name] = var.type
             inputs.append(var)
         self.sources = len(types)  # the first names of types: initializers and inputs
         return inputs
@@ -360,7 +364,8 @@ class _Reader(Scope):
                 error = OnnxImportError(message)
             raise error from exc
         for k, o in enumerate(outs):  # so no chain of nodes makes a rank, or a size's
-            bounded(o.type, f"node {label!r} ({op_type}): output {k}")  # nesting, grow
+            # nesting, grow (the message made only if it does)
+            bounded(o.type, lambda k=k: f"node {label!r} ({op_type}): output {k}")
         apply = outs[0].owner
         if apply is not None and node.name:  # refine's messages name the node
             apply.tag["name"] = node.name
@@ -431,7 +436,8 @@ def from_onnx(model: onnx.ModelProto | str | os.PathLike | bytes,
     and opset) only when it is asked for. External data is read from ``base_dir``, else
     from the folder of the model's path (see :mod:`.loading`)."""
     reader = _Reader(*open_model(model, base_dir))
-    inputs, _ = reader.read_graph()
+    with collector_paused():  # (see read_types)
+        inputs, _ = reader.read_graph()
     names = [info.name for info in reader.proto.output] if outputs is None else \
         list(outputs)
     known = {info.name for info in reader.proto.output}
@@ -449,7 +455,8 @@ def read_types(model: onnx.ModelProto, tensors: Tensors | None = None) -> _Reade
     ``reader.untyped``: the names an unsupported node reaches, left untyped); external
     data read by ``tensors`` (by default none can be)."""
     reader = _Reader(model, tensors or Tensors(None, "a ModelProto"), graph=False)
-    reader.read()
+    with collector_paused():  # the objects made per node live until the pass ends: the
+        reader.read()  # cycle collector's sweeps of them meanwhile find nothing to free
     return reader
 
 

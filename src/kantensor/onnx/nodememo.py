@@ -19,7 +19,7 @@ from .registry import OnnxOp
 #: conditions over its inputs by position: :func:`kantensor.ops.located.portable`);
 #: emptied when it holds MEMO_SIZE keys.
 MEMO: dict[tuple, tuple[tuple, tuple, tuple, tuple]] = {}
-MEMO_SIZE = 1 << 14
+MEMO_SIZE = 1 << 16
 
 #: A known value is part of a key when it has at most this many elements; a node with a
 #: larger known input whose value counts (see :func:`node_key`) is not remembered.

@@ -99,9 +99,18 @@ def typed_model(model: onnx.ModelProto | str | os.PathLike | bytes,
             o.type.CopyFrom(value_info(t).type)
     graph.ClearField("value_info")
     infos = graph.value_info
+    once: set[Type] = set()  # the types met once so far, written in place: a type of one
+    # value (every value of a model whose nodes all differ) is not worth a cached copy
     for name, t in islice(types.items(), reader.sources, None):
         if name not in skip:
             info = infos.add()
-            info.CopyFrom(value_info(t))
+            cached = _INFOS.get(t)
+            if cached is not None:
+                info.CopyFrom(cached)
+            elif t in once:
+                info.CopyFrom(value_info(t))
+            else:
+                once.add(t)
+                _write(info.type, t)
             info.name = name
     return out, reader
