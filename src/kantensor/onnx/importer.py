@@ -43,7 +43,7 @@ from ..types.variable import constant
 from .bounds import arity, bounded
 from .calls import arguments
 from .dtypes import UnsupportedType, type_name
-from .intervals import MAKES_INTERVALS, bounded_key, record_interval
+from .intervals import INTEGER_DTYPES, MAKES_INTERVALS, record_interval
 from .loading import MAX_NAME, OnnxImportError, Tensors, clipped, open_model, shown
 from .nodememo import MEMO, node_key, remember
 from .protos import attribute_value, described, value_type
@@ -51,7 +51,7 @@ from .protos import label as node_label
 from .registry import OnnxOp, UnsupportedOp, lookup
 from .scope import Budget, Scope
 from .shared import NotKnown
-from .values import MAX_FOLD, computed, read_shapes, static_size
+from .values import fold
 
 __all__ = ["OnnxImportError", "from_onnx", "read_types"]
 
@@ -61,6 +61,9 @@ def opsets_of(model: onnx.ModelProto) -> dict[str, int]:
     as ``""``)."""
     return {"" if e.domain == "ai.onnx" else e.domain: int(e.version)
             for e in model.opset_import}
+
+
+_UNTRIED = object()  # a node's memo key not made yet
 
 
 class _Reader(Scope):
@@ -137,16 +140,17 @@ class _Reader(Scope):
         raw = tensors.raw if self.parent is None else None  # (the main graph's only)
         for i, t in enumerate(graph.initializer):
             name = t.name
-            where = f"initializer {shown(name)}"
             if name in types:
-                raise OnnxImportError(f"{where}: the name is given to two initializers")
+                raise OnnxImportError(f"initializer {shown(name)}: the name is given to two "
+                                      "initializers")
             header = (t.data_type, tuple(t.dims[:]))  # a slice reads faster
             found = seen.get(header)
-            checked = tensors.check(t, where, found, raw[i] if raw else None)
+            checked = tensors.check(t, lambda name=name: f"initializer {shown(name)}", found,
+                                    raw[i] if raw else None)
             if found is None:
                 seen[header] = checked
             if self.graph:
-                data = tensors.array(t, where)
+                data = tensors.array(t, f"initializer {shown(name)}")
                 var = self.vars[name] = constant(data, name=name)
                 types[name] = var.type
                 self.values[name] = data
@@ -244,38 +248,23 @@ class _Reader(Scope):
         if len(wanted) != 1 or wanted[0] in types or wanted[0] in self.untyped or \
                 self.parent is not None:  # (one new output of the main graph: nothing to say)
             self.assigned(node, wanted)
-        for name in names:  # an input an unsupported node computes: untyped too
-            if name and name not in types:
-                why = self.untyped.get(name)
-                if why is not None:
-                    raise why
-                if self.parent is not None:
-                    self._capture(name)  # raises the outer scope's error if untyped
         entry = self.entries.get((op_type, domain))
-        if entry is None:
-            entry = self._entry(node, op_type, domain)
-        if not entry.fits(names):
-            arity(entry.inputs, node, described(node))  # says which does not
-        if not entry.plain:
-            handler = self.handler(entry, node)
-            if handler is not None:
-                return self.structured(handler, node)
-        key = None if self.graph else node_key(self, entry, names, node.attribute,
-                                                  len(wanted))
-        if key is not None:
-            if self.facts:
-                key = (*key, self._relevant(names))
-            if entry.bounded:
-                key = bounded_key(self, entry, names, key)
-            typed = MEMO.get(key)
-        else:
-            typed = None
+        key, typed = _UNTRIED, None
+        if entry is not None and entry.plain and not self.graph and self.parent is None:
+            # a node seen before: its key holds its entry, which inputs it gives (so they
+            # fit the entry) and their types (so none is untyped); nothing else to check
+            key = node_key(self, entry, names, node.attribute, len(wanted))
+            if key is not None:
+                typed = MEMO.get(key)
         if typed is None:
-            typed = remember(key, *self.build(entry, node, wanted))
+            typed = self._typed(node, op_type, domain, names, wanted, entry, key)
+            if typed is None:  # typed by its handler
+                return None
         outs, folded, keys, conditions = typed
         if conditions:
             self.note(node, conditions)
-        if op_type in MAKES_INTERVALS and wanted and wanted[0] and folded[0] is None:
+        if op_type in MAKES_INTERVALS and wanted and wanted[0] and folded[0] is None and \
+                outs[0].dtype in INTEGER_DTYPES:  # (its Op's outputs are tensors)
             record_interval(self, node, outs[0])
         if len(wanted) == 1:  # most nodes: no zip
             name = wanted[0]
@@ -299,6 +288,35 @@ class _Reader(Scope):
                         value_keys[name] = vkey
         return None
 
+    def _typed(self, node: onnx.NodeProto, op_type: str, domain: str, names: list[str],
+               wanted: list[str], entry: OnnxOp | None, key: Any) -> tuple | None:
+        """The typing of a node the memo does not hold (its entry when found, its key when
+        made already, else ``_UNTRIED``): its checks, then its memo entry or its build,
+        remembered; None when its handler typed it."""
+        types = self.types
+        for name in names:  # an input an unsupported node computes: untyped too
+            if name and name not in types:
+                why = self.untyped.get(name)
+                if why is not None:
+                    raise why
+                if self.parent is not None:
+                    self._capture(name)  # raises the outer scope's error if untyped
+        if entry is None:
+            entry = self._entry(node, op_type, domain)
+        if not entry.fits(names):
+            arity(entry.inputs, node, described(node))  # says which does not
+        if not entry.plain:
+            handler = self.handler(entry, node)
+            if handler is not None:
+                self.structured(handler, node)
+                return None
+        if key is _UNTRIED:
+            key = None if self.graph else node_key(self, entry, names, node.attribute, len(wanted))
+            typed = MEMO.get(key) if key is not None else None
+            if typed is not None:
+                return typed
+        return remember(key, *self.build(entry, node, wanted))
+
     def _entry(self, node: onnx.NodeProto, op_type: str, domain: str) -> OnnxOp:
         """The entry typing ``node`` (found once per op type and domain of a model)."""
         if len(op_type) > MAX_NAME or len(domain) > MAX_NAME:  # no entry has one
@@ -312,8 +330,9 @@ class _Reader(Scope):
         self.entries[op_type, domain] = found
         return found
 
-    def _relevant(self, names: list[str]) -> Facts:
-        """The facts about the sizes of a node's inputs (part of its memo key)."""
+    def facts_about(self, names: list[str]) -> Facts:
+        """The facts about the sizes of the inputs ``names`` of a node (part of its memo
+        key)."""
         symbols: set = set()
         for name in names:
             t = self.types.get(name) if name else None
@@ -369,7 +388,7 @@ class _Reader(Scope):
         apply = outs[0].owner
         if apply is not None and node.name:  # refine's messages name the node
             apply.tag["name"] = node.name
-        folded = self.fold(entry, node, apply) if apply is not None else None
+        folded = fold(self, entry.reads_shapes, apply) if apply is not None else None
         for name, var in zip(wanted, outs, strict=False):
             if name:
                 var.name = name
@@ -403,19 +422,6 @@ class _Reader(Scope):
         var = self.vars[name] = constant(value, name=name)
         self.types[name] = var.type
         self.values[name] = value
-
-    def fold(self, entry: OnnxOp, node: onnx.NodeProto, apply: Any) -> list | None:
-        """The values of the node's outputs when they can be known now (from inputs of at
-        most MAX_FOLD elements: a weight's data is not read to fold a reduction of it)."""
-        if entry.reads_shapes:  # its value is its inputs' sizes, known from their types
-            return read_shapes(apply)
-        for v in apply.inputs:  # a size input (Dims of a parameter) is no known value
-            if not self.known(v.name) or self.vars.get(v.name) is not v:
-                return None
-            size = static_size(v.type)
-            if size is None or size > MAX_FOLD:  # data (a weight), not sizes: not read
-                return None
-        return computed(apply, [self.value(v.name) for v in apply.inputs])
 
 
 def _is_text(v: Variable) -> bool:

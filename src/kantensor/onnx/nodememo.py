@@ -13,6 +13,7 @@ import numpy as np
 import onnx
 
 from ..types.dtypes import NUMPY_STRING
+from .intervals import bounded_key
 from .registry import OnnxOp
 
 #: key -> (output types, output values or None, the values' keys or None, the node's
@@ -49,7 +50,9 @@ def node_key(reader: Any, entry: OnnxOp, names: list[str], attrs: Any, outputs: 
     may read it, so the Ops' own memos key on it too), and for each of the inputs
     ``names`` None (absent) or its type, with its value when the value counts (the
     entry reads it as a parameter, or every input is known, so the outputs may be
-    folded from them). None when the node is not to be remembered: an input not
+    folded from them); then the facts known of their sizes, and the intervals of those
+    the entry reads bounds of (:func:`~.intervals.bounded_key`), when there are any.
+    None when the node is not to be remembered: an input not
     defined yet (left to the reader's error), a large value that counts, or large
     attributes, or a tensor attribute whose data is external. (Written for speed: it
     runs once per node of every model read.)"""
@@ -85,14 +88,20 @@ def node_key(reader: Any, entry: OnnxOp, names: list[str], attrs: Any, outputs: 
             if vkey is False:
                 return None
             inputs[k] = (inputs[k], vkey)
-    if attrs:
-        attributes = tuple([a.SerializeToString() for a in attrs])
-        if sum(map(len, attributes)) > MAX_ATTRIBUTES or any(
-                a.type == _TENSOR and a.t.data_location == _EXTERNAL for a in attrs):
+    attributes = []
+    size = 0
+    for a in attrs:
+        if a.type == _TENSOR and a.t.data_location == _EXTERNAL:
             return None  # (external data is checked against this model's folder)
-    else:
-        attributes = ()
-    return entry, tuple(inputs), attributes, outputs, reader.default_dtype
+        data = a.SerializeToString()
+        size += len(data)
+        attributes.append(data)
+    if size > MAX_ATTRIBUTES:
+        return None
+    key = entry, tuple(inputs), tuple(attributes), outputs, reader.default_dtype
+    if reader.facts:  # what the nodes before it need of its inputs' sizes
+        key = (*key, reader.facts_about(names))
+    return bounded_key(reader, entry, names, key) if entry.bounded else key
 
 
 def remember(key: tuple | None, types: tuple, values: tuple, conditions: tuple = ()
