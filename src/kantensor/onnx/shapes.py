@@ -15,6 +15,7 @@ from itertools import islice
 
 import onnx
 
+from ..graph.heap import collector_paused
 from ..graph.type import Type
 from ..types.containers import OptionalType, SequenceType
 from ..types.dim import Dim
@@ -82,6 +83,12 @@ def typed_model(model: onnx.ModelProto | str | os.PathLike | bytes,
                 ) -> tuple[onnx.ModelProto, _Reader]:
     """:func:`infer_shapes`'s copy of ``model``, and the reader that typed it (its
     ``types``, and for each value left untyped why, in ``untyped``)."""
+    with collector_paused():  # (see read_types: the copy too keeps what it makes)
+        return _typed_model(model, base_dir)
+
+
+def _typed_model(model: onnx.ModelProto | str | os.PathLike | bytes,
+                 base_dir: str | os.PathLike | None) -> tuple[onnx.ModelProto, _Reader]:
     source, tensors = open_model(model, base_dir)
     reader = read_types(source, tensors)
     types = reader.types  # the initializers and inputs, then the nodes' outputs
