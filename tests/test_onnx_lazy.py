@@ -7,10 +7,12 @@ model typed again."""
 
 from __future__ import annotations
 
+import gc
 import itertools
 
 import numpy as np
 import onnx
+import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import kantensor as kt
@@ -129,3 +131,22 @@ def test_the_quick_input_check_agrees_with_arity_on_every_entry():
                     assert op.fits(names) is fits, (op.entry.where, names)
                     checked += 1
     assert checked > 4000
+
+
+def test_reading_a_model_leaves_the_cycle_collector_as_it_was():
+    """infer_shapes and from_onnx pause the collector while they read (the objects a read
+    makes live until it ends) and restore it as they found it, also when they raise."""
+    bad = layers(1)
+    bad.graph.node[0].input[0] = "nowhere"  # an input no node, initializer or input defines
+    try:
+        for enabled in (True, False):
+            gc.enable() if enabled else gc.disable()
+            infer_shapes(layers(2))
+            from_onnx(layers(1))
+            assert gc.isenabled() is enabled
+            for read in (infer_shapes, from_onnx):
+                with pytest.raises(OnnxImportError, match="nowhere"):
+                    read(bad)
+                assert gc.isenabled() is enabled
+    finally:
+        gc.enable()
