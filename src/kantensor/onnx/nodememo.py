@@ -110,10 +110,15 @@ def remember(key: tuple | None, types: tuple, values: tuple, conditions: tuple =
     the values' keys (made once here, not by each node that reads them) and its
     conditions, stored under ``key``; not stored when ``key`` is None or a value is large
     (what the memo holds stays small once the model is gone)."""
-    if key is None or any(v is not None and v.size > SMALL for v in values):
+    if len(values) == 1 and values[0] is None:  # one output, no value (most nodes)
+        typed = types, values, values, conditions
+    elif key is None or any(v is not None and v.size > SMALL for v in values):
         return types, values, (None,) * len(values), conditions
-    typed = types, values, tuple([None if v is None else _value_key(v) for v in values]), \
-        conditions
+    else:
+        typed = types, values, tuple([None if v is None else _value_key(v)
+                                      for v in values]), conditions
+    if key is None:
+        return typed
     if len(MEMO) >= MEMO_SIZE:
         MEMO.clear()
     MEMO[key] = typed
