@@ -7,14 +7,20 @@ model typed again."""
 
 from __future__ import annotations
 
+import gc
+import itertools
+
 import numpy as np
 import onnx
+import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import kantensor as kt
 from kantensor.onnx import from_onnx, infer_shapes
+from kantensor.onnx.bounds import arity
 from kantensor.onnx.importer import read_types
-from kantensor.onnx.registry import _key, _split
+from kantensor.onnx.loading import OnnxImportError
+from kantensor.onnx.registry import _key, _split, registry
 from kantensor.ops.catalogue import catalogue_files, read_tables
 
 F = TensorProto.FLOAT
@@ -104,3 +110,43 @@ def test_the_tables_found_without_parsing_are_the_files_tables():
         assert [(key, entry) for key, entry, _ in split] == \
             [(_key(raw), raw["name"]) for raw in raws]
         assert [read_tables(name, chunk) for _, _, chunk in split] == [[r] for r in raws]
+
+
+def test_the_quick_input_check_agrees_with_arity_on_every_entry():
+    """``OnnxOp.fits`` (the importer's check of each node's inputs) says yes exactly
+    where :func:`kantensor.onnx.bounds.arity` raises nothing: every entry, every pattern
+    of given and absent inputs up to two past its inputs."""
+    checked = 0
+    for ops in registry().values():
+        for op in ops:
+            for n in range(min(len(op.inputs), 6) + 3):
+                for given in itertools.product((True, False), repeat=n):
+                    names = [f"x{k}" if g else "" for k, g in enumerate(given)]
+                    try:
+                        arity(op.inputs, helper.make_node("X", names, ["y"]), "node")
+                        fits = True
+                    except OnnxImportError as exc:
+                        assert "is required" in str(exc) or "expected" in str(exc)
+                        fits = False
+                    assert op.fits(names) is fits, (op.entry.where, names)
+                    checked += 1
+    assert checked > 4000
+
+
+def test_reading_a_model_leaves_the_cycle_collector_as_it_was():
+    """infer_shapes and from_onnx pause the collector while they read (the objects a read
+    makes live until it ends) and restore it as they found it, also when they raise."""
+    bad = layers(1)
+    bad.graph.node[0].input[0] = "nowhere"  # an input no node, initializer or input defines
+    try:
+        for enabled in (True, False):
+            gc.enable() if enabled else gc.disable()
+            infer_shapes(layers(2))
+            from_onnx(layers(1))
+            assert gc.isenabled() is enabled
+            for read in (infer_shapes, from_onnx):
+                with pytest.raises(OnnxImportError, match="nowhere"):
+                    read(bad)
+                assert gc.isenabled() is enabled
+    finally:
+        gc.enable()

@@ -7,7 +7,7 @@ work is bounded by its inputs' types; a chain of nodes cannot grow them without 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import onnx
 
@@ -82,22 +82,29 @@ def oversized(d: object) -> str | None:
     return None
 
 
-def bounded(t: Type, where: str) -> None:
+def bounded(t: Type, where: str | Callable[[], str]) -> None:
     """OnnxImportError if ``t`` (a tensor's type, or a sequence's or an optional's
     elements') has more than MAX_RANK axes, or a size larger than a type text may state
     (:func:`oversized`; infer_shapes writes sizes as such text). Without these bounds a
     chain of nodes could grow them, and the work, without end (each Unsqueeze adding
-    axes)."""
+    axes). ``where`` names the value in the message (a callable: made only then)."""
     if isinstance(t, OptionalType):
         return bounded(t.element, where)
     shape = t.shape if isinstance(t, TensorType | SequenceType) else None
     if shape is None:
         return None
     if len(shape) > MAX_RANK:
-        raise OnnxImportError(f"{where} would have {len(shape)} axes, at most {MAX_RANK} "
-                              "(NumPy's limit)")
+        raise OnnxImportError(f"{_named(where)} would have {len(shape)} axes, at most "
+                              f"{MAX_RANK} (NumPy's limit)")
     for axis, d in enumerate(shape):
+        if type(d) is int or d is None:  # (most sizes: no text to make)
+            continue
         why = oversized(d)
         if why is not None:
-            raise OnnxImportError(clipped(f"{where} axis {axis} would be {d}: {why}"))
+            raise OnnxImportError(clipped(f"{_named(where)} axis {axis} would be {d}: "
+                                          f"{why}"))
     return None
+
+
+def _named(where: str | Callable[[], str]) -> str:
+    return where if isinstance(where, str) else where()

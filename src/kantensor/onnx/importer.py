@@ -29,6 +29,7 @@ import onnx
 
 from ..backend import function
 from ..graph.basic import Variable
+from ..graph.heap import collector_paused
 from ..graph.type import Type
 from ..ops.located import portable, relocated
 from ..ops.params import GraphParam
@@ -39,9 +40,10 @@ from ..types.facts import EMPTY, Facts
 from ..types.symbols import free_symbols
 from ..types.type import TensorType
 from ..types.variable import constant
-from .bounds import arity, bounded, value_entries
+from .bounds import arity, bounded
+from .calls import arguments
 from .dtypes import UnsupportedType, type_name
-from .intervals import bounded_key, bounds_param, record_interval
+from .intervals import INTEGER_DTYPES, MAKES_INTERVALS, record_interval
 from .loading import MAX_NAME, OnnxImportError, Tensors, clipped, open_model, shown
 from .nodememo import MEMO, node_key, remember
 from .protos import attribute_value, described, value_type
@@ -49,7 +51,7 @@ from .protos import label as node_label
 from .registry import OnnxOp, UnsupportedOp, lookup
 from .scope import Budget, Scope
 from .shared import NotKnown
-from .values import MAX_FOLD, as_param, computed, read_shapes, static_size
+from .values import fold
 
 __all__ = ["OnnxImportError", "from_onnx", "read_types"]
 
@@ -59,6 +61,9 @@ def opsets_of(model: onnx.ModelProto) -> dict[str, int]:
     as ``""``)."""
     return {"" if e.domain == "ai.onnx" else e.domain: int(e.version)
             for e in model.opset_import}
+
+
+_UNTRIED = object()  # a node's memo key not made yet
 
 
 class _Reader(Scope):
@@ -135,16 +140,17 @@ class _Reader(Scope):
         raw = tensors.raw if self.parent is None else None  # (the main graph's only)
         for i, t in enumerate(graph.initializer):
             name = t.name
-            where = f"initializer {shown(name)}"
             if name in types:
-                raise OnnxImportError(f"{where}: the name is given to two initializers")
+                raise OnnxImportError(f"initializer {shown(name)}: the name is given to two "
+                                      "initializers")
             header = (t.data_type, tuple(t.dims[:]))  # a slice reads faster
             found = seen.get(header)
-            checked = tensors.check(t, where, found, raw[i] if raw else None)
+            checked = tensors.check(t, lambda name=name: f"initializer {shown(name)}", found,
+                                    raw[i] if raw else None)
             if found is None:
                 seen[header] = checked
             if self.graph:
-                data = tensors.array(t, where)
+                data = tensors.array(t, f"initializer {shown(name)}")
                 var = self.vars[name] = constant(data, name=name)
                 types[name] = var.type
                 self.values[name] = data
@@ -153,25 +159,28 @@ class _Reader(Scope):
             self.unread[name] = t
         inputs = []
         named: set[str] = set()
+        given = []  # (name, info) of the inputs that are no initializers
         for info in graph.input:
-            if info.name in named:
-                raise OnnxImportError(f"graph input {shown(info.name)}: the name is given "
+            name = info.name
+            if name in named:
+                raise OnnxImportError(f"graph input {shown(name)}: the name is given "
                                       "to two graph inputs")
-            named.add(info.name)
-        given = [info for info in graph.input if info.name not in types]  # else initializers
+            named.add(name)
+            if name not in types:
+                given.append((name, info))
         if formal is not None and len(formal) != len(given):
             raise OnnxImportError(f"a subgraph with {len(given)} inputs is given "
                                   f"{len(formal)}")
-        for k, info in enumerate(given):
+        for k, (name, info) in enumerate(given):
             if k < len(values) and values[k] is not None:
-                self.values[info.name] = values[k]
+                self.values[name] = values[k]
             try:
                 t = formal[k] if formal is not None else value_type(info)
             except UnsupportedType as exc:
-                self.untyped[info.name] = exc
+                self.untyped[name] = exc
                 continue
-            var = self.vars[info.name] = t(info.name)
-            types[info.name] = var.type
+            var = self.vars[name] = t(name)
+            types[name] = var.type
             inputs.append(var)
         self.sources = len(types)  # the first names of types: initializers and inputs
         return inputs
@@ -218,12 +227,8 @@ class _Reader(Scope):
         return name in self.values or name in self.unread
 
     def node(self, node: onnx.NodeProto) -> None:
-        op_type, domain = node.op_type, node.domain
-        wanted = node.output[:]  # a list (a slice costs less than list())
-        if len(wanted) != 1 or wanted[0] in self.types or wanted[0] in self.untyped or \
-                self.parent is not None:  # (one new output of the main graph: nothing to say)
-            self.assigned(node, wanted)
-        if op_type == "Constant" and domain in ("", "ai.onnx"):
+        if node.op_type == "Constant" and node.domain in ("", "ai.onnx"):
+            self.assigned(node, node.output[:])
             return self.constant(node, node_label(node))
         try:
             return self.typed_node(node)
@@ -235,55 +240,45 @@ class _Reader(Scope):
             return None
 
     def typed_node(self, node: onnx.NodeProto) -> None:
+        """Type ``node`` (each field of its proto read once: this runs once per node of
+        every model read)."""
         op_type, domain = node.op_type, node.domain
-        for name in node.input:  # an input an unsupported node computes: untyped too
-            if name and name not in self.types:
-                why = self.untyped.get(name)
-                if why is not None:
-                    raise why
-                if self.parent is not None:
-                    self._capture(name)  # raises the outer scope's error if untyped
-        key = (op_type, domain)
-        entry = self.entries.get(key)
-        if entry is None:
-            if len(op_type) > MAX_NAME or len(domain) > MAX_NAME:  # no entry has one
-                raise UnsupportedOp(f"{described(node)}: op type {shown(op_type)} of domain "
-                                    f"{shown(domain)} is not supported")
-            try:
-                found = lookup(op_type, domain, self.opsets.get(
-                    "" if domain == "ai.onnx" else domain), node_label(node))
-            except UnsupportedOp as exc:  # (a message listing the supported op types)
-                raise UnsupportedOp(clipped(str(exc))) from None
-            entry = self.entries[key] = found
-        arity(entry.inputs, node, described(node))
-        handler = self.handler(entry, node)
-        if handler is not None:
-            return self.structured(handler, node)
-        wanted = node.output[:]  # a list (a slice costs less than list())
-        key = None if self.graph else node_key(self, entry, node, len(wanted))
-        if key is not None and self.facts:
-            key = (*key, self._relevant(node))
-        key = bounded_key(self, entry, node, key)
-        typed = MEMO.get(key) if key is not None else None
+        names, wanted = node.input[:], node.output[:]  # lists (a slice costs less)
+        types = self.types
+        if len(wanted) != 1 or wanted[0] in types or wanted[0] in self.untyped or \
+                self.parent is not None:  # (one new output of the main graph: nothing to say)
+            self.assigned(node, wanted)
+        entry = self.entries.get((op_type, domain))
+        key, typed = _UNTRIED, None
+        if entry is not None and entry.plain and not self.graph and self.parent is None:
+            # a node seen before: its key holds its entry, which inputs it gives (so they
+            # fit the entry) and their types (so none is untyped); nothing else to check
+            key = node_key(self, entry, names, node.attribute, len(wanted))
+            if key is not None:
+                typed = MEMO.get(key)
         if typed is None:
-            typed = remember(key, *self.build(entry, node, wanted))
-        types, values, value_keys = self.types, self.values, self.value_keys
+            typed = self._typed(node, op_type, domain, names, wanted, entry, key)
+            if typed is None:  # typed by its handler
+                return None
         outs, folded, keys, conditions = typed
         if conditions:
             self.note(node, conditions)
-        record_interval(self, node, outs[0] if wanted and wanted[0] and folded[0] is None else None)
+        if op_type in MAKES_INTERVALS and wanted and wanted[0] and folded[0] is None and \
+                outs[0].dtype in INTEGER_DTYPES:  # (its Op's outputs are tensors)
+            record_interval(self, node, outs[0])
         if len(wanted) == 1:  # most nodes: no zip
             name = wanted[0]
             if name:
                 types[name] = outs[0]
                 if folded[0] is not None:
-                    values[name] = folded[0]
+                    self.values[name] = folded[0]
                     if keys[0] is not None:
-                        value_keys[name] = keys[0]
+                        self.value_keys[name] = keys[0]
             return None
         if len(outs) < len(wanted) and any(wanted[len(outs):]):  # (a memo hit too)
             raise OnnxImportError(f"{described(node)}: {len(wanted)} outputs asked, its Op "
                                   f"has {len(outs)}")
+        values, value_keys = self.values, self.value_keys
         for name, t, value, vkey in zip(wanted, outs, folded, keys, strict=False):
             if name:
                 types[name] = t
@@ -293,10 +288,53 @@ class _Reader(Scope):
                         value_keys[name] = vkey
         return None
 
-    def _relevant(self, node: onnx.NodeProto) -> Facts:
-        """The facts about the sizes of ``node``'s inputs (part of its memo key)."""
+    def _typed(self, node: onnx.NodeProto, op_type: str, domain: str, names: list[str],
+               wanted: list[str], entry: OnnxOp | None, key: Any) -> tuple | None:
+        """The typing of a node the memo does not hold (its entry when found, its key when
+        made already, else ``_UNTRIED``): its checks, then its memo entry or its build,
+        remembered; None when its handler typed it."""
+        types = self.types
+        for name in names:  # an input an unsupported node computes: untyped too
+            if name and name not in types:
+                why = self.untyped.get(name)
+                if why is not None:
+                    raise why
+                if self.parent is not None:
+                    self._capture(name)  # raises the outer scope's error if untyped
+        if entry is None:
+            entry = self._entry(node, op_type, domain)
+        if not entry.fits(names):
+            arity(entry.inputs, node, described(node))  # says which does not
+        if not entry.plain:
+            handler = self.handler(entry, node)
+            if handler is not None:
+                self.structured(handler, node)
+                return None
+        if key is _UNTRIED:
+            key = None if self.graph else node_key(self, entry, names, node.attribute, len(wanted))
+            typed = MEMO.get(key) if key is not None else None
+            if typed is not None:
+                return typed
+        return remember(key, *self.build(entry, node, wanted))
+
+    def _entry(self, node: onnx.NodeProto, op_type: str, domain: str) -> OnnxOp:
+        """The entry typing ``node`` (found once per op type and domain of a model)."""
+        if len(op_type) > MAX_NAME or len(domain) > MAX_NAME:  # no entry has one
+            raise UnsupportedOp(f"{described(node)}: op type {shown(op_type)} of domain "
+                                f"{shown(domain)} is not supported")
+        try:
+            found = lookup(op_type, domain, self.opsets.get(
+                "" if domain == "ai.onnx" else domain), node_label(node))
+        except UnsupportedOp as exc:  # (a message listing the supported op types)
+            raise UnsupportedOp(clipped(str(exc))) from None
+        self.entries[op_type, domain] = found
+        return found
+
+    def facts_about(self, names: list[str]) -> Facts:
+        """The facts about the sizes of the inputs ``names`` of a node (part of its memo
+        key)."""
         symbols: set = set()
-        for name in node.input:
+        for name in names:
             t = self.types.get(name) if name else None
             if t is not None:
                 for d in t.shape:
@@ -319,7 +357,7 @@ class _Reader(Scope):
         values when they can be known now (each output variable named as in the model)
         and its conditions, portable (:func:`~kantensor.ops.located.portable`)."""
         op_type, label = node.op_type, node_label(node)
-        tensors, params = self.arguments(entry, node, label)
+        tensors, params = arguments(self, entry, node, label)
         facts = self.facts or None
         for t in tensors:
             if not isinstance(t.type, TensorType):
@@ -345,11 +383,12 @@ class _Reader(Scope):
                 error = OnnxImportError(message)
             raise error from exc
         for k, o in enumerate(outs):  # so no chain of nodes makes a rank, or a size's
-            bounded(o.type, f"node {label!r} ({op_type}): output {k}")  # nesting, grow
+            # nesting, grow (the message made only if it does)
+            bounded(o.type, lambda k=k: f"node {label!r} ({op_type}): output {k}")
         apply = outs[0].owner
         if apply is not None and node.name:  # refine's messages name the node
             apply.tag["name"] = node.name
-        folded = self.fold(entry, node, apply) if apply is not None else None
+        folded = fold(self, entry.reads_shapes, apply) if apply is not None else None
         for name, var in zip(wanted, outs, strict=False):
             if name:
                 var.name = name
@@ -384,62 +423,6 @@ class _Reader(Scope):
         self.types[name] = var.type
         self.values[name] = value
 
-    def arguments(self, entry: OnnxOp, node: onnx.NodeProto, label: str
-                  ) -> tuple[list[Variable], dict[str, Any]]:
-        """The tensors and parameters of the entry's call for ``node``."""
-        params: dict[str, Any] = {}
-        tensors: list[Variable] = []
-        names = {p.name for p in entry.entry.spec.params}
-        given = []
-        for k, spec in enumerate(entry.inputs):
-            name = spec.strip("*?")
-            if spec.startswith("*"):
-                rest = [n for n in node.input[k:] if n]
-                tensors.extend(self.var(n, node) for n in rest)
-                given.extend(range(k, k + len(rest)))
-                break
-            source = node.input[k] if k < len(node.input) else ""
-            if not source:  # (an optional one: arity checked the others are given)
-                continue
-            given.append(k)
-            var = self.var(source, node)
-            tensors.append(var)
-            if f"{name}_value" in names:
-                value_entries(var.type, k, name, f"node {label!r} ({node.op_type})")
-                params[f"{name}_value"] = as_param(self.value(source))
-            params.update(bounds_param(self, names, name, source))
-        if "given" in names:
-            params["given"] = tuple(given)
-        if "outputs" in names:
-            params["outputs"] = len(node.output)
-        attributes = entry.attributes
-        for attr in node.attribute:
-            if attr.name not in attributes or attr.name.endswith("_value") and \
-                    attr.name[:-6] in {s.strip("*?") for s in entry.inputs}:
-                raise UnsupportedOp(f"node {label!r} ({node.op_type}): attribute "
-                                    f"{shown(attr.name)} is not supported; supported: "
-                                    f"{', '.join(sorted(attributes)) or 'none'}")
-            if attr.name in params:
-                raise OnnxImportError(f"node {label!r} ({node.op_type}): attribute "
-                                      f"{shown(attr.name)} is given twice")
-            params[attr.name] = GraphParam(attr.g.SerializeToString(), tuple(sorted(
-                self.opsets.items()))) if attr.type == onnx.AttributeProto.GRAPH else \
-                attribute_value(attr, self.tensors)
-        return tensors, params
-
-    def fold(self, entry: OnnxOp, node: onnx.NodeProto, apply: Any) -> list | None:
-        """The values of the node's outputs when they can be known now (from inputs of at
-        most MAX_FOLD elements: a weight's data is not read to fold a reduction of it)."""
-        if entry.reads_shapes:  # its value is its inputs' sizes, known from their types
-            return read_shapes(apply)
-        for v in apply.inputs:  # a size input (Dims of a parameter) is no known value
-            if not self.known(v.name) or self.vars.get(v.name) is not v:
-                return None
-            size = static_size(v.type)
-            if size is None or size > MAX_FOLD:  # data (a weight), not sizes: not read
-                return None
-        return computed(apply, [self.value(v.name) for v in apply.inputs])
-
 
 def _is_text(v: Variable) -> bool:
     return category(v.type.dtype) is STRING
@@ -459,7 +442,8 @@ def from_onnx(model: onnx.ModelProto | str | os.PathLike | bytes,
     and opset) only when it is asked for. External data is read from ``base_dir``, else
     from the folder of the model's path (see :mod:`.loading`)."""
     reader = _Reader(*open_model(model, base_dir))
-    inputs, _ = reader.read_graph()
+    with collector_paused():  # (see read_types)
+        inputs, _ = reader.read_graph()
     names = [info.name for info in reader.proto.output] if outputs is None else \
         list(outputs)
     known = {info.name for info in reader.proto.output}
@@ -477,7 +461,8 @@ def read_types(model: onnx.ModelProto, tensors: Tensors | None = None) -> _Reade
     ``reader.untyped``: the names an unsupported node reaches, left untyped); external
     data read by ``tensors`` (by default none can be)."""
     reader = _Reader(model, tensors or Tensors(None, "a ModelProto"), graph=False)
-    reader.read()
+    with collector_paused():  # the objects made per node live until the pass ends: the
+        reader.read()  # cycle collector's sweeps of them meanwhile find nothing to free
     return reader
 
 

@@ -134,18 +134,14 @@ def intervals(reader: Any) -> dict[str, Interval]:
     return found
 
 
-def bounds_param(reader: Any, names: Any, name: str, source: str) -> dict[str, Any]:
-    """``{name_bounds: interval}`` where the entry has that parameter (``names``)."""
-    key = f"{name}_bounds"
-    return {key: interval_of(reader, source)} if key in names else {}
-
-
-def bounded_key(reader: Any, entry: Any, node: Any, key: tuple | None) -> tuple | None:
+def bounded_key(reader: Any, entry: Any, names: list[str], key: tuple | None
+                ) -> tuple | None:
     """A node's memo key with the intervals of the inputs its entry reads bounds of
-    (``entry.bounded``): the same node over other intervals is another build."""
+    (``entry.bounded``; ``names``: the node's input names): the same node over other
+    intervals is another build."""
     if key is None or not entry.bounded:
         return key
-    return (*key, tuple(interval_of(reader, node.input[k]) if k < len(node.input) else None
+    return (*key, tuple(interval_of(reader, names[k]) if k < len(names) else None
                         for k in entry.bounded))
 
 

@@ -22,6 +22,7 @@ import errno
 import math
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -215,42 +216,43 @@ class Tensors:
         self.ranges: set[tuple] = set()  # (file id, offset, length) claimed
         self.arrays: dict[tuple, np.ndarray] = {}  # a range read, as a dtype and dims
 
-    def check(self, proto: onnx.TensorProto, where: str, known: TensorType | None = None,
-              raw: int | None = None) -> TensorType:
+    def check(self, proto: onnx.TensorProto, where: str | Callable[[], str],
+              known: TensorType | None = None, raw: int | None = None) -> TensorType:
         """The type of a tensor, from its header (``known``: the type of an equal header
         checked before), once its data is known to fit it (``raw``: the size of its raw
         data if known without reading it, see :func:`raw_sizes`): OnnxImportError (or
-        UnsupportedType for its element type) otherwise."""
+        UnsupportedType for its element type) otherwise, naming the tensor ``where`` (a
+        callable: the name made only for a message)."""
         dims = proto.dims[:]
         if known is None:
-            dtype = dtype_of(proto.data_type, where, text=True)
+            dtype = dtype_of(proto.data_type, _text(where), text=True)
             if len(dims) > MAX_RANK:
-                raise OnnxImportError(f"{where}: {len(dims)} dims, at most {MAX_RANK} "
+                raise OnnxImportError(f"{_text(where)}: {len(dims)} dims, at most {MAX_RANK} "
                                       "(NumPy's limit)")
             try:
                 t = TensorType(dtype, tuple(dims))
             except (TypeError, ValueError) as exc:
-                raise OnnxImportError(f"{where}: {exc}") from None
+                raise OnnxImportError(f"{_text(where)}: {exc}") from None
         else:
             t, dtype = known, known.dtype
         if proto.HasField("segment"):
-            raise OnnxImportError(f"{where}: segments of tensors are not supported")
+            raise OnnxImportError(f"{_text(where)}: segments of tensors are not supported")
         count = math.prod(dims)
         if proto.data_location == onnx.TensorProto.EXTERNAL:
             if category(dtype) is STRING:
-                raise OnnxImportError(f"{where}: STRING data cannot be external")
-            self._external(proto, where, self._bytes(dtype, count))
+                raise OnnxImportError(f"{_text(where)}: STRING data cannot be external")
+            self._external(proto, _text(where), self._bytes(dtype, count))
             return t
         held, wanted, unit = self._held(proto, dtype, count, raw)
         if held != wanted:
-            raise OnnxImportError(f"{where}: holds {held} {unit}, its dims {tuple(dims)} "
+            raise OnnxImportError(f"{_text(where)}: holds {held} {unit}, its dims {tuple(dims)} "
                                   f"need {wanted}")
         if category(dtype) is STRING:
             for s in proto.string_data:
                 try:
                     s.decode("utf-8")
                 except UnicodeDecodeError as exc:
-                    raise OnnxImportError(f"{where}: a string is not UTF-8 ({exc.reason} "
+                    raise OnnxImportError(f"{_text(where)}: a string is not UTF-8 ({exc.reason} "
                                           f"at byte {exc.start})") from None
         return t
 
@@ -420,3 +422,8 @@ def open_model(model: onnx.ModelProto | str | os.PathLike | bytes,
     given = "a ModelProto" if isinstance(model, onnx.ModelProto) else \
         "bytes" if not isinstance(model, str | os.PathLike) else "a path"
     return proto, Tensors(folder, given, raw)
+
+
+def _text(where: str | Callable[[], str]) -> str:
+    """A tensor's name in messages (made now if given as a callable)."""
+    return where if isinstance(where, str) else where()

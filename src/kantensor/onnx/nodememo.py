@@ -13,13 +13,14 @@ import numpy as np
 import onnx
 
 from ..types.dtypes import NUMPY_STRING
+from .intervals import bounded_key
 from .registry import OnnxOp
 
 #: key -> (output types, output values or None, the values' keys or None, the node's
 #: conditions over its inputs by position: :func:`kantensor.ops.located.portable`);
 #: emptied when it holds MEMO_SIZE keys.
 MEMO: dict[tuple, tuple[tuple, tuple, tuple, tuple]] = {}
-MEMO_SIZE = 1 << 14
+MEMO_SIZE = 1 << 16
 
 #: A known value is part of a key when it has at most this many elements; a node with a
 #: larger known input whose value counts (see :func:`node_key`) is not remembered.
@@ -41,19 +42,21 @@ def _value_key(value: np.ndarray) -> tuple:
     return "O", value.shape, tuple((type(v), v) for v in value.ravel().tolist())
 
 
-def node_key(reader: Any, entry: OnnxOp, node: onnx.NodeProto, outputs: int
+def node_key(reader: Any, entry: OnnxOp, names: list[str], attrs: Any, outputs: int
              ) -> tuple | None:
-    """The key of ``node``'s typing, for ``reader`` (the importer's, reading types
-    only): the entry, the attributes, the number of outputs (``outputs``), the default
-    dtype when the reading began (a build may read it, so the Ops' own memos key on it
-    too), and for each input None (absent) or its type, with its value when the value
-    counts (the entry reads it as a parameter, or every input is known, so the outputs
-    may be folded from them). None when the node is not to be remembered: an input not
+    """The key of a node's typing, for ``reader`` (the importer's, reading types
+    only): the entry, the attributes (``attrs``: the node's AttributeProtos), the
+    number of outputs (``outputs``), the default dtype when the reading began (a build
+    may read it, so the Ops' own memos key on it too), and for each of the inputs
+    ``names`` None (absent) or its type, with its value when the value counts (the
+    entry reads it as a parameter, or every input is known, so the outputs may be
+    folded from them); then the facts known of their sizes, and the intervals of those
+    the entry reads bounds of (:func:`~.intervals.bounded_key`), when there are any.
+    None when the node is not to be remembered: an input not
     defined yet (left to the reader's error), a large value that counts, or large
-    attributes, or a tensor attribute whose data is external. (Written for speed: it runs
-    once per node of every model read.)"""
+    attributes, or a tensor attribute whose data is external. (Written for speed: it
+    runs once per node of every model read.)"""
     types, values, unread = reader.types, reader.values, reader.unread
-    names = node.input[:]  # a list (a slice costs less than list())
     inputs: list[Any] = []
     fold = True  # every input given is known
     for name in names:
@@ -85,15 +88,20 @@ def node_key(reader: Any, entry: OnnxOp, node: onnx.NodeProto, outputs: int
             if vkey is False:
                 return None
             inputs[k] = (inputs[k], vkey)
-    attrs = node.attribute
-    if attrs:
-        attributes = tuple([a.SerializeToString() for a in attrs])
-        if sum(map(len, attributes)) > MAX_ATTRIBUTES or any(
-                a.type == _TENSOR and a.t.data_location == _EXTERNAL for a in attrs):
+    attributes = []
+    size = 0
+    for a in attrs:
+        if a.type == _TENSOR and a.t.data_location == _EXTERNAL:
             return None  # (external data is checked against this model's folder)
-    else:
-        attributes = ()
-    return entry, tuple(inputs), attributes, outputs, reader.default_dtype
+        data = a.SerializeToString()
+        size += len(data)
+        attributes.append(data)
+    if size > MAX_ATTRIBUTES:
+        return None
+    key = entry, tuple(inputs), tuple(attributes), outputs, reader.default_dtype
+    if reader.facts:  # what the nodes before it need of its inputs' sizes
+        key = (*key, reader.facts_about(names))
+    return bounded_key(reader, entry, names, key) if entry.bounded else key
 
 
 def remember(key: tuple | None, types: tuple, values: tuple, conditions: tuple = ()
@@ -102,10 +110,15 @@ def remember(key: tuple | None, types: tuple, values: tuple, conditions: tuple =
     the values' keys (made once here, not by each node that reads them) and its
     conditions, stored under ``key``; not stored when ``key`` is None or a value is large
     (what the memo holds stays small once the model is gone)."""
-    if key is None or any(v is not None and v.size > SMALL for v in values):
+    if len(values) == 1 and values[0] is None:  # one output, no value (most nodes)
+        typed = types, values, values, conditions
+    elif key is None or any(v is not None and v.size > SMALL for v in values):
         return types, values, (None,) * len(values), conditions
-    typed = types, values, tuple([None if v is None else _value_key(v) for v in values]), \
-        conditions
+    else:
+        typed = types, values, tuple([None if v is None else _value_key(v)
+                                      for v in values]), conditions
+    if key is None:
+        return typed
     if len(MEMO) >= MEMO_SIZE:
         MEMO.clear()
     MEMO[key] = typed

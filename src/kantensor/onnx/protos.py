@@ -5,6 +5,7 @@ rank) is checked before anything is made from it; tensors' data is read by
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -14,7 +15,7 @@ from ..graph.type import Type
 from ..types.containers import OptionalType, SequenceType
 from ..types.dim import Dim
 from ..types.type import TensorType
-from .dtypes import UnsupportedType, dtype_of
+from .dtypes import DTYPES, UnsupportedType, dtype_of
 from .loading import MAX_NAME, MAX_RANK, OnnxImportError, Tensors, shown
 
 __all__ = ["attribute_value", "described", "label", "proto_type", "value_type"]
@@ -43,22 +44,36 @@ def _dim_param(text: str) -> Dim | int | None:
     return shape[0] if len(shape) == 1 else None
 
 
-def _shape(t: onnx.TypeProto.Tensor, where: str) -> tuple:
+def _shape(t: onnx.TypeProto.Tensor, where: Where) -> tuple:
     """The sizes of a tensor type's dims, at most :data:`~.loading.MAX_RANK` of them."""
     dims = t.shape.dim
     if len(dims) > MAX_RANK:
-        raise OnnxImportError(f"{where}: {len(dims)} dims, at most {MAX_RANK} (NumPy's "
-                              "limit)")
-    return tuple(_dim(d) for d in dims)
+        raise OnnxImportError(f"{_named(where)}: {len(dims)} dims, at most {MAX_RANK} "
+                              "(NumPy's limit)")
+    return tuple([_dim(d) for d in dims])
 
 
 def value_type(info: onnx.ValueInfoProto) -> Type:
     """The type of a graph input or output: a TensorType, a SequenceType or an
     OptionalType (see :mod:`kantensor.types.containers`)."""
-    return proto_type(info.type, f"value {shown(info.name)}")
+    return proto_type(info.type, lambda: f"value {shown(info.name)}")
 
 
-def proto_type(proto: onnx.TypeProto, where: str) -> Type:
+#: Where a type is, for messages: the text, or a callable making it (only if one is made).
+Where = str | Callable[[], str]
+
+
+def _named(where: Where) -> str:
+    return where if isinstance(where, str) else where()
+
+
+def _dtype(elem_type: int, where: Where) -> str:
+    """The dtype of a graph value's ``elem_type`` (see :func:`~.dtypes.dtype_of`)."""
+    found = DTYPES.get(elem_type)
+    return found if found is not None else dtype_of(elem_type, _named(where), text=True)
+
+
+def proto_type(proto: onnx.TypeProto, where: Where) -> Type:
     """The kantensor type of an ONNX TypeProto: a tensor (whose rank must be given), a
     sequence of tensors (whose elements may be of any rank), an optional tensor or
     sequence."""
@@ -66,27 +81,27 @@ def proto_type(proto: onnx.TypeProto, where: str) -> Type:
     try:
         if kind == "tensor_type":
             t = proto.tensor_type
-            dtype = dtype_of(t.elem_type, where, text=True)
+            dtype = _dtype(t.elem_type, where)
             if not t.HasField("shape"):
-                raise OnnxImportError(f"{where}: its rank is not given")
+                raise OnnxImportError(f"{_named(where)}: its rank is not given")
             return TensorType(dtype, _shape(t, where))
         if kind == "sequence_type":
             elem = proto.sequence_type.elem_type
             if elem.WhichOneof("value") != "tensor_type":
-                raise UnsupportedType(f"{where}: a sequence of "
+                raise UnsupportedType(f"{_named(where)}: a sequence of "
                                       f"{elem.WhichOneof('value') or 'no type'} is not "
                                       "supported (only sequences of tensors)")
             t = elem.tensor_type
-            dtype = dtype_of(t.elem_type, where, text=True)
+            dtype = _dtype(t.elem_type, where)
             return SequenceType(dtype, _shape(t, where) if t.HasField("shape") else None)
     except (OnnxImportError, UnsupportedType):
         raise
     except (TypeError, ValueError) as exc:  # sizes no type may have (a negative dim)
-        raise OnnxImportError(f"{where}: {exc}") from None
+        raise OnnxImportError(f"{_named(where)}: {exc}") from None
     if kind == "optional_type":
         return OptionalType(proto_type(proto.optional_type.elem_type, where))
-    raise UnsupportedType(f"{where}: values of type {kind or 'none'} are not supported "
-                          "(tensors, sequences of tensors and optionals are)")
+    raise UnsupportedType(f"{_named(where)}: values of type {kind or 'none'} are not "
+                          "supported (tensors, sequences of tensors and optionals are)")
 
 
 def attribute_value(attr: onnx.AttributeProto, tensors: Tensors) -> Any:

@@ -106,6 +106,37 @@ class OnnxOp:
         path = dict(self.entry.extra).get("containers")
         return None if path is None else _handler(path, self.entry.where, "containers")
 
+    @cached_property
+    def plain(self) -> bool:
+        """Whether its Op types every node (no handler: not structured, no
+        ``containers``), so the importer asks no handler."""
+        return not self.structured and self.containers is None
+
+    @cached_property
+    def _counts(self) -> tuple[int, tuple[int, ...], int | None]:
+        """How many inputs lead that are all required, the positions of the required ones
+        after them, and the most inputs (None: variadic)."""
+        lead, required = 0, []
+        for k, spec in enumerate(self.inputs):
+            if spec.startswith("*"):
+                return lead, tuple(required), None
+            if not spec.endswith("?"):
+                if k == lead:
+                    lead += 1
+                else:
+                    required.append(k)
+        return lead, tuple(required), len(self.inputs)
+
+    def fits(self, names: list[str]) -> bool:
+        """Whether a node's input names (``""`` for an absent one) fit its inputs: every
+        required one given, no more than it takes (:func:`~.bounds.arity` says what
+        does not; this is its quick yes, once per node read)."""
+        lead, required, most = self._counts
+        n = len(names)
+        if n < lead or most is not None and n > most or "" in names[:lead]:
+            return False
+        return not required or all([k < n and names[k] != "" for k in required])
+
     def covers(self, opset: int) -> bool:
         return self.since <= opset and (self.until is None or opset <= self.until)
 

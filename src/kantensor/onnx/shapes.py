@@ -15,6 +15,7 @@ from itertools import islice
 
 import onnx
 
+from ..graph.heap import collector_paused
 from ..graph.type import Type
 from ..types.containers import OptionalType, SequenceType
 from ..types.dim import Dim
@@ -82,6 +83,12 @@ def typed_model(model: onnx.ModelProto | str | os.PathLike | bytes,
                 ) -> tuple[onnx.ModelProto, _Reader]:
     """:func:`infer_shapes`'s copy of ``model``, and the reader that typed it (its
     ``types``, and for each value left untyped why, in ``untyped``)."""
+    with collector_paused():  # (see read_types: the copy too keeps what it makes)
+        return _typed_model(model, base_dir)
+
+
+def _typed_model(model: onnx.ModelProto | str | os.PathLike | bytes,
+                 base_dir: str | os.PathLike | None) -> tuple[onnx.ModelProto, _Reader]:
     source, tensors = open_model(model, base_dir)
     reader = read_types(source, tensors)
     types = reader.types  # the initializers and inputs, then the nodes' outputs
@@ -99,9 +106,18 @@ def typed_model(model: onnx.ModelProto | str | os.PathLike | bytes,
             o.type.CopyFrom(value_info(t).type)
     graph.ClearField("value_info")
     infos = graph.value_info
+    once: set[Type] = set()  # the types met once so far, written in place: a type of one
+    # value (every value of a model whose nodes all differ) is not worth a cached copy
     for name, t in islice(types.items(), reader.sources, None):
         if name not in skip:
             info = infos.add()
-            info.CopyFrom(value_info(t))
+            cached = _INFOS.get(t)
+            if cached is not None:
+                info.CopyFrom(cached)
+            elif t in once:
+                info.CopyFrom(value_info(t))
+            else:
+                once.add(t)
+                _write(info.type, t)
             info.name = name
     return out, reader

@@ -1,6 +1,6 @@
 """Values known when an ONNX model is read (a constant, or folded from known values and
 ``Shape``): ints, Dims and None held in NumPy arrays, and as the parameters builders
-read; :class:`Folding`, how the reader computes them."""
+read; :func:`fold`, how the reader computes them."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import numpy as np
 from ..types.type import TensorType
 from .bounds import MAX_VALUE_ENTRIES, oversized
 
-__all__ = ["MAX_FOLD", "TypeStandIn", "as_param", "computed", "integral", "plain",
+__all__ = ["MAX_FOLD", "TypeStandIn", "as_param", "computed", "fold", "integral", "plain",
            "read_shapes", "settle", "sizes_value", "static_size"]
 
 #: The most elements a value computed while reading the model may have (larger ones are
@@ -137,3 +137,19 @@ def read_shapes(apply: Any) -> list[np.ndarray | None]:
     result = op.impl(*[TypeStandIn(v.type) for v in apply.inputs], **op._kwargs)
     results = result if len(apply.outputs) > 1 else (result,)
     return [None if r.ndim == 0 and r.item() is None else settle(r) for r in results]
+
+
+def fold(reader: Any, reads_shapes: bool, apply: Any) -> list | None:
+    """The values of ``apply``'s outputs (a node ``reader`` built) when they can be known
+    now: from its inputs' types when its kernel reads only their shapes
+    (``reads_shapes``), else from their known values, each of at most MAX_FOLD elements
+    (a weight's data is not read to fold a reduction of it)."""
+    if reads_shapes:  # its value is its inputs' sizes, known from their types
+        return read_shapes(apply)
+    for v in apply.inputs:  # a size input (Dims of a parameter) is no known value
+        if not reader.known(v.name) or reader.vars.get(v.name) is not v:
+            return None
+        size = static_size(v.type)
+        if size is None or size > MAX_FOLD:  # data (a weight), not sizes: not read
+            return None
+    return computed(apply, [reader.value(v.name) for v in apply.inputs])

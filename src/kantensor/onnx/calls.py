@@ -1,0 +1,99 @@
+"""A node as the call of its entry's Op: which of its ONNX inputs are the Op's tensors,
+which of their known values and intervals the call takes as parameters (``<input>_value``,
+``<input>_bounds``, ``given``, ``outputs``; see :mod:`.registry`), and its attributes as
+the call's keyword parameters. What an entry's call takes is worked out once per entry
+(:func:`call_plan`); :func:`arguments` runs once per node built."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any, NamedTuple
+
+import onnx
+
+from ..graph.basic import Variable
+from ..ops.params import GraphParam
+from .bounds import value_entries
+from .intervals import interval_of
+from .loading import OnnxImportError, shown
+from .protos import attribute_value
+from .registry import OnnxOp, UnsupportedOp
+from .values import as_param
+
+__all__ = ["CallPlan", "arguments", "call_plan"]
+
+_GRAPH = onnx.AttributeProto.GRAPH
+
+
+class CallPlan(NamedTuple):
+    """What an entry's call takes of a node."""
+
+    #: per ONNX input up to a variadic one (which ends them): its position, whether it
+    #: is variadic, its name, and the names of its value and interval parameters (None
+    #: when the call takes none)
+    inputs: tuple[tuple[int, bool, str, str | None, str | None], ...]
+    given: bool  # the call takes the positions of the inputs given (``given``)
+    outputs: bool  # and the number of outputs asked (``outputs``)
+    #: attribute names the call does not take although they name a parameter: the value
+    #: parameters (set from inputs, never by an attribute)
+    refused: frozenset[str]
+
+
+@cache
+def call_plan(entry: OnnxOp) -> CallPlan:
+    """The plan of ``entry``'s call (entries live as long as the process: one each)."""
+    params = {p.name for p in entry.entry.spec.params}
+    inputs = []
+    for k, spec in enumerate(entry.inputs):
+        name = spec.strip("*?")
+        value, bounds = f"{name}_value", f"{name}_bounds"
+        inputs.append((k, spec.startswith("*"), name, value if value in params else None,
+                       bounds if bounds in params else None))
+    return CallPlan(tuple(inputs), "given" in params, "outputs" in params,
+                    frozenset(f"{s.strip('*?')}_value" for s in entry.inputs))
+
+
+def arguments(reader: Any, entry: OnnxOp, node: onnx.NodeProto, label: str
+              ) -> tuple[list[Variable], dict[str, Any]]:
+    """The tensors (``reader``'s Variables) and parameters of the entry's call for
+    ``node`` (named ``label`` in messages)."""
+    plan = call_plan(entry)
+    names = node.input[:]
+    params: dict[str, Any] = {}
+    tensors: list[Variable] = []
+    given: list[int] = []
+    for k, variadic, name, value, bounds in plan.inputs:
+        if variadic:
+            rest = [n for n in names[k:] if n]
+            tensors.extend(reader.var(n, node) for n in rest)
+            given.extend(range(k, k + len(rest)))
+            break
+        source = names[k] if k < len(names) else ""
+        if not source:  # (an optional one: arity checked the others are given)
+            continue
+        given.append(k)
+        var = reader.var(source, node)
+        tensors.append(var)
+        if value is not None:
+            value_entries(var.type, k, name, f"node {label!r} ({node.op_type})")
+            params[value] = as_param(reader.value(source))
+        if bounds is not None:
+            params[bounds] = interval_of(reader, source)
+    if plan.given:
+        params["given"] = tuple(given)
+    if plan.outputs:
+        params["outputs"] = len(node.output)
+    attributes = entry.attributes
+    for attr in node.attribute:
+        key = attr.name
+        if key not in attributes or key in plan.refused:
+            raise UnsupportedOp(f"node {label!r} ({node.op_type}): attribute {shown(key)} "
+                                f"is not supported; supported: "
+                                f"{', '.join(sorted(attributes)) or 'none'}")
+        if key in params:
+            raise OnnxImportError(f"node {label!r} ({node.op_type}): attribute "
+                                  f"{shown(key)} is given twice")
+        params[key] = GraphParam(attr.g.SerializeToString(), tuple(sorted(
+            reader.opsets.items()))) if attr.type == _GRAPH else \
+            attribute_value(attr, reader.tensors)
+    return tensors, params
