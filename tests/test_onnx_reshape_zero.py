@@ -23,10 +23,9 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
-
-import onnxruntime as ort
 from onnx.reference import ReferenceEvaluator
 
 import kantensor as kt

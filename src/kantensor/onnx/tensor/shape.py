@@ -1,5 +1,5 @@
-"""ONNX's shape ops: Reshape, Shape, Size, Transpose, Concat, Unsqueeze, Squeeze,
-Split, Slice, Tile, Pad, DepthToSpace, SpaceToDepth and CenterCropPad.
+"""ONNX's shape ops: Shape, Size, Transpose, Concat, Unsqueeze, Squeeze, Split, Slice,
+Tile, Pad, DepthToSpace, SpaceToDepth and CenterCropPad (Reshape: :mod:`.reshape`).
 """
 
 from __future__ import annotations
@@ -19,159 +19,12 @@ from ...ops.templates import (
     names,
     operand,
     reads_ranks,
-    size_of,
     typed,
     where,
 )
-from ...syntax.ast import Clause, DimVar, dim_max, dim_min
-from ...syntax.ast.dims import as_expr
 from ...types.dim import Dim
-from ...types.symbols import free_symbols, substitute
 from ..shared import NotKnown, constant_ints, rest_operands, value_entries
 from ..values import TypeStandIn, sizes_value
-
-
-def _unknown(prefix: str, n: int) -> tuple[list[DimVar], list[Clause]]:
-    """``n`` fresh unknown sizes and the clauses declaring them."""
-    made = dims(prefix, n)
-    return made, [d >= 0 for d in made]
-
-
-@builder
-def build_reshape(types: tuple, shape_value: Any, allowzero: int, **_: Any) -> dict[str, Any]:
-    """Reshape: 0 copies the input's size (unless ``allowzero``), -1 is the input's size
-    over the others (never among sizes of product 0); a Dim entry is its size input, an
-    unknown one a fresh size. A Dim entry ``s`` at an axis of size ``a`` of the input is
-    ``s`` where ``s >= 1`` and ``a`` (copied) where ``s == 0``: one exact size,
-    :func:`_copied` (``s`` itself where ``s == 0`` makes ``a`` 0 too)."""
-    x, shape = types[0], types[1]
-    a = dims("a", x.ndim)
-    if shape.ndim != 1:
-        raise ParamError(f"shape must be a 1-D tensor, got one of {shape.ndim} axes")
-    if shape_value is None:
-        k = shape.shape[0]
-        if not isinstance(k, int):
-            raise NotKnown("the output rank is unknown: shape has an unknown length")
-        out, clauses = _unknown("u", k)
-        return {"x": a, "sizes": [], "y": out, "fits": clauses}
-    sizes = SizeNames(shape_value)
-    own = {d: a[i] for i, d in enumerate(x.shape) if isinstance(d, Dim | int)}
-    out: list[Any] = []
-    clauses: list[Clause] = []
-    copies: dict[int, Any] = {}  # position -> the entry a copy expression is made of
-    free = None
-    for i, entry in enumerate(shape_value):
-        if entry is None:
-            u = DimVar(f"u{i}")
-            out.append(u)
-            clauses.append(u >= 0)
-        elif entry == 0 and not allowzero:
-            if i >= x.ndim:
-                raise ParamError(f"shape entry {i} is 0 (copy) but the input has {x.ndim} axes")
-            out.append(a[i])
-        elif isinstance(entry, int) and entry == -1:
-            if free is not None:
-                raise ParamError("shape has more than one -1")
-            free = i
-            out.append(None)
-        elif isinstance(entry, int) and entry < 0:
-            raise ParamError(f"shape entry {entry} is negative")
-        elif not isinstance(entry, Dim):
-            out.append(entry)
-        elif i < x.ndim and x.shape[i] is not None and entry == x.shape[i]:
-            out.append(a[i])  # the input's own size there: copied or not, the same
-        else:
-            given = own.get(entry, sizes.expr(entry))  # one of the input's sizes, or not
-            if allowzero or i >= x.ndim:
-                out.append(given)
-            else:
-                out.append(_copied(given, a[i], entry, x.shape[i]))
-                if out[-1] is not given:
-                    copies[i] = given
-            if not allowzero and i >= x.ndim:
-                clauses.append(as_expr(given) >= 1)  # 0 would copy an axis x does not have
-    unknown = any(e is None for e in shape_value)
-    if free is None:
-        if not unknown:
-            clauses.append(size_of(a).eq(size_of(out)))
-    elif unknown:
-        w = DimVar("w")
-        out[free] = w
-        clauses.append(w >= 0)
-    else:
-        out[free] = _quotient(a, out, free, copies, clauses)
-    return {"x": a, "sizes": sizes.patterns(), "y": out, "fits": clauses}
-
-
-def _quotient(a: list[DimVar], out: list[Any], free: int, copies: dict[int, Any],
-              clauses: list[Clause]) -> Any:
-    """The size of the -1 at ``free``: the input's size over the others (adding their
-    conditions to ``clauses``). -1 among sizes of product 0 is invalid (ONNX; with
-    allowzero too): a condition per size, as a box states it (a product >= 1 it does
-    not). An input axis named again cancels out; so does one a copy expression is made
-    of (``a_j`` where ``a_j >= 1``), the quotient then gated by ``min(1, a_j)``: where
-    ``a_j`` is 0 the input is empty and the quotient 0."""
-    left, kept, gates = list(a), [], []
-    for i, t in enumerate(out):
-        if i == free:
-            continue
-        given = copies.get(i)
-        if given is not None:
-            clauses.append(dim_max(given, a[i]) >= 1)  # the copy expression's ``>= 1``
-        elif not (isinstance(t, int) and t >= 1):
-            clauses.append(as_expr(t) >= 1)
-        if t in left:
-            left.remove(t)
-        elif given is not None and given in left:
-            left.remove(given)
-            gates.append(dim_min(1, given))
-        else:
-            kept.append(t)
-    num = size_of(gates + left) if gates else size_of(left)
-    if not kept:
-        return num
-    den = size_of(kept)
-    clauses.append((num % den).eq(0))
-    return size_of(gates) * (size_of(left) // den) if gates else num // den
-
-
-def _copied(given: Any, size: DimVar, entry: Dim, known: Any) -> Any:
-    """The output size of a Dim ``entry`` (``given`` in the relation) at an input axis
-    of size ``size`` (``known`` in the input's type): ``entry`` where it is ``>= 1``,
-    else the copied ``size``, as one expression (``s + a - a*min(1, s)``, which facts
-    ``s >= 1`` make ``s``); ``given`` itself where the type shows that ``entry == 0``
-    makes the axis 0 too (``batch`` at an axis of size ``batch*seq``)."""
-    if known is not None and _zero_with(entry, known):
-        return given
-    return given + size - size * dim_min(1, given)
-
-
-def _zero_with(entry: Dim, size: Any) -> bool:
-    """Whether ``size`` is 0 wherever ``entry`` is, by their structure: ``entry`` is
-    ``c*n**k*m**j...`` over named sizes (0 only where one of them is), each of which
-    makes ``size`` 0."""
-    symbols = free_symbols(entry)
-    if not symbols or not all(isinstance(s, str) for s in symbols):
-        return False
-    ones = dict.fromkeys(symbols, 1)
-    c = substitute(entry, ones)
-    if not isinstance(c, int) or c <= 0:
-        return False
-    monomial: Any = c
-    for s in symbols:
-        k = substitute(entry, ones | {s: 2})
-        if not isinstance(k, int) or k % c or (k // c) & (k // c - 1):
-            return False
-        monomial = monomial * Dim(s) ** ((k // c).bit_length() - 1)
-    return monomial == entry and all(substitute(size, {s: 0}) == 0 for s in symbols)
-
-
-def reshape(x: np.ndarray, shape: np.ndarray, *sizes: np.ndarray, allowzero: int = 0,
-            **_: Any) -> np.ndarray:
-    target = [int(v) for v in np.asarray(shape).tolist()]
-    if not allowzero:
-        target = [x.shape[i] if v == 0 else v for i, v in enumerate(target)]
-    return np.reshape(x, target)
 
 
 @reads_ranks
