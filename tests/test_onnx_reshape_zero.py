@@ -163,12 +163,38 @@ def test_an_expression_of_sizes_copies_where_it_is_0():
     assert ran > 10
 
 
+def test_minus_one_beside_an_input_size_at_another_axis_divides_by_the_copy():
+    """``Reshape(x, [-1, A])`` (a view moving a size, as ``[-1, seq, 16]`` of a
+    ``(batch, 4, seq, 16)`` tensor): where A >= 1 the entry A cancels out of the -1
+    (``B``); where A is 0 it copies B, the input is empty and the -1 is 0, valid only
+    where B >= 1."""
+    dims = ("A", "B")
+    contract, out, ran = judged(reshape_model(dims, [-1, "A"]), dims)
+    assert str(out.type) == "float32[B*min(1,A),A+B-B*min(1,A)]"
+    assert contract.holds(A=0, B=2, S=0) and not contract.holds(A=0, B=0, S=0)
+    assert ran > 10
+
+
 def test_without_minus_one_the_copied_size_must_keep_the_volume():
     """``Reshape(x, [S, B])``: valid at S = 0 (a copy of A) and where S == A (B >= 1)."""
     dims = ("A", "B")
     contract, _, ran = judged(reshape_model(dims, ["S", "B"]), dims)
     assert contract.holds(A=3, B=2, S=0) and not contract.holds(A=3, B=2, S=2)
     assert ran > 10
+
+
+def test_where_the_volume_refuses_a_copy_the_entry_keeps_its_own_size():
+    """``Reshape(x, [B, 1])``: where B is 0 the input is empty and a copied A >= 1 would
+    not be, so the type stays ``(B, 1)`` under ``min(B, 1) >= min(A, 1)`` (exact); with
+    ``[A*S, 3]`` an S of 0 leaves the input full, and the copy is a case of the type."""
+    dims = ("A", "B")
+    contract, out, ran = judged(reshape_model(dims, ["B", 1]), dims)
+    assert str(out.type) == "float32[B,1]"
+    assert contract.holds(A=0, B=0, S=0) and not contract.holds(A=2, B=0, S=0)
+    assert ran > 5
+    contract, out, ran = judged(reshape_model(dims, ["A*S", 3]), dims)
+    assert str(out.type) == "float32[A*S-A*min(1,A*S)+A,3]"
+    assert contract.holds(A=1, B=3, S=0) and ran > 5
 
 
 def test_sizes_swapped_copy_each_other_where_they_are_0():

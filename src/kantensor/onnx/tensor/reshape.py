@@ -3,6 +3,8 @@ copies the input's size unless ``allowzero``) and implementation."""
 
 from __future__ import annotations
 
+import functools
+import operator
 from typing import Any
 
 import numpy as np
@@ -29,7 +31,10 @@ def build_reshape(types: tuple, shape_value: Any, allowzero: int, **_: Any) -> d
     over the others (never among sizes of product 0); a Dim entry is its size input, an
     unknown one a fresh size. A Dim entry ``s`` at an axis of size ``a`` of the input is
     ``s`` where ``s >= 1`` and ``a`` (copied) where ``s == 0``: one exact size,
-    :func:`_copied` (``s`` itself where ``s == 0`` makes ``a`` 0 too)."""
+    ``s + a - a*min(1, s)``, which facts ``s >= 1`` make ``s``. It is ``s`` itself where
+    the input's type shows that ``s == 0`` makes ``a`` 0 too (``batch`` at an axis of size
+    ``batch*seq``: :func:`_zero_with`), and ``s`` with the condition that it is 0 only
+    where ``a`` is where the volume refuses the copy anyway (:func:`_volume_decides`)."""
     x, shape = types[0], types[1]
     a = dims("a", x.ndim)
     if shape.ndim != 1:
@@ -68,15 +73,20 @@ def build_reshape(types: tuple, shape_value: Any, allowzero: int, **_: Any) -> d
             out.append(a[i])  # the input's own size there: copied or not, the same
         else:
             given = own.get(entry, sizes.expr(entry))  # one of the input's sizes, or not
-            if allowzero or i >= x.ndim:
-                out.append(given)
-            else:
-                out.append(_copied(given, a[i], entry, x.shape[i]))
-                if out[-1] is not given:
-                    copies[i] = given
-            if not allowzero and i >= x.ndim:
+            out.append(given)
+            if allowzero:
+                continue
+            if i >= x.ndim:
                 clauses.append(as_expr(given) >= 1)  # 0 would copy an axis x does not have
+            elif x.shape[i] is None or not _zero_with(entry, x.shape[i]):
+                copies[i] = given  # copies the input's size where it is 0: see below
     unknown = any(e is None for e in shape_value)
+    for i, given in copies.items():
+        if _volume_decides(x.shape, shape_value[i], out, i, free, unknown):
+            clauses.append(dim_min(given, 1) >= dim_min(a[i], 1))
+        else:
+            out[i] = given + a[i] - a[i] * dim_min(1, given)
+    copies = {i: given for i, given in copies.items() if out[i] is not given}
     if free is None:
         if not unknown:
             clauses.append(size_of(a).eq(size_of(out)))
@@ -121,15 +131,19 @@ def _quotient(a: list[DimVar], out: list[Any], free: int, copies: dict[int, Any]
     return size_of(gates) * (size_of(left) // den) if gates else num // den
 
 
-def _copied(given: Any, size: DimVar, entry: Dim, known: Any) -> Any:
-    """The output size of a Dim ``entry`` (``given`` in the relation) at an input axis
-    of size ``size`` (``known`` in the input's type): ``entry`` where it is ``>= 1``,
-    else the copied ``size``, as one expression (``s + a - a*min(1, s)``, which facts
-    ``s >= 1`` make ``s``); ``given`` itself where the type shows that ``entry == 0``
-    makes the axis 0 too (``batch`` at an axis of size ``batch*seq``)."""
-    if known is not None and _zero_with(entry, known):
-        return given
-    return given + size - size * dim_min(1, given)
+def _volume_decides(shape: tuple, entry: Dim, out: list, i: int, free: int | None,
+                    unknown: bool) -> bool:
+    """Whether a Dim ``entry`` at axis ``i`` (of size ``a``) may keep its own size with
+    the condition that it is 0 only where ``a`` is (``min(s, 1) >= min(a, 1)``) and
+    still be exact: where ``entry`` is 0 the input is empty (``shape``'s volume is 0 by
+    structure), the other sizes are ints >= 1 and there is no -1, so a copied ``a >= 1``
+    would make a volume >= 1, which the input's 0 refuses anyway (``[3*batch*seq]`` of
+    a ``(batch, seq, 3)`` input: its size, never a copy of batch)."""
+    if free is not None or unknown or any(d is None for d in shape):
+        return False
+    if not all(isinstance(t, int) and t >= 1 for j, t in enumerate(out) if j != i):
+        return False
+    return _zero_with(entry, functools.reduce(operator.mul, shape, 1))
 
 
 def _zero_with(entry: Dim, size: Any) -> bool:
