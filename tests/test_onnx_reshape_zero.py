@@ -1,12 +1,12 @@
 """Reshape's copying 0 (allowzero 0) at a size the model reads (``Shape(y)[0]``), judged
-by onnxruntime at every size of a small domain, 0 included (issue 33: never a wrong
-answer).
+by ONNX's reference implementation and onnxruntime at every size of a small domain, 0
+included (issue 33: never a wrong answer).
 
 ONNX: an entry 0 copies the input's size at its position, so an entry ``S`` read from
 another tensor is ``S`` where ``S >= 1`` and the input's size where ``S == 0``; -1 is the
 input's size over the others, and invalid among sizes of product 0; a 0 beyond the
 input's rank is invalid. For every assignment, four answers must agree with whether
-onnxruntime runs the model and the shape it gives: the forward typing of the model with
+the model runs and the shape it gives: the forward typing of the model with
 those sizes given (ints), the symbolic type evaluated at them, ``contract.holds`` and
 ``kt.refine`` at them (one relation).
 
