@@ -7,8 +7,9 @@ another tensor is ``S`` where ``S >= 1`` and the input's size where ``S == 0``; 
 input's size over the others, and invalid among sizes of product 0; a 0 beyond the
 input's rank is invalid. For every assignment, four answers must agree with whether
 the model runs and the shape it gives: the forward typing of the model with
-those sizes given (ints), the symbolic type evaluated at them, ``contract.holds`` and
-``kt.refine`` at them (one relation).
+those sizes given (ints), the symbolic type evaluated at them, ``contract.holds`` (its
+``inner`` and ``outer`` sufficient and necessary) and ``kt.refine`` at them (one
+relation).
 
 The oracle is ONNX's reference implementation (``onnx.reference``), with onnxruntime run
 beside it without graph optimisations: the two agree at every point here but one kind,
@@ -120,6 +121,10 @@ def judged(model, x_dims: tuple[str, ...], domain: int = 4):
         where, used = (sizes, ran), {n: sizes[n] for n in contract.names}
         assert contract.holds(**used).value == (ran is not None), \
             (where, str(contract.holds(**used)))
+        if ran is None:  # the approximations: inner sufficient, outer necessary
+            assert contract.inner.holds(**used).value is not True, where
+        else:
+            assert contract.outer.holds(**used).value is not False, where
         concrete = with_input_dims(model, {"x": shape_x, "y": (sizes["S"],)})
         if ran is not None:
             _, (y,) = ko.from_onnx(concrete)
