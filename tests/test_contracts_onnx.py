@@ -338,9 +338,9 @@ def test_expand_of_a_cut_table_to_the_sequence_keeps_the_broadcast_condition():
 
 def test_reshape_to_a_size_read_from_another_axis_holds_where_its_type_is_the_run_s():
     """``Reshape(x, [S, -1])`` with x of shape (B, S, 8) and allowzero 0: where S is 0
-    its entry copies B, so the stated type ``(S, 8*B)`` holds only where S >= 1 (or B
-    is 0 too, which the -1 refuses). Every point claimed valid runs with that type;
-    (0, 0) is refused as onnxruntime refuses it."""
+    its entry copies B, so the type is ``S`` where S >= 1 and B where S == 0 (one exact
+    size, ``B + S - B*min(1, S)``); the -1 refuses B = S = 0. The contract holds exactly
+    where onnxruntime runs, with the run's type (it claimed S >= 1 necessary)."""
     nodes = [helper.make_node("Shape", ["x"], ["s"], start=1, end=2),
              helper.make_node("Concat", ["s", "minus_one"], ["shape"], axis=0),
              helper.make_node("Reshape", ["x", "shape"], ["y"], name="view")]
@@ -352,11 +352,11 @@ def test_reshape_to_a_size_read_from_another_axis_holds_where_its_type_is_the_ru
     _, (y,) = ko.from_onnx(model)
     for b, s in itertools.product(range(3), range(3)):
         ran = ortrun.run(model, {"x": np.zeros((b, s, 8), np.float32)})
-        if contract.holds(B=b, S=s).value:
+        assert contract.holds(B=b, S=s).value == isinstance(ran, list), (b, s, ran)
+        if isinstance(ran, list):
             assert kt.refine(y, given={"B": b, "S": s})[y].shape == ran[0], (b, s)
-        elif (b, s) == (0, 0):
-            assert isinstance(ran, ortrun.Refusal)
-    assert [s for s in range(3) if contract.holds(B=2, S=s)] == [1, 2]
+    assert [s for s in range(3) if contract.holds(B=2, S=s)] == [0, 1, 2]
+    assert not contract.holds(B=0, S=0)
 
 
 def test_data_dependent_sizes_are_named_by_their_nodes_and_labelled():

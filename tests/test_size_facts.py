@@ -90,6 +90,18 @@ def test_broadcast_conditions_reduce() -> None:
     assert facts.reduce([Condition(a, "<", 0)]) is None  # refuted
 
 
+def test_reduce_decides_a_condition_simplified_by_the_facts() -> None:
+    """A Reshape's volume with a copying size (``seq + 192 - 192*min(1, seq)``) is the
+    plain volume where ``seq >= 1``: the condition is implied, and dropped; one the
+    simplified form does not decide is kept in that form."""
+    facts = Facts([Condition(seq, ">=", 1)])
+    copied = seq + 192 - 192 * dim_min(1, seq)
+    assert facts.reduce([Condition(192 * n * seq, "==", n * copied * 192)]) == []
+    assert facts.reduce([Condition(a * dim_min(1, seq), "<=", b)]) == [Condition(a, "<=", b)]
+    assert facts.reduce([AnyOf(((Condition(copied, "==", 3),), (Condition(a, "<", 0),)))]) \
+        == [Condition(seq, "==", 3)]
+
+
 # -- random expressions, random facts, brute force -------------------------------------------
 def _leaf() -> st.SearchStrategy:
     return st.one_of(st.sampled_from([a, b, c]), st.integers(-3, 8))
@@ -163,6 +175,24 @@ def test_decisions_are_sound(left, right, op, facts) -> None:
         return
     for point in _points(store):
         assert cond.holds(point) is verdict, (cond, facts, point)
+
+
+@settings(max_examples=N_EXAMPLES, deadline=None)
+@given(left=_expr(2), right=_expr(2), op=st.sampled_from(["==", "<=", ">", "!="]),
+       facts=st.lists(_fact(), max_size=3))
+def test_reductions_are_sound(left, right, op, facts) -> None:
+    """What ``reduce`` keeps of a condition holds exactly where it does, at every point
+    the facts hold (None: it holds nowhere there)."""
+    store = Facts(facts)
+    cond = Condition(left, op, right)
+    kept = store.reduce([cond])
+    for point in _points(store):
+        try:
+            want = cond.holds(point)
+        except ZeroDivisionError:
+            continue
+        got = kept is not None and all(k.holds(point) for k in kept)
+        assert got is want, (cond, facts, kept, point)
 
 
 @settings(max_examples=N_EXAMPLES, deadline=None)

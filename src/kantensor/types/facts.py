@@ -144,7 +144,7 @@ class Facts:
         for c in clauses:
             if isinstance(c, Condition):
                 for x in expand(c):
-                    decided = self.decide(x)
+                    x, decided = self._judged(x)
                     if decided is False:
                         return None
                     if decided is None and x not in out:
@@ -152,12 +152,10 @@ class Facts:
                 continue
             cases: list[tuple[Condition, ...]] | None = []
             for case in c.cases:
-                case = tuple(x for atom in case for x in expand(atom))
-                verdicts = [self.decide(x) for x in case]
-                if False in verdicts:
+                judged = [self._judged(x) for atom in case for x in expand(atom)]
+                if any(d is False for _, d in judged):
                     continue
-                left = tuple(dict.fromkeys(
-                    x for x, d in zip(case, verdicts, strict=True) if d is None))
+                left = tuple(dict.fromkeys(x for x, d in judged if d is None))
                 if not left:
                     cases = None  # this case holds: so does the disjunction
                     break
@@ -176,6 +174,15 @@ class Facts:
                 if clause not in out:
                     out.append(clause)
         return _tightest(out)
+
+    def _judged(self, c: Condition) -> tuple[Condition, bool | None]:
+        """``c`` decided, else with its sides simplified under the facts (the same
+        wherever they hold: ``n*min(1, seq) == n`` where ``seq >= 1``) and decided again."""
+        decided = self.decide(c)
+        if decided is not None or not self.atoms:
+            return c, decided
+        plain = Condition(self.simplify(c.left), c.op, self.simplify(c.right), c.source)
+        return (c, None) if plain == c else (plain, self.decide(plain))
 
 
 def _tightest(clauses: list[Clause]) -> list[Clause]:

@@ -1,5 +1,5 @@
-"""ONNX's shape ops: Reshape, Shape, Size, Transpose, Concat, Unsqueeze, Squeeze,
-Split, Slice, Tile, Pad, DepthToSpace, SpaceToDepth and CenterCropPad.
+"""ONNX's shape ops: Shape, Size, Transpose, Concat, Unsqueeze, Squeeze, Split, Slice,
+Tile, Pad, DepthToSpace, SpaceToDepth and CenterCropPad (Reshape: :mod:`.reshape`).
 """
 
 from __future__ import annotations
@@ -19,101 +19,12 @@ from ...ops.templates import (
     names,
     operand,
     reads_ranks,
-    size_of,
     typed,
     where,
 )
-from ...syntax.ast import Clause, DimVar, dim_min
-from ...syntax.ast.dims import as_expr
 from ...types.dim import Dim
 from ..shared import NotKnown, constant_ints, rest_operands, value_entries
 from ..values import TypeStandIn, sizes_value
-
-
-def _unknown(prefix: str, n: int) -> tuple[list[DimVar], list[Clause]]:
-    """``n`` fresh unknown sizes and the clauses declaring them."""
-    made = dims(prefix, n)
-    return made, [d >= 0 for d in made]
-
-
-@builder
-def build_reshape(types: tuple, shape_value: Any, allowzero: int, **_: Any) -> dict[str, Any]:
-    """Reshape: 0 copies the input's size (unless ``allowzero``), -1 is the input's size
-    over the others; a Dim entry is its size input, an unknown one a fresh size."""
-    x, shape = types[0], types[1]
-    a = dims("a", x.ndim)
-    if shape.ndim != 1:
-        raise ParamError(f"shape must be a 1-D tensor, got one of {shape.ndim} axes")
-    if shape_value is None:
-        k = shape.shape[0]
-        if not isinstance(k, int):
-            raise NotKnown("the output rank is unknown: shape has an unknown length")
-        out, clauses = _unknown("u", k)
-        return {"x": a, "sizes": [], "y": out, "fits": clauses}
-    sizes = SizeNames(shape_value)
-    own = {d: a[i] for i, d in enumerate(x.shape) if isinstance(d, Dim | int)}
-    out: list[Any] = []
-    clauses: list[Clause] = []
-    free = None
-    rest = list(a)
-    for i, entry in enumerate(shape_value):
-        if entry is None:
-            u = DimVar(f"u{i}")
-            out.append(u)
-            clauses.append(u >= 0)
-        elif entry == 0 and not allowzero:
-            if i >= x.ndim:
-                raise ParamError(f"shape entry {i} is 0 (copy) but the input has {x.ndim} axes")
-            out.append(a[i])
-        elif isinstance(entry, int) and entry == -1:
-            if free is not None:
-                raise ParamError("shape has more than one -1")
-            free = i
-            out.append(None)
-        elif isinstance(entry, int) and entry < 0:
-            raise ParamError(f"shape entry {entry} is negative")
-        elif isinstance(entry, Dim) and entry in own and own[entry] in rest:
-            out.append(own[entry])  # one of the input's own sizes
-        else:
-            out.append(sizes.expr(entry))
-        if isinstance(entry, Dim) and not allowzero and i >= x.ndim:
-            clauses.append(as_expr(out[-1]) >= 1)  # 0 would copy an axis x does not have
-        elif isinstance(entry, Dim) and not allowzero and out[-1] != a[i]:
-            # 0 copies the input's size: the same only where that is 0 too
-            clauses.append(dim_min(out[-1], 1) >= dim_min(a[i], 1))
-    unknown = any(e is None for e in shape_value)
-    if free is None:
-        if not unknown:
-            clauses.append(size_of(a).eq(size_of(out)))
-    elif unknown:
-        w = DimVar("w")
-        out[free] = w
-        clauses.append(w >= 0)
-    else:
-        others = [t for i, t in enumerate(out) if i != free]
-        # -1 among sizes of product 0 is ambiguous (ONNX: invalid with allowzero); a
-        # condition per size, as a box states it (a product >= 1 it does not)
-        clauses += [as_expr(t) >= 1 for t in others if not (isinstance(t, int) and t >= 1)]
-        left = list(a)
-        kept = []
-        for t in others:  # an input axis named again cancels out of the quotient
-            if t in left:
-                left.remove(t)
-            else:
-                kept.append(t)
-        num, den = size_of(left), size_of(kept)
-        out[free] = num // den if kept else num
-        if kept:
-            clauses.append((num % den).eq(0))
-    return {"x": a, "sizes": sizes.patterns(), "y": out, "fits": clauses}
-
-
-def reshape(x: np.ndarray, shape: np.ndarray, *sizes: np.ndarray, allowzero: int = 0,
-            **_: Any) -> np.ndarray:
-    target = [int(v) for v in np.asarray(shape).tolist()]
-    if not allowzero:
-        target = [x.shape[i] if v == 0 else v for i, v in enumerate(target)]
-    return np.reshape(x, target)
 
 
 @reads_ranks
