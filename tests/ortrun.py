@@ -24,7 +24,9 @@ import numpy as np
 
 #: The worker: reads (model, inputs) requests, the model as bytes or a file's path,
 #: answers (shapes) or ("error", text). One thread per session: runs stay small and
-#: several workers share the machine's cores.
+#: several workers share the machine's cores. Graph optimisations are off: the oracle is
+#: the model as written (onnxruntime's Reshape fusion rewrites ``[Shape(y)[0],
+#: Shape(x)[1]]`` into ``[-1, 0]`` and then refuses empty inputs the model accepts).
 WORKER = r"""
 import pickle, struct, sys
 import onnxruntime as ort
@@ -32,6 +34,7 @@ ort.set_default_logger_severity(4)
 options = ort.SessionOptions()
 options.intra_op_num_threads = 1
 options.inter_op_num_threads = 1
+options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
 read, write = sys.stdin.buffer, sys.stdout.buffer
 last = (None, None)  # the last model and its session: a model run at many sizes
 while True:
