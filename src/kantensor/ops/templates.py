@@ -39,7 +39,7 @@ from ..syntax.parser import parse_alternatives
 
 __all__ = ["BUILDERS", "Message", "RankType", "alternative", "builder", "checked", "dims", "groups",
            "joined_dtypes", "names", "product", "rank_error", "reads_known_sizes",
-           "reads_ranks", "size_of", "sum_of", "typed"]
+           "reads_ranks", "shifted", "signed", "size_of", "sum_of", "typed"]
 
 
 def dims(prefix: str, n: int | None = None) -> list[DimVar]:
@@ -65,6 +65,20 @@ def alternative(inputs: Iterable[object], outputs: Iterable[object],
 
 def _operand(x: object) -> TensorPattern:
     return x if isinstance(x, TensorPattern) else TensorPattern(tuple(x))  # type: ignore
+
+
+def shifted(size: DimExpr, by: int) -> DimExpr:
+    """``size + by`` for an int ``by`` of either sign (a fixed size is never negative:
+    ``shifted(n, -1)`` is ``n-1``); ``size`` itself for 0."""
+    return size + by if by > 0 else size - (-by) if by < 0 else size
+
+
+def signed(value: int | DimExpr) -> DimExpr:
+    """A dim expression for an int of either sign (``-3`` is ``0-3``, as the text ``-3``
+    parses) or a dim expression as it is."""
+    if isinstance(value, int):
+        return FixedDim(value) if value >= 0 else FixedDim(0) - (-value)
+    return value
 
 
 def sum_of(sizes: Sequence[DimExpr | int]) -> DimExpr:
