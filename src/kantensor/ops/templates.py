@@ -16,9 +16,7 @@ never because a catalogue file names it (see :mod:`kantensor.ops.catalogue`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Sequence
-from functools import lru_cache
 from typing import Any
 
 from ..syntax.alternative import Alternative
@@ -35,7 +33,6 @@ from ..syntax.ast import (
 from ..syntax.ast import checked as _checked
 from ..syntax.errors import TypeInferenceError
 from ..syntax.limits import balanced_join
-from ..syntax.parser import parse_alternatives
 
 __all__ = ["BUILDERS", "Message", "RankType", "alternative", "builder", "checked", "dims", "groups",
            "joined_dtypes", "names", "product", "rank_error", "reads_known_sizes",
@@ -135,19 +132,6 @@ def checked(clause: Clause, message: Message) -> Clause:
     """``clause`` carrying ``message``, its failure in the user's words (as
     ``torch._check(cond, msg)`` does): ``checked(n >= 1, lambda values, types: ...)``."""
     return _checked(clause, message)
-
-
-def checked_text(clause: str, message: Message) -> tuple[str, Message]:
-    """(Old protocol, while builders move to objects.) A where-clause's text and its
-    message, keyed by the clause's canonical text."""
-    return _canonical(clause), message
-
-
-@lru_cache(maxsize=4096)
-def _canonical(clause: str) -> str:
-    names = sorted(set(re.findall(r"[A-Za-z_]\w*", clause)) - {"min", "max"})
-    (alt,) = parse_alternatives(f"({','.join(names)})->() where {clause}")
-    return str(alt.where[0])
 
 
 def product(dims: Sequence[str]) -> str:

@@ -193,21 +193,22 @@ def build_slice(types: tuple, starts_value: Any, ends_value: Any, axes_value: An
     and refine at ``seq = 65`` finds the 64 that a forward build finds (with a negative
     step such a bound leaves the size unknown)."""
     x = types[0]
-    dims = names("a", x.ndim)
+    a = dims("a", x.ndim)
     n = len(types[1].shape) and types[1].shape[0]
     if not isinstance(n, int):
         raise NotKnown("starts has an unknown length")
     axes = list(range(n)) if 3 not in given else value_entries(axes_value, n, "axes")
     steps = [1] * n if 4 not in given else value_entries(steps_value, n, "steps")
     starts, ends = value_entries(starts_value, n, "starts"), value_entries(ends_value, n, "ends")
-    out: list[str] = list(dims)
-    clauses: list[str] = []
+    out: list[Any] = list(a)
+    clauses: list[Clause] = []
     sizes = SizeNames(starts_value, ends_value, axes_value, steps_value)
-    if any(a is None or isinstance(a, Dim) for a in axes):
-        out = [f"u{i}" for i in range(x.ndim)]
-        clauses = [f"u{i} >= 0" for i in range(x.ndim)]
+    unknown = dims("u", x.ndim)
+    if any(ax is None or isinstance(ax, Dim) for ax in axes):
+        out = unknown
+        clauses = [u >= 0 for u in unknown]
     else:
-        picked = [normalize_axis(a, x.ndim) for a in axes]
+        picked = [normalize_axis(ax, x.ndim) for ax in axes]
         if len(set(picked)) != len(picked):
             raise ParamError(f"repeated axis in {tuple(axes)}")
         for i, ax in enumerate(picked):
@@ -224,14 +225,15 @@ def build_slice(types: tuple, starts_value: Any, ends_value: Any, axes_value: An
                     v is None or isinstance(v, int | Dim) for v in (start, end)) or (
                     step < 0 and not all(v is None or isinstance(v, int)
                                          for v in (start, end))):
-                out[ax] = f"u{ax}"
-                clauses.append(f"u{ax} >= 0")
+                out[ax] = unknown[ax]
+                clauses.append(unknown[ax] >= 0)
             elif isinstance(start, Dim) or isinstance(end, Dim):  # a bound is a size
-                out[ax] = symbolic_length(dims[ax], start, end, step, sizes, clauses)
+                out[ax] = symbolic_length(a[ax], start, end, step, sizes, clauses)
             else:
-                out[ax] = slice_length(dims[ax], start, end, step)
-    return {"x": operand(dims), "rest": ",(k):I" * (len(types) - 2 - len(sizes.dims))
-            + sizes.operands(after=True), "y": operand(out), "fits": where(clauses)}
+                out[ax] = slice_length(a[ax], start, end, step)
+    (k,) = dims("k")
+    return {"x": a, "rest": [*[typed([k], "I")] * (len(types) - 2 - len(sizes.dims)),
+                             *sizes.patterns()], "y": out, "fits": clauses}
 
 
 def slice_(x: np.ndarray, starts: np.ndarray, ends: np.ndarray, *rest: np.ndarray,
