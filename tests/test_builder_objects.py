@@ -15,9 +15,10 @@ import pytest
 
 import kantensor as kt
 import kantensor.ops.op as op_module
-from kantensor import Signature
+from kantensor import Signature, TensorType
 from kantensor.onnx.registry import registry
-from kantensor.ops.catalogue import load_all
+from kantensor.ops.catalogue import _as_given, load_all
+from kantensor.ops.family import OpFamily
 
 #: Builders that still fill their templates with text (module.function).
 OLD_PROTOCOL = frozenset({
@@ -65,6 +66,27 @@ def _path(fn: object) -> str:
     return f"{fn.__module__}.{fn.__qualname__}"
 
 
+def _flat(value: list) -> list:
+    return [t for v in value for t in (_flat(v) if isinstance(v, list) else [v])]
+
+
+def _render_examples(op: object, examples: tuple) -> None:
+    """Render ``op``'s signature for each example's inputs and parameters (through
+    ``signature_for``, which no build memo answers)."""
+    for example in examples:
+        if "in" not in example:
+            continue
+        params = _as_given(op, {k: v for k, v in example.items()
+                                if k not in ("in", "out", "error")})
+        types = tuple(TensorType.parse(t) for t in _flat(example["in"]))
+        try:
+            bound = op.bind(**params) if isinstance(op, OpFamily) else op
+            if hasattr(bound, "signature_for"):
+                bound.signature_for(types)
+        except (TypeError, ValueError, IndexError):
+            continue  # an example of an error
+
+
 @pytest.fixture(scope="module")
 def rendered() -> Iterator[dict]:
     """Every example of every entry run with the renderer watched: builder path ->
@@ -92,10 +114,10 @@ def rendered() -> Iterator[dict]:
     op_module._render_ranks.cache_clear()
     try:
         for entry in load_all():
-            entry.run_examples(kt.ops.CATALOGUE[entry.name])
+            _render_examples(kt.ops.CATALOGUE[entry.name], entry.examples)
         for ops in registry().values():
             for o in ops:
-                o.entry.run_examples(o.op)
+                _render_examples(o.op, o.entry.examples)
         yield seen
     finally:
         op_module._rendered = render
