@@ -33,8 +33,6 @@ OLD_PROTOCOL = frozenset({
     "kantensor.onnx.nn.attention.build_linear",
     "kantensor.onnx.object_detection.build_nms",
     "kantensor.onnx.object_detection.build_roi_align",
-    "kantensor.onnx.quantization.build_dequantize",
-    "kantensor.onnx.quantization.build_quantize",
     "kantensor.onnx.rnn.build_rnn",
     "kantensor.onnx.tensor.grid.build_affine_grid",
     "kantensor.onnx.tensor.grid.build_grid_sample",

@@ -398,9 +398,9 @@ class Equation(Constraint):
         tree = _tree(self.left, "==", self.right) if self.where == "where-clause" else \
             None if self.right.env is None or isinstance(self.right.node, Dim) else \
             self.right.node
-        where = self.where if self.place is None else (self.place[0], f" axis {self.place[1]}")
-        return said(*((where,) if isinstance(where, str) else where), ": ", before,
-                    self.text, after, kind="size", where=self.where,
+        where = (self.where,) if self.place is None else \
+            (self.place[0], f" axis {self.place[1]}")  # the operand's place, an object
+        return said(*where, ": ", before, self.text, after, kind="size", where=self.where,
                     place=self.place, before=before, after=after, tree=tree)
 
 
