@@ -3,69 +3,126 @@ say the main branch's worktree) and this one. Each measurement runs in fresh pro
 of this Python with ``PYTHONPATH`` set to the tree's ``src``, the two trees taking turns,
 so both see the same load; the benchmark code is this tree's for both.
 
-Run: ``python benchmarks/before_after.py --base /work/main``.
+It prints: ``import kantensor`` and ``import kantensor.onnx``; run.py's first builds (at
+a new rank for sum; matmul, add and sum beside PyTensor's when installed) and cached
+builds; ``kantensor onnx`` on a small model; and the first (cold) and best later (warm)
+``infer_shapes`` of each tree beside onnx's, each tool in processes of its own
+(onnx_time.py), on the transformer of onnx_model.py and on SqueezeNet-like ceil-mode
+pool stacks (tests/exported_models.py ``pool_stack``), median of ``--runs`` processes.
+
+Run: ``python benchmarks/before_after.py --base /work/main [--layers 12] [--runs 3]
+[--clock cpu]`` (``cpu``: each process's CPU time, steadier on a shared machine).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+TESTS = HERE.parent / "tests"
 
 IMPORT = ("import time; t = time.perf_counter(); import {module}; "
           "print(f'{{(time.perf_counter() - t) * 1000:.0f}} ms')")
-
 
 CLI = ("import subprocess, sys, time; t = time.perf_counter(); "
        "subprocess.run([sys.executable, '-m', 'kantensor', 'onnx', {model!r}], check=True, "
        "capture_output=True); print(f'{{(time.perf_counter() - t) * 1000:.0f}} ms')")
 
+#: The models the cold/warm rows type, saved by this tree's builders (name -> code).
+MODELS = {
+    "transformer": "from onnx_model import transformer; m = transformer({layers})",
+    "pool_stack(7)": "import exported_models as em; m, _ = em.pool_stack(pools=7)",
+}
 
-def run(tree: Path, args: list[str]) -> str:
-    env = {**os.environ, "PYTHONPATH": str(tree / "src")}
+
+def run(tree: Path | None, args: list[str]) -> str:
+    """``python args`` in benchmarks/ with ``tree``'s source first on the path (None:
+    no kantensor tree, for onnx's own rows)."""
+    path = [str(tree / "src")] if tree is not None else []
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([*path, str(TESTS)])}
     done = subprocess.run([sys.executable, *args], env=env, cwd=HERE, text=True,
                           capture_output=True, timeout=1800)
     return done.stdout + (done.stderr[-2000:] if done.returncode else "")
 
 
+def _ms(text: str) -> float:
+    head = text.split()[0] if text.split() else ""
+    return float(head) if head.replace(".", "", 1).isdigit() else 1e9
+
+
 def best_import(tree: Path, module: str, times: int = 5) -> str:
     made = [run(tree, ["-c", IMPORT.format(module=module)]).strip() for _ in range(times)]
-    return min(made, key=lambda t: float(t.split()[0]) if t.split()[0].isdigit() else 1e9)
+    return min(made, key=_ms)
+
+
+def cold_warm(tree: Path | None, tool: str, model: Path, runs: int, clock: str) -> str:
+    """The median over ``runs`` fresh processes of the first call and of the best later
+    call (onnx_time.py), in ms."""
+    firsts, bests = [], []
+    for _ in range(runs):
+        out = run(tree, ["onnx_time.py", tool, "--model", str(model), "--repeat", "10",
+                         "--clock", clock]).split()
+        try:
+            first, best = float(out[-2]), float(out[-1])
+        except (IndexError, ValueError):
+            return "failed: " + " ".join(out)[-300:]
+        firsts.append(first)
+        bests.append(best)
+    return f"cold {statistics.median(firsts) * 1000:7.1f} ms   warm " \
+           f"{statistics.median(bests) * 1000:7.2f} ms"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--base", type=Path, required=True)
     parser.add_argument("--layers", type=int, default=12)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall")
     args = parser.parse_args()
     trees = {"base": args.base.resolve(), "this": HERE.parent}
     for label, tree in trees.items():
-        print(f"== {label}: {tree}")
+        commit = subprocess.run(["git", "-C", str(tree), "log", "--oneline", "-1"],
+                                text=True, capture_output=True).stdout.strip()
+        print(f"== {label}: {tree} ({commit})")
     for module in ("kantensor", "kantensor.onnx"):
         for label, tree in trees.items():
             print(f"import {module} ({label}): {best_import(tree, module)}", flush=True)
     for only in ("first build", "cached build"):
         for label, tree in trees.items():
             print(f"\n== {only} ({label})")
-            out = run(tree, ["run.py", "--quick", "--only", only, "--dask-gigabytes", "0"])
+            out = run(tree, ["run.py", "--quick", "--only", only, "--dask-scale", "0",
+                             "--clock", args.clock])
             print("\n".join(line for line in out.splitlines()
                             if only in line or line.startswith(("case", "Traceback", "  "))
-                            or "Error" in line))
-    model = Path("/tmp") / f"kantensor_bench_{os.getpid()}.onnx"
-    run(trees["this"], ["-c", "import onnx; from onnx_model import transformer; "
-                        f"onnx.save(transformer(1), {str(model)!r})"])
-    for label, tree in trees.items():
-        made = [run(tree, ["-c", CLI.format(model=str(model))]).strip() for _ in range(3)]
-        print(f"`kantensor onnx` on a 1-layer transformer ({label}): best of 3 "
-              f"{min(made, key=lambda t: float(t.split()[0]) if t[:1].isdigit() else 1e9)}")
-    model.unlink(missing_ok=True)
-    for label, tree in trees.items():
-        print(f"\n== ONNX transformer, {args.layers} layers ({label})")
-        print(run(tree, ["onnx_transformer.py", str(args.layers)]).strip())
+                            or "Error" in line), flush=True)
+    with tempfile.TemporaryDirectory() as folder:
+        small = Path(folder) / "transformer1.onnx"
+        run(trees["this"], ["-c", "import onnx; from onnx_model import transformer; "
+                            f"onnx.save(transformer(1), {str(small)!r})"])
+        print()
+        for label, tree in trees.items():
+            made = [run(tree, ["-c", CLI.format(model=str(small))]).strip() for _ in range(3)]
+            print(f"`kantensor onnx` on a 1-layer transformer ({label}): best of 3 "
+                  f"{min(made, key=_ms)}", flush=True)
+        for name, code in MODELS.items():
+            path = Path(folder) / "model.onnx"
+            run(trees["this"], ["-c", "import onnx; " + code.format(layers=args.layers)
+                                + f"; onnx.save(m, {str(path)!r})"])
+            shown = f"transformer, {args.layers} layers" if name == "transformer" else name
+            print(f"\n== infer_shapes on {shown}: median of {args.runs} processes "
+                  f"({args.clock} clock)")
+            for label, tree in trees.items():
+                print(f"  kantensor ({label}): "
+                      f"{cold_warm(tree, 'kantensor', path, args.runs, args.clock)}",
+                      flush=True)
+            print(f"  onnx:             {cold_warm(None, 'onnx', path, args.runs, args.clock)}",
+                  flush=True)
 
 
 if __name__ == "__main__":

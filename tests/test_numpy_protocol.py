@@ -213,3 +213,22 @@ def test_len_is_the_first_size_when_it_is_known():
         np.asarray(k)
     assert np.asarray(kt.constant([1, 2, 3])).tolist() == [1, 2, 3]
     assert len(kt.constant([1, 2, 3])) == 3
+
+
+def test_equality_compares_elements_in_every_mode_and_hashing_is_identity():
+    """``==``/``!=`` build NumPy's elementwise comparison outside eval_shape too (no
+    trace mode decides it); variables stay dict keys by identity; an operand that is
+    no array-like falls back to Python's identity comparison."""
+    x = kt.vector("x", dtype="float32", shape=(3,))
+    y = kt.vector("y", dtype="float32", shape=(3,))
+    eq, ne = x == y, x != 2
+    assert eq.owner.op is kt.eq and ne.owner.op is kt.ne
+    assert eq.type == ne.type == kt.TensorType("bool", (3,))
+    a, b = np.array([1, 2, 3], "float32"), np.array([1, 0, 3], "float32")
+    got = kt.function([x, y], [eq, ne])(a, b)
+    np.testing.assert_array_equal(got[0], a == b)
+    np.testing.assert_array_equal(got[1], a != 2)
+    assert {x: 1, y: 2}[y] == 2 and x in {x} and y not in {x}
+    assert (x == None) is False and (x != "x") is True  # noqa: E711
+    with pytest.raises(TypeError, match="no truth value"):
+        bool(x == y)

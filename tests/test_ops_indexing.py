@@ -17,6 +17,9 @@ import kantensor as kt
 from conformance import ALL_DTYPES, arrays, conform, hidden_mask, shapes
 from kantensor.ops.families.indexing import slice_length
 from kantensor.ops.params import AxisError, ParamError
+from kantensor.syntax.ast import DimVar, evaluate
+from kantensor.syntax.ast.dims import as_expr
+from kantensor.syntax.parser import parse_alternatives
 
 CASES = settings(max_examples=200, deadline=None)
 
@@ -31,13 +34,16 @@ INDEX_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", 
 @pytest.mark.parametrize("step", [None, 1, 2, 3, 5, -1, -2, -3, -5])
 def test_slice_length_is_pythons(step):
     """The dim expression of a slice's length equals len(range(n)[slice]) for every
-    small size and every start/stop, in and out of range."""
+    small size and every start/stop, in and out of range (evaluated by the DSL's one
+    evaluator, and again from its text parsed back)."""
     bounds = [None, *range(-9, 10)]
     for start, stop in itertools.product(bounds, bounds):
-        text = slice_length("n", start, stop, step)
+        size = slice_length(DimVar("n"), start, stop, step)
+        (alt,) = parse_alternatives(f"(n)->({size})")
+        assert alt.outputs[0].dims[0] == as_expr(size)
         for n in range(8):
-            got = eval(text, {"min": min, "max": max, "n": n})  # noqa: S307 - our text
-            assert got == len(range(n)[start:stop:step]), (text, n, start, stop, step)
+            got = size if isinstance(size, int) else evaluate(size, lambda _, n=n: n)
+            assert got == len(range(n)[start:stop:step]), (str(size), n, start, stop, step)
 
 
 def test_getitem_symbolic_lengths():

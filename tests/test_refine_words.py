@@ -139,6 +139,30 @@ def test_an_output_size_is_written_over_the_operands_whatever_its_dims_are_named
         "x.shape[0]*x.shape[1] = 6")
 
 
+@pytest.mark.parametrize("a, b", [("a", "b"), ("input", "axis"), ("is", "of")])
+def test_a_clause_that_divides_by_zero_is_written_over_the_operands(a, b):
+    """A where-clause that divides by zero is said from its tree too: a size named like
+    a word of the sentence (``a``) is its operand's axis as any other."""
+    mod = kt.op(f"({a}),({b})->({a}) where {a} % {b} >= 0")(lambda x, y: x)
+    x, y = f32("x", None), f32("y", None)
+    z = mod(x, y)
+    z.name = "z"
+    assert _lines(z, given={x: "float32[3]", y: "float32[0]"})[-1] == (
+        "z = <lambda>(x, y) fails with y axis 0 = 0: where-clause x.shape[0]%y.shape[0] >= 0 "
+        "fails: it divides by zero")
+
+
+def test_a_sentence_names_its_operands_from_their_places():
+    """An axis of fixed size and a rank said over the operand (its place, an object),
+    never by reading ``input 0`` back from the sentence."""
+    first = kt.op("(a,3)->(a)")(lambda x: x[:, 0])
+    x = f32("x", None, None)
+    z = first(x)
+    z.name = "z"
+    assert _lines(z, given={x: "float32[2,4]"})[-1] == (
+        "z = <lambda>(x) fails with x axis 1 = 4: x axis 1 must have size 3, got 4")
+
+
 def test_an_overload_whose_dtypes_fit_says_why():
     """mod of two bools gives int8 (its third overload): the reason is that overload's
     sizes, not the first overload's promoted dtype, and a broadcast the inputs pass

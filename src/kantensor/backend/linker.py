@@ -385,7 +385,7 @@ def generate(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
 
 def _copied(v: Variable, fgraph: FunctionGraph) -> bool:
     """Whether output ``v`` is returned as a copy: an input array (never the caller's)."""
-    return v in fgraph.inputs and isinstance(v.type, TensorType)
+    return any(v is x for x in fgraph.inputs) and isinstance(v.type, TensorType)
 
 
 def _big_test(inputs: list[Variable], params: list[str], settings: Execution,

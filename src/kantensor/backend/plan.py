@@ -84,7 +84,8 @@ class Plan:
                 return f"block run {r} ({where})"
         if node in self.target:
             t = self.target[node]
-            return f"in place of {t}" if t in node.inputs else f"into the dead buffer of {t}"
+            own = any(t is x for x in node.inputs)
+            return f"in place of {t}" if own else f"into the dead buffer of {t}"
         return ""
 
 
@@ -263,7 +264,8 @@ def _finish(run: Run, nodes: list[Apply], last: dict[Variable, int]) -> None:
     for i in range(run.start, run.stop):
         node = nodes[i]
         for v in node.inputs:
-            if v not in made and v not in run.outer and v.type.ndim == run.ndim:
+            if v not in made and v.type.ndim == run.ndim and \
+                    not any(v is o for o in run.outer):
                 run.outer.append(v)
         for v in dict.fromkeys(node.inputs):  # buffers whose value dies here
             if v in run.slots and last[v] == i:

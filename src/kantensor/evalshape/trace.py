@@ -24,7 +24,7 @@ from ..graph import basic
 from ..graph.basic import Apply, Constant, Variable
 from ..graph.hooks import Hook
 from ..types import dimorder
-from ..types.protocol import REBIND, TRACING
+from ..types.protocol import REBIND
 from .located import Locator, Site
 
 _LOCAL = threading.local()
@@ -141,7 +141,6 @@ ANSWER: Hook[Callable[..., Any]] = Hook(
     "as the compare_sizes hook while some thread traces")
 
 REBIND.set(_rebind)
-TRACING.set(lambda: getattr(_LOCAL, "trace", None) is not None)
 
 
 class tracing:  # noqa: N801 - a context manager used as a statement

@@ -260,6 +260,6 @@ def _defined(diff: Dim, v: Any) -> DimLike | None:
 
 def _said(c: Any) -> str:
     """What a pending constraint is about, for a condition's source."""
-    where = getattr(c, "where", "")
+    where = str(getattr(c, "where", "") or "")  # a text, or a place that says itself
     text = getattr(c, "text", "")
     return f"{where}: {text}" if where and text else where or text

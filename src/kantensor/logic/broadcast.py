@@ -9,7 +9,7 @@ from typing import Any
 from ..types.dim import Dim, DimLike
 from ..types.poly import Opaque, lone_atom
 from .dims import definitions, open_unknowns, size_value
-from .store import Constraint, Progress, Reason, bind_choices, facts_of, unify_oc
+from .store import Constraint, Progress, Reason, bind_choices, facts_of, said, unify_oc
 from .terms import Symbol, isvar, walk
 from .wording import broadcast_text, readable
 
@@ -70,6 +70,8 @@ class Broadcast(Constraint):
     #: numbering (axis None: not known when the constraint was made); for messages, so
     #: it may be a function giving that tuple (made only when a message is)
     operands: tuple | Callable[[], tuple] = ()
+    #: the where-clause it is (the DSL's tree, for messages), or None
+    clause: Any = None
 
     def check(self, s: dict, pending: tuple) -> Progress:
         values = [walk(v, s) for v in self.sizes]
@@ -125,16 +127,13 @@ class Broadcast(Constraint):
         operands = self.operands() if callable(self.operands) else self.operands
         axes = tuple((i, axis, v) for (i, axis), v in zip(operands, values, strict=True)) \
             if operands else ()  # a where-clause's broadcast: no operand axes known
-        if axes:
-            text = "could not be broadcast: " + broadcast_text(axes)
-            said = "could not be broadcast: " + broadcast_text(axes, inputs=False)
-        else:
-            text = said = f"{self.where}: cannot broadcast sizes " + \
-                ", ".join(readable(v) for v in values)
         known = {v for v in values if isinstance(v, int) and v != 1}
-        if out is not None and len(known) < 2:
-            text += f", and the output needs {readable(out)}"
-            said += f", and the output needs {readable(out)}"
+        needs = f", and the output needs {readable(out)}" \
+            if out is not None and len(known) < 2 else ""
         if not axes:  # a where-clause's broadcast: its text says it all
-            return Reason(text)
-        return Reason(text, "broadcast", axes=axes, out=out, said=said)
+            where = (self.where,) if self.clause is None else ("where-clause ", self.clause)
+            return said(*where, ": cannot broadcast sizes ",
+                        ", ".join(readable(v) for v in values), needs)
+        text = "could not be broadcast: " + broadcast_text(axes) + needs
+        words = "could not be broadcast: " + broadcast_text(axes, inputs=False) + needs
+        return Reason(text, "broadcast", axes=axes, out=out, said=words)

@@ -22,7 +22,7 @@ from ..types.dimfacts import NO_SOLUTION, solve_for
 from ..types.poly import Opaque
 from ..types.prove import bounds
 from ..types.symbols import free_symbols, substitute
-from .store import Constraint, Progress, Reason, bind_choices, facts_of, unify_oc
+from .store import Constraint, Progress, Reason, bind_choices, facts_of, said, unify_oc
 from .terms import Symbol, isvar, term_vars, walk
 from .wording import readable
 
@@ -398,8 +398,10 @@ class Equation(Constraint):
         tree = _tree(self.left, "==", self.right) if self.where == "where-clause" else \
             None if self.right.env is None or isinstance(self.right.node, Dim) else \
             self.right.node
-        return Reason(f"{self.where}: {before}{self.text}{after}", "size", where=self.where,
-                      place=self.place, before=before, after=after, tree=tree)
+        where = (self.where,) if self.place is None else \
+            (self.place[0], f" axis {self.place[1]}")  # the operand's place, an object
+        return said(*where, ": ", before, self.text, after, kind="size", where=self.where,
+                    place=self.place, before=before, after=after, tree=tree)
 
 
 @dataclass(frozen=True, eq=False)
@@ -434,7 +436,9 @@ class Compare(Constraint):
             left, right = self.left.value(s), self.right.value(s)
         except ZeroDivisionError:
             return Reason(f"where-clause {self.text} fails: it divides by zero", "clause",
-                          clause=self.text, values=_values(s, self.left, self.right))
+                          clause=self.text, values=_values(s, self.left, self.right),
+                          said="it divides by zero",
+                          tree=_tree(self.left, self.op, self.right))
         said = f"{readable(left)} {self.op} {readable(right)} is false"
         return Reason(f"where-clause {self.text} fails: {said}", "clause", clause=self.text,
                       values=_values(s, self.left, self.right), said=said,

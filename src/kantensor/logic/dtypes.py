@@ -23,7 +23,7 @@ from ..types.dtypes import (
     promoted,
     python_dtype,
 )
-from .store import Constraint, Progress, Reason, bind_choices, guess, unify_oc
+from .store import Constraint, Progress, Reason, bind_choices, guess, said, unify_oc
 from .terms import isvar, walk
 
 __all__ = ["Compatible", "DTypeMap", "InCategory", "InDefaultRange", "Operand", "Promote",
@@ -163,7 +163,7 @@ class InDefaultRange(Constraint):
     open stays open (any dtype of the range); it fails once the dtype is a string."""
 
     dtype: Any
-    where: str = ""
+    where: Any = ""  # the operand's place (an object whose str names it)
 
     def check(self, s: dict, pending: tuple) -> Progress:
         d = walk(self.dtype, s)
@@ -175,9 +175,9 @@ class InDefaultRange(Constraint):
         return (self.dtype,)
 
     def explain(self, s: dict) -> str:
-        return Reason(f"{self.where} has dtype {walk(self.dtype, s)}, not taken here: a "
-                      f"dtype ranges over bool and the numbers, strings only where a "
-                      f"where-clause says T in string", "dtype")
+        return said(self.where, f" has dtype {walk(self.dtype, s)}, not taken here: a "
+                    f"dtype ranges over bool and the numbers, strings only where a "
+                    f"where-clause says T in string", kind="dtype")
 
 
 @dataclass(frozen=True, eq=False)
@@ -217,7 +217,7 @@ class WrappedOk(Constraint):
     dtype: Any
     shape: Any
     wrapped: Any
-    where: str = ""
+    where: Any = ""  # the operand's place (an object whose str names it)
 
     def check(self, s: dict, pending: tuple) -> Progress:
         flag = walk(self.wrapped, s)
@@ -242,5 +242,5 @@ class WrappedOk(Constraint):
         return (self.dtype, self.shape, self.wrapped)
 
     def explain(self, s: dict) -> str:
-        return f"{self.where}: a wrapped Python number has no axes and a dtype among " \
-               f"{', '.join(wrapped_dtypes())}, got {walk(self.dtype, s)}"
+        return said(self.where, ": a wrapped Python number has no axes and a dtype among "
+                    f"{', '.join(wrapped_dtypes())}, got {walk(self.dtype, s)}")

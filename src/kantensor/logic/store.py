@@ -28,7 +28,8 @@ from .terms import ASSUMED, FACTS, GROUND, VARS, Fresh, Symbol, TensorTerm, isva
 
 __all__ = ["Beyond", "Constraint", "Reason", "TypeStore", "copy_state", "explaining",
            "facts_of", "fail_because",
-           "fresh_state", "labelo", "post", "propagate", "relations_first", "unify_oc"]
+           "fresh_state", "labelo", "post", "propagate", "relations_first", "said",
+           "unify_oc"]
 
 #: A constraint's progress: None (it fails), or (substitution, done) optionally
 #: followed by constraints to add (which may replace it).
@@ -94,7 +95,9 @@ class Reason(str):
     ``facts``, the values the failing constraint saw (for a where-clause ``clause`` (its
     text), ``values`` (each size name's value), ``said`` (its sides' values) and
     ``tree`` (the clause as the DSL's tree, or None); for a category ``category`` and
-    ``got``; for broadcasting ``axes``: ``(input, axis or None, size)`` per operand)."""
+    ``got``; for broadcasting ``axes``: ``(input, axis or None, size)`` per operand).
+    A reason made by :func:`said` also has ``parts``: the pieces its text joins, the
+    operands' places and the DSL's nodes among them kept as objects."""
 
     kind: str
     facts: dict
@@ -104,6 +107,13 @@ class Reason(str):
         self.kind = kind
         self.facts = facts
         return self
+
+
+def said(*parts: Any, kind: str = "", **facts: Any) -> Reason:
+    """The reason whose text is ``parts`` joined (``str`` of each), keeping them: an
+    explanation names a place (``input 1``) or a dim of the relation by the user's
+    operand and axis, from the objects, never by reading the text again."""
+    return Reason("".join(map(str, parts)), kind, parts=parts, **facts)
 
 
 _REASONS: contextvars.ContextVar[list | None] = contextvars.ContextVar("reasons", default=None)

@@ -11,38 +11,38 @@ import numpy as np
 from onnx import TensorProto
 
 from ..ops.params import ParamError, normalize_axis
-from ..ops.templates import builder, names, operand
+from ..ops.templates import builder, dims, typed
 from ..types.dtypes import is_integer, normalize_dtype
 from .dtypes import DTYPES, ELEM_TYPES, dtype_of
 from .lowp import quantized
 
 
-def _scale(types: tuple, axis: int, block_size: int) -> str:
-    """The scale's operand, which the zero point's shape repeats: a scalar; per axis, the
+def _scale(types: tuple, axis: int, block_size: int) -> list:
+    """The scale's dims, which the zero point's shape repeats: a scalar; per axis, the
     axis's size (or 1, which broadcasts); blocked, the input's shape with the axis in
     blocks of ``block_size``."""
     x, s = types[0], types[1]
-    dims = names("a", x.ndim)
+    a: list = dims("a", x.ndim)
     if s.ndim == 0:
-        return "()"
+        return []
     if s.ndim == 1 and not block_size:
-        return "(1)" if s.shape[0] == 1 else f"({dims[normalize_axis(axis, x.ndim)]})"
+        return [1] if s.shape[0] == 1 else [a[normalize_axis(axis, x.ndim)]]
     if s.ndim == x.ndim and block_size > 0:
         ax = normalize_axis(axis, x.ndim)
-        dims[ax] = f"({dims[ax]}+{block_size - 1})//{block_size}"
-        return operand(dims)
+        a[ax] = (a[ax] + (block_size - 1)) // block_size
+        return a
     raise ParamError(f"a scale of {s.ndim} axes for an input of {x.ndim} and block_size "
                      f"{block_size}: a scalar, per axis (1-D) or blocked (the input's rank)")
 
 
-def _zero(types: tuple, scale: str) -> str:
-    """The zero point's operand: the scale's shape, except that a scale of one element
-    (``()`` or ``(1)``) takes a zero point of one element of either shape, both then
-    scalars (as onnx.reference reads them; ONNX's own node cases pair a ``()`` scale with
-    a ``(1)`` zero point)."""
+def _zero(types: tuple, scale: list) -> list:
+    """The zero point's dims: the scale's, except that a scale of one element (``()`` or
+    ``(1)``) takes a zero point of one element of either shape, both then scalars (as
+    onnx.reference reads them; ONNX's own node cases pair a ``()`` scale with a ``(1)``
+    zero point)."""
     z = types[2]
-    if scale in ("()", "(1)") and z.ndim <= 1:
-        return "()" if z.ndim == 0 else "(1)"
+    if scale in ([], [1]) and z.ndim <= 1:
+        return [] if z.ndim == 0 else [1]
     return scale
 
 
@@ -52,12 +52,12 @@ def build_quantize(types: tuple, output_dtype: int = 0, axis: int = 1, block_siz
     """QuantizeLinear: the zero point's dtype, else ``output_dtype``, else uint8. A known
     zero point's dtype is the kernel's ``output_dtype`` (its values may come computed in
     a wider integer: :func:`kantensor.ops.op.exact_casts`)."""
-    x, s = operand(names("a", types[0].ndim)), _scale(types, axis, block_size)
+    x, s = dims("a", types[0].ndim), _scale(types, axis, block_size)
     if len(types) > 2:
         zero = ELEM_TYPES.get(types[2].dtype) if isinstance(types[2].dtype, str) else None
-        return {"x": x, "rest": f",{s}:S,{_zero(types, s)}:Z", "dt": "Z",
+        return {"x": x, "rest": [typed(s, "S"), typed(_zero(types, s), "Z")], "dt": "Z",
                 **({"params": {"output_dtype": zero}} if zero else {})}
-    return {"x": x, "rest": f",{s}:S",
+    return {"x": x, "rest": [typed(s, "S")],
             "dt": dtype_of(output_dtype, "QuantizeLinear") if output_dtype else "uint8"}
 
 
@@ -88,8 +88,9 @@ def quantize(x: np.ndarray, scale: np.ndarray, *zero: np.ndarray, axis: int = 1,
 def build_dequantize(types: tuple, output_dtype: int = 0, axis: int = 1, block_size: int = 0,
                      **_: Any) -> dict[str, Any]:
     """DequantizeLinear: the scale's dtype (or ``output_dtype``)."""
-    x, s = operand(names("a", types[0].ndim)), _scale(types, axis, block_size)
-    return {"x": x, "rest": f",{s}:S" + (f",{_zero(types, s)}:Z" if len(types) > 2 else ""),
+    x, s = dims("a", types[0].ndim), _scale(types, axis, block_size)
+    zero = [typed(_zero(types, s), "Z")] if len(types) > 2 else []
+    return {"x": x, "rest": [typed(s, "S"), *zero],
             "dt": dtype_of(output_dtype, "DequantizeLinear") if output_dtype else "S"}
 
 

@@ -16,9 +16,7 @@ never because a catalogue file names it (see :mod:`kantensor.ops.catalogue`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Sequence
-from functools import lru_cache
 from typing import Any
 
 from ..syntax.alternative import Alternative
@@ -35,11 +33,10 @@ from ..syntax.ast import (
 from ..syntax.ast import checked as _checked
 from ..syntax.errors import TypeInferenceError
 from ..syntax.limits import balanced_join
-from ..syntax.parser import parse_alternatives
 
 __all__ = ["BUILDERS", "Message", "RankType", "alternative", "builder", "checked", "dims", "groups",
            "joined_dtypes", "names", "product", "rank_error", "reads_known_sizes",
-           "reads_ranks", "size_of", "sum_of", "typed"]
+           "reads_ranks", "shifted", "signed", "size_of", "sum_of", "typed"]
 
 
 def dims(prefix: str, n: int | None = None) -> list[DimVar]:
@@ -65,6 +62,20 @@ def alternative(inputs: Iterable[object], outputs: Iterable[object],
 
 def _operand(x: object) -> TensorPattern:
     return x if isinstance(x, TensorPattern) else TensorPattern(tuple(x))  # type: ignore
+
+
+def shifted(size: DimExpr, by: int) -> DimExpr:
+    """``size + by`` for an int ``by`` of either sign (a fixed size is never negative:
+    ``shifted(n, -1)`` is ``n-1``); ``size`` itself for 0."""
+    return size + by if by > 0 else size - (-by) if by < 0 else size
+
+
+def signed(value: int | DimExpr) -> DimExpr:
+    """A dim expression for an int of either sign (``-3`` is ``0-3``, as the text ``-3``
+    parses) or a dim expression as it is."""
+    if isinstance(value, int):
+        return FixedDim(value) if value >= 0 else FixedDim(0) - (-value)
+    return value
 
 
 def sum_of(sizes: Sequence[DimExpr | int]) -> DimExpr:
@@ -121,19 +132,6 @@ def checked(clause: Clause, message: Message) -> Clause:
     """``clause`` carrying ``message``, its failure in the user's words (as
     ``torch._check(cond, msg)`` does): ``checked(n >= 1, lambda values, types: ...)``."""
     return _checked(clause, message)
-
-
-def checked_text(clause: str, message: Message) -> tuple[str, Message]:
-    """(Old protocol, while builders move to objects.) A where-clause's text and its
-    message, keyed by the clause's canonical text."""
-    return _canonical(clause), message
-
-
-@lru_cache(maxsize=4096)
-def _canonical(clause: str) -> str:
-    names = sorted(set(re.findall(r"[A-Za-z_]\w*", clause)) - {"min", "max"})
-    (alt,) = parse_alternatives(f"({','.join(names)})->() where {clause}")
-    return str(alt.where[0])
 
 
 def product(dims: Sequence[str]) -> str:

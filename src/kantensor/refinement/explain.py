@@ -9,20 +9,16 @@ the axis and the value, earlier causes first.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Hashable
 from dataclasses import dataclass, replace
 
 from ..graph.basic import Variable
-from ..logic.store import Reason
-from ..signature.mismatch import show
 from ..signature.signature import Signature
-from ..syntax import ast as A
-from ..syntax.alternative import Overloads, Place, Side
+from ..syntax.alternative import Overloads
 from ..syntax.errors import TypeInferenceError
-from ..types.type import TensorType
 from .relations import Unit, describe, node_relation, node_unit, run, why_not
 from .sizes import Entry, Hole, Sizes, has_hole, symbols_of
+from .wording import clause_said, in_user_terms, in_words
 
 __all__ = ["Conflict", "RefinementError", "Step", "explain_conflict"]
 
@@ -30,16 +26,28 @@ __all__ = ["Conflict", "RefinementError", "Step", "explain_conflict"]
 MAX_STEPS = 12
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Step:
     """``variable`` axis ``axis`` is ``value`` because of ``source`` (a node or a given
-    type), which decides it from the operand sizes in ``premises``."""
+    type), which decides it from the operand sizes in ``premises``. Two steps are equal
+    when they say the same of the same variables (variables by identity: ``==`` on
+    tensors compares their elements)."""
 
     variable: Variable
     axis: int
     value: Entry  # an int, a Dim, or a Hole (the size of another, unknown axis)
     source: str
     premises: tuple[tuple[Variable, int, Entry], ...]
+
+    def _key(self) -> tuple:
+        return (id(self.variable), self.axis, self.value, self.source,
+                tuple((id(v), a, x) for v, a, x in self.premises))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Step) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
 
     def __str__(self) -> str:
         why = "; ".join(f"{describe(v)} axis {a} is {_shown(x)}" for v, a, x in self.premises)
@@ -124,7 +132,7 @@ def _refined_axes(sizes: Sizes, unit: Unit) -> list[tuple[int, int]]:
 def explain_conflict(sizes: Sizes, unit: Unit) -> RefinementError:
     """The error for ``unit``'s relation failing on the sizes known now."""
     raw = _why_not(sizes, unit)
-    reason = _in_user_terms(raw, unit)
+    reason = in_user_terms(raw, unit)
     refined = _refined_axes(sizes, unit)
     candidates = refined + [ax for ax in _built_axes(sizes, unit) if ax not in refined]
     clashing = _clashing(sizes, unit, candidates)
@@ -135,7 +143,7 @@ def explain_conflict(sizes: Sizes, unit: Unit) -> RefinementError:
     for i, a in chosen:
         story.explain((unit.operands[i].variable, a))
     about = "dtypes" if getattr(raw, "kind", "") in ("category", "dtype") else "sizes"
-    said = _clause_said(sizes, unit, raw) or _in_words(unit, reason)
+    said = clause_said(sizes, unit, raw) or in_words(unit, reason)
     return RefinementError(tuple(story.steps), Conflict(unit.label, axes, said),
                            f"the graph's {about} contradict each other")
 
@@ -170,119 +178,6 @@ def _clashing(sizes: Sizes, unit: Unit, candidates: list) -> list:
         found += [ax for ax in candidates if ax not in found and ax not in outputs
                   and holds(outputs | {ax})]
     return sorted(found, key=candidates.index)
-
-
-def _in_words(unit: Unit, reason: str) -> str:
-    """The solver's reason with the unit's operands named: a broadcast names each
-    operand's axis and size (``x axis 1 is 3 and v axis 0 is 5``), two sizes that must
-    be equal name both (``x axis 1 is 3 but u axis 0 is 5``), never the signature's
-    name for the dimension."""
-    kind = getattr(reason, "kind", "")
-    if kind == "core":
-        return _unequal(unit, reason.facts)
-    if kind != "broadcast":
-        return reason
-    said = " and ".join(
-        f"{_operand_name(unit, i)} {'an axis' if a is None else f'axis {a}'} is {v}"
-        for i, a, v in reason.facts["axes"])
-    out = reason.facts["out"]
-    sizes = {v for _, _, v in reason.facts["axes"] if v != 1}
-    return f"{said} could not be broadcast" + (  # (to the output when they broadcast)
-        f" to the output's {out}" if out is not None and len(sizes) < 2 else "")
-
-
-def _unequal(unit: Unit, facts: dict) -> str:
-    """``x axis 1 is 3 but u axis 0 is 5, and they must be equal`` from a dimension's
-    mismatch (``facts``: where each size was seen, and the two sizes)."""
-    (place, axis, _), (was, size) = facts["second"], facts["sizes"]
-    second = f"{_place_name(unit, place)} axis {axis} is {show(size)}"
-    if facts["first"] is None:
-        return f"{second}, not {show(was)} as another operand requires"
-    first_place, first_axis, _ = facts["first"]
-    return (f"{_place_name(unit, first_place)} axis {first_axis} is {show(was)} but "
-            f"{second}, and they must be equal")
-
-
-def _place_name(unit: Unit, place: Place) -> str:
-    """The operand of ``unit`` at an alternative's ``place`` (``input 1``: ``W``)."""
-    i = place.index if place.side is Side.INPUT else unit.n_inputs + place.index
-    return _operand_name(unit, i) if 0 <= i < len(unit.operands) else str(place)
-
-
-def _clause_said(sizes: Sizes, unit: Unit, reason: str) -> str | None:
-    """A failing where-clause in the words its Op's builder gave it (NumPy's sentence,
-    over the operands' types as refinement knows them), or None."""
-    if getattr(reason, "kind", "") != "clause" or unit.node is None:
-        return None
-    message = getattr(unit.node.op, "clause_messages", {}).get(reason.facts["clause"])
-    if message is None:
-        return None
-    types = tuple(TensorType(op.dtype, tuple(
-        None if has_hole(e) else e for e in sizes.current(op.variable)))
-        for op in unit.operands[:unit.n_inputs] if op.variable is not None)
-    return message(reason.facts["values"], types)
-
-
-def _operand_name(unit: Unit, i: int) -> str:
-    v = unit.operands[i].variable
-    return f"input {i}" if v is None else describe(v)
-
-
-_NAME = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
-_PLACE = re.compile(r"\b(input|output) (\d+)\b")
-#: Words of the solver's sentences without a tree, never read as a dimension's name.
-_WORDS = frozenset("where clause fails size does not equal is negative divides by zero "
-                   "axis input output must have got a an in of".split())
-#: Pattern items that take exactly one axis (not a group, not ``m?``).
-_ONE_AXIS = (A.DimVar, A.FixedDim, A.BinOp, A.Call)
-
-
-def _in_user_terms(reason: str, unit: Unit) -> str:
-    """The solver's sentence (a where-clause, an axis's size) over the operands
-    (``x.shape[1]``, ``y axis 0``), not its signature's names (a builder's ``a1``,
-    ``output 0``): from the constraint's tree and place (its facts), else by name. A
-    broadcast's, a mismatch's or a category's reason is kept (:func:`_in_words`)."""
-    relation = unit.relation
-    if unit.node is None or not isinstance(relation, Overloads) or \
-            getattr(reason, "kind", "") in ("broadcast", "core", "category"):
-        return reason
-    names = _axis_names(unit, relation)
-    facts = getattr(reason, "facts", {})
-    if facts.get("tree") is not None:  # its own tree, each dim written as its axis
-        said = A.written(facts["tree"], lambda n: names.get(n, n))
-        if reason.kind == "clause":
-            return Reason(f"where-clause {said} fails: {facts['said']}", "clause", **facts)
-        place, where = facts["place"], facts["where"]
-        where = where if place is None else f"{_place_name(unit, place[0])} axis {place[1]}"
-        return Reason(f"{where}: {facts['before']}{said}{facts['after']}", "size", **facts)
-    text = _NAME.sub(lambda n: n.group(0) if n.group(0) in _WORDS
-                     else names.get(n.group(0), n.group(0)), reason)
-
-    def place(m: re.Match) -> str:
-        i = int(m.group(2)) + (unit.n_inputs if m.group(1) == "output" else 0)
-        return _operand_name(unit, i) if i < len(unit.operands) else m.group(0)
-    text = _PLACE.sub(place, text)
-    return reason if text == reason else text
-
-
-def _axis_names(unit: Unit, relation: Overloads) -> dict[str, str]:
-    """Each dimension name of the relation's alternatives as the operand axis it names
-    (``x.shape[1]``; ``x.shape[-1]`` after a group), the first alternative's first."""
-    names: dict[str, str] = {}
-    for alt in relation.alternatives:
-        for i, op in enumerate(alt.operands):
-            variable = unit.operands[i].variable if i < len(unit.operands) else None
-            if variable is None:
-                continue
-            dims = list(op.dims)
-            varying = [k for k, d in enumerate(dims) if not isinstance(d, _ONE_AXIS)]
-            for k, d in enumerate(dims):
-                if not isinstance(d, A.DimVar) or varying and \
-                        varying[0] < k < varying[-1]:
-                    continue  # between two groups: its axis is not known here
-                axis = k if not varying or k < varying[0] else k - len(dims)
-                names.setdefault(d.name, f"{describe(variable)}.shape[{axis}]")
-    return names
 
 
 def _built_axes(sizes: Sizes, unit: Unit) -> list[tuple[int, int]]:
@@ -431,7 +326,8 @@ class _Story:
         if relation is None:
             return None
         unit = node_unit(node, relation)
-        where = (len(node.inputs) + node.outputs.index(variable), axis)
+        where = (len(node.inputs) + next(i for i, o in enumerate(node.outputs) if o is variable),
+                 axis)
         premises = self._premises_for(unit, frozenset([where]))
         if premises is None:
             return None

@@ -20,7 +20,15 @@ from typing import Any
 
 from ..logic.broadcast import Broadcast
 from ..logic.dims import Equation, Expr
-from ..logic.store import Beyond, Constraint, Progress, bind_choices, fail_because, unify_oc
+from ..logic.store import (
+    Beyond,
+    Constraint,
+    Progress,
+    bind_choices,
+    fail_because,
+    said,
+    unify_oc,
+)
 from ..logic.terms import fresh, isvar, walk
 from ..syntax import ast as A
 from ..syntax.alternative import Place
@@ -209,14 +217,14 @@ class Structure(Constraint):
             return None
         if ndim < fixed or (variable is None and ndim != fixed):
             need = f"at least {fixed}" if variable is not None else f"exactly {fixed}"
-            fail_because(lambda: f"{where} has {ndim} dimension{'s' * (ndim != 1)} but "
-                         f"{alt.operands[i]} needs {need}")
+            fail_because(lambda: said(where, f" has {ndim} dimension{'s' * (ndim != 1)} but ",
+                                      alt.operands[i], f" needs {need}"))
             return None
         glen = ndim - fixed
         cap = alt.max_loop_dims
         if variable is not None and variable.node == LOOP and cap is not None and glen > cap:
-            fail_because(lambda: f"{where} has {glen} loop dim{'s' * (glen != 1)} but at "
-                         f"most {cap} are allowed")
+            fail_because(lambda: said(where, f" has {glen} loop dim{'s' * (glen != 1)} but "
+                                      f"at most {cap} are allowed"))
             return None
         constraints: list[Constraint] = []
         axis, loop = 0, glen if variable is not None and variable.node == LOOP else 0
@@ -227,10 +235,9 @@ class Structure(Constraint):
                 target = self._occurrence(layout, it.group, i)
                 new = unify_oc(target, part, s)
                 if new is False:
-                    fail_because(lambda it=it, part=part, target=target, s=s, axis=axis:
-                                 f"{it.node} are {_show_tuple(part)} in {where} "
-                                 f"(from axis {axis}) but {_show_tuple(walk(target, s), s)} "
-                                 "elsewhere")
+                    fail_because(lambda it=it, part=part, target=target, s=s, axis=axis: said(
+                        f"{it.node} are {_show_tuple(part)} in ", where, f" (from axis {axis}) "
+                        f"but {_show_tuple(walk(target, s), s)} elsewhere"))
                     return None
                 s, axis = new, axis + n
                 continue
@@ -274,8 +281,8 @@ class Structure(Constraint):
         if isinstance(node, A.FixedDim):
             new = unify_oc(size, node.size, s)
             if new is False:
-                fail_because(lambda: f"{where} axis {axis} must have size {node.size}, "
-                             f"got {_show(walk(size, s))}")
+                fail_because(lambda: said(where, f" axis {axis} must have size {node.size}, "
+                                          f"got {_show(walk(size, s))}"))
                 return None
             return new
         constraints.append(Equation(Expr(size), env.expr(node), str(node),

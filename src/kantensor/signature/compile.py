@@ -27,7 +27,7 @@ from ..logic.dtypes import (
     Promote,
     WrappedOk,
 )
-from ..logic.store import Constraint, Progress, Reason, fail_because, post, unify_oc
+from ..logic.store import Constraint, Progress, Reason, fail_because, post, said, unify_oc
 from ..logic.terms import TensorTerm, fresh, isvar, walk
 from ..syntax import ast as A
 from ..syntax.alternative import Alternative, Place
@@ -55,7 +55,6 @@ class CompiledAlternative:
         self.operands = alt.operands
         self.axes = Axes(alt)
         self._dtype_where = tuple(f"{self.where(i)} dtype" for i in range(len(self.operands)))
-        self._where_text = tuple(str(self.where(i)) for i in range(self.n_in))
         #: where each dtype variable is first seen among the operands (for messages)
         self._dtype_origin: dict[str, Place] = {}
         for i, op in enumerate(self.operands):
@@ -131,7 +130,7 @@ class CompiledAlternative:
                 s[t] = new
                 t = new
             elif not isinstance(t, TensorTerm):
-                fail_because(lambda i=i, t=t: f"{self.where(i)} is not a tensor type: {t!r}")
+                fail_because(lambda i=i, t=t: said(self.where(i), f" is not a tensor type: {t!r}"))
                 return False
             tensors.append(t)
         for t in tensors[self.n_in:]:  # wrapped status never propagates to outputs
@@ -145,11 +144,11 @@ class CompiledAlternative:
         constraints: list[Constraint] = [] if axes_last else [axes]
         for i, t in enumerate(tensors[:self.n_in]):
             if t.wrapped is not False:  # an operand known not to be wrapped is fine
-                constraints.append(WrappedOk(t.dtype, t.shape, t.wrapped, self._where_text[i]))
+                constraints.append(WrappedOk(t.dtype, t.shape, t.wrapped, self.where(i)))
         for i in self._ranged:  # a string input only where a where-clause admits it
             d = walk(tensors[i].dtype, s)
             if type(d) is not str or d not in _DEFAULT:
-                constraints.append(InDefaultRange(tensors[i].dtype, self._where_text[i]))
+                constraints.append(InDefaultRange(tensors[i].dtype, self.where(i)))
         binders = self._binders
         constraints += self._dtypes(env, tensors, binders)
         constraints += self._clauses(env, tensors, binders)
@@ -220,7 +219,7 @@ class CompiledAlternative:
             elif isinstance(clause, A.Broadcasts):
                 out.append(Broadcast(tuple(self._size(a, env, out) for a in clause.args),
                                      self._size(clause.result, env, out), f"where-clause {text}",
-                                     facts))
+                                     facts, clause))
             elif isinstance(clause, A.InCategory):
                 term = self._dtype_term(clause.dtype, env, out, binders, tensors)
                 if type(term) is not str or term not in CATEGORIES[clause.category]:
@@ -305,9 +304,9 @@ class _DTypeIs(Constraint):
         pattern = self.alt.operands[self.operand]
         if isinstance(pattern.dtype, A.DTypeVar):
             first = self.env.dtype_origin.get(pattern.dtype.name, "another operand")
-            return Reason(f"dtype {pattern.dtype.name} is {want} in {first} but {got} in "
-                          f"{where}", "dtype")
-        return Reason(f"{where} must have dtype {pattern.dtype}, got {got}", "dtype")
+            return said(f"dtype {pattern.dtype.name} is {want} in ", first, f" but {got} in ",
+                        where, kind="dtype")
+        return said(where, f" must have dtype {pattern.dtype}, got {got}", kind="dtype")
 
 
 @lru_cache(maxsize=4096)

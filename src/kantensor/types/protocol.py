@@ -30,11 +30,6 @@ REBIND: Hook[Callable[[Any, Callable[[], Any]], bool]] = Hook(
     "stand for build() from now on (a functional update: x[i] = v, x += y, "
     "np.add.at(x, i, v), out=x), and say True; False elsewhere")
 
-TRACING: Hook[Callable[[], bool]] = Hook(
-    "tracing", "kantensor.evalshape.trace",
-    "tracing() -> bool: whether this thread runs eval_shape (then x == y compares "
-    "elements, as NumPy's arrays do; elsewhere it is identity)", lambda: False)
-
 #: Keyword arguments that ask NumPy to write into existing memory or to skip elements:
 #: a graph has no memory to write into, so their non-default values are refused.
 _OUT_OF_GRAPH = {"out": None, "where": True}

@@ -14,7 +14,7 @@ from ..graph.basic import Constant, Variable
 from .dim import Dim, unknown
 from .display import variable_html
 from .dtypes import get_default_dtype, normalize_dtype, python_dtype
-from .protocol import REBIND, TRACING, array_function, array_ufunc
+from .protocol import REBIND, array_function, array_ufunc
 from .sizenum import Ratio, size_tensor
 from .type import ShapeEntry, TensorType, refuse_masked
 
@@ -81,6 +81,11 @@ def _binary(name: str, reflected: bool = False):
             return fn(self, other) if fn is not None else _apply(name, self, other)
     method.__name__ = f"__{'r' if reflected else ''}{name}__"
     return method
+
+
+#: What ``x == other`` compares elementwise: tensors, arrays, numbers, sizes and lists.
+_COMPARABLE = (Variable, np.ndarray, np.generic, bool, int, float, complex, Dim, Ratio,
+               list, tuple)
 
 
 def _inplace(name: str):
@@ -317,16 +322,16 @@ class _TensorOperators:
     def _repr_html_(self) -> str:
         return variable_html(self)
 
-    # Variables are graph nodes: identity equality, usable as dict keys.
+    # Graph nodes hashed by identity (dict keys); ``==``/``!=`` compare elements as
+    # NumPy's arrays do, in every mode: code that means identity says ``is``.
     __hash__ = object.__hash__
 
     def __eq__(self, other):
-        """Identity, like PyTensor (variables are graph nodes); during ``eval_shape``,
-        NumPy's elementwise comparison, which the traced code means."""
-        return _apply("eq", self, other) if TRACING.fn() else self is other
+        """The ``eq`` node; NotImplemented (identity) for no array-like ``other``."""
+        return _apply("eq", self, other) if isinstance(other, _COMPARABLE) else NotImplemented
 
     def __ne__(self, other):
-        return _apply("ne", self, other) if TRACING.fn() else self is not other
+        return _apply("ne", self, other) if isinstance(other, _COMPARABLE) else NotImplemented
 
     def __bool__(self):
         raise TypeError("a symbolic tensor has no truth value (its value is only known "

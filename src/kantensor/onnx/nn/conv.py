@@ -9,23 +9,24 @@ from typing import Any
 import numpy as np
 
 from ...ops.params import ParamError
-from ...ops.templates import builder, checked_text, names, operand, reads_ranks, where
+from ...ops.templates import builder, checked, dims, groups, reads_ranks, shifted, typed
+from ...syntax.ast import Clause, DimExpr, DimVar, dim_min
 from ...types.numpy_dtypes import extreme_value
 from ..shared import NotKnown
 
 
-def _window(n: str, k: int | str, s: int, d: int, pb: int, pe: int, auto_pad: str,
-            ceil_mode: int) -> str:
+def _window(n: DimVar, k: int | DimVar, s: int, d: int, pb: int, pe: int, auto_pad: str,
+            ceil_mode: int) -> DimExpr:
     """The output size of a sliding window over an axis of size ``n`` (``k``: the
-    kernel's size, or the name of the weight's axis that has it)."""
-    eff = (k - 1) * d + 1 if isinstance(k, int) else f"(({k}-1)*{d}+1)"
+    kernel's size, or the weight's axis that has it)."""
+    eff = (k - 1) * d + 1
     if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-        return f"({n}+{s - 1})//{s}"
+        return shifted(n, s - 1) // s
     if auto_pad == "VALID":
-        return f"({n}-{eff})//{s}+1"
+        return (n - eff) // s + 1
     if ceil_mode:  # the last window must start inside the input or its left pad
-        return f"min(({n}+{pb + pe + s - 1}-{eff})//{s}+1,({n}{pb - 1:+d})//{s}+1)"
-    return f"({n}+{pb + pe}-{eff})//{s}+1"
+        return dim_min((shifted(n, pb + pe + s - 1) - eff) // s + 1, shifted(n, pb - 1) // s + 1)
+    return (shifted(n, pb + pe) - eff) // s + 1
 
 
 def window_attributes(x_ndim: int, **given: tuple | None) -> int:
@@ -49,6 +50,67 @@ def window_attributes(x_ndim: int, **given: tuple | None) -> int:
     return k
 
 
+class _Windows:
+    """The parts of a Conv's or a pool's relation: X's dims, W's and the bias's operands
+    (a Conv), the output's dims, the where-clauses (with their messages) and the
+    parameters resolved."""
+
+    def __init__(self, types: tuple, kernel_shape: tuple | None, strides: tuple | None,
+                 pads: tuple | None, dilations: tuple | None, auto_pad: str, ceil_mode: int,
+                 group: int):
+        x = types[0]
+        k = window_attributes(x.ndim, kernel_shape=kernel_shape, strides=strides, pads=pads,
+                              dilations=dilations)
+        a = self.x = dims("a", x.ndim)
+        conv = len(types) > 1
+        self.clauses: list[Clause] = []
+        if conv:
+            w = types[1]
+            if w.ndim != x.ndim:
+                raise ParamError(f"W has {w.ndim} dimensions and X {x.ndim}: a Conv's weight "
+                                 "is (M, C/group, kernel...), of X's rank")
+            wd = self.w = dims("w", w.ndim)
+            if kernel_shape is not None and len(kernel_shape) != k:
+                raise ParamError(f"kernel_shape has {len(kernel_shape)} entries, X has {k} "
+                                 "spatial axes")
+            kernel: Any = tuple(kernel_shape) if kernel_shape is not None else tuple(wd[2:])
+            self.weight = [wd[0], wd[1], *kernel]
+            self.clauses.append(checked(
+                a[1].eq(group * wd[1] if group != 1 else wd[1]),
+                lambda v, _, c=a[1].name, g=group, w1=wd[1].name: (
+                    f"input channels C is not equal to kernel channels * group: C is {v[c]}, "
+                    f"W's channels {v[w1]}, group {g}")))
+            if group != 1:
+                self.clauses.append(checked((wd[0] % group).eq(0),
+                                            lambda v, _, m=wd[0].name, g=group: (
+                    f"output channels M is not divisible by group: M is {v[m]}, group {g}")))
+        else:
+            kernel = kernel_shape
+            if kernel is None:
+                raise NotKnown("the kernel's spatial sizes must be known")
+        strides = strides or (1,) * k
+        dilations = dilations or (1,) * k
+        pads = pads or (0,) * (2 * k)
+        out = []
+        for i in range(k):
+            size = _window(a[2 + i], kernel[i], strides[i], dilations[i], pads[i],
+                           pads[i + k], auto_pad, ceil_mode)
+            out.append(size)
+            self.clauses.append(checked(size >= 1, lambda v, types, i=i: (
+                f"the window does not fit spatial axis {i} of {types[0]}: the output would "
+                f"have no position there (a window larger than its padded input)")))
+            if not conv:
+                self.clauses.append(checked(a[2 + i] >= 1, lambda v, types, i=i: (
+                    f"spatial axis {i} of {types[0]} is empty: a pool needs an input")))
+                if auto_pad == "NOTSET" and max(pads[i], pads[i + k]) >= kernel[i]:
+                    raise ParamError(f"pads {tuple(pads)} must be smaller than kernel_shape "
+                                     f"{tuple(kernel)} (as onnxruntime requires of a pool)")
+        self.y = [a[0], wd[0] if conv else a[1], *out]
+        self.params = {"kernel_shape": tuple(kernel) if all(isinstance(v, int) for v in kernel)
+                       else None, "strides": tuple(strides),
+                       "pads": tuple(pads), "dilations": tuple(dilations)}
+
+
 @reads_ranks
 def build_pool(types: tuple, kernel_shape: tuple | None = None, strides: tuple | None = None,
                pads: tuple | None = None, dilations: tuple | None = None,
@@ -64,70 +126,12 @@ def build_pool(types: tuple, kernel_shape: tuple | None = None, strides: tuple |
     position from a window overhanging by less than a stride); a pool's
     input has no empty spatial axis and its pads are smaller than its kernel, as
     onnxruntime requires."""
-    x = types[0]
-    k = window_attributes(x.ndim, kernel_shape=kernel_shape, strides=strides, pads=pads,
-                          dilations=dilations)
-    dims = names("a", x.ndim)
-    conv = len(types) > 1
-    clauses: list[str] = []
-    messages: dict = {}
-
-    def state(clause: str, message: Any) -> None:
-        text, said = checked_text(clause, message)
-        clauses.append(clause)
-        messages[text] = said
-
-    if conv:
-        w = types[1]
-        if w.ndim != x.ndim:
-            raise ParamError(f"W has {w.ndim} dimensions and X {x.ndim}: a Conv's weight is "
-                             "(M, C/group, kernel...), of X's rank")
-        wd = names("w", w.ndim)
-        if kernel_shape is not None and len(kernel_shape) != k:
-            raise ParamError(f"kernel_shape has {len(kernel_shape)} entries, X has {k} "
-                             "spatial axes")
-        kernel: Any = tuple(kernel_shape) if kernel_shape is not None else tuple(wd[2:])
-        weight = [wd[0], wd[1], *kernel]
-        state(f"{dims[1]} == {group}*{wd[1]}" if group != 1 else f"{dims[1]} == {wd[1]}",
-              lambda v, _, c=dims[1], g=group, w1=wd[1]: (
-                  f"input channels C is not equal to kernel channels * group: C is {v[c]}, "
-                  f"W's channels {v[w1]}, group {g}"))
-        if group != 1:
-            state(f"{wd[0]} % {group} == 0", lambda v, _, m=wd[0], g=group: (
-                f"output channels M is not divisible by group: M is {v[m]}, group {g}"))
-    else:
-        kernel = kernel_shape
-        if kernel is None:
-            raise NotKnown("the kernel's spatial sizes must be known")
-    strides = strides or (1,) * k
-    dilations = dilations or (1,) * k
-    pads = pads or (0,) * (2 * k)
-    out = []
-    for i in range(k):
-        size = _window(dims[2 + i], kernel[i], strides[i], dilations[i], pads[i],
-                       pads[i + k], auto_pad, ceil_mode)
-        out.append(size)
-        state(f"{size} >= 1", lambda v, types, i=i: (
-            f"the window does not fit spatial axis {i} of {types[0]}: the output would have "
-            f"no position there (a window larger than its padded input)"))
-        if not conv:
-            state(f"{dims[2 + i]} >= 1", lambda v, types, i=i: (
-                f"spatial axis {i} of {types[0]} is empty: a pool needs an input"))
-            if auto_pad == "NOTSET" and max(pads[i], pads[i + k]) >= kernel[i]:
-                raise ParamError(f"pads {tuple(pads)} must be smaller than kernel_shape "
-                                 f"{tuple(kernel)} (as onnxruntime requires of a pool)")
-    if conv:
-        y = operand([dims[0], wd[0], *out])
-        operands = f",{operand(weight)}:T" + f",({wd[0]}):T" * (len(types) - 2)
-    else:
-        y = operand([dims[0], dims[1], *out])
-        operands = ""
-    outs = f"{y}:T" + (f",{y}:int64" if outputs > 1 else "")
-    return {"x": operand(dims), "rest": operands, "outs": outs, "fits": where(clauses),
-            "messages": messages,
-            "params": {"kernel_shape": tuple(kernel) if all(isinstance(v, int) for v in kernel)
-                       else None, "strides": tuple(strides),
-                       "pads": tuple(pads), "dilations": tuple(dilations)}}
+    made = _Windows(types, kernel_shape, strides, pads, dilations, auto_pad, ceil_mode, group)
+    rest = [typed(made.weight, "T"), *[typed([made.w[0]], "T")] * (len(types) - 2)] \
+        if len(types) > 1 else []
+    outs = [typed(made.y, "T"), typed(made.y, "int64")][:2 if outputs > 1 else 1]
+    return {"x": made.x, "rest": rest, "outs": outs, "fits": made.clauses,
+            "params": made.params}
 
 
 def _windows(x: np.ndarray, kernel: tuple, strides: tuple, pads: tuple, dilations: tuple,
@@ -238,10 +242,8 @@ def lp_pool(x: np.ndarray, *, kernel_shape: tuple, strides: tuple, pads: tuple,
 def build_global_pool(types: tuple, **_: Any) -> dict[str, Any]:
     """(N, C, spatial...) -> (N, C, 1...); the spatial axes are not empty (their mean or
     maximum would be none: onnxruntime refuses them)."""
-    x = types[0]
-    dims = names("a", x.ndim)
-    return {"x": operand(dims), "y": operand([*dims[:2], *[1] * (x.ndim - 2)]),
-            "fits": where([f"{d} >= 1" for d in dims[2:]])}
+    a = dims("a", types[0].ndim)
+    return {"x": a, "y": [*a[:2], *[1] * (len(a) - 2)], "fits": [d >= 1 for d in a[2:]]}
 
 
 def global_average_pool(x: np.ndarray) -> np.ndarray:
@@ -252,18 +254,15 @@ def global_max_pool(x: np.ndarray) -> np.ndarray:
     return x.max(axis=tuple(range(2, x.ndim)), keepdims=True)
 
 
-def any_operands(n: int, start: int = 0) -> str:
-    return "".join(f",(*z{i})" for i in range(start, start + n))
-
-
 @builder
-def build_conv_integer(types: tuple, **params: Any) -> dict[str, Any]:
+def build_conv_integer(types: tuple, kernel_shape: tuple | None = None,
+                       strides: tuple | None = None, pads: tuple | None = None,
+                       dilations: tuple | None = None, auto_pad: str = "NOTSET", group: int = 1,
+                       **_: Any) -> dict[str, Any]:
     """ConvInteger: Conv's sizes; the zero points as they come; int32 out."""
-    made = build_pool(types[:2], **params)
-    k = types[0].ndim - 2
-    return {"x": made["x"], "w": operand(names("w", 2 + k)),
-            "rest": any_operands(len(types) - 2), "y": made["outs"].split(":")[0],
-            "fits": made["fits"], "messages": made["messages"], "params": made["params"]}
+    made = _Windows(types[:2], kernel_shape, strides, pads, dilations, auto_pad, 0, group)
+    return {"x": made.x, "w": made.weight, "rest": groups("z", len(types) - 2), "y": made.y,
+            "fits": made.clauses, "params": made.params}
 
 
 def conv_integer(x: np.ndarray, w: np.ndarray, *zero: np.ndarray, **params: Any
@@ -277,14 +276,16 @@ def conv_integer(x: np.ndarray, w: np.ndarray, *zero: np.ndarray, **params: Any
 
 
 @builder
-def build_qlinear_conv(types: tuple, **params: Any) -> dict[str, Any]:
+def build_qlinear_conv(types: tuple, kernel_shape: tuple | None = None,
+                       strides: tuple | None = None, pads: tuple | None = None,
+                       dilations: tuple | None = None, auto_pad: str = "NOTSET", group: int = 1,
+                       **_: Any) -> dict[str, Any]:
     """QLinearConv: x, its scale and zero point, w, its scale and zero point, y's scale
     and zero point (whose dtype the output has), and a bias."""
-    made = build_pool((types[0], types[3]), **params)
-    k = types[0].ndim - 2
-    return {"x": made["x"], "w": operand(names("w", 2 + k)),
-            "bias": any_operands(len(types) - 8, 8), "y": made["outs"].split(":")[0],
-            "fits": made["fits"], "messages": made["messages"], "params": made["params"]}
+    made = _Windows((types[0], types[3]), kernel_shape, strides, pads, dilations, auto_pad, 0,
+                    group)
+    return {"x": made.x, "w": made.weight, "bias": groups("z", len(types) - 8, 8),
+            "y": made.y, "fits": made.clauses, "params": made.params}
 
 
 def qlinear_conv(x: np.ndarray, x_s: np.ndarray, x_z: np.ndarray, w: np.ndarray,
@@ -306,18 +307,20 @@ def qlinear_conv(x: np.ndarray, x_s: np.ndarray, x_z: np.ndarray, w: np.ndarray,
 def build_deform_conv(types: tuple, **_: Any) -> dict[str, Any]:
     """DeformConv: the output's spatial sizes are the offset's."""
     k = types[0].ndim - 2
-    out = names("o", k)
-    return {"x": operand(["n", "c", *names("a", k)]),
-            "w": operand(["m", "cg", *names("k", k)]), "offset": operand(["n", "q", *out]),
-            "rest": any_operands(len(types) - 3), "y": operand(["n", "m", *out])}
+    out = dims("o", k)
+    n, c, m, cg, q = dims("n c m cg q")
+    return {"x": [n, c, *dims("a", k)], "w": [m, cg, *dims("k", k)],
+            "offset": [n, q, *out], "rest": groups("z", len(types) - 3), "y": [n, m, *out]}
 
 
 @reads_ranks
 def build_causal_conv(types: tuple, given: tuple, outputs: int = 2, **_: Any) -> dict[str, Any]:
     """CausalConvWithState: the output like the input, the state (batch, channels, k-1);
     the bias is (channels), a past state like the present one."""
-    rest = "".join(",(c):T" if p == 2 else ",(b,c,k-1):T" for p in given[2:])
-    return {"rest": rest, "outs": ",".join(["(b,c,l):T", "(b,c,k-1):T"][:outputs])}
+    b, c, k, n = dims("b c k l")
+    state = typed([b, c, k - 1], "T")
+    rest = [typed([c], "T") if p == 2 else state for p in given[2:]]
+    return {"rest": rest, "outs": [typed([b, c, n], "T"), state][:outputs]}
 
 
 def causal_conv(x: np.ndarray, w: np.ndarray, *rest: np.ndarray, given: tuple,

@@ -9,22 +9,24 @@ from typing import Any
 import numpy as np
 
 from ...ops.params import ParamError, normalize_axis
-from ...ops.templates import checked_text, names, operand, reads_ranks, where
+from ...ops.templates import checked, dims, groups, reads_ranks, typed
+from ...syntax.ast import Clause, DimVar, TensorPattern
 from ..dtypes import dtype_of
 
 
-def _onto(dims: list[str], rank: int, prefix: str, what: str
-          ) -> tuple[str, list[tuple[str, Any]]]:
+def _onto(a: list[DimVar], rank: int, prefix: str, what: str
+          ) -> tuple[TensorPattern, list[Clause]]:
     """An operand of ``rank`` dims named ``prefix``0, ... that broadcasts onto a tensor of
-    ``dims`` in one direction (each size 1 or the tensor's, aligned on the right), and
+    dims ``a`` in one direction (each size 1 or the tensor's, aligned on the right), and
     those clauses, ``(s - 1)*(s - a) == 0``, with their messages."""
-    if rank > len(dims):
-        raise ParamError(f"{what} has {rank} dimensions, more than X's {len(dims)}")
-    own = names(prefix, rank)
-    return operand(own), [checked_text(f"({s}-1)*({s}-{a}) == 0", lambda v, _, s=s, a=a, j=j: (
+    if rank > len(a):
+        raise ParamError(f"{what} has {rank} dimensions, more than X's {len(a)}")
+    own = dims(prefix, rank)
+    return typed(own, "T"), [checked(((s - 1) * (s - x)).eq(0),
+                                     lambda v, _, s=s.name, x=x.name, j=j: (
         f"{what} does not broadcast onto X: its axis {j} has size {v[s]}, X's "
-        f"{v[a]} (it must be 1 or X's size)"))
-        for j, (s, a) in enumerate(zip(own, dims[len(dims) - rank:], strict=True))]
+        f"{v[x]} (it must be 1 or X's size)"))
+        for j, (s, x) in enumerate(zip(own, a[len(a) - rank:], strict=True))]
 
 
 @reads_ranks
@@ -36,18 +38,16 @@ def build_layer_norm(types: tuple, axis: int, outputs: int = 1, stash_type: int 
     X's shape."""
     x = types[0]
     ax = normalize_axis(axis, x.ndim)
-    dims = names("a", x.ndim)
-    stat = operand([*dims[:ax], *[1] * (x.ndim - ax)]) + ":" + (
-        dtype_of(stash_type, "LayerNormalization"))
-    outs = [f"{operand(dims)}:T", stat, stat][:outputs]
-    rest, clauses = "", []
+    a = dims("a", x.ndim)
+    stat = typed([*a[:ax], *[1] * (x.ndim - ax)], dtype_of(stash_type, "LayerNormalization"))
+    rest: list[Any] = []
+    clauses: list[Clause] = []
     for i, (t, what) in enumerate(zip(types[1:], ("Scale", "B"), strict=False)):
-        made, said = _onto(dims, t.ndim, "sb"[i], what)
-        rest += f",{made}:T"
+        made, said = _onto(a, t.ndim, "sb"[i], what)
+        rest.append(made)
         clauses += said
-    return {"x": operand(dims), "rest": rest,
-            "outs": ",".join(outs) + where([c for c, _ in clauses]),
-            "messages": dict(clauses), "params": {"axis": ax}}
+    return {"x": a, "rest": [*rest, *clauses], "outs": [typed(a, "T"), stat, stat][:outputs],
+            "params": {"axis": ax}}
 
 
 def layer_norm(x: np.ndarray, *rest: np.ndarray, axis: int, epsilon: float = 1e-5,
@@ -66,44 +66,42 @@ def layer_norm(x: np.ndarray, *rest: np.ndarray, axis: int, epsilon: float = 1e-
     return (y, mean, inv)[:outputs] if outputs > 1 else y
 
 
-def _channels(x: Any, least: int, op: str) -> list[str]:
+def _channels(x: Any, least: int, op: str) -> list[DimVar]:
     """X's dim variables, X of ``least`` dimensions or more: (N, C, ...)."""
     if x.ndim < least:
         raise ParamError(f"{op} takes X of {least} dimensions or more (N, C, ...), got "
                          f"{x.ndim}")
-    return names("a", x.ndim)
+    return dims("a", x.ndim)
 
 
 @reads_ranks
 def build_same_shape_stats(types: tuple, outputs: int = 1, **_: Any) -> dict[str, Any]:
     """BatchNormalization: Y like X (N, C, ...); scale, B, mean and variance have X's C
     entries, and so do, in training, the running mean and variance."""
-    dims = _channels(types[0], 2, "BatchNormalization")
-    c = f"({dims[1]}):T"
-    return {"x": operand(dims), "rest": f",{c}" * (len(types) - 1),
-            "outs": ",".join([f"{operand(dims)}:T", c, c][:outputs])}
+    a = _channels(types[0], 2, "BatchNormalization")
+    c = typed([a[1]], "T")
+    return {"x": a, "rest": [c] * (len(types) - 1), "outs": [typed(a, "T"), c, c][:outputs]}
 
 
 @reads_ranks
 def build_instance_norm(types: tuple, **_: Any) -> dict[str, Any]:
     """InstanceNormalization: Y like X (N, C, D1, ...: onnxruntime needs a spatial axis);
     scale and B have X's C entries."""
-    dims = _channels(types[0], 3, "InstanceNormalization")
-    return {"x": operand(dims), "rest": f",({dims[1]}):T" * (len(types) - 1),
-            "outs": f"{operand(dims)}:T"}
+    a = _channels(types[0], 3, "InstanceNormalization")
+    return {"x": a, "rest": [typed([a[1]], "T")] * (len(types) - 1), "outs": [typed(a, "T")]}
 
 
 @reads_ranks
 def build_group_norm(types: tuple, num_groups: int, **_: Any) -> dict[str, Any]:
     """GroupNormalization (opset 21): Y like X (N, C, ...); scale and bias have X's C
     entries, and C is divisible by num_groups (each group has as many channels)."""
-    dims = _channels(types[0], 2, "GroupNormalization")
+    a = _channels(types[0], 2, "GroupNormalization")
     if num_groups < 1:
         raise ParamError(f"num_groups must be positive, got {num_groups}")
-    clause, message = checked_text(f"{dims[1]} % {num_groups} == 0", lambda v, _, c=dims[1]: (
+    fits = checked((a[1] % num_groups).eq(0), lambda v, _, c=a[1].name: (
         f"the channels C ({v[c]}) are not divisible by num_groups ({num_groups})"))
-    return {"x": operand(dims), "rest": f",({dims[1]}):T" * (len(types) - 1),
-            "outs": f"{operand(dims)}:T" + where([clause]), "messages": {clause: message}}
+    return {"x": a, "rest": [*[typed([a[1]], "T")] * (len(types) - 1), fits],
+            "outs": [typed(a, "T")]}
 
 
 def batch_norm(x: np.ndarray, scale: np.ndarray, b: np.ndarray, mean: np.ndarray,
@@ -124,9 +122,8 @@ def batch_norm(x: np.ndarray, scale: np.ndarray, b: np.ndarray, mean: np.ndarray
 @reads_ranks
 def build_same_shape(types: tuple, outputs: int = 1, **_: Any) -> dict[str, Any]:
     """The output(s) of X's shape and dtype; any other inputs of any shape."""
-    dims = operand(names("a", types[0].ndim))
-    return {"x": dims, "rest": "".join(f",(*r{i})" for i in range(len(types) - 1)),
-            "outs": ",".join([f"{dims}:T"] * outputs)}
+    a = dims("a", types[0].ndim)
+    return {"x": a, "rest": groups("r", len(types) - 1), "outs": [typed(a, "T")] * outputs}
 
 
 def instance_norm(x: np.ndarray, scale: np.ndarray, b: np.ndarray, *,

@@ -11,9 +11,10 @@ import numpy as np
 
 from ...ops.params import ParamError
 from ...ops.sizes import SizeNames
-from ...ops.templates import builder, checked_text, names, operand, reads_ranks, where
-from ..shared import NotKnown, rest_operands
-from .conv import any_operands, window_attributes
+from ...ops.templates import builder, checked, dims, groups, reads_ranks, shifted, typed
+from ...syntax.ast import Clause, Compare, DimExpr
+from ..shared import NotKnown
+from .conv import window_attributes
 
 
 @reads_ranks
@@ -41,37 +42,35 @@ def build_conv_transpose(types: tuple, kernel_shape: tuple | None = None,
     if output_shape is not None and len(output_shape) < k:
         raise ParamError(f"output_shape has {len(output_shape)} entries, the input's {k} "
                          "spatial axes need as many at least")
-    kernel = kernel_shape or tuple(f"k{i}" for i in range(k))
+    kernel = kernel_shape or dims("k", k)
     strides = strides or (1,) * k
     dilations = dilations or (1,) * k
     output_padding = output_padding or (0,) * k
-    dims = names("a", x.ndim)
-    out = []
+    a = dims("a", x.ndim)
+    out: list[DimExpr | int] = []
     for i in range(k):
-        n = dims[2 + i]
+        n = a[2 + i]
         if output_shape is not None:
-            out.append(str(output_shape[-k + i]))
+            out.append(output_shape[-k + i])
         elif auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-            out.append(f"{n}*{strides[i]}")
+            out.append(n * strides[i])
         else:
             p = (pads or (0,) * 2 * k)
             rest = 1 + output_padding[i] - p[i] - p[i + k]
-            out.append(f"{strides[i]}*({n}-1)+({kernel[i]}-1)*{dilations[i]}{rest:+d}")
-    m = f"m*{group}" if group != 1 else "m"
-    clauses = [f"{o} >= 1" for o in out]
-    messages = dict(checked_text(f"{o} >= 1", lambda v, types, i=i: (
+            out.append(shifted(strides[i] * (n - 1) + (kernel[i] - 1) * dilations[i], rest))
+    (m,) = dims("m")
+    channels = m * group if group != 1 else m
+    clauses: list[Clause] = [checked((a[1] % group).eq(0), lambda v, _, c=a[1].name, g=group:
+                                     f"input channels C is not divisible by group: C is "
+                                     f"{v[c]}, group {g}")] if group != 1 else []
+    clauses += [checked(Compare(">=", o, 1),
+                        lambda v, types, i=i: (
         f"ConvTranspose's output would have no position along spatial axis {i} of "
         f"{types[0]} (its pads remove more than the window covers)"))
-        for i, o in enumerate(out))
-    if group != 1:
-        clause, message = checked_text(f"{dims[1]} % {group} == 0", lambda v, _, c=dims[1], g=group:
-                                  f"input channels C is not divisible by group: C is {v[c]}, "
-                                  f"group {g}")
-        clauses.insert(0, clause)
-        messages[clause] = message
-    return {"x": operand(dims), "w": operand([dims[1], "m", *kernel]),
-            "rest": f",({m}):T" * (len(types) - 2), "y": operand([dims[0], m, *out]),
-            "fits": where(clauses), "messages": messages,
+        for i, o in enumerate(out)]
+    return {"x": a, "w": [a[1], m, *kernel],
+            "rest": [typed([channels], "T")] * (len(types) - 2), "y": [a[0], channels, *out],
+            "fits": clauses,
             "params": {"strides": tuple(strides), "dilations": tuple(dilations),
                        "output_padding": tuple(output_padding)}}
 
@@ -125,26 +124,27 @@ def build_max_unpool(types: tuple, given: tuple, kernel_shape: tuple,
                      pads: tuple | None = None, **_: Any) -> dict[str, Any]:
     x = types[0]
     k = window_attributes(x.ndim, kernel_shape=kernel_shape, strides=strides, pads=pads)
-    dims = names("a", x.ndim)
+    a = dims("a", x.ndim)
     strides = strides or (1,) * k
     pads = pads or (0,) * (2 * k)
     sizes = SizeNames(output_shape_value)
-    clauses: list[str] = []
+    clauses: list[Clause] = []
+    out: list[Any]
     if 2 in given:
+        u = dims("u", x.ndim)
         if output_shape_value is None:
-            out = [f"u{i}" for i in range(x.ndim)]
-            clauses = [f"{o} >= 0" for o in out]
+            out = u
+            clauses = [o >= 0 for o in out]
         else:
-            out = [sizes.text(v) if v is not None else f"u{i}"
+            out = [sizes.expr(v) if v is not None else u[i]
                    for i, v in enumerate(output_shape_value)]
-            clauses = [f"u{i} >= 0" for i, v in enumerate(output_shape_value) if v is None]
+            clauses = [u[i] >= 0 for i, v in enumerate(output_shape_value) if v is None]
     else:
-        out = [*dims[:2], *(f"({dims[2 + i]}-1)*{strides[i]}-{pads[i] + pads[i + k]}"
-                            f"+{kernel_shape[i]}" for i in range(k))]
+        out = [*a[:2], *(shifted((a[2 + i] - 1) * strides[i], kernel_shape[i] - pads[i]
+                                 - pads[i + k]) for i in range(k))]
     more = len(types) - 2 - len(sizes.dims)
-    return {"x": operand(dims), "rest": any_operands(more) + sizes.operands(after=True),
-            "y": operand(out), "fits": where(clauses),
-            "params": {"strides": tuple(strides), "pads": tuple(pads)}}
+    return {"x": a, "rest": [*groups("r", more), *sizes.patterns()], "y": out,
+            "fits": clauses, "params": {"strides": tuple(strides), "pads": tuple(pads)}}
 
 
 def max_unpool(x: np.ndarray, i: np.ndarray, *rest: np.ndarray, kernel_shape: tuple,
@@ -168,8 +168,9 @@ def build_col2im(types: tuple, image_shape_value: Any, block_shape_value: Any, *
     if image is None or block is None or not all(isinstance(v, int) for v in (*image, *block)):
         raise NotKnown("Col2Im needs constant image and block shapes")
     k = math.prod(block)
-    return {"x": "(n,cb,l)", "rest": rest_operands(types, 1),
-            "y": operand(["n", f"cb//{k}", *image]), "fits": f" where cb % {k} == 0"}
+    n, cb, length = dims("n cb l")
+    return {"x": [n, cb, length], "rest": groups("r", len(types) - 1),
+            "y": [n, cb // k, *image], "fits": [(cb % k).eq(0)]}
 
 
 def col2im(x: np.ndarray, image_shape: np.ndarray, block_shape: np.ndarray, *,

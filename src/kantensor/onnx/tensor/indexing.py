@@ -10,8 +10,18 @@ import numpy as np
 
 from ...ops.params import ParamError, normalize_axis
 from ...ops.sizes import SizeNames
-from ...ops.templates import builder, dims, names, operand, product, reads_ranks, size_of
-from ...syntax.ast import DimVar
+from ...ops.templates import (
+    alternative,
+    builder,
+    dims,
+    reads_ranks,
+    shifted,
+    signed,
+    size_of,
+    typed,
+)
+from ...syntax.alternative import Alternative
+from ...syntax.ast import DimVar, DTypeVar, InCategory
 from ...types.dim import Dim
 from ...types.symbols import free_symbols
 from ..shared import NotKnown
@@ -28,32 +38,37 @@ def build_gather(types: tuple, axis: int, indices_bounds: Any = None, **_: Any
     that axis (no condition on indices that are empty)."""
     x, i = types[:2]  # then the inputs carrying the sizes of the bounds
     ax = normalize_axis(axis, x.ndim)
-    a, idx = names("a", x.ndim), names("i", i.ndim)
-    return {"sig": _fitting(operand(a), operand(idx),
-                            operand(a[:ax] + idx + a[ax + 1:]), a[ax], idx,
-                            indices_bounds), "params": {"axis": ax}}
+    a, idx = dims("a", x.ndim), dims("i", i.ndim)
+    return {"sig": _fitting(a, idx, a[:ax] + idx + a[ax + 1:], a[ax], indices_bounds),
+            "params": {"axis": ax}}
 
 
-def _fitting(x: str, i: str, y: str, n: str, idx: list[str], bounds: Any) -> str:
-    """The signature of a gather of ``x`` by ``i`` along an axis of size ``n``: one
-    alternative, or where the interval ``bounds`` = (lo, end) of the indices' values is
+_INTEGER = InCategory(DTypeVar("I"), "integer")
+
+
+def _fitting(x: list, idx: list[DimVar], y: list, n: DimVar, bounds: Any
+             ) -> list[Alternative]:
+    """The alternatives of a gather of ``x`` by indices ``idx`` along an axis of size
+    ``n``: one, or where the interval ``bounds`` = (lo, end) of the indices' values is
     known, the indices fit: ``end <= n`` and ``lo >= -n`` (or there are none)."""
-    base = f"{x}:T,{i}:I{{}}->{y}:T where I in integer"
+    inputs, out = [typed(x, "T"), typed(idx, "I")], [typed(y, "T")]
+    base = [alternative(inputs, out, [_INTEGER])]
     if bounds is None or any(b is None for b in bounds):
-        return base.format("")
+        return base
     lo, end = bounds
     atoms = sorted({s for b in bounds if isinstance(b, Dim) for s in free_symbols(b)}, key=str)
     sizes = SizeNames(tuple(Dim(s) for s in atoms if isinstance(s, str)))
     if len(sizes.dims) != len(atoms):
-        return base.format("")  # a size that is no name: not said
-    clauses = [f"{sizes.text(end)} <= {n}"]
+        return base  # a size that is no name: not said
+    inputs += sizes.patterns()
+    clauses = [signed(sizes.expr(end)) <= n]
     if not (isinstance(lo, int) and lo >= 0):
-        clauses.append(f"{sizes.text(lo)} + {n} >= 0")
-    sig = base.format(sizes.operands(after=True))
-    fits = f"{sig}, {', '.join(clauses)}"
+        low = sizes.expr(lo)
+        clauses.append((shifted(n, low) if isinstance(low, int) else low + n) >= 0)
+    fits = alternative(inputs, out, [_INTEGER, *clauses])
     if not idx or not sizes:  # one index, or a known (non-empty) value: it must fit
-        return fits
-    return f"{fits} | {sig}, {product(idx)} == 0"
+        return [fits]
+    return [fits, alternative(inputs, out, [_INTEGER, size_of(idx).eq(0)])]
 
 
 def gather(x: np.ndarray, i: np.ndarray, *sizes: np.ndarray, axis: int, **_: Any
@@ -71,9 +86,8 @@ def build_gather_elements(types: tuple, axis: int, indices_bounds: Any = None, *
     if x.ndim != i.ndim:
         raise ParamError(f"data has {x.ndim} axes but indices {i.ndim}")
     ax = normalize_axis(axis, x.ndim)
-    a, idx = names("a", x.ndim), names("i", i.ndim)
-    return {"sig": _fitting(operand(a), operand(idx), operand(idx), a[ax], idx,
-                            indices_bounds), "params": {"axis": ax}}
+    a, idx = dims("a", x.ndim), dims("i", i.ndim)
+    return {"sig": _fitting(a, idx, idx, a[ax], indices_bounds), "params": {"axis": ax}}
 
 
 def gather_elements(x: np.ndarray, i: np.ndarray, *sizes: np.ndarray, axis: int,

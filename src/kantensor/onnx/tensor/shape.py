@@ -22,6 +22,7 @@ from ...ops.templates import (
     typed,
     where,
 )
+from ...syntax.ast import Clause, FixedDim
 from ...types.dim import Dim
 from ..shared import NotKnown, constant_ints, rest_operands, value_entries
 from ..values import TypeStandIn, sizes_value
@@ -141,37 +142,34 @@ def build_split(types: tuple, axis: int, outputs: int, split_value: Any = None,
     equal parts)."""
     x = types[0]
     ax = normalize_axis(axis, x.ndim)
-    dims = names("a", x.ndim)
-    n, d = outputs, dims[ax]
-    clauses: list[str] = []
+    a = dims("a", x.ndim)
+    n, d = outputs, a[ax]
+    clauses: list[Clause] = []
+    rest: list = []
+    parts: list = []
     if 1 in given:
         values = value_entries(split_value, n, "split") if split_value is not None else [None] * n
         sizes = SizeNames(tuple(values))
-        parts = []
         for i, v in enumerate(values):
             if v is None:
-                parts.append(f"p{i}")
-                clauses.append(f"p{i} >= 0")
+                (p,) = dims(f"p{i}")
+                parts.append(p)
+                clauses.append(p >= 0)
             else:
-                parts.append(sizes.text(v))
+                parts.append(sizes.expr(v))
         if all(v is not None for v in values):
-            clauses.append(f"{'+'.join(parts)} == {d}")
-        rest = ",(k):int64" + sizes.operands(after=True)
+            written = [FixedDim(p) if isinstance(p, int) else p for p in parts]
+            clauses.append(functools.reduce(operator.add, written).eq(d))
+        rest = [typed(dims("k"), "int64"), *sizes.patterns()]
     else:
         if num_outputs is not None and num_outputs != n:
             raise ParamError(f"num_outputs is {num_outputs} but the node has {n} outputs")
-        chunk = f"(({d}+{n - 1})//{n})"
-        parts = [chunk] * (n - 1) + [f"{d}-{n - 1}*{chunk}" if n > 1 else d]
+        chunk = (d + (n - 1)) // n
+        parts = [chunk] * (n - 1) + [d - (n - 1) * chunk if n > 1 else d]
         if n > 1:  # ONNX's last chunk; negative (a size below n-1 chunks) is refused
-            clauses.append(f"{parts[-1]} >= 0")
-        rest = ""
-    outs = []
-    for p in parts:
-        shape = list(dims)
-        shape[ax] = p
-        outs.append(operand(shape) + ":T")
-    return {"x": operand(dims), "rest": rest, "parts": ",".join(outs),
-            "fits": where(clauses), "params": {"axis": ax}}
+            clauses.append(parts[-1] >= 0)
+    outs = [typed([*a[:ax], p, *a[ax + 1:]], "T") for p in parts]
+    return {"x": a, "rest": rest, "parts": outs, "fits": clauses, "params": {"axis": ax}}
 
 
 def split(x: np.ndarray, *rest: np.ndarray, axis: int, outputs: int, **_: Any) -> tuple:
@@ -193,21 +191,22 @@ def build_slice(types: tuple, starts_value: Any, ends_value: Any, axes_value: An
     and refine at ``seq = 65`` finds the 64 that a forward build finds (with a negative
     step such a bound leaves the size unknown)."""
     x = types[0]
-    dims = names("a", x.ndim)
+    a = dims("a", x.ndim)
     n = len(types[1].shape) and types[1].shape[0]
     if not isinstance(n, int):
         raise NotKnown("starts has an unknown length")
     axes = list(range(n)) if 3 not in given else value_entries(axes_value, n, "axes")
     steps = [1] * n if 4 not in given else value_entries(steps_value, n, "steps")
     starts, ends = value_entries(starts_value, n, "starts"), value_entries(ends_value, n, "ends")
-    out: list[str] = list(dims)
-    clauses: list[str] = []
+    out: list[Any] = list(a)
+    clauses: list[Clause] = []
     sizes = SizeNames(starts_value, ends_value, axes_value, steps_value)
-    if any(a is None or isinstance(a, Dim) for a in axes):
-        out = [f"u{i}" for i in range(x.ndim)]
-        clauses = [f"u{i} >= 0" for i in range(x.ndim)]
+    unknown = dims("u", x.ndim)
+    if any(ax is None or isinstance(ax, Dim) for ax in axes):
+        out = unknown
+        clauses = [u >= 0 for u in unknown]
     else:
-        picked = [normalize_axis(a, x.ndim) for a in axes]
+        picked = [normalize_axis(ax, x.ndim) for ax in axes]
         if len(set(picked)) != len(picked):
             raise ParamError(f"repeated axis in {tuple(axes)}")
         for i, ax in enumerate(picked):
@@ -224,14 +223,15 @@ def build_slice(types: tuple, starts_value: Any, ends_value: Any, axes_value: An
                     v is None or isinstance(v, int | Dim) for v in (start, end)) or (
                     step < 0 and not all(v is None or isinstance(v, int)
                                          for v in (start, end))):
-                out[ax] = f"u{ax}"
-                clauses.append(f"u{ax} >= 0")
+                out[ax] = unknown[ax]
+                clauses.append(unknown[ax] >= 0)
             elif isinstance(start, Dim) or isinstance(end, Dim):  # a bound is a size
-                out[ax] = symbolic_length(dims[ax], start, end, step, sizes, clauses)
+                out[ax] = symbolic_length(a[ax], start, end, step, sizes, clauses)
             else:
-                out[ax] = slice_length(dims[ax], start, end, step)
-    return {"x": operand(dims), "rest": ",(k):I" * (len(types) - 2 - len(sizes.dims))
-            + sizes.operands(after=True), "y": operand(out), "fits": where(clauses)}
+                out[ax] = slice_length(a[ax], start, end, step)
+    (k,) = dims("k")
+    return {"x": a, "rest": [*[typed([k], "I")] * (len(types) - 2 - len(sizes.dims)),
+                             *sizes.patterns()], "y": out, "fits": clauses}
 
 
 def slice_(x: np.ndarray, starts: np.ndarray, ends: np.ndarray, *rest: np.ndarray,
@@ -249,18 +249,19 @@ def slice_(x: np.ndarray, starts: np.ndarray, ends: np.ndarray, *rest: np.ndarra
 @builder
 def build_tile(types: tuple, repeats_value: Any, **_: Any) -> dict[str, Any]:
     x = types[0]
-    dims = names("a", x.ndim)
+    a = dims("a", x.ndim)
     reps = value_entries(repeats_value, x.ndim, "repeats")
     sizes = SizeNames(tuple(reps))
-    out, clauses = [], []
+    out: list = []
+    clauses: list[Clause] = []
     for i, r in enumerate(reps):
         if r is None:
-            out.append(f"u{i}")
-            clauses.append(f"u{i} >= 0")
+            (u,) = dims(f"u{i}")
+            out.append(u)
+            clauses.append(u >= 0)
         else:
-            out.append(f"{dims[i]}*{sizes.text(r)}")
-    return {"x": operand(dims), "sizes": sizes.operands(after=True), "y": operand(out),
-            "fits": where(clauses)}
+            out.append(a[i] * sizes.expr(r))
+    return {"x": a, "sizes": sizes.patterns(), "y": out, "fits": clauses}
 
 
 def tile(x: np.ndarray, repeats: np.ndarray, *sizes: np.ndarray, **_: Any) -> np.ndarray:
@@ -323,8 +324,9 @@ def pad(x: np.ndarray, pads: np.ndarray, *rest: np.ndarray, mode: str = "constan
 @reads_ranks
 def build_depth_to_space(types: tuple, blocksize: int, **_: Any) -> dict[str, Any]:
     b = blocksize
-    return {"x": "(n,c,h,w)", "y": f"(n,c//{b * b},h*{b},w*{b})",
-            "fits": f" where c % {b * b} == 0"}
+    n, c, h, w = dims("n c h w")
+    return {"x": [n, c, h, w], "y": [n, c // (b * b), h * b, w * b],
+            "fits": [(c % (b * b)).eq(0)]}
 
 
 def depth_to_space(x: np.ndarray, *, blocksize: int, mode: str = "DCR") -> np.ndarray:
@@ -340,8 +342,9 @@ def depth_to_space(x: np.ndarray, *, blocksize: int, mode: str = "DCR") -> np.nd
 @reads_ranks
 def build_space_to_depth(types: tuple, blocksize: int, **_: Any) -> dict[str, Any]:
     b = blocksize
-    return {"x": "(n,c,h,w)", "y": f"(n,c*{b * b},h//{b},w//{b})",
-            "fits": f" where h % {b} == 0, w % {b} == 0"}
+    n, c, h, w = dims("n c h w")
+    return {"x": [n, c, h, w], "y": [n, c * (b * b), h // b, w // b],
+            "fits": [(h % b).eq(0), (w % b).eq(0)]}
 
 
 def space_to_depth(x: np.ndarray, *, blocksize: int, mode: str = "DCR") -> np.ndarray:

@@ -22,11 +22,12 @@ from typing import Any
 import numpy as np
 
 from ...graph.basic import Variable
+from ...syntax.ast import Clause, DimVar, DTypeVar, InCategory, TensorPattern, dim_max, dim_min
 from ...types.dim import Dim
 from ..fastcall import Miss
 from ..params import ArrayRef, ParamError, SliceItem
 from ..sizes import SizeNames
-from ..templates import checked_text, names, operand, product, rank_error, reads_ranks, where
+from ..templates import checked, dims, rank_error, reads_ranks, size_of, typed
 from .indexing import _as_key, _sized_position, resolve, slice_length, symbolic_length
 
 _ARRAYS = (Variable, np.ndarray, list, range)
@@ -101,18 +102,16 @@ def _consumed(item: Any, t: Any) -> int:
 @reads_ranks
 def advanced_index(types: tuple, index: tuple, **_: Any) -> dict[str, Any]:
     """``x, *arrays`` -> ``y`` for an advanced index (see the module docstring)."""
-    messages: dict = {}
-    operands, out, clauses, sizes = advanced_selection(types[0], types[1:], index, messages)
-    return {"inputs": ",".join(operands) + sizes.operands(after=True), "y": operand(out),
-            "checks": where(clauses), "messages": messages}
+    operands, out, clauses, sizes = advanced_selection(types[0], types[1:], index)
+    return {"inputs": [*operands, *sizes.patterns()], "y": out, "checks": clauses}
 
 
-def advanced_selection(x: Any, arrays: tuple, index: tuple, messages: dict | None = None
-                       ) -> tuple[list[str], list[str], list[str], SizeNames]:
+def advanced_selection(x: Any, arrays: tuple, index: tuple
+                       ) -> tuple[list[TensorPattern], list, list[Clause], SizeNames]:
     """For an advanced index of ``x`` with index ``arrays`` (followed by the size inputs
     of the index, if any): the operands of x and the arrays, the dims of ``x[index]``,
-    the where-clauses, and the names of the sizes the index holds; ``messages`` receives
-    NumPy's words for clauses that fail (see :func:`~kantensor.ops.templates.checked`)."""
+    the where-clauses (those that fail in NumPy's words), and the names of the sizes
+    the index holds."""
     refs = [i for i in index if isinstance(i, ArrayRef)]
     sizes = SizeNames(index)
     given = len(arrays) - len(sizes.dims)
@@ -130,21 +129,21 @@ def advanced_selection(x: Any, arrays: tuple, index: tuple, messages: dict | Non
         items.extend(([full] * (x.ndim - used) or [Ellipsis]) if item is Ellipsis else [item])
     if Ellipsis not in index:
         items.extend([full] * (x.ndim - used))
-    dims = names("a", x.ndim)
-    operands = [f"{operand(dims)}:t"]
-    clauses: list[str] = []
-    groups: list[list[str]] = []   # the shape of every advanced index, as dim names
-    basic_before: list[str] = []
-    basic: list[str] = []
+    a = dims("a", x.ndim)
+    operands = [typed(a, "t")]
+    clauses: list[Clause] = []
+    groups: list[list[DimVar]] = []   # the shape of every advanced index
+    basic_before: list = []
+    basic: list = []
     advanced_at: list[int] = []
-    looked_up: list[str] = []     # the axes integer arrays look values up in
-    checked: list[tuple[str, int]] = []  # (axis, least size) for constant arrays
+    looked_up: list[DimVar] = []     # the axes integer arrays look values up in
+    fitting: list[tuple[DimVar, int]] = []  # (axis, least size) for constant arrays
     axis = 0
     for position, item in enumerate(items):
         if item is Ellipsis:
             continue
         if item is None:
-            basic.append("1")
+            basic.append(1)
             continue
         if isinstance(item, ArrayRef | int | Dim) and not advanced_at:
             basic_before = list(basic)
@@ -152,50 +151,52 @@ def advanced_selection(x: Any, arrays: tuple, index: tuple, messages: dict | Non
             t = arrays[item.position]
             k = item.position
             advanced_at.append(position)
+            kind = DTypeVar(f"u{k}")
             if t.dtype == "bool":
                 if t.ndim == 0:
                     raise ParamError("a 0-d boolean index is not supported; index with "
                                      "x[None] or use kt.where")
-                operands.append(f"{operand(dims[axis:axis + t.ndim])}:u{k}")
-                clauses.append(f"u{k} in bool")
+                operands.append(typed(a[axis:axis + t.ndim], kind))
+                clauses.append(InCategory(kind, "bool"))
                 # the number of true values: unknown, at most the mask's size
-                clauses.append(f"m{k} <= {product(dims[axis:axis + t.ndim])}")
-                groups.append([f"m{k}"])
+                (count,) = dims(f"m{k}")
+                clauses.append(count <= size_of(a[axis:axis + t.ndim]))
+                groups.append([count])
                 axis += t.ndim
             else:
-                own = names(f"i{k}_", t.ndim)
-                operands.append(f"{operand(own)}:u{k}")
-                clauses.append(f"u{k} in integer")
+                own = dims(f"i{k}_", t.ndim)
+                operands.append(typed(own, kind))
+                clauses.append(InCategory(kind, "integer"))
                 groups.append(own)
                 if item.bounds is not None:  # a constant's values, checked as ints are
                     low, high = item.bounds
-                    checked.append((dims[axis], max(high + 1, -low)))
+                    fitting.append((a[axis], max(high + 1, -low)))
                 if t.ndim:
-                    looked_up.append(dims[axis])
+                    looked_up.append(a[axis])
                 else:  # NumPy looks a 0-d index up as an int, even beside empty arrays
-                    clauses.append(f"{dims[axis]} >= 1")
+                    clauses.append(a[axis] >= 1)
                 axis += 1
         elif isinstance(item, int | Dim):
             advanced_at.append(position)
             groups.append([])
             if isinstance(item, Dim):
                 side, offset = _sized_position(item, sizes, clauses)
-                clauses.append(f"{dims[axis]} >= {offset}" + ("+1" if side == "start" else ""))
+                clauses.append(a[axis] >= offset + 1 if side == "start" else a[axis] >= offset)
             else:
-                clauses.append(f"{dims[axis]} >= {item + 1 if item >= 0 else -item}")
+                clauses.append(a[axis] >= (item + 1 if item >= 0 else -item))
             axis += 1
         elif isinstance(item[1], Dim) or isinstance(item[2], Dim):
-            basic.append(symbolic_length(dims[axis], *item[1:], sizes, clauses))
+            basic.append(symbolic_length(a[axis], *item[1:], sizes, clauses))
             axis += 1
         else:
-            basic.append(slice_length(dims[axis], *item[1:]))
+            basic.append(slice_length(a[axis], *item[1:]))
             axis += 1
     adjacent = advanced_at == list(range(advanced_at[0], advanced_at[-1] + 1))
-    broadcast = _broadcast(groups, clauses, {} if messages is None else messages)
+    broadcast = _broadcast(groups, clauses)
     # NumPy looks every index value up (so an empty axis fails) unless the broadcast
     # result is empty.
-    clauses.extend(f"min({product(broadcast)},1) <= {n}" for n in looked_up)
-    clauses.extend(f"min({product(broadcast)},1)*{need} <= {n}" for n, need in checked)
+    clauses.extend(dim_min(size_of(broadcast), 1) <= n for n in looked_up)
+    clauses.extend(dim_min(size_of(broadcast), 1) * need <= n for n, need in fitting)
     if adjacent:
         out = basic_before + broadcast + basic[len(basic_before):]
     else:
@@ -212,11 +213,11 @@ def _shape_mismatch(_: Any, types: tuple) -> str:
            f"{shapes}"
 
 
-def _broadcast(groups: list[list[str]], clauses: list[str], messages: dict) -> list[str]:
+def _broadcast(groups: list[list[DimVar]], clauses: list[Clause]) -> list:
     """NumPy's broadcast shape of index arrays with these dims; every dim must be 1 or
     the result (a where-clause when several meet)."""
     ndim = max((len(g) for g in groups), default=0)
-    out = []
+    out: list = []
     for j in range(ndim):
         sizes = [g[len(g) - ndim + j] for g in groups if len(g) - ndim + j >= 0]
         if len(sizes) == 1:
@@ -226,14 +227,14 @@ def _broadcast(groups: list[list[str]], clauses: list[str], messages: dict) -> l
         # decides it, as NumPy's broadcasting does): their max, or 0 where one is 0 (1
         # against 0 is 0), and 1 when all are 1; a mask's count (m...) is bound by no
         # input, so beside one that expression itself is the result
-        value = f"max({','.join(sizes)})*min(1,{','.join(sizes)})"
-        size = value if any(s[0] == "m" for s in sizes) else f"o{j}"
-        if size[0] == "o":
-            clauses.append(f"{size} == {value}")
+        value = dim_max(*sizes) * dim_min(1, *sizes)
+        if any(s.name[0] == "m" for s in sizes):
+            size = value
+        else:
+            (size,) = dims(f"o{j}")
+            clauses.append(size.eq(value))
         for s in sizes:
-            clause, message = checked_text(f"({s}-1)*({s}-{size}) == 0", _shape_mismatch)
-            clauses.append(clause)
-            messages[clause] = message
+            clauses.append(checked(((s - 1) * (s - size)).eq(0), _shape_mismatch))
         out.append(size)
     return out
 

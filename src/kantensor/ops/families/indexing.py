@@ -14,31 +14,27 @@ from typing import Any
 
 import numpy as np
 
+from ...syntax.ast import Broadcasts, Clause, DimExpr, DimVar, dim_max, dim_min
 from ...types.dim import Dim
 from ..params import ParamError, normalize_axis
 from ..sizes import SizeNames, concrete, entries, map_entries, negative
-from ..templates import (
-    checked_text,
-    names,
-    operand,
-    product,
-    rank_error,
-    reads_ranks,
-    where,
-)
+from ..templates import checked, dims, rank_error, reads_ranks, size_of
 
-#: A position in ``[0, n]`` as ("start", p) = min(p, n) or ("end", q) = max(n - q, 0).
-Bound = tuple[str, int]
+#: A position in ``[0, n]`` as ("start", p) = min(p, n) or ("end", q) = max(n - q, 0),
+#: ``p`` and ``q`` ints (or dim expressions, for a bound that is a size).
+Bound = tuple[str, "int | DimExpr"]
+#: A size: an int, or a dim expression.
+Size = "int | DimExpr"
 
 
 # --------------------------------------------------------------------------- getitem
 
-def _bound_text(bound: Bound, n: str) -> str:
-    """The text of a clamped position along an axis of size ``n``."""
+def _at(bound: Bound, n: DimVar) -> Size:
+    """A clamped position along an axis of size ``n``."""
     side, offset = bound
-    if offset == 0:
-        return "0" if side == "start" else n
-    return f"min({offset},{n})" if side == "start" else f"max({n}-{offset},0)"
+    if isinstance(offset, int) and offset == 0:
+        return 0 if side == "start" else n
+    return dim_min(offset, n) if side == "start" else dim_max(n - offset, 0)
 
 
 def _position(value: int | None, default: Bound, shift: int = 0) -> Bound:
@@ -51,68 +47,61 @@ def _position(value: int | None, default: Bound, shift: int = 0) -> Bound:
     return ("end", -value - shift)
 
 
-def _count(upper: Bound, lower: Bound, n: str) -> tuple[str, bool]:
-    """``max(upper - lower, 0)``, simplified where the bounds allow it, as (text,
-    clamped): when ``clamped`` the size is ``max(text, 0)``, else ``text`` itself."""
+def _count(upper: Bound, lower: Bound, n: DimVar) -> tuple[Size, bool]:
+    """``max(upper - lower, 0)``, simplified where the bounds allow it, as (size,
+    clamped): when ``clamped`` the count is ``max(size, 0)``, else ``size`` itself."""
     if upper == ("start", 0) or lower == ("end", 0) or upper == lower or (
             upper[0] == lower[0] == "start" and upper[1] <= lower[1]) or (
             upper[0] == lower[0] == "end" and upper[1] >= lower[1]):
-        return "0", False
+        return 0, False
     if lower == ("start", 0):
-        return _bound_text(upper, n), False
+        return _at(upper, n), False
     if upper == ("end", 0):  # n - lower
         if lower[0] == "start":
-            return f"{n}-{lower[1]}", True
-        return _bound_text(("start", lower[1]), n), False
+            return n - lower[1], True
+        return _at(("start", lower[1]), n), False
     if upper[0] == lower[0] == "start":  # min(p, n) - min(q, n) with p > q
-        return f"min({upper[1]},{n})-{lower[1]}", True
+        return dim_min(upper[1], n) - lower[1], True
     if upper[0] == lower[0] == "end":  # max(n-p, 0) - max(n-q, 0) with p < q
-        return f"min({_bound_text(upper, n)},{lower[1] - upper[1]})", False
+        return dim_min(_at(upper, n), lower[1] - upper[1]), False
     if upper[0] == "end":  # max(n-q, 0) - min(p, n)
-        return f"{n}-{upper[1] + lower[1]}", True
-    return f"{_bound_text(upper, n)}-{_bound_text(lower, n)}", True
+        return n - (upper[1] + lower[1]), True
+    return _at(upper, n) - _at(lower, n), True
 
 
-def _sized_position(value: Dim, sizes: SizeNames, clauses: list[str]) -> tuple[str, str]:
+def _sized_position(value: Dim, sizes: SizeNames, clauses: list[Clause]) -> Bound:
     """A size as a slice bound: ``("start", E)`` for ``E >= 0``, ``("end", -E)`` for
     ``E <= -1``, with that sign stated as a where-clause."""
-    text = sizes.text(value)
+    size = sizes.expr(value)
     if negative(value):
-        clauses.append(f"0-{text} >= 1")
-        return "end", f"(0-{text})"
-    clauses.append(f"{text} >= 0")
-    return "start", text
+        clauses.append((0 - size) >= 1)
+        return "end", 0 - size
+    clauses.append(size >= 0)
+    return "start", size
 
 
-def symbolic_length(n: str, start: Any, stop: Any, step: int | None, sizes: SizeNames,
-                     clauses: list[str]) -> str:
+def symbolic_length(n: DimVar, start: Any, stop: Any, step: int | None, sizes: SizeNames,
+                    clauses: list[Clause]) -> DimExpr:
     """:func:`slice_length` when a bound is a size: ``max(upper - lower, 0)`` over the
     clamped positions, simplified where one side is the axis's start or end."""
     if step is not None and step < 0:
         raise ParamError("a slice with a negative step takes int bounds; use kt.flip and "
                          "a positive step")
-    lower = ("start", "0") if start is None else _sized_position(start, sizes, clauses) \
-        if isinstance(start, Dim) else tuple(map(str, _position(start, ("start", 0))))
-    upper = ("end", "0") if stop is None else _sized_position(stop, sizes, clauses) \
-        if isinstance(stop, Dim) else tuple(map(str, _position(stop, ("end", 0))))
-
-    def at(bound: tuple[str, str]) -> str:
-        side, offset = bound
-        if offset == "0":
-            return "0" if side == "start" else n
-        return f"min({offset},{n})" if side == "start" else f"max({n}-{offset},0)"
-
-    if lower == ("start", "0"):
-        count = at(upper)
-    elif upper == ("end", "0"):
-        count = f"min({lower[1]},{n})" if lower[0] == "end" else f"max({n}-{lower[1]},0)"
+    lower = ("start", 0) if start is None else _sized_position(start, sizes, clauses) \
+        if isinstance(start, Dim) else _position(start, ("start", 0))
+    upper = ("end", 0) if stop is None else _sized_position(stop, sizes, clauses) \
+        if isinstance(stop, Dim) else _position(stop, ("end", 0))
+    if lower == ("start", 0):
+        count = _at(upper, n)
+    elif upper == ("end", 0):
+        count = dim_min(lower[1], n) if lower[0] == "end" else dim_max(n - lower[1], 0)
     else:
-        count = f"max({at(upper)}-{at(lower)},0)"
+        count = dim_max(_at(upper, n) - _at(lower, n), 0)
     size = 1 if step is None else step
-    return count if size == 1 else f"({count}+{size - 1})//{size}"
+    return count if size == 1 else (count + (size - 1)) // size
 
 
-def slice_length(n: str, start: int | None, stop: int | None, step: int | None) -> str:
+def slice_length(n: DimVar, start: int | None, stop: int | None, step: int | None) -> Size:
     """The length of ``x[start:stop:step]`` along an axis of size ``n``, as a dim
     expression (``len(range(*slice(start, stop, step).indices(n)))``)."""
     step = 1 if step is None else step
@@ -123,14 +112,14 @@ def slice_length(n: str, start: int | None, stop: int | None, step: int | None) 
         count, clamped = _count(_position(start, ("end", 0), 1),
                                 _position(stop, ("start", 0), 1), n)
     size = abs(step)
-    if count == "0":
-        return count
+    if isinstance(count, int) and count == 0:
+        return 0
     if size == 1:
-        return f"max({count},0)" if clamped else count
+        return dim_max(count, 0) if clamped else count
     # (max(c, 0) + size - 1)//size == max(c + size - 1, 0)//size
     if clamped:
-        return f"max({count}+{size - 1},0)//{size}"
-    return f"({count}+{size - 1})//{size}"
+        return dim_max(count + (size - 1), 0) // size
+    return (count + (size - 1)) // size
 
 
 def _expand(index: tuple, ndim: int) -> list:
@@ -159,45 +148,38 @@ def basic_index(types: tuple, index: tuple, **_: Any) -> dict[str, Any]:
     An int drops its axis and needs the axis to be long enough (``a >= i + 1``, or
     ``a >= -i`` for a negative ``i``); a slice gives :func:`slice_length`; None
     inserts an axis of size 1."""
-    x = types[0]
-    messages: dict = {}
-    dims, out, clauses, sizes = selection(x.ndim, index, messages)
-    return {"x": operand(dims), "y": operand(out), "checks": where(clauses),
-            "sizes": sizes.operands(after=True), "messages": messages}
+    a, out, clauses, sizes = selection(types[0].ndim, index)
+    return {"x": a, "y": out, "checks": clauses, "sizes": sizes.patterns()}
 
 
-def selection(ndim: int, index: tuple, messages: dict | None = None
-              ) -> tuple[list[str], list[str], list[str], SizeNames]:
+def selection(ndim: int, index: tuple) -> tuple[list[DimVar], list, list[Clause], SizeNames]:
     """For a basic index of a tensor of rank ``ndim``: its dim variables, the dims of
-    ``x[index]``, the where-clauses, and the names of the sizes the index holds;
-    ``messages`` receives NumPy's words for an int out of bounds."""
+    ``x[index]``, the where-clauses (an int out of bounds said in NumPy's words), and
+    the names of the sizes the index holds."""
     sizes = SizeNames(index)
-    dims = names("a", ndim)
-    out: list[str] = []
-    clauses: list[str] = []
+    a = dims("a", ndim)
+    out: list = []
+    clauses: list[Clause] = []
     axis = 0
     for item in _expand(index, ndim):
         if item is None:
-            out.append("1")
+            out.append(1)
             continue
-        dim = dims[axis]
+        dim = a[axis]
         axis += 1
         if isinstance(item, Dim):
             side, offset = _sized_position(item, sizes, clauses)
-            clauses.append(f"{dim} >= {offset}+1" if side == "start" else f"{dim} >= {offset}")
+            clauses.append(dim >= offset + 1 if side == "start" else dim >= offset)
         elif isinstance(item, int):
-            clause, message = checked_text(
-                f"{dim} >= {item + 1 if item >= 0 else -item}",
-                lambda values, _, item=item, axis=axis - 1, dim=dim:
-                    f"index {item} is out of bounds for axis {axis} with size {values[dim]}")
-            clauses.append(clause)
-            if messages is not None:
-                messages[clause] = message
+            clauses.append(checked(
+                dim >= (item + 1 if item >= 0 else -item),
+                lambda values, _, item=item, axis=axis - 1, dim=dim.name:
+                    f"index {item} is out of bounds for axis {axis} with size {values[dim]}"))
         elif isinstance(item[1], Dim) or isinstance(item[2], Dim):
             out.append(symbolic_length(dim, *item[1:], sizes, clauses))
         else:
             out.append(slice_length(dim, *item[1:]))
-    return dims, out, clauses, sizes
+    return a, out, clauses, sizes
 
 
 def _as_key(index: tuple) -> tuple:
@@ -221,17 +203,16 @@ def getitem(x: np.ndarray, *sizes: np.ndarray, index: tuple) -> np.ndarray:
 
 # --------------------------------------------------------------------------- take
 
-def _nonempty(looked_up: list[str], n: str, axis: int | None) -> dict[str, Any]:
-    """``cond``: ``, min(size, 1) <= n``: NumPy checks every index it looks up against
-    the axis length ``n``, so looking up anything in an empty axis is an error. It looks
-    up each index once per position of the axes before ``axis``; the axes after it
-    do not matter (``take(zeros((0, 0)), 0, axis=0)`` raises). ``messages``: its failure
-    in NumPy's words, naming the axis (None: the flattened tensor)."""
-    clause, message = checked_text(f"min({product(looked_up)},1) <= {n}", lambda _, types: (
+def _nonempty(looked_up: list, n: Size, axis: int | None) -> list[Clause]:
+    """``min(size, 1) <= n``: NumPy checks every index it looks up against the axis
+    length ``n``, so looking up anything in an empty axis is an error. It looks up each
+    index once per position of the axes before ``axis``; the axes after it do not
+    matter (``take(zeros((0, 0)), 0, axis=0)`` raises). Its failure in NumPy's words,
+    naming the axis (None: the flattened tensor)."""
+    return [checked(dim_min(size_of(looked_up), 1) <= n, lambda _, types: (
         "cannot do a non-empty take from an empty axis: "
         + (f"{types[0]} has no elements" if axis is None else
-           f"axis {axis} of {types[0]} has size 0")))
-    return {"cond": f", {clause}", "messages": {clause: message}}
+           f"axis {axis} of {types[0]} has size 0")))]
 
 
 @reads_ranks
@@ -239,15 +220,15 @@ def take(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
     """np.take: the axis is replaced by the indices' shape; ``None`` (or any of the
     axes 0 and -1 of a 0-d tensor, as in NumPy) takes from the flattened tensor."""
     x, indices = types
-    dims = names("a", x.ndim)
-    taken = names("b", indices.ndim)
+    a = dims("a", x.ndim)
+    taken = dims("b", indices.ndim)
     if axis is None or (x.ndim == 0 and axis in (0, -1)):
-        return {"x": operand(dims), "i": operand(taken), "y": operand(taken),
-                **_nonempty(taken, product(dims), None), "params": {"axis": None}}
+        return {"x": a, "i": taken, "y": taken, "cond": _nonempty(taken, size_of(a), None),
+                "params": {"axis": None}}
     ax = normalize_axis(axis, x.ndim)
-    out = [*dims[:ax], *taken, *dims[ax + 1:]]
-    return {"x": operand(dims), "i": operand(taken), "y": operand(out),
-            **_nonempty([*dims[:ax], *taken], dims[ax], ax), "params": {"axis": ax}}
+    out = [*a[:ax], *taken, *a[ax + 1:]]
+    return {"x": a, "i": taken, "y": out, "cond": _nonempty([*a[:ax], *taken], a[ax], ax),
+            "params": {"axis": ax}}
 
 
 @reads_ranks
@@ -257,20 +238,19 @@ def take_along_axis(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
     1-d indices. A non-empty result cannot be taken from an empty axis (NumPy raises
     whatever the index values are): ``min(size of the result, 1) <= n``."""
     x, indices = types
+    (n, k) = dims("n k")
     if axis is None:
         if indices.ndim != 1:
             raise rank_error("take_along_axis", f"with axis=None the indices must be 1-d, "
                                                 f"got {indices.ndim} dimensions")
-        dims = names("a", x.ndim)
-        return {"x": operand(dims), "i": "(k)", "y": "(k)",
-                **_nonempty(["k"], product(dims), None)}
+        a = dims("a", x.ndim)
+        return {"x": a, "i": [k], "y": [k], "cond": _nonempty([k], size_of(a), None)}
     ax = normalize_axis(axis, x.ndim)
     if indices.ndim != x.ndim:
         raise rank_error("take_along_axis", f"the indices must have as many dimensions as "
                                             f"the tensor ({x.ndim}), got {indices.ndim}")
-    a, b, c = (names(p, x.ndim) for p in "abc")
-    a[ax], b[ax], c[ax] = "n", "k", "k"
-    clauses = [f", broadcast({a[i]},{b[i]}) == {c[i]}" for i in range(x.ndim) if i != ax]
-    nonempty = _nonempty(c, "n", ax)
-    return {"x": operand(a), "i": operand(b), "y": operand(c), **nonempty,
-            "cond": "".join(clauses) + nonempty["cond"], "params": {"axis": ax}}
+    a, b, c = (dims(p, x.ndim) for p in "abc")
+    a[ax], b[ax], c[ax] = n, k, k
+    clauses: list[Clause] = [Broadcasts((a[i], b[i]), c[i]) for i in range(x.ndim) if i != ax]
+    return {"x": a, "i": b, "y": c, "cond": clauses + _nonempty(c, n, ax),
+            "params": {"axis": ax}}

@@ -12,19 +12,22 @@ values under ``"params"``, so the impl computes exactly what the type says.
 
 from __future__ import annotations
 
+import functools
 import math
+import operator
 import warnings
 from typing import Any
 
 import numpy as np
 
-from ...syntax.ast import FixedDim, dim_max, dim_min
+from ...syntax.ast import DimExpr, DimVar, FixedDim, dim_max, dim_min
 from ...types.dim import Dim
 from ...types.symbols import free_symbols, substitute
 from ..params import AxisError, ParamError, normalize_axes, normalize_axis
 from ..sizes import (
     SizeNames,
     concrete,
+    dim_expr,
     foreign_names,
     given_axis,
     given_operands,
@@ -35,7 +38,7 @@ from ..sizes import (
 from ..templates import (
     Message,
     builder,
-    checked_text,
+    checked,
     dims,
     joined_dtypes,
     names,
@@ -77,20 +80,22 @@ def reshaped(types: tuple, shape: tuple[int | Dim, ...],
     input has unknown or symbolic sizes and the target is known, the known part of the
     input's size must divide the target (``32*n == 25`` has no solution)."""
     x = types[0]  # then the shape_of inputs of other variables' sizes
-    dims = names("a", x.ndim)
-    size = product(dims)
+    a = dims("a", x.ndim)
+    size = size_of(a)
     # axes_of: the axes found when the node was built (the types seen at run time under
     # check=True have the actual ints instead of the named sizes).
     own = input_axes(0, x.ndim)  # x.shape[i] of an axis unknown when the node was built
-    given, operands = given_operands([shape], after=True)  # y.shape[i]: an input each
-    named = _symbols(x, dims) if not axes_of else {}
-    symbols = {**named, **{symbol_of(d): Dim(dims[i]) for d, i in axes_of},
-               **{key: Dim(dims[i]) for key, i in own.items()}, **given}
+    given, _ = given_operands([shape])  # y.shape[i]: an input each
+    names_of = [str(d) for d in a]
+    named = _symbols(x, names_of) if not axes_of else {}
+    symbols = {**named, **{symbol_of(d): Dim(names_of[i]) for d, i in axes_of},
+               **{key: Dim(names_of[i]) for key, i in own.items()}, **given}
     # other inputs' named sizes: a SizeOp input each (sizes.foreign_names)
     foreign = foreign_names(shape, [k for k in symbols if isinstance(k, str)])
     symbols.update({name: Dim(f"r{i}") for i, name in enumerate(foreign)})
-    operands += "".join(f",(r{i}):bool" for i in range(len(foreign)))
-    text: list[str] = []
+    operands = [typed([DimVar(str(d))], "bool") for d in given.values()] + \
+        [typed([DimVar(f"r{i}")], "bool") for i in range(len(foreign))]
+    out: list[Any] = []
     for entry in shape:
         if isinstance(entry, Dim):
             unknown = sorted(free_symbols(entry) - set(symbols))
@@ -98,43 +103,48 @@ def reshaped(types: tuple, shape: tuple[int | Dim, ...],
                 raise ParamError(f"size {entry} is not made of the sizes of the input "
                                  f"({x}): {', '.join(unknown)} would not be known when "
                                  "the graph runs")
-            text.append(f"({substitute(entry, symbols)})")
+            out.append(dim_expr(substitute(entry, symbols)))
         else:
-            text.append(str(entry))
+            out.append(entry)
     free = [i for i, s in enumerate(shape) if isinstance(s, int) and s < 0]
     if len(free) > 1:
         raise ParamError(f"shape {shape}: can only specify one unknown dimension")
     ints = [s for s in shape if isinstance(s, int) and s >= 0]
-    known = "*".join([t for i, t in enumerate(text) if i not in free]) or "1"
+    known = _written_product([e for i, e in enumerate(out) if i not in free])
     symbolic = len(ints) + len(free) < len(shape)  # some entry is a Dim
     params = {"axes_of": axes_of or _axes_of(x, shape, own)} if symbolic else {}
+    message = _cannot_reshape(names_of, shape)
     if not free:
         if len(ints) == len(shape):
             _check_divides(x, math.prod(ints))
-        fit = checked_text(f"{size} == {known}", _cannot_reshape(dims, shape))
-        return {"x": operand(dims), "sizes": operands, "y": operand(text),
-                "fits": where([fit[0]]), "params": params, "messages": dict([fit])}
+        return {"x": a, "sizes": operands, "y": out,
+                "fits": [checked(size.eq(known), message)], "params": params}
     if len(ints) == len(shape) - 1 and math.prod(ints) == 0:
         raise ParamError(f"shape {shape}: the unknown dimension is undetermined when the "
                          "other sizes multiply to 0")
     # An entry that is one of the input's axes cancels that axis: x.reshape(x.shape[0], -1)
     # of (n, 8, 4) gives (n, 8*4), not (n, (n*8*4)//n).
-    rest, others = list(dims), []
-    for i, entry in enumerate(text):
-        axis = entry[1:-1]
-        if i not in free and axis in rest and entry == f"({axis})":
-            rest.remove(axis)
+    rest, others = list(a), []
+    for i, entry in enumerate(out):
+        if i not in free and isinstance(entry, DimVar) and entry in rest:
+            rest.remove(entry)
         elif i not in free:
             others.append(entry)
-    rest_size, rest_known = product(rest), "*".join(others) or "1"
-    text[free[0]] = f"({rest_size})//({rest_known})" if others else f"({rest_size})"
+    rest_size, rest_known = size_of(rest), _written_product(others)
+    out[free[0]] = rest_size // rest_known if others else rest_size
     # NumPy refuses an unknown size beside sizes that multiply to 0, even where the
     # cancelled axes make the quotient look defined: (0, 3).reshape(0, -1) fails. (Ints
     # alone that multiply to 0 were refused above.)
-    fit = checked_text(f"({rest_size}) % ({rest_known}) == 0", _cannot_reshape(dims, shape))
-    fits = [f"{known} >= 1"] * symbolic + ([fit[0]] if others else [])
-    return {"x": operand(dims), "sizes": operands, "y": operand(text),
-            "fits": where(fits), "params": params, "messages": dict([fit])}
+    fits = [known >= 1] * symbolic + \
+        ([checked((rest_size % rest_known).eq(0), message)] if others else [])
+    return {"x": a, "sizes": operands, "y": out, "fits": fits, "params": params}
+
+
+def _written_product(entries: list) -> DimExpr:
+    """The product of a shape's entries as written (``5*5*n``, ints not folded), ``1``
+    for none."""
+    items = [FixedDim(e) if isinstance(e, int) else e for e in entries] or [FixedDim(1)]
+    return functools.reduce(operator.mul, items)
 
 
 def _cannot_reshape(dims: list[str], shape: tuple) -> Message:

@@ -20,17 +20,18 @@ from typing import Any
 
 import numpy as np
 
-from ..templates import names, operand, reads_ranks, where
+from ...syntax.ast import Clause, DimVar
+from ..templates import dims, reads_ranks, typed
 from .advanced import _key, advanced_selection, split_index
 from .indexing import _as_key, resolve, selection
 
 
-def fits_into(value: list[str], target: list[str]) -> list[str]:
+def fits_into(value: list[DimVar], target: list) -> list[Clause]:
     """Where-clauses: a value of dims ``value`` broadcasts to the shape ``target``."""
     extra = len(value) - len(target)
-    clauses = [f"{v} == 1" for v in value[:max(extra, 0)]]
+    clauses = [v.eq(1) for v in value[:max(extra, 0)]]
     for v, t in zip(value[max(extra, 0):], target[max(-extra, 0):], strict=True):
-        clauses.append(f"({v}-1)*({v}-({t})) == 0")
+        clauses.append(((v - 1) * (v - t)).eq(0))
     return clauses
 
 
@@ -38,18 +39,17 @@ def fits_into(value: list[str], target: list[str]) -> list[str]:
 def basic_update(types: tuple, index: tuple, **_: Any) -> dict[str, Any]:
     """``x, v`` -> ``x`` for a basic index."""
     x, v = types[0], types[1]
-    dims, out, clauses, sizes = selection(x.ndim, index)
-    value = names("v", v.ndim)
-    return {"x": operand(dims), "v": operand(value), "sizes": sizes.operands(after=True),
-            "y": operand(names("y", x.ndim)),
-            "checks": where(clauses + fits_into(value, out) + same(x.ndim))}
+    a, out, clauses, sizes = selection(x.ndim, index)
+    value = dims("v", v.ndim)
+    return {"x": a, "v": value, "sizes": sizes.patterns(), "y": dims("y", x.ndim),
+            "checks": clauses + fits_into(value, out) + same(x.ndim)}
 
 
-def same(ndim: int) -> list[str]:
+def same(ndim: int) -> list[Clause]:
     """``y_i == a_i``: the output has x's shape, under dims of its own (an update is not
     elementwise along x's axes: a backend that splits shared axes into blocks must not
     split these)."""
-    return [f"y{i} == a{i}" for i in range(ndim)]
+    return [y.eq(a) for y, a in zip(dims("y", ndim), dims("a", ndim), strict=True)]
 
 
 @reads_ranks
@@ -57,11 +57,10 @@ def advanced_update(types: tuple, index: tuple, **_: Any) -> dict[str, Any]:
     """``x, v, *arrays`` -> ``x`` for an advanced index."""
     x, v = types[0], types[1]
     operands, out, clauses, sizes = advanced_selection(x, types[2:], index)
-    value = names("v", v.ndim)
-    inputs = [operands[0], f"{operand(value)}:w", *operands[1:]]
-    return {"inputs": ",".join(inputs) + sizes.operands(after=True),
-            "y": operand(names("y", x.ndim)),
-            "checks": where(clauses + fits_into(value, out) + same(x.ndim))}
+    value = dims("v", v.ndim)
+    inputs = [operands[0], typed(value, "w"), *operands[1:], *sizes.patterns()]
+    return {"inputs": inputs, "y": dims("y", x.ndim),
+            "checks": clauses + fits_into(value, out) + same(x.ndim)}
 
 
 def setitem(x: np.ndarray, value: np.ndarray, *sizes: np.ndarray, index: tuple
