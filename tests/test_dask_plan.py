@@ -154,6 +154,27 @@ def test_moments_are_dasks_tree_reductions(name):
     assert f.memory(chunks).largest_input <= 100 * 100 * 4 * 1.01
 
 
+@pytest.mark.parametrize("kwargs", [{"ord": 2}, {"ord": -2, "axis": (1, 0)}, {"ord": "nuc"}])
+def test_svd_norms_need_the_matrix_whole(kwargs):
+    """Dask's SVD refuses a matrix split along both axes: the plan says the norm needs
+    both axes whole and the call is refused naming the node (not Dask's error at
+    compute); allowed to rechunk, the value is NumPy's. Other orders stay Dask's tree."""
+    x = kt.matrix("x", "float64")
+    values = np.random.default_rng(3).normal(size=(6, 4))
+    chunks = ((3, 3), (2, 2))
+    f = kt.function([x], kt.norm(x, **kwargs), backend="dask")
+    assert "needs x axis 0, x axis 1 whole in each task" in f.plan().lines[0]
+    with pytest.raises(RechunkError, match=r"norm\{.*input 0 axis 0 is split into 2 chunks"):
+        f(values, chunks=chunks)
+    g = kt.function([x], kt.norm(x, **kwargs), backend="dask", allow_rechunk=True)
+    np.testing.assert_allclose(g(values, chunks=chunks).compute(),
+                               np.linalg.norm(values, **kwargs))
+    tree = kt.function([x], kt.norm(x, ord=2, axis=1), backend="dask")
+    assert "tree sum of squares" in tree.plan().lines[0]
+    np.testing.assert_allclose(tree(values, chunks=chunks).compute(),
+                               np.linalg.norm(values, ord=2, axis=1))
+
+
 def test_diff_and_trace_work_on_blocks():
     x = kt.matrix("x", "int32")
     values = np.arange(36 * 36, dtype=np.int32).reshape(36, 36) % 7

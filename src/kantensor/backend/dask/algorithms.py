@@ -65,6 +65,17 @@ def _has_axes(op: Any, types: tuple) -> bool:
     return types[0].ndim > 0
 
 
+def _summed_norm(op: Any, types: tuple) -> bool:
+    """A norm Dask computes as a tree of sums and maxima: not the matrix norms of order
+    2, -2 and 'nuc', which Dask computes by an SVD that refuses a matrix split along both
+    axes (those are the Op's blockwise: both axes whole in one task)."""
+    params = dict(getattr(op, "params", ()))
+    axis, order = params.get("axis"), params.get("ord")
+    matrix = (len(axis) == 2) if isinstance(axis, tuple) else \
+        (axis is None and order is not None and types[0].ndim == 2)
+    return types[0].ndim > 0 and not (matrix and order in (2, -2, "nuc"))
+
+
 def _matrices(op: Any, types: tuple) -> bool:
     return types[0].ndim >= 2
 
@@ -251,7 +262,7 @@ ALGORITHMS: dict[str, Algorithm] = {
     "std": _A(moments("std"), "dask.array.std (moments combined in a tree)", _has_axes),
     "argmax": _A(arg_reduction("argmax"), "dask.array.argmax (a tree arg-reduction)", _has_axes),
     "argmin": _A(arg_reduction("argmin"), "dask.array.argmin (a tree arg-reduction)", _has_axes),
-    "norm": _A(norm, "dask.array.linalg.norm (a tree sum of squares)", _has_axes),
+    "norm": _A(norm, "dask.array.linalg.norm (a tree sum of squares)", _summed_norm),
     "logsumexp": _A(exponentials("logsumexp"), _EXP, _has_axes),
     "softmax": _A(exponentials("softmax"), _EXP + ", then blockwise", _has_axes),
     "log_softmax": _A(exponentials("log_softmax"), _EXP + ", then blockwise", _has_axes),

@@ -42,8 +42,11 @@ def meta(t: TensorType) -> np.ndarray:
 
 def _why(call: NodeCall, label: Any) -> str:
     if label in call.axes.contracted:
-        return (f"{call.op.name} reduces it and declares no algorithm that combines "
-                "partial results over chunks (no dask kind in its catalogue entry)")
+        if call.kind is None:
+            return (f"{call.op.name} reduces it and declares no algorithm that combines "
+                    "partial results over chunks (no dask kind in its catalogue entry)")
+        return (f"{call.op.name} reduces it, and its algorithm ({call.kind}) does not "
+                "combine partial results over chunks for these parameters")
     return f"{call.op.name} computes along it (a core dim of its signature or an axis " \
            "its parameters name)"
 
