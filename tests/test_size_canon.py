@@ -42,6 +42,8 @@ def _at(x, **sizes):
     ((dim_max(5, n), dim_max(0, n - 5) + 5, dim_max(n, 5, n - 1)), "max(5, n)"),
     ((dim_min(64, n), 64 - dim_max(0, 64 - n)), "min(64, n)"),
     ((dim_min(3, (n + 1) // 2) + dim_min(3, n // 2), dim_min(6, n)), "min(6, n)"),
+    ((dim_max(1, n) + 2 - 3 * ((dim_max(1, n) + 2) // 3), (dim_max(n, 1) + 5) % 3),
+     "(max(1, n) + 2) % 3"),  # a clamp, then a remainder
     # separate symbols: each part on its own
     ((n % 2 + m // 2 + (m + 1) // 2, m + n - 2 * (n // 2)), "m + n % 2"),
     # over two symbols the arguments are made canonical

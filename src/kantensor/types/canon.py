@@ -346,8 +346,9 @@ def _piecewise(n: Dim, threshold: int, period: int, increments: tuple[int, ...]
                ) -> DimLike | None:
     """A size 0 at 0, quasi-affine from ``threshold`` on, as the min or max of two
     quasi-affine sizes: the one it is from the threshold on, and the one its values
-    before the threshold follow (``max(n, 5)``, ``min(64, n)``, ``max(0, n - 5)``);
-    None if neither the min nor the max of those two is it."""
+    before the threshold follow (``max(n, 5)``, ``min(64, n)``, ``max(0, n - 5)``), or,
+    constant before the threshold, the late one at ``max(n, threshold)`` (``max(7, n) %
+    3``); None if none of those is it."""
     if period > MAX_PIECE_PERIOD or threshold > MAX_PIECE_THRESHOLD:
         return None
     late = [increments[threshold + (m - threshold) % period] for m in range(period)]
@@ -366,8 +367,13 @@ def _piecewise(n: Dim, threshold: int, period: int, increments: tuple[int, ...]
     if late_form is None or early_form is None:
         return None
     want = (threshold, period, 0, increments)
+    late_size = late_form + late_start
     for pick in (dim_min, dim_max):
-        form = pick(late_form + late_start, early_form)
+        form = pick(late_size, early_form)
+        if not isinstance(form, int) and table(form) == want:
+            return form
+    if not any(early_inc) and not isinstance(late_size, int):  # constant, then the late
+        form = substitute(late_size, {n.name: dim_max(n, threshold)})  # piece: clamped
         if not isinstance(form, int) and table(form) == want:
             return form
     return None
