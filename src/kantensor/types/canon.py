@@ -373,7 +373,7 @@ def _piecewise(n: Dim, threshold: int, period: int, increments: tuple[int, ...]
         if not isinstance(form, int) and table(form) == want:
             return form
     if not any(early_inc) and not isinstance(late_size, int):  # constant, then the late
-        form = substitute(late_size, {n.name: dim_max(n, threshold)})  # piece: clamped
+        form = substitute(late_size, {lone_atom(n._terms): dim_max(n, threshold)})  # clamped
         if not isinstance(form, int) and table(form) == want:
             return form
     return None
