@@ -16,7 +16,9 @@ one of fewest terms, then of shortest text (ties by text). So
   (``min((h + 1)//2, h//2)``, ``max(n//2, n//3)``) is that function's form;
 * a part quasi-affine only past a threshold is the min or max of two such forms, the
   one it is past the threshold and the one its values before it follow (``max(0, n -
-  5) + 5`` is ``max(5, n)``), with the constant inside when it is the only such part.
+  5) + 5`` is ``max(5, n)``), with the constant inside when it is the only such part;
+  constant before the threshold, it is the late form at ``max(n, threshold)``
+  (``max(7, n) % 3``).
 
 Over several symbols, atoms that are functions of one linear form ``u`` with
 coefficients > 0 (``(m + n + 1)//2``, ``((m + n)//2 + m + n)//3``, ``min(5, m + n)``)
@@ -27,7 +29,7 @@ back where that leaves fewest terms, so they are written one way only
 forms (at most :data:`MAX_PASSES`).
 
 Left as built (sound, not proven canonical): a part with a threshold that no such min
-or max is (``max(7, n) % 3``), a part whose period or threshold is past the limits of
+or max or clamp is (``max(7, n) % 3 - 3*n``), a part whose period or threshold is past the limits of
 :mod:`~kantensor.types.quasi`, products, atoms over several symbols that are no
 function of one linear form (``min(m, n)``, whose arguments get their forms), and
 floors of a linear form the Dim algebra takes apart (``(m + 2*n)//2`` is ``n + m//2``,
@@ -106,11 +108,9 @@ def _canonical(terms: tuple) -> DimLike:
             rest.update(part)
             continue
         constant += form[1]
-        parts.setdefault(_U, {})  # (kept apart: u's form is over several symbols)
         rest_forms.append(substitute(form[0], {_U: u}))
     total: DimLike = 0
     pieces = []  # the parts written as a min or max
-    parts.pop(_U, None)
     for s, part in parts.items():
         p = _rebuild_terms(part)
         if not isinstance(p, int) and _has_opaque(p) and in_fragment(p, s):
