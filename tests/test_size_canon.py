@@ -39,6 +39,8 @@ def _at(x, **sizes):
     ((dim_max(n // 2, n // 3), n // 2, dim_min(n, n // 2)), "n//2"),
     ((dim_min((h + 1) // 2, h // 2), h // 2), "h//2"),
     ((n // 2 + n // 3, (5 * n - 3 * (n % 2) - 2 * (n % 3)) // 6), "n//2 + n//3"),
+    ((n // 2 + n // 6, (4 * n - 3 * (n % 2) - n % 6) // 6), "n//2 + n//6"),  # nested combs
+    ((n // 2 - n // 4, (n + 2) // 4), "(n + 2)//4"),
     ((dim_max(5, n), dim_max(0, n - 5) + 5, dim_max(n, 5, n - 1)), "max(5, n)"),
     ((dim_min(64, n), 64 - dim_max(0, 64 - n)), "min(64, n)"),
     ((dim_min(3, (n + 1) // 2) + dim_min(3, n // 2), dim_min(6, n)), "min(6, n)"),
