@@ -39,9 +39,13 @@ def _at(x, **sizes):
     ((dim_max(n // 2, n // 3), n // 2, dim_min(n, n // 2)), "n//2"),
     ((dim_min((h + 1) // 2, h // 2), h // 2), "h//2"),
     ((n // 2 + n // 3, (5 * n - 3 * (n % 2) - 2 * (n % 3)) // 6), "n//2 + n//3"),
+    ((n // 2 + n // 6, (4 * n - 3 * (n % 2) - n % 6) // 6), "n//2 + n//6"),  # nested combs
+    ((n // 2 - n // 4, (n + 2) // 4), "(n + 2)//4"),
     ((dim_max(5, n), dim_max(0, n - 5) + 5, dim_max(n, 5, n - 1)), "max(5, n)"),
     ((dim_min(64, n), 64 - dim_max(0, 64 - n)), "min(64, n)"),
     ((dim_min(3, (n + 1) // 2) + dim_min(3, n // 2), dim_min(6, n)), "min(6, n)"),
+    ((dim_max(1, n) + 2 - 3 * ((dim_max(1, n) + 2) // 3), (dim_max(n, 1) + 5) % 3),
+     "(max(1, n) + 2) % 3"),  # a clamp, then a remainder
     # separate symbols: each part on its own
     ((n % 2 + m // 2 + (m + 1) // 2, m + n - 2 * (n // 2)), "m + n % 2"),
     # over two symbols the arguments are made canonical
@@ -64,15 +68,17 @@ def test_facts_simplify_into_the_one_form() -> None:
 
 
 # -- random sizes of one symbol -----------------------------------------------------------
-def _tree(depth: int = 3) -> st.SearchStrategy:
-    """Size expressions of ``n`` as trees: ("n",), ("int", k), (op, left, right | k)."""
+def _tree(depth: int = 3, extremes: bool = True) -> st.SearchStrategy:
+    """Size expressions of ``n`` as trees: ("n",), ("int", k), (op, left, right | k);
+    min and max among them unless ``extremes`` is False."""
     leaf = st.one_of(st.just(("n",)), st.integers(-3, 8).map(lambda k: ("int", k)))
     if depth == 0:
         return leaf
-    sub = _tree(depth - 1)
+    sub = _tree(depth - 1, extremes)
     return st.one_of(
         leaf,
-        st.tuples(st.sampled_from(["+", "-", "min", "max"]), sub, sub),
+        st.tuples(st.sampled_from(["+", "-", "min", "max"] if extremes else ["+", "-"]),
+                  sub, sub),
         st.tuples(st.just("*"), sub, st.integers(-3, 3)),
         st.tuples(st.sampled_from(["//", "%"]), sub, st.integers(1, 4)),
     )
@@ -225,6 +231,45 @@ def test_parts_of_one_symbol_each_get_their_form(a, b, mixed, steps) -> None:
             assert _at(canonical_form(both), n=v, m=w) == _at(both, n=v, m=w)
     if all(isinstance(z, int) or (table(z) is not None and _decided(z))
            for z in (_build(a), _build(b))):
+        assert canonical_form(x) == canonical_form(y), (x, y)
+
+
+@pytest.mark.parametrize(("ways", "form"), [
+    ((m + n - 2 * ((m + n) // 2), (m + n) % 2, (m + n + 2) % 2), "(m + n) % 2"),
+    (((m + n) % 2 + 2 * ((m + n) // 2), (m + n + 1) // 2 + (m + n) // 2), "m + n"),
+    ((-(-(m + n) // 3), m + n - (2 * m + 2 * n) // 3), "(m + n + 2)//3"),
+    ((m + 2 * n - 4 * ((m + 2 * n) // 4) + (m + n) % 3, (m + 2 * n) % 4 + (m + n) % 3),
+     "(m + 2*n) % 4 + (m + n) % 3"),
+])
+def test_floors_of_one_linear_form_get_one_form(ways, form) -> None:
+    """Floors and remainders of one linear form ``u`` of several sizes are a part of
+    ``u`` (Hermite's identity, a ceil), and remainders are read one way only."""
+    for x in ways:
+        for v, w in ((0, 0), (1, 0), (0, 1), (3, 5), (7, 2), (11, 13)):
+            assert _at(x, n=v, m=w) == _at(ways[0], n=v, m=w)
+        assert str(canonical_form(x)) == form, x
+
+
+@settings(max_examples=N_EXAMPLES, deadline=None)
+@given(t=_tree(3, extremes=False), steps=st.lists(st.tuples(
+    st.lists(st.integers(0, 1), max_size=3), st.sampled_from([0, 1, 4, 5, 6, 7]),
+    st.integers(1, 4)), min_size=1, max_size=2),
+    pq=st.one_of(st.just((1, 1)), st.tuples(st.integers(1, 3), st.integers(1, 3))))
+def test_a_size_of_a_linear_form_gets_one_form(t, steps, pq) -> None:
+    """A size of ``u = p*m + q*n`` and the same size rewritten: sound; one form where
+    ``u`` is ``m + n`` (with other coefficients the Dim algebra takes floors of ``u``
+    apart, ``(m + 2*n)//2`` is ``n + m//2``, and the parts left are not compared)."""
+    u = t
+    for path, choice, k in steps:
+        u = _rewritten(u, path, choice, k)
+    p, q = pq
+    linear = p * m + q * n
+    x, y = (substitute(_build(z), {"n": linear}) if not isinstance(_build(z), int)
+            else _build(z) for z in (t, u))
+    for v, w in ((0, 0), (1, 0), (0, 1), (2, 3), (5, 1), (9, 14), (40, 3)):
+        assert _at(canonical_form(x), n=v, m=w) == _at(x, n=v, m=w) == _at(y, n=v, m=w)
+    if p == q == 1 and (isinstance(_build(t), int) or table(_build(t)) is not None
+                        and _decided(_build(t))):
         assert canonical_form(x) == canonical_form(y), (x, y)
 
 

@@ -16,19 +16,31 @@ one of fewest terms, then of shortest text (ties by text). So
   (``min((h + 1)//2, h//2)``, ``max(n//2, n//3)``) is that function's form;
 * a part quasi-affine only past a threshold is the min or max of two such forms, the
   one it is past the threshold and the one its values before it follow (``max(0, n -
-  5) + 5`` is ``max(5, n)``), with the constant inside when it is the only such part.
+  5) + 5`` is ``max(5, n)``), with the constant inside when it is the only such part;
+  constant before the threshold, it is the late form at ``max(n, threshold)``
+  (``max(7, n) % 3``).
 
-Left as built (sound, not canonical): a part with a threshold that no such min or max
-is (``max(7, n) % 3``), a part whose period or threshold is past the limits of
-:mod:`~kantensor.types.quasi`, products, and atoms over several symbols (``(a + b)//2``,
-``min(a, b)``), whose arguments are made canonical but which are not compared with
-other ways of writing them. A part that needs three floors or more gets one form, not
-always the shortest. The value never changes: the form chosen is checked against the
-table it was made from.
+Over several symbols, atoms that are functions of one linear form ``u`` with
+coefficients > 0 (``(m + n + 1)//2``, ``((m + n)//2 + m + n)//3``, ``min(5, m + n)``)
+are a part of ``u`` and get its form (``(m + n + 1)//2 + (m + n)//2`` is ``m + n``); then
+remainders of several symbols are taken apart (``a % k`` as ``a - k*(a//k)``) and read
+back where that leaves fewest terms, so they are written one way only
+(``m + n - 2*((m + n)//2)`` is ``(m + n) % 2``); a pass can leave parts the next one
+forms (at most :data:`MAX_PASSES`).
+
+Left as built (sound, not proven canonical): a part with a threshold that no such min
+or max or clamp is (``max(7, n) % 3 - 3*n``), a part whose period or threshold is past the limits of
+:mod:`~kantensor.types.quasi`, products, atoms over several symbols that are no
+function of one linear form (``min(m, n)``, whose arguments get their forms), and
+floors of a linear form the Dim algebra takes apart (``(m + 2*n)//2`` is ``n + m//2``,
+so ``(m + 2*n)//2 + (m + 2*n + 1)//2`` keeps floors of ``m`` and of ``m + 2*n``). A
+part that needs three floors or more gets one form, not always the shortest. The value
+never changes: the form chosen is checked against the table it was made from.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable
 from functools import lru_cache
 from typing import Final
@@ -38,12 +50,17 @@ import numpy as np
 from .dim import Dim, DimLike, _floordiv, _mod, _rebuild, _symbol, dim_max, dim_min
 from .poly import Opaque, lone_atom
 from .quasi import fits, in_fragment, table, values
-from .symbols import APPLY, free_symbols
+from .symbols import APPLY, free_symbols, substitute
 
 __all__ = ["canonical_form"]
 
 MAX_PIECE_PERIOD: Final = 64
 """Longest period of a size with a threshold that is written as a min or max."""
+MAX_PASSES: Final = 3
+"""Most passes of :func:`canonical_form` (a pass can leave parts the next one forms:
+``(m + 2*n) % 2`` is ``m % 2``)."""
+MAX_READ_BACK: Final = 6
+"""Most floors over several symbols :func:`_read_back` tries to read as remainders."""
 MAX_PIECE_THRESHOLD: Final = 256
 """Latest threshold of a size written as a min or max of two quasi-affine sizes."""
 
@@ -51,9 +68,14 @@ MAX_PIECE_THRESHOLD: Final = 256
 def canonical_form(x: DimLike) -> DimLike:
     """``x`` in the one form of its function of the sizes, where the fragment decides
     it (module docstring); else ``x`` with the parts that are decided made canonical."""
-    if isinstance(x, int) or not _has_opaque(x):
-        return x  # a polynomial over symbols is already canonical (types.poly)
-    return _canonical(x._terms)
+    for _ in range(MAX_PASSES):  # a form over a linear form may leave one-symbol parts
+        if isinstance(x, int) or not _has_opaque(x):
+            return x  # a polynomial over symbols is already canonical (types.poly)
+        y = _canonical(x._terms)
+        if not isinstance(y, int) and y._terms == x._terms:
+            return y
+        x = y
+    return x
 
 
 @lru_cache(maxsize=1 << 14)
@@ -61,7 +83,9 @@ def _canonical(terms: tuple) -> DimLike:
     """Kept per terms, not per Dim: a Dim's ``==`` may consult a traced program's
     answers (types.dimorder), which must not make two sizes share a form."""
     parts: dict[Hashable, dict] = {}
+    cores: dict[tuple, dict] = {}
     rest: dict = {}
+    rest_forms: list[DimLike] = []
     constant = 0
     for mono, c in terms:
         if not mono:
@@ -71,8 +95,20 @@ def _canonical(terms: tuple) -> DimLike:
         symbols = _atom_symbols(atom)
         if len(mono) == 1 and mono[0][1] == 1 and len(symbols) == 1:
             parts.setdefault(next(iter(symbols)), {})[mono] = c
+        elif len(mono) == 1 and mono[0][1] == 1 and (core := _core(atom)) is not None:
+            cores.setdefault(core, {})[mono] = c
         else:
             rest[mono] = c
+    for core, part in cores.items():  # floors of one linear form u: a part of u's
+        u = _rebuild_terms(dict(core))
+        p = sum((c * _over(_symbol(atom), core) for ((atom, _),), c in part.items()),
+                start=0)
+        form = _one_symbol(p, _U) if in_fragment(p, _U) else None
+        if form is None:
+            rest.update(part)
+            continue
+        constant += form[1]
+        rest_forms.append(substitute(form[0], {_U: u}))
     total: DimLike = 0
     pieces = []  # the parts written as a min or max
     for s, part in parts.items():
@@ -92,9 +128,139 @@ def _canonical(terms: tuple) -> DimLike:
         pieces, constant = [APPLY[atom.op](*(g + constant for g in atom.args))], 0
     for piece in pieces:
         total = total + piece
+    for form in rest_forms:
+        total = total + form
     if rest:
         total = total + _inner(_rebuild_terms(rest))
-    return total + constant
+    return _remainders(total) + constant
+
+
+class _Placeholder:
+    """The symbol ``u`` standing for a linear form over several symbols."""
+
+    def __str__(self) -> str:
+        return "u"
+
+
+_U: Final = _Placeholder()
+
+
+def _core(atom: Hashable) -> tuple | None:
+    """The linear form ``u`` (terms, coefficients > 0 of gcd 1, over two symbols or more)
+    that an atom over several symbols is a function of (``(m + n + 1)//2``, ``(m + n +
+    2*((m + n)//2))//4``, ``min(5, m + n)``: :func:`_over` writes it over ``u``); None
+    where it is none."""
+    if not isinstance(atom, Opaque):
+        return None
+    linear = _linear_part(atom)
+    if linear is None or len(linear) < 2 or any(c <= 0 for _, c in linear):
+        return None
+    g = math.gcd(*(c for _, c in linear))
+    core = tuple((mono, c // g) for mono, c in linear)
+    return core if _over(_symbol(atom), core) is not None else None
+
+
+def _linear_part(atom: Opaque) -> tuple | None:
+    """The symbol terms of the first argument (depth first) of ``atom`` that has some."""
+    for g in atom.args:
+        if isinstance(g, int):
+            continue
+        linear = tuple((m, c) for m, c in g._terms
+                       if len(m) == 1 and m[0][1] == 1 and not isinstance(m[0][0], Opaque))
+        if linear:
+            return linear
+        for mono, _ in g._terms:
+            if mono and isinstance(mono[0][0], Opaque):
+                found = _linear_part(mono[0][0])
+                if found is not None:
+                    return found
+    return None
+
+
+def _over(x: DimLike, core: tuple) -> DimLike | None:
+    """``x`` written over ``u`` (the placeholder :data:`_U`) for the linear form
+    ``core``, where ``x`` is built from ``t*core``, ints, floors and remainders by ints,
+    min and max; None where it is not."""
+    if isinstance(x, int):
+        return x
+    total: DimLike = 0
+    linear = {}
+    for mono, c in x._terms:
+        if not mono:
+            total = total + c
+            continue
+        if len(mono) != 1 or mono[0][1] != 1:
+            return None
+        atom = mono[0][0]
+        if not isinstance(atom, Opaque):
+            linear[mono] = c
+            continue
+        if atom.op in ("//", "%") and _by_int(atom, atom.op):
+            inner = _over(atom.args[0], core)
+            if inner is None:
+                return None
+            total = total + c * APPLY[atom.op](inner, atom.args[1])
+        elif atom.op in ("min", "max"):
+            args = [_over(g, core) for g in atom.args]
+            if None in args:
+                return None
+            total = total + c * APPLY[atom.op](*args)
+        else:
+            return None
+    if linear:
+        t = linear.get(core[0][0], 0) // core[0][1]
+        if len(linear) != len(core) or any(linear.get(m) != t * k for m, k in core):
+            return None
+        total = total + t * _symbol(_U)
+    return total
+
+
+def _remainders(x: DimLike) -> DimLike:
+    """Remainders over several symbols one way only: each ``a % k`` is taken apart into
+    ``a - k*(a//k)``, then read back where that leaves fewer terms (:func:`_read_back`):
+    ``(m + n) % 2 + 2*((m + n)//2)`` is ``m + n``; ``m + n - 2*((m + n)//2)`` is
+    ``(m + n) % 2``."""
+    if isinstance(x, int):
+        return x
+    mods = [(atom, c) for mono, c in x._terms if len(mono) == 1 and mono[0][1] == 1
+            for atom in (mono[0][0],) if _by_int(atom, "%") and _several(atom)]
+    for atom, c in mods:  # c*(a % k) == c*a - c*k*(a//k)
+        a, k = atom.args
+        x = x - c * _symbol(atom) + c * a - c * k * _floordiv(a, k)
+        if isinstance(x, int):
+            return x
+    return _read_back(x)
+
+
+def _read_back(x: DimLike) -> DimLike:
+    """``-e*k*(a//k)`` beside ``e*a`` read as ``e*(a % k)``: of the sets of such floors
+    (of the first :data:`MAX_READ_BACK`), the one read back that leaves the fewest
+    terms, then the shortest text (ties by text); the empty set among them."""
+    if isinstance(x, int):
+        return x
+    floors = [(mono[0][0], c) for mono, c in x._terms if len(mono) == 1 and mono[0][1] == 1
+              and _by_int(mono[0][0], "//") and not c % mono[0][0].args[1]
+              and _several(mono[0][0])][:MAX_READ_BACK]
+    best: tuple | None = None
+    for mask in range(1 << len(floors)):
+        y: DimLike = x
+        for i, (atom, c) in enumerate(floors):
+            if mask >> i & 1:
+                a, k = atom.args
+                y = y - c * _symbol(atom) + c // k * a - c // k * _mod(a, k)
+        key = (0 if isinstance(y, int) else len(y._terms), len(str(y)), str(y), y)
+        if best is None or key[:3] < best[:3]:
+            best = key
+    return best[3]
+
+
+def _several(atom: Opaque) -> bool:
+    return len(_atom_symbols(atom)) > 1
+
+
+def _by_int(atom: Hashable, op: str) -> bool:
+    return isinstance(atom, Opaque) and atom.op == op and type(atom.args[1]) is int \
+        and atom.args[1] > 0
 
 
 def _lone_minmax(x: DimLike) -> Opaque | None:
@@ -180,8 +346,9 @@ def _piecewise(n: Dim, threshold: int, period: int, increments: tuple[int, ...]
                ) -> DimLike | None:
     """A size 0 at 0, quasi-affine from ``threshold`` on, as the min or max of two
     quasi-affine sizes: the one it is from the threshold on, and the one its values
-    before the threshold follow (``max(n, 5)``, ``min(64, n)``, ``max(0, n - 5)``);
-    None if neither the min nor the max of those two is it."""
+    before the threshold follow (``max(n, 5)``, ``min(64, n)``, ``max(0, n - 5)``), or,
+    constant before the threshold, the late one at ``max(n, threshold)`` (``max(7, n) %
+    3``); None if none of those is it."""
     if period > MAX_PIECE_PERIOD or threshold > MAX_PIECE_THRESHOLD:
         return None
     late = [increments[threshold + (m - threshold) % period] for m in range(period)]
@@ -200,8 +367,13 @@ def _piecewise(n: Dim, threshold: int, period: int, increments: tuple[int, ...]
     if late_form is None or early_form is None:
         return None
     want = (threshold, period, 0, increments)
+    late_size = late_form + late_start
     for pick in (dim_min, dim_max):
-        form = pick(late_form + late_start, early_form)
+        form = pick(late_size, early_form)
+        if not isinstance(form, int) and table(form) == want:
+            return form
+    if not any(early_inc) and not isinstance(late_size, int):  # constant, then the late
+        form = substitute(late_size, {lone_atom(n._terms): dim_max(n, threshold)})  # clamped
         if not isinstance(form, int) and table(form) == want:
             return form
     return None

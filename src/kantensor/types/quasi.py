@@ -304,7 +304,7 @@ def _two_combs(inc: tuple[int, ...]) -> list[Fit]:
     out: set[Fit] = set()
     for d1 in divisors:
         for d2 in divisors:
-            if d2 < d1 or math.lcm(d1, d2) != period:
+            if math.lcm(d1, d2) != period:  # both orders: a comb inside the other
                 continue
             for r1 in range(d1):
                 rest = [m for m in range(period) if m % d1 != r1]
