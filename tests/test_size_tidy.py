@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from kantensor.types.conditions import AnyOf, Condition
 from kantensor.types.dim import Dim, dim_max, dim_min
-from kantensor.types.tidy import tidy
 from kantensor.types.symbols import substitute
+from kantensor.types.tidy import tidy
 from kantensor.types.tidysize import tidy_size
 
 N_EXAMPLES = int(os.environ.get("KANTENSOR_TIDY_EXAMPLES", "200"))
