@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from kantensor.types.conditions import AnyOf, Condition
 from kantensor.types.dim import Dim, dim_max, dim_min
+from kantensor.types.symbols import substitute
 from kantensor.types.tidy import tidy
 from kantensor.types.tidysize import tidy_size
 
@@ -123,9 +124,7 @@ def test_tidied_sizes_equal_the_original(x) -> None:
     for values in itertools.product(BOX, repeat=len(NAMES)):
         sizes = dict(zip(NAMES, values, strict=True))
         try:
-            want = Condition(x, "==", 0).holds(sizes), Condition(x, "==", 1).holds(sizes)
+            want = substitute(x, sizes)
         except ZeroDivisionError:
             continue
-        from kantensor.types.symbols import substitute
-        assert substitute(x, sizes) == substitute(y, sizes), (str(x), str(y), sizes)
-        del want
+        assert substitute(y, sizes) == want, (str(x), str(y), sizes)

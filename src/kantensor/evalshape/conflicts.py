@@ -22,7 +22,7 @@ from ..signature.forward import build
 from ..syntax.errors import TypeInferenceError
 from ..types.conditions import AnyOf, Clause, Condition, Source, conjunction
 from ..types.facts import EMPTY, Facts
-from ..types.tidy import plain
+from ..types.tidy import tidy
 from .located import Site, at_site, described
 
 _INFER = SignatureOp._infer.__code__
@@ -114,8 +114,8 @@ def _conflict(exc: BaseException, sites: dict[Apply, Site | None],
     op = str(getattr(frame.get("self"), "name", "") or "")
     here = Source(op=op, location=f"{failed.filename}:{failed.lineno}" if failed else "",
                   code=failed.source if failed else "")
-    lines = [described(imposed.get(a, a)) for a in core]
-    lines += [described(plain(c.with_source(here)) if isinstance(c, Condition)
+    lines = [described(_plainest(imposed.get(a, a))) for a in core]
+    lines += [described(_plainest(c.with_source(here)) if isinstance(c, Condition)
                         else AnyOf(c.cases, here)) for c in needs]
     return lines
 
@@ -138,4 +138,11 @@ def contradicted(assumptions: tuple[Clause, ...]) -> list[str] | None:
     atoms = list(dict.fromkeys(a for a in assumptions if isinstance(a, Condition)))
     if len(atoms) < 2 or not _refuted(atoms, ()):
         return None
-    return [described(a) for a in _core(atoms)]
+    return [described(_plainest(a)) for a in _core(atoms)]
+
+
+def _plainest(c: Condition) -> Clause:
+    """``c`` as one plainer clause where :func:`~kantensor.types.tidy.tidy` says it so
+    (``min(32, T + 3) == T`` is ``T == 32``), for the message."""
+    found = tidy(c)
+    return found[0] if len(found) == 1 else c

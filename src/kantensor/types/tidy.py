@@ -5,7 +5,8 @@ reshape, ``T**2 - T*min(32, T + 3) + 2*T + min(32, T + 3) - 3 == 0`` for a broad
 ``(T - 1)*(T - min(32, T + 3) + 3) == 0``, ``max(1, K)*min(1, K)`` for an index that
 broadcasts. :func:`tidy` gives a conjunction of clauses equivalent to one clause at
 *every* assignment of sizes ``>= 0`` (no fact assumed: ``N`` may be 0, so the first
-reads ``N == 0 or D % 3 == 0``, the second ``T == 1 or T <= 29``, the third ``K``):
+reads ``N == 0 or D % 3 == 0``; the second ``T == 1 or T <= 29``, that is ``T <= 29``;
+the third ``K``):
 
 - sizes in their plainest form (:func:`~kantensor.types.tidysize.tidy_size`:
   ``max(1, K)*min(1, K)`` is ``K``);
