@@ -469,11 +469,13 @@ def test_astype_is_cast():
     assert str(x.astype("c16").type) == "complex128[?,3]"
 
 
-def test_eq_stays_identity():
+def test_eq_and_ne_are_elementwise():
+    """``==`` builds the ``eq`` node as ``kt.eq`` does (tests/test_numpy_protocol.py has
+    the identity hashing and the values)."""
     x, y = kt.vector("x"), kt.vector("y")
-    assert (x == y) is False and (x == x) is True
-    assert (x != y) is True
-    assert str(kt.eq(x, y).type) == "bool[?]" and str(kt.ne(x, 1).type) == "bool[?]"
+    assert str((x == y).type) == str(kt.eq(x, y).type) == "bool[?]"
+    assert str((x != 1).type) == str(kt.ne(x, 1).type) == "bool[?]"
+    assert (x == y).owner.op is kt.eq and (x != 1).owner.op is kt.ne
 
 
 @pytest.mark.parametrize("dtype", ["float128", "U3", object, "datetime64[s]"])
