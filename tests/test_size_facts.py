@@ -242,3 +242,34 @@ def test_equal_expressions_get_one_form(x, k, j, rewrite) -> None:
         point = dict(zip(("a", "b"), values, strict=True))
         assert _value(left, point) == _value(right, point)
     assert left == right, (left, right)
+
+
+# -- the prover-free reduction of plain equalities (NumPy broadcasting's) -----------------
+def test_plain_equalities_reduce_as_the_prover_reduces_them() -> None:
+    """Under no facts, a disjunction of equalities between ints and plain sizes is
+    reduced without the prover (facts._plain_cases); every such disjunction of up to
+    three cases over a small domain reduces to what the prover's reduction gives: the
+    same cases, in the same order, the very same conditions."""
+    from kantensor.types.conditions import InputAxis
+    from kantensor.types.dim import unknown
+    from kantensor.types.facts import _GENERAL, _plain_cases
+
+    u = unknown(InputAxis(0, 1))
+    checked = 0
+    for k, sides in ((1, (0, 1, 2, 5, a, b, u)), (2, (0, 1, 2, 5, a, b, u)), (3, (0, 1, a, u))):
+        atoms = [Condition(x, "==", y) for x, y in itertools.product(sides, repeat=2)]
+        for picked in itertools.product(atoms, repeat=k):
+            clause = AnyOf(tuple((x,) for x in picked))
+            fast = _plain_cases(clause)
+            assert fast is not _GENERAL
+            slow = EMPTY._cases(clause)
+            assert (fast is None) == (slow is None), clause
+            if fast is not None:
+                assert [tuple(map(id, case)) for case in fast] == \
+                    [tuple(map(id, case)) for case in slow], clause
+            checked += 1
+    assert checked == 49 + 49 ** 2 + 16 ** 3
+    # and what is not of that form is left to the prover
+    assert _plain_cases(AnyOf(((Condition(a, ">=", 2),),))) is _GENERAL
+    assert _plain_cases(AnyOf(((Condition(a + 1, "==", b),),))) is _GENERAL
+    assert _plain_cases(AnyOf(((Condition(a, "==", 1), Condition(b, "==", 1)),))) is _GENERAL

@@ -150,23 +150,13 @@ class Facts:
                     if decided is None and x not in out:
                         out.append(x)
                 continue
-            cases: list[tuple[Condition, ...]] | None = []
-            for case in c.cases:
-                judged = [self._judged(x) for atom in case for x in expand(atom)]
-                if any(d is False for _, d in judged):
-                    continue
-                left = tuple(dict.fromkeys(x for x, d in judged if d is None))
-                if not left:
-                    cases = None  # this case holds: so does the disjunction
-                    break
-                cases.append(left)
+            cases = _plain_cases(c) if not self.atoms else _GENERAL
+            if cases is _GENERAL:
+                cases = self._cases(c)
             if cases is None:
-                continue
+                continue  # it holds
             if not cases:
                 return None
-            cases = _absorbed(cases, self)
-            if _exhaustive(cases, self):
-                continue
             if len(cases) == 1:
                 out.extend(x for x in cases[0] if x not in out)
             else:
@@ -183,6 +173,63 @@ class Facts:
             return c, decided
         plain = Condition(self.simplify(c.left), c.op, self.simplify(c.right), c.source)
         return (c, None) if plain == c else (plain, self.decide(plain))
+
+    def _cases(self, c: AnyOf) -> list[tuple[Condition, ...]] | None:
+        """The cases of ``c`` the facts leave, none covering another; None if the facts
+        imply that one of them holds, [] if they refute every one."""
+        cases: list[tuple[Condition, ...]] = []
+        for case in c.cases:
+            judged = [self._judged(x) for atom in case for x in expand(atom)]
+            if any(d is False for _, d in judged):
+                continue
+            left = tuple(dict.fromkeys(x for x, d in judged if d is None))
+            if not left:
+                return None  # this case holds: so does the disjunction
+            cases.append(left)
+        if not cases:
+            return cases
+        cases = _absorbed(cases, self)
+        return None if _exhaustive(cases, self) else cases
+
+
+_GENERAL: Final = object()  # _plain_cases: not of its form
+
+
+def _plain_cases(c: AnyOf) -> list[tuple[Condition, ...]] | None | object:
+    """What :meth:`Facts._cases` finds under no facts, without the prover, where every
+    case is one equality between ints ``>= 0`` and plain sizes (named sizes, unknowns:
+    NumPy broadcasting's ``a == b or a == 1 or b == 1``): such an equality is decided
+    only between two ints (or a size and itself); two different ones never imply each
+    other, and no disjunction of undecided ones always holds (all sizes distinct and
+    large break every one), so the cases left are the undecided ones, each once.
+    _GENERAL where ``c`` is not of that form."""
+    kept: list[tuple[Condition, ...]] = []
+    for case in c.cases:
+        if len(case) != 1 or case[0].op != "==":
+            return _GENERAL
+        x = case[0]
+        d = x.key[0]
+        if type(d) is int:
+            if d == 0:
+                return None  # it holds
+            continue  # two different ints
+        if not (_plain(x.left) and _plain(x.right)):
+            return _GENERAL
+        if case not in kept:
+            kept.append(case)
+    return kept
+
+
+def _plain(x: DimLike) -> bool:
+    """An int ``>= 0``, or one named size or unknown (not an expression)."""
+    if type(x) is int:
+        return x >= 0
+    terms = x._terms
+    if len(terms) != 1:
+        return False
+    mono, coeff = terms[0]
+    return coeff == 1 and len(mono) == 1 and mono[0][1] == 1 and \
+        not isinstance(mono[0][0], Opaque)
 
 
 def _tightest(clauses: list[Clause]) -> list[Clause]:
