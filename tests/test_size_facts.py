@@ -273,3 +273,44 @@ def test_plain_equalities_reduce_as_the_prover_reduces_them() -> None:
     assert _plain_cases(AnyOf(((Condition(a, ">=", 2),),))) is _GENERAL
     assert _plain_cases(AnyOf(((Condition(a + 1, "==", b),),))) is _GENERAL
     assert _plain_cases(AnyOf(((Condition(a, "==", 1), Condition(b, "==", 1)),))) is _GENERAL
+
+
+def test_condition_keys_are_the_difference_with_a_positive_lead() -> None:
+    """A condition's key is ``left - right`` (sides swapped for < and <=), negated for
+    == and != where its lead is negative: whichever way it is computed."""
+    from kantensor.types.conditions import _negative_lead
+
+    sides = (0, 1, 7, a, b, 2 * a, a - b, b - a, -a + 3, a // 2, dim_max(a, b), 3 - b)
+    for x, y in itertools.product(sides, repeat=2):
+        for op in ("==", "!=", "<", "<=", ">", ">="):
+            left, right, flipped = (y, x, {"<": ">", "<=": ">="}[op]) \
+                if op in ("<", "<=") else (x, y, op)
+            d = left - right
+            if op in ("==", "!=") and _negative_lead(d):
+                d = -d
+            key = Condition(x, op, y).key
+            assert key == (d, flipped) and (type(key[0]) is int or
+                                            key[0]._terms == d._terms), (x, op, y)
+
+
+def test_questions_without_facts_are_answered_as_the_prover_answers_them() -> None:
+    """Under no facts, ``±u + c`` and ``u - v + c`` against 0 are decided without the
+    prover (facts._unfacted): every such question over a small domain gets the prover's
+    answer (facts._decide with no facts)."""
+    from kantensor.types.conditions import InputAxis
+    from kantensor.types.dim import unknown
+    from kantensor.types.facts import _GENERAL, _decide, _unfacted
+
+    u = unknown(InputAxis(0, 0))
+    forms = [s * x + k for x in (a, u) for s in (1, -1) for k in range(-3, 4)]
+    forms += [x - y + k for x, y in ((a, b), (b, a), (a, u), (u, b)) for k in range(-3, 4)]
+    checked = 0
+    for d in forms:
+        for op in ("==", "!=", ">=", ">"):
+            fast = _unfacted(d, op)
+            assert fast is not _GENERAL, (d, op)
+            assert fast is _decide((), d, op), (d, op, fast)
+            checked += 1
+    assert checked == 4 * (28 + 28)
+    assert _unfacted(a + b, ">=") is _GENERAL and _unfacted(2 * a - 1, "==") is _GENERAL
+    assert _unfacted(a // 2 - 1, "==") is _GENERAL

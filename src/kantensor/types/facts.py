@@ -117,6 +117,10 @@ class Facts:
         d, op = condition.key
         if isinstance(d, int):
             return COMPARE[op](d, 0)
+        if not self.atoms:
+            found = _unfacted(d, op)
+            if found is not _GENERAL:
+                return found
         return _decide(self.triples, d, op)
 
     def consistent(self) -> bool:
@@ -204,6 +208,7 @@ def _plain_cases(c: AnyOf) -> list[tuple[Condition, ...]] | None | object:
     large break every one), so the cases left are the undecided ones, each once.
     _GENERAL where ``c`` is not of that form."""
     kept: list[tuple[Condition, ...]] = []
+    seen: set = set()  # the kept conditions' keys (conditions equal by their keys)
     for case in c.cases:
         if len(case) != 1 or case[0].op != "==":
             return _GENERAL
@@ -215,9 +220,41 @@ def _plain_cases(c: AnyOf) -> list[tuple[Condition, ...]] | None | object:
             continue  # two different ints
         if not (_plain(x.left) and _plain(x.right)):
             return _GENERAL
-        if case not in kept:
+        if d not in seen:
+            seen.add(d)
             kept.append(case)
     return kept
+
+
+def _unfacted(d: Dim, op: str) -> bool | None | object:
+    """:func:`_decide` of ``d op 0`` under no facts where ``d`` is ``±u + c`` or ``u - v
+    + c`` (``u``, ``v`` named sizes or unknowns, every size ``>= 0``): ``u - v + c`` may
+    be anything; ``±u + c`` is decided by the interval ``u`` is in (the prover's answer:
+    it is exact over one size, and sound). _GENERAL for any other ``d``."""
+    c, units = 0, []
+    for mono, k in d._terms:
+        if not mono:
+            c = k
+        elif len(mono) == 1 and mono[0][1] == 1 and k in (1, -1) and \
+                not isinstance(mono[0][0], Opaque):
+            units.append(k)
+        else:
+            return _GENERAL
+    if len(units) == 2:
+        return None if units[0] != units[1] else _GENERAL
+    if len(units) != 1:
+        return _GENERAL
+    if op == "!=":
+        found = _unfacted(d, "==")
+        return None if found is None else not found
+    if units[0] == 1:  # u + c op 0, u >= 0
+        if op == "==":
+            return False if c > 0 else None
+        return True if c >= (op == ">") else None
+    # c - u op 0: u == c, u <= c, u < c
+    if op == "==":
+        return False if c < 0 else None
+    return False if c < (op == ">") else None
 
 
 def _plain(x: DimLike) -> bool:
