@@ -24,6 +24,11 @@ class Fails(Exception):
     """The alternative does not apply: the relation fails on it too."""
 
 
+def _source(group: Any, axis: int) -> Source:
+    """The source of a broadcast's condition, as the relation's constraint says it."""
+    return Source(detail=f"{group}, axis {axis} (from the right)")
+
+
 class Broadcasts:
     """The broadcast axes of one alternative's direct build under ``facts``, and the
     conditions they hold under.
@@ -42,9 +47,10 @@ class Broadcasts:
         self.answered: list[list[Clause]] = []
         self.pending: list[list[Clause]] = []
 
-    def axis(self, sizes: list, places: list[tuple[int, int]], where: str) -> Any:
-        """The broadcast of one axis's ``sizes`` (ints, named sizes, None: unknown; the
-        size at ``places[j]`` = ``(input, axis)``); Fails where NumPy refuses them."""
+    def axis(self, sizes: list, places: list[tuple[int, int]], group: Any, axis: int) -> Any:
+        """The broadcast of axis ``axis`` (from the right) of ``group``: of its ``sizes``
+        (ints, named sizes, None: unknown; the size at ``places[j]`` = ``(input,
+        axis)``); Fails where NumPy refuses them."""
         facts = self.facts
         known = {v for v in sizes if type(v) is int and v != 1}
         if len(known) > 1:
@@ -62,7 +68,8 @@ class Broadcasts:
                     if same is not True and one is not True:
                         settled = False
             if not settled:
-                self.pending.append(self._clauses(sizes, places, where))
+                self.pending.append(broadcastable(self._values(sizes, places),
+                                                  _source(group, axis)))
             return k
         rest: dict[Any, None] = {}  # the distinct sizes other than 1 (each unknown its own)
         for j, v in enumerate(sizes):
@@ -81,14 +88,11 @@ class Broadcasts:
             if found is not None:
                 top = [v for v in sizes if type(v) is not int][found[0]]
                 if not found[1]:
-                    self.pending.append(broadcastable(values, Source(detail=where)))
+                    self.pending.append(broadcastable(values, _source(group, axis)))
                 return top
-        self.answered.append(broadcastable(values, Source(detail=where)))
+        self.answered.append(broadcastable(values, _source(group, axis)))
         size = broadcast_size(values, facts)
         return None if any(not isinstance(u, str) for u in free_symbols(size)) else size
-
-    def _clauses(self, sizes: list, places: list[tuple[int, int]], where: str) -> list[Clause]:
-        return broadcastable(self._values(sizes, places), Source(detail=where))
 
     @staticmethod
     def _values(sizes: list, places: list[tuple[int, int]]) -> list:

@@ -282,8 +282,7 @@ class _Plan:
                         if at >= 0:
                             sizes.append(p[at])
                             places.append((i, starts[g, i] + at))
-                    out.append(open_axes.axis(sizes, places,
-                                              f"{g}, axis {a - width} (from the right)"))
+                    out.append(open_axes.axis(sizes, places, g, a - width))
                 shared[g] = tuple(out)
         env = self._dtypes(types, wrapped)
         self._clauses(env, dims, facts, types, wrapped)
