@@ -59,8 +59,8 @@ class Broadcasts:
             (k,) = known
             settled = True
             for v in sizes:
-                if v is None:
-                    settled = False
+                if v is None or (type(v) is not int and not facts and v.name is not None):
+                    settled = False  # a size that may be k, 1 or neither (k >= 0)
                 elif type(v) is not int:
                     same, one = facts.decide((v, "==", k)), facts.decide((v, "==", 1))
                     if same is False and one is False:
