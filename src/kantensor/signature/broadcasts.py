@@ -24,6 +24,13 @@ class Fails(Exception):
     """The alternative does not apply: the relation fails on it too."""
 
 
+def _values(sizes: list, origins: list[tuple[int, int, int]], a: int) -> list:
+    """The sizes of axis ``a`` as the forward answer names them: an unknown as its input
+    axis."""
+    places = [(i, start + a - lacks) for i, start, lacks in origins if a >= lacks]
+    return [unknown(InputAxis(*places[j])) if v is None else v for j, v in enumerate(sizes)]
+
+
 def _source(group: Any, axis: int) -> Source:
     """The source of a broadcast's condition, as the relation's constraint says it."""
     return Source(detail=f"{group}, axis {axis} (from the right)")
@@ -47,10 +54,12 @@ class Broadcasts:
         self.answered: list[list[Clause]] = []
         self.pending: list[list[Clause]] = []
 
-    def axis(self, sizes: list, places: list[tuple[int, int]], group: Any, axis: int) -> Any:
-        """The broadcast of axis ``axis`` (from the right) of ``group``: of its ``sizes``
-        (ints, named sizes, None: unknown; the size at ``places[j]`` = ``(input,
-        axis)``); Fails where NumPy refuses them."""
+    def axis(self, sizes: list, origins: list[tuple[int, int, int]], a: int, width: int,
+             group: Any) -> Any:
+        """The broadcast of axis ``a`` of ``group``'s ``width`` axes: of its ``sizes``
+        (ints, named sizes, None: unknown), one per input of ``origins`` (``(input,
+        its first axis of the group, how many of the axes it lacks)``) that has it;
+        Fails where NumPy refuses them."""
         facts = self.facts
         known = {v for v in sizes if type(v) is int and v != 1}
         if len(known) > 1:
@@ -68,13 +77,13 @@ class Broadcasts:
                     if same is not True and one is not True:
                         settled = False
             if not settled:
-                self.pending.append(broadcastable(self._values(sizes, places),
-                                                  _source(group, axis)))
+                self.pending.append(broadcastable(_values(sizes, origins, a),
+                                                  _source(group, a - width)))
             return k
         rest: dict[Any, None] = {}  # the distinct sizes other than 1 (each unknown its own)
         for j, v in enumerate(sizes):
             if v is None:
-                rest[places[j]] = None
+                rest[j,] = None
             elif type(v) is not int:
                 rest[v] = None
         if not rest:
@@ -82,23 +91,17 @@ class Broadcasts:
         if len(rest) == 1:
             (v,) = rest
             return None if type(v) is tuple else v
-        values = self._values(sizes, places)
+        values = _values(sizes, origins, a)
         if None not in sizes:  # named sizes only: the one the others equal, if any
             found = broadcast_top([v for v in values if type(v) is not int], facts)
             if found is not None:
                 top = [v for v in sizes if type(v) is not int][found[0]]
                 if not found[1]:
-                    self.pending.append(broadcastable(values, _source(group, axis)))
+                    self.pending.append(broadcastable(values, _source(group, a - width)))
                 return top
-        self.answered.append(broadcastable(values, _source(group, axis)))
+        self.answered.append(broadcastable(values, _source(group, a - width)))
         size = broadcast_size(values, facts)
         return None if any(not isinstance(u, str) for u in free_symbols(size)) else size
-
-    @staticmethod
-    def _values(sizes: list, places: list[tuple[int, int]]) -> list:
-        """The sizes as the forward answer names them: an unknown as its input axis."""
-        return [unknown(InputAxis(*places[j])) if v is None else v
-                for j, v in enumerate(sizes)]
 
     def conditions(self) -> list[Clause] | None:
         """The clauses of the open axes, reduced under the facts (as the forward answer
@@ -106,5 +109,6 @@ class Broadcasts:
         clauses = [c for axis in (*self.answered, *self.pending) for c in axis]
         return self.facts.reduce(clauses)
 
-    def __bool__(self) -> bool:
+    def opened(self) -> bool:
+        """Whether an axis keeps a condition."""
         return bool(self.answered or self.pending)

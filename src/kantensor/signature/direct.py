@@ -268,22 +268,19 @@ class _Plan:
                         raise _Fails
                 else:
                     raise _Open
-        open_axes = Broadcasts(facts)
+        open_axes = Broadcasts(facts) if broadcast else None
         if broadcast:
             for g in layout.groups:
                 holders = [i for i in layout.holders[g] if i < n_in]
                 held = [parts[g, i] for i in holders]
                 width = max(map(len, held), default=0)
-                out = []
-                for a in range(width):
-                    sizes, places = [], []
-                    for i, p in zip(holders, held, strict=True):
-                        at = a + len(p) - width
-                        if at >= 0:
-                            sizes.append(p[at])
-                            places.append((i, starts[g, i] + at))
-                    out.append(open_axes.axis(sizes, places, g, a - width))
-                shared[g] = tuple(out)
+                # per input, (input, its first axis of g, how many axes it lacks): where
+                # axis a of the broadcast is in it (a place for a condition's unknown)
+                origins = [(i, starts[g, i], width - len(p)) for i, p in zip(holders, held,
+                                                                            strict=True)]
+                shared[g] = tuple([open_axes.axis(
+                    [p[a + len(p) - width] for p in held if a + len(p) - width >= 0],
+                    origins, a, width, g) for a in range(width)])
         env = self._dtypes(types, wrapped)
         self._clauses(env, dims, facts, types, wrapped)
         sizes_out, symbolic, unknowns = [], False, False
@@ -313,7 +310,8 @@ class _Plan:
                     sizes.append(value)
             sizes_out.append(sizes)
         conditions: tuple = ()
-        if open_axes:  # kept as the forward answer keeps them, sizes simplified under them
+        opened = open_axes is not None and open_axes.opened()
+        if opened:  # kept as the forward answer keeps them, sizes simplified under them
             kept = open_axes.conditions()
             if kept is None:
                 raise _Fails
@@ -321,7 +319,7 @@ class _Plan:
             facts = facts.with_(*kept)
         out = []
         # as forward_types: only where it solved sizes, or an output size stayed open
-        simplify = bool(facts) or symbolic or unknowns or bool(open_axes)
+        simplify = opened or bool(facts) or symbolic or unknowns
         for j, op in enumerate(self.outputs):
             dtype = self._dtype(op.dtype, env, types, wrapped) if op.dtype is not None \
                 else _promote(types, wrapped, range(n_in))
