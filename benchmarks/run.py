@@ -151,7 +151,14 @@ def forget_renders(family: object) -> None:
     family.forget_calls()
 
 
+SEQ = kt.Dim("seq")
+
+
 def first_builds() -> list[Row]:
+    """Builds whose input types are new (a new static size per call); ``a + b`` in the
+    cases of NumPy broadcasting: one that holds under a condition (an unknown or named
+    size against an int) and one that needs none (PyTensor's side: the same with
+    None for the named size)."""
     sizes = itertools.count(1000)  # a new static size per call: a new input type
 
     def ours_matmul() -> object:
@@ -171,8 +178,24 @@ def first_builds() -> list[Row]:
         forget_renders(kt.sum)
         return kt.sum(x4, axis=(1, 2))
 
+    def ours_add_unknown() -> object:  # an unknown size against an int: a condition
+        return kt.tensor(None, "float32", (None, 3)) + \
+            kt.tensor(None, "float32", (next(sizes), 3))
+
+    def ours_add_named() -> object:  # a named size against an int: a condition
+        return kt.tensor(None, "float32", (SEQ, 3)) + \
+            kt.tensor(None, "float32", (next(sizes), 3))
+
+    def ours_add_equal() -> object:  # equal sizes, or 1: no condition
+        n = next(sizes)
+        return kt.tensor(None, "float32", (n, SEQ, 1)) + \
+            kt.tensor(None, "float32", (n, SEQ, 4))
+
     rows = [Row("first build matmul (memo miss)", ours_matmul, number=5),
             Row("first build a + b (memo miss)", ours_add, number=5),
+            Row("first build a + b, ? against an int", ours_add_unknown, number=5),
+            Row("first build a + b, a named size against an int", ours_add_named, number=5),
+            Row("first build a + b, equal sizes and 1", ours_add_equal, number=5),
             Row("first build sum(axis=-1) (memo miss)", ours_sum, number=5),
             Row("first build sum(axis=(1,2)) at a new rank", ours_sum_new_rank, number=5)]
     if pt is not None:
@@ -189,7 +212,18 @@ def first_builds() -> list[Row]:
         def theirs_sum() -> object:
             return pt.sum(pt.tensor(dtype="float64", shape=(next(sizes), 3, 4)), axis=-1)
 
-        for row, fn in zip(rows[:3], [theirs_matmul, theirs_add, theirs_sum], strict=True):
+        def theirs_add_unknown() -> object:
+            return pt.tensor(dtype="float32", shape=(None, 3)) + \
+                pt.tensor(dtype="float32", shape=(next(sizes), 3))
+
+        def theirs_add_equal() -> object:  # PyTensor has no named sizes: None for seq
+            n = next(sizes)
+            return pt.tensor(dtype="float32", shape=(n, None, 1)) + \
+                pt.tensor(dtype="float32", shape=(n, None, 4))
+
+        theirs = [theirs_matmul, theirs_add, theirs_add_unknown, theirs_add_unknown,
+                  theirs_add_equal, theirs_sum]
+        for row, fn in zip(rows[:6], theirs, strict=True):
             row.theirs = fn
     return rows
 

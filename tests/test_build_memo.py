@@ -412,3 +412,29 @@ def test_a_cached_call_keeps_the_conditions_and_facts_of_a_fresh_build():
     assert [[str(c) for c in y.owner.conditions] for y in built] == [["D == K"]] * 3
     assert all(str(y.facts) == "Facts(D == K)" for y in built)
     assert [str(kt.sum(y, axis=0).facts) for y in built] == ["Facts(D == K)"] * 3
+
+
+def test_conditions_named_when_first_read_are_those_named_at_the_build():
+    """A build's broadcast condition (a disjunction: no fact) is named on the node's
+    inputs when first read: the same conditions as naming them at once, on the inputs
+    the node had when it was built (even if its inputs are replaced meanwhile, as a
+    rewrite does), in a pickle too."""
+    from kantensor.ops.located import Unplaced, located
+    from kantensor.signature.forward import build
+
+    x = kt.tensor("x", "float32", (None, 3))
+    y = kt.tensor("y", "float32", (7, 3))
+    node = (x + y).owner
+    assert isinstance(node._conditions, Unplaced)  # not named yet
+    raw = build(kt.add.signature, (x.type, y.type)).conditions
+    expected = located(raw, node)
+    node.inputs[0] = kt.tensor("other", "float32", (None, 3))  # a rewrite's replacement
+    got = node.conditions
+    assert got == expected and [c.source for c in got] == [c.source for c in expected]
+    assert str(got[0]) == "x.shape[0] == 7 or x.shape[0] == 1"
+    assert node.conditions is got  # named once
+    z = x + kt.tensor("w", "float32", (5, 3))
+    again = pickle.loads(pickle.dumps(z))
+    assert [str(c) for c in again.owner.conditions] == \
+        ["x.shape[0] == 5 or x.shape[0] == 1"]
+    assert (x + y).owner.outputs[0].facts == kt.Facts()  # no fact from a disjunction

@@ -242,3 +242,75 @@ def test_equal_expressions_get_one_form(x, k, j, rewrite) -> None:
         point = dict(zip(("a", "b"), values, strict=True))
         assert _value(left, point) == _value(right, point)
     assert left == right, (left, right)
+
+
+# -- the prover-free reduction of plain equalities (NumPy broadcasting's) -----------------
+def test_plain_equalities_reduce_as_the_prover_reduces_them() -> None:
+    """Under no facts, a disjunction of equalities between ints and plain sizes is
+    reduced without the prover (facts._plain_cases); every such disjunction of up to
+    three cases over a small domain reduces to what the prover's reduction gives: the
+    same cases, in the same order, the very same conditions."""
+    from kantensor.types.conditions import InputAxis
+    from kantensor.types.dim import unknown
+    from kantensor.types.facts import _GENERAL, _plain_cases
+
+    u = unknown(InputAxis(0, 1))
+    checked = 0
+    for k, sides in ((1, (0, 1, 2, 5, a, b, u)), (2, (0, 1, 2, 5, a, b, u)), (3, (0, 1, a, u))):
+        atoms = [Condition(x, "==", y) for x, y in itertools.product(sides, repeat=2)]
+        for picked in itertools.product(atoms, repeat=k):
+            clause = AnyOf(tuple((x,) for x in picked))
+            fast = _plain_cases(clause)
+            assert fast is not _GENERAL
+            slow = EMPTY._cases(clause)
+            assert (fast is None) == (slow is None), clause
+            if fast is not None:
+                assert [tuple(map(id, case)) for case in fast] == \
+                    [tuple(map(id, case)) for case in slow], clause
+            checked += 1
+    assert checked == 49 + 49 ** 2 + 16 ** 3
+    # and what is not of that form is left to the prover
+    assert _plain_cases(AnyOf(((Condition(a, ">=", 2),),))) is _GENERAL
+    assert _plain_cases(AnyOf(((Condition(a + 1, "==", b),),))) is _GENERAL
+    assert _plain_cases(AnyOf(((Condition(a, "==", 1), Condition(b, "==", 1)),))) is _GENERAL
+
+
+def test_condition_keys_are_the_difference_with_a_positive_lead() -> None:
+    """A condition's key is ``left - right`` (sides swapped for < and <=), negated for
+    == and != where its lead is negative: whichever way it is computed."""
+    from kantensor.types.conditions import _negative_lead
+
+    sides = (0, 1, 7, a, b, 2 * a, a - b, b - a, -a + 3, a // 2, dim_max(a, b), 3 - b)
+    for x, y in itertools.product(sides, repeat=2):
+        for op in ("==", "!=", "<", "<=", ">", ">="):
+            left, right, flipped = (y, x, {"<": ">", "<=": ">="}[op]) \
+                if op in ("<", "<=") else (x, y, op)
+            d = left - right
+            if op in ("==", "!=") and _negative_lead(d):
+                d = -d
+            key = Condition(x, op, y).key
+            assert key == (d, flipped) and (type(key[0]) is int or
+                                            key[0]._terms == d._terms), (x, op, y)
+
+
+def test_questions_without_facts_are_answered_as_the_prover_answers_them() -> None:
+    """Under no facts, ``±u + c`` and ``u - v + c`` against 0 are decided without the
+    prover (facts._unfacted): every such question over a small domain gets the prover's
+    answer (facts._decide with no facts)."""
+    from kantensor.types.conditions import InputAxis
+    from kantensor.types.dim import unknown
+    from kantensor.types.facts import _GENERAL, _decide, _unfacted
+
+    u = unknown(InputAxis(0, 0))
+    forms = [s * x + k for x in (a, u) for s in (1, -1) for k in range(-3, 4)]
+    forms += [x - y + k for x, y in ((a, b), (b, a), (a, u), (u, b)) for k in range(-3, 4)]
+    checked = 0
+    for d in forms:
+        for op in ("==", "!=", ">=", ">"):
+            fast = _unfacted(d, op)
+            assert fast is not _GENERAL, (d, op)
+            assert fast is _decide((), d, op), (d, op, fast)
+            checked += 1
+    assert checked == 4 * (28 + 28)
+    assert _unfacted(a + b, ">=") is _GENERAL and _unfacted(2 * a - 1, "==") is _GENERAL
+    assert _unfacted(a // 2 - 1, "==") is _GENERAL

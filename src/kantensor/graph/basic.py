@@ -5,7 +5,7 @@ from __future__ import annotations
 import copyreg
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from .display import apply_html
 from .hooks import Hook
@@ -124,22 +124,31 @@ NEW_NODE: Hook[Callable[[Any], None]] = Hook(
     "every new Apply, so that it knows each value's consumers; None otherwise")
 
 
+class Unplaced(Protocol):
+    """Conditions of a node given before they are named on its inputs: ``place(node)``
+    gives them as the node's (see :attr:`Apply.conditions`)."""
+
+    def place(self, node: Apply) -> tuple: ...
+
+
 class Apply(_Tagged):
     """The application of an Op to input Variables, producing output Variables.
 
     Creating an Apply sets each output's ``owner`` and ``index``. ``conditions`` holds
     what its Op's relation needs of the input sizes and could not decide when it was
     built (:class:`~kantensor.types.facts.Condition` and ``AnyOf``): its outputs' types
-    hold where they do.
+    hold where they do. It may be set to an :class:`Unplaced` instead, whose
+    ``place(node)`` gives them when they are first read (a build's conditions named on this node's
+    inputs only when asked).
     """
 
-    __slots__ = ("op", "inputs", "outputs", "conditions", "_tag")
+    __slots__ = ("op", "inputs", "outputs", "_conditions", "_tag")
 
     def __init__(self, op, inputs: Sequence[Variable], outputs: Sequence[Variable]):
         self.op = op
         self.inputs = inputs = list(inputs)
         self.outputs = list(outputs)
-        self.conditions = ()
+        self._conditions = ()
         self._tag = None
         for inp in inputs:
             if not isinstance(inp, Variable):
@@ -155,6 +164,21 @@ class Apply(_Tagged):
         if NEW_NODE.fn is not None:
             NEW_NODE.fn(self)
 
+    @property
+    def conditions(self) -> tuple:
+        found = self._conditions
+        if type(found) is not tuple:
+            found = self._conditions = found.place(self)
+        return found
+
+    @conditions.setter
+    def conditions(self, value: tuple | Unplaced) -> None:
+        self._conditions = value
+
+    def __getstate__(self) -> Any:
+        _ = self.conditions  # placed first: a pickle holds the conditions themselves
+        return super().__getstate__()
+
     def _repr_html_(self) -> str:
         return apply_html(self)
 
@@ -167,7 +191,7 @@ class Apply(_Tagged):
         node = _new(cls)
         node.op = op
         node.inputs = inputs
-        node.conditions = ()
+        node._conditions = ()
         node._tag = None
         node.outputs = [kind(t, node, i) for i, t in enumerate(types)]
         if NEW_NODE.fn is not None:
@@ -181,7 +205,7 @@ class Apply(_Tagged):
         node = _new(cls)
         node.op = op
         node.inputs = inputs
-        node.conditions = ()
+        node._conditions = ()
         node._tag = None
         out = kind(out_type, node, 0)
         node.outputs = [out]

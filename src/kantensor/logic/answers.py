@@ -16,6 +16,7 @@ from ..types.conditions import AnyOf, Clause, Condition, InnerSize, InputAxis, S
 from ..types.dim import Dim, DimLike, dim_max, dim_min, unknown
 from ..types.dimfacts import NO_SOLUTION, assume_divisible, solve_for
 from ..types.facts import Facts
+from ..types.poly import Opaque
 from ..types.symbols import free_symbols, substitute
 from .broadcast import Broadcast
 from .dims import COMPARE, Compare, Equation, size_value
@@ -224,11 +225,30 @@ def broadcast_size(sizes: list[DimLike], facts: Facts) -> DimLike:
     facts allow a 0 among them where the max is 1 (``0`` against ``1`` gives 0), then
     ``max(...)*min(1, ...)``, which is 0 exactly there."""
     top = facts.simplify(dim_max(*sizes))
+    if not facts and _free_sizes(sizes):  # two of them may be 0 and 1: the product
+        return facts.simplify(top * dim_min(1, *sizes))
     at_one = facts.with_(Condition(top, "==", 1))
     if not at_one.consistent() or all(at_one.decide(Condition(v, ">=", 1)) is True
                                       for v in sizes):
         return top
     return facts.simplify(top * dim_min(1, *sizes))
+
+
+def _free_sizes(sizes: list[DimLike]) -> bool:
+    """Whether ``sizes`` are 1s and at least two different named sizes or unknowns (no
+    expression): with no facts, their max may be 1 while one of them is 0."""
+    atoms = set()
+    for x in sizes:
+        if type(x) is int:
+            if x != 1:
+                return False
+            continue
+        terms = x._terms
+        if len(terms) != 1 or terms[0][1] != 1 or len(terms[0][0]) != 1 or \
+                terms[0][0][0][1] != 1 or isinstance(terms[0][0][0][0], Opaque):
+            return False
+        atoms.add(x)
+    return len(atoms) >= 2
 
 
 def broadcastable(sizes: list[DimLike], source: Source | None = None) -> list[Clause]:

@@ -7,27 +7,34 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..types.dim import Dim, DimLike
+from ..types.facts import Facts
 from ..types.poly import Opaque, lone_atom
 from .dims import definitions, open_unknowns, size_value
 from .store import Constraint, Progress, Reason, bind_choices, facts_of, said, unify_oc
 from .terms import Symbol, isvar, walk
 from .wording import broadcast_text, readable
 
-__all__ = ["Broadcast"]
+__all__ = ["Broadcast", "broadcast_top"]
 
 
 def _broadcast_size(sizes: list, s: dict, pending: tuple) -> tuple[Any, bool] | None:
-    """``(the one of several unknown sizes they broadcast to, whether all are equal)``: the
-    others equal to it by pending equations (``h//2``, exact ``h/2``) or ``min(it, c)``
-    with ints ``c >= 1`` (``b``, ``min(4, b)``: b, 1 or NumPy refuses)."""
+    """``(the one of several unknown sizes they broadcast to, whether all are equal)``
+    (see :func:`broadcast_top`)."""
     defined = definitions(pending, s)
-    values = [defined.get(v, size_value(v, s)) for v in sizes]
-    facts = facts_of(s)
-    for top_size, top in zip(sizes, values, strict=True):
+    found = broadcast_top([defined.get(v, size_value(v, s)) for v in sizes], facts_of(s))
+    return None if found is None else (sizes[found[0]], found[1])
+
+
+def broadcast_top(values: list[DimLike], facts: Facts) -> tuple[int, bool] | None:
+    """``(the index of the one of several sizes they broadcast to, whether all are
+    equal)``: the others equal to it (structurally, or by the facts where no unknown
+    is open) or ``min(it, c)`` with ints ``c >= 1`` (``b``, ``min(4, b)``: b, 1 or NumPy
+    refuses); None where no size is that."""
+    for j, top in enumerate(values):
         same = [d == 0 or (not open_unknowns(d) and facts.decide((d, "==", 0)) is True)
                 for d in (top - other for other in values)]
         if all(eq or _min_of(other, top) for eq, other in zip(same, values, strict=True)):
-            return top_size, all(same)
+            return j, all(same)
     return None
 
 

@@ -4,15 +4,16 @@ nothing defines (NonZero's count) by that node."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from dataclasses import replace
 from typing import Any
 
 from ..graph.basic import Apply, Variable
 from ..types.conditions import AnyOf, Clause, Condition, InnerSize, InputAxis, Source
 from ..types.dim import unknown
+from ..types.symbols import free_symbols, substitute
 
-__all__ = ["NodeSize", "VariableAxis", "located", "portable", "relocated"]
+__all__ = ["NodeSize", "Unplaced", "VariableAxis", "located", "portable", "relocated"]
 
 
 class VariableAxis:
@@ -69,18 +70,56 @@ def located(conditions: tuple[Clause, ...], node: Apply) -> tuple[Clause, ...]:
     """``conditions`` of a build (over its inputs' sizes) as ``node``'s: each with its Op
     in its source, an input's unknown axis as that input Variable's axis, a size of the
     build's own as the node's (:class:`NodeSize`)."""
+    return _placed(conditions, node, node.inputs)
+
+
+class Unplaced:
+    """A build's ``conditions`` for a node, :func:`located` on the node and the inputs it
+    is built with when first read (:attr:`~kantensor.graph.basic.Apply.conditions`): a
+    node whose conditions add no fact is made without naming them."""
+
+    __slots__ = ("conditions", "inputs")
+
+    def __init__(self, conditions: tuple[Clause, ...], node: Apply) -> None:
+        self.conditions, self.inputs = conditions, tuple(node.inputs)
+
+    def place(self, node: Apply) -> tuple[Clause, ...]:
+        return _placed(self.conditions, node, self.inputs)
+
+
+def _placed(conditions: tuple[Clause, ...], node: Apply, inputs: Sequence[Variable]
+            ) -> tuple[Clause, ...]:
     op = str(getattr(node.op, "name", node.op))
     names: dict[Hashable, Any] = {}
+    sources: dict[Source | None, Source] = {}  # each source once with the Op (shared ones)
 
-    def own(c: Condition) -> Condition:
-        keys = [k for k in c.symbols() if isinstance(k, InputAxis | InnerSize)]
+    def side(x: Any) -> Any:
+        """``x`` with the input axes and the build's own sizes named; a lone one directly
+        (the common case, an unknown size broadcast), anything else by substitution."""
+        if type(x) is int:
+            return x
+        keys = [k for k in free_symbols(x) if isinstance(k, InputAxis | InnerSize)]
+        if not keys:
+            return x
         for k in keys:
             if k not in names:
-                names[k] = unknown(VariableAxis(node.inputs[k.input], k.axis)
+                names[k] = unknown(VariableAxis(inputs[k.input], k.axis)
                                    if isinstance(k, InputAxis) else NodeSize(node, k))
-        if keys:
-            c = c.substitute({k: names[k] for k in keys})
-        return c.with_source(_with_op(c.source, op))
+        if len(keys) == 1 and x == unknown(keys[0]):
+            return names[keys[0]]
+        return substitute(x, {k: names[k] for k in keys})
+
+    def source(src: Source | None) -> Source:
+        found = sources.get(src)
+        if found is None:
+            found = sources[src] = _with_op(src, op)
+        return found
+
+    def own(c: Condition) -> Condition:
+        left, right = side(c.left), side(c.right)
+        if left is c.left and right is c.right:
+            return c.with_source(source(c.source))
+        return Condition(left, c.op, right, source(c.source))
 
     out: list[Clause] = []
     for c in conditions:
@@ -88,12 +127,15 @@ def located(conditions: tuple[Clause, ...], node: Apply) -> tuple[Clause, ...]:
             out.append(own(c))
         else:
             out.append(AnyOf(tuple(tuple(own(x) for x in case) for case in c.cases),
-                             _with_op(c.source, op)))
+                             source(c.source)))
     return tuple(out)
 
 
 def _with_op(source: Source | None, op: str) -> Source:
-    return Source(op=op) if source is None else replace(source, op=source.op or op)
+    if source is None:
+        return Source(op=op)
+    return source if source.op else Source(op, source.node, source.location, source.code,
+                                           source.detail)
 
 
 def portable(conditions: tuple[Clause, ...], positions: dict[int, int]) -> tuple[Clause, ...]:

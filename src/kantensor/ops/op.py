@@ -20,6 +20,7 @@ from ..syntax.errors import TypeInferenceError
 from ..syntax.parser import parse_template
 from ..syntax.template import Template
 from ..types.basic_ops import cast_array
+from ..types.conditions import conjunction
 from ..types.dtypes import (
     COMPUTED_AS,
     get_default_dtype,
@@ -33,7 +34,7 @@ from ..types.type import TensorType
 from ..types.variable import PYTHON_NUMBERS, TensorVariable, as_tensor_variable, wrapped_number
 from .callspec import call_signature
 from .display import OpFacts, op_html
-from .located import located
+from .located import Unplaced, located
 from .params import ParamError
 from .pyints import check_python_ints, exact_operands, number_key, wrapped_key
 from .templates import RankType
@@ -170,8 +171,12 @@ class SignatureOp(Op):
             node = Apply.of_new_outputs(hit[1], variables, TensorVariable, outs)
         conditions = hit[3]
         if conditions:
-            node.conditions = located(conditions, node)
-            facts = (EMPTY if facts is None else facts).with_(*node.conditions)
+            if conjunction(conditions):  # facts of the outputs: named on the inputs now
+                node.conditions = located(conditions, node)
+                facts = (EMPTY if facts is None else facts).with_(*node.conditions)
+            else:  # no fact (a disjunction: NumPy broadcasting's): named when first read
+                node.conditions = Unplaced(conditions, node)
+                facts = EMPTY if facts is None else facts
         if facts is not None:
             for out in node.outputs:
                 out.facts = facts

@@ -10,12 +10,15 @@ choose, compare the sizes one dim or group names, broadcast the loop dims and gr
 outputs. An alternative that certainly fails is skipped, as the relation skips it. Where
 the relation would have to solve (a dim expression in an input, a ``broadcast(...)``
 clause, an unknown size in a where-clause or an output's expression) or keep a
-condition (two named sizes the facts do not equate, a where-clause they do not decide,
-an unknown size broadcast against anything but 1), it declines: None, and the kanren
-solve answers. An unknown size met by a dim declines too (the relation keeps the
-condition that it equals what it meets); one no dim meets passes through unknown. So its
-answers are the relation's, exactly (the same :class:`~.forward.Build`, with no
-conditions); tests/test_direct.py runs both by brute force on small domains and on the
+condition other than a broadcast's (two named sizes one dim names that the facts do not
+equate, a where-clause they do not decide), it declines: None, and the kanren solve
+answers. An unknown size met by a dim declines too (the relation keeps the condition
+that it equals what it meets); one no dim meets passes through unknown. A broadcast the
+sizes leave open (an unknown size against another, two named sizes) keeps the
+condition the forward answer keeps (:mod:`.broadcasts`), unless a later alternative
+could apply where it fails (a case split: the relation's). So its answers are the
+relation's, exactly (the same :class:`~.forward.Build`, conditions and their sources
+included); tests/test_direct.py runs both by brute force on small domains and on the
 catalogue's examples retyped at random. It exists for speed: a model whose nodes all
 differ misses every memo, and the relation's general machinery costs two to three times
 a whole build this way (docs/performance.rst).
@@ -30,6 +33,7 @@ from ..logic.dims import COMPARE
 from ..logic.dtypes import wrapped_dtypes
 from ..syntax import ast as A
 from ..syntax.alternative import Overloads
+from ..types.conditions import Clause
 from ..types.dim import DIM_CALLS, Dim, unknown
 from ..types.dimfacts import NO_SOLUTION, solve_for
 from ..types.dtypes import (
@@ -45,6 +49,8 @@ from ..types.dtypes import (
 from ..types.facts import Facts
 from ..types.symbols import free_symbols
 from ..types.type import TensorType
+from .broadcasts import Broadcasts
+from .broadcasts import Fails as _Fails
 from .compile import CompiledAlternative
 from .layout import LOOP
 from .overloads import compiled
@@ -53,10 +59,6 @@ __all__ = ["direct_build"]
 
 _IN_RANGE = frozenset(DEFAULT_RANGE)
 _TENSOR = Priority.TENSOR
-
-
-class _Fails(Exception):
-    """The alternative does not apply: the relation fails on it too."""
 
 
 class _Open(Exception):
@@ -68,16 +70,17 @@ _UNSET = object()  # a dim no input has bound yet
 
 
 def direct_build(sig: Overloads, types: tuple[TensorType, ...], wrapped: tuple[bool, ...],
-                 facts: Facts) -> tuple[TensorType, ...] | None:
-    """The output types the relation of ``sig`` gives ``types`` unconditionally, or None
-    when that is not decided without search (the relation then answers; it also says
-    why no alternative applies)."""
+                 facts: Facts) -> tuple[tuple[TensorType, ...], tuple[Clause, ...]] | None:
+    """The output types the relation of ``sig`` gives ``types`` and the conditions they
+    hold under, or None when that is not decided without search (the relation then
+    answers; it also says why no alternative applies)."""
     for t in types:
         for x in t.shape:
             if type(x) is not int and x is not None and not _named(x):
                 return None  # a size over another solve's unknowns
     dtypes = tuple([t.dtype for t in types])
     n = len(types)
+    found = None
     for c in compiled(sig):
         if c.n_in != n or c.refuses_dtypes(dtypes):
             continue
@@ -85,12 +88,17 @@ def direct_build(sig: Overloads, types: tuple[TensorType, ...], wrapped: tuple[b
         if plan is None:
             return None
         try:
-            return plan.apply(types, wrapped, facts)
+            answer = plan.apply(types, wrapped, facts)
         except _Fails:
             continue
         except _Open:
             return None
-    return None
+        if found is not None:  # a later alternative applies where the conditions fail:
+            return None  # a case split, the relation's
+        if not answer[1]:
+            return answer
+        found = answer  # it holds under conditions: the later alternatives must all fail
+    return found
 
 
 def _named(x: Any) -> bool:
@@ -176,35 +184,6 @@ def _same(a: Any, b: Any, facts: Facts) -> bool:
     return decided
 
 
-def _broadcast(sizes: list, facts: Facts) -> Any:
-    """NumPy's broadcast of one axis, as :class:`~kantensor.logic.broadcast.Broadcast`
-    decides it for ground sizes: an unknown size alone or against 1s is the result
-    (unknown), against anything else the relation keeps a condition."""
-    if None in sizes:
-        if sizes.count(None) == 1 and all(v == 1 for v in sizes if v is not None):
-            return None
-        raise _Open
-    known = {v for v in sizes if type(v) is int and v != 1}
-    if len(known) > 1:
-        raise _Fails
-    if known:
-        (k,) = known
-        for v in sizes:
-            if type(v) is not int:
-                same, one = facts.decide((v, "==", k)), facts.decide((v, "==", 1))
-                if same is False and one is False:
-                    raise _Fails
-                if same is not True and one is not True:
-                    raise _Open  # kept as the condition that they broadcast
-        return k
-    rest = {v for v in sizes if type(v) is not int}
-    if not rest:
-        return 1
-    if len(rest) == 1:
-        return next(iter(rest))
-    raise _Open  # several named sizes: max(...) under a condition
-
-
 class _Plan:
     """One alternative, run directly on ground inputs (see :func:`_plan`)."""
 
@@ -224,7 +203,7 @@ class _Plan:
                     and not A.expr_names(clause.right) and _constant_holds(clause))])
 
     def apply(self, types: tuple[TensorType, ...], wrapped: tuple[bool, ...], facts: Facts
-              ) -> tuple[TensorType, ...]:
+              ) -> tuple[tuple[TensorType, ...], tuple[Clause, ...]]:
         c = self.c
         axes = c.axes
         n_in = c.n_in
@@ -240,6 +219,7 @@ class _Plan:
         dims: dict[str, Any] = {}
         shared: dict[Any, tuple] = {}  # a group's sizes (one term for every operand)
         parts: dict[tuple, tuple] = {}  # (group, input): its sizes there, under '+'
+        starts: dict[tuple, int] = {}  # (group, input): its first axis there, under '+'
         broadcast = axes.broadcast
         for i in range(n_in):
             shape = types[i].shape
@@ -268,6 +248,9 @@ class _Plan:
                     seen = table.get(key)
                     if seen is None:
                         table[key] = part
+                        starts[key] = axis - n
+                    elif broadcast:
+                        raise _Open  # a group twice in an operand: the relation unifies
                     elif len(seen) != len(part) or not all(
                             _same(a, b, facts) for a, b in zip(seen, part, strict=True)):
                         raise _Fails
@@ -285,13 +268,19 @@ class _Plan:
                         raise _Fails
                 else:
                     raise _Open
+        open_axes = Broadcasts(facts) if broadcast else None
         if broadcast:
             for g in layout.groups:
-                held = [parts[g, i] for i in layout.holders[g] if i < n_in]
+                holders = [i for i in layout.holders[g] if i < n_in]
+                held = [parts[g, i] for i in holders]
                 width = max(map(len, held), default=0)
-                shared[g] = tuple([_broadcast([p[a + len(p) - width] for p in held
-                                               if a + len(p) - width >= 0], facts)
-                                   for a in range(width)])
+                # per input, (input, its first axis of g, how many axes it lacks): where
+                # axis a of the broadcast is in it (a place for a condition's unknown)
+                origins = [(i, starts[g, i], width - len(p)) for i, p in zip(holders, held,
+                                                                            strict=True)]
+                shared[g] = tuple([open_axes.axis(
+                    [p[a + len(p) - width] for p in held if a + len(p) - width >= 0],
+                    origins, a, width, g) for a in range(width)])
         env = self._dtypes(types, wrapped)
         self._clauses(env, dims, facts, types, wrapped)
         sizes_out, symbolic, unknowns = [], False, False
@@ -320,9 +309,17 @@ class _Plan:
                     symbolic = symbolic or type(value) is not int
                     sizes.append(value)
             sizes_out.append(sizes)
+        conditions: tuple = ()
+        opened = open_axes is not None and open_axes.opened()
+        if opened:  # kept as the forward answer keeps them, sizes simplified under them
+            kept = open_axes.conditions()
+            if kept is None:
+                raise _Fails
+            conditions = tuple(kept)
+            facts = facts.with_(*kept)
         out = []
         # as forward_types: only where it solved sizes, or an output size stayed open
-        simplify = bool(facts) or symbolic or unknowns
+        simplify = opened or bool(facts) or symbolic or unknowns
         for j, op in enumerate(self.outputs):
             dtype = self._dtype(op.dtype, env, types, wrapped) if op.dtype is not None \
                 else _promote(types, wrapped, range(n_in))
@@ -333,7 +330,7 @@ class _Plan:
                 out.append(TensorType(dtype, sizes))
             except ValueError:  # past the limits of a type: the relation says so
                 raise _Open from None
-        return tuple(out)
+        return tuple(out), conditions
 
     # -- dtypes ---------------------------------------------------------------------------
     def _dtypes(self, types: tuple, wrapped: tuple) -> dict[str, str]:

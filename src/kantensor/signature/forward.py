@@ -125,7 +125,7 @@ def _infer_cached(sig: Overloads, types: tuple, wrapped: tuple, default_dtype: s
     faster), the rest by the relation (:func:`relational`)."""
     found = direct_build(sig, types, wrapped, facts)
     if found is not None:
-        return Build(found)
+        return Build(*found)
     return relational(sig, types, wrapped, facts)
 
 

@@ -145,6 +145,9 @@ class Condition:
 def _normal_key(left: DimLike, op: str, right: DimLike) -> tuple[DimLike, str]:
     if op in ("<", "<="):
         left, right, op = right, left, _FLIPPED[op]
+    if op in ("==", "!=") and type(left) is int and type(right) is not int and \
+            right._terms[0][1] > 0:
+        return right - left, op  # -(left - right): its lead is right's (ints come last)
     d = left - right
     if op in ("==", "!=") and _negative_lead(d):
         d = -d

@@ -117,6 +117,10 @@ class Facts:
         d, op = condition.key
         if isinstance(d, int):
             return COMPARE[op](d, 0)
+        if not self.atoms:
+            found = _unfacted(d, op)
+            if found is not _GENERAL:
+                return found
         return _decide(self.triples, d, op)
 
     def consistent(self) -> bool:
@@ -150,23 +154,13 @@ class Facts:
                     if decided is None and x not in out:
                         out.append(x)
                 continue
-            cases: list[tuple[Condition, ...]] | None = []
-            for case in c.cases:
-                judged = [self._judged(x) for atom in case for x in expand(atom)]
-                if any(d is False for _, d in judged):
-                    continue
-                left = tuple(dict.fromkeys(x for x, d in judged if d is None))
-                if not left:
-                    cases = None  # this case holds: so does the disjunction
-                    break
-                cases.append(left)
+            cases = _plain_cases(c) if not self.atoms else _GENERAL
+            if cases is _GENERAL:
+                cases = self._cases(c)
             if cases is None:
-                continue
+                continue  # it holds
             if not cases:
                 return None
-            cases = _absorbed(cases, self)
-            if _exhaustive(cases, self):
-                continue
             if len(cases) == 1:
                 out.extend(x for x in cases[0] if x not in out)
             else:
@@ -183,6 +177,96 @@ class Facts:
             return c, decided
         plain = Condition(self.simplify(c.left), c.op, self.simplify(c.right), c.source)
         return (c, None) if plain == c else (plain, self.decide(plain))
+
+    def _cases(self, c: AnyOf) -> list[tuple[Condition, ...]] | None:
+        """The cases of ``c`` the facts leave, none covering another; None if the facts
+        imply that one of them holds, [] if they refute every one."""
+        cases: list[tuple[Condition, ...]] = []
+        for case in c.cases:
+            judged = [self._judged(x) for atom in case for x in expand(atom)]
+            if any(d is False for _, d in judged):
+                continue
+            left = tuple(dict.fromkeys(x for x, d in judged if d is None))
+            if not left:
+                return None  # this case holds: so does the disjunction
+            cases.append(left)
+        if not cases:
+            return cases
+        cases = _absorbed(cases, self)
+        return None if _exhaustive(cases, self) else cases
+
+
+_GENERAL: Final = object()  # _plain_cases: not of its form
+
+
+def _plain_cases(c: AnyOf) -> list[tuple[Condition, ...]] | None | object:
+    """What :meth:`Facts._cases` finds under no facts, without the prover, where every
+    case is one equality between ints ``>= 0`` and plain sizes (named sizes, unknowns:
+    NumPy broadcasting's ``a == b or a == 1 or b == 1``): such an equality is decided
+    only between two ints (or a size and itself); two different ones never imply each
+    other, and no disjunction of undecided ones always holds (all sizes distinct and
+    large break every one), so the cases left are the undecided ones, each once.
+    _GENERAL where ``c`` is not of that form."""
+    kept: list[tuple[Condition, ...]] = []
+    seen: set = set()  # the kept conditions' keys (conditions equal by their keys)
+    for case in c.cases:
+        if len(case) != 1 or case[0].op != "==":
+            return _GENERAL
+        x = case[0]
+        d = x.key[0]
+        if type(d) is int:
+            if d == 0:
+                return None  # it holds
+            continue  # two different ints
+        if not (_plain(x.left) and _plain(x.right)):
+            return _GENERAL
+        if d not in seen:
+            seen.add(d)
+            kept.append(case)
+    return kept
+
+
+def _unfacted(d: Dim, op: str) -> bool | None | object:
+    """:func:`_decide` of ``d op 0`` under no facts where ``d`` is ``±u + c`` or ``u - v
+    + c`` (``u``, ``v`` named sizes or unknowns, every size ``>= 0``): ``u - v + c`` may
+    be anything; ``±u + c`` is decided by the interval ``u`` is in (the prover's answer:
+    it is exact over one size, and sound). _GENERAL for any other ``d``."""
+    c, units = 0, []
+    for mono, k in d._terms:
+        if not mono:
+            c = k
+        elif len(mono) == 1 and mono[0][1] == 1 and k in (1, -1) and \
+                not isinstance(mono[0][0], Opaque):
+            units.append(k)
+        else:
+            return _GENERAL
+    if len(units) == 2:
+        return None if units[0] != units[1] else _GENERAL
+    if len(units) != 1:
+        return _GENERAL
+    if op == "!=":
+        found = _unfacted(d, "==")
+        return None if found is None else not found
+    if units[0] == 1:  # u + c op 0, u >= 0
+        if op == "==":
+            return False if c > 0 else None
+        return True if c >= (op == ">") else None
+    # c - u op 0: u == c, u <= c, u < c
+    if op == "==":
+        return False if c < 0 else None
+    return False if c < (op == ">") else None
+
+
+def _plain(x: DimLike) -> bool:
+    """An int ``>= 0``, or one named size or unknown (not an expression)."""
+    if type(x) is int:
+        return x >= 0
+    terms = x._terms
+    if len(terms) != 1:
+        return False
+    mono, coeff = terms[0]
+    return coeff == 1 and len(mono) == 1 and mono[0][1] == 1 and \
+        not isinstance(mono[0][0], Opaque)
 
 
 def _tightest(clauses: list[Clause]) -> list[Clause]:
