@@ -167,3 +167,55 @@ def test_assumptions_no_sizes_meet_are_an_error_naming_both_lines():
     for n in range(6):  # NumPy: no size runs it
         with pytest.raises(ValueError):
             _three_and_four(np.zeros((2, n)))
+
+
+def _dropped_keepdims(x):
+    mean = np.mean(x, axis=-1)  # keepdims=True forgotten: the axes of mean move
+    return x - mean
+
+
+def test_the_line_that_placed_the_axes_is_named_first():
+    """``x - mean`` needs ``T == B``, but the axes met where they are because the line of
+    ``mean`` removed one (with its input there, ``sub`` needs nothing): that line is
+    named first, and the Op's line after it. NumPy fails at the sizes the assumption
+    excludes, at the Op's line."""
+    first = _dropped_keepdims.__code__.co_firstlineno
+    result = kt.eval_shape(_dropped_keepdims, "float64[B,T,C]")
+    need = result.assumptions[0]
+    assert str(need) == "T == B or T == 1 or B == 1"
+    assert need.source.op == "mean"
+    assert need.source.location.endswith(f"test_eval_shape_located.py:{first + 1}")
+    assert need.source.code.startswith("mean = np.mean(x, axis=-1)")
+    assert re.match(rf"this line placed the axes of mean that sub aligns at .*\.py:"
+                    rf"{first + 2}: return x - mean; with its input x: float64\[B,T,C\] in "
+                    r"their place, sub needs nothing; ", need.source.detail), need.source.detail
+    assert not need.holds({"B": 2, "T": 3, "C": 4})
+    with pytest.raises(ValueError):
+        _dropped_keepdims(np.zeros((2, 3, 4)))
+    _dropped_keepdims(np.zeros((3, 3, 3)))  # where it holds, NumPy runs
+
+
+def _swapped_after_transpose(q, k, v):
+    scores = q @ k.T  # right: k's axes are placed here on purpose
+    return v @ scores  # the bug: scores @ v
+
+
+def _dropped_transpose_of_a_column(a, b):
+    ca = np.expand_dims(a, 1)
+    cb = np.expand_dims(b, 1)
+    return ca @ cb  # the bug: cb.T (a 1-D operand would fit, but with another rank)
+
+
+@pytest.mark.parametrize("fn, types, line", [
+    (_swapped_after_transpose, ("float64[T,D]", "float64[S,D]", "float64[S,E]"), 2),
+    (_dropped_transpose_of_a_column, ("float64[D]", "float64[D]"), 3),
+])
+def test_the_ops_line_stays_first_where_the_earlier_axes_do_not_fit(fn, types, line):
+    """A wrong operand at the Op's line: the input of the line that placed an operand's
+    axes does not fit either (or fits only giving another rank), so the Op's line is
+    named first."""
+    first = fn.__code__.co_firstlineno
+    need = kt.eval_shape(fn, *types).assumptions[0]
+    assert need.source.op == "matmul"
+    assert need.source.location.endswith(f"test_eval_shape_located.py:{first + line}")
+    assert "placed the axes" not in need.source.detail

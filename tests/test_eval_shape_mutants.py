@@ -54,14 +54,15 @@ def test_bugs_caught_at_distinct_concrete_sizes(figures):
 
 def test_a_caught_bug_names_the_mutated_line_first(figures):
     """An error names the user's line that failed, an assumption the line of the Op that
-    needs it: the mutated line first about as often as NumPy's own traceback does for
-    the same bugs (a dropped ``keepdims`` shows where the mean meets the tensor, for
-    both), and the mutated line somewhere (the operands' lines, back towards the
-    inputs) in at least 90% of them."""
+    needs it, or the earlier line that placed the axes it compares (a dropped
+    ``keepdims``: the mean's line, where NumPy's traceback shows where the mean meets
+    the tensor): the mutated line first in at least 90% of the caught bugs, at least as
+    often as NumPy's own traceback, and somewhere (the operands' lines, back towards
+    the inputs) in at least 90% of them."""
     caught = [v for v in figures.verdicts if v.bug and v.caught]
     first = sum(v.line_first for v in caught)
     numpy_first = sum(v.names_mutated(v.numpy_line) for v in caught)
-    assert first >= numpy_first - 2, (first, numpy_first)
+    assert first >= max(numpy_first, 0.9 * len(caught)), (first, numpy_first, len(caught))
     nowhere = [(str(v.mutant), v.message[:300]) for v in caught
                if not shape_judge.names_anywhere(v, v.message)]
     assert len(nowhere) <= 0.1 * len(caught), nowhere

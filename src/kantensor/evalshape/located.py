@@ -5,7 +5,8 @@ kantensor's, not NumPy's (its compiled modules included), not the standard libra
 not a wrapper library's. Every node the trace builds records the line that built it
 (:class:`Site`), so an error can show where its operands were made, from the inputs'
 sizes to the conflict (:func:`operand_chain`), and :func:`why` can name the node that left
-a size unknown.
+a size unknown. A condition is said at the line of the Op that needs it, or at an earlier
+line that put the axes it compares in their places (:mod:`.placing`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from ..types.conditions import AnyOf, Clause, Source
 from ..types.dim import Dim
 from ..types.symbols import free_symbols
 from .code import frame_is_library
+from .placing import compared, placed, same
 
 
 class Site(NamedTuple):
@@ -243,12 +245,26 @@ def at_site(clause: Clause, node: Apply, site: Site | None,
             sites: dict[Apply, Site | None], names: dict[Variable, str]) -> Clause:
     """``clause`` whose source names the user's line ``site`` (file:line and its code)
     and, as its ``detail``, the operand axes of ``node`` its sizes are and where those
-    operands were made (unless it already names a line)."""
+    operands were made (unless it already names a line). Where an earlier line placed
+    an operand's axes and the Op would need nothing of that line's input in its place
+    (:mod:`.placing`), the source names that line first and the detail the Op's."""
     source = clause.source or Source()
     if source.location:
         return clause
     detail = "; ".join(filter(None, (source.detail,
                                      _operand_axes(clause, node, sites, names))))
+    moved = placed(clause, node, sites) if site is not None else None
+    if moved is not None:
+        at = sites[moved.node]
+        op = source.op or getattr(node.op, "name", type(node.op).__name__)
+        operand = names.get(node.inputs[moved.operand]) or f"operand {moved.operand}"
+        code = f": {site.source}" if site.source else ""
+        detail = (f"this line placed the axes of {operand} that {op} aligns at "
+                  f"{site.filename}:{site.lineno}{code}; with its input "
+                  f"{_label(moved.before, names)} in their place, {op} needs nothing; "
+                  + detail)
+        source = replace(source, op=getattr(moved.node.op, "name", ""))
+        site = at
     located = replace(source, detail=detail) if site is None else replace(
         source, location=f"{site.filename}:{site.lineno}", code=site.source, detail=detail)
     if isinstance(clause, AnyOf):
@@ -263,19 +279,12 @@ def _operand_axes(clause: Clause, node: Apply, sites: dict[Apply, Site | None],
     operand axes of ``node`` the sizes the clause compares are (a side, or a name in
     one; an operand by its name in the user's code where it has one), then where those
     operands were made, a step back towards the inputs (:func:`operand_chain`)."""
-    conditions = [c for case in clause.cases for c in case] if isinstance(clause, AnyOf) \
-        else [clause]
-    wanted: dict[Any, None] = {}
-    for c in conditions:
-        for side in (c.left, c.right):
-            if isinstance(side, Dim):
-                wanted[side] = None
-                wanted.update((Dim(s), None) for s in free_symbols(side) if isinstance(s, str))
+    wanted = compared(clause)
     axes, used = [], {}
     for size in wanted:
         hits = [(i, a) for i, v in enumerate(node.inputs) if isinstance(v, Variable)
                 for a, d in enumerate(getattr(v.type, "shape", None) or ())
-                if isinstance(d, Dim) and _same(d, size)]
+                if isinstance(d, Dim) and same(d, size)]
         if hits:
             axes.append(f"{size} is " + " and ".join(
                 f"axis {a} of {names.get(node.inputs[i]) or f'operand {i}'}"
@@ -313,11 +322,6 @@ def described(clause: Clause) -> str:
     if source.detail:
         where += f"; {source.detail}"
     return f"{clause} ({where})"
-
-
-def _same(a: Dim, b: Dim) -> bool:
-    """The same size expression (structurally: no traced program's answer is asked)."""
-    return a is b or (hash(a) == hash(b) and str(a) == str(b))
 
 
 def _made(v: Any) -> bool:
