@@ -279,6 +279,25 @@ def test_bounds_the_prover_does_not_relate_are_kept():
     assert {"N >= 3", "D >= 3"} <= texts, texts
 
 
+def test_a_bound_over_a_data_dependent_count_prunes_no_input_bound():
+    """``N >= 1`` (argmax) beside ``N >= k + 1`` (indexing ``x`` by the count ``k`` of a
+    mask, which is no input): the prover shows the second implies the first, but ``holds``
+    can only leave an atom over ``k`` undecided, so pruning ``N >= 1`` would turn N = 0
+    from invalid (NumPy's argmax refuses an empty array) into undecided."""
+    N = kt.Dim("N")
+    x = kt.tensor("x", "float32", (N,))
+    outs = [x[x[x > 0].shape[0]], kt.argmax(x)]
+    contract = kt.contract(outs)
+    assert "N >= 1" in {str(a.clause) for a in contract.atoms}
+    verdict = contract.holds(N=0)
+    assert verdict.value is False and "argmax" in verdict.atom.where(), verdict
+    with pytest.raises(ValueError):
+        np.argmax(np.zeros(0, np.float32))
+    sets = contract.sets()
+    assert sets["N"].text("N") == "N >= 1" and "N" in sets.necessary, sets
+    assert contract.holds(N=1).value is None  # the count decides
+
+
 def _parses(dsl: str, names) -> None:
     for line in dsl.splitlines():
         kt.Signature.parse(f"({','.join(names)})->() {line}")

@@ -61,8 +61,8 @@ def contract_of(conditions: Iterable[Clause], inputs: Sequence[Variable],
     then those are sizes the graph makes, such as a Loop's count, which no input gives);
     ``notes`` say what the conditions may lack."""
     clauses = list(conditions)
-    return Contract(merged_atoms(clauses),
-                    input_sizes(inputs, () if inputs_only else clauses), notes=notes)
+    sizes = input_sizes(inputs, () if inputs_only else clauses)
+    return Contract(merged_atoms(clauses, {s for _, s in sizes}), sizes, notes=notes)
 
 
 def contract(outputs: Variable | Sequence[Variable],

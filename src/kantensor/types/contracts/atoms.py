@@ -4,7 +4,7 @@ values)."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..conditions import Clause, Condition, Source
@@ -130,23 +130,28 @@ class Sets(dict):
                          for k, v in self.items())
 
 
-def merged_atoms(clauses: Iterable[Clause]) -> list[Atom]:
+def merged_atoms(clauses: Iterable[Clause], inputs: Collection[Hashable] | None = None
+                 ) -> list[Atom]:
     """Atoms of ``clauses`` (in order), equal conditions once with all their sources, and
-    none that another implies (:func:`pruned`)."""
+    none that another implies (:func:`pruned`; ``inputs``: the sizes that are inputs,
+    None for all)."""
     order: dict[Clause, list[Source]] = {}
     for c in clauses:
         sources = order.setdefault(c, [])
         for s in _sources(c):
             if s not in sources:
                 sources.append(s)
-    return pruned([Atom(c, tuple(s)) for c, s in order.items()])
+    return pruned([Atom(c, tuple(s)) for c, s in order.items()], inputs)
 
 
-def pruned(atoms: list[Atom]) -> list[Atom]:
+def pruned(atoms: list[Atom], inputs: Collection[Hashable] | None = None) -> list[Atom]:
     """``atoms`` without the bounds another atom's bound implies, as the prover shows it
     (a strided conv stack's first window, ``samples//5 - 1 >= 1``, where its last needs
     ``(samples + 240)//320 - 1 >= 1``): the same valid set, said once. Of two that imply
-    each other the first stays; nothing the prover does not show is dropped."""
+    each other the first stays; nothing the prover does not show is dropped. A bound is
+    kept beside one that names a size it does not and that is no input (of ``inputs``,
+    None for all): a data-dependent count's bound is only undecided where the kept one
+    would fail (``N >= 1`` beside ``N - k >= 1``: ``holds(N=0)`` is False, not undecided)."""
     bounds = [a for a in atoms if isinstance(a.clause, Condition) and a.clause.key[1] in
               (">=", ">") and not isinstance(a.clause.key[0], int)]
     if len(bounds) < 2:
@@ -156,7 +161,9 @@ def pruned(atoms: list[Atom]) -> list[Atom]:
     for i, a in enumerate(bounds):
         names = a.clause.symbols()
         for j, b in enumerate(bounds):
-            if j == i or j in dropped or not names <= b.clause.symbols():
+            others = b.clause.symbols()
+            if j == i or j in dropped or not names <= others or (
+                    inputs is not None and not others - names <= inputs):
                 continue
             by = facts.setdefault(j, Facts([b.clause]))
             if by.decide(a.clause) is True and (
