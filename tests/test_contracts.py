@@ -298,6 +298,28 @@ def test_a_bound_over_a_data_dependent_count_prunes_no_input_bound():
     assert contract.holds(N=1).value is None  # the count decides
 
 
+SHORTER = kt.op("(n + 1)->(n)", name="shorter")(lambda x: x)
+
+
+@pytest.mark.parametrize("shape", [(kt.Dim("N"),), (None,)])
+def test_a_size_an_input_s_expression_defines_is_a_size_only_where_it_is_not_negative(shape):
+    """``(n + 1)->(n)`` on ``[N]`` defines ``n = N - 1``, a size only where ``N >= 1``: the
+    build keeps that condition (it said every N was valid, and typed N = 0 as ``[-1]``);
+    at every size the contract holds exactly where the build at that int succeeds."""
+    out = SHORTER(kt.tensor("x", "float32", shape))
+    contract = kt.contract(out)
+    name = contract.names[0]
+    ident = name.replace(".shape[0]", "_shape_0")
+    assert contract.exact and contract.dsl() == f"where {ident} >= 1"
+    for v in range(6):
+        try:
+            SHORTER(kt.tensor("x", "float32", (v,)))
+            builds = True
+        except (TypeError, ValueError):
+            builds = False
+        assert bool(contract.holds({name: v}).value) == builds == (v >= 1), v
+
+
 def _parses(dsl: str, names) -> None:
     for line in dsl.splitlines():
         kt.Signature.parse(f"({','.join(names)})->() {line}")

@@ -155,6 +155,7 @@ def forward_answer(sizes: list, s: dict, pending: tuple, inputs: dict[Any, Dim]
 
     rest = list(pending)
     broadcasts: list[Broadcast] = []
+    sizes_defined: list[tuple[DimLike, Any]] = []  # a size an equation defined: >= 0
     changed = True
     while changed:
         changed = False
@@ -167,6 +168,7 @@ def forward_answer(sizes: list, s: dict, pending: tuple, inputs: dict[Any, Dim]
                 free = _inner(diff)
                 if len(free) == 1 and (v := _defined(diff, free[0])) is not None:
                     known[free[0]] = facts.simplify(v)
+                    sizes_defined.append((known[free[0]], c))
                     rest.remove(c)
                     changed = True
             elif isinstance(c, Broadcast):
@@ -204,6 +206,18 @@ def forward_answer(sizes: list, s: dict, pending: tuple, inputs: dict[Any, Dim]
     kept = facts.reduce(clauses)
     if kept is None:
         return None
+    # a size is >= 0: one an equation defines (``n + 1 == N``: ``n == N - 1``) is a size
+    # only where its value is >= 0 (N >= 1), unless the other conditions say so
+    for x, c in sizes_defined:
+        if isinstance(x, int):
+            if x < 0:
+                return None
+            continue
+        nonnegative = facts.with_(*kept).reduce([Condition(x, ">=", 0,
+                                                           Source(detail=_said(c)))])
+        if nonnegative is None:
+            return None
+        kept = [*kept, *nonnegative]
     out = {}
     for v in sizes:
         x = known.get(v)
