@@ -314,3 +314,21 @@ def test_questions_without_facts_are_answered_as_the_prover_answers_them() -> No
     assert checked == 4 * (28 + 28)
     assert _unfacted(a + b, ">=") is _GENERAL and _unfacted(2 * a - 1, "==") is _GENERAL
     assert _unfacted(a // 2 - 1, "==") is _GENERAL
+
+
+def test_cases_that_imply_each_other_keep_one():
+    """``z + 1 == 2*z + 1 or z + 1 == 1 or 2*z + 1 == 1`` are three ways of ``z == 0``:
+    one is kept (each covered the others, so all three were dropped and broadcasting
+    ``[z+1]`` against ``[2*z+1]`` was refused though NumPy runs it at z = 0)."""
+    z = Dim("z")
+    cases = (Condition(z + 1, "==", 2 * z + 1), Condition(z + 1, "==", 1),
+             Condition(2 * z + 1, "==", 1))
+    for order in itertools.permutations(cases):
+        kept = EMPTY.reduce([AnyOf(tuple((c,) for c in order))])
+        assert kept == [order[0]], (order, kept)
+        assert [v for v in range(6) if kept[0].holds({"z": v})] == [0]
+    # a strictly weaker case still covers a stronger one, whatever the order
+    m = Dim("m")
+    for order in itertools.permutations([(Condition(m, "==", 0),),
+                                         (Condition(m, "==", 0), Condition(z, "==", 1))]):
+        assert EMPTY.reduce([AnyOf(order)]) == [Condition(m, "==", 0)]

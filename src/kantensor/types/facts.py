@@ -289,21 +289,17 @@ def _tightest(clauses: list[Clause]) -> list[Clause]:
 
 
 def _absorbed(cases: list[tuple[Condition, ...]], facts: Facts) -> list[tuple[Condition, ...]]:
-    """The cases no other case covers (a case that implies another is dropped)."""
-    kept: list[tuple[Condition, ...]] = []
-    for i, case in enumerate(cases):
-        covered = False
-        for j, other in enumerate(cases):
-            if i == j or (j > i and set(other) == set(case)):
-                continue
-            within = facts.with_(*case)
-            if all(within.decide(x) is True for x in other) and not (
-                    set(other) == set(case) and j > i):
-                covered = True
-                break
-        if not covered:
-            kept.append(case)
-    return kept
+    """The cases no other case covers: a case that implies a weaker one is dropped, and of
+    cases that imply each other (``z + 1 == 1`` and ``2*z + 1 == 1``) the first is kept."""
+    def implies(i: int, j: int) -> bool:
+        if set(cases[j]) <= set(cases[i]):
+            return True
+        within = facts.with_(*cases[i])
+        return all(within.decide(x) is True for x in cases[j])
+
+    return [case for i, case in enumerate(cases)
+            if not any(j != i and implies(i, j) and (j < i or not implies(j, i))
+                       for j in range(len(cases)))]
 
 
 def _exhaustive(cases: list[tuple[Condition, ...]], facts: Facts) -> bool:
