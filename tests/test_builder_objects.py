@@ -49,9 +49,6 @@ OLD_PROTOCOL = frozenset({
     "kantensor.onnx.training.build_adam",
     "kantensor.onnx.training.build_momentum",
     "kantensor.ops.families.linalg.build_einsum",
-    "kantensor.ops.families.shape.padded",
-    "kantensor.ops.families.shape.sections",
-    "kantensor.ops.families.shape.single",
 })
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ...syntax.ast import DimExpr, DimVar, FixedDim, dim_max, dim_min
+from ...syntax.ast import DimExpr, DimVar, FixedDim, TensorPattern, dim_max, dim_min
 from ...types.dim import Dim
 from ...types.symbols import free_symbols, substitute
 from ..params import AxisError, ParamError, normalize_axes, normalize_axis
@@ -41,15 +41,12 @@ from ..templates import (
     checked,
     dims,
     joined_dtypes,
-    names,
-    operand,
-    product,
     rank_error,
     reads_ranks,
+    shifted,
     size_of,
     sum_of,
     typed,
-    where,
 )
 
 # --------------------------------------------------------------------------- helpers
@@ -258,10 +255,10 @@ def stacked(types: tuple, axis: int, **_: Any) -> dict[str, Any]:
     return {"inputs": inputs, "y": [typed(out, dtype)], "params": {"axis": ax}}
 
 
-def _slice_bound(index: int, size: str) -> str:
+def _slice_bound(index: int, size: DimVar) -> DimExpr:
     """Where Python slicing puts ``index`` on an axis of ``size``: clipped to
     ``[0, size]``, negative indices counted from the end."""
-    return f"min({index}, {size})" if index >= 0 else f"max({size} - {-index}, 0)"
+    return dim_min(index, size) if index >= 0 else dim_max(size - (-index), 0)
 
 
 @reads_ranks
@@ -276,22 +273,21 @@ def sections(types: tuple, indices_or_sections: int | tuple[int, ...] | None, ax
     if x.ndim == 0:
         raise AxisError("a 0-d tensor has no axis to split")
     ax = normalize_axis(axis, x.ndim)
-    dims = names("a", x.ndim)
-    n = dims[ax]
+    a = dims("a", x.ndim)
+    n = a[ax]
 
-    def part(size: str) -> str:
-        return operand(size if i == ax else d for i, d in enumerate(dims))
+    def part(size: DimExpr) -> TensorPattern:
+        return typed([size if i == ax else d for i, d in enumerate(a)])
 
     if isinstance(indices_or_sections, int):
         k = indices_or_sections
         if k <= 0:
             raise ParamError(f"the number of sections must be positive, got {k}")
-        return {"x": operand(dims), "parts": ",".join([part(f"{n}//{k}")] * k),
-                "fits": where([f"{n} % {k} == 0"]), "params": {"axis": ax}}
-    bounds = ["0", *(_slice_bound(i, n) for i in indices_or_sections), n]
-    sizes = [f"max({end} - {start}, 0)" for start, end in zip(bounds[:-1], bounds[1:], strict=True)]
-    return {"x": operand(dims), "parts": ",".join(part(s) for s in sizes), "fits": "",
-            "params": {"axis": ax}}
+        return {"x": a, "parts": [part(n // k)] * k, "fits": [(n % k).eq(0)],
+                "params": {"axis": ax}}
+    bounds = [FixedDim(0), *(_slice_bound(i, n) for i in indices_or_sections), n]
+    sizes = [dim_max(end - start, 0) for start, end in zip(bounds[:-1], bounds[1:], strict=True)]
+    return {"x": a, "parts": [part(s) for s in sizes], "fits": [], "params": {"axis": ax}}
 
 
 @builder
@@ -400,10 +396,10 @@ def padded(types: tuple, pad_width: tuple[tuple[int, int], ...], constant_values
         raise ParamError(f"pad_width has {len(pad_width)} (before, after) pairs for a "
                          f"tensor of dimension {x.ndim}")
     _check_fill(x.dtype, x.ndim, constant_values)
-    dims = names("a", x.ndim)
-    out = [f"{d}+{sum(p)}" if sum(p) else d for d, p in zip(dims, pairs, strict=True)]
+    a = dims("a", x.ndim)
+    out = [shifted(d, sum(p)) for d, p in zip(a, pairs, strict=True)]
     # A 0-d tensor keeps one (unused) pair: NumPy refuses an empty pad_width.
-    return {"x": operand(dims), "y": operand(out),
+    return {"x": a, "y": out,
             "params": {"pad_width": pairs or ((0, 0),)}}
 
 
@@ -411,8 +407,8 @@ def padded(types: tuple, pad_width: tuple[tuple[int, int], ...], constant_values
 def single(types: tuple, **_: Any) -> dict[str, Any]:
     """item: a tensor of size 1 (the product of its sizes is 1)."""
     (x,) = types
-    dims = names("a", x.ndim)
-    return {"x": operand(dims), "size": product(dims)}
+    a = dims("a", x.ndim)
+    return {"x": a, "size": size_of(a)}
 
 
 # --------------------------------------------------------------------------- wrappers
