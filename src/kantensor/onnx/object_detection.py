@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..ops.templates import reads_ranks
+from ..ops.templates import dims, reads_ranks
 from .shared import rest_operands
 
 
@@ -67,4 +67,5 @@ def nms(boxes: np.ndarray, scores: np.ndarray, *rest: np.ndarray,
 @reads_ranks
 def build_roi_align(types: tuple, output_height: int = 1, output_width: int = 1, **_: Any
                     ) -> dict[str, Any]:
-    return {"y": f"(r,c,{output_height},{output_width})"}
+    r, c = dims("r c")
+    return {"y": [r, c, output_height, output_width]}

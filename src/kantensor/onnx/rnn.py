@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..ops.templates import reads_ranks
+from ..ops.templates import dims, reads_ranks, typed
 from .shared import rest_operands
 
 
@@ -19,13 +19,14 @@ def build_rnn(types: tuple, hidden_size: int, direction: str = "forward", layout
     batch first with ``layout`` 1."""
     dirs = 2 if direction == "bidirectional" else 1
     h = hidden_size
+    b, s, i = dims("b s i")
     if layout:
-        x, y, state = "(b,s,i)", f"(b,s,{dirs},{h})", f"(b,{dirs},{h})"
+        x, y, state = [b, s, i], [b, s, dirs, h], [b, dirs, h]
     else:
-        x, y, state = "(s,b,i)", f"(s,{dirs},b,{h})", f"({dirs},b,{h})"
-    outs = [f"{y}:T", f"{state}:T", f"{state}:T"][:outputs]
-    return {"x": x, "w": f"({dirs},{gates * h},i)", "r": f"({dirs},{gates * h},{h})",
-            "rest": rest_operands(types, 3), "outs": ",".join(outs)}
+        x, y, state = [s, b, i], [s, dirs, b, h], [dirs, b, h]
+    outs = [typed(y, "T"), typed(state, "T"), typed(state, "T")][:outputs]
+    return {"x": x, "w": [dirs, gates * h, i], "r": [dirs, gates * h, h],
+            "rest": rest_operands(types, 3), "outs": outs}
 
 
 def _sigmoid(v: np.ndarray, alpha: float | None = None, beta: float | None = None

@@ -44,10 +44,11 @@ def value_entries(value: Any, n: int, what: str) -> list:
     return list(value)
 
 
-def rest_operands(types: tuple, skip: int, sizes: SizeNames | None = None) -> str:
+def rest_operands(types: tuple, skip: int, sizes: SizeNames | None = None) -> list:
+    """The inputs after the first ``skip``: each of any shape (``(*r0)``, ...), then the
+    inputs that carry the sizes of ``sizes`` (which come last)."""
     more = len(types) - skip - (len(sizes.dims) if sizes else 0)
-    return "".join(f",(*r{i})" for i in range(more)) + (sizes.operands(after=True) if sizes
-                                                         else "")
+    return [*groups("r", more), *(sizes.patterns() if sizes else ())]
 
 
 @reads_ranks

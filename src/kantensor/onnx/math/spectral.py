@@ -9,8 +9,9 @@ from typing import Any
 import numpy as np
 
 from ...ops.params import ParamError, normalize_axis
-from ...ops.sizes import SizeNames
-from ...ops.templates import builder, names, operand, where
+from ...ops.sizes import SizeNames, dim_expr
+from ...ops.templates import builder, dims, signed, typed
+from ...syntax.ast import Clause, DimExpr, DimVar
 from ..dtypes import dtype_of
 from ..shared import NotKnown, rest_operands
 
@@ -21,9 +22,10 @@ def build_window(types: tuple, size_value: Any, output_datatype: int = 1, **_: A
     """HannWindow and the like: as many values as the size input's value."""
     n = size_value[0] if size_value else None
     sizes = SizeNames(size_value)
-    return {"sizes": sizes.operands(after=True), "dt": dtype_of(output_datatype, "window"),
-            "y": "(u)" if n is None else f"({sizes.text(n)})",
-            "fits": " where u >= 0" if n is None else ""}
+    (u,) = dims("u")
+    return {"sizes": sizes.patterns(), "dt": dtype_of(output_datatype, "window"),
+            "y": [u] if n is None else [signed(sizes.expr(n))],
+            "fits": [u >= 0] if n is None else []}
 
 
 def _window(n: int, periodic: int, terms: tuple) -> np.ndarray:
@@ -70,31 +72,32 @@ def _dft(types: tuple, given: tuple, dft_length_value: Any, axis: int, onesided:
     """The signal axis becomes ``dft_length`` (half plus one if ``onesided``), the last
     axis (real, imaginary) 2."""
     x = types[0]
-    dims = names("a", x.ndim)
+    a = dims("a", x.ndim)
     ax = normalize_axis(axis, x.ndim)
     if ax == x.ndim - 1:
         raise ParamError("DFT's axis cannot be the last (the complex) axis")
     sizes = SizeNames(dft_length_value)
-    n = dims[ax]
-    clauses = []
+    (u,) = dims("u")
+    n: DimExpr = a[ax]
+    clauses: list[Clause] = []
     if 1 in given:
         length = dft_length_value[0] if dft_length_value else None
         if length is None:
-            n = "u"
-            clauses.append("u >= 0")
+            n = u
+            clauses.append(u >= 0)
         else:
-            n = sizes.text(length)
+            n = signed(sizes.expr(length))
     if onesided and not inverse and clauses:
-        n = "u"
-    out = list(dims)
+        n = u
+    out: list[Any] = list(a)
     if onesided and inverse:  # a half spectrum in, the whole real signal out
-        out[ax] = n if 1 in given else f"2*({dims[ax]}-1)"
-        out[-1] = "1"
+        out[ax] = n if 1 in given else 2 * (a[ax] - 1)
+        out[-1] = 1
     else:
-        out[ax] = f"({n})//2+1" if onesided and not clauses else n
-        out[-1] = "2"
-    return {"x": operand(dims), "rest": rest_operands(types, 1, sizes), "y": operand(out),
-            "fits": where(clauses + [f"{dims[-1]} <= 2"]), "params": {"axis": ax}}
+        out[ax] = n // 2 + 1 if onesided and not clauses else n
+        out[-1] = 2
+    return {"x": a, "rest": rest_operands(types, 1, sizes), "y": out,
+            "fits": [*clauses, a[-1] <= 2], "params": {"axis": ax}}
 
 
 def dft(x: np.ndarray, *rest: np.ndarray, axis: int, given: tuple = (0,),
@@ -130,16 +133,16 @@ def build_stft(types: tuple, given: tuple, frame_step_value: Any = None,
         raise NotKnown("STFT needs a constant frame_step")
     if length is None and window is None:
         raise NotKnown("STFT needs a constant frame_length or a window")
-    fl = str(length) if length is not None else window
-    bins = f"({fl})//2+1" if onesided else fl
-    operands = ["(b,l,c):T", "():I"]
+    b, l, c = dims("b l c")
+    fl = DimVar(window) if length is None else signed(length) if isinstance(length, int) \
+        else dim_expr(length)
+    bins = fl // 2 + 1 if onesided else fl
+    operands = [typed([b, l, c], "T"), typed([], "I")]
     if 2 in given:
-        operands.append(f"({fl}):T" if window is None else "(w):T")
+        operands.append(typed([fl], "T"))
     if 3 in given:
-        operands.append("():I")
-    return {"inputs": ",".join(operands),
-            "y": operand(["b", f"(l-{fl})//{step}+1", bins, 2]),
-            "fits": f" where l >= {fl}"}
+        operands.append(typed([], "I"))
+    return {"inputs": operands, "y": [b, (l - fl) // step + 1, bins, 2], "fits": [l >= fl]}
 
 
 def stft(signal: np.ndarray, step: np.ndarray, *rest: np.ndarray, given: tuple = (0, 1),
@@ -167,4 +170,4 @@ def build_mel_weight_matrix(types: tuple, num_mel_bins_value: Any = None,
     dft = dft_length_value[0] if dft_length_value else None
     if not isinstance(mel, int) or not isinstance(dft, int):
         raise NotKnown("MelWeightMatrix needs constant num_mel_bins and dft_length")
-    return {"y": f"({dft // 2 + 1},{mel})", "dt": dtype_of(output_datatype, "MelWeightMatrix")}
+    return {"y": [dft // 2 + 1, mel], "dt": dtype_of(output_datatype, "MelWeightMatrix")}

@@ -13,16 +13,8 @@ import numpy as np
 from ...ops.families.indexing import slice_length, symbolic_length
 from ...ops.params import ParamError, normalize_axes, normalize_axis
 from ...ops.sizes import SizeNames
-from ...ops.templates import (
-    builder,
-    dims,
-    names,
-    operand,
-    reads_ranks,
-    typed,
-    where,
-)
-from ...syntax.ast import Clause, FixedDim
+from ...ops.templates import builder, dims, groups, reads_ranks, signed, typed
+from ...syntax.ast import Clause, DimVar, FixedDim
 from ...types.dim import Dim
 from ..shared import NotKnown, constant_ints, rest_operands, value_entries
 from ..values import TypeStandIn, sizes_value
@@ -273,34 +265,33 @@ def build_pad(types: tuple, pads_value: Any, axes_value: Any = None, given: tupl
               **_: Any) -> dict[str, Any]:
     """Pad: each padded axis grows by its two pads (negative pads crop)."""
     x = types[0]
-    dims = names("a", x.ndim)
+    a = dims("a", x.ndim)
     if 3 in given:
-        if axes_value is None or not all(isinstance(a, int) for a in axes_value):
+        if axes_value is None or not all(isinstance(ax, int) for ax in axes_value):
             axes = None
         else:
-            axes = [normalize_axis(a, x.ndim) for a in axes_value]
+            axes = [normalize_axis(ax, x.ndim) for ax in axes_value]
     else:
         axes = list(range(x.ndim))
-    out: list[str] = list(dims)
-    clauses: list[str] = []
+    out: list[Any] = list(a)
+    clauses: list[Clause] = []
+    unknown = dims("u", x.ndim)
     if axes is None or pads_value is None or len(pads_value) != 2 * len(axes):
-        out = [f"u{i}" for i in range(x.ndim)]
-        clauses = [f"u{i} >= 0" for i in range(x.ndim)]
-        sizes = SizeNames()
+        out = unknown
+        clauses = [u >= 0 for u in unknown]
     else:
         sizes = SizeNames(tuple(pads_value))
         k = len(axes)
         for i, ax in enumerate(axes):
             before, after = pads_value[i], pads_value[i + k]
             if before is None or after is None:
-                out[ax] = f"u{ax}"
-                clauses.append(f"u{ax} >= 0")
+                out[ax] = unknown[ax]
+                clauses.append(unknown[ax] >= 0)
             else:
-                out[ax] = f"{dims[ax]}+({sizes.text(before)})+({sizes.text(after)})"
+                out[ax] = a[ax] + signed(sizes.expr(before)) + signed(sizes.expr(after))
     sizes = SizeNames(pads_value, axes_value)
-    return {"x": operand(dims), "rest": "".join(
-                f",(*r{i})" for i in range(len(types) - 2 - len(sizes.dims))),
-            "sizes": sizes.operands(after=True), "y": operand(out), "fits": where(clauses)}
+    return {"x": a, "rest": groups("r", len(types) - 2 - len(sizes.dims)),
+            "sizes": sizes.patterns(), "y": out, "fits": clauses}
 
 
 def pad(x: np.ndarray, pads: np.ndarray, *rest: np.ndarray, mode: str = "constant",
@@ -359,22 +350,22 @@ def space_to_depth(x: np.ndarray, *, blocksize: int, mode: str = "DCR") -> np.nd
 def build_center_crop_pad(types: tuple, shape_value: Any, axes: tuple | None = None,
                           **_: Any) -> dict[str, Any]:
     x = types[0]
-    dims = names("a", x.ndim)
+    a = dims("a", x.ndim)
     picked = normalize_axes(axes, x.ndim) if axes is not None else tuple(range(x.ndim))
     if axes is not None:
-        picked = tuple(normalize_axis(a, x.ndim) for a in axes)
+        picked = tuple(normalize_axis(ax, x.ndim) for ax in axes)
     sizes = SizeNames(shape_value)
-    out = list(dims)
-    clauses = []
+    out: list[Any] = list(a)
+    clauses: list[Clause] = []
     values = list(shape_value) if shape_value else [None] * len(picked)
     for ax, v in zip(picked, values, strict=True):
         if v is None:
-            out[ax] = f"u{ax}"
-            clauses.append(f"u{ax} >= 0")
+            out[ax] = DimVar(f"u{ax}")
+            clauses.append(out[ax] >= 0)
         else:
-            out[ax] = sizes.text(v)
-    return {"x": operand(dims), "rest": rest_operands(types, 1, sizes), "y": operand(out),
-            "fits": where(clauses), "params": {"axes": picked}}
+            out[ax] = signed(sizes.expr(v))
+    return {"x": a, "rest": rest_operands(types, 1, sizes), "y": out, "fits": clauses,
+            "params": {"axes": picked}}
 
 
 def center_crop_pad(x: np.ndarray, shape: np.ndarray, *sizes: np.ndarray, axes: tuple,
