@@ -28,8 +28,6 @@ OLD_PROTOCOL = frozenset({
     "kantensor.onnx.nn.attention.build_linear",
     "kantensor.onnx.tensor.grid.build_affine_grid",
     "kantensor.onnx.tensor.grid.build_grid_sample",
-    "kantensor.onnx.tensor.resize.build",
-    "kantensor.onnx.tensor.resize.build_upsample",
     "kantensor.onnx.text.build_string_normalizer",
     "kantensor.onnx.text.build_string_split",
     "kantensor.onnx.traditionalml.build_array_feature_extractor",

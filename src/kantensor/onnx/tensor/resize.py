@@ -13,7 +13,8 @@ import numpy as np
 
 from ...ops.params import ParamError, normalize_axis
 from ...ops.sizes import SizeNames
-from ...ops.templates import builder, names, operand, where
+from ...ops.templates import builder, dims, groups, signed
+from ...syntax.ast import Clause, DimExpr, DimVar, FixedDim, dim_max, dim_min
 
 
 def scaled_size(n: int, scale: float) -> int:
@@ -33,40 +34,40 @@ def aspect_size(n: int, sizes: list[int], extents: list[int], policy: str) -> in
     return pick((2 * w * n + e) // (2 * e) for w, e in zip(sizes, extents, strict=True))
 
 
-def _scaled(dim: Any, text: str, scale: float) -> str | None:
-    """``floor(dim * scale)`` as text, or None when the scale is not a finite number
-    >= 0."""
+def _scaled(dim: Any, d: DimVar, scale: float) -> DimExpr | None:
+    """``floor(dim * scale)`` (``d``: the axis's dim), or None when the scale is not a
+    finite number >= 0."""
     if not math.isfinite(scale) or scale < 0:
         return None
     if isinstance(dim, int):
-        return str(scaled_size(dim, scale))
+        return FixedDim(scaled_size(dim, scale))
     p, q = scale.as_integer_ratio()
     if p == 0:
-        return "0"
+        return FixedDim(0)
     if q == 1:
-        return f"{text}*{p}"
-    return f"({p}*{text})//{q}"
+        return d * p
+    return (p * d) // q
 
 
-def _aspect(picked: list[int], values: list[int], x: Any, dims: list[str],
-            policy: str) -> tuple[dict[int, str], list[str]]:
-    """The output size of each picked axis under an aspect-ratio policy, as text (see
+def _aspect(picked: list[int], values: list[int], x: Any, a: list[DimVar],
+            policy: str) -> tuple[dict[int, DimExpr], list[Clause]]:
+    """The output size of each picked axis under an aspect-ratio policy (see
     :func:`aspect_size`), and the where-clauses: each picked size at least 1 (the
     scale divides by it). Two axes of one known size give the size asked for."""
-    pick = "min" if policy == "not_larger" else "max"
-    out: dict[int, str] = {}
+    pick = dim_min if policy == "not_larger" else dim_max
+    out: dict[int, DimExpr] = {}
     for i in picked:
-        terms = []
+        terms: list[DimExpr] = []
         for j, w in zip(picked, values, strict=True):
             ni, nj = x.shape[i], x.shape[j]
             if i == j or (ni is not None and ni == nj):
-                terms.append(str(w))
+                terms.append(FixedDim(w))
             elif isinstance(ni, int) and isinstance(nj, int):
-                terms.append(str(aspect_size(ni, [w], [nj], policy)))
+                terms.append(FixedDim(aspect_size(ni, [w], [nj], policy)))
             else:
-                terms.append(f"(2*{w}*{dims[i]}+{dims[j]})//(2*{dims[j]})")
-        out[i] = terms[0] if len(terms) == 1 else f"{pick}({','.join(terms)})"
-    return out, [f"{dims[j]} >= 1" for j in picked if not isinstance(x.shape[j], int)]
+                terms.append((2 * w * a[i] + a[j]) // (2 * a[j]))
+        out[i] = terms[0] if len(terms) == 1 else pick(*terms)
+    return out, [a[j] >= 1 for j in picked if not isinstance(x.shape[j], int)]
 
 
 @builder
@@ -74,15 +75,15 @@ def build(types: tuple, given: tuple, scales_value: Any = None, sizes_value: Any
           axes: tuple | None = None, keep_aspect_ratio_policy: str = "stretch",
           **_: Any) -> dict[str, Any]:
     x = types[0]
-    dims = names("a", x.ndim)
-    picked = [normalize_axis(a, x.ndim) for a in axes] if axes else list(range(x.ndim))
-    out: list[str] = list(dims)
-    clauses: list[str] = []
+    a = dims("a", x.ndim)
+    picked = [normalize_axis(ax, x.ndim) for ax in axes] if axes else list(range(x.ndim))
+    out: list[DimExpr] = list(a)
+    clauses: list[Clause] = []
     sizes = SizeNames(sizes_value)
 
     def unknown(ax: int) -> None:
-        out[ax] = f"u{ax}"
-        clauses.append(f"u{ax} >= 0")
+        out[ax] = DimVar(f"u{ax}")
+        clauses.append(out[ax] >= 0)
 
     if 3 in given:
         values = sizes_value
@@ -94,11 +95,11 @@ def build(types: tuple, given: tuple, scales_value: Any = None, sizes_value: Any
                 if v is None:
                     unknown(ax)
                 else:
-                    out[ax] = sizes.text(v)
+                    out[ax] = signed(sizes.expr(v))
         elif all(isinstance(v, int) for v in values) and 0 not in [x.shape[a] for a in picked]:
-            sized, fits = _aspect(picked, values, x, dims, keep_aspect_ratio_policy)
-            for ax, text in sized.items():
-                out[ax] = text
+            sized, fits = _aspect(picked, values, x, a, keep_aspect_ratio_policy)
+            for ax, size in sized.items():
+                out[ax] = size
             clauses.extend(fits)
         else:
             for ax in picked:
@@ -110,16 +111,16 @@ def build(types: tuple, given: tuple, scales_value: Any = None, sizes_value: Any
                 unknown(ax)
         else:
             for ax, s in zip(picked, values, strict=True):
-                text = _scaled(x.shape[ax], dims[ax], float(s))
-                if text is None:
+                size = _scaled(x.shape[ax], a[ax], float(s))
+                if size is None:
                     unknown(ax)
                 else:
-                    out[ax] = text
+                    out[ax] = size
     else:
         raise ParamError("Resize needs scales or sizes")
     more = len(types) - 1 - len(sizes.dims)
-    return {"x": operand(dims), "rest": "".join(f",(*r{i})" for i in range(more)),
-            "sizes": sizes.operands(after=True), "y": operand(out), "fits": where(clauses)}
+    return {"x": a, "rest": groups("r", more), "sizes": sizes.patterns(), "y": out,
+            "fits": clauses}
 
 
 @builder
@@ -131,20 +132,18 @@ def build_upsample(types: tuple, scales_value: Any = None, scales: Any = None,
     values = scales if scales is not None else scales_value
     if values is not None and len(values) != x.ndim:
         raise ParamError(f"{len(values)} scales for a tensor of dimension {x.ndim}")
-    dims = names("a", x.ndim)
-    out: list[str] = list(dims)
-    clauses: list[str] = []
+    a = dims("a", x.ndim)
+    out: list[DimExpr] = list(a)
+    clauses: list[Clause] = []
     for ax in range(x.ndim):
         s = values[ax] if values is not None else None
-        text = _scaled(x.shape[ax], dims[ax], float(s)) if isinstance(s, int | float) \
-            else None
-        if text is None:
-            out[ax] = f"u{ax}"
-            clauses.append(f"u{ax} >= 0")
+        size = _scaled(x.shape[ax], a[ax], float(s)) if isinstance(s, int | float) else None
+        if size is None:
+            out[ax] = DimVar(f"u{ax}")
+            clauses.append(out[ax] >= 0)
         else:
-            out[ax] = text
-    return {"x": operand(dims), "rest": "".join(f",(*r{i})" for i in range(len(types) - 1)),
-            "y": operand(out), "fits": where(clauses)}
+            out[ax] = size
+    return {"x": a, "rest": groups("r", len(types) - 1), "y": out, "fits": clauses}
 
 
 def _coefficients(mode: str, ratio: np.ndarray, nearest: str, a: float) -> np.ndarray:
