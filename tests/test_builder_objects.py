@@ -23,7 +23,6 @@ from kantensor.ops.family import OpFamily
 #: Builders that still fill their templates with text (module.function).
 OLD_PROTOCOL = frozenset({
     "kantensor.onnx.image.build_image_decoder",
-    "kantensor.onnx.math.linalg.build_einsum",
     "kantensor.onnx.nn.attention.build",
     "kantensor.onnx.nn.attention.build_linear",
     "kantensor.onnx.tensor.grid.build_affine_grid",
@@ -36,7 +35,6 @@ OLD_PROTOCOL = frozenset({
     "kantensor.onnx.training.build_adagrad",
     "kantensor.onnx.training.build_adam",
     "kantensor.onnx.training.build_momentum",
-    "kantensor.ops.families.linalg.build_einsum",
 })
 
 

@@ -260,10 +260,12 @@ def test_einsum_broadcasting_signatures():
     make_node, query and refine all run it); a symbolic Dim shared by operands is one
     logic variable, so its broadcast is itself."""
     f32 = kt.TensorType.parse
-    assert build_einsum((f32("float32[1]"), f32("float32[3]")), "i,i->i") == \
-        {"sig": "(i_0),(i_1)->(i) where broadcast(i_0,i_1) == i"}
-    assert build_einsum((f32("float32[?,2]"),), "ij") == {"sig": "(i,j)->(i,j)"}
-    assert build_einsum((f32("float32[2,?,3]"),), "...ii") == {"sig": "(dots0,i,i)->(dots0)"}
+    def sig(types: tuple, subscripts: str) -> str:
+        return str(build_einsum(types, subscripts)["sig"])
+    assert sig((f32("float32[1]"), f32("float32[3]")), "i,i->i") == \
+        "(i_0),(i_1)->(i) where broadcast(i_0,i_1) == i"
+    assert sig((f32("float32[?,2]"),), "ij") == "(i,j)->(i,j)"
+    assert sig((f32("float32[2,?,3]"),), "...ii") == "(dots0,i,i)->(dots0)"
     x, y = f32("float32[n]")(), f32("float32[n]")()
     assert str(kt.einsum("i,i->i", x, y).type) == "float32[n]"
     assert str(kt.einsum("i,i->i", f32("float32[1]")(), f32("float32[?]")()).type) == \

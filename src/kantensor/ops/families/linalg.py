@@ -14,18 +14,26 @@ from typing import Any
 
 import numpy as np
 
-from ...syntax.ast import DimExpr, DimVar, DTypeFunction, DTypeVar, dim_max, dim_min
+from ...syntax.ast import (
+    Broadcasts,
+    Clause,
+    DimExpr,
+    DimVar,
+    DTypeFunction,
+    DTypeVar,
+    dim_max,
+    dim_min,
+)
 from ...syntax.vocabulary import FLOAT, REAL
 from ...types.dtypes import get_default_dtype
 from ..params import AxisError, ParamError, normalize_axis
 from ..templates import (
+    alternative,
     dims,
-    operand,
     rank_error,
     reads_ranks,
     size_of,
     typed,
-    where,
 )
 
 # --------------------------------------------------------------------------- wrappers
@@ -317,8 +325,9 @@ def _keys(items: list[str], ndim: int, k: int) -> list[str]:
     return [*items[:at], *dots, *items[at + 1:]]
 
 
-def _key_dims(key: str, owners: list[int]) -> tuple[dict[int, str], str, str | None]:
-    """Dim names of index ``key`` in each operand holding it, in the output, and the
+def _key_dims(key: str, owners: list[int]
+              ) -> tuple[dict[int, DimVar], DimVar, Broadcasts | None]:
+    """Dims of index ``key`` in each operand holding it, in the output, and the
     where-clause tying them.
 
     NumPy's einsum broadcasts every index across operands (a size 1 stretches, 0 wins
@@ -326,10 +335,11 @@ def _key_dims(key: str, owners: list[int]) -> tuple[dict[int, str], str, str | N
     operand holding ``key`` names it ``key``; several name it ``key_k`` each, and the
     output's ``key`` is their broadcast: ``broadcast(key_0,key_1) == key`` (each is 1
     or ``key``), stated in the relation, so every front end runs it."""
+    whole = DimVar(key)
     if len(owners) == 1:
-        return {owners[0]: key}, key, None
-    per = {k: f"{key}_{k}" for k in owners}
-    return per, key, f"broadcast({','.join(per.values())}) == {key}"
+        return {owners[0]: whole}, whole, None
+    per = {k: DimVar(f"{key}_{k}") for k in owners}
+    return per, whole, Broadcasts(tuple(per.values()), whole)
 
 
 @reads_ranks
@@ -351,20 +361,19 @@ def build_einsum(types: tuple, subscripts: str, **_: Any) -> dict[str, Any]:
         raise rank_error("einsum", f"the operands broadcast {n_dots} dimensions over "
                          "'...' but the output has no '...'")
     every = dict.fromkeys(key for ks in keys for key in ks)
-    operand_dims = [list(ks) for ks in keys]
-    out_text: dict[str, str] = {}
-    clauses: list[str] = []
+    operand_dims: list[list[DimVar]] = [[DimVar(key) for key in ks] for ks in keys]
+    out_dim: dict[str, DimVar] = {}
+    clauses: list[Clause] = []
     for key in every:
         owners = [k for k, ks in enumerate(keys) if key in ks]
-        per, out_text[key], clause = _key_dims(key, owners)
+        per, out_dim[key], clause = _key_dims(key, owners)
         if clause:
             clauses.append(clause)
         for k, name in per.items():
             operand_dims[k] = [name if own == key else d
                                for own, d in zip(keys[k], operand_dims[k], strict=True)]
-    dots = [out_text[f"dots{j}"] for j in reversed(range(n_dots))]
-    out_dims: list[str] = []
+    dots = [out_dim[f"dots{j}"] for j in reversed(range(n_dots))]
+    out_dims: list[DimVar] = []
     for c in output:
-        out_dims.extend(dots if c == ELLIPSIS else [out_text[c]])
-    sig = ",".join(operand(d) for d in operand_dims) + "->" + operand(out_dims)
-    return {"sig": sig + where(clauses)}
+        out_dims.extend(dots if c == ELLIPSIS else [out_dim[c]])
+    return {"sig": alternative(operand_dims, [out_dims], clauses)}
