@@ -23,8 +23,6 @@ from kantensor.ops.family import OpFamily
 #: Builders that still fill their templates with text (module.function).
 OLD_PROTOCOL = frozenset({
     "kantensor.onnx.image.build_image_decoder",
-    "kantensor.onnx.nn.attention.build",
-    "kantensor.onnx.nn.attention.build_linear",
     "kantensor.onnx.tensor.grid.build_affine_grid",
     "kantensor.onnx.tensor.grid.build_grid_sample",
     "kantensor.onnx.text.build_string_normalizer",

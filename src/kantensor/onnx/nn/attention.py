@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 
 from ...ops.params import ParamError
-from ...ops.templates import reads_ranks
+from ...ops.templates import dims, groups, reads_ranks, typed
+from ...syntax.ast import DimVar, NamedGroup
 
 #: The ONNX inputs, in order.
 INPUTS = ("Q", "K", "V", "attn_mask", "past_key", "past_value", "nonpad_kv_seqlen")
@@ -27,42 +28,45 @@ def build(types: tuple, given: tuple, outputs: int, q_num_heads: int | None = No
     q heads * v head size); the present key and value (4-d) add the past sequence to
     the key's; the QK product is (batch, q heads, q sequence, total sequence)."""
     rank = types[0].ndim
+    b, sq, skv, sp = dims("b sq skv sp")
+    hq: int | DimVar
+    hk: int | DimVar
     if rank == 3:
         if q_num_heads is None or kv_num_heads is None:
             raise ParamError("3-d inputs need q_num_heads and kv_num_heads")
-        hq, hk = str(q_num_heads), str(kv_num_heads)
-        q, k, v = "(b,sq,qw):T1", "(b,skv,kw):T1", "(b,skv,vw):T2"
-        d, dv = f"kw//{hk}", f"vw//{hk}"
-        clauses = [f"qw % {hq} == 0", f"kw % {hk} == 0", f"vw % {hk} == 0",
-                   f"qw//{hq} == kw//{hk}"]
-        y = f"(b,sq,{hq}*({dv})):T1"
+        hq, hk = q_num_heads, kv_num_heads
+        qw, kw, vw = dims("qw kw vw")
+        q, k, v = typed([b, sq, qw], "T1"), typed([b, skv, kw], "T1"), typed([b, skv, vw], "T2")
+        d, dv = kw // hk, vw // hk
+        clauses = [(qw % hq).eq(0), (kw % hk).eq(0), (vw % hk).eq(0), (qw // hq).eq(kw // hk)]
+        y = typed([b, sq, hq * dv], "T1")
     elif rank == 4:
-        hq, hk, d, dv = "hq", "hk", "d", "dv"
-        q, k, v = "(b,hq,sq,d):T1", "(b,hk,skv,d):T1", "(b,hk,skv,dv):T2"
+        hq, hk, d, dv = dims("hq hk d dv")
+        q, k, v = typed([b, hq, sq, d], "T1"), typed([b, hk, skv, d], "T1"), \
+            typed([b, hk, skv, dv], "T2")
         clauses = []
-        y = "(b,hq,sq,dv):T1"
+        y = typed([b, hq, sq, dv], "T1")
     else:
         raise ParamError(f"Q, K and V must be 3-d or 4-d, got {rank} axes")
     operands = [q, k, v]
-    past = "0"
+    past = False
     for position in given[3:]:
         name = INPUTS[position]
         if name == "past_key":
-            operands.append(f"(b,{hk},sp,{d}):T1")
-            past = "sp"
+            operands.append(typed([b, hk, sp, d], "T1"))
+            past = True
         elif name == "past_value":
-            operands.append(f"(b,{hk},sp,{dv}):T2")
+            operands.append(typed([b, hk, sp, dv], "T2"))
         elif name == "nonpad_kv_seqlen":
-            operands.append("(b):int64")
+            operands.append(typed([b], "int64"))
         else:
-            operands.append(f"(*m{position}):M")
-    total = "skv" if past == "0" else "sp+skv"
-    outs = [y, f"(b,{hk},{total},{d}):T1", f"(b,{hk},{total},{dv}):T2",
-            f"(b,{hq},sq,{total}):T1"][:outputs]
+            operands.append(typed([NamedGroup(f"m{position}")], "M"))
+    total = sp + skv if past else skv
+    outs = [y, typed([b, hk, total, d], "T1"), typed([b, hk, total, dv], "T2"),
+            typed([b, hq, sq, total], "T1")][:outputs]
     if rank == 4:
-        clauses.append(f"{hq} % {hk} == 0")
-    return {"inputs": ",".join(operands), "outs": ",".join(outs),
-            "fits": f" where {', '.join(clauses)}" if clauses else ""}
+        clauses.append((hq % hk).eq(0))
+    return {"inputs": operands, "outs": outs, "fits": clauses}
 
 
 def _heads(x: np.ndarray, heads: int) -> np.ndarray:
@@ -162,11 +166,12 @@ def build_linear(types: tuple, q_num_heads: int | None = None,
     if q_num_heads is None or kv_num_heads is None:
         raise ParamError("LinearAttention needs q_num_heads and kv_num_heads")
     hq, hk = q_num_heads, kv_num_heads
-    dk, dv = f"kw//{hk}", f"vw//{hk}"
-    rest = "".join(f",(*r{i})" for i in range(len(types) - 3))
-    outs = [f"(b,t,{hq}*({dv})):T", f"(b,{hk},{dk},{dv}):T"][:outputs]
-    return {"inputs": "(b,t,qw):T,(b,t,kw):T,(b,t,vw):T" + rest, "outs": ",".join(outs),
-            "fits": f" where kw % {hk} == 0, vw % {hk} == 0, qw//{hq} == kw//{hk}"}
+    b, t, qw, kw, vw = dims("b t qw kw vw")
+    dk, dv = kw // hk, vw // hk
+    outs = [typed([b, t, hq * dv], "T"), typed([b, hk, dk, dv], "T")][:outputs]
+    return {"inputs": [typed([b, t, qw], "T"), typed([b, t, kw], "T"), typed([b, t, vw], "T"),
+                       *groups("r", len(types) - 3)], "outs": outs,
+            "fits": [(kw % hk).eq(0), (vw % hk).eq(0), (qw // hq).eq(kw // hk)]}
 
 
 def _packed(x: np.ndarray, heads: int) -> np.ndarray:
