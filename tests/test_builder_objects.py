@@ -22,17 +22,6 @@ from kantensor.ops.family import OpFamily
 
 #: Builders that still fill their templates with text (module.function).
 OLD_PROTOCOL = frozenset({
-    "kantensor.onnx.image.build_image_decoder",
-    "kantensor.onnx.tensor.grid.build_affine_grid",
-    "kantensor.onnx.tensor.grid.build_grid_sample",
-    "kantensor.onnx.text.build_string_normalizer",
-    "kantensor.onnx.text.build_string_split",
-    "kantensor.onnx.traditionalml.build_array_feature_extractor",
-    "kantensor.onnx.traditionalml.build_label_encoder",
-    "kantensor.onnx.traditionalml.build_tree_ensemble",
-    "kantensor.onnx.training.build_adagrad",
-    "kantensor.onnx.training.build_adam",
-    "kantensor.onnx.training.build_momentum",
 })
 
 

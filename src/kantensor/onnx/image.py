@@ -11,4 +11,4 @@ from ..ops.templates import reads_ranks
 
 @reads_ranks
 def build_image_decoder(types: tuple, pixel_format: str = "RGB", **_: Any) -> dict[str, Any]:
-    return {"c": "1" if pixel_format == "Grayscale" else "3"}
+    return {"c": 1 if pixel_format == "Grayscale" else 3}

@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 
 from ..ops.params import ParamError
-from ..ops.templates import builder, names, operand, reads_ranks
+from ..ops.templates import builder, dims, reads_ranks
+from ..syntax.ast import FixedDim
 from ..types.dtypes import NUMPY_STRING
 
 
@@ -37,13 +38,13 @@ def build_string_split(types: tuple, maxsplit: int | None = None, **_: Any) -> d
     """StringSplit: the substrings (the input's shape and the most pieces, at most
     ``maxsplit + 1``; none when the input has no element) and their counts."""
     x = types[0]
-    dims = names("a", x.ndim)
     empty = any(d == 0 for d in x.shape)
-    given = [0 if d == 0 else n for d, n in zip(x.shape, dims, strict=True)]
-    pieces = "0" if empty else "u"
-    clauses = [] if empty else ["u >= 0"] if maxsplit is None else [f"u <= {maxsplit + 1}"]
-    return {"x": operand(given), "y": operand([*given, pieces]), "z": operand(given),
-            "fits": "".join(f", {c}" for c in clauses)}
+    given = [FixedDim(0) if d == 0 else n for d, n in zip(x.shape, dims("a", x.ndim),
+                                                          strict=True)]
+    (u,) = dims("u")
+    pieces = FixedDim(0) if empty else u
+    clauses = [] if empty else [u >= 0] if maxsplit is None else [u <= maxsplit + 1]
+    return {"x": given, "y": [*given, pieces], "z": given, "fits": clauses}
 
 
 def _pieces(s: str, delimiter: str, maxsplit: int | None) -> list[str]:
@@ -68,10 +69,10 @@ def build_string_normalizer(types: tuple, stopwords: tuple = (), **_: Any) -> di
     x = types[0]
     if x.ndim not in (1, 2):
         raise ParamError(f"the input must be of shape (C) or (1, C), got rank {x.ndim}")
-    kept = "u" if stopwords else "c"
-    lead = ["1"] if x.ndim == 2 else []
-    return {"x": operand([*lead, "c"]), "y": operand([*lead, kept]),
-            "fits": ", u >= 0" if stopwords else ""}
+    u, c = dims("u c")
+    kept = u if stopwords else c
+    lead = [1] if x.ndim == 2 else []
+    return {"x": [*lead, c], "y": [*lead, kept], "fits": [u >= 0] if stopwords else []}
 
 
 def string_normalizer(x: np.ndarray, *, case_change_action: str = "NONE",

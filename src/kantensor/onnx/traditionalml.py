@@ -5,12 +5,15 @@
 
 from __future__ import annotations
 
+import functools
+import operator
 from typing import Any
 
 import numpy as np
 
 from ..ops.params import ArrayParam, ParamError
-from ..ops.templates import names, operand, reads_ranks
+from ..ops.templates import dims, reads_ranks, typed
+from ..syntax.ast import DTypeVar, InCategory
 from ..types.dtypes import NUMPY_STRING
 
 
@@ -23,11 +26,10 @@ def build_array_feature_extractor(types: tuple, **_: Any) -> dict[str, Any]:
     """ArrayFeatureExtractor: the indices' elements taken from the last axis (a vector's
     result is one row)."""
     x, i = types
-    dims = names("a", x.ndim)
-    k = names("k", i.ndim)
-    taken = "*".join(k) or "1"
-    lead = dims[:-1] if x.ndim > 1 else ["1"]
-    return {"x": operand(dims), "i": operand(k), "y": operand([*lead, taken])}
+    a, k = dims("a", x.ndim), dims("k", i.ndim)
+    taken = functools.reduce(operator.mul, k) if k else 1
+    lead = a[:-1] if x.ndim > 1 else [1]
+    return {"x": a, "i": k, "y": [*lead, taken]}
 
 
 def array_feature_extractor(x: np.ndarray, i: np.ndarray) -> np.ndarray:
@@ -50,8 +52,8 @@ def build_label_encoder(types: tuple, values_tensor: ArrayParam | None = None,
         if len(given) != 1:
             raise ParamError("LabelEncoder needs exactly one values attribute")
         (dtype,) = given
-    strings = " where T in string" if types[0].dtype == "string" else ""
-    return {"y": f"():{dtype}{strings}"}
+    strings = [InCategory(DTypeVar("T"), "string")] if types[0].dtype == "string" else []
+    return {"y": typed([], dtype), "fits": strings}
 
 
 def _keys(params: dict) -> list:
@@ -89,7 +91,7 @@ def build_tree_ensemble(types: tuple, n_targets: int | None = None, **_: Any
     """TreeEnsemble: (N, F) in, (N, n_targets) out, of the input's dtype."""
     if n_targets is None or n_targets < 1:
         raise ParamError("TreeEnsemble needs n_targets >= 1")
-    return {"y": operand(["n", n_targets])}
+    return {"y": [*dims("n"), n_targets]}
 
 
 #: TreeEnsemble's node modes: how a node compares a feature with its split.

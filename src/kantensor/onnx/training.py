@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 
 from ..ops.params import ParamError
-from ..ops.templates import reads_ranks
+from ..ops.templates import reads_ranks, typed
+from ..syntax.ast import NamedGroup
 
 
 def _optimizer(types: tuple, groups: int, outs: int) -> dict[str, Any]:
@@ -23,9 +24,8 @@ def _optimizer(types: tuple, groups: int, outs: int) -> dict[str, Any]:
         raise ParamError(f"expected {groups} groups of tensors of one length after R and "
                          f"T, got {n} tensors")
     k = n // groups
-    one = [f"(*s{i}):X" for i in range(k)]
-    return {"inputs": "".join(f",{o}" for _ in range(groups) for o in one),
-            "outs": ",".join(o for _ in range(outs) for o in one)}
+    one = [typed([NamedGroup(f"s{i}")], "X") for i in range(k)]
+    return {"inputs": one * groups, "outs": one * outs}
 
 
 @reads_ranks

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ...ops.sizes import SizeNames
-from ...ops.templates import builder, names, operand, reads_ranks
+from ...ops.templates import builder, dims, reads_ranks, signed
 from ..shared import NotKnown
 
 
@@ -18,9 +18,9 @@ def build_grid_sample(types: tuple, **_: Any) -> dict[str, Any]:
     """GridSample: (N, C, spatial...) sampled at a grid (N, out..., r) -> (N, C, out...)."""
     x = types[0]
     k = x.ndim - 2
-    out = names("o", k)
-    return {"x": operand(["n", "c", *names("a", k)]), "g": operand(["n", *out, str(k)]),
-            "y": operand(["n", "c", *out])}
+    out = dims("o", k)
+    n, c = dims("n c")
+    return {"x": [n, c, *dims("a", k)], "g": [n, *out, k], "y": [n, c, *out]}
 
 
 def _reflect(v: np.ndarray, lo: float, hi: float) -> np.ndarray:
@@ -96,12 +96,12 @@ def build_affine_grid(types: tuple, size_value: Any, **_: Any) -> dict[str, Any]
     if size_value is None:
         raise NotKnown("AffineGrid needs a constant size")
     sizes = SizeNames(size_value)
-    spatial = [sizes.text(v) if v is not None else None for v in size_value[2:]]
-    if None in spatial:
+    if None in size_value[2:]:
         raise NotKnown("AffineGrid needs every size known")
+    spatial = [signed(sizes.expr(v)) for v in size_value[2:]]
     k = len(spatial)
-    return {"theta": f"(n,{k},{k + 1})", "sizes": sizes.operands(after=True),
-            "y": operand(["n", *spatial, k])}
+    (n,) = dims("n")
+    return {"theta": [n, k, k + 1], "sizes": sizes.patterns(), "y": [n, *spatial, k]}
 
 
 def affine_grid(theta: np.ndarray, size: np.ndarray, *sizes: np.ndarray,
