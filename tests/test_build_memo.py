@@ -19,7 +19,7 @@ import kantensor as kt
 from kantensor.graph import codegen
 from kantensor.ops.family import FAST_SHAPES, OpFamily
 from kantensor.ops.params import ParamError
-from kantensor.ops.templates import RankType, names, operand, reads_ranks
+from kantensor.ops.templates import RankType, dims, reads_ranks
 
 
 def test_bool_parameter_is_not_taken_for_an_int_seen_before():
@@ -107,7 +107,8 @@ def test_a_rank_only_builder_renders_once_per_ranks_and_dtypes():
     @reads_ranks
     def rows(types, **_):
         seen.append(types)
-        return {"x": operand(names("a", types[0].ndim)), "y": "(a0)"}
+        a = dims("a", types[0].ndim)
+        return {"x": a, "y": a[:1]}
 
     first_rows = kt.op("{x}:t->{y}:t", call="x", builder=rows)(lambda x: x[:, 0])
     for n in (2, 5, 0):
@@ -121,7 +122,7 @@ def test_a_rank_only_builder_renders_once_per_ranks_and_dtypes():
 
     @reads_ranks
     def mislabelled(types, **_):
-        return {"x": operand(types[0].shape), "y": "()"}
+        return {"x": list(types[0].shape), "y": []}
 
     wrong = kt.op("{x}:t->{y}:t", call="x", builder=mislabelled)(lambda x: x.sum())
     with pytest.raises(AttributeError, match="'RankType' object has no attribute 'shape'"):

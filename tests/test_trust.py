@@ -101,18 +101,19 @@ def test_a_private_module_is_never_imported(tmp_path):
 
 PACKAGE = textwrap.dedent('''\
     from kantensor.ops import builder
-    from kantensor.ops.templates import operand, names
+    from kantensor.ops.templates import dims
 
     CALLS = []
 
     @builder
     def first_axis(types, **params):
         CALLS.append(params)
-        return {"x": operand(names("a", types[0].ndim)), "y": "(a0)"}
+        a = dims("a", types[0].ndim)
+        return {"x": a, "y": a[:1]}
 
     def not_registered(types, **params):
         CALLS.append(params)
-        return {"x": "(a)", "y": "(a)"}
+        return {"x": dims("a"), "y": dims("a")}
     ''')
 
 ENTRY = textwrap.dedent('''\

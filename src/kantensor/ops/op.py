@@ -293,23 +293,15 @@ class SignatureOp(Op):
 
 
 #: A builder fills a template's placeholders: ``builder(input_types, **params)`` returns
-#: ``{placeholder: text}``, and may resolve parameters under the key "params" (say,
-#: negative axes made positive once the rank is known).
+#: ``{placeholder: object}`` (dims, operands, clauses, alternatives: see
+#: :mod:`kantensor.syntax.template`), and may resolve parameters under the key "params"
+#: (say, negative axes made positive once the rank is known).
 Builder = Callable[..., dict[str, Any]]
 
 
 def placeholders(template: str) -> set[str]:
     """The ``{name}`` placeholders of a signature template."""
     return {name for _, name, _, _ in Formatter().parse(template) if name}
-
-
-def _fill_text(value: Any) -> str:
-    return ",".join(map(str, value)) if isinstance(value, tuple) else str(value)
-
-
-@lru_cache(maxsize=4096)
-def _parse(text: str) -> Signature:
-    return Signature.parse(text)
 
 
 class TemplateOp(SignatureOp):
@@ -419,15 +411,8 @@ def _render_ranks(op: TemplateOp, ranks: tuple) -> tuple[Signature, SignatureOp]
     return _rendered(op, tuple([RankType(dtype, ndim) for dtype, ndim in ranks]))
 
 
-def _text_fills(template: Template, made: dict) -> bool:
-    """Does a builder fill a placeholder with text (the old protocol)?"""
-    return any(type(v) is str and (k not in template.dtype_holes or not v.isidentifier())
-               for k, v in made.items() if k in template.holes)
-
-
 def _rendered(op: TemplateOp, types: tuple) -> tuple[Signature, SignatureOp]:
     params = dict(op.params)
-    fills = {k: _fill_text(v) for k, v in params.items()}
     made: dict[str, Any] = {}
     if op.builder is not None:
         try:
@@ -435,32 +420,18 @@ def _rendered(op: TemplateOp, types: tuple) -> tuple[Signature, SignatureOp]:
         except ParamError as exc:
             raise type(exc)(f"{op.name}: {exc}") from None
         resolved = made.pop("params", None)
-        messages = made.pop("messages", None)
-        fills.update(made)
         if resolved:
             params.update(resolved)
-    else:
-        messages = None
-    if not _text_fills(op.parsed, made):
-        values = {**dict(op.params), **made}
-        missing = [n for n in op.parsed.holes if n not in values]
-        if missing:
-            raise ValueError(f"{op.name}: template placeholder{'s' * (len(missing) > 1)} "
-                             f"{', '.join(missing)} filled by neither a parameter nor the "
-                             "builder")
-        alternatives = op.parsed.fill(values)
-        resolved_op = op if params == dict(op.params) else op.with_params(params)
-        for alt in alternatives:
-            for clause in alt.where:
-                if clause.message is not None:
-                    resolved_op.clause_messages[str(clause)] = clause.message
-        return Signature(alternatives=alternatives), resolved_op
-    missing = sorted(placeholders(op.template) - set(fills))
+    values = {**dict(op.params), **made}
+    missing = [n for n in op.parsed.holes if n not in values]
     if missing:
         raise ValueError(f"{op.name}: template placeholder{'s' * (len(missing) > 1)} "
-                         f"{', '.join(missing)} filled by neither a parameter nor the builder")
-    text = op.template.format_map(fills)
+                         f"{', '.join(missing)} filled by neither a parameter nor the "
+                         "builder")
+    alternatives = op.parsed.fill(values)
     resolved_op = op if params == dict(op.params) else op.with_params(params)
-    if messages:
-        resolved_op.clause_messages.update(messages)
-    return _parse(text), resolved_op
+    for alt in alternatives:
+        for clause in alt.where:
+            if clause.message is not None:
+                resolved_op.clause_messages[str(clause)] = clause.message
+    return Signature(alternatives=alternatives), resolved_op

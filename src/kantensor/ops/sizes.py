@@ -362,16 +362,6 @@ class SizeNames:
     def __bool__(self) -> bool:
         return bool(self.dims)
 
-    def text(self, entry: int | Dim) -> str:
-        """An entry of a size parameter in signature text: an int, its input's variable,
-        or an expression over the variables of the inputs it is made of."""
-        if not isinstance(entry, Dim):
-            return str(entry)
-        if entry in self.dims:
-            return f"s{self.dims.index(entry)}"
-        names = {symbol: Dim(f"s{i}") for symbol, i in _atom_symbols(self.dims).items()}
-        return f"({substitute(entry, names)})"
-
     def expr(self, entry: int | Dim) -> int | DimExpr:
         """An entry of a size parameter as a dim expression: an int, its input's
         variable, or an expression over the variables of the inputs it is made of."""
@@ -385,12 +375,6 @@ class SizeNames:
     def patterns(self) -> Operands:
         """``(s0):bool, (s1):bool, ...``: the size inputs' operands, which come last."""
         return Operands(TensorPattern((DimVar(f"s{i}"),), "bool") for i in range(len(self.dims)))
-
-    def operands(self, after: bool = False) -> str:
-        """``(s0):bool,(s1):bool``: the size inputs, which come last; with ``after``,
-        preceded by a comma (they follow other operands), and empty when there are none."""
-        text = ",".join(f"(s{i}):bool" for i in range(len(self.dims)))
-        return f",{text}" if after and text else text
 
 
 def concrete(values: Sequence[Any], sizes: Sequence[np.ndarray]) -> list[Any]:

@@ -32,11 +32,10 @@ from ..syntax.ast import (
 )
 from ..syntax.ast import checked as _checked
 from ..syntax.errors import TypeInferenceError
-from ..syntax.limits import balanced_join
 
 __all__ = ["BUILDERS", "Message", "RankType", "alternative", "builder", "checked", "dims", "groups",
-           "joined_dtypes", "names", "product", "rank_error", "reads_known_sizes",
-           "reads_ranks", "shifted", "signed", "size_of", "sum_of", "typed"]
+           "joined_dtypes", "rank_error", "reads_known_sizes", "reads_ranks", "shifted",
+           "signed", "size_of", "sum_of", "typed"]
 
 
 def dims(prefix: str, n: int | None = None) -> list[DimVar]:
@@ -45,11 +44,6 @@ def dims(prefix: str, n: int | None = None) -> list[DimVar]:
     if n is None:
         return [DimVar(name) for name in prefix.split()]
     return [DimVar(f"{prefix}{i}") for i in range(n)]
-
-
-def names(prefix: str, n: int) -> list[str]:
-    """(Old protocol, while builders move to objects.) ``["a0", "a1", ...]``."""
-    return [f"{prefix}{i}" for i in range(n)]
 
 
 def alternative(inputs: Iterable[object], outputs: Iterable[object],
@@ -110,11 +104,6 @@ def size_of(dims: Sequence[DimExpr | int]) -> DimExpr:
     return _balanced(list(dims), lambda a, b: a * b, 1)
 
 
-def operand(dims: Iterable[object]) -> str:
-    """``(a0,3,a2)``."""
-    return "(" + ",".join(map(str, dims)) + ")"
-
-
 def joined_dtypes(operands: Sequence[Sequence[object]]) -> tuple[list[TensorPattern], Join]:
     """Each operand (its dims) typed by its own dtype variable, and the ``join(...)`` of
     those: the dtype rule of Ops whose output holds every input's values (in the
@@ -123,20 +112,10 @@ def joined_dtypes(operands: Sequence[Sequence[object]]) -> tuple[list[TensorPatt
     return made, Join(tuple(f"t{i}" for i in range(len(operands))))
 
 
-def where(clauses: Sequence[str]) -> str:
-    """`` where c1, c2`` or nothing: append to an alternative."""
-    return f" where {', '.join(clauses)}" if clauses else ""
-
-
 def checked(clause: Clause, message: Message) -> Clause:
     """``clause`` carrying ``message``, its failure in the user's words (as
     ``torch._check(cond, msg)`` does): ``checked(n >= 1, lambda values, types: ...)``."""
     return _checked(clause, message)
-
-
-def product(dims: Sequence[str]) -> str:
-    """(Old protocol, while builders move to objects.) ``a0*a1*(a2*a3)`` or ``1``."""
-    return balanced_join(dims, "*") if dims else "1"
 
 
 def rank_error(op: str, message: str) -> TypeInferenceError:
@@ -172,7 +151,7 @@ def builder(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def reads_known_sizes(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Register a builder (as :func:`builder` does) whose text for inputs with some sizes
+    """Register a builder (as :func:`builder` does) whose signature for inputs with some sizes
     known is its relation for every input with those sizes: a relation renders it from
     the sizes its terms know when it runs (ints; unknown sizes as ``None``), as
     make_node does from the inputs' types, instead of from the ranks alone."""
@@ -181,7 +160,7 @@ def reads_known_sizes(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def reads_ranks(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Register a builder (as :func:`builder` does) whose text depends on the inputs'
+    """Register a builder (as :func:`builder` does) whose signature depends on the inputs'
     ranks and dtypes only (and the parameters): its Ops render once per ranks and dtypes
     instead of once per input type. It is then called with :class:`RankType` inputs."""
     fn.reads_ranks = True
