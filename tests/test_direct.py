@@ -25,6 +25,7 @@ from kantensor.signature.forward import Build, relational
 from kantensor.types.conditions import Condition
 from kantensor.types.dim import Dim
 from kantensor.types.facts import EMPTY, Facts
+from kantensor.types.symbols import substitute
 
 RETYPINGS = int(os.environ.get("KANTENSOR_DIRECT_RETYPINGS", "4"))
 SEED = int(os.environ.get("KANTENSOR_DIRECT_SEED", "0"))
@@ -312,6 +313,41 @@ def test_direct_answers_the_relations_pools(ceil_mode):
     assert not bad, bad[:5]
     assert not missed, missed[:5]  # every named input the relation types is answered
     assert conditioned >= len(list(_pool_windows())), conditioned
+
+
+def _spec_size(n, kernel, stride, dilation, pads, ceil_mode):
+    """ONNX's output-size formula for a pool (PyTorch's rule in ceil mode: the last
+    window starts inside the input or its left pad), on ints."""
+    span = n + pads[0] + pads[1] - (kernel - 1) * dilation - 1
+    if not ceil_mode:
+        return span // stride + 1
+    out = -(-span // stride) + 1
+    return out - 1 if (out - 1) * stride >= n + pads[0] else out
+
+
+@pytest.mark.parametrize("ceil_mode", [1, 0])
+def test_pool_sizes_over_a_named_size_are_the_spec_formula(ceil_mode):
+    """The output size over ``n`` (one floor in the signature, the least of the two a
+    ceil-mode window allows) is ONNX's formula at every ``n`` from 1 to 40 where the
+    build's conditions hold; where they fail, the formula gives no position (< 1)."""
+    from kantensor.onnx.registry import lookup
+    pool = lookup("MaxPool", "", 18, "pool").op
+    bad = []
+    for kernel, stride, dilation, pads in _pool_windows():
+        op = pool.bind(kernel_shape=(kernel,), strides=(stride,), dilations=(dilation,),
+                       pads=pads, ceil_mode=ceil_mode)
+        types = (kt.TensorType("float32", (M, 3, N)),)
+        sig, _ = op.signature_for(types)
+        out, conditions = direct_build(sig, types, (False,), EMPTY)
+        size = out[0].shape[2]
+        assert "min" not in str(size), size
+        for n in range(1, 41):
+            want = _spec_size(n, kernel, stride, dilation, pads, ceil_mode)
+            holds = all(c.holds({"n": n, "m": 2}) for c in conditions)
+            got = substitute(size, {"n": n})
+            if holds != (want >= 1) or (holds and got != want):
+                bad.append((kernel, stride, dilation, pads, n, str(size), got, want))
+    assert not bad, bad[:5]
 
 
 def test_direct_answers_a_stack_of_ceil_mode_pools():

@@ -287,7 +287,8 @@ class _Plan:
                     [p[a + len(p) - width] for p in held if a + len(p) - width >= 0],
                     origins, a, width, g) for a in range(width)])
         env = self._dtypes(types, wrapped)
-        undecided = self._clauses(env, dims, facts, types, wrapped)
+        values: dict[int, Any] = {}  # a dim expression's value, by the node (see _value)
+        undecided = self._clauses(env, dims, values, facts, types, wrapped)
         sizes_out, symbolic, unknowns = [], False, False
         for j in range(len(self.outputs)):
             sizes: list = []
@@ -310,7 +311,7 @@ class _Plan:
                 elif type(node) is A.FixedDim:
                     sizes.append(node.size)
                 else:
-                    value = _output_size(node, dims, facts)
+                    value = _output_size(node, dims, values, facts)
                     symbolic = symbolic or type(value) is not int
                     sizes.append(value)
             sizes_out.append(sizes)
@@ -393,8 +394,8 @@ class _Plan:
         return DTYPE_FUNCTIONS[node.word](d)
 
     # -- where-clauses ------------------------------------------------------------------
-    def _clauses(self, env: dict, dims: dict, facts: Facts, types: tuple, wrapped: tuple
-                 ) -> list[Condition]:
+    def _clauses(self, env: dict, dims: dict, values: dict, facts: Facts, types: tuple,
+                 wrapped: tuple) -> list[Condition]:
         """Check the where-clauses on the ground values (as their constraints do); the
         comparisons the facts leave open, as the forward answer keeps them (a condition
         over named sizes, its source the clause's text). An open ``==`` declines: the
@@ -403,7 +404,8 @@ class _Plan:
         for clause, text in self.clauses:
             if isinstance(clause, A.Compare):
                 try:
-                    left, right = _value(clause.left, dims), _value(clause.right, dims)
+                    left = _value(clause.left, dims, values)
+                    right = _value(clause.right, dims, values)
                     diff = left - right
                 except (ZeroDivisionError, KeyError):
                     raise _Open from None
@@ -436,7 +438,7 @@ class _Plan:
 def _constant_holds(clause: A.Compare) -> bool:
     """Whether a comparison of constant expressions holds."""
     try:
-        diff = _value(clause.left, {}) - _value(clause.right, {})
+        diff = _value(clause.left, {}, {}) - _value(clause.right, {}, {})
     except (ZeroDivisionError, KeyError, _Open):
         return False
     return type(diff) is int and COMPARE[clause.op](diff, 0)
@@ -451,23 +453,31 @@ def _promote(types: tuple, wrapped: tuple, inputs: range) -> str:
         raise _Fails from None
 
 
-def _value(node: Any, dims: dict) -> Any:
+def _value(node: Any, dims: dict, values: dict[int, Any]) -> Any:
     """A dim expression's value over the sizes the names have (ints or named sizes);
-    _Open where a name is unknown (the relation keeps what it needs of it)."""
+    _Open where a name is unknown (the relation keeps what it needs of it). ``values``
+    keeps it by the node's identity for one build: a template's output size and its
+    clause ``size >= 1`` are one node, and a ``min`` over named sizes is ordered by the
+    prover, which costs."""
+    found = values.get(id(node))
+    if found is not None:
+        return found
+
     def size(name: str) -> Any:
         value = dims[name]
         if value is None:
             raise _Open
         return value
-    return A.evaluate(node, size, calls=DIM_CALLS)
+    value = values[id(node)] = A.evaluate(node, size, calls=DIM_CALLS)
+    return value
 
 
-def _output_size(node: Any, dims: dict, facts: Facts) -> Any:
+def _output_size(node: Any, dims: dict, values: dict, facts: Facts) -> Any:
     """An output's dim expression, as its equation and the forward answer give it: an
     int (none negative), or over named sizes the value the equation defines, simplified
     under the facts."""
     try:
-        value = _value(node, dims)
+        value = _value(node, dims, values)
     except (ZeroDivisionError, KeyError):
         raise _Open from None
     if type(value) is int:
