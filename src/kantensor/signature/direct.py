@@ -325,10 +325,10 @@ class _Plan:
                 raise _Fails
             conditions = tuple(kept)
             facts = facts.with_(*kept)
-            opened = True
         out = []
-        # as forward_types: only where it solved sizes, or an output size stayed open
-        simplify = opened or bool(facts) or symbolic or unknowns
+        # as forward_types: only where it solved sizes, kept a condition, or an output
+        # size stayed open
+        simplify = opened or bool(undecided) or bool(facts) or symbolic or unknowns
         for j, op in enumerate(self.outputs):
             dtype = self._dtype(op.dtype, env, types, wrapped) if op.dtype is not None \
                 else _promote(types, wrapped, range(n_in))
