@@ -25,6 +25,7 @@ from kantensor.signature.forward import Build, relational
 from kantensor.types.conditions import Condition
 from kantensor.types.dim import Dim
 from kantensor.types.facts import EMPTY, Facts
+from kantensor.types.symbols import substitute
 
 RETYPINGS = int(os.environ.get("KANTENSOR_DIRECT_RETYPINGS", "4"))
 SEED = int(os.environ.get("KANTENSOR_DIRECT_SEED", "0"))
@@ -266,3 +267,103 @@ def test_expressions_the_relation_refuses_as_too_large_are_left_to_it(text):
     except ValueError as exc:  # the where-clause: refused while it is solved
         answer = str(exc)
     assert "too large" in answer  # the output: a message of the build
+
+
+# -- ONNX pools: a window's output size over a min() of floors (ceil_mode) -------------
+POOL_SIZES = (*range(1, 8), 0, N, N + 3, N // 2 + 1, None)
+POOL_FACTS = (EMPTY, Facts([Condition(N, ">=", 2)]), Facts([Condition(N, "<=", 1)]))
+
+
+def _pool_windows():
+    for kernel, stride, dilation in itertools.product((1, 2, 3), (1, 2, 3), (1, 2)):
+        for pads in ((0, 0), (1, 0), (0, 1), (1, 1), (2, 1)):
+            if max(pads) < kernel:
+                yield kernel, stride, dilation, pads
+
+
+@pytest.mark.parametrize("ceil_mode", [1, 0])
+def test_direct_answers_the_relations_pools(ceil_mode):
+    """A pool's output size is a floor (``ceil_mode=0``) or the min of two floors (the
+    last window starts inside the input or its left pad), and its where-clauses (every
+    output size at least 1) hold only under a condition for a named size: the direct
+    path keeps the relation's conditions, with their sources, over every window
+    (kernel, stride, dilation, pads) and input size (ints, a named size, expressions of
+    it, unknown) under facts, and it answers every named input."""
+    from kantensor.onnx.registry import lookup
+    pool = lookup("MaxPool", "", 18, "pool").op
+    bad, answered, conditioned, missed = [], 0, 0, []
+    for kernel, stride, dilation, pads in _pool_windows():
+        op = pool.bind(kernel_shape=(kernel,), strides=(stride,), dilations=(dilation,),
+                       pads=pads, ceil_mode=ceil_mode)
+        for size in POOL_SIZES:
+            types = (kt.TensorType("float32", (N, 3, size)),)
+            sig, _ = op.signature_for(types)
+            for facts in POOL_FACTS if isinstance(size, Dim) else POOL_FACTS[:1]:
+                wrong, did = disagreement(sig, types, facts=facts)
+                answered += did
+                if wrong:
+                    bad.append(wrong)
+                elif did:
+                    conditioned += bool(direct_build(sig, types, (False,), facts)[1])
+                elif isinstance(size, Dim) and isinstance(
+                        relational(sig, types, (False,), facts), Build):
+                    missed.append((kernel, stride, dilation, pads, str(size), str(facts)))
+    print(f"\npools (ceil_mode={ceil_mode}): {answered} answered directly, "
+          f"{conditioned} under conditions")
+    assert not bad, bad[:5]
+    assert not missed, missed[:5]  # every named input the relation types is answered
+    assert conditioned >= len(list(_pool_windows())), conditioned
+
+
+def _spec_size(n, kernel, stride, dilation, pads, ceil_mode):
+    """ONNX's output-size formula for a pool (PyTorch's rule in ceil mode: the last
+    window starts inside the input or its left pad), on ints."""
+    span = n + pads[0] + pads[1] - (kernel - 1) * dilation - 1
+    if not ceil_mode:
+        return span // stride + 1
+    out = -(-span // stride) + 1
+    return out - 1 if (out - 1) * stride >= n + pads[0] else out
+
+
+@pytest.mark.parametrize("ceil_mode", [1, 0])
+def test_pool_sizes_over_a_named_size_are_the_spec_formula(ceil_mode):
+    """The output size over ``n`` (one floor in the signature, the least of the two a
+    ceil-mode window allows) is ONNX's formula at every ``n`` from 1 to 40 where the
+    build's conditions hold; where they fail, the formula gives no position (< 1)."""
+    from kantensor.onnx.registry import lookup
+    pool = lookup("MaxPool", "", 18, "pool").op
+    bad = []
+    for kernel, stride, dilation, pads in _pool_windows():
+        op = pool.bind(kernel_shape=(kernel,), strides=(stride,), dilations=(dilation,),
+                       pads=pads, ceil_mode=ceil_mode)
+        types = (kt.TensorType("float32", (M, 3, N)),)
+        sig, _ = op.signature_for(types)
+        out, conditions = direct_build(sig, types, (False,), EMPTY)
+        size = out[0].shape[2]
+        assert "min" not in str(size), size
+        for n in range(1, 41):
+            want = _spec_size(n, kernel, stride, dilation, pads, ceil_mode)
+            holds = all(c.holds({"n": n, "m": 2}) for c in conditions)
+            got = substitute(size, {"n": n})
+            if holds != (want >= 1) or (holds and got != want):
+                bad.append((kernel, stride, dilation, pads, n, str(size), got, want))
+    assert not bad, bad[:5]
+
+
+def test_direct_answers_a_stack_of_ceil_mode_pools():
+    """Pools on pools, each over the last's output size under the facts its conditions
+    gave (as a model's importer builds them): the direct path answers every step and
+    gives the relation's types and conditions."""
+    from kantensor.onnx.registry import lookup
+    pool = lookup("MaxPool", "", 18, "pool").op.bind(kernel_shape=(3, 3), strides=(2, 2),
+                                                      ceil_mode=1)
+    h, w = Dim("h"), Dim("w")
+    t, facts = kt.TensorType("float32", (N, 8, h, w)), EMPTY
+    for _ in range(7):
+        sig, _ = pool.signature_for((t,))
+        wrong, did = disagreement(sig, (t,), facts=facts)
+        assert did and wrong is None, wrong
+        types, conditions = direct_build(sig, (t,), (False,), facts)
+        assert conditions  # each output size at least 1, over h and w
+        t, facts = types[0], facts.with_(*conditions)
+    assert str(t) == "float32[n,8,h//128,w//128]", str(t)  # 3x3/2 ceil: h//2 each

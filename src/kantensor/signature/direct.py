@@ -9,10 +9,13 @@ choose, compare the sizes one dim or group names, broadcast the loop dims and gr
 (NumPy's rule), promote and check dtypes, check the where-clauses, and compute the
 outputs. An alternative that certainly fails is skipped, as the relation skips it. Where
 the relation would have to solve (a dim expression in an input, a ``broadcast(...)``
-clause, an unknown size in a where-clause or an output's expression) or keep a
-condition other than a broadcast's (two named sizes one dim names that the facts do not
-equate, a where-clause they do not decide), it declines: None, and the kanren solve
-answers. An unknown size met by a dim declines too (the relation keeps the condition
+clause, an unknown size in a where-clause or an output's expression, an ``==``
+where-clause the facts do not decide) or keep a condition other than a broadcast's or
+a where-clause's (two named sizes one dim names that the facts do not equate), it
+declines: None, and the kanren solve answers. A where-clause comparison the facts leave
+open (a pool's ``out >= 1`` over a named size) is kept as the forward answer keeps it
+(with a broadcast's open too, it declines).
+An unknown size met by a dim declines too (the relation keeps the condition
 that it equals what it meets); one no dim meets passes through unknown. A broadcast the
 sizes leave open (an unknown size against another, two named sizes) keeps the
 condition the forward answer keeps (:mod:`.broadcasts`), unless a later alternative
@@ -33,7 +36,7 @@ from ..logic.dims import COMPARE
 from ..logic.dtypes import wrapped_dtypes
 from ..syntax import ast as A
 from ..syntax.alternative import Overloads
-from ..types.conditions import Clause
+from ..types.conditions import Clause, Condition, Source
 from ..types.dim import DIM_CALLS, Dim, unknown
 from ..types.dimfacts import NO_SOLUTION, solve_for
 from ..types.dtypes import (
@@ -196,9 +199,11 @@ class _Plan:
         self.outputs = alt.outputs
         self.binders = c._binders
         self.cap = alt.max_loop_dims
-        # a comparison of constants that holds (a template's ``0 == 0``) is checked once
+        # a comparison of constants that holds (a template's ``0 == 0``) is checked once;
+        # each clause with its text (a kept condition's source says it)
         self.clauses = tuple([
-            clause for clause in c.where_clauses
+            (clause, text) for clause, (text, _) in zip(c.where_clauses, c._clause_texts,
+                                                        strict=True)
             if not (isinstance(clause, A.Compare) and not A.expr_names(clause.left)
                     and not A.expr_names(clause.right) and _constant_holds(clause))])
 
@@ -282,7 +287,8 @@ class _Plan:
                     [p[a + len(p) - width] for p in held if a + len(p) - width >= 0],
                     origins, a, width, g) for a in range(width)])
         env = self._dtypes(types, wrapped)
-        self._clauses(env, dims, facts, types, wrapped)
+        values: dict[int, Any] = {}  # a dim expression's value, by the node (see _value)
+        undecided = self._clauses(env, dims, values, facts, types, wrapped)
         sizes_out, symbolic, unknowns = [], False, False
         for j in range(len(self.outputs)):
             sizes: list = []
@@ -305,21 +311,24 @@ class _Plan:
                 elif type(node) is A.FixedDim:
                     sizes.append(node.size)
                 else:
-                    value = _output_size(node, dims, facts)
+                    value = _output_size(node, dims, values, facts)
                     symbolic = symbolic or type(value) is not int
                     sizes.append(value)
             sizes_out.append(sizes)
         conditions: tuple = ()
         opened = open_axes is not None and open_axes.opened()
-        if opened:  # kept as the forward answer keeps them, sizes simplified under them
-            kept = open_axes.conditions()
+        if opened and undecided:
+            raise _Open  # the forward answer reduces both together, in its pending order
+        if opened or undecided:  # kept as the forward answer keeps them, sizes simplified
+            kept = open_axes.conditions() if opened else facts.reduce(undecided)
             if kept is None:
                 raise _Fails
             conditions = tuple(kept)
             facts = facts.with_(*kept)
         out = []
-        # as forward_types: only where it solved sizes, or an output size stayed open
-        simplify = opened or bool(facts) or symbolic or unknowns
+        # as forward_types: only where it solved sizes, kept a condition, or an output
+        # size stayed open
+        simplify = opened or bool(undecided) or bool(facts) or symbolic or unknowns
         for j, op in enumerate(self.outputs):
             dtype = self._dtype(op.dtype, env, types, wrapped) if op.dtype is not None \
                 else _promote(types, wrapped, range(n_in))
@@ -385,13 +394,19 @@ class _Plan:
         return DTYPE_FUNCTIONS[node.word](d)
 
     # -- where-clauses ------------------------------------------------------------------
-    def _clauses(self, env: dict, dims: dict, facts: Facts, types: tuple, wrapped: tuple
-                 ) -> None:
-        """Check the where-clauses on the ground values (as their constraints do)."""
-        for clause in self.clauses:
+    def _clauses(self, env: dict, dims: dict, values: dict, facts: Facts, types: tuple,
+                 wrapped: tuple) -> list[Condition]:
+        """Check the where-clauses on the ground values (as their constraints do); the
+        comparisons the facts leave open, as the forward answer keeps them (a condition
+        over named sizes, its source the clause's text). An open ``==`` declines: the
+        relation solves it as an equation."""
+        undecided: list[Condition] = []
+        for clause, text in self.clauses:
             if isinstance(clause, A.Compare):
                 try:
-                    diff = _value(clause.left, dims) - _value(clause.right, dims)
+                    left = _value(clause.left, dims, values)
+                    right = _value(clause.right, dims, values)
+                    diff = left - right
                 except (ZeroDivisionError, KeyError):
                     raise _Open from None
                 if type(diff) is int:
@@ -400,8 +415,10 @@ class _Plan:
                     continue
                 decided = facts.decide((diff, clause.op, 0))
                 if decided is None:
-                    raise _Open
-                if not decided:
+                    if clause.op == "==" or not _named(diff):
+                        raise _Open
+                    undecided.append(Condition(left, clause.op, right, Source(detail=text)))
+                elif not decided:
                     raise _Fails
             elif isinstance(clause, A.InCategory):
                 d = self._dtype(clause.dtype, env, types, wrapped)
@@ -415,12 +432,13 @@ class _Plan:
             elif self._dtype(clause.left, env, types, wrapped) != \
                     self._dtype(clause.right, env, types, wrapped):  # DTypeEq
                 raise _Fails
+        return undecided
 
 
 def _constant_holds(clause: A.Compare) -> bool:
     """Whether a comparison of constant expressions holds."""
     try:
-        diff = _value(clause.left, {}) - _value(clause.right, {})
+        diff = _value(clause.left, {}, {}) - _value(clause.right, {}, {})
     except (ZeroDivisionError, KeyError, _Open):
         return False
     return type(diff) is int and COMPARE[clause.op](diff, 0)
@@ -435,23 +453,31 @@ def _promote(types: tuple, wrapped: tuple, inputs: range) -> str:
         raise _Fails from None
 
 
-def _value(node: Any, dims: dict) -> Any:
+def _value(node: Any, dims: dict, values: dict[int, Any]) -> Any:
     """A dim expression's value over the sizes the names have (ints or named sizes);
-    _Open where a name is unknown (the relation keeps what it needs of it)."""
+    _Open where a name is unknown (the relation keeps what it needs of it). ``values``
+    keeps it by the node's identity for one build: a template's output size and its
+    clause ``size >= 1`` are one node, and a ``min`` over named sizes is ordered by the
+    prover, which costs."""
+    found = values.get(id(node))
+    if found is not None:
+        return found
+
     def size(name: str) -> Any:
         value = dims[name]
         if value is None:
             raise _Open
         return value
-    return A.evaluate(node, size, calls=DIM_CALLS)
+    value = values[id(node)] = A.evaluate(node, size, calls=DIM_CALLS)
+    return value
 
 
-def _output_size(node: Any, dims: dict, facts: Facts) -> Any:
+def _output_size(node: Any, dims: dict, values: dict, facts: Facts) -> Any:
     """An output's dim expression, as its equation and the forward answer give it: an
     int (none negative), or over named sizes the value the equation defines, simplified
     under the facts."""
     try:
-        value = _value(node, dims)
+        value = _value(node, dims, values)
     except (ZeroDivisionError, KeyError):
         raise _Open from None
     if type(value) is int:

@@ -25,7 +25,11 @@ def _window(n: DimVar, k: int | DimVar, s: int, d: int, pb: int, pe: int, auto_p
     if auto_pad == "VALID":
         return (n - eff) // s + 1
     if ceil_mode:  # the last window must start inside the input or its left pad
-        return dim_min((shifted(n, pb + pe + s - 1) - eff) // s + 1, shifted(n, pb - 1) // s + 1)
+        ceil, inside = pb + pe + s - 1 - eff, pb - 1  # (n + ceil)//s + 1, (n + inside)//s + 1
+        if isinstance(eff, int):  # floors of n over one divisor: the smaller offset is the min
+            return (shifted(n, ceil + eff) - eff) // s + 1 if ceil <= inside else \
+                shifted(n, inside) // s + 1
+        return dim_min((shifted(n, ceil + eff) - eff) // s + 1, shifted(n, inside) // s + 1)
     return (shifted(n, pb + pe) - eff) // s + 1
 
 
