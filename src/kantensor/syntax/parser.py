@@ -68,8 +68,9 @@ __all__ = ["parse_alternatives", "parse_template", "parse_tensor_type"]
 
 @functools.cache
 def _lark() -> Lark:
-    """The LALR parser that builds the AST as it reduces (:data:`_INLINE`), built once on
-    first use; its grammar's rules and terminals also name what a syntax error expects."""
+    """The LALR parser that builds the AST as it reduces (:data:`_INLINE`), loaded from
+    the shipped tables on first use; its grammar's rules and terminals also name what a
+    syntax error expects."""
     return tables.lark(transformer=_INLINE)
 
 
