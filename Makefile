@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-jax docs clean dot
+.PHONY: demo test lint bench bench-jax docs clean dot grammar-tables
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found (set PYTHON=...)"; exit 1; }
@@ -33,6 +33,11 @@ dot:
 	    echo "  sudo apt-get install graphviz; macOS: brew install graphviz) and rerun"; \
 	    exit 1; \
 	  fi; }
+
+# The parser's LALR tables, derived from src/kantensor/syntax/grammar.lark (run after
+# editing the grammar; tests/test_syntax_tables.py fails until then).
+grammar-tables: $(STAMP)
+	$(BIN)/python -c "from kantensor.syntax.tables import main; main()"
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench,dask,onnx]'

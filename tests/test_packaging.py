@@ -1,5 +1,6 @@
-"""The wheel: built from a copy of the tree, installed into a fresh venv, it loads
-the catalogue and the grammar from the installed package, not from the checkout."""
+"""The wheel: built from a copy of the tree, installed into a fresh venv, it loads the
+catalogue, the grammar and its parser tables from the installed package, not from the
+checkout."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PROBE = """
 import json, numpy as np, kantensor as kt
 from kantensor.ops.catalogue import catalogue_root
+from kantensor.syntax.parser import _lark
 x = kt.matrix("x", "float32", shape=(2, 3))
 f = kt.function([x], [kt.sum(x @ np.ones((3, 2), "float32"), axis=-1)], check=True)
 print(json.dumps({
@@ -27,6 +29,7 @@ print(json.dumps({
     "catalogue": str(catalogue_root()),
     "ops": sorted(kt.ops.CATALOGUE),
     "value": f(np.ones((2, 3), "float32"))[0].tolist(),
+    "parser": _lark().source_path,
 }))
 """
 
@@ -71,6 +74,7 @@ def test_wheel_loads_the_installed_catalogue(installed: Path) -> None:
     assert Path(probe["catalogue"]).is_relative_to(installed)
     assert probe["ops"] == sorted(kt.ops.CATALOGUE)
     assert probe["value"] == [6.0, 6.0]
+    assert probe["parser"] == "<deserialized>"  # the shipped tables, not the grammar analysed
 
 
 def test_wheel_command_line(installed: Path) -> None:

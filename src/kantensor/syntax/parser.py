@@ -19,16 +19,14 @@ from __future__ import annotations
 import functools
 import os
 import threading
-from collections.abc import Iterator
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
 from lark import Lark, Token, Transformer_NonRecursive, Tree, v_args
 from lark.exceptions import UnexpectedInput, VisitError
-from lark.lark import PostLex
 
 from . import ast as A
+from . import tables
 from . import vocabulary as V
 from .alternative import Alternative, IllFormed, Kind, Loop, resolve_dtype_names
 from .ast import (
@@ -68,33 +66,18 @@ from .template import Spliced, Template, TemplateRules
 __all__ = ["parse_alternatives", "parse_template", "parse_tensor_type"]
 
 
-class _AlwaysLex(PostLex):
-    """Let the contextual lexer see '->' and NAME in every state, so that 'n->' is never
-    lexed as 'n', '-', '>' and 'wherex' never as 'where', 'x'."""
-
-    always_accept = ("_ARROW", "NAME")
-
-    def process(self, stream: Iterator[Token]) -> Iterator[Token]:
-        return stream
-
-
-def _grammar() -> str:
-    return resources.files(__package__).joinpath("grammar.lark").read_text(encoding="utf-8")
-
-
 @functools.cache
 def _lark() -> Lark:
-    """The LALR parser that builds the AST as it reduces (:data:`_INLINE`), built once on
-    first use; its grammar's rules and terminals also name what a syntax error expects."""
-    return Lark(_grammar(), parser="lalr", postlex=_AlwaysLex(), maybe_placeholders=True,
-                transformer=_INLINE, start=["start", "tensor_type"])  # fmt: skip
+    """The LALR parser that builds the AST as it reduces (:data:`_INLINE`), loaded from
+    the shipped tables on first use; its grammar's rules and terminals also name what a
+    syntax error expects."""
+    return tables.lark(transformer=_INLINE)
 
 
 @functools.cache
 def _positioned() -> Lark:
     """The same grammar's parser to a tree with positions (for a text _lark refuses)."""
-    return Lark(_grammar(), parser="lalr", postlex=_AlwaysLex(), maybe_placeholders=True,
-                propagate_positions=True, start=["start", "tensor_type"])  # fmt: skip
+    return tables.lark(propagate_positions=True)
 
 
 def parse_alternatives(text: str) -> tuple[Alternative, ...]:
