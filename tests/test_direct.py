@@ -66,6 +66,8 @@ SIGNATURES = [
     ("+(m?,n),(n,p?)->(m?,p?)", (None, None)),
     ("(n),(m)->(n+m)", (1, 1)),
     ("(n)->(n-2) where n >= 2", (1,)),
+    ("(n)->(n-1)", (1,)),  # a size only where n >= 1: the relation keeps it
+    ("(n),(m)->(n-m)", (1, 1)),
     ("(n)->(max(0,n-3))", (1,)),
     ("(n,k)->(n//k) where k >= 1", (2,)),
     ("(a,b)->(a*b)", (2,)),

@@ -325,6 +325,11 @@ class _Plan:
                 raise _Fails
             conditions = tuple(kept)
             facts = facts.with_(*kept)
+        if symbolic:  # a size an output's equation defines is one only where it is >= 0:
+            for sizes in sizes_out:  # the forward answer keeps that, unless implied
+                for x in sizes:
+                    if isinstance(x, Dim) and not facts.decide((x, ">=", 0)):
+                        raise _Open
         out = []
         # as forward_types: only where it solved sizes, kept a condition, or an output
         # size stayed open

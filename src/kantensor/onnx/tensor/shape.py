@@ -13,7 +13,7 @@ import numpy as np
 from ...ops.families.indexing import slice_length, symbolic_length
 from ...ops.params import ParamError, normalize_axes, normalize_axis
 from ...ops.sizes import SizeNames
-from ...ops.templates import builder, dims, groups, reads_ranks, signed, typed
+from ...ops.templates import builder, dims, groups, reads_ranks, shifted, signed, typed
 from ...syntax.ast import Clause, DimVar, FixedDim
 from ...types.dim import Dim
 from ..shared import NotKnown, constant_ints, rest_operands, value_entries
@@ -262,8 +262,10 @@ def tile(x: np.ndarray, repeats: np.ndarray, *sizes: np.ndarray, **_: Any) -> np
 
 @builder
 def build_pad(types: tuple, pads_value: Any, axes_value: Any = None, given: tuple = (0, 1),
-              **_: Any) -> dict[str, Any]:
-    """Pad: each padded axis grows by its two pads (negative pads crop)."""
+              mode: str = "constant", **_: Any) -> dict[str, Any]:
+    """Pad: each padded axis grows by its two pads (negative pads crop). Outside constant
+    mode a padded axis must keep a value after cropping: a pad copies its values (NumPy
+    and onnxruntime refuse an empty one; onnxruntime refuses a crop to nothing too)."""
     x = types[0]
     a = dims("a", x.ndim)
     if 3 in given:
@@ -289,6 +291,9 @@ def build_pad(types: tuple, pads_value: Any, axes_value: Any = None, given: tupl
                 clauses.append(unknown[ax] >= 0)
             else:
                 out[ax] = a[ax] + signed(sizes.expr(before)) + signed(sizes.expr(after))
+                if mode != "constant" and isinstance(before, int) and isinstance(after, int) \
+                        and (before, after) != (0, 0):
+                    clauses.append(shifted(a[ax], min(before, 0) + min(after, 0)) >= 1)
     sizes = SizeNames(pads_value, axes_value)
     return {"x": a, "rest": groups("r", len(types) - 2 - len(sizes.dims)),
             "sizes": sizes.patterns(), "y": out, "fits": clauses}
