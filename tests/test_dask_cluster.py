@@ -20,7 +20,7 @@ from pathlib import Path
 import dask
 import numpy as np
 import pytest
-from distributed import Client, LocalCluster
+from distributed import Client, LocalCluster, wait
 from distributed.diagnostics.plugin import SchedulerPlugin
 
 import kantensor as kt
@@ -48,6 +48,25 @@ SCALED = {
     "mask": (((600_000, 50),), ((10_000, 50),), None),
     "xarray": (((7000, 7000),), ((500, 2000),), 2 * 7000 * 2000 * 8),
 }
+
+
+#: Seconds a computation may take before the test fails (one run under heavy load once
+#: waited in Client.gather with both workers idle: a failure names it, a hang does not).
+TIMEOUT = float(os.environ.get("KANTENSOR_DASK_CLUSTER_TIMEOUT", "600"))
+
+
+def computed(client, outs):
+    """``client.compute(outs, sync=True)``, failing after :data:`TIMEOUT` seconds with the
+    workers' states instead of waiting for ever."""
+    futures = client.compute(outs)
+    try:
+        wait(futures, timeout=TIMEOUT)
+    except TimeoutError:
+        states = {w: (ws.status, len(ws.processing), ws.nbytes)
+                  for w, ws in client.cluster.scheduler.workers.items()}
+        raise AssertionError(f"the cluster did not finish within {TIMEOUT:g} s; workers "
+                             f"(status, tasks processing, bytes held): {states}") from None
+    return client.gather(futures)
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +108,7 @@ def test_ten_op_graph_on_the_cluster_equals_numpy(client):
     f = kt.function([x, w], outs, backend="dask")
     rng = np.random.default_rng(3)
     X, W = rng.normal(size=(2000, 12)), rng.normal(size=(12, 5))
-    got = client.compute(f(X, W, chunks=[(300, 6), -1]), sync=True)
+    got = computed(client, f(X, W, chunks=[(300, 6), -1]))
     for g, want in zip(got, kt.function([x, w], outs)(X, W), strict=True):
         np.testing.assert_allclose(g, want, rtol=1e-12)
     for g, want in zip(got, ten_ops(X, W), strict=True):
@@ -108,7 +127,7 @@ def _measured(client, outs):
     plugin = TaskMemory(client.cluster.scheduler)
     client.cluster.scheduler.add_plugin(plugin, name="task-memory")
     try:
-        values = client.compute(outs, sync=True)
+        values = computed(client, outs)
     finally:
         client.cluster.scheduler.remove_plugin(name="task-memory")
     return values, plugin.held
@@ -124,7 +143,7 @@ def test_workload_runs_chunk_by_chunk_under_the_memory_limit(client, name):
     ours = dask_bench.build(workload, "kantensor", 1.0)
     theirs = dask_bench.build(workload, "dask.array", 1.0)
     got, held = _measured(client, ours)
-    want = client.compute(theirs, sync=True)
+    want = computed(client, theirs)
     for g, w in zip(got, want, strict=True):
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-9, atol=1e-6)
     generated = {x.name for x in inputs}
