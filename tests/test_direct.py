@@ -137,22 +137,29 @@ def test_wrapped_numbers_and_float_of_follow_the_default_dtype(name, default):
     read the same one."""
     op = getattr(kt, name)
     bad = []
+    n = op_arity(op)
     with kt.default_dtype(default):
-        for a, b in itertools.product(DTYPES, repeat=2):
-            for shape in ((), (2,), (None,), (N,)):
-                for wrapped in ((False, True), (True, False), (False, False)):
-                    types = [kt.TensorType(a, shape), kt.TensorType(b, ())]
-                    if wrapped[0]:
-                        types.reverse()
-                    try:
-                        sig, _ = op.signature_for(tuple(types[:op_arity(op)]))
-                    except (TypeError, ValueError):
-                        continue
-                    n = op_arity(op)
-                    wrong, _ = disagreement(sig, types[:n], wrapped[:n])
-                    if wrong:
-                        bad.append(wrong)
+        for types, wrapped in wrapped_cases():
+            try:
+                sig, _ = op.signature_for(tuple(types[:n]))
+            except (TypeError, ValueError):
+                continue
+            wrong, _ = disagreement(sig, types[:n], wrapped[:n])
+            if wrong:
+                bad.append(wrong)
     assert not bad, bad[:5]
+
+
+def wrapped_cases():
+    """Pairs of input types and their wrapped flags: a tensor of every shape kind and a
+    0-d one, the 0-d one a wrapped Python number (first or second) or neither wrapped."""
+    for a, b in itertools.product(DTYPES, repeat=2):
+        for shape in ((), (2,), (None,), (N,)):
+            for wrapped in ((False, True), (True, False), (False, False)):
+                types = [kt.TensorType(a, shape), kt.TensorType(b, ())]
+                if wrapped[0]:
+                    types.reverse()
+                yield types, wrapped
 
 
 def op_arity(op) -> int:
@@ -162,15 +169,10 @@ def op_arity(op) -> int:
 def test_wrapped_numbers_take_the_relations_promotion():
     sig = kt.add.signature
     bad = []
-    for a, b in itertools.product(DTYPES, repeat=2):
-        for shape in ((), (2,), (None,), (N,)):
-            for wrapped in ((False, True), (True, False), (False, False)):
-                types = [kt.TensorType(a, shape), kt.TensorType(b, ())]
-                if wrapped[0]:
-                    types.reverse()
-                wrong, _ = disagreement(sig, types, wrapped)
-                if wrong:
-                    bad.append(wrong)
+    for types, wrapped in wrapped_cases():
+        wrong, _ = disagreement(sig, types, wrapped)
+        if wrong:
+            bad.append(wrong)
     assert not bad, bad[:5]
 
 

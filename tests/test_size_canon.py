@@ -85,8 +85,9 @@ def _tree(depth: int = 3, extremes: bool = True) -> st.SearchStrategy:
 
 
 def _build(t):
-    if t[0] == "n":
-        return n
+    """The size a tree stands for (leaves: the sizes ``n``, ``m`` and ints)."""
+    if t[0] in ("n", "m"):
+        return Dim(t[0])
     if t[0] == "int":
         return t[1]
     a = _build(t[1])
@@ -198,18 +199,6 @@ def _in(t, name: str):
     return (t[0], _in(t[1], name), _in(t[2], name) if isinstance(t[2], tuple) else t[2])
 
 
-def _build2(t):
-    if t[0] in ("n", "m"):
-        return Dim(t[0])
-    if t[0] == "int":
-        return t[1]
-    a = _build2(t[1])
-    b = _build2(t[2]) if isinstance(t[2], tuple) else t[2]
-    return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
-            "//": lambda: a // b, "%": lambda: a % b, "min": lambda: dim_min(a, b),
-            "max": lambda: dim_max(a, b)}[t[0]]()
-
-
 @settings(max_examples=N_EXAMPLES, deadline=None)
 @given(a=_tree(2), b=_tree(2), mixed=_tree(2), steps=st.lists(st.tuples(
     st.lists(st.integers(0, 1), max_size=2), st.integers(0, 7), st.integers(1, 4)),
@@ -220,9 +209,9 @@ def test_parts_of_one_symbol_each_get_their_form(a, b, mixed, steps) -> None:
     ra, rb = a, b
     for path, choice, k in steps:
         ra, rb = _rewritten(ra, path, choice, k), _rewritten(rb, path, choice, k)
-    x = _build2(a) + _build2(_in(b, "m"))
-    y = _build2(_in(rb, "m")) + _build2(ra)
-    both = _build2(("+", mixed, _in(_rewritten(mixed, [1], 0, 2), "m")))
+    x = _build(a) + _build(_in(b, "m"))
+    y = _build(_in(rb, "m")) + _build(ra)
+    both = _build(("+", mixed, _in(_rewritten(mixed, [1], 0, 2), "m")))
     window = range(0, _window(_build(a), _build(b), _build(ra), _build(rb)))
     for v in window:
         for w in (0, 1, 5, v):
