@@ -22,11 +22,12 @@ from typing import Any
 from ..graph.basic import Variable
 from ..graph.fgraph import FunctionGraph
 from ..syntax.errors import TypeInferenceError
+from ..types.casewise import plainest_under
 from ..types.conditions import Clause
 from ..types.facts import Facts
 from ..types.tidysize import tidy_size
 from ..types.type import TensorType
-from .assumptions import AssumptionError, assumed, facts_of, without_assumptions
+from .assumptions import AssumptionError, assumed, facts_of, unimplied, without_assumptions
 from .branches import BranchError, Path, explore
 from .code import own_package
 from .conflicts import conflict, contradicted
@@ -125,7 +126,8 @@ def _run(fn: Callable[..., Any], in_types: list[TensorType], names: Sequence[str
     except Exception as exc:
         raise _rethrow(fn, exc, trace) from exc
     trace.name_operands()
-    found = assumed(assumptions(trace.sites, trace.names), path.facts)
+    found = unimplied(assumed(assumptions(trace.sites, trace.names), path.facts),
+                      path.facts)
     never = contradicted(found)
     if never:  # what the code needs at different lines: together, at no sizes
         name = getattr(fn, "__qualname__", repr(fn))
@@ -133,7 +135,7 @@ def _run(fn: Callable[..., Any], in_types: list[TensorType], names: Sequence[str
                                  "\n  and ".join(never) + "\nso it fails at every size")
     inputs = tuple(trace.input(x) for x in inputs)
     graph = FunctionGraph(list(inputs), list(outputs), clone=False)
-    out_types = tuple(_under(v.type, path.facts) for v in outputs)
+    out_types = tuple(_under(v.type, path.facts, found) for v in outputs)
     single = not isinstance(result, tuple | list)
     return ShapeResult(out_types[0] if single else out_types, inputs, outputs, graph,
                        conditions=tuple(path.taken),
@@ -141,14 +143,17 @@ def _run(fn: Callable[..., Any], in_types: list[TensorType], names: Sequence[str
                        sites=trace.sites, notes=trace.notes)
 
 
-def _under(t: TensorType, facts: Facts) -> TensorType:
+def _under(t: TensorType, facts: Facts, assumed: tuple[Clause, ...] = ()) -> TensorType:
     """``t`` with its sizes simplified where ``facts`` hold (a case's answers: ``L - 1``
     where ``L > 1`` was taken, not ``max(0, L - 1)``), and in their plainest form at
-    every size (``n``, not ``n*min(1, n)``: :func:`~kantensor.types.tidysize.tidy_size`)."""
+    every size (``n``, not ``n*min(1, n)``: :func:`~kantensor.types.tidysize.tidy_size`),
+    or where the code's ``assumed`` conditions hold, case by case (a size the result
+    only has where they hold: :func:`~kantensor.types.casewise.plainest_under`)."""
     if not isinstance(t, TensorType) or t.shape is None:
         return t
     shape = tuple(d if d is None or isinstance(d, int) else
-                  tidy_size(facts.simplify(d) if facts else d) for d in t.shape)
+                  plainest_under(tidy_size(facts.simplify(d) if facts else d), assumed,
+                                 facts) for d in t.shape)
     return t if shape == t.shape else TensorType(t.dtype, shape)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..ops.located import NodeSize
 from ..syntax.errors import TypeInferenceError
+from ..types.casewise import implied
 from ..types.conditions import AnyOf, Clause, Condition, InnerSize, Source
 from ..types.facts import EMPTY, Facts
 from ..types.names import parse_conditions
@@ -59,6 +60,20 @@ def assumed(found: Iterable[Clause], given: Facts) -> tuple[Clause, ...]:
     found = list(dict.fromkeys(x for c in found if needed(c) for x in tidy(c)))
     kept = given.reduce(found) if given else found
     return tuple(found if kept is None else kept)
+
+
+def unimplied(found: tuple[Clause, ...], given: Facts) -> tuple[Clause, ...]:
+    """``found`` less each assumption that the earlier ones imply with ``given``, case by
+    case (:func:`~kantensor.types.casewise.implied`): a broadcast that the code's first
+    broadcast already makes safe is not a second assumption. The first line that needs
+    something is the one kept."""
+    if len(found) < 2 or not any(isinstance(c, AnyOf) for c in found):
+        return found
+    kept: list[Clause] = []
+    for c in found:
+        if not kept or not implied(c, kept, given):
+            kept.append(c)
+    return tuple(kept)
 
 
 def needed(clause: Clause) -> bool:
