@@ -10,7 +10,9 @@ Two steps, each in the environment it needs:
                  ``torch.export``'s, ``dynamo=True``) with named dynamic sizes, as
                  ``DIR/<model>.<exporter>.onnx`` beside ``DIR/<model>.sizes.json`` (the
                  three size assignments it runs at). A model or exporter that fails is
-                 reported and skipped. Without torch it says so and exits.
+                 reported and skipped, its error (and the errors that caused it) kept
+                 in ``DIR/<model>.<exporter>.failed``. Without torch it says so and
+                 exits.
 ``patterns DIR`` (onnx) writes the exporter-pattern models of tests/exported_models.py
                  (position ids, causal masks, attention reshapes, position tables,
                  a stack of seven ceil-mode pools, a strided conv feature
@@ -21,13 +23,15 @@ Two steps, each in the environment it needs:
                  processes of its own (benchmarks/onnx_time.py; the tools taking
                  turns): cold = the first call of a process (best and median over
                  ``--processes``), best = the best of ``--repeat`` calls after it.
-``measure DIR``  (kantensor, onnxruntime; sympy for onnxruntime's tool) strips every
-                 model's value_info and output shapes, types it with each tool, runs it
-                 with onnxruntime at its three assignments with every value an output,
-                 and judges each value exact / unknown / wrong (tests/shapejudge.py).
-                 Prints a table per model and the totals; ``--json FILE`` keeps them,
-                 ``--show N`` lists N values per model that kantensor leaves unknown or
-                 wrong.
+``measure DIR``  (kantensor, onnxruntime; sympy for onnxruntime's tool; in
+                 benchmarks/onnx_measure.py) strips every model's value_info and output
+                 shapes, types it with each tool, runs it with onnxruntime at its three
+                 assignments with every value an output, finds the values whose size
+                 the data decides (tests/dataprobe.py), and judges each value exact /
+                 unknown / wrong / data-dependent (tests/shapejudge.py). Prints a table
+                 per model, the exports it lacks and why, and the totals; ``--json
+                 FILE`` keeps them, ``--show N`` lists N values per model that
+                 kantensor leaves unknown, guesses or types wrong.
 
 The models are not the project's: keep DIR outside the repository.
 Run: python benchmarks/onnx_exports.py export DIR [--only NAME ...]
