@@ -10,7 +10,9 @@ Two steps, each in the environment it needs:
                  ``torch.export``'s, ``dynamo=True``) with named dynamic sizes, as
                  ``DIR/<model>.<exporter>.onnx`` beside ``DIR/<model>.sizes.json`` (the
                  three size assignments it runs at). A model or exporter that fails is
-                 reported and skipped. Without torch it says so and exits.
+                 reported and skipped, its error (and the errors that caused it) kept
+                 in ``DIR/<model>.<exporter>.failed``. Without torch it says so and
+                 exits.
 ``patterns DIR`` (onnx) writes the exporter-pattern models of tests/exported_models.py
                  (position ids, causal masks, attention reshapes, position tables,
                  a stack of seven ceil-mode pools, a strided conv feature
@@ -21,13 +23,15 @@ Two steps, each in the environment it needs:
                  processes of its own (benchmarks/onnx_time.py; the tools taking
                  turns): cold = the first call of a process (best and median over
                  ``--processes``), best = the best of ``--repeat`` calls after it.
-``measure DIR``  (kantensor, onnxruntime; sympy for onnxruntime's tool) strips every
-                 model's value_info and output shapes, types it with each tool, runs it
-                 with onnxruntime at its three assignments with every value an output,
-                 and judges each value exact / unknown / wrong (tests/shapejudge.py).
-                 Prints a table per model and the totals; ``--json FILE`` keeps them,
-                 ``--show N`` lists N values per model that kantensor leaves unknown or
-                 wrong.
+``measure DIR``  (kantensor, onnxruntime; sympy for onnxruntime's tool; in
+                 benchmarks/onnx_measure.py) strips every model's value_info and output
+                 shapes, types it with each tool, runs it with onnxruntime at its three
+                 assignments with every value an output, finds the values whose size
+                 the data decides (tests/dataprobe.py), and judges each value exact /
+                 unknown / wrong / data-dependent (tests/shapejudge.py). Prints a table
+                 per model, the exports it lacks and why, and the totals; ``--json
+                 FILE`` keeps them, ``--show N`` lists N values per model that
+                 kantensor leaves unknown, guesses or types wrong.
 
 The models are not the project's: keep DIR outside the repository.
 Run: python benchmarks/onnx_exports.py export DIR [--only NAME ...]
@@ -39,6 +43,7 @@ Run: python benchmarks/onnx_exports.py export DIR [--only NAME ...]
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import json
 import os
@@ -48,13 +53,13 @@ import tempfile
 import time
 import traceback
 import warnings
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from statistics import median
 
+from onnx_measure import measure
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tests"))  # tests/shapejudge.py: the judge
 
 TEXT = [{"batch": 1, "seq": 5}, {"batch": 2, "seq": 17}, {"batch": 3, "seq": 32}]
 IMAGE = [{"batch": 1, "height": 224, "width": 224}, {"batch": 2, "height": 160, "width": 192},
@@ -273,9 +278,23 @@ def export(out: Path, only: list[str]) -> None:
                 _export_one(torch, module, args, axes, path, exporter)
                 print(f"{name} {exporter}: {time.perf_counter() - start:.1f} s")
             except Exception as exc:  # an exporter that fails on a model is a result
-                print(f"{name} {exporter}: failed: {type(exc).__name__}: "
-                      f"{str(exc).splitlines()[0][:200] if str(exc) else ''}")
+                why = _failure(exc)
+                print(f"{name} {exporter}: failed: {why}")
                 path.unlink(missing_ok=True)
+                path.with_suffix(".failed").write_text(why + "\n")
+
+
+def _failure(exc: BaseException) -> str:
+    """What an exporter's failure says: its type and first line, and those of the error
+    that caused it (torch.onnx wraps torch.export's in a TorchExportError whose first
+    line names only the step)."""
+    parts, seen = [], set()
+    while exc is not None and id(exc) not in seen and len(parts) < 3:
+        seen.add(id(exc))
+        first = next((line for line in str(exc).splitlines() if line.strip()), "")
+        parts.append(f"{type(exc).__name__}: {first[:200]}")
+        exc = exc.__cause__ or exc.__context__
+    return " <- ".join(parts)
 
 
 def _export_one(torch, module, args: dict, axes: dict, path: Path, exporter: str) -> None:
@@ -286,10 +305,41 @@ def _export_one(torch, module, args: dict, axes: dict, path: Path, exporter: str
                               input_names=list(args), output_names=["output"],
                               dynamic_axes=axes, opset_version=17)
         else:
-            try:
-                _dynamo(torch, module, args, axes, path, named=True)
-            except Exception:  # noqa: BLE001 torch.export's solver refuses some named sizes
-                _dynamo(torch, module, args, axes, path, named=False)
+            with _exportable_nms(torch):
+                try:
+                    _dynamo(torch, module, args, axes, path, named=True)
+                except Exception:  # noqa: BLE001 torch.export's solver refuses some named sizes
+                    _dynamo(torch, module, args, axes, path, named=False)
+
+
+@contextlib.contextmanager
+def _exportable_nms(torch):
+    """torchvision's ``batched_nms`` as TorchScript's exporter takes it (the coordinate
+    trick), without its branches on data-dependent sizes, which torch.export refuses
+    ("Could not guard on data-dependent expression": the choice between the vectorized
+    and the coordinate form by ``boxes.numel() > 4000``, then an early return where
+    ``boxes.numel() == 0``): SSDlite's ``torch.export`` otherwise fails. The exported
+    graph takes the general path for every count (an input of no boxes is not one the
+    measure runs)."""
+    try:
+        import torchvision.ops.boxes as boxes
+        from torch.fx.experimental.symbolic_shapes import guard_or_false
+    except ImportError:
+        yield
+        return
+
+    def batched_nms(b, scores, idxs, iou_threshold):
+        if guard_or_false(b.numel() == 0):
+            return torch.empty((0,), dtype=torch.int64, device=b.device)
+        offsets = idxs.to(b) * (b.max() + torch.tensor(1).to(b))
+        return boxes.nms(b + offsets[:, None], scores, iou_threshold)
+
+    given = boxes.batched_nms
+    boxes.batched_nms = batched_nms
+    try:
+        yield
+    finally:
+        boxes.batched_nms = given
 
 
 def _dynamo(torch, module, args: dict, axes: dict, path: Path, named: bool) -> None:
@@ -330,94 +380,7 @@ def patterns(out: Path) -> None:
         print(f"{name}: {len(model.graph.node)} nodes")
 
 
-# -- measure (kantensor, onnxruntime) -----------------------------------------------------
-def tools() -> dict[str, tuple[Callable, Callable]]:
-    """name -> (its inference call, the reader of its dim_param text)."""
-    import onnx
-
-    import shapejudge as sj
-    from kantensor.onnx import infer_shapes
-
-    out = {"kantensor": (infer_shapes, sj.kantensor_size),
-           "onnx": (lambda m: onnx.shape_inference.infer_shapes(m, data_prop=True),
-                    sj.sympy_size)}
-    try:
-        import sympy  # noqa: F401
-        from onnxruntime.tools.symbolic_shape_infer import SymbolicShapeInference
-        out["onnxruntime"] = (lambda m: SymbolicShapeInference.infer_shapes(
-            m, auto_merge=True), sj.sympy_size)
-    except ImportError as exc:
-        print(f"onnxruntime's symbolic shape inference is not available ({exc})")
-    return out
-
-
-def measure(folder: Path, only: list[str], show: int, save: Path | None) -> None:
-    import logging
-
-    import onnx
-    from onnx_time import stripped
-
-    import shapejudge as sj
-
-    logging.disable(logging.WARNING)  # onnxruntime's tool logs every merge
-    inference = tools()
-    paths = sorted(folder.glob("*.onnx"))
-    if not paths:
-        print(f"no models in {folder}: run `export {folder}` first (needs torch)")
-        return
-    results: dict[str, dict] = {}
-    totals = {t: Counter() for t in inference}
-    print(f"{'model':36} {'values':>6} " + " ".join(f"{t + ' exact/unk/wrong':>28}"
-                                                   for t in inference))
-    for path in paths:
-        name = path.name[:-5]
-        if only and name.split(".")[0] not in only:
-            continue
-        sizes = json.loads((folder / f"{name.split('.')[0]}.sizes.json").read_text())
-        model = stripped(onnx.load(str(path)))
-        try:
-            runs = sj.runtime_shapes(model, sizes)
-        except RuntimeError as exc:
-            print(f"{name}: {exc}")
-            continue
-        row, record = [], {}
-        for tool, (infer, read) in inference.items():
-            start = time.perf_counter()
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    typed = infer(stripped(model))
-                judgement = sj.judge(typed, runs, sizes, read)
-                counts = judgement.counts
-            except Exception as exc:  # a tool that refuses the model: every value unknown
-                judgement = None
-                counts = Counter({sj.UNKNOWN: len(runs[0])})
-                record[f"{tool}_error"] = f"{type(exc).__name__}: {str(exc)[:300]}"
-            seconds = time.perf_counter() - start
-            totals[tool] += counts
-            record[tool] = dict(counts) | {"seconds": round(seconds, 3)}
-            row.append(f"{counts[sj.EXACT]:>10}/{counts[sj.UNKNOWN]}/{counts[sj.WRONG]}"
-                       f" {100 * counts[sj.EXACT] / max(1, len(runs[0])):6.1f}%")
-            if tool == "kantensor" and judgement is not None and show:
-                record["kantensor_unknown"] = _listed(judgement, show)
-        results[name] = record
-        print(f"{name:36} {len(runs[0]):>6} " + " ".join(f"{r:>28}" for r in row))
-        for kind, items in record.get("kantensor_unknown", {}).items():
-            for line in items:
-                print(f"    {kind}: {line}")
-        if "kantensor_error" in record:
-            print(f"    kantensor refused: {record['kantensor_error']}")
-    print()
-    for tool, counts in totals.items():
-        n = sum(counts.values())
-        print(f"{tool:12} {counts[sj.EXACT]} of {n} exact ({100 * counts[sj.EXACT] / max(1, n):.2f}"
-              f"%), {counts[sj.UNKNOWN]} unknown, {counts[sj.WRONG]} wrong")
-    if save:
-        save.write_text(json.dumps({"models": results,
-                                    "totals": {t: dict(c) for t, c in totals.items()}},
-                                   indent=1))
-
-
+# -- time (kantensor, onnx, onnxruntime) -----------------------------------------------
 def timings(folder: Path, only: list[str], processes: int, repeat: int) -> None:
     """Each model's cold and best times per tool, in fresh processes (see the docstring);
     kantensor's package byte-compiled first, as pip does when it installs it."""
@@ -455,17 +418,6 @@ def timings(folder: Path, only: list[str], processes: int, repeat: int) -> None:
                          f"{1000 * min(best):.1f}" if ok else "failed")
         print(f"{name:30} " + " ".join(f"{c:>28}" for c in cells), flush=True)
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
-
-
-def _listed(judgement, show: int) -> dict[str, list[str]]:
-    import shapejudge as sj
-
-    out = {}
-    for kind in (sj.WRONG, sj.UNKNOWN):
-        items = list(judgement.of(kind).items())[:show]
-        if items:
-            out[kind] = [f"{n}: typed {t} ran {s}" for n, (t, s) in items]
-    return out
 
 
 def main() -> None:

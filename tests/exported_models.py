@@ -236,6 +236,30 @@ def feature_extractor() -> tuple[onnx.ModelProto, list]:
     return m, AUDIO
 
 
+DETECTIONS = [{"anchors": 9}, {"anchors": 40}, {"anchors": 151}]
+
+
+def detections(cap: int = 5) -> tuple[onnx.ModelProto, list]:
+    """A detector's post-processing as TorchScript's exporter writes SSDlite's (outside
+    this module's patterns: its counts are the data's): the anchors whose score passes a
+    threshold (Greater -> NonZero -> Transpose -> GatherND, for the scores and for the
+    boxes), the best ``min(cap, kept)`` of them (Shape, Concat with ``cap``, ReduceMin,
+    Reshape -> TopK) and their boxes (Gather)."""
+    g = Graph()
+    passing = g.op("Greater", "scores", g.const(0.0, np.float32))
+    where = g.op("Transpose", g.op("NonZero", passing), perm=[1, 0])
+    kept = g.op("GatherND", "scores", where)
+    boxes = g.op("GatherND", "boxes", g.op("Transpose", g.op("NonZero", passing),
+                                           perm=[1, 0]))
+    k = g.op("Reshape", g.op("ReduceMin", g.op("Concat", g.const([cap]), g.op("Shape", kept),
+                                               axis=0), keepdims=0), g.const([1]))
+    best, order = g.op("TopK", kept, k, axis=-1, largest=1, sorted=1, outputs=2)
+    chosen = g.op("Gather", boxes, order, axis=0)
+    m = g.model([_in("scores", F, ["anchors"]), _in("boxes", F, ["anchors", 4])],
+                [best, chosen])
+    return m, DETECTIONS
+
+
 #: name -> builder, every pattern of this module
 PATTERNS = {
     "position_ids": position_ids,

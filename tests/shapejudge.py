@@ -12,6 +12,19 @@ intermediate value made a graph output, and each value's typed shape is judged:
   up, such as onnx's ``unk__0``, is unknown, not wrong);
 - *unknown*: neither (some size left open or made up).
 
+Values whose size the data decides (tests/dataprobe.py finds them: their shape changes
+when what a NonZero counts changes, at the same input sizes) are judged apart, since no
+tool can type them exactly from sizes:
+
+- *data-dependent*: every size the data does not decide exact, and the ones it decides
+  left open (``?`` or a name of the tool's own);
+- *guessed*: a size the data decides typed as a number (or an expression over the input
+  sizes) that the runs happened to give;
+- *wrong* and *unknown* as above.
+
+A name of a tool's own (``unk__3``, ``NonZero_7_o0__d1``) says that the sizes it names
+are equal: where two of them differ in a run, every value typed with it is *wrong*.
+
 kantensor's ``dim_param`` text is read by its own DSL parser; other tools' (onnxruntime
 writes sympy's text: ``floor(seq/2) + 1``, ``Min(64, seq)``) by sympy, when installed.
 """
@@ -32,6 +45,7 @@ from kantensor.types.symbols import substitute
 from kantensor.types.type import TensorType
 
 EXACT, UNKNOWN, WRONG = "exact", "unknown", "wrong"
+DATA, GUESSED = "data-dependent", "guessed"
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 _SYMPY_WORDS = {"floor", "ceiling", "Max", "Min", "Mod", "Abs", "ceil", "max", "min"}
@@ -137,21 +151,44 @@ def runtime_shapes(model: onnx.ModelProto, assignments: list[dict[str, int]],
 
 
 def verdict(dims: list | None, shapes: list[tuple], assignments: list[dict[str, int]],
-            read: Reader) -> str:
-    """One value's verdict: its typed ``dims`` against its runtime ``shapes``."""
+            read: Reader, decided: frozenset[int] | set[int] = frozenset()) -> str:
+    """One value's verdict: its typed ``dims`` against its runtime ``shapes``; ``decided``
+    holds the axes whose size the data decides (tests/dataprobe.py)."""
     if dims is None:
         return UNKNOWN
-    exact = True
+    exact, guessed = True, False
     for shape, sizes in zip(shapes, assignments, strict=True):
         if len(dims) != len(shape):
             return WRONG
-        for d, s in zip(dims, shape, strict=True):
+        for axis, (d, s) in enumerate(zip(dims, shape, strict=True)):
             value = d if isinstance(d, int) or d is None else read(d, sizes)
             if value is None:
-                exact = False
+                exact = exact and axis in decided
             elif value != s:
                 return WRONG
-    return EXACT if exact else UNKNOWN
+            elif axis in decided:
+                guessed = True
+    if guessed:
+        return GUESSED
+    return UNKNOWN if not exact else DATA if decided else EXACT
+
+
+def _clashes(typed: dict[str, list | None], runs: list[dict[str, tuple]],
+             assignments: list[dict[str, int]]) -> set[str]:
+    """The names of a tool's own (a bare name no input has) that stand for two different
+    sizes in some run."""
+    out: set[str] = set()
+    for run, sizes in zip(runs, assignments, strict=True):
+        seen: dict[str, int] = {}
+        for name, dims in typed.items():
+            shape = run.get(name)
+            if dims is None or shape is None or len(dims) != len(shape):
+                continue
+            for d, s in zip(dims, shape, strict=True):
+                if isinstance(d, str) and d not in sizes and _NAME.fullmatch(d):
+                    if seen.setdefault(d, s) != s:
+                        out.add(d)
+    return out
 
 
 @dataclass
@@ -173,14 +210,26 @@ class Judgement:
 
 
 def judge(typed_model: onnx.ModelProto, runs: list[dict[str, tuple]],
-          assignments: list[dict[str, int]], read: Reader = kantensor_size) -> Judgement:
+          assignments: list[dict[str, int]], read: Reader = kantensor_size,
+          decided: dict[str, set[int]] | None = None,
+          probes: tuple[list[dict[str, tuple]], dict[str, int]] | None = None) -> Judgement:
     """Every value onnxruntime computed in ``runs`` judged by its type in
-    ``typed_model`` (a tool's output)."""
+    ``typed_model`` (a tool's output); ``decided``: the axes of each value whose size the
+    data decides, and ``probes``: the runs that showed it, at one assignment (both from
+    tests/dataprobe.py; the probes are also searched for names of the tool's own that
+    stand for two sizes)."""
     typed = typed_shapes(typed_model)
+    decided = decided or {}
+    extra, at = probes or ([], {})
+    clashes = _clashes(typed, [*runs, *extra], [*assignments, *[at] * len(extra)])
     out = Judgement()
     for name in runs[0]:
         dims = typed.get(name)
         shapes = [run[name] for run in runs]
-        out.verdicts[name] = verdict(dims, shapes, assignments, read)
+        if dims is not None and clashes.intersection(d for d in dims if isinstance(d, str)):
+            out.verdicts[name] = WRONG
+        else:
+            out.verdicts[name] = verdict(dims, shapes, assignments, read,
+                                         decided.get(name, frozenset()))
         out.typed[name], out.shapes[name] = dims, shapes
     return out

@@ -12,6 +12,7 @@ import onnx
 import onnx.version_converter
 import pytest
 
+import dataprobe
 import exported_models as em
 import shapejudge as sj
 from kantensor.onnx import infer_shapes
@@ -146,3 +147,73 @@ def test_the_judge_tells_wrong_from_unknown():
     assert sj.verdict(["unk__0", 3], shapes, sizes, sj.kantensor_size) == sj.UNKNOWN
     assert sj.verdict([None, 3], shapes, sizes, sj.kantensor_size) == sj.UNKNOWN
     assert sj.verdict(None, shapes, sizes, sj.kantensor_size) == sj.UNKNOWN
+
+
+def test_the_judge_counts_a_size_the_data_decides_apart():
+    """A typed size of an axis the data decides: left open is *data-dependent* (when the
+    other axes are exact), a number the runs happened to give is *guessed*."""
+    sizes = [{"n": 2}, {"n": 5}]
+    shapes = [(4, 3), (4, 3)]
+    assert sj.verdict([None, 3], shapes, sizes, sj.kantensor_size, {0}) == sj.DATA
+    assert sj.verdict(["u_0", 3], shapes, sizes, sj.kantensor_size, {0}) == sj.DATA
+    assert sj.verdict([4, 3], shapes, sizes, sj.kantensor_size, {0}) == sj.GUESSED
+    assert sj.verdict([None, None], shapes, sizes, sj.kantensor_size, {0}) == sj.UNKNOWN
+    assert sj.verdict([None, 2], shapes, sizes, sj.kantensor_size, {0}) == sj.WRONG
+    assert sj.verdict([5, 3], shapes, sizes, sj.kantensor_size, {0}) == sj.WRONG
+    assert sj.verdict([None, 3], shapes, sizes, sj.kantensor_size) == sj.UNKNOWN
+
+
+def _retyped(model: onnx.ModelProto, dims: dict[str, list]) -> onnx.ModelProto:
+    """``model`` with the values of ``dims`` typed as given (a tool's output made up)."""
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    for info in [*out.graph.value_info, *out.graph.output]:
+        if info.name in dims:
+            shape = info.type.tensor_type.shape
+            del shape.dim[:]
+            for d in dims[info.name]:
+                dim = shape.dim.add()
+                if isinstance(d, int):
+                    dim.dim_value = d
+                elif d is not None:
+                    dim.dim_param = d
+    return out
+
+
+def test_the_data_dependent_counts_of_a_detector_are_found_and_left_open():
+    """SSDlite's post-processing (NonZero of the passing scores, TopK of the best
+    ``min(5, kept)``): the probe, masking what NonZero counts at fixed input sizes,
+    finds exactly the values after the counts, on the axes they count (onnxruntime's
+    shapes change); kantensor types every other value exactly and leaves those open."""
+    model, sizes = em.detections()
+    decided, probes = dataprobe.data_dependent(model, sizes[0])
+    ops = {o: n.op_type for n in model.graph.node for o in n.output}
+    assert sorted(ops[v] for v in decided) == ["Gather", "GatherND", "GatherND", "NonZero",
+                                               "NonZero", "TopK", "TopK", "Transpose",
+                                               "Transpose"]
+    assert all(axes == ({1} if ops[v] == "NonZero" else {0}) for v, axes in decided.items())
+    assert len(probes) == 1 + len(dataprobe.KEEP)
+    assert len({run[next(iter(decided))] for run in probes}) > 1
+    runs = sj.runtime_shapes(model, sizes)
+    typed = infer_shapes(model)
+    judgement = sj.judge(typed, runs, sizes, sj.kantensor_size, decided, (probes, sizes[0]))
+    assert judgement.counts == {sj.DATA: len(decided),
+                                sj.EXACT: len(sj.values_of(model)) - len(decided)}
+    # without the probe the same values are unknown: the judge only moves a value
+    # from unknown to data-dependent with onnxruntime's evidence
+    assert set(sj.judge(typed, runs, sizes).of(sj.UNKNOWN)) == set(decided)
+    # a tool that writes the count the runs happened to give guesses; one that names
+    # two counts (NonZero's and TopK's, which differ where more than 5 pass) by one name
+    # of its own is wrong at every value typed with it
+    (nonzero, *_) = [v for v in decided if ops[v] == "NonZero"]
+    (topk, *_) = [v for v in decided if ops[v] == "TopK"]
+    n = runs[0][nonzero][1]
+    guess = sj.judge(_retyped(typed, {nonzero: [1, n]}), runs[:1], sizes[:1],
+                     sj.kantensor_size, decided, (probes, sizes[0]))
+    assert guess.verdicts[nonzero] == sj.GUESSED
+    merged = _retyped(typed, {nonzero: [1, "u"], topk: ["u"]})
+    clash = sj.judge(merged, runs, sizes, sj.kantensor_size, decided, (probes, sizes[0]))
+    assert clash.verdicts[nonzero] == clash.verdicts[topk] == sj.WRONG
+    named = _retyped(typed, {nonzero: [1, "u"]})
+    fine = sj.judge(named, runs, sizes, sj.kantensor_size, decided, (probes, sizes[0]))
+    assert fine.verdicts[nonzero] == sj.DATA
