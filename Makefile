@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-jax docs clean dot grammar-tables
+.PHONY: demo test lint bench bench-jax docs clean dot grammar-tables catalogue-index
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found (set PYTHON=...)"; exit 1; }
@@ -38,6 +38,11 @@ dot:
 # editing the grammar; tests/test_syntax_tables.py fails until then).
 grammar-tables: $(STAMP)
 	$(BIN)/python -c "from kantensor.syntax.tables import main; main()"
+
+# The ONNX catalogue's tables already read, derived from signatures/onnx/*.toml (run after
+# editing them; tests/test_onnx_lazy.py fails until then; a stale index is never used).
+catalogue-index: $(STAMP)
+	$(BIN)/python -c "from kantensor.onnx.tableindex import main; main()"
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench,dask,onnx]'

@@ -11,7 +11,10 @@ builds; ``kantensor onnx`` on a small model; and the first (cold) and best later
 pool stacks (tests/exported_models.py ``pool_stack``), median of ``--runs`` processes.
 
 Run: ``python benchmarks/before_after.py --base /work/main [--layers 12] [--runs 3]
-[--clock cpu]`` (``cpu``: each process's CPU time, steadier on a shared machine).
+[--clock cpu] [--model PATH ...]`` (``cpu``: each process's CPU time, steadier on a shared
+machine; ``--model``: more .onnx files to type, e.g. models exported from PyTorch). Each
+tree's modules are compiled to bytecode first (in a folder of this run's), as an installed
+package has them, so that no timed call compiles a module it imports on first use.
 """
 
 from __future__ import annotations
@@ -41,14 +44,29 @@ MODELS = {
 }
 
 
+#: Where the processes keep the trees' bytecode (set by main: a folder of its own).
+BYTECODE: dict[str, str] = {}
+
+
 def run(tree: Path | None, args: list[str]) -> str:
     """``python args`` in benchmarks/ with ``tree``'s source first on the path (None:
-    no kantensor tree, for onnx's own rows)."""
+    no kantensor tree, for onnx's own rows), its modules' bytecode compiled beforehand
+    (:func:`compiled`), as an installed package has it."""
     path = [str(tree / "src")] if tree is not None else []
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([*path, str(TESTS)])}
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(BYTECODE, PYTHONPATH=os.pathsep.join([*path, str(TESTS)]))
     done = subprocess.run([sys.executable, *args], env=env, cwd=HERE, text=True,
                           capture_output=True, timeout=1800)
     return done.stdout + (done.stderr[-2000:] if done.returncode else "")
+
+
+def compiled(tree: Path) -> None:
+    """Compile ``tree``'s modules into :data:`BYTECODE`'s folder: a module imported on
+    first use (a kernel's, during a first ``infer_shapes``) is then loaded, not compiled
+    in the timed call (where PYTHONDONTWRITEBYTECODE is set, or a checkout's sources are
+    newer than their bytecode, it would be, in one tree and not the other)."""
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "src")],
+                   env={**os.environ, **BYTECODE}, check=True, capture_output=True)
 
 
 def _ms(text: str) -> float:
@@ -84,12 +102,22 @@ def main() -> None:
     parser.add_argument("--layers", type=int, default=12)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall")
+    parser.add_argument("--model", type=Path, action="append", default=[],
+                        help="an .onnx file to time too (its value_info and output "
+                        "shapes removed), e.g. a model exported from PyTorch")
     args = parser.parse_args()
     trees = {"base": args.base.resolve(), "this": HERE.parent}
-    for label, tree in trees.items():
-        commit = subprocess.run(["git", "-C", str(tree), "log", "--oneline", "-1"],
-                                text=True, capture_output=True).stdout.strip()
-        print(f"== {label}: {tree} ({commit})")
+    with tempfile.TemporaryDirectory() as bytecode:
+        BYTECODE["PYTHONPYCACHEPREFIX"] = bytecode
+        for label, tree in trees.items():
+            commit = subprocess.run(["git", "-C", str(tree), "log", "--oneline", "-1"],
+                                    text=True, capture_output=True).stdout.strip()
+            print(f"== {label}: {tree} ({commit})")
+            compiled(tree)
+        measure(args, trees)
+
+
+def measure(args: argparse.Namespace, trees: dict[str, Path]) -> None:
     for module in ("kantensor", "kantensor.onnx"):
         for label, tree in trees.items():
             print(f"import {module} ({label}): {best_import(tree, module)}", flush=True)
@@ -110,10 +138,14 @@ def main() -> None:
             made = [run(tree, ["-c", CLI.format(model=str(small))]).strip() for _ in range(3)]
             print(f"`kantensor onnx` on a 1-layer transformer ({label}): best of 3 "
                   f"{min(made, key=_ms)}", flush=True)
-        for name, code in MODELS.items():
+        models = [*MODELS.items(), *((str(p), None) for p in args.model)]
+        for name, code in models:
             path = Path(folder) / "model.onnx"
-            run(trees["this"], ["-c", "import onnx; " + code.format(layers=args.layers)
-                                + f"; onnx.save(m, {str(path)!r})"])
+            if code is None:
+                path = Path(name)
+            else:
+                run(trees["this"], ["-c", "import onnx; " + code.format(layers=args.layers)
+                                    + f"; onnx.save(m, {str(path)!r})"])
             shown = f"transformer, {args.layers} layers" if name == "transformer" else name
             print(f"\n== infer_shapes on {shown}: median of {args.runs} processes "
                   f"({args.clock} clock)")

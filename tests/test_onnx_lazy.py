@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import itertools
+import json
 
 import numpy as np
 import onnx
@@ -16,11 +17,12 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import kantensor as kt
-from kantensor.onnx import from_onnx, infer_shapes
+from kantensor.onnx import from_onnx, infer_shapes, tableindex
+from kantensor.onnx import registry as registry_module
 from kantensor.onnx.bounds import arity
 from kantensor.onnx.importer import read_types
 from kantensor.onnx.loading import OnnxImportError
-from kantensor.onnx.registry import _key, _split, registry
+from kantensor.onnx.registry import _key, _split, _table, _tables, registry
 from kantensor.ops.catalogue import catalogue_files, read_tables
 
 F = TensorProto.FLOAT
@@ -150,3 +152,46 @@ def test_reading_a_model_leaves_the_cycle_collector_as_it_was():
                 assert gc.isenabled() is enabled
     finally:
         gc.enable()
+
+
+def _read(tables: dict) -> dict:
+    """Each table of ``registry._tables()``'s answer as its data."""
+    return {key: [(file, index, _table(file, index, table, key))
+                  for file, index, table in rows] for key, rows in tables.items()}
+
+
+def test_the_shipped_index_is_the_files_tables():
+    """Regenerated from the TOML files, the index is the shipped file, byte for byte (if
+    this fails: ``make catalogue-index`` and commit the file); its data is TOML's reading
+    of each table, and the registry reads the tables from it."""
+    files = list(catalogue_files("onnx"))
+    assert tableindex.serialized(files, "onnx") == tableindex.index_text("onnx")
+    shipped = tableindex.stored(files, tableindex.index_text("onnx"))
+    assert shipped is not None
+    for name, text in files:
+        raws = read_tables(name, text)
+        assert [(key, entry, table.data()) for key, entry, table in shipped[name]] == \
+            [(_key(raw), raw["name"], raw) for raw in raws]
+    tables = _tables()
+    assert all(isinstance(table, tableindex.StoredTable)
+               for rows in tables.values() for _, _, table in rows)
+
+
+@pytest.mark.parametrize("change", ["digest", "missing", "garbled", "file"])
+def test_a_stale_index_is_not_used(monkeypatch: pytest.MonkeyPatch, change: str):
+    """An index made from other files (or none, or not one this code wrote) gives way to
+    the files themselves, with the same tables."""
+    text = tableindex.index_text("onnx")
+    shipped = json.loads(text)
+    if change == "digest":
+        shipped["toml_sha256"] = "0" * 64
+    elif change == "file":
+        shipped["files"]["other.toml"] = []
+    stale = {"missing": None, "garbled": text[:100]}.get(change, json.dumps(shipped))
+    monkeypatch.setattr(registry_module, "index_text", lambda folder: stale)
+    files = list(catalogue_files("onnx"))
+    assert tableindex.stored(files, stale) is None
+    fresh = _tables.__wrapped__()
+    assert not any(isinstance(table, tableindex.StoredTable)
+                   for rows in fresh.values() for _, _, table in rows)
+    assert _read(fresh) == _read(_tables())

@@ -1,6 +1,6 @@
 """The wheel: built from a copy of the tree, installed into a fresh venv, it loads the
-catalogue, the grammar and its parser tables from the installed package, not from the
-checkout."""
+catalogue (and the ONNX catalogue's index), the grammar and its parser tables from the
+installed package, not from the checkout."""
 
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ PROBE = """
 import json, numpy as np, kantensor as kt
 from kantensor.ops.catalogue import catalogue_root
 from kantensor.syntax.parser import _lark
+from kantensor.onnx.registry import _tables
+from kantensor.onnx.tableindex import StoredTable
 x = kt.matrix("x", "float32", shape=(2, 3))
 f = kt.function([x], [kt.sum(x @ np.ones((3, 2), "float32"), axis=-1)], check=True)
 print(json.dumps({
@@ -30,6 +32,8 @@ print(json.dumps({
     "ops": sorted(kt.ops.CATALOGUE),
     "value": f(np.ones((2, 3), "float32"))[0].tolist(),
     "parser": _lark().source_path,
+    "onnx_index": all(isinstance(t, StoredTable) for rows in _tables().values()
+                      for _, _, t in rows),
 }))
 """
 
@@ -75,6 +79,7 @@ def test_wheel_loads_the_installed_catalogue(installed: Path) -> None:
     assert probe["ops"] == sorted(kt.ops.CATALOGUE)
     assert probe["value"] == [6.0, 6.0]
     assert probe["parser"] == "<deserialized>"  # the shipped tables, not the grammar analysed
+    assert probe["onnx_index"]  # the ONNX catalogue's shipped index, not the TOML split
 
 
 def test_wheel_command_line(installed: Path) -> None:

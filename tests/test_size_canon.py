@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kantensor.types.canon import _one_symbol, canonical_form
+from kantensor.types.canon import _canonical, _one_floor, _one_symbol, canonical_form
 from kantensor.types.conditions import Condition
-from kantensor.types.dim import Dim, dim_max, dim_min
+from kantensor.types.dim import Dim, dim_max, dim_min, unknown
 from kantensor.types.facts import EMPTY, Facts
 from kantensor.types.quasi import MAX_PERIOD, table
 from kantensor.types.symbols import substitute
@@ -319,3 +319,27 @@ def test_hostile_sizes_stay_bounded_and_sound() -> None:
     wide = dim_max(*(n // k + k for k in range(1, 40)))  # past the analysed arguments
     assert all(_at(canonical_form(wide), n=v) == _at(wide, n=v) for v in range(0, 200, 7))
     assert MAX_PERIOD <= 1024
+
+
+@settings(max_examples=N_EXAMPLES, deadline=None)
+@given(st.sampled_from([n, h]), st.integers(2, 600), st.integers(-1200, 1200),
+       st.integers(-5, 5).filter(bool), st.integers(-9, 9), st.booleans())
+def test_one_floor_of_one_size_is_its_own_form(size, d, s, k, c, unknown_size) -> None:
+    """``k*((n + s)//d) + c`` (a window's size) is taken as its form without the search
+    (canon._one_floor): the search gives it back unchanged, over a named size and over
+    an unknown."""
+    x = size if not unknown_size else unknown(object())
+    x = k * ((x + s) // d) + c
+    assert _one_floor(x)
+    searched = _canonical(x._terms)
+    assert not isinstance(searched, int) and searched._terms == x._terms
+    assert canonical_form(x) is x
+
+
+@pytest.mark.parametrize("x", [n // 2 + n, (2 * n + 1) // 4 + m, (n + m) // 2, n % 3,
+                               dim_max(n, 3) // 2, (n * n) // 2, ((n + 1) // 2) // 3 + n,
+                               (n // 2) * (m // 2), 2 * n // 3 + 1])
+def test_other_sizes_are_not_one_floor(x) -> None:
+    """A floor beside its size, of two sizes, of a multiple, a remainder, a floor of a
+    max or of a power, a product: the search decides their forms."""
+    assert not _one_floor(x)

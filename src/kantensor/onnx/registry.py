@@ -26,9 +26,10 @@ call parameter ``<input>_value`` receives the value of that input when it is kno
 the model is read (a constant, or folded from constants and ``Shape``), else None. Every
 other keyword-only parameter of ``call`` (after ``*``) is an ONNX attribute of the same
 name; an attribute the node lacks takes the default of the call. Each file is read on its
-own, so a family of ops is added by adding a file. The files are parsed once; an entry is
-built (its signature parsed, its code imported, its examples checked as data) when a model
-first uses its op type.
+own, so a family of ops is added by adding a file. The tables are taken from the index
+shipped beside the files (:mod:`.tableindex`) when it was made from them, else found in
+the files without parsing them; an entry is built (its table read, its signature parsed,
+its code imported, its examples checked as data) when a model first uses its op type.
 """
 
 from __future__ import annotations
@@ -56,6 +57,8 @@ from ..syntax.alternative import Overloads
 from ..types.dtypes import DEFAULT_RANGE
 from ..types.type import TensorType
 from .structured import Structured
+from .tableindex import StoredTable, index_text, stored
+from .tableindex import table_key as _key
 
 #: The keys ONNX entries add to a catalogue entry.
 KEYS = ("onnx", "domain", "since", "until", "inputs", "reads_only", "containers")
@@ -283,17 +286,6 @@ def _onnx_op(entry: Entry | StructuredEntry) -> OnnxOp:
                   tuple(inputs), entry, op)
 
 
-def _key(raw: Any) -> tuple[str, str]:
-    """The (domain, op type) a table names; a table too malformed to name them is kept
-    under a key no node has, so that loading it reports the problem."""
-    if not isinstance(raw, dict):
-        return "", "?"
-    domain, op_type = raw.get("domain", ""), raw.get("onnx", raw.get("name"))
-    if not isinstance(domain, str) or not isinstance(op_type, str):
-        return "", "?"
-    return domain, op_type
-
-
 #: A table's header line, or one of its one-line name keys, as the shipped files write
 #: them; each match starts at the newline before the line (a pattern that starts with a
 #: literal is searched for fast: scanning every file costs about 0.1 ms).
@@ -389,12 +381,15 @@ def is_onnx_file(path: str | Path) -> bool:
 @cache
 def _tables() -> dict[tuple[str, str], list[tuple[str, int, Any]]]:
     """The tables of every file of ``signatures/onnx`` by (domain, op type): each its
-    text, or its TOML data when the file could not be split: an entry is parsed and
-    built when a model first uses its op type (:func:`entries`)."""
+    data as the shipped index holds it (:mod:`.tableindex`, when it was made from these
+    files), else its text, or its TOML data when the file could not be split: an entry
+    is parsed and built when a model first uses its op type (:func:`entries`)."""
     out: dict[tuple[str, str], list[tuple[str, int, Any]]] = {}
-    for name, text in catalogue_files(FOLDER):
+    files = list(catalogue_files(FOLDER))
+    shipped = stored(files, index_text(FOLDER))
+    for name, text in files:
         file = f"{FOLDER}/{name}"
-        split = _split(text)
+        split = shipped[name] if shipped is not None else _split(text)
         if split is None:
             raws = read_tables(file, text)
             split = [(_key(raw), raw.get("name") if isinstance(raw, dict) else None, raw)
@@ -410,10 +405,10 @@ def _tables() -> dict[tuple[str, str], list[tuple[str, int, Any]]]:
 
 
 def _table(file: str, index: int, table: Any, key: tuple[str, str]) -> Any:
-    """The TOML data of a table (parsed now if it is text)."""
+    """The TOML data of a table (read now if it is text: the index's JSON or TOML)."""
     if not isinstance(table, str):
         return table
-    raws = read_tables(file, table)
+    raws = [table.data()] if isinstance(table, StoredTable) else read_tables(file, table)
     if len(raws) != 1 or _key(raws[0]) != key:
         raise CatalogueError(f"{file}: op #{index + 1}: its table is not one [[op]] "
                              f"table naming {key[1]} on its own lines")

@@ -37,8 +37,7 @@ from ..logic.dtypes import wrapped_dtypes
 from ..syntax import ast as A
 from ..syntax.alternative import Overloads
 from ..types.conditions import Clause, Condition, Source
-from ..types.dim import DIM_CALLS, Dim, unknown
-from ..types.dimfacts import NO_SOLUTION, solve_for
+from ..types.dim import DIM_CALLS, Dim
 from ..types.dtypes import (
     CATEGORIES,
     DEFAULT_RANGE,
@@ -68,7 +67,6 @@ class _Open(Exception):
     """Not decided without search: the relation answers."""
 
 
-_KEY = object()  # the unknown an output's size expression defines (see _output_size)
 _UNSET = object()  # a dim no input has bound yet
 
 
@@ -491,7 +489,6 @@ def _output_size(node: Any, dims: dict, values: dict, facts: Facts) -> Any:
         return value
     if not _named(value):
         raise _Open
-    defined = solve_for(unknown(_KEY) - value, _KEY, 0)
-    if defined is None or defined is NO_SOLUTION:
-        raise _Open
-    return facts.simplify(defined)
+    # the equation out == value defines out as value itself: solve_for(out - value)
+    # gives value back (a coefficient 1, no other term holds out; Dims are canonical)
+    return facts.simplify(value)

@@ -71,6 +71,8 @@ def canonical_form(x: DimLike) -> DimLike:
     for _ in range(MAX_PASSES):  # a form over a linear form may leave one-symbol parts
         if isinstance(x, int) or not _has_opaque(x):
             return x  # a polynomial over symbols is already canonical (types.poly)
+        if _one_floor(x):
+            return x  # its own form (a pool's or a strided conv's size: the common case)
         y = _canonical(x._terms)
         if not isinstance(y, int) and y._terms == x._terms:
             return y
@@ -133,6 +135,40 @@ def _canonical(terms: tuple) -> DimLike:
     if rest:
         total = total + _inner(_rebuild_terms(rest))
     return _remainders(total) + constant
+
+
+def _one_floor(x: Dim) -> bool:
+    """Whether ``x`` is ``k*((n + s)//d) + c`` (``k != 0``, ``d >= 2``, ``0 <= s < d``, as
+    the Dim algebra leaves ``s``) over one size ``n``: its table's one sparsest form. No
+    form without a floor has its table (it is not affine from 0 on), and one floor
+    ``k'*((n + s')//d') + c'`` has it only where it is the same floor: its steps are of
+    ``k`` exactly where ``n + 1 + s`` is a multiple of ``d``, and its value at 0 is ``c``."""
+    terms = x._terms
+    if len(terms) > 2:
+        return False
+    floor = None
+    for mono, _ in terms:
+        if not mono:
+            continue  # the constant c
+        if floor is not None or len(mono) != 1 or mono[0][1] != 1:
+            return False
+        floor = mono[0][0]
+    if type(floor) is not Opaque or floor.op != "//":
+        return False
+    arg, d = floor.args
+    if type(d) is not int or d < 2 or isinstance(arg, int) or len(arg._terms) > 2:
+        return False
+    symbol = False
+    for mono, c in arg._terms:
+        if not mono:
+            if not 0 <= c < d:
+                return False
+        elif symbol or c != 1 or len(mono) != 1 or mono[0][1] != 1 or \
+                isinstance(mono[0][0], Opaque):
+            return False
+        else:
+            symbol = True
+    return symbol
 
 
 class _Placeholder:

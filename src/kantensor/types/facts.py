@@ -28,18 +28,23 @@ from .symbols import APPLY
 
 __all__ = ["EMPTY", "Facts", "simplify"]
 
+#: Most answers of :meth:`Facts.about` one Facts keeps.
+MAX_ABOUT: Final = 256
+
 
 class Facts:
     """A conjunction of conditions taken to hold (beside: every size is ``>= 0``).
     Immutable and hashable; adding conditions gives a new Facts."""
 
-    __slots__ = ("atoms", "_triples", "_hash")
+    __slots__ = ("atoms", "_triples", "_hash", "_symbols", "_about")
 
     def __init__(self, atoms: Iterable[Condition] = ()):
         atoms = frozenset(atoms)
         self.atoms = atoms
         self._triples: tuple | None = None  # made on first use (see triples)
         self._hash = hash(atoms)
+        self._symbols: tuple | None = None  # (atom, its symbols): made on first about()
+        self._about: dict | None = None  # about()'s answers, by the symbols asked of
 
     @property
     def triples(self) -> tuple:
@@ -93,18 +98,34 @@ class Facts:
 
     def about(self, symbols: Iterable[Hashable]) -> Facts:
         """The facts that mention one of ``symbols`` (and, transitively, the facts those
-        facts' other symbols are in): what a question over ``symbols`` can use."""
-        wanted = set(symbols)
-        if not self.atoms or not wanted:
+        facts' other symbols are in): what a question over ``symbols`` can use. Kept per
+        set of symbols (an importer asks it of every node, mostly of the same sizes)."""
+        if not self.atoms:
             return EMPTY
+        wanted = frozenset(symbols)
+        if not wanted:
+            return EMPTY
+        found = self._about.get(wanted) if self._about is not None else None
+        if found is None:
+            found = self._connected(wanted)
+            if self._about is None:
+                self._about = {}
+            if len(self._about) < MAX_ABOUT:
+                self._about[wanted] = found
+        return found
+
+    def _connected(self, symbols: frozenset) -> Facts:
+        if self._symbols is None:
+            self._symbols = tuple((c, c.symbols()) for c in self.atoms)
+        wanted = set(symbols)
         kept: set[Condition] = set()
         changed = True
         while changed:
             changed = False
-            for c in self.atoms:
-                if c not in kept and not wanted.isdisjoint(c.symbols()):
+            for c, named in self._symbols:
+                if c not in kept and not wanted.isdisjoint(named):
                     kept.add(c)
-                    wanted |= c.symbols()
+                    wanted |= named
                     changed = True
         return self if len(kept) == len(self.atoms) else Facts(kept)
 

@@ -202,21 +202,11 @@ def _box(facts: tuple) -> Box | None:
     """The box of sizes ``facts`` (triples) allow, each fact over one symbol and monotone
     in it; ``_EMPTY`` if they allow none; None if a fact is not of that kind."""
     box: dict = {}
-    for left, op, right in facts:
-        d = left - right
-        parts = {">=": [d], ">": [d - 1], "<=": [-d], "<": [-d - 1], "==": [d, -d]}[op]
-        for g in parts:
-            if isinstance(g, int):
-                if g < 0:
-                    return _EMPTY
-                continue
-            symbols = _symbols(g, set())
-            if len(symbols) != 1:
-                return None
-            (s,) = symbols
-            half = _half(g, s)
-            if half is None:
-                return None
+    for fact in facts:
+        for part in _fact_parts(fact):
+            if part is None or part is _EMPTY:
+                return part
+            s, half = part
             lo, hi = box.get(s, (0, None))
             lo = max(lo, half[0])
             hi = half[1] if hi is None else (hi if half[1] is None else min(hi, half[1]))
@@ -224,6 +214,34 @@ def _box(facts: tuple) -> Box | None:
                 return _EMPTY
             box[s] = (lo, hi)
     return box
+
+
+@lru_cache(maxsize=1 << 12)
+def _fact_parts(fact: tuple) -> tuple:
+    """What one fact (a triple) says for :func:`_box`, in order: ``(symbol, interval)``
+    per side it bounds, ending at the first ``_EMPTY`` (a side no size meets) or None
+    (not over one symbol, or not monotone in it). Kept per fact: a stack's facts come
+    back in every larger set of facts (each new set made its box anew)."""
+    left, op, right = fact
+    d = left - right
+    out: list = []
+    for g in {">=": [d], ">": [d - 1], "<=": [-d], "<": [-d - 1], "==": [d, -d]}[op]:
+        if isinstance(g, int):
+            if g < 0:
+                out.append(_EMPTY)
+                break
+            continue
+        symbols = _symbols(g, set())
+        if len(symbols) != 1:
+            out.append(None)
+            break
+        (s,) = symbols
+        half = _half(g, s)
+        if half is None:
+            out.append(None)
+            break
+        out.append((s, half))
+    return tuple(out)
 
 
 #: The longest period of a size in one symbol that :func:`_scan` evaluates (2 periods
