@@ -29,6 +29,17 @@ class Atom:
         """The nodes that impose it: ONNX node names, or the Ops (and lines) of a graph."""
         return tuple(dict.fromkeys(node_text(s) for s in self.sources))
 
+    @property
+    def chosen(self) -> str:
+        """Where the atom is only an overload's choice (every node imposing it built its
+        types for a first alternative that holds under it, see
+        :class:`~kantensor.types.conditions.Source`): the types a later one gives where
+        it fails; else empty. Sizes where a chosen atom fails are not covered by the
+        contract: neither valid nor invalid."""
+        if not self.sources or not all(s.otherwise for s in self.sources):
+            return ""
+        return " or ".join(dict.fromkeys(s.otherwise for s in self.sources))
+
     def symbols(self) -> frozenset[Hashable]:
         return self.clause.symbols()
 
@@ -69,7 +80,9 @@ def condition_holds(c: Condition, values: Mapping[Hashable, int]) -> bool:
 class Verdict:
     """What :meth:`Contract.holds` says: truthy where the sizes are valid; where not,
     ``atom`` is the first atom (in node order) they violate. ``decided`` is False where
-    the answer depends on sizes that are no inputs (then ``bool()`` refuses)."""
+    the answer depends on sizes that are no inputs, or where an overload's choice
+    (:attr:`Atom.chosen`) fails and the graph's types are not the ones that apply (then
+    ``bool()`` refuses)."""
 
     __slots__ = ("value", "atom", "sizes", "_order")
 
@@ -84,8 +97,7 @@ class Verdict:
 
     def __bool__(self) -> bool:
         if self.value is None:
-            raise TypeError(f"undecided: {self.atom} depends on sizes that are not "
-                            "inputs (see Verdict.decided)")
+            raise TypeError(f"{self!r} (see Verdict.decided)")
         return self.value
 
     def __eq__(self, other: object) -> bool:
@@ -101,6 +113,9 @@ class Verdict:
         at = ", ".join(f"{k}={v}" for k, v in self.sizes.items())
         if self.value:
             return "True"
+        if self.value is None and self.atom is not None and self.atom.chosen:
+            return f"undecided at {at}: {self.atom.clause} fails there, so {self.atom.where()} " \
+                   f"gives {self.atom.chosen}, not the type the graph was built for"
         if self.value is None:
             return f"undecided at {at}: {self.atom} names sizes that are not inputs"
         if self.atom is None:  # an approximation's cells: no atom to name

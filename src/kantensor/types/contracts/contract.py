@@ -13,7 +13,12 @@ It is exact where the atoms are stated over the inputs and each case solves into
 cells; otherwise :attr:`~Contract.exact` is False and :attr:`~Contract.inner` (sufficient)
 and :attr:`~Contract.outer` (necessary) are the labelled approximations: a condition over
 a size that is no input (a data-dependent count), a condition over several sizes that no
-box states, or a case split past its limits.
+box states, a case split past its limits, or an overload's choice (an atom that is
+:attr:`~.atoms.Atom.chosen`: a node typed for the first of alternatives of other ranks
+or dtypes). Where a choice fails, a later alternative gives the node other types than
+the graph's, so what follows it is not known there: those sizes are not covered (their
+cells keep only the conditions of the atoms before the choice, and ``holds`` is
+undecided), never called invalid.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import replace
 from functools import cached_property
 from typing import Any, Final
 
@@ -86,6 +92,12 @@ class Contract:
                     complete = False
                     continue
             cells.extend(found)
+        for case in _uncovered(self.atoms):
+            found = solve_cells(case, order, self.hidden) or \
+                solve_cells(case, order, self.hidden, split=False)
+            if found is None:  # pragma: no cover - a case of one bound and plain conditions
+                found = [Cell({})]
+            cells.extend(replace(c, covered=False) for c in found)
         cells.sort(key=lambda c: cell_key(c, order))
         return tuple(cells), complete
 
@@ -154,6 +166,8 @@ class Contract:
             verdict = atom.holds(values) if not hidden else self._hidden(atom, hidden, values)
             if verdict is None:
                 undecided = undecided or atom
+            elif not verdict and atom.chosen:
+                return Verdict(None, atom, shown)  # the atoms after it assume it holds
             elif not verdict:
                 return Verdict(False, atom, shown, [s for _, s in self.sizes])
         return Verdict(None, undecided, shown) if undecided else Verdict(True, None, shown)
@@ -391,6 +405,32 @@ class _Approximation(Contract):
     def sets(self) -> Sets:
         out = super().sets()
         return Sets(out, out if self.kind == "necessary" else ())
+
+
+def _uncovered(atoms: Sequence[Atom]) -> list[list[Condition]]:
+    """The conjunctions whose union is where an overload's choice first fails (the
+    negation of a chosen atom, the plain conditions before it holding): sizes the
+    contract does not cover (see the module's doc)."""
+    out: list[list[Condition]] = []
+    before: list[Condition] = []
+    for a in atoms:
+        if a.chosen:
+            out.extend([*before, *case] for case in _negation(a.clause))
+            if len(out) > MAX_CASES:
+                return [list(before)]  # where the choices fail is too long to say
+        if isinstance(a.clause, Condition):
+            before.append(a.clause)
+    return out
+
+
+def _negation(c: Clause) -> list[tuple[Condition, ...]]:
+    """Where ``c`` fails, as a disjunction of conjunctions."""
+    if isinstance(c, Condition):
+        return [(c.negated(),)]
+    out: list[tuple[Condition, ...]] = [()]
+    for case in c.cases:  # every case fails: one of its conditions does
+        out = [x + (y.negated(),) for x in out for y in case][:MAX_CASES + 1]
+    return out
 
 
 def _cases(atoms: Sequence[Atom]) -> tuple[list[list[Condition]], bool]:
