@@ -20,9 +20,13 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import onnx
 import pytest
+from onnx import helper, numpy_helper
 
 import kantensor as kt
+import kantensor.onnx as ko
+import ortrun
 from kantensor.query import var
 from kantensor.signature.forward import relational
 from kantensor.types.symbols import substitute
@@ -191,3 +195,40 @@ def test_alternatives_of_one_rank_stay_a_case_split():
     out = relational(rank, (kt.TensorType("float32", (n,)),), (False,))
     assert out.types == (kt.TensorType("float32", (n,)),)
     assert [(str(c), c.source.otherwise) for c in out.conditions] == [("n > 2", "float32[]")]
+
+
+# -- ONNX: Squeeze without axes over sizes it cannot read --------------------------------
+def _squeeze_model(weight_rows: int | None):
+    """``Squeeze(x: [n, 3])`` without axes (left untyped: its output's rank is the
+    sizes'), then a MatMul by a ``[weight_rows, 4]`` weight (None: no MatMul)."""
+    nodes = [helper.make_node("Squeeze", ["x"], ["y"], name="sq")]
+    inits, out = [], "y"
+    if weight_rows is not None:
+        inits.append(numpy_helper.from_array(np.ones((weight_rows, 4), np.float32), "W"))
+        nodes.append(helper.make_node("MatMul", ["y", "W"], ["z"], name="mm"))
+        out = "z"
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, ["n", 3])],
+        [helper.make_tensor_value_info(out, onnx.TensorProto.FLOAT, None)], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize("rows", [None, 3, 5])
+def test_an_untyped_onnx_node_leaves_the_contract_approximate(rows):
+    """A node kantensor leaves untyped states no conditions: the contract says so in a
+    note and never calls a point valid (it did: "every size is valid", exact, for a
+    MatMul that fails at every size); each point is judged by onnxruntime."""
+    model = _squeeze_model(rows)
+    c = ko.contract(model)
+    assert not c.exact and c.label == "approximate"
+    assert "node 'sq' (Squeeze)" in c.notes[0]
+    assert "no condition is known (see the notes)" in str(c)
+    with pytest.raises(ValueError, match="no sizes are known to be valid"):
+        c.box()
+    for n in range(5):
+        verdict = c.holds(n=n)
+        assert verdict.value is None and "every condition holds, but node 'sq'" in str(verdict)
+        assert not c.inner.holds(n=n).value
+        ran = ortrun.run(model, {"x": np.zeros((n, 3), np.float32)})
+        if not isinstance(ran, ortrun.Refusal):
+            assert c.outer.holds(n=n).value  # valid points are in the outer one

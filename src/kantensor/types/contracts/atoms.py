@@ -80,16 +80,18 @@ def condition_holds(c: Condition, values: Mapping[Hashable, int]) -> bool:
 class Verdict:
     """What :meth:`Contract.holds` says: truthy where the sizes are valid; where not,
     ``atom`` is the first atom (in node order) they violate. ``decided`` is False where
-    the answer depends on sizes that are no inputs, or where an overload's choice
-    (:attr:`Atom.chosen`) fails and the graph's types are not the ones that apply (then
-    ``bool()`` refuses)."""
+    the answer depends on sizes that are no inputs, where an overload's choice
+    (:attr:`Atom.chosen`) fails and the graph's types are not the ones that apply, or
+    where every atom holds but the contract's ``notes`` say some are missing (a node not
+    typed; then ``note`` says it); ``bool()`` refuses then."""
 
-    __slots__ = ("value", "atom", "sizes", "_order")
+    __slots__ = ("value", "atom", "sizes", "_order", "note")
 
     def __init__(self, value: bool | None, atom: Atom | None, sizes: Mapping[str, int],
-                 order: Sequence[Hashable] = ()):
+                 order: Sequence[Hashable] = (), note: str = ""):
         self.value, self.atom, self.sizes = value, atom, dict(sizes)
         self._order = tuple(order)
+        self.note = note  # why it is undecided where no atom says (a node not typed)
 
     @property
     def decided(self) -> bool:
@@ -113,6 +115,8 @@ class Verdict:
         at = ", ".join(f"{k}={v}" for k, v in self.sizes.items())
         if self.value:
             return "True"
+        if self.value is None and self.atom is None:
+            return f"undecided at {at}: every condition holds, but {self.note}"
         if self.value is None and self.atom is not None and self.atom.chosen:
             return f"undecided at {at}: {self.atom.clause} fails there, so {self.atom.where()} " \
                    f"gives {self.atom.chosen}, not the type the graph was built for"

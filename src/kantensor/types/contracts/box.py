@@ -56,6 +56,8 @@ def valid_box(contract: Any, opt: Mapping[str, int] | None = None,
     missing = [n for n in names if n not in point]
     if missing:
         near = contract.sample(near=point)
+        if near is None and contract.notes:
+            raise ValueError(f"no sizes are known to be valid: {contract.notes[0]}")
         if near is None:
             raise ValueError("no sizes are valid: there is no box")
         point = {**near, **point}

@@ -53,7 +53,8 @@ class Contract:
     """What the inputs' sizes must meet (see the module's doc). ``sizes`` lists the
     input sizes in order as ``(name, symbol)`` (the symbol of a named Dim is its name;
     an unnamed input axis is an unknown's key); ``fixed`` what :meth:`fix` gave;
-    ``notes`` say what the atoms may lack (nodes that were not typed)."""
+    ``notes`` say what the atoms may lack (nodes that were not typed): then the atoms are
+    only necessary (``holds`` is undecided where they all hold, ``inner`` is empty)."""
 
     def __init__(self, atoms: Sequence[Atom], sizes: Sequence[tuple[str, Hashable]],
                  fixed: Mapping[str, DimLike] | None = None, notes: Sequence[str] = (),
@@ -119,10 +120,12 @@ class Contract:
 
     @property
     def inner(self) -> Contract:
-        """Sufficient: sizes in its cells are valid (the exact cells only)."""
+        """Sufficient: sizes in its cells are valid (the exact cells only; none where
+        the ``notes`` say conditions are missing)."""
         if self.exact:
             return self
-        return _Approximation(self, [c for c in self.cells if c.exact], "sufficient")
+        return _Approximation(self, [] if self.notes else [c for c in self.cells if c.exact],
+                              "sufficient")
 
     @property
     def outer(self) -> Contract:
@@ -170,7 +173,11 @@ class Contract:
                 return Verdict(None, atom, shown)  # the atoms after it assume it holds
             elif not verdict:
                 return Verdict(False, atom, shown, [s for _, s in self.sizes])
-        return Verdict(None, undecided, shown) if undecided else Verdict(True, None, shown)
+        if undecided:
+            return Verdict(None, undecided, shown)
+        if self.notes:  # conditions are missing: the atoms' holding is only necessary
+            return Verdict(None, None, shown, note=self.notes[0])
+        return Verdict(True, None, shown)
 
     def _hidden(self, atom: Atom, hidden: frozenset, values: Mapping[Hashable, int]
                 ) -> bool | None:

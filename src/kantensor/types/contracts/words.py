@@ -208,7 +208,8 @@ def contract_text(contract: Any) -> str:
                        "here; contract.inner is sufficient, contract.outer necessary)")
     found = lines(contract)
     if not found:
-        out.append("  every size is valid" if not contract.empty else "  no size is valid")
+        out.append("  no size is valid" if contract.empty else "  every size is valid"
+                   if not contract.notes else "  no condition is known (see the notes)")
     else:
         out.append("valid where:")
         width = min(max(len(x.text) for x in found), 60)
