@@ -119,6 +119,12 @@ def test_squeeze_build_query_and_contract_agree():
     assert c.fix(n=1).holds().value is None
 
 
+def _branching(x):
+    if x.shape[1] > 2:
+        return np.squeeze(x) * 2
+    return x
+
+
 def test_a_contract_past_the_choice_is_judged_by_numpy():
     """Conditions after a choice assume it: where it fails they are not judged (``[1]``
     needs ``n >= 2`` of the graph's ``[n,3]``, but at n = 1 NumPy indexes a ``[3]``)."""
@@ -128,6 +134,7 @@ def test_a_contract_past_the_choice_is_judged_by_numpy():
         (lambda x, y: np.squeeze(x) + y, "float32[n,3]", "float32[4,3]"),
         (lambda x, y: np.concatenate([np.squeeze(x), y]), "float32[n,2]", "float32[m,2]"),
         (lambda x: np.squeeze(x).sum(axis=0), "float32[n,2,m]"),
+        (_branching, "float32[n,m]"),  # a case's assumption is a choice
     ]
     seen = {True: 0, False: 0, None: 0}
     for f, *types in programs:

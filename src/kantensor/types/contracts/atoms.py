@@ -31,14 +31,40 @@ class Atom:
 
     @property
     def chosen(self) -> str:
-        """Where the atom is only an overload's choice (every node imposing it built its
-        types for a first alternative that holds under it, see
-        :class:`~kantensor.types.conditions.Source`): the types a later one gives where
-        it fails; else empty. Sizes where a chosen atom fails are not covered by the
-        contract: neither valid nor invalid."""
-        if not self.sources or not all(s.otherwise for s in self.sources):
+        """Where the atom is, or has, an overload's choice (a node that built its types
+        for a first alternative that holds under it, see
+        :class:`~kantensor.types.conditions.Source`): the types a later one gives where it
+        fails; else empty. Sizes where the atom fails only by a choice are not covered by
+        the contract: neither valid nor invalid (see :meth:`choices`)."""
+        if self._whole():
+            return " or ".join(dict.fromkeys(s.otherwise for s in self.sources))
+        if isinstance(self.clause, Condition):
             return ""
-        return " or ".join(dict.fromkeys(s.otherwise for s in self.sources))
+        return " or ".join(dict.fromkeys(c.source.otherwise for case in self.clause.cases
+                                         for c in case if _choice(c)))
+
+    def _whole(self) -> bool:
+        return bool(self.sources) and all(s.otherwise for s in self.sources)
+
+    def choices(self) -> list[tuple[tuple[Condition, ...], tuple[Condition, ...]]]:
+        """``(needs, choices)`` per case of the atom that has choices: where its needs
+        hold and one of its choices fails, a later alternative applies (a case of code
+        that branched on sizes, with a ``squeeze`` in it). Every condition of an atom all
+        of whose sources are choices is one."""
+        whole = self._whole()
+        cases = (self.clause,) if isinstance(self.clause, Condition) else None
+        out = []
+        for case in ((cases,) if cases else self.clause.cases):
+            picks = tuple(c for c in case if whole or _choice(c))
+            if picks:
+                out.append((tuple(c for c in case if c not in picks), picks))
+        return out
+
+    def fails_by_choice(self, values: Mapping[Hashable, int]) -> bool:
+        """Whether, where the atom fails at ``values``, it fails only by a choice (one of
+        its cases' needs all hold)."""
+        return any(all(condition_holds(c, values) for c in needs)
+                   for needs, _ in self.choices())
 
     def symbols(self) -> frozenset[Hashable]:
         return self.clause.symbols()
@@ -56,6 +82,10 @@ class Atom:
 
     def __str__(self) -> str:
         return f"{self.clause}  ({self.where()})"
+
+
+def _choice(c: Condition) -> bool:
+    return c.source is not None and bool(c.source.otherwise)
 
 
 def node_text(source: Source) -> str:

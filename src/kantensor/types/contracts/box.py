@@ -65,7 +65,7 @@ def valid_box(contract: Any, opt: Mapping[str, int] | None = None,
     if not verdict.value:
         raise ValueError(f"opt is not valid: {verdict}")
     values = {names[n]: v for n, v in point.items() if n in names}
-    cell = next((c for c in contract.cells if c.contains(values)), None)
+    cell = next((c for c in contract.cells if c.covered and c.contains(values)), None)
     if cell is None:
         raise ValueError(f"opt {point} is in no box of the contract")
     lows: dict[Hashable, int] = {}

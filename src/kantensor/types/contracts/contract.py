@@ -169,7 +169,7 @@ class Contract:
             verdict = atom.holds(values) if not hidden else self._hidden(atom, hidden, values)
             if verdict is None:
                 undecided = undecided or atom
-            elif not verdict and atom.chosen:
+            elif not verdict and atom.chosen and atom.fails_by_choice(values):
                 return Verdict(None, atom, shown)  # the atoms after it assume it holds
             elif not verdict:
                 return Verdict(False, atom, shown, [s for _, s in self.sizes])
@@ -415,28 +415,20 @@ class _Approximation(Contract):
 
 
 def _uncovered(atoms: Sequence[Atom]) -> list[list[Condition]]:
-    """The conjunctions whose union is where an overload's choice first fails (the
-    negation of a chosen atom, the plain conditions before it holding): sizes the
-    contract does not cover (see the module's doc)."""
+    """Conjunctions whose union holds where an atom first fails only by an overload's
+    choice (a case's needs and the plain conditions before the atom holding, one of its
+    choices failing): sizes the contract does not cover (see the module's doc). The
+    union may hold more (where another case of the atom holds): it only widens
+    :attr:`Contract.outer`."""
     out: list[list[Condition]] = []
     before: list[Condition] = []
     for a in atoms:
-        if a.chosen:
-            out.extend([*before, *case] for case in _negation(a.clause))
-            if len(out) > MAX_CASES:
-                return [list(before)]  # where the choices fail is too long to say
+        for needs, picks in a.choices():
+            out.extend([*before, *needs, c.negated()] for c in picks)
+        if len(out) > MAX_CASES:
+            return [list(before)]  # where the choices fail is too long to say
         if isinstance(a.clause, Condition):
             before.append(a.clause)
-    return out
-
-
-def _negation(c: Clause) -> list[tuple[Condition, ...]]:
-    """Where ``c`` fails, as a disjunction of conjunctions."""
-    if isinstance(c, Condition):
-        return [(c.negated(),)]
-    out: list[tuple[Condition, ...]] = [()]
-    for case in c.cases:  # every case fails: one of its conditions does
-        out = [x + (y.negated(),) for x in out for y in case][:MAX_CASES + 1]
     return out
 
 
