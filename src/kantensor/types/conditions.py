@@ -40,8 +40,8 @@ class Source:
     w``). ``otherwise`` marks a condition of an overload's *choice*, not of its relation:
     the types were built for the first alternative (``squeeze`` keeping an axis under
     ``!= 1``), and where the condition fails a later alternative applies with other
-    types, which ``otherwise`` says (``float32[3] where n == 1``); a contract counts such
-    sizes as not covered, never as invalid. Any may be empty."""
+    types, which ``otherwise`` says (``float32[3]``); a contract counts such sizes as not
+    covered, never as invalid. Any may be empty."""
 
     op: str = ""
     node: str = ""
