@@ -29,6 +29,8 @@ import kantensor.onnx as ko
 import ortrun
 from kantensor.query import var
 from kantensor.signature.forward import relational
+from kantensor.types.conditions import Condition, Source
+from kantensor.types.contracts import Contract, merged_atoms
 from kantensor.types.symbols import substitute
 
 SIZES = range(4)
@@ -239,3 +241,16 @@ def test_an_untyped_onnx_node_leaves_the_contract_approximate(rows):
         ran = ortrun.run(model, {"x": np.zeros((n, 3), np.float32)})
         if not isinstance(ran, ortrun.Refusal):
             assert c.outer.holds(n=n).value  # valid points are in the outer one
+
+
+def test_a_choice_prunes_no_need():
+    """A bound that is a choice implies a need's bound (``n > 2`` implies ``n >= 1``),
+    but does not replace it: where both fail, the need says "invalid"."""
+    n = kt.Dim("n")
+    need = Condition(n, ">=", 1, Source(op="need"))
+    choice = Condition(n, ">", 2, Source(op="pick", otherwise="float32[]"))
+    c = Contract(merged_atoms([need, choice]), [("n", "n")])
+    assert [str(a.clause) for a in c.atoms] == ["n >= 1", "n > 2"]
+    assert c.holds(n=0).value is False and c.holds(n=0).atom.clause == need
+    assert c.holds(n=1).value is None and c.holds(n=3).value is True
+    assert not c.outer.holds(n=0).value and c.outer.holds(n=1).value

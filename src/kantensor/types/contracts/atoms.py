@@ -200,7 +200,9 @@ def pruned(atoms: list[Atom], inputs: Collection[Hashable] | None = None) -> lis
     each other the first stays; nothing the prover does not show is dropped. A bound is
     kept beside one that names a size it does not and that is no input (of ``inputs``,
     None for all): a data-dependent count's bound is only undecided where the kept one
-    would fail (``N >= 1`` beside ``N - k >= 1``: ``holds(N=0)`` is False, not undecided)."""
+    would fail (``N >= 1`` beside ``N - k >= 1``: ``holds(N=0)`` is False, not undecided).
+    An overload's choice (:attr:`Atom.chosen`) drops no need: where it fails the need
+    still decides ``holds``."""
     bounds = [a for a in atoms if isinstance(a.clause, Condition) and a.clause.key[1] in
               (">=", ">") and not isinstance(a.clause.key[0], int)]
     if len(bounds) < 2:
@@ -212,8 +214,8 @@ def pruned(atoms: list[Atom], inputs: Collection[Hashable] | None = None) -> lis
         for j, b in enumerate(bounds):
             others = b.clause.symbols()
             if j == i or j in dropped or not names <= others or (
-                    inputs is not None and not others - names <= inputs):
-                continue
+                    inputs is not None and not others - names <= inputs) or b.chosen:
+                continue  # (a choice holds only where the graph's types do: no need)
             by = facts.setdefault(j, Facts([b.clause]))
             if by.decide(a.clause) is True and (
                     j < i or facts.setdefault(i, Facts([a.clause])).decide(b.clause) is not True):
