@@ -11,6 +11,7 @@ well-conditioned matrices for inv, solve and cholesky.
 
 from __future__ import annotations
 
+import itertools
 from itertools import pairwise
 
 import numpy as np
@@ -237,6 +238,62 @@ def test_einsum(data):
     operands = [draw_array(data, s) for s in shapes_]
     check(data, "einsum", lambda *xs: kt.einsum(subscripts, *xs),
           lambda *xs: np.einsum(subscripts, *xs), operands)
+
+
+DIAGONALS = ["ii->i", "ii", "ii->", "iij->ij", "iji->ij", "iii->i", "ijij->ij", "iij->i",
+             "...ii->...i", "ii...->i...", "ii,i->i", "ij,jj->i", "ii,jj->ij"]
+
+
+@pytest.mark.parametrize("subscripts", DIAGONALS)
+def test_einsum_repeated_subscripts_by_enumeration(subscripts):
+    """Every shape of sizes 0..3 (ranks as the subscripts say, '...' one axis): the
+    build's type is NumPy's shape, or both refuse, except where NumPy's view path (one
+    operand, nothing summed) skips its size check after a 0. There kantensor refuses,
+    when built and when a graph with the sizes unknown runs, since NumPy returns values
+    the operand does not have."""
+    terms = subscripts.split("->")[0].split(",")
+    ranks = [len(t.replace("...", "")) + ("..." in t) for t in terms]
+    grids = [list(itertools.product(range(4), repeat=r)) for r in ranks]
+    loose = [kt.tensor(f"x{k}", "float64", (None,) * r) for k, r in enumerate(ranks)]
+    run = kt.function(loose, kt.einsum(subscripts, *loose))
+    quirks = agreed = 0
+    for shapes_ in itertools.product(*grids):
+        arrays_ = [np.ones(s) for s in shapes_]
+        try:
+            want = np.einsum(subscripts, *arrays_).shape
+        except ValueError:
+            want = None
+        try:
+            got = tuple(kt.einsum(subscripts, *[kt.tensor(f"x{k}", "float64", s) for k, s
+                                                in enumerate(shapes_)]).type.shape)
+        except kt.TypeInferenceError:
+            got = None
+        if got == want:
+            agreed += 1
+            continue
+        # NumPy's quirk: one operand, a repeated subscript whose sizes start with a 0
+        assert got is None and len(arrays_) == 1 and arrays_[0].size == 0, \
+            (subscripts, shapes_, want, got)
+        quirks += 1
+        with pytest.raises(ValueError, match="axes of a repeated subscript must be equal"):
+            run(*arrays_)
+    assert agreed > 0
+    assert quirks == {"ii->i": 3, "iij->ij": 12, "iji->ij": 12, "iii->i": 6,
+                      "ijij->ij": 33, "...ii->...i": 12, "ii...->i...": 12}.get(subscripts, 0)
+
+
+def test_einsum_empty_diagonal_cases_of_numpy():
+    """``ii->i``: NumPy gives (0,) for (0, 0) and refuses (3, 0); for (0, 3) it returns a
+    (3,) array read from an operand with no values, which kantensor refuses."""
+    x = kt.tensor("x", "float64", (0, 0))
+    assert kt.einsum("ii->i", x).type == kt.TensorType("float64", (0,))
+    assert np.einsum("ii->i", np.ones((0, 0))).shape == (0,)
+    assert np.einsum("ii->i", np.ones((0, 3))).shape == (3,)
+    with pytest.raises(ValueError, match="don't match"):
+        np.einsum("ii->i", np.ones((3, 0)))
+    for shape in ((0, 3), (3, 0)):
+        with pytest.raises(kt.TypeInferenceError, match="dimension i is"):
+            kt.einsum("ii->i", kt.tensor("x", "float64", shape))
 
 
 @pytest.mark.parametrize("subscripts, n, message", [

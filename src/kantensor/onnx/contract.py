@@ -101,12 +101,21 @@ def _contract(proto: onnx.ModelProto, tensors: Tensors
     loops = any(n.op_type in ("Loop", "Scan") for n in proto.graph.node)
     reader = _Reader(proto, tensors, graph=loops)
     variables, outputs = reader.read()
-    found = contract_of(reader.conditions, variables, inputs_only=True)
+    found = contract_of(reader.conditions, variables, untyped(reader), inputs_only=True)
     if not loops or not found.hidden:
         return found, variables
     bounds = [Condition(c.left, {"<": "<", "<=": "<=", "==": "=="}[c.op], c.right)
               for c in size_conditions(outputs)]
     return Contract(found.atoms, found.sizes, notes=found.notes, bounds=bounds), variables
+
+
+def untyped(reader: _Reader) -> list[str]:
+    """What the contract lacks: each node left untyped (an unsupported op, an output
+    rank the sizes decide, ...), whose conditions and those of the nodes it reaches are
+    not known."""
+    first = {id(exc): exc for exc in reader.untyped.values()}
+    return [f"{exc}: what it and the nodes it reaches need of the sizes is not known"
+            for exc in first.values()]
 
 
 def prepare(model: onnx.ModelProto | str | os.PathLike | bytes,

@@ -12,6 +12,7 @@ from onnx import TensorProto
 
 from ..ops.params import ParamError, normalize_axis
 from ..ops.templates import builder, dims, typed
+from ..syntax.ast import Broadcasts
 from ..types.dtypes import is_integer, normalize_dtype
 from .dtypes import DTYPES, ELEM_TYPES, dtype_of
 from .lowp import quantized
@@ -19,13 +20,16 @@ from .lowp import quantized
 
 def _scale(types: tuple, axis: int, block_size: int) -> list:
     """The scale's dims, which the zero point's shape repeats: a scalar; per axis, the
-    axis's size (or 1, which broadcasts); blocked, the input's shape with the axis in
-    blocks of ``block_size``."""
+    axis's size (or 1, which broadcasts: of a size the types do not give, a dim that is
+    1 or the axis's, which ``_broadcast`` states); blocked, the input's shape with the
+    axis in blocks of ``block_size``."""
     x, s = types[0], types[1]
     a: list = dims("a", x.ndim)
     if s.ndim == 0:
         return []
     if s.ndim == 1 and not block_size:
+        if not isinstance(s.shape[0], int):
+            return dims("s", 1)
         return [1] if s.shape[0] == 1 else [a[normalize_axis(axis, x.ndim)]]
     if s.ndim == x.ndim and block_size > 0:
         ax = normalize_axis(axis, x.ndim)
@@ -33,6 +37,19 @@ def _scale(types: tuple, axis: int, block_size: int) -> list:
         return a
     raise ParamError(f"a scale of {s.ndim} axes for an input of {x.ndim} and block_size "
                      f"{block_size}: a scalar, per axis (1-D) or blocked (the input's rank)")
+
+
+def _broadcast(types: tuple, scale: list, axis: int) -> list:
+    """Where the scale's size is no int: that it is 1 or the axis's size (onnxruntime
+    refuses another, onnx.reference too), and 1 under a zero point of no axes (which
+    onnxruntime takes only beside a scale of one element)."""
+    if len(scale) != 1 or isinstance(scale[0], int) or types[1].ndim != 1:
+        return []
+    if len(types) > 2 and types[2].ndim == 0:
+        return [scale[0].eq(1)]
+    a = dims("a", types[0].ndim)[normalize_axis(axis, types[0].ndim)]
+    (c,) = dims("c", 1)  # (``broadcast(s, a) == a`` loses that a is the broadcast)
+    return [Broadcasts((scale[0], a), c), c.eq(a)]
 
 
 def _zero(types: tuple, scale: list) -> list:
@@ -43,6 +60,8 @@ def _zero(types: tuple, scale: list) -> list:
     z = types[2]
     if scale in ([], [1]) and z.ndim <= 1:
         return [] if z.ndim == 0 else [1]
+    if z.ndim == 0 and len(scale) == 1 and not isinstance(scale[0], int):
+        return []  # the scale is 1 (see _broadcast)
     return scale
 
 
@@ -53,11 +72,12 @@ def build_quantize(types: tuple, output_dtype: int = 0, axis: int = 1, block_siz
     zero point's dtype is the kernel's ``output_dtype`` (its values may come computed in
     a wider integer: :func:`kantensor.ops.op.exact_casts`)."""
     x, s = dims("a", types[0].ndim), _scale(types, axis, block_size)
+    fits = _broadcast(types, s, axis)
     if len(types) > 2:
         zero = ELEM_TYPES.get(types[2].dtype) if isinstance(types[2].dtype, str) else None
-        return {"x": x, "rest": [typed(s, "S"), typed(_zero(types, s), "Z")], "dt": "Z",
-                **({"params": {"output_dtype": zero}} if zero else {})}
-    return {"x": x, "rest": [typed(s, "S")],
+        return {"x": x, "rest": [typed(s, "S"), typed(_zero(types, s), "Z"), *fits],
+                "dt": "Z", **({"params": {"output_dtype": zero}} if zero else {})}
+    return {"x": x, "rest": [typed(s, "S"), *fits],
             "dt": dtype_of(output_dtype, "QuantizeLinear") if output_dtype else "uint8"}
 
 
@@ -90,7 +110,7 @@ def build_dequantize(types: tuple, output_dtype: int = 0, axis: int = 1, block_s
     """DequantizeLinear: the scale's dtype (or ``output_dtype``)."""
     x, s = dims("a", types[0].ndim), _scale(types, axis, block_size)
     zero = [typed(_zero(types, s), "Z")] if len(types) > 2 else []
-    return {"x": x, "rest": [typed(s, "S"), *zero],
+    return {"x": x, "rest": [typed(s, "S"), *zero, *_broadcast(types, s, axis)],
             "dt": dtype_of(output_dtype, "DequantizeLinear") if output_dtype else "S"}
 
 

@@ -134,8 +134,7 @@ def _placed(conditions: tuple[Clause, ...], node: Apply, inputs: Sequence[Variab
 def _with_op(source: Source | None, op: str) -> Source:
     if source is None:
         return Source(op=op)
-    return source if source.op else Source(op, source.node, source.location, source.code,
-                                           source.detail)
+    return source if source.op else replace(source, op=op)
 
 
 def portable(conditions: tuple[Clause, ...], positions: dict[int, int]) -> tuple[Clause, ...]:

@@ -144,8 +144,25 @@ def explain_conflict(sizes: Sizes, unit: Unit) -> RefinementError:
         story.explain((unit.operands[i].variable, a))
     about = "dtypes" if getattr(raw, "kind", "") in ("category", "dtype") else "sizes"
     said = clause_said(sizes, unit, raw) or in_words(unit, reason)
+    chosen = _chosen(unit)
+    if chosen:
+        said += (f" (the node's types are its overload's first alternative's, under "
+                 f"{chosen[0]}; where that fails a later one gives {chosen[1]}, which the "
+                 "graph was not built for: its contract leaves such sizes uncovered)")
     return RefinementError(tuple(story.steps), Conflict(unit.label, axes, said),
                            f"the graph's {about} contradict each other")
+
+
+def _chosen(unit: Unit) -> tuple[str, str] | None:
+    """Where the node's types are an overload's choice (see
+    :class:`~kantensor.types.conditions.Source`): the conditions of the choice, and what
+    a later alternative gives where they fail; else None."""
+    conditions = unit.node.conditions if unit.node is not None else ()
+    chosen = [c for c in conditions if c.source is not None and c.source.otherwise]
+    if not chosen:
+        return None
+    return (" and ".join(map(str, chosen)),
+            " or ".join(dict.fromkeys(c.source.otherwise for c in chosen)))
 
 
 def _why_not(sizes: Sizes, unit: Unit) -> str:

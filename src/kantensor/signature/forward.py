@@ -8,6 +8,7 @@ are a case split (:func:`_case_split`), never the first alternative.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any, NamedTuple
 
@@ -175,9 +176,10 @@ def _case_split(cases: list, facts: Facts) -> Build | str:
     first = cases[0][0]
     if any(a.dtype != b.dtype or a.ndim != b.ndim
            for types, _ in cases[1:] for a, b in zip(first, types, strict=True)):
-        # no one type says both: the graph is built for the first case, and its
-        # conditions are the build's (``squeeze`` keeps an unknown axis under ``!= 1``)
-        return Build(*cases[0])
+        # no one type says both: the types are the first case's, under its conditions,
+        # each marked as the build's choice (``squeeze`` keeps an unknown axis under
+        # ``!= 1``): where they fail a later case applies, with other types
+        return Build(first, _chosen(cases[0][1], _later(cases[1:])))
     merged = tuple(TensorType(t.dtype, [_agreed([c[0][i].shape[k] for c in cases], cases,
                                                 facts) for k in range(t.ndim)])
                    for i, t in enumerate(first))
@@ -190,6 +192,24 @@ def _case_split(cases: list, facts: Facts) -> Build | str:
             return "the alternatives' conditions are too many to state"
     kept = facts.reduce([AnyOf(tuple(expanded))])
     return Build(merged, tuple(kept or ()))
+
+
+def _later(cases: list) -> str:
+    """The types the later cases give (``float32[3]``; ``float32[3,?] or float32[3]``)."""
+    shown = list(dict.fromkeys(", ".join(map(str, types)) for types, _ in cases))
+    return " or ".join(shown) if len(shown) < 3 else \
+        ", ".join(shown[:-1]) + " or " + shown[-1]
+
+
+def _chosen(clauses: tuple[Clause, ...], otherwise: str) -> tuple[Clause, ...]:
+    """``clauses``, each (and each condition of a disjunction) with a source saying
+    that it is the build's choice of the first case, and what applies ``otherwise``."""
+    def mark(source: Source | None) -> Source:
+        return replace(source or Source(), otherwise=otherwise)
+
+    return tuple(c.with_source(mark(c.source)) if isinstance(c, Condition) else AnyOf(
+        tuple(tuple(x.with_source(mark(x.source)) for x in case) for case in c.cases),
+        mark(c.source)) for c in clauses)
 
 
 def _agreed(sizes: list, cases: list, facts: Facts) -> Any:

@@ -37,13 +37,18 @@ class Source:
     (an ONNX node's name, or the graph's description of the node), ``location`` (the
     user's ``file:line`` in traced code) and ``code`` (the user's expression there);
     ``detail`` says which operands and axes meet (``axis 1 of x must equal axis 0 of
-    w``). Any may be empty."""
+    w``). ``otherwise`` marks a condition of an overload's *choice*, not of its relation:
+    the types were built for the first alternative (``squeeze`` keeping an axis under
+    ``!= 1``), and where the condition fails a later alternative applies with other
+    types, which ``otherwise`` says (``float32[3]``); a contract counts such sizes as not
+    covered, never as invalid. Any may be empty."""
 
     op: str = ""
     node: str = ""
     location: str = ""
     code: str = ""
     detail: str = ""
+    otherwise: str = ""
 
     def __str__(self) -> str:
         parts = [self.code or self.op]

@@ -124,7 +124,22 @@ def slogdet(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def einsum(*operands: np.ndarray, subscripts: str) -> np.ndarray:
     """``numpy.einsum(subscripts, *operands)`` with the subscripts as a keyword, the
-    way an Op passes its parameters."""
+    way an Op passes its parameters; the axes of a subscript repeated in one operand
+    must have one size, as the signature says. NumPy's view path (one operand, nothing
+    summed) does not compare a size that follows a 0: ``einsum("ii->i")`` of a
+    ``(0, 3)`` array is a ``(3,)`` array of values the operand does not have (read
+    outside it), where a graph with unknown sizes would otherwise reach it."""
+    inputs, _ = parse_subscripts(subscripts, len(operands))
+    for k, (items, x) in enumerate(zip(inputs, operands, strict=True)):
+        sizes: dict[str, tuple[int, int]] = {}
+        for axis, key in enumerate(_keys(items, x.ndim, k)):
+            first = sizes.setdefault(key, (axis, x.shape[axis]))
+            if first[1] != x.shape[axis]:
+                raise ValueError(
+                    f"einsum {subscripts!r}: subscript {key!r} of operand {k} is "
+                    f"{first[1]} at axis {first[0]} but {x.shape[axis]} at axis {axis}; "
+                    "the axes of a repeated subscript must be equal (NumPy skips this "
+                    "check after a size 0 and reads values outside the operand)")
     return np.einsum(subscripts, *operands)
 
 

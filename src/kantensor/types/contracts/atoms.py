@@ -29,6 +29,43 @@ class Atom:
         """The nodes that impose it: ONNX node names, or the Ops (and lines) of a graph."""
         return tuple(dict.fromkeys(node_text(s) for s in self.sources))
 
+    @property
+    def chosen(self) -> str:
+        """Where the atom is, or has, an overload's choice (a node that built its types
+        for a first alternative that holds under it, see
+        :class:`~kantensor.types.conditions.Source`): the types a later one gives where it
+        fails; else empty. Sizes where the atom fails only by a choice are not covered by
+        the contract: neither valid nor invalid (see :meth:`choices`)."""
+        if self._whole():
+            return " or ".join(dict.fromkeys(s.otherwise for s in self.sources))
+        if isinstance(self.clause, Condition):
+            return ""
+        return " or ".join(dict.fromkeys(c.source.otherwise for case in self.clause.cases
+                                         for c in case if _choice(c)))
+
+    def _whole(self) -> bool:
+        return bool(self.sources) and all(s.otherwise for s in self.sources)
+
+    def choices(self) -> list[tuple[tuple[Condition, ...], tuple[Condition, ...]]]:
+        """``(needs, choices)`` per case of the atom that has choices: where its needs
+        hold and one of its choices fails, a later alternative applies (a case of code
+        that branched on sizes, with a ``squeeze`` in it). Every condition of an atom all
+        of whose sources are choices is one."""
+        whole = self._whole()
+        cases = (self.clause,) if isinstance(self.clause, Condition) else None
+        out = []
+        for case in ((cases,) if cases else self.clause.cases):
+            picks = tuple(c for c in case if whole or _choice(c))
+            if picks:
+                out.append((tuple(c for c in case if c not in picks), picks))
+        return out
+
+    def fails_by_choice(self, values: Mapping[Hashable, int]) -> bool:
+        """Whether, where the atom fails at ``values``, it fails only by a choice (one of
+        its cases' needs all hold)."""
+        return any(all(condition_holds(c, values) for c in needs)
+                   for needs, _ in self.choices())
+
     def symbols(self) -> frozenset[Hashable]:
         return self.clause.symbols()
 
@@ -45,6 +82,10 @@ class Atom:
 
     def __str__(self) -> str:
         return f"{self.clause}  ({self.where()})"
+
+
+def _choice(c: Condition) -> bool:
+    return c.source is not None and bool(c.source.otherwise)
 
 
 def node_text(source: Source) -> str:
@@ -69,14 +110,18 @@ def condition_holds(c: Condition, values: Mapping[Hashable, int]) -> bool:
 class Verdict:
     """What :meth:`Contract.holds` says: truthy where the sizes are valid; where not,
     ``atom`` is the first atom (in node order) they violate. ``decided`` is False where
-    the answer depends on sizes that are no inputs (then ``bool()`` refuses)."""
+    the answer depends on sizes that are no inputs, where an overload's choice
+    (:attr:`Atom.chosen`) fails and the graph's types are not the ones that apply, or
+    where every atom holds but the contract's ``notes`` say some are missing (a node not
+    typed; then ``note`` says it); ``bool()`` refuses then."""
 
-    __slots__ = ("value", "atom", "sizes", "_order")
+    __slots__ = ("value", "atom", "sizes", "_order", "note")
 
     def __init__(self, value: bool | None, atom: Atom | None, sizes: Mapping[str, int],
-                 order: Sequence[Hashable] = ()):
+                 order: Sequence[Hashable] = (), note: str = ""):
         self.value, self.atom, self.sizes = value, atom, dict(sizes)
         self._order = tuple(order)
+        self.note = note  # why it is undecided where no atom says (a node not typed)
 
     @property
     def decided(self) -> bool:
@@ -84,8 +129,7 @@ class Verdict:
 
     def __bool__(self) -> bool:
         if self.value is None:
-            raise TypeError(f"undecided: {self.atom} depends on sizes that are not "
-                            "inputs (see Verdict.decided)")
+            raise TypeError(f"{self!r} (see Verdict.decided)")
         return self.value
 
     def __eq__(self, other: object) -> bool:
@@ -101,6 +145,11 @@ class Verdict:
         at = ", ".join(f"{k}={v}" for k, v in self.sizes.items())
         if self.value:
             return "True"
+        if self.value is None and self.atom is None:
+            return f"undecided at {at}: every condition holds, but {self.note}"
+        if self.value is None and self.atom is not None and self.atom.chosen:
+            return f"undecided at {at}: {self.atom.clause} fails there, so {self.atom.where()} " \
+                   f"gives {self.atom.chosen}, not the type the graph was built for"
         if self.value is None:
             return f"undecided at {at}: {self.atom} names sizes that are not inputs"
         if self.atom is None:  # an approximation's cells: no atom to name
@@ -151,7 +200,9 @@ def pruned(atoms: list[Atom], inputs: Collection[Hashable] | None = None) -> lis
     each other the first stays; nothing the prover does not show is dropped. A bound is
     kept beside one that names a size it does not and that is no input (of ``inputs``,
     None for all): a data-dependent count's bound is only undecided where the kept one
-    would fail (``N >= 1`` beside ``N - k >= 1``: ``holds(N=0)`` is False, not undecided)."""
+    would fail (``N >= 1`` beside ``N - k >= 1``: ``holds(N=0)`` is False, not undecided).
+    An overload's choice (:attr:`Atom.chosen`) drops no need: where it fails the need
+    still decides ``holds``."""
     bounds = [a for a in atoms if isinstance(a.clause, Condition) and a.clause.key[1] in
               (">=", ">") and not isinstance(a.clause.key[0], int)]
     if len(bounds) < 2:
@@ -163,8 +214,8 @@ def pruned(atoms: list[Atom], inputs: Collection[Hashable] | None = None) -> lis
         for j, b in enumerate(bounds):
             others = b.clause.symbols()
             if j == i or j in dropped or not names <= others or (
-                    inputs is not None and not others - names <= inputs):
-                continue
+                    inputs is not None and not others - names <= inputs) or b.chosen:
+                continue  # (a choice holds only where the graph's types do: no need)
             by = facts.setdefault(j, Facts([b.clause]))
             if by.decide(a.clause) is True and (
                     j < i or facts.setdefault(i, Facts([a.clause])).decide(b.clause) is not True):

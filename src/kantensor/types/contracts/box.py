@@ -56,6 +56,8 @@ def valid_box(contract: Any, opt: Mapping[str, int] | None = None,
     missing = [n for n in names if n not in point]
     if missing:
         near = contract.sample(near=point)
+        if near is None and contract.notes:
+            raise ValueError(f"no sizes are known to be valid: {contract.notes[0]}")
         if near is None:
             raise ValueError("no sizes are valid: there is no box")
         point = {**near, **point}
@@ -63,7 +65,7 @@ def valid_box(contract: Any, opt: Mapping[str, int] | None = None,
     if not verdict.value:
         raise ValueError(f"opt is not valid: {verdict}")
     values = {names[n]: v for n, v in point.items() if n in names}
-    cell = next((c for c in contract.cells if c.contains(values)), None)
+    cell = next((c for c in contract.cells if c.covered and c.contains(values)), None)
     if cell is None:
         raise ValueError(f"opt {point} is in no box of the contract")
     lows: dict[Hashable, int] = {}

@@ -58,17 +58,20 @@ class Cell:
     """A box of sizes (see the module's doc): ``sets`` of the free sizes (a size not in
     it may be any size), ``defined`` sizes as expressions of the free ones, ``rest``
     (conditions over several sizes, over the free ones) and ``hidden`` (conditions
-    naming sizes that are not inputs)."""
+    naming sizes that are not inputs). ``covered`` is False for a cell where an
+    overload's choice fails (:attr:`~.atoms.Atom.chosen`): its points are only not
+    excluded, since the graph's types are not the ones that apply there."""
 
     sets: Mapping[Hashable, SizeSet]
     defined: Mapping[Hashable, DimLike] = field(default_factory=dict)
     rest: tuple[Condition, ...] = ()
     hidden: tuple[Condition, ...] = ()
+    covered: bool = True
 
     @property
     def exact(self) -> bool:
-        """Whether its sets and definitions are its points exactly."""
-        return not self.rest and not self.hidden
+        """Whether its sets and definitions are its points exactly (and valid)."""
+        return self.covered and not self.rest and not self.hidden
 
     def set_of(self, symbol: Hashable) -> SizeSet:
         return self.sets.get(symbol, ALL)

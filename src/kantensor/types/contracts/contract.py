@@ -13,7 +13,12 @@ It is exact where the atoms are stated over the inputs and each case solves into
 cells; otherwise :attr:`~Contract.exact` is False and :attr:`~Contract.inner` (sufficient)
 and :attr:`~Contract.outer` (necessary) are the labelled approximations: a condition over
 a size that is no input (a data-dependent count), a condition over several sizes that no
-box states, or a case split past its limits.
+box states, a case split past its limits, or an overload's choice (an atom that is
+:attr:`~.atoms.Atom.chosen`: a node typed for the first of alternatives of other ranks
+or dtypes). Where a choice fails, a later alternative gives the node other types than
+the graph's, so what follows it is not known there: those sizes are not covered (their
+cells keep only the conditions of the atoms before the choice, and ``holds`` is
+undecided), never called invalid.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import replace
 from functools import cached_property
 from typing import Any, Final
 
@@ -47,7 +53,8 @@ class Contract:
     """What the inputs' sizes must meet (see the module's doc). ``sizes`` lists the
     input sizes in order as ``(name, symbol)`` (the symbol of a named Dim is its name;
     an unnamed input axis is an unknown's key); ``fixed`` what :meth:`fix` gave;
-    ``notes`` say what the atoms may lack (nodes that were not typed)."""
+    ``notes`` say what the atoms may lack (nodes that were not typed): then the atoms are
+    only necessary (``holds`` is undecided where they all hold, ``inner`` is empty)."""
 
     def __init__(self, atoms: Sequence[Atom], sizes: Sequence[tuple[str, Hashable]],
                  fixed: Mapping[str, DimLike] | None = None, notes: Sequence[str] = (),
@@ -86,6 +93,12 @@ class Contract:
                     complete = False
                     continue
             cells.extend(found)
+        for case in _uncovered(self.atoms):
+            found = solve_cells(case, order, self.hidden) or \
+                solve_cells(case, order, self.hidden, split=False)
+            if found is None:  # pragma: no cover - a case of one bound and plain conditions
+                found = [Cell({})]
+            cells.extend(replace(c, covered=False) for c in found)
         cells.sort(key=lambda c: cell_key(c, order))
         return tuple(cells), complete
 
@@ -107,10 +120,12 @@ class Contract:
 
     @property
     def inner(self) -> Contract:
-        """Sufficient: sizes in its cells are valid (the exact cells only)."""
+        """Sufficient: sizes in its cells are valid (the exact cells only; none where
+        the ``notes`` say conditions are missing)."""
         if self.exact:
             return self
-        return _Approximation(self, [c for c in self.cells if c.exact], "sufficient")
+        return _Approximation(self, [] if self.notes else [c for c in self.cells if c.exact],
+                              "sufficient")
 
     @property
     def outer(self) -> Contract:
@@ -154,9 +169,15 @@ class Contract:
             verdict = atom.holds(values) if not hidden else self._hidden(atom, hidden, values)
             if verdict is None:
                 undecided = undecided or atom
+            elif not verdict and atom.chosen and atom.fails_by_choice(values):
+                return Verdict(None, atom, shown)  # the atoms after it assume it holds
             elif not verdict:
                 return Verdict(False, atom, shown, [s for _, s in self.sizes])
-        return Verdict(None, undecided, shown) if undecided else Verdict(True, None, shown)
+        if undecided:
+            return Verdict(None, undecided, shown)
+        if self.notes:  # conditions are missing: the atoms' holding is only necessary
+            return Verdict(None, None, shown, note=self.notes[0])
+        return Verdict(True, None, shown)
 
     def _hidden(self, atom: Atom, hidden: frozenset, values: Mapping[Hashable, int]
                 ) -> bool | None:
@@ -391,6 +412,24 @@ class _Approximation(Contract):
     def sets(self) -> Sets:
         out = super().sets()
         return Sets(out, out if self.kind == "necessary" else ())
+
+
+def _uncovered(atoms: Sequence[Atom]) -> list[list[Condition]]:
+    """Conjunctions whose union holds where an atom first fails only by an overload's
+    choice (a case's needs and the plain conditions before the atom holding, one of its
+    choices failing): sizes the contract does not cover (see the module's doc). The
+    union may hold more (where another case of the atom holds): it only widens
+    :attr:`Contract.outer`."""
+    out: list[list[Condition]] = []
+    before: list[Condition] = []
+    for a in atoms:
+        for needs, picks in a.choices():
+            out.extend([*before, *needs, c.negated()] for c in picks)
+        if len(out) > MAX_CASES:
+            return [list(before)]  # where the choices fail is too long to say
+        if isinstance(a.clause, Condition):
+            before.append(a.clause)
+    return out
 
 
 def _cases(atoms: Sequence[Atom]) -> tuple[list[list[Condition]], bool]:

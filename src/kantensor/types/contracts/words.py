@@ -178,7 +178,7 @@ def cell_text(cell: Cell, contract: Any) -> str:
     order = _order(contract)
     parts += [factored(c, order) for c in cell.rest]
     parts += [f"{factored(c, order)} (over sizes that are no inputs)" for c in cell.hidden]
-    return ", ".join(parts) or "any sizes"
+    return (", ".join(parts) or "any sizes") + ("" if cell.covered else "  (not covered)")
 
 
 def _heading(contract: Any) -> str:
@@ -200,9 +200,16 @@ def contract_text(contract: Any) -> str:
                    f"name{'s' * (hidden == 1)} sizes that are no inputs (data-dependent "
                    "counts, or sizes the types do not relate to the inputs'); "
                    "contract.inner is sufficient, contract.outer necessary")
+    for atom in contract.atoms:
+        if atom.chosen:
+            out.append(f"  approximate: where {_clause_text(atom.clause, contract)} fails, "
+                       f"{atom.where()} gives {atom.chosen}, not the type the graph was "
+                       "built for: those sizes are not covered (neither valid nor invalid "
+                       "here; contract.inner is sufficient, contract.outer necessary)")
     found = lines(contract)
     if not found:
-        out.append("  every size is valid" if not contract.empty else "  no size is valid")
+        out.append("  no size is valid" if contract.empty else "  every size is valid"
+                   if not contract.notes else "  no condition is known (see the notes)")
     else:
         out.append("valid where:")
         width = min(max(len(x.text) for x in found), 60)
@@ -215,8 +222,10 @@ def contract_text(contract: Any) -> str:
             f": {_clause_text(atom.clause, contract)} ({atom.where()}) leaves none"
             + (f" with {given}" if given else "") if atom is not None else ""))
     elif found:
-        out.append(f"solved: {len(cells)} box{'es' * (len(cells) != 1)}" +
-                   ("" if contract.exact else " (with conditions no box states)"))
+        out.append(f"solved: {len(cells)} box{'es' * (len(cells) != 1)}" + (
+            "" if contract.exact else " (some not covered)" if all(
+                not c.rest and not c.hidden for c in cells) else
+            " (with conditions no box states)"))
         out += [f"  {cell_text(c, contract)}" for c in cells[:SHOWN_CELLS]]
         if len(cells) > SHOWN_CELLS:
             out.append(f"  ... and {len(cells) - SHOWN_CELLS} more (contract.cells)")
