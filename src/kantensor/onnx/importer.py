@@ -189,10 +189,12 @@ class _Reader(Scope):
         self.sources = len(types)  # the first names of types: initializers and inputs
         return inputs
 
-    def read_nodes(self) -> None:
+    def read_nodes(self, serialized: Sequence[bytes] | None = None) -> None:
+        """Read the nodes (``serialized``: each serialized, when made already)."""
         shared = not self.graph and self.parent is None  # records kept across models
-        for node in self.proto.node:
-            self.node(node, record(node) if shared else NodeRecord(node, False))
+        for k, node in enumerate(self.proto.node):
+            self.node(node, NodeRecord(node, False) if not shared else
+                      record(node, serialized[k] if serialized is not None else None))
         for info in self.proto.output:
             if info.name not in self.types and info.name not in self.untyped and \
                     self.find(info.name) is None:

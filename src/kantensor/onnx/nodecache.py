@@ -21,9 +21,12 @@ __all__ = ["MAX_NODE", "NODES", "NodeRecord", "record"]
 
 _UNREAD: Any = object()  # a record's attributes not serialized yet
 
-#: serialized NodeProto -> its record; emptied when it holds NODES_SIZE records
+#: serialized NodeProto -> its record; emptied when it holds NODES_SIZE records or keys
+#: of NODES_BYTES bytes in all
 NODES: dict[bytes, NodeRecord] = {}
 NODES_SIZE = 1 << 15
+NODES_BYTES = 1 << 24
+_held = [0]  # the bytes of NODES' keys
 
 #: A node whose proto takes more bytes than this is not kept (a Constant holding a weight).
 MAX_NODE = 1 << 12
@@ -74,16 +77,19 @@ def _attributes(node: onnx.NodeProto) -> tuple[bytes, ...] | None:
     return None if size > MAX_ATTRIBUTES else tuple(attributes)
 
 
-def record(node: onnx.NodeProto) -> NodeRecord:
-    """The record of ``node``: found by its bytes when met before, else read (and kept
-    when the node is small)."""
-    data = node.SerializeToString()
+def record(node: onnx.NodeProto, data: bytes | None = None) -> NodeRecord:
+    """The record of ``node`` (serialized as ``data`` when given): found by its bytes
+    when met before, else read (and kept when the node is small)."""
+    if data is None:
+        data = node.SerializeToString()
     if len(data) > MAX_NODE:
         return NodeRecord(node, False)
     found = NODES.get(data)
     if found is None:
         found = NodeRecord(node, True)
-        if len(NODES) >= NODES_SIZE:
+        if len(NODES) >= NODES_SIZE or _held[0] + len(data) > NODES_BYTES:
             NODES.clear()
+            _held[0] = 0
         NODES[data] = found
+        _held[0] += len(data)
     return found
