@@ -189,9 +189,9 @@ def test_nested_bodies_are_read_within_a_budget_linear_in_the_model(monkeypatch)
     readings = []
     typed_node = importer._Reader.typed_node
 
-    def counted(self, node):
+    def counted(self, node, rec):
         readings.append(self.depth)
-        return typed_node(self, node)
+        return typed_node(self, node, rec)
 
     monkeypatch.setattr(importer._Reader, "typed_node", counted)
     monkeypatch.setattr(scope, "MIN_READS", 200)

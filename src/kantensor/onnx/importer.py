@@ -45,8 +45,9 @@ from .calls import arguments
 from .dtypes import UnsupportedType, type_name
 from .intervals import INTEGER_DTYPES, MAKES_INTERVALS, record_interval
 from .loading import MAX_NAME, OnnxImportError, Tensors, clipped, open_model, shown
-from .nodememo import MEMO, node_key, remember
-from .protos import attribute_value, described, value_type
+from .nodecache import NodeRecord, record
+from .nodememo import MEMO, node_key, remember, value_key
+from .protos import constant_value, described, value_type
 from .protos import label as node_label
 from .registry import OnnxOp, UnsupportedOp, lookup
 from .scope import Budget, Scope
@@ -107,11 +108,14 @@ class _Reader(Scope):
         #: each naming its node, in the order of the nodes
         self.facts: Facts = EMPTY
         self.conditions: list[Clause] = []
+        #: the facts about the sizes of a node's input types (facts_about), for ``facts``
+        self.about: tuple[Facts, dict[tuple, Facts]] = (EMPTY, {})
         self.sources = 0  # how many names of types are initializers and graph inputs
         self.untyped: dict[str, Exception] = {}
         self.captured: dict[str, Variable] = {}
         self.outer: set[str] = set()  # the names brought in from an outer scope
         self.notes: dict[str, Any] = {}  # name -> why a size of its type is unknown
+        self.constants: set[str] = set()  # Constants' outputs whose Variables wait
 
     def read(self) -> tuple[list[Variable], list[Variable]]:
         """Read the graph: its inputs and its outputs (raising for an output that an
@@ -185,9 +189,12 @@ class _Reader(Scope):
         self.sources = len(types)  # the first names of types: initializers and inputs
         return inputs
 
-    def read_nodes(self) -> None:
-        for node in self.proto.node:
-            self.node(node)
+    def read_nodes(self, serialized: Sequence[bytes] | None = None) -> None:
+        """Read the nodes (``serialized``: each serialized, when made already)."""
+        shared = not self.graph and self.parent is None  # records kept across models
+        for k, node in enumerate(self.proto.node):
+            self.node(node, NodeRecord(node, False) if not shared else
+                      record(node, serialized[k] if serialized is not None else None))
         for info in self.proto.output:
             if info.name not in self.types and info.name not in self.untyped and \
                     self.find(info.name) is None:
@@ -207,7 +214,8 @@ class _Reader(Scope):
                 where = described(node) if node is not None else "the graph"
                 raise OnnxImportError(f"{where}: input {shown(name)} is defined by no graph "
                                       "input, initializer or earlier node") from None
-            var = self.vars[name] = t(name)
+            var = self.vars[name] = constant(self.values[name], name=name) \
+                if name in self.constants else t(name)  # (a Constant's, made when asked)
             if name in self.outer:
                 self.captured[name] = var
         return var
@@ -226,24 +234,24 @@ class _Reader(Scope):
     def known(self, name: str) -> bool:
         return name in self.values or name in self.unread
 
-    def node(self, node: onnx.NodeProto) -> None:
-        if node.op_type == "Constant" and node.domain in ("", "ai.onnx"):
-            self.assigned(node, node.output[:])
-            return self.constant(node, node_label(node))
+    def node(self, node: onnx.NodeProto, rec: NodeRecord) -> None:
+        """Type ``node`` (read as ``rec``)."""
+        if rec.op_type == "Constant" and rec.domain in ("", "ai.onnx"):
+            self.assigned(node, rec.wanted)
+            return self.constant(node, rec)
         try:
-            return self.typed_node(node)
+            return self.typed_node(node, rec)
         except (UnsupportedOp, UnsupportedType, NotKnown) as exc:  # what it reaches
             # stays untyped
-            for name in node.output:
+            for name in rec.wanted:
                 if name:
                     self.untyped[name] = exc
             return None
 
-    def typed_node(self, node: onnx.NodeProto) -> None:
-        """Type ``node`` (each field of its proto read once: this runs once per node of
+    def typed_node(self, node: onnx.NodeProto, rec: NodeRecord) -> None:
+        """Type ``node`` (its proto's fields read from ``rec``: this runs once per node of
         every model read)."""
-        op_type, domain = node.op_type, node.domain
-        names, wanted = node.input[:], node.output[:]  # lists (a slice costs less)
+        op_type, domain, names, wanted = rec.op_type, rec.domain, rec.names, rec.wanted
         types = self.types
         if len(wanted) != 1 or wanted[0] in types or wanted[0] in self.untyped or \
                 self.parent is not None:  # (one new output of the main graph: nothing to say)
@@ -253,11 +261,11 @@ class _Reader(Scope):
         if entry is not None and entry.plain and not self.graph and self.parent is None:
             # a node seen before: its key holds its entry, which inputs it gives (so they
             # fit the entry) and their types (so none is untyped); nothing else to check
-            key = node_key(self, entry, names, node.attribute, len(wanted))
+            key = node_key(self, entry, names, rec.attribute_key(node), len(wanted))
             if key is not None:
                 typed = MEMO.get(key)
         if typed is None:
-            typed = self._typed(node, op_type, domain, names, wanted, entry, key)
+            typed = self._typed(node, rec, entry, key)
             if typed is None:  # typed by its handler
                 return None
         outs, folded, keys, conditions = typed
@@ -288,11 +296,12 @@ class _Reader(Scope):
                         value_keys[name] = vkey
         return None
 
-    def _typed(self, node: onnx.NodeProto, op_type: str, domain: str, names: list[str],
-               wanted: list[str], entry: OnnxOp | None, key: Any) -> tuple | None:
+    def _typed(self, node: onnx.NodeProto, rec: NodeRecord, entry: OnnxOp | None, key: Any
+               ) -> tuple | None:
         """The typing of a node the memo does not hold (its entry when found, its key when
         made already, else ``_UNTRIED``): its checks, then its memo entry or its build,
         remembered; None when its handler typed it."""
+        names, wanted = rec.names, rec.wanted
         types = self.types
         for name in names:  # an input an unsupported node computes: untyped too
             if name and name not in types:
@@ -302,7 +311,7 @@ class _Reader(Scope):
                 if self.parent is not None:
                     self._capture(name)  # raises the outer scope's error if untyped
         if entry is None:
-            entry = self._entry(node, op_type, domain)
+            entry = self._entry(node, rec.op_type, rec.domain)
         if not entry.fits(names):
             arity(entry.inputs, node, described(node))  # says which does not
         if not entry.plain:
@@ -311,7 +320,8 @@ class _Reader(Scope):
                 self.structured(handler, node)
                 return None
         if key is _UNTRIED:
-            key = None if self.graph else node_key(self, entry, names, node.attribute, len(wanted))
+            key = None if self.graph else node_key(self, entry, names, rec.attribute_key(node),
+                                                   len(wanted))
             typed = MEMO.get(key) if key is not None else None
             if typed is not None:
                 return typed
@@ -330,17 +340,24 @@ class _Reader(Scope):
         self.entries[op_type, domain] = found
         return found
 
-    def facts_about(self, names: list[str]) -> Facts:
+    def facts_about(self, names: Sequence[str]) -> Facts:
         """The facts about the sizes of the inputs ``names`` of a node (part of its memo
-        key)."""
-        symbols: set = set()
-        for name in names:
-            t = self.types.get(name) if name else None
-            if t is not None:
-                for d in t.shape:
-                    if isinstance(d, Dim):
-                        symbols |= free_symbols(d)
-        return self.facts.about(symbols)
+        key; found again for the same input types while the facts stay the same)."""
+        types = self.types
+        inputs = tuple([types.get(name) if name else None for name in names])
+        facts, about = self.about
+        if facts is not self.facts:
+            facts, about = self.about = self.facts, {}
+        found = about.get(inputs)
+        if found is None:
+            symbols: set = set()
+            for t in inputs:
+                if t is not None:
+                    for d in t.shape:
+                        if isinstance(d, Dim):
+                            symbols |= free_symbols(d)
+            found = about[inputs] = facts.about(symbols)
+        return found
 
     def note(self, node: onnx.NodeProto, conditions: tuple) -> None:
         """Record ``node``'s conditions (portable: over its inputs by position) as the
@@ -403,25 +420,25 @@ class _Reader(Scope):
         return tuple(o.type for o in outs), \
             tuple(folded) if folded is not None else (None,) * len(outs), conditions
 
-    def constant(self, node: onnx.NodeProto, label: str) -> None:
-        if len(node.attribute) != 1 or len(node.output) != 1 or node.input:
-            raise OnnxImportError(f"node {label!r} (Constant): {len(node.attribute)} "
-                                  f"attributes, {len(node.input)} inputs and "
-                                  f"{len(node.output)} outputs; a Constant has one "
-                                  "attribute, no input and one output")
-        (attr,) = node.attribute
-        value = attribute_value(attr, self.tensors)
-        if attr.name in ("value_float", "value_floats"):
-            value = np.asarray(value, dtype="float32")
-        elif attr.name in ("value_int", "value_ints"):
-            value = np.asarray(value, dtype="int64")
-        elif not isinstance(value, np.ndarray) or attr.name != "value":
-            raise OnnxImportError(f"node {label!r} (Constant): attribute {shown(attr.name)} "
-                                  "is not supported")
-        name = node.output[0]
-        var = self.vars[name] = constant(value, name=name)
-        self.types[name] = var.type
-        self.values[name] = value
+    def constant(self, node: onnx.NodeProto, rec: NodeRecord) -> None:
+        """A Constant node's value and type; reading types only, its Variable is made
+        when asked (:meth:`var`), and a record shared across models keeps the two."""
+        name = rec.wanted[0] if rec.wanted else ""
+        found = rec.constant
+        if found is None:
+            value = constant_value(node, self.tensors, node_label(node))
+            if self.graph:
+                var = self.vars[name] = constant(value, name=name)
+                self.types[name] = var.type
+                self.values[name] = value
+                return
+            found = constant(value).type, value, value_key(value)
+            if rec.kept and rec.attribute_key(node) is not None:  # (no external data)
+                value.flags.writeable = False  # shared by the models holding the node
+                rec.constant = found
+        self.types[name], self.values[name], vkey = found
+        self.value_keys[name] = vkey
+        self.constants.add(name)
 
 
 def _is_text(v: Variable) -> bool:

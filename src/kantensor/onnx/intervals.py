@@ -119,9 +119,14 @@ def interval_of(reader: Any, name: str) -> Interval | None:
     most :data:`MAX_ELEMENTS` elements, or of the values of a node's output."""
     if not name:
         return None
-    if reader.known(name):
-        value = _small_value(reader, name)
-        return None if value is None else known_interval(value)
+    if reader.known(name):  # (a name's value is set once: its interval found once)
+        found = getattr(reader, "known_intervals", None)
+        if found is None:
+            found = reader.known_intervals = {}
+        if name not in found:
+            value = _small_value(reader, name)
+            found[name] = None if value is None else known_interval(value)
+        return found[name]
     return intervals(reader).get(name)
 
 

@@ -54,6 +54,9 @@ MAX_MESSAGE = 4096
 #: Bits per value of each dtype (from the one table of dtypes): ONNX packs the sub-byte
 #: ones (int4, int2, float4) into bytes.
 _BITS = {d.name: d.bits for d in DTYPE_TABLE}
+#: the dtypes whose values are held as raw bytes, never as strings
+_RAW_DTYPES = frozenset(d.name for d in DTYPE_TABLE if category(d.name) is not STRING)
+_EXTERNAL = onnx.TensorProto.EXTERNAL
 
 
 class OnnxImportError(ValueError):
@@ -235,6 +238,12 @@ class Tensors:
                 raise OnnxImportError(f"{_text(where)}: {exc}") from None
         else:
             t, dtype = known, known.dtype
+            if dtype in _RAW_DTYPES and proto.HasField("raw_data") and \
+                    not proto.HasField("segment") and proto.data_location != _EXTERNAL:
+                # (an equal header seen before, its data inline: most initializers)
+                held = raw if raw is not None else len(proto.raw_data)
+                if held == (math.prod(dims) * _BITS[dtype] + 7) // 8:
+                    return t
         if proto.HasField("segment"):
             raise OnnxImportError(f"{_text(where)}: segments of tensors are not supported")
         count = math.prod(dims)

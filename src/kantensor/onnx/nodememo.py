@@ -7,10 +7,10 @@ transformer are typed as the first one was), and again only when one of these di
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import onnx
 
 from ..types.dtypes import NUMPY_STRING
 from .intervals import bounded_key
@@ -26,12 +26,6 @@ MEMO_SIZE = 1 << 16
 #: larger known input whose value counts (see :func:`node_key`) is not remembered.
 SMALL = 64
 
-#: A node whose attributes take more bytes than this is not remembered.
-MAX_ATTRIBUTES = 1 << 12
-
-_TENSOR = onnx.AttributeProto.TENSOR
-_EXTERNAL = onnx.TensorProto.EXTERNAL
-
 
 def _value_key(value: np.ndarray) -> tuple:
     """A value as a key: its bytes (exact: -0.0 apart from 0.0), or for sizes (ints,
@@ -42,20 +36,28 @@ def _value_key(value: np.ndarray) -> tuple:
     return "O", value.shape, tuple((type(v), v) for v in value.ravel().tolist())
 
 
-def node_key(reader: Any, entry: OnnxOp, names: list[str], attrs: Any, outputs: int
-             ) -> tuple | None:
+def value_key(value: np.ndarray) -> tuple | bool:
+    """A known value's key as :func:`node_key` takes it: False when it is too large to be
+    part of a key."""
+    return False if value.size > SMALL else _value_key(value)
+
+
+def node_key(reader: Any, entry: OnnxOp, names: Sequence[str],
+             attributes: tuple[bytes, ...] | None, outputs: int) -> tuple | None:
     """The key of a node's typing, for ``reader`` (the importer's, reading types
-    only): the entry, the attributes (``attrs``: the node's AttributeProtos), the
-    number of outputs (``outputs``), the default dtype when the reading began (a build
-    may read it, so the Ops' own memos key on it too), and for each of the inputs
-    ``names`` None (absent) or its type, with its value when the value counts (the
-    entry reads it as a parameter, or every input is known, so the outputs may be
-    folded from them); then the facts known of their sizes, and the intervals of those
-    the entry reads bounds of (:func:`~.intervals.bounded_key`), when there are any.
-    None when the node is not to be remembered: an input not
-    defined yet (left to the reader's error), a large value that counts, or large
-    attributes, or a tensor attribute whose data is external. (Written for speed: it
-    runs once per node of every model read.)"""
+    only): the entry, the attributes (``attributes``: each serialized, as the node's
+    :class:`~.nodecache.NodeRecord` holds them), the number of outputs (``outputs``),
+    the default dtype when the reading began (a build may read it, so the Ops' own
+    memos key on it too), and for each of the inputs ``names`` None (absent) or its
+    type, with its value when the value counts (the entry reads it as a parameter, or
+    every input is known, so the outputs may be folded from them); then the facts known
+    of their sizes, and the intervals of those the entry reads bounds of
+    (:func:`~.intervals.bounded_key`), when there are any. None when the node is not to
+    be remembered: its attributes are not (None), an input not defined yet (left to the
+    reader's error), a large value that counts. (Written for speed: it runs once per
+    node of every model read.)"""
+    if attributes is None:
+        return None
     types, values, unread = reader.types, reader.values, reader.unread
     inputs: list[Any] = []
     fold = True  # every input given is known
@@ -88,17 +90,7 @@ def node_key(reader: Any, entry: OnnxOp, names: list[str], attrs: Any, outputs: 
             if vkey is False:
                 return None
             inputs[k] = (inputs[k], vkey)
-    attributes = []
-    size = 0
-    for a in attrs:
-        if a.type == _TENSOR and a.t.data_location == _EXTERNAL:
-            return None  # (external data is checked against this model's folder)
-        data = a.SerializeToString()
-        size += len(data)
-        attributes.append(data)
-    if size > MAX_ATTRIBUTES:
-        return None
-    key = entry, tuple(inputs), tuple(attributes), outputs, reader.default_dtype
+    key = entry, tuple(inputs), attributes, outputs, reader.default_dtype
     if reader.facts:  # what the nodes before it need of its inputs' sizes
         key = (*key, reader.facts_about(names))
     return bounded_key(reader, entry, names, key) if entry.bounded else key

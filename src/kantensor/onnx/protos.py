@@ -9,6 +9,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
+import numpy as np
 import onnx
 
 from ..graph.type import Type
@@ -18,7 +19,8 @@ from ..types.type import TensorType
 from .dtypes import DTYPES, UnsupportedType, dtype_of
 from .loading import MAX_NAME, MAX_RANK, OnnxImportError, Tensors, shown
 
-__all__ = ["attribute_value", "described", "label", "proto_type", "value_type"]
+__all__ = ["attribute_value", "constant_value", "described", "label", "proto_type",
+           "value_type"]
 
 
 def _dim(proto: Any) -> int | Dim | None:
@@ -128,6 +130,26 @@ def attribute_value(attr: onnx.AttributeProto, tensors: Tensors) -> Any:
     name = A.AttributeType.Name(kind) if kind in A.AttributeType.values() else \
         f"type {kind}"
     raise OnnxImportError(f"{where}: {name} attributes are not supported")
+
+
+def constant_value(node: onnx.NodeProto, tensors: Tensors, label: str) -> np.ndarray:
+    """A Constant node's value (the node named ``label`` in messages), its fields
+    checked."""
+    if len(node.attribute) != 1 or len(node.output) != 1 or node.input:
+        raise OnnxImportError(f"node {label!r} (Constant): {len(node.attribute)} "
+                              f"attributes, {len(node.input)} inputs and "
+                              f"{len(node.output)} outputs; a Constant has one "
+                              "attribute, no input and one output")
+    (attr,) = node.attribute
+    value = attribute_value(attr, tensors)
+    if attr.name in ("value_float", "value_floats"):
+        value = np.asarray(value, dtype="float32")
+    elif attr.name in ("value_int", "value_ints"):
+        value = np.asarray(value, dtype="int64")
+    elif not isinstance(value, np.ndarray) or attr.name != "value":
+        raise OnnxImportError(f"node {label!r} (Constant): attribute {shown(attr.name)} "
+                              "is not supported")
+    return value
 
 
 def label(node: onnx.NodeProto) -> str:

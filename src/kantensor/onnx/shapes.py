@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from itertools import islice
+from typing import Any
 
 import onnx
 
@@ -23,6 +24,8 @@ from ..types.type import TensorType
 from .dtypes import ELEM_TYPES
 from .importer import _Reader, read_types
 from .loading import open_model
+from .modelmemo import found as remembered
+from .modelmemo import model_key, remember, restore
 
 #: Type -> a ValueInfoProto of that type and no name (tensor types are interned: the
 #: key is the object); a value's info is a copy of it, named.
@@ -74,8 +77,23 @@ def infer_shapes(model: onnx.ModelProto | str | os.PathLike | bytes,
                  base_dir: str | os.PathLike | None = None) -> onnx.ModelProto:
     """A copy of ``model`` with every value_info and output typed by kantensor. External
     data (read only where a node's type depends on it) comes from ``base_dir``, else
-    from the folder of the model's path (see :mod:`.loading`)."""
-    return typed_model(model, base_dir)[0]
+    from the folder of the model's path (see :mod:`.loading`). A model typed before in
+    this process is written as it was then (:mod:`.modelmemo`)."""
+    with collector_paused():  # (see read_types)
+        source, tensors = open_model(model, base_dir)
+        reader = _Reader(source, tensors, graph=False)
+        reader.read_sources()  # (every initializer checked: the key holds their types)
+        nodes = [node.SerializeToString() for node in reader.proto.node]
+        key, large = model_key(reader, nodes)
+        typed = remembered(key, reader)
+        if typed is not None:
+            out = _copy(model, source)
+            restore(typed, out, lambda t: value_info(t).type)
+            return out
+        reader.read_nodes(nodes)
+        out = _written(model, source, reader)
+        remember(key, large, reader, out)
+        return out
 
 
 def typed_model(model: onnx.ModelProto | str | os.PathLike | bytes,
@@ -91,12 +109,22 @@ def _typed_model(model: onnx.ModelProto | str | os.PathLike | bytes,
                  base_dir: str | os.PathLike | None) -> tuple[onnx.ModelProto, _Reader]:
     source, tensors = open_model(model, base_dir)
     reader = read_types(source, tensors)
-    types = reader.types  # the initializers and inputs, then the nodes' outputs
+    return _written(model, source, reader), reader
+
+
+def _copy(model: Any, source: onnx.ModelProto) -> onnx.ModelProto:
     out = onnx.ModelProto()
     if isinstance(model, bytes):
         out.ParseFromString(model)  # a second parse costs less than a copy
     else:
         out.CopyFrom(source)
+    return out
+
+
+def _written(model: Any, source: onnx.ModelProto, reader: _Reader) -> onnx.ModelProto:
+    """A copy of ``model`` (read as ``source``) with the types ``reader`` read written."""
+    types = reader.types  # the initializers and inputs, then the nodes' outputs
+    out = _copy(model, source)
     graph = out.graph
     skip = set()
     for o in graph.output:
@@ -120,4 +148,4 @@ def _typed_model(model: onnx.ModelProto | str | os.PathLike | bytes,
                 once.add(t)
                 _write(info.type, t)
             info.name = name
-    return out, reader
+    return out

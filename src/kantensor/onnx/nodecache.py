@@ -1,0 +1,95 @@
+"""A node's proto read once per content: its op type, domain, input and output names and
+the memo key of its attributes, decoded from the node's serialized bytes the first time
+they are met and found by those bytes afterwards (serializing a node costs a third of
+reading its fields one by one through protobuf, and the repeated layers of a model, or a
+model typed again, hold the same nodes). The bytes are the whole node, so a record is
+exact for every node that finds it; nodes larger than :data:`MAX_NODE` bytes are read
+field by field each time.
+
+A Constant node's record also keeps its type and value once read (by the importer, when
+it reads types only): the value is made read-only, as every model holding that node
+shares it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import onnx
+
+__all__ = ["MAX_NODE", "NODES", "NodeRecord", "record"]
+
+_UNREAD: Any = object()  # a record's attributes not serialized yet
+
+#: serialized NodeProto -> its record; emptied when it holds NODES_SIZE records or keys
+#: of NODES_BYTES bytes in all
+NODES: dict[bytes, NodeRecord] = {}
+NODES_SIZE = 1 << 15
+NODES_BYTES = 1 << 24
+_held = [0]  # the bytes of NODES' keys
+
+#: A node whose proto takes more bytes than this is not kept (a Constant holding a weight).
+MAX_NODE = 1 << 12
+
+#: A node whose attributes take more bytes than this is not remembered by the node memo.
+MAX_ATTRIBUTES = 1 << 12
+
+_TENSOR = onnx.AttributeProto.TENSOR
+_EXTERNAL = onnx.TensorProto.EXTERNAL
+
+
+class NodeRecord:
+    """What typing reads of a node's proto, read once: ``op_type``, ``domain``, ``names``
+    (its inputs, ``""`` for an absent one), ``wanted`` (its outputs), ``attributes``
+    (:meth:`attribute_key`), ``kept`` (found by its bytes: shared across models) and
+    ``constant`` (a Constant's (type, value, value key), set by its first reader)."""
+
+    __slots__ = ("attributes", "constant", "domain", "kept", "names", "op_type", "wanted")
+
+    def __init__(self, node: onnx.NodeProto, kept: bool):
+        self.op_type = node.op_type
+        self.domain = node.domain
+        self.names = tuple(node.input[:])  # (a slice reads faster than list())
+        self.wanted = tuple(node.output[:])
+        self.attributes: tuple[bytes, ...] | None = _UNREAD
+        self.kept = kept
+        self.constant: tuple[Any, Any, Any] | None = None
+
+    def attribute_key(self, node: onnx.NodeProto) -> tuple[bytes, ...] | None:
+        """The node memo's key of the attributes of ``node`` (this record's node): each
+        serialized (made at the first call); None when the node is not to be remembered:
+        large attributes, or a tensor attribute whose data is external, and so depends on
+        the model's folder."""
+        if self.attributes is _UNREAD:
+            self.attributes = _attributes(node)
+        return self.attributes
+
+
+def _attributes(node: onnx.NodeProto) -> tuple[bytes, ...] | None:
+    attributes = []
+    size = 0
+    for a in node.attribute:
+        if a.type == _TENSOR and a.t.data_location == _EXTERNAL:
+            return None  # (external data is checked against each model's folder)
+        data = a.SerializeToString()
+        size += len(data)
+        attributes.append(data)
+    return None if size > MAX_ATTRIBUTES else tuple(attributes)
+
+
+def record(node: onnx.NodeProto, data: bytes | None = None) -> NodeRecord:
+    """The record of ``node`` (serialized as ``data`` when given): found by its bytes
+    when met before, else read (and kept when the node is small)."""
+    if data is None:
+        data = node.SerializeToString()
+    if len(data) > MAX_NODE:
+        return NodeRecord(node, False)
+    found = NODES.get(data)
+    if found is None:
+        found = NodeRecord(node, True)
+        if len(NODES) >= NODES_SIZE or _held[0] + len(data) > NODES_BYTES:
+            NODES.clear()
+            _held[0] = 0
+        NODES[data] = found
+        _held[0] += len(data)
+    return found

@@ -1,0 +1,146 @@
+"""infer_shapes's warm path must not change its answers: a model typed again is written
+from the model memo (kantensor.onnx.modelmemo) without reading its nodes, and nodes are
+read from records found by their bytes (kantensor.onnx.nodecache). Every change the
+typing reads gives a new reading, checked against typed_model, which reads every node
+and writes every value info afresh."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from kantensor.onnx import importer as importer_module
+from kantensor.onnx import infer_shapes, modelmemo, nodecache
+from kantensor.onnx.shapes import typed_model
+
+F, I64 = TensorProto.FLOAT, TensorProto.INT64
+
+
+def base(shape: tuple = ("batch", "seq", 8), small: tuple = (2, 4), big: int = 1,
+         to: int = F, opset: int = 21, outputs: tuple = ("y",)) -> onnx.ModelProto:
+    """x reshaped by a Shape -> Gather -> Concat chain with the small initializer
+    ``small``; a ConstantOfShape whose size is the sum of a 100-element initializer
+    (``big`` each, folded: its data is read); a Cast to ``to``; a Constant node."""
+    inits = [numpy_helper.from_array(np.array(v, np.int64), name) for name, v in
+             [("i0", 0), ("i1", 1), ("axes", [0]), ("small", list(small))]]
+    inits.append(numpy_helper.from_array(np.full(100, big, np.int64), "big"))
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Gather", ["s", "i0"], ["g0"]),
+        helper.make_node("Gather", ["s", "i1"], ["g1"]),
+        helper.make_node("Unsqueeze", ["g0", "axes"], ["u0"]),
+        helper.make_node("Unsqueeze", ["g1", "axes"], ["u1"]),
+        helper.make_node("Concat", ["u0", "u1", "small"], ["c"], axis=0),
+        helper.make_node("Reshape", ["x", "c"], ["y"]),
+        helper.make_node("ReduceSum", ["big"], ["total"], keepdims=1),
+        helper.make_node("ConstantOfShape", ["total"], ["z"]),
+        helper.make_node("Cast", ["y"], ["w"], to=to),
+        helper.make_node("Constant", [], ["k"], value=numpy_helper.from_array(
+            np.arange(3, dtype=np.int64))),
+        helper.make_node("Identity", ["k"], ["kk"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "memo", [helper.make_tensor_value_info("x", F, list(shape))],
+        [helper.make_tensor_value_info(o, F, None) for o in outputs], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def types(model: onnx.ModelProto) -> dict[str, str]:
+    graph = model.graph
+    return {v.name: str(v.type).replace("\n", " ") for v in [*graph.value_info,
+                                                             *graph.output]}
+
+
+VARIANTS = {
+    "base": {},
+    "a small initializer's value": {"small": [4, 2]},
+    "a large initializer's data, read by folding": {"big": 2},
+    "an input's dims": {"shape": ["n", "seq", 8]},
+    "a node's attribute": {"to": TensorProto.DOUBLE},
+    "the opset": {"opset": 18},
+    "the outputs": {"outputs": ("y", "w", "z")},
+}
+
+
+def test_a_model_typed_again_is_written_as_reading_every_node_writes_it(monkeypatch):
+    reads = []
+    read_nodes = importer_module._Reader.read_nodes
+
+    def counted(self, *args):
+        reads.append(1)
+        return read_nodes(self, *args)
+
+    monkeypatch.setattr(importer_module._Reader, "read_nodes", counted)
+    modelmemo.MODELS.clear()
+    answers = {}
+    for name, change in VARIANTS.items():
+        model = base(**change)
+        want = typed_model(model)[0]
+        reads.clear()
+        first = infer_shapes(model)
+        again = infer_shapes(model.SerializeToString())  # a copy of it, as bytes
+        assert first == want and again == want, name
+        assert len(reads) == 1, name  # the second from the memo
+        answers[name] = types(want)
+    seen = answers["base"]
+    assert seen["y"] != answers["a small initializer's value"]["y"]
+    assert seen["z"] != answers["a large initializer's data, read by folding"]["z"]
+    assert seen["y"] != answers["an input's dims"]["y"]
+    assert seen["w"] != answers["a node's attribute"]["w"]
+    assert "w" not in {o.name for o in base().graph.output}
+    assert "dim_value: 100" in seen["z"] and "dim_value: 200" in \
+        answers["a large initializer's data, read by folding"]["z"]
+
+
+def test_a_model_whose_data_is_external_is_read_each_time(tmp_path, monkeypatch):
+    path = tmp_path / "m.onnx"
+    onnx.save(base(), path, save_as_external_data=True, all_tensors_to_one_file=True,
+              location="m.data", size_threshold=0)
+    modelmemo.MODELS.clear()
+    for _ in range(2):
+        assert types(infer_shapes(path)) == types(typed_model(base())[0])
+    assert not modelmemo.MODELS
+
+
+def test_records_and_models_are_found_by_their_whole_bytes():
+    """Two nodes that differ in one attribute, one input name or one output name have
+    two records; a model's key holds each node's bytes."""
+    a = helper.make_node("Cast", ["x"], ["y"], to=F)
+    variants = [a, helper.make_node("Cast", ["x"], ["y"], to=I64),
+                helper.make_node("Cast", ["x2"], ["y"], to=F),
+                helper.make_node("Cast", ["x"], ["y2"], to=F)]
+    records = [nodecache.record(n) for n in variants]
+    assert len({id(r) for r in records}) == 4
+    assert nodecache.record(helper.make_node("Cast", ["x"], ["y"], to=F)) is records[0]
+    assert [(r.names, r.wanted) for r in records] == [
+        (("x",), ("y",)), (("x",), ("y",)), (("x2",), ("y",)), (("x",), ("y2",))]
+    assert records[0].attribute_key(a) != records[1].attribute_key(variants[1])
+
+
+def test_a_constants_shared_value_cannot_be_changed():
+    modelmemo.MODELS.clear()
+    reader = typed_model(base())[1]
+    with pytest.raises(ValueError, match="read-only"):
+        reader.values["k"][0] = 7
+    assert types(infer_shapes(base()))["kk"] == types(typed_model(base())[0])["kk"]
+
+
+def test_models_typed_in_any_order_are_typed_as_each_alone():
+    """Sixteen models that differ in a small initializer's value, a large one's data, an
+    input's dims and an attribute, each typed twice in a shuffled order: every answer is
+    the reading of every node's, whatever the memo holds from the others."""
+    grid = [dict(small=s, big=b, shape=shape, to=to) for s in ((2, 4), (4, 2))
+            for b in (1, 3) for shape in (("batch", "seq", 8), ("n", "seq", 8))
+            for to in (F, TensorProto.DOUBLE)]
+    want = [typed_model(base(**change))[0] for change in grid]
+    assert len({want_one.SerializeToString() for want_one in want}) == 16
+    order = [*range(16), *range(16)]
+    np.random.default_rng(36).shuffle(order)
+    modelmemo.MODELS.clear()
+    for k in order:
+        assert infer_shapes(base(**grid[k])) == want[k], grid[k]
+    # the large initializer's data is not in the key: two models differing only in it
+    # share one, and the data kept beside the typing tells them apart
+    assert len(modelmemo.MODELS) == 8
