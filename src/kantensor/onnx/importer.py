@@ -42,6 +42,7 @@ from ..types.type import TensorType
 from ..types.variable import constant
 from .bounds import arity, bounded
 from .calls import arguments
+from .datasizes import COUNTS, DataSizes
 from .dtypes import UnsupportedType, type_name
 from .intervals import INTEGER_DTYPES, MAKES_INTERVALS, record_interval
 from .loading import MAX_NAME, OnnxImportError, Tensors, clipped, open_model, shown
@@ -116,6 +117,8 @@ class _Reader(Scope):
         self.outer: set[str] = set()  # the names brought in from an outer scope
         self.notes: dict[str, Any] = {}  # name -> why a size of its type is unknown
         self.constants: set[str] = set()  # Constants' outputs whose Variables wait
+        #: the sizes the data decides, named after their nodes (the main graph's only)
+        self.counts = DataSizes() if parent is None else parent.counts
 
     def read(self) -> tuple[list[Variable], list[Variable]]:
         """Read the graph: its inputs and its outputs (raising for an output that an
@@ -269,6 +272,10 @@ class _Reader(Scope):
             if typed is None:  # typed by its handler
                 return None
         outs, folded, keys, conditions = typed
+        if op_type in COUNTS and self.parent is None and domain in ("", "ai.onnx"):
+            outs, conditions, facts = self.counts.named(self, node, outs, conditions)
+            if facts:  # what its op guarantees of the size: no condition on the inputs
+                self.note(node, facts, needed=False)
         if conditions:
             self.note(node, conditions)
         if op_type in MAKES_INTERVALS and wanted and wanted[0] and folded[0] is None and \
@@ -359,13 +366,15 @@ class _Reader(Scope):
             found = about[inputs] = facts.about(symbols)
         return found
 
-    def note(self, node: onnx.NodeProto, conditions: tuple) -> None:
+    def note(self, node: onnx.NodeProto, conditions: tuple, needed: bool = True) -> None:
         """Record ``node``'s conditions (portable: over its inputs by position) as the
-        model's, and as facts for the nodes after it."""
+        model's (unless not ``needed``: facts its op guarantees), and as facts for the
+        nodes after it."""
         names = node.input[:]
         inputs = [self.var(n, node) if n else None for n in names]
         own = relocated(conditions, inputs, node_label(node))
-        self.conditions.extend(own)
+        if needed:
+            self.conditions.extend(own)
         self.facts = self.facts.with_(*own)
 
     def build(self, entry: OnnxOp, node: onnx.NodeProto, wanted: list[str]
