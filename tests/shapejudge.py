@@ -213,6 +213,13 @@ class Judgement:
     def counts(self) -> Counter:
         return Counter(self.verdicts.values())
 
+    @property
+    def named(self) -> int:
+        """How many data-dependent values have every size written: the data's by names
+        of the tool's own (each checked to stand for one size per run), none left open."""
+        return sum(1 for n, v in self.verdicts.items()
+                   if v == DATA and self.typed[n] is not None and None not in self.typed[n])
+
     def of(self, kind: str) -> dict[str, tuple]:
         """The values judged ``kind``: their typed dims and runtime shapes."""
         return {n: (self.typed[n], self.shapes[n]) for n, v in self.verdicts.items()

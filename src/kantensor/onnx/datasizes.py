@@ -4,10 +4,12 @@ NonZero's count, Compress's, Unique's, NonMaxSuppression's, and TopK's ``k`` whe
 value is not known when the model is read: no input size gives them, and the relation
 of the node's Op leaves them a size of its own (``u`` in ``{x}:T->({n},u):int64``). The
 importer names such a size after its node (``NonZero_3`` for a node named
-``/NonZero_3``; its label made an identifier, fresh against every name the model's
-types use), so that the values computed from it (Transpose, GatherND, Gather,
-ConstantOfShape, Concat, ...) are typed exactly in terms of it, and records where it
-comes from (:class:`DataSize`: which node decides it, from which values).
+``/NonZero_3``, ``NonZero_idx`` for an unnamed one whose first output is ``idx``: an
+identifier, fresh against every name the model's types use), so that the values
+computed from it (Transpose, GatherND, Gather, ConstantOfShape, Concat, ...) are typed
+exactly in terms of it, and records where it comes from (:class:`DataSize`: which node
+decides it and what it counts; in from_onnx's graph, a :class:`~.subgraph.SizeNote` on
+the node, which :func:`~.subgraph.size_notes` lists).
 
 One name is one size in every run: a node's outputs that count the same (Unique's
 values, first indices and counts; TopK's values and indices) share it, two nodes of the
@@ -26,6 +28,7 @@ condition, over a size that is no input (the contract says it is approximate the
 
 from __future__ import annotations
 
+import keyword
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
@@ -33,8 +36,10 @@ from typing import Any
 import onnx
 
 from ..types.conditions import Clause, InnerSize
-from ..types.dim import Dim
+from ..types.dim import Dim, unknown
+from ..types.symbols import free_symbols, substitute
 from ..types.type import TensorType
+from ..types.variable import AxisSize
 from .protos import label as node_label
 from .subgraph import SizeNote, base_name, fresh_names, names_in
 
@@ -121,6 +126,25 @@ class DataSizes:
     def __init__(self) -> None:
         self.sizes: dict[str, DataSize] = {}
         self._by_key: dict[Hashable, str] = {}
+        #: name -> an axis of a built Variable that has that size (from_onnx's graph)
+        self._axes: dict[str, Dim] = {}
+
+    def at_run_time(self, value: tuple | None) -> tuple | None:
+        """A known value (a parameter: ints, Dims, None) with each size the data decides
+        written as the axis of the Variable that has it (``NonZero_3`` as
+        ``nonzero3.shape[1]``), so that the Op taking it reads the size from that value
+        when the graph runs (no input of the function binds it: see
+        :mod:`kantensor.ops.sizes`); its type is still in the size's name."""
+        if not value or not self._axes:
+            return value
+        out = []
+        for entry in value:
+            if isinstance(entry, Dim):
+                names = {s for s in free_symbols(entry) if s in self._axes}
+                if names:
+                    entry = substitute(entry, {n: self._axes[n] for n in names})
+            out.append(entry)
+        return tuple(out)
 
     def named(self, scope: Any, node: onnx.NodeProto, outs: tuple, conditions: tuple
               ) -> tuple[tuple, tuple[Clause, ...], tuple[Clause, ...]]:
@@ -146,8 +170,10 @@ class DataSizes:
         label = node_label(node)
         if name is None:
             taken = names_in(_every_type(scope)) | set(self.sizes)
-            name = base_name(label)
-            if name in taken or not name.isidentifier():
+            name = base_name(node.name or f"{node.op_type}_{node.output[0]}")
+            if keyword.iskeyword(name):
+                name += "_"
+            if name in taken:
                 (name,) = fresh_names(name, 1, taken)
             self._by_key[key] = name
             self.sizes[name] = DataSize(name, node.op_type, label, counting.what)
@@ -164,7 +190,8 @@ class DataSizes:
             needs = tuple(c for c in renamed if name not in _names(c))
         else:
             own, needs = (), renamed
-        why = f"decided by the data at {node.op_type} node {label!r} ({counting.what})"
+        why = f"decided by the data at {node.op_type} node {label!r} ({counting.what}): " \
+            f"the size {name}"
         notes = [SizeNote(label, node.output[k] if k < len(node.output) else "", a, why)
                  for k, a in places]
         owner = None
@@ -172,6 +199,10 @@ class DataSizes:
             var = scope.vars.get(name_) if name_ else None
             if var is not None:
                 var.type, owner = t, var.owner
+        k, a = places[0]
+        var = scope.vars.get(node.output[k]) if scope.graph and k < len(node.output) else None
+        if var is not None and name not in self._axes:
+            self._axes[name] = unknown(AxisSize(var, a))
         if owner is not None:
             owner.tag["notes"] = (*owner.tag.get("notes", ()), *notes)
         return tuple(new), needs, own
