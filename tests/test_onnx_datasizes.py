@@ -152,8 +152,8 @@ def test_why_a_size_is_what_it_is_names_the_node_that_decides_it():
     assert len(notes) == 5  # NonZero's axis, Compress's, Unique's three outputs' axes
     sizes = read_types(model).counts.sizes
     assert str(sizes["Compress_compress27"]) == (
-        "Compress_compress27 is decided by the data at Compress node 'Compress -> "
-        "compress27' (how many elements of its condition are true)")
+        "Compress_compress27 is decided when the model runs, at Compress node 'Compress -> "
+        "compress27': how many elements of its condition are true")
 
 
 def test_a_count_in_a_loop_body_stays_unknown():
@@ -172,3 +172,44 @@ def test_a_count_in_a_loop_body_stays_unknown():
                    [helper.make_tensor_value_info("scan", I64, None)],
                    [helper.make_tensor("zero", F, [], [0.0])])
     assert _types(model)["scan"] == "int64[Loop_scan_iters,min(1,Loop_scan_iters),?]"
+
+
+def _picked_model():
+    """An If whose condition is an input: its then branch gives the passing scores (a
+    NonZero of its own, in the branch), its else branch the failing ones (a Compress of
+    the graph around it); the sizes differ, and the condition's value picks one."""
+    then = helper.make_graph(
+        [helper.make_node("NonZero", ["up"], ["where"], name="/then/NonZero"),
+         helper.make_node("Transpose", ["where"], ["idx"], perm=[1, 0]),
+         helper.make_node("GatherND", ["x", "idx"], ["got"])], "then", [],
+        [helper.make_tensor_value_info("got", F, None)])
+    other = helper.make_graph([helper.make_node("Identity", ["failing"], ["other"])],
+                              "else", [], [helper.make_tensor_value_info("other", F, None)])
+    nodes = [helper.make_node("Greater", ["x", "zero"], ["up"]),
+             helper.make_node("Less", ["x", "zero"], ["down"]),
+             helper.make_node("Compress", ["x", "down"], ["failing"], axis=0,
+                              name="/Compress"),
+             helper.make_node("If", ["pick"], ["picked"], then_branch=then,
+                              else_branch=other, name="/If"),
+             helper.make_node("Concat", ["picked", "failing"], ["both"], axis=0)]
+    return _model(nodes, [helper.make_tensor_value_info("x", F, ["n"]),
+                          helper.make_tensor_value_info("pick", TensorProto.BOOL, [])],
+                  [helper.make_tensor_value_info("both", F, None)],
+                  [helper.make_tensor("zero", F, [], [0.0])])
+
+
+def test_an_if_whose_branches_give_different_counts_names_what_its_condition_picks():
+    model = _picked_model()
+    types = _types(model)
+    assert types["failing"] == "float32[Compress]"
+    assert types["picked"] == "float32[If]"
+    assert types["both"] == "float32[Compress+If]"
+    sizes = read_types(model).counts.sizes
+    assert str(sizes["If"]) == ("If is decided when the model runs, at If node '/If': the "
+                                "branch its condition picks: then_NonZero if pick, "
+                                "Compress if not pick")
+    inputs, outputs = from_onnx(model)
+    f = kt.function(inputs, outputs, check=True)
+    x = np.array([1.0, -2.0, 3.0, -4.0, -5.0], np.float32)
+    for pick, want in ((True, [1, 3, -2, -4, -5]), (False, [-2, -4, -5, -2, -4, -5])):
+        np.testing.assert_array_equal(f(x, np.array(pick))[0], np.array(want, np.float32))

@@ -15,9 +15,11 @@ One name is one size in every run: a node's outputs that count the same (Unique'
 values, first indices and counts; TopK's values and indices) share it, two nodes of the
 same op, attributes and inputs (two NonZeros of one mask) share it too (the same
 computation on the same values gives the same count), and any other two counts get two
-names. Only the main graph's nodes name their counts: in a loop's body a count changes
-from one iteration to the next (and an If's branches are typed apart), so there it
-stays unknown.
+names. Only the nodes of a graph that runs at most once per run of the model (the main
+graph, an If's branches outside loops) name their counts: in a loop's body a count
+changes from one iteration to the next, so there it stays unknown. An If whose branches
+give different sizes gives a size its condition's value decides: one more name, after
+the If.
 
 What the op's semantics guarantees of its count (``u <= numel(x)`` for NonZero: the
 relation's condition on its own size) is a *fact* about it, known to every later node,
@@ -35,15 +37,17 @@ from typing import Any
 
 import onnx
 
-from ..types.conditions import Clause, InnerSize
+from ..types.conditions import Clause, Condition, InnerSize
 from ..types.dim import Dim, unknown
 from ..types.symbols import free_symbols, substitute
 from ..types.type import TensorType
 from ..types.variable import AxisSize
 from .protos import label as node_label
-from .subgraph import SizeNote, base_name, fresh_names, names_in
+from .subgraph import SizeCondition, SizeNote, base_name, fresh_names, names_in
 
 __all__ = ["COUNTS", "DataSize", "DataSizes"]
+
+_FLIPPED = {">=": "<=", ">": "<"}  # (a SizeCondition compares with <=, < or ==)
 
 
 def _attribute(node: onnx.NodeProto, name: str) -> int | None:
@@ -115,8 +119,8 @@ class DataSize:
     what: str
 
     def __str__(self) -> str:
-        return f"{self.name} is decided by the data at {self.op} node {self.node!r} " \
-            f"({self.what})"
+        return f"{self.name} is decided when the model runs, at {self.op} node " \
+            f"{self.node!r}: {self.what}"
 
 
 class DataSizes:
@@ -127,24 +131,70 @@ class DataSizes:
         self.sizes: dict[str, DataSize] = {}
         self._by_key: dict[Hashable, str] = {}
         #: name -> an axis of a built Variable that has that size (from_onnx's graph)
-        self._axes: dict[str, Dim] = {}
+        self._axes: dict[str, tuple[Any, Dim]] = {}
 
-    def at_run_time(self, value: tuple | None) -> tuple | None:
-        """A known value (a parameter: ints, Dims, None) with each size the data decides
-        written as the axis of the Variable that has it (``NonZero_3`` as
-        ``nonzero3.shape[1]``), so that the Op taking it reads the size from that value
-        when the graph runs (no input of the function binds it: see
-        :mod:`kantensor.ops.sizes`); its type is still in the size's name."""
+    def at_run_time(self, scope: Any, value: tuple | None) -> tuple | None:
+        """A known value (a parameter: ints, Dims, None) of a node the reader ``scope``
+        builds, with each size the data decides in its graph written as the axis of the
+        Variable that has it (``NonZero_3`` as ``nonzero3.shape[1]``), so that the Op
+        taking it reads the size from that value when the graph runs (no input of the
+        function binds it: see :mod:`kantensor.ops.sizes`); its type is still in the
+        size's name. (A size of a graph around it is bound by the stand-ins it captures.)"""
         if not value or not self._axes:
             return value
         out = []
         for entry in value:
             if isinstance(entry, Dim):
-                names = {s for s in free_symbols(entry) if s in self._axes}
+                names = {s for s in free_symbols(entry)
+                         if s in self._axes and self._axes[s][0] is scope}
                 if names:
-                    entry = substitute(entry, {n: self._axes[n] for n in names})
+                    entry = substitute(entry, {n: self._axes[n][1] for n in names})
             out.append(entry)
         return tuple(out)
+
+    def located(self, scope: Any, variables: list) -> None:
+        """Remember, for each size the data decides that ``variables`` (Variables the
+        reader ``scope`` built) have, an axis that has it (see :meth:`at_run_time`)."""
+        for var in variables:
+            t = getattr(var, "type", None)
+            for axis, d in enumerate(t.shape if isinstance(t, TensorType) else ()):
+                if isinstance(d, Dim) and d.name in self.sizes and d.name not in self._axes:
+                    self._axes[d.name] = (scope, unknown(AxisSize(var, axis)))
+
+    def picked(self, scope: Any, node: onnx.NodeProto, types: list, notes: list[SizeNote]
+               ) -> list:
+        """The types of an If's outputs (``types``, joined from its branches) with each
+        size that differs between the branches (``notes``: the condition decides it)
+        named after the node: the condition's value decides it, so one name is one size
+        in every run."""
+        out = list(types)
+        taken: set[str] | None = None
+        for note in notes:
+            if not isinstance(note.axis, int):
+                continue
+            k = list(node.output).index(note.output) if note.output in node.output else -1
+            t = out[k] if k >= 0 else None
+            if not isinstance(t, TensorType) or t.shape[note.axis] is not None:
+                continue
+            if taken is None:
+                taken = names_in(_every_type(scope)) | set(self.sizes)
+            name = self._fresh(base_name(node.name or f"If_{node.output[0]}"), taken)
+            taken.add(name)
+            self.sizes[name] = DataSize(name, "If", note.node, "the branch its condition "
+                                        "picks: " + ", ".join(f"{size} if {cond}"
+                                                              for cond, size in note.cases))
+            shape = list(t.shape)
+            shape[note.axis] = Dim(name)
+            out[k] = TensorType(t.dtype, shape)
+        return out
+
+    @staticmethod
+    def _fresh(name: str, taken: set[str]) -> str:
+        if keyword.iskeyword(name):
+            name += "_"
+        if name in taken:
+            (name,) = fresh_names(name, 1, taken)
+        return name
 
     def named(self, scope: Any, node: onnx.NodeProto, outs: tuple, conditions: tuple
               ) -> tuple[tuple, tuple[Clause, ...], tuple[Clause, ...]]:
@@ -170,11 +220,8 @@ class DataSizes:
         label = node_label(node)
         if name is None:
             taken = names_in(_every_type(scope)) | set(self.sizes)
-            name = base_name(node.name or f"{node.op_type}_{node.output[0]}")
-            if keyword.iskeyword(name):
-                name += "_"
-            if name in taken:
-                (name,) = fresh_names(name, 1, taken)
+            name = self._fresh(base_name(node.name or f"{node.op_type}_{node.output[0]}"),
+                               taken)
             self._by_key[key] = name
             self.sizes[name] = DataSize(name, node.op_type, label, counting.what)
         size = Dim(name)
@@ -199,12 +246,14 @@ class DataSizes:
             var = scope.vars.get(name_) if name_ else None
             if var is not None:
                 var.type, owner = t, var.owner
-        k, a = places[0]
-        var = scope.vars.get(node.output[k]) if scope.graph and k < len(node.output) else None
-        if var is not None and name not in self._axes:
-            self._axes[name] = unknown(AxisSize(var, a))
-        if owner is not None:
+        if scope.graph:
+            self.located(scope, [scope.vars.get(n) for n in node.output if n])
+        if owner is not None:  # why, and what the op guarantees (size_conditions)
             owner.tag["notes"] = (*owner.tag.get("notes", ()), *notes)
+            owner.tag["conditions"] = (*owner.tag.get("conditions", ()), *(
+                SizeCondition(c.right, _FLIPPED[c.op], c.left, label) if c.op in _FLIPPED
+                else SizeCondition(c.left, c.op, c.right, label)
+                for c in own if isinstance(c, Condition) and c.op != "!="))
         return tuple(new), needs, own
 
 

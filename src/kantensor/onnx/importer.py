@@ -117,8 +117,10 @@ class _Reader(Scope):
         self.outer: set[str] = set()  # the names brought in from an outer scope
         self.notes: dict[str, Any] = {}  # name -> why a size of its type is unknown
         self.constants: set[str] = set()  # Constants' outputs whose Variables wait
-        #: the sizes the data decides, named after their nodes (the main graph's only)
+        #: the sizes the data decides, named after their nodes where the graph runs at
+        #: most once per run of the model (the main graph, its If's branches: ``once``)
         self.counts = DataSizes() if parent is None else parent.counts
+        self.once = parent is None
 
     def read(self) -> tuple[list[Variable], list[Variable]]:
         """Read the graph: its inputs and its outputs (raising for an output that an
@@ -272,7 +274,7 @@ class _Reader(Scope):
             if typed is None:  # typed by its handler
                 return None
         outs, folded, keys, conditions = typed
-        if op_type in COUNTS and self.parent is None and domain in ("", "ai.onnx"):
+        if op_type in COUNTS and self.once and domain in ("", "ai.onnx"):
             outs, conditions, facts = self.counts.named(self, node, outs, conditions)
             if facts:  # what its op guarantees of the size: no condition on the inputs
                 self.note(node, facts, needed=False)

@@ -157,17 +157,20 @@ class Scope:
         return t
 
     def child(self, proto: onnx.GraphProto, formal: list[Type],
-              values: Sequence[np.ndarray | None] = (), graph: bool | None = None
-              ) -> Any:
+              values: Sequence[np.ndarray | None] = (), graph: bool | None = None,
+              once: bool = False) -> Any:
         """A subgraph of a node of this graph (a reader of the same class), read with its
         inputs of the types ``formal`` (and the known ``values``), its outer scope this
-        graph; ``graph`` (default: as this reader) builds its Variables to be run."""
+        graph; ``graph`` (default: as this reader) builds its Variables to be run;
+        ``once``: it runs at most once per run of this graph (an If's branch, not a
+        loop's body)."""
         if self.depth >= MAX_DEPTH:
             raise UnsupportedOp(f"subgraphs nested more than {MAX_DEPTH} deep (the limit "
                                 "kantensor.onnx.scope.MAX_DEPTH) are not typed")
         self.budget.spend(self.model, proto)
         sub = type(self)(self.model, self.tensors, self.graph if graph is None else graph,
                          proto, self)
+        sub.once = once and self.once
         sub.read_sources(formal, values)
         sub.read_nodes()
         return sub
