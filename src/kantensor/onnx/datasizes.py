@@ -30,6 +30,7 @@ condition, over a size that is no input (the contract says it is approximate the
 
 from __future__ import annotations
 
+import itertools
 import keyword
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
@@ -132,6 +133,7 @@ class DataSizes:
         self._by_key: dict[Hashable, str] = {}
         #: name -> an axis of a built Variable that has that size (from_onnx's graph)
         self._axes: dict[str, tuple[Any, Dim]] = {}
+        self._seen: dict[Any, tuple[int, set[str]]] = {}  # (see _taken)
 
     def at_run_time(self, scope: Any, value: tuple | None) -> tuple | None:
         """A known value (a parameter: ints, Dims, None) of a node the reader ``scope``
@@ -177,7 +179,7 @@ class DataSizes:
             if not isinstance(t, TensorType) or t.shape[note.axis] is not None:
                 continue
             if taken is None:
-                taken = names_in(_every_type(scope)) | set(self.sizes)
+                taken = _taken(scope, self._seen) | set(self.sizes)
             name = self._fresh(base_name(node.name or f"If_{node.output[0]}"), taken)
             taken.add(name)
             self.sizes[name] = DataSize(name, "If", note.node, "the branch its condition "
@@ -219,7 +221,7 @@ class DataSizes:
         name = self._by_key.get(key)
         label = node_label(node)
         if name is None:
-            taken = names_in(_every_type(scope)) | set(self.sizes)
+            taken = _taken(scope, self._seen) | set(self.sizes)
             name = self._fresh(base_name(node.name or f"{node.op_type}_{node.output[0]}"),
                                taken)
             self._by_key[key] = name
@@ -265,9 +267,16 @@ def _names(c: Clause) -> set:
     return {s for s in c.symbols() if isinstance(s, str)}
 
 
-def _every_type(scope: Any) -> list:
-    out = []
+def _taken(scope: Any, seen: dict[Any, tuple[int, set[str]]]) -> set[str]:
+    """The names of sizes the types of ``scope`` and the scopes around it use, each
+    reader's types read once (``seen``: a reader -> how many of its types were read,
+    and their names): a model with many counts stays linear."""
+    out: set[str] = set()
     while scope is not None:
-        out.extend(scope.types.values())
+        done, names = seen.get(scope, (0, set()))
+        if len(scope.types) > done:
+            names |= names_in(itertools.islice(scope.types.values(), done, None))
+            seen[scope] = (len(scope.types), names)
+        out |= names
         scope = scope.parent
     return out
