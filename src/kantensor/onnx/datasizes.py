@@ -38,6 +38,7 @@ from typing import Any
 
 import onnx
 
+from ..ops.located import relocated
 from ..types.conditions import Clause, Condition, InnerSize
 from ..types.dim import Dim, unknown
 from ..types.symbols import free_symbols, substitute
@@ -250,12 +251,13 @@ class DataSizes:
                 var.type, owner = t, var.owner
         if scope.graph:
             self.located(scope, [scope.vars.get(n) for n in node.output if n])
-        if owner is not None:  # why, and what the op guarantees (size_conditions)
-            owner.tag["notes"] = (*owner.tag.get("notes", ()), *notes)
+        if owner is not None:  # why, and what the op guarantees (size_conditions), over
+            owner.tag["notes"] = (*owner.tag.get("notes", ()), *notes)  # its inputs
+            placed = relocated(own, [scope.vars.get(n) if n else None for n in node.input])
             owner.tag["conditions"] = (*owner.tag.get("conditions", ()), *(
                 SizeCondition(c.right, _FLIPPED[c.op], c.left, label) if c.op in _FLIPPED
                 else SizeCondition(c.left, c.op, c.right, label)
-                for c in own if isinstance(c, Condition) and c.op != "!="))
+                for c in placed if isinstance(c, Condition) and c.op != "!="))
         return tuple(new), needs, own
 
 
