@@ -200,24 +200,25 @@ class DataSizes:
         return name
 
     def named(self, scope: Any, node: onnx.NodeProto, outs: tuple, conditions: tuple
-              ) -> tuple[tuple, tuple[Clause, ...], tuple[Clause, ...]]:
+              ) -> tuple[tuple, tuple[Clause, ...]]:
         """``outs`` of ``node`` (an op of :data:`COUNTS`, read by the reader ``scope``)
         with the size its data decides named (its output Variables' types too, their
-        node's ``tag["notes"]`` saying why, a :class:`SizeNote` per axis), and its
-        ``conditions`` (portable: the node's own size an InnerSize's unknown) split into
-        those its inputs must meet and the facts about that size. Unchanged where no size
-        is left to name (the op's relation gave it, or gives several)."""
+        node's ``tag["notes"]`` saying why, a :class:`SizeNote` per axis), and of its
+        ``conditions`` (portable: the node's own size an InnerSize's unknown) those its
+        inputs must meet; the others, what the op guarantees of that size, are facts for
+        the nodes after it (``scope.facts``), not the model's conditions. Unchanged where
+        no size is left to name (the op's relation gave it, or gives several)."""
         counting = COUNTS[node.op_type]
         try:
             places = [(k, a) for k, a in counting.axes(node, outs)
                       if k < len(outs) and isinstance(outs[k], TensorType)
                       and 0 <= a < outs[k].ndim]
         except (TypeError, ValueError):  # an attribute of another kind: ONNX refused it
-            return outs, conditions, ()
+            return outs, conditions
         inner = {s for c in conditions for s in c.symbols() if isinstance(s, InnerSize)}
         if not places or len(inner) > 1 or any(outs[k].shape[a] is not None
                                                 for k, a in places):
-            return outs, conditions, ()
+            return outs, conditions
         key = (node.op_type, tuple(node.input), _attributes(node))
         name = self._by_key.get(key)
         label = node_label(node)
@@ -258,7 +259,10 @@ class DataSizes:
                 SizeCondition(c.right, _FLIPPED[c.op], c.left, label) if c.op in _FLIPPED
                 else SizeCondition(c.left, c.op, c.right, label)
                 for c in placed if isinstance(c, Condition) and c.op != "!="))
-        return tuple(new), needs, own
+        if own:
+            scope.facts = scope.facts.with_(*relocated(
+                own, [scope.var(n, node) if n else None for n in node.input], label))
+        return tuple(new), needs
 
 
 def _attributes(node: onnx.NodeProto) -> bytes:

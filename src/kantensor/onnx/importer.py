@@ -117,10 +117,7 @@ class _Reader(Scope):
         self.outer: set[str] = set()  # the names brought in from an outer scope
         self.notes: dict[str, Any] = {}  # name -> why a size of its type is unknown
         self.constants: set[str] = set()  # Constants' outputs whose Variables wait
-        #: the sizes the data decides, named after their nodes where the graph runs at
-        #: most once per run of the model (the main graph, its If's branches: ``once``)
-        self.counts = DataSizes() if parent is None else parent.counts
-        self.once = parent is None
+        self.counts = DataSizes() if parent is None else parent.counts  # (.datasizes)
 
     def read(self) -> tuple[list[Variable], list[Variable]]:
         """Read the graph: its inputs and its outputs (raising for an output that an
@@ -275,9 +272,7 @@ class _Reader(Scope):
                 return None
         outs, folded, keys, conditions = typed
         if op_type in COUNTS and self.once and domain in ("", "ai.onnx"):
-            outs, conditions, facts = self.counts.named(self, node, outs, conditions)
-            if facts:  # what its op guarantees of the size: no condition on the inputs
-                self.note(node, facts, needed=False)
+            outs, conditions = self.counts.named(self, node, outs, conditions)
         if conditions:
             self.note(node, conditions)
         if op_type in MAKES_INTERVALS and wanted and wanted[0] and folded[0] is None and \
@@ -368,15 +363,13 @@ class _Reader(Scope):
             found = about[inputs] = facts.about(symbols)
         return found
 
-    def note(self, node: onnx.NodeProto, conditions: tuple, needed: bool = True) -> None:
+    def note(self, node: onnx.NodeProto, conditions: tuple) -> None:
         """Record ``node``'s conditions (portable: over its inputs by position) as the
-        model's (unless not ``needed``: facts its op guarantees), and as facts for the
-        nodes after it."""
+        model's, and as facts for the nodes after it."""
         names = node.input[:]
         inputs = [self.var(n, node) if n else None for n in names]
         own = relocated(conditions, inputs, node_label(node))
-        if needed:
-            self.conditions.extend(own)
+        self.conditions.extend(own)
         self.facts = self.facts.with_(*own)
 
     def build(self, entry: OnnxOp, node: onnx.NodeProto, wanted: list[str]

@@ -77,6 +77,10 @@ class Scope:
     :class:`Budget`; ``types``, ``values``, ``untyped``, ``outer`` and ``captured`` its
     own)."""
 
+    #: whether the graph runs at most once per run of the model (the main graph, its
+    #: If's branches; not a loop's body): where sizes the data decides are named
+    once = True
+
     def output(self, name: str) -> Variable:
         """The Variable of an output of the graph; the error of the unsupported node it
         depends on if it has none."""
