@@ -86,6 +86,7 @@ def measure(folder: Path, only: list[str], show: int, save: Path | None) -> None
         return
     results: dict[str, dict] = {}
     totals = {t: Counter() for t in inference}
+    named = Counter()  # per tool: data-dependent values with every size written
     decided_total = 0
     print("per tool: exact/unknown/wrong/data-dependent values, and % exact; dd: values "
           "whose size the data decides (tests/dataprobe.py)")
@@ -112,6 +113,8 @@ def measure(folder: Path, only: list[str], show: int, save: Path | None) -> None
                     typed = infer(stripped(model))
                 judgement = sj.judge(typed, runs, sizes, read, decided, (probes, sizes[0]))
                 counts = judgement.counts
+                named[tool] += judgement.named
+                record[f"{tool}_named"] = judgement.named
             except Exception as exc:  # a tool that refuses the model: every value unknown
                 judgement = None
                 counts = Counter({sj.UNKNOWN: len(runs[0])})
@@ -139,7 +142,8 @@ def measure(folder: Path, only: list[str], show: int, save: Path | None) -> None
         sized = n - counts[sj.DATA] - counts[sj.GUESSED]
         print(f"{tool:12} {counts[sj.EXACT]} of {n} exact ({100 * counts[sj.EXACT] / max(1, n):.2f}"
               f"%), {counts[sj.UNKNOWN]} unknown, {counts[sj.WRONG]} wrong; "
-              f"{counts[sj.DATA]} data-dependent left open, {counts[sj.GUESSED]} guessed; "
+              f"{counts[sj.DATA]} data-dependent ({named[tool]} of them with every size "
+              f"written, the data's by names), {counts[sj.GUESSED]} guessed; "
               f"{counts[sj.EXACT]} of the {sized} values the sizes decide exact "
               f"({100 * counts[sj.EXACT] / max(1, sized):.2f}%)")
     print(f"{decided_total} values whose size the data decides; "
@@ -147,7 +151,8 @@ def measure(folder: Path, only: list[str], show: int, save: Path | None) -> None
           + (f" ({', '.join(absent)})" if absent else ""))
     if save:
         save.write_text(json.dumps({"models": results, "missing": absent,
-                                    "totals": {t: dict(c) for t, c in totals.items()}},
+                                    "totals": {t: dict(c) | {"named": named[t]}
+                                               for t, c in totals.items()}},
                                    indent=1))
 
 

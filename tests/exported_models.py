@@ -260,6 +260,44 @@ def detections(cap: int = 5) -> tuple[onnx.ModelProto, list]:
     return m, DETECTIONS
 
 
+
+def counted_chain(cap: int = 4) -> tuple[onnx.ModelProto, list]:
+    """Sizes the data decides, through what exporters build on them: the anchors that
+    pass (Greater -> NonZero -> Transpose -> GatherND for the scores and the boxes), the
+    best ``min(cap, kept)`` (Shape, Concat with ``cap``, ReduceMin, Reshape -> TopK),
+    their boxes (Gather), a zero box per best one (Shape -> ConstantOfShape) stacked
+    under them (Concat), an If choosing the boxes or the zeros (its branches use the
+    outer values), the scores that fail (a second count: Less -> Compress), both counts'
+    scores side by side (Concat) and the different passing scores (Unique)."""
+    g = Graph()
+    passing = g.op("Greater", "scores", g.const(0.0, np.float32))
+    where = g.op("Transpose", g.op("NonZero", passing), perm=[1, 0])
+    kept = g.op("GatherND", "scores", where)
+    boxes = g.op("GatherND", "boxes", where)
+    k = g.op("Reshape", g.op("ReduceMin", g.op("Concat", g.const([cap]), g.op("Shape", kept),
+                                               axis=0), keepdims=0), g.const([1]))
+    best, order = g.op("TopK", kept, k, axis=-1, largest=1, sorted=1, outputs=2)
+    chosen = g.op("Gather", boxes, order, axis=0)
+    zeros = g.op("ConstantOfShape", g.op("Shape", chosen),
+                 value=helper.make_tensor("zero", F, [1], [0.0]))
+    stacked = g.op("Concat", chosen, zeros, axis=0)
+    cond = g.op("Greater", g.op("ReduceSum", best, keepdims=0), g.const(0.0, np.float32))
+    branches = {}
+    for key, value in (("then_branch", chosen), ("else_branch", zeros)):
+        out = g.name(key)
+        branches[key] = helper.make_graph(
+            [helper.make_node("Identity", [value], [out])], key, [],
+            [helper.make_tensor_value_info(out, F, None)])
+    picked = g.op("If", cond, **branches)
+    failing = g.op("Compress", "scores", g.op("Less", "scores", g.const(0.0, np.float32)),
+                   axis=0)
+    both = g.op("Concat", kept, failing, axis=0)
+    different = g.op("Unique", kept, sorted=1, outputs=4)
+    m = g.model([_in("scores", F, ["anchors"]), _in("boxes", F, ["anchors", 4])],
+                [best, stacked, picked, both, *different])
+    return m, DETECTIONS
+
+
 #: name -> builder, every pattern of this module
 PATTERNS = {
     "position_ids": position_ids,

@@ -23,7 +23,9 @@ tool can type them exactly from sizes:
 - *wrong* and *unknown* as above.
 
 A name of a tool's own (``unk__3``, ``NonZero_7_o0__d1``) says that the sizes it names
-are equal: where two of them differ in a run, every value typed with it is *wrong*.
+are equal: where two of them differ in a run, or where the size it names in a run makes
+an expression over it (``min(5, NonZero_3)``) differ from the run's, every value typed
+with it is *wrong*.
 
 kantensor's ``dim_param`` text is read by its own DSL parser; other tools' (onnxruntime
 writes sympy's text: ``floor(seq/2) + 1``, ``Min(64, seq)``) by sympy, when installed.
@@ -174,20 +176,28 @@ def verdict(dims: list | None, shapes: list[tuple], assignments: list[dict[str, 
 
 
 def _clashes(typed: dict[str, list | None], runs: list[dict[str, tuple]],
-             assignments: list[dict[str, int]]) -> set[str]:
+             assignments: list[dict[str, int]], read: Reader) -> set[str]:
     """The names of a tool's own (a bare name no input has) that stand for two different
-    sizes in some run."""
+    sizes in some run, or for a size that makes an expression over them (``min(5, u)``)
+    differ from what the run computed there."""
     out: set[str] = set()
     for run, sizes in zip(runs, assignments, strict=True):
         seen: dict[str, int] = {}
+        pairs = []
         for name, dims in typed.items():
             shape = run.get(name)
             if dims is None or shape is None or len(dims) != len(shape):
                 continue
             for d, s in zip(dims, shape, strict=True):
-                if isinstance(d, str) and d not in sizes and _NAME.fullmatch(d):
-                    if seen.setdefault(d, s) != s:
+                if isinstance(d, str):
+                    pairs.append((d, s))
+                    if d not in sizes and _NAME.fullmatch(d) and seen.setdefault(d, s) != s:
                         out.add(d)
+        bound = {**seen, **sizes}
+        for d, s in pairs:
+            own = set(_NAME.findall(d)) & seen.keys()
+            if own and not _NAME.fullmatch(d) and read(d, bound) not in (None, s):
+                out |= own
     return out
 
 
@@ -202,6 +212,13 @@ class Judgement:
     @property
     def counts(self) -> Counter:
         return Counter(self.verdicts.values())
+
+    @property
+    def named(self) -> int:
+        """How many data-dependent values have every size written: the data's by names
+        of the tool's own (each checked to stand for one size per run), none left open."""
+        return sum(1 for n, v in self.verdicts.items()
+                   if v == DATA and self.typed[n] is not None and None not in self.typed[n])
 
     def of(self, kind: str) -> dict[str, tuple]:
         """The values judged ``kind``: their typed dims and runtime shapes."""
@@ -221,12 +238,13 @@ def judge(typed_model: onnx.ModelProto, runs: list[dict[str, tuple]],
     typed = typed_shapes(typed_model)
     decided = decided or {}
     extra, at = probes or ([], {})
-    clashes = _clashes(typed, [*runs, *extra], [*assignments, *[at] * len(extra)])
+    clashes = _clashes(typed, [*runs, *extra], [*assignments, *[at] * len(extra)], read)
     out = Judgement()
     for name in runs[0]:
         dims = typed.get(name)
         shapes = [run[name] for run in runs]
-        if dims is not None and clashes.intersection(d for d in dims if isinstance(d, str)):
+        if dims is not None and any(clashes.intersection(_NAME.findall(d))
+                                    for d in dims if isinstance(d, str)):
             out.verdicts[name] = WRONG
         else:
             out.verdicts[name] = verdict(dims, shapes, assignments, read,

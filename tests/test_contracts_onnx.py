@@ -361,9 +361,11 @@ def test_reshape_to_a_size_read_from_another_axis_holds_where_its_type_is_the_ru
 
 def test_data_dependent_sizes_are_named_by_their_nodes_and_labelled():
     """Two NonZero nodes: each count is its own size, named after its node (one symbol
-    for both would merge two unrelated counts); no input decides them, so the contract
-    says it is approximate, which of its approximations is sufficient and which
-    necessary, and its DSL, over identifiers, parses back."""
+    for both would merge two unrelated counts). What NonZero guarantees of its count
+    (``nz_a <= 5``) is a fact, not a condition the inputs must meet; what the Concat
+    needs of the two counts is, over sizes no input decides, so the contract says it is
+    approximate, which of its approximations is sufficient and which necessary, and its
+    DSL, over identifiers, parses back."""
     nodes = [helper.make_node("NonZero", ["a"], ["ia"], name="nz_a"),
              helper.make_node("NonZero", ["b"], ["ib"], name="nz_b"),
              helper.make_node("Concat", ["ia", "ib"], ["out"], axis=0, name="cat")]
@@ -374,17 +376,33 @@ def test_data_dependent_sizes_are_named_by_their_nodes_and_labelled():
         opset_imports=[helper.make_opsetid("", 17)])
     contract = ko.contract(model)
     hidden = {str(s) for a in contract.atoms for s in a.symbols() if s in contract.hidden}
-    assert {"nz_a.u_0", "nz_b.u_0"} <= hidden, hidden
+    assert hidden == {"nz_a", "nz_b"}, hidden
     assert (contract.label, contract.inner.label, contract.outer.label) == (
         "approximate", "sufficient", "necessary")
     text = str(contract)
-    assert "nz_a.u_0 <= 5" in text and "nz_b.u_0 <= N" in text, text
-    assert "approximate: 3 conditions name sizes that are no inputs" in text, text
+    assert "nz_a == nz_b  Concat cat" in text and "<= 5" not in text, text
+    assert "approximate: 1 condition names sizes that are no inputs" in text, text
     assert "contract.inner is sufficient, contract.outer necessary" in text, text
     assert contract.holds(N=3).value is None  # undecided, never a guess
     dsl = contract.dsl()
-    assert "nz_a_u_0 <= 5" in dsl, dsl
-    kt.Signature.parse("(N,nz_a_u_0,nz_b_u_0,ia_shape_1,ib_shape_1)->() " + dsl)
+    assert dsl == "where nz_a == nz_b", dsl
+    kt.Signature.parse("(N,nz_a,nz_b)->() " + dsl)
+
+
+def test_a_count_alone_asks_nothing_of_the_inputs():
+    """A NonZero's count bounded by its input's size is what NonZero guarantees, not a
+    condition: a model whose only data-decided size flows through Transpose and GatherND
+    accepts every size (its contract is exact)."""
+    nodes = [helper.make_node("NonZero", ["x"], ["i"], name="nz"),
+             helper.make_node("Transpose", ["i"], ["t"], perm=[1, 0]),
+             helper.make_node("GatherND", ["x", "t"], ["out"])]
+    model = helper.make_model(helper.make_graph(
+        nodes, "count", [helper.make_tensor_value_info("x", F, ["N", 3])],
+        [helper.make_tensor_value_info("out", F, None)]),
+        opset_imports=[helper.make_opsetid("", 17)])
+    contract = ko.contract(model)
+    assert contract.label == "exact" and contract.atoms == () and not contract.hidden
+    assert contract.holds(N=0).value is True
 
 
 WINDOW_NODES = [("MaxPool", {"kernel_shape": [3], "strides": [2], "ceil_mode": 1}),

@@ -12,6 +12,7 @@ import pytest
 from onnx import TensorProto, helper
 
 from kantensor.onnx import infer_shapes
+from kantensor.onnx.importer import read_types
 
 F, B, I64 = TensorProto.FLOAT, TensorProto.BOOL, TensorProto.INT64
 
@@ -174,11 +175,17 @@ def test_if_branches_of_one_shape(opset):
     assert_at_least(_add_sub_if(opset), "if_output", typed(F, (1,)))
 
 
-def test_if_branches_of_different_shapes_join_to_an_unknown_size():
+def test_if_branches_of_different_shapes_join_to_a_size_of_the_if():
+    """1 or 5, as the condition input picks: a size named after the If (see
+    kantensor.onnx.datasizes), which says so."""
     m = _add_sub_if(21, (5,))
     assert_at_least(m, "if_output", typed(F, (None,)))
     dim = ours(m, "if_output").tensor_type.shape.dim[0]
-    assert not dim.HasField("dim_value") and not dim.HasField("dim_param")
+    assert not dim.HasField("dim_value") and dim.dim_param == "If_if_output"
+    (size,) = read_types(m).counts.sizes.values()
+    assert str(size) == ("If_if_output is decided when the model runs, at If node "
+                         "'If -> if_output': the branch its condition picks: 1 if cond, "
+                         "5 if not cond")
 
 
 @pytest.mark.parametrize("then_axes", [True, False])  # test_if_no_shape_in_then/else_branch

@@ -184,7 +184,9 @@ def test_the_data_dependent_counts_of_a_detector_are_found_and_left_open():
     """SSDlite's post-processing (NonZero of the passing scores, TopK of the best
     ``min(5, kept)``): the probe, masking what NonZero counts at fixed input sizes,
     finds exactly the values after the counts, on the axes they count (onnxruntime's
-    shapes change); kantensor types every other value exactly and leaves those open."""
+    shapes change); kantensor types every other value exactly and those by the names of
+    the counts (kantensor.onnx.datasizes), which the judge checks stand for one size
+    per run."""
     model, sizes = em.detections()
     decided, probes = dataprobe.data_dependent(model, sizes[0])
     ops = {o: n.op_type for n in model.graph.node for o in n.output}
@@ -197,8 +199,13 @@ def test_the_data_dependent_counts_of_a_detector_are_found_and_left_open():
     runs = sj.runtime_shapes(model, sizes)
     typed = infer_shapes(model)
     judgement = sj.judge(typed, runs, sizes, sj.kantensor_size, decided, (probes, sizes[0]))
+    topk_out, chosen = (o.name for o in model.graph.output)
     assert judgement.counts == {sj.DATA: len(decided),
                                 sj.EXACT: len(sj.values_of(model)) - len(decided)}
+    assert judgement.named == len(decided)  # each count by a name (not ?): NonZero's
+    dims = sj.typed_shapes(typed)  # (one for both of one mask) and TopK's min(5, it)
+    assert dims[topk_out] == ["min(5, NonZero_nonzero3)"]
+    assert dims[chosen] == ["min(5, NonZero_nonzero3)", 4]
     # without the probe the same values are unknown: the judge only moves a value
     # from unknown to data-dependent with onnxruntime's evidence
     assert set(sj.judge(typed, runs, sizes).of(sj.UNKNOWN)) == set(decided)

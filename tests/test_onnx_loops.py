@@ -222,7 +222,8 @@ MODELS = {
                                           "float32[seq_loop_iters,d*min(1,seq_loop_iters)]",
                                           "seq(float32[d])"]),
     "scan": (scan_states, ["float32[b,e]", "float32[b,T,e]"]),
-    "branches": (branches, ["float32[?,d]", "float32[?,d]"]),
+    # an If's size that its condition picks is named after it (one size per run)
+    "branches": (branches, ["float32[pick,d]", "float32[by_size,d]"]),
 }
 
 

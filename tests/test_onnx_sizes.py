@@ -95,8 +95,13 @@ def test_symbolic_types_of_the_node_cases_hold_at_other_sizes():
             for dims, value in zip(types, got, strict=False):
                 if dims is None or not isinstance(value, np.ndarray):  # untyped, or a
                     continue  # sequence or an optional
-                want = [substitute(d, sizes) if isinstance(d, Dim) else d for d in dims]
                 shape = np.shape(value)
+                want = [substitute(d, sizes) if isinstance(d, Dim) else d for d in dims]
+                if len(want) == len(shape):  # a size the data decides (NonZero's count):
+                    for w, s in zip(want, shape, strict=True):  # one name, one size
+                        if isinstance(w, Dim) and w.name is not None:
+                            sizes.setdefault(w.name, s)
+                    want = [substitute(d, sizes) if isinstance(d, Dim) else d for d in dims]
                 if len(want) == len(shape) and all(
                         w is None or w == s for w, s in zip(want, shape, strict=True)):
                     continue

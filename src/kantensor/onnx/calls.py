@@ -77,6 +77,8 @@ def arguments(reader: Any, entry: OnnxOp, node: onnx.NodeProto, label: str
         if value is not None:
             value_entries(var.type, k, name, f"node {label!r} ({node.op_type})")
             params[value] = as_param(reader.value(source))
+            if reader.graph:  # sizes the data decides: read when the graph runs
+                params[value] = reader.counts.at_run_time(reader, params[value])
         if bounds is not None:
             params[bounds] = interval_of(reader, source)
     if plan.given:

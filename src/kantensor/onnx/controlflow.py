@@ -104,7 +104,7 @@ class If(Structured):
         failed: dict[bool, Exception] = {}
         for truth, key in ((True, "then_branch"), (False, "else_branch")):
             try:
-                sub = scope.child(attrs[key], [])
+                sub = scope.child(attrs[key], [], once=True)
                 subs[truth] = (sub, output_types(sub, f"{label}: {key}"))
             except (UnsupportedOp, TypeError, ValueError, IndexError) as exc:
                 if cond is None or cond == truth:  # a branch that never runs may be
@@ -117,6 +117,8 @@ class If(Structured):
                             f"outputs, the node has {len(node.output)}")
         notes = Notes(label)
         types, values = self.join(scope, node, live, notes)
+        if notes.found and scope.once:  # (see .datasizes)
+            types = scope.counts.picked(scope, node, types, notes.found)
         names = [n for n in dict.fromkeys(n for sub, _ in subs.values() for n in sub.captured)]
         outer = [scope.var(n, node) for n in names]
         runners = {truth: runner(sub, f"{label}: {'then' if truth else 'else'}_branch")
@@ -125,6 +127,8 @@ class If(Structured):
                      other=runners.get(False), names=tuple(names))
         if notes.found:
             outs[0].owner.tag["notes"] = tuple(notes.found)
+            if scope.graph and scope.once:
+                scope.counts.located(scope, outs)
         return list(zip(outs, values, strict=True))
 
     @staticmethod

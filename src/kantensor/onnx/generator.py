@@ -39,8 +39,8 @@ def build_constant_of_shape(types: tuple, input_value: Any, value: Any, **_: Any
 
 def constant_of_shape(shape: np.ndarray, *sizes: np.ndarray, input_value: Any = None,
                       value: Any = None, **_: Any) -> np.ndarray:
-    fill = value[1] if value is not None else 0.0
-    return np.full([int(v) for v in np.asarray(shape).tolist()], fill)
+    dtype, fill = value if value is not None else ("float32", 0.0)  # (ONNX's default)
+    return np.full([int(v) for v in np.asarray(shape).tolist()], fill, dtype=dtype)
 
 
 @builder

@@ -42,6 +42,7 @@ from ..types.type import TensorType
 from ..types.variable import constant
 from .bounds import arity, bounded
 from .calls import arguments
+from .datasizes import COUNTS, DataSizes
 from .dtypes import UnsupportedType, type_name
 from .intervals import INTEGER_DTYPES, MAKES_INTERVALS, record_interval
 from .loading import MAX_NAME, OnnxImportError, Tensors, clipped, open_model, shown
@@ -116,6 +117,7 @@ class _Reader(Scope):
         self.outer: set[str] = set()  # the names brought in from an outer scope
         self.notes: dict[str, Any] = {}  # name -> why a size of its type is unknown
         self.constants: set[str] = set()  # Constants' outputs whose Variables wait
+        self.counts = DataSizes() if parent is None else parent.counts  # (.datasizes)
 
     def read(self) -> tuple[list[Variable], list[Variable]]:
         """Read the graph: its inputs and its outputs (raising for an output that an
@@ -269,6 +271,8 @@ class _Reader(Scope):
             if typed is None:  # typed by its handler
                 return None
         outs, folded, keys, conditions = typed
+        if op_type in COUNTS and self.once and domain in ("", "ai.onnx"):
+            outs, conditions = self.counts.named(self, node, outs, conditions)
         if conditions:
             self.note(node, conditions)
         if op_type in MAKES_INTERVALS and wanted and wanted[0] and folded[0] is None and \

@@ -12,7 +12,7 @@ import numpy as np
 from ..ops.params import normalize_axes, normalize_axis
 from ..ops.templates import dims, reads_ranks, typed
 from ..types.numpy_dtypes import extreme_value
-from .shared import constant_ints
+from .shared import SIZE_MAX, SIZE_MIN, constant_ints, size_reduce
 
 
 @reads_ranks
@@ -69,10 +69,13 @@ def _sum_square(x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
     return np.sum(np.square(x), axis=axis, keepdims=keepdims)
 
 
-def _extreme(fn: Any, empty: int) -> Any:
+def _extreme(fn: Any, empty: int, sizes: Any) -> Any:
     """ReduceMax (``empty`` -1) or ReduceMin (1): over nothing, the dtype's lowest (or
-    highest) value, an infinity where the dtype holds one."""
+    highest) value, an infinity where the dtype holds one; of sizes while the model is
+    read (an object array), by ``sizes``."""
     def reduce(x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
+        if x.dtype == object and x.size:
+            return size_reduce(sizes, x, axis, keepdims)
         if x.size == 0:
             shape = tuple(1 if i in axis else d for i, d in enumerate(x.shape)) if keepdims \
                 else tuple(d for i, d in enumerate(x.shape) if i not in axis)
@@ -90,10 +93,10 @@ reduce_mean = _reducer(np.mean)
 reduce_prod = _reducer(np.prod)
 
 
-reduce_max = _reducer(_extreme(np.max, -1))
+reduce_max = _reducer(_extreme(np.max, -1, SIZE_MAX))
 
 
-reduce_min = _reducer(_extreme(np.min, 1))
+reduce_min = _reducer(_extreme(np.min, 1, SIZE_MIN))
 
 
 reduce_l1 = _reducer(_l1)

@@ -77,6 +77,10 @@ class Scope:
     :class:`Budget`; ``types``, ``values``, ``untyped``, ``outer`` and ``captured`` its
     own)."""
 
+    #: whether the graph runs at most once per run of the model (the main graph, its
+    #: If's branches; not a loop's body): where sizes the data decides are named
+    once = True
+
     def output(self, name: str) -> Variable:
         """The Variable of an output of the graph; the error of the unsupported node it
         depends on if it has none."""
@@ -157,17 +161,20 @@ class Scope:
         return t
 
     def child(self, proto: onnx.GraphProto, formal: list[Type],
-              values: Sequence[np.ndarray | None] = (), graph: bool | None = None
-              ) -> Any:
+              values: Sequence[np.ndarray | None] = (), graph: bool | None = None,
+              once: bool = False) -> Any:
         """A subgraph of a node of this graph (a reader of the same class), read with its
         inputs of the types ``formal`` (and the known ``values``), its outer scope this
-        graph; ``graph`` (default: as this reader) builds its Variables to be run."""
+        graph; ``graph`` (default: as this reader) builds its Variables to be run;
+        ``once``: it runs at most once per run of this graph (an If's branch, not a
+        loop's body)."""
         if self.depth >= MAX_DEPTH:
             raise UnsupportedOp(f"subgraphs nested more than {MAX_DEPTH} deep (the limit "
                                 "kantensor.onnx.scope.MAX_DEPTH) are not typed")
         self.budget.spend(self.model, proto)
         sub = type(self)(self.model, self.tensors, self.graph if graph is None else graph,
                          proto, self)
+        sub.once = once and self.once
         sub.read_sources(formal, values)
         sub.read_nodes()
         return sub

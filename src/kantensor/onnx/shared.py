@@ -19,6 +19,7 @@ import numpy as np
 from ..ops.params import ParamError
 from ..ops.sizes import SizeNames
 from ..ops.templates import dims, groups, reads_ranks
+from ..types.dim import dim_max, dim_min
 
 
 class NotKnown(ParamError):
@@ -65,3 +66,25 @@ def build_along_axis(types: tuple, **_: Any) -> dict[str, Any]:
 
 def not_computed(*arrays: np.ndarray, **_: Any) -> Any:
     raise NotImplementedError("this op is typed but not computed")
+
+
+def _of_sizes(pick: Any) -> Any:
+    """``pick`` (dim_min, dim_max) of two entries of values of sizes (ints, Dims, None:
+    unknown) as a ufunc on object arrays."""
+    return np.frompyfunc(lambda a, b: None if a is None or b is None else pick(a, b), 2, 1)
+
+
+#: the least and the greatest of entries of values of sizes, entry by entry (Min, Max
+#: and ReduceMin, ReduceMax of sizes while a model is read: ``min(5, count)``)
+SIZE_MIN, SIZE_MAX = _of_sizes(dim_min), _of_sizes(dim_max)
+
+
+def size_reduce(extreme: Any, x: np.ndarray, axes: tuple, keepdims: bool) -> np.ndarray:
+    """``x`` (an object array of sizes) reduced over ``axes`` by ``extreme`` (SIZE_MIN or
+    SIZE_MAX), one axis after the other (the last first, so the others keep their
+    index)."""
+    out = x
+    for a in sorted(axes, reverse=True):
+        out = extreme.reduce(out, axis=a, keepdims=keepdims, dtype=object)
+    return np.asarray(out, dtype=object)
+

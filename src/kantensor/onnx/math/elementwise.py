@@ -12,7 +12,7 @@ from ...ops.params import ParamError
 from ...ops.sizes import SizeNames
 from ...ops.templates import builder, dims, reads_ranks, typed
 from ...syntax.ast import Broadcasts, DimVar
-from ..shared import NotKnown, value_entries
+from ..shared import SIZE_MAX, SIZE_MIN, NotKnown, value_entries
 
 
 def div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -56,11 +56,17 @@ def _fold(fn: Any, arrays: tuple) -> np.ndarray:
 
 
 def maximum(*arrays: np.ndarray) -> np.ndarray:
-    return _fold(np.maximum, arrays)
+    return _fold(SIZE_MAX if _sizes(arrays) else np.maximum, arrays)
 
 
 def minimum(*arrays: np.ndarray) -> np.ndarray:
-    return _fold(np.minimum, arrays)
+    return _fold(SIZE_MIN if _sizes(arrays) else np.minimum, arrays)
+
+
+def _sizes(arrays: tuple) -> bool:
+    """Whether ``arrays`` are values of sizes (an object array among them: while the
+    model is read)."""
+    return any(a.dtype == object for a in arrays)
 
 
 def total(*arrays: np.ndarray) -> np.ndarray:

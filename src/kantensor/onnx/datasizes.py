@@ -1,0 +1,288 @@
+"""Sizes the data decides, named after the node that decides them.
+
+NonZero's count, Compress's, Unique's, NonMaxSuppression's, and TopK's ``k`` where its
+value is not known when the model is read: no input size gives them, and the relation
+of the node's Op leaves them a size of its own (``u`` in ``{x}:T->({n},u):int64``). The
+importer names such a size after its node (``NonZero_3`` for a node named
+``/NonZero_3``, ``NonZero_idx`` for an unnamed one whose first output is ``idx``: an
+identifier, fresh against every name the model's types use), so that the values
+computed from it (Transpose, GatherND, Gather, ConstantOfShape, Concat, ...) are typed
+exactly in terms of it, and records where it comes from (:class:`DataSize`: which node
+decides it and what it counts; in from_onnx's graph, a :class:`~.subgraph.SizeNote` on
+the node, which :func:`~.subgraph.size_notes` lists).
+
+One name is one size in every run: a node's outputs that count the same (Unique's
+values, first indices and counts; TopK's values and indices) share it, two nodes of the
+same op, attributes and inputs (two NonZeros of one mask) share it too (the same
+computation on the same values gives the same count), and any other two counts get two
+names. Only the nodes of a graph that runs at most once per run of the model (the main
+graph, an If's branches outside loops) name their counts: in a loop's body a count
+changes from one iteration to the next, so there it stays unknown. An If whose branches
+give different sizes gives a size its condition's value decides: one more name, after
+the If.
+
+What the op's semantics guarantees of its count (``u <= numel(x)`` for NonZero: the
+relation's condition on its own size) is a *fact* about it, known to every later node,
+not a condition the inputs must meet: a contract does not constrain it as if the user
+chose it. What an op needs of a count it is given (TopK's ``k <= x.shape[axis]``) stays a
+condition, over a size that is no input (the contract says it is approximate there).
+"""
+
+from __future__ import annotations
+
+import itertools
+import keyword
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from typing import Any
+
+import onnx
+
+from ..ops.located import relocated
+from ..types.conditions import Clause, Condition, InnerSize
+from ..types.dim import Dim, unknown
+from ..types.symbols import free_symbols, substitute
+from ..types.type import TensorType
+from ..types.variable import AxisSize
+from .protos import label as node_label
+from .subgraph import SizeCondition, SizeNote, base_name, fresh_names, names_in
+
+__all__ = ["COUNTS", "DataSize", "DataSizes"]
+
+_FLIPPED = {">=": "<=", ">": "<"}  # (a SizeCondition compares with <=, < or ==)
+
+
+def _attribute(node: onnx.NodeProto, name: str) -> int | None:
+    for a in node.attribute:
+        if a.name == name:
+            return int(a.i)
+    return None
+
+
+def _on(axis: int | None, rank: int) -> int:
+    """``axis`` of a tensor of ``rank`` axes as an index (0 for a flattened output)."""
+    if axis is None:
+        return 0
+    return axis + rank if axis < 0 else axis
+
+
+def _nonzero(node: onnx.NodeProto, outs: tuple) -> list[tuple[int, int]]:
+    return [(0, 1)]
+
+
+def _compress(node: onnx.NodeProto, outs: tuple) -> list[tuple[int, int]]:
+    return [(0, _on(_attribute(node, "axis"), outs[0].ndim))]
+
+
+def _unique(node: onnx.NodeProto, outs: tuple) -> list[tuple[int, int]]:
+    return [(0, _on(_attribute(node, "axis"), outs[0].ndim)), (1, 0), (3, 0)]
+
+
+def _nms(node: onnx.NodeProto, outs: tuple) -> list[tuple[int, int]]:
+    return [(0, 0)]
+
+
+def _topk(node: onnx.NodeProto, outs: tuple) -> list[tuple[int, int]]:
+    axis = _attribute(node, "axis")
+    at = _on(-1 if axis is None else axis, outs[0].ndim)
+    return [(0, at), (1, at)]
+
+
+@dataclass(frozen=True)
+class Counting:
+    """An op whose outputs have a size its data decides: ``axes`` gives the (output,
+    axis) pairs that are that one size; ``guaranteed``: whether what the op's relation
+    states of it holds by the op's semantics (NonZero's count is at most its input's
+    number of elements), so it is a fact, not a condition the inputs must meet."""
+
+    axes: Callable[[onnx.NodeProto, tuple], list[tuple[int, int]]]
+    guaranteed: bool
+    what: str
+
+
+#: op type (default domain) -> how its outputs hold the size its data decides
+COUNTS: dict[str, Counting] = {
+    "NonZero": Counting(_nonzero, True, "how many elements of its input are not zero"),
+    "Compress": Counting(_compress, True, "how many elements of its condition are true"),
+    "Unique": Counting(_unique, True, "how many different values its input holds"),
+    "NonMaxSuppression": Counting(_nms, True, "how many boxes it selects"),
+    "TopK": Counting(_topk, False, "the value of its input k"),
+}
+
+
+@dataclass(frozen=True)
+class DataSize:
+    """A size the data decides: its ``name``, the ``op`` and ``node`` (the node's label)
+    that decide it, and ``what`` it counts."""
+
+    name: str
+    op: str
+    node: str
+    what: str
+
+    def __str__(self) -> str:
+        return f"{self.name} is decided when the model runs, at {self.op} node " \
+            f"{self.node!r}: {self.what}"
+
+
+class DataSizes:
+    """The sizes the data decides in one model (shared by its readers): each by name,
+    and the name of each computation that decides one."""
+
+    def __init__(self) -> None:
+        self.sizes: dict[str, DataSize] = {}
+        self._by_key: dict[Hashable, str] = {}
+        #: name -> an axis of a built Variable that has that size (from_onnx's graph)
+        self._axes: dict[str, tuple[Any, Dim]] = {}
+        self._seen: dict[Any, tuple[int, set[str]]] = {}  # (see _taken)
+
+    def at_run_time(self, scope: Any, value: tuple | None) -> tuple | None:
+        """A known value (a parameter: ints, Dims, None) of a node the reader ``scope``
+        builds, with each size the data decides in its graph written as the axis of the
+        Variable that has it (``NonZero_3`` as ``nonzero3.shape[1]``), so that the Op
+        taking it reads the size from that value when the graph runs (no input of the
+        function binds it: see :mod:`kantensor.ops.sizes`); its type is still in the
+        size's name. (A size of a graph around it is bound by the stand-ins it captures.)"""
+        if not value or not self._axes:
+            return value
+        out = []
+        for entry in value:
+            if isinstance(entry, Dim):
+                names = {s for s in free_symbols(entry)
+                         if s in self._axes and self._axes[s][0] is scope}
+                if names:
+                    entry = substitute(entry, {n: self._axes[n][1] for n in names})
+            out.append(entry)
+        return tuple(out)
+
+    def located(self, scope: Any, variables: list) -> None:
+        """Remember, for each size the data decides that ``variables`` (Variables the
+        reader ``scope`` built) have, an axis that has it (see :meth:`at_run_time`)."""
+        for var in variables:
+            t = getattr(var, "type", None)
+            for axis, d in enumerate(t.shape if isinstance(t, TensorType) else ()):
+                if isinstance(d, Dim) and d.name in self.sizes and d.name not in self._axes:
+                    self._axes[d.name] = (scope, unknown(AxisSize(var, axis)))
+
+    def picked(self, scope: Any, node: onnx.NodeProto, types: list, notes: list[SizeNote]
+               ) -> list:
+        """The types of an If's outputs (``types``, joined from its branches) with each
+        size that differs between the branches (``notes``: the condition decides it)
+        named after the node: the condition's value decides it, so one name is one size
+        in every run."""
+        out = list(types)
+        taken: set[str] | None = None
+        for note in notes:
+            if not isinstance(note.axis, int):
+                continue
+            k = list(node.output).index(note.output) if note.output in node.output else -1
+            t = out[k] if k >= 0 else None
+            if not isinstance(t, TensorType) or t.shape[note.axis] is not None:
+                continue
+            if taken is None:
+                taken = _taken(scope, self._seen) | set(self.sizes)
+            name = self._fresh(base_name(node.name or f"If_{node.output[0]}"), taken)
+            taken.add(name)
+            self.sizes[name] = DataSize(name, "If", note.node, "the branch its condition "
+                                        "picks: " + ", ".join(f"{size} if {cond}"
+                                                              for cond, size in note.cases))
+            shape = list(t.shape)
+            shape[note.axis] = Dim(name)
+            out[k] = TensorType(t.dtype, shape)
+        return out
+
+    @staticmethod
+    def _fresh(name: str, taken: set[str]) -> str:
+        if keyword.iskeyword(name):
+            name += "_"
+        if name in taken:
+            (name,) = fresh_names(name, 1, taken)
+        return name
+
+    def named(self, scope: Any, node: onnx.NodeProto, outs: tuple, conditions: tuple
+              ) -> tuple[tuple, tuple[Clause, ...]]:
+        """``outs`` of ``node`` (an op of :data:`COUNTS`, read by the reader ``scope``)
+        with the size its data decides named (its output Variables' types too, their
+        node's ``tag["notes"]`` saying why, a :class:`SizeNote` per axis), and of its
+        ``conditions`` (portable: the node's own size an InnerSize's unknown) those its
+        inputs must meet; the others, what the op guarantees of that size, are facts for
+        the nodes after it (``scope.facts``), not the model's conditions. Unchanged where
+        no size is left to name (the op's relation gave it, or gives several)."""
+        counting = COUNTS[node.op_type]
+        try:
+            places = [(k, a) for k, a in counting.axes(node, outs)
+                      if k < len(outs) and isinstance(outs[k], TensorType)
+                      and 0 <= a < outs[k].ndim]
+        except (TypeError, ValueError):  # an attribute of another kind: ONNX refused it
+            return outs, conditions
+        inner = {s for c in conditions for s in c.symbols() if isinstance(s, InnerSize)}
+        if not places or len(inner) > 1 or any(outs[k].shape[a] is not None
+                                                for k, a in places):
+            return outs, conditions
+        key = (node.op_type, tuple(node.input), _attributes(node))
+        name = self._by_key.get(key)
+        label = node_label(node)
+        if name is None:
+            taken = _taken(scope, self._seen) | set(self.sizes)
+            name = self._fresh(base_name(node.name or f"{node.op_type}_{node.output[0]}"),
+                               taken)
+            self._by_key[key] = name
+            self.sizes[name] = DataSize(name, node.op_type, label, counting.what)
+        size = Dim(name)
+        new = list(outs)
+        for k, a in places:
+            shape = list(new[k].shape)
+            shape[a] = size
+            new[k] = TensorType(new[k].dtype, shape)
+        renamed = tuple(c.substitute({u: size for u in inner}) for c in conditions) \
+            if inner else conditions
+        if counting.guaranteed:
+            own = tuple(c for c in renamed if name in _names(c))
+            needs = tuple(c for c in renamed if name not in _names(c))
+        else:
+            own, needs = (), renamed
+        why = f"decided by the data at {node.op_type} node {label!r} ({counting.what}): " \
+            f"the size {name}"
+        notes = [SizeNote(label, node.output[k] if k < len(node.output) else "", a, why)
+                 for k, a in places]
+        owner = None
+        for name_, t in zip(node.output, new, strict=False):
+            var = scope.vars.get(name_) if name_ else None
+            if var is not None:
+                var.type, owner = t, var.owner
+        if scope.graph:
+            self.located(scope, [scope.vars.get(n) for n in node.output if n])
+        if owner is not None:  # why, and what the op guarantees (size_conditions), over
+            owner.tag["notes"] = (*owner.tag.get("notes", ()), *notes)  # its inputs
+            placed = relocated(own, [scope.vars.get(n) if n else None for n in node.input])
+            owner.tag["conditions"] = (*owner.tag.get("conditions", ()), *(
+                SizeCondition(c.right, _FLIPPED[c.op], c.left, label) if c.op in _FLIPPED
+                else SizeCondition(c.left, c.op, c.right, label)
+                for c in placed if isinstance(c, Condition) and c.op != "!="))
+        if own:
+            scope.facts = scope.facts.with_(*relocated(
+                own, [scope.var(n, node) if n else None for n in node.input], label))
+        return tuple(new), needs
+
+
+def _attributes(node: onnx.NodeProto) -> bytes:
+    return b"".join(a.SerializeToString(deterministic=True) for a in node.attribute)
+
+
+def _names(c: Clause) -> set:
+    return {s for s in c.symbols() if isinstance(s, str)}
+
+
+def _taken(scope: Any, seen: dict[Any, tuple[int, set[str]]]) -> set[str]:
+    """The names of sizes the types of ``scope`` and the scopes around it use, each
+    reader's types read once (``seen``: a reader -> how many of its types were read,
+    and their names): a model with many counts stays linear."""
+    out: set[str] = set()
+    while scope is not None:
+        done, names = seen.get(scope, (0, set()))
+        if len(scope.types) > done:
+            names |= names_in(itertools.islice(scope.types.values(), done, None))
+            seen[scope] = (len(scope.types), names)
+        out |= names
+        scope = scope.parent
+    return out
