@@ -1,10 +1,13 @@
-"""Start-up (issue 36): what ``import kantensor`` leaves for first use. Timings are in
-benchmarks/import_time.py; here only which libraries a fresh interpreter has loaded."""
+"""Start-up (issue 36): what ``import kantensor`` leaves for first use, and the catalogue
+tables it reads precompiled. Timings are in benchmarks/import_time.py, not here."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+
+from kantensor.ops import catalogue, shipped
+from kantensor.ops.catalogue import catalogue_files, catalogue_root, load_all, read_tables
 
 
 def _loaded_after(statement: str, modules: list[str]) -> dict[str, bool]:
@@ -31,3 +34,43 @@ def test_first_picture_and_first_trace_load_them():
         "assert str(kt.eval_shape(f, 'float32[n]').type) == 'float64[n]'",
         ["graphviz", "numpy.random"])
     assert loaded == {"graphviz": True, "numpy.random": True}
+
+
+def test_the_shipped_catalogue_tables_are_those_of_the_toml_files():
+    """signatures/tables.json is what ``make catalogue-index`` makes of the files now,
+    and gives each file exactly the tables TOML gives (run ``make catalogue-index``
+    after editing a catalogue file)."""
+    assert (catalogue_root() / shipped.TABLES).read_text(encoding="utf-8") == \
+        shipped.serialized()
+    tables = shipped.precompiled()
+    files = list(catalogue_files())
+    assert sorted(tables) == sorted(name for name, _ in files)
+    for name, text in files:
+        assert shipped.tables_of(name, text, tables) == read_tables(name, text)
+
+
+def test_a_file_edited_since_is_read_from_its_toml():
+    tables = shipped.precompiled()
+    name, text = next(iter(catalogue_files()))
+    edited = text.replace('doc = "', 'doc = "Edited. ', 1)
+    assert edited != text
+    assert shipped.tables_of(name, edited, tables) is None
+    assert shipped.tables_of("nosuchfile.toml", text, tables) is None
+
+
+def test_loading_from_the_precompiled_tables_gives_the_entries_of_the_toml(monkeypatch):
+    """load_all reads the precompiled tables; with none it reads every TOML file: the
+    same entries either way."""
+    def described(entries: list) -> list:
+        return [(e.file, e.index, e.name, str(e.signature), e.impl, e.compute, e.operator,
+                 e.method, e.variadic, e.doc, e.spec.text, e.builder, e.examples, e.numpy,
+                 e.extra, e.lowering) for e in entries]
+
+    def no_toml(*args: object) -> None:
+        raise AssertionError("a shipped file was read from its TOML")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(catalogue, "read_tables", no_toml)
+        fast = described(load_all())
+    monkeypatch.setattr(catalogue, "precompiled", dict)
+    assert described(load_all()) == fast
