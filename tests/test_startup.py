@@ -3,9 +3,13 @@ tables it reads precompiled. Timings are in benchmarks/import_time.py, not here.
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
 
+import pytest
+
+from kantensor.graph.collector import paused_collector
 from kantensor.ops import catalogue, shipped
 from kantensor.ops.catalogue import catalogue_files, catalogue_root, load_all, read_tables
 
@@ -74,3 +78,35 @@ def test_loading_from_the_precompiled_tables_gives_the_entries_of_the_toml(monke
         fast = described(load_all())
     monkeypatch.setattr(catalogue, "precompiled", dict)
     assert described(load_all()) == fast
+
+
+def test_the_collector_is_resumed_as_it_was_after_import():
+    """``import kantensor`` and ``import kantensor.onnx`` pause the cyclic collector
+    while they import (a tenth of their time) and leave it as they found it: on, or off
+    when the user had turned it off; also when the import fails."""
+    def collecting(code: str) -> list[str]:
+        return subprocess.run([sys.executable, "-c", code + "\nprint(gc.isenabled())"],
+                              check=True, capture_output=True, text=True).stdout.split()
+
+    assert collecting("import gc, kantensor.onnx") == ["True"]
+    assert collecting("import gc; gc.disable(); import kantensor.onnx") == ["False"]
+    assert collecting("import gc, sys\nsys.modules['onnx'] = None\ntry:\n"
+                      "    import kantensor.onnx\nexcept ImportError:\n    pass") == ["True"]
+
+
+def test_paused_collector_resumes_as_it_was():
+    before = gc.isenabled()
+    try:
+        gc.enable()
+        with pytest.raises(RuntimeError), paused_collector():
+            assert not gc.isenabled()
+            raise RuntimeError
+        assert gc.isenabled()
+        gc.disable()
+        with paused_collector():
+            with paused_collector():
+                pass
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    finally:
+        (gc.enable if before else gc.disable)()
