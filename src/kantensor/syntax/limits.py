@@ -92,7 +92,7 @@ def _levels(root: object, limit: int, remember: bool) -> int:
             for x in item:
                 push((x, depth))
             continue
-        if remember and depth == 1:
+        if remember and depth == 1 and hasattr(item, _DATACLASS):  # a node (not a Loop)
             own = getattr(item, "__dict__", None)
             levels = own.get(_LEVELS) if own is not None else None
             if levels is None:
