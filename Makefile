@@ -39,9 +39,12 @@ dot:
 grammar-tables: $(STAMP)
 	$(BIN)/python -c "from kantensor.syntax.tables import main; main()"
 
-# The ONNX catalogue's tables already read, derived from signatures/onnx/*.toml (run after
-# editing them; tests/test_onnx_lazy.py fails until then; a stale index is never used).
+# The catalogue's tables already read, as JSON: signatures/tables.json (the NumPy Ops',
+# read at import) and signatures/onnx/tables.json (the ONNX index), derived from the TOML
+# files (run after editing one; tests/test_startup.py and tests/test_onnx_lazy.py fail
+# until then; a stale file is never used).
 catalogue-index: $(STAMP)
+	$(BIN)/python -c "from kantensor.ops.shipped import main; main()"
 	$(BIN)/python -c "from kantensor.onnx.tableindex import main; main()"
 
 bench: $(STAMP)

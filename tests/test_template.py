@@ -25,6 +25,7 @@ from kantensor.syntax.ast import (
     dim_vars,
 )
 from kantensor.syntax.errors import SignatureSyntaxError
+from kantensor.syntax.limits import MAX_NESTING
 from kantensor.syntax.parser import parse_alternatives, parse_template
 from kantensor.syntax.template import TemplateError
 from test_signature_parse import alternatives, exprs
@@ -149,3 +150,23 @@ def test_builders_fill_with_objects_and_messages_travel_with_clauses() -> None:
     with pytest.raises(kt.TypeInferenceError, match="zero-size array to a reduction with "
                        "no identity: axis 1 of float32"):
         kt.max(x, axis=1)
+
+
+def test_a_fill_makes_each_operand_once_and_every_alternative_still_checks_its_depth():
+    """The alternatives of one fill share the operands a placeholder stands for (made
+    once), and a shared operand's nesting, found once, still counts in each alternative:
+    one level past MAX_NESTING is refused in the first and in the second alike."""
+    template = parse_template("{x}:t->{y}:t where t in signed | {x}:t->{y}:t where t in bool")
+    n = DimVar("n")
+    deep = n
+    for _ in range(MAX_NESTING):
+        deep = deep + 1
+    first, second = template.fill({"x": [n, deep], "y": [n]})
+    assert first.inputs[0] is second.inputs[0]
+    assert str(first) == f"({n},{deep}):t->(n):t where t in signed"
+    too_deep = TensorPattern((n, deep + 1), "t")
+    for _ in range(2):
+        with pytest.raises(ValueError, match=f"nested more than {MAX_NESTING} levels"):
+            Alternative((too_deep,), (TensorPattern((n,)),))
+    with pytest.raises(ValueError, match=f"nested more than {MAX_NESTING} levels"):
+        template.fill({"x": [n, deep + 1], "y": [n]})

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .graph.basic import Apply, Constant, Variable
 from .graph.compact import compact
-from .graph.picture import GraphPicture, digraph
+from .graph.picture import digraph
 from .graph.walk import ancestors, toposort
+
+if TYPE_CHECKING:
+    import graphviz as gv  # the module; this one's graphviz is the drawing function
 
 #: Deeper levels than this are not indented further (a 100,000-node chain
 #: would otherwise print gigabytes of spaces); their lines say their depth.
@@ -116,7 +119,7 @@ STYLES = ("seed", "compact")
 
 
 def graphviz(obj: Any, types: bool = True, style: str | None = None,
-             depth: int | None = None, collapse: Iterable[str] | str = ()) -> GraphPicture:
+             depth: int | None = None, collapse: Iterable[str] | str = ()) -> gv.Digraph:
     """A ``graphviz.Digraph`` of a graph (``obj`` is what :func:`dprint` takes).
 
     ``style="seed"`` draws it as Theano's "Graph Structures" seed: Variables red

@@ -130,26 +130,42 @@ def _sampling(make: Callable[..., Any], table: dict[str, Callable[..., Any]]) \
     return lambda *args, **kwargs: TracedSampler(make(*args, **kwargs), table)
 
 
-_RANDOM_MODULE = TracedModule(np.random, {
-    **_entries(np.random, RANDOM), **_refusals(np.random, UNSUPPORTED_RANDOM, "numpy.random"),
-    "default_rng": entry(np.random.default_rng,
-                         _sampling(np.random.default_rng, _GENERATOR_METHODS)),
-    "RandomState": wrap_class(np.random.RandomState,
-                              _sampling(np.random.RandomState, _LEGACY_METHODS))})
-_NUMPY_MODULE = TracedModule(np, {**_entries(np, CREATION),
-                                  **_refusals(np, UNSUPPORTED, "numpy"), **INDEX_TRICKS,
-                                  "random": _RANDOM_MODULE})
-_MATH_MODULE = TracedModule(math, _entries(math, MATH))
-
-#: id(original) -> (original, what the traced code finds instead).
+#: id(original) -> (original, what the traced code finds instead): see :func:`_replaced`.
 _REPLACED: dict[int, tuple[Any, Any]] = {}
-for _module, _traced in ((np, _NUMPY_MODULE), (np.random, _RANDOM_MODULE),
-                         (math, _MATH_MODULE)):
-    _REPLACED[id(_module)] = (_module, _traced)
-    for _name, _value in vars(_traced)["__kantensor_entries__"].items():
-        _original = getattr(_value, "__kantensor_traced__", None)
-        if _original is not None and not isinstance(_value, types.ModuleType):
-            _REPLACED[id(_original)] = (_original, _value)
+_REPLACED_LOCK = threading.Lock()
+
+
+def _replaced() -> dict[int, tuple[Any, Any]]:
+    """id(original) -> (original, what the traced code finds instead), for NumPy,
+    ``numpy.random`` and ``math`` (SciPy's are added by :func:`_scipy`). Made on the first
+    trace: importing ``numpy.random`` costs about 20 ms that ``import kantensor`` need
+    not pay (NumPy imports it on first use)."""
+    if not _REPLACED:
+        with _REPLACED_LOCK:
+            if not _REPLACED:
+                _REPLACED.update(_replacements())  # one step: never seen half made
+    return _REPLACED
+
+
+def _replacements() -> dict[int, tuple[Any, Any]]:
+    rng = np.random
+    random_module = TracedModule(rng, {
+        **_entries(rng, RANDOM), **_refusals(rng, UNSUPPORTED_RANDOM, "numpy.random"),
+        "default_rng": entry(rng.default_rng, _sampling(rng.default_rng, _GENERATOR_METHODS)),
+        "RandomState": wrap_class(rng.RandomState,
+                                  _sampling(rng.RandomState, _LEGACY_METHODS))})
+    numpy_module = TracedModule(np, {**_entries(np, CREATION),
+                                     **_refusals(np, UNSUPPORTED, "numpy"), **INDEX_TRICKS,
+                                     "random": random_module})
+    math_module = TracedModule(math, _entries(math, MATH))
+    table: dict[int, tuple[Any, Any]] = {}
+    for module, traced in ((np, numpy_module), (rng, random_module), (math, math_module)):
+        table[id(module)] = (module, traced)
+        for value in vars(traced)["__kantensor_entries__"].values():
+            original = getattr(value, "__kantensor_traced__", None)
+            if original is not None and not isinstance(value, types.ModuleType):
+                table[id(original)] = (original, value)
+    return table
 
 
 def _scipy() -> None:
@@ -159,9 +175,10 @@ def _scipy() -> None:
         return
     _SCIPY_SEEN.add(id(special))
     entries = _entries(special, SCIPY_SPECIAL)
-    _REPLACED[id(special)] = (special, TracedModule(special, entries))
+    table = _replaced()
+    table[id(special)] = (special, TracedModule(special, entries))
     for value in entries.values():
-        _REPLACED[id(value.__kantensor_traced__)] = (value.__kantensor_traced__, value)
+        table[id(value.__kantensor_traced__)] = (value.__kantensor_traced__, value)
 
 
 _SCIPY_SEEN: set[int] = set()
@@ -169,7 +186,7 @@ _SCIPY_SEEN: set[int] = set()
 
 def replacement(value: Any) -> Any:
     """What the traced code finds instead of ``value`` (None: ``value`` itself)."""
-    hit = _REPLACED.get(id(value))
+    hit = _replaced().get(id(value))
     if hit is not None and hit[0] is value:
         return hit[1]
     kind = type(value)

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import html
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .basic import Apply, Constant, Variable
 from .display import SYMBOLIC_COLOR, UNKNOWN_COLOR
-from .picture import COLORS, GraphPicture
+from .picture import COLORS, new_picture
 from .walk import toposort
+
+if TYPE_CHECKING:
+    import graphviz
 
 #: A name scope is the part of a name before its last SEPARATOR.
 SEPARATOR = "/"
@@ -128,11 +131,11 @@ def _depths(outputs: Sequence[Variable]) -> dict[int, int]:
 
 
 def compact(outputs: Iterable[Variable], name: str = "graph", depth: int | None = None,
-            collapse: Iterable[str] = (), size: str | None = None) -> GraphPicture:
+            collapse: Iterable[str] = (), size: str | None = None) -> graphviz.Digraph:
     """The compact picture of every node the ``outputs`` depend on (see the module)."""
     outs = list(outputs)
     nodes = toposort(outs)
-    dot = GraphPicture(name=name)
+    dot = new_picture(name)
     dot.attr(rankdir="TB", fontname=_FONT, nodesep="0.25", ranksep="0.3")
     if size:
         dot.attr(size=size)
@@ -245,7 +248,7 @@ def compact(outputs: Iterable[Variable], name: str = "graph", depth: int | None 
     return dot
 
 
-def _frames(dot: GraphPicture, frames: dict[str, list[tuple[str, str, dict[str, str]]]]
+def _frames(dot: graphviz.Digraph, frames: dict[str, list[tuple[str, str, dict[str, str]]]]
             ) -> None:
     """Draw each scope's nodes inside a frame, nested as the scopes are."""
     def parent(scope: str) -> str | None:

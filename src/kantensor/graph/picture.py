@@ -9,12 +9,14 @@ needs Graphviz's ``dot`` program.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
-
-import graphviz as gv
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from .basic import Constant, Variable
 from .walk import toposort
+
+if TYPE_CHECKING:
+    import graphviz
 
 #: The seed's colours.
 COLORS = {"variable": "red", "apply": "blue", "op": "darkgreen", "type": "purple"}
@@ -25,20 +27,44 @@ NO_DOT = ("drawing a graph needs Graphviz's `dot` program, which is not on the P
           "conda: conda install graphviz). Without it, the picture's DOT text is in .source")
 
 
-class GraphPicture(gv.Digraph):
-    """A ``graphviz.Digraph`` whose rendering says how to get ``dot`` when it is missing."""
+@cache
+def picture_class() -> type:
+    """``GraphPicture``: a ``graphviz.Digraph`` whose rendering says how to get ``dot``
+    when it is missing. Made on the first picture: importing ``graphviz`` costs about
+    8 ms that ``import kantensor`` and the ``kantensor`` command need not pay (a lazy
+    import for start-up speed; nothing here would make a cycle)."""
+    import graphviz as gv
 
-    def pipe(self, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return super().pipe(*args, **kwargs)
-        except gv.ExecutableNotFound as exc:
-            raise RuntimeError(NO_DOT) from exc
+    class GraphPicture(gv.Digraph):
+        __doc__ = picture_class.__doc__
+        __module__ = __name__
+        __qualname__ = "GraphPicture"  # found by pickle through the module's __getattr__
 
-    def render(self, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return super().render(*args, **kwargs)
-        except gv.ExecutableNotFound as exc:
-            raise RuntimeError(NO_DOT) from exc
+        def pipe(self, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return super().pipe(*args, **kwargs)
+            except gv.ExecutableNotFound as exc:
+                raise RuntimeError(NO_DOT) from exc
+
+        def render(self, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return super().render(*args, **kwargs)
+            except gv.ExecutableNotFound as exc:
+                raise RuntimeError(NO_DOT) from exc
+
+    return GraphPicture
+
+
+def new_picture(name: str) -> graphviz.Digraph:
+    """An empty :func:`picture_class` picture named ``name``."""
+    return picture_class()(name=name)
+
+
+def __getattr__(name: str) -> Any:
+    """``GraphPicture`` is :func:`picture_class`'s class, made when first asked for."""
+    if name == "GraphPicture":
+        return picture_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _style(kind: str) -> dict[str, str]:
@@ -60,7 +86,7 @@ def _op_name(op: Any) -> str:
 
 
 def digraph(outputs: Iterable[Variable], types: bool = True, name: str = "graph",
-            size: str | None = None) -> GraphPicture:
+            size: str | None = None) -> graphviz.Digraph:
     """The picture of every node the ``outputs`` depend on.
 
     Edges run from inputs to Apply nodes to outputs, as the data flows; dashed edges
@@ -68,7 +94,7 @@ def digraph(outputs: Iterable[Variable], types: bool = True, name: str = "graph"
     share one box. ``types=False`` leaves them out, for big graphs; ``size`` is
     Graphviz's size attribute (inches, ``"4,4"``).
     """
-    dot = GraphPicture(name=name)
+    dot = new_picture(name)
     dot.attr(rankdir="TB", fontname="Helvetica")
     if size:
         dot.attr(size=size)

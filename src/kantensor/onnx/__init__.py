@@ -16,18 +16,21 @@ loop sizes in closed form: :mod:`.recurrence`; subgraphs: :mod:`.subgraph`,
 
 from __future__ import annotations
 
-try:
-    import onnx  # noqa: F401
-except ImportError as exc:  # pragma: no cover - the extra is not installed
-    raise ImportError("kantensor.onnx needs the onnx package: pip install "
-                      "'kantensor[onnx]'") from exc
+from ..graph.collector import paused_collector
 
-from .contract import contract
-from .dtypes import UnsupportedType
-from .importer import OnnxImportError, from_onnx
-from .registry import UnsupportedOp, supported
-from .shapes import infer_shapes
-from .subgraph import SizeCondition, SizeNote, size_conditions, size_notes
+with paused_collector():  # onnx's and protobuf's objects too (see it)
+    try:
+        import onnx  # noqa: F401
+    except ImportError as exc:  # pragma: no cover - the extra is not installed
+        raise ImportError("kantensor.onnx needs the onnx package: pip install "
+                          "'kantensor[onnx]'") from exc
+
+    from .contract import contract
+    from .dtypes import UnsupportedType
+    from .importer import OnnxImportError, from_onnx
+    from .registry import UnsupportedOp, supported
+    from .shapes import infer_shapes
+    from .subgraph import SizeCondition, SizeNote, size_conditions, size_notes
 
 __all__ = ["OnnxImportError", "SizeCondition", "SizeNote", "UnsupportedOp", "UnsupportedType",
            "contract", "from_onnx", "infer_shapes", "size_conditions", "size_notes",

@@ -34,10 +34,9 @@ position, so ``kantensor check FILE`` can point at them.
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +47,8 @@ from .callspec import CallSpec
 from .family import OpFamily
 from .op import SignatureOp, check_compute, placeholders
 from .params import ParamError
+from .shipped import catalogue_files, precompiled, tables_of
+from .shipped import catalogue_root as catalogue_root  # where the files are, for others
 from .trust import TrustError, read_text, resolve, resolve_builder
 
 REQUIRED = ("name", "signature", "impl")
@@ -405,12 +406,17 @@ def load_file(path: str | Path, text: str | None = None, allow: Sequence[str] = 
     The file may import only ``numpy.*``, ``kantensor.*`` and the packages named in
     ``allow`` (never from the current directory), and its builders must be registered
     ones (:func:`kantensor.ops.templates.builder`)."""
+    return load_tables(str(path), read_tables(path, text), allow, extra)
+
+
+def load_tables(name: str, tables: list[Any], allow: Sequence[str] = (),
+                extra: tuple[str, ...] = ()) -> list[Entry]:
+    """:func:`load_file` of the file ``name`` whose TOML tables are ``tables``."""
     if isinstance(allow, str):
         allow = (allow,)
-    name = str(path)
     entries, errors = [], []
-    for i, raw in enumerate(read_tables(path, text)):  # every entry is checked: all the
-        try:                                            # errors are reported
+    for i, raw in enumerate(tables):  # every entry is checked: all the errors reported
+        try:
             entries.append(load_entry(name, i, raw, allow, extra))
         except CatalogueError as exc:
             errors.append(str(exc))
@@ -428,29 +434,15 @@ def load_file(path: str | Path, text: str | None = None, allow: Sequence[str] = 
     return entries
 
 
-def catalogue_root() -> Any:
-    """The folder of catalogue files: the installed data package, or the checkout's
-    ``signatures/`` when kantensor runs from a source tree without installing."""
-    try:
-        return resources.files("kantensor._catalogue")
-    except ModuleNotFoundError:
-        return Path(__file__).resolve().parents[3] / "signatures"
-
-
-def catalogue_files(folder: str | None = None) -> Iterator[tuple[str, str]]:
-    """(name, text) of every shipped catalogue file, in a stable order; those of a
-    subfolder (``onnx``: the ONNX Ops) with ``folder``."""
-    root = catalogue_root()
-    for item in sorted((root / folder if folder else root).iterdir(), key=lambda p: p.name):
-        if item.name.endswith(".toml"):
-            yield item.name, item.read_text()
-
-
 def load_all() -> list[Entry]:
-    """Every shipped entry; CatalogueError if two entries claim one NumPy function."""
+    """Every shipped entry; CatalogueError if two entries claim one NumPy function. The
+    files' tables are read from their precompiled JSON where it was made from their
+    text (:mod:`.shipped`)."""
     entries: list[Entry] = []
+    shipped = precompiled()
     for name, text in catalogue_files():
-        entries.extend(load_file(name, text))
+        tables = tables_of(name, text, shipped)
+        entries.extend(load_file(name, text) if tables is None else load_tables(name, tables))
     check_numpy_names(entries)
     return entries
 

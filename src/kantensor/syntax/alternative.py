@@ -363,7 +363,8 @@ def _definitions(c: Clause) -> Iterable[tuple[str, list[str]]]:
 def resolve_dtype_names(known: Iterable[str], pairs: Iterable[tuple[str, str]]) -> set[str]:
     """The names that are dtypes: ``known`` and dtype names, plus, through the ambiguous
     ``a == b`` clauses in ``pairs``, every name equated with one of those."""
-    known = set(known) | DTYPE_NAMES
+    known = set(known)
+    known.update(DTYPE_NAMES)  # not ``|``: a WordSet's would go through Set's mixin
     graph: dict[str, list[str]] = {}
     for a, b in pairs:
         graph.setdefault(a, []).append(b)

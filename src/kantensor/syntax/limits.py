@@ -73,13 +73,35 @@ def check_ast_nesting(alternative: object, levels_above: int = 2) -> None:
     of dim expressions, such as a tensor type's sizes).
     """
     limit = MAX_NESTING + levels_above
-    stack: list[tuple[object, int]] = [(alternative, 0)]
+    if _levels(alternative, limit, True) > limit:
+        raise ValueError(_too_deep(""))
+
+
+def _levels(root: object, limit: int, remember: bool) -> int:
+    """How many levels ``root`` nests (a node holding nodes is one; a tuple none), or a
+    number past ``limit`` as soon as the walk goes past it. With ``remember``, each node
+    one level below the root (an Alternative's operands and clauses) has its own levels
+    found once and remembered on it (nodes are immutable): the alternatives a template
+    fills share their operands, and its clauses without placeholders."""
+    deepest = 0
+    stack: list[tuple[object, int]] = [(root, 0)]
     pop, push = stack.pop, stack.append
     while stack:
         item, depth = pop()
         if isinstance(item, tuple):
             for x in item:
                 push((x, depth))
+            continue
+        if remember and depth == 1 and hasattr(item, _DATACLASS):  # a node (not a Loop)
+            own = getattr(item, "__dict__", None)
+            levels = own.get(_LEVELS) if own is not None else None
+            if levels is None:
+                levels = _levels(item, limit - depth, False)
+                if own is not None and levels <= limit - depth:
+                    object.__setattr__(item, _LEVELS, levels)
+            deepest = max(deepest, depth + levels)
+            if deepest > limit:
+                return deepest
             continue
         names = _FIELD_NAMES.get(type(item))
         if names is None:
@@ -91,10 +113,17 @@ def check_ast_nesting(alternative: object, levels_above: int = 2) -> None:
                  if isinstance(c, tuple) or hasattr(c, _DATACLASS)]
         if inner:
             depth += 1
-            if depth > limit:
-                raise ValueError(_too_deep(""))
+            if depth > deepest:
+                deepest = depth
+                if depth > limit:
+                    return depth
             for c in inner:
                 push((c, depth))
+    return deepest
+
+
+#: The attribute a node's levels are remembered in (see :func:`_levels`).
+_LEVELS = "_nesting_levels"
 
 
 #: What makes a class, and its instances, a dataclass (as dataclasses.is_dataclass asks).

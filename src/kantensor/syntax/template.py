@@ -149,13 +149,14 @@ class Template:
             raise TemplateError(f"placeholder{'s' * (len(missing) > 1)} "
                                 f"{', '.join('{' + n + '}' for n in missing)} not filled")
         out: list[Alternative] = []
+        operands: dict[OperandHole, tuple[TensorPattern, ...]] = {}  # made once a fill
         for alt in self.alternatives:
             if isinstance(alt, AlternativeHole):
                 out.extend(_alternatives(alt.name, values[alt.name]))
             elif alt.built is not None:
                 out.append(alt.built)
             else:
-                out.append(_fill_alternative(alt, values))
+                out.append(_fill_alternative(alt, values, operands))
         return tuple(out)
 
 
@@ -199,10 +200,14 @@ class TemplateRules:
 # --------------------------------------------------------------------------- filling
 
 
-def _fill_alternative(alt: AlternativeTemplate, values: Mapping[str, Any]) -> Alternative:
+def _fill_alternative(alt: AlternativeTemplate, values: Mapping[str, Any],
+                      operands: dict[OperandHole, tuple[TensorPattern, ...]]) -> Alternative:
+    """``alt`` filled; ``operands``: the operands each operand placeholder was filled with
+    in the alternatives before (the same values fill it alike: ``{x}:t`` in every
+    alternative of a reduction is made once)."""
     spliced: list[Clause] = []
-    inputs = _fill_side(alt.inputs, values, spliced)
-    outputs = _fill_side(alt.outputs, values, spliced)
+    inputs = _fill_side(alt.inputs, values, spliced, operands)
+    outputs = _fill_side(alt.outputs, values, spliced, operands)
     where: list[Clause] = spliced
     for c in alt.where:
         if isinstance(c, Spliced):
@@ -219,14 +224,18 @@ def _fill_alternative(alt: AlternativeTemplate, values: Mapping[str, Any]) -> Al
                        alt.max_loop_dims)
 
 
-def _fill_side(slots: tuple, values: Mapping[str, Any], clauses: list) -> list:
+def _fill_side(slots: tuple, values: Mapping[str, Any], clauses: list,
+               operands: dict[OperandHole, tuple[TensorPattern, ...]]) -> list:
     out: list[TensorPattern] = []
     for slot in slots:
         names: tuple[str, ...] = ()
         if isinstance(slot, Spliced):
             slot, names = slot.item, slot.names
         if isinstance(slot, OperandHole):
-            _operand(slot, values, out)
+            made = operands.get(slot)
+            if made is None:
+                made = operands[slot] = _operand(slot, values)
+            out.extend(made)
         else:
             out.append(_subst(slot, values))
         for name in names:
@@ -241,26 +250,27 @@ def _fill_side(slots: tuple, values: Mapping[str, Any], clauses: list) -> list:
     return out
 
 
-def _operand(hole: OperandHole, values: Mapping[str, Any], out: list) -> None:
+def _operand(hole: OperandHole, values: Mapping[str, Any]) -> tuple[TensorPattern, ...]:
+    """The operands an operand placeholder stands for."""
     value = values[hole.name]
     dtype = None if hole.dtype is None else _subst(hole.dtype, values)
     if isinstance(value, TensorPattern):
         value = [value]
     elif isinstance(value, Operands):
-        out.extend(value if dtype is None else [TensorPattern(x.dims, dtype) for x in value])
-        return
+        return tuple(value if dtype is None else [TensorPattern(x.dims, dtype) for x in value])
     elif not isinstance(value, Sequence) or isinstance(value, str):
         raise TemplateError(f"{{{hole.name}}} is an operand: give its dims (a list), "
                             f"got {value!r}")
     if value and all(isinstance(x, TensorPattern) for x in value):
+        out = []
         for x in value:
             if dtype is not None and x.dtype is not None:
                 raise TemplateError(f"{{{hole.name}}}:{hole.dtype} has its dtype in the "
                                     f"template, but it was given {x}")
             out.append(x if dtype is None else TensorPattern(x.dims, dtype))
-        return
+        return tuple(out)
     try:
-        out.append(TensorPattern(tuple(value), dtype))
+        return (TensorPattern(tuple(value), dtype),)
     except TypeError as exc:
         raise TemplateError(f"{{{hole.name}}}: {exc}") from None
 

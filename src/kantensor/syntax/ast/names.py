@@ -11,6 +11,7 @@ module defines when it is imported (importing any part of kantensor imports it f
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Iterable, Iterator, Set
 
@@ -62,8 +63,16 @@ def near_dtype(name: str) -> str | None:
     or two neighbours swapped: ``flaot32`` -> ``float32``), or None: the one rule for
     "did you mean" wherever text names a dtype (signatures, types, query terms). Of
     several, the most alike (as difflib sees it)."""
-    if name in DTYPE_NAMES or len(name) > 64:
+    if name in DTYPE_NAMES or len(name) > 64 or not DTYPE_NAMES:
         return None
+    return _near_defined(name)
+
+
+@functools.lru_cache(maxsize=1024)
+def _near_defined(name: str) -> str | None:
+    """:func:`near_dtype` once the dtype names are defined (they never change then):
+    remembered, as every alternative a template fills asks it of each dtype name (``t``
+    at every new rank)."""
     near = [d for d in DTYPE_NAMES if abs(len(d) - len(name)) <= 1 and _one_edit(name, d)]
     if not near:
         return None

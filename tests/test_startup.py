@@ -1,0 +1,112 @@
+"""Start-up (issue 36): what ``import kantensor`` leaves for first use, and the catalogue
+tables it reads precompiled. Timings are in benchmarks/import_time.py, not here."""
+
+from __future__ import annotations
+
+import gc
+import subprocess
+import sys
+
+import pytest
+
+from kantensor.graph.collector import paused_collector
+from kantensor.ops import catalogue, shipped
+from kantensor.ops.catalogue import catalogue_files, catalogue_root, load_all, read_tables
+
+
+def _loaded_after(statement: str, modules: list[str]) -> dict[str, bool]:
+    code = (f"{statement}\nimport sys\n"
+            f"print(' '.join(str(m in sys.modules) for m in {modules!r}))")
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                         text=True).stdout.split()
+    return dict(zip(modules, (flag == "True" for flag in out), strict=True))
+
+
+def test_import_kantensor_leaves_graphviz_and_numpy_random_for_first_use():
+    loaded = _loaded_after("import kantensor", ["graphviz", "numpy.random", "kantensor.ops"])
+    assert loaded == {"graphviz": False, "numpy.random": False, "kantensor.ops": True}
+
+
+def test_first_picture_and_first_trace_load_them():
+    """A first picture loads graphviz; a first trace makes its traced ``numpy.random``
+    (the sampler in the traced code answers a typed tensor, as when it was made at
+    import)."""
+    loaded = _loaded_after(
+        "import kantensor as kt\nimport numpy as np\n"
+        "kt.graphviz(kt.matrix('x') + 1)\n"
+        "def f(a):\n    return a + np.random.rand(a.shape[0])\n"
+        "assert str(kt.eval_shape(f, 'float32[n]').type) == 'float64[n]'",
+        ["graphviz", "numpy.random"])
+    assert loaded == {"graphviz": True, "numpy.random": True}
+
+
+def test_the_shipped_catalogue_tables_are_those_of_the_toml_files():
+    """signatures/tables.json is what ``make catalogue-index`` makes of the files now,
+    and gives each file exactly the tables TOML gives (run ``make catalogue-index``
+    after editing a catalogue file)."""
+    assert (catalogue_root() / shipped.TABLES).read_text(encoding="utf-8") == \
+        shipped.serialized()
+    tables = shipped.precompiled()
+    files = list(catalogue_files())
+    assert sorted(tables) == sorted(name for name, _ in files)
+    for name, text in files:
+        assert shipped.tables_of(name, text, tables) == read_tables(name, text)
+
+
+def test_a_file_edited_since_is_read_from_its_toml():
+    tables = shipped.precompiled()
+    name, text = next(iter(catalogue_files()))
+    edited = text.replace('doc = "', 'doc = "Edited. ', 1)
+    assert edited != text
+    assert shipped.tables_of(name, edited, tables) is None
+    assert shipped.tables_of("nosuchfile.toml", text, tables) is None
+
+
+def test_loading_from_the_precompiled_tables_gives_the_entries_of_the_toml(monkeypatch):
+    """load_all reads the precompiled tables; with none it reads every TOML file: the
+    same entries either way."""
+    def described(entries: list) -> list:
+        return [(e.file, e.index, e.name, str(e.signature), e.impl, e.compute, e.operator,
+                 e.method, e.variadic, e.doc, e.spec.text, e.builder, e.examples, e.numpy,
+                 e.extra, e.lowering) for e in entries]
+
+    def no_toml(*args: object) -> None:
+        raise AssertionError("a shipped file was read from its TOML")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(catalogue, "read_tables", no_toml)
+        fast = described(load_all())
+    monkeypatch.setattr(catalogue, "precompiled", dict)
+    assert described(load_all()) == fast
+
+
+def test_the_collector_is_resumed_as_it_was_after_import():
+    """``import kantensor`` and ``import kantensor.onnx`` pause the cyclic collector
+    while they import (a tenth of their time) and leave it as they found it: on, or off
+    when the user had turned it off; also when the import fails."""
+    def collecting(code: str) -> list[str]:
+        return subprocess.run([sys.executable, "-c", code + "\nprint(gc.isenabled())"],
+                              check=True, capture_output=True, text=True).stdout.split()
+
+    assert collecting("import gc, kantensor.onnx") == ["True"]
+    assert collecting("import gc; gc.disable(); import kantensor.onnx") == ["False"]
+    assert collecting("import gc, sys\nsys.modules['onnx'] = None\ntry:\n"
+                      "    import kantensor.onnx\nexcept ImportError:\n    pass") == ["True"]
+
+
+def test_paused_collector_resumes_as_it_was():
+    before = gc.isenabled()
+    try:
+        gc.enable()
+        with pytest.raises(RuntimeError), paused_collector():
+            assert not gc.isenabled()
+            raise RuntimeError
+        assert gc.isenabled()
+        gc.disable()
+        with paused_collector():
+            with paused_collector():
+                pass
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    finally:
+        (gc.enable if before else gc.disable)()
