@@ -45,7 +45,6 @@ grammar-tables: $(STAMP)
 # until then; a stale file is never used).
 catalogue-index: $(STAMP)
 	$(BIN)/python -c "from kantensor.ops.shipped import main; main()"
-	$(BIN)/python -c "from kantensor.onnx.tableindex import main; main()"
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench,dask,onnx]'

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import gc
 import itertools
-import json
 
 import numpy as np
 import onnx
@@ -17,13 +16,14 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import kantensor as kt
-from kantensor.onnx import from_onnx, infer_shapes, tableindex
+from kantensor.onnx import from_onnx, infer_shapes
 from kantensor.onnx import registry as registry_module
 from kantensor.onnx.bounds import arity
 from kantensor.onnx.importer import read_types
 from kantensor.onnx.loading import OnnxImportError
 from kantensor.onnx.registry import _key, _split, _table, _tables, registry
-from kantensor.ops.catalogue import catalogue_files, read_tables
+from kantensor.ops import shipped
+from kantensor.ops.catalogue import catalogue_files, catalogue_root, read_tables
 
 F = TensorProto.FLOAT
 
@@ -160,38 +160,34 @@ def _read(tables: dict) -> dict:
                   for file, index, table in rows] for key, rows in tables.items()}
 
 
-def test_the_shipped_index_is_the_files_tables():
-    """Regenerated from the TOML files, the index is the shipped file, byte for byte (if
-    this fails: ``make catalogue-index`` and commit the file); its data is TOML's reading
-    of each table, and the registry reads the tables from it."""
-    files = list(catalogue_files("onnx"))
-    assert tableindex.serialized(files, "onnx") == tableindex.index_text("onnx")
-    shipped = tableindex.stored(files, tableindex.index_text("onnx"))
-    assert shipped is not None
-    for name, text in files:
-        raws = read_tables(name, text)
-        assert [(key, entry, table.data()) for key, entry, table in shipped[name]] == \
-            [(_key(raw), raw["name"], raw) for raw in raws]
-    tables = _tables()
-    assert all(isinstance(table, tableindex.StoredTable)
-               for rows in tables.values() for _, _, table in rows)
+def test_the_shipped_tables_are_the_files_tables():
+    """Made again from the TOML files, the ONNX folder's precompiled tables are the
+    shipped file, byte for byte (if this fails: ``make catalogue-index`` and commit it);
+    each file's tables are TOML's reading of it, and the registry reads them from there
+    (no table is left as text to parse)."""
+    assert (catalogue_root() / "onnx" / shipped.TABLES).read_text(encoding="utf-8") == \
+        shipped.serialized("onnx")
+    tables = shipped.precompiled("onnx")
+    for name, text in catalogue_files("onnx"):
+        assert shipped.tables_of(name, text, tables) == read_tables(name, text)
+    assert not any(isinstance(table, str)
+                   for rows in _tables().values() for _, _, table in rows)
 
 
-@pytest.mark.parametrize("change", ["digest", "missing", "garbled", "file"])
-def test_a_stale_index_is_not_used(monkeypatch: pytest.MonkeyPatch, change: str):
-    """An index made from other files (or none, or not one this code wrote) gives way to
-    the files themselves, with the same tables."""
-    text = tableindex.index_text("onnx")
-    shipped = json.loads(text)
+@pytest.mark.parametrize("change", ["digest", "missing", "garbled", "tables"])
+def test_stale_tables_are_not_used(monkeypatch: pytest.MonkeyPatch, change: str):
+    """Tables made from another text of a file (or none, or not what this code writes)
+    give way to the file itself, with the same tables."""
+    tables = shipped.precompiled("onnx")
+    name = next(iter(tables))
     if change == "digest":
-        shipped["toml_sha256"] = "0" * 64
-    elif change == "file":
-        shipped["files"]["other.toml"] = []
-    stale = {"missing": None, "garbled": text[:100]}.get(change, json.dumps(shipped))
-    monkeypatch.setattr(registry_module, "index_text", lambda folder: stale)
-    files = list(catalogue_files("onnx"))
-    assert tableindex.stored(files, stale) is None
+        tables[name]["sha256"] = "0" * 64
+    elif change == "tables":
+        tables[name]["tables"] = "not a list"
+    stale = {"missing": {}, "garbled": {name: []}}.get(change, tables)
+    monkeypatch.setattr(registry_module, "precompiled", lambda folder: stale)
+    text = dict(catalogue_files("onnx"))[name]
+    assert shipped.tables_of(name, text, stale) is None
     fresh = _tables.__wrapped__()
-    assert not any(isinstance(table, tableindex.StoredTable)
-                   for rows in fresh.values() for _, _, table in rows)
+    assert any(isinstance(table, str) for rows in fresh.values() for _, _, table in rows)
     assert _read(fresh) == _read(_tables())

@@ -26,10 +26,11 @@ call parameter ``<input>_value`` receives the value of that input when it is kno
 the model is read (a constant, or folded from constants and ``Shape``), else None. Every
 other keyword-only parameter of ``call`` (after ``*``) is an ONNX attribute of the same
 name; an attribute the node lacks takes the default of the call. Each file is read on its
-own, so a family of ops is added by adding a file. The tables are taken from the index
-shipped beside the files (:mod:`.tableindex`) when it was made from them, else found in
-the files without parsing them; an entry is built (its table read, its signature parsed,
-its code imported, its examples checked as data) when a model first uses its op type.
+own, so a family of ops is added by adding a file. The tables are taken from the
+precompiled tables shipped beside the files (:mod:`kantensor.ops.shipped`) when they
+were made from them, else found in the files without parsing them; an entry is built
+(its table read, its signature parsed, its code imported, its examples checked as data)
+when a model first uses its op type.
 """
 
 from __future__ import annotations
@@ -51,14 +52,13 @@ from ..ops.catalogue import (
 )
 from ..ops.family import OpFamily
 from ..ops.op import SignatureOp
+from ..ops.shipped import precompiled, tables_of
 from ..ops.trust import TrustError, resolve
 from ..signature.overloads import compiled
 from ..syntax.alternative import Overloads
 from ..types.dtypes import DEFAULT_RANGE
 from ..types.type import TensorType
 from .structured import Structured
-from .tableindex import StoredTable, index_text, stored
-from .tableindex import table_key as _key
 
 #: The keys ONNX entries add to a catalogue entry.
 KEYS = ("onnx", "domain", "since", "until", "inputs", "reads_only", "containers")
@@ -293,6 +293,17 @@ _LINE = re.compile(r'\n(?:(\[\[op\]\])|(name|onnx|domain)[ \t]*=[ \t]*"([^"\\\n]
                    r"[ \t]*$", re.M)
 
 
+def _key(raw: Any) -> tuple[str, str]:
+    """The (domain, op type) a table names; a table too malformed to name them is kept
+    under a key no node has, so that loading it reports the problem."""
+    if not isinstance(raw, dict):
+        return "", "?"
+    domain, op_type = raw.get("domain", ""), raw.get("onnx", raw.get("name"))
+    if not isinstance(domain, str) or not isinstance(op_type, str):
+        return "", "?"
+    return domain, op_type
+
+
 def _split(text: str) -> list[tuple[tuple[str, str], str, str]] | None:
     """The ``[[op]]`` tables of a file as (key, name, text), found without parsing the
     TOML (parsing every file costs more than building the entries a model uses); None
@@ -381,17 +392,19 @@ def is_onnx_file(path: str | Path) -> bool:
 @cache
 def _tables() -> dict[tuple[str, str], list[tuple[str, int, Any]]]:
     """The tables of every file of ``signatures/onnx`` by (domain, op type): each its
-    data as the shipped index holds it (:mod:`.tableindex`, when it was made from these
-    files), else its text, or its TOML data when the file could not be split: an entry
-    is parsed and built when a model first uses its op type (:func:`entries`)."""
+    data as the precompiled tables hold it (:mod:`kantensor.ops.shipped`, where they were
+    made from the file's text), else its text, or its TOML data when the file could not
+    be split: an entry is parsed and built when a model first uses its op type
+    (:func:`entries`)."""
     out: dict[tuple[str, str], list[tuple[str, int, Any]]] = {}
     files = list(catalogue_files(FOLDER))
-    shipped = stored(files, index_text(FOLDER))
+    shipped = precompiled(FOLDER)
     for name, text in files:
         file = f"{FOLDER}/{name}"
-        split = shipped[name] if shipped is not None else _split(text)
+        raws = tables_of(name, text, shipped)
+        split = _split(text) if raws is None else None
         if split is None:
-            raws = read_tables(file, text)
+            raws = read_tables(file, text) if raws is None else raws
             split = [(_key(raw), raw.get("name") if isinstance(raw, dict) else None, raw)
                      for raw in raws]
         seen: dict[Any, int] = {}
@@ -405,10 +418,10 @@ def _tables() -> dict[tuple[str, str], list[tuple[str, int, Any]]]:
 
 
 def _table(file: str, index: int, table: Any, key: tuple[str, str]) -> Any:
-    """The TOML data of a table (read now if it is text: the index's JSON or TOML)."""
+    """The TOML data of a table (read now if it is its TOML text)."""
     if not isinstance(table, str):
         return table
-    raws = [table.data()] if isinstance(table, StoredTable) else read_tables(file, table)
+    raws = read_tables(file, table)
     if len(raws) != 1 or _key(raws[0]) != key:
         raise CatalogueError(f"{file}: op #{index + 1}: its table is not one [[op]] "
                              f"table naming {key[1]} on its own lines")

@@ -5,8 +5,10 @@ The catalogue's one home is its TOML files (``signatures/*.toml``). Reading them
 90 kB); ``json`` reads the same tables in about 2. So ``tables.json`` beside them holds,
 for each file, the tables TOML gives and the SHA-256 of the text they were read from,
 made by ``python -m kantensor.ops.shipped`` (``make catalogue-index``); a test makes them
-again and compares. A file whose text no longer has the recorded digest (edited since) is
-read from its TOML: slower, never stale. JSON holds every value the catalogue uses
+again and compares. The ONNX Ops' folder (``signatures/onnx``) has its own
+``tables.json`` of the same form, read when a model first needs an ONNX entry. A file
+whose text no longer has the recorded digest (edited since) is read from its TOML:
+slower, never stale. JSON holds every value the catalogue uses
 (strings, numbers, booleans, arrays, tables); a value it cannot hold (a TOML date) makes
 writing the file fail, not the tables differ.
 """
@@ -22,8 +24,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-#: The precompiled tables, in the folder of the catalogue files.
+#: The precompiled tables, in each folder of catalogue files.
 TABLES = "tables.json"
+
+#: The folders of catalogue files that have precompiled tables (None: the root).
+FOLDERS = (None, "onnx")
 
 
 def catalogue_root() -> Any:
@@ -48,14 +53,19 @@ def digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def precompiled() -> dict[str, Any]:
-    """The shipped :data:`TABLES` (file name -> its digest and tables); empty when there
-    is none."""
+def _index(folder: str | None) -> Any:
+    root = catalogue_root()
+    return (root / folder if folder else root) / TABLES
+
+
+def precompiled(folder: str | None = None) -> dict[str, Any]:
+    """The shipped :data:`TABLES` of ``folder`` (file name -> its digest and tables);
+    empty when there is none, or it is not one :func:`serialized` wrote."""
     try:
-        text = (catalogue_root() / TABLES).read_text(encoding="utf-8")
-    except FileNotFoundError:
+        shipped = json.loads(_index(folder).read_text(encoding="utf-8"))
+    except (FileNotFoundError, NotADirectoryError, ValueError):
         return {}
-    return json.loads(text)
+    return shipped if isinstance(shipped, dict) else {}
 
 
 def tables_of(name: str, text: str, shipped: dict[str, Any]) -> list[Any] | None:
@@ -63,17 +73,18 @@ def tables_of(name: str, text: str, shipped: dict[str, Any]) -> list[Any] | None
     from ``shipped`` (:func:`precompiled`) when they were made from this very text; None
     otherwise (the caller reads the TOML)."""
     entry = shipped.get(name)
-    if entry is None or entry["sha256"] != digest(text):
+    if not isinstance(entry, dict) or entry.get("sha256") != digest(text) or \
+            not isinstance(entry.get("tables"), list):
         return None
     return entry["tables"]
 
 
-def serialized() -> str:
-    """The canonical JSON text of every shipped file's tables (what :data:`TABLES` holds).
-    A file that is not only ``[[op]]`` tables is left out (it is read, and its error
-    reported, from its TOML)."""
+def serialized(folder: str | None = None) -> str:
+    """The canonical JSON text of the tables of every shipped file of ``folder`` (what its
+    :data:`TABLES` holds). A file that is not only ``[[op]]`` tables is left out (it is
+    read, and its error reported, from its TOML)."""
     document = {}
-    for name, text in catalogue_files():
+    for name, text in catalogue_files(folder):
         try:
             data = tomllib.loads(text)
         except (tomllib.TOMLDecodeError, RecursionError):
@@ -85,10 +96,11 @@ def serialized() -> str:
 
 
 def main() -> None:
-    """Write :data:`TABLES` beside the catalogue files (of the tree this runs from)."""
-    path = catalogue_root() / TABLES
-    path.write_text(serialized(), encoding="utf-8")
-    print(f"wrote {path}", file=sys.stderr)
+    """Write :data:`TABLES` in each of :data:`FOLDERS` (of the tree this runs from)."""
+    for folder in FOLDERS:
+        path = _index(folder)
+        path.write_text(serialized(folder), encoding="utf-8")
+        print(f"wrote {path}", file=sys.stderr)
 
 
 if __name__ == "__main__":
