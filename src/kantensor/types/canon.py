@@ -48,6 +48,7 @@ from typing import Final
 import numpy as np
 
 from .dim import Dim, DimLike, _floordiv, _mod, _rebuild, _symbol, dim_max, dim_min
+from .lattice import lattice_form
 from .poly import Opaque, lone_atom
 from .quasi import fits, in_fragment, table, values
 from .symbols import APPLY, free_symbols, substitute
@@ -67,7 +68,15 @@ MAX_PIECE_THRESHOLD: Final = 256
 
 def canonical_form(x: DimLike) -> DimLike:
     """``x`` in the one form of its function of the sizes, where the fragment decides
-    it (module docstring); else ``x`` with the parts that are decided made canonical."""
+    it (module docstring); else ``x`` with the parts that are decided made canonical.
+    Its sum of min and max over several sizes then gets its form
+    (:mod:`kantensor.types.lattice`), and what that leaves is formed again."""
+    y = _passes(x)
+    z = lattice_form(y)
+    return y if z is y else _passes(z)
+
+
+def _passes(x: DimLike) -> DimLike:
     for _ in range(MAX_PASSES):  # a form over a linear form may leave one-symbol parts
         if isinstance(x, int) or not _has_opaque(x):
             return x  # a polynomial over symbols is already canonical (types.poly)
@@ -101,13 +110,15 @@ def _canonical(terms: tuple) -> DimLike:
             cores.setdefault(core, {})[mono] = c
         else:
             rest[mono] = c
+    along = _along(parts, cores)  # the sizes' own terms that are a multiple of one u
     for core, part in cores.items():  # floors of one linear form u: a part of u's
         u = _rebuild_terms(dict(core))
         p = sum((c * _over(_symbol(atom), core) for ((atom, _),), c in part.items()),
-                start=0)
+                start=along.get(core, 0) * _symbol(_U))
         form = _one_symbol(p, _U) if in_fragment(p, _U) else None
         if form is None:
             rest.update(part)
+            rest.update((mono, along[core] * k) for mono, k in core if core in along)
             continue
         constant += form[1]
         rest_forms.append(substitute(form[0], {_U: u}))
@@ -169,6 +180,22 @@ def _one_floor(x: Dim) -> bool:
         else:
             symbol = True
     return symbol
+
+
+def _along(parts: dict, cores: dict) -> dict[tuple, int]:
+    """``{u: t}`` where the sizes' own terms (``m + n`` in ``m + n - (m + n)//2``) are
+    ``t*u`` over the symbols of the first linear form ``u`` of ``cores`` they are a
+    multiple of; those terms are taken out of ``parts`` (they join ``u``'s part)."""
+    for core in cores:
+        first, k0 = core[0]
+        t, r = divmod(parts.get(first[0][0], {}).get(first, 0), k0)
+        if not t or r or any(parts.get(mono[0][0], {}).get(mono) != t * k
+                             for mono, k in core):
+            continue
+        for mono, _ in core:
+            del parts[mono[0][0]][mono]
+        return {core: t}
+    return {}
 
 
 class _Placeholder:

@@ -1,0 +1,272 @@
+"""One form for sums of min and max over several sizes (the lattice part of a size).
+
+A size ``f = L + c1*M1 + c2*M2 + ...``, where the ``Mi`` are min and max atoms over
+several sizes whose arguments (and ``L``) are linear in *variables* — named sizes, and
+other atoms (``n//2``, ``m % 3``) taken as free variables, ``>= 0`` where they are by
+their structure — is piecewise affine: each choice of one argument per min and max (a
+*selection*) makes it one affine form on the open cell where the chosen arguments are
+strictly least (greatest); the cells that hold a point are found by Fourier–Motzkin
+elimination over the rationals (exact, :func:`_feasible`). The distinct forms of those
+cells are ``f``'s *pieces*, a function of ``f`` alone. Then ``f`` is written:
+
+* as its one piece where it has one (``min(m, n) + max(m, n)`` is ``m + n``;
+  ``min(m, n + 1) - min(m - 1, n)`` is 1; ``max(0, m//3 - n) + min(m//3, n)`` is
+  ``m//3``);
+* as ``h + min(p1 - h, p2 - h, ...)`` where every piece is at least ``f`` on every cell
+  (``f`` is concave, the min of its pieces), ``h + max(...)`` where every piece is at
+  most ``f`` (convex); ``h`` is the part the pieces share, each variable's least
+  coefficient and the least constant among them (``min(m + n + 1, 2*n + 1)`` is ``n +
+  1 + min(m, n)``).
+
+Any other ``f`` (a max of mins that is neither) is left as written. Equal at every point
+of the variables' domain, two such sums have the same pieces, so the same form; the
+domain takes every atom as free, so sizes equal only because an atom is a function of
+a size (``min(m, m//3, n)``), or only at integers (``min(2*m, 1)``), may keep two forms.
+The work is bounded (:data:`MAX_SELECTIONS`, :data:`MAX_VARIABLES`,
+:data:`MAX_CONSTRAINTS`); past it the size is left as written.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Hashable
+from functools import lru_cache
+from typing import Final
+
+from .dim import DimLike, _symbol, dim_max, dim_min
+from .intervals import nonnegative_atom
+from .poly import Opaque
+from .symbols import free_symbols
+
+__all__ = ["MAX_CONSTRAINTS", "MAX_SELECTIONS", "MAX_VARIABLES", "lattice_form"]
+
+MAX_SELECTIONS: Final = 256
+"""Most selections (one argument per min and max) a size is split into."""
+MAX_VARIABLES: Final = 6
+"""Most variables (sizes and other atoms) the pieces are over."""
+MAX_CONSTRAINTS: Final = 300
+"""Most inequalities one elimination step may hold (past it: not shown empty)."""
+
+Affine = tuple[tuple[tuple[Hashable, int], ...], int]  # ((variable, coeff != 0), ...), const
+
+
+def lattice_form(x: DimLike) -> DimLike:
+    """``x`` with its part that is a sum of min and max over several sizes in one form
+    (see the module); ``x`` itself where it has none, or that part is not decided."""
+    if isinstance(x, int) or not any(_several_extreme(mono) for mono, _ in x._terms):
+        return x
+    found = _lattice(x._terms)
+    return x if found is None else found
+
+
+def _several_extreme(mono: tuple) -> bool:
+    if len(mono) != 1 or mono[0][1] != 1:
+        return False
+    atom = mono[0][0]
+    return isinstance(atom, Opaque) and atom.op in ("min", "max") and \
+        len(frozenset().union(*(free_symbols(g) for g in atom.args))) > 1
+
+
+@lru_cache(maxsize=1 << 12)
+def _lattice(terms: tuple) -> DimLike | None:
+    part: dict = {}  # the lattice part: its extremes, and the linear terms over their variables
+    rest: DimLike = 0
+    extremes = [mono[0][0] for mono, _ in terms if _several_extreme(mono)]
+    atoms = _extremes(extremes)
+    if atoms is None:
+        return None
+    variables = _variables(atoms)
+    if variables is None or len(variables) > MAX_VARIABLES:
+        return None
+    inside = set(atoms) | variables.keys()
+    for mono, c in terms:
+        if not mono or (len(mono) == 1 and mono[0][1] == 1 and mono[0][0] in inside):
+            part[mono] = c
+        else:
+            rest = rest + _term(mono, c)
+    pieces = _pieces(part, atoms, variables)
+    if pieces is None:
+        return None
+    forms = sorted({form for form, _ in pieces}, key=repr)
+    if len(forms) == 1:
+        return rest + _render(forms[0])
+    for op, below in (("min", True), ("max", False)):
+        if all(_bounds(p, form, cell, below) for form, cell in pieces for p in forms):
+            return rest + _shared(op, forms)
+    return None
+
+
+def _term(mono: tuple, c: int) -> DimLike:
+    term: DimLike = c
+    for atom, p in mono:
+        term = term * _symbol(atom) ** p
+    return term
+
+
+def _extremes(tops: list[Opaque]) -> list[Opaque] | None:
+    """Every min and max atom in ``tops`` and their arguments (inner ones first), each
+    once; None where an argument is not linear in atoms or past the limits."""
+    seen: dict[Opaque, None] = {}
+
+    def visit(atom: Opaque) -> bool:
+        if atom in seen:
+            return True
+        for g in atom.args:
+            if isinstance(g, int):
+                continue
+            for mono, _ in g._terms:
+                if not mono:
+                    continue
+                if len(mono) != 1 or mono[0][1] != 1:
+                    return False
+                inner = mono[0][0]
+                if isinstance(inner, Opaque) and inner.op in ("min", "max") and \
+                        not visit(inner):
+                    return False
+        seen[atom] = None
+        return True
+
+    if not all(visit(a) for a in tops):
+        return None
+    if math.prod(len(a.args) for a in seen) > MAX_SELECTIONS:
+        return None
+    return list(seen)
+
+
+def _variables(atoms: list[Opaque]) -> dict[Hashable, bool] | None:
+    """The variables of the extremes' arguments -> whether each is ``>= 0``."""
+    out: dict[Hashable, bool] = {}
+    for a in atoms:
+        for g in a.args:
+            if isinstance(g, int):
+                continue
+            for mono, _ in g._terms:
+                if mono:
+                    v = mono[0][0]
+                    if not (isinstance(v, Opaque) and v.op in ("min", "max")):
+                        out[v] = nonnegative_atom(v)
+    return out
+
+
+def _affine(d: dict, const: int) -> Affine:
+    return tuple(sorted(((v, c) for v, c in d.items() if c), key=lambda t: repr(t[0]))), const
+
+
+def _pieces(part: dict, atoms: list[Opaque], variables: dict) -> list | None:
+    """``(form, cell)`` for each selection whose open cell holds a point: the affine form
+    the part is there, and the cell's strict inequalities (each an Affine ``> 0``)."""
+    domain = [_affine({v: 1}, 0) for v, nonneg in variables.items() if nonneg]
+    out = []
+    for choice in itertools.product(*(range(len(a.args)) for a in atoms)):
+        chosen = dict(zip(atoms, choice, strict=True))
+        value: dict[Opaque, Affine] = {}
+        cell = list(domain)
+        for atom in atoms:  # inner ones first
+            args = [_evaluate(g, value) for g in atom.args]
+            i = chosen[atom]
+            if any(args[j] == args[i] for j in range(i)):
+                cell = None  # a tie with an earlier equal argument: that one's cell
+                break
+            sign = 1 if atom.op == "min" else -1
+            cell.extend(_minus(args[j], args[i], sign) for j in range(len(args))
+                        if args[j] != args[i])
+            value[atom] = args[i]
+        if cell is None:
+            continue
+        if any(not terms and c <= 0 for terms, c in cell):
+            continue
+        feasible = _feasible([t for t in cell if t[0]])
+        if feasible is not False:
+            total: dict = {}
+            const = 0
+            for mono, c in part.items():
+                if not mono:
+                    const += c
+                    continue
+                a = mono[0][0]
+                form = value[a] if a in value else _affine({a: 1}, 0)
+                const = _scaled_into(total, const, form, c)
+            out.append((_affine(total, const), cell))
+    return out or None
+
+
+def _scaled_into(total: dict, const: int, form: Affine, c: int) -> int:
+    for v, k in form[0]:
+        total[v] = total.get(v, 0) + c * k
+    return const + c * form[1]
+
+
+def _evaluate(g: DimLike, value: dict) -> Affine:
+    if isinstance(g, int):
+        return (), g
+    total: dict = {}
+    const = 0
+    for mono, c in g._terms:
+        if not mono:
+            const += c
+            continue
+        a = mono[0][0]
+        const = _scaled_into(total, const, value[a] if a in value else _affine({a: 1}, 0), c)
+    return _affine(total, const)
+
+
+def _minus(a: Affine, b: Affine, sign: int) -> Affine:
+    """``sign*(a - b)``."""
+    d = dict(a[0])
+    for v, k in b[0]:
+        d[v] = d.get(v, 0) - k
+    return _affine({v: sign * k for v, k in d.items()}, sign * (a[1] - b[1]))
+
+
+def _bounds(p: Affine, form: Affine, cell: list, below: bool) -> bool:
+    """Whether ``p >= form`` (``below``) or ``p <= form`` everywhere on the cell: the cell
+    with ``form - p > 0`` (``p - form > 0``) holds no point."""
+    gap = _minus(form, p, 1 if below else -1)
+    if not gap[0]:
+        return gap[1] <= 0
+    return _feasible([t for t in cell if t[0]] + [gap]) is False
+
+
+def _feasible(strict: list[Affine]) -> bool | None:
+    """Whether some real point meets every ``form > 0``; None past the limits."""
+    rows = [(dict(terms), c) for terms, c in strict]
+    while True:
+        rows = [r for r in rows if r[0] or r[1] <= 0]
+        if any(not terms and c <= 0 for terms, c in rows):
+            return False
+        rows = [r for r in rows if r[0]]
+        if not rows:
+            return True
+        v = next(iter(rows[0][0]))
+        up = [r for r in rows if r[0].get(v, 0) > 0]
+        down = [r for r in rows if r[0].get(v, 0) < 0]
+        keep = [r for r in rows if not r[0].get(v, 0)]
+        if len(up) * len(down) + len(keep) > MAX_CONSTRAINTS:
+            return None
+        for (a, ca), (b, cb) in itertools.product(up, down):
+            ka, kb = -b[v], a[v]  # ka*a + kb*b has no v
+            d = {w: ka * a.get(w, 0) + kb * b.get(w, 0) for w in a.keys() | b.keys() if w != v}
+            d = {w: k for w, k in d.items() if k}
+            c = ka * ca + kb * cb
+            g = math.gcd(c, *d.values())
+            keep.append(({w: k // g for w, k in d.items()}, c // g) if g > 1 else (d, c))
+        rows = keep
+
+
+def _render(form: Affine) -> DimLike:
+    total: DimLike = form[1]
+    for v, k in form[0]:
+        total = total + k * _symbol(v)
+    return total
+
+
+def _shared(op: str, forms: list[Affine]) -> DimLike:
+    """``h + op(p - h for each piece p)``, ``h`` each variable's least coefficient and the
+    least constant among the pieces."""
+    coeffs = [dict(f[0]) for f in forms]
+    names = {v for c in coeffs for v in c}
+    h = _affine({v: min(c.get(v, 0) for c in coeffs) for v in names},
+                min(f[1] for f in forms))
+    args = [_render(_minus(f, h, 1)) for f in forms]
+    return _render(h) + (dim_min(*args) if op == "min" else dim_max(*args))
