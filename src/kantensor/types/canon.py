@@ -48,6 +48,7 @@ from typing import Final
 import numpy as np
 
 from .dim import Dim, DimLike, _floordiv, _mod, _rebuild, _symbol, dim_max, dim_min
+from .intervals import nonnegative_atom
 from .lattice import lattice_form
 from .poly import Opaque, lone_atom
 from .quasi import fits, in_fragment, table, values
@@ -110,7 +111,7 @@ def _canonical(terms: tuple) -> DimLike:
             cores.setdefault(core, {})[mono] = c
         else:
             rest[mono] = c
-    along = _along(parts, cores)  # the sizes' own terms that are a multiple of one u
+    along = _along(parts, rest, cores)  # the sizes' own terms that are a multiple of one u
     for core, part in cores.items():  # floors of one linear form u: a part of u's
         u = _rebuild_terms(dict(core))
         p = sum((c * _over(_symbol(atom), core) for ((atom, _),), c in part.items()),
@@ -182,18 +183,21 @@ def _one_floor(x: Dim) -> bool:
     return symbol
 
 
-def _along(parts: dict, cores: dict) -> dict[tuple, int]:
-    """``{u: t}`` where the sizes' own terms (``m + n`` in ``m + n - (m + n)//2``) are
-    ``t*u`` over the symbols of the first linear form ``u`` of ``cores`` they are a
-    multiple of; those terms are taken out of ``parts`` (they join ``u``'s part)."""
+def _along(parts: dict, rest: dict, cores: dict) -> dict[tuple, int]:
+    """``{u: t}`` where the sizes' own terms (``m + n`` in ``m + n - (m + n)//2``; a min
+    or max among ``rest``) are ``t*u`` for the first linear form ``u`` of ``cores`` they
+    are a multiple of; those terms are taken out (they join ``u``'s part)."""
+    def home(mono: tuple) -> dict:
+        atom = mono[0][0]
+        return rest if isinstance(atom, Opaque) else parts.get(atom, {})
+
     for core in cores:
         first, k0 = core[0]
-        t, r = divmod(parts.get(first[0][0], {}).get(first, 0), k0)
-        if not t or r or any(parts.get(mono[0][0], {}).get(mono) != t * k
-                             for mono, k in core):
+        t, r = divmod(home(first).get(first, 0), k0)
+        if not t or r or any(home(mono).get(mono) != t * k for mono, k in core):
             continue
         for mono, _ in core:
-            del parts[mono[0][0]][mono]
+            del home(mono)[mono]
         return {core: t}
     return {}
 
@@ -209,14 +213,16 @@ _U: Final = _Placeholder()
 
 
 def _core(atom: Hashable) -> tuple | None:
-    """The linear form ``u`` (terms, coefficients > 0 of gcd 1, over two symbols or more)
-    that an atom over several symbols is a function of (``(m + n + 1)//2``, ``(m + n +
-    2*((m + n)//2))//4``, ``min(5, m + n)``: :func:`_over` writes it over ``u``); None
-    where it is none."""
+    """The linear form ``u`` (terms, coefficients > 0 of gcd 1, over two symbols or more,
+    or over a min or max of several that is ``>= 0``) that an atom over several symbols
+    is a function of (``(m + n + 1)//2``, ``(m + n + 2*((m + n)//2))//4``, ``min(5, m +
+    n)``, ``(min(m, n) + 1)//2``: :func:`_over` writes it over ``u``); None where it is
+    none."""
     if not isinstance(atom, Opaque):
         return None
     linear = _linear_part(atom)
-    if linear is None or len(linear) < 2 or any(c <= 0 for _, c in linear):
+    if linear is None or any(c <= 0 for _, c in linear) or (
+            len(linear) < 2 and not isinstance(linear[0][0][0][0], Opaque)):
         return None
     g = math.gcd(*(c for _, c in linear))
     core = tuple((mono, c // g) for mono, c in linear)
@@ -224,12 +230,13 @@ def _core(atom: Hashable) -> tuple | None:
 
 
 def _linear_part(atom: Opaque) -> tuple | None:
-    """The symbol terms of the first argument (depth first) of ``atom`` that has some."""
+    """The terms of symbols (and of min and max of several symbols, ``>= 0``) of the
+    first argument (depth first) of ``atom`` that has some."""
     for g in atom.args:
         if isinstance(g, int):
             continue
         linear = tuple((m, c) for m, c in g._terms
-                       if len(m) == 1 and m[0][1] == 1 and not isinstance(m[0][0], Opaque))
+                       if len(m) == 1 and m[0][1] == 1 and _variable(m[0][0]))
         if linear:
             return linear
         for mono, _ in g._terms:
@@ -238,6 +245,13 @@ def _linear_part(atom: Opaque) -> tuple | None:
                 if found is not None:
                     return found
     return None
+
+
+def _variable(atom: Hashable) -> bool:
+    """A symbol, or a min or max of several symbols that is ``>= 0``: what a linear
+    form ``u`` may be over."""
+    return not isinstance(atom, Opaque) or (
+        atom.op in ("min", "max") and _several(atom) and nonnegative_atom(atom))
 
 
 def _over(x: DimLike, core: tuple) -> DimLike | None:
@@ -255,7 +269,7 @@ def _over(x: DimLike, core: tuple) -> DimLike | None:
         if len(mono) != 1 or mono[0][1] != 1:
             return None
         atom = mono[0][0]
-        if not isinstance(atom, Opaque):
+        if not isinstance(atom, Opaque) or any(mono == k for k, _ in core):
             linear[mono] = c
             continue
         if atom.op in ("//", "%") and _by_int(atom, atom.op):

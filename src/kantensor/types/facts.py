@@ -13,6 +13,7 @@ reasoning is :mod:`kantensor.types.prove`'s.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Hashable, Iterable
 from functools import lru_cache
 from typing import Any, Final
@@ -142,7 +143,23 @@ class Facts:
             found = _unfacted(d, op)
             if found is not _GENERAL:
                 return found
-        return _decide(self.triples, d, op)
+        found = _decide(self.triples, d, op)
+        if found is None and not getattr(_FORMING, "on", False):
+            return self._formed(condition)
+        return found
+
+    def _formed(self, condition: Condition) -> bool | None:
+        """The condition decided by the forms of its sides under the facts
+        (:meth:`simplify`): where their difference is an int, it is that int wherever
+        the facts hold. Not while a form is being made (simplify asks decide)."""
+        _FORMING.on = True
+        try:
+            gap = self.simplify(condition.left) - self.simplify(condition.right)
+            if not isinstance(gap, int):
+                gap = canonical_form(gap)
+        finally:
+            _FORMING.on = False
+        return COMPARE[condition.op](gap, 0) if isinstance(gap, int) else None
 
     def consistent(self) -> bool:
         """False where no sizes meet every fact (as far as it is shown), else True."""
@@ -218,6 +235,7 @@ class Facts:
 
 
 _GENERAL: Final = object()  # _plain_cases: not of its form
+_FORMING: Final = threading.local()  # .on while Facts._formed makes forms (per thread)
 
 
 def _plain_cases(c: AnyOf) -> list[tuple[Condition, ...]] | None | object:

@@ -16,7 +16,7 @@ cells are ``f``'s *pieces*, a function of ``f`` alone. Then ``f`` is written:
   (``f`` is concave, the min of its pieces), ``h + max(...)`` where every piece is at
   most ``f`` (convex); ``h`` is the part the pieces share, each variable's least
   coefficient and the least constant among them (``min(m + n + 1, 2*n + 1)`` is ``n +
-  1 + min(m, n)``).
+  1 + min(m, n)``), and a common factor out (``min(4*m, 4*n)`` is ``4*min(m, n)``).
 
 Any other ``f`` (a max of mins that is neither) is left as written. Equal at every point
 of the variables' domain, two such sums have the same pieces, so the same form; the
@@ -35,16 +35,21 @@ from functools import lru_cache
 from typing import Final
 
 from .dim import DimLike, _symbol, dim_max, dim_min
-from .intervals import nonnegative_atom
-from .poly import Opaque
+from .intervals import nonnegative, nonnegative_atom
+from .poly import Opaque, atom_key
 from .symbols import free_symbols
 
-__all__ = ["MAX_CONSTRAINTS", "MAX_SELECTIONS", "MAX_VARIABLES", "lattice_form"]
+__all__ = ["MAX_CONSTRAINTS", "MAX_PIECES", "MAX_SELECTIONS", "MAX_SUBSETS", "MAX_VARIABLES",
+           "lattice_form"]
 
 MAX_SELECTIONS: Final = 256
 """Most selections (one argument per min and max) a size is split into."""
 MAX_VARIABLES: Final = 6
 """Most variables (sizes and other atoms) the pieces are over."""
+MAX_PIECES: Final = 8
+"""Most pieces a size written as a max of mins may have."""
+MAX_SUBSETS: Final = 512
+"""Most sets of pieces tested to find the least sets above a size (:func:`_least_above`)."""
 MAX_CONSTRAINTS: Final = 300
 """Most inequalities one elimination step may hold (past it: not shown empty)."""
 
@@ -73,6 +78,7 @@ def _lattice(terms: tuple) -> DimLike | None:
     part: dict = {}  # the lattice part: its extremes, and the linear terms over their variables
     rest: DimLike = 0
     extremes = [mono[0][0] for mono, _ in terms if _several_extreme(mono)]
+    extremes += [mono[0][0] for mono, _ in terms if _one_extreme(mono)]
     atoms = _extremes(extremes)
     if atoms is None:
         return None
@@ -88,13 +94,77 @@ def _lattice(terms: tuple) -> DimLike | None:
     pieces = _pieces(part, atoms, variables)
     if pieces is None:
         return None
-    forms = sorted({form for form, _ in pieces}, key=repr)
+    forms = sorted({form for form, _ in pieces},
+                   key=lambda f: (tuple((atom_key(v), c) for v, c in f[0]), f[1]))
     if len(forms) == 1:
         return rest + _render(forms[0])
-    for op, below in (("min", True), ("max", False)):
-        if all(_bounds(p, form, cell, below) for form, cell in pieces for p in forms):
-            return rest + _shared(op, forms)
-    return None
+    if len(forms) > MAX_PIECES:
+        return None
+    above = [frozenset(p for p in forms if p == form or _bounds(p, form, cell, True))
+             for form, cell in pieces]  # for each cell: the pieces at least f there
+    if all(len(u) == len(forms) for u in above):
+        return rest + _shared([forms], "min")  # concave: the min of its pieces
+    below = [frozenset(p for p in forms if p == form or _bounds(p, form, cell, False))
+             for form, cell in pieces]
+    if all(len(u) == len(forms) for u in below):
+        return rest + _shared([forms], "max")  # convex
+    found = []
+    for sides, op in ((above, "min"), (below, "max")):
+        sets = _least(pieces, sides, forms, op == "min")
+        if sets is None:
+            return None
+        found.append(_shared(sets, op))
+    return rest + min(found, key=lambda f: (len(str(f)), found.index(f)))
+
+
+def _one_extreme(mono: tuple) -> bool:
+    """A min or max of one symbol whose arguments are linear in atoms."""
+    if len(mono) != 1 or mono[0][1] != 1:
+        return False
+    atom = mono[0][0]
+    return isinstance(atom, Opaque) and atom.op in ("min", "max") and \
+        not _several_extreme(mono) and _extremes([atom]) is not None
+
+
+def _least(pieces: list, sides: list, forms: list, above: bool
+           ) -> list[list[Affine]] | None:
+    """The least sets ``{p : p(x) >= f(x)}`` (``above``; else ``<=``) over the points
+    ``x`` of the domain (each cell's set, less the pieces on the other side of ``f``
+    somewhere in it that can be there together: the most such pieces, by elimination),
+    as lists of pieces: ``f`` is the max of their mins (Ovchinnikov's max-min form,
+    whose sets are a function of ``f``), or the min of their maxes."""
+    found: set[frozenset] = set()
+    budget = [MAX_SUBSETS]
+    for (form, cell), u in zip(pieces, sides, strict=True):
+        other = [p for p in forms if p not in u]
+        sets = _together(form, cell, other, budget, above)
+        if sets is None:
+            return None
+        found.update(frozenset(forms) - w for w in sets)
+    least = [u for u in found if not any(v < u for v in found)]
+    order = {f: i for i, f in enumerate(forms)}
+    return sorted(([p for p in forms if p in u] for u in least),
+                  key=lambda ps: [order[p] for p in ps])
+
+
+def _together(form: Affine, cell: list, other: list, budget: list, above: bool
+              ) -> list[frozenset] | None:
+    """The largest sets of ``other`` that are all below ``form`` (``above``; else above
+    it) at one point of the cell; None past the budget of eliminations."""
+    base = [t for t in cell if t[0]]
+    sign = 1 if above else -1
+    out: list[frozenset] = []
+    for size in range(len(other), -1, -1):
+        for combo in itertools.combinations(other, size):
+            w = frozenset(combo)
+            if any(w <= v for v in out):
+                continue
+            budget[0] -= 1
+            if budget[0] < 0:
+                return None
+            if not w or _feasible(base + [_minus(form, p, sign) for p in w]) is not False:
+                out.append(w)
+    return out
 
 
 def _term(mono: tuple, c: int) -> DimLike:
@@ -150,13 +220,14 @@ def _variables(atoms: list[Opaque]) -> dict[Hashable, bool] | None:
 
 
 def _affine(d: dict, const: int) -> Affine:
-    return tuple(sorted(((v, c) for v, c in d.items() if c), key=lambda t: repr(t[0]))), const
+    return tuple(sorted(((v, c) for v, c in d.items() if c),
+                        key=lambda t: atom_key(t[0]))), const
 
 
 def _pieces(part: dict, atoms: list[Opaque], variables: dict) -> list | None:
     """``(form, cell)`` for each selection whose open cell holds a point: the affine form
     the part is there, and the cell's strict inequalities (each an Affine ``> 0``)."""
-    domain = [_affine({v: 1}, 0) for v, nonneg in variables.items() if nonneg]
+    domain = _domain(variables)
     out = []
     for choice in itertools.product(*(range(len(a.args)) for a in atoms)):
         chosen = dict(zip(atoms, choice, strict=True))
@@ -189,6 +260,37 @@ def _pieces(part: dict, atoms: list[Opaque], variables: dict) -> list | None:
                 const = _scaled_into(total, const, form, c)
             out.append((_affine(total, const), cell))
     return out or None
+
+
+def _domain(variables: dict) -> list[Affine]:
+    """What is true of the variables, as strict inequalities whose closure holds every
+    value they take: ``v > 0`` where ``v >= 0``; ``0 < x % k < k - 1`` and ``x % k < x``
+    (``x >= 0``); ``k*(x//k) < x < k*(x//k) + k - 1`` (``x`` linear in the variables)."""
+    out = [_affine({v: 1}, 0) for v, nonneg in variables.items() if nonneg]
+    for v in variables:
+        if not (isinstance(v, Opaque) and v.op in ("//", "%") and type(v.args[1]) is int
+                and v.args[1] > 1):
+            continue
+        x, k = v.args
+        inner = _linear_in(x, variables)
+        if v.op == "%":
+            out.append(_affine({v: -1}, k - 1))
+            if inner is not None and variables.get(v) and nonnegative(x):
+                out.append(_minus(inner, _affine({v: 1}, 0), 1))
+        elif inner is not None:
+            out.append(_minus(inner, _affine({v: k}, 0), 1))
+            out.append(_minus(_affine({v: k}, k - 1), inner, 1))
+    return out
+
+
+def _linear_in(x: DimLike, variables: dict) -> Affine | None:
+    """``x`` as an affine form over ``variables``; None where it is not one."""
+    if isinstance(x, int):
+        return (), x
+    if any(mono and (len(mono) != 1 or mono[0][1] != 1 or mono[0][0] not in variables)
+           for mono, _ in x._terms):
+        return None
+    return _evaluate(x, {})
 
 
 def _scaled_into(total: dict, const: int, form: Affine, c: int) -> int:
@@ -261,12 +363,20 @@ def _render(form: Affine) -> DimLike:
     return total
 
 
-def _shared(op: str, forms: list[Affine]) -> DimLike:
-    """``h + op(p - h for each piece p)``, ``h`` each variable's least coefficient and the
-    least constant among the pieces."""
+def _shared(sets: list[list[Affine]], op: str) -> DimLike:
+    """``h + g*max(min(...), ...)`` of the pieces' sets (``op`` "min"; else ``h +
+    g*min(max(...), ...)``): ``h`` each variable's least coefficient and the least
+    constant among the pieces, ``g`` their common factor."""
+    mins = sets
+    forms = [f for u in mins for f in u]
     coeffs = [dict(f[0]) for f in forms]
     names = {v for c in coeffs for v in c}
     h = _affine({v: min(c.get(v, 0) for c in coeffs) for v in names},
                 min(f[1] for f in forms))
-    args = [_render(_minus(f, h, 1)) for f in forms]
-    return _render(h) + (dim_min(*args) if op == "min" else dim_max(*args))
+    shifted = [[_minus(f, h, 1) for f in u] for u in mins]
+    g = math.gcd(*(k for u in shifted for f in u for _, k in f[0]),
+                 *(f[1] for u in shifted for f in u)) or 1
+    inner, outer = (dim_min, dim_max) if op == "min" else (dim_max, dim_min)
+    terms = [inner(*(_render((tuple((v, k // g) for v, k in f[0]), f[1] // g)) for f in u))
+             for u in shifted]
+    return _render(h) + g * outer(*terms)
