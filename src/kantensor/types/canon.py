@@ -70,9 +70,12 @@ MAX_PIECE_THRESHOLD: Final = 256
 def canonical_form(x: DimLike) -> DimLike:
     """``x`` in the one form of its function of the sizes, where the fragment decides
     it (module docstring); else ``x`` with the parts that are decided made canonical.
-    Its sum of min and max over several sizes then gets its form
-    (:mod:`kantensor.types.lattice`), and what that leaves is formed again."""
-    y = _passes(x)
+    Its sum of min and max over several sizes gets its form
+    (:mod:`kantensor.types.lattice`) first (as written: a form of the function over
+    the rationals, before the one-symbol parts get integer forms, ``2 - min(3, 2*n)``
+    is ``max(-1, n//2 - 2*n + 2)``), then again after those, and what that leaves is
+    formed again."""
+    y = _passes(lattice_form(x))
     z = lattice_form(y)
     return y if z is y else _passes(z)
 

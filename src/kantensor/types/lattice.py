@@ -39,11 +39,14 @@ from .intervals import nonnegative, nonnegative_atom
 from .poly import Opaque, atom_key
 from .symbols import free_symbols
 
-__all__ = ["MAX_CONSTRAINTS", "MAX_PIECES", "MAX_SELECTIONS", "MAX_SUBSETS", "MAX_VARIABLES",
-           "lattice_form"]
+__all__ = ["MAX_CONSTRAINTS", "MAX_EXTREMES", "MAX_PIECES", "MAX_SELECTIONS", "MAX_SUBSETS",
+           "MAX_VARIABLES", "lattice_form"]
 
-MAX_SELECTIONS: Final = 256
-"""Most selections (one argument per min and max) a size is split into."""
+MAX_SELECTIONS: Final = 1024
+"""Most choices of arguments (one per min and max, made one by one) a size's cells are
+searched with (each an elimination)."""
+MAX_EXTREMES: Final = 16
+"""Most min and max atoms a lattice part may have."""
 MAX_VARIABLES: Final = 6
 """Most variables (sizes and other atoms) the pieces are over."""
 MAX_PIECES: Final = 8
@@ -199,7 +202,7 @@ def _extremes(tops: list[Opaque]) -> list[Opaque] | None:
 
     if not all(visit(a) for a in tops):
         return None
-    if math.prod(len(a.args) for a in seen) > MAX_SELECTIONS:
+    if len(seen) > MAX_EXTREMES:
         return None
     return list(seen)
 
@@ -226,29 +229,14 @@ def _affine(d: dict, const: int) -> Affine:
 
 def _pieces(part: dict, atoms: list[Opaque], variables: dict) -> list | None:
     """``(form, cell)`` for each selection whose open cell holds a point: the affine form
-    the part is there, and the cell's strict inequalities (each an Affine ``> 0``)."""
-    domain = _domain(variables)
-    out = []
-    for choice in itertools.product(*(range(len(a.args)) for a in atoms)):
-        chosen = dict(zip(atoms, choice, strict=True))
-        value: dict[Opaque, Affine] = {}
-        cell = list(domain)
-        for atom in atoms:  # inner ones first
-            args = [_evaluate(g, value) for g in atom.args]
-            i = chosen[atom]
-            if any(args[j] == args[i] for j in range(i)):
-                cell = None  # a tie with an earlier equal argument: that one's cell
-                break
-            sign = 1 if atom.op == "min" else -1
-            cell.extend(_minus(args[j], args[i], sign) for j in range(len(args))
-                        if args[j] != args[i])
-            value[atom] = args[i]
-        if cell is None:
-            continue
-        if any(not terms and c <= 0 for terms, c in cell):
-            continue
-        feasible = _feasible([t for t in cell if t[0]])
-        if feasible is not False:
+    the part is there, and the cell's strict inequalities (each an Affine ``> 0``). The
+    selections are made atom by atom (inner ones first), a choice whose cell so far holds
+    no point cut off there; None past :data:`MAX_SELECTIONS` eliminations."""
+    out: list = []
+    budget = [MAX_SELECTIONS]
+
+    def choose(at: int, value: dict, cell: list) -> bool:
+        if at == len(atoms):
             total: dict = {}
             const = 0
             for mono, c in part.items():
@@ -256,9 +244,33 @@ def _pieces(part: dict, atoms: list[Opaque], variables: dict) -> list | None:
                     const += c
                     continue
                 a = mono[0][0]
-                form = value[a] if a in value else _affine({a: 1}, 0)
-                const = _scaled_into(total, const, form, c)
+                const = _scaled_into(total, const, value[a] if a in value
+                                     else _affine({a: 1}, 0), c)
             out.append((_affine(total, const), cell))
+            return True
+        atom = atoms[at]
+        args = [_evaluate(g, value) for g in atom.args]
+        sign = 1 if atom.op == "min" else -1
+        for i in range(len(args)):
+            if any(args[j] == args[i] for j in range(i)):
+                continue  # a tie with an earlier equal argument: that one's cell
+            new = [_minus(args[j], args[i], sign) for j in range(len(args))
+                   if args[j] != args[i]]
+            if any(not terms and c <= 0 for terms, c in new):
+                continue
+            grown = cell + [t for t in new if t[0]]
+            budget[0] -= 1
+            if budget[0] < 0:
+                return False
+            if _feasible(grown) is False:
+                continue
+            if not choose(at + 1, {**value, atom: args[i]}, grown):
+                return False
+        return True
+
+    domain = [t for t in _domain(variables) if t[0]]
+    if not choose(0, {}, domain):
+        return None
     return out or None
 
 
