@@ -37,7 +37,7 @@ from typing import Final
 from .dim import DimLike, _symbol, dim_max, dim_min
 from .intervals import nonnegative, nonnegative_atom
 from .poly import Opaque, atom_key
-from .symbols import free_symbols
+from .symbols import free_symbols, substitute
 
 __all__ = ["MAX_CONSTRAINTS", "MAX_EXTREMES", "MAX_PIECES", "MAX_SELECTIONS", "MAX_SUBSETS",
            "MAX_VARIABLES", "lattice_form"]
@@ -78,6 +78,37 @@ def _several_extreme(mono: tuple) -> bool:
 
 @lru_cache(maxsize=1 << 12)
 def _lattice(terms: tuple) -> DimLike | None:
+    found = _analysed(terms)
+    if found is None:
+        return None
+    part, rest, pieces, forms = found
+    if len(forms) == 1:
+        return rest + _render(forms[0])
+    separate = _separate(part)
+    if separate is not None:
+        return rest + separate
+    if len(forms) > MAX_PIECES:
+        return None
+    above = [frozenset(p for p in forms if p == form or _bounds(p, form, cell, True))
+             for form, cell in pieces]  # for each cell: the pieces at least f there
+    if all(len(u) == len(forms) for u in above):
+        return rest + _shared([forms], "min")  # concave: the min of its pieces
+    below = [frozenset(p for p in forms if p == form or _bounds(p, form, cell, False))
+             for form, cell in pieces]
+    if all(len(u) == len(forms) for u in below):
+        return rest + _shared([forms], "max")  # convex
+    found = []
+    for sides, op in ((above, "min"), (below, "max")):
+        sets = _least(pieces, sides, forms, op == "min")
+        if sets is None:
+            return None
+        found.append(_shared(sets, op))
+    return rest + min(found, key=lambda f: (len(str(f)), found.index(f)))
+
+
+def _analysed(terms: tuple) -> tuple | None:
+    """``(part, rest, pieces, forms)``: the lattice part of ``terms`` (a size), the rest,
+    the part's cells with their forms, and its distinct forms; None past the limits."""
     part: dict = {}  # the lattice part: its extremes, and the linear terms over their variables
     rest: DimLike = 0
     extremes = [mono[0][0] for mono, _ in terms if _several_extreme(mono)]
@@ -99,25 +130,29 @@ def _lattice(terms: tuple) -> DimLike | None:
         return None
     forms = sorted({form for form, _ in pieces},
                    key=lambda f: (tuple((atom_key(v), c) for v, c in f[0]), f[1]))
-    if len(forms) == 1:
-        return rest + _render(forms[0])
-    if len(forms) > MAX_PIECES:
+    return sum((_term(mono, c) for mono, c in part.items()), start=0), rest, pieces, forms
+
+
+def _separate(part: DimLike) -> DimLike | None:
+    """``part`` as a sum of parts of one size each, where it is one: ``f(m, n) == f(m,
+    0) + f(0, n) - f(0, 0)`` (shown by the cells of the difference: one form, 0); so a
+    sum of one-symbol min and max is written as such, whatever min and max of several
+    sizes it was written with. None where it is not."""
+    symbols = sorted(s for s in free_symbols(part) if isinstance(s, str))
+    if len(symbols) < 2 or len(symbols) != len(free_symbols(part)):
         return None
-    above = [frozenset(p for p in forms if p == form or _bounds(p, form, cell, True))
-             for form, cell in pieces]  # for each cell: the pieces at least f there
-    if all(len(u) == len(forms) for u in above):
-        return rest + _shared([forms], "min")  # concave: the min of its pieces
-    below = [frozenset(p for p in forms if p == form or _bounds(p, form, cell, False))
-             for form, cell in pieces]
-    if all(len(u) == len(forms) for u in below):
-        return rest + _shared([forms], "max")  # convex
-    found = []
-    for sides, op in ((above, "min"), (below, "max")):
-        sets = _least(pieces, sides, forms, op == "min")
-        if sets is None:
-            return None
-        found.append(_shared(sets, op))
-    return rest + min(found, key=lambda f: (len(str(f)), found.index(f)))
+    zero = dict.fromkeys(symbols, 0)
+    at_zero = substitute(part, zero)
+    total: DimLike = -(len(symbols) - 1) * at_zero
+    for s in symbols:
+        total = total + substitute(part, {t: 0 for t in symbols if t != s})
+    gap = part - total
+    if isinstance(gap, int):
+        return total if gap == 0 else None
+    found = _analysed(gap._terms)
+    if found is None or found[1] != 0 or found[3] != [((), 0)]:
+        return None
+    return total
 
 
 def _one_extreme(mono: tuple) -> bool:
