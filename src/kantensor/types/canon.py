@@ -21,8 +21,10 @@ one of fewest terms, then of shortest text (ties by text). So
   (``max(7, n) % 3``).
 
 Over several symbols, atoms that are functions of one linear form ``u`` with
-coefficients > 0 (``(m + n + 1)//2``, ``((m + n)//2 + m + n)//3``, ``min(5, m + n)``)
-are a part of ``u`` and get its form (``(m + n + 1)//2 + (m + n)//2`` is ``m + n``); then
+coefficients > 0 over symbols and min and max of several (``(m + n + 1)//2``, ``((m +
+n)//2 + m + n)//3``, ``min(5, m + n)``, ``(min(m, n) + 1)//2``) are a part of ``u``, with
+the terms of the sum that are a multiple of ``u``, and get its form (``(m + n + 1)//2 +
+(m + n)//2`` is ``m + n``, ``m + n - (m + n)//2`` is ``(m + n + 1)//2``); then
 remainders of several symbols are taken apart (``a % k`` as ``a - k*(a//k)``) and read
 back where that leaves fewest terms, so they are written one way only
 (``m + n - 2*((m + n)//2)`` is ``(m + n) % 2``); a pass can leave parts the next one
@@ -30,10 +32,9 @@ forms (at most :data:`MAX_PASSES`).
 
 Left as built (sound, not proven canonical): a part with a threshold that no such min
 or max or clamp is (``max(7, n) % 3 - 3*n``), a part whose period or threshold is past the limits of
-:mod:`~kantensor.types.quasi`, products, atoms over several symbols that are no
-function of one linear form (``min(m, n)``, whose arguments get their forms), and
-floors of a linear form the Dim algebra takes apart (``(m + 2*n)//2`` is ``n + m//2``,
-so ``(m + 2*n)//2 + (m + 2*n + 1)//2`` keeps floors of ``m`` and of ``m + 2*n``). A
+:mod:`~kantensor.types.quasi`, products, and atoms over several symbols that are no
+function of one linear form (their arguments get their forms; sums of min and max are
+:mod:`kantensor.types.lattice`'s, applied to the size as written and to its form). A
 part that needs three floors or more gets one form, not always the shortest. The value
 never changes: the form chosen is checked against the table it was made from.
 """

@@ -1,29 +1,38 @@
 """One form for sums of min and max over several sizes (the lattice part of a size).
 
-A size ``f = L + c1*M1 + c2*M2 + ...``, where the ``Mi`` are min and max atoms over
-several sizes whose arguments (and ``L``) are linear in *variables* — named sizes, and
-other atoms (``n//2``, ``m % 3``) taken as free variables, ``>= 0`` where they are by
-their structure — is piecewise affine: each choice of one argument per min and max (a
-*selection*) makes it one affine form on the open cell where the chosen arguments are
-strictly least (greatest); the cells that hold a point are found by Fourier–Motzkin
-elimination over the rationals (exact, :func:`_feasible`). The distinct forms of those
-cells are ``f``'s *pieces*, a function of ``f`` alone. Then ``f`` is written:
+A size ``f = L + c1*M1 + c2*M2 + ...``, where the ``Mi`` are min and max atoms (one
+over several sizes at least, and those of one size beside it) whose arguments (and
+``L``) are linear in *variables* — named sizes, and other atoms (``n//2``, ``m % 3``)
+taken as free, within what is true of them (``>= 0`` by their structure, ``0 <= m % 3
+<= 2``, ``2*(n//2) <= n <= 2*(n//2) + 1``) — is piecewise affine: each choice of one
+argument per min and max (a *selection*) makes it one affine form on the open cell
+where the chosen arguments are strictly least (greatest); the cells that hold a point
+are found by Fourier–Motzkin elimination over the rationals (exact, :func:`_feasible`),
+choice by choice. The distinct forms of those cells are ``f``'s *pieces*, a function of
+``f`` alone. Then ``f`` is written:
 
 * as its one piece where it has one (``min(m, n) + max(m, n)`` is ``m + n``;
   ``min(m, n + 1) - min(m - 1, n)`` is 1; ``max(0, m//3 - n) + min(m//3, n)`` is
   ``m//3``);
+* as a sum of parts of one size each where it is one (``f(m, n) == f(m, 0) + f(0, n) -
+  f(0, 0)``, shown by the cells of the difference), each part then formed on its own;
 * as ``h + min(p1 - h, p2 - h, ...)`` where every piece is at least ``f`` on every cell
   (``f`` is concave, the min of its pieces), ``h + max(...)`` where every piece is at
   most ``f`` (convex); ``h`` is the part the pieces share, each variable's least
   coefficient and the least constant among them (``min(m + n + 1, 2*n + 1)`` is ``n +
-  1 + min(m, n)``), and a common factor out (``min(4*m, 4*n)`` is ``4*min(m, n)``).
+  1 + min(m, n)``), and a common factor out (``min(4*m, 4*n)`` is ``4*min(m, n)``);
+* else as the shorter of its max-of-mins and min-of-maxes forms (Ovchinnikov's): the
+  max over the least sets ``{p : p(x) >= f(x)}`` (over the points ``x``) of the min of
+  each (and dually), sets that are a function of ``f`` (``max(min(k, m), min(m, n))``
+  is ``min(m, max(k, n))``).
 
-Any other ``f`` (a max of mins that is neither) is left as written. Equal at every point
-of the variables' domain, two such sums have the same pieces, so the same form; the
-domain takes every atom as free, so sizes equal only because an atom is a function of
-a size (``min(m, m//3, n)``), or only at integers (``min(2*m, 1)``), may keep two forms.
-The work is bounded (:data:`MAX_SELECTIONS`, :data:`MAX_VARIABLES`,
-:data:`MAX_CONSTRAINTS`); past it the size is left as written.
+Equal at every point of the variables' domain, two such sums have the same pieces, so
+the same form. The domain takes atoms as free beyond the bounds above, so sizes equal
+only because of how an atom depends on a size (``n//2 + (n + 1)//2 == n``), or only at
+integers (``min(1, m + n)`` and ``min(1, 2*m + n)``), may keep two forms. The work is
+bounded (:data:`MAX_EXTREMES`, :data:`MAX_VARIABLES`, :data:`MAX_SELECTIONS`,
+:data:`MAX_PIECES`, :data:`MAX_SUBSETS`, :data:`MAX_CONSTRAINTS`); past it the size is
+left as written.
 """
 
 from __future__ import annotations
@@ -52,7 +61,7 @@ MAX_VARIABLES: Final = 6
 MAX_PIECES: Final = 8
 """Most pieces a size written as a max of mins may have."""
 MAX_SUBSETS: Final = 512
-"""Most sets of pieces tested to find the least sets above a size (:func:`_least_above`)."""
+"""Most sets of pieces tested to find the least sets above a size (:func:`_least`)."""
 MAX_CONSTRAINTS: Final = 300
 """Most inequalities one elimination step may hold (past it: not shown empty)."""
 
