@@ -78,9 +78,12 @@ def lattice_form(x: DimLike) -> DimLike:
 
 
 def _several_extreme(mono: tuple) -> bool:
-    if len(mono) != 1 or mono[0][1] != 1:
-        return False
-    atom = mono[0][0]
+    return len(mono) == 1 and mono[0][1] == 1 and _over_several(mono[0][0])
+
+
+@lru_cache(maxsize=1 << 14)
+def _over_several(atom: Hashable) -> bool:
+    """A min or max over several symbols."""
     return isinstance(atom, Opaque) and atom.op in ("min", "max") and \
         len(frozenset().union(*(free_symbols(g) for g in atom.args))) > 1
 
@@ -150,11 +153,12 @@ def _separate(part: DimLike) -> DimLike | None:
     symbols = sorted(s for s in free_symbols(part) if isinstance(s, str))
     if len(symbols) < 2 or len(symbols) != len(free_symbols(part)):
         return None
-    zero = dict.fromkeys(symbols, 0)
-    at_zero = substitute(part, zero)
-    total: DimLike = -(len(symbols) - 1) * at_zero
-    for s in symbols:
-        total = total + substitute(part, {t: 0 for t in symbols if t != s})
+    try:  # (an atom may divide by a size: x//h at h = 0)
+        total: DimLike = -(len(symbols) - 1) * substitute(part, dict.fromkeys(symbols, 0))
+        for s in symbols:
+            total = total + substitute(part, {t: 0 for t in symbols if t != s})
+    except ZeroDivisionError:
+        return None
     gap = part - total
     if isinstance(gap, int):
         return total if gap == 0 else None
