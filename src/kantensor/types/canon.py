@@ -76,6 +76,8 @@ def canonical_form(x: DimLike) -> DimLike:
     the rationals, before the one-symbol parts get integer forms, ``2 - min(3, 2*n)``
     is ``max(-1, n//2 - 2*n + 2)``), then again after those, and what that leaves is
     formed again."""
+    if isinstance(x, int) or not _has_opaque(x) or _one_floor(x):
+        return x  # a polynomial over symbols, or one floor: already canonical
     y = _passes(lattice_form(x))
     z = lattice_form(y)
     return y if z is y else _passes(z)
