@@ -145,14 +145,17 @@ class Facts:
             if found is not _GENERAL:
                 return found
         found = _decide(self.triples, d, op)
-        if found is None and not getattr(_FORMING, "on", False):
+        if found is None and op in ("==", "!=") and _has_opaque(d) and \
+                not getattr(_FORMING, "on", False):
             return self._formed(condition)
         return found
 
     def _formed(self, condition: Condition) -> bool | None:
         """The condition decided by the forms of its sides under the facts
         (:meth:`simplify`): where their difference is an int, it is that int wherever
-        the facts hold. Not while a form is being made (simplify asks decide)."""
+        the facts hold. Asked where the prover leaves an equality over floors, min or
+        max open (its bounds decide orders); not while a form is being made (simplify
+        asks decide)."""
         _FORMING.on = True
         try:
             gap = self.simplify(condition.left) - self.simplify(condition.right)
