@@ -90,6 +90,13 @@ def _over_several(atom: Hashable) -> bool:
 
 @lru_cache(maxsize=1 << 12)
 def _lattice(terms: tuple) -> DimLike | None:
+    try:
+        return _formed(terms)
+    except _TooLarge:
+        return None
+
+
+def _formed(terms: tuple) -> DimLike | None:
     found = _analysed(terms)
     if found is None:
         return None
@@ -213,7 +220,7 @@ def _together(form: Affine, cell: list, other: list, budget: list, above: bool
             budget[0] -= 1
             if budget[0] < 0:
                 return None
-            if not w or _feasible(base + [_minus(form, p, sign) for p in w]) is not False:
+            if not w or _feasible(base + [_minus(form, p, sign) for p in w]):
                 out.append(w)
     return out
 
@@ -310,7 +317,7 @@ def _pieces(part: dict, atoms: list[Opaque], variables: dict) -> list | None:
             budget[0] -= 1
             if budget[0] < 0:
                 return False
-            if _feasible(grown) is False:
+            if not _feasible(grown):
                 continue
             if not choose(at + 1, {**value, atom: args[i]}, grown):
                 return False
@@ -387,33 +394,52 @@ def _bounds(p: Affine, form: Affine, cell: list, below: bool) -> bool:
     gap = _minus(form, p, 1 if below else -1)
     if not gap[0]:
         return gap[1] <= 0
-    return _feasible([t for t in cell if t[0]] + [gap]) is False
+    return not _feasible([t for t in cell if t[0]] + [gap])
 
 
-def _feasible(strict: list[Affine]) -> bool | None:
-    """Whether some real point meets every ``form > 0``; None past the limits."""
-    rows = [(dict(terms), c) for terms, c in strict]
+class _TooLarge(Exception):
+    """An elimination past :data:`MAX_CONSTRAINTS`: the lattice part is left as written
+    (an unknown answer taken either way could make a form that is not the size)."""
+
+
+def _feasible(strict: list[Affine]) -> bool:
+    """Whether some real point meets every ``form > 0`` (Fourier–Motzkin elimination,
+    the variable of fewest new rows first, each form kept at its tightest constant);
+    :class:`_TooLarge` past the limits."""
+    rows = _tightest({}, ((dict(terms), c) for terms, c in strict))
     while True:
-        rows = [r for r in rows if r[0] or r[1] <= 0]
         if any(not terms and c <= 0 for terms, c in rows):
             return False
         rows = [r for r in rows if r[0]]
         if not rows:
             return True
-        v = next(iter(rows[0][0]))
+        names = {w for terms, _ in rows for w in terms}
+        v = min(names, key=lambda w: (sum(r[0].get(w, 0) > 0 for r in rows)
+                                      * sum(r[0].get(w, 0) < 0 for r in rows), atom_key(w)))
         up = [r for r in rows if r[0].get(v, 0) > 0]
         down = [r for r in rows if r[0].get(v, 0) < 0]
-        keep = [r for r in rows if not r[0].get(v, 0)]
-        if len(up) * len(down) + len(keep) > MAX_CONSTRAINTS:
-            return None
+        if len(up) * len(down) + len(rows) > MAX_CONSTRAINTS:
+            raise _TooLarge
+        keep: dict = {}
+        _tightest(keep, (r for r in rows if not r[0].get(v, 0)))
         for (a, ca), (b, cb) in itertools.product(up, down):
             ka, kb = -b[v], a[v]  # ka*a + kb*b has no v
             d = {w: ka * a.get(w, 0) + kb * b.get(w, 0) for w in a.keys() | b.keys() if w != v}
             d = {w: k for w, k in d.items() if k}
             c = ka * ca + kb * cb
             g = math.gcd(c, *d.values())
-            keep.append(({w: k // g for w, k in d.items()}, c // g) if g > 1 else (d, c))
-        rows = keep
+            _tightest(keep, [({w: k // g for w, k in d.items()}, c // g) if g > 1 else (d, c)])
+        rows = list(keep.values())
+
+
+def _tightest(keep: dict, rows) -> list:
+    """``keep`` (form -> row) with ``rows`` added, of each form the least constant (``d.x
+    + c > 0`` for the least ``c`` implies the others); its rows."""
+    for d, c in rows:
+        key = frozenset(d.items())
+        if key not in keep or c < keep[key][1]:
+            keep[key] = (d, c)
+    return list(keep.values())
 
 
 def _render(form: Affine) -> DimLike:
