@@ -449,24 +449,54 @@ def _chain(first, make, count, inputs, inits=()):
     return model(nodes, inputs, [out(previous, I64 if first else F)], inits)
 
 
-def test_a_chain_of_nodes_cannot_nest_a_size_without_end():
-    """Each Concat(v, v) -> Slice to Shape(y) -> Concat with one more entry nests a min
-    one level deeper (``min(2*min(2*n, m) + 2, m) + 1``); a size may nest at most 32
-    levels (as a type text may), so the 33rd is refused, quickly and in bounded memory."""
-    inits = [numpy_helper.from_array(np.array([0], np.int64), "st"),
-             numpy_helper.from_array(np.zeros([1], np.float32), "one")]
+def _halving_chain(count: int, start: str = "st") -> list:
+    """Concat(v, v) -> Slice to Shape(y) from ``start`` (by a step of 2 unless ``start``
+    is a size) -> Concat with one more entry, ``count`` times."""
     nodes, previous = [helper.make_node("Shape", ["y"], ["m"])], "x"
-    for i in range(100):
+    for i in range(count):
+        steps = ["st", "m", "ax", "two"] if start == "st" else [start, "m"]
         nodes += [helper.make_node("Concat", [previous, previous], [f"c{i}"], axis=0),
-                  helper.make_node("Slice", [f"c{i}", "st", "m"], [f"s{i}"]),
+                  helper.make_node("Slice", [f"c{i}", *steps], [f"s{i}"]),
                   helper.make_node("Concat", [f"s{i}", "one"], [f"u{i}"], axis=0)]
         previous = f"u{i}"
-    m = model(nodes, [helper.make_tensor_value_info("x", F, ["n"]),
-                      helper.make_tensor_value_info("y", F, ["m"])], [out(previous)], inits)
+    return nodes
+
+
+_CHAIN_INITS = [numpy_helper.from_array(np.array([v], np.int64), name)
+                for name, v in (("st", 0), ("two", 2), ("ax", 0), ("zero", 0))] + \
+    [numpy_helper.from_array(np.zeros([1], np.float32), "one")]
+
+
+def test_a_chain_of_nodes_cannot_nest_a_size_without_end():
+    """Each Concat(v, v) -> Slice to Shape(y) by a step of 2 -> Concat with one more
+    entry nests a min and a floor one level deeper (``(min(2*((min(2*n, m) + 1)//2) +
+    2, m) + 1)//2 + 1``); a size may nest at most 32 levels (as a type text may), so the
+    33rd is refused, quickly and in bounded memory."""
+    m = model(_halving_chain(100), [helper.make_tensor_value_info("x", F, ["n"]),
+                                    helper.make_tensor_value_info("y", F, ["m"])],
+              [out("u99")], _CHAIN_INITS)
     records, _ = run_cases([m.SerializeToString()], lambda data: infer_shapes(data) and None)
     assert records[0]["outcome"] == "OnnxImportError" and records[0]["seconds"] < 5
-    _both(m, "node 'Slice -> s32' (Slice): output 0 axis 0 would be min(2*min(2*min(",
+    _both(m, "node 'Concat -> c11' (Concat): output 0 axis 0 would be 2*((min(2*((min(",
           "a size nested 33 levels deep, at most 32")
+
+
+def test_a_chain_of_mins_that_flatten_is_typed_with_one_min():
+    """Without the step the chain's mins are one concave min (types.lattice):
+    ``min(2*min(2*n, m) + 2, m)`` is ``min(4*n + 2, m)``; 60 links give one min of
+    ``2**60*n``, exact at 0, 1 and on (by the recurrence), quickly."""
+    m = model(_halving_chain(60, start="zero"),
+              [helper.make_tensor_value_info("x", F, ["n"]),
+               helper.make_tensor_value_info("y", F, ["m"])], [out("u59")], _CHAIN_INITS)
+    records, _ = run_cases([m.SerializeToString()], lambda data: infer_shapes(data) and None)
+    assert records[0]["outcome"] == "ok" and records[0]["seconds"] < 5
+    size = from_onnx(m)[1][0].type.shape[0]
+    assert str(size) == f"min({2**60}*n + {2**60 - 2}, m) + 1"
+    for n, mm in ((0, 0), (1, 0), (0, 1), (1, 1), (3, 5), (7, 2**61), (2**50, 2**59)):
+        length = n
+        for _ in range(60):
+            length = min(2 * length, mm) + 1
+        assert substitute(size, {"n": n, "m": mm}) == length
 
 
 def test_sizes_a_chain_computes_stay_within_what_a_type_text_states():

@@ -70,12 +70,13 @@ def test_a_rank_grown_in_a_branch_is_refused():
 
 
 def test_a_size_nested_in_a_loop_body_is_refused():
-    """The min()s a Concat, Slice-to-Shape(y), Concat chain nests: past 32 levels in a
-    Loop's body, as in the main graph."""
+    """The min()s and floors a Concat, Slice-to-Shape(y) by a step of 2, Concat chain
+    nests: past 32 levels in a Loop's body, as in the main graph."""
     nodes, previous = [helper.make_node("Shape", ["w"], ["m"])], "x_in"
     for i in range(40):
         nodes += [helper.make_node("Concat", [previous, previous], [f"c{i}"], axis=0),
-                  helper.make_node("Slice", [f"c{i}", "k_st", "m"], [f"s{i}"]),
+                  helper.make_node("Slice", [f"c{i}", "k_st", "m", "k_st", "k_two"],
+                                   [f"s{i}"]),
                   helper.make_node("Concat", [f"s{i}", "k_one"], [f"u{i}"], axis=0)]
         previous = f"u{i}"
     nodes += [helper.make_node("Identity", ["c_in"], ["c_out"]),
@@ -84,12 +85,13 @@ def test_a_size_nested_in_a_loop_body_is_refused():
                                              info("x_in", F, None)],
                              [info("c_out", B, []), info("x_out")],
                              [numpy_helper.from_array(np.array([0], np.int64), "k_st"),
+                              numpy_helper.from_array(np.array([2], np.int64), "k_two"),
                               numpy_helper.from_array(np.zeros([1], np.float32), "k_one")])
     loop = helper.make_node("Loop", ["", "c", "x"], ["y"], body=body)
     m = model([loop], [info("x", F, ["n"]), info("w", F, ["m"]), info("c", B, [])],
               [info("y")])
-    _both(m, "(Slice): output 0 axis 0 would be min(2*min(", "a size nested 33 levels "
-          "deep, at most 32")
+    _both(m, "(Concat): output 0 axis 0 would be 2*((min(2*((min(", "a size nested 33 "
+          "levels deep, at most 32")
 
 
 @pytest.mark.parametrize("k", [300, 2**31])

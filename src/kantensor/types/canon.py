@@ -21,8 +21,10 @@ one of fewest terms, then of shortest text (ties by text). So
   (``max(7, n) % 3``).
 
 Over several symbols, atoms that are functions of one linear form ``u`` with
-coefficients > 0 (``(m + n + 1)//2``, ``((m + n)//2 + m + n)//3``, ``min(5, m + n)``)
-are a part of ``u`` and get its form (``(m + n + 1)//2 + (m + n)//2`` is ``m + n``); then
+coefficients > 0 over symbols and min and max of several (``(m + n + 1)//2``, ``((m +
+n)//2 + m + n)//3``, ``min(5, m + n)``, ``(min(m, n) + 1)//2``) are a part of ``u``, with
+the terms of the sum that are a multiple of ``u``, and get its form (``(m + n + 1)//2 +
+(m + n)//2`` is ``m + n``, ``m + n - (m + n)//2`` is ``(m + n + 1)//2``); then
 remainders of several symbols are taken apart (``a % k`` as ``a - k*(a//k)``) and read
 back where that leaves fewest terms, so they are written one way only
 (``m + n - 2*((m + n)//2)`` is ``(m + n) % 2``); a pass can leave parts the next one
@@ -30,10 +32,9 @@ forms (at most :data:`MAX_PASSES`).
 
 Left as built (sound, not proven canonical): a part with a threshold that no such min
 or max or clamp is (``max(7, n) % 3 - 3*n``), a part whose period or threshold is past the limits of
-:mod:`~kantensor.types.quasi`, products, atoms over several symbols that are no
-function of one linear form (``min(m, n)``, whose arguments get their forms), and
-floors of a linear form the Dim algebra takes apart (``(m + 2*n)//2`` is ``n + m//2``,
-so ``(m + 2*n)//2 + (m + 2*n + 1)//2`` keeps floors of ``m`` and of ``m + 2*n``). A
+:mod:`~kantensor.types.quasi`, products, and atoms over several symbols that are no
+function of one linear form (their arguments get their forms; sums of min and max are
+:mod:`kantensor.types.lattice`'s, applied to the size as written and to its form). A
 part that needs three floors or more gets one form, not always the shortest. The value
 never changes: the form chosen is checked against the table it was made from.
 """
@@ -48,6 +49,8 @@ from typing import Final
 import numpy as np
 
 from .dim import Dim, DimLike, _floordiv, _mod, _rebuild, _symbol, dim_max, dim_min
+from .intervals import nonnegative_atom
+from .lattice import lattice_form
 from .poly import Opaque, lone_atom
 from .quasi import fits, in_fragment, table, values
 from .symbols import APPLY, free_symbols, substitute
@@ -67,7 +70,20 @@ MAX_PIECE_THRESHOLD: Final = 256
 
 def canonical_form(x: DimLike) -> DimLike:
     """``x`` in the one form of its function of the sizes, where the fragment decides
-    it (module docstring); else ``x`` with the parts that are decided made canonical."""
+    it (module docstring); else ``x`` with the parts that are decided made canonical.
+    Its sum of min and max over several sizes gets its form
+    (:mod:`kantensor.types.lattice`) first (as written: a form of the function over
+    the rationals, before the one-symbol parts get integer forms, ``2 - min(3, 2*n)``
+    is ``max(-1, n//2 - 2*n + 2)``), then again after those, and what that leaves is
+    formed again."""
+    if isinstance(x, int) or not _has_opaque(x) or _one_floor(x):
+        return x  # a polynomial over symbols, or one floor: already canonical
+    y = _passes(lattice_form(x))
+    z = lattice_form(y)
+    return y if z is y else _passes(z)
+
+
+def _passes(x: DimLike) -> DimLike:
     for _ in range(MAX_PASSES):  # a form over a linear form may leave one-symbol parts
         if isinstance(x, int) or not _has_opaque(x):
             return x  # a polynomial over symbols is already canonical (types.poly)
@@ -101,13 +117,15 @@ def _canonical(terms: tuple) -> DimLike:
             cores.setdefault(core, {})[mono] = c
         else:
             rest[mono] = c
+    along = _along(parts, rest, cores)  # the sizes' own terms that are a multiple of one u
     for core, part in cores.items():  # floors of one linear form u: a part of u's
         u = _rebuild_terms(dict(core))
         p = sum((c * _over(_symbol(atom), core) for ((atom, _),), c in part.items()),
-                start=0)
+                start=along.get(core, 0) * _symbol(_U))
         form = _one_symbol(p, _U) if in_fragment(p, _U) else None
         if form is None:
             rest.update(part)
+            rest.update((mono, along[core] * k) for mono, k in core if core in along)
             continue
         constant += form[1]
         rest_forms.append(substitute(form[0], {_U: u}))
@@ -171,6 +189,25 @@ def _one_floor(x: Dim) -> bool:
     return symbol
 
 
+def _along(parts: dict, rest: dict, cores: dict) -> dict[tuple, int]:
+    """``{u: t}`` where the sizes' own terms (``m + n`` in ``m + n - (m + n)//2``; a min
+    or max among ``rest``) are ``t*u`` for the first linear form ``u`` of ``cores`` they
+    are a multiple of; those terms are taken out (they join ``u``'s part)."""
+    def home(mono: tuple) -> dict:
+        atom = mono[0][0]
+        return rest if isinstance(atom, Opaque) else parts.get(atom, {})
+
+    for core in cores:
+        first, k0 = core[0]
+        t, r = divmod(home(first).get(first, 0), k0)
+        if not t or r or any(home(mono).get(mono) != t * k for mono, k in core):
+            continue
+        for mono, _ in core:
+            del home(mono)[mono]
+        return {core: t}
+    return {}
+
+
 class _Placeholder:
     """The symbol ``u`` standing for a linear form over several symbols."""
 
@@ -182,14 +219,16 @@ _U: Final = _Placeholder()
 
 
 def _core(atom: Hashable) -> tuple | None:
-    """The linear form ``u`` (terms, coefficients > 0 of gcd 1, over two symbols or more)
-    that an atom over several symbols is a function of (``(m + n + 1)//2``, ``(m + n +
-    2*((m + n)//2))//4``, ``min(5, m + n)``: :func:`_over` writes it over ``u``); None
-    where it is none."""
+    """The linear form ``u`` (terms, coefficients > 0 of gcd 1, over two symbols or more,
+    or over a min or max of several that is ``>= 0``) that an atom over several symbols
+    is a function of (``(m + n + 1)//2``, ``(m + n + 2*((m + n)//2))//4``, ``min(5, m +
+    n)``, ``(min(m, n) + 1)//2``: :func:`_over` writes it over ``u``); None where it is
+    none."""
     if not isinstance(atom, Opaque):
         return None
     linear = _linear_part(atom)
-    if linear is None or len(linear) < 2 or any(c <= 0 for _, c in linear):
+    if linear is None or any(c <= 0 for _, c in linear) or (
+            len(linear) < 2 and not isinstance(linear[0][0][0][0], Opaque)):
         return None
     g = math.gcd(*(c for _, c in linear))
     core = tuple((mono, c // g) for mono, c in linear)
@@ -197,12 +236,13 @@ def _core(atom: Hashable) -> tuple | None:
 
 
 def _linear_part(atom: Opaque) -> tuple | None:
-    """The symbol terms of the first argument (depth first) of ``atom`` that has some."""
+    """The terms of symbols (and of min and max of several symbols, ``>= 0``) of the
+    first argument (depth first) of ``atom`` that has some."""
     for g in atom.args:
         if isinstance(g, int):
             continue
         linear = tuple((m, c) for m, c in g._terms
-                       if len(m) == 1 and m[0][1] == 1 and not isinstance(m[0][0], Opaque))
+                       if len(m) == 1 and m[0][1] == 1 and _variable(m[0][0]))
         if linear:
             return linear
         for mono, _ in g._terms:
@@ -211,6 +251,13 @@ def _linear_part(atom: Opaque) -> tuple | None:
                 if found is not None:
                     return found
     return None
+
+
+def _variable(atom: Hashable) -> bool:
+    """A symbol, or a min or max of several symbols that is ``>= 0``: what a linear
+    form ``u`` may be over."""
+    return not isinstance(atom, Opaque) or (
+        atom.op in ("min", "max") and _several(atom) and nonnegative_atom(atom))
 
 
 def _over(x: DimLike, core: tuple) -> DimLike | None:
@@ -228,7 +275,7 @@ def _over(x: DimLike, core: tuple) -> DimLike | None:
         if len(mono) != 1 or mono[0][1] != 1:
             return None
         atom = mono[0][0]
-        if not isinstance(atom, Opaque):
+        if not isinstance(atom, Opaque) or any(mono == k for k, _ in core):
             linear[mono] = c
             continue
         if atom.op in ("//", "%") and _by_int(atom, atom.op):

@@ -13,18 +13,20 @@ reasoning is :mod:`kantensor.types.prove`'s.
 
 from __future__ import annotations
 
+import math
+import threading
 from collections.abc import Hashable, Iterable
 from functools import lru_cache
 from typing import Any, Final
 
 from .canon import canonical_form
 from .conditions import COMPARE, NEGATED, AnyOf, Clause, Condition, conjunction, expand
-from .dim import Dim, DimLike, _rebuild
-from .dimfacts import assume_divisible
-from .poly import Opaque
+from .dim import Dim, DimLike, _rebuild, _symbol
+from .dimfacts import assume_divisible, remainder_fact
+from .poly import Opaque, lone_atom
 from .prove import bounds as _bounds
 from .prove import proves
-from .symbols import APPLY
+from .symbols import APPLY, free_symbols, substitute
 
 __all__ = ["EMPTY", "Facts", "simplify"]
 
@@ -142,7 +144,26 @@ class Facts:
             found = _unfacted(d, op)
             if found is not _GENERAL:
                 return found
-        return _decide(self.triples, d, op)
+        found = _decide(self.triples, d, op)
+        if found is None and op in ("==", "!=") and _has_opaque(d) and \
+                not getattr(_FORMING, "on", False):
+            return self._formed(condition)
+        return found
+
+    def _formed(self, condition: Condition) -> bool | None:
+        """The condition decided by the forms of its sides under the facts
+        (:meth:`simplify`): where their difference is an int, it is that int wherever
+        the facts hold. Asked where the prover leaves an equality over floors, min or
+        max open (its bounds decide orders); not while a form is being made (simplify
+        asks decide)."""
+        _FORMING.on = True
+        try:
+            gap = self.simplify(condition.left) - self.simplify(condition.right)
+            if not isinstance(gap, int):
+                gap = canonical_form(gap)
+        finally:
+            _FORMING.on = False
+        return COMPARE[condition.op](gap, 0) if isinstance(gap, int) else None
 
     def consistent(self) -> bool:
         """False where no sizes meet every fact (as far as it is shown), else True."""
@@ -218,6 +239,7 @@ class Facts:
 
 
 _GENERAL: Final = object()  # _plain_cases: not of its form
+_FORMING: Final = threading.local()  # .on while Facts._formed makes forms (per thread)
 
 
 def _plain_cases(c: AnyOf) -> list[tuple[Condition, ...]] | None | object:
@@ -380,8 +402,46 @@ def _simplify(x: Dim, facts: Facts) -> DimLike:
                    else known.get(a))
     zeros = [c.key[0] for c in facts.atoms if c.op == "=="]
     if zeros and not isinstance(out, int):
-        out = assume_divisible(out, zeros)
+        out = canonical_form(assume_divisible(out, zeros))
+        multiples = _on_multiples(out, zeros)  # the shorter text: n + n % 3 under
+        return out if len(str(multiples)) > len(str(out)) else multiples  # n % 2 == 0
     return canonical_form(out)
+
+
+class _Quotient:
+    """The size ``t`` with ``n == k*t`` where a fact says ``k`` divides the size ``n``."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def _on_multiples(x: DimLike, zeros: list) -> DimLike:
+    """``x`` formed as a function of ``t = n/k`` where the facts say ``k`` divides the
+    size ``n`` (``n % k == 0``): ``x(k*t)`` gets its form in ``t`` (the one form of its
+    function on the multiples of ``k``: ``(n + 1)//2 + n//2`` is ``n`` under ``n % 2 ==
+    0``), then ``t`` is ``n/k`` again; ``x`` where no such fact is about its sizes. The
+    caller keeps the shorter of this and the form as simplified (``3*((n + 4)//6) +
+    n//2`` is ``n + n % 3`` written over ``t``), so sizes equal only on the multiples
+    get one form where that one is no longer than theirs."""
+    if isinstance(x, int):
+        return x
+    steps: dict[Hashable, int] = {}
+    for zero in zeros:
+        found = remainder_fact(zero)
+        if found is None or isinstance(found[0], int) or found[1] < 2:
+            continue
+        atom = lone_atom(found[0]._terms)
+        if atom is not None and not isinstance(atom, Opaque) and atom in free_symbols(x):
+            steps[atom] = math.lcm(steps.get(atom, 1), found[1])
+    if not steps:
+        return x
+    quotients = {s: _Quotient(f"{s}/{k}") for s, k in steps.items()}
+    y = canonical_form(substitute(x, {s: k * _symbol(quotients[s]) for s, k in steps.items()}))
+    back = substitute(y, {q: _symbol(s) // steps[s] for s, q in quotients.items()})
+    return canonical_form(assume_divisible(back, zeros))
 
 
 def _constants(facts: Facts) -> dict:

@@ -1,0 +1,468 @@
+"""One form for sums of min and max over several sizes (the lattice part of a size).
+
+A size ``f = L + c1*M1 + c2*M2 + ...``, where the ``Mi`` are min and max atoms (one
+over several sizes at least, and those of one size beside it) whose arguments (and
+``L``) are linear in *variables* — named sizes, and other atoms (``n//2``, ``m % 3``)
+taken as free, within what is true of them (``>= 0`` by their structure, ``0 <= m % 3
+<= 2``, ``2*(n//2) <= n <= 2*(n//2) + 1``) — is piecewise affine: each choice of one
+argument per min and max (a *selection*) makes it one affine form on the open cell
+where the chosen arguments are strictly least (greatest); the cells that hold a point
+are found by Fourier–Motzkin elimination over the rationals (exact, :func:`_feasible`),
+choice by choice. The distinct forms of those cells are ``f``'s *pieces*, a function of
+``f`` alone. Then ``f`` is written:
+
+* as its one piece where it has one (``min(m, n) + max(m, n)`` is ``m + n``;
+  ``min(m, n + 1) - min(m - 1, n)`` is 1; ``max(0, m//3 - n) + min(m//3, n)`` is
+  ``m//3``);
+* as a sum of parts of one size each where it is one (``f(m, n) == f(m, 0) + f(0, n) -
+  f(0, 0)``, shown by the cells of the difference), each part then formed on its own;
+* as ``h + min(p1 - h, p2 - h, ...)`` where every piece is at least ``f`` on every cell
+  (``f`` is concave, the min of its pieces), ``h + max(...)`` where every piece is at
+  most ``f`` (convex); ``h`` is the part the pieces share, each variable's least
+  coefficient and the least constant among them (``min(m + n + 1, 2*n + 1)`` is ``n +
+  1 + min(m, n)``), and a common factor out (``min(4*m, 4*n)`` is ``4*min(m, n)``);
+* else as the shorter of its max-of-mins and min-of-maxes forms (Ovchinnikov's): the
+  max over the least sets ``{p : p(x) >= f(x)}`` (over the points ``x``) of the min of
+  each (and dually), sets that are a function of ``f`` (``max(min(k, m), min(m, n))``
+  is ``min(m, max(k, n))``).
+
+Equal at every point of the variables' domain, two such sums have the same pieces, so
+the same form. The domain takes atoms as free beyond the bounds above, so sizes equal
+only because of how an atom depends on a size (``n//2 + (n + 1)//2 == n``), or only at
+integers (``min(1, m + n)`` and ``min(1, 2*m + n)``), may keep two forms. The work is
+bounded (:data:`MAX_EXTREMES`, :data:`MAX_VARIABLES`, :data:`MAX_SELECTIONS`,
+:data:`MAX_PIECES`, :data:`MAX_SUBSETS`, :data:`MAX_CONSTRAINTS`); past it the size is
+left as written.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Hashable
+from functools import lru_cache
+from typing import Final
+
+from .dim import DimLike, _symbol, dim_max, dim_min
+from .intervals import nonnegative, nonnegative_atom
+from .poly import Opaque, atom_key
+from .symbols import free_symbols, substitute
+
+__all__ = ["MAX_CONSTRAINTS", "MAX_EXTREMES", "MAX_PIECES", "MAX_SELECTIONS", "MAX_SUBSETS",
+           "MAX_VARIABLES", "lattice_form"]
+
+MAX_SELECTIONS: Final = 1024
+"""Most choices of arguments (one per min and max, made one by one) a size's cells are
+searched with (each an elimination)."""
+MAX_EXTREMES: Final = 16
+"""Most min and max atoms a lattice part may have."""
+MAX_VARIABLES: Final = 6
+"""Most variables (sizes and other atoms) the pieces are over."""
+MAX_PIECES: Final = 8
+"""Most pieces a size written as a max of mins may have."""
+MAX_SUBSETS: Final = 512
+"""Most sets of pieces tested to find the least sets above a size (:func:`_least`)."""
+MAX_CONSTRAINTS: Final = 300
+"""Most inequalities one elimination step may hold (past it: not shown empty)."""
+
+Affine = tuple[tuple[tuple[Hashable, int], ...], int]  # ((variable, coeff != 0), ...), const
+
+
+def lattice_form(x: DimLike) -> DimLike:
+    """``x`` with its part that is a sum of min and max over several sizes in one form
+    (see the module); ``x`` itself where it has none, or that part is not decided."""
+    if isinstance(x, int) or not any(_several_extreme(mono) for mono, _ in x._terms):
+        return x
+    found = _lattice(x._terms)
+    return x if found is None else found
+
+
+def _several_extreme(mono: tuple) -> bool:
+    return len(mono) == 1 and mono[0][1] == 1 and _over_several(mono[0][0])
+
+
+@lru_cache(maxsize=1 << 14)
+def _over_several(atom: Hashable) -> bool:
+    """A min or max over several symbols."""
+    return isinstance(atom, Opaque) and atom.op in ("min", "max") and \
+        len(frozenset().union(*(free_symbols(g) for g in atom.args))) > 1
+
+
+@lru_cache(maxsize=1 << 12)
+def _lattice(terms: tuple) -> DimLike | None:
+    try:
+        return _formed(terms)
+    except _TooLarge:
+        return None
+
+
+def _formed(terms: tuple) -> DimLike | None:
+    found = _analysed(terms)
+    if found is None:
+        return None
+    part, rest, pieces, forms = found
+    if len(forms) == 1:
+        return rest + _render(forms[0])
+    separate = _separate(part)
+    if separate is not None:
+        return rest + separate
+    if len(forms) > MAX_PIECES:
+        return None
+    above = [frozenset(p for p in forms if p == form or _bounds(p, form, cell, True))
+             for form, cell in pieces]  # for each cell: the pieces at least f there
+    if all(len(u) == len(forms) for u in above):
+        return rest + _shared([forms], "min")  # concave: the min of its pieces
+    below = [frozenset(p for p in forms if p == form or _bounds(p, form, cell, False))
+             for form, cell in pieces]
+    if all(len(u) == len(forms) for u in below):
+        return rest + _shared([forms], "max")  # convex
+    found = []
+    for sides, op in ((above, "min"), (below, "max")):
+        sets = _least(pieces, sides, forms, op == "min")
+        if sets is None:
+            return None
+        found.append(_shared(sets, op))
+    return rest + min(found, key=lambda f: (len(str(f)), found.index(f)))
+
+
+def _analysed(terms: tuple) -> tuple | None:
+    """``(part, rest, pieces, forms)``: the lattice part of ``terms`` (a size), the rest,
+    the part's cells with their forms, and its distinct forms; None past the limits."""
+    part: dict = {}  # the lattice part: its extremes, and the linear terms over their variables
+    rest: DimLike = 0
+    extremes = [mono[0][0] for mono, _ in terms if _several_extreme(mono)]
+    extremes += [mono[0][0] for mono, _ in terms if _one_extreme(mono)]
+    atoms = _extremes(extremes)
+    if atoms is None:
+        return None
+    variables = _variables(atoms)
+    if variables is None or len(variables) > MAX_VARIABLES:
+        return None
+    inside = set(atoms) | variables.keys()
+    for mono, c in terms:
+        if not mono or (len(mono) == 1 and mono[0][1] == 1 and mono[0][0] in inside):
+            part[mono] = c
+        else:
+            rest = rest + _term(mono, c)
+    pieces = _pieces(part, atoms, variables)
+    if pieces is None:
+        return None
+    forms = sorted({form for form, _ in pieces},
+                   key=lambda f: (tuple((atom_key(v), c) for v, c in f[0]), f[1]))
+    return sum((_term(mono, c) for mono, c in part.items()), start=0), rest, pieces, forms
+
+
+def _separate(part: DimLike) -> DimLike | None:
+    """``part`` as a sum of parts of one size each, where it is one: ``f(m, n) == f(m,
+    0) + f(0, n) - f(0, 0)`` (shown by the cells of the difference: one form, 0); so a
+    sum of one-symbol min and max is written as such, whatever min and max of several
+    sizes it was written with. None where it is not."""
+    symbols = sorted(s for s in free_symbols(part) if isinstance(s, str))
+    if len(symbols) < 2 or len(symbols) != len(free_symbols(part)):
+        return None
+    try:  # (an atom may divide by a size: x//h at h = 0)
+        total: DimLike = -(len(symbols) - 1) * substitute(part, dict.fromkeys(symbols, 0))
+        for s in symbols:
+            total = total + substitute(part, {t: 0 for t in symbols if t != s})
+    except ZeroDivisionError:
+        return None
+    gap = part - total
+    if isinstance(gap, int):
+        return total if gap == 0 else None
+    found = _analysed(gap._terms)
+    if found is None or found[1] != 0 or found[3] != [((), 0)]:
+        return None
+    return total
+
+
+def _one_extreme(mono: tuple) -> bool:
+    """A min or max of one symbol whose arguments are linear in atoms."""
+    if len(mono) != 1 or mono[0][1] != 1:
+        return False
+    atom = mono[0][0]
+    return isinstance(atom, Opaque) and atom.op in ("min", "max") and \
+        not _several_extreme(mono) and _extremes([atom]) is not None
+
+
+def _least(pieces: list, sides: list, forms: list, above: bool
+           ) -> list[list[Affine]] | None:
+    """The least sets ``{p : p(x) >= f(x)}`` (``above``; else ``<=``) over the points
+    ``x`` of the domain (each cell's set, less the pieces on the other side of ``f``
+    somewhere in it that can be there together: the most such pieces, by elimination),
+    as lists of pieces: ``f`` is the max of their mins (Ovchinnikov's max-min form,
+    whose sets are a function of ``f``), or the min of their maxes."""
+    found: set[frozenset] = set()
+    budget = [MAX_SUBSETS]
+    for (form, cell), u in zip(pieces, sides, strict=True):
+        other = [p for p in forms if p not in u]
+        sets = _together(form, cell, other, budget, above)
+        if sets is None:
+            return None
+        found.update(frozenset(forms) - w for w in sets)
+    least = [u for u in found if not any(v < u for v in found)]
+    order = {f: i for i, f in enumerate(forms)}
+    return sorted(([p for p in forms if p in u] for u in least),
+                  key=lambda ps: [order[p] for p in ps])
+
+
+def _together(form: Affine, cell: list, other: list, budget: list, above: bool
+              ) -> list[frozenset] | None:
+    """The largest sets of ``other`` that are all below ``form`` (``above``; else above
+    it) at one point of the cell; None past the budget of eliminations."""
+    base = [t for t in cell if t[0]]
+    sign = 1 if above else -1
+    out: list[frozenset] = []
+    for size in range(len(other), -1, -1):
+        for combo in itertools.combinations(other, size):
+            w = frozenset(combo)
+            if any(w <= v for v in out):
+                continue
+            budget[0] -= 1
+            if budget[0] < 0:
+                return None
+            if not w or _feasible(base + [_minus(form, p, sign) for p in w]):
+                out.append(w)
+    return out
+
+
+def _term(mono: tuple, c: int) -> DimLike:
+    term: DimLike = c
+    for atom, p in mono:
+        term = term * _symbol(atom) ** p
+    return term
+
+
+def _extremes(tops: list[Opaque]) -> list[Opaque] | None:
+    """Every min and max atom in ``tops`` and their arguments (inner ones first), each
+    once; None where an argument is not linear in atoms or past the limits."""
+    seen: dict[Opaque, None] = {}
+
+    def visit(atom: Opaque) -> bool:
+        if atom in seen:
+            return True
+        for g in atom.args:
+            if isinstance(g, int):
+                continue
+            for mono, _ in g._terms:
+                if not mono:
+                    continue
+                if len(mono) != 1 or mono[0][1] != 1:
+                    return False
+                inner = mono[0][0]
+                if isinstance(inner, Opaque) and inner.op in ("min", "max") and \
+                        not visit(inner):
+                    return False
+        seen[atom] = None
+        return True
+
+    if not all(visit(a) for a in tops):
+        return None
+    if len(seen) > MAX_EXTREMES:
+        return None
+    return list(seen)
+
+
+def _variables(atoms: list[Opaque]) -> dict[Hashable, bool] | None:
+    """The variables of the extremes' arguments -> whether each is ``>= 0``."""
+    out: dict[Hashable, bool] = {}
+    for a in atoms:
+        for g in a.args:
+            if isinstance(g, int):
+                continue
+            for mono, _ in g._terms:
+                if mono:
+                    v = mono[0][0]
+                    if not (isinstance(v, Opaque) and v.op in ("min", "max")):
+                        out[v] = nonnegative_atom(v)
+    return out
+
+
+def _affine(d: dict, const: int) -> Affine:
+    return tuple(sorted(((v, c) for v, c in d.items() if c),
+                        key=lambda t: atom_key(t[0]))), const
+
+
+def _pieces(part: dict, atoms: list[Opaque], variables: dict) -> list | None:
+    """``(form, cell)`` for each selection whose open cell holds a point: the affine form
+    the part is there, and the cell's strict inequalities (each an Affine ``> 0``). The
+    selections are made atom by atom (inner ones first), a choice whose cell so far holds
+    no point cut off there; None past :data:`MAX_SELECTIONS` eliminations."""
+    out: list = []
+    budget = [MAX_SELECTIONS]
+
+    def choose(at: int, value: dict, cell: list) -> bool:
+        if at == len(atoms):
+            total: dict = {}
+            const = 0
+            for mono, c in part.items():
+                if not mono:
+                    const += c
+                    continue
+                a = mono[0][0]
+                const = _scaled_into(total, const, value[a] if a in value
+                                     else _affine({a: 1}, 0), c)
+            out.append((_affine(total, const), cell))
+            return True
+        atom = atoms[at]
+        args = [_evaluate(g, value) for g in atom.args]
+        sign = 1 if atom.op == "min" else -1
+        for i in range(len(args)):
+            if any(args[j] == args[i] for j in range(i)):
+                continue  # a tie with an earlier equal argument: that one's cell
+            new = [_minus(args[j], args[i], sign) for j in range(len(args))
+                   if args[j] != args[i]]
+            if any(not terms and c <= 0 for terms, c in new):
+                continue
+            grown = cell + [t for t in new if t[0]]
+            budget[0] -= 1
+            if budget[0] < 0:
+                return False
+            if not _feasible(grown):
+                continue
+            if not choose(at + 1, {**value, atom: args[i]}, grown):
+                return False
+        return True
+
+    domain = [t for t in _domain(variables) if t[0]]
+    if not choose(0, {}, domain):
+        return None
+    return out or None
+
+
+def _domain(variables: dict) -> list[Affine]:
+    """What is true of the variables, as strict inequalities whose closure holds every
+    value they take: ``v > 0`` where ``v >= 0``; ``0 < x % k < k - 1`` and ``x % k < x``
+    (``x >= 0``); ``k*(x//k) < x < k*(x//k) + k - 1`` (``x`` linear in the variables)."""
+    out = [_affine({v: 1}, 0) for v, nonneg in variables.items() if nonneg]
+    for v in variables:
+        if not (isinstance(v, Opaque) and v.op in ("//", "%") and type(v.args[1]) is int
+                and v.args[1] > 1):
+            continue
+        x, k = v.args
+        inner = _linear_in(x, variables)
+        if v.op == "%":
+            out.append(_affine({v: -1}, k - 1))
+            if inner is not None and variables.get(v) and nonnegative(x):
+                out.append(_minus(inner, _affine({v: 1}, 0), 1))
+        elif inner is not None:
+            out.append(_minus(inner, _affine({v: k}, 0), 1))
+            out.append(_minus(_affine({v: k}, k - 1), inner, 1))
+    return out
+
+
+def _linear_in(x: DimLike, variables: dict) -> Affine | None:
+    """``x`` as an affine form over ``variables``; None where it is not one."""
+    if isinstance(x, int):
+        return (), x
+    if any(mono and (len(mono) != 1 or mono[0][1] != 1 or mono[0][0] not in variables)
+           for mono, _ in x._terms):
+        return None
+    return _evaluate(x, {})
+
+
+def _scaled_into(total: dict, const: int, form: Affine, c: int) -> int:
+    for v, k in form[0]:
+        total[v] = total.get(v, 0) + c * k
+    return const + c * form[1]
+
+
+def _evaluate(g: DimLike, value: dict) -> Affine:
+    if isinstance(g, int):
+        return (), g
+    total: dict = {}
+    const = 0
+    for mono, c in g._terms:
+        if not mono:
+            const += c
+            continue
+        a = mono[0][0]
+        const = _scaled_into(total, const, value[a] if a in value else _affine({a: 1}, 0), c)
+    return _affine(total, const)
+
+
+def _minus(a: Affine, b: Affine, sign: int) -> Affine:
+    """``sign*(a - b)``."""
+    d = dict(a[0])
+    for v, k in b[0]:
+        d[v] = d.get(v, 0) - k
+    return _affine({v: sign * k for v, k in d.items()}, sign * (a[1] - b[1]))
+
+
+def _bounds(p: Affine, form: Affine, cell: list, below: bool) -> bool:
+    """Whether ``p >= form`` (``below``) or ``p <= form`` everywhere on the cell: the cell
+    with ``form - p > 0`` (``p - form > 0``) holds no point."""
+    gap = _minus(form, p, 1 if below else -1)
+    if not gap[0]:
+        return gap[1] <= 0
+    return not _feasible([t for t in cell if t[0]] + [gap])
+
+
+class _TooLarge(Exception):
+    """An elimination past :data:`MAX_CONSTRAINTS`: the lattice part is left as written
+    (an unknown answer taken either way could make a form that is not the size)."""
+
+
+def _feasible(strict: list[Affine]) -> bool:
+    """Whether some real point meets every ``form > 0`` (Fourier–Motzkin elimination,
+    the variable of fewest new rows first, each form kept at its tightest constant);
+    :class:`_TooLarge` past the limits."""
+    rows = _tightest({}, ((dict(terms), c) for terms, c in strict))
+    while True:
+        if any(not terms and c <= 0 for terms, c in rows):
+            return False
+        rows = [r for r in rows if r[0]]
+        if not rows:
+            return True
+        names = {w for terms, _ in rows for w in terms}
+        v = min(names, key=lambda w: (sum(r[0].get(w, 0) > 0 for r in rows)
+                                      * sum(r[0].get(w, 0) < 0 for r in rows), atom_key(w)))
+        up = [r for r in rows if r[0].get(v, 0) > 0]
+        down = [r for r in rows if r[0].get(v, 0) < 0]
+        if len(up) * len(down) + len(rows) > MAX_CONSTRAINTS:
+            raise _TooLarge
+        keep: dict = {}
+        _tightest(keep, (r for r in rows if not r[0].get(v, 0)))
+        for (a, ca), (b, cb) in itertools.product(up, down):
+            ka, kb = -b[v], a[v]  # ka*a + kb*b has no v
+            d = {w: ka * a.get(w, 0) + kb * b.get(w, 0) for w in a.keys() | b.keys() if w != v}
+            d = {w: k for w, k in d.items() if k}
+            c = ka * ca + kb * cb
+            g = math.gcd(c, *d.values())
+            _tightest(keep, [({w: k // g for w, k in d.items()}, c // g) if g > 1 else (d, c)])
+        rows = list(keep.values())
+
+
+def _tightest(keep: dict, rows) -> list:
+    """``keep`` (form -> row) with ``rows`` added, of each form the least constant (``d.x
+    + c > 0`` for the least ``c`` implies the others); its rows."""
+    for d, c in rows:
+        key = frozenset(d.items())
+        if key not in keep or c < keep[key][1]:
+            keep[key] = (d, c)
+    return list(keep.values())
+
+
+def _render(form: Affine) -> DimLike:
+    total: DimLike = form[1]
+    for v, k in form[0]:
+        total = total + k * _symbol(v)
+    return total
+
+
+def _shared(sets: list[list[Affine]], op: str) -> DimLike:
+    """``h + g*max(min(...), ...)`` of the pieces' sets (``op`` "min"; else ``h +
+    g*min(max(...), ...)``): ``h`` each variable's least coefficient and the least
+    constant among the pieces, ``g`` their common factor."""
+    mins = sets
+    forms = [f for u in mins for f in u]
+    coeffs = [dict(f[0]) for f in forms]
+    names = {v for c in coeffs for v in c}
+    h = _affine({v: min(c.get(v, 0) for c in coeffs) for v in names},
+                min(f[1] for f in forms))
+    shifted = [[_minus(f, h, 1) for f in u] for u in mins]
+    g = math.gcd(*(k for u in shifted for f in u for _, k in f[0]),
+                 *(f[1] for u in shifted for f in u)) or 1
+    inner, outer = (dim_min, dim_max) if op == "min" else (dim_max, dim_min)
+    terms = [inner(*(_render((tuple((v, k // g) for v, k in f[0]), f[1] // g)) for f in u))
+             for u in shifted]
+    return _render(h) + g * outer(*terms)

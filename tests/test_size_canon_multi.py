@@ -1,0 +1,230 @@
+"""Forms of sizes over several symbols (kantensor.types.lattice, .canon): sound at every
+satisfying assignment of a grid (0 and 1 included) for random expressions over 1-3
+sizes and random facts; one form for sums of min and max rewritten by identities of
+min and max (the lattice fragment, where the forms are complete); ``Facts.decide``
+never says True of sizes that differ somewhere the facts hold, and says it where their
+forms agree; hostile sums of min and max stay cheap. The number of examples is
+``KANTENSOR_FACTS_EXAMPLES`` (150 by default; the long run uses 5,000)."""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import sizegen
+from kantensor.types.canon import canonical_form
+from kantensor.types.conditions import Condition
+from kantensor.types.dim import Dim, dim_max, dim_min
+from kantensor.types.facts import EMPTY, Facts
+from kantensor.types.lattice import _analysed, _lattice, _several_extreme, lattice_form
+from kantensor.types.symbols import substitute
+
+N_EXAMPLES = int(os.environ.get("KANTENSOR_FACTS_EXAMPLES", "150"))
+m, n, k = Dim("m"), Dim("n"), Dim("k")
+FAR = ({"n": 10**12 + 7, "m": 3, "k": 10**9}, {"n": 1, "m": 2**40 + 1, "k": 0})
+
+
+def _at(x, sizes):
+    return x if isinstance(x, int) else substitute(x, sizes)
+
+
+# -- named forms ----------------------------------------------------------------------------
+@pytest.mark.parametrize(("ways", "form"), [
+    ((dim_min(m, n) + dim_max(m, n), m + n, m + n + dim_min(m - n, 0) - dim_min(0, m - n)),
+     "m + n"),
+    ((dim_min(m, n + 1) - dim_min(m - 1, n), 1 + 0 * m), "1"),
+    ((dim_max(m, n) - dim_max(0, n - m), dim_min(m, n - 6) + dim_max(0, m - n + 6)), "m"),
+    ((m + n - dim_min(m, n), dim_max(m, n), dim_max(m, n, dim_min(m, n))), "max(m, n)"),
+    ((dim_min(m + n + 1, 2 * n + 1), n + 1 + dim_min(m, n)), "n + min(m, n) + 1"),
+    ((dim_min(4 * m, 4 * n), 4 * dim_min(m, n)), "4*min(m, n)"),
+    ((dim_max(0, m // 3 - n) + dim_min(m // 3, n), m // 3), "m//3"),
+    ((dim_min(m, dim_max(k, n)), dim_max(dim_min(k, m), dim_min(m, n))), "min(m, max(k, n))"),
+    (((dim_min(m, n) + 1) // 2 + dim_min(m, n) // 2, dim_min(m, n)), "min(m, n)"),
+    ((m + n - (m + n) // 2, (3 * m + 3 * n + 2) // 4 + (3 * m + 3 * n) // 4
+      - 2 * ((m + n) // 2)), "(m + n + 1)//2"),
+    ((2 * (dim_max(m, n) // 2) + dim_max(m, n) % 2, dim_max(m, n)), "max(m, n)"),
+])
+def test_equal_sizes_over_several_symbols_get_one_form(ways, form) -> None:
+    grid = sizegen.points(("n", "m", "k"))
+    for x in ways:
+        for p in grid:
+            assert _at(x, p) == _at(ways[0], p)
+        assert str(canonical_form(x)) == form, x
+        assert str(EMPTY.simplify(x)) == form, x
+
+
+def test_the_form_is_the_sum_when_no_piece_splits() -> None:
+    """A size with no min or max of several sizes is not the lattice's: unchanged."""
+    for x in (m + n, dim_min(64, n) + m, (m + n) // 2, 3):
+        assert lattice_form(x) is x
+
+
+# -- random sizes over 1-3 symbols --------------------------------------------------------
+@settings(max_examples=N_EXAMPLES, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), count=st.integers(1, 3))
+def test_forms_are_sound_at_every_satisfying_size(seed, count) -> None:
+    """The form, and the form under random facts, equal the size at every grid point
+    (where the facts hold), 0 and 1 included, and far."""
+    rng = random.Random(seed)
+    symbols = sizegen.SYMBOLS[:count]
+    t = sizegen.tree(rng, symbols, 4)
+    if rng.random() < 0.5:
+        t = sizegen.rewrite(rng, t, symbols)
+    facts, stated = sizegen.facts(rng, symbols)
+    x = sizegen.build(t)
+    form, under = canonical_form(x), facts.simplify(x)
+    for p in sizegen.points(symbols):
+        assert _at(form, p) == sizegen.value(t, p), (x, form, p)
+        if sizegen.holds(stated, p):
+            assert _at(under, p) == sizegen.value(t, p), (x, under, facts, p)
+    for p in FAR:
+        assert _at(form, p) == sizegen.value(t, p), (x, form, p)
+
+
+def _lattice_tree(rng: random.Random, symbols: tuple[str, ...], depth: int = 3) -> tuple:
+    """A random tree of sums, int multiples, min and max (no floor: the lattice part)."""
+    if depth == 0 or rng.random() < 0.3:
+        return (rng.choice(symbols),) if rng.random() < 0.7 else ("int", rng.randint(-3, 6))
+    if rng.random() < 0.8:
+        return (rng.choice(["+", "-", "min", "max", "min", "max"]),
+                _lattice_tree(rng, symbols, depth - 1), _lattice_tree(rng, symbols, depth - 1))
+    return ("*", _lattice_tree(rng, symbols, depth - 1), rng.choice([-1, 2, 3]))
+
+
+def _lattice_rewrite(rng: random.Random, t: tuple, symbols: tuple[str, ...]) -> tuple:
+    """``t`` rewritten at a random node by an identity of min and max (true of every
+    real, not only of integers)."""
+    if t[0] not in sizegen.SYMBOLS and t[0] != "int" and rng.random() < 0.6:
+        i = 1 if not isinstance(t[2], tuple) or rng.random() < 0.5 else 2
+        parts = list(t)
+        parts[i] = _lattice_rewrite(rng, t[i], symbols)
+        return tuple(parts)
+    u = _lattice_tree(rng, symbols, 1)
+    choice = rng.randrange(5)
+    if choice == 0:
+        return ("-", ("+", ("min", t, u), ("max", t, u)), u)
+    if choice == 1:
+        return ("-", ("max", t, u), ("max", ("int", 0), ("-", u, t)))
+    if choice == 2:
+        return ("+", ("min", t, u), ("max", ("int", 0), ("-", t, u)))
+    if choice == 3:  # distributivity: min(t, max(t, u)) == t
+        return ("min", t, ("max", t, u))
+    return ("max", ("min", t, u), ("min", t, ("max", t, u)))  # max(min(t, u), t) == t
+
+
+@settings(max_examples=N_EXAMPLES, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), count=st.integers(2, 3))
+def test_sums_of_min_and_max_rewritten_get_one_form(seed, count) -> None:
+    """On the lattice part (sums, int multiples, min, max of several sizes), sizes
+    rewritten by identities of min and max get one form wherever the forms are decided
+    (within the budgets) and the sizes as built are equal over the rationals; both
+    forms are sound."""
+    rng = random.Random(seed)
+    symbols = sizegen.SYMBOLS[:count]
+    t = _lattice_tree(rng, symbols)
+    u = t
+    for _ in range(rng.randint(1, 2)):
+        u = _lattice_rewrite(rng, u, symbols)
+    x, y = sizegen.build(t), sizegen.build(u)
+    for p in sizegen.points(symbols):
+        assert sizegen.value(t, p) == sizegen.value(u, p)
+    fx, fy = canonical_form(x), canonical_form(y)
+    for p in sizegen.points(symbols):
+        assert _at(fx, p) == _at(fy, p) == sizegen.value(t, p), (x, y, fx, fy, p)
+    if _decided(x) and _decided(y) and _equal_over_rationals(x, y):
+        assert fx == fy, (x, y, fx, fy)
+
+
+def _equal_over_rationals(x, y) -> bool:
+    """Whether ``x - y`` is 0 over the rationals too (its cells have one form, 0): the
+    Dim algebra may have used integers in building one of them (``min(-m, m - max(5,
+    m), n - 3)`` is ``min(-m, m - max(5, m))`` only at integers)."""
+    gap = x - y
+    if isinstance(gap, int):
+        return gap == 0
+    found = _analysed(gap._terms)
+    return found is not None and found[1] == 0 and found[3] == [((), 0)]
+
+
+def _decided(x) -> bool:
+    """Whether the lattice part of ``x`` as written is within the budgets."""
+    return isinstance(x, int) or not any(_several_extreme(mono) for mono, _ in x._terms) \
+        or _lattice(x._terms) is not None
+
+
+@settings(max_examples=N_EXAMPLES, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), count=st.integers(1, 3))
+def test_decide_is_never_wrong_and_agrees_with_the_forms(seed, count) -> None:
+    """``Facts.decide(a == b)``: never True where ``a`` and ``b`` differ at a grid point
+    where the facts hold, never False where they agree at all of them (and some hold);
+    True wherever their forms under the facts are one."""
+    rng = random.Random(seed)
+    symbols = sizegen.SYMBOLS[:count]
+    a = sizegen.tree(rng, symbols)
+    b = sizegen.rewrite(rng, a, symbols) if rng.random() < 0.7 else sizegen.tree(rng, symbols)
+    facts, stated = sizegen.facts(rng, symbols)
+    grid = [p for p in sizegen.points(symbols) if sizegen.holds(stated, p)]
+    x, y = sizegen.build(a), sizegen.build(b)
+    decided = facts.decide(Condition(x, "==", y))
+    equal = all(sizegen.value(a, p) == sizegen.value(b, p) for p in grid)
+    if not equal:
+        assert decided is not True, (x, y, facts)
+    elif grid:
+        assert decided is not False, (x, y, facts)
+    if facts.simplify(x) == facts.simplify(y):
+        assert decided is True, (x, y, facts)
+
+
+# -- hostile ---------------------------------------------------------------------------------
+def test_hostile_sums_of_min_and_max_stay_cheap_and_sound() -> None:
+    """Many arguments, deep alternations, long sums, huge coefficients: formed or left
+    as built within the budgets (selections, pieces, eliminations), quickly."""
+    deep = m
+    for i in range(12):
+        deep = dim_min(dim_max(deep + 1, n - i), k + i) if i % 2 else \
+            dim_max(dim_min(2 * deep, m + i), n)
+    alternating = m
+    for i in range(6):
+        alternating = dim_max(dim_min(alternating, n + i), k - i) + dim_min(m, n)
+    cases = [
+        dim_max(*(i * m - j * n + k for i in range(1, 5) for j in range(1, 5))),
+        dim_max(*(m + i * n - i * i for i in range(40))),  # 40 pieces
+        sum(dim_min(m + i, n - i, k + 2 * i) for i in range(8)),
+        dim_min(2**80 * m + 3, 2**70 * n) + dim_max(2**90 * k, m),
+        deep, alternating,
+        sum(dim_max(m // (i + 2), n % (i + 2), k) for i in range(6)),
+    ]
+    for x in cases:
+        start = time.process_time()
+        form = canonical_form(x)
+        assert time.process_time() - start < 5, x
+        for p in [*sizegen.points(("n", "m", "k"))[::7], *FAR]:
+            assert _at(form, p) == _at(x, p), (x, form, p)
+
+
+def test_an_elimination_past_its_limit_leaves_the_size_as_written() -> None:
+    """A cell or a bound the elimination cannot settle within its limit is not taken
+    either way: this size's ``max(1, m)`` cell (``m < 1``) was once taken as empty and
+    its piece 4 lost (5 at ``m = 0``, ``k = n = 3`` where the size is 4)."""
+    inner = dim_min(2 * dim_min(k, n), 5 - dim_max(1, m))
+    y = dim_max(dim_max(m, inner) - dim_max(0, m - inner), dim_min(m, n)) + \
+        dim_min(m, dim_max(m, inner) - dim_max(0, m - inner), n) - dim_min(m, n)
+    form = canonical_form(y)
+    assert str(form) == "min(5, 2*k + m, m + 2*n, m + 4) - m"
+    for p in sizegen.points(("n", "m", "k")):
+        assert _at(form, p) == _at(y, p) == _at(inner, p)
+
+
+def test_facts_decide_by_forms_within_facts() -> None:
+    """Under ``m <= n``, ``min(m, n) + max(m, n) - 2*n`` is ``m - n``: forms decide
+    ``== m - n``; the negated condition is False, and an unequal one is not True."""
+    facts = Facts([Condition(m, "<=", n)])
+    x = dim_min(m, n) + dim_max(m, n) - 2 * n
+    assert facts.decide(Condition(x, "==", m - n)) is True
+    assert facts.decide(Condition(x, "!=", m - n)) is False
+    assert facts.decide(Condition(x, "==", m - n + dim_min(1, m))) is not True
