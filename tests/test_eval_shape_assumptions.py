@@ -36,6 +36,8 @@ PROGRAMS = [
     (lambda x, y: np.stack([x, y]), ["float32[N,D]", "float32[K,M]"]),
     (lambda x, y: np.where(x > 0, x, y), ["float32[N,D]", "float32[K]"]),
     (lambda x, i: x[i], ["float32[N,D]", "int64[K]"]),
+    # a remainder by a size: tidying its condition substituted N = 0 and raised
+    (lambda x: np.tile(x, 2)[1:].reshape(x.shape[0], -1), ["float32[N]"]),
 ]
 
 

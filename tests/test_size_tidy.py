@@ -62,6 +62,13 @@ def test_a_broadcast_keeps_its_cases_and_its_source() -> None:
     assert tidy(Condition(N, "==", N + 1)) == (Condition(N, "==", N + 1),)  # never: kept
 
 
+def test_a_floor_or_remainder_by_a_size_is_kept() -> None:
+    """Linear in its one size but divided by it: no bound is read off at 0 (it raised)."""
+    for condition in (Condition((2 * a - 1) % a, "==", 0), Condition(a, "==", 0 // a),
+                      Condition(a // b + a, ">=", 1)):
+        assert tidy(condition) == (condition,)
+
+
 def test_sizes_lose_products_of_min_and_max() -> None:
     assert tidy_size(dim_max(1, K) * dim_min(1, K)) == K
     assert tidy_size(dim_max(a, b) * dim_min(a, b)) == a * b
@@ -85,6 +92,8 @@ def _expr(depth: int = 3):
             st.tuples(inner, inner).map(lambda p: p[0] - p[1]),
             st.tuples(inner, st.integers(1, 4)).map(lambda p: p[0] // p[1]),
             st.tuples(inner, st.integers(1, 4)).map(lambda p: p[0] % p[1]),
+            st.tuples(inner, st.sampled_from([a, b])).map(lambda p: p[0] // p[1]),
+            st.tuples(inner, st.sampled_from([a, b])).map(lambda p: p[0] % p[1]),
             st.tuples(inner, inner).map(lambda p: dim_min(*p)),
             st.tuples(inner, inner).map(lambda p: dim_max(*p)),
             inner.map(lambda x: dim_min(1, x)),

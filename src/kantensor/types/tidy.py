@@ -403,7 +403,10 @@ def plain(c: Condition) -> Condition:
         return c
     (name,) = names
     size = Dim(name)
-    k, one = substitute(d, {name: 0}), substitute(d, {name: 1})
+    try:
+        k, one = substitute(d, {name: 0}), substitute(d, {name: 1})
+    except ZeroDivisionError:  # a floor or remainder by the size (``(2*A - 1) % A``)
+        return c
     if not isinstance(k, int) or not isinstance(one, int) or one == k:
         return c
     slope = one - k
