@@ -67,6 +67,11 @@ def test_a_floor_or_remainder_by_a_size_is_kept() -> None:
     for condition in (Condition((2 * a - 1) % a, "==", 0), Condition(a, "==", 0 // a),
                       Condition(a // b + a, ">=", 1)):
         assert tidy(condition) == (condition,)
+    unit = dim_min(1, B, T)  # a broadcast's size divides: no case split puts 0 there
+    divides = Condition((B * T + B) % (dim_max(B, T) * unit), "==", 0)
+    for values in itertools.product(range(1, 5), repeat=2):
+        sizes = dict(zip("BT", values, strict=True))
+        assert all(x.holds(sizes) for x in tidy(divides)) == divides.holds(sizes)
 
 
 def test_sizes_lose_products_of_min_and_max() -> None:
