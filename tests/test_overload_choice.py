@@ -127,6 +127,12 @@ def _branching(x):
     return x
 
 
+def _branching_index(x):
+    if x.shape[1] > 2:  # the case's need n >= 2 is the squeeze's [n,m]'s: at n = 1, [m]
+        return np.squeeze(x)[1]
+    return x[0]
+
+
 def test_a_contract_past_the_choice_is_judged_by_numpy():
     """Conditions after a choice assume it: where it fails they are not judged (``[1]``
     needs ``n >= 2`` of the graph's ``[n,3]``, but at n = 1 NumPy indexes a ``[3]``)."""
@@ -137,6 +143,7 @@ def test_a_contract_past_the_choice_is_judged_by_numpy():
         (lambda x, y: np.concatenate([np.squeeze(x), y]), "float32[n,2]", "float32[m,2]"),
         (lambda x: np.squeeze(x).sum(axis=0), "float32[n,2,m]"),
         (_branching, "float32[n,m]"),  # a case's assumption is a choice
+        (_branching_index, "float32[n,m]"),  # a need after the choice in its case
     ]
     seen = {True: 0, False: 0, None: 0}
     for f, *types in programs:
