@@ -126,7 +126,7 @@ def _run(fn: Callable[..., Any], in_types: list[TensorType], names: Sequence[str
     except Exception as exc:
         raise _rethrow(fn, exc, trace) from exc
     trace.name_operands()
-    found = unimplied(assumed(assumptions(trace.sites, trace.names), path.facts),
+    found = unimplied(assumed(assumptions(trace.sites, trace.names), path.facts, given),
                       path.facts)
     never = contradicted(found)
     if never:  # what the code needs at different lines: together, at no sizes

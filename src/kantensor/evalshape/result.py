@@ -79,9 +79,17 @@ class ShapeResult:
                 if not all(isinstance(a, Condition) for a in case.assumptions):
                     raise ValueError("a case's assumption is a disjunction: see the contract "
                                      "of each case (result.cases[i].contract)")
-                options.append((*case.conditions, *case.assumptions))
+                # an overload's choice first: where it fails, the case's branch
+                # conditions may be of the sizes it chose (a branch on a squeezed size)
+                chosen = [a for a in case.assumptions if a.source and a.source.otherwise]
+                options.append(tuple(x for x in (*chosen, *case.conditions, *(
+                    a for a in case.assumptions if a not in chosen))
+                    if x not in self.assumptions))  # (those said on their own)
             inputs = list(self.cases[0].inputs)
-            return contract_of([*self.assumptions, AnyOf(tuple(options))], inputs)
+            either = [AnyOf(tuple(options))] if all(options) else []
+            chosen = [a for a in self.assumptions if a.source and a.source.otherwise]
+            return contract_of([*chosen, *either, *(a for a in self.assumptions
+                                                    if a not in chosen)], inputs)
         if not self.assumptions:
             return contract(list(self.outputs), list(self.inputs))
         return contract_of(self.assumptions, list(self.inputs))
