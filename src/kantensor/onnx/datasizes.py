@@ -15,8 +15,9 @@ One name is one size in every run: a node's outputs that count the same (Unique'
 values, first indices and counts; TopK's values and indices) share it, two nodes of the
 same op, attributes and input values (two NonZeros of one mask; an input name is one
 value only in the graph that defines it) share it too (the same computation on the same
-values gives the same count), and any other two counts get two names. Only the nodes of a graph that runs at most once per run of the model (the main
-graph, an If's branches outside loops) name their counts: in a loop's body a count
+values gives the same count), and any other two counts get two names. Only the nodes
+of a graph that runs at most once per run of the model (the main graph, an If's
+branches outside loops) name their counts: in a loop's body a count
 changes from one iteration to the next, so there it stays unknown. An If whose branches
 give different sizes gives a size its condition's value decides: one more name, after
 the If.
