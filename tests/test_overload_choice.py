@@ -152,6 +152,9 @@ def test_a_contract_past_the_choice_is_judged_by_numpy():
         (_branching, "float32[n,m]"),  # a case's assumption is a choice
         (_branching_index, "float32[n,m]"),  # a need after the choice in its case
         (_branch_on_squeezed, "float32[n,3]"),  # a branch on the size it chose
+        # a case refused on the chosen types: NumPy runs it where the choice fails
+        (lambda z, w: np.concatenate([z, np.squeeze(w)]) if w.shape[1] >= z.shape[0]
+         else z[1:], "float32[a]", "float32[c,b]"),
     ]
     seen = {True: 0, False: 0, None: 0}
     for f, *types in programs:

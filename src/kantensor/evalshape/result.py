@@ -33,6 +33,7 @@ class Refusal:
 
     conditions: tuple[Condition, ...]
     error: BaseException
+    chosen: tuple[Condition, ...] = ()  # overloads' choices the types it raised on made
 
     def __str__(self) -> str:
         return f"{' and '.join(map(str, self.conditions))}: {type(self.error).__name__}: " \
@@ -87,7 +88,7 @@ class ShapeResult:
                     if x not in self.assumptions))  # (those said on their own)
             inputs = list(self.cases[0].inputs)
             either = [AnyOf(tuple(options))] if all(options) else []
-            chosen = [a for a in self.assumptions if a.source and a.source.otherwise]
+            chosen = [a for a in self.assumptions if _has_choice(a)]
             return contract_of([*chosen, *either, *(a for a in self.assumptions
                                                     if a not in chosen)], inputs)
         if not self.assumptions:
@@ -157,6 +158,13 @@ class ShapeResult:
             [f"case {k}: {case.why(output, axis)}" for k, case in enumerate(self.cases)]
 
 
+def _has_choice(c: Clause) -> bool:
+    """Whether ``c`` is, or has, an overload's choice (``Source.otherwise``)."""
+    if isinstance(c, Condition):
+        return bool(c.source and c.source.otherwise)
+    return any(x.source and x.source.otherwise for case in c.cases for x in case)
+
+
 def _as_tuple(t: Any) -> tuple:
     return t if isinstance(t, tuple) else (t,)
 
@@ -177,7 +185,10 @@ def merged(cases: list[ShapeResult], refused: list[Refusal]) -> ShapeResult:
         if all(o is not None for o in outs):
             joined = outs[0] if single else tuple(outs)
     common = [a for a in cases[0].assumptions if all(a in c.assumptions for c in cases)]
-    common += [negate(r.conditions) for r in refused if r.conditions]
+    # a case raised where its conditions hold, unless a choice made before the raise
+    # fails there (NumPy gives another type than the one the code raised on): undecided
+    common += [AnyOf(tuple((*r.chosen, c.negated()) for c in r.conditions)) if r.chosen
+               else negate(r.conditions) for r in refused if r.conditions]
     return ShapeResult(joined, (), (), None, cases=tuple(cases), refused=tuple(refused),
                        assumptions=tuple(common))
 
