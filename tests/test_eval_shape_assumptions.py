@@ -38,6 +38,9 @@ PROGRAMS = [
     (lambda x, i: x[i], ["float32[N,D]", "int64[K]"]),
     # a remainder by a size: tidying its condition substituted N = 0 and raised
     (lambda x: np.tile(x, 2)[1:].reshape(x.shape[0], -1), ["float32[N]"]),
+    # a shape whose size divides by B - C: reading its sign at large sizes raised
+    (lambda y, w: np.broadcast_to(w, w.reshape(y[w.shape[0]:].shape[0], -1).shape),
+     ["float32[B]", "float32[C,B]"]),
 ]
 
 
