@@ -5,6 +5,7 @@ where NumPy runs, and there the output shape is NumPy's."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
 import warnings
@@ -220,3 +221,13 @@ def test_assumptions_and_types_read_plainly():
             except ValueError:
                 runs = False
             assert result.holds({"N": n, "D": d}) == runs, (fn.__name__, n, d)
+
+
+def test_holds_is_false_where_an_assumption_divides_by_zero():
+    """``N % K == 0`` at K = 0 divides by zero: holds says False (as a contract does),
+    where no earlier assumption guards it (a case's, after a disjunction that held)."""
+    r = kt.eval_shape(lambda x, y: x.reshape(len(y), -1), "float32[N]", "float32[K]")
+    alone = dataclasses.replace(r, assumptions=r.assumptions[1:])
+    assert [str(a) for a in alone.assumptions] == ["N % K == 0"]
+    assert alone.holds({"N": 3, "K": 0}) is False
+    assert alone.holds({"N": 4, "K": 2}) is True

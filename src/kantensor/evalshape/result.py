@@ -114,11 +114,11 @@ class ShapeResult:
     def holds(self, sizes: dict[Any, int]) -> bool:
         """Whether the sizes ``sizes`` (by name) meet every assumption, and those of the
         case they fall in (a size the result does not name: ValueError)."""
-        if not all(a.holds(sizes) for a in self.assumptions):
+        if not all(_holds(a, sizes) for a in self.assumptions):
             return False
         if not self.cases:
             return True
-        case = next((c for c in self.cases if all(x.holds(sizes) for x in c.conditions)),
+        case = next((c for c in self.cases if all(_holds(x, sizes) for x in c.conditions)),
                     None)
         return case is not None and case.holds(sizes)
 
@@ -156,6 +156,15 @@ class ShapeResult:
         head = "a Python branch on sizes: the cases give different types"
         return [head, *lines] if lines else [f"output {output}: every case agrees"] + \
             [f"case {k}: {case.why(output, axis)}" for k, case in enumerate(self.cases)]
+
+
+def _holds(c: Clause, sizes: dict[Any, int]) -> bool:
+    """``c`` at ``sizes``; False where it divides by a size that is 0 there (as a
+    contract takes it: ``1 % (A - 1) == 0`` at A = 1)."""
+    try:
+        return c.holds(sizes)
+    except ZeroDivisionError:
+        return False
 
 
 def _has_choice(c: Clause) -> bool:
