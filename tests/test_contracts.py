@@ -148,6 +148,29 @@ def test_eval_shape_s_contract_is_where_numpy_runs_the_code():
         count("eval_shape contracts: points run by NumPy")
 
 
+def _outer_rows(x, y, w):
+    return np.concatenate([np.outer(y, x), w]).reshape((y[:, None] * w).shape[0], -1)
+
+
+def test_a_reshape_by_a_broadcast_size_is_judged_by_numpy():
+    """``reshape(r, -1)`` where ``r`` is a broadcast's size ``max(A,C)*min(1,A,C)``: its
+    condition divides by a size that is 0 in some cases; tidying it, and solving it into
+    boxes, raised ZeroDivisionError. Where it divides by 0 it fails, as NumPy does."""
+    result = kt.eval_shape(_outer_rows, "float64[A,B]", "float64[A]", "float64[C,B]")
+    contract = result.contract
+    seen = set()
+    for a, b, c in itertools.product(range(4), repeat=3):
+        try:
+            got = _outer_rows(np.zeros((a, b)), np.zeros(a), np.zeros((c, b))).shape
+        except ValueError:
+            got = None
+        verdict = contract.holds(A=a, B=b, C=c).value
+        assert verdict is (got is not None), (a, b, c)
+        assert result.holds({"A": a, "B": b, "C": c}) is (got is not None), (a, b, c)
+        seen.add(verdict)
+    assert seen == {True, False}
+
+
 def test_eval_shape_has_the_contract_of_its_graph():
     result = kt.eval_shape(lambda x, w: (x @ w)[:, :4], "float32[N,D]", "float32[K,8]")
     contract = result.contract

@@ -5,6 +5,7 @@ where NumPy runs, and there the output shape is NumPy's."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
 import warnings
@@ -36,6 +37,11 @@ PROGRAMS = [
     (lambda x, y: np.stack([x, y]), ["float32[N,D]", "float32[K,M]"]),
     (lambda x, y: np.where(x > 0, x, y), ["float32[N,D]", "float32[K]"]),
     (lambda x, i: x[i], ["float32[N,D]", "int64[K]"]),
+    # a remainder by a size: tidying its condition substituted N = 0 and raised
+    (lambda x: np.tile(x, 2)[1:].reshape(x.shape[0], -1), ["float32[N]"]),
+    # a shape whose size divides by B - C: reading its sign at large sizes raised
+    (lambda y, w: np.broadcast_to(w, w.reshape(y[w.shape[0]:].shape[0], -1).shape),
+     ["float32[B]", "float32[C,B]"]),
 ]
 
 
@@ -215,3 +221,13 @@ def test_assumptions_and_types_read_plainly():
             except ValueError:
                 runs = False
             assert result.holds({"N": n, "D": d}) == runs, (fn.__name__, n, d)
+
+
+def test_holds_is_false_where_an_assumption_divides_by_zero():
+    """``N % K == 0`` at K = 0 divides by zero: holds says False (as a contract does),
+    where no earlier assumption guards it (a case's, after a disjunction that held)."""
+    r = kt.eval_shape(lambda x, y: x.reshape(len(y), -1), "float32[N]", "float32[K]")
+    alone = dataclasses.replace(r, assumptions=r.assumptions[1:])
+    assert [str(a) for a in alone.assumptions] == ["N % K == 0"]
+    assert alone.holds({"N": 3, "K": 0}) is False
+    assert alone.holds({"N": 4, "K": 2}) is True

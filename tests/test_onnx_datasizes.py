@@ -101,6 +101,37 @@ def test_two_different_counts_never_share_a_name():
     assert judgement.counts == {sj.DATA: 5, sj.EXACT: 2}  # (the masks: exact)
 
 
+def _counting_if(name, op, src, out):
+    """An If whose branches both count the nonzeros of ``y = op(src)``: ``y`` is a name of
+    each branch's own."""
+    def branch(side):
+        nodes = [helper.make_node(op, [src], ["y"]),
+                 helper.make_node("NonZero", ["y"], [f"{side}_{out}"])]
+        return helper.make_graph(nodes, f"{name}_{side}", [], [
+            helper.make_tensor_value_info(f"{side}_{out}", I64, [1, None])])
+    return helper.make_node("If", ["c"], [out], name=name, then_branch=branch("t"),
+                            else_branch=branch("e"))
+
+
+def test_one_input_name_in_two_subgraphs_is_two_values():
+    """Two Ifs whose branches count ``y``, a name each branch defines (Relu(a) in one,
+    Neg(b) in the other): two counts, so concatenating them needs them equal. They
+    shared one name (the key held the input's name only): typed [2, NonZero_t_o1] with
+    no condition, which onnxruntime refuses."""
+    nodes = [_counting_if("if1", "Relu", "a", "o1"), _counting_if("if2", "Neg", "b", "o2"),
+             helper.make_node("Concat", ["o1", "o2"], ["z"], axis=0, name="cat")]
+    model = _model(nodes, [helper.make_tensor_value_info("a", F, [4]),
+                           helper.make_tensor_value_info("b", F, [4]),
+                           helper.make_tensor_value_info("c", TensorProto.BOOL, [])],
+                   [helper.make_tensor_value_info("z", I64, [2, None])])
+    types = _types(model)
+    assert types["o1"] != types["o2"], types
+    feeds = {"a": np.array([1, 2, 3, 4], np.float32), "b": np.array([1, -2, 0, 0], np.float32),
+             "c": np.array(True)}
+    assert isinstance(ortrun.run(model, feeds), ortrun.Refusal)
+    assert [str(c) for c in read_types(model).conditions] == ["if1 == if2"]
+
+
 def test_a_name_that_stood_for_two_counts_would_be_judged_wrong():
     """The judge's check of the names: where kantensor's two counts were written as one
     name, the runs that mask them apart make every value typed with it wrong."""

@@ -127,6 +127,19 @@ def _branching(x):
     return x
 
 
+def _branching_index(x):
+    if x.shape[1] > 2:  # the case's need n >= 2 is the squeeze's [n,m]'s: at n = 1, [m]
+        return np.squeeze(x)[1]
+    return x[0]
+
+
+def _branch_on_squeezed(x):
+    y = np.squeeze(x)
+    if y.shape[0] >= 3:  # at n = 1 NumPy's y is [3]: this branch, not the other
+        return y * 2
+    raise ValueError("too short")
+
+
 def test_a_contract_past_the_choice_is_judged_by_numpy():
     """Conditions after a choice assume it: where it fails they are not judged (``[1]``
     needs ``n >= 2`` of the graph's ``[n,3]``, but at n = 1 NumPy indexes a ``[3]``)."""
@@ -137,6 +150,11 @@ def test_a_contract_past_the_choice_is_judged_by_numpy():
         (lambda x, y: np.concatenate([np.squeeze(x), y]), "float32[n,2]", "float32[m,2]"),
         (lambda x: np.squeeze(x).sum(axis=0), "float32[n,2,m]"),
         (_branching, "float32[n,m]"),  # a case's assumption is a choice
+        (_branching_index, "float32[n,m]"),  # a need after the choice in its case
+        (_branch_on_squeezed, "float32[n,3]"),  # a branch on the size it chose
+        # a case refused on the chosen types: NumPy runs it where the choice fails
+        (lambda z, w: np.concatenate([z, np.squeeze(w)]) if w.shape[1] >= z.shape[0]
+         else z[1:], "float32[a]", "float32[c,b]"),
     ]
     seen = {True: 0, False: 0, None: 0}
     for f, *types in programs:

@@ -62,6 +62,18 @@ def test_a_broadcast_keeps_its_cases_and_its_source() -> None:
     assert tidy(Condition(N, "==", N + 1)) == (Condition(N, "==", N + 1),)  # never: kept
 
 
+def test_a_floor_or_remainder_by_a_size_is_kept() -> None:
+    """Linear in its one size but divided by it: no bound is read off at 0 (it raised)."""
+    for condition in (Condition((2 * a - 1) % a, "==", 0), Condition(a, "==", 0 // a),
+                      Condition(a // b + a, ">=", 1)):
+        assert tidy(condition) == (condition,)
+    unit = dim_min(1, B, T)  # a broadcast's size divides: no case split puts 0 there
+    divides = Condition((B * T + B) % (dim_max(B, T) * unit), "==", 0)
+    for values in itertools.product(range(1, 5), repeat=2):
+        sizes = dict(zip("BT", values, strict=True))
+        assert all(x.holds(sizes) for x in tidy(divides)) == divides.holds(sizes)
+
+
 def test_sizes_lose_products_of_min_and_max() -> None:
     assert tidy_size(dim_max(1, K) * dim_min(1, K)) == K
     assert tidy_size(dim_max(a, b) * dim_min(a, b)) == a * b
@@ -85,6 +97,8 @@ def _expr(depth: int = 3):
             st.tuples(inner, inner).map(lambda p: p[0] - p[1]),
             st.tuples(inner, st.integers(1, 4)).map(lambda p: p[0] // p[1]),
             st.tuples(inner, st.integers(1, 4)).map(lambda p: p[0] % p[1]),
+            st.tuples(inner, st.sampled_from([a, b])).map(lambda p: p[0] // p[1]),
+            st.tuples(inner, st.sampled_from([a, b])).map(lambda p: p[0] % p[1]),
             st.tuples(inner, inner).map(lambda p: dim_min(*p)),
             st.tuples(inner, inner).map(lambda p: dim_max(*p)),
             inner.map(lambda x: dim_min(1, x)),

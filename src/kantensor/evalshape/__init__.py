@@ -23,7 +23,7 @@ from ..graph.basic import Variable
 from ..graph.fgraph import FunctionGraph
 from ..syntax.errors import TypeInferenceError
 from ..types.casewise import plainest_under
-from ..types.conditions import Clause
+from ..types.conditions import Clause, Condition
 from ..types.facts import Facts
 from ..types.tidysize import tidy_size
 from ..types.type import TensorType
@@ -124,9 +124,12 @@ def _run(fn: Callable[..., Any], in_types: list[TensorType], names: Sequence[str
     except BranchError:
         raise
     except Exception as exc:
+        # the types it raised on may be an overload's choice's (see result.merged)
+        path.chosen = tuple(c for node in trace.sites for c in node.conditions
+                            if isinstance(c, Condition) and c.source and c.source.otherwise)
         raise _rethrow(fn, exc, trace) from exc
     trace.name_operands()
-    found = unimplied(assumed(assumptions(trace.sites, trace.names), path.facts),
+    found = unimplied(assumed(assumptions(trace.sites, trace.names), path.facts, given),
                       path.facts)
     never = contradicted(found)
     if never:  # what the code needs at different lines: together, at no sizes
@@ -220,7 +223,7 @@ def eval_shape(fn: Callable[..., Any], *types: TensorType | str,
         for path, outcome in explore(
                 lambda p: _run(fn, in_types, names, kwargs, locator, p, given), given):
             if isinstance(outcome, BaseException):
-                refused.append(Refusal(tuple(path.taken), outcome))
+                refused.append(Refusal(tuple(path.taken), outcome, path.chosen))
             else:
                 cases.append(outcome)
     if not cases:

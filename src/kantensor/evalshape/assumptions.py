@@ -50,16 +50,28 @@ def facts_of(where: str | Clause | Iterable[Clause] | Facts | None) -> Facts:
     return facts
 
 
-def assumed(found: Iterable[Clause], given: Facts) -> tuple[Clause, ...]:
+def assumed(found: Iterable[Clause], given: Facts, stated: Facts | None = None
+            ) -> tuple[Clause, ...]:
     """What the code assumes of the sizes: the conditions ``found`` on its nodes that
     :func:`needed` keeps, each in its plainest form (:func:`~kantensor.types.tidy.tidy`:
     ``N == 0 or D % 3 == 0``, not ``D*N == 3*N*(D//3)``), less those ``given`` implies
     (a case's answers, the facts given to eval_shape); as they are where the facts
     refute one (that case's code needs what its answers exclude: they are all broken
-    there)."""
+    there). An overload's choice (``Source.otherwise``) is dropped only where
+    ``stated`` (the facts given to eval_shape, when ``given`` holds a case's answers
+    too) implies it, and comes first: a case's answers may be of the sizes the choice
+    made (``if np.squeeze(x).shape[0] >= 3``), so they do not show that it holds."""
     found = list(dict.fromkeys(x for c in found if needed(c) for x in tidy(c)))
+    if stated is not None and stated is not given and any(map(_choice, found)):
+        choices = [c for c in found if _choice(c)]
+        needs = [c for c in found if not _choice(c)]
+        return assumed(choices, stated) + assumed(needs, given)
     kept = given.reduce(found) if given else found
     return tuple(found if kept is None else kept)
+
+
+def _choice(c: Clause) -> bool:
+    return isinstance(c, Condition) and c.source is not None and bool(c.source.otherwise)
 
 
 def unimplied(found: tuple[Clause, ...], given: Facts) -> tuple[Clause, ...]:

@@ -69,6 +69,7 @@ class Path:
         self.taken: list[Condition] = []  # as answered (negated when answered False)
         self.choices: list[bool] = []
         self.facts = given
+        self.chosen: tuple[Condition, ...] = ()  # overloads' choices made before a raise
 
     def decide(self, op: str, a: DimLike, b: DimLike, site: Site | None) -> bool:
         cond = Condition(a, op, b, branch_source(site))

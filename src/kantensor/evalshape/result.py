@@ -33,6 +33,7 @@ class Refusal:
 
     conditions: tuple[Condition, ...]
     error: BaseException
+    chosen: tuple[Condition, ...] = ()  # overloads' choices the types it raised on made
 
     def __str__(self) -> str:
         return f"{' and '.join(map(str, self.conditions))}: {type(self.error).__name__}: " \
@@ -79,9 +80,17 @@ class ShapeResult:
                 if not all(isinstance(a, Condition) for a in case.assumptions):
                     raise ValueError("a case's assumption is a disjunction: see the contract "
                                      "of each case (result.cases[i].contract)")
-                options.append((*case.conditions, *case.assumptions))
+                # an overload's choice first: where it fails, the case's branch
+                # conditions may be of the sizes it chose (a branch on a squeezed size)
+                chosen = [a for a in case.assumptions if a.source and a.source.otherwise]
+                options.append(tuple(x for x in (*chosen, *case.conditions, *(
+                    a for a in case.assumptions if a not in chosen))
+                    if x not in self.assumptions))  # (those said on their own)
             inputs = list(self.cases[0].inputs)
-            return contract_of([*self.assumptions, AnyOf(tuple(options))], inputs)
+            either = [AnyOf(tuple(options))] if all(options) else []
+            chosen = [a for a in self.assumptions if _has_choice(a)]
+            return contract_of([*chosen, *either, *(a for a in self.assumptions
+                                                    if a not in chosen)], inputs)
         if not self.assumptions:
             return contract(list(self.outputs), list(self.inputs))
         return contract_of(self.assumptions, list(self.inputs))
@@ -105,11 +114,11 @@ class ShapeResult:
     def holds(self, sizes: dict[Any, int]) -> bool:
         """Whether the sizes ``sizes`` (by name) meet every assumption, and those of the
         case they fall in (a size the result does not name: ValueError)."""
-        if not all(a.holds(sizes) for a in self.assumptions):
+        if not all(_holds(a, sizes) for a in self.assumptions):
             return False
         if not self.cases:
             return True
-        case = next((c for c in self.cases if all(x.holds(sizes) for x in c.conditions)),
+        case = next((c for c in self.cases if all(_holds(x, sizes) for x in c.conditions)),
                     None)
         return case is not None and case.holds(sizes)
 
@@ -149,6 +158,22 @@ class ShapeResult:
             [f"case {k}: {case.why(output, axis)}" for k, case in enumerate(self.cases)]
 
 
+def _holds(c: Clause, sizes: dict[Any, int]) -> bool:
+    """``c`` at ``sizes``; False where it divides by a size that is 0 there (as a
+    contract takes it: ``1 % (A - 1) == 0`` at A = 1)."""
+    try:
+        return c.holds(sizes)
+    except ZeroDivisionError:
+        return False
+
+
+def _has_choice(c: Clause) -> bool:
+    """Whether ``c`` is, or has, an overload's choice (``Source.otherwise``)."""
+    if isinstance(c, Condition):
+        return bool(c.source and c.source.otherwise)
+    return any(x.source and x.source.otherwise for case in c.cases for x in case)
+
+
 def _as_tuple(t: Any) -> tuple:
     return t if isinstance(t, tuple) else (t,)
 
@@ -169,7 +194,10 @@ def merged(cases: list[ShapeResult], refused: list[Refusal]) -> ShapeResult:
         if all(o is not None for o in outs):
             joined = outs[0] if single else tuple(outs)
     common = [a for a in cases[0].assumptions if all(a in c.assumptions for c in cases)]
-    common += [negate(r.conditions) for r in refused if r.conditions]
+    # a case raised where its conditions hold, unless a choice made before the raise
+    # fails there (NumPy gives another type than the one the code raised on): undecided
+    common += [AnyOf(tuple((*r.chosen, c.negated()) for c in r.conditions)) if r.chosen
+               else negate(r.conditions) for r in refused if r.conditions]
     return ShapeResult(joined, (), (), None, cases=tuple(cases), refused=tuple(refused),
                        assumptions=tuple(common))
 

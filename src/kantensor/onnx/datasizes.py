@@ -13,10 +13,11 @@ the node, which :func:`~.subgraph.size_notes` lists).
 
 One name is one size in every run: a node's outputs that count the same (Unique's
 values, first indices and counts; TopK's values and indices) share it, two nodes of the
-same op, attributes and inputs (two NonZeros of one mask) share it too (the same
-computation on the same values gives the same count), and any other two counts get two
-names. Only the nodes of a graph that runs at most once per run of the model (the main
-graph, an If's branches outside loops) name their counts: in a loop's body a count
+same op, attributes and input values (two NonZeros of one mask; an input name is one
+value only in the graph that defines it) share it too (the same computation on the same
+values gives the same count), and any other two counts get two names. Only the nodes
+of a graph that runs at most once per run of the model (the main graph, an If's
+branches outside loops) name their counts: in a loop's body a count
 changes from one iteration to the next, so there it stays unknown. An If whose branches
 give different sizes gives a size its condition's value decides: one more name, after
 the If.
@@ -219,7 +220,8 @@ class DataSizes:
         if not places or len(inner) > 1 or any(outs[k].shape[a] is not None
                                                 for k, a in places):
             return outs, conditions
-        key = (node.op_type, tuple(node.input), _attributes(node))
+        key = (node.op_type, tuple((n, _home(scope, n)) for n in node.input),
+               _attributes(node))
         name = self._by_key.get(key)
         label = node_label(node)
         if name is None:
@@ -271,6 +273,14 @@ def _attributes(node: onnx.NodeProto) -> bytes:
 
 def _names(c: Clause) -> set:
     return {s for s in c.symbols() if isinstance(s, str)}
+
+
+def _home(scope: Any, name: str) -> Any:
+    """The reader whose graph defines ``name`` as ``scope`` reads it: a name is one value
+    in one graph only (two subgraphs, the branches of two Ifs, may each define ``y``)."""
+    while scope.parent is not None and name in scope.outer:
+        scope = scope.parent
+    return scope
 
 
 def _taken(scope: Any, seen: dict[Any, tuple[int, set[str]]]) -> set[str]:

@@ -265,7 +265,10 @@ def negative(d: Dim) -> bool:
     """Whether a size expression used as a position counts from the end: it is negative
     when its sizes are large (``-n``, ``1 - n``, ``(-n)//2``). Sizes are taken to be
     large enough for that sign to be the value's; templates state it in a where-clause."""
-    return substitute(d, dict.fromkeys(free_symbols(d), 1 << 20)) < 0
+    try:
+        return substitute(d, dict.fromkeys(free_symbols(d), 1 << 20)) < 0
+    except ZeroDivisionError:  # divided by a difference of sizes: no sign to read
+        return False
 
 
 def _has_given(entry: Dim) -> bool:

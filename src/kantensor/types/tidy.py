@@ -144,12 +144,15 @@ def _split(c: Condition, unit: Opaque, depth: int) -> tuple[Clause, ...] | None:
     ``max(a, b)`` or 0); None if too many cases."""
     args = [g for g in unit.args if g != 1]
     source = c.source
-    raw: list[list[Condition]] = [
-        [*(Condition(g, ">=", 1, source) for g in args),
-         Condition(_replaced(c.left, unit, 1), c.op, _replaced(c.right, unit, 1), source)]]
-    raw += [[Condition(g, "==", 0, source),
-             Condition(_replaced(c.left, unit, 0), c.op, _replaced(c.right, unit, 0), source)]
-            for g in args]
+    try:
+        raw: list[list[Condition]] = [
+            [*(Condition(g, ">=", 1, source) for g in args),
+             Condition(_replaced(c.left, unit, 1), c.op, _replaced(c.right, unit, 1), source)]]
+        raw += [[Condition(g, "==", 0, source), Condition(
+            _replaced(c.left, unit, 0), c.op, _replaced(c.right, unit, 0), source)]
+                for g in args]
+    except ZeroDivisionError:  # the unit divides: ``x % (B*min(1, B, C))`` at 0
+        return None
     cases: list[tuple[Condition, ...]] = []
     for case in raw:
         parts = [x for cond in case for x in _condition(cond, depth + 1)]
@@ -403,7 +406,10 @@ def plain(c: Condition) -> Condition:
         return c
     (name,) = names
     size = Dim(name)
-    k, one = substitute(d, {name: 0}), substitute(d, {name: 1})
+    try:
+        k, one = substitute(d, {name: 0}), substitute(d, {name: 1})
+    except ZeroDivisionError:  # a floor or remainder by the size (``(2*A - 1) % A``)
+        return c
     if not isinstance(k, int) or not isinstance(one, int) or one == k:
         return c
     slope = one - k

@@ -46,25 +46,25 @@ class Atom:
     def _whole(self) -> bool:
         return bool(self.sources) and all(s.otherwise for s in self.sources)
 
-    def choices(self) -> list[tuple[tuple[Condition, ...], tuple[Condition, ...]]]:
-        """``(needs, choices)`` per case of the atom that has choices: where its needs
-        hold and one of its choices fails, a later alternative applies (a case of code
-        that branched on sizes, with a ``squeeze`` in it). Every condition of an atom all
-        of whose sources are choices is one."""
+    def choices(self) -> list[tuple[tuple[Condition, ...], Condition]]:
+        """``(earlier, choice)`` per choice of each case of the atom, ``earlier`` the
+        conditions before it in its case (in the order of their nodes): where those hold
+        and the choice fails, a later alternative applies (a case of code that branched
+        on sizes, with a ``squeeze`` in it), and the conditions after it in the case were
+        made for the types it chose, so they say nothing there. Every condition of an
+        atom all of whose sources are choices is one."""
         whole = self._whole()
-        cases = (self.clause,) if isinstance(self.clause, Condition) else None
-        out = []
-        for case in ((cases,) if cases else self.clause.cases):
-            picks = tuple(c for c in case if whole or _choice(c))
-            if picks:
-                out.append((tuple(c for c in case if c not in picks), picks))
-        return out
+        cases = ((self.clause,),) if isinstance(self.clause, Condition) else \
+            self.clause.cases
+        return [(case[:i], c) for case in cases for i, c in enumerate(case)
+                if whole or _choice(c)]
 
     def fails_by_choice(self, values: Mapping[Hashable, int]) -> bool:
-        """Whether, where the atom fails at ``values``, it fails only by a choice (one of
-        its cases' needs all hold)."""
-        return any(all(condition_holds(c, values) for c in needs)
-                   for needs, _ in self.choices())
+        """Whether, where the atom fails at ``values``, it fails by a choice: in one of its
+        cases, the first condition that fails is a choice."""
+        return any(not condition_holds(c, values) and
+                   all(condition_holds(e, values) for e in earlier)
+                   for earlier, c in self.choices())
 
     def symbols(self) -> frozenset[Hashable]:
         return self.clause.symbols()

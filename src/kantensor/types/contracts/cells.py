@@ -281,9 +281,12 @@ def _substituted(work: _Work, rank: Mapping, hide: frozenset) -> list[Condition]
             if value not in work.sets.pop(s):
                 return None
         mapping = {s: value}
-        defined.update({t: substitute(e, mapping) for t, e in defined.items()})
+        try:
+            defined.update({t: substitute(e, mapping) for t, e in defined.items()})
+            conds = [x.substitute(mapping) for x in conds if x is not c] + needs
+        except ZeroDivisionError:  # a condition divides by a size that is 0 there:
+            return None  # false, as condition_holds takes it (``x % (B*C)`` at B = 0)
         defined[s] = value
-        conds = [x.substitute(mapping) for x in conds if x is not c] + needs
     out = []
     for c in conds:
         d, op = c.key

@@ -415,16 +415,15 @@ class _Approximation(Contract):
 
 
 def _uncovered(atoms: Sequence[Atom]) -> list[list[Condition]]:
-    """Conjunctions whose union holds where an atom first fails only by an overload's
-    choice (a case's needs and the plain conditions before the atom holding, one of its
-    choices failing): sizes the contract does not cover (see the module's doc). The
-    union may hold more (where another case of the atom holds): it only widens
-    :attr:`Contract.outer`."""
+    """Conjunctions whose union holds where an atom first fails by an overload's choice
+    (the plain conditions before the atom and those before the choice in its case
+    holding, the choice failing): sizes the contract does not cover (see the module's
+    doc). The union may hold more (where another case of the atom holds): it only
+    widens :attr:`Contract.outer`."""
     out: list[list[Condition]] = []
     before: list[Condition] = []
     for a in atoms:
-        for needs, picks in a.choices():
-            out.extend([*before, *needs, c.negated()] for c in picks)
+        out.extend([*before, *earlier, c.negated()] for earlier, c in a.choices())
         if len(out) > MAX_CASES:
             return [list(before)]  # where the choices fail is too long to say
         if isinstance(a.clause, Condition):
