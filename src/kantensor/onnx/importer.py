@@ -44,6 +44,8 @@ from .bounds import arity, bounded
 from .calls import arguments
 from .datasizes import COUNTS, DataSizes
 from .dtypes import UnsupportedType, type_name
+from .generic import TEMPLATES, generic_key, instance, template
+from .generic import remember as remember_template
 from .intervals import INTEGER_DTYPES, MAKES_INTERVALS, record_interval
 from .loading import MAX_NAME, OnnxImportError, Tensors, clipped, open_model, shown
 from .nodecache import NodeRecord, record
@@ -259,17 +261,27 @@ class _Reader(Scope):
                 self.parent is not None:  # (one new output of the main graph: nothing to say)
             self.assigned(node, wanted)
         entry = self.entries.get((op_type, domain))
-        key, typed = _UNTRIED, None
+        key, typed, generic = _UNTRIED, None, None
         if entry is not None and entry.plain and not self.graph and self.parent is None:
             # a node seen before: its key holds its entry, which inputs it gives (so they
             # fit the entry) and their types (so none is untyped); nothing else to check
             key = node_key(self, entry, names, rec.attribute_key(node), len(wanted))
             if key is not None:
                 typed = MEMO.get(key)
+            if typed is None:  # of a template seen before (see .generic)
+                generic = generic_key(self, entry, names, rec.attribute_key(node), len(wanted))
+                made = TEMPLATES.get(generic[0], _UNTRIED) if generic else None
+                if made is not _UNTRIED:
+                    typed, generic = made and instance(made, generic[1]), None
+                    if typed is not None and key is not None:
+                        remember(key, typed[0], typed[1])  # (an exact hit next time)
         if typed is None:
             typed = self._typed(node, rec, entry, key)
             if typed is None:  # typed by its handler
                 return None
+            if generic is not None:  # the first node of its template
+                params = arguments(self, entry, node, node_label(node))[1]
+                remember_template(generic[0], template(self, entry, params, *generic, typed))
         outs, folded, keys, conditions = typed
         if op_type in COUNTS and self.once and domain in ("", "ai.onnx"):
             outs, conditions = self.counts.named(self, node, outs, conditions)
