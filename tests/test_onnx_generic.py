@@ -159,3 +159,19 @@ def test_templates_type_the_blocks_of_a_distinct_model():
     assert len(served) == 3 * (40 - 2) and None not in served
     assert dict(typed[0])["r39"] == "float32[batch,42]" and not typed[1]
     assert typed == _typing(m, templates=False)[0]  # the ordinary build's
+
+
+def test_a_size_past_the_limits_is_built_the_ordinary_way():
+    """Flatten's ``a1*a2`` over a template's sizes: at constants whose product is past a
+    type's limit the template gives way to the ordinary build, whose error is the
+    answer (here the flattened sizes of [2, 2**40, 2**30])."""
+    inputs, nodes = [], []
+    for prefix, shape in (("s", [2, 5, 7]), ("t", [2, 6, 8]), ("x", [2, 2**40, 2**30])):
+        inputs.append(helper.make_tensor_value_info(prefix, TensorProto.FLOAT, shape))
+        nodes.append(helper.make_node("Flatten", [prefix], [f"{prefix}y"], axis=1))
+    graph = helper.make_graph(nodes, "g", inputs, [helper.make_tensor_value_info(
+        "xy", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    found, served = _typing(model)
+    assert found == _typing(model, templates=False)[0]
+    assert served == [None] and isinstance(found[0], str)  # a template asked, declined

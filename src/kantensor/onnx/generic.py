@@ -61,21 +61,24 @@ TEMPLATES_SIZE = 1 << 14
 
 
 class Template:
-    """A node's typing over the template's sizes: per output its dtype and sizes, each
-    an int, None, a slot (the template's size number ``k``: ``-1 - k``, kept apart
-    from the sizes) or an expression over the slots' names; and the conditions to check
-    at the constants."""
+    """A node's typing over the template's sizes: per output its dtype and sizes (ints,
+    None, the template's sizes, expressions over them alone, the model's own named
+    sizes), and the conditions to check at the constants."""
 
-    __slots__ = ("outputs", "conditions", "plain", "none")
+    __slots__ = ("outputs", "conditions", "slots", "none")
 
     def __init__(self, outputs: tuple[tuple[str, tuple], ...],
                  conditions: tuple[Condition, ...]):
         self.outputs = outputs
         self.conditions = conditions
+        #: per output, each size's slot (-1: the size as it is), when no size is an
+        #: expression over the template's sizes; else None (substituted)
+        self.slots = None if any(
+            type(d) is Dim and d not in _SLOT and not _NAMES.isdisjoint(free_symbols(d))
+            for _, sizes in outputs for d in sizes) else tuple(
+            tuple(_SLOT.get(d, -1) if type(d) is Dim else -1 for d in sizes)
+            for _, sizes in outputs)
         self.none = (None,) * len(outputs)  # the outputs' values and their keys
-        #: every size is an int, None, a Dim of the model or a slot (no expression)
-        self.plain = all(type(d) is not Dim or d in _SLOT or _NAMES.isdisjoint(
-            free_symbols(d)) for _, sizes in outputs for d in sizes)
 
 
 def generic_key(reader: Any, entry: OnnxOp, names: Sequence[str],
@@ -128,14 +131,19 @@ def instance(template: Template, constants: tuple[int, ...]) -> tuple | None:
             if not c.holds(sizes):
                 return None
     outs = []
-    for dtype, shape in template.outputs:
-        if template.plain:
-            sizes = [constants[_SLOT[d]] if type(d) is Dim and d in _SLOT else d
-                     for d in shape]
-        else:
-            mapping = {SYMBOLS[k].name: v for k, v in enumerate(constants)}
-            sizes = [substitute(d, mapping) if type(d) is Dim else d for d in shape]
-        outs.append(TensorType(dtype, sizes))
+    slots = template.slots
+    if slots is not None:
+        for (dtype, shape), where in zip(template.outputs, slots, strict=True):
+            outs.append(TensorType(dtype, [d if k < 0 else constants[k]
+                                           for d, k in zip(shape, where, strict=True)]))
+    else:  # (a size past a type's limits: built the ordinary way, which says so)
+        mapping = {SYMBOLS[k].name: v for k, v in enumerate(constants)}
+        try:
+            for dtype, shape in template.outputs:
+                outs.append(TensorType(dtype, [substitute(d, mapping) if type(d) is Dim
+                                               else d for d in shape]))
+        except ValueError:
+            return None
     return tuple(outs), template.none, template.none, ()
 
 
