@@ -163,10 +163,9 @@ def template(reader: Any, entry: OnnxOp, params: dict[str, Any], key: tuple,
     types = tuple(TensorType(*t) for t in key[1] if t is not None)  # those given
     try:
         sig, _ = op.signature_for(types)
-    except (TypeError, ValueError, IndexError):
+        found = direct_build(sig, types, (False,) * len(types), reader.facts)
+    except (TypeError, ValueError, IndexError):  # (a builder's refusal of the template)
         return None
-    facts = reader.facts
-    found = direct_build(sig, types, (False,) * len(types), facts)
     if found is None:
         return None
     made_types, made_conditions = found
