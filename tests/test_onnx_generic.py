@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from onnx import TensorProto, helper
 
-from kantensor.onnx import generic, importer, nodememo
+from kantensor.onnx import generic, nodememo
 from kantensor.onnx.importer import read_types
 
 DOMAIN = (0, 1, 2, 3, "n")
@@ -46,18 +46,18 @@ def _typing(model: onnx.ModelProto, templates: bool = True) -> tuple:
     generic.TEMPLATES.clear()
     nodememo.MEMO.clear()
     served: list = []  # what the templates gave (None: a condition failed)
-    real = importer.instance
+    real = generic.instance
 
     def counted(*args: object) -> tuple | None:
         served.append(real(*args))
         return served[-1]
-    importer.instance = counted if templates else (lambda *a: None)
+    generic.instance = counted if templates else (lambda *a: None)
     try:
         reader = read_types(model)
     except Exception as exc:  # noqa: BLE001 - the error is the answer compared
         return (type(exc).__name__, str(exc)), served
     finally:
-        importer.instance = real
+        generic.instance = real
     return (tuple((k, str(v)) for k, v in reader.types.items()),
             tuple(map(str, reader.conditions)), tuple(sorted(reader.untyped))), served
 

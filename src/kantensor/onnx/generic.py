@@ -34,6 +34,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import onnx
+
 from ..ops.family import OpFamily
 from ..ops.op import SignatureOp, TemplateOp
 from ..signature.direct import direct_build
@@ -41,9 +43,14 @@ from ..types.conditions import Condition
 from ..types.dim import Dim
 from ..types.symbols import free_symbols, substitute
 from ..types.type import TensorType
+from .calls import arguments
+from .nodecache import NodeRecord
+from .nodememo import remember
+from .protos import label
 from .registry import OnnxOp
 
-__all__ = ["TEMPLATES", "Template", "generic_key", "instance", "template"]
+__all__ = ["TEMPLATES", "Template", "generic_key", "instance", "keep_template", "template",
+           "templated"]
 
 #: The most distinct constants a node's inputs may have to be typed by template.
 MAX_SLOTS = 32
@@ -58,6 +65,7 @@ _SLOT = {s: k for k, s in enumerate(SYMBOLS)}
 #: emptied when it holds TEMPLATES_SIZE keys.
 TEMPLATES: dict[tuple, Template | None] = {}
 TEMPLATES_SIZE = 1 << 14
+_NONE = object()  # a template key not met yet
 
 
 class Template:
@@ -183,8 +191,32 @@ def template(reader: Any, entry: OnnxOp, params: dict[str, Any], key: tuple,
     return made if found is not None and found[0] == tuple(outs) else None
 
 
-def remember(key: tuple, made: Template | None) -> None:
-    """Keep ``made`` (or that no template types the nodes of ``key``)."""
+def templated(reader: Any, entry: OnnxOp, rec: NodeRecord, node: onnx.NodeProto,
+              key: tuple | None) -> tuple[tuple | None, tuple | None]:
+    """The typing of ``node`` (read from ``rec``) by the template of a node seen before
+    (remembered under its exact memo ``key`` too, a hit when it is read again), or
+    None; with its template key and constants when the node is the first of its
+    template (to :func:`keep_template` once it is built), else None."""
+    found = generic_key(reader, entry, rec.names, rec.attribute_key(node), len(rec.wanted))
+    if found is None:
+        return None, None
+    made = TEMPLATES.get(found[0], _NONE)
+    if made is _NONE:
+        return None, found
+    typed = None if made is None else instance(made, found[1])
+    if typed is not None and key is not None:
+        remember(key, typed[0], typed[1])
+    return typed, None
+
+
+def keep_template(reader: Any, entry: OnnxOp, node: onnx.NodeProto, found: tuple | None,
+                  typed: tuple) -> None:
+    """Keep the template of ``node``, the first of its template key and constants
+    (``found``; None: not the first, nothing to keep), whose ordinary build gave
+    ``typed`` (or that no template types the nodes of that key)."""
+    if found is None:
+        return
+    params = arguments(reader, entry, node, label(node))[1]
     if len(TEMPLATES) >= TEMPLATES_SIZE:
         TEMPLATES.clear()
-    TEMPLATES[key] = made
+    TEMPLATES[found[0]] = template(reader, entry, params, *found, typed)

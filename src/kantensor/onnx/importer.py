@@ -44,8 +44,7 @@ from .bounds import arity, bounded
 from .calls import arguments
 from .datasizes import COUNTS, DataSizes
 from .dtypes import UnsupportedType, type_name
-from .generic import TEMPLATES, generic_key, instance, template
-from .generic import remember as remember_template
+from .generic import keep_template, templated
 from .intervals import INTEGER_DTYPES, MAKES_INTERVALS, record_interval
 from .loading import MAX_NAME, OnnxImportError, Tensors, clipped, open_model, shown
 from .nodecache import NodeRecord, record
@@ -266,22 +265,14 @@ class _Reader(Scope):
             # a node seen before: its key holds its entry, which inputs it gives (so they
             # fit the entry) and their types (so none is untyped); nothing else to check
             key = node_key(self, entry, names, rec.attribute_key(node), len(wanted))
-            if key is not None:
-                typed = MEMO.get(key)
+            typed = None if key is None else MEMO.get(key)
             if typed is None:  # of a template seen before (see .generic)
-                generic = generic_key(self, entry, names, rec.attribute_key(node), len(wanted))
-                made = TEMPLATES.get(generic[0], _UNTRIED) if generic else None
-                if made is not _UNTRIED:
-                    typed, generic = made and instance(made, generic[1]), None
-                    if typed is not None and key is not None:
-                        remember(key, typed[0], typed[1])  # (an exact hit next time)
+                typed, generic = templated(self, entry, rec, node, key)
         if typed is None:
             typed = self._typed(node, rec, entry, key)
             if typed is None:  # typed by its handler
                 return None
-            if generic is not None:  # the first node of its template
-                params = arguments(self, entry, node, node_label(node))[1]
-                remember_template(generic[0], template(self, entry, params, *generic, typed))
+            keep_template(self, entry, node, generic, typed)  # the first of its template
         outs, folded, keys, conditions = typed
         if op_type in COUNTS and self.once and domain in ("", "ai.onnx"):
             outs, conditions = self.counts.named(self, node, outs, conditions)
