@@ -23,8 +23,8 @@ DOMAIN = (0, 1, 2, 3, "n")
 def _model(op_type: str, shapes: list[tuple], attrs: dict, opset: int = 18,
            outputs: int = 1) -> onnx.ModelProto:
     """Three nodes of ``op_type``: two on inputs of other sizes of the same template
-    (the first node of an entry is read before its entry is known; the second makes
-    the template), then one on inputs of ``shapes``, which the template types."""
+    (the first node of an entry may be read before the reader knows its entry; one
+    makes the template), then one on inputs of ``shapes``, which the template types."""
     inputs, nodes, outs = [], [], []
     for prefix, sizes in (("s", _sibling(shapes, 10)), ("t", _sibling(shapes, 20)),
                           ("x", shapes)):
@@ -154,9 +154,9 @@ def test_templates_type_the_blocks_of_a_distinct_model():
     m = model(40)
     typed, served = _typing(m)
     assert len(generic.TEMPLATES) == 3 and None not in generic.TEMPLATES.values()
-    # every node but the first two of each entry (the first is read before its entry is
-    # known, the second makes the template)
-    assert len(served) == 3 * (40 - 2) and None not in served
+    # every node but the first of each template (which makes it), and the first of each
+    # entry when the reader does not know the entry yet
+    assert 3 * (40 - 2) <= len(served) <= 3 * (40 - 1) and None not in served
     assert dict(typed[0])["r39"] == "float32[batch,42]" and not typed[1]
     assert typed == _typing(m, templates=False)[0]  # the ordinary build's
 
@@ -174,4 +174,4 @@ def test_a_size_past_the_limits_is_built_the_ordinary_way():
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
     found, served = _typing(model)
     assert found == _typing(model, templates=False)[0]
-    assert served == [None] and isinstance(found[0], str)  # a template asked, declined
+    assert served[-1] is None and isinstance(found[0], str)  # a template asked, declined
