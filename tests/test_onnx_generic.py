@@ -175,3 +175,13 @@ def test_a_size_past_the_limits_is_built_the_ordinary_way():
     found, served = _typing(model)
     assert found == _typing(model, templates=False)[0]
     assert served[-1] is None and isinstance(found[0], str)  # a template asked, declined
+
+
+def test_a_model_naming_a_template_size_is_built_the_ordinary_way():
+    """A model whose own named size is spelt as a template's size (``size0``) is never
+    typed by a template (the two would be taken for one size)."""
+    shapes = [("size0", 3), (3,)]
+    assert not _compare("Add", shapes, {})
+    assert not _compare("MatMul", [("size1", 3), (3, "size0")], {})
+    found, _ = _typing(_model("Add", shapes, {}))
+    assert dict(found[0])["xy0"] == "float32[size0,3]"

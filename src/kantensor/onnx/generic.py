@@ -26,7 +26,7 @@ template is kept only when
 the template never meets another size, a fixed size or a named size of the model without
 the direct build declining (it cannot tell them apart), so such nodes are built the
 ordinary way. tests/test_onnx_generic.py compares instances with ordinary builds by
-brute force over sizes 0..4 and by hypothesis.
+brute force over sizes 0..3 and a named size, and by hypothesis.
 """
 
 from __future__ import annotations
