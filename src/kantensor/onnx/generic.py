@@ -45,12 +45,12 @@ from ..types.symbols import free_symbols, substitute
 from ..types.type import TensorType
 from .calls import arguments
 from .nodecache import NodeRecord
-from .nodememo import remember
+from .nodememo import MEMO, node_key, remember
 from .protos import label
 from .registry import OnnxOp
 
-__all__ = ["TEMPLATES", "Template", "generic_key", "instance", "keep_template", "template",
-           "templated"]
+__all__ = ["TEMPLATES", "Template", "generic_key", "instance", "keep_template", "remembered",
+           "template"]
 
 #: The most distinct constants a node's inputs may have to be typed by template.
 MAX_SLOTS = 32
@@ -191,22 +191,29 @@ def template(reader: Any, entry: OnnxOp, params: dict[str, Any], key: tuple,
     return made if found is not None and found[0] == tuple(outs) else None
 
 
-def templated(reader: Any, entry: OnnxOp, rec: NodeRecord, node: onnx.NodeProto,
-              key: tuple | None) -> tuple[tuple | None, tuple | None]:
-    """The typing of ``node`` (read from ``rec``) by the template of a node seen before
-    (remembered under its exact memo ``key`` too, a hit when it is read again), or
-    None; with its template key and constants when the node is the first of its
-    template (to :func:`keep_template` once it is built), else None."""
-    found = generic_key(reader, entry, rec.names, rec.attribute_key(node), len(rec.wanted))
+def remembered(reader: Any, entry: OnnxOp, rec: NodeRecord, node: onnx.NodeProto
+               ) -> tuple[tuple | None, tuple | None, tuple | None]:
+    """For ``node`` (read from ``rec``; its entry known, read for types only in a main
+    graph): its exact memo key (:func:`.nodememo.node_key`), its typing by the exact
+    memo or else by the template of a node seen before (then remembered under that
+    key too, a hit when it is read again), or None; and its template key and
+    constants when it is the first of its template (to :func:`keep_template` once it
+    is built), else None."""
+    attributes = rec.attribute_key(node)
+    key = node_key(reader, entry, rec.names, attributes, len(rec.wanted))
+    typed = None if key is None else MEMO.get(key)
+    if typed is not None:
+        return key, typed, None
+    found = generic_key(reader, entry, rec.names, attributes, len(rec.wanted))
     if found is None:
-        return None, None
+        return key, None, None
     made = TEMPLATES.get(found[0], _NONE)
     if made is _NONE:
-        return None, found
+        return key, None, found
     typed = None if made is None else instance(made, found[1])
     if typed is not None and key is not None:
         remember(key, typed[0], typed[1])
-    return typed, None
+    return key, typed, None
 
 
 def keep_template(reader: Any, entry: OnnxOp, node: onnx.NodeProto, found: tuple | None,
