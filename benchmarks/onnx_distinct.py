@@ -5,13 +5,16 @@ onnx_time.py does): kantensor.onnx.infer_shapes and onnx.shape_inference.infer_s
 best of ``--repeat`` runs after one warm-up, and kantensor's first (cold) run; CPU
 time of the tool's process (``time.process_time``: steady on a shared machine).
 
-``python benchmarks/onnx_distinct.py [--blocks 6667] [--repeat 3]`` (20,000 nodes).
+``python benchmarks/onnx_distinct.py [--blocks 6667] [--repeat 3]`` (20,000 nodes);
+``--src DIR`` times another checkout's ``src`` (``PYTHONPATH``) too, ``--runs N`` processes
+of each tool, taking turns (each row: the best and the worst run).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
@@ -56,25 +59,44 @@ def time_tool(tool: str, blocks: int, repeat: int) -> dict:
     return {"tool": tool, "cold": cold, "best": best, "nodes": len(m.graph.node)}
 
 
+def one(tool: str, src: str | None, blocks: int, repeat: int) -> dict:
+    """A run of ``tool`` in a process of its own (kantensor from ``src`` when given)."""
+    env = dict(os.environ)
+    if src:
+        env["PYTHONPATH"] = src
+    out = subprocess.run([sys.executable, __file__, "--tool", tool, "--blocks", str(blocks),
+                          "--repeat", str(repeat)], env=env, capture_output=True, text=True,
+                         check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--blocks", type=int, default=6667)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--src", action="append", default=[],
+                        help="another checkout's src directory to time in turn")
     parser.add_argument("--tool", choices=("kantensor", "onnx"))
     args = parser.parse_args()
     if args.tool:
         print(json.dumps(time_tool(args.tool, args.blocks, args.repeat)))
         return
-    rows = []
-    for tool in ("kantensor", "onnx"):
-        out = subprocess.run([sys.executable, __file__, "--tool", tool, "--blocks",
-                              str(args.blocks), "--repeat", str(args.repeat)],
-                             capture_output=True, text=True, check=True)
-        rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
-    for r in rows:
-        print(f"  {r['tool']:<10} {r['nodes']} nodes: cold {r['cold']:.2f} s, best "
-              f"{r['best']:.2f} s")
-    print(f"  kantensor / onnx (best): {rows[0]['best'] / rows[1]['best']:.2f}x")
+    rows: dict[str, list[dict]] = {}
+    tools = [("kantensor", None, "kantensor"),
+             *((f"kantensor {s}", s, "kantensor") for s in args.src), ("onnx", None, "onnx")]
+    for _ in range(args.runs):
+        for label, src, tool in tools:
+            rows.setdefault(label, []).append(one(tool, src, args.blocks, args.repeat))
+    for label, runs in rows.items():
+        cold = sorted(r["cold"] for r in runs)
+        best = sorted(r["best"] for r in runs)
+        print(f"  {label:<30} {runs[0]['nodes']} nodes: cold {cold[0]:.2f}-{cold[-1]:.2f} s, "
+              f"best {best[0]:.2f}-{best[-1]:.2f} s")
+    ours, onnx_best = rows["kantensor"], min(r["best"] for r in rows["onnx"])
+    onnx_cold = min(r["cold"] for r in rows["onnx"])
+    print(f"  kantensor / onnx: cold {min(r['cold'] for r in ours) / onnx_cold:.2f}x, "
+          f"best {min(r['best'] for r in ours) / onnx_best:.2f}x")
 
 
 if __name__ == "__main__":

@@ -44,6 +44,7 @@ from .bounds import arity, bounded
 from .calls import arguments
 from .datasizes import COUNTS, DataSizes
 from .dtypes import UnsupportedType, type_name
+from .generic import keep_template, remembered
 from .intervals import INTEGER_DTYPES, MAKES_INTERVALS, record_interval
 from .loading import MAX_NAME, OnnxImportError, Tensors, clipped, open_model, shown
 from .nodecache import NodeRecord, record
@@ -253,23 +254,22 @@ class _Reader(Scope):
     def typed_node(self, node: onnx.NodeProto, rec: NodeRecord) -> None:
         """Type ``node`` (its proto's fields read from ``rec``: this runs once per node of
         every model read)."""
-        op_type, domain, names, wanted = rec.op_type, rec.domain, rec.names, rec.wanted
+        op_type, domain, wanted = rec.op_type, rec.domain, rec.wanted
         types = self.types
         if len(wanted) != 1 or wanted[0] in types or wanted[0] in self.untyped or \
                 self.parent is not None:  # (one new output of the main graph: nothing to say)
             self.assigned(node, wanted)
         entry = self.entries.get((op_type, domain))
-        key, typed = _UNTRIED, None
+        key, typed, generic = _UNTRIED, None, None
         if entry is not None and entry.plain and not self.graph and self.parent is None:
             # a node seen before: its key holds its entry, which inputs it gives (so they
             # fit the entry) and their types (so none is untyped); nothing else to check
-            key = node_key(self, entry, names, rec.attribute_key(node), len(wanted))
-            if key is not None:
-                typed = MEMO.get(key)
+            key, typed, generic = remembered(self, entry, rec, node)  # (see .generic)
         if typed is None:
             typed = self._typed(node, rec, entry, key)
             if typed is None:  # typed by its handler
                 return None
+            keep_template(self, entry, node, generic, typed)  # the first of its template
         outs, folded, keys, conditions = typed
         if op_type in COUNTS and self.once and domain in ("", "ai.onnx"):
             outs, conditions = self.counts.named(self, node, outs, conditions)

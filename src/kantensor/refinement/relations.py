@@ -108,7 +108,8 @@ def node_unit(node: Apply, relation: Signature | Unify) -> Unit:
 
 def node_units(nodes: Sequence[Apply], touching: dict[Variable, list[Unit]]) -> list[Unit]:
     """The units of the nodes that have a relation (:func:`node_unit`), each added to
-    ``touching`` under its Variables; one relation looked up per Op and input types
+    ``touching`` under its Variables that have a size other than an int (no binding
+    changes the others); one relation looked up per Op and input types
     (types are interned) and one Operand per Variable (a whole graph's units at once:
     a loop per node, nothing more)."""
     relations: dict = {}
@@ -132,7 +133,10 @@ def node_units(nodes: Sequence[Apply], touching: dict[Variable, list[Unit]]) -> 
         unit = Unit(relation, tuple(operands), len(inputs), node)
         units.append(unit)
         for op in operands:
-            touching.setdefault(op.variable, []).append(unit)
+            for d in op.variable.type.shape:
+                if type(d) is not int:  # (sizes all ints never change: a chain's
+                    touching.setdefault(op.variable, []).append(unit)  # constants)
+                    break
     return units
 
 

@@ -135,6 +135,7 @@ class Sizes:
         entries = variable.type.shape
         users = self.users
         plain = True
+        named = False
         for axis, size in enumerate(entries):
             if type(size) is int:
                 continue
@@ -145,11 +146,12 @@ class Sizes:
                 users[hole] = [variable]
                 self.free_holes += 1
             else:
+                named = True
                 for symbol in free_symbols(size):
                     users.setdefault(symbol, []).append(variable)
         self.entries[variable] = entries
-        if plain:  # all ints: known as they are, for good
-            self.known[variable] = (entries, False)
+        if not named:  # ints and its own new holes, none bound: known as they are
+            self.known[variable] = (entries, not plain)
 
     def resolve(self, entry: Entry) -> Entry:
         """``entry`` with every bound symbol replaced by what it is bound to."""

@@ -1,0 +1,229 @@
+"""The size-generic node memo of ``infer_shapes``: a node is typed once for a *template*
+of its input types, in which every constant size other than 0 and 1 is a fresh named
+size (equal constants one size, distinct ones distinct), and the typing is kept as a
+function of those sizes; a later node of the same entry, attributes and template is
+typed by substituting its own constants. A model whose nodes all differ only in their
+sizes (block i of width i+2) then builds one node per template instead of every node.
+
+The template's answer is the relation's answer for every instance only where each step
+of the build on the template decides exactly what it decides on the constants, so a
+template is kept only when
+- the entry's Op has one signature for all sizes (no builder, or one that reads ranks
+  and dtypes only), no input's value is known or read (nothing is folded or read as a
+  parameter), and the signature's direct build (:mod:`kantensor.signature.direct`,
+  which declines wherever the relation would have to solve or split cases) answers on
+  the template: each of its steps on named sizes is a check that holds for every value
+  (two sizes met are the same size; an output expression is >= 0 for all values) or a
+  comparison kept as a condition, never a choice;
+- its conditions name the template's sizes only (checked at each instance's constants,
+  which decides them: a node where one fails is built the ordinary way, which says why),
+  and each output size is an int, unknown, one of the template's sizes, an expression
+  over them alone (an int at every instance) or the model's own named sizes untouched;
+- and at the node that made it, its instance is the ordinary build's answer (types, no
+  condition, no value): a check on every template made.
+
+0 and 1 stay constants (broadcasting, empty axes and squeezes turn on them). A size of
+the template never meets another size, a fixed size or a named size of the model without
+the direct build declining (it cannot tell them apart), so such nodes are built the
+ordinary way. tests/test_onnx_generic.py compares instances with ordinary builds by
+brute force over sizes 0..3 and a named size, and by hypothesis.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import onnx
+
+from ..ops.family import OpFamily
+from ..ops.op import SignatureOp, TemplateOp
+from ..signature.direct import direct_build
+from ..types.conditions import Condition
+from ..types.dim import Dim
+from ..types.symbols import free_symbols, substitute
+from ..types.type import TensorType
+from .calls import arguments
+from .nodecache import NodeRecord
+from .nodememo import MEMO, node_key, remember
+from .protos import label
+from .registry import OnnxOp
+
+__all__ = ["TEMPLATES", "Template", "generic_key", "instance", "keep_template", "remembered",
+           "template"]
+
+#: The most distinct constants a node's inputs may have to be typed by template.
+MAX_SLOTS = 32
+
+#: The template's sizes, by slot: names checked against each node's own (a node naming
+#: one of them is built the ordinary way).
+SYMBOLS = tuple(Dim(f"size{k}") for k in range(MAX_SLOTS))
+_NAMES = frozenset(s.name for s in SYMBOLS)
+_SLOT = {s: k for k, s in enumerate(SYMBOLS)}
+
+#: template key -> its Template, or None where a template does not type the node;
+#: emptied when it holds TEMPLATES_SIZE keys.
+TEMPLATES: dict[tuple, Template | None] = {}
+TEMPLATES_SIZE = 1 << 14
+_NONE = object()  # a template key not met yet
+
+
+class Template:
+    """A node's typing over the template's sizes: per output its dtype and sizes (ints,
+    None, the template's sizes, expressions over them alone, the model's own named
+    sizes), and the conditions to check at the constants."""
+
+    __slots__ = ("outputs", "conditions", "slots", "none")
+
+    def __init__(self, outputs: tuple[tuple[str, tuple], ...],
+                 conditions: tuple[Condition, ...]):
+        self.outputs = outputs
+        self.conditions = conditions
+        #: per output, each size's slot (-1: the size as it is), when no size is an
+        #: expression over the template's sizes; else None (substituted)
+        self.slots = None if any(
+            type(d) is Dim and d not in _SLOT and not _NAMES.isdisjoint(free_symbols(d))
+            for _, sizes in outputs for d in sizes) else tuple(
+            tuple(_SLOT.get(d, -1) if type(d) is Dim else -1 for d in sizes)
+            for _, sizes in outputs)
+        self.none = (None,) * len(outputs)  # the outputs' values and their keys
+
+
+def generic_key(reader: Any, entry: OnnxOp, names: Sequence[str],
+                attributes: tuple[bytes, ...] | None, outputs: int
+                ) -> tuple[tuple, tuple[int, ...]] | None:
+    """The template key of a node for ``reader`` (reading types only) and its constants
+    in slot order; None when no template types it (an input known, or read as a value,
+    an input not typed yet, a node naming a template size, too many constants, large or
+    external attributes: ``attributes`` None). The key holds what
+    :func:`.nodememo.node_key` holds, with each input's sizes as the template's."""
+    if attributes is None or entry.reads or entry.bounded or entry.reads_shapes:
+        return None
+    types, values, unread = reader.types, reader.values, reader.unread
+    slots: dict[int, int] = {}
+    inputs: list[Any] = []
+    for name in names:
+        if not name:
+            inputs.append(None)
+            continue
+        t = types.get(name)
+        if type(t) is not TensorType or name in values or name in unread:
+            return None
+        sizes = []
+        for d in t.shape:
+            if type(d) is int:
+                if d > 1:
+                    k = slots.get(d)
+                    if k is None:
+                        k = slots[d] = len(slots)
+                        if k >= MAX_SLOTS:
+                            return None
+                    d = SYMBOLS[k]
+            elif d is not None and not _NAMES.isdisjoint(free_symbols(d)):
+                return None
+            sizes.append(d)
+        inputs.append((t.dtype, tuple(sizes)))
+    key = entry, tuple(inputs), attributes, outputs, reader.default_dtype
+    if reader.facts:
+        key = (*key, reader.facts_about(names))
+    return key, tuple(slots)
+
+
+def instance(template: Template, constants: tuple[int, ...]) -> tuple | None:
+    """The typing of ``template`` at ``constants`` (slot k's value is ``constants[k]``)
+    as the node memo holds one (:func:`.nodememo.remember`: output types, no values, no
+    conditions), or None where one of its conditions fails there."""
+    if template.conditions:
+        sizes = {SYMBOLS[k].name: v for k, v in enumerate(constants)}
+        for c in template.conditions:
+            if not c.holds(sizes):
+                return None
+    outs = []
+    slots = template.slots
+    if slots is not None:
+        for (dtype, shape), where in zip(template.outputs, slots, strict=True):
+            outs.append(TensorType(dtype, [d if k < 0 else constants[k]
+                                           for d, k in zip(shape, where, strict=True)]))
+    else:  # (a size past a type's limits: built the ordinary way, which says so)
+        mapping = {SYMBOLS[k].name: v for k, v in enumerate(constants)}
+        try:
+            for dtype, shape in template.outputs:
+                outs.append(TensorType(dtype, [substitute(d, mapping) if type(d) is Dim
+                                               else d for d in shape]))
+        except ValueError:
+            return None
+    return tuple(outs), template.none, template.none, ()
+
+
+def template(reader: Any, entry: OnnxOp, params: dict[str, Any], key: tuple,
+             constants: tuple[int, ...], typed: tuple) -> Template | None:
+    """The template of a node of template key ``key`` whose ordinary build with the
+    call's parameters ``params`` gave ``typed`` (its types, values, values' keys and
+    conditions) at ``constants``; None where a template does not type it exactly (see
+    the module's doc)."""
+    outs, folded, _, conditions = typed
+    if conditions or any(v is not None for v in folded):
+        return None
+    op = entry.op.bind(**params) if isinstance(entry.op, OpFamily) else entry.op
+    if not isinstance(op, SignatureOp) or isinstance(op, TemplateOp) and \
+            op.builder is not None and not getattr(op.builder, "reads_ranks", False):
+        return None  # a signature rendered from the sizes: one per instance
+    types = tuple(TensorType(*t) for t in key[1] if t is not None)  # those given
+    try:
+        sig, _ = op.signature_for(types)
+        found = direct_build(sig, types, (False,) * len(types), reader.facts)
+    except (TypeError, ValueError, IndexError):  # (a builder's refusal of the template)
+        return None
+    if found is None:
+        return None
+    made_types, made_conditions = found
+    for c in made_conditions:
+        if type(c) is not Condition or not c.symbols() <= _NAMES:
+            return None
+    for t in made_types:
+        for d in t.shape:
+            if type(d) is Dim:
+                free = free_symbols(d)
+                if not (free <= _NAMES or free.isdisjoint(_NAMES)):
+                    return None  # a size mixing the template's with the model's
+    made = Template(tuple((t.dtype, t.shape) for t in made_types), tuple(made_conditions))
+    found = instance(made, constants)
+    return made if found is not None and found[0] == tuple(outs) else None
+
+
+def remembered(reader: Any, entry: OnnxOp, rec: NodeRecord, node: onnx.NodeProto
+               ) -> tuple[tuple | None, tuple | None, tuple | None]:
+    """For ``node`` (read from ``rec``; its entry known, read for types only in a main
+    graph): its exact memo key (:func:`.nodememo.node_key`), its typing by the exact
+    memo or else by the template of a node seen before (then remembered under that
+    key too, a hit when it is read again), or None; and its template key and
+    constants when it is the first of its template (to :func:`keep_template` once it
+    is built), else None."""
+    attributes = rec.attribute_key(node)
+    key = node_key(reader, entry, rec.names, attributes, len(rec.wanted))
+    typed = None if key is None else MEMO.get(key)
+    if typed is not None:
+        return key, typed, None
+    found = generic_key(reader, entry, rec.names, attributes, len(rec.wanted))
+    if found is None:
+        return key, None, None
+    made = TEMPLATES.get(found[0], _NONE)
+    if made is _NONE:
+        return key, None, found
+    typed = None if made is None else instance(made, found[1])
+    if typed is not None and key is not None:
+        remember(key, typed[0], typed[1])
+    return key, typed, None
+
+
+def keep_template(reader: Any, entry: OnnxOp, node: onnx.NodeProto, found: tuple | None,
+                  typed: tuple) -> None:
+    """Keep the template of ``node``, the first of its template key and constants
+    (``found``; None: not the first, nothing to keep), whose ordinary build gave
+    ``typed`` (or that no template types the nodes of that key)."""
+    if found is None:
+        return
+    params = arguments(reader, entry, node, label(node))[1]
+    if len(TEMPLATES) >= TEMPLATES_SIZE:
+        TEMPLATES.clear()
+    TEMPLATES[found[0]] = template(reader, entry, params, *found, typed)

@@ -1,0 +1,187 @@
+"""The size-generic node memo (kantensor.onnx.generic): a node typed by substituting its
+constants into the typing of its template must be typed exactly as the ordinary build
+types it (types, conditions, errors), by brute force over sizes 0..3 (0 and 1 included:
+broadcasting and empty axes turn on them) and a named size, and by hypothesis; and the
+templates must actually serve the nodes of a model whose blocks differ in their sizes."""
+
+from __future__ import annotations
+
+import itertools
+
+import onnx
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from onnx import TensorProto, helper
+
+from kantensor.onnx import generic, nodememo
+from kantensor.onnx.importer import read_types
+
+DOMAIN = (0, 1, 2, 3, "n")
+
+
+def _model(op_type: str, shapes: list[tuple], attrs: dict, opset: int = 18,
+           outputs: int = 1) -> onnx.ModelProto:
+    """Three nodes of ``op_type``: two on inputs of other sizes of the same template
+    (the first node of an entry may be read before the reader knows its entry; one
+    makes the template), then one on inputs of ``shapes``, which the template types."""
+    inputs, nodes, outs = [], [], []
+    for prefix, sizes in (("s", _sibling(shapes, 10)), ("t", _sibling(shapes, 20)),
+                          ("x", shapes)):
+        names = [f"{prefix}{i}" for i in range(len(shapes))]
+        inputs += [helper.make_tensor_value_info(n, TensorProto.FLOAT, list(s))
+                   for n, s in zip(names, sizes, strict=True)]
+        made = [f"{prefix}y{k}" for k in range(outputs)]
+        nodes.append(helper.make_node(op_type, names, made, name=prefix, **attrs))
+        outs += made
+    graph = helper.make_graph(nodes, "g", inputs,
+                              [helper.make_tensor_value_info(o, TensorProto.FLOAT, None)
+                               for o in outs])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def _typing(model: onnx.ModelProto, templates: bool = True) -> tuple:
+    """The reader's types and conditions (with the templates, or built the ordinary
+    way), or the error's class and message."""
+    generic.TEMPLATES.clear()
+    nodememo.MEMO.clear()
+    served: list = []  # what the templates gave (None: a condition failed)
+    real = generic.instance
+
+    def counted(*args: object) -> tuple | None:
+        served.append(real(*args))
+        return served[-1]
+    generic.instance = counted if templates else (lambda *a: None)
+    try:
+        reader = read_types(model)
+    except Exception as exc:  # noqa: BLE001 - the error is the answer compared
+        return (type(exc).__name__, str(exc)), served
+    finally:
+        generic.instance = real
+    return (tuple((k, str(v)) for k, v in reader.types.items()),
+            tuple(map(str, reader.conditions)), tuple(sorted(reader.untyped))), served
+
+
+def _sibling(shapes: list[tuple], by: int) -> list[tuple]:
+    """The shapes with each constant above 1 greater by ``by`` (distinct stay distinct):
+    the same template, other sizes."""
+    return [tuple(d + by if type(d) is int and d > 1 else d for d in s) for s in shapes]
+
+
+def _compare(op_type: str, shapes: list[tuple], attrs: dict, opset: int = 18,
+             outputs: int = 1) -> bool:
+    """Assert the instance's typing through the template equals its ordinary typing;
+    whether a template typed it."""
+    model = _model(op_type, shapes, attrs, opset, outputs)
+    found, served = _typing(model)
+    assert found == _typing(model, templates=False)[0], (op_type, shapes, attrs)
+    return any(t is not None for t in served)
+
+
+#: (op type, attributes, ranks of the inputs, opset)
+CASES = [
+    ("MatMul", {}, (2, 2), 18),
+    ("MatMul", {}, (1, 2), 18),
+    ("MatMul", {}, (3, 1), 18),
+    ("Add", {}, (2, 1), 18),
+    ("Add", {}, (2, 2), 18),
+    ("Mul", {}, (1, 2), 18),
+    ("Relu", {}, (3,), 18),
+    ("Where", {}, (1, 1, 2), 18),
+    ("Gemm", {"transB": 1}, (2, 2, 1), 18),
+    ("Concat", {"axis": 1}, (2, 2), 18),
+    ("Transpose", {"perm": [1, 0, 2]}, (3,), 18),
+    ("Softmax", {"axis": -1}, (2,), 18),
+    ("Flatten", {"axis": 1}, (3,), 18),
+    ("ReduceSum", {"axes": [1], "keepdims": 0}, (3,), 11),
+    ("MaxPool", {"kernel_shape": [2], "strides": [2]}, (3,), 18),
+    ("Conv", {}, (3, 3), 18),
+]
+
+
+@pytest.mark.parametrize("op_type, attrs, ranks, opset", CASES,
+                         ids=[f"{c[0]}-{'x'.join(map(str, c[2]))}" for c in CASES])
+def test_template_equals_ordinary_build(op_type, attrs, ranks, opset):
+    """Every assignment of sizes 0..3 and a named size to the inputs' axes (at most 4
+    axes, the rest 2), typed through a template of other sizes, as the ordinary build
+    types it."""
+    axes = sum(ranks)
+    served = 0
+    for sizes in itertools.product(DOMAIN, repeat=min(axes, 4)):
+        flat = list(sizes) + [2] * (axes - len(sizes))
+        shapes, k = [], 0
+        for r in ranks:
+            shapes.append(tuple(flat[k:k + r]))
+            k += r
+        served += _compare(op_type, shapes, attrs, opset)
+    if op_type in ("MatMul", "Add", "Relu", "Gemm", "Concat", "Transpose", "Softmax"):
+        assert served > 0, "no template typed a node"
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(["Add", "Mul", "MatMul", "Sub", "Concat", "Where"]),
+       st.integers(1, 3), st.data())
+def test_template_equals_ordinary_build_random(op_type, rank, data):
+    """Random ranks and sizes (0..6 and two named sizes), as above."""
+    n_in = 3 if op_type == "Where" else 2
+    size = st.one_of(st.integers(0, 6), st.sampled_from(["n", "m"]))
+    shapes = [tuple(data.draw(st.lists(size, min_size=rank if op_type == "Concat" else 0,
+                                       max_size=rank if op_type == "Concat" else 3)))
+              for _ in range(n_in)]
+    attrs = {"axis": data.draw(st.integers(-rank, rank - 1))} if op_type == "Concat" else {}
+    _compare(op_type, shapes, attrs)
+
+
+def test_templates_type_the_blocks_of_a_distinct_model():
+    """A chain of MatMul -> Add -> Relu blocks of widths i+2 -> i+3: the blocks are
+    typed by three templates, as the ordinary build types them."""
+    def model(blocks: int) -> onnx.ModelProto:
+        nodes = []
+        inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 2])]
+        x = "x"
+        for i in range(blocks):
+            inputs.append(helper.make_tensor_value_info(f"w{i}", TensorProto.FLOAT,
+                                                        [i + 2, i + 3]))
+            inputs.append(helper.make_tensor_value_info(f"c{i}", TensorProto.FLOAT, [i + 3]))
+            nodes += [helper.make_node("MatMul", [x, f"w{i}"], [f"m{i}"]),
+                      helper.make_node("Add", [f"m{i}", f"c{i}"], [f"a{i}"]),
+                      helper.make_node("Relu", [f"a{i}"], [f"r{i}"])]
+            x = f"r{i}"
+        graph = helper.make_graph(nodes, "g", inputs, [helper.make_tensor_value_info(
+            x, TensorProto.FLOAT, None)])
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+    m = model(40)
+    typed, served = _typing(m)
+    assert len(generic.TEMPLATES) == 3 and None not in generic.TEMPLATES.values()
+    # every node but the first of each template (which makes it), and the first of each
+    # entry when the reader does not know the entry yet
+    assert 3 * (40 - 2) <= len(served) <= 3 * (40 - 1) and None not in served
+    assert dict(typed[0])["r39"] == "float32[batch,42]" and not typed[1]
+    assert typed == _typing(m, templates=False)[0]  # the ordinary build's
+
+
+def test_a_size_past_the_limits_is_built_the_ordinary_way():
+    """Flatten's ``a1*a2`` over a template's sizes: at constants whose product is past a
+    type's limit the template gives way to the ordinary build, whose error is the
+    answer (here the flattened sizes of [2, 2**40, 2**30])."""
+    inputs, nodes = [], []
+    for prefix, shape in (("s", [2, 5, 7]), ("t", [2, 6, 8]), ("x", [2, 2**40, 2**30])):
+        inputs.append(helper.make_tensor_value_info(prefix, TensorProto.FLOAT, shape))
+        nodes.append(helper.make_node("Flatten", [prefix], [f"{prefix}y"], axis=1))
+    graph = helper.make_graph(nodes, "g", inputs, [helper.make_tensor_value_info(
+        "xy", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    found, served = _typing(model)
+    assert found == _typing(model, templates=False)[0]
+    assert served[-1] is None and isinstance(found[0], str)  # a template asked, declined
+
+
+def test_a_model_naming_a_template_size_is_built_the_ordinary_way():
+    """A model whose own named size is spelt as a template's size (``size0``) is never
+    typed by a template (the two would be taken for one size)."""
+    shapes = [("size0", 3), (3,)]
+    assert not _compare("Add", shapes, {})
+    assert not _compare("MatMul", [("size1", 3), (3, "size0")], {})
+    found, _ = _typing(_model("Add", shapes, {}))
+    assert dict(found[0])["xy0"] == "float32[size0,3]"
