@@ -471,13 +471,21 @@ def _atom(a: Opaque, facts: Facts, known: dict) -> DimLike | None:
     args = tuple(simplify(g, facts) for g in a.args)
     if a.op in ("min", "max"):
         return _extreme(a.op, args, facts)
-    value = APPLY[a.op](*args)
+    # arguments the facts leave as they are: the atom as it is (None), not made again by
+    # its operator (a floor's normal form over the same arguments: the same atom)
+    value = None if all(map(_same_term, args, a.args)) else APPLY[a.op](*args)
     if a.op in ("//", "%") and type(args[1]) is int and args[1] > 0 and not isinstance(value, int):
         lo, hi = facts.bounds(args[0])
         k = args[1]
         if lo is not None and hi is not None and lo // k == hi // k:
             return lo // k if a.op == "//" else args[0] - k * (lo // k)
     return value
+
+
+def _same_term(x: DimLike, y: DimLike) -> bool:
+    """Whether two sizes are the same by structure (not by any traced answer)."""
+    return x is y or (type(x) is type(y) is int and x == y) or (
+        type(x) is type(y) is Dim and x._terms == y._terms)
 
 
 def _extreme(op: str, args: tuple, facts: Facts) -> DimLike:
