@@ -140,10 +140,9 @@ class Facts:
         d, op = condition.key
         if isinstance(d, int):
             return COMPARE[op](d, 0)
-        if not self.atoms:
-            found = _unfacted(d, op)
-            if found is not _GENERAL:
-                return found
+        found = _unfacted(d, op)
+        if found is True or (found is not _GENERAL and not self.atoms):
+            return found  # (what holds of every size >= 0 holds under any facts)
         found = _decide(self.triples, d, op)
         if found is None and op in ("==", "!=") and _has_opaque(d) and \
                 not getattr(_FORMING, "on", False):
