@@ -38,7 +38,7 @@ class Facts:
     """A conjunction of conditions taken to hold (beside: every size is ``>= 0``).
     Immutable and hashable; adding conditions gives a new Facts."""
 
-    __slots__ = ("atoms", "_triples", "_hash", "_symbols", "_about")
+    __slots__ = ("atoms", "_triples", "_hash", "_symbols", "_about", "_lows")
 
     def __init__(self, atoms: Iterable[Condition] = ()):
         atoms = frozenset(atoms)
@@ -47,6 +47,7 @@ class Facts:
         self._hash = hash(atoms)
         self._symbols: tuple | None = None  # (atom, its symbols): made on first about()
         self._about: dict | None = None  # about()'s answers, by the symbols asked of
+        self._lows: dict | None = None  # made on first use (see _stated_low)
 
     @property
     def triples(self) -> tuple:
@@ -143,6 +144,8 @@ class Facts:
         found = _unfacted(d, op)
         if found is True or (found is not _GENERAL and not self.atoms):
             return found  # (what holds of every size >= 0 holds under any facts)
+        if op in (">=", ">") and self._stated(d, op):
+            return True
         found = _decide(self.triples, d, op)
         if found is None and op in ("==", "!=") and _has_opaque(d) and \
                 not getattr(_FORMING, "on", False):
@@ -163,6 +166,26 @@ class Facts:
         finally:
             _FORMING.on = False
         return COMPARE[condition.op](gap, 0) if isinstance(gap, int) else None
+
+    def _stated(self, d: Dim, op: str) -> bool:
+        """Whether one fact says ``d op 0`` or more: ``v + c >= 0`` where ``d`` is
+        ``v + k`` (``v`` its terms but the constant) and ``c <= k`` (``> 0``: ``c < k``),
+        as a window's ``out >= 1`` says ``out >= 0`` of the next node's same size. What
+        the prover would prove from that one fact, without building its box."""
+        lows = self._lows
+        if lows is None:
+            lows = self._lows = {}
+            for c in self.atoms:
+                e, fop = c.key
+                if fop == "!=" or isinstance(e, int):
+                    continue
+                v, const = _split_constant(e)
+                low = -const + (fop == ">")  # v >= low (integers)
+                if v not in lows or lows[v] < low:
+                    lows[v] = low
+        v, k = _split_constant(d)
+        low = lows.get(v)
+        return low is not None and low + k >= (op == ">")
 
     def consistent(self) -> bool:
         """False where no sizes meet every fact (as far as it is shown), else True."""
@@ -479,6 +502,14 @@ def _atom(a: Opaque, facts: Facts, known: dict) -> DimLike | None:
         if lo is not None and hi is not None and lo // k == hi // k:
             return lo // k if a.op == "//" else args[0] - k * (lo // k)
     return value
+
+
+def _split_constant(d: Dim) -> tuple[tuple, int]:
+    """``d`` as ``(its terms but the constant, the constant)``."""
+    terms = d._terms
+    if terms and not terms[-1][0]:  # the constant term is last (no monomial)
+        return terms[:-1], terms[-1][1]
+    return terms, 0
 
 
 def _same_term(x: DimLike, y: DimLike) -> bool:
