@@ -174,7 +174,7 @@ class Facts:
         the prover would prove from that one fact, without building its box."""
         lows = self._lows
         if lows is None:
-            lows = self._lows = {}
+            lows = {}
             for c in self.atoms:
                 e, fop = c.key
                 if fop == "!=" or isinstance(e, int):
@@ -183,6 +183,7 @@ class Facts:
                 low = -const + (fop == ">")  # v >= low (integers)
                 if v not in lows or lows[v] < low:
                     lows[v] = low
+            self._lows = lows  # (set once made: another thread sees all or none)
         v, k = _split_constant(d)
         low = lows.get(v)
         return low is not None and low + k >= (op == ">")
