@@ -179,7 +179,7 @@ class CallSpec:
         positional arguments from the i-th on, maybe none) or ``(param, kind, _DEFAULT,
         normalised default)``; None unless such a call binds plainly (nothing missing,
         unknown or given twice), for then bind asks ``inspect``, which also words the
-        error. The same binding as ``inspect.Signature.bind`` (tests/test_callspec.py)."""
+        error. The same binding as ``inspect.Signature.bind`` (tests/test_params.py)."""
         positional = self._positional
         rest = self._rest
         if n_args > len(positional) and rest is None:

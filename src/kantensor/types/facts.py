@@ -47,7 +47,7 @@ class Facts:
         self._hash = hash(atoms)
         self._symbols: tuple | None = None  # (atom, its symbols): made on first about()
         self._about: dict | None = None  # about()'s answers, by the symbols asked of
-        self._lows: dict | None = None  # made on first use (see _stated_low)
+        self._lows: dict | None = None  # what each fact says of its own terms (see _stated)
 
     @property
     def triples(self) -> tuple:
