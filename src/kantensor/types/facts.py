@@ -26,6 +26,9 @@ from .dimfacts import assume_divisible, remainder_fact
 from .poly import Opaque, lone_atom
 from .prove import bounds as _bounds
 from .prove import proves
+from .stated import GENERAL as _GENERAL
+from .stated import implied, lower_bounds, same_term
+from .stated import unfacted as _unfacted
 from .symbols import APPLY, free_symbols, substitute
 
 __all__ = ["EMPTY", "Facts", "simplify"]
@@ -168,25 +171,12 @@ class Facts:
         return COMPARE[condition.op](gap, 0) if isinstance(gap, int) else None
 
     def _stated(self, d: Dim, op: str) -> bool:
-        """Whether one fact says ``d op 0`` or more: ``v + c >= 0`` where ``d`` is
-        ``v + k`` (``v`` its terms but the constant) and ``c <= k`` (``> 0``: ``c < k``),
-        as a window's ``out >= 1`` says ``out >= 0`` of the next node's same size. What
-        the prover would prove from that one fact, without building its box."""
+        """Whether one fact says ``d op 0`` or more (:mod:`.stated`): a window's kept
+        ``out >= 1`` is the next node's ``out >= 0``."""
         lows = self._lows
         if lows is None:
-            lows = {}
-            for c in self.atoms:
-                e, fop = c.key
-                if fop == "!=" or isinstance(e, int):
-                    continue
-                v, const = _split_constant(e)
-                low = -const + (fop == ">")  # v >= low (integers)
-                if v not in lows or lows[v] < low:
-                    lows[v] = low
-            self._lows = lows  # (set once made: another thread sees all or none)
-        v, k = _split_constant(d)
-        low = lows.get(v)
-        return low is not None and low + k >= (op == ">")
+            lows = self._lows = lower_bounds(self.atoms)  # (made whole, then kept)
+        return implied(lows, d, op)
 
     def consistent(self) -> bool:
         """False where no sizes meet every fact (as far as it is shown), else True."""
@@ -261,7 +251,6 @@ class Facts:
         return None if _exhaustive(cases, self) else cases
 
 
-_GENERAL: Final = object()  # _plain_cases: not of its form
 _FORMING: Final = threading.local()  # .on while Facts._formed makes forms (per thread)
 
 
@@ -290,37 +279,6 @@ def _plain_cases(c: AnyOf) -> list[tuple[Condition, ...]] | None | object:
             seen.add(d)
             kept.append(case)
     return kept
-
-
-def _unfacted(d: Dim, op: str) -> bool | None | object:
-    """:func:`_decide` of ``d op 0`` under no facts where ``d`` is ``±u + c`` or ``u - v
-    + c`` (``u``, ``v`` named sizes or unknowns, every size ``>= 0``): ``u - v + c`` may
-    be anything; ``±u + c`` is decided by the interval ``u`` is in (the prover's answer:
-    it is exact over one size, and sound). _GENERAL for any other ``d``."""
-    c, units = 0, []
-    for mono, k in d._terms:
-        if not mono:
-            c = k
-        elif len(mono) == 1 and mono[0][1] == 1 and k in (1, -1) and \
-                not isinstance(mono[0][0], Opaque):
-            units.append(k)
-        else:
-            return _GENERAL
-    if len(units) == 2:
-        return None if units[0] != units[1] else _GENERAL
-    if len(units) != 1:
-        return _GENERAL
-    if op == "!=":
-        found = _unfacted(d, "==")
-        return None if found is None else not found
-    if units[0] == 1:  # u + c op 0, u >= 0
-        if op == "==":
-            return False if c > 0 else None
-        return True if c >= (op == ">") else None
-    # c - u op 0: u == c, u <= c, u < c
-    if op == "==":
-        return False if c < 0 else None
-    return False if c < (op == ">") else None
 
 
 def _plain(x: DimLike) -> bool:
@@ -496,27 +454,13 @@ def _atom(a: Opaque, facts: Facts, known: dict) -> DimLike | None:
         return _extreme(a.op, args, facts)
     # arguments the facts leave as they are: the atom as it is (None), not made again by
     # its operator (a floor's normal form over the same arguments: the same atom)
-    value = None if all(map(_same_term, args, a.args)) else APPLY[a.op](*args)
+    value = None if all(map(same_term, args, a.args)) else APPLY[a.op](*args)
     if a.op in ("//", "%") and type(args[1]) is int and args[1] > 0 and not isinstance(value, int):
         lo, hi = facts.bounds(args[0])
         k = args[1]
         if lo is not None and hi is not None and lo // k == hi // k:
             return lo // k if a.op == "//" else args[0] - k * (lo // k)
     return value
-
-
-def _split_constant(d: Dim) -> tuple[tuple, int]:
-    """``d`` as ``(its terms but the constant, the constant)``."""
-    terms = d._terms
-    if terms and not terms[-1][0]:  # the constant term is last (no monomial)
-        return terms[:-1], terms[-1][1]
-    return terms, 0
-
-
-def _same_term(x: DimLike, y: DimLike) -> bool:
-    """Whether two sizes are the same by structure (not by any traced answer)."""
-    return x is y or (type(x) is type(y) is int and x == y) or (
-        type(x) is type(y) is Dim and x._terms == y._terms)
 
 
 def _extreme(op: str, args: tuple, facts: Facts) -> DimLike:
