@@ -3,6 +3,8 @@ OpFamily / TemplateOp, methods, and the catalogue fields that declare them."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -41,6 +43,57 @@ def test_call_spec_sequences_varargs_and_choices():
     with pytest.raises(ParamError, match=r"convolve: parameter mode: expected one of "
                                          r"'full', 'same', 'valid', got 'odd'"):
         spec.bind((1, 2), {"mode": "odd"})
+
+
+@pytest.mark.parametrize("text", [
+    "X, W, *B, strides: axes = None, group: int = 1",  # ONNX Conv's shape
+    "*inputs, axis: int",  # ONNX Concat's
+    "subscripts: str, *operands",
+    "x, *rest, k: int = 0, m: int",
+    "x, axis: axes = None, keepdims: bool = False",
+])
+def test_bind_plans_bind_as_inspect_does(text):
+    """Every call of up to 4 positional arguments and any keywords (known, unknown, the
+    ``*`` name's): the planned bind gives inspect's binding, or its TypeError."""
+    spec = CallSpec(text, "op")
+    names = [p.name for p in spec.params] + ["other"]
+    values = {"axis": 1, "strides": (1, 1), "group": 2, "k": 3, "m": 4, "keepdims": True,
+              "subscripts": "ij"}
+    checked = 0
+    for n in range(5):
+        for r in range(3):
+            for keys in itertools.combinations(names, r):
+                args = tuple(values.get(spec.params[i].name, f"t{i}")
+                             if i < len(spec.params) else f"t{i}" for i in range(n))
+                kwargs = {k: values.get(k, f"k_{k}") for k in keys}
+                try:
+                    bound = spec.signature.bind(*args, **kwargs)
+                except TypeError:
+                    with pytest.raises(TypeError):
+                        spec.bind(args, kwargs)
+                    continue
+                bound.apply_defaults()
+                want_tensors, want_params = [], {}
+                for p in spec.params:
+                    value = bound.arguments[p.name]
+                    if p.kind == "tensor":
+                        want_tensors.append(value)
+                    elif p.kind == "*tensors":
+                        want_tensors.extend(value)
+                    else:
+                        want_params[p.name] = p.normalise(value, "op")
+                try:
+                    got = spec.bind(args, kwargs)
+                except (TypeError, ParamError):  # a value its kind refuses (t0 as an int)
+                    with pytest.raises((TypeError, ParamError)):
+                        [p.normalise(bound.arguments[p.name], "op") for p in spec.params
+                         if not p.is_tensor]
+                    continue
+                assert got == (want_tensors, want_params), (args, kwargs)
+                checked += 1
+    assert checked >= 5
+    planned = [shape for shape, plan in spec._plans.items() if plan is not None]
+    assert len(planned) >= 5  # most calls bound by plans, not by inspect
 
 
 @pytest.mark.parametrize("text, message", [

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from kantensor.types.conditions import AnyOf, Condition
 from kantensor.types.dim import Dim, dim_max, dim_min
-from kantensor.types.facts import EMPTY, Facts, simplify
+from kantensor.types.facts import EMPTY, Facts, _decide, simplify
 from kantensor.types.prove import interval
 from kantensor.types.symbols import substitute
 
@@ -332,3 +332,27 @@ def test_cases_that_imply_each_other_keep_one():
     for order in itertools.permutations([(Condition(m, "==", 0),),
                                          (Condition(m, "==", 0), Condition(z, "==", 1))]):
         assert EMPTY.reduce([AnyOf(order)]) == [Condition(m, "==", 0)]
+
+
+# -- what one fact states, decided without the prover -----------------------------------------
+def test_a_fact_states_the_bounds_of_its_own_terms() -> None:
+    """A window's ``out >= 1`` says ``out >= 0`` and ``out > 0`` of the same size (the next
+    node's question), decided from the fact itself: each answer is the prover's, and holds
+    at every ``h`` where the facts hold."""
+    out = (h + 3) // 4 - 2
+    wide = (h + 11) // 16 - 1
+    facts = Facts([Condition(out, ">=", 1), Condition(wide + 3, ">", 5),
+                   Condition(h % 2, "==", 0)])
+    triples = facts.triples
+    for d in (out, out + 1, out - 1, out - 2, wide, wide - 2, wide - 3, 2 * out, out + wide,
+              h % 2, h % 2 + 1, h % 2 - 1):
+        for op in (">=", ">"):
+            answer = facts.decide((d, op, 0))
+            assert answer == _decide(triples, d, op), (d, op)
+            if answer:
+                for value in range(0, 400):
+                    if all(x.holds({"h": value}) for x in facts):
+                        assert Condition(d, op, 0).holds({"h": value}), (d, op, value)
+    assert facts._stated(out, ">=") and facts._stated(out, ">") and \
+        facts._stated(out - 1, ">=") and not facts._stated(out - 1, ">")
+    assert facts._stated(wide - 3, ">=") and not facts._stated(wide - 3, ">")

@@ -97,7 +97,7 @@ class CallSpec:
         self._positional = [p for p in self.params
                             if not p.keyword_only and p.kind != "*tensors"]
         self._by_name = {p.name: p for p in self.params}
-        self._simple = all(p.kind != "*tensors" for p in self.params)
+        self._rest = next((p for p in self.params if p.kind == "*tensors"), None)
         self._sized = tuple(p.name for p in self.params if p.kind in SIZE_KINDS)
         self._own = tuple(p.name for p in self.params if p.kind in OWN_SIZE_KINDS)
         if self._sized and self._own:
@@ -124,8 +124,8 @@ class CallSpec:
             plan = self._plan(len(args), tuple(kwargs))
             if len(self._plans) < 256:
                 self._plans[shape] = plan
-                if plan is not None:
-                    self.layouts[shape] = (
+                if plan is not None and all(step[2] is not _REST for step in plan):
+                    self.layouts[shape] = (  # (a cached call takes no *tensors)
                         tuple((kind, where is _POSITION, source)
                               for _, kind, where, source in plan if where is not _DEFAULT),
                         len(args))
@@ -142,7 +142,8 @@ class CallSpec:
         params: dict[str, Any] = {}
         for p, kind, where, source in plan:
             value = args[source] if where is _POSITION else \
-                kwargs[source] if where is _KEYWORD else source
+                kwargs[source] if where is _KEYWORD else \
+                args[source:] if where is _REST else source
             if kind == "tensor":
                 tensors.append(value)
             elif kind == "tensors" or kind == "*tensors":
@@ -174,16 +175,21 @@ class CallSpec:
     def _plan(self, n_args: int, names: tuple[str, ...]) -> tuple | None:
         """Where each parameter's value comes from in a call with ``n_args`` positional
         arguments and keyword arguments ``names``: ``(param, kind, _POSITION, i)``,
-        ``(param, kind, _KEYWORD, name)`` or ``(param, kind, _DEFAULT, normalised default)``; None
-        unless such a call binds plainly (no ``*tensors``, nothing missing, unknown or
-        given twice), for then bind asks ``inspect``, which also words the error."""
+        ``(param, kind, _KEYWORD, name)``, ``(param, kind, _REST, i)`` (``*tensors``: the
+        positional arguments from the i-th on, maybe none) or ``(param, kind, _DEFAULT,
+        normalised default)``; None unless such a call binds plainly (nothing missing,
+        unknown or given twice), for then bind asks ``inspect``, which also words the
+        error. The same binding as ``inspect.Signature.bind`` (tests/test_params.py)."""
         positional = self._positional
-        if not self._simple or n_args > len(positional):
+        rest = self._rest
+        if n_args > len(positional) and rest is None:
             return None
         given = {p.name: (_POSITION, i) for i, p in enumerate(positional[:n_args])}
+        if rest is not None:
+            given[rest.name] = (_REST, len(positional))
         for name in names:
             if name in given or name not in self._by_name:
-                return None
+                return None  # (inspect refuses a keyword naming *tensors too)
             given[name] = (_KEYWORD, name)
         plan = []
         for p in self.params:
@@ -240,7 +246,7 @@ def call_shape(args: tuple, kwargs: dict) -> Any:
 
 
 # Where a bind plan takes a value from (compared by identity).
-_POSITION, _KEYWORD, _DEFAULT = object(), object(), object()
+_POSITION, _KEYWORD, _REST, _DEFAULT = object(), object(), object(), object()
 
 
 def _parse_call(text: str) -> list[Param]:

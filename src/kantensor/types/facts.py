@@ -26,6 +26,9 @@ from .dimfacts import assume_divisible, remainder_fact
 from .poly import Opaque, lone_atom
 from .prove import bounds as _bounds
 from .prove import proves
+from .stated import GENERAL as _GENERAL
+from .stated import implied, lower_bounds, same_term
+from .stated import unfacted as _unfacted
 from .symbols import APPLY, free_symbols, substitute
 
 __all__ = ["EMPTY", "Facts", "simplify"]
@@ -38,7 +41,7 @@ class Facts:
     """A conjunction of conditions taken to hold (beside: every size is ``>= 0``).
     Immutable and hashable; adding conditions gives a new Facts."""
 
-    __slots__ = ("atoms", "_triples", "_hash", "_symbols", "_about")
+    __slots__ = ("atoms", "_triples", "_hash", "_symbols", "_about", "_lows")
 
     def __init__(self, atoms: Iterable[Condition] = ()):
         atoms = frozenset(atoms)
@@ -47,6 +50,7 @@ class Facts:
         self._hash = hash(atoms)
         self._symbols: tuple | None = None  # (atom, its symbols): made on first about()
         self._about: dict | None = None  # about()'s answers, by the symbols asked of
+        self._lows: dict | None = None  # what each fact says of its own terms (see _stated)
 
     @property
     def triples(self) -> tuple:
@@ -140,10 +144,11 @@ class Facts:
         d, op = condition.key
         if isinstance(d, int):
             return COMPARE[op](d, 0)
-        if not self.atoms:
-            found = _unfacted(d, op)
-            if found is not _GENERAL:
-                return found
+        found = _unfacted(d, op)
+        if found is True or (found is not _GENERAL and not self.atoms):
+            return found  # (what holds of every size >= 0 holds under any facts)
+        if op in (">=", ">") and self._stated(d, op):
+            return True
         found = _decide(self.triples, d, op)
         if found is None and op in ("==", "!=") and _has_opaque(d) and \
                 not getattr(_FORMING, "on", False):
@@ -164,6 +169,14 @@ class Facts:
         finally:
             _FORMING.on = False
         return COMPARE[condition.op](gap, 0) if isinstance(gap, int) else None
+
+    def _stated(self, d: Dim, op: str) -> bool:
+        """Whether one fact says ``d op 0`` or more (:mod:`.stated`): a window's kept
+        ``out >= 1`` is the next node's ``out >= 0``."""
+        lows = self._lows
+        if lows is None:
+            lows = self._lows = lower_bounds(self.atoms)  # (made whole, then kept)
+        return implied(lows, d, op)
 
     def consistent(self) -> bool:
         """False where no sizes meet every fact (as far as it is shown), else True."""
@@ -238,7 +251,6 @@ class Facts:
         return None if _exhaustive(cases, self) else cases
 
 
-_GENERAL: Final = object()  # _plain_cases: not of its form
 _FORMING: Final = threading.local()  # .on while Facts._formed makes forms (per thread)
 
 
@@ -267,37 +279,6 @@ def _plain_cases(c: AnyOf) -> list[tuple[Condition, ...]] | None | object:
             seen.add(d)
             kept.append(case)
     return kept
-
-
-def _unfacted(d: Dim, op: str) -> bool | None | object:
-    """:func:`_decide` of ``d op 0`` under no facts where ``d`` is ``±u + c`` or ``u - v
-    + c`` (``u``, ``v`` named sizes or unknowns, every size ``>= 0``): ``u - v + c`` may
-    be anything; ``±u + c`` is decided by the interval ``u`` is in (the prover's answer:
-    it is exact over one size, and sound). _GENERAL for any other ``d``."""
-    c, units = 0, []
-    for mono, k in d._terms:
-        if not mono:
-            c = k
-        elif len(mono) == 1 and mono[0][1] == 1 and k in (1, -1) and \
-                not isinstance(mono[0][0], Opaque):
-            units.append(k)
-        else:
-            return _GENERAL
-    if len(units) == 2:
-        return None if units[0] != units[1] else _GENERAL
-    if len(units) != 1:
-        return _GENERAL
-    if op == "!=":
-        found = _unfacted(d, "==")
-        return None if found is None else not found
-    if units[0] == 1:  # u + c op 0, u >= 0
-        if op == "==":
-            return False if c > 0 else None
-        return True if c >= (op == ">") else None
-    # c - u op 0: u == c, u <= c, u < c
-    if op == "==":
-        return False if c < 0 else None
-    return False if c < (op == ">") else None
 
 
 def _plain(x: DimLike) -> bool:
@@ -471,7 +452,9 @@ def _atom(a: Opaque, facts: Facts, known: dict) -> DimLike | None:
     args = tuple(simplify(g, facts) for g in a.args)
     if a.op in ("min", "max"):
         return _extreme(a.op, args, facts)
-    value = APPLY[a.op](*args)
+    # arguments the facts leave as they are: the atom as it is (None), not made again by
+    # its operator (a floor's normal form over the same arguments: the same atom)
+    value = None if all(map(same_term, args, a.args)) else APPLY[a.op](*args)
     if a.op in ("//", "%") and type(args[1]) is int and args[1] > 0 and not isinstance(value, int):
         lo, hi = facts.bounds(args[0])
         k = args[1]

@@ -1,0 +1,88 @@
+"""Questions about sizes answered without the prover, as it answers them: under no
+facts, those over one or two sizes (:func:`unfacted`); under facts, what one fact states
+of its own terms (the least value it gives the non-constant part of its size: ``out - 1
+>= 0`` says ``out >= 1``, so ``out >= 0``). Used by
+:meth:`kantensor.types.facts.Facts.decide` before it asks :mod:`.prove`, which proves
+the same but first builds its box of every fact."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Final
+
+from .poly import Opaque
+
+__all__ = ["GENERAL", "implied", "lower_bounds", "same_term", "unfacted"]
+
+#: What :func:`unfacted` (and facts' ``_plain_cases``) give for what is not of their form.
+GENERAL: Final = object()
+
+
+def split_constant(d: Any) -> tuple[tuple, int]:
+    """A Dim ``d`` as ``(its terms but the constant, the constant)``."""
+    terms = d._terms
+    if terms and not terms[-1][0]:  # the constant term is last (no monomial)
+        return terms[:-1], terms[-1][1]
+    return terms, 0
+
+
+def lower_bounds(atoms: Iterable[Any]) -> dict[tuple, int]:
+    """For the conditions ``atoms``, by the non-constant terms ``v`` of each one's size
+    ``v + c`` (its key ``v + c op 0``, op ``>=``, ``>`` or ``==``): the greatest least
+    value of ``v`` one of them states (``-c``, or ``1 - c`` for ``>``; integers)."""
+    lows: dict[tuple, int] = {}
+    for condition in atoms:
+        e, op = condition.key
+        if op == "!=" or isinstance(e, int):
+            continue
+        v, const = split_constant(e)
+        low = -const + (op == ">")
+        if v not in lows or lows[v] < low:
+            lows[v] = low
+    return lows
+
+
+def implied(lows: dict[tuple, int], d: Any, op: str) -> bool:
+    """Whether ``d op 0`` (op ``>=`` or ``>``) follows from one bound of ``lows``: ``d``
+    is ``v + k`` and ``v >= low`` with ``low + k >= 0`` (``>= 1`` for ``>``)."""
+    v, k = split_constant(d)
+    low = lows.get(v)
+    return low is not None and low + k >= (op == ">")
+
+
+def same_term(x: Any, y: Any) -> bool:
+    """Whether two sizes (ints or Dims) are the same by structure, not by any traced
+    program's answer (a Dim's ``==`` may consult one: types.dimorder)."""
+    return x is y or (type(x) is type(y) is int and x == y) or (
+        type(x) is type(y) and hasattr(x, "_terms") and x._terms == y._terms)
+
+
+def unfacted(d: Any, op: str) -> bool | None | object:
+    """``facts._decide`` of ``d op 0`` under no facts where ``d`` is ``±u + c`` or ``u - v
+    + c`` (``u``, ``v`` named sizes or unknowns, every size ``>= 0``): ``u - v + c`` may
+    be anything; ``±u + c`` is decided by the interval ``u`` is in (the prover's answer:
+    it is exact over one size, and sound). GENERAL for any other ``d``."""
+    c, units = 0, []
+    for mono, k in d._terms:
+        if not mono:
+            c = k
+        elif len(mono) == 1 and mono[0][1] == 1 and k in (1, -1) and \
+                not isinstance(mono[0][0], Opaque):
+            units.append(k)
+        else:
+            return GENERAL
+    if len(units) == 2:
+        return None if units[0] != units[1] else GENERAL
+    if len(units) != 1:
+        return GENERAL
+    if op == "!=":
+        found = unfacted(d, "==")
+        return None if found is None else not found
+    if units[0] == 1:  # u + c op 0, u >= 0
+        if op == "==":
+            return False if c > 0 else None
+        return True if c >= (op == ">") else None
+    # c - u op 0: u == c, u <= c, u < c
+    if op == "==":
+        return False if c < 0 else None
+    return False if c < (op == ">") else None
