@@ -185,3 +185,44 @@ def test_a_model_naming_a_template_size_is_built_the_ordinary_way():
     assert not _compare("MatMul", [("size1", 3), (3, "size0")], {})
     found, _ = _typing(_model("Add", shapes, {}))
     assert dict(found[0])["xy0"] == "float32[size0,3]"
+
+
+def _conv_model(first: list, conv: list, named: list) -> onnx.ModelProto:
+    """Conv nodes (kernel 3) on the inputs ``(x, w)`` of ``conv`` after a Conv on
+    ``first`` (read before the reader knows the entry), with ``named`` other inputs
+    and nodes (value infos and nodes) first."""
+    inputs, nodes = list(named[0]), list(named[1])
+    for i, (x, w) in enumerate([first, *conv]):
+        inputs += [helper.make_tensor_value_info(f"x{i}", TensorProto.FLOAT, x),
+                   helper.make_tensor_value_info(f"w{i}", TensorProto.FLOAT, w)]
+        nodes.append(helper.make_node("Conv", [f"x{i}", f"w{i}"], [f"y{i}"],
+                                      kernel_shape=[3]))
+    graph = helper.make_graph(nodes, "g", inputs, [helper.make_tensor_value_info(
+        n.output[0], TensorProto.FLOAT, None) for n in nodes])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+
+def test_a_template_made_under_contradictory_facts_types_nothing():
+    """A model whose facts contradict each other (a Conv's ``m == 3`` and ``5 == m``)
+    proves anything of a template's sizes: a Conv template made there must not drop its
+    conditions (window 3 fits, weight's window is 3), neither in that model nor in
+    another, consistent one (the memo outlives a model): there a window larger than the
+    input is refused as the ordinary build refuses it."""
+    vi = helper.make_tensor_value_info
+    contradictory = _conv_model([[2, 5, 9], [4, "m", "m"]],
+                                [[[22, 5, 22], [14, 5, 3]], [[2, 7, 2], [4, 7, 3]]],
+                                [[], []])
+    assert _typing(contradictory)[0] == _typing(contradictory, templates=False)[0]
+    consistent = _conv_model([[1, 1, 4], [1, 1, 3]], [[[2, 7, 2], [4, 7, 3]]],
+                             [[vi("p", TensorProto.FLOAT, [2, "k"]),
+                               vi("q", TensorProto.FLOAT, [5, 2])],
+                              [helper.make_node("MatMul", ["p", "q"], ["pq"])]])
+    ordinary = _typing(consistent, templates=False)[0]
+    assert ordinary[0] == "TypeInferenceError" and "window does not fit" in ordinary[1]
+    generic.TEMPLATES.clear()
+    nodememo.MEMO.clear()
+    read_types(_conv_model([[2, 5, 9], [4, "m", "m"]], [[[22, 5, 22], [14, 5, 3]]],
+                           [[], []]))  # its templates are kept for the next model
+    nodememo.MEMO.clear()
+    with pytest.raises(Exception, match="window does not fit"):
+        read_types(consistent)

@@ -41,6 +41,7 @@ from ..ops.op import SignatureOp, TemplateOp
 from ..signature.direct import direct_build
 from ..types.conditions import Condition
 from ..types.dim import Dim
+from ..types.facts import EMPTY
 from ..types.symbols import free_symbols, substitute
 from ..types.type import TensorType
 from .calls import arguments
@@ -169,9 +170,14 @@ def template(reader: Any, entry: OnnxOp, params: dict[str, Any], key: tuple,
             op.builder is not None and not getattr(op.builder, "reads_ranks", False):
         return None  # a signature rendered from the sizes: one per instance
     types = tuple(TensorType(*t) for t in key[1] if t is not None)  # those given
+    # the facts of the key only (the template outlives the model), and only consistent
+    # ones: contradictory facts prove anything of the template's sizes
+    facts = key[5] if len(key) > 5 else EMPTY
+    if not facts.consistent():
+        return None
     try:
         sig, _ = op.signature_for(types)
-        found = direct_build(sig, types, (False,) * len(types), reader.facts)
+        found = direct_build(sig, types, (False,) * len(types), facts)
     except (TypeError, ValueError, IndexError):  # (a builder's refusal of the template)
         return None
     if found is None:
