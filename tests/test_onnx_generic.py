@@ -226,3 +226,24 @@ def test_a_template_made_under_contradictory_facts_types_nothing():
     nodememo.MEMO.clear()
     with pytest.raises(Exception, match="window does not fit"):
         read_types(consistent)
+
+
+def test_facts_naming_a_template_size_type_nothing():
+    """A model whose facts name ``size0`` (``size0 == n`` from a MatMul, and ``n >= 3``)
+    though no input of the node does: a MaxPool template of ``[1, n, size0]`` must not
+    take the model's ``size0`` for its own (the facts would prove its window fits), so
+    the window larger than ``[1, n, 2]`` is refused as the ordinary build refuses it."""
+    vi = helper.make_tensor_value_info
+    nodes = [helper.make_node("MaxPool", ["p"], ["y0"], kernel_shape=[3]),
+             helper.make_node("MatMul", ["a", "b"], ["ab"])]
+    inputs = [vi("p", TensorProto.FLOAT, [1, 1, "n"]), vi("a", TensorProto.FLOAT, [2, "size0"]),
+              vi("b", TensorProto.FLOAT, ["n", 2])]
+    for i, size in enumerate((7, 8, 2)):
+        inputs.append(vi(f"x{i}", TensorProto.FLOAT, [1, "n", size]))
+        nodes.append(helper.make_node("MaxPool", [f"x{i}"], [f"y{i + 1}"], kernel_shape=[3]))
+    graph = helper.make_graph(nodes, "g", inputs, [helper.make_tensor_value_info(
+        "y3", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    found = _typing(model)[0]
+    assert found == _typing(model, templates=False)[0]
+    assert found[0] == "TypeInferenceError" and "window does not fit" in found[1]
