@@ -171,9 +171,10 @@ def template(reader: Any, entry: OnnxOp, params: dict[str, Any], key: tuple,
         return None  # a signature rendered from the sizes: one per instance
     types = tuple(TensorType(*t) for t in key[1] if t is not None)  # those given
     # the facts of the key only (the template outlives the model), and only consistent
-    # ones: contradictory facts prove anything of the template's sizes
+    # ones that name none of the template's sizes: contradictory facts prove anything of
+    # them, and a model's own size spelt as one would be taken for it
     facts = key[5] if len(key) > 5 else EMPTY
-    if not facts.consistent():
+    if not facts.consistent() or any(not _NAMES.isdisjoint(c.symbols()) for c in facts):
         return None
     try:
         sig, _ = op.signature_for(types)
