@@ -21,11 +21,17 @@ DOMAIN = (0, 1, 2, 3, "n")
 
 
 def _model(op_type: str, shapes: list[tuple], attrs: dict, opset: int = 18,
-           outputs: int = 1) -> onnx.ModelProto:
+           outputs: int = 1, facts: bool = False) -> onnx.ModelProto:
     """Three nodes of ``op_type``: two on inputs of other sizes of the same template
     (the first node of an entry may be read before the reader knows its entry; one
-    makes the template), then one on inputs of ``shapes``, which the template types."""
+    makes the template), then one on inputs of ``shapes``, which the template types;
+    with ``facts``, after nodes that make ``n >= 3`` and ``m == n`` facts."""
     inputs, nodes, outs = [], [], []
+    if facts:
+        inputs += [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in
+                   (("f0", [1, 1, "n"]), ("f1", [2, "m"]), ("f2", ["n", 2]))]
+        nodes += [helper.make_node("MaxPool", ["f0"], ["g0"], kernel_shape=[3]),
+                  helper.make_node("MatMul", ["f1", "f2"], ["g1"])]
     for prefix, sizes in (("s", _sibling(shapes, 10)), ("t", _sibling(shapes, 20)),
                           ("x", shapes)):
         names = [f"{prefix}{i}" for i in range(len(shapes))]
@@ -69,10 +75,10 @@ def _sibling(shapes: list[tuple], by: int) -> list[tuple]:
 
 
 def _compare(op_type: str, shapes: list[tuple], attrs: dict, opset: int = 18,
-             outputs: int = 1) -> bool:
+             outputs: int = 1, facts: bool = False) -> bool:
     """Assert the instance's typing through the template equals its ordinary typing;
     whether a template typed it."""
-    model = _model(op_type, shapes, attrs, opset, outputs)
+    model = _model(op_type, shapes, attrs, opset, outputs, facts)
     found, served = _typing(model)
     assert found == _typing(model, templates=False)[0], (op_type, shapes, attrs)
     return any(t is not None for t in served)
@@ -247,3 +253,24 @@ def test_facts_naming_a_template_size_type_nothing():
     found = _typing(model)[0]
     assert found == _typing(model, templates=False)[0]
     assert found[0] == "TypeInferenceError" and "window does not fit" in found[1]
+
+
+@pytest.mark.parametrize("op_type, attrs, ranks", [
+    ("MaxPool", {"kernel_shape": [3], "strides": [2]}, (3,)),
+    ("Conv", {"strides": [2]}, (3, 3)),
+    ("Add", {}, (2, 1)),
+    ("MatMul", {}, (2, 2)),
+])
+def test_template_equals_ordinary_build_under_facts(op_type, attrs, ranks):
+    """As above, in a model whose earlier nodes made facts (``n >= 3``, ``m == n``) over
+    the named sizes the inputs take: the template is made and used under them."""
+    axes = sum(ranks)
+    served = 0
+    for sizes in itertools.product((1, 2, 3, "n", "m"), repeat=min(axes, 4)):
+        flat = list(sizes) + [2] * (axes - len(sizes))
+        shapes, k = [], 0
+        for r in ranks:
+            shapes.append(tuple(flat[k:k + r]))
+            k += r
+        served += _compare(op_type, shapes, attrs, facts=True)
+    assert served > 0, "no template typed a node"
