@@ -15,6 +15,10 @@ template is kept only when
   the template: each of its steps on named sizes is a check that holds for every value
   (two sizes met are the same size; an output expression is >= 0 for all values) or a
   comparison kept as a condition, never a choice;
+- it is built under its key's facts only (those about its inputs' named sizes; the
+  templates outlive a model), which must be consistent (contradictory facts prove
+  anything) and name none of the template's sizes (a model's own ``size0`` in a fact
+  would be taken for the template's);
 - its conditions name the template's sizes only (checked at each instance's constants,
   which decides them: a node where one fails is built the ordinary way, which says why),
   and each output size is an int, unknown, one of the template's sizes, an expression
@@ -174,7 +178,8 @@ def template(reader: Any, entry: OnnxOp, params: dict[str, Any], key: tuple,
     # ones that name none of the template's sizes: contradictory facts prove anything of
     # them, and a model's own size spelt as one would be taken for it
     facts = key[5] if len(key) > 5 else EMPTY
-    if not facts.consistent() or any(not _NAMES.isdisjoint(c.symbols()) for c in facts):
+    if facts and (not facts.consistent() or
+                  any(not _NAMES.isdisjoint(c.symbols()) for c in facts)):
         return None
     try:
         sig, _ = op.signature_for(types)
