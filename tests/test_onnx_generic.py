@@ -21,11 +21,17 @@ DOMAIN = (0, 1, 2, 3, "n")
 
 
 def _model(op_type: str, shapes: list[tuple], attrs: dict, opset: int = 18,
-           outputs: int = 1) -> onnx.ModelProto:
+           outputs: int = 1, facts: bool = False) -> onnx.ModelProto:
     """Three nodes of ``op_type``: two on inputs of other sizes of the same template
     (the first node of an entry may be read before the reader knows its entry; one
-    makes the template), then one on inputs of ``shapes``, which the template types."""
+    makes the template), then one on inputs of ``shapes``, which the template types;
+    with ``facts``, after nodes that make ``n >= 3`` and ``m == n`` facts."""
     inputs, nodes, outs = [], [], []
+    if facts:
+        inputs += [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in
+                   (("f0", [1, 1, "n"]), ("f1", [2, "m"]), ("f2", ["n", 2]))]
+        nodes += [helper.make_node("MaxPool", ["f0"], ["g0"], kernel_shape=[3]),
+                  helper.make_node("MatMul", ["f1", "f2"], ["g1"])]
     for prefix, sizes in (("s", _sibling(shapes, 10)), ("t", _sibling(shapes, 20)),
                           ("x", shapes)):
         names = [f"{prefix}{i}" for i in range(len(shapes))]
@@ -69,10 +75,10 @@ def _sibling(shapes: list[tuple], by: int) -> list[tuple]:
 
 
 def _compare(op_type: str, shapes: list[tuple], attrs: dict, opset: int = 18,
-             outputs: int = 1) -> bool:
+             outputs: int = 1, facts: bool = False) -> bool:
     """Assert the instance's typing through the template equals its ordinary typing;
     whether a template typed it."""
-    model = _model(op_type, shapes, attrs, opset, outputs)
+    model = _model(op_type, shapes, attrs, opset, outputs, facts)
     found, served = _typing(model)
     assert found == _typing(model, templates=False)[0], (op_type, shapes, attrs)
     return any(t is not None for t in served)
@@ -185,3 +191,86 @@ def test_a_model_naming_a_template_size_is_built_the_ordinary_way():
     assert not _compare("MatMul", [("size1", 3), (3, "size0")], {})
     found, _ = _typing(_model("Add", shapes, {}))
     assert dict(found[0])["xy0"] == "float32[size0,3]"
+
+
+def _conv_model(first: list, conv: list, named: list) -> onnx.ModelProto:
+    """Conv nodes (kernel 3) on the inputs ``(x, w)`` of ``conv`` after a Conv on
+    ``first`` (read before the reader knows the entry), with ``named`` other inputs
+    and nodes (value infos and nodes) first."""
+    inputs, nodes = list(named[0]), list(named[1])
+    for i, (x, w) in enumerate([first, *conv]):
+        inputs += [helper.make_tensor_value_info(f"x{i}", TensorProto.FLOAT, x),
+                   helper.make_tensor_value_info(f"w{i}", TensorProto.FLOAT, w)]
+        nodes.append(helper.make_node("Conv", [f"x{i}", f"w{i}"], [f"y{i}"],
+                                      kernel_shape=[3]))
+    graph = helper.make_graph(nodes, "g", inputs, [helper.make_tensor_value_info(
+        n.output[0], TensorProto.FLOAT, None) for n in nodes])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+
+def test_a_template_made_under_contradictory_facts_types_nothing():
+    """A model whose facts contradict each other (a Conv's ``m == 3`` and ``5 == m``)
+    proves anything of a template's sizes: a Conv template made there must not drop its
+    conditions (window 3 fits, weight's window is 3), neither in that model nor in
+    another, consistent one (the memo outlives a model): there a window larger than the
+    input is refused as the ordinary build refuses it."""
+    vi = helper.make_tensor_value_info
+    contradictory = _conv_model([[2, 5, 9], [4, "m", "m"]],
+                                [[[22, 5, 22], [14, 5, 3]], [[2, 7, 2], [4, 7, 3]]],
+                                [[], []])
+    assert _typing(contradictory)[0] == _typing(contradictory, templates=False)[0]
+    consistent = _conv_model([[1, 1, 4], [1, 1, 3]], [[[2, 7, 2], [4, 7, 3]]],
+                             [[vi("p", TensorProto.FLOAT, [2, "k"]),
+                               vi("q", TensorProto.FLOAT, [5, 2])],
+                              [helper.make_node("MatMul", ["p", "q"], ["pq"])]])
+    ordinary = _typing(consistent, templates=False)[0]
+    assert ordinary[0] == "TypeInferenceError" and "window does not fit" in ordinary[1]
+    generic.TEMPLATES.clear()
+    nodememo.MEMO.clear()
+    read_types(_conv_model([[2, 5, 9], [4, "m", "m"]], [[[22, 5, 22], [14, 5, 3]]],
+                           [[], []]))  # its templates are kept for the next model
+    nodememo.MEMO.clear()
+    with pytest.raises(Exception, match="window does not fit"):
+        read_types(consistent)
+
+
+def test_facts_naming_a_template_size_type_nothing():
+    """A model whose facts name ``size0`` (``size0 == n`` from a MatMul, and ``n >= 3``)
+    though no input of the node does: a MaxPool template of ``[1, n, size0]`` must not
+    take the model's ``size0`` for its own (the facts would prove its window fits), so
+    the window larger than ``[1, n, 2]`` is refused as the ordinary build refuses it."""
+    vi = helper.make_tensor_value_info
+    nodes = [helper.make_node("MaxPool", ["p"], ["y0"], kernel_shape=[3]),
+             helper.make_node("MatMul", ["a", "b"], ["ab"])]
+    inputs = [vi("p", TensorProto.FLOAT, [1, 1, "n"]), vi("a", TensorProto.FLOAT, [2, "size0"]),
+              vi("b", TensorProto.FLOAT, ["n", 2])]
+    for i, size in enumerate((7, 8, 2)):
+        inputs.append(vi(f"x{i}", TensorProto.FLOAT, [1, "n", size]))
+        nodes.append(helper.make_node("MaxPool", [f"x{i}"], [f"y{i + 1}"], kernel_shape=[3]))
+    graph = helper.make_graph(nodes, "g", inputs, [helper.make_tensor_value_info(
+        "y3", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    found = _typing(model)[0]
+    assert found == _typing(model, templates=False)[0]
+    assert found[0] == "TypeInferenceError" and "window does not fit" in found[1]
+
+
+@pytest.mark.parametrize("op_type, attrs, ranks", [
+    ("MaxPool", {"kernel_shape": [3], "strides": [2]}, (3,)),
+    ("Conv", {"strides": [2]}, (3, 3)),
+    ("Add", {}, (2, 1)),
+    ("MatMul", {}, (2, 2)),
+])
+def test_template_equals_ordinary_build_under_facts(op_type, attrs, ranks):
+    """As above, in a model whose earlier nodes made facts (``n >= 3``, ``m == n``) over
+    the named sizes the inputs take: the template is made and used under them."""
+    axes = sum(ranks)
+    served = 0
+    for sizes in itertools.product((1, 2, 3, "n", "m"), repeat=min(axes, 4)):
+        flat = list(sizes) + [2] * (axes - len(sizes))
+        shapes, k = [], 0
+        for r in ranks:
+            shapes.append(tuple(flat[k:k + r]))
+            k += r
+        served += _compare(op_type, shapes, attrs, facts=True)
+    assert served > 0, "no template typed a node"

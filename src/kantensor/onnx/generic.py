@@ -15,6 +15,10 @@ template is kept only when
   the template: each of its steps on named sizes is a check that holds for every value
   (two sizes met are the same size; an output expression is >= 0 for all values) or a
   comparison kept as a condition, never a choice;
+- it is built under its key's facts only (those about its inputs' named sizes; the
+  templates outlive a model), which must be consistent (contradictory facts prove
+  anything) and name none of the template's sizes (a model's own ``size0`` in a fact
+  would be taken for the template's);
 - its conditions name the template's sizes only (checked at each instance's constants,
   which decides them: a node where one fails is built the ordinary way, which says why),
   and each output size is an int, unknown, one of the template's sizes, an expression
@@ -41,6 +45,7 @@ from ..ops.op import SignatureOp, TemplateOp
 from ..signature.direct import direct_build
 from ..types.conditions import Condition
 from ..types.dim import Dim
+from ..types.facts import EMPTY
 from ..types.symbols import free_symbols, substitute
 from ..types.type import TensorType
 from .calls import arguments
@@ -169,9 +174,16 @@ def template(reader: Any, entry: OnnxOp, params: dict[str, Any], key: tuple,
             op.builder is not None and not getattr(op.builder, "reads_ranks", False):
         return None  # a signature rendered from the sizes: one per instance
     types = tuple(TensorType(*t) for t in key[1] if t is not None)  # those given
+    # the facts of the key only (the template outlives the model), and only consistent
+    # ones that name none of the template's sizes: contradictory facts prove anything of
+    # them, and a model's own size spelt as one would be taken for it
+    facts = key[5] if len(key) > 5 else EMPTY
+    if facts and (not facts.consistent() or
+                  any(not _NAMES.isdisjoint(c.symbols()) for c in facts)):
+        return None
     try:
         sig, _ = op.signature_for(types)
-        found = direct_build(sig, types, (False,) * len(types), reader.facts)
+        found = direct_build(sig, types, (False,) * len(types), facts)
     except (TypeError, ValueError, IndexError):  # (a builder's refusal of the template)
         return None
     if found is None:
