@@ -10,7 +10,7 @@ $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found (set PYTHON=...)"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,notebook,dask,onnx,lowp,xarray]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,docs,notebook,dask,onnx,lowp,xarray]'
 	@touch $(STAMP)
 
 demo: $(STAMP)
