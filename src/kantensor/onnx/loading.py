@@ -37,7 +37,24 @@ from ..types.type import TensorType
 from .dtypes import dtype_of
 
 __all__ = ["MAX_MESSAGE", "MAX_MODEL_BYTES", "MAX_RANK", "OnnxImportError", "Tensors",
-           "clipped", "open_model", "read_model", "shown"]
+           "clipped", "open_model", "overridable", "read_model", "shown"]
+
+#: The first IR version whose initializers listed as graph inputs are defaults a caller
+#: may override (ONNX IR spec; onnxruntime refuses such a feed below it: docs/onnx.rst).
+OVERRIDABLE_IR = 4
+
+
+def overridable(model: onnx.ModelProto, graph: onnx.GraphProto) -> frozenset[str]:
+    """The names of ``graph``'s initializers that are also its inputs and that a caller may
+    override at run time: in the model's main graph from IR version 4 on (a subgraph's
+    inputs are what its node passes; below IR 4 every initializer is listed as an input
+    and is a constant). Such a name is a graph input typed by its declaration, its
+    value unknown: a size read from it holds for any value the caller feeds."""
+    if graph is not model.graph or model.ir_version < OVERRIDABLE_IR:
+        return frozenset()
+    inputs = {info.name for info in graph.input}
+    return frozenset(t.name for t in graph.initializer if t.name in inputs)
+
 
 #: The largest model file read, in bytes (protobuf's own limit is 2 GiB).
 MAX_MODEL_BYTES = 2 << 30
