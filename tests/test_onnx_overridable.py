@@ -97,3 +97,36 @@ def test_a_constant_initializer_is_still_folded(model):
     assert tuple(y.type.shape) == (3, 4)
     assert data_inputs(model) == ["x"]
     assert ortrun.run(model, {"x": X}) == [(3, 4)]
+
+
+def _sliced(ir: int) -> onnx.ModelProto:
+    """Reshape of ``x`` to the first two entries of ``table``, an initializer of 100
+    entries (more than the model memo keeps in its key) listed as a graph input."""
+    table = np.zeros(100, np.int64)
+    table[:2] = DEFAULT
+    inits = [numpy_helper.from_array(table, "table"),
+             numpy_helper.from_array(np.array([0], np.int64), "start"),
+             numpy_helper.from_array(np.array([2], np.int64), "end")]
+    graph = helper.make_graph(
+        [helper.make_node("Slice", ["table", "start", "end"], ["s"]),
+         helper.make_node("Reshape", ["x", "s"], ["y"])], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 6]),
+         helper.make_tensor_value_info("table", TensorProto.INT64, [100])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = ir
+    return model
+
+
+def test_the_model_memo_keeps_a_constant_and_an_overridable_initializer_apart():
+    """The same model at IR 3 (table a constant, folded) and at IR 8 (table overridable):
+    the typing remembered for the first is not the second's."""
+    def dims(model):
+        out = infer_shapes(model).graph.output[0].type.tensor_type.shape.dim
+        return [d.dim_value or d.dim_param or None for d in out]
+    assert dims(_sliced(3)) == [3, 4]
+    assert None in dims(_sliced(8))
+    fed = np.zeros(100, np.int64)
+    fed[:2] = [6, 2]
+    assert ortrun.run(_sliced(8), {"x": X, "table": fed}) == [(6, 2)]
+    assert dims(_sliced(3)) == [3, 4]
