@@ -130,3 +130,16 @@ def test_the_model_memo_keeps_a_constant_and_an_overridable_initializer_apart():
     fed[:2] = [6, 2]
     assert ortrun.run(_sliced(8), {"x": X, "table": fed}) == [(6, 2)]
     assert dims(_sliced(3)) == [3, 4]
+
+
+@pytest.mark.parametrize("elem, declared", [(TensorProto.INT32, [2]), (TensorProto.INT64, [3]),
+                                            (TensorProto.INT64, [2, 1]),
+                                            (TensorProto.INT64, ["k", "j"])])
+def test_a_default_its_declaration_does_not_fit_is_refused_as_onnxruntime_does(elem, declared):
+    model = _reshape(8, declared)
+    model.graph.input[1].type.tensor_type.elem_type = elem
+    refused = ortrun.run(model, {"x": X})
+    assert isinstance(refused, ortrun.Refusal) and "initializer" in refused.why
+    with pytest.raises(kt.onnx.OnnxImportError,
+                       match="initializer 's' .* is the default of a graph input declared"):
+        infer_shapes(model)

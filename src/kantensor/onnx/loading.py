@@ -52,8 +52,26 @@ def overridable(model: onnx.ModelProto, graph: onnx.GraphProto) -> frozenset[str
     value unknown: a size read from it holds for any value the caller feeds."""
     if graph is not model.graph or model.ir_version < OVERRIDABLE_IR:
         return frozenset()
-    inputs = {info.name for info in graph.input}
-    return frozenset(t.name for t in graph.initializer if t.name in inputs)
+    inputs = {info.name: info for info in graph.input}
+    free = frozenset(t.name for t in graph.initializer if t.name in inputs)
+    for t in graph.initializer:
+        if t.name in free:
+            _fits(t, inputs[t.name].type)
+    return free
+
+
+def _fits(default: onnx.TensorProto, declared: onnx.TypeProto) -> None:
+    """Refuse (as onnxruntime does) an overridable initializer that its input's
+    declaration does not fit: another element type, rank or size."""
+    tensor = declared.tensor_type
+    dims = [d.dim_value if d.HasField("dim_value") else None for d in tensor.shape.dim]
+    if declared.WhichOneof("value") != "tensor_type" or tensor.elem_type != default.data_type \
+            or tensor.HasField("shape") and (len(dims) != len(default.dims) or any(
+                d is not None and d != n for d, n in zip(dims, default.dims, strict=True))):
+        raise OnnxImportError(
+            f"initializer {shown(default.name)} (element type {default.data_type}, dims "
+            f"{list(default.dims)}) is the default of a graph input declared otherwise "
+            f"(element type {tensor.elem_type}, dims {dims if tensor.HasField('shape') else '?'})")
 
 
 #: The largest model file read, in bytes (protobuf's own limit is 2 GiB).
