@@ -12,9 +12,10 @@ from typing import Any
 try:  # the onnx extra: ``kantensor onnx MODEL``, ``kantensor check`` of ONNX entries
     from . import onnx as onnx_models
     from .onnx import registry as onnx_registry
+    from .onnx.contract import data_inputs
     from .onnx.contract import report as contract_report
 except ImportError:  # pragma: no cover - the command says how to install it
-    onnx_models = onnx_registry = contract_report = None
+    onnx_models = onnx_registry = contract_report = data_inputs = None
 
 __all__ = ["onnx_models", "onnx_registry", "run_contract", "run_onnx"]
 
@@ -33,10 +34,8 @@ def run_onnx(model: str, output: str | None = None, out: Any = None) -> int:
     except OSError as exc:
         raise ValueError(f"cannot read {model}: {exc.strerror or exc}") from None
     graph = typed.graph
-    given = {t.name for t in graph.initializer}
-    for info in graph.input:
-        if info.name not in given:
-            print(f"input  {info.name}: {_typed(reader, info.name)}", file=out)
+    for name in data_inputs(typed):  # (an overridable initializer is an input)
+        print(f"input  {name}: {_typed(reader, name)}", file=out)
     for info in graph.output:  # an output an unsupported node reaches says why
         print(f"output {info.name}: {_typed(reader, info.name)}", file=out)
     if output is not None:

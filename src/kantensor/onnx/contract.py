@@ -31,7 +31,7 @@ from ..types.contracts.univariate import trend as _trend
 from ..types.dim import Dim
 from ..types.symbols import free_symbols
 from .importer import _Reader
-from .loading import OnnxImportError, Tensors, open_model
+from .loading import OnnxImportError, Tensors, open_model, overridable
 from .subgraph import size_conditions
 
 __all__ = ["InputProfile", "contract", "data_inputs", "prepare", "profiles", "report",
@@ -73,8 +73,9 @@ def with_input_dims(model: onnx.ModelProto, dims: Mapping[str, Sequence[Any]]
 
 
 def data_inputs(model: onnx.ModelProto) -> list[str]:
-    """The model's inputs that are no initializers."""
-    inits = {t.name for t in model.graph.initializer}
+    """The model's inputs that are no initializers, or whose initializer is a default the
+    caller may override (:func:`~.loading.overridable`)."""
+    inits = {t.name for t in model.graph.initializer} - overridable(model, model.graph)
     return [i.name for i in model.graph.input if i.name not in inits]
 
 

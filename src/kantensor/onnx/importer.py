@@ -46,7 +46,7 @@ from .datasizes import COUNTS, DataSizes
 from .dtypes import UnsupportedType, type_name
 from .generic import keep_template, remembered
 from .intervals import INTEGER_DTYPES, MAKES_INTERVALS, record_interval
-from .loading import MAX_NAME, OnnxImportError, Tensors, clipped, open_model, shown
+from .loading import MAX_NAME, OnnxImportError, Tensors, clipped, open_model, overridable, shown
 from .nodecache import NodeRecord, record
 from .nodememo import MEMO, node_key, remember, value_key
 from .protos import constant_value, described, value_type
@@ -124,9 +124,7 @@ class _Reader(Scope):
         """Read the graph: its inputs and its outputs (raising for an output that an
         unsupported node reaches)."""
         inputs, _ = self.read_graph()
-        if not self.graph:
-            return inputs, []
-        return inputs, [self.output(info.name) for info in self.proto.output]
+        return inputs, [self.output(i.name) for i in self.proto.output] if self.graph else []
 
     def read_graph(self, formal: list[Type] | None = None
                    ) -> tuple[list[Variable], list[str]]:
@@ -140,11 +138,10 @@ class _Reader(Scope):
                      values: Sequence[np.ndarray | None] = ()) -> list[Variable]:
         """The initializers and the graph inputs (of the types ``formal`` and with the
         known ``values`` when given: a subgraph's inputs as its node passes them)."""
-        graph = self.proto
-        types = self.types
-        tensors = self.tensors
+        graph, types, tensors = self.proto, self.types, self.tensors
         seen: dict[tuple, TensorType] = {}  # (elem type, dims) -> type
         raw = tensors.raw if self.parent is None else None  # (the main graph's only)
+        free = overridable(self.model, graph)
         for i, t in enumerate(graph.initializer):
             name = t.name
             if name in types:
@@ -154,8 +151,10 @@ class _Reader(Scope):
             found = seen.get(header)
             checked = tensors.check(t, lambda name=name: f"initializer {shown(name)}", found,
                                     raw[i] if raw else None)
-            if found is None:
-                seen[header] = checked
+            seen.setdefault(header, checked)
+            if name in free:  # a default the caller may override: typed as an input below
+                types[name] = checked  # (for now: so that a second of the name is seen)
+                continue
             if self.graph:
                 data = tensors.array(t, f"initializer {shown(name)}")
                 var = self.vars[name] = constant(data, name=name)
@@ -173,7 +172,7 @@ class _Reader(Scope):
                 raise OnnxImportError(f"graph input {shown(name)}: the name is given "
                                       "to two graph inputs")
             named.add(name)
-            if name not in types:
+            if name not in types or name in free:
                 given.append((name, info))
         if formal is not None and len(formal) != len(given):
             raise OnnxImportError(f"a subgraph with {len(given)} inputs is given "
@@ -185,6 +184,7 @@ class _Reader(Scope):
                 t = formal[k] if formal is not None else value_type(info)
             except UnsupportedType as exc:
                 self.untyped[name] = exc
+                types.pop(name, None)  # (an overridable initializer's)
                 continue
             var = self.vars[name] = t(name)
             types[name] = var.type

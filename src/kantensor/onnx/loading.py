@@ -37,7 +37,42 @@ from ..types.type import TensorType
 from .dtypes import dtype_of
 
 __all__ = ["MAX_MESSAGE", "MAX_MODEL_BYTES", "MAX_RANK", "OnnxImportError", "Tensors",
-           "clipped", "open_model", "read_model", "shown"]
+           "clipped", "open_model", "overridable", "read_model", "shown"]
+
+#: The first IR version whose initializers listed as graph inputs are defaults a caller
+#: may override (ONNX IR spec; onnxruntime refuses such a feed below it: docs/onnx.rst).
+OVERRIDABLE_IR = 4
+
+
+def overridable(model: onnx.ModelProto, graph: onnx.GraphProto) -> frozenset[str]:
+    """The names of ``graph``'s initializers that are also its inputs and that a caller may
+    override at run time: in the model's main graph from IR version 4 on (a subgraph's
+    inputs are what its node passes; below IR 4 every initializer is listed as an input
+    and is a constant). Such a name is a graph input typed by its declaration, its
+    value unknown: a size read from it holds for any value the caller feeds."""
+    if graph is not model.graph or model.ir_version < OVERRIDABLE_IR:
+        return frozenset()
+    inputs = {info.name: info for info in graph.input}
+    free = frozenset(t.name for t in graph.initializer if t.name in inputs)
+    for t in graph.initializer:
+        if t.name in free:
+            _fits(t, inputs[t.name].type)
+    return free
+
+
+def _fits(default: onnx.TensorProto, declared: onnx.TypeProto) -> None:
+    """Refuse (as onnxruntime does) an overridable initializer that its input's
+    declaration does not fit: another element type, rank or size."""
+    tensor = declared.tensor_type
+    dims = [d.dim_value if d.HasField("dim_value") else None for d in tensor.shape.dim]
+    if declared.WhichOneof("value") != "tensor_type" or tensor.elem_type != default.data_type \
+            or tensor.HasField("shape") and (len(dims) != len(default.dims) or any(
+                d is not None and d != n for d, n in zip(dims, default.dims, strict=True))):
+        raise OnnxImportError(
+            f"initializer {shown(default.name)} (element type {default.data_type}, dims "
+            f"{list(default.dims)}) is the default of a graph input declared otherwise "
+            f"(element type {tensor.elem_type}, dims {dims if tensor.HasField('shape') else '?'})")
+
 
 #: The largest model file read, in bytes (protobuf's own limit is 2 GiB).
 MAX_MODEL_BYTES = 2 << 30

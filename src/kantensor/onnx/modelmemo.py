@@ -3,7 +3,8 @@ same graph given again, or a copy of it) takes the value infos and output types 
 the first time, without reading its nodes.
 
 Its key holds everything the typing reads: the default dtype, the reader's limits, the
-operator sets the model imports, the types of its initializers and graph inputs as read
+operator sets the model imports, which initializers are inputs a caller may override
+(:func:`~.loading.overridable`), the types of its initializers and graph inputs as read
 from their headers (each call still checks every initializer's data against its
 header), the names of the inputs left untyped, the whole data of every initializer small
 enough for a node to read (at most :data:`SMALL` elements), every node serialized (its
@@ -26,6 +27,7 @@ import onnx
 
 from ..graph.type import Type
 from . import scope, values
+from .loading import overridable
 
 __all__ = ["MODELS", "Remembered", "found", "model_key", "remember", "restore"]
 
@@ -76,7 +78,8 @@ def model_key(reader: Any, nodes: list[bytes]) -> tuple[tuple | None, tuple[str,
             small.append(proto.SerializeToString())
         else:
             large.append(name)
-    return (reader.default_dtype, limits(), tuple(sorted(reader.opsets.items())),
+    free = tuple(sorted(overridable(reader.model, reader.proto)))  # (inputs, not constants)
+    return (reader.default_dtype, limits(), tuple(sorted(reader.opsets.items())), free,
             tuple(types.items()), tuple(reader.untyped), tuple(small), tuple(nodes),
             tuple([o.name for o in reader.proto.output])), tuple(large)
 
