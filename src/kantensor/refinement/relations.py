@@ -113,9 +113,10 @@ def node_units(nodes: Sequence[Apply], touching: dict[Variable, list[Unit]]) -> 
     (types are interned) and one Operand per Variable (a whole graph's units at once:
     a loop per node, nothing more)."""
     relations: dict = {}
-    made: dict[Variable, Operand] = {}
+    made: dict[Variable, tuple[Operand, list[Unit] | None]] = {}
     units: list[Unit] = []
     type_of = attrgetter("type")
+    new = tuple.__new__  # (no Python frame per Operand, as Operand(...) and _make have)
     for node in nodes:
         inputs = node.inputs
         key = (id(node.op), *map(type_of, inputs))
@@ -125,18 +126,26 @@ def node_units(nodes: Sequence[Apply], touching: dict[Variable, list[Unit]]) -> 
         if relation is None:
             continue
         operands = []
+        touched = []
         for v in (*inputs, *node.outputs):
-            op = made.get(v)
-            if op is None:
-                op = made[v] = Operand(v, v.type.dtype, v.wrapped)
-            operands.append(op)
+            pair = made.get(v)
+            if pair is None:
+                t = v.type
+                users = None  # (sizes all ints never change: a chain's constants)
+                for d in t.shape:
+                    if type(d) is not int:
+                        users = touching.get(v)
+                        if users is None:
+                            users = touching[v] = []
+                        break
+                pair = made[v] = (new(Operand, (v, t.dtype, v.wrapped, ())), users)
+            operands.append(pair[0])
+            if pair[1] is not None:
+                touched.append(pair[1])
         unit = Unit(relation, tuple(operands), len(inputs), node)
         units.append(unit)
-        for op in operands:
-            for d in op.variable.type.shape:
-                if type(d) is not int:  # (sizes all ints never change: a chain's
-                    touching.setdefault(op.variable, []).append(unit)  # constants)
-                    break
+        for users in touched:
+            users.append(unit)
     return units
 
 

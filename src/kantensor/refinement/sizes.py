@@ -242,10 +242,20 @@ class Sizes:
         out = {}
         for v in variables:
             cached = known(v)
-            if cached is not None and cached[0] is v.type.shape:
-                out[v] = v.type  # sizes all ints, as the graph has them
-            else:
-                out[v] = type_of(v, made) if v in entries else v.type
+            if cached is not None:
+                value, holes = cached
+                t = v.type
+                if value is t.shape:
+                    out[v] = t  # sizes all ints, as the graph has them
+                    continue
+                if not holes:  # (type_of written out: one made type per shape)
+                    key = (t.dtype, value)
+                    made_t = made.get(key)
+                    if made_t is None:
+                        made_t = made[key] = TensorType(t.dtype, value)
+                    out[v] = made_t
+                    continue
+            out[v] = type_of(v, made) if v in entries else v.type
         return out
 
     def type_of(self, variable: Variable, made: dict | None = None) -> TensorType:

@@ -183,9 +183,9 @@ def _fixpoint(sizes: Sizes, units: list[Unit], touching: dict | None = None,
             unit = popleft()
             discard(unit)
             try:
-                operands = [(op.dtype, op.wrapped, op.fixed if op.variable is None else (
-                    resolved(op.variable) or resolve(op.variable))[0])
-                    for op in unit.operands]
+                operands = [(kind, wrapped, fixed if v is None else (
+                    resolved(v) or resolve(v))[0])  # (Operands unpacked: no attribute
+                    for v, kind, wrapped, fixed in unit.operands]  # read per operand)
             except ZeroDivisionError:  # a size of the graph's types divides by 0 here
                 raise undefined_size(sizes, unit) from None
             found = run(unit, operands, dtype)
@@ -200,16 +200,20 @@ def _fixpoint(sizes: Sizes, units: list[Unit], touching: dict | None = None,
 def _learn(sizes: Sizes, unit: Unit, found: dict, touching: dict, queue: deque,
            queued: set) -> None:
     """Bind what ``unit`` found, and queue the units of the Variables that changed."""
+    bindings, get = sizes.bindings, touching.get
     for symbol, value in found.items():
-        if symbol in sizes.bindings or not isinstance(symbol, str | Hole):
-            continue  # bound meanwhile, or an unknown of a given type (no axis)
-        if isinstance(symbol, str) and unit.node is not None:
-            continue  # a named size is rigid: what a node needs of it is a condition
+        if symbol in bindings:
+            continue  # bound meanwhile
+        if type(symbol) is not Hole:
+            if not isinstance(symbol, str):
+                continue  # an unknown of a given type (no axis)
+            if unit.node is not None:
+                continue  # a named size is rigid: what a node needs of it is a condition
         value = sizes.resolve(value)
         if value is symbol or type(value) is not Hole and symbol in symbols_of(value):
             continue  # no news, or not a value of its own
         for v in sizes.bind(symbol, value, unit):
-            for other in touching.get(v, ()):
+            for other in get(v, ()):
                 if other is not unit and other not in queued:
                     queued.add(other)
                     queue.append(other)
