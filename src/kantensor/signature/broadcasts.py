@@ -8,6 +8,7 @@ functions, in the same order, with the same sources.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from ..logic.answers import broadcast_size, broadcastable
@@ -31,8 +32,10 @@ def _values(sizes: list, origins: list[tuple[int, int, int]], a: int) -> list:
     return [unknown(InputAxis(*places[j])) if v is None else v for j, v in enumerate(sizes)]
 
 
+@lru_cache(maxsize=1024)
 def _source(group: Any, axis: int) -> Source:
-    """The source of a broadcast's condition, as the relation's constraint says it."""
+    """The source of a broadcast's condition, as the relation's constraint says it (made
+    once per group and axis: a Source is immutable, and making one costs a microsecond)."""
     return Source(detail=f"{group}, axis {axis} (from the right)")
 
 

@@ -79,12 +79,8 @@ def direct_build(sig: Overloads, types: tuple[TensorType, ...], wrapped: tuple[b
         for x in t.shape:
             if type(x) is not int and x is not None and not _named(x):
                 return None  # a size over another solve's unknowns
-    dtypes = tuple([t.dtype for t in types])
-    n = len(types)
     found = None
-    for c in compiled(sig):
-        if c.n_in != n or c.refuses_dtypes(dtypes):
-            continue
+    for c in _candidates(sig, len(types), tuple([t.dtype for t in types])):
         plan = _plan(c)
         if plan is None:
             return None
@@ -100,6 +96,15 @@ def direct_build(sig: Overloads, types: tuple[TensorType, ...], wrapped: tuple[b
             return answer
         found = answer  # it holds under conditions: the later alternatives must all fail
     return found
+
+
+@lru_cache(maxsize=4096)
+def _candidates(sig: Overloads, n: int, dtypes: tuple[str, ...]
+                ) -> tuple[CompiledAlternative, ...]:
+    """The alternatives of ``sig`` that ``n`` inputs of ``dtypes`` may apply to, in
+    order: what the arity and the dtype guards decide, found once per signature and
+    input dtypes, not once per build."""
+    return tuple([c for c in compiled(sig) if c.n_in == n and not c.refuses_dtypes(dtypes)])
 
 
 def _named(x: Any) -> bool:
