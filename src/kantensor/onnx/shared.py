@@ -87,4 +87,3 @@ def size_reduce(extreme: Any, x: np.ndarray, axes: tuple, keepdims: bool) -> np.
     for a in sorted(axes, reverse=True):
         out = extreme.reduce(out, axis=a, keepdims=keepdims, dtype=object)
     return np.asarray(out, dtype=object)
-
