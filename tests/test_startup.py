@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from kantensor.graph.collector import paused_collector
+from kantensor.graph.heap import collector_paused
 from kantensor.ops import catalogue, shipped
 from kantensor.ops.catalogue import catalogue_files, catalogue_root, load_all, read_tables
 
@@ -98,13 +98,13 @@ def test_paused_collector_resumes_as_it_was():
     before = gc.isenabled()
     try:
         gc.enable()
-        with pytest.raises(RuntimeError), paused_collector():
+        with pytest.raises(RuntimeError), collector_paused():
             assert not gc.isenabled()
             raise RuntimeError
         assert gc.isenabled()
         gc.disable()
-        with paused_collector():
-            with paused_collector():
+        with collector_paused():
+            with collector_paused():
                 pass
             assert not gc.isenabled()
         assert not gc.isenabled()

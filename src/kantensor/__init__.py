@@ -12,9 +12,9 @@ import sys as _sys
 from types import ModuleType as _ModuleType
 from typing import Any
 
-from .graph.collector import paused_collector as _paused_collector
+from .graph.heap import collector_paused as _collector_paused
 
-with _paused_collector():  # a tenth of the import's time otherwise (see it)
+with _collector_paused():  # a tenth of the import's time otherwise (see it)
     from .backend import Function, function
     from .evalshape import ShapeResult, eval_shape
     from .graph import (

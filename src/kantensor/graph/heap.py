@@ -1,10 +1,13 @@
-"""Whole-graph passes without the cycle collector's full sweeps.
+"""Whole-graph passes, and imports, without the cycle collector's sweeps.
 
 A pass over a graph of a million nodes (``refine``) allocates millions of small objects
 that live until it ends; each of the collector's full collections meanwhile sweeps the
 whole heap, the graph included, and on a 1,000,000-node chain those sweeps were a third
 of refine's time. Such a pass drops no reference cycles worth collecting early, so it
-pauses the collector and restores it as it was.
+pauses the collector and restores it as it was. Importing ``kantensor`` (and
+``kantensor.onnx``) does too: the objects an import makes (modules, classes, the
+catalogue's Ops, the parser's tables; protobuf's and onnx's) all live on, and the
+collector's passes over them, a full one among them, were a tenth of the import.
 """
 
 from __future__ import annotations

@@ -16,9 +16,9 @@ loop sizes in closed form: :mod:`.recurrence`; subgraphs: :mod:`.subgraph`,
 
 from __future__ import annotations
 
-from ..graph.collector import paused_collector
+from ..graph.heap import collector_paused
 
-with paused_collector():  # onnx's and protobuf's objects too (see it)
+with collector_paused():  # onnx's and protobuf's objects too (see it)
     try:
         import onnx  # noqa: F401
     except ImportError as exc:  # pragma: no cover - the extra is not installed
