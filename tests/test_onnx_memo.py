@@ -144,3 +144,14 @@ def test_models_typed_in_any_order_are_typed_as_each_alone():
     # the large initializer's data is not in the key: two models differing only in it
     # share one, and the data kept beside the typing tells them apart
     assert len(modelmemo.MODELS) == 8
+
+
+def test_a_remembered_model_counts_its_nodes_and_small_initializers_bytes():
+    """The memo's byte bound holds what it keeps: each entry's size counts the key's
+    serialized nodes and small initializers (by field, whatever the key's order)."""
+    modelmemo.MODELS.clear()
+    model = base()
+    infer_shapes(model)
+    (key, typed), = modelmemo.MODELS.items()
+    assert key.nodes == tuple(n.SerializeToString() for n in model.graph.node)
+    assert typed.size >= sum(map(len, key.nodes)) + sum(map(len, key.small))

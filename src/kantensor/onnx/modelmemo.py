@@ -29,7 +29,21 @@ from ..graph.type import Type
 from . import scope, values
 from .loading import overridable
 
-__all__ = ["MODELS", "Remembered", "found", "model_key", "remember", "restore"]
+__all__ = ["MODELS", "ModelKey", "Remembered", "found", "model_key", "remember", "restore"]
+
+
+class ModelKey(NamedTuple):
+    """What the typing of a model reads (the module's doc), as the memo's key."""
+
+    default_dtype: str
+    limits: tuple[int, ...]
+    opsets: tuple
+    overridable: tuple[str, ...]  # initializers a caller may override: inputs
+    types: tuple  # (name, type) of every initializer and graph input
+    untyped: tuple[str, ...]
+    small: tuple[bytes, ...]  # every initializer of at most SMALL elements, serialized
+    nodes: tuple[bytes, ...]  # every node, serialized
+    outputs: tuple[str, ...]
 
 
 class Remembered(NamedTuple):
@@ -43,7 +57,7 @@ class Remembered(NamedTuple):
 
 #: key -> the typing; emptied when it would hold more than MODELS_SIZE models or
 #: MODELS_BYTES bytes of keys and infos
-MODELS: dict[tuple, Remembered] = {}
+MODELS: dict[ModelKey, Remembered] = {}
 MODELS_SIZE = 32
 MODELS_BYTES = 1 << 25
 _held = [0]  # the bytes MODELS holds
@@ -63,7 +77,7 @@ def limits() -> tuple[int, ...]:
     return scope.READS_PER_NODE, scope.MIN_READS, scope.MAX_DEPTH, values.MAX_FOLD
 
 
-def model_key(reader: Any, nodes: list[bytes]) -> tuple[tuple | None, tuple[str, ...]]:
+def model_key(reader: Any, nodes: list[bytes]) -> tuple[ModelKey | None, tuple[str, ...]]:
     """The key of a model whose initializers and graph inputs ``reader`` has read (its
     sources, not yet its nodes), and whose nodes serialize as ``nodes`` (None when its
     tensors name external data), and the names of its initializers too large to be in
@@ -79,12 +93,12 @@ def model_key(reader: Any, nodes: list[bytes]) -> tuple[tuple | None, tuple[str,
         else:
             large.append(name)
     free = tuple(sorted(overridable(reader.model, reader.proto)))  # (inputs, not constants)
-    return (reader.default_dtype, limits(), tuple(sorted(reader.opsets.items())), free,
-            tuple(types.items()), tuple(reader.untyped), tuple(small), tuple(nodes),
-            tuple([o.name for o in reader.proto.output])), tuple(large)
+    return ModelKey(reader.default_dtype, limits(), tuple(sorted(reader.opsets.items())),
+                    free, tuple(types.items()), tuple(reader.untyped), tuple(small),
+                    tuple(nodes), tuple([o.name for o in reader.proto.output])), tuple(large)
 
 
-def remember(key: tuple | None, large: tuple[str, ...], reader: Any, out: onnx.ModelProto
+def remember(key: ModelKey | None, large: tuple[str, ...], reader: Any, out: onnx.ModelProto
              ) -> None:
     """Keep the typing ``reader`` made of a model, written into ``out``, under ``key``
     (unless None, or the typing read external data, or too much of the ``large``
@@ -107,7 +121,7 @@ def remember(key: tuple | None, large: tuple[str, ...], reader: Any, out: onnx.M
     holder = onnx.GraphProto()
     holder.value_info.extend(graph.value_info)
     infos = holder.SerializeToString()
-    size = len(infos) + sum(map(len, key[6])) + sum(map(len, key[5])) + \
+    size = len(infos) + sum(map(len, key.nodes)) + sum(map(len, key.small)) + \
         sum(len(data) for _, data in read)
     if size > MODELS_BYTES // 4:
         return
@@ -118,7 +132,7 @@ def remember(key: tuple | None, large: tuple[str, ...], reader: Any, out: onnx.M
     _held[0] += size
 
 
-def found(key: tuple | None, reader: Any) -> Remembered | None:
+def found(key: ModelKey | None, reader: Any) -> Remembered | None:
     """The typing remembered under ``key`` (None: none) whose large initializers read
     hold the same data in the model ``reader`` read the sources of."""
     typed = MODELS.get(key) if key is not None else None
