@@ -62,12 +62,15 @@ def kantensor_size(text: str, sizes: dict[str, int]) -> int | None:
 
 def sympy_size(text: str, sizes: dict[str, int]) -> int | None:
     """A ``dim_param`` in sympy's text (onnxruntime's), at ``sizes`` (None: over other
-    names, or not an expression)."""
-    import sympy
-
+    names, or not an expression). A lone name needs no sympy (onnx's data_prop writes
+    only names), an expression does."""
     names = set(_NAME.findall(text)) - _SYMPY_WORDS
     if not names <= set(sizes):
         return None
+    if text.strip() in sizes:
+        return sizes[text.strip()]
+    import sympy
+
     local = {n: sympy.Symbol(n, integer=True, nonnegative=True) for n in names}
     local.update(floor=sympy.floor, ceiling=sympy.ceiling, ceil=sympy.ceiling,
                  Max=sympy.Max, Min=sympy.Min, max=sympy.Max, min=sympy.Min, Mod=sympy.Mod)
