@@ -196,7 +196,10 @@ def forward_answer(sizes: list, s: dict, pending: tuple, inputs: dict[Any, Dim]
         for c in (*broadcasts, *rest):
             source = Source(detail=_said(c))
             if isinstance(c, Broadcast):  # the sizes broadcast (its output is known)
-                clauses += broadcastable([named(value(x)) for x in c.sizes], source)
+                values = [named(value(x)) for x in c.sizes]
+                onto = value(c.out)
+                clauses += broadcastable(values, source) if c in broadcasts or _inner(onto) \
+                    else broadcast_onto(values, onto, source)
             elif isinstance(c, Equation | Compare):
                 op = "==" if isinstance(c, Equation) else c.op
                 clauses.append(Condition(named(_over(c.left.value(s), known)), op,
@@ -275,6 +278,25 @@ def broadcastable(sizes: list[DimLike], source: Source | None = None) -> list[Cl
             out.append(AnyOf(((Condition(a, "==", b),), (Condition(a, "==", 1),),
                               (Condition(b, "==", 1),)), source))
     return out
+
+
+def broadcast_onto(sizes: list[DimLike], out: DimLike, source: Source | None = None
+                   ) -> list[Clause]:
+    """NumPy's condition on sizes that broadcast to the size ``out`` (a where-clause
+    ``broadcast(s, a) == a``): each is ``out`` or 1, and one of them is ``out`` unless
+    ``out`` is 1. That the sizes broadcast is not enough: ``s = 5, a = 1`` broadcast, to 5.
+    Where ``out`` is an int other than 1 among them, it is enough, and is what is said
+    (as the direct path says it, :mod:`kantensor.signature.broadcasts`)."""
+    if type(out) is int and out != 1 and out in sizes:
+        return broadcastable(sizes, source)
+    distinct = [v for v in dict.fromkeys(sizes) if not (v == out or v == 1)]
+    out_clauses: list[Clause] = [
+        AnyOf(((Condition(v, "==", out),), (Condition(v, "==", 1),)), source) for v in distinct]
+    if not any(v == out for v in sizes):
+        cases = ((Condition(out, "==", 1),), *((Condition(v, "==", out),) for v in distinct))
+        out_clauses.append(AnyOf(cases, source) if len(cases) > 1 else
+                           Condition(out, "==", 1, source))
+    return out_clauses
 
 
 def _over(x: DimLike, known: dict) -> DimLike:
