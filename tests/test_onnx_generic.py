@@ -210,15 +210,19 @@ def _conv_model(first: list, conv: list, named: list) -> onnx.ModelProto:
 
 def test_a_template_made_under_contradictory_facts_types_nothing():
     """A model whose facts contradict each other (a Conv's ``m == 3`` and ``5 == m``)
-    proves anything of a template's sizes: a Conv template made there must not drop its
-    conditions (window 3 fits, weight's window is 3), neither in that model nor in
-    another, consistent one (the memo outlives a model): there a window larger than the
-    input is refused as the ordinary build refuses it."""
+    would prove anything of a template's sizes: it is refused at that Conv (its own
+    conditions contradict each other, onnx/contradiction.py), with or without
+    templates, and a Conv template made while reading it must not drop its conditions
+    (window 3 fits, weight's window is 3) in another, consistent model (the memo
+    outlives a model): there a window larger than the input is refused as the ordinary
+    build refuses it."""
     vi = helper.make_tensor_value_info
     contradictory = _conv_model([[2, 5, 9], [4, "m", "m"]],
                                 [[[22, 5, 22], [14, 5, 3]], [[2, 7, 2], [4, 7, 3]]],
                                 [[], []])
-    assert _typing(contradictory)[0] == _typing(contradictory, templates=False)[0]
+    refused = _typing(contradictory)[0]
+    assert refused == _typing(contradictory, templates=False)[0]
+    assert refused[0] == "TypeInferenceError" and "contradict each other" in refused[1]
     consistent = _conv_model([[1, 1, 4], [1, 1, 3]], [[[2, 7, 2], [4, 7, 3]]],
                              [[vi("p", TensorProto.FLOAT, [2, "k"]),
                                vi("q", TensorProto.FLOAT, [5, 2])],
@@ -227,8 +231,9 @@ def test_a_template_made_under_contradictory_facts_types_nothing():
     assert ordinary[0] == "TypeInferenceError" and "window does not fit" in ordinary[1]
     generic.TEMPLATES.clear()
     nodememo.MEMO.clear()
-    read_types(_conv_model([[2, 5, 9], [4, "m", "m"]], [[[22, 5, 22], [14, 5, 3]]],
-                           [[], []]))  # its templates are kept for the next model
+    with pytest.raises(Exception, match="contradict each other"):  # refused at its first
+        read_types(_conv_model([[2, 5, 9], [4, "m", "m"]], [[[22, 5, 22], [14, 5, 3]]],
+                               [[], []]))  # Conv; the templates made are kept
     nodememo.MEMO.clear()
     with pytest.raises(Exception, match="window does not fit"):
         read_types(consistent)

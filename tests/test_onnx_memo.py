@@ -12,7 +12,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from kantensor.onnx import importer as importer_module
-from kantensor.onnx import infer_shapes, modelmemo, nodecache
+from kantensor.onnx import infer_shapes, intervals, modelmemo, nodecache, sequence
 from kantensor.onnx.shapes import typed_model
 
 F, I64 = TensorProto.FLOAT, TensorProto.INT64
@@ -155,3 +155,47 @@ def test_a_remembered_model_counts_its_nodes_and_small_initializers_bytes():
     (key, typed), = modelmemo.MODELS.items()
     assert key.nodes == tuple(n.SerializeToString() for n in model.graph.node)
     assert typed.size >= sum(map(len, key.nodes)) + sum(map(len, key.small))
+
+
+def _sequence_at() -> onnx.ModelProto:
+    """The second of two tensors put in a sequence: float32[3] while the sequence's type
+    lists its elements (at most sequence.MAX_ELEMENTS), else of unknown size."""
+    nodes = [helper.make_node("SequenceConstruct", ["a", "b"], ["s"]),
+             helper.make_node("SequenceAt", ["s", "one"], ["e"])]
+    return helper.make_model(helper.make_graph(
+        nodes, "seq", [helper.make_tensor_value_info("a", F, [2]),
+                       helper.make_tensor_value_info("b", F, [3])],
+        [helper.make_tensor_value_info("e", F, None)],
+        [numpy_helper.from_array(np.array(1, np.int64), "one")]),
+        opset_imports=[helper.make_opsetid("", 17)])
+
+
+def _gathered_then_sliced() -> onnx.ModelProto:
+    """``x[idx]`` with 8 known indices, then ``x[:8]``: the indices' interval (read from
+    values of at most intervals.MAX_ELEMENTS elements) makes ``n >= 8`` a fact, so the
+    slice is float32[8], else float32[min(8, n)]."""
+    nodes = [helper.make_node("Gather", ["x", "idx"], ["g"], axis=0),
+             helper.make_node("Slice", ["x", "zero", "eight"], ["s"])]
+    return helper.make_model(helper.make_graph(
+        nodes, "gather", [helper.make_tensor_value_info("x", F, ["n"])],
+        [helper.make_tensor_value_info("s", F, None)],
+        [numpy_helper.from_array(np.arange(8, dtype=np.int64), "idx"),
+         numpy_helper.from_array(np.array([0]), "zero"),
+         numpy_helper.from_array(np.array([8]), "eight")]),
+        opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize("module, limit, model", [
+    (sequence, "MAX_ELEMENTS", _sequence_at), (intervals, "MAX_ELEMENTS",
+                                               _gathered_then_sliced)])
+def test_a_model_typed_after_a_limit_changed_is_typed_anew(monkeypatch, module, limit,
+                                                           model):
+    """A limit a caller may set is in the memo's key: a model typed again after it
+    changed gets the reading at the new limit, not the one remembered at the old."""
+    modelmemo.MODELS.clear()
+    before = infer_shapes(model())
+    assert before == typed_model(model())[0]
+    monkeypatch.setattr(module, limit, 1)
+    after = infer_shapes(model())
+    assert after == typed_model(model())[0]
+    assert types(after) != types(before)  # the limit decides the answer

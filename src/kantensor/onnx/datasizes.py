@@ -3,9 +3,11 @@
 NonZero's count, Compress's, Unique's, NonMaxSuppression's, and TopK's ``k`` where its
 value is not known when the model is read: no input size gives them, and the relation
 of the node's Op leaves them a size of its own (``u`` in ``{x}:T->({n},u):int64``). The
-importer names such a size after its node (``NonZero_3`` for a node named
+importer makes it a size of its own, a :class:`~kantensor.types.symbols.DataSymbol`
+(identity by the object: a ``dim_param`` spelled alike, even in a subgraph read later,
+is another size), printed after its node (``NonZero_3`` for a node named
 ``/NonZero_3``, ``NonZero_idx`` for an unnamed one whose first output is ``idx``: an
-identifier, fresh against every name the model's types use), so that the values
+identifier, fresh against every ``dim_param`` of the model), so that the values
 computed from it (Transpose, GatherND, Gather, ConstantOfShape, Concat, ...) are typed
 exactly in terms of it, and records where it comes from (:class:`DataSize`: which node
 decides it and what it counts; in from_onnx's graph, a :class:`~.subgraph.SizeNote` on
@@ -23,10 +25,12 @@ give different sizes gives a size its condition's value decides: one more name, 
 the If.
 
 What the op's semantics guarantees of its count (``u <= numel(x)`` for NonZero: the
-relation's condition on its own size) is a *fact* about it, known to every later node,
-not a condition the inputs must meet: a contract does not constrain it as if the user
-chose it. What an op needs of a count it is given (TopK's ``k <= x.shape[axis]``) stays a
-condition, over a size that is no input (the contract says it is approximate there).
+relation's condition on its own size) is a *fact* about it, known to every later node
+(and the symbol's ``bounds``), not a condition the inputs must meet: a contract does not
+constrain it as if the user chose it, nor lists it among the input sizes. What an op
+needs of a count it is given (TopK's ``k <= x.shape[axis]``) stays a condition, over a
+size that is no input: a check made when the model runs, which a contract over the
+inputs quantifies away (:mod:`kantensor.types.contracts`).
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ import onnx
 from ..ops.located import relocated
 from ..types.conditions import Clause, Condition, InnerSize
 from ..types.dim import Dim, unknown
-from ..types.symbols import free_symbols, substitute
+from ..types.symbols import DataSymbol, data_size, free_symbols, substitute
 from ..types.type import TensorType
 from ..types.variable import AxisSize
 from .protos import label as node_label
@@ -127,15 +131,17 @@ class DataSize:
 
 
 class DataSizes:
-    """The sizes the data decides in one model (shared by its readers): each by name,
-    and the name of each computation that decides one."""
+    """The sizes the data decides in one model (shared by its readers): each by name
+    (``sizes``; ``dims``: its Dim), and the name of each computation that decides one."""
 
     def __init__(self) -> None:
         self.sizes: dict[str, DataSize] = {}
+        self.dims: dict[str, Dim] = {}
         self._by_key: dict[Hashable, str] = {}
-        #: name -> an axis of a built Variable that has that size (from_onnx's graph)
-        self._axes: dict[str, tuple[Any, Dim]] = {}
+        #: symbol -> an axis of a built Variable that has that size (from_onnx's graph)
+        self._axes: dict[DataSymbol, tuple[Any, Dim]] = {}
         self._seen: dict[Any, tuple[int, set[str]]] = {}  # (see _taken)
+        self._model: set[str] | None = None  # every dim_param of the model (see _taken)
 
     def at_run_time(self, scope: Any, value: tuple | None) -> tuple | None:
         """A known value (a parameter: ints, Dims, None) of a node the reader ``scope``
@@ -149,8 +155,8 @@ class DataSizes:
         out = []
         for entry in value:
             if isinstance(entry, Dim):
-                names = {s for s in free_symbols(entry)
-                         if s in self._axes and self._axes[s][0] is scope}
+                names = {s for s in free_symbols(entry) if type(s) is DataSymbol
+                         and s in self._axes and self._axes[s][0] is scope}
                 if names:
                     entry = substitute(entry, {n: self._axes[n][1] for n in names})
             out.append(entry)
@@ -162,8 +168,9 @@ class DataSizes:
         for var in variables:
             t = getattr(var, "type", None)
             for axis, d in enumerate(t.shape if isinstance(t, TensorType) else ()):
-                if isinstance(d, Dim) and d.name in self.sizes and d.name not in self._axes:
-                    self._axes[d.name] = (scope, unknown(AxisSize(var, axis)))
+                s = d.name if isinstance(d, Dim) else None
+                if type(s) is DataSymbol and s not in self._axes:
+                    self._axes[s] = (scope, unknown(AxisSize(var, axis)))
 
     def picked(self, scope: Any, node: onnx.NodeProto, types: list, notes: list[SizeNote]
                ) -> list:
@@ -181,16 +188,31 @@ class DataSizes:
             if not isinstance(t, TensorType) or t.shape[note.axis] is not None:
                 continue
             if taken is None:
-                taken = _taken(scope, self._seen) | set(self.sizes)
+                taken = self._taken(scope)
             name = self._fresh(base_name(node.name or f"If_{node.output[0]}"), taken)
             taken.add(name)
-            self.sizes[name] = DataSize(name, "If", note.node, "the branch its condition "
-                                        "picks: " + ", ".join(f"{size} if {cond}"
-                                                              for cond, size in note.cases))
+            size = self._new(DataSize(name, "If", note.node, "the branch its condition "
+                                      "picks: " + ", ".join(f"{size} if {cond}"
+                                                            for cond, size in note.cases)))
             shape = list(t.shape)
-            shape[note.axis] = Dim(name)
+            shape[note.axis] = size
             out[k] = TensorType(t.dtype, shape)
         return out
+
+    def _new(self, record: DataSize) -> Dim:
+        """The size of a new record (its symbol's own: see the module's doc)."""
+        self.sizes[record.name] = record
+        size = self.dims[record.name] = data_size(record.name, str(record))
+        return size
+
+    def _taken(self, scope: Any) -> set[str]:
+        """The names a new size's name must differ from (so printed types and the
+        ``dim_param`` infer_shapes writes say one size by one name): those of the types
+        read so far, every ``dim_param`` of the model (its subgraphs' too, read later or
+        never) and the sizes named so far."""
+        if self._model is None:
+            self._model = model_names(scope.model.graph)
+        return _taken(scope, self._seen) | self._model | set(self.sizes)
 
     @staticmethod
     def _fresh(name: str, taken: set[str]) -> str:
@@ -225,12 +247,12 @@ class DataSizes:
         name = self._by_key.get(key)
         label = node_label(node)
         if name is None:
-            taken = _taken(scope, self._seen) | set(self.sizes)
             name = self._fresh(base_name(node.name or f"{node.op_type}_{node.output[0]}"),
-                               taken)
+                               self._taken(scope))
             self._by_key[key] = name
-            self.sizes[name] = DataSize(name, node.op_type, label, counting.what)
-        size = Dim(name)
+            self._new(DataSize(name, node.op_type, label, counting.what))
+        size = self.dims[name]
+        symbol = size.name
         new = list(outs)
         for k, a in places:
             shape = list(new[k].shape)
@@ -239,8 +261,8 @@ class DataSizes:
         renamed = tuple(c.substitute({u: size for u in inner}) for c in conditions) \
             if inner else conditions
         if counting.guaranteed:
-            own = tuple(c for c in renamed if name in _names(c))
-            needs = tuple(c for c in renamed if name not in _names(c))
+            own = tuple(c for c in renamed if symbol in c.symbols())
+            needs = tuple(c for c in renamed if symbol not in c.symbols())
         else:
             own, needs = (), renamed
         why = f"decided by the data at {node.op_type} node {label!r} ({counting.what}): " \
@@ -256,23 +278,24 @@ class DataSizes:
             self.located(scope, [scope.vars.get(n) for n in node.output if n])
         if owner is not None:  # why, and what the op guarantees (size_conditions), over
             owner.tag["notes"] = (*owner.tag.get("notes", ()), *notes)  # its inputs
-            placed = relocated(own, [scope.vars.get(n) if n else None for n in node.input])
+            inputs = [scope.vars.get(n) if n else None for n in node.input]
+            owner.conditions = relocated(needs, inputs)  # (a guarantee is no condition)
+            placed = relocated(own, inputs)
             owner.tag["conditions"] = (*owner.tag.get("conditions", ()), *(
                 SizeCondition(c.right, _FLIPPED[c.op], c.left, label) if c.op in _FLIPPED
                 else SizeCondition(c.left, c.op, c.right, label)
                 for c in placed if isinstance(c, Condition) and c.op != "!="))
         if own:
-            scope.facts = scope.facts.with_(*relocated(
-                own, [scope.var(n, node) if n else None for n in node.input], label))
+            known = relocated(own, [scope.var(n, node) if n else None for n in node.input],
+                              label)
+            scope.facts = scope.facts.with_(*known)
+            if not symbol.bounds:  # (two nodes counting alike state the same)
+                symbol.bounds = tuple(c for c in known if isinstance(c, Condition))
         return tuple(new), needs
 
 
 def _attributes(node: onnx.NodeProto) -> bytes:
     return b"".join(a.SerializeToString(deterministic=True) for a in node.attribute)
-
-
-def _names(c: Clause) -> set:
-    return {s for s in c.symbols() if isinstance(s, str)}
 
 
 def _home(scope: Any, name: str) -> Any:
@@ -296,3 +319,38 @@ def _taken(scope: Any, seen: dict[Any, tuple[int, set[str]]]) -> set[str]:
         out |= names
         scope = scope.parent
     return out
+
+
+def model_names(graph: onnx.GraphProto) -> set[str]:
+    """Every ``dim_param`` of the inputs, outputs and value infos of ``graph`` and of the
+    graphs its nodes hold, at any depth (each graph once: the work is the model's size)."""
+    out: set[str] = set()
+    stack = [graph]
+    while stack:
+        g = stack.pop()
+        for info in (*g.input, *g.output, *g.value_info):
+            out.update(_dim_params(info.type))
+        for node in g.node:
+            for a in node.attribute:
+                if a.HasField("g"):
+                    stack.append(a.g)
+                stack.extend(a.graphs)
+    return out
+
+
+def _dim_params(t: onnx.TypeProto) -> list[str]:
+    """The ``dim_param`` s of a type (a tensor's, or a sequence's or optional's element's)."""
+    found: list[str] = []
+    while True:
+        kind = t.WhichOneof("value")
+        if kind in ("tensor_type", "sparse_tensor_type"):
+            inner = getattr(t, kind)
+            if inner.HasField("shape"):
+                found += [d.dim_param for d in inner.shape.dim if d.dim_param]
+            return found
+        if kind == "sequence_type":
+            t = t.sequence_type.elem_type
+        elif kind == "optional_type":
+            t = t.optional_type.elem_type
+        else:  # a map's values, or no type: no dims read here
+            return found

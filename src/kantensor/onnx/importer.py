@@ -42,6 +42,7 @@ from ..types.type import TensorType
 from ..types.variable import constant
 from .bounds import arity, bounded
 from .calls import arguments
+from .contradiction import consistent
 from .datasizes import COUNTS, DataSizes
 from .dtypes import UnsupportedType, type_name
 from .generic import keep_template, remembered
@@ -366,9 +367,8 @@ class _Reader(Scope):
     def note(self, node: onnx.NodeProto, conditions: tuple) -> None:
         """Record ``node``'s conditions (portable: over its inputs by position) as the
         model's, and as facts for the nodes after it."""
-        names = node.input[:]
-        inputs = [self.var(n, node) if n else None for n in names]
-        own = relocated(conditions, inputs, node_label(node))
+        inputs = [self.var(n, node) if n else None for n in node.input]
+        own = consistent(relocated(conditions, inputs, node_label(node)), node)
         self.conditions.extend(own)
         self.facts = self.facts.with_(*own)
 

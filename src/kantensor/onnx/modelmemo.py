@@ -2,20 +2,20 @@
 same graph given again, or a copy of it) takes the value infos and output types written
 the first time, without reading its nodes.
 
-Its key holds everything the typing reads: the default dtype, the reader's limits, the
-operator sets the model imports, which initializers are inputs a caller may override
-(:func:`~.loading.overridable`), the types of its initializers and graph inputs as read
-from their headers (each call still checks every initializer's data against its
-header), the names of the inputs left untyped, the whole data of every initializer small
-enough for a node to read (at most :data:`SMALL` elements), every node serialized (its
-subgraphs, attributes and names with it) and the names of the graph's outputs. The data
-of a larger initializer that the typing read (a bias folded with a known value) is kept
-with the typing, which is taken again only for a model whose same initializers hold the
-same data (the typing reads the same data again, so it goes as it went; more than
-:data:`MAX_READ` bytes of them: not remembered). A model whose tensors name external
-data (read from a folder, which the key does not hold) is not remembered. Nothing else
-is read: the catalogue's entries are fixed for the process, and the node memo and the
-node records give the same answers whatever they hold.
+Its key holds everything the typing reads: the default dtype, the reader's limits
+(:func:`limits`), the operator sets the model imports, which initializers are inputs a
+caller may override (:func:`~.loading.overridable`), the types of its initializers and
+graph inputs as read from their headers (each call still checks every initializer's data
+against its header), the names of the inputs left untyped, the whole data of every
+initializer small enough for a node to read (at most :data:`SMALL` elements), every node
+serialized (its subgraphs, attributes and names with it) and the names of the graph's
+outputs. The data of a larger initializer that the typing read (a bias folded with a
+known value) is kept with the typing, which is taken again only for a model whose same
+initializers hold the same data (the typing reads the same data again, so it goes as it
+went; more than :data:`MAX_READ` bytes of them: not remembered). A model whose tensors
+name external data (read from a folder, which the key does not hold) is not remembered.
+Nothing else is read: the catalogue's entries are fixed for the process, and the node
+memo and the node records give the same answers whatever they hold.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 import onnx
 
 from ..graph.type import Type
-from . import scope, values
+from . import intervals, scope, sequence, values
 from .loading import overridable
 
 __all__ = ["MODELS", "ModelKey", "Remembered", "found", "model_key", "remember", "restore"]
@@ -72,9 +72,12 @@ MAX_READ = 1 << 20
 
 def limits() -> tuple[int, ...]:
     """The reader's limits that decide what is typed (how many readings the subgraphs
-    take, how deep they lie, the largest value folded): module constants, in the key all
-    the same (a test sets them)."""
-    return scope.READS_PER_NODE, scope.MIN_READS, scope.MAX_DEPTH, values.MAX_FOLD
+    take, how deep they lie, the largest value folded, the largest value whose interval
+    is read, the most elements a sequence's type lists): module constants a caller may
+    set, so a model typed again after one changed is typed anew, not taken from the
+    memo."""
+    return (scope.READS_PER_NODE, scope.MIN_READS, scope.MAX_DEPTH, values.MAX_FOLD,
+            intervals.MAX_ELEMENTS, sequence.MAX_ELEMENTS)
 
 
 def model_key(reader: Any, nodes: list[bytes]) -> tuple[ModelKey | None, tuple[str, ...]]:

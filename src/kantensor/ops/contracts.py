@@ -16,7 +16,7 @@ from ..graph.walk import graph_inputs, toposort
 from ..types.conditions import Clause
 from ..types.contracts import Contract, merged_atoms
 from ..types.dim import Dim
-from ..types.symbols import free_symbols
+from ..types.symbols import DataSymbol, free_symbols
 from ..types.type import TensorType
 from .located import VariableAxis, relocated
 
@@ -27,12 +27,14 @@ def input_sizes(inputs: Sequence[Variable], clauses: Iterable[Clause] = ()
                 ) -> list[tuple[str, Hashable]]:
     """The sizes of ``inputs`` in order, as ``(name, symbol)``: the named sizes their
     types name, and each axis of unknown size as ``x.shape[k]`` (its
-    :class:`VariableAxis`); then the named sizes only ``clauses`` name."""
+    :class:`VariableAxis`); then the named sizes only ``clauses`` name. A size the data
+    decide (a :class:`~kantensor.types.symbols.DataSymbol`: a model's NonZero count) is
+    no input: no caller gives it."""
     out: list[tuple[str, Hashable]] = []
     seen: set = set()
 
     def add(name: str, symbol: Hashable) -> None:
-        if symbol not in seen:
+        if symbol not in seen and type(symbol) is not DataSymbol:
             seen.add(symbol)
             out.append((name, symbol))
 

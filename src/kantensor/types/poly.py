@@ -53,10 +53,10 @@ class Opaque:
         return (Opaque, (self.op, self.args, self.text))
 
 
-def atom_key(atom: Atom) -> tuple[int, str, int]:
+def atom_key(atom: Atom) -> tuple:
     """The order of atoms: symbols by name, then opaque terms by text, then unknowns."""
-    if isinstance(atom, str):
-        return (0, atom, 0)
+    if isinstance(atom, str):  # a size the data decide apart from a name spelled alike
+        return (0, atom, 0) if type(atom) is str else (0, str.__str__(atom), 1, id(atom))
     if isinstance(atom, Opaque):
         return (1, atom.text, 0)
     return (2, str(atom), id(atom))  # an unknown: ordered by its text, ties by identity

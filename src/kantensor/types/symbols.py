@@ -2,14 +2,18 @@
 
 :func:`free_symbols` lists what a Dim names (named sizes by name, unknowns by key, also
 inside ``//``, ``%``, min and max); :func:`substitute` replaces them by ints or Dims and
-makes the result canonical again (:mod:`kantensor.types.dim`).
+makes the result canonical again (:mod:`kantensor.types.dim`). A :class:`DataSymbol` is a
+size the data decide (a model's NonZero count): an atom known by its object, never by
+its spelling.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable
+from typing import Any
 
 from .dim import (
+    Dim,
     DimLike,
     _exact,
     _floordiv,
@@ -21,7 +25,44 @@ from .dim import (
 )
 from .poly import Opaque
 
-__all__ = ["APPLY", "free_symbols", "substitute"]
+__all__ = ["APPLY", "DataSymbol", "data_size", "free_symbols", "substitute"]
+
+
+class DataSymbol(str):
+    """A size the data decide when a model runs (how many elements a NonZero finds): a
+    named size (a ``str``, so every rule for named sizes holds of it) whose identity is
+    this object, never its spelling: a ``dim_param`` spelled alike is another size, and
+    no text parses into it. ``why`` says which node decides it; ``bounds``, what that
+    node's op guarantees of it (``NonZero <= n``: conditions over it and input sizes),
+    lets a contract over the inputs quantify it away (valid for every value the data
+    may give, for none, or undecided)."""
+
+    why: str
+    bounds: tuple[Any, ...]
+
+    def __new__(cls, name: str, why: str = "", bounds: tuple[Any, ...] = ()) -> DataSymbol:
+        self = str.__new__(cls, name)
+        self.why, self.bounds = why, bounds
+        return self
+
+    __hash__ = object.__hash__
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __ne__(self, other: object) -> bool:
+        return self is not other
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return DataSymbol, (str.__str__(self), self.why, self.bounds)
+
+    def __repr__(self) -> str:
+        return f"<size {str.__str__(self)} the data decide>"
+
+
+def data_size(name: str, why: str) -> Dim:
+    """The Dim of a new :class:`DataSymbol`: another size than every other one."""
+    return Dim(DataSymbol(name, why))
 
 
 def free_symbols(x: DimLike) -> frozenset[Hashable]:

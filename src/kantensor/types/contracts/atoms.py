@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from ..conditions import Clause, Condition, Source
 from ..facts import Facts
+from ..symbols import DataSymbol
 from .evaluate import evaluator
 from .sizeset import SizeSet
 from .words import factored
@@ -151,6 +152,11 @@ class Verdict:
             return f"undecided at {at}: {self.atom.clause} fails there, so {self.atom.where()} " \
                    f"gives {self.atom.chosen}, not the type the graph was built for"
         if self.value is None:
+            data = sorted((s for s in self.atom.symbols() if type(s) is DataSymbol), key=str)
+            if data:
+                return f"undecided at {at}: {self.atom} is checked when the model runs " \
+                       f"(it depends on {', '.join(data)}, which the data decide, not the " \
+                       "input sizes)"
             return f"undecided at {at}: {self.atom} names sizes that are not inputs"
         if self.atom is None:  # an approximation's cells: no atom to name
             return f"False: outside its boxes at {at}"

@@ -12,7 +12,9 @@ and in the DSL's syntax (:mod:`.words`).
 It is exact where the atoms are stated over the inputs and each case solves into exact
 cells; otherwise :attr:`~Contract.exact` is False and :attr:`~Contract.inner` (sufficient)
 and :attr:`~Contract.outer` (necessary) are the labelled approximations: a condition over
-a size that is no input (a data-dependent count), a condition over several sizes that no
+a size that is no input (a data-dependent count: a check made when the model runs, which
+``holds`` quantifies away over what the count's node guarantees of it, True where it
+holds at every count, False where at none), a condition over several sizes that no
 box states, a case split past its limits, or an overload's choice (an atom that is
 :attr:`~.atoms.Atom.chosen`: a node typed for the first of alternatives of other ranks
 or dtypes). Where a choice fails, a later alternative gives the node other types than
@@ -33,6 +35,7 @@ from typing import Any, Final
 from ..conditions import AnyOf, Clause, Condition
 from ..dim import Dim, DimLike
 from ..facts import Facts
+from ..symbols import DataSymbol
 from .atoms import Atom, Sets, Verdict, condition_holds
 from .box import Box, valid_box
 from .cells import Cell, dim_of
@@ -71,8 +74,11 @@ class Contract:
         named = set(self._name)
         self.hidden: frozenset[Hashable] = frozenset(
             s for a in self.atoms for s in a.symbols() if s not in named)
-        #: what is known of the hidden sizes (a Loop's count: ``0 <= iters <= n``)
-        self.bounds: tuple[Condition, ...] = tuple(bounds)
+        #: what is known of the hidden sizes (a Loop's count: ``0 <= iters <= n``; what
+        #: the op deciding a size the data decide guarantees of it: ``NonZero <= n``)
+        self.bounds: tuple[Condition, ...] = tuple(dict.fromkeys((*bounds, *(
+            c for s in sorted(self.hidden, key=str) if type(s) is DataSymbol
+            for c in s.bounds))))
 
     @property
     def names(self) -> tuple[str, ...]:

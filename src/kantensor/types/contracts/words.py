@@ -17,7 +17,7 @@ from typing import Any, Final
 from ...graph.display import block, code, esc, table
 from ..conditions import AnyOf, Condition
 from ..dim import Dim, DimLike
-from ..symbols import free_symbols, substitute
+from ..symbols import DataSymbol, free_symbols, substitute
 from .cells import Cell, factors
 from .sizeset import ALL, SizeSet
 from .univariate import solve as solve_one
@@ -177,8 +177,16 @@ def cell_text(cell: Cell, contract: Any) -> str:
             parts.append(cell.sets[s].text(names[s]))
     order = _order(contract)
     parts += [factored(c, order) for c in cell.rest]
-    parts += [f"{factored(c, order)} (over sizes that are no inputs)" for c in cell.hidden]
+    parts += [f"{factored(c, order)} ({_hidden_kind(c)})" for c in cell.hidden]
     return (", ".join(parts) or "any sizes") + ("" if cell.covered else "  (not covered)")
+
+
+def _hidden_kind(c: Any) -> str:
+    """What a condition over sizes that are no inputs is: a check made when the model
+    runs where it names a size the data decide."""
+    if any(type(s) is DataSymbol for s in c.symbols()):
+        return "checked when the model runs"
+    return "over sizes that are no inputs"
 
 
 def _heading(contract: Any) -> str:
@@ -194,7 +202,16 @@ def contract_text(contract: Any) -> str:
     out = [_heading(contract)]
     for note in contract.notes:
         out.append(f"  note: {note}")
-    hidden = sum(1 for a in contract.atoms if a.symbols() & contract.hidden)
+    data = sorted({s for s in contract.hidden if type(s) is DataSymbol}, key=str)
+    checks = sum(1 for a in contract.atoms if a.symbols() & set(data))
+    if checks:
+        out.append(f"  approximate: {checks} condition{'s' * (checks != 1)} "
+                   f"name{'s' * (checks == 1)} sizes the data decide, checked when the "
+                   "model runs, not by the input sizes alone (contract.inner is "
+                   "sufficient: valid whatever the data; contract.outer necessary)")
+        out += [f"    {s.why}" if s.why else f"    {s}: decided by the data" for s in data]
+    hidden = sum(1 for a in contract.atoms if a.symbols() & contract.hidden
+                 and not a.symbols() & set(data))
     if hidden:
         out.append(f"  approximate: {hidden} condition{'s' * (hidden != 1)} "
                    f"name{'s' * (hidden == 1)} sizes that are no inputs (data-dependent "

@@ -1,0 +1,38 @@
+"""A model node whose own conditions hold at no sizes together (a broadcast that needs
+``n == 0`` of one axis and ``n == 1 or n == 2`` of another): the model is invalid at
+every size, so the reader refuses it as it refuses a node that cannot be built at all
+(a Reshape whose static target contradicts its input's static size), naming the node
+and the conditions. Only what the facts prove is refused: where they do not decide, the
+conditions stay the model's (its contract solves them)."""
+
+from __future__ import annotations
+
+import onnx
+
+from ..syntax.errors import TypeInferenceError
+from ..types.conditions import Clause, Condition
+from ..types.facts import EMPTY
+from .protos import label as node_label
+
+__all__ = ["consistent"]
+
+
+def consistent(own: tuple[Clause, ...], node: onnx.NodeProto) -> tuple[Clause, ...]:
+    """``own`` (a node's conditions, in the graph's terms), unless they contradict each
+    other: then TypeInferenceError naming the node and them."""
+    if len(own) < 2 or any(_chosen(c) for c in own):  # one condition no sizes meet:
+        return own  # the build refused it; an overload's choice: other types apply
+    facts = EMPTY.with_(*(c for c in own if isinstance(c, Condition)))
+    if facts.consistent() and facts.reduce(own) is not None:
+        return own
+    listed = "; ".join(f"{c}" for c in own)
+    raise TypeInferenceError(f"node {node_label(node)!r} ({node.op_type}): its conditions "
+                             f"contradict each other, so the model is valid at no sizes: "
+                             f"no sizes meet all of {listed}")
+
+
+def _chosen(c: Clause) -> bool:
+    """Whether ``c`` is, or has, an overload's choice (where it fails a later alternative
+    gives other types: the node is not invalid there)."""
+    parts = [c] if isinstance(c, Condition) else [c, *(x for case in c.cases for x in case)]
+    return any(x.source is not None and x.source.otherwise for x in parts)

@@ -1,0 +1,88 @@
+"""A model node whose own conditions hold at no sizes together is refused when the model
+is read (``from_onnx``, ``infer_shapes``, ``contract``), naming the node and the
+conditions, as a node that cannot be built is (a Reshape whose static target
+contradicts its input's static size). Judged by onnxruntime: every model refused fails
+at every size tried, and none is refused that runs at some size."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import kantensor as kt
+import kantensor.onnx as ko
+import ortrun
+from differential import count
+
+F = TensorProto.FLOAT
+
+
+def _broadcast(offset: int, other: tuple[int, int]):
+    """``x[:, None] * concat(x, ones(offset))[None, :] + y``: ``[n, n + offset]`` against
+    ``y`` of shape ``other``, one Add whose two axes each need a broadcast."""
+    nodes = [helper.make_node("Concat", ["x", "pad"], ["c"], axis=0),
+             helper.make_node("Unsqueeze", ["x", "ax1"], ["xu"]),
+             helper.make_node("Unsqueeze", ["c", "ax0"], ["cu"]),
+             helper.make_node("Mul", ["xu", "cu"], ["xc"]),
+             helper.make_node("Add", ["xc", "y"], ["z"], name="/Add")]
+    inits = [numpy_helper.from_array(np.ones(offset, np.float32), "pad"),
+             numpy_helper.from_array(np.array([1]), "ax1"),
+             numpy_helper.from_array(np.array([0]), "ax0"),
+             numpy_helper.from_array(np.zeros(other, np.float32), "y")]
+    model = helper.make_model(helper.make_graph(
+        nodes, "broadcast", [helper.make_tensor_value_info("x", F, ["n"])],
+        [helper.make_tensor_value_info("z", F, None)], inits),
+        opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    return model
+
+
+def test_a_node_whose_conditions_contradict_each_other_is_refused():
+    """``[n, n + 3] + [2, 3]`` needs ``n == 2 or n == 1`` of one axis and ``n + 3 == 3``
+    of the other: no n meets both (it was typed, with an empty contract)."""
+    model = _broadcast(3, (2, 3))
+    want = "node '/Add' (Add): its conditions contradict each other, so the model is " \
+        "valid at no sizes: no sizes meet all of n == 2 or n == 1; n + 3 == 3"
+    for read in (ko.from_onnx, ko.infer_shapes, ko.contract):
+        with pytest.raises(kt.TypeInferenceError) as caught:
+            read(model)
+        assert str(caught.value) == want, read
+    for n in range(6):
+        assert isinstance(ortrun.run(model, {"x": np.ones(n, np.float32)}), ortrun.Refusal)
+
+
+def test_a_static_reshape_that_contradicts_its_input_is_refused_naming_the_node():
+    nodes = [helper.make_node("Reshape", ["x", "s"], ["y"], name="/Reshape")]
+    model = helper.make_model(helper.make_graph(
+        nodes, "reshape", [helper.make_tensor_value_info("x", F, [2, 3])],
+        [helper.make_tensor_value_info("y", F, None)],
+        [numpy_helper.from_array(np.array([4, 2]), "s")]),
+        opset_imports=[helper.make_opsetid("", 17)])
+    for read in (ko.from_onnx, ko.infer_shapes, ko.contract):
+        with pytest.raises(kt.TypeInferenceError, match=r"node '/Reshape' \(Reshape\): "
+                           r"Reshape: where-clause a0\*a1 == 8 fails: 6 == 8 is false"):
+            read(model)
+
+
+def test_a_model_is_refused_only_where_onnxruntime_fails_at_every_size():
+    """Every ``[n, n + offset] + y`` for offsets 0..3 and y of 1..3 x 1..3: a model the
+    reader refuses (its node's conditions contradict each other, or one of them fails)
+    fails in onnxruntime at every n in 0..5; one it reads runs exactly where its
+    contract holds."""
+    contradicted = 0
+    for offset, p, q in itertools.product(range(4), (1, 2, 3), (1, 2, 3)):
+        model = _broadcast(offset, (p, q))
+        runs = {n: not isinstance(ortrun.run(model, {"x": np.ones(n, np.float32)}),
+                                  ortrun.Refusal) for n in range(6)}
+        count("contradictions: sizes judged by onnxruntime", len(runs))
+        try:
+            contract = ko.contract(model)
+        except kt.TypeInferenceError as exc:
+            assert not any(runs.values()), (offset, p, q, runs, exc)
+            contradicted += "contradict each other" in str(exc)
+            continue
+        assert {n: contract.holds(n=n).value for n in runs} == runs, (offset, p, q)
+    assert contradicted
