@@ -133,6 +133,25 @@ def scatter_elements(x: np.ndarray, i: np.ndarray, u: np.ndarray, *, axis: int =
     return y
 
 
+@reads_ranks
+def build_scatter_nd(types: tuple, **_: Any) -> dict[str, Any]:
+    """ScatterND: ``updates.shape == indices.shape[:-1] + data.shape[q:]``, where ``q``,
+    the indices' last size, is at most data's rank. The ranks decide ``q`` (updates has
+    ``rank(indices) - 1 + rank(data) - q`` axes), so the relation states it even where
+    that size is unknown; data and indices have one axis or more (as onnxruntime checks)."""
+    x, i, u = types
+    if x.ndim < 1 or i.ndim < 1:
+        raise ParamError(f"data and indices must have 1 axis or more, got {x.ndim} and "
+                         f"{i.ndim}")
+    q = i.ndim - 1 + x.ndim - u.ndim
+    if not 0 <= q <= x.ndim:
+        raise ParamError(f"updates has {u.ndim} axes: with indices of {i.ndim} and data of "
+                         f"{x.ndim} it must have {i.ndim - 1} to {i.ndim - 1 + x.ndim} "
+                         "(indices.shape[:-1] + data.shape[indices.shape[-1]:])")
+    a, idx = dims("a", x.ndim), dims("i", i.ndim - 1)
+    return {"x": a, "i": [*idx, q], "u": [*idx, *a[q:]]}
+
+
 def scatter_nd(x: np.ndarray, i: np.ndarray, u: np.ndarray, *, reduction: str = "none"
                ) -> np.ndarray:
     y = x.copy()

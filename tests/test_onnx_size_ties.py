@@ -1,0 +1,124 @@
+"""Relations between an ONNX node's input sizes, judged by onnxruntime.
+
+Each case is one node whose inputs have named sizes (a dim_param per axis, or fixed
+sizes). Over a small box of sizes, the build's conditions hold exactly where onnxruntime
+runs the node, and there the typed output shape is onnxruntime's; at those concrete sizes
+a forward build types the node exactly where onnxruntime runs it. The audit that found
+these gaps (tests/size_mutations.py) is described in docs/onnx.rst."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import kantensor as kt
+from kantensor.onnx import from_onnx
+from kantensor.types.symbols import substitute
+from ortrun import Refusal, run
+
+F, I64 = TensorProto.FLOAT, TensorProto.INT64
+NUMPY = {F: np.float32, I64: np.int64}
+
+
+def node_model(op, inputs, attrs=None, inits=(), opset=21, outputs=1):
+    """One ``op`` node: ``inputs`` are (name, elem type, dims) graph inputs (a dim a
+    name or an int), ``inits`` (name, array) initializers after them."""
+    names = [i[0] for i in inputs] + [name for name, _ in inits]
+    outs = [f"y{k}" for k in range(outputs)]
+    graph = helper.make_graph(
+        [helper.make_node(op, names, outs, **(attrs or {}))], "g",
+        [helper.make_tensor_value_info(n, t, list(d)) for n, t, d in inputs],
+        [helper.make_tensor_value_info(o, F, None) for o in outs],
+        [numpy_helper.from_array(np.asarray(v), n) for n, v in inits])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def concrete(model, sizes):
+    """``model`` with its named sizes replaced by ``sizes``."""
+    out = type(model)()
+    out.CopyFrom(model)
+    for info in out.graph.input:
+        for d in info.type.tensor_type.shape.dim:
+            if d.HasField("dim_param"):
+                d.dim_value = sizes[d.dim_param]
+    return out
+
+
+def feeds(model):
+    """Zeros for each input of a concrete model (an index 0 is in range of any axis
+    that holds a value)."""
+    return {i.name: np.zeros([d.dim_value for d in i.type.tensor_type.shape.dim],
+                             NUMPY[i.type.tensor_type.elem_type])
+            for i in model.graph.input}
+
+
+def judged(model, box):
+    """For each point of ``box`` (name -> sizes), check the build's conditions and a
+    forward build at that point against onnxruntime's run; the number of points
+    onnxruntime ran (so that a case tests both sides)."""
+    _, outs = from_onnx(model)
+    conditions = {c for y in outs for c in y.owner.conditions}
+    names = sorted(box)
+    ran = 0
+    for values in itertools.product(*(box[n] for n in names)):
+        sizes = dict(zip(names, values, strict=True))
+        holds = all(c.holds(sizes) for c in conditions)
+        point = concrete(model, sizes)
+        got = run(point, feeds(point))
+        try:
+            typed = [y.type.shape for y in from_onnx(point)[1]]
+        except (TypeError, ValueError):
+            typed = None
+        if isinstance(got, Refusal):
+            assert not holds, (sizes, [str(c) for c in conditions], got.why)
+            assert typed is None, (sizes, typed, got.why)
+            continue
+        ran += 1
+        assert holds, (sizes, [str(c) for c in conditions])
+        want = [tuple(substitute(d, sizes) for d in y.type.shape) for y in outs]
+        assert [tuple(s) for s in got] == want == [tuple(t) for t in typed], sizes
+    return ran
+
+
+# -- ScatterND: updates.shape == indices.shape[:-1] + data.shape[indices.shape[-1]:] ------
+SCATTER_ND = [
+    ([("d", F, ["n", "m"]), ("i", I64, ["k", 1]), ("u", F, ["j", "p"])],
+     {"n": (1, 2), "m": (2, 3), "k": (1, 2), "j": (1, 2), "p": (2, 3)}),
+    ([("d", F, ["n", "m"]), ("i", I64, ["k", 2]), ("u", F, ["j"])],
+     {"n": (1, 2), "m": (1, 2), "k": (0, 1, 2), "j": (0, 1, 2)}),
+    ([("d", F, ["n", "m", "l"]), ("i", I64, ["k", "r", 1]), ("u", F, ["k", "j", "m", "l"])],
+     {"n": (1, 2), "m": (1, 2), "l": (2,), "k": (1, 2), "r": (1, 2), "j": (1, 2)}),
+    ([("d", F, ["n", "m"]), ("i", I64, [0]), ("u", F, ["n", "m"])],
+     {"n": (1, 2), "m": (1, 2)}),
+]
+
+
+@pytest.mark.parametrize(("inputs", "box"), SCATTER_ND)
+def test_scatter_nd_ties_updates_to_indices_and_data(inputs, box):
+    assert judged(node_model("ScatterND", inputs, opset=18), box)
+
+
+@pytest.mark.parametrize(("shapes", "why"), [
+    (((3, 4), (2, 3), (2,)), "input 1 axis 1 must have size 2, got 3"),
+    (((3, 4), (2, 1), (2, 3, 4, 1)), "updates has 4 axes: .* it must have 1 to 3"),
+    (((), (1,), ()), "data and indices must have 1 axis or more"),
+])
+def test_scatter_nd_refuses_ranks_onnxruntime_refuses(shapes, why):
+    inputs = [(n, t, s) for n, t, s in zip("diu", (F, I64, F), shapes, strict=True)]
+    model = node_model("ScatterND", inputs, opset=18)
+    assert isinstance(run(model, feeds(model)), Refusal)
+    with pytest.raises((TypeError, ValueError), match=why):
+        from_onnx(model)
+
+
+def test_scatter_nd_contract_and_refine():
+    model = node_model("ScatterND", SCATTER_ND[0][0], opset=18)
+    contract = kt.onnx.contract(model)
+    assert contract.holds(n=4, m=3, k=2, j=2, p=3)
+    assert not contract.holds(n=4, m=3, k=2, j=2, p=4)
+    ins, [y] = from_onnx(model)
+    refined = kt.refine([y], given={ins[0]: "float32[5,3]", ins[1]: "int64[2,1]"})
+    assert str(refined[ins[2]]) == "float32[2,3]"
