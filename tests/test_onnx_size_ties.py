@@ -209,3 +209,36 @@ def test_scatter_elements_refuses_ranks_onnxruntime_refuses(shapes):
     assert isinstance(run(model, feeds(model)), Refusal)
     with pytest.raises((TypeError, ValueError), match="must have one rank"):
         from_onnx(model)
+
+
+# -- Expand: each input axis is 1 or the shape's size --------------------------------------
+@pytest.mark.parametrize("shape", [[2, 1, 6], [6], [3, 1], [1, 0]])
+def test_expand_input_axes_broadcast_to_the_shape(shape):
+    model = node_model("Expand", [("x", F, ["n", "m"])],
+                       inits=[("shape", np.array(shape, np.int64))], opset=13)
+    assert judged(model, {"n": (0, 1, 2, 3), "m": (0, 1, 2, 6)})
+
+
+def test_expand_names_the_axis_that_does_not_broadcast():
+    model = node_model("Expand", [("x", F, [3, 2])],
+                       inits=[("shape", np.array([2, 1, 6], np.int64))], opset=13)
+    with pytest.raises(kt.TypeInferenceError, match="the input's axis 1 of size 2 does "
+                       "not broadcast to the shape's 6"):
+        from_onnx(model)
+
+
+# -- Split: equal parts before opset 18; num_outputs or a split input from 18 -------------
+@pytest.mark.parametrize(("opset", "attrs"), [(13, {}), (13, {"axis": 1}),
+                                              (18, {"num_outputs": 3})])
+def test_split_parts_are_where_onnxruntime_splits(opset, attrs):
+    model = node_model("Split", [("x", F, ["n", "m"])], attrs, opset=opset, outputs=3)
+    assert judged(model, {"n": (0, 2, 3, 6, 7), "m": (1, 3, 4)})
+
+
+def test_split_needs_num_outputs_or_sizes_from_opset_18():
+    model = node_model("Split", [("x", F, [6])], opset=18, outputs=3)
+    assert isinstance(run(model, feeds(model)), Refusal)
+    with pytest.raises(ValueError, match="neither a .split. input nor the .num_outputs."):
+        from_onnx(model)
+    _, outs = from_onnx(node_model("Split", [("x", F, ["n"])], opset=13, outputs=3))
+    assert "n % 3 == 0" in [str(c) for c in outs[0].owner.conditions]
