@@ -296,7 +296,9 @@ def build_pad(types: tuple, pads_value: Any, axes_value: Any = None, given: tupl
               mode: str = "constant", **_: Any) -> dict[str, Any]:
     """Pad: each padded axis grows by its two pads (negative pads crop). Outside constant
     mode a padded axis must keep a value after cropping: a pad copies its values (NumPy
-    and onnxruntime refuse an empty one; onnxruntime refuses a crop to nothing too)."""
+    and onnxruntime refuse an empty one; onnxruntime refuses a crop to nothing too); in
+    reflect mode onnxruntime reflects once, so each pad is less than the cropped axis; in
+    wrap mode it refuses any empty input."""
     x = types[0]
     a = dims("a", x.ndim)
     if 3 in given:
@@ -324,7 +326,13 @@ def build_pad(types: tuple, pads_value: Any, axes_value: Any = None, given: tupl
                 out[ax] = a[ax] + signed(sizes.expr(before)) + signed(sizes.expr(after))
                 if mode != "constant" and isinstance(before, int) and isinstance(after, int) \
                         and (before, after) != (0, 0):
-                    clauses.append(shifted(a[ax], min(before, 0) + min(after, 0)) >= 1)
+                    # reflect copies at most the axis less its edge value per side
+                    most = max(before, after, 0) if mode == "reflect" else 0
+                    clauses.append(shifted(a[ax], min(before, 0) + min(after, 0)) >= most + 1)
+    if mode == "wrap":  # onnxruntime refuses an empty input in wrap mode, pads or not
+        clauses += [checked(d >= 1, lambda v, types, k=k: (
+            f"axis {k} of {types[0]} is empty: onnxruntime's wrap mode refuses an empty "
+            "input")) for k, d in enumerate(a)]
     sizes = SizeNames(pads_value, axes_value)
     return {"x": a, "rest": groups("r", len(types) - 2 - len(sizes.dims)),
             "sizes": sizes.patterns(), "y": out, "fits": clauses}
