@@ -2,7 +2,8 @@
 gives the typed size; where they fail, onnxruntime refuses. Negative pads crop, so the
 size left must be >= 0; outside constant mode a positive pad copies the cropped axis, so
 it must hold a value (onnxruntime: "Cannot use 'edge' mode to pad dimension with a value
-of 0")."""
+of 0"); reflect mode reflects once (each pad less than the cropped axis) and onnxruntime's
+wrap mode refuses an empty input."""
 
 from __future__ import annotations
 
@@ -26,8 +27,9 @@ def pad_model(pads: list[int], mode: str):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
 
 
-@pytest.mark.parametrize(("pads", "mode"), itertools.product(
-    [[1, 2], [0, 0], [-1, 0], [-1, -1], [0, 3]], ["constant", "edge"]))
+@pytest.mark.parametrize(("pads", "mode"), list(itertools.product(
+    [[1, 2], [0, 0], [-1, 0], [-1, -1], [0, 3], [-1, 2]],
+    ["constant", "edge", "reflect", "wrap"])))
 def test_pad_conditions_are_where_onnxruntime_runs(pads, mode):
     model = pad_model(pads, mode)
     _, [y] = from_onnx(model)

@@ -10,7 +10,7 @@ import numpy as np
 
 from ...ops.params import ParamError
 from ...ops.sizes import SizeNames
-from ...ops.templates import builder, dims, reads_ranks, typed
+from ...ops.templates import builder, checked, dims, reads_ranks, typed
 from ...syntax.ast import Broadcasts, DimVar
 from ..shared import SIZE_MAX, SIZE_MIN, NotKnown, value_entries
 
@@ -190,8 +190,12 @@ def build_expand(types: tuple, shape_value: Any, **_: Any) -> dict[str, Any]:
             out.append(d)
         elif own == 1 and t is not None:
             out.append(sizes.expr(t))
-        elif isinstance(t, int):  # a valid broadcast against a size other than 1 gives it
+        elif isinstance(t, int):  # the input's axis is 1 or t, and the output's is t
             out.append(t)
+            clauses.append(checked(((d - 1) * (d - t)).eq(0),
+                                   lambda v, _, d=d.name, t=t, i=i, j=j: (
+                f"the input's axis {j} of size {v[d]} does not broadcast to the shape's "
+                f"{t} (output axis {i})")))
         elif t is not None:  # NumPy's rule of two sizes, decided by the facts or kept
             u = DimVar(f"u{i}")
             out.append(u)

@@ -4,6 +4,7 @@ NonZero, Compress, Unique, Trilu and ReverseSequence.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -13,6 +14,7 @@ from ...ops.sizes import SizeNames
 from ...ops.templates import (
     alternative,
     builder,
+    checked,
     dims,
     reads_ranks,
     shifted,
@@ -21,7 +23,7 @@ from ...ops.templates import (
     typed,
 )
 from ...syntax.alternative import Alternative
-from ...syntax.ast import DimVar, DTypeVar, InCategory
+from ...syntax.ast import Clause, DimVar, DTypeVar, InCategory
 from ...types.dim import Dim
 from ...types.symbols import free_symbols
 from ..shared import NotKnown
@@ -46,13 +48,14 @@ def build_gather(types: tuple, axis: int, indices_bounds: Any = None, **_: Any
 _INTEGER = InCategory(DTypeVar("I"), "integer")
 
 
-def _fitting(x: list, idx: list[DimVar], y: list, n: DimVar, bounds: Any
-             ) -> list[Alternative]:
+def _fitting(x: list, idx: list[DimVar], y: list, n: DimVar, bounds: Any,
+             ties: Sequence[Clause] = ()) -> list[Alternative]:
     """The alternatives of a gather of ``x`` by indices ``idx`` along an axis of size
-    ``n``: one, or where the interval ``bounds`` = (lo, end) of the indices' values is
-    known, the indices fit: ``end <= n`` and ``lo >= -n`` (or there are none)."""
+    ``n`` (each with the clauses ``ties``): one, or where the interval ``bounds`` = (lo,
+    end) of the indices' values is known, the indices fit: ``end <= n`` and ``lo >= -n``
+    (or there are none)."""
     inputs, out = [typed(x, "T"), typed(idx, "I")], [typed(y, "T")]
-    base = [alternative(inputs, out, [_INTEGER])]
+    base = [alternative(inputs, out, [_INTEGER, *ties])]
     if bounds is None or any(b is None for b in bounds):
         return base
     lo, end = bounds
@@ -65,10 +68,10 @@ def _fitting(x: list, idx: list[DimVar], y: list, n: DimVar, bounds: Any
     if not (isinstance(lo, int) and lo >= 0):
         low = sizes.expr(lo)
         clauses.append((shifted(n, low) if isinstance(low, int) else low + n) >= 0)
-    fits = alternative(inputs, out, [_INTEGER, *clauses])
+    fits = alternative(inputs, out, [_INTEGER, *ties, *clauses])
     if not idx or not sizes:  # one index, or a known (non-empty) value: it must fit
         return [fits]
-    return [fits, alternative(inputs, out, [_INTEGER, size_of(idx).eq(0)])]
+    return [fits, alternative(inputs, out, [_INTEGER, *ties, size_of(idx).eq(0)])]
 
 
 def gather(x: np.ndarray, i: np.ndarray, *sizes: np.ndarray, axis: int, **_: Any
@@ -80,14 +83,24 @@ def gather(x: np.ndarray, i: np.ndarray, *sizes: np.ndarray, axis: int, **_: Any
 @reads_ranks
 def build_gather_elements(types: tuple, axis: int, indices_bounds: Any = None, **_: Any
                           ) -> dict[str, Any]:
-    """GatherElements: the indices' shape; each index fits the axis where the interval
+    """GatherElements: the indices' shape, of data's rank, each size at most data's
+    except along ``axis`` (:func:`_within`); each index fits the axis where the interval
     of their values is known (as Gather's)."""
     x, i = types[:2]
     if x.ndim != i.ndim:
         raise ParamError(f"data has {x.ndim} axes but indices {i.ndim}")
     ax = normalize_axis(axis, x.ndim)
     a, idx = dims("a", x.ndim), dims("i", i.ndim)
-    return {"sig": _fitting(a, idx, idx, a[ax], indices_bounds), "params": {"axis": ax}}
+    return {"sig": _fitting(a, idx, idx, a[ax], indices_bounds, _within(idx, a, ax)),
+            "params": {"axis": ax}}
+
+
+def _within(idx: list[DimVar], a: list[DimVar], axis: int) -> list[Clause]:
+    """``idx[k] <= a[k]`` for each axis but ``axis``: onnxruntime's rule for the indices
+    of GatherElements and ScatterElements (even empty ones)."""
+    return [checked(i <= d, lambda v, _, i=i.name, d=d.name, k=k: (
+        f"indices' axis {k} has size {v[i]}, more than data's {v[d]}"))
+        for k, (i, d) in enumerate(zip(idx, a, strict=True)) if k != axis]
 
 
 def gather_elements(x: np.ndarray, i: np.ndarray, *sizes: np.ndarray, axis: int,
@@ -98,18 +111,36 @@ def gather_elements(x: np.ndarray, i: np.ndarray, *sizes: np.ndarray, axis: int,
 
 @builder
 def build_gather_nd(types: tuple, batch_dims: int = 0, **_: Any) -> dict[str, Any]:
-    """GatherND: the indices' leading axes, then the data's axes after the batch axes
-    and the ``q`` indexed ones (``q``, the indices' last size, must be known)."""
+    """GatherND: the indices' leading axes, then the data's axes after the ``b`` batch
+    axes and the ``q`` indexed ones (``q``, the indices' last size, must be known). The
+    first ``b`` axes of data and indices are equal (ONNX's rule; onnxruntime checks that
+    the indices' batch count is a multiple of the data's), ``b`` is less than both ranks
+    and ``b + q`` at most data's rank."""
     x, i = types
-    q = i.shape[-1] if i.ndim else None
+    b = batch_dims
+    if x.ndim < 1 or i.ndim < 1:
+        raise ParamError(f"data and indices must have 1 axis or more, got {x.ndim} and "
+                         f"{i.ndim}")
+    if not 0 <= b < min(x.ndim, i.ndim):
+        raise ParamError(f"batch_dims {b} must be less than the ranks of data ({x.ndim}) "
+                         f"and indices ({i.ndim})")
+    q = i.shape[-1]
     if not isinstance(q, int):
         raise NotKnown("the indices' last axis must have a known size")
+    if b + q > x.ndim:
+        raise ParamError(f"the indices' last size {q} is larger than data's {x.ndim} axes "
+                         f"less batch_dims {b}")
     a, idx = dims("a", x.ndim), dims("i", i.ndim)
-    return {"x": a, "i": [*idx[:-1], q], "y": [*idx[:-1], *a[batch_dims + q:]]}
+    batch = a[:b]
+    return {"x": a, "i": [*batch, *idx[b:-1], q], "y": [*batch, *idx[b:-1], *a[b + q:]]}
 
 
 def gather_nd(x: np.ndarray, i: np.ndarray, *, batch_dims: int = 0) -> np.ndarray:
     i = i.astype(np.int64)
+    if i.shape[-1] == 0:  # no axis indexed: data's (batch's) elements for each index
+        b, mid = batch_dims, i.shape[batch_dims:-1]
+        x = x.reshape(*x.shape[:b], *(1,) * len(mid), *x.shape[b:])
+        return np.broadcast_to(x, (*i.shape[:-1], *x.shape[b + len(mid):])).copy()
     if batch_dims == 0:
         return x[tuple(np.moveaxis(i, -1, 0))]
     batch = int(np.prod(x.shape[:batch_dims]))
@@ -117,6 +148,19 @@ def gather_nd(x: np.ndarray, i: np.ndarray, *, batch_dims: int = 0) -> np.ndarra
     js = i.reshape(batch, *i.shape[batch_dims:])
     out = np.stack([a[tuple(np.moveaxis(b, -1, 0))] for a, b in zip(xs, js, strict=True)])
     return out.reshape(*i.shape[:-1], *x.shape[batch_dims + i.shape[-1]:])
+
+
+@reads_ranks
+def build_scatter_elements(types: tuple, axis: int = 0, **_: Any) -> dict[str, Any]:
+    """ScatterElements (and Scatter): data, indices and updates of one rank, updates of
+    the indices' shape, each of its sizes at most data's except along ``axis``."""
+    x, i, u = types
+    if not x.ndim == i.ndim == u.ndim:
+        raise ParamError(f"data, indices and updates must have one rank, got {x.ndim}, "
+                         f"{i.ndim} and {u.ndim}")
+    ax = normalize_axis(axis, x.ndim)
+    a, idx = dims("a", x.ndim), dims("i", i.ndim)
+    return {"x": a, "i": idx, "fits": _within(idx, a, ax), "params": {"axis": ax}}
 
 
 def scatter_elements(x: np.ndarray, i: np.ndarray, u: np.ndarray, *, axis: int = 0,
@@ -131,6 +175,25 @@ def scatter_elements(x: np.ndarray, i: np.ndarray, u: np.ndarray, *, axis: int =
     else:
         ufunc[reduction].at(y, tuple(idx), u)
     return y
+
+
+@reads_ranks
+def build_scatter_nd(types: tuple, **_: Any) -> dict[str, Any]:
+    """ScatterND: ``updates.shape == indices.shape[:-1] + data.shape[q:]``, where ``q``,
+    the indices' last size, is at most data's rank. The ranks decide ``q`` (updates has
+    ``rank(indices) - 1 + rank(data) - q`` axes), so the relation states it even where
+    that size is unknown; data and indices have one axis or more (as onnxruntime checks)."""
+    x, i, u = types
+    if x.ndim < 1 or i.ndim < 1:
+        raise ParamError(f"data and indices must have 1 axis or more, got {x.ndim} and "
+                         f"{i.ndim}")
+    q = i.ndim - 1 + x.ndim - u.ndim
+    if not 0 <= q <= x.ndim:
+        raise ParamError(f"updates has {u.ndim} axes: with indices of {i.ndim} and data of "
+                         f"{x.ndim} it must have {i.ndim - 1} to {i.ndim - 1 + x.ndim} "
+                         "(indices.shape[:-1] + data.shape[indices.shape[-1]:])")
+    a, idx = dims("a", x.ndim), dims("i", i.ndim - 1)
+    return {"x": a, "i": [*idx, q], "u": [*idx, *a[q:]]}
 
 
 def scatter_nd(x: np.ndarray, i: np.ndarray, u: np.ndarray, *, reduction: str = "none"

@@ -13,7 +13,16 @@ import numpy as np
 from ...ops.families.indexing import slice_length, symbolic_length
 from ...ops.params import ParamError, normalize_axes, normalize_axis
 from ...ops.sizes import SizeNames
-from ...ops.templates import builder, dims, groups, reads_ranks, shifted, signed, typed
+from ...ops.templates import (
+    builder,
+    checked,
+    dims,
+    groups,
+    reads_ranks,
+    shifted,
+    signed,
+    typed,
+)
 from ...syntax.ast import Clause, DimVar, FixedDim
 from ...types.dim import Dim
 from ..shared import NotKnown, constant_ints, rest_operands, value_entries
@@ -129,9 +138,33 @@ def squeeze(x: np.ndarray, *rest: np.ndarray, axes_value: tuple, **_: Any) -> np
 @reads_ranks
 def build_split(types: tuple, axis: int, outputs: int, split_value: Any = None,
                 num_outputs: int | None = None, given: tuple = (0,), **_: Any) -> dict[str, Any]:
-    """Split: the sizes of the ``split`` input, else ``num_outputs`` (or as many as the
-    node's outputs) chunks of ceil(size/n), the last one what is left (opset 18; before,
-    equal parts)."""
+    """Split (opset 18): the sizes of the ``split`` input, else ``num_outputs`` chunks of
+    ceil(size/n), the last one what is left; one of the two must be given."""
+    if 1 not in given and num_outputs is None:
+        raise ParamError("neither a 'split' input nor the 'num_outputs' attribute is given")
+    if 1 not in given and num_outputs != outputs:
+        raise ParamError(f"num_outputs is {num_outputs} but the node has {outputs} outputs")
+    return _split(types, axis, outputs, split_value, given)
+
+
+@reads_ranks
+def build_split_equal(types: tuple, axis: int, outputs: int, split_value: Any = None,
+                      given: tuple = (0,), **_: Any) -> dict[str, Any]:
+    """Split before opset 18: without a ``split`` input the parts are equal, so the axis
+    is a multiple of the number of outputs (onnx's shape inference, which onnxruntime
+    runs, refuses "The input is not evenly splittable")."""
+    made = _split(types, axis, outputs, split_value, given)
+    if 1 not in given and outputs > 1:
+        d = dims("a", types[0].ndim)[made["params"]["axis"]]
+        made["fits"].append(checked((d % outputs).eq(0), lambda v, _, d=d.name, n=outputs: (
+            f"the axis of size {v[d]} does not split into {n} equal parts")))
+    return made
+
+
+def _split(types: tuple, axis: int, outputs: int, split_value: Any, given: tuple
+           ) -> dict[str, Any]:
+    """The parts of a Split: the sizes of the ``split`` input, else as many chunks as the
+    node's outputs of ceil(size/n), the last one what is left."""
     x = types[0]
     ax = normalize_axis(axis, x.ndim)
     a = dims("a", x.ndim)
@@ -154,8 +187,6 @@ def build_split(types: tuple, axis: int, outputs: int, split_value: Any = None,
             clauses.append(functools.reduce(operator.add, written).eq(d))
         rest = [typed(dims("k"), "int64"), *sizes.patterns()]
     else:
-        if num_outputs is not None and num_outputs != n:
-            raise ParamError(f"num_outputs is {num_outputs} but the node has {n} outputs")
         chunk = (d + (n - 1)) // n
         parts = [chunk] * (n - 1) + [d - (n - 1) * chunk if n > 1 else d]
         if n > 1:  # ONNX's last chunk; negative (a size below n-1 chunks) is refused
@@ -265,7 +296,9 @@ def build_pad(types: tuple, pads_value: Any, axes_value: Any = None, given: tupl
               mode: str = "constant", **_: Any) -> dict[str, Any]:
     """Pad: each padded axis grows by its two pads (negative pads crop). Outside constant
     mode a padded axis must keep a value after cropping: a pad copies its values (NumPy
-    and onnxruntime refuse an empty one; onnxruntime refuses a crop to nothing too)."""
+    and onnxruntime refuse an empty one; onnxruntime refuses a crop to nothing too); in
+    reflect mode onnxruntime reflects once, so each pad is less than the cropped axis; in
+    wrap mode it refuses any empty input."""
     x = types[0]
     a = dims("a", x.ndim)
     if 3 in given:
@@ -293,7 +326,13 @@ def build_pad(types: tuple, pads_value: Any, axes_value: Any = None, given: tupl
                 out[ax] = a[ax] + signed(sizes.expr(before)) + signed(sizes.expr(after))
                 if mode != "constant" and isinstance(before, int) and isinstance(after, int) \
                         and (before, after) != (0, 0):
-                    clauses.append(shifted(a[ax], min(before, 0) + min(after, 0)) >= 1)
+                    # reflect copies at most the axis less its edge value per side
+                    most = max(before, after, 0) if mode == "reflect" else 0
+                    clauses.append(shifted(a[ax], min(before, 0) + min(after, 0)) >= most + 1)
+    if mode == "wrap":  # onnxruntime refuses an empty input in wrap mode, pads or not
+        clauses += [checked(d >= 1, lambda v, types, k=k: (
+            f"axis {k} of {types[0]} is empty: onnxruntime's wrap mode refuses an empty "
+            "input")) for k, d in enumerate(a)]
     sizes = SizeNames(pads_value, axes_value)
     return {"x": a, "rest": groups("r", len(types) - 2 - len(sizes.dims)),
             "sizes": sizes.patterns(), "y": out, "fits": clauses}

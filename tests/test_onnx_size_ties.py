@@ -1,0 +1,244 @@
+"""Relations between an ONNX node's input sizes, judged by onnxruntime.
+
+Each case is one node whose inputs have named sizes (a dim_param per axis, or fixed
+sizes). Over a small box of sizes, the build's conditions hold exactly where onnxruntime
+runs the node, and there the typed output shape is onnxruntime's; at those concrete sizes
+a forward build types the node exactly where onnxruntime runs it. The audit that found
+these gaps (tests/size_mutations.py) is described in docs/onnx.rst."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import kantensor as kt
+from kantensor.onnx import from_onnx
+from kantensor.types.symbols import substitute
+from ortrun import Refusal, run
+
+F, I64 = TensorProto.FLOAT, TensorProto.INT64
+NUMPY = {F: np.float32, I64: np.int64}
+
+
+def node_model(op, inputs, attrs=None, inits=(), opset=21, outputs=1):
+    """One ``op`` node: ``inputs`` are (name, elem type, dims) graph inputs (a dim a
+    name or an int), ``inits`` (name, array) initializers after them."""
+    names = [i[0] for i in inputs] + [name for name, _ in inits]
+    outs = [f"y{k}" for k in range(outputs)]
+    graph = helper.make_graph(
+        [helper.make_node(op, names, outs, **(attrs or {}))], "g",
+        [helper.make_tensor_value_info(n, t, list(d)) for n, t, d in inputs],
+        [helper.make_tensor_value_info(o, F, None) for o in outs],
+        [numpy_helper.from_array(np.asarray(v), n) for n, v in inits])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def concrete(model, sizes):
+    """``model`` with its named sizes replaced by ``sizes``."""
+    out = type(model)()
+    out.CopyFrom(model)
+    for info in out.graph.input:
+        for d in info.type.tensor_type.shape.dim:
+            if d.HasField("dim_param"):
+                d.dim_value = sizes[d.dim_param]
+    return out
+
+
+def feeds(model):
+    """Zeros for each input of a concrete model (an index 0 is in range of any axis
+    that holds a value)."""
+    return {i.name: np.zeros([d.dim_value for d in i.type.tensor_type.shape.dim],
+                             NUMPY[i.type.tensor_type.elem_type])
+            for i in model.graph.input}
+
+
+def judged(model, box, beyond=None):
+    """For each point of ``box`` (name -> sizes), check the build's conditions and a
+    forward build at that point against onnxruntime's run; the number of points
+    onnxruntime ran (so that a case tests both sides). ``beyond(sizes)`` is True where
+    ONNX's spec refuses sizes that onnxruntime runs anyway: kantensor follows the spec."""
+    _, outs = from_onnx(model)
+    conditions = {c for y in outs for c in y.owner.conditions}
+    names = sorted(box)
+    ran = 0
+    for values in itertools.product(*(box[n] for n in names)):
+        sizes = dict(zip(names, values, strict=True))
+        holds = all(c.holds(sizes) for c in conditions)
+        point = concrete(model, sizes)
+        got = run(point, feeds(point))
+        try:
+            typed = [y.type.shape for y in from_onnx(point)[1]]
+        except (TypeError, ValueError):
+            typed = None
+        if beyond is not None and beyond(sizes):
+            assert not holds and typed is None, (sizes, typed)
+            continue
+        if isinstance(got, Refusal):
+            assert not holds, (sizes, [str(c) for c in conditions], got.why)
+            assert typed is None, (sizes, typed, got.why)
+            continue
+        ran += 1
+        assert holds, (sizes, [str(c) for c in conditions])
+        want = [tuple(substitute(d, sizes) for d in y.type.shape) for y in outs]
+        assert [tuple(s) for s in got] == want == [tuple(t) for t in typed], sizes
+    return ran
+
+
+# -- ScatterND: updates.shape == indices.shape[:-1] + data.shape[indices.shape[-1]:] ------
+SCATTER_ND = [
+    ([("d", F, ["n", "m"]), ("i", I64, ["k", 1]), ("u", F, ["j", "p"])],
+     {"n": (1, 2), "m": (2, 3), "k": (1, 2), "j": (1, 2), "p": (2, 3)}),
+    ([("d", F, ["n", "m"]), ("i", I64, ["k", 2]), ("u", F, ["j"])],
+     {"n": (1, 2), "m": (1, 2), "k": (0, 1, 2), "j": (0, 1, 2)}),
+    ([("d", F, ["n", "m", "l"]), ("i", I64, ["k", "r", 1]), ("u", F, ["k", "j", "m", "l"])],
+     {"n": (1, 2), "m": (1, 2), "l": (2,), "k": (1, 2), "r": (1, 2), "j": (1, 2)}),
+    ([("d", F, ["n", "m"]), ("i", I64, [0]), ("u", F, ["n", "m"])],
+     {"n": (1, 2), "m": (1, 2)}),
+]
+
+
+@pytest.mark.parametrize(("inputs", "box"), SCATTER_ND)
+def test_scatter_nd_ties_updates_to_indices_and_data(inputs, box):
+    assert judged(node_model("ScatterND", inputs, opset=18), box)
+
+
+@pytest.mark.parametrize(("shapes", "why"), [
+    (((3, 4), (2, 3), (2,)), "input 1 axis 1 must have size 2, got 3"),
+    (((3, 4), (2, 1), (2, 3, 4, 1)), "updates has 4 axes: .* it must have 1 to 3"),
+    (((), (1,), ()), "data and indices must have 1 axis or more"),
+])
+def test_scatter_nd_refuses_ranks_onnxruntime_refuses(shapes, why):
+    inputs = [(n, t, s) for n, t, s in zip("diu", (F, I64, F), shapes, strict=True)]
+    model = node_model("ScatterND", inputs, opset=18)
+    assert isinstance(run(model, feeds(model)), Refusal)
+    with pytest.raises((TypeError, ValueError), match=why):
+        from_onnx(model)
+
+
+def test_scatter_nd_contract_and_refine():
+    model = node_model("ScatterND", SCATTER_ND[0][0], opset=18)
+    contract = kt.onnx.contract(model)
+    assert contract.holds(n=4, m=3, k=2, j=2, p=3)
+    assert not contract.holds(n=4, m=3, k=2, j=2, p=4)
+    ins, [y] = from_onnx(model)
+    refined = kt.refine([y], given={ins[0]: "float32[5,3]", ins[1]: "int64[2,1]"})
+    assert str(refined[ins[2]]) == "float32[2,3]"
+
+
+# -- GatherND: equal batch axes, batch_dims + q at most data's rank -------------------
+GATHER_ND = [
+    ([("d", F, ["n", "m"]), ("i", I64, ["k", 1])], 0, {"n": (1, 2), "m": (1, 3), "k": (0, 2)},
+     None),
+    ([("d", F, ["n", "m"]), ("i", I64, ["k", 0])], 0, {"n": (1, 2), "m": (1, 3), "k": (0, 2)},
+     None),
+    ([("d", F, ["n", "m", "l"]), ("i", I64, ["k", "j", 1])], 1,
+     {"n": (1, 2, 3), "m": (1, 2), "l": (2,), "k": (0, 1, 2, 4), "j": (1, 2)},
+     lambda s: s["k"] != s["n"]),  # onnxruntime: the indices' batch a multiple of data's
+    ([("d", F, ["n", "m", "l"]), ("i", I64, ["k", "j", 0])], 2,
+     {"n": (1, 2), "m": (1, 2), "l": (2,), "k": (1, 2), "j": (1, 2)},
+     lambda s: (s["k"], s["j"]) != (s["n"], s["m"])),
+]
+
+
+@pytest.mark.parametrize(("inputs", "batch_dims", "box", "beyond"), GATHER_ND)
+def test_gather_nd_ties_batch_axes(inputs, batch_dims, box, beyond):
+    model = node_model("GatherND", inputs, {"batch_dims": batch_dims}, opset=13)
+    assert judged(model, box, beyond)
+
+
+@pytest.mark.parametrize(("shapes", "batch_dims", "why"), [
+    (((2, 3), (2, 3)), 0, "last size 3 is larger than data's 2 axes less batch_dims 0"),
+    (((2, 3), (2, 2)), 1, "last size 2 is larger than data's 2 axes less batch_dims 1"),
+    (((2, 3), (2, 1)), 2, "batch_dims 2 must be less than the ranks of data"),
+    (((), (0,)), 0, "data and indices must have 1 axis or more"),
+])
+def test_gather_nd_refuses_ranks_onnxruntime_refuses(shapes, batch_dims, why):
+    inputs = [(n, t, s) for n, t, s in zip("di", (F, I64), shapes, strict=True)]
+    model = node_model("GatherND", inputs, {"batch_dims": batch_dims}, opset=13)
+    assert isinstance(run(model, feeds(model)), Refusal)
+    with pytest.raises((TypeError, ValueError), match=why):
+        from_onnx(model)
+
+
+@pytest.mark.parametrize(("d", "i", "b"), [((2, 3), (4, 0), 0), ((2, 3, 4), (2, 5, 0), 1)])
+def test_gather_nd_of_no_index_axis_runs_as_onnxruntime(d, i, b):
+    rng = np.random.default_rng(0)
+    x = rng.random(d).astype(np.float32)
+    model = node_model("GatherND", [("d", F, d), ("i", I64, i)], {"batch_dims": b}, opset=13)
+    ins, outs = from_onnx(model)
+    [got] = kt.function(ins, outs)(x, np.zeros(i, np.int64))
+    assert [got.shape] == run(model, {"d": x, "i": np.zeros(i, np.int64)})
+    assert got.shape == outs[0].type.shape
+    for index in np.ndindex(*i[:-1]):  # each index of no axis picks its batch's data
+        assert np.array_equal(got[index], x[index[:b]])
+
+
+# -- GatherElements, ScatterElements, Scatter: one rank; indices within data off the axis --
+ELEMENTS = [
+    ("GatherElements", 0, 13, {"n": (1, 2), "m": (2, 3), "k": (0, 1, 3), "j": (0, 2, 3, 4)}),
+    ("GatherElements", 1, 13, {"n": (1, 2), "m": (2, 3), "k": (0, 1, 3), "j": (0, 2, 3, 4)}),
+    ("ScatterElements", 0, 18, {"n": (1, 2), "m": (2, 3), "k": (0, 1, 3), "j": (0, 2, 3, 4)}),
+    ("ScatterElements", -1, 18, {"n": (1, 2), "m": (2, 3), "k": (0, 1, 3), "j": (0, 3, 4)}),
+    ("Scatter", 1, 10, {"n": (1, 2), "m": (2, 3), "k": (0, 1, 3), "j": (0, 3, 4)}),
+]
+
+
+@pytest.mark.parametrize(("op", "axis", "opset", "box"), ELEMENTS)
+def test_elements_ops_keep_indices_within_data(op, axis, opset, box):
+    inputs = [("d", F, ["n", "m"]), ("i", I64, ["k", "j"])]
+    if op != "GatherElements":
+        inputs.append(("u", F, ["k", "j"]))
+    assert judged(node_model(op, inputs, {"axis": axis}, opset=opset), box)
+
+
+def test_scatter_elements_ties_updates_to_indices():
+    model = node_model("ScatterElements", [("d", F, [3, 4]), ("i", I64, ["k", 4]),
+                                           ("u", F, ["j", "l"])], opset=18)
+    assert judged(model, {"k": (1, 2), "j": (1, 2), "l": (3, 4)})
+    _, [y] = from_onnx(model)
+    assert sorted(map(str, y.owner.conditions)) == ["k == j", "l == 4"]
+
+
+@pytest.mark.parametrize("shapes", [((2, 3), (2,), (2,)), ((2, 3), (2, 3), (2, 3, 1))])
+def test_scatter_elements_refuses_ranks_onnxruntime_refuses(shapes):
+    inputs = [(n, t, s) for n, t, s in zip("diu", (F, I64, F), shapes, strict=True)]
+    model = node_model("ScatterElements", inputs, opset=18)
+    assert isinstance(run(model, feeds(model)), Refusal)
+    with pytest.raises((TypeError, ValueError), match="must have one rank"):
+        from_onnx(model)
+
+
+# -- Expand: each input axis is 1 or the shape's size --------------------------------------
+@pytest.mark.parametrize("shape", [[2, 1, 6], [6], [3, 1], [1, 0]])
+def test_expand_input_axes_broadcast_to_the_shape(shape):
+    model = node_model("Expand", [("x", F, ["n", "m"])],
+                       inits=[("shape", np.array(shape, np.int64))], opset=13)
+    assert judged(model, {"n": (0, 1, 2, 3), "m": (0, 1, 2, 6)})
+
+
+def test_expand_names_the_axis_that_does_not_broadcast():
+    model = node_model("Expand", [("x", F, [3, 2])],
+                       inits=[("shape", np.array([2, 1, 6], np.int64))], opset=13)
+    with pytest.raises(kt.TypeInferenceError, match="the input's axis 1 of size 2 does "
+                       "not broadcast to the shape's 6"):
+        from_onnx(model)
+
+
+# -- Split: equal parts before opset 18; num_outputs or a split input from 18 -------------
+@pytest.mark.parametrize(("opset", "attrs"), [(13, {}), (13, {"axis": 1}),
+                                              (18, {"num_outputs": 3})])
+def test_split_parts_are_where_onnxruntime_splits(opset, attrs):
+    model = node_model("Split", [("x", F, ["n", "m"])], attrs, opset=opset, outputs=3)
+    assert judged(model, {"n": (0, 2, 3, 6, 7), "m": (1, 3, 4)})
+
+
+def test_split_needs_num_outputs_or_sizes_from_opset_18():
+    model = node_model("Split", [("x", F, [6])], opset=18, outputs=3)
+    assert isinstance(run(model, feeds(model)), Refusal)
+    with pytest.raises(ValueError, match="neither a .split. input nor the .num_outputs."):
+        from_onnx(model)
+    _, outs = from_onnx(node_model("Split", [("x", F, ["n"])], opset=13, outputs=3))
+    assert "n % 3 == 0" in [str(c) for c in outs[0].owner.conditions]
