@@ -14,11 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kantensor.types.canon import _canonical, _one_floor, canonical_form
-from kantensor.types.quasiform import one_symbol_form
 from kantensor.types.conditions import Condition
 from kantensor.types.dim import Dim, dim_max, dim_min, unknown
 from kantensor.types.facts import EMPTY, Facts
 from kantensor.types.quasi import MAX_PERIOD, table
+from kantensor.types.quasiform import one_symbol_form
 from kantensor.types.symbols import substitute
 
 N_EXAMPLES = int(os.environ.get("KANTENSOR_FACTS_EXAMPLES", "150"))

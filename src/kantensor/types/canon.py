@@ -190,7 +190,10 @@ def _along(parts: dict, rest: dict, cores: dict) -> dict[tuple, int]:
     are a multiple of; those terms are taken out (they join ``u``'s part)."""
     def home(mono: tuple) -> dict:
         atom = mono[0][0]
-        return rest if isinstance(atom, Opaque) else parts.get(atom, {})
+        if not isinstance(atom, Opaque):
+            return parts.get(atom, {})
+        symbols = _atom_symbols(atom)  # an atom of one symbol is in that symbol's part
+        return parts.get(next(iter(symbols)), {}) if len(symbols) == 1 else rest
 
     for core in cores:
         first, k0 = core[0]
@@ -249,10 +252,12 @@ def _linear_part(atom: Opaque) -> tuple | None:
 
 
 def _variable(atom: Hashable) -> bool:
-    """A symbol, or a min or max of several symbols that is ``>= 0``: what a linear
-    form ``u`` may be over."""
+    """A symbol, a min or max of several symbols that is ``>= 0``, or an atom of one
+    symbol that is ``>= 0`` (``m % 2``, ``min(5, m)``): what a linear form ``u`` may be
+    over."""
     return not isinstance(atom, Opaque) or (
-        atom.op in ("min", "max") and _several(atom) and nonnegative_atom(atom))
+        (atom.op in ("min", "max") or len(_atom_symbols(atom)) == 1)
+        and nonnegative_atom(atom))
 
 
 def _over(x: DimLike, core: tuple) -> DimLike | None:
