@@ -79,6 +79,8 @@ def test_facts_simplify_into_the_one_form() -> None:
     ((3 * n + dim_min(5, n) % 4, 2 * n + (n + 1) // 2 + dim_min(5, n) % 4 + n // 2),
      "3*n + min(5, n) % 4"),
     ((dim_min(6, n) % 2, dim_min((dim_min(6, n) % 2 + 1) // 2, n % 2)), "min(6, n) % 2"),
+    ((dim_min(8, 4 * n), 4 * dim_min(2, n)), "4*min(2, n)"),  # a common factor out
+    ((dim_max(6, 2 * n) + 1, 2 * dim_max(3, n) + 1, dim_max(7, 2 * n + 1)), "2*max(3, n) + 1"),
 ])
 def test_sizes_past_a_threshold_get_one_form(ways, form) -> None:
     """A size of one symbol past a threshold: the min or max of its late sum and another

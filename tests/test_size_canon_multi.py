@@ -190,6 +190,8 @@ def test_decide_is_never_wrong_and_agrees_with_the_forms(seed, count) -> None:
       dim_min(m, n) - m % 3), "min(m, n) - m % 3"),
     ((n + dim_min(5, k) - (n + dim_min(5, k)) // 2, -(-(n + dim_min(5, k)) // 2)),
      "(n + min(5, k) + 1)//2"),
+    (((m + dim_min(8, 4 * n)) % 4, m % 4), "m % 4"),  # its atoms formed first: 4*min(2, n)
+    (((3 * n + dim_max(4, 4 * m)) // 4 + dim_min(-1, -m) - n, -((n + 3) // 4)), "-((n + 3)//4)"),
 ])
 def test_floors_of_a_linear_form_over_atoms_get_one_form(ways, form) -> None:
     """A linear form over sizes and atoms of one size ``>= 0`` (``n + m % 2``, ``m % 3 +

@@ -139,8 +139,9 @@ def _canonical(terms: tuple) -> DimLike:
                 continue
         total = total + _inner(p)
     if len(pieces) == 1 and constant:  # the constant goes inside: max(5, n), not
-        atom = _lone_minmax(pieces[0])  # max(0, n - 5) + 5
-        pieces, constant = [APPLY[atom.op](*(g + constant for g in atom.args))], 0
+        c, atom = _lone_minmax(pieces[0])  # max(0, n - 5) + 5; 2*max(3, n) + 1, not
+        q, constant = divmod(constant, c)  # 2*max(0, n - 3) + 7
+        pieces = [c * APPLY[atom.op](*(g + q for g in atom.args))]
     for piece in pieces:
         total = total + piece
     for form in rest_forms:
@@ -255,9 +256,19 @@ def _variable(atom: Hashable) -> bool:
     """A symbol, a min or max of several symbols that is ``>= 0``, or an atom of one
     symbol that is ``>= 0`` (``m % 2``, ``min(5, m)``): what a linear form ``u`` may be
     over."""
-    return not isinstance(atom, Opaque) or (
-        (atom.op in ("min", "max") or len(_atom_symbols(atom)) == 1)
-        and nonnegative_atom(atom))
+    if not isinstance(atom, Opaque):
+        return True
+    if atom.op in ("min", "max") and _several(atom):
+        return nonnegative_atom(atom)
+    return len(_atom_symbols(atom)) == 1 and nonnegative_atom(atom) and _formed(atom)
+
+
+def _formed(atom: Opaque) -> bool:
+    """Whether an atom of one symbol is its own form (else the atoms over it are
+    formed over their arguments' forms first: ``(m + min(8, 4*n)) % 4`` is ``m % 4``
+    once ``min(8, 4*n)`` is ``4*min(2, n)``)."""
+    form = canonical_form(_symbol(atom))
+    return not isinstance(form, int) and lone_atom(form._terms) == atom
 
 
 def _over(x: DimLike, core: tuple) -> DimLike | None:
@@ -346,9 +357,13 @@ def _by_int(atom: Hashable, op: str) -> bool:
         and atom.args[1] > 0
 
 
-def _lone_minmax(x: DimLike) -> Opaque | None:
-    atom = None if isinstance(x, int) else lone_atom(x._terms)
-    return atom if isinstance(atom, Opaque) and atom.op in ("min", "max") else None
+def _lone_minmax(x: DimLike) -> tuple[int, Opaque] | None:
+    """``(c, atom)`` where ``x`` is ``c*atom`` for a min or max ``atom``."""
+    if isinstance(x, int) or len(x._terms) != 1:
+        return None
+    mono, c = x._terms[0]
+    atom = lone_atom(((mono, 1),))
+    return (c, atom) if isinstance(atom, Opaque) and atom.op in ("min", "max") else None
 
 
 def _has_opaque(x: Dim) -> bool:

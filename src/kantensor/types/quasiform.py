@@ -124,7 +124,7 @@ def _piecewise(n: Dim, threshold: int, period: int, increments: tuple[int, ...]
     late_size = late_form + late_start
     if early_form is not None:
         for pick in (dim_min, dim_max):  # step 1
-            form = pick(late_size, early_form)
+            form = _factored(pick, late_size, early_form)
             if not isinstance(form, int) and table(form) == want:
                 return form
     if not any(early_inc) and not isinstance(late_size, int):  # step 2: clamped
@@ -140,6 +140,14 @@ def _piecewise(n: Dim, threshold: int, period: int, increments: tuple[int, ...]
             split = None
     found = [f for f in (other, split) if f is not None]
     return min(found, key=lambda f: (len(str(f)), str(f))) if found else None
+
+
+def _factored(pick, a: DimLike, b: DimLike) -> DimLike:
+    """``pick(a, b)`` with the common factor of their terms out: ``4*min(2, n)``, not
+    ``min(8, 4*n)`` (so that ``(m + min(8, 4*n)) % 4`` is ``m % 4``)."""
+    g = math.gcd(*(c for x in (a, b) for c in ((x,) if isinstance(x, int)
+                                               else (c for _, c in x._terms))))
+    return pick(a, b) if g < 2 else g * pick(a // g, b // g)
 
 
 def _floors(x: DimLike) -> int:
@@ -172,7 +180,7 @@ def _other(n: Dim, want: tuple, values_: list[int], late: list[int], late_start:
                 rendered = _render(n, _least([g[m + 1] - g[m] for m in range(q)]))
                 if rendered is None:
                     continue
-                form = pick(late_size, rendered + g[0])
+                form = _factored(pick, late_size, rendered + g[0])
                 if not isinstance(form, int) and table(form) == want:
                     return form
     return None
