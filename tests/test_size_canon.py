@@ -13,11 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kantensor.types.canon import _canonical, _one_floor, _one_symbol, canonical_form
+from kantensor.types.canon import _canonical, _one_floor, canonical_form
 from kantensor.types.conditions import Condition
 from kantensor.types.dim import Dim, dim_max, dim_min, unknown
 from kantensor.types.facts import EMPTY, Facts
 from kantensor.types.quasi import MAX_PERIOD, table
+from kantensor.types.quasiform import one_symbol_form
 from kantensor.types.symbols import substitute
 
 N_EXAMPLES = int(os.environ.get("KANTENSOR_FACTS_EXAMPLES", "150"))
@@ -65,6 +66,30 @@ def test_facts_simplify_into_the_one_form() -> None:
     assert even.simplify(2 * (n // 2) + n % 3) == n + n % 3
     small = Facts([Condition(n, "<=", 64)])
     assert str(small.simplify(dim_min(64, n) - 3 * (n // 3))) == "n % 3"
+
+
+@pytest.mark.parametrize(("ways", "form"), [
+    ((dim_max(n % 3, n // 3), dim_max(n % 3, n // 2) + dim_min(dim_max(n % 3, n // 3), n // 2)
+      - n // 2), "max(n % 3, n//3)"),
+    ((dim_max(n % 2, n // 4), dim_max(n % 2, n // 4) - dim_min(3 - n, dim_max(n % 2, n // 4))
+      + dim_min(4 - n, dim_max(n % 2, n // 4) + 1) - 1), "max(n % 2, n//4)"),
+    ((dim_min(3 * (n % 2), n), dim_min(3 * (n % 2), dim_min(3 * (n % 2), n) + 1, n)),
+     "min(3*(n % 2), n)"),
+    ((dim_min(6, n) % 4, (dim_min(6, n) % 4 + 1) // 2 + (dim_min(6, n) % 4) // 2), "min(6, n) % 4"),
+    ((3 * n + dim_min(5, n) % 4, 2 * n + (n + 1) // 2 + dim_min(5, n) % 4 + n // 2),
+     "3*n + min(5, n) % 4"),
+    ((dim_min(6, n) % 2, dim_min((dim_min(6, n) % 2 + 1) // 2, n % 2)), "min(6, n) % 2"),
+    ((dim_min(8, 4 * n), 4 * dim_min(2, n)), "4*min(2, n)"),  # a common factor out
+    ((dim_max(6, 2 * n) + 1, 2 * dim_max(3, n) + 1, dim_max(7, 2 * n + 1)), "2*max(3, n) + 1"),
+])
+def test_sizes_past_a_threshold_get_one_form(ways, form) -> None:
+    """A size of one symbol past a threshold: the min or max of its late sum and another
+    sum (of a short period), or the late sum plus the difference until the threshold."""
+    for x in ways:
+        for v in range(0, 60):
+            assert _at(x, n=v) == _at(ways[0], n=v)
+        assert str(canonical_form(x)) == form, x
+        assert _decided(x)
 
 
 # -- random sizes of one symbol -----------------------------------------------------------
@@ -169,7 +194,7 @@ def test_sizes_equal_at_every_size_get_one_form(t, steps) -> None:
 
 def _decided(x) -> bool:
     """Whether the form of ``x`` is one of its table (not left as built)."""
-    return _one_symbol(x, "n") is not None
+    return one_symbol_form(x, "n") is not None
 
 
 @settings(max_examples=N_EXAMPLES, deadline=None)
@@ -186,6 +211,30 @@ def test_tables_decide_equality_and_equal_sizes_get_one_form(a, b) -> None:
         return
     assert (table(x) == table(y)) is equal, (x, y)
     if equal and _decided(x):
+        assert canonical_form(x) == canonical_form(y), (x, y)
+
+
+@settings(max_examples=N_EXAMPLES, deadline=None)
+@given(a=_tree(2, extremes=False), b=_tree(2, extremes=False), c=st.integers(0, 12),
+       kind=st.integers(0, 3), k=st.integers(2, 4), steps=st.lists(st.tuples(
+           st.lists(st.integers(0, 1), max_size=3), st.integers(0, 7), st.integers(1, 4)),
+           min_size=1, max_size=2))
+def test_sizes_past_a_threshold_rewritten_get_one_form(a, b, c, kind, k, steps) -> None:
+    """Random sizes past a threshold (a min or max of two sums; a floor or remainder of a
+    clamp beside a sum) and the same sizes rewritten: sound over their tables' window,
+    one form wherever the size's form is decided."""
+    t = [("min", a, b), ("max", a, b), ("+", a, ("%", ("min", ("int", c), ("n",)), k)),
+         ("+", a, ("//", ("max", ("int", c), b), k))][kind]
+    u = t
+    for path, choice, j in steps:
+        u = _rewritten(u, path, choice, j)
+    x, y = _build(t), _build(u)
+    for v in range(_window(x, y)):
+        assert _at(x, n=v) == _at(y, n=v)
+        assert _at(canonical_form(y), n=v) == _at(y, n=v)
+    if isinstance(x, int) or table(x) is None:
+        return
+    if _decided(x):
         assert canonical_form(x) == canonical_form(y), (x, y)
 
 

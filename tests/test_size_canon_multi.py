@@ -22,6 +22,8 @@ from kantensor.types.conditions import Condition
 from kantensor.types.dim import Dim, dim_max, dim_min
 from kantensor.types.facts import EMPTY, Facts
 from kantensor.types.lattice import _analysed, _lattice, _several_extreme, lattice_form
+from kantensor.types.quasi import table
+from kantensor.types.quasiform import one_symbol_form
 from kantensor.types.symbols import substitute
 
 N_EXAMPLES = int(os.environ.get("KANTENSOR_FACTS_EXAMPLES", "150"))
@@ -178,6 +180,68 @@ def test_decide_is_never_wrong_and_agrees_with_the_forms(seed, count) -> None:
         assert decided is not False, (x, y, facts)
     if facts.simplify(x) == facts.simplify(y):
         assert decided is True, (x, y, facts)
+
+
+@pytest.mark.parametrize(("ways", "form"), [
+    ((3 * ((n + m % 2 + 1) // 2) + 3 * ((n + m % 2) // 2) - 6 * n, 3 * (m % 2) - 3 * n),
+     "3*(m % 2) - 3*n"),
+    (((n + (m + 3) % 4 + 1) // 2 + (n + (m + 3) % 4) // 2, n + (m + 3) % 4), "n + (m + 3) % 4"),
+    (((m % 3 + dim_min(m, n) + 1) // 2 + (m % 3 + dim_min(m, n)) // 2 - 2 * (m % 3),
+      dim_min(m, n) - m % 3), "min(m, n) - m % 3"),
+    ((n + dim_min(5, k) - (n + dim_min(5, k)) // 2, -(-(n + dim_min(5, k)) // 2)),
+     "(n + min(5, k) + 1)//2"),
+    (((m + dim_min(8, 4 * n)) % 4, m % 4), "m % 4"),  # its atoms formed first: 4*min(2, n)
+    (((3 * n + dim_max(4, 4 * m)) // 4 + dim_min(-1, -m) - n, -((n + 3) // 4)), "-((n + 3)//4)"),
+])
+def test_floors_of_a_linear_form_over_atoms_get_one_form(ways, form) -> None:
+    """A linear form over sizes and atoms of one size ``>= 0`` (``n + m % 2``, ``m % 3 +
+    min(m, n)``) is a ``u`` like a sum of sizes: Hermite's identity, ceils, one form."""
+    for x in ways:
+        for p in sizegen.points(("n", "m", "k"))[::5]:
+            assert _at(x, p) == _at(ways[0], p)
+        assert str(canonical_form(x)) == form, x
+
+
+ATOMS = (m % 2, m % 3, m // 2, dim_min(5, m), dim_max(2, m) // 3, dim_min(m, k))
+
+
+@settings(max_examples=N_EXAMPLES, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), which=st.integers(0, len(ATOMS) - 1),
+       twice=st.booleans())
+def test_sizes_of_a_linear_form_over_atoms_rewritten_get_one_form(seed, which, twice) -> None:
+    """A random size of ``n`` with ``n`` read as ``n + a`` (``a`` an atom ``>= 0``: a
+    remainder, a floor, a clamp of ``m``, a min of several) and the same size rewritten:
+    sound at the grid, one form where the size of ``n`` has its table's form and no min
+    or max (``max(3, u) + min(3, u)`` is a form over those two atoms, not over ``u``)."""
+    rng = random.Random(seed)
+    t = sizegen.tree(rng, ("n",))
+    u = sizegen.rewrite(rng, t, ("n",))
+    if twice:
+        u = sizegen.rewrite(rng, u, ("n",))
+    over = {"n": n + ATOMS[which]}
+    x, y = (sizegen.build(z) for z in (t, u))
+    if isinstance(x, int):
+        return
+    fx, fy = (canonical_form(substitute(z, over)) if not isinstance(z, int) else z
+              for z in (x, y))
+    for p in sizegen.points(("n", "m", "k"))[::3]:
+        assert _at(fx, p) == _at(substitute(x, over), p) == _at(fy, p), (x, y, fx, fy, p)
+    if table(x) is not None and one_symbol_form(x, "n") is not None and \
+            not any(op in str((t, u)) for op in ("min", "max")):
+        assert fx == fy, (x, y, fx, fy)
+
+
+def test_facts_simplify_again_what_a_form_shows() -> None:
+    """A form can show what the facts simplify (``min(k, m, n)`` beside ``k <= m``, made
+    by Hermite's identity), and a divisor of a size is the lcm of the facts' (``6*(n//6)``
+    is ``n`` where 2 and 3 divide it)."""
+    below = Facts([Condition(k, "<=", m)])
+    hermite = (dim_min(m, n) + 1) // 2 + dim_min(m, n) // 2
+    assert str(below.simplify(dim_min(hermite, k) % 4)) == "min(k, n) % 4"
+    under = Facts([Condition(n, "<=", m)])
+    assert under.simplify(dim_max(0, n - dim_min(k, m)) + dim_min(k, m, n)) == n
+    six = Facts([Condition(n % 2, "==", 0), Condition(n % 3, "==", 0)])
+    assert six.simplify((n + 1) // 2 + n // 2) == six.simplify(6 * (n // 6)) == n
 
 
 # -- hostile ---------------------------------------------------------------------------------

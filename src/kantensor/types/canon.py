@@ -46,26 +46,21 @@ from collections.abc import Hashable
 from functools import lru_cache
 from typing import Final
 
-import numpy as np
-
-from .dim import Dim, DimLike, _floordiv, _mod, _rebuild, _symbol, dim_max, dim_min
+from .dim import Dim, DimLike, _floordiv, _mod, _rebuild, _symbol
 from .intervals import nonnegative_atom
 from .lattice import lattice_form
 from .poly import Opaque, lone_atom
-from .quasi import fits, in_fragment, table, values
+from .quasi import in_fragment
+from .quasiform import one_symbol_form
 from .symbols import APPLY, free_symbols, substitute
 
 __all__ = ["canonical_form"]
 
-MAX_PIECE_PERIOD: Final = 64
-"""Longest period of a size with a threshold that is written as a min or max."""
 MAX_PASSES: Final = 3
 """Most passes of :func:`canonical_form` (a pass can leave parts the next one forms:
 ``(m + 2*n) % 2`` is ``m % 2``)."""
 MAX_READ_BACK: Final = 6
 """Most floors over several symbols :func:`_read_back` tries to read as remainders."""
-MAX_PIECE_THRESHOLD: Final = 256
-"""Latest threshold of a size written as a min or max of two quasi-affine sizes."""
 
 
 def canonical_form(x: DimLike) -> DimLike:
@@ -122,7 +117,7 @@ def _canonical(terms: tuple) -> DimLike:
         u = _rebuild_terms(dict(core))
         p = sum((c * _over(_symbol(atom), core) for ((atom, _),), c in part.items()),
                 start=along.get(core, 0) * _symbol(_U))
-        form = _one_symbol(p, _U) if in_fragment(p, _U) else None
+        form = one_symbol_form(p, _U) if in_fragment(p, _U) else None
         if form is None:
             rest.update(part)
             rest.update((mono, along[core] * k) for mono, k in core if core in along)
@@ -134,7 +129,7 @@ def _canonical(terms: tuple) -> DimLike:
     for s, part in parts.items():
         p = _rebuild_terms(part)
         if not isinstance(p, int) and _has_opaque(p) and in_fragment(p, s):
-            form = _one_symbol(p, s)
+            form = one_symbol_form(p, s)
             if form is not None:
                 constant += form[1]
                 if _lone_minmax(form[0]) is None:
@@ -144,8 +139,9 @@ def _canonical(terms: tuple) -> DimLike:
                 continue
         total = total + _inner(p)
     if len(pieces) == 1 and constant:  # the constant goes inside: max(5, n), not
-        atom = _lone_minmax(pieces[0])  # max(0, n - 5) + 5
-        pieces, constant = [APPLY[atom.op](*(g + constant for g in atom.args))], 0
+        c, atom = _lone_minmax(pieces[0])  # max(0, n - 5) + 5; 2*max(3, n) + 1, not
+        q, constant = divmod(constant, c)  # 2*max(0, n - 3) + 7
+        pieces = [c * APPLY[atom.op](*(g + q for g in atom.args))]
     for piece in pieces:
         total = total + piece
     for form in rest_forms:
@@ -195,7 +191,10 @@ def _along(parts: dict, rest: dict, cores: dict) -> dict[tuple, int]:
     are a multiple of; those terms are taken out (they join ``u``'s part)."""
     def home(mono: tuple) -> dict:
         atom = mono[0][0]
-        return rest if isinstance(atom, Opaque) else parts.get(atom, {})
+        if not isinstance(atom, Opaque):
+            return parts.get(atom, {})
+        symbols = _atom_symbols(atom)  # an atom of one symbol is in that symbol's part
+        return parts.get(next(iter(symbols)), {}) if len(symbols) == 1 else rest
 
     for core in cores:
         first, k0 = core[0]
@@ -254,10 +253,22 @@ def _linear_part(atom: Opaque) -> tuple | None:
 
 
 def _variable(atom: Hashable) -> bool:
-    """A symbol, or a min or max of several symbols that is ``>= 0``: what a linear
-    form ``u`` may be over."""
-    return not isinstance(atom, Opaque) or (
-        atom.op in ("min", "max") and _several(atom) and nonnegative_atom(atom))
+    """A symbol, a min or max of several symbols that is ``>= 0``, or an atom of one
+    symbol that is ``>= 0`` (``m % 2``, ``min(5, m)``): what a linear form ``u`` may be
+    over."""
+    if not isinstance(atom, Opaque):
+        return True
+    if atom.op in ("min", "max") and _several(atom):
+        return nonnegative_atom(atom)
+    return len(_atom_symbols(atom)) == 1 and nonnegative_atom(atom) and _formed(atom)
+
+
+def _formed(atom: Opaque) -> bool:
+    """Whether an atom of one symbol is its own form (else the atoms over it are
+    formed over their arguments' forms first: ``(m + min(8, 4*n)) % 4`` is ``m % 4``
+    once ``min(8, 4*n)`` is ``4*min(2, n)``)."""
+    form = canonical_form(_symbol(atom))
+    return not isinstance(form, int) and lone_atom(form._terms) == atom
 
 
 def _over(x: DimLike, core: tuple) -> DimLike | None:
@@ -346,9 +357,13 @@ def _by_int(atom: Hashable, op: str) -> bool:
         and atom.args[1] > 0
 
 
-def _lone_minmax(x: DimLike) -> Opaque | None:
-    atom = None if isinstance(x, int) else lone_atom(x._terms)
-    return atom if isinstance(atom, Opaque) and atom.op in ("min", "max") else None
+def _lone_minmax(x: DimLike) -> tuple[int, Opaque] | None:
+    """``(c, atom)`` where ``x`` is ``c*atom`` for a min or max ``atom``."""
+    if isinstance(x, int) or len(x._terms) != 1:
+        return None
+    mono, c = x._terms[0]
+    atom = lone_atom(((mono, 1),))
+    return (c, atom) if isinstance(atom, Opaque) and atom.op in ("min", "max") else None
 
 
 def _has_opaque(x: Dim) -> bool:
@@ -389,97 +404,3 @@ def _inner_atom(a: Opaque) -> DimLike | None:
 
 def _terms_of(x: DimLike) -> tuple | int:
     return x if isinstance(x, int) else x._terms
-
-
-def _one_symbol(p: Dim, s: Hashable) -> tuple[DimLike, int] | None:
-    """``(form, constant)`` with ``p == form + constant`` and ``form`` 0 at ``s = 0``, the
-    form chosen from ``p``'s table alone; None where no form is found (past the limits,
-    or a threshold no min or max of two quasi-affine pieces explains)."""
-    found = table(p)
-    if found is None:
-        return None
-    threshold, period, start, increments = found
-    n = _symbol(s)
-    if not threshold:
-        form = _render(n, increments)
-    else:
-        form = _piecewise(n, threshold, period, increments)
-    if form is None:
-        return None
-    points = np.arange(threshold + 2 * period + 1)
-    if not (values(form, points) == values(p, points) - start).all():
-        return None  # never happens by construction; never change a value if it does
-    return form, start
-
-
-def _render(n: Dim, increments: tuple[int, ...]) -> DimLike | None:
-    """The form, 0 at 0, of the quasi-affine size with these periodic increments (one
-    least period): the shortest text among the renderings of its sparsest fits."""
-    best: tuple[int, int, str, DimLike] | None = None
-    for slope, combs in fits(increments):
-        for form in _renderings(n, slope, combs):
-            terms = 0 if isinstance(form, int) else len(form._terms)
-            key = (terms, len(str(form)), str(form), form)
-            if best is None or key[:3] < best[:3]:
-                best = key
-    return None if best is None else best[3]
-
-
-def _piecewise(n: Dim, threshold: int, period: int, increments: tuple[int, ...]
-               ) -> DimLike | None:
-    """A size 0 at 0, quasi-affine from ``threshold`` on, as the min or max of two
-    quasi-affine sizes: the one it is from the threshold on, and the one its values
-    before the threshold follow (``max(n, 5)``, ``min(64, n)``, ``max(0, n - 5)``), or,
-    constant before the threshold, the late one at ``max(n, threshold)`` (``max(7, n) %
-    3``); None if none of those is it."""
-    if period > MAX_PIECE_PERIOD or threshold > MAX_PIECE_THRESHOLD:
-        return None
-    late = [increments[threshold + (m - threshold) % period] for m in range(period)]
-    values_ = [0]
-    for v in increments:
-        values_.append(values_[-1] + v)
-    blocks = -(-threshold // period)  # the late piece at 0: back from a whole period
-    at = blocks * period
-    late_start = values_[threshold] + sum(
-        late[m % period] for m in range(threshold, at)) - blocks * sum(late)
-    early_inc = increments[:threshold]
-    for p in range(1, threshold + 1):  # the least period of the early steps
-        if all(early_inc[m] == early_inc[m + p] for m in range(threshold - p)):
-            break
-    late_form, early_form = _render(n, tuple(late)), _render(n, tuple(early_inc[:p]))
-    if late_form is None or early_form is None:
-        return None
-    want = (threshold, period, 0, increments)
-    late_size = late_form + late_start
-    for pick in (dim_min, dim_max):
-        form = pick(late_size, early_form)
-        if not isinstance(form, int) and table(form) == want:
-            return form
-    if not any(early_inc) and not isinstance(late_size, int):  # constant, then the late
-        form = substitute(late_size, {lone_atom(n._terms): dim_max(n, threshold)})  # clamped
-        if not isinstance(form, int) and table(form) == want:
-            return form
-    return None
-
-
-def _renderings(n: Dim, slope: int, combs: tuple) -> list[DimLike]:
-    """``slope*n + sum(c*((n + d - 1 - r)//d))``, and each floor whose coefficient is a
-    multiple of ``-d`` also as a remainder: ``-e*d*((n + s)//d) == e*((n + s) % d) -
-    e*n - e*s``."""
-    out: list[DimLike] = []
-    for mask in range(1 << len(combs)):
-        total: DimLike = 0
-        a = slope
-        for i, (c, d, r) in enumerate(combs):
-            shift = d - 1 - r
-            if mask >> i & 1:
-                if c % d:
-                    break
-                e = -c // d
-                total = total + e * _mod(n + shift, d) - e * shift
-                a -= e
-            else:
-                total = total + c * _floordiv(n + shift, d)
-        else:
-            out.append(total + a * n)
-    return out

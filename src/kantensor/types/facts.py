@@ -378,6 +378,19 @@ def simplify(x: DimLike, facts: Facts = EMPTY) -> DimLike:
 
 @lru_cache(maxsize=1 << 14)
 def _simplify(x: Dim, facts: Facts) -> DimLike:
+    out = _formed(x, facts)
+    for _ in range(MAX_ROUNDS - 1):  # a form can show what the facts simplify again:
+        if isinstance(out, int) or not facts or out == x:  # min(k, m, n) from
+            break  # (min(m, n) + 1)//2 + min(m, n)//2 beside k <= m
+        x, out = out, _formed(out, facts)
+    return out
+
+
+#: Most rounds of simplifying under the facts and forming (:func:`_simplify`).
+MAX_ROUNDS: Final = 3
+
+
+def _formed(x: Dim, facts: Facts) -> DimLike:
     known = _constants(facts)
     out = _rebuild(x, lambda a: _atom(a, facts, known) if isinstance(a, Opaque)
                    else known.get(a))
@@ -422,7 +435,9 @@ def _on_multiples(x: DimLike, zeros: list) -> DimLike:
     quotients = {s: _Quotient(f"{s}/{k}") for s, k in steps.items()}
     y = canonical_form(substitute(x, {s: k * _symbol(quotients[s]) for s, k in steps.items()}))
     back = substitute(y, {q: _symbol(s) // steps[s] for s, q in quotients.items()})
-    return canonical_form(assume_divisible(back, zeros))
+    # k divides n for the lcm k of the facts' divisors of n: 6*(n//6) is n
+    lcms = [_symbol(s) % k for s, k in steps.items()]
+    return canonical_form(assume_divisible(back, [*zeros, *lcms]))
 
 
 def _constants(facts: Facts) -> dict:
