@@ -207,3 +207,68 @@ def test_a_period_past_the_limit_is_left_to_the_prover() -> None:
     assert monotone._period(y, "h") == monotone.MAX_PERIOD
     values = [substitute(y, {"h": v}) for v in range(8001)]
     assert monotone.bounds(((h, "<=", 8000),), y) == (min(values), max(values))
+
+
+@settings(max_examples=N_EXAMPLES, deadline=None)
+@given(g=_signed())
+def test_the_least_size_a_side_allows_is_brute_force_s(g) -> None:
+    """``_least`` (searched from where the size's trend crosses, else from 0) gives the
+    first size of the range where a nondecreasing ``g`` is ``>= 0`` (a nonincreasing one
+    ``<= -1``), and past the range a size where it first does."""
+    way = monotone._direction(g, "h")
+    if way not in (monotone.UP, monotone.DOWN) or isinstance(g, int):
+        return
+    sign = 1 if way == monotone.UP else -1
+
+    def fits(v: int) -> bool:
+        value = substitute(g, {"h": v})
+        return value >= 0 if sign > 0 else value <= -1
+
+    found = monotone._least(g, "h", sign)
+    first = next((v for v in RANGE if fits(v)), None)
+    if first is not None:
+        assert found == first, (g, sign)
+    elif found is None:
+        assert not fits(monotone.LIMIT - 1), (g, sign)
+    else:
+        assert fits(found) and not fits(found - 1), (g, sign, found)
+
+
+def test_a_window_stack_s_least_size_is_searched_from_its_trend() -> None:
+    """The start the trend gives is a few sizes from the answer (a handful of
+    evaluations, where a search from 0 doubles its way up)."""
+    x = h
+    for _ in range(7):
+        x = _window(x, 3, 2, 0, True)
+    g = x - 1
+    least = monotone._least(g, "h")
+    assert least == next(v for v in range(10 ** 4) if substitute(g, {"h": v}) >= 0)
+    assert abs(monotone._start(g, "h", 1) - least) <= 2 ** 7
+    assert monotone._start(dim_min(h, 5), "h", 1) is None  # no trend: searched from 0
+
+
+@settings(max_examples=N_EXAMPLES, deadline=None)
+@given(facts=st.lists(st.tuples(_monotone(), st.integers(-2, 12)), max_size=3),
+       x=_monotone())
+def test_rising_sizes_under_rising_facts_have_no_upper_bound(facts, x) -> None:
+    """What ``Facts.unbounded`` says without the prover (a size of windows, under facts
+    that such sizes are at least ints), the prover says too."""
+    store = Facts([Condition(f, ">=", k) for f, k in facts if not isinstance(f, int)])
+    if store.unbounded(x):
+        assert store.bounds(x)[1] is None, (store, x)
+        assert substitute(x, {"h": monotone.LIMIT}) > 10 ** 6
+
+
+def test_only_rising_facts_leave_a_rising_size_unbounded() -> None:
+    up = Facts([Condition((h + 3) // 8 - 1, ">=", 1)])
+    assert up.unbounded((h + 3) // 8) and up.unbounded(h + w)
+    assert not up.unbounded(dim_min(h, 5))  # not rising
+    assert not Facts([Condition(h, "<=", 9)]).unbounded(h + 3)  # an upper bound
+    assert not Facts([Condition(dim_min(h, 5), ">=", 1)]).unbounded(h)
+
+
+def test_a_divisor_the_facts_make_zero_is_kept() -> None:
+    """``a//b`` where ``b == 0``: defined nowhere the facts hold, kept as it is (making
+    it again divided by zero; found by tests/test_size_tidy.py)."""
+    a, b = Dim("a"), Dim("b")
+    assert Facts([Condition(b, "==", 0)]).simplify(a // b) == a // b

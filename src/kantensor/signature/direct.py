@@ -49,11 +49,15 @@ from ..types.dtypes import (
     promoted,
 )
 from ..types.facts import Facts
-from ..types.symbols import free_symbols
 from ..types.type import TensorType
 from .broadcasts import Broadcasts
 from .broadcasts import Fails as _Fails
 from .compile import CompiledAlternative
+from .expressions import Open as _Open
+from .expressions import constant_holds as _constant_holds
+from .expressions import evaluated as _value
+from .expressions import named as _named
+from .expressions import output_size as _output_size
 from .layout import LOOP
 from .overloads import compiled
 
@@ -61,10 +65,6 @@ __all__ = ["direct_build"]
 
 _IN_RANGE = frozenset(DEFAULT_RANGE)
 _TENSOR = Priority.TENSOR
-
-
-class _Open(Exception):
-    """Not decided without search: the relation answers."""
 
 
 _UNSET = object()  # a dim no input has bound yet
@@ -105,12 +105,6 @@ def _candidates(sig: Overloads, n: int, dtypes: tuple[str, ...]
     order: what the arity and the dtype guards decide, found once per signature and
     input dtypes, not once per build."""
     return tuple([c for c in compiled(sig) if c.n_in == n and not c.refuses_dtypes(dtypes)])
-
-
-def _named(x: Any) -> bool:
-    """A size over the user's named sizes only (no unknown of another solve)."""
-    return isinstance(x, Dim) and (x.name is not None or all(
-        isinstance(u, str) for u in free_symbols(x)))
 
 
 @lru_cache(maxsize=4096)
@@ -443,15 +437,6 @@ class _Plan:
         return undecided
 
 
-def _constant_holds(clause: A.Compare) -> bool:
-    """Whether a comparison of constant expressions holds."""
-    try:
-        diff = _value(clause.left, {}, {}) - _value(clause.right, {}, {})
-    except (ZeroDivisionError, KeyError, _Open):
-        return False
-    return type(diff) is int and COMPARE[clause.op](diff, 0)
-
-
 def _promote(types: tuple, wrapped: tuple, inputs: range) -> str:
     """An unannotated output's dtype: the promotion of every input, each by its priority."""
     try:
@@ -459,41 +444,3 @@ def _promote(types: tuple, wrapped: tuple, inputs: range) -> str:
                                for i in inputs]))
     except PromotionError:
         raise _Fails from None
-
-
-def _value(node: Any, dims: dict, values: dict[int, Any]) -> Any:
-    """A dim expression's value over the sizes the names have (ints or named sizes);
-    _Open where a name is unknown (the relation keeps what it needs of it). ``values``
-    keeps it by the node's identity for one build: a template's output size and its
-    clause ``size >= 1`` are one node, and a ``min`` over named sizes is ordered by the
-    prover, which costs."""
-    found = values.get(id(node))
-    if found is not None:
-        return found
-
-    def size(name: str) -> Any:
-        value = dims[name]
-        if value is None:
-            raise _Open
-        return value
-    value = values[id(node)] = A.evaluate(node, size, calls=DIM_CALLS)
-    return value
-
-
-def _output_size(node: Any, dims: dict, values: dict, facts: Facts) -> Any:
-    """An output's dim expression, as its equation and the forward answer give it: an
-    int (none negative), or over named sizes the value the equation defines, simplified
-    under the facts."""
-    try:
-        value = _value(node, dims, values)
-    except (ZeroDivisionError, KeyError):
-        raise _Open from None
-    if type(value) is int:
-        if value < 0:
-            raise _Fails
-        return value
-    if not _named(value):
-        raise _Open
-    # the equation out == value defines out as value itself: solve_for(out - value)
-    # gives value back (a coefficient 1, no other term holds out; Dims are canonical)
-    return facts.simplify(value)

@@ -27,7 +27,7 @@ from .poly import Opaque, lone_atom
 from .prove import bounds as _bounds
 from .prove import proves
 from .stated import GENERAL as _GENERAL
-from .stated import implied, lower_bounds, same_term
+from .stated import implied, lower_bounds, rising, rising_facts, same_term
 from .stated import unfacted as _unfacted
 from .symbols import APPLY, free_symbols, substitute
 
@@ -41,7 +41,7 @@ class Facts:
     """A conjunction of conditions taken to hold (beside: every size is ``>= 0``).
     Immutable and hashable; adding conditions gives a new Facts."""
 
-    __slots__ = ("atoms", "_triples", "_hash", "_symbols", "_about", "_lows")
+    __slots__ = ("atoms", "_triples", "_hash", "_symbols", "_about", "_lows", "_rising")
 
     def __init__(self, atoms: Iterable[Condition] = ()):
         atoms = frozenset(atoms)
@@ -51,6 +51,7 @@ class Facts:
         self._symbols: tuple | None = None  # (atom, its symbols): made on first about()
         self._about: dict | None = None  # about()'s answers, by the symbols asked of
         self._lows: dict | None = None  # what each fact says of its own terms (see _stated)
+        self._rising: bool | None = None  # see unbounded
 
     @property
     def triples(self) -> tuple:
@@ -177,6 +178,14 @@ class Facts:
         if lows is None:
             lows = self._lows = lower_bounds(self.atoms)  # (made whole, then kept)
         return implied(lows, d, op)
+
+    def unbounded(self, x: DimLike) -> bool:
+        """Whether ``x`` has no upper bound where the facts hold, shown without the
+        prover (:func:`.stated.rising`): a window's output size under the kept ``out >=
+        1`` of the windows before it. False: not shown (its bounds may say more)."""
+        if self._rising is None:
+            self._rising = rising_facts(self.atoms)
+        return self._rising and rising(x)
 
     def consistent(self) -> bool:
         """False where no sizes meet every fact (as far as it is shown), else True."""
@@ -469,8 +478,12 @@ def _atom(a: Opaque, facts: Facts, known: dict) -> DimLike | None:
         return _extreme(a.op, args, facts)
     # arguments the facts leave as they are: the atom as it is (None), not made again by
     # its operator (a floor's normal form over the same arguments: the same atom)
-    value = None if all(map(same_term, args, a.args)) else APPLY[a.op](*args)
-    if a.op in ("//", "%") and type(args[1]) is int and args[1] > 0 and not isinstance(value, int):
+    try:
+        value = None if all(map(same_term, args, a.args)) else APPLY[a.op](*args)
+    except ZeroDivisionError:  # a divisor the facts make 0: nowhere defined, kept as is
+        return None
+    if a.op in ("//", "%") and type(args[1]) is int and args[1] > 0 and \
+            not isinstance(value, int) and not facts.unbounded(args[0]):
         lo, hi = facts.bounds(args[0])
         k = args[1]
         if lo is not None and hi is not None and lo // k == hi // k:

@@ -154,25 +154,99 @@ def _at(g: Any, s: Hashable, v: int) -> int:
 
 def _least(g: Any, s: Hashable, sign: int = 1) -> int | None:
     """The least size ``v`` with ``g(v) >= 0`` (``g`` nondecreasing in ``s``), or with
-    ``sign`` -1, ``g(v) <= -1`` (``g`` nonincreasing); None: none up to LIMIT."""
+    ``sign`` -1, ``g(v) <= -1`` (``g`` nonincreasing); None: none up to LIMIT - 1.
+    Searched from where ``g``'s trend crosses (:func:`_start`; a few evaluations for a
+    stack of windows), else from 0 by doubling steps; bisected within the bracket."""
     def fits(v: int) -> bool:
         value = _at(g, s, v)
         return value >= 0 if sign > 0 else value <= -1
 
-    if fits(0):
-        return 0
-    lo, step = 0, 1
-    while True:
-        hi = lo + step
-        if hi > LIMIT:
-            return None
-        if fits(hi):
-            break
-        lo, step = hi, 2 * step
+    start = _start(g, s, sign)
+    if start is not None and fits(start):  # the least is at most start: step down
+        hi, step = start, 1
+        while True:
+            lo = hi - step
+            if lo <= 0:
+                if fits(0):
+                    return 0
+                lo = 0
+                break
+            if not fits(lo):
+                break
+            hi, step = lo, 2 * step
+    else:  # step up, from start (which does not fit) or from 0
+        lo = 0 if start is None else start
+        if start is None and fits(0):
+            return 0
+        step = 1
+        while True:
+            hi = lo + step
+            if hi > LIMIT - 1:
+                hi = LIMIT - 1
+                if hi <= lo or not fits(hi):
+                    return None
+                break
+            if fits(hi):
+                break
+            lo, step = hi, 2 * step
     while hi - lo > 1:  # fits(hi), not fits(lo)
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if fits(mid) else (mid, hi)
     return hi
+
+
+def _start(g: Any, s: Hashable, sign: int) -> int | None:
+    """Where the trend of ``g`` (:func:`_trend`) meets the bound :func:`_least` looks
+    for: the size to search from, in ``[0, LIMIT)`` (a guess, in floating point: the
+    search checks it); None where ``g`` has no trend of the right sign (its atoms other
+    than floors and remainders by ints)."""
+    try:
+        trend = _trend(g, s)
+        if trend is None:
+            return None
+        slope, intercept = trend
+        if sign < 0:  # -g(v) - 1 >= 0
+            slope, intercept = -slope, -intercept - 1
+        if not slope > 0:
+            return None
+        start = max(0, math.ceil(-intercept / slope))
+    except (OverflowError, ValueError):  # past a float's range
+        return None
+    return start if start < LIMIT else None
+
+
+def _trend(x: Any, s: Hashable) -> tuple[float, float] | None:
+    """``(slope, intercept)`` with ``x(v)`` near ``slope*v + intercept``: each floor by
+    an int taken as the exact quotient, each remainder as the middle of its range; None
+    where ``x`` has another atom (a min/max, a product, a quotient by a size)."""
+    terms = _terms(x)
+    if isinstance(terms, int):
+        return 0.0, float(terms)
+    slope = intercept = 0.0
+    for mono, c in terms:
+        if not mono:
+            intercept += c
+            continue
+        if len(mono) != 1 or mono[0][1] != 1:
+            return None
+        atom = mono[0][0]
+        if not isinstance(atom, Opaque):
+            if atom != s:
+                return None
+            slope += c
+            continue
+        k = atom.args[1]
+        if atom.op not in ("//", "%") or type(k) is not int or k <= 0:
+            return None
+        inner = _trend(atom.args[0], s)
+        if inner is None:
+            return None
+        if atom.op == "//":
+            slope += c * inner[0] / k
+            intercept += c * inner[1] / k
+        else:
+            intercept += c * (k - 1) / 2
+    return slope, intercept
 
 
 def _half(g: Any, s: Hashable) -> tuple[int, int | None] | None:

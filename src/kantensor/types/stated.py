@@ -8,11 +8,13 @@ the same but first builds its box of every fact."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any, Final
 
 from .poly import Opaque
 
-__all__ = ["GENERAL", "implied", "lower_bounds", "same_term", "unfacted"]
+__all__ = ["GENERAL", "implied", "lower_bounds", "rising", "rising_facts", "same_term",
+           "unfacted"]
 
 #: What :func:`unfacted` (and facts' ``_plain_cases``) give for what is not of their form.
 GENERAL: Final = object()
@@ -86,3 +88,36 @@ def unfacted(d: Any, op: str) -> bool | None | object:
     if op == "==":
         return False if c < 0 else None
     return False if c < (op == ">") else None
+
+
+def rising(x: Any) -> bool:
+    """Whether a size grows past every bound as its sizes do, never falling as one
+    grows: an int plus positive multiples of sizes and of floors by ints of such sizes
+    (a stack of windows' output, ``(h + 3)//8 - 1``). Under facts that all say such a
+    size is at least an int (:func:`rising_facts`) it has no upper bound: the facts hold
+    at every point past some point, where it is as large as one likes."""
+    return not isinstance(x, int) and _rising(x._terms)
+
+
+@lru_cache(maxsize=1 << 14)
+def _rising(terms: tuple) -> bool:
+    grows = False
+    for mono, c in terms:
+        if not mono:
+            continue
+        if c <= 0 or len(mono) != 1 or mono[0][1] != 1:
+            return False
+        atom = mono[0][0]
+        if isinstance(atom, Opaque) and not (
+                atom.op == "//" and type(atom.args[1]) is int and atom.args[1] > 0
+                and rising(atom.args[0])):
+            return False
+        grows = True
+    return grows
+
+
+def rising_facts(atoms: Iterable[Any]) -> bool:
+    """Whether every condition of ``atoms`` (but ``!=``, which the prover does not use)
+    says a :func:`rising` size is ``>=`` or ``>`` an int (a window's kept ``out >= 1``):
+    they hold together wherever the sizes are large enough."""
+    return all(c.op == "!=" or c.key[1] in (">=", ">") and rising(c.key[0]) for c in atoms)
