@@ -247,12 +247,13 @@ def test_equal_expressions_get_one_form(x, k, j, rewrite) -> None:
 # -- the prover-free reduction of plain equalities (NumPy broadcasting's) -----------------
 def test_plain_equalities_reduce_as_the_prover_reduces_them() -> None:
     """Under no facts, a disjunction of equalities between ints and plain sizes is
-    reduced without the prover (facts._plain_cases); every such disjunction of up to
+    reduced without the prover (disjunctions.plain_cases); every such disjunction of up to
     three cases over a small domain reduces to what the prover's reduction gives: the
     same cases, in the same order, the very same conditions."""
     from kantensor.types.conditions import InputAxis
     from kantensor.types.dim import unknown
-    from kantensor.types.facts import _GENERAL, _plain_cases
+    from kantensor.types.disjunctions import plain_cases as _plain_cases
+    from kantensor.types.facts import _GENERAL
 
     u = unknown(InputAxis(0, 1))
     checked = 0

@@ -17,12 +17,13 @@ import math
 import threading
 from collections.abc import Hashable, Iterable
 from functools import lru_cache
-from typing import Any, Final
+from typing import Final
 
 from .canon import canonical_form
 from .conditions import COMPARE, NEGATED, AnyOf, Clause, Condition, conjunction, expand
 from .dim import Dim, DimLike, _rebuild, _symbol
 from .dimfacts import assume_divisible, remainder_fact
+from .disjunctions import absorbed, exhaustive, plain_cases, tightest
 from .poly import Opaque, lone_atom
 from .prove import bounds as _bounds
 from .prove import proves
@@ -218,7 +219,7 @@ class Facts:
                     if decided is None and x not in out:
                         out.append(x)
                 continue
-            cases = _plain_cases(c) if not self.atoms else _GENERAL
+            cases = plain_cases(c) if not self.atoms else _GENERAL
             if cases is _GENERAL:
                 cases = self._cases(c)
             if cases is None:
@@ -231,7 +232,7 @@ class Facts:
                 clause = AnyOf(tuple(cases), c.source)
                 if clause not in out:
                     out.append(clause)
-        return _tightest(out)
+        return tightest(out)
 
     def _judged(self, c: Condition) -> tuple[Condition, bool | None]:
         """``c`` decided, else with its sides simplified under the facts (the same
@@ -256,103 +257,11 @@ class Facts:
             cases.append(left)
         if not cases:
             return cases
-        cases = _absorbed(cases, self)
-        return None if _exhaustive(cases, self) else cases
+        cases = absorbed(cases, self)
+        return None if exhaustive(cases, self) else cases
 
 
 _FORMING: Final = threading.local()  # .on while Facts._formed makes forms (per thread)
-
-
-def _plain_cases(c: AnyOf) -> list[tuple[Condition, ...]] | None | object:
-    """What :meth:`Facts._cases` finds under no facts, without the prover, where every
-    case is one equality between ints ``>= 0`` and plain sizes (named sizes, unknowns:
-    NumPy broadcasting's ``a == b or a == 1 or b == 1``): such an equality is decided
-    only between two ints (or a size and itself); two different ones never imply each
-    other, and no disjunction of undecided ones always holds (all sizes distinct and
-    large break every one), so the cases left are the undecided ones, each once.
-    _GENERAL where ``c`` is not of that form."""
-    kept: list[tuple[Condition, ...]] = []
-    seen: set = set()  # the kept conditions' keys (conditions equal by their keys)
-    for case in c.cases:
-        if len(case) != 1 or case[0].op != "==":
-            return _GENERAL
-        x = case[0]
-        d = x.key[0]
-        if type(d) is int:
-            if d == 0:
-                return None  # it holds
-            continue  # two different ints
-        if not (_plain(x.left) and _plain(x.right)):
-            return _GENERAL
-        if d not in seen:
-            seen.add(d)
-            kept.append(case)
-    return kept
-
-
-def _plain(x: DimLike) -> bool:
-    """An int ``>= 0``, or one named size or unknown (not an expression)."""
-    if type(x) is int:
-        return x >= 0
-    terms = x._terms
-    if len(terms) != 1:
-        return False
-    mono, coeff = terms[0]
-    return coeff == 1 and len(mono) == 1 and mono[0][1] == 1 and \
-        not isinstance(mono[0][0], Opaque)
-
-
-def _tightest(clauses: list[Clause]) -> list[Clause]:
-    """``clauses`` with, of the lower bounds on one linear form (``m + n > 0``, ``m + n >
-    96``), only the tightest: the others follow from it."""
-    best: dict[Any, tuple[int, Condition]] = {}
-    for c in clauses:
-        if isinstance(c, Condition) and c.op in (">=", ">"):
-            d = c.key[0]
-            const = d if isinstance(d, int) else (0 if d._terms[-1][0] else d._terms[-1][1])
-            shape = d - const
-            floor = const - (c.op == ">")  # d > 0 is d - 1 >= 0 (integers)
-            if shape not in best or floor < best[shape][0]:
-                best[shape] = (floor, c)
-    if not best:
-        return clauses
-    kept = {id(c) for _, c in best.values()}
-    return [c for c in clauses if not (isinstance(c, Condition) and c.op in (">=", ">"))
-            or id(c) in kept]
-
-
-def _absorbed(cases: list[tuple[Condition, ...]], facts: Facts) -> list[tuple[Condition, ...]]:
-    """The cases no other case covers: a case that implies a weaker one is dropped, and of
-    cases that imply each other (``z + 1 == 1`` and ``2*z + 1 == 1``) the first is kept."""
-    def implies(i: int, j: int) -> bool:
-        if set(cases[j]) <= set(cases[i]):
-            return True
-        within = facts.with_(*cases[i])
-        return all(within.decide(x) is True for x in cases[j])
-
-    return [case for i, case in enumerate(cases)
-            if not any(j != i and implies(i, j) and (j < i or not implies(j, i))
-                       for j in range(len(cases)))]
-
-
-def _exhaustive(cases: list[tuple[Condition, ...]], facts: Facts) -> bool:
-    """Whether some case always holds: every case failing at once is impossible (each
-    case taken as failing by one condition's negation, where it has one condition)."""
-    if any(len(case) != 1 for case in cases):
-        return False
-    negated = [case[0].negated() for case in cases]
-    if any(n.op == "!=" for n in negated):
-        # a != among the failures: refute each way an equality fails (<, >)
-        ways: list[list[Condition]] = [[]]
-        for n in negated:
-            alts = [Condition(n.left, "<", n.right), Condition(n.left, ">", n.right)] \
-                if n.op == "!=" else [n]
-            ways = [w + [a] for w in ways for a in alts]
-            if len(ways) > 16:
-                return False
-    else:
-        ways = [negated]
-    return not any(facts.with_(*way).consistent() for way in ways)
 
 
 def _decide(triples: tuple, d: DimLike, op: str) -> bool | None:

@@ -16,7 +16,7 @@ from .poly import Opaque
 __all__ = ["GENERAL", "implied", "lower_bounds", "rising", "rising_facts", "same_term",
            "unfacted"]
 
-#: What :func:`unfacted` (and facts' ``_plain_cases``) give for what is not of their form.
+#: What :func:`unfacted` (and ``disjunctions.plain_cases``) give for what is not of their form.
 GENERAL: Final = object()
 
 
