@@ -10,7 +10,9 @@ again and compares. The ONNX Ops' folder (``signatures/onnx``) has its own
 whose text no longer has the recorded digest (edited since) is read from its TOML:
 slower, never stale. JSON holds every value the catalogue uses
 (strings, numbers, booleans, arrays, tables); a value it cannot hold (a TOML date) makes
-writing the file fail, not the tables differ.
+writing the file fail, not the tables differ. Each file's entry also holds the parsed
+forms of its signature texts (:mod:`kantensor.syntax.forms`), registered when its tables
+are used: a form answers the parse of its own text only.
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
 from typing import Any
+
+from ..syntax import forms
+from ..syntax.parser import parse_fresh
 
 #: The precompiled tables, in each folder of catalogue files.
 TABLES = "tables.json"
@@ -71,12 +76,39 @@ def precompiled(folder: str | None = None) -> dict[str, Any]:
 def tables_of(name: str, text: str, shipped: dict[str, Any]) -> list[Any] | None:
     """The TOML data of the ``[[op]]`` tables of the file ``name`` whose text is ``text``,
     from ``shipped`` (:func:`precompiled`) when they were made from this very text; None
-    otherwise (the caller reads the TOML)."""
+    otherwise (the caller reads the TOML). The parsed forms of the file's signature
+    texts are registered then (:mod:`kantensor.syntax.forms`)."""
     entry = shipped.get(name)
     if not isinstance(entry, dict) or entry.get("sha256") != digest(text) or \
             not isinstance(entry.get("tables"), list):
         return None
+    made = entry.get("forms")
+    if isinstance(made, dict) and made.get("version") == forms.version():
+        for key, template in (("signatures", False), ("templates", True)):
+            if isinstance(made.get(key), dict):
+                forms.register(made[key], template)
     return entry["tables"]
+
+
+def parsed_forms(tables: list[Any]) -> dict[str, Any]:
+    """The parsed forms of the signature texts of ``tables`` (as JSON text, by text): as
+    a signature where it has no placeholder, as a template always (an entry with
+    parameters parses its text as one); a text that does not parse has none (it is
+    parsed, and its error reported, when it is used)."""
+    made: dict[str, dict[str, str]] = {"signatures": {}, "templates": {}}
+    for table in tables:
+        text = table.get("signature") if isinstance(table, dict) else None
+        if not isinstance(text, str):
+            continue
+        for key, template in (("signatures", False), ("templates", True)):
+            if not template and "{" in text:
+                continue
+            try:
+                made[key][text] = json.dumps(forms.encode(parse_fresh(text, template)),
+                                             separators=(",", ":"))
+            except (ValueError, TypeError):
+                continue
+    return {"version": forms.version(), **made}
 
 
 def serialized(folder: str | None = None) -> str:
@@ -90,7 +122,8 @@ def serialized(folder: str | None = None) -> str:
         except (tomllib.TOMLDecodeError, RecursionError):
             continue
         if set(data) == {"op"} and isinstance(data["op"], list):
-            document[name] = {"sha256": digest(text), "tables": data["op"]}
+            document[name] = {"sha256": digest(text), "tables": data["op"],
+                              "forms": parsed_forms(data["op"])}
     return json.dumps(document, sort_keys=True, indent=0, ensure_ascii=False,
                       allow_nan=False) + "\n"
 
