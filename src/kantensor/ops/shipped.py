@@ -11,8 +11,9 @@ whose text no longer has the recorded digest (edited since) is read from its TOM
 slower, never stale. JSON holds every value the catalogue uses
 (strings, numbers, booleans, arrays, tables); a value it cannot hold (a TOML date) makes
 writing the file fail, not the tables differ. Each file's entry also holds the parsed
-forms of its signature texts (:mod:`kantensor.syntax.forms`), registered when its tables
-are used: a form answers the parse of its own text only.
+forms of its signature texts (:mod:`kantensor.syntax.forms`) and of its calls
+(:func:`~kantensor.ops.callspec.call_form`), registered when its tables are used: a form
+answers the parse of its own text only.
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ from typing import Any
 
 from ..syntax import forms
 from ..syntax.parser import parse_fresh
+from .callspec import FORMAT as CALL_FORMAT
+from .callspec import call_form, register_calls
+from .params import ParamError
 
 #: The precompiled tables, in each folder of catalogue files.
 TABLES = "tables.json"
@@ -83,20 +87,36 @@ def tables_of(name: str, text: str, shipped: dict[str, Any]) -> list[Any] | None
             not isinstance(entry.get("tables"), list):
         return None
     made = entry.get("forms")
-    if isinstance(made, dict) and made.get("version") == forms.version():
+    if isinstance(made, dict) and made.get("version") == _version():
         for key, template in (("signatures", False), ("templates", True)):
             if isinstance(made.get(key), dict):
                 forms.register(made[key], template)
+        if isinstance(made.get("calls"), dict):
+            register_calls(made["calls"])
     return entry["tables"]
+
+
+def _version() -> str:
+    """What the forms a file holds were made by: the encodings and the grammar."""
+    return f"{forms.version()};calls {CALL_FORMAT}"
 
 
 def parsed_forms(tables: list[Any]) -> dict[str, Any]:
     """The parsed forms of the signature texts of ``tables`` (as JSON text, by text): as
     a signature where it has no placeholder, as a template always (an entry with
-    parameters parses its text as one); a text that does not parse has none (it is
-    parsed, and its error reported, when it is used)."""
-    made: dict[str, dict[str, str]] = {"signatures": {}, "templates": {}}
+    parameters parses its text as one); and of their call texts (:func:`call_form`). A
+    text that does not parse has none (it is parsed, and its error reported, when it is
+    used)."""
+    made: dict[str, dict[str, Any]] = {"signatures": {}, "templates": {}, "calls": {}}
     for table in tables:
+        call = table.get("call") if isinstance(table, dict) else None
+        if isinstance(call, str):
+            try:
+                found = call_form(call)
+            except ParamError:
+                found = None
+            if found is not None:
+                made["calls"][call] = found
         text = table.get("signature") if isinstance(table, dict) else None
         if not isinstance(text, str):
             continue
@@ -108,7 +128,7 @@ def parsed_forms(tables: list[Any]) -> dict[str, Any]:
                                              separators=(",", ":"))
             except (ValueError, TypeError):
                 continue
-    return {"version": forms.version(), **made}
+    return {"version": _version(), **made}
 
 
 def serialized(folder: str | None = None) -> str:

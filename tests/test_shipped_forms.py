@@ -1,6 +1,7 @@
-"""Parsed forms shipped with the catalogue (kantensor/syntax/forms.py): each decodes to
-what the parser makes of its text now, a form answers only its own text, and a form that
-does not decode, or of another version, is never used (the text is parsed)."""
+"""Parsed forms shipped with the catalogue (kantensor/syntax/forms.py for signatures,
+kantensor/ops/callspec.py for calls): each decodes to what the parser makes of its text
+now, a form answers only its own text, and a form that does not decode, or of another
+version, is never used (the text is parsed)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import tomllib
 import pytest
 
 from fuzzing import mutants
-from kantensor.ops import shipped
+from kantensor.ops import callspec, shipped
+from kantensor.ops.callspec import CallSpec, _parse_call, call_form
 from kantensor.ops.catalogue import catalogue_files, catalogue_root
 from kantensor.syntax import forms
 from kantensor.syntax.errors import SignatureSyntaxError
@@ -19,15 +21,19 @@ from kantensor.syntax.template import Template
 from test_fuzz_text import PIECES_SIG, SIGNATURES
 
 
+def _index(folder: str | None) -> dict:
+    path = catalogue_root() / folder / shipped.TABLES if folder else \
+        catalogue_root() / shipped.TABLES
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
 def _shipped_forms() -> list[tuple[str, bool, str]]:
-    """(text, template?, form) of every form the package ships."""
+    """(text, template?, form) of every signature form the package ships."""
     out = []
     for folder in (None, "onnx"):
-        path = catalogue_root() / folder / shipped.TABLES if folder else \
-            catalogue_root() / shipped.TABLES
-        for entry in json.loads(path.read_text(encoding="utf-8")).values():
+        for entry in _index(folder).values():
             made = entry["forms"]
-            assert made["version"] == forms.version()
+            assert made["version"] == shipped._version()
             for key, template in (("signatures", False), ("templates", True)):
                 out += [(text, template, form) for text, form in made[key].items()]
     return out
@@ -108,3 +114,53 @@ def test_forms_of_another_version_are_not_registered(monkeypatch):
     assert forms._SHIPPED == {}
     shipped.tables_of(name, text, index)
     assert forms._SHIPPED
+
+
+def _same(a: object, b: object) -> bool:
+    """Equal, with the same types throughout (``(0,)`` is not ``[0]``, True is not 1)."""
+    if type(a) is not type(b):
+        return False
+    return a == b if not isinstance(a, tuple | list) else \
+        len(a) == len(b) and all(map(_same, a, b))
+
+
+def test_every_shipped_call_form_gives_the_parameters_of_its_text(monkeypatch):
+    monkeypatch.setattr(callspec, "_SHIPPED", {})
+    calls = {}
+    for folder in (None, "onnx"):
+        for entry in _index(folder).values():
+            calls.update(entry["forms"]["calls"])
+    texts = {table["call"] for folder in (None, "onnx") for _, text in catalogue_files(folder)
+             for table in tomllib.loads(text)["op"] if "call" in table}
+    assert set(calls) == texts  # every call of the catalogue has its form
+    callspec.register_calls(calls)
+    for text in texts:
+        shipped_params, fresh = callspec._shipped_params(text), _parse_call(text)
+        assert shipped_params == fresh, text
+        assert all(_same(a.default, b.default) for a, b in zip(shipped_params, fresh,
+                                                               strict=True)), text
+
+
+@pytest.mark.parametrize("text", [
+    "x, *, given: ints = (0,)", "x, y, *rest, k: int = 1, flag: bool = True",
+    'x, *, mode: "full|same" = "same", value: dtyped_number = ["float32", 0.0]',
+    "x, *, pads: axis_pairs = ((0, 1), (2, 3))", "*xs, scale: number = -1.5",
+])
+def test_a_call_form_round_trips_with_its_types(monkeypatch, text):
+    monkeypatch.setattr(callspec, "_SHIPPED", {})
+    callspec.register_calls({text: call_form(text)})
+    made = CallSpec(text)
+    fresh = _parse_call(text)
+    assert made.params == fresh
+    assert all(_same(a.default, b.default) for a, b in zip(made.params, fresh, strict=True))
+
+
+@pytest.mark.parametrize("form", [
+    "not json", "{}", '[["x", "no such kind", [], false]]', '[["x", "tensor", [], 0]]',
+    '[["k", "int", [], true, {"tuple": 3}]]', '[["x"]]',
+])
+def test_a_call_form_that_is_not_one_is_not_used(monkeypatch, form):
+    monkeypatch.setattr(callspec, "_SHIPPED", {})
+    callspec.register_calls({"x, *, k: int = 2": form})
+    assert callspec._shipped_params("x, *, k: int = 2") is None
+    assert CallSpec("x, *, k: int = 2").params == _parse_call("x, *, k: int = 2")
