@@ -11,9 +11,10 @@ import tomllib
 import pytest
 
 from fuzzing import mutants
+from kantensor.onnx import registry
 from kantensor.ops import callspec, shipped
 from kantensor.ops.callspec import CallSpec, _parse_call, call_form
-from kantensor.ops.catalogue import catalogue_files, catalogue_root
+from kantensor.ops.catalogue import catalogue_files, catalogue_root, read_tables
 from kantensor.syntax import forms
 from kantensor.syntax.errors import SignatureSyntaxError
 from kantensor.syntax.parser import parse_alternatives, parse_fresh, parse_template
@@ -110,9 +111,9 @@ def test_forms_of_another_version_are_not_registered(monkeypatch):
     name, text = next((n, t) for n, t in catalogue_files("onnx") if n == "math.toml")
     index = shipped.precompiled("onnx")
     entry = dict(index[name], forms={**index[name]["forms"], "version": "0:old"})
-    assert shipped.tables_of(name, text, {name: entry}) == index[name]["tables"]
+    tables = shipped.tables_of(name, text, {name: entry})
     assert forms._SHIPPED == {}
-    shipped.tables_of(name, text, index)
+    assert shipped.tables_of(name, text, index) == tables == read_tables(name, text)
     assert forms._SHIPPED
 
 
@@ -164,3 +165,28 @@ def test_a_call_form_that_is_not_one_is_not_used(monkeypatch, form):
     callspec.register_calls({"x, *, k: int = 2": form})
     assert callspec._shipped_params("x, *, k: int = 2") is None
     assert CallSpec("x, *, k: int = 2").params == _parse_call("x, *, k: int = 2")
+
+
+def test_the_onnx_registry_decodes_only_the_tables_a_model_uses(monkeypatch):
+    """Indexing the ONNX folder reads each precompiled table's keys, not its data; an
+    op type's tables are decoded when its entries are built."""
+    decoded = []
+    data = shipped.ShippedTable.data
+    monkeypatch.setattr(shipped.ShippedTable, "data",
+                        lambda self: decoded.append(self.head) or data(self))
+    index = registry._tables.__wrapped__()
+    assert decoded == [] and sum(map(len, index.values())) > 150
+    monkeypatch.setattr(registry, "_tables", lambda: index)
+    (add,) = registry.entries.__wrapped__("", "Add")
+    assert decoded == [{"name": "Add"}] and add.op_type == "Add"
+
+
+def test_a_precompiled_table_that_is_not_json_is_not_used():
+    name, text = next((n, t) for n, t in catalogue_files("onnx") if n == "math.toml")
+    index = shipped.precompiled("onnx")
+    garbled = dict(index[name], tables=[[{"name": "Add"}, "{not json"]])
+    assert shipped.tables_of(name, text, {name: garbled}) is None
+    assert shipped.tables_of(name, text, {name: dict(index[name], tables=[["x", "{}"]])}) \
+        is None
+    with pytest.raises(registry.CatalogueError, match="not JSON"):
+        registry._table("onnx/math.toml", 0, shipped.ShippedTable({}, "{not"), ("", "Add"))

@@ -77,15 +77,43 @@ def precompiled(folder: str | None = None) -> dict[str, Any]:
     return shipped if isinstance(shipped, dict) else {}
 
 
-def tables_of(name: str, text: str, shipped: dict[str, Any]) -> list[Any] | None:
-    """The TOML data of the ``[[op]]`` tables of the file ``name`` whose text is ``text``,
-    from ``shipped`` (:func:`precompiled`) when they were made from this very text; None
-    otherwise (the caller reads the TOML). The parsed forms of the file's signature
-    texts are registered then (:mod:`kantensor.syntax.forms`)."""
+#: The keys of a table written beside it in :data:`TABLES`, so that an index of the
+#: tables by them (the ONNX registry's, by op type and domain) decodes none of them.
+HEAD_KEYS = ("name", "onnx", "domain")
+
+
+class ShippedTable:
+    """One precompiled table: ``head``, its values of :data:`HEAD_KEYS`, and
+    :meth:`data`, its TOML data, decoded from its JSON text when asked for (a new
+    object each time: nothing shipped is shared)."""
+
+    __slots__ = ("head", "text")
+
+    def __init__(self, head: dict[str, Any], text: str):
+        self.head = head
+        self.text = text
+
+    def data(self) -> Any:
+        """The table as TOML gives it; ValueError if its text is not JSON."""
+        return json.loads(self.text)
+
+
+def shipped_tables(name: str, text: str, shipped: dict[str, Any]
+                   ) -> list[ShippedTable] | None:
+    """The ``[[op]]`` tables of the file ``name`` whose text is ``text``, from ``shipped``
+    (:func:`precompiled`) when they were made from this very text; None otherwise (the
+    caller reads the TOML). The parsed forms of the file's signature texts and calls
+    are registered then (:mod:`kantensor.syntax.forms`)."""
     entry = shipped.get(name)
     if not isinstance(entry, dict) or entry.get("sha256") != digest(text) or \
             not isinstance(entry.get("tables"), list):
         return None
+    tables = []
+    for item in entry["tables"]:
+        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], dict)
+                and isinstance(item[1], str)):
+            return None
+        tables.append(ShippedTable(*item))
     made = entry.get("forms")
     if isinstance(made, dict) and made.get("version") == _version():
         for key, template in (("signatures", False), ("templates", True)):
@@ -93,7 +121,17 @@ def tables_of(name: str, text: str, shipped: dict[str, Any]) -> list[Any] | None
                 forms.register(made[key], template)
         if isinstance(made.get("calls"), dict):
             register_calls(made["calls"])
-    return entry["tables"]
+    return tables
+
+
+def tables_of(name: str, text: str, shipped: dict[str, Any]) -> list[Any] | None:
+    """The TOML data of the tables :func:`shipped_tables` gives, or None as it does (or
+    when one does not decode)."""
+    tables = shipped_tables(name, text, shipped)
+    try:
+        return None if tables is None else [table.data() for table in tables]
+    except ValueError:
+        return None
 
 
 def _version() -> str:
@@ -142,8 +180,10 @@ def serialized(folder: str | None = None) -> str:
         except (tomllib.TOMLDecodeError, RecursionError):
             continue
         if set(data) == {"op"} and isinstance(data["op"], list):
-            document[name] = {"sha256": digest(text), "tables": data["op"],
-                              "forms": parsed_forms(data["op"])}
+            document[name] = {"sha256": digest(text), "tables": [
+                [{k: t[k] for k in HEAD_KEYS if k in t} if isinstance(t, dict) else {},
+                 json.dumps(t, sort_keys=True, ensure_ascii=False, allow_nan=False)]
+                for t in data["op"]], "forms": parsed_forms(data["op"])}
     return json.dumps(document, sort_keys=True, indent=0, ensure_ascii=False,
                       allow_nan=False) + "\n"
 
