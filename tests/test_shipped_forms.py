@@ -15,7 +15,9 @@ from kantensor.onnx import registry
 from kantensor.ops import callspec, shipped
 from kantensor.ops.callspec import CallSpec, _parse_call, call_form
 from kantensor.ops.catalogue import catalogue_files, catalogue_root, read_tables
+from kantensor.syntax import ast as A
 from kantensor.syntax import forms
+from kantensor.syntax.ast.names import WordSet
 from kantensor.syntax.errors import SignatureSyntaxError
 from kantensor.syntax.parser import parse_alternatives, parse_fresh, parse_template
 from kantensor.syntax.template import Template
@@ -190,3 +192,19 @@ def test_a_precompiled_table_that_is_not_json_is_not_used():
         is None
     with pytest.raises(registry.CatalogueError, match="not JSON"):
         registry._table("onnx/math.toml", 0, shipped.ShippedTable({}, "{not"), ("", "Add"))
+
+
+def test_a_dtype_added_to_the_table_retires_the_forms(monkeypatch):
+    """A name's meaning in a signature depends on the dtype names (``float4`` is a dtype
+    variable until the table names a dtype so): forms made under other dtype names are
+    not registered."""
+    more = WordSet("dtype names")
+    more.define([*A.DTYPE_NAMES, "float99"])
+    shipped_version = shipped._version()
+    monkeypatch.setattr(forms, "_VERSION", [])
+    monkeypatch.setattr(A, "DTYPE_NAMES", more)
+    assert shipped._version() != shipped_version
+    monkeypatch.setattr(forms, "_SHIPPED", {})
+    name, text = next((n, t) for n, t in catalogue_files("onnx") if n == "math.toml")
+    assert shipped.tables_of(name, text, shipped.precompiled("onnx")) is not None
+    assert forms._SHIPPED == {}

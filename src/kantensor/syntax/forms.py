@@ -7,7 +7,7 @@ beside each catalogue file's precompiled tables (:mod:`kantensor.ops.shipped`), 
 *parsed form* of each of its signature texts (:func:`encode`), and :func:`known` gives
 the parse of a text from it. A form is looked up by the very text it was parsed from:
 an edited text finds none and is parsed, never answered by an old form. Forms made by
-another encoding or grammar (:func:`version`) are not registered. Decoding builds the
+another encoding, grammar or vocabulary (:func:`version`) are not registered. Decoding builds the
 nodes with their own constructors, so every check a node makes of itself (and the
 well-formedness check of each alternative) runs as after a parse; a form that does
 not decode to alternatives is not used; a test decodes every shipped form and compares
@@ -23,6 +23,7 @@ costs one dict entry each.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -91,9 +92,23 @@ def _decode(x: Any) -> Any:
 
 
 def version() -> str:
-    """What shipped forms record they were made by: the encoding and the grammar (forms
-    of another version are not used)."""
-    return f"{FORMAT}:{grammar_digest()}"
+    """What shipped forms record they were made by (forms of another version are not
+    used): the encoding, the grammar, and the words the parser reads a name against
+    (the dtype names and categories the dtype table defines, the reserved words), so
+    that a dtype added to the table or a word to the vocabulary retires every form.
+    (A change to the parser's code is found by the test that compares each form with a
+    fresh parse.)"""
+    if _VERSION:
+        return _VERSION[0]
+    words = "\n".join(["", *sorted(A.DTYPE_NAMES), "", *sorted(A.CATEGORIES), "",
+                        *sorted(A.RESERVED)])
+    made = f"{FORMAT}:{grammar_digest()}:{hashlib.sha256(words.encode()).hexdigest()[:16]}"
+    if A.DTYPE_NAMES and A.CATEGORIES:  # (defined once: the version is then fixed)
+        _VERSION.append(made)
+    return made
+
+
+_VERSION: list[str] = []
 
 
 #: The shipped forms, as JSON text, by (template?, text).
