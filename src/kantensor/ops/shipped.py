@@ -10,10 +10,14 @@ again and compares. The ONNX Ops' folder (``signatures/onnx``) has its own
 whose text no longer has the recorded digest (edited since) is read from its TOML:
 slower, never stale. JSON holds every value the catalogue uses
 (strings, numbers, booleans, arrays, tables); a value it cannot hold (a TOML date) makes
-writing the file fail, not the tables differ. Each file's entry also holds the parsed
-forms of its signature texts (:mod:`kantensor.syntax.forms`) and of its calls
-(:func:`~kantensor.ops.callspec.call_form`), registered when its tables are used: a form
-answers the parse of its own text only.
+writing the file fail, not the tables differ. Each table is written beside its
+:data:`HEAD_KEYS` and decoded when it is used.
+
+``forms.json`` at the root holds the parsed forms of every signature text of the
+catalogue files (:mod:`kantensor.syntax.forms`) and of every call text
+(:func:`~kantensor.ops.callspec.call_form`), by text, made by the same command; they are
+registered when precompiled tables are first read (:func:`precompiled`): a form answers
+the parse of its own text only, and forms of another :func:`forms_version` are not used.
 """
 
 from __future__ import annotations
@@ -35,6 +39,9 @@ from .params import ParamError
 
 #: The precompiled tables, in each folder of catalogue files.
 TABLES = "tables.json"
+
+#: The parsed forms of the catalogue's signature and call texts, at the root.
+FORMS = "forms.json"
 
 #: The folders of catalogue files that have precompiled tables (None: the root).
 FOLDERS = (None, "onnx")
@@ -69,7 +76,11 @@ def _index(folder: str | None) -> Any:
 
 def precompiled(folder: str | None = None) -> dict[str, Any]:
     """The shipped :data:`TABLES` of ``folder`` (file name -> its digest and tables);
-    empty when there is none, or it is not one :func:`serialized` wrote."""
+    empty when there is none, or it is not one :func:`serialized` wrote. The shipped
+    :data:`FORMS` are registered the first time (:func:`register_forms`)."""
+    if not _FORMS_READ:
+        _FORMS_READ.append(True)
+        register_forms()
     try:
         shipped = json.loads(_index(folder).read_text(encoding="utf-8"))
     except (FileNotFoundError, NotADirectoryError, ValueError):
@@ -102,8 +113,7 @@ def shipped_tables(name: str, text: str, shipped: dict[str, Any]
                    ) -> list[ShippedTable] | None:
     """The ``[[op]]`` tables of the file ``name`` whose text is ``text``, from ``shipped``
     (:func:`precompiled`) when they were made from this very text; None otherwise (the
-    caller reads the TOML). The parsed forms of the file's signature texts and calls
-    are registered then (:mod:`kantensor.syntax.forms`)."""
+    caller reads the TOML)."""
     entry = shipped.get(name)
     if not isinstance(entry, dict) or entry.get("sha256") != digest(text) or \
             not isinstance(entry.get("tables"), list):
@@ -114,13 +124,6 @@ def shipped_tables(name: str, text: str, shipped: dict[str, Any]
                 and isinstance(item[1], str)):
             return None
         tables.append(ShippedTable(*item))
-    made = entry.get("forms")
-    if isinstance(made, dict) and made.get("version") == _version():
-        for key, template in (("signatures", False), ("templates", True)):
-            if isinstance(made.get(key), dict):
-                forms.register(made[key], template)
-        if isinstance(made.get("calls"), dict):
-            register_calls(made["calls"])
     return tables
 
 
@@ -134,39 +137,70 @@ def tables_of(name: str, text: str, shipped: dict[str, Any]) -> list[Any] | None
         return None
 
 
-def _version() -> str:
-    """What the forms a file holds were made by: the encodings and the grammar."""
+#: Whether :func:`precompiled` registered the shipped forms (once a process).
+_FORMS_READ: list[bool] = []
+
+
+def forms_version() -> str:
+    """What the shipped forms were made by: the encodings and the grammar's words."""
     return f"{forms.version()};calls {CALL_FORMAT}"
 
 
-def parsed_forms(tables: list[Any]) -> dict[str, Any]:
-    """The parsed forms of the signature texts of ``tables`` (as JSON text, by text): as
-    a signature where it has no placeholder, as a template always (an entry with
-    parameters parses its text as one); and of their call texts (:func:`call_form`). A
-    text that does not parse has none (it is parsed, and its error reported, when it is
-    used)."""
-    made: dict[str, dict[str, Any]] = {"signatures": {}, "templates": {}, "calls": {}}
-    for table in tables:
-        call = table.get("call") if isinstance(table, dict) else None
-        if isinstance(call, str):
+def register_forms() -> None:
+    """Register the shipped :data:`FORMS` (nothing when there are none, or they are of
+    another :func:`forms_version`)."""
+    try:
+        made = json.loads((catalogue_root() / FORMS).read_text(encoding="utf-8"))
+    except (FileNotFoundError, NotADirectoryError, ValueError):
+        return
+    if not isinstance(made, dict) or made.get("version") != forms_version():
+        return
+    for key, template in (("signatures", False), ("templates", True)):
+        if isinstance(made.get(key), dict):
+            forms.register(made[key], template)
+    if isinstance(made.get("calls"), dict):
+        register_calls(made["calls"])
+
+
+def serialized_forms() -> str:
+    """The canonical JSON text of :data:`FORMS`: the forms of the signature texts of every
+    shipped file's tables (as a signature where a text has no placeholder, as a template
+    always: an entry with parameters parses its text as one) and of their call texts.
+    A text that does not parse has none (it is parsed, and its error reported, when it
+    is used)."""
+    made: dict[str, Any] = {"signatures": {}, "templates": {}, "calls": {}}
+    for folder in FOLDERS:
+        for _, text in catalogue_files(folder):
             try:
-                found = call_form(call)
-            except ParamError:
-                found = None
-            if found is not None:
-                made["calls"][call] = found
-        text = table.get("signature") if isinstance(table, dict) else None
-        if not isinstance(text, str):
-            continue
-        for key, template in (("signatures", False), ("templates", True)):
-            if not template and "{" in text:
+                tables = tomllib.loads(text).get("op")
+            except (tomllib.TOMLDecodeError, RecursionError):
                 continue
+            for table in tables if isinstance(tables, list) else ():
+                if isinstance(table, dict):
+                    _add_forms(table, made)
+    return json.dumps({"version": forms_version(), **made}, sort_keys=True, indent=0,
+                      ensure_ascii=False) + "\n"
+
+
+def _add_forms(table: dict[str, Any], made: dict[str, Any]) -> None:
+    call = table.get("call")
+    if isinstance(call, str):
+        try:
+            found = call_form(call)
+        except ParamError:
+            found = None
+        if found is not None:
+            made["calls"][call] = found
+    text = table.get("signature")
+    if not isinstance(text, str):
+        return
+    for key, template in (("signatures", False), ("templates", True)):
+        if template or "{" not in text:
             try:
                 made[key][text] = json.dumps(forms.encode(parse_fresh(text, template)),
                                              separators=(",", ":"))
             except (ValueError, TypeError):
                 continue
-    return {"version": _version(), **made}
 
 
 def serialized(folder: str | None = None) -> str:
@@ -183,17 +217,21 @@ def serialized(folder: str | None = None) -> str:
             document[name] = {"sha256": digest(text), "tables": [
                 [{k: t[k] for k in HEAD_KEYS if k in t} if isinstance(t, dict) else {},
                  json.dumps(t, sort_keys=True, ensure_ascii=False, allow_nan=False)]
-                for t in data["op"]], "forms": parsed_forms(data["op"])}
+                for t in data["op"]]}
     return json.dumps(document, sort_keys=True, indent=0, ensure_ascii=False,
                       allow_nan=False) + "\n"
 
 
 def main() -> None:
-    """Write :data:`TABLES` in each of :data:`FOLDERS` (of the tree this runs from)."""
+    """Write :data:`TABLES` in each of :data:`FOLDERS`, and :data:`FORMS` (of the tree
+    this runs from)."""
     for folder in FOLDERS:
         path = _index(folder)
         path.write_text(serialized(folder), encoding="utf-8")
         print(f"wrote {path}", file=sys.stderr)
+    path = catalogue_root() / FORMS
+    path.write_text(serialized_forms(), encoding="utf-8")
+    print(f"wrote {path}", file=sys.stderr)
 
 
 if __name__ == "__main__":
