@@ -14,7 +14,8 @@ Run: ``python benchmarks/before_after.py --base /work/main [--layers 12] [--runs
 [--clock cpu] [--model PATH ...]`` (``cpu``: each process's CPU time, steadier on a shared
 machine; ``--model``: more .onnx files to type, e.g. models exported from PyTorch). Each
 tree's modules are compiled to bytecode first (in a folder of this run's), as an installed
-package has them, so that no timed call compiles a module it imports on first use.
+package has them, so that no timed call compiles a module it imports on first use; and
+each tree reads its own catalogue files (``signatures/``, see :data:`CATALOGUE`).
 """
 
 from __future__ import annotations
@@ -47,12 +48,28 @@ MODELS = {
 #: Where the processes keep the trees' bytecode (set by main: a folder of its own).
 BYTECODE: dict[str, str] = {}
 
+#: A ``sitecustomize`` that makes ``kantensor._catalogue`` (the catalogue's data package)
+#: the tree's own ``signatures/``: an editable install maps that package to its own
+#: tree's folder whatever ``PYTHONPATH`` says, so the other tree would read its data.
+CATALOGUE = """import importlib.abc, importlib.util, sys
+class _Catalogue(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name != "kantensor._catalogue":
+            return None
+        return importlib.util.spec_from_file_location(
+            name, {init!r}, submodule_search_locations=[{folder!r}])
+sys.meta_path.insert(0, _Catalogue())
+"""
+
+#: Per tree, the folder of its ``sitecustomize`` (set by main: see :data:`CATALOGUE`).
+SITES: dict[Path, str] = {}
+
 
 def run(tree: Path | None, args: list[str]) -> str:
     """``python args`` in benchmarks/ with ``tree``'s source first on the path (None:
     no kantensor tree, for onnx's own rows), its modules' bytecode compiled beforehand
     (:func:`compiled`), as an installed package has it."""
-    path = [str(tree / "src")] if tree is not None else []
+    path = [SITES[tree], str(tree / "src")] if tree is not None else []
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env.update(BYTECODE, PYTHONPATH=os.pathsep.join([*path, str(TESTS)]))
     done = subprocess.run([sys.executable, *args], env=env, cwd=HERE, text=True,
@@ -114,6 +131,12 @@ def main() -> None:
                                     text=True, capture_output=True).stdout.strip()
             print(f"== {label}: {tree} ({commit})")
             compiled(tree)
+            site = Path(bytecode) / f"site-{label}"
+            site.mkdir()
+            folder = tree / "signatures"
+            (site / "sitecustomize.py").write_text(CATALOGUE.format(
+                init=str(folder / "__init__.py"), folder=str(folder)))
+            SITES[tree] = str(site)
         measure(args, trees)
 
 

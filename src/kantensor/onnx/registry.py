@@ -52,7 +52,7 @@ from ..ops.catalogue import (
 )
 from ..ops.family import OpFamily
 from ..ops.op import SignatureOp
-from ..ops.shipped import precompiled, tables_of
+from ..ops.shipped import ShippedTable, precompiled, shipped_tables
 from ..ops.trust import TrustError, resolve
 from ..signature.overloads import compiled
 from ..syntax.alternative import Overloads
@@ -392,21 +392,23 @@ def is_onnx_file(path: str | Path) -> bool:
 @cache
 def _tables() -> dict[tuple[str, str], list[tuple[str, int, Any]]]:
     """The tables of every file of ``signatures/onnx`` by (domain, op type): each its
-    data as the precompiled tables hold it (:mod:`kantensor.ops.shipped`, where they were
-    made from the file's text), else its text, or its TOML data when the file could not
-    be split: an entry is parsed and built when a model first uses its op type
-    (:func:`entries`)."""
+    precompiled table (:class:`~kantensor.ops.shipped.ShippedTable`, where the tables were
+    made from the file's text: indexed by the keys written beside it, decoded when used),
+    else its text, or its TOML data when the file could not be split: an entry is read
+    and built when a model first uses its op type (:func:`entries`)."""
     out: dict[tuple[str, str], list[tuple[str, int, Any]]] = {}
     files = list(catalogue_files(FOLDER))
     shipped = precompiled(FOLDER)
     for name, text in files:
         file = f"{FOLDER}/{name}"
-        raws = tables_of(name, text, shipped)
-        split = _split(text) if raws is None else None
+        found = shipped_tables(name, text, shipped)
+        split = None if found is None else [(_key(t.head), t.head.get("name"), t)
+                                            for t in found]
         if split is None:
-            raws = read_tables(file, text) if raws is None else raws
+            split = _split(text)
+        if split is None:
             split = [(_key(raw), raw.get("name") if isinstance(raw, dict) else None, raw)
-                     for raw in raws]
+                     for raw in read_tables(file, text)]
         seen: dict[Any, int] = {}
         for index, (key, entry_name, table) in enumerate(split):
             if isinstance(entry_name, str) and entry_name in seen:
@@ -418,7 +420,13 @@ def _tables() -> dict[tuple[str, str], list[tuple[str, int, Any]]]:
 
 
 def _table(file: str, index: int, table: Any, key: tuple[str, str]) -> Any:
-    """The TOML data of a table (read now if it is its TOML text)."""
+    """The TOML data of a table (read now if it is its TOML text or precompiled)."""
+    if isinstance(table, ShippedTable):
+        try:
+            return table.data()
+        except ValueError:
+            raise CatalogueError(f"{file}: op #{index + 1}: its precompiled table is not "
+                                 "JSON (make catalogue-index)") from None
     if not isinstance(table, str):
         return table
     raws = read_tables(file, table)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -72,7 +73,7 @@ class CallSpec:
     def __init__(self, text: str, op: str = "op"):
         self.text = text
         self.op = op
-        self.params = _parse_call(text)
+        self.params = list(_shipped_params(text) or _parse_call(text))
         names = [p.name for p in self.params]
         if len(set(names)) != len(names):
             raise ParamError(f"call {text!r}: a name is used twice")
@@ -247,6 +248,93 @@ def call_shape(args: tuple, kwargs: dict) -> Any:
 
 # Where a bind plan takes a value from (compared by identity).
 _POSITION, _KEYWORD, _REST, _DEFAULT = object(), object(), object(), object()
+
+
+#: The version of :func:`call_form`'s encoding (shipped forms of another are not used).
+FORMAT = 1
+
+#: The shipped forms of call texts (see :func:`register_calls`), by text.
+_SHIPPED: dict[str, Any] = {}
+
+
+def call_form(text: str) -> str | None:
+    """The parameters of the call ``text`` as JSON text, a list of ``[name, kind,
+    choices, keyword-only]`` and the default if any (a tuple written ``{"tuple":
+    [...]}``), shipped with the catalogue so that the first use of an entry does not
+    parse its call; None where a default is not one JSON gives back as it is."""
+    out: list[list[Any]] = []
+    for p in _parse_call(text):
+        form = [p.name, p.kind, list(p.choices), p.keyword_only]
+        if p.default is not inspect.Parameter.empty:
+            written = _literal_form(p.default)
+            if _literal(written) != (p.default,) or not _same_types(_literal(written)[0],
+                                                                    p.default):
+                return None
+            form.append(written)
+        out.append(form)
+    return json.dumps(out, separators=(",", ":"))
+
+
+def _literal_form(value: Any) -> Any:
+    if type(value) is tuple:
+        return {"tuple": [_literal_form(v) for v in value]}
+    if type(value) is list:
+        return [_literal_form(v) for v in value]
+    return value
+
+
+def _literal(form: Any) -> tuple[Any] | None:
+    """``(value,)`` of a default's form; None when it is not one."""
+    if form is None or type(form) in (bool, int, float, str):
+        return (form,) if form == form else None  # (not NaN)
+    if type(form) is dict and list(form) == ["tuple"] and type(form["tuple"]) is list:
+        items = [_literal(v) for v in form["tuple"]]
+        return None if None in items else (tuple(v for (v,) in items),)
+    if type(form) is list:
+        items = [_literal(v) for v in form]
+        return None if None in items else ([v for (v,) in items],)
+    return None
+
+
+def _same_types(a: Any, b: Any) -> bool:
+    if type(a) is not type(b):
+        return False
+    return not isinstance(a, tuple | list) or all(map(_same_types, a, b))
+
+
+def register_calls(forms: dict[str, Any]) -> None:
+    """Make ``forms`` (call text -> :func:`call_form`) the parameters of their texts."""
+    _SHIPPED.update((text, form) for text, form in forms.items()
+                    if isinstance(text, str) and isinstance(form, str))
+
+
+def _shipped_params(text: str) -> list[Param] | None:
+    """The parameters of ``text`` from its shipped form; None when there is none or it
+    is not one :func:`call_form` writes (the text is then parsed)."""
+    form = _SHIPPED.get(text)
+    try:
+        items = json.loads(form) if form is not None else None
+    except ValueError:
+        return None
+    if type(items) is not list:
+        return None
+    out = []
+    for item in items:
+        if type(item) is not list or len(item) not in (4, 5):
+            return None
+        name, kind, choices, keyword_only = item[:4]
+        default = _literal(item[4]) if len(item) == 5 else (inspect.Parameter.empty,)
+        if default is None or not (
+                isinstance(name, str) and (kind in KINDS or kind in _OTHER_KINDS)
+                and type(choices) is list and all(isinstance(c, str) for c in choices)
+                and type(keyword_only) is bool):
+            return None
+        out.append(Param(name, kind, default[0], tuple(choices), keyword_only))
+    return out
+
+
+#: The kinds of a call's names that are not parameter kinds of :data:`KINDS`.
+_OTHER_KINDS = (*TENSOR_KINDS, "*tensors", "choice")
 
 
 def _parse_call(text: str) -> list[Param]:

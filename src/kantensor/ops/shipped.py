@@ -10,7 +10,14 @@ again and compares. The ONNX Ops' folder (``signatures/onnx``) has its own
 whose text no longer has the recorded digest (edited since) is read from its TOML:
 slower, never stale. JSON holds every value the catalogue uses
 (strings, numbers, booleans, arrays, tables); a value it cannot hold (a TOML date) makes
-writing the file fail, not the tables differ.
+writing the file fail, not the tables differ. Each table is written beside its
+:data:`HEAD_KEYS` and decoded when it is used.
+
+``forms.json`` at the root holds the parsed forms of every signature text of the
+catalogue files (:mod:`kantensor.syntax.forms`) and of every call text
+(:func:`~kantensor.ops.callspec.call_form`), by text, made by the same command; they are
+registered when precompiled tables are first read (:func:`precompiled`): a form answers
+the parse of its own text only, and forms of another :func:`forms_version` are not used.
 """
 
 from __future__ import annotations
@@ -24,8 +31,17 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..syntax import forms
+from ..syntax.parser import parse_fresh
+from .callspec import FORMAT as CALL_FORMAT
+from .callspec import call_form, register_calls
+from .params import ParamError
+
 #: The precompiled tables, in each folder of catalogue files.
 TABLES = "tables.json"
+
+#: The parsed forms of the catalogue's signature and call texts, at the root.
+FORMS = "forms.json"
 
 #: The folders of catalogue files that have precompiled tables (None: the root).
 FOLDERS = (None, "onnx")
@@ -60,7 +76,11 @@ def _index(folder: str | None) -> Any:
 
 def precompiled(folder: str | None = None) -> dict[str, Any]:
     """The shipped :data:`TABLES` of ``folder`` (file name -> its digest and tables);
-    empty when there is none, or it is not one :func:`serialized` wrote."""
+    empty when there is none, or it is not one :func:`serialized` wrote. The shipped
+    :data:`FORMS` are registered the first time (:func:`register_forms`)."""
+    if not _FORMS_READ:
+        _FORMS_READ.append(True)
+        register_forms()
     try:
         shipped = json.loads(_index(folder).read_text(encoding="utf-8"))
     except (FileNotFoundError, NotADirectoryError, ValueError):
@@ -68,15 +88,119 @@ def precompiled(folder: str | None = None) -> dict[str, Any]:
     return shipped if isinstance(shipped, dict) else {}
 
 
-def tables_of(name: str, text: str, shipped: dict[str, Any]) -> list[Any] | None:
-    """The TOML data of the ``[[op]]`` tables of the file ``name`` whose text is ``text``,
-    from ``shipped`` (:func:`precompiled`) when they were made from this very text; None
-    otherwise (the caller reads the TOML)."""
+#: The keys of a table written beside it in :data:`TABLES`, so that an index of the
+#: tables by them (the ONNX registry's, by op type and domain) decodes none of them.
+HEAD_KEYS = ("name", "onnx", "domain")
+
+
+class ShippedTable:
+    """One precompiled table: ``head``, its values of :data:`HEAD_KEYS`, and
+    :meth:`data`, its TOML data, decoded from its JSON text when asked for (a new
+    object each time: nothing shipped is shared)."""
+
+    __slots__ = ("head", "text")
+
+    def __init__(self, head: dict[str, Any], text: str):
+        self.head = head
+        self.text = text
+
+    def data(self) -> Any:
+        """The table as TOML gives it; ValueError if its text is not JSON."""
+        return json.loads(self.text)
+
+
+def shipped_tables(name: str, text: str, shipped: dict[str, Any]
+                   ) -> list[ShippedTable] | None:
+    """The ``[[op]]`` tables of the file ``name`` whose text is ``text``, from ``shipped``
+    (:func:`precompiled`) when they were made from this very text; None otherwise (the
+    caller reads the TOML)."""
     entry = shipped.get(name)
     if not isinstance(entry, dict) or entry.get("sha256") != digest(text) or \
             not isinstance(entry.get("tables"), list):
         return None
-    return entry["tables"]
+    tables = []
+    for item in entry["tables"]:
+        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], dict)
+                and isinstance(item[1], str)):
+            return None
+        tables.append(ShippedTable(*item))
+    return tables
+
+
+def tables_of(name: str, text: str, shipped: dict[str, Any]) -> list[Any] | None:
+    """The TOML data of the tables :func:`shipped_tables` gives, or None as it does (or
+    when one does not decode)."""
+    tables = shipped_tables(name, text, shipped)
+    try:
+        return None if tables is None else [table.data() for table in tables]
+    except ValueError:
+        return None
+
+
+#: Whether :func:`precompiled` registered the shipped forms (once a process).
+_FORMS_READ: list[bool] = []
+
+
+def forms_version() -> str:
+    """What the shipped forms were made by: the encodings and the grammar's words."""
+    return f"{forms.version()};calls {CALL_FORMAT}"
+
+
+def register_forms() -> None:
+    """Register the shipped :data:`FORMS` (nothing when there are none, or they are of
+    another :func:`forms_version`)."""
+    try:
+        made = json.loads((catalogue_root() / FORMS).read_text(encoding="utf-8"))
+    except (FileNotFoundError, NotADirectoryError, ValueError):
+        return
+    if not isinstance(made, dict) or made.get("version") != forms_version():
+        return
+    for key, template in (("signatures", False), ("templates", True)):
+        if isinstance(made.get(key), dict):
+            forms.register(made[key], template)
+    if isinstance(made.get("calls"), dict):
+        register_calls(made["calls"])
+
+
+def serialized_forms() -> str:
+    """The canonical JSON text of :data:`FORMS`: the forms of the signature texts of every
+    shipped file's tables (as a signature where a text has no placeholder, as a template
+    always: an entry with parameters parses its text as one) and of their call texts.
+    A text that does not parse has none (it is parsed, and its error reported, when it
+    is used)."""
+    made: dict[str, Any] = {"signatures": {}, "templates": {}, "calls": {}}
+    for folder in FOLDERS:
+        for _, text in catalogue_files(folder):
+            try:
+                tables = tomllib.loads(text).get("op")
+            except (tomllib.TOMLDecodeError, RecursionError):
+                continue
+            for table in tables if isinstance(tables, list) else ():
+                if isinstance(table, dict):
+                    _add_forms(table, made)
+    return json.dumps({"version": forms_version(), **made}, sort_keys=True, indent=0,
+                      ensure_ascii=False) + "\n"
+
+
+def _add_forms(table: dict[str, Any], made: dict[str, Any]) -> None:
+    call = table.get("call")
+    if isinstance(call, str):
+        try:
+            found = call_form(call)
+        except ParamError:
+            found = None
+        if found is not None:
+            made["calls"][call] = found
+    text = table.get("signature")
+    if not isinstance(text, str):
+        return
+    for key, template in (("signatures", False), ("templates", True)):
+        if template or "{" not in text:
+            try:
+                made[key][text] = json.dumps(forms.encode(parse_fresh(text, template)),
+                                             separators=(",", ":"))
+            except (ValueError, TypeError):
+                continue
 
 
 def serialized(folder: str | None = None) -> str:
@@ -90,17 +214,24 @@ def serialized(folder: str | None = None) -> str:
         except (tomllib.TOMLDecodeError, RecursionError):
             continue
         if set(data) == {"op"} and isinstance(data["op"], list):
-            document[name] = {"sha256": digest(text), "tables": data["op"]}
+            document[name] = {"sha256": digest(text), "tables": [
+                [{k: t[k] for k in HEAD_KEYS if k in t} if isinstance(t, dict) else {},
+                 json.dumps(t, sort_keys=True, ensure_ascii=False, allow_nan=False)]
+                for t in data["op"]]}
     return json.dumps(document, sort_keys=True, indent=0, ensure_ascii=False,
                       allow_nan=False) + "\n"
 
 
 def main() -> None:
-    """Write :data:`TABLES` in each of :data:`FOLDERS` (of the tree this runs from)."""
+    """Write :data:`TABLES` in each of :data:`FOLDERS`, and :data:`FORMS` (of the tree
+    this runs from)."""
     for folder in FOLDERS:
         path = _index(folder)
         path.write_text(serialized(folder), encoding="utf-8")
         print(f"wrote {path}", file=sys.stderr)
+    path = catalogue_root() / FORMS
+    path.write_text(serialized_forms(), encoding="utf-8")
+    print(f"wrote {path}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ from lark import Lark, Token, Transformer_NonRecursive, Tree, v_args
 from lark.exceptions import UnexpectedInput, VisitError
 
 from . import ast as A
-from . import tables
+from . import forms, tables
 from . import vocabulary as V
 from .alternative import Alternative, IllFormed, Kind, Loop, resolve_dtype_names
 from .ast import (
@@ -63,7 +63,7 @@ from .limits import (
 )
 from .template import Spliced, Template, TemplateRules
 
-__all__ = ["parse_alternatives", "parse_template", "parse_tensor_type"]
+__all__ = ["parse_alternatives", "parse_fresh", "parse_template", "parse_tensor_type"]
 
 
 @functools.cache
@@ -99,12 +99,24 @@ def parse_tensor_type(text: str) -> tuple[str, tuple[DimExpr | None, ...] | None
     return _parse(text, "tensor_type", "a tensor type")
 
 
-def _parse(text: str, start: str, what: str, template: bool = False) -> Any:
+def parse_fresh(text: str, template: bool = False) -> tuple[Any, ...]:
+    """The alternatives of a signature's text (or of a template, ``template``), parsed
+    now, never taken from a shipped form (:mod:`kantensor.syntax.forms`): what the
+    shipped forms are made from, and compared with."""
+    return _parse(text, "start", "a signature", template, shipped=False)
+
+
+def _parse(text: str, start: str, what: str, template: bool = False,
+           shipped: bool = True) -> Any:
     if not isinstance(text, str):
         raise TypeError(f"{what} must be given as a str, got {type(text).__name__}")
     check_text(text)
     if not template and "{" in text:
         raise placeholder_error(text, text.index("{"))
+    if shipped and start == "start":  # (a form parsed when the catalogue was indexed)
+        found = forms.known(text, template)
+        if found is not None:
+            return found
     try:
         with _INLINE_LOCK:
             _INLINE.begin(text, template)

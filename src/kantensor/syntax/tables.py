@@ -20,6 +20,7 @@ are reached from the start symbols, tokens by name) and integer keys restored on
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import sys
@@ -34,7 +35,7 @@ from lark.grammar import Rule
 from lark.lark import PostLex
 from lark.lexer import TerminalDef
 
-__all__ = ["GRAMMAR", "TABLES", "build", "lark", "serialized"]
+__all__ = ["GRAMMAR", "TABLES", "build", "grammar_digest", "lark", "serialized"]
 
 GRAMMAR = "grammar.lark"
 TABLES = "grammar_tables.json"
@@ -61,6 +62,12 @@ def _text(name: str) -> str:
 
 def _digest(grammar: str) -> str:
     return hashlib.sha256(grammar.encode("utf-8")).hexdigest()
+
+
+@functools.cache
+def grammar_digest() -> str:
+    """The SHA-256 of the grammar file (what shipped data derived from it records)."""
+    return _digest(_text(GRAMMAR))
 
 
 def build(**options: Any) -> Lark:
