@@ -303,7 +303,7 @@ def test_typing_many_distinct_models_keeps_the_onnx_caches_bounded(monkeypatch):
     """Every cache infer_shapes fills per model holds at most its bound (the memory
     over many models is measured by benchmarks/onnx_memory.py)."""
     monkeypatch.setattr(nodememo, "MEMO_SIZE", 64)
-    monkeypatch.setattr(shapes, "_INFOS_SIZE", 32)
+    monkeypatch.setattr(shapes, "_TYPES_SIZE", 32)
     monkeypatch.setattr(modelmemo, "MODELS_SIZE", 16)
     monkeypatch.setattr(modelmemo, "MODELS_BYTES", 1 << 12)
     monkeypatch.setattr(nodecache, "NODES_SIZE", 48)
@@ -314,7 +314,7 @@ def test_typing_many_distinct_models_keeps_the_onnx_caches_bounded(monkeypatch):
                   [helper.make_tensor_value_info("x", F, [f"batch{i}", i + 1,
                                                           f"size {i}"])], [out()])
         infer_shapes(m)
-        assert len(nodememo.MEMO) <= 64 and len(shapes._INFOS) <= 32
+        assert len(nodememo.MEMO) <= 64 and len(shapes._TYPES) <= 32
         assert len(modelmemo.MODELS) <= 16 and len(nodecache.NODES) <= 48
         assert 0 < modelmemo._held[0] <= 1 << 12 and 0 < nodecache._held[0] <= 1 << 12
         assert protos._dim_param.cache_info().currsize <= 1024

@@ -47,14 +47,15 @@ from .datasizes import COUNTS, DataSizes
 from .dtypes import UnsupportedType, type_name
 from .generic import keep_template, remembered
 from .intervals import INTEGER_DTYPES, MAKES_INTERVALS, record_interval
-from .loading import MAX_NAME, OnnxImportError, Tensors, clipped, open_model, overridable, shown
+from .loading import MAX_NAME, OnnxImportError, Tensors, clipped, open_model, shown
 from .nodecache import NodeRecord, record
 from .nodememo import MEMO, node_key, remember, value_key
-from .protos import constant_value, described, value_type
+from .protos import constant_value, described
 from .protos import label as node_label
 from .registry import OnnxOp, UnsupportedOp, lookup
 from .scope import Budget, Scope
 from .shared import NotKnown
+from .sources import Sources
 from .values import fold
 
 __all__ = ["OnnxImportError", "from_onnx", "read_types"]
@@ -70,7 +71,7 @@ def opsets_of(model: onnx.ModelProto) -> dict[str, int]:
 _UNTRIED = object()  # a node's memo key not made yet
 
 
-class _Reader(Scope):
+class _Reader(Scope, Sources):
     """One pass over a graph: the type, the variable and the known value of every name.
 
     With ``graph=False`` (``infer_shapes``) only the types are wanted: initializers are
@@ -134,64 +135,6 @@ class _Reader(Scope):
         inputs = self.read_sources(formal)
         self.read_nodes()
         return inputs, [info.name for info in self.proto.output]
-
-    def read_sources(self, formal: list[Type] | None = None,
-                     values: Sequence[np.ndarray | None] = ()) -> list[Variable]:
-        """The initializers and the graph inputs (of the types ``formal`` and with the
-        known ``values`` when given: a subgraph's inputs as its node passes them)."""
-        graph, types, tensors = self.proto, self.types, self.tensors
-        seen: dict[tuple, TensorType] = {}  # (elem type, dims) -> type
-        raw = tensors.raw if self.parent is None else None  # (the main graph's only)
-        free = overridable(self.model, graph)
-        for i, t in enumerate(graph.initializer):
-            name = t.name
-            if name in types:
-                raise OnnxImportError(f"initializer {shown(name)}: the name is given to two "
-                                      "initializers")
-            header = (t.data_type, tuple(t.dims[:]))  # a slice reads faster
-            found = seen.get(header)
-            checked = tensors.check(t, lambda name=name: f"initializer {shown(name)}", found,
-                                    raw[i] if raw else None)
-            seen.setdefault(header, checked)
-            if name in free:  # a default the caller may override: typed as an input below
-                types[name] = checked  # (for now: so that a second of the name is seen)
-                continue
-            if self.graph:
-                data = tensors.array(t, f"initializer {shown(name)}")
-                var = self.vars[name] = constant(data, name=name)
-                types[name] = var.type
-                self.values[name] = data
-                continue
-            types[name] = checked
-            self.unread[name] = t
-        inputs = []
-        named: set[str] = set()
-        given = []  # (name, info) of the inputs that are no initializers
-        for info in graph.input:
-            name = info.name
-            if name in named:
-                raise OnnxImportError(f"graph input {shown(name)}: the name is given "
-                                      "to two graph inputs")
-            named.add(name)
-            if name not in types or name in free:
-                given.append((name, info))
-        if formal is not None and len(formal) != len(given):
-            raise OnnxImportError(f"a subgraph with {len(given)} inputs is given "
-                                  f"{len(formal)}")
-        for k, (name, info) in enumerate(given):
-            if k < len(values) and values[k] is not None:
-                self.values[name] = values[k]
-            try:
-                t = formal[k] if formal is not None else value_type(info)
-            except UnsupportedType as exc:
-                self.untyped[name] = exc
-                types.pop(name, None)  # (an overridable initializer's)
-                continue
-            var = self.vars[name] = t(name)
-            types[name] = var.type
-            inputs.append(var)
-        self.sources = len(types)  # the first names of types: initializers and inputs
-        return inputs
 
     def read_nodes(self, serialized: Sequence[bytes] | None = None) -> None:
         """Read the nodes (``serialized``: each serialized, when made already)."""

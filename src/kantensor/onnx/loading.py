@@ -24,7 +24,6 @@ import os
 import stat
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import onnx
@@ -35,6 +34,7 @@ from ..types.limits import MAX_NDIM
 from ..types.numpy_dtypes import numpy_dtype
 from ..types.type import TensorType
 from .dtypes import dtype_of
+from .wire import fields
 
 __all__ = ["MAX_MESSAGE", "MAX_MODEL_BYTES", "MAX_RANK", "OnnxImportError", "Tensors",
            "clipped", "open_model", "overridable", "read_model", "shown"]
@@ -50,7 +50,7 @@ def overridable(model: onnx.ModelProto, graph: onnx.GraphProto) -> frozenset[str
     inputs are what its node passes; below IR 4 every initializer is listed as an input
     and is a constant). Such a name is a graph input typed by its declaration, its
     value unknown: a size read from it holds for any value the caller feeds."""
-    if graph is not model.graph or model.ir_version < OVERRIDABLE_IR:
+    if graph is not model.graph or model.ir_version < OVERRIDABLE_IR or not graph.initializer:
         return frozenset()
     inputs = {info.name: info for info in graph.input}
     free = frozenset(t.name for t in graph.initializer if t.name in inputs)
@@ -138,41 +138,6 @@ _INITIALIZER = onnx.GraphProto.DESCRIPTOR.fields_by_name["initializer"].number
 _RAW_DATA = onnx.TensorProto.DESCRIPTOR.fields_by_name["raw_data"].number
 
 
-def _varint(data: bytes, i: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        byte = data[i]
-        i += 1
-        value |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return value, i
-        shift += 7
-        if shift > 63:
-            raise ValueError("a varint of more than 10 bytes")
-
-
-def _fields(data: bytes, start: int, end: int) -> Any:
-    """(field number, wire type, start, end) of each field of the message in
-    ``data[start:end]``, in the protobuf wire format."""
-    i = start
-    while i < end:
-        tag, i = _varint(data, i)
-        kind = tag & 7
-        if kind == 0:
-            j = _varint(data, i)[1]
-        elif kind == 2:
-            n, i = _varint(data, i)
-            j = i + n
-        elif kind in (1, 5):
-            j = i + (8 if kind == 1 else 4)
-        else:
-            raise ValueError("a group")
-        if j > end:
-            raise ValueError("a field past the end")
-        yield tag >> 3, kind, i, j
-        i = j
-
-
 def raw_sizes(data: bytes) -> list[int | None] | None:
     """The size of the raw data of each initializer of the serialized model ``data``, in
     order (None where it has none), read from the wire format without copying any data
@@ -180,13 +145,13 @@ def raw_sizes(data: bytes) -> list[int | None] | None:
     bytes are not read so."""
     try:
         out: list[int | None] = []
-        for field, kind, start, end in _fields(data, 0, len(data)):
+        for field, kind, start, end in fields(data, 0, len(data)):
             if field != _GRAPH or kind != 2:
                 continue  # (a message field given twice is merged: each is scanned)
-            for field2, kind2, start2, end2 in _fields(data, start, end):
+            for field2, kind2, start2, end2 in fields(data, start, end):
                 if field2 == _INITIALIZER and kind2 == 2:
                     size = None
-                    for field3, kind3, start3, end3 in _fields(data, start2, end2):
+                    for field3, kind3, start3, end3 in fields(data, start2, end2):
                         if field3 == _RAW_DATA and kind3 == 2:
                             size = end3 - start3  # the last one counts, as when parsed
                     out.append(size)

@@ -27,7 +27,6 @@ import onnx
 
 from ..graph.type import Type
 from . import intervals, scope, sequence, values
-from .loading import overridable
 
 __all__ = ["MODELS", "ModelKey", "Remembered", "found", "model_key", "remember", "restore"]
 
@@ -95,17 +94,18 @@ def model_key(reader: Any, nodes: list[bytes]) -> tuple[ModelKey | None, tuple[s
             small.append(proto.SerializeToString())
         else:
             large.append(name)
-    free = tuple(sorted(overridable(reader.model, reader.proto)))  # (inputs, not constants)
+    free = tuple(sorted(reader.free))  # (inputs, not constants)
     return ModelKey(reader.default_dtype, limits(), tuple(sorted(reader.opsets.items())),
                     free, tuple(types.items()), tuple(reader.untyped), tuple(small),
                     tuple(nodes), tuple([o.name for o in reader.proto.output])), tuple(large)
 
 
-def remember(key: ModelKey | None, large: tuple[str, ...], reader: Any, out: onnx.ModelProto
+def remember(key: ModelKey | None, large: tuple[str, ...], reader: Any, infos: bytes
              ) -> None:
-    """Keep the typing ``reader`` made of a model, written into ``out``, under ``key``
-    (unless None, or the typing read external data, or too much of the ``large``
-    initializers' data: those read are kept with it)."""
+    """Keep the typing ``reader`` made of a model, whose value infos were written as
+    ``infos`` (serialized as a GraphProto's), under ``key`` (unless None, or the typing
+    read external data, or too much of the ``large`` initializers' data: those read are
+    kept with it)."""
     if key is None or reader.tensors.files:
         return
     unread, initializers = reader.unread, None
@@ -118,12 +118,8 @@ def remember(key: ModelKey | None, large: tuple[str, ...], reader: Any, out: onn
     if sum(len(data) for _, data in read) > MAX_READ:
         return
     types = reader.types
-    graph = out.graph
     outputs = tuple((k, types[o.name]) for k, o in enumerate(reader.proto.output)
                     if o.name in types)
-    holder = onnx.GraphProto()
-    holder.value_info.extend(graph.value_info)
-    infos = holder.SerializeToString()
     size = len(infos) + sum(map(len, key.nodes)) + sum(map(len, key.small)) + \
         sum(len(data) for _, data in read)
     if size > MODELS_BYTES // 4:
@@ -148,11 +144,11 @@ def found(key: ModelKey | None, reader: Any) -> Remembered | None:
     return typed
 
 
-def restore(found: Remembered, out: onnx.ModelProto, info_type: Any) -> None:
+def restore(found: Remembered, out: onnx.ModelProto, type_bytes: Any) -> None:
     """Write a remembered typing into ``out`` (a copy of the model): its outputs' types
-    (``info_type(t)``: the TypeProto of a type) and its value infos."""
+    (``type_bytes(t)``: the TypeProto of a type, serialized) and its value infos."""
     graph = out.graph
     for k, t in found.outputs:
-        graph.output[k].type.CopyFrom(info_type(t))
+        graph.output[k].type.ParseFromString(type_bytes(t))
     graph.ClearField("value_info")
     graph.MergeFromString(found.infos)

@@ -19,58 +19,81 @@ import onnx
 from ..graph.heap import collector_paused
 from ..graph.type import Type
 from ..types.containers import OptionalType, SequenceType
-from ..types.dim import Dim
 from ..types.type import TensorType
 from .dtypes import ELEM_TYPES
 from .importer import _Reader, read_types
 from .loading import open_model
 from .modelmemo import found as remembered
 from .modelmemo import model_key, remember, restore
-
-#: Type -> a ValueInfoProto of that type and no name (tensor types are interned: the
-#: key is the object); a value's info is a copy of it, named.
-_INFOS: dict[Type, onnx.ValueInfoProto] = {}
-_INFOS_SIZE = 1 << 12
+from .wire import field, tag, varint
 
 
-def _tensor(proto: onnx.TypeProto, dtype: str, shape: tuple | None) -> None:
-    tensor = proto.tensor_type
-    tensor.elem_type = ELEM_TYPES[dtype]
-    if shape is None:  # a sequence's elements of any rank: no shape
-        return
-    dims = tensor.shape
-    dims.SetInParent()
+def _number(message: Any, name: str) -> int:
+    return message.DESCRIPTOR.fields_by_name[name].number
+
+
+# the keys of the fields written (their numbers read from onnx's own descriptors)
+_VALUE_INFO = tag(_number(onnx.GraphProto, "value_info"))
+_NAME = tag(_number(onnx.ValueInfoProto, "name"))
+_TYPE = tag(_number(onnx.ValueInfoProto, "type"))
+_TENSOR = tag(_number(onnx.TypeProto, "tensor_type"))
+_SEQUENCE = tag(_number(onnx.TypeProto, "sequence_type"))
+_OPTIONAL = tag(_number(onnx.TypeProto, "optional_type"))
+_SEQUENCE_ELEMENT = tag(_number(onnx.TypeProto.Sequence, "elem_type"))
+_OPTIONAL_ELEMENT = tag(_number(onnx.TypeProto.Optional, "elem_type"))
+_ELEM_TYPE = tag(_number(onnx.TypeProto.Tensor, "elem_type"), 0)
+_SHAPE = tag(_number(onnx.TypeProto.Tensor, "shape"))
+_DIM = tag(_number(onnx.TensorShapeProto, "dim"))
+_DIM_VALUE = tag(_number(onnx.TensorShapeProto.Dimension, "dim_value"), 0)
+_DIM_PARAM = tag(_number(onnx.TensorShapeProto.Dimension, "dim_param"))
+_UNKNOWN = field(_DIM, b"")  # a dim with neither a value nor a name
+_SMALL = tuple(field(_DIM, _DIM_VALUE + varint(n)) for n in range(128))
+
+#: Type -> its TypeProto, serialized (tensor types are interned: the key is the object);
+#: emptied when it holds _TYPES_SIZE types
+_TYPES: dict[Type, bytes] = {}
+_TYPES_SIZE = 1 << 13
+
+
+def _tensor(dtype: str, shape: tuple | None) -> bytes:
+    """A TypeProto.Tensor's bytes: the element type, the dims (none: a sequence's
+    elements of any rank have no shape)."""
+    body = _ELEM_TYPE + varint(ELEM_TYPES[dtype])
+    if shape is None:
+        return body
+    dims = []
     for d in shape:
-        dim = dims.dim.add()
-        if isinstance(d, int):
-            dim.dim_value = d
-        elif isinstance(d, Dim):
-            dim.dim_param = str(d)
+        if type(d) is int:
+            dims.append(_SMALL[d] if d < 128 else field(_DIM, _DIM_VALUE + varint(d)))
+        elif d is None:
+            dims.append(_UNKNOWN)
+        else:
+            dims.append(field(_DIM, field(_DIM_PARAM, str(d).encode())))
+    return body + field(_SHAPE, b"".join(dims))
 
 
-def _write(proto: onnx.TypeProto, t: Type) -> None:
-    """``t`` written into ``proto``: a tensor, a sequence (ONNX states its elements'
+def _encoded(t: Type) -> bytes:
+    """``t`` as a serialized TypeProto: a tensor, a sequence (ONNX states its elements'
     type, not its length), an optional."""
     if isinstance(t, TensorType):
-        _tensor(proto, t.dtype, t.shape)
-    elif isinstance(t, SequenceType):
-        _tensor(proto.sequence_type.elem_type, t.dtype, t.shape)
-    elif isinstance(t, OptionalType):
-        _write(proto.optional_type.elem_type, t.element)
-    else:
-        raise TypeError(f"cannot write {t} as an ONNX type")
+        return field(_TENSOR, _tensor(t.dtype, t.shape))
+    if isinstance(t, SequenceType):
+        return field(_SEQUENCE, field(_SEQUENCE_ELEMENT, field(
+            _TENSOR, _tensor(t.dtype, t.shape))))
+    if isinstance(t, OptionalType):
+        return field(_OPTIONAL, field(_OPTIONAL_ELEMENT, _encoded(t.element)))
+    raise TypeError(f"cannot write {t} as an ONNX type")
 
 
-def value_info(t: Type) -> onnx.ValueInfoProto:
-    """A ValueInfoProto of type ``t`` and no name (made once per type: copy it)."""
-    info = _INFOS.get(t)
-    if info is None:
-        info = onnx.ValueInfoProto()
-        _write(info.type, t)
-        if len(_INFOS) >= _INFOS_SIZE:
-            _INFOS.clear()
-        _INFOS[t] = info
-    return info
+def type_bytes(t: Type) -> bytes:
+    """The TypeProto of ``t``, serialized (made once per type)."""
+    found = _TYPES.get(t)
+    if found is None:
+        found = _encoded(t)
+        if len(_TYPES) >= _TYPES_SIZE:
+            _TYPES.clear()
+        _TYPES[t] = found
+    return found
 
 
 def infer_shapes(model: onnx.ModelProto | str | os.PathLike | bytes,
@@ -82,17 +105,18 @@ def infer_shapes(model: onnx.ModelProto | str | os.PathLike | bytes,
     with collector_paused():  # (see read_types)
         source, tensors = open_model(model, base_dir)
         reader = _Reader(source, tensors, graph=False)
-        reader.read_sources()  # (every initializer checked: the key holds their types)
+        reader.read_sources(variables=False)  # (every initializer checked: the key
+        # holds their types; a Variable is made for a graph input a node reads)
         nodes = [node.SerializeToString() for node in reader.proto.node]
         key, large = model_key(reader, nodes)
         typed = remembered(key, reader)
         if typed is not None:
             out = _copy(model, source)
-            restore(typed, out, lambda t: value_info(t).type)
+            restore(typed, out, type_bytes)
             return out
         reader.read_nodes(nodes)
-        out = _written(model, source, reader)
-        remember(key, large, reader, out)
+        out, infos = _written(model, source, reader)
+        remember(key, large, reader, infos)
         return out
 
 
@@ -109,7 +133,7 @@ def _typed_model(model: onnx.ModelProto | str | os.PathLike | bytes,
                  base_dir: str | os.PathLike | None) -> tuple[onnx.ModelProto, _Reader]:
     source, tensors = open_model(model, base_dir)
     reader = read_types(source, tensors)
-    return _written(model, source, reader), reader
+    return _written(model, source, reader)[0], reader
 
 
 def _copy(model: Any, source: onnx.ModelProto) -> onnx.ModelProto:
@@ -121,8 +145,10 @@ def _copy(model: Any, source: onnx.ModelProto) -> onnx.ModelProto:
     return out
 
 
-def _written(model: Any, source: onnx.ModelProto, reader: _Reader) -> onnx.ModelProto:
-    """A copy of ``model`` (read as ``source``) with the types ``reader`` read written."""
+def _written(model: Any, source: onnx.ModelProto, reader: _Reader
+             ) -> tuple[onnx.ModelProto, bytes]:
+    """A copy of ``model`` (read as ``source``) with the types ``reader`` read written,
+    and its value infos as written: serialized as a GraphProto's, parsed at once."""
     types = reader.types  # the initializers and inputs, then the nodes' outputs
     out = _copy(model, source)
     graph = out.graph
@@ -131,21 +157,15 @@ def _written(model: Any, source: onnx.ModelProto, reader: _Reader) -> onnx.Model
         skip.add(o.name)
         t = types.get(o.name)
         if t is not None:  # else an unsupported node reaches it: left as it was
-            o.type.CopyFrom(value_info(t).type)
+            o.type.ParseFromString(type_bytes(t))
     graph.ClearField("value_info")
-    infos = graph.value_info
-    once: set[Type] = set()  # the types met once so far, written in place: a type of one
-    # value (every value of a model whose nodes all differ) is not worth a cached copy
+    written = _TYPES.get
+    infos = []
     for name, t in islice(types.items(), reader.sources, None):
         if name not in skip:
-            info = infos.add()
-            cached = _INFOS.get(t)
-            if cached is not None:
-                info.CopyFrom(cached)
-            elif t in once:
-                info.CopyFrom(value_info(t))
-            else:
-                once.add(t)
-                _write(info.type, t)
-            info.name = name
-    return out
+            encoded = written(t)
+            infos.append(field(_VALUE_INFO, field(_NAME, name.encode()) + field(
+                _TYPE, encoded if encoded is not None else type_bytes(t))))
+    blob = b"".join(infos)
+    graph.MergeFromString(blob)
+    return out, blob

@@ -1,0 +1,90 @@
+"""The sources of a graph: its initializers and its inputs, typed before its nodes (a mixin
+of :class:`kantensor.onnx.importer._Reader`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..graph.basic import Variable
+from ..graph.type import Type
+from ..types.type import TensorType
+from ..types.variable import constant
+from .dtypes import UnsupportedType
+from .loading import OnnxImportError, overridable, shown
+from .protos import value_type
+
+__all__ = ["Sources"]
+
+
+class Sources:
+    """What the reader does with a graph's initializers and inputs: ``proto`` is the
+    graph, ``model`` the model holding it, ``graph`` whether values and Variables are
+    made (else types only), ``parent`` the reader of the graph around a subgraph;
+    ``types``, ``vars``, ``values``, ``unread`` and ``untyped`` its own."""
+
+    #: the names of the initializers a caller may override (:func:`~.loading.overridable`)
+    free: frozenset[str] = frozenset()
+
+    def read_sources(self, formal: list[Type] | None = None,
+                     values: Sequence[np.ndarray | None] = (), variables: bool = True
+                     ) -> list[Variable]:
+        """The initializers and the graph inputs (of the types ``formal`` and with the
+        known ``values`` when given: a subgraph's inputs as its node passes them), and
+        the graph inputs' Variables (with ``variables=False``, none: each is made when a
+        node asks for it, and the list is empty)."""
+        graph, types, tensors = self.proto, self.types, self.tensors
+        seen: dict[tuple, TensorType] = {}  # (elem type, dims) -> type
+        raw = tensors.raw if self.parent is None else None  # (the main graph's only)
+        free = self.free = overridable(self.model, graph)
+        for i, t in enumerate(graph.initializer):
+            name = t.name
+            if name in types:
+                raise OnnxImportError(f"initializer {shown(name)}: the name is given to two "
+                                      "initializers")
+            header = (t.data_type, tuple(t.dims[:]))  # a slice reads faster
+            found = seen.get(header)
+            checked = tensors.check(t, lambda name=name: f"initializer {shown(name)}", found,
+                                    raw[i] if raw else None)
+            seen.setdefault(header, checked)
+            if name in free:  # a default the caller may override: typed as an input below
+                types[name] = checked  # (for now: so that a second of the name is seen)
+                continue
+            if self.graph:
+                data = tensors.array(t, f"initializer {shown(name)}")
+                var = self.vars[name] = constant(data, name=name)
+                types[name] = var.type
+                self.values[name] = data
+                continue
+            types[name] = checked
+            self.unread[name] = t
+        named: set[str] = set()
+        given = []  # (name, info) of the inputs that are no initializers
+        for info in graph.input:
+            name = info.name
+            if name in named:
+                raise OnnxImportError(f"graph input {shown(name)}: the name is given "
+                                      "to two graph inputs")
+            named.add(name)
+            if name not in types or name in free:
+                given.append((name, info))
+        if formal is not None and len(formal) != len(given):
+            raise OnnxImportError(f"a subgraph with {len(given)} inputs is given "
+                                  f"{len(formal)}")
+        inputs = []
+        for k, (name, info) in enumerate(given):
+            if k < len(values) and values[k] is not None:
+                self.values[name] = values[k]
+            try:
+                t = formal[k] if formal is not None else value_type(info)
+            except UnsupportedType as exc:
+                self.untyped[name] = exc
+                types.pop(name, None)  # (an overridable initializer's)
+                continue
+            types[name] = t
+            if variables:
+                var = self.vars[name] = t(name)
+                inputs.append(var)
+        self.sources = len(types)  # the first names of types: initializers and inputs
+        return inputs

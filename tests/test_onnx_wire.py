@@ -1,0 +1,183 @@
+"""The importer's own reads and writes of protobuf bytes (kantensor.onnx.wire): types
+written as bytes are exactly what protobuf writes for the TypeProto onnx.helper builds,
+and a type read from a value's bytes is exactly what reading its fields through protobuf
+gives (the same type, or no answer so that protobuf's reading says what is wrong)."""
+
+from __future__ import annotations
+
+import onnx
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from onnx import TensorProto, helper
+
+from kantensor.onnx import infer_shapes, protos
+from kantensor.onnx.dtypes import DTYPES, ELEM_TYPES
+from kantensor.onnx.loading import MAX_RANK, shown
+from kantensor.onnx.shapes import type_bytes, typed_model
+from kantensor.onnx.wire import fields, read_varint, varint
+from kantensor.types.containers import OptionalType, SequenceType
+from kantensor.types.dim import Dim
+from kantensor.types.type import TensorType
+
+n, seq = Dim("n"), Dim("seq")
+SIZES = [0, 1, 2, 127, 128, 300, 16383, 16384, 2**40, 2**63 - 1]
+SHAPES = [(), (None,), (n,), (2 * seq + 1,), (n, 3, None), tuple(SIZES),
+          tuple([n] * MAX_RANK), (Dim("x" * 200),)]
+
+
+def helper_type(t) -> onnx.TypeProto:
+    """The TypeProto onnx.helper builds for ``t`` (the oracle)."""
+    def dims(shape):
+        return None if shape is None else [
+            d if isinstance(d, int) or d is None else str(d) for d in shape]
+    if isinstance(t, TensorType):
+        return helper.make_tensor_type_proto(ELEM_TYPES[t.dtype], dims(t.shape))
+    if isinstance(t, SequenceType):
+        return helper.make_sequence_type_proto(
+            helper.make_tensor_type_proto(ELEM_TYPES[t.dtype], dims(t.shape)))
+    return helper.make_optional_type_proto(helper_type(t.element))
+
+
+TYPES = [TensorType(dtype, shape) for dtype in sorted(ELEM_TYPES) for shape in SHAPES[:3]]
+TYPES += [TensorType("float32", shape) for shape in SHAPES]
+TYPES += [SequenceType("int64", None), SequenceType("float16", (n, 2)),
+          OptionalType(TensorType("bool", (3,))), OptionalType(SequenceType("int8", (n,)))]
+
+
+@pytest.mark.parametrize("t", TYPES, ids=str)
+def test_a_type_is_written_as_protobuf_writes_the_type_onnx_helper_builds(t):
+    assert type_bytes(t) == helper_type(t).SerializeToString()
+    info = helper.make_value_info("v", helper_type(t))
+    assert protos.value_type(info) == t  # and read back as itself
+
+
+def test_value_infos_are_written_as_one_blob_that_protobuf_reads():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 300])
+    nodes = [helper.make_node("Relu", ["x"], ["é" * 70]),
+             helper.make_node("Neg", ["é" * 70], ["y"])]
+    graph = helper.make_graph(nodes, "g", [x], [helper.make_tensor_value_info(
+        "y", TensorProto.FLOAT, None)])
+    out = infer_shapes(helper.make_model(graph))
+    want = helper.make_tensor_value_info("é" * 70, TensorProto.FLOAT, ["n", 300])
+    assert list(out.graph.value_info) == [want]
+    assert out.graph.output[0] == helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                                                ["n", 300])
+    assert typed_model(helper.make_model(graph))[0] == out  # (read afresh)
+
+
+def _read(info: onnx.ValueInfoProto):
+    """protobuf's reading of ``info``'s type (the oracle): its type, or its error."""
+    try:
+        return protos.proto_type(info.type, lambda: f"value {shown(info.name)}")
+    except Exception as exc:  # noqa: BLE001 (compared by class and message)
+        return type(exc), str(exc)
+
+
+def _fast(info: onnx.ValueInfoProto):
+    try:
+        return protos.value_type(info)
+    except Exception as exc:  # noqa: BLE001
+        return type(exc), str(exc)
+
+
+#: changes to a ValueInfoProto (and its tensor type) that the bytes reader leaves to
+#: protobuf's reading, or whose reading is an error
+ODD = [
+    lambda info, t: setattr(t.shape.dim[0], "denotation", "BATCH"),
+    lambda info, t: setattr(info.type, "denotation", "TENSOR"),
+    lambda info, t: setattr(t.shape.dim[1], "dim_value", -4),
+    lambda info, t: t.ClearField("shape"),
+    lambda info, t: setattr(t, "elem_type", 0),
+    lambda info, t: setattr(t, "elem_type", 999),
+    lambda info, t: t.shape.dim.extend([t.shape.dim[0]] * MAX_RANK),
+    lambda info, t: setattr(info, "doc_string", "a doc"),
+    lambda info, t: info.ClearField("name"),
+]
+
+
+def _infos():
+    plain = [helper.make_tensor_value_info("v", TensorProto.FLOAT, list(s) if s else [])
+             for s in ([2, 3], [], ["n", None, 7], [128, 2**40], [0, 1], ["2*seq"],
+                       ["", "a b", "x" * 300], [None] * MAX_RANK)]
+    odd = []
+    for change in ODD:
+        info = helper.make_tensor_value_info("v", TensorProto.FLOAT, ["n", 3])
+        change(info, info.type.tensor_type)
+        odd.append(info)
+    strings = helper.make_tensor_value_info("v", TensorProto.STRING, [2])
+    sequence = helper.make_tensor_sequence_value_info("v", TensorProto.FLOAT, [2])
+    return [*plain, *odd, strings, sequence]
+
+
+@pytest.mark.parametrize("info", _infos(), ids=lambda i: str(i.type).replace("\n", " "))
+def test_a_type_read_from_bytes_is_the_type_protobuf_reading_gives(info):
+    assert _fast(info) == _read(info)
+
+
+def test_plain_tensor_types_are_read_from_their_bytes():
+    """(so that the test above compares two readings)"""
+    for info in _infos()[:8]:
+        assert protos._tensor_type(info.SerializeToString()) is not None
+
+
+def _field(number: int, body: bytes) -> bytes:
+    return varint(number << 3 | 2) + varint(len(body)) + body
+
+
+def _number(number: int, value: int) -> bytes:
+    return varint(number << 3) + varint(value)
+
+
+def _laid_out(pieces: st.SearchStrategy, *canonical: st.SearchStrategy
+              ) -> st.SearchStrategy:
+    """A message's bytes: as protobuf writes it (the ``canonical`` fields in order), or
+    any list of ``pieces`` (a field given twice, which protobuf merges, fields out of
+    order, fields the reader does not read)."""
+    return st.one_of(st.tuples(*canonical).map(b"".join),
+                     st.lists(pieces, max_size=4).map(b"".join))
+
+
+_DIM = [b"", _number(1, 3), _number(1, 300), _number(1, 2**40), _field(2, b"n"),
+        _field(2, b"2*n"), _field(2, b"")]
+_dims = _laid_out(st.sampled_from([*_DIM, _field(3, b"BATCH"), _number(1, 2**64 - 4),
+                                   _field(2, b"\xff"), _number(9, 1)]),
+                  st.sampled_from(_DIM)).map(lambda d: _field(1, d))
+_shapes = st.lists(_dims, max_size=4).map(lambda d: _field(2, b"".join(d)))
+_elems = st.sampled_from([TensorProto.FLOAT, TensorProto.INT64, 0, 40]).map(
+    lambda e: _number(1, e))
+_tensors = _laid_out(st.one_of(_elems, _shapes), _elems, _shapes).map(
+    lambda t: _field(1, t))
+_types = _laid_out(st.one_of(_tensors, st.just(_field(6, b"TENSOR"))), _tensors).map(
+    lambda t: _field(2, t))
+_names = st.sampled_from([b"", _field(1, b"v")])
+_infos_bytes = _laid_out(st.one_of(_names, _types, st.sampled_from(
+    [_field(3, b"doc"), _number(7, 1)])), _names, _types)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_infos_bytes)
+def test_bytes_protobuf_parses_are_read_as_protobuf_reads_them_or_not_at_all(raw):
+    """Any bytes protobuf takes for a ValueInfoProto (a field given twice, which protobuf
+    merges, fields out of order, fields the reader does not read): read as protobuf's
+    reading gives, or not read (None)."""
+    info = onnx.ValueInfoProto()
+    try:
+        info.ParseFromString(raw)
+    except Exception:  # noqa: BLE001 (not a message: nothing to compare)
+        return
+    found = protos._tensor_type(raw)
+    if found is not None:
+        assert found is _read(info)
+    assert _fast(info) == _read(info)
+
+
+def test_varints_round_trip_through_protobufs_own_reading():
+    for value in [0, 1, 127, 128, 300, 2**35, 2**63 - 1, 2**64 - 1]:
+        assert read_varint(varint(value), 0) == (value, len(varint(value)))
+        message = TensorProto(dims=[value % 2**63])
+        data = message.SerializeToString()
+        ((number, kind, start, end),) = list(fields(data, 0, len(data)))
+        assert (number, kind) == (1, 0) and read_varint(data, start) == (value % 2**63,
+                                                                           end)
+    assert set(DTYPES.values()) == set(ELEM_TYPES)
