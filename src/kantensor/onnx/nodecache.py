@@ -51,7 +51,7 @@ class NodeRecord:
         self.domain = node.domain
         self.names = tuple(node.input[:])  # (a slice reads faster than list())
         self.wanted = tuple(node.output[:])
-        self.attributes: tuple[bytes, ...] | None = _UNREAD
+        self.attributes: tuple[bytes, ...] | None = _UNREAD if node.attribute else ()
         self.kept = kept
         self.constant: tuple[Any, Any, Any] | None = None
 
