@@ -7,8 +7,10 @@ It prints: ``import kantensor`` and ``import kantensor.onnx``; run.py's first bu
 a new rank for sum; matmul, add and sum beside PyTensor's when installed) and cached
 builds; ``kantensor onnx`` on a small model; and the first (cold) and best later (warm)
 ``infer_shapes`` of each tree beside onnx's, each tool in processes of its own
-(onnx_time.py), on the transformer of onnx_model.py and on SqueezeNet-like ceil-mode
-pool stacks (tests/exported_models.py ``pool_stack``), median of ``--runs`` processes.
+(onnx_time.py), and kantensor's node by node (its model memo emptied before each call,
+as for a model edited slightly), on the transformer of onnx_model.py and on
+SqueezeNet-like ceil-mode pool stacks (tests/exported_models.py ``pool_stack``), median of
+``--runs`` processes.
 
 Run: ``python benchmarks/before_after.py --base /work/main [--layers 12] [--runs 3]
 [--clock cpu] [--model PATH ...]`` (``cpu``: each process's CPU time, steadier on a shared
@@ -96,13 +98,14 @@ def best_import(tree: Path, module: str, times: int = 5) -> str:
     return min(made, key=_ms)
 
 
-def cold_warm(tree: Path | None, tool: str, model: Path, runs: int, clock: str) -> str:
+def cold_warm(tree: Path | None, tool: str, model: Path, runs: int, clock: str,
+              *flags: str) -> str:
     """The median over ``runs`` fresh processes of the first call and of the best later
-    call (onnx_time.py), in ms."""
+    call (onnx_time.py, given ``flags`` too), in ms."""
     firsts, bests = [], []
     for _ in range(runs):
         out = run(tree, ["onnx_time.py", tool, "--model", str(model), "--repeat", "10",
-                         "--clock", clock]).split()
+                         "--clock", clock, *flags]).split()
         try:
             first, best = float(out[-2]), float(out[-1])
         except (IndexError, ValueError):
@@ -176,6 +179,10 @@ def measure(args: argparse.Namespace, trees: dict[str, Path]) -> None:
                 print(f"  kantensor ({label}): "
                       f"{cold_warm(tree, 'kantensor', path, args.runs, args.clock)}",
                       flush=True)
+            for label, tree in trees.items():  # (the model memo emptied before each call)
+                found = cold_warm(tree, 'kantensor', path, args.runs, args.clock,
+                                  "--node-by-node")
+                print(f"  kantensor ({label}), node by node: {found}", flush=True)
             print(f"  onnx:             {cold_warm(None, 'onnx', path, args.runs, args.clock)}",
                   flush=True)
 

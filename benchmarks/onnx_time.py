@@ -7,7 +7,9 @@ onnx's schema registry, which onnx's first inference call otherwise fills itself
 9 ms).
 
 Run: python benchmarks/onnx_time.py TOOL [--layers 34] [--width 64] [--repeat 20]
-     [--clock cpu] (``cpu``: this process's CPU time, steadier on a shared machine).
+     [--clock cpu] [--node-by-node] (``cpu``: this process's CPU time, steadier on a
+     shared machine; ``--node-by-node``: kantensor's model memo emptied before each call,
+     so that each reads every node, as for a model edited slightly).
      python benchmarks/onnx_time.py TOOL --model PATH [--repeat 20] [--clock cpu]
 """
 
@@ -59,6 +61,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall")
     parser.add_argument("--model", help="an .onnx file to time instead of the transformer")
+    parser.add_argument("--node-by-node", action="store_true",
+                        help="kantensor: empty the model memo before each call, so that "
+                        "every call reads the nodes (as for a model edited slightly)")
     args = parser.parse_args()
     clock = time.process_time if args.clock == "cpu" else time.perf_counter
     infer = tool(args.tool)  # the one tool timed (see the docstring)
@@ -66,7 +71,10 @@ def main() -> None:
                                                                            args.width)
     data = model.SerializeToString()
     times = []
+    forget = importlib.import_module("kantensor.onnx.modelmemo").MODELS.clear \
+        if args.node_by_node and args.tool == "kantensor" else lambda: None
     for _ in range(args.repeat + 1):
+        forget()
         start = clock()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -181,3 +181,13 @@ def test_varints_round_trip_through_protobufs_own_reading():
         assert (number, kind) == (1, 0) and read_varint(data, start) == (value % 2**63,
                                                                            end)
     assert set(DTYPES.values()) == set(ELEM_TYPES)
+
+
+def test_a_type_read_again_from_the_same_bytes_is_the_same_type():
+    protos._READ.clear()
+    a = helper.make_tensor_value_info("a", TensorProto.FLOAT, ["n", 300])
+    b = helper.make_tensor_value_info("b" * 200, TensorProto.FLOAT, ["n", 300])
+    c = helper.make_tensor_value_info("a", TensorProto.FLOAT, ["n", 301])
+    assert protos.value_type(a) is protos.value_type(b) is TensorType("float32", (n, 300))
+    assert protos.value_type(c) is TensorType("float32", (n, 301))
+    assert len(protos._READ) == 2  # one per type's bytes, whatever the name

@@ -81,6 +81,13 @@ _DIM_VALUE = _key(onnx.TensorShapeProto.Dimension, "dim_value") & ~7  # (a varin
 _DIM_PARAM = _key(onnx.TensorShapeProto.Dimension, "dim_param")
 
 
+#: a tensor type's field in a ValueInfoProto's bytes -> its type (the same bytes are the
+#: same type: a model typed again, or whose inputs share types, reads each once);
+#: emptied when it holds _READ_SIZE types
+_READ: dict[bytes, TensorType] = {}
+_READ_SIZE = 1 << 14
+
+
 def _tensor_type(data: bytes) -> TensorType | None:
     """The type a serialized ValueInfoProto ``data`` states, read from its bytes, when it
     is a tensor's of a known element type and a shape of at most MAX_RANK dims, each a
@@ -108,6 +115,23 @@ def _tensor_type(data: bytes) -> TensorType | None:
         if end != len(data) and any(number == _INFO_TYPE >> 3 for number, _, _, _ in
                                     fields(data, end, len(data))):
             return None  # (a type given twice: protobuf merges the two)
+        held = data[i:end]
+        found = _READ.get(held)
+        if found is None:
+            found = _read_tensor(data, i, end)
+            if found is not None:
+                if len(_READ) >= _READ_SIZE:
+                    _READ.clear()
+                _READ[held] = found
+        return found
+    except (IndexError, ValueError):
+        return None
+
+
+def _read_tensor(data: bytes, i: int, end: int) -> TensorType | None:
+    """The TensorType of the TypeProto.Tensor field ``data[i:end]`` (see
+    :func:`_tensor_type`), or None."""
+    try:
         n = data[i + 1]
         n, i = (n, i + 2) if n < 0x80 else read_varint(data, i + 1)
         if i + n != end or data[i] != _ELEM_TYPE:
