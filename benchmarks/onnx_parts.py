@@ -1,0 +1,106 @@
+"""The parts of one ``infer_shapes`` call on the chain of onnx_distinct.py (every block
+typed differently), read cold in a warm process: each run types a model of new widths
+with the node records, the node memo, the templates and the types read or written
+emptied first (the Ops stay built), and times, by CPU time, reading the initializers and
+graph inputs, the model memo's key (the nodes serialized), reading the nodes, writing the
+copy with its value infos and keeping the model memo's entry; the best of ``--runs``
+runs of each part, and of the whole call (in runs of its own).
+
+Run: ``python benchmarks/onnx_parts.py [--blocks 6667] [--runs 5]``; ``PYTHONPATH`` set
+to another checkout's ``src`` times that one (its parts as this script finds them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import time
+
+import onnx
+from onnx import TensorProto, helper
+
+from kantensor.graph.heap import collector_paused
+from kantensor.onnx import generic, infer_shapes, modelmemo, nodecache, nodememo, protos, shapes
+from kantensor.onnx.loading import open_model
+
+
+def model(blocks: int, offset: int) -> onnx.ModelProto:
+    """onnx_distinct.py's chain with every width ``offset`` larger."""
+    x = "x"
+    inputs = [helper.make_tensor_value_info(x, TensorProto.FLOAT, ["batch", 2 + offset])]
+    nodes = []
+    for i in range(blocks):
+        a, b = i + 2 + offset, i + 3 + offset
+        inputs.append(helper.make_tensor_value_info(f"w{i}", TensorProto.FLOAT, [a, b]))
+        inputs.append(helper.make_tensor_value_info(f"c{i}", TensorProto.FLOAT, [b]))
+        nodes.append(helper.make_node("MatMul", [x, f"w{i}"], [f"m{i}"], name=f"m{i}"))
+        nodes.append(helper.make_node("Add", [f"m{i}", f"c{i}"], [f"a{i}"], name=f"a{i}"))
+        nodes.append(helper.make_node("Relu", [f"a{i}"], [f"r{i}"], name=f"r{i}"))
+        x = f"r{i}"
+    graph = helper.make_graph(nodes, "distinct", inputs,
+                              [helper.make_tensor_value_info(x, TensorProto.FLOAT, None)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+
+def forget() -> None:
+    """Empty what a read of another model of the same nodes would find."""
+    for name, holder in [("NODES", nodecache), ("MEMO", nodememo), ("TEMPLATES", generic),
+                         ("MODELS", modelmemo), ("_READ", protos), ("_TYPES", shapes),
+                         ("_INFOS", shapes)]:
+        table = getattr(holder, name, None)
+        if table is not None:
+            table.clear()
+
+
+def parts(m: onnx.ModelProto) -> dict[str, float]:
+    """The CPU time of each part of infer_shapes on ``m`` (as shapes.infer_shapes runs
+    them)."""
+    clock = time.process_time
+    lazy = "variables" in inspect.signature(shapes._Reader.read_sources).parameters
+    with collector_paused():
+        t0 = clock()
+        source, tensors = open_model(m, None)
+        reader = shapes._Reader(source, tensors, graph=False)
+        reader.read_sources(**({"variables": False} if lazy else {}))
+        t1 = clock()
+        nodes = [node.SerializeToString() for node in reader.proto.node]
+        key, large = modelmemo.model_key(reader, nodes)
+        assert modelmemo.found(key, reader) is None
+        t2 = clock()
+        reader.read_nodes(nodes)
+        t3 = clock()
+        written = shapes._written(m, source, reader)
+        t4 = clock()
+        modelmemo.remember(key, large, reader, written[1] if lazy else written)
+        t5 = clock()
+    return {"sources": t1 - t0, "key": t2 - t1, "nodes": t3 - t2, "written": t4 - t3,
+            "memo entry": t5 - t4}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--blocks", type=int, default=6667)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    infer_shapes(model(3, 0))  # the Ops built
+    best: dict[str, float] = {}
+    for run in range(args.runs):
+        for offset, whole in ((2 * run + 1) * 10000, False), ((2 * run + 2) * 10000, True):
+            m = model(args.blocks, offset)
+            forget()
+            if whole:
+                start = time.process_time()
+                infer_shapes(m)
+                found = {"infer_shapes": time.process_time() - start}
+            else:
+                found = parts(m)
+                found["sum"] = sum(found.values())
+            for k, v in found.items():
+                best[k] = min(best.get(k, v), v)
+    nodes = 3 * args.blocks
+    for k, v in best.items():
+        print(f"  {k:<14} {v * 1000:7.1f} ms  {v / nodes * 1e6:5.2f} us a node")
+
+
+if __name__ == "__main__":
+    main()
