@@ -127,6 +127,23 @@ def test_a_constants_shared_value_cannot_be_changed():
     assert types(infer_shapes(base()))["kk"] == types(typed_model(base())[0])["kk"]
 
 
+def test_a_returned_model_changed_by_its_caller_changes_no_later_answer():
+    """The model memo keeps the value infos as bytes, the types written as bytes and the
+    types read by their bytes: a copy the caller changes (its value infos, an output's
+    type, a dim) shares none of them."""
+    modelmemo.MODELS.clear()
+    model = base(outputs=("y", "w"))
+    want = typed_model(model)[0]
+    for _ in range(3):
+        out = infer_shapes(model)
+        assert out == want
+        out.graph.value_info[0].type.tensor_type.shape.dim[0].dim_param = "changed"
+        out.graph.output[0].type.tensor_type.elem_type = I64
+        del out.graph.value_info[1:]
+        out.graph.input[0].type.tensor_type.shape.dim[1].dim_value = 99
+    assert len(modelmemo.MODELS) == 1 and model == base(outputs=("y", "w"))
+
+
 def test_models_typed_in_any_order_are_typed_as_each_alone():
     """Sixteen models that differ in a small initializer's value, a large one's data, an
     input's dims and an attribute, each typed twice in a shuffled order: every answer is
