@@ -16,6 +16,9 @@ from onnx import TensorProto, helper
 
 from kantensor.onnx import generic, nodememo
 from kantensor.onnx.importer import read_types
+from kantensor.onnx.protos import _dim_param
+from kantensor.types.dim import Dim, dim_max
+from kantensor.types.symbols import private
 
 DOMAIN = (0, 1, 2, 3, "n")
 
@@ -183,14 +186,39 @@ def test_a_size_past_the_limits_is_built_the_ordinary_way():
     assert served[-1] is None and isinstance(found[0], str)  # a template asked, declined
 
 
-def test_a_model_naming_a_template_size_is_built_the_ordinary_way():
-    """A model whose own named size is spelt as a template's size (``size0``) is never
-    typed by a template (the two would be taken for one size)."""
-    shapes = [("size0", 3), (3,)]
-    assert not _compare("Add", shapes, {})
-    assert not _compare("MatMul", [("size1", 3), (3, "size0")], {})
-    found, _ = _typing(_model("Add", shapes, {}))
+def test_a_model_naming_sizes_like_the_templates_is_typed_by_them():
+    """A model whose own named sizes are spelt like a template's (``size0``, ``size1``)
+    is typed by templates exactly as the ordinary build types it: the template's sizes
+    are private, so the model's ``size1`` stays a size of its own beside the template's
+    second size (were they one, ``[size1, 5] @ [5, 7]`` would come out ``[7, 7]``)."""
+    assert _compare("Add", [("size0", 3), (3,)], {})
+    assert _compare("MatMul", [("size1", 3), (3, "size0")], {})
+    assert _compare("MatMul", [("size1", 5), (5, 7)], {})
+    found, served = _typing(_model("MatMul", [("size1", 5), (5, 7)], {}))
+    assert dict(found[0])["xy0"] == "float32[size1,7]" and served[-1] is not None
+    found, _ = _typing(_model("Add", [("size0", 3), (3,)], {}))
     assert dict(found[0])["xy0"] == "float32[size0,3]"
+
+
+def test_the_template_sizes_cannot_be_named():
+    """No text names a template's size: not its own text (not an identifier, so a
+    model's ``dim_param`` of that text is an unknown size), not the name of a user's
+    size of that spelling, not another private size of the same text."""
+    size = generic.SYMBOLS[0]
+    text = str(size)
+    with pytest.raises(ValueError, match="identifier"):
+        Dim(text)
+    assert Dim(size.name) is size and size.name != text and text != size.name
+    assert private(text) != size and hash(size.name) != hash(text)
+    assert _dim_param(text) is None
+    user = Dim("size0")
+    assert user != generic.SYMBOLS[0] and str(user + size) in (f"size0 + {text}",
+                                                              f"{text} + size0")
+    assert user + size == size + user and (user + size) - user == size
+    same = private("n")  # spelt as a user's n: still another size, in a canonical order
+    n = Dim("n")
+    assert same + n == n + same != 2 * n and (same + n) - n == same
+    assert dim_max(same, n + 1) == dim_max(n + 1, same) != dim_max(n, n + 1)
 
 
 def _conv_model(first: list, conv: list, named: list) -> onnx.ModelProto:
@@ -279,3 +307,50 @@ def test_template_equals_ordinary_build_under_facts(op_type, attrs, ranks):
             k += r
         served += _compare(op_type, shapes, attrs, facts=True)
     assert served > 0, "no template typed a node"
+
+
+#: The blocks of a random chain: (op type, attributes, how many extra inputs)
+BLOCKS = ("MatMul", "Add", "Mul", "Relu", "Concat", "Gemm", "Transpose", "Softmax")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_random_distinct_blocks_typed_as_fresh(data):
+    """A chain of a random pattern of blocks repeated, each block of its own sizes (0..9
+    and named sizes, some spelt like a template's), typed with the templates as without
+    them: types, conditions, untyped names or the error."""
+    size = st.one_of(st.integers(0, 9), st.sampled_from(["n", "size0", "size1"]))
+    vi = helper.make_tensor_value_info
+    x = [data.draw(size, "batch"), data.draw(size, "width")]
+    inputs, nodes = [vi("x0", TensorProto.FLOAT, x)], []
+    pattern = data.draw(st.lists(st.sampled_from(BLOCKS), min_size=1, max_size=3))
+    for i, op in enumerate(pattern * data.draw(st.integers(2, 5), "repeats")):
+        # an extra input's first size: the chain's (3 times in 4) or another (an error,
+        # or a broadcast)
+        fit = x[1] if data.draw(st.integers(0, 3), "fits") else data.draw(size)
+        attrs, extra = {}, []
+        if op in ("MatMul", "Gemm"):
+            extra = [[fit, data.draw(size)]]
+            if op == "Gemm":
+                extra[0].reverse()
+                attrs = {"transB": 1}
+            x = [x[0], extra[0][0] if op == "Gemm" else extra[0][1]]
+        elif op in ("Add", "Mul"):
+            extra = [[data.draw(st.sampled_from([fit, 1]))]]
+        elif op == "Concat":
+            extra = [[data.draw(st.one_of(st.just(x[0]), size)), data.draw(size)]]
+            attrs = {"axis": 1}
+        elif op == "Transpose":
+            attrs = {"perm": [1, 0]}
+            x = x[::-1]
+        elif op == "Softmax":
+            attrs = {"axis": -1}
+        names = [f"x{i}"]
+        for k, shape in enumerate(extra):
+            names.append(f"e{i}_{k}")
+            inputs.append(vi(names[-1], TensorProto.FLOAT, shape))
+        nodes.append(helper.make_node(op, names, [f"x{i + 1}"], name=f"b{i}", **attrs))
+    graph = helper.make_graph(nodes, "g", inputs,
+                              [vi(nodes[-1].output[0], TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    assert _typing(model)[0] == _typing(model, templates=False)[0]

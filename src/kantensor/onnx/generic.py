@@ -17,8 +17,7 @@ template is kept only when
   comparison kept as a condition, never a choice;
 - it is built under its key's facts only (those about its inputs' named sizes; the
   templates outlive a model), which must be consistent (contradictory facts prove
-  anything) and name none of the template's sizes (a model's own ``size0`` in a fact
-  would be taken for the template's);
+  anything);
 - its conditions name the template's sizes only (checked at each instance's constants,
   which decides them: a node where one fails is built the ordinary way, which says why),
   and each output size is an int, unknown, one of the template's sizes, an expression
@@ -26,8 +25,10 @@ template is kept only when
 - and at the node that made it, its instance is the ordinary build's answer (types, no
   condition, no value): a check on every template made.
 
-0 and 1 stay constants (broadcasting, empty axes and squeezes turn on them). A size of
-the template never meets another size, a fixed size or a named size of the model without
+0 and 1 stay constants (broadcasting, empty axes and squeezes turn on them). The
+template's sizes are private (:func:`kantensor.types.symbols.private`): no model, fact or
+text can name them, so a model's own size spelt like one is another size. A size of the
+template never meets another size, a fixed size or a named size of the model without
 the direct build declining (it cannot tell them apart), so such nodes are built the
 ordinary way. tests/test_onnx_generic.py compares instances with ordinary builds by
 brute force over sizes 0..3 and a named size, and by hypothesis.
@@ -36,7 +37,7 @@ brute force over sizes 0..3 and a named size, and by hypothesis.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import onnx
 
@@ -45,30 +46,45 @@ from ..ops.op import SignatureOp, TemplateOp
 from ..signature.direct import direct_build
 from ..types.conditions import Condition
 from ..types.dim import Dim
-from ..types.facts import EMPTY
-from ..types.symbols import free_symbols, substitute
+from ..types.facts import EMPTY, Facts
+from ..types.symbols import free_symbols, private, substitute
 from ..types.type import TensorType
 from .calls import arguments
 from .nodecache import NodeRecord
-from .nodememo import MEMO, node_key, remember
+from .nodememo import MEMO, node_key
 from .protos import label
 from .registry import OnnxOp
 
-__all__ = ["TEMPLATES", "Template", "generic_key", "instance", "keep_template", "remembered",
-           "template"]
+__all__ = ["TEMPLATES", "GenericKey", "Template", "generic_key", "instance", "keep_template",
+           "remembered", "template"]
 
 #: The most distinct constants a node's inputs may have to be typed by template.
 MAX_SLOTS = 32
 
-#: The template's sizes, by slot: names checked against each node's own (a node naming
-#: one of them is built the ordinary way).
-SYMBOLS = tuple(Dim(f"size{k}") for k in range(MAX_SLOTS))
+#: The template's sizes, by slot: private, so no model's own size is one of them.
+SYMBOLS = tuple(private(f"size#{k}") for k in range(MAX_SLOTS))
 _NAMES = frozenset(s.name for s in SYMBOLS)
+_KEYS = tuple(s.name for s in SYMBOLS)
 _SLOT = {s: k for k, s in enumerate(SYMBOLS)}
+
+
+class GenericKey(NamedTuple):
+    """A template key: what :func:`.nodememo.node_key` holds of a node none of whose
+    inputs is known, with each input's sizes as the template's."""
+
+    entry: OnnxOp
+    #: per input, None (absent) or its dtype and its sizes with the template's for its
+    #: constants
+    inputs: tuple[tuple[str, tuple] | None, ...]
+    attributes: tuple[bytes, ...]  # each serialized
+    outputs: int  # how many the node asks
+    default_dtype: str  # when the reading began
+    facts: Facts  # the facts about the inputs' named sizes (EMPTY: none)
+
 
 #: template key -> its Template, or None where a template does not type the node;
 #: emptied when it holds TEMPLATES_SIZE keys.
-TEMPLATES: dict[tuple, Template | None] = {}
+TEMPLATES: dict[GenericKey, Template | None] = {}
 TEMPLATES_SIZE = 1 << 14
 _NONE = object()  # a template key not met yet
 
@@ -96,12 +112,11 @@ class Template:
 
 def generic_key(reader: Any, entry: OnnxOp, names: Sequence[str],
                 attributes: tuple[bytes, ...] | None, outputs: int
-                ) -> tuple[tuple, tuple[int, ...]] | None:
+                ) -> tuple[GenericKey, tuple[int, ...]] | None:
     """The template key of a node for ``reader`` (reading types only) and its constants
     in slot order; None when no template types it (an input known, or read as a value,
-    an input not typed yet, a node naming a template size, too many constants, large or
-    external attributes: ``attributes`` None). The key holds what
-    :func:`.nodememo.node_key` holds, with each input's sizes as the template's."""
+    an input not typed yet, too many constants, large or external attributes:
+    ``attributes`` None)."""
     if attributes is None or entry.reads or entry.bounded or entry.reads_shapes:
         return None
     types, values, unread = reader.types, reader.values, reader.unread
@@ -114,24 +129,22 @@ def generic_key(reader: Any, entry: OnnxOp, names: Sequence[str],
         t = types.get(name)
         if type(t) is not TensorType or name in values or name in unread:
             return None
-        sizes = []
-        for d in t.shape:
-            if type(d) is int:
-                if d > 1:
+        if t._static:  # (some size is an int)
+            sizes = []
+            for d in t.shape:
+                if type(d) is int and d > 1:
                     k = slots.get(d)
                     if k is None:
                         k = slots[d] = len(slots)
                         if k >= MAX_SLOTS:
                             return None
                     d = SYMBOLS[k]
-            elif d is not None and not _NAMES.isdisjoint(free_symbols(d)):
-                return None
-            sizes.append(d)
-        inputs.append((t.dtype, tuple(sizes)))
-    key = entry, tuple(inputs), attributes, outputs, reader.default_dtype
-    if reader.facts:
-        key = (*key, reader.facts_about(names))
-    return key, tuple(slots)
+                sizes.append(d)
+            inputs.append((t.dtype, tuple(sizes)))
+        else:
+            inputs.append((t.dtype, t.shape))
+    return GenericKey(entry, tuple(inputs), attributes, outputs, reader.default_dtype,
+                      reader.facts_about(names) if reader.facts else EMPTY), tuple(slots)
 
 
 def instance(template: Template, constants: tuple[int, ...]) -> tuple | None:
@@ -139,7 +152,7 @@ def instance(template: Template, constants: tuple[int, ...]) -> tuple | None:
     as the node memo holds one (:func:`.nodememo.remember`: output types, no values, no
     conditions), or None where one of its conditions fails there."""
     if template.conditions:
-        sizes = {SYMBOLS[k].name: v for k, v in enumerate(constants)}
+        sizes = dict(zip(_KEYS, constants, strict=False))
         for c in template.conditions:
             if not c.holds(sizes):
                 return None
@@ -150,7 +163,7 @@ def instance(template: Template, constants: tuple[int, ...]) -> tuple | None:
             outs.append(TensorType(dtype, [d if k < 0 else constants[k]
                                            for d, k in zip(shape, where, strict=True)]))
     else:  # (a size past a type's limits: built the ordinary way, which says so)
-        mapping = {SYMBOLS[k].name: v for k, v in enumerate(constants)}
+        mapping = dict(zip(_KEYS, constants, strict=False))
         try:
             for dtype, shape in template.outputs:
                 outs.append(TensorType(dtype, [substitute(d, mapping) if type(d) is Dim
@@ -160,7 +173,7 @@ def instance(template: Template, constants: tuple[int, ...]) -> tuple | None:
     return tuple(outs), template.none, template.none, ()
 
 
-def template(reader: Any, entry: OnnxOp, params: dict[str, Any], key: tuple,
+def template(reader: Any, entry: OnnxOp, params: dict[str, Any], key: GenericKey,
              constants: tuple[int, ...], typed: tuple) -> Template | None:
     """The template of a node of template key ``key`` whose ordinary build with the
     call's parameters ``params`` gave ``typed`` (its types, values, values' keys and
@@ -173,13 +186,11 @@ def template(reader: Any, entry: OnnxOp, params: dict[str, Any], key: tuple,
     if not isinstance(op, SignatureOp) or isinstance(op, TemplateOp) and \
             op.builder is not None and not getattr(op.builder, "reads_ranks", False):
         return None  # a signature rendered from the sizes: one per instance
-    types = tuple(TensorType(*t) for t in key[1] if t is not None)  # those given
+    types = tuple(TensorType(*t) for t in key.inputs if t is not None)  # those given
     # the facts of the key only (the template outlives the model), and only consistent
-    # ones that name none of the template's sizes: contradictory facts prove anything of
-    # them, and a model's own size spelt as one would be taken for it
-    facts = key[5] if len(key) > 5 else EMPTY
-    if facts and (not facts.consistent() or
-                  any(not _NAMES.isdisjoint(c.symbols()) for c in facts)):
+    # ones: contradictory facts prove anything of the template's sizes
+    facts = key.facts
+    if facts and not facts.consistent():
         return None
     try:
         sig, _ = op.signature_for(types)
@@ -206,26 +217,24 @@ def template(reader: Any, entry: OnnxOp, params: dict[str, Any], key: tuple,
 def remembered(reader: Any, entry: OnnxOp, rec: NodeRecord, node: onnx.NodeProto
                ) -> tuple[tuple | None, tuple | None, tuple | None]:
     """For ``node`` (read from ``rec``; its entry known, read for types only in a main
-    graph): its exact memo key (:func:`.nodememo.node_key`), its typing by the exact
-    memo or else by the template of a node seen before (then remembered under that
-    key too, a hit when it is read again), or None; and its template key and
-    constants when it is the first of its template (to :func:`keep_template` once it
-    is built), else None."""
+    graph): its typing by the template of a node seen before, or else by the exact memo
+    (then with its exact key, :func:`.nodememo.node_key`, for the ordinary build to
+    remember it under), or None; and its template key and constants when it is the
+    first of its template (to :func:`keep_template` once it is built), else None."""
     attributes = rec.attribute_key(node)
-    key = node_key(reader, entry, rec.names, attributes, len(rec.wanted))
-    typed = None if key is None else MEMO.get(key)
-    if typed is not None:
-        return key, typed, None
-    found = generic_key(reader, entry, rec.names, attributes, len(rec.wanted))
-    if found is None:
-        return key, None, None
-    made = TEMPLATES.get(found[0], _NONE)
-    if made is _NONE:
-        return key, None, found
-    typed = None if made is None else instance(made, found[1])
-    if typed is not None and key is not None:
-        remember(key, typed[0], typed[1])
-    return key, typed, None
+    names, outputs = rec.names, len(rec.wanted)
+    first = None
+    found = generic_key(reader, entry, names, attributes, outputs)
+    if found is not None:
+        made = TEMPLATES.get(found[0], _NONE)
+        if made is _NONE:
+            first = found
+        elif made is not None:
+            typed = instance(made, found[1])
+            if typed is not None:
+                return None, typed, None
+    key = node_key(reader, entry, names, attributes, outputs)
+    return key, None if key is None else MEMO.get(key), first
 
 
 def keep_template(reader: Any, entry: OnnxOp, node: onnx.NodeProto, found: tuple | None,
