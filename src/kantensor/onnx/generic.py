@@ -37,6 +37,7 @@ brute force over sizes 0..3 and a named size, and by hypothesis.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any, NamedTuple
 
 import onnx
@@ -73,14 +74,16 @@ class GenericKey(NamedTuple):
     inputs is known, with each input's sizes as the template's."""
 
     entry: OnnxOp
-    #: per input, None (absent) or its dtype and its sizes with the template's for its
-    #: constants
+    #: per input, None (absent) or its dtype and its sizes, slot k's constant as the
+    #: marker ``~k`` (-1 - k: no size is negative; hashed faster than a Dim)
     inputs: tuple[tuple[str, tuple] | None, ...]
     attributes: tuple[bytes, ...]  # each serialized
     outputs: int  # how many the node asks
     default_dtype: str  # when the reading began
     facts: Facts  # the facts about the inputs' named sizes (EMPTY: none)
 
+
+_key = partial(tuple.__new__, GenericKey)  # (GenericKey(...) without its Python __new__)
 
 #: template key -> its Template, or None where a template does not type the node;
 #: emptied when it holds TEMPLATES_SIZE keys.
@@ -94,34 +97,39 @@ class Template:
     None, the template's sizes, expressions over them alone, the model's own named
     sizes), and the conditions to check at the constants."""
 
-    __slots__ = ("outputs", "conditions", "slots", "none")
+    __slots__ = ("outputs", "conditions", "slots", "same", "none")
 
-    def __init__(self, outputs: tuple[tuple[str, tuple], ...],
-                 conditions: tuple[Condition, ...]):
-        self.outputs = outputs
+    def __init__(self, outputs: tuple[TensorType, ...], conditions: tuple[Condition, ...],
+                 inputs: tuple[TensorType, ...]):
+        self.outputs = tuple((t.dtype, t.shape) for t in outputs)
         self.conditions = conditions
         #: per output, each size's slot (-1: the size as it is), when no size is an
         #: expression over the template's sizes; else None (substituted)
         self.slots = None if any(
             type(d) is Dim and d not in _SLOT and not _NAMES.isdisjoint(free_symbols(d))
-            for _, sizes in outputs for d in sizes) else tuple(
+            for _, sizes in self.outputs for d in sizes) else tuple(
             tuple(_SLOT.get(d, -1) if type(d) is Dim else -1 for d in sizes)
-            for _, sizes in outputs)
+            for _, sizes in self.outputs)
+        #: per output, the given input (by position among those given) of that very
+        #: type over the template's sizes, whose type at the constants it is; else -1
+        self.same = tuple(inputs.index(t) if t in inputs else -1 for t in outputs)
         self.none = (None,) * len(outputs)  # the outputs' values and their keys
 
 
 def generic_key(reader: Any, entry: OnnxOp, names: Sequence[str],
                 attributes: tuple[bytes, ...] | None, outputs: int
-                ) -> tuple[GenericKey, tuple[int, ...]] | None:
-    """The template key of a node for ``reader`` (reading types only) and its constants
-    in slot order; None when no template types it (an input known, or read as a value,
-    an input not typed yet, too many constants, large or external attributes:
-    ``attributes`` None)."""
+                ) -> tuple[GenericKey, tuple[int, ...], tuple[TensorType, ...]] | None:
+    """The template key of a node for ``reader`` (reading types only), its constants in
+    slot order and the types of the inputs it gives; None when no template types it (an
+    input known, or read as a value, an input not typed yet, too many constants, large
+    or external attributes: ``attributes`` None). (Written for speed: it runs once per
+    node of every model read.)"""
     if attributes is None or entry.reads or entry.bounded or entry.reads_shapes:
         return None
     types, values, unread = reader.types, reader.values, reader.unread
     slots: dict[int, int] = {}
     inputs: list[Any] = []
+    given = []
     for name in names:
         if not name:
             inputs.append(None)
@@ -129,28 +137,33 @@ def generic_key(reader: Any, entry: OnnxOp, names: Sequence[str],
         t = types.get(name)
         if type(t) is not TensorType or name in values or name in unread:
             return None
-        if t._static:  # (some size is an int)
-            sizes = []
-            for d in t.shape:
-                if type(d) is int and d > 1:
+        given.append(t)
+        static = t._static  # (axis, size) of each size that is an int
+        if static:
+            sizes = list(t.shape)
+            for axis, d in static:
+                if d > 1:
                     k = slots.get(d)
                     if k is None:
                         k = slots[d] = len(slots)
-                        if k >= MAX_SLOTS:
-                            return None
-                    d = SYMBOLS[k]
-                sizes.append(d)
+                    sizes[axis] = ~k
             inputs.append((t.dtype, tuple(sizes)))
         else:
             inputs.append((t.dtype, t.shape))
-    return GenericKey(entry, tuple(inputs), attributes, outputs, reader.default_dtype,
-                      reader.facts_about(names) if reader.facts else EMPTY), tuple(slots)
+    if len(slots) > MAX_SLOTS:
+        return None
+    facts = reader.facts
+    return _key((entry, tuple(inputs), attributes, outputs, reader.default_dtype,
+                 EMPTY if facts is EMPTY else reader.facts_about(names))), \
+        tuple(slots), tuple(given)
 
 
-def instance(template: Template, constants: tuple[int, ...]) -> tuple | None:
+def instance(template: Template, constants: tuple[int, ...],
+             given: tuple[TensorType, ...]) -> tuple | None:
     """The typing of ``template`` at ``constants`` (slot k's value is ``constants[k]``)
-    as the node memo holds one (:func:`.nodememo.remember`: output types, no values, no
-    conditions), or None where one of its conditions fails there."""
+    for a node given the inputs of types ``given`` as the node memo holds one
+    (:func:`.nodememo.remember`: output types, no values, no conditions), or None where
+    one of its conditions fails there."""
     if template.conditions:
         sizes = dict(zip(_KEYS, constants, strict=False))
         for c in template.conditions:
@@ -159,9 +172,11 @@ def instance(template: Template, constants: tuple[int, ...]) -> tuple | None:
     outs = []
     slots = template.slots
     if slots is not None:
-        for (dtype, shape), where in zip(template.outputs, slots, strict=True):
-            outs.append(TensorType(dtype, [d if k < 0 else constants[k]
-                                           for d, k in zip(shape, where, strict=True)]))
+        for (dtype, shape), where, j in zip(template.outputs, slots, template.same,
+                                            strict=True):
+            outs.append(given[j] if j >= 0 else TensorType(
+                dtype, [d if k < 0 else constants[k] for d, k in zip(shape, where,
+                                                                      strict=True)]))
     else:  # (a size past a type's limits: built the ordinary way, which says so)
         mapping = dict(zip(_KEYS, constants, strict=False))
         try:
@@ -174,11 +189,12 @@ def instance(template: Template, constants: tuple[int, ...]) -> tuple | None:
 
 
 def template(reader: Any, entry: OnnxOp, params: dict[str, Any], key: GenericKey,
-             constants: tuple[int, ...], typed: tuple) -> Template | None:
+             constants: tuple[int, ...], given: tuple[TensorType, ...], typed: tuple
+             ) -> Template | None:
     """The template of a node of template key ``key`` whose ordinary build with the
     call's parameters ``params`` gave ``typed`` (its types, values, values' keys and
-    conditions) at ``constants``; None where a template does not type it exactly (see
-    the module's doc)."""
+    conditions) at ``constants`` and inputs of types ``given``; None where a template
+    does not type it exactly (see the module's doc)."""
     outs, folded, _, conditions = typed
     if conditions or any(v is not None for v in folded):
         return None
@@ -186,7 +202,9 @@ def template(reader: Any, entry: OnnxOp, params: dict[str, Any], key: GenericKey
     if not isinstance(op, SignatureOp) or isinstance(op, TemplateOp) and \
             op.builder is not None and not getattr(op.builder, "reads_ranks", False):
         return None  # a signature rendered from the sizes: one per instance
-    types = tuple(TensorType(*t) for t in key.inputs if t is not None)  # those given
+    types = tuple(TensorType(dtype, [SYMBOLS[~d] if type(d) is int and d < 0 else d
+                                     for d in sizes])
+                  for dtype, sizes in filter(None, key.inputs))  # those given
     # the facts of the key only (the template outlives the model), and only consistent
     # ones: contradictory facts prove anything of the template's sizes
     facts = key.facts
@@ -209,8 +227,8 @@ def template(reader: Any, entry: OnnxOp, params: dict[str, Any], key: GenericKey
                 free = free_symbols(d)
                 if not (free <= _NAMES or free.isdisjoint(_NAMES)):
                     return None  # a size mixing the template's with the model's
-    made = Template(tuple((t.dtype, t.shape) for t in made_types), tuple(made_conditions))
-    found = instance(made, constants)
+    made = Template(tuple(made_types), tuple(made_conditions), types)
+    found = instance(made, constants, given)
     return made if found is not None and found[0] == tuple(outs) else None
 
 
@@ -230,7 +248,7 @@ def remembered(reader: Any, entry: OnnxOp, rec: NodeRecord, node: onnx.NodeProto
         if made is _NONE:
             first = found
         elif made is not None:
-            typed = instance(made, found[1])
+            typed = instance(made, found[1], found[2])
             if typed is not None:
                 return None, typed, None
     key = node_key(reader, entry, names, attributes, outputs)
