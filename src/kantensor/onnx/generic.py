@@ -3,14 +3,19 @@ of its input types, in which every constant size other than 0 and 1 is a fresh n
 size (equal constants one size, distinct ones distinct), and the typing is kept as a
 function of those sizes; a later node of the same entry, attributes and template is
 typed by substituting its own constants. A model whose nodes all differ only in their
-sizes (block i of width i+2) then builds one node per template instead of every node.
+sizes (block i of width i+2, a network's layers of other widths, their weights
+initializers) then builds two nodes per template instead of every node: the exact memo
+(:mod:`.nodememo`) is asked first, and the second node of a template key it does not
+type makes the template, so a model whose nodes repeat exactly (a transformer's
+layers) pays for none.
 
 The template's answer is the relation's answer for every instance only where each step
 of the build on the template decides exactly what it decides on the constants, so a
 template is kept only when
 - the entry's Op has one signature for all sizes (no builder, or one that reads ranks
-  and dtypes only), no input's value is known or read (nothing is folded or read as a
-  parameter), and the signature's direct build (:mod:`kantensor.signature.direct`,
+  and dtypes only), no input's value is read as a parameter and not every input is
+  known (nothing is folded: a known weight counts by its type alone, as in the node
+  memo's key), and the signature's direct build (:mod:`kantensor.signature.direct`,
   which declines wherever the relation would have to solve or split cases) answers on
   the template: each of its steps on named sizes is a check that holds for every value
   (two sizes met are the same size; an output expression is >= 0 for all values) or a
@@ -52,12 +57,12 @@ from ..types.symbols import free_symbols, private, substitute
 from ..types.type import TensorType
 from .calls import arguments
 from .nodecache import NodeRecord
-from .nodememo import MEMO, node_key
+from .nodememo import MEMO, node_key, plain_key
 from .protos import label
 from .registry import OnnxOp
 
-__all__ = ["TEMPLATES", "GenericKey", "Template", "generic_key", "instance", "keep_template",
-           "remembered", "template"]
+__all__ = ["TEMPLATES", "UNTEMPLATED", "GenericKey", "Template", "generic_key", "instance",
+           "keep_template", "remembered", "template"]
 
 #: The most distinct constants a node's inputs may have to be typed by template.
 MAX_SLOTS = 32
@@ -85,11 +90,15 @@ class GenericKey(NamedTuple):
 
 _key = partial(tuple.__new__, GenericKey)  # (GenericKey(...) without its Python __new__)
 
-#: template key -> its Template, or None where a template does not type the node;
-#: emptied when it holds TEMPLATES_SIZE keys.
-TEMPLATES: dict[GenericKey, Template | None] = {}
+#: template key -> its Template, or None where a template does not type the node (or
+#: a mark: met once); emptied when it holds TEMPLATES_SIZE keys.
+TEMPLATES: dict[GenericKey, Template | object | None] = {}
 TEMPLATES_SIZE = 1 << 14
 _NONE = object()  # a template key not met yet
+_SEEN = object()  # a template key met once: its next node makes the template
+
+#: The entries whose Op no template types (it renders a signature from the sizes).
+UNTEMPLATED: set[OnnxOp] = set()
 
 
 class Template:
@@ -116,28 +125,23 @@ class Template:
         self.none = (None,) * len(outputs)  # the outputs' values and their keys
 
 
-def generic_key(reader: Any, entry: OnnxOp, names: Sequence[str],
-                attributes: tuple[bytes, ...] | None, outputs: int
+def generic_key(reader: Any, entry: OnnxOp, names: Sequence[str], inputs: Sequence[Any],
+                attributes: tuple[bytes, ...], outputs: int
                 ) -> tuple[GenericKey, tuple[int, ...], tuple[TensorType, ...]] | None:
-    """The template key of a node for ``reader`` (reading types only), its constants in
-    slot order and the types of the inputs it gives; None when no template types it (an
-    input known, or read as a value, an input not typed yet, too many constants, large
-    or external attributes: ``attributes`` None). (Written for speed: it runs once per
-    node of every model read.)"""
-    if attributes is None or entry.reads or entry.bounded or entry.reads_shapes:
-        return None
-    types, values, unread = reader.types, reader.values, reader.unread
+    """The template key of a node for ``reader`` (reading types only) whose inputs
+    ``names`` have the types ``inputs`` (None: absent), not all of them known and none
+    read as a value (a known weight counts by its type alone, as in
+    :func:`.nodememo.node_key`); its constants in slot order and the types of the inputs
+    it gives. None when no template types it (an input not a tensor, too many
+    constants)."""
     slots: dict[int, int] = {}
-    inputs: list[Any] = []
-    given = []
-    for name in names:
-        if not name:
-            inputs.append(None)
+    forms: list[Any] = []
+    for t in inputs:
+        if t is None:
+            forms.append(None)
             continue
-        t = types.get(name)
-        if type(t) is not TensorType or name in values or name in unread:
+        if type(t) is not TensorType:
             return None
-        given.append(t)
         static = t._static  # (axis, size) of each size that is an int
         if static:
             sizes = list(t.shape)
@@ -147,15 +151,15 @@ def generic_key(reader: Any, entry: OnnxOp, names: Sequence[str],
                     if k is None:
                         k = slots[d] = len(slots)
                     sizes[axis] = ~k
-            inputs.append((t.dtype, tuple(sizes)))
+            forms.append((t.dtype, tuple(sizes)))
         else:
-            inputs.append((t.dtype, t.shape))
+            forms.append((t.dtype, t.shape))
     if len(slots) > MAX_SLOTS:
         return None
     facts = reader.facts
-    return _key((entry, tuple(inputs), attributes, outputs, reader.default_dtype,
+    return _key((entry, tuple(forms), attributes, outputs, reader.default_dtype,
                  EMPTY if facts is EMPTY else reader.facts_about(names))), \
-        tuple(slots), tuple(given)
+        tuple(slots), tuple(filter(None, inputs))
 
 
 def instance(template: Template, constants: tuple[int, ...],
@@ -201,6 +205,8 @@ def template(reader: Any, entry: OnnxOp, params: dict[str, Any], key: GenericKey
     op = entry.op.bind(**params) if isinstance(entry.op, OpFamily) else entry.op
     if not isinstance(op, SignatureOp) or isinstance(op, TemplateOp) and \
             op.builder is not None and not getattr(op.builder, "reads_ranks", False):
+        if op is entry.op:  # (a family's Op may differ by the node's attributes)
+            UNTEMPLATED.add(entry)
         return None  # a signature rendered from the sizes: one per instance
     types = tuple(TensorType(dtype, [SYMBOLS[~d] if type(d) is int and d < 0 else d
                                      for d in sizes])
@@ -235,34 +241,60 @@ def template(reader: Any, entry: OnnxOp, params: dict[str, Any], key: GenericKey
 def remembered(reader: Any, entry: OnnxOp, rec: NodeRecord, node: onnx.NodeProto
                ) -> tuple[tuple | None, tuple | None, tuple | None]:
     """For ``node`` (read from ``rec``; its entry known, read for types only in a main
-    graph): its typing by the template of a node seen before, or else by the exact memo
-    (then with its exact key, :func:`.nodememo.node_key`, for the ordinary build to
-    remember it under), or None; and its template key and constants when it is the
-    first of its template (to :func:`keep_template` once it is built), else None."""
+    graph): its exact memo key (:func:`.nodememo.node_key`); its typing by the exact
+    memo, or else by the template of nodes seen before, or None; and its template key,
+    constants and input types when it is to make its template once it is built, else
+    None.
+
+    A template is made by the second node of its template key that the exact memo does
+    not type: a model whose nodes repeat (the layers of a transformer) is typed by the
+    exact memo and pays for no template. (Written for speed: it runs once per node of
+    every model read; one pass over the inputs makes both keys.)"""
     attributes = rec.attribute_key(node)
     names, outputs = rec.names, len(rec.wanted)
-    first = None
-    found = generic_key(reader, entry, names, attributes, outputs)
-    if found is not None:
-        made = TEMPLATES.get(found[0], _NONE)
-        if made is _NONE:
-            first = found
-        elif made is not None:
-            typed = instance(made, found[1], found[2])
-            if typed is not None:
-                return None, typed, None
-    key = node_key(reader, entry, names, attributes, outputs)
-    return key, None if key is None else MEMO.get(key), first
+    if attributes is None or entry.reads or entry.bounded or entry.reads_shapes or \
+            entry in UNTEMPLATED:
+        key = node_key(reader, entry, names, attributes, outputs)
+        return key, None if key is None else MEMO.get(key), None
+    types, values, unread = reader.types, reader.values, reader.unread
+    inputs: list[Any] = []
+    known = given = 0
+    for name in names:
+        if not name:
+            inputs.append(None)
+            continue
+        t = types.get(name)
+        if t is None:
+            return None, None, None  # (not remembered: the build says what is missing)
+        inputs.append(t)
+        given += 1
+        if name in values or name in unread:
+            known += 1
+    if known == given:  # (every input known: the values count)
+        key = node_key(reader, entry, names, attributes, outputs)
+        return key, None if key is None else MEMO.get(key), None
+    key = plain_key(reader, entry, names, tuple(inputs), attributes, outputs)
+    typed = MEMO.get(key)
+    if typed is not None:
+        return key, typed, None
+    found = generic_key(reader, entry, names, inputs, attributes, outputs)
+    if found is None:
+        return key, None, None
+    made = TEMPLATES.get(found[0], _NONE)
+    if made is _NONE or made is _SEEN:
+        if len(TEMPLATES) >= TEMPLATES_SIZE:
+            TEMPLATES.clear()
+        TEMPLATES[found[0]] = _SEEN
+        return key, None, found if made is _SEEN else None
+    return key, None if made is None else instance(made, found[1], found[2]), None
 
 
 def keep_template(reader: Any, entry: OnnxOp, node: onnx.NodeProto, found: tuple | None,
                   typed: tuple) -> None:
-    """Keep the template of ``node``, the first of its template key and constants
-    (``found``; None: not the first, nothing to keep), whose ordinary build gave
-    ``typed`` (or that no template types the nodes of that key)."""
+    """Keep the template of ``node`` of template key, constants and input types
+    ``found`` (None: nothing to keep), whose ordinary build gave ``typed`` (or that no
+    template types the nodes of that key)."""
     if found is None:
         return
     params = arguments(reader, entry, node, label(node))[1]
-    if len(TEMPLATES) >= TEMPLATES_SIZE:
-        TEMPLATES.clear()
     TEMPLATES[found[0]] = template(reader, entry, params, *found, typed)
