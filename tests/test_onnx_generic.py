@@ -7,8 +7,11 @@ templates must actually serve the nodes of a model whose blocks differ in their 
 from __future__ import annotations
 
 import itertools
+import math
 
+import numpy as np
 import onnx
+import onnx.numpy_helper
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -16,33 +19,43 @@ from onnx import TensorProto, helper
 
 from kantensor.onnx import generic, nodememo
 from kantensor.onnx.importer import read_types
+from kantensor.onnx.protos import _dim_param
+from kantensor.types.dim import Dim, dim_max
+from kantensor.types.symbols import private
 
 DOMAIN = (0, 1, 2, 3, "n")
 
 
 def _model(op_type: str, shapes: list[tuple], attrs: dict, opset: int = 18,
-           outputs: int = 1, facts: bool = False) -> onnx.ModelProto:
-    """Three nodes of ``op_type``: two on inputs of other sizes of the same template
-    (the first node of an entry may be read before the reader knows its entry; one
-    makes the template), then one on inputs of ``shapes``, which the template types;
-    with ``facts``, after nodes that make ``n >= 3`` and ``m == n`` facts."""
-    inputs, nodes, outs = [], [], []
+           outputs: int = 1, facts: bool = False, known: tuple[int, ...] = ()
+           ) -> onnx.ModelProto:
+    """Four nodes of ``op_type``: three on inputs of other sizes of the same template
+    (the first node of an entry may be read before the reader knows its entry; the
+    next one marks the template key met, the third makes the template), then one on
+    inputs of ``shapes``, which the template types;
+    with ``facts``, after nodes that make ``n >= 3`` and ``m == n`` facts; the inputs
+    at the positions ``known`` are initializers (weights: their shapes all ints)."""
+    inputs, nodes, outs, weights = [], [], [], []
     if facts:
         inputs += [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in
                    (("f0", [1, 1, "n"]), ("f1", [2, "m"]), ("f2", ["n", 2]))]
         nodes += [helper.make_node("MaxPool", ["f0"], ["g0"], kernel_shape=[3]),
                   helper.make_node("MatMul", ["f1", "f2"], ["g1"])]
     for prefix, sizes in (("s", _sibling(shapes, 10)), ("t", _sibling(shapes, 20)),
-                          ("x", shapes)):
+                          ("u", _sibling(shapes, 30)), ("x", shapes)):
         names = [f"{prefix}{i}" for i in range(len(shapes))]
-        inputs += [helper.make_tensor_value_info(n, TensorProto.FLOAT, list(s))
-                   for n, s in zip(names, sizes, strict=True)]
+        for k, (n, s) in enumerate(zip(names, sizes, strict=True)):
+            if k in known:
+                weights.append(onnx.numpy_helper.from_array(
+                    np.arange(math.prod(s), dtype=np.float32).reshape(s), n))
+            else:
+                inputs.append(helper.make_tensor_value_info(n, TensorProto.FLOAT, list(s)))
         made = [f"{prefix}y{k}" for k in range(outputs)]
         nodes.append(helper.make_node(op_type, names, made, name=prefix, **attrs))
         outs += made
     graph = helper.make_graph(nodes, "g", inputs,
                               [helper.make_tensor_value_info(o, TensorProto.FLOAT, None)
-                               for o in outs])
+                               for o in outs], initializer=weights)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
 
 
@@ -75,10 +88,10 @@ def _sibling(shapes: list[tuple], by: int) -> list[tuple]:
 
 
 def _compare(op_type: str, shapes: list[tuple], attrs: dict, opset: int = 18,
-             outputs: int = 1, facts: bool = False) -> bool:
+             outputs: int = 1, facts: bool = False, known: tuple[int, ...] = ()) -> bool:
     """Assert the instance's typing through the template equals its ordinary typing;
     whether a template typed it."""
-    model = _model(op_type, shapes, attrs, opset, outputs, facts)
+    model = _model(op_type, shapes, attrs, opset, outputs, facts, known)
     found, served = _typing(model)
     assert found == _typing(model, templates=False)[0], (op_type, shapes, attrs)
     return any(t is not None for t in served)
@@ -138,6 +151,40 @@ def test_template_equals_ordinary_build_random(op_type, rank, data):
     _compare(op_type, shapes, attrs)
 
 
+#: (op type, attributes, ranks of the inputs, the positions of the weights)
+WEIGHTED = [
+    ("MatMul", {}, (2, 2), (1,)),
+    ("Gemm", {"transB": 1}, (2, 2, 1), (1, 2)),
+    ("Conv", {}, (3, 3), (1,)),
+    ("Conv", {"pads": [1, 1]}, (3, 3, 1), (1, 2)),
+    ("Add", {}, (2, 1), (1,)),
+    ("Concat", {"axis": 1}, (2, 2), (0,)),
+    ("Add", {}, (2, 1), (0, 1)),  # every input known: folded, never by template
+]
+
+
+@pytest.mark.parametrize("op_type, attrs, ranks, known", WEIGHTED,
+                         ids=[f"{c[0]}-{'x'.join(map(str, c[2]))}-{c[3]}" for c in WEIGHTED])
+def test_template_with_weights_equals_ordinary_build(op_type, attrs, ranks, known):
+    """As above where some inputs are initializers (a layer's weights, the template's
+    use in exported models): every assignment of sizes 0..3 to the first four axes (the
+    rest 2; a named size where the input is not a weight), typed through a template as
+    the ordinary build types it; a node whose inputs are all known is folded, never
+    typed by a template."""
+    axes = sum(ranks)
+    served = 0
+    for sizes in itertools.product(DOMAIN, repeat=min(axes, 4)):
+        flat = list(sizes) + [2] * (axes - len(sizes))
+        shapes, k = [], 0
+        for r in ranks:
+            shapes.append(tuple(flat[k:k + r]))
+            k += r
+        if any(type(d) is str for i in known for d in shapes[i]):
+            continue  # (a weight's sizes are ints)
+        served += _compare(op_type, shapes, attrs, known=known)
+    assert (served == 0) == (len(known) == len(ranks)), served
+
+
 def test_templates_type_the_blocks_of_a_distinct_model():
     """A chain of MatMul -> Add -> Relu blocks of widths i+2 -> i+3: the blocks are
     typed by three templates, as the ordinary build types them."""
@@ -160,9 +207,9 @@ def test_templates_type_the_blocks_of_a_distinct_model():
     m = model(40)
     typed, served = _typing(m)
     assert len(generic.TEMPLATES) == 3 and None not in generic.TEMPLATES.values()
-    # every node but the first of each template (which makes it), and the first of each
-    # entry when the reader does not know the entry yet
-    assert 3 * (40 - 2) <= len(served) <= 3 * (40 - 1) and None not in served
+    # every node but the first two of each template (which mark its key met and make
+    # it), and the first of each entry when the reader does not know the entry yet
+    assert 3 * (40 - 3) <= len(served) <= 3 * (40 - 2) and None not in served
     assert dict(typed[0])["r39"] == "float32[batch,42]" and not typed[1]
     assert typed == _typing(m, templates=False)[0]  # the ordinary build's
 
@@ -172,7 +219,8 @@ def test_a_size_past_the_limits_is_built_the_ordinary_way():
     type's limit the template gives way to the ordinary build, whose error is the
     answer (here the flattened sizes of [2, 2**40, 2**30])."""
     inputs, nodes = [], []
-    for prefix, shape in (("s", [2, 5, 7]), ("t", [2, 6, 8]), ("x", [2, 2**40, 2**30])):
+    for prefix, shape in (("s", [2, 5, 7]), ("t", [2, 6, 8]), ("u", [2, 9, 10]),
+                          ("x", [2, 2**40, 2**30])):
         inputs.append(helper.make_tensor_value_info(prefix, TensorProto.FLOAT, shape))
         nodes.append(helper.make_node("Flatten", [prefix], [f"{prefix}y"], axis=1))
     graph = helper.make_graph(nodes, "g", inputs, [helper.make_tensor_value_info(
@@ -183,14 +231,39 @@ def test_a_size_past_the_limits_is_built_the_ordinary_way():
     assert served[-1] is None and isinstance(found[0], str)  # a template asked, declined
 
 
-def test_a_model_naming_a_template_size_is_built_the_ordinary_way():
-    """A model whose own named size is spelt as a template's size (``size0``) is never
-    typed by a template (the two would be taken for one size)."""
-    shapes = [("size0", 3), (3,)]
-    assert not _compare("Add", shapes, {})
-    assert not _compare("MatMul", [("size1", 3), (3, "size0")], {})
-    found, _ = _typing(_model("Add", shapes, {}))
+def test_a_model_naming_sizes_like_the_templates_is_typed_by_them():
+    """A model whose own named sizes are spelt like a template's (``size0``, ``size1``)
+    is typed by templates exactly as the ordinary build types it: the template's sizes
+    are private, so the model's ``size1`` stays a size of its own beside the template's
+    second size (were they one, ``[size1, 5] @ [5, 7]`` would come out ``[7, 7]``)."""
+    assert _compare("Add", [("size0", 3), (3,)], {})
+    assert _compare("MatMul", [("size1", 3), (3, "size0")], {})
+    assert _compare("MatMul", [("size1", 5), (5, 7)], {})
+    found, served = _typing(_model("MatMul", [("size1", 5), (5, 7)], {}))
+    assert dict(found[0])["xy0"] == "float32[size1,7]" and served[-1] is not None
+    found, _ = _typing(_model("Add", [("size0", 3), (3,)], {}))
     assert dict(found[0])["xy0"] == "float32[size0,3]"
+
+
+def test_the_template_sizes_cannot_be_named():
+    """No text names a template's size: not its own text (not an identifier, so a
+    model's ``dim_param`` of that text is an unknown size), not the name of a user's
+    size of that spelling, not another private size of the same text."""
+    size = generic.SYMBOLS[0]
+    text = str(size)
+    with pytest.raises(ValueError, match="identifier"):
+        Dim(text)
+    assert Dim(size.name) is size and size.name != text and text != size.name
+    assert private(text) != size and hash(size.name) != hash(text)
+    assert _dim_param(text) is None
+    user = Dim("size0")
+    assert user != generic.SYMBOLS[0] and str(user + size) in (f"size0 + {text}",
+                                                              f"{text} + size0")
+    assert user + size == size + user and (user + size) - user == size
+    same = private("n")  # spelt as a user's n: still another size, in a canonical order
+    n = Dim("n")
+    assert same + n == n + same != 2 * n and (same + n) - n == same
+    assert dim_max(same, n + 1) == dim_max(n + 1, same) != dim_max(n, n + 1)
 
 
 def _conv_model(first: list, conv: list, named: list) -> onnx.ModelProto:
@@ -279,3 +352,56 @@ def test_template_equals_ordinary_build_under_facts(op_type, attrs, ranks):
             k += r
         served += _compare(op_type, shapes, attrs, facts=True)
     assert served > 0, "no template typed a node"
+
+
+#: The blocks of a random chain: (op type, attributes, how many extra inputs)
+BLOCKS = ("MatMul", "Add", "Mul", "Relu", "Concat", "Gemm", "Transpose", "Softmax")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_random_distinct_blocks_typed_as_fresh(data):
+    """A chain of a random pattern of blocks repeated, each block of its own sizes (0..9
+    and named sizes, some spelt like a template's; its other inputs weights or not),
+    typed with the templates as without them: types, conditions, untyped names or the
+    error."""
+    size = st.one_of(st.integers(0, 9), st.sampled_from(["n", "size0", "size1"]))
+    vi = helper.make_tensor_value_info
+    x = [data.draw(size, "batch"), data.draw(size, "width")]
+    inputs, nodes, weights = [vi("x0", TensorProto.FLOAT, x)], [], []
+    pattern = data.draw(st.lists(st.sampled_from(BLOCKS), min_size=1, max_size=3))
+    for i, op in enumerate(pattern * data.draw(st.integers(2, 5), "repeats")):
+        # an extra input's first size: the chain's (3 times in 4) or another (an error,
+        # or a broadcast)
+        fit = x[1] if data.draw(st.integers(0, 3), "fits") else data.draw(size)
+        attrs, extra = {}, []
+        if op in ("MatMul", "Gemm"):
+            extra = [[fit, data.draw(size)]]
+            if op == "Gemm":
+                extra[0].reverse()
+                attrs = {"transB": 1}
+            x = [x[0], extra[0][0] if op == "Gemm" else extra[0][1]]
+        elif op in ("Add", "Mul"):
+            extra = [[data.draw(st.sampled_from([fit, 1]))]]
+        elif op == "Concat":
+            extra = [[data.draw(st.one_of(st.just(x[0]), size)), data.draw(size)]]
+            attrs = {"axis": 1}
+        elif op == "Transpose":
+            attrs = {"perm": [1, 0]}
+            x = x[::-1]
+        elif op == "Softmax":
+            attrs = {"axis": -1}
+        names = [f"x{i}"]
+        for k, shape in enumerate(extra):
+            names.append(f"e{i}_{k}")
+            if all(type(d) is int for d in shape) and data.draw(st.booleans(), "weight"):
+                weights.append(onnx.numpy_helper.from_array(
+                    np.ones(shape, dtype=np.float32), names[-1]))
+            else:
+                inputs.append(vi(names[-1], TensorProto.FLOAT, shape))
+        nodes.append(helper.make_node(op, names, [f"x{i + 1}"], name=f"b{i}", **attrs))
+    graph = helper.make_graph(nodes, "g", inputs,
+                              [vi(nodes[-1].output[0], TensorProto.FLOAT, None)],
+                              initializer=weights)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    assert _typing(model)[0] == _typing(model, templates=False)[0]

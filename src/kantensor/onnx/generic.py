@@ -3,22 +3,26 @@ of its input types, in which every constant size other than 0 and 1 is a fresh n
 size (equal constants one size, distinct ones distinct), and the typing is kept as a
 function of those sizes; a later node of the same entry, attributes and template is
 typed by substituting its own constants. A model whose nodes all differ only in their
-sizes (block i of width i+2) then builds one node per template instead of every node.
+sizes (block i of width i+2, a network's layers of other widths, their weights
+initializers) then builds two nodes per template instead of every node: the exact memo
+(:mod:`.nodememo`) is asked first, and the second node of a template key it does not
+type makes the template, so a model whose nodes repeat exactly (a transformer's
+layers) pays for none.
 
 The template's answer is the relation's answer for every instance only where each step
 of the build on the template decides exactly what it decides on the constants, so a
 template is kept only when
 - the entry's Op has one signature for all sizes (no builder, or one that reads ranks
-  and dtypes only), no input's value is known or read (nothing is folded or read as a
-  parameter), and the signature's direct build (:mod:`kantensor.signature.direct`,
+  and dtypes only), no input's value is read as a parameter and not every input is
+  known (nothing is folded: a known weight counts by its type alone, as in the node
+  memo's key), and the signature's direct build (:mod:`kantensor.signature.direct`,
   which declines wherever the relation would have to solve or split cases) answers on
   the template: each of its steps on named sizes is a check that holds for every value
   (two sizes met are the same size; an output expression is >= 0 for all values) or a
   comparison kept as a condition, never a choice;
 - it is built under its key's facts only (those about its inputs' named sizes; the
   templates outlive a model), which must be consistent (contradictory facts prove
-  anything) and name none of the template's sizes (a model's own ``size0`` in a fact
-  would be taken for the template's);
+  anything);
 - its conditions name the template's sizes only (checked at each instance's constants,
   which decides them: a node where one fails is built the ordinary way, which says why),
   and each output size is an int, unknown, one of the template's sizes, an expression
@@ -26,8 +30,10 @@ template is kept only when
 - and at the node that made it, its instance is the ordinary build's answer (types, no
   condition, no value): a check on every template made.
 
-0 and 1 stay constants (broadcasting, empty axes and squeezes turn on them). A size of
-the template never meets another size, a fixed size or a named size of the model without
+0 and 1 stay constants (broadcasting, empty axes and squeezes turn on them). The
+template's sizes are private (:func:`kantensor.types.symbols.private`): no model, fact or
+text can name them, so a model's own size spelt like one is another size. A size of the
+template never meets another size, a fixed size or a named size of the model without
 the direct build declining (it cannot tell them apart), so such nodes are built the
 ordinary way. tests/test_onnx_generic.py compares instances with ordinary builds by
 brute force over sizes 0..3 and a named size, and by hypothesis.
@@ -36,7 +42,8 @@ brute force over sizes 0..3 and a named size, and by hypothesis.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from functools import partial
+from typing import Any, NamedTuple
 
 import onnx
 
@@ -45,32 +52,53 @@ from ..ops.op import SignatureOp, TemplateOp
 from ..signature.direct import direct_build
 from ..types.conditions import Condition
 from ..types.dim import Dim
-from ..types.facts import EMPTY
-from ..types.symbols import free_symbols, substitute
+from ..types.facts import EMPTY, Facts
+from ..types.symbols import free_symbols, private, substitute
 from ..types.type import TensorType
 from .calls import arguments
 from .nodecache import NodeRecord
-from .nodememo import MEMO, node_key, remember
+from .nodememo import MEMO, node_key, plain_key
 from .protos import label
 from .registry import OnnxOp
 
-__all__ = ["TEMPLATES", "Template", "generic_key", "instance", "keep_template", "remembered",
-           "template"]
+__all__ = ["TEMPLATES", "UNTEMPLATED", "GenericKey", "Template", "generic_key", "instance",
+           "keep_template", "remembered", "template"]
 
 #: The most distinct constants a node's inputs may have to be typed by template.
 MAX_SLOTS = 32
 
-#: The template's sizes, by slot: names checked against each node's own (a node naming
-#: one of them is built the ordinary way).
-SYMBOLS = tuple(Dim(f"size{k}") for k in range(MAX_SLOTS))
+#: The template's sizes, by slot: private, so no model's own size is one of them.
+SYMBOLS = tuple(private(f"size#{k}") for k in range(MAX_SLOTS))
 _NAMES = frozenset(s.name for s in SYMBOLS)
+_KEYS = tuple(s.name for s in SYMBOLS)
 _SLOT = {s: k for k, s in enumerate(SYMBOLS)}
 
-#: template key -> its Template, or None where a template does not type the node;
-#: emptied when it holds TEMPLATES_SIZE keys.
-TEMPLATES: dict[tuple, Template | None] = {}
+
+class GenericKey(NamedTuple):
+    """A template key: what :func:`.nodememo.node_key` holds of a node none of whose
+    inputs is known, with each input's sizes as the template's."""
+
+    entry: OnnxOp
+    #: per input, None (absent) or its dtype and its sizes, slot k's constant as the
+    #: marker ``~k`` (-1 - k: no size is negative; hashed faster than a Dim)
+    inputs: tuple[tuple[str, tuple] | None, ...]
+    attributes: tuple[bytes, ...]  # each serialized
+    outputs: int  # how many the node asks
+    default_dtype: str  # when the reading began
+    facts: Facts  # the facts about the inputs' named sizes (EMPTY: none)
+
+
+_key = partial(tuple.__new__, GenericKey)  # (GenericKey(...) without its Python __new__)
+
+#: template key -> its Template, or None where a template does not type the node (or
+#: a mark: met once); emptied when it holds TEMPLATES_SIZE keys.
+TEMPLATES: dict[GenericKey, Template | object | None] = {}
 TEMPLATES_SIZE = 1 << 14
 _NONE = object()  # a template key not met yet
+_SEEN = object()  # a template key met once: its next node makes the template
+
+#: The entries whose Op no template types (it renders a signature from the sizes).
+UNTEMPLATED: set[OnnxOp] = set()
 
 
 class Template:
@@ -78,79 +106,83 @@ class Template:
     None, the template's sizes, expressions over them alone, the model's own named
     sizes), and the conditions to check at the constants."""
 
-    __slots__ = ("outputs", "conditions", "slots", "none")
+    __slots__ = ("outputs", "conditions", "slots", "same", "none")
 
-    def __init__(self, outputs: tuple[tuple[str, tuple], ...],
-                 conditions: tuple[Condition, ...]):
-        self.outputs = outputs
+    def __init__(self, outputs: tuple[TensorType, ...], conditions: tuple[Condition, ...],
+                 inputs: tuple[TensorType, ...]):
+        self.outputs = tuple((t.dtype, t.shape) for t in outputs)
         self.conditions = conditions
         #: per output, each size's slot (-1: the size as it is), when no size is an
         #: expression over the template's sizes; else None (substituted)
         self.slots = None if any(
             type(d) is Dim and d not in _SLOT and not _NAMES.isdisjoint(free_symbols(d))
-            for _, sizes in outputs for d in sizes) else tuple(
+            for _, sizes in self.outputs for d in sizes) else tuple(
             tuple(_SLOT.get(d, -1) if type(d) is Dim else -1 for d in sizes)
-            for _, sizes in outputs)
+            for _, sizes in self.outputs)
+        #: per output, the given input (by position among those given) of that very
+        #: type over the template's sizes, whose type at the constants it is; else -1
+        self.same = tuple(inputs.index(t) if t in inputs else -1 for t in outputs)
         self.none = (None,) * len(outputs)  # the outputs' values and their keys
 
 
-def generic_key(reader: Any, entry: OnnxOp, names: Sequence[str],
-                attributes: tuple[bytes, ...] | None, outputs: int
-                ) -> tuple[tuple, tuple[int, ...]] | None:
-    """The template key of a node for ``reader`` (reading types only) and its constants
-    in slot order; None when no template types it (an input known, or read as a value,
-    an input not typed yet, a node naming a template size, too many constants, large or
-    external attributes: ``attributes`` None). The key holds what
-    :func:`.nodememo.node_key` holds, with each input's sizes as the template's."""
-    if attributes is None or entry.reads or entry.bounded or entry.reads_shapes:
-        return None
-    types, values, unread = reader.types, reader.values, reader.unread
+def generic_key(reader: Any, entry: OnnxOp, names: Sequence[str], inputs: Sequence[Any],
+                attributes: tuple[bytes, ...], outputs: int
+                ) -> tuple[GenericKey, tuple[int, ...], tuple[TensorType, ...]] | None:
+    """The template key of a node for ``reader`` (reading types only) whose inputs
+    ``names`` have the types ``inputs`` (None: absent), not all of them known and none
+    read as a value (a known weight counts by its type alone, as in
+    :func:`.nodememo.node_key`); its constants in slot order and the types of the inputs
+    it gives. None when no template types it (an input not a tensor, too many
+    constants)."""
     slots: dict[int, int] = {}
-    inputs: list[Any] = []
-    for name in names:
-        if not name:
-            inputs.append(None)
+    forms: list[Any] = []
+    for t in inputs:
+        if t is None:
+            forms.append(None)
             continue
-        t = types.get(name)
-        if type(t) is not TensorType or name in values or name in unread:
+        if type(t) is not TensorType:
             return None
-        sizes = []
-        for d in t.shape:
-            if type(d) is int:
+        static = t._static  # (axis, size) of each size that is an int
+        if static:
+            sizes = list(t.shape)
+            for axis, d in static:
                 if d > 1:
                     k = slots.get(d)
                     if k is None:
                         k = slots[d] = len(slots)
-                        if k >= MAX_SLOTS:
-                            return None
-                    d = SYMBOLS[k]
-            elif d is not None and not _NAMES.isdisjoint(free_symbols(d)):
-                return None
-            sizes.append(d)
-        inputs.append((t.dtype, tuple(sizes)))
-    key = entry, tuple(inputs), attributes, outputs, reader.default_dtype
-    if reader.facts:
-        key = (*key, reader.facts_about(names))
-    return key, tuple(slots)
+                    sizes[axis] = ~k
+            forms.append((t.dtype, tuple(sizes)))
+        else:
+            forms.append((t.dtype, t.shape))
+    if len(slots) > MAX_SLOTS:
+        return None
+    facts = reader.facts
+    return _key((entry, tuple(forms), attributes, outputs, reader.default_dtype,
+                 EMPTY if facts is EMPTY else reader.facts_about(names))), \
+        tuple(slots), tuple(filter(None, inputs))
 
 
-def instance(template: Template, constants: tuple[int, ...]) -> tuple | None:
+def instance(template: Template, constants: tuple[int, ...],
+             given: tuple[TensorType, ...]) -> tuple | None:
     """The typing of ``template`` at ``constants`` (slot k's value is ``constants[k]``)
-    as the node memo holds one (:func:`.nodememo.remember`: output types, no values, no
-    conditions), or None where one of its conditions fails there."""
+    for a node given the inputs of types ``given`` as the node memo holds one
+    (:func:`.nodememo.remember`: output types, no values, no conditions), or None where
+    one of its conditions fails there."""
     if template.conditions:
-        sizes = {SYMBOLS[k].name: v for k, v in enumerate(constants)}
+        sizes = dict(zip(_KEYS, constants, strict=False))
         for c in template.conditions:
             if not c.holds(sizes):
                 return None
     outs = []
     slots = template.slots
     if slots is not None:
-        for (dtype, shape), where in zip(template.outputs, slots, strict=True):
-            outs.append(TensorType(dtype, [d if k < 0 else constants[k]
-                                           for d, k in zip(shape, where, strict=True)]))
+        for (dtype, shape), where, j in zip(template.outputs, slots, template.same,
+                                            strict=True):
+            outs.append(given[j] if j >= 0 else TensorType(
+                dtype, [d if k < 0 else constants[k] for d, k in zip(shape, where,
+                                                                      strict=True)]))
     else:  # (a size past a type's limits: built the ordinary way, which says so)
-        mapping = {SYMBOLS[k].name: v for k, v in enumerate(constants)}
+        mapping = dict(zip(_KEYS, constants, strict=False))
         try:
             for dtype, shape in template.outputs:
                 outs.append(TensorType(dtype, [substitute(d, mapping) if type(d) is Dim
@@ -160,26 +192,29 @@ def instance(template: Template, constants: tuple[int, ...]) -> tuple | None:
     return tuple(outs), template.none, template.none, ()
 
 
-def template(reader: Any, entry: OnnxOp, params: dict[str, Any], key: tuple,
-             constants: tuple[int, ...], typed: tuple) -> Template | None:
+def template(reader: Any, entry: OnnxOp, params: dict[str, Any], key: GenericKey,
+             constants: tuple[int, ...], given: tuple[TensorType, ...], typed: tuple
+             ) -> Template | None:
     """The template of a node of template key ``key`` whose ordinary build with the
     call's parameters ``params`` gave ``typed`` (its types, values, values' keys and
-    conditions) at ``constants``; None where a template does not type it exactly (see
-    the module's doc)."""
+    conditions) at ``constants`` and inputs of types ``given``; None where a template
+    does not type it exactly (see the module's doc)."""
     outs, folded, _, conditions = typed
     if conditions or any(v is not None for v in folded):
         return None
     op = entry.op.bind(**params) if isinstance(entry.op, OpFamily) else entry.op
     if not isinstance(op, SignatureOp) or isinstance(op, TemplateOp) and \
             op.builder is not None and not getattr(op.builder, "reads_ranks", False):
+        if op is entry.op:  # (a family's Op may differ by the node's attributes)
+            UNTEMPLATED.add(entry)
         return None  # a signature rendered from the sizes: one per instance
-    types = tuple(TensorType(*t) for t in key[1] if t is not None)  # those given
+    types = tuple(TensorType(dtype, [SYMBOLS[~d] if type(d) is int and d < 0 else d
+                                     for d in sizes])
+                  for dtype, sizes in filter(None, key.inputs))  # those given
     # the facts of the key only (the template outlives the model), and only consistent
-    # ones that name none of the template's sizes: contradictory facts prove anything of
-    # them, and a model's own size spelt as one would be taken for it
-    facts = key[5] if len(key) > 5 else EMPTY
-    if facts and (not facts.consistent() or
-                  any(not _NAMES.isdisjoint(c.symbols()) for c in facts)):
+    # ones: contradictory facts prove anything of the template's sizes
+    facts = key.facts
+    if facts and not facts.consistent():
         return None
     try:
         sig, _ = op.signature_for(types)
@@ -198,44 +233,68 @@ def template(reader: Any, entry: OnnxOp, params: dict[str, Any], key: tuple,
                 free = free_symbols(d)
                 if not (free <= _NAMES or free.isdisjoint(_NAMES)):
                     return None  # a size mixing the template's with the model's
-    made = Template(tuple((t.dtype, t.shape) for t in made_types), tuple(made_conditions))
-    found = instance(made, constants)
+    made = Template(tuple(made_types), tuple(made_conditions), types)
+    found = instance(made, constants, given)
     return made if found is not None and found[0] == tuple(outs) else None
 
 
 def remembered(reader: Any, entry: OnnxOp, rec: NodeRecord, node: onnx.NodeProto
                ) -> tuple[tuple | None, tuple | None, tuple | None]:
     """For ``node`` (read from ``rec``; its entry known, read for types only in a main
-    graph): its exact memo key (:func:`.nodememo.node_key`), its typing by the exact
-    memo or else by the template of a node seen before (then remembered under that
-    key too, a hit when it is read again), or None; and its template key and
-    constants when it is the first of its template (to :func:`keep_template` once it
-    is built), else None."""
+    graph): its exact memo key (:func:`.nodememo.node_key`); its typing by the exact
+    memo, or else by the template of nodes seen before, or None; and its template key,
+    constants and input types when it is to make its template once it is built, else
+    None.
+
+    A template is made by the second node of its template key that the exact memo does
+    not type: a model whose nodes repeat (the layers of a transformer) is typed by the
+    exact memo and pays for no template. (Written for speed: it runs once per node of
+    every model read; one pass over the inputs makes both keys.)"""
     attributes = rec.attribute_key(node)
-    key = node_key(reader, entry, rec.names, attributes, len(rec.wanted))
-    typed = None if key is None else MEMO.get(key)
+    names, outputs = rec.names, len(rec.wanted)
+    if attributes is None or entry.reads or entry.bounded or entry.reads_shapes or \
+            entry in UNTEMPLATED:
+        key = node_key(reader, entry, names, attributes, outputs)
+        return key, None if key is None else MEMO.get(key), None
+    types, values, unread = reader.types, reader.values, reader.unread
+    inputs: list[Any] = []
+    known = given = 0
+    for name in names:
+        if not name:
+            inputs.append(None)
+            continue
+        t = types.get(name)
+        if t is None:
+            return None, None, None  # (not remembered: the build says what is missing)
+        inputs.append(t)
+        given += 1
+        if name in values or name in unread:
+            known += 1
+    if known == given:  # (every input known: the values count)
+        key = node_key(reader, entry, names, attributes, outputs)
+        return key, None if key is None else MEMO.get(key), None
+    key = plain_key(reader, entry, names, tuple(inputs), attributes, outputs)
+    typed = MEMO.get(key)
     if typed is not None:
         return key, typed, None
-    found = generic_key(reader, entry, rec.names, attributes, len(rec.wanted))
+    found = generic_key(reader, entry, names, inputs, attributes, outputs)
     if found is None:
         return key, None, None
     made = TEMPLATES.get(found[0], _NONE)
-    if made is _NONE:
-        return key, None, found
-    typed = None if made is None else instance(made, found[1])
-    if typed is not None and key is not None:
-        remember(key, typed[0], typed[1])
-    return key, typed, None
+    if made is _NONE or made is _SEEN:
+        if len(TEMPLATES) >= TEMPLATES_SIZE:
+            TEMPLATES.clear()
+        TEMPLATES[found[0]] = _SEEN
+        return key, None, found if made is _SEEN else None
+    return key, None if made is None else instance(made, found[1], found[2]), None
 
 
 def keep_template(reader: Any, entry: OnnxOp, node: onnx.NodeProto, found: tuple | None,
                   typed: tuple) -> None:
-    """Keep the template of ``node``, the first of its template key and constants
-    (``found``; None: not the first, nothing to keep), whose ordinary build gave
-    ``typed`` (or that no template types the nodes of that key)."""
+    """Keep the template of ``node`` of template key, constants and input types
+    ``found`` (None: nothing to keep), whose ordinary build gave ``typed`` (or that no
+    template types the nodes of that key)."""
     if found is None:
         return
     params = arguments(reader, entry, node, label(node))[1]
-    if len(TEMPLATES) >= TEMPLATES_SIZE:
-        TEMPLATES.clear()
     TEMPLATES[found[0]] = template(reader, entry, params, *found, typed)

@@ -90,10 +90,18 @@ def node_key(reader: Any, entry: OnnxOp, names: Sequence[str],
             if vkey is False:
                 return None
             inputs[k] = (inputs[k], vkey)
-    key = entry, tuple(inputs), attributes, outputs, reader.default_dtype
+    key = plain_key(reader, entry, names, tuple(inputs), attributes, outputs)
+    return bounded_key(reader, entry, names, key) if entry.bounded else key
+
+
+def plain_key(reader: Any, entry: OnnxOp, names: Sequence[str], inputs: tuple,
+              attributes: tuple[bytes, ...], outputs: int) -> tuple:
+    """The key of :func:`node_key` from its ``inputs`` (each None, a type, or a type
+    and its value's key), for an entry that reads no interval."""
+    key = entry, inputs, attributes, outputs, reader.default_dtype
     if reader.facts:  # what the nodes before it need of its inputs' sizes
         key = (*key, reader.facts_about(names))
-    return bounded_key(reader, entry, names, key) if entry.bounded else key
+    return key
 
 
 def remember(key: tuple | None, types: tuple, values: tuple, conditions: tuple = ()

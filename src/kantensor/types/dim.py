@@ -53,7 +53,7 @@ from ..syntax.vocabulary import MAX, MIN
 from .dimorder import COMPARE, decided, ordered
 from .interning import WeakInterner
 from .intervals import interval
-from .poly import Atom, Monomial, Opaque, Terms, canonical, lone_atom, render
+from .poly import Atom, Monomial, Opaque, Private, Terms, canonical, lone_atom, render
 from .poly import add as _poly_add
 from .poly import check_power as _check_power
 from .poly import divide as _poly_divide
@@ -97,7 +97,7 @@ class Dim:
                 raise TypeError(f"Dim name must be a str, got {type(name).__name__}")
             if len(name) > MAX_NAME_LENGTH:
                 raise ValueError(f"Dim name too long: {len(name)} > {MAX_NAME_LENGTH} characters")
-            if not name.isidentifier() or keyword.iskeyword(name):
+            if (not name.isidentifier() or keyword.iskeyword(name)) and type(name) is not Private:
                 raise ValueError(f"Dim name must be a Python identifier, got {name!r}")
             sym = _SYMBOLS.intern(name, _new(((((name, 1),), 1),)))
         return sym

@@ -4,7 +4,8 @@ A polynomial is a tuple of terms ``(monomial, coefficient)``, with no zero coeff
 sorted graded-lexicographically (degree descending, then atoms); the constant term, if
 any, comes last. A monomial is a tuple of ``(atom, power > 0)`` sorted by atom. An atom
 is a symbol name (a ``str``), the key of an unknown (any other hashable object, ordered
-by its text, ties by identity) or an :class:`Opaque` term such as ``a//b``. One
+by its text, ties by identity) or an :class:`Opaque` term such as ``a//b``; a
+:class:`Private` name is a symbol no user can name. One
 polynomial has one canonical form, so structural equality is algebraic equality.
 
 This module knows nothing of :class:`~kantensor.types.dim.Dim`, which wraps these terms
@@ -19,8 +20,9 @@ from functools import lru_cache
 from typing import Any, Final, TypeAlias
 
 __all__ = ["MAX_COEFFICIENT_BITS", "MAX_PRODUCT_PAIRS", "MAX_TERMS", "Atom", "Monomial",
-           "Opaque", "Terms", "add", "atom_key", "canonical", "check_power", "check_product",
-           "divide", "lone_atom", "mul", "power_bound", "product_bound", "render", "split"]
+           "Opaque", "Private", "Terms", "add", "atom_key", "canonical", "check_power",
+           "check_product", "divide", "lone_atom", "mul", "power_bound", "product_bound",
+           "render", "split"]
 
 MAX_TERMS: Final = 1_000
 """Most terms of a polynomial a product or a power may expand to (checked before)."""
@@ -30,6 +32,24 @@ MAX_PRODUCT_PAIRS: Final = 100 * MAX_TERMS
 Atom: TypeAlias = "Hashable"  # a symbol name (str), an unknown's key, or an Opaque
 Monomial: TypeAlias = tuple[tuple[Atom, int], ...]  # (atom, power > 0), sorted by atom
 Terms: TypeAlias = tuple[tuple[Monomial, int], ...]  # (monomial, coefficient != 0), sorted
+
+
+class Private(str):
+    """The name of a symbol no user can name: a ``str`` (a named size wherever names are
+    read) equal to itself only and hashed by identity, so that a user's size spelt the
+    same, or another private name of the same text, is another symbol. Its text is for
+    printing and need not be an identifier (:func:`kantensor.types.symbols.private`);
+    :class:`~kantensor.types.symbols.DataSymbol` is one."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __ne__(self, other: object) -> bool:
+        return self is not other
+
+    __hash__ = object.__hash__
 
 
 class Opaque:

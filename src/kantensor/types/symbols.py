@@ -4,7 +4,8 @@
 inside ``//``, ``%``, min and max); :func:`substitute` replaces them by ints or Dims and
 makes the result canonical again (:mod:`kantensor.types.dim`). A :class:`DataSymbol` is a
 size the data decide (a model's NonZero count): an atom known by its object, never by
-its spelling.
+its spelling; :func:`private` makes another such size, one no user can name (for the
+sizes kantensor stands in for others with).
 """
 
 from __future__ import annotations
@@ -23,19 +24,19 @@ from .dim import (
     _set_free,
     as_dim,
 )
-from .poly import Opaque
+from .poly import Opaque, Private
 
-__all__ = ["APPLY", "DataSymbol", "data_size", "free_symbols", "substitute"]
+__all__ = ["APPLY", "DataSymbol", "data_size", "free_symbols", "private", "substitute"]
 
 
-class DataSymbol(str):
+class DataSymbol(Private):
     """A size the data decide when a model runs (how many elements a NonZero finds): a
-    named size (a ``str``, so every rule for named sizes holds of it) whose identity is
-    this object, never its spelling: a ``dim_param`` spelled alike is another size, and
-    no text parses into it. ``why`` says which node decides it; ``bounds``, what that
-    node's op guarantees of it (``NonZero <= n``: conditions over it and input sizes),
-    lets a contract over the inputs quantify it away (valid for every value the data
-    may give, for none, or undecided)."""
+    named size (a :class:`~.poly.Private` ``str``, so every rule for named sizes holds of
+    it) whose identity is this object, never its spelling: a ``dim_param`` spelled alike
+    is another size, and no text parses into it. ``why`` says which node decides it;
+    ``bounds``, what that node's op guarantees of it (``NonZero <= n``: conditions over
+    it and input sizes), lets a contract over the inputs quantify it away (valid for
+    every value the data may give, for none, or undecided)."""
 
     why: str
     bounds: tuple[Any, ...]
@@ -44,14 +45,6 @@ class DataSymbol(str):
         self = str.__new__(cls, name)
         self.why, self.bounds = why, bounds
         return self
-
-    __hash__ = object.__hash__
-
-    def __eq__(self, other: object) -> bool:
-        return self is other
-
-    def __ne__(self, other: object) -> bool:
-        return self is not other
 
     def __reduce__(self) -> tuple[Any, ...]:
         return DataSymbol, (str.__str__(self), self.why, self.bounds)
@@ -63,6 +56,14 @@ class DataSymbol(str):
 def data_size(name: str, why: str) -> Dim:
     """The Dim of a new :class:`DataSymbol`: another size than every other one."""
     return Dim(DataSymbol(name, why))
+
+
+def private(text: str) -> Dim:
+    """A new named size that no user, model or text can name: its name is a
+    :class:`~.poly.Private` of ``text`` (for printing only), equal to itself alone, so a
+    size a user spells as ``text`` is another size, and so is another ``private(text)``.
+    It is interned while held (``Dim(d.name) is d``)."""
+    return Dim(Private(text))
 
 
 def free_symbols(x: DimLike) -> frozenset[Hashable]:
