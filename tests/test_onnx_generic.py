@@ -63,6 +63,7 @@ def _typing(model: onnx.ModelProto, templates: bool = True) -> tuple:
     """The reader's types and conditions (with the templates, or built the ordinary
     way), or the error's class and message."""
     generic.TEMPLATES.clear()
+    generic.PINNED.clear()
     nodememo.MEMO.clear()
     served: list = []  # what the templates gave (None: a condition failed)
     real = generic.instance
@@ -212,6 +213,35 @@ def test_templates_type_the_blocks_of_a_distinct_model():
     assert 3 * (40 - 3) <= len(served) <= 3 * (40 - 2) and None not in served
     assert dict(typed[0])["r39"] == "float32[batch,42]" and not typed[1]
     assert typed == _typing(m, templates=False)[0]  # the ordinary build's
+
+
+def test_templates_type_the_convolutions_of_a_distinct_network():
+    """A chain of 3x3 Conv -> Relu layers of widths i+3 -> i+4, their weights
+    initializers: the Conv template over a kernel of template sizes declines (its
+    signature fixes the kernel at 3), the kernel's 3 is then kept as a constant and the
+    next template types the later layers, as the ordinary build types them."""
+    vi = helper.make_tensor_value_info
+    nodes, weights, x = [], [], "x"
+    for i in range(12):
+        weights.append(onnx.numpy_helper.from_array(
+            np.zeros((i + 4, i + 3, 3, 3), np.float32), f"w{i}"))
+        nodes += [helper.make_node("Conv", [x, f"w{i}"], [f"c{i}"], pads=[1, 1, 1, 1],
+                                   kernel_shape=[3, 3]),
+                  helper.make_node("Relu", [f"c{i}"], [f"r{i}"])]
+        x = f"r{i}"
+    graph = helper.make_graph(nodes, "g", [vi("x", TensorProto.FLOAT, ["b", 3, 32, "w"])],
+                              [vi(x, TensorProto.FLOAT, None)], initializer=weights)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    typed, served = _typing(model)
+    assert any(k.entry.op_type == "Conv" and isinstance(t, generic.Template)
+               for k, t in generic.TEMPLATES.items())
+    assert any(3 in pinned for pinned in generic.PINNED.values())
+    assert typed == _typing(model, templates=False)[0]
+    assert dict(typed[0])["r11"] == "float32[b,15,32,w]"
+    # Relu's from its third layer on, Conv's from its sixth (the first read before its
+    # entry is known, one marks the key, one declines and pins 3, one marks the new
+    # key, one makes its template)
+    assert len(served) >= (12 - 2) + (12 - 5) and None not in served
 
 
 def test_a_size_past_the_limits_is_built_the_ordinary_way():

@@ -50,6 +50,8 @@ import onnx
 from ..ops.family import OpFamily
 from ..ops.op import SignatureOp, TemplateOp
 from ..signature.direct import direct_build
+from ..signature.overloads import compiled
+from ..syntax import ast as A
 from ..types.conditions import Condition
 from ..types.dim import Dim
 from ..types.facts import EMPTY, Facts
@@ -61,8 +63,8 @@ from .nodememo import MEMO, node_key, plain_key
 from .protos import label
 from .registry import OnnxOp
 
-__all__ = ["TEMPLATES", "UNTEMPLATED", "GenericKey", "Template", "generic_key", "instance",
-           "keep_template", "remembered", "template"]
+__all__ = ["PINNED", "TEMPLATES", "UNTEMPLATED", "GenericKey", "Template", "generic_key",
+           "instance", "keep_template", "remembered", "template"]
 
 #: The most distinct constants a node's inputs may have to be typed by template.
 MAX_SLOTS = 32
@@ -96,9 +98,16 @@ TEMPLATES: dict[GenericKey, Template | object | None] = {}
 TEMPLATES_SIZE = 1 << 14
 _NONE = object()  # a template key not met yet
 _SEEN = object()  # a template key met once: its next node makes the template
+_NO_PIN: frozenset[int] = frozenset()
 
 #: The entries whose Op no template types (it renders a signature from the sizes).
 UNTEMPLATED: set[OnnxOp] = set()
+
+#: (entry, attributes) -> the constants that stay constants in its nodes' templates: the
+#: fixed sizes its signature's inputs take (a Conv's kernel ``(w0,w1,3,3)``: a template
+#: size there is never decided to be 3, so the direct build declines); emptied with
+#: TEMPLATES.
+PINNED: dict[tuple, frozenset[int]] = {}
 
 
 class Template:
@@ -126,14 +135,14 @@ class Template:
 
 
 def generic_key(reader: Any, entry: OnnxOp, names: Sequence[str], inputs: Sequence[Any],
-                attributes: tuple[bytes, ...], outputs: int
+                attributes: tuple[bytes, ...], outputs: int, pinned: frozenset[int] = frozenset()
                 ) -> tuple[GenericKey, tuple[int, ...], tuple[TensorType, ...]] | None:
     """The template key of a node for ``reader`` (reading types only) whose inputs
     ``names`` have the types ``inputs`` (None: absent), not all of them known and none
     read as a value (a known weight counts by its type alone, as in
     :func:`.nodememo.node_key`); its constants in slot order and the types of the inputs
-    it gives. None when no template types it (an input not a tensor, too many
-    constants)."""
+    it gives. The constants ``pinned`` stay constants (see :data:`PINNED`). None when no
+    template types it (an input not a tensor, too many constants)."""
     slots: dict[int, int] = {}
     forms: list[Any] = []
     for t in inputs:
@@ -146,7 +155,7 @@ def generic_key(reader: Any, entry: OnnxOp, names: Sequence[str], inputs: Sequen
         if static:
             sizes = list(t.shape)
             for axis, d in static:
-                if d > 1:
+                if d > 1 and d not in pinned:
                     k = slots.get(d)
                     if k is None:
                         k = slots[d] = len(slots)
@@ -222,6 +231,7 @@ def template(reader: Any, entry: OnnxOp, params: dict[str, Any], key: GenericKey
     except (TypeError, ValueError, IndexError):  # (a builder's refusal of the template)
         return None
     if found is None:
+        _pin(key, sig, constants)
         return None
     made_types, made_conditions = found
     for c in made_conditions:
@@ -236,6 +246,19 @@ def template(reader: Any, entry: OnnxOp, params: dict[str, Any], key: GenericKey
     made = Template(tuple(made_types), tuple(made_conditions), types)
     found = instance(made, constants, given)
     return made if found is not None and found[0] == tuple(outs) else None
+
+
+def _pin(key: GenericKey, sig: Any, constants: tuple[int, ...]) -> None:
+    """Where the direct build declined a template: keep as constants, in the next
+    templates of its entry and attributes, those of its constants that its signature's
+    inputs fix (a template size meets a fixed size there)."""
+    fixed = {d.size for c in compiled(sig) for op in c.alt.inputs for d in op.dims
+             if type(d) is A.FixedDim}
+    where = key.entry, key.attributes
+    pinned = PINNED.get(where, frozenset())
+    more = fixed.intersection(constants) - pinned
+    if more:
+        PINNED[where] = pinned | more
 
 
 def remembered(reader: Any, entry: OnnxOp, rec: NodeRecord, node: onnx.NodeProto
@@ -277,13 +300,15 @@ def remembered(reader: Any, entry: OnnxOp, rec: NodeRecord, node: onnx.NodeProto
     typed = MEMO.get(key)
     if typed is not None:
         return key, typed, None
-    found = generic_key(reader, entry, names, inputs, attributes, outputs)
+    found = generic_key(reader, entry, names, inputs, attributes, outputs,
+                        PINNED.get((entry, attributes), _NO_PIN) if PINNED else _NO_PIN)
     if found is None:
         return key, None, None
     made = TEMPLATES.get(found[0], _NONE)
     if made is _NONE or made is _SEEN:
         if len(TEMPLATES) >= TEMPLATES_SIZE:
             TEMPLATES.clear()
+            PINNED.clear()
         TEMPLATES[found[0]] = _SEEN
         return key, None, found if made is _SEEN else None
     return key, None if made is None else instance(made, found[1], found[2]), None
