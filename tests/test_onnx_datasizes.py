@@ -58,7 +58,7 @@ def test_a_count_flows_through_what_exporters_build_on_it():
     assert by_op["ConstantOfShape"] == [f"float32[min(4,{count}),4]"]
     assert by_op["If"] == [f"float32[min(4,{count}),4]"]
     assert by_op["Compress"] == ["float32[Compress_compress27]"]
-    assert by_op["Concat"][1:] == [f"float32[min(8,2*{count}),4]",
+    assert by_op["Concat"][1:] == [f"float32[2*min(4,{count}),4]",
                                    f"float32[Compress_compress27+{count}]"]
     unique = [types[o] for o in model.graph.node[-1].output]
     assert unique == ["float32[Unique_unique29]", "int64[Unique_unique29]",
