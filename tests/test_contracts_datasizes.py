@@ -24,6 +24,7 @@ from differential import count
 from kantensor.onnx import infer_shapes
 from kantensor.onnx.importer import read_types
 from kantensor.types.symbols import DataSymbol
+from test_onnx_loops import accumulate
 
 F, I64 = TensorProto.FLOAT, TensorProto.INT64
 
@@ -147,3 +148,36 @@ def test_a_count_is_named_apart_from_every_dim_param_of_the_model():
     assert written["nz"] == [1, "NonZero0"]
     assert [str(a.clause) for a in ko.contract(model).atoms] == [
         "NonZero0 == k or NonZero0 == 1 or k == 1"]
+
+
+def test_a_loops_count_is_no_input_size_and_holds_never_claims_a_failing_point():
+    """A Loop's iteration count (``n`` if its condition input is true, else 0) grows
+    ``acc``; ``acc + b`` needs ``iters + m == k`` (or a 1). kt.contract of the graph does
+    not list the count as an input size (it did, and ``holds`` asked for its value); a
+    point ``holds`` calls valid runs in onnxruntime with either condition, one it calls
+    invalid runs with neither (the count's bounds are ``0 <= iters <= n``: where only 0
+    and n occur, it may stay undecided)."""
+    model = accumulate(True)
+    model.graph.input.append(helper.make_tensor_value_info("b", F, ["k", "d"]))
+    model.graph.node.append(helper.make_node("Add", ["acc", "b"], ["total"], name="/Add"))
+    model.graph.output.append(helper.make_tensor_value_info("total", F, None))
+    _, outputs = ko.from_onnx(model)
+    graph, whole = kt.contract(outputs), ko.contract(model)
+    assert graph.names == whole.names == ("n", "d", "m", "k")
+    assert "acc_loop_iters is decided when the model runs, at Loop node 'acc_loop'" in \
+        str(graph)
+    claims = set()
+    for n, m, k in itertools.product(range(3), range(3), range(4)):
+        runs = set()
+        for cond in (True, False):
+            got = ortrun.run(model, {"x": np.ones((n, 1), np.float32),
+                                     "a": np.ones((m, 1), np.float32),
+                                     "cond": np.array(cond),
+                                     "b": np.ones((k, 1), np.float32)})
+            runs.add(not isinstance(got, ortrun.Refusal))
+            count("data-decided sizes: onnxruntime runs judged")
+        for contract in (graph, whole):
+            claim = contract.holds(n=n, d=1, m=m, k=k).value
+            claims.add(claim)
+            assert claim is None or {claim} == runs, (n, m, k, claim, runs)
+    assert claims == {True, False, None}

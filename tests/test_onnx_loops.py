@@ -293,7 +293,8 @@ def run_and_check(m, outputs, sizes, feeds, cond=None):
             (_, yes), (_, no) = note.cases
             want = substitute(yes if cond else no, bound) if isinstance(yes, Dim) else \
                 (yes if cond else no)
-            assert bound[note.output] == want, note
+            by_name = {str(k): v for k, v in bound.items()}  # (a count is a DataSymbol,
+            assert by_name[note.output] == want, note  # the note names it by its text)
     return got
 
 

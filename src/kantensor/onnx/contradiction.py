@@ -25,7 +25,7 @@ def consistent(own: tuple[Clause, ...], node: onnx.NodeProto) -> tuple[Clause, .
     facts = EMPTY.with_(*(c for c in own if isinstance(c, Condition)))
     if facts.consistent() and facts.reduce(own) is not None:
         return own
-    listed = "; ".join(f"{c}" for c in own)
+    listed = "; ".join(map(str, own))
     raise TypeInferenceError(f"node {node_label(node)!r} ({node.op_type}): its conditions "
                              f"contradict each other, so the model is valid at no sizes: "
                              f"no sizes meet all of {listed}")

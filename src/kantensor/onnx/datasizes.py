@@ -7,11 +7,11 @@ importer makes it a size of its own, a :class:`~kantensor.types.symbols.DataSymb
 (identity by the object: a ``dim_param`` spelled alike, even in a subgraph read later,
 is another size), printed after its node (``NonZero_3`` for a node named
 ``/NonZero_3``, ``NonZero_idx`` for an unnamed one whose first output is ``idx``: an
-identifier, fresh against every ``dim_param`` of the model), so that the values
-computed from it (Transpose, GatherND, Gather, ConstantOfShape, Concat, ...) are typed
-exactly in terms of it, and records where it comes from (:class:`DataSize`: which node
-decides it and what it counts; in from_onnx's graph, a :class:`~.subgraph.SizeNote` on
-the node, which :func:`~.subgraph.size_notes` lists).
+identifier, fresh against every ``dim_param`` of the model's inputs and subgraphs), so
+that the values computed from it (Transpose, GatherND, Gather, ConstantOfShape, Concat,
+...) are typed exactly in terms of it, and records where it comes from
+(:class:`DataSize`: which node decides it and what it counts; in from_onnx's graph, a
+:class:`~.subgraph.SizeNote` on the node, which :func:`~.subgraph.size_notes` lists).
 
 One name is one size in every run: a node's outputs that count the same (Unique's
 values, first indices and counts; TopK's values and indices) share it, two nodes of the
@@ -322,20 +322,33 @@ def _taken(scope: Any, seen: dict[Any, tuple[int, set[str]]]) -> set[str]:
 
 
 def model_names(graph: onnx.GraphProto) -> set[str]:
-    """Every ``dim_param`` of the inputs, outputs and value infos of ``graph`` and of the
-    graphs its nodes hold, at any depth (each graph once: the work is the model's size)."""
+    """Every ``dim_param`` of the inputs, outputs and value infos of the graphs the nodes
+    of ``graph`` hold, at any depth (each graph once: the work is the model's size). The
+    main graph's own inputs are read as types; its outputs and value infos are never
+    read, and infer_shapes writes them anew."""
     out: set[str] = set()
-    stack = [graph]
+    stack = _held(graph)
     while stack:
         g = stack.pop()
         for info in (*g.input, *g.output, *g.value_info):
             out.update(_dim_params(info.type))
-        for node in g.node:
-            for a in node.attribute:
-                if a.HasField("g"):
-                    stack.append(a.g)
-                stack.extend(a.graphs)
+        stack += _held(g)
     return out
+
+
+def _held(graph: onnx.GraphProto) -> list[onnx.GraphProto]:
+    """The graphs the nodes of ``graph`` hold as attributes."""
+    found: list[onnx.GraphProto] = []
+    for node in graph.node:
+        for a in node.attribute:
+            if a.type == _GRAPH:
+                found.append(a.g)
+            elif a.type == _GRAPHS:
+                found.extend(a.graphs)
+    return found
+
+
+_GRAPH, _GRAPHS = onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS
 
 
 def _dim_params(t: onnx.TypeProto) -> list[str]:

@@ -25,9 +25,10 @@ from typing import Any
 import numpy as np
 
 from ..graph.type import Type
+from ..types.conditions import Condition, Source
 from ..types.containers import OptionalType, SequenceType, join_shapes
 from ..types.dim import Dim, dim_min
-from ..types.symbols import free_symbols, substitute
+from ..types.symbols import data_size, free_symbols, substitute
 from ..types.type import TensorType
 from .subgraph import Notes, SizeCondition, base_name, fresh_names, names_in, output_types
 
@@ -324,12 +325,15 @@ def iteration_count(label: str, trips: Any, has_trips: bool, start: bool | None,
     name = base_name(label) + "_iters"
     if name in taken:
         (name,) = fresh_names(name, 1, taken)
-    count = Dim(name)
+    count = data_size(name, f"{name} is decided when the model runs, at Loop node "
+                            f"{label!r}: how many times its body runs")
     facts = [SizeCondition(0, "<=", count, label)]
     if has_trips and trips is not None:
         facts.append(SizeCondition(count, "<=", trips, label))
     if then is False:
         facts.append(SizeCondition(count, "<=", 1, label))
+    count.name.bounds = tuple(Condition(f.left, f.op, f.right, Source(op="Loop", node=label))
+                              for f in facts)  # (a contract quantifies the count away)
     if then is True and has_trips and trips is not None:
         notes.add(name, "count", "the condition input decides whether the loop runs",
                   (("the condition", trips), ("not the condition", 0)))
