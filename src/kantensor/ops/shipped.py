@@ -61,8 +61,8 @@ def catalogue_files(folder: str | None = None) -> Iterator[tuple[str, str]]:
     subfolder (``onnx``: the ONNX Ops) with ``folder``."""
     root = catalogue_root()
     for item in sorted((root / folder if folder else root).iterdir(), key=lambda p: p.name):
-        if item.name.endswith(".toml"):
-            yield item.name, item.read_text()
+        if item.name.endswith(".toml"):  # (TOML is UTF-8, whatever the locale says)
+            yield item.name, item.read_bytes().decode("utf-8")
 
 
 def digest(text: str) -> str:
