@@ -250,6 +250,12 @@ def call_shape(args: tuple, kwargs: dict) -> Any:
 _POSITION, _KEYWORD, _REST, _DEFAULT = object(), object(), object(), object()
 
 
+def default_call(n_inputs: int) -> str:
+    """The call of an entry that writes none: NumPy's ufunc argument names, ``x`` for
+    one input, else ``x1, x2, ...``."""
+    return "x" if n_inputs == 1 else ", ".join(f"x{i}" for i in range(1, n_inputs + 1))
+
+
 #: The version of :func:`call_form`'s encoding (shipped forms of another are not used).
 FORMAT = 1
 
