@@ -164,7 +164,8 @@ def test_a_call_form_round_trips_with_its_types(monkeypatch, text):
 
 @pytest.mark.parametrize("form", [
     "not json", "{}", '[["x", "no such kind", [], false]]', '[["x", "tensor", [], 0]]',
-    '[["k", "int", [], true, {"tuple": 3}]]', '[["x"]]',
+    '[["k", "int", [], true, {"tuple": 3}]]', '[["x"]]', '[["x", "tensor", [], false, 1]]',
+    '[["k", "choice", [], true, "a"]]', '[["k", "int", ["a"], true, 2]]',
 ])
 def test_a_call_form_that_is_not_one_is_not_used(monkeypatch, form):
     monkeypatch.setattr(callspec, "_SHIPPED", {})
