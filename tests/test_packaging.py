@@ -23,6 +23,7 @@ import json, numpy as np, kantensor as kt
 from kantensor.ops.catalogue import catalogue_root
 from kantensor.syntax.parser import _lark
 from kantensor.onnx.registry import _tables
+from kantensor.syntax import forms
 x = kt.matrix("x", "float32", shape=(2, 3))
 f = kt.function([x], [kt.sum(x @ np.ones((3, 2), "float32"), axis=-1)], check=True)
 print(json.dumps({
@@ -33,6 +34,7 @@ print(json.dumps({
     "parser": _lark().source_path,
     "onnx_index": not any(isinstance(t, str) for rows in _tables().values()
                           for _, _, t in rows),
+    "forms": len(forms._SHIPPED),
 }))
 """
 
@@ -79,6 +81,7 @@ def test_wheel_loads_the_installed_catalogue(installed: Path) -> None:
     assert probe["value"] == [6.0, 6.0]
     assert probe["parser"] == "<deserialized>"  # the shipped tables, not the grammar analysed
     assert probe["onnx_index"]  # the ONNX catalogue's shipped index, not the TOML split
+    assert probe["forms"] > 150  # the signatures shipped parsed (signatures/forms.json)
 
 
 def test_wheel_command_line(installed: Path) -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from fuzzing import mutants
 from kantensor.onnx import registry
-from kantensor.ops import callspec, shipped
+from kantensor.ops import callspec, catalogue, shipped
 from kantensor.ops.callspec import CallSpec, _parse_call, call_form
 from kantensor.ops.catalogue import catalogue_files, catalogue_root
 from kantensor.syntax import ast as A
@@ -132,9 +132,14 @@ def _same(a: object, b: object) -> bool:
 def test_every_shipped_call_form_gives_the_parameters_of_its_text(monkeypatch):
     monkeypatch.setattr(callspec, "_SHIPPED", {})
     calls = _shipped()["calls"]
-    texts = {table["call"] for folder in (None, "onnx") for _, text in catalogue_files(folder)
-             for table in tomllib.loads(text)["op"] if "call" in table}
-    assert set(calls) == texts  # every call of the catalogue has its form
+    tables = [table for folder in (None, "onnx") for _, text in catalogue_files(folder)
+              for table in tomllib.loads(text)["op"]]
+    texts = {table["call"] for table in tables if "call" in table}
+    # every call of the catalogue has its form, and so has the call an entry without
+    # one takes (x, x1, x2, ...: catalogue._default_call)
+    defaults = {catalogue._default_call(t["signature"]) for t in tables
+                if "call" not in t and "signature" in t}
+    assert set(calls) == texts | defaults and {"x", "x1, x2"} <= defaults
     callspec.register_calls(calls)
     for text in texts:
         shipped_params, fresh = callspec._shipped_params(text), _parse_call(text)
@@ -159,7 +164,8 @@ def test_a_call_form_round_trips_with_its_types(monkeypatch, text):
 
 @pytest.mark.parametrize("form", [
     "not json", "{}", '[["x", "no such kind", [], false]]', '[["x", "tensor", [], 0]]',
-    '[["k", "int", [], true, {"tuple": 3}]]', '[["x"]]',
+    '[["k", "int", [], true, {"tuple": 3}]]', '[["x"]]', '[["x", "tensor", [], false, 1]]',
+    '[["k", "choice", [], true, "a"]]', '[["k", "int", ["a"], true, 2]]',
 ])
 def test_a_call_form_that_is_not_one_is_not_used(monkeypatch, form):
     monkeypatch.setattr(callspec, "_SHIPPED", {})

@@ -250,6 +250,12 @@ def call_shape(args: tuple, kwargs: dict) -> Any:
 _POSITION, _KEYWORD, _REST, _DEFAULT = object(), object(), object(), object()
 
 
+def default_call(n_inputs: int) -> str:
+    """The call of an entry that writes none: NumPy's ufunc argument names, ``x`` for
+    one input, else ``x1, x2, ...``."""
+    return "x" if n_inputs == 1 else ", ".join(f"x{i}" for i in range(1, n_inputs + 1))
+
+
 #: The version of :func:`call_form`'s encoding (shipped forms of another are not used).
 FORMAT = 1
 
@@ -327,14 +333,17 @@ def _shipped_params(text: str) -> list[Param] | None:
         if default is None or not (
                 isinstance(name, str) and (kind in KINDS or kind in _OTHER_KINDS)
                 and type(choices) is list and all(isinstance(c, str) for c in choices)
-                and type(keyword_only) is bool):
+                and (kind == "choice") == bool(choices) and type(keyword_only) is bool
+                and (len(item) == 4 or kind not in _TENSORS)):
             return None
         out.append(Param(name, kind, default[0], tuple(choices), keyword_only))
     return out
 
 
-#: The kinds of a call's names that are not parameter kinds of :data:`KINDS`.
-_OTHER_KINDS = (*TENSOR_KINDS, "*tensors", "choice")
+#: The kinds of a call's tensors (which take no default), and of its other names that
+#: are not parameter kinds of :data:`KINDS`.
+_TENSORS = (*TENSOR_KINDS, "*tensors")
+_OTHER_KINDS = (*_TENSORS, "choice")
 
 
 def _parse_call(text: str) -> list[Param]:

@@ -43,7 +43,7 @@ from typing import Any
 from ..signature.signature import Signature
 from ..syntax.errors import SignatureSyntaxError, TypeInferenceError
 from ..types.type import TensorType
-from .callspec import CallSpec
+from .callspec import CallSpec, default_call
 from .family import OpFamily
 from .op import SignatureOp, check_compute, placeholders
 from .params import ParamError
@@ -371,12 +371,13 @@ def _parsed(text: str) -> Signature:
 
 
 def _default_call(signature: str) -> str:
-    """NumPy's ufunc argument names: ``x`` for one input, else ``x1, x2, ...``."""
+    """NumPy's ufunc argument names (:func:`~.callspec.default_call`) for the inputs of
+    the signature's first alternative."""
     try:
         n = len(_parsed(signature).alternatives[0].inputs)
     except (SignatureSyntaxError, ValueError):
-        return "x"  # a template: its entry must give a call
-    return "x" if n == 1 else ", ".join(f"x{i}" for i in range(1, n + 1))
+        return default_call(1)  # a template: its entry must give a call
+    return default_call(n)
 
 
 def read_tables(path: str | Path, text: str | None = None) -> list[Any]:

@@ -34,7 +34,7 @@ from typing import Any
 from ..syntax import forms
 from ..syntax.parser import parse_fresh
 from .callspec import FORMAT as CALL_FORMAT
-from .callspec import call_form, register_calls
+from .callspec import call_form, default_call, register_calls
 from .params import ParamError
 
 #: The precompiled tables, in each folder of catalogue files.
@@ -61,8 +61,8 @@ def catalogue_files(folder: str | None = None) -> Iterator[tuple[str, str]]:
     subfolder (``onnx``: the ONNX Ops) with ``folder``."""
     root = catalogue_root()
     for item in sorted((root / folder if folder else root).iterdir(), key=lambda p: p.name):
-        if item.name.endswith(".toml"):
-            yield item.name, item.read_text()
+        if item.name.endswith(".toml"):  # (TOML is UTF-8, whatever the locale says)
+            yield item.name, item.read_bytes().decode("utf-8")
 
 
 def digest(text: str) -> str:
@@ -183,7 +183,18 @@ def serialized_forms() -> str:
 
 
 def _add_forms(table: dict[str, Any], made: dict[str, Any]) -> None:
-    call = table.get("call")
+    """Add the forms of ``table``'s texts to ``made``: its signature's, its call's, or
+    where it has no call the one its entry takes (:func:`~.callspec.default_call`)."""
+    text, call = table.get("signature"), table.get("call")
+    for key, template in (("signatures", False), ("templates", True)):
+        if isinstance(text, str) and (template or "{" not in text):
+            try:
+                parsed = parse_fresh(text, template)
+            except (ValueError, TypeError):
+                continue
+            made[key][text] = json.dumps(forms.encode(parsed), separators=(",", ":"))
+            if not template and "call" not in table:
+                call = default_call(len(parsed[0].inputs))
     if isinstance(call, str):
         try:
             found = call_form(call)
@@ -191,16 +202,6 @@ def _add_forms(table: dict[str, Any], made: dict[str, Any]) -> None:
             found = None
         if found is not None:
             made["calls"][call] = found
-    text = table.get("signature")
-    if not isinstance(text, str):
-        return
-    for key, template in (("signatures", False), ("templates", True)):
-        if template or "{" not in text:
-            try:
-                made[key][text] = json.dumps(forms.encode(parse_fresh(text, template)),
-                                             separators=(",", ":"))
-            except (ValueError, TypeError):
-                continue
 
 
 def serialized(folder: str | None = None) -> str:
