@@ -6,11 +6,14 @@ against the Fourier-Motzkin prover where both answer."""
 from __future__ import annotations
 
 import os
+from unittest import mock
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kantensor.types import monotone
+from kantensor.types import facts as facts_module
+from kantensor.types import monotone, stated
+from kantensor.types.canon import canonical_form
 from kantensor.types.conditions import Condition
 from kantensor.types.dim import Dim, dim_max, dim_min
 from kantensor.types.facts import EMPTY, Facts
@@ -272,3 +275,24 @@ def test_a_divisor_the_facts_make_zero_is_kept() -> None:
     it again divided by zero; found by tests/test_size_tidy.py)."""
     a, b = Dim("a"), Dim("b")
     assert Facts([Condition(b, "==", 0)]).simplify(a // b) == a // b
+
+
+@settings(max_examples=N_EXAMPLES, deadline=None)
+@given(facts=st.lists(st.tuples(_monotone(), st.integers(-2, 12)), max_size=3),
+       x=_monotone())
+def test_settled_sizes_under_rising_facts_are_their_forms(facts, x) -> None:
+    """``Facts.simplify`` answers a settled size under rising facts by its canonical form
+    at once (stated.settled): what it finds atom by atom, the way it takes otherwise."""
+    store = Facts([Condition(f, ">=", k) for f, k in facts if not isinstance(f, int)])
+    if isinstance(x, int) or not (store.unbounded(x) and stated.settled(x)):
+        return
+    with mock.patch.object(facts_module, "settled", lambda _: False):
+        slow = facts_module._simplify.__wrapped__(x, store)
+    assert facts_module._simplify.__wrapped__(x, store) == slow == canonical_form(x)
+
+
+def test_a_floor_over_a_floor_is_not_settled() -> None:
+    assert stated.settled((h + 59) // 64 - 1) and stated.settled(h + w)
+    inner = (2 * (w // 3) + h) // 5  # a floor of coefficient 2 inside: not collapsed
+    assert stated.rising(inner) and not stated.settled(inner)
+    assert not stated.settled(dim_min(h, 5)) and not stated.settled(h - w)

@@ -28,7 +28,7 @@ from .poly import Opaque, lone_atom
 from .prove import bounds as _bounds
 from .prove import proves
 from .stated import GENERAL as _GENERAL
-from .stated import implied, lower_bounds, rising, rising_facts, same_term
+from .stated import implied, lower_bounds, rising, rising_facts, same_term, settled
 from .stated import unfacted as _unfacted
 from .symbols import APPLY, free_symbols, substitute
 
@@ -309,6 +309,8 @@ MAX_ROUNDS: Final = 3
 
 
 def _formed(x: Dim, facts: Facts) -> DimLike:
+    if facts.unbounded(x) and settled(x):  # each atom as it is (see settled): its form
+        return canonical_form(x)
     known = _constants(facts)
     out = _rebuild(x, lambda a: _atom(a, facts, known) if isinstance(a, Opaque)
                    else known.get(a))

@@ -290,6 +290,11 @@ def _box(facts: tuple) -> Box | None:
     return box
 
 
+#: Per comparison, the sides ``sign*d - shift >= 0`` that ``d op 0`` is made of.
+_SIDES = {">=": ((1, 0),), ">": ((1, 1),), "<=": ((-1, 0),), "<": ((-1, 1),),
+          "==": ((1, 0), (-1, 0))}
+
+
 @lru_cache(maxsize=1 << 12)
 def _fact_parts(fact: tuple) -> tuple:
     """What one fact (a triple) says for :func:`_box`, in order: ``(symbol, interval)``
@@ -299,7 +304,8 @@ def _fact_parts(fact: tuple) -> tuple:
     left, op, right = fact
     d = left - right
     out: list = []
-    for g in {">=": [d], ">": [d - 1], "<=": [-d], "<": [-d - 1], "==": [d, -d]}[op]:
+    sides = _SIDES[op]  # (each a sign and a shift: d - 1 >= 0 for d > 0)
+    for g in [sign * d - shift for sign, shift in sides]:
         if isinstance(g, int):
             if g < 0:
                 out.append(_EMPTY)

@@ -14,7 +14,7 @@ from typing import Any, Final
 from .poly import Opaque
 
 __all__ = ["GENERAL", "implied", "lower_bounds", "rising", "rising_facts", "same_term",
-           "unfacted"]
+           "settled", "unfacted"]
 
 #: What :func:`unfacted` (and ``disjunctions.plain_cases``) give for what is not of their form.
 GENERAL: Final = object()
@@ -114,6 +114,21 @@ def _rising(terms: tuple) -> bool:
             return False
         grows = True
     return grows
+
+
+def settled(x: Any) -> bool:
+    """Whether ``x`` is :func:`rising` with each floor over a polynomial in sizes (no
+    atom inside): what :meth:`~kantensor.types.facts.Facts.simplify` leaves as it is
+    under facts that are all rising (it has no min or max to order, no fact equates
+    an atom with an int, and no floor's argument has an upper bound)."""
+    return rising(x) and _plain_floors(x._terms)
+
+
+@lru_cache(maxsize=1 << 14)
+def _plain_floors(terms: tuple) -> bool:
+    return all(not isinstance(atom, Opaque) or not any(
+        isinstance(a, Opaque) for m, _ in atom.args[0]._terms for a, _ in m)
+        for mono, _ in terms for atom, _ in mono)
 
 
 def rising_facts(atoms: Iterable[Any]) -> bool:
