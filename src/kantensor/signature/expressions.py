@@ -4,6 +4,7 @@ build and across builds."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..logic.dims import COMPARE
@@ -66,7 +67,7 @@ def evaluated(node: Any, dims: dict, values: dict[int, Any]) -> Any:
     if kept is not None and kept[0] is node:
         found = kept[1]
     else:
-        found = A.evaluate(node, dims.__getitem__, calls=DIM_CALLS)
+        found = _compiled(node)(dims)
         if len(_VALUES) >= MAX_VALUES:
             _VALUES.clear()
         _VALUES[key] = (node, found)
@@ -91,3 +92,108 @@ def output_size(node: Any, dims: dict, values: dict, facts: Facts) -> Any:
     # the equation out == size defines out as size itself: solve_for(out - size)
     # gives size back (a coefficient 1, no other term holds out; Dims are canonical)
     return facts.simplify(size)
+
+
+#: The deepest expression :func:`_compile` takes apart (deeper: A.evaluate's loop).
+MAX_DEPTH = 32
+_FNS: dict[int, tuple] = {}  # a node's compiled function (by id, the node kept beside)
+
+
+def _compiled(node: Any) -> Callable[[dict], Any]:
+    found = _FNS.get(id(node))
+    if found is None or found[0] is not node:
+        if len(_FNS) >= MAX_VALUES:
+            _FNS.clear()
+        fn = _compile(node, 0)
+        found = _FNS[id(node)] = (node, fn if callable(fn) else lambda _, c=fn: c)
+    return found[1]
+
+
+def _compile(node: Any, depth: int) -> Any:
+    """``node`` as an int (no names) or a function of the names' sizes that computes
+    what :func:`A.evaluate` computes: the same operators on the same sizes (so the same
+    canonical sizes and the same errors), with a sum of int multiples taken as one
+    linear form (``a2+1-3`` adds -2 once; ``(w2-1)*1+1`` is ``w2``). ``**`` and what
+    is deeper than :data:`MAX_DEPTH` are left to A.evaluate."""
+    kind = type(node)
+    if kind is A.FixedDim:
+        return node.size
+    if kind is A.DimVar:
+        name = node.name
+        return lambda env: env[name]
+    if depth > MAX_DEPTH or kind is A.BinOp and node.op == "**" or kind not in (
+            A.BinOp, A.Call):
+        return lambda env: A.evaluate(node, env.__getitem__, calls=DIM_CALLS)
+    if kind is A.Call:
+        fn, args = DIM_CALLS[node.fn], [_function(a, depth + 1) for a in node.args]
+        return lambda env: fn(*[f(env) for f in args])
+    if node.op in ("+", "-", "*"):
+        terms: list = []
+        const = _linear(node, 1, terms, depth)
+        if not terms:
+            return const
+        if len(terms) == 1 and terms[0][0] == 1:
+            (_, f), = terms
+            return (lambda env: f(env) + const) if const else f
+        return lambda env: _sum(env, terms, const)
+    left, right = _compile(node.left, depth + 1), _compile(node.right, depth + 1)
+    op = node.op
+    if not callable(left) and not callable(right):
+        try:
+            return left // right if op == "//" else left % right
+        except ZeroDivisionError:  # raised where it is evaluated, as A.evaluate does
+            pass
+    f, g = _function(left, depth), _function(right, depth)
+    if not callable(right):
+        return (lambda env: f(env) // right) if op == "//" else (lambda env: f(env) % right)
+    return (lambda env: f(env) // g(env)) if op == "//" else (lambda env: f(env) % g(env))
+
+
+def _function(x: Any, depth: int) -> Callable[[dict], Any]:
+    """A compiled node (or a node, compiled now) as a function of the sizes."""
+    if not callable(x) and not isinstance(x, int):
+        x = _compile(x, depth + 1)
+    return x if callable(x) else lambda _, c=x: c
+
+
+def _linear(node: Any, scale: int, terms: list, depth: int) -> int:
+    """Add ``scale*node``'s terms to ``terms`` (``(coefficient, function)``; one of
+    coefficient 0 is kept, so an error in it is raised as A.evaluate raises it) and
+    return its constant."""
+    kind = type(node)
+    if kind is A.FixedDim:
+        return scale * node.size
+    if kind is A.BinOp and node.op in ("+", "-") and depth <= MAX_DEPTH:
+        return _linear(node.left, scale, terms, depth + 1) + _linear(
+            node.right, scale if node.op == "+" else -scale, terms, depth + 1)
+    if kind is A.BinOp and node.op == "*" and depth <= MAX_DEPTH:
+        left, right = _compile(node.left, depth + 1), _compile(node.right, depth + 1)
+        if not callable(left):
+            left, right = right, left
+        if not callable(right):  # a multiple: its factor joins the scale
+            if not callable(left):
+                return scale * left * right
+            terms.append((scale * right, left))
+            return 0
+        terms.append((scale, lambda env: left(env) * right(env)))
+        return 0
+    f = _compile(node, depth + 1)
+    if not callable(f):
+        return scale * f
+    terms.append((scale, f))
+    return 0
+
+
+def _sum(env: dict, terms: list, const: int) -> Any:
+    """``const`` plus each coefficient times its function's size: the ints summed as
+    ints, then the sizes."""
+    total: Any = const
+    sizes: Any = None
+    for k, f in terms:
+        v = f(env)
+        if type(v) is int:
+            total += k * v
+        else:
+            v = v if k == 1 else v * k
+            sizes = v if sizes is None else sizes + v
+    return total if sizes is None else sizes + total if total else sizes
