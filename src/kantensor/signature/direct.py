@@ -37,7 +37,7 @@ from ..logic.dtypes import wrapped_dtypes
 from ..syntax import ast as A
 from ..syntax.alternative import Overloads
 from ..types.conditions import Clause, Condition, Source
-from ..types.dim import DIM_CALLS, Dim
+from ..types.dim import Dim
 from ..types.dtypes import (
     CATEGORIES,
     DEFAULT_RANGE,
@@ -58,6 +58,7 @@ from .expressions import constant_holds as _constant_holds
 from .expressions import evaluated as _value
 from .expressions import named as _named
 from .expressions import output_size as _output_size
+from .expressions import symbolic as _symbolic
 from .layout import LOOP
 from .overloads import compiled
 
@@ -152,17 +153,6 @@ def _plan(c: CompiledAlternative) -> _Plan | None:
     if alt.outputs and not alt.inputs and any(op.dtype is None for op in alt.outputs):
         return None  # an output dtype nothing determines
     return _Plan(c)
-
-
-def _symbolic(node: Any) -> bool:
-    """Whether a dim expression is within the limits of a size over named sizes (the
-    relation may evaluate it over unknowns before it knows their values, and refuse
-    one that may expand past them: ``(n+m+k+1)**40``)."""
-    try:
-        A.evaluate(node, Dim, calls=DIM_CALLS)
-    except (ValueError, OverflowError, ZeroDivisionError):
-        return False
-    return True
 
 
 def _same(a: Any, b: Any, facts: Facts) -> bool:

@@ -14,7 +14,7 @@ from ..types.facts import Facts
 from ..types.symbols import free_symbols
 from .broadcasts import Fails
 
-__all__ = ["Open", "constant_holds", "evaluated", "named", "output_size"]
+__all__ = ["Open", "constant_holds", "evaluated", "named", "output_size", "symbolic"]
 
 
 class Open(Exception):
@@ -92,6 +92,20 @@ def output_size(node: Any, dims: dict, values: dict, facts: Facts) -> Any:
     # the equation out == size defines out as size itself: solve_for(out - size)
     # gives size back (a coefficient 1, no other term holds out; Dims are canonical)
     return facts.simplify(size)
+
+
+def symbolic(node: Any) -> bool:
+    """Whether a dim expression is within the limits of a size over named sizes (the
+    relation may evaluate it over unknowns before it knows their values, and refuse
+    one that may expand past them: ``(n+m+k+1)**40``): evaluated over its names as
+    sizes, compiled (the function its builds then use)."""
+    names = _NAMES.get(id(node))
+    names = A.expr_names(node) if names is None or names[0] is not node else names[1]
+    try:
+        _compiled(node)({name: Dim(name) for name in names})
+    except (ValueError, OverflowError, ZeroDivisionError):
+        return False
+    return True
 
 
 #: The deepest expression :func:`_compile` takes apart (deeper: A.evaluate's loop).

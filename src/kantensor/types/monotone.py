@@ -404,11 +404,26 @@ def _scanned(box: Box, x: Any, symbols: set) -> tuple | None:
     return (*found, far, far)
 
 
+_LAST: tuple = (None, None, None)  # the last box, size and extremes (see _extremes)
+
+
 def _extremes(box: Box, x: Any) -> tuple | None:
     """``(least, greatest, far_least, far_greatest)`` of ``x`` over ``box``: the least and
     greatest value (None where not found), and ``x`` at the corners whose unbounded
     sides are LIMIT (a point of the box: a counterexample where the goal fails there);
-    None if ``x`` is neither quasi-linear in its one symbol nor monotone in each."""
+    None if ``x`` is neither quasi-linear in its one symbol nor monotone in each. The
+    last answer is kept: a question the facts leave open is asked both ways (``d >=
+    0``, then ``d < 0``) of the same box and size."""
+    global _LAST
+    last = _LAST
+    if last[0] is box and last[1] is x:
+        return last[2]
+    found = _extremes_of(box, x)
+    _LAST = (box, x, found)
+    return found
+
+
+def _extremes_of(box: Box, x: Any) -> tuple | None:
     symbols = _symbols(x, set())
     low, high = {}, {}
     for s in symbols:
