@@ -242,3 +242,11 @@ def test_split_needs_num_outputs_or_sizes_from_opset_18():
         from_onnx(model)
     _, outs = from_onnx(node_model("Split", [("x", F, ["n"])], opset=13, outputs=3))
     assert "n % 3 == 0" in [str(c) for c in outs[0].owner.conditions]
+
+
+# -- Gemm: C broadcasts to (M, N) in one direction ------------------------------------------
+@pytest.mark.parametrize("c", [[], ["i"], ["i", "j"]])
+def test_gemm_bias_broadcasts_to_the_result(c):
+    model = node_model("Gemm", [("a", F, ["m", 3]), ("b", F, [3, "n"]), ("c", F, c)], opset=13)
+    box = {"m": (0, 1, 2), "n": (1, 3), "i": (0, 1, 2, 3), "j": (1, 2, 3)}
+    assert judged(model, {k: v for k, v in box.items() if k in "mn" or k in c})

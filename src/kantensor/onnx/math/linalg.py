@@ -10,7 +10,7 @@ import numpy as np
 
 from ...ops.families.linalg import build_einsum as einsum_signature
 from ...ops.params import ParamError
-from ...ops.templates import builder, dims, reads_ranks, typed
+from ...ops.templates import builder, checked, dims, reads_ranks, typed
 from ...types.dtypes import is_inexact, is_low_precision
 
 
@@ -20,14 +20,20 @@ def build_gemm(types: tuple, transA: int, transB: int, **_: Any) -> dict[str, An
     broadcasts to (M, N), so its sizes are 1 or the result's."""
     if types[0].ndim != 2 or types[1].ndim != 2:
         raise ParamError("A and B must be matrices")
-    c = []
+    k, m, n = dims("k m n")
+    c, fits = [], []
     if len(types) > 2:
         rank = types[2].ndim
         if rank > 2:
             raise ParamError(f"C has {rank} axes, at most 2 broadcast to (M, N)")
-        c = [typed(dims("c", rank), "T")]
-    k, m, n = dims("k m n")
-    return {"a": [k, m] if transA else [m, k], "b": [n, k] if transB else [k, n], "c": c}
+        own = dims("c", rank)
+        c = [typed(own, "T")]
+        fits = [checked(((s - 1) * (s - t)).eq(0), lambda v, _, s=s.name, t=t.name, w=w, j=j: (
+            f"C does not broadcast to (M, N): its axis {j} has size {v[s]}, {w} is {v[t]}"))
+            for j, (s, t, w) in enumerate(zip(own, [m, n][2 - rank:], "MN"[2 - rank:],
+                                              strict=True))]
+    return {"a": [k, m] if transA else [m, k], "b": [n, k] if transB else [k, n], "c": c,
+            "fits": fits}
 
 
 def gemm(a: np.ndarray, b: np.ndarray, *c: np.ndarray, alpha: float, beta: float,
