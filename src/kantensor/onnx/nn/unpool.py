@@ -12,7 +12,7 @@ import numpy as np
 from ...ops.params import ParamError
 from ...ops.sizes import SizeNames
 from ...ops.templates import builder, checked, dims, groups, reads_ranks, shifted, typed
-from ...syntax.ast import Clause, Compare, DimExpr
+from ...syntax.ast import Call, Clause, Compare, DimExpr, DimVar
 from ..shared import NotKnown
 from .conv import window_attributes
 
@@ -46,6 +46,9 @@ def build_conv_transpose(types: tuple, kernel_shape: tuple | None = None,
     strides = strides or (1,) * k
     dilations = dilations or (1,) * k
     output_padding = output_padding or (0,) * k
+    if any(p >= s for p, s in zip(output_padding, strides, strict=False)):
+        raise ParamError(f"output_padding {tuple(output_padding)} must be less than strides "
+                         f"{tuple(strides)} (onnxruntime refuses it)")
     a = dims("a", x.ndim)
     out: list[DimExpr | int] = []
     for i in range(k):
@@ -53,7 +56,7 @@ def build_conv_transpose(types: tuple, kernel_shape: tuple | None = None,
         if output_shape is not None:
             out.append(output_shape[-k + i])
         elif auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-            out.append(n * strides[i])
+            out.append(_same(n, strides[i], kernel[i], dilations[i], output_padding[i]))
         else:
             p = (pads or (0,) * 2 * k)
             rest = 1 + output_padding[i] - p[i] - p[i + k]
@@ -73,6 +76,18 @@ def build_conv_transpose(types: tuple, kernel_shape: tuple | None = None,
             "fits": clauses,
             "params": {"strides": tuple(strides), "dilations": tuple(dilations),
                        "output_padding": tuple(output_padding)}}
+
+
+def _same(n: DimVar, stride: int, kernel: DimVar | int, dilation: int, output_padding: int
+          ) -> DimExpr:
+    """A SAME-padded output size: ``in * stride``, or the full output where that is
+    shorter (the padding is never negative: onnx's shape inference and onnxruntime take
+    ``min(in*stride, stride*(in-1) + output_padding + (k-1)*dilation + 1)``)."""
+    if isinstance(kernel, int):
+        extra = output_padding + (kernel - 1) * dilation + 1 - stride
+        return n * stride if extra >= 0 else shifted(n * stride, extra)
+    full = shifted(stride * (n - 1) + (kernel - 1) * dilation, 1 + output_padding)
+    return Call("min", (n * stride, full))
 
 
 def conv_transpose(x: np.ndarray, w: np.ndarray, *b: np.ndarray, strides: tuple,
@@ -100,7 +115,7 @@ def conv_transpose(x: np.ndarray, w: np.ndarray, *b: np.ndarray, strides: tuple,
     if output_shape is not None:
         target = list(output_shape[-k:])
     elif auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-        target = [spatial[i] * strides[i] for i in range(k)]
+        target = [min(spatial[i] * strides[i], full[i]) for i in range(k)]
     else:
         target = None
     if target is not None:
