@@ -19,8 +19,8 @@ from kantensor.onnx import from_onnx
 from kantensor.types.symbols import substitute
 from ortrun import Refusal, run
 
-F, I64 = TensorProto.FLOAT, TensorProto.INT64
-NUMPY = {F: np.float32, I64: np.int64}
+F, I64, I32 = TensorProto.FLOAT, TensorProto.INT64, TensorProto.INT32
+NUMPY = {F: np.float32, I64: np.int64, I32: np.int32}
 
 
 def node_model(op, inputs, attrs=None, inits=(), opset=21, outputs=1):
@@ -49,9 +49,10 @@ def concrete(model, sizes):
 
 def feeds(model):
     """Zeros for each input of a concrete model (an index 0 is in range of any axis
-    that holds a value)."""
-    return {i.name: np.zeros([d.dim_value for d in i.type.tensor_type.shape.dim],
-                             NUMPY[i.type.tensor_type.elem_type])
+    that holds a value), ones for int32 inputs (a recurrence's sequence lengths)."""
+    return {i.name: np.full([d.dim_value for d in i.type.tensor_type.shape.dim],
+                            i.type.tensor_type.elem_type == I32,
+                            NUMPY[i.type.tensor_type.elem_type])
             for i in model.graph.input}
 
 
@@ -270,3 +271,25 @@ def test_conv_transpose_sizes_are_onnxruntime_sizes(auto_pad, stride, dilation,
             from_onnx(model)
         return
     assert judged(model, {"n": (1, 2, 5), "k": (1, 2, 3)})
+
+
+# -- RNN, GRU, LSTM: the optional inputs' shapes -------------------------------------------
+@pytest.mark.parametrize(("op", "gates", "optional"), [
+    ("RNN", 1, ["B", "sequence_lens", "initial_h"]),
+    ("GRU", 3, ["B", "", "initial_h"]),
+    ("LSTM", 4, ["B", "sequence_lens", "initial_h", "initial_c", "P"]),
+])
+def test_recurrences_tie_their_optional_inputs(op, gates, optional):
+    shapes = {"B": (F, [1, "g"]), "sequence_lens": (I32, ["c"]),
+              "initial_h": (F, ["d", "c", "h"]), "initial_c": (F, [1, "c", "h"]),
+              "P": (F, [1, "p"])}
+    inputs = [("X", F, [2, 3, 2]), ("W", F, [1, gates * 3, 2]), ("R", F, [1, gates * 3, 3])]
+    inputs += [(n, *shapes[n]) for n in optional if n]
+    graph_inputs = [n for n, _, _ in inputs]
+    model = node_model(op, inputs, {"hidden_size": 3}, opset=14, outputs=2)
+    node = model.graph.node[0]
+    del node.input[:]
+    node.input.extend(graph_inputs[:3] + optional)  # "" skips an optional input
+    names = {d for n in optional if n for d in shapes[n][1] if isinstance(d, str)}
+    box = {"g": (2 * gates * 3, 6), "c": (1, 3), "d": (1, 2), "h": (2, 3), "p": (9, 8)}
+    assert judged(model, {k: v for k, v in box.items() if k in names})

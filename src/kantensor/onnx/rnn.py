@@ -9,14 +9,16 @@ from typing import Any
 import numpy as np
 
 from ..ops.templates import dims, reads_ranks, typed
-from .shared import rest_operands
 
 
 @reads_ranks
 def build_rnn(types: tuple, hidden_size: int, direction: str = "forward", layout: int = 0,
-              outputs: int = 2, gates: int = 1, **_: Any) -> dict[str, Any]:
+              outputs: int = 2, gates: int = 1, given: tuple = (0, 1, 2), **_: Any
+              ) -> dict[str, Any]:
     """RNN, GRU, LSTM: Y (seq, dirs, batch, hidden), Y_h and Y_c (dirs, batch, hidden);
-    batch first with ``layout`` 1."""
+    batch first with ``layout`` 1. The optional inputs have the shapes onnxruntime checks:
+    B (dirs, 2*gates*hidden), sequence_lens (batch), initial_h and initial_c like Y_h, P
+    (dirs, 3*hidden)."""
     dirs = 2 if direction == "bidirectional" else 1
     h = hidden_size
     b, s, i = dims("b s i")
@@ -25,8 +27,10 @@ def build_rnn(types: tuple, hidden_size: int, direction: str = "forward", layout
     else:
         x, y, state = [s, b, i], [s, dirs, b, h], [dirs, b, h]
     outs = [typed(y, "T"), typed(state, "T"), typed(state, "T")][:outputs]
+    optional = {3: typed([dirs, 2 * gates * h], "T"), 4: typed([b], "int32"),
+                5: typed(state, "T"), 6: typed(state, "T"), 7: typed([dirs, 3 * h], "T")}
     return {"x": x, "w": [dirs, gates * h, i], "r": [dirs, gates * h, h],
-            "rest": rest_operands(types, 3), "outs": outs}
+            "rest": [optional[p] for p in given[3:]], "outs": outs}
 
 
 def _sigmoid(v: np.ndarray, alpha: float | None = None, beta: float | None = None
