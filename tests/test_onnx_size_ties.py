@@ -293,3 +293,11 @@ def test_recurrences_tie_their_optional_inputs(op, gates, optional):
     names = {d for n in optional if n for d in shapes[n][1] if isinstance(d, str)}
     box = {"g": (2 * gates * 3, 6), "c": (1, 3), "d": (1, 2), "h": (2, 3), "p": (9, 8)}
     assert judged(model, {k: v for k, v in box.items() if k in names})
+
+
+# -- ReverseSequence: one length per batch entry --------------------------------------------
+@pytest.mark.parametrize(("batch_axis", "time_axis"), [(1, 0), (0, 1)])
+def test_reverse_sequence_has_a_length_per_batch_entry(batch_axis, time_axis):
+    model = node_model("ReverseSequence", [("x", F, ["n", "m", 2]), ("lens", I64, ["k"])],
+                       {"batch_axis": batch_axis, "time_axis": time_axis}, opset=13)
+    assert judged(model, {"n": (1, 2, 3), "m": (1, 2, 3), "k": (1, 2, 3)})

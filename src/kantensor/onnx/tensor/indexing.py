@@ -309,6 +309,19 @@ def trilu(x: np.ndarray, *k: np.ndarray, upper: int = 1) -> np.ndarray:
     return np.triu(x, shift) if upper else np.tril(x, shift)
 
 
+@reads_ranks
+def build_reverse_sequence(types: tuple, batch_axis: int = 1, time_axis: int = 0, **_: Any
+                           ) -> dict[str, Any]:
+    """ReverseSequence: one sequence length per batch entry (the input of rank 2 or more,
+    its batch and time axes 0 and 1)."""
+    x = types[0]
+    if x.ndim < 2 or {batch_axis, time_axis} != {0, 1}:
+        raise ParamError(f"the input must have 2 axes or more and batch_axis, time_axis be "
+                         f"0 and 1, got {x.ndim} axes, {batch_axis} and {time_axis}")
+    a = dims("a", x.ndim)
+    return {"x": a, "lens": [a[batch_axis]]}
+
+
 def reverse_sequence(x: np.ndarray, lengths: np.ndarray, *, batch_axis: int = 1,
                      time_axis: int = 0) -> np.ndarray:
     y = x.copy()
