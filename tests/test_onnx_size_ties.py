@@ -301,3 +301,12 @@ def test_reverse_sequence_has_a_length_per_batch_entry(batch_axis, time_axis):
     model = node_model("ReverseSequence", [("x", F, ["n", "m", 2]), ("lens", I64, ["k"])],
                        {"batch_axis": batch_axis, "time_axis": time_axis}, opset=13)
     assert judged(model, {"n": (1, 2, 3), "m": (1, 2, 3), "k": (1, 2, 3)})
+
+
+# -- RMSNormalization: scale broadcasts onto X, as LayerNormalization's ----------------------
+@pytest.mark.parametrize(("scale", "axis"), [(["s"], -1), (["r", "s"], -1), (["r", "s"], 1)])
+def test_rms_normalization_scale_broadcasts_onto_x(scale, axis):
+    model = node_model("RMSNormalization", [("x", F, [2, "n", "m"]), ("scale", F, scale)],
+                       {"axis": axis}, opset=23)
+    box = {"n": (1, 3), "m": (1, 4), "r": (1, 2, 3), "s": (1, 3, 4)}
+    assert judged(model, {k: v for k, v in box.items() if k in "nm" or k in scale})

@@ -32,10 +32,10 @@ def _onto(a: list[DimVar], rank: int, prefix: str, what: str
 @reads_ranks
 def build_layer_norm(types: tuple, axis: int, outputs: int = 1, stash_type: int = 1, **_: Any
                      ) -> dict[str, Any]:
-    """LayerNormalization: Y like X; Mean and InvStdDev keep the axes before ``axis``
-    and have 1 from it on. Scale and B broadcast onto X (each of their sizes 1 or X's,
-    aligned on the right; no more dimensions than X), as onnxruntime requires: Y is
-    X's shape."""
+    """LayerNormalization (and RMSNormalization, with one output): Y like X; Mean and
+    InvStdDev keep the axes before ``axis`` and have 1 from it on. Scale and B broadcast
+    onto X (each of their sizes 1 or X's, aligned on the right; no more dimensions than
+    X), as onnxruntime requires: Y is X's shape."""
     x = types[0]
     ax = normalize_axis(axis, x.ndim)
     a = dims("a", x.ndim)
