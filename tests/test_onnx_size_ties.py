@@ -310,3 +310,15 @@ def test_rms_normalization_scale_broadcasts_onto_x(scale, axis):
                        {"axis": axis}, opset=23)
     box = {"n": (1, 3), "m": (1, 4), "r": (1, 2, 3), "s": (1, 3, 4)}
     assert judged(model, {k: v for k, v in box.items() if k in "nm" or k in scale})
+
+
+# -- Attention: attn_mask broadcasts to (batch, q heads, q sequence, total sequence) -------
+def test_attention_mask_broadcasts_to_the_scores():
+    """(onnxruntime's CPU kernel also refuses a q sequence axis of 1 and a shorter last
+    axis, which ONNX allows: the box leaves those out, see docs/onnx.rst.)"""
+    model = node_model("Attention", [
+        ("Q", F, [2, 3, 2, 4]), ("K", F, [2, 3, 3, 4]), ("V", F, [2, 3, 3, 4]),
+        ("attn_mask", F, ["mb", "mh", "mq", "mk"])], opset=23)
+    assert judged(model, {"mb": (1, 2, 3), "mh": (1, 2, 3), "mq": (2, 3), "mk": (3, 4)})
+    with pytest.raises(kt.TypeInferenceError, match="attn_mask's q sequence axis has size 4"):
+        from_onnx(concrete(model, {"mb": 1, "mh": 1, "mq": 4, "mk": 3}))

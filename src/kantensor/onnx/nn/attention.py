@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from ...ops.params import ParamError
-from ...ops.templates import dims, groups, reads_ranks, typed
-from ...syntax.ast import DimVar, NamedGroup
+from ...ops.templates import checked, dims, groups, reads_ranks, typed
+from ...syntax.ast import Clause, DimExpr, DimVar, TensorPattern
 
 #: The ONNX inputs, in order.
 INPUTS = ("Q", "K", "V", "attn_mask", "past_key", "past_value", "nonpad_kv_seqlen")
@@ -49,24 +49,46 @@ def build(types: tuple, given: tuple, outputs: int, q_num_heads: int | None = No
     else:
         raise ParamError(f"Q, K and V must be 3-d or 4-d, got {rank} axes")
     operands = [q, k, v]
-    past = False
-    for position in given[3:]:
+    past = "past_key" in (INPUTS[p] for p in given[3:])
+    total = sp + skv if past else skv
+    for position, t in zip(given[3:], types[3:], strict=False):
         name = INPUTS[position]
-        if name == "past_key":
+        if name == "attn_mask":
+            made, said = _mask(t.ndim, b, hq, sq, total)
+            operands.append(made)
+            clauses += said
+        elif name == "past_key":
             operands.append(typed([b, hk, sp, d], "T1"))
-            past = True
         elif name == "past_value":
             operands.append(typed([b, hk, sp, dv], "T2"))
-        elif name == "nonpad_kv_seqlen":
+        else:  # nonpad_kv_seqlen
             operands.append(typed([b], "int64"))
-        else:
-            operands.append(typed([NamedGroup(f"m{position}")], "M"))
-    total = sp + skv if past else skv
     outs = [y, typed([b, hk, total, d], "T1"), typed([b, hk, total, dv], "T2"),
             typed([b, hq, sq, total], "T1")][:outputs]
     if rank == 4:
         clauses.append((hq % hk).eq(0))
     return {"inputs": operands, "outs": outs, "fits": clauses}
+
+
+def _mask(rank: int, b: DimVar, hq: int | DimVar, sq: DimVar, total: DimExpr
+          ) -> tuple[TensorPattern, list[Clause]]:
+    """attn_mask, as ONNX states it: of 1 to 4 axes, broadcast to (batch, q heads, q
+    sequence, total sequence) (each axis 1 or that size, aligned on the right), its last
+    axis at most the total sequence (a shorter one is padded). onnxruntime's CPU kernel is
+    narrower (a q sequence axis and a last axis of exactly those sizes), its function body
+    as wide."""
+    if not 1 <= rank <= 4:
+        raise ParamError(f"attn_mask must have 1 to 4 axes, got {rank}")
+    lead = dims("mb mh mq")[4 - rank:] if rank > 1 else []
+    (last,) = dims("mk")
+    full = [b, hq, sq][4 - rank:] if rank > 1 else []
+    what = ["batch", "q heads", "q sequence"][4 - rank:] if rank > 1 else []
+    clauses = [checked(((m - 1) * (m - f)).eq(0), lambda v, _, m=m.name, w=w: (
+        f"attn_mask's {w} axis has size {v[m]}: it must be 1 or the {w}"))
+        for m, f, w in zip(lead, full, what, strict=True)]
+    clauses.append(checked(last <= total, lambda v, _, m=last.name: (
+        f"attn_mask's last axis has size {v[m]}, more than the total sequence")))
+    return typed([*lead, last], "M"), clauses
 
 
 def _heads(x: np.ndarray, heads: int) -> np.ndarray:
