@@ -322,3 +322,19 @@ def test_attention_mask_broadcasts_to_the_scores():
     assert judged(model, {"mb": (1, 2, 3), "mh": (1, 2, 3), "mq": (2, 3), "mk": (3, 4)})
     with pytest.raises(kt.TypeInferenceError, match="attn_mask's q sequence axis has size 4"):
         from_onnx(concrete(model, {"mb": 1, "mh": 1, "mq": 4, "mk": 3}))
+
+
+# -- RotaryEmbedding: caches and position ids fit X -----------------------------------------
+def test_rotary_embedding_caches_fit_x_with_position_ids():
+    model = node_model("RotaryEmbedding", [
+        ("x", F, [2, 1, "s", 8]), ("cos", F, ["p", "c"]), ("sin", F, ["p", "c"]),
+        ("ids", I64, ["b", "t"])], opset=23)
+    assert judged(model, {"s": (1, 2), "p": (1, 2, 3), "c": (3, 4), "b": (1, 2), "t": (1, 2)})
+
+
+@pytest.mark.parametrize("rot", [0, 4])
+def test_rotary_embedding_caches_fit_x_without_position_ids(rot):
+    model = node_model("RotaryEmbedding", [
+        ("x", F, [2, "s", 8]), ("cos", F, ["b", "t", "c"]), ("sin", F, ["b", "t", 2])],
+        {"num_heads": 2, "rotary_embedding_dim": rot}, opset=23)
+    assert judged(model, {"s": (1, 2), "b": (1, 2), "t": (1, 2), "c": (2, 3)})

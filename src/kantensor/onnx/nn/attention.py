@@ -240,6 +240,45 @@ def linear_attention(query: np.ndarray, key: np.ndarray, value: np.ndarray,
     return (y, state.astype(query.dtype)) if outputs > 1 else y
 
 
+@reads_ranks
+def build_rotary(types: tuple, num_heads: int = 0, rotary_embedding_dim: int = 0, **_: Any
+                 ) -> dict[str, Any]:
+    """RotaryEmbedding: Y like X, (batch, heads, sequence, head size) or (batch, sequence,
+    hidden) with ``num_heads`` dividing hidden. With position_ids (batch, sequence) the
+    caches are (positions, rot/2) and hold the sequence (onnxruntime does not extend
+    them); without, they are (batch, sequence, rot/2); rot is ``rotary_embedding_dim``, at
+    most the head size, or the head size."""
+    x = types[0]
+    clauses: list[Clause] = []
+    if x.ndim == 4:
+        a = b, _, s, d = dims("b h s d")
+    elif x.ndim == 3:
+        if num_heads <= 0:
+            raise ParamError("a 3-d input needs num_heads")
+        a = b, s, w = dims("b s w")
+        d = w // num_heads
+        clauses.append(checked((w % num_heads).eq(0), lambda v, _, n=num_heads: (
+            f"the hidden size {v['w']} is not divisible by num_heads {n}")))
+    else:
+        raise ParamError(f"X must have 3 or 4 axes, got {x.ndim}")
+    if rotary_embedding_dim > 0:
+        half: Any = rotary_embedding_dim // 2
+        clauses.append(checked(d >= rotary_embedding_dim, lambda v, _, r=rotary_embedding_dim: (
+            f"rotary_embedding_dim {r} is more than the head size")))
+    else:
+        half = d // 2
+    if len(types) > 3:
+        (p,) = dims("p")
+        cache = typed([p, half], "T")
+        clauses.append(checked(s <= p, lambda v, _: (
+            f"the sequence ({v['s']}) is longer than the caches' {v['p']} positions")))
+        rest = [cache, cache, typed([b, s], "int64")]
+    else:
+        cache = typed([b, s, half], "T")
+        rest = [cache, cache]
+    return {"x": a, "rest": rest, "outs": [typed(a, "T")], "fits": clauses}
+
+
 def rotary_embedding(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, *ids: np.ndarray,
                      interleaved: int = 0, num_heads: int = 0,
                      rotary_embedding_dim: int = 0) -> np.ndarray:
