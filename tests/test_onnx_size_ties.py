@@ -338,3 +338,10 @@ def test_rotary_embedding_caches_fit_x_without_position_ids(rot):
         ("x", F, [2, "s", 8]), ("cos", F, ["b", "t", "c"]), ("sin", F, ["b", "t", 2])],
         {"num_heads": 2, "rotary_embedding_dim": rot}, opset=23)
     assert judged(model, {"s": (1, 2), "b": (1, 2), "t": (1, 2), "c": (2, 3)})
+
+
+# -- AffineGrid: theta's batch is the size's N ------------------------------------------------
+def test_affine_grid_theta_batch_is_the_size_batch():
+    model = node_model("AffineGrid", [("theta", F, ["n", 2, 3])],
+                       inits=[("size", np.array([2, 1, 4, 5], np.int64))], opset=20)
+    assert judged(model, {"n": (1, 2, 3)})

@@ -92,7 +92,8 @@ def grid_sample(x: np.ndarray, grid: np.ndarray, *, align_corners: int = 0,
 
 @builder
 def build_affine_grid(types: tuple, size_value: Any, **_: Any) -> dict[str, Any]:
-    """AffineGrid: (N, H, W, 2) or (N, D, H, W, 3) from the size (N, C, spatial...)."""
+    """AffineGrid: (N, H, W, 2) or (N, D, H, W, 3) from the size (N, C, spatial...);
+    theta's batch is the size's N where that is known (onnxruntime checks it)."""
     if size_value is None:
         raise NotKnown("AffineGrid needs a constant size")
     sizes = SizeNames(size_value)
@@ -100,7 +101,7 @@ def build_affine_grid(types: tuple, size_value: Any, **_: Any) -> dict[str, Any]
         raise NotKnown("AffineGrid needs every size known")
     spatial = [signed(sizes.expr(v)) for v in size_value[2:]]
     k = len(spatial)
-    (n,) = dims("n")
+    n = dims("n")[0] if size_value[0] is None else signed(sizes.expr(size_value[0]))
     return {"theta": [n, k, k + 1], "sizes": sizes.patterns(), "y": [n, *spatial, k]}
 
 
