@@ -345,3 +345,11 @@ def test_affine_grid_theta_batch_is_the_size_batch():
     model = node_model("AffineGrid", [("theta", F, ["n", 2, 3])],
                        inits=[("size", np.array([2, 1, 4, 5], np.int64))], opset=20)
     assert judged(model, {"n": (1, 2, 3)})
+
+
+# -- Col2Im: one column per block position ---------------------------------------------------
+@pytest.mark.parametrize("attrs", [{}, {"strides": [2, 1], "pads": [1, 0, 1, 0]}])
+def test_col2im_has_a_column_per_block_position(attrs):
+    model = node_model("Col2Im", [("x", F, [1, "cb", "l"])], attrs, opset=18, inits=[
+        ("image", np.array([5, 5], np.int64)), ("block", np.array([1, 5], np.int64))])
+    assert judged(model, {"cb": (5, 6, 10), "l": (3, 4, 5, 6)})

@@ -176,15 +176,26 @@ def max_unpool(x: np.ndarray, i: np.ndarray, *rest: np.ndarray, kernel_shape: tu
 
 
 @builder
-def build_col2im(types: tuple, image_shape_value: Any, block_shape_value: Any, **_: Any
-                 ) -> dict[str, Any]:
-    """Col2Im: (N, C * prod(block), L) -> (N, C, image...)."""
+def build_col2im(types: tuple, image_shape_value: Any, block_shape_value: Any,
+                 dilations: tuple | None = None, pads: tuple | None = None,
+                 strides: tuple | None = None, **_: Any) -> dict[str, Any]:
+    """Col2Im: (N, C * prod(block), L) -> (N, C, image...), L the number of block
+    positions in the padded image (onnxruntime checks it)."""
     image, block = image_shape_value, block_shape_value
     if image is None or block is None or not all(isinstance(v, int) for v in (*image, *block)):
         raise NotKnown("Col2Im needs constant image and block shapes")
+    if len(image) != len(block):
+        raise ParamError(f"image_shape has {len(image)} entries, block_shape {len(block)}")
+    r = len(image)
+    dil, st, pad = dilations or (1,) * r, strides or (1,) * r, pads or (0,) * (2 * r)
+    counts = [(image[i] + pad[i] + pad[i + r] - dil[i] * (block[i] - 1) - 1) // st[i] + 1
+              for i in range(r)]
+    if min(counts, default=1) < 1:
+        raise ParamError(f"the blocks {tuple(block)} do not fit the padded image "
+                         f"{tuple(image)}")
     k = math.prod(block)
-    n, cb, length = dims("n cb l")
-    return {"x": [n, cb, length], "rest": groups("r", len(types) - 1),
+    n, cb = dims("n cb")
+    return {"x": [n, cb, math.prod(counts)], "rest": groups("r", len(types) - 1),
             "y": [n, cb // k, *image], "fits": [(cb % k).eq(0)]}
 
 
