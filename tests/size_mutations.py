@@ -119,11 +119,19 @@ def judge(case: object) -> list[Verdict]:
 
 
 def main(ops: list[str]) -> None:
+    """Print each gap and wrong type, then per op type: mutants, onnxruntime's
+    refusals, gaps, wrong types."""
+    counts: dict[str, list[int]] = {}
     for case in cases():
         kinds = op_types(case)
         if not in_scope(kinds) or (ops and not kinds & set(ops)):
             continue
         for v in judge(case):
+            row = counts.setdefault(v.op, [0, 0, 0, 0])
+            row[0] += 1
+            row[1] += isinstance(v.ort, ortrun.Refusal)
+            row[2] += v.gap
+            row[3] += v.wrong
             if v.gap:
                 why = v.ort.why.split("Status Message: ")[-1]
                 print(f"GAP  {v.op} {v.case} {v.input}[{v.axis}]={v.size}: {why[:160]}")
@@ -131,6 +139,11 @@ def main(ops: list[str]) -> None:
                 print(f"WRONG {v.op} {v.case} {v.input}[{v.axis}]={v.size}: ort {v.ort} "
                       f"kantensor {v.kantensor}")
         sys.stdout.flush()
+    print(f"{'op':28} {'mutants':>8} {'refused':>8} {'gaps':>6} {'wrong':>6}")
+    for op, (n, refused, gaps, wrong) in sorted(counts.items()):
+        print(f"{op:28} {n:8} {refused:8} {gaps:6} {wrong:6}")
+    total = [sum(r[i] for r in counts.values()) for i in range(4)]
+    print(f"{'total':28} {total[0]:8} {total[1]:8} {total[2]:6} {total[3]:6}")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
@@ -353,3 +354,33 @@ def test_col2im_has_a_column_per_block_position(attrs):
     model = node_model("Col2Im", [("x", F, [1, "cb", "l"])], attrs, opset=18, inits=[
         ("image", np.array([5, 5], np.int64)), ("block", np.array([1, 5], np.int64))])
     assert judged(model, {"cb": (5, 6, 10), "l": (3, 4, 5, 6)})
+
+
+# -- TensorScatter: the update is the cache but along the sequence axis -------------------
+@pytest.mark.parametrize("axis", [-2, 1])
+def test_tensor_scatter_update_fits_the_cache(axis):
+    model = node_model("TensorScatter", [("past", F, ["b", 2, "m", 4]),
+                                         ("update", F, ["c", 2, "s", "h"])],
+                       {"axis": axis}, opset=24)
+    box = {"b": (1, 2), "c": (1, 2), "m": (2, 3), "s": (1, 2, 3, 4), "h": (3, 4)}
+    if axis == 1:  # the sequence is axis 1 (of size 2); m and s must then be equal
+        box = {"b": (1, 2), "c": (1, 2), "m": (2, 3), "s": (2, 3), "h": (4, 5)}
+    assert judged(model, box)
+
+
+def test_swiglu_inputs_have_one_shape():
+    """onnx's own shape inference (which onnxruntime runs when it loads the model) is
+    the judge: SwiGLU does not broadcast."""
+    for b_shape, valid in (([2, 3], True), ([1, 3], False), ([3], False)):
+        model = node_model("SwiGLU", [("a", F, [2, 3]), ("b", F, b_shape)], opset=28)
+        try:
+            onnx.shape_inference.infer_shapes(model, strict_mode=True)
+            onnx_ok = True
+        except onnx.shape_inference.InferenceError:
+            onnx_ok = False
+        try:
+            from_onnx(model)
+            ours = True
+        except TypeError:
+            ours = False
+        assert onnx_ok == ours == valid, b_shape

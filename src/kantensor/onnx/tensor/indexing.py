@@ -208,6 +208,25 @@ def scatter_nd(x: np.ndarray, i: np.ndarray, u: np.ndarray, *, reduction: str = 
     return y
 
 
+@reads_ranks
+def build_tensor_scatter(types: tuple, axis: int = -2, **_: Any) -> dict[str, Any]:
+    """TensorScatter: the update has the cache's shape but along ``axis`` (the sequence,
+    at most the cache's, which is not the batch axis 0); write_indices one per batch."""
+    past, update = types[:2]
+    if past.ndim != update.ndim or past.ndim < 2:
+        raise ParamError(f"past_cache and update must have one rank of 2 or more, got "
+                         f"{past.ndim} and {update.ndim}")
+    ax = normalize_axis(axis, past.ndim)
+    if ax == 0:
+        raise ParamError("axis cannot be the batch axis 0")
+    a = dims("a", past.ndim)
+    (u,) = dims("u")
+    fits = [checked(u <= a[ax], lambda v, _, p=a[ax].name: (
+        f"the update's sequence ({v['u']}) is longer than the cache's ({v[p]})"))]
+    return {"p": a, "u": [*a[:ax], u, *a[ax + 1:]],
+            "rest": [typed([a[0]], "int64")] * (len(types) - 2), "fits": fits}
+
+
 def tensor_scatter(past: np.ndarray, update: np.ndarray, *idx: np.ndarray, axis: int = -2,
                    mode: str = "linear") -> np.ndarray:
     out = past.copy()
