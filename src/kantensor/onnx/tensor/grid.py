@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ...ops.params import ParamError
 from ...ops.sizes import SizeNames
 from ...ops.templates import builder, dims, reads_ranks, signed
 from ..shared import NotKnown
@@ -96,6 +97,9 @@ def build_affine_grid(types: tuple, size_value: Any, **_: Any) -> dict[str, Any]
     theta's batch is the size's N where that is known (onnxruntime checks it)."""
     if size_value is None:
         raise NotKnown("AffineGrid needs a constant size")
+    if len(size_value) not in (4, 5):
+        raise ParamError(f"size must be (N, C, H, W) or (N, C, D, H, W), got "
+                         f"{len(size_value)} entries")
     sizes = SizeNames(size_value)
     if None in size_value[2:]:
         raise NotKnown("AffineGrid needs every size known")
