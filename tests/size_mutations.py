@@ -6,11 +6,13 @@ and to 1; the input's data keeps the case's values where they fit (zeros elsewhe
 onnxruntime (``tests/ortrun.py``, graph optimisations off) is the judge: where it refuses
 the mutated model while kantensor types it at those concrete sizes with no condition
 left, kantensor's relation is wider than the truth (a *gap*); where both accept and a
-size kantensor states differs from onnxruntime's, the type is *wrong*. Refusals caused
-by data (an index out of range after a size shrank) are told apart by onnxruntime's
-message, read by hand (docs/onnx.rst, "Sizes against onnxruntime").
+size kantensor states differs from onnxruntime's, the type is *wrong*. Refusals that are
+no relation's business (data: an index out of range after a size shrank; kernels
+onnxruntime lacks) are told apart by onnxruntime's message (:data:`CAUSES`, read by hand
+first; docs/onnx.rst, "Sizes against onnxruntime").
 
-Run ``python tests/size_mutations.py [OP ...]`` for the table.
+Run ``python tests/size_mutations.py [OP ...]`` for the list and a table per op type
+(mutants, onnxruntime's refusals, gaps of a relation, other gaps: see :func:`cause`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,27 @@ import ortrun
 from kantensor.graph.walk import ancestors
 from kantensor.onnx import from_onnx
 from onnx_cases import cases, in_scope, op_types, prepared
+
+#: Parts of onnxruntime's messages that say a refusal is no gap of a relation: a kernel
+#: or a dtype onnxruntime lacks, an option its CPU kernels do not implement, or data (an
+#: index out of range once a size shrank, which the sizes alone cannot decide).
+CAUSES = {
+    "no kernel": ("NOT_IMPLEMENTED", "can't be converted to MLDataType",
+                  "No corresponding Numpy type", "Non per-tensor quantization",
+                  "Exception during initialization", "mode only supports", "conv_integer.cc",
+                  "is not defined for empty set with bool type"),
+    "data": ("invalid indice", "invalid index", "out of data bounds", "Invalid sequence length",
+             "gather_elements.cc", "tensorscatter.cc"),
+}
+
+
+def cause(why: str) -> str:
+    """What a refusal of onnxruntime's is about: ``"no kernel"``, ``"data"`` or
+    ``"sizes"`` (the relation's business)."""
+    for name, marks in CAUSES.items():
+        if any(mark in why for mark in marks):
+            return name
+    return "sizes"
 
 
 @dataclass(frozen=True)
@@ -119,31 +142,34 @@ def judge(case: object) -> list[Verdict]:
 
 
 def main(ops: list[str]) -> None:
-    """Print each gap and wrong type, then per op type: mutants, onnxruntime's
-    refusals, gaps, wrong types."""
+    """Print each gap (with its cause) and wrong type, then per op type: mutants,
+    onnxruntime's refusals, gaps of the relation ("sizes"), other gaps, wrong types."""
     counts: dict[str, list[int]] = {}
     for case in cases():
         kinds = op_types(case)
         if not in_scope(kinds) or (ops and not kinds & set(ops)):
             continue
         for v in judge(case):
-            row = counts.setdefault(v.op, [0, 0, 0, 0])
+            row = counts.setdefault(v.op, [0, 0, 0, 0, 0])
             row[0] += 1
             row[1] += isinstance(v.ort, ortrun.Refusal)
-            row[2] += v.gap
-            row[3] += v.wrong
             if v.gap:
                 why = v.ort.why.split("Status Message: ")[-1]
-                print(f"GAP  {v.op} {v.case} {v.input}[{v.axis}]={v.size}: {why[:160]}")
+                row[2 if cause(why) == "sizes" else 3] += 1
+                print(f"GAP  {v.op} {v.case} {v.input}[{v.axis}]={v.size} ({cause(why)}): "
+                      f"{why[:160]}")
             elif v.wrong:
+                row[4] += 1
                 print(f"WRONG {v.op} {v.case} {v.input}[{v.axis}]={v.size}: ort {v.ort} "
                       f"kantensor {v.kantensor}")
         sys.stdout.flush()
-    print(f"{'op':28} {'mutants':>8} {'refused':>8} {'gaps':>6} {'wrong':>6}")
-    for op, (n, refused, gaps, wrong) in sorted(counts.items()):
-        print(f"{op:28} {n:8} {refused:8} {gaps:6} {wrong:6}")
-    total = [sum(r[i] for r in counts.values()) for i in range(4)]
-    print(f"{'total':28} {total[0]:8} {total[1]:8} {total[2]:6} {total[3]:6}")
+    print(f"{'op':26} {'mutants':>8} {'refused':>8} {'gaps':>5} {'other':>6} {'wrong':>6}")
+    for op, row in sorted(counts.items()):
+        if row[2] or row[3] or row[4]:
+            print(f"{op:26} {row[0]:8} {row[1]:8} {row[2]:5} {row[3]:6} {row[4]:6}")
+    total = [sum(r[i] for r in counts.values()) for i in range(5)]
+    print(f"{'all ' + str(len(counts)) + ' op types':26} {total[0]:8} {total[1]:8} "
+          f"{total[2]:5} {total[3]:6} {total[4]:6}")
 
 
 if __name__ == "__main__":
