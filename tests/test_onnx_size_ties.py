@@ -384,3 +384,11 @@ def test_swiglu_inputs_have_one_shape():
         except TypeError:
             ours = False
         assert onnx_ok == ours == valid, b_shape
+
+
+# -- DFT: a real (1) or complex (2) last axis; one-sided takes real, its inverse complex --
+@pytest.mark.parametrize(("onesided", "inverse"), [(0, 0), (1, 0), (1, 1), (0, 1)])
+def test_dft_last_axis_is_real_or_complex(onesided, inverse):
+    model = node_model("DFT", [("x", F, [2, 4, "c"])],
+                       {"onesided": onesided, "inverse": inverse, "axis": 1}, opset=19)
+    assert judged(model, {"c": (0, 1, 2, 3)})

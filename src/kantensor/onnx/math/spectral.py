@@ -70,7 +70,9 @@ def build_dft17(types: tuple, given: tuple, dft_length_value: Any = None, axis: 
 def _dft(types: tuple, given: tuple, dft_length_value: Any, axis: int, onesided: int,
          inverse: int) -> dict[str, Any]:
     """The signal axis becomes ``dft_length`` (half plus one if ``onesided``), the last
-    axis (real, imaginary) 2."""
+    axis (real, imaginary) 2; the input's last axis is 1 (real) or 2 (complex), 1 for a
+    one-sided transform and 2 for its inverse (onnx's shape inference, which onnxruntime
+    runs, refuses the others)."""
     x = types[0]
     a = dims("a", x.ndim)
     ax = normalize_axis(axis, x.ndim)
@@ -96,8 +98,12 @@ def _dft(types: tuple, given: tuple, dft_length_value: Any, axis: int, onesided:
     else:
         out[ax] = n // 2 + 1 if onesided and not clauses else n
         out[-1] = 2
+    if onesided:  # a one-sided transform takes a real signal, its inverse a half spectrum
+        clauses.append(a[-1].eq(2 if inverse else 1))
+    else:  # real (1) or complex (2)
+        clauses += [a[-1] >= 1, a[-1] <= 2]
     return {"x": a, "rest": rest_operands(types, 1, sizes), "y": out,
-            "fits": [*clauses, a[-1] <= 2], "params": {"axis": ax}}
+            "fits": clauses, "params": {"axis": ax}}
 
 
 def dft(x: np.ndarray, *rest: np.ndarray, axis: int, given: tuple = (0,),
