@@ -392,3 +392,13 @@ def test_dft_last_axis_is_real_or_complex(onesided, inverse):
     model = node_model("DFT", [("x", F, [2, 4, "c"])],
                        {"onesided": onesided, "inverse": inverse, "axis": 1}, opset=19)
     assert judged(model, {"c": (0, 1, 2, 3)})
+
+
+@pytest.mark.parametrize("dilation", [1, 2])
+def test_conv_transpose_output_shape_within_reach(dilation):
+    """An explicit output_shape at most stride * size + (kernel - 1) * dilation, as
+    onnxruntime checks (it pads a longer one up to that bound, and refuses beyond)."""
+    model = node_model("ConvTranspose", [("x", F, [1, 1, "n"]), ("w", F, [1, 1, "k"])],
+                       {"strides": [3], "dilations": [dilation], "output_shape": [7]},
+                       opset=17)
+    assert judged(model, {"n": (1, 2, 3), "k": (1, 2, 3)})

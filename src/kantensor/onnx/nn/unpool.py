@@ -51,10 +51,15 @@ def build_conv_transpose(types: tuple, kernel_shape: tuple | None = None,
                          f"{tuple(strides)} (onnxruntime refuses it)")
     a = dims("a", x.ndim)
     out: list[DimExpr | int] = []
+    clauses: list[Clause] = []
     for i in range(k):
         n = a[2 + i]
         if output_shape is not None:
             out.append(output_shape[-k + i])
+            reach = n * strides[i] + (kernel[i] - 1) * dilations[i]  # onnxruntime's bound
+            clauses.append(checked(reach >= output_shape[-k + i], lambda v, types, i=i: (
+                f"output_shape is longer than ConvTranspose reaches along spatial axis {i} "
+                f"of {types[0]} (stride * size + (kernel - 1) * dilation)")))
         elif auto_pad in ("SAME_UPPER", "SAME_LOWER"):
             out.append(_same(n, strides[i], kernel[i], dilations[i], output_padding[i]))
         else:
@@ -63,9 +68,10 @@ def build_conv_transpose(types: tuple, kernel_shape: tuple | None = None,
             out.append(shifted(strides[i] * (n - 1) + (kernel[i] - 1) * dilations[i], rest))
     (m,) = dims("m")
     channels = m * group if group != 1 else m
-    clauses: list[Clause] = [checked((a[1] % group).eq(0), lambda v, _, c=a[1].name, g=group:
-                                     f"input channels C is not divisible by group: C is "
-                                     f"{v[c]}, group {g}")] if group != 1 else []
+    if group != 1:
+        clauses.append(checked((a[1] % group).eq(0), lambda v, _, c=a[1].name, g=group:
+                               f"input channels C is not divisible by group: C is {v[c]}, "
+                               f"group {g}"))
     clauses += [checked(Compare(">=", o, 1),
                         lambda v, types, i=i: (
         f"ConvTranspose's output would have no position along spatial axis {i} of "
