@@ -77,8 +77,9 @@ _SLOT = {s: k for k, s in enumerate(SYMBOLS)}
 
 
 class GenericKey(NamedTuple):
-    """A template key: what :func:`.nodememo.node_key` holds of a node none of whose
-    inputs is known, with each input's sizes as the template's."""
+    """A template key: what :func:`.nodememo.node_key` holds of a node whose inputs are
+    not all known and none read as a value, with each input's sizes as the template's
+    (those of a known input too: its type is all that counts)."""
 
     entry: OnnxOp
     #: per input, None (absent) or its dtype and its sizes, slot k's constant as the
