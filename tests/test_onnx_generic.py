@@ -20,8 +20,10 @@ from onnx import TensorProto, helper
 from kantensor.onnx import generic, nodememo
 from kantensor.onnx.importer import read_types
 from kantensor.onnx.protos import _dim_param
+from kantensor.types.conditions import Condition
 from kantensor.types.dim import Dim, dim_max
 from kantensor.types.symbols import private
+from kantensor.types.type import TensorType
 
 DOMAIN = (0, 1, 2, 3, "n")
 
@@ -435,3 +437,26 @@ def test_random_distinct_blocks_typed_as_fresh(data):
                               initializer=weights)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
     assert _typing(model)[0] == _typing(model, templates=False)[0]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.integers(-3, 3), min_size=3, max_size=3),
+                          st.integers(-9, 9), st.sampled_from(["==", "!=", ">=", ">", "<", "<="]),
+                          st.booleans()), min_size=1, max_size=3),
+       st.lists(st.integers(0, 12), min_size=3, max_size=3))
+def test_a_template_checks_its_conditions_as_holds_does(clauses, constants):
+    """A template's conditions checked at an instance's constants (as linear forms where
+    they are linear, by substitution where a floor makes them not) hold exactly where
+    Condition.holds says they do."""
+    a, b, c = generic.SYMBOLS[:3]
+    conditions = []
+    for (x, y, z), k, op, floor in clauses:
+        left = x * a + y * b + z * c + k
+        conditions.append(Condition(left // 2 if floor else left, op, 0))
+    made = generic.Template((TensorType("float32", [a]),), tuple(conditions), ())
+    sizes = {s.name: v for s, v in zip((a, b, c), constants, strict=True)}
+    expected = all(cond.holds(sizes) for cond in conditions)
+    found = generic.instance(made, tuple(constants), ())
+    assert (found is not None) == expected
+    if expected:
+        assert found[0] == (TensorType("float32", [constants[0]]),)

@@ -52,10 +52,10 @@ from ..ops.op import SignatureOp, TemplateOp
 from ..signature.direct import direct_build
 from ..signature.overloads import compiled
 from ..syntax import ast as A
-from ..types.conditions import Condition
+from ..types.conditions import COMPARE, Condition
 from ..types.dim import Dim
 from ..types.facts import EMPTY, Facts
-from ..types.symbols import free_symbols, private, substitute
+from ..types.symbols import free_symbols, linear, private, substitute
 from ..types.type import TensorType
 from .calls import arguments
 from .nodecache import NodeRecord
@@ -74,11 +74,13 @@ SYMBOLS = tuple(private(f"size#{k}") for k in range(MAX_SLOTS))
 _NAMES = frozenset(s.name for s in SYMBOLS)
 _KEYS = tuple(s.name for s in SYMBOLS)
 _SLOT = {s: k for k, s in enumerate(SYMBOLS)}
+_NAME_SLOT = {s.name: k for k, s in enumerate(SYMBOLS)}
 
 
 class GenericKey(NamedTuple):
-    """A template key: what :func:`.nodememo.node_key` holds of a node none of whose
-    inputs is known, with each input's sizes as the template's."""
+    """A template key: what :func:`.nodememo.node_key` holds of a node whose inputs are
+    not all known and none read as a value, with each input's sizes as the template's
+    (those of a known input too: its type is all that counts)."""
 
     entry: OnnxOp
     #: per input, None (absent) or its dtype and its sizes, slot k's constant as the
@@ -115,12 +117,23 @@ class Template:
     None, the template's sizes, expressions over them alone, the model's own named
     sizes), and the conditions to check at the constants."""
 
-    __slots__ = ("outputs", "conditions", "slots", "same", "none")
+    __slots__ = ("outputs", "conditions", "checks", "slots", "same", "none")
 
     def __init__(self, outputs: tuple[TensorType, ...], conditions: tuple[Condition, ...],
                  inputs: tuple[TensorType, ...]):
         self.outputs = tuple((t.dtype, t.shape) for t in outputs)
         self.conditions = conditions
+        #: the conditions as ``sum(c * constants[k]) + constant`` compared with 0, when
+        #: each is linear in the template's sizes (a window that fits); else None
+        self.checks: tuple | None = ()
+        for c in conditions:
+            d, op = c.key
+            form = linear(d)
+            if form is None:
+                self.checks = None
+                break
+            self.checks += ((tuple((_NAME_SLOT[s], k) for s, k in form[0]), form[1],
+                             COMPARE[op]),)
         #: per output, each size's slot (-1: the size as it is), when no size is an
         #: expression over the template's sizes; else None (substituted)
         self.slots = None if any(
@@ -177,10 +190,17 @@ def instance(template: Template, constants: tuple[int, ...],
     for a node given the inputs of types ``given`` as the node memo holds one
     (:func:`.nodememo.remember`: output types, no values, no conditions), or None where
     one of its conditions fails there."""
-    if template.conditions:
+    checks = template.checks
+    if checks is None:
         sizes = dict(zip(_KEYS, constants, strict=False))
         for c in template.conditions:
             if not c.holds(sizes):
+                return None
+    else:
+        for pairs, value, compare in checks:
+            for k, c in pairs:
+                value += c * constants[k]
+            if not compare(value, 0):
                 return None
     outs = []
     slots = template.slots

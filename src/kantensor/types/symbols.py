@@ -26,7 +26,8 @@ from .dim import (
 )
 from .poly import Opaque, Private
 
-__all__ = ["APPLY", "DataSymbol", "data_size", "free_symbols", "private", "substitute"]
+__all__ = ["APPLY", "DataSymbol", "data_size", "free_symbols", "linear", "private",
+           "substitute"]
 
 
 class DataSymbol(Private):
@@ -64,6 +65,23 @@ def private(text: str) -> Dim:
     size a user spells as ``text`` is another size, and so is another ``private(text)``.
     It is interned while held (``Dim(d.name) is d``)."""
     return Dim(Private(text))
+
+
+def linear(x: DimLike) -> tuple[tuple[tuple[Hashable, int], ...], int] | None:
+    """``x`` as ``sum(c * s) + constant`` over its symbols ``s``: the pairs ``(s, c)``
+    and the constant, or None where it has a product, a power or a ``//``, ``%``, min or
+    max (for evaluating it at many values without substituting)."""
+    if isinstance(x, int):
+        return (), x
+    pairs, constant = [], 0
+    for mono, c in x._terms:
+        if not mono:
+            constant = c
+        elif len(mono) != 1 or mono[0][1] != 1 or isinstance(mono[0][0], Opaque):
+            return None
+        else:
+            pairs.append((mono[0][0], c))
+    return tuple(pairs), constant
 
 
 def free_symbols(x: DimLike) -> frozenset[Hashable]:
