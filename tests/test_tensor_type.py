@@ -63,6 +63,34 @@ def test_dtype_normalisation_and_shape_validation():
     assert TensorType("float32", (1, None, 3)).broadcastable == (True, False, False)
 
 
+def test_every_spelling_of_a_shape_gives_one_type_and_bad_entries_are_refused():
+    """The constructor's one-test-per-int path and its checked path agree: a list, a
+    generator, a tuple subclass or NumPy ints give the very type of the plain tuple
+    (whose shape is a plain tuple of ints), and an entry after good ones is checked."""
+    n = Dim("n")
+    plain = TensorType("float32", (3, n, None, 0))
+    assert type(plain.shape) is tuple and plain._static == ((0, 3), (3, 0))
+
+    class Sizes(tuple):
+        pass
+
+    for spelling in ([3, n, None, 0], iter((3, n, None, 0)), Sizes((3, n, None, 0)),
+                     (np.int64(3), n, None, np.uint8(0))):
+        same = TensorType("float32", spelling)
+        assert same is plain and type(same.shape[0]) is int
+    ints = TensorType("int8", [np.int32(2), 5])
+    assert ints is TensorType("int8", (2, 5)) and ints._static == ((0, 2), (1, 5))
+    for bad, error, words in [((2, 3.0), ValueError, "shape entry 1"),
+                              ((2, n, -1), ValueError, "shape entry 2"),
+                              ((2, 2**63), ValueError, "too large"),
+                              ((2, np.bool_(True)), TypeError, "bool"),
+                              ((2, "n"), ValueError, "shape entry 1")]:
+        with pytest.raises(error, match=words):
+            TensorType("float32", bad)
+    with pytest.raises(TypeError, match="sequence"):
+        TensorType("float32", n)
+
+
 def test_filter_strict_and_downcast():
     t = TensorType("float32", (None,))
     with pytest.raises(TypeError, match="strict"):

@@ -89,13 +89,21 @@ class TensorType(Type):
             raise TypeError("give either shape or broadcastable, not both")
         if broadcastable is not None:
             shape = tuple(1 if b else None for b in broadcastable)
-        shape = () if shape is None else shape
-        if isinstance(shape, int | Dim) or shape is None:
-            raise TypeError(f"shape must be a sequence, got {shape!r}")
+        if type(shape) is not tuple:
+            if shape is None:
+                shape = ()
+            elif isinstance(shape, int | Dim):
+                raise TypeError(f"shape must be a sequence, got {shape!r}")
+            else:
+                shape = tuple(shape)
         dtype = normalize_dtype(dtype)
-        shape = tuple(
-            [s if type(s) is int and 0 <= s <= MAX_SIZE or s is None else _check_entry(s, i)
-             for i, s in enumerate(shape)])
+        ints = True  # every size an int (the common case: each checked by one test)
+        for s in shape:
+            if type(s) is not int or s < 0 or s > MAX_SIZE:
+                ints = False
+                if s is not None and not isinstance(s, Dim):  # (checked, or an error)
+                    shape = tuple([_check_entry(e, i) for i, e in enumerate(shape)])
+                    break
         # a subclass's types are its own; (dtype, shape) alone for the class itself
         # (a tuple of strings, ints and Nones, which the collector stops tracking)
         key = (dtype, shape) if cls is TensorType else (cls, dtype, shape)
@@ -108,7 +116,8 @@ class TensorType(Type):
         self.dtype = dtype
         self.shape = shape
         self._np_dtype = NUMPY_DTYPES.get(dtype)  # None: bfloat16 without ml_dtypes
-        self._static = tuple([(a, s) for a, s in enumerate(shape) if type(s) is int])
+        self._static = tuple(enumerate(shape)) if ints else \
+            tuple([(a, s) for a, s in enumerate(shape) if type(s) is int])
         return _INTERNED.intern(key, self)
 
     def __reduce__(self) -> tuple:
