@@ -138,10 +138,14 @@ def _laid_out(pieces: st.SearchStrategy, *canonical: st.SearchStrategy
                      st.lists(pieces, max_size=4).map(b"".join))
 
 
-_DIM = [b"", _number(1, 3), _number(1, 300), _number(1, 2**40), _field(2, b"n"),
-        _field(2, b"2*n"), _field(2, b"")]
-_dims = _laid_out(st.sampled_from([*_DIM, _field(3, b"BATCH"), _number(1, 2**64 - 4),
-                                   _field(2, b"\xff"), _number(9, 1)]),
+_DIM = [b"", _number(1, 3), _number(1, 300), _number(1, 20000), _number(1, 2**40),
+        _field(2, b"n"), _field(2, b"2*n"), _field(2, b""), _field(2, b"x" * 130)]
+#: a size's varint written longer than it need be (3 in two bytes, 300 in three), or cut
+#: short (its last byte says more follow), which protobuf reads too, or not at all
+_ODD_SIZES = [b"\x08\x83\x00", b"\x08\xac\x82\x00", b"\x08\xac", b"\x08\xac\x82"]
+_dims = _laid_out(st.sampled_from([*_DIM, *_ODD_SIZES, _field(3, b"BATCH"),
+                                   _number(1, 2**64 - 4), _field(2, b"\xff"),
+                                   _number(9, 1)]),
                   st.sampled_from(_DIM)).map(lambda d: _field(1, d))
 _shapes = st.lists(_dims, max_size=4).map(lambda d: _field(2, b"".join(d)))
 _elems = st.sampled_from([TensorProto.FLOAT, TensorProto.INT64, 0, 40]).map(

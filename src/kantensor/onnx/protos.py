@@ -99,8 +99,12 @@ def _tensor_type(data: bytes) -> TensorType | None:
     try:
         i = 0
         if data[0] == _INFO_NAME:  # (the name, first)
-            n, i = read_varint(data, 1)
-            i += n
+            n = data[1]
+            if n < 0x80:
+                i = 2 + n
+            else:
+                n, i = read_varint(data, 1)
+                i += n
         if data[i] != _INFO_TYPE or data[i + 2] != _TENSOR:
             if data[i] != _INFO_TYPE or data[i + 1] < 0x80:
                 return None
@@ -158,16 +162,26 @@ def _read_tensor(data: bytes, i: int, end: int) -> TensorType | None:
             stop = i + n
             if data[i] == _DIM_VALUE:
                 size = data[i + 1]
-                size, i = (size, i + 2) if size < 0x80 else read_varint(data, i + 1)
-                shape.append(size)
+                if n == 2 and size < 0x80:  # (a size of one byte, most sizes
+                    shape.append(size)  # are read in place)
+                elif n == 3 and size >= 0x80 > data[i + 2]:  # (two bytes)
+                    shape.append(size & 0x7F | data[i + 2] << 7)
+                else:
+                    size, i = read_varint(data, i + 1)
+                    if i != stop:
+                        return None
+                    shape.append(size)
             elif data[i] == _DIM_PARAM:
-                n, i = read_varint(data, i + 1)
+                n = data[i + 1]
+                n, i = (n, i + 2) if n < 0x80 else read_varint(data, i + 1)
+                if i + n != stop:
+                    return None
                 shape.append(_dim_param(data[i:stop].decode()))
-                i += n
             else:
                 return None
-            if i != stop:
-                return None
+            i = stop
+        if i != end:
+            return None
         return TensorType(dtype, shape)
     except (IndexError, ValueError, TypeError):  # (UnicodeDecodeError is a ValueError)
         return None
