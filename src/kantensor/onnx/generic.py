@@ -59,7 +59,7 @@ from ..types.symbols import free_symbols, linear, private, substitute
 from ..types.type import TensorType
 from .calls import arguments
 from .nodecache import NodeRecord
-from .nodememo import MEMO, node_key, plain_key
+from .nodememo import MEMO, node_key, plain_key, read_inputs
 from .protos import label
 from .registry import OnnxOp
 
@@ -299,22 +299,12 @@ def remembered(reader: Any, entry: OnnxOp, rec: NodeRecord, node: onnx.NodeProto
             entry in UNTEMPLATED:
         key = node_key(reader, entry, names, attributes, outputs)
         return key, None if key is None else MEMO.get(key), None
-    types, values, unread = reader.types, reader.values, reader.unread
-    inputs: list[Any] = []
-    known = given = 0
-    for name in names:
-        if not name:
-            inputs.append(None)
-            continue
-        t = types.get(name)
-        if t is None:
-            return None, None, None  # (not remembered: the build says what is missing)
-        inputs.append(t)
-        given += 1
-        if name in values or name in unread:
-            known += 1
-    if known == given:  # (every input known: the values count)
-        key = node_key(reader, entry, names, attributes, outputs)
+    read = read_inputs(reader, names)
+    if read is None:
+        return None, None, None  # (not remembered: the build says what is missing)
+    inputs, fold = read
+    if fold:  # (the values count: the exact memo's key alone)
+        key = node_key(reader, entry, names, attributes, outputs, read)
         return key, None if key is None else MEMO.get(key), None
     key = plain_key(reader, entry, names, tuple(inputs), attributes, outputs)
     typed = MEMO.get(key)

@@ -42,22 +42,12 @@ def value_key(value: np.ndarray) -> tuple | bool:
     return False if value.size > SMALL else _value_key(value)
 
 
-def node_key(reader: Any, entry: OnnxOp, names: Sequence[str],
-             attributes: tuple[bytes, ...] | None, outputs: int) -> tuple | None:
-    """The key of a node's typing, for ``reader`` (the importer's, reading types
-    only): the entry, the attributes (``attributes``: each serialized, as the node's
-    :class:`~.nodecache.NodeRecord` holds them), the number of outputs (``outputs``),
-    the default dtype when the reading began (a build may read it, so the Ops' own
-    memos key on it too), and for each of the inputs ``names`` None (absent) or its
-    type, with its value when the value counts (the entry reads it as a parameter, or
-    every input is known, so the outputs may be folded from them); then the facts known
-    of their sizes, and the intervals of those the entry reads bounds of
-    (:func:`~.intervals.bounded_key`), when there are any. None when the node is not to
-    be remembered: its attributes are not (None), an input not defined yet (left to the
-    reader's error), a large value that counts. (Written for speed: it runs once per
-    node of every model read.)"""
-    if attributes is None:
-        return None
+def read_inputs(reader: Any, names: Sequence[str]) -> tuple[list, bool] | None:
+    """Each of the inputs ``names``, for ``reader``: None (absent) or its type, and
+    whether their values count in the node's key: the one home of that rule (every input
+    given is known, so the outputs may be folded from them; :func:`node_key` and the
+    template memo's :func:`.generic.remembered` both read it here). None when an input is
+    not defined yet (left to the reader's error)."""
     types, values, unread = reader.types, reader.values, reader.unread
     inputs: list[Any] = []
     fold = True  # every input given is known
@@ -71,8 +61,34 @@ def node_key(reader: Any, entry: OnnxOp, names: Sequence[str],
         inputs.append(t)
         if fold and name not in values and name not in unread:
             fold = False
+    return inputs, fold
+
+
+def node_key(reader: Any, entry: OnnxOp, names: Sequence[str],
+             attributes: tuple[bytes, ...] | None, outputs: int,
+             read: tuple[list, bool] | None = None) -> tuple | None:
+    """The key of a node's typing, for ``reader`` (the importer's, reading types
+    only): the entry, the attributes (``attributes``: each serialized, as the node's
+    :class:`~.nodecache.NodeRecord` holds them), the number of outputs (``outputs``),
+    the default dtype when the reading began (a build may read it, so the Ops' own
+    memos key on it too), and for each of the inputs ``names`` None (absent) or its
+    type, with its value when the value counts (the entry reads it as a parameter, or
+    every input is known: :func:`read_inputs`); then the facts known of their sizes, and
+    the intervals of those the entry reads bounds of (:func:`~.intervals.bounded_key`),
+    when there are any. ``read``: what :func:`read_inputs` gave for ``names``, when the
+    caller has it. None when the node is not to be remembered: its attributes are not
+    (None), an input not defined yet (left to the reader's error), a large value that
+    counts. (Written for speed: it runs once per node of every model read.)"""
+    if attributes is None:
+        return None
+    if read is None:
+        read = read_inputs(reader, names)
+        if read is None:
+            return None
+    inputs, fold = read
     reads = range(len(names)) if fold and len(inputs) > inputs.count(None) else entry.reads
     if reads:
+        values, unread = reader.values, reader.unread
         value_keys = reader.value_keys
         for k in reads:
             if k >= len(names):
