@@ -460,3 +460,16 @@ def test_a_template_checks_its_conditions_as_holds_does(clauses, constants):
     assert (found is not None) == expected
     if expected:
         assert found[0] == (TensorType("float32", [constants[0]]),)
+
+
+def test_the_rule_of_counted_values_has_one_home():
+    """nodememo.read_inputs says for both memos whether a node's input values count (every
+    input given is known: vacuously with none given); an input not defined yet stops it."""
+    t = TensorType("float32", (2,))
+    reader = type("Reader", (), {"types": {"a": t, "b": t, "c": t}, "values": {"a": 1},
+                                 "unread": {"b"}})()
+    assert nodememo.read_inputs(reader, ["a", "", "b"]) == ([t, None, t], True)
+    assert nodememo.read_inputs(reader, ["a", "c"]) == ([t, t], False)
+    assert nodememo.read_inputs(reader, ["", ""]) == ([None, None], True)
+    assert nodememo.read_inputs(reader, ["a", "undefined"]) is None
+    assert generic.read_inputs is nodememo.read_inputs  # (no copy of the rule)
