@@ -39,8 +39,8 @@ dot:
 grammar-tables: $(STAMP)
 	$(BIN)/python -c "from kantensor.syntax.tables import main; main()"
 
-# The catalogue's tables already read, as JSON: signatures/tables.json (the NumPy Ops',
-# read at import) and signatures/onnx/tables.json (the ONNX index), derived from the TOML
+# The catalogue's tables already read, as JSON: signatures/tables.jsonl (the NumPy Ops',
+# read at import) and signatures/onnx/tables.jsonl (the ONNX index), derived from the TOML
 # files (run after editing one; tests/test_startup.py and tests/test_onnx_lazy.py fail
 # until then; a stale file is never used).
 catalogue-index: $(STAMP)

@@ -191,3 +191,26 @@ def test_stale_tables_are_not_used(monkeypatch: pytest.MonkeyPatch, change: str)
     fresh = _tables.__wrapped__()
     assert any(isinstance(table, str) for rows in fresh.values() for _, _, table in rows)
     assert _read(fresh) == _read(_tables())
+
+
+@pytest.mark.parametrize("cut", ["line lost", "line added", "last line lost", "no index"])
+def test_tables_whose_lines_moved_are_not_used(monkeypatch: pytest.MonkeyPatch, cut: str):
+    """The precompiled tables are one index line and one line per table: with a table's
+    line lost or one added (each file's tables would be another's lines), or the index
+    not JSON, no file's tables are used (the files are read from their TOML)."""
+    path = catalogue_root() / "onnx" / shipped.TABLES
+    lines = path.read_text(encoding="utf-8").split("\n")
+    assert len(lines) > 100 and lines[-1] == ""
+    changed = {"line lost": lines[:50] + lines[51:],
+               "line added": lines[:50] + ['{"name": "Add"}'] + lines[50:],
+               "last line lost": lines[:-2] + [""],
+               "no index": ["{"] + lines[1:]}[cut]
+
+    class Text:
+        def read_text(self, encoding: str) -> str:
+            return "\n".join(changed)
+
+    monkeypatch.setattr(shipped, "_index", lambda folder: Text())
+    assert shipped.precompiled("onnx") == {}
+    monkeypatch.setattr(shipped, "_index", lambda folder: path)
+    assert len(shipped.precompiled("onnx")) == len(list(catalogue_files("onnx")))

@@ -41,7 +41,7 @@ def test_first_picture_and_first_trace_load_them():
 
 
 def test_the_shipped_catalogue_tables_are_those_of_the_toml_files():
-    """signatures/tables.json is what ``make catalogue-index`` makes of the files now,
+    """signatures/tables.jsonl is what ``make catalogue-index`` makes of the files now,
     and gives each file exactly the tables TOML gives (run ``make catalogue-index``
     after editing a catalogue file)."""
     assert (catalogue_root() / shipped.TABLES).read_text(encoding="utf-8") == \

@@ -2,16 +2,19 @@
 
 The catalogue's one home is its TOML files (``signatures/*.toml``). Reading them with
 ``tomllib`` at every ``import kantensor`` cost about 15-25 ms (a pure-Python parser over
-90 kB); ``json`` reads the same tables in about 2. So ``tables.json`` beside them holds,
+90 kB); ``json`` reads the same tables in about 2. So ``tables.jsonl`` beside them holds,
 for each file, the tables TOML gives and the SHA-256 of the text they were read from,
 made by ``python -m kantensor.ops.shipped`` (``make catalogue-index``); a test makes them
 again and compares. The ONNX Ops' folder (``signatures/onnx``) has its own
-``tables.json`` of the same form, read when a model first needs an ONNX entry. A file
+``tables.jsonl`` of the same form, read when a model first needs an ONNX entry. Its first
+line is the index (each file's digest, the :data:`HEAD_KEYS` of its tables and the line
+of its first table), each further line one table's JSON: reading it decodes the index
+alone (a table's line is decoded when the table is used), where one JSON document of
+escaped table texts took 0.4-0.5 ms to decode for the ONNX folder. A file
 whose text no longer has the recorded digest (edited since) is read from its TOML:
 slower, never stale. JSON holds every value the catalogue uses
 (strings, numbers, booleans, arrays, tables); a value it cannot hold (a TOML date) makes
-writing the file fail, not the tables differ. Each table is written beside its
-:data:`HEAD_KEYS` and decoded when it is used.
+writing the file fail, not the tables differ.
 
 ``forms.json`` at the root holds the parsed forms of every signature text of the
 catalogue files (:mod:`kantensor.syntax.forms`) and of every call text
@@ -38,7 +41,7 @@ from .callspec import call_form, default_call, register_calls
 from .params import ParamError
 
 #: The precompiled tables, in each folder of catalogue files.
-TABLES = "tables.json"
+TABLES = "tables.jsonl"
 
 #: The parsed forms of the catalogue's signature and call texts, at the root.
 FORMS = "forms.json"
@@ -82,10 +85,36 @@ def precompiled(folder: str | None = None) -> dict[str, Any]:
         _FORMS_READ.append(True)
         register_forms()
     try:
-        shipped = json.loads(_index(folder).read_text(encoding="utf-8"))
+        lines = _index(folder).read_text(encoding="utf-8").split("\n")
+        heads = json.loads(lines[0])
     except (FileNotFoundError, NotADirectoryError, ValueError):
         return {}
-    return shipped if isinstance(shipped, dict) else {}
+    return _joined(heads, lines) if isinstance(heads, dict) else {}
+
+
+def _joined(heads: dict[str, Any], lines: list[str]) -> dict[str, Any]:
+    """Each file's digest and ``[head, text]`` tables, from the first line's index (file
+    name -> its digest, the heads of its tables and the line of its first table) and the
+    lines of :data:`TABLES`; none when the files' lines do not follow one another to the
+    last line (a file cut short or a line lost would give tables another's lines)."""
+    shipped, line = {}, 1
+    for name, entry in sorted(heads.items(), key=lambda item: _start(item[1])):
+        tables = entry.get("heads") if isinstance(entry, dict) else None
+        if _start(entry) != line or not isinstance(tables, list):
+            return {}
+        texts = lines[line:line + len(tables)]
+        if len(texts) != len(tables):
+            return {}
+        shipped[name] = {"sha256": entry.get("sha256"),
+                         "tables": [list(pair) for pair in zip(tables, texts, strict=True)]}
+        line += len(tables)
+    return shipped if lines[line:] == [""] else {}
+
+
+def _start(entry: Any) -> int:
+    """The line of a file's first table in :data:`TABLES` (-1: none given)."""
+    start = entry.get("line") if isinstance(entry, dict) else None
+    return start if isinstance(start, int) and not isinstance(start, bool) else -1
 
 
 #: The keys of a table written beside it in :data:`TABLES`, so that an index of the
@@ -208,19 +237,21 @@ def serialized(folder: str | None = None) -> str:
     """The canonical JSON text of the tables of every shipped file of ``folder`` (what its
     :data:`TABLES` holds). A file that is not only ``[[op]]`` tables is left out (it is
     read, and its error reported, from its TOML)."""
-    document = {}
+    heads: dict[str, Any] = {}
+    lines: list[str] = []
     for name, text in catalogue_files(folder):
         try:
             data = tomllib.loads(text)
         except (tomllib.TOMLDecodeError, RecursionError):
             continue
         if set(data) == {"op"} and isinstance(data["op"], list):
-            document[name] = {"sha256": digest(text), "tables": [
-                [{k: t[k] for k in HEAD_KEYS if k in t} if isinstance(t, dict) else {},
-                 json.dumps(t, sort_keys=True, ensure_ascii=False, allow_nan=False)]
+            heads[name] = {"sha256": digest(text), "line": len(lines) + 1, "heads": [
+                {k: t[k] for k in HEAD_KEYS if k in t} if isinstance(t, dict) else {}
                 for t in data["op"]]}
-    return json.dumps(document, sort_keys=True, indent=0, ensure_ascii=False,
-                      allow_nan=False) + "\n"
+            lines.extend(json.dumps(t, sort_keys=True, ensure_ascii=False, allow_nan=False)
+                         for t in data["op"])
+    first = json.dumps(heads, sort_keys=True, ensure_ascii=False, allow_nan=False)
+    return "\n".join([first, *lines]) + "\n"
 
 
 def main() -> None:
