@@ -93,7 +93,7 @@ def precompiled(folder: str | None = None) -> dict[str, Any]:
 
 
 def _joined(heads: dict[str, Any], lines: list[str]) -> dict[str, Any]:
-    """Each file's digest and ``[head, text]`` tables, from the first line's index (file
+    """Each file's digest and ``(head, text)`` tables, from the first line's index (file
     name -> its digest, the heads of its tables and the line of its first table) and the
     lines of :data:`TABLES`; none when the files' lines do not follow one another to the
     last line (a file cut short or a line lost would give tables another's lines)."""
@@ -106,7 +106,7 @@ def _joined(heads: dict[str, Any], lines: list[str]) -> dict[str, Any]:
         if len(texts) != len(tables):
             return {}
         shipped[name] = {"sha256": entry.get("sha256"),
-                         "tables": [list(pair) for pair in zip(tables, texts, strict=True)]}
+                         "tables": list(zip(tables, texts, strict=True))}
         line += len(tables)
     return shipped if lines[line:] == [""] else {}
 
@@ -149,7 +149,7 @@ def shipped_tables(name: str, text: str, shipped: dict[str, Any]
         return None
     tables = []
     for item in entry["tables"]:
-        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], dict)
+        if not (isinstance(item, tuple | list) and len(item) == 2 and isinstance(item[0], dict)
                 and isinstance(item[1], str)):
             return None
         tables.append(ShippedTable(*item))
