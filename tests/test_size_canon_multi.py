@@ -202,7 +202,7 @@ def test_floors_of_a_linear_form_over_atoms_get_one_form(ways, form) -> None:
         assert str(canonical_form(x)) == form, x
 
 
-ATOMS = (m % 2, m % 3, m // 2, dim_min(5, m), dim_max(2, m) // 3, dim_min(m, k))
+ATOMS = (m % 2, m % 3, dim_min(5, m), dim_max(2, m) % 3, dim_min(m, k), dim_max(m, k))
 
 
 @settings(max_examples=N_EXAMPLES, deadline=None)
@@ -210,7 +210,7 @@ ATOMS = (m % 2, m % 3, m // 2, dim_min(5, m), dim_max(2, m) // 3, dim_min(m, k))
        twice=st.booleans())
 def test_sizes_of_a_linear_form_over_atoms_rewritten_get_one_form(seed, which, twice) -> None:
     """A random size of ``n`` with ``n`` read as ``n + a`` (``a`` an atom ``>= 0``: a
-    remainder, a floor, a clamp of ``m``, a min of several) and the same size rewritten:
+    remainder or a clamp of ``m``, a min or max of several) and the same size rewritten:
     sound at the grid, one form where the size of ``n`` has its table's form and no min
     or max (``max(3, u) + min(3, u)`` is a form over those two atoms, not over ``u``)."""
     rng = random.Random(seed)

@@ -253,14 +253,15 @@ def _linear_part(atom: Opaque) -> tuple | None:
 
 
 def _variable(atom: Hashable) -> bool:
-    """A symbol, a min or max of several symbols that is ``>= 0``, or an atom of one
-    symbol that is ``>= 0`` (``m % 2``, ``min(5, m)``): what a linear form ``u`` may be
-    over."""
+    """A symbol, a min or max of several symbols that is ``>= 0``, or a remainder, min
+    or max of one symbol that is ``>= 0`` and its own form (``m % 2``, ``min(5, m)``):
+    what a linear form ``u`` may be over."""
     if not isinstance(atom, Opaque):
         return True
     if atom.op in ("min", "max") and _several(atom):
         return nonnegative_atom(atom)
-    return len(_atom_symbols(atom)) == 1 and nonnegative_atom(atom) and _formed(atom)
+    return atom.op != "//" and len(_atom_symbols(atom)) == 1 and nonnegative_atom(atom) \
+        and _formed(atom)  # (not a floor: the Dim algebra merges a floor of one into one)
 
 
 def _formed(atom: Opaque) -> bool:
