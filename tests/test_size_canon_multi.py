@@ -242,6 +242,34 @@ def test_facts_simplify_again_what_a_form_shows() -> None:
     assert under.simplify(dim_max(0, n - dim_min(k, m)) + dim_min(k, m, n)) == n
     six = Facts([Condition(n % 2, "==", 0), Condition(n % 3, "==", 0)])
     assert six.simplify((n + 1) // 2 + n // 2) == six.simplify(6 * (n // 6)) == n
+    one = Facts([Condition(k, ">=", 1)])  # past a lower bound: formed over k - 1
+    assert one.simplify(dim_min(2, k // 2 + 1)) == one.simplify(dim_min(2, k))
+    assert str(one.simplify(dim_min(2, k))) == "min(2, k)"
+
+
+@settings(max_examples=N_EXAMPLES, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), lo=st.integers(1, 5), way=st.integers(0, 2))
+def test_sizes_equal_past_a_lower_bound_get_one_form(seed, lo, way) -> None:
+    """Under ``n >= lo``, a size of ``n`` and the same size at ``max(lo, n)``, ``2*max(lo,
+    n) - n`` or ``min(lo, n) + n - lo`` (each ``n`` past ``lo``) are equal: sound at
+    every grid point past ``lo``, one form where the size's form past ``lo`` is its
+    table's."""
+    rng = random.Random(seed)
+    t = sizegen.tree(rng, ("n",))
+    x = sizegen.build(t)
+    if isinstance(x, int):
+        return
+    other = [dim_max(lo, n), 2 * dim_max(lo, n) - n, dim_min(lo, n) + n - lo][way]
+    y = substitute(x, {"n": other})
+    facts = Facts([Condition(n, ">=", lo)])
+    fx, fy = facts.simplify(x), facts.simplify(y)
+    for p in sizegen.points(("n",)):
+        if p["n"] >= lo:
+            assert _at(fx, p) == _at(x, p) == _at(y, p) == _at(fy, p), (x, y, fx, fy, p)
+    shifted = substitute(x, {"n": n + lo})
+    if isinstance(shifted, int) or (table(shifted) is not None and
+                                    one_symbol_form(shifted, "n") is not None):
+        assert fx == fy, (x, y, fx, fy)
 
 
 # -- hostile ---------------------------------------------------------------------------------
