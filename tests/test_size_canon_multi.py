@@ -191,6 +191,8 @@ def test_decide_is_never_wrong_and_agrees_with_the_forms(seed, count) -> None:
     ((n + dim_min(5, k) - (n + dim_min(5, k)) // 2, -(-(n + dim_min(5, k)) // 2)),
      "(n + min(5, k) + 1)//2"),
     (((m + dim_min(8, 4 * n)) % 4, m % 4), "m % 4"),  # its atoms formed first: 4*min(2, n)
+    ((dim_min(3 * k + 3 * n, k + n + 24) % 2, (k + n) % 2), "(k + n) % 2"),  # a min of u's
+    ((dim_max(k + n, 3), dim_max(0, k + n - 3) + 3), "max(3, k + n)"),  # the constant in
     (((3 * n + dim_max(4, 4 * m)) // 4 + dim_min(-1, -m) - n, -((n + 3) // 4)), "-((n + 3)//4)"),
 ])
 def test_floors_of_a_linear_form_over_atoms_get_one_form(ways, form) -> None:
