@@ -350,8 +350,6 @@ def _atom(a: Opaque, facts: Facts, known: dict) -> DimLike | None:
     args = tuple(simplify(g, facts) for g in a.args)
     if a.op in ("min", "max"):
         return _extreme(a.op, args, facts)
-    if a.op in ("//", "%") and isinstance(args[1], int) and args[1] == 0:
-        return None  # a divisor the facts make 0: the atom as it is (never made)
     # arguments the facts leave as they are: the atom as it is (None), not made again by
     # its operator (a floor's normal form over the same arguments: the same atom)
     try:
