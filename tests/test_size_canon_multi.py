@@ -8,7 +8,6 @@ forms agree; hostile sums of min and max stay cheap. The number of examples is
 
 from __future__ import annotations
 
-import math
 import os
 import random
 import time
@@ -194,9 +193,6 @@ def test_decide_is_never_wrong_and_agrees_with_the_forms(seed, count) -> None:
     (((m + dim_min(8, 4 * n)) % 4, m % 4), "m % 4"),  # its atoms formed first: 4*min(2, n)
     ((dim_min(3 * k + 3 * n, k + n + 24) % 2, (k + n) % 2), "(k + n) % 2"),  # a min of u's
     ((dim_max(k + n, 3), dim_max(0, k + n - 3) + 3), "max(3, k + n)"),  # the constant in
-    (((n + m % 2) // 2 + m // 2, (m + n) // 2), "(m + n)//2"),  # no remainder in a floor
-    (((2 * k + m % 3) // 3 + m // 3 - k, (2 * k + m) // 3 - k), "(2*k + m)//3 - k"),
-    (((n + m % 2) % 2, (m + n) % 2), "(m + n) % 2"),
     (((3 * n + dim_max(4, 4 * m)) // 4 + dim_min(-1, -m) - n, -((n + 3) // 4)), "-((n + 3)//4)"),
 ])
 def test_floors_of_a_linear_form_over_atoms_get_one_form(ways, form) -> None:
@@ -276,28 +272,6 @@ def test_sizes_equal_past_a_lower_bound_get_one_form(seed, lo, way) -> None:
     if isinstance(shifted, int) or (table(shifted) is not None and
                                     one_symbol_form(shifted, "n") is not None):
         assert fx == fy, (x, y, fx, fy)
-
-
-@settings(max_examples=N_EXAMPLES, deadline=None)
-@given(a=st.integers(0, 5), b=st.integers(0, 5), kk=st.integers(2, 6), d=st.integers(2, 6),
-       e=st.integers(-3, 6), op=st.sampled_from(["//", "%"]))
-def test_a_remainder_inside_a_floor_is_taken_out(a, b, kk, d, e, op) -> None:
-    """``(a*n + b*m + c*(m % k) + e)//d`` where ``d`` divides ``c*k`` (not ``c``) is
-    ``(a*n + (b + c)*m + e)//d - (c*k/d)*(m//k)`` (a remainder ``%`` the same without the
-    floor): both writings get one form, sound at the grid. (With ``a`` or ``b + c`` past
-    ``d`` the Dim algebra takes ``m + n`` out of the floor, and the size's own ``m + n``
-    may join the part of ``u = m + n`` in one writing only.)"""
-    c = d // math.gcd(d, kk)
-    if c % d == 0:
-        return  # d and k coprime: c*(m % k) is a multiple of d, out of the floor already
-    a, b = a % d, b % (d - c) if d > c else 0
-    inner = a * n + b * m + c * (m % kk) + e
-    plain = a * n + (b + c) * m + e
-    x, y = ((inner // d, plain // d - (c * kk // d) * (m // kk)) if op == "//" else
-            (inner % d, plain % d))
-    for p in sizegen.points(("n", "m"))[::2]:
-        assert _at(canonical_form(x), p) == _at(x, p) == _at(y, p)
-    assert canonical_form(x) == canonical_form(y), (x, y)
 
 
 # -- hostile ---------------------------------------------------------------------------------

@@ -73,52 +73,9 @@ def canonical_form(x: DimLike) -> DimLike:
     formed again."""
     if isinstance(x, int) or not _has_opaque(x) or _one_floor(x):
         return x  # a polynomial over symbols, or one floor: already canonical
-    if any(_nested(a) for mono, _ in x._terms for a, _ in mono):
-        x = _rebuild(x, _unnested)
-        if isinstance(x, int):
-            return x
     y = _passes(lattice_form(x))
     z = lattice_form(y)
     return y if z is y else _passes(z)
-
-
-@lru_cache(maxsize=1 << 14)
-def _nested(atom: Hashable) -> bool:
-    """Whether a floor or remainder by ``d`` in ``atom`` (itself too) is over a remainder
-    ``c*(s % k)`` with ``d`` dividing ``c*k`` (see :func:`_unnested`)."""
-    if not isinstance(atom, Opaque):
-        return False
-    if atom.op in ("//", "%") and _by_int(atom, atom.op) and \
-            not isinstance(atom.args[0], int) and _inside(atom.args[0], atom.args[1]):
-        return True
-    return any(_nested(a) for g in atom.args if not isinstance(g, int)
-               for mono, _ in g._terms for a, _ in mono)
-
-
-def _inside(x: Dim, d: int) -> list:
-    """The remainders ``(atom, c)`` of ``x``'s terms ``c*(s % k)`` with ``d | c*k``."""
-    return [(atom, c) for mono, c in x._terms if len(mono) == 1 and mono[0][1] == 1
-            for atom in (mono[0][0],) if _by_int(atom, "%") and not c * atom.args[1] % d]
-
-
-def _unnested(atom: Hashable) -> DimLike | None:
-    """``atom`` with no floor or remainder by ``d`` over a remainder ``c*(s % k)`` where
-    ``d`` divides ``c*k``: ``c*(s % k)`` is ``c*s - c*k*(s//k)``, a multiple of ``d`` out of
-    it, so ``(x + c*(s % k))//d`` is ``(x + c*s)//d - (c*k/d)*(s//k)`` and ``(x + c*(s %
-    k)) % d`` is ``(x + c*s) % d`` (``(n + m % 2)//2 + m//2`` is ``(m + n)//2``); None
-    where it has none."""
-    if not isinstance(atom, Opaque) or not _nested(atom):
-        return None
-    args = tuple(g if isinstance(g, int) else _rebuild(g, _unnested) for g in atom.args)
-    if atom.op in ("//", "%") and _by_int(atom, atom.op) and not isinstance(args[0], int):
-        x, d = args
-        out: DimLike = 0
-        for inner, c in _inside(x, d):
-            s, k = inner.args
-            x = x - c * _symbol(inner) + c * s
-            out = out - (c * k // d) * _floordiv(s, k)
-        return _floordiv(x, d) + out if atom.op == "//" else _mod(x, d)
-    return APPLY[atom.op](*args)
 
 
 def _passes(x: DimLike) -> DimLike:
