@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Iterable
+from functools import lru_cache
 
 from .canon import canonical_form
 from .conditions import Condition
@@ -21,15 +22,28 @@ __all__ = ["on_multiples", "past_lower_bounds"]
 
 def past_lower_bounds(x: DimLike, atoms: Iterable[Condition]) -> DimLike:
     """``x`` formed as a function of ``j = n - lo`` where a fact says ``n >= lo`` (``lo
-    >= 1``, ``n`` a size ``x`` has inside a floor, remainder, min or max): ``x(j + lo)``
+    >= 1``, ``n`` a size ``x`` has inside a min or max): ``x(j + lo)``
     gets its form in ``j``, then ``j`` is ``n - lo`` again and the whole is formed
     (``min(2, k//2 + 1)`` and ``min(2, k)`` are one under ``k >= 1``); ``x`` where no
     such fact is about its sizes."""
     if isinstance(x, int) or not any(isinstance(a, Opaque) for mono, _ in x._terms
                                      for a, _ in mono):
         return x
-    lows: dict[Hashable, int] = {}
     inside = _inside(x)
+    if not inside:
+        return x
+    lows = {s: lo for s, lo in _lows(frozenset(atoms)).items() if s in inside}
+    if not lows:
+        return x
+    y = canonical_form(substitute(x, {s: _symbol(s) + lo for s, lo in lows.items()}))
+    return canonical_form(substitute(y, {s: _symbol(s) - lo for s, lo in lows.items()}))
+
+
+@lru_cache(maxsize=256)
+def _lows(atoms: frozenset) -> dict[Hashable, int]:
+    """``{n: lo}`` for the facts ``n >= lo`` (or ``n > lo - 1``) with ``lo >= 1``, the
+    greatest of each size (kept per set of facts: asked of every size simplified)."""
+    lows: dict[Hashable, int] = {}
     for c in atoms:
         if c.op not in (">=", ">"):
             continue
@@ -38,18 +52,29 @@ def past_lower_bounds(x: DimLike, atoms: Iterable[Condition]) -> DimLike:
             continue
         symbol = lone_atom(d._terms[:1])
         lo = -d._terms[1][1] + (c.op == ">")
-        if symbol is not None and symbol in inside and lo > lows.get(symbol, 0):
+        if symbol is not None and not isinstance(symbol, Opaque) and lo > lows.get(symbol, 0):
             lows[symbol] = lo
-    if not lows:
-        return x
-    y = canonical_form(substitute(x, {s: _symbol(s) + lo for s, lo in lows.items()}))
-    return canonical_form(substitute(y, {s: _symbol(s) - lo for s, lo in lows.items()}))
+    return lows
 
 
 def _inside(x: DimLike) -> set:
-    """The sizes inside ``x``'s floors, remainders, min and max."""
-    return {s for mono, _ in x._terms for a, _ in mono if isinstance(a, Opaque)
-            for s in free_symbols(_symbol(a))}
+    """The sizes inside ``x``'s min and max (at any depth). Only they can make sizes
+    equal past a bound and not below it: floors and remainders of linear forms are
+    quasi-affine from 0 (no threshold), so two that agree past ``lo`` agree everywhere
+    and already have one form."""
+    found: set = set()
+    for mono, _ in x._terms:
+        for a, _ in mono:
+            if isinstance(a, Opaque):
+                found |= _extremes(a)
+    return found
+
+
+@lru_cache(maxsize=1 << 12)
+def _extremes(atom: Opaque) -> frozenset:
+    if atom.op in ("min", "max"):
+        return frozenset(free_symbols(_symbol(atom)))
+    return frozenset().union(*(_inside(g) for g in atom.args if not isinstance(g, int)))
 
 
 class _Quotient:
