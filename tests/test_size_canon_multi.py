@@ -191,6 +191,8 @@ def test_decide_is_never_wrong_and_agrees_with_the_forms(seed, count) -> None:
     ((n + dim_min(5, k) - (n + dim_min(5, k)) // 2, -(-(n + dim_min(5, k)) // 2)),
      "(n + min(5, k) + 1)//2"),
     (((m + dim_min(8, 4 * n)) % 4, m % 4), "m % 4"),  # its atoms formed first: 4*min(2, n)
+    ((dim_min(3 * k + 3 * n, k + n + 24) % 2, (k + n) % 2), "(k + n) % 2"),  # a min of u's
+    ((dim_max(k + n, 3), dim_max(0, k + n - 3) + 3), "max(3, k + n)"),  # the constant in
     (((3 * n + dim_max(4, 4 * m)) // 4 + dim_min(-1, -m) - n, -((n + 3) // 4)), "-((n + 3)//4)"),
 ])
 def test_floors_of_a_linear_form_over_atoms_get_one_form(ways, form) -> None:
@@ -202,7 +204,7 @@ def test_floors_of_a_linear_form_over_atoms_get_one_form(ways, form) -> None:
         assert str(canonical_form(x)) == form, x
 
 
-ATOMS = (m % 2, m % 3, m // 2, dim_min(5, m), dim_max(2, m) // 3, dim_min(m, k))
+ATOMS = (m % 2, m % 3, dim_min(5, m), dim_max(2, m) % 3, dim_min(m, k), dim_max(m, k))
 
 
 @settings(max_examples=N_EXAMPLES, deadline=None)
@@ -210,7 +212,7 @@ ATOMS = (m % 2, m % 3, m // 2, dim_min(5, m), dim_max(2, m) // 3, dim_min(m, k))
        twice=st.booleans())
 def test_sizes_of_a_linear_form_over_atoms_rewritten_get_one_form(seed, which, twice) -> None:
     """A random size of ``n`` with ``n`` read as ``n + a`` (``a`` an atom ``>= 0``: a
-    remainder, a floor, a clamp of ``m``, a min of several) and the same size rewritten:
+    remainder or a clamp of ``m``, a min or max of several) and the same size rewritten:
     sound at the grid, one form where the size of ``n`` has its table's form and no min
     or max (``max(3, u) + min(3, u)`` is a form over those two atoms, not over ``u``)."""
     rng = random.Random(seed)
@@ -242,6 +244,34 @@ def test_facts_simplify_again_what_a_form_shows() -> None:
     assert under.simplify(dim_max(0, n - dim_min(k, m)) + dim_min(k, m, n)) == n
     six = Facts([Condition(n % 2, "==", 0), Condition(n % 3, "==", 0)])
     assert six.simplify((n + 1) // 2 + n // 2) == six.simplify(6 * (n // 6)) == n
+    one = Facts([Condition(k, ">=", 1)])  # past a lower bound: formed over k - 1
+    assert one.simplify(dim_min(2, k // 2 + 1)) == one.simplify(dim_min(2, k))
+    assert str(one.simplify(dim_min(2, k))) == "min(2, k)"
+
+
+@settings(max_examples=N_EXAMPLES, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), lo=st.integers(1, 5), way=st.integers(0, 2))
+def test_sizes_equal_past_a_lower_bound_get_one_form(seed, lo, way) -> None:
+    """Under ``n >= lo``, a size of ``n`` and the same size at ``max(lo, n)``, ``2*max(lo,
+    n) - n`` or ``min(lo, n) + n - lo`` (each ``n`` past ``lo``) are equal: sound at
+    every grid point past ``lo``, one form where the size's form past ``lo`` is its
+    table's."""
+    rng = random.Random(seed)
+    t = sizegen.tree(rng, ("n",))
+    x = sizegen.build(t)
+    if isinstance(x, int):
+        return
+    other = [dim_max(lo, n), 2 * dim_max(lo, n) - n, dim_min(lo, n) + n - lo][way]
+    y = substitute(x, {"n": other})
+    facts = Facts([Condition(n, ">=", lo)])
+    fx, fy = facts.simplify(x), facts.simplify(y)
+    for p in sizegen.points(("n",)):
+        if p["n"] >= lo:
+            assert _at(fx, p) == _at(x, p) == _at(y, p) == _at(fy, p), (x, y, fx, fy, p)
+    shifted = substitute(x, {"n": n + lo})
+    if isinstance(shifted, int) or (table(shifted) is not None and
+                                    one_symbol_form(shifted, "n") is not None):
+        assert fx == fy, (x, y, fx, fy)
 
 
 # -- hostile ---------------------------------------------------------------------------------
@@ -292,3 +322,11 @@ def test_facts_decide_by_forms_within_facts() -> None:
     assert facts.decide(Condition(x, "==", m - n)) is True
     assert facts.decide(Condition(x, "!=", m - n)) is False
     assert facts.decide(Condition(x, "==", m - n + dim_min(1, m))) is not True
+
+
+def test_a_divisor_the_facts_make_zero_leaves_the_atom() -> None:
+    """Under ``k == 0`` the floor ``m//k`` stays as it is (it raised ZeroDivisionError:
+    the facts' constant made ``m//0``); the test of tidy found it."""
+    zero = Facts([Condition(k, "==", 0)])
+    assert zero.simplify(m // k + n) == m // k + n
+    assert zero.simplify(m % k) == m % k

@@ -99,6 +99,7 @@ def _canonical(terms: tuple) -> DimLike:
     cores: dict[tuple, dict] = {}
     rest: dict = {}
     rest_forms: list[DimLike] = []
+    pieces: list[DimLike] = []  # the parts written as a min or max
     constant = 0
     for mono, c in terms:
         if not mono:
@@ -122,10 +123,9 @@ def _canonical(terms: tuple) -> DimLike:
             rest.update(part)
             rest.update((mono, along[core] * k) for mono, k in core if core in along)
             continue
-        constant += form[1]
-        rest_forms.append(substitute(form[0], {_U: u}))
+        constant += form[1]  # a min or max is a piece (max(3, k + n), the constant in)
+        (pieces if _lone_minmax(form[0]) else rest_forms).append(substitute(form[0], {_U: u}))
     total: DimLike = 0
-    pieces = []  # the parts written as a min or max
     for s, part in parts.items():
         p = _rebuild_terms(part)
         if not isinstance(p, int) and _has_opaque(p) and in_fragment(p, s):
@@ -231,6 +231,10 @@ def _core(atom: Hashable) -> tuple | None:
         return None
     g = math.gcd(*(c for _, c in linear))
     core = tuple((mono, c // g) for mono, c in linear)
+    if len(core) == 1 and core[0][0][0][0] is not atom:  # a min or max of several that
+        inner = _core(core[0][0][0][0])  # is a function of its own u: that u
+        if inner is not None and _over(_symbol(atom), inner) is not None:
+            return inner  # (min(3*k + 3*n, k + n + 24) % 2 is (k + n) % 2)
     return core if _over(_symbol(atom), core) is not None else None
 
 
@@ -253,14 +257,15 @@ def _linear_part(atom: Opaque) -> tuple | None:
 
 
 def _variable(atom: Hashable) -> bool:
-    """A symbol, a min or max of several symbols that is ``>= 0``, or an atom of one
-    symbol that is ``>= 0`` (``m % 2``, ``min(5, m)``): what a linear form ``u`` may be
-    over."""
+    """A symbol, a min or max of several symbols that is ``>= 0``, or a remainder, min
+    or max of one symbol that is ``>= 0`` and its own form (``m % 2``, ``min(5, m)``):
+    what a linear form ``u`` may be over."""
     if not isinstance(atom, Opaque):
         return True
     if atom.op in ("min", "max") and _several(atom):
         return nonnegative_atom(atom)
-    return len(_atom_symbols(atom)) == 1 and nonnegative_atom(atom) and _formed(atom)
+    return atom.op != "//" and len(_atom_symbols(atom)) == 1 and nonnegative_atom(atom) \
+        and _formed(atom)  # (not a floor: the Dim algebra merges a floor of one into one)
 
 
 def _formed(atom: Opaque) -> bool:

@@ -13,7 +13,6 @@ reasoning is :mod:`kantensor.types.prove`'s.
 
 from __future__ import annotations
 
-import math
 import threading
 from collections.abc import Hashable, Iterable
 from functools import lru_cache
@@ -21,16 +20,17 @@ from typing import Final
 
 from .canon import canonical_form
 from .conditions import COMPARE, NEGATED, AnyOf, Clause, Condition, conjunction, expand
-from .dim import Dim, DimLike, _rebuild, _symbol
-from .dimfacts import assume_divisible, remainder_fact
+from .dim import Dim, DimLike, _rebuild
+from .dimfacts import assume_divisible
 from .disjunctions import absorbed, exhaustive, plain_cases, tightest
-from .poly import Opaque, lone_atom
+from .poly import Opaque
 from .prove import bounds as _bounds
 from .prove import proves
+from .restricted import on_multiples, past_lower_bounds
 from .stated import GENERAL as _GENERAL
 from .stated import implied, lower_bounds, rising, rising_facts, same_term, settled
 from .stated import unfacted as _unfacted
-from .symbols import APPLY, free_symbols, substitute
+from .symbols import APPLY
 
 __all__ = ["EMPTY", "Facts", "simplify"]
 
@@ -314,50 +314,13 @@ def _formed(x: Dim, facts: Facts) -> DimLike:
     known = _constants(facts)
     out = _rebuild(x, lambda a: _atom(a, facts, known) if isinstance(a, Opaque)
                    else known.get(a))
-    zeros = [c.key[0] for c in facts.atoms if c.op == "=="]
+    out = past_lower_bounds(out, facts.atoms)  # (formed: min(2, k//2 + 1) is min(2, k)
+    zeros = [c.key[0] for c in facts.atoms if c.op == "=="]  # under k >= 1)
     if zeros and not isinstance(out, int):
         out = canonical_form(assume_divisible(out, zeros))
-        multiples = _on_multiples(out, zeros)  # the shorter text: n + n % 3 under
+        multiples = on_multiples(out, zeros)  # the shorter text: n + n % 3 under
         return out if len(str(multiples)) > len(str(out)) else multiples  # n % 2 == 0
     return canonical_form(out)
-
-
-class _Quotient:
-    """The size ``t`` with ``n == k*t`` where a fact says ``k`` divides the size ``n``."""
-
-    def __init__(self, name: str):
-        self.name = name
-
-    def __str__(self) -> str:
-        return self.name
-
-
-def _on_multiples(x: DimLike, zeros: list) -> DimLike:
-    """``x`` formed as a function of ``t = n/k`` where the facts say ``k`` divides the
-    size ``n`` (``n % k == 0``): ``x(k*t)`` gets its form in ``t`` (the one form of its
-    function on the multiples of ``k``: ``(n + 1)//2 + n//2`` is ``n`` under ``n % 2 ==
-    0``), then ``t`` is ``n/k`` again; ``x`` where no such fact is about its sizes. The
-    caller keeps the shorter of this and the form as simplified (``3*((n + 4)//6) +
-    n//2`` is ``n + n % 3`` written over ``t``), so sizes equal only on the multiples
-    get one form where that one is no longer than theirs."""
-    if isinstance(x, int):
-        return x
-    steps: dict[Hashable, int] = {}
-    for zero in zeros:
-        found = remainder_fact(zero)
-        if found is None or isinstance(found[0], int) or found[1] < 2:
-            continue
-        atom = lone_atom(found[0]._terms)
-        if atom is not None and not isinstance(atom, Opaque) and atom in free_symbols(x):
-            steps[atom] = math.lcm(steps.get(atom, 1), found[1])
-    if not steps:
-        return x
-    quotients = {s: _Quotient(f"{s}/{k}") for s, k in steps.items()}
-    y = canonical_form(substitute(x, {s: k * _symbol(quotients[s]) for s, k in steps.items()}))
-    back = substitute(y, {q: _symbol(s) // steps[s] for s, q in quotients.items()})
-    # k divides n for the lcm k of the facts' divisors of n: 6*(n//6) is n
-    lcms = [_symbol(s) % k for s, k in steps.items()]
-    return canonical_form(assume_divisible(back, [*zeros, *lcms]))
 
 
 def _constants(facts: Facts) -> dict:
