@@ -55,6 +55,7 @@ from .interning import WeakInterner
 from .intervals import interval
 from .poly import Atom, Monomial, Opaque, Private, Terms, canonical, lone_atom, render
 from .poly import add as _poly_add
+from .poly import arg_key as _arg_key
 from .poly import check_power as _check_power
 from .poly import divide as _poly_divide
 from .poly import mul as _poly_mul
@@ -457,10 +458,6 @@ def _order(x: DimLike, y: DimLike) -> int | None:
     """-1 if ``x <= y`` at every size (sizes are ``>= 0``), 1 if ``x >= y``, 0 if equal,
     None if neither is proven (:func:`kantensor.types.prove.order`)."""
     return order(_add(x, _mul(y, -1)))
-
-
-def _arg_key(x: DimLike) -> tuple[int, int, str]:
-    return (0, x, "") if isinstance(x, int) else (1, 0, str(x))
 
 
 def _minmax(op: str, args: tuple[object, ...]) -> DimLike:
