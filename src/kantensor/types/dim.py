@@ -55,10 +55,10 @@ from .interning import WeakInterner
 from .intervals import interval
 from .poly import Atom, Monomial, Opaque, Private, Terms, canonical, lone_atom, render
 from .poly import add as _poly_add
-from .poly import arg_key as _arg_key
 from .poly import check_power as _check_power
 from .poly import divide as _poly_divide
 from .poly import mul as _poly_mul
+from .poly import ordered_args as _ordered_args
 from .poly import split as _poly_split
 from .prove import order
 
@@ -480,7 +480,7 @@ def _minmax(op: str, args: tuple[object, ...]) -> DimLike:
         kept = survivors + [x] if wins else survivors
     if len(kept) == 1:
         return kept[0]
-    return _atom(op, *sorted(kept, key=_arg_key))
+    return _atom(op, *_ordered_args(kept))
 
 
 def dim_min(*args: DimLike) -> DimLike:

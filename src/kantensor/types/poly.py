@@ -20,8 +20,8 @@ from functools import lru_cache
 from typing import Any, Final, TypeAlias
 
 __all__ = ["MAX_COEFFICIENT_BITS", "MAX_PRODUCT_PAIRS", "MAX_TERMS", "Atom", "Monomial",
-           "Opaque", "Private", "Terms", "add", "arg_key", "atom_key", "canonical",
-           "check_power", "check_product", "divide", "lone_atom", "mul", "poly_key",
+           "Opaque", "Private", "Terms", "add", "atom_key", "canonical", "check_power",
+           "check_product", "divide", "lone_atom", "mul", "ordered_args", "poly_key",
            "power_bound", "product_bound", "render", "split"]
 
 MAX_TERMS: Final = 1_000
@@ -101,10 +101,14 @@ def poly_key(x: Any) -> tuple:
     return (1, tuple((_mono_key(m), c) for m, c in terms))
 
 
-def arg_key(x: Any) -> tuple:
-    """The order of a min's or max's arguments (ints or Dims): by value, then text, then
-    (texts alike: a user's ``n`` and a size the data decide spelt ``n``) structure."""
-    return (0, x, "") if isinstance(x, int) else (1, 0, str(x), poly_key(x))
+def ordered_args(args: list[Any]) -> list[Any]:
+    """A min's or max's arguments (ints or Dims) in their order: by value, then text,
+    then (texts alike: a user's ``n`` and a size the data decide spelt ``n``) structure,
+    only asked where texts tie (it costs)."""
+    keys = [(0, x, "") if isinstance(x, int) else (1, 0, str(x)) for x in args]
+    if len(set(keys)) < len(keys):
+        keys = [k + (poly_key(x),) for k, x in zip(keys, args, strict=True)]
+    return [x for _, x in sorted(zip(keys, args, strict=True), key=lambda kx: kx[0])]
 
 
 @lru_cache(maxsize=1 << 16)
