@@ -86,3 +86,43 @@ def test_a_model_is_refused_only_where_onnxruntime_fails_at_every_size():
             continue
         assert {n: contract.holds(n=n).value for n in runs} == runs, (offset, p, q)
     assert contradicted
+
+
+def test_a_branch_whose_node_contradicts_itself_is_no_refusal_of_the_model():
+    """``If(cond)`` whose then-branch holds the contradictory Add of
+    :func:`test_a_node_whose_conditions_contradict_each_other_is_refused` and whose
+    else-branch broadcasts against ``[1, 1]``: onnxruntime runs it at every n where cond
+    is False, so the reader does not refuse it (it did: "the model is valid at no
+    sizes"), and its contract refuses no n (whether it should say the branch is chosen
+    when the model runs is another question)."""
+    def branch(name, other):
+        nodes = [helper.make_node("Concat", ["x", "pad"], [f"{name}c"], axis=0),
+                 helper.make_node("Unsqueeze", ["x", "ax1"], [f"{name}xu"]),
+                 helper.make_node("Unsqueeze", [f"{name}c", "ax0"], [f"{name}cu"]),
+                 helper.make_node("Mul", [f"{name}xu", f"{name}cu"], [f"{name}xc"]),
+                 helper.make_node("Add", [f"{name}xc", other], [f"{name}z"],
+                                  name=f"/{name}/Add")]
+        return helper.make_graph(nodes, name, [], [
+            helper.make_tensor_value_info(f"{name}z", F, None)])
+    node = helper.make_node("If", ["cond"], ["z"], then_branch=branch("then", "y"),
+                            else_branch=branch("else", "y1"))
+    inits = [numpy_helper.from_array(np.ones(3, np.float32), "pad"),
+             numpy_helper.from_array(np.array([1]), "ax1"),
+             numpy_helper.from_array(np.array([0]), "ax0"),
+             numpy_helper.from_array(np.zeros((2, 3), np.float32), "y"),
+             numpy_helper.from_array(np.zeros((1, 1), np.float32), "y1")]
+    model = helper.make_model(helper.make_graph([node], "branches", [
+        helper.make_tensor_value_info("x", F, ["n"]),
+        helper.make_tensor_value_info("cond", TensorProto.BOOL, [])],
+        [helper.make_tensor_value_info("z", F, None)], inits),
+        opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    contract = ko.contract(model)
+    ko.from_onnx(model)
+    ko.infer_shapes(model)
+    for n in range(5):
+        x = np.ones(n, np.float32)
+        assert ortrun.run(model, {"x": x, "cond": np.array(False)}) == [(n, n + 3)]
+        assert isinstance(ortrun.run(model, {"x": x, "cond": np.array(True)}),
+                          ortrun.Refusal)
+        assert contract.holds(n=n).value is not False

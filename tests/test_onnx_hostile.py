@@ -225,6 +225,18 @@ def test_a_dim_param_kantensor_cannot_read_is_an_unknown_size(text):
     assert infer_shapes(m).graph.output[0].type.tensor_type.shape.dim[1].dim_value == 3
 
 
+def test_a_dim_param_that_is_not_utf8_is_an_unknown_size():
+    """protobuf gives the bytes of a string field that is not UTF-8 (onnx's fields are
+    proto2): such a dim_param is a size kantensor cannot read, not an AttributeError."""
+    m = model([helper.make_node("Relu", ["x"], ["y"])],
+              [helper.make_tensor_value_info("x", F, ["QQ", 3])], [out()])
+    data = m.SerializeToString().replace(b"QQ", b"\xff\xfe")
+    for read in (data, onnx.load_from_string(data)):
+        (x,), (y,) = from_onnx(read)
+        assert str(x.type) == "float32[?,3]" == str(y.type)
+        assert infer_shapes(read).graph.output[0].type.tensor_type.shape.dim[1].dim_value == 3
+
+
 def test_a_name_assigned_twice_is_refused_naming_it():
     x = helper.make_tensor_value_info("x", F, [2])
     w = numpy_helper.from_array(np.ones(2, np.float32), "w")

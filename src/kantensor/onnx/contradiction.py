@@ -3,7 +3,9 @@
 every size, so the reader refuses it as it refuses a node that cannot be built at all
 (a Reshape whose static target contradicts its input's static size), naming the node
 and the conditions. Only what the facts prove is refused: where they do not decide, the
-conditions stay the model's (its contract solves them)."""
+conditions stay the model's (its contract solves them). A subgraph's node is not refused:
+its graph may never run (an If's other branch, a Loop of no iterations), and
+onnxruntime runs such a model."""
 
 from __future__ import annotations
 
@@ -17,11 +19,15 @@ from .protos import label as node_label
 __all__ = ["consistent"]
 
 
-def consistent(own: tuple[Clause, ...], node: onnx.NodeProto) -> tuple[Clause, ...]:
+def consistent(own: tuple[Clause, ...], node: onnx.NodeProto, parent: object = None
+               ) -> tuple[Clause, ...]:
     """``own`` (a node's conditions, in the graph's terms), unless they contradict each
-    other: then TypeInferenceError naming the node and them."""
-    if len(own) < 2 or any(_chosen(c) for c in own):  # one condition no sizes meet:
-        return own  # the build refused it; an overload's choice: other types apply
+    other in a main graph (``parent`` None: not a subgraph's reader): then
+    TypeInferenceError naming the node and them."""
+    if parent is not None or len(own) < 2 or any(_chosen(c) for c in own):  # one
+        # condition no sizes meet: the build refused it; an overload's choice: other
+        # types apply; a subgraph's node: its graph may not run
+        return own
     facts = EMPTY.with_(*(c for c in own if isinstance(c, Condition)))
     if facts.consistent() and facts.reduce(own) is not None:
         return own

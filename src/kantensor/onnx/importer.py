@@ -311,7 +311,7 @@ class _Reader(Scope, Sources):
         """Record ``node``'s conditions (portable: over its inputs by position) as the
         model's, and as facts for the nodes after it."""
         inputs = [self.var(n, node) if n else None for n in node.input]
-        own = consistent(relocated(conditions, inputs, node_label(node)), node)
+        own = consistent(relocated(conditions, inputs, node_label(node)), node, self.parent)
         self.conditions.extend(own)
         self.facts = self.facts.with_(*own)
 

@@ -28,8 +28,8 @@ def _dim(proto: Any) -> int | Dim | None:
     which = proto.WhichOneof("value")
     if which == "dim_value":
         return int(proto.dim_value)
-    if which == "dim_param":
-        return _dim_param(proto.dim_param)
+    if which == "dim_param":  # (protobuf gives the bytes of a text that is not UTF-8)
+        return _dim_param(proto.dim_param) if type(proto.dim_param) is str else None
     return None
 
 

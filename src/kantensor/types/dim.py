@@ -58,6 +58,7 @@ from .poly import add as _poly_add
 from .poly import check_power as _check_power
 from .poly import divide as _poly_divide
 from .poly import mul as _poly_mul
+from .poly import ordered_args as _ordered_args
 from .poly import split as _poly_split
 from .prove import order
 
@@ -459,10 +460,6 @@ def _order(x: DimLike, y: DimLike) -> int | None:
     return order(_add(x, _mul(y, -1)))
 
 
-def _arg_key(x: DimLike) -> tuple[int, int, str]:
-    return (0, x, "") if isinstance(x, int) else (1, 0, str(x))
-
-
 def _minmax(op: str, args: tuple[object, ...]) -> DimLike:
     if not args:
         raise TypeError(f"dim_{op} expected at least 1 argument, got 0")
@@ -483,7 +480,7 @@ def _minmax(op: str, args: tuple[object, ...]) -> DimLike:
         kept = survivors + [x] if wins else survivors
     if len(kept) == 1:
         return kept[0]
-    return _atom(op, *sorted(kept, key=_arg_key))
+    return _atom(op, *_ordered_args(kept))
 
 
 def dim_min(*args: DimLike) -> DimLike:

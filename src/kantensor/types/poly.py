@@ -21,8 +21,8 @@ from typing import Any, Final, TypeAlias
 
 __all__ = ["MAX_COEFFICIENT_BITS", "MAX_PRODUCT_PAIRS", "MAX_TERMS", "Atom", "Monomial",
            "Opaque", "Private", "Terms", "add", "atom_key", "canonical", "check_power",
-           "check_product", "divide", "lone_atom", "mul", "power_bound", "product_bound",
-           "render", "split"]
+           "check_product", "divide", "lone_atom", "mul", "ordered_args", "poly_key",
+           "power_bound", "product_bound", "render", "split"]
 
 MAX_TERMS: Final = 1_000
 """Most terms of a polynomial a product or a power may expand to (checked before)."""
@@ -56,11 +56,21 @@ class Opaque:
     """An opaque atom: ``op`` (``//``, ``%``, ``min``, ``max``) over canonical arguments,
     with its text (made by the caller, which knows how its arguments print)."""
 
-    __slots__ = ("op", "args", "text", "_hash")
+    __slots__ = ("op", "args", "text", "_hash", "_tie")
 
     def __init__(self, op: str, args: tuple[Any, ...], text: str) -> None:
         self.op, self.args, self.text = op, args, text
         self._hash = hash((op, args))
+        self._tie: tuple | None = None
+
+    @property
+    def tie(self) -> tuple:
+        """The order of atoms of one text (``n//2`` over a user's ``n`` and over a size
+        the data decide spelt ``n``): their arguments' structure, equal for equal atoms."""
+        tie = self._tie
+        if tie is None:
+            tie = self._tie = (self.op, tuple(map(poly_key, self.args)))
+        return tie
 
     def __eq__(self, other: object) -> bool:
         return self is other or (isinstance(other, Opaque) and self._hash == other._hash
@@ -77,9 +87,28 @@ def atom_key(atom: Atom) -> tuple:
     """The order of atoms: symbols by name, then opaque terms by text, then unknowns."""
     if isinstance(atom, str):  # a size the data decide apart from a name spelled alike
         return (0, atom, 0) if type(atom) is str else (0, str.__str__(atom), 1, id(atom))
-    if isinstance(atom, Opaque):
-        return (1, atom.text, 0)
+    if isinstance(atom, Opaque):  # by text, then (texts alike) by structure
+        return (1, atom.text, atom.tie)
     return (2, str(atom), id(atom))  # an unknown: ordered by its text, ties by identity
+
+
+def poly_key(x: Any) -> tuple:
+    """A total order of ints and polynomials (a Dim's ``_terms``) that tells apart two
+    of one text: equal keys only for equal values."""
+    terms = getattr(x, "_terms", x)
+    if isinstance(terms, int):
+        return (0, terms)
+    return (1, tuple((_mono_key(m), c) for m, c in terms))
+
+
+def ordered_args(args: list[Any]) -> list[Any]:
+    """A min's or max's arguments (ints or Dims) in their order: by value, then text,
+    then (texts alike: a user's ``n`` and a size the data decide spelt ``n``) structure,
+    only asked where texts tie (it costs)."""
+    keys = [(0, x, "") if isinstance(x, int) else (1, 0, str(x)) for x in args]
+    if len(set(keys)) < len(keys):
+        keys = [k + (poly_key(x),) for k, x in zip(keys, args, strict=True)]
+    return [x for _, x in sorted(zip(keys, args, strict=True), key=lambda kx: kx[0])]
 
 
 @lru_cache(maxsize=1 << 16)
