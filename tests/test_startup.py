@@ -40,6 +40,28 @@ def test_first_picture_and_first_trace_load_them():
     assert loaded == {"graphviz": True, "numpy.random": True}
 
 
+def test_a_first_onnx_typing_with_constants_leaves_numpy_ma_unloaded():
+    """A constant is checked for a mask by the class in ``numpy.ma`` only once something
+    has imported it (nothing is a masked array before): asking ``np.ma`` imported it,
+    ~8 ms of a first ``infer_shapes``. A masked array is still refused."""
+    model = ("from onnx import helper, TensorProto\n"
+             "x = helper.make_tensor_value_info('x', TensorProto.FLOAT, ['n', 4])\n"
+             "c = helper.make_tensor('c', TensorProto.INT64, [2], [-1, 2])\n"
+             "nodes = [helper.make_node('Constant', [], ['s'], value=c),\n"
+             "         helper.make_node('Reshape', ['x', 's'], ['y'])]\n"
+             "g = helper.make_graph(nodes, 'g', [x],\n"
+             "    [helper.make_tensor_value_info('y', TensorProto.FLOAT, None)])\n"
+             "import kantensor.onnx as ko\n"
+             "ko.infer_shapes(helper.make_model(g))")
+    assert _loaded_after(model, ["numpy.ma"]) == {"numpy.ma": False}
+    loaded = _loaded_after(
+        "import numpy as np, kantensor as kt\n"
+        "try:\n    kt.constant(np.ma.masked_array([1, 2], mask=[0, 1]))\n"
+        "except TypeError as e:\n    assert 'masked arrays are not supported' in str(e)\n"
+        "else:\n    raise AssertionError('a masked array was taken')", ["numpy.ma"])
+    assert loaded == {"numpy.ma": True}
+
+
 def test_the_shipped_catalogue_tables_are_those_of_the_toml_files():
     """signatures/tables.jsonl is what ``make catalogue-index`` makes of the files now,
     and gives each file exactly the tables TOML gives (run ``make catalogue-index``

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 from typing import Any
 
@@ -324,8 +325,11 @@ class TensorType(Type):
 
 def refuse_masked(value: Any, what: str) -> None:
     """TypeError for a NumPy masked array: kantensor has no masks, and NumPy would drop
-    the mask silently when converting it."""
-    if isinstance(value, np.ma.MaskedArray):
+    the mask silently when converting it. A masked array exists only once ``numpy.ma``
+    is imported: until then nothing is one, and asking ``np.ma`` would import it (~8 ms
+    of a first ONNX ``infer_shapes``, whose constants come here)."""
+    ma = sys.modules.get("numpy.ma")
+    if ma is not None and isinstance(value, ma.MaskedArray):
         raise TypeError(f"masked arrays are not supported ({what}): the mask would be "
                         "lost; pass value.filled(fill_value) or np.asarray(value)")
 
