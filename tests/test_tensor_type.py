@@ -270,3 +270,15 @@ def test_parse_roundtrips_every_dim_text():
         assert TensorType.parse(str(t)) == t
     with pytest.raises(ValueError, match=r"bad shape in 'float32\[n//0\]'"):
         TensorType.parse("float32[n//0]")
+
+
+def test_a_type_cannot_be_changed_in_place():
+    """Types are interned and remembered by the memos: an assignment would change every
+    holder's type (and later answers), so it is refused; the type is unchanged."""
+    t = kt.TensorType("float32", (2, kt.Dim("n")))
+    for name, value in (("shape", (3,)), ("dtype", "int8"), ("_static", ()), ("other", 1)):
+        with pytest.raises(AttributeError, match="immutable"):
+            setattr(t, name, value)
+    with pytest.raises(AttributeError, match="immutable"):
+        del t.shape
+    assert t is kt.TensorType("float32", (2, kt.Dim("n"))) and str(t) == "float32[2,n]"

@@ -114,12 +114,21 @@ class TensorType(Type):
             if self is not None:
                 return self
         self = object.__new__(cls)  # filed by the interner: one object per key
-        self.dtype = dtype
-        self.shape = shape
-        self._np_dtype = NUMPY_DTYPES.get(dtype)  # None: bfloat16 without ml_dtypes
-        self._static = tuple(enumerate(shape)) if ints else \
-            tuple([(a, s) for a, s in enumerate(shape) if type(s) is int])
+        _SET_DTYPE(self, dtype)
+        _SET_SHAPE(self, shape)
+        _SET_NP_DTYPE(self, NUMPY_DTYPES.get(dtype))  # None: bfloat16 without ml_dtypes
+        _SET_STATIC(self, tuple(enumerate(shape)) if ints else
+                    tuple([(a, s) for a, s in enumerate(shape) if type(s) is int]))
         return _INTERNED.intern(key, self)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Refused: a type is shared by every holder (interned) and remembered by the
+        memos, so changing one would change every answer that holds it."""
+        raise AttributeError(f"a TensorType is immutable: cannot set {name!r} "
+                             f"(make another: TensorType(dtype, shape))")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"a TensorType is immutable: cannot delete {name!r}")
 
     def __reduce__(self) -> tuple:
         return (type(self), (self.dtype, self.shape))  # unpickled types intern too
@@ -321,6 +330,13 @@ class TensorType(Type):
                 shape.append(a if isinstance(a, int) else b)
         return TensorType(self.dtype, shape)
 
+
+
+#: The slots' own setters (TensorType.__setattr__ refuses every assignment).
+_SET_DTYPE = TensorType.dtype.__set__
+_SET_SHAPE = TensorType.shape.__set__
+_SET_NP_DTYPE = TensorType._np_dtype.__set__
+_SET_STATIC = TensorType._static.__set__
 
 
 def refuse_masked(value: Any, what: str) -> None:
