@@ -90,6 +90,20 @@ def _sibling(shapes: list[tuple], by: int) -> list[tuple]:
     return [tuple(d + by if type(d) is int and d > 1 else d for d in s) for s in shapes]
 
 
+def _assignments(domain: tuple, ranks: tuple) -> list[list[tuple]]:
+    """Every assignment of ``domain`` to the first four axes of inputs of ``ranks`` (the
+    rest 2), as one shape per input."""
+    axes = sum(ranks)
+    out = []
+    for sizes in itertools.product(domain, repeat=min(axes, 4)):
+        flat, shapes = list(sizes) + [2] * (axes - len(sizes)), []
+        for r in ranks:
+            shapes.append(tuple(flat[:r]))
+            flat = flat[r:]
+        out.append(shapes)
+    return out
+
+
 def _compare(op_type: str, shapes: list[tuple], attrs: dict, opset: int = 18,
              outputs: int = 1, facts: bool = False, known: tuple[int, ...] = ()) -> bool:
     """Assert the instance's typing through the template equals its ordinary typing;
@@ -127,14 +141,8 @@ def test_template_equals_ordinary_build(op_type, attrs, ranks, opset):
     """Every assignment of sizes 0..3 and a named size to the inputs' axes (at most 4
     axes, the rest 2), typed through a template of other sizes, as the ordinary build
     types it."""
-    axes = sum(ranks)
     served = 0
-    for sizes in itertools.product(DOMAIN, repeat=min(axes, 4)):
-        flat = list(sizes) + [2] * (axes - len(sizes))
-        shapes, k = [], 0
-        for r in ranks:
-            shapes.append(tuple(flat[k:k + r]))
-            k += r
+    for shapes in _assignments(DOMAIN, ranks):
         served += _compare(op_type, shapes, attrs, opset)
     if op_type in ("MatMul", "Add", "Relu", "Gemm", "Concat", "Transpose", "Softmax"):
         assert served > 0, "no template typed a node"
@@ -174,14 +182,8 @@ def test_template_with_weights_equals_ordinary_build(op_type, attrs, ranks, know
     rest 2; a named size where the input is not a weight), typed through a template as
     the ordinary build types it; a node whose inputs are all known is folded, never
     typed by a template."""
-    axes = sum(ranks)
     served = 0
-    for sizes in itertools.product(DOMAIN, repeat=min(axes, 4)):
-        flat = list(sizes) + [2] * (axes - len(sizes))
-        shapes, k = [], 0
-        for r in ranks:
-            shapes.append(tuple(flat[k:k + r]))
-            k += r
+    for shapes in _assignments(DOMAIN, ranks):
         if any(type(d) is str for i in known for d in shapes[i]):
             continue  # (a weight's sizes are ints)
         served += _compare(op_type, shapes, attrs, known=known)
@@ -374,14 +376,8 @@ def test_facts_naming_a_template_size_type_nothing():
 def test_template_equals_ordinary_build_under_facts(op_type, attrs, ranks):
     """As above, in a model whose earlier nodes made facts (``n >= 3``, ``m == n``) over
     the named sizes the inputs take: the template is made and used under them."""
-    axes = sum(ranks)
     served = 0
-    for sizes in itertools.product((1, 2, 3, "n", "m"), repeat=min(axes, 4)):
-        flat = list(sizes) + [2] * (axes - len(sizes))
-        shapes, k = [], 0
-        for r in ranks:
-            shapes.append(tuple(flat[k:k + r]))
-            k += r
+    for shapes in _assignments((1, 2, 3, "n", "m"), ranks):
         served += _compare(op_type, shapes, attrs, facts=True)
     assert served > 0, "no template typed a node"
 
