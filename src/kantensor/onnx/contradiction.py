@@ -9,6 +9,8 @@ onnxruntime runs such a model."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import onnx
 
 from ..syntax.errors import TypeInferenceError
@@ -28,13 +30,21 @@ def consistent(own: tuple[Clause, ...], node: onnx.NodeProto, parent: object = N
         # condition no sizes meet: the build refused it; an overload's choice: other
         # types apply; a subgraph's node: its graph may not run
         return own
-    facts = EMPTY.with_(*(c for c in own if isinstance(c, Condition)))
-    if facts.consistent() and facts.reduce(own) is not None:
+    if _hold_together(tuple(own)):
         return own
     listed = "; ".join(map(str, own))
     raise TypeInferenceError(f"node {node_label(node)!r} ({node.op_type}): its conditions "
                              f"contradict each other, so the model is valid at no sizes: "
                              f"no sizes meet all of {listed}")
+
+
+@lru_cache(maxsize=4096)
+def _hold_together(own: tuple[Clause, ...]) -> bool:
+    """Whether the facts leave ``own`` satisfiable together; kept per conditions (equal
+    conditions say the same whatever their sources), since a model typed again, or a
+    stack of like layers, asks it of the same conditions again."""
+    facts = EMPTY.with_(*(c for c in own if isinstance(c, Condition)))
+    return facts.consistent() and facts.reduce(own) is not None
 
 
 def _chosen(c: Clause) -> bool:
