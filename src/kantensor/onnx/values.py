@@ -9,6 +9,9 @@ from typing import Any
 
 import numpy as np
 
+from ..types.conditions import COMPARE
+from ..types.dim import Dim
+from ..types.facts import EMPTY
 from ..types.type import TensorType
 from .bounds import MAX_VALUE_ENTRIES, oversized
 
@@ -107,17 +110,26 @@ def computed(apply: Any, values: list[np.ndarray]) -> list[np.ndarray] | None:
                         MAX_VALUE_ENTRIES for o in apply.outputs):
         return None  # (sizes are short lists; each of a long one costs Python work)
     op = apply.op
+    compare = _COMPARISONS.get(op.impl) if symbolic else None
     try:
         with np.errstate(all="ignore"):
-            result = op.impl(*values, **op._kwargs)
+            result = op.impl(*values, **op._kwargs) if compare is None else \
+                decided(compare, *values)
     except Exception:  # a value that cannot be computed now is computed at run time
         return None
+    if symbolic and compare is None and any(
+            np.asarray(r).dtype == bool for r in (
+                result if isinstance(result, tuple | list) else (result,))):
+        return None  # a truth computed from a size by its spelling or as a Python
+        # object's (a Dim is true, and unequal to 1): the sizes decide it at run time
     results = result if isinstance(result, tuple | list) and len(apply.outputs) > 1 \
         else (result,)
     out = []
     for r, o in zip(results, apply.outputs, strict=True):
         r = np.asarray(r)
         if r.dtype == object:
+            if o.type.dtype == "bool":
+                return None  # a size cast to a truth: true unless it is 0
             r = settle(r)
             if any(oversized(v) for v in r.ravel().tolist()):
                 return None  # (a size no type may state: the value is not known)
@@ -126,6 +138,33 @@ def computed(apply: Any, values: list[np.ndarray]) -> list[np.ndarray] | None:
         if r.shape != tuple(o.type.shape):
             return None
         out.append(r)
+    return out
+
+
+#: NumPy's comparisons, as the kernels of ONNX's Equal, Less, ... name them
+_COMPARISONS = {np.equal: "==", np.less: "<", np.less_equal: "<=", np.greater: ">",
+                np.greater_equal: ">="}
+
+
+class Undecided(Exception):
+    """A comparison of sizes that holds at some sizes and fails at others."""
+
+
+def decided(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a op b`` elementwise on values holding sizes (Dims), each entry decided for
+    every size (a size is an int >= 0: ``n == -1`` is False, ``n + 1 > n`` True); raises
+    :class:`Undecided` where the sizes decide one (``n == 1``)."""
+    left, right = np.broadcast_arrays(np.asarray(a, dtype=object), np.asarray(b, dtype=object))
+    out = np.empty(left.shape, dtype=bool)
+    for index, x in np.ndenumerate(left):
+        y = right[index]
+        if not isinstance(x, Dim) and not isinstance(y, Dim):
+            out[index] = COMPARE[op](x, y)
+            continue
+        answer = EMPTY.decide((plain(x), op, plain(y)))
+        if answer is None:
+            raise Undecided(f"{x} {op} {y}")
+        out[index] = answer
     return out
 
 
