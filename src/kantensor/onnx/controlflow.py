@@ -33,9 +33,10 @@ import onnx
 
 from ..graph.type import Type
 from ..ops.params import normalize_axis
+from ..syntax.errors import TypeInferenceError
 from ..types.containers import SequenceType, join_shapes
-from ..types.dim import Dim
 from ..types.type import TensorType
+from .branches import branch_conditions, compared
 from .recurrence import Recurrence, after_any, iteration_count, runtime_types, scope_names
 from .registry import UnsupportedOp
 from .sequence import apply, scalar_value
@@ -64,28 +65,16 @@ def _values_equal(a: np.ndarray | None, b: np.ndarray | None) -> bool:
 
 
 # -- If ---------------------------------------------------------------------------------
-#: Comparison ops whose value, on sizes, is a size condition; and its negation.
-_COMPARE = {"Equal": ("==", "!="), "Less": ("<", ">="), "Greater": (">", "<="),
-            "LessOrEqual": ("<=", ">"), "GreaterOrEqual": (">=", "<")}
-
-
 def condition_texts(scope: Any, name: str) -> tuple[str, str]:
     """How the cases of a condition input ``name`` are written: as a size condition
     when a comparison of sizes known when the model is read computes it (``n == 1`` and
     ``n != 1``), else as the input's value (``name`` and ``not name``)."""
-    producer = {o: n for n in scope.proto.node for o in n.output}.get(name)
-    negate = False
-    while producer is not None and producer.op_type == "Not" and producer.input:
-        negate = not negate
-        producer = {o: n for n in scope.proto.node for o in n.output}.get(producer.input[0])
-    if producer is not None and producer.op_type in _COMPARE and len(producer.input) == 2:
-        sides = [scalar_value(scope, n) for n in producer.input]
-        if all(s is not None for s in sides) and any(isinstance(s, Dim) for s in sides):
-            yes, no = _COMPARE[producer.op_type]
-            left, right = (str(s).replace(" ", "") for s in sides)
-            texts = f"{left} {yes} {right}", f"{left} {no} {right}"
-            return texts[::-1] if negate else texts
-    return name, f"not {name}"
+    sides = compared(scope, name)
+    if sides is None:
+        return name, f"not {name}"
+    left, yes, no, right = sides
+    left, right = (str(s).replace(" ", "") for s in (left, right))
+    return f"{left} {yes} {right}", f"{left} {no} {right}"
 
 
 class If(Structured):
@@ -107,10 +96,12 @@ class If(Structured):
                 sub = scope.child(attrs[key], [], once=True)
                 subs[truth] = (sub, output_types(sub, f"{label}: {key}"))
             except (UnsupportedOp, TypeError, ValueError, IndexError) as exc:
-                if cond is None or cond == truth:  # a branch that never runs may be
-                    raise  # anything (a dead branch of an export may fail its sizes)
-                failed[truth] = exc
-        live = [subs[cond]] if cond is not None else [subs[True], subs[False]]
+                if cond == truth or cond is None and (
+                        failed or not isinstance(exc, TypeInferenceError)):
+                    raise  # a branch that never runs may be anything (a dead branch of
+                failed[truth] = exc  # an export may fail its sizes); one the data pick
+                # whose relations hold at no size fails where it is picked (.branches)
+        live = [subs[cond]] if cond is not None else list(subs.values())
         counts = {len(types) for _, types in live}
         if len(counts) > 1 or counts != {len(node.output)}:
             raise TypeError(f"the branches give {' and '.join(map(str, sorted(counts)))} "
@@ -129,6 +120,12 @@ class If(Structured):
             outs[0].owner.tag["notes"] = tuple(notes.found)
             if scope.graph and scope.once:
                 scope.counts.located(scope, outs)
+        needs = branch_conditions(scope, node, label, {t: s for t, (s, _) in subs.items()},
+                                  cond, failed)
+        if needs:  # the branch taken fails where its nodes' conditions do
+            outs[0].owner.conditions = needs
+            scope.conditions.extend(needs)
+            scope.facts = scope.facts.with_(*needs)
         return list(zip(outs, values, strict=True))
 
     @staticmethod

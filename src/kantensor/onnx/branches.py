@@ -1,0 +1,135 @@
+"""What an If needs of the sizes: the conditions of the branch that runs.
+
+A branch is read by a reader of its own (:mod:`.subgraph`), whose nodes record their
+conditions there; onnxruntime fails the If where the branch it takes fails, so those
+conditions are the If's, over the outer graph's sizes (a captured value's stand-in
+read as the outer value it stands for), each naming its node and the branch:
+
+* a condition known when the model is read: the conditions of the branch it picks;
+* a comparison of sizes (``Equal(n, 1)``): each branch's conditions where it is taken,
+  ``n != 1 or C`` for the then branch's ``C``, exactly;
+* any other condition (the data decide it): each branch's conditions under a size the
+  data decide, the If's ``<name>_then`` (1 where it takes its then branch, 0 where its
+  else branch: a :class:`~kantensor.types.symbols.DataSymbol` bounded by ``0 <= t <=
+  1``), ``t == 0 or C``. A contract quantifies it away: valid where both branches' hold,
+  invalid where neither's, undecided where only one branch fails.
+
+A branch that cannot be typed (its nodes contradict each other at every size, or the
+sizes around it) fails wherever it is taken: the If then needs it not taken, and its
+outputs are the other branch's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import Any
+
+import onnx
+
+from ..ops.located import VariableAxis
+from ..types.conditions import AnyOf, Clause, Condition, Source
+from ..types.dim import Dim, unknown
+from ..types.symbols import DataSymbol
+from .sequence import scalar_value
+from .subgraph import base_name
+
+__all__ = ["COMPARE", "branch_conditions", "compared"]
+
+#: Comparison ops whose value, on sizes, is a size condition; and its negation.
+COMPARE = {"Equal": ("==", "!="), "Less": ("<", ">="), "Greater": (">", "<="),
+           "LessOrEqual": ("<=", ">"), "GreaterOrEqual": (">=", "<")}
+
+
+#: Ops that keep a one-element bool's value, or negate it (Not).
+_SAME = {"Not", "Identity", "Squeeze", "Unsqueeze", "Reshape", "Flatten"}
+
+
+def compared(scope: Any, name: str) -> tuple[Any, str, str, Any] | None:
+    """``(left, yes, no, right)`` where the value of the bool ``name`` is the size
+    condition ``left yes right`` (and its negation ``left no right``): a comparison of
+    sizes known when the model is read, through any ``Not`` s and reshapes; else None."""
+    producers = {o: n for n in scope.proto.node for o in n.output}
+    producer = producers.get(name)
+    negate = False
+    while producer is not None and producer.op_type in _SAME and producer.input:
+        negate ^= producer.op_type == "Not"
+        producer = producers.get(producer.input[0])
+    if producer is None or producer.op_type not in COMPARE or len(producer.input) != 2:
+        return None
+    sides = [scalar_value(scope, n) for n in producer.input]
+    if any(s is None for s in sides) or not any(isinstance(s, Dim) for s in sides):
+        return None
+    yes, no = COMPARE[producer.op_type]
+    return (sides[0], no, yes, sides[1]) if negate else (sides[0], yes, no, sides[1])
+
+
+def branch_conditions(scope: Any, node: onnx.NodeProto, label: str,
+                      subs: dict[bool, Any], cond: bool | None, failed: Iterable[bool] = ()
+                      ) -> tuple[Clause, ...]:
+    """The conditions the If ``node`` (read by ``scope``; ``subs``: its branches' readers
+    by the condition's value, ``cond`` that value where known; ``failed``: the branches
+    that fail at every size the facts leave) needs of the sizes."""
+    own = {truth: _outer(scope, node, label, sub, truth) for truth, sub in subs.items()}
+    if cond is not None:
+        return own.get(cond, ())
+    failed = tuple(failed)
+    if not failed and not any(own.values()):
+        return ()
+    sides = compared(scope, node.input[0])
+    if sides is not None:
+        left, yes, no, right = sides
+        source = Source(op="If", node=label)
+        guard = {True: Condition(left, no, right, source),
+                 False: Condition(left, yes, right, source)}
+    else:
+        symbol = DataSymbol(f"{base_name(node.name or 'If_' + node.output[0])}_then",
+                            f"1 where If node {label!r} takes its then_branch, 0 where "
+                            "its else_branch (its condition's value decides it)")
+        taken = Dim(symbol)
+        symbol.bounds = (Condition(taken, ">=", 0), Condition(taken, "<=", 1))
+        guard = {True: Condition(taken, "==", 0), False: Condition(taken, "==", 1)}
+    out: list[Clause] = [guard[truth].with_source(Source(op="If", node=f"{label}: "
+                         f"{'then' if truth else 'else'}_branch fails at every size"))
+                         for truth in failed]
+    for truth, clauses in own.items():
+        for c in clauses:
+            cases = ((c,),) if isinstance(c, Condition) else c.cases
+            out.append(AnyOf(((guard[truth],), *cases), c.source))
+    return tuple(out)
+
+
+def _outer(scope: Any, node: onnx.NodeProto, label: str, sub: Any, truth: bool
+           ) -> tuple[Clause, ...]:
+    """The conditions of the branch ``sub`` in the terms of the graph around it (the
+    unknown axes of a captured value's stand-in, the outer value's), each naming its node
+    and the branch."""
+    if not sub.conditions:
+        return ()
+    mapping = {}
+    for name, stand_in in sub.captured.items():
+        outer = scope.var(name, node)
+        for axis, d in enumerate(getattr(stand_in.type, "shape", ())):
+            if d is None:
+                mapping[VariableAxis(stand_in, axis)] = unknown(VariableAxis(outer, axis))
+    where = f"{label}: {'then' if truth else 'else'}_branch"
+
+    def moved(c: Condition) -> Condition:
+        c = c.substitute(mapping) if mapping and c.symbols() & mapping.keys() else c
+        return c.with_source(_within(c.source, where))
+
+    out: list[Clause] = []
+    for c in sub.conditions:
+        if isinstance(c, Condition):
+            out.append(moved(c))
+        else:
+            out.append(AnyOf(tuple(tuple(moved(x) for x in case) for case in c.cases),
+                             _within(c.source, where)))
+    return tuple(out)
+
+
+def _within(source: Source | None, where: str) -> Source:
+    """``source`` (a branch node's) saying which If's branch holds its node."""
+    if source is None:
+        return Source(node=where)
+    return replace(source, node=f"{source.node} in {where}" if source.node else where)

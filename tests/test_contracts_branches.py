@@ -1,0 +1,154 @@
+"""The contract of a model with control flow needs what its subgraphs need: an If fails
+where the branch it takes fails, so the conditions of its branches' nodes are the
+model's (each naming its node and branch). Judged by onnxruntime (tests/ortrun.py) at
+every point of a small grid, with each value of the If's condition where the data give
+it: ``holds`` is True exactly where every run succeeds, False where every run fails, and
+undecided where the condition's value decides.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import kantensor as kt
+import kantensor.onnx as ko
+import ortrun
+
+F, I64, B = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
+
+
+def _branch(nodes, out: str, name: str):
+    return helper.make_graph(nodes, name, [],
+                             [helper.make_tensor_value_info(out, F, None)])
+
+
+def _if_model(then_nodes, cond: str = "data", rank: int = 2):
+    """``y = If(c, then: then_nodes -> t, else: Identity(x) -> e)`` over ``x: float[N, D]``
+    (``float[N]`` for rank 1); ``cond``: "data" (a bool input), "true" (a constant) or
+    "size" (``Shape(x)[0] == 1``)."""
+    dims = ["N", "D"][:rank]
+    x = helper.make_tensor_value_info("x", F, dims)
+    other = _branch([helper.make_node("Identity", ["x"], ["e"])], "e", "else")
+    nodes, inputs, inits = [], [x], []
+    if cond == "data":
+        inputs.append(helper.make_tensor_value_info("c", B, []))
+    elif cond == "true":
+        inits.append(numpy_helper.from_array(np.array(True), "c"))
+    else:
+        inits += [numpy_helper.from_array(np.array([0], np.int64), "zero"),
+                  numpy_helper.from_array(np.array([1], np.int64), "one")]
+        nodes += [helper.make_node("Shape", ["x"], ["shape"]),
+                  helper.make_node("Gather", ["shape", "zero"], ["n"], axis=0),
+                  helper.make_node("Equal", ["n", "one"], ["c1"]),
+                  helper.make_node("Squeeze", ["c1"], ["c"])]
+    nodes.append(helper.make_node("If", ["c"], ["y"], name="if",
+                                  then_branch=_branch(then_nodes, "t", "then"),
+                                  else_branch=other))
+    graph = helper.make_graph(nodes, "g", inputs,
+                              [helper.make_tensor_value_info("y", F, None)], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def _runs(model, point: dict, conds) -> list[bool]:
+    """Whether onnxruntime runs ``model`` at the sizes of ``point``, per condition value."""
+    shape = tuple(point[d] for d in ("N", "D") if d in point)
+    out = []
+    for c in conds:
+        feeds = {"x": np.ones(shape, np.float32)}
+        if c is not None:
+            feeds["c"] = np.array(c)
+        out.append(not isinstance(ortrun.run(model, feeds), ortrun.Refusal))
+    return out
+
+
+def _judged(model, conds, rank: int = 2, sizes=range(4)) -> int:
+    """Check ``holds`` of the model's contract (and of kt.contract of from_onnx's graph)
+    against onnxruntime at every point of ``sizes``; the number of points judged."""
+    contract = ko.contract(model)
+    inputs, outputs = ko.from_onnx(model)
+    graph = kt.contract(outputs, inputs)
+    judged = 0
+    for values in itertools.product(sizes, repeat=rank):
+        point = dict(zip(("N", "D")[:rank], values, strict=True))
+        runs = _runs(model, point, conds)
+        verdict = contract.holds(**point)
+        expected = True if all(runs) else False if not any(runs) else None
+        assert verdict.value is expected, (point, runs, verdict)
+        assert graph.holds(**point).value is expected, (point, runs)
+        judged += 1
+    return judged
+
+
+MATMUL = [helper.make_node("MatMul", ["x", "x"], ["t"], name="square")]
+
+
+def test_a_known_condition_gives_its_branchs_conditions():
+    """A constant condition: the then branch's ``MatMul(x, x)`` needs ``D == N``."""
+    model = _if_model(MATMUL, "true")
+    contract = ko.contract(model)
+    assert contract.exact and contract.dsl() == "where D == N"
+    assert "square in if: then_branch" in str(contract)
+    assert _judged(model, [None]) == 16
+
+
+def test_a_condition_the_data_decide_leaves_its_branchs_conditions_undecided():
+    """The condition is an input: valid where both branches run (``D == N``), otherwise
+    onnxruntime fails with one condition's value only: undecided, never valid."""
+    model = _if_model(MATMUL, "data")
+    contract = ko.contract(model)
+    assert not contract.exact
+    assert contract.holds(N=2, D=3).value is None
+    assert contract.holds(N=3, D=3).value is True
+    assert "if_then == 0 or D == N" in str(contract)
+    assert _judged(model, [True, False]) == 16
+
+
+def test_a_comparison_of_sizes_guards_its_branchs_conditions_exactly():
+    """``If(Shape(x)[0] == 1)``: the then branch runs where ``N == 1``, so the model needs
+    ``N != 1 or D == N``: exact, each point valid or not."""
+    model = _if_model(MATMUL, "size")
+    contract = ko.contract(model)
+    assert contract.exact
+    assert contract.holds(N=1, D=2).value is False
+    assert contract.holds(N=2, D=3).value is True
+    assert _judged(model, [None]) == 16
+
+
+def test_a_branch_whose_nodes_contradict_is_valid_nowhere_when_taken():
+    """A then branch needing ``N == 3`` and ``N == 2`` (two vector products) fails at
+    every size: taken always, the model is refused as a main graph's node would be;
+    taken as the data say, no size is valid for every run, nor invalid (the else branch
+    runs): the If needs ``if_then == 0``."""
+    w3 = numpy_helper.from_array(np.ones(3, np.float32), "w3")
+    w2 = numpy_helper.from_array(np.ones(2, np.float32), "w2")
+    then = [helper.make_node("Constant", [], ["w3"], value=w3),
+            helper.make_node("Constant", [], ["w2"], value=w2),
+            helper.make_node("MatMul", ["x", "w3"], ["a"], name="dot3"),
+            helper.make_node("MatMul", ["x", "w2"], ["b"], name="dot2"),
+            helper.make_node("Add", ["a", "b"], ["t"])]
+    taken = _if_model(then, "true", rank=1)
+    with pytest.raises(kt.TypeInferenceError, match="'dot2'"):  # as a main graph's node
+        ko.contract(taken)
+    assert not any(_runs(taken, {"N": n}, [None])[0] for n in range(5))
+    either = _if_model(then, "data", rank=1)
+    assert "if_then == 0" in str(ko.contract(either))
+    assert all(ko.contract(either).holds(N=n).value is None for n in range(5))
+    assert _judged(either, [True, False], rank=1, sizes=range(5)) == 5
+
+
+def test_an_if_in_a_branch_passes_its_conditions_out():
+    """An If inside the then branch of an If, both on constants: the inner branch's
+    ``MatMul(x, x)`` is the model's condition."""
+    inner = helper.make_node("If", ["c"], ["t"], name="inner",
+                             then_branch=_branch(MATMUL, "t", "then"),
+                             else_branch=_branch([helper.make_node("Identity", ["x"], ["e"])],
+                                                 "e", "else"))
+    model = _if_model([inner], "true")
+    contract = ko.contract(model)
+    assert contract.dsl() == "where D == N"
+    assert "square in inner: then_branch in if: then_branch" in str(contract)
+    assert _judged(model, [None]) == 16
