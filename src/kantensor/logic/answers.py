@@ -194,7 +194,7 @@ def forward_answer(sizes: list, s: dict, pending: tuple, inputs: dict[Any, Dim]
                              for a, b, detail in s.get(ASSUMED, ())]
     try:
         for c in (*broadcasts, *rest):
-            source = Source(detail=_said(c))
+            source = Source(detail=_said(c), otherwise=getattr(c, "otherwise", ""))
             if isinstance(c, Broadcast):  # the sizes broadcast (its output is known)
                 values = [named(value(x)) for x in c.sizes]
                 onto = value(c.out)

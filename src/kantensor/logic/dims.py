@@ -407,12 +407,14 @@ class Equation(Constraint):
 @dataclass(frozen=True, eq=False)
 class Compare(Constraint):
     """A where-clause ``left op right`` between sizes, decided once the difference is
-    known (unknowns that pending equations define are replaced by their definitions)."""
+    known (unknowns that pending equations define are replaced by their definitions).
+    ``otherwise``: a builder's choice's (see :func:`kantensor.syntax.ast.chosen`)."""
 
     op: str
     left: Expr
     right: Expr
     text: str = ""
+    otherwise: str = ""
 
     def check(self, s: dict, pending: tuple) -> Progress:
         try:

@@ -215,7 +215,7 @@ class CompiledAlternative:
                 if clause.op == "==":  # solved like an equation (defines a size)
                     out.append(Equation(left, right, text, "where-clause"))
                 else:
-                    out.append(Compare(clause.op, left, right, text))
+                    out.append(Compare(clause.op, left, right, text, clause.otherwise))
             elif isinstance(clause, A.Broadcasts):
                 out.append(Broadcast(tuple(self._size(a, env, out) for a in clause.args),
                                      self._size(clause.result, env, out), f"where-clause {text}",

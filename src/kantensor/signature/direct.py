@@ -409,7 +409,8 @@ class _Plan:
                 if decided is None:
                     if clause.op == "==" or not _named(diff):
                         raise _Open
-                    undecided.append(Condition(left, clause.op, right, Source(detail=text)))
+                    undecided.append(Condition(left, clause.op, right, Source(
+                        detail=text, otherwise=clause.otherwise)))
                 elif not decided:
                     raise _Fails
             elif isinstance(clause, A.InCategory):

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ...syntax.ast import Broadcasts, Clause, DimExpr, DimVar, dim_max, dim_min
+from ...syntax.ast import Broadcasts, Clause, DimExpr, DimVar, chosen, dim_max, dim_min
 from ...types.dim import Dim
 from ..params import ParamError, normalize_axis
 from ..sizes import SizeNames, concrete, entries, map_entries, negative
@@ -69,14 +69,21 @@ def _count(upper: Bound, lower: Bound, n: DimVar) -> tuple[Size, bool]:
     return _at(upper, n) - _at(lower, n), True
 
 
+#: What a slice bound of the other sign gives: the build's reading of a bound's sign is a
+#: choice (NumPy counts a negative bound from the axis' end, a length of another form)
+_OTHER_SIGN = "another length (a bound of the other sign counts from the other end)"
+
+
 def _sized_position(value: Dim, sizes: SizeNames, clauses: list[Clause]) -> Bound:
     """A size as a slice bound: ``("start", E)`` for ``E >= 0``, ``("end", -E)`` for
-    ``E <= -1``, with that sign stated as a where-clause."""
+    ``E <= -1``, with that sign stated as a where-clause, the build's choice: where it
+    fails the slice has another length (``x[:len(x) - 1]`` at ``len(x) == 0`` is empty),
+    so those sizes are not covered, never invalid."""
     size = sizes.expr(value)
     if negative(value):
-        clauses.append((0 - size) >= 1)
+        clauses.append(chosen((0 - size) >= 1, _OTHER_SIGN))
         return "end", 0 - size
-    clauses.append(size >= 0)
+    clauses.append(chosen(size >= 0, _OTHER_SIGN))
     return "start", size
 
 
@@ -167,9 +174,9 @@ def selection(ndim: int, index: tuple) -> tuple[list[DimVar], list, list[Clause]
             continue
         dim = a[axis]
         axis += 1
-        if isinstance(item, Dim):
-            side, offset = _sized_position(item, sizes, clauses)
-            clauses.append(dim >= offset + 1 if side == "start" else dim >= offset)
+        if isinstance(item, Dim):  # of either sign: NumPy counts a negative one from
+            size = sizes.expr(item)  # the end, and drops the axis alike
+            clauses += [dim >= size + 1, dim + size >= 0]
         elif isinstance(item, int):
             clauses.append(checked(
                 dim >= (item + 1 if item >= 0 else -item),

@@ -59,6 +59,7 @@ from .patterns import (
     InCategory,
     TensorPattern,
     checked,
+    chosen,
     dim_vars,
     dtype_vars,
 )
@@ -69,7 +70,7 @@ __all__ = [
     "DimVar", "FixedDim", "FlexDim", "AnonGroup", "AnyGroup", "NamedGroup", "BinOp", "Call", "Hole",
     "DTypeName", "DTypeVar", "Promote", "Join", "DTypeFunction", "DTypeHole",
     "TensorPattern", "Compare", "InCategory", "DTypeEq", "Compatible", "Broadcasts",
-    "DimExpr", "DimItem", "DType", "Clause", "Message", "checked",
+    "DimExpr", "DimItem", "DType", "Clause", "Message", "checked", "chosen",
     "dim_vars", "dtype_vars", "dim_min", "dim_max", "evaluate", "expr_names", "dtype_names",
     "dtype_call",
     "near_dtype", "written",

@@ -173,12 +173,15 @@ Message = Callable[[Mapping[str, Any], tuple], str]
 class Compare:
     """A dim comparison ``left op right``, op in ``== != < <= > >=``; also what the
     comparison operators of dim expressions build (``b >= 6``). ``message`` (not part
-    of its identity) says its failure in the user's words."""
+    of its identity) says its failure in the user's words; ``otherwise`` (part of it)
+    marks a builder's *choice* (a slice bound read as counting from the start), what
+    applies where it fails (see :class:`~kantensor.types.conditions.Source`)."""
 
     op: str
     left: DimExpr
     right: DimExpr
     message: Message | None = field(default=None, compare=False, repr=False)
+    otherwise: str = field(default="", repr=False)
 
     def __post_init__(self) -> None:
         if self.op not in CMP_OPS:

@@ -122,6 +122,12 @@ def checked(clause: Clause, message: Message) -> Clause:
     return dataclasses.replace(clause, message=message)
 
 
+def chosen(clause: Compare, otherwise: str) -> Compare:
+    """``clause`` as a builder's choice: where it fails, ``otherwise`` applies (other
+    types than the build's), so those sizes are not covered, not invalid."""
+    return dataclasses.replace(clause, otherwise=otherwise)
+
+
 def _names(names: str | Iterable[str]) -> list[str]:
     return names.replace(",", " ").split() if isinstance(names, str) else list(names)
 
