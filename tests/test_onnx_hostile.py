@@ -30,6 +30,7 @@ from kantensor.onnx import (
     protos,
     shapes,
 )
+from kantensor.onnx.contract import contract
 from kantensor.onnx.loading import MAX_MESSAGE, OnnxImportError, raw_sizes
 from kantensor.onnx.shared import NotKnown
 from kantensor.types.dim import Dim
@@ -235,6 +236,49 @@ def test_a_dim_param_that_is_not_utf8_is_an_unknown_size():
         (x,), (y,) = from_onnx(read)
         assert str(x.type) == "float32[?,3]" == str(y.type)
         assert infer_shapes(read).graph.output[0].type.tensor_type.shape.dim[1].dim_value == 3
+
+
+def _names_model() -> bytes:
+    """A model whose every name (values, nodes, ops, graphs, opsets) is marked ``Q<k>Z``."""
+    then = helper.make_graph([helper.make_node("Relu", ["tQ5Z"], ["bQaZ"], name="nQbZ")],
+                             "gQcZ", [], [helper.make_tensor_value_info("bQaZ", F, None)])
+    other = helper.make_graph([helper.make_node("Neg", ["tQ5Z"], ["eQdZ"])], "else", [],
+                              [helper.make_tensor_value_info("eQdZ", F, None)])
+    nodes = [helper.make_node("Add", ["xQ1Z", "wQ2Z"], ["tQ5Z"], name="nQ3Z"),
+             helper.make_node("If", ["cQfZ"], ["yQ4Z"], then_branch=then, else_branch=other)]
+    graph = helper.make_graph(
+        nodes, "gQ8Z", [helper.make_tensor_value_info("xQ1Z", F, ["N"]),
+                        helper.make_tensor_value_info("cQfZ", TensorProto.BOOL, [])],
+        [helper.make_tensor_value_info("yQ4Z", F, None)],
+        [numpy_helper.from_array(np.ones(1, np.float32), "wQ2Z")])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                helper.make_opsetid("dQjZ", 1)])
+    return m.SerializeToString()
+
+
+@pytest.mark.parametrize("k", "1234abdfj")
+def test_a_name_that_is_not_utf8_is_refused_by_every_reader(k, tmp_path):
+    """A value's, node's, graph's or opset's name that is not UTF-8 (protobuf gives its
+    bytes) is refused with OnnxImportError naming it, by from_onnx, infer_shapes,
+    contract and the command alike: it raised TypeError where a message joined names."""
+    data = _names_model().replace(f"Q{k}Z".encode(), b"\xff" + f"{k}Z".encode())
+    for read in (from_onnx, infer_shapes, contract):
+        with pytest.raises(OnnxImportError, match=rf"the name b'.\\xff{k}Z' is not UTF-8"):
+            read(data)
+    path = tmp_path / "m.onnx"
+    path.write_bytes(data)
+    done = subprocess.run([sys.executable, "-m", "kantensor", "onnx", str(path)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "is not UTF-8 text" in done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_graph_name_that_is_not_utf8_is_read_around():
+    """A subgraph's or the main graph's own name is never needed as text."""
+    clean = _names_model()
+    for k in "8c":
+        data = clean.replace(f"Q{k}Z".encode(), b"\xff" + f"{k}Z".encode())
+        assert str(from_onnx(data)[1][0].type) == "float32[N]"
 
 
 def test_a_name_assigned_twice_is_refused_naming_it():

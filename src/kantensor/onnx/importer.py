@@ -47,7 +47,7 @@ from .datasizes import COUNTS, DataSizes
 from .dtypes import UnsupportedType, type_name
 from .generic import keep_template, remembered
 from .intervals import INTEGER_DTYPES, MAKES_INTERVALS, record_interval
-from .loading import MAX_NAME, OnnxImportError, Tensors, clipped, open_model, shown
+from .loading import MAX_NAME, OnnxImportError, Tensors, clipped, open_model, opsets_of, shown
 from .nodecache import NodeRecord, record
 from .nodememo import MEMO, node_key, remember, value_key
 from .protos import constant_value, described
@@ -59,13 +59,6 @@ from .sources import Sources
 from .values import fold
 
 __all__ = ["OnnxImportError", "from_onnx", "read_types"]
-
-
-def opsets_of(model: onnx.ModelProto) -> dict[str, int]:
-    """The version of each operator set domain the model imports (the default domain
-    as ``""``)."""
-    return {"" if e.domain == "ai.onnx" else e.domain: int(e.version)
-            for e in model.opset_import}
 
 
 _UNTRIED = object()  # a node's memo key not made yet

@@ -24,6 +24,7 @@ import os
 import stat
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
@@ -37,7 +38,8 @@ from .dtypes import dtype_of
 from .wire import fields
 
 __all__ = ["MAX_MESSAGE", "MAX_MODEL_BYTES", "MAX_RANK", "OnnxImportError", "Tensors",
-           "clipped", "open_model", "overridable", "read_model", "shown"]
+           "clipped", "open_model", "opsets_of", "overridable", "read_model", "shown",
+           "texts"]
 
 #: The first IR version whose initializers listed as graph inputs are defaults a caller
 #: may override (ONNX IR spec; onnxruntime refuses such a feed below it: docs/onnx.rst).
@@ -104,6 +106,28 @@ def shown(name: str) -> str:
     if len(name) <= MAX_NAME:
         return repr(name)
     return f"{name[:MAX_NAME]!r}... ({len(name)} characters)"
+
+
+def texts(names: Any, what: str | Callable[[], str]) -> None:
+    """Check that ``names`` (a model's names: of values, nodes, ops) are text: protobuf
+    gives the bytes of one that is not UTF-8, which no name of a value can be
+    (OnnxImportError, saying ``what`` holds it)."""
+    for name in names:
+        if type(name) is not str:
+            raise OnnxImportError(f"{_text(what)}: the name {_bytes(name)} is not UTF-8 text")
+
+
+def _bytes(name: Any) -> str:
+    return repr(name) if len(name) <= MAX_NAME else \
+        f"{bytes(name[:MAX_NAME])!r}... ({len(name)} bytes)"
+
+
+def opsets_of(model: onnx.ModelProto) -> dict[str, int]:
+    """The version of each operator set domain the model imports (the default domain
+    as ``""``)."""
+    texts((e.domain for e in model.opset_import), "the model's opset imports")
+    return {"" if e.domain == "ai.onnx" else e.domain: int(e.version)
+            for e in model.opset_import}
 
 
 def clipped(message: str) -> str:

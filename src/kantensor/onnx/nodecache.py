@@ -17,6 +17,8 @@ from typing import Any
 
 import onnx
 
+from .loading import texts
+
 __all__ = ["MAX_NODE", "NODES", "NodeRecord", "record"]
 
 _UNREAD: Any = object()  # a record's attributes not serialized yet
@@ -51,6 +53,8 @@ class NodeRecord:
         self.domain = node.domain
         self.names = tuple(node.input[:])  # (a slice reads faster than list())
         self.wanted = tuple(node.output[:])
+        texts((self.op_type, self.domain, node.name, *self.names, *self.wanted),
+              lambda: f"a {self.op_type} node" if type(self.op_type) is str else "a node")
         self.attributes: tuple[bytes, ...] | None = _UNREAD if node.attribute else ()
         self.kept = kept
         self.constant: tuple[Any, Any, Any] | None = None

@@ -12,7 +12,7 @@ from ..graph.type import Type
 from ..types.type import TensorType
 from ..types.variable import constant
 from .dtypes import UnsupportedType
-from .loading import OnnxImportError, overridable, shown
+from .loading import OnnxImportError, overridable, shown, texts
 from .protos import value_type
 
 __all__ = ["Sources"]
@@ -37,6 +37,9 @@ class Sources:
         graph, types, tensors = self.proto, self.types, self.tensors
         seen: dict[tuple, TensorType] = {}  # (elem type, dims) -> type
         raw = tensors.raw if self.parent is None else None  # (the main graph's only)
+        texts((*(t.name for t in graph.initializer), *(i.name for i in graph.input),
+               *(o.name for o in graph.output)), f"graph {shown(graph.name)}" if
+              type(graph.name) is str else "a graph")
         free = self.free = overridable(self.model, graph)
         for i, t in enumerate(graph.initializer):
             name = t.name
