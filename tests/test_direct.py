@@ -16,14 +16,18 @@ import os
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import kantensor as kt
 from kantensor.ops.catalogue import _as_given, load_all
 from kantensor.ops.family import OpFamily
 from kantensor.signature.direct import direct_build
+from kantensor.signature.expressions import symbolic
 from kantensor.signature.forward import Build, relational
+from kantensor.syntax import ast as A
 from kantensor.types.conditions import Condition
-from kantensor.types.dim import Dim
+from kantensor.types.dim import DIM_CALLS, Dim
 from kantensor.types.facts import EMPTY, Facts
 from kantensor.types.symbols import substitute
 
@@ -271,6 +275,40 @@ def test_expressions_the_relation_refuses_as_too_large_are_left_to_it(text):
     except ValueError as exc:  # the where-clause: refused while it is solved
         answer = str(exc)
     assert "too large" in answer  # the output: a message of the build
+
+
+def _expressions():
+    """DSL dim expressions over three names: sums, products, floors, remainders, powers,
+    min and max, constants 0 to 7 (0 divides too)."""
+    leaves = st.one_of(st.integers(0, 7).map(A.FixedDim),
+                       st.sampled_from("abc").map(A.DimVar))
+
+    def grow(inner):
+        return st.one_of(
+            st.tuples(st.sampled_from(["+", "-", "*", "//", "%"]), inner, inner).map(
+                lambda t: A.BinOp(*t)),
+            st.tuples(inner, st.integers(0, 3)).map(
+                lambda t: A.BinOp("**", t[0], A.FixedDim(t[1]))),
+            st.tuples(st.sampled_from(["min", "max"]), st.lists(inner, min_size=1,
+                                                                max_size=3)).map(
+                lambda t: A.Call(t[0], tuple(t[1]))))
+
+    return st.recursive(leaves, grow, max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_expressions())
+def test_an_expression_is_within_the_limits_where_its_value_over_named_sizes_is(node):
+    """symbolic() says by an expression's form alone that sums, int multiples, floors
+    and remainders by nonzero ints, min and max stay sizes; it must say what evaluating
+    it over named sizes says (A.evaluate, the relation's own evaluation)."""
+    names = {n: Dim(n) for n in A.expr_names(node)}
+    try:
+        A.evaluate(node, names.__getitem__, calls=DIM_CALLS)
+        fits = True
+    except (ValueError, OverflowError, ZeroDivisionError):
+        fits = False
+    assert symbolic(node) is fits
 
 
 # -- ONNX pools: a window's output size over a min() of floors (ceil_mode) -------------

@@ -10,12 +10,16 @@ import itertools
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
 import kantensor as kt
 import kantensor.onnx as ko
 import ortrun
 from differential import count
+from kantensor.onnx.contradiction import _hold_together, _rising, consistent
+from kantensor.types.conditions import Condition
 
 F = TensorProto.FLOAT
 
@@ -126,3 +130,30 @@ def test_a_branch_whose_node_contradicts_itself_is_no_refusal_of_the_model():
         assert isinstance(ortrun.run(model, {"x": x, "cond": np.array(True)}),
                           ortrun.Refusal)
         assert contract.holds(n=n).value is not False
+
+
+def _rising_sizes():
+    """Sizes that grow with every size they hold: positive multiples of n, m and of
+    floors by ints of such sizes plus an int (a stack of windows' outputs)."""
+    names = st.sampled_from([kt.Dim("n"), kt.Dim("m")])
+
+    def grow(inner):
+        return st.one_of(
+            st.tuples(inner, st.integers(0, 9), st.integers(1, 8)).map(
+                lambda t: (t[0] + t[1]) // t[2]),
+            st.tuples(inner, inner, st.integers(1, 3)).map(lambda t: t[0] + t[2] * t[1]))
+
+    return st.recursive(names, grow, max_leaves=4)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(_rising_sizes(), st.sampled_from([">=", ">"]),
+                          st.integers(-3, 40)), min_size=2, max_size=4))
+def test_rising_sizes_at_least_ints_hold_together_as_the_prover_finds(conditions):
+    """A node's conditions that each say a rising size is at least an int (a pool's
+    kept ``out >= 1`` per axis) are accepted without the prover: they hold where the
+    sizes are large; the prover, asked, agrees."""
+    own = tuple(Condition(d, op, k) for d, op, k in conditions)
+    assert _rising(own)
+    assert _hold_together(own)
+    assert consistent(own, helper.make_node("MaxPool", ["x"], ["y"])) == own

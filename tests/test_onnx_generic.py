@@ -33,8 +33,8 @@ def _model(op_type: str, shapes: list[tuple], attrs: dict, opset: int = 18,
            ) -> onnx.ModelProto:
     """Four nodes of ``op_type``: three on inputs of other sizes of the same template
     (the first node of an entry may be read before the reader knows its entry; the
-    next one marks the template key met, the third makes the template), then one on
-    inputs of ``shapes``, which the template types;
+    next one marks the template key met, the third keeps its build), then one on
+    inputs of ``shapes``, which makes the template of it and is typed by it;
     with ``facts``, after nodes that make ``n >= 3`` and ``m == n`` facts; the inputs
     at the positions ``known`` are initializers (weights: their shapes all ints)."""
     inputs, nodes, outs, weights = [], [], [], []
@@ -212,9 +212,10 @@ def test_templates_type_the_blocks_of_a_distinct_model():
     m = model(40)
     typed, served = _typing(m)
     assert len(generic.TEMPLATES) == 3 and None not in generic.TEMPLATES.values()
-    # every node but the first two of each template (which mark its key met and make
-    # it), and the first of each entry when the reader does not know the entry yet
-    assert 3 * (40 - 3) <= len(served) <= 3 * (40 - 2) and None not in served
+    # every node but the first three of each template (the first read before the
+    # reader knows its entry, one marks its key met, one keeps its build), and the
+    # check of each template at the node that makes it of that build
+    assert len(served) == 3 * (40 - 3) + 3 and None not in served
     assert dict(typed[0])["r39"] == "float32[batch,42]" and not typed[1]
     assert typed == _typing(m, templates=False)[0]  # the ordinary build's
 
@@ -242,10 +243,38 @@ def test_templates_type_the_convolutions_of_a_distinct_network():
     assert any(3 in pinned for pinned in generic.PINNED.values())
     assert typed == _typing(model, templates=False)[0]
     assert dict(typed[0])["r11"] == "float32[b,15,32,w]"
-    # Relu's from its third layer on, Conv's from its sixth (the first read before its
-    # entry is known, one marks the key, one declines and pins 3, one marks the new
-    # key, one makes its template)
-    assert len(served) >= (12 - 2) + (12 - 5) and None not in served
+    # Relu's from its fourth layer on, Conv's from its seventh (the first read before
+    # its entry is known, one marks the key, one keeps its build, one declines and pins
+    # 3, one marks the new key, one keeps its build), and each template's check
+    assert len(served) == (12 - 3) + (12 - 6) + 2 and None not in served
+
+
+def test_a_template_key_met_twice_makes_no_template():
+    """A fire module's 1x1 squeeze and expand convs (after a 3x3 that makes the reader
+    meet the entry) have one template key, met twice (the next module has other sizes
+    after its pool): no template is made; a third makes it of the second's build and is
+    its first instance. Each typed as the ordinary build types it."""
+    def model(convs: int) -> onnx.ModelProto:
+        channels = [(3, 8, 3), (8, 2, 1), (2, 4, 1), (4, 6, 1)][:convs]  # (in, out, k)
+        weights = [onnx.numpy_helper.from_array(np.zeros((b, a, k, k), np.float32),
+                                                f"w{i}") for i, (a, b, k) in
+                   enumerate(channels)]
+        nodes = [helper.make_node("Conv", [f"c{i - 1}" if i else "x", f"w{i}"], [f"c{i}"])
+                 for i in range(convs)]
+        graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info(
+            "x", TensorProto.FLOAT, ["b", 3, "h", "w"])], [helper.make_tensor_value_info(
+                f"c{convs - 1}", TensorProto.FLOAT, None)], initializer=weights)
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+    twice, served = _typing(model(3))
+    assert not served and not any(isinstance(t, generic.Template)
+                                  for t in generic.TEMPLATES.values())
+    assert twice == _typing(model(3), templates=False)[0]
+    assert dict(twice[0])["c2"] == "float32[b,4,h-2,w-2]"
+    thrice, served = _typing(model(4))
+    assert len(served) == 2 and None not in served  # the template's check, the third
+    assert thrice == _typing(model(4), templates=False)[0]
+    assert dict(thrice[0])["c3"] == "float32[b,6,h-2,w-2]"
 
 
 def test_a_size_past_the_limits_is_built_the_ordinary_way():

@@ -16,6 +16,7 @@ import onnx
 from ..syntax.errors import TypeInferenceError
 from ..types.conditions import Clause, Condition
 from ..types.facts import EMPTY
+from ..types.stated import rising_facts
 from .protos import label as node_label
 
 __all__ = ["consistent"]
@@ -30,7 +31,7 @@ def consistent(own: tuple[Clause, ...], node: onnx.NodeProto, parent: object = N
         # condition no sizes meet: the build refused it; an overload's choice: other
         # types apply; a subgraph's node: its graph may not run
         return own
-    if _hold_together(tuple(own)):
+    if _rising(own) or _hold_together(tuple(own)):
         return own
     listed = "; ".join(map(str, own))
     raise TypeInferenceError(f"node {node_label(node)!r} ({node.op_type}): its conditions "
@@ -45,6 +46,15 @@ def _hold_together(own: tuple[Clause, ...]) -> bool:
     stack of like layers, asks it of the same conditions again."""
     facts = EMPTY.with_(*(c for c in own if isinstance(c, Condition)))
     return facts.consistent() and facts.reduce(own) is not None
+
+
+def _rising(own: tuple[Clause, ...]) -> bool:
+    """Whether ``own`` are all conditions that a :func:`~kantensor.types.stated.rising`
+    size is at least an int (a pool's kept ``out >= 1`` of each spatial axis): they
+    hold together wherever the sizes are large enough, as the prover finds at more
+    cost (a model's first typing asks it of every window's conditions, new each
+    time)."""
+    return all(type(c) is Condition and c.op != "!=" for c in own) and rising_facts(own)
 
 
 def _chosen(c: Clause) -> bool:

@@ -4,10 +4,12 @@ size (equal constants one size, distinct ones distinct), and the typing is kept 
 function of those sizes; a later node of the same entry, attributes and template is
 typed by substituting its own constants. A model whose nodes all differ only in their
 sizes (block i of width i+2, a network's layers of other widths, their weights
-initializers) then builds two nodes per template instead of every node: the exact memo
-(:mod:`.nodememo`) is asked first, and the second node of a template key it does not
-type makes the template, so a model whose nodes repeat exactly (a transformer's
-layers) pays for none.
+initializers) then builds three nodes per template instead of every node: the exact
+memo (:mod:`.nodememo`) is asked first, the second node of a template key it does not
+type keeps what the template is made of, and the third makes it (and is its first
+instance), so a model whose nodes repeat exactly (a transformer's layers) pays for
+none, and neither does a key met twice only (a fire module's two 1x1 convs, whose
+next module's sizes are other named sizes after a pool).
 
 The template's answer is the relation's answer for every instance only where each step
 of the build on the template decides exactly what it decides on the constants, so a
@@ -99,7 +101,17 @@ _key = partial(tuple.__new__, GenericKey)  # (GenericKey(...) without its Python
 TEMPLATES: dict[GenericKey, Template | object | None] = {}
 TEMPLATES_SIZE = 1 << 14
 _NONE = object()  # a template key not met yet
-_SEEN = object()  # a template key met once: its next node makes the template
+_SEEN = object()  # a template key met once: its next node keeps what makes the template
+
+
+class _Kept(NamedTuple):
+    """What the second node of a template key makes its template of (see
+    :func:`template`), made by the third: the node's call parameters, its template
+    key, constants and input types, and its ordinary build's typing."""
+
+    params: dict[str, Any]
+    found: tuple
+    typed: tuple
 _NO_PIN: frozenset[int] = frozenset()
 
 #: The entries whose Op no template types (it renders a signature from the sizes).
@@ -286,13 +298,14 @@ def remembered(reader: Any, entry: OnnxOp, rec: NodeRecord, node: onnx.NodeProto
     """For ``node`` (read from ``rec``; its entry known, read for types only in a main
     graph): its exact memo key (:func:`.nodememo.node_key`); its typing by the exact
     memo, or else by the template of nodes seen before, or None; and its template key,
-    constants and input types when it is to make its template once it is built, else
-    None.
+    constants and input types when it is to keep what makes its template once it is
+    built, else None.
 
-    A template is made by the second node of its template key that the exact memo does
-    not type: a model whose nodes repeat (the layers of a transformer) is typed by the
-    exact memo and pays for no template. (Written for speed: it runs once per node of
-    every model read; one pass over the inputs makes both keys.)"""
+    A template is made by the third node of its template key that the exact memo does
+    not type, of the second's build: a model whose nodes repeat (the layers of a
+    transformer) is typed by the exact memo and pays for no template, and a key met
+    twice only pays for none either. (Written for speed: it runs once per node of every
+    model read; one pass over the inputs makes both keys.)"""
     attributes = rec.attribute_key(node)
     names, outputs = rec.names, len(rec.wanted)
     if attributes is None or entry.reads or entry.bounded or entry.reads_shapes or \
@@ -321,15 +334,18 @@ def remembered(reader: Any, entry: OnnxOp, rec: NodeRecord, node: onnx.NodeProto
             PINNED.clear()
         TEMPLATES[found[0]] = _SEEN
         return key, None, found if made is _SEEN else None
+    if type(made) is _Kept:  # its third node: the template, made of the second's build
+        made = TEMPLATES[found[0]] = template(reader, entry, made.params, *made.found,
+                                              made.typed)
     return key, None if made is None else instance(made, found[1], found[2]), None
 
 
 def keep_template(reader: Any, entry: OnnxOp, node: onnx.NodeProto, found: tuple | None,
                   typed: tuple) -> None:
-    """Keep the template of ``node`` of template key, constants and input types
-    ``found`` (None: nothing to keep), whose ordinary build gave ``typed`` (or that no
-    template types the nodes of that key)."""
+    """Keep what makes the template of ``node`` of template key, constants and input
+    types ``found`` (None: nothing to keep), whose ordinary build gave ``typed``: the
+    next node of its key makes it (:func:`remembered`)."""
     if found is None:
         return
     params = arguments(reader, entry, node, label(node))[1]
-    TEMPLATES[found[0]] = template(reader, entry, params, *found, typed)
+    TEMPLATES[found[0]] = _Kept(params, found, typed)

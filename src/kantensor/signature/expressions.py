@@ -102,10 +102,47 @@ def symbolic(node: Any) -> bool:
     names = _NAMES.get(id(node))
     names = A.expr_names(node) if names is None or names[0] is not node else names[1]
     try:
-        _compiled(node)({name: Dim(name) for name in names})
+        sizes = {name: Dim(name) for name in names}
+        if not _within_limits(node, 0):
+            _compiled(node)(sizes)
     except (ValueError, OverflowError, ZeroDivisionError):
         return False
     return True
+
+
+def _within_limits(node: Any, depth: int) -> bool:
+    """Whether ``node`` is, by its form alone, within the limits over any named sizes:
+    sums, int multiples, floors and remainders by a nonzero int, min and max of such
+    (none of them multiplies two sizes or divides by zero, the only ways the Dim
+    algebra refuses a size), no deeper than :data:`MAX_DEPTH`. False: not shown so (the
+    caller evaluates it). Evaluating a window's size over named sizes costs about
+    20 us a floor; a model's first build of each signature asked it of every one."""
+    kind = type(node)
+    if kind is A.FixedDim or kind is A.DimVar:
+        return True
+    if depth > MAX_DEPTH:
+        return False
+    if kind is A.Call:
+        return all(_within_limits(a, depth + 1) for a in node.args)
+    if kind is not A.BinOp:
+        return False
+    op = node.op
+    if op in ("+", "-"):
+        return _within_limits(node.left, depth + 1) and _within_limits(node.right, depth + 1)
+    if op == "*":
+        left, right = _constant(node.left, depth), _constant(node.right, depth)
+        return (left is not None and _within_limits(node.right, depth + 1)) or (
+            right is not None and _within_limits(node.left, depth + 1))
+    if op in ("//", "%"):
+        return bool(_constant(node.right, depth)) and _within_limits(node.left, depth + 1)
+    return False  # ** (a power's expansion is bounded where it is evaluated)
+
+
+def _constant(node: Any, depth: int) -> int | None:
+    """The int ``node`` is when it names no size (None otherwise, or where evaluating it
+    raises)."""
+    found = _compile(node, depth + 1)
+    return None if callable(found) else found
 
 
 #: The deepest expression :func:`_compile` takes apart (deeper: A.evaluate's loop).

@@ -20,7 +20,7 @@ from typing import Final
 
 from .canon import canonical_form
 from .conditions import COMPARE, NEGATED, AnyOf, Clause, Condition, conjunction, expand
-from .dim import Dim, DimLike, _rebuild
+from .dim import Dim, DimLike, _rebuild, as_dim
 from .dimfacts import assume_divisible
 from .disjunctions import absorbed, exhaustive, plain_cases, tightest
 from .poly import Opaque
@@ -141,9 +141,15 @@ class Facts:
     def decide(self, condition: Condition | tuple[DimLike, str, DimLike]) -> bool | None:
         """True where the facts imply ``condition``, False where they imply its negation
         (or nothing meets both), None when they do neither."""
-        if not isinstance(condition, Condition):
-            condition = Condition(*condition)
-        d, op = condition.key
+        if type(condition) is tuple and condition[1] in _AT_LEAST and \
+                type(condition[2]) is int and condition[2] == 0:
+            # (d, op, 0) is its own key: no Condition made (a build asks this of its
+            # where-clauses and of each output size it computes)
+            d, op = as_dim(condition[0]), condition[1]
+        else:
+            if not isinstance(condition, Condition):
+                condition = Condition(*condition)
+            d, op = condition.key
         if isinstance(d, int):
             return COMPARE[op](d, 0)
         found = _unfacted(d, op)
@@ -261,6 +267,7 @@ class Facts:
         return None if exhaustive(cases, self) else cases
 
 
+_AT_LEAST: Final = frozenset((">=", ">"))  # (a condition d op 0 whose key is (d, op))
 _FORMING: Final = threading.local()  # .on while Facts._formed makes forms (per thread)
 
 
