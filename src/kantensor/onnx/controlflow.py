@@ -190,7 +190,7 @@ class Loop(Structured):
                          lead=[TensorType("int64", ()), TensorType("bool", ())],
                          index=True)
         count, facts = iteration_count(label, trips, bool(m_name), start,
-                                       rec.condition(), notes, scope_names(scope))
+                                       rec.condition(), notes, scope_names(scope), scope.once)
         finals, scans = rec.solve(count, n_scan, [o for o in node.output])
         empty = [_declared(attrs["body"].output[1 + n_carried + j], t)
                  for j, t in enumerate(scans)]

@@ -310,18 +310,25 @@ def _check_kind(t0: Type, out: Type, k: int) -> None:
 
 
 def iteration_count(label: str, trips: Any, has_trips: bool, start: bool | None,
-                    then: bool | None, notes: Notes, taken: set[str]
+                    then: bool | None, notes: Notes, taken: set[str], once: bool = True
                     ) -> tuple[Any, list[SizeCondition]]:
     """How many times a Loop runs its body (its trip count ``trips`` if it has one,
     ``start`` its first condition, ``then`` the body's condition, each None where not
     known): 0, 1, the trip count, or a size of its own named after the node (with its
-    conditions, in the DSL's syntax: ``0 <= loop_iters``, ``loop_iters <= M``)."""
+    conditions, in the DSL's syntax: ``0 <= loop_iters``, ``loop_iters <= M``). In a
+    graph that runs many times per run of the model (``once`` False: a loop's body)
+    the data may decide another count at every run, so one name would claim one size
+    for all of them: the count is unknown (None) there, with a note."""
     if start is False or has_trips and isinstance(trips, int) and trips <= 0:
         return 0, []
     if start is True and then is True and has_trips and trips is not None:
         return trips, []
     if start is True and then is False and (not has_trips or isinstance(trips, int)):
         return 1, []  # one iteration, which ends the loop
+    if not once:
+        notes.add(base_name(label) + "_iters", "count", "the data decide it, at every "
+                  "run of the loop's body that holds this Loop")
+        return None, []
     name = base_name(label) + "_iters"
     if name in taken:
         (name,) = fresh_names(name, 1, taken)
