@@ -1,9 +1,10 @@
 """The contract of a model with control flow needs what its subgraphs need: an If fails
-where the branch it takes fails, so the conditions of its branches' nodes are the
-model's (each naming its node and branch). Judged by onnxruntime (tests/ortrun.py) at
-every point of a small grid, with each value of the If's condition where the data give
-it: ``holds`` is True exactly where every run succeeds, False where every run fails, and
-undecided where the condition's value decides.
+where the branch it takes fails, a Loop where an iteration of its body fails, so the
+conditions of their subgraphs' nodes are the model's (each naming its node and
+subgraph). Judged by onnxruntime (tests/ortrun.py) at every point of a small grid, with
+each value of the If's condition or the Loop's trip count where the data give it:
+``holds`` is True exactly where every run succeeds, False where every run fails, and
+undecided where the data decide.
 """
 
 from __future__ import annotations
@@ -59,7 +60,9 @@ def _runs(model, point: dict, conds) -> list[bool]:
     out = []
     for c in conds:
         feeds = {"x": np.ones(shape, np.float32)}
-        if c is not None:
+        if isinstance(c, int) and not isinstance(c, bool):  # a Loop's trip count
+            feeds["M"] = np.array(c, np.int64)
+        elif c is not None:
             feeds["c"] = np.array(c)
         out.append(not isinstance(ortrun.run(model, feeds), ortrun.Refusal))
     return out
@@ -151,4 +154,61 @@ def test_an_if_in_a_branch_passes_its_conditions_out():
     contract = ko.contract(model)
     assert contract.dsl() == "where D == N"
     assert "square in inner: then_branch in if: then_branch" in str(contract)
+    assert _judged(model, [None]) == 16
+
+
+def _loop_model(body_nodes, trips: str = "data", carried: bool = False):
+    """``Loop(M, true)`` over ``x: float[N, D]`` whose body runs ``body_nodes`` (giving
+    ``t``, a scan output); ``trips``: "data" (an input M) or "two" (a constant);
+    ``carried``: the body also carries ``acc`` (``a: float[D]``, unchanged) that
+    ``body_nodes`` may read as ``acc_in``."""
+    inputs = [helper.make_tensor_value_info("i", I64, []),
+              helper.make_tensor_value_info("c_in", B, [])]
+    outputs = [helper.make_tensor_value_info("c_out", B, [])]
+    nodes = [*body_nodes, helper.make_node("Identity", ["c_in"], ["c_out"])]
+    if carried:
+        inputs.append(helper.make_tensor_value_info("acc_in", F, None))
+        outputs.append(helper.make_tensor_value_info("acc_out", F, None))
+        nodes.append(helper.make_node("Identity", ["acc_in"], ["acc_out"]))
+    outputs.append(helper.make_tensor_value_info("t", F, None))
+    body = helper.make_graph(nodes, "body", inputs, outputs)
+    graph_inputs = [helper.make_tensor_value_info("x", F, ["N", "D"])]
+    inits = [numpy_helper.from_array(np.array(True), "true")]
+    if trips == "data":
+        graph_inputs.append(helper.make_tensor_value_info("M", I64, []))
+    else:
+        inits.append(numpy_helper.from_array(np.array(2, np.int64), "M"))
+    loop_inputs, loop_outputs = ["M", "true"], ["y"]
+    if carried:
+        inits.append(numpy_helper.from_array(np.ones(3, np.float32), "a"))
+        loop_inputs.append("a")
+        loop_outputs.insert(0, "acc")
+    node = helper.make_node("Loop", loop_inputs, loop_outputs, body=body, name="loop")
+    graph = helper.make_graph([node], "g", graph_inputs,
+                              [helper.make_tensor_value_info("y", F, None)], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_a_loop_needs_its_bodys_conditions_where_it_runs():
+    """A body's ``MatMul(x, x)``: a trip count the data give makes ``D == N`` needed
+    where the loop runs (``loop_iters == 0 or D == N``: valid at D == N, undecided
+    elsewhere, since no iteration runs at M = 0); two iterations make it exact."""
+    by_data = _loop_model(MATMUL)
+    contract = ko.contract(by_data)
+    assert "loop_iters == 0 or D == N" in str(contract)
+    assert "square in loop: body" in str(contract)
+    assert _judged(by_data, [0, 1, 2]) == 16
+    twice = _loop_model(MATMUL, "two")
+    assert ko.contract(twice).dsl() == "where D == N"
+    assert _judged(twice, [None]) == 16
+
+
+def test_a_carried_size_that_never_changes_is_its_initial_size_in_the_bodys_conditions():
+    """The body adds its carried ``acc`` (3 entries, never changed) to each row of x:
+    D broadcasts against 3, needed at each of the two iterations."""
+    add = [helper.make_node("Add", ["x", "acc_in"], ["t"], name="plus")]
+    model = _loop_model(add, "two", carried=True)
+    contract = ko.contract(model)
+    assert contract.exact and contract.holds(N=2, D=3) and contract.holds(N=2, D=1)
+    assert not contract.holds(N=2, D=2)
     assert _judged(model, [None]) == 16

@@ -36,7 +36,7 @@ from ..ops.params import normalize_axis
 from ..syntax.errors import TypeInferenceError
 from ..types.containers import SequenceType, join_shapes
 from ..types.type import TensorType
-from .branches import branch_conditions, compared
+from .needs import body_conditions, branch_conditions, compared
 from .recurrence import Recurrence, after_any, iteration_count, runtime_types, scope_names
 from .registry import UnsupportedOp
 from .sequence import apply, scalar_value
@@ -100,7 +100,7 @@ class If(Structured):
                         failed or not isinstance(exc, TypeInferenceError)):
                     raise  # a branch that never runs may be anything (a dead branch of
                 failed[truth] = exc  # an export may fail its sizes); one the data pick
-                # whose relations hold at no size fails where it is picked (.branches)
+                # whose relations hold at no size fails where it is picked (.needs)
         live = [subs[cond]] if cond is not None else list(subs.values())
         counts = {len(types) for _, types in live}
         if len(counts) > 1 or counts != {len(node.output)}:
@@ -120,12 +120,8 @@ class If(Structured):
             outs[0].owner.tag["notes"] = tuple(notes.found)
             if scope.graph and scope.once:
                 scope.counts.located(scope, outs)
-        needs = branch_conditions(scope, node, label, {t: s for t, (s, _) in subs.items()},
-                                  cond, failed)
-        if needs:  # the branch taken fails where its nodes' conditions do
-            outs[0].owner.conditions = needs
-            scope.conditions.extend(needs)
-            scope.facts = scope.facts.with_(*needs)
+        needed(scope, outs, branch_conditions(  # the branch taken fails where its nodes'
+            scope, node, label, {t: s for t, (s, _) in subs.items()}, cond, failed))  # do
         return list(zip(outs, values, strict=True))
 
     @staticmethod
@@ -149,6 +145,15 @@ class If(Structured):
                       for s, i in ((a, a.proto.output[k]), (b, b.proto.output[k])))
             values.append(va if _values_equal(va, vb) else None)
         return types, values
+
+
+def needed(scope: Any, outs: list, needs: tuple) -> None:
+    """Record what a node (``outs``: its outputs) needs for its subgraphs (see
+    :mod:`.needs`) as its conditions and the model's, and as facts for later nodes."""
+    if needs:
+        outs[0].owner.conditions = needs
+        scope.conditions.extend(needs)
+        scope.facts = scope.facts.with_(*needs)
 
 
 def if_(cond: np.ndarray, *outer: Any, then: Runner | None, other: Runner | None,
@@ -213,6 +218,7 @@ class Loop(Structured):
             owner.tag["notes"] = tuple(notes.found)
         if facts:
             owner.tag["conditions"] = tuple(facts)
+        needed(scope, outs, body_conditions(scope, node, label, rec, count))
         values = [None] * len(outs)
         if count == 0:  # the initial values, untouched
             values[:n_carried] = [scope.value(n) if isinstance(v.type, TensorType) else None
@@ -325,6 +331,7 @@ class Scan(Structured):
             outs[0].owner.tag["notes"] = tuple(notes.found)
         if facts:
             outs[0].owner.tag["conditions"] = tuple(facts)
+        needed(scope, outs, body_conditions(scope, node, label, rec, count))
         return [(o, None) for o in outs]
 
 

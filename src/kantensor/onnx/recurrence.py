@@ -146,6 +146,7 @@ class Recurrence:
             name = outputs[n + j] if n + j < len(outputs) and outputs[n + j] else \
                 f"output {n + j}"
             scans.append(TensorType(t.dtype, self._fixed(t.shape, known, name, 1)))
+        self.known = known  # the carried sizes no iteration changes (for .needs)
         return out_types, scans
 
     def _fixpoint(self, stuck: dict[str, Any], known: dict[str, Any]

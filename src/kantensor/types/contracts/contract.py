@@ -189,7 +189,13 @@ class Contract:
                 ) -> bool | None:
         """An atom over sizes that are no inputs, at the inputs' ``values``: True where it
         holds at every value :attr:`bounds` leave them (at most :data:`MAX_HIDDEN`
-        points), False where at none, else None (the data decide)."""
+        points), False where at none, else None (the data decide). A disjunction is
+        decided first by its cases' conditions over input sizes only: True where a case
+        of them holds, False where every case has one that fails (``iters == 0 or D ==
+        N`` holds at D == N whatever the count, unbounded or not)."""
+        decided = _by_inputs(atom.clause, hidden, values)
+        if decided is not None:
+            return decided
         ranges = []
         for h in sorted(hidden, key=str):
             known = [c.substitute(values) if values.keys() & c.symbols() else c
@@ -452,3 +458,17 @@ def _cases(atoms: Sequence[Atom]) -> tuple[list[list[Condition]], bool]:
     return cases, complete
 
 
+def _by_inputs(clause: Clause, hidden: frozenset, values: Mapping[Hashable, int]
+               ) -> bool | None:
+    """A disjunction's truth at ``values`` from its conditions over no ``hidden`` size
+    alone, where they decide it (see :meth:`Contract._hidden`); else None."""
+    if not isinstance(clause, AnyOf):
+        return None
+    failed = 0
+    for case in clause.cases:
+        free = [c for c in case if not c.symbols() & hidden]
+        if not all(condition_holds(c, values) for c in free):
+            failed += 1
+        elif len(free) == len(case):
+            return True
+    return False if failed == len(clause.cases) else None

@@ -1,9 +1,12 @@
-"""What an If needs of the sizes: the conditions of the branch that runs.
+"""What a node needs of the sizes for its subgraphs: the conditions of an If's branch
+that runs, of a loop's body at every iteration.
 
-A branch is read by a reader of its own (:mod:`.subgraph`), whose nodes record their
-conditions there; onnxruntime fails the If where the branch it takes fails, so those
-conditions are the If's, over the outer graph's sizes (a captured value's stand-in
-read as the outer value it stands for), each naming its node and the branch:
+A subgraph is read by a reader of its own (:mod:`.subgraph`), whose nodes record their
+conditions there; onnxruntime fails the node where a run of its subgraph fails, so
+those conditions are the node's, over the outer graph's sizes (a captured value's
+stand-in read as the outer value it stands for), each naming its node and subgraph.
+
+An If's branch (:func:`branch_conditions`):
 
 * a condition known when the model is read: the conditions of the branch it picks;
 * a comparison of sizes (``Equal(n, 1)``): each branch's conditions where it is taken,
@@ -17,6 +20,13 @@ read as the outer value it stands for), each naming its node and the branch:
 A branch that cannot be typed (its nodes contradict each other at every size, or the
 sizes around it) fails wherever it is taken: the If then needs it not taken, and its
 outputs are the other branch's.
+
+A Loop's or Scan's body (:func:`body_conditions`), typed once with a symbol for each
+carried size and the iteration number (:mod:`.recurrence`), needs its conditions at
+every iteration: where the loop runs (``iters == 0 or C``), with each carried size that
+never changes its initial size; a size that changes from one iteration to the next is
+no size of the graph around, so a condition over it is one the data decide (a
+DataSymbol of its own, unbounded: ``holds`` is undecided where it matters).
 """
 
 from __future__ import annotations
@@ -34,7 +44,7 @@ from ..types.symbols import DataSymbol
 from .sequence import scalar_value
 from .subgraph import base_name
 
-__all__ = ["COMPARE", "branch_conditions", "compared"]
+__all__ = ["COMPARE", "body_conditions", "branch_conditions", "compared"]
 
 #: Comparison ops whose value, on sizes, is a size condition; and its negation.
 COMPARE = {"Equal": ("==", "!="), "Less": ("<", ">="), "Greater": (">", "<="),
@@ -99,20 +109,49 @@ def branch_conditions(scope: Any, node: onnx.NodeProto, label: str,
     return tuple(out)
 
 
-def _outer(scope: Any, node: onnx.NodeProto, label: str, sub: Any, truth: bool
-           ) -> tuple[Clause, ...]:
-    """The conditions of the branch ``sub`` in the terms of the graph around it (the
-    unknown axes of a captured value's stand-in, the outer value's), each naming its node
-    and the branch."""
+def body_conditions(scope: Any, node: onnx.NodeProto, label: str, rec: Any, count: Any
+                    ) -> tuple[Clause, ...]:
+    """The conditions a Loop's or Scan's ``node`` (read by ``scope``) needs for its body
+    (``rec``: its :class:`~.recurrence.Recurrence`, solved) to hold at every one of its
+    ``count`` iterations (an int, a Dim, or None: not known)."""
+    sub = rec.sub
+    if count == 0 or not sub.conditions:
+        return ()
+    sizes: dict[Any, Any] = {}
+    for s in sorted(rec.all, key=str):
+        n0 = rec.known.get(s)
+        sizes[s] = n0 if n0 is not None else Dim(DataSymbol(
+            f"{s}", f"a size of {label}'s body that may change from one iteration to the "
+            "next (the data decide it at each)"))
+    own = _outer(scope, node, label, sub, "body", sizes)
+    if isinstance(count, int):  # (> 0: every condition holds at the first iteration)
+        return own
+    if count is None:
+        symbol = DataSymbol(f"{base_name(label)}_runs", f"how many times {label!r} runs "
+                            "its body (the data decide it)")
+        count = Dim(symbol)
+        symbol.bounds = (Condition(count, ">=", 0),)
+    idle = Condition(count, "==", 0, Source(op=node.op_type, node=label))
+    return tuple(AnyOf(((idle,), *(((c,),) if isinstance(c, Condition) else c.cases)),
+                       c.source) for c in own)
+
+
+def _outer(scope: Any, node: onnx.NodeProto, label: str, sub: Any, truth: bool | str,
+           sizes: dict | None = None) -> tuple[Clause, ...]:
+    """The conditions of the subgraph ``sub`` (the branch ``truth``, or a loop's body)
+    in the terms of the graph around it (the unknown axes of a captured value's
+    stand-in, the outer value's; ``sizes``: the body's own symbols' sizes there), each
+    naming its node and the subgraph."""
     if not sub.conditions:
         return ()
-    mapping = {}
+    mapping: dict[Any, Any] = dict(sizes or {})
     for name, stand_in in sub.captured.items():
         outer = scope.var(name, node)
         for axis, d in enumerate(getattr(stand_in.type, "shape", ())):
             if d is None:
                 mapping[VariableAxis(stand_in, axis)] = unknown(VariableAxis(outer, axis))
-    where = f"{label}: {'then' if truth else 'else'}_branch"
+    where = f"{label}: body" if truth == "body" else \
+        f"{label}: {'then' if truth else 'else'}_branch"
 
     def moved(c: Condition) -> Condition:
         c = c.substitute(mapping) if mapping and c.symbols() & mapping.keys() else c
