@@ -18,7 +18,7 @@ import exported_models as em
 import kantensor as kt
 import ortrun
 import shapejudge as sj
-from kantensor.onnx import from_onnx, infer_shapes, size_notes
+from kantensor.onnx import from_onnx, infer_shapes, size_conditions, size_notes
 from kantensor.onnx.importer import read_types
 
 F, I64 = TensorProto.FLOAT, TensorProto.INT64
@@ -99,6 +99,28 @@ def test_two_different_counts_never_share_a_name():
     decided, judgement = _judged(model, sizes)
     assert set(decided) == {"iu", "id", "iu2", "both", "same"}
     assert judgement.counts == {sj.DATA: 5, sj.EXACT: 2}  # (the masks: exact)
+
+
+def test_each_fact_about_a_count_is_listed_once():
+    """Two NonZeros of one mask (as TorchScript exports SSDlite's post-processing: each
+    count read twice) count one size; each states its bound, and size_conditions lists
+    it once, naming the first; a count read by two consumers is one fact too. A count of
+    another mask is another fact, though spelled alike but for its suffix."""
+    nodes = [helper.make_node("Greater", ["x", "zero"], ["up"]),
+             helper.make_node("Less", ["x", "zero"], ["down"]),
+             helper.make_node("NonZero", ["up"], ["iu"], name="/NonZero"),
+             helper.make_node("NonZero", ["up"], ["iu2"], name="/NonZero_1"),
+             helper.make_node("NonZero", ["down"], ["id"], name="/NonZero_2"),
+             helper.make_node("Transpose", ["iu"], ["a"]),
+             helper.make_node("Cast", ["iu"], ["b"], to=TensorProto.FLOAT),
+             helper.make_node("Concat", ["iu2", "id"], ["c"], axis=1)]
+    model = _model(nodes, [helper.make_tensor_value_info("x", F, ["n"])],
+                   [helper.make_tensor_value_info(o, I64 if o != "b" else F, None)
+                    for o in ("a", "b", "c")],
+                   [helper.make_tensor("zero", F, [], [0.0])])
+    _, outs = from_onnx(model)
+    assert [(str(c), c.node) for c in size_conditions(outs)] == [
+        ("NonZero <= n", "/NonZero"), ("NonZero_2 <= n", "/NonZero_2")]
 
 
 def _counting_if(name, op, src, out):

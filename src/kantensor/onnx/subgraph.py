@@ -152,8 +152,14 @@ def size_notes(outputs: Variable | Sequence[Variable]) -> list[SizeNote]:
 
 def size_conditions(outputs: Variable | Sequence[Variable]) -> list[SizeCondition]:
     """The conditions the nodes of control flow of the graph of ``outputs`` put on the
-    sizes they introduce (``0 <= loop_iters``, ``loop_iters <= n``)."""
-    return [c for node in toposort(_listed(outputs)) for c in node.tag.get("conditions", ())]
+    sizes they introduce (``0 <= loop_iters``, ``loop_iters <= n``), each once, naming
+    the first node that states it (two NonZeros of one mask count one size, and each
+    states its bound)."""
+    found: dict[tuple, SizeCondition] = {}
+    for node in toposort(_listed(outputs)):
+        for c in node.tag.get("conditions", ()):
+            found.setdefault((c.left, c.op, c.right), c)
+    return list(found.values())
 
 
 def _listed(outputs: Variable | Sequence[Variable]) -> list[Variable]:
