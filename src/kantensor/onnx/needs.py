@@ -44,10 +44,10 @@ from ..types.symbols import DataSymbol
 from .sequence import scalar_value
 from .subgraph import base_name
 
-__all__ = ["COMPARE", "body_conditions", "branch_conditions", "compared"]
+__all__ = ["body_conditions", "branch_conditions", "compared"]
 
 #: Comparison ops whose value, on sizes, is a size condition; and its negation.
-COMPARE = {"Equal": ("==", "!="), "Less": ("<", ">="), "Greater": (">", "<="),
+_COMPARE = {"Equal": ("==", "!="), "Less": ("<", ">="), "Greater": (">", "<="),
            "LessOrEqual": ("<=", ">"), "GreaterOrEqual": (">=", "<")}
 
 
@@ -65,12 +65,12 @@ def compared(scope: Any, name: str) -> tuple[Any, str, str, Any] | None:
     while producer is not None and producer.op_type in _SAME and producer.input:
         negate ^= producer.op_type == "Not"
         producer = producers.get(producer.input[0])
-    if producer is None or producer.op_type not in COMPARE or len(producer.input) != 2:
+    if producer is None or producer.op_type not in _COMPARE or len(producer.input) != 2:
         return None
     sides = [scalar_value(scope, n) for n in producer.input]
     if any(s is None for s in sides) or not any(isinstance(s, Dim) for s in sides):
         return None
-    yes, no = COMPARE[producer.op_type]
+    yes, no = _COMPARE[producer.op_type]
     return (sides[0], no, yes, sides[1]) if negate else (sides[0], yes, no, sides[1])
 
 
