@@ -212,3 +212,58 @@ def test_a_carried_size_that_never_changes_is_its_initial_size_in_the_bodys_cond
     assert contract.exact and contract.holds(N=2, D=3) and contract.holds(N=2, D=1)
     assert not contract.holds(N=2, D=2)
     assert _judged(model, [None]) == 16
+
+
+def test_a_scan_needs_its_bodys_conditions_where_it_scans():
+    """A Scan over the T rows of ``x: float[T, N]`` adding each to its state ``s0: [D]``:
+    ``T == 0 or`` the broadcast of D and N, exact. Judged by onnxruntime at T from 1
+    (it refuses a scan over an empty axis, which the ONNX spec allows)."""
+    body = helper.make_graph(
+        [helper.make_node("Add", ["s_in", "r"], ["o"], name="plus"),
+         helper.make_node("Identity", ["s_in"], ["s_out"])], "body",
+        [helper.make_tensor_value_info("s_in", F, None),
+         helper.make_tensor_value_info("r", F, None)],
+        [helper.make_tensor_value_info("s_out", F, None),
+         helper.make_tensor_value_info("o", F, None)])
+    graph = helper.make_graph(
+        [helper.make_node("Scan", ["s0", "x"], ["s", "y"], body=body, num_scan_inputs=1,
+                          name="scan")], "g",
+        [helper.make_tensor_value_info("s0", F, ["D"]),
+         helper.make_tensor_value_info("x", F, ["T", "N"])],
+        [helper.make_tensor_value_info("y", F, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    contract = ko.contract(model)
+    assert contract.exact and "plus in scan: body" in str(contract)
+    assert contract.holds(T=0, N=2, D=3) and not contract.holds(T=1, N=2, D=3)
+    judged = 0
+    for t, n, d in itertools.product(range(1, 3), range(4), range(4)):
+        feeds = {"s0": np.ones(d, np.float32), "x": np.ones((t, n), np.float32)}
+        runs = not isinstance(ortrun.run(model, feeds), ortrun.Refusal)
+        assert contract.holds(T=t, N=n, D=d).value is runs, (t, n, d)
+        judged += 1
+    assert judged == 32
+
+
+def test_a_sequence_map_needs_its_bodys_conditions_for_every_element():
+    """SequenceMap's body multiplies each row of ``x: float[T, N]`` by ``w: float[D, 2]``:
+    ``T == 0 or N == D``. Judged by onnxruntime at T from 1."""
+    body = helper.make_graph([helper.make_node("MatMul", ["e", "w"], ["o"], name="mm")],
+                             "body", [helper.make_tensor_value_info("e", F, None)],
+                             [helper.make_tensor_value_info("o", F, None)])
+    graph = helper.make_graph(
+        [helper.make_node("SplitToSequence", ["x"], ["seq"], axis=0, keepdims=1),
+         helper.make_node("SequenceMap", ["seq"], ["out"], body=body, name="smap"),
+         helper.make_node("ConcatFromSequence", ["out"], ["y"], axis=0)], "g",
+        [helper.make_tensor_value_info("x", F, ["T", "N"]),
+         helper.make_tensor_value_info("w", F, ["D", 2])],
+        [helper.make_tensor_value_info("y", F, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    contract = ko.contract(model)
+    assert "mm in smap: body" in str(contract)
+    judged = 0
+    for t, n, d in itertools.product(range(1, 3), range(4), range(4)):
+        feeds = {"x": np.ones((t, n), np.float32), "w": np.ones((d, 2), np.float32)}
+        runs = not isinstance(ortrun.run(model, feeds), ortrun.Refusal)
+        assert contract.holds(T=t, N=n, D=d).value is runs, (t, n, d)
+        judged += 1
+    assert judged == 32

@@ -218,7 +218,8 @@ class Loop(Structured):
             owner.tag["notes"] = tuple(notes.found)
         if facts:
             owner.tag["conditions"] = tuple(facts)
-        needed(scope, outs, body_conditions(scope, node, label, rec, count))
+        needed(scope, outs, body_conditions(scope, node, label, rec.sub, count, rec.all,
+                                            rec.known))
         values = [None] * len(outs)
         if count == 0:  # the initial values, untouched
             values[:n_carried] = [scope.value(n) if isinstance(v.type, TensorType) else None
@@ -331,7 +332,8 @@ class Scan(Structured):
             outs[0].owner.tag["notes"] = tuple(notes.found)
         if facts:
             outs[0].owner.tag["conditions"] = tuple(facts)
-        needed(scope, outs, body_conditions(scope, node, label, rec, count))
+        needed(scope, outs, body_conditions(scope, node, label, rec.sub, count, rec.all,
+                                            rec.known))
         return [(o, None) for o in outs]
 
 
@@ -410,8 +412,8 @@ class SequenceMap(Structured):
                 length <= 64:
             per = [output_types(scope.child(attrs["body"], [element(v.type, i) for v in ins],
                                         graph=False), label) for i in range(length)]
-        shared = output_types(scope.child(attrs["body"], [element(v.type, None) for v in ins],
-                                      graph=False), label)
+        typed = scope.child(attrs["body"], [element(v.type, None) for v in ins], graph=False)
+        shared = output_types(typed, label)
         types: list[Type] = []
         for k, t in enumerate(shared):
             if not isinstance(t, TensorType):
@@ -431,6 +433,7 @@ class SequenceMap(Structured):
         kinds = tuple(isinstance(v.type, SequenceType) for v in ins)
         outs = apply("SequenceMap", sequence_map, tuple(types), [*ins, *outer], body=body,
                      kinds=kinds)
+        needed(scope, outs, body_conditions(scope, node, label, typed, length))
         return [(o, None) for o in outs]
 
 

@@ -23,10 +23,11 @@ outputs are the other branch's.
 
 A Loop's or Scan's body (:func:`body_conditions`), typed once with a symbol for each
 carried size and the iteration number (:mod:`.recurrence`), needs its conditions at
-every iteration: where the loop runs (``iters == 0 or C``), with each carried size that
-never changes its initial size; a size that changes from one iteration to the next is
-no size of the graph around, so a condition over it is one the data decide (a
-DataSymbol of its own, unbounded: ``holds`` is undecided where it matters).
+every iteration (a SequenceMap's at every element): where the loop runs (``iters == 0
+or C``), with each carried size that never changes its initial size; a size that
+changes from one iteration to the next is no size of the graph around, so a condition
+over it is one the data decide (a DataSymbol of its own, unbounded: ``holds`` is
+undecided where it matters).
 """
 
 from __future__ import annotations
@@ -109,17 +110,19 @@ def branch_conditions(scope: Any, node: onnx.NodeProto, label: str,
     return tuple(out)
 
 
-def body_conditions(scope: Any, node: onnx.NodeProto, label: str, rec: Any, count: Any
+def body_conditions(scope: Any, node: onnx.NodeProto, label: str, sub: Any, count: Any,
+                    symbols: Iterable[str] = (), known: dict | None = None
                     ) -> tuple[Clause, ...]:
-    """The conditions a Loop's or Scan's ``node`` (read by ``scope``) needs for its body
-    (``rec``: its :class:`~.recurrence.Recurrence`, solved) to hold at every one of its
-    ``count`` iterations (an int, a Dim, or None: not known)."""
-    sub = rec.sub
+    """The conditions a Loop's, Scan's or SequenceMap's ``node`` (read by ``scope``)
+    needs for its body (``sub``: its reader) to hold at every one of its ``count`` runs
+    (an int, a Dim, or None: not known); ``symbols``: the body's own sizes (a
+    :class:`~.recurrence.Recurrence`'s carried sizes and iteration number), ``known``
+    those that never change, by their initial sizes."""
     if count == 0 or not sub.conditions:
         return ()
     sizes: dict[Any, Any] = {}
-    for s in sorted(rec.all, key=str):
-        n0 = rec.known.get(s)
+    for s in sorted(symbols, key=str):
+        n0 = (known or {}).get(s)
         sizes[s] = n0 if n0 is not None else Dim(DataSymbol(
             f"{s}", f"a size of {label}'s body that may change from one iteration to the "
             "next (the data decide it at each)"))
