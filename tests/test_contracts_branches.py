@@ -143,6 +143,28 @@ def test_a_branch_whose_nodes_contradict_is_valid_nowhere_when_taken():
     assert _judged(either, [True, False], rank=1, sizes=range(5)) == 5
 
 
+def test_a_taken_branch_whose_conditions_no_size_meets_together_is_valid_nowhere():
+    """Each node of the then branch builds (``N % 2 == 0``, ``N == 0 or N == 1``, ``N == 2
+    or N == 1``), and no size meets them all: taken always, the contract has no valid
+    size (it said every size was valid when the branch's conditions were dropped);
+    taken as the data say, every size is undecided (the else branch runs)."""
+    consts = {"z0": np.zeros(0, np.float32), "z2": np.zeros(2, np.float32),
+              "shape": np.array([2, -1], np.int64)}
+    then = [*(helper.make_node("Constant", [], [k], value=numpy_helper.from_array(v, k))
+              for k, v in consts.items()),
+            helper.make_node("Add", ["x", "z0"], ["a"], name="plus0"),
+            helper.make_node("Add", ["x", "z2"], ["b"], name="plus2"),
+            helper.make_node("Concat", ["a", "b"], ["ab"], axis=0),
+            helper.make_node("Reshape", ["x", "shape"], ["halves"], name="even"),
+            helper.make_node("Identity", ["x"], ["t"])]
+    taken = _if_model(then, "true", rank=1)
+    contract = ko.contract(taken)
+    assert contract.empty and "Reshape even in if: then_branch" in str(contract)
+    assert _judged(taken, [None], rank=1, sizes=range(5)) == 5
+    either = _if_model(then, "data", rank=1)
+    assert _judged(either, [True, False], rank=1, sizes=range(5)) == 5
+
+
 def test_an_if_in_a_branch_passes_its_conditions_out():
     """An If inside the then branch of an If, both on constants: the inner branch's
     ``MatMul(x, x)`` is the model's condition."""
