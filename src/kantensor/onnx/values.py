@@ -100,7 +100,9 @@ def as_param(value: np.ndarray | None) -> Any:
 def computed(apply: Any, values: list[np.ndarray]) -> list[np.ndarray] | None:
     """The values of ``apply``'s outputs, its kernel run on its inputs' known ``values``
     (sizes as Dims in object arrays), or None: an output too large to be a size, a
-    float computed from Dims, or a kernel that fails now (it runs with the graph)."""
+    float computed from Dims, a truth computed from Dims that not every size decides
+    (a comparison :func:`decided` leaves open, a size cast to bool), or a kernel that
+    fails now (it runs with the graph)."""
     for out in apply.outputs:
         size = static_size(out.type)
         if size is None or size > MAX_FOLD:
