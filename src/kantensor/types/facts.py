@@ -157,6 +157,9 @@ class Facts:
             return found  # (what holds of every size >= 0 holds under any facts)
         if op in (">=", ">") and self._stated(d, op):
             return True
+        if op in _AT_LEAST and self.unbounded(d):  # it holds past some point, where the
+            # facts hold too: the prover would not refute it (a window's out >= 1)
+            return True if proves(self.triples, (d, op, 0)) else None
         found = _decide(self.triples, d, op)
         if found is None and op in ("==", "!=") and _has_opaque(d) and \
                 not getattr(_FORMING, "on", False):
