@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from kantensor.types.conditions import AnyOf, Condition
 from kantensor.types.dim import Dim, dim_max, dim_min
 from kantensor.types.facts import EMPTY, Facts, _decide, simplify
-from kantensor.types.prove import interval
+from kantensor.types.prove import interval, proves
 from kantensor.types.symbols import substitute
 
 N_EXAMPLES = int(os.environ.get("KANTENSOR_FACTS_EXAMPLES", "150"))
@@ -382,3 +382,14 @@ def test_a_rising_size_under_rising_facts_is_decided_as_the_prover_decides(
     given_facts = Facts(Condition(d, o, c) for d, o, c in facts)
     d, o = Condition(x, op, k).key
     assert given_facts.decide(Condition(x, op, k)) is _decide(given_facts.triples, d, o)
+
+
+@settings(max_examples=N_EXAMPLES, deadline=None)
+@given(st.lists(st.tuples(_rising_sizes(), st.sampled_from([">=", ">"]),
+                          st.integers(-3, 40)), max_size=4))
+def test_rising_facts_are_consistent_as_the_prover_finds(facts) -> None:
+    """Facts that each say a rising size is at least an int hold together (at large
+    sizes): consistent() says so without the prover, and the prover agrees."""
+    given_facts = Facts(Condition(d, o, c) for d, o, c in facts)
+    assert given_facts.consistent()
+    assert not proves(given_facts.triples, (0, ">=", 1))
