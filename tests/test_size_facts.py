@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from kantensor.types.conditions import AnyOf, Condition
 from kantensor.types.dim import Dim, dim_max, dim_min
 from kantensor.types.facts import EMPTY, Facts, _decide, simplify
-from kantensor.types.prove import interval
+from kantensor.types.prove import interval, proves
 from kantensor.types.symbols import substitute
 
 N_EXAMPLES = int(os.environ.get("KANTENSOR_FACTS_EXAMPLES", "150"))
@@ -357,3 +357,39 @@ def test_a_fact_states_the_bounds_of_its_own_terms() -> None:
     assert facts._stated(out, ">=") and facts._stated(out, ">") and \
         facts._stated(out - 1, ">=") and not facts._stated(out - 1, ">")
     assert facts._stated(wide - 3, ">=") and not facts._stated(wide - 3, ">")
+
+
+def _rising_sizes():
+    """Sizes that grow with every size they hold and never fall: positive multiples of
+    a, b and floors by ints of such sizes, plus an int (windows' outputs)."""
+    def grow(inner):
+        return st.one_of(st.tuples(inner, st.integers(-9, 9), st.integers(1, 8)).map(
+            lambda t: (t[0] + t[1]) // t[2] if not isinstance(t[0] + t[1], int) else t[0]),
+            st.tuples(inner, inner, st.integers(1, 3)).map(lambda t: t[0] + t[2] * t[1]))
+
+    return st.recursive(st.sampled_from([Dim("a"), Dim("b")]), grow, max_leaves=4)
+
+
+@settings(max_examples=N_EXAMPLES, deadline=None)
+@given(st.lists(st.tuples(_rising_sizes(), st.sampled_from([">=", ">"]),
+                          st.integers(-3, 12)), max_size=3),
+       _rising_sizes(), st.sampled_from([">=", ">"]), st.integers(-3, 12))
+def test_a_rising_size_under_rising_facts_is_decided_as_the_prover_decides(
+        facts, x, op, k) -> None:
+    """Under facts that each say a rising size is at least an int (a stack of windows'
+    kept out >= 1), a rising size is unbounded: Facts.decide asks the prover only
+    whether ``x op k`` holds, never whether it fails; its answer is the prover's."""
+    given_facts = Facts(Condition(d, o, c) for d, o, c in facts)
+    d, o = Condition(x, op, k).key
+    assert given_facts.decide(Condition(x, op, k)) is _decide(given_facts.triples, d, o)
+
+
+@settings(max_examples=N_EXAMPLES, deadline=None)
+@given(st.lists(st.tuples(_rising_sizes(), st.sampled_from([">=", ">"]),
+                          st.integers(-3, 40)), max_size=4))
+def test_rising_facts_are_consistent_as_the_prover_finds(facts) -> None:
+    """Facts that each say a rising size is at least an int hold together (at large
+    sizes): consistent() says so without the prover, and the prover agrees."""
+    given_facts = Facts(Condition(d, o, c) for d, o, c in facts)
+    assert given_facts.consistent()
+    assert not proves(given_facts.triples, (0, ">=", 1))

@@ -157,6 +157,9 @@ class Facts:
             return found  # (what holds of every size >= 0 holds under any facts)
         if op in (">=", ">") and self._stated(d, op):
             return True
+        if op in _AT_LEAST and self.unbounded(d):  # it holds past some point, where the
+            # facts hold too: the prover would not refute it (a window's out >= 1)
+            return True if proves(self.triples, (d, op, 0)) else None
         found = _decide(self.triples, d, op)
         if found is None and op in ("==", "!=") and _has_opaque(d) and \
                 not getattr(_FORMING, "on", False):
@@ -195,8 +198,12 @@ class Facts:
         return self._rising and rising(x)
 
     def consistent(self) -> bool:
-        """False where no sizes meet every fact (as far as it is shown), else True."""
-        return not proves(self.triples, (0, ">=", 1))
+        """False where no sizes meet every fact (as far as it is shown), else True. Facts
+        that each say a rising size is at least an int (a stack of windows' kept ``out
+        >= 1``) hold wherever the sizes are large: True without the prover's box."""
+        if self._rising is None:
+            self._rising = rising_facts(self.atoms)
+        return self._rising or not proves(self.triples, (0, ">=", 1))
 
     def bounds(self, x: DimLike) -> tuple[int | None, int | None]:
         """The least and greatest value of ``x`` the facts allow (None: not bounded on
