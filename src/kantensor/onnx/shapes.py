@@ -58,19 +58,21 @@ _ELEM = {dtype: _ELEM_TYPE + varint(code) for dtype, code in ELEM_TYPES.items()}
 _TYPES: dict[Type, bytes] = {}
 _TYPES_SIZE = 1 << 13
 
-#: named size -> its dim, serialized (``dim_param``: its text); emptied when it holds
-#: _PARAMS_SIZE sizes
+#: a named size's terms -> its dim, serialized (``dim_param``: its text; keyed by the
+#: terms, which are the text's, as a Dim's == may consult a traced program's answers);
+#: emptied when it holds _PARAMS_SIZE sizes
 _PARAMS: dict[Any, bytes] = {}
 _PARAMS_SIZE = 1 << 12
 
 
 def _param(d: Any) -> bytes:
-    found = _PARAMS.get(d)
+    terms = d._terms
+    found = _PARAMS.get(terms)
     if found is None:
         found = field(_DIM, field(_DIM_PARAM, str(d).encode()))
         if len(_PARAMS) >= _PARAMS_SIZE:
             _PARAMS.clear()
-        _PARAMS[d] = found
+        _PARAMS[terms] = found
     return found
 
 
