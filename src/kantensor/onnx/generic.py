@@ -129,7 +129,7 @@ class Template:
     None, the template's sizes, expressions over them alone, the model's own named
     sizes), and the conditions to check at the constants."""
 
-    __slots__ = ("outputs", "conditions", "checks", "slots", "same", "none")
+    __slots__ = ("outputs", "conditions", "checks", "slots", "same", "none", "plan")
 
     def __init__(self, outputs: tuple[TensorType, ...], conditions: tuple[Condition, ...],
                  inputs: tuple[TensorType, ...]):
@@ -157,6 +157,13 @@ class Template:
         #: type over the template's sizes, whose type at the constants it is; else -1
         self.same = tuple(inputs.index(t) if t in inputs else -1 for t in outputs)
         self.none = (None,) * len(outputs)  # the outputs' values and their keys
+        #: per output, how :func:`instance` makes its type when ``slots`` is not None:
+        #: (-1, dtype, sizes, (axis, slot) of each size that is a slot's), or (j, ...)
+        #: for the given input j of its type
+        self.plan = None if self.slots is None else tuple(
+            (j, dtype, sizes, tuple((a, k) for a, k in enumerate(where) if k >= 0))
+            for (dtype, sizes), where, j in zip(self.outputs, self.slots, self.same,
+                                                 strict=True))
 
 
 def generic_key(reader: Any, entry: OnnxOp, names: Sequence[str], inputs: Sequence[Any],
@@ -208,28 +215,31 @@ def instance(template: Template, constants: tuple[int, ...],
         for c in template.conditions:
             if not c.holds(sizes):
                 return None
-    else:
+    elif checks:
         for pairs, value, compare in checks:
             for k, c in pairs:
                 value += c * constants[k]
             if not compare(value, 0):
                 return None
-    outs = []
-    slots = template.slots
-    if slots is not None:
-        for (dtype, shape), where, j in zip(template.outputs, slots, template.same,
-                                            strict=True):
-            outs.append(given[j] if j >= 0 else TensorType(
-                dtype, [d if k < 0 else constants[k] for d, k in zip(shape, where,
-                                                                      strict=True)]))
-    else:  # (a size past a type's limits: built the ordinary way, which says so)
-        mapping = dict(zip(_KEYS, constants, strict=False))
-        try:
-            for dtype, shape in template.outputs:
-                outs.append(TensorType(dtype, [substitute(d, mapping) if type(d) is Dim
-                                               else d for d in shape]))
-        except ValueError:
-            return None
+    plan = template.plan
+    if plan is not None:
+        outs = []
+        for j, dtype, shape, places in plan:
+            if j >= 0:
+                outs.append(given[j])
+                continue
+            sizes = list(shape)
+            for axis, k in places:
+                sizes[axis] = constants[k]
+            outs.append(TensorType(dtype, sizes))
+        return tuple(outs), template.none, template.none, ()
+    # (a size past a type's limits: built the ordinary way, which says so)
+    mapping = dict(zip(_KEYS, constants, strict=False))
+    try:
+        outs = [TensorType(dtype, [substitute(d, mapping) if type(d) is Dim else d
+                                   for d in shape]) for dtype, shape in template.outputs]
+    except ValueError:
+        return None
     return tuple(outs), template.none, template.none, ()
 
 
