@@ -119,6 +119,28 @@ def test_records_and_models_are_found_by_their_whole_bytes():
     assert records[0].attribute_key(a) != records[1].attribute_key(variants[1])
 
 
+def _fields(rec: nodecache.NodeRecord, node: onnx.NodeProto) -> tuple:
+    return rec.op_type, rec.domain, rec.names, rec.wanted, rec.attribute_key(node)
+
+
+@pytest.mark.parametrize("node", [
+    helper.make_node("Relu", ["x"], ["y"]),
+    helper.make_node("Relu", ["a*b"], ["c:0"]),  # names holding the keys' bytes
+    helper.make_node("Relu", ["é"], ["y"], name="ü"),  # UTF-8 past ASCII
+    helper.make_node("Cast", ["x"], ["y"], to=F),
+    helper.make_node("Cast", ["x:0"], ["y*"], to=F, domain="ai.onnx"),
+    helper.make_node("Gelu", ["x"], ["y"], domain="com.microsoft"),
+    helper.make_node("Gelu", ["x"], ["y"], domain="com.microsoft", name="n:*"),
+    helper.make_node("Pad", ["x", "", "c"], ["y", ""], mode="edge")])
+def test_a_record_read_with_its_bytes_reads_as_protobuf_reads_each_field(node):
+    """A record made from the node's bytes (its domain and attributes taken as absent
+    where their keys' bytes are nowhere in them) holds what protobuf reads of each field."""
+    assert _fields(nodecache.NodeRecord(node, True, node.SerializeToString()), node) == \
+        _fields(nodecache.NodeRecord(node, False), node) == \
+        (node.op_type, node.domain, tuple(node.input), tuple(node.output),
+         tuple(a.SerializeToString() for a in node.attribute))
+
+
 def test_a_constants_shared_value_cannot_be_changed():
     modelmemo.MODELS.clear()
     reader = typed_model(base())[1]
