@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 
 from ..types.dtypes import NUMPY_STRING
-from ..types.facts import EMPTY
 from .intervals import bounded_key
 from .registry import OnnxOp
 
@@ -115,11 +114,10 @@ def plain_key(reader: Any, entry: OnnxOp, names: Sequence[str], inputs: tuple,
               attributes: tuple[bytes, ...], outputs: int) -> tuple:
     """The key of :func:`node_key` from its ``inputs`` (each None, a type, or a type
     and its value's key), for an entry that reads no interval."""
-    facts = reader.facts
-    if facts is EMPTY or not facts:  # (EMPTY: most models, no call)
-        return entry, inputs, attributes, outputs, reader.default_dtype
-    # what the nodes before it need of its inputs' sizes
-    return entry, inputs, attributes, outputs, reader.default_dtype, reader.facts_about(names)
+    key = entry, inputs, attributes, outputs, reader.default_dtype
+    if reader.facts:  # what the nodes before it need of its inputs' sizes
+        key = (*key, reader.facts_about(names))
+    return key
 
 
 def remember(key: tuple | None, types: tuple, values: tuple, conditions: tuple = ()
