@@ -346,7 +346,8 @@ def remembered(reader: Any, entry: OnnxOp, rec: NodeRecord, node: onnx.NodeProto
         if len(TEMPLATES) >= TEMPLATES_SIZE:
             TEMPLATES.clear()
             PINNED.clear()
-        TEMPLATES[_key(found[0]) if made is _NONE else found[0]] = _SEEN
+        TEMPLATES[_key(found[0])] = _SEEN  # (a key's first or second node: the
+        # GenericKey is the dict's key object unless one equal to it is already)
         return key, None, found if made is _SEEN else None
     if type(made) is _Kept:  # its third node: the template, made of the second's build
         kept = made.found
