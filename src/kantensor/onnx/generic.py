@@ -95,8 +95,8 @@ class GenericKey(NamedTuple):
 
 
 _key = partial(tuple.__new__, GenericKey)  # (GenericKey(...) without its Python __new__)
-# (a node's key is made as a plain tuple, equal to the GenericKey of its fields and of its
-# hash: 0.4 us less a node; the GenericKey itself is made only for a key met first)
+# (a node's key is made as a plain tuple, equal to the GenericKey of its fields and of the
+# same hash: 0.4 us less a node; a GenericKey is made only to file a key or a template)
 
 #: template key -> its Template, or None where a template does not type the node (or
 #: a mark: met once); emptied when it holds TEMPLATES_SIZE keys.

@@ -48,8 +48,8 @@ _DIM_VALUE = tag(_number(onnx.TensorShapeProto.Dimension, "dim_value"), 0)
 _DIM_PARAM = tag(_number(onnx.TensorShapeProto.Dimension, "dim_param"))
 _UNKNOWN = field(_DIM, b"")  # a dim with neither a value nor a name
 _SMALL = tuple(field(_DIM, _DIM_VALUE + varint(n)) for n in range(128))
-_TWO = _DIM + BYTE[len(_DIM_VALUE) + 2] + _DIM_VALUE  # a dim of a size of two bytes, less
-# the two (128 <= size < 2**14: most sizes past 127)
+# a dim's bytes up to a size of two bytes (128 <= size < 2**14: most sizes past 127)
+_TWO = _DIM + BYTE[len(_DIM_VALUE) + 2] + _DIM_VALUE
 _ELEM = {dtype: _ELEM_TYPE + varint(code) for dtype, code in ELEM_TYPES.items()}
 
 #: Type -> the ``type`` field of a ValueInfoProto holding it: its key, its length and
