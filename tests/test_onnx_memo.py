@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 import onnx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
 from kantensor.onnx import importer as importer_module
@@ -117,6 +119,43 @@ def test_records_and_models_are_found_by_their_whole_bytes():
     assert [(r.names, r.wanted) for r in records] == [
         (("x",), ("y",)), (("x",), ("y",)), (("x2",), ("y",)), (("x",), ("y2",))]
     assert records[0].attribute_key(a) != records[1].attribute_key(variants[1])
+
+
+def _fields(rec: nodecache.NodeRecord, node: onnx.NodeProto) -> tuple:
+    return rec.op_type, rec.domain, rec.names, rec.wanted, rec.attribute_key(node)
+
+
+@pytest.mark.parametrize("node", [
+    helper.make_node("Relu", ["x"], ["y"]),
+    helper.make_node("Relu", ["a*b"], ["c:0"]),  # names holding the keys' bytes
+    helper.make_node("Relu", ["é"], ["y"], name="ü"),  # UTF-8 past ASCII
+    helper.make_node("Cast", ["x"], ["y"], to=F),
+    helper.make_node("Cast", ["x:0"], ["y*"], to=F, domain="ai.onnx"),
+    helper.make_node("Gelu", ["x"], ["y"], domain="com.microsoft"),
+    helper.make_node("Gelu", ["x"], ["y"], domain="com.microsoft", name="n:*"),
+    helper.make_node("Pad", ["x", "", "c"], ["y", ""], mode="edge")])
+def test_a_record_read_with_its_bytes_reads_as_protobuf_reads_each_field(node):
+    """A record made from the node's bytes (its domain and attributes taken as absent
+    where their keys' bytes are nowhere in them) holds what protobuf reads of each field."""
+    assert _fields(nodecache.NodeRecord(node, True, node.SerializeToString()), node) == \
+        _fields(nodecache.NodeRecord(node, False), node) == \
+        (node.op_type, node.domain, tuple(node.input), tuple(node.output),
+         tuple(a.SerializeToString() for a in node.attribute))
+
+
+_TEXT = st.text(st.sampled_from("ab*:\n\x12\"é"), max_size=4)  # the keys' bytes among them
+
+
+@settings(max_examples=60, deadline=None)
+@given(inputs=st.lists(_TEXT, max_size=3), outputs=st.lists(_TEXT, max_size=2),
+       name=_TEXT, domain=st.sampled_from(["", "ai.onnx", "com.microsoft", "a:b*"]),
+       attributes=st.dictionaries(st.sampled_from(["axis", "mode", "to"]),
+                                  st.one_of(st.integers(-3, 300), _TEXT), max_size=2))
+def test_records_from_bytes_read_as_protobuf_on_any_node(inputs, outputs, name, domain,
+                                                         attributes):
+    node = helper.make_node("Op*:", inputs, outputs, name=name, domain=domain, **attributes)
+    assert _fields(nodecache.NodeRecord(node, True, node.SerializeToString()), node) == \
+        _fields(nodecache.NodeRecord(node, False), node)
 
 
 def test_a_constants_shared_value_cannot_be_changed():

@@ -40,6 +40,19 @@ _TENSOR = onnx.AttributeProto.TENSOR
 _EXTERNAL = onnx.TensorProto.EXTERNAL
 
 
+def _key(name: str) -> int:
+    """The key of NodeProto's length-delimited field ``name``: one byte (an int: ``in``
+    bytes finds an int's byte several times faster than a bytes object's)."""
+    number = onnx.NodeProto.DESCRIPTOR.fields_by_name[name].number
+    assert number < 16  # (a key of one byte)
+    return number << 3 | 2
+
+
+# a node whose bytes hold no such byte has no such field (not read through protobuf)
+_ATTRIBUTE = _key("attribute")
+_DOMAIN = _key("domain")
+
+
 class NodeRecord:
     """What typing reads of a node's proto, read once: ``op_type``, ``domain``, ``names``
     (its inputs, ``""`` for an absent one), ``wanted`` (its outputs), ``attributes``
@@ -48,14 +61,21 @@ class NodeRecord:
 
     __slots__ = ("attributes", "constant", "domain", "kept", "names", "op_type", "wanted")
 
-    def __init__(self, node: onnx.NodeProto, kept: bool):
+    def __init__(self, node: onnx.NodeProto, kept: bool, data: bytes | None = None):
+        """The record of ``node``, serialized as ``data`` when given (a field whose key's
+        byte is nowhere in the bytes is absent: most nodes have no domain, many no
+        attribute, and asking protobuf costs more than looking; a node whose bytes are
+        all ASCII has only text for names, which protobuf gives as str)."""
         self.op_type = node.op_type
-        self.domain = node.domain
+        self.domain = "" if data is not None and _DOMAIN not in data else node.domain
         self.names = tuple(node.input[:])  # (a slice reads faster than list())
         self.wanted = tuple(node.output[:])
-        texts((self.op_type, self.domain, node.name, *self.names, *self.wanted),
-              lambda: f"a {self.op_type} node" if type(self.op_type) is str else "a node")
-        self.attributes: tuple[bytes, ...] | None = _UNREAD if node.attribute else ()
+        if data is None or not data.isascii():  # (every name in ASCII bytes is text)
+            texts((self.op_type, self.domain, node.name, *self.names, *self.wanted),
+                  lambda: f"a {self.op_type} node" if type(self.op_type) is str else "a node")
+        self.attributes: tuple[bytes, ...] | None = \
+            () if data is not None and _ATTRIBUTE not in data else \
+            _UNREAD if node.attribute else ()
         self.kept = kept
         self.constant: tuple[Any, Any, Any] | None = None
 
@@ -87,10 +107,10 @@ def record(node: onnx.NodeProto, data: bytes | None = None) -> NodeRecord:
     if data is None:
         data = node.SerializeToString()
     if len(data) > MAX_NODE:
-        return NodeRecord(node, False)
+        return NodeRecord(node, False, data)
     found = NODES.get(data)
     if found is None:
-        found = NodeRecord(node, True)
+        found = NodeRecord(node, True, data)
         if len(NODES) >= NODES_SIZE or _held[0] + len(data) > NODES_BYTES:
             NODES.clear()
             _held[0] = 0

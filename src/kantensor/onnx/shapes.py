@@ -25,7 +25,7 @@ from .importer import _Reader, read_types
 from .loading import open_model
 from .modelmemo import found as remembered
 from .modelmemo import model_key, remember, restore
-from .wire import field, tag, varint
+from .wire import BYTE, field, read_varint, tag, varint
 
 
 def _number(message: Any, name: str) -> int:
@@ -48,27 +48,49 @@ _DIM_VALUE = tag(_number(onnx.TensorShapeProto.Dimension, "dim_value"), 0)
 _DIM_PARAM = tag(_number(onnx.TensorShapeProto.Dimension, "dim_param"))
 _UNKNOWN = field(_DIM, b"")  # a dim with neither a value nor a name
 _SMALL = tuple(field(_DIM, _DIM_VALUE + varint(n)) for n in range(128))
+# a dim's bytes up to a size of two bytes (128 <= size < 2**14: most sizes past 127)
+_TWO = _DIM + BYTE[len(_DIM_VALUE) + 2] + _DIM_VALUE
+_ELEM = {dtype: _ELEM_TYPE + varint(code) for dtype, code in ELEM_TYPES.items()}
 
-#: Type -> its TypeProto, serialized (tensor types are interned: the key is the object);
-#: emptied when it holds _TYPES_SIZE types
+#: Type -> the ``type`` field of a ValueInfoProto holding it: its key, its length and
+#: the TypeProto, serialized (tensor types are interned: the key is the object); emptied
+#: when it holds _TYPES_SIZE types
 _TYPES: dict[Type, bytes] = {}
 _TYPES_SIZE = 1 << 13
+
+#: a named size's terms -> its dim, serialized (``dim_param``: its text; keyed by the
+#: terms, which are the text's, as a Dim's == may consult a traced program's answers);
+#: emptied when it holds _PARAMS_SIZE sizes
+_PARAMS: dict[Any, bytes] = {}
+_PARAMS_SIZE = 1 << 12
+
+
+def _param(d: Any) -> bytes:
+    terms = d._terms
+    found = _PARAMS.get(terms)
+    if found is None:
+        found = field(_DIM, field(_DIM_PARAM, str(d).encode()))
+        if len(_PARAMS) >= _PARAMS_SIZE:
+            _PARAMS.clear()
+        _PARAMS[terms] = found
+    return found
 
 
 def _tensor(dtype: str, shape: tuple | None) -> bytes:
     """A TypeProto.Tensor's bytes: the element type, the dims (none: a sequence's
     elements of any rank have no shape)."""
-    body = _ELEM_TYPE + varint(ELEM_TYPES[dtype])
+    body = _ELEM[dtype]
     if shape is None:
         return body
     dims = []
     for d in shape:
         if type(d) is int:
-            dims.append(_SMALL[d] if d < 128 else field(_DIM, _DIM_VALUE + varint(d)))
+            dims.append(_SMALL[d] if d < 128 else _TWO + bytes((d & 0x7F | 0x80, d >> 7))
+                        if d < 0x4000 else field(_DIM, _DIM_VALUE + varint(d)))
         elif d is None:
             dims.append(_UNKNOWN)
         else:
-            dims.append(field(_DIM, field(_DIM_PARAM, str(d).encode())))
+            dims.append(_param(d))
     return body + field(_SHAPE, b"".join(dims))
 
 
@@ -85,15 +107,21 @@ def _encoded(t: Type) -> bytes:
     raise TypeError(f"cannot write {t} as an ONNX type")
 
 
-def type_bytes(t: Type) -> bytes:
-    """The TypeProto of ``t``, serialized (made once per type)."""
+def _type_field(t: Type) -> bytes:
+    """The ``type`` field of a ValueInfoProto of type ``t`` (made once per type)."""
     found = _TYPES.get(t)
     if found is None:
-        found = _encoded(t)
+        found = field(_TYPE, _encoded(t))
         if len(_TYPES) >= _TYPES_SIZE:
             _TYPES.clear()
         _TYPES[t] = found
     return found
+
+
+def type_bytes(t: Type) -> bytes:
+    """The TypeProto of ``t``, serialized (made once per type)."""
+    found = _type_field(t)
+    return found[read_varint(found, len(_TYPE))[1]:]  # (past its key and length)
 
 
 def infer_shapes(model: onnx.ModelProto | str | os.PathLike | bytes,
@@ -160,12 +188,18 @@ def _written(model: Any, source: onnx.ModelProto, reader: _Reader
             o.type.ParseFromString(type_bytes(t))
     graph.ClearField("value_info")
     written = _TYPES.get
-    infos = []
+    infos: list[bytes] = []
+    add = infos.extend
     for name, t in islice(types.items(), reader.sources, None):
         if name not in skip:
-            encoded = written(t)
-            infos.append(field(_VALUE_INFO, field(_NAME, name.encode()) + field(
-                _TYPE, encoded if encoded is not None else type_bytes(t))))
+            typed = written(t) or _type_field(t)
+            text = name.encode()
+            n = len(text)
+            size = len(_NAME) + 1 + n + len(typed)
+            if n < 0x80 and size < 0x80:  # (most: each length one byte)
+                add((_VALUE_INFO, BYTE[size], _NAME, BYTE[n], text, typed))
+            else:
+                add((field(_VALUE_INFO, field(_NAME, text) + typed),))
     blob = b"".join(infos)
     graph.MergeFromString(blob)
     return out, blob

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-__all__ = ["LENGTH", "field", "fields", "read_varint", "tag", "varint"]
+__all__ = ["BYTE", "LENGTH", "field", "fields", "read_varint", "tag", "varint"]
 
 #: The wire type of a length-delimited field (a string, bytes, a message).
 LENGTH = 2
 
-#: The varint of each value below 128: one byte, the value itself.
-_BYTE = tuple(bytes([n]) for n in range(128))
+#: The varint of each value below 128: one byte, the value itself (a length below 128,
+#: for writers that put a field's parts together themselves).
+BYTE = _BYTE = tuple(bytes([n]) for n in range(128))
 
 
 def varint(value: int) -> bytes:

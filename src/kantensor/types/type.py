@@ -64,6 +64,9 @@ def _substituted(shape: tuple, bound: dict[str, int]) -> tuple:
     return tuple(substitute(d, bound) if isinstance(d, Dim) else d for d in shape)
 
 
+#: What a shape is not (a size alone); a tuple: ``int | Dim`` made a union object per call
+_SIZES = (int, Dim)
+
 #: Every TensorType alive, by ``(dtype, shape)`` (``(class, dtype, shape)`` for a
 #: subclass): equal types are one object.
 _INTERNED = WeakInterner()
@@ -93,7 +96,7 @@ class TensorType(Type):
         if type(shape) is not tuple:
             if shape is None:
                 shape = ()
-            elif isinstance(shape, int | Dim):
+            elif isinstance(shape, _SIZES):
                 raise TypeError(f"shape must be a sequence, got {shape!r}")
             else:
                 shape = tuple(shape)
