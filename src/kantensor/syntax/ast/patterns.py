@@ -26,7 +26,8 @@ __all__ = ["CLAUSE_TYPES", "Broadcasts", "Clause", "Compare", "Compatible", "DTy
            "TensorPattern", "checked", "dim_vars", "dtype_vars"]
 
 #: What an operand's dims and dtype may be for it to nest one level (see
-#: :func:`~kantensor.syntax.limits.check_ast_nesting`): names, fixed sizes, no dtype.
+#: :func:`~kantensor.syntax.limits.check_ast_nesting`): names and fixed sizes, and no
+#: dtype, a dtype's name or a dtype variable.
 _PLAIN_DIMS = frozenset({DimVar, FixedDim})
 _PLAIN_DTYPES = frozenset({type(None), DTypeVar, DTypeName})
 
@@ -52,7 +53,7 @@ class TensorPattern:
         if type(self.dtype) in _PLAIN_DTYPES and all(type(d) in _PLAIN_DIMS for d in dims):
             # names and fixed sizes only: one level (see check_ast_nesting), known
             # without walking it (most operands builders make at a new rank)
-            object.__setattr__(self, NESTING_LEVELS, 1)
+            set_field(self, NESTING_LEVELS, 1)
 
     def __str__(self) -> str:
         dtype = "" if self.dtype is None else f":{self.dtype}"
