@@ -12,9 +12,14 @@ as for a model edited slightly), on the transformer of onnx_model.py and on
 SqueezeNet-like ceil-mode pool stacks (tests/exported_models.py ``pool_stack``), median of
 ``--runs`` processes.
 
+With ``--exports DIR`` it prints only the first (cold) ``infer_shapes`` of every .onnx
+file of DIR (models exported from PyTorch, see onnx_exports.py) by each tree and by onnx,
+the three taking turns, median of ``--runs`` processes, and their geometric means.
+
 Run: ``python benchmarks/before_after.py --base /work/main [--layers 12] [--runs 3]
-[--clock cpu] [--model PATH ...]`` (``cpu``: each process's CPU time, steadier on a shared
-machine; ``--model``: more .onnx files to type, e.g. models exported from PyTorch). Each
+[--clock cpu] [--model PATH ...] [--exports DIR]`` (``cpu``: each process's CPU time,
+steadier on a shared machine; ``--model``: more .onnx files to type, e.g. models exported
+from PyTorch). Each
 tree's modules are compiled to bytecode first (in a folder of this run's), as an installed
 package has them, so that no timed call compiles a module it imports on first use; and
 each tree reads its own catalogue files (``signatures/``, see :data:`CATALOGUE`).
@@ -125,6 +130,8 @@ def main() -> None:
     parser.add_argument("--model", type=Path, action="append", default=[],
                         help="an .onnx file to time too (its value_info and output "
                         "shapes removed), e.g. a model exported from PyTorch")
+    parser.add_argument("--exports", type=Path, help="a folder of .onnx files: time the "
+                        "first infer_shapes of each (both trees and onnx) and nothing else")
     args = parser.parse_args()
     trees = {"base": args.base.resolve(), "this": HERE.parent}
     with tempfile.TemporaryDirectory() as bytecode:
@@ -140,7 +147,46 @@ def main() -> None:
             (site / "sitecustomize.py").write_text(CATALOGUE.format(
                 init=str(folder / "__init__.py"), folder=str(folder)))
             SITES[tree] = str(site)
-        measure(args, trees)
+        if args.exports is not None:
+            exports(args, trees)
+        else:
+            measure(args, trees)
+
+
+def first_call(tree: Path | None, tool: str, model: Path, clock: str) -> float:
+    """The first ``infer_shapes`` of ``model`` in a fresh process, in ms (NaN: failed)."""
+    out = run(tree, ["onnx_time.py", tool, "--model", str(model), "--repeat", "1",
+                     "--clock", clock]).split()
+    try:
+        return float(out[-2]) * 1000
+    except (IndexError, ValueError):
+        print(f"  {tool} failed on {model.name}: {' '.join(out)[-300:]}", flush=True)
+        return float("nan")
+
+
+def exports(args: argparse.Namespace, trees: dict[str, Path]) -> None:
+    """The cold rows of every model of ``args.exports`` (see the module's doc)."""
+    models = sorted(args.exports.glob("*.onnx"))
+    print(f"\n== first infer_shapes, ms: median of {args.runs} processes ({args.clock} "
+          f"clock)\n{'model':34} {'base':>8} {'this':>8} {'onnx':>8} {'this/onnx':>10} "
+          f"{'base/onnx':>10}")
+    rows = []
+    for model in models:
+        times: dict[str, list[float]] = {"base": [], "this": [], "onnx": []}
+        for _ in range(args.runs):  # (the three take turns: they see the same load)
+            for label, tree in trees.items():
+                times[label].append(first_call(tree, "kantensor", model, args.clock))
+            times["onnx"].append(first_call(None, "onnx", model, args.clock))
+        row = {k: statistics.median(v) for k, v in times.items()}
+        rows.append(row)
+        print(f"{model.name:34} {row['base']:8.1f} {row['this']:8.1f} {row['onnx']:8.1f} "
+              f"{row['this'] / row['onnx']:10.2f} {row['base'] / row['onnx']:10.2f}",
+              flush=True)
+    mean = {k: statistics.geometric_mean([r[k] for r in rows]) for k in ("base", "this",
+                                                                         "onnx")}
+    print(f"{'geometric mean':34} {mean['base']:8.1f} {mean['this']:8.1f} "
+          f"{mean['onnx']:8.1f} {mean['this'] / mean['onnx']:10.2f} "
+          f"{mean['base'] / mean['onnx']:10.2f}")
 
 
 def measure(args: argparse.Namespace, trees: dict[str, Path]) -> None:

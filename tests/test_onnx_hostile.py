@@ -365,15 +365,18 @@ def test_typing_many_distinct_models_keeps_the_onnx_caches_bounded(monkeypatch):
     monkeypatch.setattr(modelmemo, "MODELS_BYTES", 1 << 12)
     monkeypatch.setattr(nodecache, "NODES_SIZE", 48)
     monkeypatch.setattr(nodecache, "NODES_BYTES", 1 << 12)
+    monkeypatch.setattr(nodecache, "CONSTANTS_SIZE", 8)
     for i in range(200):
         m = model([helper.make_node("Relu", ["x"], ["h"]), helper.make_node("Neg", ["h"],
-                                                                            ["y"])],
+                                                                            ["y"]),
+                   helper.make_node("Constant", [], ["k"], value_int=i)],
                   [helper.make_tensor_value_info("x", F, [f"batch{i}", i + 1,
                                                           f"size {i}"])], [out()])
         infer_shapes(m)
         assert len(nodememo.MEMO) <= 64 and len(shapes._TYPES) <= 32
         assert 0 < len(protos._READ) <= 32
         assert len(modelmemo.MODELS) <= 16 and len(nodecache.NODES) <= 48
+        assert 0 < len(nodecache.CONSTANTS) <= 8
         assert 0 < modelmemo._held[0] <= 1 << 12 and 0 < nodecache._held[0] <= 1 << 12
         assert protos._dim_param.cache_info().currsize <= 1024
 

@@ -15,6 +15,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from kantensor.onnx import importer as importer_module
 from kantensor.onnx import infer_shapes, intervals, modelmemo, nodecache, sequence
+from kantensor.onnx.loading import OnnxImportError
 from kantensor.onnx.shapes import typed_model
 
 F, I64 = TensorProto.FLOAT, TensorProto.INT64
@@ -164,6 +165,36 @@ def test_a_constants_shared_value_cannot_be_changed():
     with pytest.raises(ValueError, match="read-only"):
         reader.values["k"][0] = 7
     assert types(infer_shapes(base()))["kk"] == types(typed_model(base())[0])["kk"]
+
+
+def test_constant_nodes_of_one_value_share_it_and_each_is_still_checked():
+    """Constant nodes whose attribute bytes are equal (an exporter's repeated ``axes``
+    and scalars, each naming its output anew) are read once (nodecache.CONSTANTS), the
+    shared value read-only; a node of those attribute bytes that is not a well-formed
+    Constant (an input, two outputs) is refused as it is when met first."""
+    value = numpy_helper.from_array(np.array([2, 3], np.int64))
+    nodes = [helper.make_node("Constant", [], [f"k{i}"], value=value) for i in range(3)]
+    nodes += [helper.make_node("Concat", ["k0", "k1", "k2"], ["y"], axis=0)]
+    graph = helper.make_graph(nodes, "consts", [], [helper.make_tensor_value_info(
+        "y", I64, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    nodecache.CONSTANTS.clear()
+    modelmemo.MODELS.clear()
+    typed, reader = typed_model(model)
+    assert len(nodecache.CONSTANTS) == 1
+    assert reader.values["k0"] is reader.values["k1"] is reader.values["k2"]
+    with pytest.raises(ValueError, match="read-only"):
+        reader.values["k1"][0] = 7
+    assert types(typed)["y"] == types(onnx.shape_inference.infer_shapes(model))["y"]
+    assert [int(d.dim_value) for d in typed.graph.output[0].type.tensor_type.shape.dim] \
+        == [6]
+    for inputs, outputs in (([], ["a", "b"]), (["k0"], ["a"])):
+        bad = helper.make_node("Constant", inputs, outputs, value=value)
+        wrong = helper.make_model(helper.make_graph(
+            [nodes[0], bad], "bad", [], [helper.make_tensor_value_info("a", I64, None)]),
+            opset_imports=[helper.make_opsetid("", 21)])
+        with pytest.raises(OnnxImportError, match="a Constant has one attribute"):
+            typed_model(wrong)
 
 
 def test_a_returned_model_changed_by_its_caller_changes_no_later_answer():

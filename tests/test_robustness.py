@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import random
+import re
 import threading
 
 import numpy as np
@@ -12,11 +13,14 @@ import pytest
 import kantensor as kt
 from kantensor import cli
 from kantensor.backend.checks import OutputTypeError, ShapeBindingError
+from kantensor.ops.shipped import catalogue_files
 from kantensor.ops.templates import builder
 from kantensor.signature.signature import Signature
 from kantensor.syntax.alternative import Alternative
-from kantensor.syntax.ast import BinOp, DimVar, TensorPattern
-from kantensor.syntax.limits import MAX_NESTING, balanced_join
+from kantensor.syntax.ast import BinOp, DimVar, DTypeName, DTypeVar, FixedDim, TensorPattern
+from kantensor.syntax.limits import MAX_NESTING, NESTING_LEVELS, _levels, balanced_join
+from kantensor.syntax.parser import parse_fresh
+from kantensor.syntax.template import AlternativeTemplate
 from kantensor.types.limits import MAX_SIZE, MAX_TERMS
 from kantensor.types.type import TensorType
 
@@ -104,6 +108,36 @@ def test_deep_ast_built_in_python_is_refused():
     sig = Signature.parse(f"({long_sum})->()")
     assert isinstance(sig.inputs[0].dims[0], BinOp)
     assert sig.infer([TensorType.parse("int8[10000]")])[0] == TensorType("int8", ())
+
+
+def test_an_operand_of_names_and_fixed_sizes_knows_its_one_level():
+    """An operand made of names and fixed sizes (no dtype, a name or a dtype) records one
+    level when it is made (check_ast_nesting then walks it no more): what the walk
+    finds, for every operand of the shipped catalogue's signatures and templates made
+    again (as a builder makes it); any other operand records nothing when made."""
+    known = walked = 0
+    for folder in (None, "onnx"):
+        for _, text in catalogue_files(folder):
+            for sig in re.findall(r'^signature = "([^"\\]+)"', text, re.M):
+                for alt in parse_fresh(sig, template=True):
+                    operands = alt.inputs + alt.outputs if isinstance(
+                        alt, Alternative | AlternativeTemplate) else ()
+                    for op in operands:
+                        if not isinstance(op, TensorPattern):
+                            continue  # (a placeholder)
+                        walked += 1
+                        made = TensorPattern(op.dims, op.dtype)
+                        levels = made.__dict__.get(NESTING_LEVELS)
+                        plain = all(type(d) in (DimVar, FixedDim) for d in op.dims) and \
+                            type(op.dtype) in (type(None), DTypeVar, DTypeName)
+                        assert (levels is not None) == plain, (sig, op)
+                        if plain:
+                            known += 1
+                            assert levels == 1 == _levels(made, 10**6, False), (sig, op)
+    assert known > 300 and walked > known
+    assert NESTING_LEVELS not in TensorPattern((DimVar("n") + 1,)).__dict__
+    promoted = Signature.parse("(n):t,(n):u->(n):promote(t,u)").alternatives[0].outputs[0]
+    assert NESTING_LEVELS not in TensorPattern(promoted.dims, promoted.dtype).__dict__
 
 
 def test_signature_text_length_is_bounded():

@@ -48,7 +48,7 @@ from .dtypes import UnsupportedType, type_name
 from .generic import keep_template, remembered
 from .intervals import INTEGER_DTYPES, MAKES_INTERVALS, record_interval
 from .loading import MAX_NAME, OnnxImportError, Tensors, clipped, open_model, opsets_of, shown
-from .nodecache import NodeRecord, record
+from .nodecache import CONSTANTS, NodeRecord, constant_key, keep_constant, record
 from .nodememo import MEMO, node_key, remember, value_key
 from .protos import constant_value, described
 from .protos import label as node_label
@@ -366,15 +366,20 @@ class _Reader(Scope, Sources):
         name = rec.wanted[0] if rec.wanted else ""
         found = rec.constant
         if found is None:
-            value = constant_value(node, self.tensors, node_label(node))
-            if self.graph:
-                var = self.vars[name] = constant(value, name=name)
-                self.types[name] = var.type
-                self.values[name] = value
-                return
-            found = constant(value).type, value, value_key(value)
-            if rec.kept and rec.attribute_key(node) is not None:  # (no external data)
-                value.flags.writeable = False  # shared by the models holding the node
+            key = None if self.graph else constant_key(rec, node)  # (no external data)
+            found = CONSTANTS.get(key) if key is not None else None
+            if found is None:
+                value = constant_value(node, self.tensors, node_label(node))
+                if self.graph:
+                    var = self.vars[name] = constant(value, name=name)
+                    self.types[name] = var.type
+                    self.values[name] = value
+                    return
+                found = constant(value).type, value, value_key(value)
+                if key is not None:
+                    value.flags.writeable = False  # shared by the nodes holding the value
+                    keep_constant(key, found)
+            if rec.kept and key is not None:
                 rec.constant = found
         self.types[name], self.values[name], vkey = found
         self.value_keys[name] = vkey

@@ -8,7 +8,9 @@ field by field each time.
 
 A Constant node's record also keeps its type and value once read (by the importer, when
 it reads types only): the value is made read-only, as every model holding that node
-shares it.
+shares it. :data:`CONSTANTS` keeps them by the Constant's attribute bytes too: an exported
+model repeats a few values in hundreds of Constant nodes, each naming its output anew
+(GPT-2 exported by TorchScript: 205 Constants, 24 values), so each value is read once.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ import onnx
 
 from .loading import texts
 
-__all__ = ["MAX_NODE", "NODES", "NodeRecord", "record"]
+__all__ = ["CONSTANTS", "MAX_NODE", "NODES", "NodeRecord", "constant_key", "keep_constant",
+           "record"]
 
 _UNREAD: Any = object()  # a record's attributes not serialized yet
 
@@ -35,6 +38,11 @@ MAX_NODE = 1 << 12
 
 #: A node whose attributes take more bytes than this is not remembered by the node memo.
 MAX_ATTRIBUTES = 1 << 12
+
+#: A Constant's (type, value, value key) by its attributes' bytes (:func:`constant_key`);
+#: emptied when it holds CONSTANTS_SIZE (each key at most MAX_ATTRIBUTES bytes).
+CONSTANTS: dict[tuple[bytes, ...], tuple[Any, Any, Any]] = {}
+CONSTANTS_SIZE = 1 << 9
 
 _TENSOR = onnx.AttributeProto.TENSOR
 _EXTERNAL = onnx.TensorProto.EXTERNAL
@@ -117,3 +125,22 @@ def record(node: onnx.NodeProto, data: bytes | None = None) -> NodeRecord:
         NODES[data] = found
         _held[0] += len(data)
     return found
+
+
+def constant_key(rec: NodeRecord, node: onnx.NodeProto) -> tuple[bytes, ...] | None:
+    """The key of a Constant node's value in :data:`CONSTANTS`: its one attribute's bytes
+    (its value is read from them alone), None when the node is not a well-formed
+    Constant (no input, one output, one attribute: its reader says what is wrong) or its
+    attribute is not to be remembered (:meth:`NodeRecord.attribute_key`)."""
+    if rec.names or len(rec.wanted) != 1:
+        return None
+    key = rec.attribute_key(node)
+    return key if key is not None and len(key) == 1 else None
+
+
+def keep_constant(key: tuple[bytes, ...], found: tuple[Any, Any, Any]) -> None:
+    """Keep a Constant's (type, value, value key), its value read-only, under ``key``
+    (:func:`constant_key`)."""
+    if len(CONSTANTS) >= CONSTANTS_SIZE:
+        CONSTANTS.clear()
+    CONSTANTS[key] = found

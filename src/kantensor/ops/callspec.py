@@ -19,6 +19,7 @@ import inspect
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from ..types.dim import Dim
@@ -402,10 +403,15 @@ def _param(arg: ast.arg, default: ast.expr | None, text: str, keyword_only: bool
 def call_signature(counts: set[int]) -> inspect.Signature:
     """How an Op is called, for ``inspect.signature``, ``kt.add?`` and ``help``: one
     positional-only tensor per input (``x`` alone, else ``x1, x2, ...``, as NumPy names
-    them), or ``*inputs`` when the count varies."""
-    if len(counts) != 1:
+    them), or ``*inputs`` when the count varies (made once per count: a Signature is
+    immutable, and every Op of a family with parameters asks for it)."""
+    return _call_signature(next(iter(counts)) if len(counts) == 1 else None)
+
+
+@lru_cache(maxsize=64)
+def _call_signature(n: int | None) -> inspect.Signature:
+    if n is None:
         return inspect.Signature([inspect.Parameter("inputs", inspect.Parameter.VAR_POSITIONAL)])
-    (n,) = counts
     names = ["x"] if n == 1 else [f"x{i}" for i in range(1, n + 1)]
     return inspect.Signature([inspect.Parameter(name, inspect.Parameter.POSITIONAL_ONLY)
                               for name in names])

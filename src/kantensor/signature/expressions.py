@@ -98,7 +98,16 @@ def symbolic(node: Any) -> bool:
     """Whether a dim expression is within the limits of a size over named sizes (the
     relation may evaluate it over unknowns before it knows their values, and refuse
     one that may expand past them: ``(n+m+k+1)**40``): evaluated over its names as
-    sizes, compiled (the function its builds then use)."""
+    sizes, compiled (the function its builds then use). A fixed size is; a name is if it
+    may name a size (most of the expressions asked about: asked directly)."""
+    if type(node) is A.FixedDim:
+        return True
+    if type(node) is A.DimVar:
+        try:
+            Dim(node.name)
+        except ValueError:
+            return False
+        return True
     names = _NAMES.get(id(node))
     names = A.expr_names(node) if names is None or names[0] is not node else names[1]
     try:

@@ -23,6 +23,7 @@ from .ast import (
     DTypeEq,
     DTypeName,
     DTypeVar,
+    FixedDim,
     FlexDim,
     InCategory,
     NamedGroup,
@@ -94,6 +95,16 @@ class Place:
 
 _IN_WHERE = Place(Side.WHERE)
 
+#: The places of the first operands of each side, made once (a Place is immutable):
+#: every alternative a template fills asks for its operands' places when it is checked.
+_PLACES = {side: tuple(Place(side, i) for i in range(64)) for side in (Side.INPUT,
+                                                                       Side.OUTPUT)}
+
+
+def _place(side: Side, i: int) -> Place:
+    made = _PLACES[side]
+    return made[i] if i < len(made) else Place(side, i)
+
 
 @dataclass(frozen=True)
 class Alternative:
@@ -138,7 +149,7 @@ class Alternative:
     def place(self, i: int) -> Place:
         """The place of operand ``i`` of :attr:`operands`."""
         n_in = len(self.inputs)
-        return Place(Side.INPUT, i) if i < n_in else Place(Side.OUTPUT, i - n_in)
+        return _place(Side.INPUT, i) if i < n_in else _place(Side.OUTPUT, i - n_in)
 
     def __str__(self) -> str:
         loop = ("" if self.loop is None else self.loop.value) + \
@@ -198,7 +209,12 @@ def _uses(alt: Alternative) -> tuple[list[_Use], list[tuple[str, str]]]:
     for i, op in enumerate(alt.operands):
         place = alt.place(i)
         for d in op.dims:
-            if isinstance(d, FlexDim):
+            kind = type(d)
+            if kind is DimVar:  # (most dims: a name, or a fixed size)
+                uses.append((d.name, Kind.DIM, place))
+            elif kind is FixedDim:
+                continue
+            elif isinstance(d, FlexDim):
                 uses.append((d.name, Kind.FLEX, place))
             elif isinstance(d, NamedGroup):
                 uses.append((d.name, Kind.GROUP, place))

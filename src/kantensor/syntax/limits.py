@@ -18,7 +18,8 @@ from lark import Tree
 from .errors import SignatureSyntaxError
 from .vocabulary import NESTING_RULES, Word
 
-__all__ = ["MAX_EXPONENT", "MAX_NESTING", "MAX_POWER_BITS", "MAX_SIGNATURE_TEXT", "balanced_join",
+__all__ = ["MAX_EXPONENT", "MAX_NESTING", "MAX_POWER_BITS", "MAX_SIGNATURE_TEXT",
+           "NESTING_LEVELS", "balanced_join",
            "check_ast_nesting", "check_text", "check_tree_nesting"]
 
 MAX_SIGNATURE_TEXT: Final = 100_000
@@ -122,8 +123,9 @@ def _levels(root: object, limit: int, remember: bool) -> int:
     return deepest
 
 
-#: The attribute a node's levels are remembered in (see :func:`_levels`).
-_LEVELS = "_nesting_levels"
+#: The attribute a node's levels are remembered in (see :func:`_levels`); an operand of
+#: names and fixed sizes sets it (1) when it is made.
+NESTING_LEVELS = _LEVELS = "_nesting_levels"
 
 
 #: What makes a class, and its instances, a dataclass (as dataclasses.is_dataclass asks).

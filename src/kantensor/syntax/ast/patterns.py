@@ -7,12 +7,29 @@ import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .dims import AnyGroup, Compare, DimExpr, DimItem, DimVar, Message, as_expr, as_item
-from .dtypes import DType, DTypeVar, as_dtype
+from ..limits import NESTING_LEVELS
+from .dims import (
+    AnyGroup,
+    Compare,
+    DimExpr,
+    DimItem,
+    DimVar,
+    FixedDim,
+    Message,
+    as_expr,
+    as_item,
+)
+from .dtypes import DType, DTypeName, DTypeVar, as_dtype
 from .names import CATEGORIES, set_field
 
 __all__ = ["CLAUSE_TYPES", "Broadcasts", "Clause", "Compare", "Compatible", "DTypeEq", "InCategory",
            "TensorPattern", "checked", "dim_vars", "dtype_vars"]
+
+#: What an operand's dims and dtype may be for it to nest one level (see
+#: :func:`~kantensor.syntax.limits.check_ast_nesting`): names and fixed sizes, and no
+#: dtype, a dtype's name or a dtype variable.
+_PLAIN_DIMS = frozenset({DimVar, FixedDim})
+_PLAIN_DTYPES = frozenset({type(None), DTypeVar, DTypeName})
 
 # Every clause has a ``message`` (a :data:`Message`, not part of its identity: ``==``,
 # ``hash`` and ``str`` ignore it) that says its failure in the user's words.
@@ -33,6 +50,10 @@ class TensorPattern:
         set_field(self, "dims", dims)
         if self.dtype is not None:
             set_field(self, "dtype", as_dtype(self.dtype))
+        if type(self.dtype) in _PLAIN_DTYPES and all(type(d) in _PLAIN_DIMS for d in dims):
+            # names and fixed sizes only: one level (see check_ast_nesting), known
+            # without walking it (most operands builders make at a new rank)
+            set_field(self, NESTING_LEVELS, 1)
 
     def __str__(self) -> str:
         dtype = "" if self.dtype is None else f":{self.dtype}"
