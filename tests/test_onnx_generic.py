@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from onnx import TensorProto, helper
 
-from kantensor.onnx import generic, nodememo
+from kantensor.onnx import generic, nodecache, nodememo
 from kantensor.onnx.importer import read_types
 from kantensor.onnx.protos import _dim_param
 from kantensor.types.conditions import Condition
@@ -67,6 +67,7 @@ def _typing(model: onnx.ModelProto, templates: bool = True) -> tuple:
     generic.TEMPLATES.clear()
     generic.PINNED.clear()
     nodememo.MEMO.clear()
+    nodecache.NODES.clear()  # (a record's slot would type a node met before)
     served: list = []  # what the templates gave (None: a condition failed)
     real = generic.instance
 
@@ -212,10 +213,11 @@ def test_templates_type_the_blocks_of_a_distinct_model():
     m = model(40)
     typed, served = _typing(m)
     assert len(generic.TEMPLATES) == 3 and None not in generic.TEMPLATES.values()
-    # every node but the first three of each template (the first read before the
-    # reader knows its entry, one marks its key met, one keeps its build), and the
-    # check of each template at the node that makes it of that build
-    assert len(served) == 3 * (40 - 3) + 3 and None not in served
+    # every node but the first three of each template (one marks its key met, one
+    # keeps its build, and the first read before the reader knows its entry: not when
+    # the process has found the entry before), and the check of each template at the
+    # node that makes it of that build
+    assert 3 * (40 - 3) + 3 <= len(served) <= 3 * (40 - 2) + 3 and None not in served
     assert dict(typed[0])["r39"] == "float32[batch,42]" and not typed[1]
     assert typed == _typing(m, templates=False)[0]  # the ordinary build's
 
@@ -245,8 +247,10 @@ def test_templates_type_the_convolutions_of_a_distinct_network():
     assert dict(typed[0])["r11"] == "float32[b,15,32,w]"
     # Relu's from its fourth layer on, Conv's from its seventh (the first read before
     # its entry is known, one marks the key, one keeps its build, one declines and pins
-    # 3, one marks the new key, one keeps its build), and each template's check
-    assert len(served) == (12 - 3) + (12 - 6) + 2 and None not in served
+    # 3, one marks the new key, one keeps its build), and each template's check; one
+    # layer sooner each when the process has found the entries before
+    assert (12 - 3) + (12 - 6) + 2 <= len(served) <= (12 - 2) + (12 - 5) + 2
+    assert None not in served
 
 
 def test_a_template_key_met_twice_makes_no_template():

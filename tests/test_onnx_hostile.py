@@ -360,6 +360,7 @@ def test_typing_many_distinct_models_keeps_the_onnx_caches_bounded(monkeypatch):
     over many models is measured by benchmarks/onnx_memory.py)."""
     monkeypatch.setattr(nodememo, "MEMO_SIZE", 64)
     monkeypatch.setattr(shapes, "_TYPES_SIZE", 32)
+    monkeypatch.setattr(shapes, "_INFOS_SIZE", 32)
     monkeypatch.setattr(protos, "_READ_SIZE", 32)
     monkeypatch.setattr(modelmemo, "MODELS_SIZE", 16)
     monkeypatch.setattr(modelmemo, "MODELS_BYTES", 1 << 12)
@@ -374,6 +375,7 @@ def test_typing_many_distinct_models_keeps_the_onnx_caches_bounded(monkeypatch):
                                                           f"size {i}"])], [out()])
         infer_shapes(m)
         assert len(nodememo.MEMO) <= 64 and len(shapes._TYPES) <= 32
+        assert 0 < len(shapes._INFOS) <= 32
         assert 0 < len(protos._READ) <= 32
         assert len(modelmemo.MODELS) <= 16 and len(nodecache.NODES) <= 48
         assert 0 < len(nodecache.CONSTANTS) <= 8

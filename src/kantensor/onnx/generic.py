@@ -333,7 +333,8 @@ def remembered(reader: Any, entry: OnnxOp, rec: NodeRecord, node: onnx.NodeProto
     if fold:  # (the values count: the exact memo's key alone)
         key = node_key(reader, entry, names, attributes, outputs, read)
         return key, None if key is None else MEMO.get(key), None
-    key = plain_key(reader, entry, names, tuple(inputs), attributes, outputs)
+    given = tuple(inputs)  # (types only: no value counts)
+    key = plain_key(reader, entry, names, given, attributes, outputs, given)
     typed = MEMO.get(key)
     if typed is not None:
         return key, typed, None

@@ -34,12 +34,11 @@ from ..graph.type import Type
 from ..ops.located import portable, relocated
 from ..ops.params import GraphParam
 from ..types.conditions import Clause
-from ..types.dim import Dim
 from ..types.dtypes import STRING, category, get_default_dtype
 from ..types.facts import EMPTY, Facts
-from ..types.symbols import free_symbols
 from ..types.type import TensorType
 from ..types.variable import constant
+from . import values as folding
 from .bounds import arity, bounded
 from .calls import arguments
 from .contradiction import consistent
@@ -48,8 +47,9 @@ from .dtypes import UnsupportedType, type_name
 from .generic import keep_template, remembered
 from .intervals import INTEGER_DTYPES, MAKES_INTERVALS, record_interval
 from .loading import MAX_NAME, OnnxImportError, Tensors, clipped, open_model, opsets_of, shown
-from .nodecache import CONSTANTS, NodeRecord, constant_key, keep_constant, record
-from .nodememo import MEMO, node_key, remember, value_key
+from .nodecache import CONSTANTS, NODES, NodeRecord, constant_key, keep_constant, record
+from .nodememo import MEMO, input_facts, node_key, remember, value_key
+from .nodeslot import keep, slotted
 from .protos import constant_value, described
 from .protos import label as node_label
 from .registry import OnnxOp, UnsupportedOp, lookup
@@ -62,6 +62,11 @@ __all__ = ["OnnxImportError", "from_onnx", "read_types"]
 
 
 _UNTRIED = object()  # a node's memo key not made yet
+
+#: (op type, domain, opset) -> its entry, as :func:`.registry.lookup` found it (the
+#: catalogue is fixed for the process): a model's first node of an op type finds it here
+_ENTRIES: dict[tuple[str, str, int | None], OnnxOp] = {}
+_ENTRIES_SIZE = 1 << 12
 
 
 class _Reader(Scope, Sources):
@@ -97,9 +102,12 @@ class _Reader(Scope, Sources):
         self.values: dict[str, np.ndarray] = {}
         self.unread: dict[str, onnx.TensorProto] = {}  # initializers whose values wait
         self.value_keys: dict[str, tuple | bool] = {}  # as the node memo keys a known value
+        self.large_keys: dict[str, tuple | None] = {}  # of the larger ones (.nodememo)
+        self.tokens: dict[str, Any] = {}  # what a node's memo key reads of a name (.nodeslot)
         self.entries: dict[tuple[str, str], OnnxOp] = {} if parent is None else \
             parent.entries
         self.default_dtype = get_default_dtype()  # one for the model (the memo's key)
+        self.setting = self.default_dtype, folding.MAX_FOLD  # (the node memo's key)
         #: what the nodes read so far need of the sizes: facts for every later node (the
         #: model's types hold where all its nodes' conditions do), and those conditions,
         #: each naming its node, in the order of the nodes
@@ -132,9 +140,15 @@ class _Reader(Scope, Sources):
     def read_nodes(self, serialized: Sequence[bytes] | None = None) -> None:
         """Read the nodes (``serialized``: each serialized, when made already)."""
         shared = not self.graph and self.parent is None  # records kept across models
+        found = NODES.get
         for k, node in enumerate(self.proto.node):
-            self.node(node, NodeRecord(node, False) if not shared else
-                      record(node, serialized[k] if serialized is not None else None))
+            if not shared:
+                rec = NodeRecord(node, False)
+            elif serialized is None:
+                rec = record(node)
+            else:  # (most often kept already: found by its bytes)
+                rec = found(serialized[k]) or record(node, serialized[k])
+            self.node(node, rec)
         for info in self.proto.output:
             if info.name not in self.types and info.name not in self.untyped and \
                     self.find(info.name) is None:
@@ -177,7 +191,10 @@ class _Reader(Scope, Sources):
     def node(self, node: onnx.NodeProto, rec: NodeRecord) -> None:
         """Type ``node`` (read as ``rec``)."""
         if rec.op_type == "Constant" and rec.domain in ("", "ai.onnx"):
-            self.assigned(node, rec.wanted)
+            wanted = rec.wanted
+            if len(wanted) != 1 or wanted[0] in self.types or wanted[0] in self.untyped or \
+                    self.parent is not None:  # (as typed_node)
+                self.assigned(node, wanted)
             return self.constant(node, rec)
         try:
             return self.typed_node(node, rec)
@@ -197,11 +214,21 @@ class _Reader(Scope, Sources):
                 self.parent is not None:  # (one new output of the main graph: nothing to say)
             self.assigned(node, wanted)
         entry = self.entries.get((op_type, domain))
+        if entry is None:
+            entry = _ENTRIES.get((op_type, domain, self.opsets.get(
+                "" if domain == "ai.onnx" else domain)))
+            if entry is not None:
+                self.entries[op_type, domain] = entry
         key, typed, generic = _UNTRIED, None, None
-        if entry is not None and entry.plain and not self.graph and self.parent is None:
+        if entry is not None and not self.graph and self.parent is None:
             # a node seen before: its key holds its entry, which inputs it gives (so they
-            # fit the entry) and their types (so none is untyped); nothing else to check
-            key, typed, generic = remembered(self, entry, rec, node)  # (see .generic)
+            # fit the entry) and their types (so none is untyped, no handler types it);
+            # nothing else to check. First its slot: its inputs as when last typed
+            typed = None if entry.structured else slotted(self, entry, rec)
+            if typed is None and entry.plain:
+                key, typed, generic = remembered(self, entry, rec, node)  # (see .generic)
+                if typed is not None and key is not None:
+                    keep(self, entry, rec, typed)
         if typed is None:
             typed = self._typed(node, rec, entry, key)
             if typed is None:  # typed by its handler
@@ -219,22 +246,28 @@ class _Reader(Scope, Sources):
             name = wanted[0]
             if name:
                 types[name] = outs[0]
-                if folded[0] is not None:
+                if folded[0] is None:
+                    self.tokens[name] = outs[0]
+                else:
                     self.values[name] = folded[0]
                     if keys[0] is not None:
                         self.value_keys[name] = keys[0]
+                        self.tokens[name] = outs[0], keys[0]
             return None
         if len(outs) < len(wanted) and any(wanted[len(outs):]):  # (a memo hit too)
             raise OnnxImportError(f"{described(node)}: {len(wanted)} outputs asked, its Op "
                                   f"has {len(outs)}")
-        values, value_keys = self.values, self.value_keys
+        values, value_keys, tokens = self.values, self.value_keys, self.tokens
         for name, t, value, vkey in zip(wanted, outs, folded, keys, strict=False):
             if name:
                 types[name] = t
-                if value is not None:
+                if value is None:
+                    tokens[name] = t
+                else:
                     values[name] = value
                     if vkey is not None:
                         value_keys[name] = vkey
+                        tokens[name] = t, vkey
         return None
 
     def _typed(self, node: onnx.NodeProto, rec: NodeRecord, entry: OnnxOp | None, key: Any
@@ -260,45 +293,36 @@ class _Reader(Scope, Sources):
             if handler is not None:
                 self.structured(handler, node)
                 return None
+        typed = None
         if key is _UNTRIED:
             key = None if self.graph else node_key(self, entry, names, rec.attribute_key(node),
                                                    len(wanted))
             typed = MEMO.get(key) if key is not None else None
-            if typed is not None:
-                return typed
-        return remember(key, *self.build(entry, node, wanted))
+        typed = typed or remember(key, *self.build(entry, node, wanted))
+        if key is not None and not self.graph and self.parent is None:
+            keep(self, entry, rec, typed)  # (its slot: see .nodeslot)
+        return typed
 
     def _entry(self, node: onnx.NodeProto, op_type: str, domain: str) -> OnnxOp:
         """The entry typing ``node`` (found once per op type and domain of a model)."""
         if len(op_type) > MAX_NAME or len(domain) > MAX_NAME:  # no entry has one
             raise UnsupportedOp(f"{described(node)}: op type {shown(op_type)} of domain "
                                 f"{shown(domain)} is not supported")
+        opset = self.opsets.get("" if domain == "ai.onnx" else domain)
         try:
-            found = lookup(op_type, domain, self.opsets.get(
-                "" if domain == "ai.onnx" else domain), node_label(node))
+            found = lookup(op_type, domain, opset, node_label(node))
         except UnsupportedOp as exc:  # (a message listing the supported op types)
             raise UnsupportedOp(clipped(str(exc))) from None
-        self.entries[op_type, domain] = found
+        if len(_ENTRIES) >= _ENTRIES_SIZE:
+            _ENTRIES.clear()
+        self.entries[op_type, domain] = _ENTRIES[op_type, domain, opset] = found
         return found
 
     def facts_about(self, names: Sequence[str]) -> Facts:
         """The facts about the sizes of the inputs ``names`` of a node (part of its memo
         key; found again for the same input types while the facts stay the same)."""
         types = self.types
-        inputs = tuple([types.get(name) if name else None for name in names])
-        facts, about = self.about
-        if facts is not self.facts:
-            facts, about = self.about = self.facts, {}
-        found = about.get(inputs)
-        if found is None:
-            symbols: set = set()
-            for t in inputs:
-                if t is not None:
-                    for d in t.shape:
-                        if isinstance(d, Dim):
-                            symbols |= free_symbols(d)
-            found = about[inputs] = facts.about(symbols)
-        return found
+        return input_facts(self, tuple([types.get(name) if name else None for name in names]))
 
     def note(self, node: onnx.NodeProto, conditions: tuple) -> None:
         """Record ``node``'s conditions (portable: over its inputs by position) as the
@@ -381,8 +405,10 @@ class _Reader(Scope, Sources):
                     keep_constant(key, found)
             if rec.kept and key is not None:
                 rec.constant = found
-        self.types[name], self.values[name], vkey = found
-        self.value_keys[name] = vkey
+        t, value, vkey = found
+        self.types[name], self.values[name], self.value_keys[name] = t, value, vkey
+        if vkey:
+            self.tokens[name] = t, vkey
         self.constants.add(name)
 
 

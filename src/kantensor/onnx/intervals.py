@@ -124,8 +124,16 @@ def interval_of(reader: Any, name: str) -> Interval | None:
         if found is None:
             found = reader.known_intervals = {}
         if name not in found:
-            value = _small_value(reader, name)
-            found[name] = None if value is None else known_interval(value)
+            vkey = _exact(reader, name)
+            if vkey:
+                vkey = MAX_ELEMENTS, vkey  # (a limit a caller may set)
+            got = _KNOWN.get(vkey, _UNSEEN) if vkey else _UNSEEN
+            if got is _UNSEEN:
+                value = _small_value(reader, name)
+                got = None if value is None else known_interval(value)
+                if vkey:
+                    _keep(_KNOWN, vkey, got)
+            found[name] = got
         return found[name]
     return intervals(reader).get(name)
 
@@ -159,14 +167,60 @@ def _small_value(reader: Any, name: str) -> np.ndarray | None:
 def record_interval(reader: Any, node: Any, out: Any) -> None:
     """Record in ``reader`` the value interval of ``node``'s first output (of type
     ``out``; None: not one to record), where one is known (asked only of the few op types
-    that make one)."""
-    if out is None or node.op_type not in MAKES_INTERVALS or not isinstance(out, TensorType) or \
+    that make one). The interval is a function of the op type, ``out`` and each input's
+    interval or known value: kept by those, with the values by their exact keys
+    (:func:`_exact`), for a model typed again."""
+    op_type = node.op_type
+    if out is None or op_type not in MAKES_INTERVALS or not isinstance(out, TensorType) or \
             out.dtype not in INTEGER_DTYPES:
         return
-    values = [_small_value(reader, n) if n and reader.known(n) else None for n in node.input]
+    names = node.input[:]
     known = intervals(reader)
-    inputs = [known.get(n) if v is None else known_interval(v)
-              for n, v in zip(node.input, values, strict=True)]
-    found = output_interval(node.op_type, out, inputs, values)
+    key: list | None = [op_type, out, MAX_ELEMENTS]  # (a limit a caller may set)
+    for n in names:
+        if n and reader.known(n):
+            vkey = _exact(reader, n)
+            if not vkey:  # (no exact key: too large, or not made)
+                key = None
+                break
+            key.append((True, vkey))
+        else:
+            key.append((False, known.get(n)))
+    found = _OUTPUTS.get(tuple(key), _UNSEEN) if key is not None else _UNSEEN
+    if found is _UNSEEN:
+        values = [_small_value(reader, n) if n and reader.known(n) else None for n in names]
+        inputs = [known.get(n) if v is None else known_interval(v)
+                  for n, v in zip(names, values, strict=True)]
+        found = output_interval(op_type, out, inputs, values)
+        if key is not None:
+            _keep(_OUTPUTS, tuple(key), found)
     if found is not None:
         known[node.output[0]] = found
+
+
+def _exact(reader: Any, name: str) -> tuple | None:
+    """An exact key of the known value of ``name``: its token for the node slots
+    (:mod:`.nodeslot`) when that holds the value (a type and the value's key, or an
+    initializer's type and serialized proto: three entries), else the node memo's key
+    of it, when made; None when neither is."""
+    token = reader.tokens.get(name)
+    if type(token) is tuple and (len(token) == 3 or type(token[1]) is tuple):
+        return token
+    return reader.value_keys.get(name) or None
+
+
+_UNSEEN: Any = object()
+
+#: (MAX_ELEMENTS, a known value's exact key: :func:`_exact`) -> its interval
+_KNOWN: dict[tuple, Interval | None] = {}
+#: (op type, output type, MAX_ELEMENTS, each input's (True, its value's exact key) or
+#: (False, its interval)) -> the output's interval (:func:`record_interval`)
+_OUTPUTS: dict[tuple, Interval | None] = {}
+#: the most entries each of the two keeps
+_KEPT = 1 << 12
+
+
+def _keep(memo: dict, key: tuple, interval: Interval | None) -> None:
+    if len(memo) >= _KEPT:
+        memo.clear()
+    memo[key] = interval

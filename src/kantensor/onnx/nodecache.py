@@ -64,10 +64,12 @@ _DOMAIN = _key("domain")
 class NodeRecord:
     """What typing reads of a node's proto, read once: ``op_type``, ``domain``, ``names``
     (its inputs, ``""`` for an absent one), ``wanted`` (its outputs), ``attributes``
-    (:meth:`attribute_key`), ``kept`` (found by its bytes: shared across models) and
-    ``constant`` (a Constant's (type, value, value key), set by its first reader)."""
+    (:meth:`attribute_key`), ``kept`` (found by its bytes: shared across models),
+    ``constant`` (a Constant's (type, value, value key), set by its first reader) and
+    ``slot`` (its last typing: :mod:`.nodeslot`)."""
 
-    __slots__ = ("attributes", "constant", "domain", "kept", "names", "op_type", "wanted")
+    __slots__ = ("attributes", "constant", "domain", "kept", "names", "op_type", "slot",
+                 "wanted")
 
     def __init__(self, node: onnx.NodeProto, kept: bool, data: bytes | None = None):
         """The record of ``node``, serialized as ``data`` when given (a field whose key's
@@ -86,6 +88,7 @@ class NodeRecord:
             _UNREAD if node.attribute else ()
         self.kept = kept
         self.constant: tuple[Any, Any, Any] | None = None
+        self.slot: tuple | None = None
 
     def attribute_key(self, node: onnx.NodeProto) -> tuple[bytes, ...] | None:
         """The node memo's key of the attributes of ``node`` (this record's node): each

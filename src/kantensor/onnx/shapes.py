@@ -75,6 +75,13 @@ def _param(d: Any) -> bytes:
         _PARAMS[terms] = found
     return found
 
+#: (name, type) -> the value info naming it, serialized as a GraphProto's field (a model
+#: typed again writes the same names with the same types); emptied when it holds
+#: _INFOS_SIZE infos. A name longer than _INFO_NAME bytes is written each time.
+_INFOS: dict[tuple[str, Type], bytes] = {}
+_INFOS_SIZE = 1 << 15
+_INFO_NAME = 256
+
 
 def _tensor(dtype: str, shape: tuple | None) -> bytes:
     """A TypeProto.Tensor's bytes: the element type, the dims (none: a sequence's
@@ -164,6 +171,22 @@ def _typed_model(model: onnx.ModelProto | str | os.PathLike | bytes,
     return _written(model, source, reader)[0], reader
 
 
+def _info(name: str, t: Type) -> bytes:
+    """The value info of ``name`` of type ``t``, as a GraphProto's field (kept unless the
+    name is long)."""
+    typed = _type_field(t)
+    text = name.encode()
+    n = len(text)
+    size = len(_NAME) + 1 + n + len(typed)
+    info = _VALUE_INFO + BYTE[size] + _NAME + BYTE[n] + text + typed \
+        if n < 0x80 and size < 0x80 else field(_VALUE_INFO, field(_NAME, text) + typed)
+    if n <= _INFO_NAME:
+        if len(_INFOS) >= _INFOS_SIZE:
+            _INFOS.clear()
+        _INFOS[name, t] = info
+    return info
+
+
 def _copy(model: Any, source: onnx.ModelProto) -> onnx.ModelProto:
     out = onnx.ModelProto()
     if isinstance(model, bytes):
@@ -187,19 +210,8 @@ def _written(model: Any, source: onnx.ModelProto, reader: _Reader
         if t is not None:  # else an unsupported node reaches it: left as it was
             o.type.ParseFromString(type_bytes(t))
     graph.ClearField("value_info")
-    written = _TYPES.get
-    infos: list[bytes] = []
-    add = infos.extend
-    for name, t in islice(types.items(), reader.sources, None):
-        if name not in skip:
-            typed = written(t) or _type_field(t)
-            text = name.encode()
-            n = len(text)
-            size = len(_NAME) + 1 + n + len(typed)
-            if n < 0x80 and size < 0x80:  # (most: each length one byte)
-                add((_VALUE_INFO, BYTE[size], _NAME, BYTE[n], text, typed))
-            else:
-                add((field(_VALUE_INFO, field(_NAME, text) + typed),))
-    blob = b"".join(infos)
+    found = _INFOS.get
+    blob = b"".join([found(item) or _info(*item) for item in islice(
+        types.items(), reader.sources, None) if item[0] not in skip])
     graph.MergeFromString(blob)
     return out, blob

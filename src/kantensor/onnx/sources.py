@@ -13,9 +13,16 @@ from ..types.type import TensorType
 from ..types.variable import constant
 from .dtypes import UnsupportedType
 from .loading import OnnxImportError, overridable, shown, texts
+from .nodeslot import source_tokens
 from .protos import value_type
 
 __all__ = ["Sources"]
+
+#: (element type, dims) -> the type of an initializer of that header, checked once in
+#: the process (a model typed again has the same headers): as an equal header met
+#: before in the same model, it leaves its tensor's data size to check
+_HEADERS: dict[tuple, TensorType] = {}
+_HEADERS_SIZE = 1 << 12
 
 
 class Sources:
@@ -47,10 +54,14 @@ class Sources:
                 raise OnnxImportError(f"initializer {shown(name)}: the name is given to two "
                                       "initializers")
             header = (t.data_type, tuple(t.dims[:]))  # a slice reads faster
-            found = seen.get(header)
+            found = seen.get(header) or _HEADERS.get(header)
             checked = tensors.check(t, lambda name=name: f"initializer {shown(name)}", found,
                                     raw[i] if raw else None)
-            seen.setdefault(header, checked)
+            if found is None:
+                seen[header] = checked
+                if len(_HEADERS) >= _HEADERS_SIZE:
+                    _HEADERS.clear()
+                _HEADERS[header] = checked
             if name in free:  # a default the caller may override: typed as an input below
                 types[name] = checked  # (for now: so that a second of the name is seen)
                 continue
@@ -90,4 +101,6 @@ class Sources:
                 var = self.vars[name] = t(name)
                 inputs.append(var)
         self.sources = len(types)  # the first names of types: initializers and inputs
+        if not self.graph and self.parent is None:
+            source_tokens(self)  # (for the node slots)
         return inputs

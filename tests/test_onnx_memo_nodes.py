@@ -1,0 +1,222 @@
+"""infer_shapes's warm path node by node (the model memo missing, as for a model edited
+slightly): every node is found by its bytes and typed from the node memo, with the
+caches beside it (entries by op type and opset, facts about input sizes, value
+intervals, value infos as bytes, large folded values keyed by their bytes). None may
+change an answer: each reading is compared with one made with every memo emptied."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from kantensor.onnx import (
+    generic,
+    importer,
+    infer_shapes,
+    intervals,
+    modelmemo,
+    nodecache,
+    nodememo,
+    shapes,
+    sources,
+    values,
+)
+from kantensor.onnx.shapes import typed_model
+from test_onnx_memo import _gathered_then_sliced, base, types
+
+F = TensorProto.FLOAT
+
+
+def forget() -> None:
+    """Empty every memo infer_shapes keeps across models."""
+    for memo in (modelmemo.MODELS, nodememo.MEMO, nodecache.NODES, generic.TEMPLATES,
+                 generic.PINNED, importer._ENTRIES, nodememo._ABOUT, intervals._KNOWN,
+                 intervals._OUTPUTS, shapes._INFOS, shapes._TYPES, sources._HEADERS):
+        memo.clear()
+    nodememo._held[0] = nodecache._held[0] = modelmemo._held[0] = 0
+
+
+def fresh(model: onnx.ModelProto) -> onnx.ModelProto:
+    """The typing of ``model`` with every memo emptied first."""
+    forget()
+    return typed_model(model)[0]
+
+
+def folded_bias(bias: float = 1.0, size: int = 100) -> onnx.ModelProto:
+    """y = x + Identity(b), and a shape from the sum of Identity(b) cast to int: the
+    Identity of a ``size``-element initializer is folded (every input known), and the
+    folded sum decides z's size."""
+    b = numpy_helper.from_array(np.full(size, bias, np.float32), "b")
+    nodes = [helper.make_node("Identity", ["b"], ["bb"]),
+             helper.make_node("Add", ["x", "bb"], ["y"]),
+             helper.make_node("ReduceSum", ["bb"], ["s"], keepdims=1),
+             helper.make_node("Cast", ["s"], ["n"], to=TensorProto.INT64),
+             helper.make_node("ConstantOfShape", ["n"], ["z"])]
+    graph = helper.make_graph(nodes, "bias", [helper.make_tensor_value_info(
+        "x", F, ["batch", size])], [helper.make_tensor_value_info(o, F, None)
+                                    for o in ("y", "z")], [b])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+
+GRID = [("base", {}), ("small", {"small": [4, 2]}), ("big", {"big": 2}),
+        ("dims", {"shape": ["n", "seq", 8]}), ("attribute", {"to": TensorProto.DOUBLE}),
+        ("opset", {"opset": 18}), ("outputs", {"outputs": ("y", "w", "z")})]
+MODELS = [base(**change) for _, change in GRID] + [folded_bias(), folded_bias(2.0),
+                                                   folded_bias(size=70)]
+
+
+def test_models_typed_node_by_node_in_any_order_are_typed_as_each_alone(monkeypatch):
+    """Each model typed three times in a shuffled order, the model memo emptied before
+    each: every answer is the one made with every memo emptied, and a model met again
+    builds no node (each is typed from the node memo, a large folded value by its
+    bytes)."""
+    want = [fresh(m) for m in MODELS]
+    assert types(want[-3])["z"] != types(want[-2])["z"]  # the bias's data decides z
+    assert "dim_value: 100" in types(want[-3])["z"]
+    builds = []
+    build = importer._Reader.build
+    monkeypatch.setattr(importer._Reader, "build",
+                        lambda self, *args: builds.append(args[1].op_type) or
+                        build(self, *args))
+    order = [*range(len(MODELS))] * 3
+    np.random.default_rng(36).shuffle(order)
+    seen = set()
+    forget()
+    for k in order:
+        modelmemo.MODELS.clear()
+        builds.clear()
+        assert infer_shapes(MODELS[k]) == want[k], k
+        if k in seen:
+            assert builds == [], (k, builds)
+        seen.add(k)
+
+
+def test_a_large_folded_value_is_keyed_by_its_bytes_and_bounded(monkeypatch):
+    """The node memo keeps large folded values (and keys by them) within its byte
+    bound: models whose biases differ are each typed as alone, and what it holds stays
+    under the bound."""
+    monkeypatch.setattr(nodememo, "MEMO_BYTES", 4_000)
+    forget()
+    for bias in range(1, 30):
+        model = folded_bias(float(bias))
+        want = types(fresh(model))
+        forget()
+        modelmemo.MODELS.clear()
+        assert types(infer_shapes(model)) == want
+        assert f"dim_value: {100 * bias}" in want["z"]
+        assert 0 < nodememo._held[0] <= 4_000, (bias, len(nodememo.MEMO))
+
+
+def test_a_value_larger_than_a_folded_one_is_not_read_for_a_key(monkeypatch):
+    """A known input past the fold limit is neither read nor keyed: the node is built
+    each time, as before the limit allowed it."""
+    model = folded_bias(size=100)
+    forget()
+    infer_shapes(model)
+    monkeypatch.setattr(values, "MAX_FOLD", 50)
+    modelmemo.MODELS.clear()
+    lowered = infer_shapes(model)
+    assert lowered == fresh(model)
+    assert "dim_value: 100" not in types(lowered)["z"]  # not folded at the new limit
+
+
+@pytest.mark.parametrize("module, limit, model", [
+    (values, "MAX_FOLD", base), (intervals, "MAX_ELEMENTS", _gathered_then_sliced)])
+def test_a_limit_changed_is_read_node_by_node(monkeypatch, module, limit, model):
+    """A limit a caller may set decides a node's typing: typed node by node after it
+    changed, the reading is the one at the new limit, not the node memo's."""
+    forget()
+    before = infer_shapes(model())
+    monkeypatch.setattr(module, limit, 1)
+    modelmemo.MODELS.clear()
+    after = infer_shapes(model())
+    assert after == fresh(model())
+    assert types(after) != types(before)
+
+
+def test_value_infos_are_written_for_each_model_of_their_own(monkeypatch):
+    """A value info kept as bytes is found by its name and type: a name that is an
+    output in one model and a value in another is written as each model says, and the
+    caches stay within their bounds."""
+    monkeypatch.setattr(shapes, "_INFOS_SIZE", 4)
+    forget()
+    for outputs in (("y",), ("y", "w", "z"), ("y",)):
+        model = base(outputs=outputs)
+        modelmemo.MODELS.clear()
+        out = infer_shapes(model)
+        assert out == fresh(model)
+        assert {v.name for v in out.graph.value_info}.isdisjoint(outputs)
+        assert len(shapes._INFOS) <= 4
+
+
+def _offset_positions(start: int, rows: int = 10) -> onnx.ModelProto:
+    """``table[start + arange(seq)]``: the Range's type is int64[seq] whatever ``start``
+    (a small initializer) is, but its values' interval is [start, start + seq), which
+    decides the Gather's condition ``start + seq <= rows``."""
+    inits = [numpy_helper.from_array(np.array(v, np.int64), name)
+             for name, v in (("start", start), ("zero", 0), ("one", 1))]
+    inits.append(numpy_helper.from_array(np.zeros((rows, 4), np.float32), "table"))
+    nodes = [helper.make_node("Shape", ["x"], ["sh"]),
+             helper.make_node("Gather", ["sh", "zero"], ["seq"], axis=0),
+             helper.make_node("Add", ["start", "seq"], ["limit"]),
+             helper.make_node("Range", ["start", "limit", "one"], ["pos"]),
+             helper.make_node("Gather", ["table", "pos"], ["y"], axis=0)]
+    graph = helper.make_graph(nodes, "positions", [helper.make_tensor_value_info(
+        "x", F, ["seq"])], [helper.make_tensor_value_info("y", F, None)], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+
+def _reading(model: onnx.ModelProto) -> tuple:
+    out, reader = typed_model(model)
+    return out, tuple(map(str, reader.conditions)), str(reader.facts)
+
+
+@pytest.mark.parametrize("models", [
+    [_offset_positions(0), _offset_positions(3), _offset_positions(0)],
+    [_gathered_then_sliced(), _gathered_then_sliced()],
+])
+def test_a_node_met_again_under_other_intervals_or_facts_is_typed_anew(models):
+    """A node whose inputs' types are as before but whose inputs' value intervals (the
+    Gather's positions) or the facts about their sizes differ is typed anew: the
+    conditions and facts are those of the reading with every memo emptied."""
+    want = []
+    for m in models:
+        forget()
+        want.append(_reading(m))
+    if len(models) == 3:
+        assert want[0][1] != want[1][1]  # the start decides the Gather's condition
+    forget()
+    for m, expected in zip(models * 2, want * 2, strict=True):
+        modelmemo.MODELS.clear()
+        assert _reading(m) == expected
+
+
+def test_a_remembered_folded_value_cannot_be_changed():
+    """A value the node memo keeps (a folded shape, a folded bias) is shared by every
+    model meeting its key: the reader's copy of it refuses writes, and the next typing
+    is unchanged."""
+    forget()
+    model = folded_bias()
+    reader = typed_model(model)[1]
+    for name in ("bb", "n"):  # a large folded value, a small one
+        with pytest.raises(ValueError, match="read-only"):
+            reader.values[name][0] = 7
+    modelmemo.MODELS.clear()
+    assert infer_shapes(model) == fresh(model)
+
+
+def test_an_initializer_header_met_before_still_has_its_data_checked():
+    """The type of an initializer's header is kept across models; its data is still
+    checked against it in each: a model whose tensor holds too few bytes is refused after
+    a model with the same header was typed."""
+    good = folded_bias()
+    forget()
+    infer_shapes(good)
+    bad = onnx.ModelProto()
+    bad.CopyFrom(good)
+    bad.graph.initializer[0].raw_data = bad.graph.initializer[0].raw_data[:-4]
+    modelmemo.MODELS.clear()
+    with pytest.raises(Exception, match="holds 396 bytes"):
+        infer_shapes(bad)
