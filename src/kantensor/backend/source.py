@@ -64,7 +64,7 @@ def fast_input_test(src: Source, name: str, ttype: Any) -> str | None:
     dtype = src.glob("D", ttype.numpy_dtype)
     tests = [f"{name}.__class__ is not ND", f"{name}.dtype is not {dtype}",
              f"{name}.ndim != {ttype.ndim}"]
-    tests += [f"{name}.shape[{axis}] != {size}" for axis, size in ttype._static]
+    tests += [f"{name}.shape[{axis}] != {ttype.shape[axis]}" for axis in ttype._static]
     return " or ".join(tests)
 
 

@@ -186,10 +186,12 @@ def generic_key(reader: Any, entry: OnnxOp, names: Sequence[str], inputs: Sequen
             continue
         if type(t) is not TensorType:
             return None
-        static = t._static  # (axis, size) of each size that is an int
+        static = t._static  # the axes whose size is an int
         if static:
-            sizes = list(t.shape)
-            for axis, d in static:
+            shape = t.shape
+            sizes = list(shape)
+            for axis in static:
+                d = shape[axis]
                 if d > 1 and d not in pinned:
                     k = slots.get(d)
                     if k is None:

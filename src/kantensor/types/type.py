@@ -72,6 +72,14 @@ _SIZES = (int, Dim)
 _INTERNED = WeakInterner()
 _LOOKUP = _INTERNED.lookup
 
+#: ``tuple(range(n))`` for each rank n up to MAX_NDIM: the static axes of a shape of ints
+#: alone, shared (a type of ints makes no tuple of its own for them)
+_ALL_AXES = tuple([tuple(range(n)) for n in range(MAX_NDIM + 1)])
+#: the static axes of a shape of at most _FEW axes: one tuple per set of axes met (at
+#: most 2**(_FEW + 1) of them)
+_FEW = 8
+_SOME_AXES = {axes: axes for axes in _ALL_AXES[:_FEW + 1]}
+
 
 class TensorType(Type):
     """The type of n-dimensional arrays of one dtype.
@@ -85,6 +93,7 @@ class TensorType(Type):
     itself.
     """
 
+    #: ``_static``: the axes whose size is an int, in order (shared between types)
     __slots__ = ("dtype", "shape", "_np_dtype", "_static")
 
     def __new__(cls, dtype: Any, shape: Iterable[ShapeEntry] | None = None,
@@ -120,8 +129,12 @@ class TensorType(Type):
         _SET_DTYPE(self, dtype)
         _SET_SHAPE(self, shape)
         _SET_NP_DTYPE(self, NUMPY_DTYPES.get(dtype))  # None: bfloat16 without ml_dtypes
-        _SET_STATIC(self, tuple(enumerate(shape)) if ints else
-                    tuple([(a, s) for a, s in enumerate(shape) if type(s) is int]))
+        n = len(shape)
+        if ints:
+            _SET_STATIC(self, _ALL_AXES[n] if n <= MAX_NDIM else tuple(range(n)))
+        else:
+            static = tuple([a for a, s in enumerate(shape) if type(s) is int])
+            _SET_STATIC(self, _SOME_AXES.setdefault(static, static) if n <= _FEW else static)
         return _INTERNED.intern(key, self)
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -251,9 +264,10 @@ class TensorType(Type):
         return value
 
     def _check_shape(self, value: np.ndarray) -> None:
-        shape = value.shape
-        if len(shape) == len(self.shape) and all(shape[a] == n for a, n in self._static):
-            return
+        shape, mine, static = value.shape, self.shape, self._static
+        if len(shape) == len(mine) and (shape == mine if len(static) == len(mine) else
+                                        all(shape[a] == mine[a] for a in static)):
+            return  # (ints against ints alone: a Dim's == is never asked)
         if value.ndim != self.ndim:
             raise TypeError(
                 f"expected {self.ndim} dimension{'s' * (self.ndim != 1)} for {self}, "
