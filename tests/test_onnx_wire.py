@@ -99,6 +99,7 @@ ODD = [
 def _infos():
     plain = [helper.make_tensor_value_info("v", TensorProto.FLOAT, list(s) if s else [])
              for s in ([2, 3], [], ["n", None, 7], [128, 2**40], [0, 1], ["2*seq"],
+                       [16383, 16384, 2**21 - 1, 2**21],
                        ["", "a b", "x" * 300], [None] * MAX_RANK)]
     odd = []
     for change in ODD:
@@ -117,7 +118,7 @@ def test_a_type_read_from_bytes_is_the_type_protobuf_reading_gives(info):
 
 def test_plain_tensor_types_are_read_from_their_bytes():
     """(so that the test above compares two readings)"""
-    for info in _infos()[:8]:
+    for info in _infos()[:9]:
         assert protos._tensor_type(info.SerializeToString()) is not None
 
 

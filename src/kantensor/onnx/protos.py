@@ -166,6 +166,9 @@ def _read_tensor(data: bytes, i: int, end: int) -> TensorType | None:
                     shape.append(size)  # are read in place)
                 elif n == 3 and size >= 0x80 > data[i + 2]:  # (two bytes)
                     shape.append(size & 0x7F | data[i + 2] << 7)
+                elif n == 4 and size >= 0x80 and data[i + 2] >= 0x80 > data[i + 3]:
+                    shape.append(size & 0x7F | (data[i + 2] & 0x7F) << 7 |
+                                 data[i + 3] << 14)  # (three bytes)
                 else:
                     size, i = read_varint(data, i + 1)
                     if i != stop:
