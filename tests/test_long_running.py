@@ -116,7 +116,7 @@ def test_where_clauses_are_checked_in_linear_time(monkeypatch):
 
 
 def test_the_type_table_is_rebuilt_in_place_once_mostly_freed():
-    table = type_module._INTERNED
+    table = type_module._TABLES["float64"]
     alive = len(table)  # types other tests left alive (memos hold some)
     n = max(8000, 4 * alive + 2000)  # enough that the survivors are under a quarter
     held = [TensorType("float64", (i, 11)) for i in range(n)]
@@ -127,7 +127,7 @@ def test_the_type_table_is_rebuilt_in_place_once_mostly_freed():
     assert table._refs is rows and table._peak < alive + n // 2  # rebuilt, in place
     assert len(table) <= alive + len(keep)  # the freed ones' entries are gone
     for i, t in enumerate(keep):  # the live ones are still found, lock-free and not
-        assert table.lookup(("float64", (100 * i, 11)))() is t
+        assert table.lookup((100 * i, 11))() is t
         assert TensorType("float64", (100 * i, 11)) is t
 
 

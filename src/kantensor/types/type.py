@@ -67,10 +67,11 @@ def _substituted(shape: tuple, bound: dict[str, int]) -> tuple:
 #: What a shape is not (a size alone); a tuple: ``int | Dim`` made a union object per call
 _SIZES = (int, Dim)
 
-#: Every TensorType alive, by ``(dtype, shape)`` (``(class, dtype, shape)`` for a
-#: subclass): equal types are one object.
-_INTERNED = WeakInterner()
-_LOOKUP = _INTERNED.lookup
+#: Every TensorType alive: a table per dtype, by shape (no key of its own made per
+#: type), and one by ``(class, dtype, shape)`` for subclasses: equal types are one object.
+_TABLES = {dtype: WeakInterner() for dtype in DTYPES}
+_LOOKUPS = {dtype: table.lookup for dtype, table in _TABLES.items()}
+_SUBCLASSES = WeakInterner()
 
 #: ``tuple(range(n))`` for each rank n up to MAX_NDIM: the static axes of a shape of ints
 #: alone, shared (a type of ints makes no tuple of its own for them)
@@ -117,10 +118,13 @@ class TensorType(Type):
                 if s is not None and not isinstance(s, Dim):  # (checked, or an error)
                     shape = tuple([_check_entry(e, i) for i, e in enumerate(shape)])
                     break
-        # a subclass's types are its own; (dtype, shape) alone for the class itself
-        # (a tuple of strings, ints and Nones, which the collector stops tracking)
-        key = (dtype, shape) if cls is TensorType else (cls, dtype, shape)
-        ref = _LOOKUP(key)
+        # a subclass's types are its own; the shape alone in its dtype's table for the
+        # class itself
+        if cls is TensorType:
+            key, ref = shape, _LOOKUPS[dtype](shape)
+        else:
+            key = (cls, dtype, shape)
+            ref = _SUBCLASSES.lookup(key)
         if ref is not None:
             self = ref()
             if self is not None:
@@ -135,7 +139,7 @@ class TensorType(Type):
         else:
             static = tuple([a for a, s in enumerate(shape) if type(s) is int])
             _SET_STATIC(self, _SOME_AXES.setdefault(static, static) if n <= _FEW else static)
-        return _INTERNED.intern(key, self)
+        return (_TABLES[dtype] if cls is TensorType else _SUBCLASSES).intern(key, self)
 
     def __setattr__(self, name: str, value: Any) -> None:
         """Refused: a type is shared by every holder (interned) and remembered by the
