@@ -284,3 +284,15 @@ def test_a_type_cannot_be_changed_in_place():
     with pytest.raises(AttributeError, match="immutable"):
         del t.shape
     assert t is kt.TensorType("float32", (2, kt.Dim("n"))) and str(t) == "float32[2,n]"
+
+
+def test_a_subclass_interns_its_own_types():
+    """A subclass's type of a dtype and shape is one object, and not the class's own."""
+    class Marked(TensorType):
+        __slots__ = ()
+
+    marked = Marked("float32", (2, Dim("n")))
+    assert type(marked) is Marked and marked is Marked("float32", [2, Dim("n")])
+    plain = TensorType("float32", (2, Dim("n")))
+    assert type(plain) is TensorType and plain is not marked and plain != marked
+    assert marked._static == plain._static == (0,)
