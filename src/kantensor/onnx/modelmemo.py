@@ -38,7 +38,8 @@ class ModelKey(NamedTuple):
     limits: tuple[int, ...]
     opsets: tuple
     overridable: tuple[str, ...]  # initializers a caller may override: inputs
-    types: tuple  # (name, type) of every initializer and graph input
+    names: tuple[str, ...]  # every initializer and graph input typed, in order
+    types: tuple  # their types (two tuples: no pair made per name)
     untyped: tuple[str, ...]
     small: tuple[bytes, ...]  # every initializer of at most SMALL elements, serialized
     nodes: tuple[bytes, ...]  # every node, serialized
@@ -96,8 +97,9 @@ def model_key(reader: Any, nodes: list[bytes]) -> tuple[ModelKey | None, tuple[s
             large.append(name)
     free = tuple(sorted(reader.free))  # (inputs, not constants)
     return ModelKey(reader.default_dtype, limits(), tuple(sorted(reader.opsets.items())),
-                    free, tuple(types.items()), tuple(reader.untyped), tuple(small),
-                    tuple(nodes), tuple([o.name for o in reader.proto.output])), tuple(large)
+                    free, tuple(types), tuple(types.values()), tuple(reader.untyped),
+                    tuple(small), tuple(nodes), tuple([o.name for o in reader.proto.output])
+                    ), tuple(large)
 
 
 def remember(key: ModelKey | None, large: tuple[str, ...], reader: Any, infos: bytes
