@@ -110,7 +110,10 @@ class TensorType(Type):
                 raise TypeError(f"shape must be a sequence, got {shape!r}")
             else:
                 shape = tuple(shape)
-        dtype = normalize_dtype(dtype)
+        lookup = _LOOKUPS.get(dtype) if type(dtype) is str else None  # (a name: as is)
+        if lookup is None:
+            dtype = normalize_dtype(dtype)
+            lookup = _LOOKUPS[dtype]
         ints = True  # every size an int (the common case: each checked by one test)
         for s in shape:
             if type(s) is not int or s < 0 or s > MAX_SIZE:
@@ -121,7 +124,7 @@ class TensorType(Type):
         # a subclass's types are its own; the shape alone in its dtype's table for the
         # class itself
         if cls is TensorType:
-            key, ref = shape, _LOOKUPS[dtype](shape)
+            key, ref = shape, lookup(shape)
         else:
             key = (cls, dtype, shape)
             ref = _SUBCLASSES.lookup(key)
