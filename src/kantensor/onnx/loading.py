@@ -34,7 +34,7 @@ from ..types.dtypes import COMPLEX, DTYPE_TABLE, STRING, category
 from ..types.limits import MAX_NDIM
 from ..types.numpy_dtypes import numpy_dtype
 from ..types.type import TensorType
-from .dtypes import dtype_of
+from .dtypes import DTYPES, dtype_of
 from .wire import fields
 
 __all__ = ["MAX_MESSAGE", "MAX_MODEL_BYTES", "MAX_RANK", "OnnxImportError", "Tensors",
@@ -252,22 +252,24 @@ class Tensors:
         callable: the name made only for a message)."""
         dims = proto.dims[:]
         if known is None:
-            dtype = dtype_of(proto.data_type, _text(where), text=True)
+            dtype = DTYPES.get(proto.data_type)  # (its name made only for a message)
+            if dtype is None:
+                dtype = dtype_of(proto.data_type, _text(where), text=True)
             if len(dims) > MAX_RANK:
                 raise OnnxImportError(f"{_text(where)}: {len(dims)} dims, at most {MAX_RANK} "
                                       "(NumPy's limit)")
             try:
-                t = TensorType(dtype, tuple(dims))
+                t = TensorType(dtype, dims)
             except (TypeError, ValueError) as exc:
                 raise OnnxImportError(f"{_text(where)}: {exc}") from None
         else:
             t, dtype = known, known.dtype
-            if dtype in _RAW_DTYPES and proto.HasField("raw_data") and \
-                    not proto.HasField("segment") and proto.data_location != _EXTERNAL:
-                # (an equal header seen before, its data inline: most initializers)
-                held = raw if raw is not None else len(proto.raw_data)
-                if held == (math.prod(dims) * _BITS[dtype] + 7) // 8:
-                    return t
+        if dtype in _RAW_DTYPES and proto.HasField("raw_data") and \
+                not proto.HasField("segment") and proto.data_location != _EXTERNAL:
+            # (its data inline, of the size its dims need: most initializers)
+            held = raw if raw is not None else len(proto.raw_data)
+            if held == (math.prod(dims) * _BITS[dtype] + 7) // 8:
+                return t
         if proto.HasField("segment"):
             raise OnnxImportError(f"{_text(where)}: segments of tensors are not supported")
         count = math.prod(dims)
