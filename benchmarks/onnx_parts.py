@@ -4,15 +4,20 @@ with the node records, the node memo, the templates and the types read or writte
 emptied first (the Ops stay built), and times, by CPU time, reading the initializers and
 graph inputs, the model memo's key (the nodes serialized), reading the nodes, writing the
 copy with its value infos and keeping the model memo's entry; the best of ``--runs``
-runs of each part, and of the whole call (in runs of its own).
+runs of each part, and of the whole call (in runs of its own). With ``--objects``: how
+many objects the cycle collector tracks that one such call leaves alive (made during it:
+the first collection after it walks them all), and that collection's CPU time.
 
-Run: ``python benchmarks/onnx_parts.py [--blocks 6667] [--runs 5]``; ``PYTHONPATH`` set
-to another checkout's ``src`` times that one (its parts as this script finds them).
+Run: ``python benchmarks/onnx_parts.py [--blocks 6667] [--runs 5] [--objects]``;
+``PYTHONPATH`` set to another checkout's ``src`` times that one (its parts as this
+script finds them).
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
+import gc
 import inspect
 import time
 
@@ -77,12 +82,38 @@ def parts(m: onnx.ModelProto) -> dict[str, float]:
             "memo entry": t5 - t4}
 
 
+def objects(blocks: int) -> None:
+    """Print the tracked objects a call leaves alive, by type, and the collection of
+    them."""
+    m = model(blocks, 990000)
+    forget()
+    gc.collect()
+    gc.disable()  # (infer_shapes leaves it so)
+    try:
+        before = {id(o) for o in gc.get_objects(0)}
+        typed = infer_shapes(m)
+        made = [o for o in gc.get_objects(0) if id(o) not in before]
+        kinds = collections.Counter(type(o).__name__ for o in made).most_common(6)
+        print(f"  objects left: {len(made)} ({', '.join(f'{k} {n}' for k, n in kinds)})")
+        del made
+        start = time.process_time()
+        gc.collect(0)
+        print(f"  the next collection: {(time.process_time() - start) * 1000:.1f} ms")
+    finally:
+        gc.enable()
+    del typed
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--blocks", type=int, default=6667)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--objects", action="store_true")
     args = parser.parse_args()
     infer_shapes(model(3, 0))  # the Ops built
+    if args.objects:
+        objects(args.blocks)
+        return
     best: dict[str, float] = {}
     for run in range(args.runs):
         for offset, whole in ((2 * run + 1) * 10000, False), ((2 * run + 2) * 10000, True):
