@@ -316,6 +316,29 @@ def test_an_empty_scan_is_refused_without_scan_outputs_or_on_another_axis():
                                   "D": (2,)}) == 18
 
 
+def test_the_graphs_contract_names_the_inner_node_and_the_node_around_it():
+    """kt.contract of from_onnx's graph names a subgraph's node as ko.contract does: the
+    node itself, in which subgraph of which node (not only the node around it)."""
+    nested = _if_model([helper.make_node(
+        "If", ["c"], ["t"], name="inner", then_branch=_branch(MATMUL, "t", "then"),
+        else_branch=_branch([helper.make_node("Identity", ["x"], ["e"])], "e", "else"))],
+        "true")
+    two = {"N": 2, "D": 3}
+    for model, point, where in (
+            (_if_model(MATMUL, "true"), two, "MatMul square in if: then_branch"),
+            (_if_model(MATMUL, "size"), {"N": 1, "D": 3},
+             "MatMul square in if: then_branch, If if"),
+            (nested, two, "MatMul square in inner: then_branch in if: then_branch"),
+            (_loop_model(MATMUL, "two"), two, "MatMul square in loop: body"),
+            (_scan_model(), {"T": 1, **two}, "Add plus in scan: body")):
+        inputs, outputs = ko.from_onnx(model)
+        graph = kt.contract(outputs, inputs)
+        verdict = graph.holds(**point)
+        assert verdict.value is False and str(verdict).endswith(f"({where})"), verdict
+        assert str(verdict) == str(ko.contract(model).holds(**point))
+        assert where in str(graph)
+
+
 def test_a_sequence_map_needs_its_bodys_conditions_for_every_element():
     """SequenceMap's body multiplies each row of ``x: float[T, N]`` by ``w: float[D, 2]``:
     ``T == 0 or N == D``. Judged by onnxruntime at T from 1."""
