@@ -42,7 +42,7 @@ from .needs import body_conditions, branch_conditions, compared, scan_conditions
 from .recurrence import Recurrence, after_any, iteration_count, runtime_types, scope_names
 from .registry import UnsupportedOp
 from .sequence import apply, scalar_value
-from .structured import Structured
+from .structured import Structured, needed
 from .subgraph import (
     Notes,
     Runner,
@@ -147,15 +147,6 @@ class If(Structured):
                       for s, i in ((a, a.proto.output[k]), (b, b.proto.output[k])))
             values.append(va if _values_equal(va, vb) else None)
         return types, values
-
-
-def needed(scope: Any, outs: list, needs: tuple) -> None:
-    """Record what a node (``outs``: its outputs) needs for its subgraphs (see
-    :mod:`.needs`) as its conditions and the model's, and as facts for later nodes."""
-    if needs:
-        outs[0].owner.conditions = needs
-        scope.conditions.extend(needs)
-        scope.facts = scope.facts.with_(*needs)
 
 
 def if_(cond: np.ndarray, *outer: Any, then: Runner | None, other: Runner | None,
