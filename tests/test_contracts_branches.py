@@ -357,6 +357,7 @@ def test_a_sequence_map_needs_its_bodys_conditions_for_every_element():
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     contract = ko.contract(model)
     assert "mm in smap: body" in str(contract)
+    assert contract.dsl() == "where T >= 1, N == D"  # (not the case T >= 1, T == 0)
     assert str(contract.holds(T=0, N=2, D=2)).endswith("T >= 1 fails at T=0, N=2, D=2 "
                                                         "(ConcatFromSequence cat)")
     assert _judged_at(model, {"T": range(3), "N": range(4), "D": range(4)}) == 48
