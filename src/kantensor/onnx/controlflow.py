@@ -32,15 +32,17 @@ import numpy as np
 import onnx
 
 from ..graph.type import Type
+from ..ops.located import VariableAxis
 from ..ops.params import normalize_axis
 from ..syntax.errors import TypeInferenceError
 from ..types.containers import SequenceType, join_shapes
+from ..types.dim import unknown
 from ..types.type import TensorType
-from .needs import body_conditions, branch_conditions, compared
+from .needs import body_conditions, branch_conditions, compared, scan_conditions
 from .recurrence import Recurrence, after_any, iteration_count, runtime_types, scope_names
 from .registry import UnsupportedOp
 from .sequence import apply, scalar_value
-from .structured import Structured
+from .structured import Structured, needed
 from .subgraph import (
     Notes,
     Runner,
@@ -145,15 +147,6 @@ class If(Structured):
                       for s, i in ((a, a.proto.output[k]), (b, b.proto.output[k])))
             values.append(va if _values_equal(va, vb) else None)
         return types, values
-
-
-def needed(scope: Any, outs: list, needs: tuple) -> None:
-    """Record what a node (``outs``: its outputs) needs for its subgraphs (see
-    :mod:`.needs`) as its conditions and the model's, and as facts for later nodes."""
-    if needs:
-        outs[0].owner.conditions = needs
-        scope.conditions.extend(needs)
-        scope.facts = scope.facts.with_(*needs)
 
 
 def if_(cond: np.ndarray, *outer: Any, then: Runner | None, other: Runner | None,
@@ -332,8 +325,12 @@ class Scan(Structured):
             outs[0].owner.tag["notes"] = tuple(notes.found)
         if facts:
             outs[0].owner.tag["conditions"] = tuple(facts)
-        needed(scope, outs, body_conditions(scope, node, label, rec.sub, count, rec.all,
-                                            rec.known))
+        if count is None:  # (no scan input states it: the first one's axis, unknown)
+            count = unknown(VariableAxis(ins[n_state], in_axes[0] + batched))
+        if batched and batch is None:
+            batch = unknown(VariableAxis(ins[0], 0))
+        needed(scope, outs, (*scan_conditions(label, count, batch), *body_conditions(
+            scope, node, label, rec.sub, count, rec.all, rec.known, runs=True)))
         return [(o, None) for o in outs]
 
 

@@ -28,6 +28,13 @@ or C``), with each carried size that never changes its initial size; a size that
 changes from one iteration to the next is no size of the graph around, so a condition
 over it is one the data decide (a DataSymbol of its own, unbounded: ``holds`` is
 undecided where it matters).
+
+A Scan over an empty axis (:func:`scan_conditions`): ONNX's pseudo-code runs no
+iteration and leaves each scan output "an empty tensor" of no stated shape; onnxruntime
+refuses every such run (its tensor slicer fails, or its process dies on a scan axis
+other than 0), and onnx.reference refuses it where the Scan has scan outputs. So a Scan
+needs its scan axis ``>= 1`` (and, at opset 8, its batch axis ``>= 1``: onnxruntime's
+process dies on an empty batch), and its body's conditions unguarded.
 """
 
 from __future__ import annotations
@@ -45,7 +52,7 @@ from ..types.symbols import DataSymbol
 from .sequence import scalar_value
 from .subgraph import base_name
 
-__all__ = ["body_conditions", "branch_conditions", "compared"]
+__all__ = ["body_conditions", "branch_conditions", "compared", "scan_conditions"]
 
 #: Comparison ops whose value, on sizes, is a size condition; and its negation.
 _COMPARE = {"Equal": ("==", "!="), "Less": ("<", ">="), "Greater": (">", "<="),
@@ -111,13 +118,14 @@ def branch_conditions(scope: Any, node: onnx.NodeProto, label: str,
 
 
 def body_conditions(scope: Any, node: onnx.NodeProto, label: str, sub: Any, count: Any,
-                    symbols: Iterable[str] = (), known: dict | None = None
-                    ) -> tuple[Clause, ...]:
+                    symbols: Iterable[str] = (), known: dict | None = None,
+                    runs: bool = False) -> tuple[Clause, ...]:
     """The conditions a Loop's, Scan's or SequenceMap's ``node`` (read by ``scope``)
     needs for its body (``sub``: its reader) to hold at every one of its ``count`` runs
     (an int, a Dim, or None: not known); ``symbols``: the body's own sizes (a
     :class:`~.recurrence.Recurrence`'s carried sizes and iteration number), ``known``
-    those that never change, by their initial sizes."""
+    those that never change, by their initial sizes; ``runs``: the node needs ``count
+    >= 1`` (a Scan, :func:`scan_conditions`), so the body's are needed unguarded."""
     if count == 0 or not sub.conditions:
         return ()
     sizes: dict[Any, Any] = {}
@@ -127,7 +135,7 @@ def body_conditions(scope: Any, node: onnx.NodeProto, label: str, sub: Any, coun
             f"{s}", f"a size of {label}'s body that may change from one iteration to the "
             "next (the data decide it at each)"))
     own = _outer(scope, node, label, sub, "body", sizes)
-    if isinstance(count, int):  # (> 0: every condition holds at the first iteration)
+    if isinstance(count, int) or runs:  # (> 0: each holds at the first iteration)
         return own
     if count is None:
         symbol = DataSymbol(f"{base_name(label)}_runs", f"how many times {label!r} runs "
@@ -137,6 +145,16 @@ def body_conditions(scope: Any, node: onnx.NodeProto, label: str, sub: Any, coun
     idle = Condition(count, "==", 0, Source(op=node.op_type, node=label))
     return tuple(AnyOf(((idle,), *(((c,),) if isinstance(c, Condition) else c.cases)),
                        c.source) for c in own)
+
+
+def scan_conditions(label: str, count: Any, batch: Any = None) -> tuple[Condition, ...]:
+    """What the Scan node ``label`` needs of its scan axis' size ``count`` (and, at opset
+    8, of its batch axis' ``batch``; each an int or a Dim, None where no size applies):
+    ``>= 1``, since onnxruntime refuses a scan over an empty axis (module docstring)."""
+    source = Source(op="Scan", node=label, detail="onnxruntime refuses a Scan over an "
+                    "empty axis")
+    return tuple(Condition(n, ">=", 1, source) for n in (count, batch)
+                 if n is not None and not (isinstance(n, int) and n >= 1))
 
 
 def _outer(scope: Any, node: onnx.NodeProto, label: str, sub: Any, truth: bool | str,

@@ -7,7 +7,8 @@ A sequence's type is a :class:`~kantensor.types.containers.SequenceType`: its el
 dtype, the shape they share, its length and, where each is known, every element's type
 (SequenceConstruct of known tensors, SplitToSequence by a known split, an insertion or
 an erasure at a known position of such a sequence). SequenceLength's value is the
-length when it is known, a Dim when it is symbolic.
+length when it is known, a Dim when it is symbolic. ConcatFromSequence needs a length
+``>= 1``: onnxruntime refuses an empty sequence (the spec gives it no shape).
 """
 
 from __future__ import annotations
@@ -20,12 +21,13 @@ import onnx
 from ..graph.basic import Variable
 from ..graph.type import Type
 from ..ops.params import normalize_axis
+from ..types.conditions import Condition, Source
 from ..types.containers import SequenceType, join_shapes
 from ..types.dim import Dim
 from ..types.type import TensorType
 from .dtypes import dtype_of
 from .registry import UnsupportedOp
-from .structured import Structured, StructuredOp
+from .structured import Structured, StructuredOp, needed
 
 #: The most elements a sequence's type lists one by one (a longer one states the shape
 #: they share and its length).
@@ -310,8 +312,12 @@ class ConcatFromSequence(Structured):
             raise TypeError("ConcatFromSequence needs its axis attribute")
         new_axis = attrs.get("new_axis", 0)
         t, axis = _concat_type(seq, attrs["axis"], new_axis)
-        return [(apply("ConcatFromSequence", concat_from_sequence, (t,), [s], axis=axis,
-                       new_axis=new_axis)[0], None)]
+        outs = apply("ConcatFromSequence", concat_from_sequence, (t,), [s], axis=axis,
+                     new_axis=new_axis)
+        if isinstance(seq.length, Dim):  # onnxruntime refuses an empty sequence
+            needed(scope, outs, (Condition(seq.length, ">=", 1, Source(
+                op="ConcatFromSequence", node=label)),))
+        return [(outs[0], None)]
 
 
 def _concat_type(seq: SequenceType, axis: int, new_axis: int) -> tuple[TensorType, int]:

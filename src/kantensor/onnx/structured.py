@@ -25,7 +25,7 @@ from ..types.containers import OptionalType, SequenceType
 from ..types.numpy_dtypes import numpy_dtype
 from ..types.type import TensorType
 
-__all__ = ["Structured", "StructuredOp", "as_value"]
+__all__ = ["Structured", "StructuredOp", "as_value", "needed"]
 
 
 class Structured:
@@ -86,3 +86,13 @@ def as_value(t: Type, value: Any) -> Any:
     if isinstance(t, OptionalType):
         return None if value is None else as_value(t.element, value)
     return value
+
+
+def needed(scope: Any, outs: list, needs: tuple) -> None:
+    """Record what a node (``outs``: its outputs) needs of the sizes (for its subgraphs,
+    see :mod:`.needs`; a non-empty sequence to concatenate) as its conditions and the
+    model's, and as facts for later nodes."""
+    if needs:
+        outs[0].owner.conditions = needs
+        scope.conditions.extend(needs)
+        scope.facts = scope.facts.with_(*needs)

@@ -169,7 +169,11 @@ def relocated(conditions: tuple[Clause, ...], variables: list[Variable], node: s
 
 
 def _with_node(source: Source | None, node: str) -> Source:
-    return Source(node=node) if source is None else replace(source, node=node)
+    """``source`` naming ``node``, unless it names a node already: one inside ``node``'s
+    subgraph, which the importer names with it (``square in if: then_branch``)."""
+    if source is None:
+        return Source(node=node)
+    return source if source.node else replace(source, node=node)
 
 
 def _each(conditions: tuple[Clause, ...], f: Any, source: Any = None) -> tuple[Clause, ...]:

@@ -17,6 +17,7 @@ from typing import Any, Final
 from ...graph.display import block, code, esc, table
 from ..conditions import AnyOf, Condition
 from ..dim import Dim, DimLike
+from ..facts import Facts
 from ..symbols import DataSymbol, free_symbols, substitute
 from .cells import Cell, factors
 from .sizeset import ALL, SizeSet
@@ -260,18 +261,23 @@ def contract_text(contract: Any) -> str:
 
 
 def contract_dsl(contract: Any) -> str:
-    """Where-clauses: one line ``where ...`` per case of the disjunctions."""
+    """Where-clauses: one line ``where ...`` per case of the disjunctions, but those
+    whose conditions contradict (as far as :class:`~kantensor.types.facts.Facts` show)."""
     found = lines(contract)
     plain = [x.dsl for x in found if x.dsl is not None]
-    cases = [plain]
+    facts = [a.clause for x in found if x.dsl is not None for a in x.atoms
+             if isinstance(a.clause, Condition)]
+    cases = [(plain, facts)]
     for x in found:
         if x.dsl is None:
             (atom,) = x.atoms
-            cases = [case + [", ".join(_dsl(c, contract) for c in option)]
-                     for case in cases for option in atom.clause.cases][:64]
-    if not all(cases):
+            cases = [(case + [", ".join(_dsl(c, contract) for c in option)], [*met, *option])
+                     for case, met in cases for option in atom.clause.cases][:64]
+    if not all(case for case, _ in cases):
         return ""  # a case with no condition: every size is valid, as no where-clause says
-    return "\n".join("where " + ", ".join(case) for case in cases)
+    # (a case whose conditions contradict, ``T >= 1, T == 0``, says no size: left out)
+    met = [case for case, c in cases if Facts(c).consistent()] or [cases[0][0]]
+    return "\n".join("where " + ", ".join(case) for case in met)
 
 
 def contract_html(contract: Any) -> str:
