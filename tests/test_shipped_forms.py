@@ -10,6 +10,7 @@ import tomllib
 
 import pytest
 
+import kantensor as kt
 from fuzzing import mutants
 from kantensor.onnx import registry
 from kantensor.ops import callspec, catalogue, shipped
@@ -18,7 +19,7 @@ from kantensor.ops.catalogue import catalogue_files, catalogue_root
 from kantensor.syntax import ast as A
 from kantensor.syntax import forms
 from kantensor.syntax.ast.names import WordSet
-from kantensor.syntax.errors import SignatureSyntaxError
+from kantensor.syntax.errors import SignatureSyntaxError, TypeInferenceError
 from kantensor.syntax.parser import parse_alternatives, parse_fresh, parse_template
 from kantensor.syntax.template import Template
 from test_fuzz_text import PIECES_SIG, SIGNATURES
@@ -52,6 +53,9 @@ def test_every_shipped_form_is_a_fresh_parse_of_its_text(monkeypatch):
         made = forms.decode(json.loads(form))
         fresh = parse_fresh(text, template)
         assert made == fresh and str(Template(made)) == str(Template(fresh)), text
+        # every field, also those equality skips (a clause's message: a decoded
+        # clause has none, so its form is made again)
+        assert forms.encode(made) == json.loads(form), text
         forms.register({text: form}, template)
         assert forms.known(text, template) == fresh
 
@@ -79,9 +83,30 @@ def test_forms_round_trip_on_fuzzed_signatures():
                 parsed = parse_fresh(text, template)
             except SignatureSyntaxError:
                 continue
-            assert forms.decode(json.loads(json.dumps(forms.encode(parsed)))) == parsed
+            form = json.loads(json.dumps(forms.encode(parsed)))
+            assert forms.decode(form) == parsed
+            assert forms.encode(forms.decode(form)) == form  # (fields == skips too)
             done += 1
     assert done > 80
+
+
+def test_a_decoded_clause_has_no_message_and_keeps_its_choice():
+    """A form's fields are read by name: ``message`` is never written, and the field
+    after it (``otherwise``) once landed in its place, so ``x.item()`` on a tensor of
+    two elements failed with TypeError ('str' object is not callable) instead of
+    saying which where-clause fails."""
+    chosen = A.Compare(">=", A.DimVar("n"), A.FixedDim(0), otherwise="counted from the end")
+    made = forms.decode(json.loads(json.dumps(forms.encode(chosen))))
+    assert made.message is None and made.otherwise == "counted from the end"
+    assert forms.decode(json.loads(json.dumps(forms.encode(A.Compare(
+        "==", A.DimVar("n"), A.FixedDim(1)))))).message is None
+    with pytest.raises(ValueError, match="fields"):
+        forms.decode(["Compare", "==", ["DimVar", "n"], ["FixedDim", 1], "", "extra"])
+
+
+def test_item_of_two_elements_says_which_clause_fails():
+    with pytest.raises(TypeInferenceError, match="a0 == 1 fails: 2 == 1 is false"):
+        kt.tensor("x", "float32", (2,)).item()
 
 
 def test_a_form_answers_its_own_text_only(monkeypatch):

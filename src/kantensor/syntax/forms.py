@@ -88,7 +88,10 @@ def _decode(x: Any) -> Any:
         return Loop(x[1])
     if tag == "Word":
         return V.by_rule(x[1])
-    return NODES[tag](*[_decode(item) for item in x[1:]])
+    names = _FIELDS[tag]  # (by name: ``message``, not written, may sit between fields)
+    if len(x) - 1 > len(names):
+        raise ValueError(f"a form of {tag} with {len(x) - 1} fields, not {len(names)}")
+    return NODES[tag](**{n: _decode(item) for n, item in zip(names, x[1:], strict=False)})
 
 
 def version() -> str:
