@@ -41,6 +41,10 @@ __all__ = ["INITIALIZER", "keep", "slotted", "source_tokens"]
 INITIALIZER: Any = object()
 
 _MISSING: Any = object()  # a name with no token
+#: The slot of a record typed once (by its memo key): its slot is made when it is typed
+#: so again. Most records of a model typed once are never met again (a model of blocks
+#: that all differ), and making their slots cost a fifth of such a first call.
+_ONCE: tuple = (None,)
 _EXTERNAL = onnx.TensorProto.EXTERNAL
 
 
@@ -106,9 +110,13 @@ def keep(reader: Any, entry: OnnxOp, rec: NodeRecord, typed: tuple) -> None:
     """Keep ``typed``, the typing of the node read as ``rec`` by its memo key, in its
     slot: unless the record is not shared across models, an input has no token, the
     value of an initializer whose token does not hold its data counts in the key, or an
-    output's value is large (a slot holds no large value)."""
+    output's value is large (a slot holds no large value); and not at the record's first
+    typing (:data:`_ONCE`)."""
     if not rec.kept or not all(v is None or k is not None for v, k in zip(
             typed[1], typed[2], strict=False)):
+        return
+    if rec.slot is None:
+        rec.slot = _ONCE
         return
     names = rec.names
     state = _state(reader, names)
