@@ -81,3 +81,44 @@ def test_a_value_of_sizes_is_folded_only_as_onnxruntime_computes_it(case):
                                  {"N": n, "D": d})
             if got is not None:
                 assert got == want, (case, n, d, inferred, shape)
+
+
+def _pooled(pooled: str):
+    """``ConstantOfShape(Div(N - 7, 8) + 10)`` over ``x: float[1, 1, N]``, after a
+    MaxPool of window 8 over ``pooled`` (x: its facts say ``N >= 8``; w: ``M >= 8``)."""
+    nodes = [helper.make_node("MaxPool", [pooled], ["p"], kernel_shape=[8]),
+             helper.make_node("Shape", ["x"], ["s"]),
+             helper.make_node("Slice", ["s", "two", "three"], ["n"]),
+             _node("Sub", ["n", "seven"], "a"), _node("Div", ["a", "eight"], "e"),
+             _node("Add", ["e", "ten"], "e10"), _node("ConstantOfShape", ["e10"], "y")]
+    inits = [_c("two", [2]), _c("three", [3]), _c("seven", [7]), _c("eight", [8]),
+             _c("ten", [10])]
+    graph = helper.make_graph(nodes, "g", [
+        helper.make_tensor_value_info("x", F, [1, 1, "N"]),
+        helper.make_tensor_value_info("w", F, [1, 1, "M"])],
+        [helper.make_tensor_value_info("y", F, None),
+         helper.make_tensor_value_info("p", F, None)], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def _size(model) -> str:
+    """The output's one size as infer_shapes writes it ("?": not known)."""
+    dims = ko.infer_shapes(model).graph.output[0].type.tensor_type.shape.dim
+    return "?" if len(dims) != 1 else dims[0].dim_param or str(dims[0].dim_value) \
+        if dims[0].HasField("dim_value") or dims[0].dim_param else "?"
+
+
+def test_a_quotient_is_folded_under_the_facts_of_the_nodes_before_and_only_there():
+    """Where a window of 8 before it says N >= 8, (N - 7) / 8 is a floor (every valid N
+    gives it a sign); the same Div where the window is over another input is not
+    folded, though the node memo met it first under those facts (its key holds them)."""
+    pooled, other = _pooled("x"), _pooled("w")
+    assert _size(pooled) == "(N + 1)//8 + 9"
+    assert _size(other) == "?"
+    assert _size(pooled) == "(N + 1)//8 + 9"  # (each model typed again: the memos)
+    w = np.zeros((1, 1, 8), np.float32)
+    for n in range(8, 20):
+        (shape, _) = ortrun.run(pooled, {"x": np.zeros((1, 1, n), np.float32), "w": w})
+        assert shape == ((n + 1) // 8 + 9,)
+    (shape, _) = ortrun.run(other, {"x": np.zeros((1, 1, 2), np.float32), "w": w})
+    assert shape == (10,)  # (2 - 7) / 8 truncates to 0, a floor would give -1

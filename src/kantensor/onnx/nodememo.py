@@ -31,6 +31,7 @@ from ..types.facts import Facts
 from ..types.symbols import free_symbols
 from .intervals import bounded_key
 from .registry import OnnxOp
+from .shared import value_symbols
 
 #: key -> (output types, output values or None, the values' keys or None, the node's
 #: conditions over its inputs by position: :func:`kantensor.ops.located.portable`);
@@ -156,6 +157,11 @@ def node_key(reader: Any, entry: OnnxOp, names: Sequence[str],
         key = entry, given, attributes, outputs, reader.setting
     else:  # what the nodes before it need of its inputs' sizes
         key = entry, given, attributes, outputs, reader.setting, input_facts(reader, plain)
+        if reads:  # a value folded under the facts about the sizes it holds
+            held = value_symbols([reader.values.get(names[k]) for k in reads
+                                  if k < len(names) and names[k]])
+            if held:
+                key = (*key, reader.facts.about(held))
     return bounded_key(reader, entry, names, key) if entry.bounded else key
 
 

@@ -13,8 +13,7 @@ from ...ops.sizes import SizeNames
 from ...ops.templates import builder, checked, dims, reads_ranks, typed
 from ...syntax.ast import Broadcasts, DimVar
 from ...types.conditions import COMPARE
-from ...types.facts import EMPTY
-from ..shared import SIZE_MAX, SIZE_MIN, NotKnown, value_entries
+from ..shared import FOLD_FACTS, SIZE_MAX, SIZE_MIN, NotKnown, value_entries
 
 
 def div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -30,8 +29,9 @@ def div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _size_quotients(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a / b`` truncated toward zero, entry by entry, over values holding sizes (Dims):
-    a floor where every size gives the quotient's sign (``(1 - n) / 2`` is not
-    ``(1 - n)//2`` at n = 2); ValueError where the sizes decide it (not folded)."""
+    a floor where every size the facts allow (:data:`.shared.FOLD_FACTS`) gives the
+    quotient's sign (``(1 - n) / 2`` is not ``(1 - n)//2`` at n = 2); ValueError where
+    the sizes decide it (not folded)."""
     left, right = np.broadcast_arrays(np.asarray(a, dtype=object), np.asarray(b, dtype=object))
     out = np.empty(left.shape, dtype=object)
     for index, x in np.ndenumerate(left):
@@ -52,7 +52,7 @@ def _size_quotients(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _decided(x: Any, op: str) -> bool:
     """Whether ``x op 0`` holds at every size."""
-    return COMPARE[op](x, 0) if type(x) is int else EMPTY.decide((x, op, 0)) is True
+    return COMPARE[op](x, 0) if type(x) is int else FOLD_FACTS.get().decide((x, op, 0)) is True
 
 
 def prelu(x: np.ndarray, slope: np.ndarray) -> np.ndarray:

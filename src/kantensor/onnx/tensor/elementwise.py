@@ -10,9 +10,9 @@ import numpy as np
 
 from ...ops.templates import reads_ranks
 from ...types.dtypes import normalize_dtype
-from ...types.facts import EMPTY
 from ..dtypes import DTYPES, ELEM_TYPES, dtype_of
 from ..lowp import convert
+from ..shared import FOLD_FACTS
 
 
 def where(c: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -53,7 +53,7 @@ def cast_like(x: np.ndarray, like: np.ndarray, *, saturate: int = 1,
 def _sizes_cast(x: np.ndarray, to: int, saturate: int, round_mode: str) -> np.ndarray:
     """A value holding sizes (Dims) cast to the ONNX element type ``to``: each int
     converted as ONNX converts it (-1 in uint8 is 255), each size kept where the type
-    holds it at every size (int64; uint64 where it is >= 0 for every size); ValueError
+    holds it at every size (int64; uint64 where the facts say it is >= 0); ValueError
     otherwise (not folded: ``100*n`` in uint8 wraps from n = 3, in int32 past 2**31)."""
     target = DTYPES[to]
     out = np.empty(x.shape, dtype=object)
@@ -62,7 +62,7 @@ def _sizes_cast(x: np.ndarray, to: int, saturate: int, round_mode: str) -> np.nd
             out[index] = convert(np.asarray(int(v), dtype=np.int64), to, saturate,
                                  round_mode).item()
         elif target == "int64" or target == "uint64" and \
-                EMPTY.decide((v, ">=", 0)) is True:
+                FOLD_FACTS.get().decide((v, ">=", 0)) is True:
             out[index] = v
         else:
             raise ValueError(f"{v} in {target} is not {v} at every size")
