@@ -158,10 +158,9 @@ def node_key(reader: Any, entry: OnnxOp, names: Sequence[str],
     else:  # what the nodes before it need of its inputs' sizes
         key = entry, given, attributes, outputs, reader.setting, input_facts(reader, plain)
         if reads:  # a value folded under the facts about the sizes it holds
-            held = value_symbols([reader.values.get(names[k]) for k in reads
-                                  if k < len(names) and names[k]])
-            if held:
-                key = (*key, reader.facts.about(held))
+            held = value_facts(reader, [names[k] for k in reads if k < len(names)])
+            if held is not None:
+                key = (*key, held)
     return bounded_key(reader, entry, names, key) if entry.bounded else key
 
 
@@ -209,6 +208,14 @@ def _large(key: tuple, values: tuple) -> int:
 #: hold the same Facts objects, compared by identity
 _ABOUT: dict[tuple[Facts, tuple], Facts] = {}
 _ABOUT_SIZE = 1 << 12
+
+
+def value_facts(reader: Any, names: Sequence[str]) -> Facts | None:
+    """The facts about the sizes that the known values of ``names`` hold (a value of
+    sizes is folded under them: :func:`.values.fold`), None where they hold none."""
+    values = reader.values
+    held = value_symbols([values.get(n) for n in names if n])
+    return reader.facts.about(held) if held else None
 
 
 def input_facts(reader: Any, inputs: tuple) -> Facts:
