@@ -12,6 +12,7 @@ import pytest
 
 import kantensor as kt
 from fuzzing import mutants
+from kantensor import TensorType
 from kantensor.onnx import registry
 from kantensor.ops import callspec, catalogue, shipped
 from kantensor.ops.callspec import CallSpec, _parse_call, call_form
@@ -237,3 +238,19 @@ def test_a_dtype_added_to_the_table_retires_the_forms(monkeypatch):
     monkeypatch.setattr(forms, "_SHIPPED", {})
     shipped.register_forms()
     assert forms._SHIPPED == {}
+
+
+
+def test_a_decoded_form_sets_each_field_by_name():
+    """A form leaves out ``message`` (never in a parsed text): decoding it must not put
+    the next field (a where-clause's ``otherwise``) in its place. It did, so every
+    shipped where-clause had the message '' and its failure raised "'str' object is not
+    callable" while the error was worded (FlexAttention's ``hq % hk == 0``), and a
+    builder's choice would lose its ``otherwise``."""
+    chosen = A.chosen(A.Compare(">=", A.DimVar("n"), A.FixedDim(1)), "counted from the end")
+    back = forms.decode(json.loads(json.dumps(forms.encode((chosen,)))))[0]
+    assert back.message is None and back.otherwise == "counted from the end"
+    op = registry.lookup("FlexAttention", "ai.onnx.preview", 1, "n").op
+    with pytest.raises(TypeInferenceError, match="hq%hk == 0"):
+        op(*(TensorType.parse(t)() for t in
+             ("float32[1,3,4,16]", "float32[1,2,6,16]", "float32[1,2,6,16]")))

@@ -31,6 +31,7 @@ from ..types.facts import Facts
 from ..types.symbols import free_symbols
 from .intervals import bounded_key
 from .registry import OnnxOp
+from .shared import value_symbols
 
 #: key -> (output types, output values or None, the values' keys or None, the node's
 #: conditions over its inputs by position: :func:`kantensor.ops.located.portable`);
@@ -156,6 +157,10 @@ def node_key(reader: Any, entry: OnnxOp, names: Sequence[str],
         key = entry, given, attributes, outputs, reader.setting
     else:  # what the nodes before it need of its inputs' sizes
         key = entry, given, attributes, outputs, reader.setting, input_facts(reader, plain)
+        if reads:  # a value folded under the facts about the sizes it holds
+            held = value_facts(reader, [names[k] for k in reads if k < len(names)])
+            if held is not None:
+                key = (*key, held)
     return bounded_key(reader, entry, names, key) if entry.bounded else key
 
 
@@ -203,6 +208,14 @@ def _large(key: tuple, values: tuple) -> int:
 #: hold the same Facts objects, compared by identity
 _ABOUT: dict[tuple[Facts, tuple], Facts] = {}
 _ABOUT_SIZE = 1 << 12
+
+
+def value_facts(reader: Any, names: Sequence[str]) -> Facts | None:
+    """The facts about the sizes that the known values of ``names`` hold (a value of
+    sizes is folded under them: :func:`.values.fold`), None where they hold none."""
+    values = reader.values
+    held = value_symbols([values.get(n) for n in names if n])
+    return reader.facts.about(held) if held else None
 
 
 def input_facts(reader: Any, inputs: tuple) -> Facts:

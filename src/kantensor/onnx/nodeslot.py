@@ -32,7 +32,7 @@ import onnx
 
 from .intervals import interval_of
 from .nodecache import NodeRecord
-from .nodememo import SMALL, input_facts
+from .nodememo import SMALL, input_facts, value_facts
 from .registry import OnnxOp
 
 __all__ = ["INITIALIZER", "keep", "slotted", "source_tokens"]
@@ -72,7 +72,8 @@ def _facts(reader: Any, names: tuple[str, ...]) -> Any:
     if not reader.facts.atoms:
         return None
     types = reader.types
-    return input_facts(reader, tuple([types.get(n) if n else None for n in names]))
+    return input_facts(reader, tuple([types.get(n) if n else None for n in names])), \
+        value_facts(reader, names)  # (a value folded under them: .values.fold)
 
 
 def _bounds(reader: Any, entry: OnnxOp, names: tuple[str, ...]) -> tuple | None:
@@ -97,7 +98,8 @@ def slotted(reader: Any, entry: OnnxOp, rec: NodeRecord) -> tuple | None:
     if reader.facts.atoms:  # (_facts, inline)
         types = reader.types
         found = input_facts(reader, tuple([types.get(n) if n else None for n in names]))
-        if found is not facts and found != facts:
+        if facts is None or found is not facts[0] and found != facts[0] or \
+                value_facts(reader, names) != facts[1]:
             return None
     elif facts is not None:
         return None

@@ -12,6 +12,7 @@ Dims (each carried by a ``(s0):bool`` size input, see
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
@@ -19,7 +20,25 @@ import numpy as np
 from ..ops.params import ParamError
 from ..ops.sizes import SizeNames
 from ..ops.templates import dims, groups, reads_ranks
-from ..types.dim import dim_max, dim_min
+from ..types.dim import Dim, dim_max, dim_min
+from ..types.facts import EMPTY, Facts
+from ..types.symbols import free_symbols
+
+#: The facts a kernel folding values that hold sizes may use (:func:`.values.fold` sets
+#: them: the reader's facts about those sizes, part of the node memo's key): ONNX's
+#: integer Div truncates, which is a floor only where the quotient is >= 0.
+FOLD_FACTS: ContextVar[Facts] = ContextVar("FOLD_FACTS", default=EMPTY)
+
+
+def value_symbols(values: Any) -> set:
+    """The named sizes in ``values`` (arrays, None for one unknown): those of each Dim."""
+    found: set = set()
+    for v in values:
+        if v is not None and v.dtype == object:
+            for x in v.ravel().tolist():
+                if isinstance(x, Dim):  # (else an int, or None: unknown)
+                    found |= free_symbols(x)
+    return found
 
 
 class NotKnown(ParamError):

@@ -14,6 +14,7 @@ from ..types.dim import Dim
 from ..types.facts import EMPTY
 from ..types.type import TensorType
 from .bounds import MAX_VALUE_ENTRIES, oversized
+from .shared import FOLD_FACTS, value_symbols
 
 __all__ = ["MAX_FOLD", "TypeStandIn", "as_param", "computed", "fold", "integral", "plain",
            "read_shapes", "settle", "sizes_value", "static_size"]
@@ -193,4 +194,12 @@ def fold(reader: Any, reads_shapes: bool, apply: Any) -> list | None:
         size = static_size(v.type)
         if size is None or size > MAX_FOLD:  # data (a weight), not sizes: not read
             return None
-    return computed(apply, [reader.value(v.name) for v in apply.inputs])
+    values = [reader.value(v.name) for v in apply.inputs]
+    facts = reader.facts.about(value_symbols(values)) if reader.facts else EMPTY
+    if not facts:
+        return computed(apply, values)
+    token = FOLD_FACTS.set(facts)  # (what the node memo's key holds: node_key)
+    try:
+        return computed(apply, values)
+    finally:
+        FOLD_FACTS.reset(token)

@@ -12,18 +12,47 @@ from ...ops.params import ParamError
 from ...ops.sizes import SizeNames
 from ...ops.templates import builder, checked, dims, reads_ranks, typed
 from ...syntax.ast import Broadcasts, DimVar
-from ..shared import SIZE_MAX, SIZE_MIN, NotKnown, value_entries
+from ...types.conditions import COMPARE
+from ..shared import FOLD_FACTS, SIZE_MAX, SIZE_MIN, NotKnown, value_entries
 
 
 def div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Div: integers truncate toward zero (C's division)."""
     if a.dtype == object or b.dtype == object:
-        return a // b  # sizes: non-negative
+        return _size_quotients(a, b)
     if np.issubdtype(a.dtype, np.integer):
         q = np.floor_divide(a, b)
         fix = (np.remainder(a, b) != 0) & ((a < 0) != (b < 0))
         return q + fix.astype(q.dtype)
     return np.divide(a, b)
+
+
+def _size_quotients(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a / b`` truncated toward zero, entry by entry, over values holding sizes (Dims):
+    a floor where every size the facts allow (:data:`.shared.FOLD_FACTS`) gives the
+    quotient's sign (``(1 - n) / 2`` is not ``(1 - n)//2`` at n = 2); ValueError where
+    the sizes decide it (not folded)."""
+    left, right = np.broadcast_arrays(np.asarray(a, dtype=object), np.asarray(b, dtype=object))
+    out = np.empty(left.shape, dtype=object)
+    for index, x in np.ndenumerate(left):
+        x, y = int(x) if isinstance(x, np.integer) else x, right[index]
+        y = int(y) if isinstance(y, np.integer) else y
+        if type(y) is int and y < 0:
+            x, y = -x, -y  # (truncation: x / y is -x / -y)
+        if type(y) is int and y == 0:
+            raise ZeroDivisionError("a size divided by 0")
+        if _decided(x, ">=") and _decided(y, ">"):
+            out[index] = x // y
+        elif _decided(x, "<=") and _decided(y, ">"):
+            out[index] = -((-x) // y)
+        else:
+            raise ValueError(f"the sign of {x} / {y} is not known for every size")
+    return out
+
+
+def _decided(x: Any, op: str) -> bool:
+    """Whether ``x op 0`` holds at every size."""
+    return COMPARE[op](x, 0) if type(x) is int else FOLD_FACTS.get().decide((x, op, 0)) is True
 
 
 def prelu(x: np.ndarray, slope: np.ndarray) -> np.ndarray:

@@ -12,6 +12,7 @@ from ...ops.templates import reads_ranks
 from ...types.dtypes import normalize_dtype
 from ..dtypes import DTYPES, ELEM_TYPES, dtype_of
 from ..lowp import convert
+from ..shared import FOLD_FACTS
 
 
 def where(c: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -36,14 +37,36 @@ def build_cast(types: tuple, to: int, **_: Any) -> dict[str, Any]:
 def cast(x: np.ndarray, *, to: int, to_dtype: str = "", saturate: int = 1,
          round_mode: str = "up") -> np.ndarray:
     """Cast: ONNX's conversion (float8 saturation, FLOAT8E8M0's rounding)."""
-    return convert(x, to, saturate, round_mode) if x.dtype != object else x
+    if x.dtype == object:
+        return _sizes_cast(x, to, saturate, round_mode)
+    return convert(x, to, saturate, round_mode)
 
 
 def cast_like(x: np.ndarray, like: np.ndarray, *, saturate: int = 1,
               round_mode: str = "up") -> np.ndarray:
+    to = ELEM_TYPES[normalize_dtype(like.dtype)]
     if x.dtype == object:
-        return x
-    return convert(x, ELEM_TYPES[normalize_dtype(like.dtype)], saturate, round_mode)
+        return _sizes_cast(x, to, saturate, round_mode)
+    return convert(x, to, saturate, round_mode)
+
+
+def _sizes_cast(x: np.ndarray, to: int, saturate: int, round_mode: str) -> np.ndarray:
+    """A value holding sizes (Dims) cast to the ONNX element type ``to``: each int
+    converted as ONNX converts it (-1 in uint8 is 255), each size kept where the type
+    holds it at every size (int64; uint64 where the facts say it is >= 0); ValueError
+    otherwise (not folded: ``100*n`` in uint8 wraps from n = 3, in int32 past 2**31)."""
+    target = DTYPES[to]
+    out = np.empty(x.shape, dtype=object)
+    for index, v in np.ndenumerate(x):
+        if isinstance(v, int | np.integer):
+            out[index] = convert(np.asarray(int(v), dtype=np.int64), to, saturate,
+                                 round_mode).item()
+        elif target == "int64" or target == "uint64" and \
+                FOLD_FACTS.get().decide((v, ">=", 0)) is True:
+            out[index] = v
+        else:
+            raise ValueError(f"{v} in {target} is not {v} at every size")
+    return out
 
 
 def bitcast(x: np.ndarray, *, to: int, **_: Any) -> np.ndarray:
