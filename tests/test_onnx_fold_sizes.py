@@ -64,12 +64,18 @@ CASES = {
 }
 
 
+#: The quotients by an int: folded at either sign of the dividend (truncated toward 0).
+FOLDED = ("(1 - N) / 2", "N / -2", "(D - N) / 3", "N / 2")
+
+
 @pytest.mark.parametrize("case", CASES)
 def test_a_value_of_sizes_is_folded_only_as_onnxruntime_computes_it(case):
     model = _model(*CASES[case])
     t = ko.infer_shapes(model).graph.output[0].type.tensor_type
     inferred = [d.dim_value if d.HasField("dim_value") else d.dim_param or None
                 for d in t.shape.dim] if t.HasField("shape") else None
+    if case in FOLDED:
+        assert inferred is not None and None not in inferred, (case, inferred)
     for n, d in itertools.product(range(6), range(3)):
         (shape,) = ortrun.run(model, {"x": np.zeros((n, d), np.float32)})
         if inferred is None:
@@ -110,15 +116,18 @@ def _size(model) -> str:
 
 def test_a_quotient_is_folded_under_the_facts_of_the_nodes_before_and_only_there():
     """Where a window of 8 before it says N >= 8, (N - 7) / 8 is a floor (every valid N
-    gives it a sign); the same Div where the window is over another input is not
-    folded, though the node memo met it first under those facts (its key holds them)."""
+    gives it a sign); the same Div where the window is over another input is the
+    quotient truncated toward zero at either sign (max(0, N - 7)//8 - max(0, 7 - N)//8,
+    whose second part is 0: 10 at N < 7), though the node memo met it first under those
+    facts (its key holds them)."""
     pooled, other = _pooled("x"), _pooled("w")
     assert _size(pooled) == "(N + 1)//8 + 9"
-    assert _size(other) == "?"
+    assert _size(other) == "max(10, (N + 1)//8 + 9)"
     assert _size(pooled) == "(N + 1)//8 + 9"  # (each model typed again: the memos)
     w = np.zeros((1, 1, 8), np.float32)
     for n in range(8, 20):
         (shape, _) = ortrun.run(pooled, {"x": np.zeros((1, 1, n), np.float32), "w": w})
         assert shape == ((n + 1) // 8 + 9,)
-    (shape, _) = ortrun.run(other, {"x": np.zeros((1, 1, 2), np.float32), "w": w})
-    assert shape == (10,)  # (2 - 7) / 8 truncates to 0, a floor would give -1
+    for n in range(20):  # (at n = 2: (2 - 7) / 8 truncates to 0, a floor gives -1)
+        (shape, _) = ortrun.run(other, {"x": np.zeros((1, 1, n), np.float32), "w": w})
+        assert shape == (max(10, (n + 1) // 8 + 9),)

@@ -13,6 +13,7 @@ from ...ops.sizes import SizeNames
 from ...ops.templates import builder, checked, dims, reads_ranks, typed
 from ...syntax.ast import Broadcasts, DimVar
 from ...types.conditions import COMPARE
+from ...types.dim import dim_max
 from ..shared import FOLD_FACTS, SIZE_MAX, SIZE_MIN, NotKnown, value_entries
 
 
@@ -30,8 +31,9 @@ def div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _size_quotients(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a / b`` truncated toward zero, entry by entry, over values holding sizes (Dims):
     a floor where every size the facts allow (:data:`.shared.FOLD_FACTS`) gives the
-    quotient's sign (``(1 - n) / 2`` is not ``(1 - n)//2`` at n = 2); ValueError where
-    the sizes decide it (not folded)."""
+    quotient's sign (``(1 - n) / 2`` is not ``(1 - n)//2`` at n = 2); by an int of either
+    sign ``max(0, a)//b - max(0, -a)//b`` (an exporter's ``Div(size - k, s)`` where
+    ``size < k`` is not ruled out); ValueError otherwise (not folded)."""
     left, right = np.broadcast_arrays(np.asarray(a, dtype=object), np.asarray(b, dtype=object))
     out = np.empty(left.shape, dtype=object)
     for index, x in np.ndenumerate(left):
@@ -45,6 +47,8 @@ def _size_quotients(a: np.ndarray, b: np.ndarray) -> np.ndarray:
             out[index] = x // y
         elif _decided(x, "<=") and _decided(y, ">"):
             out[index] = -((-x) // y)
+        elif type(y) is int:  # (y > 0: truncation toward zero of either sign)
+            out[index] = dim_max(x, 0) // y - dim_max(-x, 0) // y
         else:
             raise ValueError(f"the sign of {x} / {y} is not known for every size")
     return out
