@@ -14,6 +14,7 @@ import random
 from kantensor.types.conditions import Condition
 from kantensor.types.dim import Dim, dim_max, dim_min
 from kantensor.types.facts import EMPTY, Facts
+from kantensor.types.lattice import _analysed, _lattice, _several_extreme
 
 SYMBOLS = ("n", "m", "k")
 OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
@@ -127,3 +128,20 @@ def holds(stated: list[tuple], sizes: dict[str, int]) -> bool:
     """Whether the facts' trees hold at ``sizes``."""
     compare = {"<=": int.__le__, ">=": int.__ge__, "==": int.__eq__}
     return all(compare[op](value(x, sizes), value(y, sizes)) for x, op, y in stated)
+
+
+def equal_over_rationals(x, y) -> bool:
+    """Whether ``x - y`` is 0 over the rationals too (its lattice cells have one form,
+    0): the Dim algebra may have used integers in building one of them (``min(-m, m -
+    max(5, m), n - 3)`` is ``min(-m, m - max(5, m))`` only at integers)."""
+    gap = x - y
+    if isinstance(gap, int):
+        return gap == 0
+    found = _analysed(gap._terms)
+    return found is not None and found[1] == 0 and found[3] == [((), 0)]
+
+
+def decided(x) -> bool:
+    """Whether the lattice part of ``x`` as written is within the lattice's budgets."""
+    return isinstance(x, int) or not any(_several_extreme(mono) for mono, _ in x._terms) \
+        or _lattice(x._terms) is not None

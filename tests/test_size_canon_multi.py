@@ -21,7 +21,7 @@ from kantensor.types.canon import canonical_form
 from kantensor.types.conditions import Condition
 from kantensor.types.dim import Dim, dim_max, dim_min
 from kantensor.types.facts import EMPTY, Facts
-from kantensor.types.lattice import _analysed, _lattice, _several_extreme, lattice_form
+from kantensor.types.lattice import lattice_form
 from kantensor.types.quasi import table
 from kantensor.types.quasiform import one_symbol_form
 from kantensor.types.symbols import substitute
@@ -138,25 +138,8 @@ def test_sums_of_min_and_max_rewritten_get_one_form(seed, count) -> None:
     fx, fy = canonical_form(x), canonical_form(y)
     for p in sizegen.points(symbols):
         assert _at(fx, p) == _at(fy, p) == sizegen.value(t, p), (x, y, fx, fy, p)
-    if _decided(x) and _decided(y) and _equal_over_rationals(x, y):
+    if sizegen.decided(x) and sizegen.decided(y) and sizegen.equal_over_rationals(x, y):
         assert fx == fy, (x, y, fx, fy)
-
-
-def _equal_over_rationals(x, y) -> bool:
-    """Whether ``x - y`` is 0 over the rationals too (its cells have one form, 0): the
-    Dim algebra may have used integers in building one of them (``min(-m, m - max(5,
-    m), n - 3)`` is ``min(-m, m - max(5, m))`` only at integers)."""
-    gap = x - y
-    if isinstance(gap, int):
-        return gap == 0
-    found = _analysed(gap._terms)
-    return found is not None and found[1] == 0 and found[3] == [((), 0)]
-
-
-def _decided(x) -> bool:
-    """Whether the lattice part of ``x`` as written is within the budgets."""
-    return isinstance(x, int) or not any(_several_extreme(mono) for mono, _ in x._terms) \
-        or _lattice(x._terms) is not None
 
 
 @settings(max_examples=N_EXAMPLES, deadline=None)

@@ -115,7 +115,7 @@ def _canonical(terms: tuple) -> DimLike:
             rest[mono] = c
     along = _along(parts, rest, cores)  # the sizes' own terms that are a multiple of one u
     for core, part in cores.items():  # floors of one linear form u: a part of u's
-        u = _rebuild_terms(dict(core))
+        u = canonical_form(_rebuild_terms(dict(core)))  # u in its form
         p = sum((c * _over(_symbol(atom), core) for ((atom, _),), c in part.items()),
                 start=along.get(core, 0) * _symbol(_U))
         form = one_symbol_form(p, _U) if in_fragment(p, _U) else None

@@ -43,6 +43,7 @@ from collections.abc import Hashable
 from functools import lru_cache
 from typing import Final
 
+from .digits import digits, folds
 from .dim import DimLike, _symbol, dim_max, dim_min
 from .intervals import nonnegative, nonnegative_atom
 from .poly import Opaque, atom_key
@@ -100,9 +101,11 @@ def _formed(terms: tuple) -> DimLike | None:
     found = _analysed(terms)
     if found is None:
         return None
-    part, rest, pieces, forms = found
+    part, rest, pieces, forms, folds = found
+    folds = [(n, d, q, r) for n, d, q, r in folds  # the sizes every piece is a function of
+             if all(dict(f[0]).get(q, 0) == d * dict(f[0]).get(r, 0) for f in forms)]
     if len(forms) == 1:
-        return rest + _render(forms[0])
+        return rest + _render(_folded(forms[0], folds))
     separate = _separate(part)
     if separate is not None:
         return rest + separate
@@ -111,23 +114,24 @@ def _formed(terms: tuple) -> DimLike | None:
     above = [frozenset(p for p in forms if p == form or _bounds(p, form, cell, True))
              for form, cell in pieces]  # for each cell: the pieces at least f there
     if all(len(u) == len(forms) for u in above):
-        return rest + _shared([forms], "min")  # concave: the min of its pieces
+        return rest + _shared([forms], "min", folds)  # concave: the min of its pieces
     below = [frozenset(p for p in forms if p == form or _bounds(p, form, cell, False))
              for form, cell in pieces]
     if all(len(u) == len(forms) for u in below):
-        return rest + _shared([forms], "max")  # convex
+        return rest + _shared([forms], "max", folds)  # convex
     found = []
     for sides, op in ((above, "min"), (below, "max")):
         sets = _least(pieces, sides, forms, op == "min")
         if sets is None:
             return None
-        found.append(_shared(sets, op))
+        found.append(_shared(sets, op, folds))
     return rest + min(found, key=lambda f: (len(str(f)), found.index(f)))
 
 
 def _analysed(terms: tuple) -> tuple | None:
-    """``(part, rest, pieces, forms)``: the lattice part of ``terms`` (a size), the rest,
-    the part's cells with their forms, and its distinct forms; None past the limits."""
+    """``(part, rest, pieces, forms, folds)``: the lattice part of ``terms`` (a size), the
+    rest, the part's cells with their forms, its distinct forms, and the sizes written
+    over their digits (:func:`~kantensor.types.digits.digits`); None past the limits."""
     part: dict = {}  # the lattice part: its extremes, and the linear terms over their variables
     rest: DimLike = 0
     extremes = [mono[0][0] for mono, _ in terms if _several_extreme(mono)]
@@ -136,20 +140,25 @@ def _analysed(terms: tuple) -> tuple | None:
     if atoms is None:
         return None
     variables = _variables(atoms)
-    if variables is None or len(variables) > MAX_VARIABLES:
+    if variables is None:
         return None
-    inside = set(atoms) | variables.keys()
+    written, variables = digits(variables, (mono[0][0] for mono, _ in terms if mono))
+    if len(variables) > MAX_VARIABLES:
+        return None
+    known = {v: _affine(*w) for v, w in written.items()}
+    inside = set(atoms) | variables.keys() | known.keys()
     for mono, c in terms:
         if not mono or (len(mono) == 1 and mono[0][1] == 1 and mono[0][0] in inside):
             part[mono] = c
         else:
             rest = rest + _term(mono, c)
-    pieces = _pieces(part, atoms, variables)
+    pieces = _pieces(part, atoms, variables, known)
     if pieces is None:
         return None
     forms = sorted({form for form, _ in pieces},
                    key=lambda f: (tuple((atom_key(v), c) for v, c in f[0]), f[1]))
-    return sum((_term(mono, c) for mono, c in part.items()), start=0), rest, pieces, forms
+    return sum((_term(mono, c) for mono, c in part.items()), start=0), rest, pieces, forms, \
+        folds(written)
 
 
 def _separate(part: DimLike) -> DimLike | None:
@@ -282,9 +291,10 @@ def _affine(d: dict, const: int) -> Affine:
                         key=lambda t: atom_key(t[0]))), const
 
 
-def _pieces(part: dict, atoms: list[Opaque], variables: dict) -> list | None:
+def _pieces(part: dict, atoms: list[Opaque], variables: dict, known: dict) -> list | None:
     """``(form, cell)`` for each selection whose open cell holds a point: the affine form
-    the part is there, and the cell's strict inequalities (each an Affine ``> 0``). The
+    the part is there (``known``: atoms written over the variables), and the cell's
+    strict inequalities (each an Affine ``> 0``). The
     selections are made atom by atom (inner ones first), a choice whose cell so far holds
     no point cut off there; None past :data:`MAX_SELECTIONS` eliminations."""
     out: list = []
@@ -323,13 +333,13 @@ def _pieces(part: dict, atoms: list[Opaque], variables: dict) -> list | None:
                 return False
         return True
 
-    domain = [t for t in _domain(variables) if t[0]]
-    if not choose(0, {}, domain):
+    domain = [t for t in _domain(variables, known) if t[0]]
+    if not choose(0, known, domain):
         return None
     return out or None
 
 
-def _domain(variables: dict) -> list[Affine]:
+def _domain(variables: dict, known: dict) -> list[Affine]:
     """What is true of the variables, as strict inequalities whose closure holds every
     value they take: ``v > 0`` where ``v >= 0``; ``0 < x % k < k - 1`` and ``x % k < x``
     (``x >= 0``); ``k*(x//k) < x < k*(x//k) + k - 1`` (``x`` linear in the variables)."""
@@ -339,7 +349,7 @@ def _domain(variables: dict) -> list[Affine]:
                 and v.args[1] > 1):
             continue
         x, k = v.args
-        inner = _linear_in(x, variables)
+        inner = _linear_in(x, variables, known)
         if v.op == "%":
             out.append(_affine({v: -1}, k - 1))
             if inner is not None and variables.get(v) and nonnegative(x):
@@ -350,14 +360,16 @@ def _domain(variables: dict) -> list[Affine]:
     return out
 
 
-def _linear_in(x: DimLike, variables: dict) -> Affine | None:
-    """``x`` as an affine form over ``variables``; None where it is not one."""
+def _linear_in(x: DimLike, variables: dict, known: dict) -> Affine | None:
+    """``x`` as an affine form over ``variables`` (``known`` atoms written over them);
+    None where it is not one."""
     if isinstance(x, int):
         return (), x
-    if any(mono and (len(mono) != 1 or mono[0][1] != 1 or mono[0][0] not in variables)
+    if any(mono and (len(mono) != 1 or mono[0][1] != 1 or
+                     mono[0][0] not in variables and mono[0][0] not in known)
            for mono, _ in x._terms):
         return None
-    return _evaluate(x, {})
+    return _evaluate(x, known)
 
 
 def _scaled_into(total: dict, const: int, form: Affine, c: int) -> int:
@@ -449,11 +461,24 @@ def _render(form: Affine) -> DimLike:
     return total
 
 
-def _shared(sets: list[list[Affine]], op: str) -> DimLike:
+def _folded(form: Affine, found: list) -> Affine:
+    """``form`` with ``a*(d*(n//d) + n % d)`` written ``a*n`` for the sizes ``n`` of
+    ``found``, written over their digits and of which every piece is a function: so the
+    pieces are written as functions of the size alone, whether or not ``n`` was written
+    over its digits (that depends on the atoms the size has)."""
+    d = dict(form[0])
+    for n, _, q, r in found:
+        a = d.pop(r, 0)
+        d.pop(q, None)
+        d[n] = d.get(n, 0) + a
+    return _affine(d, form[1])
+
+
+def _shared(sets: list[list[Affine]], op: str, found: list) -> DimLike:
     """``h + g*max(min(...), ...)`` of the pieces' sets (``op`` "min"; else ``h +
-    g*min(max(...), ...)``): ``h`` each variable's least coefficient and the least
-    constant among the pieces, ``g`` their common factor."""
-    mins = sets
+    g*min(max(...), ...)``), each piece :func:`_folded`: ``h`` each variable's least
+    coefficient and the least constant among the pieces, ``g`` their common factor."""
+    mins = [[_folded(f, found) for f in u] for u in sets]
     forms = [f for u in mins for f in u]
     coeffs = [dict(f[0]) for f in forms]
     names = {v for c in coeffs for v in c}
