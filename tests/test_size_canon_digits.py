@@ -8,6 +8,7 @@ the budgets. The number of examples is ``KANTENSOR_FACTS_EXAMPLES`` (150 by defa
 
 from __future__ import annotations
 
+import math
 import os
 import random
 
@@ -147,3 +148,46 @@ def _several(x) -> bool:
     """Whether ``x`` has a min or max over several sizes (the lattice's part; one of one
     size is :mod:`kantensor.types.quasiform`'s, whose limits are its own)."""
     return not isinstance(x, int) and any(_several_extreme(mono) for mono, _ in x._terms)
+
+
+# -- a size's remainders inside a floor of several sizes --------------------------------------
+@pytest.mark.parametrize(("ways", "form"), [
+    (((n + m % 2) // 2 + m // 2, (m + n) // 2), "(m + n)//2"),
+    (((2 * k + m % 3) // 3 + m // 3 - k, (2 * k + m) // 3 - k), "(2*k + m)//3 - k"),
+    (((n + m % 2) % 2, (m + n) % 2), "(m + n) % 2"),
+    (((n + 2 * (m % 3)) // 3, (n + 2 * m) // 3 - 2 * (m // 3)), "(2*m + n)//3 - 2*(m//3)"),
+    (((n + m % 2) // 3,), "(n + m % 2)//3"),  # 3 does not divide 2: left
+])
+def test_a_remainder_inside_a_floor_of_several_sizes_is_written_one_way(ways, form) -> None:
+    """``c*(a % e)`` inside a floor or remainder by ``d`` of several sizes is ``c*a``
+    where ``d`` divides ``c*e``, its multiple of ``d`` out of the floor."""
+    for x in ways:
+        for p in sizegen.points(("n", "m", "k"))[::3]:
+            assert _at(x, p) == _at(ways[0], p)
+        assert str(canonical_form(x)) == form, x
+
+
+@settings(max_examples=N_EXAMPLES, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), d=st.integers(2, 4), e=st.integers(2, 6),
+       op=st.sampled_from(["//", "%"]))
+def test_floors_over_a_size_and_its_remainders_get_one_form(seed, d, e, op) -> None:
+    """``(a*n + b + c*(m % e)) op d`` with ``d`` dividing ``c*e``, beside a multiple of
+    ``m//e``, and the same with ``c*m`` inside: equal at the grid, one form."""
+    rng = random.Random(seed)
+    a, b, j = rng.randint(1, 5), rng.randint(-3, 6), rng.randint(-2, 2)
+    c = d // math.gcd(d, e) * rng.choice([1, 2, -1])
+    shift = rng.randint(0, e)
+    inner = m + shift
+    x = a * n + b + c * (inner % e)
+    y = a * n + b + c * inner
+    if op == "//":
+        x, y = x // d, y // d - c * e // d * (inner // e)
+    else:
+        x, y = x % d, y % d
+    x, y = x + j * (m // e), y + j * (m // e)
+    for p in [*sizegen.points(("n", "m")), *FAR]:
+        assert _at(x, p) == _at(y, p), (x, y, p)
+    fx, fy = canonical_form(x), canonical_form(y)
+    for p in [*sizegen.points(("n", "m")), *FAR]:
+        assert _at(fx, p) == _at(x, p), (x, fx, p)
+    assert fx == fy, (x, y, fx, fy)

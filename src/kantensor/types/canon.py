@@ -28,7 +28,9 @@ the terms of the sum that are a multiple of ``u``, and get its form (``(m + n + 
 remainders of several symbols are taken apart (``a % k`` as ``a - k*(a//k)``) and read
 back where that leaves fewest terms, so they are written one way only
 (``m + n - 2*((m + n)//2)`` is ``(m + n) % 2``); a pass can leave parts the next one
-forms (at most :data:`MAX_PASSES`).
+forms (at most :data:`MAX_PASSES`). First, a remainder ``c*(a % e)`` of one size inside
+a floor or remainder by ``d`` of several sizes is written ``c*a`` where ``d`` divides
+``c*e`` (``(n + m % 2)//2 + m//2`` is ``(m + n)//2``).
 
 Left as built (sound, not proven canonical): a part with a threshold that no such min
 or max or clamp is (``max(7, n) % 3 - 3*n``), a part whose period or threshold is past the limits of
@@ -84,6 +86,9 @@ def _passes(x: DimLike) -> DimLike:
             return x  # a polynomial over symbols is already canonical (types.poly)
         if _one_floor(x):
             return x  # its own form (a pool's or a strided conv's size: the common case)
+        x = _unfolded(x)
+        if isinstance(x, int):
+            return x
         y = _canonical(x._terms)
         if not isinstance(y, int) and y._terms == x._terms:
             return y
@@ -149,6 +154,32 @@ def _canonical(terms: tuple) -> DimLike:
     if rest:
         total = total + _inner(_rebuild_terms(rest))
     return _remainders(total) + constant
+
+
+def _unfolded(x: Dim) -> DimLike:
+    """``x`` with each remainder ``c*(a % e)`` of one size inside a floor or remainder
+    by ``d`` of several sizes written ``c*a`` where ``d`` divides ``c*e`` (``c*a - c*e*(a
+    //e)``: the multiple of ``d`` comes out of the floor, and out of a remainder):
+    ``(n + m % 2)//2`` is ``(m + n)//2 - m//2``, so floors of a linear form over a size
+    and over its remainders are written one way."""
+    for mono, k in x._terms:
+        atom = mono[0][0] if len(mono) == 1 and mono[0][1] == 1 else None
+        if not (_by_int(atom, "//") or _by_int(atom, "%")) or not _several(atom):
+            continue
+        arg, d = atom.args
+        out: DimLike = 0
+        for inner, c in arg._terms:
+            r = inner[0][0] if len(inner) == 1 and inner[0][1] == 1 else None
+            if _by_int(r, "%") and not (c * r.args[1]) % d and \
+                    len(_atom_symbols(r)) == 1:
+                arg = arg - c * _symbol(r) + c * r.args[0]
+                out = out - c * r.args[1] // d * _floordiv(r.args[0], r.args[1])
+        if arg is not atom.args[0]:
+            y = x - k * _symbol(atom) + k * APPLY[atom.op](arg, d)
+            if atom.op == "//":
+                y = y + k * out
+            return y if isinstance(y, int) else _unfolded(y)
+    return x
 
 
 def _one_floor(x: Dim) -> bool:

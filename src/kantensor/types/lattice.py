@@ -27,9 +27,11 @@ choice by choice. The distinct forms of those cells are ``f``'s *pieces*, a func
   is ``min(m, max(k, n))``).
 
 Equal at every point of the variables' domain, two such sums have the same pieces, so
-the same form. The domain takes atoms as free beyond the bounds above, so sizes equal
-only because of how an atom depends on a size (``n//2 + (n + 1)//2 == n``), or only at
-integers (``min(1, m + n)`` and ``min(1, 2*m + n)``), may keep two forms. The work is
+the same form. A size beside its floors and remainders by one divisor is written over
+its digits (:mod:`kantensor.types.digits`: ``n//2 + (n + 1)//2`` is ``n``); other atoms
+are free beyond the bounds above, so sizes equal only because of how such an atom
+depends on a size (``(n + 2)//3 - n//3`` beside ``(n + 1)//3``), or only at integers
+(``min(1, m + n)`` and ``min(1, 2*m + n)``), may keep two forms. The work is
 bounded (:data:`MAX_EXTREMES`, :data:`MAX_VARIABLES`, :data:`MAX_SELECTIONS`,
 :data:`MAX_PIECES`, :data:`MAX_SUBSETS`, :data:`MAX_CONSTRAINTS`); past it the size is
 left as written.
