@@ -191,3 +191,13 @@ def test_floors_over_a_size_and_its_remainders_get_one_form(seed, d, e, op) -> N
     for p in [*sizegen.points(("n", "m")), *FAR]:
         assert _at(fx, p) == _at(x, p), (x, fx, p)
     assert fx == fy, (x, y, fx, fy)
+
+
+def test_a_floor_of_minus_a_linear_form_is_a_part_of_it() -> None:
+    """A floor or remainder of ``-u`` (``u`` a linear form of several sizes with
+    coefficients > 0) is a function of ``u`` too: Hermite's identity over it."""
+    ways = (dim_min(-3, -m - n), dim_min(-2, 1 - m - n) // 2 + dim_min(-3, -m - n) // 2)
+    for x in ways:
+        for p in sizegen.points(("n", "m")):
+            assert _at(x, p) == _at(ways[0], p)
+        assert str(canonical_form(x)) == "min(-3, -m - n)", x
