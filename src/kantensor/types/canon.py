@@ -21,8 +21,9 @@ one of fewest terms, then of shortest text (ties by text). So
   (``max(7, n) % 3``).
 
 Over several symbols, atoms that are functions of one linear form ``u`` with
-coefficients > 0 (or of ``-u``) over symbols and min and max of several (``(m + n + 1)//2``, ``((m +
-n)//2 + m + n)//3``, ``min(5, m + n)``, ``(min(m, n) + 1)//2``) are a part of ``u``, with
+coefficients > 0 over symbols and min and max of several, or of ``-u`` (``(m + n +
+1)//2``, ``((m + n)//2 + m + n)//3``, ``min(5, m + n)``, ``(min(m, n) + 1)//2``,
+``min(-3, -m - n)``) are a part of ``u``, with
 the terms of the sum that are a multiple of ``u``, and get its form (``(m + n + 1)//2 +
 (m + n)//2`` is ``m + n``, ``m + n - (m + n)//2`` is ``(m + n + 1)//2``); then
 remainders of several symbols are taken apart (``a % k`` as ``a - k*(a//k)``) and read
@@ -251,10 +252,9 @@ _U: Final = _Placeholder()
 def _core(atom: Hashable) -> tuple | None:
     """The linear form ``u`` (terms, coefficients > 0 of gcd 1, over two symbols or more,
     or over a min or max of several that is ``>= 0``) that an atom over several symbols
-    (over ``u`` or over ``-u``: ``min(-3, -m - n)``)
-    is a function of (``(m + n + 1)//2``, ``(m + n + 2*((m + n)//2))//4``, ``min(5, m +
-    n)``, ``(min(m, n) + 1)//2``: :func:`_over` writes it over ``u``); None where it is
-    none."""
+    is a function of, through ``u`` or ``-u`` (``(m + n + 1)//2``, ``(m + n + 2*((m +
+    n)//2))//4``, ``min(5, m + n)``, ``(min(m, n) + 1)//2``, ``min(-3, -m - n)``:
+    :func:`_over` writes it over ``u``); None where it is none."""
     if not isinstance(atom, Opaque):
         return None
     linear = _linear_part(atom)

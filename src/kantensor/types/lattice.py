@@ -103,11 +103,11 @@ def _formed(terms: tuple) -> DimLike | None:
     found = _analysed(terms)
     if found is None:
         return None
-    part, rest, pieces, forms, folds = found
-    folds = [(n, d, q, r) for n, d, q, r in folds  # the sizes every piece is a function of
+    part, rest, pieces, forms, written = found
+    sizes = [(n, d, q, r) for n, d, q, r in written  # the sizes every piece is a function of
              if all(dict(f[0]).get(q, 0) == d * dict(f[0]).get(r, 0) for f in forms)]
     if len(forms) == 1:
-        return rest + _render(_folded(forms[0], folds))
+        return rest + _render(_folded(forms[0], sizes))
     separate = _separate(part)
     if separate is not None:
         return rest + separate
@@ -116,24 +116,25 @@ def _formed(terms: tuple) -> DimLike | None:
     above = [frozenset(p for p in forms if p == form or _bounds(p, form, cell, True))
              for form, cell in pieces]  # for each cell: the pieces at least f there
     if all(len(u) == len(forms) for u in above):
-        return rest + _shared([forms], "min", folds)  # concave: the min of its pieces
+        return rest + _shared([forms], "min", sizes)  # concave: the min of its pieces
     below = [frozenset(p for p in forms if p == form or _bounds(p, form, cell, False))
              for form, cell in pieces]
     if all(len(u) == len(forms) for u in below):
-        return rest + _shared([forms], "max", folds)  # convex
+        return rest + _shared([forms], "max", sizes)  # convex
     found = []
     for sides, op in ((above, "min"), (below, "max")):
         sets = _least(pieces, sides, forms, op == "min")
         if sets is None:
             return None
-        found.append(_shared(sets, op, folds))
+        found.append(_shared(sets, op, sizes))
     return rest + min(found, key=lambda f: (len(str(f)), found.index(f)))
 
 
 def _analysed(terms: tuple) -> tuple | None:
-    """``(part, rest, pieces, forms, folds)``: the lattice part of ``terms`` (a size), the
+    """``(part, rest, pieces, forms, written)``: the lattice part of ``terms`` (a size), the
     rest, the part's cells with their forms, its distinct forms, and the sizes written
-    over their digits (:func:`~kantensor.types.digits.digits`); None past the limits."""
+    over their digits (``(n, d, n//d, n % d)``, :mod:`kantensor.types.digits`); None past
+    the limits."""
     part: dict = {}  # the lattice part: its extremes, and the linear terms over their variables
     rest: DimLike = 0
     extremes = [mono[0][0] for mono, _ in terms if _several_extreme(mono)]
