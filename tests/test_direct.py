@@ -27,7 +27,7 @@ from kantensor.signature.expressions import symbolic
 from kantensor.signature.forward import Build, relational
 from kantensor.syntax import ast as A
 from kantensor.types.conditions import Condition
-from kantensor.types.dim import DIM_CALLS, Dim
+from kantensor.types.dim import DIM_CALLS, Dim, dim_min
 from kantensor.types.facts import EMPTY, Facts
 from kantensor.types.symbols import substitute
 
@@ -132,6 +132,41 @@ def test_direct_keeps_the_relations_broadcast_conditions(text):
     print(f"\n{text}: {answered} answered directly, {conditioned} under conditions")
     assert not bad, bad[:5]
     assert conditioned >= 20, (conditioned, answered)  # it does keep conditions
+
+
+@pytest.mark.parametrize("text", [
+    "(a),(b)->(u) where broadcast(a,b) == u",
+    "(a)->(u) where broadcast(a,3) == u",
+    "(a,b),(c,d)->(u,v) where broadcast(a,c) == u, broadcast(b,d) == v",
+    "(a),(b)->(u) where broadcast(a,b) == u, a >= 1",
+    "+(a),(b)->(u) where broadcast(a,b) == u",
+    "(a),(b)->(b) where broadcast(a,b) == b",
+    "(a0,a1),(s0),(s1)->(s0,u1) where broadcast(a1,s1) == u1",  # an ONNX Expand
+])
+def test_direct_answers_the_relations_broadcast_clauses(text):
+    """A ``broadcast(...) == u`` where-clause over the inputs' sizes, defining a size of
+    its own, is answered directly with the relation's answer: the same sizes (NumPy's
+    rule, ``min(2, n)`` against ``n``), the same conditions in order with their
+    sources; an unknown argument, a result an input binds, or a broadcast of loop dims
+    open beside it is left to the relation."""
+    sig = kt.Signature.parse(text)
+    ranks = [len(op.dims) for op in sig.alternatives[0].inputs]
+    sizes = (1, 2, None, N, M, dim_min(2, N))
+    bad, answered, conditioned = [], 0, 0
+    for combo in itertools.product(*(itertools.product(sizes, repeat=r) for r in ranks)):
+        types = [kt.TensorType("float32", s) for s in combo]
+        for facts in FACTS:
+            wrong, did = disagreement(sig, types, facts=facts)
+            answered += did
+            if wrong:
+                bad.append(wrong)
+            elif did:
+                conditioned += bool(direct_build(sig, tuple(types), (False,) * len(types),
+                                                 facts)[1])
+    print(f"\n{text}: {answered} answered directly, {conditioned} under conditions")
+    assert not bad, bad[:5]
+    if "== b" not in text:
+        assert answered >= 15 and conditioned >= 5, (answered, conditioned)
 
 
 @pytest.mark.parametrize("default", ["float64", "float32"])

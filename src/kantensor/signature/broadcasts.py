@@ -58,12 +58,15 @@ class Broadcasts:
         self.pending: list[list[Clause]] = []
 
     def axis(self, sizes: list, origins: list[tuple[int, int, int]], a: int, width: int,
-             group: Any) -> Any:
+             group: Any, source: Source | None = None) -> Any:
         """The broadcast of axis ``a`` of ``group``'s ``width`` axes: of its ``sizes``
         (ints, named sizes, None: unknown), one per input of ``origins`` (``(input,
         its first axis of the group, how many of the axes it lacks)``) that has it;
-        Fails where NumPy refuses them."""
+        Fails where NumPy refuses them. ``source``: its conditions' source, if not the
+        group's axis (a where-clause's broadcast, whose sizes are never unknown)."""
         facts = self.facts
+        if source is None:
+            source = _source(group, a - width)
         known = {v for v in sizes if type(v) is int and v != 1}
         if len(known) > 1:
             raise Fails
@@ -81,7 +84,7 @@ class Broadcasts:
                         settled = False
             if not settled:
                 self.pending.append(broadcastable(_values(sizes, origins, a),
-                                                  _source(group, a - width)))
+                                                  source))
             return k
         rest: dict[Any, None] = {}  # the distinct sizes other than 1 (each unknown its own)
         for j, v in enumerate(sizes):
@@ -100,9 +103,9 @@ class Broadcasts:
             if found is not None:
                 top = [v for v in sizes if type(v) is not int][found[0]]
                 if not found[1]:
-                    self.pending.append(broadcastable(values, _source(group, a - width)))
+                    self.pending.append(broadcastable(values, source))
                 return top
-        self.answered.append(broadcastable(values, _source(group, a - width)))
+        self.answered.append(broadcastable(values, source))
         size = broadcast_size(values, facts)
         return None if any(not isinstance(u, str) for u in free_symbols(size)) else size
 

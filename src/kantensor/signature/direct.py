@@ -131,18 +131,23 @@ def _plan(c: CompiledAlternative) -> _Plan | None:
                 used.update(A.expr_names(d))
                 expressions.append(d)
     dtypes_used: list[str] = []
+    compared: set[str] = set()
+    results: set[str] = set()  # the sizes broadcast(...) clauses define
     for clause in c.where_clauses:
         if isinstance(clause, A.Compare):
-            used.update(A.expr_names(clause.left))
-            used.update(A.expr_names(clause.right))
+            compared.update(A.expr_names(clause.left))
+            compared.update(A.expr_names(clause.right))
             expressions += [clause.left, clause.right]
         elif isinstance(clause, A.InCategory):
             dtypes_used += A.dtype_names(clause.dtype)
         elif isinstance(clause, A.DTypeEq | A.Compatible):
             dtypes_used += A.dtype_names(clause.left) + A.dtype_names(clause.right)
-        else:  # broadcast(...): its result is a size the solver defines
-            return None
-    if not used <= bound or not all(map(_symbolic, expressions)):
+        elif not _plain_broadcast(clause, bound, results):
+            return None  # a broadcast the solver must define or equate
+        else:
+            results.add(clause.result.name)
+    if not used <= bound | results or not compared <= bound or \
+            not all(map(_symbolic, expressions)):
         return None
     binders = {op.dtype.name for op in alt.inputs if isinstance(op.dtype, A.DTypeVar)}
     for op in alt.operands:
@@ -153,6 +158,19 @@ def _plan(c: CompiledAlternative) -> _Plan | None:
     if alt.outputs and not alt.inputs and any(op.dtype is None for op in alt.outputs):
         return None  # an output dtype nothing determines
     return _Plan(c)
+
+
+def _plain_broadcast(clause: A.Broadcasts, bound: set[str], results: set[str]) -> bool:
+    """Whether a ``broadcast(...) == u`` clause is NumPy's rule on sizes the inputs give
+    (names they bind, ints), defining a size ``u`` of its own that no input binds and no
+    other clause defines: the rule of one broadcast axis (:class:`.Broadcasts`), whose
+    result the outputs may name. Any other (an expression, a result an input binds: a
+    size the broadcast must equal) is the solver's."""
+    result = clause.result
+    return type(result) is A.DimVar and result.name not in bound and \
+        result.name not in results and all(
+            type(a) is A.FixedDim or (type(a) is A.DimVar and a.name in bound)
+            for a in clause.args)
 
 
 def _same(a: Any, b: Any, facts: Facts) -> bool:
@@ -177,7 +195,7 @@ def _same(a: Any, b: Any, facts: Facts) -> bool:
 class _Plan:
     """One alternative, run directly on ground inputs (see :func:`_plan`)."""
 
-    __slots__ = ("c", "inputs", "outputs", "binders", "cap", "clauses")
+    __slots__ = ("c", "inputs", "outputs", "binders", "cap", "clauses", "broadcasts")
 
     def __init__(self, c: CompiledAlternative) -> None:
         self.c = c
@@ -191,8 +209,15 @@ class _Plan:
         self.clauses = tuple([
             (clause, text) for clause, (text, _) in zip(c.where_clauses, c._clause_texts,
                                                         strict=True)
-            if not (isinstance(clause, A.Compare) and not A.expr_names(clause.left)
-                    and not A.expr_names(clause.right) and _constant_holds(clause))])
+            if not isinstance(clause, A.Broadcasts) and not (
+                isinstance(clause, A.Compare) and not A.expr_names(clause.left)
+                and not A.expr_names(clause.right) and _constant_holds(clause))])
+        # each broadcast(...) clause, with the source of its condition as the relation's
+        # constraint says it (logic.answers._said of a Broadcast posted by compile.py)
+        self.broadcasts = tuple([
+            (clause, Source(detail=f"where-clause {text}"))
+            for clause, (text, _) in zip(c.where_clauses, c._clause_texts, strict=True)
+            if isinstance(clause, A.Broadcasts)])
 
     def apply(self, types: tuple[TensorType, ...], wrapped: tuple[bool, ...], facts: Facts
               ) -> tuple[tuple[TensorType, ...], tuple[Clause, ...]]:
@@ -276,6 +301,10 @@ class _Plan:
         env = self._dtypes(types, wrapped)
         values: dict[int, Any] = {}  # a dim expression's value, by the node (see _value)
         undecided = self._clauses(env, dims, values, facts, types, wrapped)
+        if self.broadcasts:
+            if open_axes is not None and open_axes.opened():
+                raise _Open  # two kinds of broadcast kept: the relation's order
+            open_axes = self._broadcast_clauses(dims, facts)
         sizes_out, symbolic, unknowns = [], False, False
         for j in range(len(self.outputs)):
             sizes: list = []
@@ -332,6 +361,19 @@ class _Plan:
             except ValueError:  # past the limits of a type: the relation says so
                 raise _Open from None
         return tuple(out), conditions
+
+    def _broadcast_clauses(self, dims: dict, facts: Facts) -> Broadcasts:
+        """The sizes the ``broadcast(...)`` clauses define, each NumPy's rule of one axis
+        (as the relation's constraint applies it), into ``dims``; the conditions they
+        hold under are kept as a broadcast axis keeps them. An unknown argument
+        declines: the relation searches whether it is 1 or the result."""
+        axes = Broadcasts(facts)
+        for clause, source in self.broadcasts:
+            sizes = [a.size if type(a) is A.FixedDim else dims[a.name] for a in clause.args]
+            if None in sizes:
+                raise _Open
+            dims[clause.result.name] = axes.axis(sizes, [], 0, 0, None, source)
+        return axes
 
     # -- dtypes ---------------------------------------------------------------------------
     def _dtypes(self, types: tuple, wrapped: tuple) -> dict[str, str]:
