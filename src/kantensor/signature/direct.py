@@ -9,8 +9,9 @@ choose, compare the sizes one dim or group names, broadcast the loop dims and gr
 (NumPy's rule), promote and check dtypes, check the where-clauses, and compute the
 outputs. An alternative that certainly fails is skipped, as the relation skips it. Where
 the relation would have to solve (a dim expression in an input, a ``broadcast(...)``
-clause, an unknown size in a where-clause or an output's expression, an ``==``
-where-clause the facts do not decide) or keep a condition other than a broadcast's or
+clause other than NumPy's rule on the inputs' sizes defining one of its own, an
+unknown size in a where-clause or an output's expression, an ``==`` where-clause the
+facts do not decide) or keep a condition other than a broadcast's or
 a where-clause's (two named sizes one dim names that the facts do not equate), it
 declines: None, and the kanren solve answers. A where-clause comparison the facts leave
 open (a pool's ``out >= 1`` over a named size) is kept as the forward answer keeps it
