@@ -32,6 +32,7 @@ from differential import count
 from kantensor.cli import main
 from kantensor.onnx.contract import with_input_dims
 from test_onnx_loops import accumulate
+from test_onnx_memo_nodes import _offset_positions
 
 I64, F = TensorProto.INT64, TensorProto.FLOAT
 
@@ -205,6 +206,22 @@ def test_the_contract_command(tmp_path, capsys):
     assert "--fix takes NAME=VALUE" in capsys.readouterr().err
     assert main(["contract", str(path), "--fix", "Q=1"]) == 1
     assert "Q is not a size of the contract (its sizes: B, seq)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("start", [0, 3, 7])
+def test_a_gather_by_an_offset_range_fits_exactly_where_onnxruntime_runs(start):
+    """``table[start + arange(seq)]`` on a 16-row table: the positions' interval is
+    ``[start, start + seq)``, so the contract is ``start + seq <= 16`` (or no positions:
+    ``seq == 0``), exactly where onnxruntime runs it. The offset was counted twice (the
+    Gather's size input carries ``seq + start`` itself): ``seq + 6 <= 16`` for start 3."""
+    model = _offset_positions(start, rows=16)
+    contract = ko.contract(model)
+    assert contract.names == ("seq",) and contract.exact
+    for seq in range(17):
+        runs = isinstance(ortrun.run(model, {"x": np.zeros(seq, np.float32)}), list)
+        count("gather offsets: onnxruntime runs judged")
+        assert contract.holds(seq=seq).value is runs, (start, seq, runs)
+    assert runs is (start == 0)  # (seq 16 runs only from 0)
 
 
 def test_a_loop_count_is_no_input_size():

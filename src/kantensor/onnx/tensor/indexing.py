@@ -59,10 +59,12 @@ def _fitting(x: list, idx: list[DimVar], y: list, n: DimVar, bounds: Any,
     if bounds is None or any(b is None for b in bounds):
         return base
     lo, end = bounds
-    atoms = sorted({s for b in bounds if isinstance(b, Dim) for s in free_symbols(b)}, key=str)
-    sizes = SizeNames(tuple(Dim(s) for s in atoms if isinstance(s, str)))
-    if len(sizes.dims) != len(atoms):
+    if any(not isinstance(s, str) for b in bounds if isinstance(b, Dim)
+           for s in free_symbols(b)):
         return base  # a size that is no name: not said
+    # the size inputs are those the call makes of ``bounds`` (ops.sizes.symbolic): an
+    # input carries ``seq + 3`` itself, not ``seq``
+    sizes = SizeNames(bounds)
     inputs += sizes.patterns()
     clauses = [signed(sizes.expr(end)) <= n]
     if not (isinstance(lo, int) and lo >= 0):
