@@ -212,7 +212,7 @@ class Loop(Structured):
         if facts:
             owner.tag["conditions"] = tuple(facts)
         needed(scope, outs, body_conditions(scope, node, label, rec.sub, count, rec.all,
-                                            rec.known))
+                                            rec.known, index=rec.index))
         values = [None] * len(outs)
         if count == 0:  # the initial values, untouched
             values[:n_carried] = [scope.value(n) if isinstance(v.type, TensorType) else None

@@ -27,7 +27,10 @@ every iteration (a SequenceMap's at every element): where the loop runs (``iters
 or C``), with each carried size that never changes its initial size; a size that
 changes from one iteration to the next is no size of the graph around, so a condition
 over it is one the data decide (a DataSymbol of its own, unbounded: ``holds`` is
-undecided where it matters).
+undecided where it matters). A Loop's iteration number ``i`` runs over ``0 .. iters -
+1``: a comparison affine in ``i`` alone among the changing sizes (a Gather's ``x[i + 2]``
+needs ``i + 3 <= n``) holds at every ``i`` exactly where it holds at both ends, so it is
+stated there (``iters == 0 or (3 <= n and iters + 2 <= n)``, :func:`at_ends`).
 
 A Scan over an empty axis (:func:`scan_conditions`): ONNX's pseudo-code runs no
 iteration and leaves each scan output "an empty tensor" of no stated shape; onnxruntime
@@ -48,7 +51,7 @@ import onnx
 from ..ops.located import VariableAxis
 from ..types.conditions import AnyOf, Clause, Condition, Source
 from ..types.dim import Dim, unknown
-from ..types.symbols import DataSymbol
+from ..types.symbols import DataSymbol, free_symbols, substitute
 from .sequence import scalar_value
 from .subgraph import base_name
 
@@ -119,32 +122,61 @@ def branch_conditions(scope: Any, node: onnx.NodeProto, label: str,
 
 def body_conditions(scope: Any, node: onnx.NodeProto, label: str, sub: Any, count: Any,
                     symbols: Iterable[str] = (), known: dict | None = None,
-                    runs: bool = False) -> tuple[Clause, ...]:
+                    runs: bool = False, index: str | None = None) -> tuple[Clause, ...]:
     """The conditions a Loop's, Scan's or SequenceMap's ``node`` (read by ``scope``)
     needs for its body (``sub``: its reader) to hold at every one of its ``count`` runs
     (an int, a Dim, or None: not known); ``symbols``: the body's own sizes (a
     :class:`~.recurrence.Recurrence`'s carried sizes and iteration number), ``known``
     those that never change, by their initial sizes; ``runs``: the node needs ``count
-    >= 1`` (a Scan, :func:`scan_conditions`), so the body's are needed unguarded."""
+    >= 1`` (a Scan, :func:`scan_conditions`), so the body's are needed unguarded;
+    ``index``: which of ``symbols`` is the iteration number (a Loop's), which runs over
+    ``0 .. count - 1``."""
     if count == 0 or not sub.conditions:
         return ()
     sizes: dict[Any, Any] = {}
+    changing: dict[str, DataSymbol] = {}
     for s in sorted(symbols, key=str):
         n0 = (known or {}).get(s)
-        sizes[s] = n0 if n0 is not None else Dim(DataSymbol(
-            f"{s}", f"a size of {label}'s body that may change from one iteration to the "
-            "next (the data decide it at each)"))
+        if n0 is None:
+            changing[s] = DataSymbol(f"{s}", f"a size of {label}'s body that may change "
+                                     "from one iteration to the next (the data decide it "
+                                     "at each)")
+        sizes[s] = n0 if n0 is not None else Dim(changing[s])
     own = _outer(scope, node, label, sub, "body", sizes)
-    if isinstance(count, int) or runs:  # (> 0: each holds at the first iteration)
-        return own
     if count is None:
         symbol = DataSymbol(f"{base_name(label)}_runs", f"how many times {label!r} runs "
                             "its body (the data decide it)")
         count = Dim(symbol)
         symbol.bounds = (Condition(count, ">=", 0),)
+    j = changing.get(index) if index is not None else None
+    own = tuple(x for c in own if (x := at_ends(c, j, count, frozenset(changing.values()))))
+    if isinstance(count, int) or runs:  # (> 0: each holds at the first iteration)
+        return tuple(x for c in own for x in ((c,) if isinstance(c, AnyOf) else c))
     idle = Condition(count, "==", 0, Source(op=node.op_type, node=label))
-    return tuple(AnyOf(((idle,), *(((c,),) if isinstance(c, Condition) else c.cases)),
-                       c.source) for c in own)
+    return tuple(AnyOf(((idle,), *((c,) if not isinstance(c, AnyOf) else c.cases)),
+                       c.source if isinstance(c, AnyOf) else c[0].source) for c in own)
+
+
+def at_ends(c: Clause, j: Any, count: Any, changing: frozenset) -> Clause | tuple:
+    """A body's condition ``c`` needed at every iteration number ``j`` in ``0 .. count -
+    1`` (count >= 1): where ``c`` is a comparison affine in ``j`` (no ``!=``) and names no
+    other size that changes between iterations, the values of ``j`` where it holds are
+    an interval, so it holds at every ``j`` exactly where it holds at both ends: the
+    conditions at ``j = 0`` and ``j = count - 1`` (a tuple, their conjunction, without
+    those that hold at every size).
+    Otherwise ``c`` itself (in a 1-tuple for a Condition), ``j`` left to the data (or no
+    ``j``: None)."""
+    if not isinstance(c, Condition) or j is None or j not in c.symbols():
+        return c if isinstance(c, AnyOf) else (c,)
+    d, op = c.key
+    rest = substitute(d, {j: 0})
+    slope = substitute(d, {j: 1}) - rest
+    if op == "!=" or not isinstance(slope, int) or (c.symbols() & changing) - {j} \
+            or j in free_symbols(d - slope * Dim(j)):
+        return (c,)
+    ends = (c.substitute({j: at}) for at in (0, count - 1))
+    return tuple(dict.fromkeys(e for e in ends if not isinstance(e.key[0], int)
+                               or not e.holds({})))  # (one that always holds: none)
 
 
 def scan_conditions(label: str, count: Any, batch: Any = None) -> tuple[Condition, ...]:
