@@ -272,12 +272,15 @@ def _half_of(g: tuple | int, s: Hashable) -> tuple[int, int | None] | None:
 
 
 @lru_cache(maxsize=1 << 12)
-def _box(facts: tuple) -> Box | None:
+def _box(facts: tuple, partial: bool = False) -> Box | None:
     """The box of sizes ``facts`` (triples) allow, each fact over one symbol and monotone
-    in it; ``_EMPTY`` if they allow none; None if a fact is not of that kind."""
+    in it; ``_EMPTY`` if they allow none; None if a fact is not of that kind, or with
+    ``partial`` the box of the facts (and sides) that are, a superset of what all allow."""
     box: dict = {}
     for fact in facts:
         for part in _fact_parts(fact):
+            if part is None and partial:
+                break  # (this fact left out: the box only grows)
             if part is None or part is _EMPTY:
                 return part
             s, half = part
@@ -439,15 +442,23 @@ def _extremes_of(box: Box, x: Any) -> tuple | None:
     return least, greatest, far_least, far_greatest
 
 
-def proves(facts: tuple, goal: tuple) -> bool | None:
+def proves(facts: tuple, goal: tuple, partial: bool = False) -> bool | None:
     """Whether ``goal`` (a triple) holds wherever ``facts`` do, decided over their box;
     None where this path does not apply, or a side the goal needs is unbounded and the
-    goal holds at the far corner."""
-    box = _box(facts)
+    goal holds at the far corner. With ``partial``, over the box of the facts that make
+    one (wav2vec2's lengths beside a reshape's fact over two sizes): True where the goal
+    holds there, else None (the facts left out may rule its failing points out)."""
+    box = _box(facts, partial)
     if box is None:
         return None
     if box is _EMPTY:
         return True
+    if partial:
+        return _decided(box, goal) or None
+    return _decided(box, goal)
+
+
+def _decided(box: Box, goal: tuple) -> bool | None:
     left, op, right = goal
     found = _extremes(box, left - right)
     if found is None:
