@@ -160,11 +160,14 @@ class Facts:
         if op in _AT_LEAST and self.unbounded(d):  # it holds past some point, where the
             # facts hold too: the prover would not refute it (a window's out >= 1)
             return True if proves(self.triples, (d, op, 0)) else None
+        formed = None
+        if op in ("==", "!=") and _has_opaque(d) and not getattr(_FORMING, "on", False):
+            formed = self._formed(condition)  # (first: a floor chain's max atoms split
+            # the prover's cases; the forms that agree at every size it answers alike)
+            if formed is (op == "=="):
+                return formed
         found = _decide(self.triples, d, op)
-        if found is None and op in ("==", "!=") and _has_opaque(d) and \
-                not getattr(_FORMING, "on", False):
-            return self._formed(condition)
-        return found
+        return formed if found is None else found
 
     def _formed(self, condition: Condition) -> bool | None:
         """The condition decided by the forms of its sides under the facts
