@@ -24,7 +24,7 @@ from typing import Any
 from .intervals import interval, nonnegative_atom
 from .poly import Opaque
 
-__all__ = ["bounds", "proves"]
+__all__ = ["bounds", "box_of", "decided", "proves"]
 
 UP, DOWN, FLAT = 1, -1, 0
 #: The largest size a bisection looks at (past it a side is unbounded).
@@ -272,7 +272,7 @@ def _half_of(g: tuple | int, s: Hashable) -> tuple[int, int | None] | None:
 
 
 @lru_cache(maxsize=1 << 12)
-def _box(facts: tuple, partial: bool = False) -> Box | None:
+def box_of(facts: tuple, partial: bool = False) -> Box | None:
     """The box of sizes ``facts`` (triples) allow, each fact over one symbol and monotone
     in it; ``_EMPTY`` if they allow none; None if a fact is not of that kind, or with
     ``partial`` the box of the facts (and sides) that are, a superset of what all allow."""
@@ -448,17 +448,18 @@ def proves(facts: tuple, goal: tuple, partial: bool = False) -> bool | None:
     goal holds at the far corner. With ``partial``, over the box of the facts that make
     one (wav2vec2's lengths beside a reshape's fact over two sizes): True where the goal
     holds there, else None (the facts left out may rule its failing points out)."""
-    box = _box(facts, partial)
+    box = box_of(facts, partial)
     if box is None:
         return None
     if box is _EMPTY:
         return True
     if partial:
-        return _decided(box, goal) or None
-    return _decided(box, goal)
+        return decided(box, goal) or None
+    return decided(box, goal)
 
 
-def _decided(box: Box, goal: tuple) -> bool | None:
+def decided(box: Box, goal: tuple) -> bool | None:
+    """:func:`proves` over ``box`` (a :func:`box_of`)."""
     left, op, right = goal
     found = _extremes(box, left - right)
     if found is None:
@@ -483,7 +484,7 @@ def bounds(facts: tuple, x: Any) -> tuple[int | None, int | None] | None:
     allow nothing; None on a side not found there: ``x``'s bound by its structure
     alone, :func:`~kantensor.types.intervals.interval`); None where this path does not
     apply or it finds neither side."""
-    box = _box(facts)
+    box = box_of(facts)
     if box is None:
         return None
     if box is _EMPTY:
