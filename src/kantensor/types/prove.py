@@ -392,6 +392,7 @@ def _negated(system: _System, left: Any, op: str, right: Any) -> list[Linear] | 
             "<": [d]}.get(op)
 
 
+@lru_cache(maxsize=1 << 14)  # (a simplification asks it again of each atom it meets)
 def bounds(facts: tuple[tuple[Any, str, Any], ...], x: Any) -> tuple[int | None, int | None]:
     """The least and greatest value of ``x`` where every fact holds and every size is
     ``>= 0``, as far as elimination shows (None: unbounded, or not shown); in a case
