@@ -310,7 +310,9 @@ def simplify(x: DimLike, facts: Facts = EMPTY) -> DimLike:
     size of the decidable fragment get one form."""
     if isinstance(x, int) or (not facts and not _has_opaque(x)):
         return x
-    return _simplify(x, facts)
+    x = ordered(facts.triples, x) if facts else x  # (a min/max the facts over one
+    # symbol order: its winning argument, found without the prover)
+    return x if isinstance(x, int) else _simplify(x, facts)
 
 
 @lru_cache(maxsize=1 << 14)
