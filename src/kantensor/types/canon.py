@@ -172,7 +172,7 @@ def _unfolded(x: Dim) -> DimLike:
         for inner, c in arg._terms:
             r = inner[0][0] if len(inner) == 1 and inner[0][1] == 1 else None
             if _by_int(r, "%") and not (c * r.args[1]) % d and \
-                    len(_atom_symbols(r)) == 1:
+                    len(_atom_symbols(r)) == 1 and not _nested(arg, r):
                 arg = arg - c * _symbol(r) + c * r.args[0]
                 out = out - c * r.args[1] // d * _floordiv(r.args[0], r.args[1])
         if arg is not atom.args[0]:
@@ -181,6 +181,21 @@ def _unfolded(x: Dim) -> DimLike:
                 y = y + k * out
             return y if isinstance(y, int) else _unfolded(y)
     return x
+
+
+def _nested(x: Dim, atom: Opaque) -> bool:
+    """Whether ``atom`` is inside another atom of ``x`` (``m % 2`` in ``n + m % 2 + (n +
+    m % 2) % 4``: that argument is a function of ``u = n + m % 2``, which writing its
+    outer ``m % 2`` as ``m`` would hide from :func:`_core`)."""
+    return any(isinstance(a, Opaque) and any(_mentions(g, atom) for g in a.args)
+               for mono, _ in x._terms for a, _ in mono)
+
+
+def _mentions(x: DimLike, atom: Opaque) -> bool:
+    """Whether ``atom`` is an atom of ``x`` or inside one."""
+    return not isinstance(x, int) and any(
+        a == atom or (isinstance(a, Opaque) and any(_mentions(g, atom) for g in a.args))
+        for mono, _ in x._terms for a, _ in mono)
 
 
 def _one_floor(x: Dim) -> bool:
