@@ -167,6 +167,19 @@ def test_a_remainder_inside_a_floor_of_several_sizes_is_written_one_way(ways, fo
         assert str(canonical_form(x)) == form, x
 
 
+def test_a_remainder_also_inside_another_atom_is_left_in_the_floor() -> None:
+    """``m % 2`` inside ``(n + m % 2 + (n + m % 2) % 4)//2`` stays: that floor is a
+    function of ``u = n + m % 2``, so Hermite's identity applies over ``u`` (written
+    ``m``, the floor was over ``m + n + (n + m % 2) % 4``, no function of one linear
+    form: hypothesis found two forms, seed 36564 of the multi-symbol rewrite test)."""
+    v = n + m % 2
+    ways = (2 * v - v % 4, 3 * v - (v + v % 4 + 1) // 2 - (v + v % 4) // 2)
+    for x in ways:
+        for p in sizegen.points(("n", "m", "k"))[::3]:
+            assert _at(x, p) == _at(ways[0], p)
+        assert str(canonical_form(x)) == "n + 4*((n + m % 2)//4) + m % 2", x
+
+
 @settings(max_examples=N_EXAMPLES, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), d=st.integers(2, 4), e=st.integers(2, 6),
        op=st.sampled_from(["//", "%"]))

@@ -31,7 +31,8 @@ back where that leaves fewest terms, so they are written one way only
 (``m + n - 2*((m + n)//2)`` is ``(m + n) % 2``); a pass can leave parts the next one
 forms (at most :data:`MAX_PASSES`). First, a remainder ``c*(a % e)`` of one size inside
 a floor or remainder by ``d`` of several sizes is written ``c*a`` where ``d`` divides
-``c*e`` (``(n + m % 2)//2 + m//2`` is ``(m + n)//2``).
+``c*e`` and no other atom of its argument holds it (``(n + m % 2)//2 + m//2`` is ``(m +
+n)//2``).
 
 Left as built (sound, not proven canonical): a part with a threshold that no such min
 or max or clamp is (``max(7, n) % 3 - 3*n``), a part whose period or threshold is past the limits of
@@ -162,7 +163,8 @@ def _unfolded(x: Dim) -> DimLike:
     by ``d`` of several sizes written ``c*a`` where ``d`` divides ``c*e`` (``c*a - c*e*(a
     //e)``: the multiple of ``d`` comes out of the floor, and out of a remainder):
     ``(n + m % 2)//2`` is ``(m + n)//2 - m//2``, so floors of a linear form over a size
-    and over its remainders are written one way."""
+    and over its remainders are written one way. Not where another atom of the
+    argument holds ``a % e`` (:func:`_nested`)."""
     for mono, k in x._terms:
         atom = mono[0][0] if len(mono) == 1 and mono[0][1] == 1 else None
         if not (_by_int(atom, "//") or _by_int(atom, "%")) or not _several(atom):
