@@ -71,13 +71,16 @@ def computed(client, outs):
 
 @pytest.fixture(scope="module")
 def client():
-    # a worker near its limit fails the test rather than pausing it
+    # A worker near its limit fails the test rather than pausing it. The setting stays
+    # for the cluster's whole life: a worker its nanny starts again after the `with` has
+    # ended comes back with Dask's default (pause at 80%), and one CI run waited paused
+    # until the timeout.
     with dask.config.set({"distributed.worker.memory.pause": False}):
         cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                memory_limit=MEMORY_LIMIT, dashboard_address=None)
-    with Client(cluster) as c:
-        yield c
-    cluster.close()
+        with Client(cluster) as c:
+            yield c
+        cluster.close()
 
 
 class TaskMemory(SchedulerPlugin):
