@@ -107,6 +107,23 @@ def test_direct_answers_are_the_relations_on_every_small_input(text, ranks):
     assert answered >= 10, (answered, total)  # it does answer: not vacuous
 
 
+def _judged(sig, shapes) -> tuple[list, int, int]:
+    """Every combination of ``shapes`` (one shape per input) under every fact set of
+    FACTS: (the disagreements, how many the direct path answered, how many of those it
+    answered under conditions)."""
+    bad, answered, conditioned = [], 0, 0
+    for combo in shapes:
+        types = tuple(kt.TensorType("float32", s) for s in combo)
+        for facts in FACTS:
+            wrong, did = disagreement(sig, types, facts=facts)
+            answered += did
+            if wrong:
+                bad.append(wrong)
+            elif did:
+                conditioned += bool(direct_build(sig, types, (False,) * len(types), facts)[1])
+    return bad, answered, conditioned
+
+
 @pytest.mark.parametrize("text", ["+(),()->()", "+(),(),()->()", "+(n),(n)->(n)",
                                   "+(),()->() | (n),(m)->(n,m)"])
 def test_direct_keeps_the_relations_broadcast_conditions(text):
@@ -119,16 +136,7 @@ def test_direct_keeps_the_relations_broadcast_conditions(text):
     shapes = [s for r in (0, 1) for s in itertools.product((0, 1, 2, None, N, M), repeat=r)]
     if n_in == 2:
         shapes += list(itertools.product((1, 2, None, N), repeat=2))
-    bad, conditioned, answered = [], 0, 0
-    for combo in itertools.product(shapes, repeat=n_in):
-        types = [kt.TensorType("float32", s) for s in combo]
-        for facts in FACTS:
-            wrong, did = disagreement(sig, types, facts=facts)
-            answered += did
-            if wrong:
-                bad.append(wrong)
-            elif did:
-                conditioned += bool(direct_build(sig, tuple(types), (False,) * n_in, facts)[1])
+    bad, answered, conditioned = _judged(sig, itertools.product(shapes, repeat=n_in))
     print(f"\n{text}: {answered} answered directly, {conditioned} under conditions")
     assert not bad, bad[:5]
     assert conditioned >= 20, (conditioned, answered)  # it does keep conditions
@@ -152,17 +160,8 @@ def test_direct_answers_the_relations_broadcast_clauses(text):
     sig = kt.Signature.parse(text)
     ranks = [len(op.dims) for op in sig.alternatives[0].inputs]
     sizes = (1, 2, None, N, M, dim_min(2, N))
-    bad, answered, conditioned = [], 0, 0
-    for combo in itertools.product(*(itertools.product(sizes, repeat=r) for r in ranks)):
-        types = [kt.TensorType("float32", s) for s in combo]
-        for facts in FACTS:
-            wrong, did = disagreement(sig, types, facts=facts)
-            answered += did
-            if wrong:
-                bad.append(wrong)
-            elif did:
-                conditioned += bool(direct_build(sig, tuple(types), (False,) * len(types),
-                                                 facts)[1])
+    bad, answered, conditioned = _judged(
+        sig, itertools.product(*(itertools.product(sizes, repeat=r) for r in ranks)))
     print(f"\n{text}: {answered} answered directly, {conditioned} under conditions")
     assert not bad, bad[:5]
     if "== b" not in text:

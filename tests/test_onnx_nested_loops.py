@@ -44,35 +44,33 @@ def _inner(trips: str, cond: str) -> tuple[list, object]:
                  name="inner_loop")], body
 
 
-def varying():
-    """The outer loop (n iterations) carries ``lim`` (one more each iteration): the inner
-    loop runs while ``j < lim``, another count at every outer iteration."""
-    inner, _ = _inner("", "go")
-    outer = graph([*inner, node("Add", ["lim_in", "one"], ["lim_out"]),
-                   node("Identity", ["c_in"], ["c_out"])],
-                  [t("i", I64, []), t("c_in", B, []), *untyped("lim_in", "acc_in")],
-                  [*untyped("c_out", "lim_out", "acc_out")], "outer")
-    nodes = [*size_of("x", 0, "n"),
-             node("Loop", ["n", "true", "lim0", "a"], ["lim", "acc"], body=outer,
-                  name="outer_loop")]
-    return model(graph(nodes, [t("x", F, ["n"]), t("a", F, ["m"]), t("lim0", I64, [])],
-                       untyped("lim", "acc"), inits=_INITS))
-
-
-def constant_data():
-    """The inner loop runs ``k`` times, ``k`` a value the data give (the same at every
-    outer iteration, which the reader does not know)."""
-    inner, _ = _inner("k", "true")
-    outer = graph([*inner, node("Identity", ["lim_in"], ["lim_out"]),
-                   node("Identity", ["c_in"], ["c_out"])],
+def _outer_carrying_lim(inner: list, next_lim, extra_inputs: list):
+    """The outer loop (n iterations) running ``inner`` and carrying ``lim`` (made by
+    ``next_lim``) and the accumulator; ``extra_inputs``: more graph inputs."""
+    outer = graph([*inner, next_lim, node("Identity", ["c_in"], ["c_out"])],
                   [t("i", I64, []), t("c_in", B, []), *untyped("lim_in", "acc_in")],
                   [*untyped("c_out", "lim_out", "acc_out")], "outer")
     nodes = [*size_of("x", 0, "n"),
              node("Loop", ["n", "true", "lim0", "a"], ["lim", "acc"], body=outer,
                   name="outer_loop")]
     return model(graph(nodes, [t("x", F, ["n"]), t("a", F, ["m"]), t("lim0", I64, []),
-                               t("k", I64, [])],
+                               *extra_inputs],
                        untyped("lim", "acc"), inits=_INITS))
+
+
+def varying():
+    """The outer loop (n iterations) carries ``lim`` (one more each iteration): the inner
+    loop runs while ``j < lim``, another count at every outer iteration."""
+    inner, _ = _inner("", "go")
+    return _outer_carrying_lim(inner, node("Add", ["lim_in", "one"], ["lim_out"]), [])
+
+
+def constant_data():
+    """The inner loop runs ``k`` times, ``k`` a value the data give (the same at every
+    outer iteration, which the reader does not know)."""
+    inner, _ = _inner("k", "true")
+    return _outer_carrying_lim(inner, node("Identity", ["lim_in"], ["lim_out"]),
+                               [t("k", I64, [])])
 
 
 def outer_by_data():
