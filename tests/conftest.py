@@ -75,6 +75,7 @@ FIGURES = {("conformance", "STATS"): _counters, ("fuzzing", "STATS"): _fuzz,
            ("soundness", "STATS"): _soundness, ("test_bruteforce", "CASES"): _sum,
            ("test_refine", "STATS"): _sum, ("dask_cases", "STATS"): _counters,
            ("test_onnx_nodes", "SUMMARY"): _sum, ("test_onnx_differential", "STATS"): _sum,
+           ("test_onnx_shape_differential", "STATS"): _sum,
            ("differential", "STATS"): _sum, ("test_fuzz_onnx", "SUMMARY"): _onnx_fuzz}
 
 
@@ -152,7 +153,10 @@ def _refine_summary(terminalreporter):
 def _differential_summary(terminalreporter):
     """Report the differential harnesses of issue 38: each one's figures."""
     for module, title in (("test_onnx_differential", "ONNX models: kantensor against "
-                           "onnxruntime"), ("differential", "forward, query, refine and run")):
+                           "onnxruntime"),
+                          ("test_onnx_shape_differential", "ONNX shape arithmetic: kantensor "
+                           "against onnxruntime"),
+                          ("differential", "forward, query, refine and run")):
         stats = getattr(sys.modules.get(module), "STATS", None)
         if not stats:
             continue

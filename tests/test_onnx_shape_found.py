@@ -1,0 +1,64 @@
+"""Wrong answers the shape-arithmetic differential harness found
+(tests/test_onnx_shape_differential.py), each minimised to a small model and judged the
+same way: every value's type (named sizes replaced) is onnxruntime's shape or unknown,
+and the contract holds exactly where onnxruntime runs, at sizes from 0."""
+
+from __future__ import annotations
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+from test_onnx_shape_differential import check, typed
+
+BIG = 2**63 - 1
+
+
+def _model(nodes, names, consts):
+    inits = [numpy_helper.from_array(np.array(v, np.int64), k) for k, v in consts.items()]
+    outputs = [helper.make_tensor_value_info(o, TensorProto.INT64 if o.startswith("i")
+                                             else TensorProto.FLOAT, None)
+               for n in nodes for o in n.output]
+    graph = helper.make_graph(nodes, "found", [helper.make_tensor_value_info(
+        "x", TensorProto.FLOAT, list(names))], outputs, inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+
+def _judged(model, names, points):
+    stats: dict[str, int] = {}
+    problems: list[str] = []
+    check(model, names, [dict(zip(names, p, strict=True)) for p in points], stats, problems)
+    assert not problems, "\n".join(problems)
+    return stats
+
+
+def _sizes(names):
+    return [helper.make_node("Shape", ["x"], ["i_shape"]),
+            helper.make_node("Gather", ["i_shape", "zero"], ["i_n"], axis=0),
+            helper.make_node("Unsqueeze", ["i_n", "axis0"], ["i_n1"])]
+
+
+def test_a_slice_bound_past_the_walks_end_empties_the_axis():
+    """Slice bounds of INT64_MAX/MIN were all read as omitted: a start of INT64_MAX
+    (or an end of INT64_MIN) with a positive step is past the axis's end (before its
+    start): the axis is empty, where the slice was typed whole (``N``)."""
+    points = [(0, 2), (1, 3), (3, 1), (2, 0)]
+    for starts, ends in (("big", "big"), ("zero1", "small"), ("big", "i_n1")):
+        nodes = _sizes("NS") + [helper.make_node("Slice", ["x", starts, ends, "axis0"],
+                                                 ["y"])]
+        model = _model(nodes, "NS", {"zero": 0, "axis0": [0], "zero1": [0], "big": [BIG],
+                                     "small": [-BIG]})
+        stats = _judged(model, "NS", points)
+        assert stats["values exact"] == 4 * len(nodes), (starts, ends, stats)
+
+
+def test_a_slice_bound_not_known_is_no_omitted_one():
+    """An entry of a Slice's starts or ends whose value is not known (``Abs`` of a size
+    is not folded) was read as omitted: ``x[abs(N):]`` typed whole (``N``) where it is
+    empty. It is unknown now."""
+    nodes = _sizes("NS") + [helper.make_node("Abs", ["i_n1"], ["i_abs"]),
+                            helper.make_node("Slice", ["x", "i_abs", "big", "axis0"], ["y"])]
+    model = _model(nodes, "NS", {"zero": 0, "axis0": [0], "big": [BIG]})
+    shape = typed(model)[0][-1]
+    assert shape[0] is None or not isinstance(shape[0], int) and str(shape[0]) != "N"
+    stats = _judged(model, "NS", [(0, 2), (1, 3), (3, 1), (2, 0)])
+    assert stats["contract agreed"] == 4 and stats["values unknown"] == 4, stats
