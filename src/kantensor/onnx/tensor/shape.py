@@ -235,26 +235,41 @@ def build_slice(types: tuple, starts_value: Any, ends_value: Any, axes_value: An
         for i, ax in enumerate(picked):
             start, end, step = starts[i], ends[i], steps[i]
             own = x.shape[ax]
-            if isinstance(end, Dim) and end == own:
-                end = None if (not isinstance(step, int) or step > 0) else end
+            if isinstance(end, Dim) and end == own and (not isinstance(step, int) or step > 0):
+                end = _BIG  # the axis's end
             if isinstance(start, Dim) and start == own and isinstance(step, int) and step < 0:
-                start = None
-            big = 1 << 62  # INT64_MAX and the like: the end of the axis
-            start = None if isinstance(start, int) and abs(start) >= big else start
-            end = None if isinstance(end, int) and abs(end) >= big else end
-            if not isinstance(step, int) or step == 0 or not all(
-                    v is None or isinstance(v, int | Dim) for v in (start, end)) or (
-                    step < 0 and not all(v is None or isinstance(v, int)
-                                         for v in (start, end))):
-                out[ax] = unknown[ax]
+                start = _BIG
+            if start is None or end is None or not isinstance(step, int) or step == 0 \
+                    or not all(isinstance(v, int | Dim) for v in (start, end)) or (
+                    step < 0 and not all(isinstance(v, int) for v in (start, end))):
+                out[ax] = unknown[ax]  # (an entry not known is no omitted bound)
                 clauses.append(unknown[ax] >= 0)
+            elif _past(start, step) or _past(end, -step):
+                out[ax] = 0  # a start past the end it walks to, or an end before it
             elif isinstance(start, Dim) or isinstance(end, Dim):  # a bound is a size
-                out[ax] = symbolic_length(a[ax], start, end, step, sizes, clauses)
+                out[ax] = symbolic_length(a[ax], _whole(start), _whole(end), step, sizes,
+                                          clauses)
             else:
-                out[ax] = slice_length(a[ax], start, end, step)
+                out[ax] = slice_length(a[ax], _whole(start), _whole(end), step)
     (k,) = dims("k")
     return {"x": a, "rest": [*[typed([k], "I")] * (len(types) - 2 - len(sizes.dims)),
                              *sizes.patterns()], "y": out, "fits": clauses}
+
+
+#: INT64_MAX and the like as a Slice bound: past either end of any axis
+_BIG = 1 << 62
+
+
+def _past(bound: Any, direction: int) -> bool:
+    """Whether ``bound`` is an int past the far end of the walk (``direction`` > 0: a
+    start of INT64_MAX or an end of INT64_MIN with a positive step): the slice is empty."""
+    return isinstance(bound, int) and (bound if direction > 0 else -bound) >= _BIG
+
+
+def _whole(bound: Any) -> Any:
+    """A bound past an axis's end on the walk's side as an omitted one (None): ONNX
+    clamps it there (after :func:`_past` has ruled out the empty side)."""
+    return None if isinstance(bound, int) and abs(bound) >= _BIG else bound
 
 
 def slice_(x: np.ndarray, starts: np.ndarray, ends: np.ndarray, *rest: np.ndarray,
