@@ -16,8 +16,8 @@ from ..types.type import TensorType
 from .bounds import MAX_VALUE_ENTRIES, oversized
 from .shared import FOLD_FACTS, value_symbols
 
-__all__ = ["MAX_FOLD", "TypeStandIn", "as_param", "computed", "fold", "integral", "plain",
-           "read_shapes", "settle", "sizes_value", "static_size"]
+__all__ = ["DECLINED", "MAX_FOLD", "TypeStandIn", "as_param", "computed", "fold", "integral",
+           "plain", "read_shapes", "settle", "sizes_value", "static_size"]
 
 #: The most elements a value computed while reading the model may have (larger ones are
 #: left to the graph: they are data, not sizes).
@@ -118,7 +118,7 @@ def computed(apply: Any, values: list[np.ndarray]) -> list[np.ndarray] | None:
         with np.errstate(all="ignore"):
             result = op.impl(*values, **op._kwargs) if compare is None else \
                 decided(compare, *values)
-    except Exception:  # a value that cannot be computed now is computed at run time
+    except DECLINED:  # a value that cannot be computed now is computed at run time
         return None
     if symbolic and compare is None and any(
             np.asarray(r).dtype == bool for r in (
@@ -151,6 +151,18 @@ _COMPARISONS = {np.equal: "==", np.less: "<", np.less_equal: "<=", np.greater: "
 
 class Undecided(Exception):
     """A comparison of sizes that holds at some sizes and fails at others."""
+
+
+#: What a kernel raises where a value cannot be computed when the model is read (it is
+#: then computed when the graph runs): a comparison the sizes do not decide
+#: (:class:`Undecided`); a size in a dtype that does not hold it at every size (Cast's
+#: ValueError), NumPy refusing a Dim or an input the run refuses too (TypeError,
+#: ValueError, IndexError: a constant index out of range), a division by zero or an
+#: overflow (ArithmeticError), a kernel that only types (NotImplementedError). Anything
+#: else (a NameError, AttributeError, KeyError, AssertionError) is a bug in the kernel and
+#: propagates: a bug must not turn into a value silently left unknown.
+DECLINED = (Undecided, ArithmeticError, ValueError, TypeError, IndexError,
+            NotImplementedError)
 
 
 def decided(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
