@@ -18,13 +18,17 @@ from .dtypes import dtype_of
 from .shared import NotKnown
 
 
-@reads_ranks
+@builder
 def build_constant_of_shape(types: tuple, input_value: Any, value: Any, **_: Any
                             ) -> dict[str, Any]:
-    """ConstantOfShape: the sizes of the input's value; the dtype of ``value``."""
+    """ConstantOfShape: the sizes of the input's value (where it is not known, as many
+    unknown sizes as its type has entries); the dtype of ``value``."""
     dtype = value[0]
     if input_value is None:
-        raise NotKnown("needs a constant shape")
+        length = types[0].shape[0] if types[0].ndim == 1 else None
+        if not isinstance(length, int):
+            raise NotKnown("needs a shape whose value or length is known")
+        input_value = (None,) * length
     sizes = SizeNames(input_value)
     out, clauses = [], []
     for i, entry in enumerate(input_value):

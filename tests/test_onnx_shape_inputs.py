@@ -1,0 +1,94 @@
+"""Ops that take a shape, sizes or bounds as an int64 input whose contents are not known
+when the model is read (a graph input, a value computed from data) but whose length is
+(its type's static length): the output's rank is that length (ConstantOfShape, Expand,
+Reshape, Tile) and a size no value decides is unknown, never the size an omitted bound
+would give (Slice). Judged by onnxruntime at random values of the shape inputs.
+
+main: ConstantOfShape of an ``int64[k]`` input of unknown contents was refused ("needs a
+constant shape") where its rank is k; a Slice whose starts and ends are not known typed
+``x[s:e]`` as the whole of ``x`` (an unknown bound read as an omitted one), where
+onnxruntime gives ``e - s`` rows.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper
+
+import kantensor.onnx as ko
+import ortrun
+from kantensor.types.symbols import substitute
+
+F, I64 = TensorProto.FLOAT, TensorProto.INT64
+
+
+def _model(op: str, inputs: list[str], k: int, **attrs):
+    """``op`` over ``x: float[n, m]`` and int64 inputs ``s``, ``e`` of ``k`` entries."""
+    graph = helper.make_graph(
+        [helper.make_node(op, inputs, ["y"], **attrs)], "g",
+        [helper.make_tensor_value_info("x", F, ["n", "m"]),
+         helper.make_tensor_value_info("s", I64, [k]),
+         helper.make_tensor_value_info("e", I64, [k])],
+        [helper.make_tensor_value_info("y", F, None)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+
+def _agrees(typed, shape: tuple, sizes: dict) -> bool:
+    """The type ``typed`` (ints, Dims over ``n``, ``m``, None) states ``shape``."""
+    if len(typed.shape) != len(shape):
+        return False
+    return all(d is None or substitute(d, sizes) == got
+               for d, got in zip(typed.shape, shape, strict=True))
+
+
+def _judged(model, values) -> int:
+    """Each run onnxruntime makes at ``x`` of 2 x 3, 4 x 1 and 0 x 2 and the int64
+    inputs' ``values`` has the shape the type states; the runs compared."""
+    _, (y,) = ko.from_onnx(model)
+    compared = 0
+    for (n, m), (s, e) in itertools.product(((2, 3), (4, 1), (0, 2)), values):
+        feeds = {"x": np.zeros((n, m), np.float32), "s": np.array(s, np.int64),
+                 "e": np.array(e, np.int64)}
+        ran = ortrun.run(model, feeds)
+        if isinstance(ran, ortrun.Refusal):
+            continue
+        assert _agrees(y.type, ran[0], {"n": n, "m": m}), (str(y.type), ran[0], s, e)
+        compared += 1
+    return compared
+
+
+@pytest.mark.parametrize("k", [0, 1, 2, 3])
+def test_constant_of_shape_of_an_unknown_shape_has_its_length_as_rank(k):
+    model = _model("ConstantOfShape", ["s"], k)
+    _, (y,) = ko.from_onnx(model)
+    assert str(y.type) == "float32[" + ",".join("?" * k) + "]"
+    values = [([v] * k, [0] * k) for v in (0, 1, 3)]
+    assert _judged(model, values) == 9
+    assert ko.contract(model).exact
+
+
+@pytest.mark.parametrize(("op", "want", "values"), [
+    ("Expand", "float32[?,?]", [([1, 1], [0, 0]), ([5, 1], [0, 0]), ([1, 3], [0, 0])]),
+    ("Reshape", "float32[?,?]", [([-1, 1], [0, 0]), ([1, -1], [0, 0])]),
+    ("Tile", "float32[?,?]", [([1, 1], [0, 0]), ([2, 3], [0, 0]), ([0, 1], [0, 0])]),
+])
+def test_shape_inputs_of_unknown_contents_give_their_length_as_rank(op, want, values):
+    model = _model(op, ["x", "s"], 2)
+    _, (y,) = ko.from_onnx(model)
+    assert str(y.type) == want
+    assert _judged(model, values) >= len(values)
+
+
+@pytest.mark.parametrize("inputs", [["x", "s", "e"], ["x", "s", "s"]])
+def test_a_slice_by_unknown_bounds_has_unknown_sizes(inputs):
+    """``x[s0:e0, s1:e1]`` with bounds that are graph inputs: each axis is unknown (main
+    said ``[n, m]``, the whole of x); onnxruntime gives 1 x 1 at [1, 1]:[2, 2] and 0 x 0
+    for equal bounds."""
+    model = _model("Slice", inputs, 2)
+    _, (y,) = ko.from_onnx(model)
+    assert str(y.type) == "float32[?,?]"
+    values = [([1, 1], [2, 2]), ([0, 0], [9, 9]), ([1, 0], [1, 1]), ([-1, -2], [5, 5])]
+    assert _judged(model, values) == 12
