@@ -356,6 +356,22 @@ def test_col2im_has_a_column_per_block_position(attrs):
     assert judged(model, {"cb": (5, 6, 10), "l": (3, 4, 5, 6)})
 
 
+@pytest.mark.parametrize(("attrs", "message"), [
+    ({"pads": [1, 0]}, "pads has 2 entries, expected 4"),
+    ({"strides": [2]}, "strides has 1 entries, expected 2"),
+    ({"dilations": [1, 1, 1]}, "dilations has 3 entries, expected 2"),
+    ({"strides": [0, 1]}, "must be >= 1")])
+def test_col2im_attributes_of_the_wrong_length_are_refused_by_name(attrs, message):
+    """A fuzz mutant (KANTENSOR_FUZZ_ONNX_CASES=2000: #309) gave pads of 2 entries for a 2-D
+    image: the builder indexed past them (an IndexError from inside); onnxruntime
+    refuses each of these models too."""
+    model = node_model("Col2Im", [("x", F, [1, 5, 3])], attrs, opset=18, inits=[
+        ("image", np.array([5, 5], np.int64)), ("block", np.array([1, 5], np.int64))])
+    with pytest.raises(ValueError, match=message):
+        from_onnx(model)
+    assert isinstance(run(model, {"x": np.zeros((1, 5, 3), np.float32)}), Refusal)
+
+
 # -- TensorScatter: the update is the cache but along the sequence axis -------------------
 @pytest.mark.parametrize("axis", [-2, 1])
 def test_tensor_scatter_update_fits_the_cache(axis):

@@ -194,6 +194,12 @@ def build_col2im(types: tuple, image_shape_value: Any, block_shape_value: Any,
         raise ParamError(f"image_shape has {len(image)} entries, block_shape {len(block)}")
     r = len(image)
     dil, st, pad = dilations or (1,) * r, strides or (1,) * r, pads or (0,) * (2 * r)
+    for name, given, n in (("dilations", dil, r), ("strides", st, r), ("pads", pad, 2 * r)):
+        if len(given) != n:
+            raise ParamError(f"{name} has {len(given)} entries, expected {n} (image_shape "
+                             f"has {r})")
+    if min((*dil, *st), default=1) < 1:
+        raise ParamError(f"dilations {tuple(dil)} and strides {tuple(st)} must be >= 1")
     counts = [(image[i] + pad[i] + pad[i + r] - dil[i] * (block[i] - 1) - 1) // st[i] + 1
               for i in range(r)]
     if min(counts, default=1) < 1:
