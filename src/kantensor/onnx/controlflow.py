@@ -297,7 +297,8 @@ class Scan(Structured):
         slices = [TensorType(t.dtype, t.shape[:a] + t.shape[a + 1:])
                   for t, a in zip(types[n_state:], in_axes, strict=True)]
         notes = Notes(label)
-        rec = Recurrence(scope, attrs["body"], types[:n_state], label, notes, tail=slices)
+        rec = Recurrence(scope, attrs["body"], types[:n_state], label, notes, tail=slices,
+                         keeps_shapes=True)
         n_scan = len(node.output) - n_state
         finals, scans = rec.solve(count, n_scan, list(node.output))
         out_axes = [normalize_axis(a, t.ndim + 1) for a, t in zip(
@@ -329,7 +330,7 @@ class Scan(Structured):
             count = unknown(VariableAxis(ins[n_state], in_axes[0] + batched))
         if batched and batch is None:
             batch = unknown(VariableAxis(ins[0], 0))
-        needed(scope, outs, (*scan_conditions(label, count, batch), *body_conditions(
+        needed(scope, outs, (*scan_conditions(label, count, batch), *rec.kept, *body_conditions(
             scope, node, label, rec.sub, count, rec.all, rec.known, runs=True)))
         return [(o, None) for o in outs]
 

@@ -16,6 +16,10 @@ body's first input). What the body makes of ``s`` is its rule for one iteration:
 
 The solution is sound for every number of iterations: each rule holds for any value of
 the symbols, since the body was typed for all of them at once.
+
+A Scan's states keep their shapes instead (onnxruntime refuses a run where an iteration
+changes one): each is its initial size, and the Scan needs the body to give it back
+(:meth:`Recurrence._keep`).
 """
 
 from __future__ import annotations
@@ -58,9 +62,12 @@ class Recurrence:
     condition)."""
 
     def __init__(self, scope: Any, body: Any, init: list[Type], label: str, notes: Notes,
-                 lead: list[Type] = (), tail: list[Type] = (), index: bool = False):
+                 lead: list[Type] = (), tail: list[Type] = (), index: bool = False,
+                 keeps_shapes: bool = False):
         self.scope, self.body, self.init, self.label, self.notes = scope, body, init, \
             label, notes
+        self.keeps_shapes = keeps_shapes  # (a Scan: see ``kept``)
+        self.kept: tuple[Condition, ...] = ()
         self.lead_out = 1 if index else 0
         taken = scope_names(scope) | names_in(init) | names_in(tail)
         base = base_name(label) + "_s"
@@ -122,9 +129,13 @@ class Recurrence:
         self.changing = self.all - set(known)
         finals: dict[str, Any] = {}
         reasons: dict[str, Any] = {}
-        for s, n0, e in pairs:
-            finals[s], reasons[s] = self._final(s, n0, e, known, count)
         body_out = self.out
+        if self.keeps_shapes:
+            body_out = self._keep(pairs, known, finals, reasons)
+            self.changing = self.all - set(known)
+        for s, n0, e in pairs:
+            if s not in finals:
+                finals[s], reasons[s] = self._final(s, n0, e, known, count)
         stuck = {s: n0 for s, n0, e in pairs if reasons[s] is not None and n0 is not None
                  and finals[s] is None and not isinstance(reasons[s], tuple)}
         if stuck:  # no rule in closed form: does the initial size stay? (induction)
@@ -148,6 +159,31 @@ class Recurrence:
             scans.append(TensorType(t.dtype, self._fixed(t.shape, known, name, 1)))
         self.known = known  # the carried sizes no iteration changes (for .needs)
         return out_types, scans
+
+    def _keep(self, pairs: list, known: dict, finals: dict, reasons: dict) -> list[Type]:
+        """A Scan's state variables keep their initial shapes: onnxruntime refuses a run
+        where an iteration gives one another shape (onnx.reference runs it). So the body
+        is typed again with each known initial size ``n0`` in place of its symbol (at
+        every iteration of a run that succeeds, the body sees these sizes and the same
+        slices' sizes), each such size is ``n0`` after any number of iterations, and the
+        node needs the size ``e`` the body gives back to be ``n0`` (``kept``; a size
+        the body leaves unknown states no condition). The body's output types."""
+        start = {s: n0 for s, n0, _ in pairs if n0 is not None}
+        out = self._type([self._at(t, names, start) for t, names in
+                          zip(self.formal, self.symbols, strict=True)])
+        after = [e for k, _ in enumerate(self.symbols) for e in _sizes(out[self.lead_out + k])]
+        conditions = []
+        source = Source(op="Scan", node=self.label, detail="onnxruntime keeps each state "
+                        "variable's shape from one iteration to the next")
+        for (s, n0, _), e in zip(pairs, after, strict=True):
+            if n0 is None:
+                continue
+            finals[s], reasons[s] = n0, None
+            known[s] = n0
+            if e is not None and not _symbols(e) & self.all and not (e is n0 or e == n0):
+                conditions.append(Condition(e, "==", n0, source))
+        self.kept = tuple(conditions)
+        return out
 
     def _fixpoint(self, stuck: dict[str, Any], known: dict[str, Any]
                   ) -> tuple[list[Type], set[str]]:
