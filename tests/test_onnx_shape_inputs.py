@@ -2,12 +2,12 @@
 when the model is read (a graph input, a value computed from data) but whose length is
 (its type's static length): the output's rank is that length (ConstantOfShape, Expand,
 Reshape, Tile) and a size no value decides is unknown, never the size an omitted bound
-would give (Slice). Judged by onnxruntime at random values of the shape inputs.
+would give (Slice). Judged by onnxruntime at several values of the shape inputs.
 
 main: ConstantOfShape of an ``int64[k]`` input of unknown contents was refused ("needs a
-constant shape") where its rank is k; a Slice whose starts and ends are not known typed
-``x[s:e]`` as the whole of ``x`` (an unknown bound read as an omitted one), where
-onnxruntime gives ``e - s`` rows.
+constant shape") where its rank is k. (A Slice whose starts and ends are not known was
+typed as the whole of ``x``, an unknown bound read as an omitted one, until fdedb32;
+onnxruntime gives ``e - s`` rows.)
 """
 
 from __future__ import annotations
