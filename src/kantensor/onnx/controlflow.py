@@ -38,7 +38,7 @@ from ..syntax.errors import TypeInferenceError
 from ..types.containers import SequenceType, join_shapes
 from ..types.dim import unknown
 from ..types.type import TensorType
-from .needs import body_conditions, branch_conditions, compared, scan_conditions
+from .needs import body_conditions, branch_conditions, compared, refused_index, scan_conditions
 from .recurrence import Recurrence, after_any, iteration_count, runtime_types, scope_names
 from .registry import UnsupportedOp
 from .sequence import apply, scalar_value
@@ -211,8 +211,9 @@ class Loop(Structured):
             owner.tag["notes"] = tuple(notes.found)
         if facts:
             owner.tag["conditions"] = tuple(facts)
-        needed(scope, outs, body_conditions(scope, node, label, rec.sub, count, rec.all,
-                                            rec.known, index=rec.index))
+        needed(scope, outs, (*body_conditions(scope, node, label, rec.sub, count, rec.all,
+                                              rec.known, index=rec.index, more=rec.same),
+                             *refused_index(node, label, count, rec.refused)))
         values = [None] * len(outs)
         if count == 0:  # the initial values, untouched
             values[:n_carried] = [scope.value(n) if isinstance(v.type, TensorType) else None

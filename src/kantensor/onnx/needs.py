@@ -30,7 +30,12 @@ over it is one the data decide (a DataSymbol of its own, unbounded: ``holds`` is
 undecided where it matters). A Loop's iteration number ``i`` runs over ``0 .. iters -
 1``: a comparison affine in ``i`` alone among the changing sizes (a Gather's ``x[i + 2]``
 needs ``i + 3 <= n``) holds at every ``i`` exactly where it holds at both ends, so it is
-stated there (``iters == 0 or (3 <= n and iters + 2 <= n)``, :func:`at_ends`).
+stated there (``iters == 0 or (3 <= n and iters + 2 <= n)``, :func:`at_ends`); any other
+at each ``i`` where the count is a known int (at most :data:`MAX_ENUMERATED`). A body
+that cannot be typed with ``i`` a size (:func:`refused_index`) needs no iteration where
+its relations hold at no ``i``, else leaves its iterations to the data. The Loop's own
+conditions over its body's sizes (``more``: each scan output one shape at every
+iteration, ``Recurrence._same``) are stated the same way.
 
 A Scan over an empty axis (:func:`scan_conditions`): ONNX's pseudo-code runs no
 iteration and leaves each scan output "an empty tensor" of no stated shape; onnxruntime
@@ -49,13 +54,15 @@ from typing import Any
 import onnx
 
 from ..ops.located import VariableAxis
+from ..syntax.errors import TypeInferenceError
 from ..types.conditions import AnyOf, Clause, Condition, Source
 from ..types.dim import Dim, unknown
 from ..types.symbols import DataSymbol, free_symbols, substitute
 from .sequence import scalar_value
 from .subgraph import base_name
 
-__all__ = ["body_conditions", "branch_conditions", "compared", "scan_conditions"]
+__all__ = ["body_conditions", "branch_conditions", "compared", "refused_index",
+           "scan_conditions"]
 
 #: Comparison ops whose value, on sizes, is a size condition; and its negation.
 _COMPARE = {"Equal": ("==", "!="), "Less": ("<", ">="), "Greater": (">", "<="),
@@ -122,7 +129,8 @@ def branch_conditions(scope: Any, node: onnx.NodeProto, label: str,
 
 def body_conditions(scope: Any, node: onnx.NodeProto, label: str, sub: Any, count: Any,
                     symbols: Iterable[str] = (), known: dict | None = None,
-                    runs: bool = False, index: str | None = None) -> tuple[Clause, ...]:
+                    runs: bool = False, index: str | None = None,
+                    more: tuple[Clause, ...] = ()) -> tuple[Clause, ...]:
     """The conditions a Loop's, Scan's or SequenceMap's ``node`` (read by ``scope``)
     needs for its body (``sub``: its reader) to hold at every one of its ``count`` runs
     (an int, a Dim, or None: not known); ``symbols``: the body's own sizes (a
@@ -131,7 +139,7 @@ def body_conditions(scope: Any, node: onnx.NodeProto, label: str, sub: Any, coun
     >= 1`` (a Scan, :func:`scan_conditions`), so the body's are needed unguarded;
     ``index``: which of ``symbols`` is the iteration number (a Loop's), which runs over
     ``0 .. count - 1``."""
-    if count == 0 or not sub.conditions:
+    if count == 0 or not (sub.conditions or more):
         return ()
     sizes: dict[Any, Any] = {}
     changing: dict[str, DataSymbol] = {}
@@ -142,7 +150,7 @@ def body_conditions(scope: Any, node: onnx.NodeProto, label: str, sub: Any, coun
                                      "from one iteration to the next (the data decide it "
                                      "at each)")
         sizes[s] = n0 if n0 is not None else Dim(changing[s])
-    own = _outer(scope, node, label, sub, "body", sizes)
+    own = _outer(scope, node, label, sub, "body", sizes, more)
     if count is None:
         symbol = DataSymbol(f"{base_name(label)}_runs", f"how many times {label!r} runs "
                             "its body (the data decide it)")
@@ -157,6 +165,46 @@ def body_conditions(scope: Any, node: onnx.NodeProto, label: str, sub: Any, coun
                        c.source if isinstance(c, AnyOf) else c[0].source) for c in own)
 
 
+def refused_index(node: onnx.NodeProto, label: str, count: Any,
+                  refused: Exception | None) -> tuple[Clause, ...]:
+    """What the Loop ``node`` needs where its body could not be typed with the iteration
+    number a symbol (``refused``: the error; the body was then typed with the number
+    unknown, so :func:`body_conditions` has none of the conditions over it). A
+    :class:`TypeInferenceError` says the body's relations hold at no iteration number
+    (``x[i + 5]`` of 2 rows): the Loop must run no iteration (``count == 0``: where
+    ``count`` is an int >= 1, at no size). Any other refusal leaves each iteration's
+    conditions to the data: ``<node>_fits == 1`` for a size the data decide in ``[0, 1]``
+    (1 where the body holds at every iteration), so ``holds`` decides no point where the
+    Loop runs. None of them where the Loop runs no iteration (``count == 0``)."""
+    if refused is None or count == 0:
+        return ()
+    first = str(refused).splitlines()[0] if str(refused) else type(refused).__name__
+    source = Source(op=node.op_type, node=label, detail="its body, typed with the "
+                    f"iteration number a size, was refused: {first}")
+    if count is None:
+        symbol = DataSymbol(f"{base_name(label)}_runs", f"how many times {label!r} runs "
+                            "its body (the data decide it)")
+        count = Dim(symbol)
+        symbol.bounds = (Condition(count, ">=", 0),)
+    idle = Condition(count, "==", 0, source)
+    if isinstance(refused, TypeInferenceError):
+        return (idle,)
+    symbol = DataSymbol(f"{base_name(label)}_fits", f"1 where the body of {label!r} holds "
+                        "at every iteration number, else 0 (its conditions over the "
+                        "number were not stated: a builder refused it as a size)")
+    fits = Dim(symbol)
+    symbol.bounds = (Condition(fits, ">=", 0), Condition(fits, "<=", 1))
+    holds = Condition(fits, "==", 1, source)
+    if isinstance(count, int):
+        return (holds,)
+    return (AnyOf(((idle,), (holds,)), source),)
+
+
+#: The most iterations of a Loop of a known count at which a condition of its body over
+#: the iteration number is stated one by one (:func:`at_ends`).
+MAX_ENUMERATED = 64
+
+
 def at_ends(c: Clause, j: Any, count: Any, changing: frozenset) -> Clause | tuple:
     """A body's condition ``c`` needed at every iteration number ``j`` in ``0 .. count -
     1`` (count >= 1): where ``c`` is a comparison affine in ``j`` (no ``!=``) and names no
@@ -164,19 +212,39 @@ def at_ends(c: Clause, j: Any, count: Any, changing: frozenset) -> Clause | tupl
     an interval, so it holds at every ``j`` exactly where it holds at both ends: the
     conditions at ``j = 0`` and ``j = count - 1`` (a tuple, their conjunction, without
     those that hold at every size).
+    Where ``count`` is an int of at most :data:`MAX_ENUMERATED`, ``c`` (a disjunction
+    too) at each ``j`` in ``0 .. count - 1``, whatever its form (``x[i*i]``).
     Otherwise ``c`` itself (in a 1-tuple for a Condition), ``j`` left to the data (or no
     ``j``: None)."""
-    if not isinstance(c, Condition) or j is None or j not in c.symbols():
+    if j is None or j not in c.symbols():
         return c if isinstance(c, AnyOf) else (c,)
+    if (c.symbols() & changing) - {j}:
+        return c if isinstance(c, AnyOf) else (c,)
+    if _affine(c, j):
+        at = (0, count - 1)
+    elif isinstance(count, int) and 0 < count <= MAX_ENUMERATED:
+        at = range(count)
+    else:
+        return c if isinstance(c, AnyOf) else (c,)
+    each = (c.substitute({j: k}) for k in at)
+    return tuple(dict.fromkeys(e for e in each if not _always(e)))
+
+
+def _always(c: Clause) -> bool:
+    """Whether ``c`` holds at every size by its form (``d*n == d*n``, ``3 <= 5``)."""
+    if isinstance(c, Condition) and isinstance(c.key[0], int) or not c.symbols():
+        return c.holds({})
+    return False
+
+
+def _affine(c: Clause, j: Any) -> bool:
+    """Whether ``c`` is a comparison (not ``!=``) affine in ``j``."""
+    if not isinstance(c, Condition):
+        return False
     d, op = c.key
-    rest = substitute(d, {j: 0})
-    slope = substitute(d, {j: 1}) - rest
-    if op == "!=" or not isinstance(slope, int) or (c.symbols() & changing) - {j} \
-            or j in free_symbols(d - slope * Dim(j)):
-        return (c,)
-    ends = (c.substitute({j: at}) for at in (0, count - 1))
-    return tuple(dict.fromkeys(e for e in ends if not isinstance(e.key[0], int)
-                               or not e.holds({})))  # (one that always holds: none)
+    slope = substitute(d, {j: 1}) - substitute(d, {j: 0})
+    return op != "!=" and isinstance(slope, int) and \
+        j not in free_symbols(d - slope * Dim(j))
 
 
 def scan_conditions(label: str, count: Any, batch: Any = None) -> tuple[Condition, ...]:
@@ -190,12 +258,13 @@ def scan_conditions(label: str, count: Any, batch: Any = None) -> tuple[Conditio
 
 
 def _outer(scope: Any, node: onnx.NodeProto, label: str, sub: Any, truth: bool | str,
-           sizes: dict | None = None) -> tuple[Clause, ...]:
+           sizes: dict | None = None, more: tuple[Clause, ...] = ()) -> tuple[Clause, ...]:
     """The conditions of the subgraph ``sub`` (the branch ``truth``, or a loop's body)
     in the terms of the graph around it (the unknown axes of a captured value's
     stand-in, the outer value's; ``sizes``: the body's own symbols' sizes there), each
-    naming its node and the subgraph."""
-    if not sub.conditions:
+    naming its node and the subgraph; and ``more``, the node's own conditions over the
+    subgraph's sizes, in those terms too."""
+    if not (sub.conditions or more):
         return ()
     mapping: dict[Any, Any] = dict(sizes or {})
     for name, stand_in in sub.captured.items():
@@ -217,6 +286,8 @@ def _outer(scope: Any, node: onnx.NodeProto, label: str, sub: Any, truth: bool |
         else:
             out.append(AnyOf(tuple(tuple(moved(x) for x in case) for case in c.cases),
                              _within(c.source, where)))
+    out += [c.substitute(mapping) if mapping and c.symbols() & mapping.keys() else c
+            for c in more]
     return tuple(out)
 
 

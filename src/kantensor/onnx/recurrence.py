@@ -83,6 +83,8 @@ class Recurrence:
         self.all = {n for names in self.symbols for n in names} | (
             {self.index} if self.index else set())
         self.lead, self.tail = list(lead), list(tail)
+        self.refused: Exception | None = None
+        self.same: tuple[Condition, ...] = ()
         self.out = self._type(self.formal)
 
     def _type(self, formal: list[Type]) -> list[Type]:
@@ -93,13 +95,15 @@ class Recurrence:
             j[()] = Dim(self.index)
             values = [j, np.array(True)]
         inputs = [*self.lead, *formal, *self.tail]
+        self.refused = None
         try:
             self.sub = self.scope.child(self.body, inputs, values, graph=False)
-        except (TypeError, ValueError, IndexError):
+        except (TypeError, ValueError, IndexError) as exc:
             if self.index is None:
-                raise  # the iteration number's symbol may be what a builder refuses
+                raise  # the iteration number's symbol may be what a builder refuses:
             self.sub = self.scope.child(self.body, inputs, [None, np.array(True)],
-                                        graph=False)
+                                        graph=False)  # typed without it, the body's
+            self.refused = exc  # conditions over it are not stated (needs.refused_index)
         return output_types(self.sub, self.label)
 
     def condition(self) -> bool | None:
@@ -157,8 +161,32 @@ class Recurrence:
             name = outputs[n + j] if n + j < len(outputs) and outputs[n + j] else \
                 f"output {n + j}"
             scans.append(TensorType(t.dtype, self._fixed(t.shape, known, name, 1)))
+        self.same = self._same(body_out[self.lead_out + n:], pairs, known)
         self.known = known  # the carried sizes no iteration changes (for .needs)
         return out_types, scans
+
+    def _same(self, scans: list[Type], pairs: list, known: dict) -> tuple[Condition, ...]:
+        """What stacking the scan outputs needs: onnxruntime refuses a run where two
+        iterations give one of them different shapes, so each size that changes between
+        iterations (over the iteration number, or a carried size that changes) equals its
+        size at the first iteration (the iteration number 0, each carried size its initial
+        one where known): conditions over the body's symbols, which
+        :func:`~.needs.body_conditions` states at every iteration."""
+        first = {s: n0 for s, n0, _ in pairs if n0 is not None and s not in known}
+        if self.index is not None:
+            first[self.index] = 0
+        source = Source(op="Loop" if self.index is not None else "Scan", node=self.label,
+                        detail="onnxruntime stacks a scan output only where every "
+                        "iteration gives it one shape")
+        out = []
+        for t in scans:
+            for d in t.shape if isinstance(t, TensorType) else ():
+                d = substitute(d, known) if isinstance(d, Dim) else d
+                if _symbols(d) & self.changing:
+                    start = substitute(d, first)
+                    if not (start is d or start == d):
+                        out.append(Condition(d, "==", start, source))
+        return tuple(dict.fromkeys(out))
 
     def _keep(self, pairs: list, known: dict, finals: dict, reasons: dict) -> list[Type]:
         """A Scan's state variables keep their initial shapes: onnxruntime refuses a run

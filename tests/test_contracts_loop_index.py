@@ -1,0 +1,170 @@
+"""A Loop's body needs its conditions at every iteration number ``i`` in ``0 .. iters -
+1``, whatever their form, and its scan outputs one shape at every iteration; judged by
+onnxruntime at every point of a grid of sizes and trip counts.
+
+* A condition over ``i`` that is not affine (row ``i*i``, row ``i//2 + 3``, a Reshape to
+  ``[i + 1, -1]``) is stated at each iteration where the count is a known int (of at
+  most ``needs.MAX_ENUMERATED``), exactly; otherwise it is the data's (undecided where
+  the Loop runs: never a guess).
+* A body typed with ``i`` a size may be refused: where its relations hold at no ``i``
+  (row ``i + 5`` of 2 rows), the Loop runs no iteration or fails (``m == 0``); any other
+  refusal (a size nested past the limit a type text states) leaves each iteration's
+  conditions to the data (``walk_fits == 1``). main typed such a body again without
+  ``i`` and dropped every condition over it: it called valid every run onnxruntime
+  refuses.
+* A scan output whose shape changes between iterations (``Range(0, i)``): onnxruntime
+  refuses to stack it, so the Loop needs it one shape (``m <= 1`` here). main called
+  every count valid.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import kantensor.onnx as ko
+import ortrun
+from differential import count as counted
+from kantensor.onnx.needs import MAX_ENUMERATED
+from test_onnx_loops import AXES, I64, B, F, const, graph, model, node, size_of, t, untyped
+
+
+def _walk(body_nodes: list, inits: list, trips=None, row=("d",), more=()):
+    """A Loop over ``x: [n, d]`` whose body (``body_nodes``, giving ``row`` from ``x`` and
+    the iteration number ``i``) stacks ``row``; ``trips`` iterations (an int), or ``m``,
+    the length of ``a``. ``more``: inputs the body reads besides x."""
+    body = graph([*body_nodes, node("Identity", ["c_in"], ["c_out"])],
+                 [t("i", I64, []), t("c_in", B, [])],
+                 [*untyped("c_out"), t("row", F, list(row)) if row is not None else
+                  untyped("row")[0]], "body", inits=inits)
+    trip = "m" if trips is None else "trips"
+    nodes = [*size_of("a", 0, "m"), node("Loop", [trip, "true"], ["rows"], body=body,
+                                         name="walk")]
+    inits = AXES + ([const("trips", trips)] if trips is not None else [])
+    return model(graph(nodes, [t("x", F, ["n", "d"]), t("a", F, ["m"]), *more],
+                       untyped("rows"), inits=inits))
+
+
+def _judge(model_, points, feeds_of, undecided: int | None = 0) -> int:
+    """``holds`` of the model's contract against onnxruntime at each point (a dict of
+    sizes; ``feeds_of(point)`` its feeds): never the other answer; the number of runs."""
+    contract = ko.contract(model_)
+    runs = found = 0
+    for point in points:
+        ran = isinstance(ortrun.run(model_, feeds_of(point)), list)
+        counted("loop iteration numbers: onnxruntime runs judged")
+        claim = contract.holds(**point).value
+        assert claim is None or claim is ran, (point, claim, ran, str(contract))
+        found += claim is None
+        runs += ran
+    if undecided is not None:
+        assert found == undecided, found
+    return runs
+
+
+def _xa(point):
+    return {"x": np.zeros((point["n"], point["d"]), np.float32),
+            "a": np.zeros(point["m"], np.float32)}
+
+
+_GRID = [{"n": n, "d": d, "m": m} for n, d, m in itertools.product(range(12), (1, 2, 3),
+                                                                      (0, 2))]
+
+_SQUARE = ([node("Mul", ["i", "i"], ["at"]), node("Gather", ["x", "at"], ["row"], axis=0)],
+           [])
+_HALF = ([node("Div", ["i", "two"], ["h"]), node("Add", ["h", "off"], ["at"]),
+          node("Gather", ["x", "at"], ["row"], axis=0)], [const("two", 2), const("off", 3)])
+_RESHAPE = ([node("Add", ["i", "one"], ["i1"]), node("Unsqueeze", ["i1", "zero1"], ["i1v"]),
+             node("Concat", ["i1v", "minus"], ["shape"], axis=0),
+             node("Reshape", ["x", "shape"], ["r"]),
+             node("ReduceSum", ["r", "zero1"], ["row"], keepdims=0)],
+            [const("one", 1), const("minus", [-1])])
+
+
+@pytest.mark.parametrize(("body", "row", "atoms"), [
+    (_SQUARE, ("d",), {1: ["1 <= n"], 3: ["5 <= n"], 4: ["10 <= n"]}),
+    (_HALF, ("d",), {1: ["4 <= n"], 3: ["5 <= n"], 4: ["5 <= n"]}),
+    (_RESHAPE, None, {1: [], 3: ["(d*n) % 2 == 0", "(d*n) % 3 == 0", "(d*n)//2 == d*n",
+                                 "(d*n)//3 == d*n"]}),
+])
+def test_a_condition_over_the_iteration_number_holds_at_each_iteration(body, row, atoms):
+    """Row ``i*i`` of 4 iterations needs row 9 (``10 <= n``), row ``i//2 + 3`` of 3 or 4
+    iterations row 4; a Reshape to ``[i + 1, -1]`` needs ``d*n`` divisible by each
+    ``i + 1``, and (its rows stacked) one shape at every iteration: ``d*n == 0`` from 2
+    iterations. Each exact where the count is known (main: undecided at every point);
+    with the count ``m`` of the data's input, undecided where the Loop runs."""
+    for trips, want in atoms.items():
+        walk = _walk(*body, trips=trips, row=row)
+        contract = ko.contract(walk)
+        assert [str(a.clause) for a in contract.atoms] == want
+        _judge(walk, _GRID, _xa)
+    assert _judge(_walk(*body, row=row), _GRID, _xa, undecided=36) >= 36
+
+
+@pytest.mark.parametrize(("offset", "rows"), [(5, 2), (0, 0), (2, 2)])
+def test_a_body_that_fails_at_every_iteration_number_needs_no_iteration(offset, rows):
+    """Row ``i + offset`` of ``rows`` rows fails at every ``i``: the body typed with
+    ``i`` a size is refused, and the Loop needs ``m == 0`` (main typed it again without
+    ``i`` and said every size is valid)."""
+    body = [node("Add", ["i", "off"], ["at"]), node("Gather", ["x", "at"], ["row"], axis=0)]
+    walk = _walk(body, [const("off", offset)])
+    walk.graph.input[0].CopyFrom(t("x", F, [rows, "d"]))
+    contract = ko.contract(walk)
+    assert [str(a.clause) for a in contract.atoms] == ["m == 0"] and contract.exact
+    (atom,) = contract.atoms
+    assert "was refused" in atom.clause.source.detail
+    points = [{"d": 2, "m": m} for m in range(5)]
+    assert _judge(walk, points, lambda point: _xa({"n": rows, **point})) == 1
+
+
+def _deep(links: int):
+    """A body reading row ``i`` of x, and summing a vector grown from ``Range(0, i)`` by
+    ``links`` times Concat(v, v) -> Slice to Shape(w) by a step of 2 -> one more entry:
+    past 12 links the size nests deeper than a type text may state."""
+    body = [node("Range", ["k0", "i", "k1"], ["rg"]), node("Cast", ["rg"], ["v0"], to=1),
+            node("Shape", ["w"], ["wm"])]
+    previous = "v0"
+    for j in range(links):
+        body += [node("Concat", [previous, previous], [f"c{j}"], axis=0),
+                 node("Slice", [f"c{j}", "k_st", "wm", "k_st", "k_two"], [f"s{j}"]),
+                 node("Concat", [f"s{j}", "k_one"], [f"u{j}"], axis=0)]
+        previous = f"u{j}"
+    body += [node("Gather", ["x", "i"], ["got"], axis=0),
+             node("ReduceSum", [previous], ["total"], keepdims=0),
+             node("Add", ["got", "total"], ["row"])]
+    inits = [const("k0", 0), const("k1", 1), const("k_st", [0]), const("k_two", [2]),
+             const("k_one", [0.0], np.float32)]
+    return _walk(body, inits, more=[t("w", F, ["k"])])
+
+
+def test_a_body_refused_for_another_reason_leaves_its_iterations_to_the_data():
+    """14 links: the body typed with ``i`` a size is refused (a size nested too deep),
+    typed again without it: its need of row ``i`` is the data's (``walk_fits == 1``),
+    undecided wherever the Loop runs (main: valid everywhere, wrong at 6 of 16 points);
+    2 links: typed with ``i``, exact at both ends of the iterations."""
+    def feeds(point):
+        return {**_xa(point), "w": np.zeros(point["k"], np.float32)}
+    points = [{"n": n, "d": 2, "m": m, "k": 5} for n, m in itertools.product(range(4),
+                                                                             range(4))]
+    deep = _deep(14)
+    assert [str(a.clause) for a in ko.contract(deep).atoms] == ["m == 0 or walk_fits == 1"]
+    assert _judge(deep, points, feeds, undecided=12) == 10
+    shallow = _deep(2)
+    assert [str(a.clause) for a in ko.contract(shallow).atoms] == [
+        "m == 0 or (1 <= n and m <= n)"]
+    assert _judge(shallow, points, feeds) == 10
+
+
+@pytest.mark.parametrize(("trips", "atoms", "runs"), [
+    (None, ["m == 0 or m - 1 == 0"], 2), (1, [], 4), (2, ["1 == 0"], 0),
+    (MAX_ENUMERATED + 1, [f"{MAX_ENUMERATED} == 0"], 0)])
+def test_a_scan_output_of_a_changing_shape_is_not_stacked(trips, atoms, runs):
+    """``Range(0, i)`` stacked: 0 then 1 entries; onnxruntime refuses from 2 iterations
+    (main: every count valid)."""
+    walk = _walk([node("Range", ["k0", "i", "k1"], ["row"])],
+                 [const("k0", 0), const("k1", 1)], trips=trips, row=None)
+    assert [str(a.clause) for a in ko.contract(walk).atoms] == atoms
+    points = [{"n": 1, "d": 1, "m": m} for m in range(4)]
+    assert _judge(walk, points, _xa) == runs
