@@ -10,7 +10,7 @@ import numpy as np
 
 from ...ops.params import ParamError, normalize_axis
 from ...ops.sizes import SizeNames
-from ...ops.templates import builder, dims, reads_ranks, typed
+from ...ops.templates import builder, dims, groups, reads_ranks, typed
 from ...syntax.ast import Compare, DimVar
 from ...types.dim import Dim
 
@@ -44,14 +44,34 @@ def hardmax(x: np.ndarray, *, axis: int) -> np.ndarray:
     return out
 
 
-def cumsum(x: np.ndarray, axis: np.ndarray, *, exclusive: int = 0, reverse: int = 0
-           ) -> np.ndarray:
-    return _cumulative(np.cumsum, x, int(axis), exclusive, reverse, 0)
+@builder
+def build_cumulative(types: tuple, axis_value: Any = None, **_: Any) -> dict[str, Any]:
+    """CumSum and CumProd: the input's shape; the axis (an input of one entry) is one of
+    the input's axes (onnxruntime refuses any other): an int is checked now, a size (a
+    Loop's iteration number) is a condition, ``-rank <= axis <= rank - 1``; an axis the
+    data give is checked when the model runs."""
+    x = types[0]
+    entry = axis_value[0] if axis_value and len(axis_value) == 1 else None
+    sizes = SizeNames(entry) if isinstance(entry, Dim) else SizeNames()
+    fits: list[Compare] = []
+    if isinstance(entry, int):
+        normalize_axis(entry, x.ndim)
+    elif isinstance(entry, Dim):
+        at = sizes.expr(entry)
+        fits = [Compare("<=", at, x.ndim - 1), Compare(">=", at + x.ndim, 0)]
+    (axis,) = groups("r", 1)
+    return {"x": dims("a", x.ndim), "axis": axis, "sizes": sizes.patterns(), "fits": fits}
 
 
-def cumprod(x: np.ndarray, axis: np.ndarray, *, exclusive: int = 0, reverse: int = 0
-            ) -> np.ndarray:
-    return _cumulative(np.cumprod, x, int(axis), exclusive, reverse, 1)
+def cumsum(x: np.ndarray, axis: np.ndarray, *sizes: np.ndarray, exclusive: int = 0,
+           reverse: int = 0, **_: Any) -> np.ndarray:
+    return _cumulative(np.cumsum, x, int(np.asarray(axis).ravel()[0]), exclusive, reverse, 0)
+
+
+def cumprod(x: np.ndarray, axis: np.ndarray, *sizes: np.ndarray, exclusive: int = 0,
+            reverse: int = 0, **_: Any) -> np.ndarray:
+    return _cumulative(np.cumprod, x, int(np.asarray(axis).ravel()[0]), exclusive, reverse,
+                       1)
 
 
 def _cumulative(fn: Any, x: np.ndarray, axis: int, exclusive: int, reverse: int,
