@@ -49,7 +49,7 @@ from .intervals import INTEGER_DTYPES, MAKES_INTERVALS, record_interval
 from .loading import MAX_NAME, OnnxImportError, Tensors, clipped, open_model, opsets_of, shown
 from .nodecache import CONSTANTS, NODES, NodeRecord, constant_key, keep_constant, record
 from .nodememo import MEMO, input_facts, node_key, remember, value_key
-from .nodeslot import keep, slotted
+from .nodeslot import ONCE, keep, slotted
 from .protos import constant_value, described
 from .protos import label as node_label
 from .registry import OnnxOp, UnsupportedOp, lookup
@@ -224,11 +224,15 @@ class _Reader(Scope, Sources):
             # a node seen before: its key holds its entry, which inputs it gives (so they
             # fit the entry) and their types (so none is untyped, no handler types it);
             # nothing else to check. First its slot: its inputs as when last typed
-            typed = None if entry.structured else slotted(self, entry, rec)
+            typed = None if rec.slot is None or entry.structured else \
+                slotted(self, entry, rec)  # (no slot: a record's first typing, inline)
             if typed is None and entry.plain:
                 key, typed, generic = remembered(self, entry, rec, node)  # (see .generic)
                 if typed is not None and key is not None:
-                    keep(self, entry, rec, typed)
+                    if rec.slot is None:  # (keep's first typing, inline)
+                        rec.slot = ONCE
+                    else:
+                        keep(self, entry, rec, typed)
         if typed is None:
             typed = self._typed(node, rec, entry, key)
             if typed is None:  # typed by its handler
@@ -300,7 +304,10 @@ class _Reader(Scope, Sources):
             typed = MEMO.get(key) if key is not None else None
         typed = typed or remember(key, *self.build(entry, node, wanted))
         if key is not None and not self.graph and self.parent is None:
-            keep(self, entry, rec, typed)  # (its slot: see .nodeslot)
+            if rec.slot is None:  # (keep's first typing, inline)
+                rec.slot = ONCE
+            else:
+                keep(self, entry, rec, typed)  # (its slot: see .nodeslot)
         return typed
 
     def _entry(self, node: onnx.NodeProto, op_type: str, domain: str) -> OnnxOp:

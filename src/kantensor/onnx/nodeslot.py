@@ -35,7 +35,7 @@ from .nodecache import NodeRecord
 from .nodememo import SMALL, input_facts, value_facts
 from .registry import OnnxOp
 
-__all__ = ["INITIALIZER", "keep", "slotted", "source_tokens"]
+__all__ = ["INITIALIZER", "ONCE", "keep", "slotted", "source_tokens"]
 
 #: The mark of an initializer's token: ``(INITIALIZER, type)``.
 INITIALIZER: Any = object()
@@ -43,8 +43,11 @@ INITIALIZER: Any = object()
 _MISSING: Any = object()  # a name with no token
 #: The slot of a record typed once (by its memo key): its slot is made when it is typed
 #: so again. Most records of a model typed once are never met again (a model of blocks
-#: that all differ), and making their slots cost a fifth of such a first call.
-_ONCE: tuple = (None,)
+#: that all differ), and making their slots cost a fifth of such a first call. (The
+#: importer marks a record's first typing itself, without calling :func:`keep`, and
+#: calls :func:`slotted` only for a record that has a slot: a first call meets every
+#: record once.)
+ONCE: tuple = (None,)
 _EXTERNAL = onnx.TensorProto.EXTERNAL
 
 
@@ -113,12 +116,12 @@ def keep(reader: Any, entry: OnnxOp, rec: NodeRecord, typed: tuple) -> None:
     slot: unless the record is not shared across models, an input has no token, the
     value of an initializer whose token does not hold its data counts in the key, or an
     output's value is large (a slot holds no large value); and not at the record's first
-    typing (:data:`_ONCE`)."""
+    typing (:data:`ONCE`)."""
+    if rec.slot is None:
+        rec.slot = ONCE
+        return
     if not rec.kept or not all(v is None or k is not None for v, k in zip(
             typed[1], typed[2], strict=False)):
-        return
-    if rec.slot is None:
-        rec.slot = _ONCE
         return
     names = rec.names
     state = _state(reader, names)

@@ -35,6 +35,7 @@ def _number(message: Any, name: str) -> int:
 # the keys of the fields written (their numbers read from onnx's own descriptors)
 _VALUE_INFO = tag(_number(onnx.GraphProto, "value_info"))
 _NAME = tag(_number(onnx.ValueInfoProto, "name"))
+_NAME_LEN = len(_NAME) + 1  # (the name's key and a length of one byte)
 _TYPE = tag(_number(onnx.ValueInfoProto, "type"))
 _TENSOR = tag(_number(onnx.TypeProto, "tensor_type"))
 _SEQUENCE = tag(_number(onnx.TypeProto, "sequence_type"))
@@ -171,20 +172,34 @@ def _typed_model(model: onnx.ModelProto | str | os.PathLike | bytes,
     return _written(model, source, reader)[0], reader
 
 
-def _info(name: str, t: Type) -> bytes:
-    """The value info of ``name`` of type ``t``, as a GraphProto's field (kept unless the
-    name is long)."""
-    typed = _type_field(t)
-    text = name.encode()
-    n = len(text)
-    size = len(_NAME) + 1 + n + len(typed)
-    info = _VALUE_INFO + BYTE[size] + _NAME + BYTE[n] + text + typed \
-        if n < 0x80 and size < 0x80 else field(_VALUE_INFO, field(_NAME, text) + typed)
-    if n <= _INFO_NAME:
-        if len(_INFOS) >= _INFOS_SIZE:
-            _INFOS.clear()
-        _INFOS[name, t] = info
-    return info
+def _infos(items: Any, skip: set) -> bytes:
+    """The value infos of ``items`` ((name, type) pairs; names in ``skip`` left out), as a
+    GraphProto's fields: each found in :data:`_INFOS` (a model typed again), else written
+    and kept there unless its name is long. (Written for speed: the loop, a first call's
+    writing inline, runs once per value of every model typed: a call per value cost a
+    first call more than it saved.)"""
+    found, written = _INFOS.get, _TYPES.get
+    infos: list[bytes] = []
+    add = infos.append
+    for item in items:
+        name = item[0]
+        if name in skip:
+            continue
+        info = found(item)
+        if info is None:
+            t = item[1]
+            typed = written(t) or _type_field(t)
+            text = name.encode()
+            n = len(text)
+            size = _NAME_LEN + n + len(typed)
+            info = b"".join((_VALUE_INFO, BYTE[size], _NAME, BYTE[n], text, typed)) \
+                if n < 0x80 and size < 0x80 else field(_VALUE_INFO, field(_NAME, text) + typed)
+            if n <= _INFO_NAME:
+                if len(_INFOS) >= _INFOS_SIZE:
+                    _INFOS.clear()
+                _INFOS[item] = info  # (the pair is the key: an (str, Type) tuple)
+        add(info)
+    return b"".join(infos)
 
 
 def _copy(model: Any, source: onnx.ModelProto) -> onnx.ModelProto:
@@ -210,8 +225,6 @@ def _written(model: Any, source: onnx.ModelProto, reader: _Reader
         if t is not None:  # else an unsupported node reaches it: left as it was
             o.type.ParseFromString(type_bytes(t))
     graph.ClearField("value_info")
-    found = _INFOS.get
-    blob = b"".join([found(item) or _info(*item) for item in islice(
-        types.items(), reader.sources, None) if item[0] not in skip])
+    blob = _infos(islice(types.items(), reader.sources, None), skip)
     graph.MergeFromString(blob)
     return out, blob
