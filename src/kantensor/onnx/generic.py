@@ -340,7 +340,7 @@ def remembered(reader: Any, entry: OnnxOp, rec: NodeRecord, node: onnx.NodeProto
     typed = MEMO.get(key)
     if typed is not None:
         return key, typed, None
-    found = generic_key(reader, entry, names, inputs, attributes, outputs,
+    found = generic_key(reader, entry, names, given, attributes, outputs,
                         PINNED.get((entry, attributes), _NO_PIN) if PINNED else _NO_PIN)
     if found is None:
         return key, None, None

@@ -54,12 +54,10 @@ _EXTERNAL = onnx.TensorProto.EXTERNAL
 def source_tokens(reader: Any) -> None:
     """The tokens of the initializers and graph inputs ``reader`` has typed (reading
     types only: the values of graph inputs are not known, no initializer is read)."""
-    unread, tokens = reader.unread, {}
-    for name, t in reader.types.items():
-        proto = unread.get(name)
-        if proto is None:
-            tokens[name] = t
-        elif math.prod(t.shape) <= SMALL and proto.data_location != _EXTERNAL:
+    tokens = dict(reader.types)  # a graph input's token is its type (a copy: in C)
+    for name, proto in reader.unread.items():  # (each an initializer typed)
+        t = tokens[name]
+        if math.prod(t.shape) <= SMALL and proto.data_location != _EXTERNAL:
             tokens[name] = INITIALIZER, t, proto.SerializeToString()
         else:
             tokens[name] = INITIALIZER, t

@@ -4,6 +4,7 @@ of :class:`kantensor.onnx.importer._Reader`)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
 
 import numpy as np
 
@@ -23,6 +24,8 @@ __all__ = ["Sources"]
 #: before in the same model, it leaves its tensor's data size to check
 _HEADERS: dict[tuple, TensorType] = {}
 _HEADERS_SIZE = 1 << 12
+
+_NAME = attrgetter("name")
 
 
 class Sources:
@@ -44,9 +47,9 @@ class Sources:
         graph, types, tensors = self.proto, self.types, self.tensors
         seen: dict[tuple, TensorType] = {}  # (elem type, dims) -> type
         raw = tensors.raw if self.parent is None else None  # (the main graph's only)
-        texts((*(t.name for t in graph.initializer), *(i.name for i in graph.input),
-               *(o.name for o in graph.output)), f"graph {shown(graph.name)}" if
-              type(graph.name) is str else "a graph")
+        named = list(map(_NAME, graph.input))  # (each name read once, in C)
+        texts((*map(_NAME, graph.initializer), *named, *map(_NAME, graph.output)),
+              f"graph {shown(graph.name)}" if type(graph.name) is str else "a graph")
         free = self.free = overridable(self.model, graph)
         for i, t in enumerate(graph.initializer):
             name = t.name
@@ -73,16 +76,11 @@ class Sources:
                 continue
             types[name] = checked
             self.unread[name] = t
-        named: set[str] = set()
-        given = []  # (name, info) of the inputs that are no initializers
-        for info in graph.input:
-            name = info.name
-            if name in named:
-                raise OnnxImportError(f"graph input {shown(name)}: the name is given "
-                                      "to two graph inputs")
-            named.add(name)
-            if name not in types or name in free:
-                given.append((name, info))
+        if len(set(named)) != len(named):
+            _twice(named)
+        # (name, info) of the inputs that are no initializers
+        given = [(name, info) for name, info in zip(named, graph.input, strict=True)
+                 if name not in types or name in free]
         if formal is not None and len(formal) != len(given):
             raise OnnxImportError(f"a subgraph with {len(given)} inputs is given "
                                   f"{len(formal)}")
@@ -104,3 +102,13 @@ class Sources:
         if not self.graph and self.parent is None:
             source_tokens(self)  # (for the node slots)
         return inputs
+
+
+def _twice(names: list[str]) -> None:
+    """Raise for the first name given to two graph inputs."""
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise OnnxImportError(f"graph input {shown(name)}: the name is given to two "
+                                  "graph inputs")
+        seen.add(name)
