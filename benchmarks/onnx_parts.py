@@ -6,9 +6,11 @@ graph inputs, the model memo's key (the nodes serialized), reading the nodes, wr
 copy with its value infos and keeping the model memo's entry; the best of ``--runs``
 runs of each part, and of the whole call (in runs of its own). With ``--objects``: how
 many objects the cycle collector tracks that one such call leaves alive (made during it:
-the first collection after it walks them all), and that collection's CPU time.
+the first collection after it walks them all), and that collection's CPU time. With
+``--steps``: each step of a first-seen node and of a graph input timed alone over the
+chain's nodes (this tree's functions).
 
-Run: ``python benchmarks/onnx_parts.py [--blocks 6667] [--runs 5] [--objects]``;
+Run: ``python benchmarks/onnx_parts.py [--blocks 6667] [--runs 5] [--objects | --steps]``;
 ``PYTHONPATH`` set to another checkout's ``src`` times that one (its parts as this
 script finds them).
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import collections.abc
 import gc
 import inspect
 import time
@@ -27,6 +30,7 @@ from onnx import TensorProto, helper
 from kantensor.graph.heap import collector_paused
 from kantensor.onnx import generic, infer_shapes, modelmemo, nodecache, nodememo, protos, shapes
 from kantensor.onnx.loading import open_model
+from kantensor.types.type import TensorType
 
 
 def model(blocks: int, offset: int) -> onnx.ModelProto:
@@ -104,15 +108,82 @@ def objects(blocks: int) -> None:
     del typed
 
 
+def steps(blocks: int, runs: int) -> None:
+    """Print the CPU time of each step of a first-seen node (and of a graph input), each
+    step run alone over the chain's nodes (inputs), best of ``runs``: the chain read once
+    (its templates made, its types alive), then each step again on the reader's state at
+    the end; the records and the inputs' types made anew in each run."""
+    m = model(blocks, 900000)
+    forget()
+    source, tensors = open_model(m, None)
+    reader = shapes._Reader(source, tensors, graph=False)
+    reader.read_sources(variables=False)
+    data = [node.SerializeToString() for node in reader.proto.node]
+    reader.read_nodes(data)
+    nodes = list(reader.proto.node)
+    recs = [nodecache.NODES[d] for d in data]
+    entries = [reader.entries[r.op_type, r.domain] for r in recs]
+    givens = [tuple(nodememo.read_inputs(reader, r.names)[0]) for r in recs]
+    found = [generic.generic_key(reader, e, r.names, g, r.attributes, len(r.wanted))
+             for e, r, g in zip(entries, recs, givens, strict=True)]
+    made = [generic.TEMPLATES[f[0]] for f in found]
+    infos = list(model(blocks, 950000).graph.input)  # (their types are nobody's yet)
+    serialized = [info.SerializeToString() for info in infos]
+    alive = [protos._tensor_type(d) for d in serialized]
+    headers = [(t.dtype, t.shape) for t in alive]
+    new = [(dtype, (*shape[:-1], shape[-1] + 10**6)) for dtype, shape in headers]
+
+    def timed(name: str, work: collections.abc.Callable[[], object], count: int,
+              fresh: collections.abc.Callable[[], None] = lambda: None) -> None:
+        best = float("inf")
+        for _ in range(runs):
+            fresh()
+            start = time.process_time()
+            work()
+            best = min(best, time.process_time() - start)
+        print(f"  {name:<34} {best / count * 1e6:5.2f} us")
+
+    n, k = len(nodes), len(infos)
+    print(f"  a node ({n}):")
+    timed("its record", lambda: [nodecache.record(node, d) for node, d in zip(
+        nodes, data, strict=True)], n, nodecache.NODES.clear)
+    timed("which inputs are known", lambda: [nodememo.read_inputs(reader, r.names)
+                                             for r in recs], n)
+    timed("the exact key and its lookup", lambda: [nodememo.MEMO.get(nodememo.plain_key(
+        reader, e, r.names, g, r.attributes, len(r.wanted), g)) for e, r, g in zip(
+        entries, recs, givens, strict=True)], n)
+    timed("the template key", lambda: [generic.generic_key(
+        reader, e, r.names, g, r.attributes, len(r.wanted)) for e, r, g in zip(
+        entries, recs, givens, strict=True)], n)
+    timed("the template's lookup", lambda: [generic.TEMPLATES.get(f[0]) for f in found], n)
+    timed("the instance (its types alive)", lambda: [generic.instance(t, f[1], f[2])
+                                                     for t, f in zip(made, found, strict=True)], n)
+    print(f"  a graph input ({k}):")
+    timed("its ValueInfo serialized", lambda: [i.SerializeToString() for i in infos], k)
+    timed("its type read (the type alive)", lambda: [protos._tensor_type(d)
+                                                     for d in serialized], k,
+          protos._READ.clear)
+    timed("its type read (a new type)", lambda: [protos._tensor_type(d)
+                                                 for d in serialized], k,
+          lambda: (protos._READ.clear(), alive.clear()))
+    timed("a TensorType alive", lambda: [TensorType(*h) for h in headers], k)
+    timed("a new TensorType", lambda: [TensorType(*h) for h in new], k)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--blocks", type=int, default=6667)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--objects", action="store_true")
+    parser.add_argument("--steps", action="store_true")
     args = parser.parse_args()
     infer_shapes(model(3, 0))  # the Ops built
     if args.objects:
         objects(args.blocks)
+        return
+    if args.steps:
+        with collector_paused():
+            steps(args.blocks, args.runs)
         return
     best: dict[str, float] = {}
     for run in range(args.runs):
