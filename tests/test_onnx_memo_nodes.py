@@ -23,6 +23,7 @@ from kantensor.onnx import (
     sources,
     values,
 )
+from kantensor.onnx.loading import OnnxImportError
 from kantensor.onnx.shapes import typed_model
 from test_onnx_memo import _gathered_then_sliced, base, types
 
@@ -220,3 +221,76 @@ def test_an_initializer_header_met_before_still_has_its_data_checked():
     modelmemo.MODELS.clear()
     with pytest.raises(Exception, match="holds 396 bytes"):
         infer_shapes(bad)
+
+
+def _graph(nodes: list, inits: tuple = ()) -> onnx.ModelProto:
+    graph = helper.make_graph(nodes, "slots", [helper.make_tensor_value_info("x", F, [
+        "n", 4])], [helper.make_tensor_value_info("z", F, None)], list(inits))
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+
+RELU = helper.make_node("Relu", ["x"], ["y"], name="a")
+SPLIT = helper.make_node("Split", ["y"], ["s0", "s1"], name="s", axis=1, num_outputs=2)
+CONSTANT = helper.make_node("Constant", [], ["k"], value=numpy_helper.from_array(
+    np.arange(3, dtype=np.int64)))
+LAST = helper.make_node("Concat", ["s0", "s1"], ["z"], name="c", axis=1)
+DEFAULT_Y = numpy_helper.from_array(np.ones((2, 4), np.float32), "y")
+DEFAULT_S1 = numpy_helper.from_array(np.ones((2, 2), np.float32), "s1")
+
+
+def _typed_from_slots(model: onnx.ModelProto, want: onnx.ModelProto, monkeypatch) -> None:
+    """Type ``model`` node by node until each of its nodes is typed from its slot (none
+    read by the reader's ``node``), its answer ``want`` each time."""
+    read = []
+    node = importer._Reader.node
+    monkeypatch.setattr(importer._Reader, "node", lambda self, *args: read.append(
+        args[1].op_type) or node(self, *args))
+    forget()
+    for _ in range(3):
+        read.clear()
+        modelmemo.MODELS.clear()
+        assert infer_shapes(model) == want
+    assert read == []
+    monkeypatch.setattr(importer._Reader, "node", node)
+
+
+@pytest.mark.parametrize("nodes, inits", [
+    ([RELU, RELU, SPLIT, CONSTANT, LAST], ()),  # a node met again in the same model
+    ([RELU, SPLIT, CONSTANT, CONSTANT, LAST], ()),  # a Constant met again
+    ([RELU, SPLIT, CONSTANT, LAST], (DEFAULT_Y,)),  # an output that is an initializer
+    ([RELU, SPLIT, CONSTANT, LAST], (DEFAULT_S1,)),  # one of several outputs
+])
+def test_a_node_typed_from_its_slot_still_refuses_a_name_assigned_twice(nodes, inits,
+                                                                        monkeypatch):
+    """Nodes typed node by node often enough to be typed from their slots, met in a
+    model that assigns one of their outputs twice: refused as a reading with every memo
+    emptied refuses it."""
+    good = _graph([RELU, SPLIT, CONSTANT, LAST])
+    want = fresh(good)
+    forget()
+    with pytest.raises(OnnxImportError) as fresh_error:
+        typed_model(_graph(nodes, inits))
+    assert "is assigned already" in str(fresh_error.value)
+    _typed_from_slots(good, want, monkeypatch)
+    modelmemo.MODELS.clear()
+    with pytest.raises(OnnxImportError) as error:
+        infer_shapes(_graph(nodes, inits))
+    assert str(error.value) == str(fresh_error.value)
+
+
+def test_a_node_whose_input_is_left_untyped_is_not_typed_from_its_slot(monkeypatch):
+    """A node whose slot holds its typing, met where an unsupported node computes its
+    input: what the unsupported node reaches is left untyped, as with every memo
+    emptied."""
+    good = _graph([RELU, SPLIT, CONSTANT, LAST])
+    unsupported = _graph([helper.make_node("NoSuchOp", ["x"], ["y"], name="a"), SPLIT,
+                          CONSTANT, LAST])
+    want = fresh(unsupported)
+    assert "z" not in {v.name for v in want.graph.value_info} and not want.graph.output[
+        0].type.tensor_type.HasField("shape")
+    typed = fresh(good)
+    _typed_from_slots(good, typed, monkeypatch)
+    modelmemo.MODELS.clear()
+    assert infer_shapes(unsupported) == want
+    modelmemo.MODELS.clear()
+    assert infer_shapes(good) == typed

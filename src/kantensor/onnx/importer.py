@@ -47,9 +47,9 @@ from .dtypes import UnsupportedType, type_name
 from .generic import keep_template, remembered
 from .intervals import INTEGER_DTYPES, MAKES_INTERVALS, record_interval
 from .loading import MAX_NAME, OnnxImportError, Tensors, clipped, open_model, opsets_of, shown
-from .nodecache import CONSTANTS, NODES, NodeRecord, constant_key, keep_constant, record
+from .nodecache import CONSTANTS, NodeRecord, constant_key, keep_constant, record
 from .nodememo import MEMO, input_facts, node_key, remember, value_key
-from .nodeslot import ONCE, keep, slotted
+from .nodeslot import ONCE, keep, replay, slotted
 from .protos import constant_value, described
 from .protos import label as node_label
 from .registry import OnnxOp, UnsupportedOp, lookup
@@ -140,15 +140,11 @@ class _Reader(Scope, Sources):
     def read_nodes(self, serialized: Sequence[bytes] | None = None) -> None:
         """Read the nodes (``serialized``: each serialized, when made already)."""
         shared = not self.graph and self.parent is None  # records kept across models
-        found = NODES.get
-        for k, node in enumerate(self.proto.node):
-            if not shared:
-                rec = NodeRecord(node, False)
-            elif serialized is None:
-                rec = record(node)
-            else:  # (most often kept already: found by its bytes)
-                rec = found(serialized[k]) or record(node, serialized[k])
-            self.node(node, rec)
+        if shared and serialized is not None:  # (most often kept already, with a slot)
+            replay(self, serialized)
+        else:
+            for node in self.proto.node:
+                self.node(node, record(node) if shared else NodeRecord(node, False))
         for info in self.proto.output:
             if info.name not in self.types and info.name not in self.untyped and \
                     self.find(info.name) is None:
@@ -213,12 +209,7 @@ class _Reader(Scope, Sources):
         if len(wanted) != 1 or wanted[0] in types or wanted[0] in self.untyped or \
                 self.parent is not None:  # (one new output of the main graph: nothing to say)
             self.assigned(node, wanted)
-        entry = self.entries.get((op_type, domain))
-        if entry is None:
-            entry = _ENTRIES.get((op_type, domain, self.opsets.get(
-                "" if domain == "ai.onnx" else domain)))
-            if entry is not None:
-                self.entries[op_type, domain] = entry
+        entry = self.entries.get((op_type, domain)) or self.found_entry(op_type, domain)
         key, typed, generic = _UNTRIED, None, None
         if entry is not None and not self.graph and self.parent is None:
             # a node seen before: its key holds its entry, which inputs it gives (so they
@@ -273,6 +264,15 @@ class _Reader(Scope, Sources):
                         value_keys[name] = vkey
                         tokens[name] = t, vkey
         return None
+
+    def found_entry(self, op_type: str, domain: str) -> OnnxOp | None:
+        """The entry of ``op_type`` of ``domain`` at the model's opset, when a node read
+        in this process found it (:data:`_ENTRIES`); else None."""
+        entry = _ENTRIES.get((op_type, domain, self.opsets.get(
+            "" if domain == "ai.onnx" else domain)))
+        if entry is not None:
+            self.entries[op_type, domain] = entry
+        return entry
 
     def _typed(self, node: onnx.NodeProto, rec: NodeRecord, entry: OnnxOp | None, key: Any
                ) -> tuple | None:

@@ -38,8 +38,8 @@ from .dtypes import DTYPES, dtype_of
 from .wire import fields
 
 __all__ = ["MAX_MESSAGE", "MAX_MODEL_BYTES", "MAX_RANK", "OnnxImportError", "Tensors",
-           "clipped", "open_model", "opsets_of", "overridable", "read_model", "shown",
-           "texts"]
+           "clipped", "inline_bytes", "open_model", "opsets_of", "overridable", "read_model",
+           "shown", "texts"]
 
 #: The first IR version whose initializers listed as graph inputs are defaults a caller
 #: may override (ONNX IR spec; onnxruntime refuses such a feed below it: docs/onnx.rst).
@@ -166,6 +166,12 @@ SCAN_BYTES = 1 << 20
 _GRAPH = onnx.ModelProto.DESCRIPTOR.fields_by_name["graph"].number
 _INITIALIZER = onnx.GraphProto.DESCRIPTOR.fields_by_name["initializer"].number
 _RAW_DATA = onnx.TensorProto.DESCRIPTOR.fields_by_name["raw_data"].number
+
+
+def inline_bytes(t: TensorType) -> int:
+    """How many bytes of raw data a tensor of type ``t`` holds inline (0: it holds none,
+    having no element or strings), as :meth:`Tensors.check` counts them."""
+    return (math.prod(t.shape) * _BITS[t.dtype] + 7) // 8 if t.dtype in _RAW_DTYPES else 0
 
 
 def raw_sizes(data: bytes) -> list[int | None] | None:

@@ -21,47 +21,52 @@ and of the facts about its inputs' sizes and the intervals of those its entry re
 bounds of. A name with no token (a large folded value, a value a handler made) makes no
 slot. So a slot whose entry, setting, tokens, facts and intervals equal the node's now
 was made under the same key, and its typing is the memo's answer for it.
+
+:func:`replay` reads a graph's nodes found by their bytes: a node whose slot applies and
+whose typing asks nothing more of the reader (no condition to note, no interval to
+record, no size its data decides, outputs all new) has its outputs written from the
+slot's *plan*; every other node is read by the reader as before.
 """
 
 from __future__ import annotations
 
-import math
+from collections.abc import Sequence
+from operator import itemgetter
 from typing import Any
 
 import onnx
 
-from .intervals import interval_of
-from .nodecache import NodeRecord
-from .nodememo import SMALL, input_facts, value_facts
+from ..types.facts import Facts
+from .datasizes import COUNTS
+from .intervals import INTEGER_DTYPES, MAKES_INTERVALS, interval_of
+from .nodecache import NODES, NodeRecord, record
+from .nodememo import input_facts, value_facts
 from .registry import OnnxOp
 
-__all__ = ["INITIALIZER", "ONCE", "keep", "slotted", "source_tokens"]
+__all__ = ["INITIALIZER", "ONCE", "Plan", "initializer_token", "keep", "replay", "slotted"]
 
 #: The mark of an initializer's token: ``(INITIALIZER, type)``.
 INITIALIZER: Any = object()
 
 _MISSING: Any = object()  # a name with no token
+
+#: facts -> the one object of them the plans hold (:func:`canonical`); emptied when it
+#: holds _FACTS_SIZE
+_FACTS: dict = {}
+_FACTS_SIZE = 1 << 10
 #: The slot of a record typed once (by its memo key): its slot is made when it is typed
 #: so again. Most records of a model typed once are never met again (a model of blocks
 #: that all differ), and making their slots cost a fifth of such a first call. (The
 #: importer marks a record's first typing itself, without calling :func:`keep`, and
 #: calls :func:`slotted` only for a record that has a slot: a first call meets every
 #: record once.)
-ONCE: tuple = (None,)
-_EXTERNAL = onnx.TensorProto.EXTERNAL
+ONCE: tuple = (None,) * 7
 
 
-def source_tokens(reader: Any) -> None:
-    """The tokens of the initializers and graph inputs ``reader`` has typed (reading
-    types only: the values of graph inputs are not known, no initializer is read)."""
-    tokens = dict(reader.types)  # a graph input's token is its type (a copy: in C)
-    for name, proto in reader.unread.items():  # (each an initializer typed)
-        t = tokens[name]
-        if math.prod(t.shape) <= SMALL and proto.data_location != _EXTERNAL:
-            tokens[name] = INITIALIZER, t, proto.SerializeToString()
-        else:
-            tokens[name] = INITIALIZER, t
-    reader.tokens = tokens
+def initializer_token(t: Any, proto: onnx.TensorProto, small: bool) -> tuple:
+    """The token of an initializer of type ``t`` (its proto ``proto``), holding its proto
+    serialized when ``small`` (at most :data:`.nodememo.SMALL` elements, its data inline)."""
+    return (INITIALIZER, t, proto.SerializeToString()) if small else (INITIALIZER, t)
 
 
 def _state(reader: Any, names: tuple[str, ...]) -> tuple:
@@ -95,18 +100,150 @@ def slotted(reader: Any, entry: OnnxOp, rec: NodeRecord) -> tuple | None:
     if tuple([tokens.get(n, _MISSING) if n else None for n in names]) != slot[2] or \
             reader.setting != slot[1]:
         return None
+    return slot[5] if _holds(reader, slot, entry, names) else None
+
+
+def _holds(reader: Any, slot: tuple, entry: OnnxOp, names: tuple[str, ...]) -> bool:
+    """Whether the facts and intervals ``slot``'s key read are the reader's now (its
+    entry, setting and tokens being the node's)."""
+    return _facts_hold(reader, slot, names) and (
+        slot[4] is None or _bounds(reader, entry, names) == slot[4])
+
+
+def _facts_hold(reader: Any, slot: tuple, names: tuple[str, ...]) -> bool:
+    """Whether the facts ``slot``'s key read are the reader's now (its tokens being the
+    node's)."""
     facts = slot[3]
     if reader.facts.atoms:  # (_facts, inline)
         types = reader.types
         found = input_facts(reader, tuple([types.get(n) if n else None for n in names]))
         if facts is None or found is not facts[0] and found != facts[0] or \
                 value_facts(reader, names) != facts[1]:
-            return None
-    elif facts is not None:
+            return False
+    return facts is None or bool(reader.facts.atoms)
+
+
+def canonical(facts: Facts) -> Facts:
+    """The one object of the facts equal to ``facts`` that the plans hold (a plan made
+    under facts equal to the reader's now reads the same facts of its inputs: their
+    tokens are the same)."""
+    found = _FACTS.get(facts)
+    if found is None:
+        if len(_FACTS) >= _FACTS_SIZE:
+            _FACTS.clear()
+        found = _FACTS[facts] = facts
+    return found
+
+
+def replay(reader: Any, serialized: Sequence[bytes]) -> None:
+    """Read the nodes of ``reader``'s graph (the main graph, types only), serialized as
+    ``serialized``: each found by its bytes, written from its slot's :class:`Plan` when
+    the slot applies (as :func:`slotted` says) and the plan's outputs are all new names;
+    every other node read by ``reader.node`` (which raises for a name assigned twice)."""
+    found, nodes = NODES.get, reader.proto.node
+    types, tokens, untyped, values, value_keys = reader.types, reader.tokens, \
+        reader.untyped, reader.values, reader.value_keys
+    setting = reader.setting
+    facts, canon = None, None  # the reader's facts, and their canonical object
+    found_entries: set[OnnxOp] = set()  # the entries its nodes' op types find, as checked
+    for k, data in enumerate(serialized):
+        rec = found(data)
+        if rec is None:
+            rec = record(nodes[k], data)
+        elif rec.constant is not None:  # a Constant read before (as the reader's node)
+            wanted = rec.wanted
+            if len(wanted) == 1 and wanted[0] and wanted[0] not in types and \
+                    wanted[0] not in untyped:
+                reader.constant(nodes[k], rec)
+                continue
+        else:
+            plan = rec.slot[6] if rec.slot is not None else None
+            if plan is not None:
+                try:  # (KeyError: an input has no token, so the slot does not apply)
+                    state = plan.tokens_of(tokens)
+                except KeyError:
+                    state = _MISSING
+                if reader.facts is not facts:
+                    facts = reader.facts
+                    canon = canonical(facts)
+                entry, name = plan.entry, plan.name
+                if state == plan.state and plan.setting == setting and \
+                        (entry in found_entries or _found(reader, plan, found_entries)) and \
+                        (plan.facts is canon or _facts_hold(reader, rec.slot, rec.names)) and \
+                        (plan.bounds is None or
+                         _bounds(reader, entry, rec.names) == plan.bounds) and \
+                        (name not in types and name not in untyped if name is not None else
+                         types.keys().isdisjoint(plan.outputs) and
+                         untyped.keys().isdisjoint(plan.outputs)):
+                    types.update(plan.types)
+                    tokens.update(plan.tokens)
+                    if plan.values:
+                        values.update(plan.values)
+                        value_keys.update(plan.value_keys)
+                    continue
+        reader.node(nodes[k], rec)
+
+
+def _found(reader: Any, plan: Plan, found: set[OnnxOp]) -> bool:
+    """Whether ``plan``'s entry is the one its op type finds in the model ``reader`` reads
+    (as the importer's ``typed_node`` finds it); if so, added to ``found`` (an entry is
+    found by its own op type only, the same at ``""`` and ``"ai.onnx"``)."""
+    if (reader.entries.get(plan.key) or reader.found_entry(*plan.key)) is not plan.entry:
+        return False
+    found.add(plan.entry)
+    return True
+
+
+class Plan:
+    """What the reader does with a slot's typing when that is only writing the node's
+    outputs (:func:`replay`): ``key``, the key of its entry in the reader's ``entries``;
+    ``entry``, ``setting``; ``tokens_of(tokens)`` the tokens of its inputs that are not
+    absent (one, or a tuple), ``state`` those of the slot; ``facts``, the reader's whole
+    facts then (:func:`canonical`), ``bounds`` the intervals its key read; ``outputs``,
+    the names of its outputs (``name``: the one, if one); and by name their ``types``,
+    ``tokens``, known ``values`` and their ``value_keys``."""
+
+    __slots__ = ("bounds", "entry", "facts", "key", "name", "outputs", "setting", "state",
+                 "tokens", "tokens_of", "types", "value_keys", "values")
+
+    def __init__(self, rec: NodeRecord, slot: tuple, facts: Facts):
+        entry, self.setting, state, _, self.bounds, (outs, folded, keys, _) = slot[:6]
+        self.facts = canonical(facts)
+        self.entry, self.key = entry, (rec.op_type, rec.domain)
+        given = [k for k, name in enumerate(rec.names) if name]
+        getter = itemgetter(*[rec.names[k] for k in given]) if given else None
+        self.tokens_of = getter if getter is not None else _none
+        self.state = state[given[0]] if len(given) == 1 else \
+            tuple([state[k] for k in given]) if given else None
+        self.types, self.tokens, self.values, self.value_keys = {}, {}, {}, {}
+        for name, t, value, vkey in zip(rec.wanted, outs, folded, keys, strict=False):
+            if name:
+                self.types[name] = t
+                self.tokens[name] = t if value is None else (t, vkey)
+                if value is not None:
+                    self.values[name], self.value_keys[name] = value, vkey
+        self.outputs = tuple(self.types)
+        self.name = self.outputs[0] if len(self.outputs) == 1 else None
+
+
+def _none(tokens: dict) -> None:
+    return None
+
+
+def _plan(rec: NodeRecord, slot: tuple, facts: Facts) -> Plan | None:
+    """The plan of ``slot``, the slot of ``rec`` made under the reader's ``facts``; None
+    when the reader does more with its typing than writing the outputs (notes its
+    conditions, records an interval, names a size its data decides: as the importer's
+    ``typed_node``) or its outputs are not distinct names it types."""
+    outs, folded, _, conditions = slot[5]
+    wanted, op_type = rec.wanted, rec.op_type
+    named = [name for name in wanted if name]
+    if conditions or op_type in COUNTS or len(set(named)) != len(named) or \
+            len(outs) < len(wanted) and any(wanted[len(outs):]) or \
+            op_type in MAKES_INTERVALS and wanted and wanted[0] and folded[0] is None and \
+            outs[0].dtype in INTEGER_DTYPES:
         return None
-    if slot[4] is not None and _bounds(reader, entry, names) != slot[4]:
-        return None
-    return slot[5]
+    return Plan(rec, slot, facts)
 
 
 def keep(reader: Any, entry: OnnxOp, rec: NodeRecord, typed: tuple) -> None:
@@ -131,5 +268,6 @@ def keep(reader: Any, entry: OnnxOp, rec: NodeRecord, typed: tuple) -> None:
         x = state[k] if k < len(state) else None
         if type(x) is tuple and x[0] is INITIALIZER and len(x) == 2:
             return
-    rec.slot = (entry, reader.setting, state, _facts(reader, names),
-                _bounds(reader, entry, names), typed)
+    slot = (entry, reader.setting, state, _facts(reader, names),
+            _bounds(reader, entry, names), typed)
+    rec.slot = (*slot, _plan(rec, slot, reader.facts))

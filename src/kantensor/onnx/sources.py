@@ -3,27 +3,33 @@ of :class:`kantensor.onnx.importer._Reader`)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from operator import attrgetter
 
 import numpy as np
+import onnx
 
 from ..graph.basic import Variable
 from ..graph.type import Type
 from ..types.type import TensorType
 from ..types.variable import constant
 from .dtypes import UnsupportedType
-from .loading import OnnxImportError, overridable, shown, texts
-from .nodeslot import source_tokens
+from .loading import OnnxImportError, inline_bytes, overridable, shown, texts
+from .nodememo import SMALL
+from .nodeslot import initializer_token
 from .protos import value_type
 
 __all__ = ["Sources"]
 
 #: (element type, dims) -> the type of an initializer of that header, checked once in
-#: the process (a model typed again has the same headers): as an equal header met
+#: the process (a model typed again has the same headers), the bytes of raw data it
+#: holds inline (:func:`~.loading.inline_bytes`) and whether its data is small enough for
+#: its node slot token (:func:`~.nodeslot.initializer_token`): as an equal header met
 #: before in the same model, it leaves its tensor's data size to check
-_HEADERS: dict[tuple, TensorType] = {}
+_HEADERS: dict[tuple, tuple[TensorType, int, bool]] = {}
 _HEADERS_SIZE = 1 << 12
+_EXTERNAL = onnx.TensorProto.EXTERNAL
 
 _NAME = attrgetter("name")
 
@@ -45,26 +51,38 @@ class Sources:
         the graph inputs' Variables (with ``variables=False``, none: each is made when a
         node asks for it, and the list is empty)."""
         graph, types, tensors = self.proto, self.types, self.tensors
-        seen: dict[tuple, TensorType] = {}  # (elem type, dims) -> type
+        seen: dict[tuple, tuple] = {}  # (elem type, dims) -> as in _HEADERS
         raw = tensors.raw if self.parent is None else None  # (the main graph's only)
-        named = list(map(_NAME, graph.input))  # (each name read once, in C)
-        texts((*map(_NAME, graph.initializer), *named, *map(_NAME, graph.output)),
+        initializers = graph.initializer
+        names = list(map(_NAME, initializers))  # (each name read once, in C)
+        named = list(map(_NAME, graph.input))
+        texts((*names, *named, *map(_NAME, graph.output)),
               f"graph {shown(graph.name)}" if type(graph.name) is str else "a graph")
-        free = self.free = overridable(self.model, graph)
-        for i, t in enumerate(graph.initializer):
-            name = t.name
+        free = self.free = overridable(self.model, graph) if not \
+            frozenset(named).isdisjoint(names) else frozenset()  # (none is an input)
+        tokens = {} if not self.graph and self.parent is None else None  # (.nodeslot)
+        for i, t in enumerate(initializers):
+            name = names[i]
             if name in types:
                 raise OnnxImportError(f"initializer {shown(name)}: the name is given to two "
                                       "initializers")
             header = (t.data_type, tuple(t.dims[:]))  # a slice reads faster
-            found = seen.get(header) or _HEADERS.get(header)
-            checked = tensors.check(t, lambda name=name: f"initializer {shown(name)}", found,
-                                    raw[i] if raw else None)
-            if found is None:
-                seen[header] = checked
-                if len(_HEADERS) >= _HEADERS_SIZE:
-                    _HEADERS.clear()
-                _HEADERS[header] = checked
+            found = _HEADERS.get(header) or seen.get(header)
+            held = raw[i] if raw else None
+            inline = t.data_location != _EXTERNAL
+            if found is not None and found[1] and inline and \
+                    (held if held is not None else len(t.raw_data)) == found[1] and \
+                    not t.HasField("segment"):  # (as Tensors.check: data inline, of its size)
+                checked = found[0]
+            else:
+                checked = tensors.check(t, lambda name=name: f"initializer {shown(name)}",
+                                        found[0] if found is not None else None, held)
+                if found is None:
+                    found = seen[header] = checked, inline_bytes(checked), \
+                        math.prod(checked.shape) <= SMALL
+                    if len(_HEADERS) >= _HEADERS_SIZE:
+                        _HEADERS.clear()
+                    _HEADERS[header] = found
             if name in free:  # a default the caller may override: typed as an input below
                 types[name] = checked  # (for now: so that a second of the name is seen)
                 continue
@@ -76,6 +94,8 @@ class Sources:
                 continue
             types[name] = checked
             self.unread[name] = t
+            if tokens is not None:
+                tokens[name] = initializer_token(checked, t, found[2] and inline)
         if len(set(named)) != len(named):
             _twice(named)
         # (name, info) of the inputs that are no initializers
@@ -95,12 +115,14 @@ class Sources:
                 types.pop(name, None)  # (an overridable initializer's)
                 continue
             types[name] = t
+            if tokens is not None:
+                tokens[name] = t
             if variables:
                 var = self.vars[name] = t(name)
                 inputs.append(var)
         self.sources = len(types)  # the first names of types: initializers and inputs
-        if not self.graph and self.parent is None:
-            source_tokens(self)  # (for the node slots)
+        if tokens is not None:
+            self.tokens = tokens  # (for the node slots)
         return inputs
 
 
