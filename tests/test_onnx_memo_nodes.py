@@ -19,6 +19,7 @@ from kantensor.onnx import (
     modelmemo,
     nodecache,
     nodememo,
+    nodeslot,
     shapes,
     sources,
     values,
@@ -127,9 +128,12 @@ def test_a_value_larger_than_a_folded_one_is_not_read_for_a_key(monkeypatch):
     (values, "MAX_FOLD", base), (intervals, "MAX_ELEMENTS", _gathered_then_sliced)])
 def test_a_limit_changed_is_read_node_by_node(monkeypatch, module, limit, model):
     """A limit a caller may set decides a node's typing: typed node by node after it
-    changed, the reading is the one at the new limit, not the node memo's."""
+    changed (the nodes typed from their slots before), the reading is the one at the
+    new limit, not the node memo's nor a slot's."""
     forget()
-    before = infer_shapes(model())
+    for _ in range(3):
+        modelmemo.MODELS.clear()
+        before = infer_shapes(model())
     monkeypatch.setattr(module, limit, 1)
     modelmemo.MODELS.clear()
     after = infer_shapes(model())
@@ -294,3 +298,49 @@ def test_a_node_whose_input_is_left_untyped_is_not_typed_from_its_slot(monkeypat
     assert infer_shapes(unsupported) == want
     modelmemo.MODELS.clear()
     assert infer_shapes(good) == typed
+
+
+def test_intervals_a_plan_read_are_checked_again_after_their_limit_changed(monkeypatch):
+    """A node whose slot read the interval of a known input (a Gather's indices, an
+    initializer) is typed from its slot without reading that interval again while the
+    interval limit stays, and reads it again once the limit changed (the interval of a
+    known value is a function of the value and the limit), the answer the one with every
+    memo emptied."""
+    table = numpy_helper.from_array(np.zeros((10, 4), np.float32), "table")
+    idx = numpy_helper.from_array(np.arange(8, dtype=np.int64), "idx")
+    model = helper.make_model(helper.make_graph(
+        [helper.make_node("Gather", ["table", "idx"], ["g"], axis=0),
+         helper.make_node("Relu", ["g"], ["y"])], "gather", [],
+        [helper.make_tensor_value_info("y", F, None)], [table, idx]),
+        opset_imports=[helper.make_opsetid("", 18)])
+    want = fresh(model)
+    _typed_from_slots(model, want, monkeypatch)
+    read = []
+    bounds = nodeslot._bounds
+    monkeypatch.setattr(nodeslot, "_bounds", lambda *args: read.append(1) or bounds(*args))
+    modelmemo.MODELS.clear()
+    assert infer_shapes(model) == want and read == []
+    monkeypatch.setattr(intervals, "MAX_ELEMENTS", 4)
+    modelmemo.MODELS.clear()
+    after = infer_shapes(model)
+    assert read  # (read again: the slot's own, then a new slot's)
+    assert after == fresh(model)
+
+
+def test_an_interval_a_node_typed_from_its_slot_makes_is_recorded():
+    """``x[:10]`` after ``table[start + arange(seq)]`` (a 10-row table): the Range's
+    values' interval, recorded when the Range is typed, makes the Gather's condition
+    ``start + seq <= 10`` a fact, so the slice is float32[seq]. Typed node by node until
+    the Range is typed from its slot, each answer is the one with every memo emptied."""
+    model = _offset_positions(0)
+    graph = model.graph
+    graph.initializer.append(numpy_helper.from_array(np.array([10]), "ten"))
+    graph.initializer.append(numpy_helper.from_array(np.array([0]), "zero1"))
+    graph.node.append(helper.make_node("Slice", ["x", "zero1", "ten"], ["s"]))
+    graph.output.append(helper.make_tensor_value_info("s", F, None))
+    want = fresh(model)
+    assert "dim_param: \"seq\"" in types(want)["s"]
+    forget()
+    for _ in range(4):
+        modelmemo.MODELS.clear()
+        assert infer_shapes(model) == want

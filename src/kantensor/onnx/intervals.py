@@ -24,8 +24,8 @@ from ..types.dim import Dim, DimLike, dim_max, dim_min
 from ..types.type import TensorType
 from .values import static_size
 
-__all__ = ["INTEGER_DTYPES", "KEEP", "MAKES_INTERVALS", "Interval", "interval_of",
-           "known_interval", "output_interval", "record_interval"]
+__all__ = ["INTEGER_DTYPES", "KEEP", "MAKES_INTERVALS", "Interval", "exact_token",
+           "interval_of", "known_interval", "output_interval", "record_interval"]
 
 #: The most elements a known value may have for its interval to be taken.
 MAX_ELEMENTS = 1 << 16
@@ -204,9 +204,15 @@ def _exact(reader: Any, name: str) -> tuple | None:
     initializer's type and serialized proto: three entries), else the node memo's key
     of it, when made; None when neither is."""
     token = reader.tokens.get(name)
-    if type(token) is tuple and (len(token) == 3 or type(token[1]) is tuple):
+    if exact_token(token):
         return token
     return reader.value_keys.get(name) or None
+
+
+def exact_token(token: Any) -> bool:
+    """Whether a name's token for the node slots holds its value exactly: a small
+    initializer's (its type and serialized proto) or a type and the value's key."""
+    return type(token) is tuple and (len(token) == 3 or type(token[1]) is tuple)
 
 
 _UNSEEN: Any = object()

@@ -23,9 +23,9 @@ slot. So a slot whose entry, setting, tokens, facts and intervals equal the node
 was made under the same key, and its typing is the memo's answer for it.
 
 :func:`replay` reads a graph's nodes found by their bytes: a node whose slot applies and
-whose typing asks nothing more of the reader (no condition to note, no interval to
-record, no size its data decides, outputs all new) has its outputs written from the
-slot's *plan*; every other node is read by the reader as before.
+whose typing asks nothing more of the reader than writing its outputs and recording an
+interval (no condition to note, no size its data decides, outputs all new names) has
+them written from the slot's *plan*; every other node is read by the reader as before.
 """
 
 from __future__ import annotations
@@ -37,8 +37,15 @@ from typing import Any
 import onnx
 
 from ..types.facts import Facts
+from . import intervals
 from .datasizes import COUNTS
-from .intervals import INTEGER_DTYPES, MAKES_INTERVALS, interval_of
+from .intervals import (
+    INTEGER_DTYPES,
+    MAKES_INTERVALS,
+    exact_token,
+    interval_of,
+    record_interval,
+)
 from .nodecache import NODES, NodeRecord, record
 from .nodememo import input_facts, value_facts
 from .registry import OnnxOp
@@ -60,7 +67,7 @@ _FACTS_SIZE = 1 << 10
 #: importer marks a record's first typing itself, without calling :func:`keep`, and
 #: calls :func:`slotted` only for a record that has a slot: a first call meets every
 #: record once.)
-ONCE: tuple = (None,) * 7
+ONCE: tuple = (None,) * 8
 
 
 def initializer_token(t: Any, proto: onnx.TensorProto, small: bool) -> tuple:
@@ -112,7 +119,9 @@ def _holds(reader: Any, slot: tuple, entry: OnnxOp, names: tuple[str, ...]) -> b
 
 def _facts_hold(reader: Any, slot: tuple, names: tuple[str, ...]) -> bool:
     """Whether the facts ``slot``'s key read are the reader's now (its tokens being the
-    node's)."""
+    node's): at once when the reader's facts are those the slot was made under."""
+    if slot[7] is canonical(reader.facts):
+        return True
     facts = slot[3]
     if reader.facts.atoms:  # (_facts, inline)
         types = reader.types
@@ -143,18 +152,24 @@ def replay(reader: Any, serialized: Sequence[bytes]) -> None:
     found, nodes = NODES.get, reader.proto.node
     types, tokens, untyped, values, value_keys = reader.types, reader.tokens, \
         reader.untyped, reader.values, reader.value_keys
-    setting = reader.setting
+    setting, constants = reader.setting, reader.constants
+    limit = intervals.MAX_ELEMENTS  # (a limit a caller may set)
     facts, canon = None, None  # the reader's facts, and their canonical object
     found_entries: set[OnnxOp] = set()  # the entries its nodes' op types find, as checked
     for k, data in enumerate(serialized):
         rec = found(data)
         if rec is None:
             rec = record(nodes[k], data)
-        elif rec.constant is not None:  # a Constant read before (as the reader's node)
+        elif rec.constant is not None:  # a Constant read before: as the reader's node
+            # and constant write it
             wanted = rec.wanted
-            if len(wanted) == 1 and wanted[0] and wanted[0] not in types and \
-                    wanted[0] not in untyped:
-                reader.constant(nodes[k], rec)
+            name = wanted[0] if len(wanted) == 1 else ""
+            if name and name not in types and name not in untyped:
+                t, value, vkey = rec.constant
+                types[name], values[name], value_keys[name] = t, value, vkey
+                if vkey:
+                    tokens[name] = t, vkey
+                constants.add(name)
                 continue
         else:
             plan = rec.slot[6] if rec.slot is not None else None
@@ -170,7 +185,7 @@ def replay(reader: Any, serialized: Sequence[bytes]) -> None:
                 if state == plan.state and plan.setting == setting and \
                         (entry in found_entries or _found(reader, plan, found_entries)) and \
                         (plan.facts is canon or _facts_hold(reader, rec.slot, rec.names)) and \
-                        (plan.bounds is None or
+                        (plan.bounds is None or plan.limit == limit or
                          _bounds(reader, entry, rec.names) == plan.bounds) and \
                         (name not in types and name not in untyped if name is not None else
                          types.keys().isdisjoint(plan.outputs) and
@@ -180,6 +195,8 @@ def replay(reader: Any, serialized: Sequence[bytes]) -> None:
                     if plan.values:
                         values.update(plan.values)
                         value_keys.update(plan.value_keys)
+                    if plan.interval is not None:  # (as typed_node records it)
+                        record_interval(reader, nodes[k], plan.interval)
                     continue
         reader.node(nodes[k], rec)
 
@@ -199,16 +216,26 @@ class Plan:
     outputs (:func:`replay`): ``key``, the key of its entry in the reader's ``entries``;
     ``entry``, ``setting``; ``tokens_of(tokens)`` the tokens of its inputs that are not
     absent (one, or a tuple), ``state`` those of the slot; ``facts``, the reader's whole
-    facts then (:func:`canonical`), ``bounds`` the intervals its key read; ``outputs``,
-    the names of its outputs (``name``: the one, if one); and by name their ``types``,
-    ``tokens``, known ``values`` and their ``value_keys``."""
+    facts then (:func:`canonical`), ``bounds`` the intervals its key read, ``limit`` the
+    interval limit then (:data:`.intervals.MAX_ELEMENTS`) when its tokens decide those
+    intervals (each input whose interval is read is absent or its token holds its value
+    exactly: the interval of a known value is a function of it and the limit), else
+    None; ``outputs``,
+    the names of its outputs (``name``: the one, if one); by name their ``types``,
+    ``tokens``, known ``values`` and their ``value_keys``; ``interval``, the type of its
+    first output when the reader records that output's value interval (as the importer's
+    ``typed_node`` does), else None."""
 
-    __slots__ = ("bounds", "entry", "facts", "key", "name", "outputs", "setting", "state",
-                 "tokens", "tokens_of", "types", "value_keys", "values")
+    __slots__ = ("bounds", "entry", "facts", "interval", "key", "limit", "name", "outputs",
+                 "setting", "state", "tokens", "tokens_of", "types", "value_keys", "values")
 
     def __init__(self, rec: NodeRecord, slot: tuple, facts: Facts):
         entry, self.setting, state, _, self.bounds, (outs, folded, keys, _) = slot[:6]
         self.facts = canonical(facts)
+        names = rec.names
+        self.limit = intervals.MAX_ELEMENTS if self.bounds is not None and all(
+            k >= len(names) or not names[k] or exact_token(state[k]) for k in entry.bounded) \
+            else None
         self.entry, self.key = entry, (rec.op_type, rec.domain)
         given = [k for k, name in enumerate(rec.names) if name]
         getter = itemgetter(*[rec.names[k] for k in given]) if given else None
@@ -223,6 +250,9 @@ class Plan:
                 if value is not None:
                     self.values[name], self.value_keys[name] = value, vkey
         self.outputs = tuple(self.types)
+        wanted = rec.wanted
+        self.interval = outs[0] if rec.op_type in MAKES_INTERVALS and wanted and \
+            wanted[0] and folded[0] is None and outs[0].dtype in INTEGER_DTYPES else None
         self.name = self.outputs[0] if len(self.outputs) == 1 else None
 
 
@@ -232,16 +262,14 @@ def _none(tokens: dict) -> None:
 
 def _plan(rec: NodeRecord, slot: tuple, facts: Facts) -> Plan | None:
     """The plan of ``slot``, the slot of ``rec`` made under the reader's ``facts``; None
-    when the reader does more with its typing than writing the outputs (notes its
-    conditions, records an interval, names a size its data decides: as the importer's
+    when the reader does more with its typing than writing the outputs and recording an
+    interval (notes its conditions, names a size its data decides: as the importer's
     ``typed_node``) or its outputs are not distinct names it types."""
-    outs, folded, _, conditions = slot[5]
+    outs, _, _, conditions = slot[5]
     wanted, op_type = rec.wanted, rec.op_type
     named = [name for name in wanted if name]
     if conditions or op_type in COUNTS or len(set(named)) != len(named) or \
-            len(outs) < len(wanted) and any(wanted[len(outs):]) or \
-            op_type in MAKES_INTERVALS and wanted and wanted[0] and folded[0] is None and \
-            outs[0].dtype in INTEGER_DTYPES:
+            len(outs) < len(wanted) and any(wanted[len(outs):]):
         return None
     return Plan(rec, slot, facts)
 
@@ -270,4 +298,5 @@ def keep(reader: Any, entry: OnnxOp, rec: NodeRecord, typed: tuple) -> None:
             return
     slot = (entry, reader.setting, state, _facts(reader, names),
             _bounds(reader, entry, names), typed)
-    rec.slot = (*slot, _plan(rec, slot, reader.facts))
+    rec.slot = (*slot, _plan(rec, slot, reader.facts), canonical(reader.facts))
+    # (entry, setting, tokens, facts about its inputs, intervals, typing, plan, facts)

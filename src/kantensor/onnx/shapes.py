@@ -11,7 +11,7 @@ support reaches get no value_info (a graph output keeps the type the model gave 
 from __future__ import annotations
 
 import os
-from itertools import islice
+from itertools import count, islice
 from typing import Any
 
 import onnx
@@ -132,6 +132,9 @@ def type_bytes(t: Type) -> bytes:
     return found[read_varint(found, len(_TYPE))[1]:]  # (past its key and length)
 
 
+_SERIALIZED = onnx.NodeProto.SerializeToString  # (mapped over a graph's nodes)
+
+
 def infer_shapes(model: onnx.ModelProto | str | os.PathLike | bytes,
                  base_dir: str | os.PathLike | None = None) -> onnx.ModelProto:
     """A copy of ``model`` with every value_info and output typed by kantensor. External
@@ -143,7 +146,7 @@ def infer_shapes(model: onnx.ModelProto | str | os.PathLike | bytes,
         reader = _Reader(source, tensors, graph=False)
         reader.read_sources(variables=False)  # (every initializer checked: the key
         # holds their types; a Variable is made for a graph input a node reads)
-        nodes = [node.SerializeToString() for node in reader.proto.node]
+        nodes = list(map(_SERIALIZED, reader.proto.node))
         key, large = model_key(reader, nodes)
         typed = remembered(key, reader)
         if typed is not None:
@@ -218,13 +221,24 @@ def _written(model: Any, source: onnx.ModelProto, reader: _Reader
     types = reader.types  # the initializers and inputs, then the nodes' outputs
     out = _copy(model, source)
     graph = out.graph
-    skip = set()
+    outputs = set()  # the graph outputs typed
     for o in graph.output:
-        skip.add(o.name)
         t = types.get(o.name)
         if t is not None:  # else an unsupported node reaches it: left as it was
             o.type.ParseFromString(type_bytes(t))
+            outputs.add(o.name)
     graph.ClearField("value_info")
-    blob = _infos(islice(types.items(), reader.sources, None), skip)
+    items = list(islice(types.items(), reader.sources, None))
+    infos = list(map(_INFOS.get, items))  # (a model typed again: all kept, found at once)
+    if None in infos:  # (a first call: each written in _infos's loop)
+        blob = _infos(items, outputs)
+    else:
+        if outputs:  # a graph output has no value info (a name is in ``types`` once)
+            position = dict(zip(islice(types, reader.sources, None), count()))
+            for name in outputs:
+                k = position.get(name)
+                if k is not None:  # (else an initializer or a graph input)
+                    infos[k] = b""
+        blob = b"".join(infos)
     graph.MergeFromString(blob)
     return out, blob
