@@ -123,13 +123,14 @@ def _facts_hold(reader: Any, slot: tuple, names: tuple[str, ...]) -> bool:
     if slot[7] is canonical(reader.facts):
         return True
     facts = slot[3]
-    if reader.facts.atoms:  # (_facts, inline)
-        types = reader.types
-        found = input_facts(reader, tuple([types.get(n) if n else None for n in names]))
-        if facts is None or found is not facts[0] and found != facts[0] or \
-                value_facts(reader, names) != facts[1]:
-            return False
-    return facts is None or bool(reader.facts.atoms)
+    if not reader.facts.atoms:  # (_facts, inline)
+        return facts is None
+    if facts is None:
+        return False
+    types = reader.types
+    found = input_facts(reader, tuple([types.get(n) if n else None for n in names]))
+    return (found is facts[0] or found == facts[0]) and \
+        value_facts(reader, names) == facts[1]
 
 
 def canonical(facts: Facts) -> Facts:
@@ -160,8 +161,8 @@ def replay(reader: Any, serialized: Sequence[bytes]) -> None:
         rec = found(data)
         if rec is None:
             rec = record(nodes[k], data)
-        elif rec.constant is not None:  # a Constant read before: as the reader's node
-            # and constant write it
+        elif rec.constant is not None:  # a Constant read before (as the reader's node
+            # and constant write it)
             wanted = rec.wanted
             name = wanted[0] if len(wanted) == 1 else ""
             if name and name not in types and name not in untyped:
@@ -220,11 +221,10 @@ class Plan:
     interval limit then (:data:`.intervals.MAX_ELEMENTS`) when its tokens decide those
     intervals (each input whose interval is read is absent or its token holds its value
     exactly: the interval of a known value is a function of it and the limit), else
-    None; ``outputs``,
-    the names of its outputs (``name``: the one, if one); by name their ``types``,
-    ``tokens``, known ``values`` and their ``value_keys``; ``interval``, the type of its
-    first output when the reader records that output's value interval (as the importer's
-    ``typed_node`` does), else None."""
+    None; ``outputs``, the names of its outputs (``name``: the one, if one); by name
+    their ``types``, ``tokens``, known ``values`` and their ``value_keys``;
+    ``interval``, the type of its first output when the reader records that output's
+    value interval (as the importer's ``typed_node`` does), else None."""
 
     __slots__ = ("bounds", "entry", "facts", "interval", "key", "limit", "name", "outputs",
                  "setting", "state", "tokens", "tokens_of", "types", "value_keys", "values")
