@@ -28,17 +28,17 @@ from kantensor.types.symbols import DataSymbol, substitute
 F = TensorProto.FLOAT
 
 
-def _scan(body_nodes: list, scan_output: bool = False):
+def _scan(body_nodes: list, scan_output: bool = False, state: str | None = "D"):
     """A Scan over the T rows of ``x: float[T, N]`` with the state ``s0: float[D]``
-    (``s_in`` in the body, ``r`` the row); the body gives ``s_out`` (and ``o``, a scan
-    output, with ``scan_output``)."""
+    (``s_in`` in the body, ``r`` the row; ``state`` None: an axis of unknown size); the
+    body gives ``s_out`` (and ``o``, a scan output, with ``scan_output``)."""
     outs = ("s_out", "o")[:1 + scan_output]
     body = helper.make_graph(body_nodes, "body",
                              [helper.make_tensor_value_info(n, F, None) for n in ("s_in", "r")],
                              [helper.make_tensor_value_info(n, F, None) for n in outs])
     node = helper.make_node("Scan", ["s0", "x"], ["s", "y"][:len(outs)], body=body,
                             num_scan_inputs=1, name="scan")
-    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("s0", F, ["D"]),
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("s0", F, [state]),
                                             helper.make_tensor_value_info("x", F, ["T", "N"])],
                               [helper.make_tensor_value_info(n, F, None)
                                for n in ("s", "y")[:len(outs)]])
@@ -85,6 +85,27 @@ def test_a_scans_states_keep_their_shapes_as_onnxruntime_runs_them(name):
                 assert [substitute(x, sizes) for x in o.type.shape] == list(shape), \
                     (name, sizes, o.type)
     assert runs == {"sum": 21, "grow": 12, "grow_times": 6}[name], runs
+
+
+@pytest.mark.parametrize("name", ["sum", "grow"])
+def test_a_state_of_unknown_size_is_kept_too(name):
+    """``s0: float[?]``: the body's conditions are over the state's unknown axis
+    (``s0.shape[0]``, no input size of a name of its own; main: a size the data decide,
+    ``scan_s0``), judged as above."""
+    body = {"sum": [helper.make_node("Add", ["s_in", "r"], ["s_out"], name="plus")],
+            "grow": [helper.make_node("Concat", ["s_in", "r"], ["g"], axis=0),
+                     helper.make_node("Add", ["g", "g"], ["s_out"], name="plus")]}[name]
+    model = _scan(body, state=None)
+    contract = ko.contract(model)
+    assert contract.names == ("s0.shape[0]", "T", "N")
+    assert not any(isinstance(s, DataSymbol) for a in contract.atoms for s in a.symbols())
+    runs = 0
+    for d, t, n in itertools.product(range(4), repeat=3):
+        ran = ortrun.run(model, {"s0": np.ones(d, np.float32), "x": np.ones((t, n), np.float32)})
+        runs += isinstance(ran, list)
+        assert contract.holds(**{"s0.shape[0]": d, "T": t, "N": n}).value is \
+            isinstance(ran, list), (name, d, t, n)
+    assert runs == {"sum": 21, "grow": 12}[name]
 
 
 def test_onnx_reference_runs_what_onnxruntime_refuses():

@@ -298,8 +298,11 @@ class Scan(Structured):
         slices = [TensorType(t.dtype, t.shape[:a] + t.shape[a + 1:])
                   for t, a in zip(types[n_state:], in_axes, strict=True)]
         notes = Notes(label)
+        stand_ins = [[unknown(VariableAxis(v, a + batched)) if d is None else None
+                      for a, d in enumerate(t.shape)]
+                     for v, t in zip(ins[:n_state], types[:n_state], strict=True)]
         rec = Recurrence(scope, attrs["body"], types[:n_state], label, notes, tail=slices,
-                         keeps_shapes=True)
+                         keeps_shapes=True, stand_ins=stand_ins)
         n_scan = len(node.output) - n_state
         finals, scans = rec.solve(count, n_scan, list(node.output))
         out_axes = [normalize_axis(a, t.ndim + 1) for a, t in zip(
@@ -332,7 +335,8 @@ class Scan(Structured):
         if batched and batch is None:
             batch = unknown(VariableAxis(ins[0], 0))
         needed(scope, outs, (*scan_conditions(label, count, batch), *rec.kept, *body_conditions(
-            scope, node, label, rec.sub, count, rec.all, rec.known, runs=True)))
+            scope, node, label, rec.sub, count, rec.all, {**rec.known, **rec.outer},
+            runs=True)))
         return [(o, None) for o in outs]
 
 

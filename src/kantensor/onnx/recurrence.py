@@ -63,11 +63,13 @@ class Recurrence:
 
     def __init__(self, scope: Any, body: Any, init: list[Type], label: str, notes: Notes,
                  lead: list[Type] = (), tail: list[Type] = (), index: bool = False,
-                 keeps_shapes: bool = False):
+                 keeps_shapes: bool = False, stand_ins: Any = ()):
         self.scope, self.body, self.init, self.label, self.notes = scope, body, init, \
             label, notes
-        self.keeps_shapes = keeps_shapes  # (a Scan: see ``kept``)
-        self.kept: tuple[Condition, ...] = ()
+        self.keeps_shapes = keeps_shapes  # (a Scan: see ``_keep``; ``stand_ins``, per
+        self.stand_ins = list(stand_ins)  # state and axis, the graph's size standing for
+        self.kept: tuple[Condition, ...] = ()  # an unknown initial size, or None)
+        self.outer: dict[str, Any] = {}
         self.lead_out = 1 if index else 0
         taken = scope_names(scope) | names_in(init) | names_in(tail)
         base = base_name(label) + "_s"
@@ -195,7 +197,12 @@ class Recurrence:
         every iteration of a run that succeeds, the body sees these sizes and the same
         slices' sizes), each such size is ``n0`` after any number of iterations, and the
         node needs the size ``e`` the body gives back to be ``n0`` (``kept``; a size
-        the body leaves unknown states no condition). The body's output types."""
+        the body leaves unknown states no condition). An unknown initial size stays a
+        symbol of the body, its type unknown, and the body's conditions over it are over
+        its stand-in (``outer``: the unknown axis of the Scan's input). The body's output
+        types."""
+        stand = {s: d for names, axes in zip(self.symbols, self.stand_ins, strict=False)
+                 for s, d in zip(names, axes, strict=False) if d is not None}
         start = {s: n0 for s, n0, _ in pairs if n0 is not None}
         out = self._type([self._at(t, names, start) for t, names in
                           zip(self.formal, self.symbols, strict=True)])
@@ -204,10 +211,14 @@ class Recurrence:
         source = Source(op="Scan", node=self.label, detail="onnxruntime keeps each state "
                         "variable's shape from one iteration to the next")
         for (s, n0, _), e in zip(pairs, after, strict=True):
-            if n0 is None:
+            if n0 is None and s not in stand:
                 continue
             finals[s], reasons[s] = n0, None
-            known[s] = n0
+            if n0 is None:
+                self.outer[s] = n0 = stand[s]
+            else:
+                known[s] = n0
+            e = substitute(e, stand) if isinstance(e, Dim) else e
             if e is not None and not _symbols(e) & self.all and not (e is n0 or e == n0):
                 conditions.append(Condition(e, "==", n0, source))
         self.kept = tuple(conditions)
