@@ -149,7 +149,12 @@ def test_a_body_refused_for_another_reason_leaves_its_iterations_to_the_data():
     points = [{"n": n, "d": 2, "m": m, "k": 5} for n, m in itertools.product(range(4),
                                                                              range(4))]
     deep = _deep(14)
-    assert [str(a.clause) for a in ko.contract(deep).atoms] == ["m == 0 or walk_fits == 1"]
+    contract = ko.contract(deep)
+    assert [str(a.clause) for a in contract.atoms] == ["m == 0 or walk_fits == 1"]
+    assert contract.dsl() == "where m == 0\nwhere walk_fits == 1"  # (its words say what
+    assert str(contract).endswith(  # walk_fits is: no size the caller chooses)
+        "(walk_fits is decided by the data when the model runs, no input size: a clause "
+        "over it is a check made then)")
     assert _judge(deep, points, feeds, undecided=12) == 10
     shallow = _deep(2)
     assert [str(a.clause) for a in ko.contract(shallow).atoms] == [

@@ -257,6 +257,12 @@ def contract_text(contract: Any) -> str:
     renamed = [(n, _ident(n)) for n in contract.names if not n.isidentifier()]
     if renamed:
         out.append("  (" + ", ".join(f"{i} is {n}" for n, i in renamed) + ")")
+    named = [s for s in data if any(s in a.symbols() for a in contract.atoms)]
+    if found and named:  # (a where-clause names sizes as if the caller chose them)
+        one = len(named) == 1
+        out.append("  (" + ", ".join(map(str, named)) + f" {'is' if one else 'are'} decided "
+                   "by the data when the model runs, no input size: a clause over "
+                   f"{'it' if one else 'them'} is a check made then)")
     return "\n".join(out)
 
 
