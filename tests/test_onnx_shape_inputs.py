@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from onnx import TensorProto, helper
 
+import kantensor as kt
 import kantensor.onnx as ko
 import ortrun
 from kantensor.types.symbols import substitute
@@ -92,3 +93,35 @@ def test_a_slice_by_unknown_bounds_has_unknown_sizes(inputs):
     assert str(y.type) == "float32[?,?]"
     values = [([1, 1], [2, 2]), ([0, 0], [9, 9]), ([1, 0], [1, 1]), ([-1, -2], [5, 5])]
     assert _judged(model, values) == 12
+
+
+def test_unsqueeze_by_axes_of_unknown_value_has_their_number_more_axes():
+    """``Unsqueeze(x, s)`` with ``s: int64[2]`` a graph input: rank 4, each size unknown
+    (main refused it: "axes must be constant integers"); onnxruntime at several axes,
+    and a repeated axis refused by both (the graph run by kt.function too)."""
+    model = _model("Unsqueeze", ["x", "s"], 2)
+    ins, (y,) = ko.from_onnx(model)
+    assert str(y.type) == "float32[?,?,?,?]"
+    values = [([0, 1], [0, 0]), ([0, 3], [0, 0]), ([-1, 1], [0, 0])]
+    assert _judged(model, values) == 9
+    x = np.zeros((2, 3), np.float32)
+    run = kt.function(ins, [y])
+    for axes, e in values:
+        (got,) = run(x, np.array(axes, np.int64), np.array(e, np.int64))
+        assert got.shape == ortrun.run(model, {"x": x, "s": np.array(axes, np.int64),
+                                               "e": np.array(e, np.int64)})[0]
+    repeated = {"x": x, "s": np.array([1, 1], np.int64), "e": np.zeros(2, np.int64)}
+    assert isinstance(ortrun.run(model, repeated), ortrun.Refusal)
+    with pytest.raises(ValueError, match="repeated axis"):
+        run(*repeated.values())
+
+
+@pytest.mark.parametrize(("k", "message"), [
+    (100_000, r"input 1 \(axes\) is int64\[100000\]; an input whose value decides the "
+              "types has at most 256 entries"),
+    (70, "output 0 would have 72 axes, at most 64")])
+def test_axes_claiming_too_many_entries_are_refused_by_name(k, message):
+    """A hostile length: the bounds on a value's entries and on the rank hold (a clear
+    error naming the node, no work per entry)."""
+    with pytest.raises(ValueError, match=r"node 'Unsqueeze -> y' \(Unsqueeze\): " + message):
+        ko.from_onnx(_model("Unsqueeze", ["x", "s"], k))

@@ -92,21 +92,33 @@ def concat(*arrays: np.ndarray, axis: int) -> np.ndarray:
 def build_unsqueeze(types: tuple, axes_value: Any = None, axes: Any = None, **_: Any
                     ) -> dict[str, Any]:
     """Unsqueeze: the axes from the input (opset 13; a scalar is one axis, as the
-    runtimes take it) or the attribute (opsets 1 to 12)."""
+    runtimes take it) or the attribute (opsets 1 to 12). Axes not known when the model
+    is read, of a known number ``k`` (the input's static length): ``k`` more axes, each
+    of unknown size (which ones are 1 the run decides; onnxruntime refuses repeated
+    axes, so there are exactly ``k`` more)."""
     x = types[0]
+    a = dims("a", x.ndim)
+    given = [] if len(types) < 2 else [typed([])] if types[1].ndim == 0 else [typed(dims("k"))]
+    if axes is None and axes_value is None and len(types) > 1 and (
+            types[1].ndim == 0 or isinstance(types[1].shape[0], int)):
+        more = 1 if types[1].ndim == 0 else types[1].shape[0]
+        out = dims("u", x.ndim + more)
+        return {"x": a, "y": out, "rest": given, "fits": [u >= 0 for u in out],
+                "params": {"axes_value": None}}
     chosen = constant_ints(axes_value if axes is None else axes, "axes")
     n = x.ndim + len(chosen)
     picked = normalize_axes(chosen, n)
-    a = dims("a", x.ndim)
     rest = iter(a)
     out = [1 if i in picked else next(rest) for i in range(n)]
-    given = [] if len(types) < 2 else [typed([])] if types[1].ndim == 0 else [typed(dims("k"))]
-    return {"x": a, "y": out, "rest": given,
+    return {"x": a, "y": out, "rest": given, "fits": [],
             "params": {"axes_value": picked} if axes is None else {"axes": picked}}
 
 
-def unsqueeze(x: np.ndarray, *rest: np.ndarray, axes_value: tuple = (), axes: tuple = ()
-              ) -> np.ndarray:
+def unsqueeze(x: np.ndarray, *rest: np.ndarray, axes_value: tuple | None = (),
+              axes: tuple = ()) -> np.ndarray:
+    if not axes and axes_value is None:  # (not known when the model was read)
+        axes = tuple(int(v) for v in np.asarray(rest[0]).ravel())
+        return np.expand_dims(x, normalize_axes(axes, x.ndim + len(axes)))
     return np.expand_dims(x, axes or axes_value)
 
 
