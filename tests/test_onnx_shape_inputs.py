@@ -125,3 +125,24 @@ def test_axes_claiming_too_many_entries_are_refused_by_name(k, message):
     error naming the node, no work per entry)."""
     with pytest.raises(ValueError, match=r"node 'Unsqueeze -> y' \(Unsqueeze\): " + message):
         ko.from_onnx(_model("Unsqueeze", ["x", "s"], k))
+
+
+@pytest.mark.parametrize("op", ["ReduceSum", "ReduceMax", "ReduceL2"])
+def test_a_reduction_keeping_dims_by_axes_of_unknown_value_keeps_the_rank(op):
+    """``ReduceX(x, s, keepdims=1)`` with ``s`` a graph input: the rank stays, each size
+    unknown (main refused it); onnxruntime and kt.function at several axes, a repeated
+    one among them (one axis for both). Without keepdims the number of axes does not give
+    the rank (a repeated axis is one): still refused."""
+    model = _model(op, ["x", "s"], 2, keepdims=1)
+    ins, (y,) = ko.from_onnx(model)
+    assert str(y.type) == "float32[?,?]"
+    values = [([0, 1], [0, 0]), ([1, 1], [0, 0]), ([-1, 0], [0, 0])]
+    assert _judged(model, values) == 9
+    run = kt.function(ins, [y])
+    for (n, m), (axes, e) in itertools.product(((2, 3), (0, 2)), values):
+        feeds = {"x": np.ones((n, m), np.float32), "s": np.array(axes, np.int64),
+                 "e": np.array(e, np.int64)}
+        (got,) = run(*feeds.values())
+        assert got.shape == ortrun.run(model, feeds)[0], (op, n, m, axes)
+    with pytest.raises(ValueError, match="axes must be constant integers"):
+        ko.from_onnx(_model(op, ["x", "s"], 2, keepdims=0))

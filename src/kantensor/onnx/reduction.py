@@ -22,6 +22,12 @@ def build_reduce(types: tuple, keepdims: int, axes_value: Any = None, axes: Any 
     means all, or none at all with ``noop_with_empty_axes``. The Op it resolves holds the
     axes it picked (``axes``), so rendering it again (refine, query) needs no value."""
     x = types[0]
+    if axes is None and 1 in given and axes_value is None and keepdims:
+        # axes not known when the model is read: the rank stays, each size the input's or
+        # 1, which the run decides (none, or a repeated axis, changes no rank)
+        out = dims("u", x.ndim)
+        return {"x": dims("a", x.ndim), "rest": [typed(dims("k"))], "y": out,
+                "fits": [u >= 0 for u in out], "params": {"axes": None, "axes_value": None}}
     if axes is not None:  # the attribute (opsets before 18), or the axes resolved already
         chosen = tuple(axes)
     elif 1 in given:
@@ -35,11 +41,17 @@ def build_reduce(types: tuple, keepdims: int, axes_value: Any = None, axes: Any 
     kept = [1 if i in picked else d for i, d in enumerate(a)] if keepdims else \
         [d for i, d in enumerate(a) if i not in picked]
     return {"x": a, "rest": [typed(dims("k"))] if 1 in given else [],
-            "y": kept, "params": {"axes": picked, "axes_value": None}}
+            "y": kept, "fits": [], "params": {"axes": picked, "axes_value": None}}
 
 
 def _reducer(fn: Any) -> Any:
-    def reduce(x: np.ndarray, *rest: np.ndarray, axes: tuple, keepdims: int, **_: Any) -> Any:
+    def reduce(x: np.ndarray, *rest: np.ndarray, axes: tuple | None, keepdims: int,
+               noop_with_empty_axes: int = 0, **_: Any) -> Any:
+        if axes is None:  # (not known when the model was read: the input's, any order,
+            axes = tuple(sorted({normalize_axis(int(v), x.ndim)  # a repeat one axis)
+                                 for v in np.asarray(rest[0]).ravel()}))
+            if not axes and not noop_with_empty_axes:
+                axes = tuple(range(x.ndim))
         if not axes:
             return x.copy()
         return fn(x, axis=axes, keepdims=bool(keepdims))
