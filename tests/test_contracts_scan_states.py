@@ -121,3 +121,15 @@ def test_onnx_reference_runs_what_onnxruntime_refuses():
     assert verdict.value is False and "(Scan scan)" in str(verdict)
     (kept,) = [a.clause for a in contract.atoms if str(a.clause) == "D + N == D"]
     assert "keeps each state variable's shape" in kept.source.detail
+
+
+def test_a_scan_output_over_an_unknown_state_size_says_why_it_is_unknown():
+    """The note names the state's unknown axis, not a symbol of the body's."""
+    model = _scan([helper.make_node("Add", ["s_in", "r"], ["s_out"]),
+                   helper.make_node("Mul", ["s_in", "r"], ["o"])], scan_output=True,
+                  state=None)
+    _, outs = ko.from_onnx(model)
+    assert [str(o.type) for o in outs] == ["float32[?]", "float32[T,?]"]
+    (note,) = ko.size_notes(outs)
+    assert note.reason == ("it depends on a state's initial size, which is unknown "
+                           "(max(N, s0.shape[0])*min(1, N, s0.shape[0]))")

@@ -132,13 +132,13 @@ class Recurrence:
             pairs += zip(self.symbols[k], _sizes(t0), _sizes(out), strict=True)
         constant = {s: n0 for s, n0, e in pairs if isinstance(e, Dim) and e == Dim(s)}
         known = {s: n0 for s, n0 in constant.items() if n0 is not None}
-        self.changing = self.all - set(known)
+        self.changing = self.all - set(known) - set(self.outer)
         finals: dict[str, Any] = {}
         reasons: dict[str, Any] = {}
         body_out = self.out
         if self.keeps_shapes:
             body_out = self._keep(pairs, known, finals, reasons)
-            self.changing = self.all - set(known)
+            self.changing = self.all - set(known) - set(self.outer)
         for s, n0, e in pairs:
             if s not in finals:
                 finals[s], reasons[s] = self._final(s, n0, e, known, count)
@@ -149,7 +149,7 @@ class Recurrence:
             for s in kept:
                 finals[s], reasons[s] = stuck[s], None
                 known[s] = stuck[s]
-            self.changing = self.all - set(known)
+            self.changing = self.all - set(known) - set(self.outer)
         carried_out = body_out[self.lead_out:self.lead_out + n]
         out_types: list[Type] = []
         for k, (t0, out) in enumerate(zip(self.init, carried_out, strict=True)):
@@ -326,6 +326,11 @@ class Recurrence:
             if _symbols(d) & self.changing:
                 if offset is not None:
                     self.notes.add(name, a + offset, f"it changes between iterations ({d})")
+                d = None
+            elif _symbols(d) & self.outer.keys():
+                if offset is not None:
+                    self.notes.add(name, a + offset, "it depends on a state's initial size, "
+                                   f"which is unknown ({substitute(d, self.outer)})")
                 d = None
             out.append(d)
         return tuple(out)
