@@ -32,7 +32,7 @@ from ..graph.type import Type
 from ..types.conditions import Condition, Source
 from ..types.containers import OptionalType, SequenceType, join_shapes
 from ..types.dim import Dim, dim_min
-from ..types.symbols import data_size, free_symbols, substitute
+from ..types.symbols import DataSymbol, data_size, free_symbols, substitute
 from ..types.type import TensorType
 from .subgraph import Notes, SizeCondition, base_name, fresh_names, names_in, output_types
 
@@ -172,9 +172,11 @@ class Recurrence:
         iterations give one of them different shapes, so each size that changes between
         iterations (over the iteration number, or a carried size that changes) equals its
         size at the first iteration (the iteration number 0, each carried size its initial
-        one where known): conditions over the body's symbols, which
-        :func:`~.needs.body_conditions` states at every iteration."""
-        first = {s: n0 for s, n0, _ in pairs if n0 is not None and s not in known}
+        one: where it is not known, a size the data decide): conditions over the body's
+        symbols, which :func:`~.needs.body_conditions` states at every iteration."""
+        first = {s: n0 if n0 is not None else Dim(DataSymbol(
+            f"{s}_0", f"the initial size of a value {self.label!r} carries (not known "
+            "when the model is read)")) for s, n0, _ in pairs if s not in known}
         if self.index is not None:
             first[self.index] = 0
         source = Source(op="Loop" if self.index is not None else "Scan", node=self.label,
