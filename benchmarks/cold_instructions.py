@@ -1,0 +1,85 @@
+"""The instructions the first ``infer_shapes`` of a model executes, counted by valgrind's
+callgrind, for each of several source trees of kantensor: a deterministic measure (two
+runs of one tree agree to about 0.02%) for bisecting a change of the first call's cost
+on a loaded machine, where the CPU clock's spread is larger than the change.
+
+Only the call is counted (collection is switched on inside a ``functools.reduce`` that
+makes it), in a fresh process per tree set up as before_after.py sets one up: the tree's
+modules byte-compiled first, its own catalogue. Instructions are not time: a copy of
+many bytes counts each byte (``rep movsb``), so compare trees, not tools. Needs
+valgrind on the PATH; about a minute a tree.
+
+Run: python benchmarks/cold_instructions.py [--layers 12] [--model PATH] TREE [TREE ...]
+(TREE: a source tree, a worktree or a ``git archive`` of one with its signatures/).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import before_after as ba
+import onnx
+from onnx_model import transformer
+from onnx_time import stripped
+
+#: The timed process: the model read, kantensor.onnx imported, then one call counted.
+CALL = """import functools, sys, warnings
+import onnx
+import kantensor.onnx as ko
+model = onnx.load(sys.argv[1])
+def call(_a, _b):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ko.infer_shapes(model)
+functools.reduce(call, [0, 1])
+"""
+
+
+def count(tree: Path, model: Path, folder: Path) -> int:
+    """The instructions of the first ``infer_shapes`` of ``model`` by ``tree``."""
+    ba.compiled(tree)
+    site = folder / f"site-{abs(hash(tree))}"
+    site.mkdir(exist_ok=True)
+    signatures = tree / "signatures"
+    (site / "sitecustomize.py").write_text(ba.CATALOGUE.format(
+        init=str(signatures / "__init__.py"), folder=str(signatures)))
+    script = folder / "call.py"
+    script.write_text(CALL)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(ba.BYTECODE, PYTHONPATH=os.pathsep.join([str(site), str(tree / "src")]))
+    done = subprocess.run(
+        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={folder / 'out'}",
+         "--collect-atstart=no", "--toggle-collect=functools_reduce", sys.executable,
+         str(script), str(model)], env=env, text=True, capture_output=True, timeout=1800)
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    if found is None:
+        raise SystemExit(f"{tree}: valgrind failed: {done.stderr[-1000:]}")
+    return int(found.group(1))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("trees", type=Path, nargs="+")
+    parser.add_argument("--layers", type=int, default=12)
+    parser.add_argument("--model", type=Path, help="an .onnx file instead of the "
+                        "transformer of onnx_model.py (its value_info and output shapes "
+                        "removed, as onnx_time.py does)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as made:
+        folder = Path(made)
+        ba.BYTECODE["PYTHONPYCACHEPREFIX"] = str(folder / "pyc")
+        model = folder / "model.onnx"  # (a file's value_info and output shapes removed)
+        onnx.save(stripped(onnx.load(args.model)) if args.model else
+                  transformer(args.layers), str(model))
+        for tree in args.trees:
+            print(f"{str(tree):40} {count(tree.resolve(), model, folder):>14,}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
