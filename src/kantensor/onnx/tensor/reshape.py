@@ -163,7 +163,10 @@ def _zero_with(entry: Dim, size: Any) -> bool:
         if not isinstance(k, int) or k % c or (k // c) & (k // c - 1):
             return False
         monomial = monomial * Dim(s) ** ((k // c).bit_length() - 1)
-    return monomial == entry and all(substitute(size, {s: 0}) == 0 for s in symbols)
+    try:
+        return monomial == entry and all(substitute(size, {s: 0}) == 0 for s in symbols)
+    except ZeroDivisionError:  # ``size`` divides by a size that is 0 there: not shown 0
+        return False
 
 
 def reshape(x: np.ndarray, shape: np.ndarray, *sizes: np.ndarray, allowzero: int = 0,
