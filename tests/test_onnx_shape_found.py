@@ -10,6 +10,7 @@ import itertools
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
+import kantensor.onnx as ko
 from test_onnx_shape_differential import check, typed
 
 BIG = 2**63 - 1
@@ -84,3 +85,36 @@ def test_slice_lengths_at_every_bound_and_step_are_onnxruntimes_or_unknown():
     model = _model(nodes, "n", consts)
     stats = _judged(model, "n", [(n,) for n in range(5)])
     assert stats["values exact"] > 2 * stats["values unknown"], stats
+
+
+def test_a_reshape_of_a_divided_size_is_typed():
+    """``Reshape(Reshape(x[N, S], [-1, S, S]), [S])``: the second Reshape asked whether
+    its input's size ``N//S`` is 0 where ``S`` is, by putting ``S = 0`` into it, and the
+    import raised ZeroDivisionError. A size undefined there is not shown 0."""
+    nodes = [helper.make_node("Shape", ["x"], ["i_shape"], start=-1),
+             helper.make_node("Gather", ["i_shape", "zero"], ["i_s"], axis=0),
+             helper.make_node("Unsqueeze", ["i_s", "axis0"], ["i_s1"]),
+             helper.make_node("Concat", ["minus1", "i_s1", "i_s1"], ["i_target"], axis=0),
+             helper.make_node("Reshape", ["x", "i_target"], ["y"]),
+             helper.make_node("Reshape", ["y", "i_shape"], ["z"])]
+    model = _model(nodes, "NS", {"zero": 0, "axis0": [0], "minus1": [-1]})
+    stats = _judged(model, "NS", [(0, 2), (4, 2), (2, 0), (1, 1), (0, 1), (2, 1)])
+    assert stats["onnxruntime ran"] == 1 and stats["contract agreed"] == 6, stats
+
+
+def test_a_reshape_to_a_shape_not_known_leaves_the_contract_undecided():
+    """``Reshape(x[N, S], [N, 0, float(N)])``: a size cast to float and back is not
+    folded, so the shape is not known when the model is read. The contract said every
+    size valid (the Reshape stated nothing) where onnxruntime refuses most of them; it
+    says undecided now, in a note naming the node."""
+    nodes = _sizes("NS") + [
+        helper.make_node("Cast", ["i_n"], ["f"], to=TensorProto.FLOAT),
+        helper.make_node("Cast", ["f"], ["i_back"], to=TensorProto.INT64),
+        helper.make_node("Unsqueeze", ["i_back", "axis0"], ["i_back1"]),
+        helper.make_node("Concat", ["i_n1", "zero1", "i_back1"], ["i_target"], axis=0),
+        helper.make_node("Reshape", ["x", "i_target"], ["y"], name="reshape_y")]
+    model = _model(nodes, "NS", {"zero": 0, "axis0": [0], "zero1": [0]})
+    contract = ko.contract(model)
+    assert "'reshape_y' (Reshape): its shape is not known" in " ".join(contract.notes)
+    stats = _judged(model, "NS", [(2, 3), (3, 2), (0, 1), (1, 1), (1, 0)])
+    assert stats["contract undecided"] == 5 and stats["onnxruntime refused"] == 3, stats
