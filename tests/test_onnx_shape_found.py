@@ -118,3 +118,35 @@ def test_a_reshape_to_a_shape_not_known_leaves_the_contract_undecided():
     assert "'reshape_y' (Reshape): its shape is not known" in " ".join(contract.notes)
     stats = _judged(model, "NS", [(2, 3), (3, 2), (0, 1), (1, 1), (1, 0)])
     assert stats["contract undecided"] == 5 and stats["onnxruntime refused"] == 3, stats
+
+
+def test_a_size_entry_that_may_be_negative_is_a_condition():
+    """``Shape(x) % -2`` is ``-(N % 2)``: negative where N is odd. ConstantOfShape,
+    Expand and Tile of it were typed with that size and no condition (the contract said
+    every size valid); each needs the entry ``>= 0`` now, as onnxruntime does."""
+    points = [(2, 4), (3, 2), (0, 1), (1, 0), (4, 6), (6, 3)]
+    for op in ("ConstantOfShape", "Expand", "Tile"):
+        nodes = [helper.make_node("Shape", ["x"], ["i_shape"]),
+                 helper.make_node("Mod", ["i_shape", "minus2"], ["i_mod"], fmod=0),
+                 helper.make_node(op, [] if op == "ConstantOfShape" else ["x"], ["y"])]
+        nodes[-1].input.append("i_mod")
+        model = _model(nodes, "NS", {"minus2": -2})
+        stats = _judged(model, "NS", points)
+        assert stats["contract agreed"] == len(points), (op, stats)
+        assert stats["onnxruntime refused"] >= 4, (op, stats)  # N or S odd, and more
+
+
+def test_a_reshape_with_allowzero_of_a_zero_and_a_minus_one_is_invalid_by_the_spec():
+    """``Reshape(x, [0, -1], allowzero=1)``: ONNX calls a shape with both a 0 and a -1
+    invalid under allowzero, and onnx.reference refuses it; onnxruntime runs it. The
+    model is refused (a point is valid where both run it), and the harness counts such
+    points apart."""
+    nodes = [helper.make_node("Shape", ["x"], ["i_shape"]),  # [0, -1], computed: a
+             helper.make_node("Mul", ["i_shape", "zeros"], ["i_zeros"]),  # constant one
+             helper.make_node("Add", ["i_zeros", "shape"], ["i_target"]),  # onnxruntime
+             helper.make_node("Reshape", ["x", "i_target"], ["y"], allowzero=1)]  # refuses
+    model = _model(nodes, "NS", {"shape": [0, -1], "zeros": [0, 0]})  # when it loads
+    assert typed(model)[0] is None
+    stats = _judged(model, "NS", [(2, 3), (2, 0)])
+    spec = "model refused, invalid by the spec (onnx.reference), run by onnxruntime"
+    assert stats.get(spec) == 1 and stats["onnxruntime refused"] == 1, stats

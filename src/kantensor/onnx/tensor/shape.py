@@ -25,7 +25,7 @@ from ...ops.templates import (
 )
 from ...syntax.ast import Clause, DimVar, FixedDim
 from ...types.dim import Dim
-from ..shared import NotKnown, constant_ints, rest_operands, value_entries
+from ..shared import NotKnown, constant_ints, rest_operands, size_entry, value_entries
 from ..values import TypeStandIn, sizes_value
 
 
@@ -331,7 +331,7 @@ def build_tile(types: tuple, repeats_value: Any, **_: Any) -> dict[str, Any]:
             out.append(u)
             clauses.append(u >= 0)
         else:
-            out.append(a[i] * sizes.expr(r))
+            out.append(a[i] * size_entry(sizes, r, clauses, "repeats"))
     return {"x": a, "sizes": sizes.patterns(), "y": out, "fits": clauses}
 
 
