@@ -150,3 +150,31 @@ def test_a_reshape_with_allowzero_of_a_zero_and_a_minus_one_is_invalid_by_the_sp
     stats = _judged(model, "NS", [(2, 3), (2, 0)])
     spec = "model refused, invalid by the spec (onnx.reference), run by onnxruntime"
     assert stats.get(spec) == 1 and stats["onnxruntime refused"] == 1, stats
+
+
+def test_a_reshape_entry_that_falls_as_its_size_grows_is_typed():
+    """``Reshape(x[N], [2 - N] * 3)``: asking whether the entry ``2 - N`` is a monomial
+    in N (0 only where N is), its value at N = 2 (0) passed as a power of two, the
+    builder made ``N**-1`` and compared a symbolic value: the import raised TypeError."""
+    nodes = [helper.make_node("Size", ["x"], ["i_n"]),
+             helper.make_node("Sub", ["two", "i_n"], ["i_d"]),
+             helper.make_node("Unsqueeze", ["i_d", "axis0"], ["i_d1"]),
+             helper.make_node("Concat", ["i_d1", "i_d1", "i_d1"], ["i_target"], axis=0),
+             helper.make_node("Reshape", ["x", "i_target"], ["y"])]
+    model = _model(nodes, "N", {"two": 2, "axis0": [0]})
+    stats = _judged(model, "N", [(n,) for n in range(5)])
+    assert stats["onnxruntime ran"] == 1 and stats["contract agreed"] == 5, stats
+
+
+def test_a_reshape_entry_of_either_sign_is_a_choice():
+    """``Reshape(x[N, S], [-N])``: at N = 1 the entry is -1 (inferred: S), at N >= 2 it
+    is refused, at N = 0 it copies N. It was read as a size with a volume condition,
+    ``N*S == N**2``: invalid at N = 1 where onnxruntime runs. The entry's sign is a
+    choice now: the sizes where it is negative are not covered."""
+    nodes = [helper.make_node("Shape", ["x"], ["i_shape"]),
+             helper.make_node("Neg", ["i_shape"], ["i_neg"]),
+             helper.make_node("Gather", ["i_neg", "first"], ["i_target"], axis=0),
+             helper.make_node("Reshape", ["x", "i_target"], ["y"])]
+    model = _model(nodes, "NS", {"first": [0]})
+    stats = _judged(model, "NS", [(1, 0), (1, 2), (2, 2), (0, 3), (3, 1)])
+    assert stats["contract agreed"] == 1 and stats["contract undecided"] == 4, stats
