@@ -76,14 +76,17 @@ def build_reshape(types: tuple, shape_value: Any, allowzero: int, **_: Any) -> d
             out.append(a[i])  # the input's own size there: copied or not, the same
         else:
             given = own.get(entry, sizes.expr(entry))  # one of the input's sizes, or not
+            beyond = i >= x.ndim and not allowzero  # 0 would copy an axis x does not have
             if EMPTY.decide((entry, ">=", 0)) is not True:  # -n: -1 infers, -2 refuses
                 clauses.append(chosen(as_expr(given) >= 0, _NEGATIVE))
+                if beyond:
+                    clauses.append(as_expr(given).ne(0))
+            elif beyond:
+                clauses.append(as_expr(given) >= 1)
             out.append(given)
-            if allowzero:
+            if allowzero or beyond:
                 continue
-            if i >= x.ndim:
-                clauses.append(as_expr(given) >= 1)  # 0 would copy an axis x does not have
-            elif x.shape[i] is None or not _zero_with(entry, x.shape[i]):
+            if x.shape[i] is None or not _zero_with(entry, x.shape[i]):
                 copies[i] = given  # copies the input's size where it is 0: see below
     unknown = any(e is None for e in shape_value)
     for i, given in copies.items():
