@@ -30,11 +30,10 @@ from ..types.contracts.evaluate import evaluator
 from ..types.contracts.univariate import trend as _trend
 from ..types.dim import Dim
 from ..types.symbols import free_symbols
-from .calls import call_plan
 from .importer import _Reader
 from .loading import OnnxImportError, Tensors, open_model, overridable
-from .registry import UnsupportedOp, lookup
 from .subgraph import size_conditions
+from .unread import unread
 
 __all__ = ["InputProfile", "contract", "data_inputs", "prepare", "profiles", "report",
            "with_input_dims"]
@@ -120,43 +119,6 @@ def untyped(reader: _Reader) -> list[str]:
     first = {id(exc): exc for exc in reader.untyped.values()}
     return [f"{exc}: what it and the nodes it reaches need of the sizes is not known"
             for exc in first.values()]
-
-
-#: The value inputs of which every value is valid: the types depend on them, not what
-#: the node accepts (Slice's bounds are clamped)
-_ANY_VALUE = frozenset({("Slice", "starts"), ("Slice", "ends")})
-
-
-def unread(proto: onnx.ModelProto, reader: _Reader) -> list[str]:
-    """What the contract lacks where a node's types depend on an input's value that is
-    not known when the model is read (a Reshape's shape from a size cast to float and
-    back, which is not folded): its conditions on that value (the volume, an entry >= 0)
-    are checked when the model runs, so ``holds`` is undecided where every atom holds.
-    (A Gather's indices are data, whose interval the conditions state where it is known:
-    docs/contracts.rst, "Index bounds".)"""
-    notes = []
-    for node in proto.graph.node:
-        if any(o in reader.untyped for o in node.output) or node.domain not in ("",
-                                                                                 "ai.onnx"):
-            continue
-        try:
-            entry = lookup(node.op_type, node.domain, reader.opset, node.name)
-        except UnsupportedOp:
-            continue
-        if entry.structured:
-            continue
-        for k, variadic, name, value, _ in call_plan(entry).inputs:
-            if variadic or value is None or k >= len(node.input) or not node.input[k] or \
-                    (node.op_type, name) in _ANY_VALUE:
-                continue
-            known = reader.value(node.input[k])
-            if known is None or (known.dtype == object and any(
-                    e is None for e in known.ravel().tolist())):
-                notes.append(f"node {node.name or node.op_type!r} ({node.op_type}): its "
-                             f"{name} is not known when the model is read, so what it "
-                             "needs of it is checked when the model runs")
-                break
-    return notes
 
 
 def prepare(model: onnx.ModelProto | str | os.PathLike | bytes,
