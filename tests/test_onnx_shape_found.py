@@ -18,8 +18,8 @@ BIG = 2**63 - 1
 
 def _model(nodes, names, consts):
     inits = [numpy_helper.from_array(np.array(v, np.int64), k) for k, v in consts.items()]
-    outputs = [helper.make_tensor_value_info(o, TensorProto.INT64 if o.startswith("i")
-                                             else TensorProto.FLOAT, None)
+    kinds = {"i": TensorProto.INT64, "b": TensorProto.BOOL}  # by the name's first letter
+    outputs = [helper.make_tensor_value_info(o, kinds.get(o[0], TensorProto.FLOAT), None)
                for n in nodes for o in n.output]
     graph = helper.make_graph(nodes, "found", [helper.make_tensor_value_info(
         "x", TensorProto.FLOAT, list(names))], outputs, inits)
@@ -195,3 +195,26 @@ def test_a_choice_is_no_fact_that_refuses_a_later_node():
     stats = _judged(model, "N", [(n,) for n in range(4)])
     assert stats["onnxruntime ran"] == 1 and stats["contract agreed"] == 3, stats  # N = 0:
     # not covered (the slice's choice fails there)
+
+
+def test_a_reshape_to_an_ifs_size_leaves_the_contract_undecided():
+    """``Reshape(x[N, S], [If(N >= abs(N)) then S else N, 0])``: the If's value is
+    computed from sizes alone but not known when the model is read; a node with
+    subgraphs was never taken for one computed from sizes, so the contract said every
+    size valid where onnxruntime refuses all but the volume's."""
+    branches = [helper.make_graph([helper.make_node("Identity", [src], [f"i_out{k}"])],
+                                  f"b{k}", [], [helper.make_tensor_value_info(
+                                      f"i_out{k}", TensorProto.INT64, None)])
+                for k, src in enumerate(("i_s", "i_n"))]
+    nodes = _sizes("NS") + [
+        helper.make_node("Gather", ["i_shape", "one"], ["i_s"], axis=0),
+        helper.make_node("Abs", ["i_n"], ["i_abs"]),
+        helper.make_node("GreaterOrEqual", ["i_n", "i_abs"], ["b_cond"]),
+        helper.make_node("If", ["b_cond"], ["i_pick"], then_branch=branches[0],
+                         else_branch=branches[1]),
+        helper.make_node("Unsqueeze", ["i_pick", "axis0"], ["i_pick1"]),
+        helper.make_node("Concat", ["i_pick1", "zero1"], ["i_target"], axis=0),
+        helper.make_node("Reshape", ["x", "i_target"], ["y"], name="reshape_y")]
+    model = _model(nodes, "NS", {"zero": 0, "one": 1, "axis0": [0], "zero1": [0]})
+    stats = _judged(model, "NS", [(2, 3), (1, 4), (0, 2), (3, 1), (2, 0)])
+    assert stats["contract undecided"] == 5 and stats["onnxruntime ran"] == 1, stats

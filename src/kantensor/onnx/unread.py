@@ -27,10 +27,22 @@ def of_sizes(graph: onnx.GraphProto) -> set[str]:
     inputs = {i.name for i in graph.input} - {t.name for t in graph.initializer}
     found = {t.name for t in graph.initializer} - inputs
     for node in graph.node:
-        if node.op_type in _READS_SIZES or all(not n or n in found for n in node.input) \
-                and not any(a.type == onnx.AttributeProto.GRAPH for a in node.attribute):
+        if node.op_type in _READS_SIZES or all(not n or n in found for n in (
+                *node.input, *_captured(node))):
             found.update(node.output)
     return found
+
+
+def _captured(node: onnx.NodeProto) -> set[str]:
+    """The names ``node``'s subgraphs read from the scopes around them."""
+    names: set[str] = set()
+    for attr in node.attribute:
+        for g in (attr.g,) if attr.type == onnx.AttributeProto.GRAPH else attr.graphs:
+            made = {i.name for i in g.input} | {t.name for t in g.initializer}
+            for inner in g.node:
+                names.update(n for n in (*inner.input, *_captured(inner)) if n not in made)
+                made.update(inner.output)
+    return names
 
 
 def unread(proto: onnx.ModelProto, reader: Any) -> list[str]:
