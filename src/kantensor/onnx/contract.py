@@ -33,6 +33,7 @@ from ..types.symbols import free_symbols
 from .importer import _Reader
 from .loading import OnnxImportError, Tensors, open_model, overridable
 from .subgraph import size_conditions
+from .unread import unread
 
 __all__ = ["InputProfile", "contract", "data_inputs", "prepare", "profiles", "report",
            "with_input_dims"]
@@ -102,7 +103,8 @@ def _contract(proto: onnx.ModelProto, tensors: Tensors
     loops = any(n.op_type in ("Loop", "Scan") for n in proto.graph.node)
     reader = _Reader(proto, tensors, graph=loops)
     variables, outputs = reader.read()
-    found = contract_of(reader.conditions, variables, untyped(reader), inputs_only=True)
+    found = contract_of(reader.conditions, variables, untyped(reader) + unread(proto, reader),
+                        inputs_only=True)
     if not loops or not found.hidden:
         return found, variables
     bounds = [Condition(c.left, {"<": "<", "<=": "<=", "==": "=="}[c.op], c.right)

@@ -15,7 +15,7 @@ from ..ops.templates import builder, dims, reads_ranks
 from ..syntax.ast import DimVar, dim_max
 from ..types.dim import Dim
 from .dtypes import dtype_of
-from .shared import NotKnown
+from .shared import NotKnown, size_entry
 
 
 @builder
@@ -37,7 +37,7 @@ def build_constant_of_shape(types: tuple, input_value: Any, value: Any, **_: Any
             out.append(u)
             clauses.append(u >= 0)
         else:
-            out.append(sizes.expr(entry))
+            out.append(size_entry(sizes, entry, clauses, "shape"))
     return {"sizes": sizes.patterns(), "y": out, "dtype": dtype, "fits": clauses}
 
 

@@ -333,11 +333,13 @@ class _Reader(Scope, Sources):
 
     def note(self, node: onnx.NodeProto, conditions: tuple) -> None:
         """Record ``node``'s conditions (portable: over its inputs by position) as the
-        model's, and as facts for the nodes after it."""
+        model's, and as facts for the nodes after it (but a choice's: where it fails the
+        model may run, with other types after it, and no later node is refused by it)."""
         inputs = [self.var(n, node) if n else None for n in node.input]
         own = consistent(relocated(conditions, inputs, node_label(node)), node, self.parent)
         self.conditions.extend(own)
-        self.facts = self.facts.with_(*own)
+        self.facts = self.facts.with_(*[c for c in own if not getattr(
+            getattr(c, "source", None), "otherwise", "")])
 
     def build(self, entry: OnnxOp, node: onnx.NodeProto, wanted: list[str]
               ) -> tuple[tuple, tuple, tuple]:

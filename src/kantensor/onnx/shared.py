@@ -64,6 +64,19 @@ def value_entries(value: Any, n: int, what: str) -> list:
     return list(value)
 
 
+def size_entry(sizes: SizeNames, entry: Any, clauses: list, what: str) -> Any:
+    """A known entry of a value that gives a size (a shape's, Tile's repeats) as that
+    size: an int must be >= 0 (ParamError), and of a size expression the relation needs
+    ``>= 0`` (``-(N % 2)`` from a Mod by -2: onnxruntime refuses it where N is odd)."""
+    if isinstance(entry, int):
+        if entry < 0:
+            raise ParamError(f"{what} has a negative entry {entry}")
+        return entry
+    expr = sizes.expr(entry)
+    clauses.append(expr >= 0)
+    return expr
+
+
 def rest_operands(types: tuple, skip: int, sizes: SizeNames | None = None) -> list:
     """The inputs after the first ``skip``: each of any shape (``(*r0)``, ...), then the
     inputs that carry the sizes of ``sizes`` (which come last)."""

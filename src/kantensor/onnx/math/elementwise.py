@@ -14,7 +14,7 @@ from ...ops.templates import builder, checked, dims, reads_ranks, typed
 from ...syntax.ast import Broadcasts, DimVar
 from ...types.conditions import COMPARE
 from ...types.dim import dim_max
-from ..shared import FOLD_FACTS, SIZE_MAX, SIZE_MIN, NotKnown, value_entries
+from ..shared import FOLD_FACTS, SIZE_MAX, SIZE_MIN, NotKnown, size_entry, value_entries
 
 
 def div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -222,9 +222,9 @@ def build_expand(types: tuple, shape_value: Any, **_: Any) -> dict[str, Any]:
         if t == 1 or (t is not None and (t is own or t == own)):
             out.append(d)
         elif own == 1 and t is not None:
-            out.append(sizes.expr(t))
+            out.append(size_entry(sizes, t, clauses, "shape"))
         elif isinstance(t, int):  # the input's axis is 1 or t, and the output's is t
-            out.append(t)
+            out.append(size_entry(sizes, t, clauses, "shape"))
             clauses.append(checked(((d - 1) * (d - t)).eq(0),
                                    lambda v, _, d=d.name, t=t, i=i, j=j: (
                 f"the input's axis {j} of size {v[d]} does not broadcast to the shape's "
@@ -232,7 +232,7 @@ def build_expand(types: tuple, shape_value: Any, **_: Any) -> dict[str, Any]:
         elif t is not None:  # NumPy's rule of two sizes, decided by the facts or kept
             u = DimVar(f"u{i}")
             out.append(u)
-            clauses.append(Broadcasts((d, sizes.expr(t)), u))
+            clauses.append(Broadcasts((d, size_entry(sizes, t, clauses, "shape")), u))
         else:
             u = DimVar(f"u{i}")
             out.append(u)

@@ -12,9 +12,10 @@ import numpy as np
 from ...ops.params import ParamError
 from ...ops.sizes import SizeNames
 from ...ops.templates import builder, dims, size_of
-from ...syntax.ast import Clause, DimVar, dim_max, dim_min
+from ...syntax.ast import Clause, DimVar, chosen, dim_max, dim_min
 from ...syntax.ast.dims import as_expr
 from ...types.dim import Dim
+from ...types.facts import EMPTY
 from ...types.symbols import free_symbols, substitute
 from ..shared import NotKnown
 
@@ -34,7 +35,9 @@ def build_reshape(types: tuple, shape_value: Any, allowzero: int, **_: Any) -> d
     ``s + a - a*min(1, s)``, which facts ``s >= 1`` make ``s``. It is ``s`` itself where
     the input's type shows that ``s == 0`` makes ``a`` 0 too (``batch`` at an axis of size
     ``batch*seq``: :func:`_zero_with`), and ``s`` with the condition that it is 0 only
-    where ``a`` is where the volume refuses the copy anyway (:func:`_volume_decides`)."""
+    where ``a`` is where the volume refuses the copy anyway (:func:`_volume_decides`).
+    A Dim entry not known to be ``>= 0`` (``-n``) is read as a size under that choice:
+    where it is negative it is -1 (inferred) or refused, sizes not covered."""
     x, shape = types[0], types[1]
     a = dims("a", x.ndim)
     if shape.ndim != 1:
@@ -73,12 +76,17 @@ def build_reshape(types: tuple, shape_value: Any, allowzero: int, **_: Any) -> d
             out.append(a[i])  # the input's own size there: copied or not, the same
         else:
             given = own.get(entry, sizes.expr(entry))  # one of the input's sizes, or not
+            beyond = i >= x.ndim and not allowzero  # 0 would copy an axis x does not have
+            if EMPTY.decide((entry, ">=", 0)) is not True:  # -n: -1 infers, -2 refuses
+                clauses.append(chosen(as_expr(given) >= 0, _NEGATIVE))
+                if beyond:
+                    clauses.append(as_expr(given).ne(0))
+            elif beyond:
+                clauses.append(as_expr(given) >= 1)
             out.append(given)
-            if allowzero:
+            if allowzero or beyond:
                 continue
-            if i >= x.ndim:
-                clauses.append(as_expr(given) >= 1)  # 0 would copy an axis x does not have
-            elif x.shape[i] is None or not _zero_with(entry, x.shape[i]):
+            if x.shape[i] is None or not _zero_with(entry, x.shape[i]):
                 copies[i] = given  # copies the input's size where it is 0: see below
     unknown = any(e is None for e in shape_value)
     for i, given in copies.items():
@@ -97,6 +105,10 @@ def build_reshape(types: tuple, shape_value: Any, allowzero: int, **_: Any) -> d
     else:
         out[free] = _quotient(a, out, free, copies, clauses)
     return {"x": a, "sizes": sizes.patterns(), "y": out, "fits": clauses}
+
+
+#: What a negative entry that is a size expression gives: the build reads it as a size
+_NEGATIVE = "another shape (a negative entry: -1 is inferred, others are refused)"
 
 
 def _quotient(a: list[DimVar], out: list[Any], free: int, copies: dict[int, Any],
@@ -160,10 +172,13 @@ def _zero_with(entry: Dim, size: Any) -> bool:
     monomial: Any = c
     for s in symbols:
         k = substitute(entry, ones | {s: 2})
-        if not isinstance(k, int) or k % c or (k // c) & (k // c - 1):
+        if not isinstance(k, int) or k < c or k % c or (k // c) & (k // c - 1):
             return False
         monomial = monomial * Dim(s) ** ((k // c).bit_length() - 1)
-    return monomial == entry and all(substitute(size, {s: 0}) == 0 for s in symbols)
+    try:
+        return monomial == entry and all(substitute(size, {s: 0}) == 0 for s in symbols)
+    except ZeroDivisionError:  # ``size`` divides by a size that is 0 there: not shown 0
+        return False
 
 
 def reshape(x: np.ndarray, shape: np.ndarray, *sizes: np.ndarray, allowzero: int = 0,

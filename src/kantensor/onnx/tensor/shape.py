@@ -25,7 +25,7 @@ from ...ops.templates import (
 )
 from ...syntax.ast import Clause, DimVar, FixedDim
 from ...types.dim import Dim
-from ..shared import NotKnown, constant_ints, rest_operands, value_entries
+from ..shared import NotKnown, constant_ints, rest_operands, size_entry, value_entries
 from ..values import TypeStandIn, sizes_value
 
 
@@ -251,18 +251,16 @@ def build_slice(types: tuple, starts_value: Any, ends_value: Any, axes_value: An
                 end = _BIG  # the axis's end
             if isinstance(start, Dim) and start == own and isinstance(step, int) and step < 0:
                 start = _BIG
-            if start is None or end is None or not isinstance(step, int) or step == 0 \
-                    or not all(isinstance(v, int | Dim) for v in (start, end)) or (
-                    step < 0 and not all(isinstance(v, int) for v in (start, end))):
+            start, end = _onnx_bounds(start, end, step, own)
+            if start is _UNKNOWN:
                 out[ax] = unknown[ax]  # (an entry not known is no omitted bound)
                 clauses.append(unknown[ax] >= 0)
-            elif _past(start, step) or _past(end, -step):
-                out[ax] = 0  # a start past the end it walks to, or an end before it
+            elif start is _EMPTY:
+                out[ax] = 0
             elif isinstance(start, Dim) or isinstance(end, Dim):  # a bound is a size
-                out[ax] = symbolic_length(a[ax], _whole(start), _whole(end), step, sizes,
-                                          clauses)
+                out[ax] = symbolic_length(a[ax], start, end, step, sizes, clauses)
             else:
-                out[ax] = slice_length(a[ax], _whole(start), _whole(end), step)
+                out[ax] = slice_length(a[ax], start, end, step)
     (k,) = dims("k")
     return {"x": a, "rest": [*[typed([k], "I")] * (len(types) - 2 - len(sizes.dims)),
                              *sizes.patterns()], "y": out, "fits": clauses}
@@ -270,17 +268,38 @@ def build_slice(types: tuple, starts_value: Any, ends_value: Any, axes_value: An
 
 #: INT64_MAX and the like as a Slice bound: past either end of any axis
 _BIG = 1 << 62
+_INT32_MAX = (1 << 31) - 1
+_UNKNOWN, _EMPTY = object(), object()
 
 
-def _past(bound: Any, direction: int) -> bool:
-    """Whether ``bound`` is an int past the far end of the walk (``direction`` > 0: a
-    start of INT64_MAX or an end of INT64_MIN with a positive step): the slice is empty."""
-    return isinstance(bound, int) and (bound if direction > 0 else -bound) >= _BIG
+def _onnx_bounds(start: Any, end: Any, step: Any, n: Any) -> tuple[Any, Any]:
+    """A Slice's bounds along an axis of size ``n`` as Python's slice bounds of the same
+    length (None: omitted), or (_EMPTY, _): no element, or (_UNKNOWN, _): not known. ONNX
+    clamps differently from Python in two places: with a negative step a start below
+    ``-n`` starts at index 0 (Python takes nothing), and onnxruntime reads an end of
+    INT32_MAX or INT64_MAX with a negative step as running through index 0 where the
+    spec (and onnx.reference) clamp it to ``n - 1`` and take nothing: unknown there."""
+    if start is None or end is None or not isinstance(step, int) or step == 0 \
+            or not all(isinstance(v, int | Dim) for v in (start, end)) or (
+            step < 0 and not all(isinstance(v, int) for v in (start, end))):
+        return _UNKNOWN, None
+    if step > 0:
+        if (isinstance(start, int) and start >= _BIG) or (isinstance(end, int) and
+                                                          end <= -_BIG):
+            return _EMPTY, None
+        return _whole(start), _whole(end)
+    if end >= _BIG or end == _INT32_MAX:
+        return _UNKNOWN, None
+    if start <= -2:  # -1 is the last entry (or nothing, at n == 0) either way
+        if not isinstance(n, int):
+            return _UNKNOWN, None
+        start = max(start, -n)
+    return _whole(start), _whole(end)
 
 
 def _whole(bound: Any) -> Any:
     """A bound past an axis's end on the walk's side as an omitted one (None): ONNX
-    clamps it there (after :func:`_past` has ruled out the empty side)."""
+    clamps it there."""
     return None if isinstance(bound, int) and abs(bound) >= _BIG else bound
 
 
@@ -292,6 +311,8 @@ def slice_(x: np.ndarray, starts: np.ndarray, ends: np.ndarray, *rest: np.ndarra
     steps = [int(s) for s in more[4]] if 4 in more else [1] * n
     index = [slice(None)] * x.ndim
     for a, b, e, s in zip(axes, starts.tolist(), ends.tolist(), steps, strict=True):
+        if s < 0:  # ONNX starts a negative walk from below -n at index 0 (Python: none)
+            b = max(int(b), -x.shape[a % x.ndim])
         index[a % x.ndim] = slice(int(b), int(e), s)
     return x[tuple(index)]
 
@@ -310,7 +331,7 @@ def build_tile(types: tuple, repeats_value: Any, **_: Any) -> dict[str, Any]:
             out.append(u)
             clauses.append(u >= 0)
         else:
-            out.append(a[i] * sizes.expr(r))
+            out.append(a[i] * size_entry(sizes, r, clauses, "repeats"))
     return {"x": a, "sizes": sizes.patterns(), "y": out, "fits": clauses}
 
 

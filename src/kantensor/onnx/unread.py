@@ -1,0 +1,82 @@
+"""What a contract of an ONNX model lacks where a node's types depend on a value computed
+from sizes that is not known when the model is read (:func:`unread`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import onnx
+
+from .calls import call_plan
+from .registry import UnsupportedOp, lookup
+
+__all__ = ["of_sizes", "unread"]
+
+#: The value inputs of which every value is valid: the types depend on them, not what
+#: the node accepts (Slice's bounds are clamped)
+_ANY_VALUE = frozenset({("Slice", "starts"), ("Slice", "ends")})
+
+#: The ops whose output is computed from their input's sizes alone
+_READS_SIZES = frozenset({"Shape", "Size"})
+
+
+def of_sizes(graph: onnx.GraphProto) -> set[str]:
+    """The names of ``graph``'s values computed from sizes and constants alone
+    (initializers, Constant nodes, Shape and Size of anything, and what nodes compute
+    from those), not from the data of its inputs."""
+    inputs = {i.name for i in graph.input} - {t.name for t in graph.initializer}
+    found = {t.name for t in graph.initializer} - inputs
+    for node in graph.node:
+        if node.op_type in _READS_SIZES or all(not n or n in found for n in (
+                *node.input, *_captured(node))):
+            found.update(node.output)
+    return found
+
+
+def _captured(node: onnx.NodeProto) -> set[str]:
+    """The names ``node``'s subgraphs read from the scopes around them."""
+    names: set[str] = set()
+    for attr in node.attribute:
+        for g in (attr.g,) if attr.type == onnx.AttributeProto.GRAPH else attr.graphs:
+            made = {i.name for i in g.input} | {t.name for t in g.initializer}
+            for inner in g.node:
+                names.update(n for n in (*inner.input, *_captured(inner)) if n not in made)
+                made.update(inner.output)
+    return names
+
+
+def unread(proto: onnx.ModelProto, reader: Any) -> list[str]:
+    """Notes for the contract: each node whose types depend on an input's value that is
+    computed from sizes alone but not known when the model is read (a Reshape's shape
+    from a size cast to float and back, which is not folded). Its conditions on that
+    value (a volume, entries >= 0) are checked when the model runs, so ``holds`` is
+    undecided where every atom holds. A value of the data (a graph input's) is the
+    data's business, and so are a Gather's indices of unknown interval:
+    docs/contracts.rst."""
+    sized = of_sizes(proto.graph)
+    notes = []
+    for node in proto.graph.node:
+        if any(o in reader.untyped for o in node.output) or node.domain not in ("",
+                                                                                 "ai.onnx"):
+            continue
+        try:
+            entry = lookup(node.op_type, node.domain, reader.opset, node.name)
+        except UnsupportedOp:
+            continue
+        if entry.structured:
+            continue
+        for k, variadic, name, value, _ in call_plan(entry).inputs:
+            source = node.input[k] if k < len(node.input) else ""
+            if variadic or source not in sized or (node.op_type, name) in _ANY_VALUE:
+                continue
+            if value is None:  # (a Gather's indices: their interval is exact where it
+                continue  # is known, and a slice of a table's ids has none: not noted)
+            known = reader.value(source)
+            if known is None or (known.dtype == object and any(
+                    e is None for e in known.ravel().tolist())):
+                notes.append(f"node {node.name or node.op_type!r} ({node.op_type}): its "
+                             f"{name} is computed from sizes but not known when the model "
+                             "is read, so what it needs of it is checked when the model "
+                             "runs")
+                break
+    return notes
