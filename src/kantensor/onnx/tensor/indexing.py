@@ -23,7 +23,7 @@ from ...ops.templates import (
     typed,
 )
 from ...syntax.alternative import Alternative
-from ...syntax.ast import Clause, DimVar, DTypeVar, InCategory
+from ...syntax.ast import Clause, Compare, DimVar, DTypeVar, InCategory
 from ...types.dim import Dim
 from ...types.symbols import free_symbols
 from ..shared import NotKnown
@@ -247,25 +247,36 @@ def tensor_scatter(past: np.ndarray, update: np.ndarray, *idx: np.ndarray, axis:
 
 @builder
 def build_one_hot(types: tuple, axis: int, depth_value: Any, **_: Any) -> dict[str, Any]:
+    """OneHot: the indices' shape with the depth inserted at ``axis``. The depth is a
+    scalar or a tensor of one entry (the spec), a float one truncated (onnxruntime casts
+    it to int64); onnxruntime refuses a depth below 1, so an int one is checked now and
+    a size (``Shape(x)[0]``, a Loop's iteration number) is needed >= 1."""
     i = types[0]
     n = i.ndim + 1
     ax = normalize_axis(axis, n)
     a = dims("a", i.ndim)
-    depth = depth_value[0] if depth_value else None
+    depth = depth_value[0] if depth_value and len(depth_value) == 1 else None
+    depth = int(depth) if isinstance(depth, float) else depth
+    sizes = SizeNames(depth) if isinstance(depth, Dim) else SizeNames()
     out: list[Any] = list(a)
-    if isinstance(depth, int | float):
-        out.insert(ax, int(depth))
-        clauses = []
+    clauses: list[Clause] = []
+    if isinstance(depth, int):
+        if depth < 1:
+            raise ParamError(f"depth {depth} is below 1 (onnxruntime refuses it)")
+        out.insert(ax, depth)
+    elif isinstance(depth, Dim):
+        at = sizes.expr(depth)
+        out.insert(ax, at)
+        clauses = [Compare(">=", at, 1)]
     else:
         out.insert(ax, U)
         clauses = [U >= 0]
-    sizes = SizeNames(depth_value)
-    return {"i": a, "sizes": sizes.patterns(), "y": out, "fits": clauses,
-            "params": {"axis": ax}}
+    return {"i": a, "depth": [1] if types[1].ndim == 1 else [], "sizes": sizes.patterns(), "y": out,
+            "fits": clauses, "params": {"axis": ax}}
 
 
-def one_hot(indices: np.ndarray, depth: np.ndarray, values: np.ndarray, *, axis: int,
-            **_: Any) -> np.ndarray:
+def one_hot(indices: np.ndarray, depth: np.ndarray, values: np.ndarray, *sizes: np.ndarray,
+            axis: int, **_: Any) -> np.ndarray:
     d = int(np.asarray(depth).ravel()[0])
     i = np.where(indices < 0, indices + d, indices).astype(np.int64)
     hot = np.expand_dims(i, axis) == np.arange(d).reshape([d if j == axis else 1
