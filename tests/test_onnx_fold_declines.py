@@ -115,3 +115,24 @@ def test_an_index_out_of_range_is_refused_with_a_clear_error():
         ko.from_onnx(_divided([1, 2, 3], 5))
     assert isinstance(ortrun.run(_divided([1, 2, 3], 5),
                                  {"x": np.zeros((2, 2, 2), np.float32)}), ortrun.Refusal)
+
+
+@pytest.mark.parametrize(("op", "operands"), [("Pow", 2), ("ReduceMean", 1)])
+def test_a_value_that_is_no_size_is_not_folded(op, operands):
+    """A kernel on sizes may give entries that are no size: ``Pow(Shape(x), Shape(x))``
+    built symbolic tensors (``N ** N``) and settling them raised a TypeError naming no
+    node; ``ReduceMean(Shape(x))`` gave a fraction ``(N + 3)/2`` as an int64 value, whose
+    memo key then raised "unhashable type: 'Ratio'". Such a value is left to the run:
+    the model is typed, each output's shape onnxruntime's."""
+    nodes = [helper.make_node("Shape", ["x"], ["s"]),
+             helper.make_node(op, ["s"] * operands, ["v"]),
+             helper.make_node("Shape", ["v"], ["w"])]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info(
+        "x", TensorProto.FLOAT, ["N", 3])], [helper.make_tensor_value_info(
+            o, TensorProto.INT64, None) for o in ("v", "w")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    typed = ko.infer_shapes(model).graph.output
+    ran = ortrun.run(model, {"x": np.zeros((2, 3), np.float32)})
+    for info, shape in zip(typed, ran, strict=True):
+        assert tuple(d.dim_value for d in info.type.tensor_type.shape.dim) == shape
+    assert ko.contract(model).holds(N=2).value is True

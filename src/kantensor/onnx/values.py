@@ -133,6 +133,9 @@ def computed(apply: Any, values: list[np.ndarray]) -> list[np.ndarray] | None:
         if r.dtype == object:
             if o.type.dtype == "bool":
                 return None  # a size cast to a truth: true unless it is 0
+            if not all(v is None or isinstance(v, int | np.integer | Dim)
+                       for v in r.ravel().tolist()):
+                return None  # no size: a fraction (a mean of sizes), a tensor (N ** N)
             r = settle(r)
             if any(oversized(v) for v in r.ravel().tolist()):
                 return None  # (a size no type may state: the value is not known)
