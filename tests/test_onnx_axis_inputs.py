@@ -18,7 +18,8 @@ from onnx.reference import ReferenceEvaluator
 
 import kantensor.onnx as ko
 import ortrun
-from kantensor.ops.params import AxisError
+from kantensor.ops.params import AxisError, ParamError
+from kantensor.syntax.errors import TypeInferenceError
 from test_onnx_loops import AXES, I64, B, F, graph, model, node, size_of, t, untyped
 
 
@@ -83,3 +84,19 @@ def test_the_iteration_number_as_the_axis_is_a_condition_at_every_iteration():
         feeds = {"x": np.ones((n, d), np.float32), "a": np.zeros(m, np.float32)}
         runs = _runs(loop, feeds) if m else isinstance(ortrun.run(loop, feeds), list)
         assert contract.holds(n=n, d=d, m=m).value is runs, (n, d, m)
+
+
+@pytest.mark.parametrize(("axis", "fits"), [([1], True), ([0, 0], False), ([[1]], False)])
+def test_the_axis_is_a_scalar_or_one_entry(axis, fits):
+    """onnxruntime takes the axis as a scalar or a tensor of one entry (the spec says a
+    scalar: onnx.reference refuses ``[1]``) and refuses any other (``[0, 0]``,
+    ``[[1]]``), where every shape was read as an axis "valid at every size"."""
+    model_ = _along("CumSum", axis)
+    runs = [not isinstance(ortrun.run(model_, {"x": np.ones(shape, np.float32)}),
+                           ortrun.Refusal) for shape in ((2, 3), (1, 2))]
+    assert runs == [fits] * 2
+    if fits:
+        assert ko.contract(model_).holds(n=2, m=3).value is True
+    else:
+        with pytest.raises((TypeInferenceError, ParamError), match="node 'acc'"):
+            ko.contract(model_)

@@ -10,7 +10,7 @@ import numpy as np
 
 from ...ops.params import ParamError, normalize_axis
 from ...ops.sizes import SizeNames
-from ...ops.templates import builder, dims, groups, reads_ranks, typed
+from ...ops.templates import builder, dims, reads_ranks, typed
 from ...syntax.ast import Compare, DimVar
 from ...types.dim import Dim
 
@@ -49,7 +49,8 @@ def build_cumulative(types: tuple, axis_value: Any = None, **_: Any) -> dict[str
     """CumSum and CumProd: the input's shape; the axis (an input of one entry) is one of
     the input's axes (onnxruntime refuses any other): an int is checked now, a size (a
     Loop's iteration number) is a condition, ``-rank <= axis <= rank - 1``; an axis the
-    data give is checked when the model runs."""
+    data give is checked when the model runs. The axis is a scalar or a tensor of one
+    entry (onnxruntime refuses any other shape)."""
     x = types[0]
     entry = axis_value[0] if axis_value and len(axis_value) == 1 else None
     sizes = SizeNames(entry) if isinstance(entry, Dim) else SizeNames()
@@ -59,8 +60,11 @@ def build_cumulative(types: tuple, axis_value: Any = None, **_: Any) -> dict[str
     elif isinstance(entry, Dim):
         at = sizes.expr(entry)
         fits = [Compare("<=", at, x.ndim - 1), Compare(">=", at + x.ndim, 0)]
-    (axis,) = groups("r", 1)
-    return {"x": dims("a", x.ndim), "axis": axis, "sizes": sizes.patterns(), "fits": fits}
+    if types[1].ndim > 1:
+        raise ParamError(f"the axis is a tensor of rank {types[1].ndim}, not a scalar "
+                         "or a tensor of one entry")
+    return {"x": dims("a", x.ndim), "axis": [1] if types[1].ndim else [],
+            "sizes": sizes.patterns(), "fits": fits}
 
 
 def cumsum(x: np.ndarray, axis: np.ndarray, *sizes: np.ndarray, exclusive: int = 0,
