@@ -23,8 +23,12 @@ class Open(Exception):
 
 def named(x: Any) -> bool:
     """A size over the user's named sizes only (no unknown of another solve)."""
-    return isinstance(x, Dim) and (x.name is not None or all(
-        isinstance(u, str) for u in free_symbols(x)))
+    if not isinstance(x, Dim):
+        return False
+    for u in free_symbols(x):
+        if not isinstance(u, str):
+            return False
+    return True
 
 
 def constant_holds(clause: A.Compare) -> bool:
@@ -51,6 +55,14 @@ def evaluated(node: Any, dims: dict, values: dict[int, Any]) -> Any:
     keeps it by the node's identity for one build: a template's output size and its
     clause ``size >= 1`` are one node, and a ``min`` over named sizes is ordered by the
     prover, which costs; :data:`_VALUES` keeps it across builds."""
+    kind = type(node)
+    if kind is A.FixedDim:
+        return node.size
+    if kind is A.DimVar:  # (KeyError: a name unbound)
+        found = dims[node.name]
+        if found is None:
+            raise Open
+        return found
     found = values.get(id(node))
     if found is not None:
         return found
