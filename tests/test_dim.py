@@ -159,6 +159,9 @@ def test_window_floors_in_one_step_as_the_rules_make_them(monkeypatch: Any) -> N
         a = (n + s if d == 1 else (n + s) // d) + c
         if isinstance(a, Dim):
             cases.append((a, b, a // b))
+    others = [dim_min(n, m, k) + 1, dim_max(n, 4) - 3, n % 3 + 2, (2 * n + 1) // 3 - 1,
+              n * m + 2, n // m + 1, (n + m) // 2 + 5]  # (none of the window's shape)
+    cases += [(a, b, a // b) for a in others for b in (2, 3)]
     with monkeypatch.context() as patch:
         patch.setattr(dim_module, "window", lambda terms, b: None)
         for a, b, fast in cases:

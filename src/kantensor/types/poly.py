@@ -282,8 +282,10 @@ def window(terms: Terms, b: int) -> tuple[Terms, int, int, int] | None:
     atom, d = mono[0][0], 1
     inner: Terms = ((mono, 1),)  # n + c is (n + 0)//1 + c
     if type(atom) is Opaque:
+        if atom.op != "//":
+            return None
         inner, d = atom.args
-        if atom.op != "//" or type(d) is not int or d < 2 or isinstance(inner, int):
+        if type(d) is not int or d < 2 or isinstance(inner, int):
             return None
         inner = inner._terms
         (m, one), s = inner[0], inner[1][1] if len(inner) == 2 else 0
