@@ -392,26 +392,28 @@ def _scanned(box: Box, x: Any, symbols: set) -> tuple | None:
     return (*found, far, far)
 
 
-_LAST: tuple = (None, None, None)  # the last box, size and extremes (see _extremes)
+_LAST: tuple = (None, None, None, False)  # the last box, size, extremes, low_only
 
 
-def _extremes(box: Box, x: Any) -> tuple | None:
+def _extremes(box: Box, x: Any, low_only: bool = False) -> tuple | None:
     """``(least, greatest, far_least, far_greatest)`` of ``x`` over ``box``: the least and
     greatest value (None where not found), and ``x`` at the corners whose unbounded
     sides are LIMIT (a point of the box: a counterexample where the goal fails there);
-    None if ``x`` is neither quasi-linear in its one symbol nor monotone in each. The
-    last answer is kept: a question the facts leave open is asked both ways (``d >=
-    0``, then ``d < 0``) of the same box and size."""
+    None if ``x`` is neither quasi-linear in its one symbol nor monotone in each. With
+    ``low_only``, where ``x`` is monotone in each symbol, the greatest sides are None (not
+    looked for: ``x >= 0`` asks only the least). The last answer is kept: a question
+    the facts leave open is asked both ways (``d >= 0``, then ``d < 0``) of the same box
+    and size."""
     global _LAST
     last = _LAST
-    if last[0] is box and last[1] is x:
+    if last[0] is box and last[1] is x and (low_only or not last[3]):
         return last[2]
-    found = _extremes_of(box, x)
-    _LAST = (box, x, found)
+    found = _extremes_of(box, x, low_only)
+    _LAST = (box, x, found, low_only)
     return found
 
 
-def _extremes_of(box: Box, x: Any) -> tuple | None:
+def _extremes_of(box: Box, x: Any, low_only: bool) -> tuple | None:
     symbols = _symbols(x, set())
     low, high = {}, {}
     for s in symbols:
@@ -420,11 +422,18 @@ def _extremes_of(box: Box, x: Any) -> tuple | None:
             return _scanned(box, x, symbols)
         lo, hi = box.get(s, (0, None))
         low[s], high[s] = (lo, hi) if way != DOWN else (hi, lo)
-    least = None if None in low.values() else _value(x, low)
-    greatest = None if None in high.values() else _value(x, high)
-    far_least = _value(x, {k: LIMIT if v is None else v for k, v in low.items()})
-    far_greatest = _value(x, {k: LIMIT if v is None else v for k, v in high.items()})
+    least, far_least = _corners(x, low)
+    greatest, far_greatest = (None, None) if low_only else _corners(x, high)
     return least, greatest, far_least, far_greatest
+
+
+def _corners(x: Any, corner: dict) -> tuple[int | None, int | None]:
+    """``x`` at ``corner`` (None where a side is unbounded), and at it with the unbounded
+    sides LIMIT (the same point, where none is)."""
+    if None not in corner.values():
+        found = _value(x, corner)
+        return found, found
+    return None, _value(x, {k: LIMIT if v is None else v for k, v in corner.items()})
 
 
 def proves(facts: tuple, goal: tuple, partial: bool = False) -> bool | None:
@@ -446,7 +455,7 @@ def proves(facts: tuple, goal: tuple, partial: bool = False) -> bool | None:
 def decided(box: Box, goal: tuple) -> bool | None:
     """:func:`proves` over ``box`` (a :func:`box_of`)."""
     left, op, right = goal
-    found = _extremes(box, left - right)
+    found = _extremes(box, left - right, op in (">=", ">"))
     if found is None:
         return None
     least, greatest, far_least, far_greatest = found
