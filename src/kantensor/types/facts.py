@@ -169,11 +169,11 @@ class Facts:
             d, op = condition.key
         if isinstance(d, int):
             return COMPARE[op](d, 0)
+        if op in _AT_LEAST and self.atoms and self._stated(d, op):
+            return True  # (first: the common answer; _unfacted's is True or not used)
         found = _unfacted(d, op)
         if found is True or (found is not _GENERAL and not self.atoms):
             return found  # (what holds of every size >= 0 holds under any facts)
-        if op in (">=", ">") and self._stated(d, op):
-            return True
         if op in _AT_LEAST and self.unbounded(d):  # it holds past some point, where the
             # facts hold too: the prover would not refute it (a window's out >= 1)
             return True if proves(self.triples, (d, op, 0)) else None
@@ -277,7 +277,10 @@ class Facts:
         decided = self.decide(c)
         if decided is not None or not self.atoms:
             return c, decided
-        plain = Condition(self.simplify(c.left), c.op, self.simplify(c.right), c.source)
+        left, right = self.simplify(c.left), self.simplify(c.right)
+        if left is c.left and right is c.right:
+            return c, None  # (its sides as they are: the same condition)
+        plain = Condition(left, c.op, right, c.source)
         return (c, None) if plain == c else (plain, self.decide(plain))
 
     def _cases(self, c: AnyOf) -> list[tuple[Condition, ...]] | None:
