@@ -215,6 +215,8 @@ def _compile(node: Any, depth: int) -> Any:
             return left // right if op == "//" else left % right
         except ZeroDivisionError:  # raised where it is evaluated, as A.evaluate does
             pass
+    if op == "//" and not callable(right) and right == 1:
+        return left  # x//1 is x (an int, or a size: the same one)
     f, g = _function(left, depth), _function(right, depth)
     if not callable(right):
         return (lambda env: f(env) // right) if op == "//" else (lambda env: f(env) % right)
@@ -238,6 +240,9 @@ def _linear(node: Any, scale: int, terms: list, depth: int) -> int:
     if kind is A.BinOp and node.op in ("+", "-") and depth <= MAX_DEPTH:
         return _linear(node.left, scale, terms, depth + 1) + _linear(
             node.right, scale if node.op == "+" else -scale, terms, depth + 1)
+    if kind is A.BinOp and node.op == "//" and depth <= MAX_DEPTH and \
+            _constant(node.right, depth) == 1:  # a stride of 1: x//1 is x
+        return _linear(node.left, scale, terms, depth + 1)
     if kind is A.BinOp and node.op == "*" and depth <= MAX_DEPTH:
         left, right = _compile(node.left, depth + 1), _compile(node.right, depth + 1)
         if not callable(left):
