@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kantensor.types import dim as dim_module
 from kantensor.types.conditions import Condition
 from kantensor.types.dim import Dim, as_dim, dim_max, dim_min
 from kantensor.types.dimfacts import NO_SOLUTION, assume_divisible, remainder_fact, solve_for
@@ -144,6 +145,31 @@ def test_division_simplifications() -> None:
     # a factor common to the divisor and every coefficient cancels
     assert (4 * n) // 8 == n // 2 and (4 * n) % 8 == 4 * (n % 2)
     assert (6 * n + 4) // 4 == (3 * n) // 2 + 1 and (2 * n + 2) % 4 == 2 * ((n + 1) % 2)
+
+
+def test_window_floors_in_one_step_as_the_rules_make_them(monkeypatch: Any) -> None:
+    """``(n + c)//b`` and ``((n + s)//d + c)//b`` (a window stack's sizes) are made in one
+    step (poly.window): the same Dim, text included, as the general rules make with
+    that step turned off, and the value of floor division at every size."""
+    rnd = random.Random(7)
+    cases = []
+    for _ in range(3000):
+        d, s, c, b = rnd.randint(1, 9), rnd.randint(-12, 12), rnd.randint(-40, 40), \
+            rnd.randint(2, 9)
+        a = (n + s if d == 1 else (n + s) // d) + c
+        if isinstance(a, Dim):
+            cases.append((a, b, a // b))
+    others = [dim_min(n, m, k) + 1, dim_max(n, 4) - 3, n % 3 + 2, (2 * n + 1) // 3 - 1,
+              n * m + 2, n // m + 1, (n + m) // 2 + 5]  # (none of the window's shape)
+    cases += [(a, b, a // b) for a in others for b in (2, 3)]
+    with monkeypatch.context() as patch:
+        patch.setattr(dim_module, "window", lambda terms, b: None)
+        for a, b, fast in cases:
+            slow = a // b
+            assert fast == slow and str(fast) == str(slow), (a, b)
+    for a, b, fast in cases[:300]:
+        for v in range(40):
+            assert substitute(fast, {"n": v}) == substitute(a, {"n": v}) // b, (a, b, v)
 
 
 def exact(x: Any, j: int) -> Any:

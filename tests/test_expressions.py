@@ -56,10 +56,15 @@ def test_compiled_expressions_compute_what_evaluate_does(node, x, y) -> None:
 
 
 def test_sums_of_multiples_are_one_linear_form() -> None:
-    """A template's ``(a2+2-((w2-1)*1+1))//1+1`` is ``a2 - w2 + 2`` floored by 1, plus 1."""
+    """A template's ``(a2+2-((w2-1)*1+1))//1+1`` is ``a2 - w2 + 2`` floored by 1, plus 1:
+    one linear form (a floor by 1 is its argument), so a 3x3 window padded by 1 gives
+    its input's size itself, no new size made."""
     node = (A.DimVar("a2") + 2 - ((A.DimVar("w2") - 1) * 1 + 1)) // 1 + 1
     h = Dim("h")
-    assert E._compiled(node)({"a2": h // 4 - 2, "w2": 3}) == h // 4 - 2
+    size = h // 4 - 2
+    assert E._compiled(node)({"a2": size, "w2": 3}) is size
+    assert E._compiled(node)({"a2": size, "w2": 1}) == h // 4
+    assert E._compiled(A.DimVar("a2") // 1)({"a2": size}) is size
     assert E._compile(A.FixedDim(3) * 2 - 1, 0) == 5
     with pytest.raises(ZeroDivisionError):  # raised where it is evaluated, not compiled
         E._compile(A.BinOp("//", 3, 0), 0)({})

@@ -6,6 +6,7 @@ against the Fourier-Motzkin prover where both answer."""
 from __future__ import annotations
 
 import os
+import random
 from unittest import mock
 
 from hypothesis import given, settings
@@ -248,6 +249,28 @@ def test_a_window_stack_s_least_size_is_searched_from_its_trend() -> None:
     assert least == next(v for v in range(10 ** 4) if substitute(g, {"h": v}) >= 0)
     assert abs(monotone._start(g, "h", 1) - least) <= 2 ** 7
     assert monotone._start(dim_min(h, 5), "h", 1) is None  # no trend: searched from 0
+
+
+def test_a_window_s_least_size_in_closed_form_is_the_searched_one(monkeypatch) -> None:
+    """``k*((h + t)//d) + c`` and ``k*h + c`` (a window's size): the closed form of
+    ``_least`` gives what the search gives, and the first size that fits."""
+    rnd = random.Random(3)
+    cases = []
+    for _ in range(2000):
+        d, t, c = rnd.randint(1, 12), rnd.randint(-20, 20), rnd.randint(-300, 300)
+        g = rnd.choice([-3, -2, -1, 1, 2, 5]) * (h + t if d == 1 else (h + t) // d) + c
+        if not isinstance(g, int):
+            sign = 1 if monotone._direction(g, "h") == monotone.UP else -1
+            cases.append((g, sign, monotone._least(g, "h", sign)))
+    assert all(monotone._window_least(g._terms, "h", s) is not monotone._SEARCH
+               for g, s, _ in cases)
+    for g, sign, found in cases[:500]:
+        def fits(v: int, g=g, sign=sign) -> bool:
+            x = substitute(g, {"h": v})
+            return x >= 0 if sign > 0 else x <= -1
+        assert fits(found) and (found == 0 or not fits(found - 1)), (g, sign, found)
+    monkeypatch.setattr(monotone, "_window_least", lambda *_: monotone._SEARCH)
+    assert all(monotone._least(g, "h", s) == found for g, s, found in cases)
 
 
 @settings(max_examples=N_EXAMPLES, deadline=None)

@@ -65,8 +65,6 @@ class Broadcasts:
         Fails where NumPy refuses them. ``source``: its conditions' source, if not the
         group's axis (a where-clause's broadcast, whose sizes are never unknown)."""
         facts = self.facts
-        if source is None:
-            source = _source(group, a - width)
         known = {v for v in sizes if type(v) is int and v != 1}
         if len(known) > 1:
             raise Fails
@@ -83,8 +81,8 @@ class Broadcasts:
                     if same is not True and one is not True:
                         settled = False
             if not settled:
-                self.pending.append(broadcastable(_values(sizes, origins, a),
-                                                  source))
+                self.pending.append(broadcastable(_values(sizes, origins, a), _source(
+                    group, a - width) if source is None else source))
             return k
         rest: dict[Any, None] = {}  # the distinct sizes other than 1 (each unknown its own)
         for j, v in enumerate(sizes):
@@ -98,6 +96,8 @@ class Broadcasts:
             (v,) = rest
             return None if type(v) is tuple else v
         values = _values(sizes, origins, a)
+        if source is None:  # (made where a condition needs it)
+            source = _source(group, a - width)
         if None not in sizes:  # named sizes only: the one the others equal, if any
             found = broadcast_top([v for v in values if type(v) is not int], facts)
             if found is not None:

@@ -291,6 +291,9 @@ class _Plan:
             for g in layout.groups:
                 holders = [i for i in layout.holders[g] if i < n_in]
                 held = [parts[g, i] for i in holders]
+                if len(held) == 1:  # one operand: each axis is its own size (NumPy's
+                    shared[g] = held[0]  # rule of one size: Broadcasts.axis gives it)
+                    continue
                 width = max(map(len, held), default=0)
                 # per input, (input, its first axis of g, how many axes it lacks): where
                 # axis a of the broadcast is in it (a place for a condition's unknown)

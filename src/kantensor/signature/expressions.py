@@ -23,8 +23,12 @@ class Open(Exception):
 
 def named(x: Any) -> bool:
     """A size over the user's named sizes only (no unknown of another solve)."""
-    return isinstance(x, Dim) and (x.name is not None or all(
-        isinstance(u, str) for u in free_symbols(x)))
+    if not isinstance(x, Dim):
+        return False
+    for u in free_symbols(x):
+        if not isinstance(u, str):
+            return False
+    return True
 
 
 def constant_holds(clause: A.Compare) -> bool:
@@ -51,6 +55,14 @@ def evaluated(node: Any, dims: dict, values: dict[int, Any]) -> Any:
     keeps it by the node's identity for one build: a template's output size and its
     clause ``size >= 1`` are one node, and a ``min`` over named sizes is ordered by the
     prover, which costs; :data:`_VALUES` keeps it across builds."""
+    kind = type(node)
+    if kind is A.FixedDim:
+        return node.size
+    if kind is A.DimVar:  # (KeyError: a name unbound)
+        found = dims[node.name]
+        if found is None:
+            raise Open
+        return found
     found = values.get(id(node))
     if found is not None:
         return found
@@ -203,6 +215,8 @@ def _compile(node: Any, depth: int) -> Any:
             return left // right if op == "//" else left % right
         except ZeroDivisionError:  # raised where it is evaluated, as A.evaluate does
             pass
+    if op == "//" and not callable(right) and right == 1:
+        return left  # x//1 is x (an int, or a size: the same one)
     f, g = _function(left, depth), _function(right, depth)
     if not callable(right):
         return (lambda env: f(env) // right) if op == "//" else (lambda env: f(env) % right)
@@ -226,6 +240,9 @@ def _linear(node: Any, scale: int, terms: list, depth: int) -> int:
     if kind is A.BinOp and node.op in ("+", "-") and depth <= MAX_DEPTH:
         return _linear(node.left, scale, terms, depth + 1) + _linear(
             node.right, scale if node.op == "+" else -scale, terms, depth + 1)
+    if kind is A.BinOp and node.op == "//" and depth <= MAX_DEPTH and \
+            _constant(node.right, depth) == 1:  # a stride of 1: x//1 is x
+        return _linear(node.left, scale, terms, depth + 1)
     if kind is A.BinOp and node.op == "*" and depth <= MAX_DEPTH:
         left, right = _compile(node.left, depth + 1), _compile(node.right, depth + 1)
         if not callable(left):

@@ -22,18 +22,24 @@ from .dim import _rebuild
 from .poly import Opaque
 from .symbols import APPLY
 
-__all__ = ["ordered"]
+__all__ = ["has_extremes", "ordered"]
 
 
 def ordered(facts: tuple, x: Any) -> Any:
     """``x`` (a size or int) with each min/max atom the box of ``facts`` (triples)
     orders replaced by its winning argument (at any depth); ``x`` itself if none is."""
-    if isinstance(x, int) or not _extremes_in(x):
+    if not has_extremes(x):
         return x
     box = monotone.box_of(facts, True)
     if not box:  # (None: no fact makes one; an empty box: the facts allow nothing)
         return x
     return _ordered(x, box)
+
+
+def has_extremes(x: Any) -> bool:
+    """Whether the size ``x`` (or int) has a min or max atom, at any depth: what
+    :func:`ordered` may change."""
+    return not isinstance(x, int) and _extremes_in(x)
 
 
 def _extremes_in(x: Any) -> bool:

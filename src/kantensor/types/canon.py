@@ -58,7 +58,7 @@ from .quasi import in_fragment
 from .quasiform import one_symbol_form
 from .symbols import APPLY, free_symbols, substitute
 
-__all__ = ["canonical_form"]
+__all__ = ["canonical_form", "formed_as_is"]
 
 MAX_PASSES: Final = 3
 """Most passes of :func:`canonical_form` (a pass can leave parts the next one forms:
@@ -75,11 +75,17 @@ def canonical_form(x: DimLike) -> DimLike:
     the rationals, before the one-symbol parts get integer forms, ``2 - min(3, 2*n)``
     is ``max(-1, n//2 - 2*n + 2)``), then again after those, and what that leaves is
     formed again."""
-    if isinstance(x, int) or not _has_opaque(x) or _one_floor(x):
-        return x  # a polynomial over symbols, or one floor: already canonical
+    if formed_as_is(x):
+        return x
     y = _passes(lattice_form(x))
     z = lattice_form(y)
     return y if z is y else _passes(z)
+
+
+def formed_as_is(x: DimLike) -> bool:
+    """Whether ``x`` is its canonical form as it is, by its shape: an int, a
+    polynomial over symbols, or one floor (:func:`canonical_form` gives it back)."""
+    return isinstance(x, int) or not _has_opaque(x) or _one_floor(x)
 
 
 def _passes(x: DimLike) -> DimLike:

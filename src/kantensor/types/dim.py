@@ -53,7 +53,7 @@ from ..syntax.vocabulary import MAX, MIN
 from .dimorder import COMPARE, decided, ordered
 from .interning import WeakInterner
 from .intervals import interval
-from .poly import Atom, Monomial, Opaque, Private, Terms, canonical, lone_atom, render
+from .poly import Atom, Monomial, Opaque, Private, Terms, canonical, lone_atom, render, window
 from .poly import add as _poly_add
 from .poly import check_power as _check_power
 from .poly import divide as _poly_divide
@@ -401,6 +401,9 @@ def _floordiv(a: DimLike, b: DimLike) -> DimLike:
         return a // b if isinstance(a, int) else a
     if b < 0:  # a//b == (-a)//(-b)
         return _floordiv(_mul(a, -1), -b)
+    if (found := window(a._terms, b)) is not None:  # a window's: in one step
+        inner, shift, divisor, q = found
+        return _add(_atom("//", _add(_new(inner), shift), divisor), q)
     q, r = _split(a, b)  # r's coefficients and constant in [0, b)
     if isinstance(r, int):
         return q

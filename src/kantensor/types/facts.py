@@ -18,8 +18,8 @@ from collections.abc import Hashable, Iterable
 from functools import lru_cache
 from typing import Final
 
-from .boxorder import ordered
-from .canon import canonical_form
+from .boxorder import has_extremes, ordered
+from .canon import canonical_form, formed_as_is
 from .conditions import COMPARE, NEGATED, AnyOf, Clause, Condition, conjunction, expand
 from .dim import Dim, DimLike, _rebuild, as_dim
 from .dimfacts import assume_divisible
@@ -96,14 +96,28 @@ class Facts:
         new = conjunction(clauses)
         if not new or all(c in self.atoms for c in new):
             return self
-        return Facts(self.atoms | set(new))
+        return self._grown(Facts(self.atoms | set(new)), new)
 
     def union(self, other: Facts) -> Facts:
         if other is self or not other.atoms or other.atoms <= self.atoms:
             return self
         if self.atoms <= other.atoms:
             return other
-        return Facts(self.atoms | other.atoms)
+        return self._grown(Facts(self.atoms | other.atoms), other.atoms - self.atoms)
+
+    def _grown(self, grown: Facts, new: Iterable[Condition]) -> Facts:
+        """``grown`` (these facts and ``new``) with what these facts know of their atoms'
+        least values and trends carried over and added to by ``new`` (a model's facts
+        grow by a node's conditions at a time: each set walked every atom again)."""
+        if self._rising is not None:
+            grown._rising = self._rising and rising_facts(new)
+        if self._lows is not None:
+            lows = dict(self._lows)
+            for v, low in lower_bounds(new).items():
+                if v not in lows or lows[v] < low:
+                    lows[v] = low
+            grown._lows = lows
+        return grown
 
     def about(self, symbols: Iterable[Hashable]) -> Facts:
         """The facts that mention one of ``symbols`` (and, transitively, the facts those
@@ -146,18 +160,20 @@ class Facts:
                 type(condition[2]) is int and condition[2] == 0:
             # (d, op, 0) is its own key: no Condition made (a build asks this of its
             # where-clauses and of each output size it computes)
-            d, op = as_dim(condition[0]), condition[1]
+            d, op = condition[0], condition[1]
+            if type(d) is not Dim:
+                d = as_dim(d)
         else:
             if not isinstance(condition, Condition):
                 condition = Condition(*condition)
             d, op = condition.key
         if isinstance(d, int):
             return COMPARE[op](d, 0)
+        if op in _AT_LEAST and self.atoms and self._stated(d, op):
+            return True  # (first: the common answer; _unfacted's is True or not used)
         found = _unfacted(d, op)
         if found is True or (found is not _GENERAL and not self.atoms):
             return found  # (what holds of every size >= 0 holds under any facts)
-        if op in (">=", ">") and self._stated(d, op):
-            return True
         if op in _AT_LEAST and self.unbounded(d):  # it holds past some point, where the
             # facts hold too: the prover would not refute it (a window's out >= 1)
             return True if proves(self.triples, (d, op, 0)) else None
@@ -194,21 +210,24 @@ class Facts:
             lows = self._lows = lower_bounds(self.atoms)  # (made whole, then kept)
         return implied(lows, d, op)
 
+    def rising(self) -> bool:
+        """Whether every fact says a rising size is at least an int
+        (:func:`.stated.rising_facts`: a stack of windows' kept ``out >= 1``)."""
+        if self._rising is None:
+            self._rising = rising_facts(self.atoms)
+        return self._rising
+
     def unbounded(self, x: DimLike) -> bool:
         """Whether ``x`` has no upper bound where the facts hold, shown without the
         prover (:func:`.stated.rising`): a window's output size under the kept ``out >=
         1`` of the windows before it. False: not shown (its bounds may say more)."""
-        if self._rising is None:
-            self._rising = rising_facts(self.atoms)
-        return self._rising and rising(x)
+        return self.rising() and rising(x)
 
     def consistent(self) -> bool:
         """False where no sizes meet every fact (as far as it is shown), else True. Facts
         that each say a rising size is at least an int (a stack of windows' kept ``out
         >= 1``) hold wherever the sizes are large: True without the prover's box."""
-        if self._rising is None:
-            self._rising = rising_facts(self.atoms)
-        return self._rising or not proves(self.triples, (0, ">=", 1))
+        return self.rising() or not proves(self.triples, (0, ">=", 1))
 
     def bounds(self, x: DimLike) -> tuple[int | None, int | None]:
         """The least and greatest value of ``x`` the facts allow (None: not bounded on
@@ -258,7 +277,10 @@ class Facts:
         decided = self.decide(c)
         if decided is not None or not self.atoms:
             return c, decided
-        plain = Condition(self.simplify(c.left), c.op, self.simplify(c.right), c.source)
+        left, right = self.simplify(c.left), self.simplify(c.right)
+        if left is c.left and right is c.right:
+            return c, None  # (its sides as they are: the same condition)
+        plain = Condition(left, c.op, right, c.source)
         return (c, None) if plain == c else (plain, self.decide(plain))
 
     def _cases(self, c: AnyOf) -> list[tuple[Condition, ...]] | None:
@@ -308,10 +330,15 @@ def simplify(x: DimLike, facts: Facts = EMPTY) -> DimLike:
     and a remainder a fact says is 0 makes its quotient exact (``2*(h//2) == h``); the
     result is in its canonical form (:mod:`kantensor.types.canon`): sizes equal at every
     size of the decidable fragment get one form."""
-    if isinstance(x, int) or (not facts and not _has_opaque(x)):
+    if isinstance(x, int):
         return x
-    x = ordered(facts.triples, x) if facts else x  # (a min/max the facts over one
-    # symbol order: its winning argument, found without the prover)
+    if not facts.atoms:
+        if not _has_opaque(x):
+            return x
+    elif facts.rising() and _as_is(x):
+        return x  # what _simplify gives: _formed's first case, x its own form
+    elif has_extremes(x):  # (a min/max the facts over one symbol order: its
+        x = ordered(facts.triples, x)  # winning argument, found without the prover)
     return x if isinstance(x, int) else _simplify(x, facts)
 
 
@@ -327,6 +354,26 @@ def _simplify(x: Dim, facts: Facts) -> DimLike:
 
 #: Most rounds of simplifying under the facts and forming (:func:`_simplify`).
 MAX_ROUNDS: Final = 3
+
+
+#: Whether a size is :func:`_as_is`, by its terms (not by the Dim: a Dim's ``==`` may
+#: consult a traced program's answers, types.dimorder). Emptied when full.
+_AS_IS: dict[tuple, bool] = {}
+MAX_AS_IS: Final = 1 << 14
+
+
+def _as_is(x: Dim) -> bool:
+    """Whether ``x`` is settled (:func:`.stated.settled`) and its canonical form as it is
+    (:func:`.canon.formed_as_is`): under facts that are all rising (``Facts.rising``),
+    :func:`_formed` gives it back, so :func:`simplify` does (a window's size, passed on
+    by every later node)."""
+    terms = x._terms
+    found = _AS_IS.get(terms)
+    if found is None:
+        if len(_AS_IS) >= MAX_AS_IS:
+            _AS_IS.clear()
+        found = _AS_IS[terms] = settled(x) and formed_as_is(x)
+    return found
 
 
 def _formed(x: Dim, facts: Facts) -> DimLike:

@@ -22,6 +22,10 @@ from functools import lru_cache
 from typing import Any
 
 from .intervals import interval, nonnegative_atom
+from .pointvalue import Unevaluable as _Unevaluable
+from .pointvalue import at as _at
+from .pointvalue import terms as _terms
+from .pointvalue import value as _value
 from .poly import Opaque
 
 __all__ = ["bounds", "box_of", "decided", "proves"]
@@ -32,11 +36,6 @@ LIMIT = 1 << 62
 
 Box = dict[Hashable, tuple[int, int | None]]  # symbol -> (least, greatest or None)
 _EMPTY: Box = {}  # the facts allow no sizes (a distinct object: ``is`` tells it)
-
-
-def _terms(x: Any) -> tuple | int:
-    """``x``'s terms (an int, or a size's terms; terms given stay as they are)."""
-    return x if isinstance(x, int | tuple) else x._terms
 
 
 def _symbols(x: Any, out: set) -> set:
@@ -103,55 +102,6 @@ def _terms_direction(terms: tuple, s: Hashable) -> int | None:
     return total
 
 
-def _value(x: Any, point: dict) -> int | None:
-    """``x`` at ``point`` (None: a symbol it lacks, or an inexact ``/``)."""
-    terms = _terms(x)
-    if isinstance(terms, int):
-        return terms
-    total = 0
-    for mono, c in terms:
-        term = c
-        for atom, p in mono:
-            v = _atom_value(atom, point)
-            if v is None:
-                return None
-            term *= v ** p
-        total += term
-    return total
-
-
-def _atom_value(atom: Hashable, point: dict) -> int | None:
-    if not isinstance(atom, Opaque):
-        return point.get(atom)
-    args = [_value(g, point) for g in atom.args]
-    if None in args:
-        return None
-    op = atom.op
-    if op == "min":
-        return min(args)
-    if op == "max":
-        return max(args)
-    a, b = args
-    if b <= 0:
-        return None
-    if op == "//":
-        return a // b
-    if op == "%":
-        return a % b
-    return a // b if op == "/" and a % b == 0 else None
-
-
-class _Unevaluable(Exception):
-    """A size that cannot be evaluated at a point (an inexact ``/``)."""
-
-
-def _at(g: Any, s: Hashable, v: int) -> int:
-    value = _value(g, {s: v})
-    if value is None:
-        raise _Unevaluable
-    return value
-
-
 def _least(g: Any, s: Hashable, sign: int = 1) -> int | None:
     """The least size ``v`` with ``g(v) >= 0`` (``g`` nondecreasing in ``s``), or with
     ``sign`` -1, ``g(v) <= -1`` (``g`` nonincreasing); None: none up to LIMIT - 1.
@@ -161,6 +111,9 @@ def _least(g: Any, s: Hashable, sign: int = 1) -> int | None:
         value = _at(g, s, v)
         return value >= 0 if sign > 0 else value <= -1
 
+    found = _window_least(_terms(g), s, sign)
+    if found is not _SEARCH:
+        return found
     start = _start(g, s, sign)
     if start is not None and fits(start):  # the least is at most start: step down
         hi, step = start, 1
@@ -193,6 +146,38 @@ def _least(g: Any, s: Hashable, sign: int = 1) -> int | None:
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if fits(mid) else (mid, hi)
     return hi
+
+
+_SEARCH = object()  # (_window_least: no closed form, search)
+
+
+def _window_least(g: tuple | int, s: Hashable, sign: int) -> int | None | object:
+    """:func:`_least` in closed form where ``g`` is ``k*((s + t)//d) + c`` or ``k*s + c``
+    (``0 <= t < d``: a window's size, as the Dim algebra writes it) with ``sign*k > 0``:
+    ``K*F + C >= 0`` (``K = sign*k``; ``C = c``, or ``-c - 1`` for ``g <= -1``) holds
+    from ``F >= m = ceil(-C/K)`` on, and ``(s + t)//d >= m`` from ``s = m*d - t`` on.
+    _SEARCH for any other ``g``."""
+    if isinstance(g, int) or len(g) > 2 or len(g) == 2 and g[1][0]:
+        return _SEARCH
+    (mono, k), c = g[0], g[1][1] if len(g) == 2 else 0
+    if len(mono) != 1 or mono[0][1] != 1 or sign * k <= 0:
+        return _SEARCH
+    atom, d, t = mono[0][0], 1, 0
+    if isinstance(atom, Opaque):
+        if atom.op != "//":
+            return _SEARCH
+        inner, d = atom.args
+        if type(d) is not int or d < 1 or isinstance(inner, int) or len(inner._terms) > 2:
+            return _SEARCH
+        (m, one), t = inner._terms[0], inner._terms[1][1] if len(inner._terms) == 2 else 0
+        atom = m[0][0]
+        if len(inner._terms) == 2 and inner._terms[1][0] or one != 1 or len(m) != 1 or \
+                m[0][1] != 1 or not 0 <= t < d:
+            return _SEARCH
+    if atom != s:
+        return _SEARCH
+    least = max(0, -((c if sign > 0 else -c - 1) // (sign * k)) * d - t)
+    return least if least <= LIMIT - 1 else None
 
 
 def _start(g: Any, s: Hashable, sign: int) -> int | None:
@@ -407,26 +392,28 @@ def _scanned(box: Box, x: Any, symbols: set) -> tuple | None:
     return (*found, far, far)
 
 
-_LAST: tuple = (None, None, None)  # the last box, size and extremes (see _extremes)
+_LAST: tuple = (None, None, None, False)  # the last box, size, extremes, low_only
 
 
-def _extremes(box: Box, x: Any) -> tuple | None:
+def _extremes(box: Box, x: Any, low_only: bool = False) -> tuple | None:
     """``(least, greatest, far_least, far_greatest)`` of ``x`` over ``box``: the least and
     greatest value (None where not found), and ``x`` at the corners whose unbounded
     sides are LIMIT (a point of the box: a counterexample where the goal fails there);
-    None if ``x`` is neither quasi-linear in its one symbol nor monotone in each. The
-    last answer is kept: a question the facts leave open is asked both ways (``d >=
-    0``, then ``d < 0``) of the same box and size."""
+    None if ``x`` is neither quasi-linear in its one symbol nor monotone in each. With
+    ``low_only``, where ``x`` is monotone in each symbol, the greatest sides are None (not
+    looked for: ``x >= 0`` asks only the least). The last answer is kept: a question
+    the facts leave open is asked both ways (``d >= 0``, then ``d < 0``) of the same box
+    and size."""
     global _LAST
     last = _LAST
-    if last[0] is box and last[1] is x:
+    if last[0] is box and last[1] is x and (low_only or not last[3]):
         return last[2]
-    found = _extremes_of(box, x)
-    _LAST = (box, x, found)
+    found = _extremes_of(box, x, low_only)
+    _LAST = (box, x, found, low_only)
     return found
 
 
-def _extremes_of(box: Box, x: Any) -> tuple | None:
+def _extremes_of(box: Box, x: Any, low_only: bool) -> tuple | None:
     symbols = _symbols(x, set())
     low, high = {}, {}
     for s in symbols:
@@ -435,11 +422,18 @@ def _extremes_of(box: Box, x: Any) -> tuple | None:
             return _scanned(box, x, symbols)
         lo, hi = box.get(s, (0, None))
         low[s], high[s] = (lo, hi) if way != DOWN else (hi, lo)
-    least = None if None in low.values() else _value(x, low)
-    greatest = None if None in high.values() else _value(x, high)
-    far_least = _value(x, {k: LIMIT if v is None else v for k, v in low.items()})
-    far_greatest = _value(x, {k: LIMIT if v is None else v for k, v in high.items()})
+    least, far_least = _corners(x, low)
+    greatest, far_greatest = (None, None) if low_only else _corners(x, high)
     return least, greatest, far_least, far_greatest
+
+
+def _corners(x: Any, corner: dict) -> tuple[int | None, int | None]:
+    """``x`` at ``corner`` (None where a side is unbounded), and at it with the unbounded
+    sides LIMIT (the same point, where none is)."""
+    if None not in corner.values():
+        found = _value(x, corner)
+        return found, found
+    return None, _value(x, {k: LIMIT if v is None else v for k, v in corner.items()})
 
 
 def proves(facts: tuple, goal: tuple, partial: bool = False) -> bool | None:
@@ -461,7 +455,7 @@ def proves(facts: tuple, goal: tuple, partial: bool = False) -> bool | None:
 def decided(box: Box, goal: tuple) -> bool | None:
     """:func:`proves` over ``box`` (a :func:`box_of`)."""
     left, op, right = goal
-    found = _extremes(box, left - right)
+    found = _extremes(box, left - right, op in (">=", ">"))
     if found is None:
         return None
     least, greatest, far_least, far_greatest = found

@@ -22,7 +22,7 @@ from typing import Any, Final, TypeAlias
 __all__ = ["MAX_COEFFICIENT_BITS", "MAX_PRODUCT_PAIRS", "MAX_TERMS", "Atom", "Monomial",
            "Opaque", "Private", "Terms", "add", "atom_key", "canonical", "check_power",
            "check_product", "divide", "lone_atom", "mul", "ordered_args", "poly_key",
-           "power_bound", "product_bound", "render", "split"]
+           "power_bound", "product_bound", "render", "split", "window"]
 
 MAX_TERMS: Final = 1_000
 """Most terms of a polynomial a product or a power may expand to (checked before)."""
@@ -266,6 +266,34 @@ def split(terms: Terms, d: int) -> tuple[dict[Monomial, int], dict[Monomial, int
         if r:
             rem[m] = r
     return quot, rem
+
+
+def window(terms: Terms, b: int) -> tuple[Terms, int, int, int] | None:
+    """For ``x//b`` (``b >= 2``) of ``x`` with ``terms`` ``n + c`` or ``(n + s)//d + c`` (a
+    size ``n`` of coefficient 1, ints ``c`` and ``0 <= s < d``, ``d >= 2``: the size of a
+    window over a window), ``(terms of n + s, shift, d*b, q)`` with ``x//b == (n + s +
+    shift)//(d*b) + q``, ``0 <= s + shift < d*b`` (nested floors collapse: ``shift = (c
+    % b)*d``, ``q = c//b``); else None. What the Dim algebra's rules make, in one step."""
+    if len(terms) > 2 or len(terms) == 2 and terms[1][0]:
+        return None
+    (mono, k), c = terms[0], terms[1][1] if len(terms) == 2 else 0
+    if k != 1 or len(mono) != 1 or mono[0][1] != 1:
+        return None
+    atom, d = mono[0][0], 1
+    inner: Terms = ((mono, 1),)  # n + c is (n + 0)//1 + c
+    if type(atom) is Opaque:
+        if atom.op != "//":
+            return None
+        inner, d = atom.args
+        if type(d) is not int or d < 2 or isinstance(inner, int):
+            return None
+        inner = inner._terms
+        (m, one), s = inner[0], inner[1][1] if len(inner) == 2 else 0
+        if len(inner) > 2 or len(inner) == 2 and inner[1][0] or one != 1 or \
+                len(m) != 1 or m[0][1] != 1 or type(m[0][0]) is Opaque or not 0 <= s < d:
+            return None
+    q, u = divmod(c, b)
+    return inner, u * d, d * b, q
 
 
 def divide(terms: Terms, divisor: Terms) -> dict[Monomial, int] | None:

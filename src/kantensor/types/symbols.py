@@ -87,6 +87,10 @@ def linear(x: DimLike) -> tuple[tuple[tuple[Hashable, int], ...], int] | None:
 def free_symbols(x: DimLike) -> frozenset[Hashable]:
     """The symbols occurring in ``x`` (also inside ``//``, ``%``, min, max): the names
     of named Dims and the keys of unknowns."""
+    if type(x) is Dim:
+        free = x._free
+        if free is not None:
+            return free
     x = as_dim(x)
     if isinstance(x, int):
         return frozenset()
