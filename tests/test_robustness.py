@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import random
 import re
@@ -9,6 +10,7 @@ import threading
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 import kantensor as kt
 from kantensor import cli
@@ -17,12 +19,23 @@ from kantensor.ops.shipped import catalogue_files
 from kantensor.ops.templates import builder
 from kantensor.signature.signature import Signature
 from kantensor.syntax.alternative import Alternative
-from kantensor.syntax.ast import BinOp, DimVar, DTypeName, DTypeVar, FixedDim, TensorPattern
+from kantensor.syntax.ast import (
+    BinOp,
+    Call,
+    DimVar,
+    DTypeName,
+    DTypeVar,
+    FixedDim,
+    TensorPattern,
+    expr_names,
+)
 from kantensor.syntax.limits import MAX_NESTING, NESTING_LEVELS, _levels, balanced_join
 from kantensor.syntax.parser import parse_fresh
 from kantensor.syntax.template import AlternativeTemplate
+from kantensor.syntax.vocabulary import Word
 from kantensor.types.limits import MAX_SIZE, MAX_TERMS
 from kantensor.types.type import TensorType
+from test_signature_parse import alternatives
 
 # --------------------------------------------------------------------------- TensorType.parse
 
@@ -110,6 +123,94 @@ def test_deep_ast_built_in_python_is_refused():
     assert sig.infer([TensorType.parse("int8[10000]")])[0] == TensorType("int8", ())
 
 
+def _walked_levels(node: object) -> int:
+    """The levels of an AST, by a plain walk from the top that remembers nothing: the
+    reference for _levels (a node holding nodes, or tuples of them, is one level more
+    than the deepest it holds; a tuple adds none; a class and a word of the vocabulary
+    are leaves)."""
+    if isinstance(node, tuple):
+        return max(map(_walked_levels, node), default=0)
+    if isinstance(node, type | Word) or not dataclasses.is_dataclass(node):
+        return 0
+    inner = [getattr(node, f.name) for f in dataclasses.fields(node)]
+    inner = [c for c in inner if isinstance(c, tuple) or hasattr(c, "__dataclass_fields__")]
+    return 1 + max(map(_walked_levels, inner)) if inner else 0
+
+
+def _names_walked(x: object) -> list[str]:
+    """The names of a dim expression in order, by a plain recursive walk."""
+    if isinstance(x, DimVar):
+        return [x.name]
+    if isinstance(x, BinOp):
+        return _names_walked(x.left) + _names_walked(x.right)
+    return [n for a in getattr(x, "args", ()) for n in _names_walked(a)]
+
+
+def test_levels_and_names_found_once_are_those_a_walk_finds():
+    """check_ast_nesting's levels and expr_names, remembered on each node when first
+    found, are what a plain walk finds, for every alternative of the shipped catalogue
+    (and asked again, from the memo); a node shared by two alternatives (an output's size
+    that is also a clause's side) is walked once."""
+    walked = 0
+    for folder in (None, "onnx"):
+        for _, text in catalogue_files(folder):
+            for sig in re.findall(r'^signature = "([^"\\]+)"', text, re.M):
+                for alt in parse_fresh(sig, template=True):
+                    alt = getattr(alt, "built", alt)  # (a template's part without holes)
+                    if not isinstance(alt, Alternative):
+                        continue
+                    walked += 1
+                    for _ in range(2):
+                        assert _levels(alt, 10**6) == _walked_levels(alt), sig
+                    for op in alt.operands:
+                        for d in op.dims:
+                            if isinstance(d, BinOp | Call):
+                                assert expr_names(d) == _names_walked(d), sig
+                                assert expr_names(d) == _names_walked(d), sig
+    assert walked > 150
+    n = DimVar("n")
+    size = (n + 2 - 3) // 2 + 1
+    assert expr_names(size) == ["n"] and size.__dict__["_names"] == ("n",)
+    shared = size  # 4 levels: + - // +
+    for _ in range(MAX_NESTING - 4):
+        shared = shared + n
+    Alternative((TensorPattern((n,)),), (TensorPattern((shared,)),), (shared >= 1,))
+    assert shared.__dict__[NESTING_LEVELS] == _walked_levels(shared) == MAX_NESTING
+    with pytest.raises(ValueError, match="nested more than 64 levels"):  # one more
+        Alternative((TensorPattern((n,)),), (TensorPattern((shared + 1,)),))
+    assert expr_names(shared + size) == ["n"] * (MAX_NESTING - 2)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(alternatives())
+def test_levels_and_names_of_any_alternative_are_those_a_walk_finds(alt):
+    """The same on alternatives drawn at random (the parser's own property strategy)."""
+    assert _levels(alt, 10**6) == _walked_levels(alt) == _levels(alt, 10**6)
+    for c in alt.where:
+        for side in (getattr(c, "left", None), getattr(c, "right", None)):
+            if isinstance(side, BinOp | Call):
+                assert expr_names(side) == _names_walked(side) == expr_names(side)
+
+
+def test_a_hostile_depth_is_refused_at_its_first_levels():
+    """An expression a million levels deep built in Python is refused by walking its
+    first levels only (no recursion past the limit, nothing remembered below it)."""
+    n = DimVar("n")
+    deep = n
+    for _ in range(10**6):
+        deep = 1 + deep
+    with pytest.raises(ValueError, match="nested more than 64 levels"):
+        Alternative((TensorPattern((deep,)),), (TensorPattern(()),))
+    assert NESTING_LEVELS not in deep.__dict__
+
+
+def _unmarked(node: object) -> object:
+    """A copy of an AST node without the levels it recorded (so _levels walks it)."""
+    copy = object.__new__(type(node))
+    copy.__dict__.update({k: v for k, v in node.__dict__.items() if k != NESTING_LEVELS})
+    return copy
+
+
 def test_an_operand_of_names_and_fixed_sizes_knows_its_one_level():
     """An operand made of names and fixed sizes (no dtype, a name or a dtype) records one
     level when it is made (check_ast_nesting then walks it no more): what the walk
@@ -133,7 +234,7 @@ def test_an_operand_of_names_and_fixed_sizes_knows_its_one_level():
                         assert (levels is not None) == plain, (sig, op)
                         if plain:
                             known += 1
-                            assert levels == 1 == _levels(made, 10**6, False), (sig, op)
+                            assert levels == 1 == _levels(_unmarked(made), 10**6), (sig, op)
     assert known > 300 and walked > known
     assert NESTING_LEVELS not in TensorPattern((DimVar("n") + 1,)).__dict__
     promoted = Signature.parse("(n):t,(n):u->(n):promote(t,u)").alternatives[0].outputs[0]

@@ -328,9 +328,8 @@ class TemplateOp(SignatureOp):
         self._kwargs = dict(self.params)
         # rendered once per input ranks and dtypes when the builder reads nothing else
         self._by_rank = builder is None or getattr(builder, "reads_ranks", False)
-        #: what a where-clause's failure means in the user's words, from the builder:
-        #: clause text -> ``message(values, input_types)`` (see ops/templates.py)
-        self.clause_messages: dict[str, Callable[..., str]] = {}
+        self._messages: dict[str, Callable[..., str]] = {}  # see clause_messages
+        self._unsaid: list[tuple[Any, Callable[..., str]]] = []  # (clause, message)
         self._hash = hash((type(self), self._props()))  # a render cache key: hashed once
 
     def __hash__(self) -> int:
@@ -344,7 +343,22 @@ class TemplateOp(SignatureOp):
     def __getstate__(self) -> dict:
         """Pickled without the builder's messages (functions made per render): an
         unpickled Op gets them again when its signature is rendered."""
-        return {**super().__getstate__(), "clause_messages": {}}
+        return {**super().__getstate__(), "_messages": {}, "_unsaid": []}
+
+    @property
+    def clause_messages(self) -> dict[str, Callable[..., str]]:
+        """What a where-clause's failure means in the user's words, from the builder:
+        clause text -> ``message(values, input_types)`` (see ops/templates.py). The
+        texts are written when first asked (a failure's message), not at each render."""
+        self._write_messages()
+        return self._messages
+
+    def _write_messages(self) -> None:
+        """Key the messages of the clauses rendered since by their texts."""
+        if self._unsaid:
+            unsaid, self._unsaid = self._unsaid, []
+            for clause, message in unsaid:
+                self._messages[str(clause)] = message
 
     @property
     def n_outputs(self) -> int:
@@ -374,6 +388,10 @@ class TemplateOp(SignatureOp):
         if not self.params:
             return self.name
         return f"{self.name}{{{', '.join(f'{k}={v!r}' for k, v in self.params)}}}"
+
+
+#: How many clauses with messages a TemplateOp keeps unwritten (see clause_messages).
+_UNSAID = 256
 
 
 @lru_cache(maxsize=1024)
@@ -433,5 +451,7 @@ def _rendered(op: TemplateOp, types: tuple) -> tuple[Signature, SignatureOp]:
     for alt in alternatives:
         for clause in alt.where:
             if clause.message is not None:
-                resolved_op.clause_messages[str(clause)] = clause.message
+                resolved_op._unsaid.append((clause, clause.message))
+    if len(resolved_op._unsaid) > _UNSAID:
+        resolved_op._write_messages()  # (renders of many ranks keep no more unwritten)
     return Signature(alternatives=alternatives), resolved_op

@@ -27,9 +27,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
 import tomllib
 from collections.abc import Iterator
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -50,9 +52,11 @@ FORMS = "forms.json"
 FOLDERS = (None, "onnx")
 
 
+@cache
 def catalogue_root() -> Any:
     """The folder of catalogue files: the installed data package, or the checkout's
-    ``signatures/`` when kantensor runs from a source tree without installing."""
+    ``signatures/`` when kantensor runs from a source tree without installing (found
+    once a process)."""
     try:
         return resources.files("kantensor._catalogue")
     except ModuleNotFoundError:
@@ -63,7 +67,14 @@ def catalogue_files(folder: str | None = None) -> Iterator[tuple[str, str]]:
     """(name, text) of every shipped catalogue file, in a stable order; those of a
     subfolder (``onnx``: the ONNX Ops) with ``folder``."""
     root = catalogue_root()
-    for item in sorted((root / folder if folder else root).iterdir(), key=lambda p: p.name):
+    where = root / folder if folder else root
+    if isinstance(where, Path):  # a folder of files: listed and read by os, without a
+        for name in sorted(os.listdir(where)):  # path object per file (twice as fast)
+            if name.endswith(".toml"):
+                with open(os.path.join(where, name), "rb") as readable:
+                    yield name, readable.read().decode("utf-8")
+        return
+    for item in sorted(where.iterdir(), key=lambda p: p.name):
         if item.name.endswith(".toml"):  # (TOML is UTF-8, whatever the locale says)
             yield item.name, item.read_bytes().decode("utf-8")
 

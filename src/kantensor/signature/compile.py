@@ -11,7 +11,7 @@ the inputs, and whatever stays open is enumerated by ``labelo``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 from kanren.constraints import ConstrainedState
@@ -54,7 +54,6 @@ class CompiledAlternative:
         self.n_in = len(alt.inputs)
         self.operands = alt.operands
         self.axes = Axes(alt)
-        self._dtype_where = tuple(f"{self.where(i)} dtype" for i in range(len(self.operands)))
         #: where each dtype variable is first seen among the operands (for messages)
         self._dtype_origin: dict[str, Place] = {}
         for i, op in enumerate(self.operands):
@@ -70,10 +69,26 @@ class CompiledAlternative:
         # where-clauses between constants that hold (``0 == 0`` from a template) post
         # nothing: they constrain no variable
         self.where_clauses = tuple(c for c in alt.where if constant_truth(c) is not True)
-        #: per where-clause, what its constraint says in messages (made once, not per
-        #: application): its text, and a broadcast's operand axes or a category's dtype
-        #: text and the inputs that dtype annotates
-        self._clause_texts = tuple((str(c), self._clause_facts(c)) for c in self.where_clauses)
+
+    @cached_property
+    def _clause_texts(self) -> tuple[tuple[str, tuple], ...]:
+        """Per where-clause, what its constraint says in messages (made once, when first
+        asked: a direct build asks only where a condition is kept): its text, and a
+        broadcast's operand axes or a category's dtype text and the inputs that dtype
+        annotates."""
+        return tuple(zip(self.clause_texts, map(self._clause_facts, self.where_clauses),
+                         strict=True))
+
+    @cached_property
+    def clause_texts(self) -> tuple[str, ...]:
+        """Each where-clause's text (what a kept condition's source says), made once, when
+        first asked."""
+        return tuple([str(c) for c in self.where_clauses])
+
+    @cached_property
+    def _dtype_where(self) -> tuple[str, ...]:
+        """Each operand's dtype as messages name it (made once, when first asked)."""
+        return tuple(f"{self.where(i)} dtype" for i in range(len(self.operands)))
 
     def _clause_facts(self, clause: A.Clause) -> tuple:
         if isinstance(clause, A.Broadcasts):

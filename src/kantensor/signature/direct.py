@@ -196,7 +196,8 @@ def _same(a: Any, b: Any, facts: Facts) -> bool:
 class _Plan:
     """One alternative, run directly on ground inputs (see :func:`_plan`)."""
 
-    __slots__ = ("c", "inputs", "outputs", "binders", "cap", "clauses", "broadcasts")
+    __slots__ = ("c", "inputs", "outputs", "binders", "cap", "clauses", "broadcasts",
+                 "_sources")
 
     def __init__(self, c: CompiledAlternative) -> None:
         self.c = c
@@ -206,19 +207,28 @@ class _Plan:
         self.binders = c._binders
         self.cap = alt.max_loop_dims
         # a comparison of constants that holds (a template's ``0 == 0``) is checked once;
-        # each clause with its text (a kept condition's source says it)
+        # each clause with its place among the compiled ones (a kept condition's source
+        # says its text, made when first needed)
         self.clauses = tuple([
-            (clause, text) for clause, (text, _) in zip(c.where_clauses, c._clause_texts,
-                                                        strict=True)
+            (clause, k) for k, clause in enumerate(c.where_clauses)
             if not isinstance(clause, A.Broadcasts) and not (
                 isinstance(clause, A.Compare) and not A.expr_names(clause.left)
                 and not A.expr_names(clause.right) and _constant_holds(clause))])
-        # each broadcast(...) clause, with the source of its condition as the relation's
-        # constraint says it (logic.answers._said of a Broadcast posted by compile.py)
-        self.broadcasts = tuple([
-            (clause, Source(detail=f"where-clause {text}"))
-            for clause, (text, _) in zip(c.where_clauses, c._clause_texts, strict=True)
-            if isinstance(clause, A.Broadcasts)])
+        # each broadcast(...) clause, with its place (see :attr:`sources`)
+        self.broadcasts = tuple([(clause, k) for k, clause in enumerate(c.where_clauses)
+                                 if isinstance(clause, A.Broadcasts)])
+        self._sources: tuple[Source, ...] | None = None
+
+    @property
+    def sources(self) -> tuple[Source, ...]:
+        """Per broadcast(...) clause, the source of its condition as the relation's
+        constraint says it (logic.answers._said of a Broadcast posted by compile.py),
+        made when first asked."""
+        if self._sources is None:
+            texts = self.c.clause_texts
+            self._sources = tuple([Source(detail=f"where-clause {texts[k]}")
+                                   for _, k in self.broadcasts])
+        return self._sources
 
     def apply(self, types: tuple[TensorType, ...], wrapped: tuple[bool, ...], facts: Facts
               ) -> tuple[tuple[TensorType, ...], tuple[Clause, ...]]:
@@ -372,7 +382,7 @@ class _Plan:
         hold under are kept as a broadcast axis keeps them. An unknown argument
         declines: the relation searches whether it is 1 or the result."""
         axes = Broadcasts(facts)
-        for clause, source in self.broadcasts:
+        for (clause, _), source in zip(self.broadcasts, self.sources, strict=True):
             sizes = [a.size if type(a) is A.FixedDim else dims[a.name] for a in clause.args]
             if None in sizes:
                 raise _Open
@@ -439,7 +449,7 @@ class _Plan:
         over named sizes, its source the clause's text). An open ``==`` declines: the
         relation solves it as an equation."""
         undecided: list[Condition] = []
-        for clause, text in self.clauses:
+        for clause, k in self.clauses:
             if isinstance(clause, A.Compare):
                 try:
                     left = _value(clause.left, dims, values)
@@ -456,7 +466,7 @@ class _Plan:
                     if clause.op == "==" or not _named(diff):
                         raise _Open
                     undecided.append(Condition(left, clause.op, right, Source(
-                        detail=text, otherwise=clause.otherwise)))
+                        detail=self.c.clause_texts[k], otherwise=clause.otherwise)))
                 elif not decided:
                     raise _Fails
             elif isinstance(clause, A.InCategory):

@@ -204,39 +204,56 @@ _Use = tuple[str, Kind, Place]  # (name, kind, place)
 
 def _uses(alt: Alternative) -> tuple[list[_Use], list[tuple[str, str]]]:
     """Every (name, kind, place) used, and the ambiguous bare ``a == b`` dtype pairs."""
+    uses, pairs, _ = _scan(alt)
+    return uses, pairs
+
+
+#: The dims that are groups (their rules: :func:`_check_groups`).
+_GROUPS = (AnonGroup, AnyGroup, NamedGroup)
+
+
+def _scan(alt: Alternative) -> tuple[list[_Use], list[tuple[str, str]], bool]:
+    """:func:`_uses`, and whether an operand has a group (else no group rule applies).
+    One pass, the common dims (a name, a fixed size) first: every alternative a
+    template fills is checked, at each new rank."""
     uses: list[_Use] = []
+    append = uses.append
     pairs: list[tuple[str, str]] = []
+    grouped = False
+    n_in = len(alt.inputs)
     for i, op in enumerate(alt.operands):
-        place = alt.place(i)
+        place = _place(Side.INPUT, i) if i < n_in else _place(Side.OUTPUT, i - n_in)
         for d in op.dims:
             kind = type(d)
-            if kind is DimVar:  # (most dims: a name, or a fixed size)
-                uses.append((d.name, Kind.DIM, place))
+            if kind is DimVar:
+                append((d.name, Kind.DIM, place))
             elif kind is FixedDim:
                 continue
             elif isinstance(d, FlexDim):
-                uses.append((d.name, Kind.FLEX, place))
-            elif isinstance(d, NamedGroup):
-                uses.append((d.name, Kind.GROUP, place))
-            elif not isinstance(d, AnonGroup | AnyGroup):
-                uses.extend((n, Kind.DIM, place) for n in expr_names(d))
+                append((d.name, Kind.FLEX, place))
+            elif isinstance(d, _GROUPS):
+                grouped = True
+                if isinstance(d, NamedGroup):
+                    append((d.name, Kind.GROUP, place))
+            else:
+                uses.extend([(n, Kind.DIM, place) for n in expr_names(d)])
         if op.dtype is not None:
-            uses.extend((n, Kind.DTYPE, place) for n in dtype_names(op.dtype))
+            uses.extend([(n, Kind.DTYPE, place) for n in dtype_names(op.dtype)])
     for c in alt.where:
         if isinstance(c, Compare):
             names = expr_names(c.left) + expr_names(c.right)
-            uses.extend((n, Kind.DIM, _IN_WHERE) for n in names)
+            uses.extend([(n, Kind.DIM, _IN_WHERE) for n in names])
         elif isinstance(c, Broadcasts):
             names = [n for a in (*c.args, c.result) for n in expr_names(a)]
-            uses.extend((n, Kind.DIM, _IN_WHERE) for n in names)
+            uses.extend([(n, Kind.DIM, _IN_WHERE) for n in names])
         elif isinstance(c, InCategory):
-            uses.extend((n, Kind.DTYPE, _IN_WHERE) for n in dtype_names(c.dtype))
+            uses.extend([(n, Kind.DTYPE, _IN_WHERE) for n in dtype_names(c.dtype)])
         elif isinstance(c, DTypeEq) and _bare(c.left) and _bare(c.right):
             pairs.append((c.left.name, c.right.name))
         else:
             names = dtype_names(c.left) + dtype_names(c.right)
-            uses.extend((n, Kind.DTYPE, _IN_WHERE) for n in names)
-    return uses, pairs
+            uses.extend([(n, Kind.DTYPE, _IN_WHERE) for n in names])
+    return uses, pairs, grouped
 
 
 def _bare(x: object) -> bool:
@@ -245,20 +262,25 @@ def _bare(x: object) -> bool:
 
 def check(alt: Alternative) -> None:
     """The well-formedness rules of an alternative; IllFormed on the first broken one."""
-    uses, pairs = _uses(alt)
+    uses, pairs, grouped = _scan(alt)
     _check_kinds(uses, pairs)
     _check_typos(uses)
-    _check_groups(alt)
+    if grouped:
+        _check_groups(alt)
     _check_bound(alt, uses)
 
 
 def _check_kinds(uses: list[_Use], pairs: list[tuple[str, str]]) -> None:
     kinds: dict[str, Kind] = {}
-    for name, kind, _ in uses + [(n, Kind.DTYPE, _IN_WHERE) for p in pairs for n in p]:
-        if kinds.setdefault(name, kind) != kind:
-            raise IllFormed(f"'{name}' is used as a {kind.value}, but it is a "
-                            f"{kinds[name].value}", name, kind,
-                            f"a {kinds[name].value}")
+    setdefault = kinds.setdefault
+    for name, kind, _ in uses:
+        if setdefault(name, kind) is not kind:
+            _wrong_kind(name, kind, kinds[name])
+    if not pairs:
+        return  # (no ambiguous ``a == b``: nothing more to resolve)
+    for name in (n for p in pairs for n in p):
+        if setdefault(name, Kind.DTYPE) is not Kind.DTYPE:
+            _wrong_kind(name, Kind.DTYPE, kinds[name])
     known = resolve_dtype_names({n for n, k, _ in uses if k is Kind.DTYPE}, pairs)
     for a, b in pairs:
         if a not in known:
@@ -267,12 +289,20 @@ def _check_kinds(uses: list[_Use], pairs: list[tuple[str, str]]) -> None:
                             "'in', compatible(), ...)", a)
 
 
+def _wrong_kind(name: str, kind: Kind, first: Kind) -> None:
+    raise IllFormed(f"'{name}' is used as a {kind.value}, but it is a {first.value}", name,
+                    kind, f"a {first.value}")
+
+
 def _check_typos(uses: list[_Use]) -> None:
     """A dtype variable spelled almost like a dtype is a typo (``flaot32``)."""
+    asked: set[str] = set()
     for name, kind, _ in uses:
-        if kind is Kind.DTYPE and (close := near_dtype(name)):
-            raise IllFormed(f"unknown dtype '{name}' (did you mean {close}?)",
-                            name, Kind.DTYPE, close)
+        if kind is Kind.DTYPE and name not in asked:
+            asked.add(name)
+            if close := near_dtype(name):
+                raise IllFormed(f"unknown dtype '{name}' (did you mean {close}?)",
+                                name, Kind.DTYPE, close)
 
 
 def _check_groups(alt: Alternative) -> None:
@@ -323,10 +353,13 @@ def _check_bound(alt: Alternative, uses: list[_Use]) -> None:
     where-clause ``name == expression`` over names that are bound, or declared as an
     unknown size by a comparison with bound names (``m <= n``: a mask's count) or with
     a constant alone (``m >= 0``: a size only known when the graph runs)."""
-    bound = {n for n, _, place in uses if place.side is Side.INPUT}
+    inputs = Side.INPUT
+    bound = {n for n, _, place in uses if place.side is inputs}
     for name, kind, place in uses:
         if kind is Kind.FLEX and place.side is Side.OUTPUT and name not in bound:
             raise IllFormed(f"flexible dimension {name}? appears in no input", name, kind)
+    if all(name in bound for name, _, _ in uses):
+        return  # every name an input's (the clauses below only bind more)
     _close_definitions(alt, bound)
     for c in alt.where:
         if isinstance(c, Compare) and c.op != "==":

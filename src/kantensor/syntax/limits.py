@@ -66,61 +66,55 @@ def check_tree_nesting(tree: Tree, text: str) -> None:
 
 
 def check_ast_nesting(alternative: object, levels_above: int = 2) -> None:
-    """ValueError if an Alternative nests expressions deeper than :data:`MAX_NESTING`;
-    walked without recursion.
+    """ValueError if an Alternative nests expressions deeper than :data:`MAX_NESTING`.
 
     Every AST node that holds other nodes counts one level; an Alternative and its operand
     or clause are the two levels above any expression (``levels_above``; 0 for a tuple
     of dim expressions, such as a tensor type's sizes).
     """
     limit = MAX_NESTING + levels_above
-    if _levels(alternative, limit, True) > limit:
+    if _levels(alternative, limit) > limit:
         raise ValueError(_too_deep(""))
 
 
-def _levels(root: object, limit: int, remember: bool) -> int:
-    """How many levels ``root`` nests (a node holding nodes is one; a tuple none), or a
-    number past ``limit`` as soon as the walk goes past it. With ``remember``, each node
-    one level below the root (an Alternative's operands and clauses) has its own levels
-    found once and remembered on it (nodes are immutable): the alternatives a template
-    fills share their operands, and its clauses without placeholders."""
-    deepest = 0
-    stack: list[tuple[object, int]] = [(root, 0)]
-    pop, push = stack.pop, stack.append
-    while stack:
-        item, depth = pop()
-        if isinstance(item, tuple):
-            for x in item:
-                push((x, depth))
-            continue
-        if remember and depth == 1 and hasattr(item, _DATACLASS):  # a node (not a Loop)
-            own = getattr(item, "__dict__", None)
-            levels = own.get(_LEVELS) if own is not None else None
-            if levels is None:
-                levels = _levels(item, limit - depth, False)
-                if own is not None and levels <= limit - depth:
-                    object.__setattr__(item, _LEVELS, levels)
-            deepest = max(deepest, depth + levels)
-            if deepest > limit:
-                return deepest
-            continue
-        names = _FIELD_NAMES.get(type(item))
-        if names is None:
-            names = _FIELD_NAMES[type(item)] = _field_names(type(item))
-        if not names:
-            continue  # a leaf
-        # The children that hold nodes (the others are leaves: nothing to walk).
-        inner = [c for c in map(item.__getattribute__, names)
-                 if isinstance(c, tuple) or hasattr(c, _DATACLASS)]
-        if inner:
-            depth += 1
-            if depth > deepest:
-                deepest = depth
-                if depth > limit:
-                    return depth
-            for c in inner:
-                push((c, depth))
-    return deepest
+def _levels(node: object, budget: int) -> int:
+    """How many levels ``node`` nests (a node holding nodes is one more than the deepest
+    it holds; a tuple is as deep as its deepest item; a leaf none), or ``budget + 1`` as
+    soon as it is known to be more than ``budget``. Each node's own levels are found once
+    and remembered on it (nodes are immutable): the alternatives a template fills share
+    their operands and their clauses without placeholders, and an output's size is often
+    a clause's side too. The walk goes no deeper than ``budget`` nodes (a hostile
+    expression is refused at its first levels past it), so its recursion is bounded."""
+    own = getattr(node, "__dict__", None)
+    if type(own) is dict:  # (an instance's: a class's is a mappingproxy)
+        found = own.get(_LEVELS)
+        if found is not None:
+            return found
+    if isinstance(node, tuple):
+        deepest = 0
+        for x in node:
+            if isinstance(x, tuple) or hasattr(x, _DATACLASS):
+                deepest = max(deepest, _levels(x, budget))
+                if deepest > budget:
+                    return deepest
+        return deepest
+    names = _FIELD_NAMES.get(type(node))
+    if names is None:
+        names = _FIELD_NAMES[type(node)] = _field_names(type(node))
+    if not names:
+        return 0  # a leaf
+    inner = -1  # the deepest of its children that hold nodes or are nodes (none: -1)
+    for c in map(node.__getattribute__, names):
+        if isinstance(c, tuple) or hasattr(c, _DATACLASS):
+            if budget <= 0:
+                return budget + 1  # (one level at least, past the budget)
+            inner = max(inner, _levels(c, budget - 1))
+            if inner >= budget:
+                return budget + 1
+    levels = inner + 1 if inner >= 0 else 0
+    if type(own) is dict:
+        object.__setattr__(node, _LEVELS, levels)
+    return levels
 
 
 #: The attribute a node's levels are remembered in (see :func:`_levels`); an operand of

@@ -300,20 +300,41 @@ def as_item(x: object) -> DimItem:
 
 
 def expr_names(x: DimExpr) -> list[str]:
-    """The dim names in an expression, in order of appearance (iterative)."""
-    out, stack = [], [x]
+    """The dim names in an expression, in order of appearance (iterative). An operator's
+    or a call's names are found once and remembered on it (nodes are immutable): an
+    alternative's check, its compiled form, its direct plan and its builds each ask
+    them, and an output's size is often a clause's side too."""
+    kind = type(x)
+    if kind is DimVar:
+        return [x.name]
+    if kind is FixedDim:
+        return []
+    found = x.__dict__.get(_NAMES) if kind is BinOp or kind is Call else None
+    if found is not None:
+        return list(found)
+    out: list[str] = []
+    stack = [x]
     while stack:
         node = stack.pop()
         if isinstance(node, DimVar):
             out.append(node.name)
-        elif isinstance(node, BinOp):
-            stack += (node.right, node.left)
-        elif isinstance(node, Call):
-            stack.extend(reversed(node.args))
+        elif isinstance(node, BinOp | Call):
+            known = node.__dict__.get(_NAMES)
+            if known is not None:
+                out += known
+            elif isinstance(node, BinOp):
+                stack += (node.right, node.left)
+            else:
+                stack.extend(reversed(node.args))
         elif isinstance(node, Hole):
             raise ValueError(f"placeholder {node} outside a template")
+    if kind is BinOp or kind is Call:
+        set_field(x, _NAMES, tuple(out))
     return out
 
+
+#: The attribute an operator's or a call's names are remembered in (see expr_names).
+_NAMES = "_names"
 
 
 #: A size while evaluating: an int, or a size object of a higher layer (a
