@@ -5,6 +5,7 @@ build and across builds."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from ..logic.dims import COMPARE
@@ -115,18 +116,27 @@ def symbolic(node: Any) -> bool:
     if type(node) is A.FixedDim:
         return True
     if type(node) is A.DimVar:
-        try:
-            Dim(node.name)
-        except ValueError:
-            return False
-        return True
+        return _may_name(node.name)
     names = _NAMES.get(id(node))
     names = A.expr_names(node) if names is None or names[0] is not node else names[1]
+    if not all(map(_may_name, names)):
+        return False
+    if _within_limits(node, 0):
+        return True
     try:
-        sizes = {name: Dim(name) for name in names}
-        if not _within_limits(node, 0):
-            _compiled(node)(sizes)
+        _compiled(node)({name: Dim(name) for name in names})
     except (ValueError, OverflowError, ZeroDivisionError):
+        return False
+    return True
+
+
+@lru_cache(maxsize=4096)
+def _may_name(name: str) -> bool:
+    """Whether ``name`` may name a size (a Dim of that name can be made): asked once a
+    name, where every expression of every plan asked it again."""
+    try:
+        Dim(name)
+    except ValueError:
         return False
     return True
 

@@ -166,7 +166,7 @@ class Axes:
     def _build(self, variant: Alternative, presence: tuple[bool, ...]) -> Layout:
         items: list[tuple[Item, ...]] = []
         for op in variant.operands:
-            row = [Item(LOOP)] if self.loop else []
+            row = [_LOOP_ITEM] if self.loop else []
             j = 0
             for d in op.dims:
                 if isinstance(d, A.AnonGroup):
@@ -177,7 +177,7 @@ class Axes:
                 elif isinstance(d, A.NamedGroup):
                     row.append(Item(Group(GroupKind.NAMED, name=d.name)))
                 else:
-                    row.append(Item(d))
+                    row.append(_item(d))
             items.append(tuple(row))
         groups = tuple(dict.fromkeys(it.group for row in items for it in row if it.group))
         flex = self.flex
@@ -185,3 +185,23 @@ class Axes:
                       else (flex.present(presence, i), flex.full(i))
                       for i in range(len(variant.operands)))
         return Layout(tuple(items), groups, rules)
+
+
+#: The item of the loop dims (an Item is immutable: one serves every layout).
+_LOOP_ITEM = Item(LOOP)
+
+#: The items of names and fixed sizes made so far (an alternative's layout is made
+#: when it is first compiled, at each new rank: most of its items are these).
+_ITEMS: dict[Any, Item] = {}
+
+
+def _item(d: Any) -> Item:
+    """The item of a single axis ``d``: one per name or fixed size, shared."""
+    if type(d) is not A.DimVar and type(d) is not A.FixedDim:
+        return Item(d)
+    found = _ITEMS.get(d)
+    if found is None:
+        if len(_ITEMS) >= 4096:
+            _ITEMS.clear()
+        found = _ITEMS[d] = Item(d)
+    return found

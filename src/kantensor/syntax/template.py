@@ -345,7 +345,21 @@ def _collect(node: Any, found: dict[str, type | None]) -> None:
     elif isinstance(node, tuple):
         for x in node:
             _collect(x, found)
-    elif dataclasses.is_dataclass(node) and not isinstance(node, (*_LEAVES, Loop)):
-        for f in dataclasses.fields(node):
-            if f.name != "message":
-                _collect(getattr(node, f.name), found)
+    else:
+        for name in _fields(type(node)):
+            _collect(getattr(node, name), found)
+
+
+#: The fields :func:`_collect` walks, by class (see :func:`_fields`).
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _fields(cls: type) -> tuple[str, ...]:
+    """The fields of a node class that may hold placeholders (all but ``message``), found
+    once a class; none for a leaf (not a dataclass, or one of :data:`_LEAVES`)."""
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = () if not dataclasses.is_dataclass(cls) or issubclass(
+            cls, (*_LEAVES, Loop)) else tuple(
+                f.name for f in dataclasses.fields(cls) if f.name != "message")
+    return names
