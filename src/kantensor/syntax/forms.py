@@ -52,6 +52,12 @@ _FIELDS = {name: tuple(f.name for f in dataclasses.fields(cls) if f.name != "mes
            for name, cls in NODES.items()}
 
 
+#: The classes whose written fields are their constructor's first parameters, in order
+#: (decoded by position: a form is decoded when its text is first parsed).
+_IN_ORDER = frozenset(name for name, cls in NODES.items() if tuple(
+    f.name for f in dataclasses.fields(cls) if f.init)[:len(_FIELDS[name])] == _FIELDS[name])
+
+
 def encode(parsed: tuple[Any, ...]) -> Any:
     """The form of a parse: the alternatives of a signature, or of a template."""
     return _encode(parsed)
@@ -88,10 +94,14 @@ def _decode(x: Any) -> Any:
         return Loop(x[1])
     if tag == "Word":
         return V.by_rule(x[1])
-    names = _FIELDS[tag]  # (by name: ``message``, not written, may sit between fields)
+    names = _FIELDS[tag]
     if len(x) - 1 > len(names):
         raise ValueError(f"a form of {tag} with {len(x) - 1} fields, not {len(names)}")
-    return NODES[tag](**{n: _decode(item) for n, item in zip(names, x[1:], strict=False)})
+    values = [_decode(item) for item in x[1:]]
+    if tag in _IN_ORDER:
+        return NODES[tag](*values)
+    # (by name: ``message``, not written, sits between fields)
+    return NODES[tag](**dict(zip(names, values, strict=False)))
 
 
 def version() -> str:
