@@ -418,3 +418,22 @@ def test_conv_transpose_output_shape_within_reach(dilation):
                        {"strides": [3], "dilations": [dilation], "output_shape": [7]},
                        opset=17)
     assert judged(model, {"n": (1, 2, 3), "k": (1, 2, 3)})
+
+
+# -- CenterCropPad: one shape entry per axis cropped or padded --------------------------------
+@pytest.mark.parametrize(("shape", "attrs", "message"), [
+    ([2, 2, 2], {}, r"shape has 3 entries, expected 2 \(one per axis of x\)"),
+    ([2], {}, r"shape has 1 entries, expected 2 \(one per axis of x\)"),
+    ([2, 2], {"axes": [0]}, r"shape has 2 entries, expected 1 \(one per entry of axes\)"),
+    ([2], {"axes": [0, -1]}, r"shape has 1 entries, expected 2 \(one per entry of axes\)")])
+def test_center_crop_pad_shape_of_the_wrong_length_is_refused_by_name(shape, attrs,
+                                                                     message):
+    """A shape longer or shorter than the axes it sizes (x's, or ``axes``) was refused by
+    a ValueError from inside ('zip() argument 2 is longer than argument 1'); onnxruntime
+    refuses each of these models too ('Number of elements of input 'shape' ... does not
+    match')."""
+    model = node_model("CenterCropPad", [("x", F, [3, 4])], attrs, opset=18,
+                       inits=[("shape", np.array(shape, np.int64))])
+    with pytest.raises(ValueError, match=r"node '[^']*' \(CenterCropPad\): .*" + message):
+        from_onnx(model)
+    assert isinstance(run(model, {"x": np.zeros((3, 4), np.float32)}), Refusal)

@@ -450,6 +450,9 @@ def build_center_crop_pad(types: tuple, shape_value: Any, axes: tuple | None = N
     out: list[Any] = list(a)
     clauses: list[Clause] = []
     values = list(shape_value) if shape_value else [None] * len(picked)
+    if len(values) != len(picked):  # (onnxruntime refuses it when the model is loaded)
+        raise ParamError(f"shape has {len(values)} entries, expected {len(picked)} (one "
+                         f"per {'entry of axes' if axes is not None else 'axis of x'})")
     for ax, v in zip(picked, values, strict=True):
         if v is None:
             out[ax] = DimVar(f"u{ax}")
