@@ -146,3 +146,61 @@ def test_a_reduction_keeping_dims_by_axes_of_unknown_value_keeps_the_rank(op):
         assert got.shape == ortrun.run(model, feeds)[0], (op, n, m, axes)
     with pytest.raises(ValueError, match="axes must be constant integers"):
         ko.from_onnx(_model(op, ["x", "s"], 2, keepdims=0))
+
+
+def _loop_over_axes(op: str, trip: int, x: tuple, **attrs):
+    """A Loop of ``trip`` iterations whose body applies ``op`` to the carried ``x`` with
+    axes ``[i]`` (the iteration number, a size the run decides), scanning out the
+    result's shape."""
+    body = helper.make_graph(
+        [helper.make_node("Constant", [], ["zero"], value=helper.make_tensor(
+            "zero", TensorProto.INT64, [1], [0])),
+         helper.make_node("Unsqueeze", ["i", "zero"], ["axes"]),
+         helper.make_node(op, ["xin", "axes"], ["y"], **attrs),
+         helper.make_node("Identity", ["c"], ["co"]),
+         helper.make_node("Identity", ["xin"], ["xo"]),
+         helper.make_node("Shape", ["y"], ["ys"])], "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("xin", TensorProto.FLOAT, list(x))],
+        [helper.make_tensor_value_info("co", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("xo", TensorProto.FLOAT, list(x)),
+         helper.make_tensor_value_info("ys", TensorProto.INT64, None)])
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["M", "C", "x"], ["xf", "shapes"], body=body)], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x))],
+        [helper.make_tensor_value_info(o, t, None)
+         for o, t in (("xf", TensorProto.FLOAT), ("shapes", TensorProto.INT64))],
+        [helper.make_tensor("M", TensorProto.INT64, [], [trip]),
+         helper.make_tensor("C", TensorProto.BOOL, [], [True])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+
+@pytest.mark.parametrize(("op", "attrs"), [("Unsqueeze", {}), ("ReduceSum", {"keepdims": 1})])
+def test_axes_that_are_a_loops_iteration_number_are_axes_of_unknown_value(op, attrs):
+    """``Unsqueeze(x, [i])``, ``ReduceSum(x, [i], keepdims=1)`` in a Loop's body (``i``
+    its iteration number, a size): typed as by axes of unknown value (they were refused:
+    'axes must be constant integers', got (Dim('loop_s3'),)); each run's shapes are
+    onnxruntime's."""
+    shape = (2, 3, 1)
+    for trip in (1, 3):
+        model = _loop_over_axes(op, trip, shape, **attrs)
+        ins, (xf, shapes) = ko.from_onnx(model)
+        assert str(xf.type) == "float32[2,3,1]"
+        assert str(shapes.type) == f"int64[{trip},{4 if op == 'Unsqueeze' else 3}]"
+        x = np.arange(6, dtype=np.float32).reshape(shape)
+        want = ortrun.run(model, {"x": x})
+        got = kt.function(ins, [xf, shapes])(x)
+        assert [g.shape for g in got] == list(want)
+        step = np.expand_dims if op == "Unsqueeze" else \
+            lambda x, i: np.sum(x, axis=i, keepdims=True)
+        assert got[1].tolist() == [list(step(x, i).shape) for i in range(trip)]
+
+
+def test_squeeze_by_a_loops_iteration_number_says_why_it_is_refused():
+    """Squeeze's output rank depends on its axes' values (a repeated axis is one): axes
+    that are a Loop's iteration number stay refused, and the message says so."""
+    with pytest.raises(ValueError, match=r"Squeeze: axes must be constant integers when "
+                       r"the model is read, got \(Loop_xf_shapes_s3\): sizes known only when the "
+                       r"model runs, and the output's rank depends on their values"):
+        ko.from_onnx(_loop_over_axes("Squeeze", 2, (1, 1, 1)))

@@ -12,7 +12,7 @@ import numpy as np
 from ..ops.params import normalize_axes, normalize_axis
 from ..ops.templates import dims, reads_ranks, typed
 from ..types.numpy_dtypes import extreme_value
-from .shared import SIZE_MAX, SIZE_MIN, constant_ints, size_reduce
+from .shared import RANK_BY_VALUES, SIZE_MAX, SIZE_MIN, constant_ints, known_ints, size_reduce
 
 
 @reads_ranks
@@ -22,16 +22,17 @@ def build_reduce(types: tuple, keepdims: int, axes_value: Any = None, axes: Any 
     means all, or none at all with ``noop_with_empty_axes``. The Op it resolves holds the
     axes it picked (``axes``), so rendering it again (refine, query) needs no value."""
     x = types[0]
-    if axes is None and 1 in given and axes_value is None and keepdims:
-        # axes not known when the model is read: the rank stays, each size the input's or
-        # 1, which the run decides (none, or a repeated axis, changes no rank)
+    if axes is None and 1 in given and known_ints(axes_value) is None and keepdims:
+        # axes not known when the model is read (or sizes: a Loop's iteration number): the
+        # rank stays, each size the input's or 1, which the run decides (none, or a
+        # repeated axis, changes no rank)
         out = dims("u", x.ndim)
         return {"x": dims("a", x.ndim), "rest": [typed(dims("k"))], "y": out,
                 "fits": [u >= 0 for u in out], "params": {"axes": None, "axes_value": None}}
     if axes is not None:  # the attribute (opsets before 18), or the axes resolved already
         chosen = tuple(axes)
     elif 1 in given:
-        chosen = constant_ints(axes_value, "axes")
+        chosen = constant_ints(axes_value, "axes", RANK_BY_VALUES)
     else:
         chosen = ()
     if not chosen:

@@ -47,12 +47,28 @@ class NotKnown(ParamError):
     an unsupported node's (see :func:`kantensor.onnx.from_onnx`)."""
 
 
-def constant_ints(value: Any, what: str) -> tuple[int, ...]:
-    """A known value of ints (axes, perm); NotKnown if unknown or symbolic."""
+#: Why a value of ints that holds sizes cannot type a node whose rank it decides (a
+#: Squeeze, a reduction without keepdims): :func:`constant_ints`'s ``why``
+RANK_BY_VALUES = ", and the output's rank depends on their values"
+
+
+def constant_ints(value: Any, what: str, why: str = "") -> tuple[int, ...]:
+    """A known value of ints (axes, perm); NotKnown if unknown or symbolic (sizes, such
+    as a Loop's iteration number: the message says so, and ``why`` the node needs
+    their values)."""
     if value is None or not all(isinstance(v, int) for v in value):
+        got = f"({', '.join(map(str, value))}): sizes known only when the model runs" \
+            if value is not None and all(isinstance(v, int | Dim) for v in value) else \
+            repr(value)
         raise NotKnown(f"{what} must be constant integers when the model is read, "
-                       f"got {value!r}")
+                       f"got {got}{why}")
     return tuple(value)
+
+
+def known_ints(value: Any) -> tuple | None:
+    """``value`` when it is known and of ints; None when it is unknown or holds sizes
+    (a Loop's iteration number): for a node typed alike when its value is not known."""
+    return value if value is not None and all(isinstance(v, int) for v in value) else None
 
 
 def value_entries(value: Any, n: int, what: str) -> list:

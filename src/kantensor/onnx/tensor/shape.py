@@ -25,7 +25,15 @@ from ...ops.templates import (
 )
 from ...syntax.ast import Clause, DimVar, FixedDim
 from ...types.dim import Dim
-from ..shared import NotKnown, constant_ints, rest_operands, size_entry, value_entries
+from ..shared import (
+    RANK_BY_VALUES,
+    NotKnown,
+    constant_ints,
+    known_ints,
+    rest_operands,
+    size_entry,
+    value_entries,
+)
 from ..values import TypeStandIn, sizes_value
 
 
@@ -99,7 +107,7 @@ def build_unsqueeze(types: tuple, axes_value: Any = None, axes: Any = None, **_:
     x = types[0]
     a = dims("a", x.ndim)
     given = [] if len(types) < 2 else [typed([])] if types[1].ndim == 0 else [typed(dims("k"))]
-    if axes is None and axes_value is None and len(types) > 1 and (
+    if axes is None and known_ints(axes_value) is None and len(types) > 1 and (
             types[1].ndim == 0 or isinstance(types[1].shape[0], int)):
         more = 1 if types[1].ndim == 0 else types[1].shape[0]
         out = dims("u", x.ndim + more)
@@ -132,7 +140,7 @@ def build_squeeze(types: tuple, axes_value: Any = None, given: tuple = (0,),
     if axes is not None:
         axes = normalize_axes(tuple(axes), x.ndim)
     elif 1 in given:
-        axes = normalize_axes(constant_ints(axes_value, "axes"), x.ndim)
+        axes = normalize_axes(constant_ints(axes_value, "axes", RANK_BY_VALUES), x.ndim)
     else:
         if any(d is None or isinstance(d, Dim) for d in x.shape):
             raise NotKnown("Squeeze without axes needs every size known")
