@@ -38,8 +38,8 @@ from .dtypes import DTYPES, dtype_of
 from .wire import fields
 
 __all__ = ["MAX_MESSAGE", "MAX_MODEL_BYTES", "MAX_RANK", "OnnxImportError", "Tensors",
-           "clipped", "inline_bytes", "open_model", "opsets_of", "overridable", "read_model",
-           "shown", "texts"]
+           "clipped", "fits_inline", "inline_bytes", "open_model", "opsets_of", "overridable",
+           "read_model", "shown", "texts"]
 
 #: The first IR version whose initializers listed as graph inputs are defaults a caller
 #: may override (ONNX IR spec; onnxruntime refuses such a feed below it: docs/onnx.rst).
@@ -174,6 +174,14 @@ def inline_bytes(t: TensorType) -> int:
     return (math.prod(t.shape) * _BITS[t.dtype] + 7) // 8 if t.dtype in _RAW_DTYPES else 0
 
 
+def fits_inline(proto: onnx.TensorProto, nbytes: int, raw: int | None) -> bool:
+    """Whether ``proto``'s data is inline raw data of ``nbytes`` bytes (``raw``: the size
+    of its raw data when known without reading it): a tensor whose raw data has the size
+    its header needs needs no other check (:meth:`Tensors.check`'s first case)."""
+    return proto.data_location != _EXTERNAL and not proto.HasField("segment") and \
+        (raw if raw is not None else len(proto.raw_data)) == nbytes
+
+
 def raw_sizes(data: bytes) -> list[int | None] | None:
     """The size of the raw data of each initializer of the serialized model ``data``, in
     order (None where it has none), read from the wire format without copying any data
@@ -277,11 +285,8 @@ class Tensors:
         else:
             t, dtype = known, known.dtype
         if dtype in _RAW_DTYPES and proto.HasField("raw_data") and \
-                not proto.HasField("segment") and proto.data_location != _EXTERNAL:
-            # (its data inline, of the size its dims need: most initializers)
-            held = raw if raw is not None else len(proto.raw_data)
-            if held == (math.prod(dims) * _BITS[dtype] + 7) // 8:
-                return t
+                fits_inline(proto, (math.prod(dims) * _BITS[dtype] + 7) // 8, raw):
+            return t  # (most initializers)
         if proto.HasField("segment"):
             raise OnnxImportError(f"{_text(where)}: segments of tensors are not supported")
         count = math.prod(dims)

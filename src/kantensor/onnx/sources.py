@@ -15,7 +15,7 @@ from ..graph.type import Type
 from ..types.type import TensorType
 from ..types.variable import constant
 from .dtypes import UnsupportedType
-from .loading import OnnxImportError, inline_bytes, overridable, shown, texts
+from .loading import OnnxImportError, fits_inline, inline_bytes, overridable, shown, texts
 from .nodememo import SMALL
 from .nodeslot import initializer_token
 from .protos import value_type
@@ -69,11 +69,8 @@ class Sources:
             header = (t.data_type, tuple(t.dims[:]))  # a slice reads faster
             found = _HEADERS.get(header) or seen.get(header)
             held = raw[i] if raw else None
-            inline = t.data_location != _EXTERNAL
-            if found is not None and found[1] and inline and \
-                    (held if held is not None else len(t.raw_data)) == found[1] and \
-                    not t.HasField("segment"):  # (as Tensors.check: data inline, of its size)
-                checked = found[0]
+            if found is not None and found[1] and fits_inline(t, found[1], held):
+                checked = found[0]  # (as Tensors.check: its raw data inline, of its size)
             else:
                 checked = tensors.check(t, lambda name=name: f"initializer {shown(name)}",
                                         found[0] if found is not None else None, held)
@@ -95,7 +92,8 @@ class Sources:
             types[name] = checked
             self.unread[name] = t
             if tokens is not None:
-                tokens[name] = initializer_token(checked, t, found[2] and inline)
+                tokens[name] = initializer_token(checked, t, found[2] and
+                                                 t.data_location != _EXTERNAL)
         if len(set(named)) != len(named):
             _twice(named)
         # (name, info) of the inputs that are no initializers
