@@ -45,7 +45,7 @@ from .contradiction import consistent
 from .datasizes import COUNTS, DataSizes
 from .dtypes import UnsupportedType, type_name
 from .generic import keep_template, remembered
-from .intervals import INTEGER_DTYPES, MAKES_INTERVALS, record_interval
+from .intervals import interval_output, record_interval
 from .loading import MAX_NAME, OnnxImportError, Tensors, clipped, open_model, opsets_of, shown
 from .nodecache import CONSTANTS, NodeRecord, constant_key, keep_constant, record
 from .nodememo import MEMO, input_facts, node_key, remember, value_key
@@ -234,9 +234,9 @@ class _Reader(Scope, Sources):
             outs, conditions = self.counts.named(self, node, outs, conditions)
         if conditions:
             self.note(node, conditions)
-        if op_type in MAKES_INTERVALS and wanted and wanted[0] and folded[0] is None and \
-                outs[0].dtype in INTEGER_DTYPES:  # (its Op's outputs are tensors)
-            record_interval(self, node, outs[0])
+        ranged = interval_output(op_type, wanted, outs, folded)  # (outs: TensorTypes)
+        if ranged is not None:
+            record_interval(self, node, ranged)
         if len(wanted) == 1:  # most nodes: no zip
             name = wanted[0]
             if name:

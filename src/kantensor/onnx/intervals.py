@@ -25,7 +25,8 @@ from ..types.type import TensorType
 from .values import static_size
 
 __all__ = ["INTEGER_DTYPES", "KEEP", "MAKES_INTERVALS", "Interval", "exact_token",
-           "interval_of", "known_interval", "output_interval", "record_interval"]
+           "interval_of", "interval_output", "known_interval", "output_interval",
+           "record_interval"]
 
 #: The most elements a known value may have for its interval to be taken.
 MAX_ELEMENTS = 1 << 16
@@ -162,6 +163,14 @@ def _small_value(reader: Any, name: str) -> np.ndarray | None:
     t = reader.types.get(name)
     size = static_size(t) if isinstance(t, TensorType) else None
     return reader.value(name) if size is not None and size <= MAX_ELEMENTS else None
+
+
+def interval_output(op_type: str, wanted: Any, outs: tuple, folded: tuple) -> Any:
+    """The type of a node's first output whose value interval the reader records (a named
+    integer output of an op type that makes one, its value not folded), else None: asked
+    by the importer's ``typed_node`` and, for a node typed from its slot, of its plan."""
+    return outs[0] if op_type in MAKES_INTERVALS and wanted and wanted[0] and \
+        folded[0] is None and outs[0].dtype in INTEGER_DTYPES else None
 
 
 def record_interval(reader: Any, node: Any, out: Any) -> None:

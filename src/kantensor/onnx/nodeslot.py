@@ -39,13 +39,7 @@ import onnx
 from ..types.facts import Facts
 from . import intervals
 from .datasizes import COUNTS
-from .intervals import (
-    INTEGER_DTYPES,
-    MAKES_INTERVALS,
-    exact_token,
-    interval_of,
-    record_interval,
-)
+from .intervals import exact_token, interval_of, interval_output, record_interval
 from .nodecache import NODES, NodeRecord, record
 from .nodememo import input_facts, value_facts
 from .registry import OnnxOp
@@ -250,9 +244,7 @@ class Plan:
                 if value is not None:
                     self.values[name], self.value_keys[name] = value, vkey
         self.outputs = tuple(self.types)
-        wanted = rec.wanted
-        self.interval = outs[0] if rec.op_type in MAKES_INTERVALS and wanted and \
-            wanted[0] and folded[0] is None and outs[0].dtype in INTEGER_DTYPES else None
+        self.interval = interval_output(rec.op_type, rec.wanted, outs, folded)
         self.name = self.outputs[0] if len(self.outputs) == 1 else None
 
 
