@@ -6,6 +6,9 @@ change an answer: each reading is compared with one made with every memo emptied
 
 from __future__ import annotations
 
+import os
+import random
+
 import numpy as np
 import onnx
 import pytest
@@ -26,6 +29,7 @@ from kantensor.onnx import (
 )
 from kantensor.onnx.loading import OnnxImportError
 from kantensor.onnx.shapes import typed_model
+from onnx_shape_graphs import assignments, fixed, random_model
 from test_onnx_memo import _gathered_then_sliced, base, types
 
 F = TensorProto.FLOAT
@@ -344,3 +348,64 @@ def test_an_interval_a_node_typed_from_its_slot_makes_is_recorded():
     for _ in range(4):
         modelmemo.MODELS.clear()
         assert infer_shapes(model) == want
+
+
+#: How many random shape-arithmetic models (each with five variants) the differential
+#: test of the node plans types; its long run: KANTENSOR_MEMO_NODES_MODELS=60
+FUZZ_MODELS = int(os.environ.get("KANTENSOR_MEMO_NODES_MODELS", "4"))
+
+
+def _variant(model: onnx.ModelProto, how: str) -> onnx.ModelProto:
+    """``model`` edited in one thing a node's typing may read: its opset, its input's
+    element type, one int initializer's data, its IR version."""
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    if how == "opset":
+        out.opset_import[0].version = 11  # (Unsqueeze takes an axes attribute)
+    elif how == "dtype":
+        out.graph.input[0].type.tensor_type.elem_type = TensorProto.DOUBLE
+    elif how == "data":
+        for t in out.graph.initializer:
+            a = numpy_helper.to_array(t)
+            if a.dtype.kind == "i" and a.size:
+                a = a.copy()
+                a.flat[0] += 1
+                t.CopyFrom(numpy_helper.from_array(a, t.name))
+                break
+    else:
+        out.ir_version = 7
+    return out
+
+
+def _outcome(model: onnx.ModelProto) -> bytes | tuple:
+    try:  # (infer_shapes: its nodes replayed from their plans, see nodeslot.replay)
+        return infer_shapes(model).SerializeToString()
+    except (ValueError, TypeError) as exc:  # (the typing errors: refused alike)
+        return type(exc).__name__, str(exc)
+
+
+def test_shape_arithmetic_models_edited_slightly_are_typed_from_plans_as_each_alone():
+    """Random graphs of the shape arithmetic exporters emit (tests/onnx_shape_graphs.py),
+    each with variants of one edit (opset, element type, an initializer's data, IR
+    version, fixed input sizes) that share most nodes' bytes: typed node by node in a
+    shuffled order three times, each answer (the typed model, or the refusal) is the one
+    made with every memo emptied, and plans were made. (It fails when replay's check of
+    the inputs' tokens or of the entry a plan holds is removed.)"""
+    rng = random.Random(36)
+    models = []
+    for _ in range(FUZZ_MODELS):
+        model, names = random_model(rng)
+        models += [model, *[_variant(model, how) for how in ("opset", "dtype", "data", "ir")],
+                   *[fixed(model, sizes) for sizes in assignments(rng, names, 1)]]
+    want = []
+    for m in models:
+        forget()
+        want.append(_outcome(m))
+    forget()
+    order = list(range(len(models))) * 3
+    rng.shuffle(order)
+    for k in order:
+        modelmemo.MODELS.clear()
+        assert _outcome(models[k]) == want[k], k
+    assert any(r.slot is not None and len(r.slot) > 6 and r.slot[6] is not None
+               for r in nodecache.NODES.values())  # (plans were made, so replayed)
