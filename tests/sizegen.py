@@ -97,6 +97,37 @@ def rewrite(rng: random.Random, t: tuple, symbols: tuple[str, ...]) -> tuple:
     return ("+", ("min", t, u), ("max", ("int", 0), ("-", t, u)))  # min(t, u) + max(0, t - u)
 
 
+def lattice_tree(rng: random.Random, symbols: tuple[str, ...], depth: int = 3) -> tuple:
+    """A random tree of sums, int multiples, min and max (no floor: the lattice part)."""
+    if depth == 0 or rng.random() < 0.3:
+        return (rng.choice(symbols),) if rng.random() < 0.7 else ("int", rng.randint(-3, 6))
+    if rng.random() < 0.8:
+        return (rng.choice(["+", "-", "min", "max", "min", "max"]),
+                lattice_tree(rng, symbols, depth - 1), lattice_tree(rng, symbols, depth - 1))
+    return ("*", lattice_tree(rng, symbols, depth - 1), rng.choice([-1, 2, 3]))
+
+
+def lattice_rewrite(rng: random.Random, t: tuple, symbols: tuple[str, ...]) -> tuple:
+    """``t`` rewritten at a random node by an identity of min and max (true of every
+    real, not only of integers)."""
+    if t[0] not in SYMBOLS and t[0] != "int" and rng.random() < 0.6:
+        i = 1 if not isinstance(t[2], tuple) or rng.random() < 0.5 else 2
+        parts = list(t)
+        parts[i] = lattice_rewrite(rng, t[i], symbols)
+        return tuple(parts)
+    u = lattice_tree(rng, symbols, 1)
+    choice = rng.randrange(5)
+    if choice == 0:
+        return ("-", ("+", ("min", t, u), ("max", t, u)), u)
+    if choice == 1:
+        return ("-", ("max", t, u), ("max", ("int", 0), ("-", u, t)))
+    if choice == 2:
+        return ("+", ("min", t, u), ("max", ("int", 0), ("-", t, u)))
+    if choice == 3:  # distributivity: min(t, max(t, u)) == t
+        return ("min", t, ("max", t, u))
+    return ("max", ("min", t, u), ("min", t, ("max", t, u)))  # max(min(t, u), t) == t
+
+
 GRID = (0, 1, 2, 3, 4, 5, 7, 12, 30)
 
 

@@ -88,37 +88,6 @@ def test_forms_are_sound_at_every_satisfying_size(seed, count) -> None:
         assert _at(form, p) == sizegen.value(t, p), (x, form, p)
 
 
-def _lattice_tree(rng: random.Random, symbols: tuple[str, ...], depth: int = 3) -> tuple:
-    """A random tree of sums, int multiples, min and max (no floor: the lattice part)."""
-    if depth == 0 or rng.random() < 0.3:
-        return (rng.choice(symbols),) if rng.random() < 0.7 else ("int", rng.randint(-3, 6))
-    if rng.random() < 0.8:
-        return (rng.choice(["+", "-", "min", "max", "min", "max"]),
-                _lattice_tree(rng, symbols, depth - 1), _lattice_tree(rng, symbols, depth - 1))
-    return ("*", _lattice_tree(rng, symbols, depth - 1), rng.choice([-1, 2, 3]))
-
-
-def _lattice_rewrite(rng: random.Random, t: tuple, symbols: tuple[str, ...]) -> tuple:
-    """``t`` rewritten at a random node by an identity of min and max (true of every
-    real, not only of integers)."""
-    if t[0] not in sizegen.SYMBOLS and t[0] != "int" and rng.random() < 0.6:
-        i = 1 if not isinstance(t[2], tuple) or rng.random() < 0.5 else 2
-        parts = list(t)
-        parts[i] = _lattice_rewrite(rng, t[i], symbols)
-        return tuple(parts)
-    u = _lattice_tree(rng, symbols, 1)
-    choice = rng.randrange(5)
-    if choice == 0:
-        return ("-", ("+", ("min", t, u), ("max", t, u)), u)
-    if choice == 1:
-        return ("-", ("max", t, u), ("max", ("int", 0), ("-", u, t)))
-    if choice == 2:
-        return ("+", ("min", t, u), ("max", ("int", 0), ("-", t, u)))
-    if choice == 3:  # distributivity: min(t, max(t, u)) == t
-        return ("min", t, ("max", t, u))
-    return ("max", ("min", t, u), ("min", t, ("max", t, u)))  # max(min(t, u), t) == t
-
-
 @settings(max_examples=N_EXAMPLES, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), count=st.integers(2, 3))
 def test_sums_of_min_and_max_rewritten_get_one_form(seed, count) -> None:
@@ -128,10 +97,10 @@ def test_sums_of_min_and_max_rewritten_get_one_form(seed, count) -> None:
     forms are sound."""
     rng = random.Random(seed)
     symbols = sizegen.SYMBOLS[:count]
-    t = _lattice_tree(rng, symbols)
+    t = sizegen.lattice_tree(rng, symbols)
     u = t
     for _ in range(rng.randint(1, 2)):
-        u = _lattice_rewrite(rng, u, symbols)
+        u = sizegen.lattice_rewrite(rng, u, symbols)
     x, y = sizegen.build(t), sizegen.build(u)
     for p in sizegen.points(symbols):
         assert sizegen.value(t, p) == sizegen.value(u, p)

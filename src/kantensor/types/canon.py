@@ -53,9 +53,11 @@ from typing import Final
 from .dim import Dim, DimLike, _floordiv, _mod, _rebuild, _symbol
 from .intervals import nonnegative_atom
 from .lattice import lattice_form
+from .narrow import narrowed
 from .poly import Opaque, lone_atom
 from .quasi import in_fragment
 from .quasiform import one_symbol_form
+from .settle import settle
 from .symbols import APPLY, free_symbols, substitute
 
 __all__ = ["canonical_form", "formed_as_is"]
@@ -63,6 +65,10 @@ __all__ = ["canonical_form", "formed_as_is"]
 MAX_PASSES: Final = 3
 """Most passes of :func:`canonical_form` (a pass can leave parts the next one forms:
 ``(m + 2*n) % 2`` is ``m % 2``)."""
+MAX_ROUNDS: Final = 4
+"""Most rounds of :func:`canonical_form`, each from the last one's result: it stops at
+the first that leaves its input as it is, so the form is its own form (idempotent)
+wherever that is reached within these rounds."""
 MAX_READ_BACK: Final = 6
 """Most floors over several symbols :func:`_read_back` tries to read as remainders."""
 
@@ -77,6 +83,11 @@ def canonical_form(x: DimLike) -> DimLike:
     formed again."""
     if formed_as_is(x):
         return x
+    return settle(_round, x, MAX_ROUNDS)  # (a round can leave a constant inside a min
+    # of several, or a sum of min and max, that the next takes out)
+
+
+def _round(x: Dim) -> DimLike:
     y = _passes(lattice_form(x))
     z = lattice_form(y)
     return y if z is y else _passes(z)
@@ -94,7 +105,8 @@ def _passes(x: DimLike) -> DimLike:
             return x  # a polynomial over symbols is already canonical (types.poly)
         if _one_floor(x):
             return x  # its own form (a pool's or a strided conv's size: the common case)
-        x = _unfolded(x)
+        x = narrowed(x)
+        x = x if isinstance(x, int) else _unfolded(x)
         if isinstance(x, int):
             return x
         y = _canonical(x._terms)
@@ -150,6 +162,8 @@ def _canonical(terms: tuple) -> DimLike:
                 else:
                     pieces.append(form[0])
                 continue
+            if any(a.op in ("min", "max") for a in _opaque_atoms(p)):  # no form from its
+                p = lattice_form(p, one=True)  # table: its sum of min and max's form
         total = total + _inner(p)
     if len(pieces) == 1 and constant:  # the constant goes inside: max(5, n), not
         c, atom = _lone_minmax(pieces[0])  # max(0, n - 5) + 5; 2*max(3, n) + 1, not
@@ -426,6 +440,10 @@ def _lone_minmax(x: DimLike) -> tuple[int, Opaque] | None:
     mono, c = x._terms[0]
     atom = lone_atom(((mono, 1),))
     return (c, atom) if isinstance(atom, Opaque) and atom.op in ("min", "max") else None
+
+
+def _opaque_atoms(x: Dim) -> list[Opaque]:
+    return [a for mono, _ in x._terms for a, _ in mono if isinstance(a, Opaque)]
 
 
 def _has_opaque(x: Dim) -> bool:

@@ -24,14 +24,16 @@ from .conditions import COMPARE, NEGATED, AnyOf, Clause, Condition, conjunction,
 from .dim import Dim, DimLike, _rebuild, as_dim
 from .dimfacts import assume_divisible
 from .disjunctions import absorbed, exhaustive, plain_cases, tightest
+from .narrow import narrow
 from .poly import Opaque
 from .prove import bounds as _bounds
 from .prove import proves
 from .restricted import on_multiples, past_lower_bounds
+from .settle import settle
 from .stated import GENERAL as _GENERAL
 from .stated import implied, lower_bounds, rising, rising_facts, same_term, settled
 from .stated import unfacted as _unfacted
-from .symbols import APPLY
+from .symbols import APPLY, free_symbols
 
 __all__ = ["EMPTY", "Facts", "simplify"]
 
@@ -344,12 +346,9 @@ def simplify(x: DimLike, facts: Facts = EMPTY) -> DimLike:
 
 @lru_cache(maxsize=1 << 14)
 def _simplify(x: Dim, facts: Facts) -> DimLike:
-    out = _formed(x, facts)
-    for _ in range(MAX_ROUNDS - 1):  # a form can show what the facts simplify again:
-        if isinstance(out, int) or not facts or out == x:  # min(k, m, n) from
-            break  # (min(m, n) + 1)//2 + min(m, n)//2 beside k <= m
-        x, out = out, _formed(out, facts)
-    return out
+    # a form can show what the facts simplify again (min(k, m, n) from (min(m, n) +
+    # 1)//2 + min(m, n)//2 beside k <= m), or arguments not in their forms
+    return settle(lambda y: _formed(y, facts), x, MAX_ROUNDS)
 
 
 #: Most rounds of simplifying under the facts and forming (:func:`_simplify`).
@@ -426,10 +425,13 @@ def _atom(a: Opaque, facts: Facts, known: dict) -> DimLike | None:
         return None
     if a.op in ("//", "%") and type(args[1]) is int and args[1] > 0 and \
             not isinstance(value, int) and not facts.unbounded(args[0]):
-        lo, hi = facts.bounds(args[0])
-        k = args[1]
-        if lo is not None and hi is not None and lo // k == hi // k:
-            return lo // k if a.op == "//" else args[0] - k * (lo // k)
+        lo, hi = facts.bounds(args[0])  # within one block of the divisor, or two for
+        if lo is not None and hi is not None:  # an atom of several sizes (types.narrow:
+            k = args[1]  # of one size, its table's form is quasiform's)
+            if lo // k == hi // k:
+                return lo // k if a.op == "//" else args[0] - k * (lo // k)
+            found = narrow(a.op, args[0], k, lo, hi) if _several(args[0]) else None
+            return value if found is None else found
     return value
 
 
@@ -445,6 +447,10 @@ def _extreme(op: str, args: tuple, facts: Facts) -> DimLike:
         else:
             i += 1
     return APPLY[op](*keep)
+
+
+def _several(x: DimLike) -> bool:
+    return len(free_symbols(x)) > 1
 
 
 def _has_opaque(x: Dim) -> bool:

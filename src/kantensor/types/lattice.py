@@ -71,10 +71,11 @@ MAX_CONSTRAINTS: Final = 300
 Affine = tuple[tuple[tuple[Hashable, int], ...], int]  # ((variable, coeff != 0), ...), const
 
 
-def lattice_form(x: DimLike) -> DimLike:
-    """``x`` with its part that is a sum of min and max over several sizes in one form
-    (see the module); ``x`` itself where it has none, or that part is not decided."""
-    if isinstance(x, int) or not any(_several_extreme(mono) for mono, _ in x._terms):
+def lattice_form(x: DimLike, one: bool = False) -> DimLike:
+    """``x`` with its part that is a sum of min and max over several sizes (with ``one``,
+    over one size too) in one form (see the module); ``x`` itself where it has none, or
+    that part is not decided."""
+    if isinstance(x, int) or not one and not any(map(_several_extreme, dict(x._terms))):
         return x
     found = _lattice(x._terms)
     return x if found is None else found
