@@ -163,7 +163,10 @@ def _canonical(terms: tuple) -> DimLike:
                     pieces.append(form[0])
                 continue
             if any(a.op in ("min", "max") for a in _opaque_atoms(p)):  # no form from its
-                p = lattice_form(p, one=True)  # table: its sum of min and max's form
+                q = lattice_form(p, one=True)  # table: its sum of min and max's form,
+                if q is not p:  # whose arguments are linear forms over its variables
+                    total = total + q
+                    continue
         total = total + _inner(p)
     if len(pieces) == 1 and constant:  # the constant goes inside: max(5, n), not
         c, atom = _lone_minmax(pieces[0])  # max(0, n - 5) + 5; 2*max(3, n) + 1, not
