@@ -168,3 +168,21 @@ def test_a_floor_equal_to_its_linear_floor_and_addends_gets_its_form(
         if all(cut(s + e * w) == cut(s) + q * w for s, w in values):
             y = (plain // d if op == "//" else plain % d) + q * t
             assert form == canonical_form(y), (x, y, form, canonical_form(y))
+
+
+@settings(max_examples=N_EXAMPLES, deadline=None)
+@given(c=st.integers(0, 8), s=st.integers(1, 4), which=st.integers(0, 2), d=st.integers(2, 3),
+       extreme=st.sampled_from([dim_min, dim_max]))
+@example(c=5, s=1, which=1, d=2, extreme=dim_min)
+def test_floors_over_a_min_of_one_size_with_its_constant_inside_are_of_one_u(
+        c, s, which, d, extreme) -> None:
+    """Hermite's identity over ``u = e + min(c, m)`` where some floors hold ``u``'s min
+    with a constant inside (``min(c + s, m + s) - s``, as a form writes it): the sum is
+    ``u``'s form."""
+    e = (k, k % 2, n)[which]
+    u = e + extreme(c, m)
+    shifted = e + extreme(c + s, m + s) - s
+    y = sum(((shifted if i % 2 else u) + i) // d for i in range(d))
+    for p in sizegen.points(("n", "m", "k")):
+        assert _at(y, p) == _at(u, p)
+    assert canonical_form(y) == canonical_form(u), (y, canonical_form(y), canonical_form(u))
