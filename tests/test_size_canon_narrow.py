@@ -186,3 +186,19 @@ def test_floors_over_a_min_of_one_size_with_its_constant_inside_are_of_one_u(
     for p in sizegen.points(("n", "m", "k")):
         assert _at(y, p) == _at(u, p)
     assert canonical_form(y) == canonical_form(u), (y, canonical_form(y), canonical_form(u))
+
+
+def test_a_min_of_several_with_its_constant_inside_a_floor_comes_out() -> None:
+    """``min(k + 1, M + 1)`` is ``min(k, M) + 1``, so its multiple of the divisor comes
+    out of the floor (canon_rate pairs; under no facts too, where the argument's own form
+    would merge it into one max first)."""
+    big = dim_max(1, n)
+    x = 2 * dim_min(k, big) - 2 * ((big + dim_min(k + 1, big + 1) + 2 * dim_min(k, big) + 2)
+                                   // 3) + 2
+    top = dim_max(k, n)
+    y = (top + dim_min(m + 1, top) + dim_min(m, top - 1)) // 2 - dim_min(m, top - 1) - 1
+    for size, same in ((x, -2 * (big // 3)), (y, (top + 1) // 2 - 1)):
+        for p in sizegen.points(("n", "m", "k")):
+            assert _at(size, p) == _at(same, p)
+        assert canonical_form(size) == canonical_form(same)
+        assert EMPTY.simplify(size) == EMPTY.simplify(same)

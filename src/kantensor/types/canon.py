@@ -60,7 +60,7 @@ from .quasiform import one_symbol_form
 from .settle import settle
 from .symbols import APPLY, free_symbols, substitute
 
-__all__ = ["canonical_form", "formed_as_is"]
+__all__ = ["canonical_form", "constants_out", "formed_as_is"]
 
 MAX_PASSES: Final = 3
 """Most passes of :func:`canonical_form` (a pass can leave parts the next one forms:
@@ -187,8 +187,8 @@ def _unfolded(x: Dim) -> DimLike:
     //e)``: the multiple of ``d`` comes out of the floor, and out of a remainder):
     ``(n + m % 2)//2`` is ``(m + n)//2 - m//2``, so floors of a linear form over a size
     and over its remainders are written one way. Not where another atom of the
-    argument holds ``a % e`` (:func:`_nested`). A min or max of one size there has its
-    least constant out (``min(6, m + 1)`` is ``min(5, m) + 1``), so that floors over
+    argument holds ``a % e`` (:func:`_nested`). A min or max there has its least
+    constant out (``min(6, m + 1)`` is ``min(5, m) + 1``), so that floors over
     ``k + min(5, m)`` and over ``k + min(6, m + 1)`` are of one ``u``."""
     for mono, k in x._terms:
         atom = mono[0][0] if len(mono) == 1 and mono[0][1] == 1 else None
@@ -202,14 +202,24 @@ def _unfolded(x: Dim) -> DimLike:
                     len(_atom_symbols(r)) == 1 and not _nested(arg, r):
                 arg = arg - c * _symbol(r) + c * r.args[0]
                 out = out - c * r.args[1] // d * _floordiv(r.args[0], r.args[1])
-            elif isinstance(r, Opaque) and r.op in ("min", "max") and \
-                    len(_atom_symbols(r)) == 1 and (low := min(map(_constant, r.args))):
-                arg = arg + c * (APPLY[r.op](*(g - low for g in r.args)) + low - _symbol(r))
+        arg = constants_out(arg)
         if arg is not atom.args[0]:
             y = x - k * _symbol(atom) + k * APPLY[atom.op](arg, d)
             if atom.op == "//":
                 y = y + k * out
             return y if isinstance(y, int) else _unfolded(y)
+    return x
+
+
+def constants_out(x: Dim) -> Dim:
+    """``x`` with each min or max of its terms written with its least constant out
+    (``min(6, m + 1)`` is ``min(5, m) + 1``); ``x`` itself where none has one."""
+    for mono, c in x._terms:
+        r = mono[0][0] if len(mono) == 1 and mono[0][1] == 1 else None
+        if isinstance(r, Opaque) and r.op in ("min", "max") and \
+                (low := min(g if isinstance(g, int) else dict(g._terms).get((), 0)
+                            for g in r.args)):
+            x = x + c * (APPLY[r.op](*(g - low for g in r.args)) + low - _symbol(r))
     return x
 
 
@@ -488,10 +498,6 @@ def _inner_atom(a: Opaque) -> DimLike | None:
     if all(g is f or _terms_of(g) == _terms_of(f) for g, f in zip(args, a.args, strict=True)):
         return None
     return APPLY[a.op](*args)
-
-
-def _constant(x: DimLike) -> int:
-    return x if isinstance(x, int) else dict(x._terms).get((), 0)
 
 
 def _terms_of(x: DimLike) -> tuple | int:

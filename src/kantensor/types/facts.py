@@ -19,7 +19,7 @@ from functools import lru_cache
 from typing import Final
 
 from .boxorder import has_extremes, ordered
-from .canon import canonical_form, formed_as_is
+from .canon import canonical_form, constants_out, formed_as_is
 from .conditions import COMPARE, NEGATED, AnyOf, Clause, Condition, conjunction, expand
 from .dim import Dim, DimLike, _rebuild, as_dim
 from .dimfacts import assume_divisible
@@ -414,6 +414,9 @@ def _constants(facts: Facts) -> dict:
 def _atom(a: Opaque, facts: Facts, known: dict) -> DimLike | None:
     if a in known:
         return known[a]
+    if a.op in ("//", "%") and not isinstance(a.args[0], int) and type(a.args[1]) is int \
+            and (arg := constants_out(a.args[0])) is not a.args[0]:  # (before its form
+        return simplify(APPLY[a.op](arg, a.args[1]), facts)  # merges that argument)
     args = tuple(simplify(g, facts) for g in a.args)
     if a.op in ("min", "max"):
         return _extreme(a.op, args, facts)
