@@ -163,9 +163,11 @@ def _window(*xs) -> int:
 @settings(max_examples=N_EXAMPLES, deadline=None)
 @given(t=_tree(), far=st.lists(st.integers(0, 10**12), max_size=3))
 def test_the_form_is_sound(t, far) -> None:
-    """The form equals the size at 0, 1, on past its threshold and two periods, and far."""
+    """The form equals the size at 0, 1, on past its threshold and two periods, and far;
+    it is its own form."""
     x = _build(t)
     form = canonical_form(x)
+    assert canonical_form(form) == form, (x, form, canonical_form(form))
     for v in [*range(_window(x)), *far]:
         assert _at(form, n=v) == _at(x, n=v), (x, form, v)
 

@@ -71,7 +71,7 @@ def test_the_form_is_the_sum_when_no_piece_splits() -> None:
 @given(seed=st.integers(0, 2**32 - 1), count=st.integers(1, 3))
 def test_forms_are_sound_at_every_satisfying_size(seed, count) -> None:
     """The form, and the form under random facts, equal the size at every grid point
-    (where the facts hold), 0 and 1 included, and far."""
+    (where the facts hold), 0 and 1 included, and far; each is its own form."""
     rng = random.Random(seed)
     symbols = sizegen.SYMBOLS[:count]
     t = sizegen.tree(rng, symbols, 4)
@@ -80,6 +80,7 @@ def test_forms_are_sound_at_every_satisfying_size(seed, count) -> None:
     facts, stated = sizegen.facts(rng, symbols)
     x = sizegen.build(t)
     form, under = canonical_form(x), facts.simplify(x)
+    assert canonical_form(form) == form and facts.simplify(under) == under, (x, facts)
     for p in sizegen.points(symbols):
         assert _at(form, p) == sizegen.value(t, p), (x, form, p)
         if sizegen.holds(stated, p):

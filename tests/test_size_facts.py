@@ -151,9 +151,11 @@ def _value(x, point):
 @settings(max_examples=N_EXAMPLES, deadline=None)
 @given(expr=_expr(), facts=st.lists(_fact(), max_size=3))
 def test_simplification_is_sound(expr, facts) -> None:
-    """``simplify(e, facts)`` equals ``e`` at every satisfying point of the box."""
+    """``simplify(e, facts)`` equals ``e`` at every satisfying point of the box, and is
+    its own simplification."""
     store = Facts(facts)
     simple = simplify(expr, store)
+    assert simplify(simple, store) == simple, (expr, store, simple)
     for point in _points(store):
         try:
             want = _value(expr, point)
