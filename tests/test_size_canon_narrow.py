@@ -202,3 +202,14 @@ def test_a_min_of_several_with_its_constant_inside_a_floor_comes_out() -> None:
             assert _at(size, p) == _at(same, p)
         assert canonical_form(size) == canonical_form(same)
         assert EMPTY.simplify(size) == EMPTY.simplify(same)
+
+
+def test_a_constant_put_back_inside_by_the_arguments_form_ends() -> None:
+    """``(2*max(4, m) + min(2, m)) % 3``: its argument's form has a max with its constant
+    inside, which Facts.simplify takes out only where a multiple of 3 comes out with it
+    (taking it out for nothing, the argument's form put it back, without end)."""
+    x = (2 * dim_max(4, m) + dim_min(2, m)) % 3
+    form = EMPTY.simplify(x)
+    assert EMPTY.simplify(form) == form
+    for v in range(40):
+        assert _at(form, {"m": v}) == _at(x, {"m": v})

@@ -25,7 +25,7 @@ from .dim import Dim, DimLike, _rebuild, as_dim
 from .dimfacts import assume_divisible
 from .disjunctions import absorbed, exhaustive, plain_cases, tightest
 from .narrow import narrow
-from .poly import Opaque
+from .poly import Opaque, lone_atom
 from .prove import bounds as _bounds
 from .prove import proves
 from .restricted import on_multiples, past_lower_bounds
@@ -416,7 +416,9 @@ def _atom(a: Opaque, facts: Facts, known: dict) -> DimLike | None:
         return known[a]
     if a.op in ("//", "%") and not isinstance(a.args[0], int) and type(a.args[1]) is int \
             and (arg := constants_out(a.args[0])) is not a.args[0]:  # (before its form
-        return simplify(APPLY[a.op](arg, a.args[1]), facts)  # merges that argument)
+        out = APPLY[a.op](arg, a.args[1])  # merges that argument) where a multiple of
+        if isinstance(out, int) or lone_atom(out._terms) is None:  # the divisor comes out
+            return simplify(out, facts)
     args = tuple(simplify(g, facts) for g in a.args)
     if a.op in ("min", "max"):
         return _extreme(a.op, args, facts)
