@@ -414,7 +414,7 @@ def _constants(facts: Facts) -> dict:
 def _atom(a: Opaque, facts: Facts, known: dict) -> DimLike | None:
     if a in known:
         return known[a]
-    if a.op in ("//", "%") and not isinstance(a.args[0], int) and type(a.args[1]) is int \
+    if a.op in ("//", "%") and type(a.args[1]) is int and _several(a.args[0]) \
             and (arg := constants_out(a.args[0])) is not a.args[0]:  # (before its form
         out = APPLY[a.op](arg, a.args[1])  # merges that argument) where a multiple of
         if isinstance(out, int) or lone_atom(out._terms) is None:  # the divisor comes out
