@@ -53,14 +53,14 @@ from typing import Final
 from .dim import Dim, DimLike, _floordiv, _mod, _rebuild, _symbol
 from .intervals import nonnegative_atom
 from .lattice import lattice_form
-from .narrow import narrowed
+from .narrow import constants_out, narrowed
 from .poly import Opaque, lone_atom
 from .quasi import in_fragment
 from .quasiform import one_symbol_form
 from .settle import settle
 from .symbols import APPLY, free_symbols, substitute
 
-__all__ = ["canonical_form", "constants_out", "formed_as_is"]
+__all__ = ["canonical_form", "formed_as_is"]
 
 MAX_PASSES: Final = 3
 """Most passes of :func:`canonical_form` (a pass can leave parts the next one forms:
@@ -208,18 +208,6 @@ def _unfolded(x: Dim) -> DimLike:
             if atom.op == "//":
                 y = y + k * out
             return y if isinstance(y, int) else _unfolded(y)
-    return x
-
-
-def constants_out(x: Dim) -> Dim:
-    """``x`` with each min or max of its terms written with its least constant out
-    (``min(6, m + 1)`` is ``min(5, m) + 1``); ``x`` itself where none has one."""
-    for mono, c in x._terms:
-        r = mono[0][0] if len(mono) == 1 and mono[0][1] == 1 else None
-        if isinstance(r, Opaque) and r.op in ("min", "max") and \
-                (low := min(g if isinstance(g, int) else dict(g._terms).get((), 0)
-                            for g in r.args)):
-            x = x + c * (APPLY[r.op](*(g - low for g in r.args)) + low - _symbol(r))
     return x
 
 

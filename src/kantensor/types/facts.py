@@ -19,12 +19,12 @@ from functools import lru_cache
 from typing import Final
 
 from .boxorder import has_extremes, ordered
-from .canon import canonical_form, constants_out, formed_as_is
+from .canon import canonical_form, formed_as_is
 from .conditions import COMPARE, NEGATED, AnyOf, Clause, Condition, conjunction, expand
 from .dim import Dim, DimLike, _rebuild, as_dim
 from .dimfacts import assume_divisible
 from .disjunctions import absorbed, exhaustive, plain_cases, tightest
-from .narrow import narrow
+from .narrow import constants_out, narrow
 from .poly import Opaque, lone_atom
 from .prove import bounds as _bounds
 from .prove import proves

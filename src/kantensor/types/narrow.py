@@ -9,7 +9,12 @@ the range, ``(a - lo + D - c)//D`` for ``c = b - lo`` and ``D = max(c, hi - lo -
 gets one form: ``min(m, n % 4)//3`` and ``(min(m, n % 4) + 3)//6`` are both ``min(m, n
 % 4)//3``; ``(min(k % 2, n) + 1)//2`` is ``min(k % 2, n)``; ``(n + 4)//9`` under ``1 <=
 n <= 5`` is ``(n - 1)//4``. Exact for every ``a`` in the range, so sound wherever the
-range is (the interval of the argument's structure, or the facts' bounds)."""
+range is (the interval of the argument's structure, or the facts' bounds).
+
+Also how such an argument is written so that what comes out of the floor is seen: a
+floor of a linear form plus bounded atoms without those that never move it across a
+multiple (:func:`absorbed`), and a min or max in it with its least constant out
+(:func:`constants_out`)."""
 
 from __future__ import annotations
 
@@ -21,9 +26,9 @@ from typing import Final
 from .dim import Dim, DimLike, _floordiv, _mod, _rebuild, _symbol
 from .intervals import interval
 from .poly import Opaque, lone_atom
-from .symbols import free_symbols
+from .symbols import APPLY, free_symbols
 
-__all__ = ["absorbed", "narrow", "narrowed"]
+__all__ = ["absorbed", "constants_out", "narrow", "narrowed"]
 
 MAX_ADDENDS: Final = 3
 """Most bounded atoms in a floor's argument :func:`absorbed` takes out (it tries the
@@ -116,3 +121,15 @@ def absorbed(op: str, a: Dim, d: int) -> DimLike | None:
         return _floordiv(plain, d) + sum((bounded[t] - k) // d * _symbol(t)
                                          for k, t in zip(choice, atoms, strict=True))
     return None
+
+
+def constants_out(x: Dim) -> Dim:
+    """``x`` with each min or max of its terms written with its least constant out
+    (``min(6, m + 1)`` is ``min(5, m) + 1``); ``x`` itself where none has one."""
+    for mono, c in x._terms:
+        r = mono[0][0] if len(mono) == 1 and mono[0][1] == 1 else None
+        if isinstance(r, Opaque) and r.op in ("min", "max") and \
+                (low := min(g if isinstance(g, int) else dict(g._terms).get((), 0)
+                            for g in r.args)):
+            x = x + c * (APPLY[r.op](*(g - low for g in r.args)) + low - _symbol(r))
+    return x
