@@ -5,6 +5,7 @@ Tile, Pad, DepthToSpace, SpaceToDepth and CenterCropPad (Reshape: :mod:`.reshape
 from __future__ import annotations
 
 import functools
+import itertools
 import operator
 from typing import Any
 
@@ -14,6 +15,7 @@ from ...ops.families.indexing import slice_length, symbolic_length
 from ...ops.params import ParamError, normalize_axes, normalize_axis
 from ...ops.sizes import SizeNames
 from ...ops.templates import (
+    alternative,
     builder,
     checked,
     dims,
@@ -228,27 +230,23 @@ def split(x: np.ndarray, *rest: np.ndarray, axis: int, outputs: int, **_: Any) -
 @builder
 def build_slice(types: tuple, starts_value: Any, ends_value: Any, axes_value: Any = None,
                 steps_value: Any = None, given: tuple = (0, 1, 2), **_: Any) -> dict[str, Any]:
-    """Slice: Python's slice along each listed axis (ONNX clamps the same way); a
-    bound that is a size the model names (``seq``) is clamped like an int one, so
-    ``x[:, :seq]`` of 64 columns is ``min(64, seq)`` columns: the relation states it,
-    and refine at ``seq = 65`` finds the 64 that a forward build finds (with a negative
-    step such a bound leaves the size unknown)."""
+    """Slice: Python's slice along each listed axis (ONNX clamps the same way); a size
+    bound (``seq``) is clamped like an int one: ``x[:, :seq]`` of 64 columns is ``min(64,
+    seq)`` columns (a negative step leaves it unknown). A size bound's sign is a choice
+    (:func:`~kantensor.ops.families.indexing.symbolic_length`): the first alternative
+    reads each as its form shows, the later ones the other signs, so where the facts
+    refute a reading (``-N*S`` where ``N*S == 0``) the one they allow applies."""
     x = types[0]
-    a = dims("a", x.ndim)
     n = len(types[1].shape) and types[1].shape[0]
     if not isinstance(n, int):
         raise NotKnown("starts has an unknown length")
     axes = list(range(n)) if 3 not in given else value_entries(axes_value, n, "axes")
     steps = [1] * n if 4 not in given else value_entries(steps_value, n, "steps")
     starts, ends = value_entries(starts_value, n, "starts"), value_entries(ends_value, n, "ends")
-    out: list[Any] = list(a)
-    clauses: list[Clause] = []
     sizes = SizeNames(starts_value, ends_value, axes_value, steps_value)
-    unknown = dims("u", x.ndim)
-    if any(ax is None or isinstance(ax, Dim) for ax in axes):
-        out = unknown
-        clauses = [u >= 0 for u in unknown]
-    else:
+    bounds: dict[int, tuple] | None = None  # None: the axes are not known
+    if not any(ax is None or isinstance(ax, Dim) for ax in axes):
+        bounds = {}
         picked = [normalize_axis(ax, x.ndim) for ax in axes]
         if len(set(picked)) != len(picked):
             raise ParamError(f"repeated axis in {tuple(axes)}")
@@ -259,19 +257,45 @@ def build_slice(types: tuple, starts_value: Any, ends_value: Any, axes_value: An
                 end = _BIG  # the axis's end
             if isinstance(start, Dim) and start == own and isinstance(step, int) and step < 0:
                 start = _BIG
-            start, end = _onnx_bounds(start, end, step, own)
-            if start is _UNKNOWN:
-                out[ax] = unknown[ax]  # (an entry not known is no omitted bound)
-                clauses.append(unknown[ax] >= 0)
-            elif start is _EMPTY:
-                out[ax] = 0
-            elif isinstance(start, Dim) or isinstance(end, Dim):  # a bound is a size
-                out[ax] = symbolic_length(a[ax], start, end, step, sizes, clauses)
-            else:
-                out[ax] = slice_length(a[ax], start, end, step)
-    (k,) = dims("k")
-    return {"x": a, "rest": [*[typed([k], "I")] * (len(types) - 2 - len(sizes.dims)),
-                             *sizes.patterns()], "y": out, "fits": clauses}
+            bounds[ax] = (*_onnx_bounds(start, end, step, own), step)
+    sized = [(ax, k) for ax, b in (bounds or {}).items() for k in (0, 1) if isinstance(b[k], Dim)]
+    rest = [*[typed(dims("k"), "I")] * (len(types) - 2 - len(sizes.dims)), *sizes.patterns()]
+    many = len(sized) > _MAX_READINGS  # then the first reading, else those axes unknown
+    outs = [_slice_out(x.ndim, bounds, sizes, dict(zip(sized, f, strict=True))) for f in (
+        [(False,) * len(sized)] if many else itertools.product((False, True), repeat=len(sized)))]
+    if many:
+        outs.append(_slice_out(x.ndim, {ax: (_UNKNOWN, None, None) if (ax, 0) in sized or (
+            ax, 1) in sized else b for ax, b in (bounds or {}).items()}, sizes, {}))
+    inputs = [typed(dims("a", x.ndim), "T"), typed(dims("k"), "I"), *rest]
+    return {"sig": [alternative(inputs, [typed(y, "T")], fits) for y, fits in outs]}
+
+
+#: The most size bounds whose signs Slice's alternatives read both ways (2**4 of them)
+_MAX_READINGS = 4
+
+
+def _slice_out(ndim: int, bounds: dict | None, sizes: SizeNames, flips: dict
+               ) -> tuple[list, list[Clause]]:
+    """The output dims and where-clauses of one reading (``flips[axis, 0 or 1]``: the
+    start's or end's sign read against its form); an axis sliced by bounds not known,
+    or every axis where the axes are not known, is unknown."""
+    a, unknown = dims("a", ndim), dims("u", ndim)
+    if bounds is None:
+        return unknown, [u >= 0 for u in unknown]
+    out: list[Any] = list(a)
+    clauses: list[Clause] = []
+    for ax, (start, end, step) in bounds.items():
+        if start is _UNKNOWN:
+            out[ax] = unknown[ax]  # (an entry not known is no omitted bound)
+            clauses.append(unknown[ax] >= 0)
+        elif start is _EMPTY:
+            out[ax] = 0
+        elif isinstance(start, Dim) or isinstance(end, Dim):  # a bound is a size
+            out[ax] = symbolic_length(a[ax], start, end, step, sizes, clauses, (
+                flips.get((ax, 0), False), flips.get((ax, 1), False)))
+        else:
+            out[ax] = slice_length(a[ax], start, end, step)
+    return out, clauses
 
 
 #: INT64_MAX and the like as a Slice bound: past either end of any axis
