@@ -234,3 +234,16 @@ def test_a_choice_the_facts_refute_takes_the_other_reading():
     model = _model(nodes, "NS", {"zero1": [0]})
     stats = _judged(model, "NS", [(0, 3), (2, 0), (0, 0), (1, 2), (3, 4)])
     assert stats["onnxruntime ran"] == 3 and stats["contract agreed"] == 5, stats
+
+
+def test_a_reshape_entry_whose_choice_fails_at_every_size_is_minus_one():
+    """``Reshape(x[N, S], [-N - 1])``: the entry was read as a size under the choice
+    ``-N - 1 >= 0``, false at every size: the build found no solution and the model was
+    refused, where onnxruntime runs it at N = 0 (the entry is -1, inferred). A later
+    alternative reads it as -1 (a need, ``N == 0``): valid there only, as onnxruntime."""
+    nodes = _sizes("NS") + [helper.make_node("Neg", ["i_n1"], ["i_neg"]),
+                            helper.make_node("Sub", ["i_neg", "one1"], ["i_target"]),
+                            helper.make_node("Reshape", ["x", "i_target"], ["y"])]
+    model = _model(nodes, "NS", {"zero": 0, "axis0": [0], "one1": [1]})
+    stats = _judged(model, "NS", [(0, 3), (0, 0), (1, 2), (2, 1), (3, 0)])
+    assert stats["onnxruntime ran"] == 2 and stats["contract agreed"] == 5, stats
