@@ -91,7 +91,7 @@ def test_the_builders_once_rendering_text_build_objects(rendered) -> None:
                   "kantensor.onnx.nn.normalization.build_layer_norm",
                   "kantensor.onnx.nn.normalization.build_group_norm",
                   "kantensor.onnx.tensor.indexing.build_gather",
-                  "kantensor.onnx.tensor.shape.build_slice",
+                  "kantensor.onnx.tensor.slicing.build_slice",
                   "kantensor.ops.families.indexing.basic_index",
                   "kantensor.ops.families.indexing.take",
                   "kantensor.ops.families.indexing.take_along_axis",

@@ -218,3 +218,32 @@ def test_a_reshape_to_an_ifs_size_leaves_the_contract_undecided():
     model = _model(nodes, "NS", {"zero": 0, "one": 1, "axis0": [0], "zero1": [0]})
     stats = _judged(model, "NS", [(2, 3), (1, 4), (0, 2), (3, 1), (2, 0)])
     assert stats["contract undecided"] == 5 and stats["onnxruntime ran"] == 1, stats
+
+
+def test_a_choice_the_facts_refute_takes_the_other_reading():
+    """``Reshape(x[N, S], [0], allowzero=1)`` makes ``N*S == 0`` a fact; the Slice
+    ``x[-N*S:N*S]`` after it read its start as counting from the end, a choice (``N*S >=
+    1``) the fact refutes: the build found no solution and the whole model was refused,
+    where onnxruntime runs it (at every size where ``N*S == 0``). The start is read as the
+    other sign there (``-N*S >= 0``): the slice is empty."""
+    nodes = [helper.make_node("Reshape", ["x", "zero1"], ["r"], allowzero=1),
+             helper.make_node("Shape", ["x"], ["i_shape"]),
+             helper.make_node("ReduceProd", ["i_shape"], ["i_count"], keepdims=1),
+             helper.make_node("Neg", ["i_count"], ["i_neg"]),
+             helper.make_node("Slice", ["x", "i_neg", "i_count", "zero1"], ["y"])]
+    model = _model(nodes, "NS", {"zero1": [0]})
+    stats = _judged(model, "NS", [(0, 3), (2, 0), (0, 0), (1, 2), (3, 4)])
+    assert stats["onnxruntime ran"] == 3 and stats["contract agreed"] == 5, stats
+
+
+def test_a_reshape_entry_whose_choice_fails_at_every_size_is_minus_one():
+    """``Reshape(x[N, S], [-N - 1])``: the entry was read as a size under the choice
+    ``-N - 1 >= 0``, false at every size: the build found no solution and the model was
+    refused, where onnxruntime runs it at N = 0 (the entry is -1, inferred). A later
+    alternative reads it as -1 (a need, ``N == 0``): valid there only, as onnxruntime."""
+    nodes = _sizes("NS") + [helper.make_node("Neg", ["i_n1"], ["i_neg"]),
+                            helper.make_node("Sub", ["i_neg", "one1"], ["i_target"]),
+                            helper.make_node("Reshape", ["x", "i_target"], ["y"])]
+    model = _model(nodes, "NS", {"zero": 0, "axis0": [0], "one1": [1]})
+    stats = _judged(model, "NS", [(0, 3), (0, 0), (1, 2), (2, 1), (3, 0)])
+    assert stats["onnxruntime ran"] == 2 and stats["contract agreed"] == 5, stats

@@ -94,10 +94,15 @@ def direct_build(sig: Overloads, types: tuple[TensorType, ...], wrapped: tuple[b
             return None
         if found is not None:  # a later alternative applies where the conditions fail:
             return None  # a case split, the relation's
-        if not answer[1]:
-            return answer
+        if not answer[1] or _chooses(answer[1]):
+            return answer  # unconditional, or under a builder's choice (the relation's)
         found = answer  # it holds under conditions: the later alternatives must all fail
     return found
+
+
+def _chooses(clauses: list[Condition]) -> bool:
+    """Whether ``clauses`` include a builder's choice (:func:`.forward.chooses`)."""
+    return any(c.source is not None and c.source.otherwise for c in clauses)
 
 
 @lru_cache(maxsize=4096)

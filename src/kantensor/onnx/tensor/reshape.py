@@ -11,7 +11,7 @@ import numpy as np
 
 from ...ops.params import ParamError
 from ...ops.sizes import SizeNames
-from ...ops.templates import builder, dims, size_of
+from ...ops.templates import alternative, builder, dims, size_of, typed
 from ...syntax.ast import Clause, DimVar, chosen, dim_max, dim_min
 from ...syntax.ast.dims import as_expr
 from ...types.dim import Dim
@@ -37,7 +37,9 @@ def build_reshape(types: tuple, shape_value: Any, allowzero: int, **_: Any) -> d
     ``batch*seq``: :func:`_zero_with`), and ``s`` with the condition that it is 0 only
     where ``a`` is where the volume refuses the copy anyway (:func:`_volume_decides`).
     A Dim entry not known to be ``>= 0`` (``-n``) is read as a size under that choice:
-    where it is negative it is -1 (inferred) or refused, sizes not covered."""
+    where it is negative it is -1 (inferred) or refused, which later alternatives state
+    (one per such entry: it is -1, a need), so where the facts refute the choice
+    (``-N - 1``, -1 at N = 0 only) the one they allow applies."""
     x, shape = types[0], types[1]
     a = dims("a", x.ndim)
     if shape.ndim != 1:
@@ -47,8 +49,26 @@ def build_reshape(types: tuple, shape_value: Any, allowzero: int, **_: Any) -> d
         if not isinstance(k, int):
             raise NotKnown("the output rank is unknown: shape has an unknown length")
         out, clauses = _unknown("u", k)
-        return {"x": a, "sizes": [], "y": out, "fits": clauses}
+        return {"sig": [alternative([typed(a, "T"), typed([k], "int64")], [typed(out, "T")],
+                                    clauses)]}
     sizes = SizeNames(shape_value)
+    inputs = [typed(a, "T"), typed(dims("k"), "int64"), *sizes.patterns()]
+    chose: list[int] = []  # the entries read as sizes under a choice
+    alternatives = [_reading(x, a, shape_value, allowzero, sizes, chose, None)]
+    for i in chose:  # entry i is -1: unless another entry is -1 (refused then)
+        try:
+            alternatives.append(_reading(x, a, shape_value, allowzero, sizes, [], i))
+        except ParamError:
+            pass
+    return {"sig": [alternative(inputs, [typed(out, "T")], clauses)
+                    for out, clauses in alternatives]}
+
+
+def _reading(x: Any, a: list[DimVar], shape_value: Any, allowzero: int, sizes: SizeNames,
+             chose: list[int], minus: int | None) -> tuple[list, list[Clause]]:
+    """The output dims and where-clauses of Reshape reading entry ``minus`` as -1 (a need
+    that it is -1) or, None, every entry as it shows; the entries read as sizes under a
+    choice are added to ``chose``."""
     own = {d: a[i] for i, d in enumerate(x.shape) if isinstance(d, Dim | int)}
     out: list[Any] = []
     clauses: list[Clause] = []
@@ -63,7 +83,9 @@ def build_reshape(types: tuple, shape_value: Any, allowzero: int, **_: Any) -> d
             if i >= x.ndim:
                 raise ParamError(f"shape entry {i} is 0 (copy) but the input has {x.ndim} axes")
             out.append(a[i])
-        elif isinstance(entry, int) and entry == -1:
+        elif i == minus or isinstance(entry, int) and entry == -1:
+            if i == minus:
+                clauses.append((as_expr(sizes.expr(entry)) + 1).eq(0))  # it is -1
             if free is not None:
                 raise ParamError("shape has more than one -1")
             free = i
@@ -79,6 +101,7 @@ def build_reshape(types: tuple, shape_value: Any, allowzero: int, **_: Any) -> d
             beyond = i >= x.ndim and not allowzero  # 0 would copy an axis x does not have
             if EMPTY.decide((entry, ">=", 0)) is not True:  # -n: -1 infers, -2 refuses
                 clauses.append(chosen(as_expr(given) >= 0, _NEGATIVE))
+                chose.append(i)
                 if beyond:
                     clauses.append(as_expr(given).ne(0))
             elif beyond:
@@ -104,7 +127,7 @@ def build_reshape(types: tuple, shape_value: Any, allowzero: int, **_: Any) -> d
         clauses.append(w >= 0)
     else:
         out[free] = _quotient(a, out, free, copies, clauses)
-    return {"x": a, "sizes": sizes.patterns(), "y": out, "fits": clauses}
+    return out, clauses
 
 
 #: What a negative entry that is a size expression gives: the build reads it as a size

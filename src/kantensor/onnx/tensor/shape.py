@@ -1,5 +1,6 @@
-"""ONNX's shape ops: Shape, Size, Transpose, Concat, Unsqueeze, Squeeze, Split, Slice,
-Tile, Pad, DepthToSpace, SpaceToDepth and CenterCropPad (Reshape: :mod:`.reshape`).
+"""ONNX's shape ops: Shape, Size, Transpose, Concat, Unsqueeze, Squeeze, Split, Tile,
+Pad, DepthToSpace, SpaceToDepth and CenterCropPad (Reshape: :mod:`.reshape`, Slice:
+:mod:`.slicing`).
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from typing import Any
 
 import numpy as np
 
-from ...ops.families.indexing import slice_length, symbolic_length
 from ...ops.params import ParamError, normalize_axes, normalize_axis
 from ...ops.sizes import SizeNames
 from ...ops.templates import (
@@ -223,106 +223,6 @@ def split(x: np.ndarray, *rest: np.ndarray, axis: int, outputs: int, **_: Any) -
         chunk = -(-d // outputs)
         sizes = [chunk] * (outputs - 1) + [d - (outputs - 1) * chunk]
     return tuple(np.split(x, np.cumsum(sizes)[:-1], axis=axis))
-
-
-@builder
-def build_slice(types: tuple, starts_value: Any, ends_value: Any, axes_value: Any = None,
-                steps_value: Any = None, given: tuple = (0, 1, 2), **_: Any) -> dict[str, Any]:
-    """Slice: Python's slice along each listed axis (ONNX clamps the same way); a
-    bound that is a size the model names (``seq``) is clamped like an int one, so
-    ``x[:, :seq]`` of 64 columns is ``min(64, seq)`` columns: the relation states it,
-    and refine at ``seq = 65`` finds the 64 that a forward build finds (with a negative
-    step such a bound leaves the size unknown)."""
-    x = types[0]
-    a = dims("a", x.ndim)
-    n = len(types[1].shape) and types[1].shape[0]
-    if not isinstance(n, int):
-        raise NotKnown("starts has an unknown length")
-    axes = list(range(n)) if 3 not in given else value_entries(axes_value, n, "axes")
-    steps = [1] * n if 4 not in given else value_entries(steps_value, n, "steps")
-    starts, ends = value_entries(starts_value, n, "starts"), value_entries(ends_value, n, "ends")
-    out: list[Any] = list(a)
-    clauses: list[Clause] = []
-    sizes = SizeNames(starts_value, ends_value, axes_value, steps_value)
-    unknown = dims("u", x.ndim)
-    if any(ax is None or isinstance(ax, Dim) for ax in axes):
-        out = unknown
-        clauses = [u >= 0 for u in unknown]
-    else:
-        picked = [normalize_axis(ax, x.ndim) for ax in axes]
-        if len(set(picked)) != len(picked):
-            raise ParamError(f"repeated axis in {tuple(axes)}")
-        for i, ax in enumerate(picked):
-            start, end, step = starts[i], ends[i], steps[i]
-            own = x.shape[ax]
-            if isinstance(end, Dim) and end == own and (not isinstance(step, int) or step > 0):
-                end = _BIG  # the axis's end
-            if isinstance(start, Dim) and start == own and isinstance(step, int) and step < 0:
-                start = _BIG
-            start, end = _onnx_bounds(start, end, step, own)
-            if start is _UNKNOWN:
-                out[ax] = unknown[ax]  # (an entry not known is no omitted bound)
-                clauses.append(unknown[ax] >= 0)
-            elif start is _EMPTY:
-                out[ax] = 0
-            elif isinstance(start, Dim) or isinstance(end, Dim):  # a bound is a size
-                out[ax] = symbolic_length(a[ax], start, end, step, sizes, clauses)
-            else:
-                out[ax] = slice_length(a[ax], start, end, step)
-    (k,) = dims("k")
-    return {"x": a, "rest": [*[typed([k], "I")] * (len(types) - 2 - len(sizes.dims)),
-                             *sizes.patterns()], "y": out, "fits": clauses}
-
-
-#: INT64_MAX and the like as a Slice bound: past either end of any axis
-_BIG = 1 << 62
-_INT32_MAX = (1 << 31) - 1
-_UNKNOWN, _EMPTY = object(), object()
-
-
-def _onnx_bounds(start: Any, end: Any, step: Any, n: Any) -> tuple[Any, Any]:
-    """A Slice's bounds along an axis of size ``n`` as Python's slice bounds of the same
-    length (None: omitted), or (_EMPTY, _): no element, or (_UNKNOWN, _): not known. ONNX
-    clamps differently from Python in two places: with a negative step a start below
-    ``-n`` starts at index 0 (Python takes nothing), and onnxruntime reads an end of
-    INT32_MAX or INT64_MAX with a negative step as running through index 0 where the
-    spec (and onnx.reference) clamp it to ``n - 1`` and take nothing: unknown there."""
-    if start is None or end is None or not isinstance(step, int) or step == 0 \
-            or not all(isinstance(v, int | Dim) for v in (start, end)) or (
-            step < 0 and not all(isinstance(v, int) for v in (start, end))):
-        return _UNKNOWN, None
-    if step > 0:
-        if (isinstance(start, int) and start >= _BIG) or (isinstance(end, int) and
-                                                          end <= -_BIG):
-            return _EMPTY, None
-        return _whole(start), _whole(end)
-    if end >= _BIG or end == _INT32_MAX:
-        return _UNKNOWN, None
-    if start <= -2:  # -1 is the last entry (or nothing, at n == 0) either way
-        if not isinstance(n, int):
-            return _UNKNOWN, None
-        start = max(start, -n)
-    return _whole(start), _whole(end)
-
-
-def _whole(bound: Any) -> Any:
-    """A bound past an axis's end on the walk's side as an omitted one (None): ONNX
-    clamps it there."""
-    return None if isinstance(bound, int) and abs(bound) >= _BIG else bound
-
-
-def slice_(x: np.ndarray, starts: np.ndarray, ends: np.ndarray, *rest: np.ndarray,
-           given: tuple = (0, 1, 2), **_: Any) -> np.ndarray:
-    n = len(starts)
-    more = dict(zip([g for g in given if g > 2], rest, strict=False))
-    axes = [int(a) for a in more[3]] if 3 in more else list(range(n))
-    steps = [int(s) for s in more[4]] if 4 in more else [1] * n
-    index = [slice(None)] * x.ndim
-    for a, b, e, s in zip(axes, starts.tolist(), ends.tolist(), steps, strict=True):
-        if s < 0:  # ONNX starts a negative walk from below -n at index 0 (Python: none)
-            b = max(int(b), -x.shape[a % x.ndim])
-        index[a % x.ndim] = slice(int(b), int(e), s)
-    return x[tuple(index)]
 
 
 @builder

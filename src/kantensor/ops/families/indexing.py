@@ -74,13 +74,16 @@ def _count(upper: Bound, lower: Bound, n: DimVar) -> tuple[Size, bool]:
 _OTHER_SIGN = "another length (a bound of the other sign counts from the other end)"
 
 
-def _sized_position(value: Dim, sizes: SizeNames, clauses: list[Clause]) -> Bound:
+def _sized_position(value: Dim, sizes: SizeNames, clauses: list[Clause],
+                    flipped: bool = False) -> Bound:
     """A size as a slice bound: ``("start", E)`` for ``E >= 0``, ``("end", -E)`` for
     ``E <= -1``, with that sign stated as a where-clause, the build's choice: where it
     fails the slice has another length (``x[:len(x) - 1]`` at ``len(x) == 0`` is empty),
-    so those sizes are not covered, never invalid."""
+    so those sizes are not covered, never invalid. The sign read is the one the size's
+    form shows (``-n`` negative), or the other one if ``flipped`` (a later alternative,
+    which applies where the facts refute the first reading)."""
     size = sizes.expr(value)
-    if negative(value):
+    if negative(value) != flipped:
         clauses.append(chosen((0 - size) >= 1, _OTHER_SIGN))
         return "end", 0 - size
     clauses.append(chosen(size >= 0, _OTHER_SIGN))
@@ -88,16 +91,21 @@ def _sized_position(value: Dim, sizes: SizeNames, clauses: list[Clause]) -> Boun
 
 
 def symbolic_length(n: DimVar, start: Any, stop: Any, step: int | None, sizes: SizeNames,
-                    clauses: list[Clause]) -> DimExpr:
+                    clauses: list[Clause], flipped: tuple[bool, bool] = (False, False)
+                    ) -> DimExpr:
     """:func:`slice_length` when a bound is a size: ``max(upper - lower, 0)`` over the
-    clamped positions, simplified where one side is the axis's start or end."""
+    clamped positions, simplified where one side is the axis's start or end; ``flipped``
+    says of (start, stop) whether its sign is read against its form
+    (:func:`_sized_position`)."""
     if step is not None and step < 0:
         raise ParamError("a slice with a negative step takes int bounds; use kt.flip and "
                          "a positive step")
-    lower = ("start", 0) if start is None else _sized_position(start, sizes, clauses) \
-        if isinstance(start, Dim) else _position(start, ("start", 0))
-    upper = ("end", 0) if stop is None else _sized_position(stop, sizes, clauses) \
-        if isinstance(stop, Dim) else _position(stop, ("end", 0))
+    lower = ("start", 0) if start is None else _sized_position(
+        start, sizes, clauses, flipped[0]) if isinstance(start, Dim) else _position(
+        start, ("start", 0))
+    upper = ("end", 0) if stop is None else _sized_position(
+        stop, sizes, clauses, flipped[1]) if isinstance(stop, Dim) else _position(
+        stop, ("end", 0))
     if lower == ("start", 0):
         count = _at(upper, n)
     elif upper == ("end", 0):

@@ -1,0 +1,139 @@
+"""ONNX's Slice: its builder (Python's slice along each listed axis, a bound that is a
+size read both ways, one alternative per reading of its sign) and implementation."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import numpy as np
+
+from ...ops.families.indexing import slice_length, symbolic_length
+from ...ops.params import ParamError, normalize_axis
+from ...ops.sizes import SizeNames
+from ...ops.templates import alternative, builder, dims, typed
+from ...syntax.ast import Clause
+from ...types.dim import Dim
+from ..shared import NotKnown, value_entries
+
+
+@builder
+def build_slice(types: tuple, starts_value: Any, ends_value: Any, axes_value: Any = None,
+                steps_value: Any = None, given: tuple = (0, 1, 2), **_: Any) -> dict[str, Any]:
+    """Slice: Python's slice along each listed axis (ONNX clamps the same way); a size
+    bound (``seq``) is clamped like an int one: ``x[:, :seq]`` of 64 columns is ``min(64,
+    seq)`` columns (a negative step leaves it unknown). A size bound's sign is a choice
+    (:func:`~kantensor.ops.families.indexing.symbolic_length`): the first alternative
+    reads each as its form shows, the later ones the other signs, so where the facts
+    refute a reading (``-N*S`` where ``N*S == 0``) the one they allow applies."""
+    x = types[0]
+    n = len(types[1].shape) and types[1].shape[0]
+    if not isinstance(n, int):
+        raise NotKnown("starts has an unknown length")
+    axes = list(range(n)) if 3 not in given else value_entries(axes_value, n, "axes")
+    steps = [1] * n if 4 not in given else value_entries(steps_value, n, "steps")
+    starts, ends = value_entries(starts_value, n, "starts"), value_entries(ends_value, n, "ends")
+    sizes = SizeNames(starts_value, ends_value, axes_value, steps_value)
+    bounds: dict[int, tuple] | None = None  # None: the axes are not known
+    if not any(ax is None or isinstance(ax, Dim) for ax in axes):
+        bounds = {}
+        picked = [normalize_axis(ax, x.ndim) for ax in axes]
+        if len(set(picked)) != len(picked):
+            raise ParamError(f"repeated axis in {tuple(axes)}")
+        for i, ax in enumerate(picked):
+            start, end, step = starts[i], ends[i], steps[i]
+            own = x.shape[ax]
+            if isinstance(end, Dim) and end == own and (not isinstance(step, int) or step > 0):
+                end = _BIG  # the axis's end
+            if isinstance(start, Dim) and start == own and isinstance(step, int) and step < 0:
+                start = _BIG
+            bounds[ax] = (*_onnx_bounds(start, end, step, own), step)
+    sized = [(ax, k) for ax, b in (bounds or {}).items() for k in (0, 1) if isinstance(b[k], Dim)]
+    rest = [*[typed(dims("k"), "I")] * (len(types) - 2 - len(sizes.dims)), *sizes.patterns()]
+    many = len(sized) > _MAX_READINGS  # then the first reading, else those axes unknown
+    outs = [_slice_out(x.ndim, bounds, sizes, dict(zip(sized, f, strict=True))) for f in (
+        [(False,) * len(sized)] if many else itertools.product((False, True), repeat=len(sized)))]
+    if many:
+        outs.append(_slice_out(x.ndim, {ax: (_UNKNOWN, None, None) if (ax, 0) in sized or (
+            ax, 1) in sized else b for ax, b in (bounds or {}).items()}, sizes, {}))
+    inputs = [typed(dims("a", x.ndim), "T"), typed(dims("k"), "I"), *rest]
+    return {"sig": [alternative(inputs, [typed(y, "T")], fits) for y, fits in outs]}
+
+
+#: The most size bounds whose signs Slice's alternatives read both ways (2**4 of them)
+_MAX_READINGS = 4
+
+
+def _slice_out(ndim: int, bounds: dict | None, sizes: SizeNames, flips: dict
+               ) -> tuple[list, list[Clause]]:
+    """The output dims and where-clauses of one reading (``flips[axis, 0 or 1]``: the
+    start's or end's sign read against its form); an axis sliced by bounds not known,
+    or every axis where the axes are not known, is unknown."""
+    a, unknown = dims("a", ndim), dims("u", ndim)
+    if bounds is None:
+        return unknown, [u >= 0 for u in unknown]
+    out: list[Any] = list(a)
+    clauses: list[Clause] = []
+    for ax, (start, end, step) in bounds.items():
+        if start is _UNKNOWN:
+            out[ax] = unknown[ax]  # (an entry not known is no omitted bound)
+            clauses.append(unknown[ax] >= 0)
+        elif start is _EMPTY:
+            out[ax] = 0
+        elif isinstance(start, Dim) or isinstance(end, Dim):  # a bound is a size
+            out[ax] = symbolic_length(a[ax], start, end, step, sizes, clauses, (
+                flips.get((ax, 0), False), flips.get((ax, 1), False)))
+        else:
+            out[ax] = slice_length(a[ax], start, end, step)
+    return out, clauses
+
+
+#: INT64_MAX and the like as a Slice bound: past either end of any axis
+_BIG = 1 << 62
+_INT32_MAX = (1 << 31) - 1
+_UNKNOWN, _EMPTY = object(), object()
+
+
+def _onnx_bounds(start: Any, end: Any, step: Any, n: Any) -> tuple[Any, Any]:
+    """A Slice's bounds along an axis of size ``n`` as Python's slice bounds of the same
+    length (None: omitted), or (_EMPTY, _): no element, or (_UNKNOWN, _): not known. ONNX
+    clamps differently from Python in two places: with a negative step a start below
+    ``-n`` starts at index 0 (Python takes nothing), and onnxruntime reads an end of
+    INT32_MAX or INT64_MAX with a negative step as running through index 0 where the
+    spec (and onnx.reference) clamp it to ``n - 1`` and take nothing: unknown there."""
+    if start is None or end is None or not isinstance(step, int) or step == 0 \
+            or not all(isinstance(v, int | Dim) for v in (start, end)) or (
+            step < 0 and not all(isinstance(v, int) for v in (start, end))):
+        return _UNKNOWN, None
+    if step > 0:
+        if (isinstance(start, int) and start >= _BIG) or (isinstance(end, int) and
+                                                          end <= -_BIG):
+            return _EMPTY, None
+        return _whole(start), _whole(end)
+    if end >= _BIG or end == _INT32_MAX:
+        return _UNKNOWN, None
+    if start <= -2:  # -1 is the last entry (or nothing, at n == 0) either way
+        if not isinstance(n, int):
+            return _UNKNOWN, None
+        start = max(start, -n)
+    return _whole(start), _whole(end)
+
+
+def _whole(bound: Any) -> Any:
+    """A bound past an axis's end on the walk's side as an omitted one (None): ONNX
+    clamps it there."""
+    return None if isinstance(bound, int) and abs(bound) >= _BIG else bound
+
+
+def slice_(x: np.ndarray, starts: np.ndarray, ends: np.ndarray, *rest: np.ndarray,
+           given: tuple = (0, 1, 2), **_: Any) -> np.ndarray:
+    n = len(starts)
+    more = dict(zip([g for g in given if g > 2], rest, strict=False))
+    axes = [int(a) for a in more[3]] if 3 in more else list(range(n))
+    steps = [int(s) for s in more[4]] if 4 in more else [1] * n
+    index = [slice(None)] * x.ndim
+    for a, b, e, s in zip(axes, starts.tolist(), ends.tolist(), steps, strict=True):
+        if s < 0:  # ONNX starts a negative walk from below -n at index 0 (Python: none)
+            b = max(int(b), -x.shape[a % x.ndim])
+        index[a % x.ndim] = slice(int(b), int(e), s)
+    return x[tuple(index)]
