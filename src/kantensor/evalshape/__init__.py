@@ -23,7 +23,7 @@ from ..graph.basic import Variable
 from ..graph.fgraph import FunctionGraph
 from ..syntax.errors import TypeInferenceError
 from ..types.casewise import plainest_under
-from ..types.conditions import Clause, Condition
+from ..types.conditions import Clause, is_choice
 from ..types.facts import Facts
 from ..types.tidysize import tidy_size
 from ..types.type import TensorType
@@ -126,7 +126,7 @@ def _run(fn: Callable[..., Any], in_types: list[TensorType], names: Sequence[str
     except Exception as exc:
         # the types it raised on may be an overload's choice's (see result.merged)
         path.chosen = tuple(c for node in trace.sites for c in node.conditions
-                            if isinstance(c, Condition) and c.source and c.source.otherwise)
+                            if is_choice(c))
         raise _rethrow(fn, exc, trace) from exc
     trace.name_operands()
     found = unimplied(assumed(assumptions(trace.sites, trace.names), path.facts, given),

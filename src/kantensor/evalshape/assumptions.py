@@ -17,7 +17,7 @@ from typing import Any
 from ..ops.located import NodeSize
 from ..syntax.errors import TypeInferenceError
 from ..types.casewise import implied
-from ..types.conditions import AnyOf, Clause, Condition, InnerSize, Source
+from ..types.conditions import AnyOf, Clause, Condition, InnerSize, Source, is_choice
 from ..types.facts import EMPTY, Facts
 from ..types.names import parse_conditions
 from ..types.tidy import tidy
@@ -62,16 +62,14 @@ def assumed(found: Iterable[Clause], given: Facts, stated: Facts | None = None
     too) implies it, and comes first: a case's answers may be of the sizes the choice
     made (``if np.squeeze(x).shape[0] >= 3``), so they do not show that it holds."""
     found = list(dict.fromkeys(x for c in found if needed(c) for x in tidy(c)))
-    if stated is not None and stated is not given and any(map(_choice, found)):
-        choices = [c for c in found if _choice(c)]
-        needs = [c for c in found if not _choice(c)]
+    if stated is not None and stated is not given and any(map(is_choice, found)):
+        choices = [c for c in found if is_choice(c)]
+        needs = [c for c in found if not is_choice(c)]
         return assumed(choices, stated) + assumed(needs, given)
     kept = given.reduce(found) if given else found
     return tuple(found if kept is None else kept)
 
 
-def _choice(c: Clause) -> bool:
-    return isinstance(c, Condition) and c.source is not None and bool(c.source.otherwise)
 
 
 def unimplied(found: tuple[Clause, ...], given: Facts) -> tuple[Clause, ...]:

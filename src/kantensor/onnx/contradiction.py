@@ -14,7 +14,7 @@ from functools import lru_cache
 import onnx
 
 from ..syntax.errors import TypeInferenceError
-from ..types.conditions import Clause, Condition
+from ..types.conditions import Clause, Condition, has_choice
 from ..types.facts import EMPTY
 from ..types.stated import rising_facts
 from .protos import label as node_label
@@ -27,7 +27,7 @@ def consistent(own: tuple[Clause, ...], node: onnx.NodeProto, parent: object = N
     """``own`` (a node's conditions, in the graph's terms), unless they contradict each
     other in a main graph (``parent`` None: not a subgraph's reader): then
     TypeInferenceError naming the node and them."""
-    if parent is not None or len(own) < 2 or any(_chosen(c) for c in own):  # one
+    if parent is not None or len(own) < 2 or any(map(has_choice, own)):  # one
         # condition no sizes meet: the build refused it; an overload's choice: other
         # types apply; a subgraph's node: its graph may not run
         return own
@@ -55,10 +55,3 @@ def _rising(own: tuple[Clause, ...]) -> bool:
     cost (a model's first typing asks it of every window's conditions, new each
     time)."""
     return all(type(c) is Condition and c.op != "!=" for c in own) and rising_facts(own)
-
-
-def _chosen(c: Clause) -> bool:
-    """Whether ``c`` is, or has, an overload's choice (where it fails a later alternative
-    gives other types: the node is not invalid there)."""
-    parts = [c] if isinstance(c, Condition) else [c, *(x for case in c.cases for x in case)]
-    return any(x.source is not None and x.source.otherwise for x in parts)

@@ -37,7 +37,7 @@ from ..logic.dims import COMPARE
 from ..logic.dtypes import wrapped_dtypes
 from ..syntax import ast as A
 from ..syntax.alternative import Overloads
-from ..types.conditions import Clause, Condition, Source
+from ..types.conditions import Clause, Condition, Source, is_choice
 from ..types.dim import Dim
 from ..types.dtypes import (
     CATEGORIES,
@@ -94,15 +94,10 @@ def direct_build(sig: Overloads, types: tuple[TensorType, ...], wrapped: tuple[b
             return None
         if found is not None:  # a later alternative applies where the conditions fail:
             return None  # a case split, the relation's
-        if not answer[1] or _chooses(answer[1]):
+        if not answer[1] or any(map(is_choice, answer[1])):
             return answer  # unconditional, or under a builder's choice (the relation's)
         found = answer  # it holds under conditions: the later alternatives must all fail
     return found
-
-
-def _chooses(clauses: list[Condition]) -> bool:
-    """Whether ``clauses`` include a builder's choice (:func:`.forward.chooses`)."""
-    return any(c.source is not None and c.source.otherwise for c in clauses)
 
 
 @lru_cache(maxsize=4096)

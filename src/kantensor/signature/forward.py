@@ -19,7 +19,7 @@ from ..logic.store import TypeStore, facts_of, fresh_state
 from ..logic.terms import ASSUMED, FACTS, Symbol, isvar, walk
 from ..syntax.alternative import Overloads
 from ..syntax.errors import TypeInferenceError
-from ..types.conditions import AnyOf, Clause, Condition, InputAxis, Source
+from ..types.conditions import AnyOf, Clause, Condition, InputAxis, Source, is_choice
 from ..types.dim import Dim, unknown
 from ..types.dtypes import get_default_dtype
 from ..types.facts import EMPTY, Facts
@@ -29,7 +29,7 @@ from .direct import direct_build
 from .messages import failure_message, label
 from .solve import _input_terms, failures, solutions
 
-__all__ = ["MAX_CASES", "Build", "build", "chooses", "forward_types", "infer", "relational"]
+__all__ = ["MAX_CASES", "Build", "build", "forward_types", "infer", "relational"]
 
 
 class _Undetermined(Exception):
@@ -139,9 +139,9 @@ def relational(sig: Overloads, types: tuple, wrapped: tuple, facts: Facts = EMPT
     Alternatives are tried in order. One that holds only under conditions the facts do
     not decide does not end the search: a later one applies where they fail, so the
     answer is a case split (:func:`_case_split`), never the first alternative; unless
-    they include a builder's choice (:func:`chooses`): the build takes it, choice marked
-    (its sizes are not covered where it fails), and a later alternative (the other
-    reading) applies only where the facts refute it."""
+    they include a builder's choice (:func:`~kantensor.types.conditions.is_choice`):
+    the build takes it, choice marked (its sizes are not covered where it fails), and a
+    later alternative (the other reading) applies only where the facts refute it."""
     S = fresh_state({FACTS: facts} if facts else {})
     try:
         in_terms = _input_terms(S, types, wrapped)
@@ -158,7 +158,7 @@ def relational(sig: Overloads, types: tuple, wrapped: tuple, facts: Facts = EMPT
         if found is None:
             continue
         cases.append(found)
-        if not found[1] or chooses(found[1]):
+        if not found[1] or any(map(is_choice, found[1])):
             break  # it holds unconditionally: no later alternative ever applies; or
             # under a builder's choice, taken: later alternatives apply where it fails
     if not cases:
@@ -196,13 +196,6 @@ def _case_split(cases: list, facts: Facts) -> Build | str:
             return "the alternatives' conditions are too many to state"
     kept = facts.reduce([AnyOf(tuple(expanded))])
     return Build(merged, tuple(kept or ()))
-
-
-def chooses(clauses: tuple[Clause, ...]) -> bool:
-    """Whether ``clauses`` include a builder's choice (a condition whose source says what
-    applies ``otherwise``: a slice bound's sign read as its form shows)."""
-    return any(isinstance(c, Condition) and c.source is not None and c.source.otherwise
-               for c in clauses)
 
 
 def _later(cases: list) -> str:

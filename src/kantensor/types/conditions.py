@@ -23,7 +23,7 @@ from .poly import Opaque
 from .symbols import free_symbols, substitute
 
 __all__ = ["COMPARE", "NEGATED", "AnyOf", "Clause", "Condition", "InnerSize", "InputAxis",
-           "Source", "conjunction", "expand", "negate"]
+           "Source", "conjunction", "expand", "has_choice", "is_choice", "negate"]
 
 COMPARE: Final = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
                ">": operator.gt, ">=": operator.ge}
@@ -198,6 +198,22 @@ class AnyOf:
 
 #: What a build records: one condition, or a disjunction of conjunctions.
 Clause: TypeAlias = "Condition | AnyOf"
+
+
+def is_choice(c: object) -> bool:
+    """Whether ``c`` is a condition of an overload's choice (its source says what applies
+    ``otherwise``, see :class:`Source`): where it fails, other types apply, so those
+    sizes are not covered, never invalid."""
+    return isinstance(c, Condition) and c.source is not None and bool(c.source.otherwise)
+
+
+def has_choice(c: Clause) -> bool:
+    """Whether ``c`` is, or has (itself or in one of a disjunction's cases), an
+    overload's choice (:func:`is_choice`)."""
+    if isinstance(c, Condition):
+        return is_choice(c)
+    return bool(c.source is not None and c.source.otherwise) or any(
+        is_choice(x) for case in c.cases for x in case)
 
 
 def negate(clauses: Iterable[Clause]) -> AnyOf:

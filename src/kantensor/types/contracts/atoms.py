@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ..conditions import Clause, Condition, Source
+from ..conditions import Clause, Condition, Source, is_choice
 from ..facts import Facts
 from ..symbols import DataSymbol
 from .evaluate import evaluator
@@ -42,7 +42,7 @@ class Atom:
         if isinstance(self.clause, Condition):
             return ""
         return " or ".join(dict.fromkeys(c.source.otherwise for case in self.clause.cases
-                                         for c in case if _choice(c)))
+                                         for c in case if is_choice(c)))
 
     def _whole(self) -> bool:
         return bool(self.sources) and all(s.otherwise for s in self.sources)
@@ -58,7 +58,7 @@ class Atom:
         cases = ((self.clause,),) if isinstance(self.clause, Condition) else \
             self.clause.cases
         return [(case[:i], c) for case in cases for i, c in enumerate(case)
-                if whole or _choice(c)]
+                if whole or is_choice(c)]
 
     def fails_by_choice(self, values: Mapping[Hashable, int]) -> bool:
         """Whether, where the atom fails at ``values``, it fails by a choice: in one of its
@@ -83,10 +83,6 @@ class Atom:
 
     def __str__(self) -> str:
         return f"{self.clause}  ({self.where()})"
-
-
-def _choice(c: Condition) -> bool:
-    return c.source is not None and bool(c.source.otherwise)
 
 
 def node_text(source: Source) -> str:
