@@ -262,12 +262,3 @@ def assignments(rng: random.Random, names: tuple[str, ...], count: int
         rng.shuffle(values)
         out.append(dict(zip(names, values, strict=True)))
     return out
-
-
-def fixed(model: ModelProto, sizes: dict[str, int]) -> ModelProto:
-    """A copy of ``model`` whose input's named sizes are ``sizes``."""
-    m = ModelProto()
-    m.CopyFrom(model)
-    for d in m.graph.input[0].type.tensor_type.shape.dim:
-        d.dim_value = sizes[d.dim_param]
-    return m

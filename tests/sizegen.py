@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Callable
 
 from kantensor.types.conditions import Condition
 from kantensor.types.dim import Dim, dim_max, dim_min
@@ -66,14 +67,24 @@ def value(t: tuple, sizes: dict[str, int]) -> int:
     return OPS[t[0]](a, b)
 
 
+def _in_a_child(rng: random.Random, t: tuple, symbols: tuple[str, ...],
+                again: Callable[..., tuple]) -> tuple | None:
+    """``t`` with ``again`` applied to one of its children (six times in ten at an inner
+    node), or None: ``t`` itself is the node to rewrite."""
+    if t[0] in SYMBOLS or t[0] == "int" or rng.random() >= 0.6:
+        return None
+    i = 1 if not isinstance(t[2], tuple) or rng.random() < 0.5 else 2
+    parts = list(t)
+    parts[i] = again(rng, t[i], symbols)
+    return tuple(parts)
+
+
 def rewrite(rng: random.Random, t: tuple, symbols: tuple[str, ...]) -> tuple:
     """``t`` written another way, equal at every size: an identity of one or several
     sizes applied at a random node."""
-    if t[0] not in SYMBOLS and t[0] != "int" and rng.random() < 0.6:
-        i = 1 if not isinstance(t[2], tuple) or rng.random() < 0.5 else 2
-        parts = list(t)
-        parts[i] = rewrite(rng, t[i], symbols)
-        return tuple(parts)
+    inner = _in_a_child(rng, t, symbols, rewrite)
+    if inner is not None:
+        return inner
     u = tree(rng, symbols, 1)
     k = rng.randint(1, 4)
     choice = rng.randrange(9)
@@ -110,11 +121,9 @@ def lattice_tree(rng: random.Random, symbols: tuple[str, ...], depth: int = 3) -
 def lattice_rewrite(rng: random.Random, t: tuple, symbols: tuple[str, ...]) -> tuple:
     """``t`` rewritten at a random node by an identity of min and max (true of every
     real, not only of integers)."""
-    if t[0] not in SYMBOLS and t[0] != "int" and rng.random() < 0.6:
-        i = 1 if not isinstance(t[2], tuple) or rng.random() < 0.5 else 2
-        parts = list(t)
-        parts[i] = lattice_rewrite(rng, t[i], symbols)
-        return tuple(parts)
+    inner = _in_a_child(rng, t, symbols, lattice_rewrite)
+    if inner is not None:
+        return inner
     u = lattice_tree(rng, symbols, 1)
     choice = rng.randrange(5)
     if choice == 0:

@@ -29,7 +29,8 @@ from kantensor.onnx import (
 )
 from kantensor.onnx.loading import OnnxImportError
 from kantensor.onnx.shapes import typed_model
-from onnx_shape_graphs import assignments, fixed, random_model
+from onnx_chains import fixed
+from onnx_shape_graphs import assignments, random_model
 from test_onnx_memo import _gathered_then_sliced, base, types
 
 F = TensorProto.FLOAT

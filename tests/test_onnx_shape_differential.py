@@ -37,7 +37,8 @@ import ortrun
 from kantensor.onnx import from_onnx
 from kantensor.types.dim import Dim
 from kantensor.types.symbols import free_symbols, substitute
-from onnx_shape_graphs import assignments, fixed, random_model
+from onnx_chains import fixed
+from onnx_shape_graphs import assignments, random_model
 
 MODELS = int(os.environ.get("KANTENSOR_ONNX_SHAPES_MODELS", "30"))
 SIZES = int(os.environ.get("KANTENSOR_ONNX_SHAPES_SIZES", "4"))
