@@ -7,6 +7,7 @@ import gc
 import pickle
 import random
 import sys
+import textwrap
 import weakref
 from concurrent.futures import ThreadPoolExecutor
 
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 
 import kantensor as kt
 from kantensor.graph import codegen
+from kantensor.ops import fastcall
 from kantensor.ops.family import FAST_SHAPES, OpFamily
 from kantensor.ops.params import ParamError
 from kantensor.ops.templates import RankType, dims, reads_ranks
@@ -253,6 +255,25 @@ def test_generated_calls_give_what_the_plain_path_gives(calls):
         plain = [outcome(call, value, fresh=False) for call, value in calls]
         assert not any(family.fast for family in FAMILIES)  # nothing was generated
     assert generated == plain, calls
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(VALUES, st.lists(st.one_of(ITEMS, st.text(max_size=1)), max_size=3),
+                 st.text(max_size=2), st.floats(), st.just(slice(1, "a"))))
+def test_exact_key_is_the_key_generated_calls_inline(value):
+    """exact_key (plain Python) and the loop generated calls inline for a tuple
+    (fastcall._SEQUENCE_KEY) key every sequence alike, or both refuse it."""
+    body = textwrap.indent(fastcall._SEQUENCE_KEY.format(key="key", kind="kind",
+                                                          items="items"), "    ")
+    inlined = codegen.define(f"def keyed(kind, items):\n{body}\n    return key", "keyed", {})
+    if type(value) in (tuple, list, slice):
+        items = (value,) if type(value) is slice else value
+        assert fastcall.exact_key(value) == inlined(type(value), items), value
+    else:  # an atom is its own key with its type; anything else has none
+        atom = type(value) in (int, bool, str) or value is None or value is Ellipsis
+        assert fastcall.exact_key(value) == ((type(value), value) if atom else None)
+    with codegen.plain():
+        assert fastcall.exact_key(value) is None  # (nothing remembered by key)
 
 
 def test_generated_code_is_made_only_while_the_switch_is_on():

@@ -44,9 +44,9 @@ from .pyints import wrapped_key
 #: ``{key}`` becomes a tuple of ``{kind}`` and one key per item of ``{items}``, or the
 #: code returns None. Slices are unhashable before Python 3.12 and ``1 == 1.0 ==
 #: True``, so a slice's bounds are checked to be exact ints or None and kept as a tuple.
-#: It is the body of :func:`exact_key`'s sequences and, inlined, of every generated
-#: call's tuple parameters (``x[1:, ::2]``, ``reshape((3, -1))``), where a frame more
-#: would cost as much as the loop.
+#: Inlined, it keys every generated call's tuple parameters (``x[1:, ::2]``,
+#: ``reshape((3, -1))``), where a frame more would cost as much as the loop;
+#: :func:`exact_key` runs the same loop written out.
 _SEQUENCE_KEY = """\
 {key} = [{kind}]
 for item in {items}:
@@ -62,8 +62,23 @@ for item in {items}:
         return None
 {key} = tuple({key})"""
 
-_EXACT_KEY = f"""\
-def exact_key(value):
+
+def exact_key(value: Any) -> Any:
+    """A key equal only for values every normaliser treats alike: exact ints, bools,
+    strings, None and ``...`` (with their type, as ``1 == True``), and tuples, lists or
+    slices as :data:`_SEQUENCE_KEY` says; None for anything else (floats among them:
+    ``0.0 == -0.0``), and None for everything while generated code is off
+    (:mod:`kantensor.graph.codegen`): then nothing is remembered by key.
+
+    Plain Python: its text would be the same for every call, and compiling it (as it
+    was, generated from :data:`_SEQUENCE_KEY`) cost a process's first call with
+    parameters 0.3 ms. Its loop is :data:`_SEQUENCE_KEY`'s, which generated calls
+    inline; ``tests/test_build_memo.py`` compares the two on every kind of item."""
+    return _exact(value) if enabled() else None
+
+
+def _exact(value: Any) -> Any:
+    """:func:`exact_key` while generated code is on (what generated calls call)."""
     kind = type(value)
     if kind is int or kind is bool or kind is str or value is None or value is Ellipsis:
         return (kind, value)
@@ -73,30 +88,19 @@ def exact_key(value):
         items = (value,)
     else:
         return None
-{textwrap.indent(_SEQUENCE_KEY.format(key="key", kind="kind", items="items"), "    ")}
-    return key"""
-
-
-_exact_keys: list[Callable[[Any], Any]] = []  # the generated exact_key, once made
-
-
-def _exact_key() -> Callable[[Any], Any]:
-    """The generated exact_key, made on first use (two threads may both make it: either
-    serves)."""
-    if not _exact_keys:
-        _exact_keys.append(define(_EXACT_KEY, "exact_key", {}))
-    return _exact_keys[0]
-
-
-def exact_key(value: Any) -> Any:
-    """A key equal only for values every normaliser treats alike: exact ints, bools,
-    strings, None and ``...`` (with their type, as ``1 == True``), and tuples, lists or
-    slices as :data:`_SEQUENCE_KEY` says; None for anything else (floats among them:
-    ``0.0 == -0.0``), and None for everything while generated code is off
-    (:mod:`kantensor.graph.codegen`): then nothing is remembered by key."""
-    if not enabled():
-        return None
-    return (_exact_keys[0] if _exact_keys else _exact_key())(value)
+    key: list[Any] = [kind]
+    for item in items:
+        if type(item) is slice:
+            start, stop, step = item.start, item.stop, item.step
+            if not ((type(start) is int or start is None) and (type(stop) is int or stop is None)
+                    and (type(step) is int or step is None)):
+                return None
+            key.append((start, stop, step))
+        elif type(item) is int or item is None or item is Ellipsis:
+            key.append(item)
+        else:
+            return None
+    return tuple(key)
 
 
 class Miss:
@@ -188,4 +192,4 @@ def _compiled(layout: tuple[tuple[str, bool, int | str], ...],
         "    outs = hit[1]",
         "    if len(outs) == 1: return one_output(hit[0], tensors, TensorVariable, outs[0])",
         "    return of_new_outputs(hit[0], tensors, TensorVariable, outs).outputs",
-    ]), name, {**_NAMESPACE, "exact_key": _exact_key()})
+    ]), name, {**_NAMESPACE, "exact_key": _exact})
