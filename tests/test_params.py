@@ -3,13 +3,18 @@ OpFamily / TemplateOp, methods, and the catalogue fields that declare them."""
 
 from __future__ import annotations
 
+import inspect
 import itertools
+import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import kantensor as kt
-from kantensor.ops.callspec import CallSpec
+from kantensor.ops import callspec
+from kantensor.ops.callspec import CallSpec, Param, _in_order
 from kantensor.ops.catalogue import CatalogueError, load_file
 from kantensor.ops.family import OpFamily
 from kantensor.ops.op import TemplateOp, placeholders
@@ -109,6 +114,46 @@ def test_bind_plans_bind_as_inspect_does(text):
 def test_call_spec_errors(text, message):
     with pytest.raises(ParamError, match=message.replace("(", r"\(").replace(")", r"\)")
                        .replace("*", r"\*")):
+        CallSpec(text, "sum")
+
+
+PARAMS = st.builds(
+    lambda name, kind, keyword_only, default: Param(
+        name, kind, inspect.Parameter.empty if default is None else default, (),
+        keyword_only),
+    st.sampled_from(["x", "y", "axis", "for", "a b", "_"]),
+    st.sampled_from(["tensor", "*tensors", "int"]), st.booleans(), st.sampled_from([None, 0]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(PARAMS, max_size=5, unique_by=lambda p: p.name))
+def test_a_call_in_order_is_one_inspect_takes(params):
+    """A CallSpec makes its inspect.Signature when first asked; _in_order, checked at
+    once in its stead, takes the parameters inspect takes, but two ``*name`` (which
+    inspect takes and Python's grammar does not): a shipped call form is not parsed."""
+    kinds = {"*tensors": inspect.Parameter.VAR_POSITIONAL}
+    try:
+        inspect.Signature([inspect.Parameter(
+            p.name, kinds.get(p.kind, inspect.Parameter.KEYWORD_ONLY if p.keyword_only
+                              else inspect.Parameter.POSITIONAL_OR_KEYWORD), default=p.default)
+            for p in params])
+        taken = True
+    except ValueError:
+        taken = False
+    twice = sum(p.kind == "*tensors" for p in params) > 1
+    assert _in_order(params) == (taken and not twice), params
+
+
+def test_a_shipped_call_out_of_order_is_refused_as_inspect_words_it(monkeypatch):
+    text = "x, axis: int = 0, y"  # (not Python: only a shipped form can say it)
+    monkeypatch.setitem(callspec._SHIPPED, text, json.dumps(
+        [["x", "tensor", [], False], ["axis", "int", [], False, 0], ["y", "tensor", [], False]]))
+    with pytest.raises(ParamError, match="non-default argument follows default argument"):
+        CallSpec(text, "sum")
+    text = "*x, *y"
+    monkeypatch.setitem(callspec._SHIPPED, text, json.dumps(
+        [["x", "*tensors", [], False], ["y", "*tensors", [], False]]))
+    with pytest.raises(ParamError, match=r"more than one \*name"):
         CallSpec(text, "sum")
 
 

@@ -19,7 +19,8 @@ import inspect
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
+from keyword import iskeyword
 from typing import Any
 
 from ..types.dim import Dim
@@ -78,19 +79,9 @@ class CallSpec:
         names = [p.name for p in self.params]
         if len(set(names)) != len(names):
             raise ParamError(f"call {text!r}: a name is used twice")
-        parameters = []
-        for p in self.params:
-            if p.kind == "*tensors":
-                kind = inspect.Parameter.VAR_POSITIONAL
-            elif p.keyword_only:
-                kind = inspect.Parameter.KEYWORD_ONLY
-            else:
-                kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
-            parameters.append(inspect.Parameter(p.name, kind, default=p.default))
-        try:
-            self.signature = inspect.Signature(parameters)
-        except ValueError as exc:
-            raise ParamError(f"call {text!r}: {exc}") from None
+        if not _in_order(self.params):  # (inspect's words where it has them)
+            self.signature  # noqa: B018 - raises, but for two *tensors
+            raise ParamError(f"call {text!r}: more than one *name")
         for p in self.params:  # defaults must be valid values of their kind
             if p.default is not inspect.Parameter.empty and not p.is_tensor:
                 p.normalise(p.default, op)
@@ -111,6 +102,25 @@ class CallSpec:
         #: :mod:`kantensor.ops.fastcall`): ``(given, len(args))``, by call shape
         #: (:func:`call_shape`). Each Op family makes its own cached calls from it.
         self.layouts: dict[Any, tuple] = {}
+
+    @cached_property
+    def signature(self) -> inspect.Signature:
+        """The call as ``inspect`` says it (what ``help`` shows; bind's general case and
+        its errors), made when first asked: it cost every entry's first use about a
+        fifth of its call's reading. :func:`_in_order` stands for its checks meanwhile."""
+        parameters = []
+        for p in self.params:
+            if p.kind == "*tensors":
+                kind = inspect.Parameter.VAR_POSITIONAL
+            elif p.keyword_only:
+                kind = inspect.Parameter.KEYWORD_ONLY
+            else:
+                kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+            parameters.append(inspect.Parameter(p.name, kind, default=p.default))
+        try:
+            return inspect.Signature(parameters)
+        except ValueError as exc:
+            raise ParamError(f"call {self.text!r}: {exc}") from None
 
     @property
     def param_names(self) -> tuple[str, ...]:
@@ -240,6 +250,31 @@ class CallSpec:
             else:
                 raise TypeError(f"{self.op}: missing parameter {name}")
         return out
+
+
+def _in_order(params: list[Param]) -> bool:
+    """Whether ``params`` (names told apart already) are a Python parameter list:
+    names that are identifiers and no keyword, the positional ones first, no
+    default-less one after one with a default, then at most one ``*tensors``, then the
+    keyword-only ones (what ``inspect.Signature`` checks, and one ``*name``). A parsed
+    call always is (Python's grammar says so); a shipped form is checked here."""
+    stage, defaulted = 0, False  # 0: positional, 1: after *tensors, 2: keyword-only
+    for p in params:
+        if not p.name.isidentifier() or iskeyword(p.name):
+            return False
+        if p.kind == "*tensors":
+            if stage or p.default is not inspect.Parameter.empty:
+                return False
+            stage = 1
+        elif p.keyword_only:
+            stage = 2
+        elif stage:
+            return False
+        elif p.default is not inspect.Parameter.empty:
+            defaulted = True
+        elif defaulted:
+            return False
+    return True
 
 
 def call_shape(args: tuple, kwargs: dict) -> Any:

@@ -22,6 +22,15 @@ from .op import MEMO_SIZE, Builder, SignatureOp, TemplateOp, parsed_template
 FAST_SHAPES = 16
 
 
+class _CallSignature:
+    """An Op family's ``__signature__``: its call's (:attr:`CallSpec.signature`, made
+    when first asked); None on the class itself, which ``inspect`` then reads as any
+    class."""
+
+    def __get__(self, family: Any, owner: Any = None) -> inspect.Signature | None:
+        return None if family is None else family.spec.signature
+
+
 class OpFamily:
     """An Op with parameters, called like its NumPy function: ``kt.sum(x, axis=1)``.
 
@@ -40,7 +49,6 @@ class OpFamily:
         self.compute = compute
         self.builder = builder
         self.__doc__ = doc or f"{name}({spec.text}): {template}"
-        self.__signature__ = spec.signature
         self.__name__ = self.__qualname__ = name  # help() titles it by its name
         self._ops: dict[tuple, TemplateOp] = {}
         #: The cached call of each call shape seen, with its memo (see ops/fastcall.py):
@@ -50,6 +58,9 @@ class OpFamily:
 
     #: How backends compute its Ops (see :attr:`SignatureOp.lowering`).
     lowering: dict[str, str] = {}
+
+    #: What ``inspect.signature(family)`` and ``help`` read: its call's.
+    __signature__ = _CallSignature()
 
     def _op(self, params: dict[str, Any]) -> TemplateOp:
         key = tuple(params.items())
