@@ -1,0 +1,171 @@
+"""The instructions each part of a first ``infer_shapes`` executes, counted by valgrind's
+callgrind: cold_instructions.py's one number, taken apart by function, as deterministic
+as it (two runs agree to about 0.1%), for finding what a first call spends on a loaded
+machine, where timers around the parts vary more than the parts.
+
+Callgrind counts the instructions of C functions, not of Python ones. So each Python
+function named (``module:qualname``, a method as ``module:Class.name``) is wrapped, in
+the timed process, so that it runs inside a C function of its own (``zone0``,
+``zone1``, ...: a tiny extension module compiled here with the C compiler that built
+Python), and callgrind's inclusive count of that C function is the Python function's,
+its callees included (a recursive call is counted once, at the outermost). The wrapper
+replaces the function wherever a module holds it (``from x import f`` included), before
+the call; it adds a few hundred instructions a call to the total. Only the call is
+counted, in a process set up as cold_instructions.py sets one up, except that every
+module named is imported before the call (so a named module's import is not counted:
+name the functions that import it instead). Instructions are not time: a copy of many
+bytes counts each byte, and SHA-256 runs without the processor's own instructions for it.
+
+Run: python benchmarks/cold_parts.py [--layers 12] [--model PATH] TREE FUNCTION ...
+(e.g. ``kantensor.onnx.importer:_Reader._entry kantensor.ops.trust:_import``). Needs
+valgrind, callgrind_annotate and a C compiler; about a minute.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from pathlib import Path
+
+import before_after as ba
+import onnx
+from onnx_model import transformer
+from onnx_time import stripped
+
+#: The extension: one C function per part, each calling the Python callable it is given.
+ZONE = ("static PyObject* zone{i}(PyObject* self, PyObject* args) {{ PyObject *fn, *a, *k;"
+        " if (!PyArg_ParseTuple(args, \"OOO\", &fn, &a, &k)) return NULL;"
+        " return PyObject_Call(fn, a, k == Py_None ? NULL : k); }}")
+
+#: The timed process: the functions wrapped, the model read, then one call counted.
+CALL = """import functools, importlib, json, sys, warnings
+sys.path.insert(0, sys.argv[3])
+import onnx, zones
+import kantensor.onnx as ko
+
+def wrapped(fn, zone):
+    busy = []
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if busy:  # (a recursive call: counted in the outermost)
+            return fn(*args, **kwargs)
+        busy.append(True)
+        try:
+            return zone(fn, args, kwargs or None)
+        finally:
+            busy.pop()
+    return wrapper
+
+def wrap(k, name):
+    module_name, _, qualname = name.partition(":")
+    module = importlib.import_module(module_name)
+    *path, attr = qualname.split(".")
+    owner = module
+    for part in path:  # (not functools.reduce: callgrind counts inside that one)
+        owner = getattr(owner, part)
+    raw = owner.__dict__[attr]
+    fn = raw.__func__ if isinstance(raw, staticmethod | classmethod) else raw
+    new = wrapped(fn, getattr(zones, f"zone{k}"))
+    setattr(owner, attr, type(raw)(new) if isinstance(raw, staticmethod | classmethod)
+            else new)
+    for other in list(sys.modules.values()):
+        held = getattr(other, "__dict__", None)
+        if isinstance(held, dict) and other is not module and other.__name__ != "__main__":
+            for key, value in list(held.items()):
+                if value is fn:
+                    held[key] = new
+
+for k, name in enumerate(json.loads(sys.argv[2])):
+    wrap(k, name)
+model = onnx.load(sys.argv[1])
+
+def call(_a, _b):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ko.infer_shapes(model)
+
+functools.reduce(call, [0, 1])
+"""
+
+
+def extension(folder: Path, n: int) -> Path:
+    """The ``zones`` module of ``n`` C functions, compiled into ``folder``."""
+    source = folder / "zones.c"
+    source.write_text("\n".join([
+        "#define PY_SSIZE_T_CLEAN", "#include <Python.h>",
+        *(ZONE.format(i=i) for i in range(n)),
+        "static PyMethodDef M[] = {",
+        *(f'  {{"zone{i}", zone{i}, METH_VARARGS, ""}},' for i in range(n)),
+        "  {NULL, NULL, 0, NULL}};",
+        'static struct PyModuleDef D = {PyModuleDef_HEAD_INIT, "zones", NULL, -1, M};',
+        "PyMODINIT_FUNC PyInit_zones(void) { return PyModule_Create(&D); }"]))
+    made = folder / f"zones{sysconfig.get_config_var('EXT_SUFFIX')}"
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()
+    subprocess.run([*compiler, "-O1", "-g", "-fno-ipa-icf", "-shared", "-fPIC",
+                    f"-I{sysconfig.get_paths()['include']}", str(source), "-o", str(made)],
+                   check=True)
+    return folder
+
+
+def counts(tree: Path, model: Path, names: list[str], folder: Path) -> tuple[int, list[int]]:
+    """The instructions of the first ``infer_shapes`` of ``model`` by ``tree``, and of
+    each function of ``names`` within it."""
+    ba.compiled(tree)
+    site = folder / "site"
+    site.mkdir(exist_ok=True)
+    signatures = tree / "signatures"
+    (site / "sitecustomize.py").write_text(ba.CATALOGUE.format(
+        init=str(signatures / "__init__.py"), folder=str(signatures)))
+    script = folder / "call.py"
+    script.write_text(CALL)
+    out = folder / "out"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(ba.BYTECODE, PYTHONPATH=os.pathsep.join([str(site), str(tree / "src")]))
+    done = subprocess.run(
+        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
+         "--collect-atstart=no", "--toggle-collect=functools_reduce", sys.executable,
+         str(script), str(model), json.dumps(names), str(extension(folder, len(names)))],
+        env=env, text=True, capture_output=True, timeout=1800)
+    total = re.search(r"Collected : (\d+)", done.stderr)
+    if total is None or int(total.group(1)) == 0:
+        raise SystemExit(f"{tree}: the call failed: {done.stderr[-2000:]}")
+    listed = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100",
+                             str(out)], text=True, capture_output=True, check=True).stdout
+    parts = [0] * len(names)
+    for line in listed.splitlines():  # "  1,234 (1.6%)  .../zones.c:zone7 [...]"
+        found = re.match(r"\s*([\d,]+) .*zones\.c:zone(\d+) ", line)
+        if found:
+            k = int(found.group(2))
+            parts[k] = max(parts[k], int(found.group(1).replace(",", "")))
+    return int(total.group(1)), parts
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("tree", type=Path)
+    parser.add_argument("functions", nargs="+", help="module:qualname")
+    parser.add_argument("--layers", type=int, default=12)
+    parser.add_argument("--model", type=Path, help="an .onnx file instead of the "
+                        "transformer of onnx_model.py (its value_info and output shapes "
+                        "removed, as onnx_time.py does)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as made:
+        folder = Path(made)
+        ba.BYTECODE["PYTHONPYCACHEPREFIX"] = str(folder / "pyc")
+        model = folder / "model.onnx"
+        onnx.save(stripped(onnx.load(args.model)) if args.model else
+                  transformer(args.layers), str(model))
+        total, parts = counts(args.tree.resolve(), model, args.functions, folder)
+    print(f"{total:>14,}  the first call")
+    for name, count in zip(args.functions, parts, strict=True):
+        print(f"{count:>14,}  {name}")
+
+
+if __name__ == "__main__":
+    main()
