@@ -12,6 +12,7 @@ import numpy as np
 from ..ops.params import normalize_axes, normalize_axis
 from ..ops.templates import dims, reads_ranks, typed
 from ..types.numpy_dtypes import extreme_value
+from .floatsizes import float_sizes
 from .shared import RANK_BY_VALUES, SIZE_MAX, SIZE_MIN, constant_ints, known_ints, size_reduce
 
 
@@ -106,10 +107,10 @@ reduce_mean = _reducer(np.mean)
 reduce_prod = _reducer(np.prod)
 
 
-reduce_max = _reducer(_extreme(np.max, -1, SIZE_MAX))
+reduce_max = float_sizes(_reducer(_extreme(np.max, -1, SIZE_MAX)))
 
 
-reduce_min = _reducer(_extreme(np.min, 1, SIZE_MIN))
+reduce_min = float_sizes(_reducer(_extreme(np.min, 1, SIZE_MIN)))
 
 
 reduce_l1 = _reducer(_l1)

@@ -29,6 +29,39 @@ from ..types.symbols import free_symbols
 #: integer Div truncates, which is a floor only where the quotient is >= 0.
 FOLD_FACTS: ContextVar[Facts] = ContextVar("FOLD_FACTS", default=EMPTY)
 
+#: Where a kernel folding values that hold sizes records what the value it makes needs
+#: of them (:func:`.values.fold` sets a list and gives them as the node's conditions): a
+#: size held exactly in a float (:mod:`.floatsizes`).
+FOLD_NEEDS: ContextVar[list] = ContextVar("FOLD_NEEDS")
+
+#: The dtype of the first output of the node whose values are folded: a kernel of both
+#: integers and floats (Div) reads which it computes when its inputs hold sizes.
+FOLD_DTYPE: ContextVar[str] = ContextVar("FOLD_DTYPE", default="int64")
+
+
+class Quotient:
+    """The exact quotient ``a / b`` of a float value of sizes (``a`` an int or a Dim,
+    ``b`` an int > 1 not dividing ``a``), rounded only by Floor, Ceil or a cast to an
+    integer (:mod:`.floatsizes`)."""
+
+    __slots__ = ("a", "b")
+
+    def __init__(self, a: Any, b: int):
+        self.a, self.b = a, b
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Quotient) and self.b == other.b and \
+            (self.a is other.a or self.a == other.a)
+
+    def __hash__(self) -> int:
+        return hash((Quotient, self.a, self.b))
+
+    def __repr__(self) -> str:
+        return f"({self.a})/{self.b}"
+
+    def symbols(self) -> frozenset:
+        return frozenset(free_symbols(self.a)) if isinstance(self.a, Dim) else frozenset()
+
 
 def value_symbols(values: Any) -> set:
     """The named sizes in ``values`` (arrays, None for one unknown): those of each Dim."""
@@ -38,6 +71,8 @@ def value_symbols(values: Any) -> set:
             for x in v.ravel().tolist():
                 if isinstance(x, Dim):  # (else an int, or None: unknown)
                     found |= free_symbols(x)
+                elif isinstance(x, Quotient):
+                    found |= x.symbols()
     return found
 
 

@@ -13,13 +13,18 @@ from ...ops.sizes import SizeNames
 from ...ops.templates import builder, checked, dims, reads_ranks, typed
 from ...syntax.ast import Broadcasts, DimVar
 from ...types.conditions import COMPARE
-from ...types.dim import dim_max
-from ..shared import FOLD_FACTS, SIZE_MAX, SIZE_MIN, NotKnown, size_entry, value_entries
+from ...types.dim import dim_max, dim_min
+from ..floatsizes import entrywise, float_sizes, precision, quotient, rounded
+from ..shared import FOLD_DTYPE, FOLD_FACTS, SIZE_MAX, SIZE_MIN, NotKnown, size_entry, value_entries
 
 
+@float_sizes
 def div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Div: integers truncate toward zero (C's division)."""
     if a.dtype == object or b.dtype == object:
+        dtype = FOLD_DTYPE.get()
+        if precision(dtype) is not None:  # a float quotient of sizes (.floatsizes)
+            return entrywise(lambda x, y: quotient(x, y, dtype), a, b)
         return _size_quotients(a, b)
     if np.issubdtype(a.dtype, np.integer):
         q = np.floor_divide(a, b)
@@ -59,6 +64,34 @@ def _decided(x: Any, op: str) -> bool:
     return COMPARE[op](x, 0) if type(x) is int else FOLD_FACTS.get().decide((x, op, 0)) is True
 
 
+def _rounding(how: str, fn: Any, name: str) -> Any:
+    """Floor, Ceil or Round (``how``, NumPy's ``fn``): of a float value of sizes, each
+    entry rounded exactly (:func:`.floatsizes.rounded`)."""
+    def kernel(x: np.ndarray) -> np.ndarray:
+        return entrywise(lambda v: rounded(v, how), x) if x.dtype == object else fn(x)
+    kernel.__name__ = kernel.__qualname__ = name
+    return float_sizes(kernel)
+
+
+floor = _rounding("floor", np.floor, "floor")
+ceil = _rounding("ceil", np.ceil, "ceil")
+round_even = _rounding("round", np.round, "round_even")
+
+
+@float_sizes
+def absolute(x: np.ndarray) -> np.ndarray:
+    """Abs; of sizes (an int value of Dims, or a float one) ``max(v, -v)``."""
+    return entrywise(lambda v: v if v is None else dim_max(v, -v), x) \
+        if x.dtype == object else np.abs(x)
+
+
+@float_sizes
+def sign(x: np.ndarray) -> np.ndarray:
+    """Sign; of sizes ``min(max(v, -1), 1)``."""
+    return entrywise(lambda v: v if v is None else dim_min(dim_max(v, -1), 1), x) \
+        if x.dtype == object else np.sign(x)
+
+
 def prelu(x: np.ndarray, slope: np.ndarray) -> np.ndarray:
     return np.where(x < 0, x * slope, x).astype(x.dtype)
 
@@ -88,10 +121,12 @@ def _fold(fn: Any, arrays: tuple) -> np.ndarray:
     return out
 
 
+@float_sizes
 def maximum(*arrays: np.ndarray) -> np.ndarray:
     return _fold(SIZE_MAX if _sizes(arrays) else np.maximum, arrays)
 
 
+@float_sizes
 def minimum(*arrays: np.ndarray) -> np.ndarray:
     return _fold(SIZE_MIN if _sizes(arrays) else np.minimum, arrays)
 

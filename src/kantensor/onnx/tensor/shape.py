@@ -25,6 +25,7 @@ from ...ops.templates import (
 )
 from ...syntax.ast import Clause, DimVar, FixedDim
 from ...types.dim import Dim
+from ..floatsizes import float_sizes
 from ..shared import (
     RANK_BY_VALUES,
     NotKnown,
@@ -92,6 +93,7 @@ def build_concat(types: tuple, axis: int, **_: Any) -> dict[str, Any]:
     return {"inputs": operands, "y": out, "params": {"axis": ax}}
 
 
+@float_sizes
 def concat(*arrays: np.ndarray, axis: int) -> np.ndarray:
     return np.concatenate(arrays, axis=axis)
 
@@ -122,6 +124,7 @@ def build_unsqueeze(types: tuple, axes_value: Any = None, axes: Any = None, **_:
             "params": {"axes_value": picked} if axes is None else {"axes": picked}}
 
 
+@float_sizes
 def unsqueeze(x: np.ndarray, *rest: np.ndarray, axes_value: tuple | None = (),
               axes: tuple = ()) -> np.ndarray:
     if not axes and axes_value is None:  # (not known when the model was read)
@@ -151,6 +154,7 @@ def build_squeeze(types: tuple, axes_value: Any = None, given: tuple = (0,),
             "params": {"axes_value": axes, "axes": axes}}
 
 
+@float_sizes
 def squeeze(x: np.ndarray, *rest: np.ndarray, axes_value: tuple, **_: Any) -> np.ndarray:
     return np.squeeze(x, axis=axes_value) if axes_value else x.copy()
 
