@@ -111,6 +111,11 @@ CASES = {
          _node("ReduceMax", ["fnd"], "m", keepdims=1),
          _node("Cast", ["m"], "mi", to=I64)], _floor_div("mi", 2.0, "Ceil")),
     "abs(D - N)": ([_node("Sub", ["d", "n"], "a"), _node("Abs", ["a"], "e")], []),
+    "fmod(D - N, -3)": ([_node("Sub", ["d", "n"], "a"), _node("Mod", ["a", "m3"], "e", fmod=1)],
+                        [_c("m3", [-3])]),
+    "fmod(float(D - N), 2)": ([_node("Sub", ["d", "n"], "a"), _node("Cast", ["a"], "fa", to=F),
+                              _node("Mod", ["fa", "f2"], "fm", fmod=1),
+                              _node("Cast", ["fm"], "e", to=I64)], [_f("f2", [2.0])]),
     "sign(D - N) + N": ([_node("Sub", ["d", "n"], "a"), _node("Sign", ["a"], "b"),
                         _node("Add", ["b", "n"], "e")], []),
 }
@@ -118,14 +123,14 @@ CASES = {
 
 #: The quotients by an int: folded at either sign of the dividend (truncated toward 0);
 #: torchscript's floor division in floats (exact below 2**p: a choice the contract
-#: states, :mod:`kantensor.onnx.floatsizes`); Abs and Sign of sizes. (Not folded: the
+#: states, :mod:`kantensor.onnx.floatsizes`); Abs, Sign and C's fmod of sizes. (Not folded: the
 #: rounding to nearest of a quotient, a quotient by a fraction or by a size, a product
 #: of floats.)
 FOLDED = ("(1 - N) / 2", "N / -2", "(D - N) / 3", "N / 2", "floor(float(N) / 3)",
           "ceil(float(N) / 2)", "floor(float(D - N) / 3)", "ceil(float(D - N) / -2)",
           "int64(float(D - N) / 3)", "floor(double(N) / 7)", "ceil(half(N) / 3)",
           "floor(float(N) / 1)", "round(float(N))", "ceil(float(max(N, D)) / 2)",
-          "abs(D - N)", "sign(D - N) + N")
+          "abs(D - N)", "sign(D - N) + N", "fmod(D - N, -3)", "fmod(float(D - N), 2)")
 
 
 @pytest.mark.parametrize("case", CASES)

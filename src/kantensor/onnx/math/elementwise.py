@@ -14,7 +14,7 @@ from ...ops.templates import builder, checked, dims, reads_ranks, typed
 from ...syntax.ast import Broadcasts, DimVar
 from ...types.conditions import COMPARE
 from ...types.dim import dim_max, dim_min
-from ..floatsizes import entrywise, float_sizes, precision, quotient, rounded
+from ..floatsizes import entrywise, float_sizes, number, precision, quotient, rounded
 from ..shared import FOLD_DTYPE, FOLD_FACTS, SIZE_MAX, SIZE_MIN, NotKnown, size_entry, value_entries
 
 
@@ -103,8 +103,19 @@ def power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.power(a, b.astype(a.dtype) if not np.issubdtype(b.dtype, np.integer) else b)
 
 
+@float_sizes
 def mod(a: np.ndarray, b: np.ndarray, *, fmod: int = 0) -> np.ndarray:
-    """Mod: the sign of the divisor (Python's %) unless ``fmod`` (C's fmod)."""
+    """Mod: the sign of the divisor (Python's %) unless ``fmod`` (C's fmod: the
+    dividend's sign, ``a - b*trunc(a/b)``, of sizes by the truncated quotient, exact in a
+    float too: :mod:`..floatsizes`)."""
+    if a.dtype == object or b.dtype == object:
+        dtype = FOLD_DTYPE.get()
+        if precision(dtype) is not None:  # (ONNX's float Mod is fmod's only)
+            if not fmod:
+                raise ValueError("a float Mod needs fmod=1")
+            a, b = (entrywise(lambda v: number(v, dtype), v) for v in (a, b))
+        if fmod:
+            return a - b * _size_quotients(a, b)
     return np.fmod(a, b) if fmod else np.mod(a, b)
 
 

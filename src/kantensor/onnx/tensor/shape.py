@@ -361,12 +361,21 @@ def build_center_crop_pad(types: tuple, shape_value: Any, axes: tuple | None = N
     sizes = SizeNames(shape_value)
     out: list[Any] = list(a)
     clauses: list[Clause] = []
+    length = len(shape_value) if shape_value else types[1].shape[0] if \
+        types[1].ndim == 1 else None
     values = list(shape_value) if shape_value else [None] * len(picked)
-    if len(values) != len(picked):  # (onnxruntime refuses it when the model is loaded)
-        raise ParamError(f"shape has {len(values)} entries, expected {len(picked)} (one "
+    if length == 1 and not shape_value and len(picked) > 1:  # ONNX's function body
+        # (onnxruntime runs it) broadcasts one entry of unknown value to every axis
+        values = [DimVar("u")] * len(picked)
+        clauses.append(values[0] >= 0)
+    elif length is not None and length != len(picked):  # (onnxruntime refuses it when
+        # the model is loaded: a known value, or one of another length than 1)
+        raise ParamError(f"shape has {length} entries, expected {len(picked)} (one "
                          f"per {'entry of axes' if axes is not None else 'axis of x'})")
     for ax, v in zip(picked, values, strict=True):
-        if v is None:
+        if isinstance(v, DimVar):
+            out[ax] = v
+        elif v is None:
             out[ax] = DimVar(f"u{ax}")
             clauses.append(out[ax] >= 0)
         else:
@@ -378,7 +387,8 @@ def build_center_crop_pad(types: tuple, shape_value: Any, axes: tuple | None = N
 def center_crop_pad(x: np.ndarray, shape: np.ndarray, *sizes: np.ndarray, axes: tuple,
                     **_: Any) -> np.ndarray:
     y = x
-    for ax, n in zip(axes, shape.tolist(), strict=True):
+    entries = shape.tolist() * len(axes) if shape.size == 1 else shape.tolist()  # (one
+    for ax, n in zip(axes, entries, strict=True):  # entry for every axis: broadcast)
         have = y.shape[ax]
         if have > n:
             start = (have - n) // 2
