@@ -253,3 +253,17 @@ def test_a_size_held_in_a_float_is_a_choice_below_2_to_the_p():
     contract = ko.contract(model)
     assert "rounded" not in str(contract) and "N == 8" in str(contract), contract
     assert ko.infer_shapes(model).graph.output[0].type.tensor_type.shape.dim[0].dim_value == 12
+
+
+def test_a_float_of_sizes_never_cast_back_states_nothing():
+    """A size cast to a float and used as data (a box's coordinates scaled by the image's
+    size, as SSDlite's export does) needs nothing of the sizes: only a value cast back to
+    an integer states what the float must hold exactly, so this contract stays exact."""
+    nodes = [_node("Shape", ["x"], "s"), _node("Cast", ["s"], "fs", to=F),
+             _node("Div", ["fs", "f3"], "q"), _node("Mul", ["x", "q"], "y")]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", F, ["N", 2])],
+                              [helper.make_tensor_value_info("y", F, None)],
+                              [_f("f3", [3.0])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    contract = ko.contract(model)
+    assert contract.exact and "every size is valid" in str(contract), contract

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..ops.params import normalize_axes, normalize_axis
+from ..ops.sizes import SizeNames
 from ..ops.templates import dims, reads_ranks, typed
 from ..types.numpy_dtypes import extreme_value
 from .floatsizes import float_sizes
@@ -23,13 +24,17 @@ def build_reduce(types: tuple, keepdims: int, axes_value: Any = None, axes: Any 
     means all, or none at all with ``noop_with_empty_axes``. The Op it resolves holds the
     axes it picked (``axes``), so rendering it again (refine, query) needs no value."""
     x = types[0]
-    if axes is None and 1 in given and known_ints(axes_value) is None and keepdims:
+    if axes is None and 1 in given and known_ints(axes_value) is None and (keepdims or (
+            axes_value is not None and len(axes_value) == 1 and x.ndim)):
         # axes not known when the model is read (or sizes: a Loop's iteration number): the
         # rank stays, each size the input's or 1, which the run decides (none, or a
-        # repeated axis, changes no rank)
-        out = dims("u", x.ndim)
-        return {"x": dims("a", x.ndim), "rest": [typed(dims("k"))], "y": out,
-                "fits": [u >= 0 for u in out], "params": {"axes": None, "axes_value": None}}
+        # repeated axis, changes no rank); without keepdims, one axis of them (one entry)
+        # is one axis fewer, each size the input's there or the next one's
+        out = dims("u", x.ndim if keepdims else x.ndim - 1)
+        sizes = SizeNames(() if keepdims else axes_value)  # (the value's size inputs)
+        return {"x": dims("a", x.ndim), "rest": [typed(dims("k")), *sizes.patterns()],
+                "y": out, "fits": [u >= 0 for u in out], "params": {
+                    "axes": None, "axes_value": None if keepdims else axes_value}}
     if axes is not None:  # the attribute (opsets before 18), or the axes resolved already
         chosen = tuple(axes)
     elif 1 in given:

@@ -14,8 +14,8 @@ from ..types.dim import Dim
 from ..types.facts import EMPTY
 from ..types.type import TensorType
 from .bounds import MAX_VALUE_ENTRIES, oversized
-from .floatsizes import exact_entry, is_float_sizes, number
-from .shared import FOLD_DTYPE, FOLD_FACTS, FOLD_NEEDS, Quotient, value_symbols
+from .floatsizes import entrywise, is_float_sizes, number
+from .shared import FOLD_DTYPE, FOLD_FACTS, FOLD_NEEDS, FloatSize, value_symbols
 
 __all__ = ["DECLINED", "MAX_FOLD", "TypeStandIn", "as_param", "computed", "fold", "integral",
            "plain", "read_shapes", "settle", "sizes_value", "static_size"]
@@ -161,13 +161,9 @@ def computed(apply: Any, values: list[np.ndarray]) -> list[np.ndarray] | None:
 
 def float_entries(r: np.ndarray, dtype: str) -> np.ndarray:
     """A float value of sizes a kernel made (:mod:`.floatsizes`), each entry an int held
-    exactly in ``dtype``, a Dim, a Quotient or None; ValueError (not folded) for any other
-    (a fraction a constant brought in)."""
-    out = np.empty(r.shape, dtype=object)
-    for index, v in np.ndenumerate(r):
-        out[index] = v if v is None or isinstance(v, Dim | Quotient) else \
-            exact_entry(number(v, dtype), dtype, "")
-    return out
+    exactly in ``dtype``, a FloatSize or None; ValueError (not folded) for any other (a
+    fraction a constant brought in)."""
+    return entrywise(lambda v: number(v, dtype), r)
 
 
 #: NumPy's comparisons, as the kernels of ONNX's Equal, Less, ... name them
@@ -199,8 +195,8 @@ def decided(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     out = np.empty(left.shape, dtype=bool)
     for index, x in np.ndenumerate(left):
         y = right[index]
-        if isinstance(x, Quotient | float | np.floating) or \
-                isinstance(y, Quotient | float | np.floating):
+        if isinstance(x, FloatSize | float | np.floating) or \
+                isinstance(y, FloatSize | float | np.floating):
             raise Undecided(f"{x} {op} {y}")  # (a float of sizes compared: not folded)
         if not isinstance(x, Dim) and not isinstance(y, Dim):
             out[index] = COMPARE[op](x, y)

@@ -14,7 +14,7 @@ from ...ops.templates import builder, checked, dims, reads_ranks, typed
 from ...syntax.ast import Broadcasts, DimVar
 from ...types.conditions import COMPARE
 from ...types.dim import dim_max, dim_min
-from ..floatsizes import entrywise, float_sizes, number, precision, quotient, rounded
+from ..floatsizes import entrywise, float_sizes, number, precision, quotient, rounded, whole, wrap
 from ..shared import FOLD_DTYPE, FOLD_FACTS, SIZE_MAX, SIZE_MIN, NotKnown, size_entry, value_entries
 
 
@@ -35,28 +35,29 @@ def div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _size_quotients(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a / b`` truncated toward zero, entry by entry, over values holding sizes (Dims):
-    a floor where every size the facts allow (:data:`.shared.FOLD_FACTS`) gives the
-    quotient's sign (``(1 - n) / 2`` is not ``(1 - n)//2`` at n = 2); by an int of either
-    sign ``max(0, a)//b - max(0, -a)//b`` (an exporter's ``Div(size - k, s)`` where
-    ``size < k`` is not ruled out); ValueError otherwise (not folded)."""
-    left, right = np.broadcast_arrays(np.asarray(a, dtype=object), np.asarray(b, dtype=object))
-    out = np.empty(left.shape, dtype=object)
-    for index, x in np.ndenumerate(left):
-        x, y = int(x) if isinstance(x, np.integer) else x, right[index]
-        y = int(y) if isinstance(y, np.integer) else y
-        if type(y) is int and y < 0:
-            x, y = -x, -y  # (truncation: x / y is -x / -y)
-        if type(y) is int and y == 0:
-            raise ZeroDivisionError("a size divided by 0")
-        if _decided(x, ">=") and _decided(y, ">"):
-            out[index] = x // y
-        elif _decided(x, "<=") and _decided(y, ">"):
-            out[index] = -((-x) // y)
-        elif type(y) is int:  # (y > 0: truncation toward zero of either sign)
-            out[index] = dim_max(x, 0) // y - dim_max(-x, 0) // y
-        else:
-            raise ValueError(f"the sign of {x} / {y} is not known for every size")
-    return out
+    :func:`_truncated`."""
+    return entrywise(_truncated, a, b)
+
+
+def _truncated(x: Any, y: Any) -> Any:
+    """``x / y`` truncated toward zero (sizes, ints): a floor where every size the facts
+    allow (:data:`.shared.FOLD_FACTS`) gives the quotient's sign (``(1 - n) / 2`` is not
+    ``(1 - n)//2`` at n = 2); by an int of either sign ``max(0, x)//y - max(0, -x)//y``
+    (an exporter's ``Div(size - k, s)`` where ``size < k`` is not ruled out); ValueError
+    otherwise (not folded)."""
+    x = int(x) if isinstance(x, np.integer) else x
+    y = int(y) if isinstance(y, np.integer) else y
+    if type(y) is int and y < 0:
+        x, y = -x, -y  # (truncation: x / y is -x / -y)
+    if type(y) is int and y == 0:
+        raise ZeroDivisionError("a size divided by 0")
+    if _decided(x, ">=") and _decided(y, ">"):
+        return x // y
+    if _decided(x, "<=") and _decided(y, ">"):
+        return -((-x) // y)
+    if type(y) is int:  # (y > 0: truncation toward zero of either sign)
+        return dim_max(x, 0) // y - dim_max(-x, 0) // y
+    raise ValueError(f"the sign of {x} / {y} is not known for every size")
 
 
 def _decided(x: Any, op: str) -> bool:
@@ -78,18 +79,23 @@ ceil = _rounding("ceil", np.ceil, "ceil")
 round_even = _rounding("round", np.round, "round_even")
 
 
-@float_sizes
-def absolute(x: np.ndarray) -> np.ndarray:
-    """Abs; of sizes (an int value of Dims, or a float one) ``max(v, -v)``."""
-    return entrywise(lambda v: v if v is None else dim_max(v, -v), x) \
-        if x.dtype == object else np.abs(x)
+def _integers(f: Any, fn: Any, name: str) -> Any:
+    """A kernel ``fn`` whose value of an integer ``v`` of sizes (in an int value, or a
+    float one: :mod:`..floatsizes`) is ``f(v)``."""
+    def one(v: Any) -> Any:
+        if v is None:
+            return None
+        value, needs = whole(v)
+        return wrap(f(value), needs)
+
+    def kernel(x: np.ndarray) -> np.ndarray:
+        return entrywise(one, x) if x.dtype == object else fn(x)
+    kernel.__name__ = kernel.__qualname__ = name
+    return float_sizes(kernel)
 
 
-@float_sizes
-def sign(x: np.ndarray) -> np.ndarray:
-    """Sign; of sizes ``min(max(v, -1), 1)``."""
-    return entrywise(lambda v: v if v is None else dim_min(dim_max(v, -1), 1), x) \
-        if x.dtype == object else np.sign(x)
+absolute = _integers(lambda v: dim_max(v, -v), np.abs, "absolute")
+sign = _integers(lambda v: dim_min(dim_max(v, -1), 1), np.sign, "sign")
 
 
 def prelu(x: np.ndarray, slope: np.ndarray) -> np.ndarray:
@@ -113,10 +119,20 @@ def mod(a: np.ndarray, b: np.ndarray, *, fmod: int = 0) -> np.ndarray:
         if precision(dtype) is not None:  # (ONNX's float Mod is fmod's only)
             if not fmod:
                 raise ValueError("a float Mod needs fmod=1")
-            a, b = (entrywise(lambda v: number(v, dtype), v) for v in (a, b))
+            return entrywise(lambda x, y: _float_fmod(x, y, dtype), a, b)
         if fmod:
             return a - b * _size_quotients(a, b)
     return np.fmod(a, b) if fmod else np.mod(a, b)
+
+
+def _float_fmod(x: Any, y: Any, dtype: str) -> Any:
+    """fmod of two integer entries of float values of sizes (exact: its magnitude is at
+    most the dividend's)."""
+    x, y = number(x, dtype), number(y, dtype)
+    if x is None or y is None:
+        return None
+    (a, m), (b, n) = whole(x), whole(y)
+    return wrap(a - b * _truncated(a, b), m | n)
 
 
 @reads_ranks

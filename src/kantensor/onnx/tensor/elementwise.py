@@ -11,9 +11,9 @@ import numpy as np
 from ...ops.templates import reads_ranks
 from ...types.dtypes import normalize_dtype
 from ..dtypes import DTYPES, ELEM_TYPES, dtype_of
-from ..floatsizes import exact_entry, float_sizes, precision, rounded
+from ..floatsizes import float_sizes, held, precision, to_integer
 from ..lowp import convert
-from ..shared import FOLD_FACTS, Quotient
+from ..shared import FOLD_FACTS
 
 
 def where(c: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -57,8 +57,8 @@ def cast_like(x: np.ndarray, like: np.ndarray, *, saturate: int = 1,
 def _sizes_cast(x: np.ndarray, to: int, saturate: int, round_mode: str) -> np.ndarray:
     """A value holding sizes (Dims) cast to the ONNX element type ``to``: each int
     converted as ONNX converts it (-1 in uint8 is 255), each size kept where the type
-    holds it at every size (int64; uint64 where the facts say it is >= 0; a float
-    below ``2**p``, :mod:`..floatsizes`, whose quotient an integer type truncates);
+    holds it at every size (int64; uint64 where the facts say it is >= 0; a float, as
+    :mod:`..floatsizes` says, whose fraction an integer type truncates);
     ValueError otherwise (not folded: ``100*n`` in uint8 wraps from n = 3, in int32 past
     2**31)."""
     target = DTYPES[to]
@@ -66,11 +66,9 @@ def _sizes_cast(x: np.ndarray, to: int, saturate: int, round_mode: str) -> np.nd
     floats = precision(target) is not None
     for index, v in np.ndenumerate(x):
         if floats:
-            if isinstance(v, Quotient):
-                raise ValueError(f"{v} rounded to {target} is not folded")
-            out[index] = exact_entry(v, target, "Cast")
+            out[index] = held(v, target)
             continue
-        v = rounded(v, "trunc")  # (a float quotient of sizes, to an integer)
+        v = to_integer(v, "Cast")  # (a float of sizes, stating what it needs)
         if isinstance(v, int | np.integer):
             out[index] = convert(np.asarray(int(v), dtype=np.int64), to, saturate,
                                  round_mode).item()
