@@ -143,7 +143,7 @@ def build_squeeze(types: tuple, axes_value: Any = None, given: tuple = (0,),
     x = types[0]
     a = dims("a", x.ndim)
     if axes is None and 1 in given and axes_value is not None and len(axes_value) == 1 \
-            and isinstance(axes_value[0], Dim) and x.ndim:
+            and isinstance(axes_value[0], Dim) and 0 < x.ndim <= _MOST_PICKED:
         return _squeeze_one(x, a, axes_value)
     if axes is not None:
         axes = normalize_axes(tuple(axes), x.ndim)
@@ -193,6 +193,10 @@ def _squeeze_one(x: Any, a: list, axes_value: tuple) -> dict[str, Any]:
 
 #: What a negative axis of a Squeeze does, where its value is a size (:func:`_squeeze_one`)
 _NEGATIVE_AXIS = "a negative axis counts from the end"
+
+#: The most axes of which :func:`_squeeze_one` picks one (its condition is of degree
+#: rank - 1 in the axis; past this the node is refused, as before)
+_MOST_PICKED = 6
 
 
 @float_sizes
