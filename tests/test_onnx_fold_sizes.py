@@ -16,6 +16,9 @@ from onnx import TensorProto, helper, numpy_helper
 import kantensor as kt
 import kantensor.onnx as ko
 import ortrun
+from kantensor.onnx.floatsizes import held, quotient, rounded, to_integer
+from kantensor.onnx.shared import FOLD_NEEDS
+from kantensor.types.dim import Dim
 from kantensor.types.symbols import substitute
 
 F, I64 = TensorProto.FLOAT, TensorProto.INT64
@@ -267,3 +270,32 @@ def test_a_float_of_sizes_never_cast_back_states_nothing():
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     contract = ko.contract(model)
     assert contract.exact and "every size is valid" in str(contract), contract
+
+
+def test_the_float_kernels_of_sizes_compute_what_numpy_computes_in_that_float():
+    """The kernels' chain on a size ``n + c`` (Cast to the float, Div by ``b``, Floor,
+    Ceil or none, Cast back), evaluated at sizes below 2**p, against NumPy computing the
+    same in that float: equal at every one, and the conditions each stated say
+    ``|n + c| < 2**p``."""
+    rng = np.random.default_rng(32)
+    n = Dim("n")
+    for dtype in ("float16", "float32", "float64"):
+        p = {"float16": 11, "float32": 24, "float64": 53}[dtype]
+        for _ in range(60):
+            c, b = int(rng.integers(-5, 6)), int(rng.choice([-7, -3, -2, 2, 3, 5, 8, 40]))
+            how = str(rng.choice(["floor", "ceil", "trunc"]))
+            needs: list = []
+            token = FOLD_NEEDS.set(needs)
+            try:
+                q = quotient(held(n + c, dtype), b, dtype)
+                v = to_integer(q if how == "trunc" else rounded(q, how), "Cast")
+            finally:
+                FOLD_NEEDS.reset(token)
+            assert needs and all(x.source.otherwise for x in needs), needs  # (choices)
+            assert all(x.holds({"n": 2**p - c - 1}) for x in needs)
+            assert not all(x.holds({"n": 2**p - c}) for x in needs), (needs, c)
+            for size in (*range(8), *rng.integers(0, 2**p - 6, 20).tolist()):
+                f = np.array(size + c, dtype) / np.array(b, dtype)
+                want = {"floor": np.floor, "ceil": np.ceil, "trunc": np.trunc}[how](f)
+                got = substitute(v, {"n": size}) if isinstance(v, Dim) else v
+                assert got == int(want), (dtype, c, b, how, size, v)
