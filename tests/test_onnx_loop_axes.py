@@ -20,6 +20,7 @@ import ortrun
 from kantensor.onnx.importer import read_types
 from kantensor.types.dim import Dim
 from kantensor.types.symbols import substitute
+from test_onnx_shape_differential import check
 
 F, I64, BOOL = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
 
@@ -85,3 +86,33 @@ def test_a_squeeze_of_an_axis_of_equal_sizes_keeps_them_and_needs_them_1():
         "x": np.zeros((2, 2, 2), np.float32)}), ortrun.Refusal)
     out = ko.infer_shapes(_loop("ReduceSum", 3, "NSD", keepdims=0)).graph.output[0]
     assert len(out.type.tensor_type.shape.dim) == 3
+
+
+def _computed_axis(op: str, shift: int, **attrs):
+    """``op(x, [N - shift])`` over ``x: float[N, S, D]``: one axis computed from a size."""
+    nodes = [helper.make_node("Shape", ["x"], ["s"]),
+             helper.make_node("Gather", ["s", "z"], ["n"]),
+             helper.make_node("Sub", ["n", "k"], ["e"]),
+             helper.make_node("Unsqueeze", ["e", "z1"], ["ax"]),
+             helper.make_node(op, ["x", "ax"], ["y"], **attrs)]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", F, list("NSD"))],
+                              [helper.make_tensor_value_info("y", F, None)],
+                              [numpy_helper.from_array(np.array(0, np.int64), "z"),
+                               numpy_helper.from_array(np.array([0], np.int64), "z1"),
+                               numpy_helper.from_array(np.array(shift, np.int64), "k")])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+
+@pytest.mark.parametrize("shift", [0, 1, 3])
+@pytest.mark.parametrize(("op", "attrs"), [("ReduceSum", {"keepdims": 0}), ("Squeeze", {})])
+def test_one_axis_computed_from_a_size_is_typed_and_its_contract_holds(op, attrs, shift):
+    """The same by one axis computed from a size in the main graph (``N - shift``): typed
+    (it was refused), and its contract agrees with onnxruntime at every size in 0..4 x
+    0..2 x 0..2: the axis in range (``-3 <= N - shift < 3``), a Squeeze's axis 1."""
+    stats: dict[str, int] = {}
+    problems: list[str] = []
+    points = [dict(zip("NSD", p, strict=True))
+              for p in itertools.product(range(5), range(3), range(3))]
+    check(_computed_axis(op, shift, **attrs), list("NSD"), points, stats, problems)
+    assert not problems, problems[:3]
+    assert stats.get("contract agreed", 0) >= 18 and stats.get("onnxruntime ran", 0), stats

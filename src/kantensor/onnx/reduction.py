@@ -12,6 +12,7 @@ import numpy as np
 from ..ops.params import normalize_axes, normalize_axis
 from ..ops.sizes import SizeNames
 from ..ops.templates import dims, reads_ranks, typed
+from ..syntax.ast.dims import as_expr
 from ..types.numpy_dtypes import extreme_value
 from .floatsizes import float_sizes
 from .shared import RANK_BY_VALUES, SIZE_MAX, SIZE_MIN, constant_ints, known_ints, size_reduce
@@ -32,8 +33,12 @@ def build_reduce(types: tuple, keepdims: int, axes_value: Any = None, axes: Any 
         # is one axis fewer, each size the input's there or the next one's
         out = dims("u", x.ndim if keepdims else x.ndim - 1)
         sizes = SizeNames(() if keepdims else axes_value)  # (the value's size inputs)
+        fits = [u >= 0 for u in out]
+        if not keepdims and axes_value[0] is not None:  # (an axis in range: -r <= e < r)
+            e = as_expr(sizes.expr(axes_value[0]))
+            fits += [e + x.ndim >= 0, e <= x.ndim - 1]
         return {"x": dims("a", x.ndim), "rest": [typed(dims("k")), *sizes.patterns()],
-                "y": out, "fits": [u >= 0 for u in out], "params": {
+                "y": out, "fits": fits, "params": {
                     "axes": None, "axes_value": None if keepdims else axes_value}}
     if axes is not None:  # the attribute (opsets before 18), or the axes resolved already
         chosen = tuple(axes)
