@@ -32,14 +32,16 @@ def build_reduce(types: tuple, keepdims: int, axes_value: Any = None, axes: Any 
         # repeated axis, changes no rank); without keepdims, one axis of them (one entry)
         # is one axis fewer, each size the input's there or the next one's
         out = dims("u", x.ndim if keepdims else x.ndim - 1)
-        sizes = SizeNames(() if keepdims else axes_value)  # (the value's size inputs)
+        sizes = SizeNames(axes_value)  # (the size inputs of its entries that are sizes)
         fits = [u >= 0 for u in out]
-        if not keepdims and axes_value[0] is not None:  # (an axis in range: -r <= e < r)
-            e = as_expr(sizes.expr(axes_value[0]))
-            fits += [e + x.ndim >= 0, e <= x.ndim - 1]
+        for v in axes_value or ():  # each axis in range: -r <= e < r
+            if isinstance(v, int):
+                normalize_axis(v, x.ndim)
+            elif v is not None:
+                e = as_expr(sizes.expr(v))
+                fits += [e + x.ndim >= 0, e <= x.ndim - 1]
         return {"x": dims("a", x.ndim), "rest": [typed(dims("k")), *sizes.patterns()],
-                "y": out, "fits": fits, "params": {
-                    "axes": None, "axes_value": None if keepdims else axes_value}}
+                "y": out, "fits": fits, "params": {"axes": None, "axes_value": axes_value}}
     if axes is not None:  # the attribute (opsets before 18), or the axes resolved already
         chosen = tuple(axes)
     elif 1 in given:
