@@ -19,7 +19,8 @@ the three taking turns, median of ``--runs`` processes, and their geometric mean
 Run: ``python benchmarks/before_after.py --base /work/main [--layers 12] [--runs 3]
 [--clock cpu] [--model PATH ...] [--exports DIR]`` (``cpu``: each process's CPU time,
 steadier on a shared machine; ``--model``: more .onnx files to type, e.g. models exported
-from PyTorch). Each
+from PyTorch). With ``--clock cpu`` it prints :data:`ONNX_CPU_NOTE` beside onnx's rows:
+compare kantensor with onnx on the wall clock (see docs/performance.rst). Each
 tree's modules are compiled to bytecode first (in a folder of this run's), as an installed
 package has them, so that no timed call compiles a module it imports on first use; and
 each tree reads its own catalogue files (``signatures/``, see :data:`CATALOGUE`).
@@ -153,6 +154,15 @@ def main() -> None:
             measure(args, trees)
 
 
+#: Printed where onnx is timed on the CPU clock: a process's CPU time counts every thread
+#: of it, and onnx's first call has been seen to run on two (its cold CPU time about
+#: twice its wall time), so a ratio with onnx is taken from a run on the wall clock.
+ONNX_CPU_NOTE = ("note: onnx's times are its process's CPU time, which counts all its "
+                 "threads (its first call has been seen on two: twice its wall time); "
+                 "compare with onnx on the wall clock (--clock wall, the trees taking turns "
+                 "with it in one run)")
+
+
 def first_call(tree: Path | None, tool: str, model: Path, clock: str) -> float:
     """The first ``infer_shapes`` of ``model`` in a fresh process, in ms (NaN: failed)."""
     out = run(tree, ["onnx_time.py", tool, "--model", str(model), "--repeat", "1",
@@ -187,6 +197,8 @@ def exports(args: argparse.Namespace, trees: dict[str, Path]) -> None:
     print(f"{'geometric mean':34} {mean['base']:8.1f} {mean['this']:8.1f} "
           f"{mean['onnx']:8.1f} {mean['this'] / mean['onnx']:10.2f} "
           f"{mean['base'] / mean['onnx']:10.2f}")
+    if args.clock == "cpu":
+        print(ONNX_CPU_NOTE)
 
 
 def measure(args: argparse.Namespace, trees: dict[str, Path]) -> None:
@@ -231,6 +243,8 @@ def measure(args: argparse.Namespace, trees: dict[str, Path]) -> None:
                 print(f"  kantensor ({label}), node by node: {found}", flush=True)
             print(f"  onnx:             {cold_warm(None, 'onnx', path, args.runs, args.clock)}",
                   flush=True)
+            if args.clock == "cpu":
+                print(f"  ({ONNX_CPU_NOTE})", flush=True)
 
 
 if __name__ == "__main__":

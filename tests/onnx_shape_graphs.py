@@ -3,8 +3,8 @@
 
 One input ``x`` with named sizes; the graph reads its sizes (``Shape`` with start and
 end, ``Size``), computes on them (``Gather``/``Slice`` of shapes, Add, Sub, Mul, Div,
-Mod, Neg, Abs, Max, Min, Where, Equal, Less, Greater, Not, Cast to int64, int32, bool
-and float and back, the float floor division torchscript emits, Concat, Unsqueeze,
+Mod, fmod, Neg, Abs, Sign, Max, Min, Where, Equal, Less, Greater, Not, Cast to int64,
+int32, bool and float and back, the float floor division torchscript emits, Concat, Unsqueeze,
 Squeeze) and uses the results on data (``Reshape`` with 0, -1 and allowzero, ``Expand``
 and its ``Where(Equal(shape, -1), 1, shape)`` idiom, ``Tile``, ``Range``,
 ``ConstantOfShape``, ``Slice`` by computed bounds with negative, clamped and stepped

@@ -2,9 +2,10 @@
 making (:class:`Graph`: its pools of int64 scalars and vectors of sizes, bools and data,
 each int value with a bound on its magnitude) and the steps that read sizes and compute
 on them as exporters do (``Shape`` with start and end, ``Size``, ``Gather``/``Slice`` of
-shapes, Add, Sub, Mul, Div, Mod, Neg, Abs, Max, Min, Where, Equal, Less, Greater, Not,
-Cast to int32, bool and float and back, torchscript's float floor division, Concat,
-Unsqueeze, Squeeze). Integer divisors are never zero (a constant, or ``Max(d, 1)``).
+shapes, Add, Sub, Mul, Div, Mod (Python's and C's fmod), Neg, Abs, Sign, Max, Min, Where,
+Equal, Less, Greater, Not, Cast to int32, bool and float and back, torchscript's float
+floor division (Floor, Ceil, Round), Concat, Unsqueeze, Squeeze). Integer divisors are
+never zero (a constant, or ``Max(d, 1)``).
 """
 
 
@@ -177,9 +178,9 @@ def arith(g: Graph) -> None:
         a, length, ab = g.vector()
     else:
         (a, ab), length = g.scalar(), None
-    op = rng.choice(("Add", "Sub", "Mul", "Max", "Min", "Div", "Mod", "Neg", "Abs"))
-    if op in ("Neg", "Abs"):
-        out, bound = g.node(op, [a], I64), ab
+    op = rng.choice(("Add", "Sub", "Mul", "Max", "Min", "Div", "Mod", "Neg", "Abs", "Sign"))
+    if op in ("Neg", "Abs", "Sign"):
+        out, bound = g.node(op, [a], I64), ab if op != "Sign" else 1
     elif op in ("Div", "Mod"):
         if rng.random() < 0.6:
             divisor = rng.choice((2, 3, 4, -2, -3))
@@ -187,7 +188,7 @@ def arith(g: Graph) -> None:
         else:
             s, bb = g.scalar()
             b = g.node("Max", [s, g.const(1)], I64)
-        out = g.node(op, [a, b], I64, **({"fmod": 0} if op == "Mod" else {}))
+        out = g.node(op, [a, b], I64, **({"fmod": rng.choice((0, 1))} if op == "Mod" else {}))
         bound = ab if op == "Div" else bb
     else:
         b, bb = operand(g, length)
@@ -197,7 +198,7 @@ def arith(g: Graph) -> None:
         bound = ab * bb if op == "Mul" else ab + bb
     if bound > 10**6:
         return
-    names = {a, *([b] if op not in ("Neg", "Abs") else [])}
+    names = {a, *([b] if op not in ("Neg", "Abs", "Sign") else [])}
     shaped = [g.vectors[n][0] for n in names if n in g.vectors]
     if shaped:
         g.vectors[out] = (shaped[0], bound)
@@ -245,7 +246,7 @@ def cast(g: Graph) -> None:
     cast = g.node("Cast", [a], to, to=to)
     if to == F and rng.random() < 0.6:  # torchscript's a // b: Cast, Div, Floor, Cast
         divisor = rng.choice((2.0, 3.0, -2.0, 4.0))
-        cast = g.node(rng.choice(("Floor", "Ceil")),
+        cast = g.node(rng.choice(("Floor", "Ceil", "Round")),
                       [g.node("Div", [cast, g.const(divisor, F)], F)], F)
     if to == BOOL and not vec:
         g.bools.append(cast)

@@ -18,7 +18,8 @@ BIG = 2**63 - 1
 
 def _model(nodes, names, consts):
     inits = [numpy_helper.from_array(np.array(v, np.int64), k) for k, v in consts.items()]
-    kinds = {"i": TensorProto.INT64, "b": TensorProto.BOOL}  # by the name's first letter
+    kinds = {"i": TensorProto.INT64, "j": TensorProto.INT32, "b": TensorProto.BOOL}  # by
+    # the name's first letter
     outputs = [helper.make_tensor_value_info(o, kinds.get(o[0], TensorProto.FLOAT), None)
                for n in nodes for o in n.output]
     graph = helper.make_graph(nodes, "found", [helper.make_tensor_value_info(
@@ -55,16 +56,25 @@ def test_a_slice_bound_past_the_walks_end_empties_the_axis():
 
 
 def test_a_slice_bound_not_known_is_no_omitted_one():
-    """An entry of a Slice's starts or ends whose value is not known (``Abs`` of a size
-    is not folded) was read as omitted: ``x[abs(N):]`` typed whole (``N``) where it is
-    empty. It is unknown now."""
-    nodes = _sizes("NS") + [helper.make_node("Abs", ["i_n1"], ["i_abs"]),
-                            helper.make_node("Slice", ["x", "i_abs", "big", "axis0"], ["y"])]
+    """An entry of a Slice's starts or ends whose value is not known (a size cast to
+    int32 and back is not folded) was read as omitted: ``x[N:]`` typed whole (``N``)
+    where it is empty. It is unknown now; and ``Abs`` of the size, folded (``N``),
+    empties the axis."""
+    nodes = _sizes("NS") + [
+        helper.make_node("Cast", ["i_n1"], ["j_32"], to=TensorProto.INT32),
+        helper.make_node("Cast", ["j_32"], ["i_back"], to=TensorProto.INT64),
+        helper.make_node("Slice", ["x", "i_back", "big", "axis0"], ["y"])]
     model = _model(nodes, "NS", {"zero": 0, "axis0": [0], "big": [BIG]})
     shape = typed(model)[0][-1]
     assert shape[0] is None or not isinstance(shape[0], int) and str(shape[0]) != "N"
     stats = _judged(model, "NS", [(0, 2), (1, 3), (3, 1), (2, 0)])
     assert stats["contract agreed"] == 4 and stats["values unknown"] == 4, stats
+    nodes = _sizes("NS") + [helper.make_node("Abs", ["i_n1"], ["i_abs"]),
+                            helper.make_node("Slice", ["x", "i_abs", "big", "axis0"], ["y"])]
+    model = _model(nodes, "NS", {"zero": 0, "axis0": [0], "big": [BIG]})
+    assert typed(model)[0][-1][0] == 0
+    stats = _judged(model, "NS", [(0, 2), (1, 3), (3, 1), (2, 0)])
+    assert stats["values exact"] == 4 * len(nodes), stats
 
 
 def test_slice_lengths_at_every_bound_and_step_are_onnxruntimes_or_unknown():
@@ -103,13 +113,13 @@ def test_a_reshape_of_a_divided_size_is_typed():
 
 
 def test_a_reshape_to_a_shape_not_known_leaves_the_contract_undecided():
-    """``Reshape(x[N, S], [N, 0, float(N)])``: a size cast to float and back is not
+    """``Reshape(x[N, S], [N, 0, int32(N)])``: a size cast to int32 and back is not
     folded, so the shape is not known when the model is read. The contract said every
     size valid (the Reshape stated nothing) where onnxruntime refuses most of them; it
     says undecided now, in a note naming the node."""
     nodes = _sizes("NS") + [
-        helper.make_node("Cast", ["i_n"], ["f"], to=TensorProto.FLOAT),
-        helper.make_node("Cast", ["f"], ["i_back"], to=TensorProto.INT64),
+        helper.make_node("Cast", ["i_n"], ["j_n"], to=TensorProto.INT32),
+        helper.make_node("Cast", ["j_n"], ["i_back"], to=TensorProto.INT64),
         helper.make_node("Unsqueeze", ["i_back", "axis0"], ["i_back1"]),
         helper.make_node("Concat", ["i_n1", "zero1", "i_back1"], ["i_target"], axis=0),
         helper.make_node("Reshape", ["x", "i_target"], ["y"], name="reshape_y")]
@@ -198,7 +208,7 @@ def test_a_choice_is_no_fact_that_refuses_a_later_node():
 
 
 def test_a_reshape_to_an_ifs_size_leaves_the_contract_undecided():
-    """``Reshape(x[N, S], [If(N >= abs(N)) then S else N, 0])``: the If's value is
+    """``Reshape(x[N, S], [If(N >= int32(N)) then S else N, 0])``: the If's value is
     computed from sizes alone but not known when the model is read; a node with
     subgraphs was never taken for one computed from sizes, so the contract said every
     size valid where onnxruntime refuses all but the volume's."""
@@ -208,8 +218,9 @@ def test_a_reshape_to_an_ifs_size_leaves_the_contract_undecided():
                 for k, src in enumerate(("i_s", "i_n"))]
     nodes = _sizes("NS") + [
         helper.make_node("Gather", ["i_shape", "one"], ["i_s"], axis=0),
-        helper.make_node("Abs", ["i_n"], ["i_abs"]),
-        helper.make_node("GreaterOrEqual", ["i_n", "i_abs"], ["b_cond"]),
+        helper.make_node("Cast", ["i_n"], ["j_n"], to=TensorProto.INT32),
+        helper.make_node("Cast", ["j_n"], ["i_back"], to=TensorProto.INT64),
+        helper.make_node("GreaterOrEqual", ["i_n", "i_back"], ["b_cond"]),
         helper.make_node("If", ["b_cond"], ["i_pick"], then_branch=branches[0],
                          else_branch=branches[1]),
         helper.make_node("Unsqueeze", ["i_pick", "axis0"], ["i_pick1"]),

@@ -199,8 +199,10 @@ def test_axes_that_are_a_loops_iteration_number_are_axes_of_unknown_value(op, at
 
 def test_squeeze_by_a_loops_iteration_number_says_why_it_is_refused():
     """Squeeze's output rank depends on its axes' values (a repeated axis is one): axes
-    that are a Loop's iteration number stay refused, and the message says so."""
+    that are a Loop's iteration number stay refused by ``from_onnx`` (the function its
+    body runs as is typed with the number unknown), and the message says so;
+    ``infer_shapes`` types one such axis (tests/test_onnx_loop_axes.py)."""
     with pytest.raises(ValueError, match=r"Squeeze: axes must be constant integers when "
-                       r"the model is read, got \(Loop_xf_shapes_s3\): sizes known only when the "
-                       r"model runs, and the output's rank depends on their values"):
+                       r"the model is read, got a value known only when the model runs, "
+                       r"and the output's rank depends on their values"):
         ko.from_onnx(_loop_over_axes("Squeeze", 2, (1, 1, 1)))

@@ -437,3 +437,26 @@ def test_center_crop_pad_shape_of_the_wrong_length_is_refused_by_name(shape, att
     with pytest.raises(ValueError, match=r"node '[^']*' \(CenterCropPad\): .*" + message):
         from_onnx(model)
     assert isinstance(run(model, {"x": np.zeros((3, 4), np.float32)}), Refusal)
+
+
+@pytest.mark.parametrize("length", [1, 2, 3])
+def test_center_crop_pad_shape_of_unknown_value_is_judged_by_its_length(length):
+    """A shape whose value is not known (a graph input) but whose length is: of one
+    entry per axis, each axis that entry's size; of one entry for two axes, ONNX's
+    function body (which onnxruntime runs) broadcasts it to both, and the graph runs so
+    (it was typed, but its kernel refused); of another length onnxruntime refuses the
+    model when it is loaded, and so does kantensor now (it was typed ``float32[?,?]``)."""
+    model = node_model("CenterCropPad", [("x", F, ["n", "s"]), ("shape", I64, [length])],
+                       opset=18)
+    x = np.zeros((2, 5), np.float32)
+    ran = run(model, {"x": x, "shape": np.array([3] * length, np.int64)})
+    if length == 3:
+        with pytest.raises(ValueError, match=r"shape has 3 entries, expected 2"):
+            from_onnx(model)
+        assert isinstance(ran, Refusal)
+        return
+    inputs, outputs = from_onnx(model)
+    assert str(outputs[0].type) == "float32[?,?]"
+    assert ran == [(3, 3)]
+    (y,) = kt.function(inputs, outputs)(x, np.array([3] * length, np.int64))
+    assert y.shape == (3, 3)

@@ -76,7 +76,7 @@ def arguments(reader: Any, entry: OnnxOp, node: onnx.NodeProto, label: str
         tensors.append(var)
         if value is not None:
             value_entries(var.type, k, name, f"node {label!r} ({node.op_type})")
-            params[value] = as_param(reader.value(source))
+            params[value] = as_param(reader.value(source), getattr(var.type, "dtype", ""))
             if reader.graph:  # sizes the data decides: read when the graph runs
                 params[value] = reader.counts.at_run_time(reader, params[value])
         if bounds is not None:

@@ -378,7 +378,8 @@ class _Reader(Scope, Sources):
         apply = outs[0].owner
         if apply is not None and node.name:  # refine's messages name the node
             apply.tag["name"] = node.name
-        folded = fold(self, entry.reads_shapes, apply) if apply is not None else None
+        folded, needs = fold(self, entry.reads_shapes, apply) if apply is not None else \
+            (None, ())
         for name, var in zip(wanted, outs, strict=False):
             if name:
                 var.name = name
@@ -391,7 +392,7 @@ class _Reader(Scope, Sources):
                     positions[id(self.vars.get(name))] = k
             conditions = portable(apply.conditions, positions)
         return tuple(o.type for o in outs), \
-            tuple(folded) if folded is not None else (None,) * len(outs), conditions
+            tuple(folded) if folded is not None else (None,) * len(outs), (*conditions, *needs)
 
     def constant(self, node: onnx.NodeProto, rec: NodeRecord) -> None:
         """A Constant node's value and type; reading types only, its Variable is made

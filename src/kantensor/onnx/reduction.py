@@ -10,8 +10,11 @@ from typing import Any
 import numpy as np
 
 from ..ops.params import normalize_axes, normalize_axis
+from ..ops.sizes import SizeNames
 from ..ops.templates import dims, reads_ranks, typed
+from ..syntax.ast.dims import as_expr
 from ..types.numpy_dtypes import extreme_value
+from .floatsizes import float_sizes
 from .shared import RANK_BY_VALUES, SIZE_MAX, SIZE_MIN, constant_ints, known_ints, size_reduce
 
 
@@ -22,13 +25,23 @@ def build_reduce(types: tuple, keepdims: int, axes_value: Any = None, axes: Any 
     means all, or none at all with ``noop_with_empty_axes``. The Op it resolves holds the
     axes it picked (``axes``), so rendering it again (refine, query) needs no value."""
     x = types[0]
-    if axes is None and 1 in given and known_ints(axes_value) is None and keepdims:
+    if axes is None and 1 in given and known_ints(axes_value) is None and (keepdims or (
+            axes_value is not None and len(axes_value) == 1 and x.ndim)):
         # axes not known when the model is read (or sizes: a Loop's iteration number): the
         # rank stays, each size the input's or 1, which the run decides (none, or a
-        # repeated axis, changes no rank)
-        out = dims("u", x.ndim)
-        return {"x": dims("a", x.ndim), "rest": [typed(dims("k"))], "y": out,
-                "fits": [u >= 0 for u in out], "params": {"axes": None, "axes_value": None}}
+        # repeated axis, changes no rank); without keepdims, one axis of them (one entry)
+        # is one axis fewer, each size the input's there or the next one's
+        out = dims("u", x.ndim if keepdims else x.ndim - 1)
+        sizes = SizeNames(axes_value)  # (the size inputs of its entries that are sizes)
+        fits = [u >= 0 for u in out]
+        for v in axes_value or ():  # each axis in range: -r <= e < r
+            if isinstance(v, int):
+                normalize_axis(v, x.ndim)
+            elif v is not None:
+                e = as_expr(sizes.expr(v))
+                fits += [e + x.ndim >= 0, e <= x.ndim - 1]
+        return {"x": dims("a", x.ndim), "rest": [typed(dims("k")), *sizes.patterns()],
+                "y": out, "fits": fits, "params": {"axes": None, "axes_value": axes_value}}
     if axes is not None:  # the attribute (opsets before 18), or the axes resolved already
         chosen = tuple(axes)
     elif 1 in given:
@@ -106,10 +119,10 @@ reduce_mean = _reducer(np.mean)
 reduce_prod = _reducer(np.prod)
 
 
-reduce_max = _reducer(_extreme(np.max, -1, SIZE_MAX))
+reduce_max = float_sizes(_reducer(_extreme(np.max, -1, SIZE_MAX)))
 
 
-reduce_min = _reducer(_extreme(np.min, 1, SIZE_MIN))
+reduce_min = float_sizes(_reducer(_extreme(np.min, 1, SIZE_MIN)))
 
 
 reduce_l1 = _reducer(_l1)

@@ -29,6 +29,65 @@ from ..types.symbols import free_symbols
 #: integer Div truncates, which is a floor only where the quotient is >= 0.
 FOLD_FACTS: ContextVar[Facts] = ContextVar("FOLD_FACTS", default=EMPTY)
 
+#: Where a kernel folding values that hold sizes records what the value it makes needs
+#: of them (:func:`.values.fold` sets a list and gives them as the node's conditions): a
+#: size held exactly in a float (:mod:`.floatsizes`).
+FOLD_NEEDS: ContextVar[list] = ContextVar("FOLD_NEEDS")
+
+#: The dtype of the first output of the node whose values are folded: a kernel of both
+#: integers and floats (Div) reads which it computes when its inputs hold sizes.
+FOLD_DTYPE: ContextVar[str] = ContextVar("FOLD_DTYPE", default="int64")
+
+
+class FloatSize:
+    """An entry of a float value of sizes (:mod:`.floatsizes`): the exact value ``a / b``
+    (``a`` an int or a Dim, ``b`` an int >= 1), which the float holds, rounded only by
+    Floor, Ceil or a cast to an integer, wherever each size ``d`` of ``needs`` (pairs
+    ``(d, dtype)``) is below ``2**p`` in magnitude (``p``: the float dtype's precision):
+    the conditions a value cast back to an integer states."""
+
+    __slots__ = ("a", "b", "needs")
+
+    def __init__(self, a: Any, b: int = 1, needs: frozenset = frozenset()):
+        self.a, self.b, self.needs = a, b, needs
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, FloatSize) and self.b == other.b and \
+            self.needs == other.needs and (self.a is other.a or self.a == other.a)
+
+    def __hash__(self) -> int:
+        return hash((FloatSize, self.a, self.b, self.needs))
+
+    def __repr__(self) -> str:
+        return f"FloatSize({self.a}, {self.b})"
+
+    def symbols(self) -> set:
+        found = set(free_symbols(self.a)) if isinstance(self.a, Dim) else set()
+        for d, _ in self.needs:
+            found |= free_symbols(d)
+        return found
+
+    def whole(self) -> tuple[Any, frozenset]:
+        """Its value and needs where it is an integer (``b`` 1); TypeError otherwise (a
+        fraction takes part in nothing but Floor, Ceil and a cast to an integer)."""
+        if self.b != 1:
+            raise TypeError(f"{self.a}/{self.b}: a float fraction of sizes is not folded")
+        return self.a, self.needs
+
+
+def _of_sizes(pick: Any) -> Any:
+    """``pick`` (dim_min, dim_max) of two entries of values of sizes (ints, Dims,
+    :class:`FloatSize` integers, None: unknown) as a ufunc on object arrays."""
+    def one(a: Any, b: Any) -> Any:
+        if a is None or b is None:
+            return None
+        if isinstance(a, FloatSize) or isinstance(b, FloatSize):
+            (x, m), (y, n) = (v.whole() if isinstance(v, FloatSize) else (v, frozenset())
+                              for v in (a, b))
+            return FloatSize(pick(x, y), 1, m | n)
+        return pick(a, b)
+    return np.frompyfunc(one, 2, 1)
+
 
 def value_symbols(values: Any) -> set:
     """The named sizes in ``values`` (arrays, None for one unknown): those of each Dim."""
@@ -38,6 +97,8 @@ def value_symbols(values: Any) -> set:
             for x in v.ravel().tolist():
                 if isinstance(x, Dim):  # (else an int, or None: unknown)
                     found |= free_symbols(x)
+                elif isinstance(x, FloatSize):
+                    found |= x.symbols()
     return found
 
 
@@ -59,7 +120,7 @@ def constant_ints(value: Any, what: str, why: str = "") -> tuple[int, ...]:
     if value is None or not all(isinstance(v, int) for v in value):
         got = f"({', '.join(map(str, value))}): sizes known only when the model runs" \
             if value is not None and all(isinstance(v, int | Dim) for v in value) else \
-            repr(value)
+            "a value known only when the model runs" if value is None else repr(value)
         raise NotKnown(f"{what} must be constant integers when the model is read, "
                        f"got {got}{why}")
     return tuple(value)
@@ -114,12 +175,6 @@ def build_along_axis(types: tuple, **_: Any) -> dict[str, Any]:
 
 def not_computed(*arrays: np.ndarray, **_: Any) -> Any:
     raise NotImplementedError("this op is typed but not computed")
-
-
-def _of_sizes(pick: Any) -> Any:
-    """``pick`` (dim_min, dim_max) of two entries of values of sizes (ints, Dims, None:
-    unknown) as a ufunc on object arrays."""
-    return np.frompyfunc(lambda a, b: None if a is None or b is None else pick(a, b), 2, 1)
 
 
 #: the least and the greatest of entries of values of sizes, entry by entry (Min, Max

@@ -14,7 +14,8 @@ from ..types.dim import Dim
 from ..types.facts import EMPTY
 from ..types.type import TensorType
 from .bounds import MAX_VALUE_ENTRIES, oversized
-from .shared import FOLD_FACTS, value_symbols
+from .floatsizes import entrywise, is_float_sizes, number
+from .shared import FOLD_DTYPE, FOLD_FACTS, FOLD_NEEDS, FloatSize, value_symbols
 
 __all__ = ["DECLINED", "MAX_FOLD", "TypeStandIn", "as_param", "computed", "fold", "integral",
            "plain", "read_shapes", "settle", "sizes_value", "static_size"]
@@ -89,10 +90,11 @@ def plain(v: Any) -> Any:
     return v
 
 
-def as_param(value: np.ndarray | None) -> Any:
-    """A known value as a parameter: a tuple of its entries (ints, floats, Dims,
-    None), or None when unknown."""
-    if value is None:
+def as_param(value: np.ndarray | None, dtype: str = "int64") -> Any:
+    """A known value (of an input of ``dtype``) as a parameter: a tuple of its entries
+    (ints, floats, Dims, None), or None when unknown, or a float value of sizes (a builder
+    reads a float parameter, Resize's scales, as numbers: :mod:`.floatsizes`)."""
+    if value is None or value.dtype == object and dtype and not integral(dtype):
         return None
     flat = value.ravel().tolist()
     return tuple(plain(v) for v in flat)
@@ -109,17 +111,22 @@ def computed(apply: Any, values: list[np.ndarray]) -> list[np.ndarray] | None:
         if size is None or size > MAX_FOLD:
             return None
     symbolic = any(v.dtype == object for v in values)
-    if symbolic and any(not integral(o.type.dtype) or static_size(o.type) >
-                        MAX_VALUE_ENTRIES for o in apply.outputs):
-        return None  # (sizes are short lists; each of a long one costs Python work)
     op = apply.op
+    if symbolic and any(static_size(o.type) > MAX_VALUE_ENTRIES or not integral(
+            o.type.dtype) and not is_float_sizes(op.impl) for o in apply.outputs):
+        return None  # (sizes are short lists; each of a long one costs Python work;
+        # a float of sizes only as .floatsizes makes it exactly)
     compare = _COMPARISONS.get(op.impl) if symbolic else None
+    token = FOLD_DTYPE.set(apply.outputs[0].type.dtype) if symbolic else None
     try:
         with np.errstate(all="ignore"):
             result = op.impl(*values, **op._kwargs) if compare is None else \
                 decided(compare, *values)
     except DECLINED:  # a value that cannot be computed now is computed at run time
         return None
+    finally:
+        if token is not None:
+            FOLD_DTYPE.reset(token)
     if symbolic and compare is None and any(
             np.asarray(r).dtype == bool for r in (
                 result if isinstance(result, tuple | list) else (result,))):
@@ -133,8 +140,13 @@ def computed(apply: Any, values: list[np.ndarray]) -> list[np.ndarray] | None:
         if r.dtype == object:
             if o.type.dtype == "bool":
                 return None  # a size cast to a truth: true unless it is 0
-            if not all(v is None or isinstance(v, int | np.integer | Dim)
-                       for v in r.ravel().tolist()):
+            if not integral(o.type.dtype):
+                try:
+                    r = float_entries(r, o.type.dtype)
+                except ValueError:  # a fraction, or an int the float rounds
+                    return None
+            elif not all(v is None or isinstance(v, int | np.integer | Dim)
+                         for v in r.ravel().tolist()):
                 return None  # no size: a fraction (a mean of sizes), a tensor (N ** N)
             r = settle(r)
             if any(oversized(v) for v in r.ravel().tolist()):
@@ -145,6 +157,13 @@ def computed(apply: Any, values: list[np.ndarray]) -> list[np.ndarray] | None:
             return None
         out.append(r)
     return out
+
+
+def float_entries(r: np.ndarray, dtype: str) -> np.ndarray:
+    """A float value of sizes a kernel made (:mod:`.floatsizes`), each entry an int held
+    exactly in ``dtype``, a FloatSize or None; ValueError (not folded) for any other (a
+    fraction a constant brought in)."""
+    return entrywise(lambda v: number(v, dtype), r)
 
 
 #: NumPy's comparisons, as the kernels of ONNX's Equal, Less, ... name them
@@ -176,6 +195,9 @@ def decided(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     out = np.empty(left.shape, dtype=bool)
     for index, x in np.ndenumerate(left):
         y = right[index]
+        if isinstance(x, FloatSize | float | np.floating) or \
+                isinstance(y, FloatSize | float | np.floating):
+            raise Undecided(f"{x} {op} {y}")  # (a float of sizes compared: not folded)
         if not isinstance(x, Dim) and not isinstance(y, Dim):
             out[index] = COMPARE[op](x, y)
             continue
@@ -196,25 +218,27 @@ def read_shapes(apply: Any) -> list[np.ndarray | None]:
     return [None if r.ndim == 0 and r.item() is None else settle(r) for r in results]
 
 
-def fold(reader: Any, reads_shapes: bool, apply: Any) -> list | None:
+def fold(reader: Any, reads_shapes: bool, apply: Any) -> tuple[list | None, tuple]:
     """The values of ``apply``'s outputs (a node ``reader`` built) when they can be known
     now: from its inputs' types when its kernel reads only their shapes
     (``reads_shapes``), else from their known values, each of at most MAX_FOLD elements
-    (a weight's data is not read to fold a reduction of it)."""
+    (a weight's data is not read to fold a reduction of it); and what those values need
+    of the sizes (conditions: a size held exactly in a float, :mod:`.floatsizes`)."""
     if reads_shapes:  # its value is its inputs' sizes, known from their types
-        return read_shapes(apply)
+        return read_shapes(apply), ()
     for v in apply.inputs:  # a size input (Dims of a parameter) is no known value
         if not reader.known(v.name) or reader.vars.get(v.name) is not v:
-            return None
+            return None, ()
         size = static_size(v.type)
         if size is None or size > MAX_FOLD:  # data (a weight), not sizes: not read
-            return None
+            return None, ()
     values = [reader.value(v.name) for v in apply.inputs]
     facts = reader.facts.about(value_symbols(values)) if reader.facts else EMPTY
-    if not facts:
-        return computed(apply, values)
-    token = FOLD_FACTS.set(facts)  # (what the node memo's key holds: node_key)
-    try:
-        return computed(apply, values)
+    needs: list = []
+    tokens = FOLD_FACTS.set(facts), FOLD_NEEDS.set(needs)  # (facts: what the node memo's
+    try:  # key holds, node_key)
+        found = computed(apply, values)
     finally:
-        FOLD_FACTS.reset(token)
+        FOLD_NEEDS.reset(tokens[1])
+        FOLD_FACTS.reset(tokens[0])
+    return found, tuple(needs) if found is not None else ()

@@ -13,13 +13,18 @@ from ...ops.sizes import SizeNames
 from ...ops.templates import builder, checked, dims, reads_ranks, typed
 from ...syntax.ast import Broadcasts, DimVar
 from ...types.conditions import COMPARE
-from ...types.dim import dim_max
-from ..shared import FOLD_FACTS, SIZE_MAX, SIZE_MIN, NotKnown, size_entry, value_entries
+from ...types.dim import dim_max, dim_min
+from ..floatsizes import entrywise, float_sizes, number, precision, quotient, rounded, whole, wrap
+from ..shared import FOLD_DTYPE, FOLD_FACTS, SIZE_MAX, SIZE_MIN, NotKnown, size_entry, value_entries
 
 
+@float_sizes
 def div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Div: integers truncate toward zero (C's division)."""
     if a.dtype == object or b.dtype == object:
+        dtype = FOLD_DTYPE.get()
+        if precision(dtype) is not None:  # a float quotient of sizes (.floatsizes)
+            return entrywise(lambda x, y: quotient(x, y, dtype), a, b)
         return _size_quotients(a, b)
     if np.issubdtype(a.dtype, np.integer):
         q = np.floor_divide(a, b)
@@ -30,33 +35,67 @@ def div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _size_quotients(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a / b`` truncated toward zero, entry by entry, over values holding sizes (Dims):
-    a floor where every size the facts allow (:data:`.shared.FOLD_FACTS`) gives the
-    quotient's sign (``(1 - n) / 2`` is not ``(1 - n)//2`` at n = 2); by an int of either
-    sign ``max(0, a)//b - max(0, -a)//b`` (an exporter's ``Div(size - k, s)`` where
-    ``size < k`` is not ruled out); ValueError otherwise (not folded)."""
-    left, right = np.broadcast_arrays(np.asarray(a, dtype=object), np.asarray(b, dtype=object))
-    out = np.empty(left.shape, dtype=object)
-    for index, x in np.ndenumerate(left):
-        x, y = int(x) if isinstance(x, np.integer) else x, right[index]
-        y = int(y) if isinstance(y, np.integer) else y
-        if type(y) is int and y < 0:
-            x, y = -x, -y  # (truncation: x / y is -x / -y)
-        if type(y) is int and y == 0:
-            raise ZeroDivisionError("a size divided by 0")
-        if _decided(x, ">=") and _decided(y, ">"):
-            out[index] = x // y
-        elif _decided(x, "<=") and _decided(y, ">"):
-            out[index] = -((-x) // y)
-        elif type(y) is int:  # (y > 0: truncation toward zero of either sign)
-            out[index] = dim_max(x, 0) // y - dim_max(-x, 0) // y
-        else:
-            raise ValueError(f"the sign of {x} / {y} is not known for every size")
-    return out
+    :func:`_truncated`."""
+    return entrywise(_truncated, a, b)
+
+
+def _truncated(x: Any, y: Any) -> Any:
+    """``x / y`` truncated toward zero (sizes, ints): a floor where every size the facts
+    allow (:data:`.shared.FOLD_FACTS`) gives the quotient's sign (``(1 - n) / 2`` is not
+    ``(1 - n)//2`` at n = 2); by an int of either sign ``max(0, x)//y - max(0, -x)//y``
+    (an exporter's ``Div(size - k, s)`` where ``size < k`` is not ruled out); ValueError
+    otherwise (not folded)."""
+    x = int(x) if isinstance(x, np.integer) else x
+    y = int(y) if isinstance(y, np.integer) else y
+    if type(y) is int and y < 0:
+        x, y = -x, -y  # (truncation: x / y is -x / -y)
+    if type(y) is int and y == 0:
+        raise ZeroDivisionError("a size divided by 0")
+    if _decided(x, ">=") and _decided(y, ">"):
+        return x // y
+    if _decided(x, "<=") and _decided(y, ">"):
+        return -((-x) // y)
+    if type(y) is int:  # (y > 0: truncation toward zero of either sign)
+        return dim_max(x, 0) // y - dim_max(-x, 0) // y
+    raise ValueError(f"the sign of {x} / {y} is not known for every size")
 
 
 def _decided(x: Any, op: str) -> bool:
     """Whether ``x op 0`` holds at every size."""
     return COMPARE[op](x, 0) if type(x) is int else FOLD_FACTS.get().decide((x, op, 0)) is True
+
+
+def _rounding(how: str, fn: Any, name: str) -> Any:
+    """Floor, Ceil or Round (``how``, NumPy's ``fn``): of a float value of sizes, each
+    entry rounded exactly (:func:`.floatsizes.rounded`)."""
+    def kernel(x: np.ndarray) -> np.ndarray:
+        return entrywise(lambda v: rounded(v, how), x) if x.dtype == object else fn(x)
+    kernel.__name__ = kernel.__qualname__ = name
+    return float_sizes(kernel)
+
+
+floor = _rounding("floor", np.floor, "floor")
+ceil = _rounding("ceil", np.ceil, "ceil")
+round_even = _rounding("round", np.round, "round_even")
+
+
+def _integers(f: Any, fn: Any, name: str) -> Any:
+    """A kernel ``fn`` whose value of an integer ``v`` of sizes (in an int value, or a
+    float one: :mod:`..floatsizes`) is ``f(v)``."""
+    def one(v: Any) -> Any:
+        if v is None:
+            return None
+        value, needs = whole(v)
+        return wrap(f(value), needs)
+
+    def kernel(x: np.ndarray) -> np.ndarray:
+        return entrywise(one, x) if x.dtype == object else fn(x)
+    kernel.__name__ = kernel.__qualname__ = name
+    return float_sizes(kernel)
+
+
+absolute = _integers(lambda v: dim_max(v, -v), np.abs, "absolute")
+sign = _integers(lambda v: dim_min(dim_max(v, -1), 1), np.sign, "sign")
 
 
 def prelu(x: np.ndarray, slope: np.ndarray) -> np.ndarray:
@@ -70,9 +109,30 @@ def power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.power(a, b.astype(a.dtype) if not np.issubdtype(b.dtype, np.integer) else b)
 
 
+@float_sizes
 def mod(a: np.ndarray, b: np.ndarray, *, fmod: int = 0) -> np.ndarray:
-    """Mod: the sign of the divisor (Python's %) unless ``fmod`` (C's fmod)."""
+    """Mod: the sign of the divisor (Python's %) unless ``fmod`` (C's fmod: the
+    dividend's sign, ``a - b*trunc(a/b)``, of sizes by the truncated quotient, exact in a
+    float too: :mod:`..floatsizes`)."""
+    if a.dtype == object or b.dtype == object:
+        dtype = FOLD_DTYPE.get()
+        if precision(dtype) is not None:  # (ONNX's float Mod is fmod's only)
+            if not fmod:
+                raise ValueError("a float Mod needs fmod=1")
+            return entrywise(lambda x, y: _float_fmod(x, y, dtype), a, b)
+        if fmod:
+            return a - b * _size_quotients(a, b)
     return np.fmod(a, b) if fmod else np.mod(a, b)
+
+
+def _float_fmod(x: Any, y: Any, dtype: str) -> Any:
+    """fmod of two integer entries of float values of sizes (exact: its magnitude is at
+    most the dividend's)."""
+    x, y = number(x, dtype), number(y, dtype)
+    if x is None or y is None:
+        return None
+    (a, m), (b, n) = whole(x), whole(y)
+    return wrap(a - b * _truncated(a, b), m | n)
 
 
 @reads_ranks
@@ -88,10 +148,12 @@ def _fold(fn: Any, arrays: tuple) -> np.ndarray:
     return out
 
 
+@float_sizes
 def maximum(*arrays: np.ndarray) -> np.ndarray:
     return _fold(SIZE_MAX if _sizes(arrays) else np.maximum, arrays)
 
 
+@float_sizes
 def minimum(*arrays: np.ndarray) -> np.ndarray:
     return _fold(SIZE_MIN if _sizes(arrays) else np.minimum, arrays)
 

@@ -11,6 +11,7 @@ import numpy as np
 from ...ops.templates import reads_ranks
 from ...types.dtypes import normalize_dtype
 from ..dtypes import DTYPES, ELEM_TYPES, dtype_of
+from ..floatsizes import float_sizes, held, precision, to_integer
 from ..lowp import convert
 from ..shared import FOLD_FACTS
 
@@ -19,6 +20,7 @@ def where(c: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(c, a, b)
 
 
+@float_sizes
 def identity(x: np.ndarray, **_: Any) -> np.ndarray:
     return x
 
@@ -34,6 +36,7 @@ def build_cast(types: tuple, to: int, **_: Any) -> dict[str, Any]:
     return {"to_dtype": dtype_of(to, "Cast")}
 
 
+@float_sizes
 def cast(x: np.ndarray, *, to: int, to_dtype: str = "", saturate: int = 1,
          round_mode: str = "up") -> np.ndarray:
     """Cast: ONNX's conversion (float8 saturation, FLOAT8E8M0's rounding)."""
@@ -42,6 +45,7 @@ def cast(x: np.ndarray, *, to: int, to_dtype: str = "", saturate: int = 1,
     return convert(x, to, saturate, round_mode)
 
 
+@float_sizes
 def cast_like(x: np.ndarray, like: np.ndarray, *, saturate: int = 1,
               round_mode: str = "up") -> np.ndarray:
     to = ELEM_TYPES[normalize_dtype(like.dtype)]
@@ -53,11 +57,18 @@ def cast_like(x: np.ndarray, like: np.ndarray, *, saturate: int = 1,
 def _sizes_cast(x: np.ndarray, to: int, saturate: int, round_mode: str) -> np.ndarray:
     """A value holding sizes (Dims) cast to the ONNX element type ``to``: each int
     converted as ONNX converts it (-1 in uint8 is 255), each size kept where the type
-    holds it at every size (int64; uint64 where the facts say it is >= 0); ValueError
-    otherwise (not folded: ``100*n`` in uint8 wraps from n = 3, in int32 past 2**31)."""
+    holds it at every size (int64; uint64 where the facts say it is >= 0; a float, as
+    :mod:`..floatsizes` says, whose fraction an integer type truncates);
+    ValueError otherwise (not folded: ``100*n`` in uint8 wraps from n = 3, in int32 past
+    2**31)."""
     target = DTYPES[to]
     out = np.empty(x.shape, dtype=object)
+    floats = precision(target) is not None
     for index, v in np.ndenumerate(x):
+        if floats:
+            out[index] = held(v, target)
+            continue
+        v = to_integer(v, "Cast")  # (a float of sizes, stating what it needs)
         if isinstance(v, int | np.integer):
             out[index] = convert(np.asarray(int(v), dtype=np.int64), to, saturate,
                                  round_mode).item()

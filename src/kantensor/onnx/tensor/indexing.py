@@ -26,6 +26,7 @@ from ...syntax.alternative import Alternative
 from ...syntax.ast import Clause, Compare, DimVar, DTypeVar, InCategory
 from ...types.dim import Dim
 from ...types.symbols import free_symbols
+from ..floatsizes import float_sizes
 from ..shared import NotKnown
 
 #: An unknown size of an output (a count known only when the graph runs).
@@ -76,6 +77,7 @@ def _fitting(x: list, idx: list[DimVar], y: list, n: DimVar, bounds: Any,
     return [fits, alternative(inputs, out, [_INTEGER, *ties, size_of(idx).eq(0)])]
 
 
+@float_sizes
 def gather(x: np.ndarray, i: np.ndarray, *sizes: np.ndarray, axis: int, **_: Any
            ) -> np.ndarray:
     i = np.where(i < 0, i + x.shape[axis], i) if i.dtype != object else i

@@ -17,6 +17,7 @@ from ...syntax.ast.dims import as_expr
 from ...types.dim import Dim
 from ...types.facts import EMPTY
 from ...types.symbols import free_symbols, substitute
+from ..floatsizes import float_sizes
 from ..shared import NotKnown
 
 
@@ -204,6 +205,7 @@ def _zero_with(entry: Dim, size: Any) -> bool:
         return False
 
 
+@float_sizes
 def reshape(x: np.ndarray, shape: np.ndarray, *sizes: np.ndarray, allowzero: int = 0,
             **_: Any) -> np.ndarray:
     target = [int(v) for v in np.asarray(shape).tolist()]

@@ -6,6 +6,7 @@ Pad, DepthToSpace, SpaceToDepth and CenterCropPad (Reshape: :mod:`.reshape`, Sli
 from __future__ import annotations
 
 import functools
+import math
 import operator
 from typing import Any
 
@@ -23,8 +24,10 @@ from ...ops.templates import (
     signed,
     typed,
 )
-from ...syntax.ast import Clause, DimVar, FixedDim
+from ...syntax.ast import Clause, DimVar, FixedDim, chosen
+from ...syntax.ast.dims import as_expr
 from ...types.dim import Dim
+from ..floatsizes import float_sizes
 from ..shared import (
     RANK_BY_VALUES,
     NotKnown,
@@ -92,6 +95,7 @@ def build_concat(types: tuple, axis: int, **_: Any) -> dict[str, Any]:
     return {"inputs": operands, "y": out, "params": {"axis": ax}}
 
 
+@float_sizes
 def concat(*arrays: np.ndarray, axis: int) -> np.ndarray:
     return np.concatenate(arrays, axis=axis)
 
@@ -122,6 +126,7 @@ def build_unsqueeze(types: tuple, axes_value: Any = None, axes: Any = None, **_:
             "params": {"axes_value": picked} if axes is None else {"axes": picked}}
 
 
+@float_sizes
 def unsqueeze(x: np.ndarray, *rest: np.ndarray, axes_value: tuple | None = (),
               axes: tuple = ()) -> np.ndarray:
     if not axes and axes_value is None:  # (not known when the model was read)
@@ -137,6 +142,9 @@ def build_squeeze(types: tuple, axes_value: Any = None, given: tuple = (0,),
     must be 1; without axes, those known to be 1."""
     x = types[0]
     a = dims("a", x.ndim)
+    if axes is None and 1 in given and axes_value is not None and len(axes_value) == 1 \
+            and isinstance(axes_value[0], Dim) and 0 < x.ndim <= _MOST_PICKED:
+        return _squeeze_one(x, a, axes_value)
     if axes is not None:
         axes = normalize_axes(tuple(axes), x.ndim)
     elif 1 in given:
@@ -147,11 +155,54 @@ def build_squeeze(types: tuple, axes_value: Any = None, given: tuple = (0,),
         axes = tuple(i for i, d in enumerate(x.shape) if d == 1)
     return {"x": [1 if i in axes else d for i, d in enumerate(a)],
             "rest": [typed(dims("k"))] if 1 in given else [],
-            "y": [d for i, d in enumerate(a) if i not in axes],
+            "y": [d for i, d in enumerate(a) if i not in axes], "fits": [],
             "params": {"axes_value": axes, "axes": axes}}
 
 
+def _squeeze_one(x: Any, a: list, axes_value: tuple) -> dict[str, Any]:
+    """Squeeze of one axis ``e`` whose value is a size (a Loop's iteration number): one
+    axis fewer, each size the input's there where it and the next one are the same size
+    (whichever axis goes), else unknown. What it needs: ``0 <= e`` (a choice: a negative
+    axis counts from the end, those sizes not covered), ``e < rank``, and the axis ``e``
+    of size 1, which for an integer ``e`` in ``0 .. r-1`` is the Lagrange form
+    ``sum_k (-1)**(r-1-k) * C(r-1, k) * (a_k - 1) * prod_{m != k} (e - m) == 0`` (every
+    term but ``k = e``'s is 0 there): a Loop checks it at each iteration."""
+    r = x.ndim
+    sizes = SizeNames(axes_value)
+    e = as_expr(sizes.expr(axes_value[0]))
+    out: list[Any] = []
+    clauses: list[Clause] = [chosen(e >= 0, _NEGATIVE_AXIS), e <= r - 1]
+    for j in range(r - 1):
+        here, after = x.shape[j], x.shape[j + 1]
+        if here is not None and (here is after or here == after):
+            out.append(a[j])
+        else:
+            out.append(DimVar(f"u{j}"))
+            clauses.append(out[-1] >= 0)
+    picked: Any = 0
+    for k in range(r):
+        term = math.comb(r - 1, k) * (a[k] - 1)
+        for m in range(r):
+            if m != k:
+                term = term * (e - m)
+        picked = picked + term if (r - 1 - k) % 2 == 0 else picked - term
+    clauses.append(as_expr(picked).eq(0))
+    return {"x": a, "rest": [typed(dims("k")), *sizes.patterns()], "y": out,
+            "fits": clauses, "params": {"axes_value": axes_value, "axes": None}}
+
+
+#: What a negative axis of a Squeeze does, where its value is a size (:func:`_squeeze_one`)
+_NEGATIVE_AXIS = "a negative axis counts from the end"
+
+#: The most axes of which :func:`_squeeze_one` picks one (its condition is of degree
+#: rank - 1 in the axis; past this the node is refused, as before)
+_MOST_PICKED = 6
+
+
+@float_sizes
 def squeeze(x: np.ndarray, *rest: np.ndarray, axes_value: tuple, **_: Any) -> np.ndarray:
+    if axes_value and not all(isinstance(v, int) for v in axes_value):  # (sizes: read
+        axes_value = tuple(int(v) for v in np.asarray(rest[0]).ravel())  # when it runs)
     return np.squeeze(x, axis=axes_value) if axes_value else x.copy()
 
 
@@ -357,12 +408,21 @@ def build_center_crop_pad(types: tuple, shape_value: Any, axes: tuple | None = N
     sizes = SizeNames(shape_value)
     out: list[Any] = list(a)
     clauses: list[Clause] = []
+    length = len(shape_value) if shape_value else types[1].shape[0] if \
+        types[1].ndim == 1 else None
     values = list(shape_value) if shape_value else [None] * len(picked)
-    if len(values) != len(picked):  # (onnxruntime refuses it when the model is loaded)
-        raise ParamError(f"shape has {len(values)} entries, expected {len(picked)} (one "
+    if length == 1 and not shape_value and len(picked) > 1:  # ONNX's function body
+        # (onnxruntime runs it) broadcasts one entry of unknown value to every axis
+        values = [DimVar("u")] * len(picked)
+        clauses.append(values[0] >= 0)
+    elif length is not None and length != len(picked):  # (onnxruntime refuses it when
+        # the model is loaded: a known value, or one of another length than 1)
+        raise ParamError(f"shape has {length} entries, expected {len(picked)} (one "
                          f"per {'entry of axes' if axes is not None else 'axis of x'})")
     for ax, v in zip(picked, values, strict=True):
-        if v is None:
+        if isinstance(v, DimVar):
+            out[ax] = v
+        elif v is None:
             out[ax] = DimVar(f"u{ax}")
             clauses.append(out[ax] >= 0)
         else:
@@ -374,7 +434,8 @@ def build_center_crop_pad(types: tuple, shape_value: Any, axes: tuple | None = N
 def center_crop_pad(x: np.ndarray, shape: np.ndarray, *sizes: np.ndarray, axes: tuple,
                     **_: Any) -> np.ndarray:
     y = x
-    for ax, n in zip(axes, shape.tolist(), strict=True):
+    entries = shape.tolist() * len(axes) if shape.size == 1 else shape.tolist()  # (one
+    for ax, n in zip(axes, entries, strict=True):  # entry for every axis: broadcast)
         have = y.shape[ax]
         if have > n:
             start = (have - n) // 2
