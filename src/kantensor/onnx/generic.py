@@ -356,7 +356,13 @@ def remembered(reader: Any, entry: OnnxOp, rec: NodeRecord, node: onnx.NodeProto
         kept = made.found
         made = TEMPLATES[found[0]] = template(reader, entry, made.params, _key(kept[0]),
                                               *kept[1:], made.typed)
-    return key, None if made is None else instance(made, found[1], found[2]), None
+    if made is None:
+        return key, None, None
+    typed = instance(made, found[1], found[2])
+    if typed is not None:
+        # (the next first-seen node of its op type is compared with it: .repeats)
+        reader.repeats[rec.op_type] = rec.domain, made, found, reader.facts
+    return key, typed, None
 
 
 def keep_template(reader: Any, entry: OnnxOp, node: onnx.NodeProto, found: tuple | None,

@@ -53,6 +53,7 @@ from .nodeslot import ONCE, keep, replay, slotted
 from .protos import constant_value, described
 from .protos import label as node_label
 from .registry import OnnxOp, UnsupportedOp, lookup
+from .repeats import repeated
 from .scope import Budget, Scope
 from .shared import NotKnown
 from .sources import Sources
@@ -122,6 +123,7 @@ class _Reader(Scope, Sources):
         self.notes: dict[str, Any] = {}  # name -> why a size of its type is unknown
         self.constants: set[str] = set()  # Constants' outputs whose Variables wait
         self.counts = DataSizes() if parent is None else parent.counts  # (.datasizes)
+        self.repeats: dict[str, Any] = {}  # op type -> its last template (.repeats)
 
     def read(self) -> tuple[list[Variable], list[Variable]]:
         """Read the graph: its inputs and its outputs (raising for an output that an
@@ -192,6 +194,8 @@ class _Reader(Scope, Sources):
                     self.parent is not None:  # (as typed_node)
                 self.assigned(node, wanted)
             return self.constant(node, rec)
+        if rec.slot is None and self.repeats and repeated(self, rec, node):
+            return None  # (typed by the template of its op type's last node: .repeats)
         try:
             return self.typed_node(node, rec)
         except (UnsupportedOp, UnsupportedType, NotKnown) as exc:  # what it reaches

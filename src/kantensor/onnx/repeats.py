@@ -1,0 +1,166 @@
+"""A first-seen node typed by the template the last node of its op type used, its key
+checked rather than made (issue 37): the node-by-node path of :mod:`.generic` makes a
+node's exact memo key and looks it up, then makes its template key (a form per input,
+its sizes numbered by slot), hashes it and looks it up; a model of repeated layers of
+other widths (block i of width i+2) meets, node after node, the template its op type's
+previous node used. So ``infer_shapes``'s first reading of a node record (the main
+graph, types only: :func:`.nodeslot.replay`) first compares the node with that
+template's key, and types it by the template where they are equal.
+
+The node's template key is the template's exactly when:
+
+- its op type, domain and attributes (serialized) are the key's, and it asks as many
+  outputs (so the reader finds the same entry for it);
+- the reader's facts are the object they were when the key was made, and its default
+  dtype is the reader's (one reader), so the facts about its inputs are the key's when
+  their named sizes are;
+- each input is given or absent as in the key, a tensor type of the key's dtype, its
+  static axes (those holding ints) the key's, the same named or unknown size at each
+  other axis (named sizes are interned Dims: compared by identity), the key's constant
+  (0, 1, or a size its entry pins) where the key has one, and at the key's slots sizes
+  greater than 1, not pinned now, equal where the key's slots are one slot and distinct
+  where they differ: :func:`.generic.generic_key`'s form of these types;
+- and not every input given is known (:func:`.nodememo.read_inputs`: where all are, the
+  values count and no template types the node).
+
+Then the node-by-node path would type it by the same template (or, where the exact memo
+or a new template answers first, by the same typing: each is the relation's answer), and
+its typing here is :func:`.generic.instance`'s (called as the module's, as the
+node-by-node path calls it) at the node's sizes, None where a
+condition of the template fails there (the node is then read the ordinary way). The
+reader's steps after the typing are those of the importer's ``typed_node`` for such a
+node: one new output name, of a typing without conditions or values, of an op type that
+records no interval and names no data-decided size (checked when the template is
+noted). tests/test_onnx_repeats.py compares models read with and without this path.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import onnx
+
+from ..types.type import TensorType
+from .datasizes import COUNTS
+from . import generic
+from .generic import PINNED, Template
+from .intervals import INTEGER_DTYPES, MAKES_INTERVALS
+from .nodecache import NodeRecord
+from .nodeslot import ONCE
+
+__all__ = ["repeated"]
+
+_NO_PIN: frozenset[int] = frozenset()
+
+
+class _Last:
+    """The template the last node of an op type used, with its key's parts as checks:
+    ``domain``, ``attributes``, ``entry``, ``facts`` (the reader's then), ``made`` (the
+    template), ``slots`` (how many), and ``inputs``: per input None (absent) or (dtype,
+    its static axes, rank, (axis, size) of each named or unknown size, (axis, constant)
+    of each constant, (axis, slot) of each slot's size)."""
+
+    __slots__ = ("attributes", "domain", "entry", "facts", "inputs", "made", "slots")
+
+    def __init__(self, domain: str, made: Template, key: tuple, slots: int, facts: Any):
+        self.domain, self.attributes, self.entry = domain, key[2], key[0]
+        self.made, self.slots, self.facts = made, slots, facts
+        inputs: list[Any] = []
+        for form in key[1]:
+            if form is None:
+                inputs.append(None)
+                continue
+            dtype, sizes = form
+            named, constants, slotted = [], [], []
+            for axis, d in enumerate(sizes):
+                if type(d) is not int:
+                    named.append((axis, d))
+                elif d < 0:
+                    slotted.append((axis, ~d))
+                else:
+                    constants.append((axis, d))
+            inputs.append((dtype, tuple(a for a, d in enumerate(sizes) if type(d) is int),
+                           len(sizes), tuple(named), tuple(constants), tuple(slotted)))
+        self.inputs = tuple(inputs)
+
+
+def _last(reader: Any, op_type: str, noted: tuple) -> _Last | None:
+    """The checks of ``noted``, what :func:`.generic.remembered` notes of the last node
+    of ``op_type`` that a template typed (its domain, the template, its template key,
+    constants and input types, the reader's facts then): None where reading such a node
+    does more than write one output (see the module's doc). Kept in place of ``noted``."""
+    domain, made, found, facts = noted
+    key = found[0]
+    last = None if key[3] != 1 or len(made.outputs) != 1 or op_type in COUNTS or \
+        op_type in MAKES_INTERVALS and made.outputs[0][0] in INTEGER_DTYPES else \
+        _Last(domain, made, key, len(found[1]), facts)
+    reader.repeats[op_type] = last
+    return last
+
+
+def repeated(reader: Any, rec: NodeRecord, node: onnx.NodeProto) -> bool:
+    """Type the node read as ``rec`` (first seen: no slot) by the template the last node
+    of its op type used, if its template key is that template's (see the module's doc):
+    True when typed so, else False (nothing done). (Written for speed: it runs once per
+    first-seen node.)"""
+    last = reader.repeats.get(rec.op_type)
+    if type(last) is tuple:  # (noted by .generic: its checks made once)
+        last = _last(reader, rec.op_type, last)
+    if last is None or rec.domain != last.domain or reader.facts is not last.facts:
+        return False
+    wanted, names, forms = rec.wanted, rec.names, last.inputs
+    if len(wanted) != 1 or len(names) != len(forms):
+        return False
+    name = wanted[0]
+    types = reader.types
+    if not name or name in types or name in reader.untyped:
+        return False
+    attributes = rec.attributes
+    if type(attributes) is not tuple:  # (not serialized yet)
+        attributes = rec.attribute_key(node)
+    if attributes != last.attributes:
+        return False
+    values, unread = reader.values, reader.unread
+    constants: list[Any] = [None] * last.slots
+    given = []
+    fold = True  # every input given is known
+    for n, form in zip(names, forms, strict=True):
+        if form is None:
+            if n:
+                return False
+            continue
+        t = types.get(n) if n else None
+        if type(t) is not TensorType:
+            return False
+        dtype, static, rank, named, fixed, slotted = form
+        shape, axes = t.shape, t._static
+        if t.dtype != dtype or axes is not static and axes != static or len(shape) != rank:
+            return False
+        for axis, d in named:
+            if shape[axis] is not d:
+                return False
+        for axis, c in fixed:
+            if shape[axis] != c:
+                return False
+        for axis, k in slotted:
+            size, was = shape[axis], constants[k]
+            if was is None:
+                constants[k] = size
+            elif was != size:
+                return False
+        given.append(t)
+        if fold and n not in values and n not in unread:
+            fold = False
+    slots = last.slots
+    if fold or slots and (min(constants) < 2 or slots > 1 and len(set(constants)) != slots):
+        return False  # (sizes that are not slots: their key is another)
+    if PINNED and not PINNED.get((last.entry, attributes), _NO_PIN).isdisjoint(constants):
+        return False
+    typed = generic.instance(last.made, constants, given)  # (lists: indexed only)
+    if typed is None:
+        return False
+    t = typed[0][0]
+    types[name] = t
+    reader.tokens[name] = t
+    rec.slot = ONCE  # (its first typing by its memo key: as the importer marks it)
+    return True
