@@ -16,7 +16,7 @@ The node's template key is the template's exactly when:
   their named sizes are;
 - each input is given or absent as in the key, a tensor type of the key's dtype, its
   static axes (those holding ints) the key's, the same named or unknown size at each
-  other axis (named sizes are interned Dims: compared by identity), the key's constant
+  other axis (compared as the key's tuples compare them), the key's constant
   (0, 1, or a size its entry pins) where the key has one, and at the key's slots sizes
   greater than 1, not pinned now, equal where the key's slots are one slot and distinct
   where they differ: :func:`.generic.generic_key`'s form of these types;
@@ -137,7 +137,8 @@ def repeated(reader: Any, rec: NodeRecord, node: onnx.NodeProto) -> bool:
         if t.dtype != dtype or axes is not static and axes != static or len(shape) != rank:
             return False
         for axis, d in named:
-            if shape[axis] is not d:
+            size = shape[axis]
+            if size is not d and not size == d:  # (as the key's == compares them)
                 return False
         for axis, c in fixed:
             if shape[axis] != c:

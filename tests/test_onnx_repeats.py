@@ -1,0 +1,159 @@
+"""The first-seen node typed by the template of its op type's last node
+(kantensor.onnx.repeats) must be typed exactly as the node-by-node path types it: on
+chains of repeated blocks of random widths (0, 1, equal and distinct sizes, named and
+unknown sizes, initializers, broadcasts that fail, facts made midway), by hypothesis,
+comparing every type, condition, untyped name and error, and the model infer_shapes
+writes; and it must actually type the blocks of a model of layers of other widths."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import onnx.numpy_helper
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from onnx import TensorProto, helper
+
+from kantensor.onnx import generic, importer, infer_shapes, modelmemo, nodecache, nodememo
+from kantensor.onnx.importer import read_types
+
+#: the kinds of node a block is made of (each on the chain's value x of shape [batch, w])
+KINDS = ("matmul", "add", "add1", "mul", "relu", "concat", "gemm", "weight", "facts")
+
+
+def _forget() -> None:
+    for table in (generic.TEMPLATES, generic.PINNED, nodememo.MEMO, nodecache.NODES,
+                  modelmemo.MODELS):
+        table.clear()
+
+
+def _read(model: onnx.ModelProto, repeats: bool) -> tuple:
+    """The reader's types, conditions and untyped names (or the error), the model
+    infer_shapes writes (or the error), every memo emptied first, and the outputs of the nodes
+    the reader typed by :mod:`kantensor.onnx.repeats` (with ``repeats`` False: none)."""
+    real, counted = importer.repeated, []
+
+    def counting(reader: object, rec: nodecache.NodeRecord, node: object) -> bool:
+        typed = real(reader, rec, node)
+        if typed:
+            counted.append(rec.wanted[0])
+        return typed
+    importer.repeated = counting if repeats else (lambda *a: False)
+    try:
+        _forget()
+        try:
+            reader = read_types(model)
+            read = (tuple((k, str(v)) for k, v in reader.types.items()),
+                    tuple(map(str, reader.conditions)), tuple(sorted(reader.untyped)))
+        except Exception as exc:  # noqa: BLE001 - the error is the answer compared
+            read = type(exc).__name__, str(exc)
+        typed = tuple(counted)  # (by read_types)
+        _forget()
+        try:
+            written = infer_shapes(model).SerializeToString()
+        except Exception as exc:  # noqa: BLE001
+            written = type(exc).__name__, str(exc)
+    finally:
+        importer.repeated = real
+    return read, written, typed
+
+
+def _chain(block: list[str], widths: list[list[int]], batch: str | int | None,
+           names: list[str]) -> onnx.ModelProto:
+    """``len(widths)`` repetitions of ``block`` on x of shape [batch, w]: each node's
+    width (a new width, a bias's, another operand's) taken in turn from its block's list
+    of widths; ``names``: the named sizes the other operands may have."""
+    x, w = "x", widths[0][0]
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, w])]
+    nodes, weights = [], []
+    for i, sizes in enumerate(widths):
+        for j, kind in enumerate(block):
+            v = sizes[(j + 1) % len(sizes)]
+            other, out = f"p{i}_{j}", f"y{i}_{j}"
+            if kind == "matmul":
+                inputs.append(helper.make_tensor_value_info(other, TensorProto.FLOAT, [w, v]))
+                nodes.append(helper.make_node("MatMul", [x, other], [out]))
+                w = v
+            elif kind in ("add", "add1"):
+                size = names[v % len(names)] if kind == "add1" and names else v
+                inputs.append(helper.make_tensor_value_info(other, TensorProto.FLOAT, [size]))
+                nodes.append(helper.make_node("Add", [x, other], [out]))
+            elif kind == "mul":
+                inputs.append(helper.make_tensor_value_info(other, TensorProto.FLOAT,
+                                                            [batch, v]))
+                nodes.append(helper.make_node("Mul", [x, other], [out]))
+            elif kind == "relu":
+                nodes.append(helper.make_node("Relu", [x], [out]))
+            elif kind == "concat":
+                inputs.append(helper.make_tensor_value_info(other, TensorProto.FLOAT,
+                                                            [batch, v]))
+                nodes.append(helper.make_node("Concat", [x, other], [out], axis=1))
+            elif kind == "gemm":  # (attributes; an expression's output when transposed)
+                inputs.append(helper.make_tensor_value_info(other, TensorProto.FLOAT, [v, w]))
+                nodes.append(helper.make_node("Gemm", [x, other], [out], transB=1))
+            elif kind == "weight":  # a known weight: typed by its type alone
+                weights.append(onnx.numpy_helper.from_array(
+                    np.ones((2 if w is None else w, v), dtype=np.float32), other))
+                nodes.append(helper.make_node("MatMul", [x, other], [out]))
+            else:  # facts: a MatMul of two named sizes makes a condition midway
+                inputs.append(helper.make_tensor_value_info(other, TensorProto.FLOAT,
+                                                            [f"k{i % 2}", v]))
+                nodes.append(helper.make_node("MatMul", [x, other], [out]))
+            x = out
+            if kind in ("gemm", "weight", "facts"):
+                w = v
+            elif kind == "concat":  # (its width: unknown to the next graph input)
+                w = None
+    graph = helper.make_graph(nodes, "chain", inputs,
+                              [helper.make_tensor_value_info(x, TensorProto.FLOAT, None)],
+                              initializer=weights)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+
+SIZES = st.sampled_from([0, 1, 2, 3, 4, 5, 7, 11])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(KINDS), min_size=1, max_size=4),
+       st.integers(2, 6).flatmap(lambda n: st.lists(
+           st.lists(SIZES, min_size=1, max_size=4), min_size=n, max_size=n)),
+       st.sampled_from(["batch", 3, None]), st.sampled_from([[], ["n"], ["n", "m"]]))
+def test_repeated_blocks_are_typed_as_node_by_node(block, widths, batch, names):
+    if "concat" in block:  # (its width grows: the next node's width is not known here)
+        block = [k for k in block if k != "concat"] + ["concat"]
+    model = _chain(block, widths, batch, names)
+    with_, written, _ = _read(model, True)
+    without, written_without, _ = _read(model, False)
+    assert with_ == without
+    assert written == written_without
+
+
+def test_repeated_blocks_of_growing_widths_are_typed_by_repeats():
+    """onnx_distinct.py's chain (block i of widths i+2 -> i+3): after its first blocks,
+    every node is typed by its op type's last template, as node by node."""
+    widths = [[i + 2, i + 3, i + 3] for i in range(30)]
+    model = _chain(["matmul", "add", "relu"], widths, "batch", [])
+    with_, written, counted = _read(model, True)
+    without, written_without, none = _read(model, False)
+    assert with_ == without and written == written_without
+    assert dict(with_[0])["y29_2"] == "float32[batch,32]"
+    assert not none and 3 * (30 - 4) <= len(counted) < 3 * 30
+
+
+def test_equal_sizes_zero_one_and_new_facts_are_left_to_the_node_path():
+    """A node whose sizes repeat where its op type's last template had distinct ones, a
+    size of 0 or 1, or a reader whose facts changed: not typed by repeats (its key is
+    another), and typed as node by node."""
+    widths = [[i + 2, i + 3, i + 3] for i in range(6)] + [[8, 8, 8], [8, 1, 1], [8, 0, 0]]
+    model = _chain(["matmul", "add", "relu"], widths, "batch", [])
+    with_, written, counted = _read(model, True)
+    assert (with_, written) == _read(model, False)[:2]
+    # [batch, 8] @ [8, 8]: one slot where the last MatMul's template had two; its Add
+    # and Relu ([batch, 8] + [8]) have the form of the last ones'; then sizes of 1 and 0
+    assert "y5_0" in counted and "y6_0" not in counted and "y6_1" in counted
+    assert not any(name.startswith(("y7", "y8")) for name in counted)
+    facts = _chain(["matmul", "facts", "relu"], [[i + 2, i + 3] for i in range(8)],
+                   "batch", [])
+    with_, written, counted = _read(facts, True)
+    assert (with_, written) == _read(facts, False)[:2]
+    assert with_[1] and not counted  # (each MatMul of named sizes made new facts)
