@@ -8,7 +8,8 @@ runs of each part, and of the whole call (in runs of its own). With ``--objects`
 many objects the cycle collector tracks that one such call leaves alive (made during it:
 the first collection after it walks them all), and that collection's CPU time. With
 ``--steps``: each step of a first-seen node and of a graph input timed alone over the
-chain's nodes (this tree's functions).
+chain's nodes (this tree's functions; the last of a node's steps, the typing by its op
+type's last template of :mod:`kantensor.onnx.repeats`, replaces the four before it).
 
 Run: ``python benchmarks/onnx_parts.py [--blocks 6667] [--runs 5] [--objects | --steps]``;
 ``PYTHONPATH`` set to another checkout's ``src`` times that one (its parts as this
@@ -30,6 +31,11 @@ from onnx import TensorProto, helper
 from kantensor.graph.heap import collector_paused
 from kantensor.onnx import generic, infer_shapes, modelmemo, nodecache, nodememo, protos, shapes
 from kantensor.onnx.loading import open_model
+
+try:
+    from kantensor.onnx import repeats
+except ImportError:  # (a tree before it: its step is not timed)
+    repeats = None
 from kantensor.types.type import TensorType
 
 
@@ -158,6 +164,18 @@ def steps(blocks: int, runs: int) -> None:
     timed("the template's lookup", lambda: [generic.TEMPLATES.get(f[0]) for f in found], n)
     timed("the instance (its types alive)", lambda: [generic.instance(t, f[1], f[2])
                                                      for t, f in zip(made, found, strict=True)], n)
+    if repeats is not None:
+        outputs = [r.wanted[0] for r in recs]
+
+        def unread() -> None:  # (each node's output not typed yet, its record first seen)
+            for name in outputs:
+                reader.types.pop(name, None)
+            for r in recs:
+                r.slot = None
+        timed("its op type's last template", lambda: [repeats.repeated(reader, r, node)
+                                                      for r, node in zip(recs, nodes,
+                                                                         strict=True)],
+              n, unread)
     print(f"  a graph input ({k}):")
     timed("its ValueInfo serialized", lambda: [i.SerializeToString() for i in infos], k)
     timed("its type read (the type alive)", lambda: [protos._tensor_type(d)

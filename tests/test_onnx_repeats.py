@@ -18,7 +18,7 @@ from kantensor.onnx import generic, importer, infer_shapes, modelmemo, nodecache
 from kantensor.onnx.importer import read_types
 
 #: the kinds of node a block is made of (each on the chain's value x of shape [batch, w])
-KINDS = ("matmul", "add", "add1", "mul", "relu", "concat", "gemm", "weight", "facts")
+KINDS = ("matmul", "add", "mul", "relu", "concat", "gemm", "weight", "facts")
 
 
 def _forget() -> None:
@@ -58,29 +58,35 @@ def _read(model: onnx.ModelProto, repeats: bool) -> tuple:
     return read, written, typed
 
 
-def _chain(block: list[str], widths: list[list[int]], batch: str | int | None,
+def _chain(block: list[str], choices: list[list[str | int]], batch: str | int | None,
            names: list[str]) -> onnx.ModelProto:
-    """``len(widths)`` repetitions of ``block`` on x of shape [batch, w]: each node's
-    width (a new width, a bias's, another operand's) taken in turn from its block's list
-    of widths; ``names``: the named sizes the other operands may have."""
-    x, w = "x", widths[0][0]
+    """``len(choices)`` repetitions of ``block`` on x of shape [batch, w]: each node's
+    new width, or the size its other operand gives where x's width is expected, is by
+    its choice a fresh size (each one greater than all before: distinct, above 1), 0,
+    1, the width w itself, or (``"named"``) one of ``names``."""
+    fresh = iter(range(2, 1 << 20))
+    x, w = "x", next(fresh)
     inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, w])]
     nodes, weights = [], []
-    for i, sizes in enumerate(widths):
+    for i, chosen in enumerate(choices):
         for j, kind in enumerate(block):
-            v = sizes[(j + 1) % len(sizes)]
+            choice = chosen[j % len(chosen)]
+            if choice == "named" and not names:
+                choice = "fresh"
+            v = next(fresh) if choice == "fresh" else w if choice == "same" else \
+                names[i % len(names)] if choice == "named" else choice
+            # the size given where x's width w is expected: w unless the choice says
+            u = w if choice == "fresh" else v
             other, out = f"p{i}_{j}", f"y{i}_{j}"
             if kind == "matmul":
                 inputs.append(helper.make_tensor_value_info(other, TensorProto.FLOAT, [w, v]))
                 nodes.append(helper.make_node("MatMul", [x, other], [out]))
-                w = v
-            elif kind in ("add", "add1"):
-                size = names[v % len(names)] if kind == "add1" and names else v
-                inputs.append(helper.make_tensor_value_info(other, TensorProto.FLOAT, [size]))
+            elif kind == "add":
+                inputs.append(helper.make_tensor_value_info(other, TensorProto.FLOAT, [u]))
                 nodes.append(helper.make_node("Add", [x, other], [out]))
             elif kind == "mul":
                 inputs.append(helper.make_tensor_value_info(other, TensorProto.FLOAT,
-                                                            [batch, v]))
+                                                            [batch, u]))
                 nodes.append(helper.make_node("Mul", [x, other], [out]))
             elif kind == "relu":
                 nodes.append(helper.make_node("Relu", [x], [out]))
@@ -88,55 +94,55 @@ def _chain(block: list[str], widths: list[list[int]], batch: str | int | None,
                 inputs.append(helper.make_tensor_value_info(other, TensorProto.FLOAT,
                                                             [batch, v]))
                 nodes.append(helper.make_node("Concat", [x, other], [out], axis=1))
-            elif kind == "gemm":  # (attributes; an expression's output when transposed)
+            elif kind == "gemm":  # (attributes)
                 inputs.append(helper.make_tensor_value_info(other, TensorProto.FLOAT, [v, w]))
                 nodes.append(helper.make_node("Gemm", [x, other], [out], transB=1))
             elif kind == "weight":  # a known weight: typed by its type alone
-                weights.append(onnx.numpy_helper.from_array(
-                    np.ones((2 if w is None else w, v), dtype=np.float32), other))
+                weights.append(onnx.numpy_helper.from_array(np.ones(
+                    (w if type(w) is int else 2, v if type(v) is int else 2),
+                    dtype=np.float32), other))
                 nodes.append(helper.make_node("MatMul", [x, other], [out]))
-            else:  # facts: a MatMul of two named sizes makes a condition midway
+            else:  # facts: a MatMul of a named size makes a condition midway
                 inputs.append(helper.make_tensor_value_info(other, TensorProto.FLOAT,
                                                             [f"k{i % 2}", v]))
                 nodes.append(helper.make_node("MatMul", [x, other], [out]))
             x = out
-            if kind in ("gemm", "weight", "facts"):
+            if kind in ("matmul", "gemm", "weight", "facts"):
                 w = v
-            elif kind == "concat":  # (its width: unknown to the next graph input)
-                w = None
+            elif kind == "concat":  # (a sum of sizes: the next node's own form)
+                w = w + v if type(w) is int and type(v) is int else None
     graph = helper.make_graph(nodes, "chain", inputs,
                               [helper.make_tensor_value_info(x, TensorProto.FLOAT, None)],
                               initializer=weights)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
 
 
-SIZES = st.sampled_from([0, 1, 2, 3, 4, 5, 7, 11])
+#: most sizes fresh (so that templates form and repeat), some 0, 1, equal or named
+CHOICES = st.sampled_from(["fresh"] * 8 + [0, 1, "same", "named"])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(st.sampled_from(KINDS), min_size=1, max_size=4),
-       st.integers(2, 6).flatmap(lambda n: st.lists(
-           st.lists(SIZES, min_size=1, max_size=4), min_size=n, max_size=n)),
+       st.integers(4, 8).flatmap(lambda n: st.lists(
+           st.lists(CHOICES, min_size=1, max_size=4), min_size=n, max_size=n)),
        st.sampled_from(["batch", 3, None]), st.sampled_from([[], ["n"], ["n", "m"]]))
-def test_repeated_blocks_are_typed_as_node_by_node(block, widths, batch, names):
-    if "concat" in block:  # (its width grows: the next node's width is not known here)
-        block = [k for k in block if k != "concat"] + ["concat"]
-    model = _chain(block, widths, batch, names)
+def test_repeated_blocks_are_typed_as_node_by_node(block, choices, batch, names):
+    model = _chain(block, choices, batch, names)
     with_, written, _ = _read(model, True)
-    without, written_without, _ = _read(model, False)
+    without, written_without, none = _read(model, False)
     assert with_ == without
     assert written == written_without
+    assert not none
 
 
 def test_repeated_blocks_of_growing_widths_are_typed_by_repeats():
     """onnx_distinct.py's chain (block i of widths i+2 -> i+3): after its first blocks,
     every node is typed by its op type's last template, as node by node."""
-    widths = [[i + 2, i + 3, i + 3] for i in range(30)]
-    model = _chain(["matmul", "add", "relu"], widths, "batch", [])
+    model = _chain(["matmul", "add", "relu"], [["fresh"]] * 30, "batch", [])
     with_, written, counted = _read(model, True)
     without, written_without, none = _read(model, False)
     assert with_ == without and written == written_without
-    assert dict(with_[0])["y29_2"] == "float32[batch,32]"
+    assert dict(with_[0])["y29_2"] == "float32[batch,90]"
     assert not none and 3 * (30 - 4) <= len(counted) < 3 * 30
 
 
@@ -144,16 +150,15 @@ def test_equal_sizes_zero_one_and_new_facts_are_left_to_the_node_path():
     """A node whose sizes repeat where its op type's last template had distinct ones, a
     size of 0 or 1, or a reader whose facts changed: not typed by repeats (its key is
     another), and typed as node by node."""
-    widths = [[i + 2, i + 3, i + 3] for i in range(6)] + [[8, 8, 8], [8, 1, 1], [8, 0, 0]]
-    model = _chain(["matmul", "add", "relu"], widths, "batch", [])
+    model = _chain(["matmul", "add", "relu"], [["fresh"]] * 6 + [["same"], [1], [0]],
+                   "batch", [])
     with_, written, counted = _read(model, True)
     assert (with_, written) == _read(model, False)[:2]
     # [batch, 8] @ [8, 8]: one slot where the last MatMul's template had two; its Add
     # and Relu ([batch, 8] + [8]) have the form of the last ones'; then sizes of 1 and 0
     assert "y5_0" in counted and "y6_0" not in counted and "y6_1" in counted
     assert not any(name.startswith(("y7", "y8")) for name in counted)
-    facts = _chain(["matmul", "facts", "relu"], [[i + 2, i + 3] for i in range(8)],
-                   "batch", [])
+    facts = _chain(["matmul", "facts", "relu"], [["fresh"]] * 8, "batch", [])
     with_, written, counted = _read(facts, True)
     assert (with_, written) == _read(facts, False)[:2]
     assert with_[1] and not counted  # (each MatMul of named sizes made new facts)
