@@ -41,8 +41,8 @@ from typing import Any
 import onnx
 
 from ..types.type import TensorType
-from .datasizes import COUNTS
 from . import generic
+from .datasizes import COUNTS
 from .generic import PINNED, Template
 from .intervals import INTEGER_DTYPES, MAKES_INTERVALS
 from .nodecache import NodeRecord
