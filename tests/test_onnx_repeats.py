@@ -162,3 +162,29 @@ def test_equal_sizes_zero_one_and_new_facts_are_left_to_the_node_path():
     with_, written, counted = _read(facts, True)
     assert (with_, written) == _read(facts, False)[:2]
     assert with_[1] and not counted  # (each MatMul of named sizes made new facts)
+
+
+def test_a_pinned_size_is_left_to_the_node_path():
+    """3x3 Conv -> Relu layers, their weights initializers: the Conv's template keeps the
+    kernel's 3 a constant (pinned), so a layer of 3 channels has another template key
+    than the layers before it; typed as node by node."""
+    vi = helper.make_tensor_value_info
+    widths = [4, 5, 6, 7, 8, 9, 10, 3, 11, 12, 13, 14]
+    nodes, weights, x, c = [], [], "x", 2
+    for i, w in enumerate(widths):
+        weights.append(onnx.numpy_helper.from_array(np.zeros((w, c, 3, 3), np.float32),
+                                                    f"w{i}"))
+        nodes += [helper.make_node("Conv", [x, f"w{i}"], [f"y{i}_0"], pads=[1, 1, 1, 1],
+                                   kernel_shape=[3, 3]),
+                  helper.make_node("Relu", [f"y{i}_0"], [f"y{i}_1"])]
+        x, c = f"y{i}_1", w
+    graph = helper.make_graph(nodes, "g", [vi("x", TensorProto.FLOAT, ["b", 2, 32, "w"])],
+                              [vi(x, TensorProto.FLOAT, None)], initializer=weights)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    with_, written, counted = _read(model, True)
+    assert (with_, written) == _read(model, False)[:2]
+    assert dict(with_[0])["y11_1"] == "float32[b,14,32,w]"
+    # the Conv's template is made at its seventh layer (see test_onnx_generic), the
+    # next two have 3 channels out, then in; the Relus' template pins nothing
+    assert "y9_0" in counted and "y11_0" in counted and "y7_1" in counted
+    assert "y7_0" not in counted and "y8_0" not in counted
