@@ -3,11 +3,12 @@ checked rather than made (issue 37): the node-by-node path of :mod:`.generic` ma
 node's exact memo key and looks it up, then makes its template key (a form per input,
 its sizes numbered by slot), hashes it and looks it up; a model of repeated layers of
 other widths (block i of width i+2) meets, node after node, the template its op type's
-previous node used. So ``infer_shapes``'s first reading of a node record (the main
-graph, types only: :func:`.nodeslot.replay`) first compares the node with that
-template's key, and types it by the template where they are equal.
+previous node used. So the first reading of a node record (the main graph, types
+only: ``infer_shapes``, ``read_types``) first compares the node with that template's
+key, and types it by the template where the node has the key's form.
 
-The node's template key is the template's exactly when:
+The node has the template key's form (its template key, made now, would be that key)
+when:
 
 - its op type, domain and attributes (serialized) are the key's, and it asks as many
   outputs (so the reader finds the same entry for it);
@@ -23,15 +24,18 @@ The node's template key is the template's exactly when:
 - and not every input given is known (:func:`.nodememo.read_inputs`: where all are, the
   values count and no template types the node).
 
-Then the node-by-node path would type it by the same template (or, where the exact memo
-or a new template answers first, by the same typing: each is the relation's answer), and
-its typing here is :func:`.generic.instance`'s (called as the module's, as the
-node-by-node path calls it) at the node's sizes, None where a
-condition of the template fails there (the node is then read the ordinary way). The
-reader's steps after the typing are those of the importer's ``typed_node`` for such a
-node: one new output name, of a typing without conditions or values, of an op type that
-records no interval and names no data-decided size (checked when the template is
-noted). tests/test_onnx_repeats.py compares models read with and without this path.
+(A constant the key holds because its entry pinned it stays one here after the pins
+were emptied, where a key made now would have a slot: a template types every node whose
+inputs have its key's form.) Then the node-by-node path would type it by the same
+template (or, where the exact memo, another template or a build answers first, by the
+same typing: each is the relation's answer), and its typing here is
+:func:`.generic.instance`'s at the node's sizes (called as the module's, as the
+node-by-node path calls it), None where a condition of the template fails there (the
+node is then read the ordinary way). The reader's steps after the typing are those of
+the importer's ``typed_node`` for such a node: one new output name, of a typing without
+conditions or values, of an op type that records no interval and names no data-decided
+size (checked when the template is noted). tests/test_onnx_repeats.py compares models
+read with and without this path.
 """
 
 from __future__ import annotations
