@@ -16,6 +16,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import kantensor as kt
+import kantensor.onnx as ko
 from kantensor.onnx import from_onnx
 from kantensor.types.symbols import substitute
 from ortrun import Refusal, run
@@ -460,3 +461,40 @@ def test_center_crop_pad_shape_of_unknown_value_is_judged_by_its_length(length):
     assert ran == [(3, 3)]
     (y,) = kt.function(inputs, outputs)(x, np.array([3] * length, np.int64))
     assert y.shape == (3, 3)
+
+
+def test_center_crop_pad_shape_of_unknown_length_needs_one_entry_or_one_per_axis():
+    """A shape of unknown length (``int64[L]``, ``int64[?]``) was refused at every length
+    ('shape has L entries, expected 2'), though onnxruntime runs it at L = 1 (broadcast)
+    and L = 2: the contract needs L in {1, 2}, judged by onnxruntime at L in 0..3."""
+    model = node_model("CenterCropPad", [("x", F, ["n", "s"]), ("shape", I64, ["L"])],
+                       opset=18)
+    contract = ko.contract(model)
+    x = np.zeros((2, 5), np.float32)
+    for length in range(4):
+        ran = run(model, {"x": x, "shape": np.full(length, 3, np.int64)})
+        assert contract.holds(n=2, s=5, L=length).value is (not isinstance(ran, Refusal))
+    unnamed = node_model("CenterCropPad", [("x", F, ["n", "s"]), ("shape", I64, [None])],
+                         opset=18)
+    assert "shape.shape[0] in [1, 2]" in str(ko.contract(unnamed))
+
+
+def test_center_crop_pad_shape_of_one_size_is_broadcast_as_onnxruntime_runs_it():
+    """A one-entry shape computed from a size (``Shape(x)[:1]``, ``Shape(x)[1:]``) was
+    refused ('shape has 1 entries, expected 2'); onnxruntime broadcasts it (ONNX's
+    function body): x[N, D] cropped or padded to [N, N], [D, D]."""
+    for start, name in ((0, "N"), (1, "D")):
+        nodes = [helper.make_node("Shape", ["x"], ["sh"]),
+                 helper.make_node("Slice", ["sh", "b", "e"], ["s"]),
+                 helper.make_node("CenterCropPad", ["x", "s"], ["y"])]
+        graph = helper.make_graph(
+            nodes, "g", [helper.make_tensor_value_info("x", F, ["N", "D"])],
+            [helper.make_tensor_value_info("y", F, None)],
+            [numpy_helper.from_array(np.array([start], np.int64), "b"),
+             numpy_helper.from_array(np.array([start + 1], np.int64), "e")])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+        dims = ko.infer_shapes(model).graph.output[0].type.tensor_type.shape.dim
+        assert [d.dim_param for d in dims] == [name, name]
+        for n, d in ((4, 5), (2, 3), (0, 2)):
+            want = {"N": n, "D": d}[name]
+            assert run(model, {"x": np.zeros((n, d), np.float32)}) == [(want, want)]

@@ -400,25 +400,38 @@ def space_to_depth(x: np.ndarray, *, blocksize: int, mode: str = "DCR") -> np.nd
 @builder
 def build_center_crop_pad(types: tuple, shape_value: Any, axes: tuple | None = None,
                           **_: Any) -> dict[str, Any]:
+    """One size per axis picked, from ``shape``'s entries: as many as the axes, or one
+    for every axis (ONNX's function body, which onnxruntime runs, broadcasts it: a value
+    computed when the model runs, or a value of sizes). A known value of ints of another
+    length is refused (onnxruntime refuses it at load); where the length is not known, the
+    relation needs it to be 1 or the number of axes (``(n - 1)*(n - k) == 0``) and each
+    size is unknown."""
     x = types[0]
     a = dims("a", x.ndim)
     picked = normalize_axes(axes, x.ndim) if axes is not None else tuple(range(x.ndim))
     if axes is not None:
         picked = tuple(normalize_axis(ax, x.ndim) for ax in axes)
+    k = len(picked)
     sizes = SizeNames(shape_value)
     out: list[Any] = list(a)
     clauses: list[Clause] = []
+    rest = rest_operands(types, 1, sizes)
     length = len(shape_value) if shape_value else types[1].shape[0] if \
         types[1].ndim == 1 else None
-    values = list(shape_value) if shape_value else [None] * len(picked)
-    if length == 1 and not shape_value and len(picked) > 1:  # ONNX's function body
-        # (onnxruntime runs it) broadcasts one entry of unknown value to every axis
-        values = [DimVar("u")] * len(picked)
+    values = list(shape_value) if shape_value else [None] * k
+    if shape_value and length == 1 < k and not all(isinstance(v, int) for v in shape_value):
+        values = values * k  # (a value of sizes: computed when the model runs)
+    elif length == 1 and not shape_value and k > 1:
+        values = [DimVar("u")] * k
         clauses.append(values[0] >= 0)
-    elif length is not None and length != len(picked):  # (onnxruntime refuses it when
-        # the model is loaded: a known value, or one of another length than 1)
-        raise ParamError(f"shape has {length} entries, expected {len(picked)} (one "
+    elif type(length) is int and length != k:
+        raise ParamError(f"shape has {length} entries, expected {k} (one "
                          f"per {'entry of axes' if axes is not None else 'axis of x'})")
+    elif length is not None and type(length) is not int or length is None and \
+            not shape_value and types[1].ndim == 1:  # (its length not known now)
+        n = DimVar("n")
+        rest[0] = typed([n])
+        clauses.append(((n - 1) * (n - k)).eq(0) if k > 1 else n.eq(1))
     for ax, v in zip(picked, values, strict=True):
         if isinstance(v, DimVar):
             out[ax] = v
@@ -427,8 +440,7 @@ def build_center_crop_pad(types: tuple, shape_value: Any, axes: tuple | None = N
             clauses.append(out[ax] >= 0)
         else:
             out[ax] = signed(sizes.expr(v))
-    return {"x": a, "rest": rest_operands(types, 1, sizes), "y": out, "fits": clauses,
-            "params": {"axes": picked}}
+    return {"x": a, "rest": rest, "y": out, "fits": clauses, "params": {"axes": picked}}
 
 
 def center_crop_pad(x: np.ndarray, shape: np.ndarray, *sizes: np.ndarray, axes: tuple,
