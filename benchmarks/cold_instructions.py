@@ -43,6 +43,14 @@ functools.reduce(call, [0, 1])
 
 def count(tree: Path, model: Path, folder: Path) -> int:
     """The instructions of the first ``infer_shapes`` of ``model`` by ``tree``."""
+    return callgrind(tree, folder, CALL, str(model))[0]
+
+
+def callgrind(tree: Path, folder: Path, call: str, *args: str) -> tuple[int, Path]:
+    """Run the script ``call`` (its arguments ``args``) with ``tree``'s kantensor and
+    catalogue under callgrind, counting from the first ``functools.reduce``: the
+    instructions collected and callgrind's output file (cold_parts.py reads it by
+    function)."""
     ba.compiled(tree)
     site = folder / f"site-{abs(hash(tree))}"
     site.mkdir(exist_ok=True)
@@ -50,33 +58,46 @@ def count(tree: Path, model: Path, folder: Path) -> int:
     (site / "sitecustomize.py").write_text(ba.CATALOGUE.format(
         init=str(signatures / "__init__.py"), folder=str(signatures)))
     script = folder / "call.py"
-    script.write_text(CALL)
+    script.write_text(call)
+    out = folder / "out"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env.update(ba.BYTECODE, PYTHONPATH=os.pathsep.join([str(site), str(tree / "src")]))
     done = subprocess.run(
-        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={folder / 'out'}",
+        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
          "--collect-atstart=no", "--toggle-collect=functools_reduce", sys.executable,
-         str(script), str(model)], env=env, text=True, capture_output=True, timeout=1800)
+         str(script), *args], env=env, text=True, capture_output=True, timeout=1800)
     found = re.search(r"Collected : (\d+)", done.stderr)
-    if found is None:
-        raise SystemExit(f"{tree}: valgrind failed: {done.stderr[-1000:]}")
-    return int(found.group(1))
+    if found is None or int(found.group(1)) == 0:
+        raise SystemExit(f"{tree}: the call under valgrind failed: {done.stderr[-2000:]}")
+    return int(found.group(1)), out
+
+
+def model_options(parser: argparse.ArgumentParser) -> None:
+    """The options saying which model is read (cold_parts.py takes them too)."""
+    parser.add_argument("--layers", type=int, default=12)
+    parser.add_argument("--model", type=Path, help="an .onnx file instead of the "
+                        "transformer of onnx_model.py (its value_info and output shapes "
+                        "removed, as onnx_time.py does)")
+
+
+def model_file(args: argparse.Namespace, folder: Path) -> Path:
+    """The model of ``args`` saved in ``folder`` (a file's value_info and output shapes
+    removed), the run's bytecode kept in ``folder`` too."""
+    ba.BYTECODE["PYTHONPYCACHEPREFIX"] = str(folder / "pyc")
+    model = folder / "model.onnx"
+    onnx.save(stripped(onnx.load(args.model)) if args.model else
+              transformer(args.layers), str(model))
+    return model
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("trees", type=Path, nargs="+")
-    parser.add_argument("--layers", type=int, default=12)
-    parser.add_argument("--model", type=Path, help="an .onnx file instead of the "
-                        "transformer of onnx_model.py (its value_info and output shapes "
-                        "removed, as onnx_time.py does)")
+    model_options(parser)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as made:
         folder = Path(made)
-        ba.BYTECODE["PYTHONPYCACHEPREFIX"] = str(folder / "pyc")
-        model = folder / "model.onnx"  # (a file's value_info and output shapes removed)
-        onnx.save(stripped(onnx.load(args.model)) if args.model else
-                  transformer(args.layers), str(model))
+        model = model_file(args, folder)
         for tree in args.trees:
             print(f"{str(tree):40} {count(tree.resolve(), model, folder):>14,}", flush=True)
 

@@ -25,18 +25,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import subprocess
-import sys
 import sysconfig
 import tempfile
 from pathlib import Path
 
-import before_after as ba
-import onnx
-from onnx_model import transformer
-from onnx_time import stripped
+from cold_instructions import callgrind, model_file, model_options
 
 #: The extension: one C function per part, each calling the Python callable it is given.
 ZONE = ("static PyObject* zone{i}(PyObject* self, PyObject* args) {{ PyObject *fn, *a, *k;"
@@ -109,58 +104,36 @@ def extension(folder: Path, n: int) -> Path:
     compiler = (sysconfig.get_config_var("CC") or "cc").split()
     subprocess.run([*compiler, "-O1", "-g", "-fno-ipa-icf", "-shared", "-fPIC",
                     f"-I{sysconfig.get_paths()['include']}", str(source), "-o", str(made)],
-                   check=True)
+                   check=True, timeout=300)
     return folder
 
 
 def counts(tree: Path, model: Path, names: list[str], folder: Path) -> tuple[int, list[int]]:
     """The instructions of the first ``infer_shapes`` of ``model`` by ``tree``, and of
     each function of ``names`` within it."""
-    ba.compiled(tree)
-    site = folder / "site"
-    site.mkdir(exist_ok=True)
-    signatures = tree / "signatures"
-    (site / "sitecustomize.py").write_text(ba.CATALOGUE.format(
-        init=str(signatures / "__init__.py"), folder=str(signatures)))
-    script = folder / "call.py"
-    script.write_text(CALL)
-    out = folder / "out"
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env.update(ba.BYTECODE, PYTHONPATH=os.pathsep.join([str(site), str(tree / "src")]))
-    done = subprocess.run(
-        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
-         "--collect-atstart=no", "--toggle-collect=functools_reduce", sys.executable,
-         str(script), str(model), json.dumps(names), str(extension(folder, len(names)))],
-        env=env, text=True, capture_output=True, timeout=1800)
-    total = re.search(r"Collected : (\d+)", done.stderr)
-    if total is None or int(total.group(1)) == 0:
-        raise SystemExit(f"{tree}: the call failed: {done.stderr[-2000:]}")
+    total, out = callgrind(tree, folder, CALL, str(model), json.dumps(names),
+                           str(extension(folder, len(names))))
     listed = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100",
-                             str(out)], text=True, capture_output=True, check=True).stdout
+                             str(out)], text=True, capture_output=True, check=True,
+                            timeout=600).stdout
     parts = [0] * len(names)
     for line in listed.splitlines():  # "  1,234 (1.6%)  .../zones.c:zone7 [...]"
         found = re.match(r"\s*([\d,]+) .*zones\.c:zone(\d+) ", line)
         if found:
             k = int(found.group(2))
             parts[k] = max(parts[k], int(found.group(1).replace(",", "")))
-    return int(total.group(1)), parts
+    return total, parts
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("tree", type=Path)
     parser.add_argument("functions", nargs="+", help="module:qualname")
-    parser.add_argument("--layers", type=int, default=12)
-    parser.add_argument("--model", type=Path, help="an .onnx file instead of the "
-                        "transformer of onnx_model.py (its value_info and output shapes "
-                        "removed, as onnx_time.py does)")
+    model_options(parser)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as made:
         folder = Path(made)
-        ba.BYTECODE["PYTHONPYCACHEPREFIX"] = str(folder / "pyc")
-        model = folder / "model.onnx"
-        onnx.save(stripped(onnx.load(args.model)) if args.model else
-                  transformer(args.layers), str(model))
+        model = model_file(args, folder)
         total, parts = counts(args.tree.resolve(), model, args.functions, folder)
     print(f"{total:>14,}  the first call")
     for name, count in zip(args.functions, parts, strict=True):
