@@ -70,10 +70,10 @@ def exact_key(value: Any) -> Any:
     ``0.0 == -0.0``), and None for everything while generated code is off
     (:mod:`kantensor.graph.codegen`): then nothing is remembered by key.
 
-    Plain Python: its text would be the same for every call, and compiling it (as it
-    was, generated from :data:`_SEQUENCE_KEY`) cost a process's first call with
-    parameters 0.3 ms. Its loop is :data:`_SEQUENCE_KEY`'s, which generated calls
-    inline; ``tests/test_build_memo.py`` compares the two on every kind of item."""
+    Plain Python: generated from :data:`_SEQUENCE_KEY` (as it was), its text is the
+    same in every process, and compiling it cost a process's first call with
+    parameters 0.3 ms. Its loop is the one generated calls inline;
+    ``tests/test_build_memo.py`` compares the two on every kind of item."""
     return _exact(value) if enabled() else None
 
 
