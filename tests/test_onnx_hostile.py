@@ -30,9 +30,10 @@ from kantensor.onnx import (
     protos,
     shapes,
 )
+from kantensor.onnx.bounds import oversized
 from kantensor.onnx.contract import contract
 from kantensor.onnx.loading import MAX_MESSAGE, OnnxImportError, raw_sizes
-from kantensor.types.dim import Dim
+from kantensor.types.dim import Dim, dim_min
 from kantensor.types.symbols import substitute
 
 F, I64 = TensorProto.FLOAT, TensorProto.INT64
@@ -541,6 +542,30 @@ def test_a_chain_of_nodes_cannot_nest_a_size_without_end():
     assert records[0]["outcome"] == "OnnxImportError" and records[0]["seconds"] < 5
     _both(m, "node 'Concat -> c11' (Concat): output 0 axis 0 would be 2*((min(2*((min(",
           "a size nested 33 levels deep, at most 32")
+
+
+def _deepest(text: str) -> int:
+    depth = deepest = 0
+    for c in text:
+        depth += (c == "(") - (c == ")")
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def test_a_size_is_refused_by_its_nesting_not_by_its_parentheses():
+    """``oversized`` walks a size's text only where it has more opening parentheses than
+    the nesting allowed (a window's size has two): the same answer as walking every
+    text, at each depth around the limit, and for many shallow floors."""
+    d = Dim("n")
+    for level in range(1, 20):  # each level nests two: (min(..., m) + 1)//2
+        d = (dim_min(d, Dim(f"m{level}")) + 1) // 2
+        deepest = _deepest(str(d))
+        assert deepest == 2 * level
+        assert oversized(d) == (None if deepest <= 32 else
+                                f"a size nested {deepest} levels deep, at most 32")
+    shallow = sum(((Dim("n") + k) // (k + 2) for k in range(40)), 0)
+    assert str(shallow).count("(") > 32 and _deepest(str(shallow)) == 1
+    assert oversized(shallow) is None and oversized(Dim("n")) is None and oversized(7) is None
 
 
 def test_a_chain_of_mins_that_flatten_is_typed_with_one_min():
