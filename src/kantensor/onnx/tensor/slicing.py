@@ -14,7 +14,7 @@ from ...ops.sizes import SizeNames
 from ...ops.templates import alternative, builder, dims, typed
 from ...syntax.ast import Clause
 from ...types.dim import Dim
-from ..shared import NotKnown, value_entries
+from ..shared import value_entries
 
 
 @builder
@@ -28,11 +28,15 @@ def build_slice(types: tuple, starts_value: Any, ends_value: Any, axes_value: An
     refute a reading (``-N*S`` where ``N*S == 0``) the one they allow applies."""
     x = types[0]
     n = len(types[1].shape) and types[1].shape[0]
-    if not isinstance(n, int):
-        raise NotKnown("starts has an unknown length")
-    axes = list(range(n)) if 3 not in given else value_entries(axes_value, n, "axes")
-    steps = [1] * n if 4 not in given else value_entries(steps_value, n, "steps")
-    starts, ends = value_entries(starts_value, n, "starts"), value_entries(ends_value, n, "ends")
+    if not isinstance(n, int):  # starts of unknown length (a slice of a shape with an
+        # INT64_MAX end and a negative step): which axes it slices is not known (every
+        # size unknown), the rank is the input's
+        axes, steps, starts, ends = [None], [], [], []
+    else:
+        axes = list(range(n)) if 3 not in given else value_entries(axes_value, n, "axes")
+        steps = [1] * n if 4 not in given else value_entries(steps_value, n, "steps")
+        starts = value_entries(starts_value, n, "starts")
+        ends = value_entries(ends_value, n, "ends")
     sizes = SizeNames(starts_value, ends_value, axes_value, steps_value)
     bounds: dict[int, tuple] | None = None  # None: the axes are not known
     if not any(ax is None or isinstance(ax, Dim) for ax in axes):
