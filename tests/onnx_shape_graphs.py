@@ -8,8 +8,9 @@ int32, bool and float and back, the float floor division torchscript emits, Conc
 Squeeze) and uses the results on data (``Reshape`` with 0, -1 and allowzero, ``Expand``
 and its ``Where(Equal(shape, -1), 1, shape)`` idiom, ``Tile``, ``Range``,
 ``ConstantOfShape``, ``Slice`` by computed bounds with negative, clamped and stepped
-ones, ``Pad`` by computed pads, ``Gather`` by computed indices, ``Trilu``, causal masks
-by ``Range``/``Unsqueeze``/``LessOrEqual``/``Where``, ``If`` on a comparison of sizes).
+ones, ``Pad`` by computed pads, ``Gather`` by computed indices, reductions and ``Squeeze``
+by a computed axis, ``Trilu``, causal masks by ``Range``/``Unsqueeze``/``LessOrEqual``/
+``Where``, ``If`` on a comparison of sizes).
 Every node's output is a graph output.
 
 Integer divisors are never zero (a constant, or ``Max(d, 1)``), so onnxruntime never
@@ -172,6 +173,34 @@ def _gather(g: Graph) -> None:
           out)
 
 
+def _reduce(g: Graph) -> None:
+    """A reduction (with or without keepdims) or a Squeeze by one axis computed from
+    sizes, as exporters compute it: ``Size(Shape(d)) - 1`` (the last axis), a size modulo
+    the rank, or a size less a constant (out of range at some sizes)."""
+    rng = g.rng
+    d = g.tensor(least=1)
+    if d is None:
+        return
+    dims = g.data[d]
+    rank = len(dims)
+    pick = rng.random()
+    if pick < 0.3:
+        axis = g.node("Sub", [g.node("Size", [g.node("Shape", [d], I64)], I64), g.const(1)],
+                      I64)
+    else:
+        s, _ = g.scalar()
+        axis = g.node("Mod", [s, g.const(rank)], I64) if pick < 0.65 else \
+            g.node("Sub", [s, g.const(rng.randint(0, 3))], I64)
+    axes = g.unsqueezed(axis)
+    if rng.random() < 0.25:
+        g.put(g.node("Squeeze", [d, axes], g.types[d]), (max(dims),) * (rank - 1))
+        return
+    keepdims = rng.randint(0, 1)
+    op = rng.choice(("ReduceSum", "ReduceMax", "ReduceMean"))
+    g.put(g.node(op, [d, axes], g.types[d], keepdims=keepdims),
+          dims if keepdims else (max(dims),) * (rank - 1))
+
+
 def _mask(g: Graph) -> None:
     """A causal mask as exporters build it, and now and then Trilu of a value."""
     rng = g.rng
@@ -233,7 +262,8 @@ def _if(g: Graph) -> None:
 
 
 STEPS = (*VALUES, (_reshape, 2), (_expand, 1), (_tile, 1), (_range, 1),
-         (_constant_of_shape, 1), (_slice, 2), (_pad, 1), (_gather, 1), (_mask, 1), (_if, 1))
+         (_constant_of_shape, 1), (_slice, 2), (_pad, 1), (_gather, 1), (_reduce, 1),
+         (_mask, 1), (_if, 1))
 
 
 def random_model(rng: random.Random) -> tuple[ModelProto, tuple[str, ...]]:
