@@ -145,6 +145,13 @@ def build_squeeze(types: tuple, axes_value: Any = None, given: tuple = (0,),
     if axes is None and 1 in given and axes_value is not None and len(axes_value) == 1 \
             and isinstance(axes_value[0], Dim) and 0 < x.ndim <= _MOST_PICKED:
         return _squeeze_one(x, a, axes_value)
+    if axes is None and 1 in given and axes_value is None and x.ndim and \
+            types[1].shape == (1,):  # one axis of a value not known (a Loop's iteration
+        # number in the body a run calls): one axis fewer, which the run decides (what
+        # it needs is the Loop's body conditions', or a note of the contract's: .unread)
+        out, unknown = _one_fewer(x, a)
+        return {"x": a, "rest": [typed(dims("k"))], "y": out, "fits": [u >= 0 for u in unknown],
+                "params": {"axes_value": (None,), "axes": None}}
     if axes is not None:
         axes = normalize_axes(tuple(axes), x.ndim)
     elif 1 in given:
@@ -170,15 +177,9 @@ def _squeeze_one(x: Any, a: list, axes_value: tuple) -> dict[str, Any]:
     r = x.ndim
     sizes = SizeNames(axes_value)
     e = as_expr(sizes.expr(axes_value[0]))
-    out: list[Any] = []
-    clauses: list[Clause] = [chosen(e >= 0, _NEGATIVE_AXIS), e <= r - 1]
-    for j in range(r - 1):
-        here, after = x.shape[j], x.shape[j + 1]
-        if here is not None and (here is after or here == after):
-            out.append(a[j])
-        else:
-            out.append(DimVar(f"u{j}"))
-            clauses.append(out[-1] >= 0)
+    out, unknown = _one_fewer(x, a)
+    clauses: list[Clause] = [chosen(e >= 0, _NEGATIVE_AXIS), e <= r - 1,
+                             *(u >= 0 for u in unknown)]
     picked: Any = 0
     for k in range(r):
         term = math.comb(r - 1, k) * (a[k] - 1)
@@ -189,6 +190,22 @@ def _squeeze_one(x: Any, a: list, axes_value: tuple) -> dict[str, Any]:
     clauses.append(as_expr(picked).eq(0))
     return {"x": a, "rest": [typed(dims("k")), *sizes.patterns()], "y": out,
             "fits": clauses, "params": {"axes_value": axes_value, "axes": None}}
+
+
+def _one_fewer(x: Any, a: list) -> tuple[list, list]:
+    """The dims after one axis of ``x`` (dims ``a``) goes, whichever it is: the input's
+    where an axis and the next one are the same size, else unknown; and the unknown
+    ones."""
+    out: list[Any] = []
+    unknown: list[DimVar] = []
+    for j in range(x.ndim - 1):
+        here, after = x.shape[j], x.shape[j + 1]
+        if here is not None and (here is after or here == after):
+            out.append(a[j])
+        else:
+            unknown.append(DimVar(f"u{j}"))
+            out.append(unknown[-1])
+    return out, unknown
 
 
 #: What a negative axis of a Squeeze does, where its value is a size (:func:`_squeeze_one`)
