@@ -176,26 +176,33 @@ def _gather(g: Graph) -> None:
 def _reduce(g: Graph) -> None:
     """A reduction (with or without keepdims) or a Squeeze by one axis computed from
     sizes, as exporters compute it: ``Size(Shape(d)) - 1`` (the last axis), a size modulo
-    the rank, or a size less a constant (out of range at some sizes)."""
+    the rank, or a size less a constant (out of range at some sizes). A reduction without
+    keepdims takes its size straight from a Shape: by an axis of unknown value (a size
+    cast to int32 and back) ``from_onnx`` leaves it untyped (its builder reads the axes'
+    rank, not their length, so one axis is not told from several; docs/onnx.rst)."""
     rng = g.rng
     d = g.tensor(least=1)
     if d is None:
         return
     dims = g.data[d]
     rank = len(dims)
+    squeeze, keepdims = rng.random() < 0.25, rng.randint(0, 1)
     pick = rng.random()
     if pick < 0.3:
         axis = g.node("Sub", [g.node("Size", [g.node("Shape", [d], I64)], I64), g.const(1)],
                       I64)
     else:
-        s, _ = g.scalar()
+        if squeeze or keepdims:
+            s, _ = g.scalar()
+        else:
+            s = g.node("Gather", [g.node("Shape", ["x"], I64),
+                                  g.const(rng.randrange(len(g.names)))], I64, axis=0)
         axis = g.node("Mod", [s, g.const(rank)], I64) if pick < 0.65 else \
             g.node("Sub", [s, g.const(rng.randint(0, 3))], I64)
     axes = g.unsqueezed(axis)
-    if rng.random() < 0.25:
+    if squeeze:
         g.put(g.node("Squeeze", [d, axes], g.types[d]), (max(dims),) * (rank - 1))
         return
-    keepdims = rng.randint(0, 1)
     op = rng.choice(("ReduceSum", "ReduceMax", "ReduceMean"))
     g.put(g.node(op, [d, axes], g.types[d], keepdims=keepdims),
           dims if keepdims else (max(dims),) * (rank - 1))
