@@ -197,12 +197,16 @@ def test_axes_that_are_a_loops_iteration_number_are_axes_of_unknown_value(op, at
         assert got[1].tolist() == [list(step(x, i).shape) for i in range(trip)]
 
 
-def test_squeeze_by_a_loops_iteration_number_says_why_it_is_refused():
-    """Squeeze's output rank depends on its axes' values (a repeated axis is one): axes
-    that are a Loop's iteration number stay refused by ``from_onnx`` (the function its
-    body runs as is typed with the number unknown), and the message says so;
-    ``infer_shapes`` types one such axis (tests/test_onnx_loop_axes.py)."""
-    with pytest.raises(ValueError, match=r"Squeeze: axes must be constant integers when "
+def test_a_reduction_by_a_loops_iteration_number_says_why_it_is_refused():
+    """A reduction's output rank without keepdims depends on its axes' values (a repeated
+    axis is one): axes that are a Loop's iteration number stay refused by ``from_onnx``
+    (the function its body runs as sees the number unknown, and the builder reads the
+    axes' rank, not their length), and the message says so; ``infer_shapes`` types one
+    such axis, and a Squeeze by it is typed by ``from_onnx`` too, one axis fewer
+    (tests/test_onnx_loop_axes.py)."""
+    with pytest.raises(ValueError, match=r"ReduceSum: axes must be constant integers when "
                        r"the model is read, got a value known only when the model runs, "
                        r"and the output's rank depends on their values"):
-        ko.from_onnx(_loop_over_axes("Squeeze", 2, (1, 1, 1)))
+        ko.from_onnx(_loop_over_axes("ReduceSum", 2, (1, 1, 1), keepdims=0))
+    _, (final, shapes) = ko.from_onnx(_loop_over_axes("Squeeze", 2, (1, 1, 1)))
+    assert str(shapes.type) == "int64[2,2]"
