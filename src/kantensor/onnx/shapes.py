@@ -11,7 +11,7 @@ support reaches get no value_info (a graph output keeps the type the model gave 
 from __future__ import annotations
 
 import os
-from itertools import count, islice
+from itertools import islice
 from typing import Any
 
 import onnx
@@ -178,17 +178,16 @@ def _typed_model(model: onnx.ModelProto | str | os.PathLike | bytes,
 def _infos(items: Any, skip: set) -> bytes:
     """The value infos of ``items`` ((name, type) pairs; names in ``skip`` left out), as a
     GraphProto's fields: each found in :data:`_INFOS` (a model typed again), else written
-    and kept there unless its name is long. (Written for speed: the loop, a first call's
-    writing inline, runs once per value of every model typed: a call per value cost a
-    first call more than it saved.)"""
+    and kept there unless its name is long (a skipped one too: a graph output, whose info
+    :func:`_written` finds with the others' and leaves out). (Written for speed: the
+    loop, a first call's writing inline, runs once per value of every model typed: a
+    call per value cost a first call more than it saved.)"""
     found, written = _INFOS.get, _TYPES.get
     infos: list[bytes] = []
     add = infos.append
     for item in items:
-        name = item[0]
-        if name in skip:
-            continue
         info = found(item)
+        name = item[0]
         if info is None:
             t = item[1]
             typed = written(t) or _type_field(t)
@@ -201,7 +200,8 @@ def _infos(items: Any, skip: set) -> bytes:
                 if len(_INFOS) >= _INFOS_SIZE:
                     _INFOS.clear()
                 _INFOS[item] = info  # (the pair is the key: an (str, Type) tuple)
-        add(info)
+        if name not in skip:
+            add(info)
     return b"".join(infos)
 
 
@@ -233,12 +233,12 @@ def _written(model: Any, source: onnx.ModelProto, reader: _Reader
     if None in infos:  # (a first call: each written in _infos's loop)
         blob = _infos(items, outputs)
     else:
-        if outputs:  # a graph output has no value info (a name is in ``types`` once)
-            position = dict(zip(islice(types, reader.sources, None), count()))
-            for name in outputs:
-                k = position.get(name)
-                if k is not None:  # (else an initializer or a graph input)
-                    infos[k] = b""
+        for name in outputs:  # a graph output has no value info: its info, kept with the
+            # others', is found where its (name, type) pair is, unless that is no node's
+            try:  # output (an initializer or a graph input: not in ``items``)
+                infos[infos.index(_INFOS.get((name, types[name])))] = b""
+            except ValueError:  # (equal infos have equal names: a name is in ``types`` once)
+                pass
         blob = b"".join(infos)
     graph.MergeFromString(blob)
     return out, blob
