@@ -90,11 +90,11 @@ def model_key(reader: Any, nodes: list[bytes]) -> tuple[ModelKey | None, tuple[s
     types, tokens = reader.types, reader.tokens
     small, large = [], []
     for name, proto in reader.unread.items():  # every initializer: none is read yet
-        t = types[name]
-        if math.prod(t.shape) <= SMALL:  # (an initializer's type is a TensorType's)
-            token = tokens.get(name)  # (its node slot token may hold it serialized)
-            small.append(token[2] if token is not None and len(token) == 3 else
-                         proto.SerializeToString())
+        token = tokens.get(name)  # (its node slot token may hold it serialized)
+        if token is not None and len(token) == 3:
+            small.append(token[2])
+        elif math.prod(types[name].shape) <= SMALL:  # (an initializer's type is a
+            small.append(proto.SerializeToString())  # TensorType's)
         else:
             large.append(name)
     free = tuple(sorted(reader.free))  # (inputs, not constants)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from operator import attrgetter
+from operator import attrgetter, itemgetter, methodcaller
 
 import numpy as np
 import onnx
@@ -24,14 +24,40 @@ __all__ = ["Sources"]
 
 #: (element type, dims) -> the type of an initializer of that header, checked once in
 #: the process (a model typed again has the same headers), the bytes of raw data it
-#: holds inline (:func:`~.loading.inline_bytes`) and whether its data is small enough for
-#: its node slot token (:func:`~.nodeslot.initializer_token`): as an equal header met
+#: holds inline (:func:`~.loading.inline_bytes`), whether its data is small enough for
+#: its node slot token (:func:`~.nodeslot.initializer_token`) and its token when its
+#: data is not (one tuple for every initializer of the header): as an equal header met
 #: before in the same model, it leaves its tensor's data size to check
-_HEADERS: dict[tuple, tuple[TensorType, int, bool]] = {}
+_HEADERS: dict[tuple, tuple[TensorType, int, bool, tuple]] = {}
 _HEADERS_SIZE = 1 << 12
 _EXTERNAL = onnx.TensorProto.EXTERNAL
 
 _NAME = attrgetter("name")
+_DATA_TYPE = attrgetter("data_type")
+_RAW_DATA = attrgetter("raw_data")
+_LOCATION = attrgetter("data_location")
+_SEGMENT = methodcaller("HasField", "segment")
+_TYPE = itemgetter(0)
+_NBYTES = itemgetter(1)
+
+
+def _known(protos: list[onnx.TensorProto], headers: list[tuple],
+           raw: list[int | None] | None) -> list | None:
+    """The :data:`_HEADERS` entries of the initializers ``protos`` (their headers
+    ``headers``) when each one's header was checked before in the process and its data
+    is inline raw data of the size the header needs (``raw``: their raw data's sizes,
+    when read from the bytes), as :meth:`~.loading.Tensors.check`'s first case says (so
+    the check of each is this); else None. (Each step maps over them all at once: a
+    model typed again meets every header again.)"""
+    found = list(map(_HEADERS.get, headers))
+    if None in found:
+        return None
+    wanted = list(map(_NBYTES, found))
+    if 0 in wanted or _EXTERNAL in map(_LOCATION, protos) or any(map(_SEGMENT, protos)):
+        return None  # (no data inline, data elsewhere: each checked by the loop)
+    held = raw if raw else list(map(len, map(_RAW_DATA, protos)))
+    return found if held == wanted else None
+
 
 
 class Sources:
@@ -53,20 +79,30 @@ class Sources:
         graph, types, tensors = self.proto, self.types, self.tensors
         seen: dict[tuple, tuple] = {}  # (elem type, dims) -> as in _HEADERS
         raw = tensors.raw if self.parent is None else None  # (the main graph's only)
-        initializers = graph.initializer
-        names = list(map(_NAME, initializers))  # (each name read once, in C)
+        protos = list(graph.initializer)
+        names = list(map(_NAME, protos))  # (each name read once, in C)
         named = list(map(_NAME, graph.input))
         texts((*names, *named, *map(_NAME, graph.output)),
               f"graph {shown(graph.name)}" if type(graph.name) is str else "a graph")
         free = self.free = overridable(self.model, graph) if not \
             frozenset(named).isdisjoint(names) else frozenset()  # (none is an input)
         tokens = {} if not self.graph and self.parent is None else None  # (.nodeslot)
-        for i, t in enumerate(initializers):
+        headers = list(zip(map(_DATA_TYPE, protos), [tuple(t.dims[:]) for t in protos],
+                           strict=True))  # (element type, dims): a slice reads faster
+        known = _known(protos, headers, raw) if tokens is not None and not types and \
+            not free and len(set(names)) == len(names) else None  # (a model typed again)
+        if known is not None:
+            types.update(zip(names, map(_TYPE, known), strict=True))
+            self.unread.update(zip(names, protos, strict=True))
+            tokens.update(zip(names, [initializer_token(f[0], t, True) if f[2] else f[3]
+                                      for f, t in zip(known, protos, strict=True)], strict=True))
+            protos = []  # (the loop below checks each one, and says why one fails)
+        for i, t in enumerate(protos):
             name = names[i]
             if name in types:
                 raise OnnxImportError(f"initializer {shown(name)}: the name is given to two "
                                       "initializers")
-            header = (t.data_type, tuple(t.dims[:]))  # a slice reads faster
+            header = headers[i]
             found = _HEADERS.get(header) or seen.get(header)
             held = raw[i] if raw else None
             if found is not None and found[1] and fits_inline(t, found[1], held):
@@ -76,7 +112,7 @@ class Sources:
                                         found[0] if found is not None else None, held)
                 if found is None:
                     found = seen[header] = checked, inline_bytes(checked), \
-                        math.prod(checked.shape) <= SMALL
+                        math.prod(checked.shape) <= SMALL, initializer_token(checked, t, False)
                     if len(_HEADERS) >= _HEADERS_SIZE:
                         _HEADERS.clear()
                     _HEADERS[header] = found
@@ -92,8 +128,8 @@ class Sources:
             types[name] = checked
             self.unread[name] = t
             if tokens is not None:
-                tokens[name] = initializer_token(checked, t, found[2] and
-                                                 t.data_location != _EXTERNAL)
+                tokens[name] = initializer_token(checked, t, True) if found[2] and \
+                    t.data_location != _EXTERNAL else found[3]
         if len(set(named)) != len(named):
             _twice(named)
         # (name, info) of the inputs that are no initializers
