@@ -19,7 +19,7 @@ from ..types.facts import EMPTY
 from ..types.stated import rising_facts
 from .protos import label as node_label
 
-__all__ = ["consistent"]
+__all__ = ["consistent", "lasting"]
 
 
 def consistent(own: tuple[Clause, ...], node: onnx.NodeProto, parent: object = None
@@ -37,6 +37,13 @@ def consistent(own: tuple[Clause, ...], node: onnx.NodeProto, parent: object = N
     raise TypeInferenceError(f"node {node_label(node)!r} ({node.op_type}): its conditions "
                              f"contradict each other, so the model is valid at no sizes: "
                              f"no sizes meet all of {listed}")
+
+
+def lasting(own: tuple[Clause, ...]) -> list[Clause]:
+    """The conditions of ``own`` (a node's, as :func:`consistent` passed them) that are
+    facts for every later node: all but an overload's choice's (where it fails the model
+    may run, with other types after it, and no later node is refused by it)."""
+    return [c for c in own if not getattr(getattr(c, "source", None), "otherwise", "")]
 
 
 @lru_cache(maxsize=4096)

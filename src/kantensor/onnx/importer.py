@@ -41,7 +41,7 @@ from ..types.variable import constant
 from . import values as folding
 from .bounds import arity, bounded
 from .calls import arguments
-from .contradiction import consistent
+from .contradiction import consistent, lasting
 from .datasizes import COUNTS, DataSizes
 from .dtypes import UnsupportedType, type_name
 from .generic import keep_template, remembered
@@ -49,7 +49,7 @@ from .intervals import interval_output, record_interval
 from .loading import MAX_NAME, OnnxImportError, Tensors, clipped, open_model, opsets_of, shown
 from .nodecache import CONSTANTS, NodeRecord, constant_key, keep_constant, record
 from .nodememo import MEMO, input_facts, node_key, remember, value_key
-from .nodeslot import ONCE, keep, replay, slotted
+from .nodeslot import ONCE, UNHELD, keep, replay, slotted
 from .protos import constant_value, described
 from .protos import label as node_label
 from .registry import OnnxOp, UnsupportedOp, lookup
@@ -227,7 +227,7 @@ class _Reader(Scope, Sources):
                     if rec.slot is None:  # (keep's first typing, inline)
                         rec.slot = ONCE
                     else:
-                        keep(self, entry, rec, typed)
+                        keep(self, entry, rec, typed, node)
         if typed is None:
             typed = self._typed(node, rec, entry, key)
             if typed is None:  # typed by its handler
@@ -252,6 +252,8 @@ class _Reader(Scope, Sources):
                     if keys[0] is not None:
                         self.value_keys[name] = keys[0]
                         self.tokens[name] = outs[0], keys[0]
+                    else:  # (a large value: .nodeslot)
+                        self.tokens[name] = UNHELD, outs[0]
             return None
         if len(outs) < len(wanted) and any(wanted[len(outs):]):  # (a memo hit too)
             raise OnnxImportError(f"{described(node)}: {len(wanted)} outputs asked, its Op "
@@ -267,6 +269,8 @@ class _Reader(Scope, Sources):
                     if vkey is not None:
                         value_keys[name] = vkey
                         tokens[name] = t, vkey
+                    else:
+                        tokens[name] = UNHELD, t
         return None
 
     def found_entry(self, op_type: str, domain: str) -> OnnxOp | None:
@@ -311,7 +315,7 @@ class _Reader(Scope, Sources):
             if rec.slot is None:  # (keep's first typing, inline)
                 rec.slot = ONCE
             else:
-                keep(self, entry, rec, typed)  # (its slot: see .nodeslot)
+                keep(self, entry, rec, typed, node)  # (its slot: see .nodeslot)
         return typed
 
     def _entry(self, node: onnx.NodeProto, op_type: str, domain: str) -> OnnxOp:
@@ -342,8 +346,7 @@ class _Reader(Scope, Sources):
         inputs = [self.var(n, node) if n else None for n in node.input]
         own = consistent(relocated(conditions, inputs, node_label(node)), node, self.parent)
         self.conditions.extend(own)
-        self.facts = self.facts.with_(*[c for c in own if not getattr(
-            getattr(c, "source", None), "otherwise", "")])
+        self.facts = self.facts.with_(*lasting(own))
 
     def build(self, entry: OnnxOp, node: onnx.NodeProto, wanted: list[str]
               ) -> tuple[tuple, tuple, tuple]:
@@ -413,16 +416,18 @@ class _Reader(Scope, Sources):
                     self.types[name] = var.type
                     self.values[name] = value
                     return
-                found = constant(value).type, value, value_key(value)
+                t = constant(value).type
+                vkey = value_key(value)
+                found = t, value, vkey, (t, vkey) if vkey else None
                 if key is not None:
                     value.flags.writeable = False  # shared by the nodes holding the value
                     keep_constant(key, found)
             if rec.kept and key is not None:
                 rec.constant = found
-        t, value, vkey = found
+        t, value, vkey, token = found
         self.types[name], self.values[name], self.value_keys[name] = t, value, vkey
-        if vkey:
-            self.tokens[name] = t, vkey
+        if token is not None:
+            self.tokens[name] = token
         self.constants.add(name)
 
 

@@ -39,9 +39,10 @@ MAX_NODE = 1 << 12
 #: A node whose attributes take more bytes than this is not remembered by the node memo.
 MAX_ATTRIBUTES = 1 << 12
 
-#: A Constant's (type, value, value key) by its attributes' bytes (:func:`constant_key`);
-#: emptied when it holds CONSTANTS_SIZE (each key at most MAX_ATTRIBUTES bytes).
-CONSTANTS: dict[tuple[bytes, ...], tuple[Any, Any, Any]] = {}
+#: A Constant's (type, value, value key, node slot token: None when its value is too
+#: large for a key) by its attributes' bytes (:func:`constant_key`); emptied when it
+#: holds CONSTANTS_SIZE (each key at most MAX_ATTRIBUTES bytes).
+CONSTANTS: dict[tuple[bytes, ...], tuple[Any, Any, Any, Any]] = {}
 CONSTANTS_SIZE = 1 << 9
 
 _TENSOR = onnx.AttributeProto.TENSOR
@@ -65,11 +66,12 @@ class NodeRecord:
     """What typing reads of a node's proto, read once: ``op_type``, ``domain``, ``names``
     (its inputs, ``""`` for an absent one), ``wanted`` (its outputs), ``attributes``
     (:meth:`attribute_key`), ``kept`` (found by its bytes: shared across models),
-    ``constant`` (a Constant's (type, value, value key), set by its first reader) and
-    ``slot`` (its last typing: :mod:`.nodeslot`)."""
+    ``constant`` (a Constant's (type, value, value key, node slot token), set by its
+    first reader), ``slot`` (its last typing: :mod:`.nodeslot`) and ``plan`` (what the
+    reader does with that typing when it only writes it: :class:`.nodeslot.Plan`)."""
 
-    __slots__ = ("attributes", "constant", "domain", "kept", "names", "op_type", "slot",
-                 "wanted")
+    __slots__ = ("attributes", "constant", "domain", "kept", "names", "op_type", "plan",
+                 "slot", "wanted")
 
     def __init__(self, node: onnx.NodeProto, kept: bool, data: bytes | None = None):
         """The record of ``node``, serialized as ``data`` when given (a field whose key's
@@ -87,8 +89,9 @@ class NodeRecord:
             () if data is not None and _ATTRIBUTE not in data else \
             _UNREAD if node.attribute else ()
         self.kept = kept
-        self.constant: tuple[Any, Any, Any] | None = None
+        self.constant: tuple[Any, Any, Any, Any] | None = None
         self.slot: tuple | None = None
+        self.plan: Any = None
 
     def attribute_key(self, node: onnx.NodeProto) -> tuple[bytes, ...] | None:
         """The node memo's key of the attributes of ``node`` (this record's node): each
@@ -141,9 +144,9 @@ def constant_key(rec: NodeRecord, node: onnx.NodeProto) -> tuple[bytes, ...] | N
     return key if key is not None and len(key) == 1 else None
 
 
-def keep_constant(key: tuple[bytes, ...], found: tuple[Any, Any, Any]) -> None:
-    """Keep a Constant's (type, value, value key), its value read-only, under ``key``
-    (:func:`constant_key`)."""
+def keep_constant(key: tuple[bytes, ...], found: tuple[Any, Any, Any, Any]) -> None:
+    """Keep a Constant's (type, value, value key, token), its value read-only, under
+    ``key`` (:func:`constant_key`)."""
     if len(CONSTANTS) >= CONSTANTS_SIZE:
         CONSTANTS.clear()
     CONSTANTS[key] = found

@@ -12,20 +12,24 @@ the key reads of it:
 - its type, when its value is not known;
 - its type and its value's exact key (:func:`.nodememo.value_key`), when the value is
   known and small;
-- for an initializer (known), its type marked as an initializer's, and when it has at
-  most :data:`.nodememo.SMALL` elements, its proto serialized (its name, header and
-  data, inline: equal bytes, equal values); a slot is kept only when no larger
-  initializer's value counts in the key;
+- for an initializer of at most :data:`.nodememo.SMALL` elements (known), its type
+  marked as an initializer's and its proto serialized (its name, header and data,
+  inline: equal bytes, equal values);
+- for a larger known value (an initializer's, or one a node folded), its type marked as
+  a value the token does not hold (:data:`UNHELD`): a slot is kept only when no such
+  value counts in the key;
 
 and of the facts about its inputs' sizes and the intervals of those its entry reads
-bounds of. A name with no token (a large folded value, a value a handler made) makes no
-slot. So a slot whose entry, setting, tokens, facts and intervals equal the node's now
-was made under the same key, and its typing is the memo's answer for it.
+bounds of (read again for a value the token does not hold). A name with no token (a
+value a handler made) makes no slot. So a slot whose entry, setting, tokens, facts and
+intervals equal the node's now was made under the same key, and its typing is the
+memo's answer for it.
 
 :func:`replay` reads a graph's nodes found by their bytes: a node whose slot applies and
-whose typing asks nothing more of the reader than writing its outputs and recording an
-interval (no condition to note, no size its data decides, outputs all new names) has
-them written from the slot's *plan*; every other node is read by the reader as before.
+whose typing asks nothing more of the reader than writing its outputs, recording an
+interval and noting conditions that name no input's size by position (no size its data
+decides, outputs all new names) has them written from the slot's *plan*; every other
+node is read by the reader as before.
 """
 
 from __future__ import annotations
@@ -36,18 +40,28 @@ from typing import Any
 
 import onnx
 
+from ..ops.located import relocated
+from ..syntax.errors import TypeInferenceError
+from ..types.conditions import InputAxis
 from ..types.facts import Facts
 from . import intervals
+from .contradiction import consistent, lasting
 from .datasizes import COUNTS
 from .intervals import exact_token, interval_of, interval_output, record_interval
 from .nodecache import NODES, NodeRecord, record
 from .nodememo import input_facts, value_facts
+from .protos import label as node_label
 from .registry import OnnxOp
 
-__all__ = ["INITIALIZER", "ONCE", "Plan", "initializer_token", "keep", "replay", "slotted"]
+__all__ = ["INITIALIZER", "ONCE", "UNHELD", "Plan", "initializer_token", "keep", "replay",
+           "slotted"]
 
-#: The mark of an initializer's token: ``(INITIALIZER, type)``.
+#: The mark of a small initializer's token: ``(INITIALIZER, type, its proto serialized)``.
 INITIALIZER: Any = object()
+#: The mark of the token of a known value it does not hold (a larger initializer's, a
+#: large value a node folded): ``(UNHELD, type)``. A slot is kept only when no such value
+#: counts in its key (:func:`keep`).
+UNHELD: Any = object()
 
 _MISSING: Any = object()  # a name with no token
 
@@ -61,13 +75,14 @@ _FACTS_SIZE = 1 << 10
 #: importer marks a record's first typing itself, without calling :func:`keep`, and
 #: calls :func:`slotted` only for a record that has a slot: a first call meets every
 #: record once.)
-ONCE: tuple = (None,) * 8
+ONCE: tuple = (None,) * 7
 
 
 def initializer_token(t: Any, proto: onnx.TensorProto, small: bool) -> tuple:
     """The token of an initializer of type ``t`` (its proto ``proto``), holding its proto
-    serialized when ``small`` (at most :data:`.nodememo.SMALL` elements, its data inline)."""
-    return (INITIALIZER, t, proto.SerializeToString()) if small else (INITIALIZER, t)
+    serialized when ``small`` (at most :data:`.nodememo.SMALL` elements, its data
+    inline), else :data:`UNHELD`'s."""
+    return (INITIALIZER, t, proto.SerializeToString()) if small else (UNHELD, t)
 
 
 def _state(reader: Any, names: tuple[str, ...]) -> tuple:
@@ -114,7 +129,7 @@ def _holds(reader: Any, slot: tuple, entry: OnnxOp, names: tuple[str, ...]) -> b
 def _facts_hold(reader: Any, slot: tuple, names: tuple[str, ...]) -> bool:
     """Whether the facts ``slot``'s key read are the reader's now (its tokens being the
     node's): at once when the reader's facts are those the slot was made under."""
-    if slot[7] is canonical(reader.facts):
+    if slot[6] is canonical(reader.facts):
         return True
     facts = slot[3]
     if not reader.facts.atoms:  # (_facts, inline)
@@ -139,61 +154,100 @@ def canonical(facts: Facts) -> Facts:
     return found
 
 
+def context(reader: Any) -> tuple:
+    """What a plan made now would take from ``reader`` besides its inputs' tokens: its
+    setting, its facts (:func:`canonical`), the interval limit and the model's operator
+    sets (which, the catalogue being fixed, decide the entry each op type finds), as one
+    object (equal ones are one: a plan whose context is the reader's applies by an
+    ``is``)."""
+    key = reader.setting, canonical(reader.facts), intervals.MAX_ELEMENTS, \
+        tuple(sorted(reader.opsets.items()))
+    found = _CONTEXTS.get(key)
+    if found is None:
+        if len(_CONTEXTS) >= _FACTS_SIZE:
+            _CONTEXTS.clear()
+        found = _CONTEXTS[key] = key
+    return found
+
+
+#: (setting, facts, limit, opsets) -> the one tuple of them (:func:`context`)
+_CONTEXTS: dict = {}
+
+
 def replay(reader: Any, serialized: Sequence[bytes]) -> None:
     """Read the nodes of ``reader``'s graph (the main graph, types only), serialized as
-    ``serialized``: each found by its bytes, written from its slot's :class:`Plan` when
-    the slot applies (as :func:`slotted` says) and the plan's outputs are all new names;
-    every other node read by ``reader.node`` (which raises for a name assigned twice)."""
+    ``serialized``: each found by its bytes, written from its record's :class:`Plan`
+    when its slot applies (as :func:`slotted` says) and the plan's outputs are all new
+    names; every other node read by ``reader.node`` (which raises for a name assigned
+    twice). (Written for speed: the loop runs once per node of every model read node by
+    node; a plan whose context is the reader's needs no other check than its inputs'
+    tokens and its outputs' names.)"""
     found, nodes = NODES.get, reader.proto.node
     types, tokens, untyped, values, value_keys = reader.types, reader.tokens, \
         reader.untyped, reader.values, reader.value_keys
-    setting, constants = reader.setting, reader.constants
-    limit = intervals.MAX_ELEMENTS  # (a limit a caller may set)
-    facts, canon = None, None  # the reader's facts, and their canonical object
+    constants = reader.constants
+    facts, now = reader.facts, context(reader)
     found_entries: set[OnnxOp] = set()  # the entries its nodes' op types find, as checked
     for k, data in enumerate(serialized):
         rec = found(data)
         if rec is None:
             rec = record(nodes[k], data)
-        elif rec.constant is not None:  # a Constant read before (as the reader's node
-            # and constant write it)
-            wanted = rec.wanted
-            name = wanted[0] if len(wanted) == 1 else ""
-            if name and name not in types and name not in untyped:
-                t, value, vkey = rec.constant
-                types[name], values[name], value_keys[name] = t, value, vkey
-                if vkey:
-                    tokens[name] = t, vkey
-                constants.add(name)
-                continue
-        else:
-            plan = rec.slot[6] if rec.slot is not None else None
-            if plan is not None:
-                try:  # (KeyError: an input has no token, so the slot does not apply)
-                    state = plan.tokens_of(tokens)
-                except KeyError:
-                    state = _MISSING
-                if reader.facts is not facts:
-                    facts = reader.facts
-                    canon = canonical(facts)
-                entry, name = plan.entry, plan.name
-                if state == plan.state and plan.setting == setting and \
-                        (entry in found_entries or _found(reader, plan, found_entries)) and \
-                        (plan.facts is canon or _facts_hold(reader, rec.slot, rec.names)) and \
-                        (plan.bounds is None or plan.limit == limit or
-                         _bounds(reader, entry, rec.names) == plan.bounds) and \
-                        (name not in types and name not in untyped if name is not None else
+        elif (plan := rec.plan) is not None:
+            try:  # (KeyError: an input has no token, so the slot does not apply)
+                state = plan.tokens_of(tokens)
+            except KeyError:
+                state = _MISSING
+            name = plan.name
+            if state == plan.state and (plan.context is now or _applies(
+                    reader, plan, rec, found_entries)) \
+                    and (name not in types and name not in untyped if name is not None else
                          types.keys().isdisjoint(plan.outputs) and
                          untyped.keys().isdisjoint(plan.outputs)):
+                if plan.own:  # (as typed_node notes them)
+                    reader.conditions.extend(plan.own)
+                    if plan.lasting:
+                        reader.facts = reader.facts.with_(*plan.lasting)
+                    if reader.facts is not facts:
+                        facts, now = reader.facts, context(reader)
+                if plan.interval is not None:  # (as typed_node records it)
+                    record_interval(reader, nodes[k], plan.interval)
+                if name is not None:  # (most nodes: one output)
+                    types[name] = plan.out
+                    tokens[name] = plan.token
+                    if plan.value is not None:
+                        values[name], value_keys[name] = plan.value, plan.vkey
+                else:
                     types.update(plan.types)
                     tokens.update(plan.tokens)
                     if plan.values:
                         values.update(plan.values)
                         value_keys.update(plan.value_keys)
-                    if plan.interval is not None:  # (as typed_node records it)
-                        record_interval(reader, nodes[k], plan.interval)
-                    continue
+                continue
+        elif rec.constant is not None:  # a Constant read before (as the reader's node
+            # and constant write it)
+            wanted = rec.wanted
+            name = wanted[0] if len(wanted) == 1 else ""
+            if name and name not in types and name not in untyped:
+                t, value, vkey, token = rec.constant
+                types[name], values[name], value_keys[name] = t, value, vkey
+                if token is not None:
+                    tokens[name] = token
+                constants.add(name)
+                continue
         reader.node(nodes[k], rec)
+        if reader.facts is not facts:  # (its conditions noted)
+            facts, now = reader.facts, context(reader)
+
+
+def _applies(reader: Any, plan: Plan, rec: NodeRecord, found: set[OnnxOp]) -> bool:
+    """Whether ``plan`` (of ``rec``, its tokens the node's inputs') applies although its
+    context is not the reader's: its setting, the facts its key read, its intervals and
+    its entry are the reader's (``found``: the entries found so, see :func:`_found`)."""
+    return plan.setting == reader.setting and (
+        plan.facts is canonical(reader.facts) or _facts_hold(reader, rec.slot, rec.names)) \
+        and (plan.bounds is None or plan.limit == intervals.MAX_ELEMENTS or
+             _bounds(reader, plan.entry, rec.names) == plan.bounds) \
+        and (plan.entry in found or _found(reader, plan, found))
 
 
 def _found(reader: Any, plan: Plan, found: set[OnnxOp]) -> bool:
@@ -208,27 +262,35 @@ def _found(reader: Any, plan: Plan, found: set[OnnxOp]) -> bool:
 
 class Plan:
     """What the reader does with a slot's typing when that is only writing the node's
-    outputs (:func:`replay`): ``key``, the key of its entry in the reader's ``entries``;
+    outputs, recording an interval and noting conditions that name no input by position
+    (:func:`replay`): ``key``, the key of its entry in the reader's ``entries``;
     ``entry``, ``setting``; ``tokens_of(tokens)`` the tokens of its inputs that are not
     absent (one, or a tuple), ``state`` those of the slot; ``facts``, the reader's whole
     facts then (:func:`canonical`), ``bounds`` the intervals its key read, ``limit`` the
     interval limit then (:data:`.intervals.MAX_ELEMENTS`) when its tokens decide those
     intervals (each input whose interval is read is absent or its token holds its value
     exactly: the interval of a known value is a function of it and the limit), else
-    None; ``outputs``, the names of its outputs (``name``: the one, if one); by name
-    their ``types``, ``tokens``, known ``values`` and their ``value_keys``;
-    ``interval``, the type of its first output when the reader records that output's
-    value interval (as the importer's ``typed_node`` does), else None."""
+    None; ``context``, the reader's :func:`context` then, unless its intervals are to be
+    read again (None); ``outputs``, the names of its outputs (``name``: the one, if one,
+    and its ``out`` type, ``token``, ``value`` and ``vkey``); by name their ``types``,
+    ``tokens``, known ``values`` and their ``value_keys``; ``interval``, the type of its
+    first output when the reader records that output's value interval (as the
+    importer's ``typed_node`` does), else None; ``own``, its conditions as the reader
+    notes them (``lasting``: those that hold for later nodes, see
+    :func:`.contradiction.lasting`)."""
 
-    __slots__ = ("bounds", "entry", "facts", "interval", "key", "limit", "name", "outputs",
-                 "setting", "state", "tokens", "tokens_of", "types", "value_keys", "values")
+    __slots__ = ("bounds", "context", "entry", "facts", "interval", "key", "lasting", "limit",
+                 "name", "out", "outputs", "own", "setting", "state", "token", "tokens",
+                 "tokens_of", "types", "value", "value_keys", "values", "vkey")
 
-    def __init__(self, rec: NodeRecord, slot: tuple, facts: Facts):
+    def __init__(self, rec: NodeRecord, slot: tuple, reader: Any, own: tuple = ()):
         entry, self.setting, state, _, self.bounds, (outs, folded, keys, _) = slot[:6]
-        self.facts = canonical(facts)
+        self.facts = canonical(reader.facts)
         names = rec.names
         self.limit = intervals.MAX_ELEMENTS if self.bounds is not None and all(
             k >= len(names) or not names[k] or exact_token(state[k]) for k in entry.bounded) \
+            else None
+        self.context = context(reader) if self.bounds is None or self.limit is not None \
             else None
         self.entry, self.key = entry, (rec.op_type, rec.domain)
         given = [k for k, name in enumerate(rec.names) if name]
@@ -246,32 +308,48 @@ class Plan:
         self.outputs = tuple(self.types)
         self.interval = interval_output(rec.op_type, rec.wanted, outs, folded)
         self.name = self.outputs[0] if len(self.outputs) == 1 else None
+        self.out = self.token = self.value = self.vkey = None
+        if self.name is not None:
+            self.out, self.token = self.types[self.name], self.tokens[self.name]
+            self.value, self.vkey = self.values.get(self.name), self.value_keys.get(self.name)
+        self.own, self.lasting = own, tuple(lasting(own))
 
 
 def _none(tokens: dict) -> None:
     return None
 
 
-def _plan(rec: NodeRecord, slot: tuple, facts: Facts) -> Plan | None:
-    """The plan of ``slot``, the slot of ``rec`` made under the reader's ``facts``; None
-    when the reader does more with its typing than writing the outputs and recording an
-    interval (notes its conditions, names a size its data decides: as the importer's
-    ``typed_node``) or its outputs are not distinct names it types."""
+def _plan(reader: Any, rec: NodeRecord, slot: tuple, node: onnx.NodeProto) -> Plan | None:
+    """The plan of ``slot``, the slot of ``rec`` (of ``node``) made now; None when the
+    reader does more with its typing than writing the outputs, recording an interval
+    and noting conditions over no input's size by position (names a size its data
+    decides: as the importer's ``typed_node``; or a condition contradicts the others)
+    or its outputs are not distinct names it types."""
     outs, _, _, conditions = slot[5]
     wanted, op_type = rec.wanted, rec.op_type
     named = [name for name in wanted if name]
-    if conditions or op_type in COUNTS or len(set(named)) != len(named) or \
+    if op_type in COUNTS or len(set(named)) != len(named) or \
             len(outs) < len(wanted) and any(wanted[len(outs):]):
         return None
-    return Plan(rec, slot, facts)
+    own = ()
+    if conditions:  # noted as the importer's note() notes them: relocated (with no
+        # input's size by position, over no Variable) and checked
+        if any(isinstance(k, InputAxis) for c in conditions for k in c.symbols()):
+            return None
+        try:
+            own = consistent(relocated(conditions, [], node_label(node)), node, None)
+        except TypeInferenceError:  # (the reader's note raises it)
+            return None
+    return Plan(rec, slot, reader, own)
 
 
-def keep(reader: Any, entry: OnnxOp, rec: NodeRecord, typed: tuple) -> None:
-    """Keep ``typed``, the typing of the node read as ``rec`` by its memo key, in its
-    slot: unless the record is not shared across models, an input has no token, the
-    value of an initializer whose token does not hold its data counts in the key, or an
-    output's value is large (a slot holds no large value); and not at the record's first
-    typing (:data:`ONCE`)."""
+def keep(reader: Any, entry: OnnxOp, rec: NodeRecord, typed: tuple, node: onnx.NodeProto
+         ) -> None:
+    """Keep ``typed``, the typing of ``node`` read as ``rec`` by its memo key, in its
+    slot (and its plan, :func:`_plan`): unless the record is not shared across models,
+    an input has no token, the value of an input whose token does not hold it
+    (:data:`UNHELD`) counts in the key, or an output's value is large (a slot holds no
+    large value); and not at the record's first typing (:data:`ONCE`)."""
     if rec.slot is None:
         rec.slot = ONCE
         return
@@ -286,9 +364,10 @@ def keep(reader: Any, entry: OnnxOp, rec: NodeRecord, typed: tuple) -> None:
     fold = bool(given) and all(type(x) is tuple for x in given)  # every input known
     for k in range(len(names)) if fold else entry.reads:  # (as node_key counts)
         x = state[k] if k < len(state) else None
-        if type(x) is tuple and x[0] is INITIALIZER and len(x) == 2:
+        if type(x) is tuple and x[0] is UNHELD:
             return
     slot = (entry, reader.setting, state, _facts(reader, names),
             _bounds(reader, entry, names), typed)
-    rec.slot = (*slot, _plan(rec, slot, reader.facts), canonical(reader.facts))
-    # (entry, setting, tokens, facts about its inputs, intervals, typing, plan, facts)
+    rec.slot = (*slot, canonical(reader.facts))
+    # (entry, setting, tokens, facts about its inputs, intervals, typing, facts)
+    rec.plan = _plan(reader, rec, slot, node)
