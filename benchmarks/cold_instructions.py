@@ -7,9 +7,13 @@ Only the call is counted (collection is switched on inside a ``functools.reduce`
 makes it), in a fresh process per tree set up as before_after.py sets one up: the tree's
 modules byte-compiled first, its own catalogue. Instructions are not time: a copy of
 many bytes counts each byte (``rep movsb``), so compare trees, not tools. Needs
-valgrind on the PATH; about a minute a tree.
+valgrind on the PATH; about a minute a tree. With ``--node-by-node N`` it counts instead
+N warm calls node by node (after five, each parsing the model's bytes and with the model
+memo emptied first, as ``onnx_time.py --node-by-node`` times them) and prints the count
+per call.
 
-Run: python benchmarks/cold_instructions.py [--layers 12] [--model PATH] TREE [TREE ...]
+Run: python benchmarks/cold_instructions.py [--layers 12] [--model PATH]
+     [--node-by-node N] TREE [TREE ...]
 (TREE: a source tree, a worktree or a ``git archive`` of one with its signatures/).
 """
 
@@ -40,9 +44,31 @@ def call(_a, _b):
 functools.reduce(call, [0, 1])
 """
 
+#: The process for ``--node-by-node N``: five warm calls, then N counted.
+WARM = """import functools, sys, warnings
+import onnx
+import kantensor.onnx as ko
+from kantensor.onnx.modelmemo import MODELS
+data = open(sys.argv[1], "rb").read()
+def once():
+    MODELS.clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ko.infer_shapes(onnx.load_from_string(data))
+for _ in range(5):
+    once()
+def call(_a, _b):
+    for _ in range(int(sys.argv[2])):
+        once()
+functools.reduce(call, [0, 1])
+"""
 
-def count(tree: Path, model: Path, folder: Path) -> int:
-    """The instructions of the first ``infer_shapes`` of ``model`` by ``tree``."""
+
+def count(tree: Path, model: Path, folder: Path, warm: int = 0) -> int:
+    """The instructions of the first ``infer_shapes`` of ``model`` by ``tree`` (with
+    ``warm``, of that many node-by-node warm calls)."""
+    if warm:
+        return callgrind(tree, folder, WARM, str(model), str(warm))[0]
     return callgrind(tree, folder, CALL, str(model))[0]
 
 
@@ -94,12 +120,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("trees", type=Path, nargs="+")
     model_options(parser)
+    parser.add_argument("--node-by-node", type=int, default=0, metavar="N",
+                        help="count N warm calls node by node (the model memo emptied "
+                        "before each) instead of the first call")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as made:
         folder = Path(made)
         model = model_file(args, folder)
         for tree in args.trees:
-            print(f"{str(tree):40} {count(tree.resolve(), model, folder):>14,}", flush=True)
+            found = count(tree.resolve(), model, folder, args.node_by_node)
+            print(f"{str(tree):40} {found // max(1, args.node_by_node):>14,}"
+                  + (" a call" if args.node_by_node else ""), flush=True)
 
 
 if __name__ == "__main__":
