@@ -203,16 +203,19 @@ def test_a_quotient_is_folded_under_the_facts_of_the_nodes_before_and_only_there
 
 def test_a_float_quotient_of_integers_below_2_to_the_p_rounds_as_the_exact_one():
     """The claim :mod:`kantensor.onnx.floatsizes` rests on, by brute force in float16
-    (p = 11: every dividend of magnitude below 2**11, divisors -40..40) and on a sample
-    in float32: floor, ceil and truncation of the rounded quotient are those of the exact
-    one; and at 2**p and beyond they are not always (so the bound is needed)."""
+    (p = 11: every dividend and divisor of magnitude below 2**11, the quotient rounded
+    once, or computed in float32 and rounded again to float16 as a runtime without
+    float16 arithmetic does) and on a sample in float32: floor, ceil and truncation of
+    the rounded quotient are those of the exact one; and at 2**p and beyond they are not
+    always (so the bound is needed)."""
     a = np.arange(-2047, 2048)
-    for b in range(-40, 41):
+    for b in range(-2047, 2048):
         if b == 0:
             continue
-        q = np.float16(a.astype(np.float16)) / np.float16(b)
-        assert (np.floor(q) == a // b).all() and (np.ceil(q) == -((-a) // b)).all()
-        assert (np.trunc(q) == np.fix(a / b)).all()
+        for q in (a.astype(np.float16) / np.float16(b),
+                  (a.astype(np.float32) / np.float32(b)).astype(np.float16)):
+            assert (np.floor(q) == a // b).all() and (np.ceil(q) == -((-a) // b)).all()
+            assert (np.trunc(q) == np.fix(a / b)).all()
     rng = np.random.default_rng(0)
     a32 = rng.integers(-(2**24) + 1, 2**24, 200_000)
     b32 = rng.integers(1, 2**12, 200_000) * rng.choice([-1, 1], 200_000)
