@@ -31,6 +31,7 @@ import sysconfig
 import tempfile
 from pathlib import Path
 
+import cold_instructions
 from cold_instructions import callgrind, model_file, model_options
 
 #: The extension: one C function per part, each calling the Python callable it is given.
@@ -38,11 +39,11 @@ ZONE = ("static PyObject* zone{i}(PyObject* self, PyObject* args) {{ PyObject *f
         " if (!PyArg_ParseTuple(args, \"OOO\", &fn, &a, &k)) return NULL;"
         " return PyObject_Call(fn, a, k == Py_None ? NULL : k); }}")
 
-#: The timed process: the functions wrapped, the model read, then one call counted.
-CALL = """import functools, importlib, json, sys, warnings
+#: The timed process: the functions wrapped, then cold_instructions.py's (the model read,
+#: one call counted).
+CALL = """import functools, importlib, json, sys
 sys.path.insert(0, sys.argv[3])
-import onnx, zones
-import kantensor.onnx as ko
+import zones
 
 def wrapped(fn, zone):
     busy = []
@@ -78,15 +79,7 @@ def wrap(k, name):
 
 for k, name in enumerate(json.loads(sys.argv[2])):
     wrap(k, name)
-model = onnx.load(sys.argv[1])
-
-def call(_a, _b):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ko.infer_shapes(model)
-
-functools.reduce(call, [0, 1])
-"""
+""" + cold_instructions.CALL
 
 
 def extension(folder: Path, n: int) -> Path:
