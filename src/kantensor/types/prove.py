@@ -258,21 +258,26 @@ def _substitute(form: Linear, v: Any, value: Linear) -> Linear:
 
 def _eliminate(system: dict[tuple, int], keep: Any = None) -> bool | dict[tuple, int]:
     while True:
-        variables: dict[Any, list[int]] = {}
+        variables: dict[Any, list[int]] = {}  # [lower, upper, any lower > 1, upper < -1]
         for items in system:
             for v, c in items:
-                signs = variables.setdefault(v, [0, 0])
+                signs = variables.setdefault(v, [0, 0, 0, 0])
                 signs[c < 0] += 1
+                signs[2 + (c < 0)] |= abs(c) > 1
         variables.pop(keep, None)
         if not variables:
             return system if keep is not None else False  # nothing left: feasible
         # a variable bounded on one side only: its inequalities can always be met
-        free = {v for v, (pos, neg) in variables.items() if not pos or not neg}
+        free = {v for v, (pos, neg, _, _) in variables.items() if not pos or not neg}
         if free:
             system = {items: c for items, c in system.items()
                       if not any(v in free for v, _ in items)}
             continue
-        v = min(variables, key=lambda x: (variables[x][0] * variables[x][1], _key(x)))
+        # exact eliminations first (every lower bound's coefficient 1, or every upper
+        # bound's -1: no integer point lost; 3*q <= m - n - 1 beside m - 2 <= 3*q, taken
+        # first, would keep only n <= 1 and lose that q has no integer value there)
+        v = min(variables, key=lambda x: (variables[x][2] and variables[x][3],
+                                          variables[x][0] * variables[x][1], _key(x)))
         lower, upper, rest = [], [], {}
         for items, const in system.items():
             c = dict(items).get(v, 0)
