@@ -397,15 +397,20 @@ def _remainders(x: DimLike) -> DimLike:
     ``(m + n) % 2 + 2*((m + n)//2)`` is ``m + n``; ``m + n - 2*((m + n)//2)`` is
     ``(m + n) % 2``."""
     if isinstance(x, int):
-        return x
-    mods = [(atom, c) for mono, c in x._terms if len(mono) == 1 and mono[0][1] == 1
-            for atom in (mono[0][0],) if _by_int(atom, "%") and _several(atom)]
-    for atom, c in mods:  # c*(a % k) == c*a - c*k*(a//k)
-        a, k = atom.args
-        x = x - c * _symbol(atom) + c * a - c * k * _floordiv(a, k)
-        if isinstance(x, int):
-            return x
+        return x  # (and remainders of one linear form beside them: _plain)
+    atoms = [(mono[0][0], c) for mono, c in x._terms if len(mono) == 1 and mono[0][1] == 1
+             and (_by_int(mono[0][0], "%") or _by_int(mono[0][0], "//"))]
+    several = any(_several(atom) for atom, _ in atoms)
+    for atom, c in atoms:  # c*(a % k) == c*a - c*k*(a//k)
+        if atom.op == "%" and (_several(atom) or several and _plain(atom)):
+            a, k = atom.args
+            x = x - c * _symbol(atom) + c * a - c * k * _floordiv(a, k)
     return _read_back(x)
+
+
+def _plain(atom: Opaque) -> bool:  # beside atoms of several sizes, taken apart and read
+    # back with them: n + m % 3 - (m + n) % 3 is 3*((m + n)//3) - 3*(m//3)
+    return not isinstance(atom.args[0], int) and not _has_opaque(atom.args[0])
 
 
 def _read_back(x: DimLike) -> DimLike:
@@ -415,8 +420,10 @@ def _read_back(x: DimLike) -> DimLike:
     if isinstance(x, int):
         return x
     floors = [(mono[0][0], c) for mono, c in x._terms if len(mono) == 1 and mono[0][1] == 1
-              and _by_int(mono[0][0], "//") and not c % mono[0][0].args[1]
-              and _several(mono[0][0])][:MAX_READ_BACK]
+              and _by_int(mono[0][0], "//")]
+    several = any(_several(atom) for atom, _ in floors)  # (a remainder of several is
+    floors = [(atom, c) for atom, c in floors if not c % atom.args[1]  # taken apart)
+              and (_several(atom) or several and _plain(atom))][:MAX_READ_BACK]
     best: tuple | None = None
     for mask in range(1 << len(floors)):
         y: DimLike = x

@@ -31,7 +31,8 @@ import numpy as np
 
 from .poly import Opaque
 
-__all__ = ["MAX_PERIOD", "MAX_THRESHOLD", "Table", "fits", "in_fragment", "table", "values"]
+__all__ = ["MAX_PERIOD", "MAX_THRESHOLD", "Table", "fits", "in_fragment", "least_table", "table",
+           "values"]
 
 MAX_PERIOD: Final = 1024
 """Longest period analysed (a stack of 10 stride-2 windows has 1024; wav2vec2's 320)."""
@@ -226,7 +227,12 @@ def _table(terms: tuple | int) -> Table | None:
     if shape is None:
         return None
     threshold, period, _ = shape
-    f = values(terms, np.arange(threshold + 2 * period + 1))
+    return least_table(values(terms, np.arange(threshold + 2 * period + 1)), threshold, period)
+
+
+def least_table(f: np.ndarray, threshold: int, period: int) -> Table:
+    """The table (least threshold and period) of the values ``f`` at ``0 .. T + 2*L`` of
+    a size with ``f(n + L) - f(n)`` the same for every ``n >= T``."""
     least = period
     for d in _divisors(period):  # the least period dividing the one found
         steps = f[threshold + d: threshold + d + period] - f[threshold: threshold + period]

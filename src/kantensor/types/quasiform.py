@@ -8,7 +8,8 @@ with those increments (a floor beside ``n`` may read as a remainder), of fewest 
 then of shortest text. Past a threshold it is the first of these that has the table:
 
 1. the min or max of the late sum (what the size is from ``T`` on) and the early one
-   (its first ``T`` increments, repeated): ``max(5, n)``, ``min(64, n)``;
+   (its first ``T`` increments, or its first ``T - 1``, repeated; the shorter text):
+   ``max(5, n)``, ``min(64, n)``, ``min(5, 2*n)``;
 2. constant before ``T``: the late sum at ``max(n, T)`` (``max(7, n) % 3``);
 3. the min or max of the late sum and a sum ``g`` of a period of at most
    :data:`MAX_OTHER_PERIOD` that is the size wherever the size is not the late sum
@@ -34,11 +35,11 @@ import numpy as np
 
 from .dim import Dim, DimLike, _floordiv, _mod, _symbol, dim_max, dim_min
 from .poly import Opaque, lone_atom
-from .quasi import fits, table, values
+from .quasi import Table, fits, table, values
 from .symbols import substitute
 
 __all__ = ["MAX_OTHER_PERIOD", "MAX_PIECE_PERIOD", "MAX_PIECE_THRESHOLD", "MAX_SPLIT_FLOORS",
-           "one_symbol_form"]
+           "one_symbol_form", "renderings", "table_form"]
 
 MAX_PIECE_PERIOD: Final = 64
 """Longest period of a size with a threshold that is given a form."""
@@ -58,7 +59,24 @@ def one_symbol_form(p: Dim, s: Hashable) -> tuple[DimLike, int] | None:
     found = table(p)
     if found is None:
         return None
-    threshold, period, start, increments = found
+    form = table_form(found, s)
+    return None if form is None else (form, found[2])
+
+
+def renderings(p: Dim, s: Hashable) -> list[DimLike]:
+    """Every rendering of the sparsest fits of ``p``'s table where it has no threshold
+    (each floor also as a remainder where it can be): a set made from the table alone."""
+    found = table(p)
+    if found is None or found[0]:
+        return []
+    return [f + found[2] for slope, combs in fits(found[3])
+            for f in _renderings(_symbol(s), slope, combs)]
+
+
+def table_form(found: Table, s: Hashable) -> DimLike | None:
+    """The form, 0 at ``s = 0``, of the size of ``s`` with this table (least threshold
+    and period); None where no form is found."""
+    threshold, period, _, increments = found
     n = _symbol(s)
     if not threshold:
         form = _render(n, increments)
@@ -66,10 +84,11 @@ def one_symbol_form(p: Dim, s: Hashable) -> tuple[DimLike, int] | None:
         form = _piecewise(n, threshold, period, increments)
     if form is None:
         return None
-    points = np.arange(threshold + 2 * period + 1)
-    if not (values(form, points) == values(p, points) - start).all():
+    steps = [*increments, *increments[threshold:]]  # to threshold + 2*period
+    want = np.concatenate(([0], np.cumsum(steps)))
+    if not (values(form, np.arange(len(want))) == want).all():
         return None  # never happens by construction; never change a value if it does
-    return form, start
+    return form
 
 
 def _render(n: Dim, increments: tuple[int, ...]) -> DimLike | None:
@@ -117,16 +136,22 @@ def _piecewise(n: Dim, threshold: int, period: int, increments: tuple[int, ...]
     late_start = values_[threshold] + sum(
         late[m % period] for m in range(threshold, at)) - blocks * sum(late)
     early_inc = increments[:threshold]
-    late_form, early_form = _render(n, tuple(late)), _render(n, _repeated(early_inc))
+    late_form = _render(n, tuple(late))
     if late_form is None:
         return None
     want = (threshold, period, 0, increments)
     late_size = late_form + late_start
-    if early_form is not None:
-        for pick in (dim_min, dim_max):  # step 1
+    firsts = []  # step 1: the early sum repeats the first T steps, or the first T - 1
+    for early in {_repeated(early_inc), _repeated(early_inc[:-1] or early_inc)}:
+        early_form = _render(n, early)  # (the step into T may be the min's or max's:
+        if early_form is None:  # min(5, 2*n) is not min(5, 2*n - n//3))
+            continue
+        for pick in (dim_min, dim_max):
             form = _factored(pick, late_size, early_form)
             if not isinstance(form, int) and table(form) == want:
-                return form
+                firsts.append(form)
+    if firsts:
+        return min(firsts, key=lambda f: (len(str(f)), str(f)))
     if not any(early_inc) and not isinstance(late_size, int):  # step 2: clamped
         form = substitute(late_size, {lone_atom(n._terms): dim_max(n, threshold)})
         if not isinstance(form, int) and table(form) == want:
