@@ -21,14 +21,14 @@ from typing import Final
 from .boxorder import has_extremes, ordered
 from .canon import canonical_form, formed_as_is
 from .conditions import COMPARE, NEGATED, AnyOf, Clause, Condition, conjunction, expand
-from .dim import Dim, DimLike, _rebuild, as_dim
+from .dim import Dim, DimLike, _rebuild, _symbol, as_dim
 from .dimfacts import assume_divisible
 from .disjunctions import absorbed, exhaustive, plain_cases, tightest
 from .narrow import constants_out, narrow
 from .poly import Opaque, lone_atom
 from .prove import bounds as _bounds
 from .prove import proves
-from .restricted import on_multiples, past_lower_bounds
+from .restricted import MAX_POINTS, on_multiples, on_points, past_lower_bounds
 from .settle import settle
 from .stated import GENERAL as _GENERAL
 from .stated import implied, lower_bounds, rising, rising_facts, same_term, settled
@@ -384,10 +384,24 @@ def _formed(x: Dim, facts: Facts) -> DimLike:
     out = past_lower_bounds(out, facts.atoms)  # (formed: min(2, k//2 + 1) is min(2, k)
     zeros = [c.key[0] for c in facts.atoms if c.op == "=="]  # under k >= 1)
     if zeros and not isinstance(out, int):
-        out = canonical_form(assume_divisible(out, zeros))
-        multiples = on_multiples(out, zeros)  # the shorter text: n + n % 3 under
-        return out if len(str(multiples)) > len(str(out)) else multiples  # n % 2 == 0
-    return canonical_form(out)
+        out = on_multiples(canonical_form(assume_divisible(out, zeros)), zeros)
+    else:
+        out = canonical_form(out)
+    return _between(out, facts)
+
+
+def _between(x: DimLike, facts: Facts) -> DimLike:
+    """A size of one size ``s`` the facts bound above: its form from its values at the
+    sizes of ``s`` they leave (:func:`.restricted.on_points`)."""
+    if isinstance(x, int) or len(symbols := free_symbols(x)) != 1:
+        return x
+    (s,) = symbols
+    lo, hi = facts.bounds(_symbol(s))
+    lo = lo or 0
+    if hi is None or hi - lo >= MAX_POINTS or (hi > lo and not _has_opaque(x)):
+        return x
+    alone = [c for c in facts.atoms if c.symbols() <= symbols]
+    return on_points(x, s, [v for v in range(lo, hi + 1) if all(c.holds({s: v}) for c in alone)])
 
 
 def _constants(facts: Facts) -> dict:

@@ -1,23 +1,32 @@
 """Forms of a size on the sizes the facts leave: the multiples of a divisor, the sizes
-past a lower bound. Each is a change of variable (``n = k*t``, ``n = j + lo``) under
-which the size gets its one form over all ``t >= 0`` (``j >= 0``), then written over
-``n`` again: so sizes equal wherever those facts hold get one form (where the caller
-keeps it)."""
+past a lower bound, the few sizes between two bounds. Each is a change of variable
+(``n = k*t``, ``n = j + lo``, ``n = n0 + k*j``) under which the size gets its one form
+over all ``t >= 0`` (``j >= 0``; between bounds, over the least extension of its values
+there), then written over ``n`` again: so sizes equal wherever those facts hold get one
+form (where the caller keeps it)."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Sequence
 from functools import lru_cache
+from typing import Final
+
+import numpy as np
 
 from .canon import canonical_form
 from .conditions import Condition
-from .dim import DimLike, _symbol
+from .dim import DimLike, _make, _symbol
 from .dimfacts import assume_divisible, remainder_fact
 from .poly import Opaque, lone_atom
-from .symbols import free_symbols, substitute
+from .quasi import in_fragment, least_table, values
+from .quasiform import renderings, table_form
+from .symbols import APPLY, free_symbols, substitute
 
-__all__ = ["on_multiples", "past_lower_bounds"]
+__all__ = ["MAX_POINTS", "on_multiples", "on_points", "past_lower_bounds"]
+
+MAX_POINTS: Final = 257
+"""Most sizes between two bounds whose values decide a form (:func:`on_points`)."""
 
 
 def past_lower_bounds(x: DimLike, atoms: Iterable[Condition]) -> DimLike:
@@ -112,4 +121,149 @@ def on_multiples(x: DimLike, zeros: list) -> DimLike:
     back = substitute(y, {q: _symbol(s) // steps[s] for s, q in quotients.items()})
     # k divides n for the lcm k of the facts' divisors of n: 6*(n//6) is n
     lcms = [_symbol(s) % k for s, k in steps.items()]
-    return canonical_form(assume_divisible(back, [*zeros, *lcms]))
+    ways = [canonical_form(assume_divisible(back, [*zeros, *lcms]))]
+    over = {q: (s, steps[s]) for s, q in quotients.items()}
+    lone = next(iter(quotients.values())) if len(quotients) == 1 else None
+    alone = lone is not None and not isinstance(y, int) and free_symbols(y) == {lone}
+    for form in [y, *(renderings(y, lone) if alone else ())]:
+        read = _read(form, over)  # (y's table's renderings, each read: 2*t - (t + 2)
+        if read is not None:  # % 3 + 2 is n + n % 3 for n == 2*t)
+            ways.append(canonical_form(read))
+    return min(ways, key=lambda w: (len(str(w)), str(w)))
+
+
+def _read(y: DimLike, quotients: dict) -> DimLike | None:
+    """``y`` (over the quotients ``t = n/k``) read over the rationals at ``t = n/k``: the
+    size of ``n`` equal to ``y(n/k)`` wherever ``k`` divides ``n`` (``2*min(3, t)`` is
+    ``min(6, n)``, ``t + t//2`` is ``n//2`` for ``k == 3``: the terms that are not ints
+    at every ``n`` go into the first floor ``c*floor(a/d)``, ``c`` 1 or -1, beside them:
+    ``c*floor(a/d) + f == c*floor((a + c*d*f)/d)``); None where ``y`` has products or
+    powers."""
+    if isinstance(y, int):
+        return y
+    read = [(c, mono, _value(_make({mono: 1}) if mono else 1, quotients))
+            for mono, c in y._terms]
+    if any(r is None for _, _, r in read):
+        return None
+    apart = [(c * num, q) for c, _, (num, q) in read if q > 1]
+    whole = [c * num for c, _, (num, q) in read if q == 1]
+    if not apart:
+        return sum(whole[1:], whole[0])
+    num, q = _together(apart)
+    for at, (c, mono, _) in enumerate(read):
+        atom = mono[0][0] if len(mono) == 1 else None
+        if c in (1, -1) and isinstance(atom, Opaque) and atom.op == "//":
+            a, d = _value(atom.args[0], quotients), atom.args[1]
+            if a is None:
+                return None
+            inner, common = _together([a, (c * d * num, q)])
+            whole[at - sum(r[2][1] > 1 for r in read[:at])] = c * (inner // (d * common))
+            break
+    else:
+        whole.append(num // q)
+    return sum(whole[1:], whole[0])
+
+
+def _value(x: DimLike, quotients: dict) -> tuple[DimLike, int] | None:
+    """``(num, q)`` with ``x == num/q`` at ``t = n/k``; None at a product or power."""
+    if isinstance(x, int):
+        return x, 1
+    parts = []
+    for mono, c in x._terms:
+        if not mono:
+            parts.append((c, 1))
+            continue
+        if len(mono) != 1 or mono[0][1] != 1:
+            return None
+        found = _read_atom(mono[0][0], quotients)
+        if found is None:
+            return None
+        parts.append((c * found[0], found[1]))
+    return _together(parts)
+
+
+def _read_atom(atom: Hashable, quotients: dict) -> tuple[DimLike, int] | None:
+    if not isinstance(atom, Opaque):
+        s, k = quotients.get(atom, (atom, 1))
+        return _symbol(s), k
+    args = [_value(g, quotients) if i == 0 or atom.op in ("min", "max") else (g, 1)
+            for i, g in enumerate(atom.args)]
+    if any(a is None for a in args):
+        return None
+    if atom.op in ("//", "%") and type(atom.args[1]) is int and atom.args[1] > 0:
+        (num, q), d = args[0], atom.args[1]
+        if atom.op == "//":
+            return num // (d * q), 1
+        if math.gcd(q, d) == 1:  # num/q == num*r (mod d) for r*q == 1 (mod d)
+            return (num * pow(q, -1, d)) % d, 1  # (t % 3 is n % 3 for n == 4*t)
+        return num % (d * q), q
+    if atom.op in ("min", "max"):
+        common = math.lcm(*(q for _, q in args))
+        return APPLY[atom.op](*(num * (common // q) for num, q in args)), common
+    return None
+
+
+def _together(parts: list[tuple[DimLike, int]]) -> tuple[DimLike, int]:
+    """``num/q`` equal to the sum of the ``num_i/q_i``."""
+    common = math.lcm(*(q for _, q in parts)) if parts else 1
+    total: DimLike = 0
+    for num, q in parts:
+        total = total + num * (common // q)
+    return total, common
+
+
+def on_points(x: DimLike, s: Hashable, points: Sequence[int]) -> DimLike:
+    """``x`` (a size of ``s`` alone) formed from its values at ``points``, the sizes of
+    ``s`` the facts leave between two bounds (a superset of them), where those are ``n0 +
+    k*j`` for ``j = 0 .. W``: the values ``v(j)`` are extended past ``W`` by the least
+    threshold ``T`` and period ``L`` (least ``T + L``, then least ``T``) with ``v(j + L) -
+    v(j)`` one int for ``T <= j <= W - L``, that extension gets its one form in ``j``
+    (:func:`.quasiform.table_form`), and ``j`` is ``(n - n0)//k`` again. So sizes equal
+    at those points get one form (``max(4, n) % 2`` and ``max(0, n - 2*(n//3) - 2)`` under
+    ``n <= 7``); ``x`` where the points are too many or no form is found."""
+    if isinstance(x, int) or not points or len(points) > MAX_POINTS or not in_fragment(x, s):
+        return x
+    n0, k = points[0], (points[1] - points[0] if len(points) > 1 else 1)
+    if any(b - a != k for a, b in zip(points, points[1:], strict=False)):
+        return x
+    at = np.array(points)
+    v = values(x, at)
+    if len(v) == 1:
+        return int(v[0])
+    found = _extension(v)
+    if found is None:
+        return x
+    threshold, period = found
+    last = len(v) - 1
+    g = [int(a) for a in v]
+    while len(g) < threshold + 2 * period + 1:
+        g.append(g[-period] + int(v[last] - v[last - period]))
+    j = _Quotient(f"({s} - {n0})/{k}")
+    form = table_form(least_table(np.array(g[: threshold + 2 * period + 1]), threshold,
+                                  period), j)
+    if form is None:
+        return x
+    out = substitute(form + g[0], {j: (_symbol(s) - n0) // k})
+    if k > 1 and not isinstance(out, int):  # k divides n - n0: 3*(n//3) is n
+        out = assume_divisible(out, [(_symbol(s) - n0) % k])
+    out = canonical_form(out)
+    if isinstance(out, int) or not in_fragment(out, s) or (values(out, at) != v).any():
+        return x  # never changes a value at the points
+    return out
+
+
+def _extension(v: np.ndarray) -> tuple[int, int] | None:
+    """The least ``(T, L)`` (least ``T + L``, then least ``T``) with ``v[j + L] - v[j]``
+    one int for ``T <= j <= W - L`` (``W = len(v) - 1``, ``T + L <= W``)."""
+    best = None
+    last = len(v) - 1
+    for period in range(1, last + 1):
+        d = v[period:] - v[:-period]
+        same = d == d[-1]
+        threshold = len(d) - 1
+        while threshold and same[threshold - 1]:
+            threshold -= 1
+        key = (threshold + period, threshold, period)
+        if best is None or key < best:
+            best = key
+    return None if best is None else best[1:]
