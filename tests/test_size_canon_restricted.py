@@ -141,12 +141,18 @@ def test_a_size_of_one_size_gets_one_form_from_canonical_form_and_simplify(seed,
     """``canonical_form`` and ``Facts().simplify`` (which forms each atom's arguments
     first) give one form: the min or max of a part past a threshold repeats the steps
     before it that are the part's (``min(5, 2*n)``, not ``min(5, 2*n - n//3)``, whose
-    ``n//3`` the lattice form of ``max(min(5, 2*n), n) - n`` then wrote over digits)."""
+    ``n//3`` the lattice form of ``max(min(5, 2*n), n) - n`` then wrote over digits); a
+    remainder's argument has the multiple of its divisor out before it is formed, also
+    where a lone remainder is left (``(M + 2*min(m, M) + 2) % 2`` is ``M % 2``: formed
+    first, the lattice merged the argument into one max)."""
     x, _ = _pair(seed)
-    for z in (x, dim_max(dim_min(c, a * n), b * n) - b * n, dim_min(dim_max(0, c - a * n),
-                                                                    b * n)):
+    big = dim_max(c, n)  # beside a min of several, a multiple of the divisor comes out
+    hidden = (big + dim_min(m + 1, big + 1) + b * dim_min(m, big) + a) % (b + 1)
+    for z in (x, dim_max(dim_min(c, a * n), b * n) - b * n,
+              dim_min(dim_max(0, c - a * n), b * n), hidden):
         if not isinstance(z, int):
             assert canonical_form(z) == EMPTY.simplify(z), z
+    assert EMPTY.simplify(hidden) == canonical_form((big + a + 1) % (b + 1))
 
 
 def test_past_a_threshold_named() -> None:

@@ -431,8 +431,9 @@ def _atom(a: Opaque, facts: Facts, known: dict) -> DimLike | None:
     if a.op in ("//", "%") and type(a.args[1]) is int and _several(a.args[0]) \
             and (arg := constants_out(a.args[0])) is not a.args[0]:  # (before its form
         out = APPLY[a.op](arg, a.args[1])  # merges that argument) where a multiple of
-        if isinstance(out, int) or lone_atom(out._terms) is None:  # the divisor comes out
-            return simplify(out, facts)
+        inner = None if isinstance(out, int) else lone_atom(out._terms)  # the divisor
+        if not isinstance(inner, Opaque) or not same_term(inner.args[0], arg):  # comes
+            return simplify(out, facts)  # out ((M + 2*min(m, M) + 2) % 2 is M % 2)
     args = tuple(simplify(g, facts) for g in a.args)
     if a.op in ("min", "max"):
         return _extreme(a.op, args, facts)
