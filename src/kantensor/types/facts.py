@@ -393,8 +393,8 @@ def _formed(x: Dim, facts: Facts) -> DimLike:
 def _between(x: DimLike, facts: Facts) -> DimLike:
     """A size of one size ``s`` the facts bound above: its form from its values at the
     sizes of ``s`` they leave (:func:`.restricted.on_points`)."""
-    if isinstance(x, int) or len(symbols := free_symbols(x)) != 1:
-        return x
+    if isinstance(x, int) or facts.rising() or len(symbols := free_symbols(x)) != 1:
+        return x  # (facts that each say a rising size is at least an int: none above)
     (s,) = symbols
     lo, hi = facts.bounds(_symbol(s))
     lo = lo or 0
