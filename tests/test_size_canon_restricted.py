@@ -77,6 +77,8 @@ def test_between_bounds_named() -> None:
     assert few.simplify(n % 3) == few.simplify(((n + 1) // 2 + n // 2) % 3) == n - 3
     one = Facts([Condition(n, ">=", 2), Condition(n, "<=", 2)])
     assert one.simplify(n // 3 + dim_min(5, 2 * n)) == 4  # one size: its value
+    by_size = Facts([Condition(n, "<=", 5), Condition(2 % n, "==", 0)])  # 2 % 0: kept
+    assert by_size.simplify(n // 2 + n % 2) == (n + 1) // 2
     wide = Facts([Condition(n, "<=", 64)])  # what the facts simplify stays readable
     assert [str(wide.simplify(x)) for x in (dim_min(64, n), dim_min(32, n), n % 64)] == \
         ["n", "min(32, n)", "n % 64"]
@@ -163,3 +165,20 @@ def test_past_a_threshold_named() -> None:
     over = {"n": n + m % 3}
     assert canonical_form(substitute(n - n % 3, over)) == \
         canonical_form(substitute(rewritten, over)) == 3 * ((m + n) // 3) - 3 * (m // 3)
+
+
+@settings(max_examples=N_EXAMPLES, deadline=None)
+@given(c=st.integers(-3, 6), a=st.integers(0, 9), d=st.integers(2, 5), e=st.integers(1, 3),
+       op=st.sampled_from(["//", "%"]))
+def test_a_falling_min_in_a_floor_of_several_is_minus_a_max(c, a, d, e, op) -> None:
+    """``min(c, a - e*m)`` is ``a - max(a - c, e*m)``: in a floor or remainder of several
+    sizes either gets one form (the min as minus a max, whose multiple of the divisor
+    the Dim algebra takes out as a size's: ``(n + min(2, 6 - m))//3 - 2`` and ``(n +
+    2*max(4, m))//3 - max(4, m)``; two forms on c93000e)."""
+    falling = n + dim_min(c, a - e * m)
+    rising = n + a - dim_max(a - c, e * m)
+    apply = (lambda x: x // d) if op == "//" else (lambda x: x % d)
+    fx, fy = canonical_form(apply(falling)), canonical_form(apply(rising))
+    for p in sizegen.points(("n", "m")):
+        assert _at(fx, p) == _at(apply(falling), p) == _at(fy, p), (fx, fy, p)
+    assert fx == fy == EMPTY.simplify(apply(falling)), (fx, fy)

@@ -334,9 +334,8 @@ def simplify(x: DimLike, facts: Facts = EMPTY) -> DimLike:
     size of the decidable fragment get one form."""
     if isinstance(x, int):
         return x
-    if not facts.atoms:
-        if not _has_opaque(x):
-            return x
+    if not facts.atoms:  # no fact: the canonical form, made of the whole (forming the
+        return canonical_form(x)  # atoms' arguments first can hide what they share)
     elif facts.rising() and _as_is(x):
         return x  # what _simplify gives: _formed's first case, x its own form
     elif has_extremes(x):  # (a min/max the facts over one symbol order: its
@@ -401,7 +400,16 @@ def _between(x: DimLike, facts: Facts) -> DimLike:
     if hi is None or hi - lo >= MAX_POINTS or (hi > lo and not _has_opaque(x)):
         return x
     alone = [c for c in facts.atoms if c.symbols() <= symbols]
-    return on_points(x, s, [v for v in range(lo, hi + 1) if all(c.holds({s: v}) for c in alone)])
+    return on_points(x, s, [v for v in range(lo, hi + 1) if all(_holds(c, s, v) for c in alone)])
+
+
+def _holds(c: Clause, s: Hashable, v: int) -> bool:
+    """Whether ``c`` may hold at ``s = v`` (True where it is nowhere defined there: the
+    sizes kept are a superset of those the facts leave)."""
+    try:
+        return c.holds({s: v})
+    except ZeroDivisionError:  # (a % a == 0 at a = 0)
+        return True
 
 
 def _constants(facts: Facts) -> dict:

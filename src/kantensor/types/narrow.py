@@ -125,11 +125,26 @@ def absorbed(op: str, a: Dim, d: int) -> DimLike | None:
 
 def constants_out(x: Dim) -> Dim:
     """``x`` with each min or max of its terms written with its least constant out
-    (``min(6, m + 1)`` is ``min(5, m) + 1``); ``x`` itself where none has one."""
+    (``min(6, m + 1)`` is ``min(5, m) + 1``), and as minus a max or min where each of its
+    arguments falls with every size (``min(2, 6 - m)`` is ``6 - max(4, m)``, so that the
+    Dim algebra takes its multiples of a divisor out as it does a size's); ``x`` itself
+    where none has one."""
     for mono, c in x._terms:
         r = mono[0][0] if len(mono) == 1 and mono[0][1] == 1 else None
+        if isinstance(r, Opaque) and r.op in ("min", "max") and _falling(r.args):
+            flip = APPLY["max" if r.op == "min" else "min"](*(-g for g in r.args))
+            x = x - c * flip - c * _symbol(r)
+            if isinstance(x, int):
+                return x
+            return constants_out(x)
         if isinstance(r, Opaque) and r.op in ("min", "max") and \
                 (low := min(g if isinstance(g, int) else dict(g._terms).get((), 0)
                             for g in r.args)):
             x = x + c * (APPLY[r.op](*(g - low for g in r.args)) + low - _symbol(r))
     return x
+
+
+def _falling(args: tuple) -> bool:
+    """Whether some argument has sizes and every one's sizes have coefficients < 0."""
+    return any(not isinstance(g, int) for g in args) and all(
+        isinstance(g, int) or all(c < 0 for mono, c in g._terms if mono) for g in args)

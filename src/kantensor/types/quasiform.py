@@ -35,7 +35,7 @@ import numpy as np
 
 from .dim import Dim, DimLike, _floordiv, _mod, _symbol, dim_max, dim_min
 from .poly import Opaque, lone_atom
-from .quasi import Table, fits, table, values
+from .quasi import Table, fits, in_fragment, table, values
 from .symbols import substitute
 
 __all__ = ["MAX_OTHER_PERIOD", "MAX_PIECE_PERIOD", "MAX_PIECE_THRESHOLD", "MAX_SPLIT_FLOORS",
@@ -66,7 +66,7 @@ def one_symbol_form(p: Dim, s: Hashable) -> tuple[DimLike, int] | None:
 def renderings(p: Dim, s: Hashable) -> list[DimLike]:
     """Every rendering of the sparsest fits of ``p``'s table where it has no threshold
     (each floor also as a remainder where it can be): a set made from the table alone."""
-    found = table(p)
+    found = table(p) if in_fragment(p, s) else None
     if found is None or found[0]:
         return []
     return [f + found[2] for slope, combs in fits(found[3])
