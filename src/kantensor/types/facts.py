@@ -334,8 +334,9 @@ def simplify(x: DimLike, facts: Facts = EMPTY) -> DimLike:
     size of the decidable fragment get one form."""
     if isinstance(x, int):
         return x
-    if not facts.atoms:  # no fact: the canonical form, made of the whole (forming the
-        return canonical_form(x)  # atoms' arguments first can hide what they share)
+    if not facts.atoms:
+        if not _has_opaque(x):
+            return x
     elif facts.rising() and _as_is(x):
         return x  # what _simplify gives: _formed's first case, x its own form
     elif has_extremes(x):  # (a min/max the facts over one symbol order: its
