@@ -368,3 +368,36 @@ def test_a_sign_read_both_ways_is_one_relation(name, op, oracle):
     assert after == before, (FIGURES["disagree"][before[0]:][:3],
                              FIGURES["unsound"][before[1]:][:3],
                              FIGURES["missing"][before[2]:][:3])
+
+
+def _onnx_examples(op_types):
+    from kantensor.onnx.registry import registry
+    for op_type in op_types:
+        for entry in registry()[("", op_type)]:
+            for k, example in enumerate(entry.entry.examples):
+                if "in" in example and "error" not in example:
+                    yield pytest.param(entry, example, id=f"{op_type}-{k}")
+
+
+def _open(t):
+    """A type with each unknown size as a stand-in, to compare a query's answer (which
+    names a size it leaves open) with make_node's (which leaves it unknown)."""
+    return t.dtype, tuple(d if isinstance(d, int) else "open" for d in t.shape)
+
+
+@pytest.mark.parametrize(("entry", "example"), list(_onnx_examples(
+    ("Slice", "Expand", "GatherND", "Reshape", "Squeeze", "Unsqueeze"))))
+def test_an_onnx_builder_that_reads_sizes_is_queried_as_built(entry, example):
+    """A builder that reads its inputs' sizes (a shape input's length, the sizes Squeeze
+    drops) renders its relation from the sizes the query knows (``reads_known_sizes``):
+    a query of the example's inputs answers make_node's types. It answered nothing for
+    each of these: the relation rendered from ranks alone, and the builder refused."""
+    params = {k: v for k, v in example.items() if k not in ("in", "out", "error")}
+    op = entry.op.bind(**_as_given(entry.op, params))
+    types = [kt.TensorType.parse(t) for t in example["in"]]
+    outs = forward(op, types)
+    assert outs is not None
+    zs = [var(f"Z{i}") for i in range(len(outs))]
+    got = [tuple(_open(a[f"Z{i}"]) for i in range(len(outs)))
+           for a in kt.query(op, types, zs)]
+    assert got == [tuple(map(_open, outs))], (str(op), got, outs)
