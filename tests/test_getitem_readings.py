@@ -167,3 +167,20 @@ def test_an_advanced_index_with_a_slice_by_sizes_is_numpys(k):
                            where=f"n == {k}")
     assert not result.assumptions, (k, result)
     assert shape_at(result, {"n": k}) == np.zeros((2, k))[rows, k - 5:].shape
+
+
+@pytest.mark.parametrize("k", range(4))
+def test_past_four_size_bounds_the_other_readings_leave_the_axes_unknown(k):
+    """Six size bounds would be 64 readings: past four, the forms' own reading, then one
+    where the axes they slice are unknown. Where the facts refute the first (n == 0),
+    the shape is NumPy's or unknown: never another size, never refused."""
+
+    def cube(x):
+        n = x.shape[0]
+        return x[-n:n, 1 - n:n, -n:]
+
+    result = kt.eval_shape(cube, "float32[n,n,n]", where=f"n == {k}")
+    got = shape_at(result, {"n": k})
+    expected = np.zeros((k, k, k))[-k:k, 1 - k:k, -k:].shape
+    assert got is not None and all(g is None or g == e for g, e in zip(got, expected,
+                                                                       strict=True)), got
