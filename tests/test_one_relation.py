@@ -281,3 +281,123 @@ def test_a_compiled_squeeze_of_an_unknown_axis_follows_its_type():
         kt.function([x], y)(a)
     assert kt.function([x], y, check=True)(np.zeros((2, 3), "float32")).shape == \
         np.squeeze(np.zeros((2, 3))).shape
+
+
+# -- builders whose alternatives read a size's sign both ways -----------------------------
+N = kt.Dim("n")
+
+
+def _onnx(op_type, **params):
+    from kantensor.onnx.registry import registry
+    return registry()[("", op_type)][-1].op.bind(**params)
+
+
+def _numpy_slice(index):
+    """The shape NumPy gives x[index(n)] of a 1-d x of size a, n the size input's."""
+    return lambda a, n: np.zeros(a)[index(n)].shape
+
+
+def _onnx_reshape(shape, allowzero=0):
+    """ONNX's Reshape of a 1-d x of size a to ``shape(n)`` (0 copies, -1 is inferred),
+    or None where ONNX refuses it."""
+    def out(a, n):
+        entries = list(shape(n))
+        if any(e < -1 for e in entries) or entries.count(-1) > 1:
+            return None
+        got = [a if e == 0 and not allowzero and i < 1 else e for i, e in enumerate(entries)]
+        if -1 in got:
+            rest = int(np.prod([e for e in got if e != -1]))
+            if rest == 0 or a % rest:
+                return None
+            got[got.index(-1)] = a // rest
+        return tuple(got) if int(np.prod(got)) == a else None
+    return out
+
+
+#: (name, Op, the types of its inputs at sizes (a, n), what the oracle computes there)
+READINGS = [
+    ("x[-n:n]", kt.getitem.bind(index=(slice(-N, N),)), _numpy_slice(lambda n: np.s_[-n:n])),
+    ("x[1-n:]", kt.getitem.bind(index=(slice(1 - N, None),)),
+     _numpy_slice(lambda n: np.s_[1 - n:])),
+    ("x[:2-n]", kt.getitem.bind(index=(slice(None, 2 - N),)),
+     _numpy_slice(lambda n: np.s_[:2 - n])),
+    ("x[-n::2]", kt.getitem.bind(index=(slice(-N, None, 2),)),
+     _numpy_slice(lambda n: np.s_[-n::2])),
+    ("x[2-n::-1]", kt.getitem.bind(index=(slice(2 - N, None, -1),)),
+     _numpy_slice(lambda n: np.s_[2 - n::-1])),
+    ("x[1-n:n:-2]", kt.getitem.bind(index=(slice(1 - N, N, -2),)),
+     _numpy_slice(lambda n: np.s_[1 - n:n:-2])),
+    ("Slice(x, [-n], [n])", _onnx("Slice", starts_value=(-N,), ends_value=(N,)),
+     _numpy_slice(lambda n: np.s_[-n:n])),
+    ("Slice(x, [1-n], [2-n])", _onnx("Slice", starts_value=(1 - N,), ends_value=(2 - N,)),
+     _numpy_slice(lambda n: np.s_[1 - n:2 - n])),
+    ("Reshape(x, [-n-1])", _onnx("Reshape", shape_value=(0 - N - 1,)),
+     _onnx_reshape(lambda n: (-n - 1,))),
+    ("Reshape(x, [1-n, -1])", _onnx("Reshape", shape_value=(1 - N, -1)),
+     _onnx_reshape(lambda n: (1 - n, -1))),
+]
+
+
+def _reading_types(op, a, n):
+    t = kt.TensorType
+    if "Slice" in str(op):
+        return [t("float32", (a,)), t("int64", (1,)), t("int64", (1,)), t("bool", (n,))]
+    if "Reshape" in str(op):
+        entries = len(dict(op.params)["shape_value"])
+        return [t("float32", (a,)), t("int64", (entries,)), t("bool", (n,))]
+    return [t("float32", (a,)), t("bool", (n,))]
+
+
+@pytest.mark.parametrize(("name", "op", "oracle"), READINGS, ids=[r[0] for r in READINGS])
+def test_a_sign_read_both_ways_is_one_relation(name, op, oracle):
+    """Every reading of a size bound's (or Reshape entry's) sign is an alternative of the
+    relation: at each size of x and of the size input (0..4), make_node gives NumPy's
+    (ONNX's) shape or refuses where it refuses, and query, relation and refine agree with
+    it; a backward query is sound and complete against brute force."""
+    before = (len(FIGURES["disagree"]), len(FIGURES["unsound"]), len(FIGURES["missing"]))
+    for a, n in itertools.product(range(5), repeat=2):
+        types = _reading_types(op, a, n)
+        outs = forward(op, types)
+        want = oracle(a, n)
+        assert (outs and outs[0].shape) == want or outs is None and want is None, \
+            (name, a, n, outs, want)
+        check_all_known(op, types, outs)
+        if outs is not None and a + n <= 5:
+            check_backwards(op, types, outs)
+    after = (len(FIGURES["disagree"]), len(FIGURES["unsound"]), len(FIGURES["missing"]))
+    assert after == before, (FIGURES["disagree"][before[0]:][:3],
+                             FIGURES["unsound"][before[1]:][:3],
+                             FIGURES["missing"][before[2]:][:3])
+
+
+def _onnx_examples(op_types):
+    from kantensor.onnx.registry import registry
+    for op_type in op_types:
+        for entry in registry()[("", op_type)]:
+            for k, example in enumerate(entry.entry.examples):
+                if "in" in example and "error" not in example:
+                    yield pytest.param(entry, example, id=f"{op_type}-{k}")
+
+
+def _open(t):
+    """A type with each unknown size as a stand-in, to compare a query's answer (which
+    names a size it leaves open) with make_node's (which leaves it unknown)."""
+    return t.dtype, tuple(d if isinstance(d, int) else "open" for d in t.shape)
+
+
+@pytest.mark.parametrize(("entry", "example"), list(_onnx_examples(
+    ("Slice", "Expand", "GatherND", "Reshape", "Squeeze", "Unsqueeze"))))
+def test_an_onnx_builder_that_reads_sizes_is_queried_as_built(entry, example):
+    """A builder that reads its inputs' sizes (a shape input's length, the sizes Squeeze
+    drops) renders its relation from the sizes the query knows (``reads_known_sizes``):
+    a query of the example's inputs answers make_node's types. It answered nothing for
+    each of these: the relation rendered from ranks alone, and the builder refused."""
+    params = {k: v for k, v in example.items() if k not in ("in", "out", "error")}
+    op = entry.op.bind(**_as_given(entry.op, params))
+    types = [kt.TensorType.parse(t) for t in example["in"]]
+    outs = forward(op, types)
+    assert outs is not None
+    zs = [var(f"Z{i}") for i in range(len(outs))]
+    got = [tuple(_open(a[f"Z{i}"]) for i in range(len(outs)))
+           for a in kt.query(op, types, zs)]
+    assert got == [tuple(map(_open, outs))], (str(op), got, outs)

@@ -258,3 +258,43 @@ def test_a_reshape_entry_whose_choice_fails_at_every_size_is_minus_one():
     model = _model(nodes, "NS", {"zero": 0, "axis0": [0], "one1": [1]})
     stats = _judged(model, "NS", [(0, 3), (0, 0), (1, 2), (2, 1), (3, 0)])
     assert stats["onnxruntime ran"] == 2 and stats["contract agreed"] == 5, stats
+
+
+def test_an_untyped_value_where_onnxruntime_and_the_spec_differ_is_counted_apart():
+    """``ConstantOfShape(Slice(Shape(x), [-INT64_MAX], [INT64_MAX], [0], [-1]))`` (seeds
+    7006 and 7007 of the long run): onnxruntime walks that Slice through index 0 (its
+    shape [1], a 1-d output) where the spec and onnx.reference take nothing (a scalar).
+    The Slice's length is unknown, so ConstantOfShape's rank is, and the value is left
+    untyped (NotKnown, no invalid model): the harness counts it apart instead of as a
+    refusal where onnxruntime runs it."""
+    nodes = [helper.make_node("Shape", ["x"], ["i_shape"]),
+             helper.make_node("Slice", ["i_shape", "low", "big", "axis0", "back"], ["i_s"]),
+             helper.make_node("ConstantOfShape", ["i_s"], ["y"])]
+    model = _model(nodes, "NS", {"low": [-BIG], "big": [BIG], "axis0": [0], "back": [-1]})
+    assert typed(model)[1].startswith("NotKnown")
+    stats = _judged(model, "NS", [(2, 3), (0, 1), (3, 0)])
+    assert stats["model untyped where onnxruntime and the spec (onnx.reference) differ"] \
+        == 3, stats
+
+
+def test_a_node_refused_under_a_choice_is_typed_where_the_choice_fails():
+    """``Gather(Slice(x[N, D], [-(D//3)], [INT64_MAX]), -(D//3) - 1)`` (seed 7002 of the
+    long run, reduced): the Slice reads ``-(D//3)`` as counting from the end (a choice,
+    ``D >= 3``), so its axis is ``min(D//3, N)`` long and the Gather's index is out of
+    it at every size; the model was refused, where onnxruntime runs it at ``D < 3`` (the
+    bound is 0: the axis whole). It is read again with ``D//3 < 1`` given: valid where
+    ``N >= 1`` and ``D <= 2``, each value onnxruntime's shape."""
+    nodes = [helper.make_node("Shape", ["x"], ["i_shape"]),
+             helper.make_node("Gather", ["i_shape", "minus1"], ["i_d"], axis=0),
+             helper.make_node("Div", ["i_d", "minus3"], ["i_q"]),
+             helper.make_node("Unsqueeze", ["i_q", "axis0"], ["i_q1"]),
+             helper.make_node("Slice", ["x", "i_q1", "big", "axis0"], ["y"]),
+             helper.make_node("Sub", ["i_q", "one"], ["i_index"]),
+             helper.make_node("Gather", ["y", "i_index"], ["z"], axis=0)]
+    model = _model(nodes, "ND", {"minus1": -1, "minus3": -3, "axis0": [0], "big": [BIG],
+                                 "one": 1})
+    assert typed(model)[0] is not None, typed(model)[1]
+    assert "DSL: where N >= 1, D <= 2" in str(ko.contract(model))
+    stats = _judged(model, "ND", [(2, 0), (1, 2), (0, 1), (3, 4), (2, 5), (1, 3)])
+    assert stats["onnxruntime ran"] == 2 and stats["contract agreed"] == 6, stats
+    assert stats["values exact"] == 2 * len(nodes), stats

@@ -113,7 +113,20 @@ def _hook(op: str, a: Dim, b: Any) -> Any:
     if frame is None or trace.locator.library(frame):
         return NotImplemented
     site = Site(frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
-    return path.decide(op, a, b, site)
+    before = path.facts
+    answer = path.decide(op, a, b, site)
+    if path.facts is not before:
+        _known(trace, path.facts)
+    return answer
+
+
+def _known(trace: Any, facts: Facts) -> None:
+    """Give every value ``trace`` made (and its inputs) the facts of its case so far, so
+    that the Ops built from them in this case are built under the case's answers: an
+    overload's choice (a slice bound's sign) the answers refute is not taken there
+    (``if n < 5: x[:n - 5]`` reads ``n - 5`` as counting from the end, as NumPy does)."""
+    for v in trace.made:
+        v.facts = facts if v.facts is None else v.facts.union(facts)
 
 
 def explore(run: Callable[[Path], Any], given: Facts = EMPTY

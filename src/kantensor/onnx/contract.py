@@ -32,6 +32,7 @@ from ..types.dim import Dim
 from ..types.symbols import free_symbols
 from .importer import _Reader
 from .loading import OnnxImportError, Tensors, open_model, overridable
+from .rereading import read_refuting
 from .subgraph import size_conditions
 from .unread import unread
 
@@ -101,8 +102,8 @@ def _contract(proto: onnx.ModelProto, tensors: Tensors
     or Scan is read as a graph: what its nodes state of the counts they make
     (``0 <= iters <= n``) bounds them where ``holds`` asks about a condition over them."""
     loops = any(n.op_type in ("Loop", "Scan") for n in proto.graph.node)
-    reader = _Reader(proto, tensors, graph=loops)
-    variables, outputs = reader.read()
+    reader, (variables, outputs) = read_refuting(
+        lambda given: _Reader(proto, tensors, graph=loops, given=given), lambda r: (r, r.read()))
     found = contract_of(reader.conditions, variables, untyped(reader) + unread(proto, reader),
                         inputs_only=True)
     if not loops or not found.hidden:

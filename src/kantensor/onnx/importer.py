@@ -54,6 +54,7 @@ from .protos import constant_value, described
 from .protos import label as node_label
 from .registry import OnnxOp, UnsupportedOp, lookup
 from .repeats import repeated
+from .rereading import read_refuting
 from .scope import Budget, Scope
 from .shared import NotKnown
 from .sources import Sources
@@ -88,7 +89,8 @@ class _Reader(Scope, Sources):
     (``untyped``: the name -> the error saying why); everything else is typed."""
 
     def __init__(self, model: onnx.ModelProto, tensors: Tensors, graph: bool = True,
-                 proto: onnx.GraphProto | None = None, parent: _Reader | None = None):
+                 proto: onnx.GraphProto | None = None, parent: _Reader | None = None,
+                 given: tuple[Clause, ...] = ()):  # (given: see .rereading)
         self.model = model
         self.tensors = tensors  # checks and reads tensors' data (a subgraph's too)
         self.opsets = parent.opsets if parent is not None else opsets_of(model)
@@ -112,8 +114,8 @@ class _Reader(Scope, Sources):
         #: what the nodes read so far need of the sizes: facts for every later node (the
         #: model's types hold where all its nodes' conditions do), and those conditions,
         #: each naming its node, in the order of the nodes
-        self.facts: Facts = EMPTY
-        self.conditions: list[Clause] = []
+        self.facts: Facts = EMPTY.with_(*given) if given else EMPTY
+        self.conditions: list[Clause] = list(given)
         #: the facts about the sizes of a node's input types (facts_about), for ``facts``
         self.about: tuple[Facts, dict[tuple, Facts]] = (EMPTY, {})
         self.sources = 0  # how many names of types are initializers and graph inputs
@@ -448,9 +450,10 @@ def from_onnx(model: onnx.ModelProto | str | os.PathLike | bytes,
     is refused (UnsupportedOp or UnsupportedType naming the node, its op type, domain
     and opset) only when it is asked for. External data is read from ``base_dir``, else
     from the folder of the model's path (see :mod:`.loading`)."""
-    reader = _Reader(*open_model(model, base_dir))
+    opened = open_model(model, base_dir)
     with collector_paused():  # (see read_types)
-        inputs, _ = reader.read_graph()
+        reader, inputs = read_refuting(lambda given: _Reader(*opened, given=given),
+                                       lambda r: (r, r.read_graph()[0]))
     names = [info.name for info in reader.proto.output] if outputs is None else \
         list(outputs)
     known = {info.name for info in reader.proto.output}
@@ -467,10 +470,11 @@ def read_types(model: onnx.ModelProto, tensors: Tensors | None = None) -> _Reade
     many as ``reader.sources``, then the nodes' outputs in the order of the nodes;
     ``reader.untyped``: the names an unsupported node reaches, left untyped); external
     data read by ``tensors`` (by default none can be)."""
-    reader = _Reader(model, tensors or Tensors(None, "a ModelProto"), graph=False)
+    tensors = tensors or Tensors(None, "a ModelProto")
     with collector_paused():  # the objects made per node live until the pass ends: the
-        reader.read()  # cycle collector's sweeps of them meanwhile find nothing to free
-    return reader
+        # cycle collector's sweeps of them meanwhile find nothing to free
+        return read_refuting(lambda given: _Reader(model, tensors, graph=False, given=given),
+                             lambda r: (r.read(), r)[1])
 
 
 def subgraph_function(graph: GraphParam, formal: list[Type]) -> Any:

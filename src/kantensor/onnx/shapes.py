@@ -25,6 +25,7 @@ from .importer import _Reader, read_types
 from .loading import open_model
 from .modelmemo import found as remembered
 from .modelmemo import model_key, remember, restore
+from .rereading import read_refuting
 from .wire import BYTE, field, read_varint, tag, varint
 
 
@@ -153,10 +154,18 @@ def infer_shapes(model: onnx.ModelProto | str | os.PathLike | bytes,
             out = _copy(model, source)
             restore(typed, out, type_bytes)
             return out
-        reader.read_nodes(nodes)
+        reader = read_refuting(lambda given: reader if not given else _sourced(
+            source, tensors, given), lambda r: (r.read_nodes(nodes), r)[1])
         out, infos = _written(model, source, reader)
         remember(key, large, reader, infos)
         return out
+
+
+def _sourced(source: onnx.ModelProto, tensors: Any, given: tuple) -> _Reader:
+    """A reader of ``source`` with ``given`` (:mod:`.rereading`), its sources read."""
+    reader = _Reader(source, tensors, graph=False, given=given)
+    reader.read_sources(variables=False)
+    return reader
 
 
 def typed_model(model: onnx.ModelProto | str | os.PathLike | bytes,

@@ -10,7 +10,7 @@ import numpy as np
 
 from ...ops.params import ParamError
 from ...ops.sizes import SizeNames
-from ...ops.templates import builder, checked, dims, reads_ranks, typed
+from ...ops.templates import checked, dims, reads_known_sizes, reads_ranks, typed
 from ...syntax.ast import Broadcasts, DimVar
 from ...types.conditions import COMPARE
 from ...types.dim import dim_max, dim_min
@@ -259,7 +259,7 @@ def swiglu(a: np.ndarray, b: np.ndarray, *, alpha: float = 1.0) -> np.ndarray:
     return (a / (1 + np.exp(-alpha * a)) * b).astype(a.dtype)
 
 
-@builder
+@reads_known_sizes
 def build_expand(types: tuple, shape_value: Any, **_: Any) -> dict[str, Any]:
     """Expand: NumPy's broadcast of the input with the shape, one axis at a time: an
     axis where one side is 1 or both are the same size is the other; two sizes are

@@ -16,6 +16,7 @@ from ...ops.templates import (
     builder,
     checked,
     dims,
+    reads_known_sizes,
     reads_ranks,
     shifted,
     signed,
@@ -113,7 +114,7 @@ def gather_elements(x: np.ndarray, i: np.ndarray, *sizes: np.ndarray, axis: int,
     return np.take_along_axis(x, i, axis=axis)
 
 
-@builder
+@reads_known_sizes
 def build_gather_nd(types: tuple, batch_dims: int = 0, **_: Any) -> dict[str, Any]:
     """GatherND: the indices' leading axes, then the data's axes after the ``b`` batch
     axes and the ``q`` indexed ones (``q``, the indices' last size, must be known). The

@@ -11,7 +11,7 @@ import numpy as np
 
 from ...ops.params import ParamError
 from ...ops.sizes import SizeNames
-from ...ops.templates import alternative, builder, dims, size_of, typed
+from ...ops.templates import alternative, dims, reads_known_sizes, size_of, typed
 from ...syntax.ast import Clause, DimVar, chosen, dim_max, dim_min
 from ...syntax.ast.dims import as_expr
 from ...types.dim import Dim
@@ -27,7 +27,7 @@ def _unknown(prefix: str, n: int) -> tuple[list[DimVar], list[Clause]]:
     return made, [d >= 0 for d in made]
 
 
-@builder
+@reads_known_sizes
 def build_reshape(types: tuple, shape_value: Any, allowzero: int, **_: Any) -> dict[str, Any]:
     """Reshape: 0 copies the input's size (unless ``allowzero``), -1 is the input's size
     over the others (never among sizes of product 0); a Dim entry is its size input, an

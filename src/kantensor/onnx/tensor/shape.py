@@ -19,6 +19,7 @@ from ...ops.templates import (
     checked,
     dims,
     groups,
+    reads_known_sizes,
     reads_ranks,
     shifted,
     signed,
@@ -100,7 +101,7 @@ def concat(*arrays: np.ndarray, axis: int) -> np.ndarray:
     return np.concatenate(arrays, axis=axis)
 
 
-@builder
+@reads_known_sizes
 def build_unsqueeze(types: tuple, axes_value: Any = None, axes: Any = None, **_: Any
                     ) -> dict[str, Any]:
     """Unsqueeze: the axes from the input (opset 13; a scalar is one axis, as the
@@ -135,7 +136,7 @@ def unsqueeze(x: np.ndarray, *rest: np.ndarray, axes_value: tuple | None = (),
     return np.expand_dims(x, axes or axes_value)
 
 
-@builder
+@reads_known_sizes
 def build_squeeze(types: tuple, axes_value: Any = None, given: tuple = (0,),
                   axes: Any = None, **_: Any) -> dict[str, Any]:
     """Squeeze: the given axes (the input's, opset 13; the attribute's, opsets 1 to 12)

@@ -3,21 +3,20 @@ size read both ways, one alternative per reading of its sign) and implementation
 
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
 import numpy as np
 
-from ...ops.families.indexing import slice_length, symbolic_length
+from ...ops.families.indexing import readings, slice_length, symbolic_length
 from ...ops.params import ParamError, normalize_axis
 from ...ops.sizes import SizeNames
-from ...ops.templates import alternative, builder, dims, typed
+from ...ops.templates import alternative, dims, reads_known_sizes, typed
 from ...syntax.ast import Clause
 from ...types.dim import Dim
 from ..shared import value_entries
 
 
-@builder
+@reads_known_sizes
 def build_slice(types: tuple, starts_value: Any, ends_value: Any, axes_value: Any = None,
                 steps_value: Any = None, given: tuple = (0, 1, 2), **_: Any) -> dict[str, Any]:
     """Slice: Python's slice along each listed axis (ONNX clamps the same way); a size
@@ -27,7 +26,9 @@ def build_slice(types: tuple, starts_value: Any, ends_value: Any, axes_value: An
     reads each as its form shows, the later ones the other signs, so where the facts
     refute a reading (``-N*S`` where ``N*S == 0``) the one they allow applies."""
     x = types[0]
-    n = len(types[1].shape) and types[1].shape[0]
+    known = starts_value if starts_value is not None else ends_value
+    # the entries' count: the values' (a relation asked backwards knows no input's size)
+    n = len(known) if known is not None else len(types[1].shape) and types[1].shape[0]
     if not isinstance(n, int):  # starts of unknown length (a slice of a shape with an
         # INT64_MAX end and a negative step): which axes it slices is not known (every
         # size unknown), the rank is the input's
@@ -53,19 +54,15 @@ def build_slice(types: tuple, starts_value: Any, ends_value: Any, axes_value: An
                 start = _BIG
             bounds[ax] = (*_onnx_bounds(start, end, step, own), step)
     sized = [(ax, k) for ax, b in (bounds or {}).items() for k in (0, 1) if isinstance(b[k], Dim)]
-    rest = [*[typed(dims("k"), "I")] * (len(types) - 2 - len(sizes.dims)), *sizes.patterns()]
-    many = len(sized) > _MAX_READINGS  # then the first reading, else those axes unknown
-    outs = [_slice_out(x.ndim, bounds, sizes, dict(zip(sized, f, strict=True))) for f in (
-        [(False,) * len(sized)] if many else itertools.product((False, True), repeat=len(sized)))]
-    if many:
-        outs.append(_slice_out(x.ndim, {ax: (_UNKNOWN, None, None) if (ax, 0) in sized or (
-            ax, 1) in sized else b for ax, b in (bounds or {}).items()}, sizes, {}))
-    inputs = [typed(dims("a", x.ndim), "T"), typed(dims("k"), "I"), *rest]
+    count = [n] if isinstance(n, int) else dims("k")  # the entries' (stated when known)
+    rest = [*[typed(count, "I")] * (len(types) - 2 - len(sizes.dims)), *sizes.patterns()]
+    outs = [_slice_out(x.ndim, bounds, sizes, dict(zip(sized, flips, strict=True)))
+            if flips is not None else  # past the most readings: those axes unknown
+            _slice_out(x.ndim, {ax: (_UNKNOWN, None, None) if (ax, 0) in sized or (
+                ax, 1) in sized else b for ax, b in (bounds or {}).items()}, sizes, {})
+            for flips in readings(len(sized))]
+    inputs = [typed(dims("a", x.ndim), "T"), typed(count, "I"), *rest]
     return {"sig": [alternative(inputs, [typed(y, "T")], fits) for y, fits in outs]}
-
-
-#: The most size bounds whose signs Slice's alternatives read both ways (2**4 of them)
-_MAX_READINGS = 4
 
 
 def _slice_out(ndim: int, bounds: dict | None, sizes: SizeNames, flips: dict

@@ -27,8 +27,8 @@ from ...types.dim import Dim
 from ..fastcall import Miss
 from ..params import ArrayRef, ParamError, SliceItem
 from ..sizes import SizeNames
-from ..templates import checked, dims, rank_error, reads_ranks, size_of, typed
-from .indexing import _as_key, _sized_position, resolve, slice_length, symbolic_length
+from ..templates import alternative, checked, dims, rank_error, reads_ranks, size_of, typed
+from .indexing import _as_key, readings, resolve, sized_bounds, sliced
 
 _ARRAYS = (Variable, np.ndarray, list, range)
 _NO_KEYWORDS: dict[str, Any] = {}  # never mutated
@@ -102,16 +102,21 @@ def _consumed(item: Any, t: Any) -> int:
 @reads_ranks
 def advanced_index(types: tuple, index: tuple, **_: Any) -> dict[str, Any]:
     """``x, *arrays`` -> ``y`` for an advanced index (see the module docstring)."""
-    operands, out, clauses, sizes = advanced_selection(types[0], types[1:], index)
-    return {"inputs": [*operands, *sizes.patterns()], "y": out, "checks": clauses}
+    out = []
+    for reading in readings(sized_bounds(index)):
+        operands, y, clauses, sizes = advanced_selection(types[0], types[1:], index, reading)
+        out.append(alternative([*operands, *sizes.patterns()], [typed(y, "t")], clauses))
+    return {"sig": out}
 
 
-def advanced_selection(x: Any, arrays: tuple, index: tuple
+def advanced_selection(x: Any, arrays: tuple, index: tuple,
+                       reading: tuple[bool, ...] | None = ()
                        ) -> tuple[list[TensorPattern], list, list[Clause], SizeNames]:
     """For an advanced index of ``x`` with index ``arrays`` (followed by the size inputs
     of the index, if any): the operands of x and the arrays, the dims of ``x[index]``,
     the where-clauses (those that fail in NumPy's words), and the names of the sizes
-    the index holds."""
+    the index holds; ``reading``: how the signs of the slices' size bounds are read
+    (:func:`~kantensor.ops.families.indexing.selection`)."""
     refs = [i for i in index if isinstance(i, ArrayRef)]
     sizes = SizeNames(index)
     given = len(arrays) - len(sizes.dims)
@@ -138,6 +143,7 @@ def advanced_selection(x: Any, arrays: tuple, index: tuple
     advanced_at: list[int] = []
     looked_up: list[DimVar] = []     # the axes integer arrays look values up in
     fitting: list[tuple[DimVar, int]] = []  # (axis, least size) for constant arrays
+    flips = iter(reading or ())
     axis = 0
     for position, item in enumerate(items):
         if item is Ellipsis:
@@ -179,17 +185,15 @@ def advanced_selection(x: Any, arrays: tuple, index: tuple
         elif isinstance(item, int | Dim):
             advanced_at.append(position)
             groups.append([])
-            if isinstance(item, Dim):
-                side, offset = _sized_position(item, sizes, clauses)
-                clauses.append(a[axis] >= offset + 1 if side == "start" else a[axis] >= offset)
+            if isinstance(item, Dim):  # of either sign, as in basic indexing
+                size = sizes.expr(item)
+                clauses += [a[axis] >= size + 1, a[axis] + size >= 0]
             else:
                 clauses.append(a[axis] >= (item + 1 if item >= 0 else -item))
             axis += 1
-        elif isinstance(item[1], Dim) or isinstance(item[2], Dim):
-            basic.append(symbolic_length(a[axis], *item[1:], sizes, clauses))
-            axis += 1
         else:
-            basic.append(slice_length(a[axis], *item[1:]))
+            basic.append(sliced(a[axis], item, sizes, clauses,
+                                None if reading is None else flips, f"u{axis}"))
             axis += 1
     adjacent = advanced_at == list(range(advanced_at[0], advanced_at[-1] + 1))
     broadcast = _broadcast(groups, clauses)

@@ -10,15 +10,17 @@ shifted by one here so that both are in ``[0, n]`` as well).
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
 
 from ...syntax.ast import Broadcasts, Clause, DimExpr, DimVar, chosen, dim_max, dim_min
 from ...types.dim import Dim
-from ..params import ParamError, normalize_axis
+from ..params import normalize_axis
 from ..sizes import SizeNames, concrete, entries, map_entries, negative
-from ..templates import checked, dims, rank_error, reads_ranks, size_of
+from ..templates import alternative, checked, dims, rank_error, reads_ranks, size_of, typed
 
 #: A position in ``[0, n]`` as ("start", p) = min(p, n) or ("end", q) = max(n - q, 0),
 #: ``p`` and ``q`` ints (or dim expressions, for a bound that is a size).
@@ -75,44 +77,70 @@ _OTHER_SIGN = "another length (a bound of the other sign counts from the other e
 
 
 def _sized_position(value: Dim, sizes: SizeNames, clauses: list[Clause],
-                    flipped: bool = False) -> Bound:
-    """A size as a slice bound: ``("start", E)`` for ``E >= 0``, ``("end", -E)`` for
-    ``E <= -1``, with that sign stated as a where-clause, the build's choice: where it
-    fails the slice has another length (``x[:len(x) - 1]`` at ``len(x) == 0`` is empty),
-    so those sizes are not covered, never invalid. The sign read is the one the size's
-    form shows (``-n`` negative), or the other one if ``flipped`` (a later alternative,
-    which applies where the facts refute the first reading)."""
+                    flipped: bool = False, shift: int = 0) -> Bound:
+    """A size as a slice bound, plus ``shift``: ``("start", E + shift)`` for ``E >= 0``,
+    ``("end", -E - shift)`` for ``E <= -1``, with that sign stated as a where-clause, the
+    build's choice: where it fails the slice has another length (``x[:len(x) - 1]`` at
+    ``len(x) == 0`` is empty), so those sizes are not covered, never invalid. The sign
+    read is the one the size's form shows (``-n`` negative), or the other one if
+    ``flipped`` (a later alternative, which applies where the facts refute the first
+    reading: :func:`readings`)."""
     size = sizes.expr(value)
     if negative(value) != flipped:
         clauses.append(chosen((0 - size) >= 1, _OTHER_SIGN))
-        return "end", 0 - size
+        return "end", (0 - size) - shift if shift else 0 - size
     clauses.append(chosen(size >= 0, _OTHER_SIGN))
-    return "start", size
+    return "start", size + shift if shift else size
+
+
+#: The most size bounds whose signs a slice's alternatives read both ways (2**4 of them)
+MAX_READINGS = 4
+
+
+def readings(count: int) -> list[tuple[bool, ...] | None]:
+    """The readings of ``count`` size bounds' signs a builder's alternatives take, in
+    order (True: a bound read against its form): the forms' own first, then every other
+    one, so that where the facts refute a reading the one they allow applies. Past
+    :data:`MAX_READINGS` bounds, the forms' own, then None: the axes they slice unknown."""
+    if count > MAX_READINGS:
+        return [(False,) * count, None]
+    return list(itertools.product((False, True), repeat=count))
+
+
+def sized_bounds(items: Iterable[Any]) -> int:
+    """How many slice bounds (start or stop) of an index's ``items`` are sizes."""
+    return sum(isinstance(b, Dim) for item in items if isinstance(item, tuple)
+               for b in item[1:3])
 
 
 def symbolic_length(n: DimVar, start: Any, stop: Any, step: int | None, sizes: SizeNames,
                     clauses: list[Clause], flipped: tuple[bool, bool] = (False, False)
                     ) -> DimExpr:
     """:func:`slice_length` when a bound is a size: ``max(upper - lower, 0)`` over the
-    clamped positions, simplified where one side is the axis's start or end; ``flipped``
-    says of (start, stop) whether its sign is read against its form
-    (:func:`_sized_position`)."""
-    if step is not None and step < 0:
-        raise ParamError("a slice with a negative step takes int bounds; use kt.flip and "
-                         "a positive step")
-    lower = ("start", 0) if start is None else _sized_position(
-        start, sizes, clauses, flipped[0]) if isinstance(start, Dim) else _position(
-        start, ("start", 0))
-    upper = ("end", 0) if stop is None else _sized_position(
-        stop, sizes, clauses, flipped[1]) if isinstance(stop, Dim) else _position(
-        stop, ("end", 0))
+    clamped positions (shifted by one for a negative step, as there), simplified where
+    one side is the axis's start or end; ``flipped`` says of (start, stop) whether its
+    sign is read against its form (:func:`_sized_position`)."""
+    step = 1 if step is None else step
+    shift = 1 if step < 0 else 0
+
+    def position(value: Any, default: Bound, flip: bool) -> Bound:
+        if isinstance(value, Dim):
+            return _sized_position(value, sizes, clauses, flip, shift)
+        return _position(value, default, shift)
+
+    if step > 0:
+        lower = position(start, ("start", 0), flipped[0])
+        upper = position(stop, ("end", 0), flipped[1])
+    else:  # walked backwards: from start (by default the last entry) down to stop
+        upper = position(start, ("end", 0), flipped[0])
+        lower = position(stop, ("start", 0), flipped[1])
     if lower == ("start", 0):
         count = _at(upper, n)
     elif upper == ("end", 0):
         count = dim_min(lower[1], n) if lower[0] == "end" else dim_max(n - lower[1], 0)
     else:
         count = dim_max(_at(upper, n) - _at(lower, n), 0)
-    size = 1 if step is None else step
+    size = abs(step)
     return count if size == 1 else (count + (size - 1)) // size
 
 
@@ -162,19 +190,27 @@ def basic_index(types: tuple, index: tuple, **_: Any) -> dict[str, Any]:
 
     An int drops its axis and needs the axis to be long enough (``a >= i + 1``, or
     ``a >= -i`` for a negative ``i``); a slice gives :func:`slice_length`; None
-    inserts an axis of size 1."""
-    a, out, clauses, sizes = selection(types[0].ndim, index)
-    return {"x": a, "y": out, "checks": clauses, "sizes": sizes.patterns()}
+    inserts an axis of size 1. One alternative per reading of the size bounds' signs
+    (:func:`readings`)."""
+    out = []
+    for reading in readings(sized_bounds(index)):
+        a, y, clauses, sizes = selection(types[0].ndim, index, reading)
+        out.append(alternative([typed(a, "t"), *sizes.patterns()], [typed(y, "t")], clauses))
+    return {"sig": out}
 
 
-def selection(ndim: int, index: tuple) -> tuple[list[DimVar], list, list[Clause], SizeNames]:
+def selection(ndim: int, index: tuple, reading: tuple[bool, ...] | None = ()
+              ) -> tuple[list[DimVar], list, list[Clause], SizeNames]:
     """For a basic index of a tensor of rank ``ndim``: its dim variables, the dims of
     ``x[index]``, the where-clauses (an int out of bounds said in NumPy's words), and
-    the names of the sizes the index holds."""
+    the names of the sizes the index holds. ``reading`` says how the size bounds' signs
+    are read, in turn (True: against the form; missing: as the form shows), or None:
+    an axis sliced by a size bound is of an unknown length (:func:`readings`)."""
     sizes = SizeNames(index)
     a = dims("a", ndim)
     out: list = []
     clauses: list[Clause] = []
+    flips = iter(reading or ())
     axis = 0
     for item in _expand(index, ndim):
         if item is None:
@@ -190,11 +226,27 @@ def selection(ndim: int, index: tuple) -> tuple[list[DimVar], list, list[Clause]
                 dim >= (item + 1 if item >= 0 else -item),
                 lambda values, _, item=item, axis=axis - 1, dim=dim.name:
                     f"index {item} is out of bounds for axis {axis} with size {values[dim]}"))
-        elif isinstance(item[1], Dim) or isinstance(item[2], Dim):
-            out.append(symbolic_length(dim, *item[1:], sizes, clauses))
         else:
-            out.append(slice_length(dim, *item[1:]))
+            out.append(sliced(dim, item, sizes, clauses, None if reading is None else flips,
+                              f"u{axis - 1}"))
     return a, out, clauses, sizes
+
+
+def sliced(n: DimVar, item: tuple, sizes: SizeNames, clauses: list[Clause],
+           flips: Iterator[bool] | None, unknown: str) -> Size:
+    """The length of the slice ``item`` (``("slice", start, stop, step)``) along an axis
+    of size ``n``; of bounds that are sizes, their signs read as ``flips`` gives them in
+    turn (:func:`symbolic_length`), or, where ``flips`` is None, a size of its own named
+    ``unknown``, unknown."""
+    _, start, stop, step = item
+    if not (isinstance(start, Dim) or isinstance(stop, Dim)):
+        return slice_length(n, start, stop, step)
+    if flips is None:
+        clauses.append(DimVar(unknown) >= 0)
+        return DimVar(unknown)
+    return symbolic_length(n, start, stop, step, sizes, clauses, (
+        isinstance(start, Dim) and next(flips, False),
+        isinstance(stop, Dim) and next(flips, False)))
 
 
 def _as_key(index: tuple) -> tuple:

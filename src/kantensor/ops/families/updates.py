@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 
 from ...syntax.ast import Clause, DimVar
-from ..templates import dims, reads_ranks, typed
+from ..templates import alternative, dims, reads_ranks, typed
 from .advanced import _key, advanced_selection, split_index
-from .indexing import _as_key, resolve, selection
+from .indexing import _as_key, readings, resolve, selection, sized_bounds
 
 
 def fits_into(value: list[DimVar], target: list) -> list[Clause]:
@@ -37,12 +37,17 @@ def fits_into(value: list[DimVar], target: list) -> list[Clause]:
 
 @reads_ranks
 def basic_update(types: tuple, index: tuple, **_: Any) -> dict[str, Any]:
-    """``x, v`` -> ``x`` for a basic index."""
+    """``x, v`` -> ``x`` for a basic index: one alternative per reading of the size
+    bounds' signs (:func:`~kantensor.ops.families.indexing.readings`)."""
     x, v = types[0], types[1]
-    a, out, clauses, sizes = selection(x.ndim, index)
     value = dims("v", v.ndim)
-    return {"x": a, "v": value, "sizes": sizes.patterns(), "y": dims("y", x.ndim),
-            "checks": clauses + fits_into(value, out) + same(x.ndim)}
+    out = []
+    for reading in readings(sized_bounds(index)):
+        a, selected, clauses, sizes = selection(x.ndim, index, reading)
+        out.append(alternative([typed(a, "t"), typed(value, "w"), *sizes.patterns()],
+                               [typed(dims("y", x.ndim), "t")],
+                               clauses + fits_into(value, selected) + same(x.ndim)))
+    return {"sig": out}
 
 
 def same(ndim: int) -> list[Clause]:
@@ -56,11 +61,14 @@ def same(ndim: int) -> list[Clause]:
 def advanced_update(types: tuple, index: tuple, **_: Any) -> dict[str, Any]:
     """``x, v, *arrays`` -> ``x`` for an advanced index."""
     x, v = types[0], types[1]
-    operands, out, clauses, sizes = advanced_selection(x, types[2:], index)
     value = dims("v", v.ndim)
-    inputs = [operands[0], typed(value, "w"), *operands[1:], *sizes.patterns()]
-    return {"inputs": inputs, "y": dims("y", x.ndim),
-            "checks": clauses + fits_into(value, out) + same(x.ndim)}
+    out = []
+    for reading in readings(sized_bounds(index)):
+        operands, selected, clauses, sizes = advanced_selection(x, types[2:], index, reading)
+        out.append(alternative([operands[0], typed(value, "w"), *operands[1:],
+                                *sizes.patterns()], [typed(dims("y", x.ndim), "t")],
+                               clauses + fits_into(value, selected) + same(x.ndim)))
+    return {"sig": out}
 
 
 def setitem(x: np.ndarray, value: np.ndarray, *sizes: np.ndarray, index: tuple
