@@ -401,3 +401,34 @@ def test_an_onnx_builder_that_reads_sizes_is_queried_as_built(entry, example):
     got = [tuple(_open(a[f"Z{i}"]) for i in range(len(outs)))
            for a in kt.query(op, types, zs)]
     assert got == [tuple(map(_open, outs))], (str(op), got, outs)
+
+
+def _several_outputs(domain, op_types):
+    """The catalogue examples of several outputs of ``op_types`` in ``domain``."""
+    from kantensor.onnx.registry import registry
+    for op_type in op_types:
+        for entry in registry()[(domain, op_type)]:
+            for k, example in enumerate(entry.entry.examples):
+                if "in" in example and isinstance(example.get("out"), list):
+                    yield pytest.param(entry, example, id=f"{op_type}-{k}")
+
+
+@pytest.mark.parametrize(("entry", "example"), [
+    *_several_outputs("", ("Attention",)),
+    *_several_outputs("ai.onnx.preview.training", ("Adam", "Momentum", "Adagrad"))])
+def test_an_op_whose_outputs_its_inputs_count_is_queried_as_built(entry, example):
+    """An Op with parameters whose number of outputs its parameters or inputs decide
+    (Attention's ``outputs``; Adam's and Momentum's one update per input) is queried with
+    the count its signature rendered for the inputs has: query refused each with 'gives
+    1 output for 5 inputs' (the count taken on inputs of one rank)."""
+    params = {k: v for k, v in example.items() if k not in ("in", "out", "error")}
+    op = entry.op.bind(**_as_given(entry.op, params))
+    types = [kt.TensorType.parse(t) for t in example["in"]]
+    outs = forward(op, types)
+    assert outs is not None and len(outs) > 1
+    zs = [var(f"Z{i}") for i in range(len(outs))]
+    got = [tuple(_open(a[f"Z{i}"]) for i in range(len(outs)))
+           for a in kt.query(op, types, zs)]
+    assert got == [tuple(map(_open, outs))], (str(op), got, outs)
+    with pytest.raises(TypeError, match=f"gives {len(outs)} outputs"):
+        kt.query(op, types, zs[:-1])

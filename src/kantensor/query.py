@@ -430,10 +430,10 @@ def query(op_or_signature: Any, inputs: Sequence[Any], outputs: Sequence[Any],
                               or limit < 0):
         raise ValueError(f"limit must be None or an int >= 0, got {limit!r}")
     rel = relation(op_or_signature, max_rank)
-    _check_counts(rel, len(inputs), len(outputs))
     for x in [*inputs, *outputs]:
         if isinstance(x, str):
             TensorType.parse(x)  # syntax errors now, not when the answers are read
+    _check_counts(rel, inputs, len(outputs))
     user = _user_vars([*inputs, *outputs])
     names = _names(user)
     roles = {v for v in user if any(v is x for x in _shapes([*inputs, *outputs], {}))}
@@ -456,11 +456,31 @@ def query(op_or_signature: Any, inputs: Sequence[Any], outputs: Sequence[Any],
     return Solutions(search, list(names.values()), limit, max_rank, complete)
 
 
-def _check_counts(rel: Relation, n_in: int, n_out: int) -> None:
+def _check_counts(rel: Relation, inputs: Sequence[Any], n_out: int) -> None:
     """The one arity check (:func:`kantensor.signature.arity.check_arity`); an Op whose
-    signature its parameters render takes any number of inputs its builder accepts."""
+    signature its parameters render takes any number of inputs its builder accepts, and
+    gives as many outputs as its signature rendered for the inputs, where they are all
+    types (Attention's ``outputs``, one update per input of Adam): else as many as
+    :attr:`Relation.n_outputs` counts on inputs of one rank."""
+    n_in = len(inputs)
     if isinstance(rel.target, Signature):
         label = rel.name if rel.name == str(rel.target) else f"{rel.name} {rel.target}"
         check_arity(label, arities(rel.target), n_in, n_out, rel.target)
     else:
-        check_arity(rel.name, {(n_in, rel.n_outputs)}, n_in, n_out)
+        check_arity(rel.name, {(n_in, n) for n in _output_counts(rel, inputs)}, n_in, n_out)
+
+
+def _output_counts(rel: Relation, inputs: Sequence[Any]) -> frozenset[int]:
+    """How many outputs ``rel``'s Op with parameters gives for ``inputs``: counted on its
+    signature rendered for them where each is a type (the count make_node checks), else
+    (or where the builder refuses them: the relation then has no answer) on inputs of
+    one rank."""
+    types = [TensorType.parse(x) if isinstance(x, str) else x for x in inputs]
+    if all(isinstance(t, TensorType) for t in types):
+        try:
+            sig, _ = rel.target.signature_for(tuple(types))
+        except (TypeError, ValueError, IndexError):  # (TypeInferenceError is a TypeError)
+            pass
+        else:
+            return frozenset(len(a.outputs) for a in sig.alternatives)
+    return frozenset({rel.n_outputs})
