@@ -403,32 +403,43 @@ def test_an_onnx_builder_that_reads_sizes_is_queried_as_built(entry, example):
     assert got == [tuple(map(_open, outs))], (str(op), got, outs)
 
 
-def _several_outputs(domain, op_types):
-    """The catalogue examples of several outputs of ``op_types`` in ``domain``."""
+
+def _every_onnx_example():
+    """Every catalogue example of the ONNX wing that types (each domain's)."""
     from kantensor.onnx.registry import registry
-    for op_type in op_types:
-        for entry in registry()[(domain, op_type)]:
+    for (domain, op_type), entries in sorted(registry().items()):
+        for entry in entries:
             for k, example in enumerate(entry.entry.examples):
-                if "in" in example and isinstance(example.get("out"), list):
-                    yield pytest.param(entry, example, id=f"{op_type}-{k}")
+                if "in" in example and "error" not in example:
+                    yield pytest.param(entry, example,
+                                       id=f"{domain + '.' if domain else ''}{op_type}-{k}")
 
 
-@pytest.mark.parametrize(("entry", "example"), [
-    *_several_outputs("", ("Attention",)),
-    *_several_outputs("ai.onnx.preview.training", ("Adam", "Momentum", "Adagrad"))])
-def test_an_op_whose_outputs_its_inputs_count_is_queried_as_built(entry, example):
-    """An Op with parameters whose number of outputs its parameters or inputs decide
-    (Attention's ``outputs``; Adam's and Momentum's one update per input) is queried with
-    the count its signature rendered for the inputs has: query refused each with 'gives
-    1 output for 5 inputs' (the count taken on inputs of one rank)."""
+#: where a query is less precise than make_node, and why (the test fails once it is not)
+LESS_PRECISE = {
+    # the substrings' count of no string: 0 by the builder's reading of the data's size,
+    # left open by the relation
+    ("StringSplit", 1): [(("string", (0, "open")), ("int64", (0,)))],
+}
+
+
+@pytest.mark.parametrize(("entry", "example"), list(_every_onnx_example()))
+def test_every_onnx_example_is_queried_as_built(entry, example):
+    """``query`` of each ONNX catalogue example's inputs answers make_node's types (with
+    the count of outputs its signature renders for them). It refused Attention(outputs=4),
+    Adam, Momentum and Adagrad ('gives 1 output for 5 inputs': the count taken on inputs
+    of one rank), and answered nothing for LabelEncoder of strings (the relation rendered
+    the builder, which reads the dtype, for float64 proxies)."""
     params = {k: v for k, v in example.items() if k not in ("in", "out", "error")}
-    op = entry.op.bind(**_as_given(entry.op, params))
+    op = entry.op.bind(**_as_given(entry.op, params)) if params else entry.op
     types = [kt.TensorType.parse(t) for t in example["in"]]
     outs = forward(op, types)
-    assert outs is not None and len(outs) > 1
+    assert outs is not None
     zs = [var(f"Z{i}") for i in range(len(outs))]
     got = [tuple(_open(a[f"Z{i}"]) for i in range(len(outs)))
            for a in kt.query(op, types, zs)]
-    assert got == [tuple(map(_open, outs))], (str(op), got, outs)
-    with pytest.raises(TypeError, match=f"gives {len(outs)} outputs"):
-        kt.query(op, types, zs[:-1])
+    key = (entry.op_type, entry.entry.examples.index(example))
+    assert got == LESS_PRECISE.get(key, [tuple(map(_open, outs))]), (str(op), got, outs)
+    if len(outs) > 1:
+        with pytest.raises(TypeError, match=f"gives {len(outs)} outputs"):
+            kt.query(op, types, zs[:-1])

@@ -241,9 +241,10 @@ class Relation:
                                     "parameters must be a tensor term (its rank renders "
                                     f"the signature), got {t!r}")
                 shape = walk(t.shape, s)
-                proxies.append(TensorType("float64", tuple(
-                    n if sizes and isinstance(n := walk(d, s), int) else None
-                    for d in shape)))
+                dtype = walk(t.dtype, s)  # a builder may read it (LabelEncoder's keys)
+                proxies.append(TensorType(dtype if isinstance(dtype, str) else "float64",
+                                          tuple(n if sizes and isinstance(n := walk(d, s), int)
+                                                else None for d in shape)))
             try:
                 sig, _ = self.target.signature_for(tuple(proxies))
             except RenderingLimit:
