@@ -298,3 +298,24 @@ def test_a_node_refused_under_a_choice_is_typed_where_the_choice_fails():
     stats = _judged(model, "ND", [(2, 0), (1, 2), (0, 1), (3, 4), (2, 5), (1, 3)])
     assert stats["onnxruntime ran"] == 2 and stats["contract agreed"] == 6, stats
     assert stats["values exact"] == 2 * len(nodes), stats
+
+
+def test_one_choice_made_by_two_nodes_is_read_again_where_it_fails():
+    """Two Slices by ``-(D//3)`` (axes 0 and 1 of ``x[N, D]``) make one choice twice
+    (``D//3 >= 1``, equal conditions); the Gather at ``-(D//3) - 1`` fails under it at
+    every size. The model was refused ('several choices'), where onnxruntime runs it at
+    ``D <= 2`` and ``N >= 1``: the one choice's negation is given as for one Slice."""
+    nodes = [helper.make_node("Shape", ["x"], ["i_shape"]),
+             helper.make_node("Gather", ["i_shape", "minus1"], ["i_d"], axis=0),
+             helper.make_node("Div", ["i_d", "minus3"], ["i_q"]),
+             helper.make_node("Unsqueeze", ["i_q", "axis0"], ["i_q1"]),
+             helper.make_node("Slice", ["x", "i_q1", "big", "axis0"], ["y0"]),
+             helper.make_node("Slice", ["y0", "i_q1", "big", "axis1"], ["y"]),
+             helper.make_node("Sub", ["i_q", "one"], ["i_index"]),
+             helper.make_node("Gather", ["y", "i_index"], ["z"], axis=0)]
+    model = _model(nodes, "ND", {"minus1": -1, "minus3": -3, "axis0": [0], "axis1": [1],
+                                 "big": [BIG], "one": 1})
+    assert typed(model)[0] is not None, typed(model)[1]
+    assert "DSL: where N >= 1, D <= 2" in str(ko.contract(model))
+    stats = _judged(model, "ND", [(2, 0), (1, 2), (0, 1), (3, 4), (2, 5), (1, 3)])
+    assert stats["onnxruntime ran"] == 2 and stats["contract agreed"] == 6, stats

@@ -32,9 +32,10 @@ R = TypeVar("R")
 def other_reading(conditions: Sequence[Clause]) -> Condition | None:
     """The negation of the one builder's choice among ``conditions`` (a plain condition:
     where the choice holds the model was refused), or None where there is none, several
-    (their negations are a disjunction, which no fact states), or one over sizes other
-    than the graph's named ones."""
-    chosen = [c for c in conditions if has_choice(c)]
+    (their negations are a disjunction, which no fact states; equal ones are one), or
+    one over sizes other than the graph's named ones."""
+    chosen = list(dict.fromkeys(c for c in conditions if has_choice(c)))  # one choice
+    # made by two nodes (two Slices by ``-(D//3)``) is one: equal conditions say the same
     if len(chosen) != 1 or not isinstance(chosen[0], Condition) or \
             not all(type(s) is str for s in chosen[0].symbols()):
         return None
