@@ -370,19 +370,38 @@ def test_a_sign_read_both_ways_is_one_relation(name, op, oracle):
                              FIGURES["missing"][before[2]:][:3])
 
 
-def _onnx_examples(op_types):
+def _onnx_examples(op_types=None):
+    """The ONNX catalogue's examples that type: of ``op_types`` in the default domain, or
+    every domain's (None)."""
     from kantensor.onnx.registry import registry
-    for op_type in op_types:
-        for entry in registry()[("", op_type)]:
+    keys = sorted(registry()) if op_types is None else [("", t) for t in op_types]
+    for domain, op_type in keys:
+        for entry in registry()[(domain, op_type)]:
             for k, example in enumerate(entry.entry.examples):
                 if "in" in example and "error" not in example:
-                    yield pytest.param(entry, example, id=f"{op_type}-{k}")
+                    yield pytest.param(entry, example,
+                                       id=f"{domain + '.' if domain else ''}{op_type}-{k}")
 
 
 def _open(t):
     """A type with each unknown size as a stand-in, to compare a query's answer (which
     names a size it leaves open) with make_node's (which leaves it unknown)."""
     return t.dtype, tuple(d if isinstance(d, int) else "open" for d in t.shape)
+
+
+def _queried(entry, example):
+    """The example's Op, make_node's output types, their variables, and the query's
+    answers for them (each type by :func:`_open`)."""
+    params = {k: v for k, v in example.items() if k not in ("in", "out", "error")}
+    op = entry.op.bind(**_as_given(entry.op, params)) if hasattr(entry.op, "bind") \
+        else entry.op  # (a signature entry: no parameters)
+    types = [kt.TensorType.parse(t) for t in example["in"]]
+    outs = forward(op, types)
+    assert outs is not None
+    zs = [var(f"Z{i}") for i in range(len(outs))]
+    got = [tuple(_open(a[f"Z{i}"]) for i in range(len(outs)))
+           for a in kt.query(op, types, zs)]
+    return op, types, outs, zs, got
 
 
 @pytest.mark.parametrize(("entry", "example"), list(_onnx_examples(
@@ -392,27 +411,8 @@ def test_an_onnx_builder_that_reads_sizes_is_queried_as_built(entry, example):
     drops) renders its relation from the sizes the query knows (``reads_known_sizes``):
     a query of the example's inputs answers make_node's types. It answered nothing for
     each of these: the relation rendered from ranks alone, and the builder refused."""
-    params = {k: v for k, v in example.items() if k not in ("in", "out", "error")}
-    op = entry.op.bind(**_as_given(entry.op, params))
-    types = [kt.TensorType.parse(t) for t in example["in"]]
-    outs = forward(op, types)
-    assert outs is not None
-    zs = [var(f"Z{i}") for i in range(len(outs))]
-    got = [tuple(_open(a[f"Z{i}"]) for i in range(len(outs)))
-           for a in kt.query(op, types, zs)]
+    op, _, outs, _, got = _queried(entry, example)
     assert got == [tuple(map(_open, outs))], (str(op), got, outs)
-
-
-
-def _every_onnx_example():
-    """Every catalogue example of the ONNX wing that types (each domain's)."""
-    from kantensor.onnx.registry import registry
-    for (domain, op_type), entries in sorted(registry().items()):
-        for entry in entries:
-            for k, example in enumerate(entry.entry.examples):
-                if "in" in example and "error" not in example:
-                    yield pytest.param(entry, example,
-                                       id=f"{domain + '.' if domain else ''}{op_type}-{k}")
 
 
 #: where a query is less precise than make_node, and why (the test fails once it is not)
@@ -423,21 +423,14 @@ LESS_PRECISE = {
 }
 
 
-@pytest.mark.parametrize(("entry", "example"), list(_every_onnx_example()))
+@pytest.mark.parametrize(("entry", "example"), list(_onnx_examples()))
 def test_every_onnx_example_is_queried_as_built(entry, example):
     """``query`` of each ONNX catalogue example's inputs answers make_node's types (with
     the count of outputs its signature renders for them). It refused Attention(outputs=4),
     Adam, Momentum and Adagrad ('gives 1 output for 5 inputs': the count taken on inputs
     of one rank), and answered nothing for LabelEncoder of strings (the relation rendered
     the builder, which reads the dtype, for float64 proxies)."""
-    params = {k: v for k, v in example.items() if k not in ("in", "out", "error")}
-    op = entry.op.bind(**_as_given(entry.op, params)) if params else entry.op
-    types = [kt.TensorType.parse(t) for t in example["in"]]
-    outs = forward(op, types)
-    assert outs is not None
-    zs = [var(f"Z{i}") for i in range(len(outs))]
-    got = [tuple(_open(a[f"Z{i}"]) for i in range(len(outs)))
-           for a in kt.query(op, types, zs)]
+    op, types, outs, zs, got = _queried(entry, example)
     key = (entry.op_type, entry.entry.examples.index(example))
     assert got == LESS_PRECISE.get(key, [tuple(map(_open, outs))]), (str(op), got, outs)
     if len(outs) > 1:

@@ -146,12 +146,8 @@ def canonical(facts: Facts) -> Facts:
     """The one object of the facts equal to ``facts`` that the plans hold (a plan made
     under facts equal to the reader's now reads the same facts of its inputs: their
     tokens are the same)."""
-    found = _FACTS.get(facts)
-    if found is None:
-        if len(_FACTS) >= _FACTS_SIZE:
-            _FACTS.clear()
-        found = _FACTS[facts] = facts
-    return found
+    found = _FACTS.get(facts)  # (asked per node replayed: the hit without a call)
+    return found if found is not None else _one(_FACTS, facts)
 
 
 def context(reader: Any) -> tuple:
@@ -160,13 +156,18 @@ def context(reader: Any) -> tuple:
     sets (which, the catalogue being fixed, decide the entry each op type finds), as one
     object (equal ones are one: a plan whose context is the reader's applies by an
     ``is``)."""
-    key = reader.setting, canonical(reader.facts), intervals.MAX_ELEMENTS, \
-        tuple(sorted(reader.opsets.items()))
-    found = _CONTEXTS.get(key)
+    return _one(_CONTEXTS, (reader.setting, canonical(reader.facts), intervals.MAX_ELEMENTS,
+                            tuple(sorted(reader.opsets.items()))))
+
+
+def _one(table: dict, key: Any) -> Any:
+    """The one object equal to ``key`` that ``table`` holds (``key`` itself when none
+    does; ``table`` emptied once it holds _FACTS_SIZE)."""
+    found = table.get(key)
     if found is None:
-        if len(_CONTEXTS) >= _FACTS_SIZE:
-            _CONTEXTS.clear()
-        found = _CONTEXTS[key] = key
+        if len(table) >= _FACTS_SIZE:
+            table.clear()
+        found = table[key] = key
     return found
 
 
