@@ -157,3 +157,66 @@ def test_rising_sizes_at_least_ints_hold_together_as_the_prover_finds(conditions
     assert _rising(own)
     assert _hold_together(own)
     assert consistent(own, helper.make_node("MaxPool", ["x"], ["y"])) == own
+
+
+def _gather_and_add(index: int, other: int, gather_first: bool):
+    """``x[index]`` and ``x + a`` (``a`` of ``other`` entries) of ``x: float[n]``, in
+    either order: the Gather needs ``n > index``, the Add ``n == other or n == 1``."""
+    gather = helper.make_node("Gather", ["x", "i"], ["g"], name="gather")
+    add = helper.make_node("Add", ["x", "a"], ["s"], name="add")
+    model = helper.make_model(helper.make_graph(
+        [gather, add] if gather_first else [add, gather], "two",
+        [helper.make_tensor_value_info("x", F, ["n"])],
+        [helper.make_tensor_value_info("g", F, None),
+         helper.make_tensor_value_info("s", F, None)],
+        [numpy_helper.from_array(np.arange(other, dtype=np.float32), "a"),
+         numpy_helper.from_array(np.array(index), "i")]),
+        opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    return model
+
+
+def test_two_nodes_valid_at_no_sizes_together_are_refused_in_either_order():
+    """``x[5]`` needs ``n >= 6``, ``x + a[3]`` needs ``n == 3 or n == 1``: no n meets
+    both, and onnxruntime fails at every n. The model was refused ("Add: no solution",
+    naming the Add alone) with the Gather first, and typed with an empty contract with
+    the Add first; both orders are refused now, naming both nodes."""
+    want = "node 'add' (Add): its conditions contradict those of node 'gather' " \
+        "(Gather), so the model is valid at no sizes: no sizes meet all of n == 3 or " \
+        "n == 1; 6 <= n (node 'gather')"
+    for gather_first in (True, False):
+        model = _gather_and_add(5, 3, gather_first)
+        for read in (ko.from_onnx, ko.infer_shapes, ko.contract):
+            with pytest.raises(kt.TypeInferenceError) as caught:
+                read(model)
+            assert str(caught.value) == want, (read, gather_first)
+        for n in range(9):
+            assert isinstance(ortrun.run(model, {"x": np.ones(n, np.float32)}),
+                              ortrun.Refusal), n
+
+
+def test_the_order_of_two_nodes_changes_no_answer_onnxruntime_judges():
+    """``x[index]`` and ``x + a[other]`` in either order, index 0..6, other 1..4: both
+    orders refused (with one message), or both typed with contracts that agree at every
+    n in 0..8; refused only where onnxruntime fails at every such n, and the contract
+    holds exactly where it runs."""
+    refused = 0
+    for index, other in itertools.product(range(7), range(1, 5)):
+        answers = []
+        for gather_first in (True, False):
+            model = _gather_and_add(index, other, gather_first)
+            runs = {n: not isinstance(ortrun.run(model, {"x": np.ones(n, np.float32)}),
+                                      ortrun.Refusal) for n in range(9)}
+            count("contradictions: sizes judged by onnxruntime", len(runs))
+            try:
+                contract = ko.contract(model)
+            except kt.TypeInferenceError as exc:
+                assert not any(runs.values()), (index, other, gather_first, exc)
+                answers.append(str(exc))
+                continue
+            assert {n: contract.holds(n=n).value for n in runs} == runs, \
+                (index, other, gather_first)
+            answers.append(runs)
+        assert answers[0] == answers[1], (index, other, answers)
+        refused += isinstance(answers[0], str)
+    assert refused

@@ -5,21 +5,33 @@ every size, so the reader refuses it as it refuses a node that cannot be built a
 and the conditions. Only what the facts prove is refused: where they do not decide, the
 conditions stay the model's (its contract solves them). A subgraph's node is not refused:
 its graph may never run (an If's other branch, a Loop of no iterations), and
-onnxruntime runs such a model."""
+onnxruntime runs such a model.
+
+Conditions of different nodes that hold at no sizes together are refused the same way,
+whichever node comes first: a later node's build fails under the facts the earlier
+nodes' conditions state (:func:`across`), and a disjunction (no fact: ``n == 3 or n ==
+1``) that later nodes' facts refute is found when the graph is read (:func:`settled`).
+Both name the nodes and their conditions.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from functools import lru_cache
+from typing import Any
 
 import onnx
 
 from ..syntax.errors import TypeInferenceError
-from ..types.conditions import Clause, Condition, has_choice
-from ..types.facts import EMPTY
+from ..types.conditions import AnyOf, Clause, Condition, has_choice
+from ..types.facts import EMPTY, Facts
 from ..types.stated import rising_facts
 from .protos import label as node_label
 
-__all__ = ["consistent", "lasting"]
+__all__ = ["across", "consistent", "lasting", "settled"]
+
+#: The most facts :func:`_needed` narrows to the few a refusal needs (one reduce each)
+MAX_NARROWED = 24
 
 
 def consistent(own: tuple[Clause, ...], node: onnx.NodeProto, parent: object = None
@@ -62,3 +74,76 @@ def _rising(own: tuple[Clause, ...]) -> bool:
     cost (a model's first typing asks it of every window's conditions, new each
     time)."""
     return all(type(c) is Condition and c.op != "!=" for c in own) and rising_facts(own)
+
+
+def across(build: Callable[[], Any], tensors: Sequence[Any], facts: Facts, label: str,
+           op_type: str) -> TypeInferenceError | None:
+    """Where a node's build failed under ``facts`` (what the earlier nodes' conditions
+    state, set on its input ``tensors``): ``build()`` again without them and, where it gives
+    conditions those facts refute, the error naming the node, the earlier nodes and the
+    conditions of each; None where the node fails alone (its own error says why)."""
+    for t in tensors:
+        t.facts = None
+    try:
+        apply = build()
+    except (TypeError, ValueError, IndexError):
+        return None
+    finally:
+        for t in tensors:
+            t.facts = facts
+    own = tuple(c for c in (apply.conditions if apply is not None else ()) if not
+                has_choice(c))
+    if not own or facts.reduce(own) is not None:
+        return None
+    return _refused(own, facts, label, op_type)
+
+
+def settled(conditions: Sequence[Clause], facts: Facts, parent: object = None) -> None:
+    """Raise TypeInferenceError where the facts of the whole graph refute one of its
+    nodes' disjunctions (no fact: built under the facts of the nodes before it only),
+    naming its node and the nodes whose conditions refute it; a subgraph's (``parent``
+    not None) may never run."""
+    if parent is not None or not facts:
+        return
+    open_ = [c for c in conditions if type(c) is AnyOf and not has_choice(c)]
+    if not open_ or facts.reduce(open_) is not None:
+        return
+    for c in open_:
+        if facts.reduce((c,)) is None:
+            source = c.source
+            raise _refused((c,), facts, source.node if source else "",
+                           source.op if source else "")
+
+
+def _refused(own: tuple[Clause, ...], facts: Facts, label: str, op_type: str
+             ) -> TypeInferenceError:
+    """The error for a node's conditions ``own`` that ``facts`` refute."""
+    needed = _needed(own, facts)
+    nodes = list(dict.fromkeys(_node_of(c) for c in needed if _node_of(c) != (label,
+                                                                              op_type)))
+    named = ", ".join(f"{n!r} ({o})" if o and o != n else repr(n) for n, o in nodes if n)
+    listed = "; ".join([*map(str, own), *(f"{c} (node {_node_of(c)[0]!r})" if
+                                          _node_of(c)[0] else str(c) for c in needed)])
+    return TypeInferenceError(f"node {label!r} ({op_type}): its conditions contradict "
+                              f"those of node{'s' if len(nodes) > 1 else ''} {named}, so "
+                              f"the model is valid at no sizes: no sizes meet all of "
+                              f"{listed}")
+
+
+def _needed(own: tuple[Clause, ...], facts: Facts) -> list[Condition]:
+    """A few of ``facts`` that still refute ``own`` (each dropped where the rest do),
+    in a fixed order: those over ``own``'s sizes."""
+    symbols = frozenset().union(*(c.symbols() for c in own))
+    kept = sorted(facts.about(symbols), key=str)
+    if len(kept) > MAX_NARROWED:
+        return kept
+    for c in list(kept):
+        rest = [x for x in kept if x is not c]
+        if EMPTY.with_(*rest).reduce(own) is None:
+            kept = rest
+    return kept
+
+
+def _node_of(c: Clause) -> tuple[str, str]:
+    source = c.source
+    return (source.node, source.op) if source is not None else ("", "")

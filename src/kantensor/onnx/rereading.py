@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from ..syntax.errors import TypeInferenceError
 from ..types.conditions import Clause, Condition, Source, has_choice
+from .contradiction import settled
 
 __all__ = ["MAX_REREADS", "other_reading", "read_refuting"]
 
@@ -48,7 +49,9 @@ def other_reading(conditions: Sequence[Clause]) -> Condition | None:
 
 def read_refuting(make: Callable[[tuple[Condition, ...]], Any],
                   run: Callable[[Any], R]) -> R:
-    """``run(make(()))``: a reader made and read; where reading raises TypeInferenceError
+    """``run(make(()))``: a reader made and read (refused where the facts of the whole
+    graph refute a node's disjunction: :func:`.contradiction.settled`); where reading
+    raises TypeInferenceError
     while the reader's conditions hold exactly one choice, a new reader made with its
     negation given (:func:`other_reading`) is read instead, up to :data:`MAX_REREADS`
     times."""
@@ -56,7 +59,9 @@ def read_refuting(make: Callable[[tuple[Condition, ...]], Any],
     while True:
         reader = make(given)
         try:
-            return run(reader)
+            result = run(reader)
+            settled(reader.conditions, reader.facts)  # (no subgraph's reader is made here)
+            return result
         except TypeInferenceError:
             negated = other_reading(reader.conditions) if len(given) < MAX_REREADS \
                 else None
