@@ -76,12 +76,15 @@ def _rising(own: tuple[Clause, ...]) -> bool:
     return all(type(c) is Condition and c.op != "!=" for c in own) and rising_facts(own)
 
 
-def across(build: Callable[[], Any], tensors: Sequence[Any], facts: Facts, label: str,
-           op_type: str) -> TypeInferenceError | None:
-    """Where a node's build failed under ``facts`` (what the earlier nodes' conditions
-    state, set on its input ``tensors``): ``build()`` again without them and, where it gives
-    conditions those facts refute, the error naming the node, the earlier nodes and the
-    conditions of each; None where the node fails alone (its own error says why)."""
+def across(exc: Exception, build: Callable[[], Any], tensors: Sequence[Any], facts: Facts,
+           label: str, op_type: str) -> TypeInferenceError | None:
+    """Where a node's build failed (TypeInferenceError ``exc``, the relation's refusal)
+    under ``facts`` (what the earlier nodes' conditions state, set on its input
+    ``tensors``): ``build()`` again without them and, where it gives conditions those facts
+    refute, the error naming the node, the earlier nodes and the conditions of each; None
+    where the node fails alone (its own error says why), or for another error."""
+    if not isinstance(exc, TypeInferenceError):
+        return None
     for t in tensors:
         t.facts = None
     try:

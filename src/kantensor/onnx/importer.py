@@ -370,7 +370,7 @@ class _Reader(Scope, Sources):
             else:  # the node memo remembers calls: none is cached in code
                 outs = entry.op.make_node(*tensors, **params).outputs
         except (TypeError, ValueError, IndexError) as exc:
-            if facts and (refused := across(lambda: entry.op.make_node(
+            if facts and (refused := across(exc, lambda: entry.op.make_node(
                     *tensors, **params), tensors, facts, label, op_type)):
                 raise refused from exc  # (the earlier nodes' conditions refute its own)
             message = clipped(f"node {label!r} ({op_type}): {exc}")
