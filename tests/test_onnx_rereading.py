@@ -14,10 +14,15 @@ from __future__ import annotations
 import itertools
 import random
 
+import pytest
 from onnx import helper
 
 import kantensor.onnx as ko
 from differential import count
+from kantensor.onnx.rereading import MAX_READINGS, read_refuting
+from kantensor.syntax.errors import TypeInferenceError
+from kantensor.types.conditions import AnyOf, Condition, Source, is_choice
+from kantensor.types.dim import Dim
 from test_onnx_shape_found import BIG, _judged, _model, typed
 
 NAMES = "NDS"
@@ -75,3 +80,28 @@ def test_random_slices_under_several_choices_are_typed_where_onnxruntime_runs():
         several += len({(b, q) for _, b, q in bounds}) > 1 and \
             stats.get("onnxruntime ran", 0) > 0 and typed(model)[0] is not None
     assert several >= 3, several
+
+
+def test_readings_are_bounded_and_the_first_error_is_raised():
+    """A model refused in every reading under three different choices (each reading
+    making them again) is read at most ``MAX_READINGS`` times; its first reading's error
+    is raised (the builders' own choices), and each later reading's givens hold what the
+    refusal showed: not all of the three."""
+    choices = [Condition(Dim(n), ">=", 1, Source(op="Slice", otherwise="another length"))
+               for n in "NDS"]
+    givens = []
+
+    class Reader:
+        def __init__(self, given):
+            givens.append(given)
+            self.conditions = [*given, *choices]
+
+    def run(reader):
+        raise TypeInferenceError(f"reading {len(givens)}")
+
+    with pytest.raises(TypeInferenceError, match="reading 1$"):
+        read_refuting(Reader, run)
+    assert len(givens) == MAX_READINGS == 8
+    shown = AnyOf(tuple((c.negated(),) for c in choices))
+    assert all(shown in given for given in givens[1:])
+    assert [sum(map(is_choice, given)) for given in givens[1:]] == [1, 1, 1, 2, 2, 2, 3]
