@@ -124,13 +124,14 @@ def _refused(own: tuple[Clause, ...], facts: Facts, label: str, op_type: str
     needed = _needed(own, facts)
     nodes = list(dict.fromkeys(_node_of(c) for c in needed if _node_of(c) != (label,
                                                                               op_type)))
-    named = ", ".join(f"{n!r} ({o})" if o and o != n else repr(n) for n, o in nodes if n)
+    named = [f"{n!r} ({o})" if o and o != n else repr(n) for n, o in nodes if n]
+    whose = f"those of node{'s' if len(named) > 1 else ''} {', '.join(named)}" if named \
+        else "the model's other conditions"
     listed = "; ".join([*map(str, own), *(f"{c} (node {_node_of(c)[0]!r})" if
                                           _node_of(c)[0] else str(c) for c in needed)])
     return TypeInferenceError(f"node {label!r} ({op_type}): its conditions contradict "
-                              f"those of node{'s' if len(nodes) > 1 else ''} {named}, so "
-                              f"the model is valid at no sizes: no sizes meet all of "
-                              f"{listed}")
+                              f"{whose}, so the model is valid at no sizes: no sizes meet "
+                              f"all of {listed}")
 
 
 def _needed(own: tuple[Clause, ...], facts: Facts) -> list[Condition]:

@@ -50,10 +50,11 @@ def other_readings(conditions: Sequence[Clause], given: tuple[Condition | AnyOf,
                    ) -> list[tuple[Condition | AnyOf, ...]]:
     """The givens of the readings after one refused under ``given`` with
     ``conditions``: for each nonempty set of its choices (one at a time first), ``given``,
-    the condition the refusal shows, and those choices negated. None where its choices
-    (beside ``given``'s assumptions) are none, more than :data:`MAX_CHOICES`, not plain
-    conditions or over sizes other than the graph's named ones. Equal choices (two
-    Slices by ``-(D//3)``) are one."""
+    the condition the refusal shows (its assumptions and its choices do not all hold),
+    and those choices negated. None (an empty list) where its choices (beside ``given``'s
+    assumptions) are none, more than :data:`MAX_CHOICES`, not plain conditions or over
+    sizes other than the graph's named ones. Equal choices (two Slices by ``-(D//3)``)
+    are one."""
     assumed = [c for c in given if is_choice(c)]
     chosen = list(dict.fromkeys(c for c in conditions if has_choice(c) and c not in given))
     if not chosen or len(chosen) > MAX_CHOICES or not all(
