@@ -95,3 +95,26 @@ def test_hostile_sparse_initializers_are_refused_or_typed_without_densifying():
         ko.infer_shapes(_model([_sparse("w", (2, 3), [1.0], [0, 1, 2])]))
     with pytest.raises(ko.OnnxImportError, match="7 entries of a tensor of 6"):
         ko.infer_shapes(_model([_sparse("w", (2, 3), [1.0] * 7, list(range(7)))]))
+
+
+def test_a_scalar_sparse_initializer_is_its_one_entry():
+    """A sparse scalar (dims ``[]``) of linear index 0: ``float32[]`` of its value, as
+    onnxruntime computes. Its index as a coordinate of no axes (``int64[1,0]``, NumPy's
+    ravelling raised ValueError) is refused, as onnxruntime refuses it."""
+    def model(index_dims):
+        sparse = helper.make_sparse_tensor(
+            helper.make_tensor("w", F, [1], [3.0]),
+            helper.make_tensor("w_indices", TensorProto.INT64, index_dims,
+                               [0] * (index_dims[-1] if len(index_dims) == 1 else 0)), [])
+        graph = helper.make_graph([helper.make_node("Neg", ["w"], ["y"])], "g", [],
+                                  [helper.make_tensor_value_info("y", F, [])],
+                                  sparse_initializer=[sparse])
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+    ins, (y,) = ko.from_onnx(model([1]))
+    assert str(y.type) == "float32[]" and kt.function(ins, [y])()[0] == -3.0
+    assert ortrun.run(model([1]), {}) == [()]
+    assert isinstance(ortrun.run(model([1, 0]), {}), ortrun.Refusal)
+    for read in (ko.from_onnx, ko.infer_shapes):
+        with pytest.raises(ko.OnnxImportError, match="coordinates of no axes"):
+            read(model([1, 0]))

@@ -216,6 +216,9 @@ def _sparse_type(sp: onnx.SparseTensorProto, tensors: Any, where: str) -> Tensor
     if indices.dtype != "int64" or indices.shape not in ((count,), (count, len(dims))):
         raise OnnxImportError(f"{where}: its indices are {indices}, int64[{count}] or "
                               f"int64[{count},{len(dims)}] expected")
+    if indices.ndim == 2 and not dims:
+        raise OnnxImportError(f"{where}: its indices are coordinates of no axes (a scalar's), "
+                              f"which onnxruntime refuses; int64[{count}] (linear) expected")
     if count > math.prod(dims):
         raise OnnxImportError(f"{where}: {count} entries of a tensor of {math.prod(dims)}")
     return t
@@ -235,8 +238,9 @@ def _dense(sp: onnx.SparseTensorProto, t: TensorType, tensors: Any, where: str
         high = np.array(t.shape if indices.ndim == 2 else (size,))
         if (indices < 0).any() or (indices >= high).any():
             raise OnnxImportError(f"{where}: an index is out of the dims {list(t.shape)}")
-        out[np.ravel_multi_index(indices.T, t.shape) if indices.ndim == 2 else indices] = \
-            values
+        if indices.ndim == 2:  # (coordinates, of at least one axis)
+            indices = np.ravel_multi_index(tuple(indices.T), t.shape)
+        out[indices] = values
     return out.reshape(t.shape)
 
 
