@@ -55,10 +55,16 @@ def test_two_different_choices_are_read_again_where_one_fails():
     different choices (``S//3 >= 1``, ``N//2 >= 1``), the Gather out of range under the
     first at every size. The model was refused (no single fact negates two choices),
     where onnxruntime runs it wherever ``S <= 2`` and ``N >= 1``; it is read again with
-    the first choice negated (an assumption: where it fails, not covered)."""
+    the first choice negated (an assumption), and at the other assignment where the first
+    choice holds, refused too: so where ``S >= 3`` the model is invalid."""
     model = _sliced([(0, 2, 3), (1, 0, 2)], 1)
     assert typed(model)[0] is not None, typed(model)[1]
-    assert "DSL: where N >= 2, S <= 2" in str(ko.contract(model))
+    contract = ko.contract(model)
+    assert "DSL: where N >= 2, S <= 2" in str(contract)
+    # the reading under the first choice and the second's negation is refused too: the
+    # first choice holds nowhere the model is valid (invalid there, not uncovered)
+    assert contract.holds(N=2, D=0, S=3).value is False
+    assert contract.holds(N=1, D=0, S=0).value is None  # (the second choice fails)
     stats = _judged(model, NAMES, POINTS)
     assert stats["onnxruntime ran"] == 36 and stats["values exact"] > 0, stats
     assert stats["contract agreed"] + stats["contract undecided"] == len(POINTS), stats

@@ -17,15 +17,17 @@ hold) is an *assumption* of the reading, a choice itself (where it fails, the si
 not covered, never invalid: another reading may type them). A refusal in a reading with
 assumptions shows the model invalid where those assumptions and its choices hold. The
 first reading that succeeds is the model's; where every reading is refused, so is the
-model, with the first reading's error (the builders' own choices). At most
-:data:`MAX_READINGS` readings in all.
+model, with the first reading's error (the builders' own choices). An assumption of
+that reading (``not c``) becomes a plain condition where the model read at every other
+assignment with ``c`` holding is refused too (``c`` then holds nowhere the model is
+valid). At most :data:`MAX_READINGS` readings in all.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from itertools import combinations
+from itertools import combinations, product
 from typing import Any, TypeVar
 
 from ..syntax.errors import TypeInferenceError
@@ -98,17 +100,63 @@ def read_refuting(make: Callable[[tuple[Condition | AnyOf, ...]], Any],
     does, the first reading's error is raised."""
     waiting: list[tuple[Condition | AnyOf, ...]] = [()]
     first: TypeInferenceError | None = None
-    for _ in range(MAX_READINGS):
-        if not waiting:
-            break
+    read = 0
+    while waiting and read < MAX_READINGS:
         given = waiting.pop(0)
         reader = make(given)
+        read += 1
         try:
             result = run(reader)
             settled(reader.conditions, reader.facts)  # (no subgraph's reader is made here)
-            return result
         except TypeInferenceError as exc:
             first = first or exc
             waiting.extend(other_readings(reader.conditions, given))
+            continue
+        _confirm(make, run, reader, given, MAX_READINGS - read)
+        return result
     assert first is not None
     raise first
+
+
+def _confirm(make: Callable[[tuple[Condition | AnyOf, ...]], Any], run: Callable[[Any], Any],
+             reader: Any, given: tuple[Condition | AnyOf, ...], left: int) -> None:
+    """Where the reading ``reader`` (under ``given``) assumes a first refusal's choice
+    ``c`` fails, read the model at each other assignment of that refusal's choices where
+    ``c`` holds (at most ``left`` readings): where every one is refused (with no choice of
+    its own), ``c`` holds nowhere the model is valid, and the assumption is a plain
+    condition of the model (invalid, not uncovered, where it fails)."""
+    shown = [c for c in given if type(c) is AnyOf]
+    if len(shown) != 1:  # (none, or assumptions of readings within readings: kept)
+        return
+    choices = [case[0].negated() for case in shown[0].cases]  # the refusal's
+    plain = tuple(c for c in given if type(c) is Condition and not is_choice(c))
+    for a in [c for c in given if is_choice(c)]:
+        held = a.negated()
+        others = [c for c in choices if c != held]
+        trials = [(*plain, _fact(held), *(_fact(c if keep else c.negated())
+                                          for c, keep in zip(others, signs, strict=True)))
+                  for signs in product((True, False), repeat=len(others)) if not all(signs)]
+        if len(others) != len(choices) - 1 or len(trials) > left:
+            return
+        left -= len(trials)
+        if all(_refused_alone(make, run, trial) for trial in trials):
+            k = next(i for i, c in enumerate(reader.conditions) if c is a)
+            reader.conditions[k] = _fact(a)
+
+
+def _fact(c: Condition) -> Condition:
+    """``c`` as a plain condition (no choice)."""
+    return c.with_source(replace(c.source or Source(), otherwise=""))
+
+
+def _refused_alone(make: Callable[[tuple[Condition | AnyOf, ...]], Any],
+                   run: Callable[[Any], Any], given: tuple[Condition | AnyOf, ...]) -> bool:
+    """Whether the model read under ``given`` (plain facts) is refused while no choice of
+    a builder is among its conditions: invalid wherever ``given`` holds."""
+    reader = make(given)
+    try:
+        run(reader)
+        settled(reader.conditions, reader.facts)
+    except TypeInferenceError:
+        return not any(has_choice(c) for c in reader.conditions)
+    return False
