@@ -30,7 +30,7 @@ from dataclasses import replace
 from itertools import combinations, product
 from typing import Any, TypeVar
 
-from ..syntax.errors import TypeInferenceError
+from ..syntax.errors import RenderingLimit, TypeInferenceError
 from ..types.conditions import AnyOf, Clause, Condition, Source, has_choice, is_choice
 from .contradiction import settled
 
@@ -157,6 +157,8 @@ def _refused_alone(make: Callable[[tuple[Condition | AnyOf, ...]], Any],
     try:
         run(reader)
         settled(reader.conditions, reader.facts)
+    except RenderingLimit:
+        return False  # (a limit of a builder's: no proof the model is invalid)
     except TypeInferenceError:
         return not any(has_choice(c) for c in reader.conditions)
     return False
