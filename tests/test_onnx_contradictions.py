@@ -221,3 +221,29 @@ def test_the_order_of_two_nodes_changes_no_answer_onnxruntime_judges():
         assert answers[0] == answers[1], (index, other, answers)
         refused += isinstance(answers[0], str)
     assert refused
+
+
+def test_three_nodes_valid_at_no_sizes_together_are_refused_in_every_order():
+    """``x[1]`` (``n >= 2``), ``x + a[3]`` (``n == 3 or n == 1``), ``x * b[2]`` (``n ==
+    2 or n == 1``): no n meets all three, and onnxruntime fails at every n. In every
+    order of the nodes the model is refused naming two of them: with both disjunctions
+    before the Gather, its fact leaves one case of the first (``n == 3``), a fact for the
+    second (the two orders were typed, with an empty contract)."""
+    nodes = {"g": helper.make_node("Gather", ["x", "i"], ["g"], name="gather"),
+             "a": helper.make_node("Add", ["x", "a"], ["s"], name="add"),
+             "m": helper.make_node("Mul", ["x", "b"], ["p"], name="mul")}
+    for order in itertools.permutations("gam"):
+        model = helper.make_model(helper.make_graph(
+            [nodes[k] for k in order], "three", [helper.make_tensor_value_info("x", F, ["n"])],
+            [helper.make_tensor_value_info(o, F, None) for o in "gsp"],
+            [numpy_helper.from_array(np.ones(3, np.float32), "a"),
+             numpy_helper.from_array(np.ones(2, np.float32), "b"),
+             numpy_helper.from_array(np.array(1), "i")]),
+            opset_imports=[helper.make_opsetid("", 17)])
+        model.ir_version = 8
+        for read in (ko.from_onnx, ko.infer_shapes, ko.contract):
+            with pytest.raises(kt.TypeInferenceError, match=r"node '(add|mul)' \((Add|Mul)\): "
+                               r"its conditions contradict those of node '(add|mul)'"):
+                read(model)
+        assert not any(not isinstance(ortrun.run(model, {"x": np.ones(n, np.float32)}),
+                                      ortrun.Refusal) for n in range(8)), order

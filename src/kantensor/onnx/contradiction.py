@@ -104,18 +104,26 @@ def across(exc: Exception, build: Callable[[], Any], tensors: Sequence[Any], fac
 def settled(conditions: Sequence[Clause], facts: Facts, parent: object = None) -> None:
     """Raise TypeInferenceError where the facts of the whole graph refute one of its
     nodes' disjunctions (no fact: built under the facts of the nodes before it only),
-    naming its node and the nodes whose conditions refute it; a subgraph's (``parent``
-    not None) may never run."""
+    or those facts and the one case other disjunctions are left with, naming its node
+    and the nodes whose conditions refute it; a subgraph's (``parent`` not None) may
+    never run."""
     if parent is not None or not facts:
         return
     open_ = [c for c in conditions if type(c) is AnyOf and not has_choice(c)]
-    if not open_ or facts.reduce(open_) is not None:
-        return
-    for c in open_:
-        if facts.reduce((c,)) is None:
-            source = c.source
-            raise _refused((c,), facts, source.node if source else "",
-                           source.op if source else "")
+    changed = bool(open_)
+    while changed:  # a disjunction the facts leave one case of states it: a fact for the
+        changed, left = False, []  # others (as a build under those facts records it)
+        for c in open_:
+            reduced = facts.reduce((c,))
+            if reduced is None:
+                source = c.source
+                raise _refused((c,), facts, source.node if source else "",
+                               source.op if source else "")
+            if reduced and all(type(x) is Condition for x in reduced):
+                facts, changed = facts.with_(*reduced), True
+            elif reduced:
+                left.append(c)
+        open_ = left
 
 
 def _refused(own: tuple[Clause, ...], facts: Facts, label: str, op_type: str
