@@ -37,6 +37,11 @@ MAX_NARROWED = 24
 #: one case left of some as facts for the next): bounded, whatever their chains
 MAX_PASSES = 4
 
+#: (a graph's disjunctions, its facts) that :func:`settled` found refute none, at most
+#: MAX_SETTLED of them
+_SETTLED: dict[tuple, bool] = {}
+MAX_SETTLED = 256
+
 
 def consistent(own: tuple[Clause, ...], node: onnx.NodeProto, parent: object = None
                ) -> tuple[Clause, ...]:
@@ -114,6 +119,13 @@ def settled(conditions: Sequence[Clause], facts: Facts, parent: object = None) -
     if parent is not None or not facts:
         return
     open_ = [c for c in conditions if type(c) is AnyOf and not has_choice(c)]
+    if not open_:
+        return
+    key = (tuple(open_), facts)
+    if key in _SETTLED:  # (a model read again: its node slots replayed)
+        return
+    if len(_SETTLED) >= MAX_SETTLED:
+        _SETTLED.clear()
     for _ in range(MAX_PASSES):  # a disjunction the facts leave one case of states it: a
         if not open_:  # fact for the others (as a build under those facts records it)
             return
@@ -131,8 +143,9 @@ def settled(conditions: Sequence[Clause], facts: Facts, parent: object = None) -
             else:
                 left.append(c)
         if not changed:
-            return
+            break
         open_ = left
+    _SETTLED[key] = True  # (equal conditions say the same whatever their sources)
 
 
 def _refused(own: tuple[Clause, ...], facts: Facts, label: str, op_type: str
