@@ -176,10 +176,9 @@ def _gather(g: Graph) -> None:
 def _reduce(g: Graph) -> None:
     """A reduction (with or without keepdims) or a Squeeze by one axis computed from
     sizes, as exporters compute it: ``Size(Shape(d)) - 1`` (the last axis), a size modulo
-    the rank, or a size less a constant (out of range at some sizes). A reduction without
-    keepdims takes its size straight from a Shape: by an axis of unknown value (a size
-    cast to int32 and back) ``from_onnx`` leaves it untyped (its builder reads the axes'
-    rank, not their length, so one axis is not told from several; docs/onnx.rst)."""
+    the rank, or a size less a constant (out of range at some sizes); a size that is not
+    known when the model is read (cast to int32 and back) is one axis of unknown value,
+    one axis fewer without keepdims."""
     rng = g.rng
     d = g.tensor(least=1)
     if d is None:
@@ -192,11 +191,7 @@ def _reduce(g: Graph) -> None:
         axis = g.node("Sub", [g.node("Size", [g.node("Shape", [d], I64)], I64), g.const(1)],
                       I64)
     else:
-        if squeeze or keepdims:
-            s, _ = g.scalar()
-        else:
-            s = g.node("Gather", [g.node("Shape", ["x"], I64),
-                                  g.const(rng.randrange(len(g.names)))], I64, axis=0)
+        s, _ = g.scalar()
         axis = g.node("Mod", [s, g.const(rank)], I64) if pick < 0.65 else \
             g.node("Sub", [s, g.const(rng.randint(0, 3))], I64)
     axes = g.unsqueezed(axis)

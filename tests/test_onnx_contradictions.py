@@ -157,3 +157,93 @@ def test_rising_sizes_at_least_ints_hold_together_as_the_prover_finds(conditions
     assert _rising(own)
     assert _hold_together(own)
     assert consistent(own, helper.make_node("MaxPool", ["x"], ["y"])) == own
+
+
+def _gather_and_add(index: int, other: int, gather_first: bool):
+    """``x[index]`` and ``x + a`` (``a`` of ``other`` entries) of ``x: float[n]``, in
+    either order: the Gather needs ``n > index``, the Add ``n == other or n == 1``."""
+    gather = helper.make_node("Gather", ["x", "i"], ["g"], name="gather")
+    add = helper.make_node("Add", ["x", "a"], ["s"], name="add")
+    model = helper.make_model(helper.make_graph(
+        [gather, add] if gather_first else [add, gather], "two",
+        [helper.make_tensor_value_info("x", F, ["n"])],
+        [helper.make_tensor_value_info("g", F, None),
+         helper.make_tensor_value_info("s", F, None)],
+        [numpy_helper.from_array(np.arange(other, dtype=np.float32), "a"),
+         numpy_helper.from_array(np.array(index), "i")]),
+        opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    return model
+
+
+def test_two_nodes_valid_at_no_sizes_together_are_refused_in_either_order():
+    """``x[5]`` needs ``n >= 6``, ``x + a[3]`` needs ``n == 3 or n == 1``: no n meets
+    both, and onnxruntime fails at every n. The model was refused ("Add: no solution",
+    naming the Add alone) with the Gather first, and typed with an empty contract with
+    the Add first; both orders are refused now, naming both nodes."""
+    want = "node 'add' (Add): its conditions contradict those of node 'gather' " \
+        "(Gather), so the model is valid at no sizes: no sizes meet all of n == 3 or " \
+        "n == 1; 6 <= n (node 'gather')"
+    for gather_first in (True, False):
+        model = _gather_and_add(5, 3, gather_first)
+        for read in (ko.from_onnx, ko.infer_shapes, ko.contract) * 2:  # (again: the
+            # nodes' slots replayed)
+            with pytest.raises(kt.TypeInferenceError) as caught:
+                read(model)
+            assert str(caught.value) == want, (read, gather_first)
+        for n in range(9):
+            assert isinstance(ortrun.run(model, {"x": np.ones(n, np.float32)}),
+                              ortrun.Refusal), n
+
+
+def test_the_order_of_two_nodes_changes_no_answer_onnxruntime_judges():
+    """``x[index]`` and ``x + a[other]`` in either order, index 0..6, other 1..4: both
+    orders refused (with one message), or both typed with contracts that agree at every
+    n in 0..8; refused only where onnxruntime fails at every such n, and the contract
+    holds exactly where it runs."""
+    refused = 0
+    for index, other in itertools.product(range(7), range(1, 5)):
+        answers = []
+        for gather_first in (True, False):
+            model = _gather_and_add(index, other, gather_first)
+            runs = {n: not isinstance(ortrun.run(model, {"x": np.ones(n, np.float32)}),
+                                      ortrun.Refusal) for n in range(9)}
+            count("contradictions: sizes judged by onnxruntime", len(runs))
+            try:
+                contract = ko.contract(model)
+            except kt.TypeInferenceError as exc:
+                assert not any(runs.values()), (index, other, gather_first, exc)
+                answers.append(str(exc))
+                continue
+            assert {n: contract.holds(n=n).value for n in runs} == runs, \
+                (index, other, gather_first)
+            answers.append(runs)
+        assert answers[0] == answers[1], (index, other, answers)
+        refused += isinstance(answers[0], str)
+    assert refused
+
+
+def test_three_nodes_valid_at_no_sizes_together_are_refused_in_every_order():
+    """``x[1]`` (``n >= 2``), ``x + a[3]`` (``n == 3 or n == 1``), ``x * b[2]`` (``n ==
+    2 or n == 1``): no n meets all three, and onnxruntime fails at every n. In every
+    order of the nodes the model is refused naming two of them: with both disjunctions
+    before the Gather, its fact leaves one case of the first (``n == 3``), a fact for the
+    second (the two orders were typed, with an empty contract)."""
+    nodes = {"g": helper.make_node("Gather", ["x", "i"], ["g"], name="gather"),
+             "a": helper.make_node("Add", ["x", "a"], ["s"], name="add"),
+             "m": helper.make_node("Mul", ["x", "b"], ["p"], name="mul")}
+    for order in itertools.permutations("gam"):
+        model = helper.make_model(helper.make_graph(
+            [nodes[k] for k in order], "three", [helper.make_tensor_value_info("x", F, ["n"])],
+            [helper.make_tensor_value_info(o, F, None) for o in "gsp"],
+            [numpy_helper.from_array(np.ones(3, np.float32), "a"),
+             numpy_helper.from_array(np.ones(2, np.float32), "b"),
+             numpy_helper.from_array(np.array(1), "i")]),
+            opset_imports=[helper.make_opsetid("", 17)])
+        model.ir_version = 8
+        for read in (ko.from_onnx, ko.infer_shapes, ko.contract):
+            with pytest.raises(kt.TypeInferenceError, match=r"node '(add|mul)' \((Add|Mul)\): "
+                               r"its conditions contradict those of node '(add|mul)'"):
+                read(model)
+        assert not any(not isinstance(ortrun.run(model, {"x": np.ones(n, np.float32)}),
+                                      ortrun.Refusal) for n in range(8)), order

@@ -197,16 +197,60 @@ def test_axes_that_are_a_loops_iteration_number_are_axes_of_unknown_value(op, at
         assert got[1].tolist() == [list(step(x, i).shape) for i in range(trip)]
 
 
-def test_a_reduction_by_a_loops_iteration_number_says_why_it_is_refused():
+def test_a_reduction_by_a_loops_iteration_number_is_one_axis_fewer():
     """A reduction's output rank without keepdims depends on its axes' values (a repeated
-    axis is one): axes that are a Loop's iteration number stay refused by ``from_onnx``
-    (the function its body runs as sees the number unknown, and the builder reads the
-    axes' rank, not their length), and the message says so; ``infer_shapes`` types one
-    such axis, and a Squeeze by it is typed by ``from_onnx`` too, one axis fewer
-    (tests/test_onnx_loop_axes.py)."""
-    with pytest.raises(ValueError, match=r"ReduceSum: axes must be constant integers when "
-                       r"the model is read, got a value known only when the model runs, "
-                       r"and the output's rank depends on their values"):
-        ko.from_onnx(_loop_over_axes("ReduceSum", 2, (1, 1, 1), keepdims=0))
+    axis is one), but axes ``[i]`` (a Loop's iteration number, of static length 1) are one
+    axis: ``from_onnx`` refused it ('axes must be constant integers ... the output's rank
+    depends on their values': the builder read the axes' rank, not their length) and
+    types it now, one axis fewer, as ``infer_shapes`` did; each run's shapes are
+    onnxruntime's. A Squeeze by it is typed too (tests/test_onnx_loop_axes.py)."""
+    shape = (2, 3, 1)
+    model = _loop_over_axes("ReduceSum", 3, shape, keepdims=0)
+    ins, (xf, shapes) = ko.from_onnx(model)
+    assert str(shapes.type) == "int64[3,2]"
+    x = np.arange(6, dtype=np.float32).reshape(shape)
+    got = kt.function(ins, [xf, shapes])(x)
+    assert [g.shape for g in got] == list(ortrun.run(model, {"x": x}))
+    assert got[1].tolist() == [list(np.sum(x, axis=i).shape) for i in range(3)]
     _, (final, shapes) = ko.from_onnx(_loop_over_axes("Squeeze", 2, (1, 1, 1)))
     assert str(shapes.type) == "int64[2,2]"
+
+
+def _reduce_by_input(length, keepdims: int = 0):
+    """``ReduceMax(x[N, S, D], axes)``, ``axes`` a graph input of ``length`` entries."""
+    node = helper.make_node("ReduceMax", ["x", "axes"], ["y"], keepdims=keepdims)
+    return helper.make_model(helper.make_graph([node], "g", [
+        helper.make_tensor_value_info("x", TensorProto.FLOAT, list("NSD")),
+        helper.make_tensor_value_info("axes", TensorProto.INT64, [length])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]),
+        opset_imports=[helper.make_opsetid("", 18)])
+
+
+def test_a_reduction_by_one_axis_of_unknown_value_is_one_axis_fewer():
+    """``ReduceMax(x, axes)`` without keepdims, ``axes: int64[1]`` a graph input: one axis
+    whichever its value, so one axis fewer, each size unknown (``from_onnx`` and
+    ``infer_shapes`` left it untyped: 'the output's rank depends on their values'). Run
+    as onnxruntime runs it at every axis in -3..2 and sizes in 0..2 x 1..2 x 1..2 (an empty
+    axis reduced to -inf), its values NumPy's. Axes of 2 or of an unknown
+    number of entries stay untyped: a repeated axis is one (onnxruntime gives rank 2 for
+    ``[1, 1]``), so their number is no rank."""
+    model = _reduce_by_input(1)
+    ins, (y,) = ko.from_onnx(model)
+    assert y.type.ndim == 2 and all(d is None or not isinstance(d, int) for d in y.type.shape)
+    dims = ko.infer_shapes(model).graph.output[0].type.tensor_type.shape.dim
+    assert len(dims) == 2
+    run = kt.function(ins, [y])
+    for sizes in itertools.product(range(3), range(1, 3), range(1, 3)):
+        x = np.random.default_rng(0).random(sizes, dtype=np.float32)
+        for axis in range(-3, 3):
+            axes = np.array([axis])
+            got = run(x, axes)[0]
+            assert got.shape == ortrun.run(model, {"x": x, "axes": axes})[0], (sizes, axis)
+            assert np.array_equal(got, np.max(x, axis=axis, initial=-np.inf))
+    assert ortrun.run(_reduce_by_input(2), {"x": np.zeros((2, 3, 4), np.float32),
+                                            "axes": np.array([1, 1])}) == [(2, 4)]
+    for length in (2, "k"):
+        with pytest.raises(ValueError, match=r"ReduceMax: axes must be constant integers "
+                           r"when the model is read, got a value known only when the model "
+                           r"runs, and the output's rank depends on their values"):
+            ko.from_onnx(_reduce_by_input(length))

@@ -1,8 +1,9 @@
 """A node as the call of its entry's Op: which of its ONNX inputs are the Op's tensors,
-which of their known values and intervals the call takes as parameters (``<input>_value``,
-``<input>_bounds``, ``given``, ``outputs``; see :mod:`.registry`), and its attributes as
-the call's keyword parameters. What an entry's call takes is worked out once per entry
-(:func:`call_plan`); :func:`arguments` runs once per node built."""
+which of their known values, intervals and static lengths the call takes as parameters
+(``<input>_value``, ``<input>_bounds``, ``<input>_length``, ``given``, ``outputs``; see
+:mod:`.registry`), and its attributes as the call's keyword parameters. What an entry's
+call takes is worked out once per entry (:func:`call_plan`); :func:`arguments` runs once
+per node built."""
 
 from __future__ import annotations
 
@@ -37,6 +38,10 @@ class CallPlan(NamedTuple):
     #: attribute names the call does not take although they name a parameter: the value
     #: parameters (set from inputs, never by an attribute)
     refused: frozenset[str]
+    #: input position -> its ``<input>_length`` parameter, where the call takes one: the
+    #: static length of a 1-d input whose value is not known (one axis of unknown value
+    #: is not several)
+    lengths: dict[int, str]
 
 
 @cache
@@ -49,8 +54,11 @@ def call_plan(entry: OnnxOp) -> CallPlan:
         value, bounds = f"{name}_value", f"{name}_bounds"
         inputs.append((k, spec.startswith("*"), name, value if value in params else None,
                        bounds if bounds in params else None))
+    lengths = {k: f"{name}_length" for k, _, name, value, _ in inputs
+               if value is not None and f"{name}_length" in params}
     return CallPlan(tuple(inputs), "given" in params, "outputs" in params,
-                    frozenset(f"{s.strip('*?')}_value" for s in entry.inputs))
+                    frozenset(f"{s.strip('*?')}_{kind}" for s in entry.inputs
+                              for kind in ("value", "length")), lengths)
 
 
 def arguments(reader: Any, entry: OnnxOp, node: onnx.NodeProto, label: str
@@ -79,6 +87,10 @@ def arguments(reader: Any, entry: OnnxOp, node: onnx.NodeProto, label: str
             params[value] = as_param(reader.value(source), getattr(var.type, "dtype", ""))
             if reader.graph:  # sizes the data decides: read when the graph runs
                 params[value] = reader.counts.at_run_time(reader, params[value])
+            if params[value] is None and k in plan.lengths:
+                shape = getattr(var.type, "shape", ())
+                if len(shape) == 1 and type(shape[0]) is int:
+                    params[plan.lengths[k]] = shape[0]
         if bounds is not None:
             params[bounds] = interval_of(reader, source)
     if plan.given:

@@ -5,21 +5,42 @@ every size, so the reader refuses it as it refuses a node that cannot be built a
 and the conditions. Only what the facts prove is refused: where they do not decide, the
 conditions stay the model's (its contract solves them). A subgraph's node is not refused:
 its graph may never run (an If's other branch, a Loop of no iterations), and
-onnxruntime runs such a model."""
+onnxruntime runs such a model.
+
+Conditions of different nodes that hold at no sizes together are refused the same way,
+whichever node comes first: a later node's build fails under the facts the earlier
+nodes' conditions state (:func:`across`), and a disjunction (no fact: ``n == 3 or n ==
+1``) that later nodes' facts refute is found when the graph is read (:func:`settled`).
+Both name the nodes and their conditions.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from functools import lru_cache
+from typing import Any
 
 import onnx
 
 from ..syntax.errors import TypeInferenceError
-from ..types.conditions import Clause, Condition, has_choice
-from ..types.facts import EMPTY
+from ..types.conditions import AnyOf, Clause, Condition, has_choice
+from ..types.facts import EMPTY, Facts
 from ..types.stated import rising_facts
 from .protos import label as node_label
 
-__all__ = ["consistent", "lasting"]
+__all__ = ["across", "consistent", "lasting", "settled"]
+
+#: The most facts :func:`_needed` narrows to the few a refusal needs (one reduce each)
+MAX_NARROWED = 24
+
+#: The most passes of :func:`settled` over a graph's disjunctions (each pass states the
+#: one case left of some as facts for the next): bounded, whatever their chains
+MAX_PASSES = 4
+
+#: (a graph's disjunctions, its facts) that :func:`settled` found refute none, at most
+#: MAX_SETTLED of them
+_SETTLED: dict[tuple, bool] = {}
+MAX_SETTLED = 256
 
 
 def consistent(own: tuple[Clause, ...], node: onnx.NodeProto, parent: object = None
@@ -62,3 +83,101 @@ def _rising(own: tuple[Clause, ...]) -> bool:
     cost (a model's first typing asks it of every window's conditions, new each
     time)."""
     return all(type(c) is Condition and c.op != "!=" for c in own) and rising_facts(own)
+
+
+def across(exc: Exception, build: Callable[[], Any], tensors: Sequence[Any], facts: Facts,
+           label: str, op_type: str) -> TypeInferenceError | None:
+    """Where a node's build failed (TypeInferenceError ``exc``, the relation's refusal)
+    under ``facts`` (what the earlier nodes' conditions state, set on its input
+    ``tensors``): ``build()`` again without them and, where it gives conditions those facts
+    refute, the error naming the node, the earlier nodes and the conditions of each; None
+    where the node fails alone (its own error says why), or for another error."""
+    if not isinstance(exc, TypeInferenceError):
+        return None
+    for t in tensors:
+        t.facts = None
+    try:
+        apply = build()
+    except (TypeError, ValueError, IndexError):
+        return None
+    finally:
+        for t in tensors:
+            t.facts = facts
+    own = tuple(c for c in (apply.conditions if apply is not None else ()) if not
+                has_choice(c))
+    if not own or facts.reduce(own) is not None:
+        return None
+    return _refused(own, facts, label, op_type)
+
+
+def settled(conditions: Sequence[Clause], facts: Facts, parent: object = None) -> None:
+    """Raise TypeInferenceError where the facts of the whole graph refute one of its
+    nodes' disjunctions (no fact: built under the facts of the nodes before it only),
+    or those facts and the one case other disjunctions are left with, naming its node
+    and the nodes whose conditions refute it; a subgraph's (``parent`` not None) may
+    never run."""
+    if parent is not None or not facts:
+        return
+    open_ = [c for c in conditions if type(c) is AnyOf and not has_choice(c)]
+    if not open_:
+        return
+    key = (tuple(open_), facts)
+    if key in _SETTLED:  # (a model read again: its node slots replayed)
+        return
+    if len(_SETTLED) >= MAX_SETTLED:
+        _SETTLED.clear()
+    for _ in range(MAX_PASSES):  # a disjunction the facts leave one case of states it: a
+        if not open_:  # fact for the others (as a build under those facts records it)
+            return
+        changed, left = False, []
+        for c in open_:  # (each case judged by the prover alone: a graph's disjunctions
+            # simplified again would cost a tenth of its typing)
+            cases = [case for case in c.cases if not any(facts.decide(x) is False
+                                                         for x in case)]
+            if not cases:
+                source = c.source
+                raise _refused((c,), facts, source.node if source else "",
+                               source.op if source else "")
+            if len(cases) == 1:
+                facts, changed = facts.with_(*cases[0]), True
+            else:
+                left.append(c)
+        if not changed:
+            break
+        open_ = left
+    _SETTLED[key] = True  # (equal conditions say the same whatever their sources)
+
+
+def _refused(own: tuple[Clause, ...], facts: Facts, label: str, op_type: str
+             ) -> TypeInferenceError:
+    """The error for a node's conditions ``own`` that ``facts`` refute."""
+    needed = _needed(own, facts)
+    nodes = list(dict.fromkeys(_node_of(c) for c in needed if _node_of(c) != (label,
+                                                                              op_type)))
+    named = [f"{n!r} ({o})" if o and o != n else repr(n) for n, o in nodes if n]
+    whose = f"those of node{'s' if len(named) > 1 else ''} {', '.join(named)}" if named \
+        else "the model's other conditions"
+    listed = "; ".join([*map(str, own), *(f"{c} (node {_node_of(c)[0]!r})" if
+                                          _node_of(c)[0] else str(c) for c in needed)])
+    return TypeInferenceError(f"node {label!r} ({op_type}): its conditions contradict "
+                              f"{whose}, so the model is valid at no sizes: no sizes meet "
+                              f"all of {listed}")
+
+
+def _needed(own: tuple[Clause, ...], facts: Facts) -> list[Condition]:
+    """A few of ``facts`` that still refute ``own`` (each dropped where the rest do),
+    in a fixed order: those over ``own``'s sizes."""
+    symbols = frozenset().union(*(c.symbols() for c in own))
+    kept = sorted(facts.about(symbols), key=str)
+    if len(kept) > MAX_NARROWED:
+        return kept
+    for c in list(kept):
+        rest = [x for x in kept if x is not c]
+        if EMPTY.with_(*rest).reduce(own) is None:
+            kept = rest
+    return kept
+
+
+def _node_of(c: Clause) -> tuple[str, str]:
+    source = c.source
+    return (source.node, source.op) if source is not None else ("", "")

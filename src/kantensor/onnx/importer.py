@@ -41,7 +41,7 @@ from ..types.variable import constant
 from . import values as folding
 from .bounds import arity, bounded
 from .calls import arguments
-from .contradiction import consistent, lasting
+from .contradiction import across, consistent, lasting
 from .datasizes import COUNTS, DataSizes
 from .dtypes import UnsupportedType, type_name
 from .generic import keep_template, remembered
@@ -370,6 +370,9 @@ class _Reader(Scope, Sources):
             else:  # the node memo remembers calls: none is cached in code
                 outs = entry.op.make_node(*tensors, **params).outputs
         except (TypeError, ValueError, IndexError) as exc:
+            if facts and (refused := across(exc, lambda: entry.op.make_node(
+                    *tensors, **params), tensors, facts, label, op_type)):
+                raise refused from exc  # (the earlier nodes' conditions refute its own)
             message = clipped(f"node {label!r} ({op_type}): {exc}")
             if not entry.takes_strings and any(_is_text(t) for t in tensors):
                 raise UnsupportedType(clipped(

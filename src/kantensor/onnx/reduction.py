@@ -20,17 +20,21 @@ from .shared import RANK_BY_VALUES, SIZE_MAX, SIZE_MIN, constant_ints, known_int
 
 @reads_ranks
 def build_reduce(types: tuple, keepdims: int, axes_value: Any = None, axes: Any = None,
-                 noop_with_empty_axes: int = 0, given: tuple = (0,), **_: Any) -> dict[str, Any]:
+                 noop_with_empty_axes: int = 0, given: tuple = (0,),
+                 axes_length: int | None = None, **_: Any) -> dict[str, Any]:
     """ReduceX: the axes from the input (opset 18, ReduceSum 13) or the attribute; none
     means all, or none at all with ``noop_with_empty_axes``. The Op it resolves holds the
-    axes it picked (``axes``), so rendering it again (refine, query) needs no value."""
+    axes it picked (``axes``), so rendering it again (refine, query) needs no value.
+    ``axes_length``: the axes' static length where their value is not known (a graph
+    input ``int64[1]``, ``Unsqueeze`` of a Loop's iteration number)."""
     x = types[0]
     if axes is None and 1 in given and known_ints(axes_value) is None and (keepdims or (
-            axes_value is not None and len(axes_value) == 1 and x.ndim)):
+            (len(axes_value) if axes_value is not None else axes_length) == 1 and x.ndim)):
         # axes not known when the model is read (or sizes: a Loop's iteration number): the
         # rank stays, each size the input's or 1, which the run decides (none, or a
         # repeated axis, changes no rank); without keepdims, one axis of them (one entry)
-        # is one axis fewer, each size the input's there or the next one's
+        # is one axis fewer (several may repeat one: their number is no rank), each size
+        # unknown
         out = dims("u", x.ndim if keepdims else x.ndim - 1)
         sizes = SizeNames(axes_value)  # (the size inputs of its entries that are sizes)
         fits = [u >= 0 for u in out]

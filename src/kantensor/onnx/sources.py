@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from operator import attrgetter, itemgetter, methodcaller
+from typing import Any
 
 import numpy as np
 import onnx
@@ -15,7 +16,7 @@ from ..graph.type import Type
 from ..types.type import TensorType
 from ..types.variable import constant
 from .dtypes import UnsupportedType
-from .loading import OnnxImportError, fits_inline, inline_bytes, overridable, shown, texts
+from .loading import MAX_RANK, OnnxImportError, fits_inline, inline_bytes, overridable, shown, texts
 from .nodememo import SMALL
 from .nodeslot import initializer_token
 from .protos import value_type
@@ -130,6 +131,8 @@ class Sources:
             if tokens is not None:
                 tokens[name] = initializer_token(checked, t, True) if found[2] and \
                     t.data_location != _EXTERNAL else found[3]
+        if graph.sparse_initializer:
+            self.read_sparse(graph.sparse_initializer, frozenset(named), tokens)
         if len(set(named)) != len(named):
             _twice(named)
         # (name, info) of the inputs that are no initializers
@@ -158,6 +161,87 @@ class Sources:
         if tokens is not None:
             self.tokens = tokens  # (for the node slots)
         return inputs
+
+
+    def read_sparse(self, sparse: Sequence[onnx.SparseTensorProto], inputs: frozenset[str],
+                    tokens: dict | None) -> None:
+        """The sparse initializers, each typed as the dense tensor it stands for
+        (onnxruntime densifies it), its value left unknown (its Variable a constant of
+        it densified where the graph runs). One whose name a graph input declares is that
+        input's default; a name given to a dense initializer too is refused, as onnx's
+        checker refuses it (onnxruntime takes one of them, warning)."""
+        types = self.types
+        for sp in sparse:
+            name = sp.values.name
+            where = f"sparse initializer {shown(name)}"
+            if name in inputs:  # (the input's declaration types it: a default)
+                continue
+            if name in types:
+                dense = any(t.name == name for t in self.proto.initializer)
+                raise OnnxImportError(
+                    f"{where}: the name is given to a dense initializer too (onnx's checker "
+                    "refuses a name given to both; onnxruntime takes one of them)" if dense
+                    else f"{where}: the name is given to two sparse initializers")
+            t = _sparse_type(sp, self.tensors, where)
+            if self.graph:
+                self.vars[name] = constant(_dense(sp, t, self.tensors, where), name=name)
+            types[name] = t
+            if tokens is not None:
+                tokens[name] = t  # (a value not known, as a graph input's)
+
+
+#: The most bytes a sparse initializer is densified to (where the graph runs): its data
+#: may be a few bytes standing for a dense tensor of any size.
+MAX_SPARSE_BYTES = 1 << 27
+
+
+def _sparse_type(sp: onnx.SparseTensorProto, tensors: Any, where: str) -> TensorType:
+    """The type of the dense tensor ``sp`` stands for, its values' and indices' headers
+    checked against their data and against each other."""
+    values = tensors.check(sp.values, f"{where}: values")
+    dims = sp.dims[:]
+    if len(dims) > MAX_RANK:
+        raise OnnxImportError(f"{where}: {len(dims)} dims, at most {MAX_RANK} (NumPy's limit)")
+    try:
+        t = TensorType(values.dtype, dims)
+    except (TypeError, ValueError) as exc:
+        raise OnnxImportError(f"{where}: {exc}") from None
+    if values.ndim != 1:
+        raise OnnxImportError(f"{where}: its values have shape {values.shape}, one axis "
+                              "(the number of entries) expected")
+    count = values.shape[0]
+    if count == 0 and not sp.HasField("indices"):
+        return t
+    indices = tensors.check(sp.indices, f"{where}: indices")
+    if indices.dtype != "int64" or indices.shape not in ((count,), (count, len(dims))):
+        raise OnnxImportError(f"{where}: its indices are {indices}, int64[{count}] or "
+                              f"int64[{count},{len(dims)}] expected")
+    if indices.ndim == 2 and not dims:
+        raise OnnxImportError(f"{where}: its indices are coordinates of no axes (a scalar's), "
+                              f"which onnxruntime refuses; int64[{count}] (linear) expected")
+    if count > math.prod(dims):
+        raise OnnxImportError(f"{where}: {count} entries of a tensor of {math.prod(dims)}")
+    return t
+
+
+def _dense(sp: onnx.SparseTensorProto, t: TensorType, tensors: Any, where: str
+           ) -> np.ndarray:
+    """The dense tensor of type ``t`` that ``sp`` stands for (its indices in range)."""
+    values = tensors.array(sp.values, f"{where}: values")
+    size = math.prod(t.shape)
+    if size * values.itemsize > MAX_SPARSE_BYTES:
+        raise OnnxImportError(f"{where}: {t} densified takes {size * values.itemsize} bytes, "
+                              f"at most {MAX_SPARSE_BYTES}")
+    out = np.full(size, "" if values.dtype == object else 0, dtype=values.dtype)
+    if len(values):
+        indices = tensors.array(sp.indices, f"{where}: indices")
+        high = np.array(t.shape if indices.ndim == 2 else (size,))
+        if (indices < 0).any() or (indices >= high).any():
+            raise OnnxImportError(f"{where}: an index is out of the dims {list(t.shape)}")
+        if indices.ndim == 2:  # (coordinates, of at least one axis)
+            indices = np.ravel_multi_index(tuple(indices.T), t.shape)
+        out[indices] = values
+    return out.reshape(t.shape)
 
 
 def _twice(names: list[str]) -> None:
