@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import itertools
 import os
+import pickle
+import subprocess
+import sys
 
 import pytest
 from hypothesis import given, settings
@@ -395,3 +398,21 @@ def test_rising_facts_are_consistent_as_the_prover_finds(facts) -> None:
     given_facts = Facts(Condition(d, o, c) for d, o, c in facts)
     assert given_facts.consistent()
     assert not proves(given_facts.triples, (0, ">=", 1))
+
+
+def test_a_disjunction_pickled_into_another_process_hashes_there():
+    """AnyOf keeps its hash once made; a pickled copy must not carry it, since a
+    string's hash differs between processes (PYTHONHASHSEED)."""
+    n = Dim("n")
+    either = AnyOf(((Condition(n, "==", 3),), (Condition(n, "==", 1),)))
+    hash(either)
+    data = pickle.dumps(either)
+    check = ("import pickle, sys; from kantensor.types.conditions import AnyOf, Condition;"
+             "from kantensor.types.dim import Dim; n = Dim('n');"
+             "a = pickle.loads(sys.stdin.buffer.read());"
+             "b = AnyOf(((Condition(n, '==', 1),), (Condition(n, '==', 3),)));"
+             "print({b: 'found'}.get(a))")
+    for seed in ("1", "2"):
+        out = subprocess.run([sys.executable, "-c", check], input=data, capture_output=True,
+                             env={"PYTHONHASHSEED": seed, "PATH": ""}, check=True)
+        assert out.stdout.decode().strip() == "found"

@@ -178,7 +178,17 @@ class AnyOf:
             set(map(frozenset, other.cases))
 
     def __hash__(self) -> int:
-        return hash(frozenset(map(frozenset, self.cases)))
+        # kept once made: a model's memo keys hash every open disjunction it carries
+        try:
+            return self.__dict__["_hash"]
+        except KeyError:
+            value = hash(frozenset(map(frozenset, self.cases)))
+            object.__setattr__(self, "_hash", value)
+            return value
+
+    def __getstate__(self) -> dict:
+        # a string's hash differs between processes: an unpickled copy makes its own
+        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
 
     def holds(self, sizes: Mapping[Hashable, int]) -> bool:
         return any(all(c.holds(sizes) for c in case) for case in self.cases)
