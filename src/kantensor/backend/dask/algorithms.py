@@ -199,10 +199,10 @@ def _slice(call: NodeCall, values: list[Any]) -> list[Any]:
     if any(not known(c) for c in x.chunks) and any(
             not (isinstance(i, slice) and i == slice(None)) for i in index):
         x = call.session.sizes(call, 0, x)
-    return [typed(call, x[_within(index, x.shape)])]
+    return [typed(call, x[within(index, x.shape)])]
 
 
-def _within(index: tuple, shape: tuple) -> tuple:
+def within(index: tuple, shape: tuple) -> tuple:
     """``index`` with each slice of a known axis length written by its positions
     (``slice.indices``): Dask's slicing takes a negative step's start past the axis'
     start as the first element (``x[-6::-3]`` of 5 elements gave two where NumPy gives
