@@ -240,15 +240,16 @@ def check_value(ttype: Any, value: Any, bindings: dict[str, int],
 
 def checked_perform(node: Apply, inputs: list, bindings: dict[str, int],
                     origins: dict[str, str]) -> list:
-    """One node under ``check=True``: its Op's ``check_inputs``, then its outputs, each
-    checked against its type. A :class:`~kantensor.ops.op.SignatureOp`'s own results are
+    """One node under ``check=True``: its Op's ``check_inputs``, the conditions it was
+    typed under (:func:`check_conditions`), then its outputs, each checked against its
+    type. A :class:`~kantensor.ops.op.SignatureOp`'s own results are
     checked before they are cast to the output dtypes: the dtype NumPy computes must be
     the inferred one (or, for a low-precision integer, the NumPy integer it is computed
     in; for an Op of compute mode "wider", a dtype of the same category that holds the
     inferred one), so that a wrong dtype rule is an error rather than a silent cast."""
     op = node.op
-    check_conditions(node, bindings, origins)
     op.check_inputs(node, inputs)
+    check_conditions(node, bindings, origins)
     if isinstance(op, SignatureOp):
         values = []
         for j, (v, value) in enumerate(zip(node.outputs, op.results(node, inputs),
