@@ -21,8 +21,10 @@ from typing import Any, NamedTuple
 from ..graph.basic import Apply, Variable
 from ..ops.op import SignatureOp
 from ..ops.sizes import SizeOp
-from ..types.conditions import AnyOf, Clause, Source
+from ..types.conditions import AnyOf, Clause, Condition, Source
 from ..types.dim import Dim
+from ..types.intervals import interval
+from ..types.poly import Opaque
 from ..types.symbols import free_symbols
 from .code import frame_is_library
 from .placing import compared, placed, same
@@ -302,10 +304,34 @@ def assumptions(sites: dict[Apply, Site | None], names: dict[Variable, str]
     condition said again is said once."""
     out: dict[Clause, Clause] = {}
     for node, site in sites.items():
-        for clause in getattr(node, "conditions", ()) or ():
+        for clause in (*(getattr(node, "conditions", ()) or ()), *divisors(node)):
             if clause not in out:
                 out[clause] = at_site(clause, node, site, sites, names)
     return list(out.values())
+
+
+def divisors(node: Apply) -> list[Condition]:
+    """``D >= 1`` for each size ``D`` that a size of ``node``'s output types is divided
+    by (``x[:N // D]``, ``N % D``) and that may be 0: where it is 0 the code raised
+    ZeroDivisionError, and the type says nothing."""
+    found = dict.fromkeys(d for v in node.outputs for s in getattr(v.type, "shape", ())
+                          if isinstance(s, Dim) for d in _divisors(s))
+    op = "" if isinstance(node.op, SizeOp) else getattr(node.op, "name", "")
+    return [Condition(d, ">=", 1, Source(op=op, detail=f"a size is divided by {d}"))
+            for d in found]
+
+
+def _divisors(d: Dim) -> list[Dim]:
+    out = []
+    for monomial, _ in d._terms:
+        for atom, _ in monomial:
+            if isinstance(atom, Opaque):
+                if atom.op in ("//", "%") and isinstance(atom.args[1], Dim) and (
+                        interval(atom.args[1])[0] or 0) < 1:
+                    out.append(atom.args[1])
+                out.extend(x for arg in atom.args if isinstance(arg, Dim)
+                           for x in _divisors(arg))
+    return out
 
 
 def described(clause: Clause) -> str:
