@@ -24,6 +24,11 @@ def project(x, w):
     return np.tanh(h @ w)
 
 
+def step(v, dw):
+    v -= 0.5 * dw
+    return v
+
+
 PROGRAMS = [
     (lambda x: x @ x, ["float32[N,D]"]),
     (project, ["float32[N,D]", "float32[K,M]"]),
@@ -51,6 +56,9 @@ PROGRAMS = [
     (lambda w, t: w[np.arange(t.shape[0] - 1), 1:], ["float32[L,D]", "float32[T]"]),
     # a shape n - 2 (carried by n): NumPy refuses n < 2; nothing was assumed
     (lambda x: np.zeros(x.shape[0] - 2) + x[2:], ["float32[N]"]),
+    # v -= dw writes into v: dw broadcasts onto v's shape (D == N here), not only with it
+    (step, ["float32[N,D]", "float32[D,N]"]),
+    (step, ["float32[N,D]", "float32[K]"]),
 ]
 
 

@@ -102,11 +102,12 @@ def _inplace(name: str):
 
 
 def _same_dtype(x: Any, value: Any) -> Any:
-    """``value`` written into x: of x's dtype, and of x's shape (NumPy's in-place
-    operators cannot grow x, so the broadcast result has x's shape; checked when the
-    graph runs where the types cannot tell)."""
+    """``value`` written into x: of x's dtype, and broadcast onto x's shape (NumPy's
+    in-place operators cannot grow x: the ``write_back`` operator)."""
     if value.type.dtype != x.type.dtype:
         value = METHODS["astype"](value, x.type.dtype)
+    if "write_back" in OPERATORS:
+        value = OPERATORS["write_back"](value, x)
     return x.type.filter_variable(value)
 
 
