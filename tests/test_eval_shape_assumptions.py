@@ -29,6 +29,11 @@ def step(v, dw):
     return v
 
 
+def add_into(x, y):
+    np.add(x, y, out=x)
+    return x
+
+
 PROGRAMS = [
     (lambda x: x @ x, ["float32[N,D]"]),
     (project, ["float32[N,D]", "float32[K,M]"]),
@@ -59,6 +64,7 @@ PROGRAMS = [
     # v -= dw writes into v: dw broadcasts onto v's shape (D == N here), not only with it
     (step, ["float32[N,D]", "float32[D,N]"]),
     (step, ["float32[N,D]", "float32[K]"]),
+    (add_into, ["float32[N,D]", "float32[D,N]"]),
 ]
 
 

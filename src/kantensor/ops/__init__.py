@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..types.dim import Dim
-from ..types.protocol import KANTENSOR_NAMES, register_numpy, view
+from ..types.protocol import KANTENSOR_NAMES, WRITE_BACK, register_numpy, view
 from ..types.sizenum import AS_TENSOR
 from ..types.variable import SizeNumber, constant, register_method, register_operator
 from .catalogue import load_all
@@ -110,7 +110,7 @@ def _write_back(value: Any, x: Any) -> Any:
     return CATALOGUE["broadcast_to"](value, x.shape)
 
 
-register_operator("write_back", _write_back)
+WRITE_BACK.set(_write_back)
 # x.at[index].set(v) / .add(v): the same split into basic and advanced indices.
 register_operator("set_at", update_operator(CATALOGUE["setitem"], CATALOGUE["index_set"]))
 register_operator("add_at", update_operator(CATALOGUE["additem"], CATALOGUE["index_add"]))
