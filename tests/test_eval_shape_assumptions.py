@@ -55,6 +55,9 @@ PROGRAMS = [
     # a size divided by a size: Python raises ZeroDivisionError at D == 0 (covered there)
     (lambda x: x[: x.shape[0] // x.shape[1]], ["float32[N,D]"]),
     (lambda x: x[x.shape[0] % x.shape[1]:] * 2, ["float32[N,D]"]),
+    # a Python number divided by a size (a Python int in NumPy code): 2.0 / 0 raises
+    (lambda x: x * (2.0 / x.shape[0]), ["float32[N]"]),
+    (lambda x: x * x.shape[1] ** -0.5, ["float32[N,D]"]),
     # an index arange(T) (range(len(t)) in the code) looks up 0 .. T - 1: T <= L, not
     # only a non-empty axis
     (lambda w, t: w[range(len(t))], ["float32[L,D]", "float32[T]"]),
