@@ -116,3 +116,22 @@ def test_specify_shape_runtime_check():
         f(np.zeros((3, 5)))
     with pytest.raises(TypeError, match="cannot have shape"):
         kt.specify_shape(kt.tensor("t", "float64", (4, 3)), (2, 3))
+
+
+def test_check_types_a_node_again_under_the_default_dtype_it_was_built_with():
+    """A graph built in ``default_dtype("float64")`` (``x * 0.5``: the 0.5 is float64)
+    and called with check=True outside it: the check typed the node again under the
+    caller's float32 default and refused the wrapped float64 number NumPy multiplies."""
+    x = kt.dvector("x")
+    with kt.default_dtype("float64"):
+        y = x * 0.5 + 1j
+        z = x * 0.5
+    assert y.owner.inputs[1].type.dtype == "complex128"
+    f = kt.function([x], [y, z], check=True)
+    got = f(np.arange(3.0))
+    np.testing.assert_array_equal(got[0], np.arange(3.0) * 0.5 + 1j)
+    np.testing.assert_array_equal(got[1], np.arange(3.0) * 0.5)
+    with kt.default_dtype("float64"):
+        r = kt.eval_shape(lambda v: np.tanh(v * 0.5) + 1.0, "float64[n]")
+    run = kt.function(list(r.inputs), list(r.outputs), check=True)
+    np.testing.assert_allclose(run(np.ones(4))[0], np.tanh(np.ones(4) * 0.5) + 1.0)

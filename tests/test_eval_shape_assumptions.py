@@ -24,6 +24,16 @@ def project(x, w):
     return np.tanh(h @ w)
 
 
+def step(v, dw):
+    v -= 0.5 * dw
+    return v
+
+
+def add_into(x, y):
+    np.add(x, y, out=x)
+    return x
+
+
 PROGRAMS = [
     (lambda x: x @ x, ["float32[N,D]"]),
     (project, ["float32[N,D]", "float32[K,M]"]),
@@ -42,6 +52,22 @@ PROGRAMS = [
     # a shape whose size divides by B - C: reading its sign at large sizes raised
     (lambda y, w: np.broadcast_to(w, w.reshape(y[w.shape[0]:].shape[0], -1).shape),
      ["float32[B]", "float32[C,B]"]),
+    # a size divided by a size: Python raises ZeroDivisionError at D == 0 (covered there)
+    (lambda x: x[: x.shape[0] // x.shape[1]], ["float32[N,D]"]),
+    (lambda x: x[x.shape[0] % x.shape[1]:] * 2, ["float32[N,D]"]),
+    # a Python number divided by a size (a Python int in NumPy code): 2.0 / 0 raises
+    (lambda x: x * (2.0 / x.shape[0]), ["float32[N]"]),
+    (lambda x: x * x.shape[1] ** -0.5, ["float32[N,D]"]),
+    # an index arange(T) (range(len(t)) in the code) looks up 0 .. T - 1: T <= L, not
+    # only a non-empty axis
+    (lambda w, t: w[range(len(t))], ["float32[L,D]", "float32[T]"]),
+    (lambda w, t: w[np.arange(t.shape[0] - 1), 1:], ["float32[L,D]", "float32[T]"]),
+    # a shape n - 2 (carried by n): NumPy refuses n < 2; nothing was assumed
+    (lambda x: np.zeros(x.shape[0] - 2) + x[2:], ["float32[N]"]),
+    # v -= dw writes into v: dw broadcasts onto v's shape (D == N here), not only with it
+    (step, ["float32[N,D]", "float32[D,N]"]),
+    (step, ["float32[N,D]", "float32[K]"]),
+    (add_into, ["float32[N,D]", "float32[D,N]"]),
 ]
 
 
@@ -70,7 +96,7 @@ def test_assumptions_hold_exactly_where_numpy_runs(fn, types):
         sizes = dict(zip(names, values, strict=True))
         try:
             out = _numpy(fn, types, sizes)
-        except (ValueError, IndexError):
+        except (ValueError, IndexError, ZeroDivisionError):
             assert not result.holds(sizes), sizes
             continue
         assert result.holds(sizes), sizes

@@ -194,12 +194,17 @@ def test_a_size_no_input_has_is_refused_when_compiling():
 
 
 def test_a_negative_size_at_run_time_names_the_op_and_where_its_dims_come_from():
+    """NumPy refuses a negative size; the error names the Op, the condition its type
+    needs and where the size's names were bound (``n - 3`` is carried by ``n``, which
+    may make it negative: the relation states ``n - 3 >= 0``)."""
     x = kt.tensor("x", "float32", shape=(n,))
-    f = kt.function([x], kt.zeros((n - 3,)))
+    y = kt.zeros((n - 3,))
+    assert [str(c) for c in y.owner.conditions] == ["n - 3 >= 0"]
+    f = kt.function([x], y)
     assert f(np.zeros(5, "float32")).shape == (2,)
-    with pytest.raises(ShapeBindingError, match=r"zeros\{.*\} takes the size n - 3 as a "
-                       r"parameter, which is -2 \(n = 1 in input 0 \(x\) \(axis 0\)\): a size "
-                       r"must be non-negative"):
+    with pytest.raises(ValueError, match=r"zeros\{.*\} failed at run time on inputs of "
+                       r"shapes \(1,\): negative dimensions are not allowed; its type needs "
+                       r"n - 3 >= 0, which fails \(n = 1 in input 0 \(x\) \(axis 0\)\)"):
         f(np.zeros(1, "float32"))
 
 

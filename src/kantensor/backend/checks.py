@@ -8,7 +8,9 @@ import numpy as np
 
 from ..graph.basic import Apply
 from ..ops.op import SignatureOp
+from ..syntax.errors import TypeInferenceError
 from ..types.basic_ops import cast_array
+from ..types.conditions import is_choice
 from ..types.containers import OptionalType, SequenceType
 from ..types.dim import Dim
 from ..types.dimfacts import NO_SOLUTION, solve_for
@@ -29,22 +31,66 @@ class OutputTypeError(RuntimeError):
 _OWN_ERRORS = (ShapeBindingError, OutputTypeError)
 
 
-def node_error(node: Any, values: list, exc: Exception) -> Exception:
+def node_error(node: Any, values: list, exc: Exception, bindings: dict | None = None,
+               origins: dict | None = None) -> Exception:
     """``exc`` raised while running ``node``, restated in the graph's terms: which Op,
-    which output(s) it was computing, and the shapes of the values it got (the error
-    NumPy raises names none of them). Same exception class when it can be rebuilt
-    from a message, else a RuntimeError."""
+    which output(s) it was computing, the shapes of the values it got (the error
+    NumPy raises names none of them), and, given the call's ``bindings``, the node's
+    conditions on the sizes that fail there (``zeros((n - 3,))`` at ``n = 1``: its type
+    needs ``n - 3 >= 0``). Same exception class when it can be rebuilt from a message,
+    else a RuntimeError."""
     if isinstance(exc, _OWN_ERRORS) or str(exc).startswith("at run time: "):
         return exc
     shapes = ", ".join(_shape_text(v) for v in values)
     named = [v.name for v in node.outputs if v.name is not None]
     computing = f" (computing {', '.join(named)})" if named else ""
     message = (f"{node.op}{computing} failed at run time on inputs of shapes {shapes}: "
-               f"{exc}")
+               f"{exc}{_failed_conditions(node, bindings or {}, origins or {})}")
     try:
         return type(exc)(message)
     except Exception:  # an exception class that does not take a message
         return RuntimeError(f"{message} ({type(exc).__name__})")
+
+
+def failed_conditions(node: Any, bindings: dict) -> list:
+    """The conditions of ``node`` over bound sizes that fail at ``bindings``."""
+    return [c for c in getattr(node, "conditions", ())
+            if c.symbols() <= bindings.keys() and not c.holds(bindings)]
+
+
+def _bound(names: Any, bindings: dict, origins: dict) -> str:
+    return "; ".join(f"{k} = {bindings[k]}" + (f" in {origins[k]}" if k in origins else "")
+                     for k in sorted(names, key=str))
+
+
+def _failed_conditions(node: Any, bindings: dict, origins: dict) -> str:
+    """``"; its type needs C, which fails (n = 1 in ...)"`` for each condition of
+    ``node`` over bound sizes that fails at ``bindings`` (empty if none does)."""
+    failed = failed_conditions(node, bindings)
+    if not failed:
+        return ""
+    names = {s for c in failed for s in c.symbols()}
+    return f"; its type needs {' and '.join(map(str, failed))}, which fails " \
+           f"({_bound(names, bindings, origins)})"
+
+
+def check_conditions(node: Any, bindings: dict, origins: dict) -> None:
+    """``check=True``: TypeInferenceError where a condition the node was typed under
+    fails at the call's sizes: its output types do not hold there. A choice (the sign
+    read of a slice bound ``n - 5``) names what NumPy computes instead."""
+    failed = failed_conditions(node, bindings)
+    if not failed:
+        return
+    c = failed[0]
+    types = ", ".join(str(v.type) for v in node.outputs)
+    why = f"{c}, which fails at {_bound(c.symbols(), bindings, origins)}"
+    if is_choice(c):
+        raise TypeInferenceError(
+            f"at run time: {node.op} was typed under a choice, {why}: NumPy computes "
+            f"{c.source.otherwise}, not {types} (the graph's types hold where the choice "
+            f"does; build it for these sizes, e.g. with eval_shape's where=)")
+    raise TypeInferenceError(f"at run time: {node.op} needs {why} (its output types: "
+                             f"{types})")
 
 
 def _shape_text(value: Any) -> str:
@@ -194,14 +240,16 @@ def check_value(ttype: Any, value: Any, bindings: dict[str, int],
 
 def checked_perform(node: Apply, inputs: list, bindings: dict[str, int],
                     origins: dict[str, str]) -> list:
-    """One node under ``check=True``: its Op's ``check_inputs``, then its outputs, each
-    checked against its type. A :class:`~kantensor.ops.op.SignatureOp`'s own results are
+    """One node under ``check=True``: its Op's ``check_inputs``, the conditions it was
+    typed under (:func:`check_conditions`), then its outputs, each checked against its
+    type. A :class:`~kantensor.ops.op.SignatureOp`'s own results are
     checked before they are cast to the output dtypes: the dtype NumPy computes must be
     the inferred one (or, for a low-precision integer, the NumPy integer it is computed
     in; for an Op of compute mode "wider", a dtype of the same category that holds the
     inferred one), so that a wrong dtype rule is an error rather than a silent cast."""
     op = node.op
     op.check_inputs(node, inputs)
+    check_conditions(node, bindings, origins)
     if isinstance(op, SignatureOp):
         values = []
         for j, (v, value) in enumerate(zip(node.outputs, op.results(node, inputs),

@@ -236,7 +236,7 @@ def interpreter(fgraph: FunctionGraph, nodes: list[Apply], filters: list | None,
                 else:
                     _step(fn, how, args, casts, outs, check, s, bindings, origins)
             except Exception as exc:
-                raise node_error(node, args, exc) from exc
+                raise node_error(node, args, exc, bindings, origins) from exc
             for i in free:
                 s[i] = None
         outs = [np.array(s[i]) if copy else s[i] for i, copy in zip(out_slots, copies,

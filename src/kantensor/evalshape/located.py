@@ -18,12 +18,18 @@ from dataclasses import replace
 from types import CodeType, FrameType, TracebackType
 from typing import Any, NamedTuple
 
-from ..graph.basic import Apply, Variable
+import numpy as np
+
+from ..graph.basic import Apply, Constant, Variable
 from ..ops.op import SignatureOp
 from ..ops.sizes import SizeOp
-from ..types.conditions import AnyOf, Clause, Source
+from ..types.conditions import AnyOf, Clause, Condition, Source
 from ..types.dim import Dim
+from ..types.intervals import interval
+from ..types.poly import Opaque
+from ..types.protocol import NUMPY_OPS
 from ..types.symbols import free_symbols
+from ..types.variable import SizeNumber
 from .code import frame_is_library
 from .placing import compared, placed, same
 
@@ -302,10 +308,70 @@ def assumptions(sites: dict[Apply, Site | None], names: dict[Variable, str]
     condition said again is said once."""
     out: dict[Clause, Clause] = {}
     for node, site in sites.items():
-        for clause in getattr(node, "conditions", ()) or ():
+        for clause in (*(getattr(node, "conditions", ()) or ()), *divisors(node)):
             if clause not in out:
                 out[clause] = at_site(clause, node, site, sites, names)
     return list(out.values())
+
+
+def divisors(node: Apply) -> list[Condition]:
+    """``D >= 1`` for each size ``D`` that may be 0 and that the code divides a Python
+    number by: in a size of ``node``'s output types (``x[:N // D]``, ``N % D``), or as
+    ``node``'s divisor (``2.0 / D``, ``D ** -0.5``: a size is a Python int there). Where
+    it is 0 the code raised ZeroDivisionError, and the types say nothing."""
+    found = dict.fromkeys(d for v in node.outputs for s in getattr(v.type, "shape", ())
+                          if isinstance(s, Dim) for d in _divisors(s))
+    size = _python_divisor(node)
+    if size is not None and (interval(size)[0] or 0) < 1:
+        found[size] = None
+    op = "" if isinstance(node.op, SizeOp) else getattr(node.op, "name", "")
+    return [Condition(d, ">=", 1, Source(op=op, detail=f"a size is divided by {d}"))
+            for d in found]
+
+
+def _python_divisor(node: Apply) -> Any:
+    """The size a Python number is divided by at ``node`` (``2.0 / D``, ``N // D``,
+    ``7.5 % D``; ``D ** -0.5``, whose float ``D * 1.0`` is the base), or None: a NumPy
+    number or a tensor divided by 0 gives inf or nan, no error."""
+    ins = node.inputs
+    if len(ins) != 2:
+        return None
+    if any(node.op is NUMPY_OPS.get(u) for u in _DIVIDING):
+        number, divisor = ins
+    elif node.op is NUMPY_OPS.get(np.power) and isinstance(ins[1], Constant) and \
+            ins[1].wrapped and np.all(ins[1].data < 0):
+        number, divisor = ins[1], _unfloat(ins[0])
+    else:
+        return None
+    if not (getattr(number, "wrapped", False) and isinstance(divisor, SizeNumber)):
+        return None
+    return dict(divisor.owner.op.params).get("size")
+
+
+#: NumPy's divisions, whose Ops divide Python numbers in traced code.
+_DIVIDING = (np.true_divide, np.floor_divide, np.remainder)
+
+
+def _unfloat(v: Variable) -> Variable:
+    """The size number ``D`` of ``D * 1.0`` (a size to a float power), else ``v``."""
+    node = v.owner
+    if node is not None and node.op is NUMPY_OPS.get(np.multiply) and \
+            isinstance(node.inputs[1], Constant) and node.inputs[1].wrapped:
+        return node.inputs[0]
+    return v
+
+
+def _divisors(d: Dim) -> list[Dim]:
+    out = []
+    for monomial, _ in d._terms:
+        for atom, _ in monomial:
+            if isinstance(atom, Opaque):
+                if atom.op in ("//", "%") and isinstance(atom.args[1], Dim) and (
+                        interval(atom.args[1])[0] or 0) < 1:
+                    out.append(atom.args[1])
+                out.extend(x for arg in atom.args if isinstance(arg, Dim)
+                           for x in _divisors(arg))
+    return out
 
 
 def described(clause: Clause) -> str:

@@ -221,10 +221,13 @@ class Apply(_Tagged):
         return self.outputs[0]
 
     def clone_with_new_inputs(self, inputs: Sequence[Variable], strict: bool = True) -> Apply:
-        """A new Apply of the same op on ``inputs`` (types re-inferred unless strict)."""
+        """A new Apply of the same op on ``inputs`` (types re-inferred unless strict; a
+        strict clone keeps the conditions, which are of the sizes its types name)."""
         if strict:
             outputs = [o.clone() for o in self.outputs]
-            return Apply(self.op, inputs, outputs)
+            node = Apply(self.op, inputs, outputs)
+            node._conditions = self._conditions
+            return node
         return self.op.make_node(*inputs)
 
     def __str__(self) -> str:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..types.dim import Dim
-from ..types.protocol import KANTENSOR_NAMES, register_numpy, view
+from ..types.protocol import KANTENSOR_NAMES, WRITE_BACK, register_numpy, view
 from ..types.sizenum import AS_TENSOR
 from ..types.variable import SizeNumber, constant, register_method, register_operator
 from .catalogue import load_all
@@ -96,6 +96,21 @@ register_operator("getitem", subscript_operator(CATALOGUE["getitem"], CATALOGUE[
 # x == y during eval_shape compares elements (see TensorVariable.__eq__).
 register_operator("eq", CATALOGUE["eq"])
 register_operator("ne", CATALOGUE["ne"])
+
+
+def _write_back(value: Any, x: Any) -> Any:
+    """``x op= y`` during eval_shape: NumPy writes the result into x, so it broadcasts
+    onto x's shape (``v -= dw`` of ``v[N,D]``, ``dw[D,N]`` needs ``D == N``, not only a
+    broadcast of the two). Shapes compared by structure: no traced program is asked."""
+    a, b = value.type.shape, x.type.shape
+    if len(a) == len(b) and all(p is q or (type(p) is type(q) and (
+            p._terms == q._terms if isinstance(p, Dim) else p == q))
+            for p, q in zip(a, b, strict=True)):
+        return value
+    return CATALOGUE["broadcast_to"](value, x.shape)
+
+
+WRITE_BACK.set(_write_back)
 # x.at[index].set(v) / .add(v): the same split into basic and advanced indices.
 register_operator("set_at", update_operator(CATALOGUE["setitem"], CATALOGUE["index_set"]))
 register_operator("add_at", update_operator(CATALOGUE["additem"], CATALOGUE["index_add"]))

@@ -57,6 +57,21 @@ MEMO_SIZE = 1024
 
 
 
+def _built_default(node: Apply) -> str | None:
+    """The default float dtype ``node``'s wrapped Python numbers were made under: a
+    wrapped float's dtype, else a wrapped complex's float (None: no wrapped number
+    says)."""
+    found = None
+    for v in node.inputs:
+        if v.wrapped:
+            dtype = v.type.dtype
+            if dtype in ("float16", "float32", "float64"):
+                return dtype
+            if dtype == "complex128" or (dtype == "complex64" and found is None):
+                found = "float64" if dtype == "complex128" else "float32"
+    return found
+
+
 def check_compute(compute: object) -> str:
     """``compute`` if it is one of :data:`COMPUTE_MODES`, else ValueError (the one check,
     for Ops made in Python and for catalogue entries)."""
@@ -216,10 +231,17 @@ class SignatureOp(Op):
         types = tuple(TensorType(v.type.dtype, np.shape(x))
                       for v, x in zip(node.inputs, inputs, strict=True))
         signature, _ = self.signature_for(types)
+        # under the default dtype the node was built with (its wrapped floats' dtype),
+        # not the caller's: a graph built in default_dtype("float64") was refused outside
+        built = _built_default(node)
+        token = pin_default(built) if built is not None else None
         try:
             outs = infer(signature, types, tuple(v.wrapped for v in node.inputs), name=self)
         except TypeInferenceError as exc:
             raise TypeInferenceError(f"at run time: {exc}", signature=signature) from None
+        finally:
+            if token is not None:
+                unpin_default(token)
         for i, (out, var) in enumerate(zip(outs, node.outputs, strict=True)):
             typed = var.type.shape
             if len(out.shape) != len(typed) or any(

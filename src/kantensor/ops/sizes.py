@@ -10,10 +10,13 @@ writes the output over ``s0``, ``s1``, so the signature (never Python) decides t
 
 Two kinds of size make those inputs:
 
-* a Dim over named sizes (``n``, ``n + 1``) is one :class:`SizeOp` input. When the graph
-  runs, the backend makes its value from the sizes it binds from the function's inputs
-  (a zero-stride view, no memory); a Dim no input of the function has is an error when
-  the function is compiled.
+* a Dim over named sizes that is never negative (``n``, ``n + 1``) is one
+  :class:`SizeOp` input; one that may be (``n - 5``, ``-n``) is one per name it is made
+  of, and the template writes it over them, so its sign is the relation's to state
+  (``x[:n - 5]`` reads both signs, ``zeros((n - 2,))`` needs ``n >= 2``) and its value
+  at run time may be negative. When the graph runs, the backend makes each value from
+  the sizes it binds from the function's inputs (a zero-stride view, no memory); a Dim
+  no input of the function has is an error when the function is compiled.
 * the size of an axis of a variable (``x.shape[0]`` when it is unknown, see
   :class:`~kantensor.types.variable.AxisSize`) is ``shape_of(x, axis)``, whose relation
   ties its length to x's axis. The call holds it as a placeholder, :func:`given_axis`
@@ -40,6 +43,7 @@ from ..syntax.ast import DimExpr, DimVar, TensorPattern
 from ..syntax.parser import parse_tensor_type
 from ..syntax.template import Operands
 from ..types.dim import Dim, unknown
+from ..types.intervals import nonnegative
 from ..types.symbols import free_symbols, substitute
 from ..types.type import TensorType
 from ..types.variable import AxisSize, TensorVariable
@@ -254,9 +258,11 @@ def symbolic(values: Iterable[Any]) -> list[Dim]:
         for entry in entries(value):
             if not isinstance(entry, Dim):
                 continue
-            # a negative size (a position from the end, x[-n:]) cannot be an input's
-            # length: its inputs are the sizes it is made of
-            parts = _atoms(entry) if _has_given(entry) or negative(entry) else (entry,)
+            # a size that may be negative (a position from the end, x[-n:], or of
+            # either sign, x[:n - 5]; a shape n - 2 that NumPy refuses below 2) cannot
+            # be an input's length: its inputs are the sizes it is made of, and the
+            # relation states what it needs of its sign (a slice reads both signs)
+            parts = _atoms(entry) if _has_given(entry) or not nonnegative(entry) else (entry,)
             out.extend(p for p in parts if p not in out)
     return out
 

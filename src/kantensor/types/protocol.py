@@ -30,6 +30,11 @@ REBIND: Hook[Callable[[Any, Callable[[], Any]], bool]] = Hook(
     "stand for build() from now on (a functional update: x[i] = v, x += y, "
     "np.add.at(x, i, v), out=x), and say True; False elsewhere")
 
+WRITE_BACK: Hook[Callable[[Any, Any], Any]] = Hook(
+    "write_back", "kantensor.ops",
+    "write_back(value, x) -> value broadcast onto x's shape: what NumPy writes into x "
+    "(x op= y, out=x) cannot grow it, so the result must broadcast onto it")
+
 #: Keyword arguments that ask NumPy to write into existing memory or to skip elements:
 #: a graph has no memory to write into, so their non-default values are refused.
 _OUT_OF_GRAPH = {"out": None, "where": True}
@@ -114,8 +119,9 @@ def _traced_out(kwargs: dict[str, Any]) -> Any:
 def _write(out: Any, result: Any) -> Any:
     """``out=``: rebind ``out`` to the result, cast to out's dtype (as NumPy writes)."""
     def value() -> Any:
-        return result if result.type.dtype == out.type.dtype else result.astype(
+        cast = result if result.type.dtype == out.type.dtype else result.astype(
             out.type.dtype)
+        return cast if WRITE_BACK.fn is None else WRITE_BACK.fn(cast, out)
     if not REBIND.fn(out, value):
         raise TypeError("out= is not supported on symbolic tensors outside eval_shape (a "
                         "graph computes new values); use the result")

@@ -14,7 +14,7 @@ from ..graph.basic import Constant, Variable
 from .dim import Dim, unknown
 from .display import variable_html
 from .dtypes import get_default_dtype, normalize_dtype, python_dtype
-from .protocol import REBIND, array_function, array_ufunc
+from .protocol import REBIND, WRITE_BACK, array_function, array_ufunc
 from .sizenum import Ratio, size_tensor
 from .type import ShapeEntry, TensorType, refuse_masked
 
@@ -102,11 +102,12 @@ def _inplace(name: str):
 
 
 def _same_dtype(x: Any, value: Any) -> Any:
-    """``value`` written into x: of x's dtype, and of x's shape (NumPy's in-place
-    operators cannot grow x, so the broadcast result has x's shape; checked when the
-    graph runs where the types cannot tell)."""
+    """``value`` written into x: of x's dtype, and broadcast onto x's shape (NumPy's
+    in-place operators cannot grow x: :data:`~.protocol.WRITE_BACK`)."""
     if value.type.dtype != x.type.dtype:
         value = METHODS["astype"](value, x.type.dtype)
+    if WRITE_BACK.fn is not None:
+        value = WRITE_BACK.fn(value, x)
     return x.type.filter_variable(value)
 
 

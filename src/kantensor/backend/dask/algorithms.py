@@ -31,6 +31,7 @@ Every algorithm returns the outputs in the inferred dtypes.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -39,7 +40,10 @@ from typing import Any
 import dask.array as da
 import numpy as np
 
+from ...ops.families.indexing import resolve
 from ...ops.params import ArrayRef, SliceItem
+from ...ops.sizes import map_entries, symbolic
+from ...types.dim import Dim
 from .blockwise import blockwise, contraction, typed
 from .lower import NodeCall, known
 from .reductions import (
@@ -141,22 +145,32 @@ def _split(call: NodeCall, values: list[Any]) -> list[Any]:
     return outs
 
 
-def basic_index(op: Any) -> tuple | None:
-    """The Op's ``index`` as Python's (ints, slices, None, ``...``); None if it holds
-    anything else."""
+def basic_index(op: Any, sizes: tuple = ()) -> tuple | None:
+    """The Op's ``index`` as Python's (ints, slices, None, ``...``), its sizes read from
+    the lengths of the size inputs ``sizes`` (a bound ``n - 5`` is an int of either
+    sign, as NumPy reads it); None if it holds anything else."""
     index = dict(op.params).get("index")
+    return python_index(resolve(index, sizes) if sizes else index)
+
+
+def python_index(index: Any) -> tuple | None:
+    """A normalised index as Python's; None unless it is made of ints, slices of int
+    bounds, None and ``...``."""
     out: list[Any] = []
     for item in index if isinstance(index, tuple) else (index,):
         if isinstance(item, SliceItem):
-            if not all(v is None or isinstance(v, int) for v in item[1:]):
+            if not all(v is None or _int(v) for v in item[1:]):
                 return None
             out.append(slice(*item[1:]))
-        elif item is None or item is Ellipsis or (isinstance(item, int)
-                                                   and not isinstance(item, bool)):
+        elif item is None or item is Ellipsis or _int(item):
             out.append(item)
         else:
             return None
     return tuple(out)
+
+
+def _int(v: Any) -> bool:
+    return isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_)
 
 
 def mask_axis(op: Any, types: tuple) -> int | None:
@@ -176,14 +190,41 @@ def mask_axis(op: Any, types: tuple) -> int | None:
 
 
 def _slice(call: NodeCall, values: list[Any]) -> list[Any]:
-    index = basic_index(call.op) if len(values) == 1 else None
+    """Dask's slicing, the index's sizes read from the size inputs' lengths (known when
+    the call or the plan binds the inputs' sizes)."""
     x = values[0]
+    index = basic_index(call.op, tuple(values[1:])) if _sizes_known(values[1:]) else None
     if index is None or not isinstance(x, da.Array):
         return blockwise(call, values)
     if any(not known(c) for c in x.chunks) and any(
             not (isinstance(i, slice) and i == slice(None)) for i in index):
         x = call.session.sizes(call, 0, x)
-    return [typed(call, x[index])]
+    return [typed(call, x[within(index, x.shape)])]
+
+
+def within(index: tuple, shape: tuple) -> tuple:
+    """``index`` with each slice of a known axis length written by its positions
+    (``slice.indices``): Dask's slicing takes a negative step's start past the axis'
+    start as the first element (``x[-6::-3]`` of 5 elements gave two where NumPy gives
+    none, Dask 2026.8)."""
+    used = sum(i is not None and i is not Ellipsis for i in index)
+    out, axis = [], 0
+    for item in index:
+        if item is Ellipsis:
+            axis += len(shape) - used
+        elif item is not None:
+            n = shape[axis]
+            axis += 1
+            if isinstance(item, slice) and not math.isnan(n):
+                r = range(*item.indices(int(n)))
+                item = slice(r.start, r.stop if r.stop >= 0 else None, r.step) if r \
+                    else slice(0, 0)
+        out.append(item)
+    return tuple(out)
+
+
+def _sizes_known(sizes: list[Any]) -> bool:
+    return all(not math.isnan(s.shape[0]) for s in sizes)
 
 
 def _mask(call: NodeCall, values: list[Any]) -> list[Any]:
@@ -238,7 +279,11 @@ def _triangle(fn: Callable[..., Any]) -> Callable[[NodeCall, list[Any]], list[An
 
 
 def _basic(op: Any, types: tuple) -> bool:
-    return len(types) == 1 and basic_index(op) is not None
+    """A basic index, whose sizes (if any) are the lengths of the inputs after ``x``."""
+    index = dict(op.params).get("index")
+    plain = map_entries(index, lambda e: 0 if isinstance(e, Dim) else e)
+    return all(t.dtype == "bool" and t.ndim == 1 for t in types[1:]) and \
+        len(types) == 1 + len(symbolic([index])) and python_index(plain) is not None
 
 
 def _masks(op: Any, types: tuple) -> bool:

@@ -28,6 +28,7 @@ from ..fastcall import Miss
 from ..params import ArrayRef, ParamError, SliceItem
 from ..sizes import SizeNames
 from ..templates import alternative, checked, dims, rank_error, reads_ranks, size_of, typed
+from .creation import ranged
 from .indexing import _as_key, readings, resolve, sized_bounds, sliced
 
 _ARRAYS = (Variable, np.ndarray, list, range)
@@ -73,11 +74,23 @@ def split_index(index: Any) -> tuple[list[Any], tuple | None]:
             value = np.asarray(item) if isinstance(item, list | range) else item
             bounds = (int(value.min()), int(value.max())) if isinstance(value, np.ndarray) \
                 and value.dtype.kind in "iu" and value.size else None
-            pattern.append(ArrayRef(len(arrays), bounds))
+            pattern.append(ArrayRef(len(arrays), bounds, _counting(value)))
             arrays.append(value)
         else:
             pattern.append(item)
     return arrays, tuple(pattern)
+
+
+def _counting(value: Any) -> bool:
+    """Whether ``value`` is ``arange(k)`` (int64 or int32, which do not wrap around at
+    any size an axis has): its values are 0 .. k - 1 (:class:`ArrayRef`)."""
+    node = getattr(value, "owner", None)
+    if node is None or getattr(node.op, "builder", None) is not ranged:
+        return False
+    params = dict(node.op.params)
+    start, step = params.get("start"), params.get("step")
+    return type(start) is int and start == 0 and type(step) is int and step == 1 and \
+        params.get("dtype") in ("int64", "int32")
 
 
 def _build_subscript(getitem: Callable[..., Any], index_op: Callable[..., Any], x: Any,
@@ -142,7 +155,7 @@ def advanced_selection(x: Any, arrays: tuple, index: tuple,
     basic: list = []
     advanced_at: list[int] = []
     looked_up: list[DimVar] = []     # the axes integer arrays look values up in
-    fitting: list[tuple[DimVar, int]] = []  # (axis, least size) for constant arrays
+    fitting: list[tuple[DimVar, Any]] = []  # (axis, least size) for known values
     flips = iter(reading or ())
     axis = 0
     for position, item in enumerate(items):
@@ -177,8 +190,11 @@ def advanced_selection(x: Any, arrays: tuple, index: tuple,
                 if item.bounds is not None:  # a constant's values, checked as ints are
                     low, high = item.bounds
                     fitting.append((a[axis], max(high + 1, -low)))
+                elif item.counting and t.ndim == 1:  # arange(k): 0 .. k - 1 (which
+                    fitting.append((a[axis], own[0]))  # says the axis is not empty)
                 if t.ndim:
-                    looked_up.append(a[axis])
+                    if not (item.counting and t.ndim == 1):
+                        looked_up.append(a[axis])
                 else:  # NumPy looks a 0-d index up as an int, even beside empty arrays
                     clauses.append(a[axis] >= 1)
                 axis += 1

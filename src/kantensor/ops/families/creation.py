@@ -18,6 +18,7 @@ import numpy as np
 from ...syntax.ast import FixedDim, dim_max
 from ...syntax.template import Operands
 from ...types.dim import Dim
+from ...types.intervals import nonnegative
 from ..params import ParamError
 from ..pyints import fits
 from ..sizes import SizeNames, concrete
@@ -73,7 +74,8 @@ def ranged(types: tuple, start: Size, stop: Size | None, step: int, dtype: str =
         a, b = (sizes.expr(v) if isinstance(v, Dim) or v >= 0 else FixedDim(0) - (-v)
                 for v in (start, stop))
         if isinstance(start, int) and start == 0 and step == 1:
-            n = b
+            # arange(n - 5) is empty where n < 5, as NumPy's
+            n = b if not isinstance(stop, Dim) or nonnegative(stop) else dim_max(b, 0)
         elif step > 0:
             n = dim_max((b - a + (step - 1)) // step, 0)
         else:
