@@ -36,6 +36,12 @@ the importer's ``typed_node`` for such a node: one new output name, of a typing 
 conditions or values, of an op type that records no interval and names no data-decided
 size (checked when the template is noted). tests/test_onnx_repeats.py compares models
 read with and without this path.
+
+The checks of the inputs are a loop over the key's forms (:meth:`_Last._inputs`) for a
+template's first two nodes; from its second node typed so, straight-line code written
+for those forms (:func:`_generated`, through :mod:`kantensor.graph.codegen`: the same
+checks in the same order), a third of the loop's steps; with generated code off, the
+loop throughout.
 """
 
 from __future__ import annotations
