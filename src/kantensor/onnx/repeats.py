@@ -68,9 +68,11 @@ _NO_PIN: frozenset[int] = frozenset()
 class _Last:
     """The template the last node of an op type used, with its key's parts as checks:
     ``domain``, ``attributes``, ``entry``, ``facts`` (the reader's then), ``made`` (the
-    template), ``slots`` (how many), and ``inputs``: per input None (absent) or (dtype,
-    its static axes, rank, (axis, size) of each named or unknown size, (axis, constant)
-    of each constant, (axis, slot) of each slot's size)."""
+    template), ``slots`` (how many), ``inputs``: per input None (absent) or (dtype, its
+    static axes, rank, (axis, size) of each named or unknown size, (axis, constant) of
+    each constant, (axis, slot) of each slot's size); ``check``, the inputs' checks
+    (:meth:`_inputs`, or its generated code), and ``typed``, the nodes typed so (up to
+    two)."""
 
     __slots__ = ("attributes", "check", "domain", "entry", "facts", "inputs", "made", "slots",
                  "typed")
