@@ -61,7 +61,7 @@ def forget() -> None:
     """Empty what a read of another model of the same nodes would find."""
     for name, holder in [("NODES", nodecache), ("MEMO", nodememo), ("TEMPLATES", generic),
                          ("MODELS", modelmemo), ("_READ", protos), ("_TYPES", shapes),
-                         ("_INFOS", shapes)]:
+                         ("_INFOS", shapes), ("_INFO_TYPES", shapes)]:
         table = getattr(holder, name, None)
         if table is not None:
             table.clear()

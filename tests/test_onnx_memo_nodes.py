@@ -42,7 +42,8 @@ def forget() -> None:
     """Empty every memo infer_shapes keeps across models."""
     for memo in (modelmemo.MODELS, nodememo.MEMO, nodecache.NODES, generic.TEMPLATES,
                  generic.PINNED, importer._ENTRIES, nodememo._ABOUT, intervals._KNOWN,
-                 intervals._OUTPUTS, shapes._INFOS, shapes._TYPES, sources._HEADERS):
+                 intervals._OUTPUTS, shapes._INFOS, shapes._INFO_TYPES, shapes._TYPES,
+                 sources._HEADERS):
         memo.clear()
     nodememo._held[0] = nodecache._held[0] = modelmemo._held[0] = 0
 
@@ -479,3 +480,25 @@ def test_shape_arithmetic_models_edited_slightly_are_typed_from_plans_as_each_al
         assert _outcome(models[k]) == want[k], k
     assert any(r.plan is not None for r in nodecache.NODES.values())  # (plans were
     # made, so replayed)
+
+
+def test_a_value_info_kept_is_written_again_for_another_type_of_its_name():
+    """A value info is kept by its name with the type it states: a model typed again
+    whose value of that name has another type (its input resized, the model memo missed)
+    is written with the new type, as a fresh read writes it."""
+    def chain(width: int) -> onnx.ModelProto:
+        vi = helper.make_tensor_value_info
+        nodes = [helper.make_node("Relu", ["x"], ["h"]), helper.make_node("Neg", ["h"], ["y"]),
+                 helper.make_node("Shape", ["x"], ["s"])]
+        graph = helper.make_graph(nodes, "g", [vi("x", TensorProto.FLOAT, ["b", width])],
+                                  [vi("y", TensorProto.FLOAT, None)])
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+    expected = {width: fresh(chain(width)) for width in (3, 5)}
+    forget()
+    for width in (3, 3, 5, 3, 5):
+        modelmemo.MODELS.clear()
+        out = infer_shapes(chain(width))
+        assert out == expected[width]
+        assert str(shapes._INFO_TYPES["h"]) == f"float32[b,{width}]"
+        assert shapes._INFOS["h"] in out.graph.SerializeToString()

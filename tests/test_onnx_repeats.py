@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from onnx import TensorProto, helper
 
-from kantensor.onnx import generic, importer, infer_shapes, modelmemo, nodecache, nodememo
+from kantensor.graph import codegen
+from kantensor.onnx import generic, importer, infer_shapes, modelmemo, nodecache, nodememo, repeats
 from kantensor.onnx.importer import read_types
 
 #: the kinds of node a block is made of (each on the chain's value x of shape [batch, w])
@@ -133,17 +134,32 @@ def test_repeated_blocks_are_typed_as_node_by_node(block, choices, batch, names)
     assert with_ == without
     assert written == written_without
     assert not none
+    with codegen.plain():  # the checks as the plain loop makes them, never generated
+        assert _read(model, True)[:2] == (with_, written)
 
 
 def test_repeated_blocks_of_growing_widths_are_typed_by_repeats():
     """onnx_distinct.py's chain (block i of widths i+2 -> i+3): after its first blocks,
     every node is typed by its op type's last template, as node by node."""
     model = _chain(["matmul", "add", "relu"], [["fresh"]] * 30, "batch", [])
-    with_, written, counted = _read(model, True)
+    made = []
+    real = repeats._generated
+
+    def generated(last: object) -> object:
+        made.append(real(last))
+        return made[-1]
+    repeats._generated = generated
+    try:
+        with_, written, counted = _read(model, True)
+    finally:
+        repeats._generated = real
     without, written_without, none = _read(model, False)
     assert with_ == without and written == written_without
     assert dict(with_[0])["y29_2"] == "float32[batch,90]"
     assert not none and 3 * (30 - 4) <= len(counted) < 3 * 30
+    # each op type's checks generated once it typed two nodes (straight-line code), in
+    # each of the two reads (read_types, infer_shapes)
+    assert len(made) == 2 * 3 and all("for " not in fn.__source__ for fn in made)
 
 
 def test_equal_sizes_zero_one_and_new_facts_are_left_to_the_node_path():

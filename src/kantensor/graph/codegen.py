@@ -1,10 +1,12 @@
 """The one fence around code generated at run time.
 
-Two speed paths write Python source and compile it: the cached calls of Ops with
-parameters (:mod:`kantensor.ops.fastcall`) and the straight-line code of a compiled
-Function (:mod:`kantensor.backend.linker`). Both go through :func:`define`, the only
-``exec`` of the package, and both have a plain path that interprets the same plan
-without generating code: the reference the tests compare the generated code with.
+Three speed paths write Python source and compile it: the cached calls of Ops with
+parameters (:mod:`kantensor.ops.fastcall`), the straight-line code of a compiled
+Function (:mod:`kantensor.backend.linker`) and the checks of a first-seen ONNX node
+against its op type's last template (:mod:`kantensor.onnx.repeats`). All go through
+:func:`define`, the only ``exec`` of the package, and all have a plain path that
+interprets the same plan without generating code: the reference the tests compare the
+generated code with.
 
 The switch is :func:`enabled`: on by default, off in a process started with
 ``KANTENSOR_GENERATED_CODE=0``, and off inside :func:`plain` (tests). Code generated

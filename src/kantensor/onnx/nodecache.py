@@ -22,7 +22,7 @@ import onnx
 from .loading import texts
 
 __all__ = ["CONSTANTS", "MAX_NODE", "NODES", "NodeRecord", "constant_key", "keep_constant",
-           "record"]
+           "new_record", "record"]
 
 _UNREAD: Any = object()  # a record's attributes not serialized yet
 
@@ -120,17 +120,22 @@ def record(node: onnx.NodeProto, data: bytes | None = None) -> NodeRecord:
     when met before, else read (and kept when the node is small)."""
     if data is None:
         data = node.SerializeToString()
+    found = NODES.get(data) if len(data) <= MAX_NODE else None  # (a large one: not hashed)
+    return found if found is not None else new_record(node, data)
+
+
+def new_record(node: onnx.NodeProto, data: bytes) -> NodeRecord:
+    """The record of ``node``, serialized as ``data``, which :data:`NODES` does not hold:
+    read, and kept when the node is small."""
     if len(data) > MAX_NODE:
         return NodeRecord(node, False, data)
-    found = NODES.get(data)
-    if found is None:
-        found = NodeRecord(node, True, data)
-        if len(NODES) >= NODES_SIZE or _held[0] + len(data) > NODES_BYTES:
-            NODES.clear()
-            _held[0] = 0
-        NODES[data] = found
-        _held[0] += len(data)
-    return found
+    made = NodeRecord(node, True, data)
+    if len(NODES) >= NODES_SIZE or _held[0] + len(data) > NODES_BYTES:
+        NODES.clear()
+        _held[0] = 0
+    NODES[data] = made
+    _held[0] += len(data)
+    return made
 
 
 def constant_key(rec: NodeRecord, node: onnx.NodeProto) -> tuple[bytes, ...] | None:

@@ -48,7 +48,7 @@ from . import intervals
 from .contradiction import consistent, lasting
 from .datasizes import COUNTS
 from .intervals import exact_token, interval_of, interval_output, record_interval
-from .nodecache import NODES, NodeRecord, record
+from .nodecache import NODES, NodeRecord, new_record
 from .nodememo import input_facts, value_facts
 from .protos import label as node_label
 from .registry import OnnxOp
@@ -191,9 +191,14 @@ def replay(reader: Any, serialized: Sequence[bytes]) -> None:
     found_entries: set[OnnxOp] = set()  # the entries its nodes' op types find, as checked
     for k, data in enumerate(serialized):
         rec = found(data)
-        if rec is None:
-            rec = record(nodes[k], data)
-        elif (plan := rec.plan) is not None:
+        if rec is None:  # (a node first seen: its proto read once, for its record and
+            # by the reader)
+            node = nodes[k]
+            reader.node(node, new_record(node, data))
+            if reader.facts is not facts:  # (its conditions noted)
+                facts, now = reader.facts, context(reader)
+            continue
+        if (plan := rec.plan) is not None:
             try:  # (KeyError: an input has no token, so the slot does not apply)
                 state = plan.tokens_of(tokens)
             except KeyError:

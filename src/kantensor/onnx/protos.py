@@ -21,7 +21,7 @@ from .loading import MAX_NAME, MAX_RANK, OnnxImportError, Tensors, shown
 from .wire import LENGTH, fields, read_varint
 
 __all__ = ["attribute_value", "constant_value", "described", "label", "proto_type",
-           "value_type"]
+           "tensor_types", "value_type"]
 
 
 def _dim(proto: Any) -> int | Dim | None:
@@ -54,6 +54,17 @@ def _shape(t: onnx.TypeProto.Tensor, where: Where) -> tuple:
         raise OnnxImportError(f"{_named(where)}: {len(dims)} dims, at most {MAX_RANK} "
                               "(NumPy's limit)")
     return tuple([_dim(d) for d in dims])
+
+
+_SERIALIZE = onnx.ValueInfoProto.SerializeToString
+
+
+def tensor_types(infos: list[onnx.ValueInfoProto]) -> list[TensorType | None]:
+    """The type each of ``infos`` states where it is a tensor's read from its bytes (as
+    :func:`value_type` reads it first: its common layout), else None (:func:`value_type`
+    reads it, and says what is wrong): every info serialized by one map, each read by
+    one call (a graph's inputs, most of a model of layers of other widths)."""
+    return list(map(_tensor_type, map(_SERIALIZE, infos)))
 
 
 def value_type(info: onnx.ValueInfoProto) -> Type:

@@ -36,14 +36,22 @@ the importer's ``typed_node`` for such a node: one new output name, of a typing 
 conditions or values, of an op type that records no interval and names no data-decided
 size (checked when the template is noted). tests/test_onnx_repeats.py compares models
 read with and without this path.
+
+The checks of the inputs are a loop over the key's forms (:meth:`_Last._inputs`) for a
+template's first two nodes; from its second node typed so, straight-line code written
+for those forms (:func:`_generated`, through :mod:`kantensor.graph.codegen`: the same
+checks in the same order), a third of the loop's steps; with generated code off, the
+loop throughout.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import onnx
 
+from ..graph import codegen
 from ..types.type import TensorType
 from . import generic
 from .datasizes import COUNTS
@@ -60,15 +68,20 @@ _NO_PIN: frozenset[int] = frozenset()
 class _Last:
     """The template the last node of an op type used, with its key's parts as checks:
     ``domain``, ``attributes``, ``entry``, ``facts`` (the reader's then), ``made`` (the
-    template), ``slots`` (how many), and ``inputs``: per input None (absent) or (dtype,
-    its static axes, rank, (axis, size) of each named or unknown size, (axis, constant)
-    of each constant, (axis, slot) of each slot's size)."""
+    template), ``slots`` (how many), ``inputs``: per input None (absent) or (dtype, its
+    static axes, rank, (axis, size) of each named or unknown size, (axis, constant) of
+    each constant, (axis, slot) of each slot's size); ``check``, the inputs' checks
+    (:meth:`_inputs`, or its generated code), and ``typed``, the nodes typed so (up to
+    two)."""
 
-    __slots__ = ("attributes", "domain", "entry", "facts", "inputs", "made", "slots")
+    __slots__ = ("attributes", "check", "domain", "entry", "facts", "inputs", "made", "slots",
+                 "typed")
 
     def __init__(self, domain: str, made: Template, key: tuple, slots: int, facts: Any):
         self.domain, self.attributes, self.entry = domain, key[2], key[0]
         self.made, self.slots, self.facts = made, slots, facts
+        self.check: Callable[..., tuple | None] = self._inputs
+        self.typed = 0  # the nodes it typed (its checks are generated at the second)
         inputs: list[Any] = []
         for form in key[1]:
             if form is None:
@@ -86,6 +99,100 @@ class _Last:
             inputs.append((dtype, tuple(a for a, d in enumerate(sizes) if type(d) is int),
                            len(sizes), tuple(named), tuple(constants), tuple(slotted)))
         self.inputs = tuple(inputs)
+
+    def _inputs(self, types: dict, values: dict, unread: dict, names: tuple
+                ) -> tuple[list, list] | None:
+        """The constants (slot k's size at k) and the types of the inputs given of a node
+        of inputs ``names`` (as many as the key's) where they have the key's form (see
+        the module's doc), else None; the reference :func:`_generated` compiles for a
+        given key."""
+        constants: list[Any] = [None] * self.slots
+        given = []
+        fold = True  # every input given is known
+        for n, form in zip(names, self.inputs, strict=True):
+            if form is None:
+                if n:
+                    return None
+                continue
+            t = types.get(n) if n else None
+            if type(t) is not TensorType:
+                return None
+            dtype, static, rank, named, fixed, slotted = form
+            shape, axes = t.shape, t._static
+            if t.dtype != dtype or axes is not static and axes != static or \
+                    len(shape) != rank:
+                return None
+            for axis, d in named:
+                size = shape[axis]
+                if size is not d and not size == d:  # (as the key's == compares them)
+                    return None
+            for axis, c in fixed:
+                if shape[axis] != c:
+                    return None
+            for axis, k in slotted:
+                size, was = shape[axis], constants[k]
+                if was is None:
+                    constants[k] = size
+                elif was != size:
+                    return None
+            given.append(t)
+            if fold and n not in values and n not in unread:
+                fold = False
+        slots = self.slots
+        if fold or slots and (min(constants) < 2 or slots > 1 and
+                              len(set(constants)) != slots):
+            return None  # (sizes that are not slots: their key is another)
+        return constants, given
+
+
+def _generated(last: _Last) -> Callable[..., tuple | None] | None:
+    """``last._inputs`` as straight-line code for its key's forms (through
+    :func:`kantensor.graph.codegen.define`; the same checks in the same order, each
+    input's and axis's unrolled: a third of the steps), or None where code is not
+    generated now or a slot is at no input's axis."""
+    if not codegen.enabled() or not last.inputs:
+        return None
+    space: dict[str, Any] = {"TensorType": TensorType}
+    lines = ["def check(types, values, unread, names):",
+             f"    {''.join(f'n{i}, ' for i in range(len(last.inputs)))}= names"]
+    seen: set[int] = set()
+    given = []
+    for i, form in enumerate(last.inputs):
+        if form is None:
+            lines.append(f"    if n{i}:\n        return None")
+            continue
+        dtype, static, rank, named, fixed, slotted = form
+        space[f"D{i}"], space[f"S{i}"] = dtype, static
+        lines += [f"    t{i} = types.get(n{i}) if n{i} else None",
+                  f"    if type(t{i}) is not TensorType:\n        return None",
+                  f"    s{i}, a{i} = t{i}.shape, t{i}._static",
+                  f"    if t{i}.dtype != D{i} or a{i} is not S{i} and a{i} != S{i} or "
+                  f"len(s{i}) != {rank:d}:\n        return None"]
+        for axis, d in named:
+            space[f"N{i}_{axis}"] = d
+            lines += [f"    x = s{i}[{axis:d}]",
+                      f"    if x is not N{i}_{axis} and not x == N{i}_{axis}:\n"
+                      "        return None"]
+        lines += [f"    if s{i}[{axis:d}] != {c:d}:\n        return None" for axis, c in fixed]
+        for axis, k in slotted:
+            if k in seen:
+                lines.append(f"    if s{i}[{axis:d}] != c{k:d}:\n        return None")
+            else:
+                lines.append(f"    c{k:d} = s{i}[{axis:d}]")
+                seen.add(k)
+        given.append(i)
+    if len(seen) != last.slots:
+        return None
+    slots = [f"c{k}" for k in range(last.slots)]
+    known = " and ".join(f"(n{i} in values or n{i} in unread)" for i in given) or "True"
+    lines.append(f"    if {known}:\n        return None")  # (every input given known)
+    if slots:
+        lines.append(f"    if {' or '.join(f'{c} < 2' for c in slots)}:\n        return None")
+    if len(slots) > 1:
+        lines.append(f"    if len({{{', '.join(slots)}}}) != {len(slots)}:\n"
+                     "        return None")
+    lines.append(f"    return [{', '.join(slots)}], [{', '.join(f't{i}' for i in given)}]")
+    return codegen.define("\n".join(lines) + "\n", "check", space)
 
 
 def _last(reader: Any, op_type: str, noted: tuple) -> _Last | None:
@@ -112,8 +219,8 @@ def repeated(reader: Any, rec: NodeRecord, node: onnx.NodeProto) -> bool:
         last = _last(reader, rec.op_type, last)
     if last is None or rec.domain != last.domain or reader.facts is not last.facts:
         return False
-    wanted, names, forms = rec.wanted, rec.names, last.inputs
-    if len(wanted) != 1 or len(names) != len(forms):
+    wanted, names = rec.wanted, rec.names
+    if len(wanted) != 1 or len(names) != len(last.inputs):
         return False
     name = wanted[0]
     types = reader.types
@@ -124,46 +231,19 @@ def repeated(reader: Any, rec: NodeRecord, node: onnx.NodeProto) -> bool:
         attributes = rec.attribute_key(node)
     if attributes != last.attributes:
         return False
-    values, unread = reader.values, reader.unread
-    constants: list[Any] = [None] * last.slots
-    given = []
-    fold = True  # every input given is known
-    for n, form in zip(names, forms, strict=True):
-        if form is None:
-            if n:
-                return False
-            continue
-        t = types.get(n) if n else None
-        if type(t) is not TensorType:
-            return False
-        dtype, static, rank, named, fixed, slotted = form
-        shape, axes = t.shape, t._static
-        if t.dtype != dtype or axes is not static and axes != static or len(shape) != rank:
-            return False
-        for axis, d in named:
-            size = shape[axis]
-            if size is not d and not size == d:  # (as the key's == compares them)
-                return False
-        for axis, c in fixed:
-            if shape[axis] != c:
-                return False
-        for axis, k in slotted:
-            size, was = shape[axis], constants[k]
-            if was is None:
-                constants[k] = size
-            elif was != size:
-                return False
-        given.append(t)
-        if fold and n not in values and n not in unread:
-            fold = False
-    slots = last.slots
-    if fold or slots and (min(constants) < 2 or slots > 1 and len(set(constants)) != slots):
-        return False  # (sizes that are not slots: their key is another)
+    found = last.check(types, reader.values, reader.unread, names)
+    if found is None:
+        return False
+    constants, given = found
     if PINNED and not PINNED.get((last.entry, attributes), _NO_PIN).isdisjoint(constants):
         return False
     typed = generic.instance(last.made, constants, given)  # (lists: indexed only)
     if typed is None:
         return False
+    if last.typed < 2:  # (its checks generated once a second node is typed so)
+        last.typed += 1
+        if last.typed == 2:
+            last.check = _generated(last) or last.check
     t = typed[0][0]
     types[name] = t
     reader.tokens[name] = t

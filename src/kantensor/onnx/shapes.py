@@ -77,10 +77,14 @@ def _param(d: Any) -> bytes:
         _PARAMS[terms] = found
     return found
 
-#: (name, type) -> the value info naming it, serialized as a GraphProto's field (a model
-#: typed again writes the same names with the same types); emptied when it holds
+#: name -> the value info naming it, serialized as a GraphProto's field, and name -> the
+#: type it states (a model typed again writes the same names with the same types): an
+#: info is found by its name where the type is the one it was written with. (Two tables
+#: of the names, no (name, type) pair kept per info: each would be an object more for
+#: the cycle collector's every pass to walk.) Emptied together when they hold
 #: _INFOS_SIZE infos. A name longer than _INFO_NAME bytes is written each time.
-_INFOS: dict[tuple[str, Type], bytes] = {}
+_INFOS: dict[str, bytes] = {}
+_INFO_TYPES: dict[str, Type] = {}
 _INFOS_SIZE = 1 << 15
 _INFO_NAME = 256
 
@@ -184,21 +188,21 @@ def _typed_model(model: onnx.ModelProto | str | os.PathLike | bytes,
     return _written(model, source, reader)[0], reader
 
 
-def _infos(items: Any, skip: set) -> bytes:
-    """The value infos of ``items`` ((name, type) pairs; names in ``skip`` left out), as a
-    GraphProto's fields: each found in :data:`_INFOS` (a model typed again), else written
-    and kept there unless its name is long (a skipped one too: a graph output, whose info
-    :func:`_written` finds with the others' and leaves out). (Written for speed: the
-    loop, a first call's writing inline, runs once per value of every model typed: a
-    call per value cost a first call more than it saved.)"""
-    found, written = _INFOS.get, _TYPES.get
+def _infos(names: list[str], types: list[Type], skip: set) -> bytes:
+    """The value infos of ``names`` of the types ``types`` (names in ``skip`` left out),
+    as a GraphProto's fields: each found in :data:`_INFOS` where it was written with its
+    type (a model typed again), else written and kept there unless its name is long (a
+    skipped one too: a graph output, whose info :func:`_written` finds with the others'
+    and leaves out). (Written for speed: the loop, a first call's writing inline, runs
+    once per value of every model typed: a call per value cost a first call more than it
+    saved.)"""
+    kept, found, written = _INFO_TYPES.get, _INFOS.get, _TYPES.get
     infos: list[bytes] = []
     add = infos.append
-    for item in items:
-        info = found(item)
-        name = item[0]
+    for name, t in zip(names, types, strict=True):
+        was = kept(name)
+        info = found(name) if was is t or was is not None and was == t else None
         if info is None:
-            t = item[1]
             typed = written(t) or _type_field(t)
             text = name.encode()
             n = len(text)
@@ -208,7 +212,9 @@ def _infos(items: Any, skip: set) -> bytes:
             if n <= _INFO_NAME:
                 if len(_INFOS) >= _INFOS_SIZE:
                     _INFOS.clear()
-                _INFOS[item] = info  # (the pair is the key: an (str, Type) tuple)
+                    _INFO_TYPES.clear()
+                _INFOS[name] = info
+                _INFO_TYPES[name] = t
         if name not in skip:
             add(info)
     return b"".join(infos)
@@ -237,16 +243,19 @@ def _written(model: Any, source: onnx.ModelProto, reader: _Reader
             o.type.ParseFromString(type_bytes(t))
             outputs.add(o.name)
     graph.ClearField("value_info")
-    items = list(islice(types.items(), reader.sources, None))
-    infos = list(map(_INFOS.get, items))  # (a model typed again: all kept, found at once)
+    names = list(islice(types, reader.sources, None))
+    typed = list(islice(types.values(), reader.sources, None))
+    # (a model typed again: all kept with their types, found at once)
+    infos = list(map(_INFOS.get, names)) if list(map(_INFO_TYPES.get, names)) == typed \
+        else [None]
     if None in infos:  # (a first call: each written in _infos's loop)
-        blob = _infos(items, outputs)
+        blob = _infos(names, typed, outputs)
     else:
         for name in outputs:  # a graph output has no value info: its info, kept with the
-            # others', is found where its (name, type) pair is, unless that is no node's
-            try:  # output (an initializer or a graph input: not in ``items``)
-                infos[infos.index(_INFOS.get((name, types[name])))] = b""
-            except ValueError:  # (equal infos have equal names: a name is in ``types`` once)
+            # others', is left out where its name is, unless that is no node's output
+            try:  # (an initializer or a graph input: not in ``names``)
+                infos[names.index(name)] = b""
+            except ValueError:
                 pass
         blob = b"".join(infos)
     graph.MergeFromString(blob)

@@ -19,7 +19,7 @@ from .dtypes import UnsupportedType
 from .loading import MAX_RANK, OnnxImportError, fits_inline, inline_bytes, overridable, shown, texts
 from .nodememo import SMALL
 from .nodeslot import initializer_token
-from .protos import value_type
+from .protos import tensor_types, value_type
 
 __all__ = ["Sources"]
 
@@ -142,15 +142,18 @@ class Sources:
             raise OnnxImportError(f"a subgraph with {len(given)} inputs is given "
                                   f"{len(formal)}")
         inputs = []
+        read = formal if formal is not None else tensor_types([info for _, info in given])
         for k, (name, info) in enumerate(given):
             if k < len(values) and values[k] is not None:
                 self.values[name] = values[k]
-            try:
-                t = formal[k] if formal is not None else value_type(info)
-            except UnsupportedType as exc:
-                self.untyped[name] = exc
-                types.pop(name, None)  # (an overridable initializer's)
-                continue
+            t = read[k]
+            if t is None:  # (not a tensor's type of the common layout)
+                try:
+                    t = value_type(info)
+                except UnsupportedType as exc:
+                    self.untyped[name] = exc
+                    types.pop(name, None)  # (an overridable initializer's)
+                    continue
             types[name] = t
             if tokens is not None:
                 tokens[name] = t
