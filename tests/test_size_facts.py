@@ -359,9 +359,9 @@ def test_a_fact_states_the_bounds_of_its_own_terms() -> None:
                 for value in range(0, 400):
                     if all(x.holds({"h": value}) for x in facts):
                         assert Condition(d, op, 0).holds({"h": value}), (d, op, value)
-    assert facts._stated(out, ">=") and facts._stated(out, ">") and \
-        facts._stated(out - 1, ">=") and not facts._stated(out - 1, ">")
-    assert facts._stated(wide - 3, ">=") and not facts._stated(wide - 3, ">")
+    assert facts.states(out, ">=") and facts.states(out, ">") and \
+        facts.states(out - 1, ">=") and not facts.states(out - 1, ">")
+    assert facts.states(wide - 3, ">=") and not facts.states(wide - 3, ">")
 
 
 def _rising_sizes():
