@@ -359,9 +359,32 @@ def test_a_fact_states_the_bounds_of_its_own_terms() -> None:
                 for value in range(0, 400):
                     if all(x.holds({"h": value}) for x in facts):
                         assert Condition(d, op, 0).holds({"h": value}), (d, op, value)
-    assert facts._stated(out, ">=") and facts._stated(out, ">") and \
-        facts._stated(out - 1, ">=") and not facts._stated(out - 1, ">")
-    assert facts._stated(wide - 3, ">=") and not facts._stated(wide - 3, ">")
+    assert facts.states(out, ">=") and facts.states(out, ">") and \
+        facts.states(out - 1, ">=") and not facts.states(out - 1, ">")
+    assert facts.states(wide - 3, ">=") and not facts.states(wide - 3, ">")
+    for d in (out, wide, 2 * out, h % 2):  # a direct build's where-clause: d op k, no d - k
+        for op, k in itertools.product((">=", ">"), range(-3, 4)):
+            assert facts.states(d, op, -k) == facts.states(d - k, op), (d, op, k)
+
+
+def test_a_clause_found_open_is_reduced_as_asked_afresh() -> None:
+    """A direct build's open where-clause (``Condition.at_least``: its difference made
+    once) is the condition its sides make, and ``Facts.reduce`` of it told that it was
+    found open gives what it gives when it asks (a pool's ``out >= 1`` over a stack)."""
+    out = (h + 3) // 4 - 2
+    facts = Facts([Condition(out, ">=", 1), Condition((h + 1) // 2 - 3, ">=", 1)])
+    found_open = 0
+    for left, op, right in [((out + 1) // 2, ">=", 1), ((out + 1) // 2, ">", 1),
+                            ((out + 1) // 2, ">=", 5), (3, ">=", out // 3),
+                            (out // 2 + h % 3, ">=", 2), (out, ">", h // 5)]:
+        plain = Condition(left, op, right)
+        made = Condition.at_least(left, op, right, left - right)
+        assert made == plain and made.key == plain.key and made.triple() == plain.triple()
+        assert facts.decide(made) == facts.decide((left - right, op, 0))
+        if facts.decide(made) is None:
+            found_open += 1
+            assert facts.reduce([made], [made]) == facts.reduce([plain])
+    assert found_open >= 3
 
 
 def _rising_sizes():

@@ -5,7 +5,6 @@ nothing defines (NonZero's count) by that node."""
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from dataclasses import replace
 from typing import Any
 
 from ..graph.basic import Apply, Variable
@@ -134,7 +133,7 @@ def _placed(conditions: tuple[Clause, ...], node: Apply, inputs: Sequence[Variab
 def _with_op(source: Source | None, op: str) -> Source:
     if source is None:
         return Source(op=op)
-    return source if source.op else replace(source, op=op)
+    return source if source.op else source.replaced(op=op)
 
 
 def portable(conditions: tuple[Clause, ...], positions: dict[int, int]) -> tuple[Clause, ...]:
@@ -173,7 +172,7 @@ def _with_node(source: Source | None, node: str) -> Source:
     subgraph, which the importer names with it (``square in if: then_branch``)."""
     if source is None:
         return Source(node=node)
-    return source if source.node else replace(source, node=node)
+    return source if source.node else source.replaced(node=node)
 
 
 def _each(conditions: tuple[Clause, ...], f: Any, source: Any = None) -> tuple[Clause, ...]:

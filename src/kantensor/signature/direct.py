@@ -9,17 +9,16 @@ choose, compare the sizes one dim or group names, broadcast the loop dims and gr
 (NumPy's rule), promote and check dtypes, check the where-clauses, and compute the
 outputs. An alternative that certainly fails is skipped, as the relation skips it. Where
 the relation would have to solve (a dim expression in an input, a ``broadcast(...)``
-clause other than NumPy's rule on the inputs' sizes defining one of its own, an
-unknown size in a where-clause or an output's expression, an ``==`` where-clause the
-facts do not decide) or keep a condition other than a broadcast's or
-a where-clause's (two named sizes one dim names that the facts do not equate), it
-declines: None, and the kanren solve answers. A where-clause comparison the facts leave
-open (a pool's ``out >= 1`` over a named size) is kept as the forward answer keeps it
-(with a broadcast's open too, it declines).
-An unknown size met by a dim declines too (the relation keeps the condition
-that it equals what it meets); one no dim meets passes through unknown. A broadcast the
-sizes leave open (an unknown size against another, two named sizes) keeps the
-condition the forward answer keeps (:mod:`.broadcasts`), unless a later alternative
+clause other than NumPy's rule on the inputs' sizes defining one of its own, an unknown
+size in a where-clause or an output's expression, an ``==`` where-clause the facts do
+not decide) or keep a condition other than a broadcast's or a where-clause's (two named
+sizes one dim names that the facts do not equate), it declines: None, and the kanren
+solve answers. A where-clause comparison the facts leave open (a pool's ``out >= 1``
+over a named size) is kept as the forward answer keeps it (with a broadcast's open too,
+it declines). An unknown size met by a dim declines too (the relation keeps the
+condition that it equals what it meets); one no dim meets passes through unknown. A
+broadcast the sizes leave open (an unknown size against another, two named sizes) keeps
+the condition the forward answer keeps (:mod:`.broadcasts`), unless a later alternative
 could apply where it fails (a case split: the relation's). So its answers are the
 relation's, exactly (the same :class:`~.forward.Build`, conditions and their sources
 included); tests/test_direct.py runs both by brute force on small domains and on the
@@ -66,6 +65,7 @@ from .overloads import compiled
 __all__ = ["direct_build"]
 
 _IN_RANGE = frozenset(DEFAULT_RANGE)
+_AT_LEAST = frozenset((">=", ">"))  # (the ops of a comparison keyed (left - right, op))
 _TENSOR = Priority.TENSOR
 
 
@@ -315,6 +315,7 @@ class _Plan:
         env = self._dtypes(types, wrapped)
         values: dict[int, Any] = {}  # a dim expression's value, by the node (see _value)
         undecided = self._clauses(env, dims, values, facts, types, wrapped)
+        asked = [c for c in undecided if c.op in _AT_LEAST]  # (decided open by their keys)
         if self.broadcasts:
             if open_axes is not None and open_axes.opened():
                 raise _Open  # two kinds of broadcast kept: the relation's order
@@ -350,7 +351,7 @@ class _Plan:
         if opened and undecided:
             raise _Open  # the forward answer reduces both together, in its pending order
         if opened or undecided:  # kept as the forward answer keeps them, sizes simplified
-            kept = open_axes.conditions() if opened else facts.reduce(undecided)
+            kept = open_axes.conditions() if opened else facts.reduce(undecided, asked)
             if kept is None:
                 raise _Fails
             conditions = tuple(kept)
@@ -451,22 +452,28 @@ class _Plan:
         undecided: list[Condition] = []
         for clause, k in self.clauses:
             if isinstance(clause, A.Compare):
+                op = clause.op
                 try:
                     left = _value(clause.left, dims, values)
                     right = _value(clause.right, dims, values)
+                    if type(right) is int and type(left) is Dim and op in _AT_LEAST and \
+                            facts.states(left, op, -right):
+                        continue  # what decide answers first (a fact says it), no sum made
                     diff = left - right
                 except (ZeroDivisionError, KeyError):
                     raise _Open from None
                 if type(diff) is int:
-                    if not COMPARE[clause.op](diff, 0):
+                    if not COMPARE[op](diff, 0):
                         raise _Fails
                     continue
-                decided = facts.decide((diff, clause.op, 0))
+                decided = facts.decide((diff, op, 0))
                 if decided is None:
-                    if clause.op == "==" or not _named(diff):
+                    if op == "==" or not _named(diff):
                         raise _Open
-                    undecided.append(Condition(left, clause.op, right, Source(
-                        detail=self.c.clause_texts[k], otherwise=clause.otherwise)))
+                    source = Source(detail=self.c.clause_texts[k], otherwise=clause.otherwise)
+                    undecided.append(Condition.at_least(left, op, right, diff, source)
+                                     if op in _AT_LEAST else
+                                     Condition(left, op, right, source))
                 elif not decided:
                     raise _Fails
             elif isinstance(clause, A.InCategory):

@@ -50,6 +50,14 @@ class Source:
     detail: str = ""
     otherwise: str = ""
 
+    def replaced(self, **changes: str) -> Source:
+        """This source with the fields ``changes`` names: ``dataclasses.replace``'s
+        answer without its look at the class's fields at every call (each condition
+        the importer notes is given its node's name)."""
+        new = object.__new__(Source)
+        new.__dict__.update(self.__dict__, **changes)
+        return new
+
     def __str__(self) -> str:
         parts = [self.code or self.op]
         if self.node and self.node != self.op:
@@ -135,6 +143,17 @@ class Condition:
     def substitute(self, mapping: Mapping[Hashable, DimLike]) -> Condition:
         return Condition(substitute(self.left, mapping), self.op,
                          substitute(self.right, mapping), self.source)
+
+    @classmethod
+    def at_least(cls, left: DimLike, op: str, right: DimLike, difference: DimLike,
+                 source: Source | None = None) -> Condition:
+        """``left op right`` (op ``>=`` or ``>``, the sides sizes already) whose ``left -
+        right`` the caller has (``difference``): its key without subtracting again (a
+        where-clause a direct build compared)."""
+        made = object.__new__(cls)
+        made.left, made.op, made.right, made.source = left, op, right, source
+        made._key = difference, op
+        return made
 
     def with_source(self, source: Source | None) -> Condition:
         same = object.__new__(Condition)  # the same sides: no need to normalise again

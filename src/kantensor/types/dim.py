@@ -106,7 +106,7 @@ class Dim:
     @property
     def name(self) -> str | None:
         """The symbol's name, or ``None`` for an expression."""
-        atom = _lone_atom(self)
+        atom = lone_atom(self._terms)
         return atom if isinstance(atom, str) else None
 
     def _immutable(self, *_: object) -> None:
@@ -143,9 +143,9 @@ class Dim:
             _set_text(self, text)
         return text
 
-    def __repr__(self) -> str:
-        name = self.name
-        return f"Dim({name!r})" if name is not None else f"Dim<{self}>"
+    def __repr__(self) -> str:  # (a sort of a Facts' triples asks it of each: no calls)
+        name = lone_atom(self._terms)
+        return f"Dim({name!r})" if isinstance(name, str) else f"Dim<{self}>"
 
     def _repr_html_(self) -> str:
         name = self.name

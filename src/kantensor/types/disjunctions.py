@@ -12,6 +12,7 @@ from .conditions import AnyOf, Clause, Condition
 from .dim import DimLike
 from .poly import Opaque
 from .stated import GENERAL as _GENERAL
+from .stated import split_constant
 
 __all__ = ["absorbed", "exhaustive", "plain_cases", "tightest"]
 
@@ -61,9 +62,8 @@ def tightest(clauses: list[Clause]) -> list[Clause]:
     best: dict[Any, tuple[int, Condition]] = {}
     for c in clauses:
         if isinstance(c, Condition) and c.op in (">=", ">"):
-            d = c.key[0]
-            const = d if isinstance(d, int) else (0 if d._terms[-1][0] else d._terms[-1][1])
-            shape = d - const
+            d = c.key[0]  # (its terms but the constant: the form, by structure)
+            shape, const = ((), d) if isinstance(d, int) else split_constant(d)
             floor = const - (c.op == ">")  # d > 0 is d - 1 >= 0 (integers)
             if shape not in best or floor < best[shape][0]:
                 best[shape] = (floor, c)

@@ -54,7 +54,7 @@ class Facts:
         self._hash = hash(atoms)
         self._symbols: tuple | None = None  # (atom, its symbols): made on first about()
         self._about: dict | None = None  # about()'s answers, by the symbols asked of
-        self._lows: dict | None = None  # what each fact says of its own terms (see _stated)
+        self._lows: dict | None = None  # what each fact says of its own terms (see states)
         self._rising: bool | None = None  # see unbounded
 
     @property
@@ -171,7 +171,7 @@ class Facts:
             d, op = condition.key
         if isinstance(d, int):
             return COMPARE[op](d, 0)
-        if op in _AT_LEAST and self.atoms and self._stated(d, op):
+        if op in _AT_LEAST and self.atoms and self.states(d, op):
             return True  # (first: the common answer; _unfacted's is True or not used)
         found = _unfacted(d, op)
         if found is True or (found is not _GENERAL and not self.atoms):
@@ -204,13 +204,16 @@ class Facts:
             _FORMING.on = False
         return COMPARE[condition.op](gap, 0) if isinstance(gap, int) else None
 
-    def _stated(self, d: Dim, op: str) -> bool:
-        """Whether one fact says ``d op 0`` or more (:mod:`.stated`): a window's kept
-        ``out >= 1`` is the next node's ``out >= 0``."""
+    def states(self, d: Dim, op: str, shift: int = 0) -> bool:
+        """Whether one fact says ``d + shift op 0`` or more (:mod:`.stated`): a window's
+        kept ``out >= 1`` is the next node's ``out >= 0`` (what :meth:`decide` answers
+        first; a caller with ``d`` and an int asks it without making their sum)."""
+        if not self.atoms:
+            return False
         lows = self._lows
         if lows is None:
             lows = self._lows = lower_bounds(self.atoms)  # (made whole, then kept)
-        return implied(lows, d, op)
+        return implied(lows, d, op, shift)
 
     def rising(self) -> bool:
         """Whether every fact says a rising size is at least an int
@@ -242,17 +245,21 @@ class Facts:
         """``x`` in its simplest form under the facts (equal to ``x`` wherever they hold)."""
         return simplify(x, self)
 
-    def reduce(self, clauses: Iterable[Clause]) -> list[Clause] | None:
+    def reduce(self, clauses: Iterable[Clause], asked: Iterable[Condition] = ()
+               ) -> list[Clause] | None:
         """``clauses`` as few and as plain as the facts allow: a condition they imply is
         dropped, one over a min/max is said of its arguments (``seq == max(m, seq)`` is
         ``seq >= m``), a disjunction loses its impossible cases and the cases another one
         covers, and is dropped if the facts imply one of its cases or that some case
-        holds (``n >= k or n < k``); None if the facts refute a clause."""
+        holds (``n >= k or n < k``); None if the facts refute a clause. ``asked``: the
+        conditions of ``clauses`` (by identity) whose ``decide`` under these facts the
+        caller found open already (a direct build's where-clauses: not asked again)."""
         out: list[Clause] = []
+        open_ = {id(c) for c in asked}
         for c in clauses:
             if isinstance(c, Condition):
                 for x in expand(c):
-                    x, decided = self._judged(x)
+                    x, decided = self._judged(x, id(x) in open_)
                     if decided is False:
                         return None
                     if decided is None and x not in out:
@@ -273,10 +280,11 @@ class Facts:
                     out.append(clause)
         return tightest(out)
 
-    def _judged(self, c: Condition) -> tuple[Condition, bool | None]:
-        """``c`` decided, else with its sides simplified under the facts (the same
-        wherever they hold: ``n*min(1, seq) == n`` where ``seq >= 1``) and decided again."""
-        decided = self.decide(c)
+    def _judged(self, c: Condition, open_: bool = False) -> tuple[Condition, bool | None]:
+        """``c`` decided (``open_``: found open already), else with its sides simplified
+        under the facts (the same wherever they hold: ``n*min(1, seq) == n`` where ``seq
+        >= 1``) and decided again."""
+        decided = None if open_ else self.decide(c)
         if decided is not None or not self.atoms:
             return c, decided
         left, right = self.simplify(c.left), self.simplify(c.right)

@@ -290,10 +290,10 @@ def _fact_parts(fact: tuple) -> tuple:
     (not over one symbol, or not monotone in it). Kept per fact: a stack's facts come
     back in every larger set of facts (each new set made its box anew)."""
     left, op, right = fact
-    d = left - right
+    d = left if type(right) is int and right == 0 else left - right
     out: list = []
     sides = _SIDES[op]  # (each a sign and a shift: d - 1 >= 0 for d > 0)
-    for g in [sign * d - shift for sign, shift in sides]:
+    for g in [d if sign == 1 and not shift else sign * d - shift for sign, shift in sides]:
         if isinstance(g, int):
             if g < 0:
                 out.append(_EMPTY)
@@ -455,7 +455,8 @@ def proves(facts: tuple, goal: tuple, partial: bool = False) -> bool | None:
 def decided(box: Box, goal: tuple) -> bool | None:
     """:func:`proves` over ``box`` (a :func:`box_of`)."""
     left, op, right = goal
-    found = _extremes(box, left - right, op in (">=", ">"))
+    found = _extremes(box, left if type(right) is int and right == 0 else left - right,
+                      op in (">=", ">"))  # (a fact's or a question's d op 0: d itself)
     if found is None:
         return None
     least, greatest, far_least, far_greatest = found

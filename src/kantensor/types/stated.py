@@ -44,12 +44,13 @@ def lower_bounds(atoms: Iterable[Any]) -> dict[tuple, int]:
     return lows
 
 
-def implied(lows: dict[tuple, int], d: Any, op: str) -> bool:
-    """Whether ``d op 0`` (op ``>=`` or ``>``) follows from one bound of ``lows``: ``d``
-    is ``v + k`` and ``v >= low`` with ``low + k >= 0`` (``>= 1`` for ``>``)."""
+def implied(lows: dict[tuple, int], d: Any, op: str, shift: int = 0) -> bool:
+    """Whether ``d + shift op 0`` (op ``>=`` or ``>``) follows from one bound of
+    ``lows``: ``d`` is ``v + k`` and ``v >= low`` with ``low + k + shift >= 0`` (``>= 1``
+    for ``>``)."""
     v, k = split_constant(d)
     low = lows.get(v)
-    return low is not None and low + k >= (op == ">")
+    return low is not None and low + k + shift >= (op == ">")
 
 
 def same_term(x: Any, y: Any) -> bool:
