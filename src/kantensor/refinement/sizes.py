@@ -11,7 +11,7 @@ worklist ends.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..graph.basic import Variable
 from ..types.dim import Dim, DimLike, unknown
@@ -73,24 +73,22 @@ def has_hole(entry: Entry) -> bool:
         isinstance(s, Hole) for s in free_symbols(entry)))
 
 
-class Binding:
+class Binding(NamedTuple):
     """Why a symbol has its value: the unit (node or given type) whose relation forced
-    it, and when (bindings are numbered in the order they were made)."""
+    it (in :attr:`Sizes.bindings`, whose order is the order they were made)."""
 
-    __slots__ = ("symbol", "value", "source", "order")
+    value: Entry
+    source: Any
 
-    def __init__(self, symbol: Hashable, value: Entry, source: Any, order: int) -> None:
-        self.symbol = symbol
-        self.value = value
-        self.source = source
-        self.order = order
+
+_new_binding = tuple.__new__  # (a Binding without a Python frame)
 
 
 class Sizes:
     """The graph's sizes: each Variable's entries, and the bindings of its symbols."""
 
     def __init__(self) -> None:
-        self.entries: dict[Variable, tuple[Entry, ...]] = {}
+        self.entries: dict[Variable, tuple[Entry, ...]] = _Entries()
         self.bindings: dict[Hashable, Binding] = {}
         #: resolved values, with the number of bindings when they were resolved
         self._resolved: dict[Hashable, tuple[Entry, int]] = {}
@@ -116,16 +114,12 @@ class Sizes:
 
     def add_all(self, variables: list[Variable]) -> None:
         """Register each tensor Variable of ``variables`` (:meth:`add`; a sequence's or
-        an optional's type stays as it is)."""
-        add, known, entries = self.add, self.known, self.entries
+        an optional's type stays as it is) but the scalars: nothing to refine, and a
+        chain's million constants need no entries (:class:`_Entries` gives them)."""
+        add = self.add
         for v in variables:
             t = v.type
-            if not isinstance(t, TensorType):
-                continue
-            if t.shape == () and v not in entries:  # a scalar: nothing to refine
-                entries[v] = ()
-                known[v] = ((), False)
-            else:
+            if isinstance(t, TensorType) and t.shape != ():
                 add(v)
 
     def add(self, variable: Variable) -> None:
@@ -209,12 +203,13 @@ class Sizes:
 
     def bind(self, symbol: Hashable, value: Entry, source: Any) -> list[Variable]:
         """Bind a free symbol; returns the Variables whose sizes changed."""
-        self.bindings[symbol] = Binding(symbol, value, source, len(self.bindings))
+        self.bindings[symbol] = _new_binding(Binding, (value, source))
         if type(symbol) is Hole:
             self.free_holes -= 1
         changed = self.users.get(symbol, [])
         known = self.known
-        alone = ((value,), type(value) is not int and has_hole(value))  # what (symbol,) is
+        alone = ((value,), type(value) is Hole or type(value) is not int and has_hole(value))
+        # (what (symbol,) is now)
         for v in changed:  # their sizes mention the symbol
             cached = known.get(v)
             if cached is not None:
@@ -227,7 +222,7 @@ class Sizes:
                     del known[v]
                 else:
                     known[v] = cached
-        if isinstance(value, Hole):
+        if type(value) is Hole:
             self.users.setdefault(value, []).extend(changed)
         elif not isinstance(value, int):
             for s in free_symbols(value):
@@ -274,6 +269,17 @@ class Sizes:
         if made is not None and not holes:
             made[key] = t
         return t
+
+
+class _Entries(dict):
+    """Each registered Variable's entries; a scalar tensor Variable, never registered,
+    has none (``()``) without being filed (``in`` is False for it)."""
+
+    def __missing__(self, variable: Variable) -> tuple:
+        t = getattr(variable, "type", None)
+        if isinstance(t, TensorType) and t.shape == ():
+            return ()
+        raise KeyError(variable)
 
 
 def _rebound(entries: tuple[Entry, ...], symbol: Hashable, value: Entry

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from ..graph.basic import Variable
 from ..graph.heap import collector_paused
 from ..graph.progress import Progress
-from ..graph.walk import ancestors, toposort
+from ..graph.walk import ancestors_and_nodes
 from ..ops.contracts import contract as graph_contract
 from ..types.dim import Dim
 from ..types.dtypes import get_default_dtype
@@ -57,8 +57,7 @@ def _refine(outputs: Variable | Sequence[Variable],
         if not isinstance(v, Variable) or not isinstance(v.type, TensorType):
             raise TypeError(f"refine: output {i} must be a tensor Variable of a graph, "
                             f"got {v!r}")
-    variables = ancestors(outs)
-    nodes = toposort(outs)
+    variables, nodes = ancestors_and_nodes(outs)
     sizes = Sizes()
     sizes.add_all(variables)
     for node in nodes:  # every output of a node, also those the outputs do not use
@@ -67,7 +66,7 @@ def _refine(outputs: Variable | Sequence[Variable],
                 if isinstance(o.type, TensorType):
                     sizes.add(o)
     given, names = by_name(given)
-    units = [_given_unit(v, t, sizes) for v, t in _read_given(given, sizes)]
+    units = [_given_unit(v, t, sizes) for v, t in _read_given(given, sizes, variables)]
     units += [_given_unit(v, t, sizes, _named(names, t, v)) for v, t in
               sized_types(names, sizes)]
     touching = _touching(units)
@@ -103,15 +102,20 @@ def _named(names: Mapping[str, int], t: TensorType, v: Variable) -> str:
     return "given " + ", ".join(shown)
 
 
-def _read_given(given: Mapping | None, sizes: Sizes) -> list[tuple[Variable, TensorType]]:
+def _read_given(given: Mapping | None, sizes: Sizes, variables: list[Variable]
+                ) -> list[tuple[Variable, TensorType]]:
     if given is None:
         return []
     if not isinstance(given, Mapping):
         raise TypeError(f"refine: given must map Variables to types, got "
                         f"{type(given).__name__}")
     out = []
+    scalars = None  # the graph's scalars, which Sizes does not file (asked for rarely)
     for v, t in given.items():
-        if not isinstance(v, Variable) or v not in sizes.entries:
+        if isinstance(v, Variable) and v not in sizes.entries and scalars is None:
+            scalars = {x for x in variables if isinstance(x.type, TensorType)
+                       and x.type.shape == ()}
+        if not isinstance(v, Variable) or v not in sizes.entries and v not in scalars:
             raise ValueError(f"refine: given names {v!r}, which is not a Variable of the "
                              "graph of the outputs")
         if isinstance(t, str):
@@ -183,7 +187,7 @@ def _fixpoint(sizes: Sizes, units: list[Unit], touching: dict | None = None,
             unit = popleft()
             discard(unit)
             try:
-                operands = [(kind, wrapped, fixed if v is None else (
+                operands = [(kind, wrapped, fixed if fixed is not None else (
                     resolved(v) or resolve(v))[0])  # (Operands unpacked: no attribute
                     for v, kind, wrapped, fixed in unit.operands]  # read per operand)
             except ZeroDivisionError:  # a size of the graph's types divides by 0 here
@@ -209,9 +213,14 @@ def _learn(sizes: Sizes, unit: Unit, found: dict, touching: dict, queue: deque,
                 continue  # an unknown of a given type (no axis)
             if unit.node is not None:
                 continue  # a named size is rigid: what a node needs of it is a condition
-        value = sizes.resolve(value)
-        if value is symbol or type(value) is not Hole and symbol in symbols_of(value):
-            continue  # no news, or not a value of its own
+        kind = type(value)
+        if kind is Hole and value not in bindings:  # (resolve written out: a free hole)
+            if value is symbol:
+                continue  # no news
+        elif kind is not int:
+            value = sizes.resolve(value)
+            if value is symbol or type(value) is not Hole and symbol in symbols_of(value):
+                continue  # no news, or not a value of its own
         for v in sizes.bind(symbol, value, unit):
             for other in get(v, ()):
                 if other is not unit and other not in queued:
