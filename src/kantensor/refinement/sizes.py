@@ -116,11 +116,22 @@ class Sizes:
         """Register each tensor Variable of ``variables`` (:meth:`add`; a sequence's or
         an optional's type stays as it is) but the scalars: nothing to refine, and a
         chain's million constants need no entries (:class:`_Entries` gives them)."""
-        add = self.add
+        add, entries, known, users = self.add, self.entries, self.known, self.users
         for v in variables:
             t = v.type
-            if isinstance(t, TensorType) and t.shape != ():
+            if not isinstance(t, TensorType):
+                continue
+            shape = t.shape
+            if not shape:
+                continue
+            if shape != (None,) or v in entries:
                 add(v)
+                continue
+            hole = Hole(v, 0)  # (add written out for one unknown axis, the usual case)
+            users[hole] = [v]
+            entries[v] = one = (hole,)
+            known[v] = (one, True)
+            self.free_holes += 1
 
     def add(self, variable: Variable) -> None:
         """Register ``variable``: its unknown axes become holes."""
@@ -206,7 +217,7 @@ class Sizes:
         self.bindings[symbol] = _new_binding(Binding, (value, source))
         if type(symbol) is Hole:
             self.free_holes -= 1
-        changed = self.users.get(symbol, [])
+        changed = self.users.pop(symbol, [])  # (bound once: never asked again)
         known = self.known
         alone = ((value,), type(value) is Hole or type(value) is not int and has_hole(value))
         # (what (symbol,) is now)
