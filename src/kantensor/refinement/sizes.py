@@ -246,6 +246,7 @@ class Sizes:
         made: dict = {}
         known, entries, type_of = self.known.get, self.entries, self.type_of
         out = {}
+        last = (None, None, None)  # the last made type, its dtype and sizes (the object)
         for v in variables:
             cached = known(v)
             if cached is not None:
@@ -255,11 +256,15 @@ class Sizes:
                     out[v] = t  # sizes all ints, as the graph has them
                     continue
                 if not holes:  # (type_of written out: one made type per shape)
+                    if value is last[2] and t.dtype == last[1]:  # (Variables bound
+                        out[v] = last[0]  # together share their sizes' tuple)
+                        continue
                     key = (t.dtype, value)
                     made_t = made.get(key)
                     if made_t is None:
                         made_t = made[key] = TensorType(t.dtype, value)
                     out[v] = made_t
+                    last = (made_t, t.dtype, value)
                     continue
             out[v] = type_of(v, made) if v in entries else v.type
         return out

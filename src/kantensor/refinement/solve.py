@@ -186,12 +186,14 @@ def _fixpoint(sizes: Sizes, units: list[Unit], touching: dict | None = None,
                 progress.step(256)
             unit = popleft()
             discard(unit)
-            try:
-                operands = [(kind, wrapped, fixed if fixed is not None else (
-                    resolved(v) or resolve(v))[0])  # (Operands unpacked: no attribute
-                    for v, kind, wrapped, fixed in unit.operands]  # read per operand)
-            except ZeroDivisionError:  # a size of the graph's types divides by 0 here
-                raise undefined_size(sizes, unit) from None
+            operands = []  # (Operands unpacked: no attribute read per operand)
+            for v, kind, wrapped, fixed in unit.operands:
+                if fixed is None:
+                    try:
+                        fixed = (resolved(v) or resolve(v))[0]
+                    except ZeroDivisionError:  # a size of the graph's types divides by 0
+                        raise undefined_size(sizes, unit) from None
+                operands.append((kind, wrapped, fixed))
             found = run(unit, operands, dtype)
             if found is None:
                 raise explain_conflict(sizes, unit)
