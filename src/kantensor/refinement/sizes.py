@@ -92,7 +92,8 @@ class Sizes:
         self.bindings: dict[Hashable, Binding] = {}
         #: resolved values, with the number of bindings when they were resolved
         self._resolved: dict[Hashable, tuple[Entry, int]] = {}
-        #: which Variables mention a symbol (directly, or through a binding)
+        #: which Variables mention a symbol (directly, or through a binding); a hole
+        #: missing is mentioned by its own Variable only (:meth:`_users`)
         self.users: dict[Hashable, list[Variable]] = {}
         #: each Variable's current sizes and whether they involve an unknown (what
         #: :meth:`resolve_entries` gives), kept up to date by :meth:`bind` through
@@ -116,7 +117,7 @@ class Sizes:
         """Register each tensor Variable of ``variables`` (:meth:`add`; a sequence's or
         an optional's type stays as it is) but the scalars: nothing to refine, and a
         chain's million constants need no entries (:class:`_Entries` gives them)."""
-        add, entries, known, users = self.add, self.entries, self.known, self.users
+        add, entries, known = self.add, self.entries, self.known
         for v in variables:
             t = v.type
             if not isinstance(t, TensorType):
@@ -128,7 +129,6 @@ class Sizes:
                 add(v)
                 continue
             hole = Hole(v, 0)  # (add written out for one unknown axis, the usual case)
-            users[hole] = [v]
             entries[v] = one = (hole,)
             known[v] = (one, True)
             self.free_holes += 1
@@ -148,7 +148,6 @@ class Sizes:
             if size is None:  # an unknown axis: a hole of its own
                 hole = Hole(variable, axis)
                 entries = (*entries[:axis], hole, *entries[axis + 1:])
-                users[hole] = [variable]
                 self.free_holes += 1
             else:
                 named = True
@@ -217,7 +216,9 @@ class Sizes:
         self.bindings[symbol] = _new_binding(Binding, (value, source))
         if type(symbol) is Hole:
             self.free_holes -= 1
-        changed = self.users.pop(symbol, [])  # (bound once: never asked again)
+        changed = self.users.pop(symbol, None)  # (bound once: never asked again)
+        if changed is None:
+            changed = [symbol.variable] if type(symbol) is Hole else []
         known = self.known
         alone = ((value,), type(value) is Hole or type(value) is not int and has_hole(value))
         # (what (symbol,) is now)
@@ -234,11 +235,18 @@ class Sizes:
                 else:
                     known[v] = cached
         if type(value) is Hole:
-            self.users.setdefault(value, []).extend(changed)
+            self._users(value).extend(changed)
         elif not isinstance(value, int):
             for s in free_symbols(value):
-                self.users.setdefault(s, []).extend(changed)
+                self._users(s).extend(changed)
         return changed
+
+    def _users(self, symbol: Hashable) -> list[Variable]:
+        """The Variables that mention ``symbol``, filed (a hole's start with its own)."""
+        users = self.users.get(symbol)
+        if users is None:
+            users = self.users[symbol] = [symbol.variable] if type(symbol) is Hole else []
+        return users
 
     def types_of(self, variables: list[Variable]) -> dict[Variable, TensorType]:
         """The refined type of each Variable (:meth:`type_of`; a Variable that is not
