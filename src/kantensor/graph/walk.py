@@ -80,7 +80,7 @@ def ancestors_and_nodes(outputs: Iterable[Variable]) -> tuple[list[Variable], li
     append, emit = variables.append, nodes.append
     while stack:
         item = pop()
-        if type(item) is Apply:  # (pushed below its inputs) every input is walked
+        if isinstance(item, Apply):  # (pushed below its inputs) every input is walked
             emit(item)
             continue
         if item in seen:
