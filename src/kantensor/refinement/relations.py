@@ -121,7 +121,8 @@ def node_units(nodes: Sequence[Apply], touching: dict[Variable, list[Unit]]) -> 
     new = tuple.__new__  # (no Python frame per Operand, as Operand(...) and _make have)
     for node in nodes:
         inputs = node.inputs
-        key = (id(node.op), *map(type_of, inputs))
+        key = (id(node.op), inputs[0].type, inputs[1].type) if len(inputs) == 2 else \
+            (id(node.op), *map(type_of, inputs))  # (two inputs, the usual case: no map)
         relation = relations.get(key, relations)
         if relation is relations:
             relation = relations[key] = node_relation(node)

@@ -234,8 +234,12 @@ class Sizes:
                     del known[v]
                 else:
                     known[v] = cached
-        if type(value) is Hole:
-            self._users(value).extend(changed)
+        if type(value) is Hole:  # (_users written out)
+            users = self.users.get(value)
+            if users is None:
+                self.users[value] = [value.variable, *changed]
+            else:
+                users.extend(changed)
         elif not isinstance(value, int):
             for s in free_symbols(value):
                 self._users(s).extend(changed)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Mapping, Sequence
+from operator import attrgetter
 
 from ..graph.basic import Variable
 from ..graph.heap import collector_paused
@@ -60,9 +61,10 @@ def _refine(outputs: Variable | Sequence[Variable],
     variables, nodes = ancestors_and_nodes(outs)
     sizes = Sizes()
     sizes.add_all(variables)
-    for node in nodes:  # every output of a node, also those the outputs do not use
-        if len(node.outputs) > 1:  # (a node's only output is one of the variables)
-            for o in node.outputs:
+    outputs_of = [o for node in nodes for o in node.outputs]  # (each node has one or more)
+    for node in nodes if len(outputs_of) > len(nodes) else ():  # every output of a node,
+        if len(node.outputs) > 1:  # also those the outputs do not use (a node's only
+            for o in node.outputs:  # output is one of the variables)
                 if isinstance(o.type, TensorType):
                     sizes.add(o)
     given, names = by_name(given)
@@ -73,7 +75,7 @@ def _refine(outputs: Variable | Sequence[Variable],
     units += node_units(nodes, touching)
     _fixpoint(sizes, units, touching)
     _by_cases(sizes, units, touching)
-    whole = graph_contract(outs) if any(node.conditions for node in nodes) else None
+    whole = graph_contract(outs) if any(map(_conditions, nodes)) else None
     contract = narrowed(whole, sizes)
     for _ in range(MAX_NARROWINGS):  # a size the contract leaves one value of is bound
         forced = {} if contract is None else {
@@ -87,8 +89,11 @@ def _refine(outputs: Variable | Sequence[Variable],
         _fixpoint(sizes, units, touching)
         contract = narrowed(whole, sizes)
     order = [v for v in variables if v.owner is None]
-    order += [o for node in nodes for o in node.outputs]
+    order += outputs_of
     return Refinement(outs, sizes.types_of(order), contract)
+
+
+_conditions = attrgetter("conditions")
 
 
 #: How many times refine binds the sizes its contract leaves one value of, at most.
