@@ -6,6 +6,7 @@ import pytest
 
 import kantensor as kt
 from kantensor import Apply, Constant, FunctionGraph, TensorType, Variable
+from kantensor.graph.walk import ancestors_and_nodes
 
 
 def test_seed_explicit_example():
@@ -87,6 +88,24 @@ def test_walkers_on_diamond():
     (x2, y2), (out2,) = kt.clone([x, y], [out])
     assert out2 is not out and x2 is not x
     assert set(kt.graph_inputs([out2])) == {x2, y2}
+
+
+def test_one_walk_gives_ancestors_and_toposort_in_their_orders():
+    """ancestors_and_nodes against the two walkers it stands for (refine uses it), on
+    random graphs with shared inputs, repeated inputs and nodes of several outputs."""
+    rng = np.random.default_rng(37)
+    for _ in range(300):
+        pool = [Variable(TensorType("float64", ())) for _ in range(rng.integers(1, 4))]
+        for _ in range(rng.integers(0, 12)):
+            k = int(rng.integers(1, 4))
+            inputs = [pool[i] for i in rng.integers(0, len(pool), k)]
+            outputs = [Variable(TensorType("float64", ())) for _ in range(rng.integers(1, 3))]
+            Apply("op", inputs, outputs)
+            pool += outputs
+        outs = [pool[i] for i in rng.integers(0, len(pool), rng.integers(1, 4))]
+        variables, nodes = ancestors_and_nodes(outs)
+        assert variables == kt.ancestors(outs)
+        assert nodes == kt.toposort(outs)
 
 
 def test_function_graph_clients_toposort_replace():

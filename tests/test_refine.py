@@ -150,6 +150,15 @@ def test_bad_arguments_are_clear_errors():
         kt.refine(y, given={f32("other", 2): "float32[2]"})
     with pytest.raises(TypeError, match="must be a TensorType or text"):
         kt.refine(y, given={x: 3})
+    s, z = kt.tensor("s", "float32", shape=()), x * 2.0
+    with pytest.raises(ValueError, match="not a Variable of the graph"):
+        kt.refine(y, given={s: "float32[]"})  # a scalar, but of another graph
+    both = kt.tanh(z) * s  # a scalar of the graph (not filed by refine) can be given
+    r = kt.refine(both, given={s: "float32[]", x: "float32[3]"})
+    assert str(r[s]) == "float32[]" and str(r[both]) == "float32[3]"
+    assert str(r[z.owner.inputs[1]]) == "float32[]"
+    with pytest.raises(RefinementError, match="refines sizes, not dtypes or ranks"):
+        kt.refine(both, given={s: "float32[1]"})
     with pytest.raises(TypeError, match="output 0 must be a tensor Variable"):
         kt.refine(["y"])
     with pytest.raises(ValueError, match="the type given for x: unknown dtype 'flot32'"):

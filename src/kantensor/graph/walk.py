@@ -65,6 +65,36 @@ def toposort(outputs: Iterable[Variable], inputs: Iterable[Variable] = ()) -> li
     return order
 
 
+def ancestors_and_nodes(outputs: Iterable[Variable]) -> tuple[list[Variable], list[Apply]]:
+    """``(ancestors(outputs), toposort(outputs))`` in one walk (each Variable and node
+    visited once, where the two walks visit every node's inputs twice over): both lists
+    in exactly their orders, one depth-first walk over the inputs in order giving the
+    Variables as they are first reached and the nodes once all their inputs' nodes are."""
+    seen: set[Variable] = set()  # (Variables and nodes hash by object)
+    started: set[Apply] = set()
+    variables: list[Variable] = []
+    nodes: list[Apply] = []
+    stack: list = list(reversed(list(outputs)))
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    mark, start = seen.add, started.add
+    append, emit = variables.append, nodes.append
+    while stack:
+        item = pop()
+        if isinstance(item, Apply):  # (pushed below its inputs) every input is walked
+            emit(item)
+            continue
+        if item in seen:
+            continue
+        mark(item)
+        append(item)
+        owner = item.owner
+        if owner is not None and owner not in started:
+            start(owner)
+            push(owner)
+            extend(reversed(owner.inputs))
+    return variables, nodes
+
+
 def clone(inputs: Iterable[Variable], outputs: Iterable[Variable],
           copy_inputs: bool = True, memo: dict | None = None
           ) -> tuple[list[Variable], list[Variable]]:

@@ -54,12 +54,14 @@ UNIFY = Unify.UNIFY
 
 class Operand(NamedTuple):
     """What a unit constrains: a Variable (whose sizes the graph refines) or, for a
-    given type, the fixed sizes the user wrote."""
+    given type, the fixed sizes the user wrote (``variable`` None). ``fixed`` is None
+    where the sizes are read from the graph's :class:`~.sizes.Sizes`; a scalar
+    Variable's are ``()`` (they never change, and Sizes does not file scalars)."""
 
     variable: Variable | None
     dtype: str
     wrapped: bool
-    fixed: tuple = ()
+    fixed: tuple | None = None
 
 
 @dataclass(eq=False, slots=True)
@@ -119,7 +121,8 @@ def node_units(nodes: Sequence[Apply], touching: dict[Variable, list[Unit]]) -> 
     new = tuple.__new__  # (no Python frame per Operand, as Operand(...) and _make have)
     for node in nodes:
         inputs = node.inputs
-        key = (id(node.op), *map(type_of, inputs))
+        key = (id(node.op), inputs[0].type, inputs[1].type) if len(inputs) == 2 else \
+            (id(node.op), *map(type_of, inputs))  # (two inputs, the usual case: no map)
         relation = relations.get(key, relations)
         if relation is relations:
             relation = relations[key] = node_relation(node)
@@ -128,17 +131,20 @@ def node_units(nodes: Sequence[Apply], touching: dict[Variable, list[Unit]]) -> 
         operands = []
         touched = []
         for v in (*inputs, *node.outputs):
+            t = v.type
+            if t.shape == ():  # a scalar (a chain's constants): nothing to file or share
+                operands.append(new(Operand, (v, t.dtype, v.wrapped, ())))
+                continue
             pair = made.get(v)
             if pair is None:
-                t = v.type
-                users = None  # (sizes all ints never change: a chain's constants)
+                users = None  # (sizes all ints never change)
                 for d in t.shape:
                     if type(d) is not int:
                         users = touching.get(v)
                         if users is None:
                             users = touching[v] = []
                         break
-                pair = made[v] = (new(Operand, (v, t.dtype, v.wrapped, ())), users)
+                pair = made[v] = (new(Operand, (v, t.dtype, v.wrapped, None)), users)
             operands.append(pair[0])
             if pair[1] is not None:
                 touched.append(pair[1])
@@ -219,15 +225,40 @@ def run(unit: Unit, operands: Sequence[tuple[str, bool, tuple]],
     ``{symbol: entry}`` over the operands' own symbols; None when there is no solution.
     (``default_dtype``: :func:`get_default_dtype`, when the caller read it.)"""
     default_dtype = default_dtype or get_default_dtype()
-    for _, _, entries in operands:
+    slots: dict | None = None  # each lone hole's slot, in order of appearance
+    plain = []
+    for operand in operands:
+        entries = operand[2]
         for e in entries:
             if type(e) is not int:
+                break
+        else:
+            plain.append(operand)
+            continue
+        canon = []
+        for e in entries:
+            if type(e) is int:
+                canon.append(e)
+            elif type(e) is Hole:
+                if slots is None:
+                    slots = {}
+                slot = slots.get(e)
+                if slot is None:
+                    i = len(slots)
+                    slot = slots[e] = _HOLE_SLOTS[i] if i < len(_HOLE_SLOTS) else _hole_slot(i)
+                canon.append(slot)
+            else:  # a named Dim, an expression: renamed in general
                 canon, order = _canonical(operands)
                 found = _solve(unit.relation, unit.n_inputs, canon, default_dtype)
                 return None if found is None else _back(found, order)
-    # sizes all ints: the operands are their own canonical form, with no symbols to learn
-    found = _solve(unit.relation, unit.n_inputs, tuple(operands), default_dtype)
-    return None if found is None else {}
+        plain.append((operand[0], operand[1], tuple(canon)))
+    if slots is None:  # sizes all ints: the operands are their own canonical form
+        found = _solve(unit.relation, unit.n_inputs, tuple(plain), default_dtype)
+        return None if found is None else {}
+    # ints and lone holes: the canonical form keyed by the slots themselves (hashed by
+    # object, where _canonical's form hashes a Dim per hole), the same facts as _solve's
+    found = _solve_slots(unit.relation, unit.n_inputs, tuple(plain), default_dtype)
+    return None if found is None else _back(found, list(slots))
 
 
 def cases(unit: Unit, operands: Sequence[tuple[str, bool, tuple]]) -> list[dict] | None:
@@ -297,6 +328,15 @@ def _mismatch(operands: Sequence[tuple[str, bool, tuple]]) -> str:
         if isinstance(a, int) and isinstance(b, int) and a != b:
             return f"axis {axis} is {a}, not {b}"
     return "their sizes cannot be equal"
+
+
+@lru_cache(maxsize=65536)
+def _solve_slots(relation: Signature | Unify, n_inputs: int, plain: tuple, default_dtype: str
+                 ) -> tuple | None:
+    """:func:`_solve` of operands whose unknowns are slots (``_HoleSlot``), not their Dims."""
+    canon = tuple((dtype, wrapped, tuple(e if type(e) is int else e.dim for e in entries))
+                  for dtype, wrapped, entries in plain)
+    return _solve(relation, n_inputs, canon, default_dtype)
 
 
 @lru_cache(maxsize=65536)

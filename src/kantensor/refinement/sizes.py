@@ -11,7 +11,7 @@ worklist ends.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..graph.basic import Variable
 from ..types.dim import Dim, DimLike, unknown
@@ -73,28 +73,27 @@ def has_hole(entry: Entry) -> bool:
         isinstance(s, Hole) for s in free_symbols(entry)))
 
 
-class Binding:
+class Binding(NamedTuple):
     """Why a symbol has its value: the unit (node or given type) whose relation forced
-    it, and when (bindings are numbered in the order they were made)."""
+    it (in :attr:`Sizes.bindings`, whose order is the order they were made)."""
 
-    __slots__ = ("symbol", "value", "source", "order")
+    value: Entry
+    source: Any
 
-    def __init__(self, symbol: Hashable, value: Entry, source: Any, order: int) -> None:
-        self.symbol = symbol
-        self.value = value
-        self.source = source
-        self.order = order
+
+_new_binding = tuple.__new__  # (a Binding without a Python frame)
 
 
 class Sizes:
     """The graph's sizes: each Variable's entries, and the bindings of its symbols."""
 
     def __init__(self) -> None:
-        self.entries: dict[Variable, tuple[Entry, ...]] = {}
+        self.entries: dict[Variable, tuple[Entry, ...]] = _Entries()
         self.bindings: dict[Hashable, Binding] = {}
         #: resolved values, with the number of bindings when they were resolved
         self._resolved: dict[Hashable, tuple[Entry, int]] = {}
-        #: which Variables mention a symbol (directly, or through a binding)
+        #: which Variables mention a symbol (directly, or through a binding); a hole
+        #: missing is mentioned by its own Variable only (:meth:`_users`)
         self.users: dict[Hashable, list[Variable]] = {}
         #: each Variable's current sizes and whether they involve an unknown (what
         #: :meth:`resolve_entries` gives), kept up to date by :meth:`bind` through
@@ -116,17 +115,23 @@ class Sizes:
 
     def add_all(self, variables: list[Variable]) -> None:
         """Register each tensor Variable of ``variables`` (:meth:`add`; a sequence's or
-        an optional's type stays as it is)."""
-        add, known, entries = self.add, self.known, self.entries
+        an optional's type stays as it is) but the scalars: nothing to refine, and a
+        chain's million constants need no entries (:class:`_Entries` gives them)."""
+        add, entries, known = self.add, self.entries, self.known
         for v in variables:
             t = v.type
             if not isinstance(t, TensorType):
                 continue
-            if t.shape == () and v not in entries:  # a scalar: nothing to refine
-                entries[v] = ()
-                known[v] = ((), False)
-            else:
+            shape = t.shape
+            if not shape:
+                continue
+            if shape != (None,) or v in entries:
                 add(v)
+                continue
+            hole = Hole(v, 0)  # (add written out for one unknown axis, the usual case)
+            entries[v] = one = (hole,)
+            known[v] = (one, True)
+            self.free_holes += 1
 
     def add(self, variable: Variable) -> None:
         """Register ``variable``: its unknown axes become holes."""
@@ -143,7 +148,6 @@ class Sizes:
             if size is None:  # an unknown axis: a hole of its own
                 hole = Hole(variable, axis)
                 entries = (*entries[:axis], hole, *entries[axis + 1:])
-                users[hole] = [variable]
                 self.free_holes += 1
             else:
                 named = True
@@ -209,12 +213,15 @@ class Sizes:
 
     def bind(self, symbol: Hashable, value: Entry, source: Any) -> list[Variable]:
         """Bind a free symbol; returns the Variables whose sizes changed."""
-        self.bindings[symbol] = Binding(symbol, value, source, len(self.bindings))
+        self.bindings[symbol] = _new_binding(Binding, (value, source))
         if type(symbol) is Hole:
             self.free_holes -= 1
-        changed = self.users.get(symbol, [])
+        changed = self.users.pop(symbol, None)  # (bound once: never asked again)
+        if changed is None:
+            changed = [symbol.variable] if type(symbol) is Hole else []
         known = self.known
-        alone = ((value,), type(value) is not int and has_hole(value))  # what (symbol,) is
+        alone = ((value,), type(value) is Hole or type(value) is not int and has_hole(value))
+        # (what (symbol,) is now)
         for v in changed:  # their sizes mention the symbol
             cached = known.get(v)
             if cached is not None:
@@ -227,12 +234,23 @@ class Sizes:
                     del known[v]
                 else:
                     known[v] = cached
-        if isinstance(value, Hole):
-            self.users.setdefault(value, []).extend(changed)
+        if type(value) is Hole:  # (_users written out)
+            users = self.users.get(value)
+            if users is None:
+                self.users[value] = [value.variable, *changed]
+            else:
+                users.extend(changed)
         elif not isinstance(value, int):
             for s in free_symbols(value):
-                self.users.setdefault(s, []).extend(changed)
+                self._users(s).extend(changed)
         return changed
+
+    def _users(self, symbol: Hashable) -> list[Variable]:
+        """The Variables that mention ``symbol``, filed (a hole's start with its own)."""
+        users = self.users.get(symbol)
+        if users is None:
+            users = self.users[symbol] = [symbol.variable] if type(symbol) is Hole else []
+        return users
 
     def types_of(self, variables: list[Variable]) -> dict[Variable, TensorType]:
         """The refined type of each Variable (:meth:`type_of`; a Variable that is not
@@ -240,6 +258,7 @@ class Sizes:
         made: dict = {}
         known, entries, type_of = self.known.get, self.entries, self.type_of
         out = {}
+        last = (None, None, None)  # the last made type, its dtype and sizes (the object)
         for v in variables:
             cached = known(v)
             if cached is not None:
@@ -249,11 +268,15 @@ class Sizes:
                     out[v] = t  # sizes all ints, as the graph has them
                     continue
                 if not holes:  # (type_of written out: one made type per shape)
+                    if value is last[2] and t.dtype == last[1]:  # (Variables bound
+                        out[v] = last[0]  # together share their sizes' tuple)
+                        continue
                     key = (t.dtype, value)
                     made_t = made.get(key)
                     if made_t is None:
                         made_t = made[key] = TensorType(t.dtype, value)
                     out[v] = made_t
+                    last = (made_t, t.dtype, value)
                     continue
             out[v] = type_of(v, made) if v in entries else v.type
         return out
@@ -274,6 +297,17 @@ class Sizes:
         if made is not None and not holes:
             made[key] = t
         return t
+
+
+class _Entries(dict):
+    """Each registered Variable's entries; a scalar tensor Variable, never registered,
+    has none (``()``) without being filed (``in`` is False for it)."""
+
+    def __missing__(self, variable: Variable) -> tuple:
+        t = getattr(variable, "type", None)
+        if isinstance(t, TensorType) and t.shape == ():
+            return ()
+        raise KeyError(variable)
 
 
 def _rebound(entries: tuple[Entry, ...], symbol: Hashable, value: Entry

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Mapping, Sequence
+from operator import attrgetter
 
 from ..graph.basic import Variable
 from ..graph.heap import collector_paused
 from ..graph.progress import Progress
-from ..graph.walk import ancestors, toposort
+from ..graph.walk import ancestors_and_nodes
 from ..ops.contracts import contract as graph_contract
 from ..types.dim import Dim
 from ..types.dtypes import get_default_dtype
@@ -57,24 +58,24 @@ def _refine(outputs: Variable | Sequence[Variable],
         if not isinstance(v, Variable) or not isinstance(v.type, TensorType):
             raise TypeError(f"refine: output {i} must be a tensor Variable of a graph, "
                             f"got {v!r}")
-    variables = ancestors(outs)
-    nodes = toposort(outs)
+    variables, nodes = ancestors_and_nodes(outs)
     sizes = Sizes()
     sizes.add_all(variables)
-    for node in nodes:  # every output of a node, also those the outputs do not use
-        if len(node.outputs) > 1:  # (a node's only output is one of the variables)
-            for o in node.outputs:
+    outputs_of = [o for node in nodes for o in node.outputs]  # (each node has one or more)
+    for node in nodes if len(outputs_of) > len(nodes) else ():  # every output of a node,
+        if len(node.outputs) > 1:  # also those the outputs do not use (a node's only
+            for o in node.outputs:  # output is one of the variables)
                 if isinstance(o.type, TensorType):
                     sizes.add(o)
     given, names = by_name(given)
-    units = [_given_unit(v, t, sizes) for v, t in _read_given(given, sizes)]
+    units = [_given_unit(v, t, sizes) for v, t in _read_given(given, sizes, variables)]
     units += [_given_unit(v, t, sizes, _named(names, t, v)) for v, t in
               sized_types(names, sizes)]
     touching = _touching(units)
     units += node_units(nodes, touching)
     _fixpoint(sizes, units, touching)
     _by_cases(sizes, units, touching)
-    whole = graph_contract(outs) if any(node.conditions for node in nodes) else None
+    whole = graph_contract(outs) if any(map(_conditions, nodes)) else None
     contract = narrowed(whole, sizes)
     for _ in range(MAX_NARROWINGS):  # a size the contract leaves one value of is bound
         forced = {} if contract is None else {
@@ -88,8 +89,11 @@ def _refine(outputs: Variable | Sequence[Variable],
         _fixpoint(sizes, units, touching)
         contract = narrowed(whole, sizes)
     order = [v for v in variables if v.owner is None]
-    order += [o for node in nodes for o in node.outputs]
+    order += outputs_of
     return Refinement(outs, sizes.types_of(order), contract)
+
+
+_conditions = attrgetter("conditions")
 
 
 #: How many times refine binds the sizes its contract leaves one value of, at most.
@@ -103,15 +107,20 @@ def _named(names: Mapping[str, int], t: TensorType, v: Variable) -> str:
     return "given " + ", ".join(shown)
 
 
-def _read_given(given: Mapping | None, sizes: Sizes) -> list[tuple[Variable, TensorType]]:
+def _read_given(given: Mapping | None, sizes: Sizes, variables: list[Variable]
+                ) -> list[tuple[Variable, TensorType]]:
     if given is None:
         return []
     if not isinstance(given, Mapping):
         raise TypeError(f"refine: given must map Variables to types, got "
                         f"{type(given).__name__}")
     out = []
+    scalars = None  # the graph's scalars, which Sizes does not file (asked for rarely)
     for v, t in given.items():
-        if not isinstance(v, Variable) or v not in sizes.entries:
+        if isinstance(v, Variable) and v not in sizes.entries and scalars is None:
+            scalars = {x for x in variables if isinstance(x.type, TensorType)
+                       and x.type.shape == ()}
+        if not isinstance(v, Variable) or v not in sizes.entries and v not in scalars:
             raise ValueError(f"refine: given names {v!r}, which is not a Variable of the "
                              "graph of the outputs")
         if isinstance(t, str):
@@ -182,12 +191,14 @@ def _fixpoint(sizes: Sizes, units: list[Unit], touching: dict | None = None,
                 progress.step(256)
             unit = popleft()
             discard(unit)
-            try:
-                operands = [(kind, wrapped, fixed if v is None else (
-                    resolved(v) or resolve(v))[0])  # (Operands unpacked: no attribute
-                    for v, kind, wrapped, fixed in unit.operands]  # read per operand)
-            except ZeroDivisionError:  # a size of the graph's types divides by 0 here
-                raise undefined_size(sizes, unit) from None
+            operands = []  # (Operands unpacked: no attribute read per operand)
+            for v, kind, wrapped, fixed in unit.operands:
+                if fixed is None:
+                    try:
+                        fixed = (resolved(v) or resolve(v))[0]
+                    except ZeroDivisionError:  # a size of the graph's types divides by 0
+                        raise undefined_size(sizes, unit) from None
+                operands.append((kind, wrapped, fixed))
             found = run(unit, operands, dtype)
             if found is None:
                 raise explain_conflict(sizes, unit)
@@ -209,9 +220,14 @@ def _learn(sizes: Sizes, unit: Unit, found: dict, touching: dict, queue: deque,
                 continue  # an unknown of a given type (no axis)
             if unit.node is not None:
                 continue  # a named size is rigid: what a node needs of it is a condition
-        value = sizes.resolve(value)
-        if value is symbol or type(value) is not Hole and symbol in symbols_of(value):
-            continue  # no news, or not a value of its own
+        kind = type(value)
+        if kind is Hole and value not in bindings:  # (resolve written out: a free hole)
+            if value is symbol:
+                continue  # no news
+        elif kind is not int:
+            value = sizes.resolve(value)
+            if value is symbol or type(value) is not Hole and symbol in symbols_of(value):
+                continue  # no news, or not a value of its own
         for v in sizes.bind(symbol, value, unit):
             for other in get(v, ()):
                 if other is not unit and other not in queued:
