@@ -445,8 +445,8 @@ def test_a_chain_names_the_operands_never_a_builders_dim_names():
     with pytest.raises(RefinementError) as info:
         kt.refine(y, given={y: "float32[7,5]"})
     # 7 rows need 36 elements (36 // 5 == 7), which NumPy cannot reshape into (-1, 5):
-    # the builder's sentence for reshape's clause, over x's type
-    assert str(info.value).endswith("cannot reshape float32[2,3,?] (size 36) into (-1, 5)")
+    # the builder's sentence for reshape's clause, over x's type at the sizes it saw
+    assert str(info.value).endswith("cannot reshape float32[2,3,6] (size 36) into (-1, 5)")
     with pytest.raises(ValueError, match="cannot reshape array of size 36"):
         np.zeros((2, 3, 6)).reshape(-1, 5)
     with pytest.raises(RefinementError) as info:

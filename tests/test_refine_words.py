@@ -234,6 +234,13 @@ def test_a_chain_never_names_a_dimension_by_an_internal_name(seed, kinds):
     _check(seed, kinds)
 
 
+def test_a_reshape_refused_in_a_chain_says_its_input_at_the_sizes_it_saw():
+    """Hypothesis's seed 643: reshape's reason gave its input's type with an unknown
+    axis beside the size the clause computed from it (float64[?,2] (size 10)); it
+    says the axis the clause saw."""
+    assert _check(643, FAMILIES[2])
+
+
 def test_the_property_meets_chains():
     """The property is not vacuous: most contradictions it draws are refused."""
     refused = sum(_check(seed, kinds) for seed in range(40) for kinds in FAMILIES)

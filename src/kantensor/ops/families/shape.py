@@ -149,11 +149,13 @@ def _cannot_reshape(dims: list[str], shape: tuple) -> Message:
     its size as the failed clause saw it."""
     def message(values: Any, types: tuple) -> str:
         x = types[0]
-        size = math.prod(values.get(d, n) if n is not None else values.get(d, "?")
-                         for d, n in zip(dims, x.shape, strict=True)) \
-            if all(d in values or n is not None for d, n in zip(dims, x.shape, strict=True)) \
-            else "?"
-        return f"cannot reshape {x} (size {size}) into ({', '.join(map(str, shape))}" \
+        sizes = [n if n is not None else values.get(d) for d, n in zip(dims, x.shape,
+                                                                        strict=True)]
+        known = all(isinstance(n, int) for n in sizes)
+        # the sizes the clause saw, where the type leaves them unknown: float64[5,2]
+        shown = type(x)(x.dtype, tuple(sizes)) if known and x.shape != tuple(sizes) else x
+        size = math.prod(sizes) if known else "?"
+        return f"cannot reshape {shown} (size {size}) into ({', '.join(map(str, shape))}" \
                f"{',' * (len(shape) == 1)})"
     return message
 
