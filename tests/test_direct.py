@@ -345,6 +345,45 @@ def test_an_expression_is_within_the_limits_where_its_value_over_named_sizes_is(
     assert symbolic(node) is fits
 
 
+def _sum(prefix: str, n: int) -> A.DimExpr:
+    """``prefix0 + prefix1 + ...``: ``n`` names summed in a balanced tree."""
+    items: list = [A.DimVar(f"{prefix}{i}") for i in range(n)]
+    while len(items) > 1:
+        items = [A.BinOp("+", *items[i:i + 2]) if i + 1 < len(items) else items[i]
+                 for i in range(0, len(items), 2)]
+    return items[0]
+
+
+@pytest.mark.parametrize("k, m", [(30, 33), (31, 33), (32, 32), (1, 1000), (2, 501),
+                                  (10, 100), (10, 101), (45, 23)])
+@pytest.mark.parametrize("wrap", ["plain", "floor", "floor3", "mod", "min"])
+def test_a_product_of_sizes_is_within_the_limits_where_its_value_is(k, m, wrap):
+    """symbolic() says by its form that a product of sums of sizes whose terms cannot
+    pass the limit (the Dim algebra's product refuses past 1,000) stays a size, and
+    leaves the others to the evaluation: what evaluating it over named sizes says, on
+    each side of the limit, with floors, remainders and min() inside."""
+    left, right = _sum("a", k), _sum("b", m)
+    if wrap == "floor":
+        left = A.BinOp("//", left, A.FixedDim(2))
+    elif wrap == "floor3":
+        left = A.BinOp("//", A.BinOp("*", A.FixedDim(3), left), A.FixedDim(2))
+    elif wrap == "mod":
+        right = A.BinOp("%", right, A.FixedDim(3))
+    elif wrap == "min":
+        left = A.Call("min", (left, A.DimVar("z")))
+    for node in (A.BinOp("*", left, right),
+                 A.BinOp("*", A.BinOp("*", left, right), A.DimVar("q"))):
+        names = {n: Dim(n) for n in A.expr_names(node)}
+        try:
+            A.evaluate(node, names.__getitem__, calls=DIM_CALLS)
+            fits = True
+        except ValueError:
+            fits = False
+        assert symbolic(node) is fits
+    assert symbolic(A.BinOp("*", _sum("a", 30), _sum("b", 33))) is True
+    assert symbolic(A.BinOp("*", _sum("a", 32), _sum("b", 32))) is False
+
+
 # -- ONNX pools: a window's output size over a min() of floors (ceil_mode) -------------
 POOL_SIZES = (*range(1, 8), 0, N, N + 3, N // 2 + 1, None)
 POOL_FACTS = (EMPTY, Facts([Condition(N, ">=", 2)]), Facts([Condition(N, "<=", 1)]))

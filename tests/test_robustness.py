@@ -22,11 +22,14 @@ from kantensor.syntax.alternative import Alternative
 from kantensor.syntax.ast import (
     BinOp,
     Call,
+    Compare,
     DimVar,
     DTypeName,
     DTypeVar,
     FixedDim,
+    Hole,
     TensorPattern,
+    dim_min,
     expr_names,
 )
 from kantensor.syntax.limits import MAX_NESTING, NESTING_LEVELS, _levels, balanced_join
@@ -193,15 +196,22 @@ def test_levels_and_names_of_any_alternative_are_those_a_walk_finds(alt):
 
 
 def test_a_hostile_depth_is_refused_at_its_first_levels():
-    """An expression a million levels deep built in Python is refused by walking its
+    """An expression a million levels deep built in Python knows its levels as it is
+    built (each operator one more than its deepest side) and is refused without a walk;
+    one whose levels are not known (a copy that lost them) is refused by walking its
     first levels only (no recursion past the limit, nothing remembered below it)."""
     n = DimVar("n")
     deep = n
     for _ in range(10**6):
         deep = 1 + deep
+    assert deep.__dict__[NESTING_LEVELS] == 10**6
     with pytest.raises(ValueError, match="nested more than 64 levels"):
         Alternative((TensorPattern((deep,)),), (TensorPattern(()),))
-    assert NESTING_LEVELS not in deep.__dict__
+    unknown = _unmarked(deep)
+    assert NESTING_LEVELS not in TensorPattern((unknown,)).__dict__
+    with pytest.raises(ValueError, match="nested more than 64 levels"):
+        Alternative((TensorPattern((unknown,)),), (TensorPattern(()),))
+    assert NESTING_LEVELS not in unknown.__dict__
 
 
 def _unmarked(node: object) -> object:
@@ -211,11 +221,14 @@ def _unmarked(node: object) -> object:
     return copy
 
 
-def test_an_operand_of_names_and_fixed_sizes_knows_its_one_level():
-    """An operand made of names and fixed sizes (no dtype, a name or a dtype) records one
-    level when it is made (check_ast_nesting then walks it no more): what the walk
-    finds, for every operand of the shipped catalogue's signatures and templates made
-    again (as a builder makes it); any other operand records nothing when made."""
+def test_an_operand_of_known_sizes_knows_its_levels():
+    """An operand whose sizes' levels are known (names, fixed sizes, placeholders,
+    operators and calls: each records its levels when it is made) and whose dtype is
+    none, a name or a dtype variable records its levels when it is made
+    (check_ast_nesting then walks it no more): what the walk finds, for every operand of
+    the shipped catalogue's signatures and templates made again (as a builder makes
+    it), and for each of their sizes and clauses; any other operand records nothing
+    when made."""
     known = walked = 0
     for folder in (None, "onnx"):
         for _, text in catalogue_files(folder):
@@ -229,14 +242,28 @@ def test_an_operand_of_names_and_fixed_sizes_knows_its_one_level():
                         walked += 1
                         made = TensorPattern(op.dims, op.dtype)
                         levels = made.__dict__.get(NESTING_LEVELS)
-                        plain = all(type(d) in (DimVar, FixedDim) for d in op.dims) and \
+                        plain = all(isinstance(d, DimVar | FixedDim | BinOp | Call | Hole)
+                                    for d in op.dims) and \
                             type(op.dtype) in (type(None), DTypeVar, DTypeName)
                         assert (levels is not None) == plain, (sig, op)
                         if plain:
                             known += 1
-                            assert levels == 1 == _levels(_unmarked(made), 10**6), (sig, op)
+                            assert levels == _walked_levels(made) == \
+                                _levels(_unmarked(made), 10**6), (sig, op)
+                        for d in op.dims:
+                            if isinstance(d, BinOp | Call):
+                                assert d.__dict__[NESTING_LEVELS] == _walked_levels(d)
+                    for c in getattr(alt, "where", ()):
+                        if isinstance(c, Compare) and NESTING_LEVELS in c.__dict__:
+                            assert c.__dict__[NESTING_LEVELS] == _walked_levels(c), sig
     assert known > 300 and walked > known
-    assert NESTING_LEVELS not in TensorPattern((DimVar("n") + 1,)).__dict__
+    n = DimVar("n")
+    assert TensorPattern((n + 1,)).__dict__[NESTING_LEVELS] == 2
+    assert TensorPattern((n, dim_min(n + 1, 3) * 2)).__dict__[
+        NESTING_LEVELS] == 4
+    assert (n // 2 >= 1).__dict__[NESTING_LEVELS] == 2  # (a clause is a level)
+    messaged = Compare(">=", n + 1, 2, message=lambda values, types: "too small")
+    assert messaged.__dict__[NESTING_LEVELS] == 2 == _walked_levels(messaged)
     promoted = Signature.parse("(n):t,(n):u->(n):promote(t,u)").alternatives[0].outputs[0]
     assert NESTING_LEVELS not in TensorPattern(promoted.dims, promoted.dtype).__dict__
 

@@ -12,6 +12,7 @@ from ..logic.dims import COMPARE
 from ..syntax import ast as A
 from ..types.dim import DIM_CALLS, Dim
 from ..types.facts import Facts
+from ..types.poly import MAX_TERMS
 from ..types.symbols import free_symbols
 from .broadcasts import Fails
 
@@ -143,30 +144,59 @@ def _may_name(name: str) -> bool:
 
 def _within_limits(node: Any, depth: int) -> bool:
     """Whether ``node`` is, by its form alone, within the limits over any named sizes:
-    sums, int multiples, floors and remainders by a nonzero int, min and max of such
-    (none of them multiplies two sizes or divides by zero, the only ways the Dim
-    algebra refuses a size), no deeper than :data:`MAX_DEPTH`. False: not shown so (the
-    caller evaluates it). Evaluating a window's size over named sizes costs about
-    20 us a floor; a model's first build of each signature asked it of every one."""
+    sums, int multiples, floors and remainders by a nonzero int, min and max of such,
+    and products of such whose terms cannot pass :data:`MAX_TERMS` (a product of sizes
+    is refused only past it: :func:`~kantensor.types.poly.check_product`), no deeper
+    than :data:`MAX_DEPTH`. False: not shown so (the caller evaluates it). Evaluating a
+    window's size over named sizes costs about 20 us a floor, a reshape's product of
+    sizes about 70 us; a model's first build of each signature asked it of every one."""
+    terms = _terms(node, depth)
+    return terms is not None and terms <= MAX_TERMS
+
+
+def _terms(node: Any, depth: int) -> int | None:
+    """An upper bound on the terms of ``node``'s value over named sizes, where its form
+    shows it within the limits (see :func:`_within_limits`); None otherwise. A name or
+    a fixed size is one term; a sum or difference at most both sides'; an int multiple
+    its other side's; a product of sizes at most the product of both sides' (refused
+    past :data:`MAX_TERMS`); a min or max, one of its arguments or a term of its own,
+    at most all of theirs; a floor or remainder by an int, its quotient's terms and a
+    floor's (at most twice its argument's, and two more)."""
     kind = type(node)
     if kind is A.FixedDim or kind is A.DimVar:
-        return True
+        return 1
     if depth > MAX_DEPTH:
-        return False
+        return None
     if kind is A.Call:
-        return all(_within_limits(a, depth + 1) for a in node.args)
+        total = 0
+        for a in node.args:
+            found = _terms(a, depth + 1)
+            if found is None:
+                return None
+            total += found
+        return total
     if kind is not A.BinOp:
-        return False
+        return None
     op = node.op
-    if op in ("+", "-"):
-        return _within_limits(node.left, depth + 1) and _within_limits(node.right, depth + 1)
+    if op == "+" or op == "-":
+        left = _terms(node.left, depth + 1)
+        right = None if left is None else _terms(node.right, depth + 1)
+        return None if right is None else left + right
     if op == "*":
-        left, right = _constant(node.left, depth), _constant(node.right, depth)
-        return (left is not None and _within_limits(node.right, depth + 1)) or (
-            right is not None and _within_limits(node.left, depth + 1))
-    if op in ("//", "%"):
-        return bool(_constant(node.right, depth)) and _within_limits(node.left, depth + 1)
-    return False  # ** (a power's expansion is bounded where it is evaluated)
+        left_int, right_int = _constant(node.left, depth), _constant(node.right, depth)
+        if left_int is not None and right_int is not None:
+            return 1
+        if left_int is not None or right_int is not None:
+            return _terms(node.right if right_int is None else node.left, depth + 1)
+        left = _terms(node.left, depth + 1)
+        right = None if left is None else _terms(node.right, depth + 1)
+        return None if right is None or left * right > MAX_TERMS else left * right
+    if op == "//" or op == "%":
+        if not _constant(node.right, depth):
+            return None
+        inner = _terms(node.left, depth + 1)
+        return None if inner is None else 2 * inner + 2
+    return None  # ** (a power's expansion is bounded where it is evaluated)
 
 
 def _constant(node: Any, depth: int) -> int | None:

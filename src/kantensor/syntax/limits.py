@@ -92,9 +92,15 @@ def _levels(node: object, budget: int) -> int:
             return found
     if isinstance(node, tuple):
         deepest = 0
-        for x in node:
-            if isinstance(x, tuple) or hasattr(x, _DATACLASS):
-                deepest = max(deepest, _levels(x, budget))
+        for x in node:  # (an item's remembered levels read here: most items have them)
+            held = getattr(x, "__dict__", None)
+            found = held.get(_LEVELS) if type(held) is dict else None
+            if found is None:
+                if not (isinstance(x, tuple) or hasattr(x, _DATACLASS)):
+                    continue
+                found = _levels(x, budget)
+            if found > deepest:
+                deepest = found
                 if deepest > budget:
                     return deepest
         return deepest

@@ -12,16 +12,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import FunctionType
 from typing import Any
 
-from ..limits import MAX_EXPONENT, MAX_POWER_BITS
+from ..limits import MAX_EXPONENT, MAX_POWER_BITS, NESTING_LEVELS
 from ..vocabulary import DIM_FUNCTIONS, DIM_OPERATORS, MAX, MIN
 from .names import CMP_OPS, check_name, set_field
 
 __all__ = [
     "EXPR_TYPES", "ITEM_TYPES", "AnonGroup", "AnyGroup", "BinOp", "Call", "Compare",
     "DimExpr", "DimItem", "DimVar", "FixedDim", "FlexDim", "Hole", "Message", "NamedGroup",
-    "as_expr", "as_item", "dim_max", "dim_min", "evaluate", "expr_names", "written",
+    "as_expr", "as_item", "depth", "dim_max", "dim_min", "evaluate", "expr_names", "written",
 ]  # fmt: skip
 
 # The binary operators by their text, with how tightly they bind (from the vocabulary).
@@ -116,6 +117,7 @@ class BinOp(_Arith):
                                     and self.right.size <= MAX_EXPONENT):
             raise ValueError(f"the exponent of ** must be an int from 0 to {MAX_EXPONENT}, "
                              f"got {self.right}")
+        _remember_levels(self, depth(self.left), depth(self.right))
 
     def __str__(self) -> str:
         return written(self)
@@ -134,6 +136,7 @@ class Call(_Arith):
         set_field(self, "args", tuple(as_expr(a) for a in self.args))
         if not self.args:
             raise ValueError(f"{self.fn}() needs at least one argument")
+        _remember_levels(self, *map(depth, self.args))
 
     def __str__(self) -> str:
         return written(self)
@@ -152,6 +155,27 @@ class Hole(_Arith):
 
 
 EXPR_TYPES = (DimVar, FixedDim, BinOp, Call)
+
+
+def depth(x: object) -> int | None:
+    """The levels :func:`~kantensor.syntax.limits.check_ast_nesting` finds in the dim
+    expression ``x`` when they are known without walking it: none for a name, a fixed
+    size or a placeholder, those an operator or a call remembered when it was made;
+    None otherwise (the check then walks it)."""
+    kind = type(x)
+    if kind is DimVar or kind is FixedDim or kind is Hole:
+        return 0
+    return x.__dict__.get(NESTING_LEVELS) if kind is BinOp or kind is Call else None
+
+
+def _remember_levels(node: object, *inner: int | None) -> None:
+    """Remember on ``node`` its levels, one more than the deepest of the nodes it holds
+    (``inner``, their :func:`depth`), when each of theirs is known: a node made of nodes
+    is made after them, so the levels of an expression built up by operators (a
+    builder's, at each new rank) are known as it is built, and the check of the
+    alternative holding it does not walk it again."""
+    if None not in inner:
+        set_field(node, NESTING_LEVELS, max(inner) + 1)
 
 
 def as_expr(x: object) -> DimExpr:
@@ -188,6 +212,8 @@ class Compare:
             raise ValueError(f"unknown comparison {self.op!r}")
         set_field(self, "left", as_expr(self.left))
         set_field(self, "right", as_expr(self.right))
+        if self.message is None or type(self.message) is FunctionType:
+            _remember_levels(self, depth(self.left), depth(self.right))
 
     def __bool__(self) -> bool:
         raise TypeError(f"the where-clause {self} has no truth value (the relation "

@@ -18,6 +18,7 @@ from .dims import (
     Message,
     as_expr,
     as_item,
+    depth,
 )
 from .dtypes import DType, DTypeName, DTypeVar, as_dtype
 from .names import CATEGORIES, set_field
@@ -25,9 +26,9 @@ from .names import CATEGORIES, set_field
 __all__ = ["CLAUSE_TYPES", "Broadcasts", "Clause", "Compare", "Compatible", "DTypeEq", "InCategory",
            "TensorPattern", "checked", "dim_vars", "dtype_vars"]
 
-#: What an operand's dims and dtype may be for it to nest one level (see
-#: :func:`~kantensor.syntax.limits.check_ast_nesting`): names and fixed sizes, and no
-#: dtype, a dtype's name or a dtype variable.
+#: The sizes that nest no level, and the dtypes an operand's levels are known with
+#: when it is made (see :func:`~kantensor.syntax.limits.check_ast_nesting`): no dtype,
+#: a dtype's name or a dtype variable.
 _PLAIN_DIMS = frozenset({DimVar, FixedDim})
 _PLAIN_DTYPES = frozenset({type(None), DTypeVar, DTypeName})
 
@@ -50,10 +51,12 @@ class TensorPattern:
         set_field(self, "dims", dims)
         if self.dtype is not None:
             set_field(self, "dtype", as_dtype(self.dtype))
-        if type(self.dtype) in _PLAIN_DTYPES and all(type(d) in _PLAIN_DIMS for d in dims):
-            # names and fixed sizes only: one level (see check_ast_nesting), known
-            # without walking it (most operands builders make at a new rank)
-            set_field(self, NESTING_LEVELS, 1)
+        if type(self.dtype) in _PLAIN_DTYPES:
+            # one level more than its deepest size (see check_ast_nesting), known without
+            # walking it where each size's is (most operands builders make at a new rank)
+            inner = [0 if type(d) in _PLAIN_DIMS else depth(d) for d in dims]
+            if None not in inner:
+                set_field(self, NESTING_LEVELS, max(inner, default=0) + 1)
 
     def __str__(self) -> str:
         dtype = "" if self.dtype is None else f":{self.dtype}"
