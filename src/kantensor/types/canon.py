@@ -163,10 +163,9 @@ def _canonical(terms: tuple) -> DimLike:
                     pieces.append(form[0])
                 continue
             if any(a.op in ("min", "max") for a in _opaque_atoms(p)):  # no form from its
-                q = lattice_form(p, one=True)  # table: its sum of min and max's form,
-                if q is not p:  # whose arguments are linear forms over its variables
-                    total = total + q
-                    continue
+                p = _inner(p)  # table: its sum of min and max's form over its atoms in
+                total = total + lattice_form(p, one=True)  # their forms (what simplify
+                continue  # forms first: min((n//3) % 4, 2*(n % 2)) is one form)
         total = total + _inner(p)
     if len(pieces) == 1 and constant:  # the constant goes inside: max(5, n), not
         c, atom = _lone_minmax(pieces[0])  # max(0, n - 5) + 5; 2*max(3, n) + 1, not
