@@ -15,7 +15,8 @@ choice by choice. The distinct forms of those cells are ``f``'s *pieces*, a func
   ``min(m, n + 1) - min(m - 1, n)`` is 1; ``max(0, m//3 - n) + min(m//3, n)`` is
   ``m//3``);
 * as a sum of parts of one size each where it is one (``f(m, n) == f(m, 0) + f(0, n) -
-  f(0, 0)``, shown by the cells of the difference), each part then formed on its own;
+  f(0, 0)``, shown by the cells of the difference or by :mod:`.prove`, which knows
+  how an atom depends on its size: ``n//3`` on ``n``), each part formed on its own;
 * as ``h + min(p1 - h, p2 - h, ...)`` where every piece is at least ``f`` on every cell
   (``f`` is concave, the min of its pieces), ``h + max(...)`` where every piece is at
   most ``f`` (convex); ``h`` is the part the pieces share, each variable's least
@@ -49,6 +50,7 @@ from .digits import digits, folds
 from .dim import DimLike, _symbol, dim_max, dim_min
 from .intervals import nonnegative, nonnegative_atom
 from .poly import Opaque, atom_key
+from .prove import proves
 from .symbols import free_symbols, substitute
 
 __all__ = ["MAX_CONSTRAINTS", "MAX_EXTREMES", "MAX_PIECES", "MAX_SELECTIONS", "MAX_SUBSETS",
@@ -167,7 +169,7 @@ def _analysed(terms: tuple) -> tuple | None:
 
 def _separate(part: DimLike) -> DimLike | None:
     """``part`` as a sum of parts of one size each, where it is one: ``f(m, n) == f(m,
-    0) + f(0, n) - f(0, 0)`` (shown by the cells of the difference: one form, 0); so a
+    0) + f(0, n) - f(0, 0)`` (shown by the cells of the difference, or proven); so a
     sum of one-symbol min and max is written as such, whatever min and max of several
     sizes it was written with. None where it is not."""
     symbols = sorted(s for s in free_symbols(part) if isinstance(s, str))
@@ -183,9 +185,9 @@ def _separate(part: DimLike) -> DimLike | None:
     if isinstance(gap, int):
         return total if gap == 0 else None
     found = _analysed(gap._terms)
-    if found is None or found[1] != 0 or found[3] != [((), 0)]:
-        return None
-    return total
+    if found is not None and found[1] == 0 and found[3] == [((), 0)]:
+        return total
+    return total if proves((), (gap, "==", 0)) else None  # (atoms taken as free hide it)
 
 
 def _one_extreme(mono: tuple) -> bool:
