@@ -28,7 +28,7 @@ from .narrow import constants_out, narrow
 from .poly import Opaque, lone_atom
 from .prove import bounds as _bounds
 from .prove import proves
-from .restricted import MAX_POINTS, on_multiples, on_points, past_lower_bounds
+from .restricted import MAX_POINTS, equated, on_multiples, on_points, past_lower_bounds
 from .settle import settle
 from .stated import GENERAL as _GENERAL
 from .stated import implied, lower_bounds, rising, rising_facts, same_term, settled
@@ -386,6 +386,9 @@ def _as_is(x: Dim) -> bool:
 def _formed(x: Dim, facts: Facts) -> DimLike:
     if facts.unbounded(x) and settled(x):  # each atom as it is (see settled): its form
         return canonical_form(x)
+    x = canonical_form(equated(x, facts.atoms, facts.triples))  # (m <= n and n <= m:
+    if isinstance(x, int):  # m is n; formed as a whole first: a sum that is one of parts
+        return x  # of one size each, before its atoms' arguments are formed apart)
     known = _constants(facts)
     out = _rebuild(x, lambda a: _atom(a, facts, known) if isinstance(a, Opaque)
                    else known.get(a))

@@ -18,15 +18,66 @@ from .canon import canonical_form
 from .conditions import Condition
 from .dim import DimLike, _make, _symbol
 from .dimfacts import assume_divisible, remainder_fact
-from .poly import Opaque, lone_atom
+from .poly import Opaque, atom_key, lone_atom
+from .prove import bounds
 from .quasi import in_fragment, least_table, values
 from .quasiform import renderings, table_form
 from .symbols import APPLY, free_symbols, substitute
 
-__all__ = ["MAX_POINTS", "on_multiples", "on_points", "past_lower_bounds"]
+__all__ = ["MAX_POINTS", "equated", "on_multiples", "on_points", "past_lower_bounds"]
 
 MAX_POINTS: Final = 257
 """Most sizes between two bounds whose values decide a form (:func:`on_points`)."""
+
+
+def equated(x: DimLike, atoms: frozenset, triples: tuple) -> DimLike:
+    """``x`` with each size the facts equate with another plus an int (``m <= n`` and
+    ``n <= m``; ``m == n + 2``) written as that one: of each class of sizes so equated,
+    the first by name stands for all, so sizes equal by those facts get one form."""
+    if isinstance(x, int):
+        return x
+    found = _equated(atoms, triples)
+    if not found:
+        return x
+    present = free_symbols(x)
+    mapping = {s: _symbol(r) + c for s, (r, c) in found.items() if s in present}
+    return substitute(x, mapping) if mapping else x
+
+
+@lru_cache(maxsize=256)
+def _equated(atoms: frozenset, triples: tuple) -> dict[Hashable, tuple[Hashable, int]]:
+    """``{s: (r, c)}``: ``s == r + c`` wherever the facts hold, ``r`` the first size of
+    its class. Asked of pairs of sizes that one fact equates or two facts order (the
+    only facts between two sizes that can equate them), by the prover's bounds of
+    their difference (kept per set of facts)."""
+    seen: dict[frozenset, int] = {}
+    for c in atoms:
+        named = c.symbols()
+        if len(named) == 2 and c.op != "!=":
+            seen[named] = seen.get(named, 0) + (2 if c.op == "==" else 1)
+    root: dict[Hashable, tuple[Hashable, int]] = {}
+
+    def find(s: Hashable) -> tuple[Hashable, int]:
+        r, c = root.get(s, (s, 0))
+        if r == s:
+            return r, c
+        top, k = find(r)
+        return top, c + k
+
+    for pair in sorted((p for p, count in seen.items() if count >= 2),
+                       key=lambda p: sorted(map(atom_key, p))):
+        s, t = sorted(pair, key=atom_key)
+        lo, hi = bounds(triples, _symbol(t) - _symbol(s))
+        if lo is None or lo != hi:
+            continue
+        (rs, cs), (rt, ct) = find(s), find(t)  # s == rs + cs, t == s + lo
+        if rs == rt:
+            continue
+        if atom_key(rs) <= atom_key(rt):  # rt == t - ct == rs + cs + lo - ct
+            root[rt] = (rs, cs + lo - ct)
+        else:
+            root[rs] = (rt, ct - lo - cs)
+    return {s: find(s) for s in root}
 
 
 def past_lower_bounds(x: DimLike, atoms: Iterable[Condition]) -> DimLike:
