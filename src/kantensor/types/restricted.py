@@ -7,6 +7,7 @@ form (where the caller keeps it)."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Hashable, Iterable, Sequence
 from functools import lru_cache
@@ -31,9 +32,11 @@ MAX_POINTS: Final = 257
 
 
 def equated(x: DimLike, atoms: frozenset, triples: tuple) -> DimLike:
-    """``x`` with each size the facts equate with another plus an int (``m <= n`` and
-    ``n <= m``; ``m == n + 2``) written as that one: of each class of sizes so equated,
-    the first by name stands for all, so sizes equal by those facts get one form."""
+    """``x`` with each size the facts order both ways against another plus an int
+    (``m <= n`` and ``n <= m``; ``m <= k <= n <= m``) written as that one: of each class
+    of sizes so equated, the first by name stands for all, so sizes equal by those facts
+    get one form. A size one fact equates with another keeps its name (``x @ x`` needs
+    ``D == N`` and its type keeps both)."""
     if isinstance(x, int):
         return x
     found = _equated(atoms, triples)
@@ -44,17 +47,25 @@ def equated(x: DimLike, atoms: frozenset, triples: tuple) -> DimLike:
     return substitute(x, mapping) if mapping else x
 
 
+#: Most sizes in facts that order two sizes whose pairs :func:`_equated` asks the prover.
+MAX_ORDERED: Final = 8
+
+
 @lru_cache(maxsize=256)
 def _equated(atoms: frozenset, triples: tuple) -> dict[Hashable, tuple[Hashable, int]]:
     """``{s: (r, c)}``: ``s == r + c`` wherever the facts hold, ``r`` the first size of
-    its class. Asked of pairs of sizes that one fact equates or two facts order (the
-    only facts between two sizes that can equate them), by the prover's bounds of
+    its class, for the sizes in facts that order two sizes (every pair of them up to
+    :data:`MAX_ORDERED`, else the pairs two facts order), by the prover's bounds of
     their difference (kept per set of facts)."""
     seen: dict[frozenset, int] = {}
     for c in atoms:
         named = c.symbols()
-        if len(named) == 2 and c.op != "!=":
-            seen[named] = seen.get(named, 0) + (2 if c.op == "==" else 1)
+        if len(named) == 2 and c.op not in ("==", "!="):
+            seen[named] = seen.get(named, 0) + 1
+    ordered = sorted(frozenset().union(*seen), key=atom_key)
+    pairs = itertools.combinations(ordered, 2) if len(ordered) <= MAX_ORDERED else \
+        sorted((sorted(p, key=atom_key) for p, k in seen.items() if k > 1),
+               key=lambda p: list(map(atom_key, p)))
     root: dict[Hashable, tuple[Hashable, int]] = {}
 
     def find(s: Hashable) -> tuple[Hashable, int]:
@@ -64,16 +75,14 @@ def _equated(atoms: frozenset, triples: tuple) -> dict[Hashable, tuple[Hashable,
         top, k = find(r)
         return top, c + k
 
-    for pair in sorted((p for p, count in seen.items() if count >= 2),
-                       key=lambda p: sorted(map(atom_key, p))):
-        s, t = sorted(pair, key=atom_key)
+    for s, t in pairs:
+        (rs, cs), (rt, ct) = find(s), find(t)  # s == rs + cs, t == rt + ct
+        if rs == rt:
+            continue
         lo, hi = bounds(triples, _symbol(t) - _symbol(s))
         if lo is None or lo != hi:
             continue
-        (rs, cs), (rt, ct) = find(s), find(t)  # s == rs + cs, t == s + lo
-        if rs == rt:
-            continue
-        if atom_key(rs) <= atom_key(rt):  # rt == t - ct == rs + cs + lo - ct
+        if atom_key(rs) <= atom_key(rt):  # t == s + lo: rt == rs + cs + lo - ct
             root[rt] = (rs, cs + lo - ct)
         else:
             root[rs] = (rt, ct - lo - cs)
