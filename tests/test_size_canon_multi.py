@@ -157,10 +157,14 @@ def test_decide_is_never_wrong_and_agrees_with_the_forms(seed, count) -> None:
     ((dim_min(3 * k + 3 * n, k + n + 24) % 2, (k + n) % 2), "(k + n) % 2"),  # a min of u's
     ((dim_max(k + n, 3), dim_max(0, k + n - 3) + 3), "max(3, k + n)"),  # the constant in
     (((3 * n + dim_max(4, 4 * m)) // 4 + dim_min(-1, -m) - n, -((n + 3) // 4)), "-((n + 3)//4)"),
+    # a floor of one size the Dim algebra does not merge (coefficient 2) is a variable of u
+    ((m // 2 - n // 3, (m + 2 * (n // 3) + 2) // 4 + (m + 2 * (n // 3)) // 4 - 2 * (n // 3)),
+     "m//2 - n//3"),
 ])
 def test_floors_of_a_linear_form_over_atoms_get_one_form(ways, form) -> None:
     """A linear form over sizes and atoms of one size ``>= 0`` (``n + m % 2``, ``m % 3 +
-    min(m, n)``) is a ``u`` like a sum of sizes: Hermite's identity, ceils, one form."""
+    min(m, n)``, ``m + 2*(n//3)``) is a ``u`` like a sum of sizes: Hermite's identity,
+    ceils, one form."""
     for x in ways:
         for p in sizegen.points(("n", "m", "k"))[::5]:
             assert _at(x, p) == _at(ways[0], p)
