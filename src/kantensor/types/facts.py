@@ -386,7 +386,7 @@ def _as_is(x: Dim) -> bool:
 def _formed(x: Dim, facts: Facts) -> DimLike:
     if facts.unbounded(x) and settled(x):  # each atom as it is (see settled): its form
         return canonical_form(x)
-    x = canonical_form(equated(x, facts.atoms, facts.triples))  # (m <= n and n <= m:
+    x = canonical_form(equated(x, facts.atoms, lambda: facts.triples))  # (m <= n, n <= m:
     if isinstance(x, int):  # m is n; formed as a whole first: a sum that is one of parts
         return x  # of one size each, before its atoms' arguments are formed apart)
     known = _constants(facts)

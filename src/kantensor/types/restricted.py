@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from functools import lru_cache
 from typing import Final
 
@@ -31,15 +31,15 @@ MAX_POINTS: Final = 257
 """Most sizes between two bounds whose values decide a form (:func:`on_points`)."""
 
 
-def equated(x: DimLike, atoms: frozenset, triples: tuple) -> DimLike:
+def equated(x: DimLike, atoms: frozenset, triples: Callable[[], tuple]) -> DimLike:
     """``x`` with each size the facts order both ways against another plus an int
     (``m <= n`` and ``n <= m``; ``m <= k <= n <= m``) written as that one: of each class
     of sizes so equated, the first by name stands for all, so sizes equal by those facts
     get one form. A size one fact equates with another keeps its name (``x @ x`` needs
     ``D == N`` and its type keeps both)."""
-    if isinstance(x, int):
+    if isinstance(x, int) or not _ordered(atoms):  # (the facts' triples made only then)
         return x
-    found = _equated(atoms, triples)
+    found = _equated(atoms, triples())
     if not found:
         return x
     present = free_symbols(x)
@@ -52,16 +52,23 @@ MAX_ORDERED: Final = 8
 
 
 @lru_cache(maxsize=256)
-def _equated(atoms: frozenset, triples: tuple) -> dict[Hashable, tuple[Hashable, int]]:
-    """``{s: (r, c)}``: ``s == r + c`` wherever the facts hold, ``r`` the first size of
-    its class, for the sizes in facts that order two sizes (every pair of them up to
-    :data:`MAX_ORDERED`, else the pairs two facts order), by the prover's bounds of
-    their difference (kept per set of facts)."""
+def _ordered(atoms: frozenset) -> dict[frozenset, int]:
+    """How many facts order each pair of sizes (a fact between two sizes, not ``==``)."""
     seen: dict[frozenset, int] = {}
     for c in atoms:
         named = c.symbols()
         if len(named) == 2 and c.op not in ("==", "!="):
             seen[named] = seen.get(named, 0) + 1
+    return seen
+
+
+@lru_cache(maxsize=256)
+def _equated(atoms: frozenset, triples: tuple) -> dict[Hashable, tuple[Hashable, int]]:
+    """``{s: (r, c)}``: ``s == r + c`` wherever the facts hold, ``r`` the first size of
+    its class, for the sizes in facts that order two sizes (every pair of them up to
+    :data:`MAX_ORDERED`, else the pairs two facts order), by the prover's bounds of
+    their difference (kept per set of facts)."""
+    seen = _ordered(atoms)
     ordered = sorted(frozenset().union(*seen), key=atom_key)
     pairs = itertools.combinations(ordered, 2) if len(ordered) <= MAX_ORDERED else \
         sorted((sorted(p, key=atom_key) for p, k in seen.items() if k > 1),
