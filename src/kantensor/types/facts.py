@@ -386,9 +386,18 @@ def _as_is(x: Dim) -> bool:
 def _formed(x: Dim, facts: Facts) -> DimLike:
     if facts.unbounded(x) and settled(x):  # each atom as it is (see settled): its form
         return canonical_form(x)
-    x = canonical_form(equated(x, facts.atoms, lambda: facts.triples))  # (m <= n, n <= m:
-    if isinstance(x, int):  # m is n; formed as a whole first: a sum that is one of parts
-        return x  # of one size each, before its atoms' arguments are formed apart)
+    x = equated(x, facts.atoms, lambda: facts.triples)  # (m <= n and n <= m: m is n)
+    whole = x if isinstance(x, int) else canonical_form(x)
+    if isinstance(whole, int) or same_term(whole, x):
+        return whole if isinstance(whole, int) else _under(x, facts)
+    # formed as a whole first (a sum of parts of one size each, seen before max(0, t -
+    # u) and min(t, u) write t two ways), or its atoms' arguments first: the shorter
+    found = (_under(whole, facts), _under(x, facts))
+    return min(found, key=lambda z: (0, z) if isinstance(z, int) else (1, len(str(z)), str(z)))
+
+
+def _under(x: Dim, facts: Facts) -> DimLike:
+    """``x`` with its atoms simplified under the facts, then formed."""
     known = _constants(facts)
     out = _rebuild(x, lambda a: _atom(a, facts, known) if isinstance(a, Opaque)
                    else known.get(a))
