@@ -28,7 +28,7 @@ from .narrow import constants_out, narrow
 from .poly import Opaque, lone_atom
 from .prove import bounds as _bounds
 from .prove import proves
-from .restricted import MAX_POINTS, equated, on_multiples, on_points, past_lower_bounds
+from .restricted import MAX_POINTS, constants, equated, on_multiples, on_points, past_lower_bounds
 from .settle import settle
 from .stated import GENERAL as _GENERAL
 from .stated import implied, lower_bounds, rising, rising_facts, same_term, settled
@@ -398,7 +398,7 @@ def _formed(x: Dim, facts: Facts) -> DimLike:
 
 def _under(x: Dim, facts: Facts) -> DimLike:
     """``x`` with its atoms simplified under the facts, then formed."""
-    known = _constants(facts)
+    known = constants(facts.atoms)
     out = _rebuild(x, lambda a: _atom(a, facts, known) if isinstance(a, Opaque)
                    else known.get(a))
     out = past_lower_bounds(out, facts.atoms)  # (formed: min(2, k//2 + 1) is min(2, k)
@@ -431,27 +431,6 @@ def _holds(c: Clause, s: Hashable, v: int) -> bool:
         return c.holds({s: v})
     except ZeroDivisionError:  # (a % a == 0 at a = 0)
         return True
-
-
-def _constants(facts: Facts) -> dict:
-    """Atoms the facts equate with an int (``n == 3``, ``h//32 == 6``): atom -> value."""
-    out = {}
-    for c in facts.atoms:
-        if c.op != "==":
-            continue
-        d = c.key[0]
-        if isinstance(d, int):
-            continue
-        terms = d._terms
-        if len(terms) > 2 or (len(terms) == 2 and terms[1][0]):
-            continue
-        mono, coeff = terms[0]
-        if len(mono) != 1 or mono[0][1] != 1:
-            continue
-        const = terms[1][1] if len(terms) == 2 else 0
-        if const % coeff == 0:
-            out[mono[0][0]] = -const // coeff
-    return out
 
 
 def _atom(a: Opaque, facts: Facts, known: dict) -> DimLike | None:

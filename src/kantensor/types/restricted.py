@@ -25,10 +25,31 @@ from .quasi import in_fragment, least_table, values
 from .quasiform import renderings, table_form
 from .symbols import APPLY, free_symbols, substitute
 
-__all__ = ["MAX_POINTS", "equated", "on_multiples", "on_points", "past_lower_bounds"]
+__all__ = ["MAX_POINTS", "constants", "equated", "on_multiples", "on_points", "past_lower_bounds"]
 
 MAX_POINTS: Final = 257
 """Most sizes between two bounds whose values decide a form (:func:`on_points`)."""
+
+
+def constants(atoms: Iterable[Condition]) -> dict:
+    """Atoms the facts equate with an int (``n == 3``, ``h//32 == 6``): atom -> value."""
+    out = {}
+    for c in atoms:
+        if c.op != "==":
+            continue
+        d = c.key[0]
+        if isinstance(d, int):
+            continue
+        terms = d._terms
+        if len(terms) > 2 or (len(terms) == 2 and terms[1][0]):
+            continue
+        mono, coeff = terms[0]
+        if len(mono) != 1 or mono[0][1] != 1:
+            continue
+        const = terms[1][1] if len(terms) == 2 else 0
+        if const % coeff == 0:
+            out[mono[0][0]] = -const // coeff
+    return out
 
 
 def equated(x: DimLike, atoms: frozenset, triples: Callable[[], tuple]) -> DimLike:
