@@ -50,6 +50,16 @@ def _at(x, sizes):
     ((m + n - (m + n) // 2, (3 * m + 3 * n + 2) // 4 + (3 * m + 3 * n) // 4
       - 2 * ((m + n) // 2)), "(m + n + 1)//2"),
     ((2 * (dim_max(m, n) // 2) + dim_max(m, n) % 2, dim_max(m, n)), "max(m, n)"),
+    # sums of parts of one size each, shown by the prover where the lattice takes n//3
+    # (m % 3, n % 4) as free: max(t, u) - max(0, u - t) and max(0, t - u) + min(t, u)
+    ((m // 4 + dim_max(dim_min(1, n), n // 3), dim_max(m // 4 + dim_max(dim_min(1, n), n // 3), n)
+      - dim_max(0, n - m // 4 - dim_max(dim_min(1, n), n // 3))),
+     "m//4 + max((n + 2)//3 - n//3, n//3)"),
+    ((dim_max(m % 3, m % 4) + 4, dim_max(k, m % 3, m % 4) + 4
+      - dim_max(0, k - dim_max(m % 3, m % 4))),
+     "m - 2*((m + 3)//12) - (m + 8)//12 - m//12 - 2*(m//4) - m//6 + 4"),
+    (((3 * dim_max(2, n)) % 4, dim_max(0, (3 * dim_max(2, n)) % 4 - dim_max(m, n))
+      + dim_min((3 * dim_max(2, n)) % 4, dim_max(m, n))), "3 - (max(2, n) + 3) % 4"),
 ])
 def test_equal_sizes_over_several_symbols_get_one_form(ways, form) -> None:
     grid = sizegen.points(("n", "m", "k"))
@@ -147,10 +157,14 @@ def test_decide_is_never_wrong_and_agrees_with_the_forms(seed, count) -> None:
     ((dim_min(3 * k + 3 * n, k + n + 24) % 2, (k + n) % 2), "(k + n) % 2"),  # a min of u's
     ((dim_max(k + n, 3), dim_max(0, k + n - 3) + 3), "max(3, k + n)"),  # the constant in
     (((3 * n + dim_max(4, 4 * m)) // 4 + dim_min(-1, -m) - n, -((n + 3) // 4)), "-((n + 3)//4)"),
+    # a floor of one size the Dim algebra does not merge (coefficient 2) is a variable of u
+    ((m // 2 - n // 3, (m + 2 * (n // 3) + 2) // 4 + (m + 2 * (n // 3)) // 4 - 2 * (n // 3)),
+     "m//2 - n//3"),
 ])
 def test_floors_of_a_linear_form_over_atoms_get_one_form(ways, form) -> None:
     """A linear form over sizes and atoms of one size ``>= 0`` (``n + m % 2``, ``m % 3 +
-    min(m, n)``) is a ``u`` like a sum of sizes: Hermite's identity, ceils, one form."""
+    min(m, n)``, ``m + 2*(n//3)``) is a ``u`` like a sum of sizes: Hermite's identity,
+    ceils, one form."""
     for x in ways:
         for p in sizegen.points(("n", "m", "k"))[::5]:
             assert _at(x, p) == _at(ways[0], p)
@@ -226,6 +240,31 @@ def test_sizes_equal_past_a_lower_bound_get_one_form(seed, lo, way) -> None:
     if isinstance(shifted, int) or (table(shifted) is not None and
                                     one_symbol_form(shifted, "n") is not None):
         assert fx == fy, (x, y, fx, fy)
+
+
+@settings(max_examples=N_EXAMPLES, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), c=st.integers(-2, 2), way=st.integers(0, 1))
+def test_sizes_equal_by_facts_that_order_two_sizes_both_ways_get_one_form(seed, c, way
+                                                                          ) -> None:
+    """Facts that order ``m`` and ``n + c`` both ways (``m <= n + c`` and ``n + c <= m``;
+    or ``m <= k <= n + c <= m``) make them one size: a size of ``n`` and ``m`` and the
+    same size with ``n`` written ``m - c`` are sound at every grid point where the facts
+    hold and get one form (the first size by name stands for its class). A size one
+    fact equates with another keeps its name (``x @ x``'s ``D == N``)."""
+    rng = random.Random(seed)
+    x = sizegen.build(sizegen.tree(rng, ("n", "m")))
+    if isinstance(x, int):
+        return
+    facts = Facts([[Condition(m, "<=", n + c), Condition(n + c, "<=", m)],
+                   [Condition(m, "<=", k), Condition(k, "<=", n + c),
+                    Condition(n + c, "<=", m)]][way])
+    y = substitute(x, {"n": m - c})
+    fx, fy = facts.simplify(x), facts.simplify(y)
+    for p in sizegen.points(("n", "m", "k")):
+        if p["m"] == p["n"] + c and (way == 0 or p["k"] == p["m"]):
+            assert _at(fx, p) == _at(x, p) == _at(y, p) == _at(fy, p), (x, y, fx, fy, p)
+    assert fx == fy, (x, y, fx, fy)
+    assert Facts([Condition(m, "==", n + c)]).simplify(m + 2 * n) == m + 2 * n
 
 
 # -- hostile ---------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import random
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import sizegen
@@ -136,10 +136,15 @@ def test_a_remainder_is_at_most_its_argument(d, c, e) -> None:
 
 # -- past a threshold; remainders beside floors of several ----------------------------------
 @settings(max_examples=N_EXAMPLES, deadline=None)
-@given(c=st.integers(1, 9), a=st.integers(1, 4), b=st.integers(1, 3))
-def test_one_form_from_canonical_form_and_simplify(c, a, b) -> None:
+@given(seed=st.integers(0, 2**32 - 1), two=st.booleans(), c=st.integers(1, 9),
+       a=st.integers(1, 4), b=st.integers(1, 3))
+@example(seed=422, two=False, c=1, a=1, b=1)  # min((n//3) % 4, 2*(n % 2)): two on ee70401
+def test_one_form_from_canonical_form_and_simplify(seed, two, c, a, b) -> None:
     """``canonical_form`` and ``Facts().simplify`` (which forms each atom's arguments
-    first) give one form: the min or max of a part past a threshold repeats the steps
+    first) give one form, of a random size of one or two sizes too (a min of one size
+    with no table form is the lattice's form over its atoms in their forms:
+    ``min((n//3) % 4, 2*(n % 2))`` is ``min(2*(n % 2) + 4*(n//12), n//3) -
+    4*(n//12)`` both ways); the min or max of a part past a threshold repeats the steps
     before it that are the part's (``min(5, 2*n)``, not ``min(5, 2*n - n//3)``, whose
     ``n//3`` the lattice form of ``max(min(5, 2*n), n) - n`` then wrote over digits); a
     remainder's argument has the multiple of its divisor out before it is formed, also
@@ -147,7 +152,8 @@ def test_one_form_from_canonical_form_and_simplify(c, a, b) -> None:
     first, the lattice merged the argument into one max)."""
     big = dim_max(c, n)  # beside a min of several, a multiple of the divisor comes out
     hidden = (big + dim_min(m + 1, big + 1) + b * dim_min(m, big) + a) % (b + 1)
-    for z in (dim_max(dim_min(c, a * n), b * n) - b * n,
+    x, _ = _pair(seed, ("n", "m") if two else ("n",))
+    for z in (x, dim_max(dim_min(c, a * n), b * n) - b * n,
               dim_min(dim_max(0, c - a * n), b * n), hidden):
         if not isinstance(z, int):
             assert canonical_form(z) == EMPTY.simplify(z), z

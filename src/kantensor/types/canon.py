@@ -58,6 +58,7 @@ from .poly import Opaque, lone_atom
 from .quasi import in_fragment
 from .quasiform import one_symbol_form
 from .settle import settle
+from .stated import split_constant
 from .symbols import APPLY, free_symbols, substitute
 
 __all__ = ["canonical_form", "formed_as_is"]
@@ -163,22 +164,21 @@ def _canonical(terms: tuple) -> DimLike:
                     pieces.append(form[0])
                 continue
             if any(a.op in ("min", "max") for a in _opaque_atoms(p)):  # no form from its
-                q = lattice_form(p, one=True)  # table: its sum of min and max's form,
-                if q is not p:  # whose arguments are linear forms over its variables
-                    total = total + q
-                    continue
+                p = _inner(p)  # table: its sum of min and max's form over its atoms in
+                total = total + lattice_form(p, one=True)  # their forms (what simplify
+                continue  # forms first: min((n//3) % 4, 2*(n % 2)) is one form)
         total = total + _inner(p)
-    if len(pieces) == 1 and constant:  # the constant goes inside: max(5, n), not
-        c, atom = _lone_minmax(pieces[0])  # max(0, n - 5) + 5; 2*max(3, n) + 1, not
-        q, constant = divmod(constant, c)  # 2*max(0, n - 3) + 7
-        pieces = [c * APPLY[atom.op](*(g + q for g in atom.args))]
-    for piece in pieces:
-        total = total + piece
-    for form in rest_forms:
+    for form in pieces + rest_forms:
         total = total + form
     if rest:
         total = total + _inner(_rebuild_terms(rest))
-    return _remainders(total) + constant
+    out = _remainders(total) + constant
+    if len(pieces) == 1 and not isinstance(out, int):  # the size's constant goes inside:
+        c, atom = _lone_minmax(pieces[0])  # max(5, n), not max(0, n - 5) + 5; 2*max(3,
+        q = split_constant(out)[1] // c  # n) + 1, not 2*max(0, n - 3) + 7 (a part's
+        if q:  # own too: min(3, u) - (n + 3) % 4, not min(0, u - 3) + 3 - (n + 3) % 4)
+            out = out - pieces[0] - c * q + c * APPLY[atom.op](*(g + q for g in atom.args))
+    return out
 
 
 def _unfolded(x: Dim) -> DimLike:
@@ -334,15 +334,15 @@ def _linear_part(atom: Opaque) -> tuple | None:
 
 
 def _variable(atom: Hashable) -> bool:
-    """A symbol, a min or max of several symbols that is ``>= 0``, or a remainder, min
-    or max of one symbol that is ``>= 0`` and its own form (``m % 2``, ``min(5, m)``):
-    what a linear form ``u`` may be over."""
+    """A symbol, a min or max of several symbols that is ``>= 0``, or a floor,
+    remainder, min or max of one symbol that is ``>= 0`` and its own form (``m % 2``,
+    ``min(5, m)``; ``n//3`` where the Dim algebra leaves it beside the floor over it, as
+    in ``(m + 2*(n//3))//4``): what a linear form ``u`` may be over."""
     if not isinstance(atom, Opaque):
         return True
     if atom.op in ("min", "max") and _several(atom):
         return nonnegative_atom(atom)
-    return atom.op != "//" and len(_atom_symbols(atom)) == 1 and nonnegative_atom(atom) \
-        and _formed(atom)  # (not a floor: the Dim algebra merges a floor of one into one)
+    return len(_atom_symbols(atom)) == 1 and nonnegative_atom(atom) and _formed(atom)
 
 
 def _formed(atom: Opaque) -> bool:

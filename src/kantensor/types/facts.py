@@ -28,7 +28,7 @@ from .narrow import constants_out, narrow
 from .poly import Opaque, lone_atom
 from .prove import bounds as _bounds
 from .prove import proves
-from .restricted import MAX_POINTS, on_multiples, on_points, past_lower_bounds
+from .restricted import MAX_POINTS, constants, equated, on_multiples, on_points, past_lower_bounds
 from .settle import settle
 from .stated import GENERAL as _GENERAL
 from .stated import implied, lower_bounds, rising, rising_facts, same_term, settled
@@ -386,7 +386,19 @@ def _as_is(x: Dim) -> bool:
 def _formed(x: Dim, facts: Facts) -> DimLike:
     if facts.unbounded(x) and settled(x):  # each atom as it is (see settled): its form
         return canonical_form(x)
-    known = _constants(facts)
+    x = equated(x, facts.atoms, lambda: facts.triples)  # (m <= n and n <= m: m is n)
+    whole = x if isinstance(x, int) else canonical_form(x)
+    if isinstance(whole, int) or same_term(whole, x):
+        return whole if isinstance(whole, int) else _under(x, facts)
+    # formed as a whole first (a sum of parts of one size each, seen before max(0, t -
+    # u) and min(t, u) write t two ways), or its atoms' arguments first: the shorter
+    found = (_under(whole, facts), _under(x, facts))
+    return min(found, key=lambda z: (0, z) if isinstance(z, int) else (1, len(str(z)), str(z)))
+
+
+def _under(x: Dim, facts: Facts) -> DimLike:
+    """``x`` with its atoms simplified under the facts, then formed."""
+    known = constants(facts.atoms)
     out = _rebuild(x, lambda a: _atom(a, facts, known) if isinstance(a, Opaque)
                    else known.get(a))
     out = past_lower_bounds(out, facts.atoms)  # (formed: min(2, k//2 + 1) is min(2, k)
@@ -419,27 +431,6 @@ def _holds(c: Clause, s: Hashable, v: int) -> bool:
         return c.holds({s: v})
     except ZeroDivisionError:  # (a % a == 0 at a = 0)
         return True
-
-
-def _constants(facts: Facts) -> dict:
-    """Atoms the facts equate with an int (``n == 3``, ``h//32 == 6``): atom -> value."""
-    out = {}
-    for c in facts.atoms:
-        if c.op != "==":
-            continue
-        d = c.key[0]
-        if isinstance(d, int):
-            continue
-        terms = d._terms
-        if len(terms) > 2 or (len(terms) == 2 and terms[1][0]):
-            continue
-        mono, coeff = terms[0]
-        if len(mono) != 1 or mono[0][1] != 1:
-            continue
-        const = terms[1][1] if len(terms) == 2 else 0
-        if const % coeff == 0:
-            out[mono[0][0]] = -const // coeff
-    return out
 
 
 def _atom(a: Opaque, facts: Facts, known: dict) -> DimLike | None:

@@ -1,10 +1,10 @@
 """One form for sums of min and max over several sizes (the lattice part of a size).
 
-A size ``f = L + c1*M1 + c2*M2 + ...``, where the ``Mi`` are min and max atoms (one
-over several sizes at least, and those of one size beside it) whose arguments (and
-``L``) are linear in *variables* — named sizes, and other atoms (``n//2``, ``m % 3``)
-taken as free, within what is true of them (``>= 0`` by their structure, ``0 <= m % 3
-<= 2``, ``2*(n//2) <= n <= 2*(n//2) + 1``) — is piecewise affine: each choice of one
+A size ``f = L + c1*M1 + ...``, ``Mi`` min and max atoms (one over several sizes at
+least, and those of one size beside it) whose arguments (and ``L``) are linear in
+*variables* — named sizes, and other atoms (``n//2``, ``m % 3``) taken as free, within
+what is true of them (``>= 0`` by their structure, ``0 <= m % 3 <= 2``, ``2*(n//2) <=
+n <= 2*(n//2) + 1``) — is piecewise affine: each choice of one
 argument per min and max (a *selection*) makes it one affine form on the open cell
 where the chosen arguments are strictly least (greatest); the cells that hold a point
 are found by Fourier–Motzkin elimination over the rationals (exact, :func:`_feasible`),
@@ -12,10 +12,10 @@ choice by choice. The distinct forms of those cells are ``f``'s *pieces*, a func
 ``f`` alone. Then ``f`` is written:
 
 * as its one piece where it has one (``min(m, n) + max(m, n)`` is ``m + n``;
-  ``min(m, n + 1) - min(m - 1, n)`` is 1; ``max(0, m//3 - n) + min(m//3, n)`` is
-  ``m//3``);
+  ``max(0, m//3 - n) + min(m//3, n)`` is ``m//3``);
 * as a sum of parts of one size each where it is one (``f(m, n) == f(m, 0) + f(0, n) -
-  f(0, 0)``, shown by the cells of the difference), each part then formed on its own;
+  f(0, 0)``, shown by the cells of the difference, or of its form below by
+  :mod:`.prove`), each part then formed on its own;
 * as ``h + min(p1 - h, p2 - h, ...)`` where every piece is at least ``f`` on every cell
   (``f`` is concave, the min of its pieces), ``h + max(...)`` where every piece is at
   most ``f`` (convex); ``h`` is the part the pieces share, each variable's least
@@ -31,10 +31,9 @@ the same form. A size beside its floors and remainders by one divisor is written
 its digits (:mod:`kantensor.types.digits`: ``n//2 + (n + 1)//2`` is ``n``); other atoms
 are free beyond the bounds above, so sizes equal only because of how such an atom
 depends on a size (``(n + 2)//3 - n//3`` beside ``(n + 1)//3``), or only at integers
-(``min(1, m + n)`` and ``min(1, 2*m + n)``), may keep two forms. The work is
-bounded (:data:`MAX_EXTREMES`, :data:`MAX_VARIABLES`, :data:`MAX_SELECTIONS`,
-:data:`MAX_PIECES`, :data:`MAX_SUBSETS`, :data:`MAX_CONSTRAINTS`); past it the size is
-left as written.
+(``min(1, m + n)`` and ``min(1, 2*m + n)``), may keep two forms. The work is bounded
+(``MAX_EXTREMES``, ``_VARIABLES``, ``_SELECTIONS``, ``_PIECES``, ``_SUBSETS``,
+``_CONSTRAINTS``); past it the size is left as written.
 """
 
 from __future__ import annotations
@@ -49,6 +48,7 @@ from .digits import digits, folds
 from .dim import DimLike, _symbol, dim_max, dim_min
 from .intervals import nonnegative, nonnegative_atom
 from .poly import Opaque, atom_key
+from .prove import proves
 from .symbols import free_symbols, substitute
 
 __all__ = ["MAX_CONSTRAINTS", "MAX_EXTREMES", "MAX_PIECES", "MAX_SELECTIONS", "MAX_SUBSETS",
@@ -110,25 +110,29 @@ def _formed(terms: tuple) -> DimLike | None:
     if len(forms) == 1:
         return rest + _render(_folded(forms[0], sizes))
     separate = _separate(part)
-    if separate is not None:
-        return rest + separate
-    if len(forms) > MAX_PIECES:
-        return None
+    if separate is None and len(forms) <= MAX_PIECES:
+        found = _written(pieces, forms, sizes)  # (a function of the pieces: sizes equal
+        separate = found and (_separate(found, True) or found)  # over the free atoms get
+    return None if separate is None else rest + separate  # one answer of the prover)
+
+
+def _written(pieces: list, forms: list, sizes: list) -> DimLike | None:
+    """The size written from its pieces and cells (the last three ways above)."""
     above = [frozenset(p for p in forms if p == form or _bounds(p, form, cell, True))
              for form, cell in pieces]  # for each cell: the pieces at least f there
     if all(len(u) == len(forms) for u in above):
-        return rest + _shared([forms], "min", sizes)  # concave: the min of its pieces
+        return _shared([forms], "min", sizes)  # concave: the min of its pieces
     below = [frozenset(p for p in forms if p == form or _bounds(p, form, cell, False))
              for form, cell in pieces]
     if all(len(u) == len(forms) for u in below):
-        return rest + _shared([forms], "max", sizes)  # convex
+        return _shared([forms], "max", sizes)  # convex
     found = []
     for sides, op in ((above, "min"), (below, "max")):
         sets = _least(pieces, sides, forms, op == "min")
         if sets is None:
             return None
         found.append(_shared(sets, op, sizes))
-    return rest + min(found, key=lambda f: (len(str(f)), found.index(f)))
+    return min(found, key=lambda f: (len(str(f)), found.index(f)))
 
 
 def _analysed(terms: tuple) -> tuple | None:
@@ -165,9 +169,10 @@ def _analysed(terms: tuple) -> tuple | None:
         folds(written)
 
 
-def _separate(part: DimLike) -> DimLike | None:
+def _separate(part: DimLike, proven: bool = False) -> DimLike | None:
     """``part`` as a sum of parts of one size each, where it is one: ``f(m, n) == f(m,
-    0) + f(0, n) - f(0, 0)`` (shown by the cells of the difference: one form, 0); so a
+    0) + f(0, n) - f(0, 0)`` (shown by the cells of the difference; with ``proven``, or
+    by the prover, which knows how an atom depends on its size: ``n//3`` on ``n``); so a
     sum of one-symbol min and max is written as such, whatever min and max of several
     sizes it was written with. None where it is not."""
     symbols = sorted(s for s in free_symbols(part) if isinstance(s, str))
@@ -183,9 +188,9 @@ def _separate(part: DimLike) -> DimLike | None:
     if isinstance(gap, int):
         return total if gap == 0 else None
     found = _analysed(gap._terms)
-    if found is None or found[1] != 0 or found[3] != [((), 0)]:
-        return None
-    return total
+    if found is not None and found[1] == 0 and found[3] == [((), 0)]:
+        return total
+    return total if proven and proves((), (gap, "==", 0)) else None
 
 
 def _one_extreme(mono: tuple) -> bool:
@@ -202,8 +207,7 @@ def _least(pieces: list, sides: list, forms: list, above: bool
     """The least sets ``{p : p(x) >= f(x)}`` (``above``; else ``<=``) over the points
     ``x`` of the domain (each cell's set, less the pieces on the other side of ``f``
     somewhere in it that can be there together: the most such pieces, by elimination),
-    as lists of pieces: ``f`` is the max of their mins (Ovchinnikov's max-min form,
-    whose sets are a function of ``f``), or the min of their maxes."""
+    as lists of pieces: ``f`` is the max of their mins (Ovchinnikov's), or dually."""
     found: set[frozenset] = set()
     budget = [MAX_SUBSETS]
     for (form, cell), u in zip(pieces, sides, strict=True):
@@ -296,11 +300,10 @@ def _affine(d: dict, const: int) -> Affine:
 
 
 def _pieces(part: dict, atoms: list[Opaque], variables: dict, known: dict) -> list | None:
-    """``(form, cell)`` for each selection whose open cell holds a point: the affine form
-    the part is there (``known``: atoms written over the variables), and the cell's
-    strict inequalities (each an Affine ``> 0``). The
-    selections are made atom by atom (inner ones first), a choice whose cell so far holds
-    no point cut off there; None past :data:`MAX_SELECTIONS` eliminations."""
+    """``(form, cell)`` for each selection whose open cell holds a point: the part's
+    affine form there (``known``: atoms over the variables) and the cell's strict
+    inequalities (Affines ``> 0``), chosen atom by atom (inner first), a cell with no
+    point cut off at once; None past :data:`MAX_SELECTIONS` eliminations."""
     out: list = []
     budget = [MAX_SELECTIONS]
 

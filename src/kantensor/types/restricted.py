@@ -7,8 +7,9 @@ form (where the caller keeps it)."""
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from functools import lru_cache
 from typing import Final
 
@@ -18,15 +19,102 @@ from .canon import canonical_form
 from .conditions import Condition
 from .dim import DimLike, _make, _symbol
 from .dimfacts import assume_divisible, remainder_fact
-from .poly import Opaque, lone_atom
+from .poly import Opaque, atom_key, lone_atom
+from .prove import bounds
 from .quasi import in_fragment, least_table, values
 from .quasiform import renderings, table_form
 from .symbols import APPLY, free_symbols, substitute
 
-__all__ = ["MAX_POINTS", "on_multiples", "on_points", "past_lower_bounds"]
+__all__ = ["MAX_POINTS", "constants", "equated", "on_multiples", "on_points", "past_lower_bounds"]
 
 MAX_POINTS: Final = 257
 """Most sizes between two bounds whose values decide a form (:func:`on_points`)."""
+
+
+def constants(atoms: Iterable[Condition]) -> dict:
+    """Atoms the facts equate with an int (``n == 3``, ``h//32 == 6``): atom -> value."""
+    out = {}
+    for c in atoms:
+        if c.op != "==":
+            continue
+        d = c.key[0]
+        if isinstance(d, int):
+            continue
+        terms = d._terms
+        if len(terms) > 2 or (len(terms) == 2 and terms[1][0]):
+            continue
+        mono, coeff = terms[0]
+        if len(mono) != 1 or mono[0][1] != 1:
+            continue
+        const = terms[1][1] if len(terms) == 2 else 0
+        if const % coeff == 0:
+            out[mono[0][0]] = -const // coeff
+    return out
+
+
+def equated(x: DimLike, atoms: frozenset, triples: Callable[[], tuple]) -> DimLike:
+    """``x`` with each size the facts order both ways against another plus an int
+    (``m <= n`` and ``n <= m``; ``m <= k <= n <= m``) written as that one: of each class
+    of sizes so equated, the first by name stands for all, so sizes equal by those facts
+    get one form. A size one fact equates with another keeps its name (``x @ x`` needs
+    ``D == N`` and its type keeps both)."""
+    if isinstance(x, int) or not _ordered(atoms):  # (the facts' triples made only then)
+        return x
+    found = _equated(atoms, triples())
+    if not found:
+        return x
+    present = free_symbols(x)
+    mapping = {s: _symbol(r) + c for s, (r, c) in found.items() if s in present}
+    return substitute(x, mapping) if mapping else x
+
+
+#: Most sizes in facts that order two sizes whose pairs :func:`_equated` asks the prover.
+MAX_ORDERED: Final = 8
+
+
+@lru_cache(maxsize=256)
+def _ordered(atoms: frozenset) -> dict[frozenset, int]:
+    """How many facts order each pair of sizes (a fact between two sizes, not ``==``)."""
+    seen: dict[frozenset, int] = {}
+    for c in atoms:
+        named = c.symbols()
+        if len(named) == 2 and c.op not in ("==", "!="):
+            seen[named] = seen.get(named, 0) + 1
+    return seen
+
+
+@lru_cache(maxsize=256)
+def _equated(atoms: frozenset, triples: tuple) -> dict[Hashable, tuple[Hashable, int]]:
+    """``{s: (r, c)}``: ``s == r + c`` wherever the facts hold, ``r`` the first size of
+    its class, for the sizes in facts that order two sizes (every pair of them up to
+    :data:`MAX_ORDERED`, else the pairs two facts order), by the prover's bounds of
+    their difference (kept per set of facts)."""
+    seen = _ordered(atoms)
+    ordered = sorted(frozenset().union(*seen), key=atom_key)
+    pairs = itertools.combinations(ordered, 2) if len(ordered) <= MAX_ORDERED else \
+        sorted((sorted(p, key=atom_key) for p, k in seen.items() if k > 1),
+               key=lambda p: list(map(atom_key, p)))
+    root: dict[Hashable, tuple[Hashable, int]] = {}
+
+    def find(s: Hashable) -> tuple[Hashable, int]:
+        r, c = root.get(s, (s, 0))
+        if r == s:
+            return r, c
+        top, k = find(r)
+        return top, c + k
+
+    for s, t in pairs:
+        (rs, cs), (rt, ct) = find(s), find(t)  # s == rs + cs, t == rt + ct
+        if rs == rt:
+            continue
+        lo, hi = bounds(triples, _symbol(t) - _symbol(s))
+        if lo is None or lo != hi:
+            continue
+        if atom_key(rs) <= atom_key(rt):  # t == s + lo: rt == rs + cs + lo - ct
+            root[rt] = (rs, cs + lo - ct)
+        else:
+            root[rs] = (rt, ct - lo - cs)
+    return {s: find(s) for s in root}
 
 
 def past_lower_bounds(x: DimLike, atoms: Iterable[Condition]) -> DimLike:
