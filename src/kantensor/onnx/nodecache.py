@@ -22,8 +22,8 @@ import onnx
 from .loading import texts
 from .wire import read_varint
 
-__all__ = ["CONSTANTS", "MAX_NODE", "NODES", "NodeRecord", "constant_key", "keep_constant",
-           "new_record", "record", "shared_constant"]
+__all__ = ["CONSTANTS", "MAX_NODE", "NODES", "NO_INPUT", "NodeRecord", "constant_key",
+           "keep_constant", "new_record", "record", "shared_constant"]
 
 _UNREAD: Any = object()  # a record's attributes not serialized yet
 
@@ -66,6 +66,8 @@ _DOMAIN = _key("domain")
 _INPUT = _key("input")
 _OUTPUT = _key("output")
 _NAME = _key("name")
+#: how the bytes of a node with no input and an output begin (a Constant's)
+NO_INPUT = bytes([_OUTPUT])
 
 #: a TensorProto's ``data_location`` set to EXTERNAL, as protobuf writes it (a key of one
 #: byte, a varint of one): bytes holding it nowhere hold no tensor of external data
