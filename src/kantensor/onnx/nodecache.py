@@ -66,8 +66,8 @@ _DOMAIN = _key("domain")
 _INPUT = _key("input")
 _OUTPUT = _key("output")
 _NAME = _key("name")
-#: how the bytes of a node with no input and an output begin (a Constant's)
-NO_INPUT = bytes([_OUTPUT])
+#: the first byte of a node with no input and an output (a Constant's)
+NO_INPUT = _OUTPUT
 
 #: a TensorProto's ``data_location`` set to EXTERNAL, as protobuf writes it (a key of one
 #: byte, a varint of one): bytes holding it nowhere hold no tensor of external data

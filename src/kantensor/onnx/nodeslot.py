@@ -194,7 +194,7 @@ def replay(reader: Any, serialized: Sequence[bytes]) -> None:
         if rec is None:  # (a node first seen: its proto read once, for its record and
             # by the reader)
             node = nodes[k]
-            shared = shared_constant(data, node) if data[:1] == NO_INPUT else None
+            shared = shared_constant(data, node) if data and data[0] == NO_INPUT else None
             if shared is not None and shared[0] not in types and shared[0] not in untyped:
                 # (a Constant of a value read before)
                 name, (t, value, vkey, token) = shared  # (as the reader's constant writes it)
