@@ -8,9 +8,11 @@ field by field each time.
 
 A Constant node's record also keeps its type and value once read (by the importer, when
 it reads types only): the value is made read-only, as every model holding that node
-shares it. :data:`CONSTANTS` keeps them by the Constant's attribute bytes too: an exported
-model repeats a few values in hundreds of Constant nodes, each naming its output anew
-(GPT-2 exported by TorchScript: 205 Constants, 24 values), so each value is read once.
+shares it. :data:`CONSTANTS` keeps them by the bytes of the Constant's fields past its
+output and name too: an exported model repeats a few values in hundreds of Constant
+nodes, each naming its output anew (GPT-2 exported by TorchScript: 205 Constants, 24
+values), so each value is read once, and a Constant met after the first of its value is
+written from it without a record (:func:`shared_constant`).
 """
 
 from __future__ import annotations
