@@ -197,6 +197,42 @@ def test_constant_nodes_of_one_value_share_it_and_each_is_still_checked():
             typed_model(wrong)
 
 
+def test_constants_of_a_value_read_before_are_written_without_a_record():
+    """infer_shapes writes a Constant whose key (the bytes past its output and name) was
+    read before straight from nodecache.CONSTANTS, without a record: the same types and
+    the same shared value as the reader's own path (typed_model), and a node of that key
+    that is no well-formed Constant (an input, two outputs), or whose output is assigned
+    already, still refused as there."""
+    value = numpy_helper.from_array(np.array([2, 3], np.int64))
+    nodes = [helper.make_node("Constant", [], [f"k{i}"], value=value, name=f"c{i}")
+             for i in range(4)]
+    nodes += [helper.make_node("Concat", ["k0", "k1", "k2", "k3"], ["y"], axis=0)]
+
+    def model(nodes: list) -> onnx.ModelProto:
+        return helper.make_model(helper.make_graph(nodes, "consts", [], [
+            helper.make_tensor_value_info("y", I64, None)]),
+            opset_imports=[helper.make_opsetid("", 21)])
+
+    nodecache.CONSTANTS.clear()
+    nodecache.NODES.clear()
+    modelmemo.MODELS.clear()
+    typed = infer_shapes(model(nodes))
+    assert len(nodecache.CONSTANTS) == 1 and len(nodecache.NODES) == 2  # (k0, Concat)
+    assert typed == typed_model(model(nodes))[0]
+    assert [int(d.dim_value) for d in typed.graph.output[0].type.tensor_type.shape.dim] == [8]
+    for bad, message in ((helper.make_node("Constant", ["k0"], ["a"], value=value),
+                          "a Constant has one attribute"),
+                         (helper.make_node("Constant", [], ["a", "b"], value=value),
+                          "a Constant has one attribute"),
+                         (helper.make_node("Constant", [], ["k0"], value=value),
+                          "k0")):
+        wrong = model([nodes[0], bad, nodes[1], *nodes[2:4], nodes[4]])
+        for reading in (infer_shapes, typed_model):
+            modelmemo.MODELS.clear()
+            with pytest.raises(OnnxImportError, match=message):
+                reading(wrong)
+
+
 def test_a_returned_model_changed_by_its_caller_changes_no_later_answer():
     """The model memo keeps the value infos as bytes, the types written as bytes and the
     types read by their bytes: a copy the caller changes (its value infos, an output's

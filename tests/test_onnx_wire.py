@@ -5,19 +5,21 @@ gives (the same type, or no answer so that protobuf's reading says what is wrong
 
 from __future__ import annotations
 
+import numpy as np
 import onnx
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
 
-from kantensor.onnx import infer_shapes, protos
+from kantensor.onnx import infer_shapes, loading, protos
 from kantensor.onnx.dtypes import DTYPES, ELEM_TYPES
 from kantensor.onnx.loading import MAX_RANK, shown
 from kantensor.onnx.shapes import type_bytes, typed_model
 from kantensor.onnx.wire import fields, read_varint, varint
 from kantensor.types.containers import OptionalType, SequenceType
 from kantensor.types.dim import Dim
+from kantensor.types.numpy_dtypes import numpy_dtype
 from kantensor.types.type import TensorType
 
 n, seq = Dim("n"), Dim("seq")
@@ -196,3 +198,23 @@ def test_a_type_read_again_from_the_same_bytes_is_the_same_type():
     assert protos.value_type(a) is protos.value_type(b) is TensorType("float32", (n, 300))
     assert protos.value_type(c) is TensorType("float32", (n, 301))
     assert len(protos._READ) == 2  # one per type's bytes, whatever the name
+
+
+@settings(max_examples=80, deadline=None)
+@given(code=st.sampled_from(sorted(c for c, name in DTYPES.items() if name != "string")),
+       dims=st.lists(st.integers(0, 3), max_size=3), seed=st.binary(min_size=64,
+                                                                     max_size=64))
+def test_a_tensors_raw_data_is_read_as_onnx_reads_it(code, dims, seed):
+    """A checked tensor's value read from its raw data (one ``np.frombuffer`` for the
+    plain element types, loading._PLAIN) is onnx's numpy_helper.to_array's, in the
+    dtype kantensor computes in: the same dtype, shape and bytes, read-only alike."""
+    dtype = DTYPES[code]
+    count = int(np.prod(dims)) if dims else 1
+    nbytes = (count * loading._BITS[dtype] + 7) // 8
+    proto = TensorProto(data_type=code, dims=dims, raw_data=(seed * (nbytes // 64 + 1))[:nbytes])
+    tensors = loading.Tensors(None)
+    tensors.check(proto, "t")
+    got = tensors.array(proto, "t")
+    want = np.asarray(numpy_helper.to_array(proto)).astype(numpy_dtype(dtype), copy=False)
+    assert (got.dtype, got.shape, got.tobytes()) == (want.dtype, want.shape, want.tobytes())
+    assert got.flags.writeable == want.flags.writeable

@@ -168,8 +168,9 @@ class _Reader(Scope, Sources):
                 where = described(node) if node is not None else "the graph"
                 raise OnnxImportError(f"{where}: input {shown(name)} is defined by no graph "
                                       "input, initializer or earlier node") from None
-            var = self.vars[name] = constant(self.values[name], name=name) \
-                if name in self.constants else t(name)  # (a Constant's, made when asked)
+            var = self.vars[name] = t.make_constant(self.values[name], name=name) \
+                if name in self.constants else t(name)  # (a Constant's, made when asked:
+            # its type is its value's, read with it)
             if name in self.outer:
                 self.captured[name] = var
         return var

@@ -22,6 +22,7 @@ import errno
 import math
 import os
 import stat
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -94,6 +95,16 @@ _BITS = {d.name: d.bits for d in DTYPE_TABLE}
 #: the dtypes whose values are held as raw bytes, never as strings
 _RAW_DTYPES = frozenset(d.name for d in DTYPE_TABLE if category(d.name) is not STRING)
 _EXTERNAL = onnx.TensorProto.EXTERNAL
+
+#: ONNX element type -> the NumPy dtype its raw data is an array of, where onnx's reader
+#: takes it so and kantensor computes in it (a whole byte or more per value, no dtype of
+#: ml_dtypes), on a little-endian machine: read by one ``np.frombuffer`` (see
+#: ``Tensors._value``)
+_PLAIN = {code: np.dtype(name) for code, name in DTYPES.items()
+          if name in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                      "uint64", "float16", "float32", "float64", "complex64", "complex128")
+          and helper.tensor_dtype_to_np_dtype(code) == numpy_dtype(name) == np.dtype(name)
+          } if sys.byteorder == "little" else {}
 
 
 class OnnxImportError(ValueError):
@@ -326,7 +337,10 @@ class Tensors:
 
     @staticmethod
     def _value(proto: onnx.TensorProto, dtype: str, where: str) -> np.ndarray:
+        plain = _PLAIN.get(proto.data_type)
         try:
+            if plain is not None and proto.HasField("raw_data"):  # (as to_array reads it)
+                return np.frombuffer(proto.raw_data, plain).reshape(proto.dims)
             value = numpy_helper.to_array(proto)
         except (TypeError, ValueError) as exc:  # checked: not expected, said if it comes
             raise OnnxImportError(clipped(f"{where}: {exc}")) from None

@@ -8,9 +8,11 @@ field by field each time.
 
 A Constant node's record also keeps its type and value once read (by the importer, when
 it reads types only): the value is made read-only, as every model holding that node
-shares it. :data:`CONSTANTS` keeps them by the Constant's attribute bytes too: an exported
-model repeats a few values in hundreds of Constant nodes, each naming its output anew
-(GPT-2 exported by TorchScript: 205 Constants, 24 values), so each value is read once.
+shares it. :data:`CONSTANTS` keeps them by the bytes of the Constant's fields past its
+output and name too: an exported model repeats a few values in hundreds of Constant
+nodes, each naming its output anew (GPT-2 exported by TorchScript: 205 Constants, 24
+values), so each value is read once, and a Constant met after the first of its value is
+written from it without a record (:func:`shared_constant`).
 """
 
 from __future__ import annotations
@@ -20,9 +22,10 @@ from typing import Any
 import onnx
 
 from .loading import texts
+from .wire import read_varint
 
-__all__ = ["CONSTANTS", "MAX_NODE", "NODES", "NodeRecord", "constant_key", "keep_constant",
-           "new_record", "record"]
+__all__ = ["CONSTANTS", "MAX_NODE", "NODES", "NO_INPUT", "NodeRecord", "constant_key",
+           "keep_constant", "new_record", "record", "shared_constant"]
 
 _UNREAD: Any = object()  # a record's attributes not serialized yet
 
@@ -40,9 +43,10 @@ MAX_NODE = 1 << 12
 MAX_ATTRIBUTES = 1 << 12
 
 #: A Constant's (type, value, value key, node slot token: None when its value is too
-#: large for a key) by its attributes' bytes (:func:`constant_key`); emptied when it
-#: holds CONSTANTS_SIZE (each key at most MAX_ATTRIBUTES bytes).
-CONSTANTS: dict[tuple[bytes, ...], tuple[Any, Any, Any, Any]] = {}
+#: large for a key) by the bytes of its fields past its output and name
+#: (:func:`constant_key`); emptied when it holds CONSTANTS_SIZE (each key at most
+#: MAX_ATTRIBUTES bytes).
+CONSTANTS: dict[bytes, tuple[Any, Any, Any, Any]] = {}
 CONSTANTS_SIZE = 1 << 9
 
 _TENSOR = onnx.AttributeProto.TENSOR
@@ -60,6 +64,17 @@ def _key(name: str) -> int:
 # a node whose bytes hold no such byte has no such field (not read through protobuf)
 _ATTRIBUTE = _key("attribute")
 _DOMAIN = _key("domain")
+# the fields a Constant's key leaves out (:func:`constant_key`)
+_INPUT = _key("input")
+_OUTPUT = _key("output")
+_NAME = _key("name")
+#: the first byte of a node with no input and an output (a Constant's)
+NO_INPUT = _OUTPUT
+
+#: a TensorProto's ``data_location`` set to EXTERNAL, as protobuf writes it (a key of one
+#: byte, a varint of one): bytes holding it nowhere hold no tensor of external data
+_EXTERNAL_BYTES = bytes([onnx.TensorProto.DESCRIPTOR.fields_by_name["data_location"].number
+                         << 3, onnx.TensorProto.EXTERNAL])
 
 
 class NodeRecord:
@@ -138,18 +153,83 @@ def new_record(node: onnx.NodeProto, data: bytes) -> NodeRecord:
     return made
 
 
-def constant_key(rec: NodeRecord, node: onnx.NodeProto) -> tuple[bytes, ...] | None:
-    """The key of a Constant node's value in :data:`CONSTANTS`: its one attribute's bytes
-    (its value is read from them alone), None when the node is not a well-formed
-    Constant (no input, one output, one attribute: its reader says what is wrong) or its
-    attribute is not to be remembered (:meth:`NodeRecord.attribute_key`)."""
+def _constant_parts(data: bytes) -> tuple[bytes, int] | None:
+    """The one output name of a node serialized as ``data``, and where the fields past
+    its outputs and name begin, when its first fields are that one output (no input) and
+    its name, as protobuf writes a parsed node (fields in the order of their numbers);
+    else None."""
+    output = None
+    i, end = 0, len(data)
+    try:
+        while i < end:
+            key = data[i]
+            if key != _OUTPUT and key != _NAME:  # (an input, or a field past them)
+                if key == _INPUT:
+                    return None
+                break
+            n = data[i + 1]
+            if n < 0x80:
+                i += 2
+            else:
+                n, i = read_varint(data, i + 1)
+            if key == _OUTPUT:
+                if output is not None:
+                    return None
+                output = data[i:i + n]
+            i += n
+    except (IndexError, ValueError):
+        return None
+    return (output, i) if output is not None and i < end else None
+
+
+def _key_of(data: bytes, start: int, node: onnx.NodeProto | None) -> bytes | None:
+    """The bytes of ``data`` from ``start`` (:func:`_constant_parts`) as a Constant's key in
+    :data:`CONSTANTS`, or None when they are too many or may hold a tensor of external data
+    (which depends on the model's folder: protobuf says whether ``node``'s attributes do;
+    without ``node``, None)."""
+    if len(data) - start > MAX_ATTRIBUTES:
+        return None
+    key = data[start:]
+    if _EXTERNAL_BYTES in key and (node is None or _attributes(node) is None):
+        return None
+    return key
+
+
+def constant_key(rec: NodeRecord, node: onnx.NodeProto) -> bytes | None:
+    """The key of a Constant node's value in :data:`CONSTANTS`: the bytes of its fields
+    past its output and name (its op type, domain and attributes: its value is read from
+    its attributes alone, and these bytes hold every one of them), None when the node is
+    not a well-formed Constant (no input, one output: its reader says what is wrong), its
+    fields are not laid out as protobuf writes them, or its attributes are not to be
+    remembered (:func:`_key_of`)."""
     if rec.names or len(rec.wanted) != 1:
         return None
-    key = rec.attribute_key(node)
-    return key if key is not None and len(key) == 1 else None
+    data = node.SerializeToString()
+    parts = _constant_parts(data)
+    return _key_of(data, parts[1], node) if parts is not None else None
 
 
-def keep_constant(key: tuple[bytes, ...], found: tuple[Any, Any, Any, Any]) -> None:
+def shared_constant(data: bytes, node: onnx.NodeProto
+                    ) -> tuple[str, tuple[Any, Any, Any, Any]] | None:
+    """For a node serialized as ``data`` (``node``): its output's name and the (type,
+    value, value key, token) :data:`CONSTANTS` holds for it, when it is a Constant whose
+    value was read before (its key found: the node read then had no input and one
+    output, so this one has none past its first fields either), without reading its
+    record: an exported model names hundreds of Constants of a few values. Else None.
+    (Written for speed: it runs for every node not met before in a model read node by
+    node.)"""
+    parts = _constant_parts(data) if CONSTANTS else None
+    if parts is None:
+        return None
+    output, start = parts
+    key = _key_of(data, start, node)
+    found = CONSTANTS.get(key) if key is not None else None
+    if found is None or not output or not output.isascii():
+        return None
+    return output.decode(), found
+
+
+def keep_constant(key: bytes, found: tuple[Any, Any, Any, Any]) -> None:
     """Keep a Constant's (type, value, value key, token), its value read-only, under
     ``key`` (:func:`constant_key`)."""
     if len(CONSTANTS) >= CONSTANTS_SIZE:

@@ -48,7 +48,7 @@ from . import intervals
 from .contradiction import consistent, lasting
 from .datasizes import COUNTS
 from .intervals import exact_token, interval_of, interval_output, record_interval
-from .nodecache import NODES, NodeRecord, new_record
+from .nodecache import NO_INPUT, NODES, NodeRecord, new_record, shared_constant
 from .nodememo import input_facts, value_facts
 from .protos import label as node_label
 from .registry import OnnxOp
@@ -194,6 +194,15 @@ def replay(reader: Any, serialized: Sequence[bytes]) -> None:
         if rec is None:  # (a node first seen: its proto read once, for its record and
             # by the reader)
             node = nodes[k]
+            shared = shared_constant(data, node) if data and data[0] == NO_INPUT else None
+            if shared is not None and shared[0] not in types and shared[0] not in untyped:
+                # (a Constant of a value read before)
+                name, (t, value, vkey, token) = shared  # (as the reader's constant writes it)
+                types[name], values[name], value_keys[name] = t, value, vkey
+                if token is not None:
+                    tokens[name] = token
+                constants.add(name)
+                continue
             reader.node(node, new_record(node, data))
             if reader.facts is not facts:  # (its conditions noted)
                 facts, now = reader.facts, context(reader)

@@ -5,6 +5,7 @@ read; :func:`fold`, how the reader computes them."""
 from __future__ import annotations
 
 import math
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -31,7 +32,10 @@ def static_size(t: TensorType) -> int | None:
     return math.prod(t.shape)
 
 
+@cache
 def integral(dtype: str) -> bool:
+    """Whether ``dtype`` holds integers (bool among them): asked of each value folded
+    from sizes (found once per dtype: ``np.issubdtype`` costs a few microseconds)."""
     return dtype == "bool" or np.issubdtype(np.dtype(dtype), np.integer)
 
 
