@@ -122,8 +122,9 @@ def settled(conditions: Sequence[Clause], facts: Facts, parent: object = None) -
     if not open_:
         return
     key = (tuple(open_), facts)
-    if key in _SETTLED:  # (a model read again: its node slots replayed)
-        return
+    if _SETTLED.pop(key, None):  # (a model read again: its node slots replayed) kept
+        _SETTLED[key] = True  # with this reading's disjunctions: a replay's are its
+        return  # plans' own objects, which the next replay's key then meets by identity
     if len(_SETTLED) >= MAX_SETTLED:
         _SETTLED.clear()
     for _ in range(MAX_PASSES):  # a disjunction the facts leave one case of states it: a
