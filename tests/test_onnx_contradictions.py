@@ -18,6 +18,7 @@ import kantensor as kt
 import kantensor.onnx as ko
 import ortrun
 from differential import count
+from kantensor.onnx import contradiction
 from kantensor.onnx.contradiction import _hold_together, _rising, consistent, settled
 from kantensor.types import conditions
 from kantensor.types.conditions import AnyOf, Condition
@@ -276,3 +277,21 @@ def test_settled_meets_a_replayed_graph_by_identity(monkeypatch) -> None:
     with pytest.raises(kt.TypeInferenceError, match="valid at no sizes"):  # (still judged)
         settled([*replayed, AnyOf(((Condition(m, "==", 0),), (Condition(m, "==", 1),)))],
                 facts)
+
+
+def test_settled_asks_of_a_case_over_other_sizes_without_the_facts(monkeypatch) -> None:
+    """A case over none of the facts' sizes (``m == 1`` of a broadcast, the facts about
+    ``n``) is refuted by them only where it holds at no sizes: asked without them (the
+    prover's cost, 300 broadcasts read cold: settled's decisions 48 -> 34 ms CPU), and a
+    case that holds nowhere (``m < 0``) is still refused."""
+    n, m = Dim("n"), Dim("m")
+    facts = EMPTY.with_(Condition(n, ">=", 2))
+    asked = []
+    decide = contradiction.Facts.decide
+    monkeypatch.setattr(contradiction.Facts, "decide",
+                        lambda self, x: asked.append((str(x), self)) or decide(self, x))
+    settled([AnyOf(((Condition(n, "==", m),), (Condition(m, "==", 1),),
+                    (Condition(n, "==", 1),)))], facts)
+    assert dict(asked) == {"n == m": facts, "m == 1": EMPTY, "n == 1": facts}
+    with pytest.raises(kt.TypeInferenceError, match="valid at no sizes"):
+        settled([AnyOf(((Condition(m, "<", 0),), (Condition(n, "==", 1),)))], facts)

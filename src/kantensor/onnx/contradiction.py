@@ -131,9 +131,10 @@ def settled(conditions: Sequence[Clause], facts: Facts, parent: object = None) -
         if not open_:  # fact for the others (as a build under those facts records it)
             return
         changed, left = False, []
+        named = frozenset().union(*(x.symbols() for x in facts.atoms))
         for c in open_:  # (each case judged by the prover alone: a graph's disjunctions
             # simplified again would cost a tenth of its typing)
-            cases = [case for case in c.cases if not any(facts.decide(x) is False
+            cases = [case for case in c.cases if not any(_refutes(facts, named, x)
                                                          for x in case)]
             if not cases:
                 source = c.source
@@ -147,6 +148,15 @@ def settled(conditions: Sequence[Clause], facts: Facts, parent: object = None) -
             break
         open_ = left
     _SETTLED[key] = True  # (equal conditions say the same whatever their sources)
+
+
+def _refutes(facts: Facts, named: frozenset, x: Condition) -> bool:
+    """Whether ``facts`` (consistent: a model's, over the sizes ``named``) refute ``x``.
+    A condition over none of their sizes is refuted by them only where it holds at no
+    sizes at all: the prover asked so without them (no facts: most such answers are
+    found without it) says the same, at a fraction of its cost (the broadcasts of a
+    model's other sizes, ``m == 1``)."""
+    return (facts if named & x.symbols() else EMPTY).decide(x) is False
 
 
 def _refused(own: tuple[Clause, ...], facts: Facts, label: str, op_type: str
