@@ -265,18 +265,22 @@ def test_settled_meets_a_replayed_graph_by_identity(monkeypatch) -> None:
         return [AnyOf(((Condition(n, "==", k),), (Condition(n, "==", 1),)))
                 for k in (3, 4, 5)]
 
-    first, replayed = disjunctions(), disjunctions()
+    first, replayed, other = disjunctions(), disjunctions(), disjunctions()[:2]
     settled(first, facts)  # (a first reading: its own objects)
     settled(replayed, facts)  # an equal replay: found, and kept with these objects
     compared, asked = [], []
     with monkeypatch.context() as patched:
         patched.setattr(AnyOf, "__eq__", lambda a, b: compared.append(a) or a is b)
         patched.setattr(conditions, "is_choice", lambda c: asked.append(c) or False)
-        settled(replayed, facts)
-    assert not compared and not asked
+        settled(replayed, facts)  # (the last graph's objects)
+        settled(other, facts)
+        settled(replayed, facts)  # (a graph read before another)
+    assert not compared and asked == [x for c in other for case in c.cases for x in case]
     with pytest.raises(kt.TypeInferenceError, match="valid at no sizes"):  # (still judged)
         settled([*replayed, AnyOf(((Condition(m, "==", 0),), (Condition(m, "==", 1),)))],
                 facts)
+    with pytest.raises(kt.TypeInferenceError, match="valid at no sizes"):  # (other facts)
+        settled(replayed, facts.with_(Condition(n, ">=", 6)))
 
 
 def test_settled_asks_of_a_case_over_other_sizes_without_the_facts(monkeypatch) -> None:

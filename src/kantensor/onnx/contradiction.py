@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import lru_cache
+from operator import is_
 from typing import Any
 
 import onnx
@@ -41,6 +42,9 @@ MAX_PASSES = 4
 #: MAX_SETTLED of them
 _SETTLED: dict[tuple, bool] = {}
 MAX_SETTLED = 256
+#: The disjunctions (all a graph's, the objects themselves) and facts of the last graph
+#: :func:`settled` found refute none: the same objects say the same
+_LAST: list[tuple[list, Facts | None]] = [([], None)]
 
 
 def consistent(own: tuple[Clause, ...], node: onnx.NodeProto, parent: object = None
@@ -118,13 +122,19 @@ def settled(conditions: Sequence[Clause], facts: Facts, parent: object = None) -
     never run."""
     if parent is not None or not facts:
         return
-    open_ = [c for c in conditions if type(c) is AnyOf and not has_choice(c)]
+    found = [c for c in conditions if type(c) is AnyOf]
+    last, last_facts = _LAST[0]
+    if len(found) == len(last) and all(map(is_, found, last)) and facts == last_facts:
+        return  # (a model read again node by node: its slots' plans' own disjunctions,
+        # the same objects as the last reading's, which refute none)
+    open_ = [c for c in found if not has_choice(c)]
     if not open_:
         return
     key = (tuple(open_), facts)
-    if _SETTLED.pop(key, None):  # (a model read again: its node slots replayed) kept
-        _SETTLED[key] = True  # with this reading's disjunctions: a replay's are its
-        return  # plans' own objects, which the next replay's key then meets by identity
+    if _SETTLED.pop(key, None):  # kept with this reading's disjunctions: a replay's are
+        _SETTLED[key] = True  # its plans' own objects, which the next replay's key then
+        _LAST[0] = (found, facts)  # meets by identity
+        return
     if len(_SETTLED) >= MAX_SETTLED:
         _SETTLED.clear()
     for _ in range(MAX_PASSES):  # a disjunction the facts leave one case of states it: a
@@ -148,6 +158,7 @@ def settled(conditions: Sequence[Clause], facts: Facts, parent: object = None) -
             break
         open_ = left
     _SETTLED[key] = True  # (equal conditions say the same whatever their sources)
+    _LAST[0] = (found, facts)
 
 
 def _refutes(facts: Facts, named: frozenset, x: Condition) -> bool:
