@@ -28,6 +28,8 @@ def build_reduce(types: tuple, keepdims: int, axes_value: Any = None, axes: Any 
     ``axes_length``: the axes' static length where their value is not known (a graph
     input ``int64[1]``, ``Unsqueeze`` of a Loop's iteration number)."""
     x = types[0]
+    if axes is None and axes_value is None and axes_length == 0:
+        axes_value = ()  # (an input of no entries has one value: none)
     if axes is None and 1 in given and known_ints(axes_value) is None and (keepdims or (
             (len(axes_value) if axes_value is not None else axes_length) == 1 and x.ndim)):
         # axes not known when the model is read (or sizes: a Loop's iteration number): the
