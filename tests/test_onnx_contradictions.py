@@ -299,3 +299,14 @@ def test_settled_asks_of_a_case_over_other_sizes_without_the_facts(monkeypatch) 
     assert dict(asked) == {"n == m": facts, "m == 1": EMPTY, "n == 1": facts}
     with pytest.raises(kt.TypeInferenceError, match="valid at no sizes"):
         settled([AnyOf(((Condition(m, "<", 0),), (Condition(n, "==", 1),)))], facts)
+
+
+def test_settled_states_a_case_left_alone_for_the_next_disjunctions_of_its_pass() -> None:
+    """``m == 3 or n == 1`` left with ``m == 3`` under ``n >= 2`` is a fact about ``m``
+    for the disjunctions after it in the same pass: ``m == 0 or n == 1`` is refuted (not
+    left with ``m == 0``, a fact that contradicts the others, judged no more)."""
+    n, m = Dim("n"), Dim("m")
+    facts = EMPTY.with_(Condition(n, ">=", 2))
+    with pytest.raises(kt.TypeInferenceError, match="valid at no sizes"):
+        settled([AnyOf(((Condition(m, "==", 3),), (Condition(n, "==", 1),))),
+                 AnyOf(((Condition(m, "==", 0),), (Condition(n, "==", 1),)))], facts)

@@ -152,6 +152,7 @@ def settled(conditions: Sequence[Clause], facts: Facts, parent: object = None) -
                                source.op if source else "")
             if len(cases) == 1:
                 facts, changed = facts.with_(*cases[0]), True
+                named = named.union(*(x.symbols() for x in cases[0]))
             else:
                 left.append(c)
         if not changed:
