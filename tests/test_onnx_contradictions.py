@@ -18,8 +18,12 @@ import kantensor as kt
 import kantensor.onnx as ko
 import ortrun
 from differential import count
-from kantensor.onnx.contradiction import _hold_together, _rising, consistent
-from kantensor.types.conditions import Condition
+from kantensor.onnx import contradiction
+from kantensor.onnx.contradiction import _hold_together, _rising, consistent, settled
+from kantensor.types import conditions
+from kantensor.types.conditions import AnyOf, Condition
+from kantensor.types.dim import Dim
+from kantensor.types.facts import EMPTY
 
 F = TensorProto.FLOAT
 
@@ -247,3 +251,62 @@ def test_three_nodes_valid_at_no_sizes_together_are_refused_in_every_order():
                 read(model)
         assert not any(not isinstance(ortrun.run(model, {"x": np.ones(n, np.float32)}),
                                       ortrun.Refusal) for n in range(8)), order
+
+
+def test_settled_meets_a_replayed_graph_by_identity(monkeypatch) -> None:
+    """A model read again node by node (its slots replayed) hands ``settled`` its plans'
+    own disjunctions, the same objects each time: the kept key is this reading's, so the
+    next one meets it without comparing disjunctions case by case, nor asking again
+    whether each has a choice (300 broadcasts: 2.0 -> 0.94 ms CPU a warm reading)."""
+    n, m = Dim("n"), Dim("m")
+    facts = EMPTY.with_(Condition(m, ">=", 2))
+
+    def disjunctions():
+        return [AnyOf(((Condition(n, "==", k),), (Condition(n, "==", 1),)))
+                for k in (3, 4, 5)]
+
+    first, replayed, other = disjunctions(), disjunctions(), disjunctions()[:2]
+    settled(first, facts)  # (a first reading: its own objects)
+    settled(replayed, facts)  # an equal replay: found, and kept with these objects
+    compared, asked = [], []
+    with monkeypatch.context() as patched:
+        patched.setattr(AnyOf, "__eq__", lambda a, b: compared.append(a) or a is b)
+        patched.setattr(conditions, "is_choice", lambda c: asked.append(c) or False)
+        settled(replayed, facts)  # (the last graph's objects)
+        settled(other, facts)
+        settled(replayed, facts)  # (a graph read before another)
+    assert not compared and asked == [x for c in other for case in c.cases for x in case]
+    with pytest.raises(kt.TypeInferenceError, match="valid at no sizes"):  # (still judged)
+        settled([*replayed, AnyOf(((Condition(m, "==", 0),), (Condition(m, "==", 1),)))],
+                facts)
+    with pytest.raises(kt.TypeInferenceError, match="valid at no sizes"):  # (other facts)
+        settled(replayed, facts.with_(Condition(n, ">=", 6)))
+
+
+def test_settled_asks_of_a_case_over_other_sizes_without_the_facts(monkeypatch) -> None:
+    """A case over none of the facts' sizes (``m == 1`` of a broadcast, the facts about
+    ``n``) is refuted by them only where it holds at no sizes: asked without them (the
+    prover's cost, 300 broadcasts read cold: settled's decisions 48 -> 34 ms CPU), and a
+    case that holds nowhere (``m < 0``) is still refused."""
+    n, m = Dim("n"), Dim("m")
+    facts = EMPTY.with_(Condition(n, ">=", 2))
+    asked = []
+    decide = contradiction.Facts.decide
+    monkeypatch.setattr(contradiction.Facts, "decide",
+                        lambda self, x: asked.append((str(x), self)) or decide(self, x))
+    settled([AnyOf(((Condition(n, "==", m),), (Condition(m, "==", 1),),
+                    (Condition(n, "==", 1),)))], facts)
+    assert dict(asked) == {"n == m": facts, "m == 1": EMPTY, "n == 1": facts}
+    with pytest.raises(kt.TypeInferenceError, match="valid at no sizes"):
+        settled([AnyOf(((Condition(m, "<", 0),), (Condition(n, "==", 1),)))], facts)
+
+
+def test_settled_states_a_case_left_alone_for_the_next_disjunctions_of_its_pass() -> None:
+    """``m == 3 or n == 1`` left with ``m == 3`` under ``n >= 2`` is a fact about ``m``
+    for the disjunctions after it in the same pass: ``m == 0 or n == 1`` is refuted (not
+    left with ``m == 0``, a fact that contradicts the others, judged no more)."""
+    n, m = Dim("n"), Dim("m")
+    facts = EMPTY.with_(Condition(n, ">=", 2))
+    with pytest.raises(kt.TypeInferenceError, match="valid at no sizes"):
+        settled([AnyOf(((Condition(m, "==", 3),), (Condition(n, "==", 1),))),
+                 AnyOf(((Condition(m, "==", 0),), (Condition(n, "==", 1),)))], facts)

@@ -254,3 +254,29 @@ def test_a_reduction_by_one_axis_of_unknown_value_is_one_axis_fewer():
                            r"when the model is read, got a value known only when the model "
                            r"runs, and the output's rank depends on their values"):
             ko.from_onnx(_reduce_by_input(length))
+
+
+@pytest.mark.parametrize(("keepdims", "noop"), [(0, 0), (1, 0), (0, 1), (1, 1)])
+def test_a_reduction_by_an_axes_input_of_no_entries_is_typed(keepdims, noop):
+    """``ReduceSum(x, axes)``, ``axes: int64[0]`` a graph input: it has one value, none,
+    so all axes are reduced (none with ``noop_with_empty_axes``); without keepdims
+    ``from_onnx`` left it untyped ('axes must be constant integers'), where onnxruntime
+    runs it. Types and runs judged by onnxruntime at sizes 0..2 of each axis."""
+    node = helper.make_node("ReduceSum", ["x", "axes"], ["y"], keepdims=keepdims,
+                            noop_with_empty_axes=noop)
+    model = helper.make_model(helper.make_graph([node], "g", [
+        helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", "S"]),
+        helper.make_tensor_value_info("axes", TensorProto.INT64, [0])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]),
+        opset_imports=[helper.make_opsetid("", 18)])
+    ins, (y,) = ko.from_onnx(model)
+    assert str(y.type) == ("float32[N,S]" if noop else "float32[1,1]" if keepdims else
+                           "float32[]")
+    run = kt.function(ins, [y])
+    for sizes in itertools.product(range(3), repeat=2):
+        x = np.random.default_rng(0).random(sizes, dtype=np.float32)
+        axes = np.zeros(0, np.int64)
+        got = run(x, axes)[0]
+        assert got.shape == ortrun.run(model, {"x": x, "axes": axes})[0], sizes
+        want = x if noop else np.sum(x, keepdims=bool(keepdims))
+        assert np.allclose(got, want), sizes

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
@@ -348,3 +349,28 @@ def test_the_maximum_of_nothing_and_max_pool_padding_in_every_dtype(elem, dtype,
     values = np.array([[[-5, -6, -7]]]).astype(npd)
     got = kt.function(ins, outs)(values)[0]
     assert got.dtype == npd and got.astype(np.float64).tolist() == [[[-5, -5, -6, -7]]]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int32"])
+@pytest.mark.parametrize("keepdims", [0, 1])
+def test_the_log_sum_exp_of_nothing_is_onnxruntimes(dtype, keepdims):
+    """ReduceLogSumExp over an empty axis is log(0): onnxruntime gives -inf (an int
+    dtype's least value); kantensor's kernel raised ValueError (NumPy's max, its
+    stabiliser, has no identity), so kt.function refused a model onnxruntime runs.
+    Judged by onnxruntime at shapes with an empty reduced axis, an empty other axis and
+    none empty, by an axes input (opset 18) and by each axis."""
+    elem = helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+    m = model([helper.make_node("ReduceLogSumExp", ["x", "axes"], ["y"], keepdims=keepdims)],
+              [helper.make_tensor_value_info("x", elem, ["a", "b"]),
+               helper.make_tensor_value_info("axes", TensorProto.INT64, [1])],
+              [helper.make_tensor_value_info("y", elem, None)], opset=18)
+    session = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
+    run = kt.function(*from_onnx(m))
+    for shape, axis in (((2, 0), 1), ((0, 2), 0), ((0, 2), 1), ((0, 0), 0), ((2, 3), -1)):
+        x = (np.arange(np.prod(shape)).reshape(shape) % 3).astype(dtype)
+        axes = np.array([axis])
+        want = session.run(None, {"x": x, "axes": axes})[0]
+        with np.errstate(all="ignore"):
+            got = run(x, axes)[0]
+        assert got.dtype == want.dtype and got.shape == want.shape, (shape, axis)
+        assert np.allclose(got.astype(np.float64), want.astype(np.float64)), (shape, axis)

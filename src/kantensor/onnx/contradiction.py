@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import lru_cache
+from operator import is_
 from typing import Any
 
 import onnx
@@ -41,6 +42,9 @@ MAX_PASSES = 4
 #: MAX_SETTLED of them
 _SETTLED: dict[tuple, bool] = {}
 MAX_SETTLED = 256
+#: The disjunctions (all a graph's, the objects themselves) and facts of the last graph
+#: :func:`settled` found refute none: the same objects say the same
+_LAST: list[tuple[list, Facts | None]] = [([], None)]
 
 
 def consistent(own: tuple[Clause, ...], node: onnx.NodeProto, parent: object = None
@@ -118,11 +122,18 @@ def settled(conditions: Sequence[Clause], facts: Facts, parent: object = None) -
     never run."""
     if parent is not None or not facts:
         return
-    open_ = [c for c in conditions if type(c) is AnyOf and not has_choice(c)]
+    found = [c for c in conditions if type(c) is AnyOf]
+    last, last_facts = _LAST[0]
+    if len(found) == len(last) and all(map(is_, found, last)) and facts == last_facts:
+        return  # (a model read again node by node: its slots' plans' own disjunctions,
+        # the same objects as the last reading's, which refute none)
+    open_ = [c for c in found if not has_choice(c)]
     if not open_:
         return
     key = (tuple(open_), facts)
-    if key in _SETTLED:  # (a model read again: its node slots replayed)
+    if _SETTLED.pop(key, None):  # kept with this reading's disjunctions: a replay's are
+        _SETTLED[key] = True  # its plans' own objects, which the next replay's key then
+        _LAST[0] = (found, facts)  # meets by identity
         return
     if len(_SETTLED) >= MAX_SETTLED:
         _SETTLED.clear()
@@ -130,9 +141,10 @@ def settled(conditions: Sequence[Clause], facts: Facts, parent: object = None) -
         if not open_:  # fact for the others (as a build under those facts records it)
             return
         changed, left = False, []
+        named = frozenset().union(*(x.symbols() for x in facts.atoms))
         for c in open_:  # (each case judged by the prover alone: a graph's disjunctions
             # simplified again would cost a tenth of its typing)
-            cases = [case for case in c.cases if not any(facts.decide(x) is False
+            cases = [case for case in c.cases if not any(_refutes(facts, named, x)
                                                          for x in case)]
             if not cases:
                 source = c.source
@@ -140,12 +152,23 @@ def settled(conditions: Sequence[Clause], facts: Facts, parent: object = None) -
                                source.op if source else "")
             if len(cases) == 1:
                 facts, changed = facts.with_(*cases[0]), True
+                named = named.union(*(x.symbols() for x in cases[0]))
             else:
                 left.append(c)
         if not changed:
             break
         open_ = left
     _SETTLED[key] = True  # (equal conditions say the same whatever their sources)
+    _LAST[0] = (found, facts)
+
+
+def _refutes(facts: Facts, named: frozenset, x: Condition) -> bool:
+    """Whether ``facts`` (consistent: a model's, over the sizes ``named``) refute ``x``.
+    A condition over none of their sizes is refuted by them only where it holds at no
+    sizes at all: the prover asked so without them (no facts: most such answers are
+    found without it) says the same, at a fraction of its cost (the broadcasts of a
+    model's other sizes, ``m == 1``)."""
+    return (facts if named & x.symbols() else EMPTY).decide(x) is False
 
 
 def _refused(own: tuple[Clause, ...], facts: Facts, label: str, op_type: str

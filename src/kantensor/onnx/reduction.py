@@ -28,6 +28,8 @@ def build_reduce(types: tuple, keepdims: int, axes_value: Any = None, axes: Any 
     ``axes_length``: the axes' static length where their value is not known (a graph
     input ``int64[1]``, ``Unsqueeze`` of a Loop's iteration number)."""
     x = types[0]
+    if axes is None and axes_value is None and axes_length == 0:
+        axes_value = ()  # (an input of no entries has one value: none)
     if axes is None and 1 in given and known_ints(axes_value) is None and (keepdims or (
             (len(axes_value) if axes_value is not None else axes_length) == 1 and x.ndim)):
         # axes not known when the model is read (or sizes: a Loop's iteration number): the
@@ -89,6 +91,9 @@ def _log_sum(x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
 
 
 def _log_sum_exp(x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
+    if x.size == 0:  # log(0) over nothing, as onnxruntime gives it: -inf, or an int
+        # dtype's least value (NumPy's max, the stabiliser, has no identity there)
+        return _nothing(x, axis, keepdims, -1)
     m = np.max(x, axis=axis, keepdims=True)
     m = np.where(np.isfinite(m), m, 0)
     out = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
@@ -107,11 +112,17 @@ def _extreme(fn: Any, empty: int, sizes: Any) -> Any:
         if x.dtype == object and x.size:
             return size_reduce(sizes, x, axis, keepdims)
         if x.size == 0:
-            shape = tuple(1 if i in axis else d for i, d in enumerate(x.shape)) if keepdims \
-                else tuple(d for i, d in enumerate(x.shape) if i not in axis)
-            return np.full(shape, extreme_value(x.dtype, empty), dtype=x.dtype)
+            return _nothing(x, axis, keepdims, empty)
         return fn(x, axis=axis, keepdims=keepdims)
     return reduce
+
+
+def _nothing(x: np.ndarray, axis: tuple, keepdims: bool, empty: int) -> np.ndarray:
+    """The reduction of an empty ``x`` over ``axis``: the dtype's lowest (``empty`` -1)
+    or highest (1) value, an infinity where the dtype holds one."""
+    shape = tuple(1 if i in axis else d for i, d in enumerate(x.shape)) if keepdims \
+        else tuple(d for i, d in enumerate(x.shape) if i not in axis)
+    return np.full(shape, extreme_value(x.dtype, empty), dtype=x.dtype)
 
 
 reduce_sum = _reducer(np.sum)

@@ -241,8 +241,13 @@ def has_choice(c: Clause) -> bool:
     overload's choice (:func:`is_choice`)."""
     if isinstance(c, Condition):
         return is_choice(c)
-    return bool(c.source is not None and c.source.otherwise) or any(
-        is_choice(x) for case in c.cases for x in case)
+    try:  # kept once found, as its hash is: a model read again node by node asks it of
+        return c.__dict__["_choice"]  # each disjunction its node slots replay
+    except KeyError:
+        found = bool(c.source is not None and c.source.otherwise) or any(
+            is_choice(x) for case in c.cases for x in case)
+        object.__setattr__(c, "_choice", found)
+        return found
 
 
 def negate(clauses: Iterable[Clause]) -> AnyOf:
