@@ -23,12 +23,13 @@ import kantensor as kt
 from kantensor.ops.catalogue import _as_given, load_all
 from kantensor.ops.family import OpFamily
 from kantensor.signature.direct import direct_build
-from kantensor.signature.expressions import symbolic
+from kantensor.signature.expressions import _terms, symbolic
 from kantensor.signature.forward import Build, relational
 from kantensor.syntax import ast as A
 from kantensor.types.conditions import Condition
 from kantensor.types.dim import DIM_CALLS, Dim, dim_min
 from kantensor.types.facts import EMPTY, Facts
+from kantensor.types.poly import MAX_TERMS
 from kantensor.types.symbols import substitute
 
 RETYPINGS = int(os.environ.get("KANTENSOR_DIRECT_RETYPINGS", "4"))
@@ -382,6 +383,48 @@ def test_a_product_of_sizes_is_within_the_limits_where_its_value_is(k, m, wrap):
         assert symbolic(node) is fits
     assert symbolic(A.BinOp("*", _sum("a", 30), _sum("b", 33))) is True
     assert symbolic(A.BinOp("*", _sum("a", 32), _sum("b", 32))) is False
+
+
+
+def _random_form(rng: random.Random, depth: int):
+    """A random dim expression: names, fixed sizes, sums, products of sizes, floors and
+    remainders by an int (some of a multiple, which the algebra splits), min and max."""
+    if depth == 0 or rng.random() < 0.2:
+        return A.DimVar(f"a{rng.randrange(12)}") if rng.random() < 0.8 else \
+            A.FixedDim(rng.randint(1, 5))
+    r = rng.random()
+    if r < 0.25:
+        return A.BinOp(rng.choice("+-"), _random_form(rng, depth - 1),
+                       _random_form(rng, depth - 1))
+    if r < 0.6:
+        return A.BinOp("*", _random_form(rng, depth - 1), _random_form(rng, depth - 1))
+    if r < 0.85:
+        inner = _random_form(rng, depth - 1)
+        if rng.random() < 0.5:
+            inner = A.BinOp("*", A.FixedDim(rng.randint(2, 5)), inner)
+        return A.BinOp(rng.choice(["//", "%"]), inner, A.FixedDim(rng.randint(2, 5)))
+    return A.Call(rng.choice(["min", "max"]),
+                  (_random_form(rng, depth - 1), _random_form(rng, depth - 1)))
+
+
+def test_a_form_within_the_limits_has_at_most_the_terms_its_bound_says():
+    """symbolic()'s bound on a form's terms (floors and remainders at most twice their
+    argument's and two, products multiplying) is not proved: over random products of
+    floors, remainders, min and max it is checked against the Dim algebra's own
+    expansion, which must succeed with no more terms than the bound (review13)."""
+    checked = 0
+    for seed in range(int(os.environ.get("KT_TERM_FORMS", "1500"))):
+        rng = random.Random(seed)
+        node = _random_form(rng, rng.randint(4, 9))
+        bound = _terms(node, 0)
+        if bound is None or bound > MAX_TERMS:
+            continue
+        names = {n: Dim(n) for n in A.expr_names(node)}
+        value = A.evaluate(node, names.__getitem__, calls=DIM_CALLS)
+        assert isinstance(value, int) or len(value._terms) <= bound, (seed, node, bound)
+        assert symbolic(node) is True
+        checked += 1
+    assert checked >= 500
 
 
 # -- ONNX pools: a window's output size over a min() of floors (ceil_mode) -------------
