@@ -413,7 +413,7 @@ def test_a_form_within_the_limits_has_at_most_the_terms_its_bound_says():
     floors, remainders, min and max it is checked against the Dim algebra's own
     expansion, which must succeed with no more terms than the bound (review13)."""
     checked = 0
-    for seed in range(int(os.environ.get("KT_TERM_FORMS", "1500"))):
+    for seed in range(int(os.environ.get("KANTENSOR_TERM_FORMS", "1500"))):
         rng = random.Random(seed)
         node = _random_form(rng, rng.randint(4, 9))
         bound = _terms(node, 0)
