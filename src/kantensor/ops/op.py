@@ -23,6 +23,8 @@ from ..types.basic_ops import cast_array
 from ..types.conditions import conjunction
 from ..types.dtypes import (
     COMPUTED_AS,
+    DEFAULT_CHOICES,
+    REAL_OF,
     get_default_dtype,
     pin_default,
     priority,
@@ -65,10 +67,12 @@ def _built_default(node: Apply) -> str | None:
     for v in node.inputs:
         if v.wrapped:
             dtype = v.type.dtype
-            if dtype in ("float16", "float32", "float64"):
+            if dtype in DEFAULT_CHOICES:
                 return dtype
-            if dtype == "complex128" or (dtype == "complex64" and found is None):
-                found = "float64" if dtype == "complex128" else "float32"
+            real = REAL_OF.get(dtype)  # (the wider of two complexes' reals)
+            if real in DEFAULT_CHOICES and (found is None or DEFAULT_CHOICES.index(real) >
+                                            DEFAULT_CHOICES.index(found)):
+                found = real
     return found
 
 

@@ -161,7 +161,7 @@ REAL_OF: dict[str, str] = {c: f for f, c in _PRECISION_PAIRS}
 #: The complex dtype whose real part holds a float dtype (float16, bfloat16: complex64).
 COMPLEX_OF: dict[str, str] = {"float16": "complex64", "bfloat16": "complex64",
                               **dict(_PRECISION_PAIRS)}
-_DEFAULT_CHOICES = ("float16", "float32", "float64")
+DEFAULT_CHOICES = ("float16", "float32", "float64")
 _global_default = "float32"  # set_default_dtype: the whole process
 # default_dtype(...): the current thread / asyncio task only; None defers to the global one
 _context_default: ContextVar[str | None] = ContextVar("kantensor_default_dtype", default=None)
@@ -333,8 +333,8 @@ def get_default_dtype() -> str:
 
 def _default_choice(dtype: Any) -> str:
     name = normalize_dtype(dtype)
-    if name not in _DEFAULT_CHOICES:
-        raise TypeError(f"the default dtype must be one of {', '.join(_DEFAULT_CHOICES)}, "
+    if name not in DEFAULT_CHOICES:
+        raise TypeError(f"the default dtype must be one of {', '.join(DEFAULT_CHOICES)}, "
                         f"got {dtype!r}")
     return name
 
