@@ -146,8 +146,10 @@ def test_a_branch_whose_nodes_contradict_is_valid_nowhere_when_taken():
 
 def test_a_taken_branch_whose_conditions_no_size_meets_together_is_valid_nowhere():
     """Each node of the then branch builds (``N % 2 == 0``, ``N == 0 or N == 1``, ``N == 2
-    or N == 1``), and no size meets them all: taken always, the contract has no valid
-    size (it said every size was valid when the branch's conditions were dropped);
+    or N == 1``), and no size meets them all: taken always, the model is refused as
+    valid at no sizes, naming the two Adds (the contract once said every size was
+    valid, when the branch's conditions were dropped; an empty contract before the
+    model's disjunctions were judged together), and onnxruntime fails at every size;
     taken as the data say, every size is undecided (the else branch runs)."""
     consts = {"z0": np.zeros(0, np.float32), "z2": np.zeros(2, np.float32),
               "shape": np.array([2, -1], np.int64)}
@@ -159,9 +161,13 @@ def test_a_taken_branch_whose_conditions_no_size_meets_together_is_valid_nowhere
             helper.make_node("Reshape", ["x", "shape"], ["halves"], name="even"),
             helper.make_node("Identity", ["x"], ["t"])]
     taken = _if_model(then, "true", rank=1)
-    contract = ko.contract(taken)
-    assert contract.empty and "Reshape even in if: then_branch" in str(contract)
-    assert _judged(taken, [None], rank=1, sizes=range(5)) == 5
+    for read in (ko.contract, ko.from_onnx, ko.infer_shapes):
+        with pytest.raises(kt.TypeInferenceError, match="the model is valid at no sizes") \
+                as info:
+            read(taken)
+        assert "'plus2 in if: then_branch' (Add)" in str(info.value)
+        assert "'plus0 in if: then_branch'" in str(info.value)
+    assert not any(_runs(taken, {"N": n}, [None])[0] for n in range(5))
     either = _if_model(then, "data", rank=1)
     assert _judged(either, [True, False], rank=1, sizes=range(5)) == 5
 
