@@ -142,6 +142,13 @@ class SignatureOp(Op):
     #: signature alone. Never chosen by name. Never mutated (replaced whole).
     lowering: dict[str, str] = {}
 
+    def __eq__(self, other: object) -> bool:
+        # two Ops alike but computed differently (a catalogue file's entry of a shipped
+        # Op's name, another dask kind) are two Ops: caches keyed by Ops keep them apart
+        return super().__eq__(other) and self.lowering == other.lowering  # type: ignore
+
+    __hash__ = Op.__hash__
+
     def written(self) -> tuple[str, tuple[tuple[str, Any], ...]]:
         return self.name, ()  # the signature and the impl are not the user's parameters
 
