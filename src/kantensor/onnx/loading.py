@@ -96,15 +96,19 @@ _BITS = {d.name: d.bits for d in DTYPE_TABLE}
 _RAW_DTYPES = frozenset(d.name for d in DTYPE_TABLE if category(d.name) is not STRING)
 _EXTERNAL = onnx.TensorProto.EXTERNAL
 
-#: ONNX element type -> the NumPy dtype its raw data is an array of, where onnx's reader
-#: takes it so and kantensor computes in it (a whole byte or more per value, no dtype of
-#: ml_dtypes), on a little-endian machine: read by one ``np.frombuffer`` (see
-#: ``Tensors._value``)
-_PLAIN = {code: np.dtype(name) for code, name in DTYPES.items()
-          if name in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
-                      "uint64", "float16", "float32", "float64", "complex64", "complex128")
-          and helper.tensor_dtype_to_np_dtype(code) == numpy_dtype(name) == np.dtype(name)
-          } if sys.byteorder == "little" else {}
+def _plain(code: int, name: str) -> np.dtype | None:
+    d = DTYPE_TABLE[[t.name for t in DTYPE_TABLE].index(name)]
+    if name not in _RAW_DTYPES or d.bits < 8 or d.package != "numpy":
+        return None  # (a string, a dtype of less than a byte, one of ml_dtypes)
+    dtype = np.dtype(name)
+    return dtype if helper.tensor_dtype_to_np_dtype(code) == numpy_dtype(name) == dtype \
+        else None
+
+
+#: ONNX element type -> the NumPy dtype its raw data is an array of, as onnx's reader
+#: takes it (on a little-endian machine): read by one ``np.frombuffer`` (Tensors._value)
+_PLAIN = {code: plain for code, name in DTYPES.items()
+          if (plain := _plain(code, name)) is not None} if sys.byteorder == "little" else {}
 
 
 class OnnxImportError(ValueError):
