@@ -24,6 +24,7 @@ import numpy as np
 from ...graph.basic import Variable
 from ...syntax.ast import Clause, DimVar, DTypeVar, InCategory, TensorPattern, dim_max, dim_min
 from ...types.dim import Dim
+from ...types.dtypes import integer_range, is_integer
 from ..fastcall import Miss
 from ..params import ArrayRef, ParamError, SliceItem
 from ..sizes import SizeNames
@@ -82,15 +83,20 @@ def split_index(index: Any) -> tuple[list[Any], tuple | None]:
 
 
 def _counting(value: Any) -> bool:
-    """Whether ``value`` is ``arange(k)`` (int64 or int32, which do not wrap around at
-    any size an axis has): its values are 0 .. k - 1 (:class:`ArrayRef`)."""
+    """Whether ``value`` is ``arange(k)`` (of an integer dtype of 32 bits or more, which
+    does not wrap around at any size an axis has): its values are 0 .. k - 1
+    (:class:`ArrayRef`)."""
     node = getattr(value, "owner", None)
     if node is None or getattr(node.op, "builder", None) is not ranged:
         return False
     params = dict(node.op.params)
     start, step = params.get("start"), params.get("step")
     return type(start) is int and start == 0 and type(step) is int and step == 1 and \
-        params.get("dtype") in ("int64", "int32")
+        _wide_integer(params.get("dtype"))
+
+
+def _wide_integer(dtype: Any) -> bool:
+    return isinstance(dtype, str) and is_integer(dtype) and integer_range(dtype)[1] >= 2**31 - 1
 
 
 def _build_subscript(getitem: Callable[..., Any], index_op: Callable[..., Any], x: Any,
