@@ -82,18 +82,25 @@ def test_a_model_is_refused_only_where_onnxruntime_fails_at_every_size():
     contract holds."""
     contradicted = 0
     for offset, p, q in itertools.product(range(4), (1, 2, 3), (1, 2, 3)):
-        model = _broadcast(offset, (p, q))
-        runs = {n: not isinstance(ortrun.run(model, {"x": np.ones(n, np.float32)}),
-                                  ortrun.Refusal) for n in range(6)}
-        count("contradictions: sizes judged by onnxruntime", len(runs))
-        try:
-            contract = ko.contract(model)
-        except kt.TypeInferenceError as exc:
-            assert not any(runs.values()), (offset, p, q, runs, exc)
-            contradicted += "contradict each other" in str(exc)
-            continue
-        assert {n: contract.holds(n=n).value for n in runs} == runs, (offset, p, q)
+        answer = _judged(_broadcast(offset, (p, q)), range(6), (offset, p, q))
+        contradicted += isinstance(answer, str) and "contradict each other" in answer
     assert contradicted
+
+
+def _judged(model, sizes, case) -> str | dict:
+    """``model`` (over ``x: float[n]``) run by onnxruntime at every n of ``sizes`` and read
+    by ``ko.contract``: its refusal's message (onnxruntime fails at every such n), or the
+    runs (n -> whether onnxruntime runs it; the contract holds exactly there)."""
+    runs = {n: not isinstance(ortrun.run(model, {"x": np.ones(n, np.float32)}),
+                              ortrun.Refusal) for n in sizes}
+    count("contradictions: sizes judged by onnxruntime", len(runs))
+    try:
+        contract = ko.contract(model)
+    except kt.TypeInferenceError as exc:
+        assert not any(runs.values()), (case, runs, exc)
+        return str(exc)
+    assert {n: contract.holds(n=n).value for n in runs} == runs, case
+    return runs
 
 
 def test_a_branch_whose_node_contradicts_itself_is_no_refusal_of_the_model():
@@ -207,21 +214,8 @@ def test_the_order_of_two_nodes_changes_no_answer_onnxruntime_judges():
     holds exactly where it runs."""
     refused = 0
     for index, other in itertools.product(range(7), range(1, 5)):
-        answers = []
-        for gather_first in (True, False):
-            model = _gather_and_add(index, other, gather_first)
-            runs = {n: not isinstance(ortrun.run(model, {"x": np.ones(n, np.float32)}),
-                                      ortrun.Refusal) for n in range(9)}
-            count("contradictions: sizes judged by onnxruntime", len(runs))
-            try:
-                contract = ko.contract(model)
-            except kt.TypeInferenceError as exc:
-                assert not any(runs.values()), (index, other, gather_first, exc)
-                answers.append(str(exc))
-                continue
-            assert {n: contract.holds(n=n).value for n in runs} == runs, \
-                (index, other, gather_first)
-            answers.append(runs)
+        answers = [_judged(_gather_and_add(index, other, gather_first), range(9),
+                           (index, other, gather_first)) for gather_first in (True, False)]
         assert answers[0] == answers[1], (index, other, answers)
         refused += isinstance(answers[0], str)
     assert refused

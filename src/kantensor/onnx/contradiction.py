@@ -137,9 +137,10 @@ def settled(conditions: Sequence[Clause], facts: Facts, parent: object = None) -
         return
     if len(_SETTLED) >= MAX_SETTLED:
         _SETTLED.clear()
+    given = facts
     for _ in range(MAX_PASSES):  # a disjunction the facts leave one case of states it: a
         if not open_:  # fact for the others (as a build under those facts records it)
-            return
+            break
         changed, left = False, []
         named = frozenset().union(*(x.symbols() for x in facts.atoms))
         for c in open_:  # (each case judged by the prover alone: a graph's disjunctions
@@ -159,7 +160,7 @@ def settled(conditions: Sequence[Clause], facts: Facts, parent: object = None) -
             break
         open_ = left
     _SETTLED[key] = True  # (equal conditions say the same whatever their sources)
-    _LAST[0] = (found, facts)
+    _LAST[0] = (found, given)  # (the facts it was given, as its first test reads them)
 
 
 def _refutes(facts: Facts, named: frozenset, x: Condition) -> bool:

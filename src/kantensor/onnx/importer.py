@@ -430,6 +430,10 @@ class _Reader(Scope, Sources):
                     keep_constant(key, found)
             if rec.kept and key is not None:
                 rec.constant = found
+        self.constant_found(name, found)
+
+    def constant_found(self, name: str, found: tuple[Any, Any, Any, Any]) -> None:
+        """Write a Constant's (type, value, value key, node slot token) read before."""
         t, value, vkey, token = found
         self.types[name], self.values[name], self.value_keys[name] = t, value, vkey
         if token is not None:

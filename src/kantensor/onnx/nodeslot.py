@@ -186,7 +186,6 @@ def replay(reader: Any, serialized: Sequence[bytes]) -> None:
     found, nodes = NODES.get, reader.proto.node
     types, tokens, untyped, values, value_keys = reader.types, reader.tokens, \
         reader.untyped, reader.values, reader.value_keys
-    constants = reader.constants
     facts, now = reader.facts, context(reader)
     found_entries: set[OnnxOp] = set()  # the entries its nodes' op types find, as checked
     for k, data in enumerate(serialized):
@@ -196,12 +195,7 @@ def replay(reader: Any, serialized: Sequence[bytes]) -> None:
             node = nodes[k]
             shared = shared_constant(data, node) if data and data[0] == NO_INPUT else None
             if shared is not None and shared[0] not in types and shared[0] not in untyped:
-                # (a Constant of a value read before)
-                name, (t, value, vkey, token) = shared  # (as the reader's constant writes it)
-                types[name], values[name], value_keys[name] = t, value, vkey
-                if token is not None:
-                    tokens[name] = token
-                constants.add(name)
+                reader.constant_found(*shared)  # (a Constant of a value read before)
                 continue
             reader.node(node, new_record(node, data))
             if reader.facts is not facts:  # (its conditions noted)
@@ -243,11 +237,7 @@ def replay(reader: Any, serialized: Sequence[bytes]) -> None:
             wanted = rec.wanted
             name = wanted[0] if len(wanted) == 1 else ""
             if name and name not in types and name not in untyped:
-                t, value, vkey, token = rec.constant
-                types[name], values[name], value_keys[name] = t, value, vkey
-                if token is not None:
-                    tokens[name] = token
-                constants.add(name)
+                reader.constant_found(name, rec.constant)
                 continue
         reader.node(nodes[k], rec)
         if reader.facts is not facts:  # (its conditions noted)
