@@ -8,6 +8,7 @@ whose ``source`` is not ``torch`` follow the documented extension rules.
 
 from __future__ import annotations
 
+import ast
 import csv
 import gzip
 from functools import reduce
@@ -406,3 +407,27 @@ def test_promote_types_is_an_upper_bound_in_category(a, b):
     result = d.promote_types(a, b)
     assert d.category(result) >= max(d.category(a), d.category(b))
     assert d.promote_types(result, a) == result == d.promote_types(b, result)
+
+
+#: Modules that still spell a collection of dtype names, each with why (not yet a column
+#: of the dtype table): the NumPy backend's memory plan reduces into a dead buffer only
+#: for the two dtypes whose reduction order it has checked.
+SPELT_ELSEWHERE = {"backend/plan.py"}
+
+
+def test_no_module_but_the_dtype_table_spells_a_list_of_dtypes():
+    """Which dtypes have a property is a fact of the dtype table (one home per dtype
+    fact, issue 36): no set, tuple or list literal of two or more dtype names elsewhere
+    (onnx/intervals.py spelt NumPy's eight integer dtypes)."""
+    src = Path(d.__file__).resolve().parents[1]
+    spelt = set()
+    for path in src.rglob("*.py"):
+        where = path.relative_to(src).as_posix()
+        if where in ("types/dtypes.py", "types/numpy_dtypes.py"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Set | ast.Tuple | ast.List) and len(
+                    {e.value for e in node.elts
+                     if isinstance(e, ast.Constant) and e.value in DTYPES}) >= 2:
+                spelt.add(where)
+    assert spelt <= SPELT_ELSEWHERE, sorted(spelt - SPELT_ELSEWHERE)

@@ -21,6 +21,7 @@ from typing import Any, TypeAlias
 import numpy as np
 
 from ..types.dim import Dim, DimLike, dim_max, dim_min
+from ..types.dtypes import DTYPE_TABLE, Category
 from ..types.type import TensorType
 from .values import static_size
 
@@ -39,9 +40,10 @@ KEEP = frozenset({"Identity", "Unsqueeze", "Squeeze", "Reshape", "Flatten", "Exp
                   "Tile", "Transpose"})
 #: The op types whose output may have an interval.
 MAKES_INTERVALS = KEEP | {"Cast", "Range", "Add", "Sub", "Mul"}
-#: The dtypes of the tensors that have intervals.
-INTEGER_DTYPES = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
-                            "uint64"})
+#: The dtypes of the tensors that have intervals: NumPy's own integer dtypes, read from the
+#: dtype table (one home per dtype fact), not the low-precision ones ml_dtypes adds.
+INTEGER_DTYPES = frozenset(d.name for d in DTYPE_TABLE
+                           if d.category is Category.INTEGER and d.package == "numpy")
 
 
 def known_interval(value: np.ndarray | None) -> Interval | None:
