@@ -426,12 +426,37 @@ def test_eigh(data):
           lambda x: np.linalg.eigvalsh(computed(x), UPLO=uplo), [a])
 
 
+#: The ways of giving pinv's cutoff (the last two NumPy refuses: both set)
+PINV_CUTOFFS = [{}, {"rtol": None}, {"rtol": 1e-3}, {"rcond": 1e-3}, {"rcond": None},
+                {"rcond": 1e-3, "rtol": None}, {"rcond": 1e-3, "rtol": 1e-4}]
+
+
 @CASES
 @given(st.data())
 def test_pinv_and_slogdet(data):
     a = draw_array(data, data.draw(matrix_shapes(square=data.draw(st.booleans()))))
-    check(data, "pinv", kt.pinv, lambda x: np.linalg.pinv(computed(x)), [a])
+    kw = data.draw(st.sampled_from(PINV_CUTOFFS))
+    check(data, "pinv", lambda x: kt.pinv(x, **kw),
+          lambda x: np.linalg.pinv(computed(x), **kw), [a])
     check(data, "slogdet", kt.slogdet, lambda x: np.linalg.slogdet(computed(x)), [a])
+
+
+#: A matrix with a singular value near float32's eps times the largest: NumPy's default
+#: cutoff (1e-15 of the largest) keeps it, the Array API's (``rtol=None``: max(m, n)
+#: times the dtype's eps) drops it (hypothesis found the complex64 case)
+NEAR_EPS = np.array([[1, 1.19e-7], [1.19e-7, 1.19e-7]])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("kw", PINV_CUTOFFS)
+def test_pinv_cutoffs_are_numpys(dtype, kw):
+    """pinv's cutoff of small singular values is NumPy's for every way of giving it
+    (none: 1e-15 of the largest; ``rtol=None``: max(m, n) times the dtype's eps; a
+    number as ``rcond`` or ``rtol``; both: refused at run time, as NumPy does). kt.pinv
+    without either gave the ``rtol=None`` answer: ``[[1, 1.19e-7], [1.19e-7, 1.4e-14]]``
+    for float32 and complex64, where NumPy's is ``[[1, -1], [-1, 8.4e6]]``."""
+    a = NEAR_EPS.astype(dtype)
+    conform("pinv", lambda x: kt.pinv(x, **kw), lambda x: np.linalg.pinv(x, **kw), [a])
 
 
 def test_linalg_dtypes(default_float64):

@@ -109,9 +109,16 @@ def eigvalsh(a: np.ndarray, UPLO: str = "L") -> np.ndarray:  # noqa: N803
     return np.linalg.eigvalsh(_floating(a), UPLO=UPLO)
 
 
-def pinv(a: np.ndarray, rcond: Any = None, hermitian: bool = False, rtol: Any = None
+#: NumPy's cutoff of pinv's singular values where neither ``rcond`` nor ``rtol`` is given
+#: (relative to the largest); ``rtol=None`` is the Array API's, ``max(m, n)`` times the
+#: dtype's eps. kt.pinv's ``rtol`` defaults to it: the call has no "not given".
+PINV_RTOL = 1e-15
+
+
+def pinv(a: np.ndarray, rcond: Any = None, hermitian: bool = False, rtol: Any = PINV_RTOL
          ) -> np.ndarray:
-    """``numpy.linalg.pinv``, float16 computed in float32."""
+    """``numpy.linalg.pinv``, float16 computed in float32; the cutoff NumPy's for each way
+    of giving it (:func:`build_pinv` refuses both)."""
     kwargs = {"rcond": rcond} if rcond is not None else {"rtol": rtol}
     return np.linalg.pinv(_floating(a), hermitian=hermitian, **kwargs)
 
@@ -208,6 +215,18 @@ def build_qr(types: tuple, mode: str, **_: Any) -> dict[str, Any]:
     shapes = {"reduced": ([m, k], [k, n]), "complete": ([m, m], [m, n]), "r": ([k, n],),
               "raw": ([n, m], [k])}[mode]
     return {"out": [typed(shape, _FLOAT) for shape in shapes]}
+
+
+@reads_ranks
+def build_pinv(types: tuple, rcond: Any, rtol: Any, **_: Any) -> dict[str, Any]:
+    """``(m, n) -> (n, m)``; ``rcond`` and ``rtol`` both given are refused, as NumPy
+    does ("can't be both set"): ``rtol`` is given where it is not its default
+    :data:`PINV_RTOL` (which NumPy uses where neither is given)."""
+    if rcond is not None and (rtol is None or rtol != PINV_RTOL):
+        raise ParamError(f"pinv: rcond ({rcond!r}) and rtol ({rtol!r}) cannot both be set "
+                         f"(rtol is rcond's Array API name)")
+    m, n = dims("m n")
+    return {"a": [m, n], "y": [n, m]}
 
 
 @reads_ranks
