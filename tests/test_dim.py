@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from kantensor.types import dim as dim_module
@@ -380,6 +380,21 @@ def test_substitution_matches_int_evaluation(tree: Tree, point: dict[str, int]) 
     if isinstance(sym, Dim):  # str() is valid Python with the same value
         assert eval(str(sym), {"__builtins__": {}, "min": min, "max": max}, point) == value
         assert free_symbols(sym) <= set(SYMS)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.one_of(st.integers(-9, 9), trees), st.one_of(st.integers(-4, 4), trees), points)
+def test_divmod_is_pythons(left: Tree, right: Tree, point: dict[str, int]) -> None:
+    """``divmod`` of sizes (a Dim and an int either way round, or two Dims) is ``(a //
+    b, a % b)``, whose values are Python's divmod of the ints (it raised TypeError: Dim
+    had no ``__divmod__``)."""
+    a, b = as_sym(left), as_sym(right)
+    x, y = ev(left, point, INT_OPS), ev(right, point, INT_OPS)
+    assume(isinstance(a, Dim) or isinstance(b, Dim))
+    assume(y != 0 and b != 0)
+    q, r = divmod(a, b)
+    assert (q, r) == (a // b, a % b)
+    assert (substitute(q, point), substitute(r, point)) == divmod(x, y)
 
 
 @settings(max_examples=100, deadline=None)

@@ -18,9 +18,8 @@ import operator
 from typing import Any
 
 from . import monotone
-from .dim import _rebuild
 from .poly import Opaque
-from .symbols import APPLY
+from .symbols import APPLY, rebuild
 
 __all__ = ["has_extremes", "ordered"]
 
@@ -51,7 +50,7 @@ def _extremes_in(x: Any) -> bool:
 def _ordered(x: Any, box: dict) -> Any:
     if isinstance(x, int) or not _extremes_in(x):
         return x
-    return _rebuild(x, lambda a: _atom(a, box) if isinstance(a, Opaque) else None)
+    return rebuild(x, lambda a: _atom(a, box) if isinstance(a, Opaque) else None)
 
 
 def _atom(a: Opaque, box: dict) -> Any:

@@ -50,7 +50,7 @@ from collections.abc import Hashable
 from functools import lru_cache
 from typing import Final
 
-from .dim import Dim, DimLike, _floordiv, _mod, _rebuild, _symbol
+from .dim import Dim, DimLike, _floordiv, _mod, _symbol
 from .intervals import nonnegative_atom
 from .lattice import lattice_form
 from .narrow import constants_out, narrowed
@@ -59,7 +59,7 @@ from .quasi import in_fragment
 from .quasiform import one_symbol_form
 from .settle import settle
 from .stated import split_constant
-from .symbols import APPLY, free_symbols, substitute
+from .symbols import APPLY, free_symbols, rebuild, substitute
 
 __all__ = ["canonical_form", "formed_as_is"]
 
@@ -484,7 +484,7 @@ def _inner(x: DimLike) -> DimLike:
     """``x`` with the arguments of its opaque atoms made canonical."""
     if isinstance(x, int) or not _has_opaque(x):
         return x
-    return _rebuild(x, lambda a: _inner_atom(a) if isinstance(a, Opaque) else None)
+    return rebuild(x, lambda a: _inner_atom(a) if isinstance(a, Opaque) else None)
 
 
 def _inner_atom(a: Opaque) -> DimLike | None:

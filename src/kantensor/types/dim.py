@@ -1,8 +1,9 @@
 """Symbolic tensor sizes in canonical form.
 
 A :class:`Dim` is an integer-valued symbolic size: a named symbol (``Dim("n")``) or an
-expression built from symbols and ints with ``+ - * // %``, ``**`` (int exponent >= 0),
-:func:`dim_min` and :func:`dim_max`.
+expression built from symbols and ints with ``+ - * // %`` (``divmod(a, b)`` is ``(a //
+b, a % b)``, as Python's), ``**`` (int exponent >= 0), :func:`dim_min` and
+:func:`dim_max`.
 
 Every expression is kept canonical (:mod:`kantensor.types.poly`): a polynomial with
 integer coefficients over *atoms*, where an atom is a symbol, an *unknown* or an opaque
@@ -43,7 +44,6 @@ from __future__ import annotations
 import keyword
 import math
 import operator
-from collections import Counter
 from collections.abc import Callable, Hashable
 from typing import Any, Final, TypeAlias
 
@@ -164,6 +164,9 @@ class Dim:
     __mod__, __rmod__ = _operator("mod", lambda a, b: _mod(a, b))
 
     __truediv__, __rtruediv__ = _operator("truediv", None)
+
+    def __divmod__(self, other: object) -> Any: return self // other, self % other
+    def __rdivmod__(self, other: object) -> Any: return other // self, other % self  # type: ignore
 
     def __pow__(self, exponent: object) -> Any:
         if type(exponent) is not int or exponent < 0:  # d ** 0.5, d ** -1: numbers
@@ -293,18 +296,6 @@ def _exact(a: DimLike, k: int) -> DimLike:
         return a // k
     q, r = _split(a, k)
     return q if isinstance(r, int) else _add(q, _atom("/", r, k))
-
-
-def _rebuild(x: Dim, value: Any) -> DimLike:
-    """``x`` with each atom ``a`` replaced by ``value(a)`` (kept where that is None)."""
-    total: Counter = Counter()  # summed in one dict, made canonical once: linear
-    for mono, c in x._terms:
-        term: DimLike = c
-        for atom, p in mono:
-            v = value(atom)
-            term = _mul(term, _pow(_symbol(atom) if v is None else v, p))
-        total.update({(): term} if isinstance(term, int) else dict(term._terms))
-    return _make(total)
 
 
 def _atom(op: str, *args: DimLike) -> Dim:

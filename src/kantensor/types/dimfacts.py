@@ -9,9 +9,9 @@ import math
 from collections.abc import Hashable, Iterable
 from typing import Final, Literal
 
-from .dim import Dim, DimLike, _known, _rebuild, as_dim, unknown
+from .dim import Dim, DimLike, _known, as_dim, unknown
 from .poly import Atom, Monomial, Opaque
-from .symbols import APPLY, free_symbols
+from .symbols import APPLY, free_symbols, rebuild
 
 __all__ = ["NO_SOLUTION", "assume_divisible", "remainder_fact", "solve_for"]
 
@@ -94,6 +94,6 @@ def assume_divisible(x: DimLike, zeros: Iterable[DimLike]) -> DimLike:
 def _assume(x: DimLike, facts: set) -> DimLike:
     if isinstance(x, int):
         return x
-    return _rebuild(x, lambda a: _known(a, facts) if _known(a, facts) is not None else
+    return rebuild(x, lambda a: _known(a, facts) if _known(a, facts) is not None else
                     APPLY[a.op](*(_assume(g, facts) for g in a.args))
                     if isinstance(a, Opaque) else None)

@@ -21,7 +21,7 @@ from typing import Final
 from .boxorder import has_extremes, ordered
 from .canon import canonical_form, formed_as_is
 from .conditions import COMPARE, NEGATED, AnyOf, Clause, Condition, conjunction, expand
-from .dim import Dim, DimLike, _rebuild, _symbol, as_dim
+from .dim import Dim, DimLike, _symbol, as_dim
 from .dimfacts import assume_divisible
 from .disjunctions import absorbed, exhaustive, plain_cases, tightest
 from .narrow import constants_out, narrow
@@ -33,7 +33,7 @@ from .settle import settle
 from .stated import GENERAL as _GENERAL
 from .stated import implied, lower_bounds, rising, rising_facts, same_term, settled
 from .stated import unfacted as _unfacted
-from .symbols import APPLY, free_symbols
+from .symbols import APPLY, free_symbols, rebuild
 
 __all__ = ["EMPTY", "Facts", "simplify"]
 
@@ -399,7 +399,7 @@ def _formed(x: Dim, facts: Facts) -> DimLike:
 def _under(x: Dim, facts: Facts) -> DimLike:
     """``x`` with its atoms simplified under the facts, then formed."""
     known = constants(facts.atoms)
-    out = _rebuild(x, lambda a: _atom(a, facts, known) if isinstance(a, Opaque)
+    out = rebuild(x, lambda a: _atom(a, facts, known) if isinstance(a, Opaque)
                    else known.get(a))
     out = past_lower_bounds(out, facts.atoms)  # (formed: min(2, k//2 + 1) is min(2, k)
     zeros = [c.key[0] for c in facts.atoms if c.op == "=="]  # under k >= 1)

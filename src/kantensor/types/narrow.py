@@ -23,10 +23,10 @@ import math
 from collections.abc import Hashable
 from typing import Final
 
-from .dim import Dim, DimLike, _floordiv, _mod, _rebuild, _symbol
+from .dim import Dim, DimLike, _floordiv, _mod, _symbol
 from .intervals import interval
 from .poly import Opaque, lone_atom
-from .symbols import APPLY, free_symbols
+from .symbols import APPLY, free_symbols, rebuild
 
 __all__ = ["absorbed", "constants_out", "narrow", "narrowed"]
 
@@ -51,7 +51,7 @@ def narrowed(x: Dim) -> DimLike:
             found._terms == _symbol(atom)._terms else found
 
     return x if not any(value(a) is not None for mono, _ in x._terms for a, _ in mono) \
-        else _rebuild(x, value)
+        else rebuild(x, value)
 
 
 def narrow(op: str, a: DimLike, d: int, lo: int, hi: int) -> DimLike | None:

@@ -10,7 +10,8 @@ sizes kantensor stands in for others with).
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections import Counter
+from collections.abc import Callable, Hashable
 from typing import Any
 
 from .dim import (
@@ -18,16 +19,19 @@ from .dim import (
     DimLike,
     _exact,
     _floordiv,
+    _make,
     _minmax,
     _mod,
-    _rebuild,
+    _mul,
+    _pow,
     _set_free,
+    _symbol,
     as_dim,
 )
 from .poly import Opaque, Private
 
 __all__ = ["APPLY", "DataSymbol", "data_size", "free_symbols", "linear", "private",
-           "substitute"]
+           "rebuild", "substitute"]
 
 
 class DataSymbol(Private):
@@ -108,6 +112,19 @@ def free_symbols(x: DimLike) -> frozenset[Hashable]:
     return free
 
 
+def rebuild(x: Dim, value: Callable[[Any], DimLike | None]) -> DimLike:
+    """``x`` with each atom ``a`` replaced by ``value(a)`` (kept where that is None), made
+    canonical again: what substituting, and every rewriting of atoms under facts, does."""
+    total: Counter = Counter()  # summed in one dict, made canonical once: linear
+    for mono, c in x._terms:
+        term: DimLike = c
+        for atom, p in mono:
+            v = value(atom)
+            term = _mul(term, _pow(_symbol(atom) if v is None else v, p))
+        total.update({(): term} if isinstance(term, int) else dict(term._terms))
+    return _make(total)
+
+
 #: The operations of opaque atoms, by their ``op``: what rebuilding an atom calls.
 APPLY = {"//": _floordiv, "%": _mod, "/": lambda a, k: _exact(a, k),
           "min": lambda *a: _minmax("min", a), "max": lambda *a: _minmax("max", a)}
@@ -116,7 +133,7 @@ APPLY = {"//": _floordiv, "%": _mod, "/": lambda a, k: _exact(a, k),
 def _subst(x: DimLike, values: dict[Hashable, DimLike]) -> DimLike:
     if isinstance(x, int) or values.keys().isdisjoint(free_symbols(x)):
         return x
-    return _rebuild(x, lambda a: APPLY[a.op](*(_subst(g, values) for g in a.args))
+    return rebuild(x, lambda a: APPLY[a.op](*(_subst(g, values) for g in a.args))
                     if isinstance(a, Opaque) else values.get(a))
 
 

@@ -34,11 +34,11 @@ from fractions import Fraction
 from functools import lru_cache
 
 from .conditions import AnyOf, Clause, Condition, Source, expand
-from .dim import Dim, DimLike, _rebuild, _symbol
+from .dim import Dim, DimLike, _symbol
 from .facts import EMPTY
 from .intervals import nonnegative, nonnegative_atom
 from .poly import Opaque
-from .symbols import APPLY, free_symbols, substitute
+from .symbols import APPLY, free_symbols, rebuild, substitute
 from .tidysize import tidy_size
 
 __all__ = ["plain", "tidy"]
@@ -134,7 +134,7 @@ def _replaced(x: DimLike, atom: Opaque, value: int) -> DimLike:
     """``x`` with ``atom`` (inside other atoms too) replaced by ``value``."""
     if isinstance(x, int):
         return x
-    return _rebuild(x, lambda a: value if a == atom else APPLY[a.op](
+    return rebuild(x, lambda a: value if a == atom else APPLY[a.op](
         *(_replaced(g, atom, value) for g in a.args)) if isinstance(a, Opaque) else None)
 
 
