@@ -160,3 +160,36 @@ def test_a_size_against_a_float_splits_as_against_the_int_that_says_the_same():
         assert kt.types.symbols.substitute(case.type.shape[0], {"N": n}) == want
     with pytest.raises(TypeError, match="not ordered"):
         _ = kt.Dim("N") > 2.5  # outside a trace nothing decides it
+
+
+def test_a_size_parameter_is_built_under_the_given_facts_and_the_cases_answers():
+    """``np.zeros(n - 2)`` needs ``n >= 2`` (NumPy refuses a negative dimension): given
+    ``n <= 1`` the code fails at every size, and is refused naming both, as ``x[5]`` is;
+    in a case ``n < 2`` of a branch the case is refused, as NumPy refuses every size of
+    it. The size's input (made of nothing) did not carry those facts: the first was
+    typed ``float64[n-2]`` assuming ``n >= 2``, the case kept with that type and an
+    assumption its own answer refutes. Judged by NumPy at n = 0 .. 5."""
+    with pytest.raises(kt.TypeInferenceError, match=r"(?s)no sizes meet all of\n  n <= 1 "
+                       r"\(given\)\n  and n >= 2 \(zeros at .*\)\nso it failed at"):
+        kt.eval_shape(lambda x: np.zeros(x.shape[0] - 2), "float32[n]", where="n <= 1")
+    for n in range(2):
+        with pytest.raises(ValueError, match="negative dimensions"):
+            np.zeros(n - 2)
+
+    def small(x):
+        if x.shape[0] < 2:
+            return np.zeros(x.shape[0] - 2)
+        return np.ones((x.shape[0] - 2, 3))
+
+    result = kt.eval_shape(small, "float32[n]")
+    assert [[str(c) for c in case.conditions] for case in result.cases] == [["n >= 2"]]
+    (refused,) = result.refused
+    assert [str(c) for c in refused.conditions] == ["n < 2"]
+    for n in range(6):
+        try:
+            want = small(np.zeros(n, np.float32)).shape
+        except ValueError:
+            assert not result.holds({"n": n}), n
+            continue
+        assert result.holds({"n": n}), n
+        assert kt.types.symbols.substitute(result.type.shape[0], {"n": n}) == want[0]

@@ -53,6 +53,12 @@ class Trace:
         for v in node.inputs:
             self.clients.setdefault(v, []).append(node)
         self.made.update(node.outputs)
+        facts = getattr(self.path, "facts", None)
+        if not node.inputs and facts:  # made of nothing (a size parameter's input of
+            # np.zeros(n - 2)): its sizes meet what the inputs' do (the given facts, the
+            # case's answers), so the Ops built on it are built under them, as on an input
+            for out in node.outputs:
+                out.facts = facts if out.facts is None else out.facts.union(facts)
         self.name_operands()
         frame = self.locator.frame(sys._getframe(1))
         if frame is None:
