@@ -138,6 +138,8 @@ def settled(conditions: Sequence[Clause], facts: Facts, parent: object = None) -
     if len(_SETTLED) >= MAX_SETTLED:
         _SETTLED.clear()
     given = facts
+    alone: list[tuple[AnyOf, tuple, Facts, Facts]] = []  # each disjunction left one case
+    # (stated as facts): it, the case, the facts before and after (read when refused)
     for _ in range(MAX_PASSES):  # a disjunction the facts leave one case of states it: a
         if not open_:  # fact for the others (as a build under those facts records it)
             break
@@ -150,9 +152,11 @@ def settled(conditions: Sequence[Clause], facts: Facts, parent: object = None) -
             if not cases:
                 source = c.source
                 raise _refused((c,), facts, source.node if source else "",
-                               source.op if source else "")
+                               source.op if source else "", alone)
             if len(cases) == 1:
-                facts, changed = facts.with_(*cases[0]), True
+                before, changed = facts, True
+                facts = facts.with_(*cases[0])
+                alone.append((c, cases[0], before, facts))
                 named = named.union(*(x.symbols() for x in cases[0]))
             else:
                 left.append(c)
@@ -172,10 +176,13 @@ def _refutes(facts: Facts, named: frozenset, x: Condition) -> bool:
     return (facts if named & x.symbols() else EMPTY).decide(x) is False
 
 
-def _refused(own: tuple[Clause, ...], facts: Facts, label: str, op_type: str
+def _refused(own: tuple[Clause, ...], facts: Facts, label: str, op_type: str,
+             alone: Sequence[tuple[AnyOf, tuple, Facts, Facts]] = ()
              ) -> TypeInferenceError:
-    """The error for a node's conditions ``own`` that ``facts`` refute."""
-    needed = _needed(own, facts)
+    """The error for a node's conditions ``own`` that ``facts`` refute; a fact that is
+    the one case some disjunction was left with (``alone``: :func:`settled`'s) is said as
+    that disjunction and the facts that cut its other cases, each with its node."""
+    needed = _explained(_needed(own, facts), alone)
     nodes = list(dict.fromkeys(_node_of(c) for c in needed if _node_of(c) != (label,
                                                                               op_type)))
     named = [f"{n!r} ({o})" if o and o != n else repr(n) for n, o in nodes if n]
@@ -186,6 +193,36 @@ def _refused(own: tuple[Clause, ...], facts: Facts, label: str, op_type: str
     return TypeInferenceError(f"node {label!r} ({op_type}): its conditions contradict "
                               f"{whose}, so the model is valid at no sizes: no sizes meet "
                               f"all of {listed}")
+
+
+def _explained(needed: list[Condition], alone: Sequence[tuple[AnyOf, tuple, Facts, Facts]]
+               ) -> list[Clause]:
+    """``needed`` with each fact stated from the one case a disjunction was left with
+    (``alone``: the disjunction, the case, the facts before and after it) replaced by that
+    disjunction and the few facts that cut its other cases (themselves
+    explained alike): the conditions of the nodes that together hold at no sizes, where
+    the case alone named the disjunction's node and not the node whose fact cut it."""
+    left = {x: (c, case, before) for c, case, before, after in alone
+            for x in set(after.atoms).difference(before.atoms)}
+    out: list[Clause] = []
+    todo, seen = list(needed), set()
+    while todo:
+        x = todo.pop(0)
+        if x in seen:
+            continue
+        seen.add(x)
+        why = left.get(x) if type(x) is Condition else None
+        if why is None:
+            out.append(x)
+            continue
+        c, case, before = why
+        others = [k for k in c.cases if k is not case]
+        cut = (AnyOf(tuple(others), c.source),) if len(others) > 1 else others[0]
+        if c not in seen:
+            seen.add(c)
+            out.append(c)
+        todo.extend(_needed(cut, before))
+    return out
 
 
 def _needed(own: tuple[Clause, ...], facts: Facts) -> list[Condition]:
