@@ -439,3 +439,32 @@ def test_the_window_oracle_s_formula_is_onnx_reference_s_and_onnxruntime_s(op, a
         assert ReferenceEvaluator(model).run(None, {"x": x})[0].shape[2:] == spec, size
         assert ortrun.run(model, {"x": x})[0][2:] == spec, size
         count("window formula: sizes agreeing with onnx.reference and onnxruntime")
+
+
+def test_an_input_of_unknown_rank_is_refused_naming_how_to_give_its_dims(tmp_path, capsys):
+    """An input with no shape (ONNX allows a tensor of unknown rank; onnxruntime runs
+    ``Relu`` of it at any shape) is refused by name, with the way to give its dims: the
+    contract's ``inputs=`` (and ``--input``) gave such an input none ("input 'x' has 0
+    axes, 2 dims given"); now it takes the dims given, and the model's types there are
+    onnxruntime's."""
+    model = helper.make_model(helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"])], "rankless",
+        [helper.make_tensor_value_info("x", F, None)],
+        [helper.make_tensor_value_info("y", F, None)]),
+        opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    for read in (ko.from_onnx, ko.infer_shapes, ko.contract):
+        with pytest.raises(ko.OnnxImportError, match=r"value 'x': its rank is not given "
+                           r"\(ONNX allows .*contract's inputs="):
+            read(model)
+    assert str(ko.contract(model, inputs={"x": ("N", 3)})).splitlines()[1] == \
+        "  every size is valid"
+    inputs, (y,) = ko.from_onnx(with_input_dims(model, {"x": ("N", 3)}))
+    assert str(y.type) == "float32[N,3]"
+    for n in range(3):
+        x = np.full((n, 3), -1.0, np.float32)
+        assert ortrun.run(model, {"x": x}) == [kt.function(inputs, y)(x).shape]
+    path = tmp_path / "rankless.onnx"
+    path.write_bytes(model.SerializeToString())
+    assert main(["contract", str(path), "--input", "x=N,3"]) == 0
+    assert "every size is valid" in capsys.readouterr().out

@@ -44,7 +44,8 @@ def with_input_dims(model: onnx.ModelProto, dims: Mapping[str, Sequence[Any]]
                     ) -> onnx.ModelProto:
     """A copy of ``model`` whose inputs have the given dims (an int, a name, or None for
     an unknown size), and whose outputs and intermediate values no longer state sizes
-    (they were inferred at the old ones)."""
+    (they were inferred at the old ones). A tensor input of unknown rank (no shape,
+    which ONNX allows and kantensor cannot type) takes as many axes as dims given."""
     out = onnx.ModelProto()
     out.CopyFrom(model)
     inputs = {i.name: i for i in out.graph.input}
@@ -53,6 +54,10 @@ def with_input_dims(model: onnx.ModelProto, dims: Mapping[str, Sequence[Any]]
         if info is None:
             raise ValueError(f"the model has no input {name!r} (its inputs: "
                              f"{', '.join(data_inputs(model))})")
+        if info.type.WhichOneof("value") == "tensor_type" and \
+                not info.type.tensor_type.HasField("shape"):  # (of unknown rank)
+            for _ in shape:
+                info.type.tensor_type.shape.dim.add()
         given = info.type.tensor_type.shape.dim
         if len(shape) != len(given):
             raise ValueError(f"input {name!r} has {len(given)} axes, {len(shape)} dims given")

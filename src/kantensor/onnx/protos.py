@@ -225,7 +225,11 @@ def proto_type(proto: onnx.TypeProto, where: Where) -> Type:
             t = proto.tensor_type
             dtype = _dtype(t.elem_type, where)
             if not t.HasField("shape"):
-                raise OnnxImportError(f"{_named(where)}: its rank is not given")
+                raise OnnxImportError(
+                    f"{_named(where)}: its rank is not given (ONNX allows a tensor of "
+                    f"unknown rank; kantensor types tensors of a known rank: give its dims "
+                    f"in the model, or a graph input's to kantensor.onnx.contract's inputs= "
+                    f"or `kantensor contract --input NAME=N,3`)")
             return TensorType(dtype, _shape(t, where))
         if kind == "sequence_type":
             elem = proto.sequence_type.elem_type
