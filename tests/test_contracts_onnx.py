@@ -468,3 +468,36 @@ def test_an_input_of_unknown_rank_is_refused_naming_how_to_give_its_dims(tmp_pat
     path.write_bytes(model.SerializeToString())
     assert main(["contract", str(path), "--input", "x=N,3"]) == 0
     assert "every size is valid" in capsys.readouterr().out
+
+
+def test_a_squeeze_of_an_axis_the_data_pick_needs_some_axis_of_size_one():
+    """Squeeze of ``x[n, m]`` (and ``x[n, 3]``) by one axis the data give: the contract
+    said every size is valid (exact), though onnxruntime fails at every axis where none
+    is 1 ('Dimension of input 0 must be 1'); it needs ``(n - 1)*(m - 1) == 0`` now, which
+    holds exactly where some axis value runs (judged by onnxruntime at n, m in 0..3, every
+    axis -2..1); with no axis of size 1 (``x[2, 3]``) the model is refused."""
+    def squeeze(shape):
+        model = helper.make_model(helper.make_graph(
+            [helper.make_node("Squeeze", ["x", "a"], ["y"])], "squeeze",
+            [helper.make_tensor_value_info("x", F, shape),
+             helper.make_tensor_value_info("a", I64, [1])],
+            [helper.make_tensor_value_info("y", F, None)]),
+            opset_imports=[helper.make_opsetid("", 17)])
+        model.ir_version = 8
+        return model
+
+    for shape in (["n", "m"], ["n", 3]):
+        model = squeeze(shape)
+        contract = ko.contract(model)
+        for n, m in itertools.product(range(4), repeat=2):
+            m = m if shape[1] == "m" else 3
+            x = np.zeros((n, m), np.float32)
+            runs = any(not isinstance(ortrun.run(model, {"x": x, "a": np.array([k])}),
+                                      ortrun.Refusal) for k in range(-2, 2))
+            sizes = {"n": n, "m": m} if shape[1] == "m" else {"n": n}
+            assert contract.holds(**sizes).value is runs, (shape, n, m)
+    with pytest.raises(kt.TypeInferenceError):
+        ko.from_onnx(squeeze([2, 3]))
+    assert all(isinstance(ortrun.run(squeeze([2, 3]), {"x": np.zeros((2, 3), np.float32),
+                                                      "a": np.array([k])}), ortrun.Refusal)
+               for k in range(-2, 2))

@@ -151,7 +151,8 @@ def build_squeeze(types: tuple, axes_value: Any = None, given: tuple = (0,),
         # number in the body a run calls): one axis fewer, which the run decides (what
         # it needs is the Loop's body conditions', or a note of the contract's: .unread)
         out, unknown = _one_fewer(x, a)
-        return {"x": a, "rest": [typed(dims("k"))], "y": out, "fits": [u >= 0 for u in unknown],
+        return {"x": a, "rest": [typed(dims("k"))], "y": out,
+                "fits": [*(u >= 0 for u in unknown), *_some_one(a)],
                 "params": {"axes_value": (None,), "axes": None}}
     if axes is not None:
         axes = normalize_axes(tuple(axes), x.ndim)
@@ -191,6 +192,19 @@ def _squeeze_one(x: Any, a: list, axes_value: tuple) -> dict[str, Any]:
     clauses.append(as_expr(picked).eq(0))
     return {"x": a, "rest": [typed(dims("k")), *sizes.patterns()], "y": out,
             "fits": clauses, "params": {"axes_value": axes_value, "axes": None}}
+
+
+def _some_one(a: list) -> list[Clause]:
+    """``prod(a_k - 1) == 0``: some axis of sizes ``a`` is 1, which a Squeeze of one axis
+    the data pick needs whichever it is (onnxruntime fails at every value where none is:
+    'Dimension of input ... must be 1'), and which some value meets where one is; none
+    past :data:`_MOST_PICKED` axes (its degree is the rank)."""
+    if len(a) > _MOST_PICKED:
+        return []
+    product: Any = 1
+    for d in a:
+        product = product * (d - 1)
+    return [as_expr(product).eq(0)]
 
 
 def _one_fewer(x: Any, a: list) -> tuple[list, list]:
