@@ -214,6 +214,84 @@ def test_reshape_by_dasks_rules_refused_with_its_reason():
     assert len(w.chunks[0]) > 1
 
 
+def _optimized_tasks(*arrays) -> int:
+    return len(optimize(HighLevelGraph.merge(*(a.__dask_graph__() for a in arrays)),
+                        [a.__dask_keys__() for a in arrays]))
+
+
+TAKEN = np.arange(7 * 10, dtype=np.float32).reshape(7, 10)
+TC = ((3, 4), (4, 4, 2))
+
+
+@pytest.mark.parametrize("build", [lambda x, i: x[:, i], lambda x, i: kt.take(x, i, axis=1)])
+def test_integer_array_indexing_is_dasks_take_by_chunks(build):
+    # issue #37: refused without allow_rechunk (the whole axis in one task)
+    x, i = kt.matrix("x", "float32"), kt.vector("i", "int64")
+    f = kt.function([x, i], build(x, i), backend="dask")
+    idx = np.array([1, 9, -1, 3, 3, 0, 7, -10])
+    ours = f(da.from_array(TAKEN, chunks=TC), da.from_array(idx, chunks=3))
+    theirs = da.from_array(TAKEN, chunks=TC)[:, da.from_array(idx, chunks=3)]
+    assert ours.chunks == theirs.chunks == f.chunks(TC, ((3, 3, 2),)) == ((3, 4), (3, 3, 2))
+    assert _optimized_tasks(ours) == _optimized_tasks(theirs)
+    np.testing.assert_array_equal(ours.compute(), np.take(TAKEN, idx, axis=1))
+    assert "a take by chunks" in str(f.plan())
+    # a task holds one chunk of x and one block of the indices, never the whole axis
+    assert f.memory(TC, ((3, 3, 2),)).largest_input <= 4 * 4 * 4 + 3 * 8 + 8
+
+
+@pytest.mark.parametrize("case", ["take2d", "none", "sliced", "bool", "const"])
+def test_take_by_chunks_equals_numpy(case):
+    x = kt.matrix("x", "float32")
+    rng = np.random.default_rng(5)
+    if case == "take2d":
+        i = kt.matrix("i", "int16")
+        y, idx, want = kt.take(x, i, axis=0), rng.integers(-7, 7, (4, 5)).astype(np.int16), \
+            lambda v: np.take(TAKEN, v, axis=0)
+    elif case == "none":
+        i = kt.vector("i", "uint8")
+        y, idx, want = kt.take(x, i), rng.integers(0, 70, 9).astype(np.uint8), \
+            lambda v: np.take(TAKEN, v)
+    elif case == "sliced":
+        i = kt.matrix("i", "int64")
+        y, idx, want = x[i, 1::2], rng.integers(-7, 7, (3, 2)), lambda v: TAKEN[v, 1::2]
+    elif case == "bool":  # np.take reads bools as 0 and 1
+        i = kt.vector("i", "bool")
+        y, idx, want = kt.take(x, i, axis=1), rng.random(6) < 0.5, \
+            lambda v: np.take(TAKEN, v, axis=1)
+    else:
+        i = kt.vector("i", "int64")
+        const = np.array([6, -7, 2, 2])
+        y, idx, want = x[const] + kt.sum(i), np.zeros(2, np.int64), lambda v: TAKEN[const]
+    f = kt.function([x, i], y, backend="dask")
+    ours = f(TAKEN, idx, chunks=[TC, 2])
+    assert f.chunks(TC, da.from_array(idx, chunks=2).chunks) == ours.chunks
+    got_chunks = tuple(tuple(b.shape[a] for b in (ours.blocks[(0,) * a + (k,)] for k in
+                                                   range(ours.numblocks[a])))
+                       for a in range(ours.ndim))
+    assert got_chunks == ours.chunks
+    np.testing.assert_array_equal(ours.compute(), want(idx))
+    assert "needs" not in str(f.plan())
+
+
+def test_take_out_of_bounds_raises_numpys_index_error():
+    # Dask's own gather returns x[..., 1] for 12 beside 1 in one block (Dask 2026.8)
+    x, i = kt.matrix("x", "float32"), kt.vector("i", "int64")
+    f = kt.function([x, i], kt.take(x, i, axis=1), backend="dask")
+    for bad in ([1, 12], [-11, 0]):
+        with pytest.raises(IndexError) as numpy_error:
+            np.take(TAKEN, bad, axis=1)
+        with pytest.raises(IndexError, match=str(numpy_error.value)):
+            f(TAKEN, np.array(bad), chunks=[TC, 2]).compute()
+
+
+def test_take_along_axis_stays_refused_with_its_reason():
+    x, i = kt.matrix("x", "float32"), kt.matrix("i", "int64")
+    f = kt.function([x, i], kt.take_along_axis(x, i, axis=1), backend="dask")
+    assert "needs x axis 1 whole in each task" in str(f.plan())
+    with pytest.raises(RechunkError, match="take_along_axis"):
+        f(TAKEN, np.zeros((7, 2), np.int64), chunks=[TC, -1])
+
+
 # -- bytes per task ------------------------------------------------------------------
 
 def test_memory_and_plan_give_bytes_per_task_before_running():

@@ -17,7 +17,9 @@ chunk:
 * ``cumsum``/``cumprod``: Dask's cumulative scan along a chunked axis;
 * ``reshape``: Dask's reshape, which rechunks only the axes whose chunks cross the new
   rows and refuses (with its reason) what it cannot do chunk-wise; ``slice``: Dask's
-  slicing; ``mask``: Dask's boolean masking (a chunk of unknown size per block);
+  slicing; ``mask``: Dask's boolean masking (a chunk of unknown size per block), or
+  for one integer array a take by chunks; ``take``: pieces of every chunk gathered in the
+  indices' order (:mod:`.taking`);
 * ``concatenate``, ``stack``, ``vstack``, ``hstack``, ``split``, ``diff`` (overlapping
   slices), ``diagonal`` and ``trace`` (diagonals of blocks), ``flip``, ``roll``,
   ``tril``, ``triu``, ``diag``, ``pad``, ``broadcast_to``, ``repeat``, ``tile``,
@@ -57,6 +59,7 @@ from .reductions import (
     reduction,
 )
 from .reshaping import reshape, reshape_node
+from .taking import take
 
 __all__ = ["ALGORITHMS", "Algorithm"]
 
@@ -91,8 +94,13 @@ class Algorithm:
     node is the Op's blockwise (a reduction of a 0-d array, tril of a vector)."""
 
     lower: Callable[[NodeCall, list[Any]], list[Any]]
-    says: str
+    says: str | Callable[[Any, tuple], str]
     applies: Callable[[Any, tuple], bool] = _always
+
+    def words(self, op: Any, types: tuple) -> str:
+        """What the plan says the node lowers to (``says``, or what it says for these
+        inputs)."""
+        return self.says if isinstance(self.says, str) else self.says(op, types)
 
 
 def _dask_function(fn: Callable[..., Any], *names: str, many: bool = False
@@ -189,6 +197,48 @@ def mask_axis(op: Any, types: tuple) -> int | None:
     return axis
 
 
+def array_axis(op: Any, types: tuple) -> int | None:
+    """The axis one integer array (the second input, of any number of axes) indexes in
+    ``x[1:, ..., idx, ::2]``, the other index items being slices of int bounds (one per
+    axis: no int, None or ``...``, which change where NumPy puts the taken axes); None
+    for any other index."""
+    index = dict(op.params).get("index")
+    if not isinstance(index, tuple) or len(types) != 2 or types[1].dtype == "bool" \
+            or len(index) > types[0].ndim:
+        return None
+    axis = None
+    for k, item in enumerate(index):
+        if isinstance(item, ArrayRef) and item.position == 0:
+            axis = k
+        elif not (isinstance(item, SliceItem) and all(v is None or _int(v)
+                                                      for v in item[1:])):
+            return None
+    return axis
+
+
+def _by_array(call: NodeCall, x: Any, indices: Any, axis: int) -> Any:
+    """``x[..., idx, ...]`` (see :func:`array_axis`): Dask's slicing by the slices, then
+    a take by chunks along the array's axis."""
+    index = dict(call.op.params)["index"]
+    sliced = tuple(slice(None) if isinstance(item, ArrayRef) else slice(*item[1:])
+                   for item in index)
+    if any(s != slice(None) for s in sliced):
+        if any(not known(c) for c in x.chunks):
+            x = call.session.sizes(call, 0, x)
+        x = x[within(sliced, x.shape)]
+    return take(call, 0, x, indices, axis)
+
+
+def _take(call: NodeCall, values: list[Any]) -> list[Any]:
+    """np.take chunk by chunk (:mod:`.taking`); axis None: from the flattened ``x``
+    (reshaped by Dask's rules)."""
+    x, indices = values
+    axis = call.params.get("axis")
+    if axis is None:
+        x, axis = reshape(call, 0, x, (-1,)), 0
+    return [take(call, 0, x, indices, axis)]
+
+
 def _slice(call: NodeCall, values: list[Any]) -> list[Any]:
     """Dask's slicing, the index's sizes read from the size inputs' lengths (known when
     the call or the plan binds the inputs' sizes)."""
@@ -228,8 +278,11 @@ def _sizes_known(sizes: list[Any]) -> bool:
 
 
 def _mask(call: NodeCall, values: list[Any]) -> list[Any]:
-    axis = mask_axis(call.op, tuple(v.type for v in call.node.inputs))
+    types = tuple(v.type for v in call.node.inputs)
+    axis = mask_axis(call.op, types)
     x, mask = values[0], values[1]
+    if axis is None and array_axis(call.op, types) is not None:
+        return [_by_array(call, x, mask, array_axis(call.op, types))]
     if axis is None or not isinstance(x, da.Array):
         return blockwise(call, values)
     if not isinstance(mask, da.Array):
@@ -287,7 +340,11 @@ def _basic(op: Any, types: tuple) -> bool:
 
 
 def _masks(op: Any, types: tuple) -> bool:
-    return mask_axis(op, types) is not None
+    return mask_axis(op, types) is not None or array_axis(op, types) is not None
+
+
+def _takes(op: Any, types: tuple) -> bool:
+    return types[0].ndim > 0
 
 
 def _trace(call: NodeCall, values: list[Any]) -> list[Any]:
@@ -296,6 +353,18 @@ def _trace(call: NodeCall, values: list[Any]) -> list[Any]:
 
 
 _A = Algorithm
+_TAKE = ("a take by chunks (the pieces of every chunk gathered in the indices' order: the "
+         "indices' chunks along the taken axis, the other axes' kept)")
+
+
+def _indexing(op: Any, types: tuple) -> str:
+    if mask_axis(op, types) is not None:
+        return "Dask's boolean masking (a chunk of unknown size per block along the " \
+               "masked axis)"
+    index = dict(op.params)["index"]
+    full = SliceItem(None, None, None)
+    return ("Dask's slicing, then " if any(isinstance(i, SliceItem) and i != full
+                                          for i in index) else "") + _TAKE
 _TREE = "a tree reduction with its own implementation over the chunks of the reduced axes"
 _EXP = "a tree maximum and a tree sum of the shifted exponentials"
 
@@ -321,8 +390,8 @@ ALGORITHMS: dict[str, Algorithm] = {
                                  "cross the new rows; refuses what it cannot do chunk-wise)"),
     "slice": _A(_slice, "Dask's slicing (the chunks of a sliced axis kept, cut where the "
                         "slice cuts)", _basic),
-    "mask": _A(_mask, "Dask's boolean masking (a chunk of unknown size per block along the "
-                      "masked axis)", _masks),
+    "mask": _A(_mask, _indexing, _masks),
+    "take": _A(_take, _TAKE, _takes),
     "shape_of": _A(_shape_of, "the chunks of that axis, each a vector of its length "
                               "(no data read)", _has_axes),
     "split": _A(_split, "Dask's slicing, one slice per part"),

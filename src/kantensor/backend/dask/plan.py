@@ -95,7 +95,7 @@ def _line(node: Apply, names: dict, allow_rechunk: bool) -> str:
     if algorithm is not None and algorithm.applies(op, types):
         if kind == "contraction":
             over = ", ".join(where[x] for x in sorted(axes.contracted, key=str))
-            line = f"{head} {algorithm.says} ({over}), chunks kept along the other axes"
+            line = f"{head} {algorithm.words(op, types)} ({over}), chunks kept along the other axes"
             repeated = sorted({x for row in (*axes.inputs, *axes.outputs) for x in row
                                if row.count(x) > 1}, key=str)
             if repeated:
@@ -103,7 +103,7 @@ def _line(node: Apply, names: dict, allow_rechunk: bool) -> str:
                         f"whole in each task (a diagonal within one operand): " \
                         f"{_rule(allow_rechunk)}"
             return line
-        return f"{head} {algorithm.says}"
+        return f"{head} {algorithm.words(op, types)}"
     parts = [f"{head} blockwise" + _kept(kept, where)]
     whole = sorted(axes.whole | axes.contracted, key=str)
     if whole:
