@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import dask
+import dask.array
 import numpy as np
 import pytest
 from distributed import Client, LocalCluster, wait
@@ -161,14 +162,15 @@ def test_workload_runs_chunk_by_chunk_under_the_memory_limit(client, name):
 
 
 def _predicted(workload):
-    """The largest task of the kantensor plan for the workload's chunks, before running."""
+    """The most the scheduler will count for one task of the kantensor plan for the
+    workload's chunks (its inputs and result), before running."""
     tensors = [kt.TensorType("float64", (None,) * len(s))(f"x{i}")
                for i, s in enumerate(workload.shapes)]
     outs, options = workload.kantensor(kt, *tensors)
     f = kt.function(tensors, outs, backend="dask", **options)
     chunks = [tuple(_axis(n, c) for n, c in zip(s, cs, strict=True))
               for s, cs in zip(workload.shapes, workload.chunks, strict=True)]
-    return f.memory(*chunks).largest[1].held
+    return f.memory(*chunks).largest_scheduled
 
 
 def _axis(n, c):
@@ -186,3 +188,22 @@ def test_the_plan_refuses_what_it_must_before_anything_runs(client):
     with pytest.raises(RechunkError, match="allow_rechunk=True"):
         kt.function([x], kt.sort(x, axis=0), backend="dask")(X)
     assert f.memory(X.chunks).largest[1].held > MEMORY_LIMIT / 4
+
+
+def test_take_by_chunks_on_the_cluster(client):
+    """x[i] by a Dask array of indices (issue #37: refused, the whole axis in one task):
+    NumPy's values on worker processes, and the most the scheduler counts for one task
+    within 10% of the plan's prediction."""
+    x, i = kt.matrix("x", "float64"), kt.vector("i", "int64")
+    f = kt.function([x, i], x[i], backend="dask", max_task_bytes=MEMORY_LIMIT / 8)
+    rng = np.random.default_rng(7)
+    X, Idx = rng.normal(size=(6000, 500)), rng.integers(-6000, 6000, 4000)
+    xc, ic = ((500,) * 12, (500,)), ((1000,) * 4,)
+    ours = f(dask.array.from_array(X, chunks=xc), dask.array.from_array(Idx, chunks=ic))
+    assert ours.chunks == f.chunks(xc, ic) == (ic[0], (500,))
+    got, held = _measured(client, [ours])
+    np.testing.assert_array_equal(got[0], X[Idx])
+    measured = max(out + ins for k, (out, ins) in held.items()
+                   if not str(k[0] if isinstance(k, tuple) else k).startswith("finalize"))
+    predicted = f.memory(xc, ic).largest_scheduled
+    assert abs(predicted - measured) <= 0.1 * measured, (predicted, measured)

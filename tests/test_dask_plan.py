@@ -6,11 +6,13 @@ refusals, bytes per task before running, the backend registry and pickling.
 from __future__ import annotations
 
 import pickle
+import tracemalloc
 
 import dask
 import dask.array as da
 import numpy as np
 import pytest
+from dask._task_spec import execute_graph
 from dask.array.optimization import optimize
 from dask.highlevelgraph import HighLevelGraph
 
@@ -299,19 +301,24 @@ def test_memory_and_plan_give_bytes_per_task_before_running():
     f = kt.function([x], kt.sort(x, axis=1) * 2, backend="dask", allow_rechunk=True)
     chunks = ((100,) * 10, (100,) * 10)
     report = f.memory(*[chunks])
-    assert report.largest_output == 100 * 1000 * 8  # a rechunked row block, sorted
-    assert report.largest_input == 100 * 1000 * 8
-    assert report.peak_per_worker == 2 * 100 * 1000 * 8
-    assert f.memory(chunks, threads_per_worker=4).peak_per_worker == 8 * 100 * 1000 * 8
+    row = 100 * 1000 * 8  # a row block, merged from its chunks
+    assert report.largest_output == row  # sorted and doubled
+    assert report.largest_input == row
+    # one fused task: the ten chunks in, merged (a row), sorted (a row, the merged one
+    # released after), doubled (a row): at most three rows at once
+    assert report.largest[1].inside == 2 * row
+    assert report.largest_scheduled == 2 * row  # what a scheduler sees: in and out
+    assert report.peak_per_worker == 3 * row
+    assert f.memory(chunks, threads_per_worker=4).peak_per_worker == 12 * row
     text = str(f.plan(chunks))
-    assert "781.2 KiB in + 781.2 KiB out" in text and "tasks" in text
+    assert "781.2 KiB in + 781.2 KiB out, 1.5 MiB at once inside" in text and "tasks" in text
     bounded = kt.function([x], kt.sort(x, axis=1) * 2, backend="dask", allow_rechunk=True,
                           max_task_bytes=1_000_000)
     with pytest.raises(TaskTooLargeError, match=r"mul: task .* \(block \(\d+, 0\)\) holds "
-                                                r"1.5 MiB .*\(Dask fuses rechunk-merge-sort-"
+                                                r"2.3 MiB .*\(Dask fuses rechunk-merge-sort-"
                                                 r"mul into it\), above max_task_bytes"):
         bounded(np.zeros((1000, 1000)), chunks=100)
-    assert bounded(np.zeros((1000, 1000)), chunks=(50, 100)).shape == (1000, 1000)
+    assert bounded(np.zeros((1000, 1000)), chunks=(40, 100)).shape == (1000, 1000)
     with pytest.raises(ValueError, match="max_task_bytes must be a positive number"):
         kt.function([x], x, backend="dask", max_task_bytes=-1)
 
@@ -333,3 +340,35 @@ def test_bytes_per_task_are_the_blocks_dask_computes():
         got = sum(v.nbytes for v in value.values()) if isinstance(value, dict) else \
             np.asarray(value).nbytes
         assert predicted[key] <= got <= 3 * predicted[key], key  # dicts of moments: 3
+
+
+@pytest.mark.parametrize("source", ["ones", "from_array"])
+def test_a_fused_task_counts_what_it_makes_inside(source):
+    # issue #37: da.ones fused into the step reading it was a task of 0 B in (its
+    # block and the step's intermediates uncounted), from_array's the same chunks in
+    # another shape; the oracle: the bytes NumPy allocates while Dask runs the task
+    x = kt.matrix("x", "float64")
+    f = kt.function([x], kt.tanh(x) * 2, backend="dask", max_task_bytes=1e9)
+    block = 100 * 200 * 8
+    arr = da.ones((400, 400), chunks=(100, 200)) if source == "ones" else \
+        da.from_array(np.ones((400, 400)), chunks=(100, 200))
+    y = f(arr)
+    owners = {name: "node" for name in y.dask.layers}
+    (tasks,) = account([y], owners).values()
+    made = tasks.largest
+    assert made.scheduled == made.inputs + block  # what a scheduler counts: unchanged
+    graph = optimize(y.__dask_graph__(), y.__dask_keys__())
+    task = graph[made.key]
+    assert not task.dependencies  # fused: the block is made (or embedded) inside
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        before = tracemalloc.get_traced_memory()[0]
+        execute_graph({made.key: task}, keys=[made.key])
+        allocated = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    embedded = block if source == "from_array" else 0  # allocated before the run
+    assert abs(made.inside - embedded - allocated) <= 0.1 * allocated, (made, allocated)
+    assert made.inside == embedded + 2 * block  # two blocks alive at once, besides
+    assert f.memory(((100,) * 4, (200, 200))).largest[1].held >= 2 * block

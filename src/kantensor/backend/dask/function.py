@@ -276,15 +276,22 @@ class DaskMemory:
         return largest[1].inputs if largest else 0.0
 
     @property
+    def largest_scheduled(self) -> float:
+        """The most a ``dask.distributed`` scheduler counts for one task: the results it
+        reads and its own (``TaskState.nbytes``), without what a fused task makes
+        inside (see :mod:`.tasks`)."""
+        return max((t.scheduled for _, t in self.nodes), default=0.0)
+
+    @property
     def largest_output(self) -> float:
         return max((t.largest_output.output for _, t in self.nodes
                     if t.largest_output is not None), default=0.0)
 
     @property
     def peak_per_worker(self) -> float:
-        """What a worker needs to run its tasks: ``threads_per_worker`` times the
-        largest task's inputs and output (a lower bound: results waiting for their
-        readers come on top)."""
+        """What a worker needs to run its tasks: ``threads_per_worker`` times what the
+        largest task holds at its peak, its inputs and its own work (a lower bound:
+        results waiting for their readers come on top)."""
         largest = self.largest
         return self.threads_per_worker * (largest[1].held if largest else 0.0)
 
@@ -294,24 +301,33 @@ class DaskMemory:
             return []
         return [f"{node.op}: task {t.largest.key!r} (block {t.largest.block}) holds "
                 f"{_mb(t.largest.held)} ({_mb(t.largest.inputs)} in, "
-                f"{_mb(t.largest.output)} out){_fused(t.largest)}, above "
+                f"{_mb(t.largest.output)} out{_inside(t.largest)}){_fused(t.largest)}, above "
                 f"max_task_bytes={_mb(self.bound)}"
                 for node, t in self.nodes if t.largest and t.largest.held > self.bound]
 
     def __str__(self) -> str:
         lines = [f"{self.tasks} tasks; largest task {_mb(self.largest_input)} in, "
-                 f"{_mb(self.largest[1].output if self.largest else 0)} out; peak per "
+                 f"{_mb(self.largest[1].output if self.largest else 0)} out"
+                 f"{_inside(self.largest[1]) if self.largest else ''}; peak per "
                  f"worker ({self.threads_per_worker} thread"
                  f"{'s' * (self.threads_per_worker != 1)}) at least "
                  f"{_mb(self.peak_per_worker)}"]
         for node, t in self.nodes:
             if t.largest is not None:
                 lines.append(f"  {node.op}: {t.tasks} tasks, largest {_mb(t.largest.inputs)}"
-                             f" in + {_mb(t.largest.output)} out (block {t.largest.block})")
+                             f" in + {_mb(t.largest.output)} out{_inside(t.largest)} "
+                             f"(block {t.largest.block})")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
         return f"<DaskMemory {str(self).splitlines()[0]}>"
+
+
+def _inside(task: Any) -> str:
+    """What a fused task holds inside beyond its result, where it does."""
+    if task.inside is None or task.inside <= task.output:
+        return ""
+    return f", {_mb(task.inside)} at once inside (the steps Dask fuses into it)"
 
 
 def _fused(task: Any) -> str:

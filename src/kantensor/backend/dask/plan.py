@@ -43,8 +43,11 @@ class DaskPlan:
             extra = [f"; {note}" for note in self.notes.get(node, [])]
             t = tasks.get(node)
             if t is not None and t.largest is not None:
+                inside = t.largest.inside or 0
                 extra.append(f" [{t.tasks} tasks, largest {_mb(t.largest.inputs)} in + "
-                             f"{_mb(t.largest.output)} out]")
+                             f"{_mb(t.largest.output)} out"
+                             + (f", {_mb(inside)} at once inside" if inside > t.largest.output
+                                else "") + "]")
             out.append(line + "".join(extra))
         out.append(str(self.memory).splitlines()[0])
         return "\n".join(out)

@@ -8,7 +8,15 @@ every task of the graph as Dask runs it (optimised as ``compute`` optimises it: 
 of blockwise steps fused into one task, whose intermediates no one else sees), grouped
 by the node of the kantensor graph whose lowering made it. These are the numbers a
 ``dask.distributed`` scheduler keeps as ``TaskState.nbytes`` (for NumPy blocks, their
-``nbytes``), without running anything.
+``nbytes``), without running anything (:attr:`TaskBytes.scheduled`).
+
+The scheduler does not see what a fused task makes inside: ``da.ones`` fused into the
+step that reads it is a task that reads nothing, and an input block that
+``from_array`` embeds in the task is no result of another. :attr:`TaskBytes.inside`
+counts them: the task's steps run in order, each result released after its last reader
+as Dask's ``execute_graph`` does, data embedded in the task held throughout; the most
+bytes alive at once, the task's own result included. What a task holds at its peak
+(:attr:`TaskBytes.held`) is its inputs and that.
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from dask._task_spec import Alias, Task, TaskRef
+from dask._task_spec import Alias, DataNode, Task, TaskRef, _execute_subgraph
 from dask.array.optimization import optimize
 from dask.blockwise import Blockwise
 from dask.highlevelgraph import HighLevelGraph
@@ -30,17 +38,27 @@ __all__ = ["NodeTasks", "TaskBytes", "account"]
 
 @dataclass(frozen=True)
 class TaskBytes:
-    """One task: its Dask key, the bytes of the results it reads and of its own result
-    (``estimated``: a size derived from its inputs' where its own is not recorded)."""
+    """One task: its Dask key, the bytes of the results it reads and of its own result,
+    and the most its own work holds at once (``inside``: its result, and for a fused task
+    the intermediates and embedded data alive with it; see the module doc);
+    ``estimated``: a size derived from its inputs' or a neighbouring block's where its
+    own is not recorded."""
 
     key: Hashable
     inputs: float
     output: float
     estimated: bool = False
+    inside: float | None = None
 
     @property
     def held(self) -> float:
-        """What the task holds while it runs: its inputs and its result."""
+        """What the task holds at its peak: its inputs and what its own work holds."""
+        return self.inputs + (self.output if self.inside is None else self.inside)
+
+    @property
+    def scheduled(self) -> float:
+        """What a ``dask.distributed`` scheduler counts for it: the results it reads and
+        its own (``TaskState.nbytes``)."""
         return self.inputs + self.output
 
     @property
@@ -61,9 +79,12 @@ class NodeTasks:
     tasks: int = 0
     largest: TaskBytes | None = None
     largest_output: TaskBytes | None = None
+    #: the most a scheduler counts for one of them (:attr:`TaskBytes.scheduled`)
+    scheduled: float = 0.0
 
     def add(self, task: TaskBytes) -> None:
         self.tasks += 1
+        self.scheduled = max(self.scheduled, task.scheduled)
         if self.largest is None or task.held > self.largest.held:
             self.largest = task
         if self.largest_output is None or task.output > self.largest_output.output:
@@ -131,6 +152,91 @@ class _Blocks:
         shape, itemsize = found
         return float(math.prod(shape)) * itemsize
 
+    def inside(self, key: Hashable, task: Any, own: float) -> tuple[float, bool]:
+        """The most bytes ``task``'s own work holds at once (see the module doc), and
+        whether a size in it was estimated. An alias makes nothing."""
+        if isinstance(task, Alias):
+            return 0.0, False
+        if not _fused(task):
+            return own, False
+        index = tuple(key[1:]) if isinstance(key, tuple) else ()
+        return self._peak(task.args[0], task.args[1], index)
+
+    def _peak(self, inner: dict, out: Hashable, index: tuple) -> tuple[float, bool]:
+        """Run a fused task's steps in order (Dask's ``execute_graph``): the most bytes
+        alive at once, each result released after its last reader (embedded data and
+        the result itself never)."""
+        sizes: dict = {}
+        guessed = False
+        for k, node in inner.items():
+            size, g = self._inner_bytes(k, node, index)
+            sizes[k], guessed = size, guessed or g
+        readers: dict = {}
+        for node in inner.values():
+            for d in node.dependencies:
+                if d in inner:
+                    readers[d] = readers.get(d, 0) + 1
+        live = peak = 0.0
+        for k in _in_order(inner):
+            node = inner[k]
+            step = sizes[k]
+            if _fused(node):
+                step, g = self._peak(node.args[0], node.args[1],
+                                     tuple(k[1:]) if isinstance(k, tuple) else index)
+                guessed = guessed or g
+            peak = max(peak, live + step)
+            live += sizes[k]
+            for d in node.dependencies:
+                if d in inner:
+                    readers[d] -= 1
+                    if readers[d] == 0 and d != out and not isinstance(inner[d], DataNode):
+                        live -= sizes[d]
+        return peak, guessed
+
+    def _inner_bytes(self, key: Hashable, node: Any, index: tuple) -> tuple[float, bool]:
+        """The bytes of one step's result inside a fused task of block ``index``: a
+        block of a recorded array (a key of a blockwise fusion is the layer's name
+        with its indices, ``tanh-<token>_.0_.1``: the block of the task's own index
+        where the ranks agree, else the layer's largest, estimated), or embedded data."""
+        if isinstance(node, DataNode):
+            return float(getattr(node.value, "nbytes", 0) or 0), False
+        if isinstance(key, tuple):
+            found = self.nbytes(key)
+            return (0.0, True) if found is None else (found, False)
+        name = str(key).split("_.")[0]
+        if name not in self.layers:
+            return 0.0, True
+        chunks, itemsize = self.layers[name]
+        if len(chunks) == len(index) and all(i < len(c) for c, i in zip(chunks, index,
+                                                                         strict=True)):
+            return float(math.prod(c[i] for c, i in zip(chunks, index, strict=True))
+                         ) * itemsize, False
+        return float(math.prod(max(c, default=0) for c in chunks)) * itemsize, True
+
+
+def _fused(task: Any) -> bool:
+    return isinstance(task, Task) and task.func is _execute_subgraph
+
+
+def _in_order(inner: dict) -> list:
+    """The steps of a fused task, each after the steps it reads."""
+    done: list = []
+    seen: set = set()
+    for start in inner:
+        stack = [(start, False)]
+        while stack:
+            k, ready = stack.pop()
+            if k in seen:
+                continue
+            if ready:
+                seen.add(k)
+                done.append(k)
+                continue
+            stack.append((k, True))
+            stack.extend((d, False) for d in inner[k].dependencies
+                         if d in inner and d not in seen)
+    return done
+
 
 def _reduced(layer: Any, chunks: tuple) -> tuple:
     """The chunks of a layer's results. The first level of a Dask tree reduction is a
@@ -165,6 +271,8 @@ def account(arrays: Iterable[Any], owners: dict[str, Hashable]) -> dict[Hashable
         estimated = own is None
         if own is None:  # an unrecorded result: as large as its largest input
             own = max(known_ins, default=0.0)
+        inside, guessed = blocks.inside(key, task, own)
         out.setdefault(owner, NodeTasks()).add(
-            TaskBytes(key, math.fsum(known_ins), own, estimated))
+            TaskBytes(key, math.fsum(known_ins), own, estimated or guessed,
+                      max(inside, own) if not isinstance(task, Alias) else 0.0))
     return out
