@@ -60,8 +60,9 @@ def concrete_type(dtype: str, chunks: Chunks) -> TensorType:
 
 def placeholder(chunks: Chunks, dtype: Any) -> Any:
     """A Dask array of ``chunks`` (``nan`` allowed) and ``dtype`` that nobody computes:
-    what planning lowers nodes on. Its blocks are tasks of their own, as a user's input
-    blocks are (never fused into the tasks that read them)."""
+    what planning lowers nodes on. Its blocks are tasks of their own, as the blocks of a
+    user's ``from_array`` input are; Dask's linear fusion may fuse them into the tasks that
+    read them, as it fuses ``from_array``'s, so a plan counts them as it counts those."""
     dtype = np.dtype(dtype)
     name = f"placeholder-{tokenize(chunks, dtype.str)}"
     tasks = {(name, *index): (np.empty, tuple(0 if math.isnan(cs[i]) else int(cs[i])
