@@ -18,7 +18,7 @@ from kanren import eq, lall
 from kanren.constraints import ConstrainedState
 from unification import isvar, var
 
-from .logic.answers import symbolic_values, where_text
+from .logic.answers import REFUTED, symbolic_values, where_text
 from .logic.store import TypeStore, labelo
 from .logic.terms import ASSUMED, TensorTerm, prefix_of, term_vars, walk
 from .ops import op_named
@@ -27,7 +27,7 @@ from .signature.display import solutions_html, solutions_text
 from .signature.signature import Signature
 from .signature.solve import DEFAULT_MAX_RANK, Relation
 from .signature.solve import relation as signature_relation
-from .types.conditions import Condition
+from .types.conditions import Clause, Condition
 from .types.dim import Dim
 from .types.dtypes import normalize_dtype
 from .types.type import TensorType
@@ -288,6 +288,8 @@ def _row(answer: Answer) -> str:
     under its own name (``m = m``) says nothing and is left out, unless it is all."""
     shown = {k: v for k, v in answer.items()
              if not (isinstance(v, Dim) and v.name == k)} or answer
+    if not shown:  # no variable: the types given hold, where the constraints do
+        return f"holds where {where_text(answer.where)}" if answer.where else "holds"
     return ", ".join(f"{k} = {_fmt(v)}" for k, v in shown.items()) + _where(answer)
 
 
@@ -344,9 +346,10 @@ class _Namer:
 
 
 def _answer(user: list[Any], roles: set, S: ConstrainedState,
-            names: dict[Any, str]) -> dict[str, Any]:
+            names: dict[Any, str]) -> Answer | None:
     """The answer in state ``S``: each user variable's value under its name in ``names``
-    (``roles``: the variables that stand for one size)."""
+    (``roles``: the variables that stand for one size); None where the constraints left
+    hold at no named sizes."""
     s = S.data
     store = S.constraints[TypeStore]
     named = {walk(v, s): dim for dim, v in reversed(list(store.dims.items()))
@@ -357,14 +360,18 @@ def _answer(user: list[Any], roles: set, S: ConstrainedState,
         if v in roles and isvar(w) and w not in named and names[v].isidentifier():
             named[w] = Dim(names[v])
     sizes = list(term_vars([*_shapes(user, s), *roles], s))
-    residual: list[Condition] = []
+    residual: list[Clause] = []
     values = symbolic_values(sizes, s, store.pending, named, _Namer(taken, names), residual)
+    if REFUTED in residual:
+        return None  # the constraints left hold at no named sizes: no answer
     for a, b, _ in s.get(ASSUMED, ()):  # two named sizes (or one and an int) made equal
-        residual.append(Condition(a, "==", b))
+        if Condition(a, "==", b) not in residual:
+            residual.append(Condition(a, "==", b))
     for dim, v in store.dims.items():  # a given type's Dim the relation gave a value
         w = walk(v, s)
-        if dim.name is not None and (not isvar(w) or named.get(w, dim) != dim):
-            residual.append(Condition(dim, "==", named[w] if isvar(w) else w))
+        if dim.name is not None and (not isvar(w) or named.get(w, dim) != dim) and \
+                (c := Condition(dim, "==", named[w] if isvar(w) else w)) not in residual:
+            residual.append(c)
 
     def value(term: Any, is_size: bool = False) -> Any:
         t = walk(term, s)
@@ -443,6 +450,8 @@ def query(op_or_signature: Any, inputs: Sequence[Any], outputs: Sequence[Any],
         goal = lall(*typed, rel.goal(inputs, outputs, beyond), labelo(beyond=beyond))
         for S in goal(ConstrainedState()):
             answer = _answer(user, roles, S, names)
+            if answer is None:
+                continue
             key = _digest(answer)
             if key not in seen:
                 seen.add(key)
@@ -451,7 +460,7 @@ def query(op_or_signature: Any, inputs: Sequence[Any], outputs: Sequence[Any],
                     return
 
     def complete(S: ConstrainedState) -> Iterator[dict]:
-        return (_answer(user, roles, T, names) for T in labelo()(S))
+        return (a for T in labelo()(S) if (a := _answer(user, roles, T, names)) is not None)
 
     return Solutions(search, list(names.values()), limit, max_rank, complete)
 

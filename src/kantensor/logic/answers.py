@@ -23,11 +23,11 @@ from .dims import COMPARE, Compare, Equation, size_value
 from .store import facts_of
 from .terms import ASSUMED, Symbol, isvar, prefix_of, walk
 
-__all__ = ["forward_answer", "symbolic_values", "where_text"]
+__all__ = ["REFUTED", "forward_answer", "symbolic_values", "where_text"]
 
 
 def symbolic_values(vars_: list, s: dict, pending: tuple, named: dict[Any, Dim],
-                    fresh: Any = None, residual: list[Condition] | None = None
+                    fresh: Any = None, residual: list[Clause] | None = None
                     ) -> dict[Any, DimLike]:
     """Values of the unbound size variables ``vars_`` in terms of named Dims.
 
@@ -51,11 +51,18 @@ def symbolic_values(vars_: list, s: dict, pending: tuple, named: dict[Any, Dim],
             known.setdefault(w, dim)
     equations = [c for c in pending if isinstance(c, Equation)]
     pending_equations = list(equations)
+    broadcasts = [c for c in pending if isinstance(c, Broadcast)] if fresh is not None else []
     order = [walk(v, s) for v in vars_]
     while True:
         changed = True
         while changed:
             changed = False
+            for c in list(broadcasts):  # an unknown broadcast of named sizes: NumPy's rule
+                value = _broadcast_value(c, s, known)
+                if value is not None:
+                    known[walk(c.out, s)] = value
+                    broadcasts.remove(c)
+                    changed = True
             for c in list(equations):
                 try:
                     diff = c.left.value(s) - c.right.value(s)
@@ -78,7 +85,9 @@ def symbolic_values(vars_: list, s: dict, pending: tuple, named: dict[Any, Dim],
         missing = [v for v in order if isvar(v) and v not in known]
         if fresh is None or not missing:
             break
-        known[missing[0]] = fresh(missing[0])
+        outs = {walk(c.out, s) for c in broadcasts}  # named last: a broadcast may define it
+        first = next((v for v in missing if v not in outs), missing[0])
+        known[first] = fresh(first)
     if fresh is not None and residual is not None:
         residual.extend(_residual(pending, s, known, fresh))
     zeros = _zeros(pending_equations, s, known)
@@ -100,12 +109,46 @@ def _zeros(equations: list[Equation], s: dict, known: dict[Any, DimLike]) -> lis
     return out
 
 
+def _broadcast_value(c: Broadcast, s: dict, known: dict[Any, DimLike]) -> DimLike | None:
+    """What the unknown size a pending :class:`Broadcast` gives is, where every size it
+    broadcasts has a value over the named Dims (NumPy's rule, :func:`broadcast_size`, as
+    a forward build gives it); None where its result is known or named already, or a
+    size it broadcasts has no value yet."""
+    out = walk(c.out, s)
+    if not isvar(out) or type(out) is Symbol or out in known:
+        return None
+    values = [_over(size_value(v, s), known) for v in c.sizes]
+    if any(_open(v) for v in values):
+        return None
+    return broadcast_size(values, facts_of(s))
+
+
+def _open(x: DimLike) -> bool:
+    """Whether ``x`` has an unknown that is no named size."""
+    return not isinstance(x, int) and any(not isinstance(u, str) for u in free_symbols(x))
+
+
 def _residual(pending: tuple, s: dict, known: dict[Any, DimLike], fresh: Any
-              ) -> list[Condition]:
-    """The pending equations and where-clauses that do not hold whatever the named
-    Dims are, over those Dims (an unknown no answer shows is named by ``fresh`` too)."""
-    out: list[Condition] = []
+              ) -> list[Clause]:
+    """The pending equations, where-clauses and broadcasts that do not hold whatever the
+    named Dims are, over those Dims (an unknown no answer shows is named by ``fresh``
+    too): a broadcast's condition is NumPy's (:func:`broadcastable` where its result is
+    its rule's value, :func:`broadcast_onto` where the result is a size of its own)."""
+    out: list[Clause] = []
     for c in pending:
+        if isinstance(c, Broadcast):
+            sizes = [*c.sizes, c.out]
+            for u in sorted({u for x in sizes for u in free_symbols(size_value(x, s))
+                             if not isinstance(u, str)} - known.keys(), key=str):
+                known[u] = fresh(u)
+            values = [_over(size_value(x, s), known) for x in c.sizes]
+            result = _over(size_value(c.out, s), known)
+            source = Source(detail=_said(c))
+            defined = result == broadcast_size(values, facts_of(s))
+            found = broadcastable(values, source) if defined else \
+                broadcast_onto(values, result, source)
+            out += [x for x in found if x not in out]
+            continue
         if not isinstance(c, Equation | Compare):
             continue
         try:
@@ -122,12 +165,20 @@ def _residual(pending: tuple, s: dict, known: dict[Any, DimLike], fresh: Any
         constraint = Condition(left, op, right)
         if constraint not in out:
             out.append(constraint)
-    return out
+    kept = facts_of(s).reduce(out)  # ints decided (``3 == 1``), implied cases dropped
+    return [REFUTED] if kept is None else kept
+
+
+#: The residual of a state whose constraints no named sizes meet (a case that holds
+#: nowhere): an answer with it is no answer.
+REFUTED = AnyOf(())
 
 
 def where_text(where: Any) -> str:
-    """An answer's constraints as one line: ``m > 2 and n == m//2``."""
-    return " and ".join(map(str, where))
+    """An answer's constraints as one line: ``m > 2 and n == m//2``; a disjunction
+    beside others in parentheses (``(a == 3 or a == 1) and b == 3``)."""
+    return " and ".join(f"({c})" if isinstance(c, AnyOf) and len(c.cases) > 1
+                        and len(where) > 1 else str(c) for c in where)
 
 
 # -- forward answers: the output sizes, and the conditions they hold under --------------
