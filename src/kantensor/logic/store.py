@@ -23,8 +23,8 @@ from kanren import lall
 from kanren.constraints import ConstrainedState, ConstraintStore
 from unification import unify
 
-from ..types.facts import EMPTY, Facts
-from .terms import ASSUMED, FACTS, GROUND, VARS, Fresh, Symbol, TensorTerm, isvar, term_vars, walk
+from .rigid import facts_of, kept_rigid, unify_rigid
+from .terms import GROUND, VARS, Fresh, Symbol, TensorTerm, isvar, term_vars, walk
 
 __all__ = ["Beyond", "Constraint", "Reason", "TypeStore", "copy_state", "explaining",
            "facts_of", "fail_because",
@@ -206,7 +206,7 @@ def unify_oc(u: Any, v: Any, s: dict) -> dict | bool:
     if u is v:
         return s
     if type(u) is Symbol or type(v) is Symbol:
-        return _rigid(u, v, s)
+        return unify_rigid(u, v, s)
     if type(v) in VARS and (type(u) not in VARS or type(v) is Fresh is not type(u)):
         u, v = v, u  # a variable the solver made is bound, never the caller's to it
     if type(u) in VARS:
@@ -237,7 +237,7 @@ def unify_oc(u: Any, v: Any, s: dict) -> dict | bool:
         value = out[key]
         if type(key) is Symbol:  # unify bound a named size: a condition, not a binding
             del out[key]
-            out = _rigid(key, value, out)
+            out = unify_rigid(key, value, out)
             if out is False:
                 return False
         elif type(value) is Fresh and type(key) is not Fresh and value not in out:
@@ -246,35 +246,6 @@ def unify_oc(u: Any, v: Any, s: dict) -> dict | bool:
         elif _occurs(key, value, out):
             return False
     return out
-
-
-def _rigid(u: Any, v: Any, s: dict) -> dict | bool:
-    """Unify where ``u`` or ``v`` (walked, distinct) is a named size (see
-    :func:`unify_oc`)."""
-    if type(u) is not Symbol:
-        u, v = v, u
-    kind = type(v)
-    if kind in VARS and kind is not Symbol:  # an unknown size: it is this named size
-        out = s.copy()
-        out[v] = u
-        return out
-    if kind is not Symbol and kind is not int:
-        return False  # a size is never a shape, a dtype or a tensor
-    b = v.dim if kind is Symbol else v
-    decided = facts_of(s).decide((u.dim, "==", b))
-    if decided is not None:
-        return s if decided else False
-    assumed = s.get(ASSUMED, ())
-    if any((x == u.dim and y == b) or (x == b and y == u.dim) for x, y, _ in assumed):
-        return s  # recorded already: nothing new (propagation must reach a fixpoint)
-    out = s.copy()
-    out[ASSUMED] = (*assumed, (u.dim, b, ""))
-    return out
-
-
-def facts_of(s: dict) -> Facts:
-    """The facts a solve runs under (see :data:`~.terms.FACTS`)."""
-    return s.get(FACTS, EMPTY)
 
 
 # -- the store ------------------------------------------------------------------------
@@ -300,7 +271,9 @@ class TypeStore(ConstraintStore):
     def post_unify_check(self, lvar_map: Any, lvar: Any = None, value: Any = None,
                          old_state: Any = None) -> bool:
         # kanren passes the new state as old_state; propagation may extend it in place.
-        return old_state is None or propagate(old_state)
+        if old_state is None:
+            return True
+        return kept_rigid(old_state, lvar, value) and propagate(old_state)
 
     def copy(self) -> TypeStore:
         return TypeStore(self.pending, dict(self.dims), dict(self.variables))
