@@ -20,7 +20,7 @@ from ..types.symbols import DataSymbol, free_symbols
 from ..types.type import TensorType
 from .located import VariableAxis, relocated
 
-__all__ = ["contract", "contract_of", "input_sizes"]
+__all__ = ["contract", "contract_given", "contract_of", "input_sizes"]
 
 
 def input_sizes(inputs: Sequence[Variable], clauses: Iterable[Clause] = ()
@@ -91,6 +91,15 @@ def contract(outputs: Variable | Sequence[Variable],
         before = {id(n) for n in toposort(ins)}
         nodes = [n for n in toposort(outs) if id(n) not in before]
     return contract_of([c for n in nodes for c in _named(n)], ins)
+
+
+def contract_given(outputs: Sequence[Variable], given: Sequence[Clause]) -> Contract:
+    """:func:`contract` of ``outputs`` with the conditions ``given`` beside the nodes'
+    (what ``refine``'s given types need of the graph's sizes: ``c == max(a,b)*min(1,a,b)``
+    where ``float32[c]`` is required of a sum typed ``float32[max(a,b)*min(1,a,b)]``)."""
+    ins = [v for v in graph_inputs(outputs) if not isinstance(v, Constant)]
+    nodes: list[Apply] = toposort(outputs)
+    return contract_of([*(c for n in nodes for c in _named(n)), *given], ins)
 
 
 def _named(node: Apply) -> tuple[Clause, ...]:

@@ -18,6 +18,8 @@ from ..graph.heap import collector_paused
 from ..graph.progress import Progress
 from ..graph.walk import ancestors_and_nodes
 from ..ops.contracts import contract as graph_contract
+from ..ops.contracts import contract_given
+from ..types.conditions import Condition, Source
 from ..types.dim import Dim
 from ..types.dtypes import get_default_dtype
 from ..types.type import TensorType
@@ -25,7 +27,7 @@ from .contracted import by_name, narrowed, sized_types
 from .explain import Conflict, RefinementError, Step, explain_conflict, undefined_size
 from .relations import UNIFY, Operand, Unit, cases, describe, node_units, run
 from .result import Refinement
-from .sizes import Hole, Sizes, symbol_dim, symbols_of
+from .sizes import Hole, Sizes, has_hole, symbol_dim, symbols_of
 
 __all__ = ["refine"]
 
@@ -68,14 +70,17 @@ def _refine(outputs: Variable | Sequence[Variable],
                 if isinstance(o.type, TensorType):
                     sizes.add(o)
     given, names = by_name(given)
-    units = [_given_unit(v, t, sizes) for v, t in _read_given(given, sizes, variables)]
+    typed = _read_given(given, sizes, variables)
+    units = [_given_unit(v, t, sizes) for v, t in typed]
     units += [_given_unit(v, t, sizes, _named(names, t, v)) for v, t in
               sized_types(names, sizes)]
     touching = _touching(units)
     units += node_units(nodes, touching)
     _fixpoint(sizes, units, touching)
     _by_cases(sizes, units, touching)
-    whole = graph_contract(outs) if any(map(_conditions, nodes)) else None
+    needs = _given_conditions(typed, sizes)
+    whole = contract_given(outs, needs) if needs else \
+        graph_contract(outs) if any(map(_conditions, nodes)) else None
     contract = narrowed(whole, sizes)
     for _ in range(MAX_NARROWINGS):  # a size the contract leaves one value of is bound
         forced = {} if contract is None else {
@@ -132,6 +137,25 @@ def _read_given(given: Mapping | None, sizes: Sizes, variables: list[Variable]
             raise TypeError(f"refine: the type given for {describe(v)} must be a "
                             f"TensorType or text such as 'float32[3,?]', got {t!r}")
         out.append((v, t))
+    return out
+
+
+def _given_conditions(typed: list[tuple[Variable, TensorType]], sizes: Sizes
+                      ) -> list[Condition]:
+    """What the given types need of the graph's sizes that the relations could not bind:
+    a given size (``c``, or ``3``) where the graph has a size of named sizes that is
+    not it (``max(a,b)*min(1,a,b)``: the nodes' own expression, which refinement never
+    rebinds), as a condition of the contract (``c == max(a,b)*min(1,a,b)``), so a given
+    size is never dropped in silence."""
+    out = []
+    for v, t in typed:
+        label = f"{describe(v)}: {t}"
+        for axis, (want, have) in enumerate(zip(t.shape, sizes.current(v), strict=True)):
+            if want is None or isinstance(have, Hole) or has_hole(have) or want == have:
+                continue
+            out.append(Condition(have, "==", want, Source(
+                op="given", node=label, detail=f"axis {axis} of {describe(v)} is given "
+                f"{want}")))
     return out
 
 
