@@ -233,6 +233,36 @@ def test_constants_of_a_value_read_before_are_written_without_a_record():
                 reading(wrong)
 
 
+def test_constants_written_without_a_record_are_found_by_their_bytes_when_met_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Constant written from nodecache.CONSTANTS without a record is found by its
+    bytes (nodecache.SHARED) when its model is read again node by node: its bytes are
+    not decoded again, and every answer is the same, also after CONSTANTS is emptied
+    (a value is read from there: SHARED holds only its key)."""
+    value = numpy_helper.from_array(np.array([2, 3], np.int64))
+    nodes = [helper.make_node("Constant", [], [f"k{i}"], value=value, name=f"c{i}")
+             for i in range(4)]
+    nodes += [helper.make_node("Concat", ["k0", "k1", "k2", "k3"], ["y"], axis=0)]
+    model = helper.make_model(helper.make_graph(nodes, "consts", [], [
+        helper.make_tensor_value_info("y", I64, None)]),
+        opset_imports=[helper.make_opsetid("", 21)])
+    for table in (nodecache.CONSTANTS, nodecache.NODES, nodecache.SHARED, modelmemo.MODELS):
+        table.clear()
+    first = infer_shapes(model)
+    assert len(nodecache.SHARED) == 3  # (k1, k2, k3: k0 has its record)
+    decoded = []
+    real = nodecache._constant_parts
+    monkeypatch.setattr(nodecache, "_constant_parts",
+                        lambda data: decoded.append(data) or real(data))
+    modelmemo.MODELS.clear()
+    again = infer_shapes(model)
+    assert decoded == []
+    assert again == first == typed_model(model)[0]
+    nodecache.CONSTANTS.clear()
+    modelmemo.MODELS.clear()
+    assert infer_shapes(model) == first
+
+
 def test_a_returned_model_changed_by_its_caller_changes_no_later_answer():
     """The model memo keeps the value infos as bytes, the types written as bytes and the
     types read by their bytes: a copy the caller changes (its value infos, an output's

@@ -24,8 +24,8 @@ import onnx
 from .loading import texts
 from .wire import read_varint
 
-__all__ = ["CONSTANTS", "MAX_NODE", "NODES", "NO_INPUT", "NodeRecord", "constant_key",
-           "keep_constant", "new_record", "record", "shared_constant"]
+__all__ = ["CONSTANTS", "MAX_NODE", "NODES", "NO_INPUT", "SHARED", "NodeRecord",
+           "constant_key", "keep_constant", "new_record", "record", "shared_constant"]
 
 _UNREAD: Any = object()  # a record's attributes not serialized yet
 
@@ -48,6 +48,14 @@ MAX_ATTRIBUTES = 1 << 12
 #: MAX_ATTRIBUTES bytes).
 CONSTANTS: dict[bytes, tuple[Any, Any, Any, Any]] = {}
 CONSTANTS_SIZE = 1 << 9
+
+#: A Constant node written by :func:`shared_constant` (it has no record), by its bytes:
+#: its output's name and its key in :data:`CONSTANTS`, so that a model read again finds
+#: it by one lookup, as a node with a record is found, instead of decoding its bytes
+#: again (GPT-2's TorchScript export: 181 such Constants in every node-by-node reading).
+#: Its value is read from CONSTANTS each time (the one home of a key's value). Emptied
+#: when it holds CONSTANTS_SIZE * 8 (each node at most MAX_NODE bytes).
+SHARED: dict[bytes, tuple[str, bytes]] = {}
 
 _TENSOR = onnx.AttributeProto.TENSOR
 _EXTERNAL = onnx.TensorProto.EXTERNAL
@@ -216,9 +224,15 @@ def shared_constant(data: bytes, node: onnx.NodeProto
     value was read before (its key found: the node read then had no input and one
     output, so this one has none past its first fields either), without reading its
     record: an exported model names hundreds of Constants of a few values. Else None.
-    (Written for speed: it runs for every node not met before in a model read node by
-    node.)"""
-    parts = _constant_parts(data) if CONSTANTS else None
+    A node written so is found by its bytes in :data:`SHARED` when met again. (Written
+    for speed: it runs for every node not met before in a model read node by node.)"""
+    if not CONSTANTS:
+        return None
+    seen = SHARED.get(data)
+    if seen is not None:
+        found = CONSTANTS.get(seen[1])
+        return (seen[0], found) if found is not None else None
+    parts = _constant_parts(data)
     if parts is None:
         return None
     output, start = parts
@@ -226,7 +240,12 @@ def shared_constant(data: bytes, node: onnx.NodeProto
     found = CONSTANTS.get(key) if key is not None else None
     if found is None or not output or not output.isascii():
         return None
-    return output.decode(), found
+    name = output.decode()
+    if len(data) <= MAX_NODE:
+        if len(SHARED) >= CONSTANTS_SIZE * 8:
+            SHARED.clear()
+        SHARED[data] = name, key
+    return name, found
 
 
 def keep_constant(key: bytes, found: tuple[Any, Any, Any, Any]) -> None:
