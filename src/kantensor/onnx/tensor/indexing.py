@@ -57,13 +57,12 @@ def _fitting(x: list, idx: list[DimVar], y: list, n: DimVar, bounds: Any,
     end) of the indices' values is known, the indices fit: ``end <= n`` and ``lo >= -n``
     (or there are none)."""
     inputs, out = [typed(x, "T"), typed(idx, "I")], [typed(y, "T")]
-    base = [alternative(inputs, out, [_INTEGER, *ties])]
-    if bounds is None or any(b is None for b in bounds):
-        return base
+    if bounds is None or any(b is None for b in bounds) or any(
+            not isinstance(s, str) for b in bounds if isinstance(b, Dim)
+            for s in free_symbols(b)):  # (a size that is no name: not said)
+        return [alternative(inputs, out, [_INTEGER, *ties])]  # (made only when given:
+        # an Alternative is checked when made, at each new rank)
     lo, end = bounds
-    if any(not isinstance(s, str) for b in bounds if isinstance(b, Dim)
-           for s in free_symbols(b)):
-        return base  # a size that is no name: not said
     # the size inputs are those the call makes of ``bounds`` (ops.sizes.symbolic): an
     # input carries ``seq + 3`` itself, not ``seq``
     sizes = SizeNames(bounds)
