@@ -54,12 +54,10 @@ class CompiledAlternative:
         self.n_in = len(alt.inputs)
         self.operands = alt.operands
         self.axes = Axes(alt)
-        #: where each dtype variable is first seen among the operands (for messages)
-        self._dtype_origin: dict[str, Place] = {}
-        for i, op in enumerate(self.operands):
-            if isinstance(op.dtype, A.DTypeVar):
-                self._dtype_origin.setdefault(op.dtype.name, self.where(i))
-        self.dead, self.input_dtypes = _static_guards(alt)
+        # each where-clause's truth when it compares constants (None: it does not), found
+        # once for the guards and the clauses kept
+        truths = [constant_truth(c) for c in alt.where]
+        self.dead, self.input_dtypes = _static_guards(alt, truths)
         #: the inputs whose dtype only the default range bounds (no category, no name)
         self._ranged = tuple(i for i, a in enumerate(self.input_dtypes) if a is _DEFAULT)
         self._binders: dict[str, list[int]] = {}  # dtype variable -> the inputs it annotates
@@ -68,7 +66,19 @@ class CompiledAlternative:
                 self._binders.setdefault(op.dtype.name, []).append(i)
         # where-clauses between constants that hold (``0 == 0`` from a template) post
         # nothing: they constrain no variable
-        self.where_clauses = tuple(c for c in alt.where if constant_truth(c) is not True)
+        self.where_clauses = tuple([c for c, truth in zip(alt.where, truths, strict=True)
+                                    if truth is not True])
+
+    @cached_property
+    def _dtype_origin(self) -> dict[str, Place]:
+        """Where each dtype variable is first seen among the operands (for messages and
+        the relation's dtype constraints; made when first asked: a direct build never
+        asks)."""
+        origin: dict[str, Place] = {}
+        for i, op in enumerate(self.operands):
+            if isinstance(op.dtype, A.DTypeVar):
+                origin.setdefault(op.dtype.name, self.where(i))
+        return origin
 
     @cached_property
     def _clause_texts(self) -> tuple[tuple[str, tuple], ...]:
@@ -345,11 +355,13 @@ def constant_truth(clause: Any) -> bool | None:
     return bool(COMPARE[clause.op](left, right))
 
 
-def _static_guards(alt: Alternative) -> tuple[bool, tuple[frozenset | None, ...]]:
+def _static_guards(alt: Alternative, truths: list[bool | None]
+                   ) -> tuple[bool, tuple[frozenset | None, ...]]:
     """What :meth:`CompiledAlternative.refuses` checks: whether a where-clause between
-    constants is false, and per input the dtypes its annotation allows (:data:`_DEFAULT`
-    where it names no dtype and no category: strings only where a clause admits them)."""
-    dead = any(constant_truth(clause) is False for clause in alt.where)
+    constants is false (``truths``: each clause's :func:`constant_truth`), and per input
+    the dtypes its annotation allows (:data:`_DEFAULT` where it names no dtype and no
+    category: strings only where a clause admits them)."""
+    dead = False in truths
     allowed: dict[str, frozenset] = {}
     for clause in alt.where:
         if isinstance(clause, A.InCategory) and isinstance(clause.dtype, A.DTypeVar):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import cached_property
 from typing import Any
 
 from ..syntax import ast as A
@@ -145,10 +146,14 @@ class Axes:
         self.loop = alt.loop is not None and not has_var_group
         self.flex: Flexible | None = flexible(alt)
         self._layouts: dict[tuple[bool, ...], Layout | None] = {}
-        #: each operand's place (what messages call it), read on every match
-        self.places = tuple(alt.place(i) for i in range(len(alt.operands)))
         #: the one layout when there are no flexible dims (read on every check)
         self.fixed: Layout | None = self.layout() if self.flex is None else None
+
+    @cached_property
+    def places(self) -> tuple[Place, ...]:
+        """Each operand's place (what messages call it), read on every match of the
+        relation; made when first asked (a direct build never asks)."""
+        return tuple([self.alt.place(i) for i in range(len(self.alt.operands))])
 
     def where(self, i: int) -> Place:
         return self.places[i]
