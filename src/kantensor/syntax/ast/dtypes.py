@@ -117,6 +117,11 @@ def dtype_call(word: Word, args: list[DType]) -> DType:
 
 def dtype_names(x: DType) -> list[str]:
     """The dtype variable names in a dtype term, in order of appearance."""
+    kind = type(x)
+    if kind is DTypeVar:  # (most terms: an operand's ``:T``, a category's ``T``)
+        return [x.name]
+    if kind is DTypeName:
+        return []
     out, stack = [], [x]
     while stack:
         node = stack.pop()
