@@ -523,3 +523,20 @@ def test_a_squeeze_of_an_axis_the_data_pick_past_six_axes_is_left_untyped():
     assert all(isinstance(ortrun.run(model, {"x": x, "a": np.array([k])}), ortrun.Refusal)
                for k in range(-7, 7))
     assert contract.holds(**dict.fromkeys(names, 2)).value is None
+
+
+def test_an_input_of_unknown_rank_given_no_dims_is_a_scalar():
+    """``inputs={"x": ()}`` gives an input of unknown rank rank 0 (a shape of no dims):
+    it was left with no shape, and refused as of unknown rank, naming the way just
+    taken; onnxruntime runs the Relu of a scalar."""
+    model = helper.make_model(helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"])], "rankless",
+        [helper.make_tensor_value_info("x", F, None)],
+        [helper.make_tensor_value_info("y", F, None)]),
+        opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    assert "every size is valid" in str(ko.contract(model, inputs={"x": ()}))
+    inputs, (y,) = ko.from_onnx(with_input_dims(model, {"x": ()}))
+    x = np.array(-1.0, np.float32)
+    assert ortrun.run(model, {"x": x}) == [kt.function(inputs, y)(x).shape] == [()]
+    assert str(y.type) == "float32[]"
