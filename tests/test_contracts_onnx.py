@@ -501,3 +501,42 @@ def test_a_squeeze_of_an_axis_the_data_pick_needs_some_axis_of_size_one():
     assert all(isinstance(ortrun.run(squeeze([2, 3]), {"x": np.zeros((2, 3), np.float32),
                                                       "a": np.array([k])}), ortrun.Refusal)
                for k in range(-2, 2))
+
+
+def test_a_squeeze_of_an_axis_the_data_pick_past_six_axes_is_left_untyped():
+    """Past six axes the condition above (of degree the rank) is not stated: the node is
+    left untyped, so the contract is approximate and ``holds`` undecided where it said
+    every size valid (exact), though onnxruntime fails at every axis where none is 1
+    (``x[2, 2, 2, 2, 2, 2, 2]``)."""
+    names = [f"d{k}" for k in range(7)]
+    model = helper.make_model(helper.make_graph(
+        [helper.make_node("Squeeze", ["x", "a"], ["y"])], "squeeze",
+        [helper.make_tensor_value_info("x", F, names),
+         helper.make_tensor_value_info("a", I64, [1])],
+        [helper.make_tensor_value_info("y", F, None)]),
+        opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    contract = ko.contract(model)
+    assert "(approximate)" in str(contract).splitlines()[0]
+    assert any("stated for at most 6" in note for note in contract.notes)
+    x = np.zeros((2,) * 7, np.float32)
+    assert all(isinstance(ortrun.run(model, {"x": x, "a": np.array([k])}), ortrun.Refusal)
+               for k in range(-7, 7))
+    assert contract.holds(**dict.fromkeys(names, 2)).value is None
+
+
+def test_an_input_of_unknown_rank_given_no_dims_is_a_scalar():
+    """``inputs={"x": ()}`` gives an input of unknown rank rank 0 (a shape of no dims):
+    it was left with no shape, and refused as of unknown rank, naming the way just
+    taken; onnxruntime runs the Relu of a scalar."""
+    model = helper.make_model(helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"])], "rankless",
+        [helper.make_tensor_value_info("x", F, None)],
+        [helper.make_tensor_value_info("y", F, None)]),
+        opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    assert "every size is valid" in str(ko.contract(model, inputs={"x": ()}))
+    inputs, (y,) = ko.from_onnx(with_input_dims(model, {"x": ()}))
+    x = np.array(-1.0, np.float32)
+    assert ortrun.run(model, {"x": x}) == [kt.function(inputs, y)(x).shape] == [()]
+    assert str(y.type) == "float32[]"

@@ -305,3 +305,19 @@ def test_a_parameter_named_like_an_eval_shape_keyword_goes_through_partial():
     with pytest.raises(TypeError, match=r"names= names the inputs \(a sequence of str\), "
                        r"got 3$"):
         kt.eval_shape(lambda x: x, "float32[n]", names=3)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: np.tri(x.shape[0] - 2), lambda x: np.tri(x.shape[0] - 2, 3, k=1),
+    lambda x: np.tri(3, x.shape[0] - 2, -1), lambda x: np.tri(x.shape[0])])
+def test_tri_of_a_negative_size_is_empty_as_numpys(fn):
+    """``np.tri(N, M)`` is ``arange(N)`` against ``arange(M)``: a negative size gives no
+    rows (columns), not an error, so ``np.tri(n - 2)`` is valid at every ``n`` (it
+    assumed ``n >= 2``, and under ``n <= 1`` was refused). Judged by NumPy at n = 0..5."""
+    for where in (None, "n <= 1"):
+        result = kt.eval_shape(fn, "float32[n]", where=where)
+        assert not result.assumptions
+        for n in range(2 if where else 6):
+            want = fn(np.zeros(n, np.float32)).shape
+            assert tuple(kt.types.symbols.substitute(d, {"n": n})
+                         for d in result.type.shape) == want, (where, n)

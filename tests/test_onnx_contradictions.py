@@ -316,3 +316,17 @@ def test_settled_states_a_case_left_alone_for_the_next_disjunctions_of_its_pass(
     with pytest.raises(kt.TypeInferenceError, match="valid at no sizes"):
         settled([AnyOf(((Condition(m, "==", 3),), (Condition(n, "==", 1),))),
                  AnyOf(((Condition(m, "==", 0),), (Condition(n, "==", 1),)))], facts)
+
+
+def test_a_disjunction_of_one_case_left_alone_is_named_as_itself() -> None:
+    """A disjunction of one case states that case (nothing cut any other): where it and
+    another hold at no sizes together (brute force over n in 0..20), the refusal names
+    both nodes; explaining the case raised IndexError (the others' disjunction of none)."""
+    n = Dim("n")
+    one = AnyOf(((Condition(n, "==", 3),),), conditions.Source(node="a", op="Add"))
+    two = AnyOf(((Condition(n, "==", 2),), (Condition(n, "==", 1),)),
+                conditions.Source(node="m", op="Mul"))
+    assert not any(one.holds({n.name: k}) and two.holds({n.name: k}) for k in range(21))
+    with pytest.raises(kt.TypeInferenceError, match=r"node 'm' \(Mul\): its conditions "
+                       r"contradict those of node 'a' \(Add\).*n == 3 \(node 'a'\)"):
+        settled([one, two], EMPTY.with_(Condition(n, ">=", 0)))

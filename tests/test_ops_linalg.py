@@ -452,9 +452,10 @@ NEAR_EPS = np.array([[1, 1.19e-7], [1.19e-7, 1.19e-7]])
 def test_pinv_cutoffs_are_numpys(dtype, kw):
     """pinv's cutoff of small singular values is NumPy's for every way of giving it
     (none: 1e-15 of the largest; ``rtol=None``: max(m, n) times the dtype's eps; a
-    number as ``rcond`` or ``rtol``; both: refused at run time, as NumPy does). kt.pinv
-    without either gave the ``rtol=None`` answer: ``[[1, 1.19e-7], [1.19e-7, 1.4e-14]]``
-    for float32 and complex64, where NumPy's is ``[[1, -1], [-1, 8.4e6]]``."""
+    number as ``rcond`` or ``rtol``; both: refused when the graph is built, where NumPy
+    refuses the call). kt.pinv without either gave the ``rtol=None`` answer: ``[[1,
+    1.19e-7], [1.19e-7, 1.4e-14]]`` for float32 and complex64, where NumPy's is ``[[1,
+    -1], [-1, 8.4e6]]``."""
     a = NEAR_EPS.astype(dtype)
     conform("pinv", lambda x: kt.pinv(x, **kw), lambda x: np.linalg.pinv(x, **kw), [a])
 

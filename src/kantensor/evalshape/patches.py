@@ -99,7 +99,9 @@ def _identity(n: Any, dtype: Any = None, **kw: Any) -> Any:
 def _tri(N: Any, M: Any = None, k: int = 0, dtype: Any = None, **kw: Any) -> Any:  # noqa: N803
     if kw or not _size(N) or (M is not None and not _size(M)):
         return NotImplemented
-    return ops.tril(ops.ones((N, N if M is None else M), dtype=_dtype(dtype)), k)
+    rows, cols = dim_max(N, 0), dim_max(N if M is None else M, 0)  # NumPy's tri is of
+    # arange(N) against arange(M): a negative size gives no rows (or columns), no error
+    return ops.tril(ops.ones((rows, cols), dtype=_dtype(dtype)), k)
 
 
 def _linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,

@@ -56,6 +56,7 @@ def with_input_dims(model: onnx.ModelProto, dims: Mapping[str, Sequence[Any]]
                              f"{', '.join(data_inputs(model))})")
         if info.type.WhichOneof("value") == "tensor_type" and \
                 not info.type.tensor_type.HasField("shape"):  # (of unknown rank)
+            info.type.tensor_type.shape.SetInParent()  # (no dims given: rank 0)
             for _ in shape:
                 info.type.tensor_type.shape.dim.add()
         given = info.type.tensor_type.shape.dim

@@ -217,11 +217,12 @@ def _explained(needed: list[Condition], alone: Sequence[tuple[AnyOf, tuple, Fact
             continue
         c, case, before = why
         others = [k for k in c.cases if k is not case]
-        cut = (AnyOf(tuple(others), c.source),) if len(others) > 1 else others[0]
         if c not in seen:
             seen.add(c)
             out.append(c)
-        todo.extend(_needed(cut, before))
+        if others:  # (a disjunction of one case states it: nothing cut the others)
+            cut = (AnyOf(tuple(others), c.source),) if len(others) > 1 else others[0]
+            todo.extend(_needed(cut, before))
     return out
 
 

@@ -152,7 +152,7 @@ def build_squeeze(types: tuple, axes_value: Any = None, given: tuple = (0,),
         # it needs is the Loop's body conditions', or a note of the contract's: .unread)
         out, unknown = _one_fewer(x, a)
         return {"x": a, "rest": [typed(dims("k"))], "y": out,
-                "fits": [*(u >= 0 for u in unknown), *_some_one(a)],
+                "fits": [*(u >= 0 for u in unknown), _some_one(a)],
                 "params": {"axes_value": (None,), "axes": None}}
     if axes is not None:
         axes = normalize_axes(tuple(axes), x.ndim)
@@ -194,17 +194,19 @@ def _squeeze_one(x: Any, a: list, axes_value: tuple) -> dict[str, Any]:
             "fits": clauses, "params": {"axes_value": axes_value, "axes": None}}
 
 
-def _some_one(a: list) -> list[Clause]:
+def _some_one(a: list) -> Clause:
     """``prod(a_k - 1) == 0``: some axis of sizes ``a`` is 1, which a Squeeze of one axis
     the data pick needs whichever it is (onnxruntime fails at every value where none is:
-    'Dimension of input ... must be 1'), and which some value meets where one is; none
-    past :data:`_MOST_PICKED` axes (its degree is the rank)."""
+    'Dimension of input ... must be 1'), and which some value meets where one is. Past
+    :data:`_MOST_PICKED` axes (its degree is the rank) the node is left untyped: a
+    condition dropped would make the contract say valid where every axis fails."""
     if len(a) > _MOST_PICKED:
-        return []
+        raise NotKnown(f"one axis of unknown value, of an input of {len(a)} axes: what it "
+                       f"needs (some axis of size 1) is stated for at most {_MOST_PICKED}")
     product: Any = 1
     for d in a:
         product = product * (d - 1)
-    return [as_expr(product).eq(0)]
+    return as_expr(product).eq(0)
 
 
 def _one_fewer(x: Any, a: list) -> tuple[list, list]:
