@@ -24,6 +24,7 @@ import itertools
 import numpy as np
 import pytest
 
+import kantensor as kt
 import kantensor.onnx as ko
 import ortrun
 from differential import count as counted
@@ -107,10 +108,21 @@ def test_a_condition_over_the_iteration_number_holds_at_each_iteration(body, row
 def test_a_body_that_fails_at_every_iteration_number_needs_no_iteration(offset, rows):
     """Row ``i + offset`` of ``rows`` rows fails at every ``i``: the body typed with
     ``i`` a size is refused, and the Loop needs ``m == 0`` (main typed it again without
-    ``i`` and said every size is valid)."""
+    ``i`` and said every size is valid). Of no rows, no index fits whatever its value:
+    the body typed again without ``i`` is refused too, and so is the model (onnxruntime
+    runs it at ``m == 0``), as it is where the index is a constant (``x[0]``): a Loop
+    whose body fails at every value is not typed as one that runs no iteration."""
     body = [node("Add", ["i", "off"], ["at"]), node("Gather", ["x", "at"], ["row"], axis=0)]
     walk = _walk(body, [const("off", offset)])
     walk.graph.input[0].CopyFrom(t("x", F, [rows, "d"]))
+    if rows == 0:
+        with pytest.raises(kt.TypeInferenceError, match="a0 >= 1 fails"):
+            ko.contract(walk)
+        constant = _walk([node("Gather", ["x", "off"], ["row"], axis=0)], [const("off", 0)])
+        constant.graph.input[0].CopyFrom(t("x", F, [rows, "d"]))
+        with pytest.raises(kt.TypeInferenceError, match="1 <= a0 fails"):
+            ko.contract(constant)
+        return
     contract = ko.contract(walk)
     assert [str(a.clause) for a in contract.atoms] == ["m == 0"] and contract.exact
     (atom,) = contract.atoms
@@ -149,13 +161,14 @@ def test_a_body_refused_for_another_reason_leaves_its_iterations_to_the_data():
     points = [{"n": n, "d": 2, "m": m, "k": 5} for n, m in itertools.product(range(4),
                                                                              range(4))]
     deep = _deep(14)
-    contract = ko.contract(deep)
-    assert [str(a.clause) for a in contract.atoms] == ["m == 0 or walk_fits == 1"]
-    assert contract.dsl() == "where m == 0\nwhere walk_fits == 1"  # (its words say what
-    assert str(contract).endswith(  # walk_fits is: no size the caller chooses)
+    contract = ko.contract(deep)  # (row i needs some row, whatever i: n >= 1)
+    assert [str(a.clause) for a in contract.atoms] == ["m == 0 or n >= 1",
+                                                       "m == 0 or walk_fits == 1"]
+    assert "where n >= 1, walk_fits == 1" in contract.dsl().splitlines()  # (its words
+    assert str(contract).endswith(  # say what walk_fits is: no size the caller chooses)
         "(walk_fits is decided by the data when the model runs, no input size: a clause "
         "over it is a check made then)")
-    assert _judge(deep, points, feeds, undecided=12) == 10
+    assert _judge(deep, points, feeds, undecided=9) == 10  # (n == 0 decided now)
     shallow = _deep(2)
     assert [str(a.clause) for a in ko.contract(shallow).atoms] == [
         "m == 0 or (1 <= n and m <= n)"]

@@ -53,15 +53,15 @@ _INTEGER = InCategory(DTypeVar("I"), "integer")
 def _fitting(x: list, idx: list[DimVar], y: list, n: DimVar, bounds: Any,
              ties: Sequence[Clause] = ()) -> list[Alternative]:
     """The alternatives of a gather of ``x`` by indices ``idx`` along an axis of size
-    ``n`` (each with the clauses ``ties``): one, or where the interval ``bounds`` = (lo,
-    end) of the indices' values is known, the indices fit: ``end <= n`` and ``lo >= -n``
-    (or there are none)."""
+    ``n`` (each with the clauses ``ties``): where the interval ``bounds`` = (lo, end) of
+    the indices' values is known, the indices fit: ``end <= n`` and ``lo >= -n``; where it
+    is not (indices that are data), some value fits: ``n >= 1`` (:func:`_some_fit`); or
+    there are no indices."""
     inputs, out = [typed(x, "T"), typed(idx, "I")], [typed(y, "T")]
     if bounds is None or any(b is None for b in bounds) or any(
             not isinstance(s, str) for b in bounds if isinstance(b, Dim)
             for s in free_symbols(b)):  # (a size that is no name: not said)
-        return [alternative(inputs, out, [_INTEGER, *ties])]  # (made only when given:
-        # an Alternative is checked when made, at each new rank)
+        return _some_fit(inputs, out, [_INTEGER, *ties], [n], idx)
     lo, end = bounds
     # the size inputs are those the call makes of ``bounds`` (ops.sizes.symbolic): an
     # input carries ``seq + 3`` itself, not ``seq``
@@ -75,6 +75,20 @@ def _fitting(x: list, idx: list[DimVar], y: list, n: DimVar, bounds: Any,
     if not idx or not sizes:  # one index, or a known (non-empty) value: it must fit
         return [fits]
     return [fits, alternative(inputs, out, [_INTEGER, *ties, size_of(idx).eq(0)])]
+
+
+def _some_fit(inputs: list, out: list, clauses: list[Clause], axes: Sequence[DimVar],
+              idx: Sequence[Any]) -> list[Alternative]:
+    """The alternatives of indices that are data (their values unknown) into ``axes``:
+    each of those axes has an entry (``>= 1``), or there are no indices (``idx``, the dims
+    whose product counts them, has a 0). Where an axis is empty no index fits it, and
+    onnxruntime fails whatever the values; where none is, index 0 fits every axis."""
+    fits = alternative(inputs, out, [*clauses, *(a >= 1 for a in axes)])
+    if not axes:
+        return [alternative(inputs, out, clauses)]
+    if not idx:  # one index: it must fit
+        return [fits]
+    return [fits, alternative(inputs, out, [*clauses, size_of(idx).eq(0)])]
 
 
 @float_sizes
@@ -119,7 +133,8 @@ def build_gather_nd(types: tuple, batch_dims: int = 0, **_: Any) -> dict[str, An
     axes and the ``q`` indexed ones (``q``, the indices' last size, must be known). The
     first ``b`` axes of data and indices are equal (ONNX's rule; onnxruntime checks that
     the indices' batch count is a multiple of the data's), ``b`` is less than both ranks
-    and ``b + q`` at most data's rank."""
+    and ``b + q`` at most data's rank. The indices are data: each indexed axis has an
+    entry, or there are no index tuples (:func:`_some_fit`)."""
     x, i = types
     b = batch_dims
     if x.ndim < 1 or i.ndim < 1:
@@ -135,8 +150,9 @@ def build_gather_nd(types: tuple, batch_dims: int = 0, **_: Any) -> dict[str, An
         raise ParamError(f"the indices' last size {q} is larger than data's {x.ndim} axes "
                          f"less batch_dims {b}")
     a, idx = dims("a", x.ndim), dims("i", i.ndim)
-    batch = a[:b]
-    return {"x": a, "i": [*batch, *idx[b:-1], q], "y": [*batch, *idx[b:-1], *a[b + q:]]}
+    count = [*a[:b], *idx[b:-1]]  # (the batch axes, then the index tuples' count's)
+    return {"sig": _some_fit([typed(a, "T"), typed([*count, q], "int64")],
+                             [typed([*count, *a[b + q:]], "T")], [], a[b:b + q], count)}
 
 
 def gather_nd(x: np.ndarray, i: np.ndarray, *, batch_dims: int = 0) -> np.ndarray:
@@ -157,14 +173,18 @@ def gather_nd(x: np.ndarray, i: np.ndarray, *, batch_dims: int = 0) -> np.ndarra
 @reads_ranks
 def build_scatter_elements(types: tuple, axis: int = 0, **_: Any) -> dict[str, Any]:
     """ScatterElements (and Scatter): data, indices and updates of one rank, updates of
-    the indices' shape, each of its sizes at most data's except along ``axis``."""
+    the indices' shape, each of its sizes at most data's except along ``axis``; the
+    indices are data: data has an entry along ``axis``, or there are none
+    (:func:`_some_fit`)."""
     x, i, u = types
     if not x.ndim == i.ndim == u.ndim:
         raise ParamError(f"data, indices and updates must have one rank, got {x.ndim}, "
                          f"{i.ndim} and {u.ndim}")
     ax = normalize_axis(axis, x.ndim)
     a, idx = dims("a", x.ndim), dims("i", i.ndim)
-    return {"x": a, "i": idx, "fits": _within(idx, a, ax), "params": {"axis": ax}}
+    return {"sig": _some_fit([typed(a, "T"), typed(idx, "I"), typed(idx, "T")],
+                             [typed(a, "T")], _within(idx, a, ax), [a[ax]], idx),
+            "params": {"axis": ax}}
 
 
 def scatter_elements(x: np.ndarray, i: np.ndarray, u: np.ndarray, *, axis: int = 0,

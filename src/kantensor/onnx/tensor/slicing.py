@@ -24,7 +24,9 @@ def build_slice(types: tuple, starts_value: Any, ends_value: Any, axes_value: An
     seq)`` columns (a negative step leaves it unknown). A size bound's sign is a choice
     (:func:`~kantensor.ops.families.indexing.symbolic_length`): the first alternative
     reads each as its form shows, the later ones the other signs, so where the facts
-    refute a reading (``-N*S`` where ``N*S == 0``) the one they allow applies."""
+    refute a reading (``-N*S`` where ``N*S == 0``) the one they allow applies. The
+    entries slice distinct axes, so there are at most as many as the input's axes (an
+    unknown count is needed so: onnxruntime fails at every value past it)."""
     x = types[0]
     known = starts_value if starts_value is not None else ends_value
     # the entries' count: the values' (a relation asked backwards knows no input's size)
@@ -55,6 +57,9 @@ def build_slice(types: tuple, starts_value: Any, ends_value: Any, axes_value: An
             bounds[ax] = (*_onnx_bounds(start, end, step, own), step)
     sized = [(ax, k) for ax, b in (bounds or {}).items() for k in (0, 1) if isinstance(b[k], Dim)]
     count = [n] if isinstance(n, int) else dims("k")  # the entries' (stated when known)
+    if isinstance(n, int) and n > x.ndim:  # (axes that are data: each listed once)
+        raise ParamError(f"{n} entries slice {n} axes of an input of {x.ndim}")
+    most = [] if isinstance(n, int) else [count[0] <= x.ndim]  # (as many: any value fails)
     rest = [*[typed(count, "I")] * (len(types) - 2 - len(sizes.dims)), *sizes.patterns()]
     outs = [_slice_out(x.ndim, bounds, sizes, dict(zip(sized, flips, strict=True)))
             if flips is not None else  # past the most readings: those axes unknown
@@ -62,7 +67,7 @@ def build_slice(types: tuple, starts_value: Any, ends_value: Any, axes_value: An
                 ax, 1) in sized else b for ax, b in (bounds or {}).items()}, sizes, {})
             for flips in readings(len(sized))]
     inputs = [typed(dims("a", x.ndim), "T"), typed(count, "I"), *rest]
-    return {"sig": [alternative(inputs, [typed(y, "T")], fits) for y, fits in outs]}
+    return {"sig": [alternative(inputs, [typed(y, "T")], [*fits, *most]) for y, fits in outs]}
 
 
 def _slice_out(ndim: int, bounds: dict | None, sizes: SizeNames, flips: dict
