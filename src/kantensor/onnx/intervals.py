@@ -8,7 +8,8 @@ length as the relation of Range states it. An :data:`Interval` ``(lo, end)`` say
 element ``v`` has ``lo <= v < end``, and that both ends are attained when the tensor is not
 empty (so a condition made from it is exact, not only sufficient). It is carried through
 what keeps the values (Identity, Unsqueeze, Squeeze, Reshape, Flatten, Expand, Tile,
-Transpose, Cast to an integer type) and shifted or scaled by a constant (Add, Sub, Mul);
+Transpose, Cast to an integer type that holds them; a narrower one wraps them, as
+onnxruntime does: :func:`_cast`) and shifted or scaled by a constant (Add, Sub, Mul);
 the importer gives it to the entries that take an ``<input>_bounds`` parameter
 (``Gather``, ``GatherElements``), whose builders make it their where-clauses.
 """
@@ -21,7 +22,8 @@ from typing import Any, TypeAlias
 import numpy as np
 
 from ..types.dim import Dim, DimLike, dim_max, dim_min
-from ..types.dtypes import DTYPE_TABLE, Category
+from ..types.dtypes import DTYPE_TABLE, Category, integer_range
+from ..types.prove import order
 from ..types.type import TensorType
 from .values import static_size
 
@@ -75,19 +77,57 @@ def _scalar(value: np.ndarray | None) -> DimLike | None:
 
 
 def output_interval(op_type: str, out: TensorType, inputs: Sequence[Interval | None],
-                    values: Sequence[np.ndarray | None]) -> Interval | None:
+                    values: Sequence[np.ndarray | None], source: str | None = None
+                    ) -> Interval | None:
     """The interval of a node's (first) output of type ``out`` from its inputs'
-    intervals and known values, or None when none is known."""
+    intervals and known values (``source``: its first input's dtype), or None when none
+    is known."""
     if out.dtype not in INTEGER_DTYPES:
         return None
     first = inputs[0] if inputs else None
-    if op_type in KEEP or (op_type == "Cast" and first is not None):
+    if op_type in KEEP:
         return first
+    if op_type == "Cast":
+        return None if first is None else _cast(first, out.dtype, source)
     if op_type == "Range":
         return _range(out, values)
     if op_type in ("Add", "Sub", "Mul") and len(inputs) == 2:
         return _arithmetic(op_type, inputs, values)
     return None
+
+
+def _at_least(a: DimLike, b: DimLike) -> bool:
+    """Whether ``a >= b`` at every size (proven, not guessed)."""
+    return order(a - b) in (0, 1)
+
+
+def _cast(interval: Interval, dtype: str, source: str | None) -> Interval | None:
+    """The interval of the values of ``interval`` cast to the integer ``dtype`` (from
+    ``source``), which wraps them modulo its range as NumPy and onnxruntime do: kept where
+    the target holds every value (every value of ``source``, or both ends proven in its
+    range); wrapped exactly where the ends are ints; where ``lo`` is proven in range but
+    not ``end``, ``[lo, end)`` while ``end - 1 <= max`` and the target's whole range after
+    (contiguous values that pass ``max`` wrap onto ``min``: both attained), written with
+    min and max of sizes; else unknown (None)."""
+    lo, end = interval
+    low, high = integer_range(dtype)
+    if source in INTEGER_DTYPES:
+        s_low, s_high = integer_range(source)
+        if low <= s_low and s_high <= high:
+            return interval
+    lo_in = _at_least(lo, low) and _at_least(high, lo)
+    if lo_in and _at_least(high + 1, end):
+        return interval
+    if isinstance(lo, int) and isinstance(end, int):
+        span = high - low + 1
+        if end - lo >= span:
+            return low, high + 1
+        first, last = (lo - low) % span + low, (end - 1 - low) % span + low
+        return (first, last + 1) if first <= last else (low, high + 1)
+    if not lo_in:
+        return None
+    past = dim_min(1, dim_max(0, end - (high + 1)))  # 1 where the values pass max, else 0
+    return lo + (low - lo) * past, dim_min(end, high + 1)
 
 
 def _range(out: TensorType, values: Sequence[np.ndarray | None]) -> Interval | None:
@@ -187,7 +227,9 @@ def record_interval(reader: Any, node: Any, out: Any) -> None:
         return
     names = node.input[:]
     known = intervals(reader)
-    key: list | None = [op_type, out, MAX_ELEMENTS]  # (a limit a caller may set)
+    first = reader.types.get(names[0]) if names and names[0] else None
+    source = first.dtype if isinstance(first, TensorType) else None
+    key: list | None = [op_type, out, source, MAX_ELEMENTS]  # (a limit a caller may set)
     for n in names:
         if n and reader.known(n):
             vkey = _exact(reader, n)
@@ -202,7 +244,7 @@ def record_interval(reader: Any, node: Any, out: Any) -> None:
         values = [_small_value(reader, n) if n and reader.known(n) else None for n in names]
         inputs = [known.get(n) if v is None else known_interval(v)
                   for n, v in zip(names, values, strict=True)]
-        found = output_interval(op_type, out, inputs, values)
+        found = output_interval(op_type, out, inputs, values, source)
         if key is not None:
             _keep(_OUTPUTS, tuple(key), found)
     if found is not None:
@@ -230,8 +272,9 @@ _UNSEEN: Any = object()
 
 #: (MAX_ELEMENTS, a known value's exact key: :func:`_exact`) -> its interval
 _KNOWN: dict[tuple, Interval | None] = {}
-#: (op type, output type, MAX_ELEMENTS, each input's (True, its value's exact key) or
-#: (False, its interval)) -> the output's interval (:func:`record_interval`)
+#: (op type, output type, first input's dtype, MAX_ELEMENTS, each input's (True, its
+#: value's exact key) or (False, its interval)) -> the output's interval
+#: (:func:`record_interval`)
 _OUTPUTS: dict[tuple, Interval | None] = {}
 #: the most entries each of the two keeps
 _KEPT = 1 << 12
