@@ -14,6 +14,7 @@ from kantensor.backend import workers
 from kantensor.backend.linker import CODEGEN_LIMIT
 from kantensor.backend.mode import execution
 from kantensor.backend.workers import run_blocks
+from kantensor.types.dtypes import DTYPE_TABLE
 from test_backend_plan import FORCED, assert_identical, g14, numpy_peak, run_all
 
 
@@ -161,7 +162,7 @@ REDUCE = {"sum": kt.sum, "prod": kt.prod, "max": kt.max, "min": kt.min}
 
 
 @pytest.mark.parametrize("name", sorted(REDUCE))
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("dtype", [d.name for d in DTYPE_TABLE if d.reduces_into])
 def test_reductions_write_into_a_buffer_that_died_just_before(name, dtype):
     x, v = kt.matrix("x", dtype), kt.vector("v", dtype)
     reduce = REDUCE[name]

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..graph.basic import Apply, Constant, Variable
+from ..types.dtypes import dtype_info
 from ..types.type import TensorType
 from .calls import CAST, CONST, REF, Call
 
@@ -122,19 +123,20 @@ REDUCTIONS = (np.sum, np.prod, np.max, np.min)
 
 
 def reduction(call: Call | None, node: Apply) -> bool:
-    """Whether ``node`` is one of :data:`REDUCTIONS` over some axes of one float32 or
-    float64 array, giving its dtype (no ``dtype`` or ``initial``), with axes left: its
-    result is a new array, which may go into a dead buffer that is not its operand
-    (its operand and the buffer C-contiguous and of one dtype, the buffer of the result's
-    shape, checked when called: NumPy then reduces in the order it would for a new
-    array)."""
+    """Whether ``node`` is one of :data:`REDUCTIONS` over some axes of one array whose
+    dtype NumPy reduces into a given buffer as into a new one (the dtype table's
+    ``reduces_into``: float32, float64), giving its dtype (no ``dtype`` or
+    ``initial``), with axes left: its result is a new array, which may go into a dead
+    buffer that is not its operand (its operand and the buffer C-contiguous and of one
+    dtype, the buffer of the result's shape, checked when called: NumPy then reduces in
+    the order it would for a new array)."""
     return (call is not None and call.fn in REDUCTIONS and len(call.args) == 1
             and call.args[0][0] is REF and len(node.outputs) == 1
             and call.kwargs.get("dtype") is None and call.kwargs.get("initial") is None
             and isinstance(call.kwargs.get("axis"), tuple)
             and node.outputs[0].type.ndim >= 1
             and node.inputs[0].type.dtype == node.outputs[0].type.dtype
-            and node.outputs[0].type.dtype in ("float32", "float64"))
+            and dtype_info(node.outputs[0].type.dtype).reduces_into)
 
 
 def reduced_axes(ndim: int, kwargs: dict) -> list[int | None]:

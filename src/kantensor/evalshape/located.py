@@ -185,10 +185,6 @@ def _origin(v: Variable, sites: dict[Apply, Site | None], names: dict[Variable, 
     return f"{_label(v, names)} = {op}({args}){where}"
 
 
-#: Ops whose output sizes depend on the values of their inputs.
-DATA_DEPENDENT = frozenset({"index", "nonzero", "unique", "compress", "argwhere"})
-
-
 def why(v: Variable, axis: int | None, sites: dict[Apply, Site | None],
         inputs: dict[Variable, str], notes: dict[Any, str]) -> list[str]:
     """Why axis ``axis`` of ``v`` (each unknown axis if None) is unknown: the nodes
@@ -237,10 +233,8 @@ def _introduced(node: Apply, sites: dict[Apply, Site | None], inputs: dict[Varia
     where = f" at {site}" if site is not None else ""
     if node in notes:
         reason = notes[node]
-    elif op in DATA_DEPENDENT and any(i.type.dtype == "bool" for i in node.inputs[1:]):
-        reason = "a boolean mask selects a number of elements known only from the values"
-    elif op in DATA_DEPENDENT:
-        reason = "the Op's output size depends on the values of its inputs"
+    elif getattr(node.op, "data_sizes", ""):  # (declared by its catalogue entry)
+        reason = node.op.data_sizes
     else:
         reason = "the Op's relation does not decide this size from its inputs' sizes"
     return f"{op}{where}: {reason}"

@@ -32,6 +32,7 @@ from ..types.dim import Dim
 from ..types.symbols import free_symbols
 from .importer import _Reader
 from .loading import OnnxImportError, Tensors, open_model, overridable
+from .registry import UnsupportedOp, lookup
 from .rereading import read_refuting
 from .subgraph import size_conditions
 from .unread import unread
@@ -104,10 +105,12 @@ def contract(model: onnx.ModelProto | str | os.PathLike | bytes, *,
 
 def _contract(proto: onnx.ModelProto, tensors: Tensors
               ) -> tuple[Contract, list[Variable]]:
-    """The contract of a prepared model, and its input Variables. A model with a Loop
-    or Scan is read as a graph: what its nodes state of the counts they make
-    (``0 <= iters <= n``) bounds them where ``holds`` asks about a condition over them."""
-    loops = any(n.op_type in ("Loop", "Scan") for n in proto.graph.node)
+    """The contract of a prepared model, and its input Variables. A model with a node
+    that iterates (Loop, Scan: its handler's ``iterates``) is read as a graph: what its
+    nodes state of the counts they make (``0 <= iters <= n``) bounds them where ``holds``
+    asks about a condition over them."""
+    opsets = {o.domain: o.version for o in proto.opset_import}
+    loops = any(_iterates(n, opsets) for n in proto.graph.node)
     reader, (variables, outputs) = read_refuting(
         lambda given: _Reader(proto, tensors, graph=loops, given=given), lambda r: (r, r.read()))
     found = contract_of(reader.conditions, variables, untyped(reader) + unread(proto, reader),
@@ -117,6 +120,17 @@ def _contract(proto: onnx.ModelProto, tensors: Tensors
     bounds = [Condition(c.left, {"<": "<", "<=": "<=", "==": "=="}[c.op], c.right)
               for c in size_conditions(outputs)]
     return Contract(found.atoms, found.sizes, notes=found.notes, bounds=bounds), variables
+
+
+def _iterates(node: onnx.NodeProto, opsets: dict[str, int]) -> bool:
+    """Whether ``node``'s entry is a handler that runs a body a number of times the
+    model decides (no entry: False)."""
+    domain = "" if node.domain == "ai.onnx" else node.domain
+    try:
+        entry = lookup(node.op_type, domain, opsets.get(domain), node.name)
+    except UnsupportedOp:
+        return False
+    return entry.structured and entry.op.iterates
 
 
 def untyped(reader: _Reader) -> list[str]:

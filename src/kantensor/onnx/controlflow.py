@@ -161,6 +161,7 @@ def if_(cond: np.ndarray, *outer: Any, then: Runner | None, other: Runner | None
 
 # -- Loop -------------------------------------------------------------------------------
 class Loop(Structured):
+    iterates = True
     attributes = {"body": "graph"}
 
     def read(self, scope: Any, node: onnx.NodeProto, label: str) -> list:
@@ -253,6 +254,7 @@ def loop(*args: Any, body: Runner, present: tuple[bool, bool], n_carried: int,
 
 # -- Scan -------------------------------------------------------------------------------
 class Scan(Structured):
+    iterates = True
     attributes = {"body": "graph", "num_scan_inputs": "int", "scan_input_axes": "ints",
                   "scan_input_directions": "ints", "scan_output_axes": "ints",
                   "scan_output_directions": "ints", "directions": "ints"}

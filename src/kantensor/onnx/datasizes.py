@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import itertools
 import keyword
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,10 +49,12 @@ from ..types.dim import Dim, unknown
 from ..types.symbols import DataSymbol, data_size, free_symbols, substitute
 from ..types.type import TensorType
 from ..types.variable import AxisSize
+from .declared import Counting
 from .protos import label as node_label
 from .subgraph import SizeCondition, SizeNote, base_name, fresh_names, names_in
 
-__all__ = ["COUNTS", "DataSize", "DataSizes"]
+__all__ = ["COMPRESS", "NONZERO", "NON_MAX_SUPPRESSION", "TOP_K", "UNIQUE", "DataSize",
+           "DataSizes"]
 
 _FLIPPED = {">=": "<=", ">": "<"}  # (a SizeCondition compares with <=, < or ==)
 
@@ -93,26 +95,13 @@ def _topk(node: onnx.NodeProto, outs: tuple) -> list[tuple[int, int]]:
     return [(0, at), (1, at)]
 
 
-@dataclass(frozen=True)
-class Counting:
-    """An op whose outputs have a size its data decides: ``axes`` gives the (output,
-    axis) pairs that are that one size; ``guaranteed``: whether what the op's relation
-    states of it holds by the op's semantics (NonZero's count is at most its input's
-    number of elements), so it is a fact, not a condition the inputs must meet."""
-
-    axes: Callable[[onnx.NodeProto, tuple], list[tuple[int, int]]]
-    guaranteed: bool
-    what: str
-
-
-#: op type (default domain) -> how its outputs hold the size its data decides
-COUNTS: dict[str, Counting] = {
-    "NonZero": Counting(_nonzero, True, "how many elements of its input are not zero"),
-    "Compress": Counting(_compress, True, "how many elements of its condition are true"),
-    "Unique": Counting(_unique, True, "how many different values its input holds"),
-    "NonMaxSuppression": Counting(_nms, True, "how many boxes it selects"),
-    "TopK": Counting(_topk, False, "the value of its input k"),
-}
+#: How the outputs of each op whose data decides a size hold it: the ``counts`` its
+#: catalogue entry names (:mod:`.declared`).
+NONZERO = Counting(_nonzero, True, "how many elements of its input are not zero")
+COMPRESS = Counting(_compress, True, "how many elements of its condition are true")
+UNIQUE = Counting(_unique, True, "how many different values its input holds")
+NON_MAX_SUPPRESSION = Counting(_nms, True, "how many boxes it selects")
+TOP_K = Counting(_topk, False, "the value of its input k")
 
 
 @dataclass(frozen=True)
@@ -222,16 +211,16 @@ class DataSizes:
             (name,) = fresh_names(name, 1, taken)
         return name
 
-    def named(self, scope: Any, node: onnx.NodeProto, outs: tuple, conditions: tuple
-              ) -> tuple[tuple, tuple[Clause, ...]]:
-        """``outs`` of ``node`` (an op of :data:`COUNTS`, read by the reader ``scope``)
+    def named(self, scope: Any, node: onnx.NodeProto, outs: tuple, conditions: tuple,
+              counting: Counting) -> tuple[tuple, tuple[Clause, ...]]:
+        """``outs`` of ``node`` (an op whose entry declares ``counting``, read by the
+        reader ``scope``)
         with the size its data decides named (its output Variables' types too, their
         node's ``tag["notes"]`` saying why, a :class:`SizeNote` per axis), and of its
         ``conditions`` (portable: the node's own size an InnerSize's unknown) those its
         inputs must meet; the others, what the op guarantees of that size, are facts for
         the nodes after it (``scope.facts``), not the model's conditions. Unchanged where
         no size is left to name (the op's relation gave it, or gives several)."""
-        counting = COUNTS[node.op_type]
         try:
             places = [(k, a) for k, a in counting.axes(node, outs)
                       if k < len(outs) and isinstance(outs[k], TensorType)

@@ -7,9 +7,8 @@ starts) are still tensor inputs of the Op, which computes with them when the gra
 their values, where known when the model is read, are parameters too (``shape_value``),
 from which the entry's builder renders the signature. Values are known for initializers,
 Constant nodes, and nodes whose inputs are all known, computed by the node's own
-implementation; ``Shape`` gives the sizes of its input's type, so Shape -> Gather ->
-Concat chains fold into sizes such as ``(batch, seq, 768)``. A value holds ints, Dims and
-None (unknown).
+implementation; ``Shape`` gives the sizes of its input's type, so Shape -> Gather -> Concat
+chains fold into sizes such as ``(batch, seq, 768)``: ints, Dims and None (unknown).
 
 Ops whose values are sequences or optionals, or that hold subgraphs, are typed by their
 handlers (:mod:`.structured`); a subgraph is read in the scope of its node's graph
@@ -42,7 +41,7 @@ from . import values as folding
 from .bounds import arity, bounded
 from .calls import arguments
 from .contradiction import across, consistent, lasting
-from .datasizes import COUNTS, DataSizes
+from .datasizes import DataSizes
 from .dtypes import UnsupportedType, type_name
 from .generic import keep_template, remembered
 from .intervals import interval_output, record_interval
@@ -191,7 +190,7 @@ class _Reader(Scope, Sources):
 
     def node(self, node: onnx.NodeProto, rec: NodeRecord) -> None:
         """Type ``node`` (read as ``rec``)."""
-        if rec.op_type == "Constant" and rec.domain in ("", "ai.onnx"):
+        if rec.literal:  # (a Constant: the format's literal, see NodeRecord)
             wanted = rec.wanted
             if len(wanted) != 1 or wanted[0] in self.types or wanted[0] in self.untyped or \
                     self.parent is not None:  # (as typed_node)
@@ -237,13 +236,15 @@ class _Reader(Scope, Sources):
                 return None
             keep_template(self, entry, node, generic, typed)  # the first of its template
         outs, folded, keys, conditions = typed
-        if op_type in COUNTS and self.once and domain in ("", "ai.onnx"):
-            outs, conditions = self.counts.named(self, node, outs, conditions)
+        entry = entry or self.entries[op_type, domain]  # (None: found by _typed)
+        if entry.declared.counts is not None and self.once:
+            outs, conditions = self.counts.named(self, node, outs, conditions,
+                                                 entry.declared.counts)
         if conditions:
             self.note(node, conditions)
-        ranged = interval_output(op_type, wanted, outs, folded)  # (outs: TensorTypes)
+        ranged = interval_output(entry, wanted, outs, folded)  # (outs: TensorTypes)
         if ranged is not None:
-            record_interval(self, node, ranged)
+            record_interval(self, entry, node, ranged)
         if len(wanted) == 1:  # most nodes: no zip
             name = wanted[0]
             if name:

@@ -7,10 +7,13 @@ tensor are not known when the model is read, but their interval is: every elemen
 length as the relation of Range states it. An :data:`Interval` ``(lo, end)`` says every
 element ``v`` has ``lo <= v < end``, and that both ends are attained when the tensor is not
 empty (so a condition made from it is exact, not only sufficient). It is carried through
-what keeps the values (Identity, Unsqueeze, Squeeze, Reshape, Flatten, Expand, Tile,
-Transpose, Cast to an integer type) and shifted or scaled by a constant (Add, Sub, Mul);
-the importer gives it to the entries that take an ``<input>_bounds`` parameter
-(``Gather``, ``GatherElements``), whose builders make it their where-clauses.
+what keeps the values (an entry whose ``values`` is ``kept``: Identity, Unsqueeze,
+Squeeze, Reshape, Flatten, Expand, Tile, Transpose; ``cast`` to an integer type that holds
+them, where a narrower one wraps them as onnxruntime does: :func:`_cast`) and shifted or
+scaled by a constant (``sum``, ``difference``, ``product``: Add, Sub, Mul), each as its
+catalogue entry declares (:mod:`.declared`); the importer gives it to the entries that
+take an ``<input>_bounds`` parameter (``Gather``, ``GatherElements``), whose builders make
+it their where-clauses.
 """
 
 from __future__ import annotations
@@ -21,11 +24,12 @@ from typing import Any, TypeAlias
 import numpy as np
 
 from ..types.dim import Dim, DimLike, dim_max, dim_min
-from ..types.dtypes import DTYPE_TABLE, Category
+from ..types.dtypes import DTYPE_TABLE, Category, integer_range
+from ..types.prove import order
 from ..types.type import TensorType
 from .values import static_size
 
-__all__ = ["INTEGER_DTYPES", "KEEP", "MAKES_INTERVALS", "Interval", "exact_token",
+__all__ = ["INTEGER_DTYPES", "MAKES_INTERVALS", "Interval", "exact_token",
            "interval_of", "interval_output", "known_interval", "output_interval",
            "record_interval"]
 
@@ -35,11 +39,9 @@ MAX_ELEMENTS = 1 << 16
 #: ``(lo, end)``: every element ``v`` has ``lo <= v < end``; both attained when not empty.
 Interval: TypeAlias = tuple[DimLike, DimLike]
 
-#: The op types whose output holds the values of their first input (and only those).
-KEEP = frozenset({"Identity", "Unsqueeze", "Squeeze", "Reshape", "Flatten", "Expand",
-                  "Tile", "Transpose"})
-#: The op types whose output may have an interval.
-MAKES_INTERVALS = KEEP | {"Cast", "Range", "Add", "Sub", "Mul"}
+#: The declared ``values`` of the entries whose output may have an interval.
+MAKES_INTERVALS = frozenset({"kept", "cast", "range", "sum", "difference", "product"})
+_ARITHMETIC = {"sum": "Add", "difference": "Sub", "product": "Mul"}
 #: The dtypes of the tensors that have intervals: NumPy's own integer dtypes, read from the
 #: dtype table (one home per dtype fact), not the low-precision ones ml_dtypes adds.
 INTEGER_DTYPES = frozenset(d.name for d in DTYPE_TABLE
@@ -74,20 +76,58 @@ def _scalar(value: np.ndarray | None) -> DimLike | None:
     return int(v) if isinstance(v, np.integer) else v
 
 
-def output_interval(op_type: str, out: TensorType, inputs: Sequence[Interval | None],
-                    values: Sequence[np.ndarray | None]) -> Interval | None:
+def output_interval(kind: str | None, out: TensorType, inputs: Sequence[Interval | None],
+                    values: Sequence[np.ndarray | None], source: str | None = None
+                    ) -> Interval | None:
     """The interval of a node's (first) output of type ``out`` from its inputs'
-    intervals and known values, or None when none is known."""
+    intervals and known values (``source``: its first input's dtype; ``kind``: its
+    entry's declared ``values``), or None when none is known."""
     if out.dtype not in INTEGER_DTYPES:
         return None
     first = inputs[0] if inputs else None
-    if op_type in KEEP or (op_type == "Cast" and first is not None):
+    if kind == "kept":
         return first
-    if op_type == "Range":
+    if kind == "cast":
+        return None if first is None else _cast(first, out.dtype, source)
+    if kind == "range":
         return _range(out, values)
-    if op_type in ("Add", "Sub", "Mul") and len(inputs) == 2:
-        return _arithmetic(op_type, inputs, values)
+    if kind in _ARITHMETIC and len(inputs) == 2:
+        return _arithmetic(_ARITHMETIC[kind], inputs, values)
     return None
+
+
+def _at_least(a: DimLike, b: DimLike) -> bool:
+    """Whether ``a >= b`` at every size (proven, not guessed)."""
+    return order(a - b) in (0, 1)
+
+
+def _cast(interval: Interval, dtype: str, source: str | None) -> Interval | None:
+    """The interval of the values of ``interval`` cast to the integer ``dtype`` (from
+    ``source``), which wraps them modulo its range as NumPy and onnxruntime do: kept where
+    the target holds every value (every value of ``source``, or both ends proven in its
+    range); wrapped exactly where the ends are ints; where ``lo`` is proven in range but
+    not ``end``, ``[lo, end)`` while ``end - 1 <= max`` and the target's whole range after
+    (contiguous values that pass ``max`` wrap onto ``min``: both attained), written with
+    min and max of sizes; else unknown (None)."""
+    lo, end = interval
+    low, high = integer_range(dtype)
+    if source in INTEGER_DTYPES:
+        s_low, s_high = integer_range(source)
+        if low <= s_low and s_high <= high:
+            return interval
+    lo_in = _at_least(lo, low) and _at_least(high, lo)
+    if lo_in and _at_least(high + 1, end):
+        return interval
+    if isinstance(lo, int) and isinstance(end, int):
+        span = high - low + 1
+        if end - lo >= span:
+            return low, high + 1
+        first, last = (lo - low) % span + low, (end - 1 - low) % span + low
+        return (first, last + 1) if first <= last else (low, high + 1)
+    if not lo_in:
+        return None
+    past = dim_min(1, dim_max(0, end - (high + 1)))  # 1 where the values pass max, else 0
+    return lo + (low - lo) * past, dim_min(end, high + 1)
 
 
 def _range(out: TensorType, values: Sequence[np.ndarray | None]) -> Interval | None:
@@ -167,27 +207,30 @@ def _small_value(reader: Any, name: str) -> np.ndarray | None:
     return reader.value(name) if size is not None and size <= MAX_ELEMENTS else None
 
 
-def interval_output(op_type: str, wanted: Any, outs: tuple, folded: tuple) -> Any:
+def interval_output(entry: Any, wanted: Any, outs: tuple, folded: tuple) -> Any:
     """The type of a node's first output whose value interval the reader records (a named
-    integer output of an op type that makes one, its value not folded), else None: asked
+    integer output of an entry that makes one, its value not folded), else None: asked
     by the importer's ``typed_node`` and, for a node typed from its slot, of its plan."""
-    return outs[0] if op_type in MAKES_INTERVALS and wanted and wanted[0] and \
+    return outs[0] if entry.declared.values in MAKES_INTERVALS and wanted and wanted[0] and \
         folded[0] is None and outs[0].dtype in INTEGER_DTYPES else None
 
 
-def record_interval(reader: Any, node: Any, out: Any) -> None:
+def record_interval(reader: Any, entry: Any, node: Any, out: Any) -> None:
     """Record in ``reader`` the value interval of ``node``'s first output (of type
-    ``out``; None: not one to record), where one is known (asked only of the few op types
-    that make one). The interval is a function of the op type, ``out`` and each input's
-    interval or known value: kept by those, with the values by their exact keys
-    (:func:`_exact`), for a model typed again."""
-    op_type = node.op_type
-    if out is None or op_type not in MAKES_INTERVALS or not isinstance(out, TensorType) or \
+    ``out``; None: not one to record; ``entry``: the node's), where one is known (asked
+    only of the few entries that make one). The interval is a function of the entry's
+    declared ``values``, ``out``, the first input's dtype and each input's interval or
+    known value: kept by those, with the values by their exact keys (:func:`_exact`),
+    for a model typed again."""
+    kind = entry.declared.values
+    if out is None or kind not in MAKES_INTERVALS or not isinstance(out, TensorType) or \
             out.dtype not in INTEGER_DTYPES:
         return
     names = node.input[:]
     known = intervals(reader)
-    key: list | None = [op_type, out, MAX_ELEMENTS]  # (a limit a caller may set)
+    first = reader.types.get(names[0]) if names and names[0] else None
+    source = first.dtype if isinstance(first, TensorType) else None
+    key: list | None = [kind, out, source, MAX_ELEMENTS]  # (a limit a caller may set)
     for n in names:
         if n and reader.known(n):
             vkey = _exact(reader, n)
@@ -202,7 +245,7 @@ def record_interval(reader: Any, node: Any, out: Any) -> None:
         values = [_small_value(reader, n) if n and reader.known(n) else None for n in names]
         inputs = [known.get(n) if v is None else known_interval(v)
                   for n, v in zip(names, values, strict=True)]
-        found = output_interval(op_type, out, inputs, values)
+        found = output_interval(kind, out, inputs, values, source)
         if key is not None:
             _keep(_OUTPUTS, tuple(key), found)
     if found is not None:
@@ -230,8 +273,9 @@ _UNSEEN: Any = object()
 
 #: (MAX_ELEMENTS, a known value's exact key: :func:`_exact`) -> its interval
 _KNOWN: dict[tuple, Interval | None] = {}
-#: (op type, output type, MAX_ELEMENTS, each input's (True, its value's exact key) or
-#: (False, its interval)) -> the output's interval (:func:`record_interval`)
+#: (declared values, output type, first input's dtype, MAX_ELEMENTS, each input's (True,
+#: its value's exact key) or (False, its interval)) -> the output's interval
+#: (:func:`record_interval`)
 _OUTPUTS: dict[tuple, Interval | None] = {}
 #: the most entries each of the two keeps
 _KEPT = 1 << 12

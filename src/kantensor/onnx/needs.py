@@ -58,37 +58,43 @@ from ..syntax.errors import TypeInferenceError
 from ..types.conditions import AnyOf, Clause, Condition, Source
 from ..types.dim import Dim, unknown
 from ..types.symbols import DataSymbol, free_symbols, substitute
+from .declared import NEGATED, NOTHING, Declared
+from .registry import UnsupportedOp, lookup
 from .sequence import scalar_value
 from .subgraph import base_name
 
 __all__ = ["body_conditions", "branch_conditions", "compared", "refused_index",
            "scan_conditions"]
 
-#: Comparison ops whose value, on sizes, is a size condition; and its negation.
-_COMPARE = {"Equal": ("==", "!="), "Less": ("<", ">="), "Greater": (">", "<="),
-           "LessOrEqual": ("<=", ">"), "GreaterOrEqual": (">=", "<")}
-
-
-#: Ops that keep a one-element bool's value, or negate it (Not).
-_SAME = {"Not", "Identity", "Squeeze", "Unsqueeze", "Reshape", "Flatten"}
+def _declared(scope: Any, node: onnx.NodeProto) -> Declared:
+    """What the entry of ``node`` (read by ``scope``) declares (nothing: no entry)."""
+    domain = "" if node.domain == "ai.onnx" else node.domain
+    try:
+        return lookup(node.op_type, domain, scope.opsets.get(domain), node.name).declared
+    except UnsupportedOp:
+        return NOTHING
 
 
 def compared(scope: Any, name: str) -> tuple[Any, str, str, Any] | None:
     """``(left, yes, no, right)`` where the value of the bool ``name`` is the size
     condition ``left yes right`` (and its negation ``left no right``): a comparison of
-    sizes known when the model is read, through any ``Not`` s and reshapes; else None."""
+    sizes known when the model is read (an entry that ``compares``), through any ops
+    whose ``values`` keep their input's (reshapes) or negate it (Not); else None."""
     producers = {o: n for n in scope.proto.node for o in n.output}
     producer = producers.get(name)
     negate = False
-    while producer is not None and producer.op_type in _SAME and producer.input:
-        negate ^= producer.op_type == "Not"
+    declared = _declared(scope, producer) if producer is not None else NOTHING
+    while declared.values in ("kept", "negated") and producer.input:
+        negate ^= declared.values == "negated"
         producer = producers.get(producer.input[0])
-    if producer is None or producer.op_type not in _COMPARE or len(producer.input) != 2:
+        declared = _declared(scope, producer) if producer is not None else NOTHING
+    if declared.compares is None or len(producer.input) != 2:
         return None
     sides = [scalar_value(scope, n) for n in producer.input]
     if any(s is None for s in sides) or not any(isinstance(s, Dim) for s in sides):
         return None
-    yes, no = _COMPARE[producer.op_type]
+    yes = declared.compares
+    no = NEGATED[yes]
     return (sides[0], no, yes, sides[1]) if negate else (sides[0], yes, no, sides[1])
 
 

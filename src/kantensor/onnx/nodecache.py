@@ -90,11 +90,14 @@ class NodeRecord:
     (its inputs, ``""`` for an absent one), ``wanted`` (its outputs), ``attributes``
     (:meth:`attribute_key`), ``kept`` (found by its bytes: shared across models),
     ``constant`` (a Constant's (type, value, value key, node slot token), set by its
-    first reader), ``slot`` (its last typing: :mod:`.nodeslot`) and ``plan`` (what the
-    reader does with that typing when it only writes it: :class:`.nodeslot.Plan`)."""
+    first reader), ``literal`` (whether it is a Constant of the default domain: ONNX's
+    own way to give a value inside a graph, as an initializer does outside it, which no
+    catalogue entry types: a fact of the format, read here with the proto), ``slot``
+    (its last typing: :mod:`.nodeslot`) and ``plan`` (what the reader does with that
+    typing when it only writes it: :class:`.nodeslot.Plan`)."""
 
-    __slots__ = ("attributes", "constant", "domain", "kept", "names", "op_type", "plan",
-                 "slot", "wanted")
+    __slots__ = ("attributes", "constant", "domain", "kept", "literal", "names", "op_type",
+                 "plan", "slot", "wanted")
 
     def __init__(self, node: onnx.NodeProto, kept: bool, data: bytes | None = None):
         """The record of ``node``, serialized as ``data`` when given (a field whose key's
@@ -112,6 +115,7 @@ class NodeRecord:
             () if data is not None and _ATTRIBUTE not in data else \
             _UNREAD if node.attribute else ()
         self.kept = kept
+        self.literal = self.op_type == "Constant" and self.domain in ("", "ai.onnx")
         self.constant: tuple[Any, Any, Any, Any] | None = None
         self.slot: tuple | None = None
         self.plan: Any = None

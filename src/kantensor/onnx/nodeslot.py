@@ -46,7 +46,6 @@ from ..types.conditions import InputAxis
 from ..types.facts import Facts
 from . import intervals
 from .contradiction import consistent, lasting
-from .datasizes import COUNTS
 from .intervals import exact_token, interval_of, interval_output, record_interval
 from .nodecache import NO_INPUT, NODES, NodeRecord, new_record, shared_constant
 from .nodememo import input_facts, value_facts
@@ -219,7 +218,7 @@ def replay(reader: Any, serialized: Sequence[bytes]) -> None:
                     if reader.facts is not facts:
                         facts, now = reader.facts, context(reader)
                 if plan.interval is not None:  # (as typed_node records it)
-                    record_interval(reader, nodes[k], plan.interval)
+                    record_interval(reader, plan.entry, nodes[k], plan.interval)
                 if name is not None:  # (most nodes: one output)
                     types[name] = plan.out
                     tokens[name] = plan.token
@@ -311,7 +310,7 @@ class Plan:
                 if value is not None:
                     self.values[name], self.value_keys[name] = value, vkey
         self.outputs = tuple(self.types)
-        self.interval = interval_output(rec.op_type, rec.wanted, outs, folded)
+        self.interval = interval_output(entry, rec.wanted, outs, folded)
         self.name = self.outputs[0] if len(self.outputs) == 1 else None
         self.out = self.token = self.value = self.vkey = None
         if self.name is not None:
@@ -331,9 +330,9 @@ def _plan(reader: Any, rec: NodeRecord, slot: tuple, node: onnx.NodeProto) -> Pl
     decides: as the importer's ``typed_node``; or a condition contradicts the others)
     or its outputs are not distinct names it types."""
     outs, _, _, conditions = slot[5]
-    wanted, op_type = rec.wanted, rec.op_type
+    wanted = rec.wanted
     named = [name for name in wanted if name]
-    if op_type in COUNTS or len(set(named)) != len(named) or \
+    if slot[0].declared.counts is not None or len(set(named)) != len(named) or \
             len(outs) < len(wanted) and any(wanted[len(outs):]):
         return None
     own = ()

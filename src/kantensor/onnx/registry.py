@@ -13,6 +13,7 @@ An entry is a catalogue entry (see :mod:`kantensor.ops.catalogue`) with these ke
             :class:`~.values.TypeStandIn`), so its output's value holds their sizes (Dims)
 ``containers``  the dotted path of a :class:`~.structured.Structured` handler that types
             the node when one of its inputs is a sequence or an optional (Identity)
+``values``, ``compares``, ``counts``  what size analyses read of it (:mod:`.declared`)
 
 An op whose values are not all tensors (sequences, optionals) or that holds subgraphs
 (If, Loop, Scan) has no signature over tensors: its table names, instead of ``signature``
@@ -58,10 +59,12 @@ from ..signature.overloads import compiled
 from ..syntax.alternative import Overloads
 from ..types.dtypes import DEFAULT_RANGE
 from ..types.type import TensorType
+from .declared import Declared, declared_of
 from .structured import Structured
 
 #: The keys ONNX entries add to a catalogue entry.
-KEYS = ("onnx", "domain", "since", "until", "inputs", "reads_only", "containers")
+KEYS = ("onnx", "domain", "since", "until", "inputs", "reads_only", "containers",
+        "values", "compares", "counts")
 
 #: The keys of a structured entry's table (``op`` names its handler).
 STRUCTURED_KEYS = ("name", "op", "doc", *KEYS[:5])
@@ -108,6 +111,11 @@ class OnnxOp:
         """The handler typing the node when an input is a sequence or an optional."""
         path = dict(self.entry.extra).get("containers")
         return None if path is None else _handler(path, self.entry.where, "containers")
+
+    @cached_property
+    def declared(self) -> Declared:
+        """What it declares of its values for the size analyses (:mod:`.declared`)."""
+        return declared_of(dict(self.entry.extra), self.entry.where)
 
     @cached_property
     def plain(self) -> bool:
@@ -273,6 +281,7 @@ def _onnx_op(entry: Entry | StructuredEntry) -> OnnxOp:
     if extra.get("reads_only", READS_ONLY[0]) not in READS_ONLY:
         raise CatalogueError(f"{where}: reads_only must be one of "
                              f"{', '.join(map(repr, READS_ONLY))}, got {extra['reads_only']!r}")
+    declared_of(extra, where)
     inputs = extra.get("inputs")
     if inputs is None and isinstance(entry, StructuredEntry):
         raise CatalogueError(f"{where}: a structured op names its inputs (inputs = [...])")

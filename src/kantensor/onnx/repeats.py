@@ -54,7 +54,6 @@ import onnx
 from ..graph import codegen
 from ..types.type import TensorType
 from . import generic
-from .datasizes import COUNTS
 from .generic import PINNED, Template
 from .intervals import INTEGER_DTYPES, MAKES_INTERVALS
 from .nodecache import NodeRecord
@@ -202,8 +201,9 @@ def _last(reader: Any, op_type: str, noted: tuple) -> _Last | None:
     does more than write one output (see the module's doc). Kept in place of ``noted``."""
     domain, made, found, facts = noted
     key = found[0]
-    last = None if key[3] != 1 or len(made.outputs) != 1 or op_type in COUNTS or \
-        op_type in MAKES_INTERVALS and made.outputs[0][0] in INTEGER_DTYPES else \
+    declared = key[0].declared  # (key[0]: the node's entry)
+    last = None if key[3] != 1 or len(made.outputs) != 1 or declared.counts is not None or \
+        declared.values in MAKES_INTERVALS and made.outputs[0][0] in INTEGER_DTYPES else \
         _Last(domain, made, key, len(found[1]), facts)
     reader.repeats[op_type] = last
     return last

@@ -32,10 +32,14 @@ class Structured:
     """Types and builds one kind of ONNX node (see the module's doc).
 
     ``attributes`` maps each attribute the handler takes to its kind (``int``, ``ints``,
-    ``float``, ``str``, ``graph``, ``type``, ``tensor``); :meth:`read` returns, for each
-    output of the node, its Variable and its value when known now (or None)."""
+    ``float``, ``str``, ``graph``, ``type``, ``tensor``); ``iterates`` whether the node
+    runs its body a number of times the model decides (Loop, Scan: that count is a size
+    no input gives, which a contract bounds by what the node states of it); :meth:`read`
+    returns, for each output of the node, its Variable and its value when known now (or
+    None)."""
 
     attributes: ClassVar[dict[str, str]] = {}
+    iterates: ClassVar[bool] = False
 
     def read(self, scope: Any, node: onnx.NodeProto, label: str
              ) -> list[tuple[Variable, np.ndarray | None]]:

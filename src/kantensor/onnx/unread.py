@@ -16,21 +16,29 @@ __all__ = ["of_sizes", "unread"]
 #: the node accepts (Slice's bounds are clamped)
 _ANY_VALUE = frozenset({("Slice", "starts"), ("Slice", "ends")})
 
-#: The ops whose output is computed from their input's sizes alone
-_READS_SIZES = frozenset({"Shape", "Size"})
-
-
-def of_sizes(graph: onnx.GraphProto) -> set[str]:
+def of_sizes(graph: onnx.GraphProto, opset: int | None) -> set[str]:
     """The names of ``graph``'s values computed from sizes and constants alone
-    (initializers, Constant nodes, Shape and Size of anything, and what nodes compute
-    from those), not from the data of its inputs."""
+    (initializers, Constant nodes, the outputs of ops whose kernel reads only their
+    inputs' shapes, ``reads_only = "shapes"``: Shape and Size, of anything, and what
+    nodes compute from those), not from the data of its inputs (``opset``: the
+    model's)."""
     inputs = {i.name for i in graph.input} - {t.name for t in graph.initializer}
     found = {t.name for t in graph.initializer} - inputs
     for node in graph.node:
-        if node.op_type in _READS_SIZES or all(not n or n in found for n in (
+        if _reads_shapes(node, opset) or all(not n or n in found for n in (
                 *node.input, *_captured(node))):
             found.update(node.output)
     return found
+
+
+def _reads_shapes(node: onnx.NodeProto, opset: int | None) -> bool:
+    """Whether ``node``'s entry reads only its inputs' shapes (no entry: False)."""
+    if node.domain not in ("", "ai.onnx"):
+        return False
+    try:
+        return lookup(node.op_type, "", opset, node.name).reads_shapes
+    except UnsupportedOp:
+        return False
 
 
 def _captured(node: onnx.NodeProto) -> set[str]:
@@ -53,7 +61,7 @@ def unread(proto: onnx.ModelProto, reader: Any) -> list[str]:
     undecided where every atom holds. A value of the data (a graph input's) is the
     data's business, and so are a Gather's indices of unknown interval:
     docs/contracts.rst."""
-    sized = of_sizes(proto.graph)
+    sized = of_sizes(proto.graph, reader.opset)
     notes = []
     for node in proto.graph.node:
         if any(o in reader.untyped for o in node.output) or node.domain not in ("",

@@ -56,9 +56,10 @@ REQUIRED = ("name", "signature", "impl")
 #: backend defines (``dask = "reduction"``), the Op's ``lowering[key]``.
 BACKEND_KEYS = ("dask",)
 OPTIONAL = ("compute", "operator", "method", "variadic", "numpy", "doc", "call", "builder",
-            "examples", *BACKEND_KEYS)
+            "examples", "data_sizes", *BACKEND_KEYS)
 #: The keys whose value is one string.
-TEXT_KEYS = (*REQUIRED, "compute", "operator", "doc", "call", "builder", *BACKEND_KEYS)
+TEXT_KEYS = (*REQUIRED, "compute", "operator", "doc", "call", "builder", "data_sizes",
+             *BACKEND_KEYS)
 
 
 class CatalogueError(ValueError):
@@ -94,6 +95,8 @@ class Entry:
     extra: tuple[tuple[str, Any], ...] = ()
     #: the kinds of algorithm backends compute it with (:data:`BACKEND_KEYS`)
     lowering: tuple[tuple[str, str], ...] = ()
+    #: why its output sizes may be known only from its inputs' values ("": never)
+    data_sizes: str = ""
 
     @property
     def where(self) -> str:
@@ -113,6 +116,8 @@ class Entry:
                              doc=self.doc)
         if self.lowering:
             op.lowering = dict(self.lowering)
+        if self.data_sizes:
+            op.data_sizes = self.data_sizes
         return op
 
     def run_examples(self, op: SignatureOp | OpFamily | None = None) -> int:
@@ -339,7 +344,8 @@ def load_entry(file: str, index: int, raw: Any, allow: Sequence[str] = (),
     return Entry(file, index, raw["name"], sig, impl, compute, raw.get("operator"),
                  methods, variadic, raw.get("doc", ""), spec, builder, examples,
                  _numpy_functions(where, raw.get("numpy", [])), tuple(own.items()),
-                 tuple((k, raw[k]) for k in BACKEND_KEYS if k in raw))
+                 tuple((k, raw[k]) for k in BACKEND_KEYS if k in raw),
+                 raw.get("data_sizes", ""))
 
 
 def _numpy_functions(where: str, value: Any) -> tuple[Any, ...]:

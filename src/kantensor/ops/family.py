@@ -58,6 +58,9 @@ class OpFamily:
 
     #: How backends compute its Ops (see :attr:`SignatureOp.lowering`).
     lowering: dict[str, str] = {}
+    #: Why its Ops' output sizes may be known only from their inputs' values (see
+    #: :attr:`SignatureOp.data_sizes`).
+    data_sizes: str = ""
 
     #: What ``inspect.signature(family)`` and ``help`` read: its call's.
     __signature__ = _CallSignature()
@@ -70,7 +73,7 @@ class OpFamily:
                                              self.compute, self.__doc__, params, self.builder)
             op.user_params = tuple((k, v) for k, v in key if k not in self._defaults
                                    or not _same(self._defaults[k], v))
-            op.lowering = self.lowering
+            op.lowering, op.data_sizes = self.lowering, self.data_sizes
         return op
 
     @property

@@ -141,6 +141,9 @@ class SignatureOp(Op):
     #: algorithm (``{"dask": "reduction"}``); an Op with none is computed by its
     #: signature alone. Never chosen by name. Never mutated (replaced whole).
     lowering: dict[str, str] = {}
+    #: Why its output sizes may be known only from its inputs' values, declared by its
+    #: catalogue entry (``data_sizes``: a boolean mask's count); "" where they never are.
+    data_sizes: str = ""
 
     def __eq__(self, other: object) -> bool:
         # two Ops alike but computed differently (a catalogue file's entry of a shipped
@@ -411,7 +414,7 @@ class TemplateOp(SignatureOp):
         made = TemplateOp(self.name, self.template, self.impl, self.compute, self.__doc__,
                           params, self.builder)
         made.user_params = self.written()[1]
-        made.lowering = self.lowering
+        made.lowering, made.data_sizes = self.lowering, self.data_sizes
         return made
 
     def written(self) -> tuple[str, tuple[tuple[str, Any], ...]]:

@@ -28,14 +28,12 @@ from ..syntax.vocabulary import FLOAT, REAL, Word
 
 __all__ = [
     "BOOL", "CATEGORIES", "COMPLEX", "COMPLEX_OF", "COMPUTED_AS", "Category", "DEFAULT_RANGE",
-    "DTYPES", "DTYPE_FUNCTIONS", "DTYPE_TABLE", "DTypeInfo", "FLOATING", "INTEGER",
-    "NUMPY_STRING", "Priority", "PromotionError", "REAL_OF", "STRING", "category",
-    "default_complex_dtype", "default_dtype", "float_of", "get_default_dtype",
-    "dtype_info", "integer_range", "is_inexact", "is_integer", "is_lossless_cast",
-    "is_low_precision",
-    "is_unsigned", "normalize_dtype", "operand_dtype_and_priority", "priority",
-    "promote_types", "promoted", "python_dtype", "real_of", "result_type", "result_type_of",
-    "set_default_dtype",
+    "DTYPES", "DTYPE_FUNCTIONS", "DTYPE_TABLE", "DTypeInfo", "FLOATING", "INTEGER", "NUMPY_STRING",
+    "Priority", "PromotionError", "REAL_OF", "STRING", "category", "default_complex_dtype",
+    "default_dtype", "float_of", "get_default_dtype", "dtype_info", "integer_range", "is_inexact",
+    "is_integer", "is_lossless_cast", "is_low_precision", "is_unsigned", "normalize_dtype",
+    "operand_dtype_and_priority", "priority", "promote_types", "promoted", "python_dtype",
+    "real_of", "result_type", "result_type_of", "set_default_dtype",
 ]
 
 class Category(IntEnum):
@@ -67,7 +65,8 @@ class DTypeInfo:
     """The facts of one supported dtype: its category, whether it is signed, its bits,
     the package whose attribute ``name`` is its NumPy scalar type (``numpy``, or
     ``ml_dtypes`` for the dtypes NumPy lacks), whether it holds the infinities and NaN
-    (float8_e4m3fn has no infinity), and whether PyTorch's promotion table has it."""
+    (float8_e4m3fn has no infinity), whether PyTorch's promotion table has it, whether
+    NumPy reduces it into an ``out=`` as into a new array (tests/test_backend_plan_ops)."""
 
     name: str
     category: Category
@@ -77,6 +76,7 @@ class DTypeInfo:
     infinity: bool = False
     nan: bool = False
     torch: bool = True
+    reduces_into: bool = False
 
 
 #: Every supported dtype, in promotion order within each category (the one table: names,
@@ -92,8 +92,8 @@ DTYPE_TABLE: tuple[DTypeInfo, ...] = (
     DTypeInfo("uint32", INTEGER, False, 32),
     DTypeInfo("uint64", INTEGER, False, 64),
     DTypeInfo("float16", FLOATING, True, 16, infinity=True, nan=True),
-    DTypeInfo("float32", FLOATING, True, 32, infinity=True, nan=True),
-    DTypeInfo("float64", FLOATING, True, 64, infinity=True, nan=True),
+    DTypeInfo("float32", FLOATING, True, 32, infinity=True, nan=True, reduces_into=True),
+    DTypeInfo("float64", FLOATING, True, 64, infinity=True, nan=True, reduces_into=True),
     DTypeInfo("complex64", COMPLEX, True, 64, infinity=True, nan=True),
     DTypeInfo("complex128", COMPLEX, True, 128, infinity=True, nan=True),
     # Low-precision dtypes NumPy lacks (ml_dtypes gives them: the lowp extra); every value
