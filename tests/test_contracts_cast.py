@@ -72,3 +72,42 @@ def test_a_widening_cast_keeps_the_positions_exactly():
     for seq in range(20):
         runs = isinstance(ortrun.run(model, {"x": np.zeros(seq, np.float32)}), list)
         assert contract.holds(seq=seq).value is runs, (seq, runs, str(contract))
+
+
+def _shifted(op: str, shift: int, rows: int):
+    """``table[rows, 2][Cast(int32, op(Cast(int16, Range(0, seq)), shift))]``: the sum or
+    difference is computed in int16 and wraps there, as the Cast does."""
+    inits = [numpy_helper.from_array(np.array(v, np.int64), name)
+             for name, v in (("zero", 0), ("one", 1))]
+    inits.append(numpy_helper.from_array(np.array(shift, np.int16), "shift"))
+    inits.append(numpy_helper.from_array(np.zeros((rows, 2), np.float32), "table"))
+    nodes = [helper.make_node("Shape", ["x"], ["sh"]),
+             helper.make_node("Gather", ["sh", "zero"], ["seq"], axis=0),
+             helper.make_node("Range", ["zero", "seq", "one"], ["pos"]),
+             helper.make_node("Cast", ["pos"], ["narrow"], to=I16),
+             helper.make_node(op, ["narrow", "shift"], ["moved"]),
+             helper.make_node("Cast", ["moved"], ["back"], to=TensorProto.INT32),
+             helper.make_node("Gather", ["table", "back"], ["y"], axis=0)]
+    graph = helper.make_graph(nodes, "shifted_positions", [helper.make_tensor_value_info(
+        "x", F, ["seq"])], [helper.make_tensor_value_info("y", F, None)], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+
+@pytest.mark.parametrize(("op", "shift", "rows", "sizes"), [
+    ("Add", 30000, 33000, (0, 1, 2768, 2769, 3000, 3001, 3500)),
+    ("Add", 30000, 31000, (0, 1, 1000, 1001, 2768, 2769, 3000)),
+    ("Sub", -30000, 33000, (0, 1, 2768, 2769, 3001, 3500)),
+    ("Add", 100, 33000, (0, 1, 32667, 32668, 32669)),
+])
+def test_a_sum_in_a_narrow_integer_wraps_as_onnxruntime_runs(op, shift, rows, sizes):
+    """A position shifted in int16 wraps past 32767 onto -32768 (a valid index from the
+    end of a table of 33000 rows): main kept ``[30000, 30000 + seq)`` unwrapped and said
+    ``seq <= 3000``, refusing sizes where onnxruntime runs; now ``holds`` is onnxruntime's
+    answer at every size."""
+    model = _shifted(op, shift, rows)
+    contract = ko.contract(model)
+    for seq in sizes:
+        runs = isinstance(ortrun.run(model, {"x": np.zeros(seq, np.float32)}), list)
+        count("cast positions: onnxruntime runs judged")
+        assert contract.holds(seq=seq).value is runs, (op, shift, rows, seq, runs,
+                                                       str(contract))

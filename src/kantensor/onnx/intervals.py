@@ -92,8 +92,21 @@ def output_interval(kind: str | None, out: TensorType, inputs: Sequence[Interval
     if kind == "range":
         return _range(out, values)
     if kind in _ARITHMETIC and len(inputs) == 2:
-        return _arithmetic(_ARITHMETIC[kind], inputs, values)
+        result = _arithmetic(_ARITHMETIC[kind], inputs, values)
+        return None if result is None else _in_dtype(result, out.dtype, kind)
     return None
+
+
+def _in_dtype(interval: Interval, dtype: str, kind: str) -> Interval | None:
+    """The interval of an arithmetic result computed in ``dtype``, which wraps modulo
+    its range as a cast does: a sum or difference of contiguous values is contiguous
+    (wrapped as :func:`_cast` wraps), a product by ``c`` is not (kept only where it is
+    proven in range)."""
+    if _ARITHMETIC[kind] != "Mul":
+        return _cast(interval, dtype, None)
+    low, high = integer_range(dtype)
+    lo, end = interval
+    return interval if _at_least(lo, low) and _at_least(high + 1, end) else None
 
 
 def _at_least(a: DimLike, b: DimLike) -> bool:
