@@ -12,20 +12,22 @@ again), and :meth:`Refinement.sets` says what is left of each other size.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
-from ..graph.basic import Variable
+from ..graph.basic import Constant, Variable
+from ..graph.walk import graph_inputs, toposort
 from ..ops.located import VariableAxis
 from ..types.conditions import Condition
 from ..types.contracts import Atom, Contract
 from ..types.contracts.words import factored
-from ..types.dim import Dim, DimLike
+from ..types.dim import Dim, DimLike, unknown
+from ..types.symbols import free_symbols, substitute
 from ..types.type import TensorType
 from .explain import Conflict, RefinementError
 from .sizes import Hole, Sizes, has_hole
 
-__all__ = ["by_name", "narrowed", "sized_types"]
+__all__ = ["by_name", "graph_sizes", "narrowed", "sized_types"]
 
 
 def by_name(given: Mapping | None) -> tuple[dict | None, dict[str, int]]:
@@ -85,8 +87,9 @@ def narrowed(whole: Contract | None, sizes: Sizes) -> Contract | None:
     fixed: dict[str, Any] = {}
     for name, symbol in whole.sizes:
         value = _value(symbol, sizes)
-        if value is not None and value != _dim(symbol):
-            fixed[name] = value
+        if type(value) is int:  # (a size bound to another, c := a, stays: the condition
+            fixed[name] = value  # that binds it, a given type's a == c or a node's, is
+            # an atom that relates them, and fixing it away would drop the size)
     known = base.fix(fixed) if fixed else base
     if known.empty:
         atom = known.emptied_by()
@@ -120,3 +123,55 @@ def _value(symbol: Hashable, sizes: Sizes) -> DimLike | None:
         return None
     return value
 
+
+
+def graph_sizes(variables: Sequence[Variable]) -> dict[Variable, tuple[DimLike | None, ...]]:
+    """Each of ``variables``' sizes as its graph computes them from the sizes of the
+    graph's inputs, in the contract's terms (named sizes, and an input's unknown axis as
+    the unknown of its :class:`VariableAxis`): the size of its type where it states
+    one; where it has an unknown size, the size the graph's nodes give when each
+    unknown axis of an input is a size of its own (``max(a, w.shape[0])*min(1, a,
+    w.shape[0])`` for ``x[a] + w[?]``); None where even that is unknown. What a given
+    type says of a Variable is a condition on these (:func:`~.solve.refine`)."""
+    out: dict[Variable, tuple[DimLike | None, ...]] = {}
+    need = []
+    for v in variables:
+        shape = v.type.shape
+        if v.owner is None:
+            out[v] = tuple(unknown(VariableAxis(v, k)) if d is None else d
+                           for k, d in enumerate(shape))
+        elif None in shape:
+            need.append(v)
+        else:
+            out[v] = shape
+    if not need:
+        return out
+    ins = [v for v in graph_inputs(need) if not isinstance(v, Constant)]
+    taken = {s for v in ins if isinstance(v.type, TensorType) for d in v.type.shape
+             if isinstance(d, Dim) for s in free_symbols(d) if isinstance(s, str)}
+    back: dict[Hashable, DimLike] = {}
+    memo: dict[Variable, Variable] = {}
+    for v in ins:
+        if not isinstance(v.type, TensorType) or None not in v.type.shape:
+            continue
+        shape = []
+        for k, d in enumerate(v.type.shape):
+            if d is None:  # a named size of its own, renamed back to the axis after
+                name = f"{v.name if (v.name or '').isidentifier() else 'input'}_shape_{k}"
+                while name in taken or name in back:
+                    name += "_"
+                back[name] = unknown(VariableAxis(v, k))
+                d = Dim(name)
+            shape.append(d)
+        memo[v] = TensorType(v.type.dtype, tuple(shape))(v.name)
+    for node in toposort(need):
+        try:
+            new = node.clone_with_new_inputs([memo.get(x, x) for x in node.inputs],
+                                             strict=False)
+        except (TypeError, ValueError, IndexError):  # refused with sizes of their own:
+            break  # what follows stays unknown
+        memo.update(zip(node.outputs, new.outputs, strict=True))
+    for v in need:
+        shape = memo[v].type.shape if v in memo else v.type.shape
+        out[v] = tuple(substitute(d, back) if isinstance(d, Dim) else d for d in shape)
+    return out

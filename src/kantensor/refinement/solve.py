@@ -23,11 +23,11 @@ from ..types.conditions import Condition, Source
 from ..types.dim import Dim
 from ..types.dtypes import get_default_dtype
 from ..types.type import TensorType
-from .contracted import by_name, narrowed, sized_types
+from .contracted import by_name, graph_sizes, narrowed, sized_types
 from .explain import Conflict, RefinementError, Step, explain_conflict, undefined_size
 from .relations import UNIFY, Operand, Unit, cases, describe, node_units, run
 from .result import Refinement
-from .sizes import Hole, Sizes, has_hole, symbol_dim, symbols_of
+from .sizes import Hole, Sizes, symbol_dim, symbols_of
 
 __all__ = ["refine"]
 
@@ -78,8 +78,8 @@ def _refine(outputs: Variable | Sequence[Variable],
     units += node_units(nodes, touching)
     _fixpoint(sizes, units, touching)
     _by_cases(sizes, units, touching)
-    needs = _given_conditions(typed, sizes)
-    whole = contract_given(outs, needs) if needs else \
+    needs, notes = _given_conditions(typed)
+    whole = contract_given(outs, needs, notes) if needs or notes else \
         graph_contract(outs) if any(map(_conditions, nodes)) else None
     contract = narrowed(whole, sizes)
     for _ in range(MAX_NARROWINGS):  # a size the contract leaves one value of is bound
@@ -140,23 +140,31 @@ def _read_given(given: Mapping | None, sizes: Sizes, variables: list[Variable]
     return out
 
 
-def _given_conditions(typed: list[tuple[Variable, TensorType]], sizes: Sizes
-                      ) -> list[Condition]:
-    """What the given types need of the graph's sizes that the relations could not bind:
-    a given size (``c``, or ``3``) where the graph has a size of named sizes that is
-    not it (``max(a,b)*min(1,a,b)``: the nodes' own expression, which refinement never
-    rebinds), as a condition of the contract (``c == max(a,b)*min(1,a,b)``), so a given
-    size is never dropped in silence."""
-    out = []
+def _given_conditions(typed: list[tuple[Variable, TensorType]]
+                      ) -> tuple[list[Condition], list[str]]:
+    """What the given types need of the graph's sizes, as conditions of the contract
+    beside the nodes' (the given types are facts, as the nodes' conditions are): each
+    given size (``c``, or ``3``) equals the size the graph computes there from its
+    inputs' sizes (:func:`graph_sizes`: ``max(a,b)*min(1,a,b)``, a lone ``a``, or
+    ``max(a, w.shape[0])*min(1, a, w.shape[0])`` for ``x[a] + w[?]``), whatever
+    refinement binds (``c := a`` leaves ``a == c`` to the contract), so a given size is
+    never dropped in silence; and a note for a size the graph does not compute from its
+    inputs' sizes (the contract is then only necessary)."""
+    out, notes = [], []
+    own = graph_sizes([v for v, _ in typed])
     for v, t in typed:
         label = f"{describe(v)}: {t}"
-        for axis, (want, have) in enumerate(zip(t.shape, sizes.current(v), strict=True)):
-            if want is None or isinstance(have, Hole) or has_hole(have) or want == have:
+        for axis, (want, have) in enumerate(zip(t.shape, own[v], strict=True)):
+            if want is None or want == have:
+                continue
+            if have is None:
+                notes.append(f"given {label}: axis {axis} is a size the graph does not "
+                             f"compute from its inputs' sizes")
                 continue
             out.append(Condition(have, "==", want, Source(
                 op="given", node=label, detail=f"axis {axis} of {describe(v)} is given "
                 f"{want}")))
-    return out
+    return out, notes
 
 
 def _given_unit(v: Variable, t: TensorType, sizes: Sizes, label: str | None = None) -> Unit:
