@@ -10,7 +10,10 @@ hold. For each equal pair it counts: the forms differ (``Facts.simplify``), and
 ``Facts.decide(a == b)`` is not True; and of the pairs that differ, those ``decide``
 calls equal (wrong). Rows by number of sizes, without and with facts.
 
-Run: ``python benchmarks/canon_rate.py [--pairs 2000] [--seed 0]``.
+With ``--show`` it prints each equal pair left in two forms (the facts, both sizes as
+written and their forms) and each pair ``decide`` took for equal wrongly.
+
+Run: ``python benchmarks/canon_rate.py [--pairs 2000] [--seed 0] [--show]``.
 """
 
 from __future__ import annotations
@@ -45,6 +48,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--show", action="store_true",
+                        help="print the pairs in two forms and the wrong ones")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     far = random.Random(args.seed + 1)  # (its own stream: the pairs drawn stay as before)
@@ -65,11 +70,18 @@ def main() -> None:
                     else sizegen.tree(rng, symbols)
                 if not _equal(a, b, grid) or not _equal(a, b, _far(far, symbols, stated)):
                     x, y = sizegen.build(a), sizegen.build(b)
-                    wrong += facts.decide(Condition(x, "==", y)) is True
+                    if facts.decide(Condition(x, "==", y)) is True:
+                        wrong += 1
+                        if args.show:
+                            print(f"  wrong: {facts!r}: {x} == {y}")
                     continue
                 pairs += 1
                 x, y = sizegen.build(a), sizegen.build(b)
-                differ += facts.simplify(x) != facts.simplify(y)
+                fx, fy = facts.simplify(x), facts.simplify(y)
+                if fx != fy:
+                    differ += 1
+                    if args.show:
+                        print(f"  two forms: {facts!r}: {x} -> {fx}  |  {y} -> {fy}")
                 undecided += facts.decide(Condition(x, "==", y)) is not True
             print(f"{count:>5} {'yes' if with_facts else 'no':>5} {pairs:>11} "
                   f"{differ / pairs:>12.1%} {undecided / pairs:>15.1%} {wrong:>5}")
