@@ -17,6 +17,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import sizegen
+from kantensor.types import facts as facts_module
 from kantensor.types.canon import canonical_form
 from kantensor.types.conditions import Condition
 from kantensor.types.dim import Dim, dim_max, dim_min
@@ -199,6 +200,28 @@ def test_sizes_of_a_linear_form_over_atoms_rewritten_get_one_form(seed, which, t
     if table(x) is not None and one_symbol_form(x, "n") is not None and \
             not any(op in str((t, u)) for op in ("min", "max")):
         assert fx == fy, (x, y, fx, fy)
+
+
+@settings(max_examples=N_EXAMPLES, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), count=st.integers(1, 3))
+def test_forming_the_arguments_first_wins_only_where_an_atom_is_inside_another(seed, count
+                                                                                ) -> None:
+    """``Facts.simplify`` forms a size as a whole, and its atoms' arguments first only
+    where an atom is inside another's arguments (facts._flat): elsewhere that order
+    gives no shorter form than the whole-first one, on random sizes over random facts."""
+    rng = random.Random(seed)
+    symbols = sizegen.SYMBOLS[:count]
+    facts = sizegen.facts(rng, symbols)[0] if rng.random() < 0.5 else EMPTY
+    t = sizegen.tree(rng, symbols)
+    x = sizegen.build(sizegen.rewrite(rng, t, symbols) if rng.random() < 0.7 else t)
+    if isinstance(x, int) or not facts_module._flat(x):
+        return
+    whole = canonical_form(x)
+    if isinstance(whole, int):
+        return
+    key = [(0, z) if isinstance(z, int) else (1, len(str(z)), str(z))
+           for z in (facts_module._under(whole, facts), facts_module._under(x, facts))]
+    assert key[0] <= key[1], (x, facts)
 
 
 def test_facts_simplify_again_what_a_form_shows() -> None:
