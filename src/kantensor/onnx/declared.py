@@ -72,12 +72,18 @@ def declared_of(extra: dict[str, Any], where: str) -> Declared:
     if path is None:
         return Declared(extra.get("values"), extra.get("compares")) if \
             "values" in extra or "compares" in extra else NOTHING
-    if not isinstance(path, str):
-        raise CatalogueError(f"{where}: counts must be a dotted path")
-    try:
-        found = resolve(path)
-    except TrustError as exc:
-        raise CatalogueError(f"{where}: counts: {exc}") from None
+    found = resolved(path, where, "counts")
     if not isinstance(found, Counting):
         raise CatalogueError(f"{where}: counts: {path!r} is not a Counting")
     return Declared(extra.get("values"), extra.get("compares"), found)
+
+
+def resolved(path: Any, where: str, key: str) -> Any:
+    """What the dotted ``path`` of an entry's ``key`` names (``where``: the entry), or a
+    CatalogueError saying why not (no string, or untrusted / not found)."""
+    if not isinstance(path, str):
+        raise CatalogueError(f"{where}: {key} must be a dotted path")
+    try:
+        return resolve(path)
+    except TrustError as exc:
+        raise CatalogueError(f"{where}: {key}: {exc}") from None

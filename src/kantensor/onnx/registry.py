@@ -54,12 +54,11 @@ from ..ops.catalogue import (
 from ..ops.family import OpFamily
 from ..ops.op import SignatureOp
 from ..ops.shipped import ShippedTable, precompiled, shipped_tables
-from ..ops.trust import TrustError, resolve
 from ..signature.overloads import compiled
 from ..syntax.alternative import Overloads
 from ..types.dtypes import DEFAULT_RANGE
 from ..types.type import TensorType
-from .declared import Declared, declared_of
+from .declared import Declared, declared_of, resolved
 from .structured import Structured
 
 #: The keys ONNX entries add to a catalogue entry.
@@ -230,12 +229,7 @@ class StructuredEntry:
 
 def _handler(path: Any, where: str, key: str) -> Structured:
     """The handler a dotted path names (an instance of a Structured class)."""
-    if not isinstance(path, str):
-        raise CatalogueError(f"{where}: {key} must be a dotted path")
-    try:
-        cls = resolve(path)
-    except TrustError as exc:
-        raise CatalogueError(f"{where}: {key}: {exc}") from None
+    cls = resolved(path, where, key)
     if not (isinstance(cls, type) and issubclass(cls, Structured)):
         raise CatalogueError(f"{where}: {key}: {path!r} is not a Structured handler class")
     return cls()
