@@ -62,8 +62,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7, help="runs of each (the best counts)")
     args = parser.parse_args()
     py = sys.executable
-    cli = [py, "-c", "import sys; from kantensor.cli import main; sys.argv[0] = 'kantensor'; "
-                     "sys.exit(main())"]
+    cli = [py, "-c", "import sys; from kantensor.cli import run; sys.argv[0] = 'kantensor'; "
+                     "run()"]  # what the console script runs (pyproject.toml)
     with tempfile.TemporaryDirectory() as tmp:
         model = Path(tmp) / "small.onnx"
         small_model(model)
