@@ -62,8 +62,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7, help="runs of each (the best counts)")
     args = parser.parse_args()
     py = sys.executable
-    cli = [py, "-c", "import sys; from kantensor.cli import main; sys.argv[0] = 'kantensor'; "
-                     "sys.exit(main())"]
+    # What the console script runs (pyproject.toml: cli.run; a tree before it has main).
+    cli = [py, "-c", "import sys; from kantensor import cli; sys.argv[0] = 'kantensor'; "
+                     "cli.run() if hasattr(cli, 'run') else sys.exit(cli.main())"]
     with tempfile.TemporaryDirectory() as tmp:
         model = Path(tmp) / "small.onnx"
         small_model(model)

@@ -265,3 +265,56 @@ def test_a_where_clause_dividing_by_zero_is_a_one_line_error(capsys, clause):
     err = capsys.readouterr().err
     assert err == f"error: (m,n)->(m) where {clause}: where-clause {clause} fails: it " \
         "divides by zero\n"
+
+
+def _help(parser, argv):
+    """What ``kantensor ARGV --help`` prints with ``parser``."""
+    out = io.StringIO()
+    with pytest.raises(SystemExit), __import__("contextlib").redirect_stdout(out):
+        parser.parse_args([*argv, "--help"])
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("argv", [["onnx", "m.onnx", "-o", "t.onnx"],
+                                  ["contract", "m.onnx", "--fix", "N=1", "--trt",
+                                   "--opset", "17", "--input", "x=N,3"]])
+def test_the_onnx_commands_parse_alike_without_the_command_table(argv):
+    """``kantensor onnx`` and ``kantensor contract`` are parsed without the command table
+    (start-up time): the same arguments and the same help as with every subcommand."""
+    lean, full = cli._parser(table=False), cli._parser(table=True)
+    assert lean.parse_args(argv) == full.parse_args(argv)
+    assert _help(lean, argv[:1]) == _help(full, argv[:1])
+
+
+def test_the_onnx_command_loads_neither_the_command_table_nor_the_repl(tmp_path):
+    """``kantensor onnx MODEL`` in a process of its own (what the console script runs)
+    types the model without loading the command table, the front ends its commands run,
+    the REPL or the line editor; ``kantensor infer`` loads the table. What the imports
+    made is frozen out of the collector's passes (``cli.run``), which stays enabled."""
+    import subprocess
+    import sys
+
+    import onnx
+    from onnx import TensorProto, helper
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g", [x], [y])
+    model = tmp_path / "m.onnx"
+    onnx.save(helper.make_model(graph), str(model))
+    lazy = ["kantensor.commands", "kantensor.repl", "kantensor.refinement",
+            "kantensor.evalshape", "kantensor.graphtext", "readline", "cmd"]
+    code = ("import atexit, gc, sys\n"
+            f"atexit.register(lambda: print([m for m in {lazy!r} if m in sys.modules], "
+            "gc.isenabled(), gc.get_freeze_count() > 0, file=sys.stderr))\n"
+            "from kantensor.cli import run\n"
+            "sys.argv[0] = 'kantensor'\n"
+            "run()")
+    done = subprocess.run([sys.executable, "-c", code, "onnx", str(model)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["input  x: float32[n,4]", "output y: float32[n,4]"]
+    assert done.stderr.strip() == "[] True True"  # the collector on, the imports frozen
+    done = subprocess.run([sys.executable, "-c", code, "infer", "exp", "float32[3]"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and "kantensor.commands" in done.stderr, done.stderr

@@ -1,5 +1,7 @@
 """The import graph of the package, built from the source: no cycle, no kantensor import
-hidden inside a function (entry points excepted), no oversized module."""
+hidden inside a function (entry points excepted), no oversized module. The front ends
+the package loads on first use (``kantensor.FRONT_ENDS``, PEP 562) are edges of the
+graph too: declared in one table, not hidden."""
 
 from __future__ import annotations
 
@@ -41,6 +43,16 @@ def imports(module: str, tree: ast.AST, known: set[str]) -> list[tuple[str, bool
     return out
 
 
+def front_ends() -> dict[str, tuple[str, ...]]:
+    """The package's lazily loaded front ends (module -> names), read from the source of
+    ``__init__.py`` (the literal ``FRONT_ENDS`` table)."""
+    tree = ast.parse((ROOT / "__init__.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "FRONT_ENDS":
+            return ast.literal_eval(node.value)
+    raise AssertionError("kantensor/__init__.py has no FRONT_ENDS table")
+
+
 def graph() -> tuple[dict[str, set[str]], list[str]]:
     mods = modules()
     known = set(mods) | {m.removesuffix(".__init__") for m in mods}
@@ -53,6 +65,7 @@ def graph() -> tuple[dict[str, set[str]], list[str]]:
                 edges.setdefault(me, set()).add(target)
             if in_function and name.split(".")[-1] not in ENTRY_POINTS:
                 hidden.append(f"{name} imports {target} inside a function")
+    edges.setdefault("__init__", set()).update(front_ends())  # its deferred imports
     return edges, hidden
 
 
@@ -106,3 +119,15 @@ def test_no_module_is_oversized():
     big = {name: len(p.read_text().splitlines()) for name, p in modules().items()}
     assert all(n <= MAX_LINES for n in big.values()), {k: v for k, v in big.items()
                                                          if v > MAX_LINES}
+
+
+def test_the_front_ends_loaded_on_first_use_are_modules_the_package_does_not_import_eagerly():
+    """Each FRONT_ENDS entry is a module of the package; ``__init__`` does not also import
+    it at the top (a deferred edge that is eager anyway would only hide it)."""
+    lazy = front_ends()
+    known = {m.removesuffix(".__init__") for m in modules()}
+    assert lazy and set(lazy) <= known, set(lazy) - known
+    eager = {t for t, inside in imports("__init__", ast.parse((ROOT / "__init__.py")
+                                                              .read_text()), known)
+             if not inside}
+    assert not eager & set(lazy), eager & set(lazy)

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1] / "src" / "kantensor"
 #: ones before it, never one after it.
 ORDER = ["graph", "syntax", "types", "logic", "signature", "ops", "backend", "query",
          "evalshape", "refinement", "graphtext", "onnx", "commands", "printing",
-         "ipython", "onnxcommands", "cli", "__main__", "__init__"]
+         "ipython", "onnxcommands", "repl", "cli", "__main__", "__init__"]
 
 
 def layer(module: str) -> int | None:

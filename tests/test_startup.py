@@ -132,3 +132,64 @@ def test_paused_collector_resumes_as_it_was():
         assert not gc.isenabled()
     finally:
         (gc.enable if before else gc.disable)()
+
+
+#: Modules that ``kantensor onnx MODEL`` never needs: loaded on first use only.
+_FRONT_END_MODULES = ["kantensor.evalshape", "kantensor.refinement", "kantensor.ipython",
+                      "kantensor.commands", "kantensor.printing", "kantensor.graphtext"]
+
+
+def test_import_kantensor_leaves_the_front_ends_for_first_use():
+    """``import kantensor`` (so every ``import kantensor.X``) loads none of the front ends
+    of :data:`kantensor.FRONT_ENDS`; ``kantensor.onnx`` needs none of them either, nor
+    the backend's compiler (its control flow and FlexAttention load it when used)."""
+    modules = [f"kantensor.{m}" for m in sorted(__import__("kantensor").FRONT_ENDS)]
+    loaded = _loaded_after("import kantensor", modules + _FRONT_END_MODULES)
+    assert not any(loaded.values()), loaded
+    loaded = _loaded_after("import kantensor.onnx", _FRONT_END_MODULES +
+                           ["kantensor.onnx.runner", "kantensor.onnx.controlflow"])
+    assert not any(loaded.values()), loaded
+
+
+def test_a_front_end_loads_on_first_access_and_is_the_modules_own():
+    """Each name of FRONT_ENDS is the defining module's object, reached as ``kt.NAME``
+    and by ``from kantensor import NAME``, and stays an attribute after."""
+    code = ("import importlib, kantensor as kt\n"
+            "for module, names in kt.FRONT_ENDS.items():\n"
+            "    m = importlib.import_module('kantensor.' + module)\n"
+            "    for name in names:\n"
+            "        assert getattr(kt, name) is getattr(m, name), name\n"
+            "        assert name in vars(kt)\n"
+            "        assert name in kt.__all__ or name == 'load_ipython_extension'\n"
+            "from kantensor import refine, eval_shape, load_ipython_extension\n"
+            "print('ok')")
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                         text=True).stdout
+    assert out.strip() == "ok"
+    loaded = _loaded_after("from kantensor import eval_shape", ["kantensor.evalshape",
+                                                                "kantensor.refinement"])
+    assert loaded == {"kantensor.evalshape": True, "kantensor.refinement": False}
+
+
+def test_in_place_writes_are_refused_alike_before_and_after_eval_shape_loads():
+    """Before kantensor.evalshape is loaded, its rebind hook's default says "not
+    tracing", as the loaded hook does outside a trace: the same errors either way."""
+    code = ("import numpy as np, sys, kantensor as kt\n"
+            "x, z = kt.vector('x', 'float32'), kt.vector('z', 'float32')\n"
+            "def said():\n"
+            "    out = []\n"
+            "    for f in (lambda: np.add(x, 1, out=z), lambda: x.__setitem__(0, 1.0),\n"
+            "              lambda: np.add.at(x, 0, 1)):\n"
+            "        try:\n"
+            "            f()\n"
+            "        except TypeError as e:\n"
+            "            out.append(str(e))\n"
+            "    return out\n"
+            "before = said()\n"
+            "assert 'kantensor.evalshape' not in sys.modules\n"
+            "import kantensor.evalshape\n"
+            "assert said() == before and len(before) == 3, before\n"
+            "print('ok')")
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                         text=True).stdout
+    assert out.strip() == "ok"

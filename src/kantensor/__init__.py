@@ -6,9 +6,15 @@ Ops of the catalogue (``kt.add``, ``kt.sum``, ...) and the Theano-style shortcut
 such as ``sum`` and ``all`` never shadow Python's builtins in this module, and
 ``kt.sum`` is one attribute lookup; an entry added to the catalogue later is found by
 the module's ``__getattr__`` (PEP 562).
+
+The front ends no other part of the package needs (``eval_shape``, ``refine``, the
+notebook magics, the pictures, contracts) load on first use, by that same
+``__getattr__`` (see :data:`FRONT_ENDS`): importing ``kantensor``, and so every
+``kantensor.X`` (``kantensor.onnx``, the ``kantensor`` command), does not pay for them.
 """
 
 import sys as _sys
+from importlib import import_module as _import_module
 from types import ModuleType as _ModuleType
 from typing import Any
 
@@ -16,7 +22,6 @@ from .graph.heap import collector_paused as _collector_paused
 
 with _collector_paused():  # a tenth of the import's time otherwise (see it)
     from .backend import Function, function
-    from .evalshape import ShapeResult, eval_shape
     from .graph import (
         Apply,
         Constant,
@@ -29,15 +34,11 @@ with _collector_paused():  # a tenth of the import's time otherwise (see it)
         graph_inputs,
         toposort,
     )
-    from .ipython import load_ipython_extension as load_ipython_extension  # %load_ext
     from .logic.store import labelo, relations_first
     from .ops import CATALOGUE
-    from .ops.contracts import contract
     from .ops.family import op
     from .ops.op import SignatureOp
-    from .printing import dprint, graphviz
     from .query import Solutions, pattern, query, relation
-    from .refinement import Refinement, RefinementError, refine
     from .signature.signature import Signature
     from .signature.universal import holds_for_all
     from .syntax.ast import TensorPattern, dim_vars, dtype_vars
@@ -66,11 +67,25 @@ with _collector_paused():  # a tenth of the import's time otherwise (see it)
         vector,
     )
     from .types.conditions import AnyOf, Condition, Source
-    from .types.contracts import Contract, SizeSet
     from .types.facts import Facts
     from .types.variable import SHORTCUTS
 
 __version__ = "0.1.0"
+
+#: The public names loaded on first use (PEP 562), by the module (under kantensor) that
+#: defines them: front ends that nothing else in the package imports. The first access
+#: (``kt.eval_shape``, ``from kantensor import refine``) imports the module and keeps
+#: the name as an ordinary attribute; tests/test_imports.py checks that ``import
+#: kantensor.onnx`` loads none of these modules and that each defines its names.
+FRONT_ENDS: dict[str, tuple[str, ...]] = {
+    "evalshape": ("ShapeResult", "eval_shape"),
+    "ipython": ("load_ipython_extension",),  # %load_ext kantensor
+    "ops.contracts": ("contract",),
+    "printing": ("dprint", "graphviz"),
+    "refinement": ("Refinement", "RefinementError", "refine"),
+    "types.contracts": ("Contract", "SizeSet"),
+}
+_FRONT_END_OF = {name: module for module, names in FRONT_ENDS.items() for name in names}
 
 __all__ = [
     "DTYPES", "AnyOf", "Apply", "Condition", "Constant", "Contract", "Dim", "Facts",
@@ -104,7 +119,13 @@ del _name, _value
 
 
 def __getattr__(name: str) -> Any:
-    """Catalogue entries and shortcuts added after import."""
+    """A front end's name, loaded on first use (:data:`FRONT_ENDS`); catalogue entries
+    and shortcuts added after import."""
+    module = _FRONT_END_OF.get(name)
+    if module is not None:
+        value = getattr(_import_module(f"{__name__}.{module}"), name)
+        globals()[name] = value  # an ordinary attribute from now on
+        return value
     if name in CATALOGUE:
         return CATALOGUE[name]
     if name in SHORTCUTS:

@@ -1,7 +1,5 @@
 """``python -m kantensor``: the same as the ``kantensor`` command."""
 
-import sys
+from .cli import run
 
-from .cli import main
-
-sys.exit(main())
+run()

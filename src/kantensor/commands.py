@@ -34,7 +34,7 @@ from .signature.forward import infer
 from .signature.signature import Signature
 from .signature.solve import DEFAULT_MAX_RANK
 from .syntax.ast import DimVar, FixedDim, near_dtype
-from .syntax.errors import SignatureSyntaxError, TypeInferenceError
+from .syntax.errors import COMMAND_ERRORS, SignatureSyntaxError
 from .syntax.parser import parse_tensor_type
 from .types.display import type_inline
 from .types.dtypes import DTYPES
@@ -51,7 +51,7 @@ _TYPED = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*):([A-Za-z_][A-Za-z0-9_]*(?:\[.*\]
 MAX_PARAM_TEXT = 1_000
 
 #: The errors a command reports as a message (anything else is a bug, with a traceback).
-ERRORS = (SignatureSyntaxError, TypeInferenceError, ValueError, TypeError, IndexError)
+ERRORS = COMMAND_ERRORS
 
 
 class CommandError(ValueError):

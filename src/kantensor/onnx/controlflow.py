@@ -20,7 +20,7 @@ and ``loop_iters <= M`` recorded on the node. Scan outputs get the iteration axi
 **SequenceMap** types its body on each element (each element's own type when the
 sequence states them) and gives sequences as long as its input.
 
-Each node runs its subgraphs as compiled kantensor functions (:class:`~.subgraph.Runner`)
+Each node runs its subgraphs as compiled kantensor functions (:class:`~.runner.Runner`)
 when the graph runs.
 """
 
@@ -41,17 +41,10 @@ from ..types.type import TensorType
 from .needs import body_conditions, branch_conditions, compared, refused_index, scan_conditions
 from .recurrence import Recurrence, after_any, iteration_count, runtime_types, scope_names
 from .registry import UnsupportedOp
+from .runner import Runner, runner
 from .sequence import apply, scalar_value
 from .structured import Structured, needed
-from .subgraph import (
-    Notes,
-    Runner,
-    SizeCondition,
-    join_types,
-    output_types,
-    runner,
-    stacked,
-)
+from .subgraph import Notes, SizeCondition, join_types, output_types, stacked
 
 
 def _truth(value: np.ndarray | None) -> bool | None:

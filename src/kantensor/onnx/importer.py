@@ -26,12 +26,10 @@ from typing import Any
 import numpy as np
 import onnx
 
-from ..backend import function
 from ..graph.basic import Variable
 from ..graph.heap import collector_paused
 from ..graph.type import Type
 from ..ops.located import portable, relocated
-from ..ops.params import GraphParam
 from ..types.conditions import Clause
 from ..types.dtypes import STRING, category, get_default_dtype
 from ..types.facts import EMPTY, Facts
@@ -484,16 +482,3 @@ def read_types(model: onnx.ModelProto, tensors: Tensors | None = None) -> _Reade
         # cycle collector's sweeps of them meanwhile find nothing to free
         return read_refuting(lambda given: _Reader(model, tensors, graph=False, given=given),
                              lambda r: (r.read(), r)[1])
-
-
-def subgraph_function(graph: GraphParam, formal: list[Type]) -> Any:
-    """A subgraph given as a parameter (an attribute a kernel runs, such as FlexAttention's
-    ``score_mod``) compiled to a function of inputs of the types ``formal``; its nodes
-    read at the operator sets it was given with. It may use no value of the graph around
-    it."""
-    proto = onnx.GraphProto.FromString(graph.data)
-    model = onnx.helper.make_model(proto, opset_imports=[
-        onnx.helper.make_opsetid(d, v) for d, v in graph.opsets])
-    reader = _Reader(model, Tensors(None, "a graph attribute"))
-    inputs, names = reader.read_graph(formal)
-    return function(inputs, [reader.output(n) for n in names])

@@ -16,7 +16,7 @@ import numpy as np
 from ..ops.params import GraphParam
 from ..types.type import TensorType
 from .dtypes import dtype_of
-from .importer import subgraph_function
+from .runner import subgraph_function
 
 
 @lru_cache(maxsize=64)

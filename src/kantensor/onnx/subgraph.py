@@ -4,8 +4,8 @@ typed in the scope of the graph around them, joined, and run as kantensor functi
 A subgraph is read by a reader of its own whose outer scope is the graph of its node
 (see :meth:`kantensor.onnx.importer._Reader.child`): the outer values it uses are
 *captured*, so that its function takes them as inputs after its own, and its node takes
-the outer Variables as inputs after the ONNX ones. A :class:`Runner` compiles the
-subgraph's Variables into a function when the node first runs.
+the outer Variables as inputs after the ONNX ones. A :class:`~.runner.Runner` compiles
+the subgraph's Variables into a function when the node first runs.
 
 What is not known of a size is said, not dropped: :class:`SizeNote` records why a size
 of a node's output is unknown (a reason, or the cases that decide it: the branch an
@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import function
 from ..graph.basic import Variable
 from ..graph.type import Type
 from ..graph.walk import toposort
@@ -31,8 +30,8 @@ from ..types.symbols import free_symbols, substitute
 from ..types.type import TensorType
 from .registry import UnsupportedOp
 
-__all__ = ["Runner", "SizeCondition", "SizeNote", "base_name", "fresh_names", "join_types",
-           "output_types", "runner", "size_conditions", "size_notes"]
+__all__ = ["SizeCondition", "SizeNote", "base_name", "fresh_names", "join_types",
+           "output_types", "size_conditions", "size_notes"]
 
 
 @dataclass(frozen=True)
@@ -94,31 +93,6 @@ class Notes:
         self.found.append(SizeNote(self.node, output, axis, reason, tuple(cases)))
 
 
-class Runner:
-    """A subgraph compiled to run: its function of its formal inputs and of the outer
-    values it captures (compiled on the first call). Equal only to itself."""
-
-    def __init__(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
-                 captured: Sequence[str], label: str):
-        self.inputs = list(inputs)
-        self.outputs = list(outputs)
-        self.captured = tuple(captured)
-        self.label = label
-        self._fn: Any = None
-
-    def __call__(self, *values: Any) -> list:
-        if self._fn is None:
-            self._fn = function(self.inputs, self.outputs)
-        result = self._fn(*values)
-        return result if isinstance(result, list) else [result]
-
-    def __repr__(self) -> str:
-        return f"<subgraph {self.label}>"
-
-    def __reduce__(self) -> tuple:  # pickled as its graph, compiled again when it runs
-        return Runner, (self.inputs, self.outputs, self.captured, self.label)
-
-
 def output_types(sub: Any, label: str) -> list[Type]:
     """The types of a subgraph's outputs (read by ``sub``); the error of the unsupported
     node that reaches one, if any."""
@@ -130,16 +104,6 @@ def output_types(sub: Any, label: str) -> list[Type]:
                                 f"typed: {why}") from why
         out.append(sub.type_of(info.name, None))
     return out
-
-
-def runner(sub: Any, label: str) -> Runner:
-    """The function running a subgraph read with ``graph=True``: its own inputs, then the
-    outer values it captures."""
-    inputs = [sub.vars[i.name] for i in sub.proto.input
-              if i.name in sub.vars and i.name not in sub.captured]
-    outputs = [sub.output(info.name) for info in sub.proto.output]
-    captured = list(sub.captured)
-    return Runner([*inputs, *(sub.captured[n] for n in captured)], outputs, captured, label)
 
 
 def size_notes(outputs: Variable | Sequence[Variable]) -> list[SizeNote]:

@@ -13,7 +13,8 @@ def error_html(exc: BaseException) -> str:
     """An error as its kind and its message (carets stay aligned)."""
     return block(type(exc).__name__, "", pre(exc, _ERROR_STYLE))
 
-__all__ = ["RenderingLimit", "SignatureSyntaxError", "TypeInferenceError", "placeholder_error"]
+__all__ = ["COMMAND_ERRORS", "RenderingLimit", "SignatureSyntaxError", "TypeInferenceError",
+           "placeholder_error"]
 
 
 #: Characters of the offending line a syntax error shows on each side of its position.
@@ -73,6 +74,13 @@ class RenderingLimit(TypeInferenceError):
     """A template's builder refuses to write a relation this large (``squeeze(axis=None)``
     over too many axes of unknown size): a limit, not "no such types", so a query that
     meets it raises it instead of answering without those types."""
+
+
+#: The errors a command (the REPL, the ``kantensor`` program, the notebook magics) reports
+#: as a message: the DSL's two and those of bad values. Anything else is a bug, with a
+#: traceback. (Here, below every command, so that ``kantensor onnx`` reports alike without
+#: loading the command table.)
+COMMAND_ERRORS = (SignatureSyntaxError, TypeInferenceError, ValueError, TypeError, IndexError)
 
 
 def placeholder_error(text: str, pos: int) -> SignatureSyntaxError:

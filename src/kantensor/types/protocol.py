@@ -24,11 +24,18 @@ NUMPY_OPS: dict[Any, Callable[..., Any]] = {}
 #: Names of kantensor functions, for "use kt.<name>" suggestions.
 KANTENSOR_NAMES: set[str] = set()
 
+
+def _not_tracing(x: Any, build: Callable[[], Any]) -> bool:
+    """No trace runs (``eval_shape`` is not loaded): nothing is rebound."""
+    return False
+
+
 REBIND: Hook[Callable[[Any, Callable[[], Any]], bool]] = Hook(
     "rebind", "kantensor.evalshape.trace",
     "rebind(x, build) -> bool: during eval_shape in this thread, make the Python object x "
     "stand for build() from now on (a functional update: x[i] = v, x += y, "
-    "np.add.at(x, i, v), out=x), and say True; False elsewhere")
+    "np.add.at(x, i, v), out=x), and say True; False elsewhere (and before "
+    "kantensor.evalshape is loaded, which kt.eval_shape does on first use)", _not_tracing)
 
 WRITE_BACK: Hook[Callable[[Any, Any], Any]] = Hook(
     "write_back", "kantensor.ops",
