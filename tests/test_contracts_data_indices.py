@@ -127,3 +127,19 @@ def test_slice_of_data_starts_of_unknown_count_slices_at_most_every_axis(axes):
     three = _model("Slice", [("x", F, ["n", "m"]), *[(s, I64, [3]) for s in "sea"]])
     with pytest.raises(ValueError, match="3 entries slice 3 axes of an input of 2"):
         ko.from_onnx(three)
+
+
+@pytest.mark.parametrize(("q", "rest"), [(1, ["m"]), (2, [])])
+def test_scatter_nd_of_data_indices(q, rest):
+    """``ScatterND(x[n, m], i[p, q], u[p, *x.shape[q:]])``: each indexed axis of data has
+    an entry, or there are no index tuples (the contract said every size is valid where
+    ``n == 0`` and ``p >= 1``, onnxruntime fails there whatever the values)."""
+    model = _model("ScatterND", [("x", F, ["n", "m"]), ("i", I64, ["p", q]),
+                                 ("u", F, ["p", *rest])])
+
+    def feeds(s):
+        for i in _indices((s["p"], q)):
+            yield {"x": _zeros(s["n"], s["m"]), "i": i,
+                   "u": _zeros(s["p"], *[s[r] for r in rest])}
+
+    assert _judged(model, "nmp", feeds) == []

@@ -129,6 +129,32 @@ def test_index_bounds_are_the_contract(build):
         count("index bounds: sizes judged by onnxruntime")
 
 
+def test_shifted_positions_of_int64_state_their_bound_plainly():
+    """OPT's learned positions: ``Range(0, seq) + 2`` read from an 18-row table. The
+    positions' int64 interval ends at ``min(2**63, seq + 2)`` (the sum wraps past int64's
+    max), and the condition the table needs said ``min(9223372036854775808, seq + 2) <=
+    18``; a min at most an int below its other (int) argument is that argument's bound.
+    The contract is onnxruntime's at every seq in 1..24."""
+    nodes = [
+        helper.make_node("Shape", ["ids"], ["shape"], name="shape"),
+        helper.make_node("Gather", ["shape", "one"], ["seqlen"], axis=0, name="seq_of"),
+        helper.make_node("Range", ["zero", "seqlen", "one"], ["pos"], name="positions"),
+        helper.make_node("Add", ["pos", "two"], ["shifted"], name="offset"),
+        helper.make_node("Gather", ["wpe", "shifted"], ["out"], axis=0, name="wpe_lookup"),
+    ]
+    inits = [_init("zero", np.int64(0)), _init("one", np.int64(1)), _init("two", np.int64(2)),
+             _init("wpe", np.zeros((18, 4), np.float32))]
+    model = _model(nodes, [helper.make_tensor_value_info("ids", I64, ["B", "seq"])], inits,
+                   "opt")
+    contract = ko.contract(model)
+    assert contract.sets()["seq"].text("seq") == "seq in [0, 16]"
+    assert str(contract.holds(B=1, seq=17)) == \
+        "False: seq + 2 <= 18 fails at B=1, seq=17 (Gather wpe_lookup)"
+    for seq in range(1, 25):
+        assert contract.holds(B=1, seq=seq).value == _runs(model, _ids(seq)), seq
+        count("index bounds: sizes judged by onnxruntime")
+
+
 @pytest.mark.parametrize("build", [gpt2_embeddings, bert_embeddings])
 def test_refine_at_a_size_agrees_with_forward_typing(build):
     """refine(given={"seq": s}) accepts seq = 16 and refuses 17, as a forward build of the

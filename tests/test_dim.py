@@ -382,6 +382,31 @@ def test_substitution_matches_int_evaluation(tree: Tree, point: dict[str, int]) 
         assert free_symbols(sym) <= set(SYMS)
 
 
+@pytest.mark.parametrize(("a", "b", "want"), [
+    ("h", "h", (1, 0)), ("2*h", "h", (2, 0)), ("h*w", "h", ("w", 0)),
+    ("h**2 + 3*h", "h", ("h + 3", 0)),
+    ("h*w", "h*w", (1, 0)), ("w", "h", ("w//h", "w % h"))])
+def test_divmod_by_a_size_dividing_every_term(a, b, want):
+    """``divmod(h, h)`` was ``(1, h % h)``: a remainder by a size dividing each term is 0
+    as the quotient is exact (where the divisor is 0 Python raises; a traced program asks
+    ``h >= 1`` there, kantensor.types.dimorder.divides). Python's divmod at every h in
+    1..6, w in 0..6 (the divisor not 0)."""
+    env = {"h": Dim("h"), "w": Dim("w")}
+
+    def value(text, names):
+        return eval(text, {"__builtins__": {}}, names)
+
+    q, r = divmod(value(a, env), value(b, env))
+    assert (q, r) == tuple(value(x, env) if isinstance(x, str) else x for x in want)
+    for h in range(1, 7):
+        for w in range(7):
+            point = {"h": h, "w": w}
+            if value(b, point) == 0:  # (h*w at w == 0: Python raises)
+                continue
+            assert (substitute(as_dim(q), point), substitute(as_dim(r), point)) == divmod(
+                value(a, point), value(b, point))
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.one_of(st.integers(-9, 9), trees), st.one_of(st.integers(-4, 4), trees), points)
 def test_divmod_is_pythons(left: Tree, right: Tree, point: dict[str, int]) -> None:

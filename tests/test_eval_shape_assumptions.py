@@ -55,6 +55,12 @@ PROGRAMS = [
     # a size divided by a size: Python raises ZeroDivisionError at D == 0 (covered there)
     (lambda x: x[: x.shape[0] // x.shape[1]], ["float32[N,D]"]),
     (lambda x: x[x.shape[0] % x.shape[1]:] * 2, ["float32[N,D]"]),
+    # ... whose quotient cancels the divisor (N // N is 1, N % N is 0): NumPy never sees
+    # it, the division itself asks N >= 1 (the types said every N valid)
+    (lambda x: np.zeros((x.shape[0] // x.shape[0], 2)) + x[:1, None], ["float32[N]"]),
+    (lambda x: x[: (2 * x.shape[0]) // x.shape[0]], ["float32[N,D]"]),
+    (lambda x: x.reshape(x.shape[0] * x.shape[1] // x.shape[0], x.shape[0]), ["float32[N,D]"]),
+    (lambda x: np.zeros(divmod(x.shape[0], x.shape[0])[1] + 1), ["float32[N]"]),
     # a Python number divided by a size (a Python int in NumPy code): 2.0 / 0 raises
     (lambda x: x * (2.0 / x.shape[0]), ["float32[N]"]),
     (lambda x: x * x.shape[1] ** -0.5, ["float32[N,D]"]),

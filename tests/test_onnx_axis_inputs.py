@@ -100,3 +100,30 @@ def test_the_axis_is_a_scalar_or_one_entry(axis, fits):
     else:
         with pytest.raises((TypeInferenceError, ParamError), match="node 'acc'"):
             ko.contract(model_)
+
+
+@pytest.mark.parametrize(("op", "opset"), [("ReduceSum", 13), ("ReduceMax", 18),
+                                           ("ReduceMean", 18)])
+@pytest.mark.parametrize("keepdims", [0, 1])
+@pytest.mark.parametrize("known", [False, True])
+def test_reduce_axes_of_rank_0_are_refused_as_onnxruntime_refuses_them(op, opset, keepdims,
+                                                                        known):
+    """``ReduceX(x[n, m], axes)`` with ``axes`` of rank 0: onnxruntime refuses every run
+    ('An axes tensor must be a vector tensor'), data or initializer, at every size.
+    Without keepdims, axes that are data left the node untyped (the contract approximate,
+    undecided at every size); now the model is refused, as with keepdims."""
+    inits = [numpy_helper.from_array(np.array(1, np.int64), "a")] if known else []
+    inputs = [helper.make_tensor_value_info("x", F, ["n", "m"])] + (
+        [] if known else [helper.make_tensor_value_info("a", I64, [])])
+    model_ = helper.make_model(helper.make_graph(
+        [helper.make_node(op, ["x", "a"], ["y"], keepdims=keepdims)], "g", inputs,
+        [helper.make_tensor_value_info("y", F, None)], inits),
+        opset_imports=[helper.make_opsetid("", opset)])
+    model_.ir_version = 8
+    with pytest.raises(ParamError, match="axes must have 1 axis, got 0"):
+        ko.from_onnx(model_)
+    for n, m in itertools.product(range(3), repeat=2):
+        for v in ([None] if known else range(-2, 2)):
+            feeds = {"x": np.zeros((n, m), np.float32)}
+            feeds.update({} if known else {"a": np.array(v, np.int64)})
+            assert isinstance(ortrun.run(model_, feeds), ortrun.Refusal), (n, m, v)

@@ -498,3 +498,62 @@ def test_center_crop_pad_shape_of_one_size_is_broadcast_as_onnxruntime_runs_it()
         for n, d in ((4, 5), (2, 3), (0, 2)):
             want = {"N": n, "D": d}[name]
             assert run(model, {"x": np.zeros((n, d), np.float32)}) == [(want, want)]
+
+
+def _center_crop_pad_of(source: str):
+    """CenterCropPad of ``x[4, 5]`` to a one-entry shape ``[3]`` given by ``source``."""
+    const = numpy_helper.from_array(np.array([3], np.int64))
+    nodes, inits, inputs = [], [], [helper.make_tensor_value_info("x", F, [4, 5])]
+    if source in ("initializer", "overridable"):
+        inits.append(numpy_helper.from_array(np.array([3], np.int64), "s"))
+        if source == "overridable":
+            inputs.append(helper.make_tensor_value_info("s", I64, [1]))
+    elif source == "Constant":
+        nodes.append(helper.make_node("Constant", [], ["s"], value=const))
+    elif source == "Constant value_ints":
+        nodes.append(helper.make_node("Constant", [], ["s"], value_ints=[3]))
+    elif source == "Shape of a static tensor":
+        inputs.append(helper.make_tensor_value_info("z", F, [3]))
+        nodes.append(helper.make_node("Shape", ["z"], ["s"]))
+    else:  # folded by kantensor from constants through other nodes
+        nodes += [helper.make_node("Constant", [], ["c"], value=const),
+                  helper.make_node(source, ["c"], ["s"], **(
+                      {"to": I64} if source == "Cast" else {}))]
+    nodes.append(helper.make_node("CenterCropPad", ["x", "s"], ["y"]))
+    graph = helper.make_graph(nodes, "g", inputs, [helper.make_tensor_value_info("y", F, None)],
+                              inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+
+@pytest.mark.parametrize("source", ["initializer", "Constant", "Constant value_ints",
+                                    "Shape of a static tensor", "Identity", "Cast",
+                                    "overridable"])
+def test_center_crop_pad_of_a_known_one_entry_shape_is_refused_as_onnxruntime_loads_it(
+        source):
+    """A one-entry shape for two axes whose value kantensor knows (an initializer, a
+    Constant, a value folded from them) is refused: onnxruntime's shape inference refuses
+    it where it sees the value ('Number of elements of input 'shape' (1) does not
+    match'), which at its default optimisation level (constant folding) is every such
+    value; with optimisations off it runs values folded through other nodes (Identity,
+    Cast) by broadcasting, which kantensor does not type (a refusal, never a wrong
+    type). A value kantensor does not know (an initializer a caller may override) is
+    broadcast, as onnxruntime runs it at every level."""
+    import onnxruntime as ort
+
+    model = _center_crop_pad_of(source)
+    feeds = {"x": np.zeros((4, 5), np.float32)}
+    feeds.update({"z": np.zeros(3, np.float32)} if source.startswith("Shape") else {})
+    feeds.update({"s": np.array([3], np.int64)} if source == "overridable" else {})
+    try:
+        ran = ort.InferenceSession(model.SerializeToString(), providers=[
+            "CPUExecutionProvider"]).run(None, feeds)[0].shape  # (its default level)
+    except Exception as exc:  # noqa: BLE001 - onnxruntime's refusal
+        ran = Refusal(str(exc), False)
+    if source == "overridable":
+        assert ran == (3, 3) and run(model, feeds) == [(3, 3)]
+        _, [y] = from_onnx(model)
+        assert str(y.type) == "float32[?,?]"
+        return
+    assert isinstance(ran, Refusal) and "Number of elements of input 'shape'" in ran.why
+    with pytest.raises(ValueError, match=r"shape has 1 entries, expected 2"):
+        from_onnx(model)

@@ -426,9 +426,12 @@ def test_eigh(data):
           lambda x: np.linalg.eigvalsh(computed(x), UPLO=uplo), [a])
 
 
-#: The ways of giving pinv's cutoff (the last two NumPy refuses: both set)
-PINV_CUTOFFS = [{}, {"rtol": None}, {"rtol": 1e-3}, {"rcond": 1e-3}, {"rcond": None},
-                {"rcond": 1e-3, "rtol": None}, {"rcond": 1e-3, "rtol": 1e-4}]
+#: The ways of giving pinv's cutoff (the last three NumPy refuses: both set; rtol=1e-15,
+#: NumPy's default, with rcond was accepted)
+PINV_CUTOFFS = [{}, {"rtol": None}, {"rtol": 1e-3}, {"rtol": 1e-15}, {"rcond": 1e-3},
+                {"rcond": None}, {"rcond": None, "rtol": 1e-15},
+                {"rcond": 1e-3, "rtol": None}, {"rcond": 1e-3, "rtol": 1e-4},
+                {"rcond": 1e-3, "rtol": 1e-15}]
 
 
 @CASES

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kantensor.types.conditions import AnyOf, Condition
+from kantensor.types.conditions import AnyOf, Condition, expand
 from kantensor.types.dim import Dim, dim_max, dim_min
 from kantensor.types.facts import EMPTY, Facts, _decide, simplify
 from kantensor.types.prove import interval, proves
@@ -439,3 +439,27 @@ def test_a_disjunction_pickled_into_another_process_hashes_there():
         out = subprocess.run([sys.executable, "-c", check], input=data, capture_output=True,
                              env={"PYTHONHASHSEED": seed, "PATH": ""}, check=True)
         assert out.stdout.decode().strip() == "found"
+
+
+# -- expand: a condition on a min or max as plainer conditions, at every size --------------
+@given(st.sampled_from(["min", "max"]), st.lists(st.integers(-3, 15), min_size=1, max_size=3),
+       st.integers(-3, 3), st.integers(-2, 15), st.sampled_from(["<=", "<", ">=", ">", "=="]),
+       st.booleans())
+@settings(max_examples=N_EXAMPLES, deadline=None)
+def test_expand_says_what_the_condition_says_at_every_size(kind, ints, shift, y, op, left):
+    """``expand`` of ``extreme(ints..., a + shift) op y`` (either side) against the
+    condition itself, brute force over ``a`` in 0..30 (a min at most an int above its int
+    arguments is its size argument's bound: ``min(2**63, seq + 2) <= 1026``)."""
+    extreme = (dim_min if kind == "min" else dim_max)(*ints, a + shift)
+    cond = Condition(extreme, op, y) if left else Condition(y, op, extreme)
+    parts = expand(cond)
+    for v in range(31):
+        assert cond.holds({"a": v}) == all(p.holds({"a": v}) for p in parts), (cond, parts, v)
+
+
+def test_expand_of_a_min_at_most_an_int_below_its_int_arguments():
+    assert [str(x) for x in expand(Condition(dim_min(2**63, seq + 2), "<=", 1026))] == \
+        ["seq + 2 <= 1026"]
+    assert [str(x) for x in expand(Condition(1026, "<", dim_max(3, seq)))] == ["1026 < seq"]
+    kept = Condition(dim_min(5, seq), "<=", 1026)  # (it always holds: left as it is)
+    assert expand(kept) == (kept,)

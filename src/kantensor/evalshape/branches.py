@@ -24,19 +24,21 @@ from typing import Any
 from ..types import sizenum
 from ..types.conditions import Condition, Source
 from ..types.dim import Dim, DimLike
-from ..types.dimorder import decided, ordered
+from ..types.dimorder import decided, divides, ordered
 from ..types.facts import EMPTY, Facts
 from .located import Site
 from .trace import ANSWER, current
 
 #: The methods that forward a comparison of sizes (Dim's, and a Ratio's cross-multiplied
-#: one), by the id of their code (kept alive by the classes): the caller is further out.
+#: one; Dim's divisions, which ask their divisor: dimorder.divides), by the id of their
+#: code (kept alive by the classes): the caller is further out.
 _FORWARDING = frozenset(
     id(getattr(cls, name).__code__) for cls, names in (
-        (Dim, ("__eq__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__")),
+        (Dim, ("__eq__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__", "__floordiv__",
+               "__rfloordiv__", "__divmod__", "__rdivmod__")),
         (sizenum.Ratio, ("_compare", "__eq__", "__ne__", "__lt__", "__le__", "__gt__",
-                         "__ge__"))) for name in names) | {id(f.__code__) for f in (ordered,
-                                                                                  decided)}
+                         "__ge__"))) for name in names) | {
+    id(f.__code__) for f in (ordered, decided, divides)}
 
 #: At most this many cases per eval_shape call, and answers per case.
 MAX_CASES = 32

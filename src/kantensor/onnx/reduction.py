@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ..ops.params import normalize_axes, normalize_axis
+from ..ops.params import ParamError, normalize_axes, normalize_axis
 from ..ops.sizes import SizeNames
 from ..ops.templates import dims, reads_ranks, typed
 from ..syntax.ast.dims import as_expr
@@ -28,6 +28,8 @@ def build_reduce(types: tuple, keepdims: int, axes_value: Any = None, axes: Any 
     ``axes_length``: the axes' static length where their value is not known (a graph
     input ``int64[1]``, ``Unsqueeze`` of a Loop's iteration number)."""
     x = types[0]
+    if 1 in given and axes is None and types[1].ndim != 1:  # (onnxruntime: at every size)
+        raise ParamError(f"axes must have 1 axis, got {types[1].ndim}")
     if axes is None and axes_value is None and axes_length == 0:
         axes_value = ()  # (an input of no entries has one value: none)
     if axes is None and 1 in given and known_ints(axes_value) is None and (keepdims or (

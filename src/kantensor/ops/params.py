@@ -94,6 +94,16 @@ def _maybe_number(value: Any) -> bool | int | float | complex | None:
     return None if value is None else _number(value)
 
 
+#: The default of a ``cutoff`` parameter: not given (NumPy's ``<no value>``, which a
+#: function tells apart from every value a caller may give: pinv's ``rtol``).
+UNSET = "unset"
+
+
+def _cutoff(value: Any) -> bool | int | float | complex | str | None:
+    """None, a number, or :data:`UNSET` (the parameter not given)."""
+    return value if value == UNSET and isinstance(value, str) else _maybe_number(value)
+
+
 def _maybe_dtype(value: Any) -> str | None:
     return None if value is None else _dtype(value)
 
@@ -409,6 +419,7 @@ KINDS: dict[str, Callable[[Any], Any]] = {
     "number": _number,
     "numbers": _numbers,
     "maybe_number": _maybe_number,
+    "cutoff": _cutoff,
     "norm_order": _norm_order,
     "pad_width": _pad_width,
     "axis_pairs": _axis_pairs,

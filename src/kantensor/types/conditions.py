@@ -276,7 +276,10 @@ def conjunction(clauses: Iterable[Clause]) -> tuple[Condition, ...]:
 def expand(c: Condition) -> tuple[Condition, ...]:
     """``c`` as a conjunction of plainer conditions where one says the same: a size equal
     to the max (min) of arguments it is one of is at least (most) each other one; a min
-    at least ``y`` is each argument at least ``y``, a max at most ``y`` each at most."""
+    at least ``y`` is each argument at least ``y``, a max at most ``y`` each at most; a
+    min at most an int ``y`` is its one argument that may be (the others ints above
+    ``y``: ``min(2**63, seq + 2) <= 1026``, an int64 interval's end, is ``seq + 2 <=
+    1026``), a max at least ``y`` likewise."""
     for x, other in ((c.left, c.right), (c.right, c.left)):
         atom = _lone(other)
         if atom is None or atom.op not in ("min", "max"):
@@ -287,6 +290,13 @@ def expand(c: Condition) -> tuple[Condition, ...]:
             return tuple(Condition(x, want, a, c.source) for a in atom.args if a != x)
         if (atom.op, op) in (("min", "<="), ("max", ">=")):  # x <= min(...), x >= max
             return tuple(Condition(x, op, a, c.source) for a in atom.args)
+        if type(x) is int and (atom.op, op) in (("min", ">="), ("min", ">"), ("max", "<="),
+                                                 ("max", "<")):
+            # x >= min(...): x >= some argument, which no int argument failing it is
+            may = [a for a in atom.args if type(a) is not int or COMPARE[op](x, a)]
+            if len(may) == 1 and type(may[0]) is not int:  # (on the side it was)
+                return (Condition(x, op, may[0], c.source) if other is c.right else
+                        Condition(may[0], c.op, x, c.source),)
     return (c,)
 
 

@@ -50,7 +50,7 @@ from typing import Any, Final, TypeAlias
 from ..graph.display import block, esc, symbolic
 from ..graph.hooks import Hook
 from ..syntax.vocabulary import MAX, MIN
-from .dimorder import COMPARE, decided, ordered
+from .dimorder import COMPARE, decided, divides, ordered
 from .interning import WeakInterner
 from .intervals import interval
 from .poly import Atom, Monomial, Opaque, Private, Terms, canonical, lone_atom, render, window
@@ -71,12 +71,18 @@ MAX_NAME_LENGTH: Final = 256  # the longest name of a symbolic size
 def _operator(name: str, fn: Any) -> tuple[Any, Any]:
     """``__name__`` and ``__rname__`` of a Dim: ``fn`` on ints and Dims, else (and
     always without ``fn``) a number (see :data:`NUMBER_OP`)."""
+    divide = name in ("floordiv", "mod")  # (the divisor is asked: dimorder.divides)
+
     def method(self: Dim, other: object) -> Any:
         o = None if fn is None else _coerce(other)
+        if o is not None and divide and type(o) is not int:
+            divides(o)
         return _number(name, self, other) if o is None else fn(self, o)
 
     def reflected(self: Dim, other: object) -> Any:
         o = None if fn is None else _coerce(other)
+        if o is not None and divide:
+            divides(self)
         return _number(name, other, self) if o is None else fn(o, self)
     return method, reflected
 
@@ -424,8 +430,9 @@ def _inner_floor(a: Dim) -> tuple[DimLike, int, DimLike] | None:
 
 
 def _mod(a: DimLike, b: DimLike) -> DimLike:
-    if isinstance(b, Dim):
-        return _atom("%", a, b)
+    if isinstance(b, Dim):  # 0 where b divides a's every term, as a // b is exact there
+        exact = isinstance(a, Dim) and _poly_divide(a._terms, b._terms) is not None
+        return 0 if exact else _atom("%", a, b)
     if not b:
         raise ZeroDivisionError(f"size modulo by zero: ({a}) % 0")
     if isinstance(a, int):

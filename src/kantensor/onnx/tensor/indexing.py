@@ -206,7 +206,9 @@ def build_scatter_nd(types: tuple, **_: Any) -> dict[str, Any]:
     """ScatterND: ``updates.shape == indices.shape[:-1] + data.shape[q:]``, where ``q``,
     the indices' last size, is at most data's rank. The ranks decide ``q`` (updates has
     ``rank(indices) - 1 + rank(data) - q`` axes), so the relation states it even where
-    that size is unknown; data and indices have one axis or more (as onnxruntime checks)."""
+    that size is unknown; data and indices have one axis or more (as onnxruntime checks).
+    The indices are data: each of the ``q`` indexed axes has an entry, or there are no
+    index tuples (:func:`_some_fit`)."""
     x, i, u = types
     if x.ndim < 1 or i.ndim < 1:
         raise ParamError(f"data and indices must have 1 axis or more, got {x.ndim} and "
@@ -217,7 +219,9 @@ def build_scatter_nd(types: tuple, **_: Any) -> dict[str, Any]:
                          f"{x.ndim} it must have {i.ndim - 1} to {i.ndim - 1 + x.ndim} "
                          "(indices.shape[:-1] + data.shape[indices.shape[-1]:])")
     a, idx = dims("a", x.ndim), dims("i", i.ndim - 1)
-    return {"x": a, "i": [*idx, q], "u": [*idx, *a[q:]]}
+    return {"sig": _some_fit([typed(a, "T"), typed([*idx, q], "int64"),
+                              typed([*idx, *a[q:]], "T")], [typed(a, "T")], [], a[:q],
+                             idx)}
 
 
 def scatter_nd(x: np.ndarray, i: np.ndarray, u: np.ndarray, *, reduction: str = "none"

@@ -437,9 +437,11 @@ def build_center_crop_pad(types: tuple, shape_value: Any, axes: tuple | None = N
     """One size per axis picked, from ``shape``'s entries: as many as the axes, or one
     for every axis (ONNX's function body, which onnxruntime runs, broadcasts it: a value
     computed when the model runs, or a value of sizes). A known value of ints of another
-    length is refused (onnxruntime refuses it at load); where the length is not known, the
-    relation needs it to be 1 or the number of axes (``(n - 1)*(n - k) == 0``) and each
-    size is unknown."""
+    length is refused, one entry included: onnxruntime's shape inference refuses it where
+    it sees the value (an initializer, a Constant, a Shape of static sizes; at its default
+    optimisation level, constant folding, any value folded from them); where the length is
+    not known, the relation needs it to be 1 or the number of axes (``(n - 1)*(n - k) ==
+    0``) and each size is unknown."""
     x = types[0]
     a = dims("a", x.ndim)
     picked = normalize_axes(axes, x.ndim) if axes is not None else tuple(range(x.ndim))

@@ -26,7 +26,7 @@ from ...syntax.ast import (
 )
 from ...syntax.vocabulary import FLOAT, REAL
 from ...types.dtypes import get_default_dtype
-from ..params import AxisError, ParamError, normalize_axis
+from ..params import UNSET, AxisError, ParamError, normalize_axis
 from ..templates import (
     alternative,
     dims,
@@ -109,17 +109,12 @@ def eigvalsh(a: np.ndarray, UPLO: str = "L") -> np.ndarray:  # noqa: N803
     return np.linalg.eigvalsh(_floating(a), UPLO=UPLO)
 
 
-#: NumPy's cutoff of pinv's singular values where neither ``rcond`` nor ``rtol`` is given
-#: (relative to the largest); ``rtol=None`` is the Array API's, ``max(m, n)`` times the
-#: dtype's eps. kt.pinv's ``rtol`` defaults to it: the call has no "not given".
-PINV_RTOL = 1e-15
-
-
-def pinv(a: np.ndarray, rcond: Any = None, hermitian: bool = False, rtol: Any = PINV_RTOL
+def pinv(a: np.ndarray, rcond: Any = None, hermitian: bool = False, rtol: Any = UNSET
          ) -> np.ndarray:
-    """``numpy.linalg.pinv``, float16 computed in float32; the cutoff NumPy's for each way
-    of giving it (:func:`build_pinv` refuses both)."""
-    kwargs = {"rcond": rcond} if rcond is not None else {"rtol": rtol}
+    """``numpy.linalg.pinv``, float16 computed in float32; the cutoff given as NumPy is
+    given it (:func:`build_pinv` refuses both; neither: NumPy's default)."""
+    kwargs = {"rcond": rcond} if rcond is not None else {} if rtol == UNSET else \
+        {"rtol": rtol}
     return np.linalg.pinv(_floating(a), hermitian=hermitian, **kwargs)
 
 
@@ -220,9 +215,9 @@ def build_qr(types: tuple, mode: str, **_: Any) -> dict[str, Any]:
 @reads_ranks
 def build_pinv(types: tuple, rcond: Any, rtol: Any, **_: Any) -> dict[str, Any]:
     """``(m, n) -> (n, m)``; ``rcond`` and ``rtol`` both given are refused, as NumPy
-    does ("can't be both set"): ``rtol`` is given where it is not its default
-    :data:`PINV_RTOL` (which NumPy uses where neither is given)."""
-    if rcond is not None and (rtol is None or rtol != PINV_RTOL):
+    does ("can't be both set"), ``rtol`` of any value (None and NumPy's default 1e-15
+    included) but :data:`~kantensor.ops.params.UNSET`, not given."""
+    if rcond is not None and rtol != UNSET:
         raise ParamError(f"pinv: rcond ({rcond!r}) and rtol ({rtol!r}) cannot both be set "
                          f"(rtol is rcond's Array API name)")
     m, n = dims("m n")
