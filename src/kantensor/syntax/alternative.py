@@ -32,6 +32,7 @@ from .ast import (
     expr_names,
     near_dtype,
 )
+from .ast.names import hashed_once
 from .limits import check_ast_nesting
 
 __all__ = ["Alternative", "IllFormed", "Kind", "Loop", "Overloads", "Place", "Side", "check",
@@ -106,6 +107,7 @@ def _place(side: Side, i: int) -> Place:
     return made[i] if i < len(made) else Place(side, i)
 
 
+@hashed_once
 @dataclass(frozen=True)
 class Alternative:
     """One overload: ``[loop] inputs -> outputs [where clauses]``.

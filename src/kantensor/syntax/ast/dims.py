@@ -17,7 +17,7 @@ from typing import Any
 
 from ..limits import MAX_EXPONENT, MAX_POWER_BITS, NESTING_LEVELS
 from ..vocabulary import DIM_FUNCTIONS, DIM_OPERATORS, MAX, MIN
-from .names import CMP_OPS, check_name, set_field
+from .names import CMP_OPS, check_name, hashed_once, set_field
 
 __all__ = [
     "EXPR_TYPES", "ITEM_TYPES", "AnonGroup", "AnyGroup", "BinOp", "Call", "Compare",
@@ -99,6 +99,7 @@ class FixedDim(_Arith):
         return str(self.size)
 
 
+@hashed_once
 @dataclass(frozen=True)
 class BinOp(_Arith):
     """``left op right`` with op in ``+ - * // % **``; ints are wrapped as FixedDim.
@@ -123,6 +124,7 @@ class BinOp(_Arith):
         return written(self)
 
 
+@hashed_once
 @dataclass(frozen=True)
 class Call(_Arith):
     """``min(a, b, ...)`` or ``max(a, b, ...)``."""
@@ -193,6 +195,7 @@ def as_expr(x: object) -> DimExpr:
 Message = Callable[[Mapping[str, Any], tuple], str]
 
 
+@hashed_once
 @dataclass(frozen=True)
 class Compare:
     """A dim comparison ``left op right``, op in ``== != < <= > >=``; also what the

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator, Set
 from ..vocabulary import COMPARISONS, RESERVED_WORDS
 
 __all__ = ["CATEGORIES", "CMP_OPS", "DTYPE_NAMES", "RESERVED", "WordSet", "check_name",
-           "near_dtype", "set_field"]
+           "hashed_once", "near_dtype", "set_field"]
 
 
 class WordSet(Set[str]):
@@ -103,3 +103,36 @@ def check_name(name: object, what: str, *, dtype_ok: bool = False) -> None:
 def set_field(obj: object, name: str, value: object) -> None:
     """Set a field of a frozen node while it normalises itself in ``__post_init__``."""
     object.__setattr__(obj, name, value)
+
+
+#: Where a node made by :func:`hashed_once` keeps its hash (never pickled: a string's
+#: hash differs between processes).
+_HASH = "_hash"
+
+
+def hashed_once(cls: type) -> type:
+    """Make a frozen dataclass node hash by its fields once: the hash the dataclass wrote
+    (the same fields, the same value), found when first asked and kept on the node,
+    which is immutable. An alternative is hashed whole by each cache it keys (its
+    signature, its compiled form, its flexible dims), and every hash walked all its
+    nodes again; now each node is walked once. A pickled node leaves its hash behind
+    (string hashes differ between processes), and its copy finds it again."""
+    by_fields = cls.__hash__
+
+    def __hash__(self: object) -> int:
+        found = self.__dict__.get(_HASH)
+        if found is None:
+            found = by_fields(self)
+            object.__setattr__(self, _HASH, found)
+        return found
+
+    def __getstate__(self: object) -> dict:
+        state = self.__dict__
+        if _HASH in state:
+            state = dict(state)
+            del state[_HASH]
+        return state
+
+    cls.__hash__ = __hash__  # type: ignore[method-assign]
+    cls.__getstate__ = __getstate__  # type: ignore[attr-defined]
+    return cls

@@ -21,7 +21,7 @@ from .dims import (
     depth,
 )
 from .dtypes import DType, DTypeName, DTypeVar, as_dtype
-from .names import CATEGORIES, set_field
+from .names import CATEGORIES, hashed_once, set_field
 
 __all__ = ["CLAUSE_TYPES", "Broadcasts", "Clause", "Compare", "Compatible", "DTypeEq", "InCategory",
            "TensorPattern", "checked", "dim_vars", "dtype_vars"]
@@ -37,6 +37,7 @@ _PLAIN_DTYPES = frozenset({type(None), DTypeVar, DTypeName})
 _MESSAGE = field(default=None, compare=False, repr=False)
 
 
+@hashed_once
 @dataclass(frozen=True)
 class TensorPattern:
     """One operand: ``(dims...)`` with an optional ``:dtype``."""
