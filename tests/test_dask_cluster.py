@@ -12,8 +12,10 @@ dask.array's own code on the same cluster; the bytes every task holds, predicted
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -207,3 +209,30 @@ def test_take_by_chunks_on_the_cluster(client):
                    if not str(k[0] if isinstance(k, tuple) else k).startswith("finalize"))
     predicted = f.memory(xc, ic).largest_scheduled
     assert abs(predicted - measured) <= 0.1 * measured, (predicted, measured)
+
+
+#: What a worker evaluates to list its kantensor modules (a builtin and text: a function
+#: of this module would import it, and kantensor's lowering with it, on the worker).
+_WORKER_MODULES = "sorted(m for m in __import__('sys').modules if m.startswith('kantensor'))"
+
+
+def test_a_worker_imports_the_kernels_not_the_lowering(client):
+    """A worker unpickles each task's kernel (``kantensor.backend.dask.kernels``), which
+    imports ``kantensor`` and that module: nothing else of kantensor (the lowering, which
+    only the process building the arrays needs), after every graph the tests above ran
+    on these workers (the nine workloads, a take by chunks)."""
+    x, i = kt.matrix("x", "float64"), kt.vector("i", "int64")
+    f = kt.function([x, i], [kt.einsum("ij,ik->jk", x, x), x[i]], backend="dask")
+    X, Idx = np.arange(600.0).reshape(100, 6), np.array([3, -1, 50])
+    got = computed(client, f(dask.array.from_array(X, chunks=(30, 6)),
+                             dask.array.from_array(Idx, chunks=2)))
+    np.testing.assert_allclose(got[0], np.einsum("ij,ik->jk", X, X))
+    np.testing.assert_array_equal(got[1], X[Idx])
+    package = subprocess.run([sys.executable, "-c",
+                              f"import kantensor; print({_WORKER_MODULES})"],
+                             capture_output=True, text=True, check=True).stdout
+    allowed = {*ast.literal_eval(package), "kantensor.backend.dask",
+               "kantensor.backend.dask.kernels"}
+    for worker, found in client.run(eval, _WORKER_MODULES).items():
+        assert "kantensor.backend.dask.kernels" in found, worker
+        assert set(found) <= allowed, (worker, sorted(set(found) - allowed))

@@ -93,15 +93,14 @@ def contract(outputs: Variable | Sequence[Variable],
     return contract_of([c for n in nodes for c in _named(n)], ins)
 
 
-def contract_given(outputs: Sequence[Variable], given: Sequence[Clause],
-                   notes: Sequence[str] = ()) -> Contract:
-    """:func:`contract` of ``outputs`` with the conditions ``given`` beside the nodes'
-    (what ``refine``'s given types need of the graph's sizes: ``c == max(a,b)*min(1,a,b)``
-    where ``float32[c]`` is required of a sum typed ``float32[max(a,b)*min(1,a,b)]``);
-    ``notes`` say what they may lack."""
-    ins = [v for v in graph_inputs(outputs) if not isinstance(v, Constant)]
-    nodes: list[Apply] = toposort(outputs)
-    return contract_of([*(c for n in nodes for c in _named(n)), *given], ins, notes)
+def contract_given(inputs: Sequence[Variable], nodes: Sequence[Apply],
+                   given: Sequence[Clause], notes: Sequence[str] = ()) -> Contract:
+    """:func:`contract` of a graph walked already (its ``inputs``, constants left out,
+    and its ``nodes`` in topological order: refine's walk, not two more) with the
+    conditions ``given`` beside the nodes' (what ``refine``'s given types need of the
+    graph's sizes: ``c == max(a,b)*min(1,a,b)`` where ``float32[c]`` is required of a
+    sum typed ``float32[max(a,b)*min(1,a,b)]``); ``notes`` say what they may lack."""
+    return contract_of([*(c for n in nodes for c in _named(n)), *given], list(inputs), notes)
 
 
 def _named(node: Apply) -> tuple[Clause, ...]:

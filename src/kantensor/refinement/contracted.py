@@ -13,21 +13,24 @@ again), and :meth:`Refinement.sets` says what is left of each other size.
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
-from ..graph.basic import Constant, Variable
+from ..graph.basic import Apply, Constant, Variable
 from ..graph.walk import graph_inputs, toposort
 from ..ops.located import VariableAxis
+from ..ops.op import SignatureOp
+from ..ops.pyints import wrapped_key
 from ..types.conditions import Condition
 from ..types.contracts import Atom, Contract
 from ..types.contracts.words import factored
 from ..types.dim import Dim, DimLike, unknown
+from ..types.dtypes import get_default_dtype
 from ..types.symbols import free_symbols, substitute
 from ..types.type import TensorType
 from .explain import Conflict, RefinementError
 from .sizes import Hole, Sizes, has_hole
 
-__all__ = ["by_name", "graph_sizes", "narrowed", "sized_types"]
+__all__ = ["Walked", "by_name", "graph_sizes", "narrowed", "sized_types"]
 
 
 def by_name(given: Mapping | None) -> tuple[dict | None, dict[str, int]]:
@@ -125,14 +128,17 @@ def _value(symbol: Hashable, sizes: Sizes) -> DimLike | None:
 
 
 
-def graph_sizes(variables: Sequence[Variable]) -> dict[Variable, tuple[DimLike | None, ...]]:
+def graph_sizes(variables: Sequence[Variable], walked: Walked | None = None
+                ) -> dict[Variable, tuple[DimLike | None, ...]]:
     """Each of ``variables``' sizes as its graph computes them from the sizes of the
     graph's inputs, in the contract's terms (named sizes, and an input's unknown axis as
     the unknown of its :class:`VariableAxis`): the size of its type where it states
     one; where it has an unknown size, the size the graph's nodes give when each
     unknown axis of an input is a size of its own (``max(a, w.shape[0])*min(1, a,
     w.shape[0])`` for ``x[a] + w[?]``); None where even that is unknown. What a given
-    type says of a Variable is a condition on these (:func:`~.solve.refine`)."""
+    type says of a Variable is a condition on these (:func:`~.solve.refine`).
+    ``walked``: the graph already walked (refine's walk), used where the Variables
+    that need the nodes are its outputs."""
     out: dict[Variable, tuple[DimLike | None, ...]] = {}
     need = []
     for v in variables:
@@ -146,7 +152,13 @@ def graph_sizes(variables: Sequence[Variable]) -> dict[Variable, tuple[DimLike |
             out[v] = shape
     if not need:
         return out
-    ins = [v for v in graph_inputs(need) if not isinstance(v, Constant)]
+    if walked is not None and len(walked.outputs) == len(need) and all(
+            a is b for a, b in zip(walked.outputs, need, strict=True)):  # (walked once)
+        ins = [v for v in walked.variables if v.owner is None and not isinstance(v, Constant)]
+        nodes = walked.nodes
+    else:
+        ins = [v for v in graph_inputs(need) if not isinstance(v, Constant)]
+        nodes = toposort(need)
     taken = {s for v in ins if isinstance(v.type, TensorType) for d in v.type.shape
              if isinstance(d, Dim) for s in free_symbols(d) if isinstance(s, str)}
     back: dict[Hashable, DimLike] = {}
@@ -164,14 +176,48 @@ def graph_sizes(variables: Sequence[Variable]) -> dict[Variable, tuple[DimLike |
                 d = Dim(name)
             shape.append(d)
         memo[v] = TensorType(v.type.dtype, tuple(shape))(v.name)
-    for node in toposort(need):
-        try:
-            new = node.clone_with_new_inputs([memo.get(x, x) for x in node.inputs],
-                                             strict=False)
-        except (TypeError, ValueError, IndexError):  # refused with sizes of their own:
-            break  # what follows stays unknown
-        memo.update(zip(node.outputs, new.outputs, strict=True))
+    # Two builds of one SignatureOp on inputs alike (no facts, the same types and
+    # wrapped keys: SignatureOp.make_node's memo key, as ops.fastcall keys its hits)
+    # under one default dtype give outputs of the same types: the nodes of such a key
+    # are made once where its build gives no facts (has no conditions), so a chain of a
+    # million z + 1.0 is rebuilt in one node.
+    alike: dict[tuple, list[Variable]] = {}
+    get = memo.get
+    dtype = get_default_dtype()
+    plain = SignatureOp.make_node
+    for node in nodes:
+        op = node.op
+        inputs = [get(x, x) for x in node.inputs]
+        key: tuple | None = None
+        if type(op).make_node is plain:
+            parts = [id(op), dtype]
+            for x in inputs:
+                if x.facts is not None:
+                    break
+                parts.append(x.type)
+                parts.append(x.wrapped and wrapped_key(x))
+            else:
+                key = tuple(parts)
+        outputs = None if key is None else alike.get(key)
+        if outputs is None:
+            try:
+                new = node.clone_with_new_inputs(inputs, strict=False)
+            except (TypeError, ValueError, IndexError):  # refused with sizes of their own:
+                break  # what follows stays unknown
+            outputs = new.outputs
+            if key is not None and all(o.facts is None for o in outputs):
+                alike[key] = outputs  # (a build with conditions gives its outputs facts)
+        memo.update(zip(node.outputs, outputs, strict=True))
     for v in need:
         shape = memo[v].type.shape if v in memo else v.type.shape
         out[v] = tuple(substitute(d, back) if isinstance(d, Dim) else d for d in shape)
     return out
+
+
+class Walked(NamedTuple):
+    """A graph walked once: its ``outputs``, their ancestors and the nodes in
+    topological order (:func:`~kantensor.graph.walk.ancestors_and_nodes`)."""
+
+    outputs: list[Variable]
+    variables: list[Variable]
+    nodes: list[Apply]

@@ -13,7 +13,7 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from operator import attrgetter
 
-from ..graph.basic import Variable
+from ..graph.basic import Constant, Variable
 from ..graph.heap import collector_paused
 from ..graph.progress import Progress
 from ..graph.walk import ancestors_and_nodes
@@ -23,7 +23,7 @@ from ..types.conditions import Condition, Source
 from ..types.dim import Dim
 from ..types.dtypes import get_default_dtype
 from ..types.type import TensorType
-from .contracted import by_name, graph_sizes, narrowed, sized_types
+from .contracted import Walked, by_name, graph_sizes, narrowed, sized_types
 from .explain import Conflict, RefinementError, Step, explain_conflict, undefined_size
 from .relations import UNIFY, Operand, Unit, cases, describe, node_units, run
 from .result import Refinement
@@ -76,10 +76,12 @@ def _refine(outputs: Variable | Sequence[Variable],
               sized_types(names, sizes)]
     touching = _touching(units)
     units += node_units(nodes, touching)
-    _fixpoint(sizes, units, touching)
+    sizes = _settled(sizes, units, touching)
     _by_cases(sizes, units, touching)
-    needs, notes = _given_conditions(typed)
-    whole = contract_given(outs, needs, notes) if needs or notes else \
+    walked = Walked(outs, variables, nodes)
+    needs, notes = _given_conditions(typed, walked)
+    whole = contract_given([v for v in variables if v.owner is None and not isinstance(
+        v, Constant)], nodes, needs, notes) if needs or notes else \
         graph_contract(outs) if any(map(_conditions, nodes)) else None
     contract = narrowed(whole, sizes)
     for _ in range(MAX_NARROWINGS):  # a size the contract leaves one value of is bound
@@ -91,7 +93,7 @@ def _refine(outputs: Variable | Sequence[Variable],
             break
         units += more
         _touching(more, touching)
-        _fixpoint(sizes, units, touching)
+        sizes = _settled(sizes, units, touching)
         contract = narrowed(whole, sizes)
     order = [v for v in variables if v.owner is None]
     order += outputs_of
@@ -140,7 +142,7 @@ def _read_given(given: Mapping | None, sizes: Sizes, variables: list[Variable]
     return out
 
 
-def _given_conditions(typed: list[tuple[Variable, TensorType]]
+def _given_conditions(typed: list[tuple[Variable, TensorType]], walked: Walked
                       ) -> tuple[list[Condition], list[str]]:
     """What the given types need of the graph's sizes, as conditions of the contract
     beside the nodes' (the given types are facts, as the nodes' conditions are): each
@@ -149,9 +151,10 @@ def _given_conditions(typed: list[tuple[Variable, TensorType]]
     ``max(a, w.shape[0])*min(1, a, w.shape[0])`` for ``x[a] + w[?]``), whatever
     refinement binds (``c := a`` leaves ``a == c`` to the contract), so a given size is
     never dropped in silence; and a note for a size the graph does not compute from its
-    inputs' sizes (the contract is then only necessary)."""
+    inputs' sizes (the contract is then only necessary). ``walked``: the graph, walked
+    once by refine."""
     out, notes = [], []
-    own = graph_sizes([v for v, _ in typed])
+    own = graph_sizes([v for v, _ in typed], walked)
     for v, t in typed:
         label = f"{describe(v)}: {t}"
         for axis, (want, have) in enumerate(zip(t.shape, own[v], strict=True)):
@@ -199,16 +202,44 @@ def _operands(sizes: Sizes, unit: Unit) -> list:
         raise undefined_size(sizes, unit) from None
 
 
+def _settled(sizes: Sizes, units: list[Unit], touching: dict) -> Sizes:
+    """``sizes`` after every unit's relation has run to the fixpoint
+    (:func:`_fixpoint`), what the given types fix flowing from them first. A
+    contradiction is explained as the graph's order meets it (the given types, then the
+    nodes in order: the steps from the first given type on, as before that order was
+    changed), so that part runs again from a copy of ``sizes`` in that order."""
+    before = sizes.copy()
+    try:
+        _fixpoint(sizes, units, touching, given_first=True)
+    except RefinementError:
+        _fixpoint(before, units, touching)
+        return before  # (the graph's order found no contradiction: its sizes)
+    return sizes
+
+
 def _fixpoint(sizes: Sizes, units: list[Unit], touching: dict | None = None,
-              start: list[tuple[Unit, dict]] | None = None) -> None:
+              start: list[tuple[Unit, dict]] | None = None, given_first: bool = False
+              ) -> None:
     """Run the units until none learns anything (all of them, or those ``start``'s
-    facts, learnt by its units, touch)."""
+    facts, learnt by its units, touch).
+
+    All of them: in order, or, ``given_first``, the given types first and what they fix
+    flowing on from them (each unit whose sizes changed runs, until none does), then
+    each unit that has not run yet, in order. A unit runs again whenever one of its
+    Variables changes, so each ends having run on the sizes known at the end, whatever
+    the order; from the given end, a unit mostly runs once, on sizes already fixed: a
+    chain given its output's type runs each node once, where in the graph's order each
+    ran twice (once learning that its output's size is its input's, then on ints)."""
     touching = _touching(units) if touching is None else touching
     queue: deque = deque()
     queued: set = set()
+    ran: set | None = None  # the units run so far, while the given types' flow lasts
     if start is None:
-        queue.extend(units)
-        queued.update(units)
+        seeds = [u for u in units if u.node is None] if given_first else ()
+        queue.extend(seeds or units)
+        queued.update(seeds or units)
+        if seeds:
+            ran = set()
     for unit, found in start or ():
         _learn(sizes, unit, found, touching, queue, queued)
     progress = Progress("refine: relations solved")
@@ -217,25 +248,34 @@ def _fixpoint(sizes: Sizes, units: list[Unit], touching: dict | None = None,
     dtype = get_default_dtype()
     runs = 0
     try:
-        while queue:  # (the hot loop of refine: _operands and Sizes.current written out)
-            runs += 1
-            if not runs & 255:
-                progress.step(256)
-            unit = popleft()
-            discard(unit)
-            operands = []  # (Operands unpacked: no attribute read per operand)
-            for v, kind, wrapped, fixed in unit.operands:
-                if fixed is None:
-                    try:
-                        fixed = (resolved(v) or resolve(v))[0]
-                    except ZeroDivisionError:  # a size of the graph's types divides by 0
-                        raise undefined_size(sizes, unit) from None
-                operands.append((kind, wrapped, fixed))
-            found = run(unit, operands, dtype)
-            if found is None:
-                raise explain_conflict(sizes, unit)
-            if found:
-                _learn(sizes, unit, found, touching, queue, queued)
+        while True:
+            while queue:  # (the hot loop of refine: _operands and Sizes.current written out)
+                runs += 1
+                if not runs & 255:
+                    progress.step(256)
+                unit = popleft()
+                discard(unit)
+                if ran is not None:
+                    ran.add(unit)
+                operands = []  # (Operands unpacked: no attribute read per operand)
+                for v, kind, wrapped, fixed in unit.operands:
+                    if fixed is None:
+                        try:
+                            fixed = (resolved(v) or resolve(v))[0]
+                        except ZeroDivisionError:  # a size of the graph's types divides by 0
+                            raise undefined_size(sizes, unit) from None
+                    operands.append((kind, wrapped, fixed))
+                found = run(unit, operands, dtype)
+                if found is None:
+                    raise explain_conflict(sizes, unit)
+                if found:
+                    _learn(sizes, unit, found, touching, queue, queued)
+            if ran is None:
+                break
+            rest = [u for u in units if u not in ran]  # the units not run yet, in order
+            ran = None
+            queue.extend(rest)
+            queued.update(rest)
     finally:
         progress.close()
 

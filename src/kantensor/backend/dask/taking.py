@@ -4,10 +4,11 @@ Dask's own algorithm for ``x[:, idx]`` with a Dask array of ints
 (``dask.array.slicing.slice_with_int_dask_array_on_axis``), made general and checked:
 
 * for every chunk of ``x`` along the axis and every block of the indices, a task takes
-  the indices that fall in that chunk (:func:`partial_take`);
+  the indices that fall in that chunk (:func:`~.kernels.partial_take`);
 * for every block of the indices, one task gathers those pieces in the indices' order
-  (:func:`gather`): the result's chunks along the taken axis are the indices' chunks,
-  every other axis keeps ``x``'s.
+  (:func:`~.kernels.gather`; the tasks' functions live in the module of what tasks
+  run): the result's chunks along the taken axis are the indices' chunks, every other
+  axis keeps ``x``'s.
 
 Dask's takes 1-d indices only and, for an index out of bounds that shares its block
 with one in bounds, silently returns an element of the axis (Dask 2026.8); here the
@@ -32,9 +33,10 @@ import numpy as np
 from dask.base import tokenize
 
 from .blockwise import typed
+from .kernels import gather, partial_take
 from .lower import NodeCall, known
 
-__all__ = ["gather", "partial_take", "take"]
+__all__ = ["take"]
 
 
 def take(call: NodeCall, i: int, x: Any, indices: Any, axis: int) -> Any:
@@ -91,41 +93,3 @@ def _record(array: Any, chunks: tuple) -> None:
     notes = array.dask.layers[array.name].collection_annotations
     if notes is not None and "chunks" in notes:
         notes["chunks"] = chunks
-
-
-def _normalised(indices: np.ndarray, size: int, axis: int) -> np.ndarray:
-    """The indices as positions 0 .. size - 1; IndexError (NumPy's words) for one out of
-    bounds."""
-    flat = np.asarray(indices).astype(np.int64).ravel()
-    bad = (flat < -size) | (flat >= size)
-    if bad.any():
-        raise IndexError(f"index {flat[bad][0]} is out of bounds for axis {axis} with "
-                         f"size {size}")
-    return np.where(flat < 0, flat + size, flat)
-
-
-def partial_take(block: np.ndarray, indices: np.ndarray, offset: np.ndarray, size: int,
-                 axis: int) -> np.ndarray:
-    """The elements of one chunk of ``x`` (starting at ``offset``) at the indices of one
-    block that fall in it, in the indices' order (flattened)."""
-    flat = np.asarray(indices).astype(np.int64).ravel()
-    flat = np.where(flat < 0, flat + size, flat) - int(np.asarray(offset).ravel()[0])
-    inside = flat[(flat >= 0) & (flat < block.shape[axis])]
-    return np.take(block, inside, axis=axis)
-
-
-def gather(indices: np.ndarray, pieces: np.ndarray, sizes: tuple[int, ...],
-           axis: int) -> np.ndarray:
-    """One block of the result: the pieces of every chunk of ``x`` (concatenated along
-    the axis, in chunk order) put in the order of the index block ``indices``."""
-    flat = _normalised(indices, sum(sizes), axis)
-    order = np.zeros(flat.shape, dtype=np.int64)
-    start = done = 0
-    for n in sizes:
-        inside = (flat >= start) & (flat < start + n)
-        order[inside] = done + np.arange(np.count_nonzero(inside))
-        start += n
-        done += int(np.count_nonzero(inside))
-    taken = np.take(pieces, order, axis=axis)
-    shape = pieces.shape[:axis] + np.shape(indices) + pieces.shape[axis + 1:]
-    return taken.reshape(shape)
