@@ -22,17 +22,16 @@ one of fewest terms, then of shortest text (ties by text). So
 
 Over several symbols, atoms that are functions of one linear form ``u`` with
 coefficients > 0 over symbols and min and max of several, or of ``-u`` (``(m + n +
-1)//2``, ``((m + n)//2 + m + n)//3``, ``min(5, m + n)``, ``(min(m, n) + 1)//2``,
-``min(-3, -m - n)``) are a part of ``u``, with
-the terms of the sum that are a multiple of ``u``, and get its form (``(m + n + 1)//2 +
-(m + n)//2`` is ``m + n``, ``m + n - (m + n)//2`` is ``(m + n + 1)//2``); then
-remainders of several symbols are taken apart (``a % k`` as ``a - k*(a//k)``) and read
-back where that leaves fewest terms, so they are written one way only
-(``m + n - 2*((m + n)//2)`` is ``(m + n) % 2``); a pass can leave parts the next one
-forms (at most :data:`MAX_PASSES`). First, a remainder ``c*(a % e)`` of one size inside
-a floor or remainder by ``d`` of several sizes is written ``c*a`` where ``d`` divides
-``c*e`` and no other atom of its argument holds it (``(n + m % 2)//2 + m//2`` is ``(m +
-n)//2``).
+1)//2``, ``((m + n)//2 + m + n)//3``, ``min(5, m + n)``, ``(min(m, n) + 1)//2``, ``min(-3,
+-m - n)``) are a part of ``u``, with the terms of the sum that are a multiple of ``u``,
+and get its form (``(m + n + 1)//2 + (m + n)//2`` is ``m + n``); then remainders of
+several symbols are taken apart (``a % k`` as ``a - k*(a//k)``) and read back where that
+leaves fewest terms, so they are written one way only (``m + n - 2*((m + n)//2)`` is
+``(m + n) % 2``), in passes (:data:`MAX_PASSES`). First, a remainder ``c*(a % e)`` of
+one size inside a floor or remainder by ``d`` of several sizes is written ``c*a`` where
+``d`` divides ``c*e`` and no other atom of its argument holds it (``(n + m % 2)//2 +
+m//2`` is ``(m + n)//2``), and one of min and max whose pieces agree modulo ``d`` has
+its multiple of ``d`` out (:mod:`kantensor.types.congruent`).
 
 Left as built (sound, not proven canonical): a part with a threshold that no such min
 or max or clamp is (``max(7, n) % 3 - 3*n``), a part whose period or threshold is past the limits of
@@ -50,6 +49,7 @@ from collections.abc import Hashable
 from functools import lru_cache
 from typing import Final
 
+from .congruent import congruent_out
 from .dim import Dim, DimLike, _floordiv, _mod, _symbol
 from .intervals import nonnegative_atom
 from .lattice import lattice_form
@@ -107,7 +107,7 @@ def _passes(x: DimLike) -> DimLike:
         if _one_floor(x):
             return x  # its own form (a pool's or a strided conv's size: the common case)
         x = narrowed(x)
-        x = x if isinstance(x, int) else _unfolded(x)
+        x = x if isinstance(x, int) else congruent_out(_unfolded(x), canonical_form)
         if isinstance(x, int):
             return x
         y = _canonical(x._terms)

@@ -29,7 +29,7 @@ from .poly import Opaque, lone_atom
 from .prove import bounds as _bounds
 from .prove import proves
 from .restricted import MAX_POINTS, constants, equated, on_multiples, on_points, past_lower_bounds
-from .settle import settle
+from .settle import AGAIN, once, settle
 from .stated import GENERAL as _GENERAL
 from .stated import implied, lower_bounds, rising, rising_facts, same_term, settled
 from .stated import unfacted as _unfacted
@@ -453,8 +453,9 @@ def _atom(a: Opaque, facts: Facts, known: dict) -> DimLike | None:
             and (arg := constants_out(a.args[0])) is not a.args[0]:  # (before its form
         out = APPLY[a.op](arg, a.args[1])  # merges that argument) where a multiple of
         inner = None if isinstance(out, int) else lone_atom(out._terms)  # the divisor
-        if not isinstance(inner, Opaque) or not same_term(inner.args[0], arg):  # comes
-            return simplify(out, facts)  # out ((M + 2*min(m, M) + 2) % 2 is M % 2)
+        if (not isinstance(inner, Opaque) or not same_term(inner.args[0], arg)) and (found := once(
+                (getattr(out, "_terms", out), facts), simplify, out, facts)) is not AGAIN:
+            return found  # comes out ((M + 2*min(m, M) + 2) % 2 is M % 2)
     args = tuple(simplify(g, facts) for g in a.args)
     if a.op in ("min", "max"):
         return _extreme(a.op, args, facts)

@@ -4,11 +4,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Hashable
+from typing import Any, Final
 
 from .dim import Dim, DimLike
 
-__all__ = ["settle"]
+__all__ = ["AGAIN", "once", "settle"]
+
+AGAIN: Final = object()
+"""What :func:`once` gives where its key's call is already in progress."""
+_ACTIVE: Final = threading.local()  # .keys: the keys of once's calls in progress
 
 
 def settle(step: Callable[[Dim], DimLike], x: Dim, rounds: int) -> DimLike:
@@ -30,3 +36,20 @@ def settle(step: Callable[[Dim], DimLike], x: Dim, rounds: int) -> DimLike:
         sizes[y._terms] = y
         x = y
     return x
+
+
+def once(key: Hashable, f: Callable[..., Any], *args: Any) -> Any:
+    """``f(*args)``, or :data:`AGAIN` where a call of ``key`` is in progress on this
+    thread: a rewriting whose step comes back to its own input through other steps
+    (``Facts.simplify`` of a floor whose argument's least constant comes out, and whose
+    form puts it back in) stops there instead of recursing without end."""
+    keys = getattr(_ACTIVE, "keys", None)
+    if keys is None:
+        keys = _ACTIVE.keys = set()
+    if key in keys:
+        return AGAIN
+    keys.add(key)
+    try:
+        return f(*args)
+    finally:
+        keys.discard(key)
