@@ -488,6 +488,18 @@ def test_outputs_past_the_ops_are_refused_also_when_the_node_memo_knows_the_node
         _both(m, "node 'r' (Relu): 2 outputs asked, its Op has 1")
 
 
+def _outcome(m: onnx.ModelProto) -> str:
+    """``infer_shapes(m)`` in a forked child under tests/bounded.py's limits: "ok", the
+    name of the exception it raised, or "Hang" if it outlived the child's deadline. The
+    deadline (``KANTENSOR_FUZZ_DEADLINE``, 20 s by default) is the bound on the work: the
+    regressions these tests guard took 29 s, 232 s or never ended, while the cases now take
+    about a second of CPU time at most. It is generous on purpose, and no test compares
+    the seconds a case took: at a load of 9 on two cores a case of one second of CPU time
+    took five to nine seconds of wall time."""
+    records, _ = run_cases([m.SerializeToString()], lambda data: infer_shapes(data) and None)
+    return records[0]["outcome"]
+
+
 def test_a_chain_of_nodes_cannot_grow_a_rank_without_end():
     """200 Unsqueeze nodes adding 60 axes each (a 6.5 kB model) took 232 s, each node's
     builder naming every axis of a rank in the thousands; no node output may have more
@@ -498,9 +510,7 @@ def test_a_chain_of_nodes_cannot_grow_a_rank_without_end():
         nodes.append(helper.make_node("Unsqueeze", [previous, "axes"], [f"u{i}"]))
         previous = f"u{i}"
     m = model(nodes, [helper.make_tensor_value_info("x", F, [2])], [out(previous)], [axes])
-    records, _ = run_cases([m.SerializeToString()], lambda data: infer_shapes(data) and None,
-                           deadline=20)
-    assert records[0]["outcome"] == "OnnxImportError" and records[0]["seconds"] < 5
+    assert _outcome(m) == "OnnxImportError"
     _both(m, "node 'Unsqueeze -> u1' (Unsqueeze): output 0 would have 121 axes, at most 64")
 
 
@@ -538,8 +548,7 @@ def test_a_chain_of_nodes_cannot_nest_a_size_without_end():
     m = model(_halving_chain(100), [helper.make_tensor_value_info("x", F, ["n"]),
                                     helper.make_tensor_value_info("y", F, ["m"])],
               [out("u99")], _CHAIN_INITS)
-    records, _ = run_cases([m.SerializeToString()], lambda data: infer_shapes(data) and None)
-    assert records[0]["outcome"] == "OnnxImportError" and records[0]["seconds"] < 5
+    assert _outcome(m) == "OnnxImportError"
     _both(m, "node 'Concat -> c11' (Concat): output 0 axis 0 would be 2*((min(2*((min(",
           "a size nested 33 levels deep, at most 32")
 
@@ -575,8 +584,7 @@ def test_a_chain_of_mins_that_flatten_is_typed_with_one_min():
     m = model(_halving_chain(60, start="zero"),
               [helper.make_tensor_value_info("x", F, ["n"]),
                helper.make_tensor_value_info("y", F, ["m"])], [out("u59")], _CHAIN_INITS)
-    records, _ = run_cases([m.SerializeToString()], lambda data: infer_shapes(data) and None)
-    assert records[0]["outcome"] == "ok" and records[0]["seconds"] < 5
+    assert _outcome(m) == "ok"
     size = from_onnx(m)[1][0].type.shape[0]
     assert str(size) == f"min({2**60}*n + {2**60 - 2}, m) + 1"
     for n, mm in ((0, 0), (1, 0), (0, 1), (1, 1), (3, 5), (7, 2**61), (2**50, 2**59)):
@@ -597,12 +605,9 @@ def test_sizes_a_chain_computes_stay_within_what_a_type_text_states():
              for name, v in (("st", 0), ("en", 2**62), ("ax", 0), ("sp", 2))]
     m = _chain([], lambda a, b: helper.make_node("Slice", [a, "st", "en", "ax", "sp"], [b]),
                200, [helper.make_tensor_value_info("x", F, ["n"])], inits)
-    records, _ = run_cases([m.SerializeToString()], lambda data: infer_shapes(data) and None)
-    assert records[0]["outcome"] == "ok" and records[0]["seconds"] < 5
+    assert _outcome(m) == "ok"
     assert str(from_onnx(m)[1][0].type) == f"float32[(n+{2**200 - 1})//{2**200}]"
-    records, _ = run_cases([_thirds(200).SerializeToString()],
-                           lambda data: infer_shapes(data) and None)
-    assert records[0]["outcome"] == "ok" and records[0]["seconds"] < 5
+    assert _outcome(_thirds(200)) == "ok"
     _, (z,) = from_onnx(_thirds(200))  # the value is not known: its one entry is an
     assert str(z.type) == "float32[?]"  # unknown size (its length is the Shape's, 1)
     (x,), (z,) = from_onnx(_thirds(4))  # a short chain is folded, exactly
@@ -636,8 +641,7 @@ def test_long_values_of_sizes_are_not_folded():
     reps = numpy_helper.from_array(np.array([32768], np.int64), "reps")
     m = _chain(first, lambda a, b: helper.make_node("Add", [a, a], [b]), 40,
                [helper.make_tensor_value_info("x", F, ["n", "m"])], [reps])
-    records, _ = run_cases([m.SerializeToString()], lambda data: infer_shapes(data) and None)
-    assert records[0]["outcome"] == "ok" and records[0]["seconds"] < 5, records
+    assert _outcome(m) == "ok"
     short = model(first + [helper.make_node("Add", ["t", "t"], ["y"])],
                   [helper.make_tensor_value_info("x", F, ["n", "m"])], [out("y", I64)],
                   [numpy_helper.from_array(np.array([2], np.int64), "reps")])

@@ -215,9 +215,12 @@ def test_nested_bodies_are_read_within_a_budget_linear_in_the_model(monkeypatch)
 
 
 def test_nested_bodies_take_bounded_time_at_the_default_budget():
+    """Typed in a forked child whose own deadline (60 s, generous: "Hang" past it) bounds
+    the work; the readings budget bounds the nodes read (the test above). No wall-clock
+    seconds are compared: a loaded machine takes several times a quiet one's."""
     records, _ = run_cases([nested_loops(8, 10).SerializeToString()],
                            lambda data: infer_shapes(data) and None, deadline=60)
-    assert records[0]["outcome"] == "ok" and records[0]["seconds"] < 30
+    assert records[0]["outcome"] == "ok", records
 
 
 def _field(message, name, payload):

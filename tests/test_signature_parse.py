@@ -1,7 +1,12 @@
-"""Signature DSL: grammar, AST, parser, canonical printing and syntax errors."""
+"""Signature DSL: grammar, AST, parser, canonical printing and syntax errors.
+
+``KANTENSOR_AST_EXAMPLES`` (default 100) sets the random signatures of
+:func:`test_random_ast_roundtrip`, the slowest test of the suite at 500 (a tenth of its
+CPU time, on one worker); the long run is ``KANTENSOR_AST_EXAMPLES=500``."""
 
 from __future__ import annotations
 
+import os
 import pickle
 import string
 
@@ -518,7 +523,11 @@ def alternatives(draw: st.DrawFn) -> Alternative:
         reject()
 
 
-@settings(max_examples=500, deadline=2000, suppress_health_check=list(HealthCheck))
+#: Random signatures the round trip is checked on (the long run: 500).
+AST_EXAMPLES = int(os.environ.get("KANTENSOR_AST_EXAMPLES", "100"))
+
+
+@settings(max_examples=AST_EXAMPLES, deadline=2000, suppress_health_check=list(HealthCheck))
 @given(st.lists(alternatives(), min_size=1, max_size=3))
 def test_random_ast_roundtrip(alts: list[Alternative]) -> None:
     sig = Signature(alternatives=alts)
