@@ -2,7 +2,9 @@
 
 ``KANTENSOR_AST_EXAMPLES`` (default 100) sets the random signatures of
 :func:`test_random_ast_roundtrip`, the slowest test of the suite at 500 (a tenth of its
-CPU time, on one worker); the long run is ``KANTENSOR_AST_EXAMPLES=500``."""
+CPU time, on one worker), and of the properties over the same strategy in
+``test_template.py`` and ``test_robustness.py`` (200 each before); the long run is
+``KANTENSOR_AST_EXAMPLES=500``."""
 
 from __future__ import annotations
 

@@ -28,7 +28,7 @@ from kantensor.syntax.errors import SignatureSyntaxError
 from kantensor.syntax.limits import MAX_NESTING
 from kantensor.syntax.parser import parse_alternatives, parse_template
 from kantensor.syntax.template import TemplateError
-from test_signature_parse import alternatives, exprs
+from test_signature_parse import AST_EXAMPLES, alternatives, exprs
 
 _OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "//": operator.floordiv,
         "%": operator.mod}
@@ -69,7 +69,7 @@ def test_a_comparison_is_a_clause_with_no_truth_value() -> None:
     assert b == DimVar("b") and b != n  # == stays structural equality
 
 
-@settings(max_examples=200, deadline=2000, suppress_health_check=list(HealthCheck))
+@settings(max_examples=AST_EXAMPLES, deadline=2000, suppress_health_check=list(HealthCheck))
 @given(st.lists(alternatives(), min_size=1, max_size=3))
 def test_messages_are_not_part_of_a_clause_and_str_parses_back(alts) -> None:
     said = [Alternative(a.inputs, a.outputs,
@@ -81,7 +81,7 @@ def test_messages_are_not_part_of_a_clause_and_str_parses_back(alts) -> None:
     assert all(c.message is not None for a in sig.alternatives for c in a.where)
 
 
-@settings(max_examples=200, deadline=2000, suppress_health_check=list(HealthCheck))
+@settings(max_examples=AST_EXAMPLES, deadline=2000, suppress_health_check=list(HealthCheck))
 @given(st.lists(alternatives(), min_size=1, max_size=3), st.data())
 def test_a_filled_template_is_the_signature_its_text_gives(alts, data) -> None:
     """Operands replaced by placeholders (some with the dtype kept in the template),
