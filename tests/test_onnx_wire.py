@@ -54,6 +54,20 @@ def test_a_type_is_written_as_protobuf_writes_the_type_onnx_helper_builds(t):
     assert protos.value_type(info) == t  # and read back as itself
 
 
+# tensors whose TypeProto.Tensor takes 118 to 135 bytes: a rank of one-byte sizes and a
+# named size of each length in turn, so the lengths of the type field and of its
+# tensor_type field cross 128 (where each length takes a second byte) at every offset
+EDGES = [TensorType("float32", (*[1] * rank, Dim("a" * k)))
+         for rank in (27, 28, 29, 30) for k in range(1, 9)]
+
+
+@pytest.mark.parametrize("t", EDGES, ids=lambda t: f"{t.ndim}-{len(str(t.shape[-1]))}")
+def test_types_whose_lengths_take_one_or_two_bytes_are_written_as_protobuf_writes_them(t):
+    assert type_bytes(t) == helper_type(t).SerializeToString()
+    info = helper.make_value_info("v", helper_type(t))
+    assert protos.value_type(info) == t
+
+
 def test_value_infos_are_written_as_one_blob_that_protobuf_reads():
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 300])
     nodes = [helper.make_node("Relu", ["x"], ["é" * 70]),

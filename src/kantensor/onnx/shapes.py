@@ -104,7 +104,10 @@ def _tensor(dtype: str, shape: tuple | None) -> bytes:
             dims.append(_UNKNOWN)
         else:
             dims.append(_param(d))
-    return body + field(_SHAPE, b"".join(dims))
+    dims = b"".join(dims)
+    n = len(dims)
+    return b"".join((body, _SHAPE, BYTE[n], dims)) if n < 0x80 else \
+        body + field(_SHAPE, dims)
 
 
 def _encoded(t: Type) -> bytes:
@@ -121,10 +124,17 @@ def _encoded(t: Type) -> bytes:
 
 
 def _type_field(t: Type) -> bytes:
-    """The ``type`` field of a ValueInfoProto of type ``t`` (made once per type)."""
+    """The ``type`` field of a ValueInfoProto of type ``t`` (made once per type; a
+    tensor's with its two keys and lengths put together at once)."""
     found = _TYPES.get(t)
     if found is None:
-        found = field(_TYPE, _encoded(t))
+        if type(t) is TensorType:
+            body = _tensor(t.dtype, t.shape)
+            n = len(body)
+            found = b"".join((_TYPE, BYTE[n + 2], _TENSOR, BYTE[n], body)) if n < 0x7E \
+                else field(_TYPE, field(_TENSOR, body))
+        else:
+            found = field(_TYPE, _encoded(t))
         if len(_TYPES) >= _TYPES_SIZE:
             _TYPES.clear()
         _TYPES[t] = found

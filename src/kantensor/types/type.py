@@ -103,17 +103,20 @@ class TensorType(Type):
             raise TypeError("give either shape or broadcastable, not both")
         if broadcastable is not None:
             shape = tuple(1 if b else None for b in broadcastable)
-        if type(shape) is not tuple:
-            if shape is None:
+        kind = type(shape)
+        if kind is not tuple:
+            if kind is list:  # (most often: the readers' and the instances' shapes)
+                shape = tuple(shape)
+            elif shape is None:
                 shape = ()
             elif isinstance(shape, _SIZES):
                 raise TypeError(f"shape must be a sequence, got {shape!r}")
             else:
                 shape = tuple(shape)
-        lookup = _LOOKUPS.get(dtype) if type(dtype) is str else None  # (a name: as is)
-        if lookup is None:
+        table = _TABLES.get(dtype) if type(dtype) is str else None  # (a name: as is)
+        if table is None:
             dtype = normalize_dtype(dtype)
-            lookup = _LOOKUPS[dtype]
+            table = _TABLES[dtype]
         ints = True  # every size an int (the common case: each checked by one test)
         for s in shape:
             if type(s) is not int or s < 0 or s > MAX_SIZE:
@@ -124,10 +127,10 @@ class TensorType(Type):
         # a subclass's types are its own; the shape alone in its dtype's table for the
         # class itself
         if cls is TensorType:
-            key, ref = shape, lookup(shape)
+            key, ref = shape, table.lookup(shape)
         else:
-            key = (cls, dtype, shape)
-            ref = _SUBCLASSES.lookup(key)
+            key, table = (cls, dtype, shape), _SUBCLASSES
+            ref = table.lookup(key)
         if ref is not None:
             self = ref()
             if self is not None:
@@ -142,7 +145,7 @@ class TensorType(Type):
         else:
             static = tuple([a for a, s in enumerate(shape) if type(s) is int])
             _SET_STATIC(self, _SOME_AXES.setdefault(static, static) if n <= _FEW else static)
-        return (_TABLES[dtype] if cls is TensorType else _SUBCLASSES).intern(key, self)
+        return table.intern(key, self)
 
     def __setattr__(self, name: str, value: Any) -> None:
         """Refused: a type is shared by every holder (interned) and remembered by the
