@@ -318,3 +318,19 @@ def test_the_onnx_command_loads_neither_the_command_table_nor_the_repl(tmp_path)
     done = subprocess.run([sys.executable, "-c", code, "infer", "exp", "float32[3]"],
                           capture_output=True, text=True)
     assert done.returncode == 0 and "kantensor.commands" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("argv", [["onnx", "m.onnx", "extra"],
+                                  ["contract", "m.onnx", "--bogus"]])
+def test_an_onnx_command_line_error_shows_the_usage_of_every_subcommand(argv, capsys):
+    """A mistake on ``kantensor onnx``'s line (parsed without the command table) is
+    reported as the whole program's parser reports it: its usage lists every subcommand,
+    not only the two ONNX ones."""
+    with pytest.raises(SystemExit) as lean:
+        cli.main(argv)
+    said = capsys.readouterr().err
+    with pytest.raises(SystemExit) as full:
+        cli._parser(table=True).parse_args(argv)
+    assert lean.value.code == full.value.code == 2
+    assert said == capsys.readouterr().err
+    assert "infer" in said.split("error:")[0], said

@@ -61,6 +61,11 @@ PROGRAMS = [
     (lambda x: x[: (2 * x.shape[0]) // x.shape[0]], ["float32[N,D]"]),
     (lambda x: x.reshape(x.shape[0] * x.shape[1] // x.shape[0], x.shape[0]), ["float32[N,D]"]),
     (lambda x: np.zeros(divmod(x.shape[0], x.shape[0])[1] + 1), ["float32[N]"]),
+    # ... by a size that may be negative (N - K): Python divides by it, only 0 raises (the
+    # division asked N - K >= 1: N < K was said to fail)
+    (lambda x, y: (4 // (x.shape[0] - y.shape[0]), x * 2)[1], ["float32[N]", "float32[K]"]),
+    (lambda x, y: (divmod(x.shape[0], y.shape[0] - x.shape[0]), x * 2)[1],
+     ["float32[N]", "float32[K]"]),
     # a Python number divided by a size (a Python int in NumPy code): 2.0 / 0 raises
     (lambda x: x * (2.0 / x.shape[0]), ["float32[N]"]),
     (lambda x: x * x.shape[1] ** -0.5, ["float32[N,D]"]),

@@ -193,3 +193,25 @@ def test_in_place_writes_are_refused_alike_before_and_after_eval_shape_loads():
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
                          text=True).stdout
     assert out.strip() == "ok"
+
+
+def test_the_front_ends_subpackages_stay_attributes_of_the_package():
+    """``import kantensor`` made ``kantensor.evalshape``, ``.refinement``, ``.printing``
+    and ``.ipython`` attributes (the package imported them); loaded on first use, they
+    still are: ``kt.evalshape.AssumptionError`` (the documented exception) is reached
+    without importing it by name, and loads the module then. Other names stay missing."""
+    code = ("import sys, kantensor as kt\n"
+            "assert 'kantensor.evalshape' not in sys.modules\n"
+            "from kantensor.evalshape.assumptions import AssumptionError\n"
+            "assert kt.evalshape.AssumptionError is AssumptionError\n"
+            "import kantensor.refinement as r, kantensor.printing as p, kantensor.ipython as i\n"
+            "assert (kt.refinement, kt.printing, kt.ipython) == (r, p, i)\n"
+            "assert not hasattr(kt, 'no_such_module') and not hasattr(kt, 'onnx')\n"
+            "print('ok')")
+    fresh = ("import sys, kantensor as kt\n"
+             "kt.refinement.RefinementError, kt.printing.dprint, kt.ipython\n"
+             "print(kt.evalshape.AssumptionError.__name__)")
+    for statement, said in ((code, "ok"), (fresh, "AssumptionError")):
+        out = subprocess.run([sys.executable, "-c", statement], check=True,
+                             capture_output=True, text=True).stdout
+        assert out.strip() == said

@@ -86,6 +86,9 @@ FRONT_ENDS: dict[str, tuple[str, ...]] = {
     "types.contracts": ("Contract", "SizeSet"),
 }
 _FRONT_END_OF = {name: module for module, names in FRONT_ENDS.items() for name in names}
+#: Their subpackages of this package (``kt.evalshape``, ``kt.refinement``, ...): attributes
+#: of the package as when it imported them, loaded on first access too.
+_FRONT_END_PACKAGES = {module.split(".")[0] for module in FRONT_ENDS} - set(globals())
 
 __all__ = [
     "DTYPES", "AnyOf", "Apply", "Condition", "Constant", "Contract", "Dim", "Facts",
@@ -119,13 +122,15 @@ del _name, _value
 
 
 def __getattr__(name: str) -> Any:
-    """A front end's name, loaded on first use (:data:`FRONT_ENDS`); catalogue entries
-    and shortcuts added after import."""
+    """A front end's name or subpackage, loaded on first use (:data:`FRONT_ENDS`);
+    catalogue entries and shortcuts added after import."""
     module = _FRONT_END_OF.get(name)
     if module is not None:
         value = getattr(_import_module(f"{__name__}.{module}"), name)
         globals()[name] = value  # an ordinary attribute from now on
         return value
+    if name in _FRONT_END_PACKAGES:
+        return _import_module(f"{__name__}.{name}")  # (which sets the attribute)
     if name in CATALOGUE:
         return CATALOGUE[name]
     if name in SHORTCUTS:

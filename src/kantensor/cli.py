@@ -12,7 +12,7 @@ import argparse
 import gc
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from . import __version__
 from .graph.heap import collector_paused
@@ -84,7 +84,9 @@ def _description() -> str:
 
 def _parser(table: bool = True) -> argparse.ArgumentParser:
     """The ``kantensor`` program's arguments; the ONNX subcommands alone unless ``table``
-    (the command table's, ``demo``, ``check`` and ``repl`` too)."""
+    (the command table's, ``demo``, ``check`` and ``repl`` too). Without ``table``, an
+    error of the program's own line (``unrecognized arguments``) is reported by the whole
+    parser, so its usage still lists every subcommand (built only then)."""
     parser = argparse.ArgumentParser(prog="kantensor", description=_description(),
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"kantensor {__version__}")
@@ -139,7 +141,14 @@ def _parser(table: bool = True) -> argparse.ArgumentParser:
     if table:
         sub.add_parser("repl", help=f"interactive type queries (history in {HISTORY_ENV} or "
                                     "~/.kantensor_history)")
+    else:  # a mistake is reported with the usage of every subcommand, not of these two
+        parser.error = _error_of_every_subcommand  # type: ignore[method-assign]
     return parser
+
+
+def _error_of_every_subcommand(message: str) -> NoReturn:
+    """Report a mistake on the command line as the parser of every subcommand does."""
+    _parser().error(message)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

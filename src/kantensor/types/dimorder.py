@@ -41,12 +41,14 @@ def ordered(a: Any, b: object, op: str, comparable: bool) -> bool:
 def divides(b: Any) -> None:
     """Python's ``a // b``, ``a % b`` and ``divmod`` raise ZeroDivisionError at ``b == 0``:
     while a program is traced, a size divisor asks the hook ``b >= 1`` (``b != 0`` where
-    ``b`` may be negative, ``h - 2``); where that is not decided the trace splits, and the
-    case where it fails raises (the program assumes it), so that a quotient whose divisor
-    cancels (``h // h`` is 1, ``h % h`` 0) keeps what it needs of ``h``."""
+    ``b`` may be negative: ``h - 2``, or ``n - m``, whose lower bound is not known); where
+    that is not decided the trace splits, and the case where it fails raises (the program
+    assumes it), so that a quotient whose divisor cancels (``h // h`` is 1, ``h % h`` 0)
+    keeps what it needs of ``h``."""
     if COMPARE.fn is None:
         return
-    if (interval(b)[0] or 0) >= 0:
+    low = interval(b)[0]
+    if low is not None and low >= 0:  # (None: no lower bound, n - m may be negative)
         if decided(">=", b, 1) is False:
             raise ZeroDivisionError(f"integer division or modulo by zero: {b} is 0")
     elif decided("!=", b, 0) is False:
