@@ -463,6 +463,17 @@ def test_pinv_cutoffs_are_numpys(dtype, kw):
     conform("pinv", lambda x: kt.pinv(x, **kw), lambda x: np.linalg.pinv(x, **kw), [a])
 
 
+def test_pinv_cutoff_of_an_array_is_a_parameter_error():
+    """A cutoff is a Python number (a parameter of the graph): an array given as ``rtol``
+    is refused by name, not compared with "not given" (NumPy's "truth value of an array
+    is ambiguous" before)."""
+    x = kt.TensorType.parse("float64[2,3,3]")()
+    with pytest.raises(ParamError, match="rtol: expected a Python number"):
+        kt.pinv(x, rtol=np.array([1e-3, 1e-3]))
+    with pytest.raises(ParamError, match="cannot both be set"):
+        kt.pinv(x, rcond=np.float64(1e-3), rtol=1e-15)
+
+
 def test_linalg_dtypes(default_float64):
     """Integers and bool give float(x) (the default float), float16 stays float16,
     singular values are real."""

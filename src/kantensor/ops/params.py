@@ -99,9 +99,15 @@ def _maybe_number(value: Any) -> bool | int | float | complex | None:
 UNSET = "unset"
 
 
+def unset(value: Any) -> bool:
+    """Whether a ``cutoff`` parameter was not given (a str test first: an array given
+    is compared with nothing)."""
+    return isinstance(value, str) and value == UNSET
+
+
 def _cutoff(value: Any) -> bool | int | float | complex | str | None:
     """None, a number, or :data:`UNSET` (the parameter not given)."""
-    return value if value == UNSET and isinstance(value, str) else _maybe_number(value)
+    return value if unset(value) else _maybe_number(value)
 
 
 def _maybe_dtype(value: Any) -> str | None:

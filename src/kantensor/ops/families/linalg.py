@@ -26,7 +26,7 @@ from ...syntax.ast import (
 )
 from ...syntax.vocabulary import FLOAT, REAL
 from ...types.dtypes import get_default_dtype
-from ..params import UNSET, AxisError, ParamError, normalize_axis
+from ..params import UNSET, AxisError, ParamError, normalize_axis, unset
 from ..templates import (
     alternative,
     dims,
@@ -113,7 +113,7 @@ def pinv(a: np.ndarray, rcond: Any = None, hermitian: bool = False, rtol: Any = 
          ) -> np.ndarray:
     """``numpy.linalg.pinv``, float16 computed in float32; the cutoff given as NumPy is
     given it (:func:`build_pinv` refuses both; neither: NumPy's default)."""
-    kwargs = {"rcond": rcond} if rcond is not None else {} if rtol == UNSET else \
+    kwargs = {"rcond": rcond} if rcond is not None else {} if unset(rtol) else \
         {"rtol": rtol}
     return np.linalg.pinv(_floating(a), hermitian=hermitian, **kwargs)
 
@@ -217,7 +217,7 @@ def build_pinv(types: tuple, rcond: Any, rtol: Any, **_: Any) -> dict[str, Any]:
     """``(m, n) -> (n, m)``; ``rcond`` and ``rtol`` both given are refused, as NumPy
     does ("can't be both set"), ``rtol`` of any value (None and NumPy's default 1e-15
     included) but :data:`~kantensor.ops.params.UNSET`, not given."""
-    if rcond is not None and rtol != UNSET:
+    if rcond is not None and not unset(rtol):
         raise ParamError(f"pinv: rcond ({rcond!r}) and rtol ({rtol!r}) cannot both be set "
                          f"(rtol is rcond's Array API name)")
     m, n = dims("m n")
