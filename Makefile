@@ -20,7 +20,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks signatures notebooks docs/_ext
 
 test: $(STAMP) lint dot
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest --durations=25
 
 # The tests render graph pictures (kt.graphviz), which needs Graphviz's `dot`.
 dot:
