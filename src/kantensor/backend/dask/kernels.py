@@ -18,7 +18,7 @@ import numpy as np
 
 from ...types.basic_ops import cast_array
 
-__all__ = ["Block", "Partial", "gather", "partial_take"]
+__all__ = ["Block", "Partial", "count_nonzero", "gather", "partial_take"]
 
 
 class Block:
@@ -123,3 +123,10 @@ def gather(indices: np.ndarray, pieces: np.ndarray, sizes: tuple[int, ...],
     taken = np.take(pieces, order, axis=axis)
     shape = pieces.shape[:axis] + np.shape(indices) + pieces.shape[axis + 1:]
     return taken.reshape(shape)
+
+
+def count_nonzero(block: np.ndarray) -> np.ndarray:
+    """A mask block's count of true entries, as a one-element block (the masked rows'
+    chunk sizes, computed where the user allows it: a task of its own, so it lives here,
+    beside the other kernels a worker unpickles, not in the lowering)."""
+    return np.array([np.count_nonzero(block)], dtype=np.int64)

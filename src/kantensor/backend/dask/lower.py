@@ -31,6 +31,7 @@ from ...signature.forward import infer
 from ...types.basic_ops import SpecifyShape
 from ...types.type import TensorType
 from .axes import NodeAxes, node_axes
+from .kernels import count_nonzero
 
 __all__ = ["Chunks", "NodeCall", "RechunkError", "Session", "UnknownChunksError",
            "concrete_type", "known", "node_call", "placeholder"]
@@ -140,14 +141,10 @@ def _with_sizes(x: Any, masked: tuple[Any, int] | None) -> Any:
     if masked is None:
         return x.compute_chunk_sizes()
     mask, axis = masked
-    counts = mask.map_blocks(_count, chunks=((1,) * mask.numblocks[0],),
+    counts = mask.map_blocks(count_nonzero, chunks=((1,) * mask.numblocks[0],),
                              dtype=np.int64).compute()
     chunks = x.chunks[:axis] + (tuple(int(c) for c in counts),) + x.chunks[axis + 1:]
     return da.Array(x.dask, x.name, chunks, meta=x._meta)
-
-
-def _count(block: np.ndarray) -> np.ndarray:
-    return np.array([np.count_nonzero(block)], dtype=np.int64)
 
 
 def _short(chunks: tuple) -> str:
