@@ -186,3 +186,14 @@ def random_program(rng: random.Random, kinds: tuple[str, ...], steps: int) -> Pr
             prog.steps.append((kind, [x], 0))
             true.append((n,))
     return prog
+
+
+def erased_program(rng: random.Random, kinds: tuple[str, ...]
+                   ) -> tuple[Program, list, list]:
+    """A random program of 1 to 6 steps, its values built at the true input sizes, and
+    its values built again with about half of the input sizes erased (None)."""
+    prog = random_program(rng, kinds, rng.randint(1, 6))
+    true = prog.build(prog.shapes)
+    erased = [tuple(None if rng.random() < 0.5 else s for s in shape)
+              for shape in prog.shapes]
+    return prog, true, prog.build(erased)

@@ -17,7 +17,7 @@ from kantensor.graph.basic import Apply
 from kantensor.ops.located import VariableAxis
 from kantensor.refinement.contracted import graph_sizes
 from kantensor.types.dim import unknown
-from refine_graphs import BROADCASTING, INDEXING, PLAIN, SHAPING, random_program
+from refine_graphs import BROADCASTING, INDEXING, PLAIN, SHAPING, erased_program
 
 
 def _chain(n):
@@ -85,11 +85,7 @@ def test_the_given_types_first_refine_as_the_graphs_order(seed, kinds, where):
     """What refine finds, or the error it raises, is the same whether the given types'
     sizes flow first or the nodes run in the graph's order (as before)."""
     rng = random.Random(seed)
-    prog = random_program(rng, kinds, rng.randint(1, 6))
-    true = prog.build(prog.shapes)
-    erased = [tuple(None if rng.random() < 0.5 else s for s in shape)
-              for shape in prog.shapes]
-    values = prog.build(erased)
+    prog, true, values = erased_program(rng, kinds)
     given = {}
     if where in ("output", "both"):
         given[values[-1]] = true[-1].type

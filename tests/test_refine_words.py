@@ -22,7 +22,7 @@ from kantensor.refinement import RefinementError
 from kantensor.refinement.relations import describe, node_relation
 from kantensor.syntax import vocabulary
 from kantensor.types.dtypes import CATEGORIES, DTYPES
-from refine_graphs import BROADCASTING, INDEXING, PLAIN, SHAPING, random_program
+from refine_graphs import BROADCASTING, INDEXING, PLAIN, SHAPING, erased_program
 from test_one_relation import _bound, _cases, _concrete, forward
 
 EXAMPLES = int(os.environ.get("KT_REFINE_WORDS_EXAMPLES", "300"))
@@ -189,11 +189,7 @@ def _check(seed: int, kinds: tuple[str, ...]) -> bool:
     expression) and none names a dimension of a node's relation (nor a placeholder of
     refinement, ``?3``). True if refine refused."""
     rng = random.Random(seed)
-    prog = random_program(rng, kinds, rng.randint(1, 6))
-    true = prog.build(prog.shapes)
-    erased = [tuple(None if rng.random() < 0.5 else s for s in shape)
-              for shape in prog.shapes]
-    values = prog.build(erased)
+    prog, true, values = erased_program(rng, kinds)
     users = [f"in_{chr(97 + i)}" for i in range(len(prog.shapes))]
     for v, name in zip(values, users, strict=False):
         v.name = name

@@ -14,11 +14,15 @@ from kantensor.ops import catalogue, shipped
 from kantensor.ops.catalogue import catalogue_files, catalogue_root, load_all, read_tables
 
 
+def _printed(code: str) -> str:
+    """What a fresh interpreter running ``code`` prints (stripped)."""
+    return subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
 def _loaded_after(statement: str, modules: list[str]) -> dict[str, bool]:
-    code = (f"{statement}\nimport sys\n"
-            f"print(' '.join(str(m in sys.modules) for m in {modules!r}))")
-    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
-                         text=True).stdout.split()
+    out = _printed(f"{statement}\nimport sys\n"
+                   f"print(' '.join(str(m in sys.modules) for m in {modules!r}))").split()
     return dict(zip(modules, (flag == "True" for flag in out), strict=True))
 
 
@@ -163,9 +167,7 @@ def test_a_front_end_loads_on_first_access_and_is_the_modules_own():
             "        assert name in kt.__all__ or name == 'load_ipython_extension'\n"
             "from kantensor import refine, eval_shape, load_ipython_extension\n"
             "print('ok')")
-    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
-                         text=True).stdout
-    assert out.strip() == "ok"
+    assert _printed(code) == "ok"
     loaded = _loaded_after("from kantensor import eval_shape", ["kantensor.evalshape",
                                                                 "kantensor.refinement"])
     assert loaded == {"kantensor.evalshape": True, "kantensor.refinement": False}
@@ -190,9 +192,7 @@ def test_in_place_writes_are_refused_alike_before_and_after_eval_shape_loads():
             "import kantensor.evalshape\n"
             "assert said() == before and len(before) == 3, before\n"
             "print('ok')")
-    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
-                         text=True).stdout
-    assert out.strip() == "ok"
+    assert _printed(code) == "ok"
 
 
 def test_the_front_ends_subpackages_stay_attributes_of_the_package():
