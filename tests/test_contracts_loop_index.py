@@ -109,26 +109,37 @@ def test_a_body_that_fails_at_every_iteration_number_needs_no_iteration(offset, 
     """Row ``i + offset`` of ``rows`` rows fails at every ``i``: the body typed with
     ``i`` a size is refused, and the Loop needs ``m == 0`` (main typed it again without
     ``i`` and said every size is valid). Of no rows, no index fits whatever its value:
-    the body typed again without ``i`` is refused too, and so is the model (onnxruntime
-    runs it at ``m == 0``), as it is where the index is a constant (``x[0]``): a Loop
-    whose body fails at every value is not typed as one that runs no iteration."""
+    the body typed again without ``i`` is refused too, as it is where the index is a
+    constant (``x[0]``); the Loop runs where it runs no iteration, as onnxruntime does
+    at ``m == 0`` (main refused the model), and its rows are ``[m, ?]``: onnxruntime's
+    ``(0, 0)`` there, which the graph gives too."""
     body = [node("Add", ["i", "off"], ["at"]), node("Gather", ["x", "at"], ["row"], axis=0)]
     walk = _walk(body, [const("off", offset)])
     walk.graph.input[0].CopyFrom(t("x", F, [rows, "d"]))
-    if rows == 0:
-        with pytest.raises(kt.TypeInferenceError, match="a0 >= 1 fails"):
-            ko.contract(walk)
-        constant = _walk([node("Gather", ["x", "off"], ["row"], axis=0)], [const("off", 0)])
-        constant.graph.input[0].CopyFrom(t("x", F, [rows, "d"]))
-        with pytest.raises(kt.TypeInferenceError, match="1 <= a0 fails"):
-            ko.contract(constant)
-        return
-    contract = ko.contract(walk)
-    assert [str(a.clause) for a in contract.atoms] == ["m == 0"] and contract.exact
-    (atom,) = contract.atoms
-    assert "was refused" in atom.clause.source.detail
+    constant = _walk([node("Gather", ["x", "off"], ["row"], axis=0)], [const("off", 0)])
+    constant.graph.input[0].CopyFrom(t("x", F, [rows, "d"]))
     points = [{"d": 2, "m": m} for m in range(5)]
-    assert _judge(walk, points, lambda point: _xa({"n": rows, **point})) == 1
+    for model_ in (walk, constant) if rows == 0 else (walk,):
+        contract = ko.contract(model_)
+        assert [str(a.clause) for a in contract.atoms] == ["m == 0"] and contract.exact
+        (atom,) = contract.atoms
+        assert "was refused" in atom.clause.source.detail
+        assert _judge(model_, points, lambda point: _xa({"n": rows, **point})) == 1
+    if rows == 0:
+        inputs, (out,) = ko.from_onnx(walk)
+        assert str(out.type) == "float32[m,?]"
+        ran = kt.function(inputs, out)(**_xa({"n": 0, "d": 2, "m": 0}))
+        assert ran.shape == ortrun.run(walk, _xa({"n": 0, "d": 2, "m": 0}))[0] == (0, 0)
+        for trips in (0, 2):  # a known count: it runs (0), or fails at every size (2)
+            fixed = _walk(body, [const("off", offset)], trips=trips)
+            fixed.graph.input[0].CopyFrom(t("x", F, [rows, "d"]))
+            ran = isinstance(ortrun.run(fixed, _xa({"n": 0, "d": 2, "m": 0})), list)
+            assert ran is (trips == 0)
+            if trips:
+                with pytest.raises(kt.TypeInferenceError, match="a0 >= 1 fails"):
+                    ko.contract(fixed)
+            else:
+                assert ko.contract(fixed).atoms == ()
 
 
 def _deep(links: int):

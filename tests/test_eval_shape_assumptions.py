@@ -66,6 +66,17 @@ PROGRAMS = [
     (lambda x, y: (4 // (x.shape[0] - y.shape[0]), x * 2)[1], ["float32[N]", "float32[K]"]),
     (lambda x, y: (divmod(x.shape[0], y.shape[0] - x.shape[0]), x * 2)[1],
      ["float32[N]", "float32[K]"]),
+    # ... whose quotient is then used: as a number, a slice stop, a size (each said
+    # N - K >= 1, or D >= 3 for a remainder by D - 2, refusing N < K and D < 2)
+    (lambda x, y: x * (4 // (x.shape[0] - y.shape[0])), ["float32[N]", "float32[K]"]),
+    (lambda x, y: x[: 4 // (x.shape[0] - y.shape[0])], ["float32[N]", "float32[K]"]),
+    (lambda x, y: x * divmod(x.shape[0], y.shape[0] - x.shape[0])[0],
+     ["float32[N]", "float32[K]"]),
+    (lambda x: x * (len(x) % (x.shape[1] - 2)), ["float32[N,D]"]),
+    (lambda x: x[:, : len(x) // (x.shape[1] - 2) + 4], ["float32[N,D]"]),
+    (lambda x: np.zeros(len(x) % (x.shape[1] - 2)), ["float32[N,D]"]),
+    (lambda x: x * (len(x) / (x.shape[1] - 2)), ["float32[N,D]"]),
+    (lambda x, y: x * (x.shape[0] / (x.shape[0] - y.shape[0])), ["float32[N]", "float32[K]"]),
     # a Python number divided by a size (a Python int in NumPy code): 2.0 / 0 raises
     (lambda x: x * (2.0 / x.shape[0]), ["float32[N]"]),
     (lambda x: x * x.shape[1] ** -0.5, ["float32[N,D]"]),
@@ -111,7 +122,9 @@ def test_assumptions_hold_exactly_where_numpy_runs(fn, types):
             assert not result.holds(sizes), sizes
             continue
         assert result.holds(sizes), sizes
-        want = tuple(substitute(d, sizes) for d in result.type.shape)
+        case = next((c for c in result.cases if all(x.holds(sizes) for x in c.conditions)),
+                    result)  # (of a program that branched, the case the sizes are in)
+        want = tuple(substitute(d, sizes) for d in case.type.shape)
         assert want == out.shape, sizes
 
 

@@ -12,6 +12,7 @@ well-conditioned matrices for inv, solve and cholesky.
 from __future__ import annotations
 
 import itertools
+import pickle
 from itertools import pairwise
 
 import numpy as np
@@ -29,7 +30,7 @@ from conformance import (
     shapes,
 )
 from kantensor.ops.families.linalg import build_einsum, diagonal_length, parse_subscripts
-from kantensor.ops.params import ParamError
+from kantensor.ops.params import UNSET, ParamError
 from kantensor.syntax.ast import dim_vars
 
 CASES = settings(max_examples=200, deadline=None)
@@ -426,12 +427,14 @@ def test_eigh(data):
           lambda x: np.linalg.eigvalsh(computed(x), UPLO=uplo), [a])
 
 
-#: The ways of giving pinv's cutoff (the last three NumPy refuses: both set; rtol=1e-15,
-#: NumPy's default, with rcond was accepted)
+#: The ways of giving pinv's cutoff (the last five NumPy refuses: both set; rtol=1e-15,
+#: NumPy's default, with rcond was accepted; the string "unset", the spelling kantensor
+#: used for "not given", was taken as not given)
 PINV_CUTOFFS = [{}, {"rtol": None}, {"rtol": 1e-3}, {"rtol": 1e-15}, {"rcond": 1e-3},
                 {"rcond": None}, {"rcond": None, "rtol": 1e-15},
                 {"rcond": 1e-3, "rtol": None}, {"rcond": 1e-3, "rtol": 1e-4},
-                {"rcond": 1e-3, "rtol": 1e-15}]
+                {"rcond": 1e-3, "rtol": 1e-15}, {"rtol": "unset"},
+                {"rcond": 1e-3, "rtol": "unset"}]
 
 
 @CASES
@@ -461,6 +464,19 @@ def test_pinv_cutoffs_are_numpys(dtype, kw):
     -1], [-1, 8.4e6]]``."""
     a = NEAR_EPS.astype(dtype)
     conform("pinv", lambda x: kt.pinv(x, **kw), lambda x: np.linalg.pinv(x, **kw), [a])
+
+
+def test_pinv_not_given_is_an_object_no_caller_passes():
+    """rtol's default is :data:`~kantensor.ops.params.UNSET`, told by identity (a string
+    "unset" is a value NumPy refuses), one object after pickling; the Op without rtol
+    is the one of the call text's default."""
+    x = kt.TensorType.parse("float64[3,3]")()
+    with pytest.raises(ParamError, match="rtol: expected a Python number, got 'unset'"):
+        kt.pinv(x, rtol="unset")
+    op = kt.pinv(x).owner.op
+    assert dict(op.params)["rtol"] is UNSET and "rtol=<no value>" in str(op)
+    assert pickle.loads(pickle.dumps(UNSET)) is UNSET
+    assert pickle.loads(pickle.dumps(op)) == op
 
 
 def test_pinv_cutoff_of_an_array_is_a_parameter_error():

@@ -103,7 +103,9 @@ def test_bind_plans_bind_as_inspect_does(text):
 
 @pytest.mark.parametrize("text, message", [
     ("x, axis: axle = 0", "parameter axis has an unknown kind 'axle'"),
-    ("x, axis: axis = f()", "the default of axis must be a literal, got f()"),
+    ("x, axis: axis = f()", "the default of axis must be a literal or one of UNSET, got f()"),
+    ("x, axis: axis = unset", "the default of axis must be a literal or one of UNSET, got "
+                              "unset"),
     ("x = 1", "tensor x cannot have a default"),
     ("x, *rest: int", "*rest takes tensors; it cannot be annotated"),
     ("x, /, y", "'/' and '**' are not supported"),

@@ -15,8 +15,10 @@ import numpy as np
 import pytest
 
 import kantensor as kt
+import kantensor.onnx as ko
 from kantensor.graph.basic import Constant
 from kantensor.graph.walk import graph_inputs
+from test_contracts_loop_index import _walk, _xa, const, node
 
 NODES = int(os.environ.get("KANTENSOR_PICKLE_NODES", "5000"))
 
@@ -115,3 +117,23 @@ def test_a_pickle_carries_none_of_what_its_ops_built_elsewhere():
     assert y2.type == y.type
     np.testing.assert_array_equal(kt.function([y2.owner.inputs[0].owner.inputs[0]], y2)(
         np.arange(3.0)), np.arange(3.0) * 4)
+
+
+def test_a_loops_function_pickles_by_where_its_body_runner_is():
+    """A Function running an ONNX Loop pickles and runs again (its body a
+    kantensor.onnx.runner.Runner); a pickle of an older version naming the runner where
+    it was (kantensor.onnx.subgraph.Runner, before it moved) is refused in words, not
+    with pickle's "Can't get attribute 'Runner'" AttributeError (docs/backend.rst: a
+    pickle is for processes running the same version)."""
+    walk = _walk([node("Add", ["i", "off"], ["at"]), node("Gather", ["x", "at"], ["row"],
+                                                            axis=0)], [const("off", 0)])
+    f = kt.function(*ko.from_onnx(walk))
+    feeds = _xa({"n": 3, "d": 2, "m": 2})
+    blob = pickle.dumps(f)
+    assert b"kantensor.onnx.runner" in blob and b"kantensor.onnx.subgraph" not in blob
+    np.testing.assert_array_equal(pickle.loads(blob)(**feeds), f(**feeds))
+    old = b"ckantensor.onnx.subgraph\nRunner\n(tR."  # (as those pickles name it)
+    with pytest.raises(pickle.UnpicklingError, match="made by another version of "
+                       "kantensor: it names kantensor.onnx.subgraph.Runner, which is now "
+                       "kantensor.onnx.runner.Runner"):
+        pickle.loads(old)

@@ -6,6 +6,8 @@ import dataclasses
 import io
 import random
 import re
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -365,6 +367,29 @@ def test_dim_interning_is_atomic_across_threads():
     for name, first, *others in zip(names, *results, strict=True):
         assert all(o is first for o in others), name
         assert first is kt.Dim(name)
+
+
+def test_interned_objects_freed_at_interpreter_exit_print_nothing(tmp_path):
+    """A fresh interpreter that interns sizes (held past the interning module's
+    teardown, as a hypothesis test's module keeps them) exits silently: the interner's
+    callback (sizes' and types' alike: kantensor.types.interning.WeakInterner) ran
+    after the module's globals were None and printed "Exception ignored in:
+    WeakInterner._forget ... 'NoneType' object is not callable", three times a run of
+    tests/test_dim.py and here."""
+    code = "\n".join([
+        "from hypothesis import given, settings, strategies as st",
+        "import kantensor as kt",
+        "SIZES = {s: kt.Dim(s) for s in 'abc'}",
+        "@settings(max_examples=20, deadline=None)",
+        "@given(st.sampled_from('abc'), st.integers(0, 5))",
+        "def check(s, k):",
+        "    assert SIZES[s] + k != 0",
+        "check()"])
+    script = tmp_path / "exits.py"  # (a file: run by -c, the sizes were freed earlier)
+    script.write_text(code)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          check=True)
+    assert done.stderr == ""
 
 
 # --------------------------------------------------------------------------- default dtype

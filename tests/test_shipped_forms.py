@@ -178,6 +178,7 @@ def test_every_shipped_call_form_gives_the_parameters_of_its_text(monkeypatch):
     "x, *, given: ints = (0,)", "x, y, *rest, k: int = 1, flag: bool = True",
     'x, *, mode: "full|same" = "same", value: dtyped_number = ["float32", 0.0]',
     "x, *, pads: axis_pairs = ((0, 1), (2, 3))", "*xs, scale: number = -1.5",
+    "a, *, rtol: cutoff = UNSET",
 ])
 def test_a_call_form_round_trips_with_its_types(monkeypatch, text):
     monkeypatch.setattr(callspec, "_SHIPPED", {})
@@ -192,6 +193,7 @@ def test_a_call_form_round_trips_with_its_types(monkeypatch, text):
     "not json", "{}", '[["x", "no such kind", [], false]]', '[["x", "tensor", [], 0]]',
     '[["k", "int", [], true, {"tuple": 3}]]', '[["x"]]', '[["x", "tensor", [], false, 1]]',
     '[["k", "choice", [], true, "a"]]', '[["k", "int", ["a"], true, 2]]',
+    '[["k", "int", [], true, {"marker": "NO_SUCH_MARKER"}]]',
 ])
 def test_a_call_form_that_is_not_one_is_not_used(monkeypatch, form):
     monkeypatch.setattr(callspec, "_SHIPPED", {})

@@ -24,7 +24,7 @@ from typing import Any
 from ..types import sizenum
 from ..types.conditions import Condition, Source
 from ..types.dim import Dim, DimLike
-from ..types.dimorder import decided, divides, ordered
+from ..types.dimorder import decided, divided, divides, ordered
 from ..types.facts import EMPTY, Facts
 from .located import Site
 from .trace import ANSWER, current
@@ -38,7 +38,7 @@ _FORWARDING = frozenset(
                "__rfloordiv__", "__divmod__", "__rdivmod__")),
         (sizenum.Ratio, ("_compare", "__eq__", "__ne__", "__lt__", "__le__", "__gt__",
                          "__ge__"))) for name in names) | {
-    id(f.__code__) for f in (ordered, decided, divides)}
+    id(f.__code__) for f in (ordered, decided, divides, divided)}
 
 #: At most this many cases per eval_shape call, and answers per case.
 MAX_CASES = 32

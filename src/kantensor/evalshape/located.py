@@ -309,18 +309,28 @@ def assumptions(sites: dict[Apply, Site | None], names: dict[Variable, str]
 
 
 def divisors(node: Apply) -> list[Condition]:
-    """``D >= 1`` for each size ``D`` that may be 0 and that the code divides a Python
-    number by: in a size of ``node``'s output types (``x[:N // D]``, ``N % D``), or as
-    ``node``'s divisor (``2.0 / D``, ``D ** -0.5``: a size is a Python int there). Where
-    it is 0 the code raised ZeroDivisionError, and the types say nothing."""
+    """A condition for each size ``D`` that may be 0 and that the code divides a Python
+    number by, where it is 0 the code raised ZeroDivisionError, and the types say
+    nothing: ``D >= 1`` in a size of ``node``'s output types (``x[:N // D]``, ``N % D``:
+    the Dim algebra reads a divisor as positive; a traced program's negative one is
+    divided as a positive one, see :func:`kantensor.types.dimorder.divided`), or
+    ``D != 0`` as ``node``'s divisor (``2.0 / D``, ``D ** -0.5``: a size is a Python int
+    there, of either sign: ``2.0 / (N - K)`` runs at ``N < K``)."""
+    op = "" if isinstance(node.op, SizeOp) else getattr(node.op, "name", "")
+
+    def source(d: Dim) -> Source:
+        return Source(op=op, detail=f"a size is divided by {d}")
     found = dict.fromkeys(d for v in node.outputs for s in getattr(v.type, "shape", ())
                           if isinstance(s, Dim) for d in _divisors(s))
+    out = [Condition(d, ">=", 1, source(d)) for d in found]
     size = _python_divisor(node)
-    if size is not None and (interval(size)[0] or 0) < 1:
-        found[size] = None
-    op = "" if isinstance(node.op, SizeOp) else getattr(node.op, "name", "")
-    return [Condition(d, ">=", 1, Source(op=op, detail=f"a size is divided by {d}"))
-            for d in found]
+    if size is not None:
+        low, high = interval(size)
+        if low is not None and low >= 0:
+            out += [Condition(size, ">=", 1, source(size))] if low < 1 else []
+        elif high is None or high >= 0:
+            out.append(Condition(size, "!=", 0, source(size)))
+    return out
 
 
 def _python_divisor(node: Apply) -> Any:

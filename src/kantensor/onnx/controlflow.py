@@ -38,8 +38,16 @@ from ..syntax.errors import TypeInferenceError
 from ..types.containers import SequenceType, join_shapes
 from ..types.dim import unknown
 from ..types.type import TensorType
+from .dtypes import dtype_of
 from .needs import body_conditions, branch_conditions, compared, refused_index, scan_conditions
-from .recurrence import Recurrence, after_any, iteration_count, runtime_types, scope_names
+from .recurrence import (
+    HoldsNowhere,
+    Recurrence,
+    after_any,
+    iteration_count,
+    runtime_types,
+    scope_names,
+)
 from .registry import UnsupportedOp
 from .runner import Runner, runner
 from .sequence import apply, scalar_value
@@ -178,9 +186,14 @@ class Loop(Structured):
         if n_scan < 0:
             raise TypeError(f"{n_carried} carried values but {len(node.output)} outputs")
         notes = Notes(label)
-        rec = Recurrence(scope, attrs["body"], [v.type for v in carried], label, notes,
-                         lead=[TensorType("int64", ()), TensorType("bool", ())],
-                         index=True)
+        try:
+            rec: Any = Recurrence(scope, attrs["body"], [v.type for v in carried], label,
+                                  notes, lead=[TensorType("int64", ()), TensorType("bool", ())],
+                                  index=True)
+        except HoldsNowhere as exc:  # (its first iteration runs unless the count is 0)
+            if start is not False and not m_name:
+                raise
+            rec = _Idle(exc, attrs["body"], carried, n_carried, label)
         count, facts = iteration_count(label, trips, bool(m_name), start,
                                        rec.condition(), notes, scope_names(scope), scope.once)
         finals, scans = rec.solve(count, n_scan, [o for o in node.output])
@@ -191,7 +204,7 @@ class Loop(Structured):
                             for t, zero in zip(scans, empty, strict=True))]
         body = None
         outer_names: list[str] = []
-        if scope.graph:
+        if scope.graph and not isinstance(rec, _Idle):
             formal = [TensorType("int64", ()), TensorType("bool", ()),
                       *runtime_types(rec, [v.type for v in carried])]
             body = runner(scope.child(attrs["body"], formal, graph=True), f"{label}: body")
@@ -205,14 +218,44 @@ class Loop(Structured):
             owner.tag["notes"] = tuple(notes.found)
         if facts:
             owner.tag["conditions"] = tuple(facts)
-        needed(scope, outs, (*body_conditions(scope, node, label, rec.sub, count, rec.all,
-                                              rec.known, index=rec.index, more=rec.same),
-                             *refused_index(node, label, count, rec.refused)))
+        needed(scope, outs, refused_index(node, label, count, rec.refused) if isinstance(
+            rec, _Idle) else (*body_conditions(scope, node, label, rec.sub, count, rec.all,
+                                               rec.known, index=rec.index, more=rec.same),
+                              *refused_index(node, label, count, rec.refused)))
         values = [None] * len(outs)
         if count == 0:  # the initial values, untouched
             values[:n_carried] = [scope.value(n) if isinstance(v.type, TensorType) else None
                                   for n, v in zip(carried_names, carried, strict=True)]
         return list(zip(outs, values, strict=True))
+
+
+class _Idle:
+    """The types of a Loop whose body holds nowhere (:class:`.recurrence.HoldsNowhere`),
+    which runs only where it runs no iteration (onnxruntime runs it there): its carried
+    values keep their initial types, each scan output has the rank its body output
+    declares (an undeclared one: the Loop is refused), of sizes left unknown; the Loop
+    needs ``count == 0`` (:func:`~.needs.refused_index`), and where the count is known
+    to be >= 1, it is refused."""
+
+    def __init__(self, refused: HoldsNowhere, body: onnx.GraphProto, carried: list,
+                 n_carried: int, label: str):
+        self.refused, self.carried, self.label = refused, carried, label
+        self.declared = list(body.output[1 + n_carried:])
+
+    def condition(self) -> bool:
+        """True: the count is the trip count where the first condition holds (the
+        first iteration runs, and fails, unless the trip count is 0)."""
+        return True
+
+    def solve(self, count: Any, n_scan: int, outputs: list[str]
+              ) -> tuple[list[Type], list[TensorType]]:
+        if isinstance(count, int) and count >= 1 or len(self.declared) != n_scan or any(
+                not (i.type.HasField("tensor_type") and i.type.tensor_type.HasField("shape"))
+                for i in self.declared):
+            raise self.refused
+        return [v.type for v in self.carried], [
+            TensorType(dtype_of(i.type.tensor_type.elem_type, f"node {self.label!r}"),
+                       (None,) * len(i.type.tensor_type.shape.dim)) for i in self.declared]
 
 
 def _declared(info: onnx.ValueInfoProto, t: TensorType) -> tuple[int, ...]:
@@ -234,6 +277,8 @@ def loop(*args: Any, body: Runner, present: tuple[bool, bool], n_carried: int,
     collected: list[list] = [[] for _ in scans]
     i = 0
     while cond and (trips is None or i < trips):
+        if body is None:  # (_Idle: its contract says count == 0)
+            raise ValueError("a Loop whose body holds at no iteration number runs one")
         out = body(np.array(i, dtype=np.int64), np.array(cond), *carried, *outer)
         cond = bool(np.asarray(out[0]).reshape(-1)[0])
         carried = out[1:1 + n_carried]

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from ..graph.type import Type
+from ..syntax.errors import TypeInferenceError
 from ..types.conditions import Condition, Source
 from ..types.containers import OptionalType, SequenceType, join_shapes
 from ..types.dim import Dim, dim_min
@@ -50,6 +51,12 @@ def scope_names(scope: Any) -> set[str]:
 
 def _symbols(d: Any) -> set:
     return set(free_symbols(d)) if isinstance(d, Dim) else set()
+
+
+class HoldsNowhere(TypeInferenceError):
+    """A Loop's body whose relations hold at no iteration number and no carried sizes
+    (typed with the number unknown, it is refused: row 0 of a tensor of no rows): the
+    Loop runs only where it runs no iteration."""
 
 
 class Recurrence:
@@ -103,9 +110,12 @@ class Recurrence:
         except (TypeError, ValueError, IndexError) as exc:
             if self.index is None:
                 raise  # the iteration number's symbol may be what a builder refuses:
-            self.sub = self.scope.child(self.body, inputs, [None, np.array(True)],
-                                        graph=False)  # typed without it, the body's
-            self.refused = exc  # conditions over it are not stated (needs.refused_index)
+            try:  # typed without it, the body's conditions over it are not stated
+                self.sub = self.scope.child(self.body, inputs, [None, np.array(True)],
+                                            graph=False)  # (needs.refused_index)
+            except TypeInferenceError as again:  # at no iteration number either
+                raise HoldsNowhere(str(again)) from again
+            self.refused = exc
         return output_types(self.sub, self.label)
 
     def condition(self) -> bool | None:

@@ -14,6 +14,7 @@ If's condition picks, zero iterations or more of a loop).
 
 from __future__ import annotations
 
+import pickle
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -210,3 +211,25 @@ def stacked(values: list, dtype: Any, empty: tuple[int, ...], axis: int = 0) -> 
     shape = list(empty)
     shape.insert(axis, 0)
     return np.zeros(shape, dtype=dtype)
+
+
+#: Names pickles of older versions refer to that are no longer here, and where they went
+#: (a pickle names the classes it holds where they were when it was made).
+_MOVED = {"Runner": "kantensor.onnx.runner.Runner"}
+
+
+def __getattr__(name: str) -> Any:
+    """A name of :data:`_MOVED` (as unpickling asks for it): a function refusing the
+    pickle in words; kantensor's pickles are exchanged between processes running one
+    version of it, not kept across versions (docs/backend.rst)."""
+    if name not in _MOVED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+    def refused(*_: Any, **__: Any) -> Any:
+        raise pickle.UnpicklingError(
+            f"this pickle was made by another version of kantensor: it names "
+            f"{__name__}.{name}, which is now {_MOVED[name]}. A kantensor pickle is for "
+            "processes running the same version of kantensor (a pool, a cluster), not "
+            "kept across versions: make the graph or Function again (from its ONNX model, "
+            "or its code)")
+    return refused

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..types.dim import Dim
 from .fastcall import exact_key
-from .params import KINDS, ParamError
+from .params import KINDS, MARKERS, ParamError
 from .sizes import axis_inputs, foreign_names, named_inputs, own_axes, size_inputs, untie
 
 #: The kinds of parameters whose Dims are carried by inputs of their own (SizeOp,
@@ -302,8 +302,9 @@ _SHIPPED: dict[str, Any] = {}
 def call_form(text: str) -> str | None:
     """The parameters of the call ``text`` as JSON text, a list of ``[name, kind,
     choices, keyword-only]`` and the default if any (a tuple written ``{"tuple":
-    [...]}``), shipped with the catalogue so that the first use of an entry does not
-    parse its call; None where a default is not one JSON gives back as it is."""
+    [...]}``, a marker of :data:`~.params.MARKERS` ``{"marker": name}``), shipped with
+    the catalogue so that the first use of an entry does not parse its call; None where
+    a default is not one JSON gives back as it is."""
     out: list[list[Any]] = []
     for p in _parse_call(text):
         form = [p.name, p.kind, list(p.choices), p.keyword_only]
@@ -318,6 +319,9 @@ def call_form(text: str) -> str | None:
 
 
 def _literal_form(value: Any) -> Any:
+    marker = next((name for name, v in MARKERS.items() if v is value), None)
+    if marker is not None:
+        return {"marker": marker}
     if type(value) is tuple:
         return {"tuple": [_literal_form(v) for v in value]}
     if type(value) is list:
@@ -329,6 +333,8 @@ def _literal(form: Any) -> tuple[Any] | None:
     """``(value,)`` of a default's form; None when it is not one."""
     if form is None or type(form) in (bool, int, float, str):
         return (form,) if form == form else None  # (not NaN)
+    if type(form) is dict and list(form) == ["marker"] and type(form["marker"]) is str:
+        return (MARKERS[form["marker"]],) if form["marker"] in MARKERS else None
     if type(form) is dict and list(form) == ["tuple"] and type(form["tuple"]) is list:
         items = [_literal(v) for v in form["tuple"]]
         return None if None in items else (tuple(v for (v,) in items),)
@@ -427,10 +433,12 @@ def _param(arg: ast.arg, default: ast.expr | None, text: str, keyword_only: bool
         if kind in TENSOR_KINDS:
             raise ParamError(f"call {text!r}: tensor {arg.arg} cannot have a default")
         try:
-            value = ast.literal_eval(default)
+            value = MARKERS[default.id] if isinstance(default, ast.Name) and \
+                default.id in MARKERS else ast.literal_eval(default)
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-            raise ParamError(f"call {text!r}: the default of {arg.arg} must be a literal, "
-                             f"got {ast.get_source_segment(f'def _({text}): pass', default)}"
+            raise ParamError(f"call {text!r}: the default of {arg.arg} must be a literal "
+                             f"or one of {', '.join(MARKERS)}, got "
+                             f"{ast.get_source_segment(f'def _({text}): pass', default)}"
                              ) from None
     return Param(arg.arg, kind, value, choices, keyword_only)
 

@@ -94,20 +94,36 @@ def _maybe_number(value: Any) -> bool | int | float | complex | None:
     return None if value is None else _number(value)
 
 
+class _Unset:
+    """The type of :data:`UNSET` (one object, pickled by its name)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<no value>"
+
+    def __reduce__(self) -> str:
+        return "UNSET"
+
+
 #: The default of a ``cutoff`` parameter: not given (NumPy's ``<no value>``, which a
-#: function tells apart from every value a caller may give: pinv's ``rtol``).
-UNSET = "unset"
+#: function tells apart from every value a caller may give: pinv's ``rtol``). An object,
+#: told by identity: a string "unset" a caller passes is a value (NumPy refuses it), not
+#: the parameter left out. A call text writes it ``UNSET`` (see :data:`MARKERS`).
+UNSET: Any = _Unset()
+
+#: The defaults a call text may write by name, not as a literal: ``rtol: cutoff = UNSET``.
+MARKERS: dict[str, Any] = {"UNSET": UNSET}
 
 
 def unset(value: Any) -> bool:
-    """Whether a ``cutoff`` parameter was not given (a str test first: an array given
-    is compared with nothing)."""
-    return isinstance(value, str) and value == UNSET
+    """Whether a ``cutoff`` parameter was not given."""
+    return value is UNSET
 
 
-def _cutoff(value: Any) -> bool | int | float | complex | str | None:
+def _cutoff(value: Any) -> bool | int | float | complex | None:
     """None, a number, or :data:`UNSET` (the parameter not given)."""
-    return value if unset(value) else _maybe_number(value)
+    return value if value is UNSET else _maybe_number(value)
 
 
 def _maybe_dtype(value: Any) -> str | None:

@@ -50,7 +50,7 @@ from typing import Any, Final, TypeAlias
 from ..graph.display import block, esc, symbolic
 from ..graph.hooks import Hook
 from ..syntax.vocabulary import MAX, MIN
-from .dimorder import COMPARE, decided, divides, ordered
+from .dimorder import COMPARE, decided, divided, ordered
 from .interning import WeakInterner
 from .intervals import interval
 from .poly import Atom, Monomial, Opaque, Private, Terms, canonical, lone_atom, render, window
@@ -71,18 +71,18 @@ MAX_NAME_LENGTH: Final = 256  # the longest name of a symbolic size
 def _operator(name: str, fn: Any) -> tuple[Any, Any]:
     """``__name__`` and ``__rname__`` of a Dim: ``fn`` on ints and Dims, else (and
     always without ``fn``) a number (see :data:`NUMBER_OP`)."""
-    divide = name in ("floordiv", "mod")  # (the divisor is asked: dimorder.divides)
+    divide = name in ("floordiv", "mod")  # (the divisor is asked: dimorder.divided)
 
     def method(self: Dim, other: object) -> Any:
         o = None if fn is None else _coerce(other)
         if o is not None and divide and type(o) is not int:
-            divides(o)
+            return divided(fn, self, o, name == "mod")
         return _number(name, self, other) if o is None else fn(self, o)
 
     def reflected(self: Dim, other: object) -> Any:
         o = None if fn is None else _coerce(other)
         if o is not None and divide:
-            divides(self)
+            return divided(fn, o, self, name == "mod")
         return _number(name, other, self) if o is None else fn(o, self)
     return method, reflected
 

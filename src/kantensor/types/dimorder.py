@@ -38,18 +38,29 @@ def ordered(a: Any, b: object, op: str, comparable: bool) -> bool:
 
 
 
-def divides(b: Any) -> None:
+def divides(b: Any) -> bool:
     """Python's ``a // b``, ``a % b`` and ``divmod`` raise ZeroDivisionError at ``b == 0``:
-    while a program is traced, a size divisor asks the hook ``b >= 1`` (``b != 0`` where
-    ``b`` may be negative: ``h - 2``, or ``n - m``, whose lower bound is not known); where
-    that is not decided the trace splits, and the case where it fails raises (the program
-    assumes it), so that a quotient whose divisor cancels (``h // h`` is 1, ``h % h`` 0)
-    keeps what it needs of ``h``."""
-    if COMPARE.fn is None:
-        return
-    low = interval(b)[0]
-    if low is not None and low >= 0:  # (None: no lower bound, n - m may be negative)
-        if decided(">=", b, 1) is False:
-            raise ZeroDivisionError(f"integer division or modulo by zero: {b} is 0")
-    elif decided("!=", b, 0) is False:
+    while a program is traced, a size divisor asks the hook ``b >= 1``, then, where ``b``
+    may be negative (``h - 2``, or ``n - m``, whose lower bound is not known), ``b <= -1``
+    (inequalities, which the facts of a case keep: a second division by ``b`` is
+    decided); where that is not decided the trace splits, and the case where both fail
+    raises (the program assumes it), so that a quotient whose divisor cancels (``h // h``
+    is 1, ``h % h`` 0) keeps what it needs of ``h``. Whether ``b`` is positive: False
+    only where the trace answered it negative (then see :func:`divided`)."""
+    if COMPARE.fn is None or decided(">=", b, 1) is not False:
+        return True  # (NotImplemented, outside the user's code: the algebra's reading)
+    low = interval(b)[0]  # (None: no lower bound, n - m may be negative)
+    if low is not None and low >= 0 or decided("<=", b, -1) is False:
         raise ZeroDivisionError(f"integer division or modulo by zero: {b} is 0")
+    return False
+
+
+def divided(fn: Callable[[Any, Any], Any], a: Any, b: Any, remainder: bool) -> Any:
+    """``fn(a, b)``: the Dim algebra's ``a // b`` (or ``a % b`` if ``remainder``), which
+    reads a size divisor as positive; where a traced program's divisor is negative
+    (:func:`divides`: ``4 // (n - m)`` at ``n < m``), Python's quotient by a positive
+    one, ``(-a) // (-b)`` (and ``-((-a) % (-b))``), which is Python's own at every
+    sign."""
+    if divides(b):
+        return fn(a, b)
+    return -fn(-a, -b) if remainder else fn(-a, -b)

@@ -69,14 +69,18 @@ class WeakInterner:
     def __len__(self) -> int:
         return len(self._refs)
 
-    def _forget(self, ref: _Ref) -> None:
+    def _forget(self, ref: _Ref, _remove: Callable[[dict, Hashable], None] =
+                _remove_dead_weakref) -> None:
         """An object was freed: drop its entry unless the name was interned again (no
-        lock: this may run inside :meth:`intern`, whenever the collector runs)."""
+        lock: this may run inside :meth:`intern`, whenever the collector runs). What it
+        calls is bound when it is defined (``_remove``), as WeakValueDictionary binds it:
+        at interpreter exit an object may be freed after this module's globals are None,
+        which printed "Exception ignored ... 'NoneType' object is not callable"."""
         refs = self._refs
         n = len(refs)  # the table grows only in intern: it is at its peak before a removal
         if n > self._peak:
             self._peak = n
-        _remove_dead_weakref(refs, ref.name)
+        _remove(refs, ref.name)
         if self._peak > 1024 and 4 * len(refs) < self._peak and \
                 self._lock.acquire(blocking=False):  # else the next one rebuilds it
             try:  # in place (``lookup`` is bound to it); a lookup meanwhile may miss

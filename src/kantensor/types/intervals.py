@@ -26,9 +26,11 @@ def power_interval(lo: int | None, hi: int | None, p: int) -> tuple[int | None, 
     """Bounds of ``x**p`` for ``x`` in ``[lo, hi]`` (None: unbounded), where cheap."""
     if lo is not None and lo >= 0:
         return lo ** p, None if hi is None else hi ** p
-    if p % 2 == 0:
-        return 0, None
-    return None, None
+    if p % 2:  # odd: increasing
+        return None if lo is None else lo ** p, None if hi is None else hi ** p
+    if hi is not None and hi <= 0:  # even, of a negative base: decreasing
+        return hi ** p, None if lo is None else lo ** p
+    return 0, None
 
 
 def mul_interval(a: int | None, b: int | None, c: int | None, d: int | None
@@ -114,12 +116,15 @@ def _atom_interval(atom: Hashable) -> Interval:
                     None if num[1] is None else num[1] // k)
         return (None if num[0] is None else num[0] // k,
                 None if num[1] is None else num[1] // k)
-    den = interval(args[1])
-    if op == "%":
+    den = interval(args[1])  # a size divisor is positive (a traced program's negative
+    if op == "%":  # one is divided as a positive one: dimorder.divided)
         return 0, None if den[1] is None else max(den[1] - 1, 0)
-    if num[0] is not None and num[0] >= 0:
-        return 0, num[1]
-    return None, None
+    if op == "/":
+        return None, None
+    # floor(n/d) for d >= 1 lies between n and 0: in [0, hi] for n >= 0, [lo, -1] for
+    # n <= -1 ((-4)//(k - n) is negative), else in [lo, hi]
+    return (0 if num[0] is not None and num[0] >= 0 else num[0],
+            -1 if num[1] is not None and num[1] <= -1 else num[1])
 
 
 def _times(a: int | None, b: int | None, c: int | None, d: int | None) -> Interval:

@@ -148,6 +148,9 @@ class _System:
         elif nonneg:  # num >= 0 divided by a size >= 1: 0 <= q <= num
             self.ineqs.append(v)
             self.ineqs.append(_add(self.form(num), v, -1))
+        elif (high := interval(num)[1]) is not None and high <= 0:  # num <= 0 by a size
+            self.ineqs.append(_add(v, self.form(num), -1))  # >= 1: num <= q <= 0 (or -1)
+            self.ineqs.append(({("d", a): -1}, -1 if high < 0 else 0))
         return v
 
     def product(self, mono: tuple) -> Linear:
