@@ -44,7 +44,7 @@ grammar-tables: $(STAMP)
 # files (run after editing one; tests/test_startup.py and tests/test_onnx_lazy.py fail
 # until then; a stale file is never used).
 catalogue-index: $(STAMP)
-	$(BIN)/python -c "from kantensor.ops.shipped import main; main()"
+	$(BIN)/python -c "from kantensor.ops.keyed import main; main()"
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench,dask,onnx]'

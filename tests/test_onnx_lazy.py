@@ -17,12 +17,11 @@ from onnx import TensorProto, helper, numpy_helper
 
 import kantensor as kt
 from kantensor.onnx import from_onnx, infer_shapes
-from kantensor.onnx import registry as registry_module
 from kantensor.onnx.bounds import arity
 from kantensor.onnx.importer import read_types
 from kantensor.onnx.loading import OnnxImportError
 from kantensor.onnx.registry import _key, _split, _table, _tables, registry
-from kantensor.ops import shipped
+from kantensor.ops import keyed, shipped
 from kantensor.ops.catalogue import catalogue_files, catalogue_root, read_tables
 
 F = TensorProto.FLOAT
@@ -155,9 +154,21 @@ def test_reading_a_model_leaves_the_cycle_collector_as_it_was():
 
 
 def _read(tables: dict) -> dict:
-    """Each table of ``registry._tables()``'s answer as its data."""
-    return {key: [(file, index, _table(file, index, table, key))
-                  for file, index, table in rows] for key, rows in tables.items()}
+    """Each table of ``registry._tables()``'s answer as its data (a key's shipped rows
+    one string: kantensor.ops.keyed)."""
+    return {key: [(file, index, _table(file, index, table, key)) for file, index, table in
+                  (keyed.rows("onnx", rows) if isinstance(rows, str) else rows)]
+            for key, rows in tables.items()}
+
+
+def toml_index() -> dict:
+    """What ``_read(_tables())`` must be: each file's tables as TOML reads them, by key,
+    in the files' order."""
+    out: dict = {}
+    for name, text in catalogue_files("onnx"):
+        for index, raw in enumerate(read_tables(name, text)):
+            out.setdefault(_key(raw), []).append((f"onnx/{name}", index, raw))
+    return out
 
 
 def test_the_shipped_tables_are_the_files_tables():
@@ -170,27 +181,8 @@ def test_the_shipped_tables_are_the_files_tables():
     tables = shipped.precompiled("onnx")
     for name, text in catalogue_files("onnx"):
         assert shipped.tables_of(name, text, tables) == read_tables(name, text)
-    assert not any(isinstance(table, str)
-                   for rows in _tables().values() for _, _, table in rows)
-
-
-@pytest.mark.parametrize("change", ["digest", "missing", "garbled", "tables"])
-def test_stale_tables_are_not_used(monkeypatch: pytest.MonkeyPatch, change: str):
-    """Tables made from another text of a file (or none, or not what this code writes)
-    give way to the file itself, with the same tables."""
-    tables = shipped.precompiled("onnx")
-    name = next(iter(tables))
-    if change == "digest":
-        tables[name]["sha256"] = "0" * 64
-    elif change == "tables":
-        tables[name]["tables"] = "not a list"
-    stale = {"missing": {}, "garbled": {name: []}}.get(change, tables)
-    monkeypatch.setattr(registry_module, "precompiled", lambda folder: stale)
-    text = dict(catalogue_files("onnx"))[name]
-    assert shipped.tables_of(name, text, stale) is None
-    fresh = _tables.__wrapped__()
-    assert any(isinstance(table, str) for rows in fresh.values() for _, _, table in rows)
-    assert _read(fresh) == _read(_tables())
+    assert all(isinstance(rows, str) for rows in _tables().values())  # (all shipped)
+    assert _read(_tables()) == toml_index()
 
 
 @pytest.mark.parametrize("cut", ["line lost", "line added", "last line lost", "no index"])

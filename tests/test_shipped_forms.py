@@ -208,12 +208,12 @@ def test_the_onnx_registry_decodes_only_the_tables_a_model_uses(monkeypatch):
     decoded = []
     data = shipped.ShippedTable.data
     monkeypatch.setattr(shipped.ShippedTable, "data",
-                        lambda self: decoded.append(self.head) or data(self))
+                        lambda self: decoded.append(json.loads(self.text)["name"]) or data(self))
     index = registry._tables.__wrapped__()
-    assert decoded == [] and sum(map(len, index.values())) > 150
+    assert decoded == [] and len(index) > 150
     monkeypatch.setattr(registry, "_tables", lambda: index)
     (add,) = registry.entries.__wrapped__("", "Add")
-    assert decoded == [{"name": "Add"}] and add.op_type == "Add"
+    assert decoded == ["Add"] and add.op_type == "Add"
 
 
 def test_a_precompiled_table_that_is_not_json_is_not_used():

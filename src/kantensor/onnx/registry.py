@@ -43,17 +43,12 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
-from ..ops.catalogue import (
-    CatalogueError,
-    Entry,
-    catalogue_files,
-    catalogue_root,
-    load_entry,
-    read_tables,
-)
+from ..ops.catalogue import CatalogueError, Entry, catalogue_root, load_entry, read_tables
 from ..ops.family import OpFamily
+from ..ops.keyed import dropped, keyed, rows, shipped_table, toml_table
+from ..ops.keyed import table_key as _key
 from ..ops.op import SignatureOp
-from ..ops.shipped import ShippedTable, precompiled, shipped_tables
+from ..ops.shipped import ShippedTable, catalogue_data, digest
 from ..signature.overloads import compiled
 from ..syntax.alternative import Overloads
 from ..types.dtypes import DEFAULT_RANGE
@@ -296,17 +291,6 @@ _LINE = re.compile(r'\n(?:(\[\[op\]\])|(name|onnx|domain)[ \t]*=[ \t]*"([^"\\\n]
                    r"[ \t]*$", re.M)
 
 
-def _key(raw: Any) -> tuple[str, str]:
-    """The (domain, op type) a table names; a table too malformed to name them is kept
-    under a key no node has, so that loading it reports the problem."""
-    if not isinstance(raw, dict):
-        return "", "?"
-    domain, op_type = raw.get("domain", ""), raw.get("onnx", raw.get("name"))
-    if not isinstance(domain, str) or not isinstance(op_type, str):
-        return "", "?"
-    return domain, op_type
-
-
 def _split(text: str) -> list[tuple[tuple[str, str], str, str]] | None:
     """The ``[[op]]`` tables of a file as (key, name, text), found without parsing the
     TOML (parsing every file costs more than building the entries a model uses); None
@@ -392,45 +376,61 @@ def is_onnx_file(path: str | Path) -> bool:
     return Path(path).resolve().parent == folder
 
 
+#: The files whose shipped rows :func:`_tables` kept (their digest the recorded one).
+_VERIFIED: set[str] = set()
+
+
 @cache
 def _tables() -> dict[tuple[str, str], list[tuple[str, int, Any]]]:
-    """The tables of every file of ``signatures/onnx`` by (domain, op type): each its
-    precompiled table (:class:`~kantensor.ops.shipped.ShippedTable`, where the tables were
-    made from the file's text: indexed by the keys written beside it, decoded when used),
-    else its text, or its TOML data when the file could not be split: an entry is read
-    and built when a model first uses its op type (:func:`entries`)."""
-    out: dict[tuple[str, str], list[tuple[str, int, Any]]] = {}
-    files = list(catalogue_files(FOLDER))
-    shipped = precompiled(FOLDER)
-    for name, text in files:
-        file = f"{FOLDER}/{name}"
-        found = shipped_tables(name, text, shipped)
-        split = None if found is None else [(_key(t.head), t.head.get("name"), t)
-                                            for t in found]
-        if split is None:
-            split = _split(text)
-        if split is None:
-            split = [(_key(raw), raw.get("name") if isinstance(raw, dict) else None, raw)
-                     for raw in read_tables(file, text)]
+    """The tables of every file of ``signatures/onnx`` by (domain, op type), in the
+    files' order: each its shipped row's line (:mod:`kantensor.ops.keyed`: the index
+    made by ``make catalogue-index``, kept where the file's digest is the recorded one,
+    the table read when used), else its text, or its TOML data when the file could not
+    be split: an entry is read and built when a model first uses its op type
+    (:func:`entries`)."""
+    files, out = keyed(FOLDER) or ({}, {})
+    _VERIFIED.clear()
+    for name, data in catalogue_data(FOLDER):
+        file, sha = f"{FOLDER}/{name}", digest(data)
+        if files.pop(name, None) == sha:
+            _VERIFIED.add(file)
+            continue
+        dropped(out, FOLDER, file)
+        text = data.decode("utf-8")
+        split = _split(text) or [(_key(raw), raw.get("name") if isinstance(raw, dict)
+                                  else None, raw) for raw in read_tables(file, text)]
         seen: dict[Any, int] = {}
         for index, (key, entry_name, table) in enumerate(split):
             if isinstance(entry_name, str) and entry_name in seen:
                 raise CatalogueError(f"{file}: op #{index + 1} ({entry_name}): duplicate "
                                      f"name (first defined as op #{seen[entry_name] + 1})")
             seen[entry_name] = index
-            out.setdefault(key, []).append((file, index, table))
+            found = out.get(key, [])
+            out[key] = [*(rows(FOLDER, found) if isinstance(found, str) else found),
+                        (file, index, table)]
+            out[key].sort(key=lambda row: (row[0], row[1]))  # (in the files' order)
+    for name in files:  # (recorded, but no file of the folder now)
+        dropped(out, FOLDER, f"{FOLDER}/{name}")
     return out
 
 
 def _table(file: str, index: int, table: Any, key: tuple[str, str]) -> Any:
-    """The TOML data of a table (read now if it is its TOML text or precompiled)."""
+    """The TOML data of a table (read now if it is a shipped row's, its TOML text or
+    precompiled), which must be a table of ``key``."""
+    if type(table) is tuple:  # a shipped row's place, else the file's own table
+        table = (shipped_table(FOLDER, table) if file in _VERIFIED else None) or \
+            toml_table(FOLDER, file, index)
+        table = ShippedTable({}, table) if isinstance(table, str) else table
     if isinstance(table, ShippedTable):
         try:
-            return table.data()
+            table = table.data()
         except ValueError:
             raise CatalogueError(f"{file}: op #{index + 1}: its precompiled table is not "
                                  "JSON (make catalogue-index)") from None
     if not isinstance(table, str):
+        if _key(table) != key:
+            raise CatalogueError(f"{file}: op #{index + 1}: its table does not name "
+                                 f"{key[1]} (make catalogue-index)")
         return table
     raws = read_tables(file, table)
     if len(raws) != 1 or _key(raws[0]) != key:
@@ -442,9 +442,10 @@ def _table(file: str, index: int, table: Any, key: tuple[str, str]) -> Any:
 @cache
 def entries(domain: str, op_type: str) -> tuple[OnnxOp, ...]:
     """The entries of an op type of a domain, built (and checked) on first use."""
-    key = (domain, op_type)
+    key, found = (domain, op_type), _tables().get((domain, op_type), ())
     return tuple(_onnx_op(_load(file, index, _table(file, index, table, key)))
-                 for file, index, table in _tables().get(key, ()))
+                 for file, index, table in (rows(FOLDER, found) if isinstance(found, str)
+                                            else found))
 
 
 def _load(file: str, index: int, raw: Any) -> Entry | StructuredEntry:

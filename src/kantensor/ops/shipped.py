@@ -66,21 +66,30 @@ def catalogue_root() -> Any:
 def catalogue_files(folder: str | None = None) -> Iterator[tuple[str, str]]:
     """(name, text) of every shipped catalogue file, in a stable order; those of a
     subfolder (``onnx``: the ONNX Ops) with ``folder``."""
+    for name, data in catalogue_data(folder):  # (TOML is UTF-8, whatever the locale says)
+        yield name, data.decode("utf-8")
+
+
+def catalogue_data(folder: str | None = None) -> Iterator[tuple[str, bytes]]:
+    """(name, bytes) of every shipped catalogue file, as :func:`catalogue_files` lists
+    them: what a digest is taken of (a file's text is decoded only where it is read)."""
     root = catalogue_root()
     where = root / folder if folder else root
     if isinstance(where, Path):  # a folder of files: listed and read by os, without a
         for name in sorted(os.listdir(where)):  # path object per file (twice as fast)
             if name.endswith(".toml"):
                 with open(os.path.join(where, name), "rb") as readable:
-                    yield name, readable.read().decode("utf-8")
+                    yield name, readable.read()
         return
     for item in sorted(where.iterdir(), key=lambda p: p.name):
-        if item.name.endswith(".toml"):  # (TOML is UTF-8, whatever the locale says)
-            yield item.name, item.read_bytes().decode("utf-8")
+        if item.name.endswith(".toml"):
+            yield item.name, item.read_bytes()
 
 
-def digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+def digest(text: str | bytes) -> str:
+    """The SHA-256 of a file's text (of its UTF-8 bytes, which may be given as read)."""
+    return hashlib.sha256(text.encode("utf-8") if isinstance(text, str) else text
+                          ).hexdigest()
 
 
 def _index(folder: str | None) -> Any:

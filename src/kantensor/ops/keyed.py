@@ -1,0 +1,176 @@
+"""The tables of a folder of catalogue files by key, shipped: ``keys.json``.
+
+The ONNX registry finds an op type's tables by (domain, op type). Indexing the folder
+at a process's first ``infer_shapes`` read the heads of every precompiled table
+(:mod:`.shipped`: the index line of ``tables.jsonl``, all its lines split) and filed
+each by its key, a Python step per table (221 of them). ``keys.json`` beside
+:data:`~.shipped.TABLES` (made by ``make catalogue-index``, checked current by a test)
+holds that index made: each file's SHA-256, and per key one string of its tables' rows
+(the file, the table's place in the file, the place of its line in
+:data:`~.shipped.TABLES` and a check of that line), split only when a model uses the
+key; so the index is one small JSON decode and a table one slice of the text.
+
+The staleness rule is :mod:`.shipped`'s: every file is read and its digest compared
+with the recorded one; the rows of a file whose digest differs (edited, added or
+removed since) are dropped, and the file is read from its TOML. A row's line is used
+only where :data:`~.shipped.TABLES` has, at that place, a whole line of that check
+(:func:`shipped_table`: an older or another table has another); else the file's TOML
+gives the table. A file with two tables of one name, or a name or key holding a row's
+separators, has no rows (the registry reads it, and reports what is wrong). A row's
+table is checked as any table is, and must be of its key.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from functools import cache
+from typing import Any
+
+from .catalogue import CatalogueError, read_tables
+from .shipped import TABLES, catalogue_files, catalogue_root, digest, serialized
+from .shipped import main as write_tables
+
+#: The index of a folder's tables by key, beside its :data:`~.shipped.TABLES`.
+KEYS = "keys.json"
+
+#: The folders with a :data:`KEYS` file.
+KEYED = ("onnx",)
+
+
+def table_key(raw: Any) -> tuple[str, str]:
+    """The (domain, op type) a table names; a table too malformed to name them is kept
+    under a key no node has, so that loading it reports the problem."""
+    if not isinstance(raw, dict):
+        return "", "?"
+    domain, op_type = raw.get("domain", ""), raw.get("onnx", raw.get("name"))
+    if not isinstance(domain, str) or not isinstance(op_type, str):
+        return "", "?"
+    return domain, op_type
+
+
+def serialized_keys(folder: str) -> str:
+    """The canonical JSON text of ``folder``'s :data:`KEYS`, for the
+    :data:`~.shipped.TABLES` that :func:`~.shipped.serialized` writes: the files whose
+    tables it holds, those with unique names filed, each table's row ``name index start
+    end check`` (its line's place in that text and :func:`_check` of it) in the rows of
+    its key, ``domain op_type``, joined by ``;`` (one string a key, split when used)."""
+    text = serialized(folder)
+    heads = json.loads(text[:text.index("\n")])
+    lines = text.split("\n")
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    files: dict[str, str] = {}
+    keys: dict[str, list[str]] = {}
+    for name, head in sorted(heads.items()):
+        tables = [json.loads(lines[head["line"] + k]) for k in range(len(head["heads"]))]
+        found = [table_key(t) for t in tables]
+        names = [t.get("name") if isinstance(t, dict) else None for t in tables]
+        if len(set(names)) != len(names) or _SEPARATORS.intersection(
+                "".join([name, *(part for key in found for part in key)])):
+            continue  # (read from its TOML, which says what is wrong)
+        files[name] = head["sha256"]
+        for index, key in enumerate(found):
+            k = head["line"] + index
+            keys.setdefault(" ".join(key), []).append(
+                f"{name} {index} {starts[k]} {starts[k + 1] - 1} {_check(lines[k])}")
+    return json.dumps({"files": files, "keys": {k: ";".join(rows) for k, rows in keys.items()}},
+                      sort_keys=True, ensure_ascii=False) + "\n"
+
+
+#: What no name, op type or domain of a keyed file holds (the rows' separators).
+_SEPARATORS = frozenset(" ;")
+
+
+def _check(line: str) -> str:
+    """What a row records of its table's line: the first 16 hex digits of its SHA-256
+    (a line of another text, an older table or another table, has other ones)."""
+    return digest(line)[:16]
+
+
+def keyed(folder: str) -> tuple[dict[str, str], dict[tuple[str, str], Any]] | None:
+    """``folder``'s :data:`KEYS`: each file's recorded digest by name, and by (domain,
+    op type) its rows, one string (:func:`rows` reads them); None when there is none or
+    it is not one :func:`serialized_keys` wrote (a row is checked when read)."""
+    try:
+        made = json.loads((catalogue_root() / folder / KEYS).read_text(encoding="utf-8"))
+        files, keys = made["files"], made["keys"]
+        packed = {tuple(key.split(" ")): found for key, found in keys.items()}
+        files = dict(files) if isinstance(files, dict) else None
+    except (FileNotFoundError, NotADirectoryError, ValueError, KeyError, TypeError,
+            AttributeError):
+        return None
+    if files is None or not all(isinstance(v, str) for v in files.values()) or \
+            not all(len(k) == 2 and isinstance(v, str) for k, v in packed.items()):
+        return None
+    return files, packed
+
+
+def rows(folder: str, packed: str) -> list[tuple[str, int, tuple[int, int, str]]]:
+    """The rows of one key's string: (file, index, its line's place), file as
+    ``folder/name``; CatalogueError where one is not ``name index start end check``."""
+    try:
+        return [(f"{folder}/{name}", int(index), (int(start), int(end), check))
+                for name, index, start, end, check in (r.split(" ") for r in packed.split(";"))]
+    except ValueError:
+        raise CatalogueError(f"{folder}/{KEYS}: a row is not 'name index start end check' "
+                             "(make catalogue-index)") from None
+
+
+@cache
+def _shipped(folder: str) -> str:
+    """The text of ``folder``'s :data:`~.shipped.TABLES` ("" where there is none)."""
+    try:
+        return (catalogue_root() / folder / TABLES).read_text(encoding="utf-8")
+    except (FileNotFoundError, NotADirectoryError, ValueError):
+        return ""
+
+
+def shipped_table(folder: str, place: tuple[int, int, str]) -> str | None:
+    """The JSON text of the table a row's place ``(start, end, check)`` names in
+    :data:`~.shipped.TABLES`: the whole line there, whose :func:`_check` is the
+    recorded one; else None (the caller reads the file's TOML)."""
+    text = _shipped(folder)
+    start, end, check = place
+    if not (0 < start <= end < len(text) and text[start - 1] == "\n" == text[end]):
+        return None
+    line = text[start:end]
+    return line if "\n" not in line and _check(line) == check else None
+
+
+def dropped(out: dict[tuple[str, str], Any], folder: str, file: str) -> None:
+    """Take every shipped row of ``file`` out of the index ``out`` (its rows are not
+    current), and each key left with no row."""
+    for key, found in list(out.items()):
+        if isinstance(found, str):
+            kept = [row for row in rows(folder, found) if row[0] != file]
+            if kept:
+                out[key] = kept
+            else:
+                del out[key]
+
+
+def toml_table(folder: str, file: str, index: int) -> Any:
+    """The ``index``-th table of ``file`` (``folder/name``) as its TOML gives it, where
+    a shipped row's line does not hold it; CatalogueError when there is none."""
+    for name, text in catalogue_files(folder):
+        if f"{folder}/{name}" == file:
+            raws = read_tables(file, text)
+            if type(index) is int and 0 <= index < len(raws):
+                return raws[index]
+    raise CatalogueError(f"{file}: op #{index}: no such table (make catalogue-index)")
+
+
+def main() -> None:
+    """Write the precompiled tables and forms (:func:`~.shipped.main`), then each keyed
+    folder's :data:`KEYS` (``make catalogue-index``)."""
+    write_tables()
+    for folder in KEYED:
+        path = catalogue_root() / folder / KEYS
+        path.write_text(serialized_keys(folder), encoding="utf-8")
+        print(f"wrote {path}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,143 @@
+"""The ONNX catalogue's index by key, shipped (kantensor.ops.keyed: signatures/onnx/
+keys.json): current, and never stale. An edited, added or removed file, a row moved to
+another table's line, a line changed since, a garbled or hostile index: each table is
+then what TOML reads in the file (the oracle), or the registry refuses the table by
+name; no table is ever another's."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+
+import pytest
+
+from kantensor.onnx import registry
+from kantensor.ops import keyed
+from kantensor.ops.catalogue import CatalogueError, catalogue_root
+from test_onnx_lazy import _read, toml_index
+
+
+def test_the_shipped_index_is_current():
+    """keys.json is what ``make catalogue-index`` makes of the files now (if this fails:
+    make catalogue-index, and commit it), and gives every table as TOML reads it."""
+    assert (catalogue_root() / "onnx" / keyed.KEYS).read_text(encoding="utf-8") == \
+        keyed.serialized_keys("onnx")
+    assert _read(registry._tables.__wrapped__()) == toml_index()
+
+
+def _index(monkeypatch: pytest.MonkeyPatch, made: tuple | None) -> dict:
+    """``registry._tables()`` made afresh from the index ``made`` (as keyed() gives it)."""
+    monkeypatch.setattr(registry, "keyed", lambda folder: made)
+    return registry._tables.__wrapped__()
+
+
+def _rows(packed: str) -> list[list[str]]:
+    return [row.split(" ") for row in packed.split(";")]
+
+
+def _packed(rows: list[list[str]]) -> str:
+    return ";".join(" ".join(row) for row in rows)
+
+
+@pytest.mark.parametrize("change", ["edited", "added", "removed", "none"])
+def test_a_file_whose_digest_differs_is_read_from_its_toml(monkeypatch, change: str):
+    """A file edited since (its digest another), one the index does not name (added
+    since) or names but the folder no longer has (removed since), or no index at all:
+    the tables are still TOML's, every key in the files' order."""
+    files, packed = keyed.keyed("onnx")
+    if change == "edited":
+        files["math.toml"] = "0" * 64
+    elif change == "added":
+        del files["nn.toml"]
+        packed = {k: _packed([r for r in _rows(v) if r[0] != "nn.toml"]) for k, v in
+                  packed.items() if any(r[0] != "nn.toml" for r in _rows(v))}
+    elif change == "removed":
+        files["gone.toml"] = "0" * 64
+        packed[("", "Gone")] = "gone.toml 0 1 2 0123456789abcdef"
+        packed[("", "Add")] += ";gone.toml 1 1 2 0123456789abcdef"
+    made = None if change == "none" else (files, packed)
+    fresh = _index(monkeypatch, made)
+    if change == "edited":  # (its keys' rows: the other files' still one string)
+        assert not isinstance(fresh[("", "Add")], str)
+    assert ("", "Gone") not in fresh
+    assert _read(fresh) == toml_index()
+
+
+@pytest.mark.parametrize("change", ["moved", "check", "outside", "line"])
+def test_a_row_whose_line_is_not_its_table_is_read_from_the_toml(monkeypatch, change: str):
+    """A row placed on another table's line (its check not that line's), a check that
+    is not its line's, a place outside the text or not one whole line: the table is
+    the file's own, read from its TOML."""
+    files, packed = keyed.keyed("onnx")
+    (add,), (relu,) = _rows(packed[("", "Add")]), _rows(packed[("", "Relu")])
+    if change == "moved":
+        add[2:4] = relu[2:4]
+    elif change == "check":
+        add[4] = "0123456789abcdef"
+    elif change == "outside":
+        add[2:4] = ["999999999", "1000000000"]
+    else:
+        add[2] = str(int(add[2]) + 1)  # (not the start of a line)
+    packed[("", "Add")] = _packed([add])
+    fresh = _index(monkeypatch, (files, packed))
+    assert _read(fresh) == toml_index()
+
+
+def test_a_row_that_places_another_tables_line_is_refused_by_name(monkeypatch):
+    """A hostile row naming another table's line with that line's own check (so the
+    line is a table shipped for the file as it is): that table is not of the row's key,
+    and the registry refuses it, naming what it should be."""
+    files, packed = keyed.keyed("onnx")
+    (add,), (relu,) = _rows(packed[("", "Add")]), _rows(packed[("", "Relu")])
+    add[2:] = relu[2:]
+    packed[("", "Add")] = _packed([add])
+    fresh = _index(monkeypatch, (files, packed))
+    monkeypatch.setattr(registry, "_tables", lambda: fresh)
+    with pytest.raises(CatalogueError, match="does not name Add"):
+        registry.entries.__wrapped__("", "Add")
+
+
+@pytest.mark.parametrize("text", ["{", "[]", '{"files": {}}', '{"files": [], "keys": {}}',
+                                  '{"files": {"a.toml": 1}, "keys": {}}',
+                                  '{"files": {}, "keys": {"Add": "x"}}',
+                                  '{"files": {}, "keys": {" Add": 3}}'])
+def test_an_index_not_written_by_make_catalogue_index_is_not_used(monkeypatch, text: str):
+    class Folder:
+        def __truediv__(self, name: str) -> Folder:
+            return self
+
+        def read_text(self, encoding: str) -> str:
+            return text
+
+    monkeypatch.setattr(keyed, "catalogue_root", Folder)
+    assert keyed.keyed("onnx") is None
+
+
+def test_a_row_that_is_not_five_fields_is_refused():
+    with pytest.raises(CatalogueError, match="make catalogue-index"):
+        keyed.rows("onnx", "math.toml 0 12")
+    with pytest.raises(CatalogueError, match="make catalogue-index"):
+        keyed.rows("onnx", "math.toml zero 1 2 0123456789abcdef")
+
+
+def test_a_file_with_a_separator_or_two_tables_of_one_name_has_no_rows(monkeypatch):
+    """Such a file is left to the registry's reading of it (which refuses the duplicate
+    by name): the index holds none of its rows."""
+    doubled = '[[op]]\nname = "Twice"\nsignature = "():T->():T"\nimpl = "numpy.abs"\n' * 2
+    spaced = '[[op]]\nname = "A b"\nsignature = "():T->():T"\nimpl = "numpy.abs"\n'
+    files = [("doubled.toml", doubled), ("spaced.toml", spaced)]
+    monkeypatch.setattr(keyed, "catalogue_files", lambda folder: iter(files))
+    monkeypatch.setattr(keyed, "serialized", lambda folder: _tables_text(files))
+    made = json.loads(keyed.serialized_keys("onnx"))
+    assert made == {"files": {}, "keys": {}}
+
+
+def _tables_text(files: list[tuple[str, str]]) -> str:
+    """What shipped.serialized writes for ``files``."""
+    heads, lines = {}, []
+    for name, text in files:
+        tables = tomllib.loads(text)["op"]
+        heads[name] = {"sha256": keyed.digest(text), "line": len(lines) + 1,
+                       "heads": [{"name": t["name"]} for t in tables]}
+        lines += [json.dumps(t, sort_keys=True) for t in tables]
+    return "\n".join([json.dumps(heads, sort_keys=True), *lines]) + "\n"
