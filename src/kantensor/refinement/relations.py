@@ -15,7 +15,6 @@ from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
-from operator import attrgetter
 from typing import Any, NamedTuple
 
 from kanren.constraints import ConstrainedState
@@ -36,8 +35,7 @@ from ..types.symbols import free_symbols, substitute
 from .sizes import Hole, symbol_dim
 
 __all__ = ["UNIFY", "Operand", "Unify", "Unit", "cases", "describe", "node_relation", "node_unit",
-           "node_units", "run",
-           "why_not"]
+           "node_units", "run", "run_sizes", "why_not"]
 
 #: Most cases :func:`cases` lists for one unit (more: the unit is not split).
 MAX_CASES = 8
@@ -73,6 +71,9 @@ class Unit:
     n_inputs: int
     node: Apply | None
     given: str = ""  # how a given type is named in messages
+    #: the runs of the units of one Op on operands of the same types and wrapped flags
+    #: (:func:`run_sizes`; shared by those units, None for a given type)
+    memo: dict | None = None
 
     @property
     def label(self) -> str:
@@ -111,26 +112,33 @@ def node_unit(node: Apply, relation: Signature | Unify) -> Unit:
 def node_units(nodes: Sequence[Apply], touching: dict[Variable, list[Unit]]) -> list[Unit]:
     """The units of the nodes that have a relation (:func:`node_unit`), each added to
     ``touching`` under its Variables that have a size other than an int (no binding
-    changes the others); one relation looked up per Op and input types
-    (types are interned) and one Operand per Variable (a whole graph's units at once:
-    a loop per node, nothing more)."""
+    changes the others); one relation looked up per Op and operand types and wrapped
+    flags (types are interned), with one memo of runs (:func:`run_sizes`) that its
+    units share, and one Operand per Variable (a whole graph's units at once: a loop
+    per node, nothing more)."""
     relations: dict = {}
     made: dict[Variable, tuple[Operand, list[Unit] | None]] = {}
     units: list[Unit] = []
-    type_of = attrgetter("type")
     new = tuple.__new__  # (no Python frame per Operand, as Operand(...) and _make have)
     for node in nodes:
-        inputs = node.inputs
-        key = (id(node.op), inputs[0].type, inputs[1].type) if len(inputs) == 2 else \
-            (id(node.op), *map(type_of, inputs))  # (two inputs, the usual case: no map)
-        relation = relations.get(key, relations)
-        if relation is relations:
-            relation = relations[key] = node_relation(node)
+        inputs, outputs = node.inputs, node.outputs
+        if len(inputs) == 2 and len(outputs) == 1:  # (the usual case: no comprehension)
+            a, b = inputs
+            o = outputs[0]
+            key = (id(node.op), a.type, a.wrapped, b.type, b.wrapped, o.type)
+        else:
+            key = (id(node.op), len(inputs),
+                   *[(v.type, v.wrapped) for v in (*inputs, *outputs)])
+        pair = relations.get(key)
+        if pair is None:
+            relation = node_relation(node)
+            pair = relations[key] = (relation, None if relation is None else {})
+        relation, memo = pair
         if relation is None:
             continue
         operands = []
         touched = []
-        for v in (*inputs, *node.outputs):
+        for v in (*inputs, *outputs):
             t = v.type
             if t.shape == ():  # a scalar (a chain's constants): nothing to file or share
                 operands.append(new(Operand, (v, t.dtype, v.wrapped, ())))
@@ -148,7 +156,7 @@ def node_units(nodes: Sequence[Apply], touching: dict[Variable, list[Unit]]) -> 
             operands.append(pair[0])
             if pair[1] is not None:
                 touched.append(pair[1])
-        unit = Unit(relation, tuple(operands), len(inputs), node)
+        unit = Unit(relation, tuple(operands), len(inputs), node, "", memo)
         units.append(unit)
         for users in touched:
             users.append(unit)
@@ -259,6 +267,63 @@ def run(unit: Unit, operands: Sequence[tuple[str, bool, tuple]],
     # object, where _canonical's form hashes a Dim per hole), the same facts as _solve's
     found = _solve_slots(unit.relation, unit.n_inputs, tuple(plain), default_dtype)
     return None if found is None else _back(found, list(slots))
+
+
+def run_sizes(unit: Unit, entries: Sequence[tuple], default_dtype: str
+              ) -> dict[Hashable, Any] | None:
+    """:func:`run` of a node's unit on its operands' sizes ``entries`` (one tuple per
+    operand, in order; their dtypes and wrapped flags are the unit's Operands'), the
+    canonical run memoized in ``unit.memo``, which the units of one Op on operands of
+    the same types share: ints and lone holes, the usual sizes, need no kanren terms, no
+    solver memo key (the relation, hashed in Python) and no renaming back but a hole
+    per slot; a named Dim or an expression runs :func:`run`."""
+    memo = unit.memo
+    key = [default_dtype]
+    order: list | None = None  # the lone holes, in order of appearance
+    for sizes in entries:
+        for e in sizes:
+            if type(e) is not int:
+                break
+        else:
+            key.append(sizes)  # (sizes all ints: their own canonical form)
+            continue
+        canon = []
+        for e in sizes:
+            if type(e) is int:
+                canon.append(e)
+            elif type(e) is Hole:
+                if order is None:
+                    order = [e]
+                    i = 0
+                else:
+                    for i, seen in enumerate(order):
+                        if seen is e:
+                            break
+                    else:
+                        i = len(order)
+                        order.append(e)
+                canon.append(_HOLE_SLOTS[i] if i < len(_HOLE_SLOTS) else _hole_slot(i))
+            else:  # a named Dim, an expression: renamed in general
+                return run(unit, [(op.dtype, op.wrapped, sizes) for op, sizes in
+                                  zip(unit.operands, entries, strict=True)], default_dtype)
+        key.append(tuple(canon))
+    key = tuple(key)
+    found = memo.get(key, memo)
+    if found is memo:  # (a miss: the solver's memo, as run asks it)
+        plain = tuple((op.dtype, op.wrapped, canon) for op, canon in
+                      zip(unit.operands, key[1:], strict=True))
+        found = memo[key] = _solve_slots(unit.relation, unit.n_inputs, plain, default_dtype) \
+            if order is not None else _solve(unit.relation, unit.n_inputs, plain, default_dtype)
+    if found is None:
+        return None
+    if order is None:
+        return {}
+    out = {}
+    for (_, i), value in found:
+        if type(value) is not int:
+            return _back(found, order)
+        out[order[i]] = value
+    return out
 
 
 def cases(unit: Unit, operands: Sequence[tuple[str, bool, tuple]]) -> list[dict] | None:

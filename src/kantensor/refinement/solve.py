@@ -25,7 +25,7 @@ from ..types.dtypes import get_default_dtype
 from ..types.type import TensorType
 from .contracted import Walked, by_name, graph_sizes, narrowed, sized_types
 from .explain import Conflict, RefinementError, Step, explain_conflict, undefined_size
-from .relations import UNIFY, Operand, Unit, cases, describe, node_units, run
+from .relations import UNIFY, Operand, Unit, cases, describe, node_units, run, run_sizes
 from .result import Refinement
 from .sizes import Hole, Sizes, symbol_dim, symbols_of
 
@@ -264,13 +264,15 @@ def _fixpoint(sizes: Sizes, units: list[Unit], touching: dict | None = None,
                             fixed = (resolved(v) or resolve(v))[0]
                         except ZeroDivisionError:  # a size of the graph's types divides by 0
                             raise undefined_size(sizes, unit) from None
-                    operands.append((kind, wrapped, fixed))
-                found = run(unit, operands, dtype)
+                    operands.append(fixed)
+                found = run_sizes(unit, operands, dtype) if unit.memo is not None else \
+                    run(unit, [(op.dtype, op.wrapped, e) for op, e in
+                               zip(unit.operands, operands, strict=True)], dtype)
                 if found is None:
                     raise explain_conflict(sizes, unit)
                 if found:
                     _learn(sizes, unit, found, touching, queue, queued)
-            if ran is None:
+            if ran is None or len(ran) == len(units):  # (all run: no walk of them)
                 break
             rest = [u for u in units if u not in ran]  # the units not run yet, in order
             ran = None
