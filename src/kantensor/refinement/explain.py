@@ -16,8 +16,9 @@ from ..graph.basic import Variable
 from ..signature.signature import Signature
 from ..syntax.alternative import Overloads
 from ..syntax.errors import TypeInferenceError
-from .relations import Unit, describe, node_relation, node_unit, run, why_not
+from .relations import run, why_not
 from .sizes import Entry, Hole, Sizes, has_hole, symbols_of
+from .units import Unit, describe, node_relation, node_unit
 from .wording import clause_said, in_user_terms, in_words
 
 __all__ = ["Conflict", "RefinementError", "Step", "explain_conflict"]
