@@ -174,14 +174,13 @@ def run_sizes(unit: Unit, entries: Sequence[tuple], default_dtype: str
                     order.append(e)
                 canon.append(_HOLE_SLOTS[i] if i < len(_HOLE_SLOTS) else _hole_slot(i))
             else:  # a named Dim, an expression: renamed in general
-                return run(unit, [(op.dtype, op.wrapped, sizes) for op, sizes in
-                                  zip(unit.operands, entries, strict=True)], default_dtype)
+                return run(unit, [(*kind, sizes) for kind, sizes in
+                                  zip(unit.kinds, entries, strict=True)], default_dtype)
         key.append(tuple(canon))
     key = tuple(key)
     found = memo.get(key, memo)
     if found is memo:  # (a miss: the solver's memo, as run asks it)
-        plain = tuple((op.dtype, op.wrapped, canon) for op, canon in
-                      zip(unit.operands, key[1:], strict=True))
+        plain = tuple((*kind, canon) for kind, canon in zip(unit.kinds, key[1:], strict=True))
         found = memo[key] = _solve_slots(unit.relation, unit.n_inputs, plain, default_dtype) \
             if order is not None else _solve(unit.relation, unit.n_inputs, plain, default_dtype)
     if found is None:

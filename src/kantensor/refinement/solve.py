@@ -177,10 +177,10 @@ def _given_unit(v: Variable, t: TensorType, sizes: Sizes, label: str | None = No
         raise RefinementError((), Conflict(label, (), f"{describe(v)} is {v.type} in the "
                                            "graph; refine refines sizes, not dtypes or ranks"),
                               f"the given {about} contradicts the graph")
-    return Unit(UNIFY, (Operand(v, v.type.dtype, v.wrapped),
-                        Operand(None, t.dtype, v.wrapped, tuple(
-                            symbol_dim(object()) if e is None else e for e in t.shape))),
-                1, None, label)
+    return Unit.of(UNIFY, (Operand(v, v.type.dtype, v.wrapped),
+                           Operand(None, t.dtype, v.wrapped, tuple(
+                               symbol_dim(object()) if e is None else e for e in t.shape))),
+                   1, None, label)
 
 
 def _touching(units: list[Unit], touching: dict | None = None
@@ -188,16 +188,16 @@ def _touching(units: list[Unit], touching: dict | None = None
     """The units each Variable takes part in (added to ``touching``)."""
     touching = {} if touching is None else touching
     for u in units:
-        for op in u.operands:
-            if op.variable is not None:
-                touching.setdefault(op.variable, []).append(u)
+        for v in u.variables:
+            if v is not None:
+                touching.setdefault(v, []).append(u)
     return touching
 
 
 def _operands(sizes: Sizes, unit: Unit) -> list:
     try:
-        return [(op.dtype, op.wrapped, op.fixed if op.variable is None
-                 else sizes.current(op.variable)) for op in unit.operands]
+        return [(dtype, wrapped, fixed if v is None else sizes.current(v)) for v, (
+            dtype, wrapped), fixed in zip(unit.variables, unit.kinds, unit.fixed, strict=True)]
     except ZeroDivisionError:  # a size of the graph's types divides by 0 here
         raise undefined_size(sizes, unit) from None
 
@@ -259,8 +259,8 @@ def _fixpoint(sizes: Sizes, units: list[Unit], touching: dict | None = None,
                 if ran is not None and unit.mark is not ran:
                     unit.mark = ran
                     count += 1
-                operands = []  # (Operands unpacked: no attribute read per operand)
-                for v, _, _, fixed in unit.operands:
+                operands = []
+                for v, fixed in zip(unit.variables, unit.fixed, strict=True):
                     if fixed is None:
                         try:
                             fixed = (resolved(v) or resolve(v))[0]
@@ -268,8 +268,8 @@ def _fixpoint(sizes: Sizes, units: list[Unit], touching: dict | None = None,
                             raise undefined_size(sizes, unit) from None
                     operands.append(fixed)
                 found = run_sizes(unit, operands, dtype) if unit.memo is not None else \
-                    run(unit, [(op.dtype, op.wrapped, e) for op, e in
-                               zip(unit.operands, operands, strict=True)], dtype)
+                    run(unit, [(*kind, e) for kind, e in zip(unit.kinds, operands, strict=True)],
+                        dtype)
                 if found is None:
                     raise explain_conflict(sizes, unit)
                 if found:
@@ -329,8 +329,7 @@ def _by_cases(sizes: Sizes, units: list[Unit], touching: dict) -> None:
         progress = False
         for unit in units:
             if unit.node is None or not any(
-                    op.variable is not None and sizes.open(op.variable)
-                    for op in unit.operands):
+                    v is not None and sizes.open(v) for v in unit.variables):
                 continue
             operands = _operands(sizes, unit)
             key = (id(unit), repr(operands))

@@ -47,10 +47,19 @@ class Operand(NamedTuple):
 
 @dataclass(eq=False, slots=True)
 class Unit:
-    """A node, a SpecifyShape or a given type: a relation over operands."""
+    """A node, a SpecifyShape or a given type: a relation over operands
+    (:attr:`operands`), kept as three tuples, the last two shared by the units of one
+    Op on operands of the same types (a graph's units are made without an Operand each:
+    :func:`node_units`)."""
 
     relation: Signature | Unify
-    operands: tuple[Operand, ...]
+    #: each operand's Variable (None: the sizes a given type fixes)
+    variables: tuple[Variable | None, ...]
+    #: each operand's dtype and wrapped flag
+    kinds: tuple[tuple[str, bool], ...]
+    #: each operand's sizes where they are fixed (a given type's, a scalar's ``()``),
+    #: else None (read from the graph's Sizes)
+    fixed: tuple[tuple | None, ...]
     n_inputs: int
     node: Apply | None
     given: str = ""  # how a given type is named in messages
@@ -59,6 +68,20 @@ class Unit:
     memo: dict | None = None
     #: the last flow of given types that ran it (:func:`.solve._fixpoint`'s token)
     mark: object = None
+
+    @classmethod
+    def of(cls, relation: Signature | Unify, operands: Sequence[Operand], n_inputs: int,
+           node: Apply | None, given: str = "") -> Unit:
+        """The unit of ``relation`` over ``operands``."""
+        return cls(relation, tuple(op.variable for op in operands),
+                   tuple((op.dtype, op.wrapped) for op in operands),
+                   tuple(op.fixed for op in operands), n_inputs, node, given)
+
+    @property
+    def operands(self) -> tuple[Operand, ...]:
+        """Each operand: its Variable, dtype, wrapped flag and fixed sizes."""
+        return tuple(Operand(v, dtype, wrapped, fixed) for v, (dtype, wrapped), fixed in
+                     zip(self.variables, self.kinds, self.fixed, strict=True))
 
     @property
     def label(self) -> str:
@@ -89,63 +112,61 @@ def node_relation(node: Apply) -> Signature | Unify | None:
 
 def node_unit(node: Apply, relation: Signature | Unify) -> Unit:
     """The unit of a node: its relation over its inputs and outputs."""
-    return Unit(relation, tuple([Operand(v, v.type.dtype, v.wrapped)
-                                 for v in (*node.inputs, *node.outputs)]),
-                len(node.inputs), node)
+    return Unit.of(relation, [Operand(v, v.type.dtype, v.wrapped)
+                              for v in (*node.inputs, *node.outputs)], len(node.inputs), node)
 
 
 def node_units(nodes: Sequence[Apply], touching: dict[Variable, list[Unit]]) -> list[Unit]:
-    """The units of the nodes that have a relation (:func:`node_unit`), each added to
-    ``touching`` under its Variables that have a size other than an int (no binding
-    changes the others); one relation looked up per Op and operand types and wrapped
-    flags (types are interned), with one memo of runs (:func:`.relations.run_sizes`)
-    that its units share, and one Operand per Variable (a whole graph's units at once:
-    a loop per node, nothing more)."""
-    relations: dict = {}
-    made: dict[Variable, tuple[Operand, list[Unit] | None]] = {}
+    """The units of the nodes that have a relation (:func:`node_unit`, but a scalar's
+    sizes fixed at ``()``: nothing to file), each added to ``touching`` under its
+    Variables that have a size other than an int (no binding changes the others). What
+    a unit's operand types decide is worked out once per Op and operand types and
+    wrapped flags (types are interned): the relation, the operands' kinds and fixed
+    sizes, which of them are filed, and one memo of runs
+    (:func:`.relations.run_sizes`) their units share; per node, nothing more than its
+    Variables and its unit (a whole graph's units at once)."""
+    shared: dict = {}
     units: list[Unit] = []
-    new = tuple.__new__  # (no Python frame per Operand, as Operand(...) and _make have)
     for node in nodes:
         inputs, outputs = node.inputs, node.outputs
         if len(inputs) == 2 and len(outputs) == 1:  # (the usual case: no comprehension)
             a, b = inputs
             o = outputs[0]
-            key = (id(node.op), a.type, a.wrapped, b.type, b.wrapped, o.type)
+            variables = (a, b, o)
+            key = (id(node.op), a.type, a.wrapped, b.type, b.wrapped, o.type, o.wrapped)
         else:
-            key = (id(node.op), len(inputs),
-                   *[(v.type, v.wrapped) for v in (*inputs, *outputs)])
-        pair = relations.get(key)
-        if pair is None:
-            relation = node_relation(node)
-            pair = relations[key] = (relation, None if relation is None else {})
-        relation, memo = pair
+            variables = (*inputs, *outputs)
+            key = (id(node.op), len(inputs), *[(v.type, v.wrapped) for v in variables])
+        alike = shared.get(key)
+        if alike is None:
+            alike = shared[key] = _alike(node, variables)
+        relation, kinds, fixed, filed, memo = alike
         if relation is None:
             continue
-        operands = []
-        touched = []
-        for v in (*inputs, *outputs):
-            t = v.type
-            if t.shape == ():  # a scalar (a chain's constants): nothing to file or share
-                operands.append(new(Operand, (v, t.dtype, v.wrapped, ())))
-                continue
-            pair = made.get(v)
-            if pair is None:
-                users = None  # (sizes all ints never change)
-                for d in t.shape:
-                    if type(d) is not int:
-                        users = touching.get(v)
-                        if users is None:
-                            users = touching[v] = []
-                        break
-                pair = made[v] = (new(Operand, (v, t.dtype, v.wrapped, None)), users)
-            operands.append(pair[0])
-            if pair[1] is not None:
-                touched.append(pair[1])
-        unit = Unit(relation, tuple(operands), len(inputs), node, "", memo)
+        unit = Unit(relation, variables, kinds, fixed, len(inputs), node, "", memo)
         units.append(unit)
-        for users in touched:
-            users.append(unit)
+        for i in filed:
+            v = variables[i]
+            users = touching.get(v)
+            if users is None:
+                touching[v] = [unit]
+            else:
+                users.append(unit)
     return units
+
+
+def _alike(node: Apply, variables: tuple[Variable, ...]) -> tuple:
+    """What :func:`node_units` shares among the units of nodes like ``node``: its
+    relation (None: no unit), the operands' kinds and fixed sizes, the positions of
+    those filed, and a memo of runs."""
+    relation = node_relation(node)
+    if relation is None:
+        return None, None, None, None, None
+    shapes = [v.type.shape for v in variables]
+    return (relation, tuple((v.type.dtype, v.wrapped) for v in variables),
+            tuple(() if shape == () else None for shape in shapes),
+            tuple(i for i, shape in enumerate(shapes) if any(type(d) is not int for d in shape)),
+            {})
 
 
 def describe(variable: Variable, depth: int = 2) -> str:
