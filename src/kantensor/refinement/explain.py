@@ -176,7 +176,8 @@ def _why_not(sizes: Sizes, unit: Unit) -> str:
         erased = _operands(sizes, unit, frozenset(
             (i, a) for i, (_, _, entries) in enumerate(operands) for a in range(len(entries))))
         for alt in relation.alternatives:
-            one = replace(unit, relation=Signature(alternatives=(alt,)))
+            # (no memo: the unit's holds the runs of its own relation)
+            one = replace(unit, relation=Signature(alternatives=(alt,)), memo=None)
             if run(one, erased) is not None:
                 return why_not(one, operands)
     return why_not(unit, operands)

@@ -272,10 +272,13 @@ class Sizes:
         out = {}
         last = (None, None, None)  # the last made type, its dtype and sizes (the object)
         for v in variables:
+            t = v.type
+            if type(t) is TensorType and not t.shape:  # a scalar (a chain's constants):
+                out[v] = t  # no sizes to refine, and never filed (no lookup that misses)
+                continue
             cached = known(v)
             if cached is not None:
                 value, holes = cached
-                t = v.type
                 if value is t.shape:
                     out[v] = t  # sizes all ints, as the graph has them
                     continue
