@@ -177,3 +177,22 @@ def test_every_op_and_tensor_method_has_a_real_signature():
     np.testing.assert_array_equal(f(a), a.transpose(*bound.args))
     assert str(inspect.signature(x.reshape)) == "(*shape)"
     np.testing.assert_array_equal(kt.function([x], x.reshape(3, 2))(a), a.reshape(3, 2))
+
+
+def test_tensor_methods_are_plain_class_attributes():
+    """Every registered tensor method is an attribute of the class, so TensorVariables
+    need no ``__getattr__`` (which makes each attribute read of every TensorVariable a
+    generic one Python cannot specialize: refine reads ``.type`` and ``.owner`` of a
+    million); a name that is no method fails as Python fails for any object."""
+    from kantensor.types.variable import METHODS
+
+    x = kt.tensor("x", "float32", (2, 3))
+    c = kt.constant(1.0)
+    for cls in (type(x), type(c)):
+        assert not any("__getattr__" in vars(k) for k in cls.__mro__), cls
+        for name in METHODS:
+            assert hasattr(cls, name), (cls, name)
+    assert x.sum.__self__ is x
+    with pytest.raises(AttributeError, match="'TensorVariable' object has no attribute "
+                                             "'summ'"):
+        x.summ  # noqa: B018

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import kantensor as kt
 from kantensor.refinement import RefinementError
-from kantensor.refinement.relations import describe, node_relation
+from kantensor.refinement.units import describe, node_relation
 from kantensor.syntax import vocabulary
 from kantensor.types.dtypes import CATEGORIES, DTYPES
 from refine_graphs import BROADCASTING, INDEXING, PLAIN, SHAPING, erased_program

@@ -10,6 +10,7 @@ input's unknown axis named ``x.shape[1]``); :func:`contract` collects them from 
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
+from itertools import chain
 
 from ..graph.basic import Apply, Constant, Variable
 from ..graph.walk import graph_inputs, toposort
@@ -90,7 +91,7 @@ def contract(outputs: Variable | Sequence[Variable],
         ins = list(inputs)
         before = {id(n) for n in toposort(ins)}
         nodes = [n for n in toposort(outs) if id(n) not in before]
-    return contract_of([c for n in nodes for c in _named(n)], ins)
+    return contract_of([*chain.from_iterable(map(_named, nodes))], ins)
 
 
 def contract_given(inputs: Sequence[Variable], nodes: Sequence[Apply],
@@ -100,13 +101,14 @@ def contract_given(inputs: Sequence[Variable], nodes: Sequence[Apply],
     conditions ``given`` beside the nodes' (what ``refine``'s given types need of the
     graph's sizes: ``c == max(a,b)*min(1,a,b)`` where ``float32[c]`` is required of a
     sum typed ``float32[max(a,b)*min(1,a,b)]``); ``notes`` say what they may lack."""
-    return contract_of([*(c for n in nodes for c in _named(n)), *given], list(inputs), notes)
+    return contract_of([*chain.from_iterable(map(_named, nodes)), *given], list(inputs), notes)
 
 
 def _named(node: Apply) -> tuple[Clause, ...]:
     """``node``'s conditions, each naming the node where the graph names it (a node
     read from a model: ``node.tag["name"]``)."""
-    name = node.tag.get("name") if node.conditions else None
-    if not name:
-        return node.conditions
-    return relocated(node.conditions, [], name)
+    found = node.conditions  # (a property, placed when first read: read once)
+    if not found:
+        return found
+    name = node.tag.get("name")
+    return relocated(found, [], name) if name else found

@@ -35,6 +35,8 @@ def wrapped_key(v: Any) -> Any:
     """What a memo of builds keys a wrapped operand on besides its type: for a Python
     int, its sign and bit length (two ints of the same key fit the same dtypes, so a
     refusal by :func:`check_python_ints` is the same for both), else True."""
+    if v.type.dtype != "int64":  # (no Python int: a wrapped float, the usual one)
+        return True
     value = _python_int(v)
     return True if value is None else number_key(value)
 

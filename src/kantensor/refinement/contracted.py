@@ -24,7 +24,6 @@ from ..types.conditions import Condition
 from ..types.contracts import Atom, Contract
 from ..types.contracts.words import factored
 from ..types.dim import Dim, DimLike, unknown
-from ..types.dtypes import get_default_dtype
 from ..types.symbols import free_symbols, substitute
 from ..types.type import TensorType
 from .explain import Conflict, RefinementError
@@ -154,8 +153,7 @@ def graph_sizes(variables: Sequence[Variable], walked: Walked | None = None
         return out
     if walked is not None and len(walked.outputs) == len(need) and all(
             a is b for a, b in zip(walked.outputs, need, strict=True)):  # (walked once)
-        ins = [v for v in walked.variables if v.owner is None and not isinstance(v, Constant)]
-        nodes = walked.nodes
+        ins, nodes = walked.inputs, walked.nodes
     else:
         ins = [v for v in graph_inputs(need) if not isinstance(v, Constant)]
         nodes = toposort(need)
@@ -178,26 +176,34 @@ def graph_sizes(variables: Sequence[Variable], walked: Walked | None = None
         memo[v] = TensorType(v.type.dtype, tuple(shape))(v.name)
     # Two builds of one SignatureOp on inputs alike (no facts, the same types and
     # wrapped keys: SignatureOp.make_node's memo key, as ops.fastcall keys its hits)
-    # under one default dtype give outputs of the same types: the nodes of such a key
-    # are made once where its build gives no facts (has no conditions), so a chain of a
-    # million z + 1.0 is rebuilt in one node.
+    # under one default dtype (this call's) give outputs of the same types: the nodes
+    # of such a key are made once where its build gives no facts (has no conditions),
+    # so a chain of a million z + 1.0 is rebuilt in one node.
     alike: dict[tuple, list[Variable]] = {}
     get = memo.get
-    dtype = get_default_dtype()
     plain = SignatureOp.make_node
     for node in nodes:
         op = node.op
-        inputs = [get(x, x) for x in node.inputs]
         key: tuple | None = None
-        if type(op).make_node is plain:
-            parts = [id(op), dtype]
-            for x in inputs:
-                if x.facts is not None:
-                    break
-                parts.append(x.type)
-                parts.append(x.wrapped and wrapped_key(x))
-            else:
-                key = tuple(parts)
+        old = node.inputs
+        if len(old) == 2:  # (the usual case, written out: no comprehension, no loop)
+            a, b = old
+            a, b = get(a, a), get(b, b)
+            inputs = [a, b]
+            if a.facts is None and b.facts is None and type(op).make_node is plain:
+                key = (id(op), a.type, a.wrapped and wrapped_key(a),
+                       b.type, b.wrapped and wrapped_key(b))
+        else:
+            inputs = [get(x, x) for x in old]
+            if type(op).make_node is plain:
+                parts = [id(op)]
+                for x in inputs:
+                    if x.facts is not None:
+                        break
+                    parts.append(x.type)
+                    parts.append(x.wrapped and wrapped_key(x))
+                else:
+                    key = tuple(parts)
         outputs = None if key is None else alike.get(key)
         if outputs is None:
             try:
@@ -207,7 +213,11 @@ def graph_sizes(variables: Sequence[Variable], walked: Walked | None = None
             outputs = new.outputs
             if key is not None and all(o.facts is None for o in outputs):
                 alike[key] = outputs  # (a build with conditions gives its outputs facts)
-        memo.update(zip(node.outputs, outputs, strict=True))
+        olds = node.outputs
+        if len(olds) == 1:
+            memo[olds[0]] = outputs[0]
+        else:
+            memo.update(zip(olds, outputs, strict=True))
     for v in need:
         shape = memo[v].type.shape if v in memo else v.type.shape
         out[v] = tuple(substitute(d, back) if isinstance(d, Dim) else d for d in shape)
@@ -216,8 +226,10 @@ def graph_sizes(variables: Sequence[Variable], walked: Walked | None = None
 
 class Walked(NamedTuple):
     """A graph walked once: its ``outputs``, their ancestors and the nodes in
-    topological order (:func:`~kantensor.graph.walk.ancestors_and_nodes`)."""
+    topological order (:func:`~kantensor.graph.walk.ancestors_and_nodes`), and its
+    ``inputs`` (the ancestors without an owner, constants left out)."""
 
     outputs: list[Variable]
     variables: list[Variable]
     nodes: list[Apply]
+    inputs: list[Variable]

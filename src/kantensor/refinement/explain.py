@@ -16,8 +16,9 @@ from ..graph.basic import Variable
 from ..signature.signature import Signature
 from ..syntax.alternative import Overloads
 from ..syntax.errors import TypeInferenceError
-from .relations import Unit, describe, node_relation, node_unit, run, why_not
+from .relations import run, why_not
 from .sizes import Entry, Hole, Sizes, has_hole, symbols_of
+from .units import Unit, describe, node_relation, node_unit
 from .wording import clause_said, in_user_terms, in_words
 
 __all__ = ["Conflict", "RefinementError", "Step", "explain_conflict"]
@@ -175,7 +176,8 @@ def _why_not(sizes: Sizes, unit: Unit) -> str:
         erased = _operands(sizes, unit, frozenset(
             (i, a) for i, (_, _, entries) in enumerate(operands) for a in range(len(entries))))
         for alt in relation.alternatives:
-            one = replace(unit, relation=Signature(alternatives=(alt,)))
+            # (no memo: the unit's holds the runs of its own relation)
+            one = replace(unit, relation=Signature(alternatives=(alt,)), memo=None)
             if run(one, erased) is not None:
                 return why_not(one, operands)
     return why_not(unit, operands)

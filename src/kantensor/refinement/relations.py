@@ -1,8 +1,7 @@
 """One node's relation, run on the sizes the graph knows now.
 
-A unit of refinement is a node of the graph (its Op's signature: the relation
-``make_node`` runs), a SpecifyShape (its input and output are one type) or a type the
-user requires (``given``). :func:`run` states the unit's operands as kanren terms,
+A unit of refinement (:mod:`.units`) is a node of the graph, a SpecifyShape or a type
+the user requires (``given``). :func:`run` states the unit's operands as kanren terms,
 runs the relation with :func:`~kantensor.signature.solve.solutions` and reads off what
 every solution agrees on: a size, or that two sizes are one, or a size as an
 expression of others. Runs are memoized on the operands written with canonical
@@ -12,147 +11,28 @@ symbols, so the 100,000 nodes of a chain of additions cost one solve.
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterator, Sequence
-from dataclasses import dataclass
-from enum import Enum
 from functools import lru_cache
-from operator import attrgetter
-from typing import Any, NamedTuple
+from typing import Any
 
 from kanren.constraints import ConstrainedState
 from unification import isvar
 
-from ..graph.basic import Apply, Constant, Variable
 from ..logic.answers import symbolic_values
 from ..logic.dims import Equation, Expr
 from ..logic.store import TypeStore, explaining, fresh_state, labelo, post, propagate, unify_oc
 from ..logic.terms import TensorTerm, fresh, walk
-from ..ops.op import SignatureOp
 from ..signature.signature import Signature
 from ..signature.solve import solutions
-from ..types.basic_ops import SpecifyShape
 from ..types.dim import Dim, DimLike, unknown
 from ..types.dtypes import get_default_dtype
 from ..types.symbols import free_symbols, substitute
 from .sizes import Hole, symbol_dim
+from .units import UNIFY, Unify, Unit
 
-__all__ = ["UNIFY", "Operand", "Unify", "Unit", "cases", "describe", "node_relation", "node_unit",
-           "node_units", "run",
-           "why_not"]
+__all__ = ["cases", "run", "run_sizes", "why_not"]
 
 #: Most cases :func:`cases` lists for one unit (more: the unit is not split).
 MAX_CASES = 8
-
-class Unify(Enum):
-    """The relation of a SpecifyShape and of a given type: both operands are one type (a
-    sentinel, compared by identity)."""
-
-    UNIFY = "unify"
-
-
-UNIFY = Unify.UNIFY
-
-
-class Operand(NamedTuple):
-    """What a unit constrains: a Variable (whose sizes the graph refines) or, for a
-    given type, the fixed sizes the user wrote (``variable`` None). ``fixed`` is None
-    where the sizes are read from the graph's :class:`~.sizes.Sizes`; a scalar
-    Variable's are ``()`` (they never change, and Sizes does not file scalars)."""
-
-    variable: Variable | None
-    dtype: str
-    wrapped: bool
-    fixed: tuple | None = None
-
-
-@dataclass(eq=False, slots=True)
-class Unit:
-    """A node, a SpecifyShape or a given type: a relation over operands."""
-
-    relation: Signature | Unify
-    operands: tuple[Operand, ...]
-    n_inputs: int
-    node: Apply | None
-    given: str = ""  # how a given type is named in messages
-
-    @property
-    def label(self) -> str:
-        """How messages name the unit: ``y = matmul(x, W)``, or the given type; a node
-        read from a model says its name there (``node.tag["name"]``): ``y = MatMul(x, W)
-        (node 'proj')``."""
-        node = self.node
-        if node is None:
-            return self.given
-        named = node.tag.get("name")
-        suffix = f" (node {named!r})" if named else ""
-        if len(node.outputs) == 1 and node.outputs[0].name is None:
-            return describe(node.outputs[0]) + suffix
-        name = getattr(node.op, "name", None) or str(node.op)
-        return f"{', '.join(describe(o) for o in node.outputs)} = " \
-               f"{name}({', '.join(describe(v) for v in node.inputs)}){suffix}"
-
-
-def node_relation(node: Apply) -> Signature | Unify | None:
-    """The relation ``make_node`` ran for ``node`` (None for an Op without one)."""
-    op = node.op
-    if isinstance(op, SpecifyShape):
-        return UNIFY
-    if isinstance(op, SignatureOp):
-        return op.signature_for(tuple(v.type for v in node.inputs))[0]
-    return None
-
-
-def node_unit(node: Apply, relation: Signature | Unify) -> Unit:
-    """The unit of a node: its relation over its inputs and outputs."""
-    return Unit(relation, tuple([Operand(v, v.type.dtype, v.wrapped)
-                                 for v in (*node.inputs, *node.outputs)]),
-                len(node.inputs), node)
-
-
-def node_units(nodes: Sequence[Apply], touching: dict[Variable, list[Unit]]) -> list[Unit]:
-    """The units of the nodes that have a relation (:func:`node_unit`), each added to
-    ``touching`` under its Variables that have a size other than an int (no binding
-    changes the others); one relation looked up per Op and input types
-    (types are interned) and one Operand per Variable (a whole graph's units at once:
-    a loop per node, nothing more)."""
-    relations: dict = {}
-    made: dict[Variable, tuple[Operand, list[Unit] | None]] = {}
-    units: list[Unit] = []
-    type_of = attrgetter("type")
-    new = tuple.__new__  # (no Python frame per Operand, as Operand(...) and _make have)
-    for node in nodes:
-        inputs = node.inputs
-        key = (id(node.op), inputs[0].type, inputs[1].type) if len(inputs) == 2 else \
-            (id(node.op), *map(type_of, inputs))  # (two inputs, the usual case: no map)
-        relation = relations.get(key, relations)
-        if relation is relations:
-            relation = relations[key] = node_relation(node)
-        if relation is None:
-            continue
-        operands = []
-        touched = []
-        for v in (*inputs, *node.outputs):
-            t = v.type
-            if t.shape == ():  # a scalar (a chain's constants): nothing to file or share
-                operands.append(new(Operand, (v, t.dtype, v.wrapped, ())))
-                continue
-            pair = made.get(v)
-            if pair is None:
-                users = None  # (sizes all ints never change)
-                for d in t.shape:
-                    if type(d) is not int:
-                        users = touching.get(v)
-                        if users is None:
-                            users = touching[v] = []
-                        break
-                pair = made[v] = (new(Operand, (v, t.dtype, v.wrapped, None)), users)
-            operands.append(pair[0])
-            if pair[1] is not None:
-                touched.append(pair[1])
-        unit = Unit(relation, tuple(operands), len(inputs), node)
-        units.append(unit)
-        for users in touched:
-            users.append(unit)
-    return units
 
 
 # -- canonical operands ---------------------------------------------------------------
@@ -259,6 +139,60 @@ def run(unit: Unit, operands: Sequence[tuple[str, bool, tuple]],
     # object, where _canonical's form hashes a Dim per hole), the same facts as _solve's
     found = _solve_slots(unit.relation, unit.n_inputs, tuple(plain), default_dtype)
     return None if found is None else _back(found, list(slots))
+
+
+def run_sizes(unit: Unit, entries: Sequence[tuple], default_dtype: str
+              ) -> dict[Hashable, Any] | None:
+    """:func:`run` of a node's unit on its operands' sizes ``entries`` (one tuple per
+    operand, in order; their dtypes and wrapped flags are the unit's Operands'), the
+    canonical run memoized in ``unit.memo``, which the units of one Op on operands of
+    the same types share: ints and lone holes, the usual sizes, need no kanren terms, no
+    solver memo key (the relation, hashed in Python) and no renaming back but a hole
+    per slot; a named Dim or an expression runs :func:`run`."""
+    memo = unit.memo
+    key = [default_dtype]
+    order: list | None = None  # the lone holes, in order of appearance
+    for sizes in entries:
+        for e in sizes:
+            if type(e) is not int:
+                break
+        else:
+            key.append(sizes)  # (sizes all ints: their own canonical form)
+            continue
+        canon = []
+        for e in sizes:
+            if type(e) is int:
+                canon.append(e)
+            elif type(e) is Hole:
+                if order is None:
+                    order = [e]
+                    i = 0
+                elif e in order:  # (a Hole is equal to itself only)
+                    i = order.index(e)
+                else:
+                    i = len(order)
+                    order.append(e)
+                canon.append(_HOLE_SLOTS[i] if i < len(_HOLE_SLOTS) else _hole_slot(i))
+            else:  # a named Dim, an expression: renamed in general
+                return run(unit, [(*kind, sizes) for kind, sizes in
+                                  zip(unit.kinds, entries, strict=True)], default_dtype)
+        key.append(tuple(canon))
+    key = tuple(key)
+    found = memo.get(key, memo)
+    if found is memo:  # (a miss: the solver's memo, as run asks it)
+        plain = tuple((*kind, canon) for kind, canon in zip(unit.kinds, key[1:], strict=True))
+        found = memo[key] = _solve_slots(unit.relation, unit.n_inputs, plain, default_dtype) \
+            if order is not None else _solve(unit.relation, unit.n_inputs, plain, default_dtype)
+    if found is None:
+        return None
+    if order is None:
+        return {}
+    out = {}
+    for (_, i), value in found:
+        if type(value) is not int:
+            return _back(found, order)
+        out[order[i]] = value
+    return out
 
 
 def cases(unit: Unit, operands: Sequence[tuple[str, bool, tuple]]) -> list[dict] | None:
@@ -436,24 +370,3 @@ def _key_dim(key: tuple) -> Dim:
 
 def _key_symbol(key: tuple) -> Hashable:
     return f"d{key[1]}" if key[0] == 0 else _HOLE_SLOTS[key[1]]
-
-
-def describe(variable: Variable, depth: int = 2) -> str:
-    """How messages name a Variable: its name, a constant's value, or the expression
-    that computes it (cut at ``depth`` calls)."""
-    if variable.name is not None:
-        return variable.name
-    if isinstance(variable, Constant):
-        data = getattr(variable, "data", None)
-        if data is not None and getattr(data, "ndim", 1) == 0:
-            return repr(data.item())
-        return f"<{variable.type}>"
-    if variable.owner is None:
-        return f"<{variable.type}>"
-    node = variable.owner
-    name = getattr(node.op, "name", None) or str(node.op)
-    if depth <= 0:
-        return f"{name}(…)"
-    args = ", ".join(describe(v, depth - 1) for v in node.inputs)
-    out = f"{name}({args})"
-    return out if len(node.outputs) == 1 else f"{out}[{variable.index}]"

@@ -11,7 +11,7 @@ from ..types.basic_ops import specify_shape
 from ..types.contracts import Contract, Sets, SizeSet
 from ..types.display import type_inline
 from ..types.type import TensorType
-from .relations import describe
+from .units import describe
 
 __all__ = ["Refinement"]
 

@@ -101,6 +101,11 @@ class Sizes:
         self.known: dict[Variable, tuple[tuple[Entry, ...], bool]] = {}
         #: how many holes are not bound (none: no size involves an unknown)
         self.free_holes = 0
+        #: ``{n: ((n,), False)}``: the known sizes of a one-axis Variable whose hole is
+        #: bound to the int n, one tuple per n, so that the Variables a chain binds to 7
+        #: share their sizes and their refined type (:meth:`types_of` compares the
+        #: sizes by object first)
+        self._alone: dict[int, tuple[tuple[int], bool]] = {}
 
     def copy(self) -> Sizes:
         """An independent copy (the entries are shared: they never change)."""
@@ -111,6 +116,7 @@ class Sizes:
         new.users = {k: list(v) for k, v in self.users.items()}
         new.known = {}  # (each Sizes drops its own when it binds)
         new.free_holes = self.free_holes
+        new._alone = self._alone  # (immutable values: shared)
         return new
 
     def add_all(self, variables: list[Variable]) -> None:
@@ -118,6 +124,7 @@ class Sizes:
         an optional's type stays as it is) but the scalars: nothing to refine, and a
         chain's million constants need no entries (:class:`_Entries` gives them)."""
         add, entries, known = self.add, self.entries, self.known
+        holes = 0
         for v in variables:
             t = v.type
             if not isinstance(t, TensorType):
@@ -131,7 +138,8 @@ class Sizes:
             hole = Hole(v, 0)  # (add written out for one unknown axis, the usual case)
             entries[v] = one = (hole,)
             known[v] = (one, True)
-            self.free_holes += 1
+            holes += 1
+        self.free_holes += holes
 
     def add(self, variable: Variable) -> None:
         """Register ``variable``: its unknown axes become holes."""
@@ -220,8 +228,12 @@ class Sizes:
         if changed is None:
             changed = [symbol.variable] if type(symbol) is Hole else []
         known = self.known
-        alone = ((value,), type(value) is Hole or type(value) is not int and has_hole(value))
-        # (what (symbol,) is now)
+        if type(value) is int:  # (what (symbol,) is now: for an int, one tuple per value,
+            alone = self._alone.get(value)  # which the Variables bound to it share)
+            if alone is None:
+                alone = self._alone[value] = ((value,), False)
+        else:
+            alone = ((value,), type(value) is Hole or has_hole(value))
         for v in changed:  # their sizes mention the symbol
             cached = known.get(v)
             if cached is not None:
@@ -260,10 +272,13 @@ class Sizes:
         out = {}
         last = (None, None, None)  # the last made type, its dtype and sizes (the object)
         for v in variables:
+            t = v.type
+            if type(t) is TensorType and not t.shape:  # a scalar (a chain's constants):
+                out[v] = t  # no sizes to refine, and never filed (no lookup that misses)
+                continue
             cached = known(v)
             if cached is not None:
                 value, holes = cached
-                t = v.type
                 if value is t.shape:
                     out[v] = t  # sizes all ints, as the graph has them
                     continue

@@ -25,9 +25,10 @@ from ..types.dtypes import get_default_dtype
 from ..types.type import TensorType
 from .contracted import Walked, by_name, graph_sizes, narrowed, sized_types
 from .explain import Conflict, RefinementError, Step, explain_conflict, undefined_size
-from .relations import UNIFY, Operand, Unit, cases, describe, node_units, run
+from .relations import cases, run, run_sizes
 from .result import Refinement
 from .sizes import Hole, Sizes, symbol_dim, symbols_of
+from .units import UNIFY, Operand, Unit, describe, node_units
 
 __all__ = ["refine"]
 
@@ -78,10 +79,10 @@ def _refine(outputs: Variable | Sequence[Variable],
     units += node_units(nodes, touching)
     sizes = _settled(sizes, units, touching)
     _by_cases(sizes, units, touching)
-    walked = Walked(outs, variables, nodes)
+    roots = [v for v in variables if v.owner is None]  # (the graph's inputs, constants too)
+    walked = Walked(outs, variables, nodes, [v for v in roots if not isinstance(v, Constant)])
     needs, notes = _given_conditions(typed, walked)
-    whole = contract_given([v for v in variables if v.owner is None and not isinstance(
-        v, Constant)], nodes, needs, notes) if needs or notes else \
+    whole = contract_given(walked.inputs, nodes, needs, notes) if needs or notes else \
         graph_contract(outs) if any(map(_conditions, nodes)) else None
     contract = narrowed(whole, sizes)
     for _ in range(MAX_NARROWINGS):  # a size the contract leaves one value of is bound
@@ -95,8 +96,7 @@ def _refine(outputs: Variable | Sequence[Variable],
         _touching(more, touching)
         sizes = _settled(sizes, units, touching)
         contract = narrowed(whole, sizes)
-    order = [v for v in variables if v.owner is None]
-    order += outputs_of
+    order = roots + outputs_of
     return Refinement(outs, sizes.types_of(order), contract)
 
 
@@ -177,10 +177,10 @@ def _given_unit(v: Variable, t: TensorType, sizes: Sizes, label: str | None = No
         raise RefinementError((), Conflict(label, (), f"{describe(v)} is {v.type} in the "
                                            "graph; refine refines sizes, not dtypes or ranks"),
                               f"the given {about} contradicts the graph")
-    return Unit(UNIFY, (Operand(v, v.type.dtype, v.wrapped),
-                        Operand(None, t.dtype, v.wrapped, tuple(
-                            symbol_dim(object()) if e is None else e for e in t.shape))),
-                1, None, label)
+    return Unit.of(UNIFY, (Operand(v, v.type.dtype, v.wrapped),
+                           Operand(None, t.dtype, v.wrapped, tuple(
+                               symbol_dim(object()) if e is None else e for e in t.shape))),
+                   1, None, label)
 
 
 def _touching(units: list[Unit], touching: dict | None = None
@@ -188,16 +188,16 @@ def _touching(units: list[Unit], touching: dict | None = None
     """The units each Variable takes part in (added to ``touching``)."""
     touching = {} if touching is None else touching
     for u in units:
-        for op in u.operands:
-            if op.variable is not None:
-                touching.setdefault(op.variable, []).append(u)
+        for v in u.variables:
+            if v is not None:
+                touching.setdefault(v, []).append(u)
     return touching
 
 
 def _operands(sizes: Sizes, unit: Unit) -> list:
     try:
-        return [(op.dtype, op.wrapped, op.fixed if op.variable is None
-                 else sizes.current(op.variable)) for op in unit.operands]
+        return [(dtype, wrapped, fixed if v is None else sizes.current(v)) for v, (
+            dtype, wrapped), fixed in zip(unit.variables, unit.kinds, unit.fixed, strict=True)]
     except ZeroDivisionError:  # a size of the graph's types divides by 0 here
         raise undefined_size(sizes, unit) from None
 
@@ -233,13 +233,14 @@ def _fixpoint(sizes: Sizes, units: list[Unit], touching: dict | None = None,
     touching = _touching(units) if touching is None else touching
     queue: deque = deque()
     queued: set = set()
-    ran: set | None = None  # the units run so far, while the given types' flow lasts
+    ran: object | None = None  # while the given types' flow lasts: the mark of the units
+    count = 0  # it ran (unit.mark; a token held by them, so no other flow has its id)
     if start is None:
         seeds = [u for u in units if u.node is None] if given_first else ()
         queue.extend(seeds or units)
         queued.update(seeds or units)
         if seeds:
-            ran = set()
+            ran = object()
     for unit, found in start or ():
         _learn(sizes, unit, found, touching, queue, queued)
     progress = Progress("refine: relations solved")
@@ -255,24 +256,27 @@ def _fixpoint(sizes: Sizes, units: list[Unit], touching: dict | None = None,
                     progress.step(256)
                 unit = popleft()
                 discard(unit)
-                if ran is not None:
-                    ran.add(unit)
-                operands = []  # (Operands unpacked: no attribute read per operand)
-                for v, kind, wrapped, fixed in unit.operands:
+                if ran is not None and unit.mark is not ran:
+                    unit.mark = ran
+                    count += 1
+                operands = []
+                for v, fixed in zip(unit.variables, unit.fixed, strict=True):
                     if fixed is None:
                         try:
                             fixed = (resolved(v) or resolve(v))[0]
                         except ZeroDivisionError:  # a size of the graph's types divides by 0
                             raise undefined_size(sizes, unit) from None
-                    operands.append((kind, wrapped, fixed))
-                found = run(unit, operands, dtype)
+                    operands.append(fixed)
+                found = run_sizes(unit, operands, dtype) if unit.memo is not None else \
+                    run(unit, [(*kind, e) for kind, e in zip(unit.kinds, operands, strict=True)],
+                        dtype)
                 if found is None:
                     raise explain_conflict(sizes, unit)
                 if found:
                     _learn(sizes, unit, found, touching, queue, queued)
-            if ran is None:
+            if ran is None or count == len(units):  # (all run: no walk of them)
                 break
-            rest = [u for u in units if u not in ran]  # the units not run yet, in order
+            rest = [u for u in units if u.mark is not ran]  # the units not run yet, in order
             ran = None
             queue.extend(rest)
             queued.update(rest)
@@ -325,8 +329,7 @@ def _by_cases(sizes: Sizes, units: list[Unit], touching: dict) -> None:
         progress = False
         for unit in units:
             if unit.node is None or not any(
-                    op.variable is not None and sizes.open(op.variable)
-                    for op in unit.operands):
+                    v is not None and sizes.open(v) for v in unit.variables):
                 continue
             operands = _operands(sizes, unit)
             key = (id(unit), repr(operands))

@@ -12,8 +12,8 @@ from ..signature.mismatch import show
 from ..syntax import ast as A
 from ..syntax.alternative import Overloads, Place, Side
 from ..types.type import TensorType
-from .relations import Unit, describe
 from .sizes import Sizes, has_hole
+from .units import Unit, describe
 
 __all__ = ["clause_said", "in_user_terms", "in_words"]
 

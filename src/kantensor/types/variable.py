@@ -5,7 +5,6 @@ from __future__ import annotations
 import inspect
 import math
 from collections.abc import Callable, Iterable
-from types import MethodType
 from typing import Any
 
 import numpy as np
@@ -36,8 +35,10 @@ def register_operator(name: str, fn: Callable[..., Any]) -> None:
 def register_method(name: str, fn: Callable[..., Any]) -> None:
     """Make ``x.name(*args, **kwargs)`` call ``fn(x, *args, **kwargs)``.
 
-    The method is also set on the class (unless that would hide an attribute of
-    ours), so that ``x.sum`` is found by plain lookup, not ``__getattr__``."""
+    The method is set on the class (unless that would hide an attribute of ours), so
+    that ``x.sum`` is found by plain lookup: the class has no ``__getattr__``, which
+    would make every attribute read of every TensorVariable (``.type``, ``.owner``:
+    refine reads millions) a slow generic one that Python cannot specialize."""
     METHODS[name] = fn
     if name in _INSTALLED or not hasattr(_TensorOperators, name):
         if inspect.isfunction(fn):  # a function binds to the instance by itself
@@ -308,13 +309,6 @@ class _TensorOperators:
         for n in self.shape:
             total = total * n
         return total
-
-    def __getattr__(self, name: str) -> Any:
-        fn = METHODS.get(name)
-        if fn is None:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        # A bound method: its __doc__ and signature are the Op's (``x.sum?`` in IPython).
-        return MethodType(fn, self)
 
     def __dir__(self) -> list[str]:
         """Attributes plus the registered methods, so IPython completes ``x.su<Tab>``."""

@@ -1,0 +1,190 @@
+"""The units of refinement: what each relation of a graph constrains.
+
+A unit is a node of the graph (its Op's signature: the relation ``make_node`` runs), a
+SpecifyShape (its input and output are one type) or a type the user requires
+(``given``), over its operands: the Variables whose sizes the graph refines, or the
+sizes a given type fixes. :mod:`.relations` runs a unit's relation on the sizes known
+now; :mod:`.solve` runs them all to a fixpoint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import NamedTuple
+
+from ..graph.basic import Apply, Constant, Variable
+from ..ops.op import SignatureOp
+from ..signature.signature import Signature
+from ..types.basic_ops import SpecifyShape
+
+__all__ = ["UNIFY", "Operand", "Unify", "Unit", "describe", "node_relation", "node_unit",
+           "node_units"]
+
+
+class Unify(Enum):
+    """The relation of a SpecifyShape and of a given type: both operands are one type (a
+    sentinel, compared by identity)."""
+
+    UNIFY = "unify"
+
+
+UNIFY = Unify.UNIFY
+
+
+class Operand(NamedTuple):
+    """What a unit constrains: a Variable (whose sizes the graph refines) or, for a
+    given type, the fixed sizes the user wrote (``variable`` None). ``fixed`` is None
+    where the sizes are read from the graph's :class:`~.sizes.Sizes`; a scalar
+    Variable's are ``()`` (they never change, and Sizes does not file scalars)."""
+
+    variable: Variable | None
+    dtype: str
+    wrapped: bool
+    fixed: tuple | None = None
+
+
+@dataclass(eq=False, slots=True)
+class Unit:
+    """A node, a SpecifyShape or a given type: a relation over operands
+    (:attr:`operands`), kept as three tuples, the last two shared by the units of one
+    Op on operands of the same types (a graph's units are made without an Operand each:
+    :func:`node_units`)."""
+
+    relation: Signature | Unify
+    #: each operand's Variable (None: the sizes a given type fixes)
+    variables: tuple[Variable | None, ...]
+    #: each operand's dtype and wrapped flag
+    kinds: tuple[tuple[str, bool], ...]
+    #: each operand's sizes where they are fixed (a given type's, a scalar's ``()``),
+    #: else None (read from the graph's Sizes)
+    fixed: tuple[tuple | None, ...]
+    n_inputs: int
+    node: Apply | None
+    given: str = ""  # how a given type is named in messages
+    #: the runs of the units of one Op on operands of the same types and wrapped flags
+    #: (:func:`.relations.run_sizes`; shared by those units, None for a given type)
+    memo: dict | None = None
+    #: the last flow of given types that ran it (:func:`.solve._fixpoint`'s token)
+    mark: object = None
+
+    @classmethod
+    def of(cls, relation: Signature | Unify, operands: Sequence[Operand], n_inputs: int,
+           node: Apply | None, given: str = "") -> Unit:
+        """The unit of ``relation`` over ``operands``."""
+        return cls(relation, tuple(op.variable for op in operands),
+                   tuple((op.dtype, op.wrapped) for op in operands),
+                   tuple(op.fixed for op in operands), n_inputs, node, given)
+
+    @property
+    def operands(self) -> tuple[Operand, ...]:
+        """Each operand: its Variable, dtype, wrapped flag and fixed sizes."""
+        return tuple(Operand(v, dtype, wrapped, fixed) for v, (dtype, wrapped), fixed in
+                     zip(self.variables, self.kinds, self.fixed, strict=True))
+
+    @property
+    def label(self) -> str:
+        """How messages name the unit: ``y = matmul(x, W)``, or the given type; a node
+        read from a model says its name there (``node.tag["name"]``): ``y = MatMul(x, W)
+        (node 'proj')``."""
+        node = self.node
+        if node is None:
+            return self.given
+        named = node.tag.get("name")
+        suffix = f" (node {named!r})" if named else ""
+        if len(node.outputs) == 1 and node.outputs[0].name is None:
+            return describe(node.outputs[0]) + suffix
+        name = getattr(node.op, "name", None) or str(node.op)
+        return f"{', '.join(describe(o) for o in node.outputs)} = " \
+               f"{name}({', '.join(describe(v) for v in node.inputs)}){suffix}"
+
+
+def node_relation(node: Apply) -> Signature | Unify | None:
+    """The relation ``make_node`` ran for ``node`` (None for an Op without one)."""
+    op = node.op
+    if isinstance(op, SpecifyShape):
+        return UNIFY
+    if isinstance(op, SignatureOp):
+        return op.signature_for(tuple(v.type for v in node.inputs))[0]
+    return None
+
+
+def node_unit(node: Apply, relation: Signature | Unify) -> Unit:
+    """The unit of a node: its relation over its inputs and outputs."""
+    return Unit.of(relation, [Operand(v, v.type.dtype, v.wrapped)
+                              for v in (*node.inputs, *node.outputs)], len(node.inputs), node)
+
+
+def node_units(nodes: Sequence[Apply], touching: dict[Variable, list[Unit]]) -> list[Unit]:
+    """The units of the nodes that have a relation (:func:`node_unit`, but a scalar's
+    sizes fixed at ``()``: nothing to file), each added to ``touching`` under its
+    Variables that have a size other than an int (no binding changes the others). What
+    a unit's operand types decide is worked out once per Op and operand types and
+    wrapped flags (types are interned): the relation, the operands' kinds and fixed
+    sizes, which of them are filed, and one memo of runs
+    (:func:`.relations.run_sizes`) their units share; per node, nothing more than its
+    Variables and its unit (a whole graph's units at once)."""
+    shared: dict = {}
+    units: list[Unit] = []
+    for node in nodes:
+        inputs, outputs = node.inputs, node.outputs
+        if len(inputs) == 2 and len(outputs) == 1:  # (the usual case: no comprehension)
+            a, b = inputs
+            o = outputs[0]
+            variables = (a, b, o)
+            key = (id(node.op), a.type, a.wrapped, b.type, b.wrapped, o.type, o.wrapped)
+        else:
+            variables = (*inputs, *outputs)
+            key = (id(node.op), len(inputs), *[(v.type, v.wrapped) for v in variables])
+        alike = shared.get(key)
+        if alike is None:
+            alike = shared[key] = _alike(node, variables)
+        relation, kinds, fixed, filed, memo = alike
+        if relation is None:
+            continue
+        unit = Unit(relation, variables, kinds, fixed, len(inputs), node, "", memo)
+        units.append(unit)
+        for i in filed:
+            v = variables[i]
+            users = touching.get(v)
+            if users is None:
+                touching[v] = [unit]
+            else:
+                users.append(unit)
+    return units
+
+
+def _alike(node: Apply, variables: tuple[Variable, ...]) -> tuple:
+    """What :func:`node_units` shares among the units of nodes like ``node``: its
+    relation (None: no unit), the operands' kinds and fixed sizes, the positions of
+    those filed, and a memo of runs."""
+    relation = node_relation(node)
+    if relation is None:
+        return None, None, None, None, None
+    shapes = [v.type.shape for v in variables]
+    return (relation, tuple((v.type.dtype, v.wrapped) for v in variables),
+            tuple(() if shape == () else None for shape in shapes),
+            tuple(i for i, shape in enumerate(shapes) if any(type(d) is not int for d in shape)),
+            {})
+
+
+def describe(variable: Variable, depth: int = 2) -> str:
+    """How messages name a Variable: its name, a constant's value, or the expression
+    that computes it (cut at ``depth`` calls)."""
+    if variable.name is not None:
+        return variable.name
+    if isinstance(variable, Constant):
+        data = getattr(variable, "data", None)
+        if data is not None and getattr(data, "ndim", 1) == 0:
+            return repr(data.item())
+        return f"<{variable.type}>"
+    if variable.owner is None:
+        return f"<{variable.type}>"
+    node = variable.owner
+    name = getattr(node.op, "name", None) or str(node.op)
+    if depth <= 0:
+        return f"{name}(…)"
+    args = ", ".join(describe(v, depth - 1) for v in node.inputs)
+    out = f"{name}({args})"
+    return out if len(node.outputs) == 1 else f"{out}[{variable.index}]"
