@@ -88,8 +88,10 @@ def pytest_sessionfinish(session):
     output["kantensor figures"] = json.dumps(figures)
 
 
+@pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node, error):
-    """The controller merges a finished worker's figures into its own modules."""
+    """The controller merges a finished worker's figures into its own modules (an
+    optional hook: pytest-xdist's, so ``-p no:xdist`` runs the tests in one process)."""
     for module, name, value in json.loads(node.workeroutput.get("kantensor figures", "[]")):
         target = getattr(importlib.import_module(module), name)
         FIGURES[module, name](target, value)

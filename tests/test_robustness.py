@@ -186,7 +186,10 @@ def test_levels_and_names_found_once_are_those_a_walk_finds():
     assert expr_names(shared + size) == ["n"] * (MAX_NESTING - 2)
 
 
-@settings(max_examples=AST_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# (filter_too_much too: most random alternatives break a rule of the DSL and are rejected
+# by the strategy; at KANTENSOR_AST_EXAMPLES=30 the derandomized run failed that check.)
+@settings(max_examples=AST_EXAMPLES, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(alternatives())
 def test_levels_and_names_of_any_alternative_are_those_a_walk_finds(alt):
     """The same on alternatives drawn at random (the parser's own property strategy)."""
