@@ -47,7 +47,6 @@ never changes: the form chosen is checked against the table it was made from.
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Hashable
 from fractions import Fraction
@@ -158,13 +157,16 @@ def _canonical(terms: tuple) -> DimLike:
             over[core] = found
         else:
             rest.update(part)  # (no form from its table: its atoms stay as written)
+    chosen = {core: found[0] for core, found in over.items()}
     best = None
-    for shifts in itertools.product(*over.values()):
-        out = _assembled(parts, rest, dict(zip(over, shifts, strict=True)), constant)
-        key = (0 if isinstance(out, int) else len(out._terms), len(str(out)), str(out))
-        if best is None or key < best[0]:
-            best = key, out
-    return best[1]
+    for core in sorted(over, key=str):  # each u's t in turn, the others' as chosen so far
+        for shift in over[core][1 if best else 0:]:  # (linear in the number of u's)
+            out = _assembled(parts, rest, {**chosen, core: shift}, constant)
+            key = (0 if isinstance(out, int) else len(out._terms), len(str(out)), str(out))
+            if best is None or key < best[0]:
+                best = key, out
+                chosen[core] = shift
+    return _assembled(parts, rest, chosen, constant) if best is None else best[1]
 
 
 def _shifts(p: Dim) -> tuple[int, ...]:
