@@ -26,15 +26,15 @@ coefficients > 0 over symbols and min and max of several, or of ``-u`` (``(m + n
 ``min(-3, -m - n)``) are a part of ``u``, with the terms of the sum that are a multiple
 of ``u``, and get its form (``(m + n + 1)//2 + (m + n)//2`` is ``m + n``; ``t*u`` moves
 between ``u``'s part and its sizes' parts, so of the ``t`` where ``u``'s part grows by
-``-1 .. 1`` a step on average, the one whose whole form has fewest terms, then shortest
-text: :func:`_shifts`); then remainders of several symbols are taken apart (``a % k`` as
-``a - k*(a//k)``) and read back where that leaves fewest terms (:mod:`.readback`), so
-they are written one way only (``m + n - 2*((m + n)//2)`` is ``(m + n) % 2``), in passes
-(:data:`MAX_PASSES`). First, a remainder ``c*(a % e)`` of one size inside a floor or
-remainder by ``d`` of several sizes is written ``c*a`` where ``d`` divides ``c*e`` and
-no other atom of its argument holds it (``(n + m % 2)//2 + m//2`` is ``(m + n)//2``),
-and one of min and max whose pieces agree modulo ``d`` has its multiple of ``d`` out
-(:mod:`kantensor.types.congruent`).
+``-1 .. 1`` a step on average, the one whose whole form has fewest terms, then slopes in
+``0 .. 1``, then shortest text: :func:`_shifts`); then remainders of several symbols are
+taken apart (``a % k`` as ``a - k*(a//k)``) and read back where that leaves fewest terms
+(:mod:`.readback`), so they are written one way only (``m + n - 2*((m + n)//2)`` is ``(m
++ n) % 2``), in passes (:data:`MAX_PASSES`). First, a remainder ``c*(a % e)`` of one
+size inside a floor or remainder by ``d`` of several sizes is written ``c*a`` where
+``d`` divides ``c*e`` and no other atom of its argument holds it (``(n + m % 2)//2 +
+m//2`` is ``(m + n)//2``), and one of min and max whose pieces agree modulo ``d`` has
+its multiple of ``d`` out (:mod:`kantensor.types.congruent`).
 
 Left as built (sound, not proven canonical): a part with a threshold that no such min
 or max or clamp is (``max(7, n) % 3 - 3*n``), a part whose period or threshold is past the limits of
@@ -151,7 +151,7 @@ def _canonical(terms: tuple) -> DimLike:
     for core, part in cores.items():
         p = sum((c * _over(_symbol(atom), core) for ((atom, _),), c in part.items()), start=0)
         found = [] if isinstance(p, int) or not in_fragment(p, _U) else [
-            (t, form) for t in _shifts(p)
+            (t, form, aside) for t, aside in _shifts(p)
             if (form := one_symbol_form(p + t * _symbol(_U), _U)) is not None]
         if found:
             over[core] = found
@@ -162,25 +162,28 @@ def _canonical(terms: tuple) -> DimLike:
     for core in sorted(over, key=str):  # each u's t in turn, the others' as chosen so far
         for shift in over[core][1 if best else 0:]:  # (linear in the number of u's)
             out = _assembled(parts, rest, {**chosen, core: shift}, constant)
-            key = (0 if isinstance(out, int) else len(out._terms), len(str(out)), str(out))
+            key = (0 if isinstance(out, int) else len(out._terms),
+                   sum(a for _, _, a in {**chosen, core: shift}.values()), len(str(out)), str(out))
             if best is None or key < best[0]:
                 best = key, out
                 chosen[core] = shift
     return _assembled(parts, rest, chosen, constant) if best is None else best[1]
 
 
-def _shifts(p: Dim) -> tuple[int, ...]:
+def _shifts(p: Dim) -> list[tuple[int, bool]]:
     """The ``t`` with ``p + t*u`` growing by ``-1 .. 1`` a step on average (past its
-    threshold): ``t*u`` moves between ``u``'s part and its sizes' parts (``(k + m +
-    1)//2 - k`` is ``m - (k + m)//2``), so the forms made with these ``t`` are a set that
-    depends on the size alone, of which :func:`_canonical` keeps the one of fewest terms,
-    then shortest text."""
+    threshold), each with whether that slope is outside ``0 .. 1``: ``t*u`` moves between
+    ``u``'s part and its sizes' parts (``(k + m + 1)//2 - k`` is ``m - (k + m)//2``), so
+    the forms made with these ``t`` are a set that depends on the size alone, of which
+    :func:`_canonical` keeps the one of fewest terms, then of slopes in ``0 .. 1``
+    (``min(3, u)``, not ``min(0, 3 - u) + u``), then of shortest text."""
     found = table(p)
     if found is None:
-        return ()
+        return []
     threshold, period, _, increments = found
     slope = Fraction(sum(increments[threshold:threshold + period]), period)
-    return tuple(range(math.ceil(-1 - slope), math.floor(1 - slope) + 1))
+    return [(t, not 0 <= slope + t <= 1)
+            for t in range(math.ceil(-1 - slope), math.floor(1 - slope) + 1)]
 
 
 def _assembled(parts: dict, rest: dict, shifts: dict, constant: int) -> DimLike:
@@ -190,7 +193,7 @@ def _assembled(parts: dict, rest: dict, shifts: dict, constant: int) -> DimLike:
     rest = dict(rest)
     pieces: list[DimLike] = []  # the parts written as a min or max
     rest_forms: list[DimLike] = []
-    for core, (t, form) in shifts.items():
+    for core, (t, form, _) in shifts.items():
         for mono, k in core:
             home = _home(mono, parts, rest)
             home[mono] = home.get(mono, 0) - t * k
