@@ -199,6 +199,25 @@ def _decided(x) -> bool:
     return one_symbol_form(x, "n") is not None
 
 
+@pytest.mark.parametrize("x", [(n + n // 4) % 4, (n + n // 3) % 4, (n // 3 + n // 5) % 2,
+                               (n + n // 2) % 4 + n // 3])
+def test_a_part_no_sparse_fit_has_is_written_from_its_table(x) -> None:
+    """A part of one size whose table no sum of one or two floors (nor the greedy search)
+    has is written with one floor by its period per residue (quasiform._combs): sound at
+    every size of the window (brute force), its own form, and the same however it is
+    written (Hermite's identity, a remainder taken apart, plus and minus a floor)."""
+    ways = (x, (x + 1) // 2 + x // 2, x + 3 * (x // 3) - 3 * (x // 3), 2 * x - x)
+    ways += (x % 7 + 7 * (x // 7),)
+    form = canonical_form(x)
+    assert one_symbol_form(x, "n") is not None
+    assert canonical_form(form) == form
+    for y in ways:
+        for v in range(_window(x, y) + 40):
+            assert _at(y, n=v) == _at(x, n=v) == _at(form, n=v)
+        assert canonical_form(y) == form, (y, canonical_form(y), form)
+        assert EMPTY.simplify(y) == form
+
+
 @settings(max_examples=N_EXAMPLES, deadline=None)
 @given(a=_tree(2), b=_tree(2))
 def test_tables_decide_equality_and_equal_sizes_get_one_form(a, b) -> None:

@@ -22,13 +22,16 @@ one of fewest terms, then of shortest text (ties by text). So
 
 Over several symbols, atoms that are functions of one linear form ``u`` with
 coefficients > 0 over symbols and min and max of several, or of ``-u`` (``(m + n +
-1)//2``, ``((m + n)//2 + m + n)//3``, ``min(5, m + n)``, ``(min(m, n) + 1)//2``, ``min(-3,
--m - n)``) are a part of ``u``, with the terms of the sum that are a multiple of ``u``,
-and get its form (``(m + n + 1)//2 + (m + n)//2`` is ``m + n``); then remainders of
-several symbols are taken apart (``a % k`` as ``a - k*(a//k)``) and read back where that
-leaves fewest terms, so they are written one way only (``m + n - 2*((m + n)//2)`` is
-``(m + n) % 2``), in passes (:data:`MAX_PASSES`). First, a remainder ``c*(a % e)`` of
-one size inside a floor or remainder by ``d`` of several sizes is written ``c*a`` where
+1)//2``, ``((m + n)//2 + m + n)//3``, ``min(5, m + n)``, ``(min(m, n) + 1)//2``,
+``min(-3, -m - n)``) are a part of ``u``, with the terms of the sum that are a multiple
+of ``u``, and get its form (``(m + n + 1)//2 + (m + n)//2`` is ``m + n``; ``t*u`` moves
+between ``u``'s part and its sizes' parts, so of the ``t`` where ``u``'s part grows by
+``-1 .. 1`` a step on average, the one whose whole form has fewest terms, then slopes in
+``0 .. 1``, then shortest text: :func:`_shifts`); then remainders of several symbols are
+taken apart (``a % k`` as ``a - k*(a//k)``) and read back where that leaves fewest terms
+(:mod:`.readback`), so they are written one way only (``m + n - 2*((m + n)//2)`` is ``(m
++ n) % 2``), in passes (:data:`MAX_PASSES`). First, a remainder ``c*(a % e)`` of one
+size inside a floor or remainder by ``d`` of several sizes is written ``c*a`` where
 ``d`` divides ``c*e`` and no other atom of its argument holds it (``(n + m % 2)//2 +
 m//2`` is ``(m + n)//2``), and one of min and max whose pieces agree modulo ``d`` has
 its multiple of ``d`` out (:mod:`kantensor.types.congruent`).
@@ -46,20 +49,26 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable
+from fractions import Fraction
 from functools import lru_cache
 from typing import Final
 
 from .congruent import congruent_out
-from .dim import Dim, DimLike, _floordiv, _mod, _symbol
+from .dim import Dim, DimLike, _floordiv, _symbol
 from .intervals import nonnegative_atom
 from .lattice import lattice_form
 from .narrow import constants_out, narrowed
 from .poly import Opaque, lone_atom
-from .quasi import in_fragment
+from .quasi import in_fragment, table
 from .quasiform import one_symbol_form
+from .readback import atom_symbols as _atom_symbols
+from .readback import by_int as _by_int
+from .readback import has_opaque as _has_opaque
+from .readback import remainders as _remainders
+from .readback import several as _several
 from .settle import settle
 from .stated import split_constant
-from .symbols import APPLY, free_symbols, rebuild, substitute
+from .symbols import APPLY, rebuild, substitute
 
 __all__ = ["canonical_form", "formed_as_is"]
 
@@ -70,8 +79,6 @@ MAX_ROUNDS: Final = 4
 """Most rounds of :func:`canonical_form`, each from the last one's result: it stops at
 the first that leaves its input as it is, so the form is its own form (idempotent)
 wherever that is reached within these rounds."""
-MAX_READ_BACK: Final = 6
-"""Most floors over several symbols :func:`_read_back` tries to read as remainders."""
 
 
 def canonical_form(x: DimLike) -> DimLike:
@@ -107,7 +114,10 @@ def _passes(x: DimLike) -> DimLike:
         if _one_floor(x):
             return x  # its own form (a pool's or a strided conv's size: the common case)
         x = narrowed(x)
-        x = x if isinstance(x, int) else congruent_out(_unfolded(x), canonical_form)
+        if not isinstance(x, int) and (y := _unfolded(x)) is not x:
+            x = narrowed(y) if not isinstance(y, int) else y  # (what came out of a min in
+            # a floor may leave a narrow argument: (2*k + 2*m + min(1, k) + 2)//4)
+        x = x if isinstance(x, int) else congruent_out(x, canonical_form)
         if isinstance(x, int):
             return x
         y = _canonical(x._terms)
@@ -124,8 +134,6 @@ def _canonical(terms: tuple) -> DimLike:
     parts: dict[Hashable, dict] = {}
     cores: dict[tuple, dict] = {}
     rest: dict = {}
-    rest_forms: list[DimLike] = []
-    pieces: list[DimLike] = []  # the parts written as a min or max
     constant = 0
     for mono, c in terms:
         if not mono:
@@ -139,17 +147,60 @@ def _canonical(terms: tuple) -> DimLike:
             cores.setdefault(core, {})[mono] = c
         else:
             rest[mono] = c
-    along = _along(parts, rest, cores)  # the sizes' own terms that are a multiple of one u
-    for core, part in cores.items():  # floors of one linear form u: a part of u's
-        u = canonical_form(_rebuild_terms(dict(core)))  # u in its form
-        p = sum((c * _over(_symbol(atom), core) for ((atom, _),), c in part.items()),
-                start=along.get(core, 0) * _symbol(_U))
-        form = one_symbol_form(p, _U) if in_fragment(p, _U) else None
-        if form is None:
-            rest.update(part)
-            rest.update((mono, along[core] * k) for mono, k in core if core in along)
-            continue
+    over: dict[tuple, Dim] = {}  # each linear form u's part, over the placeholder
+    for core, part in cores.items():
+        p = sum((c * _over(_symbol(atom), core) for ((atom, _),), c in part.items()), start=0)
+        found = [] if isinstance(p, int) or not in_fragment(p, _U) else [
+            (t, form, aside) for t, aside in _shifts(p)
+            if (form := one_symbol_form(p + t * _symbol(_U), _U)) is not None]
+        if found:
+            over[core] = found
+        else:
+            rest.update(part)  # (no form from its table: its atoms stay as written)
+    chosen = {core: found[0] for core, found in over.items()}
+    best = None
+    for core in sorted(over, key=str):  # each u's t in turn, the others' as chosen so far
+        for shift in over[core][1 if best else 0:]:  # (linear in the number of u's)
+            out = _assembled(parts, rest, {**chosen, core: shift}, constant)
+            key = (0 if isinstance(out, int) else len(out._terms),
+                   sum(a for _, _, a in {**chosen, core: shift}.values()), len(str(out)), str(out))
+            if best is None or key < best[0]:
+                best = key, out
+                chosen[core] = shift
+    return _assembled(parts, rest, chosen, constant) if best is None else best[1]
+
+
+def _shifts(p: Dim) -> list[tuple[int, bool]]:
+    """The ``t`` with ``p + t*u`` growing by ``-1 .. 1`` a step on average (past its
+    threshold), each with whether that slope is outside ``0 .. 1``: ``t*u`` moves between
+    ``u``'s part and its sizes' parts (``(k + m + 1)//2 - k`` is ``m - (k + m)//2``), so
+    the forms made with these ``t`` are a set that depends on the size alone, of which
+    :func:`_canonical` keeps the one of fewest terms, then of slopes in ``0 .. 1``
+    (``min(3, u)``, not ``min(0, 3 - u) + u``), then of shortest text."""
+    found = table(p)
+    if found is None:
+        return []
+    threshold, period, _, increments = found
+    slope = Fraction(sum(increments[threshold:threshold + period]), period)
+    return [(t, not 0 <= slope + t <= 1)
+            for t in range(math.ceil(-1 - slope), math.floor(1 - slope) + 1)]
+
+
+def _assembled(parts: dict, rest: dict, shifts: dict, constant: int) -> DimLike:
+    """The size with ``t*u`` moved into each linear form ``u``'s part out of its sizes'
+    parts (``shifts``: ``{u: (t, the form of u's part then)}``), each part in its form."""
+    parts = {s: dict(part) for s, part in parts.items()}
+    rest = dict(rest)
+    pieces: list[DimLike] = []  # the parts written as a min or max
+    rest_forms: list[DimLike] = []
+    for core, (t, form, _) in shifts.items():
+        for mono, k in core:
+            home = _home(mono, parts, rest)
+            home[mono] = home.get(mono, 0) - t * k
+            if not home[mono]:
+                del home[mono]
         constant += form[1]  # a min or max is a piece (max(3, k + n), the constant in)
+        u = canonical_form(_rebuild_terms(dict(core)))  # u in its form
         (pieces if _lone_minmax(form[0]) else rest_forms).append(substitute(form[0], {_U: u}))
     total: DimLike = 0
     for s, part in parts.items():
@@ -172,13 +223,37 @@ def _canonical(terms: tuple) -> DimLike:
         total = total + form
     if rest:
         total = total + _inner(_rebuild_terms(rest))
-    out = _remainders(total) + constant
-    if len(pieces) == 1 and not isinstance(out, int):  # the size's constant goes inside:
-        c, atom = _lone_minmax(pieces[0])  # max(5, n), not max(0, n - 5) + 5; 2*max(3,
-        q = split_constant(out)[1] // c  # n) + 1, not 2*max(0, n - 3) + 7 (a part's
-        if q:  # own too: min(3, u) - (n + 3) % 4, not min(0, u - 3) + 3 - (n + 3) % 4)
-            out = out - pieces[0] - c * q + c * APPLY[atom.op](*(g + q for g in atom.args))
-    return out
+    return _constant_in(_remainders(total) + constant)
+
+
+def _home(mono: tuple, parts: dict, rest: dict) -> dict:
+    """The part a term of a linear form ``u`` belongs to: its symbol's (an atom of one
+    symbol too), else the rest (a min or max of several)."""
+    atom = mono[0][0]
+    symbols = _atom_symbols(atom)
+    if len(symbols) == 1:
+        return parts.setdefault(next(iter(symbols)), {})
+    return rest
+
+
+def _constant_in(x: DimLike) -> DimLike:
+    """``x`` with its constant inside its one min or max of one size or of one linear
+    form, where it has one such term (read off the sum as assembled, however its parts
+    were grouped: ``m + n + min(5, k) + 1`` beside a floor over ``m + n + min(5, k)``
+    too): ``max(5, n)``, not ``max(0, n - 5) + 5``; ``2*max(3, n) + 1``, not ``2*max(0,
+    n - 3) + 7``; ``min(3, u) - (n + 3) % 4``, not ``min(0, u - 3) + 3 - (n + 3) % 4``."""
+    if isinstance(x, int):
+        return x
+    found = [(c, mono[0][0]) for mono, c in x._terms if len(mono) == 1 and mono[0][1] == 1
+             and isinstance(mono[0][0], Opaque) and mono[0][0].op in ("min", "max")
+             and (len(_atom_symbols(mono[0][0])) == 1 or _core(mono[0][0]) is not None)]
+    if len(found) != 1:
+        return x
+    c, atom = found[0]
+    q = split_constant(x)[1] // c
+    if not q:
+        return x
+    return x - c * _symbol(atom) - c * q + c * APPLY[atom.op](*(g + q for g in atom.args))
 
 
 def _unfolded(x: Dim) -> DimLike:
@@ -258,28 +333,6 @@ def _one_floor(x: Dim) -> bool:
         else:
             symbol = True
     return symbol
-
-
-def _along(parts: dict, rest: dict, cores: dict) -> dict[tuple, int]:
-    """``{u: t}`` where the sizes' own terms (``m + n`` in ``m + n - (m + n)//2``; a min
-    or max among ``rest``) are ``t*u`` for the first linear form ``u`` of ``cores`` they
-    are a multiple of; those terms are taken out (they join ``u``'s part)."""
-    def home(mono: tuple) -> dict:
-        atom = mono[0][0]
-        if not isinstance(atom, Opaque):
-            return parts.get(atom, {})
-        symbols = _atom_symbols(atom)  # an atom of one symbol is in that symbol's part
-        return parts.get(next(iter(symbols)), {}) if len(symbols) == 1 else rest
-
-    for core in cores:
-        first, k0 = core[0]
-        t, r = divmod(home(first).get(first, 0), k0)
-        if not t or r or any(home(mono).get(mono) != t * k for mono, k in core):
-            continue
-        for mono, _ in core:
-            del home(mono)[mono]
-        return {core: t}
-    return {}
 
 
 class _Placeholder:
@@ -391,61 +444,6 @@ def _over(x: DimLike, core: tuple) -> DimLike | None:
     return total
 
 
-def _remainders(x: DimLike) -> DimLike:
-    """Remainders over several symbols one way only: each ``a % k`` is taken apart into
-    ``a - k*(a//k)``, then read back where that leaves fewer terms (:func:`_read_back`):
-    ``(m + n) % 2 + 2*((m + n)//2)`` is ``m + n``; ``m + n - 2*((m + n)//2)`` is
-    ``(m + n) % 2``."""
-    if isinstance(x, int):
-        return x  # (and remainders of one linear form beside them: _plain)
-    atoms = [(mono[0][0], c) for mono, c in x._terms if len(mono) == 1 and mono[0][1] == 1
-             and (_by_int(mono[0][0], "%") or _by_int(mono[0][0], "//"))]
-    several = any(_several(atom) for atom, _ in atoms)
-    for atom, c in atoms:  # c*(a % k) == c*a - c*k*(a//k)
-        if atom.op == "%" and (_several(atom) or several and _plain(atom)):
-            a, k = atom.args
-            x = x - c * _symbol(atom) + c * a - c * k * _floordiv(a, k)
-    return _read_back(x)
-
-
-def _plain(atom: Opaque) -> bool:  # beside atoms of several sizes, taken apart and read
-    # back with them: n + m % 3 - (m + n) % 3 is 3*((m + n)//3) - 3*(m//3)
-    return not isinstance(atom.args[0], int) and not _has_opaque(atom.args[0])
-
-
-def _read_back(x: DimLike) -> DimLike:
-    """``-e*k*(a//k)`` beside ``e*a`` read as ``e*(a % k)``: of the sets of such floors
-    (of the first :data:`MAX_READ_BACK`), the one read back that leaves the fewest
-    terms, then the shortest text (ties by text); the empty set among them."""
-    if isinstance(x, int):
-        return x
-    floors = [(mono[0][0], c) for mono, c in x._terms if len(mono) == 1 and mono[0][1] == 1
-              and _by_int(mono[0][0], "//")]
-    several = any(_several(atom) for atom, _ in floors)  # (a remainder of several is
-    floors = [(atom, c) for atom, c in floors if not c % atom.args[1]  # taken apart)
-              and (_several(atom) or several and _plain(atom))][:MAX_READ_BACK]
-    best: tuple | None = None
-    for mask in range(1 << len(floors)):
-        y: DimLike = x
-        for i, (atom, c) in enumerate(floors):
-            if mask >> i & 1:
-                a, k = atom.args
-                y = y - c * _symbol(atom) + c // k * a - c // k * _mod(a, k)
-        key = (0 if isinstance(y, int) else len(y._terms), len(str(y)), str(y), y)
-        if best is None or key[:3] < best[:3]:
-            best = key
-    return best[3]
-
-
-def _several(atom: Opaque) -> bool:
-    return len(_atom_symbols(atom)) > 1
-
-
-def _by_int(atom: Hashable, op: str) -> bool:
-    return isinstance(atom, Opaque) and atom.op == op and type(atom.args[1]) is int \
-        and atom.args[1] > 0
-
-
 def _lone_minmax(x: DimLike) -> tuple[int, Opaque] | None:
     """``(c, atom)`` where ``x`` is ``c*atom`` for a min or max ``atom``."""
     if isinstance(x, int) or len(x._terms) != 1:
@@ -457,16 +455,6 @@ def _lone_minmax(x: DimLike) -> tuple[int, Opaque] | None:
 
 def _opaque_atoms(x: Dim) -> list[Opaque]:
     return [a for mono, _ in x._terms for a, _ in mono if isinstance(a, Opaque)]
-
-
-def _has_opaque(x: Dim) -> bool:
-    return any(isinstance(atom, Opaque) for mono, _ in x._terms for atom, _ in mono)
-
-
-def _atom_symbols(atom: Hashable) -> frozenset:
-    if isinstance(atom, Opaque):
-        return frozenset().union(*(free_symbols(g) for g in atom.args))
-    return frozenset((atom,))
 
 
 def _rebuild_terms(poly: dict) -> DimLike:

@@ -1,12 +1,13 @@
 """Floors and remainders by ``d`` of a sum of min and max whose pieces agree modulo ``d``.
 
-A floor or remainder by an int ``d`` whose argument has min and max of several sizes is
-a function of that argument, but the Dim algebra only takes out of it the terms whose
-coefficients are multiples of ``d``: ``(m + 3*min(2, k))//6`` and ``(max(m, n - k) -
-max(0, n - k - m) + 3*min(2, k))//6`` are equal (``max(t, u) - max(0, u - t)`` is
-``t``), yet the second is built as ``(5*max(0, n - k - m) + max(m, n - k) + 3*min(2,
-k))//6 - max(0, n - k - m)``, whose argument is piecewise affine with pieces ``m +
-3*v`` and ``6*n - 6*k - 5*m + 3*v`` (``v = min(2, k)``).
+A floor or remainder by an int ``d`` whose argument has min and max of several sizes (or
+of one size, in a floor of several: ``(max(3*n - 2, n) + min(4, k))//2``, pieces ``3*n -
+2 + v`` and ``n + v``) is a function of that argument, but the Dim algebra only takes
+out of it the terms whose coefficients are multiples of ``d``: ``(m + 3*min(2, k))//6``
+and ``(max(m, n - k) - max(0, n - k - m) + 3*min(2, k))//6`` are equal (``max(t, u) -
+max(0, u - t)`` is ``t``), yet the second is built as ``(5*max(0, n - k - m) + max(m, n
+- k) + 3*min(2, k))//6 - max(0, n - k - m)``, whose argument is piecewise affine with
+pieces ``m + 3*v`` and ``6*n - 6*k - 5*m + 3*v`` (``v = min(2, k)``).
 
 Where every piece of the argument's sum of min and max over several sizes
 (:mod:`kantensor.types.lattice`'s, with min and max of one size and the other atoms
@@ -31,7 +32,7 @@ from typing import Final
 
 from .dim import Dim, DimLike, _symbol
 from .intervals import nonnegative_atom
-from .lattice import _analysed, _several_extreme, _TooLarge, lattice_form
+from .lattice import _analysed, _one_extreme, _several_extreme, _TooLarge, lattice_form
 from .poly import Opaque, atom_key, lone_atom
 from .symbols import APPLY, free_symbols, rebuild
 
@@ -53,7 +54,7 @@ def congruent_out(x: DimLike, form: Callable[[DimLike], DimLike]) -> DimLike:
         if not (isinstance(atom, Opaque) and atom.op in ("//", "%")
                 and type(atom.args[1]) is int and atom.args[1] > 1
                 and not isinstance(atom.args[0], int)
-                and any(map(_several_extreme, dict(atom.args[0]._terms)))):
+                and _extremes_of_several(atom)):
             continue
         arg = _split(atom.args[0]._terms, atom.args[1], form)
         if arg is None:
@@ -61,6 +62,16 @@ def congruent_out(x: DimLike, form: Callable[[DimLike], DimLike]) -> DimLike:
         y = x - k * _symbol(atom) + k * APPLY[atom.op](arg, atom.args[1])
         return y if isinstance(y, int) else congruent_out(y, form)
     return x
+
+
+def _extremes_of_several(atom: Opaque) -> bool:
+    """Whether ``atom``'s argument has a min or max over several sizes, or one of one
+    size while the argument is over several sizes (``(max(3*n - 2, n) + min(4, k))//2``,
+    pieces ``3*n - 2 + v`` and ``n + v``: its one-size parts are not formed alone)."""
+    terms = dict(atom.args[0]._terms)
+    if any(map(_several_extreme, terms)):
+        return True
+    return len(_symbols(atom)) > 1 and any(_one_extreme(mono) for mono in terms)
 
 
 class _Free:

@@ -124,8 +124,9 @@ def absorbed(op: str, a: Dim, d: int) -> DimLike | None:
 
 
 def constants_out(x: Dim) -> Dim:
-    """``x`` with each min or max of its terms written with its least constant out
-    (``min(6, m + 1)`` is ``min(5, m) + 1``), and as minus a max or min where each of its
+    """``x`` with each min or max of its terms written with its shared part out (its
+    least constant: ``min(6, m + 1)`` is ``min(5, m) + 1``; its terms' least coefficients
+    > 0: :func:`_shared`), and as minus a max or min where each of its
     arguments falls with every size (``min(2, 6 - m)`` is ``6 - max(4, m)``, so that the
     Dim algebra takes its multiples of a divisor out as it does a size's); ``x`` itself
     where none has one."""
@@ -137,11 +138,28 @@ def constants_out(x: Dim) -> Dim:
             if isinstance(x, int):
                 return x
             return constants_out(x)
-        if isinstance(r, Opaque) and r.op in ("min", "max") and \
-                (low := min(g if isinstance(g, int) else dict(g._terms).get((), 0)
-                            for g in r.args)):
+        if isinstance(r, Opaque) and r.op in ("min", "max") and (low := _shared(r.args)):
             x = x + c * (APPLY[r.op](*(g - low for g in r.args)) + low - _symbol(r))
     return x
+
+
+def _shared(args: tuple) -> DimLike:
+    """What every argument of a min or max holds: their least constant, and ``e*t`` for
+    each term ``t`` every argument has with a coefficient ``>= e > 0`` (``min(2*k + 5,
+    3*k)`` is ``2*k + min(5, k)``): a function of the pieces, so of the min or max."""
+    terms = [{(): g} if isinstance(g, int) else dict(g._terms) for g in args]
+    shared: DimLike = min(t.get((), 0) for t in terms)
+    for mono in terms[0]:
+        if mono and (e := min(t.get(mono, 0) for t in terms)) > 0:
+            shared = shared + e * _term(mono)
+    return shared
+
+
+def _term(mono: tuple) -> DimLike:
+    out: DimLike = 1
+    for atom, p in mono:
+        out = out * _symbol(atom) ** p
+    return out
 
 
 def _falling(args: tuple) -> bool:

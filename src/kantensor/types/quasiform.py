@@ -3,9 +3,11 @@
 A size of one symbol ``n`` in the fragment of :mod:`kantensor.types.quasi` has a table
 (least threshold ``T``, least period ``L``, increments); two sizes are equal at every
 ``n >= 0`` iff their tables are, so a form made from the table alone is one form per
-function. Where ``T == 0`` it is the sparsest sum ``a*n + c1*((n + s1)//d1) + ...``
-with those increments (a floor beside ``n`` may read as a remainder), of fewest terms,
-then of shortest text. Past a threshold it is the first of these that has the table:
+function. Where ``T == 0`` it is the sparsest sum ``a*n + c1*((n + s1)//d1) + ...`` with
+those increments (a floor beside ``n`` may read as a remainder), of fewest terms, then
+of shortest text; where the search finds none, the sum of one floor by ``L`` per residue
+whose increment differs from the most frequent one (:func:`_combs`). Past a threshold it
+is the first of these that has the table:
 
 1. the min or max of the late sum (what the size is from ``T`` on) and the early one
    (its first ``T`` increments, or its first ``T - 1``, repeated; the shorter text):
@@ -38,8 +40,8 @@ from .poly import Opaque, lone_atom
 from .quasi import Table, fits, in_fragment, table, values
 from .symbols import substitute
 
-__all__ = ["MAX_OTHER_PERIOD", "MAX_PIECE_PERIOD", "MAX_PIECE_THRESHOLD", "MAX_SPLIT_FLOORS",
-           "one_symbol_form", "renderings", "table_form"]
+__all__ = ["MAX_COMB_PERIOD", "MAX_OTHER_PERIOD", "MAX_PIECE_PERIOD", "MAX_PIECE_THRESHOLD",
+           "MAX_SPLIT_FLOORS", "one_symbol_form", "renderings", "table_form"]
 
 MAX_PIECE_PERIOD: Final = 64
 """Longest period of a size with a threshold that is given a form."""
@@ -47,6 +49,9 @@ MAX_PIECE_THRESHOLD: Final = 256
 """Latest threshold of a size with a threshold that is given a form."""
 MAX_OTHER_PERIOD: Final = 12
 """Longest period of the other argument ``g`` searched for (step 3)."""
+MAX_COMB_PERIOD: Final = 16
+"""Longest period written by one floor per residue where no sparse fit is found
+(:func:`_combs`: up to that many floors; past it no form)."""
 MAX_SPLIT_FLOORS: Final = 2
 """Most floors and remainders of the difference of step 4 (past it: no form, rather
 than a long one)."""
@@ -101,7 +106,25 @@ def _render(n: Dim, increments: tuple[int, ...]) -> DimLike | None:
             key = (terms, len(str(form)), str(form), form)
             if best is None or key[:3] < best[:3]:
                 best = key
-    return None if best is None else best[3]
+    return _combs(n, increments) if best is None else best[3]
+
+
+def _combs(n: Dim, increments: tuple[int, ...]) -> DimLike | None:
+    """The writing of these increments (one least period ``L``, at most
+    :data:`MAX_COMB_PERIOD`) where no sparse fit has them: ``a*n + sum((c_s - a)*((n +
+    s)//L))``, ``c_s`` the increment at ``n == L - 1 - s (mod L)``, ``a`` the most
+    frequent of them (then the least). The floors ``(n + s)//L`` count each residue's
+    steps, so this sum is the one of its kind with the table ((n + n//4) % 4)."""
+    period = len(increments)
+    if period > MAX_COMB_PERIOD:
+        return None
+    a = min(increments, key=lambda c: (-increments.count(c), c))
+    total: DimLike = a * n
+    for s in range(period):
+        c = increments[period - 1 - s] - a
+        if c:
+            total = total + c * _floordiv(n + s, period)
+    return total
 
 
 def _least(increments: list[int]) -> tuple[int, ...]:

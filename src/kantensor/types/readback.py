@@ -1,0 +1,88 @@
+"""Remainders over several sizes written one way only (a step of :mod:`.canon`).
+
+Each remainder ``a % k`` of several sizes (and, beside atoms of several sizes, of one
+linear form of sizes) is taken apart into ``a - k*(a//k)`` and read back where that
+leaves the fewest terms, then the shortest text: ``(m + n) % 2 + 2*((m + n)//2)`` is
+``m + n``; ``m + n - 2*((m + n)//2)`` is ``(m + n) % 2``; ``n + m % 3 - (m + n) % 3`` is
+``3*((m + n)//3) - 3*(m//3)``. The sizes' own terms are then not split between parts
+two ways. Also the small predicates on atoms that :mod:`.canon` and this module share."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Final
+
+from .dim import Dim, DimLike, _floordiv, _mod, _symbol
+from .poly import Opaque
+from .symbols import free_symbols
+
+__all__ = ["MAX_READ_BACK", "atom_symbols", "by_int", "has_opaque", "remainders", "several"]
+
+MAX_READ_BACK: Final = 6
+"""Most floors over several symbols :func:`_read_back` tries to read as remainders."""
+
+
+def remainders(x: DimLike) -> DimLike:
+    """Remainders over several symbols one way only (module docstring)."""
+    if isinstance(x, int):
+        return x  # (and remainders of one linear form beside them: _plain)
+    atoms = [(mono[0][0], c) for mono, c in x._terms if len(mono) == 1 and mono[0][1] == 1
+             and (by_int(mono[0][0], "%") or by_int(mono[0][0], "//"))]
+    several_ = any(several(atom) for atom, _ in atoms)
+    for atom, c in atoms:  # c*(a % k) == c*a - c*k*(a//k)
+        if atom.op == "%" and (several(atom) or several_ and _plain(atom)):
+            a, k = atom.args
+            x = x - c * _symbol(atom) + c * a - c * k * _floordiv(a, k)
+    return _read_back(x)
+
+
+def _plain(atom: Opaque) -> bool:  # beside atoms of several sizes, taken apart and read
+    # back with them: n + m % 3 - (m + n) % 3 is 3*((m + n)//3) - 3*(m//3)
+    return not isinstance(atom.args[0], int) and not has_opaque(atom.args[0])
+
+
+def _read_back(x: DimLike) -> DimLike:
+    """``-e*k*(a//k)`` beside ``e*a`` read as ``e*(a % k)``: of the sets of such floors
+    (of the first :data:`MAX_READ_BACK`), the one read back that leaves the fewest
+    terms, then the shortest text (ties by text); the empty set among them."""
+    if isinstance(x, int):
+        return x
+    floors = [(mono[0][0], c) for mono, c in x._terms if len(mono) == 1 and mono[0][1] == 1
+              and by_int(mono[0][0], "//")]
+    several_ = any(several(atom) for atom, _ in floors)  # (a remainder of several is
+    floors = [(atom, c) for atom, c in floors if not c % atom.args[1]  # taken apart)
+              and (several(atom) or several_ and _plain(atom))][:MAX_READ_BACK]
+    best: tuple | None = None
+    for mask in range(1 << len(floors)):
+        y: DimLike = x
+        for i, (atom, c) in enumerate(floors):
+            if mask >> i & 1:
+                a, k = atom.args
+                y = y - c * _symbol(atom) + c // k * a - c // k * _mod(a, k)
+        key = (0 if isinstance(y, int) else len(y._terms), len(str(y)), str(y), y)
+        if best is None or key[:3] < best[:3]:
+            best = key
+    return best[3]
+
+
+def several(atom: Opaque) -> bool:
+    """Whether ``atom`` is over several symbols."""
+    return len(atom_symbols(atom)) > 1
+
+
+def by_int(atom: Hashable, op: str) -> bool:
+    """Whether ``atom`` is a floor or remainder (``op``) by an int ``> 0``."""
+    return isinstance(atom, Opaque) and atom.op == op and type(atom.args[1]) is int \
+        and atom.args[1] > 0
+
+
+def has_opaque(x: Dim) -> bool:
+    """Whether ``x`` has an atom that is no symbol."""
+    return any(isinstance(atom, Opaque) for mono, _ in x._terms for atom, _ in mono)
+
+
+def atom_symbols(atom: Hashable) -> frozenset:
+    """The symbols ``atom`` is over (itself, where it is one)."""
+    if isinstance(atom, Opaque):
+        return frozenset().union(*(free_symbols(g) for g in atom.args))
+    return frozenset((atom,))
