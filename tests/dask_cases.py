@@ -5,15 +5,19 @@ examples (their input types and parameters), given random values and random chun
 shapes for them (a ``?`` or named size drawn at random until the Op's signature accepts
 the shapes); :func:`random_chunks` splits every axis at random; :func:`computed` computes
 a Dask array once and returns the chunks of the blocks it computed with their values
-assembled.
+assembled (``pickled=True``: from a pickled copy of its graph, every task's function as a
+worker of a cluster unpickles it).
 """
 
 from __future__ import annotations
 
+import pickle
 import random
 from collections import Counter
+from collections.abc import Mapping
 from typing import Any
 
+import cloudpickle
 import dask
 import numpy as np
 
@@ -144,10 +148,19 @@ def random_chunks(shape: tuple[int, ...], rng: random.Random) -> tuple[tuple[int
     return tuple(out)
 
 
-def computed(y: Any) -> tuple[tuple, np.ndarray]:
-    """The chunks of the blocks of ``y`` as computed, and its value, in one compute."""
+def unpickled_sync(dsk: Any, keys: Any, **kwargs: Any) -> Any:
+    """Dask's synchronous scheduler on a copy of the graph pickled by cloudpickle (which
+    ``distributed`` uses where pickle refuses; both pickle a kernel by its
+    ``__reduce_ex__``, as a worker of a cluster unpickles it)."""
+    graph = dict(dsk if isinstance(dsk, Mapping) else dsk.__dask_graph__())
+    return dask.local.get_sync(pickle.loads(cloudpickle.dumps(graph)), keys, **kwargs)
+
+
+def computed(y: Any, pickled: bool = False) -> tuple[tuple, np.ndarray]:
+    """The chunks of the blocks of ``y`` as computed, and its value, in one compute
+    (``pickled``: from a pickled copy of its graph)."""
     blocks = y.to_delayed()
-    flat = dask.compute(*blocks.ravel(), scheduler="sync")
+    flat = dask.compute(*blocks.ravel(), scheduler=unpickled_sync if pickled else "sync")
     grid = np.empty(blocks.shape, dtype=object)
     for k, b in enumerate(flat):
         grid.flat[k] = np.asarray(b)

@@ -236,3 +236,28 @@ def test_a_worker_imports_the_kernels_not_the_lowering(client):
     for worker, found in client.run(eval, _WORKER_MODULES).items():
         assert "kantensor.backend.dask.kernels" in found, worker
         assert set(found) <= allowed, (worker, sorted(set(found) - allowed))
+
+
+def test_a_worker_imports_no_kantensor_where_the_tasks_call_numpys_own_functions(client):
+    """Workers started afresh (``client.restart``), then graphs whose every Op computes
+    with one of NumPy's own functions (the ten Ops, a contraction's partial products, a
+    mask's counts with ``compute_chunk_sizes=True``, a constant exponent): each task
+    pickles as NumPy's functions composed, so no worker imports any kantensor module
+    (``import kantensor`` is about 12 MiB on a worker holding about 200 MB in the
+    benchmark), and the values are NumPy's."""
+    client.restart()
+    x, w, v = kt.matrix("x", "float64"), kt.matrix("w", "float64"), kt.vector("v", "float64")
+    rng = np.random.default_rng(11)
+    X, W, V = rng.normal(size=(2000, 12)), rng.normal(size=(12, 5)), rng.normal(size=2000)
+    f = kt.function([x, w], list(ten_ops(x, w)), backend="dask")
+    got = computed(client, f(X, W, chunks=[(300, 6), -1]))
+    for g, want in zip(got, ten_ops(X, W), strict=True):
+        np.testing.assert_allclose(g, want, rtol=1e-12)
+    t = kt.function([x], kt.tensordot(x, x, axes=([0], [0])), backend="dask")
+    np.testing.assert_allclose(computed(client, t(X, chunks=(300, 12))), X.T @ X, rtol=1e-12)
+    m = kt.function([x, v], kt.sum(kt.reshape(x[v > 0], (-1,)) ** 2), backend="dask",
+                    compute_chunk_sizes=True)
+    np.testing.assert_allclose(computed(client, m(X, V, chunks=300)),
+                               np.sum(X[V > 0] ** 2), rtol=1e-12)
+    for worker, found in client.run(eval, _WORKER_MODULES).items():
+        assert found == [], (worker, found)

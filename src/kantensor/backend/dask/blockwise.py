@@ -29,6 +29,8 @@ from dask.base import tokenize
 from ...graph.basic import Constant
 from ...ops.op import exact_casts
 from ...ops.pyints import exact_operands
+from ...types.basic_ops import cast_array
+from ...types.numpy_dtypes import numpy_dtype
 from ...types.type import TensorType
 from .kernels import Block, Partial
 from .lower import NodeCall
@@ -96,9 +98,9 @@ def casts(call: NodeCall, values: list[Any]) -> tuple[list[Any], tuple[str | Non
     op, node = call.op, call.node
     n = len(values)
     if op.compute == "output":
-        return values, exact_casts(node, (call.out_types[0].dtype,) * n)
+        return _changing(values, exact_casts(node, (call.out_types[0].dtype,) * n))
     if op.compute == "select":
-        return values, (None,) + (call.out_types[0].dtype,) * (n - 1)
+        return _changing(values, (None,) + (call.out_types[0].dtype,) * (n - 1))
     if op.compute == "promote":
         dtype = op._compute_dtype(node)
         out, kinds = [], []
@@ -109,8 +111,26 @@ def casts(call: NodeCall, values: list[Any]) -> tuple[list[Any], tuple[str | Non
             else:
                 out.append(x)
                 kinds.append(dtype)
-        return out, tuple(kinds)
-    return values, exact_casts(node, (None,) * n)
+        return _changing(out, tuple(kinds))
+    return _changing(values, exact_casts(node, (None,) * n))
+
+
+def _changing(values: list[Any], kinds: tuple[str | None, ...]
+              ) -> tuple[list[Any], tuple[str | None, ...]]:
+    """The casts left to the tasks: none for a Dask array that has that dtype already
+    (its blocks have its dtype: the cast would return each as it is), and none for a
+    value that is not a Dask array (a constant: cast here, once, by the same function a
+    task would call). A task with no cast left ships NumPy's own function where its Op
+    has one (:meth:`.kernels.Block.numpy_form`)."""
+    out, left = [], []
+    for x, k in zip(values, kinds, strict=True):
+        if k is not None and not isinstance(x, da.Array):
+            x, k = cast_array(x, k), None
+        elif k is not None and x.dtype == numpy_dtype(k):
+            k = None
+        out.append(x)
+        left.append(k)
+    return out, tuple(left)
 
 
 class _Letters:

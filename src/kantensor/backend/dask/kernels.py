@@ -7,18 +7,44 @@ and the dtype of its result: never the Op, the node or the graph. Every callable
 of the lowering names lives here, and this module imports NumPy and the cast alone: a
 worker that unpickles a task imports ``kantensor`` and this module, never the lowering
 (``kantensor.backend.dask`` loads its names on first use) nor dask.array through it.
+
+Most tasks need not even that. Importing ``kantensor`` costs a worker about 12 MiB
+(about 200 modules: the catalogue, the solver, the parser), on workers that hold about
+200 MB in the benchmark (``docs/dask.rst``). A kernel that calls one of NumPy's own
+functions with no input to cast (:func:`numpy_own`) pickles as the same call written
+with NumPy's functions, ``functools.partial`` and ``toolz.compose``
+(:meth:`Block.numpy_form`): a worker unpickles it, as it unpickles dask.array's tasks,
+without importing kantensor. In this process the kernel stays a :class:`Block` (its
+name in the graph, its token, its report); the tests compare both forms' results.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
+from toolz import compose
 
 from ...types.basic_ops import cast_array
+from ...types.numpy_dtypes import numpy_dtype
 
-__all__ = ["Block", "Partial", "count_nonzero", "gather", "partial_take"]
+__all__ = ["NUMPY_NAMESPACES", "Block", "Partial", "count_nonzero", "gather", "numpy_own",
+           "partial_take"]
+
+#: The modules whose functions a worker unpickles without importing kantensor: an
+#: implementation found in one of them, as the same object, is NumPy's own.
+NUMPY_NAMESPACES = (np, np.linalg, np.fft)
+
+
+def numpy_own(fn: Any) -> bool:
+    """Whether ``fn`` is NumPy's own function (the object one of :data:`NUMPY_NAMESPACES`
+    holds under its name): pickled by reference to NumPy, never to kantensor."""
+    name = getattr(fn, "__name__", None)
+    return isinstance(name, str) and any(getattr(ns, name, None) is fn
+                                         for ns in NUMPY_NAMESPACES)
 
 
 class Block:
@@ -42,6 +68,31 @@ class Block:
         if self.pick is not None:
             result = result[self.pick]
         return cast_array(result, self.dtype)
+
+    def numpy_form(self) -> tuple[Callable[..., Any], ...] | None:
+        """The same call as NumPy's own functions, outermost first (to compose), or None
+        where it needs kantensor: an implementation of kantensor's, or an input to cast.
+        The result goes through ``np.asarray(..., dtype)``, as :func:`cast_array` does
+        (a no-op where NumPy's result has the type's dtype)."""
+        if any(c is not None for c in self.casts) or not numpy_own(self.impl):
+            return None
+        steps: list[Callable[..., Any]] = [partial(np.asarray, dtype=numpy_dtype(self.dtype))]
+        if self.pick is not None:
+            steps.append(itemgetter(self.pick))
+        steps.append(partial(self.impl, **self.kwargs) if self.kwargs else self.impl)
+        return tuple(steps)
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        """Pickled as :meth:`numpy_form` composed where there is one (a worker then
+        imports no kantensor to unpickle it), else as this Block."""
+        steps = self.numpy_form()
+        return super().__reduce_ex__(protocol) if steps is None else (compose, steps)
+
+    def __copy__(self) -> Block:
+        return self  # immutable: a copy is the Block itself, never its pickled form
+
+    def __deepcopy__(self, memo: dict) -> Block:
+        return self
 
     def __getstate__(self) -> tuple:
         return self.impl, self.kwargs, self.casts, self.dtype, self.pick
@@ -72,6 +123,23 @@ class Partial:
     def __call__(self, *blocks: Any) -> Any:
         result = np.asarray(self.block(*blocks))
         return result.reshape(result.shape + (1,) * self.k)
+
+    def numpy_form(self) -> tuple[Callable[..., Any], ...] | None:
+        """As :meth:`Block.numpy_form`, the ``k`` axes added by ``np.expand_dims``."""
+        steps = self.block.numpy_form()
+        if steps is None:
+            return None
+        return (partial(np.expand_dims, axis=tuple(range(-self.k, 0))), *steps)
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        steps = self.numpy_form()
+        return super().__reduce_ex__(protocol) if steps is None else (compose, steps)
+
+    def __copy__(self) -> Partial:
+        return self
+
+    def __deepcopy__(self, memo: dict) -> Partial:
+        return self
 
     def __getstate__(self) -> tuple:
         return self.block, self.k
@@ -125,8 +193,8 @@ def gather(indices: np.ndarray, pieces: np.ndarray, sizes: tuple[int, ...],
     return taken.reshape(shape)
 
 
-def count_nonzero(block: np.ndarray) -> np.ndarray:
-    """A mask block's count of true entries, as a one-element block (the masked rows'
-    chunk sizes, computed where the user allows it: a task of its own, so it lives here,
-    beside the other kernels a worker unpickles, not in the lowering)."""
-    return np.array([np.count_nonzero(block)], dtype=np.int64)
+#: A mask block's count of true entries, as a one-element int64 block (the masked rows'
+#: chunk sizes, computed where the user allows it: a task of its own, so it lives here,
+#: beside the other kernels a worker unpickles, not in the lowering). NumPy's functions
+#: composed: a worker unpickles it without importing kantensor.
+count_nonzero = compose(partial(np.full, (1,), dtype=np.int64), np.count_nonzero)

@@ -141,7 +141,7 @@ def _with_sizes(x: Any, masked: tuple[Any, int] | None) -> Any:
     if masked is None:
         return x.compute_chunk_sizes()
     mask, axis = masked
-    counts = mask.map_blocks(count_nonzero, chunks=((1,) * mask.numblocks[0],),
+    counts = mask.map_blocks(count_nonzero, chunks=((1,) * mask.numblocks[0],), token="count",
                              dtype=np.int64).compute()
     chunks = x.chunks[:axis] + (tuple(int(c) for c in counts),) + x.chunks[axis + 1:]
     return da.Array(x.dask, x.name, chunks, meta=x._meta)

@@ -1,0 +1,126 @@
+"""The Dask tasks' kernels as a worker unpickles them (``kantensor.backend.dask.kernels``).
+
+A kernel calling one of NumPy's own functions with no input to cast pickles as NumPy's
+functions composed: a fresh interpreter unpickles it without importing any kantensor
+module (a worker of a cluster saves the ~12 MiB of ``import kantensor``), and computes
+what the kernel computes in this process, which is what NumPy computes. Any other kernel
+pickles as itself. The oracles: NumPy's own results, and ``sys.modules`` of a fresh
+interpreter.
+"""
+
+from __future__ import annotations
+
+import pickle
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import kantensor as kt
+from kantensor.backend.dask.kernels import Block, Partial, count_nonzero, numpy_own
+from kantensor.ops.families.linalg import einsum
+
+RNG = np.random.default_rng(5)
+X = RNG.normal(size=(6, 4))
+Y = RNG.normal(size=(6, 3))
+
+#: (kernel, its blocks, what NumPy computes).
+NUMPY_KERNELS = {
+    "ufunc": (Block(np.tanh, {}, (None,), "float64"), (X,), np.tanh(X)),
+    "parameters": (Block(np.sum, {"axis": (0,), "keepdims": True}, (None,), "float64"), (X,),
+                   np.sum(X, axis=0, keepdims=True)),
+    "a 0-d result becomes an array": (Block(np.add, {}, (None, None), "float64"),
+                                      (np.float64(1.5), np.float64(2.0)), np.array(3.5)),
+    "the result cast to the type's dtype": (Block(np.multiply, {}, (None, None), "float32"),
+                                            (X, X), (X * X).astype(np.float32)),
+    "one output of several": (Block(np.linalg.eigh, {}, (None,), "float64", pick=0),
+                              (X.T @ X,), np.linalg.eigh(X.T @ X)[0]),
+    "a partial product": (Partial(Block(np.tensordot, {"axes": ([0], [0])}, (None, None),
+                                        "float64"), 1), (X, Y),
+                          np.tensordot(X, Y, axes=([0], [0]))[..., None]),
+    "a mask's count": (count_nonzero, (X > 0,), np.array([np.count_nonzero(X > 0)])),
+}
+
+#: Kernels that need kantensor on the worker: its own implementation, an input to cast.
+KANTENSOR_KERNELS = {
+    "kantensor's implementation": (
+        Block(einsum, {"subscripts": "ij,ik->jk"}, (None, None), "float64"),
+        (X, Y), np.einsum("ij,ik->jk", X, Y)),
+    "an input cast": (Block(np.add, {}, ("float64", None), "float64"),
+                      (X.astype(np.float32), Y[:, :1]), X.astype(np.float32) + Y[:, :1]),
+}
+
+#: Run in a fresh interpreter: unpickle kernels and blocks from stdin, call each, print
+#: the results and the kantensor modules the interpreter has imported.
+UNPICKLE = """
+import pickle, sys
+kernels = pickle.loads(sys.stdin.buffer.read())
+results = [f(*blocks) for f, blocks in kernels]
+modules = sorted(m for m in sys.modules if m.split(".")[0] == "kantensor")
+sys.stdout.buffer.write(pickle.dumps((results, modules)))
+"""
+
+
+def in_fresh_interpreter(kernels: list) -> tuple[list, list[str]]:
+    out = subprocess.run([sys.executable, "-c", UNPICKLE], input=pickle.dumps(kernels),
+                         capture_output=True, check=True)
+    return pickle.loads(out.stdout)
+
+
+def same(got, want) -> None:
+    assert type(got) is np.ndarray and got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_numpy_own_is_by_identity_not_by_name():
+    assert numpy_own(np.tanh) and numpy_own(np.linalg.det) and numpy_own(np.fft.rfft)
+
+    def sum(a, axis=None):  # noqa: A001  (NumPy's name, not NumPy's function)
+        return a
+
+    assert not numpy_own(sum) and not numpy_own(einsum)
+    assert not numpy_own(lambda a: a) and not numpy_own(np.float64(1.0))
+
+
+@pytest.mark.parametrize("case", list(NUMPY_KERNELS))
+def test_a_numpy_kernel_unpickles_as_numpys_functions_computing_the_same(case):
+    kernel, blocks, want = NUMPY_KERNELS[case]
+    same(np.asarray(kernel(*blocks)), want)  # the kernel in this process: NumPy's result
+    copy = pickle.loads(pickle.dumps(kernel))
+    assert not isinstance(copy, Block | Partial)
+    same(copy(*blocks), want)
+    assert b"kantensor" not in pickle.dumps(kernel)
+
+
+def test_a_fresh_interpreter_unpickles_numpy_kernels_without_importing_kantensor():
+    cases = list(NUMPY_KERNELS.values())
+    results, modules = in_fresh_interpreter([(k, blocks) for k, blocks, _ in cases])
+    assert modules == []
+    for got, (_, _, want) in zip(results, cases, strict=True):
+        same(got, want)
+
+
+def test_other_kernels_pickle_as_themselves():
+    cases = list(KANTENSOR_KERNELS.values())
+    for kernel, blocks, want in cases:
+        copy = pickle.loads(pickle.dumps(kernel))
+        assert type(copy) is Block
+        same(copy(*blocks), want)
+    results, modules = in_fresh_interpreter([(k, blocks) for k, blocks, _ in cases])
+    assert "kantensor.backend.dask.kernels" in modules
+    for got, (_, _, want) in zip(results, cases, strict=True):
+        same(got, want)
+
+
+def test_a_graphs_casts_left_to_its_tasks_are_the_ones_that_change_a_dtype():
+    """x ** 2 on float64 blocks: the exponent (a constant) is cast when the graph is
+    lowered, the blocks need no cast: the task pickles as NumPy's power."""
+    x = kt.vector("x", "float64")
+    f = kt.function([x], x ** 2, backend="dask")
+    y = f(np.arange(6.0), chunks=3)
+    kernels = [t.func for t in dict(y.__dask_graph__()).values()
+               if isinstance(getattr(t, "func", None), Block)]
+    assert kernels and all(k.casts == (None, None) for k in kernels)
+    assert b"kantensor" not in pickle.dumps(dict(y.__dask_graph__()))
+    np.testing.assert_array_equal(y.compute(), np.arange(6.0) ** 2)
