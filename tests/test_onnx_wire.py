@@ -234,7 +234,8 @@ def test_a_tensors_raw_data_is_read_as_onnx_reads_it(code, dims, seed):
     assert got.flags.writeable == want.flags.writeable
 
 
-_plain_sizes = st.one_of(st.integers(0, 200), st.sampled_from([None, "n", "2*seq"]))
+_plain_sizes = st.one_of(st.integers(0, 200), st.integers(16300, 16500),
+                         st.sampled_from([None, "n", "2*seq"]))
 
 
 @settings(max_examples=300, deadline=None)
@@ -243,14 +244,18 @@ _plain_sizes = st.one_of(st.integers(0, 200), st.sampled_from([None, "n", "2*seq
        dims=st.lists(_plain_sizes, max_size=34))
 def test_a_graph_inputs_type_is_read_from_its_layout_as_protobuf_reads_it(name, code, dims):
     """The reader's check of a whole layout at once (a name below 128 bytes, a tensor of
-    sizes below 128): every ValueInfoProto onnx.helper makes, names and ranks on both
-    sides of the layout's limits, is read as protobuf's reading gives, by the layout
-    where it is one, else byte by byte or by protobuf."""
+    sizes below 128, or of sizes from 128 to 2**14): every ValueInfoProto onnx.helper
+    makes, names, sizes and ranks on both sides of the layouts' limits, is read as
+    protobuf's reading gives, by a layout where it is one, else byte by byte or by
+    protobuf."""
     info = helper.make_tensor_value_info(name, code, dims)
     data = info.SerializeToString()
     found = protos._tensor_type(data)
-    plain = len(name.encode()) < 128 and code in DTYPES and len(dims) <= 30 and \
-        all(type(d) is int and d < 128 for d in dims)
+    ints = all(type(d) is int for d in dims)
+    plain = len(name.encode()) < 128 and code in DTYPES and ints and (
+        len(dims) <= 30 and all(d < 128 for d in dims) or
+        len(dims) <= 24 and all(128 <= d < 2**14 for d in dims))
+    assert (protos._laid_out(data) is not None) == plain
     assert found is not None or not plain
     if found is not None:
         assert found is _read(info)
