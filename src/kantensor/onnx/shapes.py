@@ -11,8 +11,7 @@ support reaches get no value_info (a graph output keeps the type the model gave 
 from __future__ import annotations
 
 import os
-from itertools import compress, islice, repeat
-from operator import add, not_
+from itertools import islice
 from typing import Any
 
 import onnx
@@ -83,15 +82,11 @@ def _param(d: Any) -> bytes:
 #: info is found by its name where the type is the one it was written with. (Two tables
 #: of the names, no (name, type) pair kept per info: each would be an object more for
 #: the cycle collector's every pass to walk.) Emptied together when they hold
-#: _INFOS_SIZE infos. A model naming a value by more than _INFO_NAME bytes keeps none of
-#: its infos here (each is written each time).
+#: _INFOS_SIZE infos. A name longer than _INFO_NAME bytes is written each time.
 _INFOS: dict[str, bytes] = {}
 _INFO_TYPES: dict[str, Type] = {}
 _INFOS_SIZE = 1 << 15
 _INFO_NAME = 256
-#: the size of a value info of a name and type field of ``n`` bytes in all, for each ``n``
-#: whose size fits a byte (the name's own length byte and key added)
-_INFO_SIZES = BYTE[_NAME_LEN:]
 
 
 def _tensor(dtype: str, shape: tuple | None) -> bytes:
@@ -205,34 +200,33 @@ def _typed_model(model: onnx.ModelProto | str | os.PathLike | bytes,
 
 def _infos(names: list[str], types: list[Type], skip: set) -> bytes:
     """The value infos of ``names`` of the types ``types`` (names in ``skip`` left out),
-    as a GraphProto's fields, each kept in :data:`_INFOS` with its type unless its name is
-    long (a skipped one too: a graph output, whose info :func:`_written` finds with the
-    others' and leaves out). Built at once: each type's field found by one map (made
-    once per type), each info's parts put together by maps over them all (a name and a
-    type field whose lengths fit a byte each, most infos; else each written alone), so
-    that no Python step runs per info (a first call writes every value's info)."""
-    typed = list(map(_TYPES.get, types))
-    if None in typed:  # (types not written before: made once each)
-        typed = [found or _type_field(t) for found, t in zip(typed, types, strict=True)]
-    encoded = list(map(str.encode, names))
-    lengths = list(map(len, encoded))
-    sizes = list(map(add, lengths, map(len, typed)))  # (the info's, less _NAME_LEN)
-    if max(sizes, default=0) < len(_INFO_SIZES):  # (so every name's length fits a byte)
-        infos = list(map(b"".join, zip(repeat(_VALUE_INFO), map(_INFO_SIZES.__getitem__, sizes),
-                                       repeat(_NAME), map(BYTE.__getitem__, lengths), encoded,
-                                       typed)))
-    else:
-        infos = [field(_VALUE_INFO, field(_NAME, text) + found)
-                 for text, found in zip(encoded, typed, strict=True)]
-    if max(lengths, default=0) <= _INFO_NAME:
-        kept, kept_types = names[-_INFOS_SIZE:], types[-_INFOS_SIZE:]
-        if len(_INFOS) + len(kept) > _INFOS_SIZE:
-            _INFOS.clear()
-            _INFO_TYPES.clear()
-        _INFOS.update(zip(kept, infos[-_INFOS_SIZE:], strict=True))
-        _INFO_TYPES.update(zip(kept, kept_types, strict=True))
-    if skip:
-        return b"".join(compress(infos, map(not_, map(skip.__contains__, names))))
+    as a GraphProto's fields: each found in :data:`_INFOS` where it was written with its
+    type (a model typed again), else written and kept there unless its name is long (a
+    skipped one too: a graph output, whose info :func:`_written` finds with the others'
+    and leaves out). (Written for speed: the loop, a first call's writing inline, runs
+    once per value of every model typed: a call per value cost a first call more than it
+    saved.)"""
+    kept, found, written = _INFO_TYPES.get, _INFOS.get, _TYPES.get
+    infos: list[bytes] = []
+    add = infos.append
+    for name, t in zip(names, types, strict=True):
+        was = kept(name)
+        info = found(name) if was is t or was is not None and was == t else None
+        if info is None:
+            typed = written(t) or _type_field(t)
+            text = name.encode()
+            n = len(text)
+            size = _NAME_LEN + n + len(typed)
+            info = b"".join((_VALUE_INFO, BYTE[size], _NAME, BYTE[n], text, typed)) \
+                if n < 0x80 and size < 0x80 else field(_VALUE_INFO, field(_NAME, text) + typed)
+            if n <= _INFO_NAME:
+                if len(_INFOS) >= _INFOS_SIZE:
+                    _INFOS.clear()
+                    _INFO_TYPES.clear()
+                _INFOS[name] = info
+                _INFO_TYPES[name] = t
+        if name not in skip:
+            add(info)
     return b"".join(infos)
 
 
