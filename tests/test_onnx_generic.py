@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from onnx import TensorProto, helper
 
-from kantensor.onnx import generic, nodecache, nodememo
+from kantensor.onnx import generic, nodecache, nodememo, repeats
 from kantensor.onnx.importer import read_types
 from kantensor.onnx.protos import _dim_param
 from kantensor.types.conditions import Condition
@@ -69,18 +69,31 @@ def _typing(model: onnx.ModelProto, templates: bool = True) -> tuple:
     nodememo.MEMO.clear()
     nodecache.NODES.clear()  # (a record's slot would type a node met before)
     served: list = []  # what the templates gave (None: a condition failed)
-    real = generic.instance
+    real, real_typing = generic.instance, repeats._typing
 
     def counted(*args: object) -> tuple | None:
         served.append(real(*args))
         return served[-1]
+
+    def typing(last: object) -> object:  # (repeats' generated typing: an instance too)
+        made = real_typing(last)
+        if made is None:
+            return None
+
+        def typed(*args: object) -> object:
+            t = made(*args)
+            if t is not None:  # (None: its checks, or a condition: not told apart)
+                served.append(((t,), (None,), (None,), ()))
+            return t
+        return typed
     generic.instance = counted if templates else (lambda *a: None)
+    repeats._typing = typing
     try:
         reader = read_types(model)
     except Exception as exc:  # noqa: BLE001 - the error is the answer compared
         return (type(exc).__name__, str(exc)), served
     finally:
-        generic.instance = real
+        generic.instance, repeats._typing = real, real_typing
     return (tuple((k, str(v)) for k, v in reader.types.items()),
             tuple(map(str, reader.conditions)), tuple(sorted(reader.untyped))), served
 

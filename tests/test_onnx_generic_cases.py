@@ -17,7 +17,7 @@ import onnx
 import pytest
 from onnx import helper
 
-from kantensor.onnx import from_onnx, generic, nodecache, nodememo
+from kantensor.onnx import from_onnx, generic, nodecache, nodememo, repeats
 from kantensor.onnx.importer import read_types
 from onnx_cases import cases, in_scope
 
@@ -97,18 +97,32 @@ def _typing(model: onnx.ModelProto, templates: bool = True) -> tuple:
     nodememo.MEMO.clear()
     nodecache.NODES.clear()  # (a record's slot would type a node met before)
     served: list = []
-    real = generic.instance
+    real, real_typing = generic.instance, repeats._typing
 
     def counted(made: object, constants: tuple, given: tuple) -> tuple | None:
         served.append((real(made, constants, given), tuple(map(str, given))))
         return served[-1][0]
+
+    def typing(last: object) -> object:  # (repeats' generated typing: an instance too)
+        made = real_typing(last)
+        if made is None:
+            return None
+
+        def typed(types: dict, values: dict, unread: dict, names: tuple) -> object:
+            t = made(types, values, unread, names)
+            if t is not None:  # (None: its checks, or a condition: not told apart)
+                served.append((((t,), (None,), (None,), ()),
+                               tuple(str(types[n]) for n in names if n)))
+            return t
+        return typed
     generic.instance = counted if templates else (lambda *a: None)
+    repeats._typing = typing
     try:
         reader = read_types(model)
     except Exception as exc:  # noqa: BLE001 - the error is the answer compared
         return (type(exc).__name__, str(exc)), served
     finally:
-        generic.instance = real
+        generic.instance, repeats._typing = real, real_typing
     return (tuple((k, str(v)) for k, v in reader.types.items()),
             tuple(map(str, reader.conditions)), tuple(sorted(reader.untyped))), served
 

@@ -232,3 +232,51 @@ def test_a_tensors_raw_data_is_read_as_onnx_reads_it(code, dims, seed):
     want = np.asarray(numpy_helper.to_array(proto)).astype(numpy_dtype(dtype), copy=False)
     assert (got.dtype, got.shape, got.tobytes()) == (want.dtype, want.shape, want.tobytes())
     assert got.flags.writeable == want.flags.writeable
+
+
+_plain_sizes = st.one_of(st.integers(0, 200), st.integers(16300, 16500),
+                         st.sampled_from([None, "n", "2*seq"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(name=st.text(st.characters(codec="utf-8"), max_size=140),
+       code=st.sampled_from([*sorted(DTYPES), 0, 40]),
+       dims=st.lists(_plain_sizes, max_size=34))
+def test_a_graph_inputs_type_is_read_from_its_layout_as_protobuf_reads_it(name, code, dims):
+    """The reader's check of a whole layout at once (a name below 128 bytes, a tensor of
+    sizes below 128, or of sizes from 128 to 2**14): every ValueInfoProto onnx.helper
+    makes, names, sizes and ranks on both sides of the layouts' limits, is read as
+    protobuf's reading gives, by a layout where it is one, else byte by byte or by
+    protobuf."""
+    info = helper.make_tensor_value_info(name, code, dims)
+    data = info.SerializeToString()
+    found = protos._tensor_type(data)
+    ints = all(type(d) is int for d in dims)
+    plain = len(name.encode()) < 128 and code in DTYPES and ints and (
+        len(dims) <= 30 and all(d < 128 for d in dims) or
+        len(dims) <= 24 and all(128 <= d < 2**14 for d in dims))
+    assert (protos._laid_out(data) is not None) == plain
+    assert found is not None or not plain
+    if found is not None:
+        assert found is _read(info)
+    assert protos.tensor_types([info]) == [found]
+    assert _fast(info) == _read(info)
+
+
+def test_value_infos_of_every_name_length_are_written_as_protobuf_writes_them():
+    """Value infos written at once (each info's parts put together by maps, or each alone
+    where a length takes two bytes): names of 1 to 300 bytes, types of lengths on both
+    sides of 128, a graph output left out; each info is what onnx.helper makes."""
+    types = [TensorType("float32", (n, 3)), *EDGES[::5], TensorType("int64", ())]
+    names = [f"{'v' * k}{k}" for k in range(1, 301, 7)]
+    inputs, nodes, want = [], [], []
+    for k, name in enumerate(names):
+        t = types[k % len(types)]
+        inputs.append(helper.make_value_info(f"x{k}", helper_type(t)))
+        nodes.append(helper.make_node("Identity", [f"x{k}"], [name]))
+        want.append(helper.make_value_info(name, helper_type(t)))
+    graph = helper.make_graph(nodes, "g", inputs, [helper.make_tensor_value_info(
+        names[-1], TensorProto.FLOAT, None)])
+    out = infer_shapes(helper.make_model(graph))
+    assert list(out.graph.value_info) == want[:-1]  # (a graph output: typed there)
+    assert typed_model(helper.make_model(graph))[0] == out  # (read afresh)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import lru_cache
+from itertools import repeat
+from operator import add, mul
 from typing import Any
 
 import numpy as np
@@ -15,7 +17,7 @@ import onnx
 from ..graph.type import Type
 from ..types.containers import OptionalType, SequenceType
 from ..types.dim import Dim
-from ..types.type import TensorType
+from ..types.type import TensorType, sized
 from .dtypes import DTYPES, UnsupportedType, dtype_of
 from .loading import MAX_NAME, MAX_RANK, OnnxImportError, Tensors, shown
 from .wire import LENGTH, fields, read_varint
@@ -99,6 +101,80 @@ _READ: dict[bytes, TensorType] = {}
 _READ_SIZE = 1 << 14
 
 
+def _layouts(width: int) -> tuple[tuple[int, int], ...]:
+    """Per rank r up to MAX_RANK, (mask, pattern): the last ``8 + (2 + width) r`` bytes of
+    a ValueInfoProto, read as one big-endian int and masked, equal the pattern exactly
+    when they are its ``type`` field holding a tensor type of an element type and r
+    sizes, each written in ``width`` bytes (1: below 128; 2: below 2**14, its first byte
+    saying one more follows), laid out as protobuf writes them: the field's key and
+    length, the tensor's, the element type's key and value, the shape's key and length,
+    then per dim its key, its length, the size's key and the size (the element type and
+    the sizes masked to their bytes' high bits, which say where each varint ends)."""
+    made = []
+    dim = bytes([_DIM, 1 + width, _DIM_VALUE] + [0x80] * (width - 1) + [0])
+    held = bytes([0xFF, 0xFF, 0xFF] + [0x80] * width)
+    for r in range(MAX_RANK + 1):
+        n = len(dim) * r
+        if n + 6 >= 0x80:  # (a length of two bytes: no such layout)
+            made.append((0, 1))
+            continue
+        head = bytes([_INFO_TYPE, n + 6, _TENSOR, n + 4, _ELEM_TYPE, 0, _SHAPE, n])
+        mask = bytes([0xFF] * 5 + [0x80] + [0xFF] * 2) + held * r
+        made.append((int.from_bytes(mask, "big"), int.from_bytes(head + dim * r, "big")))
+    return tuple(made)
+
+
+#: per rank, the layouts of a type of sizes of one byte each (:func:`_layouts`)
+_LAYOUTS = _layouts(1)
+#: per rank, the layouts of a type of sizes of two bytes each
+_LAYOUTS_TWO = _layouts(2)
+#: each byte without its high bit
+_LOW = bytes(b & 0x7F for b in range(256))
+
+
+def _laid_out(data: bytes) -> TensorType | None:
+    """The type of a serialized ValueInfoProto ``data`` (a name below 128 bytes, first)
+    whose type is laid out as one of :data:`_LAYOUTS` or :data:`_LAYOUTS_TWO` says; else
+    None. (A type of sizes below 128, or of sizes from 128 to 2**14 alone: most graph
+    inputs.)"""
+    n = data[1]
+    r, odd = divmod(len(data) - n - 10, 4)
+    if not odd and 0 <= r <= MAX_RANK:
+        mask, pattern = _LAYOUTS[r]
+        if int.from_bytes(data, "big") & mask == pattern:
+            held = data[n + 4:]
+            found = _READ.get(held)
+            if found is None:
+                dtype = DTYPES.get(data[n + 7])
+                if dtype is None:
+                    return None
+                found = _keep(held, sized(dtype, tuple(data[n + 13::4])))
+            return found
+    r, odd = divmod(len(data) - n - 10, 5)
+    if not odd and 0 <= r <= MAX_RANK:
+        mask, pattern = _LAYOUTS_TWO[r]
+        if int.from_bytes(data, "big") & mask == pattern:
+            held = data[n + 4:]
+            found = _READ.get(held)
+            if found is None:
+                dtype = DTYPES.get(data[n + 7])
+                if dtype is None:
+                    return None
+                found = _keep(held, sized(dtype, tuple(map(
+                    add, data[n + 13::5].translate(_LOW), map(mul, data[n + 14::5],
+                                                               repeat(0x80))))))
+            return found
+    return None
+
+
+def _keep(held: bytes, t: TensorType) -> TensorType:
+    """``t``, kept in :data:`_READ` by the bytes of its TypeProto ``held``."""
+    if len(_READ) >= _READ_SIZE:
+        _READ.clear()
+    _READ[held] = t
+    return t
+
+
 def _tensor_type(data: bytes) -> TensorType | None:
     """The type a serialized ValueInfoProto ``data`` states, read from its bytes, when it
     is a tensor's of a known element type and a shape of at most MAX_RANK dims, each a
@@ -106,8 +182,15 @@ def _tensor_type(data: bytes) -> TensorType | None:
     in the order of their numbers, nothing else in the type); else None, and
     :func:`proto_type` reads it (and says what is wrong). A tensor type read so costs a
     fifth of reading its fields through protobuf one by one (a varint of one byte, most
-    lengths and sizes, is read in place)."""
+    lengths and sizes, is read in place). Most types (a name of fewer than 128 bytes and
+    sizes below 128) are checked at once against their layout (:data:`_LAYOUTS`), their
+    sizes every fourth byte (or every fifth's two, :func:`_laid_out`); the others byte
+    by byte (:func:`_read_tensor`)."""
     try:
+        if data[0] == _INFO_NAME and data[1] < 0x80:  # (the name, first, then the type)
+            found = _laid_out(data)
+            if found is not None:
+                return found
         i = 0
         if data[0] == _INFO_NAME:  # (the name, first)
             n = data[1]
@@ -135,9 +218,7 @@ def _tensor_type(data: bytes) -> TensorType | None:
         if found is None:
             found = _read_tensor(data, i, end)
             if found is not None:
-                if len(_READ) >= _READ_SIZE:
-                    _READ.clear()
-                _READ[held] = found
+                _keep(held, found)
         return found
     except (IndexError, ValueError):
         return None

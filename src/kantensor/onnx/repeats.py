@@ -52,7 +52,8 @@ from typing import Any
 import onnx
 
 from ..graph import codegen
-from ..types.type import TensorType
+from ..types.conditions import COMPARE
+from ..types.type import TensorType, checked_type, static_axes
 from . import generic
 from .generic import PINNED, Template
 from .intervals import INTEGER_DTYPES, MAKES_INTERVALS
@@ -62,6 +63,7 @@ from .nodeslot import ONCE
 __all__ = ["repeated"]
 
 _NO_PIN: frozenset[int] = frozenset()
+_OPERATORS = {compare: op for op, compare in COMPARE.items()}  # (as generated code writes them)
 
 
 class _Last:
@@ -74,12 +76,15 @@ class _Last:
     two)."""
 
     __slots__ = ("attributes", "check", "domain", "entry", "facts", "inputs", "made", "slots",
-                 "typed")
+                 "typed", "typing")
 
     def __init__(self, domain: str, made: Template, key: tuple, slots: int, facts: Any):
         self.domain, self.attributes, self.entry = domain, key[2], key[0]
         self.made, self.slots, self.facts = made, slots, facts
         self.check: Callable[..., tuple | None] = self._inputs
+        #: the checks and the typing as one generated function (:func:`_typing`), made
+        #: with the checks' when it can be; returns the output's type, or None
+        self.typing: Callable[..., TensorType | None] | None = None
         self.typed = 0  # the nodes it typed (its checks are generated at the second)
         inputs: list[Any] = []
         for form in key[1]:
@@ -144,14 +149,13 @@ class _Last:
         return constants, given
 
 
-def _generated(last: _Last) -> Callable[..., tuple | None] | None:
-    """``last._inputs`` as straight-line code for its key's forms (through
-    :func:`kantensor.graph.codegen.define`; the same checks in the same order, each
-    input's and axis's unrolled: a third of the steps), or None where code is not
-    generated now or a slot is at no input's axis."""
+def _checks(last: _Last) -> tuple[list[str], dict[str, Any], list[int], list[str]] | None:
+    """``last._inputs``'s checks as straight-line code for its key's forms (the lines, the
+    names they read, the inputs given and the slots' variables), or None where code is
+    not generated now or a slot is at no input's axis."""
     if not codegen.enabled() or not last.inputs:
         return None
-    space: dict[str, Any] = {"TensorType": TensorType}
+    space: dict[str, Any] = {"TensorType": TensorType, "checked_type": checked_type}
     lines = ["def check(types, values, unread, names):",
              f"    {''.join(f'n{i}, ' for i in range(len(last.inputs)))}= names"]
     seen: set[int] = set()
@@ -187,10 +191,65 @@ def _generated(last: _Last) -> Callable[..., tuple | None] | None:
     lines.append(f"    if {known}:\n        return None")  # (every input given known)
     if slots:
         lines.append(f"    if {' or '.join(f'{c} < 2' for c in slots)}:\n        return None")
-    if len(slots) > 1:
+    if 1 < len(slots) <= 4:  # (distinct: each pair compared, no set made)
+        pairs = " or ".join(f"{a} == {b}" for i, a in enumerate(slots) for b in slots[i + 1:])
+        lines.append(f"    if {pairs}:\n        return None")
+    elif len(slots) > 4:
         lines.append(f"    if len({{{', '.join(slots)}}}) != {len(slots)}:\n"
                      "        return None")
+    return lines, space, given, slots
+
+
+def _generated(last: _Last) -> Callable[..., tuple | None] | None:
+    """``last._inputs`` as straight-line code for its key's forms (through
+    :func:`kantensor.graph.codegen.define`; the same checks in the same order, each
+    input's and axis's unrolled: a third of the steps), or None where code is not
+    generated now or a slot is at no input's axis."""
+    made = _checks(last)
+    if made is None:
+        return None
+    lines, space, given, slots = made
     lines.append(f"    return [{', '.join(slots)}], [{', '.join(f't{i}' for i in given)}]")
+    return codegen.define("\n".join(lines) + "\n", "check", space)
+
+
+def _typing(last: _Last) -> Callable[..., TensorType | None] | None:
+    """:func:`_generated`'s checks going on to :func:`.generic.instance`'s typing at the
+    constants, as one generated function returning the output's type (None where a
+    check or a condition of the template fails): the template's conditions and its
+    output's sizes written out, so that a node typed so makes no list, tuple or dict of
+    its own, only its new type. None where they are not linear checks and a plan
+    (:class:`.generic.Template`), or :func:`_generated` would be."""
+    found = _checks(last)
+    if found is None:
+        return None
+    lines, space, given, _ = found
+    made = last.made
+    if made.checks is None or made.plan is None:
+        return None
+    for pairs, value, compare in made.checks:  # (as instance's loop: value + sum(c * k))
+        if type(value) is not int or any(type(c) is not int for _, c in pairs):
+            return None
+        terms = "".join(f" + {c:d} * c{k:d}" for k, c in pairs)
+        lines.append(f"    if not ({value:d}{terms} {_OPERATORS[compare]} 0):\n"
+                     "        return None")
+    ((j, dtype, sizes, places),) = made.plan
+    if j >= 0:  # (an input's type at the constants: that input's)
+        lines.append(f"    return t{given[j]:d}")
+    else:
+        at = dict(places)
+        parts = []
+        for axis, d in enumerate(sizes):
+            if axis in at:
+                parts.append(f"c{at[axis]:d}")
+            elif type(d) is int or d is None:
+                parts.append(repr(d))
+            else:
+                space[f"O{axis}"] = d
+                parts.append(f"O{axis}")
+        space["OD"] = dtype
+        space["OS"] = static_axes(tuple(2 if axis in at else d for axis, d in enumerate(sizes)))
+        lines.append(f"    return checked_type(OD, ({''.join(f'{p}, ' for p in parts)}), OS)")
     return codegen.define("\n".join(lines) + "\n", "check", space)
 
 
@@ -231,20 +290,28 @@ def repeated(reader: Any, rec: NodeRecord, node: onnx.NodeProto) -> bool:
         attributes = rec.attribute_key(node)
     if attributes != last.attributes:
         return False
-    found = last.check(types, reader.values, reader.unread, names)
-    if found is None:
-        return False
-    constants, given = found
-    if PINNED and not PINNED.get((last.entry, attributes), _NO_PIN).isdisjoint(constants):
-        return False
-    typed = generic.instance(last.made, constants, given)  # (lists: indexed only)
-    if typed is None:
-        return False
-    if last.typed < 2:  # (its checks generated once a second node is typed so)
-        last.typed += 1
-        if last.typed == 2:
-            last.check = _generated(last) or last.check
-    t = typed[0][0]
+    typing = last.typing
+    if typing is not None and not (PINNED and (last.entry, attributes) in PINNED):
+        t = typing(types, reader.values, reader.unread, names)  # (checks and instance)
+        if t is None:
+            return False
+    else:
+        found = last.check(types, reader.values, reader.unread, names)
+        if found is None:
+            return False
+        constants, given = found
+        if PINNED and not PINNED.get((last.entry, attributes), _NO_PIN).isdisjoint(
+                constants):
+            return False
+        typed = generic.instance(last.made, constants, given)  # (lists: indexed only)
+        if typed is None:
+            return False
+        if last.typed < 2:  # (its checks generated once a second node is typed so)
+            last.typed += 1
+            if last.typed == 2:
+                last.check = _generated(last) or last.check
+                last.typing = _typing(last)
+        t = typed[0][0]
     types[name] = t
     reader.tokens[name] = t
     rec.slot = ONCE  # (its first typing by its memo key: as the importer marks it)

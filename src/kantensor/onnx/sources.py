@@ -135,6 +135,17 @@ class Sources:
             self.read_sparse(graph.sparse_initializer, frozenset(named), tokens)
         if len(set(named)) != len(named):
             _twice(named)
+        read = None  # the inputs' types, read at once where every input is given
+        if not variables and formal is None and not values and not free and \
+                types.keys().isdisjoint(named):  # (infer_shapes' main graph, most often)
+            read = tensor_types(graph.input)
+            if None not in read:  # every one a tensor's type of the common layout
+                types.update(zip(named, read, strict=True))
+                if tokens is not None:
+                    tokens.update(zip(named, read, strict=True))
+                    self.tokens = tokens  # (for the node slots)
+                self.sources = len(types)
+                return []
         # (name, info) of the inputs that are no initializers
         given = [(name, info) for name, info in zip(named, graph.input, strict=True)
                  if name not in types or name in free]
@@ -142,7 +153,8 @@ class Sources:
             raise OnnxImportError(f"a subgraph with {len(given)} inputs is given "
                                   f"{len(formal)}")
         inputs = []
-        read = formal if formal is not None else tensor_types([info for _, info in given])
+        if read is None:
+            read = formal if formal is not None else tensor_types([info for _, info in given])
         for k, (name, info) in enumerate(given):
             if k < len(values) and values[k] is not None:
                 self.values[name] = values[k]

@@ -135,17 +135,9 @@ class TensorType(Type):
             self = ref()
             if self is not None:
                 return self
-        self = object.__new__(cls)  # filed by the interner: one object per key
-        _SET_DTYPE(self, dtype)
-        _SET_SHAPE(self, shape)
-        _SET_NP_DTYPE(self, NUMPY_DTYPES.get(dtype))  # None: bfloat16 without ml_dtypes
         n = len(shape)
-        if ints:
-            _SET_STATIC(self, _ALL_AXES[n] if n <= MAX_NDIM else tuple(range(n)))
-        else:
-            static = tuple([a for a, s in enumerate(shape) if type(s) is int])
-            _SET_STATIC(self, _SOME_AXES.setdefault(static, static) if n <= _FEW else static)
-        return table.intern(key, self)
+        return _filed(cls, dtype, shape, (_ALL_AXES[n] if n <= MAX_NDIM else tuple(range(n)))
+                      if ints else static_axes(shape), table, key)
 
     def __setattr__(self, name: str, value: Any) -> None:
         """Refused: a type is shared by every holder (interned) and remembered by the
@@ -364,6 +356,52 @@ _SET_DTYPE = TensorType.dtype.__set__
 _SET_SHAPE = TensorType.shape.__set__
 _SET_NP_DTYPE = TensorType._np_dtype.__set__
 _SET_STATIC = TensorType._static.__set__
+
+
+def static_axes(shape: tuple) -> tuple[int, ...]:
+    """The axes of ``shape`` whose size is an int (a type's ``_static``), as the one tuple
+    of them that types share."""
+    static = tuple([a for a, s in enumerate(shape) if type(s) is int])
+    if len(shape) <= _FEW:
+        return _SOME_AXES.setdefault(static, static)
+    return _ALL_AXES[len(static)] if len(static) == len(shape) <= MAX_NDIM else static
+
+
+def _filed(cls: type, dtype: str, shape: tuple, static: tuple, table: WeakInterner,
+           key: Any) -> TensorType:
+    """A new type of ``cls`` (its dtype's name, its shape checked, its static axes),
+    filed by the interner ``table`` under ``key``: one object per key."""
+    self = object.__new__(cls)
+    _SET_DTYPE(self, dtype)
+    _SET_SHAPE(self, shape)
+    _SET_NP_DTYPE(self, NUMPY_DTYPES.get(dtype))  # None: bfloat16 without ml_dtypes
+    _SET_STATIC(self, static)
+    return table.intern(key, self)
+
+
+def checked_type(dtype: str, shape: tuple, static: tuple[int, ...]) -> TensorType:
+    """``TensorType(dtype, shape)`` for a reader that has checked what the constructor
+    checks: ``dtype`` a dtype's name (as :data:`~.dtypes.DTYPES` spells it), ``shape`` a
+    tuple of at most MAX_NDIM entries, an int in ``[0, MAX_SIZE]`` at each axis of
+    ``static`` (:func:`static_axes` of it, or ``_ALL_AXES``'s) and a Dim or None at every
+    other. The same interned object, without the constructor's conversions and checks
+    (a model's graph inputs and its nodes' new types are made here)."""
+    ref = _LOOKUPS[dtype](shape)
+    if ref is not None:
+        self = ref()
+        if self is not None:
+            return self
+    return _filed(TensorType, dtype, shape, static, _TABLES[dtype], shape)
+
+
+def sized(dtype: str, shape: tuple[int, ...]) -> TensorType:
+    """:func:`checked_type` of a shape of ints alone (each in ``[0, MAX_SIZE]``)."""
+    ref = _LOOKUPS[dtype](shape)
+    if ref is not None:
+        self = ref()
+        if self is not None:
+            return self
+    return _filed(TensorType, dtype, shape, _ALL_AXES[len(shape)], _TABLES[dtype], shape)
 
 
 def refuse_masked(value: Any, what: str) -> None:
