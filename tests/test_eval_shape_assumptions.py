@@ -128,8 +128,8 @@ def test_assumptions_hold_exactly_where_numpy_runs(fn, types):
         assert want == out.shape, sizes
 
 
-#: A size that may be negative to a Python float power that is not an integer: Python
-#: gives a complex number there ((-2) ** 0.5), and NumPy a complex array
+#: Powers of sizes: a size that may be negative to a Python float power that is not an
+#: integer is a complex number in Python ((-2) ** 0.5), and NumPy's result complex
 ROOTS = [
     (lambda x, y: x * (x.shape[0] - y.shape[0]) ** -0.5, ["float32[N]", "float32[K]"]),
     (lambda x, y: x * (x.shape[0] - y.shape[0]) ** 0.5, ["float32[N]", "float32[K]"]),
@@ -138,6 +138,13 @@ ROOTS = [
     (lambda x, y: x * (x.shape[0] - y.shape[0] - 1) ** -1.0, ["float32[N]", "float32[K]"]),
     (lambda x, y: x * (x.shape[0] - y.shape[0]) ** 2.0, ["float32[N]", "float32[K]"]),
     (lambda x: x * x.shape[1] ** 0.5, ["float32[N,D]"]),
+    # an int to a size's power is an int (N ** K), a float where the size is negative
+    # (2 ** (N - K) at N < K is 0.25: an int32 array times it is float64)
+    (lambda x, y: x.astype(np.int32) * x.shape[0] ** y.shape[0], ["float32[N]", "float32[K]"]),
+    (lambda x, y: x.astype(np.int32) * 2 ** (x.shape[0] - y.shape[0]),
+     ["float32[N]", "float32[K]"]),
+    (lambda x, y: x.astype(np.int32) * (x.shape[0] - 1) ** (x.shape[0] - y.shape[0]),
+     ["float32[N]", "float32[K]"]),
 ]
 
 
