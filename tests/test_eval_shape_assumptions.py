@@ -128,6 +128,48 @@ def test_assumptions_hold_exactly_where_numpy_runs(fn, types):
         assert want == out.shape, sizes
 
 
+#: Powers of sizes: a size that may be negative to a Python float power that is not an
+#: integer is a complex number in Python ((-2) ** 0.5), and NumPy's result complex
+ROOTS = [
+    (lambda x, y: x * (x.shape[0] - y.shape[0]) ** -0.5, ["float32[N]", "float32[K]"]),
+    (lambda x, y: x * (x.shape[0] - y.shape[0]) ** 0.5, ["float32[N]", "float32[K]"]),
+    (lambda x: x * (x.shape[1] - 2) ** 1.5, ["float32[N,D]"]),
+    # an integral float power of a negative size is a float; of a size, no condition
+    (lambda x, y: x * (x.shape[0] - y.shape[0] - 1) ** -1.0, ["float32[N]", "float32[K]"]),
+    (lambda x, y: x * (x.shape[0] - y.shape[0]) ** 2.0, ["float32[N]", "float32[K]"]),
+    (lambda x: x * x.shape[1] ** 0.5, ["float32[N,D]"]),
+    # an int to a size's power is an int (N ** K), a float where the size is negative
+    # (2 ** (N - K) at N < K is 0.25: an int32 array times it is float64)
+    (lambda x, y: x.astype(np.int32) * x.shape[0] ** y.shape[0], ["float32[N]", "float32[K]"]),
+    (lambda x, y: x.astype(np.int32) * 2 ** (x.shape[0] - y.shape[0]),
+     ["float32[N]", "float32[K]"]),
+    (lambda x, y: x.astype(np.int32) * (x.shape[0] - 1) ** (x.shape[0] - y.shape[0]),
+     ["float32[N]", "float32[K]"]),
+]
+
+
+@pytest.mark.parametrize(("fn", "types"), ROOTS, ids=range(len(ROOTS)))
+def test_where_the_assumptions_hold_numpy_gives_the_dtype_and_shape(fn, types):
+    """Where the assumptions hold, NumPy runs and gives the type's dtype and shape (a
+    complex result is not a float32 one: main assumed only ``N - K != 0`` of
+    ``(N - K) ** -0.5``, and nothing of ``(N - K) ** 0.5``); where a size to a float
+    power is an integer's, it is refused only where NumPy refuses."""
+    result = kt.eval_shape(fn, *types)
+    names = _names(types)
+    for values in itertools.product(range(5), repeat=len(names)):
+        sizes = dict(zip(names, values, strict=True))
+        try:
+            out = _numpy(fn, types, sizes)
+        except (ValueError, IndexError, ZeroDivisionError):
+            assert not result.holds(sizes), sizes
+            continue
+        if out.dtype != result.type.dtype:
+            assert not result.holds(sizes), (sizes, out.dtype)
+            continue
+        assert result.holds(sizes), sizes
+        assert tuple(substitute(d, sizes) for d in result.type.shape) == out.shape, sizes
+
+
 def test_an_assumption_names_the_op_the_users_line_and_the_operands():
     result = kt.eval_shape(project, "float32[N,D]", "float32[K,M]")
     (need,) = result.assumptions

@@ -113,6 +113,27 @@ def test_an_index_not_written_by_make_catalogue_index_is_not_used(monkeypatch, t
     assert keyed.keyed("onnx") is None
 
 
+@pytest.mark.parametrize("text", ["[" * 100_000, '{"files": ' * 100_000,
+                                  IsADirectoryError, PermissionError])
+def test_an_index_too_deep_to_decode_or_unreadable_is_not_used(monkeypatch, text):
+    """A keys.json nested deeper than json decodes (RecursionError), or one (or a
+    tables.jsonl) that cannot be read (a folder of that name, no permission): no index,
+    the tables read from the files, not an error at a model's first infer_shapes."""
+    class Folder:
+        def __truediv__(self, name: str) -> Folder:
+            return self
+
+        def read_text(self, encoding: str) -> str:
+            if isinstance(text, str):
+                return text
+            raise text(f"keys.json: {text.__name__}")
+
+    monkeypatch.setattr(keyed, "catalogue_root", Folder)
+    assert keyed.keyed("onnx") is None  # (then the "none" case above: TOML's tables)
+    if not isinstance(text, str):  # an unreadable tables.jsonl: each row's table is
+        assert keyed._shipped.__wrapped__("onnx") == ""  # read from its TOML
+
+
 def test_a_row_that_is_not_five_fields_is_refused():
     with pytest.raises(CatalogueError, match="make catalogue-index"):
         keyed.rows("onnx", "math.toml 0 12")

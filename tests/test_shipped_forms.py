@@ -147,6 +147,26 @@ def test_forms_of_another_version_are_not_registered(monkeypatch):
     assert len(forms._SHIPPED) > 150 and len(callspec._SHIPPED) > 100
 
 
+@pytest.mark.parametrize("text", ["[" * 100_000, None])
+def test_forms_too_deep_to_decode_or_unreadable_are_not_registered(monkeypatch, text):
+    """A forms.json nested deeper than json decodes (RecursionError), or a folder of
+    that name: nothing registered (every text is parsed), not an error at first use."""
+    class Folder:
+        def __truediv__(self, name: str) -> Folder:
+            return self
+
+        def read_text(self, encoding: str) -> str:
+            if text is None:
+                raise IsADirectoryError("forms.json is a folder")
+            return text
+
+    monkeypatch.setattr(forms, "_SHIPPED", {})
+    monkeypatch.setattr(callspec, "_SHIPPED", {})
+    monkeypatch.setattr(shipped, "catalogue_root", Folder)
+    shipped.register_forms()
+    assert forms._SHIPPED == {} and callspec._SHIPPED == {}
+
+
 def _same(a: object, b: object) -> bool:
     """Equal, with the same types throughout (``(0,)`` is not ``[0]``, True is not 1)."""
     if type(a) is not type(b):
@@ -221,10 +241,13 @@ def test_a_precompiled_table_that_is_not_json_is_not_used():
     index = shipped.precompiled("onnx")
     garbled = dict(index[name], tables=[[{"name": "Add"}, "{not json"]])
     assert shipped.tables_of(name, text, {name: garbled}) is None
+    deep = dict(index[name], tables=[[{"name": "Add"}, "[" * 100_000]])  # (RecursionError)
+    assert shipped.tables_of(name, text, {name: deep}) is None
     assert shipped.tables_of(name, text, {name: dict(index[name], tables=[["x", "{}"]])}) \
         is None
-    with pytest.raises(registry.CatalogueError, match="not JSON"):
-        registry._table("onnx/math.toml", 0, shipped.ShippedTable({}, "{not"), ("", "Add"))
+    for line in ("{not", "[" * 100_000):
+        with pytest.raises(registry.CatalogueError, match="not JSON"):
+            registry._table("onnx/math.toml", 0, shipped.ShippedTable({}, line), ("", "Add"))
 
 
 def test_a_dtype_added_to_the_table_retires_the_forms(monkeypatch):

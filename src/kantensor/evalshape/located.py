@@ -315,7 +315,9 @@ def divisors(node: Apply) -> list[Condition]:
     the Dim algebra reads a divisor as positive; a traced program's negative one is
     divided as a positive one, see :func:`kantensor.types.dimorder.divided`), or
     ``D != 0`` as ``node``'s divisor (``2.0 / D``, ``D ** -0.5``: a size is a Python int
-    there, of either sign: ``2.0 / (N - K)`` runs at ``N < K``)."""
+    there, of either sign: ``2.0 / (N - K)`` runs at ``N < K``); and ``D >= 0`` for a
+    size that may be negative to a float power that is not an integer (``(N - K) **
+    0.5``: Python's is complex there, :func:`_rooted`)."""
     op = "" if isinstance(node.op, SizeOp) else getattr(node.op, "name", "")
 
     def source(d: Dim) -> Source:
@@ -330,7 +332,48 @@ def divisors(node: Apply) -> list[Condition]:
             out += [Condition(size, ">=", 1, source(size))] if low < 1 else []
         elif high is None or high >= 0:
             out.append(Condition(size, "!=", 0, source(size)))
+    exponent = _size_exponent(node)
+    if exponent is not None and (interval(exponent)[0] is None or
+                                 interval(exponent)[0] < 0):
+        out.append(Condition(exponent, ">=", 0, Source(
+            op=op, detail=f"an int is raised to the power {exponent}")))
+    base = _rooted(node)
+    if base is not None and (interval(base)[0] is None or interval(base)[0] < 0):
+        out.append(Condition(base, ">=", 0, Source(
+            op=op, detail=f"{base} is raised to a power that is not an integer")))
     return out
+
+
+def _size_exponent(node: Apply) -> Any:
+    """The size ``E`` of ``k ** E`` or ``D ** E`` for an int ``k`` or a size ``D``, or
+    None: a Python int to a size's power is an int where ``E >= 0`` (the graph's int
+    power), a float where it is negative (``2 ** (N - K)`` at ``N < K`` is 0.25)."""
+    ins = node.inputs
+    if len(ins) != 2 or node.op is not NUMPY_OPS.get(np.power) or \
+            not isinstance(ins[1], SizeNumber):
+        return None
+    base = ins[0]
+    if not (isinstance(base, SizeNumber) or isinstance(base, Constant) and base.wrapped
+            and np.asarray(base.data).dtype.kind in "iu"):
+        return None
+    return dict(ins[1].owner.op.params).get("size")
+
+
+def _rooted(node: Apply) -> Any:
+    """The size ``D`` of ``D ** e`` for a Python float ``e`` that is not an integer
+    (``D ** 0.5``, ``D ** -1.5``), or None: where ``D`` is negative, Python gives a
+    complex number there, not the float the graph computes (``(-2) ** 0.5``)."""
+    ins = node.inputs
+    if len(ins) != 2 or node.op is not NUMPY_OPS.get(np.power):
+        return None
+    exponent, base = ins[1], _unfloat(ins[0])
+    if not (isinstance(exponent, Constant) and exponent.wrapped and
+            isinstance(base, SizeNumber)):
+        return None
+    data = np.asarray(exponent.data)
+    if data.dtype.kind != "f" or np.all(np.floor(data) == data):
+        return None
+    return dict(base.owner.op.params).get("size")
 
 
 def _python_divisor(node: Apply) -> Any:

@@ -424,7 +424,7 @@ def _table(file: str, index: int, table: Any, key: tuple[str, str]) -> Any:
     if isinstance(table, ShippedTable):
         try:
             table = table.data()
-        except ValueError:
+        except (ValueError, RecursionError):
             raise CatalogueError(f"{file}: op #{index + 1}: its precompiled table is not "
                                  "JSON (make catalogue-index)") from None
     if not isinstance(table, str):

@@ -92,14 +92,15 @@ def _check(line: str) -> str:
 def keyed(folder: str) -> tuple[dict[str, str], dict[tuple[str, str], Any]] | None:
     """``folder``'s :data:`KEYS`: each file's recorded digest by name, and by (domain,
     op type) its rows, one string (:func:`rows` reads them); None when there is none or
-    it is not one :func:`serialized_keys` wrote (a row is checked when read)."""
+    it is not one :func:`serialized_keys` wrote (a row is checked when read), or cannot
+    be read (OSError: a folder of that name, no permission) or decoded (RecursionError:
+    nested deeper than json decodes)."""
     try:
         made = json.loads((catalogue_root() / folder / KEYS).read_text(encoding="utf-8"))
         files, keys = made["files"], made["keys"]
         packed = {tuple(key.split(" ")): found for key, found in keys.items()}
         files = dict(files) if isinstance(files, dict) else None
-    except (FileNotFoundError, NotADirectoryError, ValueError, KeyError, TypeError,
-            AttributeError):
+    except (OSError, ValueError, RecursionError, KeyError, TypeError, AttributeError):
         return None
     if files is None or not all(isinstance(v, str) for v in files.values()) or \
             not all(len(k) == 2 and isinstance(v, str) for k, v in packed.items()):
@@ -120,10 +121,11 @@ def rows(folder: str, packed: str) -> list[tuple[str, int, tuple[int, int, str]]
 
 @cache
 def _shipped(folder: str) -> str:
-    """The text of ``folder``'s :data:`~.shipped.TABLES` ("" where there is none)."""
+    """The text of ``folder``'s :data:`~.shipped.TABLES` ("" where there is none, or it
+    cannot be read: then every table is read from its TOML)."""
     try:
         return (catalogue_root() / folder / TABLES).read_text(encoding="utf-8")
-    except (FileNotFoundError, NotADirectoryError, ValueError):
+    except (OSError, ValueError):
         return ""
 
 

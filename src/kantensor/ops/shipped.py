@@ -107,7 +107,7 @@ def precompiled(folder: str | None = None) -> dict[str, Any]:
     try:
         lines = _index(folder).read_text(encoding="utf-8").split("\n")
         heads = json.loads(lines[0])
-    except (FileNotFoundError, NotADirectoryError, ValueError):
+    except (OSError, ValueError, RecursionError):  # (none, unreadable, not JSON)
         return {}
     return _joined(heads, lines) if isinstance(heads, dict) else {}
 
@@ -182,7 +182,7 @@ def tables_of(name: str, text: str, shipped: dict[str, Any]) -> list[Any] | None
     tables = shipped_tables(name, text, shipped)
     try:
         return None if tables is None else [table.data() for table in tables]
-    except ValueError:
+    except (ValueError, RecursionError):  # (not JSON, or nested deeper than it decodes)
         return None
 
 
@@ -200,7 +200,7 @@ def register_forms() -> None:
     another :func:`forms_version`)."""
     try:
         made = json.loads((catalogue_root() / FORMS).read_text(encoding="utf-8"))
-    except (FileNotFoundError, NotADirectoryError, ValueError):
+    except (OSError, ValueError, RecursionError):  # (none, unreadable, not JSON)
         return
     if not isinstance(made, dict) or made.get("version") != forms_version():
         return

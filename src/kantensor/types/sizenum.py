@@ -215,8 +215,10 @@ def _number_op(op: str, *args: Any) -> Any:
         return _BINARY[op](Ratio(a, 1) if dim_left else a, b if dim_left else Ratio(b, 1))
     if _int_like(other) or isinstance(other, float | complex):
         a, b = _tensors((a, b))
-        if op == "pow" and dim_left:  # as in Python, an int to a negative power is a float
-            a = a * 1.0
+        if op == "pow" and dim_left and (isinstance(b, float | complex) or
+                                         type(b) is int and b < 0):
+            a = a * 1.0  # as in Python, an int to a negative or float power is a float
+        # (to a size's power, an int: eval_shape assumes the size >= 0, where it is one)
         return _BINARY[op](a, b)
     return NotImplemented  # a tensor or an array: its operator takes the size
 
