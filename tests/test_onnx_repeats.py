@@ -143,22 +143,22 @@ def test_repeated_blocks_of_growing_widths_are_typed_by_repeats():
     every node is typed by its op type's last template, as node by node."""
     model = _chain(["matmul", "add", "relu"], [["fresh"]] * 30, "batch", [])
     made = []
-    real = repeats._generated
+    real = repeats._typing
 
     def generated(last: object) -> object:
         made.append(real(last))
         return made[-1]
-    repeats._generated = generated
+    repeats._typing = generated
     try:
         with_, written, counted = _read(model, True)
     finally:
-        repeats._generated = real
+        repeats._typing = real
     without, written_without, none = _read(model, False)
     assert with_ == without and written == written_without
     assert dict(with_[0])["y29_2"] == "float32[batch,90]"
     assert not none and 3 * (30 - 4) <= len(counted) < 3 * 30
-    # each op type's checks generated once it typed two nodes (straight-line code), in
-    # each of the two reads (read_types, infer_shapes)
+    # each op type's checks and typing generated once it typed two nodes (straight-line
+    # code, one function), in each of the two reads (read_types, infer_shapes)
     assert len(made) == 2 * 3 and all("for " not in fn.__source__ for fn in made)
 
 

@@ -308,9 +308,10 @@ def repeated(reader: Any, rec: NodeRecord, node: onnx.NodeProto) -> bool:
             return False
         if last.typed < 2:  # (its checks generated once a second node is typed so)
             last.typed += 1
-            if last.typed == 2:
-                last.check = _generated(last) or last.check
+            if last.typed == 2:  # (one function compiled: the typing, else the checks)
                 last.typing = _typing(last)
+                if last.typing is None:
+                    last.check = _generated(last) or last.check
         t = typed[0][0]
     types[name] = t
     reader.tokens[name] = t
