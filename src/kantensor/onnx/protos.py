@@ -130,6 +130,8 @@ _LAYOUTS = _layouts(1)
 _LAYOUTS_TWO = _layouts(2)
 #: each byte without its high bit
 _LOW = bytes(b & 0x7F for b in range(256))
+#: the layouts by the bytes a size takes, in the order they are tried
+_WIDTHS = ((1, _LAYOUTS), (2, _LAYOUTS_TWO))
 
 
 def _laid_out(data: bytes) -> TensorType | None:
@@ -138,33 +140,31 @@ def _laid_out(data: bytes) -> TensorType | None:
     None. (A type of sizes below 128, or of sizes from 128 to 2**14 alone: most graph
     inputs.)"""
     n = data[1]
-    r, odd = divmod(len(data) - n - 10, 4)
-    if not odd and 0 <= r <= MAX_RANK:
-        mask, pattern = _LAYOUTS[r]
-        if int.from_bytes(data, "big") & mask == pattern:
-            held = data[n + 4:]
-            found = _READ.get(held)
-            if found is None:
-                dtype = DTYPES.get(data[n + 7])
-                if dtype is None:
-                    return None
-                found = _keep(held, sized(dtype, tuple(data[n + 13::4])))
-            return found
-    r, odd = divmod(len(data) - n - 10, 5)
-    if not odd and 0 <= r <= MAX_RANK:
-        mask, pattern = _LAYOUTS_TWO[r]
-        if int.from_bytes(data, "big") & mask == pattern:
-            held = data[n + 4:]
-            found = _READ.get(held)
-            if found is None:
-                dtype = DTYPES.get(data[n + 7])
-                if dtype is None:
-                    return None
-                found = _keep(held, sized(dtype, tuple(map(
-                    add, data[n + 13::5].translate(_LOW), map(mul, data[n + 14::5],
-                                                               repeat(0x80))))))
-            return found
+    for width, layouts in _WIDTHS:
+        r, odd = divmod(len(data) - n - 10, 3 + width)  # (a dim: 3 bytes and its size's)
+        if odd or not 0 <= r <= MAX_RANK:
+            continue
+        mask, pattern = layouts[r]
+        if int.from_bytes(data, "big") & mask != pattern:
+            continue
+        held = data[n + 4:]
+        found = _READ.get(held)
+        if found is None:
+            dtype = DTYPES.get(data[n + 7])
+            if dtype is None:
+                return None
+            found = _keep(held, sized(dtype, _sizes(data[n + 13:], width)))
+        return found
     return None
+
+
+def _sizes(dims: bytes, width: int) -> tuple[int, ...]:
+    """The sizes of a layout's dims ``dims`` (from its first size's first byte), each
+    written in ``width`` bytes of a dim of ``3 + width``: a byte's low seven bits, then
+    the next byte's times 128."""
+    if width == 1:
+        return tuple(dims[::4])
+    return tuple(map(add, dims[::5].translate(_LOW), map(mul, dims[1::5], repeat(0x80))))
 
 
 def _keep(held: bytes, t: TensorType) -> TensorType:

@@ -99,13 +99,32 @@ def _symbol_order(sym: Hashable) -> tuple:
 
 
 # -- one run --------------------------------------------------------------------------
+def _slotted(sizes: tuple, slots: dict) -> tuple | None:
+    """``sizes`` with each lone Hole written as its slot (numbered in order of first
+    appearance over the calls that share ``slots``, which it extends), or None where a
+    named Dim or an expression is among them (renamed in general: :func:`_canonical`)."""
+    canon = []
+    for e in sizes:
+        if type(e) is int:
+            canon.append(e)
+        elif type(e) is Hole:
+            slot = slots.get(e)
+            if slot is None:
+                i = len(slots)
+                slot = slots[e] = _HOLE_SLOTS[i] if i < len(_HOLE_SLOTS) else _hole_slot(i)
+            canon.append(slot)
+        else:
+            return None
+    return tuple(canon)
+
+
 def run(unit: Unit, operands: Sequence[tuple[str, bool, tuple]],
         default_dtype: str | None = None) -> dict[Hashable, Any] | None:
     """What every solution of ``unit``'s relation on ``operands`` agrees on, as
     ``{symbol: entry}`` over the operands' own symbols; None when there is no solution.
     (``default_dtype``: :func:`get_default_dtype`, when the caller read it.)"""
     default_dtype = default_dtype or get_default_dtype()
-    slots: dict | None = None  # each lone hole's slot, in order of appearance
+    slots: dict = {}  # each lone hole's slot, in order of appearance
     plain = []
     for operand in operands:
         entries = operand[2]
@@ -115,24 +134,13 @@ def run(unit: Unit, operands: Sequence[tuple[str, bool, tuple]],
         else:
             plain.append(operand)
             continue
-        canon = []
-        for e in entries:
-            if type(e) is int:
-                canon.append(e)
-            elif type(e) is Hole:
-                if slots is None:
-                    slots = {}
-                slot = slots.get(e)
-                if slot is None:
-                    i = len(slots)
-                    slot = slots[e] = _HOLE_SLOTS[i] if i < len(_HOLE_SLOTS) else _hole_slot(i)
-                canon.append(slot)
-            else:  # a named Dim, an expression: renamed in general
-                canon, order = _canonical(operands)
-                found = _solve(unit.relation, unit.n_inputs, canon, default_dtype)
-                return None if found is None else _back(found, order)
-        plain.append((operand[0], operand[1], tuple(canon)))
-    if slots is None:  # sizes all ints: the operands are their own canonical form
+        canon = _slotted(entries, slots)
+        if canon is None:  # a named Dim, an expression: renamed in general
+            canon, order = _canonical(operands)
+            found = _solve(unit.relation, unit.n_inputs, canon, default_dtype)
+            return None if found is None else _back(found, order)
+        plain.append((operand[0], operand[1], canon))
+    if not slots:  # sizes all ints: the operands are their own canonical form
         found = _solve(unit.relation, unit.n_inputs, tuple(plain), default_dtype)
         return None if found is None else {}
     # ints and lone holes: the canonical form keyed by the slots themselves (hashed by
@@ -151,7 +159,7 @@ def run_sizes(unit: Unit, entries: Sequence[tuple], default_dtype: str
     per slot; a named Dim or an expression runs :func:`run`."""
     memo = unit.memo
     key = [default_dtype]
-    order: list | None = None  # the lone holes, in order of appearance
+    slots: dict = {}  # each lone hole's slot, in order of appearance
     for sizes in entries:
         for e in sizes:
             if type(e) is not int:
@@ -159,34 +167,22 @@ def run_sizes(unit: Unit, entries: Sequence[tuple], default_dtype: str
         else:
             key.append(sizes)  # (sizes all ints: their own canonical form)
             continue
-        canon = []
-        for e in sizes:
-            if type(e) is int:
-                canon.append(e)
-            elif type(e) is Hole:
-                if order is None:
-                    order = [e]
-                    i = 0
-                elif e in order:  # (a Hole is equal to itself only)
-                    i = order.index(e)
-                else:
-                    i = len(order)
-                    order.append(e)
-                canon.append(_HOLE_SLOTS[i] if i < len(_HOLE_SLOTS) else _hole_slot(i))
-            else:  # a named Dim, an expression: renamed in general
-                return run(unit, [(*kind, sizes) for kind, sizes in
-                                  zip(unit.kinds, entries, strict=True)], default_dtype)
-        key.append(tuple(canon))
+        canon = _slotted(sizes, slots)
+        if canon is None:  # a named Dim, an expression: renamed in general
+            return run(unit, [(*kind, sizes) for kind, sizes in
+                              zip(unit.kinds, entries, strict=True)], default_dtype)
+        key.append(canon)
     key = tuple(key)
     found = memo.get(key, memo)
     if found is memo:  # (a miss: the solver's memo, as run asks it)
         plain = tuple((*kind, canon) for kind, canon in zip(unit.kinds, key[1:], strict=True))
         found = memo[key] = _solve_slots(unit.relation, unit.n_inputs, plain, default_dtype) \
-            if order is not None else _solve(unit.relation, unit.n_inputs, plain, default_dtype)
+            if slots else _solve(unit.relation, unit.n_inputs, plain, default_dtype)
     if found is None:
         return None
-    if order is None:
+    if not slots:
         return {}
+    order = list(slots)
     out = {}
     for (_, i), value in found:
         if type(value) is not int:
