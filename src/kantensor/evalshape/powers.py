@@ -1,0 +1,240 @@
+"""Python's powers of sizes in traced code: what a power needs of the sizes.
+
+A size is a Python int in NumPy code, so ``b ** e`` of sizes and Python numbers is
+Python's power, whose result type depends on the values: an int to a negative power is a
+float (``2 ** -2``), a negative number to a power that is not an integer is a complex
+number (``(-2) ** 0.5``), and 0 to a negative power raises ZeroDivisionError. The graph
+computes one power of one dtype, so each such value dependence is a condition on the
+sizes, said where the power is built (:func:`power_conditions`, read by
+:func:`.located.divisors`):
+
+* ``k ** E`` or ``D ** E`` (an int or a size to a size's power): ``E >= 0`` where it may
+  be negative and no trace asked its sign (``np.power``; a traced program's ``**`` asks it
+  and takes the float power where it is negative: :func:`kantensor.types.dimorder.powered`);
+* ``b ** e`` of Python numbers made of sizes or given (``N * 0.5``, ``N / 2``, ``(N - K)
+  * 0.25 + 1``, ``-2``: their exact values ``p / q``, :func:`fraction`): where ``b`` may
+  be negative and ``e`` is not an int, ``b >= 0`` or ``e`` an integer (``p % q == 0``);
+  where ``b`` may be 0, ``b != 0`` or ``e >= 0`` (each decided where it can be: ``(-2) **
+  (N * 0.5)`` needs ``N % 2 == 0``, ``(N - K) ** 0.5`` needs ``N - K >= 0``). An exponent
+  made of sizes otherwise (``math.sqrt(N)``) of a base that may be negative or 0 is
+  refused, naming it: where it is an integer is no condition on sizes kantensor writes.
+  A base made of sizes otherwise is taken as a NumPy number's (whose power is NumPy's,
+  ``nan`` where Python's is complex): the graph does not say which it was.
+
+Python floats are read exactly (every finite float is a fraction): ``p % q == 0`` is
+where the exact value is an integer, which is where Python's float is one while its
+values are exact (below ``2**53`` times their denominators), and an inner approximation
+past that.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from ..graph.basic import Apply, Constant, Variable
+from ..types.conditions import AnyOf, Clause, Condition, Source
+from ..types.dim import DimLike
+from ..types.intervals import interval
+from ..types.protocol import NUMPY_OPS
+from ..types.variable import SizeNumber
+
+#: The largest denominator :func:`fraction` keeps (a float's is at most 2**1074).
+MAX_DENOMINATOR = 1 << 128
+
+
+def power_conditions(node: Apply, op: str) -> list[Clause]:
+    """What the power ``node`` (if it is one) needs of the sizes (module docstring);
+    ``op``: the Op's name its conditions give as their source."""
+    if len(node.inputs) != 2 or node.op is not NUMPY_OPS.get(np.power):
+        return []
+    exponent = _size_exponent(node)
+    if exponent is None:
+        return _python_power(node, op)
+    if not _may_be_negative(exponent):
+        return []
+    return [Condition(exponent, ">=", 0, Source(
+        op=op, detail=f"an int is raised to the power {exponent}"))]
+
+
+def _may_be_negative(d: DimLike) -> bool:
+    low = interval(d)[0]
+    return low is None or low < 0
+
+
+def _may_be_zero(d: DimLike) -> bool:
+    low, high = interval(d)
+    return (low is None or low <= 0) and (high is None or high >= 0)
+
+
+#: What :func:`python_number` says of a value made of sizes it does not read.
+UNREAD = "unread"
+
+
+def python_number(v: Variable) -> tuple[DimLike, int] | str | None:
+    """``v`` as a Python number of the traced code: its exact value ``(p, q)`` (a wrapped
+    constant, or made of sizes and Python numbers: :func:`fraction`), :data:`UNREAD` if it
+    is made of sizes otherwise (``math.sqrt(n)``), None if it is a tensor's value (whose
+    power is NumPy's, of either sign)."""
+    if _base_value(v) is None and not _of_sizes(v):
+        return None
+    read = fraction(v)
+    return UNREAD if read is None else read
+
+
+def _python_power(node: Apply, op: str) -> list[Clause]:
+    """The conditions of Python's ``b ** e`` of Python numbers made of sizes (module
+    docstring): ``e`` an integer where ``b`` may be negative, ``e >= 0`` where it may be
+    0; either may be a condition, or both (then one of them)."""
+    base, exponent = python_number(node.inputs[0]), python_number(node.inputs[1])
+    if base is None or exponent is None or base == UNREAD:
+        return []  # a tensor's power (NumPy's), or a base it does not read (docs/numpy)
+    bp = base[0]
+    negative, zero = _may_be_negative(bp), _may_be_zero(bp)
+    if not (negative or zero):
+        return []
+    if exponent == UNREAD:
+        raise TypeError(
+            f"a Python number that may be {'negative' if negative else 'zero'} ({bp}) "
+            "is raised to a float computed from sizes (not written with sizes, Python "
+            "numbers and + - * /, such as math.sqrt(n)): Python's power is complex where "
+            "that float is not an integer (or raises at 0 to a negative power), which is "
+            "no condition on sizes kantensor writes; write the exponent with sizes and "
+            "numbers (n / 2, n * 0.5), or the base as a NumPy number (np.float64(-2))")
+    ep, eq = exponent
+    source = Source(op=op, detail=f"{_text(base)} is raised to the power {_text(exponent)}")
+    out: list[Clause] = []
+    if negative and eq != 1:  # complex where e is not an integer and b is negative
+        out += _either(_compared(bp, ">=", 0), _compared(ep % eq, "==", 0), source)
+    if zero and _may_be_negative(ep):  # 0 ** e raises at e < 0
+        low = interval(bp)[0]
+        nonzero = _compared(bp, ">=", 1) if low is not None and low >= 0 else \
+            _compared(bp, "!=", 0)
+        out += _either(nonzero, _compared(ep, ">=", 0), source)
+    return out
+
+
+def _text(value: tuple[DimLike, int]) -> str:
+    p, q = value
+    return str(p) if q == 1 else f"({p})/{q}"
+
+
+def _compared(a: DimLike, op: str, b: int) -> Condition | bool:
+    """``a op b`` as a Condition, or its truth where ``a`` is an int."""
+    if isinstance(a, int):
+        return {">=": a >= b, "==": a == b, "!=": a != b}[op]
+    return Condition(a, op, b)
+
+
+def _either(a: Condition | bool, b: Condition | bool, source: Source) -> list[Clause]:
+    """What ``a or b`` needs: nothing where one is true, the other where one is false,
+    else both as cases of an :class:`AnyOf`."""
+    if a is True or b is True:
+        return []
+    if a is False or b is False:
+        other = b if a is False else a
+        if other is False:
+            raise TypeError(f"{source.detail}: Python's power fails or is complex there")
+        return [other.with_source(source)]
+    return [AnyOf(((a,), (b,)), source)]
+
+
+def _base_value(v: Variable) -> float | None:
+    """The Python number a wrapped constant ``v`` is, else None."""
+    if isinstance(v, Constant) and getattr(v, "wrapped", False):
+        data = np.asarray(v.data)
+        if data.ndim == 0 and data.dtype.kind in "biuf":
+            return data.item()
+    return None
+
+
+def _size_of(v: Variable) -> DimLike | None:
+    """The size ``D`` whose number ``v`` is (``size_number``'s output), else None."""
+    return dict(v.owner.op.params).get("size") if isinstance(v, SizeNumber) else None
+
+
+#: The ufuncs of a Python number made of sizes (Python's + - * / on them), by arity.
+_ARITHMETIC = {np.add: 2, np.subtract: 2, np.multiply: 2, np.true_divide: 2,
+               np.negative: 1}
+
+
+def _of_sizes(v: Variable) -> bool:
+    """Whether ``v`` is computed from sizes and Python numbers only (a Python number of
+    the traced code, or a NumPy number of its sizes: which one, the graph does not say)."""
+    seen, todo, sized = set(), [v], False
+    while todo:
+        x = todo.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        if isinstance(x, SizeNumber):
+            sized = True
+        elif isinstance(x, Constant):
+            continue
+        elif x.owner is None or getattr(x.type, "ndim", 1) != 0:
+            return False
+        else:
+            todo.extend(x.owner.inputs)
+    return sized
+
+
+def fraction(v: Variable) -> tuple[DimLike, int] | None:
+    """The exact value of ``v`` as ``(p, q)``, ``p / q`` with ``q >= 1``, where ``v`` is
+    made of sizes and Python numbers by ``+ - * /`` and negation (``N * 0.5`` is ``(N,
+    2)``, ``N / 2`` too, ``(N - K) * 0.25 + 1`` is ``(N - K + 4, 4)``), else None (of a
+    ``v`` :func:`_of_sizes`, whose graph is small: it recurses)."""
+    if isinstance(v, SizeNumber):
+        return _size_of(v), 1
+    number = _base_value(v)
+    if number is not None:
+        exact = Fraction(number)
+        return exact.numerator, exact.denominator
+    node = v.owner
+    ufunc = next((u for u in _ARITHMETIC if node is not None and
+                  node.op is NUMPY_OPS.get(u)), None)
+    if ufunc is None or len(node.inputs) != _ARITHMETIC[ufunc]:
+        return None
+    parts = [fraction(x) for x in node.inputs]
+    if any(p is None for p in parts):
+        return None
+    if ufunc is np.negative:
+        (p, q), = parts
+        return -p, q
+    (a, b), (c, d) = parts
+    if ufunc is np.add:
+        p, q = a * d + c * b, b * d
+    elif ufunc is np.subtract:
+        p, q = a * d - c * b, b * d
+    elif ufunc is np.multiply:
+        p, q = a * c, b * d
+    elif isinstance(c, int) and c != 0:  # a division by a number (not by a size)
+        p, q = a * d * (1 if c > 0 else -1), b * abs(c)
+    else:
+        return None
+    return _reduced(p, q)
+
+
+def _reduced(p: DimLike, q: int) -> tuple[DimLike, int] | None:
+    """``p / q`` with the common factor of ``q`` and ``p``'s coefficients taken out."""
+    if q > MAX_DENOMINATOR:
+        return None
+    common = q
+    for coefficient in [p] if isinstance(p, int) else [c for _, c in p._terms]:
+        common = math.gcd(common, coefficient)
+    return p // common, q // common  # (exact: common divides every coefficient)
+
+
+def _size_exponent(node: Apply) -> Any:
+    """The size ``E`` of ``k ** E`` or ``D ** E`` for an int ``k`` or a size ``D``, or
+    None: a Python int to a size's power is an int where ``E >= 0`` (the graph's int
+    power), a float where it is negative (``2 ** (N - K)`` at ``N < K`` is 0.25)."""
+    base, exponent = node.inputs
+    if not isinstance(exponent, SizeNumber):
+        return None
+    if not (isinstance(base, SizeNumber) or isinstance(base, Constant) and base.wrapped
+            and np.asarray(base.data).dtype.kind in "iu"):
+        return None
+    return _size_of(exponent)
