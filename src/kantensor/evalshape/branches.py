@@ -106,12 +106,16 @@ class Path:
         return choices
 
 
-def _hook(op: str, a: Dim, b: Any) -> Any:
+def _hook(op: str, a: Dim, b: Any, program: bool = False) -> Any:
+    """The answer to a comparison of sizes the user's code makes (or that kantensor asks
+    for it, if ``program``: at its innermost line), else NotImplemented."""
     trace = current()
     path = getattr(trace, "path", None)
     if path is None:
         return NotImplemented
     frame = sys._getframe(1)
+    if program:
+        frame = trace.locator.frame(frame)
     while frame is not None and id(frame.f_code) in _FORWARDING:
         frame = frame.f_back
     if frame is None or trace.locator.library(frame):

@@ -14,15 +14,23 @@ from .intervals import interval
 
 COMPARE: Hook[Callable[[str, Any, object], Any]] = Hook(
     "compare_sizes", "kantensor.evalshape.trace",
-    "hook(op, a, b) -> bool (op one of == != < <= > >=) deciding a comparison of a Dim "
-    "with an int or a Dim, or NotImplemented (then the answers above); while a program "
-    "is traced")
+    "hook(op, a, b, program=False) -> bool (op one of == != < <= > >=) deciding a "
+    "comparison of a Dim with an int or a Dim (asked by the program's own code, or for it "
+    "if program), or NotImplemented (then the answers above); while a program is traced")
 
 
 def decided(op: str, a: Any, b: object) -> Any:
     """The hook's answer to ``a op b``, or NotImplemented."""
     hook = COMPARE.fn
     return NotImplemented if hook is None else hook(op, a, b)
+
+
+def asked(op: str, a: Any, b: object) -> Any:
+    """The hook's answer to ``a op b`` asked for the traced program by kantensor itself,
+    at the program's innermost line (a slice bound's sign, which Python's slice reads:
+    see :func:`kantensor.ops.params.SliceItem`), or NotImplemented."""
+    hook = COMPARE.fn
+    return NotImplemented if hook is None else hook(op, a, b, True)
 
 
 def ordered(a: Any, b: object, op: str, comparable: bool) -> bool:
