@@ -21,6 +21,10 @@ sizes, said where the power is built (:func:`power_conditions`, read by
   A base made of sizes otherwise is taken as a NumPy number's (whose power is NumPy's,
   ``nan`` where Python's is complex): the graph does not say which it was.
 
+And a size an arithmetic Op computes in an integer dtype must fit it (``x_int8 *
+len(x)`` needs ``len(x) <= 127``): NumPy 2 raises OverflowError on a Python int out of
+range, where the graph would wrap it.
+
 Python floats are read exactly (every finite float is a fraction): ``p % q == 0`` is
 where the exact value is an integer, which is where Python's float is one while its
 values are exact (below ``2**53`` times their denominators), and an inner approximation
@@ -38,7 +42,9 @@ import numpy as np
 from ..graph.basic import Apply, Constant, Variable
 from ..types.conditions import AnyOf, Clause, Condition, Source
 from ..types.dim import DimLike
+from ..types.dtypes import integer_range, is_integer
 from ..types.intervals import interval
+from ..types.limits import MAX_SIZE
 from ..types.protocol import NUMPY_OPS
 from ..types.variable import SizeNumber
 
@@ -47,10 +53,44 @@ MAX_DENOMINATOR = 1 << 128
 
 
 def power_conditions(node: Apply, op: str) -> list[Clause]:
-    """What the power ``node`` (if it is one) needs of the sizes (module docstring);
+    """What the power ``node`` (if it is one) needs of the sizes (module docstring), and
+    what any arithmetic node needs of a size it takes as a Python int (:func:`_fitting`);
     ``op``: the Op's name its conditions give as their source."""
+    fitting = _fitting(node, op)
     if len(node.inputs) != 2 or node.op is not NUMPY_OPS.get(np.power):
+        return fitting
+    return fitting + _power(node, op)
+
+
+def _fitting(node: Apply, op: str) -> list[Clause]:
+    """``D <= 127`` for a size ``D`` an int8 arithmetic node takes as a Python int
+    (``x_int8 * len(x)``): NumPy 2 refuses a Python int out of range of the integer
+    dtype an Op computes in (OverflowError), as kantensor refuses a known one when the
+    graph is built (:func:`kantensor.ops.pyints.check_python_ints`); the graph would
+    wrap it. Below 0 for an unsigned dtype; not past int64's top, a size's own limit
+    (:data:`~kantensor.types.limits.MAX_SIZE`)."""
+    dtype = node.outputs[0].type.dtype if node.outputs and hasattr(
+        node.outputs[0].type, "dtype") else None
+    if getattr(node.op, "compute", None) != "output" or dtype is None or \
+            not is_integer(dtype):
         return []
+    low, high = integer_range(dtype)
+    out: list[Clause] = []
+    for v in node.inputs:
+        size = _size_of(v)
+        if size is None:
+            continue
+        source = Source(op=op, detail=f"the size {size} is a Python int computed in {dtype}")
+        bounds = interval(size)
+        if (bounds[1] is None or bounds[1] > high) and high < MAX_SIZE:
+            out.append(Condition(size, "<=", high, source))
+        if bounds[0] is None or bounds[0] < low:
+            out.append(Condition(size, ">=", low, source))
+    return out
+
+
+def _power(node: Apply, op: str) -> list[Clause]:
+    """The conditions of the power ``node`` (module docstring)."""
     exponent = _size_exponent(node)
     if exponent is None:
         return _python_power(node, op)
