@@ -42,3 +42,37 @@ def test_a_size_as_a_python_int_fits_the_dtype_or_is_assumed_to(dtype, op, size)
         if out is not None:
             assert out.dtype == result.type.dtype
             assert tuple(substitute(d, sizes) for d in result.type.shape) == out.shape
+
+
+POWERS = {"2 ** K": lambda n, k: 2 ** k, "N ** K": lambda n, k: n ** k,
+          "(-3) ** K": lambda n, k: (-3) ** k}
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int32", "int64", "float32"])
+@pytest.mark.parametrize("power", POWERS)
+def test_a_power_of_sizes_never_wraps(power, dtype):
+    """Python's ``2 ** K`` is exact; the graph computes it in int64, which wraps (``2 **
+    64`` was 0: ``x * 2 ** len(y)`` ran to zeros at 64 where NumPy gives 1.8e19), and
+    beside an int8 array NumPy refuses it past 127. Where eval_shape's result holds,
+    NumPy runs and kt.function computes NumPy's values; where NumPy refuses, it does not
+    hold (a power past int64's top is assumed away: the graph cannot compute it)."""
+    def fn(x, y):
+        return x.astype(dtype) * POWERS[power](x.shape[0], y.shape[0])
+    result = kt.eval_shape(fn, "float32[N]", "float32[K]")
+    for n, k in itertools.product((0, 1, 2, 3, 5), (0, 1, 3, 7, 31, 40, 62, 63, 64)):
+        sizes = {"N": n, "K": k}
+        x, y = np.ones(n, np.float32), np.zeros(k, np.float32)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                want = fn(x, y)
+        except OverflowError:
+            assert not result.holds(sizes), sizes
+            continue
+        if not result.holds(sizes):
+            continue  # (an inner approximation of the fit: never where the graph wraps)
+        case = next((c for c in result.cases if all(x.holds(sizes) for x in c.conditions)),
+                    result)
+        got = kt.function(list(case.inputs), list(case.outputs))(x, y)
+        got = got[0] if isinstance(got, list) else got
+        np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64))

@@ -23,7 +23,9 @@ sizes, said where the power is built (:func:`power_conditions`, read by
 
 And a size an arithmetic Op computes in an integer dtype must fit it (``x_int8 *
 len(x)`` needs ``len(x) <= 127``): NumPy 2 raises OverflowError on a Python int out of
-range, where the graph would wrap it.
+range, where the graph would wrap it; an int power of sizes must fit int64, where the
+graph computes it (Python's int never wraps: ``2 ** 64`` is not 0), and the dtype it is
+computed in beside (:func:`_within`).
 
 Python floats are read exactly (every finite float is a fraction): ``p % q == 0`` is
 where the exact value is an integer, which is where Python's float is one while its
@@ -79,6 +81,10 @@ def _fitting(node: Apply, op: str) -> list[Clause]:
     for v in node.inputs:
         size = _size_of(v)
         if size is None:
+            if high < MAX_SIZE or low == 0:  # (a power of sizes: 2 ** K, N ** K)
+                out += _within(_int_power(v), high, Source(
+                    op=op, detail=f"a power of sizes is a Python int computed in {dtype}"),
+                    unsigned=low == 0)
             continue
         source = Source(op=op, detail=f"the size {size} is a Python int computed in {dtype}")
         bounds = interval(size)
@@ -94,10 +100,78 @@ def _power(node: Apply, op: str) -> list[Clause]:
     exponent = _size_exponent(node)
     if exponent is None:
         return _python_power(node, op)
-    if not _may_be_negative(exponent):
+    source = Source(op=op, detail=f"an int is raised to the power {exponent}")
+    out: list[Clause] = _within(_int_power(node.outputs[0]), MAX_SIZE, source)
+    if _may_be_negative(exponent):
+        out.append(Condition(exponent, ">=", 0, source))
+    return out
+
+
+def _int_power(v: Variable) -> tuple[DimLike, DimLike] | None:
+    """``(b, E)`` of a Python int ``b ** E`` of sizes (``2 ** K``, ``N ** K``: an int
+    or a size to a size's power), else None."""
+    node = v.owner
+    if node is None or len(node.inputs) != 2 or node.op is not NUMPY_OPS.get(np.power):
+        return None
+    exponent = _size_exponent(node)
+    if exponent is None:
+        return None
+    base = node.inputs[0]
+    return (_size_of(base) if isinstance(base, SizeNumber) else
+            int(np.asarray(base.data))), exponent
+
+
+#: The exponents at which :func:`_within` bounds a size base (an inner approximation of
+#: ``|N ** E| <= top`` by ``E <= e and |N| <= top ** (1/e)``, one case each).
+_STEPS = (1, 2, 3, 4, 6, 8, 16, 32, 62)
+
+
+def _within(power: tuple[DimLike, DimLike] | None, top: int, source: Source,
+            unsigned: bool = False) -> list[Clause]:
+    """What keeps Python's int ``b ** E`` (``power``) within ``[-top - 1, top]`` (or
+    ``[0, top]`` if ``unsigned``): the graph computes it in int64, which wraps past
+    ``2**63 - 1`` where Python's int does not (``2 ** 64`` is not 0), and NumPy refuses
+    such an int beside an array of a narrower dtype. For an int ``b``, ``E <= e`` for the
+    largest ``e`` that fits (exact); for a size ``b``, one of ``|b| <= 1``, ``E <= 0``, or
+    ``E <= e and |b| <= top ** (1/e)`` for ``e`` in :data:`_STEPS` (an inner
+    approximation: it holds only where the power fits)."""
+    if power is None:
         return []
-    return [Condition(exponent, ">=", 0, Source(
-        op=op, detail=f"an int is raised to the power {exponent}"))]
+    base, exponent = power
+    out: list[Clause] = []
+    if isinstance(base, int):
+        if abs(base) > 1:
+            e = 0
+            while abs(base) ** (e + 1) <= top:
+                e += 1
+            out.append(Condition(exponent, "<=", e, source))
+        if unsigned and base < 0:
+            out.append(Condition(exponent % 2, "==", 0, source))
+        return out
+    signed = _may_be_negative(base)
+    cases = [(Condition(base, "<=", 1), *([Condition(base, ">=", -1)] if signed else [])),
+             (Condition(exponent, "<=", 0),)]
+    for e in _STEPS:
+        n = _root(top, e)
+        if n < 2:
+            break
+        cases.append((Condition(exponent, "<=", e), Condition(base, "<=", n),
+                      *([Condition(base, ">=", -n)] if signed else [])))
+    out.append(AnyOf(tuple(cases), source))
+    if unsigned and signed:
+        out.append(AnyOf(((Condition(base, ">=", 0),), (Condition(exponent % 2, "==", 0),)),
+                         source))
+    return out
+
+
+def _root(top: int, e: int) -> int:
+    """The largest ``n`` with ``n ** e <= top``."""
+    n = int(round(top ** (1 / e)))
+    while n ** e > top:
+        n -= 1
+    while (n + 1) ** e <= top:
+        n += 1
+    return n
 
 
 def _may_be_negative(d: DimLike) -> bool:
