@@ -65,12 +65,11 @@ def power_conditions(node: Apply, op: str) -> list[Clause]:
 
 
 def _fitting(node: Apply, op: str) -> list[Clause]:
-    """``D <= 127`` for a size ``D`` an int8 arithmetic node takes as a Python int
-    (``x_int8 * len(x)``): NumPy 2 refuses a Python int out of range of the integer
-    dtype an Op computes in (OverflowError), as kantensor refuses a known one when the
-    graph is built (:func:`kantensor.ops.pyints.check_python_ints`); the graph would
-    wrap it. Below 0 for an unsigned dtype; not past int64's top, a size's own limit
-    (:data:`~kantensor.types.limits.MAX_SIZE`)."""
+    """What an arithmetic ``node`` computing in an integer dtype needs of the Python ints
+    of sizes it takes: NumPy 2 refuses one out of the dtype's range (OverflowError), as
+    kantensor refuses a known one when the graph is built
+    (:func:`kantensor.ops.pyints.check_python_ints`); the graph would wrap it. Of a
+    size (:func:`_size_fits`), and of an int power of sizes (:func:`_within`)."""
     dtype = node.outputs[0].type.dtype if node.outputs and hasattr(
         node.outputs[0].type, "dtype") else None
     if getattr(node.op, "compute", None) != "output" or dtype is None or \
@@ -80,18 +79,26 @@ def _fitting(node: Apply, op: str) -> list[Clause]:
     out: list[Clause] = []
     for v in node.inputs:
         size = _size_of(v)
-        if size is None:
-            if high < MAX_SIZE or low == 0:  # (a power of sizes: 2 ** K, N ** K)
-                out += _within(_int_power(v), high, Source(
-                    op=op, detail=f"a power of sizes is a Python int computed in {dtype}"),
-                    unsigned=low == 0)
-            continue
-        source = Source(op=op, detail=f"the size {size} is a Python int computed in {dtype}")
-        bounds = interval(size)
-        if (bounds[1] is None or bounds[1] > high) and high < MAX_SIZE:
-            out.append(Condition(size, "<=", high, source))
-        if bounds[0] is None or bounds[0] < low:
-            out.append(Condition(size, ">=", low, source))
+        if size is not None:
+            out += _size_fits(size, low, high, Source(
+                op=op, detail=f"the size {size} is a Python int computed in {dtype}"))
+        elif high < MAX_SIZE or low == 0:
+            out += _within(_int_power(v), high, Source(
+                op=op, detail=f"a power of sizes is a Python int computed in {dtype}"),
+                unsigned=low == 0)
+    return out
+
+
+def _size_fits(size: DimLike, low: int, high: int, source: Source) -> list[Clause]:
+    """``low <= size <= high`` where the size's bounds do not say so (``x_int8 *
+    len(x)``: ``N <= 127``); not past int64's top, a size's own limit
+    (:data:`~kantensor.types.limits.MAX_SIZE`)."""
+    least, most = interval(size)
+    out: list[Clause] = []
+    if (most is None or most > high) and high < MAX_SIZE:
+        out.append(Condition(size, "<=", high, source))
+    if least is None or least < low:
+        out.append(Condition(size, ">=", low, source))
     return out
 
 
