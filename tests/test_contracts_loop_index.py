@@ -101,7 +101,10 @@ def test_a_condition_over_the_iteration_number_holds_at_each_iteration(body, row
         contract = ko.contract(walk)
         assert [str(a.clause) for a in contract.atoms] == want
         _judge(walk, _GRID, _xa)
-    assert _judge(_walk(*body, row=row), _GRID, _xa, undecided=36) >= 36
+    # (undecided where the Loop runs; and at m == 0 where the row's shape is not
+    # declared: onnxruntime's rank there is not the type's, test_onnx_loop_idle_scans)
+    undecided = 72 if row is None else 36
+    assert _judge(_walk(*body, row=row), _GRID, _xa, undecided=undecided) >= 36
 
 
 @pytest.mark.parametrize(("offset", "rows"), [(5, 2), (0, 0), (2, 2)])
@@ -187,16 +190,17 @@ def test_a_body_refused_for_another_reason_leaves_its_iterations_to_the_data():
 
 
 @pytest.mark.parametrize(("trips", "atoms", "runs"), [
-    (None, ["m == 0 or m - 1 == 0"], 2), (1, [], 4), (2, ["1 == 0"], 0),
+    (None, ["m >= 1", "m == 0 or m - 1 == 0"], 2), (1, [], 4), (2, ["1 == 0"], 0),
     (MAX_ENUMERATED + 1, [f"{MAX_ENUMERATED} == 0"], 0)])
 def test_a_scan_output_of_a_changing_shape_is_not_stacked(trips, atoms, runs):
     """``Range(0, i)`` stacked: 0 then 1 entries; onnxruntime refuses from 2 iterations
-    (main: every count valid)."""
+    (main: every count valid). Its row's shape is not declared: at ``m == 0`` onnxruntime
+    gives ``(0,)``, not ``float32[m,?]`` (the choice ``m >= 1``: not covered there)."""
     walk = _walk([node("Range", ["k0", "i", "k1"], ["row"])],
                  [const("k0", 0), const("k1", 1)], trips=trips, row=None)
     assert [str(a.clause) for a in ko.contract(walk).atoms] == atoms
     points = [{"n": 1, "d": 1, "m": m} for m in range(4)]
-    assert _judge(walk, points, _xa) == runs
+    assert _judge(walk, points, _xa, undecided=int(trips is None)) == runs
 
 
 @pytest.mark.parametrize("initial", ["k", None])
@@ -221,4 +225,6 @@ def test_a_scan_output_shaped_by_a_carried_size_that_changes_is_never_called_val
     def feeds(point):
         return {"x": np.zeros(point["n"], np.float32), "a": np.zeros(point["m"], np.float32),
                 "acc0": np.zeros(point[size], np.float32)}
-    assert _judge(walk, points, feeds, undecided=27) == 24  # (m <= 1, or n == 0)
+    # (m == 0 too: the row's shape is not declared, onnxruntime's rank there is not the
+    # type's: test_onnx_loop_idle_scans)
+    assert _judge(walk, points, feeds, undecided=36) == 24  # (m <= 1, or n == 0)

@@ -24,21 +24,23 @@ from typing import Any
 from ..types import sizenum
 from ..types.conditions import Condition, Source
 from ..types.dim import Dim, DimLike
-from ..types.dimorder import decided, divided, divides, ordered
+from ..types.dimorder import asked_positive, decided, divided, divides, ordered, powered
 from ..types.facts import EMPTY, Facts
 from .located import Site
 from .trace import ANSWER, current
 
 #: The methods that forward a comparison of sizes (Dim's, and a Ratio's cross-multiplied
-#: one; Dim's divisions, which ask their divisor: dimorder.divides), by the id of their
-#: code (kept alive by the classes): the caller is further out.
+#: one; Dim's divisions, which ask their divisor: dimorder.divides; a power of a size,
+#: which asks its sign: dimorder.powered), by the id of their code (kept alive by the
+#: classes and modules): the caller is further out.
 _FORWARDING = frozenset(
     id(getattr(cls, name).__code__) for cls, names in (
         (Dim, ("__eq__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__", "__floordiv__",
                "__rfloordiv__", "__divmod__", "__rdivmod__")),
         (sizenum.Ratio, ("_compare", "__eq__", "__ne__", "__lt__", "__le__", "__gt__",
                          "__ge__"))) for name in names) | {
-    id(f.__code__) for f in (ordered, decided, divides, divided)}
+    id(f.__code__) for f in (ordered, decided, divides, asked_positive, divided, powered,
+                             Dim.__pow__, Dim.__rpow__)}
 
 #: At most this many cases per eval_shape call, and answers per case.
 MAX_CASES = 32
@@ -104,12 +106,16 @@ class Path:
         return choices
 
 
-def _hook(op: str, a: Dim, b: Any) -> Any:
+def _hook(op: str, a: Dim, b: Any, program: bool = False) -> Any:
+    """The answer to a comparison of sizes the user's code makes (or that kantensor asks
+    for it, if ``program``: at its innermost line), else NotImplemented."""
     trace = current()
     path = getattr(trace, "path", None)
     if path is None:
         return NotImplemented
     frame = sys._getframe(1)
+    if program:
+        frame = trace.locator.frame(frame)
     while frame is not None and id(frame.f_code) in _FORWARDING:
         frame = frame.f_back
     if frame is None or trace.locator.library(frame):

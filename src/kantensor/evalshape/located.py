@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..graph.basic import Apply, Constant, Variable
+from ..graph.basic import Apply, Variable
 from ..ops.op import SignatureOp
 from ..ops.sizes import SizeOp
 from ..types.conditions import AnyOf, Clause, Condition, Source
@@ -32,6 +32,7 @@ from ..types.symbols import free_symbols
 from ..types.variable import SizeNumber
 from .code import frame_is_library
 from .placing import compared, placed, same
+from .powers import power_conditions
 
 
 class Site(NamedTuple):
@@ -302,7 +303,12 @@ def assumptions(sites: dict[Apply, Site | None], names: dict[Variable, str]
     condition said again is said once."""
     out: dict[Clause, Clause] = {}
     for node, site in sites.items():
-        for clause in (*(getattr(node, "conditions", ()) or ()), *divisors(node)):
+        try:
+            needed = divisors(node)
+        except TypeError as exc:  # a power whose needs are no conditions on sizes
+            where = f" at {site.filename}:{site.lineno}: {site.source}" if site else ""
+            raise TypeError(f"{getattr(node.op, 'name', 'pow')}{where}: {exc}") from None
+        for clause in (*(getattr(node, "conditions", ()) or ()), *needed):
             if clause not in out:
                 out[clause] = at_site(clause, node, site, sites, names)
     return list(out.values())
@@ -315,9 +321,9 @@ def divisors(node: Apply) -> list[Condition]:
     the Dim algebra reads a divisor as positive; a traced program's negative one is
     divided as a positive one, see :func:`kantensor.types.dimorder.divided`), or
     ``D != 0`` as ``node``'s divisor (``2.0 / D``, ``D ** -0.5``: a size is a Python int
-    there, of either sign: ``2.0 / (N - K)`` runs at ``N < K``); and ``D >= 0`` for a
-    size that may be negative to a float power that is not an integer (``(N - K) **
-    0.5``: Python's is complex there, :func:`_rooted`)."""
+    there, of either sign: ``2.0 / (N - K)`` runs at ``N < K``); and what Python's
+    powers of sizes need (``(N - K) ** 0.5``, ``(-2) ** (N * 0.5)``: complex where the
+    base is negative; :func:`.powers.power_conditions`)."""
     op = "" if isinstance(node.op, SizeOp) else getattr(node.op, "name", "")
 
     def source(d: Dim) -> Source:
@@ -332,64 +338,19 @@ def divisors(node: Apply) -> list[Condition]:
             out += [Condition(size, ">=", 1, source(size))] if low < 1 else []
         elif high is None or high >= 0:
             out.append(Condition(size, "!=", 0, source(size)))
-    exponent = _size_exponent(node)
-    if exponent is not None and (interval(exponent)[0] is None or
-                                 interval(exponent)[0] < 0):
-        out.append(Condition(exponent, ">=", 0, Source(
-            op=op, detail=f"an int is raised to the power {exponent}")))
-    base = _rooted(node)
-    if base is not None and (interval(base)[0] is None or interval(base)[0] < 0):
-        out.append(Condition(base, ">=", 0, Source(
-            op=op, detail=f"{base} is raised to a power that is not an integer")))
-    return out
-
-
-def _size_exponent(node: Apply) -> Any:
-    """The size ``E`` of ``k ** E`` or ``D ** E`` for an int ``k`` or a size ``D``, or
-    None: a Python int to a size's power is an int where ``E >= 0`` (the graph's int
-    power), a float where it is negative (``2 ** (N - K)`` at ``N < K`` is 0.25)."""
-    ins = node.inputs
-    if len(ins) != 2 or node.op is not NUMPY_OPS.get(np.power) or \
-            not isinstance(ins[1], SizeNumber):
-        return None
-    base = ins[0]
-    if not (isinstance(base, SizeNumber) or isinstance(base, Constant) and base.wrapped
-            and np.asarray(base.data).dtype.kind in "iu"):
-        return None
-    return dict(ins[1].owner.op.params).get("size")
-
-
-def _rooted(node: Apply) -> Any:
-    """The size ``D`` of ``D ** e`` for a Python float ``e`` that is not an integer
-    (``D ** 0.5``, ``D ** -1.5``), or None: where ``D`` is negative, Python gives a
-    complex number there, not the float the graph computes (``(-2) ** 0.5``)."""
-    ins = node.inputs
-    if len(ins) != 2 or node.op is not NUMPY_OPS.get(np.power):
-        return None
-    exponent, base = ins[1], _unfloat(ins[0])
-    if not (isinstance(exponent, Constant) and exponent.wrapped and
-            isinstance(base, SizeNumber)):
-        return None
-    data = np.asarray(exponent.data)
-    if data.dtype.kind != "f" or np.all(np.floor(data) == data):
-        return None
-    return dict(base.owner.op.params).get("size")
+    return out + power_conditions(node, op)
 
 
 def _python_divisor(node: Apply) -> Any:
     """The size a Python number is divided by at ``node`` (``2.0 / D``, ``N // D``,
-    ``7.5 % D``; ``D ** -0.5``, whose float ``D * 1.0`` is the base), or None: a NumPy
+    ``7.5 % D``), or None: a NumPy
     number or a tensor divided by 0 gives inf or nan, no error."""
     ins = node.inputs
     if len(ins) != 2:
         return None
-    if any(node.op is NUMPY_OPS.get(u) for u in _DIVIDING):
-        number, divisor = ins
-    elif node.op is NUMPY_OPS.get(np.power) and isinstance(ins[1], Constant) and \
-            ins[1].wrapped and np.all(ins[1].data < 0):
-        number, divisor = ins[1], _unfloat(ins[0])
-    else:
-        return None
+    if not any(node.op is NUMPY_OPS.get(u) for u in _DIVIDING):
+        return None  # (a power of 0: .powers)
+    number, divisor = ins
     if not (getattr(number, "wrapped", False) and isinstance(divisor, SizeNumber)):
         return None
     return dict(divisor.owner.op.params).get("size")
@@ -397,15 +358,6 @@ def _python_divisor(node: Apply) -> Any:
 
 #: NumPy's divisions, whose Ops divide Python numbers in traced code.
 _DIVIDING = (np.true_divide, np.floor_divide, np.remainder)
-
-
-def _unfloat(v: Variable) -> Variable:
-    """The size number ``D`` of ``D * 1.0`` (a size to a float power), else ``v``."""
-    node = v.owner
-    if node is not None and node.op is NUMPY_OPS.get(np.multiply) and \
-            isinstance(node.inputs[1], Constant) and node.inputs[1].wrapped:
-        return node.inputs[0]
-    return v
 
 
 def _divisors(d: Dim) -> list[Dim]:

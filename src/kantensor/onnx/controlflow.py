@@ -39,7 +39,15 @@ from ..types.containers import SequenceType, join_shapes
 from ..types.dim import unknown
 from ..types.type import TensorType
 from .dtypes import dtype_of
-from .needs import body_conditions, branch_conditions, compared, refused_index, scan_conditions
+from .needs import (
+    body_conditions,
+    branch_conditions,
+    compared,
+    empty_shape,
+    idle_scans,
+    refused_index,
+    scan_conditions,
+)
 from .recurrence import (
     HoldsNowhere,
     Recurrence,
@@ -51,6 +59,7 @@ from .recurrence import (
 from .registry import UnsupportedOp
 from .runner import Runner, runner
 from .sequence import apply, scalar_value
+from .shared import NotKnown
 from .structured import Structured, needed
 from .subgraph import Notes, SizeCondition, join_types, output_types, stacked
 
@@ -197,14 +206,15 @@ class Loop(Structured):
         count, facts = iteration_count(label, trips, bool(m_name), start,
                                        rec.condition(), notes, scope_names(scope), scope.once)
         finals, scans = rec.solve(count, n_scan, [o for o in node.output])
-        empty = [_declared(attrs["body"].output[1 + n_carried + j], t)
+        idle = idle_scans(label, count, attrs["body"].output[1 + n_carried:], scans)
+        empty = [empty_shape(attrs["body"].output[1 + n_carried + j], t)
                  for j, t in enumerate(scans)]
         types = [*finals, *(TensorType(t.dtype, (count, *(after_any(z, e, count) for z, e in
                                                          zip(zero, t.shape, strict=True))))
                             for t, zero in zip(scans, empty, strict=True))]
         body = None
         outer_names: list[str] = []
-        if scope.graph and not isinstance(rec, _Idle):
+        if scope.graph and not isinstance(rec, _Idle) and count != 0:  # (0: never runs)
             formal = [TensorType("int64", ()), TensorType("bool", ()),
                       *runtime_types(rec, [v.type for v in carried])]
             body = runner(scope.child(attrs["body"], formal, graph=True), f"{label}: body")
@@ -218,10 +228,10 @@ class Loop(Structured):
             owner.tag["notes"] = tuple(notes.found)
         if facts:
             owner.tag["conditions"] = tuple(facts)
-        needed(scope, outs, refused_index(node, label, count, rec.refused) if isinstance(
-            rec, _Idle) else (*body_conditions(scope, node, label, rec.sub, count, rec.all,
-                                               rec.known, index=rec.index, more=rec.same),
-                              *refused_index(node, label, count, rec.refused)))
+        needed(scope, outs, (*idle, *refused_index(node, label, count, rec.refused)) if
+               isinstance(rec, _Idle) else (*idle, *body_conditions(
+                   scope, node, label, rec.sub, count, rec.all, rec.known, index=rec.index,
+                   more=rec.same), *refused_index(node, label, count, rec.refused)))
         values = [None] * len(outs)
         if count == 0:  # the initial values, untouched
             values[:n_carried] = [scope.value(n) if isinstance(v.type, TensorType) else None
@@ -233,7 +243,7 @@ class _Idle:
     """The types of a Loop whose body holds nowhere (:class:`.recurrence.HoldsNowhere`),
     which runs only where it runs no iteration (onnxruntime runs it there): its carried
     values keep their initial types, each scan output has the rank its body output
-    declares (an undeclared one: the Loop is refused), of sizes left unknown; the Loop
+    declares (an undeclared one: the Loop is left untyped), of sizes left unknown; the Loop
     needs ``count == 0`` (:func:`~.needs.refused_index`), and where the count is known
     to be >= 1, it is refused."""
 
@@ -249,22 +259,15 @@ class _Idle:
 
     def solve(self, count: Any, n_scan: int, outputs: list[str]
               ) -> tuple[list[Type], list[TensorType]]:
-        if isinstance(count, int) and count >= 1 or len(self.declared) != n_scan or any(
-                not (i.type.HasField("tensor_type") and i.type.tensor_type.HasField("shape"))
-                for i in self.declared):
+        if isinstance(count, int) and count >= 1 or len(self.declared) != n_scan:
             raise self.refused
+        if any(not (i.type.HasField("tensor_type") and i.type.tensor_type.HasField("shape"))
+               for i in self.declared):  # (run at count 0 by onnxruntime: idle_scans)
+            raise NotKnown(f"node {self.label!r} (Loop) runs no iteration, and its body "
+                           "does not declare the shape of a scan output")
         return [v.type for v in self.carried], [
             TensorType(dtype_of(i.type.tensor_type.elem_type, f"node {self.label!r}"),
                        (None,) * len(i.type.tensor_type.shape.dim)) for i in self.declared]
-
-
-def _declared(info: onnx.ValueInfoProto, t: TensorType) -> tuple[int, ...]:
-    """A scan output's per-iteration shape after no iteration, as onnxruntime makes it:
-    the sizes the body's output declares as ints, the others 0."""
-    dims = info.type.tensor_type.shape.dim if info.type.HasField("tensor_type") else []
-    if len(dims) != t.ndim:
-        return (0,) * t.ndim
-    return tuple(d.dim_value if d.HasField("dim_value") else 0 for d in dims)
 
 
 def loop(*args: Any, body: Runner, present: tuple[bool, bool], n_carried: int,

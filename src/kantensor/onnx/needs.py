@@ -37,6 +37,10 @@ its relations hold at no ``i``, else leaves its iterations to the data. The Loop
 conditions over its body's sizes (``more``: each scan output one shape at every
 iteration, ``Recurrence._same``) are stated the same way.
 
+A Loop's scan output whose shape its body does not declare (:func:`idle_scans`) has,
+after no iteration, the shape onnxruntime's own inference of the body finds: its types
+are the build's choice of an iteration run (``iters >= 1``).
+
 A Scan over an empty axis (:func:`scan_conditions`): ONNX's pseudo-code runs no
 iteration and leaves each scan output "an empty tensor" of no stated shape; onnxruntime
 refuses every such run (its tensor slicer fails, or its process dies on a scan axis
@@ -57,10 +61,13 @@ from ..ops.located import VariableAxis
 from ..syntax.errors import TypeInferenceError
 from ..types.conditions import AnyOf, Clause, Condition, Source
 from ..types.dim import Dim, unknown
+from ..types.intervals import interval
 from ..types.symbols import DataSymbol, free_symbols, substitute
+from ..types.type import TensorType
 from .declared import NEGATED, NOTHING, Declared
 from .registry import UnsupportedOp, lookup
 from .sequence import scalar_value
+from .shared import NotKnown
 from .subgraph import base_name
 
 __all__ = ["body_conditions", "branch_conditions", "compared", "refused_index",
@@ -251,6 +258,45 @@ def _affine(c: Clause, j: Any) -> bool:
     slope = substitute(d, {j: 1}) - substitute(d, {j: 0})
     return op != "!=" and isinstance(slope, int) and \
         j not in free_symbols(d - slope * Dim(j))
+
+
+def empty_shape(info: onnx.ValueInfoProto, t: TensorType) -> tuple[int, ...]:
+    """A scan output's per-iteration shape after no iteration, as onnxruntime makes it:
+    the sizes the body's output declares as ints, the others 0."""
+    dims = info.type.tensor_type.shape.dim if info.type.HasField("tensor_type") else []
+    if len(dims) != t.ndim:
+        return (0,) * t.ndim
+    return tuple(d.dim_value if d.HasField("dim_value") else 0 for d in dims)
+
+
+def idle_scans(label: str, count: Any, scanned: Iterable[onnx.ValueInfoProto],
+               types: Iterable[TensorType]) -> tuple[Condition, ...]:
+    """What a Loop needs of its iteration count ``count`` where a scan output's shape is
+    not declared by its body's output (``scanned``), or declared of another rank than
+    its type's (``types``: an iteration's, as the body's typing gives them; onnxruntime
+    warns of the mismatch and goes on). After no iteration, onnxruntime gives such an
+    output its declared shape, or the shape its own inference of the body finds (rank 1,
+    ``(0,)``, where it finds none), not the iteration axis beside the rank the body's
+    typing gives. So the types stand where the Loop runs an iteration: ``count >= 1``, the
+    build's choice (where it fails, the output has another rank: not covered, never
+    invalid); where the count is 0 (or not a size), the rank is not known and the node is
+    left untyped (NotKnown, with what it reaches)."""
+    names = [o.name for o, t in zip(scanned, types, strict=True)
+             if not o.type.HasField("tensor_type") or not o.type.tensor_type.HasField("shape")
+             or len(o.type.tensor_type.shape.dim) != t.ndim]
+    if not names or isinstance(count, int) and count >= 1 or \
+            isinstance(count, Dim) and (interval(count)[0] or 0) >= 1:
+        return ()
+    why = (f"the body of {label!r} does not declare the shape of its scan output "
+           f"{names[0]!r} (or of another rank), which onnxruntime gives after no iteration "
+           "as declared, or as its own inference of the body finds it (rank 1 where it "
+           "finds none)")
+    if not isinstance(count, Dim):
+        raise NotKnown(f"node {label!r} (Loop) runs no iteration (or a number not known): "
+                       f"{why}")
+    return (Condition(count, ">=", 1, Source(
+        op="Loop", node=label, detail=why,
+        otherwise="another rank: the shape onnxruntime's inference of the body finds")),)
 
 
 def scan_conditions(label: str, count: Any, batch: Any = None) -> tuple[Condition, ...]:

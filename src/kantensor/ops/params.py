@@ -15,7 +15,9 @@ from typing import Any
 import numpy as np
 
 from ..types.dim import Dim
+from ..types.dimorder import asked
 from ..types.dtypes import STRING, category, normalize_dtype
+from ..types.symbols import sign_when_large
 
 
 class ParamError(ValueError):
@@ -303,7 +305,15 @@ def _axis_pairs(value: Any) -> int | tuple[tuple[int, ...], tuple[int, ...]]:
 
 class SliceItem(tuple):
     """A normalised slice, the tuple ``("slice", start, stop, step)`` (hashable, unlike
-    a slice), shown as Python writes it: ``getitem{index=(1:, None, ::2)}``."""
+    a slice), shown as Python writes it: ``getitem{index=(1:, None, ::2)}``.
+
+    Python's slice counts a negative bound from the end. A bound that is a size is read
+    with the sign its form shows where the sizes are large (``-n`` from the end, ``n -
+    5`` from the start: the build's choice, stated, see
+    :mod:`kantensor.ops.families.indexing`); where the form shows none (``n - m``,
+    ``(m - n)//(n - m)``, ``n % (m - n)``), a traced program is asked its sign as a
+    branch on sizes is (:func:`kantensor.types.dimorder.asked`), so that each case of
+    it is typed by Python's rule, none by a choice."""
 
     def __new__(cls, start: int | None, stop: int | None, step: int | None) -> SliceItem:
         return super().__new__(cls, ("slice", start, stop, step))
@@ -354,6 +364,9 @@ def _index(value: Any) -> tuple:
                      for i, p in enumerate((item.start, item.stop, item.step))]
             if parts[2] == 0:
                 raise ParamError("slice step cannot be zero")
+            for bound in parts[:2]:
+                if isinstance(bound, Dim) and not sign_when_large(bound):
+                    asked(">=", bound, 0)  # (SliceItem)
             out.append(SliceItem(*parts))
         elif isinstance(item, Dim):  # x[n - 1]: a size as a position
             out.append(item)

@@ -44,7 +44,7 @@ from ..syntax.parser import parse_tensor_type
 from ..syntax.template import Operands
 from ..types.dim import Dim, unknown
 from ..types.intervals import nonnegative
-from ..types.symbols import free_symbols, substitute
+from ..types.symbols import free_symbols, sign_when_large, substitute
 from ..types.type import TensorType
 from ..types.variable import AxisSize, TensorVariable
 from .params import ParamError, SliceItem
@@ -271,10 +271,7 @@ def negative(d: Dim) -> bool:
     """Whether a size expression used as a position counts from the end: it is negative
     when its sizes are large (``-n``, ``1 - n``, ``(-n)//2``). Sizes are taken to be
     large enough for that sign to be the value's; templates state it in a where-clause."""
-    try:
-        return substitute(d, dict.fromkeys(free_symbols(d), 1 << 20)) < 0
-    except ZeroDivisionError:  # divided by a difference of sizes: no sign to read
-        return False
+    return sign_when_large(d) == -1  # (None: divided by a difference, no sign to read)
 
 
 def _has_given(entry: Dim) -> bool:

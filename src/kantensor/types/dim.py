@@ -50,7 +50,7 @@ from typing import Any, Final, TypeAlias
 from ..graph.display import block, esc, symbolic
 from ..graph.hooks import Hook
 from ..syntax.vocabulary import MAX, MIN
-from .dimorder import COMPARE, decided, divided, ordered
+from .dimorder import COMPARE, decided, divided, ordered, powered
 from .interning import WeakInterner
 from .intervals import interval
 from .poly import Atom, Monomial, Opaque, Private, Terms, canonical, lone_atom, render, window
@@ -174,12 +174,13 @@ class Dim:
     def __divmod__(self, other: object) -> Any: return self // other, self % other
     def __rdivmod__(self, other: object) -> Any: return other // self, other % self  # type: ignore
 
-    def __pow__(self, exponent: object) -> Any:
-        if type(exponent) is not int or exponent < 0:  # d ** 0.5, d ** -1: numbers
-            return _number("pow", self, exponent)
+    def __pow__(self, exponent: object) -> Any:  # d ** 0.5, d ** -1, d ** n: numbers
+        if type(exponent) is not int or exponent < 0:
+            return _number(powered(self, exponent, isinstance(exponent, Dim)), self, exponent)
         return _pow(self, _check_power(self._terms, exponent))  # bounded before expanding
 
-    __rpow__ = _operator("pow", None)[1]
+    def __rpow__(self, base: object) -> Any:  # 2 ** d (see dimorder.powered)
+        return _number(powered(base, self, isinstance(base, int | float | complex)), base, self)
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         """``np.sqrt(d)``, ``np.float64(2) * d``: see :data:`NUMBER_OP`."""

@@ -14,15 +14,23 @@ from .intervals import interval
 
 COMPARE: Hook[Callable[[str, Any, object], Any]] = Hook(
     "compare_sizes", "kantensor.evalshape.trace",
-    "hook(op, a, b) -> bool (op one of == != < <= > >=) deciding a comparison of a Dim "
-    "with an int or a Dim, or NotImplemented (then the answers above); while a program "
-    "is traced")
+    "hook(op, a, b, program=False) -> bool (op one of == != < <= > >=) deciding a "
+    "comparison of a Dim with an int or a Dim (asked by the program's own code, or for it "
+    "if program), or NotImplemented (then the answers above); while a program is traced")
 
 
 def decided(op: str, a: Any, b: object) -> Any:
     """The hook's answer to ``a op b``, or NotImplemented."""
     hook = COMPARE.fn
     return NotImplemented if hook is None else hook(op, a, b)
+
+
+def asked(op: str, a: Any, b: object) -> Any:
+    """The hook's answer to ``a op b`` asked for the traced program by kantensor itself,
+    at the program's innermost line (a slice bound's sign, which Python's slice reads:
+    see :func:`kantensor.ops.params.SliceItem`), or NotImplemented."""
+    hook = COMPARE.fn
+    return NotImplemented if hook is None else hook(op, a, b, True)
 
 
 def ordered(a: Any, b: object, op: str, comparable: bool) -> bool:
@@ -47,12 +55,39 @@ def divides(b: Any) -> bool:
     raises (the program assumes it), so that a quotient whose divisor cancels (``h // h``
     is 1, ``h % h`` 0) keeps what it needs of ``h``. Whether ``b`` is positive: False
     only where the trace answered it negative (then see :func:`divided`)."""
+    return asked_positive(b, "integer division or modulo by zero")
+
+
+def asked_positive(b: Any, failure: str) -> bool:
+    """Whether the size ``b`` is positive, asked as :func:`divides` says; where the trace
+    answered it 0, ZeroDivisionError(``failure``)."""
     if COMPARE.fn is None or decided(">=", b, 1) is not False:
         return True  # (NotImplemented, outside the user's code: the algebra's reading)
     low = interval(b)[0]  # (None: no lower bound, n - m may be negative)
     if low is not None and low >= 0 or decided("<=", b, -1) is False:
-        raise ZeroDivisionError(f"integer division or modulo by zero: {b} is 0")
+        raise ZeroDivisionError(f"{failure}: {b} is 0")
     return False
+
+
+def powered(base: Any, exponent: Any, sized: bool) -> str:
+    """The NUMBER_OP of Python's ``base ** exponent`` where one of them is a size:
+    ``"pow"``, or ``"negative_pow"``, the float power, where ``sized`` (the exponent is
+    a size, the base a Python number or a size) and a traced program's exponent is
+    negative: an int to a size's power is an int where the size is >= 0, a float where it
+    is negative (``2 ** (n - m)`` at ``n < m`` is 0.25), and 0 to it raises
+    ZeroDivisionError. While a program is traced, such an exponent asks the hook
+    ``exponent >= 0``; where answered False, a base ``0`` raises, and a size base is
+    asked as a divisor is (:func:`divides`: ``n ** (n - m)`` raises at ``n == 0 < m``).
+    Outside a trace, ``"pow"``: the algebra's reading (eval_shape keeps a condition
+    ``exponent >= 0`` of an int power no trace asked of)."""
+    if not sized or COMPARE.fn is None or decided(">=", exponent, 0) is not False:
+        return "pow"
+    failure = "0 cannot be raised to a negative power"
+    if not isinstance(base, int | float | complex):
+        asked_positive(base, f"{failure} ({exponent} < 0)")
+    elif base == 0:
+        raise ZeroDivisionError(f"{failure}: {exponent} < 0")
+    return "negative_pow"
 
 
 def divided(fn: Callable[[Any, Any], Any], a: Any, b: Any, remainder: bool) -> Any:

@@ -214,11 +214,11 @@ def _number_op(op: str, *args: Any) -> Any:
     if isinstance(other, Ratio):  # the Ratio's own operators
         return _BINARY[op](Ratio(a, 1) if dim_left else a, b if dim_left else Ratio(b, 1))
     if _int_like(other) or isinstance(other, float | complex):
+        floated = op == "negative_pow" or op == "pow" and dim_left and (
+            isinstance(b, float | complex) or type(b) is int and b < 0)
         a, b = _tensors((a, b))
-        if op == "pow" and dim_left and (isinstance(b, float | complex) or
-                                         type(b) is int and b < 0):
-            a = a * 1.0  # as in Python, an int to a negative or float power is a float
-        # (to a size's power, an int: eval_shape assumes the size >= 0, where it is one)
+        if floated:  # as in Python, an int to a negative or float power is a float (to
+            a, op = a * 1.0, "pow"  # a size's power, as its sign was answered: dimorder.powered)
         return _BINARY[op](a, b)
     return NotImplemented  # a tensor or an array: its operator takes the size
 

@@ -146,3 +146,14 @@ def substitute(x: DimLike, mapping: dict[Hashable, DimLike]) -> DimLike:
     """
     return _subst(as_dim(x), {name: as_dim(v) for name, v in mapping.items()})
 
+
+
+def sign_when_large(x: DimLike) -> int | None:
+    """The sign (-1, 0 or 1) of ``x`` where all its sizes are large and equal (``-n``: -1,
+    ``n - 5``: 1), the sign its form shows; 0 or None (divided by 0 there) where it shows
+    none (``n - m``, ``(m - n)//(n - m)``)."""
+    try:
+        value = substitute(x, dict.fromkeys(free_symbols(x), 1 << 20))
+    except ZeroDivisionError:
+        return None
+    return (value > 0) - (value < 0)

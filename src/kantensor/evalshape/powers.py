@@ -1,0 +1,361 @@
+"""Python's powers of sizes in traced code: what a power needs of the sizes.
+
+A size is a Python int in NumPy code, so ``b ** e`` of sizes and Python numbers is
+Python's power, whose result type depends on the values: an int to a negative power is a
+float (``2 ** -2``), a negative number to a power that is not an integer is a complex
+number (``(-2) ** 0.5``), and 0 to a negative power raises ZeroDivisionError. The graph
+computes one power of one dtype, so each such value dependence is a condition on the
+sizes, said where the power is built (:func:`power_conditions`, read by
+:func:`.located.divisors`):
+
+* ``k ** E`` or ``D ** E`` (an int or a size to a size's power): ``E >= 0`` where it may
+  be negative and no trace asked its sign (``np.power``; a traced program's ``**`` asks it
+  and takes the float power where it is negative: :func:`kantensor.types.dimorder.powered`);
+* ``b ** e`` of Python numbers made of sizes or given (``N * 0.5``, ``N / 2``, ``(N - K)
+  * 0.25 + 1``, ``-2``: their exact values ``p / q``, :func:`fraction`): where ``b`` may
+  be negative and ``e`` is not an int, ``b >= 0`` or ``e`` an integer (``p % q == 0``);
+  where ``b`` may be 0, ``b != 0`` or ``e >= 0`` (each decided where it can be: ``(-2) **
+  (N * 0.5)`` needs ``N % 2 == 0``, ``(N - K) ** 0.5`` needs ``N - K >= 0``). An exponent
+  made of sizes otherwise (``math.sqrt(N)``) of a base that may be negative or 0 is
+  refused, naming it: where it is an integer is no condition on sizes kantensor writes.
+  A base made of sizes otherwise is taken as a NumPy number's (whose power is NumPy's,
+  ``nan`` where Python's is complex): the graph does not say which it was.
+
+And a size an arithmetic Op computes in an integer dtype must fit it (``x_int8 *
+len(x)`` needs ``len(x) <= 127``): NumPy 2 raises OverflowError on a Python int out of
+range, where the graph would wrap it; an int power of sizes must fit int64, where the
+graph computes it (Python's int never wraps: ``2 ** 64`` is not 0), and the dtype it is
+computed in beside (:func:`_within`).
+
+Python floats are read exactly (every finite float is a fraction): ``p % q == 0`` is
+where the exact value is an integer, which is where Python's float is one while its
+values are exact (below ``2**53`` times their denominators), and an inner approximation
+past that.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from ..graph.basic import Apply, Constant, Variable
+from ..types.conditions import AnyOf, Clause, Condition, Source
+from ..types.dim import DimLike
+from ..types.dtypes import integer_range, is_integer
+from ..types.intervals import interval
+from ..types.limits import MAX_SIZE
+from ..types.protocol import NUMPY_OPS
+from ..types.variable import SizeNumber
+
+#: The largest denominator :func:`fraction` keeps (a float's is at most 2**1074).
+MAX_DENOMINATOR = 1 << 128
+
+
+def power_conditions(node: Apply, op: str) -> list[Clause]:
+    """What the power ``node`` (if it is one) needs of the sizes (module docstring), and
+    what any arithmetic node needs of a size it takes as a Python int (:func:`_fitting`);
+    ``op``: the Op's name its conditions give as their source."""
+    fitting = _fitting(node, op)
+    if len(node.inputs) != 2 or node.op is not NUMPY_OPS.get(np.power):
+        return fitting
+    return fitting + _power(node, op)
+
+
+def _fitting(node: Apply, op: str) -> list[Clause]:
+    """What an arithmetic ``node`` computing in an integer dtype needs of the Python ints
+    of sizes it takes: NumPy 2 refuses one out of the dtype's range (OverflowError), as
+    kantensor refuses a known one when the graph is built
+    (:func:`kantensor.ops.pyints.check_python_ints`); the graph would wrap it. Of a
+    size (:func:`_size_fits`), and of an int power of sizes (:func:`_within`)."""
+    dtype = node.outputs[0].type.dtype if node.outputs and hasattr(
+        node.outputs[0].type, "dtype") else None
+    if getattr(node.op, "compute", None) != "output" or dtype is None or \
+            not is_integer(dtype):
+        return []
+    low, high = integer_range(dtype)
+    out: list[Clause] = []
+    for v in node.inputs:
+        size = _size_of(v)
+        if size is not None:
+            out += _size_fits(size, low, high, Source(
+                op=op, detail=f"the size {size} is a Python int computed in {dtype}"))
+        elif high < MAX_SIZE or low == 0:
+            out += _within(_int_power(v), high, Source(
+                op=op, detail=f"a power of sizes is a Python int computed in {dtype}"),
+                unsigned=low == 0)
+    return out
+
+
+def _size_fits(size: DimLike, low: int, high: int, source: Source) -> list[Clause]:
+    """``low <= size <= high`` where the size's bounds do not say so (``x_int8 *
+    len(x)``: ``N <= 127``); not past int64's top, a size's own limit
+    (:data:`~kantensor.types.limits.MAX_SIZE`)."""
+    least, most = interval(size)
+    out: list[Clause] = []
+    if (most is None or most > high) and high < MAX_SIZE:
+        out.append(Condition(size, "<=", high, source))
+    if least is None or least < low:
+        out.append(Condition(size, ">=", low, source))
+    return out
+
+
+def _power(node: Apply, op: str) -> list[Clause]:
+    """The conditions of the power ``node`` (module docstring)."""
+    exponent = _size_exponent(node)
+    if exponent is None:
+        return _python_power(node, op)
+    source = Source(op=op, detail=f"an int is raised to the power {exponent}")
+    out: list[Clause] = _within(_int_power(node.outputs[0]), MAX_SIZE, source)
+    if _may_be_negative(exponent):
+        out.append(Condition(exponent, ">=", 0, source))
+    return out
+
+
+def _int_power(v: Variable) -> tuple[DimLike, DimLike] | None:
+    """``(b, E)`` of a Python int ``b ** E`` of sizes (``2 ** K``, ``N ** K``: an int
+    or a size to a size's power), else None."""
+    node = v.owner
+    if node is None or len(node.inputs) != 2 or node.op is not NUMPY_OPS.get(np.power):
+        return None
+    exponent = _size_exponent(node)
+    if exponent is None:
+        return None
+    base = node.inputs[0]
+    return (_size_of(base) if isinstance(base, SizeNumber) else
+            int(np.asarray(base.data))), exponent
+
+
+#: The exponents at which :func:`_within` bounds a size base (an inner approximation of
+#: ``|N ** E| <= top`` by ``E <= e and |N| <= top ** (1/e)``, one case each).
+_STEPS = (1, 2, 3, 4, 6, 8, 16, 32, 62)
+
+
+def _within(power: tuple[DimLike, DimLike] | None, top: int, source: Source,
+            unsigned: bool = False) -> list[Clause]:
+    """What keeps Python's int ``b ** E`` (``power``) within ``[-top - 1, top]`` (or
+    ``[0, top]`` if ``unsigned``): the graph computes it in int64, which wraps past
+    ``2**63 - 1`` where Python's int does not (``2 ** 64`` is not 0), and NumPy refuses
+    such an int beside an array of a narrower dtype. For an int ``b``, ``E <= e`` for the
+    largest ``e`` that fits (exact); for a size ``b``, one of ``|b| <= 1``, ``E <= 0``, or
+    ``E <= e and |b| <= top ** (1/e)`` for ``e`` in :data:`_STEPS` (an inner
+    approximation: it holds only where the power fits)."""
+    if power is None:
+        return []
+    base, exponent = power
+    out: list[Clause] = []
+    if isinstance(base, int):
+        if abs(base) > 1:
+            e = 0
+            while abs(base) ** (e + 1) <= top:
+                e += 1
+            out.append(Condition(exponent, "<=", e, source))
+        if unsigned and base < 0:
+            out.append(Condition(exponent % 2, "==", 0, source))
+        return out
+    signed = _may_be_negative(base)
+    cases = [(Condition(base, "<=", 1), *([Condition(base, ">=", -1)] if signed else [])),
+             (Condition(exponent, "<=", 0),)]
+    for e in _STEPS:
+        n = _root(top, e)
+        if n < 2:
+            break
+        cases.append((Condition(exponent, "<=", e), Condition(base, "<=", n),
+                      *([Condition(base, ">=", -n)] if signed else [])))
+    out.append(AnyOf(tuple(cases), source))
+    if unsigned and signed:
+        out.append(AnyOf(((Condition(base, ">=", 0),), (Condition(exponent % 2, "==", 0),)),
+                         source))
+    return out
+
+
+def _root(top: int, e: int) -> int:
+    """The largest ``n`` with ``n ** e <= top``."""
+    n = int(round(top ** (1 / e)))
+    while n ** e > top:
+        n -= 1
+    while (n + 1) ** e <= top:
+        n += 1
+    return n
+
+
+def _may_be_negative(d: DimLike) -> bool:
+    low = interval(d)[0]
+    return low is None or low < 0
+
+
+def _may_be_zero(d: DimLike) -> bool:
+    low, high = interval(d)
+    return (low is None or low <= 0) and (high is None or high >= 0)
+
+
+#: What :func:`python_number` says of a value made of sizes it does not read.
+UNREAD = "unread"
+
+
+def python_number(v: Variable) -> tuple[DimLike, int] | str | None:
+    """``v`` as a Python number of the traced code: its exact value ``(p, q)`` (a wrapped
+    constant, or made of sizes and Python numbers: :func:`fraction`), :data:`UNREAD` if it
+    is made of sizes otherwise (``math.sqrt(n)``), None if it is a tensor's value (whose
+    power is NumPy's, of either sign)."""
+    if _base_value(v) is None and not _of_sizes(v):
+        return None
+    read = fraction(v)
+    return UNREAD if read is None else read
+
+
+def _python_power(node: Apply, op: str) -> list[Clause]:
+    """The conditions of Python's ``b ** e`` of Python numbers made of sizes (module
+    docstring): ``e`` an integer where ``b`` may be negative, ``e >= 0`` where it may be
+    0; either may be a condition, or both (then one of them)."""
+    base, exponent = python_number(node.inputs[0]), python_number(node.inputs[1])
+    if base is None or exponent is None or base == UNREAD:
+        return []  # a tensor's power (NumPy's), or a base it does not read (docs/numpy)
+    bp = base[0]
+    negative, zero = _may_be_negative(bp), _may_be_zero(bp)
+    if not (negative or zero):
+        return []
+    if exponent == UNREAD:
+        raise TypeError(
+            f"a Python number that may be {'negative' if negative else 'zero'} ({bp}) "
+            "is raised to a float computed from sizes (not written with sizes, Python "
+            "numbers and + - * /, such as math.sqrt(n)): Python's power is complex where "
+            "that float is not an integer (or raises at 0 to a negative power), which is "
+            "no condition on sizes kantensor writes; write the exponent with sizes and "
+            "numbers (n / 2, n * 0.5), or the base as a NumPy number (np.float64(-2))")
+    ep, eq = exponent
+    source = Source(op=op, detail=f"{_text(base)} is raised to the power {_text(exponent)}")
+    out: list[Clause] = []
+    if negative and eq != 1:  # complex where e is not an integer and b is negative
+        out += _either(_compared(bp, ">=", 0), _compared(ep % eq, "==", 0), source)
+    if zero and _may_be_negative(ep):  # 0 ** e raises at e < 0
+        low = interval(bp)[0]
+        nonzero = _compared(bp, ">=", 1) if low is not None and low >= 0 else \
+            _compared(bp, "!=", 0)
+        out += _either(nonzero, _compared(ep, ">=", 0), source)
+    return out
+
+
+def _text(value: tuple[DimLike, int]) -> str:
+    p, q = value
+    return str(p) if q == 1 else f"({p})/{q}"
+
+
+def _compared(a: DimLike, op: str, b: int) -> Condition | bool:
+    """``a op b`` as a Condition, or its truth where ``a`` is an int."""
+    if isinstance(a, int):
+        return {">=": a >= b, "==": a == b, "!=": a != b}[op]
+    return Condition(a, op, b)
+
+
+def _either(a: Condition | bool, b: Condition | bool, source: Source) -> list[Clause]:
+    """What ``a or b`` needs: nothing where one is true, the other where one is false,
+    else both as cases of an :class:`AnyOf`."""
+    if a is True or b is True:
+        return []
+    if a is False or b is False:
+        other = b if a is False else a
+        if other is False:
+            raise TypeError(f"{source.detail}: Python's power fails or is complex there")
+        return [other.with_source(source)]
+    return [AnyOf(((a,), (b,)), source)]
+
+
+def _base_value(v: Variable) -> float | None:
+    """The Python number a wrapped constant ``v`` is, else None."""
+    if isinstance(v, Constant) and getattr(v, "wrapped", False):
+        data = np.asarray(v.data)
+        if data.ndim == 0 and data.dtype.kind in "biuf":
+            return data.item()
+    return None
+
+
+def _size_of(v: Variable) -> DimLike | None:
+    """The size ``D`` whose number ``v`` is (``size_number``'s output), else None."""
+    return dict(v.owner.op.params).get("size") if isinstance(v, SizeNumber) else None
+
+
+#: The ufuncs of a Python number made of sizes (Python's + - * / on them), by arity.
+_ARITHMETIC = {np.add: 2, np.subtract: 2, np.multiply: 2, np.true_divide: 2,
+               np.negative: 1}
+
+
+def _of_sizes(v: Variable) -> bool:
+    """Whether ``v`` is computed from sizes and Python numbers only (a Python number of
+    the traced code, or a NumPy number of its sizes: which one, the graph does not say)."""
+    seen, todo, sized = set(), [v], False
+    while todo:
+        x = todo.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        if isinstance(x, SizeNumber):
+            sized = True
+        elif isinstance(x, Constant):
+            continue
+        elif x.owner is None or getattr(x.type, "ndim", 1) != 0:
+            return False
+        else:
+            todo.extend(x.owner.inputs)
+    return sized
+
+
+def fraction(v: Variable) -> tuple[DimLike, int] | None:
+    """The exact value of ``v`` as ``(p, q)``, ``p / q`` with ``q >= 1``, where ``v`` is
+    made of sizes and Python numbers by ``+ - * /`` and negation (``N * 0.5`` is ``(N,
+    2)``, ``N / 2`` too, ``(N - K) * 0.25 + 1`` is ``(N - K + 4, 4)``), else None (of a
+    ``v`` :func:`_of_sizes`, whose graph is small: it recurses)."""
+    if isinstance(v, SizeNumber):
+        return _size_of(v), 1
+    number = _base_value(v)
+    if number is not None:
+        exact = Fraction(number)
+        return exact.numerator, exact.denominator
+    node = v.owner
+    ufunc = next((u for u in _ARITHMETIC if node is not None and
+                  node.op is NUMPY_OPS.get(u)), None)
+    if ufunc is None or len(node.inputs) != _ARITHMETIC[ufunc]:
+        return None
+    parts = [fraction(x) for x in node.inputs]
+    if any(p is None for p in parts):
+        return None
+    if ufunc is np.negative:
+        (p, q), = parts
+        return -p, q
+    (a, b), (c, d) = parts
+    if ufunc is np.add:
+        p, q = a * d + c * b, b * d
+    elif ufunc is np.subtract:
+        p, q = a * d - c * b, b * d
+    elif ufunc is np.multiply:
+        p, q = a * c, b * d
+    elif isinstance(c, int) and c != 0:  # a division by a number (not by a size)
+        p, q = a * d * (1 if c > 0 else -1), b * abs(c)
+    else:
+        return None
+    return _reduced(p, q)
+
+
+def _reduced(p: DimLike, q: int) -> tuple[DimLike, int] | None:
+    """``p / q`` with the common factor of ``q`` and ``p``'s coefficients taken out."""
+    if q > MAX_DENOMINATOR:
+        return None
+    common = q
+    for coefficient in [p] if isinstance(p, int) else [c for _, c in p._terms]:
+        common = math.gcd(common, coefficient)
+    return p // common, q // common  # (exact: common divides every coefficient)
+
+
+def _size_exponent(node: Apply) -> Any:
+    """The size ``E`` of ``k ** E`` or ``D ** E`` for an int ``k`` or a size ``D``, or
+    None: a Python int to a size's power is an int where ``E >= 0`` (the graph's int
+    power), a float where it is negative (``2 ** (N - K)`` at ``N < K`` is 0.25)."""
+    base, exponent = node.inputs
+    if not isinstance(exponent, SizeNumber):
+        return None
+    if not (isinstance(base, SizeNumber) or isinstance(base, Constant) and base.wrapped
+            and np.asarray(base.data).dtype.kind in "iu"):
+        return None
+    return _size_of(exponent)
