@@ -18,7 +18,8 @@ Each variant runs in a fresh process (its peak memory its own: resident memory s
 every 50 ms; on a cluster, the largest of the workers' peaks). ``--scale`` multiplies
 the sizes (1: full size, about 1-3 GB of input per workload); ``--cluster`` runs on a
 LocalCluster of 2 worker processes x ``--worker-gb`` GB. One run each (``--repeat N``:
-the best of N, the variants interleaved): ratios are from those runs.
+the best of N, the variants interleaved): ratios are from those runs, printed with the
+machine's load average at the start and the end.
 ``python benchmarks/dask_bench.py [--scale 1] [--only einsum,std] [--repeat 2]``.
 """
 
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -234,8 +236,8 @@ def dask_section(scale: float = 1.0, only: str = "", cluster: bool = False,
     """Print the comparison, one line per workload and variant, and the ratios."""
     where = f"LocalCluster 2 x {worker_gb} GB" if cluster else "threads"
     runs = "one run each" if repeat == 1 else f"best of {repeat} runs each, interleaved"
-    print(f"\nDask: kantensor's lowering vs dask.array, scale {scale}, {where}, {runs}",
-          flush=True)
+    print(f"\nDask: kantensor's lowering vs dask.array, scale {scale}, {where}, {runs}, "
+          f"load average {_load()}", flush=True)
     names = only.split(",") if only else list(WORKLOADS)
     worst_time = worst_memory = 0.0
     for name in names:
@@ -258,7 +260,14 @@ def dask_section(scale: float = 1.0, only: str = "", cluster: bool = False,
         worst_time, worst_memory = max(worst_time, t), max(worst_memory, m)
         print(f"  {name:<10} kantensor / dask.array: time {t:.2f}x, peak memory {m:.2f}x "
               f"(results {'agree' if same else 'DISAGREE'})", flush=True)
-    print(f"  worst ratios: time {worst_time:.2f}x, peak memory {worst_memory:.2f}x")
+    print(f"  worst ratios: time {worst_time:.2f}x, peak memory {worst_memory:.2f}x "
+          f"(load average {_load()} at the end)")
+
+
+def _load() -> str:
+    """The machine's load averages over 1, 5 and 15 minutes (the times are the load's as
+    much as the code's on a shared machine)."""
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
 def _best(runs: list[dict]) -> dict:
