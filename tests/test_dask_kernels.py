@@ -152,3 +152,43 @@ def test_a_result_cast_stays_the_numpy_backends_on_a_worker():
         got = dask.get(pickle.loads(pickle.dumps(dict(y.__dask_graph__()))), (y.name,))
     same(np.asarray(got), want)
     assert want == np.float32(np.inf)
+
+
+def test_a_take_by_chunks_pickles_as_numpys_functions():
+    """x[i] by a Dask array of indices (pieces of every chunk, then a gather per index
+    block): every task is NumPy's functions composed, so a fresh interpreter computes
+    the graph unpickled, NumPy's values and its IndexError, importing no kantensor."""
+    x, i = kt.matrix("x", "float64"), kt.matrix("i", "int16")
+    f = kt.function([x, i], [x[i], kt.take(x, i, axis=1)], backend="dask")
+    idx = RNG.integers(-4, 4, (5, 3)).astype(np.int16)
+    for bad, error in ((idx, None), (idx - 3, "index -7 is out of bounds for axis 0 "
+                                                "with size 6")):
+        ys = f(X, bad, chunks=[(2, 3), (2, 2)])
+        graph = dict(dask.base.collections_to_expr(ys).__dask_graph__())
+        assert b"kantensor" not in pickle.dumps(graph)
+        out = subprocess.run([sys.executable, "-c", COMPUTE], capture_output=True,
+                             input=pickle.dumps((graph, [y.__dask_keys__() for y in ys])))
+        if error is None:
+            got, modules = pickle.loads(out.stdout)
+            assert modules == []
+            np.testing.assert_array_equal(np.block(got[0]), X[bad])
+            np.testing.assert_array_equal(np.block(got[1]), np.take(X, bad, axis=1))
+        else:
+            with pytest.raises(IndexError) as numpy_error:
+                X[bad]
+            assert str(numpy_error.value) == error
+            assert f"IndexError: {error}" in out.stderr.decode()
+
+
+#: Run in a fresh interpreter: compute a pickled graph's keys (Dask's synchronous
+#: scheduler), print the results and the kantensor modules imported.
+COMPUTE = """
+import pickle, sys
+import dask
+graph, keys = pickle.loads(sys.stdin.buffer.read())
+def lists(x):
+    return [lists(v) for v in x] if isinstance(x, list | tuple) else x
+results = lists(dask.get(graph, keys))
+modules = sorted(m for m in sys.modules if m.split(".")[0] == "kantensor")
+sys.stdout.buffer.write(pickle.dumps((results, modules)))
+"""

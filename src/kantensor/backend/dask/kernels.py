@@ -4,7 +4,8 @@ A task ships its kernel to a worker (another process on a ``dask.distributed`` c
 so a kernel holds the Op's NumPy implementation (a module-level function or a NumPy
 ufunc, pickled by reference), its keyword parameters, the dtypes its inputs are cast to
 and the dtype of its result: never the Op, the node or the graph. Every callable a task
-of the lowering names lives here, and this module imports NumPy and the cast alone: a
+of the lowering names lives here, or is NumPy's own composed (a take by chunks' tasks,
+written in :mod:`.taking`), and this module imports NumPy and the cast alone: a
 worker that unpickles a task imports ``kantensor`` and this module, never the lowering
 (``kantensor.backend.dask`` loads its names on first use) nor dask.array through it.
 
@@ -34,8 +35,7 @@ from toolz import compose
 from ...types.basic_ops import cast_array
 from ...types.numpy_dtypes import numpy_dtype
 
-__all__ = ["AS_NUMPY", "NUMPY_NAMESPACES", "Block", "Partial", "count_nonzero", "gather",
-           "numpy_own", "partial_take"]
+__all__ = ["AS_NUMPY", "NUMPY_NAMESPACES", "Block", "Partial", "count_nonzero", "numpy_own"]
 
 #: The modules whose functions a worker unpickles without importing kantensor: an
 #: implementation found in one of them, as the same object, is NumPy's own.
@@ -186,45 +186,6 @@ class Partial:
 
     def __repr__(self) -> str:
         return f"Partial({self.block!r}, {self.k})"
-
-
-# -- a take by chunks' tasks (kantensor.backend.dask.taking) ---------------------------
-def _normalised(indices: np.ndarray, size: int, axis: int) -> np.ndarray:
-    """The indices as positions 0 .. size - 1; IndexError (NumPy's words) for one out of
-    bounds."""
-    flat = np.asarray(indices).astype(np.int64).ravel()
-    bad = (flat < -size) | (flat >= size)
-    if bad.any():
-        raise IndexError(f"index {flat[bad][0]} is out of bounds for axis {axis} with "
-                         f"size {size}")
-    return np.where(flat < 0, flat + size, flat)
-
-
-def partial_take(block: np.ndarray, indices: np.ndarray, offset: np.ndarray, size: int,
-                 axis: int) -> np.ndarray:
-    """The elements of one chunk of ``x`` (starting at ``offset``) at the indices of one
-    block that fall in it, in the indices' order (flattened)."""
-    flat = np.asarray(indices).astype(np.int64).ravel()
-    flat = np.where(flat < 0, flat + size, flat) - int(np.asarray(offset).ravel()[0])
-    inside = flat[(flat >= 0) & (flat < block.shape[axis])]
-    return np.take(block, inside, axis=axis)
-
-
-def gather(indices: np.ndarray, pieces: np.ndarray, sizes: tuple[int, ...],
-           axis: int) -> np.ndarray:
-    """One block of the result: the pieces of every chunk of ``x`` (concatenated along
-    the axis, in chunk order) put in the order of the index block ``indices``."""
-    flat = _normalised(indices, sum(sizes), axis)
-    order = np.zeros(flat.shape, dtype=np.int64)
-    start = done = 0
-    for n in sizes:
-        inside = (flat >= start) & (flat < start + n)
-        order[inside] = done + np.arange(np.count_nonzero(inside))
-        start += n
-        done += int(np.count_nonzero(inside))
-    taken = np.take(pieces, order, axis=axis)
-    shape = pieces.shape[:axis] + np.shape(indices) + pieces.shape[axis + 1:]
-    return taken.reshape(shape)
 
 
 #: A mask block's count of true entries, as a one-element int64 block (the masked rows'
