@@ -164,6 +164,7 @@ def test_a_take_by_chunks_pickles_as_numpys_functions():
     for bad, error in ((idx, None), (idx - 3, "index -7 is out of bounds for axis 0 "
                                                 "with size 6")):
         ys = f(X, bad, chunks=[(2, 3), (2, 2)])
+        ys = ys if error is None else ys[:1]  # x[i] alone: its IndexError, no other
         graph = dict(dask.base.collections_to_expr(ys).__dask_graph__())
         assert b"kantensor" not in pickle.dumps(graph)
         out = subprocess.run([sys.executable, "-c", COMPUTE], capture_output=True,

@@ -3,18 +3,22 @@
 Dask's own algorithm for ``x[:, idx]`` with a Dask array of ints
 (``dask.array.slicing.slice_with_int_dask_array_on_axis``), made general and checked:
 
+* for every block of the indices, a task sorts its positions (checked, negative ones
+  counted from the end: :func:`_checked`);
 * for every chunk of ``x`` along the axis and every block of the indices, a task takes
-  the indices that fall in that chunk, in sorted order (:func:`_within`);
+  the sorted positions that fall in that chunk (a slice of them: :func:`_within`);
 * for every block of the indices, one task concatenates those pieces (``x`` at the
-  block's sorted positions) and takes from them each index's place there
-  (:func:`_places`): the result's chunks along the taken axis are the indices' chunks,
-  every other axis keeps ``x``'s.
+  block's sorted positions) and takes from them each index's place there (the first,
+  by ``searchsorted``): the result's chunks along the taken axis are the indices'
+  chunks, every other axis keeps ``x``'s.
 
 Every task is NumPy's own functions composed (``functools.partial``,
 ``operator.methodcaller``, ``toolz.compose``, calls nested in the task), each chunk's
 bounds written into its tasks: a cluster's worker unpickles them, as it unpickles
 dask.array's, without importing kantensor (about 12 MiB a worker, see
-:mod:`.kernels`). Dask's own takes an array of every chunk's offset as a further input.
+:mod:`.kernels`). Dask's own has an array of every chunk's offset where this has the
+sorted positions of every index block, and its pieces each pass over their whole index
+block where these slice the sorted one.
 
 Dask's takes 1-d indices only and, for an index out of bounds that shares its block
 with one in bounds, silently returns an element of the axis (Dask 2026.8); here the
@@ -33,7 +37,7 @@ the pieces of one gather add up to exactly its result.
 from __future__ import annotations
 
 from functools import partial
-from operator import methodcaller
+from operator import itemgetter, methodcaller
 from typing import Any
 
 import dask.array as da
@@ -66,24 +70,30 @@ def take(call: NodeCall, i: int, x: Any, indices: Any, axis: int) -> Any:
 
 
 def _by_dask_indices(x: Any, indices: Any, axis: int) -> Any:
-    """The pieces of every chunk of ``x`` for every block of the indices, then one
-    gather per block of the indices (see the module doc): tasks of NumPy's functions
-    alone, each chunk's bounds written into its pieces' tasks."""
+    """The sorted positions of every block of the indices, the pieces of every chunk of
+    ``x`` for every block, then one gather per block (see the module doc): tasks of
+    NumPy's functions alone, each chunk's bounds written into its pieces' tasks."""
     n = x.shape[axis]
     sizes = tuple(int(c) for c in x.chunks[axis])
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    ends = np.cumsum(sizes, dtype=np.int64)
     token = tokenize(x, indices, axis)
-    named, name = f"take-pieces-{token}", f"take-{token}"
+    sorted_, named, name = (f"{s}-{token}" for s in ("take-sorted", "take-pieces", "take"))
+    by_block = {(sorted_, *j): Task((sorted_, *j), partial(np.sort, axis=None),
+                                    _checked(TaskRef((indices.name, *j)), n, axis))
+                for j in np.ndindex(*indices.numblocks)}
+    positions = da.Array(HighLevelGraph.from_collections(sorted_, by_block,
+                                                         dependencies=[indices]),
+                         sorted_, indices.chunks, meta=np.empty((0,) * indices.ndim, np.int64))
     pieces: dict = {}
     for b in np.ndindex(*x.numblocks):
-        k = b[axis]
+        start, stop = int(ends[b[axis]] - sizes[b[axis]]), int(ends[b[axis]])
         for j in np.ndindex(*indices.numblocks):
             key = (named, *b[:axis + 1], *j, *b[axis + 1:])
-            within = _within(TaskRef((indices.name, *j)), n, axis, int(starts[k]), sizes[k])
             pieces[key] = Task(key, partial(np.take, axis=axis), TaskRef((x.name, *b)),
-                               within)
+                               _within(TaskRef((sorted_, *j)), start, stop))
     chunks = x.chunks[:axis + 1] + indices.chunks + x.chunks[axis + 1:]
-    made = da.Array(HighLevelGraph.from_collections(named, pieces, dependencies=[x, indices]),
+    made = da.Array(HighLevelGraph.from_collections(named, pieces,
+                                                    dependencies=[x, positions]),
                     named, chunks, meta=np.empty((0,) * len(chunks), x.dtype))
     _record_shares(made, axis, n)
     gathered: dict = {}
@@ -93,11 +103,13 @@ def _by_dask_indices(x: Any, indices: Any, axis: int) -> Any:
             key = (name, *b[:axis], *j, *b[axis:])
             parts = List(*(TaskRef((named, *b[:axis], k, *j, *b[axis:]))
                            for k in range(len(sizes))))
+            places = Task(None, np.searchsorted, TaskRef((sorted_, *j)),
+                          _checked(TaskRef((indices.name, *j)), n, axis))
             gathered[key] = Task(key, partial(np.take, axis=axis),
-                                 Task(None, partial(np.concatenate, axis=axis), parts),
-                                 _places(TaskRef((indices.name, *j)), n, axis))
+                                 Task(None, partial(np.concatenate, axis=axis), parts), places)
     chunks = x.chunks[:axis] + indices.chunks + x.chunks[axis + 1:]
-    return da.Array(HighLevelGraph.from_collections(name, gathered, dependencies=[made]),
+    return da.Array(HighLevelGraph.from_collections(name, gathered,
+                                                    dependencies=[made, positions, indices]),
                     name, chunks, meta=np.empty((0,) * len(chunks), x.dtype))
 
 
@@ -115,23 +127,15 @@ def _checked(indices: TaskRef, n: int, axis: int) -> Task:
     return Task(None, np.add, Task(None, wrapped, indices), Task(None, zeros, indices))
 
 
-def _within(indices: TaskRef, n: int, axis: int, start: int, size: int) -> Task:
-    """The positions that fall in the chunk of ``x`` at ``start`` (of ``size``), sorted,
-    relative to its start: what the chunk's piece takes (the pieces of every chunk,
-    concatenated in chunk order, are ``x`` at the sorted positions)."""
-    def local() -> Task:
-        return Task(None, partial(np.add, -start), _checked(indices, n, axis))
-    inside = compose(methodcaller("ravel"), partial(np.greater, np.uint64(size)),
-                     methodcaller("view", np.uint64))  # 0 <= p < size: unsigned p < size
-    return Task(None, compose(np.sort, np.compress), Task(None, inside, local()), local())
-
-
-def _places(indices: TaskRef, n: int, axis: int) -> Task:
-    """Where each index's element is in the pieces concatenated (``x`` at the sorted
-    positions): the first place of its position there, in the indices' shape."""
-    return Task(None, np.searchsorted,
-                Task(None, partial(np.sort, axis=None), _checked(indices, n, axis)),
-                _checked(indices, n, axis))
+def _within(positions: TaskRef, start: int, stop: int) -> Task:
+    """The sorted positions from ``start`` to ``stop`` (a chunk of ``x``), relative to
+    ``start``: where they begin and end in the sorted block (``searchsorted``), the
+    slice between (``np.split``), ``start`` subtracted. The pieces of every chunk,
+    concatenated in chunk order, are ``x`` at the block's sorted positions."""
+    bounds = Task(None, partial(np.searchsorted, v=np.array([start, stop], np.int64)),
+                  positions)
+    return Task(None, compose(partial(np.add, -start), itemgetter(1), np.split),
+                positions, bounds)
 
 
 def _record_shares(pieces: Any, axis: int, n: int) -> None:
