@@ -18,14 +18,18 @@ Each variant runs in a fresh process (its peak memory its own: resident memory s
 every 50 ms; on a cluster, the largest of the workers' peaks). ``--scale`` multiplies
 the sizes (1: full size, about 1-3 GB of input per workload); ``--cluster`` runs on a
 LocalCluster of 2 worker processes x ``--worker-gb`` GB. One run each (``--repeat N``:
-the best of N, the variants interleaved): ratios are from those runs.
-``python benchmarks/dask_bench.py [--scale 1] [--only einsum,std] [--repeat 2]``.
+the best of N, the variants interleaved): ratios are from those runs, printed with the
+machine's load average at the start and the end.
+``python benchmarks/dask_bench.py [--scale 1] [--only einsum,std] [--repeat 2]``;
+``--graphs`` compares the two graphs without computing them (:func:`graph_section`).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import subprocess
 import sys
 import threading
@@ -234,8 +238,8 @@ def dask_section(scale: float = 1.0, only: str = "", cluster: bool = False,
     """Print the comparison, one line per workload and variant, and the ratios."""
     where = f"LocalCluster 2 x {worker_gb} GB" if cluster else "threads"
     runs = "one run each" if repeat == 1 else f"best of {repeat} runs each, interleaved"
-    print(f"\nDask: kantensor's lowering vs dask.array, scale {scale}, {where}, {runs}",
-          flush=True)
+    print(f"\nDask: kantensor's lowering vs dask.array, scale {scale}, {where}, {runs}, "
+          f"load average {_load()}", flush=True)
     names = only.split(",") if only else list(WORKLOADS)
     worst_time = worst_memory = 0.0
     for name in names:
@@ -258,7 +262,44 @@ def dask_section(scale: float = 1.0, only: str = "", cluster: bool = False,
         worst_time, worst_memory = max(worst_time, t), max(worst_memory, m)
         print(f"  {name:<10} kantensor / dask.array: time {t:.2f}x, peak memory {m:.2f}x "
               f"(results {'agree' if same else 'DISAGREE'})", flush=True)
-    print(f"  worst ratios: time {worst_time:.2f}x, peak memory {worst_memory:.2f}x")
+    print(f"  worst ratios: time {worst_time:.2f}x, peak memory {worst_memory:.2f}x "
+          f"(load average {_load()} at the end)")
+
+
+def _load() -> str:
+    """The machine's load averages over 1, 5 and 15 minutes (the times are the load's as
+    much as the code's on a shared machine)."""
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def graph_section(scale: float = 0.01, only: str = "") -> None:
+    """Compare the two variants' graphs, computing nothing but what a variant computes
+    while building (``mask``'s chunk sizes): cheap, and the same on every run. Tasks as
+    built and as ``compute`` optimises them, the most results
+    ``dask.order``'s order holds at once (``dask.order.diagnostics``: a task's result
+    held until its last reader has run, as one thread runs them) and the largest block."""
+    import dask.order
+    from dask.base import collections_to_expr
+    from dask.highlevelgraph import HighLevelGraph
+
+    print(f"\nDask graphs: kantensor's lowering / dask.array, scale {scale}", flush=True)
+    for name in only.split(",") if only else list(WORKLOADS):
+        found = []
+        for variant in ("kantensor", "dask.array"):
+            outs = build(WORKLOADS[name], variant, scale)
+            graph = HighLevelGraph.merge(*(o.__dask_graph__() for o in outs))
+            tasks = dict(collections_to_expr(outs, optimize_graph=True).__dask_graph__())
+            _, held = dask.order.diagnostics(tasks)
+            blocks = [math.prod(max(c, default=0) for c in notes["chunks"])
+                      * np.dtype(notes["dtype"]).itemsize
+                      for notes in (layer.collection_annotations or {}
+                                    for layer in graph.layers.values())
+                      if "chunks" in notes and "dtype" in notes]
+            found.append((len(graph), len(tasks), max(held, default=0),
+                          max(blocks, default=0) / 2**20))
+        (a, b, c, d), (e, f, g, h) = found
+        print(f"  {name:<10} tasks {a}/{e}, optimised {b}/{f}, most results held {c}/{g}, "
+              f"largest block {d:.1f}/{h:.1f} MiB", flush=True)
 
 
 def _best(runs: list[dict]) -> dict:
@@ -280,8 +321,13 @@ def main() -> None:
     parser.add_argument("--worker-gb", type=float, default=4.0)
     parser.add_argument("--repeat", type=int, default=1, help="best of this many runs")
     parser.add_argument("--variant", choices=("kantensor", "dask.array"))
+    parser.add_argument("--graphs", action="store_true",
+                        help="compare the graphs only (nothing computed but mask's "
+                             "chunk sizes)")
     args = parser.parse_args()
-    if args.variant:
+    if args.graphs:
+        graph_section(args.scale, args.only)
+    elif args.variant:
         print(json.dumps(run_variant(args.only, args.variant, args.scale, args.cluster,
                                      args.worker_gb)))
     else:

@@ -158,12 +158,16 @@ def unpickled_sync(dsk: Any, keys: Any, **kwargs: Any) -> Any:
 
 def computed(y: Any, pickled: bool = False) -> tuple[tuple, np.ndarray]:
     """The chunks of the blocks of ``y`` as computed, and its value, in one compute
-    (``pickled``: from a pickled copy of its graph)."""
+    (``pickled``: from a pickled copy of its graph). Every block has ``y``'s dtype
+    (AssertionError otherwise): the lowering drops a cast of a Dask array that has the
+    dtype already, trusting its blocks to have it, and assembling the value would
+    promote a block of another dtype unseen."""
     blocks = y.to_delayed()
     flat = dask.compute(*blocks.ravel(), scheduler=unpickled_sync if pickled else "sync")
     grid = np.empty(blocks.shape, dtype=object)
     for k, b in enumerate(flat):
         grid.flat[k] = np.asarray(b)
+        assert grid.flat[k].dtype == y.dtype, (k, grid.flat[k].dtype, y.dtype)
     if grid.ndim == 0:
         return (), grid[()]
     chunks = []

@@ -218,16 +218,17 @@ _WORKER_MODULES = "sorted(m for m in __import__('sys').modules if m.startswith('
 
 def test_a_worker_imports_the_kernels_not_the_lowering(client):
     """A worker unpickles each task's kernel (``kantensor.backend.dask.kernels``), which
-    imports ``kantensor`` and that module: nothing else of kantensor (the lowering, which
-    only the process building the arrays needs), after every graph the tests above ran
-    on these workers (the nine workloads, a take by chunks)."""
-    x, i = kt.matrix("x", "float64"), kt.vector("i", "int64")
-    f = kt.function([x, i], [kt.einsum("ij,ik->jk", x, x), x[i]], backend="dask")
-    X, Idx = np.arange(600.0).reshape(100, 6), np.array([3, -1, 50])
-    got = computed(client, f(dask.array.from_array(X, chunks=(30, 6)),
-                             dask.array.from_array(Idx, chunks=2)))
-    np.testing.assert_allclose(got[0], np.einsum("ij,ik->jk", X, X))
-    np.testing.assert_array_equal(got[1], X[Idx])
+    imports ``kantensor`` and that module where a task needs kantensor (an input block
+    to cast, an einsum that repeats a subscript): nothing else of kantensor (the
+    lowering, which only the process building the arrays needs), after every graph the
+    tests above ran on these workers (the nine workloads, a take by chunks)."""
+    x, n = kt.matrix("x", "float64"), kt.matrix("n", "int32")
+    f = kt.function([x, n], [kt.einsum("ii,ik->k", x[:6], x[:6]), x + n], backend="dask")
+    X, N = np.arange(600.0).reshape(100, 6), np.arange(600, dtype=np.int32).reshape(100, 6)
+    got = computed(client, f(dask.array.from_array(X, chunks=(10, 6)),
+                             dask.array.from_array(N, chunks=(10, 6))))
+    np.testing.assert_allclose(got[0], np.einsum("ii,ik->k", X[:6], X[:6]))
+    np.testing.assert_array_equal(got[1], X + N)
     package = subprocess.run([sys.executable, "-c",
                               f"import kantensor; print({_WORKER_MODULES})"],
                              capture_output=True, text=True, check=True).stdout
@@ -240,8 +241,10 @@ def test_a_worker_imports_the_kernels_not_the_lowering(client):
 
 def test_a_worker_imports_no_kantensor_where_the_tasks_call_numpys_own_functions(client):
     """Workers started afresh (``client.restart``), then graphs whose every Op computes
-    with one of NumPy's own functions (the ten Ops, a contraction's partial products, a
-    mask's counts with ``compute_chunk_sizes=True``, a constant exponent): each task
+    with one of NumPy's own functions (the ten Ops, a contraction's partial products,
+    kantensor's einsum where it is ``numpy.einsum``, a mask's counts with
+    ``compute_chunk_sizes=True``, a constant exponent, takes by chunks along either
+    axis by indices of one and two axes): each task
     pickles as NumPy's functions composed, so no worker imports any kantensor module
     (``import kantensor`` is about 12 MiB on a worker holding about 200 MB in the
     benchmark), and the values are NumPy's."""
@@ -255,6 +258,15 @@ def test_a_worker_imports_no_kantensor_where_the_tasks_call_numpys_own_functions
         np.testing.assert_allclose(g, want, rtol=1e-12)
     t = kt.function([x], kt.tensordot(x, x, axes=([0], [0])), backend="dask")
     np.testing.assert_allclose(computed(client, t(X, chunks=(300, 12))), X.T @ X, rtol=1e-12)
+    e = kt.function([x, v], kt.einsum("ij,i->j", x, v), backend="dask")
+    np.testing.assert_allclose(computed(client, e(X, V, chunks=[(300, 6), 300])),
+                               np.einsum("ij,i->j", X, V), rtol=1e-12)
+    i, j = kt.vector("i", "int64"), kt.matrix("j", "uint16")
+    g = kt.function([x, i, j], [x[i], kt.take(x, j, axis=1)], backend="dask")
+    Idx, J = rng.integers(-2000, 2000, 700), rng.integers(0, 12, (40, 3)).astype(np.uint16)
+    got = computed(client, g(X, Idx, J, chunks=[(300, 5), 200, (15, 2)]))
+    np.testing.assert_array_equal(got[0], X[Idx])
+    np.testing.assert_array_equal(got[1], np.take(X, J, axis=1))
     m = kt.function([x, v], kt.sum(kt.reshape(x[v > 0], (-1,)) ** 2), backend="dask",
                     compute_chunk_sizes=True)
     np.testing.assert_allclose(computed(client, m(X, V, chunks=300)),

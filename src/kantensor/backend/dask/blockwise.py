@@ -169,7 +169,7 @@ def blockwise(call: NodeCall, values: list[Any]) -> list[Any]:
                 if size is None:
                     unknown.append(b)
         kernel = Block(call.op.impl, call.params, kinds, t.dtype,
-                       j if len(call.out_types) > 1 else None)
+                       j if len(call.out_types) > 1 else None, _exact(call))
         y = da.blockwise(kernel, tuple(out_ind), *args, new_axes=new_axes, concatenate=True,
                          dtype=t.numpy_dtype, meta=meta(t),
                          name=f"{call.op.name}-{tokenize(kernel, out_ind, new_axes, *args)}")
@@ -211,7 +211,8 @@ def contraction(call: NodeCall, values: list[Any]) -> list[Any]:
              for label, c in zip(row, x.chunks, strict=True) if len(c) > 1}
     if not split & set(contracted):  # every contracted label in one chunk: one product
         return blockwise(call, values)
-    kernel = Partial(Block(call.op.impl, call.params, kinds, t.dtype), len(summed))
+    kernel = Partial(Block(call.op.impl, call.params, kinds, t.dtype, exact=_exact(call)),
+                     len(summed))
     partial = da.blockwise(kernel, tuple(out_ind + summed), *args, concatenate=True,
                            adjust_chunks=dict.fromkeys(summed, 1), dtype=t.numpy_dtype,
                            meta=np.empty((0,) * (t.ndim + len(summed)), t.numpy_dtype),
@@ -220,6 +221,12 @@ def contraction(call: NodeCall, values: list[Any]) -> list[Any]:
     over = tuple(range(t.ndim, t.ndim + len(summed)))
     total = da.sum(partial, axis=over, dtype=t.numpy_dtype)
     return [total if total.dtype == t.numpy_dtype else total.astype(t.numpy_dtype)]
+
+
+def _exact(call: NodeCall) -> bool:
+    """Whether the Op's implementation gives its results in the inferred dtypes: every
+    compute mode but "wider" (see ``kantensor.ops.op.COMPUTE_MODES``)."""
+    return getattr(call.op, "compute", "none") != "wider"
 
 
 def typed(call: NodeCall, y: Any, j: int = 0) -> Any:

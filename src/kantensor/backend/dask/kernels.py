@@ -4,18 +4,22 @@ A task ships its kernel to a worker (another process on a ``dask.distributed`` c
 so a kernel holds the Op's NumPy implementation (a module-level function or a NumPy
 ufunc, pickled by reference), its keyword parameters, the dtypes its inputs are cast to
 and the dtype of its result: never the Op, the node or the graph. Every callable a task
-of the lowering names lives here, and this module imports NumPy and the cast alone: a
+of the lowering names lives here, or is NumPy's own composed (a take by chunks' tasks,
+written in :mod:`.taking`), and this module imports NumPy and the cast alone: a
 worker that unpickles a task imports ``kantensor`` and this module, never the lowering
 (``kantensor.backend.dask`` loads its names on first use) nor dask.array through it.
 
 Most tasks need not even that. Importing ``kantensor`` costs a worker about 12 MiB
 (about 200 modules: the catalogue, the solver, the parser), on workers that hold about
 200 MB in the benchmark (``docs/dask.rst``). A kernel that calls one of NumPy's own
-functions with no input to cast (:func:`numpy_own`) pickles as the same call written
-with NumPy's functions, ``functools.partial`` and ``toolz.compose``
-(:meth:`Block.numpy_form`): a worker unpickles it, as it unpickles dask.array's tasks,
-without importing kantensor. In this process the kernel stays a :class:`Block` (its
-name in the graph, its token, its report); the tests compare both forms' results.
+functions (:func:`numpy_own`), or an implementation of kantensor's that says which of
+NumPy's calls it is for its parameters (:data:`AS_NUMPY`: ``einsum`` where no operand
+repeats a subscript), with no input to cast and a result NumPy gives in the type's
+dtype, pickles as the same call written with NumPy's functions, ``functools.partial``
+and ``toolz.compose`` (:meth:`Block.numpy_form`): a worker unpickles it, as it
+unpickles dask.array's tasks, without importing kantensor. In this process the kernel
+stays a :class:`Block` (its name in the graph, its token, its report); the tests
+compare both forms' results.
 """
 
 from __future__ import annotations
@@ -31,8 +35,7 @@ from toolz import compose
 from ...types.basic_ops import cast_array
 from ...types.numpy_dtypes import numpy_dtype
 
-__all__ = ["NUMPY_NAMESPACES", "Block", "Partial", "count_nonzero", "gather", "numpy_own",
-           "partial_take"]
+__all__ = ["AS_NUMPY", "NUMPY_NAMESPACES", "Block", "Partial", "count_nonzero", "numpy_own"]
 
 #: The modules whose functions a worker unpickles without importing kantensor: an
 #: implementation found in one of them, as the same object, is NumPy's own.
@@ -47,19 +50,42 @@ def numpy_own(fn: Any) -> bool:
                                          for ns in NUMPY_NAMESPACES)
 
 
+#: The attribute an implementation of kantensor's may carry: ``impl.as_numpy(kwargs)``
+#: is one of NumPy's own functions (a ``functools.partial`` of one) that computes what
+#: ``impl(*blocks, **kwargs)`` computes, value and dtype, for those parameters, or None
+#: where it does not (the implementation checks or computes more than NumPy's call).
+AS_NUMPY = "as_numpy"
+
+
+def _numpy_call(impl: Callable[..., Any], kwargs: dict[str, Any]
+                ) -> Callable[..., Any] | None:
+    """``impl`` with ``kwargs`` bound as NumPy's own call, or None (see :data:`AS_NUMPY`)."""
+    if numpy_own(impl):
+        return partial(impl, **kwargs) if kwargs else impl
+    same = getattr(impl, AS_NUMPY, None)
+    call = same(kwargs) if callable(same) else None
+    if call is None or not numpy_own(getattr(call, "func", call)):
+        return None
+    return call
+
+
 class Block:
     """One call of an Op's implementation on blocks: ``impl(*cast inputs, **kwargs)``,
-    output ``pick`` of its outputs (None: the only one), cast to ``dtype``."""
+    output ``pick`` of its outputs (None: the only one), cast to ``dtype``. ``exact``:
+    the implementation's own result has ``dtype`` (every compute mode but "wider", whose
+    result NumPy may give in a wider dtype: see ``kantensor.ops.op.COMPUTE_MODES``)."""
 
-    __slots__ = ("casts", "dtype", "impl", "kwargs", "pick")
+    __slots__ = ("casts", "dtype", "exact", "impl", "kwargs", "pick")
 
     def __init__(self, impl: Callable[..., Any], kwargs: dict[str, Any],
-                 casts: tuple[str | None, ...], dtype: str, pick: int | None = None):
+                 casts: tuple[str | None, ...], dtype: str, pick: int | None = None,
+                 exact: bool = True):
         self.impl = impl
         self.kwargs = dict(kwargs)
         self.casts = tuple(casts)
         self.dtype = dtype
         self.pick = pick
+        self.exact = exact
 
     def __call__(self, *blocks: Any) -> Any:
         args = [b if c is None else cast_array(b, c)
@@ -71,15 +97,22 @@ class Block:
 
     def numpy_form(self) -> tuple[Callable[..., Any], ...] | None:
         """The same call as NumPy's own functions, outermost first (to compose), or None
-        where it needs kantensor: an implementation of kantensor's, or an input to cast.
-        The result goes through ``np.asarray(..., dtype)``, as :func:`cast_array` does
-        (a no-op where NumPy's result has the type's dtype)."""
-        if any(c is not None for c in self.casts) or not numpy_own(self.impl):
+        where it needs kantensor: an implementation of kantensor's with no NumPy call
+        for these parameters (:data:`AS_NUMPY`), an input to cast, or a result to cast
+        (not ``exact``). The result goes through ``np.asarray(..., dtype)``, which makes
+        a 0-d result an array and is otherwise a no-op: NumPy's result has the type's
+        dtype (``function(..., check=True)`` checks it), so nothing is cast outside
+        :func:`cast_array`'s ``errstate`` (a cast there would warn where the NumPy
+        backend does not)."""
+        if any(c is not None for c in self.casts) or not self.exact:
+            return None
+        call = _numpy_call(self.impl, self.kwargs)
+        if call is None:
             return None
         steps: list[Callable[..., Any]] = [partial(np.asarray, dtype=numpy_dtype(self.dtype))]
         if self.pick is not None:
             steps.append(itemgetter(self.pick))
-        steps.append(partial(self.impl, **self.kwargs) if self.kwargs else self.impl)
+        steps.append(call)
         return tuple(steps)
 
     def __reduce_ex__(self, protocol: Any) -> Any:
@@ -95,15 +128,16 @@ class Block:
         return self
 
     def __getstate__(self) -> tuple:
-        return self.impl, self.kwargs, self.casts, self.dtype, self.pick
+        return self.impl, self.kwargs, self.casts, self.dtype, self.pick, self.exact
 
     def __setstate__(self, state: tuple) -> None:
-        self.impl, self.kwargs, self.casts, self.dtype, self.pick = state
+        self.impl, self.kwargs, self.casts, self.dtype, self.pick, self.exact = state
 
     def __dask_tokenize__(self) -> tuple:
         impl = getattr(self.impl, "__module__", ""), getattr(self.impl, "__qualname__",
                                                              repr(self.impl))
-        return "kantensor.Block", impl, repr(self.kwargs), self.casts, self.dtype, self.pick
+        return ("kantensor.Block", impl, repr(self.kwargs), self.casts, self.dtype,
+                self.pick, self.exact)
 
     def __repr__(self) -> str:
         return f"Block({getattr(self.impl, '__name__', self.impl)})"
@@ -152,45 +186,6 @@ class Partial:
 
     def __repr__(self) -> str:
         return f"Partial({self.block!r}, {self.k})"
-
-
-# -- a take by chunks' tasks (kantensor.backend.dask.taking) ---------------------------
-def _normalised(indices: np.ndarray, size: int, axis: int) -> np.ndarray:
-    """The indices as positions 0 .. size - 1; IndexError (NumPy's words) for one out of
-    bounds."""
-    flat = np.asarray(indices).astype(np.int64).ravel()
-    bad = (flat < -size) | (flat >= size)
-    if bad.any():
-        raise IndexError(f"index {flat[bad][0]} is out of bounds for axis {axis} with "
-                         f"size {size}")
-    return np.where(flat < 0, flat + size, flat)
-
-
-def partial_take(block: np.ndarray, indices: np.ndarray, offset: np.ndarray, size: int,
-                 axis: int) -> np.ndarray:
-    """The elements of one chunk of ``x`` (starting at ``offset``) at the indices of one
-    block that fall in it, in the indices' order (flattened)."""
-    flat = np.asarray(indices).astype(np.int64).ravel()
-    flat = np.where(flat < 0, flat + size, flat) - int(np.asarray(offset).ravel()[0])
-    inside = flat[(flat >= 0) & (flat < block.shape[axis])]
-    return np.take(block, inside, axis=axis)
-
-
-def gather(indices: np.ndarray, pieces: np.ndarray, sizes: tuple[int, ...],
-           axis: int) -> np.ndarray:
-    """One block of the result: the pieces of every chunk of ``x`` (concatenated along
-    the axis, in chunk order) put in the order of the index block ``indices``."""
-    flat = _normalised(indices, sum(sizes), axis)
-    order = np.zeros(flat.shape, dtype=np.int64)
-    start = done = 0
-    for n in sizes:
-        inside = (flat >= start) & (flat < start + n)
-        order[inside] = done + np.arange(np.count_nonzero(inside))
-        start += n
-        done += int(np.count_nonzero(inside))
-    taken = np.take(pieces, order, axis=axis)
-    shape = pieces.shape[:axis] + np.shape(indices) + pieces.shape[axis + 1:]
-    return taken.reshape(shape)
 
 
 #: A mask block's count of true entries, as a one-element int64 block (the masked rows'

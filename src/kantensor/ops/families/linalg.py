@@ -10,6 +10,7 @@ casts the result back to float16 (its inferred dtype).
 from __future__ import annotations
 
 import string
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -143,6 +144,24 @@ def einsum(*operands: np.ndarray, subscripts: str) -> np.ndarray:
                     "the axes of a repeated subscript must be equal (NumPy skips this "
                     "check after a size 0 and reads values outside the operand)")
     return np.einsum(subscripts, *operands)
+
+
+def _einsum_as_numpy(kwargs: dict[str, Any]) -> Any:
+    """NumPy's own call that computes :func:`einsum` with these parameters:
+    ``numpy.einsum`` with the subscripts bound, where no operand repeats a subscript
+    (then there is nothing for :func:`einsum` to check); None otherwise. The Dask
+    backend ships it to a cluster's workers, which then import no kantensor
+    (``kantensor.backend.dask.kernels.AS_NUMPY``)."""
+    subscripts = kwargs.get("subscripts")
+    if not isinstance(subscripts, str) or set(kwargs) != {"subscripts"}:
+        return None
+    inputs, _ = parse_subscripts(subscripts, subscripts.partition("->")[0].count(",") + 1)
+    if any(len(set(items)) != len(items) for items in inputs):
+        return None
+    return partial(np.einsum, subscripts)
+
+
+einsum.as_numpy = _einsum_as_numpy  # type: ignore[attr-defined]
 
 
 # --------------------------------------------------------------------------- builders
