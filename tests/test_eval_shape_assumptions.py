@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 import random
 import warnings
 
@@ -86,6 +87,18 @@ PROGRAMS = [
     (lambda w, t: w[np.arange(t.shape[0] - 1), 1:], ["float32[L,D]", "float32[T]"]),
     # a shape n - 2 (carried by n): NumPy refuses n < 2; nothing was assumed
     (lambda x: np.zeros(x.shape[0] - 2) + x[2:], ["float32[N]"]),
+    # a size divided by itself is 1 where Python does not raise (N / N at N == 0 raised
+    # ZeroDivisionError; nothing was assumed, as N // N assumes N >= 1)
+    (lambda x: x * (x.shape[0] / x.shape[0]), ["float32[N]"]),
+    (lambda x: x[: int(x.shape[1] / x.shape[1])], ["float32[N,D]"]),
+    # math's functions of a size raise "math domain error" outside their domain
+    # (math.log(0), math.sqrt(-1)); nothing was assumed
+    (lambda x: x * math.log(x.shape[0]), ["float32[N]"]),
+    (lambda x: x / math.sqrt(x.shape[0] - 3), ["float32[N]"]),
+    (lambda x, y: x * math.log2(x.shape[0] - y.shape[0]), ["float32[N]", "float32[K]"]),
+    (lambda x: x * math.log10(x.shape[0] / 2 - 1), ["float32[N]"]),
+    (lambda x: x * math.log1p(x.shape[0] / 2 - 2), ["float32[N]"]),
+    (lambda x: x * math.sqrt(3 - x.shape[0]), ["float32[N]"]),
     # v -= dw writes into v: dw broadcasts onto v's shape (D == N here), not only with it
     (step, ["float32[N,D]", "float32[D,N]"]),
     (step, ["float32[N,D]", "float32[K]"]),

@@ -27,6 +27,8 @@ from typing import Any
 
 from ..graph.hooks import Hook
 from .dim import NUMBER_OP, Dim, DimLike
+from .dimorder import divides
+from .stated import same_term
 
 AS_TENSOR: Hook[Callable[[Any], Any]] = Hook(
     "as_tensor", "kantensor.ops",
@@ -208,7 +210,10 @@ def _number_op(op: str, *args: Any) -> Any:
     if op == "truediv" and isinstance(a, Dim) and _int_like(b) and not isinstance(b, Dim):
         return Ratio.of(a, operator.index(b))
     if op == "truediv" and isinstance(a, Dim) and isinstance(b, Dim):
-        return 1 if a == b else size_tensor(a) / size_tensor(b)
+        if same_term(a, b):  # 1, where Python does not raise ZeroDivisionError: the
+            divides(b)  # divisor is asked as // asks it (a traced program assumes b != 0)
+            return 1
+        return size_tensor(a) / size_tensor(b)
     dim_left = isinstance(a, Dim)
     other = b if dim_left else a
     if isinstance(other, Ratio):  # the Ratio's own operators
