@@ -99,6 +99,11 @@ PROGRAMS = [
     (lambda x: x * math.log10(x.shape[0] / 2 - 1), ["float32[N]"]),
     (lambda x: x * math.log1p(x.shape[0] / 2 - 2), ["float32[N]"]),
     (lambda x: x * math.sqrt(3 - x.shape[0]), ["float32[N]"]),
+    # a size used as a number is a Python int: NumPy 2 refuses one an integer dtype cannot
+    # hold (OverflowError: -3 for uint8 at N == 0); nothing was assumed
+    (lambda x: np.minimum(x, x.shape[0] - 3), ["uint8[N]"]),
+    (lambda x: x + 100 * x.shape[0], ["uint8[N]"]),
+    (lambda x, y: x % (x.shape[0] - y.shape[0]), ["int8[N]", "float32[K]"]),
     # v -= dw writes into v: dw broadcasts onto v's shape (D == N here), not only with it
     (step, ["float32[N,D]", "float32[D,N]"]),
     (step, ["float32[N,D]", "float32[K]"]),
@@ -129,7 +134,7 @@ def _box(fn, types):
         sizes = dict(zip(names, values, strict=True))
         try:
             out = _numpy(fn, types, sizes)
-        except (ValueError, IndexError, ZeroDivisionError):
+        except (ValueError, IndexError, ZeroDivisionError, OverflowError):
             out = None
         yield sizes, out
 
