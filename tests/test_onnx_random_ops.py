@@ -57,6 +57,28 @@ def test_an_arg_reduction_needs_a_non_empty_axis(op, axis):
             assert tuple(want) == ran[0]
 
 
+@pytest.mark.parametrize(("op", "opset"), [("LayerNormalization", 21),
+                                          ("RMSNormalization", 23)])
+@pytest.mark.parametrize("axis", [-1, 1, 0])
+def test_a_normalisation_needs_elements_to_normalise(op, opset, axis):
+    """onnxruntime refuses X whose axes from ``axis`` on hold no element ("Size of
+    X.shape[axis:] must be at least 1"), even an empty X; the contract said every size
+    valid."""
+    node = helper.make_node(op, ["x", "s"], ["y"], axis=axis)
+    g = helper.make_graph([node], "g", [
+        helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", "D"]),
+        helper.make_tensor_value_info("s", TensorProto.FLOAT, ["D"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 10
+    contract = ko.contract(model)
+    for n, d in itertools.product(range(3), repeat=2):
+        ran = ortrun.run(model, {"x": np.ones((n, d), np.float32),
+                                 "s": np.ones(d, np.float32)})
+        refused = isinstance(ran, ortrun.Refusal)
+        assert contract.holds(N=n, D=d).value is not refused, (n, d, ran)
+
+
 @pytest.mark.skipif(not GRAPHS, reason="the long run: KANTENSOR_ONNX_RANDOM_OPS=N")
 def test_random_graphs_report():
     rng = random.Random(SEED)
