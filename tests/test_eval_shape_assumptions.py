@@ -351,3 +351,24 @@ def test_holds_is_false_where_an_assumption_divides_by_zero():
     assert [str(a) for a in alone.assumptions] == ["N % K == 0"]
     assert alone.holds({"N": 3, "K": 0}) is False
     assert alone.holds({"N": 4, "K": 2}) is True
+
+
+#: int() of a size's fraction truncates toward zero, as Python's does: int((n - 3) / 3) is
+#: 0 at n < 3, where floor division gives -1 (a shape of 0 where NumPy's is 1)
+TRUNCATED = [
+    (lambda x: np.zeros(int((x.shape[0] - 3) / 3) + 1), ["float32[N]"]),
+    (lambda x, y: x[: int((x.shape[0] - y.shape[0]) / 2) + 2], ["float32[N]", "float32[K]"]),
+    (lambda x: np.ones((int(x.shape[0] / 2), int((1 - x.shape[0]) / 2) + 3)), ["float32[N]"]),
+]
+
+
+@pytest.mark.parametrize(("fn", "types"), TRUNCATED, ids=range(len(TRUNCATED)))
+def test_int_of_a_fraction_truncates_toward_zero(fn, types):
+    result = kt.eval_shape(fn, *types)
+    for sizes, out in _box(fn, types):
+        assert result.holds(sizes) == (out is not None), sizes
+        if out is None:
+            continue
+        case = next((c for c in result.cases if all(x.holds(sizes) for x in c.conditions)),
+                    result)
+        assert tuple(substitute(d, sizes) for d in case.type.shape) == out.shape, sizes

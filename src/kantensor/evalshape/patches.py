@@ -432,11 +432,6 @@ def entry(original: Callable[..., Any], traced: Callable[..., Any]) -> Callable[
     return call
 
 
-#: The code of the frames between the traced code and the comparison of sizes a ``math``
-#: function asks (:data:`DOMAINS`): the branch hook looks past them for the user's line.
-FORWARDERS = (MATH["sqrt"].__code__, entry(math.sqrt, MATH["sqrt"]).__code__)
-
-
 def refusal(name: str, instead: str) -> Callable[..., Any]:
     """A traced entry refusing a size or a tensor, naming what to use instead."""
     def traced(*args: Any, **kwargs: Any) -> Any:
@@ -485,3 +480,8 @@ def _builtin(name: str, fn: Callable[..., Any]) -> Any:
 BUILTIN_ENTRIES: dict[str, Any] = {name: _builtin(name, fn) for name, fn in BUILTINS.items()}
 
 
+#: The code of the frames between the traced code and the comparison of sizes a ``math``
+#: function asks (:data:`DOMAINS`), or ``int()`` (a Ratio's sign: Ratio.__trunc__): the
+#: branch hook looks past them for the user's line.
+FORWARDERS = (MATH["sqrt"].__code__, entry(math.sqrt, MATH["sqrt"]).__code__, _int.__code__,
+              vars(BUILTIN_ENTRIES["int"])["__new__"].__func__.__code__)

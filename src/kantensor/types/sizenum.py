@@ -8,7 +8,8 @@ becomes a number of the graph:
   one under ``+ - *`` with ints and sizes and under ``/`` by ints, and gives a size back
   with ``//``, ``math.floor``, ``math.ceil``, ``round`` and (during ``eval_shape``)
   ``int``: so ``int((H + 2*pad - fh) / stride + 1)`` is the size ``(H + 2*pad - fh)//stride
-  + 1`` (sizes are non-negative: ``int`` truncates like ``math.floor`` on them).
+  + 1`` (``int`` truncates toward zero, as ``math.floor`` where the numerator is a
+  size; where a traced program's may be negative, its sign is asked as a branch).
 * anything else (with a float, a tensor, a NumPy array, ``d ** -0.5``, ``np.sqrt(d)``,
   ``k / d``, and a Ratio in those) computes on the 0-d ``int64`` tensor of the size,
   made by the ``size_number`` Op of the catalogue (its relation reads the size from an
@@ -27,7 +28,7 @@ from typing import Any
 
 from ..graph.hooks import Hook
 from .dim import NUMBER_OP, Dim, DimLike
-from .dimorder import divides
+from .dimorder import decided, divides
 from .stated import same_term
 
 AS_TENSOR: Hook[Callable[[Any], Any]] = Hook(
@@ -160,8 +161,12 @@ class Ratio:
         return -((-self.num) // self.den)
 
     def __trunc__(self) -> DimLike:
-        """As :meth:`__floor__`: sizes are non-negative."""
-        return self.num // self.den
+        """Toward zero, as Python's ``int()``: :meth:`__floor__` where the numerator is not
+        negative (a size's), :meth:`__ceil__` where a traced program's is (``int((n - 3) /
+        3)`` is 0 at ``n < 3``, not -1); its sign is asked as a branch is."""
+        num, den = self.num, self.den
+        negative = num < 0 if isinstance(num, int) else decided("<=", num, -1) is True
+        return -((-num) // den) if negative else num // den
 
     def __round__(self, ndigits: int | None = None) -> Any:
         if ndigits is not None:
