@@ -79,6 +79,23 @@ def test_a_normalisation_needs_elements_to_normalise(op, opset, axis):
         assert contract.holds(N=n, D=d).value is not refused, (n, d, ran)
 
 
+@pytest.mark.parametrize("op", ["MaxPool", "AveragePool", "LpPool"])
+def test_a_pool_needs_channels_unless_its_batch_is_empty(op):
+    """onnxruntime refuses a pool's input with no channel where the batch is not empty
+    ("Only N can be zero"); the contract said every size with a fitting window valid."""
+    node = helper.make_node(op, ["x"], ["y"], kernel_shape=[2])
+    g = helper.make_graph([node], "g", [helper.make_tensor_value_info(
+        "x", TensorProto.FLOAT, ["N", "C", "W"])], [helper.make_tensor_value_info(
+            "y", TensorProto.FLOAT, None)])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)])
+    model.ir_version = 10
+    contract = ko.contract(model)
+    for n, c, w in itertools.product(range(3), range(3), (2, 3)):  # (windows that fit)
+        ran = ortrun.run(model, {"x": np.ones((n, c, w), np.float32)})
+        refused = isinstance(ran, ortrun.Refusal)
+        assert contract.holds(N=n, C=c, W=w).value is not refused, (n, c, w, ran)
+
+
 @pytest.mark.skipif(not GRAPHS, reason="the long run: KANTENSOR_ONNX_RANDOM_OPS=N")
 def test_random_graphs_report():
     rng = random.Random(SEED)

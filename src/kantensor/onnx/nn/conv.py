@@ -128,13 +128,16 @@ def build_pool(types: tuple, kernel_shape: tuple | None = None, strides: tuple |
     input: each output size is at least 1 (PyTorch's rule; onnxruntime refuses it for
     Conv, and for a pool computes an empty map that a later node cannot use, or a
     position from a window overhanging by less than a stride); a pool's
-    input has no empty spatial axis and its pads are smaller than its kernel, as
-    onnxruntime requires."""
+    input has no empty spatial axis and its pads are smaller than its kernel, and has
+    channels unless its batch is empty (N*C >= N: "Only N can be zero"), as onnxruntime
+    requires."""
     made = _Windows(types, kernel_shape, strides, pads, dilations, auto_pad, ceil_mode, group)
     rest = [typed(made.weight, "T"), *[typed([made.w[0]], "T")] * (len(types) - 2)] \
         if len(types) > 1 else []
     outs = [typed(made.y, "T"), typed(made.y, "int64")][:2 if outputs > 1 else 1]
-    return {"x": made.x, "rest": rest, "outs": outs, "fits": made.clauses,
+    n, c = made.x[0], made.x[1]
+    channels = [] if len(types) > 1 else [n * c >= n]  # (Conv's C is its weight's)
+    return {"x": made.x, "rest": rest, "outs": outs, "fits": [*made.clauses, *channels],
             "params": made.params}
 
 
