@@ -359,11 +359,15 @@ TRUNCATED = [
     (lambda x: np.zeros(int((x.shape[0] - 3) / 3) + 1), ["float32[N]"]),
     (lambda x, y: x[: int((x.shape[0] - y.shape[0]) / 2) + 2], ["float32[N]", "float32[K]"]),
     (lambda x: np.ones((int(x.shape[0] / 2), int((1 - x.shape[0]) / 2) + 3)), ["float32[N]"]),
+    # round() of a size's fraction rounds a tie to the even int, as Python's does:
+    # round(1 / 2) is 0 and round(5 / 2) is 2 (each was rounded up)
+    (lambda x: np.zeros(round(x.shape[0] / 2)), ["float32[N]"]),
+    (lambda x, y: x[: round((x.shape[0] + 3 * y.shape[0]) / 4)], ["float32[N]", "float32[K]"]),
 ]
 
 
 @pytest.mark.parametrize(("fn", "types"), TRUNCATED, ids=range(len(TRUNCATED)))
-def test_int_of_a_fraction_truncates_toward_zero(fn, types):
+def test_int_and_round_of_a_fraction_are_pythons(fn, types):
     result = kt.eval_shape(fn, *types)
     for sizes, out in _box(fn, types):
         assert result.holds(sizes) == (out is not None), sizes

@@ -40,7 +40,7 @@ _FORWARDING = frozenset(
         (Dim, ("__eq__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__", "__floordiv__",
                "__rfloordiv__", "__divmod__", "__rdivmod__")),
         (sizenum.Ratio, ("_compare", "__eq__", "__ne__", "__lt__", "__le__", "__gt__",
-                         "__ge__", "__trunc__"))) for name in names) | {
+                         "__ge__", "__trunc__", "__round__"))) for name in names) | {
     id(f.__code__) for f in (ordered, decided, divides, asked_positive, divided, powered,
                              Dim.__pow__, Dim.__rpow__, dim._number, sizenum._number_op)} | {
     id(code) for code in FORWARDERS}

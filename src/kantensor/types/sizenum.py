@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 from ..graph.hooks import Hook
@@ -169,9 +170,19 @@ class Ratio:
         return -((-num) // den) if negative else num // den
 
     def __round__(self, ndigits: int | None = None) -> Any:
+        """Python's ``round``: to the nearest int, a tie to the even one (``round(5 / 2)``
+        is 2); where a traced program's fraction may be a tie, that is asked as a branch
+        (``n % 2 == 1``, then whether rounding up gives an odd int)."""
         if ndigits is not None:
             return round(self.tensor(), ndigits)
-        return (2 * self.num + self.den) // (2 * self.den)
+        num, den = self.num, self.den
+        if isinstance(num, int):
+            return round(Fraction(num, den))
+        up = (2 * num + den) // (2 * den)  # (half up)
+        if den % 2 == 0 and decided("==", num % den, den // 2) is True and \
+                decided("==", up % 2, 1) is True:
+            return up - 1
+        return up
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         return _ufunc(ufunc, method, inputs, kwargs)
