@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 from onnx import TensorProto, helper
 
+import kantensor as kt
 import kantensor.onnx as ko
 import ortrun
 from onnxprograms import graph, judge
@@ -94,6 +95,42 @@ def test_a_pool_needs_channels_unless_its_batch_is_empty(op):
         ran = ortrun.run(model, {"x": np.ones((n, c, w), np.float32)})
         refused = isinstance(ran, ortrun.Refusal)
         assert contract.holds(N=n, C=c, W=w).value is not refused, (n, c, w, ran)
+
+
+@pytest.mark.parametrize("op", ["GlobalMaxPool", "GlobalAveragePool"])
+def test_a_global_pool_takes_three_dimensions_and_an_empty_x_only_of_no_batch(op):
+    """onnxruntime refuses X of fewer than 3 dimensions ("Input dimension cannot be less
+    than 3"; kantensor typed them) and an empty X unless its batch is empty ("Only N can
+    be zero": the contract said C == 0 valid); where it runs, the model runs with
+    kantensor's backend to onnxruntime's shape. (An empty spatial axis of an empty batch
+    is refused, where onnxruntime computes nothing: not covered.)"""
+    def model_of(dims):
+        node = helper.make_node(op, ["x"], ["y"])
+        g = helper.make_graph([node], "g", [helper.make_tensor_value_info(
+            "x", TensorProto.FLOAT, dims)], [helper.make_tensor_value_info(
+                "y", TensorProto.FLOAT, None)])
+        model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)])
+        model.ir_version = 10
+        return model
+
+    for dims in (["N"], ["N", "C"]):
+        assert isinstance(ortrun.run(model_of(dims), {"x": np.ones([2] * len(dims),
+                                                                   np.float32)}),
+                          ortrun.Refusal)
+        with pytest.raises((TypeError, ValueError), match="3 or more"):
+            ko.from_onnx(model_of(dims))
+    model = model_of(["N", "C", "W"])
+    contract = ko.contract(model)
+    inputs, outputs = ko.from_onnx(model)
+    run = kt.function(inputs, outputs)
+    for n, c, w in itertools.product(range(3), repeat=3):
+        x = np.ones((n, c, w), np.float32)
+        ran = ortrun.run(model, {"x": x})
+        refused = isinstance(ran, ortrun.Refusal)
+        holds = contract.holds(N=n, C=c, W=w).value
+        assert holds is not refused or (n, w) == (0, 0), (n, c, w, ran)
+        if holds:
+            assert run(x)[0].shape == ran[0], (n, c, w)
 
 
 @pytest.mark.skipif(not GRAPHS, reason="the long run: KANTENSOR_ONNX_RANDOM_OPS=N")
