@@ -21,6 +21,8 @@ from ..types.conditions import Condition
 from ..types.dim import Dim
 from ..types.dtypes import integer_range, is_integer
 from ..types.intervals import interval
+from ..types.limits import MAX_SIZE
+from ..types.variable import SizeNumber
 
 
 class PythonIntError(OverflowError, TypeError):
@@ -34,14 +36,10 @@ def _python_int(v: Any) -> int | None:
     return None
 
 
-def _size_number(v: Any) -> Dim | None:
-    """The symbolic size a wrapped int64 stands for (a size used as a number, the
-    ``size_number`` Op's output: ``x + (n - 3)``), else None."""
-    owner = v.owner
-    if owner is None or not v.wrapped:
-        return None
-    size = dict(getattr(owner.op, "params", ())).get("size")
-    return size if isinstance(size, Dim) else None
+def size_of_number(v: Any) -> Any:
+    """The size ``D`` whose number ``v`` is (a size used as a number: ``size_number``'s
+    output, ``x + (n - 3)``), else None."""
+    return dict(v.owner.op.params).get("size") if isinstance(v, SizeNumber) else None
 
 
 def wrapped_key(v: Any) -> Any:
@@ -53,7 +51,7 @@ def wrapped_key(v: Any) -> Any:
         return True
     value = _python_int(v)
     if value is None:
-        size = _size_number(v)
+        size = size_of_number(v)
         return True if size is None else size
     return number_key(value)
 
@@ -95,13 +93,13 @@ def size_conditions(inputs: Sequence[Any], dtype: str) -> tuple[Condition, ...]:
     low, high = integer_range(dtype)
     out = []
     for v in inputs:
-        size = _size_number(v) if v.type.dtype == "int64" else None
-        if size is None:
+        size = size_of_number(v)
+        if not isinstance(size, Dim):
             continue
         least, most = interval(size)
         if least is None or least < low:
             out.append(Condition(size, ">=", low))
-        if most is None or most > high:
+        if (most is None or most > high) and high < MAX_SIZE:  # (past it: no size is)
             out.append(Condition(size, "<=", high))
     return tuple(out)
 
