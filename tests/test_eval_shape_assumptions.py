@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 import random
 import warnings
 
@@ -86,6 +87,23 @@ PROGRAMS = [
     (lambda w, t: w[np.arange(t.shape[0] - 1), 1:], ["float32[L,D]", "float32[T]"]),
     # a shape n - 2 (carried by n): NumPy refuses n < 2; nothing was assumed
     (lambda x: np.zeros(x.shape[0] - 2) + x[2:], ["float32[N]"]),
+    # a size divided by itself is 1 where Python does not raise (N / N at N == 0 raised
+    # ZeroDivisionError; nothing was assumed, as N // N assumes N >= 1)
+    (lambda x: x * (x.shape[0] / x.shape[0]), ["float32[N]"]),
+    (lambda x: x[: int(x.shape[1] / x.shape[1])], ["float32[N,D]"]),
+    # math's functions of a size raise "math domain error" outside their domain
+    # (math.log(0), math.sqrt(-1)); nothing was assumed
+    (lambda x: x * math.log(x.shape[0]), ["float32[N]"]),
+    (lambda x: x / math.sqrt(x.shape[0] - 3), ["float32[N]"]),
+    (lambda x, y: x * math.log2(x.shape[0] - y.shape[0]), ["float32[N]", "float32[K]"]),
+    (lambda x: x * math.log10(x.shape[0] / 2 - 1), ["float32[N]"]),
+    (lambda x: x * math.log1p(x.shape[0] / 2 - 2), ["float32[N]"]),
+    (lambda x: x * math.sqrt(3 - x.shape[0]), ["float32[N]"]),
+    # a size used as a number is a Python int: NumPy 2 refuses one an integer dtype cannot
+    # hold (OverflowError: -3 for uint8 at N == 0); nothing was assumed
+    (lambda x: np.minimum(x, x.shape[0] - 3), ["uint8[N]"]),
+    (lambda x: x + 100 * x.shape[0], ["uint8[N]"]),
+    (lambda x, y: x % (x.shape[0] - y.shape[0]), ["int8[N]", "float32[K]"]),
     # v -= dw writes into v: dw broadcasts onto v's shape (D == N here), not only with it
     (step, ["float32[N,D]", "float32[D,N]"]),
     (step, ["float32[N,D]", "float32[K]"]),
@@ -116,7 +134,7 @@ def _box(fn, types):
         sizes = dict(zip(names, values, strict=True))
         try:
             out = _numpy(fn, types, sizes)
-        except (ValueError, IndexError, ZeroDivisionError):
+        except (ValueError, IndexError, ZeroDivisionError, OverflowError):
             out = None
         yield sizes, out
 
@@ -333,3 +351,28 @@ def test_holds_is_false_where_an_assumption_divides_by_zero():
     assert [str(a) for a in alone.assumptions] == ["N % K == 0"]
     assert alone.holds({"N": 3, "K": 0}) is False
     assert alone.holds({"N": 4, "K": 2}) is True
+
+
+#: int() of a size's fraction truncates toward zero, as Python's does: int((n - 3) / 3) is
+#: 0 at n < 3, where floor division gives -1 (a shape of 0 where NumPy's is 1)
+TRUNCATED = [
+    (lambda x: np.zeros(int((x.shape[0] - 3) / 3) + 1), ["float32[N]"]),
+    (lambda x, y: x[: int((x.shape[0] - y.shape[0]) / 2) + 2], ["float32[N]", "float32[K]"]),
+    (lambda x: np.ones((int(x.shape[0] / 2), int((1 - x.shape[0]) / 2) + 3)), ["float32[N]"]),
+    # round() of a size's fraction rounds a tie to the even int, as Python's does:
+    # round(1 / 2) is 0 and round(5 / 2) is 2 (each was rounded up)
+    (lambda x: np.zeros(round(x.shape[0] / 2)), ["float32[N]"]),
+    (lambda x, y: x[: round((x.shape[0] + 3 * y.shape[0]) / 4)], ["float32[N]", "float32[K]"]),
+]
+
+
+@pytest.mark.parametrize(("fn", "types"), TRUNCATED, ids=range(len(TRUNCATED)))
+def test_int_and_round_of_a_fraction_are_pythons(fn, types):
+    result = kt.eval_shape(fn, *types)
+    for sizes, out in _box(fn, types):
+        assert result.holds(sizes) == (out is not None), sizes
+        if out is None:
+            continue
+        case = next((c for c in result.cases if all(x.holds(sizes) for x in c.conditions)),
+                    result)
+        assert tuple(substitute(d, sizes) for d in case.type.shape) == out.shape, sizes

@@ -21,26 +21,29 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..types import sizenum
+from ..types import dim, sizenum
 from ..types.conditions import Condition, Source
 from ..types.dim import Dim, DimLike
 from ..types.dimorder import asked_positive, decided, divided, divides, ordered, powered
 from ..types.facts import EMPTY, Facts
 from .located import Site
+from .patches import FORWARDERS
 from .trace import ANSWER, current
 
 #: The methods that forward a comparison of sizes (Dim's, and a Ratio's cross-multiplied
-#: one; Dim's divisions, which ask their divisor: dimorder.divides; a power of a size,
-#: which asks its sign: dimorder.powered), by the id of their code (kept alive by the
-#: classes and modules): the caller is further out.
+#: one; Dim's divisions, which ask their divisor: dimorder.divides, as does a size's true
+#: division by itself: sizenum; a power of a size, which asks its sign: dimorder.powered;
+#: math's functions of a size, which ask their domain), by the id of their code (kept
+#: alive by the classes and modules): the caller is further out.
 _FORWARDING = frozenset(
     id(getattr(cls, name).__code__) for cls, names in (
         (Dim, ("__eq__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__", "__floordiv__",
                "__rfloordiv__", "__divmod__", "__rdivmod__")),
         (sizenum.Ratio, ("_compare", "__eq__", "__ne__", "__lt__", "__le__", "__gt__",
-                         "__ge__"))) for name in names) | {
+                         "__ge__", "__trunc__", "__round__"))) for name in names) | {
     id(f.__code__) for f in (ordered, decided, divides, asked_positive, divided, powered,
-                             Dim.__pow__, Dim.__rpow__)}
+                             Dim.__pow__, Dim.__rpow__, dim._number, sizenum._number_op)} | {
+    id(code) for code in FORWARDERS}
 
 #: At most this many cases per eval_shape call, and answers per case.
 MAX_CASES = 32

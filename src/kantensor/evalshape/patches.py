@@ -29,7 +29,9 @@ import numpy as np
 from .. import ops
 from ..graph.basic import Variable
 from ..types.dim import Dim, dim_max, dim_min
+from ..types.dimorder import decided
 from ..types.sizenum import Ratio, size_tensor
+from ..types.stated import split_constant
 from ..types.variable import as_tensor_variable
 from .trace import current
 
@@ -272,12 +274,29 @@ UNSUPPORTED_RANDOM: dict[str, str] = {
 
 # -- math's functions of sizes ----------------------------------------------------------
 
+#: Where ``math``'s function of a real number raises "math domain error" (``math.sqrt(n -
+#: 3)`` at ``n < 3``, ``math.log(n)`` at ``n == 0``): the least numerator ``a + b*den``
+#: its argument ``num/den`` may have (a size is ``num/1``). The numerator is an integer,
+#: so ``log``'s ``x > 0`` is ``num >= 1``. It is asked as a branch is, so the program
+#: assumes it.
+DOMAINS: dict[str, tuple[int, int]] = {
+    "sqrt": (0, 0), "log": (1, 0), "log2": (1, 0), "log10": (1, 0), "log1p": (1, -1)}
+
+
 def _math(name: str) -> Callable[..., Any]:
     ufunc = getattr(np, name)
+    domain = DOMAINS.get(name)
 
     def traced(x: Any, *rest: Any) -> Any:
         if rest or not isinstance(x, Dim | Ratio | Variable):
             return NotImplemented
+        if domain is not None and not isinstance(x, Variable):
+            num, den = (x.num, x.den) if isinstance(x, Ratio) else (x, 1)
+            least = domain[0] + domain[1] * den
+            c = split_constant(num)[1] if isinstance(num, Dim) else 0
+            if decided(">=", num - c, least - c) is False:  # (n >= 3, not n - 3 >= 0)
+                raise ValueError(f"math domain error: math.{name} of the size {x}, which "
+                                 "is outside its domain here")
         return ufunc(size_tensor(x) if isinstance(x, Dim | Ratio) else x)
     return traced
 
@@ -461,3 +480,8 @@ def _builtin(name: str, fn: Callable[..., Any]) -> Any:
 BUILTIN_ENTRIES: dict[str, Any] = {name: _builtin(name, fn) for name, fn in BUILTINS.items()}
 
 
+#: The code of the frames between the traced code and the comparison of sizes a ``math``
+#: function asks (:data:`DOMAINS`), or ``int()`` (a Ratio's sign: Ratio.__trunc__): the
+#: branch hook looks past them for the user's line.
+FORWARDERS = (MATH["sqrt"].__code__, entry(math.sqrt, MATH["sqrt"]).__code__, _int.__code__,
+              vars(BUILTIN_ENTRIES["int"])["__new__"].__func__.__code__)

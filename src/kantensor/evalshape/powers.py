@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from ..graph.basic import Apply, Constant, Variable
+from ..ops.pyints import size_of_number as _size_of
 from ..types.conditions import AnyOf, Clause, Condition, Source
 from ..types.dim import DimLike
 from ..types.dtypes import integer_range, is_integer
@@ -68,8 +69,9 @@ def _fitting(node: Apply, op: str) -> list[Clause]:
     """What an arithmetic ``node`` computing in an integer dtype needs of the Python ints
     of sizes it takes: NumPy 2 refuses one out of the dtype's range (OverflowError), as
     kantensor refuses a known one when the graph is built
-    (:func:`kantensor.ops.pyints.check_python_ints`); the graph would wrap it. Of a
-    size (:func:`_size_fits`), and of an int power of sizes (:func:`_within`)."""
+    (:func:`kantensor.ops.pyints.check_python_ints`); the graph would wrap it. Of an int
+    power of sizes (:func:`_within`); a size's own node states it fits
+    (:func:`kantensor.ops.pyints.size_conditions`)."""
     dtype = node.outputs[0].type.dtype if node.outputs and hasattr(
         node.outputs[0].type, "dtype") else None
     if getattr(node.op, "compute", None) != "output" or dtype is None or \
@@ -78,27 +80,10 @@ def _fitting(node: Apply, op: str) -> list[Clause]:
     low, high = integer_range(dtype)
     out: list[Clause] = []
     for v in node.inputs:
-        size = _size_of(v)
-        if size is not None:
-            out += _size_fits(size, low, high, Source(
-                op=op, detail=f"the size {size} is a Python int computed in {dtype}"))
-        elif high < MAX_SIZE or low == 0:
+        if _size_of(v) is None and (high < MAX_SIZE or low == 0):
             out += _within(_int_power(v), high, Source(
                 op=op, detail=f"a power of sizes is a Python int computed in {dtype}"),
                 unsigned=low == 0)
-    return out
-
-
-def _size_fits(size: DimLike, low: int, high: int, source: Source) -> list[Clause]:
-    """``low <= size <= high`` where the size's bounds do not say so (``x_int8 *
-    len(x)``: ``N <= 127``); not past int64's top, a size's own limit
-    (:data:`~kantensor.types.limits.MAX_SIZE`)."""
-    least, most = interval(size)
-    out: list[Clause] = []
-    if (most is None or most > high) and high < MAX_SIZE:
-        out.append(Condition(size, "<=", high, source))
-    if least is None or least < low:
-        out.append(Condition(size, ">=", low, source))
     return out
 
 
@@ -270,11 +255,6 @@ def _base_value(v: Variable) -> float | None:
         if data.ndim == 0 and data.dtype.kind in "biuf":
             return data.item()
     return None
-
-
-def _size_of(v: Variable) -> DimLike | None:
-    """The size ``D`` whose number ``v`` is (``size_number``'s output), else None."""
-    return dict(v.owner.op.params).get("size") if isinstance(v, SizeNumber) else None
 
 
 #: The ufuncs of a Python number made of sizes (Python's + - * / on them), by arity.

@@ -164,7 +164,12 @@ def build_arg_reduce(types: tuple, axis: int, keepdims: int, **_: Any) -> dict[s
     a = dims("a", x.ndim)
     out = [1 if i == ax else d for i, d in enumerate(a)] if keepdims else \
         [d for i, d in enumerate(a) if i != ax]
-    return {"x": a, "y": out, "params": {"axis": ax}}
+    # an empty axis has no index of its extreme: onnxruntime refuses it unless the
+    # output is empty too (a[ax] * rest >= rest: a[ax] >= 1 or rest == 0)
+    rest = 1
+    for i, d in enumerate(a):
+        rest = rest * d if i != ax else rest
+    return {"x": a, "y": out, "fits": [a[ax] * rest >= rest], "params": {"axis": ax}}
 
 
 def _arg(find: Callable[..., np.ndarray], name: str) -> Callable[..., np.ndarray]:
@@ -173,7 +178,9 @@ def _arg(find: Callable[..., np.ndarray], name: str) -> Callable[..., np.ndarray
     so pickle finds it by reference."""
     def arg(x: np.ndarray, *, axis: int, keepdims: int, select_last_index: int = 0
             ) -> np.ndarray:
-        if select_last_index:
+        if x.size == 0:  # (no position, or an empty axis where there is none)
+            y = np.zeros(np.delete(x.shape, axis), np.int64)
+        elif select_last_index:
             y = x.shape[axis] - 1 - find(np.flip(x, axis), axis=axis)
         else:
             y = find(x, axis=axis)

@@ -38,7 +38,7 @@ from .callspec import call_signature
 from .display import OpFacts, op_html
 from .located import Unplaced, located
 from .params import ParamError
-from .pyints import check_python_ints, exact_operands, number_key, wrapped_key
+from .pyints import check_python_ints, exact_operands, number_key, size_conditions, wrapped_key
 from .templates import RankType
 
 #: How inputs are cast before the NumPy implementation runs:
@@ -228,9 +228,11 @@ class SignatureOp(Op):
         finally:
             unpin_default(token)
         outs = found.types
+        conditions = found.conditions
         if self.compute == "output" and outs:
             check_python_ints(op, inputs, outs[0].dtype)
-        hit = (outs, op, types, found.conditions)
+            conditions = (*conditions, *size_conditions(inputs, outs[0].dtype))
+        hit = (outs, op, types, conditions)
         if (key[-1] if facts is None else key[-2]) != get_default_dtype():
             return hit  # the default changed meanwhile (another thread)
         memo = self.__dict__.setdefault("_memo", {})

@@ -17,7 +17,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..types.basic_ops import cast_array
+from ..types.conditions import Condition
+from ..types.dim import Dim
 from ..types.dtypes import integer_range, is_integer
+from ..types.intervals import interval
+from ..types.limits import MAX_SIZE
+from ..types.variable import SizeNumber
 
 
 class PythonIntError(OverflowError, TypeError):
@@ -31,14 +36,24 @@ def _python_int(v: Any) -> int | None:
     return None
 
 
+def size_of_number(v: Any) -> Any:
+    """The size ``D`` whose number ``v`` is (a size used as a number: ``size_number``'s
+    output, ``x + (n - 3)``), else None."""
+    return dict(v.owner.op.params).get("size") if isinstance(v, SizeNumber) else None
+
+
 def wrapped_key(v: Any) -> Any:
     """What a memo of builds keys a wrapped operand on besides its type: for a Python
     int, its sign and bit length (two ints of the same key fit the same dtypes, so a
-    refusal by :func:`check_python_ints` is the same for both), else True."""
+    refusal by :func:`check_python_ints` is the same for both); for a size used as a
+    number, the size (what :func:`size_conditions` says of it); else True."""
     if v.type.dtype != "int64":  # (no Python int: a wrapped float, the usual one)
         return True
     value = _python_int(v)
-    return True if value is None else number_key(value)
+    if value is None:
+        size = size_of_number(v)
+        return True if size is None else size
+    return number_key(value)
 
 
 def number_key(value: Any) -> Any:
@@ -66,6 +81,27 @@ def check_python_ints(op: Any, inputs: Sequence[Any], dtype: str) -> None:
                 f"{op}: Python integer {value} (operand {i}) is out of bounds for {dtype}, the "
                 f"dtype {op} computes in (NumPy 2 refuses it too); cast the other operand "
                 f"to a wider dtype first, e.g. x.astype('int64')")
+
+
+def size_conditions(inputs: Sequence[Any], dtype: str) -> tuple[Condition, ...]:
+    """What a size used as a number (a Python int in NumPy code: ``uint8 tensor + (n -
+    3)``) needs to fit the integer ``dtype`` the Op computes in, where its sign or its
+    bound does not say so: NumPy 2 raises OverflowError outside (``n - 3 >= 0`` and ``n -
+    3 <= 255`` for uint8), as :func:`check_python_ints` refuses a constant."""
+    if not is_integer(dtype) or dtype == "int64":
+        return ()
+    low, high = integer_range(dtype)
+    out = []
+    for v in inputs:
+        size = size_of_number(v)
+        if not isinstance(size, Dim):
+            continue
+        least, most = interval(size)
+        if least is None or least < low:
+            out.append(Condition(size, ">=", low))
+        if (most is None or most > high) and high < MAX_SIZE:  # (past it: no size is)
+            out.append(Condition(size, "<=", high))
+    return tuple(out)
 
 
 def exact_operands(inputs: Sequence[Any], values: list, dtype: str) -> list:

@@ -8,7 +8,8 @@ becomes a number of the graph:
   one under ``+ - *`` with ints and sizes and under ``/`` by ints, and gives a size back
   with ``//``, ``math.floor``, ``math.ceil``, ``round`` and (during ``eval_shape``)
   ``int``: so ``int((H + 2*pad - fh) / stride + 1)`` is the size ``(H + 2*pad - fh)//stride
-  + 1`` (sizes are non-negative: ``int`` truncates like ``math.floor`` on them).
+  + 1`` (``int`` truncates toward zero, as ``math.floor`` where the numerator is a
+  size; where a traced program's may be negative, its sign is asked as a branch).
 * anything else (with a float, a tensor, a NumPy array, ``d ** -0.5``, ``np.sqrt(d)``,
   ``k / d``, and a Ratio in those) computes on the 0-d ``int64`` tensor of the size,
   made by the ``size_number`` Op of the catalogue (its relation reads the size from an
@@ -23,10 +24,13 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 from ..graph.hooks import Hook
 from .dim import NUMBER_OP, Dim, DimLike
+from .dimorder import decided, divides
+from .stated import same_term
 
 AS_TENSOR: Hook[Callable[[Any], Any]] = Hook(
     "as_tensor", "kantensor.ops",
@@ -158,13 +162,27 @@ class Ratio:
         return -((-self.num) // self.den)
 
     def __trunc__(self) -> DimLike:
-        """As :meth:`__floor__`: sizes are non-negative."""
-        return self.num // self.den
+        """Toward zero, as Python's ``int()``: :meth:`__floor__` where the numerator is not
+        negative (a size's), :meth:`__ceil__` where a traced program's is (``int((n - 3) /
+        3)`` is 0 at ``n < 3``, not -1); its sign is asked as a branch is."""
+        num, den = self.num, self.den
+        negative = num < 0 if isinstance(num, int) else decided("<=", num, -1) is True
+        return -((-num) // den) if negative else num // den
 
     def __round__(self, ndigits: int | None = None) -> Any:
+        """Python's ``round``: to the nearest int, a tie to the even one (``round(5 / 2)``
+        is 2); where a traced program's fraction may be a tie, that is asked as a branch
+        (``n % 2 == 1``, then whether rounding up gives an odd int)."""
         if ndigits is not None:
             return round(self.tensor(), ndigits)
-        return (2 * self.num + self.den) // (2 * self.den)
+        num, den = self.num, self.den
+        if isinstance(num, int):
+            return round(Fraction(num, den))
+        up = (2 * num + den) // (2 * den)  # (half up)
+        if den % 2 == 0 and decided("==", num % den, den // 2) is True and \
+                decided("==", up % 2, 1) is True:
+            return up - 1
+        return up
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         return _ufunc(ufunc, method, inputs, kwargs)
@@ -208,7 +226,10 @@ def _number_op(op: str, *args: Any) -> Any:
     if op == "truediv" and isinstance(a, Dim) and _int_like(b) and not isinstance(b, Dim):
         return Ratio.of(a, operator.index(b))
     if op == "truediv" and isinstance(a, Dim) and isinstance(b, Dim):
-        return 1 if a == b else size_tensor(a) / size_tensor(b)
+        if same_term(a, b):  # 1, where Python does not raise ZeroDivisionError: the
+            divides(b)  # divisor is asked as // asks it (a traced program assumes b != 0)
+            return 1
+        return size_tensor(a) / size_tensor(b)
     dim_left = isinstance(a, Dim)
     other = b if dim_left else a
     if isinstance(other, Ratio):  # the Ratio's own operators

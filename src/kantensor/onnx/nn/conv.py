@@ -128,13 +128,16 @@ def build_pool(types: tuple, kernel_shape: tuple | None = None, strides: tuple |
     input: each output size is at least 1 (PyTorch's rule; onnxruntime refuses it for
     Conv, and for a pool computes an empty map that a later node cannot use, or a
     position from a window overhanging by less than a stride); a pool's
-    input has no empty spatial axis and its pads are smaller than its kernel, as
-    onnxruntime requires."""
+    input has no empty spatial axis and its pads are smaller than its kernel, and has
+    channels unless its batch is empty (N*C >= N: "Only N can be zero"), as onnxruntime
+    requires."""
     made = _Windows(types, kernel_shape, strides, pads, dilations, auto_pad, ceil_mode, group)
     rest = [typed(made.weight, "T"), *[typed([made.w[0]], "T")] * (len(types) - 2)] \
         if len(types) > 1 else []
     outs = [typed(made.y, "T"), typed(made.y, "int64")][:2 if outputs > 1 else 1]
-    return {"x": made.x, "rest": rest, "outs": outs, "fits": made.clauses,
+    n, c = made.x[0], made.x[1]
+    channels = [] if len(types) > 1 else [n * c >= n]  # (Conv's C is its weight's)
+    return {"x": made.x, "rest": rest, "outs": outs, "fits": [*made.clauses, *channels],
             "params": made.params}
 
 
@@ -244,17 +247,27 @@ def lp_pool(x: np.ndarray, *, kernel_shape: tuple, strides: tuple, pads: tuple,
 
 @reads_ranks
 def build_global_pool(types: tuple, **_: Any) -> dict[str, Any]:
-    """(N, C, spatial...) -> (N, C, 1...); the spatial axes are not empty (their mean or
-    maximum would be none: onnxruntime refuses them)."""
+    """(N, C, spatial...) -> (N, C, 1...), X of 3 dimensions or more; the spatial axes are
+    not empty (their mean or maximum would be none; onnxruntime refuses them, but where
+    the batch is empty too) and there are channels unless the batch is empty (N*C >= N:
+    onnxruntime's "Only N can be zero")."""
+    if types[0].ndim < 3:
+        raise ParamError(f"X has {types[0].ndim} dimensions; a global pool takes (N, C, "
+                         "spatial...), 3 or more (onnxruntime refuses fewer)")
     a = dims("a", types[0].ndim)
-    return {"x": a, "y": [*a[:2], *[1] * (len(a) - 2)], "fits": [d >= 1 for d in a[2:]]}
+    return {"x": a, "y": [*a[:2], *[1] * (len(a) - 2)],
+            "fits": [a[0] * a[1] >= a[0], *(d >= 1 for d in a[2:])]}
 
 
 def global_average_pool(x: np.ndarray) -> np.ndarray:
+    if x.size == 0:  # (an empty batch, the only empty X: the output is empty too)
+        return np.zeros((*x.shape[:2], *[1] * (x.ndim - 2)), x.dtype)
     return x.mean(axis=tuple(range(2, x.ndim)), keepdims=True)
 
 
 def global_max_pool(x: np.ndarray) -> np.ndarray:
+    if x.size == 0:
+        return np.zeros((*x.shape[:2], *[1] * (x.ndim - 2)), x.dtype)
     return x.max(axis=tuple(range(2, x.ndim)), keepdims=True)
 
 

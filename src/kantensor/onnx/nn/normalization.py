@@ -35,13 +35,19 @@ def build_layer_norm(types: tuple, axis: int, outputs: int = 1, stash_type: int 
     """LayerNormalization (and RMSNormalization, with one output): Y like X; Mean and
     InvStdDev keep the axes before ``axis`` and have 1 from it on. Scale and B broadcast
     onto X (each of their sizes 1 or X's, aligned on the right; no more dimensions than
-    X), as onnxruntime requires: Y is X's shape."""
+    X), as onnxruntime requires: Y is X's shape. What is normalised is not empty
+    (onnxruntime: "Size of X.shape[axis:] must be at least 1", even where X is)."""
     x = types[0]
     ax = normalize_axis(axis, x.ndim)
     a = dims("a", x.ndim)
     stat = typed([*a[:ax], *[1] * (x.ndim - ax)], dtype_of(stash_type, "LayerNormalization"))
     rest: list[Any] = []
-    clauses: list[Clause] = []
+    normalised = a[ax]
+    for d in a[ax + 1:]:
+        normalised = normalised * d
+    clauses: list[Clause] = [checked(normalised >= 1, lambda v, _, axis=ax: (
+        f"X's axes from {axis} on hold no element (onnxruntime: the size of X.shape[axis:] "
+        "must be at least 1)"))]
     for i, (t, what) in enumerate(zip(types[1:], ("Scale", "B"), strict=False)):
         made, said = _onto(a, t.ndim, "sb"[i], what)
         rest.append(made)

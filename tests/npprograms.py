@@ -1,0 +1,473 @@
+"""Random NumPy programs over symbolic sizes, judged by NumPy at every size of a box
+(test helpers of tests/test_eval_shape_random.py; ``python tests/npprograms.py N SEED``
+runs N programs and prints what it finds).
+
+A program is Python source: a function of one to three inputs whose types name the
+sizes ``A``, ``B``, ``C`` (a name may repeat, so sizes are tied as often as not), and a
+few lines each building a value from earlier ones with the NumPy calls eval_shape
+traces: sizes used as numbers (arithmetic, comparisons, ``len``, ``math.sqrt``),
+slices whose bounds are sizes, reshapes with -1, creation functions given sizes
+(``arange``, ``linspace``, ``zeros``, ``eye``, ``tri``), ``repeat``, ``tile``,
+``concatenate``, ``stack``, ``where``, reductions with ``keepdims``, ``astype``,
+products, broadcasting, item assignment. Each line is drawn until the prefix runs at
+sizes that all differ (2, 3, 5), now and then kept when it does not (so both sides of
+a size condition are drawn).
+
+:func:`judge` runs ``kt.eval_shape`` on the program once and NumPy at every assignment
+of the box (0, 1, 2, 3, 5 to each name): where the result holds, NumPy must run and give
+the type's shape and dtype (else ``unsound``); where it does not hold, NumPy must fail
+(else ``refused``: eval_shape refuses sizes where the program runs, which is a wrong
+answer unless an overload's choice or a slice bound's sign reading says so, see
+docs/numpy.rst). A program eval_shape refuses outright (a TypeInferenceError) must fail
+in NumPy at every assignment.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import sys
+import textwrap
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+import kantensor as kt
+from kantensor.types.symbols import substitute
+
+NAMES = ("A", "B", "C")
+BOX = (0, 1, 2, 3, 5)
+#: Sizes that all differ, at which each drawn line should run.
+REFERENCE = {"A": 2, "B": 3, "C": 5}
+DTYPES = ("float32", "float64", "int32", "int64", "uint8", "int8", "bool", "float16")
+CASTS = ("float32", "float64", "int32", "int64", "uint8", "int16", "bool", "float16",
+         "complex64")
+#: What NumPy raises where a size (or a Python int) does not fit.
+FAILS = (ValueError, IndexError, ZeroDivisionError, OverflowError, TypeError)
+
+
+@dataclass
+class Program:
+    """A program in the making: its input types, its lines, and per value its rank and
+    dtype at :data:`REFERENCE`."""
+
+    rng: random.Random
+    types: list[str] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+    values: dict[str, tuple[int, str]] = field(default_factory=dict)
+
+    def source(self, out: str | None = None) -> str:
+        params = ", ".join(f"x{i}" for i in range(len(self.types)))
+        body = "\n".join(self.lines + [f"return {out or self.last}"])
+        return f"def program({params}):\n" + textwrap.indent(body, "    ") + "\n"
+
+    @property
+    def last(self) -> str:
+        return list(self.values)[-1]
+
+
+def _array(t: str, sizes: dict[str, int]) -> np.ndarray:
+    tt = kt.TensorType.parse(t)
+    shape = [sizes[d.name] if isinstance(d, kt.Dim) else d for d in tt.shape]
+    return np.zeros(shape, tt.dtype)
+
+
+def compile_program(source: str):
+    """The function ``program`` the source defines (NumPy and math in its globals)."""
+    space: dict[str, Any] = {"np": np, "math": math}
+    exec(compile(source, "<program>", "exec"), space)
+    return space["program"]
+
+
+def run_numpy(fn, types: list[str], sizes: dict[str, int]):
+    """``fn`` on zero arrays of ``types`` at ``sizes``: the result, or the exception."""
+    arrays = [_array(t, sizes) for t in types]
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            return fn(*arrays)
+        except FAILS as exc:
+            return exc
+
+
+# ---------------------------------------------------------------- drawing lines
+
+
+def _size(p: Program, ranked: list[str]) -> str:
+    """A size expression read from a value's shape (or len)."""
+    rng = p.rng
+    ranked = [v for v in ranked if p.values[v][0] >= 1]
+    if not ranked:
+        return "3"
+    v = rng.choice(ranked)
+    rank = p.values[v][0]
+    axis = rng.randrange(rank)
+    base = rng.choice([f"{v}.shape[{axis}]", f"{v}.shape[{axis - rank}]"] +
+                      ([f"len({v})"] if axis == 0 else []))
+    kind = rng.random()
+    if kind < 0.45:
+        return base
+    if kind < 0.6:
+        return f"({base} {rng.choice(['+', '-'])} {rng.randint(1, 3)})"
+    if kind < 0.7:
+        return f"{rng.choice([2, 3])} * {base}"
+    if kind < 0.8:
+        return f"{base} // {rng.choice([2, 3])}"
+    if kind < 0.9:
+        other = rng.choice(ranked)
+        o = f"{other}.shape[{rng.randrange(p.values[other][0])}]"
+        return f"{rng.choice(['min', 'max'])}({base}, {o})"
+    other = rng.choice(ranked)
+    o = f"{other}.shape[{rng.randrange(p.values[other][0])}]"
+    return f"({base} {rng.choice(['+', '-', '*'])} {o})"
+
+
+def _line(p: Program) -> str:
+    """One line computing a new value from earlier ones (its text, without the name)."""
+    rng = p.rng
+    names = list(p.values)
+    ranked = [v for v in names if p.values[v][0] >= 1] or names
+    a = rng.choice(names)
+    ra, da = p.values[a]
+    b = rng.choice(names)
+    rb = p.values[b][0]
+    ax = rng.randrange(-ra, ra) if ra else 0
+    kind = rng.randrange(17)
+    if not any(p.values[v][0] for v in names) and kind in (2, 3, 4, 8, 9):
+        kind = 0
+    if kind == 0:  # elementwise, one operand
+        f = rng.choice(["np.exp({a})", "np.abs({a})", "-{a}", "np.sqrt({a})", "np.floor({a})",
+                        "~{a}", "np.sign({a})", "np.square({a})", "{a}.astype(np.{t})",
+                        "{a}.astype(np.{t})", "{a}.T", "np.negative({a})", "np.logical_not({a})",
+                        "np.isnan({a})", "{a}.real", "np.conj({a})"])
+        return f.format(a=a, t=rng.choice(CASTS))
+    if kind == 1:  # with a number or a size
+        s = _size(p, ranked) if ranked and p.values[ranked[0]][0] else "2"
+        num = rng.choice(["2", "1.5", "-1", "3", "0.5", "300",
+                          s, s, f"np.sqrt({s})", f"math.sqrt({s})", f"{s} ** 0.5",
+                          f"({s} / 2)", f"float({s})", f"{s} ** 2", f"2 ** {s}",
+                          f"({s} - 3)"])
+        op = rng.choice(["+", "-", "*", "/", "//", "%", "**", ">", "==", "<=", "&", "|"])
+        return f"{a} {op} {num}" if rng.random() < 0.7 else f"{num} {op} {a}"
+    if kind == 2:  # binary, broadcasting
+        op = rng.choice(["+", "-", "*", "/", "//", "%", "**", "<", "==", "&", "|", "@"])
+        if rng.random() < 0.3:
+            return rng.choice([f"np.maximum({a}, {b})", f"np.where({a} > 0, {a}, {b})",
+                               f"np.where({a}, {b}, 0)", f"np.minimum({a}, {b})",
+                               f"np.hypot({a}, {b})", f"np.arctan2({a}, {b})",
+                               f"np.logical_and({a}, {b})", f"np.left_shift({a}, {b})"])
+        return f"{a} {op} {b}"
+    if kind == 3:  # basic slicing
+        s = _size(p, ranked)
+        k = rng.randint(1, 3)
+        sl = rng.choice(["1:", ":-1", f":{s}", f"{s}:", f"-{s}:", "::2", "::-1",
+                         f"1:{s} - 1", f"{k}:{s}", f":{s}:-1", f"{s}::-1", f"::{k}",
+                         f"-{k}:", f":-{k}", f"{s} - {k}:", "0", "-1", f"{s} - 1", f"{s}",
+                         "None", "...", f"{s}:{k}", f"-{k}::-2"])
+        lead = rng.randrange(ra) if ra else 0
+        return f"{a}[{', '.join([':'] * lead + [sl])}]"
+    if kind == 4:  # reshapes
+        s = _size(p, ranked)
+        return rng.choice([f"{a}.reshape(-1)", f"{a}.reshape({a}.shape[0], -1)",
+                           f"{a}.reshape(-1, 2)", f"{a}.reshape({s}, -1)",
+                           f"{a}.reshape(-1, {s})", f"{a}.ravel()", f"{a}.flatten()",
+                           f"{a}.reshape({a}.shape[::-1])", f"{a}.reshape(1, -1, 1)",
+                           f"{a}.reshape({a}.shape + (1,))", f"np.reshape({a}, (-1,))",
+                           f"{a}.reshape(2, -1)"])
+    if kind == 5:  # creation from sizes
+        s = _size(p, ranked) if any(p.values[v][0] for v in names) else "3"
+        t = _size(p, ranked) if any(p.values[v][0] for v in names) else "2"
+        return rng.choice([f"np.arange({s})", f"np.arange(1, {s})", f"np.arange(0, {s}, 2)",
+                           f"np.arange({s}, dtype=np.float32)", f"np.linspace(0, 1, {s})",
+                           f"np.zeros(({s}, {t}))", f"np.ones({s}, dtype=np.int32)",
+                           f"np.full(({s},), 2.5)", f"np.eye({s})", f"np.tri({s})",
+                           f"np.zeros_like({a})", f"np.empty({s})", f"np.eye({s}, {t})",
+                           f"np.ones(({s}, {t}), dtype=bool)", f"np.arange({s}, {t})",
+                           f"np.linspace(0, {s}, {t})", f"np.full(({s}, {t}), 7)",
+                           f"np.tri({s}, {t}, -1)", f"np.arange({s} * 1.0)",
+                           f"np.ones_like({a}, dtype=np.int8)", f"np.identity({s})",
+                           f"np.full_like({a}, 3)"])
+    if kind == 6:  # joining
+        return rng.choice([f"np.concatenate([{a}, {b}], axis={ax})",
+                           f"np.concatenate([{a}, {a}], axis={ax})", f"np.stack([{a}, {b}])",
+                           f"np.stack([{a}, {a}], axis={rng.randint(-ra - 1, ra)})",
+                           f"np.concatenate([{a}, {b}])" if ra else f"np.stack([{a}, {b}])",
+                           f"np.hstack([{a}, {b}])", f"np.vstack([{a}, {b}])"])
+    if kind == 7:  # repeat, tile, pad, broadcast
+        s = _size(p, ranked) if any(p.values[v][0] for v in names) else "2"
+        return rng.choice([f"np.repeat({a}, 2, axis={ax})" if ra else f"np.repeat({a}, 2)",
+                           f"np.repeat({a}, {s})", f"np.tile({a}, 2)", f"np.tile({a}, ({s}, 1))",
+                           f"np.pad({a}, 1)", f"np.pad({a}, (1, 2))",
+                           f"np.broadcast_to({a}, ({s},) + {a}.shape)",
+                           f"np.broadcast_to({a}, {b}.shape)", f"np.expand_dims({a}, {ax})",
+                           f"np.repeat({a}, {s}, axis={ax})" if ra else f"np.repeat({a}, {s})",
+                           f"np.tile({a}, {s})"])
+    if kind == 8:  # axes
+        return rng.choice([f"np.squeeze({a}, axis={ax})", f"np.squeeze({a})",
+                           f"np.swapaxes({a}, 0, {ax})", f"np.transpose({a})",
+                           f"np.flip({a}, {ax})", f"np.roll({a}, 1, axis={ax})",
+                           f"np.moveaxis({a}, {ax}, 0)", f"np.diff({a}, axis={ax})",
+                           f"np.cumsum({a}, axis={ax})", f"np.sort({a}, axis={ax})",
+                           f"np.argsort({a}, axis={ax})", f"np.diff({a}, n=2, axis={ax})",
+                           f"np.cumprod({a})"])
+    if kind == 9:  # reductions
+        kd = rng.choice(["True", "False"])
+        f = rng.choice(["sum", "mean", "max", "min", "prod", "any", "all", "std", "var",
+                        "argmax", "argmin"])
+        if f.startswith("arg"):
+            return f"np.{f}({a}, axis={ax})" if rng.random() < 0.7 else f"np.{f}({a})"
+        if rng.random() < 0.2:
+            return f"{a}.{f}()"
+        if rng.random() < 0.15:
+            return f"np.sum({a}, axis={ax}, dtype=np.{rng.choice(['int8', 'float32', 'uint8'])})"
+        return f"np.{f}({a}, axis={ax}, keepdims={kd})"
+    if kind == 10:  # products
+        return rng.choice([f"{a} @ {b}", f"np.dot({a}, {b})", f"np.matmul({a}, {a}.T)",
+                           f"np.outer({a}, {b})", f"np.inner({a}, {b})", f"{a} @ {a}",
+                           f"np.einsum('...i,...i->...', {a}, {b})", f"np.kron({a}, {b})",
+                           f"np.vdot({a}, {b})", f"np.tensordot({a}, {b}, axes=1)",
+                           f"np.trace({a})" if ra >= 2 else f"{a} @ {b}"])
+    if kind == 11:  # item assignment into a new array
+        s = _size(p, ranked) if any(p.values[v][0] for v in names) else "3"
+        tgt = rng.choice([f"np.zeros(({s},) + {a}.shape[1:])", f"{a}.copy()", f"{a}"])
+        idx = rng.choice(["1:", ":", f":{s}", "0", "-1", "::2", f"{s} - 1"])
+        val = rng.choice([b, "1", f"{b}[0]" if rb else b, "2.5"])
+        aug = rng.choice(["=", "+=", "*="])
+        return f"__assign__ {tgt}|{idx}|{aug}|{val}"
+    if kind == 12:  # clip, round, where of a size
+        s = _size(p, ranked) if any(p.values[v][0] for v in names) else "2"
+        return rng.choice([f"np.clip({a}, 0, {s})", f"np.round({a}, 1)",
+                           f"np.where({a} > {s}, {a}, {s})", f"np.maximum({a}, {s})",
+                           f"np.minimum({a}, {s} - 3)", f"{a}.clip(-1, 1)",
+                           f"np.nan_to_num({a})", f"np.fmod({a}, {s})",
+                           f"np.power({a}, {s})", f"np.true_divide({a}, {s})",
+                           f"np.floor_divide({s}, {a})", f"np.mod({s}, {a})"])
+    if kind == 13:  # an augmented assignment
+        return f"__aug__ {a}|{rng.choice(['+=', '-=', '*=', '/=', '//='])}|{b}"
+    if kind == 14:  # advanced indexing
+        s = _size(p, ranked)
+        return rng.choice([f"{a}[np.arange({s})]", f"{a}[{a} > 0]", f"{a}[[0, -1]]",
+                           f"{a}[range(len({b}))]", f"{a}[np.arange({s}) % 2]",
+                           f"{a}[::-1][:{s}]", f"{a}[{b}.astype(np.int64)]",
+                           f"{a}[..., [0]]", f"{a}[np.array([0, 1])]"])
+    if kind == 15:  # tri-like and linalg
+        return rng.choice([f"np.tril({a})", f"np.triu({a}, 1)", f"np.diag({a})",
+                           f"np.linalg.norm({a}, axis={ax})", f"np.linalg.inv({a})",
+                           f"np.linalg.det({a})", f"np.diagonal({a})",
+                           f"np.linalg.norm({a})", f"np.count_nonzero({a}, axis={ax})",
+                           f"np.median({a}, axis={ax})", f"np.cumsum({a})"])
+    # kind 16: a Python number from sizes times a value
+    s = _size(p, ranked)
+    t = _size(p, ranked)
+    return rng.choice([f"{a} * ({s} / {t})", f"{a} * ({s} // {t})", f"{a} * ({s} % {t})",
+                       f"{a} * {s} ** -0.5", f"{a} * round({s} / 2)", f"{a} * int({s} / 3)",
+                       f"{a} * ({s} > {t})", f"{a} + ({s} - {t})", f"{a} * math.log({s} + 1)",
+                       f"{a} / math.sqrt({s})", f"{a} * ({s} ** {t})"])
+
+
+def _emit(p: Program, name: str, text: str) -> list[str]:
+    if text.startswith("__assign__ "):
+        tgt, idx, aug, val = text[len("__assign__ "):].split("|")
+        return [f"{name} = {tgt}", f"{name}[{idx}] {aug} {val}"]
+    if text.startswith("__aug__ "):
+        a, aug, b = text[len("__aug__ "):].split("|")
+        return [f"{name} = {a}", f"{name} {aug} {b}"]
+    return [f"{name} = {text}"]
+
+
+def _inputs(rng: random.Random) -> list[str]:
+    types = []
+    for _ in range(rng.choice((1, 2, 2, 3))):
+        rank = rng.choice((0, 1, 1, 2, 2, 2, 3))
+        dims = [rng.choice(NAMES + NAMES + ("1", "2", "3")) for _ in range(rank)]
+        types.append(f"{rng.choice(DTYPES[:4] * 3 + DTYPES[4:])}[{','.join(dims)}]")
+    return types
+
+
+def program(rng: random.Random, lines: int | None = None) -> Program:
+    """A random program (see the module): its lines run at :data:`REFERENCE` sizes,
+    except now and then one that does not."""
+    p = Program(rng, _inputs(rng))
+    for i, t in enumerate(p.types):
+        tt = kt.TensorType.parse(t)
+        p.values[f"x{i}"] = (tt.ndim, tt.dtype)
+    for k in range(lines or rng.randint(1, 5)):
+        name = f"v{k}"
+        for attempt in range(12):
+            text = _line(p)
+            emitted = _emit(p, name, text)
+            trial = Program(rng, p.types, p.lines + emitted, dict(p.values))
+            fn = compile_program(trial.source(name))
+            out = run_numpy(fn, p.types, REFERENCE)
+            if isinstance(out, BaseException) and rng.random() < 0.93 and attempt < 11:
+                continue
+            if not isinstance(out, np.ndarray | np.generic):
+                continue
+            p.lines += emitted
+            out = np.asarray(out)
+            p.values[name] = (out.ndim, str(out.dtype))
+            break
+    return p
+
+
+# ---------------------------------------------------------------- judging
+
+
+@dataclass
+class Verdict:
+    """What judging one program found: counts, and each wrong answer with its sizes."""
+
+    source: str
+    types: list[str]
+    status: str = "typed"  # typed | refused | unsupported | crashed
+    checked: int = 0
+    wrong: list[tuple[str, dict, str]] = field(default_factory=list)
+    note: str = ""
+
+
+def _has_zero_d(fn, types) -> bool:
+    """Whether the program has a 0-d value (an input, or one a line makes) at the
+    reference sizes."""
+    if any(kt.TensorType.parse(t).ndim == 0 for t in types):
+        return True
+    zero_d = []
+
+    def tracer(frame, event, arg):
+        if event == "return" and frame.f_code.co_name == "program":
+            zero_d.extend(v for v in frame.f_locals.values()
+                          if isinstance(v, np.ndarray | np.generic) and np.ndim(v) == 0)
+        return None
+
+    sys.setprofile(tracer)
+    try:
+        run_numpy(fn, types, REFERENCE)
+    finally:
+        sys.setprofile(None)
+    return bool(zero_d)
+
+
+def _case(result, sizes):
+    if not result.cases:
+        return result
+    return next((c for c in result.cases if all(x.holds(sizes) for x in c.conditions)), None)
+
+
+def _choice_explains(result, sizes) -> bool:
+    """Whether an overload's choice, or a slice bound's sign reading, is what fails at
+    ``sizes`` (those sizes are not covered: documented, not a wrong answer)."""
+    from kantensor.types.conditions import AnyOf
+    cases = [result, *result.cases]
+    for c in cases:
+        for a in c.assumptions:
+            parts = [a] if not isinstance(a, AnyOf) else [x for case in a.cases for x in case]
+            for x in parts:
+                if x.source is not None and x.source.otherwise:
+                    try:
+                        if not x.holds(sizes):
+                            return True
+                    except ZeroDivisionError:
+                        return True
+    return False
+
+
+def judge(source: str, types: list[str], box=BOX) -> Verdict:
+    """Judge ``source`` (a program) against NumPy at every assignment of ``box``."""
+    import itertools
+
+    verdict = Verdict(source, types)
+    fn = compile_program(source)
+    names = list(dict.fromkeys(d.name for t in types for d in kt.TensorType.parse(t).shape
+                               if isinstance(d, kt.Dim)))
+    assignments = [dict(zip(names, v, strict=True))
+                   for v in itertools.product(box, repeat=len(names))]
+    outs = [(s, run_numpy(fn, types, s)) for s in assignments]
+    zero_d = _has_zero_d(fn, types)
+    previous = kt.get_default_dtype()
+    try:
+        kt.set_default_dtype("float64")  # NumPy's (a documented difference otherwise)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = kt.eval_shape(fn, *types)
+    except kt.TypeInferenceError as exc:
+        verdict.status = "refused"
+        verdict.note = str(exc).splitlines()[0][:300]
+        for s, out in outs:
+            verdict.checked += 1
+            if not isinstance(out, BaseException):
+                verdict.wrong.append(("refused-all", s, f"NumPy runs: {np.shape(out)}"))
+        return verdict
+    except (TypeError, ValueError, NotImplementedError) as exc:
+        verdict.status = "unsupported"
+        verdict.note = f"{type(exc).__name__}: {str(exc).splitlines()[-1][:300]}"
+        return verdict
+    except Exception as exc:  # noqa: BLE001 - a crash is a finding too
+        verdict.status = "crashed"
+        verdict.note = f"{type(exc).__name__}: {str(exc)[:300]}"
+        return verdict
+    finally:
+        kt.set_default_dtype(previous)
+    for s, out in outs:
+        verdict.checked += 1
+        try:
+            holds = result.holds(s)
+        except Exception as exc:  # noqa: BLE001
+            verdict.wrong.append(("holds-crash", s, f"{type(exc).__name__}: {exc}"))
+            continue
+        fails = isinstance(out, BaseException)
+        if holds and fails:
+            verdict.wrong.append(("unsound", s, f"holds but NumPy: {type(out).__name__}: "
+                                                f"{str(out)[:120]}"))
+            continue
+        if not holds and not fails:
+            if not _choice_explains(result, s):
+                verdict.wrong.append(("refused", s, f"not held but NumPy gives "
+                                                    f"{np.asarray(out).dtype}{np.shape(out)}"))
+            continue
+        if fails:
+            continue
+        case = _case(result, s)
+        if case is None:
+            verdict.wrong.append(("no-case", s, "holds but no case's conditions hold"))
+            continue
+        t = case.type
+        out = np.asarray(out)
+        want = tuple(substitute(d, s) if d is not None else None for d in t.shape)
+        if len(want) != out.ndim or any(w is not None and w != o
+                                         for w, o in zip(want, out.shape, strict=False)):
+            verdict.wrong.append(("shape", s, f"typed {t} = {want}, NumPy {out.shape}"))
+        if str(out.dtype) != t.dtype:
+            # a 0-d tensor ranks below higher ranks in kantensor's promotion, where NumPy
+            # 2 gives it full weight: a documented difference (docs/numpy.rst)
+            kind = "dtype-0d" if zero_d else "dtype"
+            verdict.wrong.append((kind, s, f"typed {t}, NumPy {out.dtype}"))
+    return verdict
+
+
+def main(count: int, seed: int) -> None:
+    from collections import Counter
+    stats: Counter = Counter()
+    rng = random.Random(seed)
+    for i in range(count):
+        p = program(rng)
+        source = p.source()
+        v = judge(source, p.types)
+        stats[v.status] += 1
+        if v.status == "unsupported":
+            stats["why:" + v.note[:60]] += 1
+        stats["assignments"] += v.checked
+        if v.status == "crashed" or v.wrong:
+            kinds = sorted({w[0] for w in v.wrong}) or [v.status]
+            stats["wrong:" + ",".join(kinds)] += 1
+            if kinds == ["dtype-0d"]:
+                continue
+            print(f"=== #{i} {v.status} {kinds} {p.types}\n{source}{v.note}")
+            for w in v.wrong[:3]:
+                print("   ", w)
+            sys.stdout.flush()
+    print(dict(stats))
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]), int(sys.argv[2]))

@@ -1,0 +1,178 @@
+"""onnxruntime as the judge of tests/onnxprograms.py's graphs: each output's shape and
+dtype from a worker process (onnxruntime may die on a model), and :func:`judge`, which
+compares them with what kantensor states (see tests/onnxprograms.py)."""
+
+from __future__ import annotations
+
+import pickle
+import struct
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+from onnx import helper
+
+import kantensor.onnx as ko
+from kantensor.onnx import from_onnx
+from kantensor.types.dim import Dim
+from kantensor.types.symbols import free_symbols, substitute
+
+NAMES = ("N", "M", "K")
+
+#: onnxruntime in a worker process (it may die on a model): each answer is a list of
+#: (shape, dtype) per output, or ("error", text).
+WORKER = r"""
+import pickle, struct, sys
+import onnxruntime as ort
+ort.set_default_logger_severity(4)
+options = ort.SessionOptions()
+options.intra_op_num_threads = 1
+options.inter_op_num_threads = 1
+options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+read, write = sys.stdin.buffer, sys.stdout.buffer
+last = (None, None)
+while True:
+    head = read.read(8)
+    if len(head) < 8:
+        break
+    model, inputs = pickle.loads(read.read(struct.unpack("<Q", head)[0]))
+    try:
+        if last[0] != model:
+            last = (None, None)
+            last = (model, ort.InferenceSession(model, options,
+                                                providers=["CPUExecutionProvider"]))
+        answer = [(tuple(o.shape), str(o.dtype)) for o in last[1].run(None, inputs)]
+    except Exception as exc:
+        answer = ("error", str(exc).splitlines()[0][:300])
+    data = pickle.dumps(answer)
+    write.write(struct.pack("<Q", len(data)) + data)
+    write.flush()
+"""
+
+_worker: list[subprocess.Popen] = []
+
+
+def ort_run(model: bytes, inputs: dict) -> list | str:
+    """onnxruntime's (shape, dtype) per output, or its error's text."""
+    if not _worker or _worker[0].poll() is not None:
+        _worker[:] = [subprocess.Popen([sys.executable, "-c", WORKER], stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)]
+    proc = _worker[0]
+    data = pickle.dumps((model, inputs))
+    try:
+        proc.stdin.write(struct.pack("<Q", len(data)) + data)
+        proc.stdin.flush()
+        head = proc.stdout.read(8)
+    except BrokenPipeError:
+        head = b""
+    if len(head) < 8:
+        proc.wait(timeout=10)
+        return "onnxruntime's process died"
+    answer = pickle.loads(proc.stdout.read(struct.unpack("<Q", head)[0]))
+    if isinstance(answer, tuple) and answer and answer[0] == "error":
+        return answer[1]
+    return answer
+
+
+def feed(g, sizes: dict) -> dict:
+    """Inputs of ``g`` at ``sizes`` (random values of each input's dtype)."""
+    out = {}
+    for name, dtype, dims in g.inputs:
+        shape = [sizes[d] if isinstance(d, str) else d for d in dims]
+        rng = np.random.default_rng(0)
+        out[name] = (rng.random(shape) * 4 - 1).astype(dtype) if dtype != "bool" else \
+            rng.random(shape) < 0.5
+    return out
+
+
+def at(shape, sizes):
+    out = []
+    for e in shape:
+        if isinstance(e, Dim) and free_symbols(e) <= sizes.keys():
+            out.append(int(substitute(e, sizes)))
+        else:
+            out.append(e if isinstance(e, int) else None)
+    return out
+
+
+def assignments(names) -> list[dict]:
+    """Sizes that all differ, one with a 1, one with a 0, and all 1."""
+    sets = [(2, 3, 5), (1, 4, 2), (3, 1, 4), (0, 2, 3), (1, 1, 1), (4, 0, 1), (5, 2, 1)]
+    return [dict(zip(names, s, strict=False)) for s in sets]
+
+
+def judge(g) -> tuple[dict, list[str]]:
+    """Counts, and each disagreement with onnxruntime, of graph ``g``."""
+    stats: dict[str, int] = {}
+    problems: list[str] = []
+
+    def count(key):
+        stats[key] = stats.get(key, 0) + 1
+
+    model = g.model()
+    names = [n for n in NAMES if any(n in dims for _, _, dims in g.inputs)]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            outs = from_onnx(model)[1]
+            typed = ko.infer_shapes(model)
+    except (TypeError, ValueError) as exc:
+        count("refused")
+        refused = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
+        for sizes in assignments(names):
+            got = ort_run(model.SerializeToString(), feed(g, sizes))
+            if not isinstance(got, str):
+                problems.append(f"refused ({refused}) but onnxruntime ran at {sizes}")
+        return stats, problems
+    except Exception as exc:  # noqa: BLE001
+        problems.append(f"crashed: {type(exc).__name__}: {exc}")
+        return stats, problems
+    declared = {v.name: v for v in typed.graph.output}
+    try:
+        contract = ko.contract(model)
+    except (TypeError, ValueError) as exc:
+        contract = None
+        problems.append(f"contract raised {exc!r}")
+    for sizes in assignments(names):
+        count("assignments")
+        got = ort_run(model.SerializeToString(), feed(g, sizes))
+        refused = isinstance(got, str)
+        count("onnxruntime refused" if refused else "onnxruntime ran")
+        verdict = contract.holds(**sizes) if contract is not None else None
+        if verdict is not None and verdict.value is not None and verdict.value == refused:
+            problems.append(f"contract says {verdict.value} ({verdict!r:.200}), onnxruntime "
+                            f"{got[:200] if refused else 'ran'} at {sizes}")
+        if refused or verdict is not None and verdict.value is False:
+            continue  # (no type is stated where the contract fails: a value is no answer)
+        if verdict is not None and verdict.value is None:
+            count("contract undecided")
+            if verdict.atom is not None and verdict.atom.chosen:
+                continue
+        for out, v, (shape, dtype) in zip(model.graph.output, outs, got, strict=True):
+            count("values")
+            vt = getattr(v, "type", None)
+            if vt is None or not hasattr(vt, "shape"):
+                count("values untyped")
+                continue
+            if vt.dtype != dtype:
+                problems.append(f"{out.name}: typed {vt}, onnxruntime {dtype} at {sizes}")
+            stated = at(vt.shape, sizes)
+            if len(stated) != len(shape) or any(s is not None and s != n
+                                                for s, n in zip(stated, shape, strict=True)):
+                problems.append(f"{out.name}: typed {vt} = {stated}, onnxruntime {shape} at "
+                                f"{sizes}")
+            d = declared[out.name].type.tensor_type
+            if d.elem_type and str(helper.tensor_dtype_to_np_dtype(d.elem_type)) != dtype:
+                problems.append(f"{out.name}: infer_shapes says elem {d.elem_type}, "
+                                f"onnxruntime {dtype}")
+            if d.HasField("shape"):
+                dims = d.shape.dim
+                if len(dims) != len(shape):
+                    problems.append(f"{out.name}: infer_shapes rank {len(dims)}, onnxruntime "
+                                    f"{shape}")
+                for x, n in zip(dims, shape, strict=False):
+                    if x.HasField("dim_value") and x.dim_value != n:
+                        problems.append(f"{out.name}: infer_shapes {x.dim_value}, "
+                                        f"onnxruntime {shape} at {sizes}")
+    return stats, problems
