@@ -508,6 +508,51 @@ def test_pool_sizes_over_a_named_size_are_the_spec_formula(ceil_mode):
     assert not bad, bad[:5]
 
 
+def _conv_spec_size(n, kernel, stride, dilation, pads, auto_pad):
+    """ONNX's output-size formula for a Conv on ints (tests/ortwindows.py's, which
+    tests/test_contracts_onnx.py checks against onnx.reference and onnxruntime)."""
+    from onnx import helper
+
+    from ortwindows import spec_sizes
+    node = helper.make_node("Conv", ["x", "w"], ["y"], kernel_shape=[kernel],
+                            strides=[stride], dilations=[dilation], pads=list(pads),
+                            auto_pad=auto_pad)
+    return spec_sizes(node, (1, 1, n), {})[0]
+
+
+@pytest.mark.parametrize("auto_pad", ["NOTSET", "VALID", "SAME_UPPER"])
+def test_conv_sizes_over_a_named_size_are_the_spec_formula(auto_pad):
+    """A Conv's output size over ``n`` (written with the fewest operations: a stride-1
+    window that keeps its size is ``n`` itself, a floor plus one the floor of the sum)
+    is ONNX's formula at every ``n`` from 1 to 30 where the build's conditions hold, and
+    gives no position (< 1) where they fail; with the kernel as the weight's axis, at
+    every kernel size 1 to 3 too."""
+    from kantensor.onnx.registry import lookup
+    conv = lookup("Conv", "", 18, "conv").op
+    k = Dim("k")
+    bad = []
+    for kernel, stride, dilation, pads in _pool_windows():
+        pads = pads if auto_pad == "NOTSET" else (0, 0)
+        for stated in (kernel, None):
+            op = conv.bind(kernel_shape=None if stated is None else (kernel,),
+                           strides=(stride,), dilations=(dilation,), pads=pads,
+                           auto_pad=auto_pad)
+            types = (kt.TensorType("float32", (M, 3, N)),
+                     kt.TensorType("float32", (5, 3, kernel if stated else k)))
+            sig, _ = op.signature_for(types)
+            out, conditions = direct_build(sig, types, (False, False), EMPTY)
+            size = out[0].shape[2]
+            for n in range(1, 31):
+                sizes = {"n": n, "m": 2, "k": kernel}
+                want = _conv_spec_size(n, kernel, stride, dilation, pads, auto_pad)
+                holds = all(c.holds(sizes) for c in conditions)
+                got = size if type(size) is int else substitute(size, sizes)
+                if holds != (want >= 1) or (holds and got != want):
+                    bad.append((kernel, stride, dilation, pads, stated, n, str(size), got,
+                                want))
+    assert not bad, bad[:5]
+
+
 def test_direct_answers_a_stack_of_ceil_mode_pools():
     """Pools on pools, each over the last's output size under the facts its conditions
     gave (as a model's importer builds them): the direct path answers every step and

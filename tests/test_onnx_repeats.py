@@ -141,7 +141,8 @@ def test_repeated_blocks_are_typed_as_node_by_node(block, choices, batch, names)
 def test_repeated_blocks_of_growing_widths_are_typed_by_repeats():
     """onnx_distinct.py's chain (block i of widths i+2 -> i+3): after its first blocks,
     every node is typed by its op type's last template, as node by node."""
-    model = _chain(["matmul", "add", "relu"], [["fresh"]] * 30, "batch", [])
+    blocks = repeats.GENERATE_AT + 8  # (each op type's template types more nodes)
+    model = _chain(["matmul", "add", "relu"], [["fresh"]] * blocks, "batch", [])
     made = []
     real = repeats._typing
 
@@ -155,11 +156,32 @@ def test_repeated_blocks_of_growing_widths_are_typed_by_repeats():
         repeats._typing = real
     without, written_without, none = _read(model, False)
     assert with_ == without and written == written_without
-    assert dict(with_[0])["y29_2"] == "float32[batch,90]"
-    assert not none and 3 * (30 - 4) <= len(counted) < 3 * 30
-    # each op type's checks and typing generated once it typed two nodes (straight-line
-    # code, one function), in each of the two reads (read_types, infer_shapes)
+    assert dict(with_[0])[f"y{blocks - 1}_2"] == f"float32[batch,{3 * blocks}]"
+    assert not none and 3 * (blocks - 4) <= len(counted) < 3 * blocks
+    # each op type's checks and typing generated once it typed GENERATE_AT nodes
+    # (straight-line code, one function), in each of the two reads (read_types,
+    # infer_shapes)
     assert len(made) == 2 * 3 and all("for " not in fn.__source__ for fn in made)
+
+
+def test_a_template_of_few_nodes_is_typed_without_generated_code():
+    """A template that types fewer than GENERATE_AT nodes is never compiled (compiling
+    costs more than its loop's extra steps over so few): the loop types them all, as
+    node by node."""
+    model = _chain(["matmul", "add", "relu"], [["fresh"]] * 8, "batch", [])
+    made = []
+    real = repeats._typing
+
+    def generated(last: object) -> object:
+        made.append(real(last))
+        return made[-1]
+    repeats._typing = generated
+    try:
+        with_, written, counted = _read(model, True)
+    finally:
+        repeats._typing = real
+    assert (with_, written) == _read(model, False)[:2]
+    assert counted and not made
 
 
 def test_equal_sizes_zero_one_and_new_facts_are_left_to_the_node_path():

@@ -38,10 +38,13 @@ size (checked when the template is noted). tests/test_onnx_repeats.py compares m
 read with and without this path.
 
 The checks of the inputs are a loop over the key's forms (:meth:`_Last._inputs`) for a
-template's first two nodes; from its second node typed so, straight-line code written
-for those forms (:func:`_generated`, through :mod:`kantensor.graph.codegen`: the same
-checks in the same order), a third of the loop's steps; with generated code off, the
-loop throughout.
+template's first :data:`GENERATE_AT` nodes; from that node typed so, straight-line code
+written for those forms (:func:`_generated`, through :mod:`kantensor.graph.codegen`: the
+same checks in the same order), a third of the loop's steps; with generated code off,
+the loop throughout. Compiling that code costs a first call as much as the loop's
+extra steps over a few hundred nodes, so only a template that has typed many nodes (a
+long chain of distinct blocks) is worth it: SqueezeNet's four templates typed by
+repeats typed 10 nodes after their second, for 4 million instructions of compiling.
 """
 
 from __future__ import annotations
@@ -63,6 +66,10 @@ from .nodeslot import ONCE
 __all__ = ["repeated"]
 
 _NO_PIN: frozenset[int] = frozenset()
+
+#: How many nodes a template types by the loop before its checks and typing are
+#: generated as one function (see the module's doc).
+GENERATE_AT = 32
 _OPERATORS = {compare: op for op, compare in COMPARE.items()}  # (as generated code writes them)
 
 
@@ -73,7 +80,7 @@ class _Last:
     static axes, rank, (axis, size) of each named or unknown size, (axis, constant) of
     each constant, (axis, slot) of each slot's size); ``check``, the inputs' checks
     (:meth:`_inputs`, or its generated code), and ``typed``, the nodes typed so (up to
-    two)."""
+    :data:`GENERATE_AT`)."""
 
     __slots__ = ("attributes", "check", "domain", "entry", "facts", "inputs", "made", "slots",
                  "typed", "typing")
@@ -85,7 +92,7 @@ class _Last:
         #: the checks and the typing as one generated function (:func:`_typing`), made
         #: with the checks' when it can be; returns the output's type, or None
         self.typing: Callable[..., TensorType | None] | None = None
-        self.typed = 0  # the nodes it typed (its checks are generated at the second)
+        self.typed = 0  # the nodes it typed (its checks are generated at GENERATE_AT)
         inputs: list[Any] = []
         for form in key[1]:
             if form is None:
@@ -306,9 +313,10 @@ def repeated(reader: Any, rec: NodeRecord, node: onnx.NodeProto) -> bool:
         typed = generic.instance(last.made, constants, given)  # (lists: indexed only)
         if typed is None:
             return False
-        if last.typed < 2:  # (its checks generated once a second node is typed so)
+        if last.typed < GENERATE_AT:  # (its checks generated once that many are)
             last.typed += 1
-            if last.typed == 2:  # (one function compiled: the typing, else the checks)
+            if last.typed == GENERATE_AT:  # (one function compiled: the typing, else
+                # the checks)
                 last.typing = _typing(last)
                 if last.typing is None:
                     last.check = _generated(last) or last.check

@@ -18,19 +18,30 @@ from ..shared import NotKnown
 def _window(n: DimVar, k: int | DimVar, s: int, d: int, pb: int, pe: int, auto_pad: str,
             ceil_mode: int) -> DimExpr:
     """The output size of a sliding window over an axis of size ``n`` (``k``: the
-    kernel's size, or the weight's axis that has it)."""
-    eff = (k - 1) * d + 1
+    kernel's size, or the weight's axis that has it), written as few operations as the
+    size allows (see :func:`_positions`): a stride-1 window that keeps its input's size
+    (a 1x1 convolution, a padded 3x3) is ``n`` itself."""
+    eff = k if d == 1 else (k - 1) * d + 1  # ((k-1)*1+1 is k)
     if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-        return shifted(n, s - 1) // s
+        return n if s == 1 else shifted(n, s - 1) // s
     if auto_pad == "VALID":
-        return (n - eff) // s + 1
+        return _positions(n, 0, eff, s)
     if ceil_mode:  # the last window must start inside the input or its left pad
-        ceil, inside = pb + pe + s - 1 - eff, pb - 1  # (n + ceil)//s + 1, (n + inside)//s + 1
+        ceil = pb + pe + s - 1  # (n + ceil - eff)//s + 1, or (n + pb-1)//s + 1
         if isinstance(eff, int):  # floors of n over one divisor: the smaller offset is the min
-            return (shifted(n, ceil + eff) - eff) // s + 1 if ceil <= inside else \
-                shifted(n, inside) // s + 1
-        return dim_min((shifted(n, ceil + eff) - eff) // s + 1, shifted(n, inside) // s + 1)
-    return (shifted(n, pb + pe) - eff) // s + 1
+            return _positions(n, min(ceil - eff, pb - 1), 0, s)
+        return dim_min(_positions(n, ceil, eff, s), _positions(n, pb - 1, 0, s))
+    return _positions(n, pb + pe, eff, s)
+
+
+def _positions(n: DimVar, by: int, eff: int | DimExpr, s: int) -> DimExpr:
+    """``(n + by - eff)//s + 1``, the positions of a window of ``eff`` at stride ``s``
+    over ``n + by``, written as ``(n + by - eff + s)//s`` (a floor plus one is the floor
+    of the sum plus the divisor) and a floor by 1 as its argument: the same size at every
+    ``n`` (the Dim algebra gives both one canonical form), with fewer operations for
+    every render to check, every build to evaluate and every solve to hold."""
+    top = shifted(n, by - eff + s) if isinstance(eff, int) else shifted(n, by + s) - eff
+    return top if s == 1 else top // s
 
 
 def window_attributes(x_ndim: int, **given: tuple | None) -> int:
