@@ -20,7 +20,7 @@ from kantensor.onnx import from_onnx, infer_shapes
 from kantensor.onnx.bounds import arity
 from kantensor.onnx.importer import read_types
 from kantensor.onnx.loading import OnnxImportError
-from kantensor.onnx.registry import _key, _split, _table, _tables, registry
+from kantensor.onnx.registry import Tables, _key, _split, _table, _tables, registry
 from kantensor.ops import keyed, shipped
 from kantensor.ops.catalogue import catalogue_files, catalogue_root, read_tables
 
@@ -153,10 +153,11 @@ def test_reading_a_model_leaves_the_cycle_collector_as_it_was():
         gc.enable()
 
 
-def _read(tables: dict) -> dict:
+def _read(tables: Tables) -> dict:
     """Each table of ``registry._tables()``'s answer as its data (a key's shipped rows
     one string: kantensor.ops.keyed)."""
-    return {key: [(file, index, _table(file, index, table, key)) for file, index, table in
+    return {key: [(file, index, _table(file, index, table, key, tables.verified))
+                  for file, index, table in
                   (keyed.rows("onnx", rows) if isinstance(rows, str) else rows)]
             for key, rows in tables.items()}
 

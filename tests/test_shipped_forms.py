@@ -247,7 +247,8 @@ def test_a_precompiled_table_that_is_not_json_is_not_used():
         is None
     for line in ("{not", "[" * 100_000):
         with pytest.raises(registry.CatalogueError, match="not JSON"):
-            registry._table("onnx/math.toml", 0, shipped.ShippedTable({}, line), ("", "Add"))
+            registry._table("onnx/math.toml", 0, shipped.ShippedTable({}, line), ("", "Add"),
+                            frozenset())
 
 
 def test_a_dtype_added_to_the_table_retires_the_forms(monkeypatch):
