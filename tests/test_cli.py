@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import kantensor as kt
-from kantensor import cli
+from kantensor import cli, repl
 from kantensor.query import var as qvar
 from kantensor.types.dtypes import DEFAULT_RANGE, is_low_precision
 
@@ -334,3 +334,13 @@ def test_an_onnx_command_line_error_shows_the_usage_of_every_subcommand(argv, ca
     assert lean.value.code == full.value.code == 2
     assert said == capsys.readouterr().err
     assert "infer" in said.split("error:")[0], said
+
+
+def test_the_repls_names_are_reachable_from_the_cli():
+    """``kantensor.cli.Repl`` and the other names of the REPL's ``__all__`` are the REPL's
+    own (loaded on first use); a name it does not export, or a dunder the import system
+    asks for, is missing."""
+    assert all(getattr(cli, name) is getattr(repl, name) for name in repl.__all__)
+    for name in ("no_such_name", "__path__"):
+        with pytest.raises(AttributeError, match=f"has no attribute '{name}'"):
+            getattr(cli, name)

@@ -192,19 +192,16 @@ def run() -> None:
     sys.exit(main())
 
 
-#: The names of :mod:`kantensor.repl` reachable here too (``kantensor.cli.Repl``).
-FROM_REPL = ("CHECK_TIMEOUT", "HISTORY_ENV", "HISTORY_LENGTH", "CheckTimeout", "Repl",
-             "_time_limit", "history_path", "run_check")
-
-
 def __getattr__(name: str) -> Any:
-    """A name of :data:`FROM_REPL`, from :mod:`kantensor.repl` (loaded on first use); any
-    other name is missing without loading it (the import system asks for ``__path__``)."""
-    if name not in FROM_REPL:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from . import repl
+    """A name of :mod:`kantensor.repl`'s ``__all__``, reachable here too
+    (``kantensor.cli.Repl``), from the REPL loaded on first use; a dunder name is missing
+    without loading it (the import system asks for ``__path__``)."""
+    if not name.startswith("__"):
+        from . import repl
 
-    return getattr(repl, name)
+        if name in repl.__all__:
+            return getattr(repl, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 if __name__ == "__main__":
