@@ -1,5 +1,6 @@
 """The kantensor command."""
 
+import gc
 import io
 import re
 from pathlib import Path
@@ -290,7 +291,8 @@ def test_the_onnx_command_loads_neither_the_command_table_nor_the_repl(tmp_path)
     """``kantensor onnx MODEL`` in a process of its own (what the console script runs)
     types the model without loading the command table, the front ends its commands run,
     the REPL or the line editor; ``kantensor infer`` loads the table. What the imports
-    made is frozen out of the collector's passes (``cli.run``), which stays enabled."""
+    made, the subcommand's included, is frozen out of the collector's passes
+    (``cli.run``), which stays enabled; ``cli.main`` in this process freezes nothing."""
     import subprocess
     import sys
 
@@ -304,9 +306,11 @@ def test_the_onnx_command_loads_neither_the_command_table_nor_the_repl(tmp_path)
     onnx.save(helper.make_model(graph), str(model))
     lazy = ["kantensor.commands", "kantensor.repl", "kantensor.refinement",
             "kantensor.evalshape", "kantensor.graphtext", "readline", "cmd"]
+    frozen = ("not any(o is sys.modules['kantensor.onnxcommands'].__dict__ "
+              "for o in gc.get_objects())")  # (what the subcommand's imports made)
     code = ("import atexit, gc, sys\n"
             f"atexit.register(lambda: print([m for m in {lazy!r} if m in sys.modules], "
-            "gc.isenabled(), gc.get_freeze_count() > 0, file=sys.stderr))\n"
+            f"gc.isenabled(), gc.get_freeze_count() > 0, {frozen}, file=sys.stderr))\n"
             "from kantensor.cli import run\n"
             "sys.argv[0] = 'kantensor'\n"
             "run()")
@@ -314,10 +318,13 @@ def test_the_onnx_command_loads_neither_the_command_table_nor_the_repl(tmp_path)
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["input  x: float32[n,4]", "output y: float32[n,4]"]
-    assert done.stderr.strip() == "[] True True"  # the collector on, the imports frozen
+    assert done.stderr.strip() == "[] True True True"  # the collector on, imports frozen
     done = subprocess.run([sys.executable, "-c", code, "infer", "exp", "float32[3]"],
                           capture_output=True, text=True)
     assert done.returncode == 0 and "kantensor.commands" in done.stderr, done.stderr
+    frozen, enabled = gc.get_freeze_count(), gc.isenabled()
+    assert cli.main(["onnx", str(model)]) == 0
+    assert (gc.get_freeze_count(), gc.isenabled()) == (frozen, enabled)
 
 
 @pytest.mark.parametrize("argv", [["onnx", "m.onnx", "extra"],
