@@ -21,7 +21,7 @@ import itertools
 
 import numpy as np
 import pytest
-from onnx import TensorProto, helper, numpy_helper
+from onnx import ModelProto, TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
 import kantensor as kt
@@ -496,22 +496,24 @@ def test_an_input_of_unknown_rank_is_refused_naming_how_to_give_its_dims(tmp_pat
     assert "every size is valid" in capsys.readouterr().out
 
 
+def squeeze(shape: list) -> ModelProto:
+    """``Squeeze(x, a)`` of ``x`` of ``shape`` by one axis ``a`` the data give."""
+    model = helper.make_model(helper.make_graph(
+        [helper.make_node("Squeeze", ["x", "a"], ["y"])], "squeeze",
+        [helper.make_tensor_value_info("x", F, shape),
+         helper.make_tensor_value_info("a", I64, [1])],
+        [helper.make_tensor_value_info("y", F, None)]),
+        opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    return model
+
+
 def test_a_squeeze_of_an_axis_the_data_pick_needs_some_axis_of_size_one():
     """Squeeze of ``x[n, m]`` (and ``x[n, 3]``) by one axis the data give: the contract
     said every size is valid (exact), though onnxruntime fails at every axis where none
     is 1 ('Dimension of input 0 must be 1'); it needs ``(n - 1)*(m - 1) == 0`` now, which
     holds exactly where some axis value runs (judged by onnxruntime at n, m in 0..3, every
     axis -2..1); with no axis of size 1 (``x[2, 3]``) the model is refused."""
-    def squeeze(shape):
-        model = helper.make_model(helper.make_graph(
-            [helper.make_node("Squeeze", ["x", "a"], ["y"])], "squeeze",
-            [helper.make_tensor_value_info("x", F, shape),
-             helper.make_tensor_value_info("a", I64, [1])],
-            [helper.make_tensor_value_info("y", F, None)]),
-            opset_imports=[helper.make_opsetid("", 17)])
-        model.ir_version = 8
-        return model
-
     for shape in (["n", "m"], ["n", 3]):
         model = squeeze(shape)
         contract = ko.contract(model)
@@ -535,13 +537,7 @@ def test_a_squeeze_of_an_axis_the_data_pick_past_six_axes_is_left_untyped():
     every size valid (exact), though onnxruntime fails at every axis where none is 1
     (``x[2, 2, 2, 2, 2, 2, 2]``)."""
     names = [f"d{k}" for k in range(7)]
-    model = helper.make_model(helper.make_graph(
-        [helper.make_node("Squeeze", ["x", "a"], ["y"])], "squeeze",
-        [helper.make_tensor_value_info("x", F, names),
-         helper.make_tensor_value_info("a", I64, [1])],
-        [helper.make_tensor_value_info("y", F, None)]),
-        opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
+    model = squeeze(names)
     contract = ko.contract(model)
     assert "(approximate)" in str(contract).splitlines()[0]
     assert any("stated for at most 6" in note for note in contract.notes)
