@@ -467,18 +467,24 @@ def test_the_window_oracle_s_formula_is_onnx_reference_s_and_onnxruntime_s(op, a
         count("window formula: sizes agreeing with onnx.reference and onnxruntime")
 
 
-def test_an_input_of_unknown_rank_is_refused_naming_how_to_give_its_dims(tmp_path, capsys):
-    """An input with no shape (ONNX allows a tensor of unknown rank; onnxruntime runs
-    ``Relu`` of it at any shape) is refused by name, with the way to give its dims: the
-    contract's ``inputs=`` (and ``--input``) gave such an input none ("input 'x' has 0
-    axes, 2 dims given"); now it takes the dims given, and the model's types there are
-    onnxruntime's."""
+def rankless_relu() -> ModelProto:
+    """``Relu(x)`` of an input ``x`` of unknown rank (no shape)."""
     model = helper.make_model(helper.make_graph(
         [helper.make_node("Relu", ["x"], ["y"])], "rankless",
         [helper.make_tensor_value_info("x", F, None)],
         [helper.make_tensor_value_info("y", F, None)]),
         opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
+    return model
+
+
+def test_an_input_of_unknown_rank_is_refused_naming_how_to_give_its_dims(tmp_path, capsys):
+    """An input with no shape (ONNX allows a tensor of unknown rank; onnxruntime runs
+    ``Relu`` of it at any shape) is refused by name, with the way to give its dims: the
+    contract's ``inputs=`` (and ``--input``) gave such an input none ("input 'x' has 0
+    axes, 2 dims given"); now it takes the dims given, and the model's types there are
+    onnxruntime's."""
+    model = rankless_relu()
     for read in (ko.from_onnx, ko.infer_shapes, ko.contract):
         with pytest.raises(ko.OnnxImportError, match=r"value 'x': its rank is not given "
                            r"\(ONNX allows .*contract's inputs="):
@@ -551,12 +557,7 @@ def test_an_input_of_unknown_rank_given_no_dims_is_a_scalar():
     """``inputs={"x": ()}`` gives an input of unknown rank rank 0 (a shape of no dims):
     it was left with no shape, and refused as of unknown rank, naming the way just
     taken; onnxruntime runs the Relu of a scalar."""
-    model = helper.make_model(helper.make_graph(
-        [helper.make_node("Relu", ["x"], ["y"])], "rankless",
-        [helper.make_tensor_value_info("x", F, None)],
-        [helper.make_tensor_value_info("y", F, None)]),
-        opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
+    model = rankless_relu()
     assert "every size is valid" in str(ko.contract(model, inputs={"x": ()}))
     inputs, (y,) = ko.from_onnx(with_input_dims(model, {"x": ()}))
     x = np.array(-1.0, np.float32)
