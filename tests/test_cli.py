@@ -1,5 +1,6 @@
 """The kantensor command."""
 
+import gc
 import io
 import re
 from pathlib import Path
@@ -8,7 +9,7 @@ import numpy as np
 import pytest
 
 import kantensor as kt
-from kantensor import cli
+from kantensor import cli, repl
 from kantensor.query import var as qvar
 from kantensor.types.dtypes import DEFAULT_RANGE, is_low_precision
 
@@ -290,7 +291,8 @@ def test_the_onnx_command_loads_neither_the_command_table_nor_the_repl(tmp_path)
     """``kantensor onnx MODEL`` in a process of its own (what the console script runs)
     types the model without loading the command table, the front ends its commands run,
     the REPL or the line editor; ``kantensor infer`` loads the table. What the imports
-    made is frozen out of the collector's passes (``cli.run``), which stays enabled."""
+    made, the subcommand's included, is frozen out of the collector's passes
+    (``cli.run``), which stays enabled; ``cli.main`` in this process freezes nothing."""
     import subprocess
     import sys
 
@@ -304,9 +306,11 @@ def test_the_onnx_command_loads_neither_the_command_table_nor_the_repl(tmp_path)
     onnx.save(helper.make_model(graph), str(model))
     lazy = ["kantensor.commands", "kantensor.repl", "kantensor.refinement",
             "kantensor.evalshape", "kantensor.graphtext", "readline", "cmd"]
+    frozen = ("not any(o is sys.modules['kantensor.onnxcommands'].__dict__ "
+              "for o in gc.get_objects())")  # (what the subcommand's imports made)
     code = ("import atexit, gc, sys\n"
             f"atexit.register(lambda: print([m for m in {lazy!r} if m in sys.modules], "
-            "gc.isenabled(), gc.get_freeze_count() > 0, file=sys.stderr))\n"
+            f"gc.isenabled(), gc.get_freeze_count() > 0, {frozen}, file=sys.stderr))\n"
             "from kantensor.cli import run\n"
             "sys.argv[0] = 'kantensor'\n"
             "run()")
@@ -314,10 +318,13 @@ def test_the_onnx_command_loads_neither_the_command_table_nor_the_repl(tmp_path)
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["input  x: float32[n,4]", "output y: float32[n,4]"]
-    assert done.stderr.strip() == "[] True True"  # the collector on, the imports frozen
+    assert done.stderr.strip() == "[] True True True"  # the collector on, imports frozen
     done = subprocess.run([sys.executable, "-c", code, "infer", "exp", "float32[3]"],
                           capture_output=True, text=True)
     assert done.returncode == 0 and "kantensor.commands" in done.stderr, done.stderr
+    frozen, enabled = gc.get_freeze_count(), gc.isenabled()
+    assert cli.main(["onnx", str(model)]) == 0
+    assert (gc.get_freeze_count(), gc.isenabled()) == (frozen, enabled)
 
 
 @pytest.mark.parametrize("argv", [["onnx", "m.onnx", "extra"],
@@ -334,3 +341,13 @@ def test_an_onnx_command_line_error_shows_the_usage_of_every_subcommand(argv, ca
     assert lean.value.code == full.value.code == 2
     assert said == capsys.readouterr().err
     assert "infer" in said.split("error:")[0], said
+
+
+def test_the_repls_names_are_reachable_from_the_cli():
+    """``kantensor.cli.Repl`` and the other names of the REPL's ``__all__`` are the REPL's
+    own (loaded on first use); a name it does not export, or a dunder the import system
+    asks for, is missing."""
+    assert all(getattr(cli, name) is getattr(repl, name) for name in repl.__all__)
+    for name in ("no_such_name", "__path__"):
+        with pytest.raises(AttributeError, match=f"has no attribute '{name}'"):
+            getattr(cli, name)

@@ -21,7 +21,7 @@ import itertools
 
 import numpy as np
 import pytest
-from onnx import TensorProto, helper, numpy_helper
+from onnx import ModelProto, TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
 import kantensor as kt
@@ -467,18 +467,24 @@ def test_the_window_oracle_s_formula_is_onnx_reference_s_and_onnxruntime_s(op, a
         count("window formula: sizes agreeing with onnx.reference and onnxruntime")
 
 
-def test_an_input_of_unknown_rank_is_refused_naming_how_to_give_its_dims(tmp_path, capsys):
-    """An input with no shape (ONNX allows a tensor of unknown rank; onnxruntime runs
-    ``Relu`` of it at any shape) is refused by name, with the way to give its dims: the
-    contract's ``inputs=`` (and ``--input``) gave such an input none ("input 'x' has 0
-    axes, 2 dims given"); now it takes the dims given, and the model's types there are
-    onnxruntime's."""
+def rankless_relu() -> ModelProto:
+    """``Relu(x)`` of an input ``x`` of unknown rank (no shape)."""
     model = helper.make_model(helper.make_graph(
         [helper.make_node("Relu", ["x"], ["y"])], "rankless",
         [helper.make_tensor_value_info("x", F, None)],
         [helper.make_tensor_value_info("y", F, None)]),
         opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
+    return model
+
+
+def test_an_input_of_unknown_rank_is_refused_naming_how_to_give_its_dims(tmp_path, capsys):
+    """An input with no shape (ONNX allows a tensor of unknown rank; onnxruntime runs
+    ``Relu`` of it at any shape) is refused by name, with the way to give its dims: the
+    contract's ``inputs=`` (and ``--input``) gave such an input none ("input 'x' has 0
+    axes, 2 dims given"); now it takes the dims given, and the model's types there are
+    onnxruntime's."""
+    model = rankless_relu()
     for read in (ko.from_onnx, ko.infer_shapes, ko.contract):
         with pytest.raises(ko.OnnxImportError, match=r"value 'x': its rank is not given "
                            r"\(ONNX allows .*contract's inputs="):
@@ -496,22 +502,24 @@ def test_an_input_of_unknown_rank_is_refused_naming_how_to_give_its_dims(tmp_pat
     assert "every size is valid" in capsys.readouterr().out
 
 
+def squeeze(shape: list) -> ModelProto:
+    """``Squeeze(x, a)`` of ``x`` of ``shape`` by one axis ``a`` the data give."""
+    model = helper.make_model(helper.make_graph(
+        [helper.make_node("Squeeze", ["x", "a"], ["y"])], "squeeze",
+        [helper.make_tensor_value_info("x", F, shape),
+         helper.make_tensor_value_info("a", I64, [1])],
+        [helper.make_tensor_value_info("y", F, None)]),
+        opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    return model
+
+
 def test_a_squeeze_of_an_axis_the_data_pick_needs_some_axis_of_size_one():
     """Squeeze of ``x[n, m]`` (and ``x[n, 3]``) by one axis the data give: the contract
     said every size is valid (exact), though onnxruntime fails at every axis where none
     is 1 ('Dimension of input 0 must be 1'); it needs ``(n - 1)*(m - 1) == 0`` now, which
     holds exactly where some axis value runs (judged by onnxruntime at n, m in 0..3, every
     axis -2..1); with no axis of size 1 (``x[2, 3]``) the model is refused."""
-    def squeeze(shape):
-        model = helper.make_model(helper.make_graph(
-            [helper.make_node("Squeeze", ["x", "a"], ["y"])], "squeeze",
-            [helper.make_tensor_value_info("x", F, shape),
-             helper.make_tensor_value_info("a", I64, [1])],
-            [helper.make_tensor_value_info("y", F, None)]),
-            opset_imports=[helper.make_opsetid("", 17)])
-        model.ir_version = 8
-        return model
-
     for shape in (["n", "m"], ["n", 3]):
         model = squeeze(shape)
         contract = ko.contract(model)
@@ -535,13 +543,7 @@ def test_a_squeeze_of_an_axis_the_data_pick_past_six_axes_is_left_untyped():
     every size valid (exact), though onnxruntime fails at every axis where none is 1
     (``x[2, 2, 2, 2, 2, 2, 2]``)."""
     names = [f"d{k}" for k in range(7)]
-    model = helper.make_model(helper.make_graph(
-        [helper.make_node("Squeeze", ["x", "a"], ["y"])], "squeeze",
-        [helper.make_tensor_value_info("x", F, names),
-         helper.make_tensor_value_info("a", I64, [1])],
-        [helper.make_tensor_value_info("y", F, None)]),
-        opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
+    model = squeeze(names)
     contract = ko.contract(model)
     assert "(approximate)" in str(contract).splitlines()[0]
     assert any("stated for at most 6" in note for note in contract.notes)
@@ -555,12 +557,7 @@ def test_an_input_of_unknown_rank_given_no_dims_is_a_scalar():
     """``inputs={"x": ()}`` gives an input of unknown rank rank 0 (a shape of no dims):
     it was left with no shape, and refused as of unknown rank, naming the way just
     taken; onnxruntime runs the Relu of a scalar."""
-    model = helper.make_model(helper.make_graph(
-        [helper.make_node("Relu", ["x"], ["y"])], "rankless",
-        [helper.make_tensor_value_info("x", F, None)],
-        [helper.make_tensor_value_info("y", F, None)]),
-        opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
+    model = rankless_relu()
     assert "every size is valid" in str(ko.contract(model, inputs={"x": ()}))
     inputs, (y,) = ko.from_onnx(with_input_dims(model, {"x": ()}))
     x = np.array(-1.0, np.float32)

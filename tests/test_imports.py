@@ -1,12 +1,14 @@
 """The import graph of the package, built from the source: no cycle, no kantensor import
 hidden inside a function (entry points excepted), no oversized module. The front ends
-the package loads on first use (``kantensor.FRONT_ENDS``, PEP 562) are edges of the
-graph too: declared in one table, not hidden."""
+a package loads on first use (``kantensor.FRONT_ENDS``, the Dask lowering's ``LOWERING``,
+PEP 562) are edges of the graph too: each declared in one table, read from it here."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1] / "src" / "kantensor"
 #: Entry points may defer imports (start-up time of the command line).
@@ -43,14 +45,32 @@ def imports(module: str, tree: ast.AST, known: set[str]) -> list[tuple[str, bool
     return out
 
 
-def front_ends() -> dict[str, tuple[str, ...]]:
-    """The package's lazily loaded front ends (module -> names), read from the source of
-    ``__init__.py`` (the literal ``FRONT_ENDS`` table)."""
-    tree = ast.parse((ROOT / "__init__.py").read_text())
-    for node in tree.body:
-        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "FRONT_ENDS":
+#: The tables of the modules a package loads on first use (PEP 562), each a literal in
+#: the package's ``__init__``: (that module, the table's name, whether its keys or its
+#: values name the modules, the package the names are in).
+DEFERRED = (("__init__", "FRONT_ENDS", "keys", ""),
+            ("backend.dask.__init__", "LOWERING", "values", "backend.dask."))
+
+
+def literal(module: str, name: str) -> object:
+    """The value of the literal table ``name`` at the top of ``module``, from its source."""
+    for node in ast.parse(modules()[module].read_text()).body:
+        targets = [node.target] if isinstance(node, ast.AnnAssign) else \
+            node.targets if isinstance(node, ast.Assign) else []
+        if any(getattr(t, "id", "") == name for t in targets):
             return ast.literal_eval(node.value)
-    raise AssertionError("kantensor/__init__.py has no FRONT_ENDS table")
+    raise AssertionError(f"{module} has no {name} table")
+
+
+def deferred() -> dict[str, set[str]]:
+    """Each package's modules loaded on first use (the package's module -> them), read
+    from the tables of :data:`DEFERRED`."""
+    out: dict[str, set[str]] = {}
+    for module, table, part, package in DEFERRED:
+        found = literal(module, table)
+        out.setdefault(module, set()).update(
+            package + m for m in (found.keys() if part == "keys" else found.values()))
+    return out
 
 
 def graph() -> tuple[dict[str, set[str]], list[str]]:
@@ -65,7 +85,8 @@ def graph() -> tuple[dict[str, set[str]], list[str]]:
                 edges.setdefault(me, set()).add(target)
             if in_function and name.split(".")[-1] not in ENTRY_POINTS:
                 hidden.append(f"{name} imports {target} inside a function")
-    edges.setdefault("__init__", set()).update(front_ends())  # its deferred imports
+    for module, lazy in deferred().items():  # the deferred imports of each package
+        edges.setdefault(module.removesuffix(".__init__"), set()).update(lazy)
     return edges, hidden
 
 
@@ -121,13 +142,15 @@ def test_no_module_is_oversized():
                                                          if v > MAX_LINES}
 
 
-def test_the_front_ends_loaded_on_first_use_are_modules_the_package_does_not_import_eagerly():
-    """Each FRONT_ENDS entry is a module of the package; ``__init__`` does not also import
-    it at the top (a deferred edge that is eager anyway would only hide it)."""
-    lazy = front_ends()
+@pytest.mark.parametrize("module", sorted(deferred()))
+def test_the_modules_loaded_on_first_use_are_modules_the_package_does_not_import_eagerly(
+        module):
+    """Each module a package's table of :data:`DEFERRED` names (``kantensor.FRONT_ENDS``,
+    the Dask lowering's ``LOWERING``) is a module of the package; the package does not
+    also import it at the top (a deferred edge that is eager anyway would only hide it)."""
+    lazy = deferred()[module]
     known = {m.removesuffix(".__init__") for m in modules()}
-    assert lazy and set(lazy) <= known, set(lazy) - known
-    eager = {t for t, inside in imports("__init__", ast.parse((ROOT / "__init__.py")
-                                                              .read_text()), known)
-             if not inside}
-    assert not eager & set(lazy), eager & set(lazy)
+    assert lazy and lazy <= known, lazy - known
+    eager = {t for t, inside in imports(module, ast.parse(modules()[module].read_text()),
+                                        known) if not inside}
+    assert not eager & lazy, eager & lazy

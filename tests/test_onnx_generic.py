@@ -61,29 +61,34 @@ def _model(op_type: str, shapes: list[tuple], attrs: dict, opset: int = 18,
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
 
 
-def _typing(model: onnx.ModelProto, templates: bool = True) -> tuple:
-    """The reader's types and conditions (with the templates, or built the ordinary
-    way), or the error's class and message."""
+def _typing(model: onnx.ModelProto, templates: bool = True, given: bool = False) -> tuple:
+    """The reader's types and conditions and untyped names (with the templates, or built
+    the ordinary way), or the error's class and message; and each instance the templates
+    gave (None: a condition failed), with ``given`` as a pair with the text of the input
+    types it was given (tests/test_onnx_generic_cases.py)."""
     generic.TEMPLATES.clear()
     generic.PINNED.clear()
     nodememo.MEMO.clear()
     nodecache.NODES.clear()  # (a record's slot would type a node met before)
-    served: list = []  # what the templates gave (None: a condition failed)
+    served: list = []
     real, real_typing = generic.instance, repeats._typing
 
-    def counted(*args: object) -> tuple | None:
-        served.append(real(*args))
-        return served[-1]
+    def counted(made: object, constants: tuple, types: tuple) -> tuple | None:
+        instance = real(made, constants, types)
+        served.append((instance, tuple(map(str, types))) if given else instance)
+        return instance
 
     def typing(last: object) -> object:  # (repeats' generated typing: an instance too)
         made = real_typing(last)
         if made is None:
             return None
 
-        def typed(*args: object) -> object:
-            t = made(*args)
+        def typed(types: dict, values: dict, unread: dict, names: tuple) -> object:
+            t = made(types, values, unread, names)
             if t is not None:  # (None: its checks, or a condition: not told apart)
-                served.append(((t,), (None,), (None,), ()))
+                instance = ((t,), (None,), (None,), ())
+                served.append((instance, tuple(str(types[n]) for n in names if n))
+                              if given else instance)
             return t
         return typed
     generic.instance = counted if templates else (lambda *a: None)

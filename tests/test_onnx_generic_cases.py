@@ -17,9 +17,9 @@ import onnx
 import pytest
 from onnx import helper
 
-from kantensor.onnx import from_onnx, generic, nodecache, nodememo, repeats
-from kantensor.onnx.importer import read_types
+from kantensor.onnx import from_onnx, generic
 from onnx_cases import cases, in_scope
+from test_onnx_generic import _typing as typing_of
 
 #: Ways to make a sibling's size from a case's size above 1 (the k-th of three siblings).
 VARIANTS = {"shifted": lambda d, k: d + 10 * k, "scaled": lambda d, k: d * (k + 1)}
@@ -88,43 +88,9 @@ def repeated(case_model: onnx.ModelProto, variant: str, own: dict | None = None
 
 
 def _typing(model: onnx.ModelProto, templates: bool = True) -> tuple:
-    """The reader's types and conditions and untyped names (with the templates, or built
-    the ordinary way), or the error's class and message; and, with the templates, each
-    instance the templates gave (None: a condition failed) with the text of the input
-    types it was given."""
-    generic.TEMPLATES.clear()
-    generic.PINNED.clear()
-    nodememo.MEMO.clear()
-    nodecache.NODES.clear()  # (a record's slot would type a node met before)
-    served: list = []
-    real, real_typing = generic.instance, repeats._typing
-
-    def counted(made: object, constants: tuple, given: tuple) -> tuple | None:
-        served.append((real(made, constants, given), tuple(map(str, given))))
-        return served[-1][0]
-
-    def typing(last: object) -> object:  # (repeats' generated typing: an instance too)
-        made = real_typing(last)
-        if made is None:
-            return None
-
-        def typed(types: dict, values: dict, unread: dict, names: tuple) -> object:
-            t = made(types, values, unread, names)
-            if t is not None:  # (None: its checks, or a condition: not told apart)
-                served.append((((t,), (None,), (None,), ()),
-                               tuple(str(types[n]) for n in names if n)))
-            return t
-        return typed
-    generic.instance = counted if templates else (lambda *a: None)
-    repeats._typing = typing
-    try:
-        reader = read_types(model)
-    except Exception as exc:  # noqa: BLE001 - the error is the answer compared
-        return (type(exc).__name__, str(exc)), served
-    finally:
-        generic.instance, repeats._typing = real, real_typing
-    return (tuple((k, str(v)) for k, v in reader.types.items()),
-            tuple(map(str, reader.conditions)), tuple(sorted(reader.untyped))), served
+    """test_onnx_generic's harness, each instance the templates gave with the text of the
+    input types it was given."""
+    return typing_of(model, templates, given=True)
 
 
 @pytest.fixture(scope="module")

@@ -83,6 +83,19 @@ def test_a_row_whose_line_is_not_its_table_is_read_from_the_toml(monkeypatch, ch
     assert _read(fresh) == toml_index()
 
 
+def test_a_row_of_a_file_the_index_records_no_digest_of_is_not_used(monkeypatch):
+    """A hostile row of a file the index does not record (so no digest vouches for it),
+    placed on a table's line with that line's own check: its table is not the shipped
+    line but the file's TOML, and there is no such file."""
+    files, packed = keyed.keyed("onnx")
+    (add,) = _rows(packed[("", "Add")])
+    packed[("", "Add")] = _packed([add, ["unrecorded.toml", "0", *add[2:]]])
+    fresh = _index(monkeypatch, (files, packed))
+    monkeypatch.setattr(registry, "_tables", lambda: fresh)
+    with pytest.raises(CatalogueError, match="unrecorded.toml: op #0: no such table"):
+        registry.entries.__wrapped__("", "Add")
+
+
 def test_a_row_that_places_another_tables_line_is_refused_by_name(monkeypatch):
     """A hostile row naming another table's line with that line's own check (so the
     line is a table shipped for the file as it is): that table is not of the row's key,

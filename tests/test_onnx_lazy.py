@@ -20,7 +20,7 @@ from kantensor.onnx import from_onnx, infer_shapes
 from kantensor.onnx.bounds import arity
 from kantensor.onnx.importer import read_types
 from kantensor.onnx.loading import OnnxImportError
-from kantensor.onnx.registry import _key, _split, _table, _tables, registry
+from kantensor.onnx.registry import Tables, _key, _split, _table, _tables, registry
 from kantensor.ops import keyed, shipped
 from kantensor.ops.catalogue import catalogue_files, catalogue_root, read_tables
 
@@ -153,10 +153,11 @@ def test_reading_a_model_leaves_the_cycle_collector_as_it_was():
         gc.enable()
 
 
-def _read(tables: dict) -> dict:
+def _read(tables: Tables) -> dict:
     """Each table of ``registry._tables()``'s answer as its data (a key's shipped rows
     one string: kantensor.ops.keyed)."""
-    return {key: [(file, index, _table(file, index, table, key)) for file, index, table in
+    return {key: [(file, index, _table(file, index, table, key, tables.verified))
+                  for file, index, table in
                   (keyed.rows("onnx", rows) if isinstance(rows, str) else rows)]
             for key, rows in tables.items()}
 
@@ -178,37 +179,7 @@ def test_the_shipped_tables_are_the_files_tables():
     (no table is left as text to parse)."""
     assert (catalogue_root() / "onnx" / shipped.TABLES).read_text(encoding="utf-8") == \
         shipped.serialized("onnx")
-    tables = shipped.precompiled("onnx")
-    for name, text in catalogue_files("onnx"):
-        assert shipped.tables_of(name, text, tables) == read_tables(name, text)
     assert all(isinstance(rows, str) for rows in _tables().values())  # (all shipped)
     assert _read(_tables()) == toml_index()
 
 
-@pytest.mark.parametrize("cut", ["line lost", "line added", "last line lost", "no index",
-                                 "deep index", "unreadable"])
-def test_tables_whose_lines_moved_are_not_used(monkeypatch: pytest.MonkeyPatch, cut: str):
-    """The precompiled tables are one index line and one line per table: with a table's
-    line lost or one added (each file's tables would be another's lines), the index
-    not JSON or nested deeper than json decodes (RecursionError), or the file not
-    readable (a folder of that name), no file's tables are used (the files are read
-    from their TOML)."""
-    path = catalogue_root() / "onnx" / shipped.TABLES
-    lines = path.read_text(encoding="utf-8").split("\n")
-    assert len(lines) > 100 and lines[-1] == ""
-    changed = {"line lost": lines[:50] + lines[51:],
-               "line added": lines[:50] + ['{"name": "Add"}'] + lines[50:],
-               "last line lost": lines[:-2] + [""],
-               "no index": ["{"] + lines[1:], "deep index": ["[" * 100_000] + lines[1:],
-               "unreadable": None}[cut]
-
-    class Text:
-        def read_text(self, encoding: str) -> str:
-            if changed is None:
-                raise IsADirectoryError(f"{path} is a folder")
-            return "\n".join(changed)
-
-    monkeypatch.setattr(shipped, "_index", lambda folder: Text())
-    assert shipped.precompiled("onnx") == {}
-    monkeypatch.setattr(shipped, "_index", lambda folder: path)
-    assert len(shipped.precompiled("onnx")) == len(list(catalogue_files("onnx")))

@@ -40,7 +40,7 @@ from kantensor.syntax.template import AlternativeTemplate
 from kantensor.syntax.vocabulary import Word
 from kantensor.types.limits import MAX_SIZE, MAX_TERMS
 from kantensor.types.type import TensorType
-from test_signature_parse import AST_EXAMPLES, alternatives
+from signature_strategies import AST_EXAMPLES, alternatives
 
 # --------------------------------------------------------------------------- TensorType.parse
 
@@ -186,10 +186,7 @@ def test_levels_and_names_found_once_are_those_a_walk_finds():
     assert expr_names(shared + size) == ["n"] * (MAX_NESTING - 2)
 
 
-# (filter_too_much too: most random alternatives break a rule of the DSL and are rejected
-# by the strategy; at KANTENSOR_AST_EXAMPLES=30 the derandomized run failed that check.)
-@settings(max_examples=AST_EXAMPLES, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=AST_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(alternatives())
 def test_levels_and_names_of_any_alternative_are_those_a_walk_finds(alt):
     """The same on alternatives drawn at random (the parser's own property strategy)."""

@@ -237,8 +237,8 @@ def test_the_onnx_registry_decodes_only_the_tables_a_model_uses(monkeypatch):
 
 
 def test_a_precompiled_table_that_is_not_json_is_not_used():
-    name, text = next((n, t) for n, t in catalogue_files("onnx") if n == "math.toml")
-    index = shipped.precompiled("onnx")
+    name, text = next((n, t) for n, t in catalogue_files() if n == "elementwise.toml")
+    index = shipped.precompiled()
     garbled = dict(index[name], tables=[[{"name": "Add"}, "{not json"]])
     assert shipped.tables_of(name, text, {name: garbled}) is None
     deep = dict(index[name], tables=[[{"name": "Add"}, "[" * 100_000]])  # (RecursionError)
@@ -247,7 +247,8 @@ def test_a_precompiled_table_that_is_not_json_is_not_used():
         is None
     for line in ("{not", "[" * 100_000):
         with pytest.raises(registry.CatalogueError, match="not JSON"):
-            registry._table("onnx/math.toml", 0, shipped.ShippedTable({}, line), ("", "Add"))
+            registry._table("onnx/math.toml", 0, shipped.ShippedTable({}, line), ("", "Add"),
+                            frozenset())
 
 
 def test_a_dtype_added_to_the_table_retires_the_forms(monkeypatch):

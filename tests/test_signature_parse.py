@@ -1,29 +1,25 @@
 """Signature DSL: grammar, AST, parser, canonical printing and syntax errors.
 
-``KANTENSOR_AST_EXAMPLES`` (default 100) sets the random signatures of
-:func:`test_random_ast_roundtrip`, the slowest test of the suite at 500 (a tenth of its
-CPU time, on one worker), and of the properties over the same strategy in
-``test_template.py`` and ``test_robustness.py`` (200 each before); the long run is
-``KANTENSOR_AST_EXAMPLES=500``."""
+``KANTENSOR_AST_EXAMPLES`` (default 100) sets the random signatures
+(``signature_strategies.py``) of :func:`test_random_ast_roundtrip` and of the properties
+over the same strategy in ``test_template.py`` and ``test_robustness.py``; the long run
+is ``KANTENSOR_AST_EXAMPLES=500``."""
 
 from __future__ import annotations
 
-import os
 import pickle
 import string
 
 import numpy as np
 import numpy.linalg._umath_linalg as umath_linalg
 import pytest
-from hypothesis import HealthCheck, given, reject, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kantensor.signature.signature import Signature
 from kantensor.syntax import vocabulary as V
 from kantensor.syntax.alternative import Alternative, Loop
 from kantensor.syntax.ast import (
-    CATEGORIES,
-    DTYPE_NAMES,
     AnonGroup,
     AnyGroup,
     BinOp,
@@ -48,6 +44,7 @@ from kantensor.syntax.ast import (
 )
 from kantensor.syntax.errors import CONTEXT, SignatureSyntaxError, TypeInferenceError
 from kantensor.types.type import TensorType
+from signature_strategies import AST_EXAMPLES, alternatives
 
 parse_signature = Signature.parse
 
@@ -463,70 +460,7 @@ def test_fuzz_mutations(text: str, mutations: list[tuple[str, int, str]]) -> Non
 
 # --------------------------------------------------------------------------- random ASTs
 
-DIM_NAMES = ["m", "n", "p", "k", "d2", "batch_size", "index", "integer"]
-FLEX_NAMES = ["f", "g"]
-GROUP_NAMES = ["bt", "rest"]
-TYPE_VARS = ["T", "U", "x", "floaty"]
-
-leaf_exprs = st.one_of(st.sampled_from(DIM_NAMES).map(DimVar), st.integers(0, 99))
-exprs = st.recursive(
-    leaf_exprs,
-    lambda sub: st.one_of(
-        st.builds(BinOp, st.sampled_from(["+", "-", "*", "//", "%"]), sub, sub),
-        st.builds(Call, st.sampled_from(["min", "max"]), st.lists(sub, min_size=1, max_size=3)),
-    ),
-    max_leaves=8,
-).map(lambda e: FixedDim(e) if isinstance(e, int) else e)
-items = st.one_of(
-    exprs,
-    st.sampled_from(FLEX_NAMES).map(FlexDim),
-    st.integers(1, 4).map(AnonGroup),
-    st.sampled_from(GROUP_NAMES).map(NamedGroup),
-)
-dtypes = st.recursive(
-    st.one_of(st.sampled_from(sorted(DTYPE_NAMES)).map(DTypeName),
-              st.sampled_from(TYPE_VARS).map(DTypeVar)),  # fmt: skip
-    lambda sub: st.one_of(
-        st.builds(Promote, st.lists(sub, min_size=1, max_size=3)),
-        st.builds(DTypeFunction, st.sampled_from([w for w in V.DTYPE_FUNCTIONS
-                                                  if w.arity == (1, 1)]), sub)
-    ),
-    max_leaves=5,
-)
-clauses = st.one_of(
-    st.builds(Compare, st.sampled_from(["==", "!=", "<", "<=", ">", ">="]), exprs, exprs),
-    st.builds(InCategory, dtypes, st.sampled_from(sorted(CATEGORIES))),
-    st.builds(DTypeEq, dtypes, dtypes),
-    st.builds(Compatible, dtypes, dtypes),
-)
-
-
-@st.composite
-def operands(draw: st.DrawFn) -> TensorPattern:
-    dims = draw(st.lists(items, max_size=4))
-    if draw(st.booleans()):
-        dims.insert(draw(st.integers(0, len(dims))), AnyGroup())
-    return TensorPattern(dims, draw(st.none() | dtypes))
-
-
-@st.composite
-def alternatives(draw: st.DrawFn) -> Alternative:
-    loop = draw(st.sampled_from([None, "+", "="]))
-    cap = None if loop is None else draw(st.none() | st.integers(0, 5))
-    try:
-        return Alternative(
-            tuple(draw(st.lists(operands(), max_size=3))),
-            tuple(draw(st.lists(operands(), min_size=1, max_size=3))),
-            tuple(draw(st.lists(clauses, max_size=3))),
-            loop,
-            cap,
-        )
-    except ValueError:  # e.g. 'x == y' without dtype context: not expressible as text
-        reject()
-
-
-#: Random signatures the round trip is checked on (the long run: 500).
-AST_EXAMPLES = int(os.environ.get("KANTENSOR_AST_EXAMPLES", "100"))
+# (drawn well-formed: tests/signature_strategies.py)
 
 
 @settings(max_examples=AST_EXAMPLES, deadline=2000, suppress_health_check=list(HealthCheck))

@@ -88,6 +88,35 @@ def test_a_file_edited_since_is_read_from_its_toml():
     assert shipped.tables_of("nosuchfile.toml", text, tables) is None
 
 
+@pytest.mark.parametrize("cut", ["line lost", "line added", "last line lost", "no index",
+                                 "deep index", "unreadable"])
+def test_tables_whose_lines_moved_are_not_used(monkeypatch: pytest.MonkeyPatch, cut: str):
+    """The precompiled tables are one index line and one line per table: with a table's
+    line lost or one added (each file's tables would be another's lines), the index
+    not JSON or nested deeper than json decodes (RecursionError), or the file not
+    readable (a folder of that name), no file's tables are used (the files are read
+    from their TOML)."""
+    path = catalogue_root() / shipped.TABLES
+    lines = path.read_text(encoding="utf-8").split("\n")
+    assert len(lines) > 100 and lines[-1] == ""
+    changed = {"line lost": lines[:50] + lines[51:],
+               "line added": lines[:50] + ['{"name": "Add"}'] + lines[50:],
+               "last line lost": lines[:-2] + [""],
+               "no index": ["{"] + lines[1:], "deep index": ["[" * 100_000] + lines[1:],
+               "unreadable": None}[cut]
+
+    class Text:
+        def read_text(self, encoding: str) -> str:
+            if changed is None:
+                raise IsADirectoryError(f"{path} is a folder")
+            return "\n".join(changed)
+
+    monkeypatch.setattr(shipped, "_index", lambda folder: Text())
+    assert shipped.precompiled() == {}
+    monkeypatch.setattr(shipped, "_index", lambda folder: path)
+    assert len(shipped.precompiled()) == len(list(catalogue_files()))
+
+
 def test_loading_from_the_precompiled_tables_gives_the_entries_of_the_toml(monkeypatch):
     """load_all reads the precompiled tables; with none it reads every TOML file: the
     same entries either way."""

@@ -28,7 +28,7 @@ from kantensor.syntax.errors import SignatureSyntaxError
 from kantensor.syntax.limits import MAX_NESTING
 from kantensor.syntax.parser import parse_alternatives, parse_template
 from kantensor.syntax.template import TemplateError
-from test_signature_parse import AST_EXAMPLES, alternatives, exprs
+from signature_strategies import AST_EXAMPLES, alternatives, exprs
 
 _OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "//": operator.floordiv,
         "%": operator.mod}

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import kantensor as kt
-from kantensor import cli
+from kantensor import repl
 from kantensor.types import dtypes
 
 
@@ -88,15 +88,15 @@ def test_outputs_and_the_callers_arrays():
 
 
 def test_the_check_time_limit_is_not_a_value_error():
-    assert not issubclass(cli.CheckTimeout, ValueError | Exception)
+    assert not issubclass(repl.CheckTimeout, ValueError | Exception)
     caught = []
     try:
-        with cli._time_limit(0.05, cli.CheckTimeout("late")):
+        with repl._time_limit(0.05, repl.CheckTimeout("late")):
             try:
                 while True:
                     pass
             except Exception as exc:  # library code that rewraps errors does not see it
                 caught.append(exc)
-    except cli.CheckTimeout as exc:
+    except repl.CheckTimeout as exc:
         assert str(exc) == "late"
     assert caught == []

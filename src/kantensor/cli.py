@@ -151,23 +151,26 @@ def _error_of_every_subcommand(message: str) -> NoReturn:
     _parser().error(message)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, freeze: bool = False) -> int:
+    """The ``kantensor`` program on ``argv`` (default: the process's arguments); its exit
+    status. With ``freeze`` (:func:`run`: a process of its own), what the imports of the
+    subcommand made is frozen out of the cyclic collector's passes once they are done."""
     argv = sys.argv[1:] if argv is None else list(argv)
     with collector_paused():  # (the imports a subcommand needs: see kantensor.graph.heap)
         args = _parser(table=argv[:1] not in [[c] for c in ONNX_COMMANDS]).parse_args(argv)
+        if args.command in ONNX_COMMANDS:
+            from .onnxcommands import run_contract, run_onnx
+        else:
+            from .commands import COMMANDS
+            from .repl import Repl, history_path, run_check
+    if freeze:
+        gc.freeze()
     try:
         if args.command == "onnx":
-            from .onnxcommands import run_onnx
-
             return run_onnx(args.model, args.output)
         if args.command == "contract":
-            from .onnxcommands import run_contract
-
             return run_contract(args.model, args.fix, args.trt, args.input, args.opset,
                                 args.opt)
-        from .commands import COMMANDS
-        from .repl import Repl, history_path, run_check
-
         if args.command == "demo":
             return _demo()
         if args.command in COMMANDS:
@@ -184,27 +187,23 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run() -> None:
     """The ``kantensor`` program (its console script, ``python -m kantensor``): ``main`` in
-    a process of its own. What the imports made lives until the process ends, so it is
-    frozen out of the cyclic collector's passes (``gc.freeze``): the command's own
-    objects are collected as usual, and its collections never walk the imported heap
-    again (about 5% of ``kantensor onnx MODEL`` on a small model)."""
-    gc.freeze()
-    sys.exit(main())
-
-
-#: The names of :mod:`kantensor.repl` reachable here too (``kantensor.cli.Repl``).
-FROM_REPL = ("CHECK_TIMEOUT", "HISTORY_ENV", "HISTORY_LENGTH", "CheckTimeout", "Repl",
-             "_time_limit", "history_path", "run_check")
+    a process of its own. What the imports made, the subcommand's included, lives until
+    the process ends, so it is frozen out of the cyclic collector's passes
+    (``gc.freeze``, after the subcommand's imports): the command's own objects are
+    collected as usual, and its collections never walk the imported heap."""
+    sys.exit(main(freeze=True))
 
 
 def __getattr__(name: str) -> Any:
-    """A name of :data:`FROM_REPL`, from :mod:`kantensor.repl` (loaded on first use); any
-    other name is missing without loading it (the import system asks for ``__path__``)."""
-    if name not in FROM_REPL:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from . import repl
+    """A name of :mod:`kantensor.repl`'s ``__all__``, reachable here too
+    (``kantensor.cli.Repl``), from the REPL loaded on first use; a dunder name is missing
+    without loading it (the import system asks for ``__path__``)."""
+    if not name.startswith("__"):
+        from . import repl
 
-    return getattr(repl, name)
+        if name in repl.__all__:
+            return getattr(repl, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 if __name__ == "__main__":

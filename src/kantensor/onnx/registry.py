@@ -36,7 +36,6 @@ when a model first uses its op type.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
@@ -46,6 +45,7 @@ from typing import Any
 from ..ops.catalogue import CatalogueError, Entry, catalogue_root, load_entry, read_tables
 from ..ops.family import OpFamily
 from ..ops.keyed import dropped, keyed, rows, shipped_table, toml_table
+from ..ops.keyed import split_tables as _split
 from ..ops.keyed import table_key as _key
 from ..ops.op import SignatureOp
 from ..ops.shipped import ShippedTable, catalogue_data, digest
@@ -284,40 +284,6 @@ def _onnx_op(entry: Entry | StructuredEntry) -> OnnxOp:
                   tuple(inputs), entry, op)
 
 
-#: A table's header line, or one of its one-line name keys, as the shipped files write
-#: them; each match starts at the newline before the line (a pattern that starts with a
-#: literal is searched for fast: scanning every file costs about 0.1 ms).
-_LINE = re.compile(r'\n(?:(\[\[op\]\])|(name|onnx|domain)[ \t]*=[ \t]*"([^"\\\n]*)")'
-                   r"[ \t]*$", re.M)
-
-
-def _split(text: str) -> list[tuple[tuple[str, str], str, str]] | None:
-    """The ``[[op]]`` tables of a file as (key, name, text), found without parsing the
-    TOML (parsing every file costs more than building the entries a model uses); None
-    when the file is not written so that they can be (it is then parsed whole)."""
-    heads: list[int] = []
-    found: list[dict[str, str]] = []
-    for m in _LINE.finditer("\n" + text):  # positions in text are one less
-        if m.group(1):
-            heads.append(m.start())
-            found.append({})
-        elif found:
-            keys = found[-1]
-            if m.group(2) in keys:
-                return None
-            keys[m.group(2)] = m.group(3)
-    if not heads or any(line.strip() and not line.lstrip().startswith("#")
-                        for line in text[:heads[0]].splitlines()):
-        return None
-    out = []
-    for start, end, keys in zip(heads, [*heads[1:], len(text)], found, strict=True):
-        if "name" not in keys:
-            return None
-        out.append(((keys.get("domain", ""), keys.get("onnx", keys["name"])), keys["name"],
-                    text[start:end]))
-    return out
-
-
 def _opset(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
@@ -376,12 +342,20 @@ def is_onnx_file(path: str | Path) -> bool:
     return Path(path).resolve().parent == folder
 
 
-#: The files whose shipped rows :func:`_tables` kept (their digest the recorded one).
-_VERIFIED: set[str] = set()
+class Tables(dict):
+    """:func:`_tables`' index: the rows of each (domain, op type), and ``verified``, the
+    files whose shipped rows it kept (their digest the recorded one): a shipped row's
+    line is used for these only (:func:`_table`), any other file's TOML is read."""
+
+    __slots__ = ("verified",)
+
+    def __init__(self, rows: dict[tuple[str, str], Any], verified: frozenset[str]) -> None:
+        super().__init__(rows)
+        self.verified = verified
 
 
 @cache
-def _tables() -> dict[tuple[str, str], list[tuple[str, int, Any]]]:
+def _tables() -> Tables:
     """The tables of every file of ``signatures/onnx`` by (domain, op type), in the
     files' order: each its shipped row's line (:mod:`kantensor.ops.keyed`: the index
     made by ``make catalogue-index``, kept where the file's digest is the recorded one,
@@ -389,11 +363,11 @@ def _tables() -> dict[tuple[str, str], list[tuple[str, int, Any]]]:
     be split: an entry is read and built when a model first uses its op type
     (:func:`entries`)."""
     files, out = keyed(FOLDER) or ({}, {})
-    _VERIFIED.clear()
+    verified: set[str] = set()
     for name, data in catalogue_data(FOLDER):
         file, sha = f"{FOLDER}/{name}", digest(data)
         if files.pop(name, None) == sha:
-            _VERIFIED.add(file)
+            verified.add(file)
             continue
         dropped(out, FOLDER, file)
         text = data.decode("utf-8")
@@ -411,14 +385,15 @@ def _tables() -> dict[tuple[str, str], list[tuple[str, int, Any]]]:
             out[key].sort(key=lambda row: (row[0], row[1]))  # (in the files' order)
     for name in files:  # (recorded, but no file of the folder now)
         dropped(out, FOLDER, f"{FOLDER}/{name}")
-    return out
+    return Tables(out, frozenset(verified))
 
 
-def _table(file: str, index: int, table: Any, key: tuple[str, str]) -> Any:
+def _table(file: str, index: int, table: Any, key: tuple[str, str],
+           verified: frozenset[str]) -> Any:
     """The TOML data of a table (read now if it is a shipped row's, its TOML text or
-    precompiled), which must be a table of ``key``."""
+    precompiled), which must be a table of ``key`` (``verified``: :class:`Tables`)."""
     if type(table) is tuple:  # a shipped row's place, else the file's own table
-        table = (shipped_table(FOLDER, table) if file in _VERIFIED else None) or \
+        table = (shipped_table(FOLDER, table) if file in verified else None) or \
             toml_table(FOLDER, file, index)
         table = ShippedTable({}, table) if isinstance(table, str) else table
     if isinstance(table, ShippedTable):
@@ -442,8 +417,10 @@ def _table(file: str, index: int, table: Any, key: tuple[str, str]) -> Any:
 @cache
 def entries(domain: str, op_type: str) -> tuple[OnnxOp, ...]:
     """The entries of an op type of a domain, built (and checked) on first use."""
-    key, found = (domain, op_type), _tables().get((domain, op_type), ())
-    return tuple(_onnx_op(_load(file, index, _table(file, index, table, key)))
+    tables = _tables()
+    key, found = (domain, op_type), tables.get((domain, op_type), ())
+    return tuple(_onnx_op(_load(file, index, _table(file, index, table, key,
+                                                    tables.verified)))
                  for file, index, table in (rows(FOLDER, found) if isinstance(found, str)
                                             else found))
 

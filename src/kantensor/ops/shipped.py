@@ -5,12 +5,13 @@ The catalogue's one home is its TOML files (``signatures/*.toml``). Reading them
 90 kB); ``json`` reads the same tables in about 2. So ``tables.jsonl`` beside them holds,
 for each file, the tables TOML gives and the SHA-256 of the text they were read from,
 made by ``python -m kantensor.ops.shipped`` (``make catalogue-index``); a test makes them
-again and compares. The ONNX Ops' folder (``signatures/onnx``) has its own
-``tables.jsonl`` of the same form, read when a model first needs an ONNX entry. Its first
-line is the index (each file's digest, the :data:`HEAD_KEYS` of its tables and the line
-of its first table), each further line one table's JSON: reading it decodes the index
-alone (a table's line is decoded when the table is used), where one JSON document of
-escaped table texts took 0.4-0.5 ms to decode for the ONNX folder. A file
+again and compares. Its first line is the index (each file's digest, the
+:data:`HEAD_KEYS` of its tables and the line of its first table), each further line one
+table's JSON: reading it (:func:`precompiled`) decodes the index alone (a table's line is
+decoded when the table is used). The ONNX Ops' folder (``signatures/onnx``) has its own
+``tables.jsonl`` of the same form, whose lines the registry reads one at a time, when a
+model first needs their entries, by the rows of that folder's index by key
+(:mod:`.keyed`, which is made from this file's index line). A file
 whose text no longer has the recorded digest (edited since) is read from its TOML:
 slower, never stale. JSON holds every value the catalogue uses
 (strings, numbers, booleans, arrays, tables); a value it cannot hold (a TOML date) makes
@@ -97,15 +98,17 @@ def _index(folder: str | None) -> Any:
     return (root / folder if folder else root) / TABLES
 
 
-def precompiled(folder: str | None = None) -> dict[str, Any]:
-    """The shipped :data:`TABLES` of ``folder`` (file name -> its digest and tables);
-    empty when there is none, or it is not one :func:`serialized` wrote. The shipped
-    :data:`FORMS` are registered the first time (:func:`register_forms`)."""
+def precompiled() -> dict[str, Any]:
+    """The shipped :data:`TABLES` of the root folder, the NumPy Ops' (file name -> its
+    digest and tables); empty when there is none, or it is not one :func:`serialized`
+    wrote. The shipped :data:`FORMS` are registered the first time
+    (:func:`register_forms`). (The ONNX folder's are read by rows of its own index, line
+    by line: :mod:`.keyed`.)"""
     if not _FORMS_READ:
         _FORMS_READ.append(True)
         register_forms()
     try:
-        lines = _index(folder).read_text(encoding="utf-8").split("\n")
+        lines = _index(None).read_text(encoding="utf-8").split("\n")
         heads = json.loads(lines[0])
     except (OSError, ValueError, RecursionError):  # (none, unreadable, not JSON)
         return {}

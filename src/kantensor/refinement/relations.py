@@ -49,13 +49,16 @@ class _HoleSlot:
         return f"?{self.index}"
 
 
-_HOLE_SLOTS: list[_HoleSlot] = []
+class _Slots(dict):
+    """The slots by index (``_HOLE_SLOTS[i]``: the i-th unknown of every canonical run),
+    each made when first asked for: the one home of a slot's number."""
+
+    def __missing__(self, i: int) -> _HoleSlot:
+        slot = self[i] = _HoleSlot(i)
+        return slot
 
 
-def _hole_slot(i: int) -> _HoleSlot:
-    while len(_HOLE_SLOTS) <= i:
-        _HOLE_SLOTS.append(_HoleSlot(len(_HOLE_SLOTS)))
-    return _HOLE_SLOTS[i]
+_HOLE_SLOTS = _Slots()
 
 
 def _canonical(operands: Sequence[tuple[str, bool, tuple]]) -> tuple[tuple, list]:
@@ -72,9 +75,7 @@ def _canonical(operands: Sequence[tuple[str, bool, tuple]]) -> tuple[tuple, list
             elif not isinstance(e, Dim):  # a lone unknown: a Hole (or another key)
                 slot = names.get(e)
                 if slot is None:
-                    i = len(order)
-                    slot = names[e] = (_HOLE_SLOTS[i] if i < len(_HOLE_SLOTS)
-                                       else _hole_slot(i)).dim
+                    slot = names[e] = _HOLE_SLOTS[len(order)].dim
                     order.append(e)
                 canon.append(slot)
             elif e.name is not None:  # a lone named Dim
@@ -87,7 +88,7 @@ def _canonical(operands: Sequence[tuple[str, bool, tuple]]) -> tuple[tuple, list
                 for sym in sorted(free_symbols(e), key=_symbol_order):
                     if sym not in names:
                         names[sym] = Dim(f"d{len(order)}") if isinstance(sym, str) \
-                            else _hole_slot(len(order)).dim
+                            else _HOLE_SLOTS[len(order)].dim
                         order.append(sym)
                 canon.append(substitute(e, names))
         out.append((dtype, wrapped, tuple(canon)))
@@ -110,8 +111,7 @@ def _slotted(sizes: tuple, slots: dict) -> tuple | None:
         elif type(e) is Hole:
             slot = slots.get(e)
             if slot is None:
-                i = len(slots)
-                slot = slots[e] = _HOLE_SLOTS[i] if i < len(_HOLE_SLOTS) else _hole_slot(i)
+                slot = slots[e] = _HOLE_SLOTS[len(slots)]
             canon.append(slot)
         else:
             return None
@@ -361,7 +361,7 @@ def _facts(S: ConstrainedState, symvar: dict) -> dict:
 
 
 def _key_dim(key: tuple) -> Dim:
-    return Dim(f"d{key[1]}") if key[0] == 0 else _hole_slot(key[1]).dim
+    return Dim(f"d{key[1]}") if key[0] == 0 else _HOLE_SLOTS[key[1]].dim
 
 
 def _key_symbol(key: tuple) -> Hashable:
