@@ -20,6 +20,18 @@ import pytest
 import kantensor as kt
 from kantensor.types.symbols import substitute
 
+#: Divisors made of sizes (x is float32[N], y float32[K]).
+DIVISORS = ["x.shape[0]", "x.shape[0] / 2", "x.shape[0] * 0.5", "x.shape[0] - y.shape[0]",
+            "(x.shape[0] - y.shape[0]) / 3", "x.shape[0] // 2", "x.shape[0] % 3",
+            "len(x) - 1"]
+
+#: The divisions, of a float and of an int numerator.
+DIVISIONS = ["{a} / ({b})", "{a} // ({b})", "{a} % ({b})", "divmod({a}, {b})[0]",
+             "divmod({a}, {b})[1]"]
+
+PROGRAMS = [f"lambda x, y: x * ({d.format(a=a, b=b)})"
+            for b, d, a in itertools.product(DIVISORS, DIVISIONS, ["2.0", "3"])]
+
 
 def _outcome(fn, sizes):
     """``fn``'s output at ``sizes`` (N and K), or None where Python or NumPy raises."""
@@ -30,6 +42,31 @@ def _outcome(fn, sizes):
             return np.asarray(fn(x, y))
     except (ValueError, ZeroDivisionError, TypeError, IndexError):
         return None
+
+
+def _judged(source):
+    """eval_shape's result of the program ``source`` against Python at every N, K in
+    0..4: holds exactly where it runs, and there gives its shape."""
+    fn = eval(source, {"np": np, "math": math})
+    result = kt.eval_shape(fn, "float32[N]", "float32[K]")
+    for n, k in itertools.product(range(5), repeat=2):
+        sizes = {"N": n, "K": k}
+        out = _outcome(fn, sizes)
+        assert result.holds(sizes) == (out is not None), (source, sizes)
+        if out is not None:
+            case = next((c for c in result.cases
+                         if all(a.holds(sizes) for a in c.conditions)), result)
+            shape = tuple(substitute(d, sizes) for d in case.type.shape)
+            assert shape == out.shape, (source, sizes)
+
+
+@pytest.mark.parametrize("source", PROGRAMS)
+def test_a_division_by_a_number_of_sizes_holds_exactly_where_python_runs(source):
+    """``2.0 / (N / 2)``, ``3 % (N * 0.5)``, ``2.0 // ((N - K) / 3)`` were said to hold at
+    ``N == 0`` or ``N == K`` (nothing was assumed of a divisor that is a float of
+    sizes); ``%`` and ``divmod`` by ``N / 2`` and ``divmod`` by ``N * 0.5`` were refused
+    everywhere, and ``3 // ((N - K) / 3)`` at ``N < K``, where Python runs."""
+    _judged(source)
 
 
 #: Floats made of sizes whose value is a size (or not).

@@ -185,7 +185,7 @@ def python_number(v: Variable) -> tuple[DimLike, int] | str | None:
     constant, or made of sizes and Python numbers: :func:`fraction`), :data:`UNREAD` if it
     is made of sizes otherwise (``math.sqrt(n)``), None if it is a tensor's value (whose
     power is NumPy's, of either sign)."""
-    if _base_value(v) is None and not _of_sizes(v):
+    if _base_value(v) is None and not of_sizes(v):
         return None
     read = fraction(v)
     return UNREAD if read is None else read
@@ -262,7 +262,7 @@ _ARITHMETIC = {np.add: 2, np.subtract: 2, np.multiply: 2, np.true_divide: 2,
                np.negative: 1}
 
 
-def _of_sizes(v: Variable) -> bool:
+def of_sizes(v: Variable) -> bool:
     """Whether ``v`` is computed from sizes and Python numbers only (a Python number of
     the traced code, or a NumPy number of its sizes: which one, the graph does not say)."""
     seen, todo, sized = set(), [v], False
@@ -286,7 +286,7 @@ def fraction(v: Variable) -> tuple[DimLike, int] | None:
     """The exact value of ``v`` as ``(p, q)``, ``p / q`` with ``q >= 1``, where ``v`` is
     made of sizes and Python numbers by ``+ - * /`` and negation (``N * 0.5`` is ``(N,
     2)``, ``N / 2`` too, ``(N - K) * 0.25 + 1`` is ``(N - K + 4, 4)``), else None (of a
-    ``v`` :func:`_of_sizes`, whose graph is small: it recurses)."""
+    ``v`` :func:`of_sizes`, whose graph is small: it recurses)."""
     if isinstance(v, SizeNumber):
         return _size_of(v), 1
     number = _base_value(v)

@@ -67,8 +67,8 @@ def size_tensor(size: DimLike | Ratio) -> Any:
 class Ratio:
     """An exact fraction ``num / den`` of a size (``num`` a Dim, ``den >= 1``): a Python
     float of the traced code, even where ``den`` is 1 (``n / 2 * 2``), as no shape, index
-    or ``range`` takes a float (NumPy raises TypeError); ``//`` and ``%`` of it are floats
-    too, as Python's are. ``math.floor``, ``math.ceil``, ``round`` and
+    or ``range`` takes a float (NumPy raises TypeError); ``//``, ``%`` and ``divmod`` of
+    it are floats too, as Python's are. ``math.floor``, ``math.ceil``, ``round`` and
     ``int`` give a size back."""
 
     __slots__ = ("num", "den")
@@ -152,6 +152,9 @@ class Ratio:
     def __floordiv__(self, o: Any) -> Any: return self._arith(o, "floordiv")
     def __rfloordiv__(self, o: Any) -> Any: return self._arith(o, "floordiv", True)
     def __mod__(self, o: Any) -> Any: return self._arith(o, "mod")
+    def __rmod__(self, o: Any) -> Any: return self._arith(o, "mod", True)
+    def __divmod__(self, o: Any) -> Any: return self // o, self % o
+    def __rdivmod__(self, o: Any) -> Any: return o // self, o % self
     def __eq__(self, o: object) -> Any: return self._compare(o, operator.eq)
     def __ne__(self, o: object) -> Any: return self._compare(o, operator.ne)
     def __lt__(self, o: Any) -> Any: return self._compare(o, operator.lt)
