@@ -23,7 +23,7 @@ from kantensor.types.symbols import substitute
 #: Divisors made of sizes (x is float32[N], y float32[K]).
 DIVISORS = ["x.shape[0]", "x.shape[0] / 2", "x.shape[0] * 0.5", "x.shape[0] - y.shape[0]",
             "(x.shape[0] - y.shape[0]) / 3", "x.shape[0] // 2", "x.shape[0] % 3",
-            "len(x) - 1"]
+            "len(x) - 1", "x.shape[0] ** 0.5", "(x.shape[0] / 2) ** 1.5"]
 
 #: The divisions, of a float and of an int numerator.
 DIVISIONS = ["{a} / ({b})", "{a} // ({b})", "{a} % ({b})", "divmod({a}, {b})[0]",
@@ -65,7 +65,8 @@ def test_a_division_by_a_number_of_sizes_holds_exactly_where_python_runs(source)
     """``2.0 / (N / 2)``, ``3 % (N * 0.5)``, ``2.0 // ((N - K) / 3)`` were said to hold at
     ``N == 0`` or ``N == K`` (nothing was assumed of a divisor that is a float of
     sizes); ``%`` and ``divmod`` by ``N / 2`` and ``divmod`` by ``N * 0.5`` were refused
-    everywhere, and ``3 // ((N - K) / 3)`` at ``N < K``, where Python runs."""
+    everywhere, and ``3 // ((N - K) / 3)`` at ``N < K``, where Python runs; ``2.0 / N **
+    0.5`` was said to hold at ``N == 0``."""
     _judged(source)
 
 

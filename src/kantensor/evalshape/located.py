@@ -31,7 +31,7 @@ from ..types.protocol import NUMPY_OPS
 from ..types.symbols import free_symbols
 from .code import frame_is_library
 from .placing import compared, placed, same
-from .powers import fraction, of_sizes, power_conditions, python_number
+from .powers import of_sizes, power_conditions, python_number, zero_at
 
 
 class Site(NamedTuple):
@@ -345,8 +345,8 @@ def divisors(node: Apply) -> list[Condition]:
 def _python_divisor(node: Apply) -> Any:
     """What is 0 where the Python number divided at ``node`` is divided by 0: the size
     ``D`` of ``2.0 / D``, ``N // D``, ``7.5 % D``, or the numerator ``p`` of a Python
-    number ``p / q`` made of sizes (:func:`.powers.fraction`: ``N / 2``, ``N * 0.5``,
-    ``(N - K) / 3``); else None: a NumPy number or a tensor divided by 0 gives inf or
+    number ``p / q`` made of sizes (:func:`.powers.zero_at`: ``N / 2``, ``N * 0.5``,
+    ``(N - K) / 3``, ``N ** 0.5``); else None: a NumPy number or a tensor divided by 0 gives inf or
     nan, no error. The one reading of a divisor made of sizes where a node divides by it
     (a division that builds none, ``n / n``, asks it as ``//`` does:
     :func:`kantensor.types.dimorder.divides`)."""
@@ -358,8 +358,7 @@ def _python_divisor(node: Apply) -> Any:
     number, divisor = ins
     if python_number(number) is None or not of_sizes(divisor):
         return None
-    exact = fraction(divisor)
-    return None if exact is None else exact[0]
+    return zero_at(divisor)
 
 
 #: NumPy's divisions, whose Ops divide Python numbers in traced code.

@@ -318,6 +318,22 @@ def fraction(v: Variable) -> tuple[DimLike, int] | None:
     return _reduced(p, q)
 
 
+def zero_at(v: Variable) -> DimLike | None:
+    """What is 0 exactly where the Python number ``v`` made of sizes is (:func:`of_sizes`):
+    the numerator ``p`` of its exact value ``p / q`` (:func:`fraction`), or of the base of
+    a power of it to a positive number (``N ** 0.5``, ``(N / 2) ** 1.5``: Python's power,
+    as :func:`_python_power` reads it); else None (``math.sqrt(N)``, which the graph does
+    not tell from NumPy's ``np.sqrt(N)``, whose 0 divides to ``inf``)."""
+    exact = fraction(v)
+    if exact is not None:
+        return exact[0]
+    node = v.owner
+    if node is None or len(node.inputs) != 2 or node.op is not NUMPY_OPS.get(np.power):
+        return None
+    exponent = _base_value(node.inputs[1])
+    return zero_at(node.inputs[0]) if exponent is not None and exponent > 0 else None
+
+
 def _reduced(p: DimLike, q: int) -> tuple[DimLike, int] | None:
     """``p / q`` with the common factor of ``q`` and ``p``'s coefficients taken out."""
     if q > MAX_DENOMINATOR:
