@@ -31,16 +31,19 @@ from .patches import FORWARDERS
 from .trace import ANSWER, current
 
 #: The methods that forward a comparison of sizes (Dim's, and a Ratio's cross-multiplied
-#: one; Dim's divisions, which ask their divisor: dimorder.divides, as does a size's true
-#: division by itself: sizenum; a power of a size, which asks its sign: dimorder.powered;
-#: math's functions of a size, which ask their domain), by the id of their code (kept
-#: alive by the classes and modules): the caller is further out.
+#: one; Dim's divisions, which ask their divisor: dimorder.divides, as do a size's true
+#: division by itself: sizenum, and a Ratio's //, % and divmod by a size; a power of a
+#: size, which asks its sign: dimorder.powered; math's functions of a size, which ask
+#: their domain), by the id of their code (kept alive by the classes and modules): the
+#: caller is further out.
 _FORWARDING = frozenset(
     id(getattr(cls, name).__code__) for cls, names in (
         (Dim, ("__eq__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__", "__floordiv__",
                "__rfloordiv__", "__divmod__", "__rdivmod__")),
         (sizenum.Ratio, ("_compare", "__eq__", "__ne__", "__lt__", "__le__", "__gt__",
-                         "__ge__", "__trunc__", "__round__"))) for name in names) | {
+                         "__ge__", "__trunc__", "__round__", "_arith", "__floordiv__",
+                         "__rfloordiv__", "__mod__", "__rmod__", "__divmod__",
+                         "__rdivmod__"))) for name in names) | {
     id(f.__code__) for f in (ordered, decided, divides, asked_positive, divided, powered,
                              Dim.__pow__, Dim.__rpow__, dim._number, sizenum._number_op)} | {
     id(code) for code in FORWARDERS}

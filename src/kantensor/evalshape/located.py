@@ -29,10 +29,9 @@ from ..types.intervals import interval
 from ..types.poly import Opaque
 from ..types.protocol import NUMPY_OPS
 from ..types.symbols import free_symbols
-from ..types.variable import SizeNumber
 from .code import frame_is_library
 from .placing import compared, placed, same
-from .powers import power_conditions
+from .powers import of_sizes, power_conditions, python_number, zero_at
 
 
 class Site(NamedTuple):
@@ -321,7 +320,9 @@ def divisors(node: Apply) -> list[Condition]:
     the Dim algebra reads a divisor as positive; a traced program's negative one is
     divided as a positive one, see :func:`kantensor.types.dimorder.divided`), or
     ``D != 0`` as ``node``'s divisor (``2.0 / D``, ``D ** -0.5``: a size is a Python int
-    there, of either sign: ``2.0 / (N - K)`` runs at ``N < K``); and what Python's
+    there, of either sign: ``2.0 / (N - K)`` runs at ``N < K``), or the numerator ``p`` of
+    a Python number ``p / q`` made of sizes that is the divisor (``2.0 / (N / 2)``, ``3 %
+    (N * 0.5)``, ``2.0 // ((N - K) / 3)``: Python's float is 0 where ``p`` is); and what Python's
     powers of sizes need (``(N - K) ** 0.5``, ``(-2) ** (N * 0.5)``: complex where the
     base is negative; :func:`.powers.power_conditions`)."""
     op = "" if isinstance(node.op, SizeOp) else getattr(node.op, "name", "")
@@ -342,18 +343,22 @@ def divisors(node: Apply) -> list[Condition]:
 
 
 def _python_divisor(node: Apply) -> Any:
-    """The size a Python number is divided by at ``node`` (``2.0 / D``, ``N // D``,
-    ``7.5 % D``), or None: a NumPy
-    number or a tensor divided by 0 gives inf or nan, no error."""
+    """What is 0 where the Python number divided at ``node`` is divided by 0: the size
+    ``D`` of ``2.0 / D``, ``N // D``, ``7.5 % D``, or the numerator ``p`` of a Python
+    number ``p / q`` made of sizes (:func:`.powers.zero_at`: ``N / 2``, ``N * 0.5``,
+    ``(N - K) / 3``, ``N ** 0.5``); else None: a NumPy number or a tensor divided by 0 gives inf or
+    nan, no error. The one reading of a divisor made of sizes where a node divides by it
+    (a division that builds none, ``n / n``, asks it as ``//`` does:
+    :func:`kantensor.types.dimorder.divides`)."""
     ins = node.inputs
     if len(ins) != 2:
         return None
     if not any(node.op is NUMPY_OPS.get(u) for u in _DIVIDING):
         return None  # (a power of 0: .powers)
     number, divisor = ins
-    if not (getattr(number, "wrapped", False) and isinstance(divisor, SizeNumber)):
+    if python_number(number) is None or not of_sizes(divisor):
         return None
-    return dict(divisor.owner.op.params).get("size")
+    return zero_at(divisor)
 
 
 #: NumPy's divisions, whose Ops divide Python numbers in traced code.

@@ -185,7 +185,7 @@ def python_number(v: Variable) -> tuple[DimLike, int] | str | None:
     constant, or made of sizes and Python numbers: :func:`fraction`), :data:`UNREAD` if it
     is made of sizes otherwise (``math.sqrt(n)``), None if it is a tensor's value (whose
     power is NumPy's, of either sign)."""
-    if _base_value(v) is None and not _of_sizes(v):
+    if _base_value(v) is None and not of_sizes(v):
         return None
     read = fraction(v)
     return UNREAD if read is None else read
@@ -262,7 +262,7 @@ _ARITHMETIC = {np.add: 2, np.subtract: 2, np.multiply: 2, np.true_divide: 2,
                np.negative: 1}
 
 
-def _of_sizes(v: Variable) -> bool:
+def of_sizes(v: Variable) -> bool:
     """Whether ``v`` is computed from sizes and Python numbers only (a Python number of
     the traced code, or a NumPy number of its sizes: which one, the graph does not say)."""
     seen, todo, sized = set(), [v], False
@@ -286,7 +286,7 @@ def fraction(v: Variable) -> tuple[DimLike, int] | None:
     """The exact value of ``v`` as ``(p, q)``, ``p / q`` with ``q >= 1``, where ``v`` is
     made of sizes and Python numbers by ``+ - * /`` and negation (``N * 0.5`` is ``(N,
     2)``, ``N / 2`` too, ``(N - K) * 0.25 + 1`` is ``(N - K + 4, 4)``), else None (of a
-    ``v`` :func:`_of_sizes`, whose graph is small: it recurses)."""
+    ``v`` :func:`of_sizes`, whose graph is small: it recurses)."""
     if isinstance(v, SizeNumber):
         return _size_of(v), 1
     number = _base_value(v)
@@ -316,6 +316,22 @@ def fraction(v: Variable) -> tuple[DimLike, int] | None:
     else:
         return None
     return _reduced(p, q)
+
+
+def zero_at(v: Variable) -> DimLike | None:
+    """What is 0 exactly where the Python number ``v`` made of sizes is (:func:`of_sizes`):
+    the numerator ``p`` of its exact value ``p / q`` (:func:`fraction`), or of the base of
+    a power of it to a positive number (``N ** 0.5``, ``(N / 2) ** 1.5``: Python's power,
+    as :func:`_python_power` reads it); else None (``math.sqrt(N)``, which the graph does
+    not tell from NumPy's ``np.sqrt(N)``, whose 0 divides to ``inf``)."""
+    exact = fraction(v)
+    if exact is not None:
+        return exact[0]
+    node = v.owner
+    if node is None or len(node.inputs) != 2 or node.op is not NUMPY_OPS.get(np.power):
+        return None
+    exponent = _base_value(node.inputs[1])
+    return zero_at(node.inputs[0]) if exponent is not None and exponent > 0 else None
 
 
 def _reduced(p: DimLike, q: int) -> tuple[DimLike, int] | None:

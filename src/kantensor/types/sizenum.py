@@ -4,9 +4,10 @@ NumPy code computes with sizes as Python ints. A :class:`~kantensor.types.dim.Di
 size under ``+ - * // %`` with ints; where the result is no longer an int-valued size, it
 becomes a number of the graph:
 
-* ``d / k`` for an int ``k`` is a :class:`Ratio`, an exact fraction of a size. It stays
-  one under ``+ - *`` with ints and sizes and under ``/`` by ints, and gives a size back
-  with ``//``, ``math.floor``, ``math.ceil``, ``round`` and (during ``eval_shape``)
+* ``d / k`` for an int ``k`` is a :class:`Ratio`, an exact fraction of a size, and a
+  Python float as ``d / k`` is in NumPy code (``d / 2 * 2`` too: no shape takes it). It
+  stays one under ``+ - * // %`` with ints and sizes and under ``/`` by ints, and gives a
+  size back with ``math.floor``, ``math.ceil``, ``round`` and (during ``eval_shape``)
   ``int``: so ``int((H + 2*pad - fh) / stride + 1)`` is the size ``(H + 2*pad - fh)//stride
   + 1`` (``int`` truncates toward zero, as ``math.floor`` where the numerator is a
   size; where a traced program's may be negative, its sign is asked as a branch).
@@ -64,7 +65,11 @@ def size_tensor(size: DimLike | Ratio) -> Any:
 
 
 class Ratio:
-    """An exact fraction ``num / den`` of a size (``num`` an int or a Dim, ``den > 1``)."""
+    """An exact fraction ``num / den`` of a size (``num`` a Dim, ``den >= 1``): a Python
+    float of the traced code, even where ``den`` is 1 (``n / 2 * 2``), as no shape, index
+    or ``range`` takes a float (NumPy raises TypeError); ``//``, ``%`` and ``divmod`` of
+    it are floats too, as Python's are. ``math.floor``, ``math.ceil``, ``round`` and
+    ``int`` give a size back."""
 
     __slots__ = ("num", "den")
 
@@ -72,15 +77,18 @@ class Ratio:
         self.num, self.den = num, den
 
     @staticmethod
-    def of(num: DimLike, den: int) -> DimLike | Ratio:
-        """``num / den`` as a size when ``den`` divides it, else a Ratio."""
+    def of(num: DimLike, den: int) -> Ratio | float:
+        """``num / den``, the float Python computes: a Ratio of a size, reduced to ``den ==
+        1`` where ``den`` divides it (``n / 2 * 2`` is ``Ratio(n, 1)``, not the size
+        ``n``), or of an int, a float."""
         if den < 0:
             num, den = -num, -den
         if den == 0:
             raise ZeroDivisionError(f"size division by zero: ({num})/0")
-        if den == 1 or (num % den) == 0:
-            return num // den
-        return Ratio(num, den)
+        left = num % den
+        if den != 1 and type(left) is int and left == 0:  # (structurally: no branch)
+            num, den = num // den, 1
+        return Ratio(num, den) if isinstance(num, Dim) else num / den
 
     def __repr__(self) -> str:
         return f"Ratio<({self.num})/{self.den}>"
@@ -116,11 +124,13 @@ class Ratio:
             return Ratio.of(a * c, b * d)
         if op == "truediv" and isinstance(c, int):
             return Ratio.of(a * d, b * c)
-        if op == "floordiv":
-            return (a * d) // (b * c)
+        if op == "floordiv":  # a float, as Python's (the divisor asked: dimorder.divided)
+            return Ratio.of((a * d) // (b * c), 1)
         if op == "mod" and isinstance(c, int) and isinstance(b * d, int):
             return Ratio.of((a * d) % (b * c), b * d)  # a/b - (c/d)*floor((a*d)/(b*c))
-        return _BINARY[op](_as_tensor(a, b), _as_tensor(c, d))
+        mine = self.tensor()  # (a float: the other side is a float only if a Ratio)
+        theirs = other.tensor() if isinstance(other, Ratio) else _as_tensor(*parts)
+        return _BINARY[op](theirs, mine) if reflected else _BINARY[op](mine, theirs)
 
     def _compare(self, other: Any, op: Callable[[Any, Any], bool]) -> Any:
         """``num/den op other`` as ``num*d op c*den`` (denominators are positive), a
@@ -142,6 +152,9 @@ class Ratio:
     def __floordiv__(self, o: Any) -> Any: return self._arith(o, "floordiv")
     def __rfloordiv__(self, o: Any) -> Any: return self._arith(o, "floordiv", True)
     def __mod__(self, o: Any) -> Any: return self._arith(o, "mod")
+    def __rmod__(self, o: Any) -> Any: return self._arith(o, "mod", True)
+    def __divmod__(self, o: Any) -> Any: return self // o, self % o
+    def __rdivmod__(self, o: Any) -> Any: return o // self, o % self
     def __eq__(self, o: object) -> Any: return self._compare(o, operator.eq)
     def __ne__(self, o: object) -> Any: return self._compare(o, operator.ne)
     def __lt__(self, o: Any) -> Any: return self._compare(o, operator.lt)
@@ -159,13 +172,15 @@ class Ratio:
         return self.num // self.den
 
     def __ceil__(self) -> DimLike:
-        return -((-self.num) // self.den)
+        return -((-self.num) // self.den) if self.den != 1 else self.num
 
     def __trunc__(self) -> DimLike:
         """Toward zero, as Python's ``int()``: :meth:`__floor__` where the numerator is not
         negative (a size's), :meth:`__ceil__` where a traced program's is (``int((n - 3) /
         3)`` is 0 at ``n < 3``, not -1); its sign is asked as a branch is."""
         num, den = self.num, self.den
+        if den == 1:
+            return num
         negative = num < 0 if isinstance(num, int) else decided("<=", num, -1) is True
         return -((-num) // den) if negative else num // den
 
@@ -176,6 +191,8 @@ class Ratio:
         if ndigits is not None:
             return round(self.tensor(), ndigits)
         num, den = self.num, self.den
+        if den == 1:
+            return num
         if isinstance(num, int):
             return round(Fraction(num, den))
         up = (2 * num + den) // (2 * den)  # (half up)
@@ -228,7 +245,7 @@ def _number_op(op: str, *args: Any) -> Any:
     if op == "truediv" and isinstance(a, Dim) and isinstance(b, Dim):
         if same_term(a, b):  # 1, where Python does not raise ZeroDivisionError: the
             divides(b)  # divisor is asked as // asks it (a traced program assumes b != 0)
-            return 1
+            return 1.0  # (a float, as Python's: no shape takes it)
         return size_tensor(a) / size_tensor(b)
     dim_left = isinstance(a, Dim)
     other = b if dim_left else a

@@ -196,6 +196,8 @@ class _TensorOperators:
     __truediv__, __rtruediv__ = _binary("true_divide"), _binary("true_divide", True)
     __floordiv__, __rfloordiv__ = _binary("floor_divide"), _binary("floor_divide", True)
     __mod__, __rmod__ = _binary("mod"), _binary("mod", True)
+    def __divmod__(self, o: Any) -> Any: return self // o, self % o  # as np.divmod
+    def __rdivmod__(self, o: Any) -> Any: return o // self, o % self
     __pow__, __rpow__ = _binary("pow"), _binary("pow", True)
     __matmul__, __rmatmul__ = _binary("matmul"), _binary("matmul", True)
     __lt__, __le__ = _binary("lt"), _binary("le")

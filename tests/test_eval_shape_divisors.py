@@ -1,0 +1,117 @@
+"""Python numbers divided by numbers made of sizes, and floats made of sizes given as
+shapes, in eval_shape, judged by Python and NumPy at every assignment of the sizes 0..4.
+
+A size is a Python int in NumPy code, and ``N / 2``, ``N * 0.5``, ``(N - K) / 3`` are
+Python floats: ``2.0 / (N / 2)`` raises ZeroDivisionError at ``N == 0`` (as do ``//``,
+``%`` and ``divmod``), so the result must hold exactly where Python runs; and NumPy
+refuses a float as a shape, a count or an index even where its value is an integer
+(``np.zeros(N / 2 * 2)``: TypeError), so a float of sizes must never be typed as a size.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import kantensor as kt
+from kantensor.types.symbols import substitute
+
+#: Divisors made of sizes (x is float32[N], y float32[K]).
+DIVISORS = ["x.shape[0]", "x.shape[0] / 2", "x.shape[0] * 0.5", "x.shape[0] - y.shape[0]",
+            "(x.shape[0] - y.shape[0]) / 3", "x.shape[0] // 2", "x.shape[0] % 3",
+            "len(x) - 1", "x.shape[0] ** 0.5", "(x.shape[0] / 2) ** 1.5"]
+
+#: The divisions, of a float and of an int numerator.
+DIVISIONS = ["{a} / ({b})", "{a} // ({b})", "{a} % ({b})", "divmod({a}, {b})[0]",
+             "divmod({a}, {b})[1]"]
+
+PROGRAMS = [f"lambda x, y: x * ({d.format(a=a, b=b)})"
+            for b, d, a in itertools.product(DIVISORS, DIVISIONS, ["2.0", "3"])]
+
+
+def _outcome(fn, sizes):
+    """``fn``'s output at ``sizes`` (N and K), or None where Python or NumPy raises."""
+    x, y = np.zeros(sizes["N"], "float32"), np.zeros(sizes["K"], "float32")
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            return np.asarray(fn(x, y))
+    except (ValueError, ZeroDivisionError, TypeError, IndexError):
+        return None
+
+
+def _judged(source):
+    """eval_shape's result of the program ``source`` against Python at every N, K in
+    0..4: holds exactly where it runs, and there gives its shape."""
+    fn = eval(source, {"np": np, "math": math})
+    result = kt.eval_shape(fn, "float32[N]", "float32[K]")
+    for n, k in itertools.product(range(5), repeat=2):
+        sizes = {"N": n, "K": k}
+        out = _outcome(fn, sizes)
+        assert result.holds(sizes) == (out is not None), (source, sizes)
+        if out is not None:
+            case = next((c for c in result.cases
+                         if all(a.holds(sizes) for a in c.conditions)), result)
+            shape = tuple(substitute(d, sizes) for d in case.type.shape)
+            assert shape == out.shape, (source, sizes)
+
+
+@pytest.mark.parametrize("source", PROGRAMS)
+def test_a_division_by_a_number_of_sizes_holds_exactly_where_python_runs(source):
+    """``2.0 / (N / 2)``, ``3 % (N * 0.5)``, ``2.0 // ((N - K) / 3)`` were said to hold at
+    ``N == 0`` or ``N == K`` (nothing was assumed of a divisor that is a float of
+    sizes); ``%`` and ``divmod`` by ``N / 2`` and ``divmod`` by ``N * 0.5`` were refused
+    everywhere, and ``3 // ((N - K) / 3)`` at ``N < K``, where Python runs; ``2.0 / N **
+    0.5`` was said to hold at ``N == 0``."""
+    _judged(source)
+
+
+#: Floats made of sizes whose value is a size (or not).
+FLOATS = ["x.shape[0] / 2 * 2", "x.shape[0] / 1", "(x.shape[0] - y.shape[0]) / 3 * 3",
+          "x.shape[0] / 2 // 1", "x.shape[0] / 2 % 4", "x.shape[0] / x.shape[0]",
+          "x.shape[0] * 0.5 * 2", "float(x.shape[0])"]
+
+#: What takes a shape, a count or an index; NumPy refuses a float in each.
+USES = ["np.zeros({e})", "np.ones(({e}, 2))", "np.empty({e})", "np.full({e}, 1.0)",
+        "x.reshape({e})", "x.reshape({e}, -1)", "np.broadcast_to(x[:1], ({e},))",
+        "np.tile(x, {e})", "np.repeat(x, {e})", "x[:{e}]", "x[{e}:]", "x[range({e})]",
+        "x[{e}]", "np.eye({e})", "np.tri({e})", "np.random.rand({e})",
+        "np.identity({e})", "np.zeros((2, {e}))", "np.linspace(0, 1, {e})"]
+
+
+@pytest.mark.parametrize(("use", "value"), list(itertools.product(USES, FLOATS)))
+def test_a_float_of_sizes_is_no_shape(use, value):
+    """Where eval_shape's result holds, NumPy runs and gives its shape: NumPy refuses a
+    float shape, count or index (TypeError), and eval_shape refuses it (``np.zeros(N / 2
+    * 2)`` was float64[N], ``x[:N / 1]`` float32[N], ``np.eye(N / 2 // 1)``
+    float64[N//2,N//2]: a fraction whose denominator divided its numerator became the
+    size; ``np.repeat``, which NumPy gives an integral float, is refused, no wrong
+    answer)."""
+    source = "lambda x, y: " + use.format(e=value)
+    fn = eval(source, {"np": np, "math": math})
+    try:
+        result = kt.eval_shape(fn, "float32[N]", "float32[K]")
+    except (TypeError, IndexError, ValueError):
+        return
+    for n, k in itertools.product(range(5), repeat=2):
+        sizes = {"N": n, "K": k}
+        if result.holds(sizes):
+            out = _outcome(fn, sizes)
+            assert out is not None, (source, sizes)
+            assert tuple(substitute(d, sizes) for d in result.type.shape) == out.shape
+
+
+def test_a_float_of_sizes_computes_as_pythons_float():
+    """``N / 2 * 2`` is a float: an int array times it is a float array (as NumPy's), and
+    ``int()``, ``math.floor`` and ``round`` of it are the size."""
+    r = kt.eval_shape(lambda x: (x.astype(np.int32) * (x.shape[0] / 2 * 2),
+                                 np.zeros(int(x.shape[0] / 2 * 2)),
+                                 np.zeros(math.floor(x.shape[0] / 1)),
+                                 np.zeros(round(x.shape[0] / x.shape[0]))),
+                      "float32[N]")
+    assert r.type[0].dtype.startswith("float")
+    assert [str(t) for t in r.type[1:]] == ["float64[N]", "float64[N]", "float64[1]"]
