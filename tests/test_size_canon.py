@@ -219,6 +219,26 @@ def test_a_part_no_sparse_fit_has_is_written_from_its_table(x) -> None:
 
 
 @settings(max_examples=N_EXAMPLES, deadline=None)
+@given(a=st.integers(-3, 3), combs=st.lists(st.tuples(st.integers(-3, 3), st.integers(2, 7),
+                                                      st.integers(0, 6)), max_size=2),
+       e=st.integers(2, 9), s=st.integers(0, 10))
+def test_a_remainder_of_a_sparse_sum_gets_one_form(a, combs, e, s) -> None:
+    """A remainder ``(g + s) % e`` of ``a*n`` and up to two floors (periods up to 9*35,
+    past MAX_COMB_PERIOD: no sparse fit of its own table) has one form (quasimod), sound
+    at every size past its threshold and two periods (brute force), however it is
+    written."""
+    g = a * n + sum((c * ((n + r % d) // d) for c, d, r in combs), start=0)
+    x = (g + s) % e
+    ways = (x, (x + 1) // 2 + x // 2, x % 7 + 7 * (x // 7), 2 * (x // 2) + x % 2)
+    form = canonical_form(x)
+    assert isinstance(x, int) or one_symbol_form(x, "n") is not None
+    for y in ways:
+        for v in range(_window(x, y) + 40):
+            assert _at(y, n=v) == _at(x, n=v) == _at(form, n=v)
+        assert canonical_form(y) == form, (y, canonical_form(y), form)
+
+
+@settings(max_examples=N_EXAMPLES, deadline=None)
 @given(a=_tree(2), b=_tree(2))
 def test_tables_decide_equality_and_equal_sizes_get_one_form(a, b) -> None:
     """Two random sizes: their tables agree exactly where brute force over the window

@@ -5,8 +5,10 @@ A size of one symbol ``n`` in the fragment of :mod:`kantensor.types.quasi` has a
 ``n >= 0`` iff their tables are, so a form made from the table alone is one form per
 function. Where ``T == 0`` it is the sparsest sum ``a*n + c1*((n + s1)//d1) + ...`` with
 those increments (a floor beside ``n`` may read as a remainder), of fewest terms, then
-of shortest text; where the search finds none, the sum of one floor by ``L`` per residue
-whose increment differs from the most frequent one (:func:`_combs`). Past a threshold it
+of shortest text; where the search finds none of one or two floors, a bounded size may
+also be a remainder of one (:mod:`kantensor.types.quasimod`: ``(n + n//4) % 4``), and
+where none is found at all, the sum of one floor by ``L`` per residue whose increment
+differs from the most frequent one (:func:`_combs`). Past a threshold it
 is the first of these that has the table:
 
 1. the min or max of the late sum (what the size is from ``T`` on) and the early one
@@ -38,6 +40,7 @@ import numpy as np
 from .dim import Dim, DimLike, _floordiv, _mod, _symbol, dim_max, dim_min
 from .poly import Opaque, lone_atom
 from .quasi import Table, fits, in_fragment, table, values
+from .quasimod import remainder_forms
 from .symbols import substitute
 
 __all__ = ["MAX_COMB_PERIOD", "MAX_OTHER_PERIOD", "MAX_PIECE_PERIOD", "MAX_PIECE_THRESHOLD",
@@ -100,12 +103,14 @@ def _render(n: Dim, increments: tuple[int, ...]) -> DimLike | None:
     """The form, 0 at 0, of the quasi-affine size with these periodic increments (one
     least period): the shortest text among the renderings of its sparsest fits."""
     best: tuple[int, int, str, DimLike] | None = None
-    for slope, combs in fits(increments):
-        for form in _renderings(n, slope, combs):
-            terms = 0 if isinstance(form, int) else len(form._terms)
-            key = (terms, len(str(form)), str(form), form)
-            if best is None or key[:3] < best[:3]:
-                best = key
+    found = [f for slope, combs in fits(increments) for f in _renderings(n, slope, combs)]
+    if not found or min(_floors(f) for f in found) > 2:  # no fit of one or two floors:
+        found += remainder_forms(n, increments)  # a remainder of one, if bounded
+    for form in found:
+        terms = 0 if isinstance(form, int) else len(form._terms)
+        key = (terms, len(str(form)), str(form), form)
+        if best is None or key[:3] < best[:3]:
+            best = key
     return _combs(n, increments) if best is None else best[3]
 
 
