@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import onnx
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
@@ -280,3 +280,106 @@ def test_value_infos_of_every_name_length_are_written_as_protobuf_writes_them():
     out = infer_shapes(helper.make_model(graph))
     assert list(out.graph.value_info) == want[:-1]  # (a graph output: typed there)
     assert typed_model(helper.make_model(graph))[0] == out  # (read afresh)
+
+
+def _parsed(raw: bytes) -> onnx.ValueInfoProto | None:
+    info = onnx.ValueInfoProto()
+    try:
+        info.ParseFromString(raw)
+    except Exception:  # noqa: BLE001 (not a message)
+        return None
+    return info
+
+
+_listed_sizes = st.one_of(st.integers(0, 200), st.integers(16300, 16500),
+                          st.sampled_from([None, "n"]))
+_listed = st.one_of(
+    st.builds(lambda name, code, dims: helper.make_tensor_value_info(name, code, dims),
+              st.sampled_from(["a", "w1", "é", "x" * 130, ""]),
+              st.sampled_from([TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL, 40]),
+              st.lists(_listed_sizes, max_size=6)),
+    _infos_bytes.map(_parsed).filter(lambda info: info is not None))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_listed, max_size=24))
+def test_a_graphs_inputs_read_together_are_read_as_protobuf_reads_each(infos):
+    """The inputs of one layout read together (checked at once, their types made at once):
+    lists of infos of every layout, rank and element type mixed (the same type twice,
+    names of one and two length bytes, infos protobuf parsed from odd bytes), each read
+    as protobuf's reading gives, or not read, exactly as when read alone."""
+    found = protos.tensor_types(infos)
+    assert len(found) == len(infos)
+    for info, t in zip(infos, found, strict=True):
+        assert t is protos._tensor_type(info.SerializeToString())
+        if t is not None:
+            assert t is _read(info)
+
+
+def test_types_made_together_are_the_types_made_alone():
+    """A type made at once with others is the one object of its dtype and shape: one
+    already live is found, and the same shape twice in one call is one object."""
+    from kantensor.types.type import sized_all
+
+    live = TensorType("float32", (5, 7))
+    made = sized_all("float32", [(5, 7), (9001, 3), (9001, 3)], 2)
+    assert made[0] is live and made[1] is made[2] is TensorType("float32", (9001, 3))
+    fresh = sized_all("int8", [(9002, 1), (9002, 2), (9002, 1)], 2)
+    assert fresh[0] is fresh[2] is TensorType("int8", (9002, 1))
+    assert fresh[1] is TensorType("int8", (9002, 2)) and fresh[1].shape == (9002, 2)
+
+
+def test_value_infos_written_together_are_what_onnx_helper_makes():
+    """Value infos of short names written at once (their parts put together by maps):
+    types shared by several values and types new to the writer, a graph output among
+    them (left out), each info what onnx.helper makes, and the same when typed again."""
+    types = [TensorType("float32", (n, 3)), TensorType("int64", ()),
+             TensorType("float32", (9003, n)), TensorType("bool", (2, 7, 9004))]
+    inputs, nodes, want = [], [], []
+    for k in range(40):
+        t = types[k % len(types)]
+        inputs.append(helper.make_value_info(f"x{k}", helper_type(t)))
+        nodes.append(helper.make_node("Identity", [f"x{k}"], [f"y{k}"]))
+        want.append(helper.make_value_info(f"y{k}", helper_type(t)))
+    graph = helper.make_graph(nodes, "g", inputs, [helper.make_tensor_value_info(
+        "y7", TensorProto.FLOAT, None)])
+    out = infer_shapes(helper.make_model(graph))
+    assert list(out.graph.value_info) == want[:7] + want[8:]
+    assert out.graph.output[0].type == want[7].type
+    assert typed_model(helper.make_model(graph))[0] == out  # (read afresh)
+
+
+_node_texts = st.text(st.characters(max_codepoint=0x7F), max_size=12) | st.sampled_from(
+    ["é", "\n", "x" * 130, ""])
+_node_fields = st.one_of(
+    st.tuples(st.sampled_from([1, 1, 1, 2, 2, 3, 4, 6, 7, 8]), _node_texts).map(
+        lambda f: _field(f[0], f[1].encode())),
+    st.just(_field(5, _field(1, b"alpha") + _number(20, 2) + _number(3, 1))),
+    st.just(_number(1, 5)), st.just(_field(15, b"unknown")))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_node_fields, max_size=10), st.none() | _node_texts)
+@example([_field(1, b"b"), _field(2, b"y"), _field(1, b"a")], "Add")
+def test_a_nodes_names_read_from_its_bytes_are_protobufs(fields_, op_type):
+    """A node record's op type, inputs and outputs, read from the node's bytes where they
+    are all ASCII, are protobuf's reading of them: nodes protobuf parsed from fields in
+    any order (inputs and outputs interleaved, given twice, names of any ASCII byte and
+    of 130 bytes, unknown fields, no op type), serialized again as a model's are."""
+    from kantensor.onnx.nodecache import NodeRecord
+
+    node = onnx.NodeProto()
+    try:
+        node.ParseFromString(b"".join(fields_))
+    except Exception:  # noqa: BLE001 (not a message)
+        return
+    if op_type is not None:
+        node.op_type = op_type
+    data = node.SerializeToString()
+    try:
+        rec = NodeRecord(node, True, data)
+    except Exception as exc:  # noqa: BLE001 (a name that is not text: refused alike)
+        assert not data.isascii(), exc
+        return
+    assert (rec.op_type, rec.names, rec.wanted, rec.domain) == (
+        node.op_type, tuple(node.input), tuple(node.output), node.domain)

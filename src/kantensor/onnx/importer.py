@@ -44,9 +44,9 @@ from .dtypes import UnsupportedType, type_name
 from .generic import keep_template, remembered
 from .intervals import interval_output, record_interval
 from .loading import MAX_NAME, OnnxImportError, Tensors, clipped, open_model, opsets_of, shown
-from .nodecache import CONSTANTS, NodeRecord, constant_key, keep_constant, record
+from .nodecache import CONSTANTS, ONCE, NodeRecord, constant_key, keep_constant, record
 from .nodememo import MEMO, input_facts, node_key, remember, value_key
-from .nodeslot import ONCE, UNHELD, keep, replay, slotted
+from .nodeslot import UNHELD, keep, replay, slotted
 from .protos import constant_value, described
 from .protos import label as node_label
 from .registry import OnnxOp, UnsupportedOp, lookup
@@ -186,15 +186,16 @@ class _Reader(Scope, Sources):
     def known(self, name: str) -> bool:
         return name in self.values or name in self.unread
 
-    def node(self, node: onnx.NodeProto, rec: NodeRecord) -> None:
-        """Type ``node`` (read as ``rec``)."""
+    def node(self, node: onnx.NodeProto, rec: NodeRecord, tried: bool = False) -> None:
+        """Type ``node`` (read as ``rec``; ``tried``: its op type's last template tried
+        already, by :func:`.nodeslot.replay`)."""
         if rec.literal:  # (a Constant: the format's literal, see NodeRecord)
             wanted = rec.wanted
             if len(wanted) != 1 or wanted[0] in self.types or wanted[0] in self.untyped or \
                     self.parent is not None:  # (as typed_node)
                 self.assigned(node, wanted)
             return self.constant(node, rec)
-        if rec.slot is None and self.repeats and repeated(self, rec, node):
+        if rec.slot is None and self.repeats and not tried and repeated(self, rec, node):
             return None  # (typed by the template of its op type's last node: .repeats)
         try:
             return self.typed_node(node, rec)

@@ -47,12 +47,13 @@ from ..types.facts import Facts
 from . import intervals
 from .contradiction import consistent, lasting
 from .intervals import exact_token, interval_of, interval_output, record_interval
-from .nodecache import NO_INPUT, NODES, NodeRecord, new_record, shared_constant
+from .nodecache import NO_INPUT, NODES, ONCE, NodeRecord, new_record, shared_constant
 from .nodememo import input_facts, value_facts
 from .protos import label as node_label
 from .registry import OnnxOp
+from .repeats import repeated
 
-__all__ = ["INITIALIZER", "ONCE", "UNHELD", "Plan", "initializer_token", "keep", "replay",
+__all__ = ["INITIALIZER", "UNHELD", "Plan", "initializer_token", "keep", "replay",
            "slotted"]
 
 #: The mark of a small initializer's token: ``(INITIALIZER, type, its proto serialized)``.
@@ -68,13 +69,6 @@ _MISSING: Any = object()  # a name with no token
 #: holds _FACTS_SIZE
 _FACTS: dict = {}
 _FACTS_SIZE = 1 << 10
-#: The slot of a record typed once (by its memo key): its slot is made when it is typed
-#: so again. Most records of a model typed once are never met again (a model of blocks
-#: that all differ), and making their slots cost a fifth of such a first call. (The
-#: importer marks a record's first typing itself, without calling :func:`keep`, and
-#: calls :func:`slotted` only for a record that has a slot: a first call meets every
-#: record once.)
-ONCE: tuple = (None,) * 7
 
 
 def initializer_token(t: Any, proto: onnx.TensorProto, small: bool) -> tuple:
@@ -196,7 +190,10 @@ def replay(reader: Any, serialized: Sequence[bytes]) -> None:
             if shared is not None and shared[0] not in types and shared[0] not in untyped:
                 reader.constant_found(*shared)  # (a Constant of a value read before)
                 continue
-            reader.node(node, new_record(node, data))
+            rec = new_record(node, data)
+            if not rec.literal and reader.repeats and repeated(reader, rec, node):
+                continue  # (typed by its op type's last template: as reader.node types it)
+            reader.node(node, rec, True)
             if reader.facts is not facts:  # (its conditions noted)
                 facts, now = reader.facts, context(reader)
             continue

@@ -5,10 +5,11 @@ rank) is checked before anything is made from it; tensors' data is read by
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable
 from functools import lru_cache
-from itertools import repeat
-from operator import add, mul
+from itertools import compress, repeat
+from operator import add, eq, getitem, itemgetter, mul, sub
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,7 @@ import onnx
 from ..graph.type import Type
 from ..types.containers import OptionalType, SequenceType
 from ..types.dim import Dim
-from ..types.type import TensorType, sized
+from ..types.type import TensorType, sized, sized_all
 from .dtypes import DTYPES, UnsupportedType, dtype_of
 from .loading import MAX_NAME, MAX_RANK, OnnxImportError, Tensors, shown
 from .wire import LENGTH, fields, read_varint
@@ -64,9 +65,14 @@ _SERIALIZE = onnx.ValueInfoProto.SerializeToString
 def tensor_types(infos: list[onnx.ValueInfoProto]) -> list[TensorType | None]:
     """The type each of ``infos`` states where it is a tensor's read from its bytes (as
     :func:`value_type` reads it first: its common layout), else None (:func:`value_type`
-    reads it, and says what is wrong): every info serialized by one map, each read by
-    one call (a graph's inputs, most of a model of layers of other widths)."""
-    return list(map(_tensor_type, map(_SERIALIZE, infos)))
+    reads it, and says what is wrong): every info serialized by one map, those of one
+    layout read together (:func:`_all_laid_out`), the others one by one (a graph's
+    inputs, most of a model of layers of other widths)."""
+    datas = list(map(_SERIALIZE, infos))
+    try:
+        return _all_laid_out(datas)
+    except IndexError:  # (an info of fewer than two bytes: no name)
+        return list(map(_tensor_type, datas))
 
 
 def value_type(info: onnx.ValueInfoProto) -> Type:
@@ -156,6 +162,93 @@ def _laid_out(data: bytes) -> TensorType | None:
             found = _keep(held, sized(dtype, _sizes(data[n + 13:], width)))
         return found
     return None
+
+
+def _tails() -> dict[int, tuple[int, int, int, bytes, bytes]]:
+    """The length of a ValueInfoProto past its name (its ``type`` field's) -> (width,
+    rank, that length, mask, pattern) of the one layout of :data:`_WIDTHS` of that
+    length (a length two layouts share, such as rank 5 of one-byte sizes and rank 4 of
+    two, is read one by one), the mask and pattern as bytes."""
+    found: dict[int, list] = {}
+    for width, layouts in _WIDTHS:
+        for r, (mask, pattern) in enumerate(layouts):
+            if mask:
+                size = 8 + (3 + width) * r
+                found.setdefault(size, []).append((width, r, size, mask.to_bytes(size, "big"),
+                                                   pattern.to_bytes(size, "big")))
+    return {size: made[0] for size, made in found.items()
+            if all(m[3:] == made[0][3:] for m in made)}
+
+
+#: :func:`_tails`' table
+_TAILS = _tails()
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
+
+
+def _all_laid_out(datas: list[bytes]) -> list[TensorType | None]:
+    """:func:`_tensor_type` of each of ``datas`` (serialized ValueInfoProtos): those of a
+    name below 128 bytes and a type laid out as one of :data:`_TAILS` says read together,
+    by layout: each layout's types checked against it at once (their bytes joined, read
+    as one int, masked, compared with its pattern repeated), their sizes sliced from
+    their dims joined, their types made at once (:func:`~.types.type.sized_all`);
+    every other one by itself. (Written for speed: a graph's inputs of distinct types,
+    each read by a call, cost 25,000 instructions each.)"""
+    n = len(datas)
+    found: list[TensorType | None] = [None] * n
+    if not n or bytes(map(_FIRST, datas)).count(_INFO_NAME) != n:
+        return list(map(_tensor_type, datas))
+    names = bytes(map(_SECOND, datas))  # (each name's length, where it is one byte)
+    if max(names) >= 0x80:
+        return list(map(_tensor_type, datas))
+    tails = list(map(sub, map(len, datas), names))  # (the type's length + 2)
+    order = sorted(range(n), key=tails.__getitem__)  # (each length's infos in a run)
+    ordered = list(map(tails.__getitem__, order))
+    alone: list[int] = []
+    start = 0
+    while start < n:
+        tail = ordered[start]
+        end = bisect_right(ordered, tail, start)
+        at = order[start:end]
+        layout = _TAILS.get(tail - 2)
+        if layout is None or not _read_layout(datas, at, layout, found):
+            alone += at
+        start = end
+    for k in alone:
+        found[k] = _tensor_type(datas[k])
+    return found
+
+
+def _read_layout(datas: list[bytes], at: list[int], layout: tuple, found: list) -> bool:
+    """Read the types of ``datas`` at ``at`` (each of the length ``layout`` fits, see
+    :func:`_all_laid_out`) into ``found`` if every one is laid out so, of a known
+    element type: True; else False (none read)."""
+    width, r, size, mask, pattern = layout
+    members = list(map(datas.__getitem__, at))
+    m = len(members)
+    whole = b"".join(map(getitem, members, repeat(slice(-size, None), m)))
+    if int.from_bytes(whole, "big") & int.from_bytes(mask * m, "big") != \
+            int.from_bytes(pattern * m, "big"):
+        return False
+    codes = whole[5::size]  # (each type's element type, a byte)
+    if r:
+        dims = b"".join(map(getitem, members, repeat(slice(-(3 + width) * r, None), m)))
+        sizes = dims[3::4] if width == 1 else list(map(add, dims[3::5].translate(_LOW), map(
+            mul, dims[4::5], repeat(0x80))))
+        shapes = list(zip(sizes, strict=True)) if r == 1 else \
+            list(zip(*[iter(sizes)] * r, strict=True))
+    else:
+        shapes = [()] * m
+    kinds = set(codes)
+    if not all(map(DTYPES.__contains__, kinds)):
+        return False
+    for code in kinds:
+        if len(kinds) == 1:
+            found_at, of = at, shapes
+        else:
+            chosen = list(map(eq, codes, repeat(code)))
+            found_at, of = list(compress(at, chosen)), list(compress(shapes, chosen))
+        list(map(found.__setitem__, found_at, sized_all(DTYPES[code], of, r)))
+    return True
 
 
 def _sizes(dims: bytes, width: int) -> tuple[int, ...]:

@@ -60,8 +60,7 @@ from ..types.type import TensorType, checked_type, static_axes
 from . import generic
 from .generic import PINNED, Template
 from .intervals import INTEGER_DTYPES, MAKES_INTERVALS
-from .nodecache import NodeRecord
-from .nodeslot import ONCE
+from .nodecache import ONCE, NodeRecord
 
 __all__ = ["repeated"]
 

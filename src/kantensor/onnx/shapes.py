@@ -11,7 +11,8 @@ support reaches get no value_info (a graph output keeps the type the model gave 
 from __future__ import annotations
 
 import os
-from itertools import islice
+from itertools import compress, islice, repeat
+from operator import add, is_
 from typing import Any
 
 import onnx
@@ -87,6 +88,9 @@ _INFOS: dict[str, bytes] = {}
 _INFO_TYPES: dict[str, Type] = {}
 _INFOS_SIZE = 1 << 15
 _INFO_NAME = 256
+#: an info's key, length and its name's key, by its name's and type field's lengths
+#: together (below 0x7E: the info's length, two more, takes a byte)
+_HEADS = tuple(_VALUE_INFO + BYTE[size + 2] + _NAME for size in range(0x7E))
 
 
 def _tensor(dtype: str, shape: tuple | None) -> bytes:
@@ -200,12 +204,50 @@ def _typed_model(model: onnx.ModelProto | str | os.PathLike | bytes,
 
 def _infos(names: list[str], types: list[Type], skip: set) -> bytes:
     """The value infos of ``names`` of the types ``types`` (names in ``skip`` left out),
-    as a GraphProto's fields: each found in :data:`_INFOS` where it was written with its
-    type (a model typed again), else written and kept there unless its name is long (a
-    skipped one too: a graph output, whose info :func:`_written` finds with the others'
-    and leaves out). (Written for speed: the loop, a first call's writing inline, runs
-    once per value of every model typed: a call per value cost a first call more than it
-    saved.)"""
+    as a GraphProto's fields, each kept in :data:`_INFOS` with its type (a skipped one
+    too: a graph output, whose info :func:`_written` finds with the others' and leaves
+    out, when the model is typed again): written at once where every name's and type
+    field's lengths take a byte (each type's field made once, each info's parts put
+    together by maps), else each by :func:`_each_info`. (Written for speed: it runs
+    once per value of every model typed first.)"""
+    fields = list(map(_TYPES.get, types))
+    if None in fields:  # (each type new to the table made once)
+        new = set(compress(types, map(is_, fields, repeat(None))))
+        made = dict(zip(new, map(_type_field, new), strict=True))
+        fields = list(map(made.get, types, fields))
+    texts = list(map(str.encode, names))
+    lengths = list(map(len, texts))
+    sizes = list(map(add, lengths, map(len, fields)))  # (an info's length, less two)
+    if max(sizes, default=0) >= 0x7E:
+        return _each_info(names, types, skip)
+    infos = list(map(b"".join, zip(map(_HEADS.__getitem__, sizes), map(
+        BYTE.__getitem__, lengths), texts, fields, strict=True)))
+    kept = slice(-_INFOS_SIZE, None)
+    if len(_INFOS) + len(names[kept]) > _INFOS_SIZE:
+        _INFOS.clear()
+        _INFO_TYPES.clear()
+    _INFOS.update(zip(names[kept], infos[kept], strict=True))
+    _INFO_TYPES.update(zip(names[kept], types[kept], strict=True))
+    return _joined(names, infos, skip)
+
+
+def _joined(names: list[str], infos: list[bytes], skip: set) -> bytes:
+    """The value infos ``infos`` of ``names`` joined, those of names in ``skip`` (graph
+    outputs) left out unless they are no name of ``names`` (an initializer, a graph
+    input)."""
+    if skip:
+        infos = infos[:]
+        for name in skip:
+            try:
+                infos[names.index(name)] = b""
+            except ValueError:
+                pass
+    return b"".join(infos)
+
+
+def _each_info(names: list[str], types: list[Type], skip: set) -> bytes:
+    """:func:`_infos` written info by info: found in :data:`_INFOS` where it was written
+    with its type, else written and kept there unless its name is long."""
     kept, found, written = _INFO_TYPES.get, _INFOS.get, _TYPES.get
     infos: list[bytes] = []
     add = infos.append
@@ -260,13 +302,7 @@ def _written(model: Any, source: onnx.ModelProto, reader: _Reader
         else [None]
     if None in infos:  # (a first call: each written in _infos's loop)
         blob = _infos(names, typed, outputs)
-    else:
-        for name in outputs:  # a graph output has no value info: its info, kept with the
-            # others', is left out where its name is, unless that is no node's output
-            try:  # (an initializer or a graph input: not in ``names``)
-                infos[names.index(name)] = b""
-            except ValueError:
-                pass
-        blob = b"".join(infos)
+    else:  # (a graph output has no value info: its info, kept with the others', is left
+        blob = _joined(names, infos, outputs)  # out)
     graph.MergeFromString(blob)
     return out, blob

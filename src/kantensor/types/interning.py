@@ -7,7 +7,10 @@ from __future__ import annotations
 import threading
 import weakref
 from _weakref import _remove_dead_weakref  # what WeakValueDictionary uses
+from collections import deque
 from collections.abc import Callable, Hashable
+from itertools import repeat
+from operator import is_
 from typing import Any
 
 __all__ = ["WeakInterner"]
@@ -19,6 +22,9 @@ class _Ref(weakref.ref):
 
     __slots__ = ("name",)
     name: Hashable
+
+
+_SET_NAME = _Ref.name.__set__  # type: ignore[attr-defined]
 
 
 class WeakInterner:
@@ -62,6 +68,31 @@ class WeakInterner:
         finally:
             lock.release()
         return obj
+
+    def intern_all(self, names: list[Hashable], objs: list[Any]) -> list[Any]:
+        """:meth:`intern` of each of ``objs`` under the name at its place in ``names``,
+        at once (their references made and filed by maps: a model's graph inputs of
+        distinct types), the live objects in a list: ``objs``, each replaced by the
+        object already live under its name (one filed before, or an earlier one of
+        ``names``)."""
+        refs = list(map(_Ref, objs, repeat(self._callback)))
+        deque(map(_SET_NAME, refs, names), 0)
+        refs_of = self._refs
+        lock = self._lock
+        lock.acquire()
+        try:
+            held = list(map(refs_of.setdefault, names, refs))
+            if not all(map(is_, held, refs)):  # (a name filed already: as intern does)
+                for k, ref in enumerate(refs):
+                    if held[k] is not ref:
+                        live = held[k]()
+                        if live is not None:
+                            objs[k] = live
+                        else:
+                            refs_of[names[k]] = ref
+        finally:
+            lock.release()
+        return objs
 
     def __contains__(self, name: Hashable) -> bool:
         return self.get(name) is not None

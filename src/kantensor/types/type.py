@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import sys
+from collections import deque
 from collections.abc import Iterable
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -402,6 +404,21 @@ def sized(dtype: str, shape: tuple[int, ...]) -> TensorType:
         if self is not None:
             return self
     return _filed(TensorType, dtype, shape, _ALL_AXES[len(shape)], _TABLES[dtype], shape)
+
+
+def sized_all(dtype: str, shapes: list[tuple[int, ...]], rank: int) -> list[TensorType]:
+    """:func:`sized` of each of ``shapes`` (each of ``rank`` ints), made at once where
+    none is live (their objects made and filed by maps: a model's graph inputs of
+    distinct types), else one by one."""
+    if any(map(_LOOKUPS[dtype], shapes)):  # (a weak reference is true)
+        return list(map(sized, repeat(dtype), shapes))
+    n = len(shapes)
+    made = list(map(object.__new__, repeat(TensorType, n)))
+    deque(map(_SET_DTYPE, made, repeat(dtype, n)), 0)
+    deque(map(_SET_SHAPE, made, shapes), 0)
+    deque(map(_SET_NP_DTYPE, made, repeat(NUMPY_DTYPES.get(dtype), n)), 0)
+    deque(map(_SET_STATIC, made, repeat(_ALL_AXES[rank], n)), 0)
+    return _TABLES[dtype].intern_all(shapes, made)
 
 
 def refuse_masked(value: Any, what: str) -> None:
