@@ -41,7 +41,7 @@ _FORWARDING = frozenset(
         (Dim, ("__eq__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__", "__floordiv__",
                "__rfloordiv__", "__divmod__", "__rdivmod__")),
         (sizenum.Ratio, ("_compare", "__eq__", "__ne__", "__lt__", "__le__", "__gt__",
-                         "__ge__", "__trunc__", "__round__", "_arith", "__floordiv__",
+                         "__ge__", "__bool__", "__trunc__", "__round__", "_arith", "__floordiv__",
                          "__rfloordiv__", "__mod__", "__rmod__", "__divmod__",
                          "__rdivmod__"))) for name in names) | {
     id(f.__code__) for f in (ordered, decided, divides, asked_positive, divided, powered,
