@@ -115,3 +115,20 @@ def test_a_float_of_sizes_computes_as_pythons_float():
                       "float32[N]")
     assert r.type[0].dtype.startswith("float")
     assert [str(t) for t in r.type[1:]] == ["float64[N]", "float64[N]", "float64[1]"]
+
+
+#: Branches on a float of sizes: its truth and its comparisons with a float.
+TESTS = ["{e}", "not ({e})", "{e} == 1.5", "{e} != 2.0", "{e} == 2.0", "{e} > 0.75",
+         "{e} <= 1.5", "{e} == float('nan')", "{e} < float('inf')", "{e} == np.float64(1.5)"]
+
+
+@pytest.mark.parametrize(("test", "value"),
+                         list(itertools.product(TESTS, FLOATS[:5] + [
+                             "x.shape[0] / 2", "x.shape[0]", "x.shape[0] - y.shape[0]"])))
+def test_a_branch_on_a_float_of_sizes_is_pythons(test, value):
+    """``if N / 2:`` is false at ``N == 0`` (a Ratio was always true: ``N / 1``, a size
+    before it stayed a float, split the cases, now typed one way at every N), and ``N / 2
+    == 1.5`` is true at ``N == 3`` (an unequal type was always unequal; ``N / 1 > 0.75``
+    was refused; a size, an int, was unequal to every float, ``N == 2.0`` too, and
+    refused beside an infinity): each case of the branch where Python takes it."""
+    _judged(f"lambda x, y: np.zeros(3) if {test.format(e=value)} else np.zeros(5)")

@@ -24,7 +24,7 @@ from typing import Any
 from ..types import dim, sizenum
 from ..types.conditions import Condition, Source
 from ..types.dim import Dim, DimLike
-from ..types.dimorder import asked_positive, decided, divided, divides, ordered, powered
+from ..types.dimorder import asked_positive, decided, divided, divides, equal, ordered, powered
 from ..types.facts import EMPTY, Facts
 from .located import Site
 from .patches import FORWARDERS
@@ -41,10 +41,10 @@ _FORWARDING = frozenset(
         (Dim, ("__eq__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__", "__floordiv__",
                "__rfloordiv__", "__divmod__", "__rdivmod__")),
         (sizenum.Ratio, ("_compare", "__eq__", "__ne__", "__lt__", "__le__", "__gt__",
-                         "__ge__", "__trunc__", "__round__", "_arith", "__floordiv__",
+                         "__ge__", "__bool__", "__trunc__", "__round__", "_arith", "__floordiv__",
                          "__rfloordiv__", "__mod__", "__rmod__", "__divmod__",
                          "__rdivmod__"))) for name in names) | {
-    id(f.__code__) for f in (ordered, decided, divides, asked_positive, divided, powered,
+    id(f.__code__) for f in (ordered, decided, divides, equal, asked_positive, divided, powered,
                              Dim.__pow__, Dim.__rpow__, dim._number, sizenum._number_op)} | {
     id(code) for code in FORWARDERS}
 

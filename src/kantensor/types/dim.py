@@ -50,7 +50,7 @@ from typing import Any, Final, TypeAlias
 from ..graph.display import block, esc, symbolic
 from ..graph.hooks import Hook
 from ..syntax.vocabulary import MAX, MIN
-from .dimorder import COMPARE, decided, divided, ordered, powered
+from .dimorder import COMPARE, decided, divided, equal, ordered, powered
 from .interning import WeakInterner
 from .intervals import interval
 from .poly import Atom, Monomial, Opaque, Private, Terms, canonical, lone_atom, render, window
@@ -133,7 +133,7 @@ class Dim:
         if isinstance(other, Dim) and hash(self) == hash(other) and self._terms == other._terms:
             return True  # else unequal, unless a traced program's answer (types.dimorder)
         return COMPARE.fn is not None and decided("==", self, other) is True \
-            if type(other) is Dim or isinstance(other, int) else NotImplemented
+            if type(other) is Dim or isinstance(other, int) else equal(self, other)
 
     def __hash__(self) -> int:
         h = self._hash

@@ -37,13 +37,26 @@ def ordered(a: Any, b: object, op: str, comparable: bool) -> bool:
     """``a op b`` for an ordering ``op``: the hook's answer, else a TypeError. A size is
     an int, so against a finite float ``b`` it is compared with the int that says the
     same (``n > 2.5`` is ``n > 2``, ``n >= 2.5`` is ``n >= 3``)."""
-    if not comparable and isinstance(b, float) and math.isfinite(b):
+    if not comparable and isinstance(b, float) and not math.isfinite(b):  # (nan: none)
+        return b == b and (b > 0) == (op in ("<", "<="))  # (inf: above every size)
+    if not comparable and isinstance(b, float):
         b, comparable = math.ceil(b) if op in ("<", ">=") else math.floor(b), True
     answer = decided(op, a, b) if comparable else NotImplemented
     if answer is NotImplemented:
         raise TypeError(f"symbolic sizes are not ordered: cannot compare {a!r} with {b!r}")
     return answer
 
+
+
+def equal(a: Any, b: object) -> Any:
+    """``a == b`` for a size ``a`` and a ``b`` that is neither a size nor an int: Python
+    compares an int and a float exactly, so a float is the int it equals (``n == 2.0``
+    is ``n == 2``, asked as that is) or equal to no size (2.5, nan, inf); anything else
+    NotImplemented (Python's fallback). (A float fell back to identity: ``n == 2.0`` was
+    false at every n.)"""
+    if not isinstance(b, float):
+        return NotImplemented
+    return b.is_integer() and a == int(b)
 
 
 def divides(b: Any) -> bool:

@@ -23,6 +23,7 @@ The layer that makes Ops sets :data:`AS_TENSOR`; this one imports none.
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable
 from fractions import Fraction
@@ -134,8 +135,15 @@ class Ratio:
 
     def _compare(self, other: Any, op: Callable[[Any, Any], bool]) -> Any:
         """``num/den op other`` as ``num*d op c*den`` (denominators are positive), a
-        comparison of sizes (decided, or by the trace's answer: see Dim)."""
+        comparison of sizes (decided, or by the trace's answer: see Dim). A float
+        ``other`` is its exact ``c/d`` (``N / 2 == 1.5`` holds at ``N == 3``; without it
+        Python's fallback said unequal at every N); nan and the infinities compare as
+        they do with 0."""
         parts = self._parts(other)
+        if parts is None and isinstance(other, float):
+            if not math.isfinite(other):
+                return op(0, other)
+            parts = other.as_integer_ratio()
         if parts is None:
             return NotImplemented
         c, d = parts
@@ -164,6 +172,11 @@ class Ratio:
     __hash__ = None  # type: ignore[assignment]
     def __pow__(self, o: Any) -> Any: return self.tensor() ** o
     def __rpow__(self, o: Any) -> Any: return o ** self.tensor()
+
+    def __bool__(self) -> bool:
+        """Python's float is false at 0: ``if N / 2:`` asks ``N != 0`` as a branch (a
+        Ratio was true at every N)."""
+        return bool(self.num)
 
     def __neg__(self) -> Ratio:
         return Ratio(-self.num, self.den)
