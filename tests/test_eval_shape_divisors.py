@@ -131,4 +131,61 @@ def test_a_branch_on_a_float_of_sizes_is_pythons(test, value):
     == 1.5`` is true at ``N == 3`` (an unequal type was always unequal; ``N / 1 > 0.75``
     was refused; a size, an int, was unequal to every float, ``N == 2.0`` too, and
     refused beside an infinity): each case of the branch where Python takes it."""
-    _judged(f"lambda x, y: np.zeros(3) if {test.format(e=value)} else np.zeros(5)")
+    source = f"lambda x, y: np.zeros(3) if {test.format(e=value)} else np.zeros(5)"
+    compares = test not in ("{e}", "not ({e})") and "float(" not in test
+    if value in ROUNDED and compares:  # (see test_a_float_rounded_twice_is_refused)
+        with pytest.raises(TypeError, match="rounded"):
+            kt.eval_shape(eval(source, {"np": np}), "float32[N]", "float32[K]")
+        return
+    _judged(source)
+
+
+#: Floats of sizes Python rounds in two steps, the first inexact (``n / 3 + y / 3`` is
+#: refused even where its integer part comes out exact: conservative, never wrong).
+ROUNDED = ["(x.shape[0] - y.shape[0]) / 3 * 3", "x.shape[0] / 49 * 49",
+           "x.shape[0] / 3 + y.shape[0] / 3", "(x.shape[0] / 10) * 10 - 0",
+           "(x.shape[0] / 3 + 1) / 5"]
+
+#: Floats of sizes Python rounds once, or exactly (a denominator a power of 2), or an
+#: inexact one plus an exact one (an integer only where both are exact).
+ONCE = ["x.shape[0] / 49", "x.shape[0] / 4 * 3 + 1", "-x.shape[0] / 7",
+        "x.shape[0] / 3 + 1", "(x.shape[0] - 1) / 3 - y.shape[0] / 2",
+        "(x.shape[0] + y.shape[0]) / 10", "x.shape[0] / 2 / 2 * 5"]
+
+#: What reads an integer part or an order of a float.
+READS = ["np.zeros(int({e}))", "np.zeros(math.floor({e}) % 7)", "np.zeros(math.ceil({e}))",
+         "np.zeros(round({e}))", "np.zeros(3) if {e} < 2 else np.zeros(5)",
+         "np.zeros(3) if {e} == 2 else np.zeros(5)"]
+
+
+def _holds_where_numpy_says(source, sizes):
+    """eval_shape's result of ``source`` is NumPy's at every size in ``sizes`` (x is
+    float32[N], y float32[K]), or eval_shape refused it as rounded."""
+    fn = eval(source, {"np": np, "math": math})
+    try:
+        result = kt.eval_shape(fn, "float32[N]", "float32[K]")
+    except TypeError as exc:
+        assert "rounded" in str(exc), source
+        return False
+    for n, k in sizes:
+        sizes = {"N": n, "K": k}
+        out = _outcome(fn, sizes)
+        if out is None or not result.holds(sizes):
+            assert result.holds(sizes) == (out is not None), (source, sizes)
+            continue
+        case = next((c for c in result.cases
+                     if all(a.holds(sizes) for a in c.conditions)), result)
+        assert tuple(substitute(d, sizes) for d in case.type.shape) == out.shape, (
+            source, sizes)
+    return True
+
+
+@pytest.mark.parametrize(("read", "value"), list(itertools.product(READS, ROUNDED + ONCE)))
+def test_a_float_rounded_twice_is_refused(read, value):
+    """Python rounds ``n / 49`` and then ``* 49``: ``int(n / 49 * 49)`` is 0 at n == 1 and 3
+    at n == 4, where kantensor's exact fraction said n (float64[n]); each such read is
+    refused, and a float rounded once (or exactly) is typed as NumPy gives, judged at
+    every N in 0..120 (K in 0..2)."""
+    typed = _holds_where_numpy_says("lambda x, y: " + read.format(e=value),
+                                    itertools.product(range(121), range(3)))
+    assert typed == (value in ONCE)

@@ -70,15 +70,47 @@ class Ratio:
     float of the traced code, even where ``den`` is 1 (``n / 2 * 2``), as no shape, index
     or ``range`` takes a float (NumPy raises TypeError); ``//``, ``%`` and ``divmod`` of
     it are floats too, as Python's are. ``math.floor``, ``math.ceil``, ``round`` and
-    ``int`` give a size back."""
+    ``int`` give a size back.
 
-    __slots__ = ("num", "den")
+    Python rounds each float step; one division of a size (``n / 49``) is correctly
+    rounded, so its integer part and its order with an int are the exact fraction's
+    (for sizes below 2**53), and so are an int's sum with it. A product, a quotient or a
+    sum of two floats that were not exact (a denominator no power of 2: ``n / 49 * 49``
+    is 0.999... at n == 1) rounds again: such a Ratio is ``rounded``, and its integer
+    part and comparisons are refused, not guessed."""
 
-    def __init__(self, num: DimLike, den: int):
-        self.num, self.den = num, den
+    __slots__ = ("num", "den", "rounded")
+
+    def __init__(self, num: DimLike, den: int, rounded: bool = False):
+        self.num, self.den, self.rounded = num, den, rounded
+
+    @property
+    def inexact(self) -> bool:
+        """Whether Python's float of it may not be ``num / den`` exactly: rounded twice,
+        or a denominator no power of 2."""
+        return self.rounded or self.den & (self.den - 1) != 0
+
+    def _refuse_rounded(self, what: str) -> None:
+        if self.rounded:
+            raise TypeError(
+                f"{what} of {self}: Python computed this float in more than one rounded "
+                "step from a division that was not exact, so its value is not the "
+                "fraction of sizes (n / 49 * 49 is 0.9999999999999999 at n == 1); "
+                "kantensor does not model floating-point rounding: use // on the sizes")
+
+    def _rounds_again(self, other: Any, op: str) -> bool:
+        """Whether Python's ``self op other`` may have an integer part or an order with an
+        int that is not the exact fraction's: a product or quotient of an inexact float
+        (``n / 49 * 49``), or a sum of two; a sum of one inexact float and an exact one
+        keeps them (it is an integer only where both are exact)."""
+        theirs = isinstance(other, Ratio)
+        if self.rounded or theirs and other.rounded:
+            return True
+        inexact = [self.inexact, theirs and other.inexact]
+        return any(inexact) if op not in ("add", "sub") else all(inexact)
 
     @staticmethod
-    def of(num: DimLike, den: int) -> Ratio | float:
+    def of(num: DimLike, den: int, rounded: bool = False) -> Ratio | float:
         """``num / den``, the float Python computes: a Ratio of a size, reduced to ``den ==
         1`` where ``den`` divides it (``n / 2 * 2`` is ``Ratio(n, 1)``, not the size
         ``n``), or of an int, a float."""
@@ -89,7 +121,7 @@ class Ratio:
         left = num % den
         if den != 1 and type(left) is int and left == 0:  # (structurally: no branch)
             num, den = num // den, 1
-        return Ratio(num, den) if isinstance(num, Dim) else num / den
+        return Ratio(num, den, rounded) if isinstance(num, Dim) else num / den
 
     def __repr__(self) -> str:
         return f"Ratio<({self.num})/{self.den}>"
@@ -115,20 +147,21 @@ class Ratio:
                 return _BINARY[op](other, t) if reflected else _BINARY[op](t, other)
             return NotImplemented
         (a, b), (c, d) = (self.num, self.den), parts
+        twice = self._rounds_again(other, op)
         if reflected:
             (a, b), (c, d) = (c, d), (a, b)
         if op == "add":
-            return Ratio.of(a * d + c * b, b * d)
+            return Ratio.of(a * d + c * b, b * d, twice)
         if op == "sub":
-            return Ratio.of(a * d - c * b, b * d)
+            return Ratio.of(a * d - c * b, b * d, twice)
         if op == "mul":
-            return Ratio.of(a * c, b * d)
+            return Ratio.of(a * c, b * d, twice)
         if op == "truediv" and isinstance(c, int):
-            return Ratio.of(a * d, b * c)
+            return Ratio.of(a * d, b * c, twice)
         if op == "floordiv":  # a float, as Python's (the divisor asked: dimorder.divided)
-            return Ratio.of((a * d) // (b * c), 1)
+            return Ratio.of((a * d) // (b * c), 1, twice)
         if op == "mod" and isinstance(c, int) and isinstance(b * d, int):
-            return Ratio.of((a * d) % (b * c), b * d)  # a/b - (c/d)*floor((a*d)/(b*c))
+            return Ratio.of((a * d) % (b * c), b * d, twice)  # a/b - (c/d)*floor((a*d)/(b*c))
         mine = self.tensor()  # (a float: the other side is a float only if a Ratio)
         theirs = other.tensor() if isinstance(other, Ratio) else _as_tensor(*parts)
         return _BINARY[op](theirs, mine) if reflected else _BINARY[op](mine, theirs)
@@ -139,11 +172,18 @@ class Ratio:
         ``other`` is its exact ``c/d`` (``N / 2 == 1.5`` holds at ``N == 3``; without it
         Python's fallback said unequal at every N); nan and the infinities compare as
         they do with 0."""
+        if isinstance(other, float) and not math.isfinite(other):
+            return op(0, other)
+        self._refuse_rounded("a comparison")
+        if isinstance(other, Ratio):
+            other._refuse_rounded("a comparison")
         parts = self._parts(other)
         if parts is None and isinstance(other, float):
-            if not math.isfinite(other):
-                return op(0, other)
             parts = other.as_integer_ratio()
+            if parts[1] != 1 and self.inexact:  # (fl(n / 3) == 1 / 3 at n == 1)
+                raise TypeError(
+                    f"a comparison of {self} with the float {other!r}: Python compares "
+                    "the rounded float of the fraction, which kantensor does not model")
         if parts is None:
             return NotImplemented
         c, d = parts
@@ -179,18 +219,21 @@ class Ratio:
         return bool(self.num)
 
     def __neg__(self) -> Ratio:
-        return Ratio(-self.num, self.den)
+        return Ratio(-self.num, self.den, self.rounded)
 
     def __floor__(self) -> DimLike:
+        self._refuse_rounded("math.floor")
         return self.num // self.den
 
     def __ceil__(self) -> DimLike:
+        self._refuse_rounded("math.ceil")
         return -((-self.num) // self.den) if self.den != 1 else self.num
 
     def __trunc__(self) -> DimLike:
         """Toward zero, as Python's ``int()``: :meth:`__floor__` where the numerator is not
         negative (a size's), :meth:`__ceil__` where a traced program's is (``int((n - 3) /
         3)`` is 0 at ``n < 3``, not -1); its sign is asked as a branch is."""
+        self._refuse_rounded("int()")
         num, den = self.num, self.den
         if den == 1:
             return num
@@ -203,6 +246,7 @@ class Ratio:
         (``n % 2 == 1``, then whether rounding up gives an odd int)."""
         if ndigits is not None:
             return round(self.tensor(), ndigits)
+        self._refuse_rounded("round()")
         num, den = self.num, self.den
         if den == 1:
             return num
