@@ -69,9 +69,9 @@ def test_a_row_whose_line_is_not_its_table_is_read_from_the_toml(monkeypatch, ch
     is not its line's, a place outside the text or not one whole line: the table is
     the file's own, read from its TOML."""
     files, packed = keyed.keyed("onnx")
-    (add,), (relu,) = _rows(packed[("", "Add")]), _rows(packed[("", "Relu")])
+    (add,), (sub,) = _rows(packed[("", "Add")]), _rows(packed[("", "Sub")])
     if change == "moved":
-        add[2:4] = relu[2:4]
+        add[2:4] = sub[2:4]
     elif change == "check":
         add[4] = "0123456789abcdef"
     elif change == "outside":
@@ -101,8 +101,8 @@ def test_a_row_that_places_another_tables_line_is_refused_by_name(monkeypatch):
     line is a table shipped for the file as it is): that table is not of the row's key,
     and the registry refuses it, naming what it should be."""
     files, packed = keyed.keyed("onnx")
-    (add,), (relu,) = _rows(packed[("", "Add")]), _rows(packed[("", "Relu")])
-    add[2:] = relu[2:]
+    (add,), (sub,) = _rows(packed[("", "Add")]), _rows(packed[("", "Sub")])
+    add[2:] = sub[2:]
     packed[("", "Add")] = _packed([add])
     fresh = _index(monkeypatch, (files, packed))
     monkeypatch.setattr(registry, "_tables", lambda: fresh)

@@ -468,3 +468,16 @@ def test_fuzz_mutations(text: str, mutations: list[tuple[str, int, str]]) -> Non
 def test_random_ast_roundtrip(alts: list[Alternative]) -> None:
     sig = Signature(alternatives=alts)
     roundtrip(sig)
+
+
+def test_a_dtype_set_clause_round_trips_and_decides_as_a_category():
+    """``T in (float32, bfloat16, float32)``: written sorted without repeats; a dtype of
+    the set is accepted, one outside refused, a misspelt name is a syntax error."""
+    sig = Signature.parse("():T->():T where T in (float32, bfloat16, float32)")
+    assert str(sig) == "():T->():T where T in (bfloat16, float32)"
+    assert Signature.parse(str(sig)) == sig
+    assert sig.infer([TensorType("bfloat16", ())])[0].dtype == "bfloat16"
+    with pytest.raises(TypeError, match=r"T in \(bfloat16, float32\) fails: T is float64"):
+        sig.infer([TensorType("float64", ())])
+    with pytest.raises(SignatureSyntaxError, match="did you mean 'float32'"):
+        Signature.parse("():T->():T where T in (flaot32)")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..syntax.ast import category_text
 from ..syntax.vocabulary import Word
 from ..types.dtypes import (
     CATEGORIES,
@@ -27,9 +28,16 @@ from .store import Constraint, Progress, Reason, bind_choices, guess, said, unif
 from .terms import isvar, walk
 
 __all__ = ["Compatible", "DTypeMap", "InCategory", "InDefaultRange", "Operand", "Promote",
-           "WrappedOk"]
+           "WrappedOk", "category_dtypes"]
 
 _IN_RANGE = frozenset(DEFAULT_RANGE)
+
+
+def category_dtypes(category: str | tuple[str, ...]) -> frozenset[str]:
+    """The dtypes of a where-clause's category: a category's name, or a set of dtype
+    names (``T in (float16, float32)``, as :class:`~kantensor.syntax.ast.InCategory`
+    keeps it)."""
+    return CATEGORIES[category] if isinstance(category, str) else frozenset(category)
 
 
 def _done_if_unified(u: Any, v: Any, s: dict) -> Progress:
@@ -131,7 +139,7 @@ class InCategory(Constraint):
     """``T in CATEGORY`` (a where-clause)."""
 
     dtype: Any
-    category: str
+    category: str | tuple[str, ...]
     name: str = "T"
     #: the inputs whose dtype ``name`` is, when it is one input's own dtype variable
     #: (``u`` of ``(b):u``; empty for ``promote(x,y)``); for messages
@@ -141,18 +149,19 @@ class InCategory(Constraint):
         d = walk(self.dtype, s)
         if isvar(d):
             return s, False
-        return (s, True) if d in CATEGORIES[self.category] else None
+        return (s, True) if d in category_dtypes(self.category) else None
 
     def choices(self, s: dict, rigid: frozenset = frozenset()) -> list | None:
-        return guess((self.dtype,), s, sorted(CATEGORIES[self.category]))
+        return guess((self.dtype,), s, sorted(category_dtypes(self.category)))
 
     def terms(self) -> tuple:
         return (self.dtype,)
 
     def explain(self, s: dict) -> str:
         got = walk(self.dtype, s)
-        return Reason(f"where-clause {self.name} in {self.category} fails: {self.name} is "
-                      f"{got}", "category", category=self.category, got=got,
+        category = category_text(self.category)
+        return Reason(f"where-clause {self.name} in {category} fails: {self.name} is "
+                      f"{got}", "category", category=category, got=got,
                       inputs=self.inputs)
 
 

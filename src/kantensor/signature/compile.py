@@ -26,12 +26,13 @@ from ..logic.dtypes import (
     Operand,
     Promote,
     WrappedOk,
+    category_dtypes,
 )
 from ..logic.store import Constraint, Progress, Reason, fail_because, post, said, unify_oc
 from ..logic.terms import TensorTerm, fresh, isvar, walk
 from ..syntax import ast as A
 from ..syntax.alternative import Alternative, Place
-from ..types.dtypes import CATEGORIES, DEFAULT_RANGE
+from ..types.dtypes import DEFAULT_RANGE
 from .axes import GUARD, Env, Structure
 from .layout import Axes
 
@@ -247,7 +248,7 @@ class CompiledAlternative:
                                      facts, clause))
             elif isinstance(clause, A.InCategory):
                 term = self._dtype_term(clause.dtype, env, out, binders, tensors)
-                if type(term) is not str or term not in CATEGORIES[clause.category]:
+                if type(term) is not str or term not in category_dtypes(clause.category):
                     out.append(InCategory(term, clause.category, *facts))  # else: it holds
             elif isinstance(clause, A.Compatible):
                 out.append(Compatible(self._dtype_term(clause.left, env, out, binders, tensors),
@@ -366,8 +367,8 @@ def _static_guards(alt: Alternative, truths: list[bool | None]
     for clause in alt.where:
         if isinstance(clause, A.InCategory) and isinstance(clause.dtype, A.DTypeVar):
             name = clause.dtype.name
-            allowed[name] = allowed.get(name, CATEGORIES[clause.category]) & \
-                CATEGORIES[clause.category]
+            allowed[name] = allowed.get(name, category_dtypes(clause.category)) & \
+                category_dtypes(clause.category)
     per_input: list[frozenset] = []
     for op in alt.inputs:
         if isinstance(op.dtype, A.DTypeName):

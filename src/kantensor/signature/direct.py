@@ -33,13 +33,12 @@ from functools import lru_cache
 from typing import Any
 
 from ..logic.dims import COMPARE
-from ..logic.dtypes import wrapped_dtypes
+from ..logic.dtypes import category_dtypes, wrapped_dtypes
 from ..syntax import ast as A
 from ..syntax.alternative import Overloads
 from ..types.conditions import Clause, Condition, Source, is_choice
 from ..types.dim import Dim
 from ..types.dtypes import (
-    CATEGORIES,
     DEFAULT_RANGE,
     DTYPE_FUNCTIONS,
     Priority,
@@ -478,7 +477,7 @@ class _Plan:
                     raise _Fails
             elif isinstance(clause, A.InCategory):
                 d = self._dtype(clause.dtype, env, types, wrapped)
-                if d not in CATEGORIES[clause.category]:
+                if d not in category_dtypes(clause.category):
                     raise _Fails
             elif isinstance(clause, A.Compatible):
                 a = self._dtype(clause.left, env, types, wrapped)

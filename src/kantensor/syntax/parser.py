@@ -400,6 +400,17 @@ class _ToAst(TemplateRules, Transformer_NonRecursive):
                               f"(expected {expected})", cat.start_pos, expected)  # fmt: skip
         return InCategory(dtype, str(cat))
 
+    def in_dtypes(self, c: list[Any]) -> InCategory:
+        """``T in (float16, float32)``: a set of dtype names."""
+        dtype, *names = c
+        for name in names:
+            if name not in DTYPE_NAMES:
+                near = A.near_dtype(str(name))
+                hint = f" (did you mean '{near}'?)" if near else ""
+                raise self._error(f"unknown dtype '{name}' at position {name.start_pos}{hint}",
+                                  name.start_pos, "a dtype name")  # fmt: skip
+        return InCategory(dtype, tuple(str(n) for n in names))
+
     def compatible(self, c: list[DType]) -> Compatible:
         return Compatible(c[0], c[1])
 

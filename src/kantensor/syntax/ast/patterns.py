@@ -21,10 +21,10 @@ from .dims import (
     depth,
 )
 from .dtypes import DType, DTypeName, DTypeVar, as_dtype
-from .names import CATEGORIES, hashed_once, set_field
+from .names import CATEGORIES, DTYPE_NAMES, hashed_once, set_field
 
 __all__ = ["CLAUSE_TYPES", "Broadcasts", "Clause", "Compare", "Compatible", "DTypeEq", "InCategory",
-           "TensorPattern", "checked", "dim_vars", "dtype_vars"]
+           "TensorPattern", "category_text", "checked", "dim_vars", "dtype_vars"]
 
 #: The sizes that nest no level, and the dtypes an operand's levels are known with
 #: when it is made (see :func:`~kantensor.syntax.limits.check_ast_nesting`): no dtype,
@@ -66,20 +66,34 @@ class TensorPattern:
 
 @dataclass(frozen=True)
 class InCategory:
-    """``T in CATEGORY`` (any dtype term is accepted on the left)."""
+    """``T in CATEGORY``, or ``T in (float16, float32)``: a set of dtype names (kept
+    sorted and without repeats, so that equal sets are equal clauses) where no category
+    names the set (ONNX's type constraints). Any dtype term is accepted on the left."""
 
     dtype: DType
-    category: str
+    category: str | tuple[str, ...]
 
     message: Message | None = _MESSAGE
 
     def __post_init__(self) -> None:
         set_field(self, "dtype", as_dtype(self.dtype))
-        if self.category not in CATEGORIES:
-            raise ValueError(f"unknown dtype category {self.category!r}")
+        if isinstance(self.category, str):
+            if self.category not in CATEGORIES:
+                raise ValueError(f"unknown dtype category {self.category!r}")
+            return
+        names = tuple(sorted(set(self.category)))
+        unknown = [n for n in names if n not in DTYPE_NAMES]
+        if not names or unknown:
+            raise ValueError(f"a dtype set holds dtype names, got {self.category!r}")
+        set_field(self, "category", names)
 
     def __str__(self) -> str:
-        return f"{self.dtype} in {self.category}"
+        return f"{self.dtype} in {category_text(self.category)}"
+
+
+def category_text(category: str | tuple[str, ...]) -> str:
+    """A category as the DSL writes it: its name, or its dtypes in parentheses."""
+    return category if isinstance(category, str) else f"({', '.join(category)})"
 
 
 @dataclass(frozen=True)
