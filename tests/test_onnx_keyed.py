@@ -17,6 +17,18 @@ from kantensor.ops.catalogue import CatalogueError, catalogue_root
 from test_onnx_lazy import _read, toml_index
 
 
+def _built(registry, op_type):
+    """``op_type``'s entries built afresh from ``registry._tables()`` (as swapped in by a
+    test), its caches emptied before and after."""
+    caches = (registry.entries, registry._rows, registry._raw, registry._entry)
+    for cached in caches:
+        cached.cache_clear()
+    try:
+        return registry.entries("", op_type)
+    finally:
+        for cached in caches:
+            cached.cache_clear()
+
 def test_the_shipped_index_is_current():
     """keys.json is what ``make catalogue-index`` makes of the files now (if this fails:
     make catalogue-index, and commit it), and gives every table as TOML reads it."""
@@ -93,7 +105,7 @@ def test_a_row_of_a_file_the_index_records_no_digest_of_is_not_used(monkeypatch)
     fresh = _index(monkeypatch, (files, packed))
     monkeypatch.setattr(registry, "_tables", lambda: fresh)
     with pytest.raises(CatalogueError, match="unrecorded.toml: op #0: no such table"):
-        registry.entries.__wrapped__("", "Add")
+        _built(registry, "Add")
 
 
 def test_a_row_that_places_another_tables_line_is_refused_by_name(monkeypatch):
@@ -107,7 +119,7 @@ def test_a_row_that_places_another_tables_line_is_refused_by_name(monkeypatch):
     fresh = _index(monkeypatch, (files, packed))
     monkeypatch.setattr(registry, "_tables", lambda: fresh)
     with pytest.raises(CatalogueError, match="does not name Add"):
-        registry.entries.__wrapped__("", "Add")
+        _built(registry, "Add")
 
 
 @pytest.mark.parametrize("text", ["{", "[]", '{"files": {}}', '{"files": [], "keys": {}}',
@@ -175,3 +187,21 @@ def _tables_text(files: list[tuple[str, str]]) -> str:
                        "heads": [{"name": t["name"]} for t in tables]}
         lines += [json.dumps(t, sort_keys=True) for t in tables]
     return "\n".join([json.dumps(heads, sort_keys=True), *lines]) + "\n"
+
+
+def test_lookup_builds_only_the_entry_of_the_models_opset():
+    """An op type's entry for an opset is the one of its entries (all built) that covers
+    it, at every op type and opset 1..30, and lookup builds no entry of another opset
+    (Relu's three tables, split where ONNX's type constraints change: one built)."""
+    _built(registry, "Relu")  # (caches emptied)
+    op = registry.lookup("Relu", "", 21, "n")
+    assert registry._entry.cache_info().currsize == 1 and op.covers(21)
+    for domain, op_type in registry._tables():
+        every = registry.entries(domain, op_type)
+        for opset in range(1, 31):
+            want = next((o for o in every if o.covers(opset)), None)
+            if want is None:
+                with pytest.raises(registry.UnsupportedOp, match=op_type):
+                    registry.lookup(op_type, domain, opset, "n")
+            else:
+                assert registry.lookup(op_type, domain, opset, "n") is want

@@ -24,6 +24,7 @@ from kantensor.syntax.errors import SignatureSyntaxError, TypeInferenceError
 from kantensor.syntax.parser import parse_alternatives, parse_fresh, parse_template
 from kantensor.syntax.template import Template
 from test_fuzz_text import PIECES_SIG, SIGNATURES
+from test_onnx_keyed import _built
 
 
 def _shipped() -> dict:
@@ -232,7 +233,7 @@ def test_the_onnx_registry_decodes_only_the_tables_a_model_uses(monkeypatch):
     index = registry._tables.__wrapped__()
     assert decoded == [] and len(index) > 150
     monkeypatch.setattr(registry, "_tables", lambda: index)
-    (add,) = registry.entries.__wrapped__("", "Add")
+    (add,) = _built(registry, "Add")
     assert decoded == ["Add"] and add.op_type == "Add"
 
 

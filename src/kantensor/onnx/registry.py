@@ -417,12 +417,36 @@ def _table(file: str, index: int, table: Any, key: tuple[str, str],
 @cache
 def entries(domain: str, op_type: str) -> tuple[OnnxOp, ...]:
     """The entries of an op type of a domain, built (and checked) on first use."""
-    tables = _tables()
-    key, found = (domain, op_type), tables.get((domain, op_type), ())
-    return tuple(_onnx_op(_load(file, index, _table(file, index, table, key,
-                                                    tables.verified)))
-                 for file, index, table in (rows(FOLDER, found) if isinstance(found, str)
-                                            else found))
+    return tuple(_entry(domain, op_type, i) for i in range(len(_rows(domain, op_type))))
+
+
+@cache
+def _rows(domain: str, op_type: str) -> tuple[tuple[str, int, Any], ...]:
+    found = _tables().get((domain, op_type), ())
+    return tuple(rows(FOLDER, found) if isinstance(found, str) else found)
+
+
+@cache
+def _raw(domain: str, op_type: str, i: int) -> Any:
+    file, index, table = _rows(domain, op_type)[i]
+    return _table(file, index, table, (domain, op_type), _tables().verified)
+
+
+@cache
+def _entry(domain: str, op_type: str, i: int) -> OnnxOp:
+    """The i-th entry of an op type, built (and checked) on first use."""
+    file, index, _ = _rows(domain, op_type)[i]
+    return _onnx_op(_load(file, index, _raw(domain, op_type, i)))
+
+
+def _may_cover(raw: Any, opset: int) -> bool:
+    """Whether an entry's table may type ``opset``, read before it is built (so other
+    opsets' entries are never built): False only where ``since`` and ``until`` are
+    opset numbers that exclude it (else the built entry decides, and checks them)."""
+    since, until = raw.get("since", FIRST_OPSET), raw.get("until")
+    if not (_opset(since) and (until is None or _opset(until))):
+        return True
+    return since <= opset and (until is None or opset <= until)
 
 
 def _load(file: str, index: int, raw: Any) -> Entry | StructuredEntry:
@@ -457,10 +481,13 @@ def lookup(op_type: str, domain: str, opset: int | None, node: str) -> OnnxOp:
     domain the model imports); UnsupportedOp naming the node, its op type, domain and
     opset, and where to read what is supported."""
     domain = "" if domain == "ai.onnx" else domain
+    for i in range(len(_rows(domain, op_type)) if opset is not None else 0):
+        raw = _raw(domain, op_type, i)
+        if not isinstance(raw, dict) or _may_cover(raw, opset):
+            op = _entry(domain, op_type, i)
+            if op.covers(opset):
+                return op
     found = entries(domain, op_type)
-    for op in found:
-        if opset is not None and op.covers(opset):
-            return op
     named = f"{op_type} (domain {domain or 'ai.onnx'!r}"
     named += f", opset {opset})" if opset is not None else \
         ", of which the model imports no opset)"
