@@ -250,7 +250,7 @@ def test_a_reduction_by_one_axis_of_unknown_value_is_one_axis_fewer():
     assert ortrun.run(_reduce_by_input(2), {"x": np.zeros((2, 3, 4), np.float32),
                                             "axes": np.array([1, 1])}) == [(2, 4)]
     for length in (2, "k"):
-        with pytest.raises(ValueError, match=r"ReduceMax: axes must be constant integers "
+        with pytest.raises(ValueError, match=r"ReduceMax(-\d+)?: axes must be constant integers "
                            r"when the model is read, got a value known only when the model "
                            r"runs, and the output's rank depends on their values"):
             ko.from_onnx(_reduce_by_input(length))

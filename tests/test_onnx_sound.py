@@ -335,11 +335,15 @@ def test_the_maximum_of_nothing_and_max_pool_padding_in_every_dtype(elem, dtype,
     m = model([helper.make_node("ReduceMax", ["x", "axes"], ["y"], keepdims=0)],
               [helper.make_tensor_value_info("x", elem, [0, 2])],
               [helper.make_tensor_value_info("y", elem, None)],
-              [init("axes", [0], np.int64)], opset=18)
-    ins, outs = from_onnx(m)
-    got = kt.function(ins, outs)(np.zeros((0, 2), npd))[0]
-    assert got.dtype == npd and got.shape == (2,)
-    assert np.array_equal(got.astype(np.float64), np.full(2, lowest, np.float64))
+              [init("axes", [0], np.int64)], opset=20)  # (bool from opset 20 on)
+    if dtype.startswith("float8"):  # (no ReduceMax schema takes it: onnxruntime refuses)
+        with pytest.raises(kt.TypeInferenceError, match=r"ReduceMax needs an \(bfloat16, bool"):
+            from_onnx(m)
+    else:
+        ins, outs = from_onnx(m)
+        got = kt.function(ins, outs)(np.zeros((0, 2), npd))[0]
+        assert got.dtype == npd and got.shape == (2,)
+        assert np.array_equal(got.astype(np.float64), np.full(2, lowest, np.float64))
     if dtype == "bool":
         return
     pool = model([helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2], pads=[1, 1])],
