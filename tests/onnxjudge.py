@@ -4,75 +4,25 @@ compares them with what kantensor states (see tests/onnxprograms.py)."""
 
 from __future__ import annotations
 
-import pickle
-import struct
-import subprocess
-import sys
 import warnings
 
 import numpy as np
 from onnx import helper
 
 import kantensor.onnx as ko
+import ortrun
 from kantensor.onnx import from_onnx
 from kantensor.types.dim import Dim
 from kantensor.types.symbols import free_symbols, substitute
 
 NAMES = ("N", "M", "K")
 
-#: onnxruntime in a worker process (it may die on a model): each answer is a list of
-#: (shape, dtype) per output, or ("error", text).
-WORKER = r"""
-import pickle, struct, sys
-import onnxruntime as ort
-ort.set_default_logger_severity(4)
-options = ort.SessionOptions()
-options.intra_op_num_threads = 1
-options.inter_op_num_threads = 1
-options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-read, write = sys.stdin.buffer, sys.stdout.buffer
-last = (None, None)
-while True:
-    head = read.read(8)
-    if len(head) < 8:
-        break
-    model, inputs = pickle.loads(read.read(struct.unpack("<Q", head)[0]))
-    try:
-        if last[0] != model:
-            last = (None, None)
-            last = (model, ort.InferenceSession(model, options,
-                                                providers=["CPUExecutionProvider"]))
-        answer = [(tuple(o.shape), str(o.dtype)) for o in last[1].run(None, inputs)]
-    except Exception as exc:
-        answer = ("error", str(exc).splitlines()[0][:300])
-    data = pickle.dumps(answer)
-    write.write(struct.pack("<Q", len(data)) + data)
-    write.flush()
-"""
-
-_worker: list[subprocess.Popen] = []
-
 
 def ort_run(model: bytes, inputs: dict) -> list | str:
-    """onnxruntime's (shape, dtype) per output, or its error's text."""
-    if not _worker or _worker[0].poll() is not None:
-        _worker[:] = [subprocess.Popen([sys.executable, "-c", WORKER], stdin=subprocess.PIPE,
-                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)]
-    proc = _worker[0]
-    data = pickle.dumps((model, inputs))
-    try:
-        proc.stdin.write(struct.pack("<Q", len(data)) + data)
-        proc.stdin.flush()
-        head = proc.stdout.read(8)
-    except BrokenPipeError:
-        head = b""
-    if len(head) < 8:
-        proc.wait(timeout=10)
-        return "onnxruntime's process died"
-    answer = pickle.loads(proc.stdout.read(struct.unpack("<Q", head)[0]))
-    if isinstance(answer, tuple) and answer and answer[0] == "error":
-        return answer[1]
-    return answer
+    """onnxruntime's (shape, dtype) per output (tests/ortrun.py's worker), or why it
+    refused or died."""
+    answer = ortrun.ask(model, inputs, typed=True)
+    return answer.why if isinstance(answer, ortrun.Refusal) else answer
 
 
 def feed(g, sizes: dict) -> dict:

@@ -22,11 +22,12 @@ from typing import Any
 
 import numpy as np
 
-#: The worker: reads (model, inputs) requests, the model as bytes or a file's path,
-#: answers (shapes) or ("error", text). One thread per session: runs stay small and
-#: several workers share the machine's cores. Graph optimisations are off: the oracle is
-#: the model as written (onnxruntime's Reshape fusion rewrites ``[Shape(y)[0],
-#: Shape(x)[1]]`` into ``[-1, 0]`` and then refuses empty inputs the model accepts).
+#: The worker: reads (model, inputs, typed) requests, the model as bytes or a file's
+#: path, answers (shapes, or (shape, dtype) pairs if typed) or ("error", text). One
+#: thread per session: runs stay small and several workers share the machine's cores.
+#: Graph optimisations are off: the oracle is the model as written (onnxruntime's
+#: Reshape fusion rewrites ``[Shape(y)[0], Shape(x)[1]]`` into ``[-1, 0]`` and then
+#: refuses empty inputs the model accepts).
 WORKER = r"""
 import pickle, struct, sys
 import onnxruntime as ort
@@ -41,13 +42,14 @@ while True:
     head = read.read(8)
     if len(head) < 8:
         break
-    model, inputs = pickle.loads(read.read(struct.unpack("<Q", head)[0]))
+    model, inputs, typed = pickle.loads(read.read(struct.unpack("<Q", head)[0]))
     try:
         if last[0] != model:
             last = (None, None)
             last = (model, ort.InferenceSession(model, options,
                                                 providers=["CPUExecutionProvider"]))
-        answer = [tuple(o.shape) for o in last[1].run(None, inputs)]
+        answer = [(tuple(o.shape), str(o.dtype)) if typed else tuple(o.shape)
+                  for o in last[1].run(None, inputs)]
     except Exception as exc:
         answer = ("error", str(exc).splitlines()[0][:300])
     data = pickle.dumps(answer)
@@ -90,10 +92,11 @@ def run(model: Any, inputs: dict[str, np.ndarray]) -> list[tuple[int, ...]] | Re
     return ask(model.SerializeToString(), inputs)
 
 
-def ask(model: bytes | str, inputs: dict[str, np.ndarray]) -> list[tuple[int, ...]] | Refusal:
-    """:func:`run` with the model serialized (bytes) or as a file's path."""
+def ask(model: bytes | str, inputs: dict[str, np.ndarray], typed: bool = False) -> list | Refusal:
+    """:func:`run` with the model serialized (bytes) or as a file's path; ``typed``: each
+    output's (shape, dtype name)."""
     proc = _start()
-    data = pickle.dumps((model, inputs))
+    data = pickle.dumps((model, inputs, typed))
     try:
         proc.stdin.write(struct.pack("<Q", len(data)) + data)
         proc.stdin.flush()
