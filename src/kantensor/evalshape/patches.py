@@ -29,10 +29,9 @@ import numpy as np
 from .. import ops
 from ..graph.basic import Variable
 from ..types.dim import Dim, dim_max, dim_min
-from ..types.dimorder import decided
 from ..types.sizenum import Ratio, size_tensor
-from ..types.stated import split_constant
 from ..types.variable import as_tensor_variable
+from .pymath import MATH
 from .trace import current
 
 
@@ -270,58 +269,6 @@ UNSUPPORTED: dict[str, str] = {
 UNSUPPORTED_RANDOM: dict[str, str] = {
     "choice": "kt.random(..., distribution='integers') as indices",
     "permutation": "kt.argsort(kt.random(n))", "shuffle": "x[kt.argsort(kt.random(n))]"}
-
-
-# -- math's functions of sizes ----------------------------------------------------------
-
-#: Where ``math``'s function of a real number raises "math domain error" (``math.sqrt(n -
-#: 3)`` at ``n < 3``, ``math.log(n)`` at ``n == 0``): the least numerator ``a + b*den``
-#: its argument ``num/den`` may have (a size is ``num/1``). The numerator is an integer,
-#: so ``log``'s ``x > 0`` is ``num >= 1``. It is asked as a branch is, so the program
-#: assumes it.
-DOMAINS: dict[str, tuple[int, int]] = {
-    "sqrt": (0, 0), "log": (1, 0), "log2": (1, 0), "log10": (1, 0), "log1p": (1, -1)}
-
-
-def _math(name: str) -> Callable[..., Any]:
-    ufunc = getattr(np, name)
-    domain = DOMAINS.get(name)
-
-    def traced(x: Any, *rest: Any) -> Any:
-        if rest or not isinstance(x, Dim | Ratio | Variable):
-            return NotImplemented
-        if domain is not None and not isinstance(x, Variable):
-            num, den = (x.num, x.den) if isinstance(x, Ratio) else (x, 1)
-            least = domain[0] + domain[1] * den
-            c = split_constant(num)[1] if isinstance(num, Dim) else 0
-            if decided(">=", num - c, least - c) is False:  # (n >= 3, not n - 3 >= 0)
-                raise ValueError(f"math domain error: math.{name} of the size {x}, which "
-                                 "is outside its domain here")
-        return ufunc(size_tensor(x) if isinstance(x, Dim | Ratio) else x)
-    return traced
-
-
-def _floor(x: Any) -> Any:
-    if isinstance(x, Dim):
-        return x
-    return np.floor(x) if isinstance(x, Variable) else NotImplemented
-
-
-def _ceil(x: Any) -> Any:
-    if isinstance(x, Dim):
-        return x
-    return np.ceil(x) if isinstance(x, Variable) else NotImplemented
-
-
-def _pow(x: Any, y: Any) -> Any:
-    return x ** (y * 1.0) if _symbolic((x, y)) else NotImplemented
-
-
-#: ``math`` functions traced during eval_shape: of a size or a tensor, the graph's number.
-MATH: dict[str, Callable[..., Any]] = {
-    **{name: _math(name) for name in ("sqrt", "exp", "log", "log2", "log10", "sin", "cos",
-                                      "tan", "tanh", "expm1", "log1p")},
-    "floor": _floor, "ceil": _ceil, "trunc": _floor, "pow": _pow}
 
 
 # -- builtins in the traced function's module --------------------------------------------
