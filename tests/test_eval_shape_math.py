@@ -55,3 +55,16 @@ def test_math_exp_of_a_size_overflows_as_pythons():
             runs = False
         assert r.holds({"N": n}) == runs, n
     assert np.shape(fn(np.zeros(3))) == (3,)
+
+
+#: abs of sizes and of floats of sizes, as shapes and as numbers.
+ABS = ["np.zeros(abs(x.shape[0] - 3))", "np.zeros(abs(x.shape[0] - y.shape[0]) + 1)",
+       "x * abs(x.shape[0] / 2)", "x * abs(x.shape[0] - 3)", "np.zeros(abs(-x.shape[0]))",
+       "x * (2.0 / abs(x.shape[0] - 3))", "np.zeros(int(abs((x.shape[0] - 3) / 2)))"]
+
+
+@pytest.mark.parametrize("source", ABS)
+def test_abs_of_a_size_is_pythons(source):
+    """``abs`` of a size or of a float of sizes was refused (no ``__abs__``): it is the
+    int (or float) Python's is, its sign asked as a branch."""
+    _judged(f"lambda x, y: {source}")
