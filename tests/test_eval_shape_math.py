@@ -68,3 +68,20 @@ def test_abs_of_a_size_is_pythons(source):
     """``abs`` of a size or of a float of sizes was refused (no ``__abs__``): it is the
     int (or float) Python's is, its sign asked as a branch."""
     _judged(f"lambda x, y: {source}")
+
+
+#: np.arange of floats of sizes (x is float32[N], y float32[K]).
+ARANGES = ["np.arange(x.shape[0] / 2)", "np.arange(1, x.shape[0] / 2)",
+           "np.arange(x.shape[0] / 2, 0, -1)", "np.arange(x.shape[0] / 4, x.shape[0], 2)",
+           "np.arange((x.shape[0] - 3) / 2)", "np.arange(x.shape[0] / 3)",
+           "np.arange(x.shape[0] / 3, 0, -1)", "np.arange(x.shape[0] / 2 - y.shape[0])"]
+
+
+@pytest.mark.parametrize("source", ARANGES)
+def test_arange_of_a_float_of_sizes_is_numpys(source):
+    """``np.arange(N / 2)`` is NumPy's float64 range of ``ceil(N / 2)`` values; it was
+    refused ("must be real number, not Ratio")."""
+    fn = eval(f"lambda x, y: {source}", {"np": np})
+    r = kt.eval_shape(fn, "float32[N]", "float32[K]")
+    _judged(f"lambda x, y: {source}")
+    assert r.type.dtype == fn(np.zeros(3), np.zeros(1)).dtype.name

@@ -80,11 +80,29 @@ def _full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C", **kw
 
 
 def _arange(*args: Any, dtype: Any = None, **kw: Any) -> Any:
+    if not kw and dtype is None and 1 <= len(args) <= 3 and any(
+            isinstance(a, Ratio) for a in args) and all(
+            isinstance(a, Ratio) or _size(a) for a in args):
+        return _float_arange(*args)
     if kw or not args or len(args) > 3 or not all(_size(a) for a in args):
         return NotImplemented
     if len(args) == 3 and not isinstance(args[2], int):
         return NotImplemented
     return ops.arange(*args, dtype=_dtype(dtype, "int64"))
+
+
+def _float_arange(*args: Any) -> Any:
+    """``np.arange`` of a float of sizes (``np.arange(n / 2)``): NumPy's float64 range,
+    ``ceil((stop - start) / step)`` values ``start + i * step`` (an int step; the length
+    is the exact fraction's ceiling, as Python's float of one division is correctly
+    rounded, and refused where it was rounded twice: :class:`Ratio`)."""
+    start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
+    if _index(step) is None or step == 0:
+        return NotImplemented
+    diff = stop - start  # (a division by 1 or -1 rounds nothing: not made one)
+    length = math.ceil(diff if step == 1 else -diff if step == -1 else diff / step)
+    length = dim_max(length, 0)
+    return ops.arange(length, dtype="float64") * step + start
 
 
 def _eye(N: Any, M: Any = None, k: int = 0, dtype: Any = None, **kw: Any) -> Any:  # noqa: N803
