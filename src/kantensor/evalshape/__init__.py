@@ -41,6 +41,7 @@ from .located import (
 )
 from .namespaces import installed, reach, traced_kwargs
 from .result import Refusal, ShapeResult, merged
+from .scalars import numpy_scalar  # noqa: F401 - installs the numpy_scalar hook
 from .trace import Trace, tracing
 
 __all__ = ["AssumptionError", "ShapeResult", "eval_shape"]

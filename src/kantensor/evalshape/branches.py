@@ -39,13 +39,14 @@ from .trace import ANSWER, current
 _FORWARDING = frozenset(
     id(getattr(cls, name).__code__) for cls, names in (
         (Dim, ("__eq__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__", "__floordiv__",
-               "__rfloordiv__", "__divmod__", "__rdivmod__")),
+               "__rfloordiv__", "__divmod__", "__rdivmod__", "__abs__")),
         (sizenum.Ratio, ("_compare", "__eq__", "__ne__", "__lt__", "__le__", "__gt__",
                          "__ge__", "__bool__", "__trunc__", "__round__", "_arith", "__floordiv__",
                          "__rfloordiv__", "__mod__", "__rmod__", "__divmod__",
-                         "__rdivmod__"))) for name in names) | {
+                         "__rdivmod__", "__abs__"))) for name in names) | {
     id(f.__code__) for f in (ordered, decided, divides, equal, asked_positive, divided, powered,
-                             Dim.__pow__, Dim.__rpow__, dim._number, sizenum._number_op)} | {
+                             Dim.__pow__, Dim.__rpow__, dim._number, sizenum._number_op,
+                             sizenum.size_abs)} | {
     id(code) for code in FORWARDERS}
 
 #: At most this many cases per eval_shape call, and answers per case.

@@ -29,10 +29,9 @@ import numpy as np
 from .. import ops
 from ..graph.basic import Variable
 from ..types.dim import Dim, dim_max, dim_min
-from ..types.dimorder import decided
 from ..types.sizenum import Ratio, size_tensor
-from ..types.stated import split_constant
 from ..types.variable import as_tensor_variable
+from .pymath import MATH
 from .trace import current
 
 
@@ -81,11 +80,29 @@ def _full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C", **kw
 
 
 def _arange(*args: Any, dtype: Any = None, **kw: Any) -> Any:
+    if not kw and dtype is None and 1 <= len(args) <= 3 and any(
+            isinstance(a, Ratio) for a in args) and all(
+            isinstance(a, Ratio) or _size(a) for a in args):
+        return _float_arange(*args)
     if kw or not args or len(args) > 3 or not all(_size(a) for a in args):
         return NotImplemented
     if len(args) == 3 and not isinstance(args[2], int):
         return NotImplemented
     return ops.arange(*args, dtype=_dtype(dtype, "int64"))
+
+
+def _float_arange(*args: Any) -> Any:
+    """``np.arange`` of a float of sizes (``np.arange(n / 2)``): NumPy's float64 range,
+    ``ceil((stop - start) / step)`` values ``start + i * step`` (an int step; the length
+    is the exact fraction's ceiling, as Python's float of one division is correctly
+    rounded, and refused where it was rounded twice: :class:`Ratio`)."""
+    start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
+    if _index(step) is None or step == 0:
+        return NotImplemented
+    diff = stop - start  # (a division by 1 or -1 rounds nothing: not made one)
+    length = math.ceil(diff if step == 1 else -diff if step == -1 else diff / step)
+    length = dim_max(length, 0)
+    return ops.arange(length, dtype="float64") * step + start
 
 
 def _eye(N: Any, M: Any = None, k: int = 0, dtype: Any = None, **kw: Any) -> Any:  # noqa: N803
@@ -270,58 +287,6 @@ UNSUPPORTED: dict[str, str] = {
 UNSUPPORTED_RANDOM: dict[str, str] = {
     "choice": "kt.random(..., distribution='integers') as indices",
     "permutation": "kt.argsort(kt.random(n))", "shuffle": "x[kt.argsort(kt.random(n))]"}
-
-
-# -- math's functions of sizes ----------------------------------------------------------
-
-#: Where ``math``'s function of a real number raises "math domain error" (``math.sqrt(n -
-#: 3)`` at ``n < 3``, ``math.log(n)`` at ``n == 0``): the least numerator ``a + b*den``
-#: its argument ``num/den`` may have (a size is ``num/1``). The numerator is an integer,
-#: so ``log``'s ``x > 0`` is ``num >= 1``. It is asked as a branch is, so the program
-#: assumes it.
-DOMAINS: dict[str, tuple[int, int]] = {
-    "sqrt": (0, 0), "log": (1, 0), "log2": (1, 0), "log10": (1, 0), "log1p": (1, -1)}
-
-
-def _math(name: str) -> Callable[..., Any]:
-    ufunc = getattr(np, name)
-    domain = DOMAINS.get(name)
-
-    def traced(x: Any, *rest: Any) -> Any:
-        if rest or not isinstance(x, Dim | Ratio | Variable):
-            return NotImplemented
-        if domain is not None and not isinstance(x, Variable):
-            num, den = (x.num, x.den) if isinstance(x, Ratio) else (x, 1)
-            least = domain[0] + domain[1] * den
-            c = split_constant(num)[1] if isinstance(num, Dim) else 0
-            if decided(">=", num - c, least - c) is False:  # (n >= 3, not n - 3 >= 0)
-                raise ValueError(f"math domain error: math.{name} of the size {x}, which "
-                                 "is outside its domain here")
-        return ufunc(size_tensor(x) if isinstance(x, Dim | Ratio) else x)
-    return traced
-
-
-def _floor(x: Any) -> Any:
-    if isinstance(x, Dim):
-        return x
-    return np.floor(x) if isinstance(x, Variable) else NotImplemented
-
-
-def _ceil(x: Any) -> Any:
-    if isinstance(x, Dim):
-        return x
-    return np.ceil(x) if isinstance(x, Variable) else NotImplemented
-
-
-def _pow(x: Any, y: Any) -> Any:
-    return x ** (y * 1.0) if _symbolic((x, y)) else NotImplemented
-
-
-#: ``math`` functions traced during eval_shape: of a size or a tensor, the graph's number.
-MATH: dict[str, Callable[..., Any]] = {
-    **{name: _math(name) for name in ("sqrt", "exp", "log", "log2", "log10", "sin", "cos",
-                                      "tan", "tanh", "expm1", "log1p")},
-    "floor": _floor, "ceil": _ceil, "trunc": _floor, "pow": _pow}
 
 
 # -- builtins in the traced function's module --------------------------------------------

@@ -318,17 +318,46 @@ def fraction(v: Variable) -> tuple[DimLike, int] | None:
     return _reduced(p, q)
 
 
+#: The tag (``Variable.tag``) of a Python float that ``math``'s function ``name`` made
+#: (``math.sqrt(N)``, a Python float where ``np.sqrt(N)`` is a NumPy number whose 0
+#: divides to ``inf``): the name.
+MATH_TAG = "python_math"
+
+#: ``math``'s functions that are 0 exactly where their argument is (a float's
+#: ``sin``, ``tan``, ... of a nonzero double is never 0.0), and those 0 where it is 1.
+ZERO_AT_ZERO = frozenset({"sqrt", "sin", "tan", "tanh", "expm1", "log1p"})
+ZERO_AT_ONE = frozenset({"log", "log2", "log10"})
+
+
 def zero_at(v: Variable) -> DimLike | None:
     """What is 0 exactly where the Python number ``v`` made of sizes is (:func:`of_sizes`):
     the numerator ``p`` of its exact value ``p / q`` (:func:`fraction`), or of the base of
     a power of it to a positive number (``N ** 0.5``, ``(N / 2) ** 1.5``: Python's power,
-    as :func:`_python_power` reads it); else None (``math.sqrt(N)``, which the graph does
-    not tell from NumPy's ``np.sqrt(N)``, whose 0 divides to ``inf``)."""
+    as :func:`_python_power` reads it), or of the argument of ``math``'s function that is
+    0 where it is (``math.sqrt(N)``; ``p - q`` for ``math.log(p / q)``), through products,
+    negations and quotients (``2 * math.sqrt(N)``); else None: never 0 (``math.cos``), or
+    not read (a sum of such floats; NumPy's ``np.sqrt(N)``, whose 0 divides to ``inf``)."""
     exact = fraction(v)
     if exact is not None:
         return exact[0]
     node = v.owner
-    if node is None or len(node.inputs) != 2 or node.op is not NUMPY_OPS.get(np.power):
+    if node is None:
+        return None
+    made_by = v.tag.get(MATH_TAG) if v._tag else None
+    if made_by in ZERO_AT_ZERO:
+        return zero_at(node.inputs[0])
+    if made_by in ZERO_AT_ONE:
+        arg = fraction(node.inputs[0])
+        return None if arg is None else arg[0] - arg[1]
+    if made_by is not None:
+        return None
+    ufunc = next((u for u in _ARITHMETIC if node.op is NUMPY_OPS.get(u)), None)
+    if ufunc is np.negative or ufunc is np.true_divide:
+        return zero_at(node.inputs[0])
+    if ufunc is np.multiply:
+        a, b = (zero_at(x) for x in node.inputs)
+        return None if a is None or b is None else a * b
+    if len(node.inputs) != 2 or node.op is not NUMPY_OPS.get(np.power):
         return None
     exponent = _base_value(node.inputs[1])
     return zero_at(node.inputs[0]) if exponent is not None and exponent > 0 else None

@@ -113,7 +113,8 @@ class ShapeResult:
 
     def holds(self, sizes: dict[Any, int]) -> bool:
         """Whether the sizes ``sizes`` (by name) meet every assumption, and those of the
-        case they fall in (a size the result does not name: ValueError)."""
+        case they fall in (a size the result does not name: ValueError; an assumption on
+        a size no input decides, a data-dependent count: ValueError saying so)."""
         if not all(_holds(a, sizes) for a in self.assumptions):
             return False
         if not self.cases:
@@ -160,11 +161,24 @@ class ShapeResult:
 
 def _holds(c: Clause, sizes: dict[Any, int]) -> bool:
     """``c`` at ``sizes``; False where it divides by a size that is 0 there (as a
-    contract takes it: ``1 % (A - 1) == 0`` at A = 1)."""
+    contract takes it: ``1 % (A - 1) == 0`` at A = 1). A ValueError that says why where
+    ``c`` names a size no input has (a count the data decides, ``x[x > 0]``'s, or the
+    values of an index made of sizes that kantensor does not read: :mod:`.indexvalues`):
+    no input sizes decide it, so holds cannot answer True or False."""
     try:
         return c.holds(sizes)
     except ZeroDivisionError:
         return False
+    except ValueError:
+        unknowns = sorted(str(s) for s in c.symbols() if not isinstance(s, str))
+        if not unknowns:
+            raise
+        raise ValueError(
+            f"holds cannot say whether the sizes meet {c}: it names "
+            f"{', '.join(unknowns)}, which no input's size decides (a size the data "
+            "decides, such as the count of x[x > 0], or values made of sizes that "
+            "kantensor does not read); result.why() says where each unknown size comes "
+            "from") from None
 
 
 def _has_choice(c: Clause) -> bool:

@@ -41,6 +41,7 @@ class Trace:
         self.clients: dict[Variable, list[Apply]] = {}
         self.made: set[Variable] = set(inputs)
         self.moved: dict[Variable, Variable] = {}
+        self.written: set[Variable] = set()  # written into: arrays (see .scalars)
         self.locator = locator
         self.sites: dict[Apply, Site | None] = {}
         self.names: dict[Variable, str] = {x: x.name for x in inputs if x.name}
@@ -108,6 +109,7 @@ class Trace:
         x.owner, x.index, x.type = node, index, new.type
         self.clients[x] = self.clients.pop(new, [])
         self.made.discard(new)
+        self.written.add(x)
 
     def input(self, x: Variable) -> Variable:
         """The Variable that is graph input ``x`` after the writes."""

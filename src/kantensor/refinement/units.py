@@ -111,9 +111,21 @@ def node_relation(node: Apply) -> Signature | Unify | None:
 
 
 def node_unit(node: Apply, relation: Signature | Unify) -> Unit:
-    """The unit of a node: its relation over its inputs and outputs."""
-    return Unit.of(relation, [Operand(v, v.type.dtype, v.wrapped)
-                              for v in (*node.inputs, *node.outputs)], len(node.inputs), node)
+    """The unit of a node: its relation over its inputs and outputs (an output stated
+    as the relation makes it: not wrapped, see :func:`kinds`)."""
+    return Unit.of(relation, [Operand(v, dtype, wrapped) for v, (dtype, wrapped) in
+                              zip((*node.inputs, *node.outputs), kinds(node), strict=True)],
+                   len(node.inputs), node)
+
+
+def kinds(node: Apply) -> tuple[tuple[str, bool], ...]:
+    """Each operand's dtype and wrapped flag as ``node``'s relation states them: an
+    input's own, an output never wrapped, as every relation makes its outputs and as
+    ``make_node`` ran it. (A size used as a number, ``size_number``'s output, is a
+    wrapped Python int where it is used, an input; as the output of its node it is the
+    0-d int64 its relation gives.)"""
+    return (*((v.type.dtype, v.wrapped) for v in node.inputs),
+            *((v.type.dtype, False) for v in node.outputs))
 
 
 def node_units(nodes: Sequence[Apply], touching: dict[Variable, list[Unit]]) -> list[Unit]:
@@ -163,7 +175,7 @@ def _alike(node: Apply, variables: tuple[Variable, ...]) -> tuple:
     if relation is None:
         return None, None, None, None, None
     shapes = [v.type.shape for v in variables]
-    return (relation, tuple((v.type.dtype, v.wrapped) for v in variables),
+    return (relation, kinds(node),
             tuple(() if shape == () else None for shape in shapes),
             tuple(i for i, shape in enumerate(shapes) if any(type(d) is not int for d in shape)),
             {})

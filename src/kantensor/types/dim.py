@@ -193,6 +193,7 @@ class Dim:
 
     def __pos__(self) -> Dim:
         return self
+    def __abs__(self) -> Any: return _number("abs", self, 0)  # (sizenum.size_abs)
 
 
 NUMBER_OP: Hook[Callable[..., Any]] = Hook("number_op", "kantensor.types.sizenum", (

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..graph.hooks import Hook
 from .dtypes import CATEGORIES
+from .numpy_dtypes import can_cast
 
 #: NumPy function or ufunc object -> the kantensor Op (or OpFamily) it maps to.
 NUMPY_OPS: dict[Any, Callable[..., Any]] = {}
@@ -36,6 +37,32 @@ REBIND: Hook[Callable[[Any, Callable[[], Any]], bool]] = Hook(
     "stand for build() from now on (a functional update: x[i] = v, x += y, "
     "np.add.at(x, i, v), out=x), and say True; False elsewhere (and before "
     "kantensor.evalshape is loaded, which kt.eval_shape does on first use)", _not_tracing)
+
+def _no_scalars(x: Any) -> bool:
+    """No trace runs: no value is a NumPy scalar of a traced program."""
+    return False
+
+
+NUMPY_SCALAR: Hook[Callable[[Any], bool]] = Hook(
+    "numpy_scalar", "kantensor.evalshape.scalars",
+    "numpy_scalar(x) -> bool: during eval_shape, whether NumPy gives the traced program a "
+    "scalar where x stands (x.sum(), x[0], a ufunc of 0-d values), not a 0-d array; a "
+    "scalar is immutable, so x op= y rebinds the name to x op y", _no_scalars)
+
+
+def written(value: Any, x: Any) -> Any:
+    """``value`` cast to x's dtype to be written into x (``x op= y``, ``out=x``), as
+    NumPy's ufuncs cast: ``same_kind`` (``int_array += 0.5`` raises UFuncTypeError, a
+    TypeError: a float result is not written into an integer array)."""
+    have, want = value.type.dtype, x.type.dtype
+    if have == want:
+        return value
+    if not can_cast(have, want, "same_kind"):
+        raise TypeError(f"cannot write the {have} result into {x.type} (NumPy's ufuncs "
+                        f"cast with casting='same_kind', and {have} -> {want} is not one: "
+                        "UFuncTypeError); compute into a new array: y = x op other")
+    return value.astype(want)
+
 
 WRITE_BACK: Hook[Callable[[Any, Any], Any]] = Hook(
     "write_back", "kantensor.ops",
@@ -126,8 +153,7 @@ def _traced_out(kwargs: dict[str, Any]) -> Any:
 def _write(out: Any, result: Any) -> Any:
     """``out=``: rebind ``out`` to the result, cast to out's dtype (as NumPy writes)."""
     def value() -> Any:
-        cast = result if result.type.dtype == out.type.dtype else result.astype(
-            out.type.dtype)
+        cast = written(result, out)
         return cast if WRITE_BACK.fn is None else WRITE_BACK.fn(cast, out)
     if not REBIND.fn(out, value):
         raise TypeError("out= is not supported on symbolic tensors outside eval_shape (a "

@@ -32,6 +32,7 @@ from typing import Any
 from ..graph.hooks import Hook
 from .dim import NUMBER_OP, Dim, DimLike
 from .dimorder import decided, divides
+from .intervals import interval
 from .stated import same_term
 
 AS_TENSOR: Hook[Callable[[Any], Any]] = Hook(
@@ -221,6 +222,11 @@ class Ratio:
     def __neg__(self) -> Ratio:
         return Ratio(-self.num, self.den, self.rounded)
 
+    def __abs__(self) -> Ratio:
+        """Python's ``abs`` of the float: of the numerator (``abs(n - 3) / 2``), whose
+        sign is compared as ``<`` compares (a branch of a trace)."""
+        return Ratio(abs(self.num), self.den, self.rounded)
+
     def __floor__(self) -> DimLike:
         self._refuse_rounded("math.floor")
         return self.num // self.den
@@ -290,10 +296,25 @@ def _ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     return getattr(ufunc, method)(*_tensors(inputs), **kwargs)
 
 
+def size_abs(d: Dim) -> DimLike:
+    """Python's ``abs`` of the int a size is (``abs(d)``): itself where it is not
+    negative (a size), its negation where a traced program's is (``abs(n - 3)``): the
+    sign is compared as ``<`` compares, so a trace asks it as a branch."""
+    low, high = interval(d)
+    if low is not None and low >= 0:
+        return d
+    if high is not None and high <= 0:
+        return -d
+    return -d if d < 0 else d
+
+
 def _number_op(op: str, *args: Any) -> Any:
-    """:data:`~kantensor.types.dim.NUMBER_OP`: a Dim met something that is not an int."""
+    """:data:`~kantensor.types.dim.NUMBER_OP`: a Dim met something that is not an int
+    (or ``abs``)."""
     if op == "ufunc":
         return _ufunc(*args)
+    if op == "abs":
+        return size_abs(args[0])
     a, b = args
     if AS_TENSOR.fn is None:
         return NotImplemented

@@ -13,7 +13,7 @@ from ..graph.basic import Constant, Variable
 from .dim import Dim, unknown
 from .display import variable_html
 from .dtypes import get_default_dtype, normalize_dtype, python_dtype
-from .protocol import REBIND, WRITE_BACK, array_function, array_ufunc
+from .protocol import NUMPY_SCALAR, REBIND, WRITE_BACK, array_function, array_ufunc, written
 from .sizenum import Ratio, size_tensor
 from .type import ShapeEntry, TensorType, refuse_masked
 
@@ -91,11 +91,13 @@ _COMPARABLE = (Variable, np.ndarray, np.generic, bool, int, float, complex, Dim,
 
 def _inplace(name: str):
     """``x op= y``: during ``eval_shape``, x is rebound to ``x op y`` cast to x's dtype
-    (NumPy writes into x); elsewhere Python falls back to ``x = x op y``."""
+    (NumPy writes into the array x); elsewhere, and where NumPy's x is a scalar (``s =
+    x.sum(); s += 0.5``: a scalar is immutable, see :data:`~.protocol.NUMPY_SCALAR`),
+    Python falls back to ``x = x op y``."""
     def method(self, other):
         rebind = REBIND.fn
-        if rebind is not None and rebind(self, lambda: _same_dtype(self, _apply(name, self,
-                                                                                  other))):
+        if rebind is not None and not NUMPY_SCALAR.fn(self) and rebind(
+                self, lambda: _same_dtype(self, _apply(name, self, other))):
             return self
         return NotImplemented
     method.__name__ = f"__i{name}__"
@@ -105,8 +107,7 @@ def _inplace(name: str):
 def _same_dtype(x: Any, value: Any) -> Any:
     """``value`` written into x: of x's dtype, and broadcast onto x's shape (NumPy's
     in-place operators cannot grow x: :data:`~.protocol.WRITE_BACK`)."""
-    if value.type.dtype != x.type.dtype:
-        value = METHODS["astype"](value, x.type.dtype)
+    value = written(value, x)
     if WRITE_BACK.fn is not None:
         value = WRITE_BACK.fn(value, x)
     return x.type.filter_variable(value)

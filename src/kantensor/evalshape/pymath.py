@@ -1,0 +1,99 @@
+"""``math``'s functions of sizes during ``eval_shape``: Python floats of the graph.
+
+``math.sqrt(d)`` of a size is the graph's number (the 0-d tensor of ``np.sqrt`` of the
+size's), tagged as a Python float (:data:`.powers.MATH_TAG`), so a Python number divided
+by it assumes it is not 0 (:func:`.powers.zero_at`), where NumPy's ``np.sqrt(d)`` divides
+to ``inf``; where ``math`` raises for a size (``math.sqrt(n - 3)`` at ``n < 3``,
+``math.exp(n)`` past 709) that is asked as a branch, so the program assumes it.
+:mod:`.patches` installs them (:data:`MATH`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..graph.basic import Variable
+from ..types.dim import Dim
+from ..types.dimorder import decided
+from ..types.sizenum import Ratio, size_tensor
+from ..types.stated import split_constant
+from .powers import MATH_TAG
+
+
+def _symbolic(x: Any) -> bool:
+    return isinstance(x, Dim | Ratio | Variable)
+
+
+#: Where ``math``'s function of a real number raises "math domain error" (``math.sqrt(n -
+#: 3)`` at ``n < 3``, ``math.log(n)`` at ``n == 0``): the least numerator ``a + b*den``
+#: its argument ``num/den`` may have (a size is ``num/1``). The numerator is an integer,
+#: so ``log``'s ``x > 0`` is ``num >= 1``. It is asked as a branch is, so the program
+#: assumes it.
+DOMAINS: dict[str, tuple[int, int]] = {
+    "sqrt": (0, 0), "log": (1, 0), "log2": (1, 0), "log10": (1, 0), "log1p": (1, -1)}
+
+
+def _math(name: str) -> Callable[..., Any]:
+    ufunc = getattr(np, name)
+    domain = DOMAINS.get(name)
+
+    def traced(x: Any, *rest: Any) -> Any:
+        if rest or not isinstance(x, Dim | Ratio | Variable):
+            return NotImplemented
+        if domain is not None and not isinstance(x, Variable):
+            num, den = (x.num, x.den) if isinstance(x, Ratio) else (x, 1)
+            least = domain[0] + domain[1] * den
+            c = split_constant(num)[1] if isinstance(num, Dim) else 0
+            if decided(">=", num - c, least - c) is False:  # (n >= 3, not n - 3 >= 0)
+                raise ValueError(f"math domain error: math.{name} of the size {x}, which "
+                                 "is outside its domain here")
+        if name in RANGES and not isinstance(x, Variable):
+            num, den = (x.num, x.den) if isinstance(x, Ratio) else (x, 1)
+            c = split_constant(num)[1] if isinstance(num, Dim) else 0
+            if decided("<=", num - c, RANGES[name] * den - c) is False:
+                raise OverflowError(f"math range error: math.{name} of the size {x}, "
+                                    "which is too large for a float here")
+        out = ufunc(size_tensor(x) if isinstance(x, Dim | Ratio) else x)
+        out.tag[MATH_TAG] = name  # a Python float: divided by, its 0 raises (.powers)
+        return out
+    return traced
+
+
+#: Where ``math``'s function raises OverflowError ("math range error": ``math.exp(n)`` at
+#: ``n >= 710``): the greatest numerator ``b*den`` its argument ``num/den`` may have
+#: (an inner bound: ``math.exp(709.78)`` is finite). Asked as a branch, as DOMAINS.
+RANGES: dict[str, int] = {"exp": 709, "expm1": 709}
+
+
+def _hypot(*xs: Any) -> Any:
+    """``math.hypot`` of sizes: ``math.sqrt`` of the sum of squares (the same float for
+    ints: both are correctly rounded), so its 0 and domain are read as sqrt's."""
+    if not any(isinstance(x, Dim | Ratio | Variable) for x in xs):
+        return NotImplemented
+    return MATH["sqrt"](sum(x * x for x in xs))
+
+
+def _floor(x: Any) -> Any:
+    if isinstance(x, Dim):
+        return x
+    return np.floor(x) if isinstance(x, Variable) else NotImplemented
+
+
+def _ceil(x: Any) -> Any:
+    if isinstance(x, Dim):
+        return x
+    return np.ceil(x) if isinstance(x, Variable) else NotImplemented
+
+
+def _pow(x: Any, y: Any) -> Any:
+    return x ** (y * 1.0) if _symbolic(x) or _symbolic(y) else NotImplemented
+
+
+#: ``math`` functions traced during eval_shape: of a size or a tensor, the graph's number.
+MATH: dict[str, Callable[..., Any]] = {
+    **{name: _math(name) for name in ("sqrt", "exp", "log", "log2", "log10", "sin", "cos",
+                                      "tan", "tanh", "expm1", "log1p")},
+    "floor": _floor, "ceil": _ceil, "trunc": _floor, "pow": _pow, "hypot": _hypot}

@@ -1,0 +1,61 @@
+"""Index arrays whose values are made of sizes, judged by NumPy at m, k in 0..4.
+
+``x[np.arange(k) % 2]`` runs only where ``m >= min(k, 2)``: NumPy raises IndexError at
+a value out of bounds, and the values are decided by the sizes. ``holds`` said True at
+``m == 1, k == 2``; now the result holds exactly where NumPy runs, or holds says it
+cannot answer (values it does not read), never a wrong True.
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+
+import kantensor as kt
+
+#: Index arrays made of sizes (x is float32[m], y float32[k]).
+INDICES = ["np.arange(y.shape[0]) % 2", "np.arange(y.shape[0])[::-1]",
+           "np.arange(2, y.shape[0], 3) * 2 - 1", "np.minimum(np.arange(y.shape[0]), 4)",
+           "np.maximum(np.arange(y.shape[0]) - 2, 0)", "-np.arange(y.shape[0]) - 1",
+           "np.arange(y.shape[0]) // 2", "np.concatenate([np.arange(y.shape[0]), [1]])",
+           "np.repeat(np.arange(y.shape[0]), 2)", "np.arange(y.shape[0]).reshape(1, -1)",
+           "np.arange(y.shape[0], 0, -1)", "(np.arange(y.shape[0]) + 1) % 3",
+           "np.arange(y.shape[0]) % 2 - 1", "np.tile(np.arange(2), y.shape[0])",
+           "np.arange(y.shape[0]) * 0 + y.shape[0] - 1", "np.arange(y.shape[0]) ** 2"]
+
+USES = ["x[{i}]", "x[None][:, {i}]", "x[..., {i}]"]
+
+
+def _runs(fn, m: int, k: int):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return np.shape(fn(np.zeros(m, "float32"), np.zeros(k, "float32")))
+    except IndexError:
+        return None
+
+
+@pytest.mark.parametrize(("use", "index"), list(itertools.product(USES, INDICES)))
+def test_index_values_made_of_sizes_hold_where_numpy_runs(use, index):
+    source = "lambda x, y: " + use.format(i=index)
+    fn = eval(source, {"np": np})
+    r = kt.eval_shape(fn, "float32[m]", "float32[k]")
+    for m, k in itertools.product(range(5), repeat=2):
+        out = _runs(fn, m, k)
+        try:
+            holds = r.holds({"m": m, "k": k})
+        except ValueError as exc:  # it cannot say: never a wrong answer
+            assert "cannot say" in str(exc), (source, exc)
+            continue
+        assert holds == (out is not None), (source, m, k)
+
+
+def test_holds_says_why_it_cannot_answer_a_data_dependent_count():
+    """An assumption on a count the data decides made holds raise a bare 'needs a value'
+    ValueError; it now says which size no input decides."""
+    r = kt.eval_shape(lambda x: np.zeros(3)[x[x > 0].shape[0]], "float32[n]")
+    with pytest.raises(ValueError, match="no input's size decides"):
+        r.holds({"n": 3})
