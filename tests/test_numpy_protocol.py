@@ -232,3 +232,19 @@ def test_equality_compares_elements_in_every_mode_and_hashing_is_identity():
     assert (x == None) is False and (x != "x") is True  # noqa: E711
     with pytest.raises(TypeError, match="no truth value"):
         bool(x == y)
+
+
+@pytest.mark.parametrize("call", ["np.split(x, 1)", "np.split(x, 1, axis=1)", "np.split(x, [])",
+                                  "np.hsplit(x, 1)", "np.vsplit(x, [])", "np.array_split(x, 1)",
+                                  "np.split(x, 2)", "np.hsplit(x, [1])"])
+def test_a_split_into_one_section_is_a_list_as_numpys(call):
+    """np.split(x, 1) is a list of one section, x's copy: the split Op, called, gives its
+    one output alone, and ``np.split(x, 1)[0]`` was x's first row (``float64[C]`` for
+    ``float64[C,C]``, found by tests/npprograms.py's split lines). Judged by NumPy, on
+    known and on named sizes (eval_shape)."""
+    fn = eval(f"lambda x: {call}")  # noqa: S307 - the test's own text
+    want = fn(np.zeros((4, 4)))
+    got = fn(kt.tensor("x", "float64", (4, 4)))
+    assert isinstance(got, list) and [v.type.shape for v in got] == [a.shape for a in want]
+    first = kt.eval_shape(lambda x: fn(x)[0], "float64[C,C]")
+    assert first.type.ndim == want[0].ndim == 2

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..graph.basic import Variable
 from ..types.dim import Dim, dim_min
-from ..types.protocol import register_numpy
+from ..types.protocol import NUMPY_OPS, register_numpy
 from ..types.variable import as_tensor_variable
 from .params import AxisError, normalize_axis
 
@@ -263,7 +263,23 @@ COMPOSITIONS: dict[Any, Callable[..., Any]] = {
     np.diagflat: _diagflat, np.rollaxis: _rollaxis}
 
 
+def _listed(op: Callable[..., Any]) -> Callable[..., list[Any]]:
+    """``np.split`` gives a list of its sections, also of one (``np.split(x, 1)[0]`` is
+    x's copy); the Op, called, gives its one output alone, which ``[0]`` would index."""
+    def split(*args: Any, **kwargs: Any) -> list[Any]:
+        out = op(*args, **kwargs)
+        return list(out) if isinstance(out, list | tuple) else [out]
+    return split
+
+
+#: NumPy functions whose catalogue Op may have one output where NumPy gives a list.
+LISTED = (np.split,)
+
+
 def register() -> None:
-    """Make the NumPy functions of :data:`COMPOSITIONS` build their compositions."""
+    """Make the NumPy functions of :data:`COMPOSITIONS` build their compositions, and
+    those of :data:`LISTED` (mapped to their Ops by the catalogue) give lists."""
+    for fn in LISTED:
+        register_numpy(fn, _listed(NUMPY_OPS[fn]))
     for fn, composition in COMPOSITIONS.items():
         register_numpy(fn, composition)
