@@ -17,6 +17,7 @@ from hypothesis.extra import numpy as hnp
 
 import kantensor as kt
 from conformance import ALL_DTYPES, arrays, conform, hidden_mask, shapes
+from kantensor.ops.params import ParamError
 
 CASES = settings(max_examples=300, deadline=None)
 INT_INDEX = ("int8", "int16", "int32", "int64", "uint8", "uint32", "uint64")
@@ -140,3 +141,21 @@ def test_an_ellipsis_of_no_axes_still_parts_the_advanced_indices(shape, size, in
     assert index(x, i).type == kt.TensorType("bool", expected)
     f = kt.function([x, i], index(x, i))
     assert f(np.zeros(shape, bool), np.zeros(size, np.int64)).shape == expected
+
+
+@pytest.mark.parametrize(("shape", "index"), [((), "m"), ((3,), "m"), ((3,), "m, 0"),
+                                              ((3,), ":, m"), ((2, 3), "m, :, 0"),
+                                              ((), "m, None")])
+def test_a_0d_mask_is_unsupported_at_any_rank_never_ill_typed(shape, index):
+    """A 0-d boolean index adds an axis of 0 or 1 (NumPy runs ``x[m]`` for a 0-d x, and
+    ``x[m, 0]`` of a vector): not typed, so refused as unsupported (ParamError) at every
+    rank. It was a TypeInferenceError "too many indices" where it was counted as an axis
+    (``s[m]`` of a 0-d s), which says the program is ill-typed where NumPy runs it (found
+    by tests/npprograms.py: ``x[x > 0]`` of a 0-d x)."""
+    fn = eval(f"lambda x, m: x[{index}]")  # noqa: S307 - the test's own text
+    for mask in (np.array(True), np.array(False)):
+        fn(np.zeros(shape), mask)  # NumPy runs it
+    x, m = kt.tensor("x", "float32", shape), kt.tensor("m", "bool", ())
+    with pytest.raises(ParamError, match="0-d boolean index is not supported") as info:
+        fn(x, m)
+    assert not isinstance(info.value, kt.TypeInferenceError)

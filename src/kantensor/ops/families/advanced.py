@@ -114,7 +114,7 @@ def _consumed(item: Any, t: Any) -> int:
     if item is None or item is Ellipsis:
         return 0
     if isinstance(item, ArrayRef) and t[item.position].dtype == "bool":
-        return max(t[item.position].ndim, 1)
+        return t[item.position].ndim  # (a 0-d mask is refused before)
     return 1
 
 
@@ -143,6 +143,11 @@ def advanced_selection(x: Any, arrays: tuple, index: tuple,
     if sorted(r.position for r in refs) != list(range(given)):
         raise ParamError(f"the index refers to arrays {[r.position for r in refs]} but "
                          f"{given} were given")
+    if any(arrays[r.position].dtype == "bool" and arrays[r.position].ndim == 0 for r in refs):
+        # NumPy adds an axis of 0 or 1 there, at any rank (x[m] of a 0-d x too): not
+        # typed, said before counting the axes (which would call it too many indices)
+        raise ParamError("a 0-d boolean index is not supported; index with x[None] or use "
+                         "kt.where")
     used = sum(_consumed(i, arrays) for i in index)
     if used > x.ndim:
         raise rank_error("index", f"too many indices for tensor: tensor is {x.ndim}-"
@@ -178,9 +183,6 @@ def advanced_selection(x: Any, arrays: tuple, index: tuple,
             advanced_at.append(position)
             kind = DTypeVar(f"u{k}")
             if t.dtype == "bool":
-                if t.ndim == 0:
-                    raise ParamError("a 0-d boolean index is not supported; index with "
-                                     "x[None] or use kt.where")
                 operands.append(typed(a[axis:axis + t.ndim], kind))
                 clauses.append(InCategory(kind, "bool"))
                 # the number of true values: unknown, at most the mask's size
