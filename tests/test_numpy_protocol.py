@@ -248,3 +248,16 @@ def test_a_split_into_one_section_is_a_list_as_numpys(call):
     assert isinstance(got, list) and [v.type.shape for v in got] == [a.shape for a in want]
     first = kt.eval_shape(lambda x: fn(x)[0], "float64[C,C]")
     assert first.type.ndim == want[0].ndim == 2
+
+
+def test_where_of_one_argument_is_unsupported_not_ill_typed():
+    """np.where(c) is np.nonzero(c) (no Op: the data decides its length): a TypeError
+    saying so, as np.nonzero's, not the where Op's arity TypeInferenceError (which says
+    the program is ill-typed where NumPy runs it; found by tests/npprograms.py)."""
+    np.where(np.zeros((1, 3), bool))  # NumPy runs it
+    c = kt.tensor("c", "bool", (1, 3))
+    with pytest.raises(TypeError, match="one argument .numpy.nonzero. is not supported") \
+            as info:
+        np.where(c)
+    assert not isinstance(info.value, kt.TypeInferenceError)
+    assert np.where(c, 1.0, 2.0).type.shape == (1, 3)

@@ -276,10 +276,27 @@ def _listed(op: Callable[..., Any]) -> Callable[..., list[Any]]:
 LISTED = (np.split,)
 
 
+def _three_way(op: Callable[..., Any]) -> Callable[..., Any]:
+    """``np.where(c, x, y)`` is the catalogue's where; ``np.where(c)`` alone is NumPy's
+    ``nonzero(c)`` (a tuple of index arrays whose length the data decides), which has
+    no Op: a TypeError saying so, as for ``np.nonzero``, not the where Op's "takes 3
+    inputs" (a TypeInferenceError, which says the program is ill-typed where NumPy
+    runs it)."""
+    def where(*args: Any, **kwargs: Any) -> Any:
+        if len(args) + len(kwargs) == 1:
+            raise TypeError("numpy.where with one argument (numpy.nonzero) is not supported "
+                            "on symbolic tensors: kantensor has no Op for it; give x and y "
+                            "(np.where(c, x, y))")
+        return op(*args, **kwargs)
+    return where
+
+
 def register() -> None:
-    """Make the NumPy functions of :data:`COMPOSITIONS` build their compositions, and
-    those of :data:`LISTED` (mapped to their Ops by the catalogue) give lists."""
+    """Make the NumPy functions of :data:`COMPOSITIONS` build their compositions, those
+    of :data:`LISTED` (mapped to their Ops by the catalogue) give lists, and
+    ``np.where`` of one argument say it has no Op."""
     for fn in LISTED:
         register_numpy(fn, _listed(NUMPY_OPS[fn]))
+    register_numpy(np.where, _three_way(NUMPY_OPS[np.where]))
     for fn, composition in COMPOSITIONS.items():
         register_numpy(fn, composition)
