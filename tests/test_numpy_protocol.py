@@ -10,6 +10,7 @@ Ops against NumPy's are the conformance suite's job (tests/test_ops_*.py).
 from __future__ import annotations
 
 import inspect
+import itertools
 import re
 from typing import Any
 
@@ -18,6 +19,7 @@ import pytest
 
 import kantensor as kt
 from kantensor.ops.catalogue import CatalogueError, Entry, load_all, load_file
+from kantensor.types.symbols import substitute
 
 ENTRIES = load_all()
 MAPPED = [(e, fn) for e in ENTRIES for fn in e.numpy]
@@ -261,3 +263,37 @@ def test_where_of_one_argument_is_unsupported_not_ill_typed():
         np.where(c)
     assert not isinstance(info.value, kt.TypeInferenceError)
     assert np.where(c, 1.0, 2.0).type.shape == (1, 3)
+
+
+TAKES = ["np.take(x, [0, 1])", "np.take(x, np.array([[0], [-1]]))", "np.take(x, [1], axis=1)",
+         "np.take(x, [0, 2], axis=-1)", "x.take([1, 0])", "x.take([0], axis=0)",
+         "np.take(x, [-3])", "np.take(x, 1)", "np.take(x, [True, False])", "np.take(x, [])",
+         "np.take(x, 2, axis=0)"]
+
+
+@pytest.mark.parametrize("call", TAKES)
+def test_take_of_known_indices_checks_their_values(call):
+    """np.take (x.take) of indices the trace knows checks their values against the axis
+    as NumPy's mode="raise" does: np.take(x, [0, 1]) held at one element (the take Op
+    reads no values), an IndexError in NumPy (found by tests/npprograms.py). Judged by
+    NumPy at every size 0..3: where the contract holds NumPy runs and gives the type;
+    where it does not, NumPy fails, except where the other axes are empty (NumPy's take
+    checks nothing there; the index it is refuses: sound, documented)."""
+    fn = eval(f"lambda x: {call}")  # noqa: S307 - the test's own text
+    for text in ("float64[A,B]", "int8[A]"):
+        try:
+            result = kt.eval_shape(fn, text)
+        except (TypeError, ValueError):
+            result = None
+        rank = kt.TensorType.parse(text).ndim
+        for sizes in itertools.product(range(4), repeat=rank):
+            env = dict(zip("AB", sizes, strict=False))
+            try:
+                want = np.shape(fn(np.zeros(sizes)))
+            except (IndexError, ValueError, TypeError):
+                want = None
+            holds = result is not None and bool(result.holds(env))
+            if holds:
+                assert want == tuple(substitute(d, env) for d in result.type.shape), env
+            else:
+                assert want is None or 0 in sizes, (call, text, env, want)
