@@ -7,6 +7,7 @@ The index arrays are symbolic inputs too (with hidden dims), so the static rules
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,7 @@ from hypothesis.extra import numpy as hnp
 import kantensor as kt
 from conformance import ALL_DTYPES, arrays, conform, hidden_mask, shapes
 from kantensor.ops.params import ParamError
+from kantensor.types.symbols import substitute
 
 CASES = settings(max_examples=300, deadline=None)
 INT_INDEX = ("int8", "int16", "int32", "int64", "uint8", "uint32", "uint64")
@@ -159,3 +161,33 @@ def test_a_0d_mask_is_unsupported_at_any_rank_never_ill_typed(shape, index):
     with pytest.raises(ParamError, match="0-d boolean index is not supported") as info:
         fn(x, m)
     assert not isinstance(info.value, kt.TypeInferenceError)
+
+
+COMPUTED_INDICES = ["x[np.arange(4) % 2]", "x[np.arange(4) + 1]", "x[np.arange(4) - 1]",
+                    "x[-np.arange(3)]", "x[np.arange(4) * 2]", "x[np.arange(4) % -2]",
+                    "x[np.arange(x.shape[0] + 1) % 2]", "x[2 - np.arange(3)]",
+                    "x[np.arange(6).reshape(2, 3) % 4]", "x[np.arange(5, 0, -2)]",
+                    "x[(np.arange(4) + 1) % 3]", "x[np.arange(4) // 2]", "x[:, np.arange(3) % 2]",
+                    "np.take(x, np.arange(4) % 2)", "x[np.arange(1) % 2]"]
+
+
+@pytest.mark.parametrize("src", COMPUTED_INDICES)
+def test_an_index_computed_from_known_numbers_checks_its_values(src):
+    """An index array the graph computes from known numbers (np.arange(4) + 1, % 2, ...)
+    has known bounds, checked against the axis as a constant array's are: x[np.arange(4)
+    + 1] held at 1 element where NumPy needs 5 (found by tests/npprograms.py, which
+    indexes with np.arange(n) % 2). Judged by NumPy at every size 0..6: where eval_shape's
+    result holds NumPy runs and gives its shape (never unsound)."""
+    fn = eval(f"lambda x: {src}")  # noqa: S307 - the test's own text
+    for text in ("float64[B]", "float64[B,C]"):
+        try:
+            result = kt.eval_shape(fn, text)
+        except (TypeError, ValueError):
+            continue
+        rank = kt.TensorType.parse(text).ndim
+        for sizes in itertools.product(range(7), repeat=rank):
+            env = dict(zip("BC", sizes, strict=False))
+            if not result.holds(env):
+                continue
+            want = np.shape(fn(np.zeros(sizes)))  # raises where it is unsound
+            assert want == tuple(substitute(d, env) for d in result.type.shape), env

@@ -21,6 +21,7 @@ from ..graph.basic import Variable
 from ..types.dim import Dim, dim_min
 from ..types.protocol import NUMPY_OPS, register_numpy
 from ..types.variable import METHODS, as_tensor_variable, register_method
+from .families.values import value_bounds
 from .params import AxisError, normalize_axis
 
 
@@ -282,7 +283,8 @@ _TAKE = inspect.signature(lambda a, indices, axis=None, out=None, mode="raise": 
 
 def _known_take(op: Callable[..., Any]) -> Callable[..., Any]:
     """``np.take(x, indices, axis)`` (and ``x.take``) of indices the trace knows (an int,
-    a list, a NumPy array; bools are NumPy's 0 and 1) is the index ``x[:, ..., indices]``
+    a list, a NumPy array; bools are NumPy's 0 and 1; a graph value whose bounds
+    :func:`~kantensor.ops.families.values.value_bounds` knows) is the index ``x[:, ..., indices]``
     on the axis (of the flattened x where ``axis`` is None), whose relation checks those
     values against the axis's size: ``mode="raise"`` raises IndexError for one out of
     bounds, and ``np.take(x, [0, 1])`` held at one element. (NumPy skips the check
@@ -296,19 +298,28 @@ def _known_take(op: Callable[..., Any]) -> Callable[..., Any]:
         a, indices = bound.arguments["a"], bound.arguments["indices"]
         axis = bound.arguments.get("axis")
         known = isinstance(indices, int | list | tuple | range | np.ndarray | np.integer)
+        if isinstance(indices, Variable):  # np.arange(4) % 2: values a build knows
+            known = indices.type.ndim >= 1 and value_bounds(indices) is not None
         if not known or bound.arguments.get("out") is not None or \
                 bound.arguments.get("mode", "raise") != "raise":
             return op(*args, **kwargs)
+        if isinstance(indices, Variable):
+            return _taken(a, indices, axis)
         values = np.asarray(indices)
         if values.dtype.kind == "b" or values.size == 0:  # ([] is float64: no values)
             values = values.astype(np.intp)
         if values.dtype.kind not in "iu" or not isinstance(a, Variable):
             return op(*args, **kwargs)
-        if axis is None or _ndim(a) == 0 and axis in (0, -1):
-            return np.ravel(a)[values]
-        axis = normalize_axis(axis, _ndim(a))
-        return a[(slice(None),) * axis + (values,)]
+        return _taken(a, values, axis)
     return take
+
+
+def _taken(a: Any, indices: Any, axis: int | None) -> Any:
+    """``a[:, ..., indices]`` on ``axis`` (of the flattened ``a`` for None)."""
+    if axis is None or _ndim(a) == 0 and axis in (0, -1):
+        return np.ravel(a)[indices]
+    axis = normalize_axis(axis, _ndim(a))
+    return a[(slice(None),) * axis + (indices,)]
 
 
 def _three_way(op: Callable[..., Any]) -> Callable[..., Any]:

@@ -31,6 +31,7 @@ from ..sizes import SizeNames
 from ..templates import alternative, checked, dims, rank_error, reads_ranks, size_of, typed
 from .creation import ranged
 from .indexing import _as_key, readings, resolve, sized_bounds, sliced
+from .values import value_bounds
 
 _ARRAYS = (Variable, np.ndarray, list, range)
 _NO_KEYWORDS: dict[str, Any] = {}  # never mutated
@@ -74,7 +75,7 @@ def split_index(index: Any) -> tuple[list[Any], tuple | None]:
         if _is_array(item):
             value = np.asarray(item) if isinstance(item, list | range) else item
             bounds = (int(value.min()), int(value.max())) if isinstance(value, np.ndarray) \
-                and value.dtype.kind in "iu" and value.size else None
+                and value.dtype.kind in "iu" and value.size else value_bounds(value)
             pattern.append(ArrayRef(len(arrays), bounds, _counting(value)))
             arrays.append(value)
         else:
