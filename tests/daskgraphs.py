@@ -1,6 +1,7 @@
 """Random graphs of catalogue Ops on the Dask backend, judged by the NumPy backend and by
 the blocks Dask computes; a tool, not a test (``python tests/daskgraphs.py N SEED
-[STEPS]`` runs N graphs and prints what disagrees).
+[STEPS [EMPTY]]`` runs N graphs and prints what disagrees; EMPTY 0 draws no empty
+chunks).
 
 The graphs are tests/relgraphs.py's with known sizes (0..3). Each input gets random
 values (tests/dask_cases.py's) and random chunks where a chunk may be empty or of one
@@ -29,19 +30,22 @@ from kantensor.backend.dask import RechunkError
 from test_dask import agree, same_chunks
 
 
-def chunks_with_empties(shape: tuple[int, ...], rng: random.Random) -> tuple:
+def chunks_with_empties(shape: tuple[int, ...], rng: random.Random,
+                        empty: bool = True) -> tuple:
     """Every axis cut at up to 3 random places, repeats and ends allowed (so a chunk may
-    have 0 or 1 elements)."""
+    have 0 or 1 elements); ``empty`` False: no empty chunk (but on an empty axis)."""
     out = []
     for n in shape:
         cuts = sorted(rng.randint(0, n) for _ in range(rng.randint(0, 3)))
+        if not empty:
+            cuts = sorted(set(cuts) - {0, n})
         edges = [0, *cuts, n]
         out.append(tuple(b - a for a, b in zip(edges, edges[1:], strict=False)))
     return tuple(out)
 
 
 def check(g: relgraphs.Graph, rng: random.Random, nrng: np.random.Generator,
-          stats: Counter) -> list[str]:
+          stats: Counter, empty: bool = True) -> list[str]:
     """What disagrees on graph ``g`` (see the module)."""
     values_all = g.build()
     inputs = values_all[:len(g.inputs)]
@@ -55,7 +59,7 @@ def check(g: relgraphs.Graph, rng: random.Random, nrng: np.random.Generator,
     except Exception:  # noqa: BLE001 - a value error: the graph does not run on them
         stats["numpy refuses"] += 1
         return []
-    chunks = [chunks_with_empties(v.shape, rng) for v in values]
+    chunks = [chunks_with_empties(v.shape, rng, empty) for v in values]
     wrong = []
     try:
         f = kt.function(inputs, outputs, backend="dask", allow_rechunk=True)
@@ -86,7 +90,8 @@ def check(g: relgraphs.Graph, rng: random.Random, nrng: np.random.Generator,
     return wrong
 
 
-def main(count: int, seed: int, steps: int = 4) -> None:
+def main(count: int, seed: int, steps: int = 4, empty: int = 1) -> None:
+    """``empty`` 0: no empty chunks (to find what else disagrees)."""
     stats: Counter = Counter()
     rng = random.Random(seed)
     nrng = np.random.default_rng(seed)
@@ -96,7 +101,7 @@ def main(count: int, seed: int, steps: int = 4) -> None:
             continue
         stats["graphs"] += 1
         stats["nodes"] += len(g.steps)
-        wrong = check(g, rng, nrng, stats)
+        wrong = check(g, rng, nrng, stats, bool(empty))
         if wrong:
             stats["wrong"] += 1
             print(f"=== #{i}\n{g.text()}")

@@ -19,7 +19,10 @@ Steps make_node refuses are drawn again. Then every front end is asked about the
   agree); the graph's
   ``contract`` holds at an assignment of the names exactly where the graph rebuilt on
   those sizes builds, and then every variable's type is the built one at those sizes;
-  ``refine(given=sizes)`` gives those types (and refuses where the contract fails).
+  ``refine(given=sizes)`` gives those types (and refuses where the contract fails);
+* the graph with its named sizes erased (unknowns): refine's ints are the rebuilt sizes
+  at every assignment where the graph builds, and refine given an output's rebuilt type
+  (backwards) does not refuse and keeps the inputs' sizes there.
 
 Any disagreement is a finding: it is printed with the graph's steps.
 """
@@ -37,7 +40,7 @@ from unification import var
 
 import kantensor as kt
 import test_one_relation as one
-from kantensor.types.conditions import is_choice
+from kantensor.types.conditions import has_choice, is_choice
 from kantensor.types.symbols import free_symbols, substitute
 
 DTYPES = ("bool", "int8", "int64", "uint8", "float32", "float64", "complex64")
@@ -338,6 +341,70 @@ def check_graph(g: Graph, values: list, rng: random.Random, wrong: list,
                 break
 
 
+def check_unknowns(g: Graph, rng: random.Random, wrong: list, stats: Counter) -> None:
+    """The graph with every named size of its inputs erased (each axis an unknown of its
+    own), refined: at every assignment of the names where the named graph builds, a
+    size refine says is an int is the size the rebuilt graph has (refine narrows the
+    unknowns only to what every node's relation implies); and refine given an output's
+    rebuilt type there (the type required backwards) does not refuse, and gives the
+    inputs' sizes where it says ints."""
+    erased = Graph([kt.TensorType(t.dtype, tuple(None if isinstance(d, kt.Dim) else d
+                                                  for d in t.shape)) for t in g.inputs],
+                   g.steps)
+    try:
+        values = erased.build()
+    except REFUSED:
+        return
+    outputs = values[len(g.inputs):]
+    if any(has_choice(c) for v in outputs if v.owner for c in v.owner.conditions):
+        return  # squeeze of an unknown axis chose rank: other sizes are not covered
+    try:
+        refined = kt.refine(outputs)
+    except kt.TypeInferenceError:
+        refined = None
+    except Exception as exc:  # noqa: BLE001
+        wrong.append(("refine-unknown-crash", "graph", f"{type(exc).__name__}: {exc}"))
+        return
+    names = _names(g.inputs)
+    for k, env in enumerate(_envs(names, rng)):
+        try:
+            rebuilt = g.build([_at(t, env) for t in g.inputs])
+        except REFUSED:
+            continue
+        stats["unknown checks"] += 1
+        if refined is None:
+            wrong.append(("refine-unknown", "graph", f"refine refuses the erased graph; "
+                                                    f"it builds at {env}"))
+            return
+        for i, (v, w) in enumerate(zip(values, rebuilt, strict=True)):
+            if not _covers(refined[v], w.type):
+                wrong.append(("refine-unknown", "graph", f"#{i} at {env}: refined "
+                                                         f"{refined[v]}, rebuilt {w.type}"))
+                return
+        if k >= GIVEN_ENVS:
+            continue
+        last = rebuilt[-1]
+        try:
+            back = kt.refine(outputs, given={outputs[-1]: last.type})
+        except kt.TypeInferenceError as exc:
+            wrong.append(("refine-back", "graph", f"at {env}: refine given #{len(values) - 1}"
+                                                  f" = {last.type} refuses: {exc}"))
+            return
+        for i, (v, w) in enumerate(zip(values, rebuilt, strict=True)):
+            if not _covers(back[v], w.type):
+                wrong.append(("refine-back", "graph", f"#{i} at {env} given #{len(values)-1}"
+                                                      f" = {last.type}: refined {back[v]}, "
+                                                      f"rebuilt {w.type}"))
+                return
+
+
+def _covers(refined: kt.TensorType, t: kt.TensorType) -> bool:
+    """Whether ``t`` (known sizes) may be an instance of ``refined``: same dtype and rank,
+    equal where refined has an int."""
+    return refined.dtype == t.dtype and refined.ndim == t.ndim and all(
+        not isinstance(r, int) or r == d for r, d in zip(refined.shape, t.shape, strict=True))
+
+
 def main(count: int, seed: int, steps: int = 4) -> None:
     stats: Counter = Counter()
     rng = random.Random(seed)
@@ -350,6 +417,7 @@ def main(count: int, seed: int, steps: int = 4) -> None:
         wrong: list = []
         check_nodes(g, values, rng, wrong)
         check_graph(g, values, rng, wrong, stats)
+        check_unknowns(g, rng, wrong, stats)
         stats["graphs"] += 1
         stats["nodes"] += len(g.steps)
         if wrong:
