@@ -191,3 +191,26 @@ def test_an_index_computed_from_known_numbers_checks_its_values(src):
                 continue
             want = np.shape(fn(np.zeros(sizes)))  # raises where it is unsound
             assert want == tuple(substitute(d, env) for d in result.type.shape), env
+
+
+@pytest.mark.parametrize("src", ["x[np.arange(x.shape[0]) % 3]", "x[:, np.arange(x.shape[1]) % 2]",
+                                 "np.take(x, np.arange(len(x)), axis=-1)",
+                                 "np.take(x, np.arange(x.shape[0] + 1) % 4)"])
+def test_a_counting_index_modulo_an_int_is_exact(src):
+    """np.arange(k) % m looks up 0 .. min(k, m) - 1: an axis of n needs min(k, m) <= n
+    (its bounds 0 .. m - 1 refused k = 1, m = 2, n = 1, where NumPy runs); np.take of
+    arange(k) is checked as the index is (it held where k > n: found by
+    tests/npprograms.py). Judged by NumPy at every size 0..6 both ways: the result holds
+    exactly where NumPy runs, with its shape."""
+    fn = eval(f"lambda x: {src}")  # noqa: S307 - the test's own text
+    result = kt.eval_shape(fn, "float64[B,C]")
+    for sizes in itertools.product(range(7), repeat=2):
+        env = dict(zip("BC", sizes, strict=True))
+        try:
+            want = np.shape(fn(np.zeros(sizes)))
+        except IndexError:
+            want = None
+        holds = bool(result.holds(env))
+        assert holds == (want is not None), env
+        if holds:
+            assert want == tuple(substitute(d, env) for d in result.type.shape), env

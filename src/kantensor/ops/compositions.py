@@ -21,7 +21,7 @@ from ..graph.basic import Variable
 from ..types.dim import Dim, dim_min
 from ..types.protocol import NUMPY_OPS, register_numpy
 from ..types.variable import METHODS, as_tensor_variable, register_method
-from .families.values import value_bounds
+from .families.advanced import array_ref
 from .params import AxisError, normalize_axis
 
 
@@ -283,13 +283,14 @@ _TAKE = inspect.signature(lambda a, indices, axis=None, out=None, mode="raise": 
 
 def _known_take(op: Callable[..., Any]) -> Callable[..., Any]:
     """``np.take(x, indices, axis)`` (and ``x.take``) of indices the trace knows (an int,
-    a list, a NumPy array; bools are NumPy's 0 and 1; a graph value whose bounds
-    :func:`~kantensor.ops.families.values.value_bounds` knows) is the index ``x[:, ..., indices]``
-    on the axis (of the flattened x where ``axis`` is None), whose relation checks those
-    values against the axis's size: ``mode="raise"`` raises IndexError for one out of
-    bounds, and ``np.take(x, [0, 1])`` held at one element. (NumPy skips the check
-    where the other axes are empty, which the index does not: refused there, never
-    wrong.) The catalogue's take, which reads no values, computes tensor indices."""
+    a list, a NumPy array; bools are NumPy's 0 and 1; a graph value whose bounds the
+    index knows, :func:`~kantensor.ops.families.advanced.array_ref`) is the index
+    ``x[:, ..., indices]`` on the axis (of the flattened x where ``axis`` is None), whose
+    relation checks those values against the axis's size: ``mode="raise"`` raises
+    IndexError for one out of bounds, and ``np.take(x, [0, 1])`` held at one element.
+    (NumPy skips the check where the other axes are empty, which the index does not:
+    refused there, never wrong.) The catalogue's take, which reads no values, computes
+    tensor indices."""
     def take(*args: Any, **kwargs: Any) -> Any:
         try:
             bound = _TAKE.bind(*args, **kwargs)
@@ -299,7 +300,8 @@ def _known_take(op: Callable[..., Any]) -> Callable[..., Any]:
         axis = bound.arguments.get("axis")
         known = isinstance(indices, int | list | tuple | range | np.ndarray | np.integer)
         if isinstance(indices, Variable):  # np.arange(4) % 2: values a build knows
-            known = indices.type.ndim >= 1 and value_bounds(indices) is not None
+            ref = array_ref(0, indices)
+            known = indices.type.ndim >= 1 and (ref.bounds is not None or ref.counting)
         if not known or bound.arguments.get("out") is not None or \
                 bound.arguments.get("mode", "raise") != "raise":
             return op(*args, **kwargs)

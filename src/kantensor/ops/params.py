@@ -337,15 +337,18 @@ class ArrayRef:
     is its (least, greatest) value, which the relation checks against the axis, as it
     checks an int index;
     ``counting`` marks a vector ``arange(k)`` of a size ``k`` (``range(len(x))`` in
-    traced code), whose values 0 .. k - 1 it checks alike (``k <= n``, or ``k == 0``)."""
+    traced code), whose values 0 .. k - 1 it checks alike (``k <= n``, or ``k == 0``);
+    with ``cap`` m, ``arange(k) % m``, whose values are 0 .. min(k, m) - 1."""
 
     position: int
     bounds: tuple[int, int] | None = None
     counting: bool = False
+    cap: int | None = None
 
     def __repr__(self) -> str:
         extra = "" if self.bounds is None else f" in [{self.bounds[0]}, {self.bounds[1]}]"
-        return f"<array {self.position}{extra}{' counting' * self.counting}>"
+        capped = "" if self.cap is None else f" % {self.cap}"
+        return f"<array {self.position}{extra}{' counting' * self.counting}{capped}>"
 
 
 def _index(value: Any) -> tuple:

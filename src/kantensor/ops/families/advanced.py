@@ -74,13 +74,32 @@ def split_index(index: Any) -> tuple[list[Any], tuple | None]:
     for item in items:
         if _is_array(item):
             value = np.asarray(item) if isinstance(item, list | range) else item
-            bounds = (int(value.min()), int(value.max())) if isinstance(value, np.ndarray) \
-                and value.dtype.kind in "iu" and value.size else value_bounds(value)
-            pattern.append(ArrayRef(len(arrays), bounds, _counting(value)))
+            pattern.append(array_ref(len(arrays), value))
             arrays.append(value)
         else:
             pattern.append(item)
     return arrays, tuple(pattern)
+
+
+def array_ref(position: int, value: Any) -> ArrayRef:
+    """The :class:`ArrayRef` of the index array ``value`` (input ``position`` + 1): the
+    bounds of a constant's values, or of values the graph computes from known numbers
+    (:func:`~kantensor.ops.families.values.value_bounds`); ``arange(k)`` counts 0 .. k -
+    1, ``arange(k) % m`` 0 .. min(k, m) - 1 (a cap, where bounds 0 .. m - 1 would refuse
+    k < m on an axis of k)."""
+    if isinstance(value, np.ndarray):
+        bounds = (int(value.min()), int(value.max())) if value.dtype.kind in "iu" and \
+            value.size else None
+        return ArrayRef(position, bounds)
+    if _counting(value):
+        return ArrayRef(position, None, True)
+    node = getattr(value, "owner", None)
+    if node is not None and getattr(node.op, "impl", None) is np.remainder and \
+            len(node.inputs) == 2 and _counting(node.inputs[0]):
+        m = value_bounds(node.inputs[1])
+        if m is not None and m[0] == m[1] and m[0] > 0 and _wide_integer(value.type.dtype):
+            return ArrayRef(position, None, True, m[0])
+    return ArrayRef(position, value_bounds(value))
 
 
 def _counting(value: Any) -> bool:
@@ -200,7 +219,8 @@ def advanced_selection(x: Any, arrays: tuple, index: tuple,
                     low, high = item.bounds
                     fitting.append((a[axis], max(high + 1, -low)))
                 elif item.counting and t.ndim == 1:  # arange(k): 0 .. k - 1 (which
-                    fitting.append((a[axis], own[0]))  # says the axis is not empty)
+                    fitting.append((a[axis], own[0] if item.cap is None  # says the axis
+                                    else dim_min(own[0], item.cap)))  # is not empty)
                 if t.ndim:
                     if not (item.counting and t.ndim == 1):
                         looked_up.append(a[axis])
