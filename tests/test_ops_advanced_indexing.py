@@ -168,7 +168,10 @@ COMPUTED_INDICES = ["x[np.arange(4) % 2]", "x[np.arange(4) + 1]", "x[np.arange(4
                     "x[np.arange(x.shape[0] + 1) % 2]", "x[2 - np.arange(3)]",
                     "x[np.arange(6).reshape(2, 3) % 4]", "x[np.arange(5, 0, -2)]",
                     "x[(np.arange(4) + 1) % 3]", "x[np.arange(4) // 2]", "x[:, np.arange(3) % 2]",
-                    "np.take(x, np.arange(4) % 2)", "x[np.arange(1) % 2]"]
+                    "np.take(x, np.arange(4) % 2)", "x[np.arange(1) % 2]",
+                    "x[np.tri(x.shape[0]).astype(np.int64)]", "x[np.full(3, 2)]",
+                    "x[np.ones(3, dtype=np.int64) * 2]", "x[np.triu(np.full((2, 2), 3))]",
+                    "x[np.tri(x.shape[0], dtype=np.int64) * 3]", "x[np.full(2, -2)]"]
 
 
 @pytest.mark.parametrize("src", COMPUTED_INDICES)
