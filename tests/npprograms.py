@@ -1,6 +1,8 @@
 """Random NumPy programs over symbolic sizes, judged by NumPy at every size of a box
-(test helpers of tests/test_eval_shape_random.py; ``python tests/npprograms.py N SEED``
-runs N programs and prints what it finds).
+(test helpers of tests/test_eval_shape_random.py; ``python tests/npprograms.py N SEED
+[LINES [KINDS]]`` runs N programs and prints what it finds; LINES lines each, 1..5 if 0;
+KINDS 23 adds hunt18's lines: splits, einsum strings, axis permutations, fancy indexing
+and masks, pads of every mode, broadcasts, cumulative ops and sorts).
 
 A program is Python source: a function of one to three inputs whose types name the
 sizes ``A``, ``B``, ``C`` (a name may repeat, so sizes are tied as often as not), and a
@@ -45,7 +47,7 @@ DTYPES = ("float32", "float64", "int32", "int64", "uint8", "int8", "bool", "floa
 CASTS = ("float32", "float64", "int32", "int64", "uint8", "int16", "bool", "float16",
          "complex64")
 #: What NumPy raises where a size (or a Python int) does not fit.
-FAILS = (ValueError, IndexError, ZeroDivisionError, OverflowError, TypeError)
+FAILS = (ValueError, IndexError, ZeroDivisionError, OverflowError, TypeError, AttributeError)
 
 
 @dataclass
@@ -57,6 +59,7 @@ class Program:
     types: list[str] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
     values: dict[str, tuple[int, str]] = field(default_factory=dict)
+    kinds: int = 17  # how many kinds of line are drawn (23: with :func:`_new_line`'s)
 
     def source(self, out: str | None = None) -> str:
         params = ", ".join(f"x{i}" for i in range(len(self.types)))
@@ -134,7 +137,7 @@ def _line(p: Program) -> str:
     b = rng.choice(names)
     rb = p.values[b][0]
     ax = rng.randrange(-ra, ra) if ra else 0
-    kind = rng.randrange(17)
+    kind = rng.randrange(p.kinds)
     if not any(p.values[v][0] for v in names) and kind in (2, 3, 4, 8, 9):
         kind = 0
     if kind == 0:  # elementwise, one operand
@@ -258,6 +261,8 @@ def _line(p: Program) -> str:
                            f"np.linalg.det({a})", f"np.diagonal({a})",
                            f"np.linalg.norm({a})", f"np.count_nonzero({a}, axis={ax})",
                            f"np.median({a}, axis={ax})", f"np.cumsum({a})"])
+    if kind >= 17:
+        return _new_line(p, kind, a, b, ax)
     # kind 16: a Python number from sizes times a value
     s = _size(p, ranked)
     t = _size(p, ranked)
@@ -265,6 +270,89 @@ def _line(p: Program) -> str:
                        f"{a} * {s} ** -0.5", f"{a} * round({s} / 2)", f"{a} * int({s} / 3)",
                        f"{a} * ({s} > {t})", f"{a} + ({s} - {t})", f"{a} * math.log({s} + 1)",
                        f"{a} / math.sqrt({s})", f"{a} * ({s} ** {t})"])
+
+
+def _einsum(rng: random.Random, ra: int, rb: int | None) -> str:
+    """Random einsum subscripts for operands of ranks ``ra`` (and ``rb``): letters drawn
+    from a few (so some repeat, trace or contract), an explicit output of some of them,
+    or the implicit form."""
+    pool = "ijk"
+    left = "".join(rng.choice(pool) for _ in range(ra))
+    right = None if rb is None else "".join(rng.choice(pool) for _ in range(rb))
+    letters = list(dict.fromkeys(left + (right or "")))
+    rng.shuffle(letters)
+    operands = left if right is None else f"{left},{right}"
+    if rng.random() < 0.2:
+        operands = "..." + left if right is None else f"...{left},...{right}"
+        return f"{operands}->...{''.join(letters[:rng.randint(0, len(letters))])}"
+    if rng.random() < 0.25:
+        return operands
+    return f"{operands}->{''.join(letters[:rng.randint(0, len(letters))])}"
+
+
+def _new_line(p: Program, kind: int, a: str, b: str, ax: int) -> str:
+    """The lines of hunt18: splits, einsum strings, axis permutations, fancy indexing and
+    masks, pads, broadcasts and sorts (kinds 17..22)."""
+    rng = p.rng
+    ra, rb = p.values[a][0], p.values[b][0]
+    ranked = [v for v in p.values if p.values[v][0] >= 1]
+    s = _size(p, ranked) if ranked else "2"
+    k = rng.randint(0, 2)
+    if kind == 17:  # splits
+        return rng.choice([f"np.split({a}, 2, axis={ax})[{k % 2}]",
+                           f"np.array_split({a}, 3, axis={ax})[{k}]",
+                           f"np.split({a}, [1, {s}], axis={ax})[{k}]",
+                           f"np.array_split({a}, {s}, axis={ax})[0]",
+                           f"np.split({a}, [{s}])[{k % 2}]", f"np.hsplit({a}, 1)[0]",
+                           f"np.vsplit({a}, [1])[{k % 2}]", f"np.array_split({a}, 2)[-1]",
+                           f"np.split({a}, {s})[0]", f"np.split({a}, [2, 1], axis={ax})[1]"])
+    if kind == 18:  # einsum strings
+        if rng.random() < 0.5:
+            return f"np.einsum('{_einsum(rng, ra, None)}', {a})"
+        return f"np.einsum('{_einsum(rng, ra, rb)}', {a}, {b})"
+    if kind == 19:  # axis permutations
+        perm = list(range(ra))
+        rng.shuffle(perm)
+        axes = ", ".join(str(x - ra if rng.random() < 0.3 else x) for x in perm)
+        return rng.choice([f"np.transpose({a}, ({axes}{',' if ra == 1 else ''}))",
+                           f"{a}.transpose({axes})", f"np.moveaxis({a}, {ax}, -1)",
+                           f"np.moveaxis({a}, [{ax}], [0])", f"np.swapaxes({a}, {ax}, -1)",
+                           f"np.rollaxis({a}, {ax})", f"{a}.swapaxes(0, {ax})",
+                           f"np.permute_dims({a})", f"{a}.mT", f"np.matrix_transpose({a})"])
+    if kind == 20:  # fancy indexing and masks
+        i = rng.choice([f"np.arange({s})", "[0, 1]", "[-1]", f"np.arange({s}) % 2",
+                        f"{b}.astype(np.intp)", "np.array([[0], [1]])", "[True, False]"])
+        return rng.choice([f"{a}[{i}]", f"{a}[:, {i}]", f"{a}[{i}, {i}]",
+                           f"{a}[{i}, :, {i}]", f"{a}[..., {i}]", f"{a}[{a} > 0]",
+                           f"{a}[{b} > 0]", f"{a}[{a}[..., 0] > 0]",
+                           f"np.take({a}, {i}, axis={ax})", f"np.take({a}, {i})",
+                           f"np.nonzero({a})[0]", f"np.argwhere({a})",
+                           f"np.take_along_axis({a}, np.argsort({a}, axis={ax}), axis={ax})",
+                           f"np.compress({a}.ravel() > 0, {a}.ravel())",
+                           f"np.where({a})[{k % max(ra, 1)}]", f"np.flatnonzero({a})",
+                           f"{a}[None, {i}]", f"{a}[{i}, None]", f"{a}[1:, {i}]",
+                           f"{a}[{i}][:, None]"])
+    if kind == 21:  # pads
+        widths = ", ".join(f"({rng.randint(0, 2)}, {rng.randint(0, 2)})" for _ in range(ra))
+        mode = rng.choice(["'constant'", "'edge'", "'reflect'", "'wrap'", "'symmetric'",
+                           "'maximum'", "'mean'", "'linear_ramp'", "'empty'"])
+        return rng.choice([f"np.pad({a}, ({widths}{',' if ra == 1 else ''}), {mode})",
+                           f"np.pad({a}, {rng.randint(0, 2)}, {mode})",
+                           f"np.pad({a}, ({s}, 1), {mode})" if ra == 1 else
+                           f"np.pad({a}, (({s}, 0),) + ((0, 0),) * {ra - 1})",
+                           f"np.pad({a}, {s})", f"np.pad({a}, (1, {s}))"])
+    # kind 22: broadcasts, cumulative ops and sorts
+    return rng.choice([f"np.broadcast_to({a}, ({s},) * {max(ra, 1)})",
+                       f"np.broadcast_to({a}, (2,) + {a}.shape)",
+                       f"np.broadcast_arrays({a}, {b})[{k % 2}]",
+                       f"np.cumsum({a}, axis={ax}, dtype=np.{rng.choice(CASTS)})",
+                       f"np.cumprod({a}, axis={ax})", f"np.sort({a})", f"np.argsort({a})",
+                       f"np.sort({a}, axis=None)", f"np.partition({a}, 0, axis={ax})",
+                       f"np.argpartition({a}, -1)", f"np.cumulative_sum({a}, axis={ax})",
+                       f"np.cumulative_sum({a}, axis={ax}, include_initial=True)",
+                       f"np.unique_values({a}.ravel())",
+                       f"np.searchsorted(np.sort({a}.ravel()), {b})",
+                       f"np.lexsort(({a},))" if ra else f"np.sort({a}, axis=None)"])
 
 
 def _emit(p: Program, name: str, text: str) -> list[str]:
@@ -286,10 +374,10 @@ def _inputs(rng: random.Random) -> list[str]:
     return types
 
 
-def program(rng: random.Random, lines: int | None = None) -> Program:
+def program(rng: random.Random, lines: int | None = None, kinds: int = 17) -> Program:
     """A random program (see the module): its lines run at :data:`REFERENCE` sizes,
-    except now and then one that does not."""
-    p = Program(rng, _inputs(rng))
+    except now and then one that does not. ``kinds`` 23 adds :func:`_new_line`'s."""
+    p = Program(rng, _inputs(rng), kinds=kinds)
     for i, t in enumerate(p.types):
         tt = kt.TensorType.parse(t)
         p.values[f"x{i}"] = (tt.ndim, tt.dtype)
@@ -298,7 +386,7 @@ def program(rng: random.Random, lines: int | None = None) -> Program:
         for attempt in range(12):
             text = _line(p)
             emitted = _emit(p, name, text)
-            trial = Program(rng, p.types, p.lines + emitted, dict(p.values))
+            trial = Program(rng, p.types, p.lines + emitted, dict(p.values), p.kinds)
             fn = compile_program(trial.source(name))
             out = run_numpy(fn, p.types, REFERENCE)
             if isinstance(out, BaseException) and rng.random() < 0.93 and attempt < 11:
@@ -445,12 +533,14 @@ def judge(source: str, types: list[str], box=BOX) -> Verdict:
     return verdict
 
 
-def main(count: int, seed: int) -> None:
+def main(count: int, seed: int, lines: int = 0, kinds: int = 17) -> None:
+    """``lines`` (0: 1..5 at random) lines per program; ``kinds`` 23 draws the new
+    constructs of :func:`_new_line` too."""
     from collections import Counter
     stats: Counter = Counter()
     rng = random.Random(seed)
     for i in range(count):
-        p = program(rng)
+        p = program(rng, lines or None, kinds)
         source = p.source()
         v = judge(source, p.types)
         stats[v.status] += 1
@@ -458,11 +548,11 @@ def main(count: int, seed: int) -> None:
             stats["why:" + v.note[:60]] += 1
         stats["assignments"] += v.checked
         if v.status == "crashed" or v.wrong:
-            kinds = sorted({w[0] for w in v.wrong}) or [v.status]
-            stats["wrong:" + ",".join(kinds)] += 1
-            if kinds == ["dtype-0d"]:
+            found = sorted({w[0] for w in v.wrong}) or [v.status]
+            stats["wrong:" + ",".join(found)] += 1
+            if found == ["dtype-0d"]:
                 continue
-            print(f"=== #{i} {v.status} {kinds} {p.types}\n{source}{v.note}")
+            print(f"=== #{i} {v.status} {found} {p.types}\n{source}{v.note}")
             for w in v.wrong[:3]:
                 print("   ", w)
             sys.stdout.flush()
@@ -470,4 +560,4 @@ def main(count: int, seed: int) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]), int(sys.argv[2]))
+    main(*map(int, sys.argv[1:]))

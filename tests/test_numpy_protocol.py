@@ -10,6 +10,7 @@ Ops against NumPy's are the conformance suite's job (tests/test_ops_*.py).
 from __future__ import annotations
 
 import inspect
+import itertools
 import re
 from typing import Any
 
@@ -18,6 +19,7 @@ import pytest
 
 import kantensor as kt
 from kantensor.ops.catalogue import CatalogueError, Entry, load_all, load_file
+from kantensor.types.symbols import substitute
 
 ENTRIES = load_all()
 MAPPED = [(e, fn) for e in ENTRIES for fn in e.numpy]
@@ -232,3 +234,66 @@ def test_equality_compares_elements_in_every_mode_and_hashing_is_identity():
     assert (x == None) is False and (x != "x") is True  # noqa: E711
     with pytest.raises(TypeError, match="no truth value"):
         bool(x == y)
+
+
+@pytest.mark.parametrize("call", ["np.split(x, 1)", "np.split(x, 1, axis=1)", "np.split(x, [])",
+                                  "np.hsplit(x, 1)", "np.vsplit(x, [])", "np.array_split(x, 1)",
+                                  "np.split(x, 2)", "np.hsplit(x, [1])"])
+def test_a_split_into_one_section_is_a_list_as_numpys(call):
+    """np.split(x, 1) is a list of one section, x's copy: the split Op, called, gives its
+    one output alone, and ``np.split(x, 1)[0]`` was x's first row (``float64[C]`` for
+    ``float64[C,C]``, found by tests/npprograms.py's split lines). Judged by NumPy, on
+    known and on named sizes (eval_shape)."""
+    fn = eval(f"lambda x: {call}")  # noqa: S307 - the test's own text
+    want = fn(np.zeros((4, 4)))
+    got = fn(kt.tensor("x", "float64", (4, 4)))
+    assert isinstance(got, list) and [v.type.shape for v in got] == [a.shape for a in want]
+    first = kt.eval_shape(lambda x: fn(x)[0], "float64[C,C]")
+    assert first.type.ndim == want[0].ndim == 2
+
+
+def test_where_of_one_argument_is_unsupported_not_ill_typed():
+    """np.where(c) is np.nonzero(c) (no Op: the data decides its length): a TypeError
+    saying so, as np.nonzero's, not the where Op's arity TypeInferenceError (which says
+    the program is ill-typed where NumPy runs it; found by tests/npprograms.py)."""
+    np.where(np.zeros((1, 3), bool))  # NumPy runs it
+    c = kt.tensor("c", "bool", (1, 3))
+    with pytest.raises(TypeError, match="one argument .numpy.nonzero. is not supported") \
+            as info:
+        np.where(c)
+    assert not isinstance(info.value, kt.TypeInferenceError)
+    assert np.where(c, 1.0, 2.0).type.shape == (1, 3)
+
+
+TAKES = ["np.take(x, [0, 1])", "np.take(x, np.array([[0], [-1]]))", "np.take(x, [1], axis=1)",
+         "np.take(x, [0, 2], axis=-1)", "x.take([1, 0])", "x.take([0], axis=0)",
+         "np.take(x, [-3])", "np.take(x, 1)", "np.take(x, [True, False])", "np.take(x, [])",
+         "np.take(x, 2, axis=0)"]
+
+
+@pytest.mark.parametrize("call", TAKES)
+def test_take_of_known_indices_checks_their_values(call):
+    """np.take (x.take) of indices the trace knows checks their values against the axis
+    as NumPy's mode="raise" does: np.take(x, [0, 1]) held at one element (the take Op
+    reads no values), an IndexError in NumPy (found by tests/npprograms.py). Judged by
+    NumPy at every size 0..3: where the contract holds NumPy runs and gives the type;
+    where it does not, NumPy fails, except where the other axes are empty (NumPy's take
+    checks nothing there; the index it is refuses: sound, documented)."""
+    fn = eval(f"lambda x: {call}")  # noqa: S307 - the test's own text
+    for text in ("float64[A,B]", "int8[A]"):
+        try:
+            result = kt.eval_shape(fn, text)
+        except (TypeError, ValueError):
+            result = None
+        rank = kt.TensorType.parse(text).ndim
+        for sizes in itertools.product(range(4), repeat=rank):
+            env = dict(zip("AB", sizes, strict=False))
+            try:
+                want = np.shape(fn(np.zeros(sizes)))
+            except (IndexError, ValueError, TypeError):
+                want = None
+            holds = result is not None and bool(result.holds(env))
+            if holds:
+                assert want == tuple(substitute(d, env) for d in result.type.shape), env
+            else:
+                assert want is None or 0 in sizes, (call, text, env, want)

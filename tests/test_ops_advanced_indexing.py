@@ -7,6 +7,7 @@ The index arrays are symbolic inputs too (with hidden dims), so the static rules
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -17,6 +18,8 @@ from hypothesis.extra import numpy as hnp
 
 import kantensor as kt
 from conformance import ALL_DTYPES, arrays, conform, hidden_mask, shapes
+from kantensor.ops.params import ParamError
+from kantensor.types.symbols import substitute
 
 CASES = settings(max_examples=300, deadline=None)
 INT_INDEX = ("int8", "int16", "int32", "int64", "uint8", "uint32", "uint64")
@@ -140,3 +143,77 @@ def test_an_ellipsis_of_no_axes_still_parts_the_advanced_indices(shape, size, in
     assert index(x, i).type == kt.TensorType("bool", expected)
     f = kt.function([x, i], index(x, i))
     assert f(np.zeros(shape, bool), np.zeros(size, np.int64)).shape == expected
+
+
+@pytest.mark.parametrize(("shape", "index"), [((), "m"), ((3,), "m"), ((3,), "m, 0"),
+                                              ((3,), ":, m"), ((2, 3), "m, :, 0"),
+                                              ((), "m, None")])
+def test_a_0d_mask_is_unsupported_at_any_rank_never_ill_typed(shape, index):
+    """A 0-d boolean index adds an axis of 0 or 1 (NumPy runs ``x[m]`` for a 0-d x, and
+    ``x[m, 0]`` of a vector): not typed, so refused as unsupported (ParamError) at every
+    rank. It was a TypeInferenceError "too many indices" where it was counted as an axis
+    (``s[m]`` of a 0-d s), which says the program is ill-typed where NumPy runs it (found
+    by tests/npprograms.py: ``x[x > 0]`` of a 0-d x)."""
+    fn = eval(f"lambda x, m: x[{index}]")  # noqa: S307 - the test's own text
+    for mask in (np.array(True), np.array(False)):
+        fn(np.zeros(shape), mask)  # NumPy runs it
+    x, m = kt.tensor("x", "float32", shape), kt.tensor("m", "bool", ())
+    with pytest.raises(ParamError, match="0-d boolean index is not supported") as info:
+        fn(x, m)
+    assert not isinstance(info.value, kt.TypeInferenceError)
+
+
+COMPUTED_INDICES = ["x[np.arange(4) % 2]", "x[np.arange(4) + 1]", "x[np.arange(4) - 1]",
+                    "x[-np.arange(3)]", "x[np.arange(4) * 2]", "x[np.arange(4) % -2]",
+                    "x[np.arange(x.shape[0] + 1) % 2]", "x[2 - np.arange(3)]",
+                    "x[np.arange(6).reshape(2, 3) % 4]", "x[np.arange(5, 0, -2)]",
+                    "x[(np.arange(4) + 1) % 3]", "x[np.arange(4) // 2]", "x[:, np.arange(3) % 2]",
+                    "np.take(x, np.arange(4) % 2)", "x[np.arange(1) % 2]",
+                    "x[np.tri(x.shape[0]).astype(np.int64)]", "x[np.full(3, 2)]",
+                    "x[np.ones(3, dtype=np.int64) * 2]", "x[np.triu(np.full((2, 2), 3))]",
+                    "x[np.tri(x.shape[0], dtype=np.int64) * 3]", "x[np.full(2, -2)]"]
+
+
+@pytest.mark.parametrize("src", COMPUTED_INDICES)
+def test_an_index_computed_from_known_numbers_checks_its_values(src):
+    """An index array the graph computes from known numbers (np.arange(4) + 1, % 2, ...)
+    has known bounds, checked against the axis as a constant array's are: x[np.arange(4)
+    + 1] held at 1 element where NumPy needs 5 (found by tests/npprograms.py, which
+    indexes with np.arange(n) % 2). Judged by NumPy at every size 0..6: where eval_shape's
+    result holds NumPy runs and gives its shape (never unsound)."""
+    fn = eval(f"lambda x: {src}")  # noqa: S307 - the test's own text
+    for text in ("float64[B]", "float64[B,C]"):
+        try:
+            result = kt.eval_shape(fn, text)
+        except (TypeError, ValueError):
+            continue
+        rank = kt.TensorType.parse(text).ndim
+        for sizes in itertools.product(range(7), repeat=rank):
+            env = dict(zip("BC", sizes, strict=False))
+            if not result.holds(env):
+                continue
+            want = np.shape(fn(np.zeros(sizes)))  # raises where it is unsound
+            assert want == tuple(substitute(d, env) for d in result.type.shape), env
+
+
+@pytest.mark.parametrize("src", ["x[np.arange(x.shape[0]) % 3]", "x[:, np.arange(x.shape[1]) % 2]",
+                                 "np.take(x, np.arange(len(x)), axis=-1)",
+                                 "np.take(x, np.arange(x.shape[0] + 1) % 4)"])
+def test_a_counting_index_modulo_an_int_is_exact(src):
+    """np.arange(k) % m looks up 0 .. min(k, m) - 1: an axis of n needs min(k, m) <= n
+    (its bounds 0 .. m - 1 refused k = 1, m = 2, n = 1, where NumPy runs); np.take of
+    arange(k) is checked as the index is (it held where k > n: found by
+    tests/npprograms.py). Judged by NumPy at every size 0..6 both ways: the result holds
+    exactly where NumPy runs, with its shape."""
+    fn = eval(f"lambda x: {src}")  # noqa: S307 - the test's own text
+    result = kt.eval_shape(fn, "float64[B,C]")
+    for sizes in itertools.product(range(7), repeat=2):
+        env = dict(zip("BC", sizes, strict=True))
+        try:
+            want = np.shape(fn(np.zeros(sizes)))
+        except IndexError:
+            want = None
+        holds = bool(result.holds(env))
+        assert holds == (want is not None), env
+        if holds:
+            assert want == tuple(substitute(d, env) for d in result.type.shape), env

@@ -10,6 +10,7 @@ errors; :func:`register` maps the NumPy functions to them.
 
 from __future__ import annotations
 
+import inspect
 import operator
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -18,8 +19,9 @@ import numpy as np
 
 from ..graph.basic import Variable
 from ..types.dim import Dim, dim_min
-from ..types.protocol import register_numpy
-from ..types.variable import as_tensor_variable
+from ..types.protocol import NUMPY_OPS, register_numpy
+from ..types.variable import METHODS, as_tensor_variable, register_method
+from .families.advanced import array_ref
 from .params import AxisError, normalize_axis
 
 
@@ -263,7 +265,89 @@ COMPOSITIONS: dict[Any, Callable[..., Any]] = {
     np.diagflat: _diagflat, np.rollaxis: _rollaxis}
 
 
+def _listed(op: Callable[..., Any]) -> Callable[..., list[Any]]:
+    """``np.split`` gives a list of its sections, also of one (``np.split(x, 1)[0]`` is
+    x's copy); the Op, called, gives its one output alone, which ``[0]`` would index."""
+    def split(*args: Any, **kwargs: Any) -> list[Any]:
+        out = op(*args, **kwargs)
+        return list(out) if isinstance(out, list | tuple) else [out]
+    return split
+
+
+#: NumPy functions whose catalogue Op may have one output where NumPy gives a list.
+LISTED = (np.split,)
+
+
+_TAKE = inspect.signature(lambda a, indices, axis=None, out=None, mode="raise": None)
+
+
+def _known_take(op: Callable[..., Any]) -> Callable[..., Any]:
+    """``np.take(x, indices, axis)`` (and ``x.take``) of indices the trace knows (an int,
+    a list, a NumPy array; bools are NumPy's 0 and 1; a graph value whose bounds the
+    index knows, :func:`~kantensor.ops.families.advanced.array_ref`) is the index
+    ``x[:, ..., indices]`` on the axis (of the flattened x where ``axis`` is None), whose
+    relation checks those values against the axis's size: ``mode="raise"`` raises
+    IndexError for one out of bounds, and ``np.take(x, [0, 1])`` held at one element.
+    (NumPy skips the check where the other axes are empty, which the index does not:
+    refused there, never wrong.) The catalogue's take, which reads no values, computes
+    tensor indices."""
+    def take(*args: Any, **kwargs: Any) -> Any:
+        try:
+            bound = _TAKE.bind(*args, **kwargs)
+        except TypeError:
+            return op(*args, **kwargs)
+        a, indices = bound.arguments["a"], bound.arguments["indices"]
+        axis = bound.arguments.get("axis")
+        known = isinstance(indices, int | list | tuple | range | np.ndarray | np.integer)
+        if isinstance(indices, Variable):  # np.arange(4) % 2: values a build knows
+            ref = array_ref(0, indices)
+            known = indices.type.ndim >= 1 and (ref.bounds is not None or ref.counting)
+        if not known or bound.arguments.get("out") is not None or \
+                bound.arguments.get("mode", "raise") != "raise":
+            return op(*args, **kwargs)
+        if isinstance(indices, Variable):
+            return _taken(a, indices, axis)
+        values = np.asarray(indices)
+        if values.dtype.kind == "b" or values.size == 0:  # ([] is float64: no values)
+            values = values.astype(np.intp)
+        if values.dtype.kind not in "iu" or not isinstance(a, Variable):
+            return op(*args, **kwargs)
+        return _taken(a, values, axis)
+    return take
+
+
+def _taken(a: Any, indices: Any, axis: int | None) -> Any:
+    """``a[:, ..., indices]`` on ``axis`` (of the flattened ``a`` for None)."""
+    if axis is None or _ndim(a) == 0 and axis in (0, -1):
+        return np.ravel(a)[indices]
+    axis = normalize_axis(axis, _ndim(a))
+    return a[(slice(None),) * axis + (indices,)]
+
+
+def _three_way(op: Callable[..., Any]) -> Callable[..., Any]:
+    """``np.where(c, x, y)`` is the catalogue's where; ``np.where(c)`` alone is NumPy's
+    ``nonzero(c)`` (a tuple of index arrays whose length the data decides), which has
+    no Op: a TypeError saying so, as for ``np.nonzero``, not the where Op's "takes 3
+    inputs" (a TypeInferenceError, which says the program is ill-typed where NumPy
+    runs it)."""
+    def where(*args: Any, **kwargs: Any) -> Any:
+        if len(args) + len(kwargs) == 1:
+            raise TypeError("numpy.where with one argument (numpy.nonzero) is not supported "
+                            "on symbolic tensors: kantensor has no Op for it; give x and y "
+                            "(np.where(c, x, y))")
+        return op(*args, **kwargs)
+    return where
+
+
 def register() -> None:
-    """Make the NumPy functions of :data:`COMPOSITIONS` build their compositions."""
+    """Make the NumPy functions of :data:`COMPOSITIONS` build their compositions, those
+    of :data:`LISTED` (mapped to their Ops by the catalogue) give lists, ``np.where``
+    of one argument say it has no Op, and ``np.take`` (``x.take``) of known indices
+    index (:func:`_known_take`)."""
+    for fn in LISTED:
+        register_numpy(fn, _listed(NUMPY_OPS[fn]))
+    register_numpy(np.where, _three_way(NUMPY_OPS[np.where]))
+    register_numpy(np.take, _known_take(NUMPY_OPS[np.take]))
+    register_method("take", _known_take(METHODS["take"]))
     for fn, composition in COMPOSITIONS.items():
         register_numpy(fn, composition)

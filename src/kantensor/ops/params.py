@@ -332,18 +332,23 @@ class SliceItem(tuple):
 class ArrayRef:
     """An index array in an advanced index (``x[i, :, mask]``): the tensor input number
     ``position`` + 1 of the ``index`` Op (input 0 is the indexed tensor). For a constant
-    integer array (a list, a range, a NumPy array), ``bounds`` is its (least, greatest)
-    value, which the relation checks against the axis, as it checks an int index;
+    integer array (a list, a range, a NumPy array), or a graph value computed from known
+    numbers (``np.arange(4) + 1``, see :mod:`kantensor.ops.families.values`), ``bounds``
+    is its (least, greatest) value, which the relation checks against the axis, as it
+    checks an int index;
     ``counting`` marks a vector ``arange(k)`` of a size ``k`` (``range(len(x))`` in
-    traced code), whose values 0 .. k - 1 it checks alike (``k <= n``, or ``k == 0``)."""
+    traced code), whose values 0 .. k - 1 it checks alike (``k <= n``, or ``k == 0``);
+    with ``cap`` m, ``arange(k) % m``, whose values are 0 .. min(k, m) - 1."""
 
     position: int
     bounds: tuple[int, int] | None = None
     counting: bool = False
+    cap: int | None = None
 
     def __repr__(self) -> str:
         extra = "" if self.bounds is None else f" in [{self.bounds[0]}, {self.bounds[1]}]"
-        return f"<array {self.position}{extra}{' counting' * self.counting}>"
+        capped = "" if self.cap is None else f" % {self.cap}"
+        return f"<array {self.position}{extra}{' counting' * self.counting}{capped}>"
 
 
 def _index(value: Any) -> tuple:

@@ -31,6 +31,7 @@ from ..sizes import SizeNames
 from ..templates import alternative, checked, dims, rank_error, reads_ranks, size_of, typed
 from .creation import ranged
 from .indexing import _as_key, readings, resolve, sized_bounds, sliced
+from .values import value_bounds
 
 _ARRAYS = (Variable, np.ndarray, list, range)
 _NO_KEYWORDS: dict[str, Any] = {}  # never mutated
@@ -73,13 +74,32 @@ def split_index(index: Any) -> tuple[list[Any], tuple | None]:
     for item in items:
         if _is_array(item):
             value = np.asarray(item) if isinstance(item, list | range) else item
-            bounds = (int(value.min()), int(value.max())) if isinstance(value, np.ndarray) \
-                and value.dtype.kind in "iu" and value.size else None
-            pattern.append(ArrayRef(len(arrays), bounds, _counting(value)))
+            pattern.append(array_ref(len(arrays), value))
             arrays.append(value)
         else:
             pattern.append(item)
     return arrays, tuple(pattern)
+
+
+def array_ref(position: int, value: Any) -> ArrayRef:
+    """The :class:`ArrayRef` of the index array ``value`` (input ``position`` + 1): the
+    bounds of a constant's values, or of values the graph computes from known numbers
+    (:func:`~kantensor.ops.families.values.value_bounds`); ``arange(k)`` counts 0 .. k -
+    1, ``arange(k) % m`` 0 .. min(k, m) - 1 (a cap, where bounds 0 .. m - 1 would refuse
+    k < m on an axis of k)."""
+    if isinstance(value, np.ndarray):
+        bounds = (int(value.min()), int(value.max())) if value.dtype.kind in "iu" and \
+            value.size else None
+        return ArrayRef(position, bounds)
+    if _counting(value):
+        return ArrayRef(position, None, True)
+    node = getattr(value, "owner", None)
+    if node is not None and getattr(node.op, "impl", None) is np.remainder and \
+            len(node.inputs) == 2 and _counting(node.inputs[0]):
+        m = value_bounds(node.inputs[1])
+        if m is not None and m[0] == m[1] and m[0] > 0 and _wide_integer(value.type.dtype):
+            return ArrayRef(position, None, True, m[0])
+    return ArrayRef(position, value_bounds(value))
 
 
 def _counting(value: Any) -> bool:
@@ -114,7 +134,7 @@ def _consumed(item: Any, t: Any) -> int:
     if item is None or item is Ellipsis:
         return 0
     if isinstance(item, ArrayRef) and t[item.position].dtype == "bool":
-        return max(t[item.position].ndim, 1)
+        return t[item.position].ndim  # (a 0-d mask is refused before)
     return 1
 
 
@@ -143,6 +163,11 @@ def advanced_selection(x: Any, arrays: tuple, index: tuple,
     if sorted(r.position for r in refs) != list(range(given)):
         raise ParamError(f"the index refers to arrays {[r.position for r in refs]} but "
                          f"{given} were given")
+    if any(arrays[r.position].dtype == "bool" and arrays[r.position].ndim == 0 for r in refs):
+        # NumPy adds an axis of 0 or 1 there, at any rank (x[m] of a 0-d x too): not
+        # typed, said before counting the axes (which would call it too many indices)
+        raise ParamError("a 0-d boolean index is not supported; index with x[None] or use "
+                         "kt.where")
     used = sum(_consumed(i, arrays) for i in index)
     if used > x.ndim:
         raise rank_error("index", f"too many indices for tensor: tensor is {x.ndim}-"
@@ -178,9 +203,6 @@ def advanced_selection(x: Any, arrays: tuple, index: tuple,
             advanced_at.append(position)
             kind = DTypeVar(f"u{k}")
             if t.dtype == "bool":
-                if t.ndim == 0:
-                    raise ParamError("a 0-d boolean index is not supported; index with "
-                                     "x[None] or use kt.where")
                 operands.append(typed(a[axis:axis + t.ndim], kind))
                 clauses.append(InCategory(kind, "bool"))
                 # the number of true values: unknown, at most the mask's size
@@ -197,7 +219,8 @@ def advanced_selection(x: Any, arrays: tuple, index: tuple,
                     low, high = item.bounds
                     fitting.append((a[axis], max(high + 1, -low)))
                 elif item.counting and t.ndim == 1:  # arange(k): 0 .. k - 1 (which
-                    fitting.append((a[axis], own[0]))  # says the axis is not empty)
+                    fitting.append((a[axis], own[0] if item.cap is None  # says the axis
+                                    else dim_min(own[0], item.cap)))  # is not empty)
                 if t.ndim:
                     if not (item.counting and t.ndim == 1):
                         looked_up.append(a[axis])
