@@ -110,14 +110,37 @@ class Layout:
     def __post_init__(self) -> None:
         # per operand: its groups of any length, its axes outside them, and its group of
         # any length if it has exactly one (what matching a shape needs, computed once)
+        if not self.groups:  # (single axes only: most layouts a template renders)
+            object.__setattr__(self, "counts", tuple([(0, len(row), None)
+                                                      for row in self.items]))
+            return
         counts = []
         for row in self.items:
             variables = tuple(it for it in row if it.group and it.length is None)
             fixed = sum(1 if it.group is None else (it.length or 0) for it in row)
             counts.append((len(variables), fixed, variables[0] if variables else None))
         object.__setattr__(self, "counts", tuple(counts))
-        # per group: the operands that hold it; per (operand, group): the single axes and
-        # the groups before it there (where it starts, for messages)
+
+    @property
+    def holders(self) -> dict[Group, tuple[int, ...]]:
+        """Per group, the operands that hold it (made when first asked: a layout whose
+        groups are not broadcast, most of those a template renders, never asks)."""
+        found = self.__dict__.get("_holders")
+        if found is None:
+            found = self._index()[0]
+        return found
+
+    @property
+    def starts(self) -> dict[tuple[int, Group], tuple[int, tuple[Group, ...]]]:
+        """Per (operand, group), the single axes and the groups before it there (where
+        it starts, for messages; made when first asked)."""
+        found = self.__dict__.get("_starts")
+        if found is None:
+            found = self._index()[1]
+        return found
+
+    def _index(self) -> tuple[dict, dict]:
+        """:attr:`holders` and :attr:`starts`, found in one pass and kept."""
         holders: dict[Group, dict[int, None]] = {}
         starts: dict[tuple[int, Group], tuple[int, tuple[Group, ...]]] = {}
         for i, row in enumerate(self.items):
@@ -129,8 +152,10 @@ class Layout:
                 holders.setdefault(it.group, {})[i] = None
                 starts.setdefault((i, it.group), (singles, tuple(before)))
                 before.append(it.group)
-        object.__setattr__(self, "holders", {g: tuple(v) for g, v in holders.items()})
-        object.__setattr__(self, "starts", starts)
+        found = {g: tuple(v) for g, v in holders.items()}, starts
+        object.__setattr__(self, "_holders", found[0])
+        object.__setattr__(self, "_starts", found[1])
+        return found
 
 
 class Axes:
@@ -141,9 +166,9 @@ class Axes:
         self.alt = alt
         self.n_in = len(alt.inputs)
         self.broadcast = alt.loop is Loop.BROADCAST
-        has_var_group = any(isinstance(d, A.AnyGroup | A.NamedGroup)
-                            for op in alt.operands for d in op.dims)
-        self.loop = alt.loop is not None and not has_var_group
+        # loop dims of their own unless a group of any length holds them
+        self.loop = alt.loop is not None and not any(
+            isinstance(d, A.AnyGroup | A.NamedGroup) for op in alt.operands for d in op.dims)
         self.flex: Flexible | None = flexible(alt)
         self._layouts: dict[tuple[bool, ...], Layout | None] = {}
         #: the one layout when there are no flexible dims (read on every check)
@@ -163,7 +188,17 @@ class Axes:
         dims); None if that variant is inconsistent."""
         if presence in self._layouts:
             return self._layouts[presence]
-        variant = self.alt if self.flex is None else self.flex.variant(presence)
+        if self.flex is None:  # (one layout, shared by the alternatives of its operands)
+            alt = self.alt
+            key = (alt.inputs, alt.outputs, self.loop)
+            out = _SHARED.get(key)
+            if out is None:
+                if len(_SHARED) >= 4096:
+                    _SHARED.clear()
+                out = _SHARED[key] = self._build(alt, presence)
+            self._layouts[presence] = out
+            return out
+        variant = self.flex.variant(presence)
         out = self._layouts[presence] = None if variant is None else \
             self._build(variant, presence)
         return out
@@ -174,7 +209,11 @@ class Axes:
             row = [_LOOP_ITEM] if self.loop else []
             j = 0
             for d in op.dims:
-                if isinstance(d, A.AnonGroup):
+                kind = type(d)
+                if kind is A.DimVar or kind is A.FixedDim:  # (most axes: a shared item)
+                    found = _ITEMS.get(d)
+                    row.append(found if found is not None else _item(d))
+                elif isinstance(d, A.AnonGroup):
                     row.append(Item(Group(GroupKind.ANON, index=j, length=d.k), d.k))
                     j += 1
                 elif isinstance(d, A.AnyGroup):
@@ -186,10 +225,17 @@ class Axes:
             items.append(tuple(row))
         groups = tuple(dict.fromkeys(it.group for row in items for it in row if it.group))
         flex = self.flex
-        rules = tuple(None if flex is None or flex.present(presence, i) is None
-                      else (flex.present(presence, i), flex.full(i))
-                      for i in range(len(variant.operands)))
+        rules = (None,) * len(items) if flex is None else tuple(
+            None if flex.present(presence, i) is None
+            else (flex.present(presence, i), flex.full(i)) for i in range(len(items)))
         return Layout(tuple(items), groups, rules)
+
+
+#: The layouts of alternatives without flexible dims, by their operands and loop prefix:
+#: a template's alternatives that differ in their where-clauses alone (a gather's
+#: bound on its index, its case of an empty index) lay out their axes alike, and a
+#: Layout is immutable (see :meth:`Axes.layout`).
+_SHARED: dict[tuple, Layout] = {}
 
 
 #: The item of the loop dims (an Item is immutable: one serves every layout).

@@ -239,8 +239,11 @@ def _scan(alt: Alternative) -> tuple[list[_Use], list[tuple[str, str]], bool]:
                     append((d.name, Kind.GROUP, place))
             else:
                 uses.extend([(n, Kind.DIM, place) for n in expr_names(d)])
-        if op.dtype is not None:
-            uses.extend([(n, Kind.DTYPE, place) for n in dtype_names(op.dtype)])
+        dtype = op.dtype
+        if type(dtype) is DTypeVar:  # (most operands: ``:T``)
+            append((dtype.name, Kind.DTYPE, place))
+        elif dtype is not None:
+            uses.extend([(n, Kind.DTYPE, place) for n in dtype_names(dtype)])
     for c in alt.where:
         if isinstance(c, Compare):
             names = expr_names(c.left) + expr_names(c.right)
@@ -265,21 +268,34 @@ def _bare(x: object) -> bool:
 def check(alt: Alternative) -> None:
     """The well-formedness rules of an alternative; IllFormed on the first broken one."""
     uses, pairs, grouped = _scan(alt)
-    _check_kinds(uses, pairs)
-    _check_typos(uses)
+    bound, closed, dtypes = _check_kinds(uses, pairs)
+    _check_typos(dtypes)
     if grouped:
         _check_groups(alt)
-    _check_bound(alt, uses)
+    if not closed:  # (every name an input's: nothing to bind, no flexible dim unbound)
+        _check_bound(alt, uses, bound)
 
 
-def _check_kinds(uses: list[_Use], pairs: list[tuple[str, str]]) -> None:
+def _check_kinds(uses: list[_Use], pairs: list[tuple[str, str]]
+                 ) -> tuple[set[str], bool, list[str]]:
+    """Refuse a name used as two kinds; the names the inputs bind, whether they are
+    every name used (in the same pass: :func:`_scan` lists the inputs' uses first), and
+    the names used as dtypes, in order of first use."""
     kinds: dict[str, Kind] = {}
     setdefault = kinds.setdefault
-    for name, kind, _ in uses:
+    inputs = Side.INPUT
+    bound: set[str] = set()
+    closed = True
+    for name, kind, place in uses:
         if setdefault(name, kind) is not kind:
             _wrong_kind(name, kind, kinds[name])
+        if place.side is inputs:
+            bound.add(name)
+        elif closed and name not in bound:
+            closed = False
+    dtypes = [name for name, kind in kinds.items() if kind is Kind.DTYPE]
     if not pairs:
-        return  # (no ambiguous ``a == b``: nothing more to resolve)
+        return bound, closed, dtypes  # (no ambiguous ``a == b``: nothing to resolve)
     for name in (n for p in pairs for n in p):
         if setdefault(name, Kind.DTYPE) is not Kind.DTYPE:
             _wrong_kind(name, Kind.DTYPE, kinds[name])
@@ -289,6 +305,7 @@ def _check_kinds(uses: list[_Use], pairs: list[tuple[str, str]]) -> None:
             raise IllFormed(f"'{a} == {b}' would read as a dim comparison: use {a} or {b} "
                             "as a dtype elsewhere in the alternative (an operand dtype, "
                             "'in', compatible(), ...)", a)
+    return bound, closed, dtypes
 
 
 def _wrong_kind(name: str, kind: Kind, first: Kind) -> None:
@@ -296,15 +313,13 @@ def _wrong_kind(name: str, kind: Kind, first: Kind) -> None:
                     kind, f"a {first.value}")
 
 
-def _check_typos(uses: list[_Use]) -> None:
-    """A dtype variable spelled almost like a dtype is a typo (``flaot32``)."""
-    asked: set[str] = set()
-    for name, kind, _ in uses:
-        if kind is Kind.DTYPE and name not in asked:
-            asked.add(name)
-            if close := near_dtype(name):
-                raise IllFormed(f"unknown dtype '{name}' (did you mean {close}?)",
-                                name, Kind.DTYPE, close)
+def _check_typos(dtypes: list[str]) -> None:
+    """A dtype variable spelled almost like a dtype is a typo (``flaot32``): each name
+    used as a dtype (:func:`_check_kinds`) asked once."""
+    for name in dtypes:
+        if close := near_dtype(name):
+            raise IllFormed(f"unknown dtype '{name}' (did you mean {close}?)",
+                            name, Kind.DTYPE, close)
 
 
 def _check_groups(alt: Alternative) -> None:
@@ -350,18 +365,14 @@ def _close_definitions(alt: Alternative, bound: set[str]) -> None:
                     changed = True
 
 
-def _check_bound(alt: Alternative, uses: list[_Use]) -> None:
+def _check_bound(alt: Alternative, uses: list[_Use], bound: set[str]) -> None:
     """Names in outputs and where-clauses must be bound by an input, or defined by a
     where-clause ``name == expression`` over names that are bound, or declared as an
     unknown size by a comparison with bound names (``m <= n``: a mask's count) or with
     a constant alone (``m >= 0``: a size only known when the graph runs)."""
-    inputs = Side.INPUT
-    bound = {n for n, _, place in uses if place.side is inputs}
-    for name, kind, place in uses:
+    for name, kind, place in uses:  # (``bound``: the inputs' names, :func:`_check_kinds`)
         if kind is Kind.FLEX and place.side is Side.OUTPUT and name not in bound:
             raise IllFormed(f"flexible dimension {name}? appears in no input", name, kind)
-    if all(name in bound for name, _, _ in uses):
-        return  # every name an input's (the clauses below only bind more)
     _close_definitions(alt, bound)
     for c in alt.where:
         if isinstance(c, Compare) and c.op != "==":

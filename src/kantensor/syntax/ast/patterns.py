@@ -46,13 +46,23 @@ class TensorPattern:
     dtype: DType | None = None
 
     def __post_init__(self) -> None:
-        dims = tuple(as_item(d) for d in self.dims)
-        if sum(isinstance(d, AnyGroup) for d in dims) > 1:
-            raise ValueError("an operand may contain at most one '...'")
-        set_field(self, "dims", dims)
-        if self.dtype is not None:
-            set_field(self, "dtype", as_dtype(self.dtype))
-        if type(self.dtype) in _PLAIN_DTYPES:
+        dims = self.dims
+        plain = type(dims) is tuple
+        for d in dims if plain else ():  # (names and fixed sizes: most operands a
+            if type(d) not in _PLAIN_DIMS:  # builder makes, taken as they are)
+                plain = False
+                break
+        if not plain:
+            dims = tuple(as_item(d) for d in dims)
+            if sum(isinstance(d, AnyGroup) for d in dims) > 1:
+                raise ValueError("an operand may contain at most one '...'")
+            set_field(self, "dims", dims)
+        dtype = self.dtype
+        if dtype is not None and type(dtype) not in _PLAIN_DTYPES:
+            set_field(self, "dtype", as_dtype(dtype))
+        if plain and type(self.dtype) in _PLAIN_DTYPES:
+            set_field(self, NESTING_LEVELS, 1)  # (names and sizes nest no level)
+        elif type(self.dtype) in _PLAIN_DTYPES:
             # one level more than its deepest size (see check_ast_nesting), known without
             # walking it where each size's is (most operands builders make at a new rank)
             inner = [0 if type(d) in _PLAIN_DIMS else depth(d) for d in dims]
