@@ -11,6 +11,12 @@ sizes, said where the power is built (:func:`power_conditions`, read by
 * ``k ** E`` or ``D ** E`` (an int or a size to a size's power): ``E >= 0`` where it may
   be negative and no trace asked its sign (``np.power``; a traced program's ``**`` asks it
   and takes the float power where it is negative: :func:`kantensor.types.dimorder.powered`);
+* ``x ** E`` of an integer (or bool) array ``x`` and a Python int ``E`` made of sizes
+  (``x ** (len(x) - 3)``, ``np.power(x, K - N)``): NumPy raises ValueError ("Integers to
+  negative integer powers are not allowed") where ``E < 0``, unless the result is empty
+  (its loop never runs): ``E >= 0`` or a size of the result 0, one case each
+  (:func:`_integer_power`; an unsigned ``x`` also needs ``E`` to fit it, which says
+  ``E >= 0`` at every size);
 * ``b ** e`` of Python numbers made of sizes or given (``N * 0.5``, ``N / 2``, ``(N - K)
   * 0.25 + 1``, ``-2``: their exact values ``p / q``, :func:`fraction`): where ``b`` may
   be negative and ``e`` is not an int, ``b >= 0`` or ``e`` an integer (``p % q == 0``);
@@ -42,11 +48,12 @@ from ..graph.basic import Apply, Constant, Variable
 from ..ops.pyints import size_of_number as _size_of
 from ..types.conditions import AnyOf, Clause, Condition, Source
 from ..types.dim import DimLike
+from ..types.dtypes import is_integer, is_unsigned
 from ..types.intervals import interval
 from ..types.limits import MAX_SIZE
 from ..types.protocol import NUMPY_OPS
 from ..types.variable import SizeNumber
-from .pyintfits import fitting, int_power, may_be_negative, size_exponent, within
+from .pyintfits import fitting, int_power, least, may_be_negative, size_exponent, within
 
 #: The largest denominator :func:`fraction` keeps (a float's is at most 2**1074).
 MAX_DENOMINATOR = 1 << 128
@@ -67,12 +74,45 @@ def _power(node: Apply, op: str) -> list[Clause]:
     """The conditions of the power ``node`` (module docstring)."""
     exponent = size_exponent(node)
     if exponent is None:
-        return _python_power(node, op)
+        return _integer_power(node, op) + _python_power(node, op)
     source = Source(op=op, detail=f"an int is raised to the power {exponent}")
     out: list[Clause] = within(int_power(node.outputs[0]), MAX_SIZE, source)
     if may_be_negative(exponent):
         out.append(Condition(exponent, ">=", 0, source))
     return out
+
+
+def _integer_power(node: Apply, op: str) -> list[Clause]:
+    """What NumPy's power of an integer (or bool) array to a Python int of sizes needs:
+    ``E >= 0``, or a result with no element (NumPy checks the exponent in the loop, which
+    an empty result never runs); an unsigned result needs no case (``E`` must fit it:
+    :mod:`.pyintfits`, :func:`kantensor.ops.pyints.size_conditions`)."""
+    base, exponent = node.inputs
+    out_type = node.outputs[0].type
+    dtype = out_type.dtype
+    if not is_integer(dtype) or is_unsigned(dtype) or python_number(base) is not None \
+            or not of_sizes(exponent):
+        return []
+    exact = fraction(exponent)
+    if exact is None:  # (an int of sizes with powers, // or %: its least value)
+        low = least(exponent)
+        if low is not None and low >= 0:
+            return []
+        raise TypeError(
+            "an integer array is raised to a Python int of sizes kantensor does not "
+            "read the sign of; NumPy raises ValueError where it is negative (Integers to "
+            "negative integer powers are not allowed): write it with sizes and ints, or "
+            "cast the array to a float dtype")
+    e, q = exact
+    if q != 1 or not may_be_negative(e):
+        return []
+    source = Source(op=op, detail=f"an integer array is raised to the power {e}")
+    if isinstance(e, int):
+        raise TypeError(f"{source.detail}: NumPy raises ValueError (Integers to negative "
+                        "integer powers are not allowed)")
+    empty = [(Condition(d, "==", 0),) for d in out_type.shape if _may_be_zero(d)]
+    nonnegative = Condition(e, ">=", 0, source)
+    return [AnyOf(((nonnegative,), *empty), source) if empty else nonnegative]
 
 
 def _may_be_zero(d: DimLike) -> bool:
