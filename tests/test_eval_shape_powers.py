@@ -119,3 +119,41 @@ def test_an_int_to_a_negative_size_is_a_float_in_its_own_case():
 def test_a_float_of_sizes_it_cannot_read_to_a_negative_power_is_refused_by_name():
     with pytest.raises(TypeError, match=r"math\.sqrt|complex"):
         kt.eval_shape(lambda x: x * (-2) ** math.sqrt(x.shape[0]), "float32[N]")
+
+
+#: Integer arrays to a Python int of sizes (N: the array's length, K: another's).
+ARRAY_POWERS = {
+    "x ** (N - 3)": lambda x, y: x ** (len(x) - 3),
+    "np.power(x, N - 3)": lambda x, y: np.power(x, len(x) - 3),
+    "x ** (K - N)": lambda x, y: x ** (len(y) - len(x)),
+    "x ** (2 * K - N - 1)": lambda x, y: x ** (2 * len(y) - len(x) - 1),
+    "x[:1] ** (K - 2)": lambda x, y: x[:1] ** (len(y) - 2),
+    "x ** -N": lambda x, y: x ** -len(x),
+    "x ** (N * K)": lambda x, y: x ** (len(x) * len(y)),
+}
+ARRAY_DTYPES = ["bool", "int8", "uint8", "int32", "int64", "uint64", "float32"]
+ARRAY_CASES = list(itertools.product(ARRAY_DTYPES, ARRAY_POWERS))
+
+
+@pytest.mark.parametrize(("dtype", "power"), ARRAY_CASES,
+                         ids=[f"{d} {p}" for d, p in ARRAY_CASES])
+def test_an_integer_array_to_a_negative_size_power_is_not_assumed_valid(dtype, power):
+    """NumPy raises ValueError ("Integers to negative integer powers are not allowed")
+    for an integer or bool array to a negative Python int, unless the result is empty;
+    eval_shape's contract held there (``C <= 2147483650`` for int32, nothing for int64).
+    Judged by NumPy at every N, K in 0..6: the result holds exactly where NumPy runs."""
+    fn = ARRAY_POWERS[power]
+    result = kt.eval_shape(fn, f"{dtype}[N]", "float32[K]")
+    for n, k in itertools.product(range(7), repeat=2):
+        sizes = {"N": n, "K": k}
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                out = fn(np.ones(n, dtype), np.zeros(k, np.float32))
+        except (ValueError, OverflowError):
+            out = None
+        assert result.holds(sizes) == (out is not None), (sizes, result.assumptions)
+        if out is not None:
+            if not (dtype == "bool" and out.dtype == np.int8):  # (NumPy's bool ** 2 is
+                assert out.dtype == result.type.dtype  # np.square's int8: not modelled)
+            assert tuple(substitute(d, sizes) for d in result.type.shape) == out.shape

@@ -76,3 +76,59 @@ def test_a_power_of_sizes_never_wraps(power, dtype):
         got = kt.function(list(case.inputs), list(case.outputs))(x, y)
         got = got[0] if isinstance(got, list) else got
         np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64))
+
+
+#: Python ints computed from a power or a product of sizes (A: x's length, C: y's
+#: second axis) with ints by + - * // %.
+COMPOUND = {
+    "3 * A ** C // 3": lambda a, c: 3 * a ** c // 3,
+    "A ** C + 100": lambda a, c: a ** c + 100,
+    "100 - A ** C": lambda a, c: 100 - a ** c,
+    "2 * A ** C": lambda a, c: 2 * a ** c,
+    "A ** C % 7": lambda a, c: a ** c % 7,
+    "A ** C // (A + 1)": lambda a, c: a ** c // (a + 1),
+    "2 ** C * A": lambda a, c: 2 ** c * a,
+    "3 ** C // 2 + A": lambda a, c: 3 ** c // 2 + a,
+    "2 ** C % (A + 1)": lambda a, c: 2 ** c % (a + 1),
+    "2 ** C + 2 ** A": lambda a, c: 2 ** c + 2 ** a,
+    "A * C * 3 // 3": lambda a, c: a * c * 3 // 3,
+    "(A - C) ** 2 * 5 % 11": lambda a, c: (a - c) ** 2 * 5 % 11,
+}
+COMPOUND_CASES = list(itertools.product(["int8", "uint8", "int16", "int64"], COMPOUND,
+                                        ["*", "+", "-"]))
+
+
+@pytest.mark.parametrize(("dtype", "number", "op"), COMPOUND_CASES,
+                         ids=[f"{d} x {o} ({n})" for d, n, o in COMPOUND_CASES])
+def test_an_int_computed_from_a_power_of_sizes_fits_the_dtype_or_is_assumed_to(
+        dtype, number, op):
+    """``x_int8 * (3 * len(x) ** y.shape[1] // 3)`` held at A == 3, C == 5, where NumPy 2
+    raises OverflowError (Python integer 243 out of bounds for int8): the fit was checked
+    of a size or a power taken directly, not of an int computed from one. Judged by NumPy
+    at A, C in 0..6: where the result holds NumPy runs, with its dtype and shape (an inner
+    approximation: it may not hold at some sizes where NumPy runs, never the other way),
+    and it holds at A == 1, C == 0."""
+    def fn(x, y):
+        return OPS[op](x, COMPOUND[number](len(x), y.shape[1]))
+    result = kt.eval_shape(fn, f"{dtype}[A]", "int32[B,C]")
+    assert result.holds({"A": 1, "B": 1, "C": 0})
+    for a, c in itertools.product(range(7), repeat=2):
+        sizes = {"A": a, "B": 1, "C": c}
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                out = fn(np.ones(a, dtype), np.zeros((1, c), np.int32))
+        except OverflowError:
+            assert not result.holds(sizes), (sizes, result.assumptions)
+            continue
+        if result.holds(sizes):
+            assert out.dtype == result.type.dtype
+            assert tuple(substitute(d, sizes) for d in result.type.shape) == out.shape
+
+
+def test_an_int_of_sizes_that_never_fits_is_refused_by_name():
+    """``x_uint8 * -(len(x) ** C)`` fits uint8 only at 0 (and ``A ** C - 100`` where the
+    power is at least 100), which the inner approximation does not read: refused, naming
+    the dtype, where eval_shape said every size valid."""
+    with pytest.raises(TypeError, match="computed in uint8"):
+        kt.eval_shape(lambda x, y: x * -(len(x) ** y.shape[1]), "uint8[A]", "int32[B,C]")

@@ -11,6 +11,12 @@ sizes, said where the power is built (:func:`power_conditions`, read by
 * ``k ** E`` or ``D ** E`` (an int or a size to a size's power): ``E >= 0`` where it may
   be negative and no trace asked its sign (``np.power``; a traced program's ``**`` asks it
   and takes the float power where it is negative: :func:`kantensor.types.dimorder.powered`);
+* ``x ** E`` of an integer (or bool) array ``x`` and a Python int ``E`` made of sizes
+  (``x ** (len(x) - 3)``, ``np.power(x, K - N)``): NumPy raises ValueError ("Integers to
+  negative integer powers are not allowed") where ``E < 0``, unless the result is empty
+  (its loop never runs): ``E >= 0`` or a size of the result 0, one case each
+  (:func:`_integer_power`; an unsigned ``x`` also needs ``E`` to fit it, which says
+  ``E >= 0`` at every size);
 * ``b ** e`` of Python numbers made of sizes or given (``N * 0.5``, ``N / 2``, ``(N - K)
   * 0.25 + 1``, ``-2``: their exact values ``p / q``, :func:`fraction`): where ``b`` may
   be negative and ``e`` is not an int, ``b >= 0`` or ``e`` an integer (``p % q == 0``);
@@ -21,11 +27,9 @@ sizes, said where the power is built (:func:`power_conditions`, read by
   A base made of sizes otherwise is taken as a NumPy number's (whose power is NumPy's,
   ``nan`` where Python's is complex): the graph does not say which it was.
 
-And a size an arithmetic Op computes in an integer dtype must fit it (``x_int8 *
-len(x)`` needs ``len(x) <= 127``): NumPy 2 raises OverflowError on a Python int out of
-range, where the graph would wrap it; an int power of sizes must fit int64, where the
-graph computes it (Python's int never wraps: ``2 ** 64`` is not 0), and the dtype it is
-computed in beside (:func:`_within`).
+And a Python int of sizes an arithmetic Op computes in an integer dtype must fit it
+(``x_int8 * len(x)`` needs ``len(x) <= 127``, ``x_int8 * (3 * N ** K // 3)`` needs ``N **
+K <= 127``): :mod:`.pyintfits`.
 
 Python floats are read exactly (every finite float is a fraction): ``p % q == 0`` is
 where the exact value is an integer, which is where Python's float is one while its
@@ -37,7 +41,6 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any
 
 import numpy as np
 
@@ -45,11 +48,12 @@ from ..graph.basic import Apply, Constant, Variable
 from ..ops.pyints import size_of_number as _size_of
 from ..types.conditions import AnyOf, Clause, Condition, Source
 from ..types.dim import DimLike
-from ..types.dtypes import integer_range, is_integer
+from ..types.dtypes import is_integer, is_unsigned
 from ..types.intervals import interval
 from ..types.limits import MAX_SIZE
 from ..types.protocol import NUMPY_OPS
 from ..types.variable import SizeNumber
+from .pyintfits import fitting, int_power, least, may_be_negative, size_exponent, within
 
 #: The largest denominator :func:`fraction` keeps (a float's is at most 2**1074).
 MAX_DENOMINATOR = 1 << 128
@@ -57,118 +61,58 @@ MAX_DENOMINATOR = 1 << 128
 
 def power_conditions(node: Apply, op: str) -> list[Clause]:
     """What the power ``node`` (if it is one) needs of the sizes (module docstring), and
-    what any arithmetic node needs of a size it takes as a Python int (:func:`_fitting`);
-    ``op``: the Op's name its conditions give as their source."""
-    fitting = _fitting(node, op)
+    what any arithmetic node needs of a Python int of sizes it takes
+    (:func:`.pyintfits.fitting`); ``op``: the Op's name its conditions give as their
+    source."""
+    fits = fitting(node, op)
     if len(node.inputs) != 2 or node.op is not NUMPY_OPS.get(np.power):
-        return fitting
-    return fitting + _power(node, op)
-
-
-def _fitting(node: Apply, op: str) -> list[Clause]:
-    """What an arithmetic ``node`` computing in an integer dtype needs of the Python ints
-    of sizes it takes: NumPy 2 refuses one out of the dtype's range (OverflowError), as
-    kantensor refuses a known one when the graph is built
-    (:func:`kantensor.ops.pyints.check_python_ints`); the graph would wrap it. Of an int
-    power of sizes (:func:`_within`); a size's own node states it fits
-    (:func:`kantensor.ops.pyints.size_conditions`)."""
-    dtype = node.outputs[0].type.dtype if node.outputs and hasattr(
-        node.outputs[0].type, "dtype") else None
-    if getattr(node.op, "compute", None) != "output" or dtype is None or \
-            not is_integer(dtype):
-        return []
-    low, high = integer_range(dtype)
-    out: list[Clause] = []
-    for v in node.inputs:
-        if _size_of(v) is None and (high < MAX_SIZE or low == 0):
-            out += _within(_int_power(v), high, Source(
-                op=op, detail=f"a power of sizes is a Python int computed in {dtype}"),
-                unsigned=low == 0)
-    return out
+        return fits
+    return fits + _power(node, op)
 
 
 def _power(node: Apply, op: str) -> list[Clause]:
     """The conditions of the power ``node`` (module docstring)."""
-    exponent = _size_exponent(node)
+    exponent = size_exponent(node)
     if exponent is None:
-        return _python_power(node, op)
+        return _integer_power(node, op) + _python_power(node, op)
     source = Source(op=op, detail=f"an int is raised to the power {exponent}")
-    out: list[Clause] = _within(_int_power(node.outputs[0]), MAX_SIZE, source)
-    if _may_be_negative(exponent):
+    out: list[Clause] = within(int_power(node.outputs[0]), MAX_SIZE, source)
+    if may_be_negative(exponent):
         out.append(Condition(exponent, ">=", 0, source))
     return out
 
 
-def _int_power(v: Variable) -> tuple[DimLike, DimLike] | None:
-    """``(b, E)`` of a Python int ``b ** E`` of sizes (``2 ** K``, ``N ** K``: an int
-    or a size to a size's power), else None."""
-    node = v.owner
-    if node is None or len(node.inputs) != 2 or node.op is not NUMPY_OPS.get(np.power):
-        return None
-    exponent = _size_exponent(node)
-    if exponent is None:
-        return None
-    base = node.inputs[0]
-    return (_size_of(base) if isinstance(base, SizeNumber) else
-            int(np.asarray(base.data))), exponent
-
-
-#: The exponents at which :func:`_within` bounds a size base (an inner approximation of
-#: ``|N ** E| <= top`` by ``E <= e and |N| <= top ** (1/e)``, one case each).
-_STEPS = (1, 2, 3, 4, 6, 8, 16, 32, 62)
-
-
-def _within(power: tuple[DimLike, DimLike] | None, top: int, source: Source,
-            unsigned: bool = False) -> list[Clause]:
-    """What keeps Python's int ``b ** E`` (``power``) within ``[-top - 1, top]`` (or
-    ``[0, top]`` if ``unsigned``): the graph computes it in int64, which wraps past
-    ``2**63 - 1`` where Python's int does not (``2 ** 64`` is not 0), and NumPy refuses
-    such an int beside an array of a narrower dtype. For an int ``b``, ``E <= e`` for the
-    largest ``e`` that fits (exact); for a size ``b``, one of ``|b| <= 1``, ``E <= 0``, or
-    ``E <= e and |b| <= top ** (1/e)`` for ``e`` in :data:`_STEPS` (an inner
-    approximation: it holds only where the power fits)."""
-    if power is None:
+def _integer_power(node: Apply, op: str) -> list[Clause]:
+    """What NumPy's power of an integer (or bool) array to a Python int of sizes needs:
+    ``E >= 0``, or a result with no element (NumPy checks the exponent in the loop, which
+    an empty result never runs); an unsigned result needs no case (``E`` must fit it:
+    :mod:`.pyintfits`, :func:`kantensor.ops.pyints.size_conditions`)."""
+    base, exponent = node.inputs
+    out_type = node.outputs[0].type
+    dtype = out_type.dtype
+    if not is_integer(dtype) or is_unsigned(dtype) or python_number(base) is not None \
+            or not of_sizes(exponent):
         return []
-    base, exponent = power
-    out: list[Clause] = []
-    if isinstance(base, int):
-        if abs(base) > 1:
-            e = 0
-            while abs(base) ** (e + 1) <= top:
-                e += 1
-            out.append(Condition(exponent, "<=", e, source))
-        if unsigned and base < 0:
-            out.append(Condition(exponent % 2, "==", 0, source))
-        return out
-    signed = _may_be_negative(base)
-    cases = [(Condition(base, "<=", 1), *([Condition(base, ">=", -1)] if signed else [])),
-             (Condition(exponent, "<=", 0),)]
-    for e in _STEPS:
-        n = _root(top, e)
-        if n < 2:
-            break
-        cases.append((Condition(exponent, "<=", e), Condition(base, "<=", n),
-                      *([Condition(base, ">=", -n)] if signed else [])))
-    out.append(AnyOf(tuple(cases), source))
-    if unsigned and signed:
-        out.append(AnyOf(((Condition(base, ">=", 0),), (Condition(exponent % 2, "==", 0),)),
-                         source))
-    return out
-
-
-def _root(top: int, e: int) -> int:
-    """The largest ``n`` with ``n ** e <= top``."""
-    n = int(round(top ** (1 / e)))
-    while n ** e > top:
-        n -= 1
-    while (n + 1) ** e <= top:
-        n += 1
-    return n
-
-
-def _may_be_negative(d: DimLike) -> bool:
-    low = interval(d)[0]
-    return low is None or low < 0
+    exact = fraction(exponent)
+    if exact is None:  # (an int of sizes with powers, // or %: its least value)
+        low = least(exponent)
+        if low is not None and low >= 0:
+            return []
+        raise TypeError(
+            "an integer array is raised to a Python int of sizes kantensor does not "
+            "read the sign of; NumPy raises ValueError where it is negative (Integers to "
+            "negative integer powers are not allowed): write it with sizes and ints, or "
+            "cast the array to a float dtype")
+    e, q = exact
+    if q != 1 or not may_be_negative(e):
+        return []
+    source = Source(op=op, detail=f"an integer array is raised to the power {e}")
+    if isinstance(e, int):
+        raise TypeError(f"{source.detail}: NumPy raises ValueError (Integers to negative "
+                        "integer powers are not allowed)")
+    empty = [(Condition(d, "==", 0),) for d in out_type.shape if _may_be_zero(d)]
+    nonnegative = Condition(e, ">=", 0, source)
+    return [AnyOf(((nonnegative,), *empty), source) if empty else nonnegative]
 
 
 def _may_be_zero(d: DimLike) -> bool:
@@ -199,7 +143,7 @@ def _python_power(node: Apply, op: str) -> list[Clause]:
     if base is None or exponent is None or base == UNREAD:
         return []  # a tensor's power (NumPy's), or a base it does not read (docs/numpy)
     bp = base[0]
-    negative, zero = _may_be_negative(bp), _may_be_zero(bp)
+    negative, zero = may_be_negative(bp), _may_be_zero(bp)
     if not (negative or zero):
         return []
     if exponent == UNREAD:
@@ -215,7 +159,7 @@ def _python_power(node: Apply, op: str) -> list[Clause]:
     out: list[Clause] = []
     if negative and eq != 1:  # complex where e is not an integer and b is negative
         out += _either(_compared(bp, ">=", 0), _compared(ep % eq, "==", 0), source)
-    if zero and _may_be_negative(ep):  # 0 ** e raises at e < 0
+    if zero and may_be_negative(ep):  # 0 ** e raises at e < 0
         low = interval(bp)[0]
         nonzero = _compared(bp, ">=", 1) if low is not None and low >= 0 else \
             _compared(bp, "!=", 0)
@@ -371,16 +315,3 @@ def _reduced(p: DimLike, q: int) -> tuple[DimLike, int] | None:
     for coefficient in [p] if isinstance(p, int) else [c for _, c in p._terms]:
         common = math.gcd(common, coefficient)
     return p // common, q // common  # (exact: common divides every coefficient)
-
-
-def _size_exponent(node: Apply) -> Any:
-    """The size ``E`` of ``k ** E`` or ``D ** E`` for an int ``k`` or a size ``D``, or
-    None: a Python int to a size's power is an int where ``E >= 0`` (the graph's int
-    power), a float where it is negative (``2 ** (N - K)`` at ``N < K`` is 0.25)."""
-    base, exponent = node.inputs
-    if not isinstance(exponent, SizeNumber):
-        return None
-    if not (isinstance(base, SizeNumber) or isinstance(base, Constant) and base.wrapped
-            and np.asarray(base.data).dtype.kind in "iu"):
-        return None
-    return _size_of(exponent)
