@@ -326,3 +326,25 @@ def test_each_type_parameter_refused_exactly_where_onnxruntime_refuses_it(op_typ
                 assert _said(model, op_type) == "type", (op_type, opset, param, dtypes)
                 assert not _kantensor(model), (op_type, opset, param, dtypes)
     assert judged
+
+
+@pytest.mark.parametrize("op_type", ["Add", "Pow", "MatMul", "Equal", "PRelu"])
+def test_query_backwards_gives_the_dtype_pairs_make_node_accepts(op_type):
+    """One relation over two inputs: a query from two unknown dtypes gives exactly the
+    pairs make_node accepts (Add's one shared set, Pow's two sets)."""
+    shapes = ((2, 3), (3, 4)) if op_type == "MatMul" else ((2, 3), (2, 3))
+    for entry in entries("", op_type):
+        answers = kt.query(entry.op, [kt.pattern(var("a"), shapes[0]),
+                                      kt.pattern(var("b"), shapes[1])], [var()])
+        backwards = {(answer["a"], answer["b"]) for answer in answers}
+        forwards = set()
+        for x in DTYPES.values():  # (strings too: Equal takes them)
+            for y in DTYPES.values():
+                try:
+                    entry.op.make_node(kt.TensorType(x, shapes[0])(),
+                                       kt.TensorType(y, shapes[1])())
+                except TypeError:
+                    continue
+                forwards.add((x, y))
+        assert backwards == forwards, entry.entry.name
+        assert forwards, entry.entry.name
