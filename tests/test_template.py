@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import kantensor as kt
 from kantensor import Signature
-from kantensor.syntax.alternative import Alternative
+from kantensor.syntax.alternative import Alternative, IllFormed
 from kantensor.syntax.ast import (
     BinOp,
     Call,
@@ -108,9 +108,12 @@ def test_a_filled_template_is_the_signature_its_text_gives(alts, data) -> None:
         texts.append(f"{loop}{sides[0]}->{sides[1]}{where}")
     try:
         template = parse_template(" | ".join(texts))
+        filled = template.fill(values)
     except SignatureSyntaxError:  # a where-clause's names bound only through the holes
         reject()
-    assert template.fill(values) == tuple(alts)
+    except IllFormed:  # 'T == T' read as sizes where only a hole says T is a dtype
+        reject()
+    assert filled == tuple(alts)
 
 
 def test_placeholders_of_every_kind() -> None:
