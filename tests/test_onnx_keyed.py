@@ -66,11 +66,11 @@ def test_a_file_whose_digest_differs_is_read_from_its_toml(monkeypatch, change: 
     elif change == "removed":
         files["gone.toml"] = "0" * 64
         packed[("", "Gone")] = "gone.toml 0 1 2 0123456789abcdef"
-        packed[("", "Add")] += ";gone.toml 1 1 2 0123456789abcdef"
+        packed[("", "Softmax")] += ";gone.toml 1 1 2 0123456789abcdef"
     made = None if change == "none" else (files, packed)
     fresh = _index(monkeypatch, made)
     if change == "edited":  # (its keys' rows: the other files' still one string)
-        assert not isinstance(fresh[("", "Add")], str)
+        assert not isinstance(fresh[("", "Softmax")], str)
     assert ("", "Gone") not in fresh
     assert _read(fresh) == toml_index()
 
@@ -81,7 +81,7 @@ def test_a_row_whose_line_is_not_its_table_is_read_from_the_toml(monkeypatch, ch
     is not its line's, a place outside the text or not one whole line: the table is
     the file's own, read from its TOML."""
     files, packed = keyed.keyed("onnx")
-    (add,), (sub,) = _rows(packed[("", "Add")]), _rows(packed[("", "Sub")])
+    (add,), (sub,) = _rows(packed[("", "Softmax")]), _rows(packed[("", "LogSoftmax")])
     if change == "moved":
         add[2:4] = sub[2:4]
     elif change == "check":
@@ -90,7 +90,7 @@ def test_a_row_whose_line_is_not_its_table_is_read_from_the_toml(monkeypatch, ch
         add[2:4] = ["999999999", "1000000000"]
     else:
         add[2] = str(int(add[2]) + 1)  # (not the start of a line)
-    packed[("", "Add")] = _packed([add])
+    packed[("", "Softmax")] = _packed([add])
     fresh = _index(monkeypatch, (files, packed))
     assert _read(fresh) == toml_index()
 
@@ -100,12 +100,12 @@ def test_a_row_of_a_file_the_index_records_no_digest_of_is_not_used(monkeypatch)
     placed on a table's line with that line's own check: its table is not the shipped
     line but the file's TOML, and there is no such file."""
     files, packed = keyed.keyed("onnx")
-    (add,) = _rows(packed[("", "Add")])
-    packed[("", "Add")] = _packed([add, ["unrecorded.toml", "0", *add[2:]]])
+    (add,) = _rows(packed[("", "Softmax")])
+    packed[("", "Softmax")] = _packed([add, ["unrecorded.toml", "0", *add[2:]]])
     fresh = _index(monkeypatch, (files, packed))
     monkeypatch.setattr(registry, "_tables", lambda: fresh)
     with pytest.raises(CatalogueError, match="unrecorded.toml: op #0: no such table"):
-        _built(registry, "Add")
+        _built(registry, "Softmax")
 
 
 def test_a_row_that_places_another_tables_line_is_refused_by_name(monkeypatch):
@@ -113,13 +113,13 @@ def test_a_row_that_places_another_tables_line_is_refused_by_name(monkeypatch):
     line is a table shipped for the file as it is): that table is not of the row's key,
     and the registry refuses it, naming what it should be."""
     files, packed = keyed.keyed("onnx")
-    (add,), (sub,) = _rows(packed[("", "Add")]), _rows(packed[("", "Sub")])
+    (add,), (sub,) = _rows(packed[("", "Softmax")]), _rows(packed[("", "LogSoftmax")])
     add[2:] = sub[2:]
-    packed[("", "Add")] = _packed([add])
+    packed[("", "Softmax")] = _packed([add])
     fresh = _index(monkeypatch, (files, packed))
     monkeypatch.setattr(registry, "_tables", lambda: fresh)
-    with pytest.raises(CatalogueError, match="does not name Add"):
-        _built(registry, "Add")
+    with pytest.raises(CatalogueError, match="does not name Softmax"):
+        _built(registry, "Softmax")
 
 
 @pytest.mark.parametrize("text", ["{", "[]", '{"files": {}}', '{"files": [], "keys": {}}',

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import kantensor as kt
 from kantensor import Signature
-from kantensor.syntax.alternative import Alternative
+from kantensor.syntax.alternative import Alternative, IllFormed
 from kantensor.syntax.ast import (
     BinOp,
     Call,
@@ -108,9 +108,12 @@ def test_a_filled_template_is_the_signature_its_text_gives(alts, data) -> None:
         texts.append(f"{loop}{sides[0]}->{sides[1]}{where}")
     try:
         template = parse_template(" | ".join(texts))
+        filled = template.fill(values)
     except SignatureSyntaxError:  # a where-clause's names bound only through the holes
         reject()
-    assert template.fill(values) == tuple(alts)
+    except IllFormed:  # 'T == T' read as sizes where only a hole says T is a dtype
+        reject()
+    assert filled == tuple(alts)
 
 
 def test_placeholders_of_every_kind() -> None:
@@ -124,6 +127,37 @@ def test_placeholders_of_every_kind() -> None:
     assert filled == parse_alternatives(
         "(a0,a1):T,(n):T->(a0*a1,a1):int64 where a1 >= 1, n-1 == a0 | (m)->(m)")
     assert filled[0].where[1].message(None, ()) == "n is a0 + 1"
+
+
+def test_a_whole_alternatives_where_clauses_join_each_alternative_made() -> None:
+    """``{sig} where ...``: the catalogue states an op's dtype sets once, whatever
+    alternatives its builder makes (ONNX's Gather: indices of int32 or int64)."""
+    template = parse_template("{sig} where I in (int64, int32), T in (float32, float64)")
+    assert str(template) == "{sig} where I in (int32, int64), T in (float32, float64)"
+    filled = template.fill({"sig": Signature("(a):T,(i):I->(i):T | (a):T,():I->():T")})
+    assert filled == parse_alternatives(
+        "(a):T,(i):I->(i):T where I in (int32, int64), T in (float32, float64)"
+        " | (a):T,():I->():T where I in (int32, int64), T in (float32, float64)")
+    op = kt.op("{sig} where I in (int32, int64)", call="x, i",
+               builder=lambda types: {"sig": Signature("(a):T,(i):I->(i):T")})(
+        lambda x, i: x[i])
+    x = kt.tensor("x", "float32", (4,))
+    assert op(x, kt.tensor("i", "int32", (2,))).type == kt.TensorType("float32", (2,))
+    with pytest.raises(TypeError, match=r"I in \(int32, int64\)"):
+        op(x, kt.tensor("i", "int8", (2,)))
+
+
+def test_a_dtype_set_of_an_operand_the_builder_left_out_is_left_out() -> None:
+    """A set on the dtype variable of an optional input the node lacks says nothing (an
+    ONNX Dropout without its ratio); where the input is there it holds."""
+    template = parse_template("{x}:T{rest}->{x}:T where R in (float16, float32), "
+                              "T in (float32, float64)")
+    (a,) = dim_vars("a")
+    alone = template.fill({"x": [a], "rest": []})
+    assert alone == parse_alternatives("(a):T->(a):T where T in (float32, float64)")
+    ratio = template.fill({"x": [a], "rest": [TensorPattern((), "R")]})
+    assert ratio == parse_alternatives(
+        "(a):T,():R->(a):T where R in (float16, float32), T in (float32, float64)")
 
 
 @pytest.mark.parametrize(("values", "match"), [

@@ -36,8 +36,17 @@ _IN_RANGE = frozenset(DEFAULT_RANGE)
 def category_dtypes(category: str | tuple[str, ...]) -> frozenset[str]:
     """The dtypes of a where-clause's category: a category's name, or a set of dtype
     names (``T in (float16, float32)``, as :class:`~kantensor.syntax.ast.InCategory`
-    keeps it)."""
-    return CATEGORIES[category] if isinstance(category, str) else frozenset(category)
+    keeps it), made once per set (a check of a dtype is one lookup)."""
+    if type(category) is str:
+        return CATEGORIES[category]
+    found = _SETS.get(category)
+    if found is None:
+        found = _SETS[category] = frozenset(category)
+    return found
+
+
+#: Each dtype set a where-clause names, as a frozenset (by its sorted names).
+_SETS: dict[tuple[str, ...], frozenset[str]] = {}
 
 
 def _done_if_unified(u: Any, v: Any, s: dict) -> Progress:

@@ -48,7 +48,7 @@ def build_reduce(types: tuple, keepdims: int, axes_value: Any = None, axes: Any 
             elif v is not None:
                 e = as_expr(sizes.expr(v))
                 fits += [e + x.ndim >= 0, e <= x.ndim - 1]
-        return {"x": dims("a", x.ndim), "rest": [typed(dims("k")), *sizes.patterns()],
+        return {"x": dims("a", x.ndim), "rest": [typed(dims("k"), "int64"), *sizes.patterns()],
                 "y": out, "fits": fits, "params": {"axes": None, "axes_value": axes_value}}
     if axes is not None:  # the attribute (opsets before 18), or the axes resolved already
         chosen = tuple(axes)
@@ -62,7 +62,7 @@ def build_reduce(types: tuple, keepdims: int, axes_value: Any = None, axes: Any 
     a = dims("a", x.ndim)
     kept = [1 if i in picked else d for i, d in enumerate(a)] if keepdims else \
         [d for i, d in enumerate(a) if i not in picked]
-    return {"x": a, "rest": [typed(dims("k"))] if 1 in given else [],
+    return {"x": a, "rest": [typed(dims("k"), "int64")] if 1 in given else [],
             "y": kept, "fits": [], "params": {"axes": picked, "axes_value": None}}
 
 

@@ -15,6 +15,12 @@ ranks, with the objects of :mod:`kantensor.syntax.ast` (never text to parse agai
   of operands and where-clauses, spliced there (the clauses join the alternative's
   where-clauses, those of operands first).
 
+A where-clause naming a set of dtypes (``Z in (int8, uint8)``) on a dtype variable that no
+operand of a filled alternative has is left out of it: the variable of an optional input
+the builder left out (the catalogue states each ONNX input's set once, whichever inputs a
+node has). ``{sig} where ...`` adds its where-clauses to each alternative ``{sig}`` is
+filled with.
+
 :meth:`Template.fill` builds the alternatives (each checked as any alternative is); the
 parts without a placeholder are built once, when the template is parsed.
 """
@@ -38,8 +44,10 @@ from .ast import (
     DTypeVar,
     FlexDim,
     Hole,
+    InCategory,
     NamedGroup,
     TensorPattern,
+    dtype_names,
 )
 from .errors import placeholder_error
 
@@ -86,12 +94,16 @@ class Spliced:
 
 @dataclass(frozen=True)
 class AlternativeHole:
-    """``{name}`` standing for whole alternatives."""
+    """``{name}`` standing for whole alternatives; ``where``: clauses that join each of
+    them (``{sig} where T in (float16, float32)``: the catalogue states an op's dtype
+    sets once, whatever alternatives its builder makes)."""
 
     name: str
+    where: tuple[Any, ...] = ()
 
     def __str__(self) -> str:
-        return "{" + self.name + "}"
+        text = "{" + self.name + "}"
+        return text + (" where " + ", ".join(map(str, self.where)) if self.where else "")
 
 
 @dataclass(frozen=True)
@@ -152,7 +164,10 @@ class Template:
         operands: dict[OperandHole, tuple[TensorPattern, ...]] = {}  # made once a fill
         for alt in self.alternatives:
             if isinstance(alt, AlternativeHole):
-                out.extend(_alternatives(alt.name, values[alt.name]))
+                made = _alternatives(alt.name, values[alt.name])
+                out.extend(made if not alt.where else [dataclasses.replace(a, where=tuple(
+                    _bound_sets([*a.where, *alt.where], (*a.inputs, *a.outputs))))
+                    for a in made])
             elif alt.built is not None:
                 out.append(alt.built)
             else:
@@ -182,7 +197,7 @@ class TemplateRules:
         return str(tok)[1:-1]
 
     def alternative_hole(self, c: list[Any]) -> AlternativeHole:
-        return AlternativeHole(self._hole(c[0]))
+        return AlternativeHole(self._hole(c[0]), tuple(self._resolve(c[1] or [])))
 
     def operand_hole(self, c: list[Any]) -> OperandHole:
         return OperandHole(self._hole(c[0]), c[1])
@@ -220,8 +235,20 @@ def _fill_alternative(alt: AlternativeTemplate, values: Mapping[str, Any],
                     where.append(x)
         else:
             where.append(_subst(c, values))
+    if any(type(c) is InCategory and type(c.category) is tuple for c in where):
+        where = _bound_sets(where, (*inputs, *outputs))
     return Alternative(tuple(inputs), tuple(outputs), tuple(where), alt.loop,
                        alt.max_loop_dims)
+
+
+def _bound_sets(where: list[Clause], operands: tuple[TensorPattern, ...]) -> list[Clause]:
+    """``where`` without the dtype-set clauses (``Z in (int8, uint8)``) on a dtype
+    variable no operand has: the variable of an optional input the node lacks (the
+    zero point of a QuantizeLinear without one), which the clause says nothing of."""
+    names = {n for op in operands for n in dtype_names(op.dtype)}
+    return [c for c in where if not (type(c) is InCategory and type(c.category) is tuple
+                                     and type(c.dtype) is DTypeVar
+                                     and c.dtype.name not in names)]
 
 
 def _fill_side(slots: tuple, values: Mapping[str, Any], clauses: list,

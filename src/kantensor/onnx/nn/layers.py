@@ -30,9 +30,12 @@ def flatten(x: np.ndarray, *, axis: int) -> np.ndarray:
 
 @reads_ranks
 def build_dropout(types: tuple, outputs: int, **_: Any) -> dict[str, Any]:
-    """Dropout: the output, and the mask (bool) when the node asks for it."""
+    """Dropout: the output, and the mask (bool) when the node asks for it. The ratio is
+    of dtype ``R`` (the catalogue's where-clause says which), the training mode bool."""
     x = dims("a", types[0].ndim)
-    return {"x": x, "rest": groups("r", len(types) - 1),
+    rest = [typed(g.dims, d) for g, d in zip(groups("r", len(types) - 1), ("R", "bool"),
+                                             strict=False)]
+    return {"x": x, "rest": rest,
             "outs": [typed(x, "T"), typed(x, "bool")][:2 if outputs > 1 else 1]}
 
 

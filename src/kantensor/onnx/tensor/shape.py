@@ -111,7 +111,8 @@ def build_unsqueeze(types: tuple, axes_value: Any = None, axes: Any = None, **_:
     axes, so there are exactly ``k`` more)."""
     x = types[0]
     a = dims("a", x.ndim)
-    given = [] if len(types) < 2 else [typed([])] if types[1].ndim == 0 else [typed(dims("k"))]
+    given = [] if len(types) < 2 else [typed([], "int64")] if types[1].ndim == 0 else \
+        [typed(dims("k"), "int64")]
     if axes is None and known_ints(axes_value) is None and len(types) > 1 and (
             types[1].ndim == 0 or isinstance(types[1].shape[0], int)):
         more = 1 if types[1].ndim == 0 else types[1].shape[0]
@@ -151,7 +152,7 @@ def build_squeeze(types: tuple, axes_value: Any = None, given: tuple = (0,),
         # number in the body a run calls): one axis fewer, which the run decides (what
         # it needs is the Loop's body conditions', or a note of the contract's: .unread)
         out, unknown = _one_fewer(x, a)
-        return {"x": a, "rest": [typed(dims("k"))], "y": out,
+        return {"x": a, "rest": [typed(dims("k"), "int64")], "y": out,
                 "fits": [*(u >= 0 for u in unknown), _some_one(a)],
                 "params": {"axes_value": (None,), "axes": None}}
     if axes is not None:
@@ -163,7 +164,7 @@ def build_squeeze(types: tuple, axes_value: Any = None, given: tuple = (0,),
             raise NotKnown("Squeeze without axes needs every size known")
         axes = tuple(i for i, d in enumerate(x.shape) if d == 1)
     return {"x": [1 if i in axes else d for i, d in enumerate(a)],
-            "rest": [typed(dims("k"))] if 1 in given else [],
+            "rest": [typed(dims("k"), "int64")] if 1 in given else [],
             "y": [d for i, d in enumerate(a) if i not in axes], "fits": [],
             "params": {"axes_value": axes, "axes": axes}}
 
@@ -190,7 +191,7 @@ def _squeeze_one(x: Any, a: list, axes_value: tuple) -> dict[str, Any]:
                 term = term * (e - m)
         picked = picked + term if (r - 1 - k) % 2 == 0 else picked - term
     clauses.append(as_expr(picked).eq(0))
-    return {"x": a, "rest": [typed(dims("k")), *sizes.patterns()], "y": out,
+    return {"x": a, "rest": [typed(dims("k"), "int64"), *sizes.patterns()], "y": out,
             "fits": clauses, "params": {"axes_value": axes_value, "axes": None}}
 
 
