@@ -23,6 +23,7 @@ import numpy.linalg._umath_linalg as umath_linalg
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from unification import var
 
 import kantensor as kt
 from kantensor import Dim, Signature, SignatureSyntaxError, TensorType, TypeInferenceError
@@ -904,3 +905,26 @@ def test_the_static_guard_only_refuses_what_the_relation_refuses():
                     assert not c.apply(S, terms, [fresh() for _ in c.alt.outputs]), (op, dtype)
                 checked += 1
     assert checked > 1000 and refused > 100
+
+
+@pytest.mark.parametrize("signature, size", [
+    ("(m)->(m) where min(0) != m", lambda m: m if min([0]) != m else None),
+    ("(m)->(max(m, 2)) where max(m) >= 1", lambda m: max(m, 2) if max([m]) >= 1 else None),
+    ("(m)->(min(m)+1)", lambda m: min([m]) + 1),
+])
+def test_min_and_max_of_one_size_are_that_size(signature: str, size: Callable) -> None:
+    """``min(x)`` and ``max(x)`` of one argument are ``x`` (the grammar allows them), in
+    a where-clause and an output, forwards and backwards: building raised Python's
+    'int' object is not iterable."""
+    op = kt.op(signature, name="one")(lambda x: x)
+    for m in range(4):
+        expected = size(m)
+        x = kt.tensor("x", "float32", (m,))
+        if expected is None:
+            with pytest.raises(kt.TypeInferenceError, match="where-clause"):
+                op(x)
+            assert not kt.query(op, [x.type], [var("Z")])
+        else:
+            assert op(x).type == kt.TensorType("float32", (expected,))
+            (answer,) = kt.query(op, [x.type], [var("Z")])
+            assert answer == {"Z": kt.TensorType("float32", (expected,))}

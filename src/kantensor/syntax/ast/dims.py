@@ -385,8 +385,16 @@ _BINARY: dict[str, Callable[[DimLike, DimLike], DimLike]] = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
     "//": lambda a, b: a // b, "%": lambda a, b: a % b, "**": _power,
 }
+def _least(*values: int) -> int:
+    return min(values)  # (of a tuple: min(0) is 0, where Python's min(0) raises)
+
+
+def _greatest(*values: int) -> int:
+    return max(values)
+
+
 #: ``min`` and ``max`` on ints; a layer whose sizes are symbolic passes its own.
-INT_CALLS: Mapping[str, Callable[..., DimLike]] = {MIN.text: min, MAX.text: max}
+INT_CALLS: Mapping[str, Callable[..., DimLike]] = {MIN.text: _least, MAX.text: _greatest}
 
 
 def evaluate(expr: DimExpr, lookup: Callable[[str], DimLike],
