@@ -50,7 +50,7 @@ def lower(call: NodeCall, values: list[Any]) -> list[Any]:
                          f"({', '.join(sorted([ARRANGE, *ALGORITHMS]))})")
     if not algorithm.applies(call.op, tuple(v.type for v in call.node.inputs)):
         return blockwise(call, values)
-    return algorithm.lower(call, values)
+    return algorithm.lower(call, algorithm.known_inputs(call, values))
 
 
 class DaskFunction:
