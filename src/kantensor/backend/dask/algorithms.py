@@ -47,6 +47,7 @@ from ...ops.params import ArrayRef, SliceItem
 from ...ops.sizes import map_entries, symbolic
 from ...types.dim import Dim
 from .blockwise import blockwise, contraction, typed
+from .creating import arange, creation, eye, integer_arange
 from .lower import NodeCall, known
 from .reductions import (
     arg_reduction,
@@ -323,19 +324,6 @@ def _mask(call: NodeCall, values: list[Any]) -> list[Any]:
     return [y]
 
 
-def _creation(fn: Callable[..., Any], *names: str) -> Callable[[NodeCall, list[Any]], list[Any]]:
-    """A creation Op of sizes known from its type: Dask's function, chunks by Dask's
-    "auto" rule; with a size the data decides, the Op's blockwise."""
-    def lower(call: NodeCall, values: list[Any]) -> list[Any]:
-        t = call.out_types[0]
-        if None in t.shape or values:
-            return blockwise(call, values)
-        params = call.params
-        kwargs = {n: params[n] for n in names if n in params}
-        return [typed(call, fn(t.shape, dtype=t.numpy_dtype, chunks="auto", **kwargs))]
-    return lower
-
-
 def _like(fn: Callable[..., Any]) -> Callable[[NodeCall, list[Any]], list[Any]]:
     """``zeros_like``-style: the chunks of the first input kept; a fill value (the
     second input) must be a constant of the graph, else the Op's blockwise."""
@@ -461,9 +449,11 @@ ALGORITHMS: dict[str, Algorithm] = {
                 unknown=vectors),
     "tile": _A(_dask_function(da.tile, "reps"), "dask.array.tile (chunks repeated)",
                unknown=always),
-    "zeros": _A(_creation(da.zeros), "dask.array.zeros (Dask's automatic chunks)"),
-    "ones": _A(_creation(da.ones), "dask.array.ones (Dask's automatic chunks)"),
-    "full": _A(_creation(da.full, "fill_value"), "dask.array.full (Dask's automatic chunks)"),
+    "zeros": _A(creation(da.zeros), "dask.array.zeros (Dask's automatic chunks)"),
+    "ones": _A(creation(da.ones), "dask.array.ones (Dask's automatic chunks)"),
+    "full": _A(creation(da.full), "dask.array.full (Dask's automatic chunks)"),
+    "arange": _A(arange, "dask.array.arange (Dask's automatic chunks)", integer_arange),
+    "eye": _A(eye, "dask.array.eye (Dask's automatic chunks)"),
     "zeros_like": _A(_like(da.zeros_like), "dask.array.zeros_like (chunks kept)",
                      unknown=always),
     "ones_like": _A(_like(da.ones_like), "dask.array.ones_like (chunks kept)",

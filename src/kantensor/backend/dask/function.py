@@ -15,6 +15,7 @@ from typing import Any
 
 import dask.array as da
 import numpy as np
+from dask.highlevelgraph import HighLevelGraph
 
 from ...graph.basic import Apply, Constant, Variable
 from ...graph.fgraph import FunctionGraph
@@ -220,8 +221,8 @@ class DaskFunction:
             bindings, origins = self._dims([_Shape(x.chunks) for x in values])
         for node in self._nodes:
             if isinstance(node.op, SizeOp):
-                env[node.outputs[0]] = size_value(node.op.size, str(node.op), bindings,
-                                                  origins)
+                env[node.outputs[0]] = _size_array(size_value(node.op.size, str(node.op),
+                                                              bindings, origins))
                 continue
             ins = [_as_array(self._input(v, env)) for v in node.inputs]
             types = tuple(concrete_type(v.type.dtype, _chunks(x))
@@ -371,6 +372,19 @@ def _chunks(x: Any) -> Chunks:
     if isinstance(x, da.Array):
         return x.chunks
     return tuple((n,) for n in np.shape(x))
+
+
+def _size_array(value: np.ndarray) -> Any:
+    """A size's value (a bool vector of its length, whose data nobody reads: see
+    :func:`~kantensor.backend.checks.size_value`) as a Dask array of one task that makes
+    NumPy's zero-stride view of that length: nothing of its length on the client or in
+    the graph (``da.from_array`` of a copy put n bytes in both, and shipped them to a
+    worker), one byte on a worker (Dask's ``sizeof`` of a broadcast view)."""
+    n = len(value)
+    name = f"kantensor-size-{n}"
+    graph = HighLevelGraph.from_collections(
+        name, {(name, 0): (np.broadcast_to, np.False_, (n,))}, dependencies=())
+    return da.Array(graph, name, ((n,),), meta=np.empty((0,), bool))
 
 
 def _as_array(x: Any) -> Any:
