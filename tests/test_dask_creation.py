@@ -106,3 +106,31 @@ def test_eye_in_many_blocks_equals_numpys_at_every_shape_and_offset():
                 for b in range(1, 41, 5):
                     got = f(np.zeros(a), np.zeros(b), chunks=-1)
                     np.testing.assert_array_equal(got.compute(), np.eye(a, b, k, np.int8))
+
+
+@pytest.mark.parametrize("kwargs, dtype, low, high", [
+    ({}, np.float64, 0.0, 1.0),
+    ({"distribution": "integers", "low": -3, "high": 5, "dtype": "int8"}, np.int8, -3, 4),
+    ({"distribution": "normal", "low": 2.0, "high": 0.5, "dtype": "float32"}, np.float32,
+     -np.inf, np.inf),
+])
+def test_random_without_a_seed_is_dasks_generator_in_blocks(kwargs, dtype, low, high):
+    """random with no seed (any draws): Dask's generator block by block, where it was one
+    task of the whole array; NumPy's dtype, the draws in the distribution's range, new
+    ones at every call. With a seed, NumPy's one stream: one block, NumPy's values."""
+    x = kt.TensorType.parse("float64[n]")("x")
+    f = kt.function([x], kt.random((x.type.shape[0], 4), **kwargs), backend="dask")
+    assert "dask.array.random" in str(f.plan()).splitlines()[-1]
+    with dask.config.set({"array.chunk-size": "64KiB"}):
+        a, b = f(np.zeros(20_000), chunks=-1), f(np.zeros(20_000), chunks=-1)
+    assert a.numblocks[0] > 1 and a.dtype == dtype
+    first, second = a.compute(), b.compute()
+    assert first.dtype == dtype and first.shape == (20_000, 4)
+    assert low <= first.min() and first.max() <= high
+    assert (first != second).mean() > 0.5
+    if "normal" in kwargs.values():
+        assert abs(first.mean() - 2.0) < 0.05 and abs(first.std() - 0.5) < 0.05
+    seeded = kt.random((x.type.shape[0], 4), seed=3, **kwargs)
+    g = kt.function([x], seeded, backend="dask")
+    np.testing.assert_array_equal(g(np.zeros(50), chunks=5).compute(),
+                                  kt.function([x], seeded)(np.zeros(50)))

@@ -47,7 +47,7 @@ from ...ops.params import ArrayRef, SliceItem
 from ...ops.sizes import map_entries, symbolic
 from ...types.dim import Dim
 from .blockwise import blockwise, contraction, typed
-from .creating import arange, creation, eye, integer_arange
+from .creating import arange, creation, eye, integer_arange, random, unseeded
 from .lower import NodeCall, known
 from .reductions import (
     arg_reduction,
@@ -454,6 +454,8 @@ ALGORITHMS: dict[str, Algorithm] = {
     "full": _A(creation(da.full), "dask.array.full (Dask's automatic chunks)"),
     "arange": _A(arange, "dask.array.arange (Dask's automatic chunks)", integer_arange),
     "eye": _A(eye, "dask.array.eye (Dask's automatic chunks)"),
+    "random": _A(random, "a fresh dask.array.random generator's draws (Dask's automatic "
+                         "chunks)", unseeded),
     "zeros_like": _A(_like(da.zeros_like), "dask.array.zeros_like (chunks kept)",
                      unknown=always),
     "ones_like": _A(_like(da.ones_like), "dask.array.ones_like (chunks kept)",

@@ -93,3 +93,29 @@ def eye(call: NodeCall, values: list[Any]) -> list[Any]:
     side = min(normalize_chunks("auto", (long, long), dtype=t.numpy_dtype)[0][0], long)
     y = da.eye(long, chunks=side, M=short, k=k if n >= m else -k, dtype=t.numpy_dtype)
     return [typed(call, y if n >= m else y.T)]
+
+
+def unseeded(op: Any, types: tuple) -> bool:
+    """``random`` without a seed, whose values are any draws: Dask's generator computes
+    them block by block (with a seed, NumPy's one stream of that seed, which Dask's
+    blocks do not reproduce: the Op's blockwise, one block)."""
+    return dict(op.params).get("seed") is None
+
+
+def random(call: NodeCall, values: list[Any]) -> list[Any]:
+    """``random`` of a shape known from the output type, no seed: a fresh Dask
+    generator's draws (each call of the Function a new one), Dask's automatic chunks,
+    cast to the dtype as the Op's implementation casts NumPy's."""
+    t = call.out_types[0]
+    if None in t.shape:
+        return blockwise(call, values)
+    params = call.params
+    rng = da.random.default_rng()
+    low, high = params.get("low", 0.0), params.get("high", 1.0)
+    distribution = params.get("distribution", "uniform")
+    if distribution == "integers":
+        y = rng.integers(low, high, size=t.shape, chunks="auto")
+    else:
+        draw = rng.uniform if distribution == "uniform" else rng.normal
+        y = draw(low, high, size=t.shape, chunks="auto")
+    return [y.astype(t.numpy_dtype)]
