@@ -9,6 +9,7 @@ reduction, a join along the unknown axis) keeps them ``nan``; compiled with
 
 from __future__ import annotations
 
+import dask.array as da
 import numpy as np
 import pytest
 from dask.callbacks import Callback
@@ -101,3 +102,32 @@ def test_compute_chunk_sizes_true_computes_numpys_result(case):
     if not CASES[case][2]:  # computed for this node: known from here on
         assert got.shape == want.shape
     np.testing.assert_allclose(got.compute(), want, rtol=1e-12)
+
+
+def test_a_named_size_of_unknown_chunks_is_refused_or_computed_never_read_as_one():
+    """An input whose type names a size (``float64[n]``) given a Dask array of unknown
+    chunks (a mask's): the name was bound to -1, whose size vector NumPy makes of length
+    1, so ``kt.sum(x) * n`` computed ``sum(x) * 1`` (39.0 where NumPy's is 234.0). Now
+    UnknownChunksError naming compute_chunk_sizes, or with the option the sizes computed
+    once (the user's array left as it is) and the name checked across inputs."""
+    x = kt.TensorType.parse("float64[n]")("x")
+    y = kt.TensorType.parse("float64[n]")("y")
+    values = np.arange(10.0)
+    kept = values[values > 3]
+    xs = da.from_array(values, chunks=5)
+    masked = xs[xs > 3]
+    scaled = kt.sum(x) * x.type.shape[0]
+    with pytest.raises(UnknownChunksError, match=r"its type names that size \(n\).*"
+                                                 r"compute_chunk_sizes\(\)"):
+        kt.function([x], scaled, backend="dask")(masked)
+    with pytest.raises(UnknownChunksError, match="compute_chunk_sizes"):
+        kt.function([x, y], x + y, backend="dask")(masked, masked)
+    with pytest.raises(UnknownChunksError, match="compute_chunk_sizes"):
+        kt.function([x], scaled, backend="dask").chunks(masked.chunks)
+    f = kt.function([x], scaled, backend="dask", compute_chunk_sizes=True)
+    assert float(f(masked).compute()) == np.sum(kept) * len(kept)
+    assert np.isnan(masked.shape[0])  # the user's array is left as it is
+    g = kt.function([x, y], x + y, backend="dask", compute_chunk_sizes=True)
+    np.testing.assert_array_equal(g(masked, xs[:6]).compute(), kept + values[:6])
+    with pytest.raises(Exception, match="dimension n is 6 in input 0"):
+        g(masked, xs[:5])

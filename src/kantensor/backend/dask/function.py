@@ -26,7 +26,18 @@ from ..display import function_html
 from ..linker import dims_checker
 from .algorithms import ALGORITHMS
 from .blockwise import blockwise
-from .lower import ARRANGE, Chunks, NodeCall, Session, concrete_type, node_call, placeholder
+from .lower import (
+    ARRANGE,
+    Chunks,
+    NodeCall,
+    Session,
+    UnknownChunksError,
+    concrete_type,
+    known,
+    node_call,
+    placeholder,
+    short,
+)
 from .plan import DaskPlan, describe
 from .tasks import NodeTasks, account
 from .xarray import XarrayIO
@@ -214,11 +225,12 @@ class DaskFunction:
         """Lower every node in order on ``values`` (Dask arrays, or placeholders when
         planning); the outputs, and with ``track`` the node that made each graph
         layer."""
-        env: dict[Variable, Any] = dict(zip(self.fgraph.inputs, values, strict=True))
         owners: dict[str, Hashable] = {}
         bindings, origins = ({}, {})
         if self._dims is not None:
+            values = self._named_sizes(values, session)
             bindings, origins = self._dims([_Shape(x.chunks) for x in values])
+        env: dict[Variable, Any] = dict(zip(self.fgraph.inputs, values, strict=True))
         for node in self._nodes:
             if isinstance(node.op, SizeOp):
                 env[node.outputs[0]] = _size_array(size_value(node.op.size, str(node.op),
@@ -236,6 +248,28 @@ class DaskFunction:
             for v, y in zip(node.outputs, outs, strict=True):
                 env[v] = y
         return [_as_array(self._input(v, env)) for v in self.fgraph.outputs], owners
+
+    def _named_sizes(self, values: list[Any], session: Session) -> list[Any]:
+        """The inputs, each axis whose size its type names (a Dim) of known chunks: an
+        unknown one (``nan``, a mask's) cannot bind the name (bound as -1, it was read as
+        a size of 1: ``kt.sum(x) * n`` was ``sum(x)``): its sizes computed once with
+        ``compute_chunk_sizes=True`` (in a call), else UnknownChunksError."""
+        out = list(values)
+        for i, (v, x) in enumerate(zip(self.fgraph.inputs, values, strict=True)):
+            named = [a for a, (s, c) in enumerate(zip(v.type.shape, x.chunks, strict=True))
+                     if not isinstance(s, int | None) and not known(c)]
+            if not named:
+                continue
+            a = named[0]
+            if not (session.compute_chunk_sizes and session.run):
+                raise UnknownChunksError(
+                    f"input {i} ({v}) has chunks of unknown size along axis {a} "
+                    f"{short(x.chunks[a])} (sizes the data decides), and its type names "
+                    f"that size ({v.type.shape[a]}), which the graph needs bound. Call "
+                    ".compute_chunk_sizes() on that array first, or compile with "
+                    "compute_chunk_sizes=True to compute them once during the call")
+            out[i] = x.copy().compute_chunk_sizes()  # the user's array left as it is
+        return out
 
     def _input(self, v: Variable, env: dict) -> Any:
         if v in env:
