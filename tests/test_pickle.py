@@ -137,3 +137,27 @@ def test_a_loops_function_pickles_by_where_its_body_runner_is():
                        "kantensor: it names kantensor.onnx.subgraph.Runner, which is now "
                        "kantensor.onnx.runner.Runner"):
         pickle.loads(old)
+
+
+def test_a_function_whose_nodes_name_a_count_of_their_own_pickles():
+    """A mask's count is a size its node introduces (ops/located.NodeSize), named by the
+    facts of the nodes after it: a pickle reaches that size and those conditions again
+    through the node and hashed them before their state was restored
+    (AttributeError: 'Condition' object has no attribute '_key', then 'NodeSize' ...
+    'owner'), so neither backend's Function over a mask unpickled. Values judged by
+    NumPy's own masking."""
+    v = kt.TensorType.parse("float64[n,m]")("v")
+    keep = kt.TensorType.parse("bool[n]")("keep")
+    y = v[keep] * 2
+    z = kt.concatenate([y, kt.sum(y, axis=1, keepdims=True)], axis=1)
+    V = np.arange(24.0).reshape(6, 4)
+    K = V[:, 0] % 8 == 0
+    want = np.concatenate([V[K] * 2, np.sum(V[K] * 2, axis=1, keepdims=True)], axis=1)
+    f = pickle.loads(pickle.dumps(kt.function([v, keep], [y, z])))
+    for got, expected in zip(f(V, K), [V[K] * 2, want], strict=True):
+        np.testing.assert_array_equal(got, expected)
+    with pytest.raises(Exception, match="n"):
+        f(V, K[:5])  # the named size still checked after unpickling
+    g = pickle.loads(pickle.dumps(kt.function([v, keep], z, backend="dask",
+                                              compute_chunk_sizes=True)))
+    np.testing.assert_array_equal(g(V, K, chunks=[(3, 4), 3]).compute(), want)

@@ -55,6 +55,11 @@ class NodeSize:
     def __hash__(self) -> int:
         return hash((self.owner if type(self.owner) is str else id(self.owner), self.inner))
 
+    def __reduce__(self) -> tuple:
+        # made with its owner: a pickle reaches it again through its owner (the node whose
+        # conditions name it) and hashes it there, before slot state would be restored
+        return NodeSize, (self.owner, self.inner)
+
     def __str__(self) -> str:
         node = self.owner
         if type(node) is not str:

@@ -165,6 +165,20 @@ class Condition:
         """``(d, op, 0)``: the form :func:`kantensor.types.prove.proves` takes."""
         return self._key[0], self._key[1], 0
 
+    def __reduce__(self) -> tuple:
+        # made from its sides and key first, its source set after: a pickle reaches a
+        # condition again through its source (a node whose Facts hold it) and hashes it
+        # there, before slot state would be restored (a Function's graph did not unpickle)
+        return _rebuilt, (self.left, self.op, self.right, self._key), (None,
+                                                                       {"source": self.source})
+
+
+def _rebuilt(left: DimLike, op: str, right: DimLike, key: tuple[DimLike, str]) -> Condition:
+    """A :class:`Condition` of these sides and key (its source set by the unpickler)."""
+    made = object.__new__(Condition)
+    made.left, made.op, made.right, made._key, made.source = left, op, right, key, None
+    return made
+
 
 def _normal_key(left: DimLike, op: str, right: DimLike) -> tuple[DimLike, str]:
     if op in ("<", "<="):

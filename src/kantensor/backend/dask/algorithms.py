@@ -47,6 +47,7 @@ from ...ops.params import ArrayRef, SliceItem
 from ...ops.sizes import map_entries, symbolic
 from ...types.dim import Dim
 from .blockwise import blockwise, contraction, typed
+from .creating import arange, creation, eye, integer_arange, random, unseeded
 from .lower import NodeCall, known
 from .reductions import (
     arg_reduction,
@@ -60,6 +61,7 @@ from .reductions import (
 )
 from .reshaping import reshape, reshape_node
 from .taking import take
+from .unknown import always, except_along, joined, never, resolved, vectors
 
 __all__ = ["ALGORITHMS", "Algorithm"]
 
@@ -89,13 +91,24 @@ def _matrices(op: Any, types: tuple) -> bool:
 
 @dataclass(frozen=True)
 class Algorithm:
-    """How a kind lowers (``lower(call, inputs) -> outputs``), what the plan says, and
-    for which inputs (``applies(op, input types)``, from static types): for others the
-    node is the Op's blockwise (a reduction of a 0-d array, tril of a vector)."""
+    """How a kind lowers (``lower(call, inputs) -> outputs``), what the plan says, for
+    which inputs (``applies(op, input types)``, from static types): for others the node
+    is the Op's blockwise (a reduction of a 0-d array, tril of a vector), and whether
+    Dask's algorithm takes an input with chunks of unknown size (``nan``, a mask's) on
+    ``axes`` (``unknown(call, axes)``): where it does not, the node needs those sizes
+    (:meth:`.lower.Session.sizes`: an UnknownChunksError naming ``compute_chunk_sizes``,
+    or with ``compute_chunk_sizes=True`` the sizes computed once), never Dask's own error
+    from inside its function ("cannot convert float NaN to integer")."""
 
     lower: Callable[[NodeCall, list[Any]], list[Any]]
     says: str | Callable[[Any, tuple], str]
     applies: Callable[[Any, tuple], bool] = _always
+    unknown: Callable[[NodeCall, frozenset[int]], bool] = never
+
+    def known_inputs(self, call: NodeCall, values: list[Any]) -> list[Any]:
+        """``values`` with the unknown chunk sizes this algorithm needs resolved (or
+        refused) by the session (see :mod:`.unknown`)."""
+        return resolved(call, values, self.unknown)
 
     def words(self, op: Any, types: tuple) -> str:
         """What the plan says the node lowers to (``says``, or what it says for these
@@ -246,10 +259,25 @@ def _slice(call: NodeCall, values: list[Any]) -> list[Any]:
     index = basic_index(call.op, tuple(values[1:])) if _sizes_known(values[1:]) else None
     if index is None or not isinstance(x, da.Array):
         return blockwise(call, values)
-    if any(not known(c) for c in x.chunks) and any(
-            not (isinstance(i, slice) and i == slice(None)) for i in index):
+    if any(not known(x.chunks[a]) for a in cut(index, x.ndim)):
         x = call.session.sizes(call, 0, x)
     return [typed(call, x[within(index, x.shape)])]
+
+
+def cut(index: tuple, ndim: int) -> set[int]:
+    """The axes of an ``ndim``-d array that ``index`` (Python's) does not take whole:
+    Dask's slicing needs their chunk sizes, not those of an axis taken whole (``x[:,
+    :2]`` of a masked ``x``, whose rows' sizes the data decides)."""
+    used = sum(i is not None and i is not Ellipsis for i in index)
+    out, axis = set(), 0
+    for item in index:
+        if item is Ellipsis:
+            axis += ndim - used
+        elif item is not None:
+            if not (isinstance(item, slice) and item == slice(None)):
+                out.add(axis)
+            axis += 1
+    return out
 
 
 def within(index: tuple, shape: tuple) -> tuple:
@@ -294,19 +322,6 @@ def _mask(call: NodeCall, values: list[Any]) -> list[Any]:
     y = typed(call, x[(slice(None),) * axis + (mask,)])
     call.session.masked[y.name] = (mask, axis)
     return [y]
-
-
-def _creation(fn: Callable[..., Any], *names: str) -> Callable[[NodeCall, list[Any]], list[Any]]:
-    """A creation Op of sizes known from its type: Dask's function, chunks by Dask's
-    "auto" rule; with a size the data decides, the Op's blockwise."""
-    def lower(call: NodeCall, values: list[Any]) -> list[Any]:
-        t = call.out_types[0]
-        if None in t.shape or values:
-            return blockwise(call, values)
-        params = call.params
-        kwargs = {n: params[n] for n in names if n in params}
-        return [typed(call, fn(t.shape, dtype=t.numpy_dtype, chunks="auto", **kwargs))]
-    return lower
 
 
 def _like(fn: Callable[..., Any]) -> Callable[[NodeCall, list[Any]], list[Any]]:
@@ -369,44 +384,58 @@ _TREE = "a tree reduction with its own implementation over the chunks of the red
 _EXP = "a tree maximum and a tree sum of the shifted exponentials"
 
 ALGORITHMS: dict[str, Algorithm] = {
-    "reduction": _A(reduction, _TREE, _has_axes),
-    "count": _A(count, "counts per chunk summed in a tree", _has_axes),
-    "mean": _A(moments("mean"), "dask.array.mean (sums and counts in a tree)", _has_axes),
-    "var": _A(moments("var"), "dask.array.var (moments combined in a tree)", _has_axes),
-    "std": _A(moments("std"), "dask.array.std (moments combined in a tree)", _has_axes),
+    "reduction": _A(reduction, _TREE, _has_axes, always),
+    "count": _A(count, "counts per chunk summed in a tree", _has_axes, always),
+    "mean": _A(moments("mean"), "dask.array.mean (sums and counts in a tree)", _has_axes,
+               always),
+    "var": _A(moments("var"), "dask.array.var (moments combined in a tree)", _has_axes,
+              always),
+    "std": _A(moments("std"), "dask.array.std (moments combined in a tree)", _has_axes,
+              always),
     "argmax": _A(arg_reduction("argmax"), "dask.array.argmax (a tree arg-reduction)", _has_axes),
     "argmin": _A(arg_reduction("argmin"), "dask.array.argmin (a tree arg-reduction)", _has_axes),
-    "norm": _A(norm, "dask.array.linalg.norm (a tree sum of squares)", _summed_norm),
-    "logsumexp": _A(exponentials("logsumexp"), _EXP, _has_axes),
-    "softmax": _A(exponentials("softmax"), _EXP + ", then blockwise", _has_axes),
-    "log_softmax": _A(exponentials("log_softmax"), _EXP + ", then blockwise", _has_axes),
+    "norm": _A(norm, "dask.array.linalg.norm (a tree sum of squares)", _summed_norm,
+               always),
+    "logsumexp": _A(exponentials("logsumexp"), _EXP, _has_axes, always),
+    "softmax": _A(exponentials("softmax"), _EXP + ", then blockwise", _has_axes,
+                  always),
+    "log_softmax": _A(exponentials("log_softmax"), _EXP + ", then blockwise", _has_axes,
+                      always),
     "product": _A(product, "dask.array.matmul (partial products summed in a tree over the "
-                            "chunks of the contracted axis)"),
+                            "chunks of the contracted axis)", unknown=always),
     "contraction": _A(contraction, "blockwise partial products summed in a tree over the "
-                                   "chunks of the contracted axes"),
-    "cumsum": _A(cumulative("cumsum"), "dask.array.cumsum (a scan over the chunks)"),
-    "cumprod": _A(cumulative("cumprod"), "dask.array.cumprod (a scan over the chunks)"),
+                                   "chunks of the contracted axes", unknown=always),
+    "cumsum": _A(cumulative("cumsum"), "dask.array.cumsum (a scan over the chunks)",
+                 unknown=always),
+    "cumprod": _A(cumulative("cumprod"), "dask.array.cumprod (a scan over the chunks)",
+                  unknown=always),
     "reshape": _A(reshape_node, "dask.array.reshape (rechunks only the axes whose chunks "
-                                 "cross the new rows; refuses what it cannot do chunk-wise)"),
+                                 "cross the new rows; refuses what it cannot do chunk-wise)",
+                  unknown=always),
     "slice": _A(_slice, "Dask's slicing (the chunks of a sliced axis kept, cut where the "
-                        "slice cuts)", _basic),
-    "mask": _A(_mask, _indexing, _masks),
-    "take": _A(_take, _TAKE, _takes),
+                        "slice cuts)", _basic, always),
+    "mask": _A(_mask, _indexing, _masks, always),
+    "take": _A(_take, _TAKE, _takes, always),
     "shape_of": _A(_shape_of, "the chunks of that axis, each a vector of its length "
-                              "(no data read)", _has_axes),
+                              "(no data read)", _has_axes, always),
     "split": _A(_split, "Dask's slicing, one slice per part"),
     "concatenate": _A(_dask_function(da.concatenate, "axis", many=True),
-                      "dask.array.concatenate (the inputs' chunks kept)"),
+                      "dask.array.concatenate (the inputs' chunks kept)",
+                      unknown=joined()),
     "stack": _A(_dask_function(da.stack, "axis", many=True),
                 "dask.array.stack (one chunk per input along the new axis)"),
-    "vstack": _A(_dask_function(da.vstack, many=True), "dask.array.vstack"),
-    "hstack": _A(_dask_function(da.hstack, many=True), "dask.array.hstack"),
+    "vstack": _A(_dask_function(da.vstack, many=True), "dask.array.vstack",
+                 unknown=joined(0)),
+    "hstack": _A(_dask_function(da.hstack, many=True), "dask.array.hstack",
+                 unknown=joined(1)),
     "diff": _A(_dask_function(da.diff, "n", "axis"),
-               "dask.array.diff (overlapping slices of neighbouring chunks)"),
+               "dask.array.diff (overlapping slices of neighbouring chunks)",
+               unknown=except_along("axis", -1)),
     "diagonal": _A(_dask_function(da.diagonal, "offset", "axis1", "axis2"),
                    "dask.array.diagonal (the diagonals of the blocks)"),
     "trace": _A(_trace, "dask.array.trace (the diagonals of the blocks summed in a tree)"),
-    "flip": _A(_dask_function(da.flip, "axis"), "dask.array.flip (chunks reversed)"),
+    "flip": _A(_dask_function(da.flip, "axis"), "dask.array.flip (chunks reversed)",
+               unknown=except_along("axis", None)),
     "roll": _A(_dask_function(da.roll, "shift", "axis"), "dask.array.roll (slices joined)"),
     "tril": _A(_triangle(da.tril), "dask.array.tril (block by block)", _matrices),
     "triu": _A(_triangle(da.triu), "dask.array.triu (block by block)", _matrices),
@@ -416,12 +445,21 @@ ALGORITHMS: dict[str, Algorithm] = {
     "broadcast_to": _A(_dask_function(da.broadcast_to, "shape"),
                        "dask.array.broadcast_to (chunks kept)"),
     "repeat": _A(_repeat, "dask.array.repeat (block by block)"),
-    "outer": _A(_dask_function(da.outer), "dask.array.outer (block by block)"),
-    "tile": _A(_dask_function(da.tile, "reps"), "dask.array.tile (chunks repeated)"),
-    "zeros": _A(_creation(da.zeros), "dask.array.zeros (Dask's automatic chunks)"),
-    "ones": _A(_creation(da.ones), "dask.array.ones (Dask's automatic chunks)"),
-    "full": _A(_creation(da.full, "fill_value"), "dask.array.full (Dask's automatic chunks)"),
-    "zeros_like": _A(_like(da.zeros_like), "dask.array.zeros_like (chunks kept)"),
-    "ones_like": _A(_like(da.ones_like), "dask.array.ones_like (chunks kept)"),
-    "full_like": _A(_like(da.full_like), "dask.array.full_like (chunks kept)"),
+    "outer": _A(_dask_function(da.outer), "dask.array.outer (block by block)",
+                unknown=vectors),
+    "tile": _A(_dask_function(da.tile, "reps"), "dask.array.tile (chunks repeated)",
+               unknown=always),
+    "zeros": _A(creation(da.zeros), "dask.array.zeros (Dask's automatic chunks)"),
+    "ones": _A(creation(da.ones), "dask.array.ones (Dask's automatic chunks)"),
+    "full": _A(creation(da.full), "dask.array.full (Dask's automatic chunks)"),
+    "arange": _A(arange, "dask.array.arange (Dask's automatic chunks)", integer_arange),
+    "eye": _A(eye, "dask.array.eye (Dask's automatic chunks)"),
+    "random": _A(random, "a fresh dask.array.random generator's draws (Dask's automatic "
+                         "chunks)", unseeded),
+    "zeros_like": _A(_like(da.zeros_like), "dask.array.zeros_like (chunks kept)",
+                     unknown=always),
+    "ones_like": _A(_like(da.ones_like), "dask.array.ones_like (chunks kept)",
+                    unknown=always),
+    "full_like": _A(_like(da.full_like), "dask.array.full_like (chunks kept)",
+                    unknown=always),
 }

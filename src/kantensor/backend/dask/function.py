@@ -15,6 +15,7 @@ from typing import Any
 
 import dask.array as da
 import numpy as np
+from dask.highlevelgraph import HighLevelGraph
 
 from ...graph.basic import Apply, Constant, Variable
 from ...graph.fgraph import FunctionGraph
@@ -25,7 +26,18 @@ from ..display import function_html
 from ..linker import dims_checker
 from .algorithms import ALGORITHMS
 from .blockwise import blockwise
-from .lower import ARRANGE, Chunks, NodeCall, Session, concrete_type, node_call, placeholder
+from .lower import (
+    ARRANGE,
+    Chunks,
+    NodeCall,
+    Session,
+    UnknownChunksError,
+    concrete_type,
+    known,
+    node_call,
+    placeholder,
+    short,
+)
 from .plan import DaskPlan, describe
 from .tasks import NodeTasks, account
 from .xarray import XarrayIO
@@ -50,7 +62,7 @@ def lower(call: NodeCall, values: list[Any]) -> list[Any]:
                          f"({', '.join(sorted([ARRANGE, *ALGORITHMS]))})")
     if not algorithm.applies(call.op, tuple(v.type for v in call.node.inputs)):
         return blockwise(call, values)
-    return algorithm.lower(call, values)
+    return algorithm.lower(call, algorithm.known_inputs(call, values))
 
 
 class DaskFunction:
@@ -213,15 +225,16 @@ class DaskFunction:
         """Lower every node in order on ``values`` (Dask arrays, or placeholders when
         planning); the outputs, and with ``track`` the node that made each graph
         layer."""
-        env: dict[Variable, Any] = dict(zip(self.fgraph.inputs, values, strict=True))
         owners: dict[str, Hashable] = {}
         bindings, origins = ({}, {})
         if self._dims is not None:
+            values = self._named_sizes(values, session)
             bindings, origins = self._dims([_Shape(x.chunks) for x in values])
+        env: dict[Variable, Any] = dict(zip(self.fgraph.inputs, values, strict=True))
         for node in self._nodes:
             if isinstance(node.op, SizeOp):
-                env[node.outputs[0]] = size_value(node.op.size, str(node.op), bindings,
-                                                  origins)
+                env[node.outputs[0]] = _size_array(size_value(node.op.size, str(node.op),
+                                                              bindings, origins))
                 continue
             ins = [_as_array(self._input(v, env)) for v in node.inputs]
             types = tuple(concrete_type(v.type.dtype, _chunks(x))
@@ -235,6 +248,28 @@ class DaskFunction:
             for v, y in zip(node.outputs, outs, strict=True):
                 env[v] = y
         return [_as_array(self._input(v, env)) for v in self.fgraph.outputs], owners
+
+    def _named_sizes(self, values: list[Any], session: Session) -> list[Any]:
+        """The inputs, each axis whose size its type names (a Dim) of known chunks: an
+        unknown one (``nan``, a mask's) cannot bind the name (bound as -1, it was read as
+        a size of 1: ``kt.sum(x) * n`` was ``sum(x)``): its sizes computed once with
+        ``compute_chunk_sizes=True`` (in a call), else UnknownChunksError."""
+        out = list(values)
+        for i, (v, x) in enumerate(zip(self.fgraph.inputs, values, strict=True)):
+            named = [a for a, (s, c) in enumerate(zip(v.type.shape, x.chunks, strict=True))
+                     if not isinstance(s, int | None) and not known(c)]
+            if not named:
+                continue
+            a = named[0]
+            if not (session.compute_chunk_sizes and session.run):
+                raise UnknownChunksError(
+                    f"input {i} ({v}) has chunks of unknown size along axis {a} "
+                    f"{short(x.chunks[a])} (sizes the data decides), and its type names "
+                    f"that size ({v.type.shape[a]}), which the graph needs bound. Call "
+                    ".compute_chunk_sizes() on that array first, or compile with "
+                    "compute_chunk_sizes=True to compute them once during the call")
+            out[i] = x.copy().compute_chunk_sizes()  # the user's array left as it is
+        return out
 
     def _input(self, v: Variable, env: dict) -> Any:
         if v in env:
@@ -371,6 +406,19 @@ def _chunks(x: Any) -> Chunks:
     if isinstance(x, da.Array):
         return x.chunks
     return tuple((n,) for n in np.shape(x))
+
+
+def _size_array(value: np.ndarray) -> Any:
+    """A size's value (a bool vector of its length, whose data nobody reads: see
+    :func:`~kantensor.backend.checks.size_value`) as a Dask array of one task that makes
+    NumPy's zero-stride view of that length: nothing of its length on the client or in
+    the graph (``da.from_array`` of a copy put n bytes in both, and shipped them to a
+    worker), one byte on a worker (Dask's ``sizeof`` of a broadcast view)."""
+    n = len(value)
+    name = f"kantensor-size-{n}"
+    graph = HighLevelGraph.from_collections(
+        name, {(name, 0): (np.broadcast_to, np.False_, (n,))}, dependencies=())
+    return da.Array(graph, name, ((n,),), meta=np.empty((0,), bool))
 
 
 def _as_array(x: Any) -> Any:

@@ -34,7 +34,7 @@ from .axes import NodeAxes, node_axes
 from .kernels import count_nonzero
 
 __all__ = ["Chunks", "NodeCall", "RechunkError", "Session", "UnknownChunksError",
-           "concrete_type", "known", "node_call", "placeholder"]
+           "concrete_type", "known", "node_call", "placeholder", "short"]
 
 Chunks = tuple[tuple[float, ...], ...]
 
@@ -96,7 +96,7 @@ class Session:
         if len(chunks) <= 1:
             return x
         self.allow(call, f"input {i} axis {axis} is split into {len(chunks)} chunks "
-                         f"{_short(chunks)}", f"{why}; that needs the whole axis in one task",
+                         f"{short(chunks)}", f"{why}; that needs the whole axis in one task",
                    f"input {i} axis {axis} rechunked to one chunk")
         x = self.sizes(call, i, x) if not known(chunks) else x
         return x.rechunk({axis: -1})
@@ -147,13 +147,13 @@ def _with_sizes(x: Any, masked: tuple[Any, int] | None) -> Any:
     return da.Array(x.dask, x.name, chunks, meta=x._meta)
 
 
-def _short(chunks: tuple) -> str:
+def short(chunks: tuple) -> str:
     text = str(tuple(chunks))
     return text if len(text) <= 40 else text[:37] + "...)"
 
 
 def _short_all(chunks: Chunks) -> str:
-    return "(" + ", ".join(_short(c) for c in chunks) + ")"
+    return "(" + ", ".join(short(c) for c in chunks) + ")"
 
 
 @dataclass

@@ -133,9 +133,12 @@ def _kept(kept: list, where: dict) -> str:
 
 
 def _where(axes: Any, node: Apply, names: dict) -> dict:
-    """Each label as the first input axis that has it: ``x axis 1``."""
+    """Each label as the first input axis that has it: ``x axis 1`` (a size's length
+    is one chunk, whose data nobody reads: an axis kept along it is one chunk too)."""
     where: dict = {}
     for v, labels in zip(node.inputs, axes.inputs, strict=True):
+        size = v.owner is not None and isinstance(v.owner.op, SizeOp)
         for a, label in enumerate(labels):
-            where.setdefault(label, f"{names.get(v, 'constant')} axis {a}")
+            where.setdefault(label, f"{names.get(v, 'constant')} axis {a}"
+                             + (" (a size's length: one chunk)" if size else ""))
     return where

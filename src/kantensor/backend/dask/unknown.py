@@ -1,0 +1,84 @@
+"""Which of Dask's algorithms take chunks of unknown size (``nan``: a boolean mask's, whose
+sizes the data decides), on which axes.
+
+Dask's elementwise, reduction, contraction and scan functions work on blocks of any
+size; others need the sizes of some axes (``flip`` to reverse them, ``concatenate`` to
+compare the axes it does not join, ``trace`` to find the diagonal) and fail from inside
+Dask with its own words where they are unknown ("cannot convert float NaN to integer").
+Each kind of :data:`.algorithms.ALGORITHMS` says which unknown axes it takes
+(``unknown(call, axes)``); for the others :func:`resolved` asks the session for the
+sizes: an UnknownChunksError naming ``compute_chunk_sizes``, or with
+``compute_chunk_sizes=True`` the sizes computed once (DESIGN §12: nothing computed in
+the call unless the user opts in).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import dask.array as da
+
+from .lower import NodeCall, known
+
+__all__ = ["always", "except_along", "joined", "never", "resolved", "vectors"]
+
+
+def resolved(call: NodeCall, values: list[Any],
+             takes: Callable[[NodeCall, frozenset[int]], bool]) -> list[Any]:
+    """``values`` with the unknown chunk sizes an algorithm does not take (``takes(call,
+    unknown axes)`` False) resolved or refused by the call's session."""
+    out = []
+    for i, x in enumerate(values):
+        if isinstance(x, da.Array):
+            axes = frozenset(a for a, c in enumerate(x.chunks) if not known(c))
+            if axes and not takes(call, axes):
+                x = call.session.sizes(call, i, x)
+        out.append(x)
+    return out
+
+
+def never(call: NodeCall, axes: frozenset[int]) -> bool:
+    return False
+
+
+def always(call: NodeCall, axes: frozenset[int]) -> bool:
+    return True
+
+
+def except_along(key: str, default: int | None = 0
+                  ) -> Callable[[NodeCall, frozenset[int]], bool]:
+    """Unknown sizes allowed on every axis but those the parameter ``key`` names
+    (``default`` where the Op has none; None: every axis)."""
+    def ok(call: NodeCall, axes: frozenset[int]) -> bool:
+        axis = call.params.get(key, default)
+        if axis is None:
+            return False
+        ndim = max(call.node.inputs[0].type.ndim, 1)
+        named = {a % ndim for a in (axis if isinstance(axis, tuple | list) else (axis,))}
+        return not axes & named
+    return ok
+
+
+def vectors(call: NodeCall, axes: frozenset[int]) -> bool:
+    """outer of vectors (of more axes, Dask flattens them: a reshape needing sizes)."""
+    return all(v.type.ndim == 1 for v in call.node.inputs)
+
+
+def joined(axis: int | None = None) -> Callable[[NodeCall, frozenset[int]], bool]:
+    """concatenate, vstack, hstack: unknown sizes allowed along the axis the inputs are
+    joined along only (Dask's concatenate compares the other axes' sizes, which are
+    ``nan``, and refuses); ``axis`` None: the ``axis`` parameter, else vstack's 0 and
+    hstack's 1 (0 for vectors, which vstack makes rows)."""
+    def ok(call: NodeCall, axes: frozenset[int]) -> bool:
+        ndim = call.node.inputs[0].type.ndim
+        if axis is None:
+            along = call.params.get("axis", 0)
+            if along is None:
+                return False
+        elif ndim < 2:
+            along = 0 if axis == 1 else None
+        else:
+            along = axis
+        return along is not None and axes <= {along % max(ndim, 1)}
+    return ok

@@ -1,0 +1,133 @@
+"""Chunks of unknown size (``nan``: a boolean mask's rows) through every kind of Dask
+algorithm (issue 37 point 3, DESIGN §12): nothing is computed during a call; a node whose
+algorithm needs the sizes raises UnknownChunksError naming ``compute_chunk_sizes``, never
+Dask's own error from inside its function ("cannot convert float NaN to integer", "not
+enough values to unpack"), and one that does not need them (a slice of the known axes, a
+reduction, a join along the unknown axis) keeps them ``nan``; compiled with
+``compute_chunk_sizes=True`` every one computes NumPy's result.
+"""
+
+from __future__ import annotations
+
+import dask.array as da
+import numpy as np
+import pytest
+from dask.callbacks import Callback
+
+import kantensor as kt
+from kantensor.backend.dask import UnknownChunksError
+
+V = np.arange(40.0).reshape(10, 4) - 13.0
+K = np.arange(10) % 3 != 0
+R = V[K]  # NumPy's masked rows: the oracle of every case
+
+#: name -> (kantensor's graph of the masked rows y, NumPy's of R, whether its algorithm
+#: takes the rows' unknown sizes as they are)
+CASES = {
+    "slice_known_axis": (lambda y: y[:, :2], lambda r: r[:, :2], True),
+    "int_on_known_axis": (lambda y: y[:, 1], lambda r: r[:, 1], True),
+    "slice_unknown_axis": (lambda y: y[1:], lambda r: r[1:], False),
+    "transpose": (lambda y: y.T, lambda r: r.T, True),
+    "concatenate_along": (lambda y: kt.concatenate([y, y], axis=0),
+                          lambda r: np.concatenate([r, r], axis=0), True),
+    "concatenate_across": (lambda y: kt.concatenate([y, y * 2], axis=1),
+                           lambda r: np.concatenate([r, r * 2], axis=1), False),
+    "vstack": (lambda y: kt.vstack([y, y]), lambda r: np.vstack([r, r]), True),
+    "hstack": (lambda y: kt.hstack([y, y]), lambda r: np.hstack([r, r]), False),
+    "stack": (lambda y: kt.stack([y, y]), lambda r: np.stack([r, r]), False),
+    "diff_known": (lambda y: kt.diff(y, axis=1), lambda r: np.diff(r, axis=1), True),
+    "diff_unknown": (lambda y: kt.diff(y, axis=0), lambda r: np.diff(r, axis=0), False),
+    "flip_known": (lambda y: kt.flip(y, axis=1), lambda r: np.flip(r, axis=1), True),
+    "flip_unknown": (lambda y: kt.flip(y, axis=0), lambda r: np.flip(r, axis=0), False),
+    "flip_all": (lambda y: kt.flip(y), lambda r: np.flip(r), False),
+    "roll": (lambda y: kt.roll(y, 1, axis=0), lambda r: np.roll(r, 1, axis=0), False),
+    "tril": (lambda y: kt.tril(y), np.tril, False),
+    "trace": (lambda y: kt.trace(y), np.trace, False),
+    "diagonal": (lambda y: kt.diagonal(y), np.diagonal, False),
+    "pad": (lambda y: kt.pad(y, 1), lambda r: np.pad(r, 1), False),
+    "repeat": (lambda y: kt.repeat(y, 2, axis=0), lambda r: np.repeat(r, 2, axis=0), False),
+    "tile": (lambda y: kt.tile(y, (2, 1)), lambda r: np.tile(r, (2, 1)), True),
+    "argmax": (lambda y: kt.argmax(y, axis=0), lambda r: np.argmax(r, axis=0), False),
+    "outer": (lambda y: kt.outer(y[:, 0], y[:, 1]), lambda r: np.outer(r[:, 0], r[:, 1]),
+              True),
+    "cumsum": (lambda y: kt.cumsum(y, axis=0), lambda r: np.cumsum(r, axis=0), True),
+    "sum": (lambda y: kt.sum(y, axis=0), lambda r: np.sum(r, axis=0), True),
+    "std": (lambda y: kt.std(y, axis=0), lambda r: np.std(r, axis=0), True),
+    "matmul": (lambda y: y.T @ y, lambda r: r.T @ r, True),
+    "softmax": (lambda y: kt.softmax(y, axis=0),
+                lambda r: np.exp(r - r.max(0)) / np.exp(r - r.max(0)).sum(0), True),
+    "zeros_like": (lambda y: kt.zeros_like(y), np.zeros_like, True),
+}
+
+
+class _Computes(Callback):
+    """Counts the graphs Dask computes while it is active."""
+
+    def __init__(self):
+        super().__init__()
+        self.graphs = 0
+
+    def _start(self, dsk):
+        self.graphs += 1
+
+
+def _graph(case):
+    v = kt.TensorType.parse("float64[n,m]")("v")
+    keep = kt.TensorType.parse("bool[n]")("keep")
+    return [v, keep], CASES[case][0](v[keep])
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_unknown_sizes_stay_unknown_or_are_refused_naming_compute_chunk_sizes(case):
+    inputs, out = _graph(case)
+    takes = CASES[case][2]
+    f = kt.function(inputs, out, backend="dask")
+    with _Computes() as seen:
+        if takes:
+            got = f(V, K, chunks=[(5, 4), 5])
+        else:
+            with pytest.raises(UnknownChunksError, match=r"compute_chunk_sizes\(\)"):
+                f(V, K, chunks=[(5, 4), 5])
+    assert seen.graphs == 0  # nothing computed during the call
+    if takes:
+        np.testing.assert_allclose(got.compute(), CASES[case][1](R), rtol=1e-12)
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_compute_chunk_sizes_true_computes_numpys_result(case):
+    inputs, out = _graph(case)
+    g = kt.function(inputs, out, backend="dask", compute_chunk_sizes=True)
+    got = g(V, K, chunks=[(5, 4), 5])
+    want = CASES[case][1](R)
+    if not CASES[case][2]:  # computed for this node: known from here on
+        assert got.shape == want.shape
+    np.testing.assert_allclose(got.compute(), want, rtol=1e-12)
+
+
+def test_a_named_size_of_unknown_chunks_is_refused_or_computed_never_read_as_one():
+    """An input whose type names a size (``float64[n]``) given a Dask array of unknown
+    chunks (a mask's): the name was bound to -1, whose size vector NumPy makes of length
+    1, so ``kt.sum(x) * n`` computed ``sum(x) * 1`` (39.0 where NumPy's is 234.0). Now
+    UnknownChunksError naming compute_chunk_sizes, or with the option the sizes computed
+    once (the user's array left as it is) and the name checked across inputs."""
+    x = kt.TensorType.parse("float64[n]")("x")
+    y = kt.TensorType.parse("float64[n]")("y")
+    values = np.arange(10.0)
+    kept = values[values > 3]
+    xs = da.from_array(values, chunks=5)
+    masked = xs[xs > 3]
+    scaled = kt.sum(x) * x.type.shape[0]
+    with pytest.raises(UnknownChunksError, match=r"its type names that size \(n\).*"
+                                                 r"compute_chunk_sizes\(\)"):
+        kt.function([x], scaled, backend="dask")(masked)
+    with pytest.raises(UnknownChunksError, match="compute_chunk_sizes"):
+        kt.function([x, y], x + y, backend="dask")(masked, masked)
+    with pytest.raises(UnknownChunksError, match="compute_chunk_sizes"):
+        kt.function([x], scaled, backend="dask").chunks(masked.chunks)
+    f = kt.function([x], scaled, backend="dask", compute_chunk_sizes=True)
+    assert float(f(masked).compute()) == np.sum(kept) * len(kept)
+    assert np.isnan(masked.shape[0])  # the user's array is left as it is
+    g = kt.function([x, y], x + y, backend="dask", compute_chunk_sizes=True)
+    np.testing.assert_array_equal(g(masked, xs[:6]).compute(), kept + values[:6])
+    with pytest.raises(Exception, match="dimension n is 6 in input 0"):
+        g(masked, xs[:5])
