@@ -120,3 +120,20 @@ def test_floors_over_a_size_and_its_digits_stay_sound(seed, op) -> None:
     for y in (digits_in(x), canonical_form(x)):
         for p in [*GRID[::5], *FAR]:
             assert _at(y, p) == _at(x, p), (x, y, p)
+
+
+def test_hostile_floors_are_left_or_formed_soundly() -> None:
+    """Huge divisors and coefficients (a common factor past MAX_FACTOR: left as built),
+    many bounded atoms (past MAX_BOUNDED: left), and a factor within the limit: each
+    form is the size's value."""
+    cases = [
+        (2**70 * n + 2**69 * m + m % 3) // 2**71,
+        (1024 * n + 512 * (m % 4) + 3 * (k % 2) + m % 2) // 4096,
+        (12 * n + m % 2 + k % 2 + (m + k) % 2 + n % 5) // 24,
+        (6 * n + 6 * (m // 5) + m % 5 + 7) % 36,
+    ]
+    for x in cases:
+        for y in (digits_in(x), canonical_form(x)):
+            for p in [*GRID[::11], *FAR]:
+                assert _at(y, p) == _at(x, p), (x, y, p)
+    assert digits_in(cases[0]) == cases[0]

@@ -22,12 +22,14 @@ one way:
 
 Both are identities at every size (the bounds of ``E`` are those of its atoms'
 structure), so the value never changes. The work is bounded: at most
-:data:`MAX_BOUNDED` bounded atoms in an argument (each of two coefficients tried).
+:data:`MAX_BOUNDED` bounded atoms in an argument (each of two coefficients tried), and
+factors ``g`` up to :data:`MAX_FACTOR`.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Hashable
 from functools import lru_cache
 from typing import Final
@@ -37,11 +39,14 @@ from .intervals import interval
 from .poly import Opaque, lone_atom
 from .readback import atom_symbols
 
-__all__ = ["MAX_BOUNDED", "digits_in"]
+__all__ = ["MAX_BOUNDED", "MAX_FACTOR", "digits_in"]
 
 MAX_BOUNDED: Final = 3
 """Most bounded atoms in a floor's argument whose coefficients :func:`_reduced` tries
 (``c % g`` and ``c % g - g`` each)."""
+MAX_FACTOR: Final = 1024
+"""Largest common factor of the divisor and the unbounded terms' coefficients whose
+divisors ``g`` :func:`_reduced` tries (past it the atom is left as it is)."""
 
 
 def digits_in(x: DimLike) -> DimLike:
@@ -134,8 +139,11 @@ def _reduced(op: str, arg: DimLike, d: int) -> DimLike | None:
     bounded = {a: c for a, c in terms.items() if None not in bounds[a]}
     if not bounded or len(bounded) > MAX_BOUNDED:
         return None
-    for g in range(d, 1, -1):
-        if d % g or any(c % g for a, c in terms.items() if a not in bounded):
+    whole = math.gcd(d, *(c for a, c in terms.items() if a not in bounded))
+    if whole > MAX_FACTOR:
+        return None
+    for g in range(whole, 1, -1):
+        if whole % g:
             continue
         r0 = constant % g
         for choice in itertools.product(*((c % g, c % g - g) for c in bounded.values())):
