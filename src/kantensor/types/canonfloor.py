@@ -55,7 +55,7 @@ def digits_in(x: DimLike) -> DimLike:
     if isinstance(x, int):
         return x
     for mono, k in x._terms:
-        atom = lone_atom(((mono, 1),)) if len(mono) == 1 and mono[0][1] == 1 else None
+        atom = mono[0][0] if len(mono) == 1 and mono[0][1] == 1 else None
         if not (isinstance(atom, Opaque) and atom.op in ("//", "%")
                 and type(atom.args[1]) is int and atom.args[1] > 1
                 and not isinstance(atom.args[0], int) and len(atom_symbols(atom)) > 1):
