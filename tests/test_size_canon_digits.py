@@ -51,6 +51,8 @@ def _atom(x):
      "(2*m + 3*n)//4 - m - n"),
     ((dim_min(m, n % 3) + n // 3, dim_min(m + 3 * (n // 3), n) - 2 * (n // 3)),
      "min(m, n % 3) + n//3"),
+    ((dim_min(3, (n + 3) % 4 + m // 3) - (n + 3) % 4, dim_min(4 * ((n + 3) // 4), n + m // 3) - n,
+      dim_min((3 * n) % 4, m // 3)), "min(3, (n + 3) % 4 + m//3) - (n + 3) % 4"),
 ])
 def test_sizes_equal_by_their_digits_get_one_form(ways, form) -> None:
     """The pairs benchmarks/canon_rate.py found in two forms before the digits."""
@@ -63,8 +65,9 @@ def test_sizes_equal_by_their_digits_get_one_form(ways, form) -> None:
 
 def test_the_digits_of_a_size() -> None:
     """``n`` and its atoms by the divisor of most atoms are written over ``n//4`` and ``n
-    % 4``; an odd shift only by 2; an atom alone (without ``n``) is left; an atom of
-    several sizes is no digit."""
+    % 4``; an odd shift by 2 over the digits of ``n``; atoms by ``d > 2`` shifted by ``s``
+    over ``(n + s)//d`` and ``(n + s) % d``; an atom alone (without ``n``) is left; an atom
+    of several sizes is no digit."""
     q, r = _atom(n // 4), _atom(n % 4)
     written, variables = digits({"n": True, q: True, r: True, _atom(n % 3): True,
                                  _atom((m + n) // 2): True})
@@ -77,14 +80,24 @@ def test_the_digits_of_a_size() -> None:
                        _atom((n + 1) % 2): ({_atom(n % 2): -1}, 1)}
     assert digits({_atom((n + 1) // 3): True, _atom(n // 3): True})[0] == {}
     assert digits({_atom(n % 5): True})[0] == {}
+    q, r = _atom((n + 3) // 4), _atom((n + 3) % 4)
+    written, variables = digits({"n": True, q: True, _atom((n + 3) % 4): True,
+                                 _atom(n % 4): True})
+    assert written == {"n": ({q: 4, r: 1}, -3)}  # (the shift of most atoms)
+    assert set(variables) == {q, r, _atom(n % 4)}
+    two, one = _atom((n + 2) // 3), _atom((n + 2) % 3)
+    assert digits({two: True, one: True})[0] == {"n": ({two: 3, one: 1}, -2)}
+    for size in range(40):  # the identities the digits are written with
+        assert size == 4 * ((size + 3) // 4) + (size + 3) % 4 - 3
 
 
 LEAVES = ("atom", "atom", "symbol", "int")
 
 
-def _tree(rng: random.Random, symbols: tuple[str, ...], d: int, depth: int = 3) -> tuple:
+def _tree(rng: random.Random, symbols: tuple[str, ...], d: int, depth: int = 3,
+          shift: int = 0) -> tuple:
     """A random sum of min and max over sizes, ints, and floors and remainders of one
-    size by ``d`` (by 2 also shifted by 1)."""
+    size by ``d`` (by 2 also shifted by 1; by ``d > 2`` shifted by ``shift``)."""
     if depth == 0 or rng.random() < 0.3:
         leaf = rng.choice(LEAVES)
         s = (rng.choice(symbols),)
@@ -92,48 +105,58 @@ def _tree(rng: random.Random, symbols: tuple[str, ...], d: int, depth: int = 3) 
             return ("int", rng.randint(-3, 6))
         if leaf == "symbol":
             return s
-        shifted = ("+", s, ("int", 1)) if d == 2 and rng.random() < 0.3 else s
+        if d > 2:
+            return (rng.choice(["//", "%"]), ("+", s, ("int", shift)) if shift else s, d)
+        shifted = ("+", s, ("int", 1)) if rng.random() < 0.3 else s
         return (rng.choice(["//", "%"]), shifted, d)
     if rng.random() < 0.8:
         return (rng.choice(["+", "-", "min", "max", "min", "max"]),
-                _tree(rng, symbols, d, depth - 1), _tree(rng, symbols, d, depth - 1))
-    return ("*", _tree(rng, symbols, d, depth - 1), rng.choice([-1, 2, 3]))
+                _tree(rng, symbols, d, depth - 1, shift), _tree(rng, symbols, d, depth - 1, shift))
+    return ("*", _tree(rng, symbols, d, depth - 1, shift), rng.choice([-1, 2, 3]))
 
 
-def _rewrite(rng: random.Random, t: tuple, symbols: tuple[str, ...], d: int) -> tuple:
-    """``t`` rewritten at a random node: a size by its digits (``d*(n//d) + n % d``), a
-    remainder by ``n - d*(n//d)``, or an identity of min and max."""
+def _rewrite(rng: random.Random, t: tuple, symbols: tuple[str, ...], d: int,
+             shift: int = 0) -> tuple:
+    """``t`` rewritten at a random node: a size by its digits (``d*(n//d) + n % d``, or
+    ``d*((n + s)//d) + (n + s) % d - s``), a remainder by ``n - d*(n//d)``, or an identity
+    of min and max."""
     if t[0] in ("+", "-", "min", "max", "*") and rng.random() < 0.6:
         i = 2 if t[0] != "*" and rng.random() < 0.5 else 1
         parts = list(t)
-        parts[i] = _rewrite(rng, t[i], symbols, d)
+        parts[i] = _rewrite(rng, t[i], symbols, d, shift)
         return tuple(parts)
+    if t[0] in sizegen.SYMBOLS and shift:
+        s = ("+", t, ("int", shift))
+        return ("-", ("+", ("*", ("//", s, d), d), ("%", s, d)), ("int", shift))
     if t[0] in sizegen.SYMBOLS:
         return ("+", ("*", ("//", t, d), d), ("%", t, d))
     if t[0] == "%" and t[1][0] in sizegen.SYMBOLS:
         return ("-", t[1], ("*", ("//", t[1], d), d))
-    u = _tree(rng, symbols, d, 1)
+    u = _tree(rng, symbols, d, 1, shift)
     if rng.random() < 0.5:
         return ("-", ("+", ("min", t, u), ("max", t, u)), u)
     return ("+", ("min", t, u), ("max", ("int", 0), ("-", t, u)))
 
 
 @settings(max_examples=N_EXAMPLES, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), count=st.integers(2, 3), d=st.integers(2, 4))
-@example(seed=112977, count=2, d=2)  # one writing proven a sum of parts of one size, not both
-def test_sums_over_digits_rewritten_get_one_form(seed, count, d) -> None:
-    """A random sum of min and max over sizes and their floors and remainders by ``d``,
-    and the same rewritten once or twice: both forms sound at the grid and far; one form
+@given(seed=st.integers(0, 2**32 - 1), count=st.integers(2, 3), d=st.integers(2, 4),
+       shift=st.integers(0, 3))
+@example(seed=112977, count=2, d=2, shift=0)  # one writing proven a sum of parts of one size
+def test_sums_over_digits_rewritten_get_one_form(seed, count, d, shift) -> None:
+    """A random sum of min and max over sizes and their floors and remainders by ``d``
+    (by ``d > 2`` all shifted by ``shift % d``: ``(n + 3)//4``, ``(n + 3) % 4``), and the
+    same rewritten once or twice: both forms sound at the grid and far; one form
     where both sizes as built have a min or max of several sizes, are decided within the
     budgets, and are equal over the
     rationals (over the digits: not ``min(3*m, n % 3)`` and ``n % 3``, equal only where
     ``3*m`` is an int)."""
     rng = random.Random(seed)
     symbols = sizegen.SYMBOLS[:count]
-    t = _tree(rng, symbols, d)
+    shift = shift % d if d > 2 else 0
+    t = _tree(rng, symbols, d, shift=shift)
     u = t
     for _ in range(rng.randint(1, 2)):
-        u = _rewrite(rng, u, symbols, d)
+        u = _rewrite(rng, u, symbols, d, shift)
     x, y = sizegen.build(t), sizegen.build(u)
     fx, fy = canonical_form(x), canonical_form(y)
     for p in [*sizegen.points(symbols), *FAR]:

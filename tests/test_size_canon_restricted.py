@@ -119,6 +119,20 @@ def test_multiples_named() -> None:
     assert str(two.simplify(2 * (n // 2) + n % 3)) == "n + n % 3"
 
 
+def test_multiples_between_bounds_named() -> None:
+    """Under ``n % 2 == 0`` and ``n <= 4`` a size whose form over the multiples has an
+    exact quotient ``n/2`` is formed from its values at 0, 2, 4 as any other
+    (benchmarks/canon_rate.py --seed 6 had these two in two forms: the quotient kept
+    restricted.on_points from it)."""
+    facts = Facts([Condition(n % 2, "==", 0), Condition(n, "<=", 4)])
+    x = dim_min(6 - n - n % 2, dim_max(1, n))
+    y = dim_max(0, x - n % 3) + dim_min(6 - n - n % 2, n % 3)
+    fx, fy = facts.simplify(x), facts.simplify(y)
+    for v in (0, 2, 4):
+        assert _at(fx, {"n": v}) == _at(x, {"n": v}) == _at(y, {"n": v}) == _at(fy, {"n": v})
+    assert fx == fy, (fx, fy)
+
+
 # -- the prover, exact eliminations first ---------------------------------------------------
 @settings(max_examples=N_EXAMPLES, deadline=None)
 @given(d=st.integers(2, 7), c=st.integers(0, 3), e=st.integers(1, 3))

@@ -34,9 +34,10 @@ taken apart (``a % k`` as ``a - k*(a//k)``) and read back where that leaves fewe
 size inside a floor or remainder by ``d`` of several sizes is written ``c*a`` where
 ``d`` divides ``c*e`` and no other atom of its argument holds it (``(n + m % 2)//2 +
 m//2`` is ``(m + n)//2``), one of min and max whose pieces agree modulo ``d`` has
-its multiple of ``d`` out (:mod:`kantensor.types.congruent`), and one of parts of one
+its multiple of ``d`` out (:mod:`kantensor.types.congruent`), one of parts of one
 size each has each part with a threshold written by its residues modulo ``d``
-(:mod:`kantensor.types.canonresidue`).
+(:mod:`kantensor.types.canonresidue`), and one over a size and its digits ``g*B + E``
+(``E`` bounded below ``g``) is by ``d/g`` (:mod:`kantensor.types.canonfloor`).
 
 Left as built (sound, not proven canonical): a part with a threshold that no such min
 or max or clamp is (``max(7, n) % 3 - 3*n``), a part whose period or threshold is past the limits of
@@ -55,6 +56,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Final
 
+from .canonfloor import digits_in
 from .canonresidue import residues_out
 from .congruent import congruent_out
 from .dim import Dim, DimLike, _floordiv, _symbol
@@ -120,7 +122,7 @@ def _passes(x: DimLike) -> DimLike:
         if not isinstance(x, int) and (y := _unfolded(x)) is not x:
             x = narrowed(y) if not isinstance(y, int) else y  # (what came out of a min in
             # a floor may leave a narrow argument: (2*k + 2*m + min(1, k) + 2)//4)
-        x = x if isinstance(x, int) else residues_out(congruent_out(x, canonical_form))
+        x = x if isinstance(x, int) else residues_out(digits_in(congruent_out(x, canonical_form)))
         if isinstance(x, int):
             return x
         y = _canonical(x._terms)

@@ -105,7 +105,7 @@ def _formed(terms: tuple) -> DimLike | None:
     if found is None:
         return None
     part, rest, pieces, forms, written = found
-    sizes = [(n, d, q, r) for n, d, q, r in written  # the sizes every piece is a function of
+    sizes = [(n, d, q, r, s) for n, d, q, r, s in written  # what every piece is a function of
              if all(dict(f[0]).get(q, 0) == d * dict(f[0]).get(r, 0) for f in forms)]
     if len(forms) == 1:
         return rest + _render(_folded(forms[0], sizes))
@@ -473,12 +473,12 @@ def _folded(form: Affine, found: list) -> Affine:
     ``found``, written over their digits and of which every piece is a function: so the
     pieces are written as functions of the size alone, whether or not ``n`` was written
     over its digits (that depends on the atoms the size has)."""
-    d = dict(form[0])
-    for n, _, q, r in found:
+    d, const = dict(form[0]), form[1]
+    for n, _, q, r, s in found:  # (n == d*q + r - s)
         a = d.pop(r, 0)
         d.pop(q, None)
-        d[n] = d.get(n, 0) + a
-    return _affine(d, form[1])
+        d[n], const = d.get(n, 0) + a, const + a * s
+    return _affine(d, const)
 
 
 def _shared(sets: list[list[Affine]], op: str, found: list) -> DimLike:

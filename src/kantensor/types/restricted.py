@@ -23,7 +23,7 @@ from .poly import Opaque, atom_key, lone_atom
 from .prove import bounds
 from .quasi import in_fragment, least_table, values
 from .quasiform import renderings, table_form
-from .symbols import APPLY, free_symbols, substitute
+from .symbols import APPLY, free_symbols, rebuild, substitute
 
 __all__ = ["MAX_POINTS", "constants", "equated", "on_multiples", "on_points", "past_lower_bounds"]
 
@@ -309,8 +309,13 @@ def on_points(x: DimLike, s: Hashable, points: Sequence[int]) -> DimLike:
     (:func:`.quasiform.table_form`), and ``j`` is ``(n - n0)//k`` again. So sizes equal
     at those points get one form (``max(4, n) % 2`` and ``max(0, n - 2*(n//3) - 2)`` under
     ``n <= 7``); ``x`` where the points are too many or no form is found."""
-    if isinstance(x, int) or not points or len(points) > MAX_POINTS or not in_fragment(x, s):
+    if isinstance(x, int) or not points or len(points) > MAX_POINTS:
         return x
+    if not in_fragment(x, s):
+        floored = _floored(x)  # (an exact quotient n/2 the facts' n % 2 == 0 made: at the
+        if floored is x or not in_fragment(floored, s):  # points that hold, n//2)
+            return x
+        return on_points(floored, s, points)
     n0, k = points[0], (points[1] - points[0] if len(points) > 1 else 1)
     if any(b - a != k for a, b in zip(points, points[1:], strict=False)):
         return x
@@ -338,6 +343,23 @@ def on_points(x: DimLike, s: Hashable, points: Sequence[int]) -> DimLike:
     if isinstance(out, int) or not in_fragment(out, s) or (values(out, at) != v).any():
         return x  # never changes a value at the points
     return out
+
+
+def _floored(x: DimLike) -> DimLike:
+    """``x`` with each exact quotient by an int (``n/2``, made under ``n % 2 == 0``)
+    written as a floor, which it equals wherever it is exact (and which is how an exact
+    quotient of ints is computed); ``x`` itself where it has none."""
+    if isinstance(x, int) or not _has_exact(x):
+        return x
+    return rebuild(x, lambda a: APPLY["//" if a.op == "/" and type(a.args[1]) is int
+                                     else a.op](*map(_floored, a.args))
+                   if isinstance(a, Opaque) else None)
+
+
+def _has_exact(x: DimLike) -> bool:
+    return not isinstance(x, int) and any(
+        isinstance(a, Opaque) and (a.op == "/" or any(map(_has_exact, a.args)))
+        for mono, _ in x._terms for a, _ in mono)
 
 
 def _extension(v: np.ndarray) -> tuple[int, int] | None:

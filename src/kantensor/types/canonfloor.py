@@ -1,0 +1,182 @@
+"""Floors and remainders of several sizes over a size and its own digits (a step of
+:mod:`.canon`).
+
+A size ``s`` beside its remainder ``s % e`` (and its floor ``s//e``) in the argument of
+a floor or remainder by an int ``d`` is a function of the digits ``q = s//e`` and ``r =
+s % e`` (``s == e*q + r``), which the Dim algebra does not see: ``(m + 4*(m % 4) + 8*(n %
+2))//12 + m//4`` and ``(m + 2*(n % 2))//3`` are equal. Two identities write such atoms
+one way:
+
+* *digits folded*: ``a*q + b*r`` (``b != 0``, ``a != 0``) is ``b*s + (a - e*b)*q``, whose
+  multiple of ``d`` comes out where ``d`` divides ``a - e*b``: ``(m//4 + m % 4 + 2*(n %
+  2))//3`` is ``(m + 2*(n % 2))//3 - m//4`` (where ``a`` is 0, :mod:`.canon`'s
+  ``_unfolded`` does it);
+* *divisor reduced*: where the argument is ``g*B + E`` for a divisor ``g > 1`` of ``d``,
+  ``B`` an integer sum and ``E`` a sum of bounded atoms (and the constant's remainder by
+  ``g``) that stays in ``0 .. g - 1``, ``A//d`` is ``B//(d/g)`` and ``A % d`` is ``g*(B %
+  (d/g)) + E``, because ``0 <= E/g < 1`` never moves ``B/(d/g)`` across an integer. The
+  sizes beside their remainders are written over their digits first (``m + 4*(m % 4)`` is
+  ``4*(m//4) + 5*(m % 4)``): ``(m + 4*(m % 4) + 8*(n % 2))//12`` is ``(m//4 + m % 4 +
+  2*(n % 2))//3``, folded as above. The largest such ``g`` is taken, so each floor is by
+  its least divisor.
+
+Both are identities at every size (the bounds of ``E`` are those of its atoms'
+structure), so the value never changes. The work is bounded: at most
+:data:`MAX_BOUNDED` bounded atoms in an argument (each of two coefficients tried), and
+factors ``g`` up to :data:`MAX_FACTOR`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Hashable
+from functools import lru_cache
+from typing import Final
+
+from .dim import DimLike, _floordiv, _mod, _symbol
+from .intervals import interval
+from .poly import Opaque, lone_atom
+from .readback import atom_symbols
+
+__all__ = ["MAX_BOUNDED", "MAX_FACTOR", "digits_in"]
+
+MAX_BOUNDED: Final = 3
+"""Most bounded atoms in a floor's argument whose coefficients :func:`_reduced` tries
+(``c % g`` and ``c % g - g`` each)."""
+MAX_FACTOR: Final = 1024
+"""Largest common factor of the divisor and the unbounded terms' coefficients whose
+divisors ``g`` :func:`_reduced` tries (past it the atom is left as it is)."""
+
+
+def digits_in(x: DimLike) -> DimLike:
+    """``x`` with each floor and remainder by an int ``d > 1`` of several sizes over a
+    size's digits written by the identities above; ``x`` itself where none applies."""
+    if isinstance(x, int):
+        return x
+    for mono, k in x._terms:
+        atom = mono[0][0] if len(mono) == 1 and mono[0][1] == 1 else None
+        if not (isinstance(atom, Opaque) and atom.op in ("//", "%")
+                and type(atom.args[1]) is int and atom.args[1] > 1
+                and not isinstance(atom.args[0], int) and len(atom_symbols(atom)) > 1):
+            continue
+        found = _written(atom.op, atom.args[0]._terms, atom.args[1])
+        if found is None or not isinstance(found, int) and found._terms == _one(mono):
+            continue
+        y = x - k * _symbol(atom) + k * found
+        return y if isinstance(y, int) else digits_in(y)
+    return x
+
+
+@lru_cache(maxsize=1 << 12)
+def _written(op: str, terms: tuple, d: int) -> DimLike | None:
+    """The atom ``A//d`` (``op`` ``"//"``) or ``A % d`` of the argument ``terms``, reduced
+    then folded; None where neither applies."""
+    arg = _sum(terms)
+    reduced = _reduced(op, arg, d)
+    if reduced is not None:
+        return reduced
+    folded = _folded(arg, d)
+    if folded is None:
+        return None
+    return _floordiv(folded, d) if op == "//" else _mod(folded, d)
+
+
+def _digits(arg: DimLike) -> list[tuple[Hashable, int, Opaque | None, Opaque | None]]:
+    """``(s, e, s//e, s % e)`` for each size ``s`` and int ``e`` whose remainder ``s % e``
+    is a term of ``arg`` (its floor, where a term too, else None)."""
+    atoms = {mono[0][0]: c for mono, c in arg._terms if mono}
+    out = []
+    for r in atoms:
+        if not (isinstance(r, Opaque) and r.op == "%" and type(r.args[1]) is int
+                and r.args[1] > 1 and not isinstance(r.args[0], int)):
+            continue
+        s = lone_atom(r.args[0]._terms)
+        if s is None or isinstance(s, Opaque) or r.args[0]._terms != _symbol(s)._terms:
+            continue
+        q = lone_atom(_floordiv(_symbol(s), r.args[1])._terms)
+        out.append((s, r.args[1], q if q in atoms else None, r))
+    return out
+
+
+def _folded(arg: DimLike, d: int) -> DimLike | None:
+    """``arg`` with ``a*q + b*r`` written ``b*s + (a - e*b)*q`` where ``d`` divides ``a -
+    e*b`` (``a``, ``b`` != 0); None where there is none."""
+    coefficient = {mono[0][0]: c for mono, c in arg._terms if mono}
+    out, changed = arg, False
+    for s, e, q, r in _digits(arg):
+        if q is None:
+            continue
+        a, b = coefficient[q], coefficient[r]
+        if (a - e * b) % d:
+            continue
+        out = out - a * _symbol(q) - b * _symbol(r) + b * _symbol(s) + (a - e * b) * _symbol(q)
+        changed = True
+    return out if changed else None
+
+
+def _reduced(op: str, arg: DimLike, d: int) -> DimLike | None:
+    """``B//(d/g)`` (or ``g*(B % (d/g)) + E``) for the largest divisor ``g`` of ``d`` with
+    ``arg == g*B + E`` (module docstring), the sizes beside their remainders over their
+    digits, the floor then folded; None where no ``g > 1`` has one. Over a dict of
+    coefficients: the Dim algebra would fold ``e*(s//e) + s % e`` back into ``s``."""
+    terms: dict[Hashable, int] = {}
+    constant = 0
+    for mono, c in arg._terms:
+        if not mono:
+            constant = c
+        elif len(mono) != 1 or mono[0][1] != 1:
+            return None
+        else:
+            terms[mono[0][0]] = c
+    for s, e, _, r in _digits(arg):
+        c = terms.pop(s, 0)
+        if c:  # s == e*(s//e) + s % e
+            q = lone_atom(_floordiv(_symbol(s), e)._terms)
+            terms[q] = terms.get(q, 0) + c * e
+            terms[r] += c
+    bounds = {a: interval(_symbol(a)) if isinstance(a, Opaque) else (0, None) for a in terms}
+    bounded = {a: c for a, c in terms.items() if None not in bounds[a]}
+    if not bounded or len(bounded) > MAX_BOUNDED:
+        return None
+    whole = math.gcd(d, *(c for a, c in terms.items() if a not in bounded))
+    if whole > MAX_FACTOR:
+        return None
+    for g in range(whole, 1, -1):
+        if whole % g:
+            continue
+        r0 = constant % g
+        for choice in itertools.product(*((c % g, c % g - g) for c in bounded.values())):
+            ends = [(k * bounds[a][0], k * bounds[a][1]) for k, a in zip(choice, bounded,
+                                                                        strict=True)]
+            if r0 + sum(map(min, ends)) < 0 or r0 + sum(map(max, ends)) > g - 1:
+                continue
+            left = dict(terms)
+            e: DimLike = r0
+            for k, a in zip(choice, bounded, strict=True):
+                left[a] -= k
+                e = e + k * _symbol(a)
+            b: DimLike = (constant - r0) // g  # B: every coefficient left a multiple of g
+            for a, c in left.items():
+                b = b + c // g * _symbol(a)
+            if not isinstance(b, int):
+                b = _folded(b, d // g) or b  # (before the floor: the Dim algebra writes
+            if op == "%":  # (m//4 + X)//3 as (m + 4*X)//12)
+                return g * _mod(b, d // g) + e
+            return _floordiv(b, d // g)
+    return None
+
+
+def _one(mono: tuple) -> tuple:
+    """The terms of the size ``1*mono``."""
+    return ((mono, 1),)
+
+
+def _sum(terms: tuple) -> DimLike:
+    total: DimLike = 0
+    for mono, c in terms:
+        term: DimLike = c
+        for atom, p in mono:
+            term = term * _symbol(atom) ** p
+        total = total + term
+    return total
