@@ -14,12 +14,10 @@ read (``np.arange(k) ** 2``) are an assumption on an unknown, named as such:
 
 from __future__ import annotations
 
-from ..graph.basic import Apply, Constant, Variable
+from ..graph.basic import Apply
 from ..ops.families.advanced import index as advanced_index
-from ..ops.families.creation import random
-from ..ops.families.values import value_range
+from ..ops.families.values import made_of_sizes, value_range
 from ..ops.params import ArrayRef
-from ..ops.sizes import axis_length
 from ..types.conditions import Condition, Source
 from ..types.dim import DimLike, dim_max, dim_min, unknown
 
@@ -36,27 +34,6 @@ class UnreadValues:
 
     def __repr__(self) -> str:
         return self.text
-
-
-def made_of_sizes(v: Variable) -> bool:
-    """Whether ``v``'s values are decided by sizes alone: nothing it is computed from is
-    data (a graph input's values, a sampler's); ``shape_of(x)`` reads only x's length.
-    (``np.empty_like`` of such values, whose Op is ``zeros_like``'s, counts as made of
-    them: an assumption on an unknown, never a wrong answer.)"""
-    seen, todo = set(), [v]
-    while todo:
-        x = todo.pop()
-        if id(x) in seen or isinstance(x, Constant):
-            continue
-        seen.add(id(x))
-        if x.owner is None:
-            return False
-        impl = getattr(x.owner.op, "impl", None)
-        if impl is random:  # (samples are data, though they take no data input)
-            return False
-        if impl is not axis_length:
-            todo.extend(x.owner.inputs)
-    return True
 
 
 def index_bounds(node: Apply, op: str = "index") -> list[Condition]:

@@ -36,8 +36,9 @@ from ...types.dtypes import integer_range, is_integer
 from ...types.intervals import interval
 from ...types.variable import SizeNumber
 from ..pyints import size_of_number
+from ..sizes import axis_length
 from .arrange import repeat, tile
-from .creation import full, ones, ranged, zeros
+from .creation import full, ones, random, ranged, zeros
 from .elementwise import cast
 from .indexing import getitem
 from .shape import broadcast_to, concatenate, hstack, reshape, stack, vstack
@@ -75,6 +76,29 @@ def value_bounds(v: Any) -> tuple[int, int] | None:
     found = value_range(v)
     return found if found is not None and type(found[0]) is int and \
         type(found[1]) is int else None
+
+
+def made_of_sizes(v: Variable) -> bool:
+    """Whether ``v``'s values are decided by sizes alone: nothing it is computed from is
+    data (a graph input's values, a sampler's); ``shape_of(x)`` reads only x's length.
+    Where :func:`value_range` does not read such values, they are still the sizes' to
+    decide: ``eval_shape`` assumes them in bounds, on an unknown it names.
+    (``np.empty_like`` of such values, whose Op is ``zeros_like``'s, counts as made of
+    them: an assumption on an unknown, never a wrong answer.)"""
+    seen, todo = set(), [v]
+    while todo:
+        x = todo.pop()
+        if id(x) in seen or isinstance(x, Constant):
+            continue
+        seen.add(id(x))
+        if x.owner is None:
+            return False
+        impl = getattr(x.owner.op, "impl", None)
+        if impl is random:  # (samples are data, though they take no data input)
+            return False
+        if impl is not axis_length:
+            todo.extend(x.owner.inputs)
+    return True
 
 
 def _range(v: Any, depth: int, memo: dict) -> Range:
