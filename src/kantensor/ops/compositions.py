@@ -19,9 +19,11 @@ import numpy as np
 
 from ..graph.basic import Variable
 from ..types.dim import Dim, dim_min
+from ..types.dtypes import is_integer
 from ..types.protocol import NUMPY_OPS, register_numpy
 from ..types.variable import METHODS, as_tensor_variable, register_method
 from .families.advanced import array_ref
+from .families.values import made_of_sizes
 from .params import AxisError, normalize_axis
 
 
@@ -284,7 +286,10 @@ _TAKE = inspect.signature(lambda a, indices, axis=None, out=None, mode="raise": 
 def _known_take(op: Callable[..., Any]) -> Callable[..., Any]:
     """``np.take(x, indices, axis)`` (and ``x.take``) of indices the trace knows (an int,
     a list, a NumPy array; bools are NumPy's 0 and 1; a graph value whose bounds the
-    index knows, :func:`~kantensor.ops.families.advanced.array_ref`) is the index
+    index knows, :func:`~kantensor.ops.families.advanced.array_ref`, or integers made of
+    sizes, :func:`~kantensor.ops.families.values.made_of_sizes`, whose bounds (or an
+    assumption on them, where they are not read) ``eval_shape`` states,
+    :mod:`kantensor.evalshape.indexvalues`) is the index
     ``x[:, ..., indices]`` on the axis (of the flattened x where ``axis`` is None), whose
     relation checks those values against the axis's size: ``mode="raise"`` raises
     IndexError for one out of bounds, and ``np.take(x, [0, 1])`` held at one element.
@@ -301,7 +306,9 @@ def _known_take(op: Callable[..., Any]) -> Callable[..., Any]:
         known = isinstance(indices, int | list | tuple | range | np.ndarray | np.integer)
         if isinstance(indices, Variable):  # np.arange(4) % 2: values a build knows
             ref = array_ref(0, indices)
-            known = indices.type.ndim >= 1 and (ref.bounds is not None or ref.counting)
+            known = indices.type.ndim >= 1 and (ref.bounds is not None or ref.counting or
+                                                 is_integer(indices.type.dtype) and
+                                                 made_of_sizes(indices))
         if not known or bound.arguments.get("out") is not None or \
                 bound.arguments.get("mode", "raise") != "raise":
             return op(*args, **kwargs)

@@ -84,9 +84,10 @@ def split_index(index: Any) -> tuple[list[Any], tuple | None]:
 def array_ref(position: int, value: Any) -> ArrayRef:
     """The :class:`ArrayRef` of the index array ``value`` (input ``position`` + 1): the
     bounds of a constant's values, or of values the graph computes from known numbers
-    (:func:`~kantensor.ops.families.values.value_bounds`); ``arange(k)`` counts 0 .. k -
-    1, ``arange(k) % m`` 0 .. min(k, m) - 1 (a cap, where bounds 0 .. m - 1 would refuse
-    k < m on an axis of k)."""
+    (:func:`~kantensor.ops.families.values.value_bounds`: ints; bounds that are sizes
+    are ``eval_shape``'s to state, :mod:`kantensor.evalshape.indexvalues`); ``arange(k)``
+    counts 0 .. k - 1, ``arange(k) % m`` 0 .. min(k, m) - 1 (a cap, where bounds 0 .. m
+    - 1 would refuse k < m on an axis of k)."""
     if isinstance(value, np.ndarray):
         bounds = (int(value.min()), int(value.max())) if value.dtype.kind in "iu" and \
             value.size else None

@@ -1,21 +1,27 @@
-"""Bounds of the values of an integer index tensor that the graph computes from numbers
-it knows: ``np.arange(4) + 1`` (1 .. 4), ``np.arange(n) % 2`` (0 .. 1), ``-np.arange(3)``.
+"""Bounds of the values of an integer tensor that the graph computes from numbers it
+knows and from sizes: ``np.arange(4) + 1`` (1 .. 4), ``np.arange(k) % 2`` (0 .. min(k -
+1, 1)), ``-np.arange(3)``, ``np.arange(k)[::-1] * 2 - 1`` (-1 .. 2*k - 3).
 
-An index array's values decide whether NumPy raises IndexError, so an advanced index
-checks the least and greatest value of a constant array against its axis
-(:class:`~kantensor.ops.params.ArrayRef`). Traced code makes such arrays with NumPy's
-calls on symbols (``np.arange`` gives a graph value, so that code can write into it), and
-a value computed from them was an index of unknown values, never checked: ``x[np.arange(4)
-+ 1]`` held at 1 element where NumPy needs 5. :func:`value_bounds` follows the few Ops
-that keep the values within known bounds (constants, ``arange`` with int parameters or
-an int start and step, ``ones``, ``zeros``, ``full``, ``tril``/``triu`` (``np.tri``),
-casts, ``+``, ``-``, negation, ``*`` and ``//`` by an int, ``%`` by a positive or
-negative int; floats whose values are integers too), each identified by its NumPy (or
-kantensor) function object; anything else is unknown (None), as an index of unknown
-values is never checked. The bounds hold every value, perhaps more (an interval wider
-than the values refuses more sizes, never fewer); a result its dtype could wrap around is
-unknown. (``np.arange(k) % m`` is counted with a cap instead:
-:func:`~kantensor.ops.families.advanced.array_ref`.)
+An index array's values decide whether NumPy raises IndexError (a value out of ``[-n,
+n)``), so what reads the values of index arrays reads them here, in one place: the
+index Op checks a constant's bounds against its axis
+(:func:`~kantensor.ops.families.advanced.array_ref`, :class:`~kantensor.ops.params.ArrayRef`),
+and ``eval_shape`` states ``max(hi + 1, -lo) <= n`` for bounds that are sizes
+(:mod:`kantensor.evalshape.indexvalues`). :func:`value_range` follows the Ops that keep
+the values within bounds it can say, each identified by its implementation function
+(or, for ``arange``, its builder): constants (floats whose values are integers too),
+sizes used as numbers, ``arange``, ``ones``, ``zeros``, ``full``, ``tril``/``triu``
+(``np.tri``), casts, the Ops that only move, repeat or join values (``reshape``,
+``x[::-1]``, ``concatenate``, ``repeat``, ``sort``, ...), ``+``, ``-``, negation,
+``minimum``/``maximum``, and ``*``, ``//``, ``%`` by an int. Anything else is unknown
+(None).
+
+The bounds are ints or Dims and hold every value: exact where the values reach them
+(an ``arange`` and sums of them), wider only where they cannot be exact (``np.arange(k)
+[1:]`` keeps 0 as its least; a remainder of values that may not reach ``k - 1``), so
+that an interval refuses more sizes, never fewer. A result its dtype could wrap around
+(an int out of its range, a size in a dtype narrower than 32 bits, a negative value in
+an unsigned one) or round (a float past 2**24) is unknown.
 """
 
 from __future__ import annotations
@@ -25,30 +31,77 @@ from typing import Any
 import numpy as np
 
 from ...graph.basic import Constant, Variable
+from ...types.dim import Dim, DimLike, dim_max, dim_min
 from ...types.dtypes import integer_range, is_integer
-from .creation import full, ones, ranged, zeros
+from ...types.intervals import interval
+from ...types.variable import SizeNumber
+from ..pyints import size_of_number
+from ..sizes import axis_length
+from .arrange import repeat, tile
+from .creation import full, ones, random, ranged, zeros
 from .elementwise import cast
+from .indexing import getitem
+from .shape import broadcast_to, concatenate, hstack, reshape, stack, vstack
+from .squeezing import squeeze
 
 #: (least, greatest) value, None for a side not known.
-Interval = tuple[int | None, int | None]
-_UNKNOWN: Interval = (None, None)
+Range = tuple["DimLike | None", "DimLike | None"]
+_UNKNOWN: Range = (None, None)
 #: How many Ops back the values are followed.
-DEPTH = 12
-#: Ops (by their implementation function) whose values are made whole: :func:`_made`.
-_MADE = (ones, zeros, full, cast, np.tril, np.triu)
+DEPTH = 64
+#: Ops (by their implementation) whose values are some of their first input's: they
+#: move, repeat, view or sort them.
+_SAME_VALUES = frozenset({np.copy, getitem, np.flip, reshape, np.ravel, broadcast_to,
+                          np.transpose, np.permute_dims, np.matrix_transpose,
+                          np.expand_dims, squeeze, repeat, tile, np.roll, np.sort})
+#: Ops whose values are some of all their inputs'.
+_UNION = frozenset({concatenate, stack, vstack, hstack})
+#: A size may be any int >= 0: dtypes narrower than this may wrap it around.
+_WIDE = 2**31 - 1
 
 
-def value_bounds(v: Any) -> tuple[int, int] | None:
-    """The least and greatest value of the integer tensor ``v`` (a graph value), where
-    the Ops computing it keep them known; None otherwise (and for no values, and for a
-    tensor of no integer dtype: a mask is no index of values)."""
+def value_range(v: Any) -> tuple[DimLike, DimLike] | None:
+    """The least and greatest value (ints or Dims) of the integer tensor ``v`` (a graph
+    value), where the Ops computing it keep them known (see the module's doc); None
+    otherwise, and for a tensor of no integer dtype (a mask is no index of values)."""
     if not isinstance(v, Variable) or not is_integer(v.type.dtype):
         return None
-    lo, hi = _interval(v, DEPTH)
+    lo, hi = _range(v, DEPTH, {})
     return None if lo is None or hi is None else (lo, hi)
 
 
-def _interval(v: Any, depth: int) -> Interval:
+def value_bounds(v: Any) -> tuple[int, int] | None:
+    """:func:`value_range` where both bounds are ints (what an :class:`ArrayRef`
+    holds), else None."""
+    found = value_range(v)
+    return found if found is not None and type(found[0]) is int and \
+        type(found[1]) is int else None
+
+
+def made_of_sizes(v: Variable) -> bool:
+    """Whether ``v``'s values are decided by sizes alone: nothing it is computed from is
+    data (a graph input's values, a sampler's); ``shape_of(x)`` reads only x's length.
+    Where :func:`value_range` does not read such values, they are still the sizes' to
+    decide: ``eval_shape`` assumes them in bounds, on an unknown it names.
+    (``np.empty_like`` of such values, whose Op is ``zeros_like``'s, counts as made of
+    them: an assumption on an unknown, never a wrong answer.)"""
+    seen, todo = set(), [v]
+    while todo:
+        x = todo.pop()
+        if id(x) in seen or isinstance(x, Constant):
+            continue
+        seen.add(id(x))
+        if x.owner is None:
+            return False
+        impl = getattr(x.owner.op, "impl", None)
+        if impl is random:  # (samples are data, though they take no data input)
+            return False
+        if impl is not axis_length:
+            todo.extend(x.owner.inputs)
+    return True
+
+
+def _range(v: Any, depth: int, memo: dict) -> Range:
     if not isinstance(v, Variable) or not _numeric(v.type.dtype):
         return _UNKNOWN
     if isinstance(v, Constant):
@@ -56,94 +109,167 @@ def _interval(v: Any, depth: int) -> Interval:
         if not data.size or not np.all(np.isfinite(data)) or not np.all(data == np.trunc(data)):
             return _UNKNOWN  # (a float that is no integer: no bounds in ints)
         return int(data.min()), int(data.max())
+    if isinstance(v, SizeNumber):
+        d = size_of_number(v)
+        return _UNKNOWN if d is None else (d, d)
     node = v.owner
     if node is None or depth <= 0 or len(node.outputs) != 1:
         return _UNKNOWN
+    if v in memo:
+        return memo[v]
+    memo[v] = _UNKNOWN  # (a graph has no cycles: this only guards the recursion)
+    found = _of_node(v, node, depth - 1, memo)
+    memo[v] = found = found if _fits(found, v.type.dtype) else _UNKNOWN
+    return found
+
+
+def _of_node(v: Variable, node: Any, depth: int, memo: dict) -> Range:
     op = node.op
     impl = getattr(op, "impl", None)
+    ins = node.inputs
     if getattr(op, "builder", None) is ranged:
-        found = _ranged(dict(op.params))
-    elif impl in _MADE:
-        found = _made(impl, node.inputs, depth - 1)
-    elif v.type.dtype == "bool":
+        return _ranged(v, dict(op.params))
+    if impl in _SAME_VALUES:
+        return _range(ins[0], depth, memo)
+    if impl in _UNION:
+        found = [_range(x, depth, memo) for x in ins]
+        if not found or any(lo is None or hi is None for lo, hi in found):
+            return _UNKNOWN
+        return dim_min(*(lo for lo, _ in found)), dim_max(*(hi for _, hi in found))
+    if impl is ones:
+        return (1, 1)
+    if impl is zeros:
+        return (0, 0)
+    if impl is full:
+        return _range(ins[0], depth, memo)
+    if impl is cast:  # NumPy truncates a float: its integer values stay (to bool, 0
+        return _range(ins[0], depth, memo)  # or 1: _fits keeps only values within those)
+    if impl in (np.tril, np.triu):  # its values and 0
+        lo, hi = _range(ins[0], depth, memo)
+        return _UNKNOWN if lo is None or hi is None else (dim_min(lo, 0), dim_max(hi, 0))
+    if v.type.dtype == "bool":
         return _UNKNOWN  # bool arithmetic is logical (True + True is True)
-    else:
-        found = _computed(impl, node.inputs, depth - 1)
-    return found if _fits(found, v.type.dtype) else _UNKNOWN
+    return _computed(impl, [_range(x, depth, memo) for x in ins])
 
 
 def _numeric(dtype: str) -> bool:
     return is_integer(dtype) or dtype == "bool" or dtype in ("float16", "float32", "float64")
 
 
-def _fits(found: Interval, dtype: str) -> bool:
-    """Whether no value of ``found`` could be wrapped around (or rounded) by ``dtype``."""
+def _fits(found: Range, dtype: str) -> bool:
+    """Whether no value of ``found`` could be wrapped around (or rounded) by ``dtype``:
+    an int within its range; a size only in an integer dtype of 32 bits or more, and in
+    an unsigned one only where it is never negative."""
     low, high = integer_range(dtype) if is_integer(dtype) else \
         (0, 1) if dtype == "bool" else (-(2 ** 24), 2 ** 24)  # exact in every float
-    return (found[0] is None or found[0] >= low) and (found[1] is None or found[1] <= high)
+    for end in found:
+        if end is None:
+            continue
+        if isinstance(end, Dim):
+            least = interval(end)[0]
+            if high < _WIDE or not is_integer(dtype) or \
+                    low == 0 and (least is None or least < 0):
+                return False
+        elif not low <= end <= high:
+            return False
+    return True
 
 
-def _made(impl: Any, inputs: list, depth: int) -> Interval:
-    """Values made whole: ones, zeros, full, a triangle of a tensor (its values and 0), a
-    cast (NumPy truncates a float: its integer values stay; to bool, 0 or 1)."""
-    if impl is ones:
-        return (1, 1)
-    if impl is zeros:
-        return (0, 0)
-    if impl is full:
-        return _interval(inputs[0], depth)
-    lo, hi = _interval(inputs[0], depth)
-    if impl is cast and lo is not None and hi is not None:
-        return (lo, hi)  # (to bool: _fits keeps only values within 0 .. 1)
-    if lo is not None and hi is not None:  # tril, triu
-        return (min(lo, 0), max(hi, 0))
-    return _UNKNOWN
-
-
-def _ranged(params: dict) -> Interval:
-    start, stop, step = params.get("start"), params.get("stop"), params.get("step")
-    if type(start) is not int or type(step) is not int or step == 0:
+def _ranged(v: Variable, params: dict) -> Range:
+    """``arange``: ``start + i*step`` for i < its length (the output's size, an int or
+    a Dim); of an unknown length, bounded on the start's side."""
+    start, step = params.get("start"), params.get("step")
+    if not isinstance(start, int | Dim) or type(step) is not int or step == 0 or \
+            v.type.ndim != 1:
         return _UNKNOWN
-    if type(stop) is int:
-        values = range(start, stop, step)
-        return (min(values), max(values)) if values else _UNKNOWN
-    return (start, None) if step > 0 else (None, start)
+    count = v.type.shape[0]
+    if count is None:
+        return (start, None) if step > 0 else (None, start)
+    if count == 0:
+        return _UNKNOWN  # no values
+    last = start + (count - 1) * step
+    return (start, last) if step > 0 else (last, start)
 
 
-def _computed(impl: Any, inputs: list, depth: int) -> Interval:
-    if impl is np.negative and len(inputs) == 1:
-        lo, hi = _interval(inputs[0], depth)
-        return (None if hi is None else -hi, None if lo is None else -lo)
-    if len(inputs) != 2:
+def _constant(r: Range) -> int | None:
+    """The int that every value of ``r`` is, else None."""
+    return r[0] if type(r[0]) is int and r[0] == r[1] else None
+
+
+def _computed(impl: Any, ranges: list[Range]) -> Range:
+    """Interval arithmetic of the elementwise Op ``impl`` on its inputs' bounds."""
+    if impl is np.negative and len(ranges) == 1:
+        lo, hi = ranges[0]
+        return (_neg(hi), _neg(lo))
+    if len(ranges) != 2:
         return _UNKNOWN
-    a, b = (_interval(x, depth) for x in inputs)
+    a, b = ranges
     if impl is np.add:
         return (_sum(a[0], b[0]), _sum(a[1], b[1]))
     if impl is np.subtract:
         return (_sum(a[0], _neg(b[1])), _sum(a[1], _neg(b[0])))
+    if impl is np.minimum:  # (a known greatest of either bounds the greatest)
+        return (_both(dim_min, a[0], b[0]), _either(dim_min, a[1], b[1]))
+    if impl is np.maximum:  # (a known least of either bounds the least)
+        return (_either(dim_max, a[0], b[0]), _both(dim_max, a[1], b[1]))
     if impl is np.multiply:
         for x, c in ((a, b), (b, a)):
-            if c[0] is not None and c[0] == c[1]:  # by one known int
-                k = c[0]
-                ends = (None if x[0] is None else x[0] * k, None if x[1] is None else x[1] * k)
+            k = _constant(c)
+            if k is not None:  # by one known int
+                ends = (_times(x[0], k), _times(x[1], k))
                 return ends if k >= 0 else (ends[1], ends[0])
         return _UNKNOWN
-    if impl is np.floor_divide and b[0] is not None and b[0] == b[1] and b[0] != 0:
-        k = b[0]  # floor division by an int is monotone (decreasing for k < 0)
+    k = _constant(b)
+    if k is None or k == 0:
+        return _UNKNOWN
+    if impl is np.floor_divide:  # monotone (decreasing for k < 0)
         ends = (None if a[0] is None else a[0] // k, None if a[1] is None else a[1] // k)
         return ends if k > 0 else (ends[1], ends[0])
-    if impl is np.remainder and b[0] is not None and b[0] == b[1] and b[0] != 0:
-        k = b[0]  # NumPy's (and Python's) remainder takes the divisor's sign
-        within = (0, k - 1) if k > 0 else (k + 1, 0)
-        if a[0] is not None and a[1] is not None and within[0] <= a[0] and a[1] <= within[1]:
-            return a  # already within: the values are left as they are
-        return within
+    if impl is np.remainder:  # NumPy's (and Python's) remainder takes the divisor's sign
+        return _remainder(a, k)
     return _UNKNOWN
 
 
-def _sum(x: int | None, y: int | None) -> int | None:
+def _remainder(a: Range, k: int) -> Range:
+    """Bounds of ``a % k``: ``a`` itself where it is already within ``0 .. k - 1`` (or
+    ``k + 1 .. 0``); of values of one sign that may not be, those values' side capped by
+    the divisor's (a remainder is no farther from 0 than the value); else the divisor's."""
+    lo, hi = a
+    if k > 0:
+        if _at_least(lo, 0) and hi is not None:
+            return (lo, hi) if _at_most(hi, k - 1) else (0, dim_min(hi, k - 1))
+        return (0, k - 1)
+    if _at_most(hi, 0) and lo is not None:
+        return (lo, hi) if _at_least(lo, k + 1) else (dim_max(lo, k + 1), 0)
+    return (k + 1, 0)
+
+
+def _at_least(x: DimLike | None, c: int) -> bool:
+    least = None if x is None else interval(x)[0]
+    return least is not None and least >= c
+
+
+def _at_most(x: DimLike | None, c: int) -> bool:
+    most = None if x is None else interval(x)[1]
+    return most is not None and most <= c
+
+
+def _both(pick: Any, x: DimLike | None, y: DimLike | None) -> DimLike | None:
+    return None if x is None or y is None else pick(x, y)
+
+
+def _either(pick: Any, x: DimLike | None, y: DimLike | None) -> DimLike | None:
+    known = [z for z in (x, y) if z is not None]
+    return pick(*known) if known else None
+
+
+def _sum(x: DimLike | None, y: DimLike | None) -> DimLike | None:
     return None if x is None or y is None else x + y
 
 
-def _neg(x: int | None) -> int | None:
+def _neg(x: DimLike | None) -> DimLike | None:
     return None if x is None else -x
+
+
+def _times(x: DimLike | None, k: int) -> DimLike | None:
+    return None if x is None else x * k
