@@ -51,12 +51,15 @@ def test_sizes_equal_by_a_divisor_out_get_one_form(ways, form) -> None:
         assert str(EMPTY.simplify(x)) == form, x
 
 
-def _bounded(rng: random.Random, g: int) -> Dim | int:
-    """A random sum of bounded atoms (remainders, a min with an int) in ``0 .. g - 1``."""
+def _bounded(rng: random.Random, g: int, used: list | None = None) -> Dim | int:
+    """A random sum of bounded atoms (remainders, a min with an int) in ``0 .. g - 1``
+    (the sizes it takes appended to ``used``)."""
     total: Dim | int = 0
     room = g - 1
     for _ in range(rng.randint(1, 2)):
         s = rng.choice((m, n, k))
+        if used is not None:
+            used.append(s)
         e = rng.randint(2, room + 1) if room >= 1 else 0
         if not e:
             break
@@ -66,11 +69,13 @@ def _bounded(rng: random.Random, g: int) -> Dim | int:
     return total
 
 
-def _linear(rng: random.Random) -> Dim | int:
+def _linear(rng: random.Random, used: list | None = None) -> Dim | int:
     """A random sum over sizes, their floors and remainders (a size or a floor first:
-    unbounded)."""
+    unbounded; the sizes it takes appended to ``used``)."""
     total: Dim | int = rng.randint(0, 5)
     for i, s in enumerate(rng.sample((m, n, k), rng.randint(2, 3))):
+        if used is not None:
+            used.append(s)
         kind = rng.randrange(2 if i == 0 else 3)
         e = rng.randint(2, 4)
         total = total + rng.randint(1, 3) * (s if kind == 0 else s // e if kind == 1 else s % e)
@@ -82,17 +87,30 @@ def _linear(rng: random.Random) -> Dim | int:
 def test_a_bounded_part_below_the_divisor_s_factor_is_one_form(seed) -> None:
     """``(g*B + E)//(g*d)`` and ``B//d`` (``E`` bounded in ``0 .. g - 1``; also ``%``:
     ``g*(B % d) + E``): forms sound at the grid and far, one form for the floors within
-    the limits (at most MAX_BOUNDED atoms, no min)."""
+    the limits (at most MAX_BOUNDED atoms, no min) where ``E``'s sizes are not ``B``'s
+    (over a size of ``B``, ``(6*n + 4*(m//3) + n % 2 + 4)//8``, the atoms depend on one
+    another: a class docs/sizes.rst lists as left)."""
     rng = random.Random(seed)
-    b, g, d = _linear(rng), rng.randint(2, 4), rng.randint(1, 4)
-    e = _bounded(rng, g)
+    in_b: list = []
+    in_e: list = []
+    b, g, d = _linear(rng, in_b), rng.randint(2, 4), rng.randint(1, 4)
+    e = _bounded(rng, g, in_e)
     for x, y in (((g * b + e) // (g * d), b // d), ((g * b + e) % (g * d), g * (b % d) + e)):
         fx, fy = canonical_form(x), canonical_form(y)
         for p in [*GRID[::7], *FAR]:
             assert _at(fx, p) == _at(x, p) == _at(y, p) == _at(fy, p), (x, y, fx, fy, p)
             assert _at(digits_in(x), p) == _at(x, p), (x, p)
-        if x == (g * b + e) // (g * d) and _atoms(g * b + e) <= MAX_BOUNDED:
+        if x == (g * b + e) // (g * d) and _atoms(g * b + e) <= MAX_BOUNDED \
+                and not any(s is t for s in in_e for t in in_b) and not _bounded_in(b):
             assert fx == fy, (x, y, fx, fy)
+
+
+def _bounded_in(x) -> bool:
+    """Whether ``x`` holds a bounded atom (a remainder: ``B = 3*n + 2*(k % 3) + 4``
+    beside ``E = m % 3`` is still written in two forms: a class left open)."""
+    return not isinstance(x, int) and any(
+        mono and not isinstance(mono[0][0], str) and mono[0][0].op == "%"
+        for mono, _ in x._terms)
 
 
 def _atoms(x) -> int:
