@@ -155,15 +155,22 @@ def _shape_of(call: NodeCall, values: list[Any]) -> list[Any]:
 
 
 def _split(call: NodeCall, values: list[Any]) -> list[Any]:
+    """``np.split``'s parts as Dask's slices: for indices, part ``j`` is
+    ``x[b[j]:b[j + 1]]`` with ``b = [0, *indices, n]`` as NumPy slices them (Python's
+    slices: an index past the end clipped, a negative one from the end, so parts may
+    overlap: ``[2, -1]`` of a length-1 axis gives the whole axis last); for a number of
+    sections, consecutive parts of the inferred lengths."""
     x = values[0]
     axis = call.params["axis"] % max(x.ndim, 1)
-    outs, start = [], 0
-    for j, t in enumerate(call.out_types):
-        n = t.shape[axis]
-        index = (slice(None),) * axis + (slice(start, start + n),)
-        outs.append(typed(call, x[index], j))
-        start += n
-    return outs
+    indices = call.params.get("indices_or_sections")
+    if isinstance(indices, tuple | list):
+        bounds = [0, *(int(i) for i in indices), None]
+        cuts = [slice(a, b) for a, b in zip(bounds, bounds[1:], strict=False)]
+    else:
+        sizes = [t.shape[axis] for t in call.out_types]
+        starts = [sum(sizes[:j]) for j in range(len(sizes))]
+        cuts = [slice(a, a + n) for a, n in zip(starts, sizes, strict=True)]
+    return [typed(call, x[(slice(None),) * axis + (cut,)], j) for j, cut in enumerate(cuts)]
 
 
 def basic_index(op: Any, sizes: tuple = ()) -> tuple | None:
