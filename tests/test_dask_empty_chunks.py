@@ -2,7 +2,8 @@
 the NumPy backend (found by tests/daskgraphs.py): every node's lowering drops empty
 chunks first (:func:`kantensor.backend.dask.lower.without_empty`), so a size-1 axis in
 chunks ``(0, 1, 0)`` broadcasts as one element and Dask's algorithms never see an empty
-block; and ``split`` reads its indices as NumPy's slices."""
+block, and an array of no elements is one block; ``split`` reads its indices as NumPy's
+slices; ``diff`` of booleans is NumPy's ``!=`` (Dask's subtracts)."""
 
 from __future__ import annotations
 
@@ -59,10 +60,31 @@ EMPTY = [
     ("norm", lambda x: kt.norm(x, axis=(0, 2), keepdims=True),
      [(np.zeros((1, 3, 0), "int8"), ((0, 1), (0, 2, 1, 0), (0,)))]),
     ("ravel", kt.ravel, [(np.zeros((0, 2, 0), "float32"), ((0, 0), (1, 1), (0, 0)))]),
+    ("reshape", lambda x: x.reshape(6, -1), [(np.zeros((3, 0, 4), "float32"),
+                                              ((1, 2), (0,), (2, 2)))]),
+    ("outer", kt.outer, [(np.zeros((2, 0), bool), ((1, 1), (0,))),
+                         (np.ones(3, bool), ((3,),))]),
+    ("roll", lambda x: kt.roll(x, 1), [(np.zeros((3, 0), "float32"), ((1, 2), (0,)))]),
+    ("repeat_flat", lambda x: kt.repeat(x, 2), [(np.zeros((0, 3), "uint8"), ((0,), (1, 2)))]),
+    ("repeat_empty_axis", lambda x: kt.repeat(x, 3, axis=0),
+     [(np.zeros((0, 3), "int8"), ((0,), (3,)))]),
+    ("logsumexp", lambda x: kt.logsumexp(x - 1, axis=None, keepdims=True),
+     [(np.zeros((0, 3), "int16"), ((0, 0), (1, 0, 2)))]),
+    ("dot", kt.dot, [(np.ones((2, 3)), ((2,), (0, 3))), (np.ones((3, 1)), ((1, 2, 0), (1,)))]),
+    ("triu", lambda x: kt.triu(x), [(np.ones((3, 3), "float32"), ((0, 3), (1, 0, 2)))]),
+    ("diag", lambda x: kt.diag(x, k=1), [(np.zeros((0,), "int16"), ((0,),))]),
+    ("pad", lambda x: kt.pad(x, 1) / 2, [(np.zeros((1, 0), "float32"), ((1,), (0,)))]),
+    ("svd", lambda x: kt.svd(x)[1], [(np.zeros((0, 3), "uint8"), ((0,), (1, 2)))]),
+]
+
+DIFF_BOOL = [
+    ("diff_bool", lambda x: kt.diff(x, n=2, axis=0),
+     [(np.array([[True, False], [False, False], [True, True]]), ((1, 2), (2,)))]),
+    ("diff_bool_last", lambda x: kt.diff(x), [(np.array([True, False, False, True]), ((1, 3),))]),
 ]
 
 
-@pytest.mark.parametrize("name, build, specs", BROADCASTS + EMPTY, ids=lambda c: c
+@pytest.mark.parametrize("name, build, specs", BROADCASTS + EMPTY + DIFF_BOOL, ids=lambda c: c
                          if isinstance(c, str) else "")
 def test_empty_chunks_as_numpy(name, build, specs):
     _run(build, specs)

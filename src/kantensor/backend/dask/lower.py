@@ -57,7 +57,8 @@ def known(chunks: tuple) -> bool:
 
 def without_empty(x: Any) -> Any:
     """``x`` with the empty chunks of every axis of known chunks dropped (an empty axis
-    kept as one empty chunk), by aliasing its blocks: nothing moves. Dask's algorithms
+    kept as one empty chunk), by aliasing its blocks, and an array of no elements as one
+    empty block: nothing moves. Dask's algorithms
     do not take them: a size-1 axis in chunks ``(0, 1, 0)`` is not broadcast by
     blockwise (``x % y`` gave 3 elements for 1), and reductions, concatenations,
     cumulative and reshaping algorithms fail on an empty block or an axis of several
@@ -65,6 +66,8 @@ def without_empty(x: Any) -> Any:
     the ones the call makes."""
     if not isinstance(x, da.Array):
         return x
+    if 0 in x.shape and x.npartitions > 1 and all(known(c) for c in x.chunks):
+        return x.rechunk(-1)  # no elements: one empty block
     for a, chunks in enumerate(x.chunks):
         if len(chunks) > 1 and known(chunks) and 0 in chunks:
             keep = [i for i, n in enumerate(chunks) if n] or [0]

@@ -32,8 +32,6 @@ def reshape(call: NodeCall, i: int, x: Any, shape: tuple) -> Any:
     shape = _full_shape(x.shape, shape)
     if x.shape == shape or x.npartitions == 1:
         return x.reshape(shape)
-    if 0 in x.shape:  # no element moves: one empty block (Dask's rules fail on it)
-        return x.rechunk(-1).reshape(shape)
     try:
         reshape_rechunk(x.shape, shape, x.chunks)
     except (ValueError, NotImplementedError) as exc:
