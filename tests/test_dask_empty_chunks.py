@@ -73,6 +73,8 @@ EMPTY = [
     ("dot", kt.dot, [(np.ones((2, 3)), ((2,), (0, 3))), (np.ones((3, 1)), ((1, 2, 0), (1,)))]),
     ("triu", lambda x: kt.triu(x), [(np.ones((3, 3), "float32"), ((0, 3), (1, 0, 2)))]),
     ("diag", lambda x: kt.diag(x, k=1), [(np.zeros((0,), "int16"), ((0,),))]),
+    ("power", kt.power, [(np.zeros(0, "float32"), ((0, 0, 0, 0),)),
+                         (np.zeros(0, "int64"), ((0, 0),))]),
     ("pad", lambda x: kt.pad(x, 1) / 2, [(np.zeros((1, 0), "float32"), ((1,), (0,)))]),
     ("svd", lambda x: kt.svd(x)[1], [(np.zeros((0, 3), "uint8"), ((0,), (1, 2)))]),
 ]

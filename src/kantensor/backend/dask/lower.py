@@ -66,12 +66,12 @@ def without_empty(x: Any) -> Any:
     the ones the call makes."""
     if not isinstance(x, da.Array):
         return x
-    if 0 in x.shape and x.npartitions > 1 and all(known(c) for c in x.chunks):
-        return x.rechunk(-1)  # no elements: one empty block
     for a, chunks in enumerate(x.chunks):
         if len(chunks) > 1 and known(chunks) and 0 in chunks:
             keep = [i for i, n in enumerate(chunks) if n] or [0]
             x = x.blocks[(slice(None),) * a + (keep,)]
+    if 0 in x.shape and x.npartitions > 1 and all(known(c) for c in x.chunks):
+        return x.rechunk(-1)  # no elements: one empty block
     return x
 
 
