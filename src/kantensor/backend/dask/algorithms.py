@@ -119,8 +119,13 @@ class Algorithm:
 def _dask_function(fn: Callable[..., Any], *names: str, many: bool = False
                    ) -> Callable[[NodeCall, list[Any]], list[Any]]:
     """An Op computed by a Dask function of the same call: the tensors (a sequence of
-    them with ``many``) and the parameters ``names`` by keyword."""
+    them with ``many``) and the parameters ``names`` by keyword; on inputs of no elements
+    (one empty block each, see :func:`.lower.without_empty`) the Op's own function in one
+    task, as Dask's fail on them (``diag``, ``pad``: a chunk of 0 divides by zero)."""
     def lower(call: NodeCall, values: list[Any]) -> list[Any]:
+        arrays = [x for x in values if isinstance(x, da.Array)]
+        if arrays and all(0 in x.shape and x.npartitions == 1 for x in arrays):
+            return blockwise(call, values)  # no elements: NumPy's on the one empty block
         params = call.params
         kwargs = {n: params[n] for n in names if n in params}
         arrays = [x if isinstance(x, da.Array) else da.from_array(np.asarray(x))
@@ -138,7 +143,22 @@ def _repeat(call: NodeCall, values: list[Any]) -> list[Any]:
     x, axis = values[0], call.params.get("axis")
     if axis is None:
         x, axis = reshape(call, 0, x, (-1,)), 0
+    if x.shape[axis] == 0:  # nothing to repeat (dask.array.repeat fails on it)
+        return [typed(call, x)]
     return [typed(call, da.repeat(x, call.params["repeats"], axis=axis))]
+
+
+def _diff(call: NodeCall, values: list[Any]) -> list[Any]:
+    """``dask.array.diff``; of booleans, NumPy's ``x[1:] != x[:-1]`` (``n`` times) on
+    Dask's slices, as Dask's subtracts, which NumPy refuses for booleans."""
+    x, n = values[0], call.params.get("n", 1)
+    axis = call.params.get("axis", -1) % max(x.ndim, 1)
+    if x.dtype != bool:
+        return [typed(call, da.diff(x, n=n, axis=axis))]
+    before = (slice(None),) * axis
+    for _ in range(n):
+        x = x[(*before, slice(1, None))] != x[(*before, slice(None, -1))]
+    return [typed(call, x)]
 
 
 def _shape_of(call: NodeCall, values: list[Any]) -> list[Any]:
@@ -155,15 +175,22 @@ def _shape_of(call: NodeCall, values: list[Any]) -> list[Any]:
 
 
 def _split(call: NodeCall, values: list[Any]) -> list[Any]:
+    """``np.split``'s parts as Dask's slices: for indices, part ``j`` is
+    ``x[b[j]:b[j + 1]]`` with ``b = [0, *indices, n]`` as NumPy slices them (Python's
+    slices: an index past the end clipped, a negative one from the end, so parts may
+    overlap: ``[2, -1]`` of a length-1 axis gives the whole axis last); for a number of
+    sections, consecutive parts of the inferred lengths."""
     x = values[0]
     axis = call.params["axis"] % max(x.ndim, 1)
-    outs, start = [], 0
-    for j, t in enumerate(call.out_types):
-        n = t.shape[axis]
-        index = (slice(None),) * axis + (slice(start, start + n),)
-        outs.append(typed(call, x[index], j))
-        start += n
-    return outs
+    indices = call.params.get("indices_or_sections")
+    if isinstance(indices, tuple | list):
+        bounds = [0, *(int(i) for i in indices), None]
+        cuts = [slice(a, b) for a, b in zip(bounds, bounds[1:], strict=False)]
+    else:
+        sizes = [t.shape[axis] for t in call.out_types]
+        starts = [sum(sizes[:j]) for j in range(len(sizes))]
+        cuts = [slice(a, a + n) for a, n in zip(starts, sizes, strict=True)]
+    return [typed(call, x[(slice(None),) * axis + (cut,)], j) for j, cut in enumerate(cuts)]
 
 
 def basic_index(op: Any, sizes: tuple = ()) -> tuple | None:
@@ -428,7 +455,7 @@ ALGORITHMS: dict[str, Algorithm] = {
                  unknown=joined(0)),
     "hstack": _A(_dask_function(da.hstack, many=True), "dask.array.hstack",
                  unknown=joined(1)),
-    "diff": _A(_dask_function(da.diff, "n", "axis"),
+    "diff": _A(_diff,
                "dask.array.diff (overlapping slices of neighbouring chunks)",
                unknown=except_along("axis", -1)),
     "diagonal": _A(_dask_function(da.diagonal, "offset", "axis1", "axis2"),

@@ -37,6 +37,7 @@ from .lower import (
     node_call,
     placeholder,
     short,
+    without_empty,
 )
 from .plan import DaskPlan, describe
 from .tasks import NodeTasks, account
@@ -50,9 +51,11 @@ class TaskTooLargeError(ValueError):
 
 
 def lower(call: NodeCall, values: list[Any]) -> list[Any]:
-    """The Dask arrays of a node's outputs: its kind's algorithm, else its blockwise."""
+    """The Dask arrays of a node's outputs: its kind's algorithm, else its blockwise, on
+    the inputs without empty chunks (:func:`.lower.without_empty`)."""
     if call.kind == "identity":
         return [values[0]]
+    values = [without_empty(x) for x in values]
     if call.kind is None or call.kind == ARRANGE:
         return blockwise(call, values)
     algorithm = ALGORITHMS.get(call.kind)

@@ -34,7 +34,8 @@ from .axes import NodeAxes, node_axes
 from .kernels import count_nonzero
 
 __all__ = ["Chunks", "NodeCall", "RechunkError", "Session", "UnknownChunksError",
-           "concrete_type", "known", "node_call", "placeholder", "short"]
+           "concrete_type", "known", "node_call", "placeholder", "short",
+           "without_empty"]
 
 Chunks = tuple[tuple[float, ...], ...]
 
@@ -52,6 +53,26 @@ class UnknownChunksError(ValueError):
 
 def known(chunks: tuple) -> bool:
     return not any(math.isnan(c) for c in chunks)
+
+
+def without_empty(x: Any) -> Any:
+    """``x`` with the empty chunks of every axis of known chunks dropped (an empty axis
+    kept as one empty chunk), by aliasing its blocks, and an array of no elements as one
+    empty block: nothing moves. Dask's algorithms
+    do not take them: a size-1 axis in chunks ``(0, 1, 0)`` is not broadcast by
+    blockwise (``x % y`` gave 3 elements for 1), and reductions, concatenations,
+    cumulative and reshaping algorithms fail on an empty block or an axis of several
+    empty chunks. Every node's lowering starts here, so the chunks a plan predicts are
+    the ones the call makes."""
+    if not isinstance(x, da.Array):
+        return x
+    for a, chunks in enumerate(x.chunks):
+        if len(chunks) > 1 and known(chunks) and 0 in chunks:
+            keep = [i for i, n in enumerate(chunks) if n] or [0]
+            x = x.blocks[(slice(None),) * a + (keep,)]
+    if 0 in x.shape and x.npartitions > 1 and all(known(c) for c in x.chunks):
+        return x.rechunk(-1)  # no elements: one empty block
+    return x
 
 
 def concrete_type(dtype: str, chunks: Chunks) -> TensorType:
