@@ -10,6 +10,7 @@ errors; :func:`register` maps the NumPy functions to them.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import operator
 from collections.abc import Callable, Sequence
@@ -296,6 +297,7 @@ def _known_take(op: Callable[..., Any]) -> Callable[..., Any]:
     (NumPy skips the check where the other axes are empty, which the index does not:
     refused there, never wrong.) The catalogue's take, which reads no values, computes
     tensor indices."""
+    @functools.wraps(op)  # (its signature is the Op's: help and x.take? show it)
     def take(*args: Any, **kwargs: Any) -> Any:
         try:
             bound = _TAKE.bind(*args, **kwargs)
@@ -337,6 +339,7 @@ def _three_way(op: Callable[..., Any]) -> Callable[..., Any]:
     no Op: a TypeError saying so, as for ``np.nonzero``, not the where Op's "takes 3
     inputs" (a TypeInferenceError, which says the program is ill-typed where NumPy
     runs it)."""
+    @functools.wraps(op)
     def where(*args: Any, **kwargs: Any) -> Any:
         if len(args) + len(kwargs) == 1:
             raise TypeError("numpy.where with one argument (numpy.nonzero) is not supported "

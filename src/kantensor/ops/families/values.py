@@ -32,7 +32,7 @@ import numpy as np
 
 from ...graph.basic import Constant, Variable
 from ...types.dim import Dim, DimLike, dim_max, dim_min
-from ...types.dtypes import integer_range, is_integer
+from ...types.dtypes import FLOATING, dtype_info, integer_range, is_integer
 from ...types.intervals import interval
 from ...types.variable import SizeNumber
 from ..pyints import size_of_number
@@ -153,7 +153,20 @@ def _of_node(v: Variable, node: Any, depth: int, memo: dict) -> Range:
 
 
 def _numeric(dtype: str) -> bool:
-    return is_integer(dtype) or dtype == "bool" or dtype in ("float16", "float32", "float64")
+    return is_integer(dtype) or dtype == "bool" or _real_numpy_float(dtype)
+
+
+def _real_numpy_float(dtype: str) -> bool:
+    """A float dtype of NumPy's own (its integers exact up to 2**(nmant + 1))."""
+    info = dtype_info(dtype)
+    return info.category is FLOATING and info.package == "numpy"
+
+
+def _exact_ints(dtype: str) -> tuple[int, int]:
+    """The integers a float dtype holds exactly, each one and its neighbours (float16:
+    -2048 .. 2048; rounding beyond them could move a value past a bound)."""
+    top = 2 ** (np.finfo(dtype).nmant + 1)
+    return -top, top
 
 
 def _fits(found: Range, dtype: str) -> bool:
@@ -161,7 +174,7 @@ def _fits(found: Range, dtype: str) -> bool:
     an int within its range; a size only in an integer dtype of 32 bits or more, and in
     an unsigned one only where it is never negative."""
     low, high = integer_range(dtype) if is_integer(dtype) else \
-        (0, 1) if dtype == "bool" else (-(2 ** 24), 2 ** 24)  # exact in every float
+        (0, 1) if dtype == "bool" else _exact_ints(dtype)
     for end in found:
         if end is None:
             continue
