@@ -69,6 +69,7 @@ from .quasiform import one_symbol_form
 from .readback import atom_symbols as _atom_symbols
 from .readback import by_int as _by_int
 from .readback import has_opaque as _has_opaque
+from .readback import of_terms
 from .readback import remainders as _remainders
 from .readback import several as _several
 from .settle import settle
@@ -205,11 +206,11 @@ def _assembled(parts: dict, rest: dict, shifts: dict, constant: int) -> DimLike:
             if not home[mono]:
                 del home[mono]
         constant += form[1]  # a min or max is a piece (max(3, k + n), the constant in)
-        u = canonical_form(_rebuild_terms(dict(core)))  # u in its form
+        u = canonical_form(of_terms(dict(core).items()))  # u in its form
         (pieces if _lone_minmax(form[0]) else rest_forms).append(substitute(form[0], {_U: u}))
     total: DimLike = 0
     for s, part in parts.items():
-        p = _rebuild_terms(part)
+        p = of_terms(part.items())
         if not isinstance(p, int) and _has_opaque(p) and in_fragment(p, s):
             form = one_symbol_form(p, s)
             if form is not None:
@@ -227,7 +228,7 @@ def _assembled(parts: dict, rest: dict, shifts: dict, constant: int) -> DimLike:
     for form in pieces + rest_forms:
         total = total + form
     if rest:
-        total = total + _inner(_rebuild_terms(rest))
+        total = total + _inner(of_terms(rest.items()))
     return _constant_in(_remainders(total) + constant)
 
 
@@ -460,17 +461,6 @@ def _lone_minmax(x: DimLike) -> tuple[int, Opaque] | None:
 
 def _opaque_atoms(x: Dim) -> list[Opaque]:
     return [a for mono, _ in x._terms for a, _ in mono if isinstance(a, Opaque)]
-
-
-def _rebuild_terms(poly: dict) -> DimLike:
-    """The size of ``{monomial: coefficient}`` (canonical terms in, canonical out)."""
-    total: DimLike = 0
-    for mono, c in poly.items():
-        term: DimLike = c
-        for atom, p in mono:
-            term = term * _symbol(atom) ** p
-        total = total + term
-    return total
 
 
 def _inner(x: DimLike) -> DimLike:

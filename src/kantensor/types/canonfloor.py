@@ -37,7 +37,7 @@ from typing import Final
 from .dim import DimLike, _floordiv, _mod, _symbol
 from .intervals import interval
 from .poly import Opaque, lone_atom
-from .readback import atom_symbols
+from .readback import atom_symbols, of_terms
 
 __all__ = ["MAX_BOUNDED", "MAX_FACTOR", "digits_in"]
 
@@ -72,7 +72,7 @@ def digits_in(x: DimLike) -> DimLike:
 def _written(op: str, terms: tuple, d: int) -> DimLike | None:
     """The atom ``A//d`` (``op`` ``"//"``) or ``A % d`` of the argument ``terms``, reduced
     then folded; None where neither applies."""
-    arg = _sum(terms)
+    arg = of_terms(terms)
     reduced = _reduced(op, arg, d)
     if reduced is not None:
         return reduced
@@ -170,13 +170,3 @@ def _reduced(op: str, arg: DimLike, d: int) -> DimLike | None:
 def _one(mono: tuple) -> tuple:
     """The terms of the size ``1*mono``."""
     return ((mono, 1),)
-
-
-def _sum(terms: tuple) -> DimLike:
-    total: DimLike = 0
-    for mono, c in terms:
-        term: DimLike = c
-        for atom, p in mono:
-            term = term * _symbol(atom) ** p
-        total = total + term
-    return total

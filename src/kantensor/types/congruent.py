@@ -34,6 +34,7 @@ from .dim import Dim, DimLike, _symbol
 from .intervals import nonnegative_atom
 from .lattice import _analysed, _one_extreme, _several_extreme, _TooLarge, lattice_form
 from .poly import Opaque, atom_key, lone_atom
+from .readback import of_terms
 from .symbols import APPLY, free_symbols, rebuild
 
 __all__ = ["MAX_HIDDEN", "congruent_out"]
@@ -100,7 +101,7 @@ def _split(terms: tuple, d: int, form: Callable[[DimLike], DimLike]) -> DimLike 
     first :data:`MAX_HIDDEN`) taken as free variables that makes the pieces agree
     modulo ``d``; None where none does, or the rest's form keeps its multiple of ``d``
     inside."""
-    x = _of_terms(terms)
+    x = of_terms(terms)
     ones = sorted({a for a in _atoms(x) if a.op in ("min", "max") and len(_symbols(a)) == 1
                    and nonnegative_atom(a)}, key=atom_key)[:MAX_HIDDEN]
     for hidden in sorted((s for r in range(len(ones) + 1)
@@ -163,16 +164,6 @@ def _atoms(x: DimLike):
 
 def _symbols(a: Opaque) -> frozenset:
     return frozenset().union(*(free_symbols(g) for g in a.args))
-
-
-def _of_terms(terms: tuple) -> DimLike:
-    total: DimLike = 0
-    for mono, c in terms:
-        term: DimLike = c
-        for atom, p in mono:
-            term = term * _symbol(atom) ** p
-        total = total + term
-    return total
 
 
 def _shown(x: DimLike, free: dict[Opaque, _Free]) -> DimLike:

@@ -5,18 +5,20 @@ linear form of sizes) is taken apart into ``a - k*(a//k)`` and read back where t
 leaves the fewest terms, then the shortest text: ``(m + n) % 2 + 2*((m + n)//2)`` is
 ``m + n``; ``m + n - 2*((m + n)//2)`` is ``(m + n) % 2``; ``n + m % 3 - (m + n) % 3`` is
 ``3*((m + n)//3) - 3*(m//3)``. The sizes' own terms are then not split between parts
-two ways. Also the small predicates on atoms that :mod:`.canon` and this module share."""
+two ways. Also the small predicates on atoms that :mod:`.canon` and this module share,
+and :func:`of_terms`, the size of a list of terms, which the canonical passes share."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
 from typing import Final
 
 from .dim import Dim, DimLike, _floordiv, _mod, _symbol
 from .poly import Opaque
 from .symbols import free_symbols
 
-__all__ = ["MAX_READ_BACK", "atom_symbols", "by_int", "has_opaque", "remainders", "several"]
+__all__ = ["MAX_READ_BACK", "atom_symbols", "by_int", "has_opaque", "of_terms", "remainders",
+           "several"]
 
 MAX_READ_BACK: Final = 6
 """Most floors over several symbols :func:`_read_back` tries to read as remainders."""
@@ -86,3 +88,15 @@ def atom_symbols(atom: Hashable) -> frozenset:
     if isinstance(atom, Opaque):
         return frozenset().union(*(free_symbols(g) for g in atom.args))
     return frozenset((atom,))
+
+
+def of_terms(terms: Iterable[tuple[tuple, int]]) -> DimLike:
+    """The size of ``(monomial, coefficient)`` terms (a ``_terms`` tuple or a dict's
+    items), built by the Dim arithmetic, so it comes out canonical."""
+    total: DimLike = 0
+    for mono, c in terms:
+        term: DimLike = c
+        for atom, p in mono:
+            term = term * _symbol(atom) ** p
+        total = total + term
+    return total
