@@ -157,3 +157,33 @@ def test_an_integer_array_to_a_negative_size_power_is_not_assumed_valid(dtype, p
             if not (dtype == "bool" and out.dtype == np.int8):  # (NumPy's bool ** 2 is
                 assert out.dtype == result.type.dtype  # np.square's int8: not modelled)
             assert tuple(substitute(d, sizes) for d in result.type.shape) == out.shape
+
+
+GIVEN_EXPONENTS = {"-1": -1, "-3": -3, "np.int64(-1)": np.int64(-1),
+                   "np.array(-2)": np.array(-2), "np.array([1, -1])": np.array([1, -1]),
+                   "2": 2, "np.array([0, 3])": np.array([0, 3]), "-1.0": -1.0}
+GIVEN_CASES = list(itertools.product(["bool", "int8", "int32", "int64", "float32"],
+                                     GIVEN_EXPONENTS))
+
+
+@pytest.mark.parametrize(("dtype", "exponent"), GIVEN_CASES,
+                         ids=[f"{d} ** {e}" for d, e in GIVEN_CASES])
+def test_an_integer_array_to_a_given_negative_int_is_refused_as_numpy_raises(dtype, exponent):
+    """``x ** -1`` of an int array (or ``np.power(x, np.array([1, -1]))``) raised in NumPy
+    (ValueError) and eval_shape typed it; where NumPy runs at sizes 1 and 2, eval_shape
+    gives a type of NumPy's shape that holds there."""
+    e = GIVEN_EXPONENTS[exponent]
+    runs = []
+    for n in (1, 2):
+        try:
+            runs.append(np.power(np.ones(n, dtype), e).shape)
+        except ValueError:
+            runs.append(None)
+    if None in runs:
+        with pytest.raises(TypeError, match="negative integer power"):
+            kt.eval_shape(lambda x: x ** e, f"{dtype}[2]")
+        return
+    result = kt.eval_shape(lambda x: x ** e, f"{dtype}[N]")
+    for n, shape in zip((1, 2), runs, strict=True):
+        assert result.holds({"N": n})
+        assert tuple(substitute(d, {"N": n}) for d in result.type.shape) == shape

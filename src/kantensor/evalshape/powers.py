@@ -16,7 +16,8 @@ sizes, said where the power is built (:func:`power_conditions`, read by
   negative integer powers are not allowed") where ``E < 0``, unless the result is empty
   (its loop never runs): ``E >= 0`` or a size of the result 0, one case each
   (:func:`_integer_power`; an unsigned ``x`` also needs ``E`` to fit it, which says
-  ``E >= 0`` at every size);
+  ``E >= 0`` at every size); a given negative int (``x ** -1``, ``np.power(x,
+  np.array([1, -1]))``) is refused;
 * ``b ** e`` of Python numbers made of sizes or given (``N * 0.5``, ``N / 2``, ``(N - K)
   * 0.25 + 1``, ``-2``: their exact values ``p / q``, :func:`fraction`): where ``b`` may
   be negative and ``e`` is not an int, ``b >= 0`` or ``e`` an integer (``p % q == 0``);
@@ -90,6 +91,11 @@ def _integer_power(node: Apply, op: str) -> list[Clause]:
     base, exponent = node.inputs
     out_type = node.outputs[0].type
     dtype = out_type.dtype
+    if is_integer(dtype) and python_number(base) is None and _negative_constant(exponent):
+        raise TypeError(
+            f"an integer array is raised to a negative integer power ({exponent.data}): "
+            "NumPy raises ValueError (Integers to negative integer powers are not "
+            "allowed); cast the array to a float dtype")
     if not is_integer(dtype) or is_unsigned(dtype) or python_number(base) is not None \
             or not of_sizes(exponent):
         return []
@@ -113,6 +119,15 @@ def _integer_power(node: Apply, op: str) -> list[Clause]:
     empty = [(Condition(d, "==", 0),) for d in out_type.shape if _may_be_zero(d)]
     nonnegative = Condition(e, ">=", 0, source)
     return [AnyOf(((nonnegative,), *empty), source) if empty else nonnegative]
+
+
+def _negative_constant(v: Variable) -> bool:
+    """Whether ``v`` is a given integer number or array (``-1``, ``np.int64(-2)``,
+    ``np.array([1, -1])``) with a negative value: NumPy's integer power raises at it."""
+    if not isinstance(v, Constant):
+        return False
+    data = np.asarray(v.data)
+    return data.dtype.kind in "iu" and data.size > 0 and bool((data < 0).any())
 
 
 def _may_be_zero(d: DimLike) -> bool:
