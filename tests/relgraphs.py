@@ -7,6 +7,10 @@ parameters bound) and feeds it earlier values of the example's ranks, or new inp
 random dtypes (now and then) and random sizes: 0..3 or a named size ``a``, ``b``, ``c``.
 Steps make_node refuses are drawn again. Then every front end is asked about the graph:
 
+Now and then a step is a size used as a number (``size_number`` of ``a - 3``, ``60*a``...)
+or arithmetic with a 0-d operand (such a number: a wrapped Python int that must fit the
+dtype the Op computes in, as NumPy 2 requires), judged as every other step.
+
 * per node, with all input sizes known: ``query`` forwards and ``relation`` in
   ``kanren.run`` give exactly make_node's types, ``refine`` of the node too, and a
   backward query (inputs of unknown sizes, the node's output types) is sound and
@@ -40,8 +44,10 @@ from unification import var
 
 import kantensor as kt
 import test_one_relation as one
+from kantensor.ops.pyints import number_value
 from kantensor.types.conditions import has_choice, is_choice
 from kantensor.types.symbols import free_symbols, substitute
+from kantensor.types.variable import SizeNumber
 
 DTYPES = ("bool", "int8", "int64", "uint8", "float32", "float64", "complex64")
 NAMES = ("a", "b", "c")
@@ -65,7 +71,28 @@ def _examples() -> list[tuple[str, Any, list]]:
     return found
 
 
-EXAMPLES = _examples()
+#: The mark of the steps drawn only where a size used as a number can be their operand.
+_TAKES_NUMBER = "(a number)"
+
+
+def _numbers() -> list[tuple[str, Any, list]]:
+    """Steps of sizes used as numbers (``x + (a - 3)`` in NumPy code): ``size_number``
+    of a size (its input the size's carrier, a ``bool`` vector; the value is read from
+    its length), and arithmetic with a 0-d operand, which takes such a number (a wrapped
+    Python int: it must fit the dtype the Op computes in)."""
+    a = kt.Dim("a")
+    carrier = kt.TensorType("bool", (a,))
+    found: list[tuple[str, Any, list]] = [
+        ("size_number", kt.size_number.bind(size=size), [carrier])
+        for size in (a - 3, a, 60 * a, 1 - a)]
+    for name in ("add", "sub", "mul"):
+        for dtype in ("int8", "uint8", "float32"):
+            found.append((f"{name} {_TAKES_NUMBER}", getattr(kt, name),
+                          [kt.TensorType(dtype, (3,)), kt.TensorType("int64", ())]))
+    return found
+
+
+EXAMPLES = _examples() + _numbers() * 8  # (drawn now and then)
 
 
 @dataclass
@@ -122,10 +149,16 @@ def random_graph(rng: random.Random, steps: int, named: bool = True) -> Graph:
     for _ in range(steps):
         for _attempt in range(30):
             name, op, types = rng.choice(EXAMPLES)
+            if name.endswith(_TAKES_NUMBER) and not any(isinstance(v, SizeNumber)
+                                                        for v in values):
+                continue
             args, new = [], []
             for t in types:
                 fits = [i for i, v in enumerate(values) if v.type.ndim == t.ndim]
-                if fits and rng.random() < 0.6:
+                numbers = [i for i in fits if isinstance(values[i], SizeNumber)]
+                if numbers and rng.random() < 0.8:  # a 0-d operand: a size as a number
+                    args.append(("old", rng.choice(numbers)))
+                elif fits and rng.random() < 0.6:
                     args.append(("old", rng.choice(fits)))
                 else:
                     new.append(_new_type(rng, t, named))
@@ -153,6 +186,12 @@ def _at(t: kt.TensorType, env: dict) -> kt.TensorType:
 def _names(types: list[kt.TensorType]) -> list[str]:
     return sorted({str(s) for t in types for d in t.shape if isinstance(d, kt.Dim)
                    for s in free_symbols(d)})
+
+
+def _symbols(value: Any) -> set:
+    """The named sizes of a size number's value (an int: none)."""
+    return {s for s in free_symbols(value) if isinstance(s, str)} \
+        if isinstance(value, kt.Dim) else set()
 
 
 def _instances(answer: Any, names: list[str], zs: list[str]) -> Any:
@@ -212,11 +251,15 @@ def check_nodes(g: Graph, values: list, rng: random.Random, wrong: list) -> None
                 for text in one.FIGURES[key][count:]:
                     wrong.append((f"node-{key}", name, text))
             continue
-        names = _names(ins)
+        names = sorted({*_names(ins), *(str(x) for i in args
+                                         if isinstance(values[i], SizeNumber)
+                                         for x in _symbols(number_value(values[i])))})
         zs = [f"Z{i}" for i in range(k)]
         got: dict = {}
+        # a wrapped number is itself (its term carries its value), a value its type
+        terms = [values[i] if values[i].wrapped else t for i, t in zip(args, ins, strict=True)]
         try:
-            for answer in itertools.islice(kt.query(op, ins, [var(z) for z in zs]), 50):
+            for answer in itertools.islice(kt.query(op, terms, [var(z) for z in zs]), 50):
                 for key, value in _instances(answer, names, zs):
                     got.setdefault(key, set()).add(value)
         except Exception as exc:  # noqa: BLE001 - a crash is a finding
@@ -226,7 +269,7 @@ def check_nodes(g: Graph, values: list, rng: random.Random, wrong: list) -> None
         for env in _envs(names, rng):
             if not valid(env):
                 continue
-            concrete = one.forward(op, [_at(t, env) for t in ins])
+            concrete = _forward(op, [values[i] for i in args], env)
             try:
                 holds = all(c.holds(env) for c in node.conditions)
             except Exception as exc:  # noqa: BLE001
@@ -243,6 +286,26 @@ def check_nodes(g: Graph, values: list, rng: random.Random, wrong: list) -> None
             if queried != want:
                 wrong.append(("query-named", name, f"{op} {list(map(str, ins))} at {env}: "
                                                    f"{queried} != {want}"))
+
+
+def _forward(op: Any, args: list, env: dict) -> Any:
+    """make_node's output types on ``args`` at the sizes ``env`` (None if it refuses): a
+    value by its type at ``env``; a size used as a number by the Python int it is there
+    (see :func:`kantensor.ops.pyints.number_value`), or its type where it is not one."""
+    made = []
+    for v in args:
+        if isinstance(v, SizeNumber):
+            value = number_value(v)
+            value = substitute(value, env) if isinstance(value, kt.Dim) else value
+            if type(value) is int:
+                made.append(value)
+                continue
+        made.append(_at(v.type, env))
+    try:
+        out = op(*[x if type(x) is int else x() for x in made])
+    except REFUSED:
+        return None
+    return tuple(v.type for v in (out if isinstance(out, list | tuple) else [out]))
 
 
 def _valid(outputs: list) -> Any:
@@ -420,6 +483,9 @@ def main(count: int, seed: int, steps: int = 4) -> None:
         check_unknowns(g, rng, wrong, stats)
         stats["graphs"] += 1
         stats["nodes"] += len(g.steps)
+        stats["sizes as numbers taken"] += sum(
+            any(isinstance(x, SizeNumber) for x in v.owner.inputs)
+            for v in values[len(g.inputs):] if v.owner is not None)
         if wrong:
             stats["wrong"] += 1
             for kind in {w[0] for w in wrong}:

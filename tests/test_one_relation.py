@@ -85,8 +85,8 @@ def _concrete(types):
     return all(isinstance(d, int) for t in types for d in t.shape)
 
 
-def _term(t):
-    return TensorTerm(t.dtype, tuple(t.shape), False)
+def _term(t, wrapped=False):
+    return TensorTerm(t.dtype, tuple(t.shape), wrapped)
 
 
 def check_all_known(op, types, outs):
@@ -98,14 +98,17 @@ def check_all_known(op, types, outs):
     want = [] if outs is None else [outs]
     if _concrete(types) and got != want:
         FIGURES["disagree"].append(f"query {op} {list(map(str, types))}: {got} != {want}")
+    made = None
+    if outs is not None:
+        made = op(*[t() for t in types])
+        made = made if isinstance(made, list | tuple) else [made]
     rel = run(0, tuple(zs), kt.relation(op).goal(types, zs))
-    want_terms = () if outs is None else (tuple(_term(t) for t in outs),)
+    # (as make_node makes them: size_number's output is a wrapped Python int)
+    want_terms = () if outs is None else (tuple(_term(t, v.wrapped)
+                                                for t, v in zip(outs, made, strict=True)),)
     if _concrete(types) and tuple(rel) != want_terms:
         FIGURES["disagree"].append(f"relation {op} {list(map(str, types))}: {rel}")
     if outs is not None:
-        inputs = [t() for t in types]
-        made = op(*inputs)
-        made = made if isinstance(made, list | tuple) else [made]
         refined = kt.refine(made)
         if tuple(refined[v] for v in made) != outs:
             FIGURES["disagree"].append(f"refine {op} {list(map(str, types))}")

@@ -6,7 +6,8 @@ data's and no size condition says them; where it is made of sizes alone (``x[np.
 % 2]``, ``x[np.arange(k)[::-1]]``, ``x[np.arange(2, k, 3) * 2 - 1]``), they are decided
 by the sizes, so the program runs only where they are in bounds: :func:`index_bounds`
 reads their least and greatest values (:func:`~kantensor.ops.families.values.value_range`,
-the one home of those bounds, whose int bounds the index Op's relation states itself)
+the one home of those bounds, which the index Op's relation states itself where they are
+ints or sizes it reads)
 and states ``max(hi + 1, -lo) <= n`` where the array is not empty. Values it does not
 read (``np.arange(k) ** 2``) are an assumption on an unknown, named as such:
 ``ShapeResult.holds`` then says it cannot answer, not True.
@@ -65,7 +66,8 @@ def index_bounds(node: Apply, op: str = "index") -> list[Condition]:
         axis += 1
         if n is None or not made_of_sizes(t):
             continue
-        if item.bounds is not None or item.counting and t.type.ndim == 1:
+        if item.bounds is not None or item.reach is not None or \
+                item.counting and t.type.ndim == 1:
             continue  # (stated by the index Op's relation)
         if any(s is None for s in t.type.shape):
             continue

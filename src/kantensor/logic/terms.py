@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from unification import Var
@@ -118,25 +118,33 @@ def walk(term: Any, s: Mapping) -> Any:
 
 @dataclass(frozen=True)
 class TensorTerm:
-    """``TensorTerm(dtype, shape, wrapped)``: a tensor type as a logic term.
+    """``TensorTerm(dtype, shape, wrapped, value)``: a tensor type as a logic term.
 
     ``dtype`` is a dtype name or a logic variable; ``shape`` a tuple of sizes (ints or
     logic variables) or a logic variable when even the rank is unknown; ``wrapped``
     says whether the operand is a Python number used in an operation (True, False or a
     logic variable). The promotion priority of an operand is derived from its rank
-    and ``wrapped`` inside the relation (§3, §7 of the design).
+    and ``wrapped`` inside the relation (§3, §7 of the design). ``value`` is what a
+    wrapped Python int is, where it is known: an int (a constant's), or a size term
+    (a size used as a number, ``x + (n - 3)``: the rigid variable of ``n - 3``); None
+    where nothing says it (unknown: it unifies with any value). The relation of an Op
+    that computes in its output's dtype states that it fits there
+    (:class:`~kantensor.logic.pyints.PyIntFits`), as NumPy 2 requires.
     """
 
     dtype: Any
     shape: Any
     wrapped: Any = False
+    value: Any = field(default=None, repr=False)  # (reprs as before where it is None)
 
-    def __init__(self, dtype: Any, shape: Any, wrapped: Any = False) -> None:
+    def __init__(self, dtype: Any, shape: Any, wrapped: Any = False, value: Any = None
+                 ) -> None:
         # the fields, written once into the instance (still frozen afterwards): a frozen
         # dataclass's own __init__ calls object.__setattr__ per field, twice the time,
         # and every solve makes a term per operand
         fields = self.__dict__
         fields["dtype"], fields["shape"], fields["wrapped"] = dtype, shape, wrapped
+        fields["value"] = value
 
     def __str__(self) -> str:
         shape = self.shape
@@ -152,6 +160,8 @@ def _unify_term(u: TensorTerm, v: TensorTerm, s: Mapping) -> Any:
         s = yield _unify(u.shape, v.shape, s)
     if s is not False:
         s = yield _unify(u.wrapped, v.wrapped, s)
+    if s is not False and u.value is not None and v.value is not None:  # (None: unknown)
+        s = yield _unify(u.value, v.value, s)
     yield s
 
 
@@ -159,8 +169,9 @@ def _reify_term(u: TensorTerm, s: Mapping) -> Any:
     dtype = yield _reify(u.dtype, s)
     shape = yield _reify(u.shape, s)
     wrapped = yield _reify(u.wrapped, s)
+    value = None if u.value is None else (yield _reify(u.value, s))
     yield construction_sentinel
-    yield TensorTerm(dtype, shape, wrapped)
+    yield TensorTerm(dtype, shape, wrapped, value)
 
 
 #: Terms that are never keys of a substitution (only logic variables are bound), so

@@ -18,7 +18,7 @@ from typing import Any
 from ..types.dim import Dim
 from ..types.protocol import KANTENSOR_NAMES, WRITE_BACK, register_numpy, view
 from ..types.sizenum import AS_TENSOR
-from ..types.variable import SizeNumber, constant, register_method, register_operator
+from ..types.variable import constant, register_method, register_operator
 from .catalogue import load_all
 from .compositions import register as register_compositions
 from .families.advanced import subscript_operator
@@ -84,9 +84,7 @@ def _size_number(size: int | Dim) -> Any:
     """A size as the graph's number: a wrapped int, or ``size_number``'s output."""
     if isinstance(size, int):
         return constant(size)
-    out = CATALOGUE["size_number"](size)
-    out.__class__ = SizeNumber  # the same slots; wrapped, as a Python int is
-    return out
+    return CATALOGUE["size_number"](size)  # a SizeNumber: wrapped, as a Python int is
 
 
 AS_TENSOR.set(_size_number)

@@ -37,7 +37,6 @@ from typing import Any
 from ..graph.basic import Apply, Variable
 from ..graph.codegen import define, enabled
 from ..types.dtypes import get_default_dtype
-from ..types.variable import TensorVariable
 from .pyints import wrapped_key
 
 #: The key of a sequence of ints, None, ``...`` and slices of ints and None, as code:
@@ -122,7 +121,7 @@ FastCall = functools.partial
 #: The names generated code sees.
 _NAMESPACE = {"Variable": Variable, "Miss": Miss, "wrapped_key": wrapped_key,
               "default_dtype": get_default_dtype, "one_output": Apply.one_output,
-              "of_new_outputs": Apply.of_new_outputs, "TensorVariable": TensorVariable}
+              "of_new_outputs": Apply.of_new_outputs}
 
 #: The classes of what a call gives, as the generated code treats them.
 _TENSOR, _TENSORS, _PARAM = "tensor", "tensors", "param"
@@ -190,6 +189,7 @@ def _compiled(layout: tuple[tuple[str, bool, int | str], ...],
         "    hit = memo.get(key)",
         "    if hit is None: return Miss(memo, key, tensors)",
         "    outs = hit[1]",
-        "    if len(outs) == 1: return one_output(hit[0], tensors, TensorVariable, outs[0])",
-        "    return of_new_outputs(hit[0], tensors, TensorVariable, outs).outputs",
+        "    op = hit[0]",
+        "    if len(outs) == 1: return one_output(op, tensors, op.output_class, outs[0])",
+        "    return of_new_outputs(op, tensors, op.output_class, outs).outputs",
     ]), name, {**_NAMESPACE, "exact_key": _exact})

@@ -144,6 +144,8 @@ class SignatureOp(Op):
     #: Why its output sizes may be known only from its inputs' values, declared by its
     #: catalogue entry (``data_sizes``: a boolean mask's count); "" where they never are.
     data_sizes: str = ""
+    #: The class of its outputs (a builder may say another: ``size_number``'s).
+    output_class: type = TensorVariable
 
     def __eq__(self, other: object) -> bool:
         # two Ops alike but computed differently (a catalogue file's entry of a shipped
@@ -195,9 +197,9 @@ class SignatureOp(Op):
             hit = self._infer(variables, key, facts)
         outs = hit[0]
         if len(outs) == 1:
-            node = Apply.one_output(hit[1], variables, TensorVariable, outs[0]).owner
+            node = Apply.one_output(hit[1], variables, hit[1].output_class, outs[0]).owner
         else:
-            node = Apply.of_new_outputs(hit[1], variables, TensorVariable, outs)
+            node = Apply.of_new_outputs(hit[1], variables, hit[1].output_class, outs)
         conditions = hit[3]
         if conditions:
             if conjunction(conditions):  # facts of the outputs: named on the inputs now
@@ -362,6 +364,7 @@ class TemplateOp(SignatureOp):
         self.__signature__ = call_signature(
             {self.parsed.n_inputs} if "->" in template else set())
         self.builder = builder
+        self.output_class = getattr(builder, "output_class", TensorVariable)
         self.params = tuple((params or {}).items())
         self._kwargs = dict(self.params)
         # rendered once per input ranks and dtypes when the builder reads nothing else

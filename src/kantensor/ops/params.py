@@ -338,17 +338,23 @@ class ArrayRef:
     checks an int index;
     ``counting`` marks a vector ``arange(k)`` of a size ``k`` (``range(len(x))`` in
     traced code), whose values 0 .. k - 1 it checks alike (``k <= n``, or ``k == 0``);
-    with ``cap`` m, ``arange(k) % m``, whose values are 0 .. min(k, m) - 1."""
+    with ``cap`` m, ``arange(k) % m``, whose values are 0 .. min(k, m) - 1;
+    ``reach``, for values whose bounds lo .. hi are sizes (``(arange(n) + 1) % 3``: 0 ..
+    min(n, 2)), the Dim ``max(hi + 1, -lo)`` an axis it looks up must be at least: a
+    size of the call, carried by an input of its own (:mod:`kantensor.ops.sizes`), so
+    the relation checks it as it checks int bounds."""
 
     position: int
     bounds: tuple[int, int] | None = None
     counting: bool = False
     cap: int | None = None
+    reach: Any = None
 
     def __repr__(self) -> str:
         extra = "" if self.bounds is None else f" in [{self.bounds[0]}, {self.bounds[1]}]"
         capped = "" if self.cap is None else f" % {self.cap}"
-        return f"<array {self.position}{extra}{' counting' * self.counting}{capped}>"
+        reach = "" if self.reach is None else f" within {self.reach}"
+        return f"<array {self.position}{extra}{' counting' * self.counting}{capped}{reach}>"
 
 
 def _index(value: Any) -> tuple:

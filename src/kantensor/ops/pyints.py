@@ -16,13 +16,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..logic.pyints import fit_range, fits
 from ..types.basic_ops import cast_array
 from ..types.conditions import Condition
-from ..types.dim import Dim
-from ..types.dtypes import integer_range, is_integer
+from ..types.dim import Dim, unknown
 from ..types.intervals import interval
-from ..types.limits import MAX_SIZE
+from ..types.sizenum import NUMBER_VALUE
+from ..types.symbols import substitute
 from ..types.variable import SizeNumber
+from .located import VariableAxis
+from .sizes import lone_symbol, symbolic
 
 
 class PythonIntError(OverflowError, TypeError):
@@ -42,16 +45,42 @@ def size_of_number(v: Any) -> Any:
     return dict(v.owner.op.params).get("size") if isinstance(v, SizeNumber) else None
 
 
+def number_value(v: SizeNumber) -> Any:
+    """The value of the size number ``v`` over the graph's sizes (an int, or a Dim over
+    named sizes and unknowns), read from its node's inputs as its relation reads it: its
+    size parameter (``n - 3``, or ``?0 - 3`` where the call put a placeholder for an
+    axis size, :func:`~.sizes.untie`) with each size it is made of, or the whole size
+    where one input carries it, the length of that input, an unknown one named by the
+    input's axis as a node's conditions name it (:class:`~.located.VariableAxis`). What
+    the relation's terms and :func:`size_conditions` say of a size number, so both name
+    the same size (never the placeholder, which is the same Dim in every call)."""
+    size, node = size_of_number(v), v.owner
+    if not isinstance(size, Dim) or node is None:
+        return size
+    mapping, whole = {}, None
+    for d, x in zip(symbolic([size]), node.inputs, strict=False):
+        n = x.type.shape[0] if x.type.ndim == 1 else None
+        n = unknown(VariableAxis(x, 0)) if n is None else n
+        if d == size:
+            whole = n
+        elif (key := lone_symbol(d)) is not None:
+            mapping[key] = n
+    if whole is not None:
+        return whole
+    return substitute(size, mapping) if mapping else size
+
+
 def wrapped_key(v: Any) -> Any:
     """What a memo of builds keys a wrapped operand on besides its type: for a Python
     int, its sign and bit length (two ints of the same key fit the same dtypes, so a
     refusal by :func:`check_python_ints` is the same for both); for a size used as a
-    number, the size (what :func:`size_conditions` says of it); else True."""
+    number, its :func:`number_value` (what :func:`size_conditions` says of it: an axis
+    of one graph's variable is not another's); else True."""
     if v.type.dtype != "int64":  # (no Python int: a wrapped float, the usual one)
         return True
     value = _python_int(v)
     if value is None:
-        size = size_of_number(v)
+        size = number_value(v) if isinstance(v, SizeNumber) else None
         return True if size is None else size
     return number_key(value)
 
@@ -64,19 +93,14 @@ def number_key(value: Any) -> Any:
     return (value < 0, (~value if value < 0 else value).bit_length())
 
 
-def fits(value: int, dtype: str) -> bool:
-    """Does ``value`` fit in ``dtype`` (always true for an inexact or bool dtype)?"""
-    if not is_integer(dtype):
-        return True
-    low, high = integer_range(dtype)
-    return low <= value <= high
-
-
 def check_python_ints(op: Any, inputs: Sequence[Any], dtype: str) -> None:
-    """Refuse a wrapped Python int that ``dtype`` (where the Op computes) cannot hold."""
+    """Refuse a wrapped Python int that ``dtype`` (where the Op computes) cannot hold: a
+    constant, or a size used as a number whose inputs' sizes are ints (its value one)."""
     for i, v in enumerate(inputs):
         value = _python_int(v)
-        if value is not None and not fits(value, dtype):
+        if value is None and isinstance(v, SizeNumber):
+            value = number_value(v)
+        if type(value) is int and not fits(value, dtype):
             raise PythonIntError(
                 f"{op}: Python integer {value} (operand {i}) is out of bounds for {dtype}, the "
                 f"dtype {op} computes in (NumPy 2 refuses it too); cast the other operand "
@@ -88,18 +112,19 @@ def size_conditions(inputs: Sequence[Any], dtype: str) -> tuple[Condition, ...]:
     3)``) needs to fit the integer ``dtype`` the Op computes in, where its sign or its
     bound does not say so: NumPy 2 raises OverflowError outside (``n - 3 >= 0`` and ``n -
     3 <= 255`` for uint8), as :func:`check_python_ints` refuses a constant."""
-    if not is_integer(dtype) or dtype == "int64":
+    found = fit_range(dtype)  # (the relation's PyIntFits states the same bounds)
+    if found is None:
         return ()
-    low, high = integer_range(dtype)
+    low, high = found
     out = []
     for v in inputs:
-        size = size_of_number(v)
+        size = number_value(v) if isinstance(v, SizeNumber) else None
         if not isinstance(size, Dim):
             continue
         least, most = interval(size)
         if least is None or least < low:
             out.append(Condition(size, ">=", low))
-        if (most is None or most > high) and high < MAX_SIZE:  # (past it: no size is)
+        if high is not None and (most is None or most > high):
             out.append(Condition(size, "<=", high))
     return tuple(out)
 
@@ -113,3 +138,6 @@ def exact_operands(inputs: Sequence[Any], values: list, dtype: str) -> list:
         out.append(value if value is not None and not fits(value, dtype)
                    else cast_array(x, dtype))
     return out
+
+
+NUMBER_VALUE.set(number_value)

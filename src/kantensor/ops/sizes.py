@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -46,8 +47,8 @@ from ..types.dim import Dim, unknown
 from ..types.intervals import nonnegative
 from ..types.symbols import free_symbols, sign_when_large, substitute
 from ..types.type import TensorType
-from ..types.variable import AxisSize, TensorVariable
-from .params import ParamError, SliceItem
+from ..types.variable import AxisSize, SizeNumber, TensorVariable
+from .params import ArrayRef, ParamError, SliceItem
 from .templates import dims, reads_ranks
 
 
@@ -106,7 +107,10 @@ def given_axis(k: int) -> Dim:
 
 def entries(value: Any) -> list[Any]:
     """The leaves of a parameter value: a size, the sizes of a shape, or the items of an
-    index with the bounds of its slices (nested tuples), in order."""
+    index with the bounds of its slices (nested tuples) and the size an index array's
+    values need (:attr:`ArrayRef.reach`, where it is one), in order."""
+    if isinstance(value, ArrayRef):  # the size its values need an axis to have
+        return [] if value.reach is None else [value.reach]
     if not isinstance(value, tuple):
         return [value]
     return [leaf for item in value for leaf in entries(item)]
@@ -114,6 +118,8 @@ def entries(value: Any) -> list[Any]:
 
 def map_entries(value: Any, fn: Callable[[Any], Any]) -> Any:
     """``value`` with each leaf (see :func:`entries`) replaced by ``fn(leaf)``."""
+    if isinstance(value, ArrayRef):
+        return value if value.reach is None else replace(value, reach=fn(value.reach))
     if isinstance(value, SliceItem):
         return SliceItem(*(map_entries(v, fn) for v in value[1:]))
     if isinstance(value, tuple):
@@ -274,6 +280,12 @@ def negative(d: Dim) -> bool:
     return sign_when_large(d) == -1  # (None: divided by a difference, no sign to read)
 
 
+def lone_symbol(d: Dim) -> Any:
+    """The symbol (a name, or a :func:`given_axis` placeholder's key) that ``d``, one of
+    :func:`symbolic`'s Dims, is, if it is a lone one; else None."""
+    return _lone_symbol(d)
+
+
 def _has_given(entry: Dim) -> bool:
     return any(isinstance(s, _GivenAxis) for s in free_symbols(entry))
 
@@ -341,8 +353,15 @@ def axis_length(x: Any, axis: int) -> np.ndarray:
 
 @reads_ranks
 def number_of(types: tuple, size: int | Dim, **_: Any) -> dict[str, Any]:
-    """Builder of ``size_number``: its inputs carry the size (see :class:`SizeNames`)."""
+    """Builder of ``size_number``: its inputs carry the size (see :class:`SizeNames`).
+    Its output is a wrapped Python int: its ``output_class`` is
+    :class:`~kantensor.types.variable.SizeNumber`, which make_node makes and the
+    relation states (:class:`~kantensor.signature.solve.Relation`), so that one term of
+    it serves its node's relation and the relations of the nodes that take it."""
     return {"sizes": SizeNames(size).patterns()}
+
+
+number_of.output_class = SizeNumber  # (see number_of)
 
 
 def size_value(*sizes: np.ndarray, size: int | Dim) -> np.ndarray:

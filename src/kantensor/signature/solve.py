@@ -16,6 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from kanren.constraints import ConstrainedState
 
+from ..logic.pyints import PyIntFits
 from ..logic.store import (
     Reason,
     TypeStore,
@@ -32,7 +33,9 @@ from ..syntax.errors import RenderingLimit
 from ..types.dim import Dim
 from ..types.dtypes import Priority, get_default_dtype, priority
 from ..types.limits import MAX_NDIM
+from ..types.sizenum import NUMBER_VALUE
 from ..types.type import TensorType
+from ..types.variable import PYTHON_NUMBERS, SizeNumber, wrapped_number
 from .compile import (
     DEFAULT_MAX_RANK,
     GUARD,
@@ -47,11 +50,12 @@ __all__ = ["DEFAULT_MAX_RANK", "FirstMatch", "Relation", "Templated", "compiled"
 
 # -- terms ------------------------------------------------------------------------------
 def tensor_term(ttype: TensorType, S: ConstrainedState, wrapped: Any = False,
-                where: str = "") -> TensorTerm:
+                where: str = "", value: Any = None) -> TensorTerm:
     """The term of a TensorType in state ``S``: unknown sizes are fresh variables, and a
     symbolic size (a named Dim, or an expression of them) the one rigid variable
     (:class:`~kantensor.logic.terms.Symbol`) the state's TypeStore keeps for it: never
-    bound, so what a relation needs of it is a condition, not a merge."""
+    bound, so what a relation needs of it is a condition, not a merge. ``value``: a
+    wrapped Python int's (see :func:`wrapped_value`)."""
     store = S.constraints[TypeStore]
     sizes: list[Any] = []
     for entry in ttype.shape:
@@ -61,7 +65,22 @@ def tensor_term(ttype: TensorType, S: ConstrainedState, wrapped: Any = False,
             sizes.append(entry)
         else:
             sizes.append(_dim_var(store, entry))
-    return TensorTerm(ttype.dtype, tuple(sizes), wrapped)
+    return TensorTerm(ttype.dtype, tuple(sizes), wrapped, value)
+
+
+def wrapped_value(x: Any, S: ConstrainedState) -> Any:
+    """The value term of the wrapped Python int that the graph Variable ``x`` is: a
+    constant's int; for a size used as a number (:class:`SizeNumber`), the size's term
+    (an int, or the rigid variable of its Dim in ``S``); else None (a wrapped float, or
+    nothing known)."""
+    if isinstance(x, SizeNumber):
+        size = NUMBER_VALUE.fn(x)
+        return size if isinstance(size, int) else None if size is None else \
+            _dim_var(S.constraints[TypeStore], size)
+    data = getattr(x, "data", None)
+    if data is not None and x.type.dtype == "int64" and x.type.ndim == 0:
+        return int(data)
+    return None
 
 
 def _dim_var(store: TypeStore, dim: Dim) -> Any:
@@ -130,15 +149,27 @@ class Relation:
     """``relation(op_or_signature)``: ``R(*inputs, *outputs)`` is a kanren goal.
 
     Terms may be TensorTypes, compact text (``"float32[3,?]"``), graph Variables,
-    ``pattern(...)`` terms or logic variables. ``R.goal(inputs, outputs)`` takes the two
-    lists explicitly (for Ops whose number of inputs varies).
+    ``pattern(...)`` terms, Python numbers (the wrapped constants an op call makes of
+    them) or logic variables. ``R.goal(inputs, outputs)`` takes the two lists explicitly
+    (for Ops whose number of inputs varies). A wrapped Python int whose value a term
+    knows (a constant's, a size used as a number's) must fit the dtype an Op of
+    ``compute = "output"`` computes in, as ``make_node`` requires (:attr:`fits`).
     """
 
     def __init__(self, target: Overloads | Templated, max_rank: int = DEFAULT_MAX_RANK,
-                 name: str = ""):
+                 name: str = "", fits: bool = False):
         self.target = target
         self.max_rank = max_rank
         self.name = name or str(getattr(target, "name", target))
+        #: whether the Op computes in its (first) output's dtype, where a wrapped Python
+        #: int must fit (:class:`~kantensor.logic.pyints.PyIntFits`): an Op's
+        #: ``compute = "output"`` (a Signature alone computes nothing: False)
+        self.fits = fits
+        #: whether the Op's outputs are wrapped Python ints (``size_number``'s, whose
+        #: builder's ``output_class`` is wrapped): its signature solves them as outputs
+        #: are (never wrapped), and each output term is then that type, wrapped
+        made = getattr(getattr(target, "builder", None), "output_class", None)
+        self.wraps = getattr(made, "wrapped", False) is True
 
     @property
     def n_outputs(self) -> int:
@@ -180,8 +211,10 @@ class Relation:
                 if not propagate(S, changed=True):
                     return
             ground = _ground_terms([*in_terms, *out_terms], S.data)
-            if ground is not None:  # a yes or no, remembered (a kanren run asks again
-                # for every combination of other goals' values, say after memberos)
+            if ground is not None and not (self.fits and _valued(in_terms, S.data)):
+                # a yes or no, remembered (a kanren run asks again for every combination
+                # of other goals' values, say after memberos); not where a wrapped int's
+                # value is known, which the ground terms do not hold
                 if _holds(self.target, self.max_rank, len(in_terms), ground,
                           get_default_dtype()):
                     yield S
@@ -208,8 +241,12 @@ class Relation:
         """The relation's states with unknown input ranks up to ``ranks`` (the most
         exactly ``ranks`` when that is past ``max_rank``)."""
         for sig, S1 in self._signatures(S, in_terms, ranks):
-            yield from (S2 for S2, _ in solutions(sig, S1, in_terms, out_terms,
-                                                  self.max_rank))
+            solved = [fresh() for _ in out_terms] if self.wraps else out_terms
+            for S2, _ in solutions(sig, S1, in_terms, solved, self.max_rank):
+                if self.wraps and not _wrapped_outputs(S2, solved, out_terms):
+                    continue
+                if not self.fits or _fitting(S2, in_terms, out_terms):
+                    yield S2
 
     def _signatures(self, S: ConstrainedState, in_terms: list, max_rank: int
                     ) -> Iterator[tuple[Any, ConstrainedState]]:
@@ -252,6 +289,45 @@ class Relation:
             except (TypeError, ValueError, IndexError):
                 continue  # no signature for these ranks: no solutions there
             yield sig, S1
+
+
+def _wrapped_outputs(S: ConstrainedState, solved: list, out_terms: list) -> bool:
+    """Make each output term (in ``S``, in place) the type its signature solved
+    (``solved``), as a wrapped Python int: its wrapped flag True where it is open (a
+    type given as an output, never wrapped, says nothing of it); False if they differ."""
+    s = S.data
+    for o, p in zip(out_terms, solved, strict=True):
+        t = walk(p, s)
+        if not isinstance(t, TensorTerm):
+            return False
+        given = walk(o, s)
+        flag = given.wrapped if isinstance(given, TensorTerm) and \
+            walk(given.wrapped, s) is False else True
+        s = unify_oc(o, TensorTerm(t.dtype, t.shape, flag), s)
+        if s is False:
+            return False
+    S.data = s
+    return propagate(S, changed=True)
+
+
+def _valued(in_terms: list, s: dict) -> bool:
+    """Whether an input term says the value of its wrapped Python int."""
+    return any(isinstance(t := walk(x, s), TensorTerm) and t.value is not None
+               for x in in_terms)
+
+
+def _fitting(S: ConstrainedState, in_terms: list, out_terms: list) -> bool:
+    """Post into ``S`` (in place) that each wrapped Python int of a known value among
+    the inputs fits the dtype of the first output (:class:`PyIntFits`); False if that
+    fails at once."""
+    s = S.data
+    out = walk(out_terms[0], s) if out_terms else None
+    if not isinstance(out, TensorTerm):
+        return True
+    found = [PyIntFits(t.value, out.dtype, f"input {i}") for i, x in enumerate(in_terms)
+             if isinstance(t := walk(x, s), TensorTerm) and t.value is not None
+             and walk(t.wrapped, s) is True]
+    return not found or post(S, *found)
 
 
 def _ground_terms(terms: list, s: dict) -> tuple | None:
@@ -308,13 +384,14 @@ def relation(op_or_signature: Any, max_rank: int = DEFAULT_MAX_RANK) -> Relation
         raise TypeError("this relation() takes an Op or a Signature; kt.relation also "
                         "reads Op names and signature text")
     name = str(getattr(target, "name", ""))
+    fits = getattr(target, "compute", None) == "output"
     plain = getattr(target, "signature", None)
     if isinstance(plain, Overloads):  # an Op with one signature
         target = plain
     elif not isinstance(target, Overloads | Templated):
         raise TypeError(f"expected an Op with a signature or a Signature, got "
                         f"{type(target).__name__}")
-    return Relation(target, max_rank, name)
+    return Relation(target, max_rank, name, fits)
 
 
 def as_term(x: Any, S: ConstrainedState, where: str) -> Any:
@@ -323,6 +400,8 @@ def as_term(x: Any, S: ConstrainedState, where: str) -> Any:
         return x
     if isinstance(x, str):
         return tensor_term(TensorType.parse(x), S, False, where)
+    if type(x) in PYTHON_NUMBERS:  # a Python number: the wrapped constant a call makes
+        x = wrapped_number(x, get_default_dtype())
     if isinstance(x, TensorType):
         return tensor_term(x, S, False, where)
     ttype = getattr(x, "type", None)
@@ -330,11 +409,12 @@ def as_term(x: Any, S: ConstrainedState, where: str) -> Any:
         variables = S.constraints[TypeStore].variables
         term = variables.get(x)
         if term is None:
-            term = variables[x] = tensor_term(ttype, S, bool(getattr(x, "wrapped", False)),
-                                              where)
+            wrapped = bool(getattr(x, "wrapped", False))
+            term = variables[x] = tensor_term(ttype, S, wrapped, where,
+                                              wrapped_value(x, S) if wrapped else None)
         return term
-    raise TypeError(f"{where}: expected a TensorType, compact text, a Variable, a pattern "
-                    f"or a logic variable, got {x!r}")
+    raise TypeError(f"{where}: expected a TensorType, compact text, a Variable, a pattern, "
+                    f"a Python number or a logic variable, got {x!r}")
 
 
 def _input_terms(S: ConstrainedState, types: tuple, wrapped: tuple) -> list:

@@ -39,6 +39,13 @@ AS_TENSOR: Hook[Callable[[Any], Any]] = Hook(
     "as_tensor", "kantensor.ops",
     "size -> 0-d int64 tensor (the size_number Op)")
 
+NUMBER_VALUE: Hook[Callable[[Any], Any]] = Hook(
+    "number_value", "kantensor.ops",
+    "number_value(v) -> the Python int a size used as a number (size_number's output, a "
+    "SizeNumber) is, over the graph's sizes: its size parameter with each placeholder of "
+    "an axis size read from its node's inputs (kantensor.ops.pyints.number_value)",
+    lambda v: None)
+
 _INT_UFUNCS = {"add": operator.add, "subtract": operator.sub, "multiply": operator.mul,
                "floor_divide": operator.floordiv, "remainder": operator.mod}
 

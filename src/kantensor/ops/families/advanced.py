@@ -31,7 +31,7 @@ from ..sizes import SizeNames
 from ..templates import alternative, checked, dims, rank_error, reads_ranks, size_of, typed
 from .creation import ranged
 from .indexing import _as_key, readings, resolve, sized_bounds, sliced
-from .values import value_bounds
+from .values import value_bounds, value_reach
 
 _ARRAYS = (Variable, np.ndarray, list, range)
 _NO_KEYWORDS: dict[str, Any] = {}  # never mutated
@@ -84,8 +84,8 @@ def split_index(index: Any) -> tuple[list[Any], tuple | None]:
 def array_ref(position: int, value: Any) -> ArrayRef:
     """The :class:`ArrayRef` of the index array ``value`` (input ``position`` + 1): the
     bounds of a constant's values, or of values the graph computes from known numbers
-    (:func:`~kantensor.ops.families.values.value_bounds`: ints; bounds that are sizes
-    are ``eval_shape``'s to state, :mod:`kantensor.evalshape.indexvalues`); ``arange(k)``
+    (:func:`~kantensor.ops.families.values.value_bounds`: ints; where they are sizes,
+    :func:`~kantensor.ops.families.values.value_reach`, a size of the call); ``arange(k)``
     counts 0 .. k - 1, ``arange(k) % m`` 0 .. min(k, m) - 1 (a cap, where bounds 0 .. m
     - 1 would refuse k < m on an axis of k)."""
     if isinstance(value, np.ndarray):
@@ -100,7 +100,8 @@ def array_ref(position: int, value: Any) -> ArrayRef:
         m = value_bounds(node.inputs[1])
         if m is not None and m[0] == m[1] and m[0] > 0 and _wide_integer(value.type.dtype):
             return ArrayRef(position, None, True, m[0])
-    return ArrayRef(position, value_bounds(value))
+    bounds = value_bounds(value)
+    return ArrayRef(position, bounds, reach=None if bounds is not None else value_reach(value))
 
 
 def _counting(value: Any) -> bool:
@@ -222,6 +223,8 @@ def advanced_selection(x: Any, arrays: tuple, index: tuple,
                 elif item.counting and t.ndim == 1:  # arange(k): 0 .. k - 1 (which
                     fitting.append((a[axis], own[0] if item.cap is None  # says the axis
                                     else dim_min(own[0], item.cap)))  # is not empty)
+                elif item.reach is not None:  # values whose bounds are sizes
+                    fitting.append((a[axis], sizes.expr(item.reach)))
                 if t.ndim:
                     if not (item.counting and t.ndim == 1):
                         looked_up.append(a[axis])

@@ -4,11 +4,13 @@ knows and from sizes: ``np.arange(4) + 1`` (1 .. 4), ``np.arange(k) % 2`` (0 .. 
 
 An index array's values decide whether NumPy raises IndexError (a value out of ``[-n,
 n)``), so what reads the values of index arrays reads them here, in one place: the
-index Op checks a constant's bounds against its axis
-(:func:`~kantensor.ops.families.advanced.array_ref`, :class:`~kantensor.ops.params.ArrayRef`),
-and ``eval_shape`` states ``max(hi + 1, -lo) <= n`` for bounds that are sizes
-(:mod:`kantensor.evalshape.indexvalues`). :func:`value_range` follows the Ops that keep
-the values within bounds it can say, each identified by its implementation function
+index Op's relation checks them against its axis: ``max(hi + 1, -lo) <= n``, for int
+bounds and for bounds that are sizes alike (:func:`value_reach`, carried as a size of the
+call: :func:`~kantensor.ops.families.advanced.array_ref`,
+:class:`~kantensor.ops.params.ArrayRef`); ``eval_shape`` states what it does not read,
+values made of sizes in other ways (:mod:`kantensor.evalshape.indexvalues`).
+:func:`value_range` follows the Ops that keep the values within bounds it can say, each
+identified by its implementation function
 (or, for ``arange``, its builder): constants (floats whose values are integers too),
 sizes used as numbers, ``arange``, ``ones``, ``zeros``, ``full``, ``tril``/``triu``
 (``np.tri``), casts, the Ops that only move, repeat or join values (``reshape``,
@@ -34,6 +36,7 @@ from ...graph.basic import Constant, Variable
 from ...types.dim import Dim, DimLike, dim_max, dim_min
 from ...types.dtypes import FLOATING, dtype_info, integer_range, is_integer
 from ...types.intervals import interval
+from ...types.symbols import free_symbols
 from ...types.variable import SizeNumber
 from ..pyints import size_of_number
 from ..sizes import axis_length
@@ -76,6 +79,21 @@ def value_bounds(v: Any) -> tuple[int, int] | None:
     found = value_range(v)
     return found if found is not None and type(found[0]) is int and \
         type(found[1]) is int else None
+
+
+def value_reach(v: Any) -> Dim | None:
+    """``max(hi + 1, -lo)`` for the bounds lo .. hi of :func:`value_range` where one is a
+    size (a Dim over named sizes only, which a call carries in an input of its own): how
+    long an axis must be for every value of the index array ``v`` to be in bounds
+    (``(arange(n) + 1) % 3``: ``min(n, 2) + 1``). None where the bounds are ints
+    (:func:`value_bounds`), unknown, or over sizes no input names."""
+    found = value_range(v)
+    if found is None or type(found[0]) is int and type(found[1]) is int:
+        return None
+    need = dim_max(found[1] + 1, -found[0])
+    if not isinstance(need, Dim) or not all(isinstance(s, str) for s in free_symbols(need)):
+        return None
+    return need
 
 
 def made_of_sizes(v: Variable) -> bool:
