@@ -32,6 +32,7 @@ from ..types.dim import Dim, dim_max, dim_min
 from ..types.sizenum import Ratio, size_tensor
 from ..types.variable import as_tensor_variable
 from .pymath import MATH
+from .scalartypes import tag_python_ints
 from .trace import current
 
 
@@ -148,7 +149,10 @@ def _array(obj: Any, dtype: Any = None, *args: Any, **kw: Any) -> Any:
     if not _symbolic(obj):
         return NotImplemented
     out = _stacked(obj)
-    return out if dtype is None else out.astype(np.dtype(dtype).name)
+    if dtype is None:
+        return out
+    name = np.dtype(dtype).name
+    return tag_python_ints(out.astype(name), obj, name)  # (sizes as Python ints must fit)
 
 
 def _sampler(distribution: str, low: Any = 0.0, high: Any = 1.0, size: Any = None,
@@ -416,6 +420,12 @@ class _AsBuiltin(type):
 
     def __subclasscheck__(cls, sub: type) -> bool:
         return issubclass(sub, cls.__kantensor_traced__)
+
+    def __eq__(cls, other: object) -> Any:  # (np.dtype(a).type == np.float32)
+        return True if other is cls or other is cls.__kantensor_traced__ else NotImplemented
+
+    def __hash__(cls) -> int:
+        return hash(cls.__kantensor_traced__)
 
 
 def wrap_class(original: type, traced: Callable[..., Any]) -> type:
