@@ -207,6 +207,8 @@ class _TensorOperators:
     __and__, __rand__ = _binary("and"), _binary("and", True)
     __or__, __ror__ = _binary("or"), _binary("or", True)
     __xor__, __rxor__ = _binary("xor"), _binary("xor", True)
+    __lshift__, __rlshift__ = _binary("lshift"), _binary("lshift", True)
+    __rshift__, __rrshift__ = _binary("rshift"), _binary("rshift", True)
 
     def __neg__(self):
         return _apply("neg", self)

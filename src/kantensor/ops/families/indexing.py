@@ -239,6 +239,11 @@ def sliced(n: DimVar, item: tuple, sizes: SizeNames, clauses: list[Clause],
     turn (:func:`symbolic_length`), or, where ``flips`` is None, a size of its own named
     ``unknown``, unknown."""
     _, start, stop, step = item
+    if isinstance(step, Dim):  # every step-th of the slice's entries: at least 1, as
+        s = sizes.expr(step)  # NumPy raises at 0 (a step the form shows positive only)
+        clauses.append(s >= 1)
+        count = sliced(n, ("slice", start, stop, None), sizes, clauses, flips, unknown)
+        return (count + (s - 1)) // s
     if not (isinstance(start, Dim) or isinstance(stop, Dim)):
         return slice_length(n, start, stop, step)
     if flips is None:
