@@ -126,21 +126,28 @@ MORE = [  # (a program's body, its input types): judged at every size of the box
     ("x0 * math.fmod(len(x0), len(x1))", ["float64[A]", "int8[B]"]),
     ("x0 * (1.0 / math.fmod(len(x0), 3))", ["float64[A]"]),
     ("x0 * math.fmod(7, len(x1))", ["float64[A]", "int8[B]"]),
+    ("x0 * math.fmod(len(x0), x0.shape[0])", ["float64[A]"]),
+    ("x0[1::len(x0) - 2]", ["float32[A]"]),
     ("x0[::len(x1)]", ["float32[A,2]", "int8[B]"]),
     ("x0[1::len(x1)]", ["float32[A]", "int8[B]"]),
     ("x0[:, ::x1.shape[0] + 1]", ["float32[2,A]", "int8[B]"]),
     ("x0[len(x1)::len(x1)]", ["float32[A]", "int8[B]"]),
     ("x0[:len(x1):2 * len(x1)]", ["float32[A]", "int8[B]"]),
     ("x0[::len(x1)][-1]", ["float32[A,2]", "int8[B]"]),
+    ("np.linspace(0, 1, len(x0))", ["float32[A]"]),
+    ("np.linspace(-2, 3.5, len(x0) - 1, endpoint=False)", ["float32[A]"]),
+    ("np.linspace(0, 1, len(x0) * len(x1), dtype=np.float32)", ["float32[A]", "int8[B]"]),
+    ("np.linspace(0, len(x1), len(x0))[:, None] * x0", ["float32[A]", "int8[B]"]),
 ]
 
 
 @pytest.mark.parametrize(("body", "types"), MORE, ids=[b for b, _ in MORE])
 def test_float_repeats_fmod_of_sizes_and_size_steps_are_numpys(body, types):
     """np.repeat by a float (NumPy casts it toward zero: a float of sizes too, whose
-    sign the trace asks), math.fmod of sizes (a Python float, 0 where x % y is) and a
-    slice whose step is a size (which NumPy refuses at 0) hold exactly where NumPy runs
-    and give its types; all three were refused everywhere."""
+    sign the trace asks), math.fmod of sizes (a Python float, 0 where x % y is), a
+    slice whose step is a size (which NumPy refuses at 0) and np.linspace of a size's
+    count (which NumPy refuses below 0) hold exactly where NumPy runs and give its
+    types; all four were refused everywhere."""
     verdict = judge(_program(body, len(types)), types, (0, 1, 2, 3, 5))
     assert verdict.status == "typed", verdict.note
     assert not verdict.wrong, verdict.wrong[:3]

@@ -126,10 +126,17 @@ def _tri(N: Any, M: Any = None, k: int = 0, dtype: Any = None, **kw: Any) -> Any
 
 def _linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
               retstep: bool = False, dtype: Any = None, axis: int = 0) -> Any:
-    if isinstance(num, Dim):
-        raise TypeError("numpy.linspace with a symbolic number of samples is not supported: "
-                        "kt.linspace takes an int num; for n evenly spaced values write "
-                        "start + np.arange(n) * step")
+    if isinstance(num, Dim):  # NumPy's start + arange(num) * step, step of Python floats
+        if retstep or axis or np.dtype(_dtype(dtype)).kind != "f" or not all(
+                isinstance(v, int | float | Dim | Ratio) for v in (start, stop)):
+            raise TypeError("numpy.linspace with a symbolic number of samples takes real "
+                            "numbers (or sizes) start and stop and a float dtype here (no "
+                            "retstep, axis); for n evenly spaced values write start + "
+                            "np.arange(n) * step")
+        step = (stop - start) / dim_max(num - 1 if endpoint else num, 1)
+        # (zeros of num: NumPy refuses a negative count, which arange would read as 0)
+        out = ops.zeros(num) + ops.arange(num, dtype="float64") * step + start
+        return out.astype(np.dtype(_dtype(dtype)).name)
     if retstep or axis or _symbolic((start, stop)):
         return NotImplemented
     return ops.linspace(start, stop, num, endpoint, dtype=_dtype(dtype))
@@ -459,4 +466,5 @@ BUILTIN_ENTRIES: dict[str, Any] = {name: _builtin(name, fn) for name, fn in BUIL
 #: function asks (:data:`DOMAINS`), or ``int()`` (a Ratio's sign: Ratio.__trunc__): the
 #: branch hook looks past them for the user's line.
 FORWARDERS = (MATH["sqrt"].__code__, entry(math.sqrt, MATH["sqrt"]).__code__, _int.__code__,
+              MATH["fmod"].__code__,
               vars(BUILTIN_ENTRIES["int"])["__new__"].__func__.__code__)

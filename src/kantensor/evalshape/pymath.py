@@ -104,7 +104,9 @@ def _fmod(x: Any, y: Any) -> Any:
             raise TypeError(f"math.fmod of the size {v}, which may be negative: its sign "
                             "decides the result's (C's remainder); give the sizes as "
                             "ints, or use % of sizes that are never negative")
-    rest = x % y
+    if isinstance(y, Dim) and decided(">=", y, 1) is False:  # (asked at the user's line:
+        raise ValueError(f"math domain error: math.fmod by the size {y}, which is 0 here")
+    rest = x % y  # n % n is 0 without asking its divisor; patches.FORWARDERS has this code)
     return float(rest) if isinstance(rest, int) else size_tensor(rest) * 1.0
 
 
