@@ -85,6 +85,19 @@ NUMBERS = [
 ]
 
 
+#: NumPy numbers of sizes in integer arithmetic: not Python ints, so no "Python int of
+#: sizes must fit" check (it refused these: the cast of a size's number read as one).
+INTEGER_NUMBERS = [
+    "np.array(3 * x0.shape[0] * x0.shape[1], dtype=np.int64) + x0",
+    "x0 * (np.int64(len(x0)) * 2)", "x0 - np.intp(x0.shape[1] * x0.shape[0])",
+]
+
+
+@pytest.mark.parametrize("body", INTEGER_NUMBERS)
+def test_a_numpy_number_of_sizes_is_no_python_int(body):
+    _judge(_program(body, 1), ["int64[A,B]"], (0, 1, 3))
+
+
 @pytest.mark.parametrize("body", NUMBERS)
 def test_a_size_made_a_numpy_number_fits_its_dtype(body):
     """np.int8(n) and np.array(n, dtype=np.int8) hold where n fits int8 (NumPy 2 raises

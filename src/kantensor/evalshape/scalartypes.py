@@ -30,6 +30,14 @@ from ..types.sizenum import Ratio, size_tensor
 
 #: The tag of a value made of sizes that NumPy takes as Python ints: (dtype, sizes).
 PYTHON_INTS = "python_ints"
+#: The tag of a NumPy number (or 0-d array) made of sizes: not a Python int, so no
+#: "Python int of sizes" check applies to what is computed with it (.pyintfits).
+NUMPY_NUMBER = "numpy_number"
+
+
+def numpy_number(v: Variable) -> bool:
+    """Whether ``v`` is a NumPy number made of sizes here (``np.int64(n)``)."""
+    return bool(v._tag) and NUMPY_NUMBER in v.tag
 
 
 def sizes_in(obj: Any) -> list[Dim]:
@@ -45,6 +53,8 @@ def tag_python_ints(out: Variable, obj: Any, dtype: str) -> Variable:
     """``out`` (NumPy's array of ``obj`` in ``dtype``), tagged with the sizes of ``obj``
     that NumPy would make into ``dtype`` as Python ints, where ``dtype`` is an integer."""
     sizes = sizes_in(obj)
+    if sizes:
+        out.tag[NUMPY_NUMBER] = True
     if sizes and is_integer(dtype):
         out.tag[PYTHON_INTS] = (dtype, tuple(sizes))
     return out
