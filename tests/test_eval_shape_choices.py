@@ -6,6 +6,7 @@ reads them; they were float64 arrays, refused)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import kantensor as kt
@@ -34,3 +35,11 @@ def test_an_empty_list_index_is_an_integer_index(body):
     verdict = judge(f"def program(x0):\n    return {body}\n", ["float32[A,2]"])
     assert verdict.status == "typed", verdict.note
     assert not verdict.wrong, verdict.wrong[:3]
+
+
+def test_array_split_into_a_size_of_sections_is_refused_naming_it():
+    """NumPy's list of pieces has as many as the sections: a size there cannot be traced;
+    the refusal names the function (it was "'Dim' object cannot be interpreted as an
+    integer")."""
+    with pytest.raises(TypeError, match="numpy.array_split into n sections"):
+        kt.eval_shape(lambda x: np.array_split(x, len(x))[0], "float32[n]")
