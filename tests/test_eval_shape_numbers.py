@@ -151,6 +151,8 @@ MORE = [  # (a program's body, its input types): judged at every size of the box
     ("np.linspace(-2, 3.5, len(x0) - 1, endpoint=False)", ["float32[A]"]),
     ("np.linspace(0, 1, len(x0) * len(x1), dtype=np.float32)", ["float32[A]", "int8[B]"]),
     ("np.linspace(0, len(x1), len(x0))[:, None] * x0", ["float32[A]", "int8[B]"]),
+    ("np.linspace(0, len(x1) + 1, 3) * x0[:1]", ["float32[A]", "int8[B]"]),
+    ("np.linspace(len(x1) / 2, 1, 2)", ["float32[A]", "int8[B]"]),
 ]
 
 

@@ -126,10 +126,11 @@ def _tri(N: Any, M: Any = None, k: int = 0, dtype: Any = None, **kw: Any) -> Any
 
 def _linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
               retstep: bool = False, dtype: Any = None, axis: int = 0) -> Any:
-    if isinstance(num, Dim):  # NumPy's start + arange(num) * step, step of Python floats
+    if isinstance(num, Dim) or any(isinstance(v, Dim | Ratio) for v in (start, stop)):
+        # NumPy's start + arange(num) * step, a count or bounds that are sizes
         if retstep or axis or np.dtype(_dtype(dtype)).kind != "f" or not all(
                 isinstance(v, int | float | Dim | Ratio) for v in (start, stop)):
-            raise TypeError("numpy.linspace with a symbolic number of samples takes real "
+            raise TypeError("numpy.linspace with sizes (a count, start or stop) takes real "
                             "numbers (or sizes) start and stop and a float dtype here (no "
                             "retstep, axis); for n evenly spaced values write start + "
                             "np.arange(n) * step")
