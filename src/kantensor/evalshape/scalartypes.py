@@ -97,8 +97,8 @@ def _scalar_types() -> dict[str, Callable[..., Any]]:
     """Every name of ``numpy`` that is a scalar type of an integer or floating dtype of
     the dtype table (aliases too: ``np.double``, ``np.intp``), with its traced call."""
     out = {}
-    for name in dir(np):
-        kind = getattr(np, name, None)
+    for name in np.sctypeDict:  # (not dir(np): its lazy attributes import submodules)
+        kind = vars(np).get(name) if isinstance(name, str) else None
         if isinstance(kind, type) and issubclass(kind, np.integer | np.floating) \
                 and kind not in _ABSTRACT and np.dtype(kind).name in DTYPES:
             out[name] = _scalar(kind)
