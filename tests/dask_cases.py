@@ -127,6 +127,8 @@ def values_for(name: str, inputs: list, rng: np.random.Generator) -> list[np.nda
             x = (rng.uniform(-2, 2, shape) + 1j * rng.uniform(-2, 2, shape)).astype(t.dtype)
         else:
             x = rng.uniform(0.1, 2, shape).astype(t.dtype)
+        if name == "searchsorted" and k == 0:  # (a must be sorted: NumPy's search of
+            x = np.sort(x)  # an unsorted one depends on the order the keys come in)
         if name in DEFINITE and x.ndim >= 2 and shape[-1] == shape[-2]:
             x = x.astype(np.complex128 if x.dtype.kind == "c" else np.float64)
             x = x @ np.conj(np.swapaxes(x, -1, -2)) + shape[-1] * np.eye(shape[-1])

@@ -2,7 +2,10 @@
 (test helpers of tests/test_eval_shape_random.py; ``python tests/npprograms.py N SEED
 [LINES [KINDS]]`` runs N programs and prints what it finds; LINES lines each, 1..5 if 0;
 KINDS 23 adds hunt18's lines: splits, einsum strings, axis permutations, fancy indexing
-and masks, pads of every mode, broadcasts, cumulative ops and sorts).
+and masks, pads of every mode, broadcasts, cumulative ops and sorts; KINDS 24 hunt19's:
+sizes made NumPy numbers, branches on dtypes, fmod and shifts, partitions, searchsorted,
+cumulative_sum, math.fmod, float repeats, size steps, data-decided index arrays; KINDS
+past 24 draw those more often: every kind from 23 on is one of them).
 
 A program is Python source: a function of one to three inputs whose types name the
 sizes ``A``, ``B``, ``C`` (a name may repeat, so sizes are tied as often as not), and a
@@ -59,7 +62,8 @@ class Program:
     types: list[str] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
     values: dict[str, tuple[int, str]] = field(default_factory=dict)
-    kinds: int = 17  # how many kinds of line are drawn (23: with :func:`_new_line`'s)
+    kinds: int = 17  # how many kinds of line are drawn (23: with :func:`_new_line`'s,
+    # 24: with :func:`_newer_line`'s too)
 
     def source(self, out: str | None = None) -> str:
         params = ", ".join(f"x{i}" for i in range(len(self.types)))
@@ -261,6 +265,8 @@ def _line(p: Program) -> str:
                            f"np.linalg.det({a})", f"np.diagonal({a})",
                            f"np.linalg.norm({a})", f"np.count_nonzero({a}, axis={ax})",
                            f"np.median({a}, axis={ax})", f"np.cumsum({a})"])
+    if kind >= 23:
+        return _newer_line(p, a, b, ax)
     if kind >= 17:
         return _new_line(p, kind, a, b, ax)
     # kind 16: a Python number from sizes times a value
@@ -353,6 +359,38 @@ def _new_line(p: Program, kind: int, a: str, b: str, ax: int) -> str:
                        f"np.unique_values({a}.ravel())",
                        f"np.searchsorted(np.sort({a}.ravel()), {b})",
                        f"np.lexsort(({a},))" if ra else f"np.sort({a}, axis=None)"])
+
+
+def _newer_line(p: Program, a: str, b: str, ax: int) -> str:
+    """The lines of hunt19 (kind 23): sizes made NumPy numbers, branches on dtypes,
+    fmod and shifts, partitions, searchsorted, the array API's cumulative ops, math.fmod
+    of sizes, repeats by a float, slices of a size step, and index arrays the data
+    decides."""
+    rng = p.rng
+    ra = p.values[a][0]
+    ranked = [v for v in p.values if p.values[v][0] >= 1]
+    s = _size(p, ranked) if ranked else "2"
+    t = _size(p, ranked) if ranked else "3"
+    k = rng.choice([0, 1, -1, 2])
+    n = rng.choice(["int8", "uint8", "int16", "int64", "float32", "float16", "intp",
+                    "double"])
+    return rng.choice([
+        f"{a} * np.{n}({s})", f"np.array({s}, dtype=np.{n}) + {a}",
+        f"{a} if {a}.dtype == np.{n} else {a}.astype(np.{n})",
+        f"{a}.astype(np.float32) if {a}.dtype.kind in 'iu' else {a} * 2",
+        f"np.zeros({a}.dtype.itemsize * {s})",
+        f"np.fmod({a}, {b})", f"np.fmod({a}, {s})", f"np.left_shift({a}, {b})",
+        f"{a} >> {rng.randint(0, 3)}", f"{a} << {s}", f"{a} * math.fmod({s}, {t})",
+        f"np.partition({a}, {k}, axis={ax})" if ra else f"np.sort({a}, axis=None)",
+        f"np.argpartition({a}, {k}, axis=None)",
+        f"np.searchsorted(np.sort({a}.ravel()), {b})",
+        f"np.cumulative_sum({a}, axis={ax}, include_initial=True)" if ra else
+        f"np.cumulative_sum({a})", f"np.cumulative_prod({a}.ravel())",
+        f"np.repeat({a}, {s} / 2)", f"np.repeat({a}, 2.0)",
+        f"{a}[::{s}]" if ra else f"{a}", f"{a}[1::{s} + 1]" if ra else f"{a}",
+        f"{a}[-{s}:]" if ra else f"{a}", f"{a}[{a} > 1]", f"{a}[({b} > 0).astype(int)]",
+        f"{a}[np.zeros({s}, dtype=bool)]" if ra == 1 else f"{a}.ravel()",
+    ])
 
 
 def _emit(p: Program, name: str, text: str) -> list[str]:

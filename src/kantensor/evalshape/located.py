@@ -33,6 +33,7 @@ from .code import frame_is_library
 from .indexvalues import index_bounds
 from .placing import compared, placed, same
 from .powers import of_sizes, power_conditions, python_number, zero_at
+from .scalartypes import fit_conditions
 
 
 class Site(NamedTuple):
@@ -304,7 +305,7 @@ def assumptions(sites: dict[Apply, Site | None], names: dict[Variable, str]
     out: dict[Clause, Clause] = {}
     for node, site in sites.items():
         try:
-            needed = [*divisors(node), *index_bounds(node)]
+            needed = [*divisors(node), *index_bounds(node), *fit_conditions(node)]
         except TypeError as exc:  # a power whose needs are no conditions on sizes
             where = f" at {site.filename}:{site.lineno}: {site.source}" if site else ""
             raise TypeError(f"{getattr(node.op, 'name', 'pow')}{where}: {exc}") from None

@@ -52,6 +52,7 @@ from .patches import (
     refusal,
     wrap_class,
 )
+from .scalartypes import SCALAR_TYPES
 
 
 class TracedModule(types.ModuleType):
@@ -154,7 +155,9 @@ def _replacements() -> dict[int, tuple[Any, Any]]:
         "default_rng": entry(rng.default_rng, _sampling(rng.default_rng, _GENERATOR_METHODS)),
         "RandomState": wrap_class(rng.RandomState,
                                   _sampling(rng.RandomState, _LEGACY_METHODS))})
-    numpy_module = TracedModule(np, {**_entries(np, CREATION),
+    numpy_module = TracedModule(np, {**_entries(np, CREATION), **{
+                                         name: wrap_class(getattr(np, name), traced)
+                                         for name, traced in SCALAR_TYPES.items()},
                                      **_refusals(np, UNSUPPORTED, "numpy"), **INDEX_TRICKS,
                                      "random": random_module})
     math_module = TracedModule(math, _entries(math, MATH))

@@ -32,6 +32,7 @@ from ..types.dim import Dim, dim_max, dim_min
 from ..types.sizenum import Ratio, size_tensor
 from ..types.variable import as_tensor_variable
 from .pymath import MATH
+from .scalartypes import tag_python_ints
 from .trace import current
 
 
@@ -125,10 +126,18 @@ def _tri(N: Any, M: Any = None, k: int = 0, dtype: Any = None, **kw: Any) -> Any
 
 def _linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
               retstep: bool = False, dtype: Any = None, axis: int = 0) -> Any:
-    if isinstance(num, Dim):
-        raise TypeError("numpy.linspace with a symbolic number of samples is not supported: "
-                        "kt.linspace takes an int num; for n evenly spaced values write "
-                        "start + np.arange(n) * step")
+    if isinstance(num, Dim) or any(isinstance(v, Dim | Ratio) for v in (start, stop)):
+        # NumPy's start + arange(num) * step, a count or bounds that are sizes
+        if retstep or axis or np.dtype(_dtype(dtype)).kind != "f" or not all(
+                isinstance(v, int | float | Dim | Ratio) for v in (start, stop)):
+            raise TypeError("numpy.linspace with sizes (a count, start or stop) takes real "
+                            "numbers (or sizes) start and stop and a float dtype here (no "
+                            "retstep, axis); for n evenly spaced values write start + "
+                            "np.arange(n) * step")
+        step = (stop - start) / dim_max(num - 1 if endpoint else num, 1)
+        # (zeros of num: NumPy refuses a negative count, which arange would read as 0)
+        out = ops.zeros(num) + ops.arange(num, dtype="float64") * step + start
+        return out.astype(np.dtype(_dtype(dtype)).name)
     if retstep or axis or _symbolic((start, stop)):
         return NotImplemented
     return ops.linspace(start, stop, num, endpoint, dtype=_dtype(dtype))
@@ -148,7 +157,10 @@ def _array(obj: Any, dtype: Any = None, *args: Any, **kw: Any) -> Any:
     if not _symbolic(obj):
         return NotImplemented
     out = _stacked(obj)
-    return out if dtype is None else out.astype(np.dtype(dtype).name)
+    if dtype is None:
+        return out
+    name = np.dtype(dtype).name
+    return tag_python_ints(out.astype(name), obj, name)  # (sizes as Python ints must fit)
 
 
 def _sampler(distribution: str, low: Any = 0.0, high: Any = 1.0, size: Any = None,
@@ -417,6 +429,12 @@ class _AsBuiltin(type):
     def __subclasscheck__(cls, sub: type) -> bool:
         return issubclass(sub, cls.__kantensor_traced__)
 
+    def __eq__(cls, other: object) -> Any:  # (np.dtype(a).type == np.float32)
+        return True if other is cls or other is cls.__kantensor_traced__ else NotImplemented
+
+    def __hash__(cls) -> int:
+        return hash(cls.__kantensor_traced__)
+
 
 def wrap_class(original: type, traced: Callable[..., Any]) -> type:
     """A subclass of the class ``original`` whose construction is ``traced`` in a thread
@@ -449,4 +467,5 @@ BUILTIN_ENTRIES: dict[str, Any] = {name: _builtin(name, fn) for name, fn in BUIL
 #: function asks (:data:`DOMAINS`), or ``int()`` (a Ratio's sign: Ratio.__trunc__): the
 #: branch hook looks past them for the user's line.
 FORWARDERS = (MATH["sqrt"].__code__, entry(math.sqrt, MATH["sqrt"]).__code__, _int.__code__,
+              MATH["fmod"].__code__,
               vars(BUILTIN_ENTRIES["int"])["__new__"].__func__.__code__)

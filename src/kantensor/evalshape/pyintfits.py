@@ -35,6 +35,7 @@ from ..types.intervals import interval
 from ..types.limits import MAX_SIZE
 from ..types.protocol import NUMPY_OPS
 from ..types.variable import SizeNumber
+from .scalartypes import numpy_number
 
 #: int64's range, where the graph computes every Python int of sizes.
 INT64 = (-MAX_SIZE - 1, MAX_SIZE)
@@ -73,7 +74,7 @@ def _is_int_of_sizes(v: Variable) -> bool:
     if isinstance(v, SizeNumber):
         return True
     if v.owner is None or getattr(v.type, "dtype", None) != "int64" or \
-            getattr(v.type, "ndim", 1) != 0:
+            getattr(v.type, "ndim", 1) != 0 or numpy_number(v):
         return False
     seen, todo = set(), list(v.owner.inputs)
     while todo:
@@ -81,8 +82,8 @@ def _is_int_of_sizes(v: Variable) -> bool:
         if id(x) in seen or isinstance(x, SizeNumber | Constant):
             continue
         seen.add(id(x))
-        if x.owner is None or getattr(x.type, "ndim", 1) != 0:
-            return False
+        if x.owner is None or getattr(x.type, "ndim", 1) != 0 or numpy_number(x):
+            return False  # (a NumPy number: what is computed with it is one too)
         todo.extend(x.owner.inputs)
     return True
 

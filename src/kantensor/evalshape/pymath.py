@@ -18,6 +18,7 @@ import numpy as np
 from ..graph.basic import Variable
 from ..types.dim import Dim
 from ..types.dimorder import decided
+from ..types.intervals import interval
 from ..types.sizenum import Ratio, size_tensor
 from ..types.stated import split_constant
 from .powers import MATH_TAG
@@ -88,6 +89,27 @@ def _ceil(x: Any) -> Any:
     return np.ceil(x) if isinstance(x, Variable) else NotImplemented
 
 
+def _fmod(x: Any, y: Any) -> Any:
+    """``math.fmod`` of sizes (ints, at least one a Dim): C's remainder, with the sign of
+    ``x``, as a Python float; for sizes that are never negative that is ``float(x %
+    y)`` (``y`` is asked not to be 0, as ``%`` asks it: Python raises there), whose 0 a
+    Python number divided by it assumes away (:func:`.powers.zero_at` reads the float).
+    Of a size that may be negative (``n - 3``) it is refused, naming it."""
+    if not any(isinstance(v, Dim) for v in (x, y)) or \
+            not all(isinstance(v, Dim | int) and not isinstance(v, bool) for v in (x, y)):
+        return NotImplemented
+    for v in (x, y):
+        low = interval(v)[0] if isinstance(v, Dim) else v
+        if low is None or low < 0:
+            raise TypeError(f"math.fmod of the size {v}, which may be negative: its sign "
+                            "decides the result's (C's remainder); give the sizes as "
+                            "ints, or use % of sizes that are never negative")
+    if isinstance(y, Dim) and decided(">=", y, 1) is False:  # (asked at the user's line:
+        raise ValueError(f"math domain error: math.fmod by the size {y}, which is 0 here")
+    rest = x % y  # n % n is 0 without asking its divisor; patches.FORWARDERS has this code)
+    return float(rest) if isinstance(rest, int) else size_tensor(rest) * 1.0
+
+
 def _pow(x: Any, y: Any) -> Any:
     return x ** (y * 1.0) if _symbolic(x) or _symbolic(y) else NotImplemented
 
@@ -96,4 +118,5 @@ def _pow(x: Any, y: Any) -> Any:
 MATH: dict[str, Callable[..., Any]] = {
     **{name: _math(name) for name in ("sqrt", "exp", "log", "log2", "log10", "sin", "cos",
                                       "tan", "tanh", "expm1", "log1p")},
-    "floor": _floor, "ceil": _ceil, "trunc": _floor, "pow": _pow, "hypot": _hypot}
+    "floor": _floor, "ceil": _ceil, "trunc": _floor, "pow": _pow, "hypot": _hypot,
+    "fmod": _fmod}

@@ -30,7 +30,7 @@ from .sizes import axis_inputs, foreign_names, named_inputs, own_axes, size_inpu
 
 #: The kinds of parameters whose Dims are carried by inputs of their own (SizeOp,
 #: shape_of).
-SIZE_KINDS = frozenset({"size", "maybe_size", "sizes", "index", "partial_sizes",
+SIZE_KINDS = frozenset({"size", "count", "maybe_size", "sizes", "index", "partial_sizes",
                         "partial_values"})
 
 #: The kinds of parameters whose Dims the builder writes over the axes of the call's

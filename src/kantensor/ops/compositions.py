@@ -206,6 +206,10 @@ def _array_split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list[Any]
     if np.ndim(indices_or_sections) == 1:
         bounds = [0, *indices_or_sections, n]
     else:
+        if isinstance(indices_or_sections, Dim):
+            raise TypeError(f"numpy.array_split into {indices_or_sections} sections, a size: "
+                            "the number of pieces (a Python list) must be known; split "
+                            "into an int number of sections, or slice the pieces")
         k = operator.index(indices_or_sections)
         if k <= 0:
             raise ValueError("number sections must be larger than 0.")

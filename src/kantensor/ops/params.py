@@ -7,6 +7,7 @@ How a call is split into tensors and parameters is :mod:`kantensor.ops.callspec`
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ import numpy as np
 from ..types.dim import Dim
 from ..types.dimorder import asked
 from ..types.dtypes import STRING, category, normalize_dtype
+from ..types.sizenum import Ratio
 from ..types.symbols import sign_when_large
 
 
@@ -232,6 +234,18 @@ def _symbolic_size(value: Any) -> int | Dim:
     return _int(value, "an int or a Dim")
 
 
+def _count(value: Any) -> int | Dim:
+    """A repeat count: a size, or a float (a Python float of sizes too) that NumPy casts
+    to an int toward zero (``np.repeat(x, 2.5)`` repeats twice, ``n / 2`` is ``n // 2``
+    times); a Ratio's truncation asks its sign where a trace may answer it."""
+    if isinstance(value, float | np.floating) and np.isfinite(value):
+        return int(value)
+    if isinstance(value, Ratio):  # its numerator's sign asked at the program's line
+        negative = asked("<=", value.num, -1) if isinstance(value.num, Dim) else None
+        value = -math.trunc(-value) if negative is True else math.trunc(value)
+    return _symbolic_size(value)
+
+
 def _maybe_symbolic_size(value: Any) -> int | Dim | None:
     return None if value is None else _symbolic_size(value)
 
@@ -370,10 +384,13 @@ def _index(value: Any) -> tuple:
         elif isinstance(item, tuple) and len(item) == 4 and item[0] == "slice":
             out.append(_index(slice(*item[1:]))[0])  # already normalised
         elif isinstance(item, slice):
-            parts = [None if p is None else p if isinstance(p, Dim) and i < 2 else
-                     _int(p, "slice bounds that are ints or None (or sizes; a step is an int)")
-                     for i, p in enumerate((item.start, item.stop, item.step))]
-            if parts[2] == 0:
+            parts = [None if p is None else p if isinstance(p, Dim) else
+                     _int(p, "slice bounds and steps that are ints or None (or sizes)")
+                     for p in (item.start, item.stop, item.step)]
+            if isinstance(parts[2], Dim) and sign_when_large(parts[2]) != 1:
+                raise ParamError(f"a slice step that is a size must be positive where its "
+                                 f"sizes are large (x[::n]), got {parts[2]}")
+            if type(parts[2]) is int and parts[2] == 0:
                 raise ParamError("slice step cannot be zero")
             for bound in parts[:2]:
                 if isinstance(bound, Dim) and not sign_when_large(bound):
@@ -447,6 +464,7 @@ KINDS: dict[str, Callable[[Any], Any]] = {
     "ints": _ints,
     "shape": _shape,
     "size": _symbolic_size,
+    "count": _count,
     "maybe_size": _maybe_symbolic_size,
     "sizes": _symbolic_shape,
     "partial_sizes": _partial_sizes,

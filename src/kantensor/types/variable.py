@@ -12,6 +12,7 @@ import numpy as np
 from ..graph.basic import Constant, Variable
 from .dim import Dim, unknown
 from .display import variable_html
+from .dtypename import dtype_name
 from .dtypes import get_default_dtype, normalize_dtype, python_dtype
 from .protocol import NUMPY_SCALAR, REBIND, WRITE_BACK, array_function, array_ufunc, written
 from .sizenum import Ratio, size_tensor
@@ -206,6 +207,8 @@ class _TensorOperators:
     __and__, __rand__ = _binary("and"), _binary("and", True)
     __or__, __ror__ = _binary("or"), _binary("or", True)
     __xor__, __rxor__ = _binary("xor"), _binary("xor", True)
+    __lshift__, __rlshift__ = _binary("lshift"), _binary("lshift", True)
+    __rshift__, __rrshift__ = _binary("rshift"), _binary("rshift", True)
 
     def __neg__(self):
         return _apply("neg", self)
@@ -274,8 +277,8 @@ class _TensorOperators:
         return self.type.ndim
 
     @property
-    def dtype(self) -> str:
-        return self.type.dtype
+    def dtype(self) -> str:  # (its name, equal to what NumPy's dtype equals: .dtypename)
+        return dtype_name(self.type.dtype)
 
     @property
     def shape(self) -> tuple[int | Dim, ...]:

@@ -73,12 +73,19 @@ def split_index(index: Any) -> tuple[list[Any], tuple | None]:
     pattern: list[Any] = []
     for item in items:
         if _is_array(item):
-            value = np.asarray(item) if isinstance(item, list | range) else item
+            value = _listed(item) if isinstance(item, list | range) else item
             pattern.append(array_ref(len(arrays), value))
             arrays.append(value)
         else:
             pattern.append(item)
     return arrays, tuple(pattern)
+
+
+def _listed(item: list | range) -> np.ndarray:
+    """A list (or range) index as NumPy reads it: an empty one is an integer index
+    (``x[[]]`` is empty along the axis; ``np.asarray([])`` alone would be float64)."""
+    value = np.asarray(item)
+    return value.astype(np.intp) if value.size == 0 and value.dtype.kind == "f" else value
 
 
 def array_ref(position: int, value: Any) -> ArrayRef:

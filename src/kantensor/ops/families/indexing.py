@@ -76,6 +76,10 @@ def _count(upper: Bound, lower: Bound, n: DimVar) -> tuple[Size, bool]:
 _OTHER_SIGN = "another length (a bound of the other sign counts from the other end)"
 
 
+#: What a step that is a size gives where it is negative (its form shows it positive).
+_OTHER_STEP = "another length (a negative step walks the axis backwards)"
+
+
 def _sized_position(value: Dim, sizes: SizeNames, clauses: list[Clause],
                     flipped: bool = False, shift: int = 0) -> Bound:
     """A size as a slice bound, plus ``shift``: ``("start", E + shift)`` for ``E >= 0``,
@@ -239,6 +243,11 @@ def sliced(n: DimVar, item: tuple, sizes: SizeNames, clauses: list[Clause],
     turn (:func:`symbolic_length`), or, where ``flips`` is None, a size of its own named
     ``unknown``, unknown."""
     _, start, stop, step = item
+    if isinstance(step, Dim):  # every step-th of the slice's entries: not 0, where NumPy
+        s = sizes.expr(step)  # raises; positive as its form shows, the build's choice
+        clauses += [s.ne(0), chosen(s >= 1, _OTHER_STEP)]
+        count = sliced(n, ("slice", start, stop, None), sizes, clauses, flips, unknown)
+        return (count + (s - 1)) // s
     if not (isinstance(start, Dim) or isinstance(stop, Dim)):
         return slice_length(n, start, stop, step)
     if flips is None:

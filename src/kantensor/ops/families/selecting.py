@@ -1,0 +1,74 @@
+"""Builders of NumPy's order statistics and running totals (``signatures/arrange.toml``,
+``signatures/reductions.toml``): partition/argpartition, searchsorted and the array
+API's cumulative_sum/cumulative_prod.
+
+``np.partition(x, kth, axis)`` keeps the shape and needs each ``kth`` in bounds of the
+axis (``-n <= kth < n``; NumPy raises ValueError "kth(=k) out of bounds" otherwise),
+except where the array is empty: NumPy then returns it unchecked, so the where-clause is
+``min(size, 1) * (k + 1) <= n`` (``-k`` for a negative ``k``), exact at every size.
+``np.searchsorted(a, v)`` gives one int64 index per element of ``v`` into the 1-d ``a``.
+``np.cumulative_sum(x, axis, include_initial)`` is ``cumsum`` that needs ``axis`` for more
+than one dimension and, with ``include_initial``, starts with the identity (one more
+entry along the axis).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...syntax.ast import dim_min
+from ..params import ParamError, normalize_axis
+from ..templates import dims, rank_error, reads_ranks, size_of, typed
+
+
+@reads_ranks
+def partitioned(types: tuple, kth: tuple[int, ...], axis: int | None,
+                **_: Any) -> dict[str, Any]:
+    """partition/argpartition: the same shape along ``axis`` (None flattens first), each
+    ``kth`` in bounds where the array is not empty (see the module)."""
+    (x,) = types
+    a = dims("a", x.ndim)
+    if not kth:
+        raise ParamError("kth must name at least one position")
+    if axis is None:
+        n = size_of(a)
+        y, params = [n], {"kth": kth, "axis": None}
+    else:
+        ax = normalize_axis(axis, x.ndim)
+        n, y, params = a[ax], a, {"kth": kth, "axis": ax}
+    some = dim_min(size_of(a), 1)
+    fits = [some * (k + 1 if k >= 0 else -k) <= n for k in sorted(set(kth))
+            if k != 0 and k != -1] + ([some <= n] if {0, -1} & set(kth) else [])
+    return {"x": a, "y": y, "fits": fits, "params": params}
+
+
+@reads_ranks
+def searched(types: tuple, **_: Any) -> dict[str, Any]:
+    """searchsorted: ``a`` 1-d, one int64 index per element of ``v`` (``v``'s shape)."""
+    a, v = types
+    if a.ndim != 1:
+        raise rank_error("searchsorted", f"a must be 1-d, got {a.ndim} dimensions")
+    n, w = dims("n", 1), dims("v", v.ndim)
+    return {"a": [typed(n, "s")], "v": [typed(w, "t")], "y": [typed(w, "int64")]}
+
+
+@reads_ranks
+def accumulated(types: tuple, axis: int | None, include_initial: bool,
+                **_: Any) -> dict[str, Any]:
+    """cumulative_sum/cumulative_prod: ``axis`` given for more than one dimension (a 0-d
+    input is one element); with ``include_initial`` one more entry along it."""
+    (x,) = types
+    a = dims("a", x.ndim)
+    if x.ndim > 1 and axis is None:
+        raise rank_error("cumulative_sum", "for arrays which have more than one dimension "
+                         "axis argument is required")
+    if x.ndim == 0:
+        if axis not in (None, 0, -1):
+            normalize_axis(axis, 1)
+        y = [2] if include_initial else [1]
+        return {"x": a, "y": y, "params": {"axis": 0, "include_initial": include_initial}}
+    ax = normalize_axis(0 if axis is None else axis, x.ndim)
+    y = list(a)
+    if include_initial:
+        y[ax] = a[ax] + 1
+    return {"x": a, "y": y, "params": {"axis": ax, "include_initial": include_initial}}
