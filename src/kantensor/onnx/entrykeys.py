@@ -1,5 +1,5 @@
 """What an ONNX entry's keys say beyond its Op's signature: the outputs a node may name
-(its ``outputs`` key).
+(its ``outputs`` key) and the name its Op shows in messages (its op type).
 
 ONNX's schema says of each op, at each opset, how many outputs a node may have and which
 it must name (``onnx.defs``: ``min_output``, ``max_output`` and each formal output's
@@ -13,6 +13,13 @@ leading ``*`` a variadic one of at least one output (``*name?``: of any number, 
 included). Without the key an entry has one required output, as most ops. Read once per
 entry (:func:`counts`); checked once per node read (:func:`fits`, inline where it
 matters).
+
+An entry's Op is named in messages by its op type, as ONNX names it (``Reshape``,
+``MaxPool``): the catalogue's own names (``Reshape-13``, the entry of opsets 13 to 18)
+tell entries of one file apart, and read as an opset the model need not have (a Reshape
+of an opset 17 model was ``Reshape-13``, a Conv of any opset up to 21 ``Conv-1``). The
+entry's opsets are said where they decide (a node of an opset no entry types: see
+:func:`~.registry.lookup`).
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ from typing import Any
 from ..ops.catalogue import CatalogueError
 from .loading import OnnxImportError
 
-__all__ = ["DEFAULT", "Counts", "check_outputs", "counts", "fits", "specs"]
+__all__ = ["DEFAULT", "Counts", "check_outputs", "counts", "fits", "gives", "specs"]
 
 #: The outputs of an entry without an ``outputs`` key: one required output.
 DEFAULT = ("output",)
@@ -45,6 +52,11 @@ def specs(value: Any, where: str) -> tuple[str, ...]:
     if any(v.startswith("*") for v in value[:-1]):
         raise CatalogueError(f"{where}: outputs: only the last output may be variadic (*)")
     return tuple(value)
+
+
+def gives(extra: dict[str, Any], where: str) -> Counts:
+    """What a node of the entry whose ONNX keys are ``extra`` may name of its outputs."""
+    return counts(specs(extra.get("outputs"), where))
 
 
 def counts(outputs: Sequence[str]) -> Counts:
@@ -90,4 +102,5 @@ def check_outputs(entry: Any, wanted: Sequence[str], where: str) -> None:
         if k < n and not wanted[k]:
             raise OnnxImportError(f"{where}: output {k} ({outputs[k]}) is required but "
                                   "named ''")
+
 

@@ -54,7 +54,7 @@ from ..syntax.alternative import Overloads
 from ..types.dtypes import DEFAULT_RANGE
 from ..types.type import TensorType
 from .declared import Declared, declared_of, resolved
-from .entrykeys import Counts, counts, specs
+from .entrykeys import Counts, gives
 from .structured import Structured
 
 #: The keys ONNX entries add to a catalogue entry.
@@ -266,9 +266,8 @@ def _onnx_op(entry: Entry | StructuredEntry) -> OnnxOp:
         raise CatalogueError(f"{where}: since and until must be opset numbers (ints >= 1)")
     if until is not None and until < since:
         raise CatalogueError(f"{where}: until ({until}) is before since ({since})")
-    for key in ("onnx", "domain"):
-        if not isinstance(extra.get(key, ""), str):
-            raise CatalogueError(f"{where}: {key} must be a string")
+    if not all(isinstance(extra.get(key, ""), str) for key in ("onnx", "domain")):
+        raise CatalogueError(f"{where}: onnx and domain must be strings")
     if extra.get("reads_only", READS_ONLY[0]) not in READS_ONLY:
         raise CatalogueError(f"{where}: reads_only must be one of "
                              f"{', '.join(map(repr, READS_ONLY))}, got {extra['reads_only']!r}")
@@ -281,9 +280,10 @@ def _onnx_op(entry: Entry | StructuredEntry) -> OnnxOp:
                   for p in entry.spec.params if p.is_tensor]
     if not isinstance(inputs, list) or not all(isinstance(i, str) for i in inputs):
         raise CatalogueError(f"{where}: inputs must be a list of names")
-    op = entry.handler if isinstance(entry, StructuredEntry) else entry.make_op()
-    return OnnxOp(extra.get("onnx", entry.name), extra.get("domain", ""), since, until,
-                  tuple(inputs), entry, op, counts(specs(extra.get("outputs"), where)))
+    op_type, domain = extra.get("onnx", entry.name), extra.get("domain", "")
+    op = entry.handler if isinstance(entry, StructuredEntry) else \
+        entry.make_op(op_type)  # (named in messages as ONNX names it: .entrykeys)
+    return OnnxOp(op_type, domain, since, until, tuple(inputs), entry, op, gives(extra, where))
 
 
 def _opset(value: Any) -> bool:
