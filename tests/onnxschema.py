@@ -83,6 +83,13 @@ def outputs(op_type: str, opset: int, domain: str = "") -> tuple[str, ...] | Non
     return tuple(out)
 
 
+def inputs(op_type: str, opset: int, domain: str = "") -> tuple[str, ...] | None:
+    """The schema's formal inputs in the catalogue's notation (as :func:`outputs`)."""
+    found = schema(op_type, opset, domain)
+    return None if found is None else tuple(
+        _MARKS[formal.option].format(formal.name) for formal in found.inputs)
+
+
 def output_counts(op_type: str, opset: int, domain: str = "") -> tuple[int, int | None]:
     """The schema's fewest and most outputs of a node (None: any number)."""
     found = schema(op_type, opset, domain)
