@@ -63,6 +63,39 @@ def input_sets(op_type: str, opset: int, domain: str = ""
                  for i in found.inputs)
 
 
+#: A formal parameter's option in the catalogue's notation of inputs and outputs.
+_MARKS = {defs.OpSchema.FormalParameterOption.Single: "{}",
+          defs.OpSchema.FormalParameterOption.Optional: "{}?",
+          defs.OpSchema.FormalParameterOption.Variadic: "*{}"}
+
+
+def outputs(op_type: str, opset: int, domain: str = "") -> tuple[str, ...] | None:
+    """The schema's formal outputs in the catalogue's notation (``Values``, ``mask?``,
+    ``*outputs``; a variadic one of no least number ``*outputs?``), or None where the op
+    does not exist."""
+    found = schema(op_type, opset, domain)
+    if found is None:
+        return None
+    out = []
+    for formal in found.outputs:
+        text = _MARKS[formal.option].format(formal.name)
+        out.append(text + "?" if text.startswith("*") and formal.min_arity == 0 else text)
+    return tuple(out)
+
+
+def inputs(op_type: str, opset: int, domain: str = "") -> tuple[str, ...] | None:
+    """The schema's formal inputs in the catalogue's notation (as :func:`outputs`)."""
+    found = schema(op_type, opset, domain)
+    return None if found is None else tuple(
+        _MARKS[formal.option].format(formal.name) for formal in found.inputs)
+
+
+def output_counts(op_type: str, opset: int, domain: str = "") -> tuple[int, int | None]:
+    """The schema's fewest and most outputs of a node (None: any number)."""
+    found = schema(op_type, opset, domain)
+    return found.min_output, None if found.max_output >= 2**31 - 1 else found.max_output
+
+
 def param_sets(op_type: str, opset: int, domain: str = "") -> dict[str, frozenset[str]]:
     """Each type parameter's (or written type's) dtypes, by its name."""
     return {param: allowed for _, param, allowed in input_sets(op_type, opset, domain)}

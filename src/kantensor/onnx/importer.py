@@ -41,6 +41,7 @@ from .calls import arguments
 from .contradiction import across, consistent, lasting
 from .datasizes import DataSizes
 from .dtypes import UnsupportedType, type_name
+from .entrykeys import check_outputs, fits
 from .generic import keep_template, remembered
 from .intervals import interval_output, record_interval
 from .loading import MAX_NAME, OnnxImportError, Tensors, clipped, open_model, opsets_of, shown
@@ -215,6 +216,8 @@ class _Reader(Scope, Sources):
                 self.parent is not None:  # (one new output of the main graph: nothing to say)
             self.assigned(node, wanted)
         entry = self.entries.get((op_type, domain)) or self.found_entry(op_type, domain)
+        if entry is not None and not fits(entry.gives, wanted):  # (else: by _typed)
+            check_outputs(entry.entry, wanted, described(node))
         key, typed, generic = _UNTRIED, None, None
         if entry is not None and not self.graph and self.parent is None:
             # a node seen before: its key holds its entry, which inputs it gives (so they
@@ -301,6 +304,8 @@ class _Reader(Scope, Sources):
                     self._capture(name)  # raises the outer scope's error if untyped
         if entry is None:
             entry = self._entry(node, rec.op_type, rec.domain)
+            if not fits(entry.gives, wanted):
+                check_outputs(entry.entry, wanted, described(node))
         if not entry.fits(names):
             arity(entry.inputs, node, described(node))  # says which does not
         if not entry.plain:

@@ -4,10 +4,10 @@ An entry is a catalogue entry (see :mod:`kantensor.ops.catalogue`) with these ke
 
 ``onnx``    the op type (default: the entry's name)
 ``domain``  the operator set domain (default ``""``, the default domain ``ai.onnx``)
-``since``   the first opset of that domain the entry types (default 13)
-``until``   the last one (default: every later opset)
+``since``, ``until``  the first and last opsets of that domain it types (default 13, the newest)
 ``inputs``  the names of the ONNX inputs in order (default: the call's tensors); a trailing
             ``?`` marks an optional input, a leading ``*`` a variadic one
+``outputs`` its outputs' names, so marked (default: one required output; :mod:`.entrykeys`)
 ``reads_only``  ``"shapes"`` when the kernel reads its inputs' shapes only, never their
             values (Shape, Size): the importer runs it on the inputs' types (see
             :class:`~.values.TypeStandIn`), so its output's value holds their sizes (Dims)
@@ -19,7 +19,7 @@ An op whose values are not all tensors (sequences, optionals) or that holds subg
 (If, Loop, Scan) has no signature over tensors: its table names, instead of ``signature``
 and ``impl``, the handler that types and builds it (``op``: the dotted path of a
 :class:`~.structured.Structured` class), beside ``name``, ``onnx``, ``domain``, ``since``,
-``until``, ``inputs`` and ``doc``; its attributes are the handler's.
+``until``, ``inputs``, ``outputs`` and ``doc``; its attributes are the handler's.
 
 The node's inputs are the Op's tensor inputs, in order (absent optional ones left out;
 a call parameter named ``given``, if any, receives the positions of those present). A
@@ -54,14 +54,15 @@ from ..syntax.alternative import Overloads
 from ..types.dtypes import DEFAULT_RANGE
 from ..types.type import TensorType
 from .declared import Declared, declared_of, resolved
+from .entrykeys import Counts, gives
 from .structured import Structured
 
 #: The keys ONNX entries add to a catalogue entry.
-KEYS = ("onnx", "domain", "since", "until", "inputs", "reads_only", "containers",
-        "values", "compares", "counts")
+KEYS = ("onnx", "domain", "since", "until", "inputs", "outputs", "reads_only",
+        "containers", "values", "compares", "counts")
 
 #: The keys of a structured entry's table (``op`` names its handler).
-STRUCTURED_KEYS = ("name", "op", "doc", *KEYS[:5])
+STRUCTURED_KEYS = ("name", "op", "doc", *KEYS[:6])
 
 #: What a kernel may read only of its inputs (``reads_only``).
 READS_ONLY = ("shapes",)
@@ -88,6 +89,7 @@ class OnnxOp:
     inputs: tuple[str, ...]
     entry: Entry | StructuredEntry
     op: SignatureOp | OpFamily | Structured
+    gives: Counts  # (what a node may name of its outputs: .entrykeys.fits)
 
     @property
     def structured(self) -> bool:
@@ -264,9 +266,8 @@ def _onnx_op(entry: Entry | StructuredEntry) -> OnnxOp:
         raise CatalogueError(f"{where}: since and until must be opset numbers (ints >= 1)")
     if until is not None and until < since:
         raise CatalogueError(f"{where}: until ({until}) is before since ({since})")
-    for key in ("onnx", "domain"):
-        if not isinstance(extra.get(key, ""), str):
-            raise CatalogueError(f"{where}: {key} must be a string")
+    if not all(isinstance(extra.get(key, ""), str) for key in ("onnx", "domain")):
+        raise CatalogueError(f"{where}: onnx and domain must be strings")
     if extra.get("reads_only", READS_ONLY[0]) not in READS_ONLY:
         raise CatalogueError(f"{where}: reads_only must be one of "
                              f"{', '.join(map(repr, READS_ONLY))}, got {extra['reads_only']!r}")
@@ -279,9 +280,10 @@ def _onnx_op(entry: Entry | StructuredEntry) -> OnnxOp:
                   for p in entry.spec.params if p.is_tensor]
     if not isinstance(inputs, list) or not all(isinstance(i, str) for i in inputs):
         raise CatalogueError(f"{where}: inputs must be a list of names")
-    op = entry.handler if isinstance(entry, StructuredEntry) else entry.make_op()
-    return OnnxOp(extra.get("onnx", entry.name), extra.get("domain", ""), since, until,
-                  tuple(inputs), entry, op)
+    op_type, domain = extra.get("onnx", entry.name), extra.get("domain", "")
+    op = entry.handler if isinstance(entry, StructuredEntry) else \
+        entry.make_op(op_type)  # (named in messages as ONNX names it: .entrykeys)
+    return OnnxOp(op_type, domain, since, until, tuple(inputs), entry, op, gives(extra, where))
 
 
 def _opset(value: Any) -> bool:
@@ -450,9 +452,8 @@ def _may_cover(raw: Any, opset: int) -> bool:
 
 
 def _load(file: str, index: int, raw: Any) -> Entry | StructuredEntry:
-    if _is_structured(raw):
-        return load_structured(file, index, raw)
-    return load_entry(file, index, raw, extra=KEYS)
+    return load_structured(file, index, raw) if _is_structured(raw) else \
+        load_entry(file, index, raw, extra=KEYS)
 
 
 def registry() -> dict[tuple[str, str], list[OnnxOp]]:

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..ops.params import ParamError
 from ..ops.sizes import SizeNames
-from ..ops.templates import dims, groups, reads_ranks
+from ..ops.templates import dims, groups, reads_ranks, typed
 from ..types.dim import Dim, dim_max, dim_min
 from ..types.facts import EMPTY, Facts
 from ..types.symbols import free_symbols
@@ -162,15 +162,11 @@ def rest_operands(types: tuple, skip: int, sizes: SizeNames | None = None) -> li
 
 
 @reads_ranks
-def build_any_rest(types: tuple, **_: Any) -> dict[str, Any]:
-    """The inputs after the first two, of any shape and dtype (zero points)."""
-    return {"rest": groups("z", len(types) - 2)}
-
-
-@reads_ranks
 def build_along_axis(types: tuple, **_: Any) -> dict[str, Any]:
-    """The input's shape, any other inputs anything (Trilu's k, CumSum's axis)."""
-    return {"x": dims("a", types[0].ndim), "rest": groups("r", len(types) - 1)}
+    """The input's shape; the other inputs (Trilu's k) of any shape, of dtype ``K`` (the
+    entry's where-clause says which)."""
+    return {"x": dims("a", types[0].ndim),
+            "rest": [typed(g.dims, "K") for g in groups("r", len(types) - 1)]}
 
 
 def not_computed(*arrays: np.ndarray, **_: Any) -> Any:

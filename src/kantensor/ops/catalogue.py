@@ -106,13 +106,15 @@ class Entry:
     def is_template(self) -> bool:
         return isinstance(self.signature, str)
 
-    def make_op(self) -> SignatureOp | OpFamily:
+    def make_op(self, name: str | None = None) -> SignatureOp | OpFamily:
+        """The entry's Op, named ``name`` (its name in messages; default the entry's)."""
+        name = name or self.name
         if self.is_template:
             op: SignatureOp | OpFamily = OpFamily(
-                self.name, self.signature, self.impl, self.spec, compute=self.compute,
+                name, self.signature, self.impl, self.spec, compute=self.compute,
                 doc=self.doc, builder=self.builder)
         else:
-            op = SignatureOp(self.name, self.signature, self.impl, compute=self.compute,
+            op = SignatureOp(name, self.signature, self.impl, compute=self.compute,
                              doc=self.doc)
         if self.lowering:
             op.lowering = dict(self.lowering)

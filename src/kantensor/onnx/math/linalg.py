@@ -10,7 +10,8 @@ import numpy as np
 
 from ...ops.families.linalg import build_einsum as einsum_signature
 from ...ops.params import ParamError
-from ...ops.templates import builder, checked, dims, reads_ranks, typed
+from ...ops.templates import alternative, builder, checked, dims, reads_ranks, typed
+from ...syntax.ast import NamedGroup
 from ...types.dtypes import is_inexact, is_low_precision
 
 
@@ -51,9 +52,22 @@ def _rows(v: np.ndarray) -> np.ndarray:
     return v.reshape(-1, 1) if v.ndim == 1 and v.size > 1 else v
 
 
-def matmul_integer(a: np.ndarray, b: np.ndarray, *zero: np.ndarray) -> np.ndarray:
-    az = _rows(zero[0]).astype(np.int32) if zero else 0
-    bz = zero[1].astype(np.int32) if len(zero) > 1 else 0
+@reads_ranks
+def build_matmul_integer(types: tuple, given: tuple = (0, 1), **_: Any) -> dict[str, Any]:
+    """MatMulInteger's zero points, of any shape: a_zero_point of A's dtype (its schema's
+    T1), b_zero_point of B's (T2), each by its place (``given``: b_zero_point alone is
+    the third tensor)."""
+    places = given[2:] if len(given) == len(types) else range(2, len(types))
+    return {"rest": [typed([NamedGroup(f"z{k}")], "T" if k == 2 else "U") for k in places]}
+
+
+def matmul_integer(a: np.ndarray, b: np.ndarray, *zero: np.ndarray, given: tuple = (0, 1)
+                   ) -> np.ndarray:
+    """(Each zero point by its place: b_zero_point alone was taken for a_zero_point.)"""
+    places = given[2:] if len(given) == 2 + len(zero) else range(2, 2 + len(zero))
+    points = dict(zip(places, zero, strict=True))
+    az = _rows(points[2]).astype(np.int32) if 2 in points else 0
+    bz = points[3].astype(np.int32) if 3 in points else 0
     return (a.astype(np.int32) - az) @ (b.astype(np.int32) - bz)
 
 
@@ -84,8 +98,13 @@ def qlinear_matmul(a: np.ndarray, a_s: np.ndarray, a_z: np.ndarray, b: np.ndarra
 
 @builder
 def build_einsum(types: tuple, equation: str, **_: Any) -> dict[str, Any]:
+    """NumPy's einsum of the inputs, every input and the output of one dtype ``T`` (the
+    schema's; NumPy's einsum promotes: onnxruntime refuses a float32 beside a float64)."""
     made = einsum_signature(types, subscripts=equation.replace(" ", ""))
     made.pop("params", None)
+    sig = made["sig"]
+    made["sig"] = alternative([typed(p.dims, "T") for p in sig.inputs],
+                              [typed(p.dims, "T") for p in sig.outputs], sig.where, sig.loop)
     return made
 
 

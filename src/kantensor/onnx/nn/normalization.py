@@ -81,9 +81,16 @@ def _channels(x: Any, least: int, op: str) -> list[DimVar]:
 
 
 @reads_ranks
-def build_same_shape_stats(types: tuple, outputs: int = 1, **_: Any) -> dict[str, Any]:
+def build_same_shape_stats(types: tuple, outputs: int = 1, training_mode: int = 0, **_: Any
+                           ) -> dict[str, Any]:
     """BatchNormalization: Y like X (N, C, ...); scale, B, mean and variance have X's C
-    entries, and so do, in training, the running mean and variance."""
+    entries, and so do, in training, the running mean and variance: a node has those 3
+    outputs in training, else Y alone (ONNX's schema takes 1 or 3, its shape inference
+    the one training_mode says; onnxruntime refuses the others)."""
+    if outputs != (3 if training_mode else 1):
+        raise ParamError("3 outputs (Y, running_mean, running_var) when training_mode is "
+                         f"1, else 1 (Y); training_mode is {training_mode}, the node has "
+                         f"{outputs}")
     a = _channels(types[0], 2, "BatchNormalization")
     c = typed([a[1]], "T")
     return {"x": a, "rest": [c] * (len(types) - 1), "outs": [typed(a, "T"), c, c][:outputs]}

@@ -13,7 +13,7 @@ import numpy as np
 
 from ...ops.params import ParamError, normalize_axis
 from ...ops.sizes import SizeNames
-from ...ops.templates import builder, dims, groups, signed
+from ...ops.templates import builder, dims, groups, signed, typed
 from ...syntax.ast import Clause, DimExpr, DimVar, FixedDim, dim_max, dim_min
 
 
@@ -119,8 +119,16 @@ def build(types: tuple, given: tuple, scales_value: Any = None, sizes_value: Any
     else:
         raise ParamError("Resize needs scales or sizes")
     more = len(types) - 1 - len(sizes.dims)
-    return {"x": a, "rest": groups("r", more), "sizes": sizes.patterns(), "y": out,
-            "fits": clauses}
+    places = [k for k in given if k > 0]
+    if len(places) != more:  # (a call without given: roi, scales, sizes in order)
+        places = list(range(1, 1 + more))
+    rest = [typed(g.dims, _DTYPES[k]) for g, k in zip(groups("r", more), places, strict=True)]
+    return {"x": a, "rest": rest, "sizes": sizes.patterns(), "y": out, "fits": clauses}
+
+
+#: The dtype variable of each input after X by its place (roi, scales, sizes): the
+#: entry's where-clauses say which dtypes each takes (its schema's).
+_DTYPES = {1: "R", 2: "S", 3: "Z"}
 
 
 @builder
@@ -143,7 +151,8 @@ def build_upsample(types: tuple, scales_value: Any = None, scales: Any = None,
             clauses.append(out[ax] >= 0)
         else:
             out[ax] = size
-    return {"x": a, "rest": groups("r", len(types) - 1), "y": out, "fits": clauses}
+    return {"x": a, "rest": [typed(g.dims, "S") for g in groups("r", len(types) - 1)],
+            "y": out, "fits": clauses}
 
 
 def _coefficients(mode: str, ratio: np.ndarray, nearest: str, a: float) -> np.ndarray:

@@ -453,6 +453,7 @@ def build_center_crop_pad(types: tuple, shape_value: Any, axes: tuple | None = N
     out: list[Any] = list(a)
     clauses: list[Clause] = []
     rest = rest_operands(types, 1, sizes)
+    rest[0] = typed(rest[0].dims, "I")  # (shape: of the entry's index dtypes)
     length = len(shape_value) if shape_value else types[1].shape[0] if \
         types[1].ndim == 1 else None
     values = list(shape_value) if shape_value else [None] * k
@@ -467,7 +468,7 @@ def build_center_crop_pad(types: tuple, shape_value: Any, axes: tuple | None = N
     elif length is not None and type(length) is not int or length is None and \
             not shape_value and types[1].ndim == 1:  # (its length not known now)
         n = DimVar("n")
-        rest[0] = typed([n])
+        rest[0] = typed([n], "I")
         clauses.append(((n - 1) * (n - k)).eq(0) if k > 1 else n.eq(1))
     for ax, v in zip(picked, values, strict=True):
         if isinstance(v, DimVar):

@@ -1,0 +1,179 @@
+"""The outputs a node may name are its schema's (the catalogue's ``outputs`` key,
+:mod:`kantensor.onnx.entrykeys`).
+
+Oracles nobody here wrote: ``onnx.defs`` (each formal output's option, ``min_output``
+and ``max_output``, at every opset each entry types, tests/onnxschema.py), the ONNX
+checker (``check_node``) and onnxruntime, which refuse a node outside them (a TopK of
+one output, a Dropout of three, a Split of none, a required output named ``""``).
+"""
+
+from __future__ import annotations
+
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+from kantensor.onnx import from_onnx
+from kantensor.onnx.entrykeys import DEFAULT, counts, fits
+from kantensor.onnx.registry import _tables, entries
+from onnxschema import NEWEST, inputs, output_counts, outputs
+
+ort = pytest.importorskip("onnxruntime")
+
+
+def _entries():
+    return [e for d, op in sorted(_tables()) if op != "?" for e in entries(d, op)]
+
+
+@pytest.mark.parametrize("entry", _entries(), ids=lambda e: e.entry.name)
+def test_every_entry_states_its_schemas_outputs(entry):
+    """At every opset the entry types, its outputs are the schema's formal outputs (names
+    and options) and give the schema's fewest and most outputs of a node."""
+    stated = dict(entry.entry.extra).get("outputs")
+    for opset in range(entry.since, (entry.until or NEWEST) + 1):
+        formal = outputs(entry.op_type, opset, entry.domain)
+        if formal is None:  # (an opset past what the installed onnx knows)
+            continue
+        if stated is None:
+            assert len(formal) == 1 and "?" not in formal[0] and "*" not in formal[0], (
+                entry.entry.name, opset, formal, "needs outputs = [...]")
+        else:
+            assert tuple(stated) == formal, (entry.entry.name, opset, formal)
+        least, most, _ = counts(stated or DEFAULT)
+        assert (least, most) == output_counts(entry.op_type, opset, entry.domain), (
+            entry.entry.name, opset)
+
+
+#: Entries whose inputs' marks are not their schema's yet: Scan of opset 8 takes its
+#: optional sequence_lens before its variadic inputs (the entry, of opsets 8 on, reads
+#: every input as one variadic list; its handler tells them apart).
+INPUTS_NOT_YET = {("Scan", 8)}
+
+
+def _marks(specs) -> list[str]:
+    return ["*" if s.startswith("*") else "?" if s.endswith("?") else "" for s in specs]
+
+
+@pytest.mark.parametrize("entry", _entries(), ids=lambda e: e.entry.name)
+def test_every_entry_marks_its_inputs_as_its_schema(entry):
+    """At every opset the entry types, each input is required, optional or variadic as
+    its schema's formal input (Attention of opset 23 has 6 inputs, 7 from 24;
+    OptionalHasElement's input is required until 18; QLinearConv's B is one optional
+    input): a node of more inputs, or without a required one, is refused as the checker
+    and onnxruntime refuse it."""
+    for opset in range(entry.since, (entry.until or NEWEST) + 1):
+        formal = inputs(entry.op_type, opset, entry.domain)
+        if formal is None or (entry.op_type, opset) in INPUTS_NOT_YET:
+            continue
+        assert _marks(entry.inputs) == _marks(formal), (entry.entry.name, opset, formal)
+
+
+def _topk(outs: list[str], opset: int) -> onnx.ModelProto:
+    node = helper.make_node("TopK", ["x", "k"], outs)
+    k = helper.make_tensor("k", TensorProto.INT64, [1], [2])
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 4])],
+        [onnx.ValueInfoProto(name=o) for o in outs if o], initializer=[k])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 10
+    return model
+
+
+def _dropout(outs: list[str], opset: int) -> onnx.ModelProto:
+    node = helper.make_node("Dropout", ["x"], outs)
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 4])],
+        [onnx.ValueInfoProto(name=o) for o in outs if o])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 10
+    return model
+
+
+def _split(outs: list[str], opset: int) -> onnx.ModelProto:
+    node = helper.make_node("Split", ["x"], outs, axis=1, **(
+        {"num_outputs": max(len(outs), 1)} if opset >= 18 else {}))
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 4])],
+        [onnx.ValueInfoProto(name=o) for o in outs if o])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 10
+    return model
+
+
+def _batch_norm(outs: list[str], opset: int, training_mode: int = 0) -> onnx.ModelProto:
+    node = helper.make_node("BatchNormalization", ["x", "s", "b", "mu", "var"], outs,
+                            training_mode=training_mode)
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4, 5])] +
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, [3]) for n in "s b mu var".split()],
+        [onnx.ValueInfoProto(name=o) for o in outs if o])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 10
+    return model
+
+
+def _training(outs: list[str], opset: int) -> onnx.ModelProto:
+    return _batch_norm(outs, opset, 1)
+
+
+def _ort(model: onnx.ModelProto) -> bool:
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    try:
+        ort.InferenceSession(model.SerializeToString(), options,
+                             providers=["CPUExecutionProvider"])
+    except Exception:  # onnxruntime's own exception classes
+        return False
+    return True
+
+
+def _kantensor(model: onnx.ModelProto) -> bool:
+    try:
+        from_onnx(model)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+CASES = [(_topk, outs) for outs in (["v"], ["v", ""], ["", "i"], ["v", "i"], ["v", "i", "z"])] + \
+    [(_dropout, outs) for outs in (["y"], ["y", "m"], ["y", ""], ["", "m"], ["y", "m", "z"])] + \
+    [(_split, outs) for outs in (["a"], ["a", "b"], ["a", "b", "c", "d"])] + \
+    [(make, outs) for make in (_batch_norm, _training)
+     for outs in (["y"], ["y", "m"], ["y", "m", "v"], ["y", "", "v"])]
+
+
+@pytest.mark.parametrize("opset", [13, 18, 22])
+@pytest.mark.parametrize(("make", "outs"), CASES,
+                         ids=[f"{m.__name__[1:]}-{'/'.join(o)}" for m, o in CASES])
+def test_accepted_exactly_where_onnxruntime_accepts_the_outputs(make, outs, opset):
+    """(BatchNormalization, from opset 15: 3 outputs in training, else 1, as its schema's
+    allowed output counts, {1, 3}, and its shape inference say.)"""
+    model = make(outs, max(opset, 15) if make in (_batch_norm, _training) else opset)
+    assert _kantensor(model) == _ort(model), (outs, opset)
+
+
+@pytest.mark.parametrize("entry", [e for e in _entries() if e.domain == ""],
+                         ids=lambda e: e.entry.name)
+def test_a_node_fits_where_the_checker_takes_it(entry):
+    """Every count of outputs up to one past the most, each either named or ``""``: the
+    entry's outputs fit exactly where onnx's checker passes the node (its inputs as
+    the schema's formal inputs ask, so only the outputs may fail it)."""
+    opset = entry.since
+    found = onnx.defs.get_schema(entry.op_type, opset, entry.domain)
+    ins = [f"x{k}" for k, f in enumerate(found.inputs)]
+    ctx = onnx.checker.C.CheckerContext()
+    ctx.ir_version, ctx.opset_imports = 10, {entry.domain: opset}
+    most = found.max_output if found.max_output < 2**31 - 1 else len(found.outputs) + 1
+    for n in range(most + 2):
+        if entry.op_type == "BatchNormalization" and n == 2:
+            continue  # (its schema allows 1 or 3 outputs, which training_mode picks: the
+            # builder refuses the others, judged by onnxruntime above)
+        for blank in [None, *range(n)]:
+            wanted = [("" if k == blank else f"y{k}") for k in range(n)]
+            node = helper.make_node(entry.op_type, ins, wanted, domain=entry.domain)
+            try:
+                onnx.checker.check_node(node, ctx)
+                checked = True
+            except onnx.checker.ValidationError as exc:  # (Verify checks the inputs,
+                checked = "output" not in str(exc)  # then the outputs, then attributes)
+            assert fits(entry.gives, wanted) == checked, (entry.entry.name, wanted)
