@@ -358,11 +358,9 @@ class Tables(dict):
 def _tables() -> Tables:
     """The tables of every file of ``signatures/onnx`` by (domain, op type), in the
     files' order: each its shipped row's line (:mod:`kantensor.ops.keyed`: the index
-    made by ``make catalogue-index``, kept where the file's fingerprint is the recorded
-    one (its length and CRC-32: :func:`~kantensor.ops.keyed.fingerprint`),
-    the table read when used), else its text, or its TOML data when the file could not
-    be split: an entry is read and built when a model first uses its op type
-    (:func:`entries`)."""
+    made by ``make catalogue-index``, kept where the file's length and CRC-32 are the
+    recorded ones, the table read when used), else its text, or its TOML data when the
+    file could not be split: an entry is built when a model first uses its op type."""
     files, out = keyed(FOLDER) or ({}, {})
     verified: set[str] = set()
     for name, data in catalogue_data(FOLDER):
