@@ -32,7 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .alternative import Alternative, Loop
+from .alternative import Alternative, Loop, with_clauses
 from .ast import (
     CLAUSE_TYPES,
     EXPR_TYPES,
@@ -165,9 +165,7 @@ class Template:
         for alt in self.alternatives:
             if isinstance(alt, AlternativeHole):
                 made = _alternatives(alt.name, values[alt.name])
-                out.extend(made if not alt.where else [dataclasses.replace(a, where=tuple(
-                    _bound_sets([*a.where, *alt.where], (*a.inputs, *a.outputs))))
-                    for a in made])
+                out.extend(made if not alt.where else [_joined(a, alt.where) for a in made])
             elif alt.built is not None:
                 out.append(alt.built)
             else:
@@ -239,6 +237,16 @@ def _fill_alternative(alt: AlternativeTemplate, values: Mapping[str, Any],
         where = _bound_sets(where, (*inputs, *outputs))
     return Alternative(tuple(inputs), tuple(outputs), tuple(where), alt.loop,
                        alt.max_loop_dims)
+
+
+def _joined(alt: Alternative, where: tuple[Clause, ...]) -> Alternative:
+    """A ``{sig}``'s alternative ``alt`` with the template's ``{sig} where ...`` clauses
+    after its own, without the dtype-set clauses on a variable no operand has (see
+    :func:`_bound_sets`, of its own clauses too)."""
+    if any(type(c) is InCategory and type(c.category) is tuple for c in alt.where):
+        return Alternative(alt.inputs, alt.outputs, tuple(_bound_sets(
+            [*alt.where, *where], alt.operands)), alt.loop, alt.max_loop_dims)
+    return with_clauses(alt, tuple(_bound_sets(list(where), alt.operands)))
 
 
 def _bound_sets(where: list[Clause], operands: tuple[TensorPattern, ...]) -> list[Clause]:
