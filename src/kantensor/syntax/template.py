@@ -233,8 +233,7 @@ def _fill_alternative(alt: AlternativeTemplate, values: Mapping[str, Any],
                     where.append(x)
         else:
             where.append(_subst(c, values))
-    if any(type(c) is InCategory and type(c.category) is tuple for c in where):
-        where = _bound_sets(where, (*inputs, *outputs))
+    where = _bound_sets(where, (*inputs, *outputs))
     return Alternative(tuple(inputs), tuple(outputs), tuple(where), alt.loop,
                        alt.max_loop_dims)
 
@@ -253,7 +252,19 @@ def _bound_sets(where: list[Clause], operands: tuple[TensorPattern, ...]) -> lis
     """``where`` without the dtype-set clauses (``Z in (int8, uint8)``) on a dtype
     variable no operand has: the variable of an optional input the node lacks (the
     zero point of a QuantizeLinear without one), which the clause says nothing of."""
-    names = {n for op in operands for n in dtype_names(op.dtype)}
+    sets = [c for c in where if type(c) is InCategory and type(c.category) is tuple
+            and type(c.dtype) is DTypeVar]
+    if not sets:
+        return where
+    names = set()
+    for op in operands:  # (most operands' dtype is a variable: its name read as it is)
+        dtype = op.dtype
+        if type(dtype) is DTypeVar:
+            names.add(dtype.name)
+        elif dtype is not None:
+            names.update(dtype_names(dtype))
+    if all([c.dtype.name in names for c in sets]):
+        return where
     return [c for c in where if not (type(c) is InCategory and type(c.category) is tuple
                                      and type(c.dtype) is DTypeVar
                                      and c.dtype.name not in names)]
