@@ -125,7 +125,8 @@ def test_a_row_that_places_another_tables_line_is_refused_by_name(monkeypatch):
 @pytest.mark.parametrize("text", ["{", "[]", '{"files": {}}', '{"files": [], "keys": {}}',
                                   '{"files": {"a.toml": 1}, "keys": {}}',
                                   '{"files": {}, "keys": {"Add": "x"}}',
-                                  '{"files": {}, "keys": {" Add": 3}}'])
+                                  '{"files": {}, "keys": {"": {"Add": 3}}}',
+                                  '{"files": {}, "keys": {"": ["Add"]}}'])
 def test_an_index_not_written_by_make_catalogue_index_is_not_used(monkeypatch, text: str):
     class Folder:
         def __truediv__(self, name: str) -> Folder:

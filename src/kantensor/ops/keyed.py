@@ -76,8 +76,8 @@ def serialized_keys(folder: str) -> str:
     tables it holds, those with unique names filed (each with its :func:`fingerprint`),
     each table's row ``name index start end check since until`` (its line's place in
     that text, :func:`_check` of it, and its opsets: :func:`_opset_text`) in the rows
-    of its key, ``domain op_type``, joined by ``;`` (one string a key, split when
-    used)."""
+    of its key, joined by ``;`` (one string a key, split when used), by domain and op
+    type (two levels of tables: the registry's keys made without splitting text)."""
     text = serialized(folder)
     heads = json.loads(text[:text.index("\n")])
     lines = text.split("\n")
@@ -86,7 +86,7 @@ def serialized_keys(folder: str) -> str:
         starts.append(starts[-1] + len(line) + 1)
     data = {name: file.encode("utf-8") for name, file in catalogue_files(folder)}
     files: dict[str, str] = {}
-    keys: dict[str, list[str]] = {}
+    keys: dict[str, dict[str, list[str]]] = {}
     for name, head in sorted(heads.items()):
         tables = [json.loads(lines[head["line"] + k]) for k in range(len(head["heads"]))]
         found = [table_key(t) for t in tables]
@@ -98,9 +98,11 @@ def serialized_keys(folder: str) -> str:
         for index, (key, table) in enumerate(zip(found, tables, strict=True)):
             k = head["line"] + index
             opsets = " ".join(_opset_text(table, o) for o in ("since", "until"))
-            keys.setdefault(" ".join(key), []).append(
+            keys.setdefault(key[0], {}).setdefault(key[1], []).append(
                 f"{name} {index} {starts[k]} {starts[k + 1] - 1} {_check(lines[k])} {opsets}")
-    return json.dumps({"files": files, "keys": {k: ";".join(rows) for k, rows in keys.items()}},
+    return json.dumps({"files": files, "keys": {domain: {t: ";".join(rows) for t, rows in
+                                                         ops.items()}
+                                                for domain, ops in keys.items()}},
                       sort_keys=True, ensure_ascii=False) + "\n"
 
 
@@ -173,12 +175,13 @@ def keyed(folder: str) -> tuple[dict[str, str], dict[tuple[str, str], Any]] | No
     try:
         made = json.loads((catalogue_root() / folder / KEYS).read_text(encoding="utf-8"))
         files, keys = made["files"], made["keys"]
-        packed = {tuple(key.split(" ")): found for key, found in keys.items()}
+        packed = {(domain, op_type): found for domain, ops in keys.items()
+                  for op_type, found in ops.items()}
         files = dict(files) if isinstance(files, dict) else None
     except (OSError, ValueError, RecursionError, KeyError, TypeError, AttributeError):
         return None
-    if files is None or not all(isinstance(v, str) for v in files.values()) or \
-            not all(len(k) == 2 and isinstance(v, str) for k, v in packed.items()):
+    if files is None or not all([type(v) is str for v in files.values()]) or \
+            not all([type(v) is str for v in packed.values()]):
         return None
     return files, packed
 
