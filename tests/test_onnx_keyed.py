@@ -12,7 +12,7 @@ import tomllib
 import pytest
 
 from kantensor.onnx import registry
-from kantensor.ops import keyed
+from kantensor.ops import keyed, shipped
 from kantensor.ops.catalogue import CatalogueError, catalogue_root
 from test_onnx_lazy import _read, toml_index
 
@@ -58,15 +58,15 @@ def test_a_file_whose_digest_differs_is_read_from_its_toml(monkeypatch, change: 
     the tables are still TOML's, every key in the files' order."""
     files, packed = keyed.keyed("onnx")
     if change == "edited":
-        files["math.toml"] = "0" * 64
+        files["math.toml"] = "36907 00000000"
     elif change == "added":
         del files["nn.toml"]
         packed = {k: _packed([r for r in _rows(v) if r[0] != "nn.toml"]) for k, v in
                   packed.items() if any(r[0] != "nn.toml" for r in _rows(v))}
     elif change == "removed":
-        files["gone.toml"] = "0" * 64
-        packed[("", "Gone")] = "gone.toml 0 1 2 0123456789abcdef"
-        packed[("", "Softmax")] += ";gone.toml 1 1 2 0123456789abcdef"
+        files["gone.toml"] = "12 01234567"
+        packed[("", "Gone")] = "gone.toml 0 1 2 01234567 - -"
+        packed[("", "Softmax")] += ";gone.toml 1 1 2 01234567 13 -"
     made = None if change == "none" else (files, packed)
     fresh = _index(monkeypatch, made)
     if change == "edited":  # (its keys' rows: the other files' still one string)
@@ -85,7 +85,7 @@ def test_a_row_whose_line_is_not_its_table_is_read_from_the_toml(monkeypatch, ch
     if change == "moved":
         add[2:4] = sub[2:4]
     elif change == "check":
-        add[4] = "0123456789abcdef"
+        add[4] = "01234567"
     elif change == "outside":
         add[2:4] = ["999999999", "1000000000"]
     else:
@@ -125,7 +125,8 @@ def test_a_row_that_places_another_tables_line_is_refused_by_name(monkeypatch):
 @pytest.mark.parametrize("text", ["{", "[]", '{"files": {}}', '{"files": [], "keys": {}}',
                                   '{"files": {"a.toml": 1}, "keys": {}}',
                                   '{"files": {}, "keys": {"Add": "x"}}',
-                                  '{"files": {}, "keys": {" Add": 3}}'])
+                                  '{"files": {}, "keys": {"": {"Add": 3}}}',
+                                  '{"files": {}, "keys": {"": ["Add"]}}'])
 def test_an_index_not_written_by_make_catalogue_index_is_not_used(monkeypatch, text: str):
     class Folder:
         def __truediv__(self, name: str) -> Folder:
@@ -159,11 +160,13 @@ def test_an_index_too_deep_to_decode_or_unreadable_is_not_used(monkeypatch, text
         assert keyed._shipped.__wrapped__("onnx") == ""  # read from its TOML
 
 
-def test_a_row_that_is_not_five_fields_is_refused():
+@pytest.mark.parametrize("row", ["math.toml 0 12", "math.toml 0 1 2 01234567",
+                                 "math.toml zero 1 2 01234567 - -",
+                                 "math.toml 0 1 2 01234567 +13 -", "math.toml 0 1 2 01234567 1_3 -",
+                                 "math.toml 0 1 2 01234567 13 - 1"])
+def test_a_row_that_is_not_seven_fields_is_refused(row: str):
     with pytest.raises(CatalogueError, match="make catalogue-index"):
-        keyed.rows("onnx", "math.toml 0 12")
-    with pytest.raises(CatalogueError, match="make catalogue-index"):
-        keyed.rows("onnx", "math.toml zero 1 2 0123456789abcdef")
+        keyed.rows("onnx", row)
 
 
 def test_a_file_with_a_separator_or_two_tables_of_one_name_has_no_rows(monkeypatch):
@@ -183,7 +186,7 @@ def _tables_text(files: list[tuple[str, str]]) -> str:
     heads, lines = {}, []
     for name, text in files:
         tables = tomllib.loads(text)["op"]
-        heads[name] = {"sha256": keyed.digest(text), "line": len(lines) + 1,
+        heads[name] = {"sha256": shipped.digest(text), "line": len(lines) + 1,
                        "heads": [{"name": t["name"]} for t in tables]}
         lines += [json.dumps(t, sort_keys=True) for t in tables]
     return "\n".join([json.dumps(heads, sort_keys=True), *lines]) + "\n"
@@ -205,3 +208,68 @@ def test_lookup_builds_only_the_entry_of_the_models_opset():
                     registry.lookup(op_type, domain, opset, "n")
             else:
                 assert registry.lookup(op_type, domain, opset, "n") is want
+
+
+def test_a_file_edited_to_the_same_length_is_read_from_its_toml(monkeypatch):
+    """An edit that keeps a file's length (Add-7's ``until = 12`` made 11) changes its
+    CRC-32: the file is not verified, its tables are TOML's reading of the edited text
+    (the oracle), never the shipped ones."""
+    texts = dict(shipped.catalogue_data("onnx"))
+    text = texts["math.toml"].decode("utf-8")
+    edited = text.replace("until = 12", "until = 11", 1)
+    assert edited != text
+    assert len(edited.encode()) == len(texts["math.toml"])
+    texts["math.toml"] = edited.encode("utf-8")
+    monkeypatch.setattr(registry, "catalogue_data", lambda folder: iter(sorted(texts.items())))
+    fresh = registry._tables.__wrapped__()
+    assert "onnx/math.toml" not in fresh.verified and len(fresh.verified) == len(texts) - 1
+    want: dict = {}
+    for name, data in sorted(texts.items()):
+        for index, raw in enumerate(tomllib.loads(data.decode("utf-8"))["op"]):
+            want.setdefault(keyed.table_key(raw), []).append((f"onnx/{name}", index, raw))
+    assert _read(fresh) == want
+
+
+def test_each_rows_opsets_are_its_tables():
+    """A shipped row's opsets (read without decoding its table) say of every opset what
+    TOML's reading of the table says (since, until, the first opset by default)."""
+    files, packed = keyed.keyed("onnx")
+    tables = {f"onnx/{name}": tomllib.loads(text)["op"]
+              for name, text in shipped.catalogue_files("onnx")}
+    for found in packed.values():
+        for file, index, place in keyed.rows("onnx", found):
+            raw = tables[file][index]
+            assert place[3] is not None
+            for opset in range(1, 31):
+                assert keyed.covers(place, opset, registry.FIRST_OPSET) == \
+                    registry._may_cover(raw, opset), (file, index, opset)
+
+
+def test_lookup_decodes_only_the_table_of_the_models_opset():
+    _built(registry, "Relu")  # (caches emptied)
+    try:
+        registry.lookup("Relu", "", 21, "n")
+        assert registry._raw.cache_info().currsize == 1
+    finally:
+        _built(registry, "Relu")
+
+
+def test_a_row_whose_opsets_lie_never_gives_another_entry(monkeypatch):
+    """A hostile row of Relu's opset-14 table saying it types opset 1 only: lookup at 21
+    finds no entry (UnsupportedOp), not another; its earlier tables saying they type
+    every opset are decoded, and their entries refuse 21 (their since and until)."""
+    files, packed = keyed.keyed("onnx")
+    found = _rows(packed[("", "Relu")])
+    for row in found[:-1]:
+        row[5:] = ["1", "-"]
+    found[-1][5:] = ["1", "1"]
+    packed[("", "Relu")] = _packed(found)
+    fresh = _index(monkeypatch, (files, packed))
+    monkeypatch.setattr(registry, "_tables", lambda: fresh)
+    _built(registry, "Relu")
+    try:
+        with pytest.raises(registry.UnsupportedOp, match="Relu"):
+            registry.lookup("Relu", "", 21, "n")
+        assert registry.lookup("Relu", "", 13, "n").since == 13
+    finally:
+        _built(registry, "Relu")

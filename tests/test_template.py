@@ -13,22 +13,27 @@ import kantensor as kt
 from kantensor import Signature
 from kantensor.syntax.alternative import Alternative, IllFormed
 from kantensor.syntax.ast import (
+    CATEGORIES,
+    DTYPE_NAMES,
     BinOp,
     Call,
     Compare,
     DimVar,
+    DTypeVar,
     FixedDim,
+    InCategory,
     TensorPattern,
     checked,
     dim_max,
     dim_min,
     dim_vars,
+    dtype_names,
 )
 from kantensor.syntax.errors import SignatureSyntaxError
 from kantensor.syntax.limits import MAX_NESTING
 from kantensor.syntax.parser import parse_alternatives, parse_template
-from kantensor.syntax.template import TemplateError
-from signature_strategies import AST_EXAMPLES, alternatives, exprs
+from kantensor.syntax.template import AlternativeHole, Template, TemplateError
+from signature_strategies import AST_EXAMPLES, TYPE_VARS, alternatives, exprs
 
 _OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "//": operator.floordiv,
         "%": operator.mod}
@@ -145,6 +150,40 @@ def test_a_whole_alternatives_where_clauses_join_each_alternative_made() -> None
     assert op(x, kt.tensor("i", "int32", (2,))).type == kt.TensorType("float32", (2,))
     with pytest.raises(TypeError, match=r"I in \(int32, int64\)"):
         op(x, kt.tensor("i", "int8", (2,)))
+
+
+_SETS = st.lists(st.tuples(
+    st.sampled_from([*TYPE_VARS, "m", "float32x"]),
+    st.sampled_from(sorted(CATEGORIES)) | st.lists(st.sampled_from(sorted(DTYPE_NAMES)),
+                                                   min_size=1, max_size=4).map(tuple)),
+    min_size=1, max_size=3)
+
+
+@settings(max_examples=AST_EXAMPLES, deadline=2000, suppress_health_check=list(HealthCheck))
+@given(alternatives(), _SETS)
+def test_a_whole_alternatives_dtype_sets_join_it_as_a_checked_alternative(alt, sets) -> None:
+    """``{sig} where T in ...`` filled with any well-formed alternative is that
+    alternative made again with the clauses after its own (the dtype sets on a variable
+    no operand has left out), by ``Alternative``'s whole check: equal, or refused with
+    the same message (a name used as a dim, a variable no input binds, a typo of a
+    dtype), though a set on an input's variable is joined without walking it again."""
+    clauses = tuple(InCategory(DTypeVar(name), category) for name, category in sets)
+    names = {n for op in alt.operands for n in dtype_names(op.dtype)}
+    where = tuple(c for c in (*alt.where, *clauses) if not (
+        type(c) is InCategory and type(c.category) is tuple and
+        type(c.dtype) is DTypeVar and c.dtype.name not in names))
+    results = []
+    for make in (lambda: (Alternative(alt.inputs, alt.outputs, where, alt.loop,
+                                      alt.max_loop_dims),),
+                 lambda: Template([AlternativeHole("sig", clauses)]).fill({"sig": alt})):
+        try:
+            results.append(make())
+        except IllFormed as exc:
+            results.append(str(exc))
+    want, got = results
+    assert got == want
+    if not isinstance(got, str):
+        assert hash(got) == hash(want) and str(got) == str(want)
 
 
 def test_a_dtype_set_of_an_operand_the_builder_left_out_is_left_out() -> None:

@@ -44,11 +44,11 @@ from typing import Any
 
 from ..ops.catalogue import CatalogueError, Entry, catalogue_root, load_entry, read_tables
 from ..ops.family import OpFamily
-from ..ops.keyed import dropped, keyed, rows, shipped_table, toml_table
+from ..ops.keyed import covers, dropped, fingerprint, keyed, rows, shipped_table, toml_table
 from ..ops.keyed import split_tables as _split
 from ..ops.keyed import table_key as _key
 from ..ops.op import SignatureOp
-from ..ops.shipped import ShippedTable, catalogue_data, digest
+from ..ops.shipped import ShippedTable, catalogue_data
 from ..signature.overloads import compiled
 from ..syntax.alternative import Overloads
 from ..types.dtypes import DEFAULT_RANGE
@@ -346,7 +346,7 @@ def is_onnx_file(path: str | Path) -> bool:
 
 class Tables(dict):
     """:func:`_tables`' index: the rows of each (domain, op type), and ``verified``, the
-    files whose shipped rows it kept (their digest the recorded one): a shipped row's
+    files whose shipped rows it kept (their fingerprint the recorded one): a shipped row's
     line is used for these only (:func:`_table`), any other file's TOML is read."""
 
     __slots__ = ("verified",)
@@ -360,15 +360,14 @@ class Tables(dict):
 def _tables() -> Tables:
     """The tables of every file of ``signatures/onnx`` by (domain, op type), in the
     files' order: each its shipped row's line (:mod:`kantensor.ops.keyed`: the index
-    made by ``make catalogue-index``, kept where the file's digest is the recorded one,
-    the table read when used), else its text, or its TOML data when the file could not
-    be split: an entry is read and built when a model first uses its op type
-    (:func:`entries`)."""
+    made by ``make catalogue-index``, kept where the file's length and CRC-32 are the
+    recorded ones, the table read when used), else its text, or its TOML data when the
+    file could not be split: an entry is built when a model first uses its op type."""
     files, out = keyed(FOLDER) or ({}, {})
     verified: set[str] = set()
     for name, data in catalogue_data(FOLDER):
-        file, sha = f"{FOLDER}/{name}", digest(data)
-        if files.pop(name, None) == sha:
+        file = f"{FOLDER}/{name}"
+        if files.pop(name, None) == fingerprint(data):
             verified.add(file)
             continue
         dropped(out, FOLDER, file)
@@ -482,7 +481,9 @@ def lookup(op_type: str, domain: str, opset: int | None, node: str) -> OnnxOp:
     domain the model imports); UnsupportedOp naming the node, its op type, domain and
     opset, and where to read what is supported."""
     domain = "" if domain == "ai.onnx" else domain
-    for i in range(len(_rows(domain, op_type)) if opset is not None else 0):
+    for i, (_, _, table) in enumerate(_rows(domain, op_type) if opset is not None else ()):
+        if type(table) is tuple and not covers(table, opset, FIRST_OPSET):
+            continue  # (a shipped row of other opsets: its table not decoded)
         raw = _raw(domain, op_type, i)
         if not isinstance(raw, dict) or _may_cover(raw, opset):
             op = _entry(domain, op_type, i)

@@ -5,19 +5,38 @@ at a process's first ``infer_shapes`` read the heads of every precompiled table
 (:mod:`.shipped`: the index line of ``tables.jsonl``, all its lines split) and filed
 each by its key, a Python step per table (221 of them). ``keys.json`` beside
 :data:`~.shipped.TABLES` (made by ``make catalogue-index``, checked current by a test)
-holds that index made: each file's SHA-256, and per key one string of its tables' rows
-(the file, the table's place in the file, the place of its line in
-:data:`~.shipped.TABLES` and a check of that line), split only when a model uses the
-key; so the index is one small JSON decode and a table one slice of the text.
+holds that index made: each file's :func:`fingerprint`, and per key one string of its
+tables' rows (the file, the table's place in the file, the place of its line in
+:data:`~.shipped.TABLES`, a check of that line and the opsets the table types), split
+only when a model uses the key; so the index is one small JSON decode and a table one
+slice of the text.
 
-The staleness rule is :mod:`.shipped`'s: every file is read and its digest compared
-with the recorded one; the rows of a file whose digest differs (edited, added or
-removed since) are dropped, and the file is read from its TOML. A row's line is used
-only where :data:`~.shipped.TABLES` has, at that place, a whole line of that check
-(:func:`shipped_table`: an older or another table has another); else the file's TOML
-gives the table. A file with two tables of one name, or a name or key holding a row's
-separators, has no rows (the registry reads it, and reports what is wrong). A row's
-table is checked as any table is, and must be of its key.
+The staleness rule: every file is read and its fingerprint (its length and CRC-32)
+compared with the recorded one; the rows of a file whose fingerprint differs (edited,
+added or removed since) are dropped, and the file is read from its TOML. A row's line
+is used only where :data:`~.shipped.TABLES` has, at that place, a whole line of that
+check (:func:`shipped_table`: an older or another table has another); else the file's
+TOML gives the table. A file with two tables of one name, or a name or key holding a
+row's separators, has no rows (the registry reads it, and reports what is wrong). A
+row's table is checked as any table is, and must be of its key.
+
+Why a CRC, not SHA-256 (which this index recorded until issue 32): what the check
+guards against is a file edited after ``make catalogue-index`` (a stale index), and
+any edit changes a file's length or CRC-32 but for one in 2**32 (every edit of up to
+32 consecutive bits changes the CRC). It vouches for nothing against someone who can
+write the package's files, whatever the digest: they can write ``keys.json`` and
+``tables.jsonl`` as well. And a table a row gives is only ever one of the shipped
+tables, read as data (JSON, never executed) and checked as any table is, so a
+collision forged on purpose makes the registry read the table shipped for that place
+instead of the edited file's: no other outcome. SHA-256 of the folder's 177 kB was
+about 5 million instructions at a process's first ``infer_shapes`` (the processor's
+own SHA instructions are not always there); the CRC is about 0.7 million.
+
+A row's opsets (``since until``, ``-`` for a table that names no last one, ``?`` where
+the table's values are not plain opset numbers) let the registry pass over the tables
+of other opsets without decoding them (:func:`covers`); the table it takes is decoded
+and built, and its entry decides (a row that says it covers an opset it does not is
+only a table decoded for nothing).
 """
 
 from __future__ import annotations
@@ -25,11 +44,12 @@ from __future__ import annotations
 import json
 import re
 import sys
+import zlib
 from functools import cache
 from typing import Any
 
 from .catalogue import CatalogueError, read_tables
-from .shipped import TABLES, catalogue_files, catalogue_root, digest, serialized
+from .shipped import TABLES, catalogue_files, catalogue_root, serialized
 from .shipped import main as write_tables
 
 #: The index of a folder's tables by key, beside its :data:`~.shipped.TABLES`.
@@ -53,17 +73,20 @@ def table_key(raw: Any) -> tuple[str, str]:
 def serialized_keys(folder: str) -> str:
     """The canonical JSON text of ``folder``'s :data:`KEYS`, for the
     :data:`~.shipped.TABLES` that :func:`~.shipped.serialized` writes: the files whose
-    tables it holds, those with unique names filed, each table's row ``name index start
-    end check`` (its line's place in that text and :func:`_check` of it) in the rows of
-    its key, ``domain op_type``, joined by ``;`` (one string a key, split when used)."""
+    tables it holds, those with unique names filed (each with its :func:`fingerprint`),
+    each table's row ``name index start end check since until`` (its line's place in
+    that text, :func:`_check` of it, and its opsets: :func:`_opset_text`) in the rows
+    of its key, joined by ``;`` (one string a key, split when used), by domain and op
+    type (two levels of tables: the registry's keys made without splitting text)."""
     text = serialized(folder)
     heads = json.loads(text[:text.index("\n")])
     lines = text.split("\n")
     starts = [0]
     for line in lines:
         starts.append(starts[-1] + len(line) + 1)
+    data = {name: file.encode("utf-8") for name, file in catalogue_files(folder)}
     files: dict[str, str] = {}
-    keys: dict[str, list[str]] = {}
+    keys: dict[str, dict[str, list[str]]] = {}
     for name, head in sorted(heads.items()):
         tables = [json.loads(lines[head["line"] + k]) for k in range(len(head["heads"]))]
         found = [table_key(t) for t in tables]
@@ -71,13 +94,31 @@ def serialized_keys(folder: str) -> str:
         if len(set(names)) != len(names) or _SEPARATORS.intersection(
                 "".join([name, *(part for key in found for part in key)])):
             continue  # (read from its TOML, which says what is wrong)
-        files[name] = head["sha256"]
-        for index, key in enumerate(found):
+        files[name] = fingerprint(data[name])
+        for index, (key, table) in enumerate(zip(found, tables, strict=True)):
             k = head["line"] + index
-            keys.setdefault(" ".join(key), []).append(
-                f"{name} {index} {starts[k]} {starts[k + 1] - 1} {_check(lines[k])}")
-    return json.dumps({"files": files, "keys": {k: ";".join(rows) for k, rows in keys.items()}},
+            opsets = " ".join(_opset_text(table, o) for o in ("since", "until"))
+            keys.setdefault(key[0], {}).setdefault(key[1], []).append(
+                f"{name} {index} {starts[k]} {starts[k + 1] - 1} {_check(lines[k])} {opsets}")
+    return json.dumps({"files": files, "keys": {domain: {t: ";".join(rows) for t, rows in
+                                                         ops.items()}
+                                                for domain, ops in keys.items()}},
                       sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def fingerprint(data: bytes) -> str:
+    """What :data:`KEYS` records of a file's bytes, to tell a file edited since: its
+    length and CRC-32 (why not a digest: the module's doc)."""
+    return f"{len(data)} {zlib.crc32(data):08x}"
+
+
+def _opset_text(table: Any, key: str) -> str:
+    """A table's ``since`` or ``until`` as its row writes it: the opset number, ``-``
+    where the table has none, ``?`` where it is not an opset number (an int >= 1)."""
+    if not isinstance(table, dict) or key not in table:
+        return "-"
+    value = table[key]
+    return str(value) if type(value) is int and value >= 1 else "?"
 
 
 #: A table's header line, or one of its one-line name keys, as the shipped files write
@@ -119,39 +160,74 @@ _SEPARATORS = frozenset(" ;")
 
 
 def _check(line: str) -> str:
-    """What a row records of its table's line: the first 16 hex digits of its SHA-256
-    (a line of another text, an older table or another table, has other ones)."""
-    return digest(line)[:16]
+    """What a row records of its table's line: its CRC-32, 8 hex digits (a line of
+    another text, an older table or another table, has another but for one in 2**32;
+    its length is the row's place)."""
+    return f"{zlib.crc32(line.encode('utf-8')):08x}"
 
 
 def keyed(folder: str) -> tuple[dict[str, str], dict[tuple[str, str], Any]] | None:
-    """``folder``'s :data:`KEYS`: each file's recorded digest by name, and by (domain,
-    op type) its rows, one string (:func:`rows` reads them); None when there is none or
-    it is not one :func:`serialized_keys` wrote (a row is checked when read), or cannot
-    be read (OSError: a folder of that name, no permission) or decoded (RecursionError:
-    nested deeper than json decodes)."""
+    """``folder``'s :data:`KEYS`: each file's recorded :func:`fingerprint` by name, and
+    by (domain, op type) its rows, one string (:func:`rows` reads them); None when there
+    is none or it is not one :func:`serialized_keys` wrote (a row is checked when read),
+    or cannot be read (OSError: a folder of that name, no permission) or decoded
+    (RecursionError: nested deeper than json decodes)."""
     try:
         made = json.loads((catalogue_root() / folder / KEYS).read_text(encoding="utf-8"))
         files, keys = made["files"], made["keys"]
-        packed = {tuple(key.split(" ")): found for key, found in keys.items()}
+        packed = {(domain, op_type): found for domain, ops in keys.items()
+                  for op_type, found in ops.items()}
         files = dict(files) if isinstance(files, dict) else None
     except (OSError, ValueError, RecursionError, KeyError, TypeError, AttributeError):
         return None
-    if files is None or not all(isinstance(v, str) for v in files.values()) or \
-            not all(len(k) == 2 and isinstance(v, str) for k, v in packed.items()):
+    if files is None or not all([type(v) is str for v in files.values()]) or \
+            not all([type(v) is str for v in packed.values()]):
         return None
     return files, packed
 
 
-def rows(folder: str, packed: str) -> list[tuple[str, int, tuple[int, int, str]]]:
-    """The rows of one key's string: (file, index, its line's place), file as
-    ``folder/name``; CatalogueError where one is not ``name index start end check``."""
+#: A row's place: its line's start and end in :data:`~.shipped.TABLES`, the line's
+#: check, and the opsets its table types (``since``, ``until``; None where the table
+#: has none) or None where they are not known (see :func:`covers`).
+Place = tuple[int, int, str, "tuple[int | None, int | None] | None"]
+
+
+def rows(folder: str, packed: str) -> list[tuple[str, int, Place]]:
+    """The rows of one key's string: (file, index, its line's :data:`Place`), file as
+    ``folder/name``; CatalogueError where one is not ``name index start end check
+    since until``."""
     try:
-        return [(f"{folder}/{name}", int(index), (int(start), int(end), check))
-                for name, index, start, end, check in (r.split(" ") for r in packed.split(";"))]
+        return [(f"{folder}/{name}", int(index),
+                 (int(start), int(end), check, _opsets(since, until)))
+                for name, index, start, end, check, since, until in
+                (r.split(" ") for r in packed.split(";"))]
     except ValueError:
-        raise CatalogueError(f"{folder}/{KEYS}: a row is not 'name index start end check' "
-                             "(make catalogue-index)") from None
+        raise CatalogueError(f"{folder}/{KEYS}: a row is not 'name index start end check "
+                             "since until' (make catalogue-index)") from None
+
+
+def _opsets(since: str, until: str) -> tuple[int | None, int | None] | None:
+    """A row's opsets as :func:`_opset_text` wrote them (ValueError where it did not)."""
+    if "?" in (since, until):
+        return None
+    return tuple(None if x == "-" else _number(x) for x in (since, until))  # type: ignore
+
+
+def _number(text: str) -> int:
+    if not text.isdigit():  # (int() would take " 1", "+1", "1_0")
+        raise ValueError(text)
+    return int(text)
+
+
+def covers(place: Place, opset: int, first: int) -> bool:
+    """Whether the table of a row's ``place`` may type ``opset`` (``first``: the first
+    opset of a table that names none), read off the row, without decoding the table:
+    False only where its recorded opsets exclude ``opset``."""
+    opsets = place[3]
+    if opsets is None:
+        return True
+    since, until = opsets
+    return (first if since is None else since) <= opset and (until is None or opset <= until)
 
 
 @cache
@@ -164,12 +240,12 @@ def _shipped(folder: str) -> str:
         return ""
 
 
-def shipped_table(folder: str, place: tuple[int, int, str]) -> str | None:
-    """The JSON text of the table a row's place ``(start, end, check)`` names in
+def shipped_table(folder: str, place: Place) -> str | None:
+    """The JSON text of the table a row's place (``start, end, check``, ...) names in
     :data:`~.shipped.TABLES`: the whole line there, whose :func:`_check` is the
     recorded one; else None (the caller reads the file's TOML)."""
     text = _shipped(folder)
-    start, end, check = place
+    start, end, check = place[:3]
     if not (0 < start <= end < len(text) and text[start - 1] == "\n" == text[end]):
         return None
     line = text[start:end]

@@ -366,9 +366,9 @@ def _static_guards(alt: Alternative, truths: list[bool | None]
     allowed: dict[str, frozenset] = {}
     for clause in alt.where:
         if isinstance(clause, A.InCategory) and isinstance(clause.dtype, A.DTypeVar):
-            name = clause.dtype.name
-            allowed[name] = allowed.get(name, category_dtypes(clause.category)) & \
-                category_dtypes(clause.category)
+            name, dtypes = clause.dtype.name, category_dtypes(clause.category)
+            known = allowed.get(name)  # (a variable's one set kept as it is, not copied)
+            allowed[name] = dtypes if known is None else known & dtypes
     per_input: list[frozenset] = []
     for op in alt.inputs:
         if isinstance(op.dtype, A.DTypeName):

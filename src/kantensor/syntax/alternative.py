@@ -36,7 +36,7 @@ from .ast.names import hashed_once
 from .limits import check_ast_nesting
 
 __all__ = ["Alternative", "IllFormed", "Kind", "Loop", "Overloads", "Place", "Side", "check",
-           "resolve_dtype_names", "unbound_in_clauses"]
+           "resolve_dtype_names", "unbound_in_clauses", "with_clauses"]
 
 
 class Loop(Enum):
@@ -158,6 +158,27 @@ class Alternative:
             ("" if self.max_loop_dims is None else str(self.max_loop_dims))
         text = f"{loop}{','.join(map(str, self.inputs))}->{','.join(map(str, self.outputs))}"
         return text + (" where " + ", ".join(map(str, self.where)) if self.where else "")
+
+
+def with_clauses(alt: Alternative, clauses: tuple[Clause, ...]) -> Alternative:
+    """``alt`` with ``clauses`` after its where-clauses, as ``Alternative`` makes it
+    (equal, and refused alike). Where each clause is ``T in ...`` of the dtype variable
+    of one of ``alt``'s inputs (``{sig} where T in (int8, uint8)``: every render of such
+    a template adds them to the alternatives its builder just made and checked), no rule
+    of :func:`check` can refuse what ``alt`` passed: ``T`` is a dtype wherever ``alt``
+    uses it and an input binds it, a category or a set of dtype names (checked when the
+    clause was made) holds no name, and the clause nests one level. So it is made
+    without walking ``alt`` again; otherwise it is checked whole."""
+    where = (*alt.where, *clauses)
+    names = {op.dtype.name for op in alt.inputs if type(op.dtype) is DTypeVar}
+    if not all([type(c) is InCategory and type(c.dtype) is DTypeVar and c.dtype.name in names
+                for c in clauses]):
+        return Alternative(alt.inputs, alt.outputs, where, alt.loop, alt.max_loop_dims)
+    made = object.__new__(Alternative)
+    for name, value in (("inputs", alt.inputs), ("outputs", alt.outputs), ("where", where),
+                        ("loop", alt.loop), ("max_loop_dims", alt.max_loop_dims)):
+        _set(made, name, value)
+    return made
 
 
 class Overloads:

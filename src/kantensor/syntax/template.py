@@ -32,7 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .alternative import Alternative, Loop
+from .alternative import Alternative, Loop, with_clauses
 from .ast import (
     CLAUSE_TYPES,
     EXPR_TYPES,
@@ -165,9 +165,7 @@ class Template:
         for alt in self.alternatives:
             if isinstance(alt, AlternativeHole):
                 made = _alternatives(alt.name, values[alt.name])
-                out.extend(made if not alt.where else [dataclasses.replace(a, where=tuple(
-                    _bound_sets([*a.where, *alt.where], (*a.inputs, *a.outputs))))
-                    for a in made])
+                out.extend(made if not alt.where else [_joined(a, alt.where) for a in made])
             elif alt.built is not None:
                 out.append(alt.built)
             else:
@@ -235,17 +233,38 @@ def _fill_alternative(alt: AlternativeTemplate, values: Mapping[str, Any],
                     where.append(x)
         else:
             where.append(_subst(c, values))
-    if any(type(c) is InCategory and type(c.category) is tuple for c in where):
-        where = _bound_sets(where, (*inputs, *outputs))
+    where = _bound_sets(where, (*inputs, *outputs))
     return Alternative(tuple(inputs), tuple(outputs), tuple(where), alt.loop,
                        alt.max_loop_dims)
+
+
+def _joined(alt: Alternative, where: tuple[Clause, ...]) -> Alternative:
+    """A ``{sig}``'s alternative ``alt`` with the template's ``{sig} where ...`` clauses
+    after its own, without the dtype-set clauses on a variable no operand has (see
+    :func:`_bound_sets`, of its own clauses too)."""
+    if any(type(c) is InCategory and type(c.category) is tuple for c in alt.where):
+        return Alternative(alt.inputs, alt.outputs, tuple(_bound_sets(
+            [*alt.where, *where], alt.operands)), alt.loop, alt.max_loop_dims)
+    return with_clauses(alt, tuple(_bound_sets(list(where), alt.operands)))
 
 
 def _bound_sets(where: list[Clause], operands: tuple[TensorPattern, ...]) -> list[Clause]:
     """``where`` without the dtype-set clauses (``Z in (int8, uint8)``) on a dtype
     variable no operand has: the variable of an optional input the node lacks (the
     zero point of a QuantizeLinear without one), which the clause says nothing of."""
-    names = {n for op in operands for n in dtype_names(op.dtype)}
+    sets = [c for c in where if type(c) is InCategory and type(c.category) is tuple
+            and type(c.dtype) is DTypeVar]
+    if not sets:
+        return where
+    names = set()
+    for op in operands:  # (most operands' dtype is a variable: its name read as it is)
+        dtype = op.dtype
+        if type(dtype) is DTypeVar:
+            names.add(dtype.name)
+        elif dtype is not None:
+            names.update(dtype_names(dtype))
+    if all([c.dtype.name in names for c in sets]):
+        return where
     return [c for c in where if not (type(c) is InCategory and type(c.category) is tuple
                                      and type(c.dtype) is DTypeVar
                                      and c.dtype.name not in names)]
