@@ -15,7 +15,16 @@ from hypothesis import strategies as st
 from onnx import TensorProto, helper
 
 from kantensor.graph import codegen
-from kantensor.onnx import generic, importer, infer_shapes, modelmemo, nodecache, nodememo, repeats
+from kantensor.onnx import (
+    generic,
+    importer,
+    infer_shapes,
+    modelmemo,
+    nodecache,
+    nodememo,
+    nodeslot,
+    repeats,
+)
 from kantensor.onnx.importer import read_types
 
 #: the kinds of node a block is made of (each on the chain's value x of shape [batch, w])
@@ -226,3 +235,41 @@ def test_a_pinned_size_is_left_to_the_node_path():
     # next two have 3 channels out, then in; the Relus' template pins nothing
     assert "y9_0" in counted and "y11_0" in counted and "y7_1" in counted
     assert "y7_0" not in counted and "y8_0" not in counted
+
+
+def test_nodes_typed_by_a_template_without_records_read_again_as_with_them(monkeypatch):
+    """A first infer_shapes types a node by its op type's last template without making
+    its record (nodecache.SEEN in its place); a reading of the model again node by node
+    (the model memo emptied) makes that record then, with the slot a record typed once
+    has, and a third reading uses the slots the second made. Each reading writes the
+    model the reading with records made at once writes (nodeslot.first_typed off), and
+    the records are the same, field by field, and their slots the same (ONCE, then the
+    same kind of slot)."""
+    model = _chain(["matmul", "add", "relu"], [["fresh"]] * 12, "batch", [])
+    data = list(map(onnx.NodeProto.SerializeToString, model.graph.node))
+
+    def readings() -> tuple[list[bytes], list[tuple]]:
+        _forget()
+        written, states = [], []
+        for _ in range(3):
+            modelmemo.MODELS.clear()
+            written.append(infer_shapes(model).SerializeToString())
+            states.append(tuple(_state(nodecache.NODES.get(d)) for d in data))
+        return written, states
+
+    def _state(rec: object) -> object:
+        if rec is nodecache.SEEN:
+            return "seen"
+        return (rec.op_type, rec.domain, rec.names, rec.wanted, rec.attributes, rec.kept,
+                rec.literal, rec.slot is nodecache.ONCE, rec.slot is None, rec.plan is None)
+    written, states = readings()
+    assert states[0].count("seen") >= 3 * 8  # (the first blocks' nodes have records)
+    assert "seen" not in states[1] and "seen" not in states[2]
+    monkeypatch.setattr(nodeslot, "first_typed", lambda *a: False)
+    with_records, states_with = readings()
+    assert "seen" not in states_with[0]
+    assert written == with_records and len(set(written)) == 1
+    # the records made when met again are those made at once; their slots alike
+    assert states[1:] == states_with[1:]
+    assert [s for s in states[0] if s != "seen"] == \
+        [s for s, t in zip(states_with[0], states[0], strict=True) if t != "seen"]

@@ -139,11 +139,13 @@ class _Reader(Scope, Sources):
         self.read_nodes()
         return inputs, [info.name for info in self.proto.output]
 
-    def read_nodes(self, serialized: Sequence[bytes] | None = None) -> None:
-        """Read the nodes (``serialized``: each serialized, when made already)."""
+    def read_nodes(self, serialized: Sequence[bytes] | None = None,
+                   protos: Sequence[onnx.NodeProto] | None = None) -> None:
+        """Read the nodes (``serialized``: each serialized, when made already; ``protos``:
+        the graph's nodes in a list, when made already)."""
         shared = not self.graph and self.parent is None  # records kept across models
         if shared and serialized is not None:  # (most often kept already, with a slot)
-            replay(self, serialized)
+            replay(self, serialized, protos)
         else:
             for node in self.proto.node:
                 self.node(node, record(node) if shared else NodeRecord(node, False))

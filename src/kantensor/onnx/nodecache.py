@@ -24,14 +24,15 @@ import onnx
 from .loading import texts
 from .wire import read_varint
 
-__all__ = ["CONSTANTS", "MAX_NODE", "NODES", "NO_INPUT", "ONCE", "SHARED", "NodeRecord",
-           "constant_key", "keep_constant", "new_record", "record", "shared_constant"]
+__all__ = ["CONSTANTS", "MAX_NODE", "NODES", "NO_INPUT", "ONCE", "SEEN", "SHARED", "NodeRecord",
+           "again", "constant_key", "keep_constant", "new_record", "node_parts", "record",
+           "seen", "shared_constant"]
 
 _UNREAD: Any = object()  # a record's attributes not serialized yet
 
-#: serialized NodeProto -> its record; emptied when it holds NODES_SIZE records or keys
-#: of NODES_BYTES bytes in all
-NODES: dict[bytes, NodeRecord] = {}
+#: serialized NodeProto -> its record (or :data:`SEEN`); emptied when it holds NODES_SIZE
+#: records or keys of NODES_BYTES bytes in all
+NODES: dict[bytes, Any] = {}
 NODES_SIZE = 1 << 15
 NODES_BYTES = 1 << 24
 _held = [0]  # the bytes of NODES' keys
@@ -43,6 +44,14 @@ _held = [0]  # the bytes of NODES' keys
 #: calls :func:`.nodeslot.slotted` only for a record that has a slot: a first call meets every
 #: record once.)
 ONCE: tuple = (None,) * 7
+
+#: In :data:`NODES` in place of the record of a node typed once by the template of its op
+#: type's last node (:func:`.repeats.first_typed`), whose record was not made: that record
+#: would only be read when the node is met again, where it is made (:func:`again`) with
+#: the slot it would have then (:data:`ONCE`). A first call of a model of blocks that all
+#: differ so makes no record object per node (and the cycle collector's pass after it
+#: walks none, nor its two tuples of names).
+SEEN: Any = object()
 
 #: A node whose proto takes more bytes than this is not kept (a Constant holding a weight).
 MAX_NODE = 1 << 12
@@ -107,24 +116,31 @@ class NodeRecord:
     __slots__ = ("attributes", "constant", "domain", "kept", "literal", "names", "op_type",
                  "plan", "slot", "wanted")
 
-    def __init__(self, node: onnx.NodeProto, kept: bool, data: bytes | None = None):
+    def __init__(self, node: onnx.NodeProto, kept: bool, data: bytes | None = None,
+                 parts: tuple | None = None):
         """The record of ``node``, serialized as ``data`` when given (a field whose key's
         byte is nowhere in the bytes is absent: most nodes have no domain, many no
         attribute, and asking protobuf costs more than looking; a node whose bytes are
         all ASCII has only text for names, which protobuf gives as str). Its names are
         protobuf's: reading them from the bytes in Python (a loop over the fields) cost
         3,000 instructions a record more than protobuf's containers and slices
-        (callgrind, onnx_distinct.py's 3,000 nodes: 14,200 against 11,000 a record)."""
-        self.op_type = node.op_type
-        self.domain = "" if data is not None and _DOMAIN not in data else node.domain
-        self.names = tuple(node.input[:])  # (a slice reads faster than list())
-        self.wanted = tuple(node.output[:])
-        if data is None or not data.isascii():  # (every name in ASCII bytes is text)
-            texts((self.op_type, self.domain, node.name, *self.names, *self.wanted),
-                  lambda: f"a {self.op_type} node" if type(self.op_type) is str else "a node")
-        self.attributes: tuple[bytes, ...] | None = \
-            () if data is not None and _ATTRIBUTE not in data else \
-            _UNREAD if node.attribute else ()
+        (callgrind, onnx_distinct.py's 3,000 nodes: 14,200 against 11,000 a record).
+        ``parts``: what :func:`node_parts` read of the node (its bytes all ASCII) when
+        read so already."""
+        self.attributes: tuple[bytes, ...] | None
+        if parts is not None:
+            self.op_type, self.domain, self.names, self.wanted, self.attributes = parts
+        else:
+            self.op_type = node.op_type
+            self.domain = "" if data is not None and _DOMAIN not in data else node.domain
+            self.names = tuple(node.input[:])  # (a slice reads faster than list())
+            self.wanted = tuple(node.output[:])
+            if data is None or not data.isascii():  # (every name in ASCII bytes is text)
+                texts((self.op_type, self.domain, node.name, *self.names, *self.wanted),
+                      lambda: f"a {self.op_type} node" if type(self.op_type) is str else
+                      "a node")
+            self.attributes = () if data is not None and _ATTRIBUTE not in data else \
+                _UNREAD if node.attribute else ()
         self.kept = kept
         self.literal = self.op_type == "Constant" and self.domain in ("", "ai.onnx")
         self.constant: tuple[Any, Any, Any, Any] | None = None
@@ -159,21 +175,60 @@ def record(node: onnx.NodeProto, data: bytes | None = None) -> NodeRecord:
     if data is None:
         data = node.SerializeToString()
     found = NODES.get(data) if len(data) <= MAX_NODE else None  # (a large one: not hashed)
-    return found if found is not None else new_record(node, data)
+    return new_record(node, data) if found is None else again(node, data) \
+        if found is SEEN else found
 
 
-def new_record(node: onnx.NodeProto, data: bytes) -> NodeRecord:
+def new_record(node: onnx.NodeProto, data: bytes, parts: tuple | None = None
+               ) -> NodeRecord:
     """The record of ``node``, serialized as ``data``, which :data:`NODES` does not hold:
-    read, and kept when the node is small."""
+    read (``parts``: as :func:`node_parts` read it, when it did), and kept when the node
+    is small."""
     if len(data) > MAX_NODE:
-        return NodeRecord(node, False, data)
-    made = NodeRecord(node, True, data)
+        return NodeRecord(node, False, data, parts)
+    made = NodeRecord(node, True, data, parts)
+    _keep(data, made)
+    return made
+
+
+def _keep(data: bytes, made: Any) -> None:
     if len(NODES) >= NODES_SIZE or _held[0] + len(data) > NODES_BYTES:
         NODES.clear()
         _held[0] = 0
     NODES[data] = made
     _held[0] += len(data)
+
+
+def seen(data: bytes) -> None:
+    """Note that the node serialized as ``data`` (all ASCII), which :data:`NODES` does not
+    hold, was typed once without its record (:data:`SEEN`), unless it is large. (As
+    :func:`_keep`, inline: it runs for most nodes of a first call.)"""
+    n = len(data)
+    if n <= MAX_NODE:
+        if len(NODES) >= NODES_SIZE or _held[0] + n > NODES_BYTES:
+            NODES.clear()
+            _held[0] = 0
+        NODES[data] = SEEN
+        _held[0] += n
+
+
+def again(node: onnx.NodeProto, data: bytes) -> NodeRecord:
+    """The record of ``node`` (serialized as ``data``), which :data:`NODES` holds as
+    :data:`SEEN`: made now, with the slot of a record typed once (:data:`ONCE`), in its
+    place."""
+    made = NODES[data] = NodeRecord(node, True, data)
+    made.slot = ONCE
     return made
+
+
+def node_parts(node: onnx.NodeProto, data: bytes
+               ) -> tuple[str, tuple[str, ...], tuple[str, ...], tuple[bytes, ...] | None]:
+    """The domain, input names, output names and attributes' key
+    (:meth:`NodeRecord.attribute_key`) of ``node``, serialized as ``data``, all ASCII (so
+    every name is text): as its record reads them, without a record."""
+    return "" if _DOMAIN not in data else node.domain, tuple(node.input[:]), \
+        tuple(node.output[:]), \
+        () if _ATTRIBUTE not in data or not node.attribute else _attributes(node)
 
 
 def _constant_parts(data: bytes) -> tuple[bytes, int] | None:

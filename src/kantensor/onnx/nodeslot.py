@@ -47,11 +47,11 @@ from ..types.facts import Facts
 from . import intervals
 from .contradiction import consistent, lasting
 from .intervals import exact_token, interval_of, interval_output, record_interval
-from .nodecache import NO_INPUT, NODES, ONCE, NodeRecord, new_record, shared_constant
+from .nodecache import NO_INPUT, NODES, ONCE, SEEN, NodeRecord, again, new_record, shared_constant
 from .nodememo import input_facts, value_facts
 from .protos import label as node_label
 from .registry import OnnxOp
-from .repeats import repeated
+from .repeats import first_typed, repeated
 
 __all__ = ["INITIALIZER", "UNHELD", "Plan", "initializer_token", "keep", "replay",
            "slotted"]
@@ -168,15 +168,18 @@ def _one(table: dict, key: Any) -> Any:
 _CONTEXTS: dict = {}
 
 
-def replay(reader: Any, serialized: Sequence[bytes]) -> None:
+def replay(reader: Any, serialized: Sequence[bytes],
+           protos: Sequence[onnx.NodeProto] | None = None) -> None:
     """Read the nodes of ``reader``'s graph (the main graph, types only), serialized as
     ``serialized``: each found by its bytes, written from its record's :class:`Plan`
     when its slot applies (as :func:`slotted` says) and the plan's outputs are all new
     names; every other node read by ``reader.node`` (which raises for a name assigned
     twice). (Written for speed: the loop runs once per node of every model read node by
     node; a plan whose context is the reader's needs no other check than its inputs'
-    tokens and its outputs' names.)"""
-    found, nodes = NODES.get, reader.proto.node
+    tokens and its outputs' names. ``protos``: the graph's nodes as a list, when made
+    already: protobuf makes a node's Python object anew each time it is indexed where
+    none is alive.)"""
+    found, nodes = NODES.get, reader.proto.node if protos is None else protos
     types, tokens, untyped, values, value_keys = reader.types, reader.tokens, \
         reader.untyped, reader.values, reader.value_keys
     facts, now = reader.facts, context(reader)
@@ -190,13 +193,22 @@ def replay(reader: Any, serialized: Sequence[bytes]) -> None:
             if shared is not None and shared[0] not in types and shared[0] not in untyped:
                 reader.constant_found(*shared)  # (a Constant of a value read before)
                 continue
-            rec = new_record(node, data)
-            if not rec.literal and reader.repeats and repeated(reader, rec, node):
-                continue  # (typed by its op type's last template: as reader.node types it)
+            if reader.repeats and data.isascii():  # (typed by its op type's last template
+                # without a record, as reader.node types it; else what it read)
+                read = first_typed(reader, node, data)
+                if read is True:
+                    continue
+                rec = new_record(node, data, read or None)
+            else:
+                rec = new_record(node, data)
+                if not rec.literal and reader.repeats and repeated(reader, rec, node):
+                    continue  # (typed by its op type's last template: as reader.node does)
             reader.node(node, rec, True)
             if reader.facts is not facts:  # (its conditions noted)
                 facts, now = reader.facts, context(reader)
             continue
+        if rec is SEEN:  # (typed once by a template: its record made now)
+            rec = again(nodes[k], data)
         if (plan := rec.plan) is not None:
             try:  # (KeyError: an input has no token, so the slot does not apply)
                 state = plan.tokens_of(tokens)

@@ -60,9 +60,9 @@ from ..types.type import TensorType, checked_type, static_axes
 from . import generic
 from .generic import PINNED, Template
 from .intervals import INTEGER_DTYPES, MAKES_INTERVALS
-from .nodecache import ONCE, NodeRecord
+from .nodecache import ONCE, NodeRecord, node_parts, seen
 
-__all__ = ["repeated"]
+__all__ = ["first_typed", "repeated"]
 
 _NO_PIN: frozenset[int] = frozenset()
 
@@ -279,23 +279,73 @@ def repeated(reader: Any, rec: NodeRecord, node: onnx.NodeProto) -> bool:
     of its op type used, if its template key is that template's (see the module's doc):
     True when typed so, else False (nothing done). (Written for speed: it runs once per
     first-seen node.)"""
-    last = reader.repeats.get(rec.op_type)
-    if type(last) is tuple:  # (noted by .generic: its checks made once)
-        last = _last(reader, rec.op_type, last)
-    if last is None or rec.domain != last.domain or reader.facts is not last.facts:
+    last = _template(reader, rec.op_type, rec.domain)
+    if last is None:
         return False
     wanted, names = rec.wanted, rec.names
-    if len(wanted) != 1 or len(names) != len(last.inputs):
-        return False
-    name = wanted[0]
-    types = reader.types
-    if not name or name in types or name in reader.untyped:
+    if not _fits(reader, last, names, wanted):
         return False
     attributes = rec.attributes
     if type(attributes) is not tuple:  # (not serialized yet)
         attributes = rec.attribute_key(node)
+    if not _typed(reader, last, names, wanted[0], attributes):
+        return False
+    rec.slot = ONCE  # (its first typing by its memo key: as the importer marks it)
+    return True
+
+
+def first_typed(reader: Any, node: onnx.NodeProto, data: bytes) -> tuple | bool:
+    """:func:`repeated` for a node met for the first time (serialized as ``data``, all
+    ASCII), without its record: True when typed so (its bytes noted as
+    :data:`.nodecache.SEEN`: its record is made when it is met again, with the slot it
+    has now); else what was read of it for its record (:class:`.nodecache.NodeRecord`'s
+    ``parts``), or False where nothing but its op type was. (Written for speed: a first
+    call of a model of blocks that all differ types most nodes so, and a record made
+    per node and never read again was a fifth of that call.)"""
+    op_type = node.op_type
+    last = reader.repeats.get(op_type)
+    if last is None or op_type == "Constant":  # (a literal: its record reads it)
+        return False
+    domain, names, wanted, attributes = node_parts(node, data)
+    if type(last) is tuple:  # (as _template)
+        last = _last(reader, op_type, last)
+    if last is not None and domain == last.domain and reader.facts is last.facts and \
+            len(wanted) == 1 and len(names) == len(last.inputs) and (name := wanted[0]) and \
+            name not in reader.types and name not in reader.untyped and \
+            _typed(reader, last, names, name, attributes):  # (_fits, inline)
+        seen(data)
+        return True
+    return op_type, domain, names, wanted, attributes
+
+
+def _template(reader: Any, op_type: str, domain: str) -> _Last | None:
+    """The checks of the template of ``op_type``'s last node, where a node of ``domain``
+    may be typed by it now (the reader's facts those it was made under)."""
+    last = reader.repeats.get(op_type)
+    if type(last) is tuple:  # (noted by .generic: its checks made once)
+        last = _last(reader, op_type, last)
+    if last is None or domain != last.domain or reader.facts is not last.facts:
+        return None
+    return last
+
+
+def _fits(reader: Any, last: _Last, names: tuple, wanted: tuple) -> bool:
+    """Whether a node of inputs ``names`` and outputs ``wanted`` asks one new output
+    and as many inputs as ``last``'s key."""
+    if len(wanted) != 1 or len(names) != len(last.inputs):
+        return False
+    name = wanted[0]
+    return bool(name) and name not in reader.types and name not in reader.untyped
+
+
+def _typed(reader: Any, last: _Last, names: tuple, name: str,
+           attributes: tuple[bytes, ...] | None) -> bool:
+    """Type the node of inputs ``names``, output ``name`` (new) and attributes' key
+    ``attributes`` by ``last``'s template, if its template key is that template's: True
+    when typed so (its output's type written), else False (nothing done)."""
     if attributes != last.attributes:
         return False
+    types = reader.types
     typing = last.typing
     if typing is not None and not (PINNED and (last.entry, attributes) in PINNED):
         t = typing(types, reader.values, reader.unread, names)  # (checks and instance)
@@ -322,5 +372,4 @@ def repeated(reader: Any, rec: NodeRecord, node: onnx.NodeProto) -> bool:
         t = typed[0][0]
     types[name] = t
     reader.tokens[name] = t
-    rec.slot = ONCE  # (its first typing by its memo key: as the importer marks it)
     return True

@@ -161,15 +161,18 @@ def infer_shapes(model: onnx.ModelProto | str | os.PathLike | bytes,
         reader = _Reader(source, tensors, graph=False)
         reader.read_sources(variables=False)  # (every initializer checked: the key
         # holds their types; a Variable is made for a graph input a node reads)
-        nodes = list(map(_SERIALIZED, reader.proto.node))
+        protos = list(reader.proto.node)  # (each node's object made once, for both)
+        nodes = list(map(_SERIALIZED, protos))
         key, large = model_key(reader, nodes)
         typed = remembered(key, reader)
         if typed is not None:
+            protos.clear()
             out = _copy(model, source)
             restore(typed, out, type_bytes)
             return out
         reader = read_refuting(lambda given: reader if not given else _sourced(
-            source, tensors, given), lambda r: (r.read_nodes(nodes), r)[1])
+            source, tensors, given), lambda r: (r.read_nodes(nodes, protos), r)[1])
+        protos.clear()  # (their objects freed before the cycle collector's pass)
         out, infos = _written(model, source, reader)
         remember(key, large, reader, infos)
         return out

@@ -82,7 +82,9 @@ class Sources:
         raw = tensors.raw if self.parent is None else None  # (the main graph's only)
         protos = list(graph.initializer)
         names = list(map(_NAME, protos))  # (each name read once, in C)
-        named = list(map(_NAME, graph.input))
+        declared = list(graph.input)  # (each input's object made once: protobuf makes
+        # it anew each time the list is read where none is alive)
+        named = list(map(_NAME, declared))
         texts((*names, *named, *map(_NAME, graph.output)),
               f"graph {shown(graph.name)}" if type(graph.name) is str else "a graph")
         free = self.free = overridable(self.model, graph) if not \
@@ -138,7 +140,7 @@ class Sources:
         read = None  # the inputs' types, read at once where every input is given
         if not variables and formal is None and not values and not free and \
                 types.keys().isdisjoint(named):  # (infer_shapes' main graph, most often)
-            read = tensor_types(graph.input)
+            read = tensor_types(declared)
             if None not in read:  # every one a tensor's type of the common layout
                 types.update(zip(named, read, strict=True))
                 if tokens is not None:
@@ -147,7 +149,7 @@ class Sources:
                 self.sources = len(types)
                 return []
         # (name, info) of the inputs that are no initializers
-        given = [(name, info) for name, info in zip(named, graph.input, strict=True)
+        given = [(name, info) for name, info in zip(named, declared, strict=True)
                  if name not in types or name in free]
         if formal is not None and len(formal) != len(given):
             raise OnnxImportError(f"a subgraph with {len(given)} inputs is given "
