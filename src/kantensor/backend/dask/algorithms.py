@@ -16,11 +16,12 @@ chunk:
   tree over the contracted chunks (:func:`.blockwise.contraction`);
 * ``cumsum``/``cumprod``: Dask's cumulative scan along a chunked axis;
 * ``reshape``: Dask's reshape, which rechunks only the axes whose chunks cross the new
-  rows and refuses (with its reason) what it cannot do chunk-wise; ``slice``: Dask's
-  slicing; ``mask``: Dask's boolean masking (a chunk of unknown size per block), or
-  for one integer array a take by chunks; ``take``: pieces of every chunk gathered in the
-  indices' order (:mod:`.taking`);
-* ``concatenate``, ``stack``, ``vstack``, ``hstack``, ``split``, ``diff`` (overlapping
+  rows and refuses (with its reason) what it cannot do chunk-wise;
+* ``slice``, ``mask``, ``take``, ``split`` (:mod:`.indexing`): Dask's slicing; Dask's
+  boolean masking (a chunk of unknown size per block), or for one integer array a take
+  by chunks; pieces of every chunk gathered in the indices' order (:mod:`.taking`); one
+  slice per part;
+* ``concatenate``, ``stack``, ``vstack``, ``hstack``, ``diff`` (overlapping
   slices), ``diagonal`` and ``trace`` (diagonals of blocks), ``flip``, ``roll``,
   ``tril``, ``triu``, ``diag``, ``pad``, ``broadcast_to``, ``repeat``, ``tile``,
   ``zeros_like``-style creation: Dask's functions of those names, which work chunk by
@@ -33,7 +34,6 @@ Every algorithm returns the outputs in the inferred dtypes.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -42,13 +42,20 @@ from typing import Any
 import dask.array as da
 import numpy as np
 
-from ...ops.families.indexing import resolve
-from ...ops.params import ArrayRef, SliceItem
-from ...ops.sizes import map_entries, symbolic
-from ...types.dim import Dim
 from .blockwise import blockwise, contraction, typed
 from .creating import arange, creation, eye, integer_arange, random, unseeded
-from .lower import NodeCall, known
+from .indexing import (
+    TAKE_WORDS,
+    basic,
+    indexing_words,
+    mask_node,
+    masks,
+    slice_node,
+    split_node,
+    take_node,
+    takes,
+)
+from .lower import NodeCall
 from .reductions import (
     arg_reduction,
     count,
@@ -60,7 +67,6 @@ from .reductions import (
     reduction,
 )
 from .reshaping import reshape, reshape_node
-from .taking import take
 from .unknown import always, except_along, joined, never, resolved, vectors
 
 __all__ = ["ALGORITHMS", "Algorithm"]
@@ -174,183 +180,6 @@ def _shape_of(call: NodeCall, values: list[Any]) -> list[Any]:
     return [y]
 
 
-def _split(call: NodeCall, values: list[Any]) -> list[Any]:
-    """``np.split``'s parts as Dask's slices: for indices, part ``j`` is
-    ``x[b[j]:b[j + 1]]`` with ``b = [0, *indices, n]`` as NumPy slices them (Python's
-    slices: an index past the end clipped, a negative one from the end, so parts may
-    overlap: ``[2, -1]`` of a length-1 axis gives the whole axis last); for a number of
-    sections, consecutive parts of the inferred lengths."""
-    x = values[0]
-    axis = call.params["axis"] % max(x.ndim, 1)
-    indices = call.params.get("indices_or_sections")
-    if isinstance(indices, tuple | list):
-        bounds = [0, *(int(i) for i in indices), None]
-        cuts = [slice(a, b) for a, b in zip(bounds, bounds[1:], strict=False)]
-    else:
-        sizes = [t.shape[axis] for t in call.out_types]
-        starts = [sum(sizes[:j]) for j in range(len(sizes))]
-        cuts = [slice(a, a + n) for a, n in zip(starts, sizes, strict=True)]
-    return [typed(call, x[(slice(None),) * axis + (cut,)], j) for j, cut in enumerate(cuts)]
-
-
-def basic_index(op: Any, sizes: tuple = ()) -> tuple | None:
-    """The Op's ``index`` as Python's (ints, slices, None, ``...``), its sizes read from
-    the lengths of the size inputs ``sizes`` (a bound ``n - 5`` is an int of either
-    sign, as NumPy reads it); None if it holds anything else."""
-    index = dict(op.params).get("index")
-    return python_index(resolve(index, sizes) if sizes else index)
-
-
-def python_index(index: Any) -> tuple | None:
-    """A normalised index as Python's; None unless it is made of ints, slices of int
-    bounds, None and ``...``."""
-    out: list[Any] = []
-    for item in index if isinstance(index, tuple) else (index,):
-        if isinstance(item, SliceItem):
-            if not all(v is None or _int(v) for v in item[1:]):
-                return None
-            out.append(slice(*item[1:]))
-        elif item is None or item is Ellipsis or _int(item):
-            out.append(item)
-        else:
-            return None
-    return tuple(out)
-
-
-def _int(v: Any) -> bool:
-    return isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_)
-
-
-def mask_axis(op: Any, types: tuple) -> int | None:
-    """The axis a boolean vector (the second input) masks in ``x[:, ..., mask]``, the
-    other index items being full slices; None for any other index."""
-    index = dict(op.params).get("index")
-    if not isinstance(index, tuple) or len(types) != 2 or types[1].dtype != "bool" \
-            or types[1].ndim != 1:
-        return None
-    axis = None
-    for k, item in enumerate(index):
-        if isinstance(item, ArrayRef) and item.position == 0:
-            axis = k
-        elif item != SliceItem(None, None, None):
-            return None
-    return axis
-
-
-def array_axis(op: Any, types: tuple) -> int | None:
-    """The axis one integer array (the second input, of any number of axes) indexes in
-    ``x[1:, ..., idx, ::2]``, the other index items being slices of int bounds (one per
-    axis: no int, None or ``...``, which change where NumPy puts the taken axes); None
-    for any other index."""
-    index = dict(op.params).get("index")
-    if not isinstance(index, tuple) or len(types) != 2 or types[1].dtype == "bool" \
-            or len(index) > types[0].ndim:
-        return None
-    axis = None
-    for k, item in enumerate(index):
-        if isinstance(item, ArrayRef) and item.position == 0:
-            axis = k
-        elif not (isinstance(item, SliceItem) and all(v is None or _int(v)
-                                                      for v in item[1:])):
-            return None
-    return axis
-
-
-def _by_array(call: NodeCall, x: Any, indices: Any, axis: int) -> Any:
-    """``x[..., idx, ...]`` (see :func:`array_axis`): Dask's slicing by the slices, then
-    a take by chunks along the array's axis."""
-    index = dict(call.op.params)["index"]
-    sliced = tuple(slice(None) if isinstance(item, ArrayRef) else slice(*item[1:])
-                   for item in index)
-    if any(s != slice(None) for s in sliced):
-        if any(not known(c) for c in x.chunks):
-            x = call.session.sizes(call, 0, x)
-        x = x[within(sliced, x.shape)]
-    return take(call, 0, x, indices, axis)
-
-
-def _take(call: NodeCall, values: list[Any]) -> list[Any]:
-    """np.take chunk by chunk (:mod:`.taking`); axis None: from the flattened ``x``
-    (reshaped by Dask's rules)."""
-    x, indices = values
-    axis = call.params.get("axis")
-    if axis is None:
-        x, axis = reshape(call, 0, x, (-1,)), 0
-    return [take(call, 0, x, indices, axis)]
-
-
-def _slice(call: NodeCall, values: list[Any]) -> list[Any]:
-    """Dask's slicing, the index's sizes read from the size inputs' lengths (known when
-    the call or the plan binds the inputs' sizes)."""
-    x = values[0]
-    index = basic_index(call.op, tuple(values[1:])) if _sizes_known(values[1:]) else None
-    if index is None or not isinstance(x, da.Array):
-        return blockwise(call, values)
-    if any(not known(x.chunks[a]) for a in cut(index, x.ndim)):
-        x = call.session.sizes(call, 0, x)
-    return [typed(call, x[within(index, x.shape)])]
-
-
-def cut(index: tuple, ndim: int) -> set[int]:
-    """The axes of an ``ndim``-d array that ``index`` (Python's) does not take whole:
-    Dask's slicing needs their chunk sizes, not those of an axis taken whole (``x[:,
-    :2]`` of a masked ``x``, whose rows' sizes the data decides)."""
-    used = sum(i is not None and i is not Ellipsis for i in index)
-    out, axis = set(), 0
-    for item in index:
-        if item is Ellipsis:
-            axis += ndim - used
-        elif item is not None:
-            if not (isinstance(item, slice) and item == slice(None)):
-                out.add(axis)
-            axis += 1
-    return out
-
-
-def within(index: tuple, shape: tuple) -> tuple:
-    """``index`` with each slice of a known axis length written by its positions
-    (``slice.indices``): Dask's slicing takes a negative step's start past the axis'
-    start as the first element (``x[-6::-3]`` of 5 elements gave two where NumPy gives
-    none, Dask 2026.8)."""
-    used = sum(i is not None and i is not Ellipsis for i in index)
-    out, axis = [], 0
-    for item in index:
-        if item is Ellipsis:
-            axis += len(shape) - used
-        elif item is not None:
-            n = shape[axis]
-            axis += 1
-            if isinstance(item, slice) and not math.isnan(n):
-                r = range(*item.indices(int(n)))
-                item = slice(r.start, r.stop if r.stop >= 0 else None, r.step) if r \
-                    else slice(0, 0)
-        out.append(item)
-    return tuple(out)
-
-
-def _sizes_known(sizes: list[Any]) -> bool:
-    return all(not math.isnan(s.shape[0]) for s in sizes)
-
-
-def _mask(call: NodeCall, values: list[Any]) -> list[Any]:
-    types = tuple(v.type for v in call.node.inputs)
-    axis = mask_axis(call.op, types)
-    x, mask = values[0], values[1]
-    if axis is None and array_axis(call.op, types) is not None:
-        return [_by_array(call, x, mask, array_axis(call.op, types))]
-    if axis is None or not isinstance(x, da.Array):
-        return blockwise(call, values)
-    if not isinstance(mask, da.Array):
-        mask = da.from_array(np.asarray(mask), chunks=x.chunks[axis])
-    if not (known(x.chunks[axis]) and known(mask.chunks[0])):
-        x, mask = call.session.sizes(call, 0, x), call.session.sizes(call, 1, mask)
-    if mask.chunks[0] != x.chunks[axis]:  # one block of the result per block of x
-        mask = mask.rechunk({0: x.chunks[axis]})
-    y = typed(call, x[(slice(None),) * axis + (mask,)])
-    call.session.masked[y.name] = (mask, axis)
-    return [y]
-
-
 def _like(fn: Callable[..., Any]) -> Callable[[NodeCall, list[Any]], list[Any]]:
     """``zeros_like``-style: the chunks of the first input kept; a fill value (the
     second input) must be a constant of the graph, else the Op's blockwise."""
@@ -373,40 +202,12 @@ def _triangle(fn: Callable[..., Any]) -> Callable[[NodeCall, list[Any]], list[An
     return lower
 
 
-def _basic(op: Any, types: tuple) -> bool:
-    """A basic index, whose sizes (if any) are the lengths of the inputs after ``x``."""
-    index = dict(op.params).get("index")
-    plain = map_entries(index, lambda e: 0 if isinstance(e, Dim) else e)
-    return all(t.dtype == "bool" and t.ndim == 1 for t in types[1:]) and \
-        len(types) == 1 + len(symbolic([index])) and python_index(plain) is not None
-
-
-def _masks(op: Any, types: tuple) -> bool:
-    return mask_axis(op, types) is not None or array_axis(op, types) is not None
-
-
-def _takes(op: Any, types: tuple) -> bool:
-    return types[0].ndim > 0
-
-
 def _trace(call: NodeCall, values: list[Any]) -> list[Any]:
     kwargs = {k: call.params[k] for k in ("offset", "axis1", "axis2") if k in call.params}
     return [typed(call, da.trace(values[0], dtype=call.dtype(), **kwargs))]
 
 
 _A = Algorithm
-_TAKE = ("a take by chunks (the pieces of every chunk gathered in the indices' order: the "
-         "indices' chunks along the taken axis, the other axes' kept)")
-
-
-def _indexing(op: Any, types: tuple) -> str:
-    if mask_axis(op, types) is not None:
-        return "Dask's boolean masking (a chunk of unknown size per block along the " \
-               "masked axis)"
-    index = dict(op.params)["index"]
-    full = SliceItem(None, None, None)
-    return ("Dask's slicing, then " if any(isinstance(i, SliceItem) and i != full
-                                          for i in index) else "") + _TAKE
 _TREE = "a tree reduction with its own implementation over the chunks of the reduced axes"
 _EXP = "a tree maximum and a tree sum of the shifted exponentials"
 
@@ -439,13 +240,13 @@ ALGORITHMS: dict[str, Algorithm] = {
     "reshape": _A(reshape_node, "dask.array.reshape (rechunks only the axes whose chunks "
                                  "cross the new rows; refuses what it cannot do chunk-wise)",
                   unknown=always),
-    "slice": _A(_slice, "Dask's slicing (the chunks of a sliced axis kept, cut where the "
-                        "slice cuts)", _basic, always),
-    "mask": _A(_mask, _indexing, _masks, always),
-    "take": _A(_take, _TAKE, _takes, always),
+    "slice": _A(slice_node, "Dask's slicing (the chunks of a sliced axis kept, cut where the "
+                        "slice cuts)", basic, always),
+    "mask": _A(mask_node, indexing_words, masks, always),
+    "take": _A(take_node, TAKE_WORDS, takes, always),
     "shape_of": _A(_shape_of, "the chunks of that axis, each a vector of its length "
                               "(no data read)", _has_axes, always),
-    "split": _A(_split, "Dask's slicing, one slice per part"),
+    "split": _A(split_node, "Dask's slicing, one slice per part"),
     "concatenate": _A(_dask_function(da.concatenate, "axis", many=True),
                       "dask.array.concatenate (the inputs' chunks kept)",
                       unknown=joined()),
