@@ -95,6 +95,36 @@ def _matrices(op: Any, types: tuple) -> bool:
     return types[0].ndim >= 2
 
 
+def no_elements(t: Any) -> bool:
+    """A type with a size known to be 0 (a Dim or an unknown size is not)."""
+    return any(type(n) is int and n == 0 for n in t.shape)
+
+
+def _never(ins: tuple, outs: tuple) -> bool:
+    return False
+
+
+def _all_empty(ins: tuple, outs: tuple) -> bool:
+    """Every input with axes has no elements (Dask's diag, pad, roll, outer,
+    concatenate, ... fail on them: a chunk of 0 divides by zero, reshape_rechunk finds
+    nothing to reduce)."""
+    arrays = [t for t in ins if t.ndim]
+    return bool(arrays) and all(no_elements(t) for t in arrays)
+
+
+def _first_empty(ins: tuple, outs: tuple) -> bool:
+    """The first input has no elements: ``repeat`` (Dask's finds nothing to
+    concatenate), ``take`` (NumPy's checks the indices only where an element precedes
+    the taken axis: ``np.take`` of an ``x`` of shape ``(0, 0, 5)`` along axis 1 by
+    index 4 is an empty result, where a take by chunks checks every index)."""
+    return no_elements(ins[0])
+
+
+def _output_empty(ins: tuple, outs: tuple) -> bool:
+    """The output has no elements (Dask's eye divides by its chunk of 0)."""
+    return no_elements(outs[0])
+
+
 @dataclass(frozen=True)
 class Algorithm:
     """How a kind lowers (``lower(call, inputs) -> outputs``), what the plan says, for
@@ -104,12 +134,19 @@ class Algorithm:
     ``axes`` (``unknown(call, axes)``): where it does not, the node needs those sizes
     (:meth:`.lower.Session.sizes`: an UnknownChunksError naming ``compute_chunk_sizes``,
     or with ``compute_chunk_sizes=True`` the sizes computed once), never Dask's own error
-    from inside its function ("cannot convert float NaN to integer")."""
+    from inside its function ("cannot convert float NaN to integer").
+
+    ``numpy(input types, output types)`` says where arrays of no elements are the Op's
+    own implementation instead (its blockwise, on the one empty block of each input,
+    :func:`.lower.without_empty`), read from the types the call or the plan binds (a
+    size known to be 0): the lowering and the plan ask the same rule, so the plan says
+    what runs."""
 
     lower: Callable[[NodeCall, list[Any]], list[Any]]
     says: str | Callable[[Any, tuple], str]
     applies: Callable[[Any, tuple], bool] = _always
     unknown: Callable[[NodeCall, frozenset[int]], bool] = never
+    numpy: Callable[[tuple, tuple], bool] = _never
 
     def known_inputs(self, call: NodeCall, values: list[Any]) -> list[Any]:
         """``values`` with the unknown chunk sizes this algorithm needs resolved (or
@@ -125,13 +162,9 @@ class Algorithm:
 def _dask_function(fn: Callable[..., Any], *names: str, many: bool = False
                    ) -> Callable[[NodeCall, list[Any]], list[Any]]:
     """An Op computed by a Dask function of the same call: the tensors (a sequence of
-    them with ``many``) and the parameters ``names`` by keyword; on inputs of no elements
-    (one empty block each, see :func:`.lower.without_empty`) the Op's own function in one
-    task, as Dask's fail on them (``diag``, ``pad``: a chunk of 0 divides by zero)."""
+    them with ``many``) and the parameters ``names`` by keyword (on inputs of no
+    elements, the Op's own function: :func:`_all_empty`)."""
     def lower(call: NodeCall, values: list[Any]) -> list[Any]:
-        arrays = [x for x in values if isinstance(x, da.Array)]
-        if arrays and all(0 in x.shape and x.npartitions == 1 for x in arrays):
-            return blockwise(call, values)  # no elements: NumPy's on the one empty block
         params = call.params
         kwargs = {n: params[n] for n in names if n in params}
         arrays = [x if isinstance(x, da.Array) else da.from_array(np.asarray(x))
@@ -149,8 +182,6 @@ def _repeat(call: NodeCall, values: list[Any]) -> list[Any]:
     x, axis = values[0], call.params.get("axis")
     if axis is None:
         x, axis = reshape(call, 0, x, (-1,)), 0
-    if x.shape[axis] == 0:  # nothing to repeat (dask.array.repeat fails on it)
-        return [typed(call, x)]
     return [typed(call, da.repeat(x, call.params["repeats"], axis=axis))]
 
 
@@ -243,45 +274,47 @@ ALGORITHMS: dict[str, Algorithm] = {
     "slice": _A(slice_node, "Dask's slicing (the chunks of a sliced axis kept, cut where the "
                         "slice cuts)", basic, always),
     "mask": _A(mask_node, indexing_words, masks, always),
-    "take": _A(take_node, TAKE_WORDS, takes, always),
+    "take": _A(take_node, TAKE_WORDS, takes, always, numpy=_first_empty),
     "shape_of": _A(_shape_of, "the chunks of that axis, each a vector of its length "
                               "(no data read)", _has_axes, always),
     "split": _A(split_node, "Dask's slicing, one slice per part"),
     "concatenate": _A(_dask_function(da.concatenate, "axis", many=True),
                       "dask.array.concatenate (the inputs' chunks kept)",
-                      unknown=joined()),
+                      unknown=joined(), numpy=_all_empty),
     "stack": _A(_dask_function(da.stack, "axis", many=True),
-                "dask.array.stack (one chunk per input along the new axis)"),
+                "dask.array.stack (one chunk per input along the new axis)", numpy=_all_empty),
     "vstack": _A(_dask_function(da.vstack, many=True), "dask.array.vstack",
-                 unknown=joined(0)),
+                 unknown=joined(0), numpy=_all_empty),
     "hstack": _A(_dask_function(da.hstack, many=True), "dask.array.hstack",
-                 unknown=joined(1)),
+                 unknown=joined(1), numpy=_all_empty),
     "diff": _A(_diff,
                "dask.array.diff (overlapping slices of neighbouring chunks)",
                unknown=except_along("axis", -1)),
     "diagonal": _A(_dask_function(da.diagonal, "offset", "axis1", "axis2"),
-                   "dask.array.diagonal (the diagonals of the blocks)"),
+                   "dask.array.diagonal (the diagonals of the blocks)", numpy=_all_empty),
     "trace": _A(_trace, "dask.array.trace (the diagonals of the blocks summed in a tree)"),
     "flip": _A(_dask_function(da.flip, "axis"), "dask.array.flip (chunks reversed)",
-               unknown=except_along("axis", None)),
-    "roll": _A(_dask_function(da.roll, "shift", "axis"), "dask.array.roll (slices joined)"),
+               unknown=except_along("axis", None), numpy=_all_empty),
+    "roll": _A(_dask_function(da.roll, "shift", "axis"), "dask.array.roll (slices joined)",
+               numpy=_all_empty),
     "tril": _A(_triangle(da.tril), "dask.array.tril (block by block)", _matrices),
     "triu": _A(_triangle(da.triu), "dask.array.triu (block by block)", _matrices),
-    "diag": _A(_dask_function(da.diag, "k"), "dask.array.diag (block by block)"),
+    "diag": _A(_dask_function(da.diag, "k"), "dask.array.diag (block by block)",
+               numpy=_all_empty),
     "pad": _A(_dask_function(da.pad, "pad_width", "mode", "constant_values"),
-              "dask.array.pad (new chunks at the edges)"),
+              "dask.array.pad (new chunks at the edges)", numpy=_all_empty),
     "broadcast_to": _A(_dask_function(da.broadcast_to, "shape"),
-                       "dask.array.broadcast_to (chunks kept)"),
-    "repeat": _A(_repeat, "dask.array.repeat (block by block)"),
+                       "dask.array.broadcast_to (chunks kept)", numpy=_all_empty),
+    "repeat": _A(_repeat, "dask.array.repeat (block by block)", numpy=_first_empty),
     "outer": _A(_dask_function(da.outer), "dask.array.outer (block by block)",
-                unknown=vectors),
+                unknown=vectors, numpy=_all_empty),
     "tile": _A(_dask_function(da.tile, "reps"), "dask.array.tile (chunks repeated)",
-               unknown=always),
+               unknown=always, numpy=_all_empty),
     "zeros": _A(creation(da.zeros), "dask.array.zeros (Dask's automatic chunks)"),
     "ones": _A(creation(da.ones), "dask.array.ones (Dask's automatic chunks)"),
     "full": _A(creation(da.full), "dask.array.full (Dask's automatic chunks)"),
     "arange": _A(arange, "dask.array.arange (Dask's automatic chunks)", integer_arange),
-    "eye": _A(eye, "dask.array.eye (Dask's automatic chunks)"),
+    "eye": _A(eye, "dask.array.eye (Dask's automatic chunks)", numpy=_output_empty),
     "random": _A(random, "a fresh dask.array.random generator's draws (Dask's automatic "
                          "chunks)", unseeded),
     "zeros_like": _A(_like(da.zeros_like), "dask.array.zeros_like (chunks kept)",
