@@ -28,7 +28,8 @@ is; on threads, the process's CPU time. The last lines are a table of the ratios
 (:func:`table`), as the docs print it.
 ``python benchmarks/dask_bench.py [--scale 1] [--only einsum,std] [--repeat 2]``;
 ``--graphs`` compares the two graphs without computing them (:func:`graph_section`);
-``--tasks`` times every task on one thread, the variants in turns (:func:`task_section`).
+``--tasks`` times every task on one thread (or ``--cluster``: on one LocalCluster), the
+variants in turns (:func:`task_section`).
 """
 
 from __future__ import annotations
@@ -398,29 +399,52 @@ def graph_section(scale: float = 0.01, only: str = "") -> None:
               f"largest block {d:.1f}/{h:.1f} MiB", flush=True)
 
 
-def task_section(scale: float = 0.1, only: str = "", repeat: int = 3) -> None:
-    """Where a workload's CPU differs, which tasks: both variants computed in this
-    process on the synchronous scheduler (one thread, so each task's
-    ``time.thread_time`` is its own), ``repeat`` times in turns; per variant the run of
-    least CPU, its total and its costliest task prefixes (the graphs' key names: the
-    steps Dask fused into a task)."""
+def task_section(scale: float = 0.1, only: str = "", repeat: int = 3,
+                 cluster: bool = False) -> None:
+    """Where a workload's CPU differs, which tasks: both variants computed ``repeat``
+    times in turns, on the synchronous scheduler in this process (one thread, so each
+    task's ``time.thread_time`` is its own) or with ``cluster`` on one LocalCluster of
+    two workers (Dask's metrics, as :func:`dask_section` reads them, but the same
+    processes for both variants: fresh workers' runs differ by 10-20% in CPU under
+    load); per variant the run of least CPU, its total and its costliest task prefixes
+    (the graphs' key names: the steps Dask fused into a task)."""
     import dask
 
-    print(f"\nDask tasks on one thread: kantensor's lowering / dask.array, scale {scale}, "
+    client = None
+    if cluster:
+        from distributed import Client, LocalCluster
+
+        client = Client(LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                     dashboard_address=None))
+    where = "one LocalCluster" if cluster else "one thread"
+    print(f"\nDask tasks on {where}: kantensor's lowering / dask.array, scale {scale}, "
           f"least of {repeat} runs each in turns, load average {_load()}", flush=True)
     for name in only.split(",") if only else list(WORKLOADS):
         runs: dict[str, list[tuple[float, dict]]] = {"kantensor": [], "dask.array": []}
+        if client is not None:  # the workers' first tasks, for both variants
+            for variant in runs:
+                client.compute(build(WORKLOADS[name], variant, 0.0), sync=True)
         for _ in range(repeat):
             for variant, found in runs.items():
-                outs = build(WORKLOADS[name], variant, scale)
-                with _TaskClock() as clock:
-                    dask.compute(*outs, scheduler="sync")
-                found.append((clock.total, clock.by_prefix))
+                if client is None:
+                    outs = build(WORKLOADS[name], variant, scale)
+                    with _TaskClock() as clock:
+                        dask.compute(*outs, scheduler="sync")
+                    found.append((clock.total, clock.by_prefix))
+                    continue
+                before = _task_times(client)
+                client.compute(build(WORKLOADS[name], variant, scale), sync=True)
+                after = _task_times(client)
+                found.append((after["cpu"] - before["cpu"],
+                              {k: v - before["by_prefix"].get(k, 0.0)
+                               for k, v in after["by_prefix"].items()}))
         (a, pa), (b, pb) = (min(found, key=lambda r: r[0]) for found in runs.values())
         print(f"  {name:<10} CPU {a:.3f} / {b:.3f} s = {a / b:.2f}x", flush=True)
         for label, per in (("kantensor", pa), ("dask.array", pb)):
             top = sorted(per.items(), key=lambda kv: -kv[1])[:5]
             print(f"      {label:<10} " + ", ".join(f"{k} {v:.3f}" for k, v in top))
+    if client is not None:
+        client.close()
 
 
 #: What distributed's nanny sets for its workers (a task's BLAS runs on its own thread,
@@ -494,7 +518,7 @@ def main() -> None:
         if os.environ.get("OPENBLAS_NUM_THREADS") != "1":  # BLAS on the task's own thread
             os.execve(sys.executable, [sys.executable, *sys.argv],
                       {**os.environ, **dict.fromkeys(_ONE_THREAD, "1")})
-        task_section(args.scale, args.only, max(args.repeat, 1))
+        task_section(args.scale, args.only, max(args.repeat, 1), args.cluster)
     elif args.variant:
         print(json.dumps(run_variant(args.only, args.variant, args.scale, args.cluster,
                                      args.worker_gb)))
