@@ -95,3 +95,57 @@ def test_empty_chunks_as_numpy(name, build, specs):
 def test_split_reads_negative_indices_as_numpy_slices():
     v = np.arange(2, dtype="int8").reshape(2, 1)
     _run(lambda x: kt.split(x, [2, -1], axis=1), [(v, ((1, 1), (1,)))])
+
+
+# np.take checks its indices only where an element of x precedes the taken axis (the
+# loop over them runs once per such element): x of no elements there takes nothing and
+# raises nothing, whatever the indices (daskgraphs.py 300 6: the take by chunks checked
+# every index, IndexError where NumPy gives an empty array).
+TAKES_NOTHING = [
+    ("take_empty_before_axis", lambda x, i: kt.take(x, i, axis=-2),
+     [(np.zeros((0, 0, 5), "int8"), ((0,), (0,), (0, 5))),
+      (np.array([[4, 1], [2, 3], [0, 0], [1, 1]], "uint8"), ((2, 2), (1, 1)))]),
+    ("take_past_an_empty_axis", lambda x, i: kt.take(x, i, axis=1),
+     [(np.zeros((0, 3), "float32"), ((0,), (1, 2))), (np.array([7, -9]), ((1, 1),))]),
+]
+
+
+@pytest.mark.parametrize("name, build, specs", TAKES_NOTHING, ids=lambda c: c
+                         if isinstance(c, str) else "")
+def test_take_from_no_elements_as_numpy(name, build, specs):
+    _run(build, specs)
+
+
+@pytest.mark.parametrize("build, shape", [
+    (lambda x, i: kt.take(x, i, axis=0), (3, 0)),  # a row precedes nothing: checked
+    (lambda x, i: x[:, i], (0, 3)),  # fancy indexing checks every index
+], ids=["take_rows_of_no_columns", "index_of_no_rows"])
+def test_indices_numpy_checks_raise_its_index_error(build, shape):
+    """Where NumPy checks the indices of an x of no elements, Dask raises its
+    IndexError too (index 7 of an axis of 3)."""
+    x, i = kt.tensor("x", "float32", shape), kt.tensor("i", "int64", (1,))
+    xv, iv = np.zeros(shape, "float32"), np.array([7])
+    y = build(x, i)
+    with pytest.raises(IndexError):
+        kt.function([x, i], y)(xv, iv)
+    f = kt.function([x, i], y, backend="dask")
+    with pytest.raises(IndexError):
+        f(da.from_array(xv, chunks=-1), da.from_array(iv, chunks=1)).compute()
+
+
+def test_plan_says_numpys_function_runs_on_no_elements():
+    """The plan names what runs: an Op of Dask's function (diag, take, eye) on arrays of
+    no elements is its own implementation on one empty block, from the graph's types
+    (a size 0) or, given chunks, from theirs."""
+    v = kt.tensor("v", "int16", (0,))
+    assert "its own implementation" in str(kt.function([v], kt.diag(v, k=1),
+                                                       backend="dask").plan())
+    x, i = kt.tensor("x", "int8", (None, None, 5)), kt.tensor("i", "uint8", (4, 2))
+    f = kt.function([x, i], kt.take(x, i, axis=1), backend="dask")
+    assert "a take by chunks" in str(f.plan())
+    assert "a take by chunks" in str(f.plan(((2,), (3,), (5,)), ((4,), (2,))))
+    empty = str(f.plan(((0,), (0,), (5,)), ((2, 2), (2,))))
+    assert "its own implementation" in empty and "not a take by chunks" in empty
+    n = kt.tensor("n", "float64", (0, 4))
+    assert "its own implementation" in str(kt.function([n], kt.eye(n.shape[0]),
+                                                       backend="dask").plan())

@@ -20,7 +20,7 @@ import pytest
 
 import kantensor as kt
 from dask_cases import computed, random_chunks
-from kantensor.backend.dask.algorithms import within
+from kantensor.backend.dask.indexing import within
 from test_getitem_readings import SLICES, WHERE, meets, shape_at
 
 SIZES = range(13)

@@ -16,11 +16,12 @@ chunk:
   tree over the contracted chunks (:func:`.blockwise.contraction`);
 * ``cumsum``/``cumprod``: Dask's cumulative scan along a chunked axis;
 * ``reshape``: Dask's reshape, which rechunks only the axes whose chunks cross the new
-  rows and refuses (with its reason) what it cannot do chunk-wise; ``slice``: Dask's
-  slicing; ``mask``: Dask's boolean masking (a chunk of unknown size per block), or
-  for one integer array a take by chunks; ``take``: pieces of every chunk gathered in the
-  indices' order (:mod:`.taking`);
-* ``concatenate``, ``stack``, ``vstack``, ``hstack``, ``split``, ``diff`` (overlapping
+  rows and refuses (with its reason) what it cannot do chunk-wise;
+* ``slice``, ``mask``, ``take``, ``split`` (:mod:`.indexing`): Dask's slicing; Dask's
+  boolean masking (a chunk of unknown size per block), or for one integer array a take
+  by chunks; pieces of every chunk gathered in the indices' order (:mod:`.taking`); one
+  slice per part;
+* ``concatenate``, ``stack``, ``vstack``, ``hstack``, ``diff`` (overlapping
   slices), ``diagonal`` and ``trace`` (diagonals of blocks), ``flip``, ``roll``,
   ``tril``, ``triu``, ``diag``, ``pad``, ``broadcast_to``, ``repeat``, ``tile``,
   ``zeros_like``-style creation: Dask's functions of those names, which work chunk by
@@ -33,7 +34,6 @@ Every algorithm returns the outputs in the inferred dtypes.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -42,13 +42,20 @@ from typing import Any
 import dask.array as da
 import numpy as np
 
-from ...ops.families.indexing import resolve
-from ...ops.params import ArrayRef, SliceItem
-from ...ops.sizes import map_entries, symbolic
-from ...types.dim import Dim
 from .blockwise import blockwise, contraction, typed
 from .creating import arange, creation, eye, integer_arange, random, unseeded
-from .lower import NodeCall, known
+from .indexing import (
+    TAKE_WORDS,
+    basic,
+    indexing_words,
+    mask_node,
+    masks,
+    slice_node,
+    split_node,
+    take_node,
+    takes,
+)
+from .lower import NodeCall
 from .reductions import (
     arg_reduction,
     count,
@@ -60,7 +67,6 @@ from .reductions import (
     reduction,
 )
 from .reshaping import reshape, reshape_node
-from .taking import take
 from .unknown import always, except_along, joined, never, resolved, vectors
 
 __all__ = ["ALGORITHMS", "Algorithm"]
@@ -89,6 +95,36 @@ def _matrices(op: Any, types: tuple) -> bool:
     return types[0].ndim >= 2
 
 
+def no_elements(t: Any) -> bool:
+    """A type with a size known to be 0 (a Dim or an unknown size is not)."""
+    return any(type(n) is int and n == 0 for n in t.shape)
+
+
+def _never(ins: tuple, outs: tuple) -> bool:
+    return False
+
+
+def _all_empty(ins: tuple, outs: tuple) -> bool:
+    """Every input with axes has no elements (Dask's diag, pad, roll, outer,
+    concatenate, ... fail on them: a chunk of 0 divides by zero, reshape_rechunk finds
+    nothing to reduce)."""
+    arrays = [t for t in ins if t.ndim]
+    return bool(arrays) and all(no_elements(t) for t in arrays)
+
+
+def _first_empty(ins: tuple, outs: tuple) -> bool:
+    """The first input has no elements: ``repeat`` (Dask's finds nothing to
+    concatenate), ``take`` (NumPy's checks the indices only where an element precedes
+    the taken axis: ``np.take`` of an ``x`` of shape ``(0, 0, 5)`` along axis 1 by
+    index 4 is an empty result, where a take by chunks checks every index)."""
+    return no_elements(ins[0])
+
+
+def _output_empty(ins: tuple, outs: tuple) -> bool:
+    """The output has no elements (Dask's eye divides by its chunk of 0)."""
+    return no_elements(outs[0])
+
+
 @dataclass(frozen=True)
 class Algorithm:
     """How a kind lowers (``lower(call, inputs) -> outputs``), what the plan says, for
@@ -98,12 +134,19 @@ class Algorithm:
     ``axes`` (``unknown(call, axes)``): where it does not, the node needs those sizes
     (:meth:`.lower.Session.sizes`: an UnknownChunksError naming ``compute_chunk_sizes``,
     or with ``compute_chunk_sizes=True`` the sizes computed once), never Dask's own error
-    from inside its function ("cannot convert float NaN to integer")."""
+    from inside its function ("cannot convert float NaN to integer").
+
+    ``numpy(input types, output types)`` says where arrays of no elements are the Op's
+    own implementation instead (its blockwise, on the one empty block of each input,
+    :func:`.lower.without_empty`), read from the types the call or the plan binds (a
+    size known to be 0): the lowering and the plan ask the same rule, so the plan says
+    what runs."""
 
     lower: Callable[[NodeCall, list[Any]], list[Any]]
     says: str | Callable[[Any, tuple], str]
     applies: Callable[[Any, tuple], bool] = _always
     unknown: Callable[[NodeCall, frozenset[int]], bool] = never
+    numpy: Callable[[tuple, tuple], bool] = _never
 
     def known_inputs(self, call: NodeCall, values: list[Any]) -> list[Any]:
         """``values`` with the unknown chunk sizes this algorithm needs resolved (or
@@ -119,13 +162,9 @@ class Algorithm:
 def _dask_function(fn: Callable[..., Any], *names: str, many: bool = False
                    ) -> Callable[[NodeCall, list[Any]], list[Any]]:
     """An Op computed by a Dask function of the same call: the tensors (a sequence of
-    them with ``many``) and the parameters ``names`` by keyword; on inputs of no elements
-    (one empty block each, see :func:`.lower.without_empty`) the Op's own function in one
-    task, as Dask's fail on them (``diag``, ``pad``: a chunk of 0 divides by zero)."""
+    them with ``many``) and the parameters ``names`` by keyword (on inputs of no
+    elements, the Op's own function: :func:`_all_empty`)."""
     def lower(call: NodeCall, values: list[Any]) -> list[Any]:
-        arrays = [x for x in values if isinstance(x, da.Array)]
-        if arrays and all(0 in x.shape and x.npartitions == 1 for x in arrays):
-            return blockwise(call, values)  # no elements: NumPy's on the one empty block
         params = call.params
         kwargs = {n: params[n] for n in names if n in params}
         arrays = [x if isinstance(x, da.Array) else da.from_array(np.asarray(x))
@@ -143,8 +182,6 @@ def _repeat(call: NodeCall, values: list[Any]) -> list[Any]:
     x, axis = values[0], call.params.get("axis")
     if axis is None:
         x, axis = reshape(call, 0, x, (-1,)), 0
-    if x.shape[axis] == 0:  # nothing to repeat (dask.array.repeat fails on it)
-        return [typed(call, x)]
     return [typed(call, da.repeat(x, call.params["repeats"], axis=axis))]
 
 
@@ -174,183 +211,6 @@ def _shape_of(call: NodeCall, values: list[Any]) -> list[Any]:
     return [y]
 
 
-def _split(call: NodeCall, values: list[Any]) -> list[Any]:
-    """``np.split``'s parts as Dask's slices: for indices, part ``j`` is
-    ``x[b[j]:b[j + 1]]`` with ``b = [0, *indices, n]`` as NumPy slices them (Python's
-    slices: an index past the end clipped, a negative one from the end, so parts may
-    overlap: ``[2, -1]`` of a length-1 axis gives the whole axis last); for a number of
-    sections, consecutive parts of the inferred lengths."""
-    x = values[0]
-    axis = call.params["axis"] % max(x.ndim, 1)
-    indices = call.params.get("indices_or_sections")
-    if isinstance(indices, tuple | list):
-        bounds = [0, *(int(i) for i in indices), None]
-        cuts = [slice(a, b) for a, b in zip(bounds, bounds[1:], strict=False)]
-    else:
-        sizes = [t.shape[axis] for t in call.out_types]
-        starts = [sum(sizes[:j]) for j in range(len(sizes))]
-        cuts = [slice(a, a + n) for a, n in zip(starts, sizes, strict=True)]
-    return [typed(call, x[(slice(None),) * axis + (cut,)], j) for j, cut in enumerate(cuts)]
-
-
-def basic_index(op: Any, sizes: tuple = ()) -> tuple | None:
-    """The Op's ``index`` as Python's (ints, slices, None, ``...``), its sizes read from
-    the lengths of the size inputs ``sizes`` (a bound ``n - 5`` is an int of either
-    sign, as NumPy reads it); None if it holds anything else."""
-    index = dict(op.params).get("index")
-    return python_index(resolve(index, sizes) if sizes else index)
-
-
-def python_index(index: Any) -> tuple | None:
-    """A normalised index as Python's; None unless it is made of ints, slices of int
-    bounds, None and ``...``."""
-    out: list[Any] = []
-    for item in index if isinstance(index, tuple) else (index,):
-        if isinstance(item, SliceItem):
-            if not all(v is None or _int(v) for v in item[1:]):
-                return None
-            out.append(slice(*item[1:]))
-        elif item is None or item is Ellipsis or _int(item):
-            out.append(item)
-        else:
-            return None
-    return tuple(out)
-
-
-def _int(v: Any) -> bool:
-    return isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_)
-
-
-def mask_axis(op: Any, types: tuple) -> int | None:
-    """The axis a boolean vector (the second input) masks in ``x[:, ..., mask]``, the
-    other index items being full slices; None for any other index."""
-    index = dict(op.params).get("index")
-    if not isinstance(index, tuple) or len(types) != 2 or types[1].dtype != "bool" \
-            or types[1].ndim != 1:
-        return None
-    axis = None
-    for k, item in enumerate(index):
-        if isinstance(item, ArrayRef) and item.position == 0:
-            axis = k
-        elif item != SliceItem(None, None, None):
-            return None
-    return axis
-
-
-def array_axis(op: Any, types: tuple) -> int | None:
-    """The axis one integer array (the second input, of any number of axes) indexes in
-    ``x[1:, ..., idx, ::2]``, the other index items being slices of int bounds (one per
-    axis: no int, None or ``...``, which change where NumPy puts the taken axes); None
-    for any other index."""
-    index = dict(op.params).get("index")
-    if not isinstance(index, tuple) or len(types) != 2 or types[1].dtype == "bool" \
-            or len(index) > types[0].ndim:
-        return None
-    axis = None
-    for k, item in enumerate(index):
-        if isinstance(item, ArrayRef) and item.position == 0:
-            axis = k
-        elif not (isinstance(item, SliceItem) and all(v is None or _int(v)
-                                                      for v in item[1:])):
-            return None
-    return axis
-
-
-def _by_array(call: NodeCall, x: Any, indices: Any, axis: int) -> Any:
-    """``x[..., idx, ...]`` (see :func:`array_axis`): Dask's slicing by the slices, then
-    a take by chunks along the array's axis."""
-    index = dict(call.op.params)["index"]
-    sliced = tuple(slice(None) if isinstance(item, ArrayRef) else slice(*item[1:])
-                   for item in index)
-    if any(s != slice(None) for s in sliced):
-        if any(not known(c) for c in x.chunks):
-            x = call.session.sizes(call, 0, x)
-        x = x[within(sliced, x.shape)]
-    return take(call, 0, x, indices, axis)
-
-
-def _take(call: NodeCall, values: list[Any]) -> list[Any]:
-    """np.take chunk by chunk (:mod:`.taking`); axis None: from the flattened ``x``
-    (reshaped by Dask's rules)."""
-    x, indices = values
-    axis = call.params.get("axis")
-    if axis is None:
-        x, axis = reshape(call, 0, x, (-1,)), 0
-    return [take(call, 0, x, indices, axis)]
-
-
-def _slice(call: NodeCall, values: list[Any]) -> list[Any]:
-    """Dask's slicing, the index's sizes read from the size inputs' lengths (known when
-    the call or the plan binds the inputs' sizes)."""
-    x = values[0]
-    index = basic_index(call.op, tuple(values[1:])) if _sizes_known(values[1:]) else None
-    if index is None or not isinstance(x, da.Array):
-        return blockwise(call, values)
-    if any(not known(x.chunks[a]) for a in cut(index, x.ndim)):
-        x = call.session.sizes(call, 0, x)
-    return [typed(call, x[within(index, x.shape)])]
-
-
-def cut(index: tuple, ndim: int) -> set[int]:
-    """The axes of an ``ndim``-d array that ``index`` (Python's) does not take whole:
-    Dask's slicing needs their chunk sizes, not those of an axis taken whole (``x[:,
-    :2]`` of a masked ``x``, whose rows' sizes the data decides)."""
-    used = sum(i is not None and i is not Ellipsis for i in index)
-    out, axis = set(), 0
-    for item in index:
-        if item is Ellipsis:
-            axis += ndim - used
-        elif item is not None:
-            if not (isinstance(item, slice) and item == slice(None)):
-                out.add(axis)
-            axis += 1
-    return out
-
-
-def within(index: tuple, shape: tuple) -> tuple:
-    """``index`` with each slice of a known axis length written by its positions
-    (``slice.indices``): Dask's slicing takes a negative step's start past the axis'
-    start as the first element (``x[-6::-3]`` of 5 elements gave two where NumPy gives
-    none, Dask 2026.8)."""
-    used = sum(i is not None and i is not Ellipsis for i in index)
-    out, axis = [], 0
-    for item in index:
-        if item is Ellipsis:
-            axis += len(shape) - used
-        elif item is not None:
-            n = shape[axis]
-            axis += 1
-            if isinstance(item, slice) and not math.isnan(n):
-                r = range(*item.indices(int(n)))
-                item = slice(r.start, r.stop if r.stop >= 0 else None, r.step) if r \
-                    else slice(0, 0)
-        out.append(item)
-    return tuple(out)
-
-
-def _sizes_known(sizes: list[Any]) -> bool:
-    return all(not math.isnan(s.shape[0]) for s in sizes)
-
-
-def _mask(call: NodeCall, values: list[Any]) -> list[Any]:
-    types = tuple(v.type for v in call.node.inputs)
-    axis = mask_axis(call.op, types)
-    x, mask = values[0], values[1]
-    if axis is None and array_axis(call.op, types) is not None:
-        return [_by_array(call, x, mask, array_axis(call.op, types))]
-    if axis is None or not isinstance(x, da.Array):
-        return blockwise(call, values)
-    if not isinstance(mask, da.Array):
-        mask = da.from_array(np.asarray(mask), chunks=x.chunks[axis])
-    if not (known(x.chunks[axis]) and known(mask.chunks[0])):
-        x, mask = call.session.sizes(call, 0, x), call.session.sizes(call, 1, mask)
-    if mask.chunks[0] != x.chunks[axis]:  # one block of the result per block of x
-        mask = mask.rechunk({0: x.chunks[axis]})
-    y = typed(call, x[(slice(None),) * axis + (mask,)])
-    call.session.masked[y.name] = (mask, axis)
-    return [y]
-
-
 def _like(fn: Callable[..., Any]) -> Callable[[NodeCall, list[Any]], list[Any]]:
     """``zeros_like``-style: the chunks of the first input kept; a fill value (the
     second input) must be a constant of the graph, else the Op's blockwise."""
@@ -373,40 +233,12 @@ def _triangle(fn: Callable[..., Any]) -> Callable[[NodeCall, list[Any]], list[An
     return lower
 
 
-def _basic(op: Any, types: tuple) -> bool:
-    """A basic index, whose sizes (if any) are the lengths of the inputs after ``x``."""
-    index = dict(op.params).get("index")
-    plain = map_entries(index, lambda e: 0 if isinstance(e, Dim) else e)
-    return all(t.dtype == "bool" and t.ndim == 1 for t in types[1:]) and \
-        len(types) == 1 + len(symbolic([index])) and python_index(plain) is not None
-
-
-def _masks(op: Any, types: tuple) -> bool:
-    return mask_axis(op, types) is not None or array_axis(op, types) is not None
-
-
-def _takes(op: Any, types: tuple) -> bool:
-    return types[0].ndim > 0
-
-
 def _trace(call: NodeCall, values: list[Any]) -> list[Any]:
     kwargs = {k: call.params[k] for k in ("offset", "axis1", "axis2") if k in call.params}
     return [typed(call, da.trace(values[0], dtype=call.dtype(), **kwargs))]
 
 
 _A = Algorithm
-_TAKE = ("a take by chunks (the pieces of every chunk gathered in the indices' order: the "
-         "indices' chunks along the taken axis, the other axes' kept)")
-
-
-def _indexing(op: Any, types: tuple) -> str:
-    if mask_axis(op, types) is not None:
-        return "Dask's boolean masking (a chunk of unknown size per block along the " \
-               "masked axis)"
-    index = dict(op.params)["index"]
-    full = SliceItem(None, None, None)
-    return ("Dask's slicing, then " if any(isinstance(i, SliceItem) and i != full
-                                          for i in index) else "") + _TAKE
 _TREE = "a tree reduction with its own implementation over the chunks of the reduced axes"
 _EXP = "a tree maximum and a tree sum of the shifted exponentials"
 
@@ -439,48 +271,50 @@ ALGORITHMS: dict[str, Algorithm] = {
     "reshape": _A(reshape_node, "dask.array.reshape (rechunks only the axes whose chunks "
                                  "cross the new rows; refuses what it cannot do chunk-wise)",
                   unknown=always),
-    "slice": _A(_slice, "Dask's slicing (the chunks of a sliced axis kept, cut where the "
-                        "slice cuts)", _basic, always),
-    "mask": _A(_mask, _indexing, _masks, always),
-    "take": _A(_take, _TAKE, _takes, always),
+    "slice": _A(slice_node, "Dask's slicing (the chunks of a sliced axis kept, cut where the "
+                        "slice cuts)", basic, always),
+    "mask": _A(mask_node, indexing_words, masks, always),
+    "take": _A(take_node, TAKE_WORDS, takes, always, numpy=_first_empty),
     "shape_of": _A(_shape_of, "the chunks of that axis, each a vector of its length "
                               "(no data read)", _has_axes, always),
-    "split": _A(_split, "Dask's slicing, one slice per part"),
+    "split": _A(split_node, "Dask's slicing, one slice per part"),
     "concatenate": _A(_dask_function(da.concatenate, "axis", many=True),
                       "dask.array.concatenate (the inputs' chunks kept)",
-                      unknown=joined()),
+                      unknown=joined(), numpy=_all_empty),
     "stack": _A(_dask_function(da.stack, "axis", many=True),
-                "dask.array.stack (one chunk per input along the new axis)"),
+                "dask.array.stack (one chunk per input along the new axis)", numpy=_all_empty),
     "vstack": _A(_dask_function(da.vstack, many=True), "dask.array.vstack",
-                 unknown=joined(0)),
+                 unknown=joined(0), numpy=_all_empty),
     "hstack": _A(_dask_function(da.hstack, many=True), "dask.array.hstack",
-                 unknown=joined(1)),
+                 unknown=joined(1), numpy=_all_empty),
     "diff": _A(_diff,
                "dask.array.diff (overlapping slices of neighbouring chunks)",
                unknown=except_along("axis", -1)),
     "diagonal": _A(_dask_function(da.diagonal, "offset", "axis1", "axis2"),
-                   "dask.array.diagonal (the diagonals of the blocks)"),
+                   "dask.array.diagonal (the diagonals of the blocks)", numpy=_all_empty),
     "trace": _A(_trace, "dask.array.trace (the diagonals of the blocks summed in a tree)"),
     "flip": _A(_dask_function(da.flip, "axis"), "dask.array.flip (chunks reversed)",
-               unknown=except_along("axis", None)),
-    "roll": _A(_dask_function(da.roll, "shift", "axis"), "dask.array.roll (slices joined)"),
+               unknown=except_along("axis", None), numpy=_all_empty),
+    "roll": _A(_dask_function(da.roll, "shift", "axis"), "dask.array.roll (slices joined)",
+               numpy=_all_empty),
     "tril": _A(_triangle(da.tril), "dask.array.tril (block by block)", _matrices),
     "triu": _A(_triangle(da.triu), "dask.array.triu (block by block)", _matrices),
-    "diag": _A(_dask_function(da.diag, "k"), "dask.array.diag (block by block)"),
+    "diag": _A(_dask_function(da.diag, "k"), "dask.array.diag (block by block)",
+               numpy=_all_empty),
     "pad": _A(_dask_function(da.pad, "pad_width", "mode", "constant_values"),
-              "dask.array.pad (new chunks at the edges)"),
+              "dask.array.pad (new chunks at the edges)", numpy=_all_empty),
     "broadcast_to": _A(_dask_function(da.broadcast_to, "shape"),
-                       "dask.array.broadcast_to (chunks kept)"),
-    "repeat": _A(_repeat, "dask.array.repeat (block by block)"),
+                       "dask.array.broadcast_to (chunks kept)", numpy=_all_empty),
+    "repeat": _A(_repeat, "dask.array.repeat (block by block)", numpy=_first_empty),
     "outer": _A(_dask_function(da.outer), "dask.array.outer (block by block)",
-                unknown=vectors),
+                unknown=vectors, numpy=_all_empty),
     "tile": _A(_dask_function(da.tile, "reps"), "dask.array.tile (chunks repeated)",
-               unknown=always),
+               unknown=always, numpy=_all_empty),
     "zeros": _A(creation(da.zeros), "dask.array.zeros (Dask's automatic chunks)"),
     "ones": _A(creation(da.ones), "dask.array.ones (Dask's automatic chunks)"),
     "full": _A(creation(da.full), "dask.array.full (Dask's automatic chunks)"),
     "arange": _A(arange, "dask.array.arange (Dask's automatic chunks)", integer_arange),
-    "eye": _A(eye, "dask.array.eye (Dask's automatic chunks)"),
+    "eye": _A(eye, "dask.array.eye (Dask's automatic chunks)", numpy=_output_empty),
     "random": _A(random, "a fresh dask.array.random generator's draws (Dask's automatic "
                          "chunks)", unseeded),
     "zeros_like": _A(_like(da.zeros_like), "dask.array.zeros_like (chunks kept)",

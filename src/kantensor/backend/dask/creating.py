@@ -85,7 +85,7 @@ def eye(call: NodeCall, values: list[Any]) -> list[Any]:
     chunk is not the side (``da.eye(7, M=23)``, ``da.eye(7, chunks=23, M=23)``: "Missing
     dependency" when computed)."""
     t = call.out_types[0]
-    if None in t.shape or 0 in t.shape:
+    if None in t.shape:  # (no elements: the Op's own, see algorithms.ALGORITHMS)
         return blockwise(call, values)
     n, m = t.shape
     k = call.params.get("k", 0)

@@ -51,8 +51,10 @@ class TaskTooLargeError(ValueError):
 
 
 def lower(call: NodeCall, values: list[Any]) -> list[Any]:
-    """The Dask arrays of a node's outputs: its kind's algorithm, else its blockwise, on
-    the inputs without empty chunks (:func:`.lower.without_empty`)."""
+    """The Dask arrays of a node's outputs: its kind's algorithm, else (where the kind
+    does not apply, or its inputs have no elements and the kind says NumPy's runs on
+    them) its blockwise, on the inputs without empty chunks
+    (:func:`.lower.without_empty`)."""
     if call.kind == "identity":
         return [values[0]]
     values = [without_empty(x) for x in values]
@@ -63,7 +65,8 @@ def lower(call: NodeCall, values: list[Any]) -> list[Any]:
         raise ValueError(f"{call.op}: its catalogue entry declares dask = {call.kind!r}, "
                          f"which is no kind the Dask backend knows "
                          f"({', '.join(sorted([ARRANGE, *ALGORITHMS]))})")
-    if not algorithm.applies(call.op, tuple(v.type for v in call.node.inputs)):
+    if not algorithm.applies(call.op, tuple(v.type for v in call.node.inputs)) or \
+            algorithm.numpy(call.in_types, call.out_types):
         return blockwise(call, values)
     return algorithm.lower(call, algorithm.known_inputs(call, values))
 
@@ -155,13 +158,14 @@ class DaskFunction:
         """How every node lowers to Dask, one line per node; given the inputs' chunks,
         also the bytes its largest task holds (see :meth:`memory`)."""
         memory = notes = None
+        session = self._session(False)
         if input_chunks:
-            session = self._session(False)
             outs, owners = self._walk(self._placeholders(input_chunks), session, True)
             memory = DaskMemory(self._nodes, account(outs, owners), 1, self.max_task_bytes)
             notes = session.notes
-        return DaskPlan(describe(self.fgraph, self._nodes, self.allow_rechunk), memory, notes,
-                        self._nodes)
+        types = session.types if input_chunks else {}
+        return DaskPlan(describe(self.fgraph, self._nodes, self.allow_rechunk, types), memory,
+                        notes, self._nodes)
 
     def _placeholders(self, input_chunks: Sequence[Chunks]) -> list[Any]:
         if len(input_chunks) != len(self.fgraph.inputs):

@@ -109,6 +109,9 @@ class Session:
     #: masked arrays by name: the mask (chunked as they are along the masked axis) and
     #: the axis, so that their sizes are the mask's counts per block
     masked: dict[str, tuple[Any, int]] = field(default_factory=dict)
+    #: per node, the concrete types of its inputs and outputs (what the plan reads to
+    #: say what runs on them: see :attr:`.algorithms.Algorithm.numpy`)
+    types: dict[Apply, tuple[tuple, tuple]] = field(default_factory=dict)
 
     def whole(self, call: NodeCall, i: int, axis: int, x: Any, why: str) -> Any:
         """Input ``i`` (``x``) with ``axis`` in one chunk, if it is split and the user
@@ -180,10 +183,12 @@ def _short_all(chunks: Chunks) -> str:
 @dataclass
 class NodeCall:
     """A node about to be lowered: its Op with parameters resolved for its inputs, the
-    output types for the inputs' concrete types, the labels of its axes, its kind."""
+    inputs' concrete types (an unknown size None) and the output types for them, the
+    labels of its axes, its kind."""
 
     node: Apply
     op: Any
+    in_types: tuple[TensorType, ...]
     out_types: tuple[TensorType, ...]
     axes: NodeAxes | None
     kind: str | None
@@ -205,11 +210,13 @@ def node_call(node: Apply, types: tuple[TensorType, ...], session: Session) -> N
     """The :class:`NodeCall` of ``node`` for inputs of concrete ``types`` (an unknown
     size is None); TypeInferenceError if they do not fit its signature."""
     if isinstance(node.op, SpecifyShape):
-        return NodeCall(node, node.op, (node.outputs[0].type,), None, "identity", session)
+        return NodeCall(node, node.op, types, (node.outputs[0].type,), None, "identity",
+                        session)
     wrapped = tuple(v.wrapped for v in node.inputs)
     signature, op = node.op.signature_for(types)
     out_types = tuple(infer(signature, types, wrapped, name=op))
     kind = getattr(op, "lowering", {}).get("dask")
     axes = node_axes(op, signature, types, wrapped, [t.ndim for t in out_types],
                      arranging=kind == ARRANGE)
-    return NodeCall(node, op, out_types, axes, kind, session)
+    session.types[node] = (types, out_types)
+    return NodeCall(node, op, types, out_types, axes, kind, session)

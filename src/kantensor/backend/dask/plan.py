@@ -64,11 +64,13 @@ def _mb(n: float) -> str:
     return f"{int(n)} B"
 
 
-def describe(fgraph: FunctionGraph, nodes: Sequence[Apply], allow_rechunk: bool) -> list[str]:
+def describe(fgraph: FunctionGraph, nodes: Sequence[Apply], allow_rechunk: bool,
+             bound: dict | None = None) -> list[str]:
     """One line per node: what it lowers to, which axes keep their chunks, which it
-    needs whole and why."""
+    needs whole and why. ``bound``: per node, the concrete types of its inputs and
+    outputs for given chunks (else the graph's types say where sizes are 0)."""
     names = _names(fgraph, nodes)
-    return [_line(node, names, allow_rechunk) for node in nodes]
+    return [_line(node, names, allow_rechunk, (bound or {}).get(node)) for node in nodes]
 
 
 def _names(fgraph: FunctionGraph, nodes: Sequence[Apply]) -> dict:
@@ -79,7 +81,7 @@ def _names(fgraph: FunctionGraph, nodes: Sequence[Apply]) -> dict:
     return names
 
 
-def _line(node: Apply, names: dict, allow_rechunk: bool) -> str:
+def _line(node: Apply, names: dict, allow_rechunk: bool, bound: tuple | None) -> str:
     ins = ", ".join(names.get(v, str(getattr(v, "data", v))) for v in node.inputs)
     head = f"{', '.join(names[v] for v in node.outputs)} = {node.op}({ins}):"
     if isinstance(node.op, SizeOp):
@@ -95,6 +97,11 @@ def _line(node: Apply, names: dict, allow_rechunk: bool) -> str:
     where = _where(axes, node, names)
     kept = sorted(axes.shared, key=str)
     algorithm = ALGORITHMS.get(kind) if kind is not None else None
+    ins, outs = bound or (types, tuple(v.type for v in node.outputs))
+    if algorithm is not None and algorithm.applies(op, types) and algorithm.numpy(ins, outs):
+        return (f"{head} blockwise by its own implementation, an input of no elements "
+                f"being one empty block (not {algorithm.words(op, types)}: that is for "
+                f"arrays with elements)" + _kept(kept, where))
     if algorithm is not None and algorithm.applies(op, types):
         if kind == "contraction":
             over = ", ".join(where[x] for x in sorted(axes.contracted, key=str))
