@@ -10,10 +10,14 @@ many bytes counts each byte (``rep movsb``), so compare trees, not tools. Needs
 valgrind on the PATH; about a minute a tree. With ``--node-by-node N`` it counts instead
 N warm calls node by node (after five, each parsing the model's bytes and with the model
 memo emptied first, as ``onnx_time.py --node-by-node`` times them) and prints the count
-per call.
+per call. With ``--onnx`` it counts onnx's own first ``onnx.shape_inference.infer_shapes``
+(``data_prop=True``, as onnx_time.py runs it) of the same saved model too, after
+``import onnx.shape_inference`` (its schema registry is filled by that first call, as
+in onnx_time.py's process), so the gap to onnx is an instruction ratio as well as a
+clock one (onnx's work is C++: the ratio says how many more instructions, not time).
 
 Run: python benchmarks/cold_instructions.py [--layers 12] [--model PATH]
-     [--node-by-node N] TREE [TREE ...]
+     [--node-by-node N] [--onnx] TREE [TREE ...]
 (TREE: a source tree, a worktree or a ``git archive`` of one with its signatures/).
 """
 
@@ -60,6 +64,17 @@ for _ in range(5):
 def call(_a, _b):
     for _ in range(int(sys.argv[2])):
         once()
+functools.reduce(call, [0, 1])
+"""
+
+
+#: ``--onnx``'s process: onnx's inference imported, the model read, one call counted.
+ONNX = """import functools, sys
+import onnx
+import onnx.shape_inference as si
+model = onnx.load(sys.argv[1])
+def call(_a, _b):
+    si.infer_shapes(model, data_prop=True)
 functools.reduce(call, [0, 1])
 """
 
@@ -120,6 +135,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("trees", type=Path, nargs="+")
     model_options(parser)
+    parser.add_argument("--onnx", action="store_true", help="count onnx's first "
+                        "infer_shapes of the model too (with the first tree's PYTHONPATH, "
+                        "which onnx does not read)")
     parser.add_argument("--node-by-node", type=int, default=0, metavar="N",
                         help="count N warm calls node by node (the model memo emptied "
                         "before each) instead of the first call")
@@ -131,6 +149,9 @@ def main() -> None:
             found = count(tree.resolve(), model, folder, args.node_by_node)
             print(f"{str(tree):40} {found // max(1, args.node_by_node):>14,}"
                   + (" a call" if args.node_by_node else ""), flush=True)
+        if args.onnx:
+            found = callgrind(args.trees[0].resolve(), folder, ONNX, str(model))[0]
+            print(f"{'onnx ' + onnx.__version__:40} {found:>14,}", flush=True)
 
 
 if __name__ == "__main__":
