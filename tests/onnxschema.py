@@ -76,18 +76,20 @@ def outputs(op_type: str, opset: int, domain: str = "") -> tuple[str, ...] | Non
     found = schema(op_type, opset, domain)
     if found is None:
         return None
-    out = []
-    for formal in found.outputs:
-        text = _MARKS[formal.option].format(formal.name)
-        out.append(text + "?" if text.startswith("*") and formal.min_arity == 0 else text)
-    return tuple(out)
+    return tuple(_formal(f) for f in found.outputs)
 
 
 def inputs(op_type: str, opset: int, domain: str = "") -> tuple[str, ...] | None:
     """The schema's formal inputs in the catalogue's notation (as :func:`outputs`)."""
     found = schema(op_type, opset, domain)
-    return None if found is None else tuple(
-        _MARKS[formal.option].format(formal.name) for formal in found.inputs)
+    return None if found is None else tuple(_formal(f) for f in found.inputs)
+
+
+def _formal(formal: defs.OpSchema.FormalParameter) -> str:
+    """A formal input or output in the catalogue's notation (a variadic one of no least
+    number ``*name?``)."""
+    text = _MARKS[formal.option].format(formal.name)
+    return text + "?" if text.startswith("*") and formal.min_arity == 0 else text
 
 
 def output_counts(op_type: str, opset: int, domain: str = "") -> tuple[int, int | None]:

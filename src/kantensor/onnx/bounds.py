@@ -29,10 +29,13 @@ MAX_VALUE_ENTRIES = 4 * MAX_RANK
 
 def arity(specs: Sequence[str], node: onnx.NodeProto, where: str) -> None:
     """OnnxImportError if ``node``'s inputs do not fit its entry's ``specs`` (``x``
-    required, ``x?`` optional, ``*xs`` any number more): a required one absent, or more
-    than the entry has (checked before any is read)."""
+    required, ``x?`` optional, ``*xs`` one or more, ``*xs?`` any number): a required one
+    absent, or more than the entry has (checked before any is read)."""
     for k, spec in enumerate(specs):
         if spec.startswith("*"):
+            if not spec.endswith("?") and (k >= len(node.input) or not node.input[k]):
+                raise OnnxImportError(f"{where}: input {k} ({spec.strip('*')}): at least "
+                                      "one is required")
             return None
         if not spec.endswith("?") and (k >= len(node.input) or not node.input[k]):
             raise OnnxImportError(f"{where}: input {k} ({spec}) is required")

@@ -6,7 +6,7 @@ An entry is a catalogue entry (see :mod:`kantensor.ops.catalogue`) with these ke
 ``domain``  the operator set domain (default ``""``, the default domain ``ai.onnx``)
 ``since``, ``until``  the first and last opsets of that domain it types (default 13, the newest)
 ``inputs``  the names of the ONNX inputs in order (default: the call's tensors); a trailing
-            ``?`` marks an optional input, a leading ``*`` a variadic one
+            ``?`` marks an optional input, a leading ``*`` one or more (``*name?``: any)
 ``outputs`` its outputs' names, so marked (default: one required output; :mod:`.entrykeys`)
 ``reads_only``  ``"shapes"`` when the kernel reads its inputs' shapes only, never their
             values (Shape, Size): the importer runs it on the inputs' types (see
@@ -125,8 +125,8 @@ class OnnxOp:
         after them, and the most inputs (None: variadic)."""
         lead, required = 0, []
         for k, spec in enumerate(self.inputs):
-            if spec.startswith("*"):
-                return lead, tuple(required), None
+            if spec.startswith("*"):  # (one or more unless marked ``?``)
+                return lead, (*required, *(() if spec.endswith("?") else (k,))), None
             if not spec.endswith("?"):
                 if k == lead:
                     lead += 1
