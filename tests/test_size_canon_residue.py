@@ -82,3 +82,13 @@ def test_a_part_of_one_size_moved_by_a_multiple_of_the_divisor_keeps_one_form(
     fx, fy = canonical_form(x), canonical_form(y)
     assert _equal(fx, x) and _equal(fy, y)
     assert fx == fy, (x, y, fx, fy)
+
+
+def test_a_rewrite_the_algebra_writes_back_ends():
+    """A floor whose parts, once rewritten by their residues, the Dim algebra writes back
+    as they were: the rewrite looped (RecursionError; canon14's property test found it at
+    seed 64541). Its form keeps its value at every point."""
+    x = n + (4 * n + 3 * (m % 2) + 6 * (m % 3) + 2 * dim_min(3, m)) // 8 + k // 2
+    grid = [dict(zip("kmn", p, strict=True)) for p in itertools.product(range(3), range(13),
+                                                                         range(9))]
+    assert all(_at(canonical_form(x), p) == _at(x, p) for p in grid + FAR)

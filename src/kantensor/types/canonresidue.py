@@ -43,12 +43,30 @@ MAX_DIVISOR: Final = 64
 of its ``d`` slopes ``a`` forms two tables)."""
 
 
+#: The most rewrites :func:`residues_out` makes of one expression.
+MAX_REWRITES: Final = 64
+
+
 def residues_out(x: DimLike) -> DimLike:
     """``x`` with each floor and remainder by an int ``d > 1`` of a sum of parts of one
     size each (two sizes or more) written with its parts that have a threshold by their
-    residues (module docstring); ``x`` itself where none changes."""
-    if isinstance(x, int):
-        return x
+    residues (module docstring); ``x`` itself where none changes. Each rewrite is equal
+    to what it rewrites; the Dim algebra may write a rewritten floor back as it was
+    (``(4*n + 3*(m % 2) + 6*(m % 3) + 2*min(3, m))//8`` beside ``n``), so it stops at an
+    expression met before, or after :data:`MAX_REWRITES`."""
+    seen: set[DimLike] = set()
+    while not isinstance(x, int) and x not in seen and len(seen) < MAX_REWRITES:
+        seen.add(x)
+        y = _rewritten(x)
+        if y is None:
+            break
+        x = y
+    return x
+
+
+def _rewritten(x: DimLike) -> DimLike | None:
+    """``x`` with its first floor or remainder that :func:`_written` changes rewritten,
+    or None where none changes."""
     for mono, k in x._terms:
         atom = lone_atom(((mono, 1),)) if len(mono) == 1 and mono[0][1] == 1 else None
         if not (isinstance(atom, Opaque) and atom.op in ("//", "%")
@@ -60,10 +78,8 @@ def residues_out(x: DimLike) -> DimLike:
             continue
         arg, out = found
         y = x - k * _symbol(atom) + k * APPLY[atom.op](arg, atom.args[1])
-        if atom.op == "//":
-            y = y + k * out
-        return y if isinstance(y, int) else residues_out(y)
-    return x
+        return y + k * out if atom.op == "//" else y
+    return None
 
 
 @lru_cache(maxsize=1 << 12)
