@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from functools import lru_cache
 from typing import Final
 
@@ -41,6 +41,8 @@ from .readback import atom_symbols, of_terms
 
 __all__ = ["MAX_BOUNDED", "MAX_FACTOR", "digits_in"]
 
+Form = Callable[[DimLike], DimLike]
+
 MAX_BOUNDED: Final = 3
 """Most bounded atoms in a floor's argument whose coefficients :func:`_reduced` tries
 (``c % g`` and ``c % g - g`` each)."""
@@ -49,7 +51,7 @@ MAX_FACTOR: Final = 1024
 divisors ``g`` :func:`_reduced` tries (past it the atom is left as it is)."""
 
 
-def digits_in(x: DimLike) -> DimLike:
+def digits_in(x: DimLike, form: Form | None = None) -> DimLike:
     """``x`` with each floor and remainder by an int ``d > 1`` of several sizes over a
     size's digits written by the identities above; ``x`` itself where none applies."""
     if isinstance(x, int):
@@ -60,20 +62,20 @@ def digits_in(x: DimLike) -> DimLike:
                 and type(atom.args[1]) is int and atom.args[1] > 1
                 and not isinstance(atom.args[0], int) and len(atom_symbols(atom)) > 1):
             continue
-        found = _written(atom.op, atom.args[0]._terms, atom.args[1])
+        found = _written(atom.op, atom.args[0]._terms, atom.args[1], form)
         if found is None or not isinstance(found, int) and found._terms == _one(mono):
             continue
         y = x - k * _symbol(atom) + k * found
-        return y if isinstance(y, int) else digits_in(y)
+        return y if isinstance(y, int) else digits_in(y, form)
     return x
 
 
 @lru_cache(maxsize=1 << 12)
-def _written(op: str, terms: tuple, d: int) -> DimLike | None:
+def _written(op: str, terms: tuple, d: int, form: Form | None) -> DimLike | None:
     """The atom ``A//d`` (``op`` ``"//"``) or ``A % d`` of the argument ``terms``, reduced
     then folded; None where neither applies."""
     arg = of_terms(terms)
-    reduced = _reduced(op, arg, d)
+    reduced = _reduced(op, arg, d, form)
     if reduced is not None:
         return reduced
     folded = _folded(arg, d)
@@ -115,11 +117,16 @@ def _folded(arg: DimLike, d: int) -> DimLike | None:
     return out if changed else None
 
 
-def _reduced(op: str, arg: DimLike, d: int) -> DimLike | None:
-    """``B//(d/g)`` (or ``g*(B % (d/g)) + E``) for the largest divisor ``g`` of ``d`` with
-    ``arg == g*B + E`` (module docstring), the sizes beside their remainders over their
-    digits, the floor then folded; None where no ``g > 1`` has one. Over a dict of
-    coefficients: the Dim algebra would fold ``e*(s//e) + s % e`` back into ``s``."""
+def _reduced(op: str, arg: DimLike, d: int, form: Form | None) -> DimLike | None:
+    """``B//(d/g)`` (or ``g*(B % (d/g)) + E``) for a divisor ``g`` of ``d`` with ``arg ==
+    g*B + E`` (module docstring), the sizes beside their remainders over their digits,
+    the floor then folded; of the ``g`` that have one, the form of fewest terms, then
+    shortest text (the largest ``g`` is not always it: ``(6*n + 4*(m//3) + n % 2 +
+    4)//8`` is ``(3*n + 2*(m//3) + 2)//4`` by 2, ``(3*(n//2) + n % 2 + m//3 + 1)//2``
+    by 4). With ``form``, also ``(B + E//g)//(d/g)`` for an ``E`` of one size that is
+    no interval below ``g`` (module docstring), and the size as it is; None where no
+    ``g > 1`` has one. Over a dict of coefficients: the Dim algebra would fold
+    ``e*(s//e) + s % e`` back into ``s``."""
     terms: dict[Hashable, int] = {}
     constant = 0
     for mono, c in arg._terms:
@@ -142,6 +149,8 @@ def _reduced(op: str, arg: DimLike, d: int) -> DimLike | None:
     whole = math.gcd(d, *(c for a, c in terms.items() if a not in bounded))
     if whole > MAX_FACTOR:
         return None
+    sizes = frozenset().union(*map(atom_symbols, bounded))
+    best = None
     for g in range(whole, 1, -1):
         if whole % g:
             continue
@@ -149,7 +158,8 @@ def _reduced(op: str, arg: DimLike, d: int) -> DimLike | None:
         for choice in itertools.product(*((c % g, c % g - g) for c in bounded.values())):
             ends = [(k * bounds[a][0], k * bounds[a][1]) for k, a in zip(choice, bounded,
                                                                         strict=True)]
-            if r0 + sum(map(min, ends)) < 0 or r0 + sum(map(max, ends)) > g - 1:
+            below = r0 + sum(map(min, ends)) >= 0 and r0 + sum(map(max, ends)) <= g - 1
+            if not below and (form is None or len(sizes) != 1):
                 continue
             left = dict(terms)
             e: DimLike = r0
@@ -159,12 +169,38 @@ def _reduced(op: str, arg: DimLike, d: int) -> DimLike | None:
             b: DimLike = (constant - r0) // g  # B: every coefficient left a multiple of g
             for a, c in left.items():
                 b = b + c // g * _symbol(a)
+            if not below:  # B + E//g, E's size's part in its form (Hermite's identity
+                b = _formed(b + _floordiv(e, g), next(iter(sizes)), form)  # may meet B's)
+                e = form(_mod(e, g))
             if not isinstance(b, int):
                 b = _folded(b, d // g) or b  # (before the floor: the Dim algebra writes
-            if op == "%":  # (m//4 + X)//3 as (m + 4*X)//12)
-                return g * _mod(b, d // g) + e
-            return _floordiv(b, d // g)
-    return None
+            # (m//4 + X)//3 as (m + 4*X)//12)
+            out = g * _mod(b, d // g) + e if op == "%" else _floordiv(b, d // g)
+            key = _key(out)
+            if best is None or key < best[0]:
+                best = key, out
+    if best is not None and form is not None and len(sizes) == 1:
+        here = _floordiv(arg, d) if op == "//" else _mod(arg, d)
+        if _key(here) <= best[0]:  # (the size as it is: (2*n + m % 3)//4 is shorter
+            return None  # than (n + (m % 3)//2)//2, its form by 2)
+    return None if best is None else best[1]
+
+
+def _key(x: DimLike) -> tuple:
+    """Fewest terms, then shortest text (ties by text)."""
+    return (0, 0, "") if isinstance(x, int) else (1, len(x._terms), len(str(x)), str(x))
+
+
+def _formed(x: DimLike, s: Hashable, form: Form) -> DimLike:
+    """``x`` with its part of the size ``s`` alone in its form."""
+    if isinstance(x, int):
+        return x
+    part = [(mono, c) for mono, c in x._terms
+            if mono and all(atom_symbols(a) == {s} for a, _ in mono)]
+    if not part:
+        return x
+    alone = of_terms(part)
+    return x - alone + form(alone)
 
 
 def _one(mono: tuple) -> tuple:
