@@ -57,6 +57,10 @@ v = dim_min(w, n - 2)
     # ... seed 94519: E over a size of B (n % 2 beside 6*n), by 2 or by 4
     (((6 * n + 4 * (m // 3) + n % 2 + 4) // 8, (3 * n + 2 * (m // 3) + 2) // 4),
      "(3*n + 2*(m//3) + 2)//4"),
+    # an E below a factor of the divisor is taken over the size as it is, shorter or not
+    # (the floor by 6 has one term, its form by 3 two: (m + n)//2 - n//3)
+    (((3 * m + n + 3 * (n % 3)) // 6 - n % 3 - 2 * (n // 3), (m + n) // 2 - n),
+     "(m + n)//2 - n"),
     # canon_rate --seed 7: Hermite's identity over u = k % 2 + max(k, m) % 4
     (((k % 2 + dim_max(k, m) % 4 + 1) // 2 + (k % 2 + dim_max(k, m) % 4) // 2
       - 2 * (dim_max(k, m) % 4), k % 2 - dim_max(k, m) % 4), "k % 2 - max(k, m) % 4"),

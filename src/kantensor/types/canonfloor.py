@@ -176,13 +176,13 @@ def _reduced(op: str, arg: DimLike, d: int, form: Form | None) -> DimLike | None
                 b = _folded(b, d // g) or b  # (before the floor: the Dim algebra writes
             # (m//4 + X)//3 as (m + 4*X)//12)
             out = g * _mod(b, d // g) + e if op == "%" else _floordiv(b, d // g)
-            key = _key(out)
+            key = (not below, *_key(out))  # (an E below g first: its floor drops E)
             if best is None or key < best[0]:
                 best = key, out
-    if best is not None and form is not None and len(sizes) == 1:
-        here = _floordiv(arg, d) if op == "//" else _mod(arg, d)
-        if _key(here) <= best[0]:  # (the size as it is: (2*n + m % 3)//4 is shorter
-            return None  # than (n + (m % 3)//2)//2, its form by 2)
+    if best is not None and best[0][0]:  # (only E//g: beside the size as it is, which
+        here = _floordiv(arg, d) if op == "//" else _mod(arg, d)  # may be shorter: (2*n
+        if _key(here) <= best[0][1:]:  # + m % 3)//4, not (n + (m % 3)//2)//2)
+            return None
     return None if best is None else best[1]
 
 
