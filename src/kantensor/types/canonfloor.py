@@ -4,7 +4,7 @@
 A size ``s`` beside its remainder ``s % e`` (and its floor ``s//e``) in the argument of
 a floor or remainder by an int ``d`` is a function of the digits ``q = s//e`` and ``r =
 s % e`` (``s == e*q + r``), which the Dim algebra does not see: ``(m + 4*(m % 4) + 8*(n %
-2))//12 + m//4`` and ``(m + 2*(n % 2))//3`` are equal. Two identities write such atoms
+2))//12 + m//4`` and ``(m + 2*(n % 2))//3`` are equal. Three identities write such atoms
 one way:
 
 * *digits folded*: ``a*q + b*r`` (``b != 0``, ``a != 0``) is ``b*s + (a - e*b)*q``, whose
@@ -17,8 +17,14 @@ one way:
   (d/g)) + E``, because ``0 <= E/g < 1`` never moves ``B/(d/g)`` across an integer. The
   sizes beside their remainders are written over their digits first (``m + 4*(m % 4)`` is
   ``4*(m//4) + 5*(m % 4)``): ``(m + 4*(m % 4) + 8*(n % 2))//12`` is ``(m//4 + m % 4 +
-  2*(n % 2))//3``, folded as above. The largest such ``g`` is taken, so each floor is by
-  its least divisor.
+  2*(n % 2))//3``, folded as above. Of the ``g`` that have such an ``E``, the form of
+  fewest terms, then shortest text is taken (by 2, not 4: ``(6*n + 4*(m//3) + n % 2 +
+  4)//8`` is ``(3*n + 2*(m//3) + 2)//4``);
+* *a bounded part by its blocks*: where no ``g`` has such an ``E`` but one of one size
+  is bounded, ``A//d`` is ``(B + E//g)//(d/g)`` (and ``A % d`` is ``g*((B + E//g) %
+  (d/g)) + E % g``), ``E//g`` and ``B``'s part of its size formed together; taken where
+  shorter than the size as it is: ``(4*n + 2*((m % 3)//2) + m % 3 + 1)//8`` is ``(2*n +
+  m % 3)//4`` (its ``E`` is 1, 2 or 5).
 
 Both are identities at every size (the bounds of ``E`` are those of its atoms'
 structure), so the value never changes. The work is bounded: at most
