@@ -42,18 +42,27 @@ def periodic_out(x: DimLike, form: Callable[[DimLike], DimLike]) -> DimLike:
     the forms do not differ by ints."""
     if isinstance(x, int) or not has_opaque(x):
         return x
-    symbols = sorted(free_symbols(x), key=str)
+    found = _periodic(x._terms, form)
+    return x if found is None else found
+
+
+@lru_cache(maxsize=1 << 12)
+def _periodic(terms: tuple, form: Callable[[DimLike], DimLike]) -> DimLike | None:
+    """:func:`periodic_out` of the size of ``terms``, None where it is itself (kept per
+    terms: each pass of :mod:`.canon` asks again, and each asks up to MAX_CASES forms)."""
+    symbols = sorted(free_symbols(of_terms(terms)), key=str)
     if len(symbols) < 2:
-        return x
+        return None
+    x = of_terms(terms)
     for s in symbols:
-        cases = _cases(x._terms, s)
+        cases = _cases(terms, s)
         if cases is None:
             continue
         base = form(substitute(x, {s: 0}))
         if all(isinstance(form(substitute(x, {s: t})) - base, int) for t in range(1, cases)):
             rest = {r: 0 for r in symbols if r != s}
             return base + substitute(x, rest) - substitute(x, {**rest, s: 0})
-    return x
+    return None
 
 
 @lru_cache(maxsize=1 << 12)
