@@ -48,9 +48,6 @@ v = dim_min(w, n - 2)
 @pytest.mark.parametrize(("ways", "form"), [
     # canon_rate --seed 3: a floor of a sum of min over a bounded remainder, 0 at every size
     (((w + v + dim_min(w + 1, n - 1) + 1) // 2 - v - 1, 0), "0"),
-    # canon_rate --seed 4: a bounded part that is no interval below the factor 4 of 8
-    (((4 * n + 2 * ((m % 3) // 2) + m % 3 + 1) // 8 - n, (2 * n + m % 3) // 4 - n),
-     "(2*n + m % 3)//4 - n"),
     # tests/test_size_canon_floor's property, seed 431053: a floor that never depends on m
     ((n + (8 * (k % 3) + m % 3 + 4) // 12 + 1, n + (2 * (k % 3) + 1) // 3 + 1),
      "n + (k + 2)//3 - k//3 + 1"),
