@@ -20,7 +20,8 @@ one way:
   2*(n % 2))//3``, folded as above. Of the ``g`` that have such an ``E``, the form of
   fewest terms, then shortest text is taken (by 2, not 4: ``(6*n + 4*(m//3) + n % 2 +
   4)//8`` is ``(3*n + 2*(m//3) + 2)//4``);
-* *a bounded part by its blocks* (only with ``form``; canon does not pass it yet): where no ``g`` has such an ``E`` but one of one size
+* *a bounded part by its blocks* (only with ``form``; canon does not pass it yet):
+  where no ``g`` has such an ``E`` but one of one size
   is bounded, ``A//d`` is ``(B + E//g)//(d/g)`` (and ``A % d`` is ``g*((B + E//g) %
   (d/g)) + E % g``), ``E//g`` and ``B``'s part of its size formed together; taken where
   shorter than the size as it is: ``(4*n + 2*((m % 3)//2) + m % 3 + 1)//8`` is ``(2*n +
