@@ -57,7 +57,9 @@ from functools import lru_cache
 from typing import Final
 
 from .canonfloor import digits_in
+from .canonperiodic import periodic_out
 from .canonresidue import residues_out
+from .canonsplit import separated
 from .congruent import congruent_out
 from .dim import Dim, DimLike, _floordiv, _symbol
 from .intervals import nonnegative_atom
@@ -119,11 +121,14 @@ def _passes(x: DimLike) -> DimLike:
             return x  # a polynomial over symbols is already canonical (types.poly)
         if _one_floor(x):
             return x  # its own form (a pool's or a strided conv's size: the common case)
-        x = narrowed(x)
+        x = separated(periodic_out(x, canonical_form))  # (sizes through bounded parts
+        x = x if isinstance(x, int) else narrowed(x)  # only, atoms that are sums of one-
+        # size ones: canonperiodic, canonsplit)
         if not isinstance(x, int) and (y := _unfolded(x)) is not x:
             x = narrowed(y) if not isinstance(y, int) else y  # (what came out of a min in
             # a floor may leave a narrow argument: (2*k + 2*m + min(1, k) + 2)//4)
-        x = x if isinstance(x, int) else residues_out(digits_in(congruent_out(x, canonical_form)))
+        x = x if isinstance(x, int) else residues_out(digits_in(
+            congruent_out(x, canonical_form)))  # (not by E//g yet: a loop in residues_out)
         if isinstance(x, int):
             return x
         y = _canonical(x._terms)
@@ -401,7 +406,18 @@ def _variable(atom: Hashable) -> bool:
         return True
     if atom.op in ("min", "max") and _several(atom):
         return nonnegative_atom(atom)
+    if _by_int(atom, "%") and _several(atom):  # (a remainder of several sizes: bounded,
+        return _remainder_of_extreme(atom)  # max(k, m) % 4 in Hermite's identity over u)
     return len(_atom_symbols(atom)) == 1 and nonnegative_atom(atom) and _formed(atom)
+
+
+def _remainder_of_extreme(atom: Opaque) -> bool:
+    """Whether ``atom`` is a remainder by an int of a min or max of several sizes
+    (``max(k, m) % 4``): a variable of a linear form ``u`` as the min or max is."""
+    arg = atom.args[0]
+    inner = None if isinstance(arg, int) else lone_atom(arg._terms)
+    return isinstance(inner, Opaque) and inner.op in ("min", "max") and \
+        arg._terms == _symbol(inner)._terms and _formed(atom)
 
 
 def _formed(atom: Opaque) -> bool:

@@ -4,7 +4,7 @@
 A size ``s`` beside its remainder ``s % e`` (and its floor ``s//e``) in the argument of
 a floor or remainder by an int ``d`` is a function of the digits ``q = s//e`` and ``r =
 s % e`` (``s == e*q + r``), which the Dim algebra does not see: ``(m + 4*(m % 4) + 8*(n %
-2))//12 + m//4`` and ``(m + 2*(n % 2))//3`` are equal. Two identities write such atoms
+2))//12 + m//4`` and ``(m + 2*(n % 2))//3`` are equal. Three identities write such atoms
 one way:
 
 * *digits folded*: ``a*q + b*r`` (``b != 0``, ``a != 0``) is ``b*s + (a - e*b)*q``, whose
@@ -17,8 +17,15 @@ one way:
   (d/g)) + E``, because ``0 <= E/g < 1`` never moves ``B/(d/g)`` across an integer. The
   sizes beside their remainders are written over their digits first (``m + 4*(m % 4)`` is
   ``4*(m//4) + 5*(m % 4)``): ``(m + 4*(m % 4) + 8*(n % 2))//12`` is ``(m//4 + m % 4 +
-  2*(n % 2))//3``, folded as above. The largest such ``g`` is taken, so each floor is by
-  its least divisor.
+  2*(n % 2))//3``, folded as above. Of the ``g`` that have such an ``E``, the form of
+  fewest terms, then shortest text is taken (by 2, not 4: ``(6*n + 4*(m//3) + n % 2 +
+  4)//8`` is ``(3*n + 2*(m//3) + 2)//4``);
+* *a bounded part by its blocks* (only with ``form``; canon does not pass it yet):
+  where no ``g`` has such an ``E`` but one of one size
+  is bounded, ``A//d`` is ``(B + E//g)//(d/g)`` (and ``A % d`` is ``g*((B + E//g) %
+  (d/g)) + E % g``), ``E//g`` and ``B``'s part of its size formed together; taken where
+  shorter than the size as it is: ``(4*n + 2*((m % 3)//2) + m % 3 + 1)//8`` is ``(2*n +
+  m % 3)//4`` (its ``E`` is 1, 2 or 5).
 
 Both are identities at every size (the bounds of ``E`` are those of its atoms'
 structure), so the value never changes. The work is bounded: at most
@@ -30,7 +37,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from functools import lru_cache
 from typing import Final
 
@@ -41,6 +48,8 @@ from .readback import atom_symbols, of_terms
 
 __all__ = ["MAX_BOUNDED", "MAX_FACTOR", "digits_in"]
 
+Form = Callable[[DimLike], DimLike]
+
 MAX_BOUNDED: Final = 3
 """Most bounded atoms in a floor's argument whose coefficients :func:`_reduced` tries
 (``c % g`` and ``c % g - g`` each)."""
@@ -49,7 +58,7 @@ MAX_FACTOR: Final = 1024
 divisors ``g`` :func:`_reduced` tries (past it the atom is left as it is)."""
 
 
-def digits_in(x: DimLike) -> DimLike:
+def digits_in(x: DimLike, form: Form | None = None) -> DimLike:
     """``x`` with each floor and remainder by an int ``d > 1`` of several sizes over a
     size's digits written by the identities above; ``x`` itself where none applies."""
     if isinstance(x, int):
@@ -60,20 +69,20 @@ def digits_in(x: DimLike) -> DimLike:
                 and type(atom.args[1]) is int and atom.args[1] > 1
                 and not isinstance(atom.args[0], int) and len(atom_symbols(atom)) > 1):
             continue
-        found = _written(atom.op, atom.args[0]._terms, atom.args[1])
+        found = _written(atom.op, atom.args[0]._terms, atom.args[1], form)
         if found is None or not isinstance(found, int) and found._terms == _one(mono):
             continue
         y = x - k * _symbol(atom) + k * found
-        return y if isinstance(y, int) else digits_in(y)
+        return y if isinstance(y, int) else digits_in(y, form)
     return x
 
 
 @lru_cache(maxsize=1 << 12)
-def _written(op: str, terms: tuple, d: int) -> DimLike | None:
+def _written(op: str, terms: tuple, d: int, form: Form | None) -> DimLike | None:
     """The atom ``A//d`` (``op`` ``"//"``) or ``A % d`` of the argument ``terms``, reduced
     then folded; None where neither applies."""
     arg = of_terms(terms)
-    reduced = _reduced(op, arg, d)
+    reduced = _reduced(op, arg, d, form)
     if reduced is not None:
         return reduced
     folded = _folded(arg, d)
@@ -115,11 +124,16 @@ def _folded(arg: DimLike, d: int) -> DimLike | None:
     return out if changed else None
 
 
-def _reduced(op: str, arg: DimLike, d: int) -> DimLike | None:
-    """``B//(d/g)`` (or ``g*(B % (d/g)) + E``) for the largest divisor ``g`` of ``d`` with
-    ``arg == g*B + E`` (module docstring), the sizes beside their remainders over their
-    digits, the floor then folded; None where no ``g > 1`` has one. Over a dict of
-    coefficients: the Dim algebra would fold ``e*(s//e) + s % e`` back into ``s``."""
+def _reduced(op: str, arg: DimLike, d: int, form: Form | None) -> DimLike | None:
+    """``B//(d/g)`` (or ``g*(B % (d/g)) + E``) for a divisor ``g`` of ``d`` with ``arg ==
+    g*B + E`` (module docstring), the sizes beside their remainders over their digits,
+    the floor then folded; of the ``g`` that have one, the form of fewest terms, then
+    shortest text (the largest ``g`` is not always it: ``(6*n + 4*(m//3) + n % 2 +
+    4)//8`` is ``(3*n + 2*(m//3) + 2)//4`` by 2, ``(3*(n//2) + n % 2 + m//3 + 1)//2``
+    by 4). With ``form``, also ``(B + E//g)//(d/g)`` for an ``E`` of one size that is
+    no interval below ``g`` (module docstring), and the size as it is; None where no
+    ``g > 1`` has one. Over a dict of coefficients: the Dim algebra would fold
+    ``e*(s//e) + s % e`` back into ``s``."""
     terms: dict[Hashable, int] = {}
     constant = 0
     for mono, c in arg._terms:
@@ -142,6 +156,8 @@ def _reduced(op: str, arg: DimLike, d: int) -> DimLike | None:
     whole = math.gcd(d, *(c for a, c in terms.items() if a not in bounded))
     if whole > MAX_FACTOR:
         return None
+    sizes = frozenset().union(*map(atom_symbols, bounded))
+    best = None
     for g in range(whole, 1, -1):
         if whole % g:
             continue
@@ -149,7 +165,8 @@ def _reduced(op: str, arg: DimLike, d: int) -> DimLike | None:
         for choice in itertools.product(*((c % g, c % g - g) for c in bounded.values())):
             ends = [(k * bounds[a][0], k * bounds[a][1]) for k, a in zip(choice, bounded,
                                                                         strict=True)]
-            if r0 + sum(map(min, ends)) < 0 or r0 + sum(map(max, ends)) > g - 1:
+            below = r0 + sum(map(min, ends)) >= 0 and r0 + sum(map(max, ends)) <= g - 1
+            if not below and (form is None or len(sizes) != 1):
                 continue
             left = dict(terms)
             e: DimLike = r0
@@ -159,12 +176,38 @@ def _reduced(op: str, arg: DimLike, d: int) -> DimLike | None:
             b: DimLike = (constant - r0) // g  # B: every coefficient left a multiple of g
             for a, c in left.items():
                 b = b + c // g * _symbol(a)
+            if not below:  # B + E//g, E's size's part in its form (Hermite's identity
+                b = _formed(b + _floordiv(e, g), next(iter(sizes)), form)  # may meet B's)
+                e = form(_mod(e, g))
             if not isinstance(b, int):
                 b = _folded(b, d // g) or b  # (before the floor: the Dim algebra writes
-            if op == "%":  # (m//4 + X)//3 as (m + 4*X)//12)
-                return g * _mod(b, d // g) + e
-            return _floordiv(b, d // g)
-    return None
+            # (m//4 + X)//3 as (m + 4*X)//12)
+            out = g * _mod(b, d // g) + e if op == "%" else _floordiv(b, d // g)
+            key = (not below, *_key(out))  # (an E below g first: its floor drops E)
+            if best is None or key < best[0]:
+                best = key, out
+    if best is not None and best[0][0]:  # (only E//g: beside the size as it is, which
+        here = _floordiv(arg, d) if op == "//" else _mod(arg, d)  # may be shorter: (2*n
+        if _key(here) <= best[0][1:]:  # + m % 3)//4, not (n + (m % 3)//2)//2)
+            return None
+    return None if best is None else best[1]
+
+
+def _key(x: DimLike) -> tuple:
+    """Fewest terms, then shortest text (ties by text)."""
+    return (0, 0, "") if isinstance(x, int) else (1, len(x._terms), len(str(x)), str(x))
+
+
+def _formed(x: DimLike, s: Hashable, form: Form) -> DimLike:
+    """``x`` with its part of the size ``s`` alone in its form."""
+    if isinstance(x, int):
+        return x
+    part = [(mono, c) for mono, c in x._terms
+            if mono and all(atom_symbols(a) == {s} for a, _ in mono)]
+    if not part:
+        return x
+    alone = of_terms(part)
+    return x - alone + form(alone)
 
 
 def _one(mono: tuple) -> tuple:
