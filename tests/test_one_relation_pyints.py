@@ -229,3 +229,23 @@ def test_eval_shape_and_the_kt_graph_state_the_same_bounds(name):
         env = {"m": mv, "n": nv}
         assert bool(traced.holds(env)) == bool(built.holds(env)), env
     assert all(isinstance(s, str) for c in y.owner.conditions for s in c.symbols())
+
+
+def test_a_query_names_a_fresh_size_apart_from_a_size_number_s_sizes():
+    """``kt.query(add, [X, n - 3], [Z])`` (the size number of ``x + (x.shape[0] - 3)``):
+    an answer of rank one leaves X's length open, so it must not be named ``n``, which
+    would say X is ``n`` long, the size the number is of. Judged by NumPy: X of a length
+    other than n runs (``np.zeros(5, int8) + (7 - 3)``), so no answer may tie them."""
+    n = kt.Dim("n")
+    x = kt.tensor("x", "uint8", (n,))
+    number = (x + (x.shape[0] - 3)).owner.inputs[1]
+    answers = list(itertools.islice(
+        kt.query(op_named("add"), [var("X"), number], [var("Z")]), 60))
+    ranked = [a for a in answers if a["X"].ndim == 1]
+    assert ranked, answers
+    np.zeros(5, "int8") + (7 - 3)  # X's length is not n's (runs in NumPy)
+    for a in ranked:
+        (length,) = a["X"].shape
+        assert length is not n and str(length) != "n", a
+        assert a["Z"].shape == (length,), a
+        assert all(str(c).startswith("n - 3") for c in a.where), a

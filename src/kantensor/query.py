@@ -30,6 +30,7 @@ from .signature.solve import relation as signature_relation
 from .types.conditions import Clause, Condition
 from .types.dim import Dim
 from .types.dtypes import normalize_dtype
+from .types.symbols import free_symbols
 from .types.type import TensorType
 
 __all__ = ["Solutions", "TooManyAnswers", "pattern", "query", "relation", "resolve", "var"]
@@ -354,7 +355,10 @@ def _answer(user: list[Any], roles: set, S: ConstrainedState,
     store = S.constraints[TypeStore]
     named = {walk(v, s): dim for dim, v in reversed(list(store.dims.items()))
              if isvar(walk(v, s))}  # a given type's Dims first: they keep their names
-    taken = {d.name for d in store.dims if d.name} | set(names.values())
+    # every name a given size mentions is taken (``n`` of a size number ``n - 3`` too: a
+    # fresh size named ``n`` would be that ``n``, a relation the answer does not have)
+    taken = {x for d in store.dims for x in free_symbols(d) if isinstance(x, str)} | \
+        set(names.values())
     for v in user:  # an unknown size a user variable stands for is named after it
         w = walk(v, s)
         if v in roles and isvar(w) and w not in named and names[v].isidentifier():
