@@ -12,7 +12,7 @@ from onnx import TensorProto
 
 from ..ops.params import ParamError, normalize_axis
 from ..ops.templates import builder, dims, typed
-from ..syntax.ast import Broadcasts
+from ..syntax.ast import Broadcasts, DTypeEq, DTypeName, DTypeVar
 from ..types.dtypes import is_integer, normalize_dtype
 from .dtypes import DTYPES, ELEM_TYPES, dtype_of
 from .lowp import quantized
@@ -68,17 +68,22 @@ def _zero(types: tuple, scale: list) -> list:
 @builder
 def build_quantize(types: tuple, output_dtype: int = 0, axis: int = 1, block_size: int = 0,
                    **_: Any) -> dict[str, Any]:
-    """QuantizeLinear: the zero point's dtype, else ``output_dtype``, else uint8. A known
-    zero point's dtype is the kernel's ``output_dtype`` (its values may come computed in
-    a wider integer: :func:`kantensor.ops.op.exact_casts`)."""
+    """QuantizeLinear: x's and the scale's dims; after them the zero point (dtype ``Z``)
+    and the scale's size conditions. The output's dtype ``dt`` is the zero point's, else
+    ``output_dtype``'s, else uint8; given both, they are one dtype (``Z == int4``: the
+    checker and onnxruntime refuse two). The catalogue states each opset's dtype sets
+    (``T``, the scale's, ``Z`` and ``dt`` in ...). A known zero point's dtype is the
+    kernel's ``output_dtype`` (its values may come computed in a wider integer:
+    :func:`kantensor.ops.op.exact_casts`)."""
     x, s = dims("a", types[0].ndim), _scale(types, axis, block_size)
-    fits = _broadcast(types, s, axis)
+    rest: list = [*_broadcast(types, s, axis)]
+    named = dtype_of(output_dtype, "QuantizeLinear") if output_dtype else None
     if len(types) > 2:
         zero = ELEM_TYPES.get(types[2].dtype) if isinstance(types[2].dtype, str) else None
-        return {"x": x, "rest": [typed(s, "S"), typed(_zero(types, s), "Z"), *fits],
+        same = [DTypeEq(DTypeVar("Z"), DTypeName(named))] if named else []
+        return {"x": x, "s": s, "rest": [typed(_zero(types, s), "Z"), *rest, *same],
                 "dt": "Z", **({"params": {"output_dtype": zero}} if zero else {})}
-    return {"x": x, "rest": [typed(s, "S"), *fits],
-            "dt": dtype_of(output_dtype, "QuantizeLinear") if output_dtype else "uint8"}
+    return {"x": x, "s": s, "rest": rest, "dt": named or "uint8"}
 
 
 def _along(v: np.ndarray, x: np.ndarray, axis: int, block_size: int) -> np.ndarray:
@@ -107,10 +112,12 @@ def quantize(x: np.ndarray, scale: np.ndarray, *zero: np.ndarray, axis: int = 1,
 @builder
 def build_dequantize(types: tuple, output_dtype: int = 0, axis: int = 1, block_size: int = 0,
                      **_: Any) -> dict[str, Any]:
-    """DequantizeLinear: the scale's dtype (or ``output_dtype``)."""
+    """DequantizeLinear: x's and the scale's dims; after them the zero point, of x's
+    dtype ``T``, and the scale's size conditions. The output's dtype ``dt`` is
+    ``output_dtype``'s, else the scale's (``S``, where the catalogue's entry names it)."""
     x, s = dims("a", types[0].ndim), _scale(types, axis, block_size)
-    zero = [typed(_zero(types, s), "Z")] if len(types) > 2 else []
-    return {"x": x, "rest": [typed(s, "S"), *zero, *_broadcast(types, s, axis)],
+    zero = [typed(_zero(types, s), "T")] if len(types) > 2 else []
+    return {"x": x, "s": s, "rest": [*zero, *_broadcast(types, s, axis)],
             "dt": dtype_of(output_dtype, "DequantizeLinear") if output_dtype else "S"}
 
 
