@@ -20,12 +20,14 @@ from __future__ import annotations
 import itertools
 import warnings
 
+import numpy as np
 import onnx
 import pytest
 from kanren import var
 from onnx import TensorProto, helper, shape_inference
 
 import kantensor as kt
+import ortrun
 from kantensor.onnx import from_onnx
 from kantensor.onnx.dtypes import DTYPES
 from kantensor.onnx.registry import entries
@@ -175,3 +177,55 @@ def test_query_backwards_gives_the_dtypes_make_node_accepts(entry):
         forwards = {name for name in ELEMS.values() if _builds(
             op, tuple(name if k in group else d for k, d in enumerate(default)), shapes)}
         assert backwards == forwards and forwards, (entry.entry.name, group)
+
+
+def _shaped(op: str, x: tuple, scale: tuple, zero: tuple | None, **attrs: int
+            ) -> onnx.ModelProto:
+    """``op`` at opset 21 of these shapes (float32 x for Quantize, uint8 for Dequantize; a
+    float32 scale, a uint8 zero point)."""
+    elem = TensorProto.FLOAT if op == "QuantizeLinear" else TensorProto.UINT8
+    inputs = [helper.make_tensor_value_info("x", elem, list(x)),
+              helper.make_tensor_value_info("s", TensorProto.FLOAT, list(scale))]
+    if zero is not None:
+        inputs.append(helper.make_tensor_value_info("z", TensorProto.UINT8, list(zero)))
+    node = helper.make_node(op, [i.name for i in inputs], ["y"], **attrs)
+    graph = helper.make_graph(inputs=inputs, nodes=[node], name="g",
+                              outputs=[onnx.ValueInfoProto(name="y")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    model.ir_version = 10
+    return model
+
+
+SCALES = [(), (1,), (2,), (3,), (6,), (1, 1), (4, 2), (4, 3), (2, 6), (4, 6), (4, 1)]
+
+
+@pytest.mark.parametrize("op", ["QuantizeLinear", "DequantizeLinear"])
+@pytest.mark.parametrize("x", [(4, 6), (6,)])
+def test_scale_and_zero_point_shapes_are_taken_exactly_where_onnxruntime_runs(op, x):
+    """A scalar, per-axis or blocked scale (its shape x's but ``ceil(D / block_size)`` at
+    the axis), the zero point of the scale's shape (or a scalar beside a scale of one
+    element): kantensor types the node (as x's shape) exactly where onnxruntime runs it.
+    A blocked scale of one axis beside an x of one (``(2,)`` for ``(6,)`` in blocks of 3)
+    was refused: it was read as a per-axis scale that must broadcast to the axis. (A
+    scalar scale with a ``block_size``, which onnx.reference runs per tensor and
+    onnxruntime refuses, is left out.)"""
+    dtype = np.float32 if op == "QuantizeLinear" else np.uint8
+    for scale, zmode, axis, block in itertools.product(
+            SCALES, ("none", "same", "scalar"), (None, 0, -1), (None, 2, 3)):
+        if scale == () and block:
+            continue
+        zero = None if zmode == "none" else scale if zmode == "same" else ()
+        attrs = {k: v for k, v in (("axis", axis), ("block_size", block)) if v is not None}
+        model = _shaped(op, x, scale, zero, **attrs)
+        feeds = {"x": np.ones(x, dtype), "s": np.ones(scale, np.float32)}
+        if zero is not None:
+            feeds["z"] = np.zeros(zero, np.uint8)
+        ran = ortrun.run(model, feeds)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                got = from_onnx(model)[1][0].type.shape
+            except (TypeError, ValueError):
+                got = None
+        want = None if isinstance(ran, ortrun.Refusal) else tuple(ran[0])
+        assert got == want, (scale, zero, attrs, got, want)
