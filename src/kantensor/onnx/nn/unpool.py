@@ -200,9 +200,9 @@ def build_col2im(types: tuple, image_shape_value: Any, block_shape_value: Any,
     sizes = SizeNames(image_shape_value, block_shape_value)
     clauses: list[Clause] = []
     image = _entries(sizes, value_entries(image_shape_value, r, "image_shape"), "image_shape",
-                     "u", clauses)
+                     clauses)
     block = _entries(sizes, value_entries(block_shape_value, r, "block_shape"), "block_shape",
-                     None, clauses)
+                     clauses)
     dil, st, pad = dilations or (1,) * r, strides or (1,) * r, pads or (0,) * (2 * r)
     for name, given, n in (("dilations", dil, r), ("strides", st, r), ("pads", pad, 2 * r)):
         if len(given) != n:
@@ -224,36 +224,29 @@ def build_col2im(types: tuple, image_shape_value: Any, block_shape_value: Any,
         c = cb // k
         clauses.append((cb % k).eq(0))
     el = el if None in counts else size_of(counts)
-    return {"x": [n, cb, el], "r": r, "sizes": sizes.patterns(), "y": [n, c, *image],
+    out = [DimVar(f"u{i}") if v is None else v for i, v in enumerate(image)]
+    clauses += [u >= 1 for u, v in zip(out, image, strict=True) if v is None]
+    return {"x": [n, cb, el], "r": r, "sizes": sizes.patterns(), "y": [n, c, *out],
             "fits": clauses}
 
 
-def _entries(sizes: SizeNames, values: list, what: str, fresh: str | None,
-             clauses: list[Clause]) -> list:
+def _entries(sizes: SizeNames, values: list, what: str, clauses: list[Clause]) -> list:
     """Col2Im's image or block shape as sizes, each >= 1 (ParamError for an int that is
-    not): a Dim as its size input's variable, an unknown entry a fresh size (``fresh``
-    names it) or None."""
+    not; a where-clause for a Dim, as its size input's variable); None where unknown."""
     out: list = []
-    for i, v in enumerate(values):
-        if isinstance(v, int):
-            if v < 1:
-                raise ParamError(f"{what} has an entry {v}: its entries are >= 1")
-            out.append(v)
-        elif v is None:
-            out.append(None if fresh is None else DimVar(f"{fresh}{i}"))
-            if fresh is not None:
-                clauses.append(out[-1] >= 1)
-        else:
-            out.append(sizes.expr(v))
+    for v in values:
+        if isinstance(v, int) and v < 1:
+            raise ParamError(f"{what} has an entry {v}: its entries are >= 1")
+        out.append(v if v is None or isinstance(v, int) else sizes.expr(v))
+        if out[-1] is not None and not isinstance(v, int):
             clauses.append(out[-1] >= 1)
     return out
 
 
 def _count(image: Any, block: Any, pad: int, dilation: int, stride: int) -> Any:
     """The number of block positions along an axis, ``(image + pad - dilation * (block -
-    1) - 1) // stride + 1`` (None where the block is unknown; of a fresh image size, the
-    expression over it)."""
-    if block is None:
+    1) - 1) // stride + 1`` (None where either is unknown)."""
+    if image is None or block is None:
         return None
     if isinstance(image, int) and isinstance(block, int):
         return (image + pad - dilation * (block - 1) - 1) // stride + 1
