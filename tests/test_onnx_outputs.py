@@ -71,52 +71,38 @@ def test_every_entry_marks_its_inputs_as_its_schema(entry):
         assert _marks(entry.inputs) == _marks(formal), (entry.entry.name, opset, formal)
 
 
-def _topk(outs: list[str], opset: int) -> onnx.ModelProto:
-    node = helper.make_node("TopK", ["x", "k"], outs)
-    k = helper.make_tensor("k", TensorProto.INT64, [1], [2])
+def _one_node(op: str, inputs: dict[str, list[int]], outs: list[str], opset: int,
+              initializers: tuple = (), **attrs: object) -> onnx.ModelProto:
+    """A model of one ``op`` node: float32 graph inputs of these shapes, then the
+    initializers, as its inputs; ``outs`` its outputs (``""`` an omitted one), each
+    named one a graph output of no type."""
+    node = helper.make_node(op, [*inputs, *(t.name for t in initializers)], outs, **attrs)
     graph = helper.make_graph(
-        [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 4])],
-        [onnx.ValueInfoProto(name=o) for o in outs if o], initializer=[k])
+        [node], "g", [helper.make_tensor_value_info(n, TensorProto.FLOAT, shape)
+                      for n, shape in inputs.items()],
+        [onnx.ValueInfoProto(name=o) for o in outs if o], initializer=list(initializers))
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     model.ir_version = 10
     return model
 
 
-def _dropout(outs: list[str], opset: int) -> onnx.ModelProto:
-    node = helper.make_node("Dropout", ["x"], outs)
-    graph = helper.make_graph(
-        [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 4])],
-        [onnx.ValueInfoProto(name=o) for o in outs if o])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 10
-    return model
+#: TopK's k (an initializer) and BatchNormalization's inputs.
+_K = helper.make_tensor("k", TensorProto.INT64, [1], [2])
+_NORM = {"x": [2, 3, 4, 5], "s": [3], "b": [3], "mu": [3], "var": [3]}
 
-
-def _split(outs: list[str], opset: int) -> onnx.ModelProto:
-    node = helper.make_node("Split", ["x"], outs, axis=1, **(
-        {"num_outputs": max(len(outs), 1)} if opset >= 18 else {}))
-    graph = helper.make_graph(
-        [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 4])],
-        [onnx.ValueInfoProto(name=o) for o in outs if o])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 10
-    return model
-
-
-def _batch_norm(outs: list[str], opset: int, training_mode: int = 0) -> onnx.ModelProto:
-    node = helper.make_node("BatchNormalization", ["x", "s", "b", "mu", "var"], outs,
-                            training_mode=training_mode)
-    graph = helper.make_graph(
-        [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4, 5])] +
-        [helper.make_tensor_value_info(n, TensorProto.FLOAT, [3]) for n in "s b mu var".split()],
-        [onnx.ValueInfoProto(name=o) for o in outs if o])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 10
-    return model
-
-
-def _training(outs: list[str], opset: int) -> onnx.ModelProto:
-    return _batch_norm(outs, opset, 1)
+#: The nodes judged, by name: each a model of the outputs ``outs`` at an opset
+#: (BatchNormalization from opset 15: 3 outputs in training, else 1).
+NODES = {
+    "topk": lambda outs, opset: _one_node("TopK", {"x": [3, 4]}, outs, opset, (_K,)),
+    "dropout": lambda outs, opset: _one_node("Dropout", {"x": [3, 4]}, outs, opset),
+    "split": lambda outs, opset: _one_node(
+        "Split", {"x": [3, 4]}, outs, opset, axis=1,
+        **({"num_outputs": max(len(outs), 1)} if opset >= 18 else {})),
+    "batch_norm": lambda outs, opset: _one_node(
+        "BatchNormalization", _NORM, outs, max(opset, 15), training_mode=0),
+    "training": lambda outs, opset: _one_node(
+        "BatchNormalization", _NORM, outs, max(opset, 15), training_mode=1),
+}
 
 
 def _ort(model: onnx.ModelProto) -> bool:
@@ -138,20 +124,19 @@ def _kantensor(model: onnx.ModelProto) -> bool:
     return True
 
 
-CASES = [(_topk, outs) for outs in (["v"], ["v", ""], ["", "i"], ["v", "i"], ["v", "i", "z"])] + \
-    [(_dropout, outs) for outs in (["y"], ["y", "m"], ["y", ""], ["", "m"], ["y", "m", "z"])] + \
-    [(_split, outs) for outs in (["a"], ["a", "b"], ["a", "b", "c", "d"])] + \
-    [(make, outs) for make in (_batch_norm, _training)
+CASES = [("topk", outs) for outs in (["v"], ["v", ""], ["", "i"], ["v", "i"], ["v", "i", "z"])] + \
+    [("dropout", outs) for outs in (["y"], ["y", "m"], ["y", ""], ["", "m"], ["y", "m", "z"])] + \
+    [("split", outs) for outs in (["a"], ["a", "b"], ["a", "b", "c", "d"])] + \
+    [(name, outs) for name in ("batch_norm", "training")
      for outs in (["y"], ["y", "m"], ["y", "m", "v"], ["y", "", "v"])]
 
 
 @pytest.mark.parametrize("opset", [13, 18, 22])
-@pytest.mark.parametrize(("make", "outs"), CASES,
-                         ids=[f"{m.__name__[1:]}-{'/'.join(o)}" for m, o in CASES])
-def test_accepted_exactly_where_onnxruntime_accepts_the_outputs(make, outs, opset):
+@pytest.mark.parametrize(("name", "outs"), CASES, ids=[f"{n}-{'/'.join(o)}" for n, o in CASES])
+def test_accepted_exactly_where_onnxruntime_accepts_the_outputs(name, outs, opset):
     """(BatchNormalization, from opset 15: 3 outputs in training, else 1, as its schema's
     allowed output counts, {1, 3}, and its shape inference say.)"""
-    model = make(outs, max(opset, 15) if make in (_batch_norm, _training) else opset)
+    model = NODES[name](outs, opset)
     assert _kantensor(model) == _ort(model), (outs, opset)
 
 

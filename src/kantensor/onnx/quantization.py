@@ -12,7 +12,7 @@ from onnx import TensorProto
 
 from ..ops.params import ParamError, normalize_axis
 from ..ops.templates import builder, dims, typed
-from ..syntax.ast import Broadcasts
+from ..syntax.ast import Broadcasts, DTypeEq, DTypeName, DTypeVar
 from ..types.dtypes import is_integer, normalize_dtype
 from .dtypes import DTYPES, ELEM_TYPES, dtype_of
 from .lowp import quantized
@@ -39,11 +39,12 @@ def _scale(types: tuple, axis: int, block_size: int) -> list:
                      f"{block_size}: a scalar, per axis (1-D) or blocked (the input's rank)")
 
 
-def _broadcast(types: tuple, scale: list, axis: int) -> list:
-    """Where the scale's size is no int: that it is 1 or the axis's size (onnxruntime
-    refuses another, onnx.reference too), and 1 under a zero point of no axes (which
-    onnxruntime takes only beside a scale of one element)."""
-    if len(scale) != 1 or isinstance(scale[0], int) or types[1].ndim != 1:
+def _broadcast(types: tuple, scale: list, axis: int, block_size: int) -> list:
+    """Where a per-axis scale's size is no int: that it is 1 or the axis's size
+    (onnxruntime refuses another, onnx.reference too), and 1 under a zero point of no
+    axes (which onnxruntime takes only beside a scale of one element). (A blocked scale
+    of one axis, beside an x of one, is ``ceil(D / block_size)``, not broadcast.)"""
+    if len(scale) != 1 or isinstance(scale[0], int) or types[1].ndim != 1 or block_size:
         return []
     if len(types) > 2 and types[2].ndim == 0:
         return [scale[0].eq(1)]
@@ -52,7 +53,7 @@ def _broadcast(types: tuple, scale: list, axis: int) -> list:
     return [Broadcasts((scale[0], a), c), c.eq(a)]
 
 
-def _zero(types: tuple, scale: list) -> list:
+def _zero(types: tuple, scale: list, block_size: int) -> list:
     """The zero point's dims: the scale's, except that a scale of one element (``()`` or
     ``(1)``) takes a zero point of one element of either shape, both then scalars (as
     onnx.reference reads them; ONNX's own node cases pair a ``()`` scale with a ``(1)``
@@ -60,7 +61,7 @@ def _zero(types: tuple, scale: list) -> list:
     z = types[2]
     if scale in ([], [1]) and z.ndim <= 1:
         return [] if z.ndim == 0 else [1]
-    if z.ndim == 0 and len(scale) == 1 and not isinstance(scale[0], int):
+    if z.ndim == 0 and len(scale) == 1 and not isinstance(scale[0], int) and not block_size:
         return []  # the scale is 1 (see _broadcast)
     return scale
 
@@ -68,17 +69,22 @@ def _zero(types: tuple, scale: list) -> list:
 @builder
 def build_quantize(types: tuple, output_dtype: int = 0, axis: int = 1, block_size: int = 0,
                    **_: Any) -> dict[str, Any]:
-    """QuantizeLinear: the zero point's dtype, else ``output_dtype``, else uint8. A known
-    zero point's dtype is the kernel's ``output_dtype`` (its values may come computed in
-    a wider integer: :func:`kantensor.ops.op.exact_casts`)."""
+    """QuantizeLinear: x's and the scale's dims; after them the zero point (dtype ``Z``)
+    and the scale's size conditions. The output's dtype ``dt`` is the zero point's, else
+    ``output_dtype``'s, else uint8; given both, they are one dtype (``Z == int4``: the
+    checker and onnxruntime refuse two). The catalogue states each opset's dtype sets
+    (``T``, the scale's, ``Z`` and ``dt`` in ...). A known zero point's dtype is the
+    kernel's ``output_dtype`` (its values may come computed in a wider integer:
+    :func:`kantensor.ops.op.exact_casts`)."""
     x, s = dims("a", types[0].ndim), _scale(types, axis, block_size)
-    fits = _broadcast(types, s, axis)
+    rest: list = [*_broadcast(types, s, axis, block_size)]
+    named = dtype_of(output_dtype, "QuantizeLinear") if output_dtype else None
     if len(types) > 2:
         zero = ELEM_TYPES.get(types[2].dtype) if isinstance(types[2].dtype, str) else None
-        return {"x": x, "rest": [typed(s, "S"), typed(_zero(types, s), "Z"), *fits],
+        same = [DTypeEq(DTypeVar("Z"), DTypeName(named))] if named else []
+        return {"x": x, "s": s, "rest": [typed(_zero(types, s, block_size), "Z"), *rest, *same],
                 "dt": "Z", **({"params": {"output_dtype": zero}} if zero else {})}
-    return {"x": x, "rest": [typed(s, "S"), *fits],
-            "dt": dtype_of(output_dtype, "QuantizeLinear") if output_dtype else "uint8"}
+    return {"x": x, "s": s, "rest": rest, "dt": named or "uint8"}
 
 
 def _along(v: np.ndarray, x: np.ndarray, axis: int, block_size: int) -> np.ndarray:
@@ -107,10 +113,12 @@ def quantize(x: np.ndarray, scale: np.ndarray, *zero: np.ndarray, axis: int = 1,
 @builder
 def build_dequantize(types: tuple, output_dtype: int = 0, axis: int = 1, block_size: int = 0,
                      **_: Any) -> dict[str, Any]:
-    """DequantizeLinear: the scale's dtype (or ``output_dtype``)."""
+    """DequantizeLinear: x's and the scale's dims; after them the zero point, of x's
+    dtype ``T``, and the scale's size conditions. The output's dtype ``dt`` is
+    ``output_dtype``'s, else the scale's (``S``, where the catalogue's entry names it)."""
     x, s = dims("a", types[0].ndim), _scale(types, axis, block_size)
-    zero = [typed(_zero(types, s), "Z")] if len(types) > 2 else []
-    return {"x": x, "rest": [typed(s, "S"), *zero, *_broadcast(types, s, axis)],
+    zero = [typed(_zero(types, s, block_size), "T")] if len(types) > 2 else []
+    return {"x": x, "s": s, "rest": [*zero, *_broadcast(types, s, axis, block_size)],
             "dt": dtype_of(output_dtype, "DequantizeLinear") if output_dtype else "S"}
 
 

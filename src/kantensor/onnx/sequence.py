@@ -22,7 +22,7 @@ from ..graph.basic import Variable
 from ..graph.type import Type
 from ..ops.params import normalize_axis
 from ..types.conditions import Condition, Source
-from ..types.containers import SequenceType, join_shapes
+from ..types.containers import OptionalType, SequenceType, join_shapes
 from ..types.dim import Dim
 from ..types.type import TensorType
 from .dtypes import dtype_of
@@ -32,6 +32,17 @@ from .structured import Structured, StructuredOp, needed
 #: The most elements a sequence's type lists one by one (a longer one states the shape
 #: they share and its length).
 MAX_ELEMENTS = 1 << 10
+
+#: The element types of ONNX's sequences (the schemas' ``S``, ``seq(tensor(...))``, of
+#: every sequence op at every opset: no bfloat16, no float8 or sub-byte type) and of the
+#: tensors the sequence ops take and give (``T``). SplitToSequence's input may be
+#: bfloat16 too from opset 24 (:class:`SplitToSequence24`; a sequence no other op takes).
+ELEMENTS = frozenset(("bool", "complex128", "complex64", "float16", "float32", "float64",
+                      "int16", "int32", "int64", "int8", "string", "uint16", "uint32",
+                      "uint64", "uint8"))
+
+#: The dtypes of a position or a split (the schemas' ``I``).
+POSITIONS = frozenset(("int32", "int64"))
 
 
 def apply(name: str, impl: Any, types: tuple[Type, ...], inputs: list[Variable],
@@ -46,15 +57,27 @@ def tensors(scope: Any, node: onnx.NodeProto, label: str) -> list[Variable]:
 
 
 def sequence_of(v: Variable, what: str) -> SequenceType:
+    """``v``'s sequence type, its elements of a dtype a sequence op takes (TypeError
+    else, as onnxruntime refuses it)."""
     if not isinstance(v.type, SequenceType):
         raise TypeError(f"{what} must be a sequence, got {v.type}")
+    taken(v.type.dtype, what)
     return v.type
 
 
-def tensor_of(v: Variable, what: str) -> TensorType:
+def tensor_of(v: Variable, what: str, allowed: frozenset[str] = ELEMENTS) -> TensorType:
+    """``v``'s tensor type, of a dtype in ``allowed`` (TypeError else)."""
     if not isinstance(v.type, TensorType):
         raise TypeError(f"{what} must be a tensor, got {v.type}")
+    taken(v.type.dtype, what, allowed)
     return v.type
+
+
+def taken(dtype: str | None, what: str, allowed: frozenset[str] = ELEMENTS) -> None:
+    """TypeError unless ``dtype`` is one of ``allowed`` (the schema's set; an unknown
+    dtype, None, is not judged)."""
+    if dtype is not None and dtype not in allowed:
+        raise TypeError(f"{what} is of {dtype}; it takes {', '.join(sorted(allowed))}")
 
 
 def scalar_value(scope: Any, name: str) -> int | Dim | None:
@@ -119,6 +142,7 @@ class SequenceEmpty(Structured):
         attrs = scope.attributes(node, self, label)
         dtype = dtype_of(attrs.get("dtype", onnx.TensorProto.FLOAT), f"node {label!r}",
                          text=True)
+        taken(dtype, "the dtype attribute")
         return [(apply("SequenceEmpty", empty, (SequenceType(dtype, elements=()),), [])[0],
                  None)]
 
@@ -152,6 +176,7 @@ class SequenceAt(Structured):
         scope.attributes(node, self, label)
         s, p = tensors(scope, node, label)
         seq = sequence_of(s, "input_sequence")
+        tensor_of(p, "position", POSITIONS)
         t = _at(seq, scalar_value(scope, node.input[1]))
         return [(apply("SequenceAt", at, (t,), [s, p])[0], None)]
 
@@ -171,6 +196,8 @@ class SequenceInsert(Structured):
         ins = tensors(scope, node, label)
         seq = sequence_of(ins[0], "input_sequence")
         t = tensor_of(ins[1], "tensor")
+        if len(ins) > 2:
+            tensor_of(ins[2], "position", POSITIONS)
         if t.dtype != seq.dtype:
             raise TypeError(f"cannot insert a {t.dtype} tensor into {seq}")
         position = scalar_value(scope, node.input[2]) if len(node.input) > 2 else None
@@ -198,6 +225,8 @@ class SequenceErase(Structured):
         scope.attributes(node, self, label)
         ins = tensors(scope, node, label)
         seq = sequence_of(ins[0], "input_sequence")
+        if len(ins) > 1:
+            tensor_of(ins[1], "position", POSITIONS)
         given = len(node.input) > 1 and bool(node.input[1])
         position = scalar_value(scope, node.input[1]) if given else -1
         out = None
@@ -233,12 +262,18 @@ def length(seq: list) -> np.ndarray:
 
 
 class SplitToSequence(Structured):
+    """SplitToSequence of opsets 11 to 23 (its input of :data:`ELEMENTS`)."""
+
     attributes = {"axis": "int", "keepdims": "int"}
+    #: The input's dtypes (the schema's ``T``).
+    inputs: frozenset[str] = ELEMENTS
 
     def read(self, scope: Any, node: onnx.NodeProto, label: str) -> list:
         attrs = scope.attributes(node, self, label)
         ins = tensors(scope, node, label)
-        x = tensor_of(ins[0], "input")
+        x = tensor_of(ins[0], "input", self.inputs)
+        if len(ins) > 1:
+            tensor_of(ins[1], "split", POSITIONS)
         axis = normalize_axis(attrs.get("axis", 0), x.ndim)
         keepdims = attrs.get("keepdims", 1)
         split = ins[1] if len(ins) > 1 else None
@@ -246,6 +281,12 @@ class SplitToSequence(Structured):
         out = _split_type(x, axis, keepdims, split, value)
         return [(apply("SplitToSequence", split_to_sequence, (out,), ins, axis=axis,
                        keepdims=keepdims)[0], None)]
+
+
+class SplitToSequence24(SplitToSequence):
+    """SplitToSequence from opset 24: its input may be bfloat16 too."""
+
+    inputs = ELEMENTS | {"bfloat16"}
 
 
 def _with(shape: tuple, axis: int, size: Any) -> tuple:
@@ -261,7 +302,7 @@ def _split_type(x: TensorType, axis: int, keepdims: int, split: Variable | None,
         if isinstance(n, int) and n <= MAX_ELEMENTS:
             return SequenceType(x.dtype, elements=[TensorType(x.dtype, shape)] * n)
         return SequenceType(x.dtype, shape, n)
-    split_type = tensor_of(split, "split")
+    split_type = tensor_of(split, "split", POSITIONS)
     if value is None:
         count = split_type.shape[0] if split_type.ndim == 1 else None
         return SequenceType(x.dtype, _with(x.shape, axis, None), count)
@@ -348,11 +389,20 @@ def concat_from_sequence(seq: list, *, axis: int, new_axis: int) -> np.ndarray:
 
 
 class Identity(Structured):
-    """Identity of a sequence or an optional (a tensor's is the catalogue's)."""
+    """Identity of a sequence (from opset 14) or an optional (from 16), of
+    :data:`ELEMENTS` (a tensor's is the catalogue's)."""
 
     def read(self, scope: Any, node: onnx.NodeProto, label: str) -> list:
         scope.attributes(node, self, label)
         (x,) = tensors(scope, node, label)
+        inner = x.type.element if isinstance(x.type, OptionalType) else x.type
+        if isinstance(x.type, SequenceType | OptionalType):
+            first = 16 if isinstance(x.type, OptionalType) else 14
+            if scope.opset is not None and scope.opset < first:
+                raise TypeError(f"Identity takes {x.type} from opset {first}, the model's "
+                                f"is {scope.opset}")
+            taken(inner.dtype, "the input's elements" if isinstance(inner, SequenceType)
+                  else "the input's element")
         return [(apply("Identity", identity, (x.type,), [x])[0], scope.value(node.input[0])
                  if isinstance(x.type, TensorType) else None)]
 

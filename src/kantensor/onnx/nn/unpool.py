@@ -4,16 +4,15 @@ MaxUnpool and Col2Im.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
 from ...ops.params import ParamError
 from ...ops.sizes import SizeNames
-from ...ops.templates import builder, checked, dims, groups, reads_ranks, shifted, typed
-from ...syntax.ast import Call, Clause, Compare, DimExpr, DimVar
-from ..shared import NotKnown
+from ...ops.templates import builder, checked, dims, groups, reads_ranks, shifted, size_of, typed
+from ...syntax.ast import Call, Clause, Compare, DimExpr, DimVar, FixedDim
+from ..shared import NotKnown, value_entries
 from .conv import window_attributes
 
 
@@ -185,14 +184,25 @@ def max_unpool(x: np.ndarray, i: np.ndarray, *rest: np.ndarray, kernel_shape: tu
 def build_col2im(types: tuple, image_shape_value: Any, block_shape_value: Any,
                  dilations: tuple | None = None, pads: tuple | None = None,
                  strides: tuple | None = None, **_: Any) -> dict[str, Any]:
-    """Col2Im: (N, C * prod(block), L) -> (N, C, image...), L the number of block
-    positions in the padded image (onnxruntime checks it)."""
-    image, block = image_shape_value, block_shape_value
-    if image is None or block is None or not all(isinstance(v, int) for v in (*image, *block)):
-        raise NotKnown("Col2Im needs constant image and block shapes")
-    if len(image) != len(block):
-        raise ParamError(f"image_shape has {len(image)} entries, block_shape {len(block)}")
-    r = len(image)
+    """Col2Im: (N, C * prod(block), L) and the int64 vectors image_shape and block_shape,
+    of one length r (the spatial axes) -> (N, C, *image). As onnxruntime checks: every
+    image and block entry is >= 1, C * prod(block) is divisible by prod(block), and L is
+    the number of block positions in the padded image, the product over the axes of
+    ``(image + pads - dilation * (block - 1) - 1) // stride + 1``, each >= 1. An entry
+    known as a size (a Dim, from Shape nodes) is that size; an unknown entry is a size
+    of its own, and what it decides (C, or L) is then not stated."""
+    if any(t.ndim != 1 for t in types[1:3]):
+        raise ParamError(f"image_shape and block_shape are 1-D, got {types[1]} and "
+                         f"{types[2]}")
+    r = next((t.shape[0] for t in types[1:3] if isinstance(t.shape[0], int)), None)
+    if r is None:
+        raise NotKnown("Col2Im's image_shape and block_shape have an unknown length")
+    sizes = SizeNames(image_shape_value, block_shape_value)
+    clauses: list[Clause] = []
+    image = _entries(sizes, value_entries(image_shape_value, r, "image_shape"), "image_shape",
+                     clauses)
+    block = _entries(sizes, value_entries(block_shape_value, r, "block_shape"), "block_shape",
+                     clauses)
     dil, st, pad = dilations or (1,) * r, strides or (1,) * r, pads or (0,) * (2 * r)
     for name, given, n in (("dilations", dil, r), ("strides", st, r), ("pads", pad, 2 * r)):
         if len(given) != n:
@@ -200,19 +210,55 @@ def build_col2im(types: tuple, image_shape_value: Any, block_shape_value: Any,
                              f"has {r})")
     if min((*dil, *st), default=1) < 1:
         raise ParamError(f"dilations {tuple(dil)} and strides {tuple(st)} must be >= 1")
-    counts = [(image[i] + pad[i] + pad[i + r] - dil[i] * (block[i] - 1) - 1) // st[i] + 1
+    counts = [_count(image[i], block[i], pad[i] + pad[i + r], dil[i], st[i])
               for i in range(r)]
-    if min(counts, default=1) < 1:
-        raise ParamError(f"the blocks {tuple(block)} do not fit the padded image "
-                         f"{tuple(image)}")
-    k = math.prod(block)
-    n, cb = dims("n cb")
-    return {"x": [n, cb, math.prod(counts)], "rest": groups("r", len(types) - 1),
-            "y": [n, cb // k, *image], "fits": [(cb % k).eq(0)]}
+    for i, c in enumerate(counts):
+        if isinstance(c, int) and c < 1:
+            raise ParamError(f"the blocks {block_shape_value} do not fit the padded image "
+                             f"{image_shape_value} (axis {i})")
+        if c is not None and not isinstance(c, int):
+            clauses.append(c >= 1)
+    n, cb, el, c = dims("n cb l c")
+    if None not in block:
+        k = size_of(block)
+        c = cb // k
+        clauses.append((cb % k).eq(0))
+    el = el if None in counts else size_of(counts)
+    out = [DimVar(f"u{i}") if v is None else v for i, v in enumerate(image)]
+    clauses += [u >= 1 for u, v in zip(out, image, strict=True) if v is None]
+    return {"x": [n, cb, el], "r": r, "sizes": sizes.patterns(), "y": [n, c, *out],
+            "fits": clauses}
 
 
-def col2im(x: np.ndarray, image_shape: np.ndarray, block_shape: np.ndarray, *,
-           dilations: tuple | None = None, pads: tuple | None = None,
+def _entries(sizes: SizeNames, values: list, what: str, clauses: list[Clause]) -> list:
+    """Col2Im's image or block shape as sizes, each >= 1 (ParamError for an int that is
+    not; a where-clause for a Dim, as its size input's variable); None where unknown."""
+    out: list = []
+    for v in values:
+        if isinstance(v, int) and v < 1:
+            raise ParamError(f"{what} has an entry {v}: its entries are >= 1")
+        out.append(v if v is None or isinstance(v, int) else sizes.expr(v))
+        if out[-1] is not None and not isinstance(v, int):
+            clauses.append(out[-1] >= 1)
+    return out
+
+
+def _count(image: Any, block: Any, pad: int, dilation: int, stride: int) -> Any:
+    """The number of block positions along an axis, ``(image + pad - dilation * (block -
+    1) - 1) // stride + 1`` (None where either is unknown)."""
+    if image is None or block is None:
+        return None
+    if isinstance(image, int) and isinstance(block, int):
+        return (image + pad - dilation * (block - 1) - 1) // stride + 1
+    span = shifted(image, pad + dilation - 1) if not isinstance(image, int) else \
+        FixedDim(image + pad + dilation - 1)
+    reach = block * dilation if dilation != 1 else block
+    rest = shifted(span, -reach) if isinstance(reach, int) else span - reach
+    return (rest // stride if stride != 1 else rest) + 1
+
+
+def col2im(x: np.ndarray, image_shape: np.ndarray, block_shape: np.ndarray,
+           *sizes: np.ndarray, dilations: tuple | None = None, pads: tuple | None = None,
            strides: tuple | None = None, **_: Any) -> np.ndarray:
     """Col2Im: sums the columns (N, C * prod(block), L) back into images."""
     image, block = [int(v) for v in image_shape], [int(v) for v in block_shape]
