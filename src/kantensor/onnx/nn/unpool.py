@@ -10,7 +10,17 @@ import numpy as np
 
 from ...ops.params import ParamError
 from ...ops.sizes import SizeNames
-from ...ops.templates import builder, checked, dims, groups, reads_ranks, shifted, size_of, typed
+from ...ops.templates import (
+    builder,
+    checked,
+    dims,
+    groups,
+    reads_known_sizes,
+    reads_ranks,
+    shifted,
+    size_of,
+    typed,
+)
 from ...syntax.ast import Call, Clause, Compare, DimExpr, DimVar, FixedDim
 from ..shared import NotKnown, value_entries
 from .conv import window_attributes
@@ -180,7 +190,7 @@ def max_unpool(x: np.ndarray, i: np.ndarray, *rest: np.ndarray, kernel_shape: tu
     return y.reshape(shape)
 
 
-@builder
+@reads_known_sizes  # (image_shape's length r)
 def build_col2im(types: tuple, image_shape_value: Any, block_shape_value: Any,
                  dilations: tuple | None = None, pads: tuple | None = None,
                  strides: tuple | None = None, **_: Any) -> dict[str, Any]:
