@@ -1,0 +1,135 @@
+"""NumPy functions whose result's length the data decide, as compositions of the
+``index`` Op's boolean mask: ``np.nonzero``, ``np.where(c)`` (one argument),
+``np.argwhere``, ``np.flatnonzero``, ``np.compress`` and ``np.unique_values``.
+
+A boolean mask selects a number of elements no size gives: the index Op leaves it a size
+of its own, at most the mask's size (``m <= N*D``: a fact of that size, not a condition
+on the inputs; see :mod:`kantensor.evalshape.assumptions`), unknown in the type (``?``)
+as every size the data decide. Each function here is built so that the outputs NumPy
+gives the same length share *one* mask and so one count: ``np.nonzero(x)`` selects the
+columns of one grid of positions (``grid[:, x != 0]``, int64 as NumPy's intp) and splits
+its rows. The type of each value whose length the data decide says that length as the
+Dim ``x.shape`` gives it (:func:`_own`: the axis of that value, read from it when the
+graph runs), so what is computed from it keeps that one size, where ``?`` would be
+another unknown at each node.
+
+The compositions compute NumPy's values (positions in C order, the elements kept in
+order, the true positions of ``compress``'s condition looked up by ``np.take``), with
+one documented difference: ``np.unique_values`` gives its values sorted (NumPy >= 2.3
+gives them in an order its hashing decides, which the array API leaves unspecified),
+with NaNs distinct as NumPy's (``equal_nan=False``). NumPy's errors are kept: a 0-d
+input to ``nonzero``/``where`` (ValueError), a condition of ``compress`` that is not 1-d.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..graph.basic import Variable
+from ..types.protocol import register_numpy
+from ..types.type import TensorType
+from ..types.variable import register_method
+from .params import normalize_axis
+
+
+def _tensor(x: Any) -> Any:
+    return x if isinstance(x, Variable) else np.asarray(x)
+
+
+def _ndim(x: Any) -> int:
+    return x.type.ndim if isinstance(x, Variable) else np.ndim(x)
+
+
+def _own(x: Any) -> Any:
+    """``x`` whose type says, for each axis it leaves unknown (``?``), the Dim that
+    ``x.shape`` gives it (the length of that axis of x, read from x when the graph runs):
+    every value computed from x elementwise, sorted or transposed keeps that one size,
+    where a ``?`` would be a new unknown at each node (``v != np.roll(v, 1)`` would ask
+    that two of them be equal)."""
+    shape = x.type.shape
+    if x.owner is not None and any(d is None for d in shape):  # (an input keeps its type)
+        x.type = TensorType(x.type.dtype, tuple(x.shape[i] if d is None else d
+                                                for i, d in enumerate(shape)))
+    return x
+
+
+def _positions(a: Any) -> Any:
+    """The (ndim, k) int64 positions of a's nonzero elements (k the data decide), C order."""
+    ones = np.ones_like(_own(a), dtype=np.int64)
+    grid = np.stack([np.cumsum(ones, axis=i) - 1 for i in range(_ndim(a))])
+    return _own(grid[(slice(None), a != 0)])
+
+
+def _nonzero(a: Any) -> tuple[Any, ...]:
+    a = _tensor(a)
+    if _ndim(a) == 0:
+        raise ValueError("Calling nonzero on 0d arrays is not allowed. Use "
+                         "np.atleast_1d(scalar).nonzero() instead.")
+    rows = _positions(a)
+    return tuple(rows[i] for i in range(_ndim(a)))
+
+
+def _argwhere(a: Any) -> Any:
+    """(k, ndim): a 0-d input is one element of no axes (NumPy: k is 0 or 1, no columns)."""
+    a = _tensor(a)
+    if _ndim(a) == 0:
+        return _argwhere(np.reshape(a, (1,)))[:, :0]
+    return np.transpose(_positions(a))
+
+
+def _flatnonzero(a: Any) -> Any:
+    flat = np.ravel(_tensor(a))
+    return _own((np.cumsum(np.ones_like(_own(flat), dtype=np.int64)) - 1)[flat != 0])
+
+
+def _compress(condition: Any, a: Any, axis: int | None = None) -> Any:
+    """``a``'s entries along ``axis`` (of the flattened ``a`` for None, as for a 0-d
+    ``a``) where the 1-d ``condition`` is true: the mask itself where the condition has
+    the axis's length; else the true positions taken (NumPy: a shorter condition keeps
+    the first entries only, a longer one may be true only where the axis has entries,
+    which ``np.take`` checks when the values are known)."""
+    c, a = _tensor(condition), _tensor(a)
+    c, a = (_own(v) if isinstance(v, Variable) else v for v in (c, a))
+    if _ndim(c) != 1:
+        raise ValueError("condition must be a 1-d array")
+    if axis is None or _ndim(a) == 0:
+        if axis is not None:
+            normalize_axis(axis, 1)
+        a, axis = np.ravel(a), 0
+    axis = normalize_axis(axis, _ndim(a))
+    if isinstance(c, np.ndarray):  # known values: known positions
+        return np.take(a, np.flatnonzero(c), axis=axis)
+    if c.shape[0] == a.shape[axis]:
+        return _own(a[(slice(None),) * axis + (c != 0,)])
+    return _own(np.take(a, _flatnonzero(c), axis=axis))
+
+
+def _unique_values(x: Any) -> Any:
+    """The sorted values, each once (NaNs are distinct: NumPy's equal_nan=False)."""
+    s = _own(np.sort(_tensor(x), axis=None))
+    first = np.cumsum(np.ones_like(s, dtype=np.int64)) == 1
+    return _own(s[(s != np.roll(s, 1)) | first])  # (no slice: s's length is one size)
+
+
+#: NumPy function -> its composition.
+COUNTED: dict[Any, Callable[..., Any]] = {
+    np.nonzero: _nonzero, np.argwhere: _argwhere, np.flatnonzero: _flatnonzero,
+    np.compress: _compress, np.unique_values: _unique_values}
+
+
+def nonzero(a: Any) -> tuple[Any, ...]:
+    """``np.nonzero(a)`` (and ``np.where(a)``) on a tensor: one int64 index array per
+    axis, all of one length the data decide."""
+    return _nonzero(a)
+
+
+def register() -> None:
+    """Make the NumPy functions of :data:`COUNTED` build their compositions, and the
+    methods ``x.nonzero()``, ``x.compress(condition, axis)`` too."""
+    for fn, composition in COUNTED.items():
+        register_numpy(fn, composition)
+    register_method("nonzero", _nonzero)
+    register_method("compress", lambda a, condition, axis=None: _compress(condition, a, axis))
