@@ -76,12 +76,19 @@ PROGRAMS = [
 ]
 
 
+#: Programs that need something of a length the data decide: kept as an assumption
+#: that holds() says it cannot decide (a ValueError naming that size), never dropped.
+UNDECIDED = {"len(np.unique_values(x0)) + x0"}  # (the count must fit int8: <= 127)
+
+
 @pytest.mark.parametrize(("body", "types"), PROGRAMS, ids=[p for p, _ in PROGRAMS])
 def test_functions_refused_before_are_numpys(body, types):
     params = ", ".join(f"x{i}" for i in range(len(types)))
     verdict = judge(f"def program({params}):\n    return {body}\n", types, BOX)
     assert verdict.status in ("typed", "refused"), verdict.note
-    assert not verdict.wrong, verdict.wrong[:3]
+    wrong = [w for w in verdict.wrong if w[0] != "undecided" or body not in UNDECIDED]
+    assert not wrong, wrong[:3]
+    assert (body in UNDECIDED) is any(w[0] == "undecided" for w in verdict.wrong)
 
 
 #: Programs whose graphs are computed on random values (where values decide lengths).

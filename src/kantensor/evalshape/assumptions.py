@@ -14,16 +14,13 @@ import dataclasses
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..ops.located import NodeSize, VariableAxis
+from ..ops.located import NodeSize
 from ..syntax.errors import TypeInferenceError
 from ..types.casewise import implied
 from ..types.conditions import AnyOf, Clause, Condition, InnerSize, Source, is_choice
-from ..types.dim import Dim
 from ..types.facts import EMPTY, Facts
 from ..types.names import parse_conditions
-from ..types.symbols import free_symbols
 from ..types.tidy import tidy
-from ..types.variable import AxisSize
 from .located import described
 
 
@@ -89,36 +86,12 @@ def unimplied(found: tuple[Clause, ...], given: Facts) -> tuple[Clause, ...]:
     return tuple(kept)
 
 
-def _counted(symbol: Any) -> bool:
-    """Whether ``symbol`` is a size the data decide: one an Op introduces, or the unknown
-    length of an axis a counting Op's output has (``x[mask].shape[0]``, which a later
-    node's condition names it by: ``np.take(a, np.flatnonzero(c))``, and ``len(x[mask])``
-    as a number, read by a ``shape_of`` node)."""
-    if isinstance(symbol, InnerSize | NodeSize):
-        return True
-    if not isinstance(symbol, AxisSize | VariableAxis):
-        return False
-    var = symbol.variable
-    owner = getattr(var, "owner", None)
-    size = var.type.shape[symbol.axis] if owner is not None else 0
-    if size is not None and not (isinstance(size, Dim) and any(
-            isinstance(s, AxisSize) and s.variable is var and s.axis == symbol.axis
-            for s in free_symbols(size))):  # (unknown: ?, or that axis's own Dim)
-        return False
-    if getattr(owner.op, "name", "") == "shape_of":  # the length of an axis as a size
-        (x,) = owner.inputs  # (len(x[mask]) as a number: its shape_of input's length)
-        axis = dict(getattr(owner.op, "params", ()))["axis"]
-        return _counted(VariableAxis(x, axis % x.type.ndim))
-    return bool(getattr(owner.op, "data_sizes", ""))
-
-
 def needed(clause: Clause) -> bool:
     """Whether ``clause`` asks something of the sizes: not one that only bounds a size
-    the data decide (the count of a boolean mask's true elements ``m <= N*D``, or
-    ``min(1, m) <= n`` of values taken at those positions), which holds for some value
-    of that size whatever the others are (it is shown to hold at 0, the least size):
-    what the data give is checked when the graph runs."""
-    inner = {s: 0 for s in clause.symbols() if _counted(s)}
+    an Op introduces (the count of a boolean mask's true elements ``m <= N*D``), which
+    holds for some value of that size whatever the others are (it is shown to hold at
+    0, the least size)."""
+    inner = {s: 0 for s in clause.symbols() if isinstance(s, InnerSize | NodeSize)}
     if not inner:
         return True
     cases = clause.cases if isinstance(clause, AnyOf) else ((clause,),)
