@@ -115,7 +115,7 @@ register_operator("set_at", update_operator(CATALOGUE["setitem"], CATALOGUE["ind
 register_operator("add_at", update_operator(CATALOGUE["additem"], CATALOGUE["index_add"]))
 # NumPy functions that are compositions of these Ops (np.atleast_2d, np.insert, ...).
 register_compositions(CATALOGUE)
-register_counted()
+register_counted(CATALOGUE)
 # x.view() and x.view(np.ndarray) are x (wrapper libraries call them).
 register_method("view", view)
 

@@ -14,11 +14,12 @@ graph runs), so what is computed from it keeps that one size, where ``?`` would 
 another unknown at each node.
 
 The compositions compute NumPy's values (positions in C order, the elements kept in
-order, the true positions of ``compress``'s condition looked up by ``np.take``), with
-one documented difference: ``np.unique_values`` gives its values sorted (NumPy >= 2.3
+order), with one documented difference: ``np.unique_values`` gives its values sorted (NumPy >= 2.3
 gives them in an order its hashing decides, which the array API leaves unspecified),
 with NaNs distinct as NumPy's (``equal_nan=False``). NumPy's errors are kept: a 0-d
 input to ``nonzero``/``where`` (ValueError), a condition of ``compress`` that is not 1-d.
+A ``compress`` condition longer than its axis is refused (NumPy runs it where the extra
+entries are false, which no size says).
 """
 
 from __future__ import annotations
@@ -85,12 +86,22 @@ def _flatnonzero(a: Any) -> Any:
     return _own((np.cumsum(np.ones_like(_own(flat), dtype=np.int64)) - 1)[flat != 0])
 
 
-def _compress(condition: Any, a: Any, axis: int | None = None) -> Any:
+def _compressing(arange: Callable[..., Any]) -> Callable[..., Any]:
+    """``np.compress`` with the ``arange`` Op (see :func:`_compress`)."""
+    def compress(condition: Any, a: Any, axis: int | None = None) -> Any:
+        return _compress(arange, condition, a, axis)
+    return compress
+
+
+def _compress(arange: Callable[..., Any], condition: Any, a: Any, axis: int | None
+              ) -> Any:
     """``a``'s entries along ``axis`` (of the flattened ``a`` for None, as for a 0-d
-    ``a``) where the 1-d ``condition`` is true: the mask itself where the condition has
-    the axis's length; else the true positions taken (NumPy: a shorter condition keeps
-    the first entries only, a longer one may be true only where the axis has entries,
-    which ``np.take`` checks when the values are known)."""
+    ``a``) where the 1-d ``condition`` is true: its true positions where its values are
+    known, the mask itself where it has the axis's length; else the first ``len(c)``
+    entries (``a[..., np.arange(len(c))]``, which needs ``len(c) <= n``) masked. NumPy
+    also runs a longer condition whose extra entries are all false, which no size
+    says: refused there (a condition on the sizes, at the user's line), never typed
+    where NumPy raises IndexError."""
     c, a = _tensor(condition), _tensor(a)
     c, a = (_own(v) if isinstance(v, Variable) else v for v in (c, a))
     if _ndim(c) != 1:
@@ -100,11 +111,12 @@ def _compress(condition: Any, a: Any, axis: int | None = None) -> Any:
             normalize_axis(axis, 1)
         a, axis = np.ravel(a), 0
     axis = normalize_axis(axis, _ndim(a))
+    before = (slice(None),) * axis
     if isinstance(c, np.ndarray):  # known values: known positions
         return np.take(a, np.flatnonzero(c), axis=axis)
-    if c.shape[0] == a.shape[axis]:
-        return _own(a[(slice(None),) * axis + (c != 0,)])
-    return _own(np.take(a, _flatnonzero(c), axis=axis))
+    if c.shape[0] != a.shape[axis]:
+        a = a[(*before, arange(c.shape[0]))]
+    return _own(a[(*before, c != 0)])
 
 
 def _unique_values(x: Any) -> Any:
@@ -117,7 +129,7 @@ def _unique_values(x: Any) -> Any:
 #: NumPy function -> its composition.
 COUNTED: dict[Any, Callable[..., Any]] = {
     np.nonzero: _nonzero, np.argwhere: _argwhere, np.flatnonzero: _flatnonzero,
-    np.compress: _compress, np.unique_values: _unique_values}
+    np.unique_values: _unique_values}
 
 
 def nonzero(a: Any) -> tuple[Any, ...]:
@@ -126,10 +138,13 @@ def nonzero(a: Any) -> tuple[Any, ...]:
     return _nonzero(a)
 
 
-def register() -> None:
-    """Make the NumPy functions of :data:`COUNTED` build their compositions, and the
-    methods ``x.nonzero()``, ``x.compress(condition, axis)`` too."""
+def register(ops: dict[str, Any]) -> None:
+    """Make the NumPy functions of :data:`COUNTED` (and ``np.compress``, with the
+    catalogue's ``arange`` of ``ops``) build their compositions, and the methods
+    ``x.nonzero()``, ``x.compress(condition, axis)`` too."""
     for fn, composition in COUNTED.items():
         register_numpy(fn, composition)
+    compress = _compressing(ops["arange"])
+    register_numpy(np.compress, compress)
     register_method("nonzero", _nonzero)
-    register_method("compress", lambda a, condition, axis=None: _compress(condition, a, axis))
+    register_method("compress", lambda a, condition, axis=None: compress(condition, a, axis))
