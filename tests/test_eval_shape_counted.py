@@ -40,6 +40,7 @@ PROGRAMS = [
     ("np.compress([True], x0, axis=0)", ["float32[]"]),
     ("np.compress(x1[0], x0)", ["float32[A]", "bool[B,A]"]),
     ("x0.compress(x1 > 0)", ["float32[A]", "float32[A]"]),
+    ("np.compress(x0 > 0, np.arange(5.0))", ["float32[A]"]),  # (A <= 5)
     ("np.unique_values(x0)", ["float32[A,B]"]),
     ("np.unique_values(x0) * 2", ["uint8[]"]),
     ("len(np.unique_values(x0)) + x0", ["int8[A]"]),

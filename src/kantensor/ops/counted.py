@@ -32,7 +32,7 @@ import numpy as np
 from ..graph.basic import Variable
 from ..types.protocol import register_numpy
 from ..types.type import TensorType
-from ..types.variable import register_method
+from ..types.variable import as_tensor_variable, register_method
 from .params import normalize_axis
 
 
@@ -114,6 +114,7 @@ def _compress(arange: Callable[..., Any], condition: Any, a: Any, axis: int | No
     before = (slice(None),) * axis
     if isinstance(c, np.ndarray):  # known values: known positions
         return np.take(a, np.flatnonzero(c), axis=axis)
+    a = as_tensor_variable(a)  # (a NumPy array, masked by a tensor)
     if c.shape[0] != a.shape[axis]:
         a = a[(*before, arange(c.shape[0]))]
     return _own(a[(*before, c != 0)])
