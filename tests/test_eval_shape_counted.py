@@ -160,9 +160,13 @@ def test_the_graph_computes_numpys_values_and_lengths(fn, types):
 
 def test_nonzero_arrays_share_one_length():
     """The arrays of one np.nonzero have one length (the same count): adding them needs
-    nothing of the sizes."""
+    nothing of the sizes; so do those of np.nonzero, np.where and np.argwhere of one
+    value (NumPy runs every such program at every size)."""
     result = kt.eval_shape(lambda x: np.nonzero(x)[0] + np.nonzero(x)[1], "float32[A,B]")
     assert not result.assumptions
+    twice = kt.eval_shape(lambda x: np.nonzero(x)[0] + np.where(x)[1] * np.argwhere(x)[:, 0],
+                          "float32[A,B]")
+    assert not twice.assumptions and twice.holds({"A": 2, "B": 3})
     a, b = kt.eval_shape(lambda x: np.nonzero(x), "float32[A,B]").outputs
     assert a.type.shape == b.type.shape and a.type.ndim == 1 and _sized(a.type.shape[0], {}) \
         is None

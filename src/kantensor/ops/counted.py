@@ -24,6 +24,7 @@ entries are false, which no size says).
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -57,11 +58,24 @@ def _own(x: Any) -> Any:
     return x
 
 
+#: id(a) -> (a, its positions), both held weakly: the positions of one value are built
+#: once, so two ``np.nonzero(a)`` (or ``np.where(a)`` and ``np.argwhere(a)``) count alike.
+_POSITIONS: dict[int, tuple[weakref.ref, weakref.ref]] = {}
+
+
 def _positions(a: Any) -> Any:
     """The (ndim, k) int64 positions of a's nonzero elements (k the data decide), C order."""
+    held = _POSITIONS.get(id(a))
+    if held is not None and held[0]() is a and held[1]() is not None:
+        return held[1]()
     ones = np.ones_like(_own(a), dtype=np.int64)
     grid = np.stack([np.cumsum(ones, axis=i) - 1 for i in range(_ndim(a))])
-    return _own(grid[(slice(None), a != 0)])
+    found = _own(grid[(slice(None), a != 0)])
+    if len(_POSITIONS) > 1024:  # (forget those whose values are gone)
+        for key in [k for k, (x, p) in _POSITIONS.items() if x() is None or p() is None]:
+            del _POSITIONS[key]
+    _POSITIONS[id(a)] = (weakref.ref(a), weakref.ref(found))
+    return found
 
 
 def _nonzero(a: Any) -> tuple[Any, ...]:
