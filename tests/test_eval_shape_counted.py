@@ -48,6 +48,8 @@ PROGRAMS = [
     ("np.broadcast_arrays(x0, x1)[1]", ["float32[A]", "int8[B]"]),
     ("np.broadcast_arrays(x0, x1, x0)[2]", ["bool[A,B]", "float16[B]"]),
     ("np.broadcast_arrays(x0)[0]", ["float32[A]"]),
+    ("np.broadcast_arrays(x0, 2.0)[1]", ["float32[A,1]"]),
+    ("np.broadcast_arrays(np.zeros(3, np.int8), x0)[0]", ["float32[A,1]"]),
     ("np.lexsort((x0, x1))", ["float32[A,B]", "int8[A,B]"]),
     ("np.lexsort((x0, x1))", ["float32[A]", "int8[B]"]),
     ("np.lexsort((x0,), axis=0)", ["float32[A,B]"]),

@@ -265,7 +265,8 @@ def _rollaxis(a: Any, axis: int, start: int = 0) -> Any:
 def _broadcast_arrays(*args: Any, subok: bool = False) -> tuple[Any, ...]:
     """Each array broadcast to the shape of all of them (a tuple, as NumPy 2): the
     shape is that of the arrays' ``|`` as booleans, whose relation broadcasts them."""
-    arrays = [_tensor(a) for a in args]
+    arrays = [a if isinstance(a, Variable) else as_tensor_variable(np.asarray(a))
+              for a in args]  # (a number or array too: NumPy gives it the shape)
     if not arrays:
         return ()
     probe = functools.reduce(np.logical_or, [np.zeros_like(a, dtype=bool) for a in arrays])
