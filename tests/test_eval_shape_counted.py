@@ -79,7 +79,11 @@ PROGRAMS = [
 
 #: Programs that need something of a length the data decide: kept as an assumption
 #: that holds() says it cannot decide (a ValueError naming that size), never dropped.
-UNDECIDED = {"len(np.unique_values(x0)) + x0"}  # (the count must fit int8: <= 127)
+UNDECIDED = {"len(np.unique_values(x0)) + x0",  # (the count must fit int8: <= 127)
+             # each array of a data-decided length has a ? of its own: that two are one
+             # length, or that the count is at most the elements, is such an assumption
+             "np.nonzero(x0)[1] + np.nonzero(x0)[0]", "np.stack(np.nonzero(x0))",
+             "x0[np.nonzero(x0)]", "x0.ravel()[np.flatnonzero(x0)]"}
 
 
 @pytest.mark.parametrize(("body", "types"), PROGRAMS, ids=[p for p, _ in PROGRAMS])
@@ -160,18 +164,26 @@ def test_the_graph_computes_numpys_values_and_lengths(fn, types):
             assert out.type.dtype == str(w.dtype)
 
 
-def test_nonzero_arrays_share_one_length():
-    """The arrays of one np.nonzero have one length (the same count): adding them needs
-    nothing of the sizes; so do those of np.nonzero, np.where and np.argwhere of one
-    value (NumPy runs every such program at every size)."""
-    result = kt.eval_shape(lambda x: np.nonzero(x)[0] + np.nonzero(x)[1], "float32[A,B]")
-    assert not result.assumptions
-    twice = kt.eval_shape(lambda x: np.nonzero(x)[0] + np.where(x)[1] * np.argwhere(x)[:, 0],
-                          "float32[A,B]")
-    assert not twice.assumptions and twice.holds({"A": 2, "B": 3})
-    a, b = kt.eval_shape(lambda x: np.nonzero(x), "float32[A,B]").outputs
-    assert a.type.shape == b.type.shape and a.type.ndim == 1 and _sized(a.type.shape[0], {}) \
-        is None
+@pytest.mark.parametrize(("fn", "fails"), [
+    (lambda x: np.zeros(3)[len(np.flatnonzero(x))], True),
+    (lambda x: np.zeros(3)[len(np.nonzero(x)[0])], True),
+    (lambda x: np.zeros(3)[np.argwhere(x).shape[0]], True),
+    (lambda x: np.zeros(3)[len(np.unique_values(x))], True),
+    (lambda x: np.nonzero(x)[0] + np.where(x)[0][::-1], False),
+])
+def test_what_code_needs_of_a_data_decided_length_stays_undecided(fn, fails):
+    """A need on a length the data decide (``np.zeros(3)[k]``: NumPy raises IndexError
+    where the count is 3 or more) is kept, and holds says it cannot decide it; so is
+    one NumPy always meets (two arrays of one count), which each ``?`` of its own does
+    not say (an assumption too many, never one too few)."""
+    result = kt.eval_shape(fn, "float32[n]")
+    assert result.assumptions
+    with pytest.raises(ValueError, match="no input's size decides"):
+        result.holds({"n": 5})
+    fn(np.zeros(5, np.float32))  # NumPy runs at some data ...
+    if fails:  # ... and raises at others
+        with pytest.raises(IndexError):
+            fn(np.arange(1, 6, dtype=np.float32))
 
 
 @pytest.mark.parametrize(("fn", "types", "axis"), [

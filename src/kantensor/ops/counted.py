@@ -5,26 +5,23 @@
 A boolean mask selects a number of elements no size gives: the index Op leaves it a size
 of its own, at most the mask's size (``m <= N*D``: a fact of that size, not a condition
 on the inputs; see :mod:`kantensor.evalshape.assumptions`), unknown in the type (``?``)
-as every size the data decide. Each function here is built so that the outputs NumPy
-gives the same length share *one* mask and so one count: ``np.nonzero(x)`` selects the
-columns of one grid of positions (``grid[:, x != 0]``, int64 as NumPy's intp) and splits
-its rows. The type of each value whose length the data decide says that length as the
-Dim ``x.shape`` gives it (:func:`_own`: the axis of that value, read from it when the
-graph runs), so what is computed from it keeps that one size, where ``?`` would be
-another unknown at each node.
+as every size the data decide. ``np.nonzero(x)`` selects the columns of one grid of
+positions (``grid[:, x != 0]``, int64 as NumPy's intp) and splits its rows. Each value
+computed from such a length has a ``?`` of its own, so what code needs of two of them
+(``rows + cols``), or of one (``np.zeros(3)[len(np.flatnonzero(x))]``), is an assumption
+``holds`` says it cannot decide, never dropped.
 
 The compositions compute NumPy's values (positions in C order, the elements kept in
-order), with one documented difference: ``np.unique_values`` gives its values sorted (NumPy >= 2.3
-gives them in an order its hashing decides, which the array API leaves unspecified),
-with NaNs distinct as NumPy's (``equal_nan=False``). NumPy's errors are kept: a 0-d
-input to ``nonzero``/``where`` (ValueError), a condition of ``compress`` that is not 1-d.
-A ``compress`` condition longer than its axis is refused (NumPy runs it where the extra
-entries are false, which no size says).
+order), with one documented difference: ``np.unique_values`` gives its values sorted
+(NumPy >= 2.3 gives them in an order its hashing decides, which the array API leaves
+unspecified), with NaNs distinct as NumPy's (``equal_nan=False``). NumPy's errors are
+kept: a 0-d input to ``nonzero``/``where`` (ValueError), a condition of ``compress`` that
+is not 1-d. A ``compress`` condition longer than its axis is refused (NumPy runs it
+where the extra entries are false, which no size says).
 """
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -32,7 +29,6 @@ import numpy as np
 
 from ..graph.basic import Variable
 from ..types.protocol import register_numpy
-from ..types.type import TensorType
 from ..types.variable import as_tensor_variable, register_method
 from .params import normalize_axis
 
@@ -45,37 +41,11 @@ def _ndim(x: Any) -> int:
     return x.type.ndim if isinstance(x, Variable) else np.ndim(x)
 
 
-def _own(x: Any) -> Any:
-    """``x`` whose type says, for each axis it leaves unknown (``?``), the Dim that
-    ``x.shape`` gives it (the length of that axis of x, read from x when the graph runs):
-    every value computed from x elementwise, sorted or transposed keeps that one size,
-    where a ``?`` would be a new unknown at each node (``v != np.roll(v, 1)`` would ask
-    that two of them be equal)."""
-    shape = x.type.shape
-    if x.owner is not None and any(d is None for d in shape):  # (an input keeps its type)
-        x.type = TensorType(x.type.dtype, tuple(x.shape[i] if d is None else d
-                                                for i, d in enumerate(shape)))
-    return x
-
-
-#: id(a) -> (a, its positions), both held weakly: the positions of one value are built
-#: once, so two ``np.nonzero(a)`` (or ``np.where(a)`` and ``np.argwhere(a)``) count alike.
-_POSITIONS: dict[int, tuple[weakref.ref, weakref.ref]] = {}
-
-
 def _positions(a: Any) -> Any:
     """The (ndim, k) int64 positions of a's nonzero elements (k the data decide), C order."""
-    held = _POSITIONS.get(id(a))
-    if held is not None and held[0]() is a and held[1]() is not None:
-        return held[1]()
-    ones = np.ones_like(_own(a), dtype=np.int64)
+    ones = np.ones_like(a, dtype=np.int64)
     grid = np.stack([np.cumsum(ones, axis=i) - 1 for i in range(_ndim(a))])
-    found = _own(grid[(slice(None), a != 0)])
-    if len(_POSITIONS) > 1024:  # (forget those whose values are gone)
-        for key in [k for k, (x, p) in _POSITIONS.items() if x() is None or p() is None]:
-            del _POSITIONS[key]
-    _POSITIONS[id(a)] = (weakref.ref(a), weakref.ref(found))
-    return found
+    return grid[(slice(None), a != 0)]
 
 
 def _nonzero(a: Any) -> tuple[Any, ...]:
@@ -97,7 +67,7 @@ def _argwhere(a: Any) -> Any:
 
 def _flatnonzero(a: Any) -> Any:
     flat = np.ravel(_tensor(a))
-    return _own((np.cumsum(np.ones_like(_own(flat), dtype=np.int64)) - 1)[flat != 0])
+    return (np.cumsum(np.ones_like(flat, dtype=np.int64)) - 1)[flat != 0]
 
 
 def _compressing(arange: Callable[..., Any]) -> Callable[..., Any]:
@@ -117,7 +87,6 @@ def _compress(arange: Callable[..., Any], condition: Any, a: Any, axis: int | No
     says: refused there (a condition on the sizes, at the user's line), never typed
     where NumPy raises IndexError."""
     c, a = _tensor(condition), _tensor(a)
-    c, a = (_own(v) if isinstance(v, Variable) else v for v in (c, a))
     if _ndim(c) != 1:
         raise ValueError("condition must be a 1-d array")
     if axis is None or _ndim(a) == 0:
@@ -131,14 +100,14 @@ def _compress(arange: Callable[..., Any], condition: Any, a: Any, axis: int | No
     a = as_tensor_variable(a)  # (a NumPy array, masked by a tensor)
     if c.shape[0] != a.shape[axis]:
         a = a[(*before, arange(c.shape[0]))]
-    return _own(a[(*before, c != 0)])
+    return a[(*before, c != 0)]
 
 
 def _unique_values(x: Any) -> Any:
     """The sorted values, each once (NaNs are distinct: NumPy's equal_nan=False)."""
-    s = _own(np.sort(_tensor(x), axis=None))
+    s = np.sort(_tensor(x), axis=None)
     first = np.cumsum(np.ones_like(s, dtype=np.int64)) == 1
-    return _own(s[(s != np.roll(s, 1)) | first])  # (no slice: s's length is one size)
+    return s[(s != np.roll(s, 1)) | first]
 
 
 #: NumPy function -> its composition.
