@@ -5,7 +5,10 @@ KINDS 23 adds hunt18's lines: splits, einsum strings, axis permutations, fancy i
 and masks, pads of every mode, broadcasts, cumulative ops and sorts; KINDS 24 hunt19's:
 sizes made NumPy numbers, branches on dtypes, fmod and shifts, partitions, searchsorted,
 cumulative_sum, math.fmod, float repeats, size steps, data-decided index arrays; KINDS
-past 24 draw those more often: every kind from 23 on is one of them).
+26 hunt20's too (kinds 23, 24 draw hunt19's, 25 and on hunt20's): nonzero, argwhere,
+flatnonzero, where of one argument, compress, unique_values, broadcast_arrays, lexsort,
+cumsum/cumprod with a dtype, pad's modes, each used further (indexed, reduced,
+broadcast); KINDS past 26 draw those more often).
 
 A program is Python source: a function of one to three inputs whose types name the
 sizes ``A``, ``B``, ``C`` (a name may repeat, so sizes are tied as often as not), and a
@@ -63,7 +66,7 @@ class Program:
     lines: list[str] = field(default_factory=list)
     values: dict[str, tuple[int, str]] = field(default_factory=dict)
     kinds: int = 17  # how many kinds of line are drawn (23: with :func:`_new_line`'s,
-    # 24: with :func:`_newer_line`'s too)
+    # 24: with :func:`_newer_line`'s too, 26: with :func:`_counted_line`'s too)
 
     def source(self, out: str | None = None) -> str:
         params = ", ".join(f"x{i}" for i in range(len(self.types)))
@@ -265,6 +268,8 @@ def _line(p: Program) -> str:
                            f"np.linalg.det({a})", f"np.diagonal({a})",
                            f"np.linalg.norm({a})", f"np.count_nonzero({a}, axis={ax})",
                            f"np.median({a}, axis={ax})", f"np.cumsum({a})"])
+    if kind >= 25:
+        return _counted_line(p, a, b, ax)
     if kind >= 23:
         return _newer_line(p, a, b, ax)
     if kind >= 17:
@@ -393,6 +398,43 @@ def _newer_line(p: Program, a: str, b: str, ax: int) -> str:
     ])
 
 
+def _counted_line(p: Program, a: str, b: str, ax: int) -> str:
+    """The lines of hunt20 (kind 25): sizes the data decide (nonzero, argwhere,
+    flatnonzero, where of one argument, compress, unique_values) and what uses them,
+    broadcast_arrays, lexsort, cumsum/cumprod with a dtype, pad's non-constant modes."""
+    rng = p.rng
+    ra = p.values[a][0]
+    rb = p.values[b][0]
+    ranked = [v for v in p.values if p.values[v][0] >= 1]
+    s = _size(p, ranked) if ranked else "2"
+    k = rng.randrange(max(ra, 1))
+    widths = ", ".join(f"({rng.randint(0, 3)}, {rng.randint(0, 2)})" for _ in range(ra))
+    mode = rng.choice(["'edge'", "'reflect'", "'symmetric'", "'wrap'", "'maximum'",
+                       "'mean'", "'median'", "'minimum'", "'linear_ramp'", "'empty'"])
+    cast = rng.choice(CASTS)
+    return rng.choice([
+        f"np.nonzero({a})[{k}]", f"np.stack(np.nonzero({a}))", f"np.argwhere({a})",
+        f"np.argwhere({a}).T", f"np.flatnonzero({a})", f"np.where({a})[{k}]",
+        f"{a}[np.nonzero({a})]", f"np.nonzero({a})[0] + np.nonzero({a})[{k}]",
+        f"{a}.ravel()[np.flatnonzero({a})]", f"np.argwhere({a}).sum(axis=0)",
+        f"np.compress({b}.ravel() > 0, {a}, axis={ax})" if ra else f"np.compress([True], {a})",
+        f"np.compress([True, False], {a}, axis={ax})" if ra else f"np.compress([0, 1], {a})",
+        f"np.compress({a}.ravel() != 0, {a})", f"np.compress(np.ones({s}, bool), {a})",
+        f"np.unique_values({a})", f"np.unique_values({a}).astype(np.{cast})",
+        f"np.unique_values({a}) * 2", f"len(np.unique_values({a})) + {a}",
+        f"np.broadcast_arrays({a}, {b})[{rng.randint(0, 1)}]",
+        f"np.broadcast_arrays({a}, {b}, {a})[2]", f"np.broadcast_arrays({a})[0]",
+        f"np.lexsort(({a}, {a}))" if ra else f"np.lexsort(({a},))",
+        f"np.lexsort(({a}, {b}))" if ra == rb else f"np.lexsort(({a},), axis=0)",
+        f"np.lexsort(({a},), axis={ax})", f"np.lexsort({a})" if ra else f"{a}",
+        f"np.cumsum({a}, axis={ax}, dtype=np.{cast})" if ra else
+        f"np.cumsum({a}, dtype=np.{cast})", f"{a}.cumprod(dtype=np.{cast})",
+        f"np.cumprod({a}, {ax}, np.{cast})" if ra else f"np.cumsum({a}, 0, np.{cast})",
+        f"np.pad({a}, ({widths}{',' if ra == 1 else ''}), {mode})",
+        f"np.pad({a}, {rng.randint(0, 3)}, {mode})", f"np.pad({a}, (1, 0), mode={mode})",
+    ])
+
+
 def _emit(p: Program, name: str, text: str) -> list[str]:
     if text.startswith("__assign__ "):
         tgt, idx, aug, val = text[len("__assign__ "):].split("|")
@@ -498,6 +540,15 @@ def _choice_explains(result, sizes) -> bool:
     return False
 
 
+def _sized(d, sizes):
+    """A type's size at ``sizes``: an int, or None where the data decide it (``?``, or a
+    Dim naming such a size: the axis of a value whose length is ``?``)."""
+    if d is None:
+        return None
+    value = substitute(d, sizes)
+    return value if isinstance(value, int) else None
+
+
 def judge(source: str, types: list[str], box=BOX) -> Verdict:
     """Judge ``source`` (a program) against NumPy at every assignment of ``box``."""
     import itertools
@@ -539,7 +590,11 @@ def judge(source: str, types: list[str], box=BOX) -> Verdict:
         try:
             holds = result.holds(s)
         except Exception as exc:  # noqa: BLE001
-            verdict.wrong.append(("holds-crash", s, f"{type(exc).__name__}: {exc}"))
+            # a condition over a size the data decide (``len(x[x > 0]) == n``) is kept
+            # and holds() says it cannot decide it: undecided, not a crash
+            kind = "undecided" if isinstance(exc, ValueError) and "cannot say" in str(exc) \
+                else "holds-crash"
+            verdict.wrong.append((kind, s, f"{type(exc).__name__}: {exc}"))
             continue
         fails = isinstance(out, BaseException)
         if holds and fails:
@@ -559,7 +614,7 @@ def judge(source: str, types: list[str], box=BOX) -> Verdict:
             continue
         t = case.type
         out = np.asarray(out)
-        want = tuple(substitute(d, s) if d is not None else None for d in t.shape)
+        want = tuple(_sized(d, s) for d in t.shape)
         if len(want) != out.ndim or any(w is not None and w != o
                                          for w, o in zip(want, out.shape, strict=False)):
             verdict.wrong.append(("shape", s, f"typed {t} = {want}, NumPy {out.shape}"))

@@ -251,11 +251,19 @@ class Concatenator:
 #: ``np.r_`` and ``np.c_`` as the traced code finds them.
 INDEX_TRICKS = {"r_": Concatenator(np.r_, False), "c_": Concatenator(np.c_, True)}
 
+def _lexsort(keys: Any, axis: int = -1) -> Any:
+    """``np.lexsort([a, b])``: NumPy dispatches on the keys of a tuple only."""
+    if isinstance(keys, list) and _symbolic(tuple(keys)):
+        return np.lexsort(tuple(keys), axis=axis)
+    return NotImplemented
+
+
 #: ``numpy`` entries traced during eval_shape (they have no tensor argument to dispatch on).
 CREATION: dict[str, Callable[..., Any]] = {
     "zeros": _zeros, "ones": _ones, "empty": _zeros, "full": _full, "arange": _arange,
     "eye": _eye, "identity": _identity, "tri": _tri, "linspace": _linspace,
-    "array": _array, "asarray": _array, "asanyarray": _array, "ascontiguousarray": _array}
+    "array": _array, "asarray": _array, "asanyarray": _array, "ascontiguousarray": _array,
+    "lexsort": _lexsort}
 
 def _generator_random(size: Any = None, dtype: Any = "float64", out: Any = None) -> Any:
     if out is not None:

@@ -21,6 +21,7 @@ from ..types.sizenum import AS_TENSOR
 from ..types.variable import constant, register_method, register_operator
 from .catalogue import load_all
 from .compositions import register as register_compositions
+from .counted import register as register_counted
 from .families.advanced import subscript_operator
 from .families.updates import update_operator
 from .sizes import AXIS_INPUT
@@ -113,7 +114,8 @@ WRITE_BACK.set(_write_back)
 register_operator("set_at", update_operator(CATALOGUE["setitem"], CATALOGUE["index_set"]))
 register_operator("add_at", update_operator(CATALOGUE["additem"], CATALOGUE["index_add"]))
 # NumPy functions that are compositions of these Ops (np.atleast_2d, np.insert, ...).
-register_compositions()
+register_compositions(CATALOGUE)
+register_counted(CATALOGUE)
 # x.view() and x.view(np.ndarray) are x (wrapper libraries call them).
 register_method("view", view)
 

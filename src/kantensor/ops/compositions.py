@@ -23,6 +23,7 @@ from ..types.dim import Dim, dim_min
 from ..types.dtypes import is_integer
 from ..types.protocol import NUMPY_OPS, register_numpy
 from ..types.variable import METHODS, as_tensor_variable, register_method
+from .counted import nonzero
 from .families.advanced import array_ref
 from .families.values import made_of_sizes
 from .params import AxisError, normalize_axis
@@ -261,6 +262,87 @@ def _rollaxis(a: Any, axis: int, start: int = 0) -> Any:
     return a if axis == start else np.moveaxis(a, axis, start)
 
 
+def _broadcast_arrays(*args: Any, subok: bool = False) -> tuple[Any, ...]:
+    """Each array broadcast to the shape of all of them (a tuple, as NumPy 2): the
+    shape is that of the arrays' ``|`` as booleans, whose relation broadcasts them."""
+    arrays = [a if isinstance(a, Variable) else as_tensor_variable(np.asarray(a))
+              for a in args]  # (a number or array too: NumPy gives it the shape)
+    if not arrays:
+        return ()
+    probe = functools.reduce(np.logical_or, [np.zeros_like(a, dtype=bool) for a in arrays])
+    return tuple(np.broadcast_to(a, tuple(_shape(probe))) for a in arrays)
+
+
+def _in_dtype(op: Callable[..., Any], numpy_name: str) -> Callable[..., Any]:
+    """``np.cumsum(a, axis, dtype)`` (``cumprod``, the methods): with ``dtype``, NumPy
+    casts the elements to it and accumulates in it, which is the accumulation of the cast
+    elements cast back to it (an integer's wraps, a bool's ``or``/``and``, a float's
+    rounding per step are the same: NumPy's own accumulation of that dtype)."""
+    @functools.wraps(op)
+    def accumulated(a: Any, axis: Any = None, dtype: Any = None) -> Any:
+        if dtype is None:
+            return op(a, axis)
+        name = np.dtype(dtype).name
+        return op(_tensor(a).astype(name), axis).astype(name)
+    accumulated.__name__ = numpy_name
+    return accumulated
+
+
+def _keys(keys: Any) -> list[Any]:
+    """``np.lexsort``'s keys: a sequence of arrays, or an array whose rows are the keys
+    (its first axis must then have a known length: the number of keys is no size)."""
+    if not isinstance(keys, Variable):
+        return [_tensor(k) for k in keys]
+    if keys.type.ndim == 0:
+        raise TypeError("need sequence of keys with len > 0 in lexsort")
+    n = keys.type.shape[0]
+    if not isinstance(n, int):
+        raise TypeError(f"numpy.lexsort of the rows of a {keys.type} tensor: the number of "
+                        "keys is a size, not known when the graph is built; give a "
+                        "sequence of keys")
+    return [keys[i] for i in range(n)]
+
+
+def _lexsorted(op: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(op)
+    def lexsort(keys: Any, axis: int = -1) -> Any:
+        found = _keys(keys)
+        if not found:
+            raise TypeError("need sequence of keys with len > 0 in lexsort")
+        return op(found, axis=axis)
+    return lexsort
+
+
+#: np.pad's keyword arguments of each mode (NumPy refuses others with ValueError).
+_PAD_KEYWORDS = {"constant": ("constant_values",), "empty": (), "edge": (), "wrap": (),
+                 "linear_ramp": ("end_values",), "reflect": ("reflect_type",),
+                 "symmetric": ("reflect_type",), **dict.fromkeys(
+                     ("maximum", "minimum", "mean", "median"), ("stat_length",))}
+
+
+def _padded(constant: Callable[..., Any], edges: Callable[..., Any]) -> Callable[..., Any]:
+    """``np.pad``: the constant mode is the ``pad`` Op (so is ``empty``, whose values are
+    any), the modes extending an axis with values made of its own (edge, reflect, ...)
+    the ``pad_edges`` Op, with their keywords' defaults."""
+    @functools.wraps(constant)
+    def pad(array: Any, pad_width: Any, mode: Any = "constant", **kwargs: Any) -> Any:
+        if mode == "empty":
+            mode = "constant"
+        if not isinstance(mode, str) or mode not in _PAD_KEYWORDS:
+            return constant(array, pad_width, mode, **kwargs)  # (its error names modes)
+        if set(kwargs) - set(_PAD_KEYWORDS[mode]):
+            raise ValueError(f"unsupported keyword arguments for mode '{mode}': "
+                             f"{set(kwargs) - set(_PAD_KEYWORDS[mode])}")
+        if mode == "constant":
+            return constant(array, pad_width, mode, **kwargs)
+        if kwargs:
+            raise TypeError(f"numpy.pad(..., mode='{mode}', {', '.join(kwargs)}=...) is not "
+                            "supported on symbolic tensors: kantensor's pad_edges takes "
+                            "the mode's default")
+        return edges(array, pad_width, mode=mode)
+    return pad
+
+
 #: NumPy function -> its composition of Ops.
 COMPOSITIONS: dict[Any, Callable[..., Any]] = {
     np.atleast_1d: _each(_atleast_1d), np.atleast_2d: _each(_atleast_2d),
@@ -339,25 +421,26 @@ def _taken(a: Any, indices: Any, axis: int | None) -> Any:
 
 def _three_way(op: Callable[..., Any]) -> Callable[..., Any]:
     """``np.where(c, x, y)`` is the catalogue's where; ``np.where(c)`` alone is NumPy's
-    ``nonzero(c)`` (a tuple of index arrays whose length the data decides), which has
-    no Op: a TypeError saying so, as for ``np.nonzero``, not the where Op's "takes 3
-    inputs" (a TypeInferenceError, which says the program is ill-typed where NumPy
-    runs it)."""
+    ``nonzero(c)`` (:func:`~.counted.nonzero`: index arrays of one length the data
+    decide)."""
     @functools.wraps(op)
     def where(*args: Any, **kwargs: Any) -> Any:
+        if len(args) == 1 and not kwargs:
+            return nonzero(args[0])
         if len(args) + len(kwargs) == 1:
-            raise TypeError("numpy.where with one argument (numpy.nonzero) is not supported "
-                            "on symbolic tensors: kantensor has no Op for it; give x and y "
-                            "(np.where(c, x, y))")
+            raise TypeError("numpy.where takes the condition alone (positionally) or the "
+                            "condition, x and y")
         return op(*args, **kwargs)
     return where
 
 
-def register() -> None:
+def register(ops: dict[str, Any]) -> None:
     """Make the NumPy functions of :data:`COMPOSITIONS` build their compositions, those
     of :data:`LISTED` (mapped to their Ops by the catalogue) give lists, ``np.where``
-    of one argument say it has no Op, and ``np.take`` (``x.take``) of known indices
-    index (:func:`_known_take`)."""
+    of one argument give nonzero's arrays, ``np.take`` (``x.take``) of known indices
+    index (:func:`_known_take`), ``np.broadcast_arrays`` broadcast, ``cumsum`` and
+    ``cumprod`` accumulate in a given dtype, ``np.lexsort`` take its keys as NumPy does
+    and ``np.pad`` pick the Op of its mode (``ops``: the catalogue's Ops by name)."""
     for fn in LISTED:
         register_numpy(fn, _listed(NUMPY_OPS[fn]))
     register_numpy(np.where, _three_way(NUMPY_OPS[np.where]))
@@ -365,3 +448,9 @@ def register() -> None:
     register_method("take", _known_take(METHODS["take"]))
     for fn, composition in COMPOSITIONS.items():
         register_numpy(fn, composition)
+    register_numpy(np.broadcast_arrays, _broadcast_arrays)
+    for name in ("cumsum", "cumprod"):
+        register_numpy(getattr(np, name), _in_dtype(NUMPY_OPS[getattr(np, name)], name))
+        register_method(name, _in_dtype(METHODS[name], name))
+    register_numpy(np.lexsort, _lexsorted(NUMPY_OPS[np.lexsort]))
+    register_numpy(np.pad, _padded(ops["pad"], ops["pad_edges"]))

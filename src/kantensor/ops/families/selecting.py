@@ -1,6 +1,6 @@
 """Builders of NumPy's order statistics and running totals (``signatures/arrange.toml``,
 ``signatures/reductions.toml``): partition/argpartition, searchsorted and the array
-API's cumulative_sum/cumulative_prod.
+API's cumulative_sum/cumulative_prod, and lexsort.
 
 ``np.partition(x, kth, axis)`` keeps the shape and needs each ``kth`` in bounds of the
 axis (``-n <= kth < n``; NumPy raises ValueError "kth(=k) out of bounds" otherwise),
@@ -16,7 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ...syntax.ast import dim_min
+from ...syntax.template import Operands
 from ..params import ParamError, normalize_axis
 from ..templates import dims, rank_error, reads_ranks, size_of, typed
 
@@ -72,3 +75,23 @@ def accumulated(types: tuple, axis: int | None, include_initial: bool,
     if include_initial:
         y[ax] = a[ax] + 1
     return {"x": a, "y": y, "params": {"axis": ax, "include_initial": include_initial}}
+
+
+@reads_ranks
+def lexsorted(types: tuple, axis: int, **_: Any) -> dict[str, Any]:
+    """lexsort: keys of one shape (NumPy: "all keys need to be the same shape"), the
+    int64 indices of that shape; ``axis`` in bounds (-1 and 0 of 0-d keys too)."""
+    if not types:
+        raise ParamError("need sequence of keys with len > 0 in lexsort")
+    ndim = types[0].ndim
+    if any(t.ndim != ndim for t in types):
+        raise rank_error("lexsort", "all keys need to be the same shape")
+    ax = normalize_axis(axis, max(ndim, 1))
+    a = dims("a", ndim)
+    return {"inputs": Operands([typed(a) for _ in types]), "y": a,
+            "params": {"axis": ax}}
+
+
+def lexsort(*keys: np.ndarray, axis: int) -> np.ndarray:
+    """``numpy.lexsort`` with the keys as separate arguments (the impl convention)."""
+    return np.asarray(np.lexsort(keys, axis=axis))

@@ -390,6 +390,24 @@ def padded(types: tuple, pad_width: tuple[tuple[int, int], ...], constant_values
     """pad (constant mode): one (before, after) pair for every axis, or one pair for
     all of them; each axis grows by its pair's sum."""
     (x,) = types
+    _check_fill(x.dtype, x.ndim, constant_values)
+    return _padded(x, pad_width)
+
+
+@reads_ranks
+def padded_edges(types: tuple, pad_width: tuple[tuple[int, int], ...], **_: Any
+                 ) -> dict[str, Any]:
+    """pad_edges (modes edge, reflect, symmetric, wrap): :func:`padded`'s shape, and an
+    axis that grows is not empty (NumPy: "can't extend empty axis"; one element is
+    enough, also to reflect: NumPy repeats it)."""
+    (x,) = types
+    made = _padded(x, pad_width)
+    made["fits"] = [d >= 1 for d, p in zip(made["x"], made["params"]["pad_width"],
+                                           strict=False) if sum(p)]
+    return made
+
+
+def _padded(x: Any, pad_width: tuple[tuple[int, int], ...]) -> dict[str, Any]:
     if len(pad_width) == 1:
         pairs = pad_width * x.ndim
     elif len(pad_width) == x.ndim:
@@ -397,12 +415,10 @@ def padded(types: tuple, pad_width: tuple[tuple[int, int], ...], constant_values
     else:
         raise ParamError(f"pad_width has {len(pad_width)} (before, after) pairs for a "
                          f"tensor of dimension {x.ndim}")
-    _check_fill(x.dtype, x.ndim, constant_values)
     a = dims("a", x.ndim)
     out = [shifted(d, sum(p)) for d, p in zip(a, pairs, strict=True)]
     # A 0-d tensor keeps one (unused) pair: NumPy refuses an empty pad_width.
-    return {"x": a, "y": out,
-            "params": {"pad_width": pairs or ((0, 0),)}}
+    return {"x": a, "y": out, "params": {"pad_width": pairs or ((0, 0),)}}
 
 
 @reads_ranks

@@ -1,0 +1,134 @@
+"""NumPy functions whose result's length the data decide, as compositions of the
+``index`` Op's boolean mask: ``np.nonzero``, ``np.where(c)`` (one argument),
+``np.argwhere``, ``np.flatnonzero``, ``np.compress`` and ``np.unique_values``.
+
+A boolean mask selects a number of elements no size gives: the index Op leaves it a size
+of its own, at most the mask's size (``m <= N*D``: a fact of that size, not a condition
+on the inputs; see :mod:`kantensor.evalshape.assumptions`), unknown in the type (``?``)
+as every size the data decide. ``np.nonzero(x)`` selects the columns of one grid of
+positions (``grid[:, x != 0]``, int64 as NumPy's intp) and splits its rows. Each value
+computed from such a length has a ``?`` of its own, so what code needs of two of them
+(``rows + cols``), or of one (``np.zeros(3)[len(np.flatnonzero(x))]``), is an assumption
+``holds`` says it cannot decide, never dropped.
+
+The compositions compute NumPy's values (positions in C order, the elements kept in
+order), with one documented difference: ``np.unique_values`` gives its values sorted
+(NumPy >= 2.3 gives them in an order its hashing decides, which the array API leaves
+unspecified), with NaNs distinct as NumPy's (``equal_nan=False``). NumPy's errors are
+kept: a 0-d input to ``nonzero``/``where`` (ValueError), a condition of ``compress`` that
+is not 1-d. A ``compress`` condition longer than its axis is refused (NumPy runs it
+where the extra entries are false, which no size says).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..graph.basic import Variable
+from ..types.protocol import register_numpy
+from ..types.variable import as_tensor_variable, register_method
+from .params import normalize_axis
+
+
+def _tensor(x: Any) -> Any:
+    return x if isinstance(x, Variable) else np.asarray(x)
+
+
+def _ndim(x: Any) -> int:
+    return x.type.ndim if isinstance(x, Variable) else np.ndim(x)
+
+
+def _positions(a: Any) -> Any:
+    """The (ndim, k) int64 positions of a's nonzero elements (k the data decide), C order."""
+    ones = np.ones_like(a, dtype=np.int64)
+    grid = np.stack([np.cumsum(ones, axis=i) - 1 for i in range(_ndim(a))])
+    return grid[(slice(None), a != 0)]
+
+
+def _nonzero(a: Any) -> tuple[Any, ...]:
+    a = _tensor(a)
+    if _ndim(a) == 0:
+        raise ValueError("Calling nonzero on 0d arrays is not allowed. Use "
+                         "np.atleast_1d(scalar).nonzero() instead.")
+    rows = _positions(a)
+    return tuple(rows[i] for i in range(_ndim(a)))
+
+
+def _argwhere(a: Any) -> Any:
+    """(k, ndim): a 0-d input is one element of no axes (NumPy: k is 0 or 1, no columns)."""
+    a = _tensor(a)
+    if _ndim(a) == 0:
+        return _argwhere(np.reshape(a, (1,)))[:, :0]
+    return np.transpose(_positions(a))
+
+
+def _flatnonzero(a: Any) -> Any:
+    flat = np.ravel(_tensor(a))
+    return (np.cumsum(np.ones_like(flat, dtype=np.int64)) - 1)[flat != 0]
+
+
+def _compressing(arange: Callable[..., Any]) -> Callable[..., Any]:
+    """``np.compress`` with the ``arange`` Op (see :func:`_compress`)."""
+    def compress(condition: Any, a: Any, axis: int | None = None) -> Any:
+        return _compress(arange, condition, a, axis)
+    return compress
+
+
+def _compress(arange: Callable[..., Any], condition: Any, a: Any, axis: int | None
+              ) -> Any:
+    """``a``'s entries along ``axis`` (of the flattened ``a`` for None, as for a 0-d
+    ``a``) where the 1-d ``condition`` is true: its true positions where its values are
+    known, the mask itself where it has the axis's length; else the first ``len(c)``
+    entries (``a[..., np.arange(len(c))]``, which needs ``len(c) <= n``) masked. NumPy
+    also runs a longer condition whose extra entries are all false, which no size
+    says: refused there (a condition on the sizes, at the user's line), never typed
+    where NumPy raises IndexError."""
+    c, a = _tensor(condition), _tensor(a)
+    if _ndim(c) != 1:
+        raise ValueError("condition must be a 1-d array")
+    if axis is None or _ndim(a) == 0:
+        if axis is not None:
+            normalize_axis(axis, 1)
+        a, axis = np.ravel(a), 0
+    axis = normalize_axis(axis, _ndim(a))
+    before = (slice(None),) * axis
+    if isinstance(c, np.ndarray):  # known values: known positions
+        return np.take(a, np.flatnonzero(c), axis=axis)
+    a = as_tensor_variable(a)  # (a NumPy array, masked by a tensor)
+    if c.shape[0] != a.shape[axis]:
+        a = a[(*before, arange(c.shape[0]))]
+    return a[(*before, c != 0)]
+
+
+def _unique_values(x: Any) -> Any:
+    """The sorted values, each once (NaNs are distinct: NumPy's equal_nan=False)."""
+    s = np.sort(_tensor(x), axis=None)
+    first = np.cumsum(np.ones_like(s, dtype=np.int64)) == 1
+    return s[(s != np.roll(s, 1)) | first]
+
+
+#: NumPy function -> its composition.
+COUNTED: dict[Any, Callable[..., Any]] = {
+    np.nonzero: _nonzero, np.argwhere: _argwhere, np.flatnonzero: _flatnonzero,
+    np.unique_values: _unique_values}
+
+
+def nonzero(a: Any) -> tuple[Any, ...]:
+    """``np.nonzero(a)`` (and ``np.where(a)``) on a tensor: one int64 index array per
+    axis, all of one length the data decide."""
+    return _nonzero(a)
+
+
+def register(ops: dict[str, Any]) -> None:
+    """Make the NumPy functions of :data:`COUNTED` (and ``np.compress``, with the
+    catalogue's ``arange`` of ``ops``) build their compositions, and the methods
+    ``x.nonzero()``, ``x.compress(condition, axis)`` too."""
+    for fn, composition in COUNTED.items():
+        register_numpy(fn, composition)
+    compress = _compressing(ops["arange"])
+    register_numpy(np.compress, compress)
+    register_method("nonzero", _nonzero)
+    register_method("compress", lambda a, condition, axis=None: compress(condition, a, axis))
