@@ -161,3 +161,25 @@ def test_the_index_op_states_a_permutation_in_its_relation():
     n = var("n")
     answers = kt.query(op, [kt.pattern("float64", (n, 2)), "int64[4,3]"], [var("Z")])
     assert "3 <= n" in str(answers)
+
+
+def test_a_slice_of_a_permutation_is_a_size_input_of_take_along_axis():
+    """Over named sizes the hull 0 .. B - 1 of a slice is a reach, a size input of the
+    call: a function runs exactly where NumPy runs for every data draw."""
+    b_, v_ = kt.Dim("B"), kt.Dim("V")
+    x = kt.tensor("x", "float64", (b_, v_))
+    y = np.take_along_axis(x, kt.argsort(x, axis=0)[:, :1], axis=1)
+    f = kt.function([x], y, check=True)
+
+    def numpy_fn(d):
+        return np.take_along_axis(d, np.argsort(d, axis=0, kind="stable")[:, :1], axis=1)
+
+    for b, v in SIZES:
+        draws = _draws(b, v)
+        try:
+            got = f(draws[0])
+        except kt.TypeInferenceError:
+            got = None
+        assert (got is not None) == all(_runs(numpy_fn, d) for d in draws), (b, v)
+        if got is not None:
+            np.testing.assert_array_equal(got, numpy_fn(draws[0]))
