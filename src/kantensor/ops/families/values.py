@@ -26,6 +26,9 @@ output is not empty. Its bounds are ``0 .. min(1, size)*n - 1``, so that an empt
 not); values the graph moves, slices or joins keep the hull ``0 .. n - 1``, which is the
 for-every-data reading: ``np.argsort(x, axis=0)[:1]`` may hold only small values for
 some data, yet the hull refuses the sizes where one of them could be out of bounds.
+A hull needs the argsort's sizes (ints, or Dims an input names); in a ``kt`` graph whose
+axes are unknown (None) only the argsort itself is read, and what moves it is unknown
+(unchecked, as an index of data is: never a wrong bound).
 (``argmax``/``argmin`` are data-decided values within ``0 .. n - 1``, not a
 permutation: which of them are reached is the data's, so they stay unknown here, as any
 index of data is.)
