@@ -31,7 +31,7 @@ from ..sizes import SizeNames
 from ..templates import alternative, checked, dims, rank_error, reads_ranks, size_of, typed
 from .creation import ranged
 from .indexing import _as_key, readings, resolve, sized_bounds, sliced, values_need
-from .values import permutation_axis, value_bounds, value_reach
+from .values import permutation_axis, value_bounds, value_range, value_reach
 
 _ARRAYS = (Variable, np.ndarray, list, range)
 _NO_KEYWORDS: dict[str, Any] = {}  # never mutated
@@ -111,8 +111,10 @@ def array_ref(position: int, value: Any) -> ArrayRef:
         m = value_bounds(node.inputs[1])
         if m is not None and m[0] == m[1] and m[0] > 0 and _wide_integer(value.type.dtype):
             return ArrayRef(position, None, True, m[0])
-    bounds = value_bounds(value)
-    return ArrayRef(position, bounds, reach=None if bounds is not None else value_reach(value))
+    found = value_range(value)  # (once: bounds that are ints, else a reach)
+    if found is not None and type(found[0]) is int and type(found[1]) is int:
+        return ArrayRef(position, found)
+    return ArrayRef(position, reach=value_reach(value, found))
 
 
 def _counting(value: Any) -> bool:

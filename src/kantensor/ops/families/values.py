@@ -43,6 +43,7 @@ an unsigned one) or round (a float past 2**24) is unknown.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -98,16 +99,26 @@ def value_bounds(v: Any) -> tuple[int, int] | None:
         type(found[1]) is int else None
 
 
-def value_reach(v: Any) -> Dim | None:
+def value_reach(v: Any, found: tuple[DimLike, DimLike] | None | bool = False
+                ) -> Dim | None:
     """``max(hi + 1, -lo)`` for the bounds lo .. hi of :func:`value_range` where one is a
     size (a Dim over named sizes only, which a call carries in an input of its own): how
     long an axis must be for every value of the index array ``v`` to be in bounds
     (``(arange(n) + 1) % 3``: ``min(n, 2) + 1``). None where the bounds are ints
-    (:func:`value_bounds`), unknown, or over sizes no input names."""
-    found = value_range(v)
+    (:func:`value_bounds`), unknown, or over sizes no input names. ``found``: v's
+    :func:`value_range`, where the caller has it already."""
+    if found is False:
+        found = value_range(v)
     if found is None or type(found[0]) is int and type(found[1]) is int:
         return None
-    need = dim_max(found[1] + 1, -found[0])
+    return _reach(*found)
+
+
+@lru_cache(maxsize=256)
+def _reach(lo: DimLike, hi: DimLike) -> Dim | None:
+    """:func:`value_reach` of the bounds ``lo .. hi`` (once per bounds: a traced
+    program indexes by the same values at every call)."""
+    need = dim_max(hi + 1, -lo)
     if not isinstance(need, Dim) or not all(isinstance(s, str) for s in free_symbols(need)):
         return None
     return need
@@ -259,6 +270,14 @@ def _permuted(v: Variable) -> Range:
     shape = v.type.shape
     if axis is None or axis >= len(shape) or any(s is None for s in shape):
         return _UNKNOWN
+    return _permutation_hull(shape, axis)
+
+
+@lru_cache(maxsize=256)
+def _permutation_hull(shape: tuple[DimLike, ...], axis: int) -> Range:
+    """``(0, min(1, size)*n - 1)`` of a permutation along ``axis`` of an array of
+    ``shape`` (decided once per shape: Dim arithmetic is the cost of a traced argsort's
+    index)."""
     size: DimLike = 1
     for s in shape:
         size = size * s
