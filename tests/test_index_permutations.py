@@ -34,6 +34,8 @@ CASES = [
     ("l[np.argsort(l)[..., ::-1]]", True),
     ("l[np.argsort(l, axis=1).T]", True),
     ("l[np.argpartition(l, 0, axis=1)]", True),
+    ("l[np.lexsort((l, -l), axis=1)]", True),
+    ("np.take_along_axis(l, np.lexsort((l,), axis=0)[:1], axis=1)", False),
     ("l[np.argsort(l, axis=1)[:, :1]]", False),
     ("l[np.concatenate([np.argsort(l, axis=1), np.zeros((1, l.shape[1]), int)])]", True),
     ("np.take_along_axis(l, np.argsort(l, axis=0), axis=1)", True),

@@ -16,19 +16,20 @@ sizes used as numbers, ``arange``, ``ones``, ``zeros``, ``full``, ``tril``/``tri
 (``np.tri``), casts, the Ops that only move, repeat or join values (``reshape``,
 ``x[::-1]``, ``concatenate``, ``repeat``, ``sort``, ...), ``+``, ``-``, negation,
 ``minimum``/``maximum``, and ``*``, ``//``, ``%`` by an int, and ``argsort`` /
-``argpartition`` (:func:`permutation_axis`). Anything else is unknown (None).
+``argpartition`` / ``lexsort`` (:func:`permutation_axis`). Anything else is unknown
+(None).
 
-``argsort``'s values are no data: along its axis (of length n; the flattened size for
-``axis=None``) they are a permutation of ``0 .. n - 1``, every value reached wherever the
-output is not empty. Its bounds are ``0 .. min(1, size)*n - 1``, so that an empty output
-(no lookups) needs nothing. An index made of the argsort itself states that exactly
-(:attr:`~kantensor.ops.params.ArrayRef.along`: the index array's own axis, known or
-not); values the graph moves, slices or joins keep the hull ``0 .. n - 1``, which is the
-for-every-data reading: ``np.argsort(x, axis=0)[:1]`` may hold only small values for
-some data, yet the hull refuses the sizes where one of them could be out of bounds.
-A hull needs the argsort's sizes (ints, or Dims an input names); in a ``kt`` graph whose
-axes are unknown (None) only the argsort itself is read, and what moves it is unknown
-(unchecked, as an index of data is: never a wrong bound).
+``argsort``'s values (``argpartition``'s, ``lexsort``'s) are no data: along its axis (of
+length n; the flattened size for ``axis=None``) they are a permutation of ``0 .. n -
+1``, every value reached wherever the output is not empty. Its bounds are ``0 .. min(1,
+size)*n - 1``, so that an empty output (no lookups) needs nothing. An index made of the
+argsort itself states that exactly (:attr:`~kantensor.ops.params.ArrayRef.along`: the
+index array's own axis, known or not); values the graph moves, slices or joins keep the
+hull ``0 .. n - 1``, which is the for-every-data reading: ``np.argsort(x, axis=0)[:1]``
+may hold only small values for some data, yet the hull refuses the sizes where one of
+them could be out of bounds. A hull needs the argsort's sizes (ints, or Dims an input
+names); in a ``kt`` graph whose axes are unknown (None) only the argsort itself is read,
+and what moves it is unknown (unchecked, as an index of data is: never a wrong bound).
 (``argmax``/``argmin`` are data-decided values within ``0 .. n - 1``, not a
 permutation: which of them are reached is the data's, so they stay unknown here, as any
 index of data is.)
@@ -60,6 +61,7 @@ from .arrange import repeat, tile
 from .creation import full, ones, random, ranged, zeros
 from .elementwise import cast
 from .indexing import getitem
+from .selecting import lexsort
 from .shape import argsort, broadcast_to, concatenate, hstack, reshape, stack, vstack
 from .squeezing import squeeze
 
@@ -76,7 +78,7 @@ _SAME_VALUES = frozenset({np.copy, getitem, np.flip, reshape, np.ravel, broadcas
 #: Ops whose values are some of all their inputs'.
 _UNION = frozenset({concatenate, stack, vstack, hstack})
 #: Ops whose output is a permutation of 0 .. n - 1 along their (normalised) axis.
-_PERMUTING = frozenset({argsort, np.argpartition})
+_PERMUTING = frozenset({argsort, np.argpartition, lexsort})
 #: A size may be any int >= 0: dtypes narrower than this may wrap it around.
 _WIDE = 2**31 - 1
 
@@ -126,8 +128,10 @@ def _reach(lo: DimLike, hi: DimLike) -> Dim | None:
 
 def permutation_axis(v: Any) -> int | None:
     """The axis of ``v`` along which its values are a permutation of ``0 .. n - 1``
-    (n that axis's length): ``v`` is an ``argsort`` or ``argpartition`` (along their
-    axis; axis None, and a 0-d input, give a vector: its axis 0). None otherwise."""
+    (n that axis's length): ``v`` is an ``argsort``, ``argpartition`` or ``lexsort``
+    (along their axis; axis None, and a 0-d input of the first two, give a vector: its
+    axis 0; lexsort's 0-d output has no axis, and callers check the axis is v's).
+    None otherwise."""
     node = getattr(v, "owner", None)
     if node is None or getattr(node.op, "impl", None) not in _PERMUTING:
         return None
