@@ -26,7 +26,7 @@ from ..types.variable import METHODS, as_tensor_variable, register_method
 from .counted import nonzero
 from .families.advanced import array_ref
 from .families.values import made_of_sizes
-from .params import AxisError, normalize_axis
+from .params import ArrayRef, AxisError, normalize_axis
 
 
 def _tensor(x: Any) -> Any:
@@ -372,8 +372,9 @@ _TAKE = inspect.signature(lambda a, indices, axis=None, out=None, mode="raise": 
 
 def _known_take(op: Callable[..., Any]) -> Callable[..., Any]:
     """``np.take(x, indices, axis)`` (and ``x.take``) of indices the trace knows (an int,
-    a list, a NumPy array; bools are NumPy's 0 and 1; a graph value whose bounds the
-    index knows, :func:`~kantensor.ops.families.advanced.array_ref`, or integers made of
+    a list, a NumPy array; bools are NumPy's 0 and 1; a graph value whose bounds, reach
+    or permuted axis (an argsort's) the index knows,
+    :func:`~kantensor.ops.families.advanced.array_ref`, or integers made of
     sizes, :func:`~kantensor.ops.families.values.made_of_sizes`, whose bounds (or an
     assumption on them, where they are not read) ``eval_shape`` states,
     :mod:`kantensor.evalshape.indexvalues`) is the index
@@ -394,9 +395,10 @@ def _known_take(op: Callable[..., Any]) -> Callable[..., Any]:
         known = isinstance(indices, int | list | tuple | range | np.ndarray | np.integer)
         if isinstance(indices, Variable):  # np.arange(4) % 2: values a build knows
             ref = array_ref(0, indices)
-            known = indices.type.ndim >= 1 and (ref.bounds is not None or ref.counting or
-                                                 is_integer(indices.type.dtype) and
-                                                 made_of_sizes(indices))
+            known = indices.type.ndim >= 1 and (
+                ref.bounds is not None or ref.counting or ref.reach is not None or
+                ref.along is not None or
+                is_integer(indices.type.dtype) and made_of_sizes(indices))
         if not known or bound.arguments.get("out") is not None or \
                 bound.arguments.get("mode", "raise") != "raise":
             return op(*args, **kwargs)
@@ -409,6 +411,27 @@ def _known_take(op: Callable[..., Any]) -> Callable[..., Any]:
             return op(*args, **kwargs)
         return _taken(a, values, axis)
     return take
+
+
+_ALONG = inspect.signature(lambda arr, indices, axis=-1: None)
+
+
+def _known_along(op: Callable[..., Any]) -> Callable[..., Any]:
+    """``np.take_along_axis(arr, indices, axis)`` with the indices' known values (a
+    NumPy array's, or a graph value's: :func:`~kantensor.ops.families.advanced.array_ref`)
+    as the Op's ``values`` parameter, which its relation checks against the axis."""
+    @functools.wraps(op)
+    def take_along_axis(*args: Any, **kwargs: Any) -> Any:
+        try:
+            bound = _ALONG.bind(*args, **kwargs)
+        except TypeError:
+            return op(*args, **kwargs)
+        indices = bound.arguments["indices"]
+        ref = array_ref(0, indices) if isinstance(indices, Variable | np.ndarray) else None
+        if ref is None or ref == ArrayRef(0):  # (nothing known of the values)
+            return op(*args, **kwargs)
+        return op(*args, **kwargs, values=(ref,))
+    return take_along_axis
 
 
 def _taken(a: Any, indices: Any, axis: int | None) -> Any:
@@ -438,13 +461,15 @@ def register(ops: dict[str, Any]) -> None:
     """Make the NumPy functions of :data:`COMPOSITIONS` build their compositions, those
     of :data:`LISTED` (mapped to their Ops by the catalogue) give lists, ``np.where``
     of one argument give nonzero's arrays, ``np.take`` (``x.take``) of known indices
-    index (:func:`_known_take`), ``np.broadcast_arrays`` broadcast, ``cumsum`` and
+    index (:func:`_known_take`), ``np.take_along_axis`` check them
+    (:func:`_known_along`), ``np.broadcast_arrays`` broadcast, ``cumsum`` and
     ``cumprod`` accumulate in a given dtype, ``np.lexsort`` take its keys as NumPy does
     and ``np.pad`` pick the Op of its mode (``ops``: the catalogue's Ops by name)."""
     for fn in LISTED:
         register_numpy(fn, _listed(NUMPY_OPS[fn]))
     register_numpy(np.where, _three_way(NUMPY_OPS[np.where]))
     register_numpy(np.take, _known_take(NUMPY_OPS[np.take]))
+    register_numpy(np.take_along_axis, _known_along(NUMPY_OPS[np.take_along_axis]))
     register_method("take", _known_take(METHODS["take"]))
     for fn, composition in COMPOSITIONS.items():
         register_numpy(fn, composition)

@@ -356,19 +356,26 @@ class ArrayRef:
     ``reach``, for values whose bounds lo .. hi are sizes (``(arange(n) + 1) % 3``: 0 ..
     min(n, 2)), the Dim ``max(hi + 1, -lo)`` an axis it looks up must be at least: a
     size of the call, carried by an input of its own (:mod:`kantensor.ops.sizes`), so
-    the relation checks it as it checks int bounds."""
+    the relation checks it as it checks int bounds;
+    ``along`` k, an ``argsort`` (:func:`~kantensor.ops.families.values.permutation_axis`):
+    along its own axis k (of length m, known or not) the values are a permutation of 0
+    .. m - 1, every one looked up where the array is not empty, so the relation checks
+    ``m <= n`` there, exactly, from the array's own type."""
 
     position: int
     bounds: tuple[int, int] | None = None
     counting: bool = False
     cap: int | None = None
     reach: Any = None
+    along: int | None = None
 
     def __repr__(self) -> str:
         extra = "" if self.bounds is None else f" in [{self.bounds[0]}, {self.bounds[1]}]"
         capped = "" if self.cap is None else f" % {self.cap}"
         reach = "" if self.reach is None else f" within {self.reach}"
-        return f"<array {self.position}{extra}{' counting' * self.counting}{capped}{reach}>"
+        along = "" if self.along is None else f" permuting axis {self.along}"
+        return f"<array {self.position}{extra}{' counting' * self.counting}{capped}{reach}" \
+               f"{along}>"
 
 
 def _index(value: Any) -> tuple:

@@ -30,8 +30,8 @@ from ..params import ArrayRef, ParamError, SliceItem
 from ..sizes import SizeNames
 from ..templates import alternative, checked, dims, rank_error, reads_ranks, size_of, typed
 from .creation import ranged
-from .indexing import _as_key, readings, resolve, sized_bounds, sliced
-from .values import value_bounds, value_reach
+from .indexing import _as_key, readings, resolve, sized_bounds, sliced, values_need
+from .values import permutation_axis, value_bounds, value_range, value_reach
 
 _ARRAYS = (Variable, np.ndarray, list, range)
 _NO_KEYWORDS: dict[str, Any] = {}  # never mutated
@@ -94,21 +94,27 @@ def array_ref(position: int, value: Any) -> ArrayRef:
     (:func:`~kantensor.ops.families.values.value_bounds`: ints; where they are sizes,
     :func:`~kantensor.ops.families.values.value_reach`, a size of the call); ``arange(k)``
     counts 0 .. k - 1, ``arange(k) % m`` 0 .. min(k, m) - 1 (a cap, where bounds 0 .. m
-    - 1 would refuse k < m on an axis of k)."""
+    - 1 would refuse k < m on an axis of k); an ``argsort`` permutes its own axis
+    (:attr:`ArrayRef.along`, exact whether that axis is known or not)."""
     if isinstance(value, np.ndarray):
         bounds = (int(value.min()), int(value.max())) if value.dtype.kind in "iu" and \
             value.size else None
         return ArrayRef(position, bounds)
     if _counting(value):
         return ArrayRef(position, None, True)
+    along = permutation_axis(value)
+    if along is not None and along < value.type.ndim:
+        return ArrayRef(position, along=along)
     node = getattr(value, "owner", None)
     if node is not None and getattr(node.op, "impl", None) is np.remainder and \
             len(node.inputs) == 2 and _counting(node.inputs[0]):
         m = value_bounds(node.inputs[1])
         if m is not None and m[0] == m[1] and m[0] > 0 and _wide_integer(value.type.dtype):
             return ArrayRef(position, None, True, m[0])
-    bounds = value_bounds(value)
-    return ArrayRef(position, bounds, reach=None if bounds is not None else value_reach(value))
+    found = value_range(value)  # (once: bounds that are ints, else a reach)
+    if found is not None and type(found[0]) is int and type(found[1]) is int:
+        return ArrayRef(position, found)
+    return ArrayRef(position, reach=value_reach(value, found))
 
 
 def _counting(value: Any) -> bool:
@@ -224,16 +230,11 @@ def advanced_selection(x: Any, arrays: tuple, index: tuple,
                 operands.append(typed(own, kind))
                 clauses.append(InCategory(kind, "integer"))
                 groups.append(own)
-                if item.bounds is not None:  # a constant's values, checked as ints are
-                    low, high = item.bounds
-                    fitting.append((a[axis], max(high + 1, -low)))
-                elif item.counting and t.ndim == 1:  # arange(k): 0 .. k - 1 (which
-                    fitting.append((a[axis], own[0] if item.cap is None  # says the axis
-                                    else dim_min(own[0], item.cap)))  # is not empty)
-                elif item.reach is not None:  # values whose bounds are sizes
-                    fitting.append((a[axis], sizes.expr(item.reach)))
+                need = values_need(item, own, sizes)
+                if need is not None:  # (which says the axis is not empty)
+                    fitting.append((a[axis], need))
                 if t.ndim:
-                    if not (item.counting and t.ndim == 1):
+                    if not (item.counting and t.ndim == 1 or item.along is not None):
                         looked_up.append(a[axis])
                 else:  # NumPy looks a 0-d index up as an int, even beside empty arrays
                     clauses.append(a[axis] >= 1)

@@ -18,7 +18,7 @@ import numpy as np
 
 from ...syntax.ast import Broadcasts, Clause, DimExpr, DimVar, chosen, dim_max, dim_min
 from ...types.dim import Dim
-from ..params import normalize_axis
+from ..params import ArrayRef, normalize_axis
 from ..sizes import SizeNames, concrete, entries, map_entries, negative
 from ..templates import alternative, checked, dims, rank_error, reads_ranks, size_of, typed
 
@@ -279,6 +279,24 @@ def getitem(x: np.ndarray, *sizes: np.ndarray, index: tuple) -> np.ndarray:
 
 # --------------------------------------------------------------------------- take
 
+def values_need(item: ArrayRef, own: list[DimVar], sizes: SizeNames) -> Size | None:
+    """How long an axis the values of the index array ``item`` (whose dims are ``own``)
+    need it to be, as its :class:`ArrayRef` says them: ``max(hi + 1, -lo)`` of int
+    bounds, ``k`` (capped) of a counting vector ``arange(k)``, its reach (a size of the
+    call, over the size inputs), its own length along a permuted axis; None where the
+    values are not known. The caller states ``min(1, looked up) * need <= n``."""
+    if item.bounds is not None:  # a constant's values, checked as ints are
+        low, high = item.bounds
+        return max(high + 1, -low)
+    if item.counting and len(own) == 1:  # arange(k): 0 .. k - 1
+        return own[0] if item.cap is None else dim_min(own[0], item.cap)
+    if item.reach is not None:  # values whose bounds are sizes
+        return sizes.expr(item.reach)
+    if item.along is not None and item.along < len(own):  # argsort's: 0 .. m - 1
+        return own[item.along]
+    return None
+
+
 def _nonempty(looked_up: list, n: Size, axis: int | None) -> list[Clause]:
     """``min(size, 1) <= n``: NumPy checks every index it looks up against the axis
     length ``n``, so looking up anything in an empty axis is an error. It looks up each
@@ -308,19 +326,28 @@ def take(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
 
 
 @reads_ranks
-def take_along_axis(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
+def take_along_axis(types: tuple, axis: int | None, values: tuple = (), **_: Any
+                    ) -> dict[str, Any]:
     """np.take_along_axis: same ranks, the axis takes the indices' size, the other axes
     broadcast (a ``broadcast`` clause each); ``None`` takes from the flattened tensor with
     1-d indices. A non-empty result cannot be taken from an empty axis (NumPy raises
-    whatever the index values are): ``min(size of the result, 1) <= n``."""
-    x, indices = types
+    whatever the index values are): ``min(size of the result, 1) <= n``. ``values``, ``()``
+    or the indices' :class:`ArrayRef` (position 0) where their values are known (see
+    :func:`~kantensor.ops.families.advanced.array_ref`, which the NumPy entry computes):
+    every one of them is looked up where the result is not empty, so ``min(size of the
+    result, 1) * need <= n`` (:func:`values_need`; a reach is a size input)."""
+    x, indices = types[:2]
+    sizes = SizeNames(values)
+    ref = next((i for i in values if isinstance(i, ArrayRef)), None)
     (n, k) = dims("n k")
     if axis is None:
         if indices.ndim != 1:
             raise rank_error("take_along_axis", f"with axis=None the indices must be 1-d, "
                                                 f"got {indices.ndim} dimensions")
         a = dims("a", x.ndim)
-        return {"x": a, "i": [k], "y": [k], "cond": _nonempty([k], size_of(a), None)}
+        return {"x": a, "i": [k], "y": [k], "sizes": sizes.patterns(),
+                "cond": _nonempty([k], size_of(a), None) +
+                _fitting(ref, [k], sizes, [k], size_of(a))}
     ax = normalize_axis(axis, x.ndim)
     if indices.ndim != x.ndim:
         raise rank_error("take_along_axis", f"the indices must have as many dimensions as "
@@ -328,5 +355,24 @@ def take_along_axis(types: tuple, axis: int | None, **_: Any) -> dict[str, Any]:
     a, b, c = (dims(p, x.ndim) for p in "abc")
     a[ax], b[ax], c[ax] = n, k, k
     clauses: list[Clause] = [Broadcasts((a[i], b[i]), c[i]) for i in range(x.ndim) if i != ax]
-    return {"x": a, "i": b, "y": c, "cond": clauses + _nonempty(c, n, ax),
+    return {"x": a, "i": b, "y": c, "sizes": sizes.patterns(),
+            "cond": clauses + _nonempty(c, n, ax) + _fitting(ref, b, sizes, c, n),
             "params": {"axis": ax}}
+
+
+def _fitting(ref: ArrayRef | None, own: list, sizes: SizeNames, out: list, n: Size
+             ) -> list[Clause]:
+    """``min(size of out, 1) * need <= n`` for the known values of ``ref`` (none for
+    unknown ones), in NumPy's words where it fails."""
+    need = None if ref is None else values_need(ref, own, sizes)
+    if need is None:
+        return []
+    return [checked(dim_min(size_of(out), 1) * need <= n, lambda _, types: (
+        f"an index of take_along_axis is out of bounds for the axis of {types[0]}: the "
+        f"indices' known values need a longer one"))]
+
+
+def take_along(arr: np.ndarray, indices: np.ndarray, *sizes: np.ndarray, axis: int | None,
+               values: tuple = ()) -> np.ndarray:
+    """``numpy.take_along_axis`` (``values`` and the size inputs only type it)."""
+    return np.take_along_axis(arr, indices, axis=axis)

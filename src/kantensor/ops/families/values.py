@@ -15,8 +15,24 @@ identified by its implementation function
 sizes used as numbers, ``arange``, ``ones``, ``zeros``, ``full``, ``tril``/``triu``
 (``np.tri``), casts, the Ops that only move, repeat or join values (``reshape``,
 ``x[::-1]``, ``concatenate``, ``repeat``, ``sort``, ...), ``+``, ``-``, negation,
-``minimum``/``maximum``, and ``*``, ``//``, ``%`` by an int. Anything else is unknown
+``minimum``/``maximum``, and ``*``, ``//``, ``%`` by an int, and ``argsort`` /
+``argpartition`` / ``lexsort`` (:func:`permutation_axis`). Anything else is unknown
 (None).
+
+``argsort``'s values (``argpartition``'s, ``lexsort``'s) are no data: along its axis (of
+length n; the flattened size for ``axis=None``) they are a permutation of ``0 .. n -
+1``, every value reached wherever the output is not empty. Its bounds are ``0 .. min(1,
+size)*n - 1``, so that an empty output (no lookups) needs nothing. An index made of the
+argsort itself states that exactly (:attr:`~kantensor.ops.params.ArrayRef.along`: the
+index array's own axis, known or not); values the graph moves, slices or joins keep the
+hull ``0 .. n - 1``, which is the for-every-data reading: ``np.argsort(x, axis=0)[:1]``
+may hold only small values for some data, yet the hull refuses the sizes where one of
+them could be out of bounds. A hull needs the argsort's sizes (ints, or Dims an input
+names); in a ``kt`` graph whose axes are unknown (None) only the argsort itself is read,
+and what moves it is unknown (unchecked, as an index of data is: never a wrong bound).
+(``argmax``/``argmin`` are data-decided values within ``0 .. n - 1``, not a
+permutation: which of them are reached is the data's, so they stay unknown here, as any
+index of data is.)
 
 The bounds are ints or Dims and hold every value: exact where the values reach them
 (an ``arange`` and sums of them), wider only where they cannot be exact (``np.arange(k)
@@ -28,6 +44,7 @@ an unsigned one) or round (a float past 2**24) is unknown.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -44,7 +61,8 @@ from .arrange import repeat, tile
 from .creation import full, ones, random, ranged, zeros
 from .elementwise import cast
 from .indexing import getitem
-from .shape import broadcast_to, concatenate, hstack, reshape, stack, vstack
+from .selecting import lexsort
+from .shape import argsort, broadcast_to, concatenate, hstack, reshape, stack, vstack
 from .squeezing import squeeze
 
 #: (least, greatest) value, None for a side not known.
@@ -59,6 +77,8 @@ _SAME_VALUES = frozenset({np.copy, getitem, np.flip, reshape, np.ravel, broadcas
                           np.expand_dims, squeeze, repeat, tile, np.roll, np.sort})
 #: Ops whose values are some of all their inputs'.
 _UNION = frozenset({concatenate, stack, vstack, hstack})
+#: Ops whose output is a permutation of 0 .. n - 1 along their (normalised) axis.
+_PERMUTING = frozenset({argsort, np.argpartition, lexsort})
 #: A size may be any int >= 0: dtypes narrower than this may wrap it around.
 _WIDE = 2**31 - 1
 
@@ -81,19 +101,42 @@ def value_bounds(v: Any) -> tuple[int, int] | None:
         type(found[1]) is int else None
 
 
-def value_reach(v: Any) -> Dim | None:
+def value_reach(v: Any, found: tuple[DimLike, DimLike] | None | bool = False
+                ) -> Dim | None:
     """``max(hi + 1, -lo)`` for the bounds lo .. hi of :func:`value_range` where one is a
     size (a Dim over named sizes only, which a call carries in an input of its own): how
     long an axis must be for every value of the index array ``v`` to be in bounds
     (``(arange(n) + 1) % 3``: ``min(n, 2) + 1``). None where the bounds are ints
-    (:func:`value_bounds`), unknown, or over sizes no input names."""
-    found = value_range(v)
+    (:func:`value_bounds`), unknown, or over sizes no input names. ``found``: v's
+    :func:`value_range`, where the caller has it already."""
+    if found is False:
+        found = value_range(v)
     if found is None or type(found[0]) is int and type(found[1]) is int:
         return None
-    need = dim_max(found[1] + 1, -found[0])
+    return _reach(*found)
+
+
+@lru_cache(maxsize=256)
+def _reach(lo: DimLike, hi: DimLike) -> Dim | None:
+    """:func:`value_reach` of the bounds ``lo .. hi`` (once per bounds: a traced
+    program indexes by the same values at every call)."""
+    need = dim_max(hi + 1, -lo)
     if not isinstance(need, Dim) or not all(isinstance(s, str) for s in free_symbols(need)):
         return None
     return need
+
+
+def permutation_axis(v: Any) -> int | None:
+    """The axis of ``v`` along which its values are a permutation of ``0 .. n - 1``
+    (n that axis's length): ``v`` is an ``argsort``, ``argpartition`` or ``lexsort``
+    (along their axis; axis None, and a 0-d input of the first two, give a vector: its
+    axis 0; lexsort's 0-d output has no axis, and callers check the axis is v's).
+    None otherwise."""
+    node = getattr(v, "owner", None)
+    if node is None or getattr(node.op, "impl", None) not in _PERMUTING:
+        return None
+    axis = dict(node.op.params).get("axis")
+    return 0 if axis is None else axis
 
 
 def made_of_sizes(v: Variable) -> bool:
@@ -147,6 +190,8 @@ def _of_node(v: Variable, node: Any, depth: int, memo: dict) -> Range:
     ins = node.inputs
     if getattr(op, "builder", None) is ranged:
         return _ranged(v, dict(op.params))
+    if impl in _PERMUTING:
+        return _permuted(v)
     if impl in _SAME_VALUES:
         return _range(ins[0], depth, memo)
     if impl in _UNION:
@@ -220,6 +265,27 @@ def _ranged(v: Variable, params: dict) -> Range:
         return _UNKNOWN  # no values
     last = start + (count - 1) * step
     return (start, last) if step > 0 else (last, start)
+
+
+def _permuted(v: Variable) -> Range:
+    """``argsort``: ``0 .. min(1, size)*n - 1`` (n the length of its axis; an empty
+    output has no values, and its hull then needs no axis to be long)."""
+    axis = permutation_axis(v)
+    shape = v.type.shape
+    if axis is None or axis >= len(shape) or any(s is None for s in shape):
+        return _UNKNOWN
+    return _permutation_hull(shape, axis)
+
+
+@lru_cache(maxsize=256)
+def _permutation_hull(shape: tuple[DimLike, ...], axis: int) -> Range:
+    """``(0, min(1, size)*n - 1)`` of a permutation along ``axis`` of an array of
+    ``shape`` (decided once per shape: Dim arithmetic is the cost of a traced argsort's
+    index)."""
+    size: DimLike = 1
+    for s in shape:
+        size = size * s
+    return (0, dim_min(1, size) * shape[axis] - 1)
 
 
 def _constant(r: Range) -> int | None:
