@@ -383,3 +383,54 @@ def test_a_nodes_names_read_from_its_bytes_are_protobufs(fields_, op_type):
         return
     assert (rec.op_type, rec.names, rec.wanted, rec.domain) == (
         node.op_type, tuple(node.input), tuple(node.output), node.domain)
+
+
+def _chain(blocks: int) -> onnx.ModelProto:
+    """onnx_distinct.py's chain: MatMul -> Add -> Relu, block i of width i+2 to i+3 (its
+    nodes named as no other test's, so that their records are made here)."""
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 2])]
+    nodes, x = [], "x"
+    for i in range(blocks):
+        inputs += [helper.make_tensor_value_info(f"w{i}", TensorProto.FLOAT, [i + 2, i + 3]),
+                   helper.make_tensor_value_info(f"c{i}", TensorProto.FLOAT, [i + 3])]
+        nodes += [helper.make_node("MatMul", [x, f"w{i}"], [f"m{i}"], name="first sight"),
+                  helper.make_node("Add", [f"m{i}", f"c{i}"], [f"a{i}"], name="first sight"),
+                  helper.make_node("Relu", [f"a{i}"], [f"r{i}"], name="first sight")]
+        x = f"r{i}"
+    graph = helper.make_graph(nodes, "chain", inputs,
+                              [helper.make_tensor_value_info(x, TensorProto.FLOAT, None)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+
+def test_value_infos_of_a_model_typed_at_first_sight_are_those_kept_for_reading_again(
+        monkeypatch):
+    """The value infos of a model whose nodes were mostly typed at first sight (written
+    without keeping them, shapes._new_infos) are the bytes _infos writes and keeps, and
+    what onnx.helper makes of the types inferred; a chain of blocks that all differ,
+    typed so (its reader's fresh count), is written as a reading that types it node by
+    node (typed_model) writes it, and so is an edited copy read after it."""
+    from kantensor.onnx import shapes
+    from kantensor.onnx.shapes import _typed_model
+
+    names = [f"v{k}" for k in range(50)] + ["w" * 130]
+    types = [TensorType("float32", (k, Dim("n"))) for k in range(51)]
+    assert b"".join(shapes._new_infos(names, types)) == shapes._infos(names, types, set())
+    want = b"".join(helper.make_value_info(name, helper_type(t)).SerializeToString()
+                    for name, t in zip(names, types, strict=True))
+    graph = onnx.GraphProto()
+    graph.MergeFromString(b"".join(shapes._new_infos(names, types)))
+    assert b"".join(v.SerializeToString() for v in graph.value_info) == want
+    model = _chain(60)
+    fresh = []
+    written = shapes._written
+    monkeypatch.setattr(shapes, "_written", lambda m, s, r: (fresh.append(r.fresh),
+                                                             written(m, s, r))[1])
+    out = infer_shapes(model)
+    monkeypatch.undo()
+    assert fresh[0] * 2 > len(out.graph.value_info)  # (most typed at first sight)
+    assert out == _typed_model(model, None)[0]
+    assert [v.type for v in out.graph.value_info[:3]] == [
+        helper.make_tensor_type_proto(TensorProto.FLOAT, ["batch", 3])] * 3
+    model.graph.node[5].output[0] = "edited"
+    model.graph.node[6].input[0] = "edited"
+    assert infer_shapes(model) == _typed_model(model, None)[0]

@@ -117,6 +117,7 @@ class _Reader(Scope, Sources):
         #: the facts about the sizes of a node's input types (facts_about), for ``facts``
         self.about: tuple[Facts, dict[tuple, Facts]] = (EMPTY, {})
         self.sources = 0  # how many names of types are initializers and graph inputs
+        self.fresh = 0  # how many nodes were typed at first sight (.nodeslot.replay)
         self.untyped: dict[str, Exception] = {}
         self.captured: dict[str, Variable] = {}
         self.outer: set[str] = set()  # the names brought in from an outer scope

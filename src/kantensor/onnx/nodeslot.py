@@ -184,6 +184,7 @@ def replay(reader: Any, serialized: Sequence[bytes],
         reader.untyped, reader.values, reader.value_keys
     facts, now = reader.facts, context(reader)
     found_entries: set[OnnxOp] = set()  # the entries its nodes' op types find, as checked
+    fresh = 0  # the nodes typed at first sight, without a record (reader.fresh)
     for k, data in enumerate(serialized):
         rec = found(data)
         if rec is None:  # (a node first seen: its proto read once, for its record and
@@ -197,6 +198,7 @@ def replay(reader: Any, serialized: Sequence[bytes],
                 # without a record, as reader.node types it; else what it read)
                 read = first_typed(reader, node, data)
                 if read is True:
+                    fresh += 1
                     continue
                 rec = new_record(node, data, read or None)
             else:
@@ -250,6 +252,7 @@ def replay(reader: Any, serialized: Sequence[bytes],
         reader.node(nodes[k], rec)
         if reader.facts is not facts:  # (its conditions noted)
             facts, now = reader.facts, context(reader)
+    reader.fresh = fresh
 
 
 def _applies(reader: Any, plan: Plan, rec: NodeRecord, found: set[OnnxOp]) -> bool:

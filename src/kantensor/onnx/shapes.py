@@ -249,6 +249,27 @@ def _infos(names: list[str], types: list[Type], skip: set) -> bytes:
     return b"".join(infos)
 
 
+def _new_infos(names: list[str], types: list[Type]) -> list[bytes]:
+    """The value info of each of ``names`` of the types ``types``, written and not kept
+    in :data:`_INFOS`: the infos of a model whose nodes were mostly typed at first sight
+    (a model of blocks that all differ: :func:`.repeats.first_typed`), which a model
+    read again finds in the model memo, and whose nodes a reading of an edited copy
+    meets as records of nodes typed once (that reading keeps its infos). (Written for
+    speed: a loop without the tables' lookups and updates takes less than half of
+    :func:`_infos`'s steps an info.)"""
+    written = _TYPES.get
+    infos: list[bytes] = []
+    add = infos.append
+    for name, t in zip(names, types, strict=True):
+        typed = written(t) or _type_field(t)
+        text = name.encode()
+        n = len(text)
+        size = _NAME_LEN + n + len(typed)
+        add(b"".join((_VALUE_INFO, BYTE[size], _NAME, BYTE[n], text, typed))
+            if n < 0x80 and size < 0x80 else field(_VALUE_INFO, field(_NAME, text) + typed))
+    return infos
+
+
 def _copy(model: Any, source: onnx.ModelProto) -> onnx.ModelProto:
     out = onnx.ModelProto()
     if isinstance(model, bytes):
@@ -274,12 +295,14 @@ def _written(model: Any, source: onnx.ModelProto, reader: _Reader
     graph.ClearField("value_info")
     names = list(islice(types, reader.sources, None))
     typed = list(islice(types.values(), reader.sources, None))
-    # (a model typed again: all kept with their types, found at once)
-    infos = list(map(_INFOS.get, names)) if list(map(_INFO_TYPES.get, names)) == typed \
-        else [None]
-    if None in infos:  # (a first call: each written in _infos's loop)
-        blob = _infos(names, typed, outputs)
-    else:  # (a graph output has no value info: its info, kept with the others', is left
-        blob = _joined(names, infos, outputs)  # out)
+    if reader.fresh * 2 > len(names):  # (most nodes typed at first sight: see _new_infos)
+        blob = _joined(names, _new_infos(names, typed), outputs)
+    else:  # (a model typed again: all kept with their types, found at once)
+        infos = list(map(_INFOS.get, names)) if list(map(_INFO_TYPES.get, names)) == \
+            typed else [None]
+        if None in infos:  # (else a first call: each written in _infos's loop)
+            blob = _infos(names, typed, outputs)
+        else:  # (a graph output has no value info: its info, kept with the others', is
+            blob = _joined(names, infos, outputs)  # left out)
     graph.MergeFromString(blob)
     return out, blob
