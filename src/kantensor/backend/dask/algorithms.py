@@ -25,7 +25,8 @@ chunk:
   slices), ``diagonal`` and ``trace`` (diagonals of blocks), ``flip``, ``roll``,
   ``tril``, ``triu``, ``diag``, ``pad``, ``broadcast_to``, ``repeat``, ``tile``,
   ``zeros_like``-style creation: Dask's functions of those names, which work chunk by
-  chunk;
+  chunk (``pad`` in the modes and widths where Dask's computes NumPy's values:
+  :func:`_dask_pads`);
 * ``arrange``: no algorithm: the Op's axis parameters only place axes, and its
   signature's blockwise keeps every chunk.
 
@@ -178,6 +179,55 @@ def _dask_function(fn: Callable[..., Any], *names: str, many: bool = False
     return lower
 
 
+#: The modes of ``numpy.pad`` whose values ``dask.array.pad`` computes as NumPy does, with
+#: the parameters it takes for each, and how far it reaches into the axis: it slices
+#: the edge blocks once, where NumPy reflects (``reflect``: the edge not repeated) or
+#: wraps again and again when a pad is wider than the axis (``"n-1"``: every pad at most
+#: n - 1 wide, ``"n"``: at most n). Not here: ``mean`` (Dask averages a corner over
+#: both axes at once, NumPy the padded means: other roundings, and for integers
+#: another rounding), ``linear_ramp`` (other corners), ``median`` (Dask has none).
+_DASK_PAD: dict[str, tuple[tuple[str, ...], str | None]] = {
+    "constant": (("constant_values",), None), "edge": ((), None), "empty": ((), None),
+    "maximum": ((), None), "minimum": ((), None), "reflect": ((), "n-1"),
+    "symmetric": ((), "n"), "wrap": ((), "n"),
+}
+
+#: Parameters of ``numpy.pad`` that Dask's reads otherwise, at their values where it
+#: reads them as NumPy does: ``stat_length`` wider than the axis (NumPy clips it, Dask's
+#: slice from the end wraps), ``reflect_type="odd"`` (Dask reads ``reflect``, so it
+#: reflects evenly).
+_PAD_DEFAULTS = {"stat_length": None, "reflect_type": "even"}
+
+
+def _dask_pads(op: Any, types: tuple) -> bool:
+    """Whether ``dask.array.pad`` computes this pad as NumPy does (:data:`_DASK_PAD`),
+    read from the static types: a pad that reaches past the edge block needs the
+    axis's size known (a size of the type an int), else the Op's blockwise (NumPy's pad
+    on every padded axis whole) runs: a size that is not known is never guessed."""
+    params = dict(getattr(op, "params", ()))
+    mode = params.get("mode", "constant")
+    if mode not in _DASK_PAD or types[0].ndim == 0:
+        return False
+    if any(params.get(k, v) != v for k, v in _PAD_DEFAULTS.items()):
+        return False
+    reach = _DASK_PAD[mode][1]
+    if reach is None:
+        return True
+    pairs = params["pad_width"]
+    pairs = pairs * types[0].ndim if len(pairs) == 1 else pairs
+    less = 1 if reach == "n-1" else 0
+    return all(max(p) == 0 or (type(n) is int and max(p) <= n - less)
+               for n, p in zip(types[0].shape, pairs, strict=True))
+
+
+def _pad(call: NodeCall, values: list[Any]) -> list[Any]:
+    """``dask.array.pad`` with the parameters its mode takes (see :func:`_dask_pads`)."""
+    params = call.params
+    mode = params.get("mode", "constant")
+    kwargs = {k: params[k] for k in _DASK_PAD[mode][0] if k in params}
+    return [typed(call, da.pad(values[0], params["pad_width"], mode=mode, **kwargs))]
+
+
 def _repeat(call: NodeCall, values: list[Any]) -> list[Any]:
     x, axis = values[0], call.params.get("axis")
     if axis is None:
@@ -301,8 +351,8 @@ ALGORITHMS: dict[str, Algorithm] = {
     "triu": _A(_triangle(da.triu), "dask.array.triu (block by block)", _matrices),
     "diag": _A(_dask_function(da.diag, "k"), "dask.array.diag (block by block)",
                numpy=_all_empty),
-    "pad": _A(_dask_function(da.pad, "pad_width", "mode", "constant_values"),
-              "dask.array.pad (new chunks at the edges)", numpy=_all_empty),
+    "pad": _A(_pad, "dask.array.pad (new chunks at the edges)", _dask_pads,
+              numpy=_all_empty),
     "broadcast_to": _A(_dask_function(da.broadcast_to, "shape"),
                        "dask.array.broadcast_to (chunks kept)", numpy=_all_empty),
     "repeat": _A(_repeat, "dask.array.repeat (block by block)", numpy=_first_empty),
