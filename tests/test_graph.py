@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import kantensor as kt
+import sizing
 from kantensor import Apply, Constant, FunctionGraph, TensorType, Variable
 from kantensor.graph.walk import ancestors_and_nodes
 
@@ -141,18 +142,23 @@ def test_clone_keeps_constants_shared():
     assert out2.owner.inputs[1] is out.owner.inputs[1]
 
 
+#: The chain's length: 20 times Python's recursion limit (1,000), 100 times with
+#: KANTENSOR_LONG=1 (tests/sizing.py).
+CHAIN = sizing.size("CHAIN_NODES", 20_000, 100_000)
+
+
 def test_long_chain_has_no_recursion_limit():
     x = kt.dscalar("x")
     z = x
-    for _ in range(100_000):
+    for _ in range(CHAIN):
         z = z + 1.0
-    assert len(kt.toposort([z])) == 100_000
+    assert len(kt.toposort([z])) == CHAIN
     (_,), (z2,) = kt.clone([x], [z])
     assert z2.owner.op == kt.add
     text = kt.dprint(z, file="str")
-    assert text.count("\n") == 200_000  # each node: itself and its constant
+    assert text.count("\n") == 2 * CHAIN  # each node: itself and its constant
     f = kt.function([x], z)
-    assert f(0.0) == 100_000.0
+    assert f(0.0) == float(CHAIN)
 
 
 def test_dprint_format():

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import kantensor as kt
+import sizing
 from kantensor import cli
 from kantensor.backend.checks import OutputTypeError, ShapeBindingError
 from kantensor.ops.shipped import catalogue_files
@@ -197,16 +198,21 @@ def test_levels_and_names_of_any_alternative_are_those_a_walk_finds(alt):
                 assert expr_names(side) == _names_walked(side) == expr_names(side)
 
 
+#: Levels of the hostile expression: 100 times Python's recursion limit, 1,000 times
+#: with KANTENSOR_LONG=1 (tests/sizing.py).
+HOSTILE_DEPTH = sizing.size("HOSTILE_DEPTH", 10**5, 10**6)
+
+
 def test_a_hostile_depth_is_refused_at_its_first_levels():
-    """An expression a million levels deep built in Python knows its levels as it is
+    """An expression HOSTILE_DEPTH levels deep built in Python knows its levels as it is
     built (each operator one more than its deepest side) and is refused without a walk;
     one whose levels are not known (a copy that lost them) is refused by walking its
     first levels only (no recursion past the limit, nothing remembered below it)."""
     n = DimVar("n")
     deep = n
-    for _ in range(10**6):
+    for _ in range(HOSTILE_DEPTH):
         deep = 1 + deep
-    assert deep.__dict__[NESTING_LEVELS] == 10**6
+    assert deep.__dict__[NESTING_LEVELS] == HOSTILE_DEPTH
     with pytest.raises(ValueError, match="nested more than 64 levels"):
         Alternative((TensorPattern((deep,)),), (TensorPattern(()),))
     unknown = _unmarked(deep)

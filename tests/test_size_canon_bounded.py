@@ -4,18 +4,18 @@ below a factor of the divisor (canonfloor), and Hermite's identity over a remain
 a max of several sizes (canon). Judged by brute force: each form is the size's value at
 every point of a grid (0 and 1 included) and far; sizes equal there (a brute-force
 table over each size's period) get one form. The number of examples is
-``KANTENSOR_FACTS_EXAMPLES`` (150 by default)."""
+``KANTENSOR_FACTS_EXAMPLES`` (30 by default, 150 with ``KANTENSOR_LONG=1``: tests/sizing.py)."""
 
 from __future__ import annotations
 
 import itertools
-import os
 import random
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import sizing
 from kantensor.types.canon import canonical_form
 from kantensor.types.canonperiodic import periodic_out
 from kantensor.types.canonsplit import separated
@@ -24,7 +24,7 @@ from kantensor.types.dim import Dim, dim_max, dim_min
 from kantensor.types.facts import EMPTY, Facts
 from kantensor.types.symbols import substitute
 
-N_EXAMPLES = int(os.environ.get("KANTENSOR_FACTS_EXAMPLES", "150"))
+N_EXAMPLES = sizing.size("FACTS_EXAMPLES", 30, 150)
 k, m, n = Dim("k"), Dim("m"), Dim("n")
 SIZES = (k, m, n)
 VALUES = (0, 1, 2, 3, 4, 5, 6, 7, 11, 12, 13, 24, 37)

@@ -2,24 +2,25 @@
 (kantensor.types.congruent): the multiple of ``d`` comes out, so sizes equal at every
 size get one form, judged by brute force on a grid of sizes (0 and 1 included) and at
 far sizes; the rewrite keeps the value at every point (soundness). The number of
-examples is ``KANTENSOR_FACTS_EXAMPLES`` (150 by default; the long run uses 5,000)."""
+examples is ``KANTENSOR_FACTS_EXAMPLES`` (40 by default, 150 with
+``KANTENSOR_LONG=1``: tests/sizing.py; the longest run uses 5,000)."""
 
 from __future__ import annotations
 
 import itertools
-import os
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import sizing
 from kantensor.types.canon import canonical_form
 from kantensor.types.congruent import congruent_out
 from kantensor.types.dim import Dim, _floordiv, _mod, dim_max, dim_min
 from kantensor.types.facts import EMPTY
 from kantensor.types.symbols import substitute
 
-N_EXAMPLES = int(os.environ.get("KANTENSOR_FACTS_EXAMPLES", "150"))
+N_EXAMPLES = sizing.size("FACTS_EXAMPLES", 40, 150)
 m, n, k = Dim("m"), Dim("n"), Dim("k")
 GRID = [dict(zip("kmn", p, strict=True)) for p in itertools.product(range(9), repeat=3)]
 FAR = [{"k": 10**9 + 3, "m": 7, "n": 2**40 + 1}, {"k": 0, "m": 10**12 + 5, "n": 3}]

@@ -3,26 +3,26 @@
 stays in ``0 .. g - 1``, and ``a*(s//e) + b*(s % e)`` in a floor by ``d`` is ``b*s + (a -
 e*b)*(s//e)``, its multiple of ``d`` out. Judged by brute force at every point of a grid
 (0 and 1 included) and far: each form is the size's value; sizes equal by these
-identities get one form. The number of examples is ``KANTENSOR_FACTS_EXAMPLES`` (150 by
-default)."""
+identities get one form. The number of examples is ``KANTENSOR_FACTS_EXAMPLES`` (30 by
+default, 150 with ``KANTENSOR_LONG=1``: tests/sizing.py)."""
 
 from __future__ import annotations
 
 import itertools
-import os
 import random
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import sizing
 from kantensor.types.canon import canonical_form
 from kantensor.types.canonfloor import MAX_BOUNDED, digits_in
 from kantensor.types.dim import Dim, dim_min
 from kantensor.types.facts import EMPTY
 from kantensor.types.symbols import substitute
 
-N_EXAMPLES = int(os.environ.get("KANTENSOR_FACTS_EXAMPLES", "150"))
+N_EXAMPLES = sizing.size("FACTS_EXAMPLES", 30, 150)
 m, n, k = Dim("m"), Dim("n"), Dim("k")
 GRID = [dict(zip("mnk", p, strict=True))
         for p in itertools.product((0, 1, 2, 3, 4, 5, 7, 11, 12, 13, 24, 37), repeat=3)]

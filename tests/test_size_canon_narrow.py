@@ -2,11 +2,11 @@
 for sums of min and max of one size that have no form from their table (the lattice's
 form then): named forms, and hypothesis over random bounded arguments of several sizes
 and random sums of min and max rewritten by identities. The number of examples is
-``KANTENSOR_FACTS_EXAMPLES`` (150 by default; the long run uses 5,000)."""
+``KANTENSOR_FACTS_EXAMPLES`` (60 by default, 150 with ``KANTENSOR_LONG=1``;
+the longest run uses 5,000)."""
 
 from __future__ import annotations
 
-import os
 import random
 
 import pytest
@@ -14,6 +14,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import sizegen
+import sizing
 from kantensor.types.canon import canonical_form
 from kantensor.types.conditions import Condition
 from kantensor.types.dim import Dim, dim_max, dim_min
@@ -22,7 +23,7 @@ from kantensor.types.intervals import interval
 from kantensor.types.narrow import narrow
 from kantensor.types.symbols import substitute
 
-N_EXAMPLES = int(os.environ.get("KANTENSOR_FACTS_EXAMPLES", "150"))
+N_EXAMPLES = sizing.size("FACTS_EXAMPLES", 60, 150)
 m, n, k = Dim("m"), Dim("n"), Dim("k")
 #: Arguments of several sizes whose structural interval is their exact range.
 NARROW = (dim_min(m, n % 4), dim_min(k % 2, n), m % 2 + n % 2, dim_min(m % 3, n),

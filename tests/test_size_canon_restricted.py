@@ -4,17 +4,18 @@ one size between two bounds (its values there decide it), on the multiples of a 
 prover shows by eliminating exactly first, the form of a one-size part past a
 threshold, remainders of one size beside floors of several. Each property is checked
 sound at every satisfying point and fails on the tree before these rules (c93000e). The
-number of examples is ``KANTENSOR_FACTS_EXAMPLES`` (150 by default)."""
+number of examples is ``KANTENSOR_FACTS_EXAMPLES`` (60 by default, 150 with
+``KANTENSOR_LONG=1``)."""
 
 from __future__ import annotations
 
-import os
 import random
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import sizegen
+import sizing
 from kantensor.types.canon import canonical_form
 from kantensor.types.conditions import Condition
 from kantensor.types.dim import Dim, dim_max, dim_min
@@ -24,7 +25,7 @@ from kantensor.types.quasiform import one_symbol_form
 from kantensor.types.restricted import on_points
 from kantensor.types.symbols import substitute
 
-N_EXAMPLES = int(os.environ.get("KANTENSOR_FACTS_EXAMPLES", "150"))
+N_EXAMPLES = sizing.size("FACTS_EXAMPLES", 60, 150)
 m, n = Dim("m"), Dim("n")
 
 
