@@ -128,7 +128,7 @@ def _passes(x: DimLike) -> DimLike:
             x = narrowed(y) if not isinstance(y, int) else y  # (what came out of a min in
             # a floor may leave a narrow argument: (2*k + 2*m + min(1, k) + 2)//4)
         x = x if isinstance(x, int) else residues_out(digits_in(
-            congruent_out(x, canonical_form)))  # (not by E//g yet: a loop in residues_out)
+            congruent_out(x, canonical_form), canonical_form))
         if isinstance(x, int):
             return x
         y = _canonical(x._terms)
