@@ -65,7 +65,7 @@ from .dim import Dim, DimLike, _floordiv, _symbol
 from .intervals import nonnegative_atom
 from .lattice import lattice_form
 from .narrow import constants_out, narrowed
-from .poly import Opaque, lone_atom
+from .poly import Opaque, lone_atom, poly_key
 from .quasi import in_fragment, table
 from .quasiform import one_symbol_form
 from .readback import atom_symbols as _atom_symbols
@@ -128,7 +128,7 @@ def _passes(x: DimLike) -> DimLike:
             x = narrowed(y) if not isinstance(y, int) else y  # (what came out of a min in
             # a floor may leave a narrow argument: (2*k + 2*m + min(1, k) + 2)//4)
         x = x if isinstance(x, int) else residues_out(digits_in(
-            congruent_out(x, canonical_form)))  # (not by E//g yet: a loop in residues_out)
+            congruent_out(x, canonical_form), canonical_form))
         if isinstance(x, int):
             return x
         y = _canonical(x._terms)
@@ -170,7 +170,8 @@ def _canonical(terms: tuple) -> DimLike:
             rest.update(part)  # (no form from its table: its atoms stay as written)
     chosen = {core: found[0] for core, found in over.items()}
     best = None
-    for core in sorted(over, key=str):  # each u's t in turn, the others' as chosen so far
+    for core in sorted(over, key=poly_key):  # each u's t in turn, the others' as chosen
+        # so far (by structure: by str, atoms printed by address, so forms were not one)
         for shift in over[core][1 if best else 0:]:  # (linear in the number of u's)
             out = _assembled(parts, rest, {**chosen, core: shift}, constant)
             key = (0 if isinstance(out, int) else len(out._terms),

@@ -20,17 +20,18 @@ one way:
   2*(n % 2))//3``, folded as above. Of the ``g`` that have such an ``E``, the form of
   fewest terms, then shortest text is taken (by 2, not 4: ``(6*n + 4*(m//3) + n % 2 +
   4)//8`` is ``(3*n + 2*(m//3) + 2)//4``);
-* *a bounded part by its blocks* (only with ``form``; canon does not pass it yet):
-  where no ``g`` has such an ``E`` but one of one size
+* *a bounded part by its blocks* (only with ``form``, the canonical form :mod:`.canon`
+  passes): where no ``g`` has such an ``E`` but one of one size
   is bounded, ``A//d`` is ``(B + E//g)//(d/g)`` (and ``A % d`` is ``g*((B + E//g) %
   (d/g)) + E % g``), ``E//g`` and ``B``'s part of its size formed together; taken where
   shorter than the size as it is: ``(4*n + 2*((m % 3)//2) + m % 3 + 1)//8`` is ``(2*n +
   m % 3)//4`` (its ``E`` is 1, 2 or 5).
 
-Both are identities at every size (the bounds of ``E`` are those of its atoms'
+All three are identities at every size (the bounds of ``E`` are those of its atoms'
 structure), so the value never changes. The work is bounded: at most
-:data:`MAX_BOUNDED` bounded atoms in an argument (each of two coefficients tried), and
-factors ``g`` up to :data:`MAX_FACTOR`.
+:data:`MAX_BOUNDED` bounded atoms in an argument (each of two coefficients tried),
+factors ``g`` up to :data:`MAX_FACTOR`, and :data:`MAX_REWRITES` rewrites of a size (it
+stops at a size met before: one the Dim algebra writes back as it was).
 """
 
 from __future__ import annotations
@@ -46,13 +47,15 @@ from .intervals import interval
 from .poly import Opaque, lone_atom
 from .readback import atom_symbols, of_terms
 
-__all__ = ["MAX_BOUNDED", "MAX_FACTOR", "digits_in"]
+__all__ = ["MAX_BOUNDED", "MAX_FACTOR", "MAX_REWRITES", "digits_in"]
 
 Form = Callable[[DimLike], DimLike]
 
 MAX_BOUNDED: Final = 3
 """Most bounded atoms in a floor's argument whose coefficients :func:`_reduced` tries
 (``c % g`` and ``c % g - g`` each)."""
+MAX_REWRITES: Final = 64
+"""Most rewrites :func:`digits_in` makes of one size."""
 MAX_FACTOR: Final = 1024
 """Largest common factor of the divisor and the unbounded terms' coefficients whose
 divisors ``g`` :func:`_reduced` tries (past it the atom is left as it is)."""
@@ -61,8 +64,19 @@ divisors ``g`` :func:`_reduced` tries (past it the atom is left as it is)."""
 def digits_in(x: DimLike, form: Form | None = None) -> DimLike:
     """``x`` with each floor and remainder by an int ``d > 1`` of several sizes over a
     size's digits written by the identities above; ``x`` itself where none applies."""
-    if isinstance(x, int):
-        return x
+    seen: set[tuple] = set()  # (a rewrite the Dim algebra writes back as it was: stop
+    while not isinstance(x, int) and x._terms not in seen and len(seen) < MAX_REWRITES:
+        seen.add(x._terms)  # at a size met before, or after MAX_REWRITES; each rewrite
+        y = _rewritten(x, form)  # is equal to what it rewrites)
+        if y is None:
+            break
+        x = y
+    return x
+
+
+def _rewritten(x: DimLike, form: Form | None) -> DimLike | None:
+    """``x`` with its first floor or remainder that :func:`_written` changes rewritten;
+    None where none changes."""
     for mono, k in x._terms:
         atom = mono[0][0] if len(mono) == 1 and mono[0][1] == 1 else None
         if not (isinstance(atom, Opaque) and atom.op in ("//", "%")
@@ -72,9 +86,8 @@ def digits_in(x: DimLike, form: Form | None = None) -> DimLike:
         found = _written(atom.op, atom.args[0]._terms, atom.args[1], form)
         if found is None or not isinstance(found, int) and found._terms == _one(mono):
             continue
-        y = x - k * _symbol(atom) + k * found
-        return y if isinstance(y, int) else digits_in(y, form)
-    return x
+        return x - k * _symbol(atom) + k * found
+    return None
 
 
 @lru_cache(maxsize=1 << 12)

@@ -82,6 +82,10 @@ class Opaque:
     def __reduce__(self) -> tuple[Any, ...]:
         return (Opaque, (self.op, self.args, self.text))
 
+    def __repr__(self) -> str:  # (its text, not its address: keys made of reprs, the
+        return f"Opaque<{self.text}>"  # prover's order of variables, are the same in
+        # every process)
+
 
 def atom_key(atom: Atom) -> tuple:
     """The order of atoms: symbols by name, then opaque terms by text, then unknowns."""
