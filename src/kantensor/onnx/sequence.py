@@ -24,6 +24,7 @@ from ..ops.params import normalize_axis
 from ..types.conditions import Condition, Source
 from ..types.containers import OptionalType, SequenceType, join_shapes
 from ..types.dim import Dim
+from ..types.dtypes import CATEGORIES, DEFAULT_RANGE, integer_range, is_low_precision
 from ..types.type import TensorType
 from .dtypes import dtype_of
 from .registry import UnsupportedOp
@@ -37,12 +38,12 @@ MAX_ELEMENTS = 1 << 10
 #: every sequence op at every opset: no bfloat16, no float8 or sub-byte type) and of the
 #: tensors the sequence ops take and give (``T``). SplitToSequence's input may be
 #: bfloat16 too from opset 24 (:class:`SplitToSequence24`; a sequence no other op takes).
-ELEMENTS = frozenset(("bool", "complex128", "complex64", "float16", "float32", "float64",
-                      "int16", "int32", "int64", "int8", "string", "uint16", "uint32",
-                      "uint64", "uint8"))
+ELEMENTS = frozenset(d for d in DEFAULT_RANGE if not is_low_precision(d)) | \
+    CATEGORIES["string"]
 
-#: The dtypes of a position or a split (the schemas' ``I``).
-POSITIONS = frozenset(("int32", "int64"))
+#: The dtypes of a position or a split (the schemas' ``I``): the signed integers of 32
+#: bits and more (int32, int64).
+POSITIONS = frozenset(d for d in CATEGORIES["signed"] if integer_range(d)[1] >= 2**31 - 1)
 
 
 def apply(name: str, impl: Any, types: tuple[Type, ...], inputs: list[Variable],
