@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -95,6 +96,24 @@ def test_ctrl_c_cancels_the_line_not_the_session(history):
     child.expect_exact(PROMPT)
     leave(child)
     assert "query add" not in history.read_text()  # the cancelled line is not run
+
+
+def test_ctrl_c_cancels_the_line_where_sigint_was_ignored(history):
+    """Started with SIGINT ignored (``nohup``; a pytest-xdist worker after a test that
+    ignored it), Python installs no KeyboardInterrupt handler, and Ctrl-C did nothing:
+    the REPL sets its own for the session."""
+    env = dict(os.environ, KANTENSOR_HISTORY=str(history), TERM="dumb")
+    child = pexpect.spawn(KANTENSOR, ["repl"], env=env, encoding="utf-8", timeout=30,
+                          dimensions=(40, 200),
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    child.expect_exact(PROMPT)
+    child.send("query add X Y -> float32[3")
+    child.expect_exact("float32[3")
+    child.sendintr()
+    child.expect_exact("^C")
+    child.expect_exact(PROMPT)
+    leave(child)
+    assert "query add" not in history.read_text()
 
 
 def test_help_ops_and_errors_keep_the_session(history):

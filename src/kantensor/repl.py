@@ -151,6 +151,15 @@ def _complete(text: str, names: Sequence[str], space: bool = True) -> list[str]:
     return [found[0] + " "] if space and len(found) == 1 else found
 
 
+def _interruptible() -> Any:
+    """Make SIGINT raise KeyboardInterrupt (in the main thread, where a handler can be
+    set); the handler it replaces, or None where nothing changed."""
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        return None
+    return signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 class Repl(cmd.Cmd):
     """Interactive type queries; its commands are :data:`kantensor.commands.COMMANDS`
     plus ``help``, ``ops``, ``check`` and ``quit``."""
@@ -167,8 +176,12 @@ class Repl(cmd.Cmd):
             readline.set_completer_delims(" \t\n[],()'\"")
 
     def cmdloop(self, intro: Any = None) -> None:
-        """Run until quit or Ctrl-D; Ctrl-C cancels the line being typed, not the REPL."""
+        """Run until quit or Ctrl-D; Ctrl-C cancels the line being typed, not the REPL.
+        Ctrl-C raises KeyboardInterrupt here even where the REPL was started with SIGINT
+        ignored (``nohup``, a parent that ignores it: Python then installs no handler,
+        and Ctrl-C did nothing)."""
         self._load_history()
+        previous = _interruptible()
         try:
             while True:
                 try:
@@ -178,6 +191,8 @@ class Repl(cmd.Cmd):
                     print("^C", file=self.stdout)
                     intro = ""
         finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
             self._save_history()
 
     def _load_history(self) -> None:
