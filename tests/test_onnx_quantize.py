@@ -32,8 +32,7 @@ from kantensor.onnx import from_onnx
 from kantensor.onnx.dtypes import DTYPES
 from kantensor.onnx.registry import entries
 from kantensor.types.dtypes import CATEGORIES
-
-ort = pytest.importorskip("onnxruntime")
+from onnxverdicts import ort_refusal
 
 #: Every element type kantensor has but STRING, by its ONNX code.
 ELEMS = {code: name for code, name in DTYPES.items() if name not in CATEGORIES["string"]}
@@ -58,14 +57,8 @@ def _model(op: str, opset: int, elems: tuple, **attrs: int) -> onnx.ModelProto:
 
 def _ort(model: onnx.ModelProto) -> str:
     """``ok``, ``type`` (refused for its inputs' types) or onnxruntime's other refusal."""
-    options = ort.SessionOptions()
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    try:
-        ort.InferenceSession(model.SerializeToString(), options,
-                             providers=["CPUExecutionProvider"])
-    except Exception as e:  # onnxruntime's own exception classes
-        return "type" if "Type Error" in str(e) else str(e)
-    return "ok"
+    text = ort_refusal(model)
+    return "ok" if text is None else "type" if "Type Error" in text else text
 
 
 def _onnx(model: onnx.ModelProto) -> int | None:
