@@ -1,4 +1,8 @@
-"""TensorVariable (with Python operators), TensorConstant and constructors."""
+"""TensorVariable and TensorConstant (with NumPy's Python operators), the methods
+registered on them, and the constructors of variables and constants.
+
+The operators' Op table is :mod:`kantensor.types.operators`; the key of an unknown
+``x.shape[i]`` is :mod:`kantensor.types.axissize` (both importable from here too)."""
 
 from __future__ import annotations
 
@@ -10,27 +14,18 @@ from typing import Any
 import numpy as np
 
 from ..graph.basic import Constant, Variable
-from .dim import Dim, unknown
+from .axissize import AxisSize as AxisSize
+from .axissize import axis_size
+from .dim import Dim
 from .display import variable_html
 from .dtypename import dtype_name
 from .dtypes import get_default_dtype, normalize_dtype, python_dtype
-from .protocol import NUMPY_SCALAR, REBIND, WRITE_BACK, array_function, array_ufunc, written
+from .operators import COMPARABLE, METHODS, At, apply_operator, binary, inplace
+from .operators import OPERATORS as OPERATORS
+from .operators import register_operator as register_operator
+from .protocol import REBIND, array_function, array_ufunc
 from .sizenum import Ratio, size_tensor
 from .type import ShapeEntry, TensorType, refuse_masked
-
-#: Op constructors behind the Python operators, keyed by name ("add", "matmul",
-#: ...). Filled by the layer that defines the Ops, so this layer imports none.
-OPERATORS: dict[str, Callable[..., Any]] = {}
-
-
-#: Named methods of TensorVariables (``x.sum(axis=0)``, ``x.reshape(2, -1)``), filled
-#: the same way.
-METHODS: dict[str, Callable[..., Any]] = {}
-
-
-def register_operator(name: str, fn: Callable[..., Any]) -> None:
-    """Make ``fn`` the implementation of operator ``name`` on TensorVariables."""
-    OPERATORS[name] = fn
 
 
 def register_method(name: str, fn: Callable[..., Any]) -> None:
@@ -64,126 +59,6 @@ def register_method(name: str, fn: Callable[..., Any]) -> None:
 _INSTALLED: set[str] = set()
 
 
-def _apply(name: str, *args: Any) -> Any:
-    try:
-        fn = OPERATORS[name]
-    except KeyError:
-        raise NotImplementedError(f"no Op registered for operator {name!r}") from None
-    return fn(*args)
-
-
-def _binary(name: str, reflected: bool = False):
-    if reflected:
-        def method(self, other):
-            fn = OPERATORS.get(name)
-            return fn(other, self) if fn is not None else _apply(name, other, self)
-    else:
-        def method(self, other):
-            fn = OPERATORS.get(name)
-            return fn(self, other) if fn is not None else _apply(name, self, other)
-    method.__name__ = f"__{'r' if reflected else ''}{name}__"
-    return method
-
-
-#: What ``x == other`` compares elementwise: tensors, arrays, numbers, sizes and lists.
-_COMPARABLE = (Variable, np.ndarray, np.generic, bool, int, float, complex, Dim, Ratio,
-               list, tuple)
-
-
-def _inplace(name: str):
-    """``x op= y``: during ``eval_shape``, x is rebound to ``x op y`` cast to x's dtype
-    (NumPy writes into the array x); elsewhere, and where NumPy's x is a scalar (``s =
-    x.sum(); s += 0.5``: a scalar is immutable, see :data:`~.protocol.NUMPY_SCALAR`),
-    Python falls back to ``x = x op y``."""
-    def method(self, other):
-        rebind = REBIND.fn
-        if rebind is not None and not NUMPY_SCALAR.fn(self) and rebind(
-                self, lambda: _same_dtype(self, _apply(name, self, other))):
-            return self
-        return NotImplemented
-    method.__name__ = f"__i{name}__"
-    return method
-
-
-def _same_dtype(x: Any, value: Any) -> Any:
-    """``value`` written into x: of x's dtype, and broadcast onto x's shape (NumPy's
-    in-place operators cannot grow x: :data:`~.protocol.WRITE_BACK`)."""
-    value = written(value, x)
-    if WRITE_BACK.fn is not None:
-        value = WRITE_BACK.fn(value, x)
-    return x.type.filter_variable(value)
-
-
-class _Update:
-    """``x.at[index]``: :meth:`set`, :meth:`add` and :meth:`get` of the elements at an
-    index, as new values (JAX's spelling of NumPy's ``x[index] = v``)."""
-
-    __slots__ = ("x", "index")
-
-    def __init__(self, x: Any, index: Any):
-        self.x, self.index = x, index
-
-    def set(self, value: Any) -> Any:
-        """x with ``x[index] = value``."""
-        return _apply("set_at", self.x, self.index, value)
-
-    def add(self, value: Any) -> Any:
-        """x with value added at index (repeated indices add up, as ``np.add.at``)."""
-        return _apply("add_at", self.x, self.index, value)
-
-    def get(self) -> Any:
-        """``x[index]``."""
-        return self.x[self.index]
-
-
-class _At:
-    __slots__ = ("x",)
-
-    def __init__(self, x: Any):
-        self.x = x
-
-    def __getitem__(self, index: Any) -> _Update:
-        return _Update(self.x, index)
-
-
-class AxisSize:
-    """The key of the Dim that ``x.shape[axis]`` is when that size is unknown when the
-    graph is built: "the length of axis ``axis`` of the variable ``variable``". Two
-    keys are equal when they name the same axis of the same variable (by identity), so
-    ``x.shape[0] == x.shape[0]`` and ``x.shape[0] != y.shape[0]``. A size parameter
-    holding such a Dim takes its value from x when the graph runs (see
-    :mod:`kantensor.ops.sizes`)."""
-
-    __slots__ = ("variable", "axis")
-
-    def __init__(self, variable: Any, axis: int):
-        self.variable = variable
-        self.axis = axis
-
-    def __eq__(self, other: object) -> bool:
-        return (isinstance(other, AxisSize) and self.variable is other.variable
-                and self.axis == other.axis)
-
-    def __hash__(self) -> int:
-        return hash((id(self.variable), self.axis))
-
-    def __reduce__(self) -> tuple:
-        return AxisSize, (self.variable, self.axis)
-
-    def __str__(self) -> str:
-        name = getattr(self.variable, "name", None)
-        return f"{name}.shape[{self.axis}]" if name else f"shape[{self.axis}]"
-
-    __repr__ = __str__
-
-
-def axis_size(variable: Any, axis: int) -> ShapeEntry:
-    """``variable.shape[axis]``: its static size (an int or a Dim), or when that is
-    unknown, the Dim keyed by :class:`AxisSize` (the size it will have)."""
-    entry = variable.type.shape[axis]
-    return unknown(AxisSize(variable, axis % variable.type.ndim)) if entry is None else entry
-
-
 class _TensorOperators:
     """Python operators shared by TensorVariable and TensorConstant."""
 
@@ -192,39 +67,39 @@ class _TensorOperators:
     __array_ufunc__ = array_ufunc  # np.exp(x) builds a graph (NEP 13)
     __array_function__ = array_function  # np.sum(x), np.concatenate([x, y]) (NEP 18)
 
-    __add__, __radd__ = _binary("add"), _binary("add", True)
-    __sub__, __rsub__ = _binary("sub"), _binary("sub", True)
-    __mul__, __rmul__ = _binary("mul"), _binary("mul", True)
-    __truediv__, __rtruediv__ = _binary("true_divide"), _binary("true_divide", True)
-    __floordiv__, __rfloordiv__ = _binary("floor_divide"), _binary("floor_divide", True)
-    __mod__, __rmod__ = _binary("mod"), _binary("mod", True)
+    __add__, __radd__ = binary("add"), binary("add", True)
+    __sub__, __rsub__ = binary("sub"), binary("sub", True)
+    __mul__, __rmul__ = binary("mul"), binary("mul", True)
+    __truediv__, __rtruediv__ = binary("true_divide"), binary("true_divide", True)
+    __floordiv__, __rfloordiv__ = binary("floor_divide"), binary("floor_divide", True)
+    __mod__, __rmod__ = binary("mod"), binary("mod", True)
     def __divmod__(self, o: Any) -> Any: return self // o, self % o  # as np.divmod
     def __rdivmod__(self, o: Any) -> Any: return o // self, o % self
-    __pow__, __rpow__ = _binary("pow"), _binary("pow", True)
-    __matmul__, __rmatmul__ = _binary("matmul"), _binary("matmul", True)
-    __lt__, __le__ = _binary("lt"), _binary("le")
-    __gt__, __ge__ = _binary("gt"), _binary("ge")
-    __and__, __rand__ = _binary("and"), _binary("and", True)
-    __or__, __ror__ = _binary("or"), _binary("or", True)
-    __xor__, __rxor__ = _binary("xor"), _binary("xor", True)
-    __lshift__, __rlshift__ = _binary("lshift"), _binary("lshift", True)
-    __rshift__, __rrshift__ = _binary("rshift"), _binary("rshift", True)
+    __pow__, __rpow__ = binary("pow"), binary("pow", True)
+    __matmul__, __rmatmul__ = binary("matmul"), binary("matmul", True)
+    __lt__, __le__ = binary("lt"), binary("le")
+    __gt__, __ge__ = binary("gt"), binary("ge")
+    __and__, __rand__ = binary("and"), binary("and", True)
+    __or__, __ror__ = binary("or"), binary("or", True)
+    __xor__, __rxor__ = binary("xor"), binary("xor", True)
+    __lshift__, __rlshift__ = binary("lshift"), binary("lshift", True)
+    __rshift__, __rrshift__ = binary("rshift"), binary("rshift", True)
 
     def __neg__(self):
-        return _apply("neg", self)
+        return apply_operator("neg", self)
 
     def __pos__(self):
-        return _apply("pos", self)
+        return apply_operator("pos", self)
 
     def __invert__(self):
-        return _apply("invert", self)
+        return apply_operator("invert", self)
 
     def __abs__(self):
-        return _apply("abs", self)
+        return apply_operator("abs", self)
 
     def __getitem__(self, index):
         fn = OPERATORS.get("getitem")
-        return fn(self, index) if fn is not None else _apply("getitem", self, index)
+        return fn(self, index) if fn is not None else apply_operator("getitem", self, index)
 
     def __setitem__(self, index, value):
         """During ``eval_shape``, ``x[index] = value`` rebinds x to ``x.at[index].set(value)``;
@@ -235,15 +110,15 @@ class _TensorOperators:
                             "new values): write y = x.at[i].set(v) (or .add(v)) instead of "
                             "x[i] = v; eval_shape turns x[i] = v into that by itself")
 
-    __iadd__, __isub__, __imul__ = _inplace("add"), _inplace("sub"), _inplace("mul")
-    __itruediv__, __ifloordiv__ = _inplace("true_divide"), _inplace("floor_divide")
-    __imod__, __ipow__, __imatmul__ = _inplace("mod"), _inplace("pow"), _inplace("matmul")
-    __iand__, __ior__, __ixor__ = _inplace("and"), _inplace("or"), _inplace("xor")
+    __iadd__, __isub__, __imul__ = inplace("add"), inplace("sub"), inplace("mul")
+    __itruediv__, __ifloordiv__ = inplace("true_divide"), inplace("floor_divide")
+    __imod__, __ipow__, __imatmul__ = inplace("mod"), inplace("pow"), inplace("matmul")
+    __iand__, __ior__, __ixor__ = inplace("and"), inplace("or"), inplace("xor")
 
     @property
-    def at(self) -> _At:
+    def at(self) -> At:
         """``x.at[index].set(v)``, ``.add(v)``, ``.get()``: functional updates."""
-        return _At(self)
+        return At(self)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         """A constant's values; a symbolic tensor has none (NumPy would read its rows)."""
@@ -292,20 +167,20 @@ class _TensorOperators:
 
     @property
     def T(self):
-        return _apply("transpose", self)
+        return apply_operator("transpose", self)
 
     @property
     def mT(self):
         """The last two axes swapped (a stack of transposed matrices), as ``ndarray.mT``."""
-        return _apply("matrix_transpose", self)
+        return apply_operator("matrix_transpose", self)
 
     @property
     def real(self):
-        return _apply("real", self)
+        return apply_operator("real", self)
 
     @property
     def imag(self):
-        return _apply("imag", self)
+        return apply_operator("imag", self)
 
     @property
     def size(self) -> Any:
@@ -329,10 +204,12 @@ class _TensorOperators:
 
     def __eq__(self, other):
         """The ``eq`` node; NotImplemented (identity) for no array-like ``other``."""
-        return _apply("eq", self, other) if isinstance(other, _COMPARABLE) else NotImplemented
+        return apply_operator("eq", self, other) if isinstance(other, COMPARABLE) \
+            else NotImplemented
 
     def __ne__(self, other):
-        return _apply("ne", self, other) if isinstance(other, _COMPARABLE) else NotImplemented
+        return apply_operator("ne", self, other) if isinstance(other, COMPARABLE) \
+            else NotImplemented
 
     def __bool__(self):
         raise TypeError("a symbolic tensor has no truth value (its value is only known "
