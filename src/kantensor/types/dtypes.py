@@ -1,8 +1,10 @@
 """Dtype names, normalisation and PyTorch-style type promotion: every dtype fact.
 
-Dtypes are NumPy name strings (:data:`DTYPES`). Promotion is PyTorch's ``result_type``:
-three priority classes (wrapped Python numbers < 0-dim tensors < tensors) each promoted
-alone, then combined by category; NumPy's rules where PyTorch has none (uint16/32/64).
+Dtypes are NumPy name strings (:data:`DTYPES`); the table of their facts, one row a
+dtype, is :mod:`kantensor.types.dtypetable` (its names are importable from here).
+Promotion is PyTorch's ``result_type``: three priority classes (wrapped Python numbers <
+0-dim tensors < tensors) each promoted alone, then combined by category; NumPy's rules
+where PyTorch has none (uint16/32/64).
 The low-precision dtypes (bfloat16, float8, float4, int4, int2: rows whose ``package`` is
 ``ml_dtypes``) type without ml_dtypes, run with it (the ``lowp`` extra); bfloat16
 promotes as in PyTorch, the others only where every value survives (:func:`promote_types`).
@@ -15,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
 from enum import IntEnum
 from functools import lru_cache
 from typing import Any
@@ -25,6 +26,22 @@ import numpy as np
 from ..syntax.ast.names import CATEGORIES as CATEGORY_WORDS
 from ..syntax.ast.names import DTYPE_NAMES as DTYPE_WORDS
 from ..syntax.vocabulary import FLOAT, REAL, Word
+from .dtypetable import (
+    BOOL,
+    CATEGORIES,
+    COMPLEX,
+    DEFAULT_RANGE,
+    DTYPE_TABLE,
+    DTYPES,
+    FLOATING,
+    INTEGER,
+    NUMPY_STRING,
+    STRING,
+    Category,
+    DTypeInfo,
+)
+from .dtypetable import BY_NAME as _INFO
+from .dtypetable import CATEGORY_OF as _CATEGORY
 
 __all__ = [
     "BOOL", "CATEGORIES", "COMPLEX", "COMPLEX_OF", "COMPUTED_AS", "Category", "DEFAULT_RANGE",
@@ -36,21 +53,6 @@ __all__ = [
     "real_of", "result_type", "result_type_of", "set_default_dtype",
 ]
 
-class Category(IntEnum):
-    """Kinds of dtype, ordered: a higher category wins over a lower one. STRING stands
-    outside that order (below the others only so that no ``>=`` test of the numeric
-    kinds takes it): a string promotes with nothing."""
-
-    STRING = -1
-    BOOL = 0
-    INTEGER = 1
-    FLOATING = 2
-    COMPLEX = 3
-
-
-BOOL, INTEGER, FLOATING, COMPLEX, STRING = (
-    Category.BOOL, Category.INTEGER, Category.FLOATING, Category.COMPLEX, Category.STRING)
-
 
 class Priority(IntEnum):
     """Priority classes of operands; a higher value has a higher priority."""
@@ -60,72 +62,10 @@ class Priority(IntEnum):
     TENSOR = 2    # a tensor with ndim >= 1
 
 
-@dataclass(frozen=True)
-class DTypeInfo:
-    """The facts of one supported dtype: its category, whether it is signed, its bits,
-    the package whose attribute ``name`` is its NumPy scalar type (``numpy``, or
-    ``ml_dtypes`` for the dtypes NumPy lacks), whether it holds the infinities and NaN
-    (float8_e4m3fn has no infinity), whether PyTorch's promotion table has it, whether
-    NumPy reduces it into an ``out=`` as into a new array (tests/test_backend_plan_ops)."""
-
-    name: str
-    category: Category
-    signed: bool
-    bits: int
-    package: str = "numpy"
-    infinity: bool = False
-    nan: bool = False
-    torch: bool = True
-    reduces_into: bool = False
-
-
-#: Every supported dtype, in promotion order within each category (the one table: names,
-#: categories and signedness are read here, never from a name's spelling).
-DTYPE_TABLE: tuple[DTypeInfo, ...] = (
-    DTypeInfo("bool", BOOL, False, 8),
-    DTypeInfo("int8", INTEGER, True, 8),
-    DTypeInfo("int16", INTEGER, True, 16),
-    DTypeInfo("int32", INTEGER, True, 32),
-    DTypeInfo("int64", INTEGER, True, 64),
-    DTypeInfo("uint8", INTEGER, False, 8),
-    DTypeInfo("uint16", INTEGER, False, 16),
-    DTypeInfo("uint32", INTEGER, False, 32),
-    DTypeInfo("uint64", INTEGER, False, 64),
-    DTypeInfo("float16", FLOATING, True, 16, infinity=True, nan=True),
-    DTypeInfo("float32", FLOATING, True, 32, infinity=True, nan=True, reduces_into=True),
-    DTypeInfo("float64", FLOATING, True, 64, infinity=True, nan=True, reduces_into=True),
-    DTypeInfo("complex64", COMPLEX, True, 64, infinity=True, nan=True),
-    DTypeInfo("complex128", COMPLEX, True, 128, infinity=True, nan=True),
-    # Low-precision dtypes NumPy lacks (ml_dtypes gives them: the lowp extra); every value
-    # of a floating one is a float32 (tests/test_dtypes_lowp.py checks each bit pattern).
-    DTypeInfo("bfloat16", FLOATING, True, 16, "ml_dtypes", infinity=True, nan=True),
-    DTypeInfo("float8_e4m3fn", FLOATING, True, 8, "ml_dtypes", nan=True, torch=False),
-    DTypeInfo("float8_e4m3fnuz", FLOATING, True, 8, "ml_dtypes", nan=True, torch=False),
-    DTypeInfo("float8_e5m2", FLOATING, True, 8, "ml_dtypes", infinity=True, nan=True,
-              torch=False),
-    DTypeInfo("float8_e5m2fnuz", FLOATING, True, 8, "ml_dtypes", nan=True, torch=False),
-    DTypeInfo("float8_e8m0fnu", FLOATING, False, 8, "ml_dtypes", nan=True, torch=False),
-    DTypeInfo("float4_e2m1fn", FLOATING, True, 4, "ml_dtypes", torch=False),
-    DTypeInfo("int4", INTEGER, True, 4, "ml_dtypes", torch=False),
-    DTypeInfo("uint4", INTEGER, False, 4, "ml_dtypes", torch=False),
-    DTypeInfo("int2", INTEGER, True, 2, "ml_dtypes", torch=False),
-    DTypeInfo("uint2", INTEGER, False, 2, "ml_dtypes", torch=False),
-    # Text (ONNX's STRING): no fixed width; values are NumPy's StringDType (NUMPY_STRING).
-    # No arithmetic and no promotion; a dtype variable takes it only where a where-clause
-    # says ``T in string`` (DEFAULT_RANGE).
-    DTypeInfo("string", STRING, False, 0, torch=False),
-)
-_INFO: dict[str, DTypeInfo] = {d.name: d for d in DTYPE_TABLE}
-DTYPES: tuple[str, ...] = tuple(_INFO)
-#: What a dtype variable ranges over unless a where-clause names its category: every
-#: dtype but string (bool and the numbers). An input dtype outside it is refused.
-DEFAULT_RANGE: tuple[str, ...] = tuple(d.name for d in DTYPE_TABLE if d.category is not STRING)
-#: The NumPy dtype of string values: NumPy 2's variable-width UTF-8 ``StringDType``.
-NUMPY_STRING: np.dtype = np.dtypes.StringDType()
-_CATEGORY: dict[str, Category] = {d.name: d.category for d in DTYPE_TABLE}
 # The fold order of a promotion (highest first): PyTorch's dtypes in table order (bfloat16,
 # inexact, last), the others below them, so they meet the widest of the others last.
 _ORDER = {d.name: (d.torch, i) for i, d in enumerate(DTYPE_TABLE)}
+
 
 class PromotionError(TypeError):
     """Two dtypes kantensor does not promote (a low-precision pair where a common dtype
@@ -136,23 +76,6 @@ def is_low_precision(dtype: Any) -> bool:
     """True for the dtypes NumPy lacks (bfloat16, float8, float4, int4, int2)."""
     return _INFO[normalize_dtype(dtype)].package != "numpy"
 
-
-def _where(test: Callable[[DTypeInfo], bool]) -> frozenset[str]:
-    return frozenset(d.name for d in DTYPE_TABLE if test(d))
-
-
-#: The dtype categories usable in signatures (``T in floating``), as sets of dtype names.
-CATEGORIES: dict[str, frozenset[str]] = {
-    "bool": _where(lambda d: d.category is BOOL),
-    "integer": _where(lambda d: d.category is INTEGER),
-    "signed": _where(lambda d: d.category is INTEGER and d.signed),
-    "unsigned": _where(lambda d: d.category is INTEGER and not d.signed),
-    "floating": _where(lambda d: d.category is FLOATING),
-    "complex": _where(lambda d: d.category is COMPLEX),
-    "inexact": _where(lambda d: d.category in (FLOATING, COMPLEX)),
-    "number": _where(lambda d: d.category in (INTEGER, FLOATING, COMPLEX)),
-    "string": _where(lambda d: d.category is STRING),
-}
 
 # Floats and the complex dtype of the same precision; read both ways below.
 _PRECISION_PAIRS = (("float32", "complex64"), ("float64", "complex128"))
