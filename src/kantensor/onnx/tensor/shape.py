@@ -1,6 +1,6 @@
 """ONNX's shape ops: Shape, Size, Transpose, Concat, Unsqueeze, Squeeze, Split, Tile,
-Pad, DepthToSpace, SpaceToDepth and CenterCropPad (Reshape: :mod:`.reshape`, Slice:
-:mod:`.slicing`).
+DepthToSpace and SpaceToDepth (Reshape: :mod:`.reshape`, Slice: :mod:`.slicing`, Pad and
+CenterCropPad: :mod:`.padding`).
 """
 
 from __future__ import annotations
@@ -18,11 +18,8 @@ from ...ops.templates import (
     builder,
     checked,
     dims,
-    groups,
     reads_known_sizes,
     reads_ranks,
-    shifted,
-    signed,
     typed,
 )
 from ...syntax.ast import Clause, DimVar, FixedDim, chosen
@@ -34,7 +31,6 @@ from ..shared import (
     NotKnown,
     constant_ints,
     known_ints,
-    rest_operands,
     size_entry,
     value_entries,
 )
@@ -333,71 +329,6 @@ def tile(x: np.ndarray, repeats: np.ndarray, *sizes: np.ndarray, **_: Any) -> np
     return np.tile(x, [int(r) for r in repeats.tolist()])
 
 
-@builder
-def build_pad(types: tuple, pads_value: Any, axes_value: Any = None, given: tuple = (0, 1),
-              mode: str = "constant", **_: Any) -> dict[str, Any]:
-    """Pad: each padded axis grows by its two pads (negative pads crop). Outside constant
-    mode a padded axis must keep a value after cropping: a pad copies its values (NumPy
-    and onnxruntime refuse an empty one; onnxruntime refuses a crop to nothing too); in
-    reflect mode onnxruntime reflects once, so each pad is less than the cropped axis; in
-    wrap mode it refuses any empty input."""
-    x = types[0]
-    a = dims("a", x.ndim)
-    if 3 in given:
-        if axes_value is None or not all(isinstance(ax, int) for ax in axes_value):
-            axes = None
-        else:
-            axes = [normalize_axis(ax, x.ndim) for ax in axes_value]
-    else:
-        axes = list(range(x.ndim))
-    out: list[Any] = list(a)
-    clauses: list[Clause] = []
-    unknown = dims("u", x.ndim)
-    if axes is None or pads_value is None or len(pads_value) != 2 * len(axes):
-        out = unknown
-        clauses = [u >= 0 for u in unknown]
-    else:
-        sizes = SizeNames(tuple(pads_value))
-        k = len(axes)
-        for i, ax in enumerate(axes):
-            before, after = pads_value[i], pads_value[i + k]
-            if before is None or after is None:
-                out[ax] = unknown[ax]
-                clauses.append(unknown[ax] >= 0)
-            else:
-                out[ax] = a[ax] + signed(sizes.expr(before)) + signed(sizes.expr(after))
-                if mode != "constant" and isinstance(before, int) and isinstance(after, int) \
-                        and (before, after) != (0, 0):
-                    # reflect copies at most the axis less its edge value per side
-                    most = max(before, after, 0) if mode == "reflect" else 0
-                    clauses.append(shifted(a[ax], min(before, 0) + min(after, 0)) >= most + 1)
-    if mode == "wrap":  # onnxruntime refuses an empty input in wrap mode, pads or not
-        clauses += [checked(d >= 1, lambda v, types, k=k: (
-            f"axis {k} of {types[0]} is empty: onnxruntime's wrap mode refuses an empty "
-            "input")) for k, d in enumerate(a)]
-    sizes = SizeNames(pads_value, axes_value)
-    return {"x": a, "rest": groups("r", len(types) - 2 - len(sizes.dims)),
-            "sizes": sizes.patterns(), "y": out, "fits": clauses}
-
-
-def pad(x: np.ndarray, pads: np.ndarray, *rest: np.ndarray, mode: str = "constant",
-        given: tuple = (0, 1), **_: Any) -> np.ndarray:
-    more = dict(zip([g for g in given if g > 1], rest, strict=False))
-    value = more[2].item() if 2 in more and more[2].size else 0
-    axes = [int(a) % x.ndim for a in more[3]] if 3 in more else list(range(x.ndim))
-    k = len(axes)
-    widths = [(0, 0)] * x.ndim
-    pads = [int(p) for p in pads.tolist()]
-    for i, a in enumerate(axes):
-        widths[a] = (pads[i], pads[i + k])
-    crop = tuple(slice(max(-b, 0), x.shape[i] - max(-e, 0)) for i, (b, e) in enumerate(widths))
-    x = x[crop]
-    widths = [(max(b, 0), max(e, 0)) for b, e in widths]
-    if mode == "constant":
-        return np.pad(x, widths, mode="constant", constant_values=value)
-    return np.pad(x, widths, mode={"reflect": "reflect", "edge": "edge", "wrap": "wrap"}[mode])
-
-
 @reads_ranks
 def build_depth_to_space(types: tuple, blocksize: int, **_: Any) -> dict[str, Any]:
     b = blocksize
@@ -430,69 +361,3 @@ def space_to_depth(x: np.ndarray, *, blocksize: int, mode: str = "DCR") -> np.nd
     order = (0, 3, 5, 1, 2, 4) if mode == "DCR" else (0, 1, 3, 5, 2, 4)
     y = x.reshape(n, c, h // b, b, w // b, b).transpose(order)
     return y.reshape(n, c * b * b, h // b, w // b)
-
-
-@builder
-def build_center_crop_pad(types: tuple, shape_value: Any, axes: tuple | None = None,
-                          **_: Any) -> dict[str, Any]:
-    """One size per axis picked, from ``shape``'s entries: as many as the axes, or one
-    for every axis (ONNX's function body, which onnxruntime runs, broadcasts it: a value
-    computed when the model runs, or a value of sizes). A known value of ints of another
-    length is refused, one entry included: onnxruntime's shape inference refuses it where
-    it sees the value (an initializer, a Constant, a Shape of static sizes; at its default
-    optimisation level, constant folding, any value folded from them); where the length is
-    not known, the relation needs it to be 1 or the number of axes (``(n - 1)*(n - k) ==
-    0``) and each size is unknown."""
-    x = types[0]
-    a = dims("a", x.ndim)
-    picked = normalize_axes(axes, x.ndim) if axes is not None else tuple(range(x.ndim))
-    if axes is not None:
-        picked = tuple(normalize_axis(ax, x.ndim) for ax in axes)
-    k = len(picked)
-    sizes = SizeNames(shape_value)
-    out: list[Any] = list(a)
-    clauses: list[Clause] = []
-    rest = rest_operands(types, 1, sizes)
-    rest[0] = typed(rest[0].dims, "I")  # (shape: of the entry's index dtypes)
-    length = len(shape_value) if shape_value else types[1].shape[0] if \
-        types[1].ndim == 1 else None
-    values = list(shape_value) if shape_value else [None] * k
-    if shape_value and length == 1 < k and not all(isinstance(v, int) for v in shape_value):
-        values = values * k  # (a value of sizes: computed when the model runs)
-    elif length == 1 and not shape_value and k > 1:
-        values = [DimVar("u")] * k
-        clauses.append(values[0] >= 0)
-    elif type(length) is int and length != k:
-        raise ParamError(f"shape has {length} entries, expected {k} (one "
-                         f"per {'entry of axes' if axes is not None else 'axis of x'})")
-    elif length is not None and type(length) is not int or length is None and \
-            not shape_value and types[1].ndim == 1:  # (its length not known now)
-        n = DimVar("n")
-        rest[0] = typed([n], "I")
-        clauses.append(((n - 1) * (n - k)).eq(0) if k > 1 else n.eq(1))
-    for ax, v in zip(picked, values, strict=True):
-        if isinstance(v, DimVar):
-            out[ax] = v
-        elif v is None:
-            out[ax] = DimVar(f"u{ax}")
-            clauses.append(out[ax] >= 0)
-        else:
-            out[ax] = signed(sizes.expr(v))
-    return {"x": a, "rest": rest, "y": out, "fits": clauses, "params": {"axes": picked}}
-
-
-def center_crop_pad(x: np.ndarray, shape: np.ndarray, *sizes: np.ndarray, axes: tuple,
-                    **_: Any) -> np.ndarray:
-    y = x
-    entries = shape.tolist() * len(axes) if shape.size == 1 else shape.tolist()  # (one
-    for ax, n in zip(axes, entries, strict=True):  # entry for every axis: broadcast)
-        have = y.shape[ax]
-        if have > n:
-            start = (have - n) // 2
-            y = np.take(y, np.arange(start, start + n), axis=ax)
-        elif have < n:
-            before = (n - have) // 2
-            width = [(0, 0)] * y.ndim
-            width[ax] = (before, n - have - before)
-            y = np.pad(y, width)
-    return y
