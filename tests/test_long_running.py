@@ -21,7 +21,8 @@ from kantensor.types import dim as dim_module
 from kantensor.types import type as type_module
 from kantensor.types.type import TensorType
 
-query_module = importlib.import_module("kantensor.query")  # kt.query is the function
+#: Where Solutions reads KEEP and MAX_LEN (kantensor.query names them too).
+query_module = importlib.import_module("kantensor.query.solutions")
 
 
 @pytest.fixture

@@ -1,0 +1,164 @@
+"""Relational queries: kanren's ``run`` over a signature's relation and ``labelo``.
+
+Any part of a type can be a logic variable (:func:`var`): a whole type, a dtype, one
+size, or a whole shape. :func:`query` runs the Op's relation (the same one
+``make_node`` runs forwards) together with :func:`~kantensor.logic.store.labelo`, and
+returns every answer lazily as a :class:`Solutions` object.
+
+Here: what a query runs (:func:`resolve`, :func:`relation`), the patterns it takes and
+:func:`query` itself; one answer read from a solver state is :mod:`.answers`, the lazy
+sequence of them and its displays :mod:`.solutions` (all importable from here).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from kanren import eq, lall
+from kanren.constraints import ConstrainedState
+from unification import isvar, var
+
+from ..logic.store import labelo
+from ..logic.terms import TensorTerm
+from ..ops import op_named
+from ..signature.arity import arities, check_arity
+from ..signature.signature import Signature
+from ..signature.solve import DEFAULT_MAX_RANK, Relation
+from ..signature.solve import relation as signature_relation
+from ..types.dtypes import normalize_dtype
+from ..types.type import TensorType
+from .answers import Answer as Answer
+from .answers import anonymous, answer_in, size_positions, user_vars, variable_names
+from .solutions import KEEP as KEEP
+from .solutions import MAX_LEN as MAX_LEN
+from .solutions import Solutions, TooManyAnswers, digest
+
+__all__ = ["Solutions", "TooManyAnswers", "pattern", "query", "relation", "resolve", "var"]
+
+
+def resolve(op_or_signature: Any) -> Any:
+    """What :func:`query` and :func:`relation` run, by one rule: an Op or a Signature as
+    it is; a string that names a catalogue Op is that Op (``"add"``); any other string
+    is signature text (``"+(m,n),(n,p)->(m,p)"``). A bare name that is no Op is an error
+    that suggests the nearest Op name, not a signature that fails to parse."""
+    if not isinstance(op_or_signature, str):
+        return op_or_signature
+    return op_named(op_or_signature.strip()) or Signature.parse(op_or_signature)
+
+
+def relation(op_or_signature: Any, max_rank: int = DEFAULT_MAX_RANK) -> Relation:
+    """The relation of an Op, a Signature, an Op's name or signature text (read as
+    :func:`resolve` says), as a kanren goal maker: ``relation(op)(*inputs, *outputs)``
+    is a goal. ``max_rank`` bounds the number of axes tried where a rank is unknown."""
+    return signature_relation(resolve(op_or_signature), max_rank)
+
+
+def pattern(dtype: Any = None, shape: Any = None, wrapped: Any = False) -> TensorTerm:
+    """A tensor type whose dtype, shape or sizes may be logic variables.
+
+    ``pattern(var("d"), (var("n"), 3))``; ``None`` means "anything" (a fresh anonymous
+    variable, never shown in answers). ``wrapped`` may be a logic variable too: a
+    wrapped operand is a Python number used in an operation (§3).
+    """
+    if dtype is None:
+        dtype = anonymous()
+    elif not isvar(dtype):
+        dtype = normalize_dtype(dtype)
+    if shape is None:
+        shape = anonymous()
+    elif not isvar(shape):
+        shape = tuple(anonymous() if d is None else _size(d) for d in shape)
+    if wrapped is None:
+        wrapped = anonymous()
+    elif not isvar(wrapped) and not isinstance(wrapped, bool):
+        raise TypeError(f"wrapped must be True, False, None or a logic variable, got "
+                        f"{wrapped!r}")
+    return TensorTerm(dtype, shape, wrapped)
+
+
+def _size(d: Any) -> Any:
+    if isvar(d):
+        return d
+    if isinstance(d, bool) or not isinstance(d, int):
+        raise TypeError(f"a size in a pattern must be an int, None or a logic variable, "
+                        f"got {d!r}")
+    if d < 0:
+        raise ValueError(f"a size must be >= 0, got {d}")
+    return d
+
+
+def query(op_or_signature: Any, inputs: Sequence[Any], outputs: Sequence[Any],
+          limit: int | None = None, max_rank: int = DEFAULT_MAX_RANK) -> Solutions:
+    """Every assignment of the logic variables in ``inputs``/``outputs`` that fits.
+
+    ``op_or_signature``: an Op, a Signature, or text: the name of a catalogue Op
+    (``"add"``) is that Op, other text is signature text (``"(n),(n)->()"``).
+
+    ``inputs``/``outputs`` hold TensorTypes (or compact text like ``"float32[3,?]"``),
+    ``pattern(...)`` terms, or logic variables (a bare variable input stands for a tensor
+    type, not a Python number). Each answer maps the user's variables to dtypes, sizes,
+    shapes or types; a size the signature leaves open is a symbolic Dim. ``max_rank``
+    (10 by default) bounds the axes tried where a rank is unknown; the answers say when
+    it cut some (:attr:`Solutions.truncated_by_rank`).
+    """
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
+                              or limit < 0):
+        raise ValueError(f"limit must be None or an int >= 0, got {limit!r}")
+    rel = relation(op_or_signature, max_rank)
+    for x in [*inputs, *outputs]:
+        if isinstance(x, str):
+            TensorType.parse(x)  # syntax errors now, not when the answers are read
+    _check_counts(rel, inputs, len(outputs))
+    user = user_vars([*inputs, *outputs])
+    names = variable_names(user)
+    roles = {v for v in user if any(v is x for x in size_positions([*inputs, *outputs], {}))}
+    typed = [eq(x, TensorTerm(var(), var(), False)) for x in inputs if isvar(x)]
+
+    def search(beyond: Callable, seen: set[bytes]) -> Iterator[dict]:
+        goal = lall(*typed, rel.goal(inputs, outputs, beyond), labelo(beyond=beyond))
+        for S in goal(ConstrainedState()):
+            answer = answer_in(user, roles, S, names)
+            if answer is None:
+                continue
+            key = digest(answer)
+            if key not in seen:
+                seen.add(key)
+                yield answer
+                if not user:  # nothing to vary: at most one answer, {}
+                    return
+
+    def complete(S: ConstrainedState) -> Iterator[dict]:
+        return (a for T in labelo()(S) if (a := answer_in(user, roles, T, names)) is not None)
+
+    return Solutions(search, list(names.values()), limit, max_rank, complete)
+
+
+def _check_counts(rel: Relation, inputs: Sequence[Any], n_out: int) -> None:
+    """The one arity check (:func:`kantensor.signature.arity.check_arity`); an Op whose
+    signature its parameters render takes any number of inputs its builder accepts, and
+    gives as many outputs as its signature rendered for the inputs, where they are all
+    types (Attention's ``outputs``, one update per input of Adam): else as many as
+    :attr:`Relation.n_outputs` counts on inputs of one rank."""
+    n_in = len(inputs)
+    if isinstance(rel.target, Signature):
+        label = rel.name if rel.name == str(rel.target) else f"{rel.name} {rel.target}"
+        check_arity(label, arities(rel.target), n_in, n_out, rel.target)
+    else:
+        check_arity(rel.name, {(n_in, n) for n in _output_counts(rel, inputs)}, n_in, n_out)
+
+
+def _output_counts(rel: Relation, inputs: Sequence[Any]) -> frozenset[int]:
+    """How many outputs ``rel``'s Op with parameters gives for ``inputs``: counted on its
+    signature rendered for them where each is a type (the count make_node checks), else
+    (or where the builder refuses them: the relation then has no answer) on inputs of
+    one rank."""
+    types = [TensorType.parse(x) if isinstance(x, str) else x for x in inputs]
+    if all(isinstance(t, TensorType) for t in types):
+        try:
+            sig, _ = rel.target.signature_for(tuple(types))
+        except (TypeError, ValueError, IndexError):  # (TypeInferenceError is a TypeError)
+            pass
+        else:
+            return frozenset(len(a.outputs) for a in sig.alternatives)
+    return frozenset({rel.n_outputs})

@@ -1,0 +1,140 @@
+"""One answer of a query, read from a solver state: each of the user's logic variables
+under its name (a dtype, a size, a shape or a type), the sizes the answer leaves unknown
+named afresh, and the constraints between them that the values alone do not say
+(:class:`Answer`). The anonymous variables :func:`~kantensor.query.pattern` makes for
+what the user left open are never shown."""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Sequence
+from typing import Any
+
+from kanren.constraints import ConstrainedState
+from unification import isvar, var
+
+from ..logic.answers import REFUTED, symbolic_values
+from ..logic.store import TypeStore
+from ..logic.terms import ASSUMED, TensorTerm, prefix_of, term_vars, walk
+from ..types.conditions import Clause, Condition
+from ..types.dim import Dim
+from ..types.symbols import free_symbols
+from ..types.type import TensorType
+
+#: The anonymous variables :func:`~kantensor.query.pattern` made for what the user left
+#: open: they are the pattern's, not the user's, so answers never show them (identity by
+#: object).
+ANONYMOUS: weakref.WeakSet = weakref.WeakSet()
+
+
+def anonymous() -> Any:
+    """A fresh logic variable for what a pattern leaves open (in :data:`ANONYMOUS`)."""
+    v = var()
+    ANONYMOUS.add(v)
+    return v
+
+
+def user_vars(terms: Sequence[Any]) -> list[Any]:
+    """The logic variables the user wrote, in order of appearance."""
+    return [v for v in term_vars(list(terms), {}) if v not in ANONYMOUS]
+
+
+def variable_names(user: Sequence[Any]) -> dict[Any, str]:
+    """``{variable: name}``: how answers name the user's logic variables (their tokens,
+    the names they were made with)."""
+    return {v: str(v.token) for v in user}
+
+
+class _Namer:
+    """Fresh Dim names for sizes an answer leaves unknown (unique in the answer): a size
+    the user named keeps that name, any other is ``n``, ``n1``, ..."""
+
+    def __init__(self, taken: set[str], names: dict[Any, str]):
+        self.taken = taken
+        self.names = names
+
+    def __call__(self, v: Any) -> Dim:
+        base = self.names.get(v) or prefix_of(v)
+        base = base if base.isidentifier() else "n"
+        name, k = base, 1
+        while name in self.taken:
+            name, k = f"{base}{k}", k + 1
+        self.taken.add(name)
+        return Dim(name)
+
+
+def answer_in(user: list[Any], roles: set, S: ConstrainedState,
+            names: dict[Any, str]) -> Answer | None:
+    """The answer in state ``S``: each user variable's value under its name in ``names``
+    (``roles``: the variables that stand for one size); None where the constraints left
+    hold at no named sizes."""
+    s = S.data
+    store = S.constraints[TypeStore]
+    named = {walk(v, s): dim for dim, v in reversed(list(store.dims.items()))
+             if isvar(walk(v, s))}  # a given type's Dims first: they keep their names
+    # every name a given size mentions is taken (``n`` of a size number ``n - 3`` too: a
+    # fresh size named ``n`` would be that ``n``, a relation the answer does not have)
+    taken = {x for d in store.dims for x in free_symbols(d) if isinstance(x, str)} | \
+        set(names.values())
+    for v in user:  # an unknown size a user variable stands for is named after it
+        w = walk(v, s)
+        if v in roles and isvar(w) and w not in named and names[v].isidentifier():
+            named[w] = Dim(names[v])
+    sizes = list(term_vars([*size_positions(user, s), *roles], s))
+    residual: list[Clause] = []
+    values = symbolic_values(sizes, s, store.pending, named, _Namer(taken, names), residual)
+    if REFUTED in residual:
+        return None  # the constraints left hold at no named sizes: no answer
+    for a, b, _ in s.get(ASSUMED, ()):  # two named sizes (or one and an int) made equal
+        if Condition(a, "==", b) not in residual:
+            residual.append(Condition(a, "==", b))
+    for dim, v in store.dims.items():  # a given type's Dim the relation gave a value
+        w = walk(v, s)
+        if dim.name is not None and (not isvar(w) or named.get(w, dim) != dim) and \
+                (c := Condition(dim, "==", named[w] if isvar(w) else w)) not in residual:
+            residual.append(c)
+
+    def value(term: Any, is_size: bool = False) -> Any:
+        t = walk(term, s)
+        if isvar(t):
+            return values.get(t) if is_size else None
+        if isinstance(t, TensorTerm):
+            dtype, shape = walk(t.dtype, s), value(t.shape)
+            if isinstance(dtype, str) and isinstance(shape, tuple) and \
+                    all(x is not None for x in shape):
+                return TensorType(dtype, shape)
+            return TensorTerm(None if isvar(dtype) else dtype, shape, walk(t.wrapped, s))
+        if isinstance(t, tuple):
+            return tuple(value(x, True) for x in t)
+        return t
+
+    return Answer({names[v]: value(v, v in roles) for v in user}, residual)
+
+
+class Answer(dict):
+    """One answer of a query: each user variable's value; ``where`` holds the
+    constraints between its symbolic sizes that the values alone do not say
+    (:class:`~kantensor.logic.answers.Condition`, such as ``m > 2``), so that
+    ``X = float32[m]`` never claims every ``m``. Equal to a plain dict of the same
+    values (``where`` aside)."""
+
+    def __init__(self, values: dict[str, Any], where: Sequence[Condition] = ()):
+        super().__init__(values)
+        self.where = tuple(where)
+
+    def __repr__(self) -> str:
+        text = dict.__repr__(self)
+        return f"Answer({text}, where={list(map(str, self.where))!r})" if self.where \
+            else text
+
+
+def size_positions(terms: list, s: dict) -> list:
+    """Every size position of ``terms`` (walked), for naming unknown sizes."""
+    out, stack = [], list(terms)
+    while stack:
+        t = walk(stack.pop(), s)
+        if isinstance(t, TensorTerm):
+            stack.append(t.shape)
+        elif isinstance(t, tuple):
+            out.extend(t)
+    return out
