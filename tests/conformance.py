@@ -23,7 +23,6 @@ may change.
 
 from __future__ import annotations
 
-import os
 import warnings
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -34,6 +33,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import kantensor as kt
+import sizing
 from kantensor.backend.mode import execution
 from kantensor.ops.params import ParamError
 
@@ -44,7 +44,7 @@ STATS: dict[str, Counter] = {}
 BUILD_ERRORS = (kt.TypeInferenceError, ParamError, TypeError, ValueError, IndexError)
 
 #: Every how many cases of an Op the planned and the plain code are compared.
-PLAN_EVERY = int(os.environ.get("KANTENSOR_PLAN_EVERY", "6"))
+PLAN_EVERY = sizing.size("PLAN_EVERY", 6, 1)
 
 #: Relative tolerance when comparing values, by result dtype.
 RTOL = {"float16": 1e-2, "float32": 1e-5, "complex64": 1e-5}

@@ -19,10 +19,9 @@ reached (before this strategy and after: none lost).
 
 from __future__ import annotations
 
-import os
-
 from hypothesis import strategies as st
 
+import sizing
 from kantensor.syntax import vocabulary as V
 from kantensor.syntax.alternative import Alternative
 from kantensor.syntax.ast import (
@@ -50,7 +49,7 @@ from kantensor.syntax.ast import (
 from kantensor.syntax.ast.dtypes import dtype_names
 
 #: Random signatures the properties are checked on (the long run: 500).
-AST_EXAMPLES = int(os.environ.get("KANTENSOR_AST_EXAMPLES", "100"))
+AST_EXAMPLES = sizing.size("AST_EXAMPLES", 100, 500)
 
 DIM_NAMES = ["m", "n", "p", "k", "d2", "batch_size", "index", "integer"]
 FLEX_NAMES = ["f", "g"]

@@ -14,10 +14,11 @@ import numpy as np
 import pytest
 
 import kantensor as kt
+import sizing
 from kantensor.backend.mode import current, execution
 from kantensor.graph import codegen
 
-GRAPHS = int(os.environ.get("KANTENSOR_PLAN_GRAPHS", "150"))
+GRAPHS = sizing.size("PLAN_GRAPHS", 150, 1500)
 SEED = int(os.environ.get("KANTENSOR_PLAN_SEED", "26"))
 
 #: The plan for any size, in blocks of two float64 (so small arrays run block by block).

@@ -30,11 +30,12 @@ import numpy as np
 import pytest
 
 import kantensor as kt
+import sizing
 from differential import REFUSALS, bound, build, count, tensor_types
 from kantensor.ops.catalogue import _as_given, load_all
 from kantensor.query import var
 
-VARIANTS = int(os.environ.get("KANTENSOR_BOUNDARY_VARIANTS", "3"))
+VARIANTS = sizing.size("BOUNDARY_VARIANTS", 3, 40)
 SEED = int(os.environ.get("KANTENSOR_BOUNDARY_SEED", "38"))
 
 ENTRIES = [e for e in load_all() if any("out" in x for x in e.examples)]

@@ -7,20 +7,20 @@ number of examples is ``KANTENSOR_FACTS_EXAMPLES`` (150 by default)."""
 from __future__ import annotations
 
 import itertools
-import os
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kantensor as kt
+import sizing
 from kantensor.types.casewise import implied, plainest_under
 from kantensor.types.conditions import AnyOf, Condition
 from kantensor.types.dim import Dim, dim_max, dim_min
 from kantensor.types.facts import EMPTY
 from kantensor.types.symbols import substitute
 
-N_EXAMPLES = int(os.environ.get("KANTENSOR_FACTS_EXAMPLES", "150"))
+N_EXAMPLES = sizing.size("FACTS_EXAMPLES", 150, 5000)
 B, T = Dim("B"), Dim("T")
 GRID = [dict(zip("BT", v, strict=True)) for v in itertools.product(range(5), repeat=2)]
 

@@ -33,10 +33,11 @@ import pytest
 import kantensor.onnx as ko
 import ortrun
 import ortwindows
+import sizing
 from contract_points import LIGHT, light_model, points
 from differential import count
 
-POINTS = int(os.environ.get("KANTENSOR_CONTRACT_POINTS", "8"))
+POINTS = sizing.size("CONTRACT_POINTS", 8, 200)
 GRID = os.environ.get("KANTENSOR_CONTRACT_GRID", "") not in ("", "0")
 WINDOW = {"N": (1, 4), "H": (8, 700), "W": (8, 700)}
 

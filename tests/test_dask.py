@@ -23,11 +23,12 @@ import numpy as np
 import pytest
 
 import kantensor as kt
+import sizing
 from dask_cases import STATS, cases, computed, random_chunks, record, values_for
 from kantensor.backend.dask import RechunkError, UnknownChunksError
 from kantensor.ops.catalogue import catalogue_files, load_file
 
-CHUNKINGS = int(os.environ.get("KANTENSOR_DASK_CHUNKINGS", "2"))
+CHUNKINGS = sizing.size("DASK_CHUNKINGS", 2, 10)
 SEED = int(os.environ.get("KANTENSOR_DASK_SEED",
                           24 if os.environ.get("CI") else random.randrange(10**6)))
 RTOL = {"float16": 2e-2, "float32": 1e-4, "complex64": 1e-4}

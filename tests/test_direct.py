@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kantensor as kt
+import sizing
 from kantensor.ops.catalogue import _as_given, load_all
 from kantensor.ops.family import OpFamily
 from kantensor.signature.direct import direct_build
@@ -32,7 +33,7 @@ from kantensor.types.facts import EMPTY, Facts
 from kantensor.types.poly import MAX_TERMS
 from kantensor.types.symbols import substitute
 
-RETYPINGS = int(os.environ.get("KANTENSOR_DIRECT_RETYPINGS", "4"))
+RETYPINGS = sizing.size("DIRECT_RETYPINGS", 4, 40)
 SEED = int(os.environ.get("KANTENSOR_DIRECT_SEED", "0"))
 
 N, M = Dim("n"), Dim("m")
@@ -413,7 +414,7 @@ def test_a_form_within_the_limits_has_at_most_the_terms_its_bound_says():
     floors, remainders, min and max it is checked against the Dim algebra's own
     expansion, which must succeed with no more terms than the bound (review13)."""
     checked = 0
-    for seed in range(int(os.environ.get("KANTENSOR_TERM_FORMS", "1500"))):
+    for seed in range(sizing.size("TERM_FORMS", 1500, 15000)):
         rng = random.Random(seed)
         node = _random_form(rng, rng.randint(4, 9))
         bound = _terms(node, 0)

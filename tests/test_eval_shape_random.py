@@ -18,9 +18,10 @@ from __future__ import annotations
 import os
 import random
 
+import sizing
 from npprograms import judge, program
 
-PROGRAMS = int(os.environ.get("KANTENSOR_NP_PROGRAMS", "12"))
+PROGRAMS = sizing.size("NP_PROGRAMS", 12, 120)
 SEED = int(os.environ.get("KANTENSOR_NP_SEED", "17"))
 
 

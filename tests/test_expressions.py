@@ -5,17 +5,16 @@ named sizes; and their values are kept across builds by node and sizes."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import sizing
 from kantensor.signature import expressions as E
 from kantensor.syntax import ast as A
 from kantensor.types.dim import DIM_CALLS, Dim
 
-N_EXAMPLES = int(os.environ.get("KANTENSOR_FACTS_EXAMPLES", "150"))
+N_EXAMPLES = sizing.size("FACTS_EXAMPLES", 150, 5000)
 a, b = A.DimVar("a"), A.DimVar("b")
 
 

@@ -33,6 +33,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import onnx_cases
+import sizing
 from bounded import run_cases
 from fuzzing import STATS
 from kantensor import cli
@@ -41,7 +42,7 @@ from kantensor.onnx.loading import MAX_MESSAGE
 from kantensor.onnx.shapes import typed_model
 from onnx_mutations import mutants
 
-CASES = int(os.environ.get("KANTENSOR_FUZZ_ONNX_CASES", "300"))
+CASES = sizing.size("FUZZ_ONNX_CASES", 300, 80000)
 
 #: Mutants per forked child (one child's limits hold for a batch).
 BATCH = 250

@@ -11,20 +11,20 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
 import random
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import sizing
 from fuzzing import hostile_repetitions, hostile_sizes, mutants, run_case
 from kantensor import cli
 from kantensor.ops.catalogue import catalogue_files, load_file
 from kantensor.signature.signature import Signature
 from kantensor.types.type import TensorType
 
-CASES = int(os.environ.get("KANTENSOR_FUZZ_CASES", "300"))
+CASES = sizing.size("FUZZ_CASES", 300, 20000)
 GENERATED = settings(max_examples=max(50, CASES // 2), deadline=None,
                      suppress_health_check=[HealthCheck.too_slow])
 

@@ -19,12 +19,13 @@ from kanren import run
 from unification import var
 
 import kantensor as kt
+import sizing
 from kantensor.logic.terms import TensorTerm
 from kantensor.ops.catalogue import _as_given, load_all
 from kantensor.ops.family import OpFamily
 from kantensor.types.symbols import free_symbols, substitute
 
-RETYPINGS = int(os.environ.get("KANTENSOR_RELATION_RETYPINGS", "1"))
+RETYPINGS = sizing.size("RELATION_RETYPINGS", 1, 10)
 SEED = int(os.environ.get("KANTENSOR_RELATION_SEED", "0"))
 #: Sizes of the brute-force domain, and the most size combinations tried per instance.
 SIZES = (0, 1, 2, 3)

@@ -32,13 +32,14 @@ from onnx import helper
 
 import kantensor as kt
 import ortrun
+import sizing
 from kantensor.onnx import from_onnx
 from kantensor.types.dim import Dim
 from kantensor.types.symbols import free_symbols, substitute
 from onnx_chains import assignments, fixed, random_model
 
-MODELS = int(os.environ.get("KANTENSOR_ONNX_DIFF_MODELS", "40"))
-SIZES = int(os.environ.get("KANTENSOR_ONNX_DIFF_SIZES", "4"))
+MODELS = sizing.size("ONNX_DIFF_MODELS", 40, 1500)
+SIZES = sizing.size("ONNX_DIFF_SIZES", 4, 6)
 SEED = int(os.environ.get("KANTENSOR_ONNX_DIFF_SEED", "38"))
 
 #: Figures for the summary (tests/conftest.py).

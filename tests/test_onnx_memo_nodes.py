@@ -6,7 +6,6 @@ change an answer: each reading is compared with one made with every memo emptied
 
 from __future__ import annotations
 
-import os
 import random
 
 import numpy as np
@@ -14,6 +13,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+import sizing
 from kantensor import TypeInferenceError
 from kantensor.onnx import (
     generic,
@@ -423,7 +423,7 @@ def test_a_node_reading_a_large_folded_value_as_a_type_is_typed_from_its_plan(mo
 
 #: How many random shape-arithmetic models (each with five variants) the differential
 #: test of the node plans types; its long run: KANTENSOR_MEMO_NODES_MODELS=60
-FUZZ_MODELS = int(os.environ.get("KANTENSOR_MEMO_NODES_MODELS", "4"))
+FUZZ_MODELS = sizing.size("MEMO_NODES_MODELS", 4, 60)
 
 
 def _variant(model: onnx.ModelProto, how: str) -> onnx.ModelProto:

@@ -34,14 +34,15 @@ from onnx.reference import ReferenceEvaluator
 
 import kantensor.onnx as ko
 import ortrun
+import sizing
 from kantensor.onnx import from_onnx
 from kantensor.types.dim import Dim
 from kantensor.types.symbols import free_symbols, substitute
 from onnx_chains import fixed
 from onnx_shape_graphs import assignments, random_model
 
-MODELS = int(os.environ.get("KANTENSOR_ONNX_SHAPES_MODELS", "30"))
-SIZES = int(os.environ.get("KANTENSOR_ONNX_SHAPES_SIZES", "4"))
+MODELS = sizing.size("ONNX_SHAPES_MODELS", 30, 3000)
+SIZES = sizing.size("ONNX_SHAPES_SIZES", 4, 6)
 SEED = int(os.environ.get("KANTENSOR_ONNX_SHAPES_SEED", "32"))
 
 #: Figures for the summary (tests/conftest.py).

@@ -22,12 +22,13 @@ import onnx
 from onnx.reference import ReferenceEvaluator
 
 import ortrun
+import sizing
 from kantensor.onnx import infer_shapes
 from kantensor.types.dim import Dim
 from kantensor.types.symbols import substitute
 from onnx_cases import cases, prepared, written_dims
 
-DRAWS = int(os.environ.get("KANTENSOR_ONNX_SIZE_DRAWS", "2"))
+DRAWS = sizing.size("ONNX_SIZE_DRAWS", 2, 20)
 SEED = int(os.environ.get("KANTENSOR_ONNX_SIZE_SEED", "23"))
 
 

@@ -20,7 +20,6 @@ assignment of sizes 0..2 to the names:
 from __future__ import annotations
 
 import itertools
-import os
 
 import numpy as np
 import onnx
@@ -30,13 +29,14 @@ from onnx import TensorProto, helper
 import kantensor as kt
 import kantensor.onnx as ko
 import ortrun
+import sizing
 from differential import build, count
 from kantensor.onnx.registry import registry
 from kantensor.ops.catalogue import _as_given, load_all
 from kantensor.types.conditions import AnyOf
 from kantensor.types.symbols import substitute
 
-MAX_NAMES = int(os.environ.get("KANTENSOR_OVERLOAD_NAMES", "3"))
+MAX_NAMES = sizing.size("OVERLOAD_NAMES", 3, 6)
 SIZES = range(3)
 
 

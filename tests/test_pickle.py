@@ -7,7 +7,6 @@ limit far below its length, so only an iterative pickling passes."""
 from __future__ import annotations
 
 import importlib
-import os
 import pickle
 import sys
 
@@ -16,11 +15,12 @@ import pytest
 
 import kantensor as kt
 import kantensor.onnx as ko
+import sizing
 from kantensor.graph.basic import Constant
 from kantensor.graph.walk import graph_inputs
 from test_contracts_loop_index import _walk, _xa, const, node
 
-NODES = int(os.environ.get("KANTENSOR_PICKLE_NODES", "5000"))
+NODES = sizing.size("PICKLE_NODES", 5000, 100000)
 
 
 @pytest.fixture

@@ -6,14 +6,14 @@ shortcut must leave to elimination)."""
 
 from __future__ import annotations
 
-import os
 import random
 
+import sizing
 from kantensor.types import onesize, prove
 from kantensor.types.dim import Dim, dim_max
 from kantensor.types.symbols import substitute
 
-CASES = int(os.environ.get("KANTENSOR_PROVE_CASES", "4000"))
+CASES = sizing.size("PROVE_CASES", 4000, 40000)
 U, V = Dim("u"), Dim("v")
 OPS = ("==", ">=", ">", "<=", "<")
 CHECK = {"==": int.__eq__, ">=": int.__ge__, ">": int.__gt__, "<=": int.__le__,

@@ -20,10 +20,11 @@ import os
 import random
 
 import kantensor as kt
+import sizing
 from differential import REFUSALS, count
 from refine_graphs import BROADCASTING, INDEXING, PLAIN, SHAPING, random_program
 
-GRAPHS = int(os.environ.get("KANTENSOR_REFINE_FORWARD_GRAPHS", "150"))
+GRAPHS = sizing.size("REFINE_FORWARD_GRAPHS", 150, 3000)
 SEED = int(os.environ.get("KANTENSOR_REFINE_FORWARD_SEED", "38"))
 KINDS = PLAIN + BROADCASTING + SHAPING + INDEXING
 

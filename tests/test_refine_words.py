@@ -2,13 +2,12 @@
 sizes, never a signature's or a builder's name for a dimension (matmul's ``n``,
 concatenate's ``d1``, a template's ``a0``).
 
-``KT_REFINE_WORDS_EXAMPLES`` sets how many random graphs the property test draws
+``KANTENSOR_REFINE_WORDS_EXAMPLES`` sets how many random graphs the property test draws
 (default 300).
 """
 
 from __future__ import annotations
 
-import os
 import random
 import re
 
@@ -18,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kantensor as kt
+import sizing
 from kantensor.refinement import RefinementError
 from kantensor.refinement.units import describe, node_relation
 from kantensor.syntax import vocabulary
@@ -25,7 +25,7 @@ from kantensor.types.dtypes import CATEGORIES, DTYPES
 from refine_graphs import BROADCASTING, INDEXING, PLAIN, SHAPING, erased_program
 from test_one_relation import _bound, _cases, _concrete, forward
 
-EXAMPLES = int(os.environ.get("KT_REFINE_WORDS_EXAMPLES", "300"))
+EXAMPLES = sizing.size("REFINE_WORDS_EXAMPLES", 300, 3000)
 
 _WORD = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
 #: Words of the signature language that name no dimension or dtype variable: its

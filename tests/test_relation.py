@@ -2,7 +2,6 @@
 independence, agreement with make_node."""
 
 import itertools
-import os
 import random
 
 import numpy as np
@@ -15,6 +14,7 @@ from kanren.constraints import neq
 from unification import isvar, var
 
 import kantensor as kt
+import sizing
 from kantensor.logic.terms import TensorTerm
 from kantensor.types.dtypes import DTYPES
 
@@ -174,7 +174,7 @@ def test_one_arity_check_for_infer_query_and_commands():
 
 
 # ------------------------------------------------- random conjunctions vs brute force
-KANREN_CASES = int(os.environ.get("KANTENSOR_KANREN_CASES", "40"))
+KANREN_CASES = sizing.size("KANREN_CASES", 40, 400)
 _DT = ("int8", "uint8", "float32")
 _SIZES = (1, 2, 3)
 _TIE = kt.SignatureOp("tie", "(n):T,(n):T->():T", lambda a, b: a[0])

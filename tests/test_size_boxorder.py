@@ -5,11 +5,10 @@ the truncated length chain an exporter's ``Div(size - k, s)`` folds to."""
 
 from __future__ import annotations
 
-import os
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import sizing
 from kantensor.types import monotone
 from kantensor.types.boxorder import ordered
 from kantensor.types.conditions import Condition
@@ -18,7 +17,7 @@ from kantensor.types.facts import Facts
 from kantensor.types.prove import proves
 from kantensor.types.symbols import substitute
 
-N_EXAMPLES = int(os.environ.get("KANTENSOR_FACTS_EXAMPLES", "150"))
+N_EXAMPLES = sizing.size("FACTS_EXAMPLES", 150, 5000)
 h, w = Dim("h"), Dim("w")
 POINTS = [(a, b) for a in range(0, 90) for b in range(0, 5)]
 

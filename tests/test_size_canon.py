@@ -7,12 +7,11 @@ that stay short, and hostile sizes that stay cheap. The number of examples is
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import sizing
 from kantensor.types.canon import _canonical, _one_floor, canonical_form
 from kantensor.types.conditions import Condition
 from kantensor.types.dim import Dim, dim_max, dim_min, unknown
@@ -21,7 +20,7 @@ from kantensor.types.quasi import MAX_PERIOD, table
 from kantensor.types.quasiform import one_symbol_form
 from kantensor.types.symbols import substitute
 
-N_EXAMPLES = int(os.environ.get("KANTENSOR_FACTS_EXAMPLES", "150"))
+N_EXAMPLES = sizing.size("FACTS_EXAMPLES", 150, 5000)
 n, m, h = Dim("n"), Dim("m"), Dim("h")
 
 

@@ -9,7 +9,6 @@ the budgets. The number of examples is ``KANTENSOR_FACTS_EXAMPLES`` (150 by defa
 from __future__ import annotations
 
 import math
-import os
 import random
 
 import pytest
@@ -17,6 +16,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import sizegen
+import sizing
 from kantensor.types.canon import canonical_form
 from kantensor.types.digits import digits
 from kantensor.types.dim import Dim, dim_max, dim_min
@@ -25,7 +25,7 @@ from kantensor.types.lattice import _several_extreme
 from kantensor.types.poly import lone_atom
 from kantensor.types.symbols import substitute
 
-N_EXAMPLES = int(os.environ.get("KANTENSOR_FACTS_EXAMPLES", "150"))
+N_EXAMPLES = sizing.size("FACTS_EXAMPLES", 150, 5000)
 m, n, k = Dim("m"), Dim("n"), Dim("k")
 FAR = ({"n": 10**12 + 7, "m": 3, "k": 10**9}, {"n": 1, "m": 2**40 + 1, "k": 0})
 

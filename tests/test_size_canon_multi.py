@@ -8,7 +8,6 @@ forms agree; hostile sums of min and max stay cheap. The number of examples is
 
 from __future__ import annotations
 
-import os
 import random
 
 import pytest
@@ -16,6 +15,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import sizegen
+import sizing
 from bounded import run_cases
 from kantensor.types import facts as facts_module
 from kantensor.types.canon import canonical_form
@@ -27,7 +27,7 @@ from kantensor.types.quasi import table
 from kantensor.types.quasiform import one_symbol_form
 from kantensor.types.symbols import substitute
 
-N_EXAMPLES = int(os.environ.get("KANTENSOR_FACTS_EXAMPLES", "150"))
+N_EXAMPLES = sizing.size("FACTS_EXAMPLES", 150, 5000)
 m, n, k = Dim("m"), Dim("n"), Dim("k")
 FAR = ({"n": 10**12 + 7, "m": 3, "k": 10**9}, {"n": 1, "m": 2**40 + 1, "k": 0})
 

@@ -8,18 +8,18 @@ number of examples is ``KANTENSOR_FACTS_EXAMPLES`` (150 by default; the long run
 from __future__ import annotations
 
 import itertools
-import os
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import sizing
 from kantensor.types.canon import canonical_form
 from kantensor.types.dim import Dim, dim_max, dim_min
 from kantensor.types.facts import EMPTY
 from kantensor.types.symbols import substitute
 
-N_EXAMPLES = int(os.environ.get("KANTENSOR_FACTS_EXAMPLES", "150"))
+N_EXAMPLES = sizing.size("FACTS_EXAMPLES", 150, 5000)
 m, n, k = Dim("m"), Dim("n"), Dim("k")
 GRID = [dict(zip("kmn", p, strict=True)) for p in itertools.product(range(12), range(3),
                                                                      range(6))]

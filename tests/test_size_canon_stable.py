@@ -7,7 +7,6 @@ random facts, and their forms stay sound. The number of examples is
 from __future__ import annotations
 
 import itertools
-import os
 import random
 import subprocess
 import sys
@@ -16,11 +15,12 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import sizegen
+import sizing
 from kantensor.types.canon import canonical_form
 from kantensor.types.dim import Dim, dim_min
 from kantensor.types.symbols import substitute
 
-N_EXAMPLES = int(os.environ.get("KANTENSOR_FACTS_EXAMPLES", "150"))
+N_EXAMPLES = sizing.size("FACTS_EXAMPLES", 150, 5000)
 
 
 def _at(x, sizes):

@@ -6,7 +6,6 @@ algebra normalises."""
 from __future__ import annotations
 
 import itertools
-import os
 import pickle
 import subprocess
 import sys
@@ -15,13 +14,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import sizing
 from kantensor.types.conditions import AnyOf, Condition, expand
 from kantensor.types.dim import Dim, dim_max, dim_min
 from kantensor.types.facts import EMPTY, Facts, _decide, simplify
 from kantensor.types.prove import interval, proves
 from kantensor.types.symbols import substitute
 
-N_EXAMPLES = int(os.environ.get("KANTENSOR_FACTS_EXAMPLES", "150"))
+N_EXAMPLES = sizing.size("FACTS_EXAMPLES", 150, 5000)
 NAMES = ("a", "b", "c")
 BOX = range(0, 13)  # every symbol's values in the brute force (0 and 1 included)
 

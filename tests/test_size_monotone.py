@@ -5,13 +5,13 @@ against the Fourier-Motzkin prover where both answer."""
 
 from __future__ import annotations
 
-import os
 import random
 from unittest import mock
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import sizing
 from kantensor.types import facts as facts_module
 from kantensor.types import monotone, stated
 from kantensor.types.canon import canonical_form
@@ -20,7 +20,7 @@ from kantensor.types.dim import Dim, dim_max, dim_min
 from kantensor.types.facts import EMPTY, Facts
 from kantensor.types.symbols import substitute
 
-N_EXAMPLES = int(os.environ.get("KANTENSOR_FACTS_EXAMPLES", "150"))
+N_EXAMPLES = sizing.size("FACTS_EXAMPLES", 150, 5000)
 h, w = Dim("h"), Dim("w")
 RANGE = range(0, 400)
 

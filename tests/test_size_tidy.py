@@ -6,19 +6,19 @@ expressions of min, max, floor division, remainder and products)."""
 from __future__ import annotations
 
 import itertools
-import os
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import sizing
 from kantensor.types.conditions import AnyOf, Condition
 from kantensor.types.dim import Dim, dim_max, dim_min
 from kantensor.types.symbols import substitute
 from kantensor.types.tidy import tidy
 from kantensor.types.tidysize import tidy_size
 
-N_EXAMPLES = int(os.environ.get("KANTENSOR_TIDY_EXAMPLES", "200"))
+N_EXAMPLES = sizing.size("TIDY_EXAMPLES", 200, 2000)
 NAMES = ("a", "b", "c")
 BOX = range(0, 6)  # every symbol's values in the brute force (0 and 1 included)
 

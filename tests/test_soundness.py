@@ -17,9 +17,10 @@ import numpy as np
 import pytest
 
 import kantensor as kt
+import sizing
 from soundness import Disagreement, Node, documented_difference, run_graph
 
-GRAPHS = int(os.environ.get("KANTENSOR_SOUNDNESS_GRAPHS", "40"))
+GRAPHS = sizing.size("SOUNDNESS_GRAPHS", 40, 7600)
 SEED = int(os.environ.get("KANTENSOR_SOUNDNESS_SEED", "14"))
 BATCH = 10
 
