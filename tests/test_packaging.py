@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tomllib
 import venv
 from pathlib import Path
 
@@ -64,6 +65,17 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     subprocess.run([*run, "--python", str(python), "install", "-q", "--no-deps",
                     "--no-index", str(wheel)], check=True)
     return env
+
+
+def test_every_package_of_the_tree_is_declared() -> None:
+    """A package under src/ that pyproject.toml does not list is left out of the wheel
+    (the installed kantensor then fails to import it)."""
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    declared = set(setuptools["packages"])
+    tree = {".".join(init.parent.relative_to(ROOT / "src").parts)
+            for init in (ROOT / "src" / "kantensor").rglob("__init__.py")}
+    assert tree - declared == set()
+    assert declared - tree == {"kantensor._catalogue", "kantensor._catalogue.onnx"}
 
 
 def _run(*command: object, cwd: Path | None = None) -> str:
