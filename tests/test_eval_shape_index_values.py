@@ -59,3 +59,16 @@ def test_holds_says_why_it_cannot_answer_a_data_dependent_count():
     r = kt.eval_shape(lambda x: np.zeros(3)[x[x > 0].shape[0]], "float32[n]")
     with pytest.raises(ValueError, match="no input's size decides"):
         r.holds({"n": 3})
+
+
+def test_a_permutation_made_of_sizes_is_stated_by_the_index_op_alone():
+    """``x[np.argsort(<sizes>, axis=1)]``: the index Op's relation states the permuted
+    axis against x's (:attr:`ArrayRef.along`); eval_shape's reading of values made of
+    sizes said it again from the hull (one home per fact: it states nothing now)."""
+    from kantensor.evalshape.indexvalues import index_bounds
+    r = kt.eval_shape(lambda x, y: x[np.argsort(np.zeros(y.shape), axis=1)],
+                      "float64[B,D]", "float64[C,E]")
+    node = r.graph.outputs[0].owner
+    assert dict(node.op.params)["index"][0].along == 1
+    assert index_bounds(node) == []
+    assert [str(a) for a in r.assumptions] == ["E*min(1, C, E) <= B"]

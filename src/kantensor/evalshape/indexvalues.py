@@ -67,8 +67,8 @@ def index_bounds(node: Apply, op: str = "index") -> list[Condition]:
         if n is None or not made_of_sizes(t):
             continue
         if item.bounds is not None or item.reach is not None or \
-                item.counting and t.type.ndim == 1:
-            continue  # (stated by the index Op's relation)
+                item.counting and t.type.ndim == 1 or item.along is not None:
+            continue  # (stated by the index Op's relation: one home)
         if any(s is None for s in t.type.shape):
             continue
         count: DimLike = 1
