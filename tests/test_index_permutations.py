@@ -57,6 +57,17 @@ CASES = [
     ("np.take_along_axis(l, np.argsort(l, axis=0).T, axis=1)", True),
     ("np.take_along_axis(l, np.swapaxes(np.argsort(l, axis=1), 0, -1), axis=0)", True),
     ("np.take_along_axis(l, np.moveaxis(np.argsort(l, axis=0), 0, 1), axis=1)", True),
+    # Ops that move, pick or clip a permutation's values keep its hull
+    ("l[np.swapaxes(np.argsort(l, axis=1), 0, 1)[:1]]", False),
+    ("l[np.moveaxis(np.argsort(l, axis=0), 0, -1)[:, :1]]", False),
+    ("l[np.argsort(l, axis=1)[:, [0, -1]]]", False),
+    ("l[np.take(np.argsort(l, axis=None), [0])]", False),
+    ("l[np.diagonal(np.argsort(l, axis=1))]", False),
+    ("l[np.where(l > 0, np.argsort(l, axis=1), 0)]", False),
+    ("l[np.clip(np.argsort(l, axis=1), 0, 2)]", True),
+    ("l[np.max(np.argsort(l, axis=1), axis=1)]", True),
+    ("l[np.partition(np.argsort(l, axis=1), 0, axis=1)]", True),
+    ("l[np.take_along_axis(np.argsort(l, axis=1), np.argsort(l, axis=1), axis=1)]", True),
     # argmax/argmin: positions 0 .. n - 1 the data decide (NumPy raises ValueError on an
     # empty axis, for every data)
     ("l[np.argmax(l, axis=1)]", False),

@@ -16,7 +16,7 @@ read (``np.arange(k) ** 2``) are an assumption on an unknown, named as such:
 from __future__ import annotations
 
 from ..graph.basic import Apply
-from ..ops.families.advanced import index as advanced_index
+from ..ops.families.indexing import index as advanced_index
 from ..ops.families.values import made_of_sizes, value_range
 from ..ops.params import ArrayRef
 from ..types.conditions import Condition, Source

@@ -22,8 +22,8 @@ import numpy as np
 
 from ...syntax.ast import Clause, DimVar
 from ..templates import alternative, dims, reads_ranks, typed
-from .advanced import _key, advanced_selection, split_index
-from .indexing import _as_key, readings, resolve, selection, sized_bounds
+from .advanced import advanced_selection, split_index
+from .indexing import _as_key, array_key, readings, resolve, selection, sized_bounds
 
 
 def fits_into(value: list[DimVar], target: list) -> list[Clause]:
@@ -92,7 +92,7 @@ def index_set(x: np.ndarray, value: np.ndarray, *arrays: np.ndarray, index: tupl
               ) -> np.ndarray:
     """A copy of x with ``x[index] = value`` for an advanced index."""
     y = np.array(x, copy=True)
-    y[_key(arrays, index)] = value
+    y[array_key(arrays, index)] = value
     return y
 
 
@@ -100,7 +100,7 @@ def index_add(x: np.ndarray, value: np.ndarray, *arrays: np.ndarray, index: tupl
               ) -> np.ndarray:
     """A copy of x with ``np.add.at(x, index, value)``: repeated indices add up."""
     y = np.array(x, copy=True)
-    np.add.at(y, _key(arrays, index), np.asarray(value).astype(y.dtype, copy=False))
+    np.add.at(y, array_key(arrays, index), np.asarray(value).astype(y.dtype, copy=False))
     return y
 
 

@@ -67,7 +67,7 @@ from ..sizes import axis_length
 from .arrange import repeat, tile
 from .creation import full, ones, random, ranged, zeros
 from .elementwise import cast
-from .indexing import getitem
+from .indexing import getitem, index, take_along
 from .selecting import lexsort
 from .shape import argsort, broadcast_to, concatenate, hstack, reshape, stack, vstack
 from .squeezing import squeeze
@@ -81,7 +81,12 @@ DEPTH = 64
 #: move, repeat, view or sort them.
 _SAME_VALUES = frozenset({np.copy, getitem, np.flip, reshape, np.ravel, broadcast_to,
                           np.transpose, np.permute_dims, np.matrix_transpose,
-                          np.expand_dims, squeeze, repeat, tile, np.roll, np.sort})
+                          np.swapaxes, np.moveaxis, np.expand_dims, squeeze, repeat, tile,
+                          np.roll, np.sort, np.partition, index, np.take, take_along,
+                          np.diagonal})
+#: Reductions whose values are some of their input's (none on an empty axis: NumPy
+#: raises), unless an ``initial`` joins them.
+_PICKING = frozenset({np.max, np.min})
 #: Ops whose values are some of all their inputs'.
 _UNION = frozenset({concatenate, stack, vstack, hstack})
 #: Ops whose output is a permutation of 0 .. n - 1 along their (normalised) axis.
@@ -241,13 +246,12 @@ def _of_node(v: Variable, node: Any, depth: int, memo: dict) -> Range:
         return _permuted(v)
     if impl in _POSITIONS:
         return _positioned(v, ins[0], dict(op.params).get("axis"))
-    if impl in _SAME_VALUES:
+    if impl in _SAME_VALUES or impl in _PICKING and dict(op.params).get("initial") is None:
         return _range(ins[0], depth, memo)
+    if impl is np.where and len(ins) == 3:  # some of x's, some of y's
+        return _joined([_range(x, depth, memo) for x in ins[1:]])
     if impl in _UNION:
-        found = [_range(x, depth, memo) for x in ins]
-        if not found or any(lo is None or hi is None for lo, hi in found):
-            return _UNKNOWN
-        return dim_min(*(lo for lo, _ in found)), dim_max(*(hi for _, hi in found))
+        return _joined([_range(x, depth, memo) for x in ins])
     if impl is ones:
         return (1, 1)
     if impl is zeros:
@@ -256,12 +260,22 @@ def _of_node(v: Variable, node: Any, depth: int, memo: dict) -> Range:
         return _range(ins[0], depth, memo)
     if impl is cast:  # NumPy truncates a float: its integer values stay (to bool, 0
         return _range(ins[0], depth, memo)  # or 1: _fits keeps only values within those)
-    if impl in (np.tril, np.triu):  # its values and 0
-        lo, hi = _range(ins[0], depth, memo)
+    if impl is np.clip and len(ins) == 3:  # minimum(maximum(x, lo), hi)
+        x, lo, hi = (_range(y, depth, memo) for y in ins)
+        return _computed(np.minimum, [_computed(np.maximum, [x, lo]), hi])
+    if impl in (np.tril, np.triu, np.diag):  # its values and 0 (diag of a matrix: some
+        lo, hi = _range(ins[0], depth, memo)  # of them, within the same hull)
         return _UNKNOWN if lo is None or hi is None else (dim_min(lo, 0), dim_max(hi, 0))
     if v.type.dtype == "bool":
         return _UNKNOWN  # bool arithmetic is logical (True + True is True)
     return _computed(impl, [_range(x, depth, memo) for x in ins])
+
+
+def _joined(found: list[Range]) -> Range:
+    """The hull of the values of several tensors (unknown where one's is)."""
+    if not found or any(lo is None or hi is None for lo, hi in found):
+        return _UNKNOWN
+    return dim_min(*(lo for lo, _ in found)), dim_max(*(hi for _, hi in found))
 
 
 def _numeric(dtype: str) -> bool:
