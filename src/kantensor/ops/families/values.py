@@ -14,8 +14,11 @@ identified by its implementation function
 (or, for ``arange``, its builder): constants (floats whose values are integers too),
 sizes used as numbers, ``arange``, ``ones``, ``zeros``, ``full``, ``tril``/``triu``
 (``np.tri``), casts, the Ops that only move, repeat or join values (``reshape``,
-``x[::-1]``, ``concatenate``, ``repeat``, ``sort``, ...), ``+``, ``-``, negation,
-``minimum``/``maximum``, and ``*``, ``//``, ``%`` by an int, and ``argsort`` /
+``x[::-1]``, ``concatenate``, ``repeat``, ``sort``, ``swapaxes``, ...), the Ops that
+pick some of them where data decide which (fancy indices and masks, ``take``,
+``take_along_axis``, ``diagonal``, ``max``/``min``, ``where``: :func:`_picked`), ``+``,
+``-``, negation, ``minimum``/``maximum``, ``clip``, and ``*``, ``//``, ``%`` by an int,
+and ``argsort`` /
 ``argpartition`` / ``lexsort`` (:func:`permutation_axis`), ``argmax`` / ``argmin``.
 Anything else is unknown (None).
 
@@ -82,11 +85,12 @@ DEPTH = 64
 _SAME_VALUES = frozenset({np.copy, getitem, np.flip, reshape, np.ravel, broadcast_to,
                           np.transpose, np.permute_dims, np.matrix_transpose,
                           np.swapaxes, np.moveaxis, np.expand_dims, squeeze, repeat, tile,
-                          np.roll, np.sort, np.partition, index, np.take, take_along,
-                          np.diagonal})
-#: Reductions whose values are some of their input's (none on an empty axis: NumPy
-#: raises), unless an ``initial`` joins them.
-_PICKING = frozenset({np.max, np.min})
+                          np.roll, np.sort, np.partition})
+#: Ops that pick some of their first input's values (reductions: none on an empty axis,
+#: where NumPy raises; unless an ``initial`` joins them). Which are picked is the data's
+#: or the sizes': of values no data decide the input's hull is not the picked values'
+#: (``np.arange(k)[[0]]`` is 0), so those are unknown (:func:`_picked`).
+_PICKING = frozenset({index, np.take, take_along, np.diagonal, np.max, np.min})
 #: Ops whose values are some of all their inputs'.
 _UNION = frozenset({concatenate, stack, vstack, hstack})
 #: Ops whose output is a permutation of 0 .. n - 1 along their (normalised) axis.
@@ -246,10 +250,12 @@ def _of_node(v: Variable, node: Any, depth: int, memo: dict) -> Range:
         return _permuted(v)
     if impl in _POSITIONS:
         return _positioned(v, ins[0], dict(op.params).get("axis"))
-    if impl in _SAME_VALUES or impl in _PICKING and dict(op.params).get("initial") is None:
+    if impl in _SAME_VALUES:
         return _range(ins[0], depth, memo)
+    if impl in _PICKING and dict(op.params).get("initial") is None:
+        return _picked(v, lambda: _range(ins[0], depth, memo))
     if impl is np.where and len(ins) == 3:  # some of x's, some of y's
-        return _joined([_range(x, depth, memo) for x in ins[1:]])
+        return _picked(v, lambda: _joined([_range(x, depth, memo) for x in ins[1:]]))
     if impl in _UNION:
         return _joined([_range(x, depth, memo) for x in ins])
     if impl is ones:
@@ -265,10 +271,19 @@ def _of_node(v: Variable, node: Any, depth: int, memo: dict) -> Range:
         return _computed(np.minimum, [_computed(np.maximum, [x, lo]), hi])
     if impl in (np.tril, np.triu, np.diag):  # its values and 0 (diag of a matrix: some
         lo, hi = _range(ins[0], depth, memo)  # of them, within the same hull)
-        return _UNKNOWN if lo is None or hi is None else (dim_min(lo, 0), dim_max(hi, 0))
+        found = _UNKNOWN if lo is None or hi is None else (dim_min(lo, 0), dim_max(hi, 0))
+        return found if impl is not np.diag or v.type.ndim == 2 else _picked(v, lambda: found)
     if v.type.dtype == "bool":
         return _UNKNOWN  # bool arithmetic is logical (True + True is True)
     return _computed(impl, [_range(x, depth, memo) for x in ins])
+
+
+def _picked(v: Variable, hull: Any) -> Range:
+    """The ``hull()`` of the values ``v`` picks, where data decide them (any of the hull
+    is picked for some data: the for-every-data reading); unknown where sizes alone do
+    (:func:`made_of_sizes`: the picked ones may lie well inside the hull, and refusing
+    sizes where NumPy runs is a wrong answer too)."""
+    return _UNKNOWN if made_of_sizes(v) else hull()
 
 
 def _joined(found: list[Range]) -> Range:
