@@ -24,7 +24,12 @@ INDICES = ["np.arange(y.shape[0]) % 2", "np.arange(y.shape[0])[::-1]",
            "np.repeat(np.arange(y.shape[0]), 2)", "np.arange(y.shape[0]).reshape(1, -1)",
            "np.arange(y.shape[0], 0, -1)", "(np.arange(y.shape[0]) + 1) % 3",
            "np.arange(y.shape[0]) % 2 - 1", "np.tile(np.arange(2), y.shape[0])",
-           "np.arange(y.shape[0]) * 0 + y.shape[0] - 1", "np.arange(y.shape[0]) ** 2"]
+           "np.arange(y.shape[0]) * 0 + y.shape[0] - 1", "np.arange(y.shape[0]) ** 2",
+           # some of them picked: which, the sizes decide (not read: never refused where
+           # NumPy runs, as the hull 0 .. k - 1 would at m=1)
+           "np.arange(y.shape[0])[[0]]", "np.take(np.arange(y.shape[0]), [0])",
+           "np.where(np.arange(y.shape[0]) > 0, 0, np.arange(y.shape[0]))",
+           "np.clip(np.arange(y.shape[0]), 0, 1)"]
 
 USES = ["x[{i}]", "x[None][:, {i}]", "x[..., {i}]"]
 
