@@ -639,7 +639,7 @@ def judge(source: str, types: list[str], box=BOX) -> Verdict:
         verdict.note = str(exc).splitlines()[0][:300]
         for s, out in outs:
             verdict.checked += 1
-            if not isinstance(out, BaseException):
+            if not isinstance(out, BaseException) and not fails_for_some_data(fn, types, s):
                 verdict.wrong.append(("refused-all", s, f"NumPy runs: {np.shape(out)}"))
         return verdict
     except (TypeError, ValueError, NotImplementedError) as exc:
