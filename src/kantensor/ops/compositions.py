@@ -124,7 +124,8 @@ def _append(arr: Any, values: Any, axis: int | None = None) -> Any:
 
 def _position(obj: Any, length: Any, what: str) -> Any:
     """A scalar index of ``insert``/``delete`` along an axis of ``length``, made
-    non-negative, checked as NumPy checks it where the length is known."""
+    non-negative, checked as NumPy checks it where the length is known (where it is a
+    size, the caller states it: an index of the axis, whose relation needs it)."""
     if isinstance(obj, Dim):
         return obj
     try:
@@ -152,6 +153,9 @@ def _insert(arr: Any, obj: Any, values: Any, axis: int | None = None) -> Any:
     arr, axis = _axis_of(_tensor(arr), axis)
     n = _ndim(arr)
     i = _position(obj, _shape(arr)[axis], "insert")
+    if isinstance(obj, int | np.integer) and obj != 0 and isinstance(arr, Variable) and \
+            not isinstance(_shape(arr)[axis], int):  # -length <= obj <= length: the
+        arr[(slice(None),) * axis + (obj - 1 if obj > 0 else obj,)]  # position's relation
     if not isinstance(values, Variable):  # made an array of arr's dtype, as NumPy does
         values = as_tensor_variable(np.asarray(values, dtype=np.dtype(arr.dtype)))
     values = np.reshape(values, (1,) * (n - _ndim(values)) + tuple(_shape(values)))
