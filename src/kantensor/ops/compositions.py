@@ -156,6 +156,11 @@ def _insert(arr: Any, obj: Any, values: Any, axis: int | None = None) -> Any:
     if isinstance(obj, int | np.integer) and obj != 0 and isinstance(arr, Variable) and \
             not isinstance(_shape(arr)[axis], int):  # -length <= obj <= length: the
         arr[(slice(None),) * axis + (obj - 1 if obj > 0 else obj,)]  # position's relation
+    elif isinstance(obj, Dim) and isinstance(arr, Variable):  # the same of a size: two
+        # positions of arr with one more entry, obj (<= length) and obj - 1 (>= -length)
+        longer = np.pad(arr, [(0, 1) if k == axis else (0, 0) for k in range(n)])
+        longer[(slice(None),) * axis + (obj,)]
+        longer[(slice(None),) * axis + (obj - 1,)]
     if not isinstance(values, Variable):  # made an array of arr's dtype, as NumPy does
         values = as_tensor_variable(np.asarray(values, dtype=np.dtype(arr.dtype)))
     values = np.reshape(values, (1,) * (n - _ndim(values)) + tuple(_shape(values)))
