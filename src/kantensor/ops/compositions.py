@@ -23,6 +23,7 @@ from ..types.dim import Dim, dim_min
 from ..types.dtypes import is_integer
 from ..types.protocol import NUMPY_OPS, register_numpy
 from ..types.variable import METHODS, as_tensor_variable, register_method
+from .clipping import clipped
 from .counted import nonzero
 from .families.advanced import array_ref
 from .families.values import made_of_sizes
@@ -472,8 +473,9 @@ def register(ops: dict[str, Any]) -> None:
     of one argument give nonzero's arrays, ``np.take`` (``x.take``) of known indices
     index (:func:`_known_take`), ``np.take_along_axis`` check them
     (:func:`_known_along`), ``np.broadcast_arrays`` broadcast, ``cumsum`` and
-    ``cumprod`` accumulate in a given dtype, ``np.lexsort`` take its keys as NumPy does
-    and ``np.pad`` pick the Op of its mode (``ops``: the catalogue's Ops by name)."""
+    ``cumprod`` accumulate in a given dtype, ``np.lexsort`` take its keys as NumPy does,
+    ``np.clip`` leave out a bound and ``np.pad`` pick the Op of its mode (``ops``: the
+    catalogue's Ops by name)."""
     for fn in LISTED:
         register_numpy(fn, _listed(NUMPY_OPS[fn]))
     register_numpy(np.where, _three_way(NUMPY_OPS[np.where]))
@@ -487,4 +489,6 @@ def register(ops: dict[str, Any]) -> None:
         register_numpy(getattr(np, name), _in_dtype(NUMPY_OPS[getattr(np, name)], name))
         register_method(name, _in_dtype(METHODS[name], name))
     register_numpy(np.lexsort, _lexsorted(NUMPY_OPS[np.lexsort]))
+    register_numpy(np.clip, clipped(NUMPY_OPS[np.clip]))
+    register_method("clip", clipped(METHODS["clip"]))
     register_numpy(np.pad, _padded(ops["pad"], ops["pad_edges"]))
