@@ -35,6 +35,7 @@ assignment.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import sys
@@ -105,35 +106,39 @@ def run_numpy(fn, types: list[str], sizes: dict[str, int]):
             return exc
 
 
-def _ramp(t: str, sizes: dict[str, int], axis: int | None, up: bool) -> np.ndarray:
-    """An array of ``t`` at ``sizes`` whose values grow (or shrink) along ``axis`` (the
-    flattened array for None, and for an axis it has not), in its dtype: a bool one is
-    true at the last (or not at the last) position, so that argmax, argmin (and what
-    picks positions) reach every extreme for some variant."""
+def _ramp(t: str, sizes: dict[str, int], axis: int | None, shape: str, scale: int = 1
+          ) -> np.ndarray:
+    """An array of ``t`` at ``sizes`` whose values along ``axis`` (the flattened array
+    for None, and for an axis it has not) are of a ``shape``: growing ("up"), shrinking
+    ("down"), ``scale`` at the last position only ("last") or everywhere else
+    ("notlast"), times ``scale``, in its dtype (a bool one is "last" or "notlast"): so
+    that argmax, argmin (and what picks positions) reach every extreme for some
+    variant, also past a comparison with a size (``x <= n``: by a large scale)."""
     zero = _array(t, sizes)
-    shape = zero.shape
     if axis is None or axis >= zero.ndim:
-        pos, n = np.arange(zero.size).reshape(shape), max(zero.size, 1)
+        pos, n = np.arange(zero.size).reshape(zero.shape), max(zero.size, 1)
     else:
-        pos, n = np.indices(shape)[axis], max(shape[axis], 1)
+        pos, n = np.indices(zero.shape)[axis], max(zero.shape[axis], 1)
     if zero.dtype == bool:
-        return (pos == n - 1) if up else (pos != n - 1)
-    return (pos if up else n - 1 - pos).astype(zero.dtype)
+        return (pos == n - 1) if shape in ("up", "last") else (pos != n - 1)
+    values = {"up": pos, "down": n - 1 - pos, "last": pos == n - 1, "notlast": pos != n - 1}
+    return (values[shape] * scale).astype(zero.dtype)
 
 
 def fails_for_some_data(fn, types: list[str], sizes: dict[str, int]) -> bool:
     """Whether NumPy fails at ``sizes`` for some data of the inputs, not only zeros:
-    ramps along each axis and the flattened arrays, up and down (see :func:`_ramp`)."""
+    ramps and steps along each axis and the flattened arrays, by 1 and by 1000 (see
+    :func:`_ramp`)."""
     rank = max((kt.TensorType.parse(t).ndim for t in types), default=0)
-    for axis in [None, *range(rank)]:
-        for up in (True, False):
-            arrays = [_ramp(t, sizes, axis, up) for t in types]
-            with warnings.catch_warnings(), np.errstate(all="ignore"):
-                warnings.simplefilter("ignore")
-                try:
-                    fn(*arrays)
-                except FAILS:
-                    return True
+    for axis, shape, scale in itertools.product([None, *range(rank)],
+                                                ("up", "down", "last", "notlast"), (1, 1000)):
+        arrays = [_ramp(t, sizes, axis, shape, scale) for t in types]
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            try:
+                fn(*arrays)
+            except FAILS:
+                return True
     return False
 
 
@@ -618,7 +623,6 @@ def _sized(d, sizes):
 
 def judge(source: str, types: list[str], box=BOX) -> Verdict:
     """Judge ``source`` (a program) against NumPy at every assignment of ``box``."""
-    import itertools
 
     verdict = Verdict(source, types)
     fn = compile_program(source)
