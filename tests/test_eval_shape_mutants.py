@@ -7,18 +7,16 @@ from __future__ import annotations
 
 import collections
 import linecache
-import os
 
 import pytest
 
 import mutation
 import shape_judge
+import sizing
 
-#: More seeds whose mutants must be judged without a wrong answer (a comma-separated
-#: list; none by default: each seed is a few minutes), e.g.
-#: ``KANTENSOR_MUTATION_SEEDS=37,38,39`` (hunt21 ran 37 to 40 on its branch).
-MORE_SEEDS = [int(s) for s in os.environ.get("KANTENSOR_MUTATION_SEEDS", "").split(",")
-              if s.strip()]
+#: More seeds whose mutants must be judged without a wrong answer: seeds 37, 38, ... (a
+#: size: none quick, each is a few minutes; hunt21 ran 37 to 41 on its branch).
+MORE_SEEDS = list(range(37, 37 + sizing.size("MUTATION_SEEDS", 0, 4)))
 
 
 @pytest.fixture(scope="module")
@@ -118,7 +116,7 @@ def test_a_swapped_weight_is_followed_where_its_values_go():
 def test_no_wrong_answer_at_more_seeds(seed):
     """At each seed of :data:`MORE_SEEDS`: no false alarm (on the unmutated functions or
     on mutants correct at every assignment), and every real bug caught with symbolic
-    sizes (what hunt20's and hunt21's runs checked by hand)."""
+    sizes (what hunt20's and hunt21's runs checked by hand; ``KANTENSOR_MUTATION_SEEDS=4``)."""
     figures = shape_judge.run(shape_judge.corpus_cases(), seed=seed)
     assert len(figures.verdicts) >= 150
     assert shape_judge.wrong_answers(figures) == []
