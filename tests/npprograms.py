@@ -8,7 +8,9 @@ cumulative_sum, math.fmod, float repeats, size steps, data-decided index arrays;
 26 hunt20's too (kinds 23, 24 draw hunt19's, 25 and on hunt20's): nonzero, argwhere,
 flatnonzero, where of one argument, compress, unique_values, broadcast_arrays, lexsort,
 cumsum/cumprod with a dtype, pad's modes, each used further (indexed, reduced,
-broadcast); KINDS past 26 draw those more often).
+broadcast); KINDS past 26 draw those more often; KINDS 31 adds hunt21's: argmax and
+argmin positions and argsorts with permuted axes used as indices, nonzero twice; KINDS
+past 31 draw those more often).
 
 A program is Python source: a function of one to three inputs whose types name the
 sizes ``A``, ``B``, ``C`` (a name may repeat, so sizes are tied as often as not), and a
@@ -26,12 +28,14 @@ of the box (0, 1, 2, 3, 5 to each name): where the result holds, NumPy must run 
 the type's shape and dtype (else ``unsound``); where it does not hold, NumPy must fail
 (else ``refused``: eval_shape refuses sizes where the program runs, which is a wrong
 answer unless an overload's choice or a slice bound's sign reading says so, see
-docs/numpy.rst). A program eval_shape refuses outright (a TypeInferenceError) must fail
-in NumPy at every assignment.
+docs/numpy.rst, or NumPy fails there for other data: :func:`fails_for_some_data`). A
+program eval_shape refuses outright (a TypeInferenceError) must fail in NumPy at every
+assignment.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import sys
@@ -100,6 +104,42 @@ def run_numpy(fn, types: list[str], sizes: dict[str, int]):
             return fn(*arrays)
         except FAILS as exc:
             return exc
+
+
+def _ramp(t: str, sizes: dict[str, int], axis: int | None, shape: str, scale: int = 1
+          ) -> np.ndarray:
+    """An array of ``t`` at ``sizes`` whose values along ``axis`` (the flattened array
+    for None, and for an axis it has not) are of a ``shape``: growing ("up"), shrinking
+    ("down"), ``scale`` at the last position only ("last") or everywhere else
+    ("notlast"), times ``scale``, in its dtype (a bool one is "last" or "notlast"): so
+    that argmax, argmin (and what picks positions) reach every extreme for some
+    variant, also past a comparison with a size (``x <= n``: by a large scale)."""
+    zero = _array(t, sizes)
+    if axis is None or axis >= zero.ndim:
+        pos, n = np.arange(zero.size).reshape(zero.shape), max(zero.size, 1)
+    else:
+        pos, n = np.indices(zero.shape)[axis], max(zero.shape[axis], 1)
+    if zero.dtype == bool:
+        return (pos == n - 1) if shape in ("up", "last") else (pos != n - 1)
+    values = {"up": pos, "down": n - 1 - pos, "last": pos == n - 1, "notlast": pos != n - 1}
+    return (values[shape] * scale).astype(zero.dtype)
+
+
+def fails_for_some_data(fn, types: list[str], sizes: dict[str, int]) -> bool:
+    """Whether NumPy fails at ``sizes`` for some data of the inputs, not only zeros:
+    ramps and steps along each axis and the flattened arrays, by 1 and by 1000 (see
+    :func:`_ramp`)."""
+    rank = max((kt.TensorType.parse(t).ndim for t in types), default=0)
+    for axis, shape, scale in itertools.product([None, *range(rank)],
+                                                ("up", "down", "last", "notlast"), (1, 1000)):
+        arrays = [_ramp(t, sizes, axis, shape, scale) for t in types]
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            try:
+                fn(*arrays)
+            except FAILS:
+                return True
+    return False
 
 
 # ---------------------------------------------------------------- drawing lines
@@ -268,6 +308,8 @@ def _line(p: Program) -> str:
                            f"np.linalg.det({a})", f"np.diagonal({a})",
                            f"np.linalg.norm({a})", f"np.count_nonzero({a}, axis={ax})",
                            f"np.median({a}, axis={ax})", f"np.cumsum({a})"])
+    if kind >= 30:
+        return _position_line(p, a, b, ax)
     if kind >= 25:
         return _counted_line(p, a, b, ax)
     if kind >= 23:
@@ -435,6 +477,36 @@ def _counted_line(p: Program, a: str, b: str, ax: int) -> str:
     ])
 
 
+def _position_line(p: Program, a: str, b: str, ax: int) -> str:
+    """The lines of hunt21 (kind 30): positions the data decide (argmax, argmin) and
+    argsorts with their axes permuted, used as indices (of another value too), in
+    take_along_axis and take, and nonzero of one mask twice."""
+    rng = p.rng
+    ra, rb = p.values[a][0], p.values[b][0]
+    bx = rng.randrange(-rb, rb) if rb else 0
+    arg = rng.choice(["argmax", "argmin"])
+    pos = f"np.{arg}({b}, axis={bx})" if rb else f"np.{arg}({b})"
+    keep = f"np.{arg}({a}, axis={ax}, keepdims=True)" if ra else f"np.{arg}({a})"
+    perm = f"np.argsort({a}, axis={ax})" if ra else f"np.argsort({a})"
+    k = rng.randint(0, 2)
+    return rng.choice([
+        f"{a}[{pos}]", f"{a}[..., {pos}]", f"{a}[{pos} + {k}]", f"{a}[{pos}[::-1]]",
+        f"{a}[np.{arg}({a}, axis={ax})]" if ra else f"{a}[{pos}]",
+        f"np.take({a}, {pos}, axis={ax})" if ra else f"np.take({a}, {pos})",
+        f"np.take({a}, np.{arg}({b}))", f"{a}.take({pos})",
+        f"np.take_along_axis({a}, {keep}, axis={ax})" if ra else f"{a}[{pos}]",
+        f"np.take_along_axis({a}, np.{arg}({b}, axis={bx}, keepdims=True), axis={ax})"
+        if ra and rb else f"{a}[{pos}]",
+        f"np.take_along_axis({a}, {perm}.T, axis={ax})" if ra else f"{a}[{perm}]",
+        f"np.take_along_axis({a}, np.swapaxes({perm}, 0, -1), axis={ax})" if ra else
+        f"{a}[{perm}.T]",
+        f"{a}[{perm}.T]", f"{a}[np.moveaxis({perm}, 0, -1)]" if ra else f"{a}[{perm}]",
+        f"np.nonzero({a})[0] + np.nonzero({a})[{rng.randrange(max(ra, 1))}]" if ra else
+        f"{a}[{pos}]",
+        f"{a}[np.nonzero({b})[0]]" if rb else f"{a}[{pos}]",
+    ])
+
+
 def _emit(p: Program, name: str, text: str) -> list[str]:
     if text.startswith("__assign__ "):
         tgt, idx, aug, val = text[len("__assign__ "):].split("|")
@@ -551,7 +623,6 @@ def _sized(d, sizes):
 
 def judge(source: str, types: list[str], box=BOX) -> Verdict:
     """Judge ``source`` (a program) against NumPy at every assignment of ``box``."""
-    import itertools
 
     verdict = Verdict(source, types)
     fn = compile_program(source)
@@ -572,7 +643,7 @@ def judge(source: str, types: list[str], box=BOX) -> Verdict:
         verdict.note = str(exc).splitlines()[0][:300]
         for s, out in outs:
             verdict.checked += 1
-            if not isinstance(out, BaseException):
+            if not isinstance(out, BaseException) and not fails_for_some_data(fn, types, s):
                 verdict.wrong.append(("refused-all", s, f"NumPy runs: {np.shape(out)}"))
         return verdict
     except (TypeError, ValueError, NotImplementedError) as exc:
@@ -602,7 +673,9 @@ def judge(source: str, types: list[str], box=BOX) -> Verdict:
                                                 f"{str(out)[:120]}"))
             continue
         if not holds and not fails:
-            if not _choice_explains(result, s):
+            # refused where some data fail (an index of argmax's positions): the
+            # for-every-data reading, not a wrong answer
+            if not _choice_explains(result, s) and not fails_for_some_data(fn, types, s):
                 verdict.wrong.append(("refused", s, f"not held but NumPy gives "
                                                     f"{np.asarray(out).dtype}{np.shape(out)}"))
             continue

@@ -12,7 +12,8 @@ that raises there is a **real shape bug**; one that runs everywhere is *correct*
 (a bug is caught when it raises, or reports an assumption that the assignment breaks),
 ``kt.eval_shape`` at the distinct concrete sizes, and NumPy at equal sizes (the sizes a
 user tries first). For a caught bug, it records whether the first ``file, line`` the
-message names is the mutated line. Run ``python tests/shape_judge.py`` for the table.
+message names is the mutated line. Run ``python tests/shape_judge.py [SEED ...]`` for
+the table and the wrong answers (:func:`wrong_answers`) at each seed.
 """
 
 from __future__ import annotations
@@ -398,11 +399,28 @@ def corpus_cases() -> list[Case]:
             for fn, types, kwargs, ranges in corpus.CASES]
 
 
+def wrong_answers(figures: Figures) -> list[str]:
+    """The wrong answers of a run, one line each: an unmutated function refused, a
+    mutant correct at every assignment caught (a false alarm), a real bug accepted with
+    symbolic sizes (missed)."""
+    out = [f"REFUSED unmutated {name}" for name in figures.false_alarms_unmutated]
+    out += [f"ALARM {v.mutant} line {v.mutant.line}: {v.message[:300]}"
+            for v in figures.verdicts if not v.bug and v.caught]
+    out += [f"MISSED {v.mutant} line {v.mutant.line} {v.mutant.types}"
+            for v in figures.verdicts if v.bug and v.symbolic == "accepted"]
+    return out
+
+
 if __name__ == "__main__":
+    # python tests/shape_judge.py [SEED ...]: the table and the wrong answers per seed
     import sys
     import time
 
-    start = time.perf_counter()
-    figures = run(corpus_cases(), progress=lambda s: print(s, file=sys.stderr))
-    print(figures.table())
-    print(f"({time.perf_counter() - start:.0f} s)")
+    warnings.simplefilter("ignore")
+    for seed in [int(a) for a in sys.argv[1:]] or [SEED]:
+        start = time.perf_counter()
+        figures = run(corpus_cases(), seed=seed, progress=lambda s: print(s, file=sys.stderr))
+        print(f"seed {seed}:")
+        print(figures.table())
+        print("\n".join(wrong_answers(figures)) or "no wrong answer")
+        print(f"({time.perf_counter() - start:.0f} s)")

@@ -24,7 +24,12 @@ INDICES = ["np.arange(y.shape[0]) % 2", "np.arange(y.shape[0])[::-1]",
            "np.repeat(np.arange(y.shape[0]), 2)", "np.arange(y.shape[0]).reshape(1, -1)",
            "np.arange(y.shape[0], 0, -1)", "(np.arange(y.shape[0]) + 1) % 3",
            "np.arange(y.shape[0]) % 2 - 1", "np.tile(np.arange(2), y.shape[0])",
-           "np.arange(y.shape[0]) * 0 + y.shape[0] - 1", "np.arange(y.shape[0]) ** 2"]
+           "np.arange(y.shape[0]) * 0 + y.shape[0] - 1", "np.arange(y.shape[0]) ** 2",
+           # some of them picked: which, the sizes decide (not read: never refused where
+           # NumPy runs, as the hull 0 .. k - 1 would at m=1)
+           "np.arange(y.shape[0])[[0]]", "np.take(np.arange(y.shape[0]), [0])",
+           "np.where(np.arange(y.shape[0]) > 0, 0, np.arange(y.shape[0]))",
+           "np.clip(np.arange(y.shape[0]), 0, 1)"]
 
 USES = ["x[{i}]", "x[None][:, {i}]", "x[..., {i}]"]
 
@@ -59,3 +64,16 @@ def test_holds_says_why_it_cannot_answer_a_data_dependent_count():
     r = kt.eval_shape(lambda x: np.zeros(3)[x[x > 0].shape[0]], "float32[n]")
     with pytest.raises(ValueError, match="no input's size decides"):
         r.holds({"n": 3})
+
+
+def test_a_permutation_made_of_sizes_is_stated_by_the_index_op_alone():
+    """``x[np.argsort(<sizes>, axis=1)]``: the index Op's relation states the permuted
+    axis against x's (:attr:`ArrayRef.along`); eval_shape's reading of values made of
+    sizes said it again from the hull (one home per fact: it states nothing now)."""
+    from kantensor.evalshape.indexvalues import index_bounds
+    r = kt.eval_shape(lambda x, y: x[np.argsort(np.zeros(y.shape), axis=1)],
+                      "float64[B,D]", "float64[C,E]")
+    node = r.graph.outputs[0].owner
+    assert dict(node.op.params)["index"][0].along == 1
+    assert index_bounds(node) == []
+    assert [str(a) for a in r.assumptions] == ["E*min(1, C, E) <= B"]

@@ -9,6 +9,12 @@ case is judged on several data draws, an adversarial one among them (rows and co
 ascending and descending, which put every value of 0 .. n - 1 first and last): the
 result must hold exactly where NumPy runs for every draw (the for-every-data reading of
 a hull: a slice of a permutation), and never hold where one draw raises.
+
+``np.argmax``/``np.argmin`` are data too, yet positions: any of 0 .. n - 1 along their
+axis, each reached for some data (the greatest where the data grow along it), so
+``x[np.argmax(y, 1)]`` holds only where ``y.shape[1] <= len(x)`` (or y has no rows);
+it held wherever ``len(x) >= 1``. An argsort whose axes are permuted (``.T``,
+``swapaxes``, ``moveaxis``) permutes the axis its own went to.
 """
 
 from __future__ import annotations
@@ -47,12 +53,38 @@ CASES = [
     ("np.take_along_axis(l, np.full((1, 2), -3), axis=1)", True),
     ("np.take_along_axis(l, np.array([[0, 2]]), axis=1)", True),
     ("np.take_along_axis(l, np.arange(3), axis=None)", True),
+    # an argsort with its axes permuted permutes the axis its axis went to
+    ("np.take_along_axis(l, np.argsort(l, axis=0).T, axis=1)", True),
+    ("np.take_along_axis(l, np.swapaxes(np.argsort(l, axis=1), 0, -1), axis=0)", True),
+    ("np.take_along_axis(l, np.moveaxis(np.argsort(l, axis=0), 0, 1), axis=1)", True),
+    # Ops that move, pick or clip a permutation's values keep its hull
+    ("l[np.swapaxes(np.argsort(l, axis=1), 0, 1)[:1]]", False),
+    ("l[np.moveaxis(np.argsort(l, axis=0), 0, -1)[:, :1]]", False),
+    ("l[np.argsort(l, axis=1)[:, [0, -1]]]", False),
+    ("l[np.take(np.argsort(l, axis=None), [0])]", False),
+    ("l[np.diagonal(np.argsort(l, axis=1))]", False),
+    ("l[np.where(l > 0, np.argsort(l, axis=1), 0)]", False),
+    ("l[np.clip(np.argsort(l, axis=1), 0, 2)]", True),
+    ("l[np.max(np.argsort(l, axis=1), axis=1)]", True),
+    ("l[np.partition(np.argsort(l, axis=1), 0, axis=1)]", True),
+    ("l[np.take_along_axis(np.argsort(l, axis=1), np.argsort(l, axis=1), axis=1)]", True),
+    # argmax/argmin: positions 0 .. n - 1 the data decide (NumPy raises ValueError on an
+    # empty axis, for every data)
+    ("l[np.argmax(l, axis=1)]", False),
+    ("l[:, np.argmin(l, axis=0)]", False),
+    ("l[np.argmax(l)]", False),
+    ("l[np.argmin(l, axis=1)[::-1] + 1]", False),
+    ("np.take_along_axis(l, np.argmax(l, axis=1, keepdims=True), axis=1)", True),
+    ("np.take_along_axis(l, np.argmin(l, axis=0, keepdims=True), axis=0)", True),
+    ("np.take_along_axis(l, np.argmax(l, axis=0, keepdims=True), axis=1)", False),
+    ("np.take_along_axis(l, np.argmax(l, axis=1, keepdims=True).T, axis=0)", False),
 ]
 
 #: np.take skips its check where the other axes are empty; the index it is does not
 #: (refused there, never wrong): only soundness is judged.
 TAKES = ["np.take(l, np.argsort(l), axis=0)", "np.take(l, np.argsort(l, axis=0), axis=1)",
-         "l.take(np.argsort(l, axis=None))", "np.take(l, np.argsort(l)[:, :1], axis=0)"]
+         "l.take(np.argsort(l, axis=None))", "np.take(l, np.argsort(l)[:, :1], axis=0)",
+         "np.take(l, np.argmax(l, axis=0), axis=1)", "l.take(np.argmin(l, axis=None))"]
 
 
 def _draws(b: int, v: int) -> list[np.ndarray]:
@@ -67,7 +99,7 @@ def _runs(fn, data: np.ndarray) -> bool:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             fn(data)
-    except IndexError:
+    except (IndexError, ValueError):  # (ValueError: an argmax of an empty axis)
         return False
     return True
 
@@ -185,3 +217,48 @@ def test_a_slice_of_a_permutation_is_a_size_input_of_take_along_axis():
         assert (got is not None) == all(_runs(numpy_fn, d) for d in draws), (b, v)
         if got is not None:
             np.testing.assert_array_equal(got, numpy_fn(draws[0]))
+
+
+SIZES3 = list(itertools.product(range(4), repeat=3))
+
+
+@pytest.mark.parametrize("source", ["x[np.argmax(y, 1)]", "x[np.argmin(y, axis=0)]",
+                                    "x[np.argmax(y)]", "np.take(x, np.argmax(y, 1))",
+                                    "x[None, np.argmax(y, axis=1, keepdims=True)]"])
+def test_positions_of_another_input_hold_exactly_where_numpy_runs_for_every_data(source):
+    """An index of argmax positions of y into x (hunt21's lead): held exactly where
+    NumPy runs on every draw of y, at sizes N, B, V in 0..3."""
+    fn = eval("lambda x, y: " + source, {"np": np})
+    r = kt.eval_shape(fn, "float64[N]", "float64[B,V]")
+    for n, b, v in SIZES3:
+        x = np.zeros(n)
+        runs = all(_runs(lambda d, x=x: fn(x, d), d) for d in _draws(b, v))
+        assert r.holds({"N": n, "B": b, "V": v}) == runs, (source, n, b, v)
+
+
+def test_positions_the_sizes_decide_are_not_bounded_by_the_hull():
+    """``np.argmax`` of values no data decide: which positions are reached is the
+    sizes' (all 0 for zeros), not the hull's, so the index is an assumption on an
+    unknown that holds() cannot answer, never a refusal where NumPy runs."""
+    r = kt.eval_shape(lambda x: x[np.argmax(np.zeros((3, x.shape[0] + 4)), axis=1)],
+                      "float64[N]")
+    with pytest.raises(ValueError, match="cannot say"):
+        r.holds({"N": 1})
+
+
+@pytest.mark.parametrize("b", range(4))
+@pytest.mark.parametrize("v", range(4))
+def test_a_transposed_permutation_is_read_in_a_kt_graph_of_unknown_sizes(b, v):
+    """Of unknown sizes no hull is known: the transposed argsort's own axis says the
+    values (along 1), so refine types exactly where NumPy runs."""
+    x = kt.tensor("x", "float64", (None, None))
+    y = np.take_along_axis(x, kt.argsort(x, axis=0).T, axis=1)
+    assert dict(y.owner.op.params)["values"][0].along == 1
+    data = np.random.default_rng(0).standard_normal((b, v))
+    runs = _runs(lambda d: np.take_along_axis(d, np.argsort(d, axis=0).T, axis=1), data)
+    try:
+        kt.refine([y], given={x: kt.TensorType("float64", (b, v))})
+        typed = True
+    except kt.TypeInferenceError:
+        typed = False
+    assert typed == runs, (b, v)

@@ -16,7 +16,7 @@ read (``np.arange(k) ** 2``) are an assumption on an unknown, named as such:
 from __future__ import annotations
 
 from ..graph.basic import Apply
-from ..ops.families.advanced import index as advanced_index
+from ..ops.families.indexing import index as advanced_index
 from ..ops.families.values import made_of_sizes, value_range
 from ..ops.params import ArrayRef
 from ..types.conditions import Condition, Source
@@ -67,8 +67,8 @@ def index_bounds(node: Apply, op: str = "index") -> list[Condition]:
         if n is None or not made_of_sizes(t):
             continue
         if item.bounds is not None or item.reach is not None or \
-                item.counting and t.type.ndim == 1:
-            continue  # (stated by the index Op's relation)
+                item.counting and t.type.ndim == 1 or item.along is not None:
+            continue  # (stated by the index Op's relation: one home)
         if any(s is None for s in t.type.shape):
             continue
         count: DimLike = 1

@@ -23,6 +23,7 @@ from ..types.dim import Dim, dim_min
 from ..types.dtypes import is_integer
 from ..types.protocol import NUMPY_OPS, register_numpy
 from ..types.variable import METHODS, as_tensor_variable, register_method
+from .clipping import clipped
 from .counted import nonzero
 from .families.advanced import array_ref
 from .families.values import made_of_sizes
@@ -124,7 +125,8 @@ def _append(arr: Any, values: Any, axis: int | None = None) -> Any:
 
 def _position(obj: Any, length: Any, what: str) -> Any:
     """A scalar index of ``insert``/``delete`` along an axis of ``length``, made
-    non-negative, checked as NumPy checks it where the length is known."""
+    non-negative, checked as NumPy checks it where the length is known (where it is a
+    size, the caller states it: an index of the axis, whose relation needs it)."""
     if isinstance(obj, Dim):
         return obj
     try:
@@ -152,6 +154,14 @@ def _insert(arr: Any, obj: Any, values: Any, axis: int | None = None) -> Any:
     arr, axis = _axis_of(_tensor(arr), axis)
     n = _ndim(arr)
     i = _position(obj, _shape(arr)[axis], "insert")
+    if isinstance(obj, int | np.integer) and obj != 0 and isinstance(arr, Variable) and \
+            not isinstance(_shape(arr)[axis], int):  # -length <= obj <= length: the
+        arr[(slice(None),) * axis + (obj - 1 if obj > 0 else obj,)]  # position's relation
+    elif isinstance(obj, Dim) and isinstance(arr, Variable):  # the same of a size: two
+        # positions of arr with one more entry, obj (<= length) and obj - 1 (>= -length)
+        longer = np.pad(arr, [(0, 1) if k == axis else (0, 0) for k in range(n)])
+        longer[(slice(None),) * axis + (obj,)]
+        longer[(slice(None),) * axis + (obj - 1,)]
     if not isinstance(values, Variable):  # made an array of arr's dtype, as NumPy does
         values = as_tensor_variable(np.asarray(values, dtype=np.dtype(arr.dtype)))
     values = np.reshape(values, (1,) * (n - _ndim(values)) + tuple(_shape(values)))
@@ -463,8 +473,9 @@ def register(ops: dict[str, Any]) -> None:
     of one argument give nonzero's arrays, ``np.take`` (``x.take``) of known indices
     index (:func:`_known_take`), ``np.take_along_axis`` check them
     (:func:`_known_along`), ``np.broadcast_arrays`` broadcast, ``cumsum`` and
-    ``cumprod`` accumulate in a given dtype, ``np.lexsort`` take its keys as NumPy does
-    and ``np.pad`` pick the Op of its mode (``ops``: the catalogue's Ops by name)."""
+    ``cumprod`` accumulate in a given dtype, ``np.lexsort`` take its keys as NumPy does,
+    ``np.clip`` leave out a bound and ``np.pad`` pick the Op of its mode (``ops``: the
+    catalogue's Ops by name)."""
     for fn in LISTED:
         register_numpy(fn, _listed(NUMPY_OPS[fn]))
     register_numpy(np.where, _three_way(NUMPY_OPS[np.where]))
@@ -478,4 +489,6 @@ def register(ops: dict[str, Any]) -> None:
         register_numpy(getattr(np, name), _in_dtype(NUMPY_OPS[getattr(np, name)], name))
         register_method(name, _in_dtype(METHODS[name], name))
     register_numpy(np.lexsort, _lexsorted(NUMPY_OPS[np.lexsort]))
+    register_numpy(np.clip, clipped(NUMPY_OPS[np.clip]))
+    register_method("clip", clipped(METHODS["clip"]))
     register_numpy(np.pad, _padded(ops["pad"], ops["pad_edges"]))

@@ -30,7 +30,7 @@ from ..params import ArrayRef, ParamError, SliceItem
 from ..sizes import SizeNames
 from ..templates import alternative, checked, dims, rank_error, reads_ranks, size_of, typed
 from .creation import ranged
-from .indexing import _as_key, readings, resolve, sized_bounds, sliced, values_need
+from .indexing import readings, sized_bounds, sliced, values_need
 from .values import permutation_axis, value_bounds, value_range, value_reach
 
 _ARRAYS = (Variable, np.ndarray, list, range)
@@ -298,17 +298,3 @@ def _broadcast(groups: list[list[DimVar]], clauses: list[Clause]) -> list:
             clauses.append(checked(((s - 1) * (s - size)).eq(0), _shape_mismatch))
         out.append(size)
     return out
-
-
-def _key(arrays: tuple, index: tuple) -> tuple:
-    """NumPy's key of an advanced index: each :class:`ArrayRef` replaced by its array,
-    each size by its value (the size inputs follow the arrays)."""
-    n = sum(isinstance(i, ArrayRef) for i in index)
-    index = resolve(index, arrays[n:])
-    return _as_key(tuple(arrays[i.position] if isinstance(i, ArrayRef) else i
-                         for i in index))
-
-
-def index(x: np.ndarray, *arrays: np.ndarray, index: tuple) -> np.ndarray:
-    """``x[index]`` with each :class:`ArrayRef` replaced by its array."""
-    return np.asarray(x[_key(arrays, index)])

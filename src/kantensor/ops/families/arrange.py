@@ -22,7 +22,7 @@ from ...syntax.template import Operands
 from ...types.dim import Dim
 from ..params import AxisError, ParamError, normalize_axes, normalize_axis
 from ..sizes import SizeNames, concrete
-from ..templates import dims, rank_error, reads_ranks, size_of, typed
+from ..templates import checked, dims, rank_error, reads_ranks, size_of, typed
 
 
 def _one(types: tuple) -> tuple[Any, list[DimVar]]:
@@ -250,8 +250,10 @@ def normed(types: tuple, ord: Any, axis: Any, keepdims: bool, **_: Any) -> dict[
             raise ParamError("Improper number of dimensions to norm.")
         axes: tuple[int, ...] = tuple(range(x.ndim))
     else:
-        axes = normalize_axes(axis, x.ndim)
-        if len(axes) not in (1, 2):
+        normalize_axes(axis, x.ndim)  # (distinct, in range)
+        axes = tuple(normalize_axis(i, x.ndim) for i in
+                     ((axis,) if isinstance(axis, int) else axis))  # in the given order:
+        if len(axes) not in (1, 2):  # (row, column) of a matrix norm
             raise ParamError(f"norm takes one axis or a pair of axes, got {axis!r}")
     matrix = len(axes) == 2 and (axis is not None or ord is not None)
     if not matrix and ord is not None and len(axes) == 1 and isinstance(ord, str):
@@ -261,4 +263,21 @@ def normed(types: tuple, ord: Any, axis: Any, keepdims: bool, **_: Any) -> dict[
     kept = [1 if i in axes else d for i, d in enumerate(a)] if keepdims else \
         [d for i, d in enumerate(a) if i not in axes]
     resolved = None if axis is None else (axes[0] if len(axes) == 1 else axes)
-    return {"x": a, "y": kept, "params": {"axis": resolved, "ord": ord}}
+    return {"x": a, "y": kept, "params": {"axis": resolved, "ord": ord},
+            "nonempty": _least_of(a, axes, ord, matrix)}
+
+
+def _least_of(a: list[DimVar], axes: tuple[int, ...], ord: Any, matrix: bool  # noqa: A002
+              ) -> list[Any]:
+    """The axes NumPy's norm takes a minimum over, which must not be empty (a minimum has
+    no identity; the maxima start at 0): a vector's for ``ord=-inf``; of a matrix
+    ``(row, column)``, the column's for -1 (the least column sum), the row's for -inf,
+    both for -2 (the least singular value)."""
+    if matrix:
+        row, col = axes
+        least = {-1: (col,), -2: (row, col)}.get(ord, (row,) if ord == -math.inf else ())
+    else:
+        least = axes[:1] if ord == -math.inf and len(axes) == 1 else ()
+    return [checked(a[i] >= 1, lambda _, types, i=i: (
+        f"zero-size array to reduction operation minimum which has no identity: axis {i} "
+        f"of {types[0]} has size 0")) for i in least]

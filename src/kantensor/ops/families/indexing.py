@@ -376,3 +376,17 @@ def take_along(arr: np.ndarray, indices: np.ndarray, *sizes: np.ndarray, axis: i
                values: tuple = ()) -> np.ndarray:
     """``numpy.take_along_axis`` (``values`` and the size inputs only type it)."""
     return np.take_along_axis(arr, indices, axis=axis)
+
+
+def array_key(arrays: tuple, index: tuple) -> tuple:
+    """NumPy's key of an advanced index: each :class:`ArrayRef` replaced by its array,
+    each size by its value (the size inputs follow the arrays)."""
+    n = sum(isinstance(i, ArrayRef) for i in index)
+    index = resolve(index, arrays[n:])
+    return _as_key(tuple(arrays[i.position] if isinstance(i, ArrayRef) else i
+                         for i in index))
+
+
+def index(x: np.ndarray, *arrays: np.ndarray, index: tuple) -> np.ndarray:
+    """``x[index]`` with each :class:`ArrayRef` replaced by its array."""
+    return np.asarray(x[array_key(arrays, index)])

@@ -21,9 +21,11 @@ from typing import Any
 import numpy as np
 
 from ...syntax.ast import Clause, DimVar
-from ..templates import alternative, dims, reads_ranks, typed
-from .advanced import _key, advanced_selection, split_index
-from .indexing import _as_key, readings, resolve, selection, sized_bounds
+from ...types.dim import Dim
+from ..params import ArrayRef
+from ..templates import alternative, dims, rank_error, reads_ranks, typed
+from .advanced import advanced_selection, split_index
+from .indexing import _as_key, array_key, readings, resolve, selection, sized_bounds
 
 
 def fits_into(value: list[DimVar], target: list) -> list[Clause]:
@@ -35,11 +37,32 @@ def fits_into(value: list[DimVar], target: list) -> list[Clause]:
     return clauses
 
 
+def one_element(index: tuple, ndim: int, arrays: tuple = ()) -> bool:
+    """Whether ``index`` picks one element of a tensor of ``ndim`` axes by integers alone
+    (ints, sizes, 0-d integer index arrays of ``arrays``' types): NumPy then assigns a
+    scalar, and a value of one axis or more, even of one element, raises ValueError
+    ("setting an array element with a sequence"), where ``x[0:1, 0]`` or ``x[..., 0, 0]``
+    would broadcast it."""
+    items = index if isinstance(index, tuple) else (index,)
+    return len(items) == ndim and all(
+        isinstance(i, int | Dim) and not isinstance(i, bool) or
+        isinstance(i, ArrayRef) and i.position < len(arrays) and
+        arrays[i.position].ndim == 0 and arrays[i.position].dtype != "bool" for i in items)
+
+
+def _scalar_only(v: Any, index: tuple, ndim: int, arrays: tuple = ()) -> None:
+    if v.ndim and one_element(index, ndim, arrays):
+        raise rank_error("setitem", f"setting an array element with a sequence: the index "
+                                    f"picks one element, the value has rank {v.ndim}")
+
+
 @reads_ranks
 def basic_update(types: tuple, index: tuple, **_: Any) -> dict[str, Any]:
     """``x, v`` -> ``x`` for a basic index: one alternative per reading of the size
-    bounds' signs (:func:`~kantensor.ops.families.indexing.readings`)."""
+    bounds' signs (:func:`~kantensor.ops.families.indexing.readings`); a value of one
+    axis or more at one element is NumPy's error (:func:`one_element`)."""
     x, v = types[0], types[1]
+    _scalar_only(v, index, x.ndim)
     value = dims("v", v.ndim)
     out = []
     for reading in readings(sized_bounds(index)):
@@ -59,8 +82,10 @@ def same(ndim: int) -> list[Clause]:
 
 @reads_ranks
 def advanced_update(types: tuple, index: tuple, **_: Any) -> dict[str, Any]:
-    """``x, v, *arrays`` -> ``x`` for an advanced index."""
+    """``x, v, *arrays`` -> ``x`` for an advanced index (0-d integer arrays alone at
+    every axis pick one element: :func:`one_element`)."""
     x, v = types[0], types[1]
+    _scalar_only(v, index, x.ndim, types[2:])
     value = dims("v", v.ndim)
     out = []
     for reading in readings(sized_bounds(index)):
@@ -92,7 +117,7 @@ def index_set(x: np.ndarray, value: np.ndarray, *arrays: np.ndarray, index: tupl
               ) -> np.ndarray:
     """A copy of x with ``x[index] = value`` for an advanced index."""
     y = np.array(x, copy=True)
-    y[_key(arrays, index)] = value
+    y[array_key(arrays, index)] = value
     return y
 
 
@@ -100,7 +125,7 @@ def index_add(x: np.ndarray, value: np.ndarray, *arrays: np.ndarray, index: tupl
               ) -> np.ndarray:
     """A copy of x with ``np.add.at(x, index, value)``: repeated indices add up."""
     y = np.array(x, copy=True)
-    np.add.at(y, _key(arrays, index), np.asarray(value).astype(y.dtype, copy=False))
+    np.add.at(y, array_key(arrays, index), np.asarray(value).astype(y.dtype, copy=False))
     return y
 
 

@@ -14,10 +14,13 @@ identified by its implementation function
 (or, for ``arange``, its builder): constants (floats whose values are integers too),
 sizes used as numbers, ``arange``, ``ones``, ``zeros``, ``full``, ``tril``/``triu``
 (``np.tri``), casts, the Ops that only move, repeat or join values (``reshape``,
-``x[::-1]``, ``concatenate``, ``repeat``, ``sort``, ...), ``+``, ``-``, negation,
-``minimum``/``maximum``, and ``*``, ``//``, ``%`` by an int, and ``argsort`` /
-``argpartition`` / ``lexsort`` (:func:`permutation_axis`). Anything else is unknown
-(None).
+``x[::-1]``, ``concatenate``, ``repeat``, ``sort``, ``swapaxes``, ...), the Ops that
+pick some of them where data decide which (fancy indices and masks, ``take``,
+``take_along_axis``, ``diagonal``, ``max``/``min``, ``where``: :func:`_picked`), ``+``,
+``-``, negation, ``minimum``/``maximum``, ``clip``, and ``*``, ``//``, ``%`` by an int,
+and ``argsort`` /
+``argpartition`` / ``lexsort`` (:func:`permutation_axis`), ``argmax`` / ``argmin``.
+Anything else is unknown (None).
 
 ``argsort``'s values (``argpartition``'s, ``lexsort``'s) are no data: along its axis (of
 length n; the flattened size for ``axis=None``) they are a permutation of ``0 .. n -
@@ -30,9 +33,16 @@ may hold only small values for some data, yet the hull refuses the sizes where o
 them could be out of bounds. A hull needs the argsort's sizes (ints, or Dims an input
 names); in a ``kt`` graph whose axes are unknown (None) only the argsort itself is read,
 and what moves it is unknown (unchecked, as an index of data is: never a wrong bound).
-(``argmax``/``argmin`` are data-decided values within ``0 .. n - 1``, not a
-permutation: which of them are reached is the data's, so they stay unknown here, as any
-index of data is.)
+An argsort whose axes are permuted (``.T``, ``swapaxes``, ``moveaxis``) permutes the
+axis its own went to (:func:`permutation_axis`).
+
+``argmax``/``argmin`` are data-decided positions within ``0 .. n - 1``, not a
+permutation; each of them is reached for some data (the greatest where the data grow
+along the axis), so their hull ``0 .. n - 1`` (empty outputs aside) is the for-every-data
+reading too: an index of them is refused wherever some data would put it out of bounds
+(``x[np.argmax(y, 1)]`` needs ``V <= N``; it held at ``N = 1``). Of values no data
+decide (``np.argmax(np.eye(k), 1)``) the sizes decide which are reached: unknown here
+(:func:`_positioned`).
 
 The bounds are ints or Dims and hold every value: exact where the values reach them
 (an ``arange`` and sums of them), wider only where they cannot be exact (``np.arange(k)
@@ -60,7 +70,7 @@ from ..sizes import axis_length
 from .arrange import repeat, tile
 from .creation import full, ones, random, ranged, zeros
 from .elementwise import cast
-from .indexing import getitem
+from .indexing import getitem, index, take_along
 from .selecting import lexsort
 from .shape import argsort, broadcast_to, concatenate, hstack, reshape, stack, vstack
 from .squeezing import squeeze
@@ -74,11 +84,20 @@ DEPTH = 64
 #: move, repeat, view or sort them.
 _SAME_VALUES = frozenset({np.copy, getitem, np.flip, reshape, np.ravel, broadcast_to,
                           np.transpose, np.permute_dims, np.matrix_transpose,
-                          np.expand_dims, squeeze, repeat, tile, np.roll, np.sort})
+                          np.swapaxes, np.moveaxis, np.expand_dims, squeeze, repeat, tile,
+                          np.roll, np.sort, np.partition})
+#: Ops that pick some of their first input's values (reductions: none on an empty axis,
+#: where NumPy raises; unless an ``initial`` joins them). Which are picked is the data's
+#: or the sizes': of values no data decide the input's hull is not the picked values'
+#: (``np.arange(k)[[0]]`` is 0), so those are unknown (:func:`_picked`).
+_PICKING = frozenset({index, np.take, take_along, np.diagonal, np.max, np.min})
 #: Ops whose values are some of all their inputs'.
 _UNION = frozenset({concatenate, stack, vstack, hstack})
 #: Ops whose output is a permutation of 0 .. n - 1 along their (normalised) axis.
 _PERMUTING = frozenset({argsort, np.argpartition, lexsort})
+#: Ops whose output holds positions along their (normalised) axis of their input, of
+#: the flattened input for None, that the data decide: any of 0 .. n - 1.
+_POSITIONS = frozenset({np.argmax, np.argmin})
 #: A size may be any int >= 0: dtypes narrower than this may wrap it around.
 _WIDE = 2**31 - 1
 
@@ -130,13 +149,50 @@ def permutation_axis(v: Any) -> int | None:
     """The axis of ``v`` along which its values are a permutation of ``0 .. n - 1``
     (n that axis's length): ``v`` is an ``argsort``, ``argpartition`` or ``lexsort``
     (along their axis; axis None, and a 0-d input of the first two, give a vector: its
-    axis 0; lexsort's 0-d output has no axis, and callers check the axis is v's).
-    None otherwise."""
+    axis 0; lexsort's 0-d output has no axis, and callers check the axis is v's), or
+    one with its axes permuted (``.T``, ``transpose``, ``swapaxes``, ``moveaxis``,
+    ``mT``: the permuted axis is where that axis went). None otherwise."""
     node = getattr(v, "owner", None)
-    if node is None or getattr(node.op, "impl", None) not in _PERMUTING:
+    impl = None if node is None else getattr(node.op, "impl", None)
+    if impl in _AXIS_ORDER:
+        order = _AXIS_ORDER[impl](v.type.ndim, dict(node.op.params))
+        inner = permutation_axis(node.inputs[0])
+        return None if order is None or inner not in order else order.index(inner)
+    if impl not in _PERMUTING:
         return None
     axis = dict(node.op.params).get("axis")
     return 0 if axis is None else axis
+
+
+def _moved(ndim: int, params: dict) -> list[int] | None:
+    """``moveaxis``'s order of the input's axes (NumPy's own construction)."""
+    source, destination = params.get("source"), params.get("destination")
+    if not isinstance(source, tuple) or not isinstance(destination, tuple):
+        return None
+    order = [a for a in range(ndim) if a not in source]
+    for dest, axis in sorted(zip(destination, source, strict=True)):
+        order.insert(dest, axis)
+    return order
+
+
+def _swapped(ndim: int, params: dict) -> list[int] | None:
+    i, j = params.get("axis1"), params.get("axis2")
+    if type(i) is not int or type(j) is not int:
+        return None
+    order = list(range(ndim))
+    order[i], order[j] = order[j], order[i]
+    return order
+
+
+#: Ops that permute their input's axes, each with the order of the input's axes in the
+#: output (output axis k is input axis order[k]), from its rank and normalised params.
+_AXIS_ORDER = {
+    np.transpose: lambda ndim, params: list(params["axes"]) if isinstance(
+        params.get("axes"), tuple) else None,
+    np.matrix_transpose: lambda ndim, params: _swapped(ndim, {"axis1": ndim - 2,
+                                                               "axis2": ndim - 1}),
+    np.swapaxes: _swapped, np.moveaxis: _moved}
+_AXIS_ORDER[np.permute_dims] = _AXIS_ORDER[np.transpose]
 
 
 def made_of_sizes(v: Variable) -> bool:
@@ -192,13 +248,16 @@ def _of_node(v: Variable, node: Any, depth: int, memo: dict) -> Range:
         return _ranged(v, dict(op.params))
     if impl in _PERMUTING:
         return _permuted(v)
+    if impl in _POSITIONS:
+        return _positioned(v, ins[0], dict(op.params).get("axis"))
     if impl in _SAME_VALUES:
         return _range(ins[0], depth, memo)
+    if impl in _PICKING and dict(op.params).get("initial") is None:
+        return _picked(v, lambda: _range(ins[0], depth, memo))
+    if impl is np.where and len(ins) == 3:  # some of x's, some of y's
+        return _picked(v, lambda: _joined([_range(x, depth, memo) for x in ins[1:]]))
     if impl in _UNION:
-        found = [_range(x, depth, memo) for x in ins]
-        if not found or any(lo is None or hi is None for lo, hi in found):
-            return _UNKNOWN
-        return dim_min(*(lo for lo, _ in found)), dim_max(*(hi for _, hi in found))
+        return _joined([_range(x, depth, memo) for x in ins])
     if impl is ones:
         return (1, 1)
     if impl is zeros:
@@ -207,12 +266,31 @@ def _of_node(v: Variable, node: Any, depth: int, memo: dict) -> Range:
         return _range(ins[0], depth, memo)
     if impl is cast:  # NumPy truncates a float: its integer values stay (to bool, 0
         return _range(ins[0], depth, memo)  # or 1: _fits keeps only values within those)
-    if impl in (np.tril, np.triu):  # its values and 0
-        lo, hi = _range(ins[0], depth, memo)
-        return _UNKNOWN if lo is None or hi is None else (dim_min(lo, 0), dim_max(hi, 0))
+    if impl is np.clip and len(ins) == 3:  # minimum(maximum(x, lo), hi)
+        x, lo, hi = (_range(y, depth, memo) for y in ins)
+        return _computed(np.minimum, [_computed(np.maximum, [x, lo]), hi])
+    if impl in (np.tril, np.triu, np.diag):  # its values and 0 (diag of a matrix: some
+        lo, hi = _range(ins[0], depth, memo)  # of them, within the same hull)
+        found = _UNKNOWN if lo is None or hi is None else (dim_min(lo, 0), dim_max(hi, 0))
+        return found if impl is not np.diag or v.type.ndim == 2 else _picked(v, lambda: found)
     if v.type.dtype == "bool":
         return _UNKNOWN  # bool arithmetic is logical (True + True is True)
     return _computed(impl, [_range(x, depth, memo) for x in ins])
+
+
+def _picked(v: Variable, hull: Any) -> Range:
+    """The ``hull()`` of the values ``v`` picks, where data decide them (any of the hull
+    is picked for some data: the for-every-data reading); unknown where sizes alone do
+    (:func:`made_of_sizes`: the picked ones may lie well inside the hull, and refusing
+    sizes where NumPy runs is a wrong answer too)."""
+    return _UNKNOWN if made_of_sizes(v) else hull()
+
+
+def _joined(found: list[Range]) -> Range:
+    """The hull of the values of several tensors (unknown where one's is)."""
+    if not found or any(lo is None or hi is None for lo, hi in found):
+        return _UNKNOWN
+    return dim_min(*(lo for lo, _ in found)), dim_max(*(hi for _, hi in found))
 
 
 def _numeric(dtype: str) -> bool:
@@ -286,6 +364,34 @@ def _permutation_hull(shape: tuple[DimLike, ...], axis: int) -> Range:
     for s in shape:
         size = size * s
     return (0, dim_min(1, size) * shape[axis] - 1)
+
+
+def _positioned(v: Variable, x: Variable, axis: int | None) -> Range:
+    """``argmax``/``argmin`` of ``x``: ``0 .. min(1, size)*n - 1`` (n the length of the
+    axis, the size of ``x`` for None; size the output's: an empty one has no values).
+    For every data each position is reached (the greatest where the data are largest
+    last), so these are the for-every-data bounds; where no data decide ``x``
+    (:func:`made_of_sizes`: ``np.argmax(np.eye(k), 1)``) the sizes decide which are
+    reached, which these bounds do not say: unknown (an index of such values is then
+    an assumption on an unknown, :mod:`kantensor.evalshape.indexvalues`)."""
+    shape = x.type.shape
+    if any(s is None for s in shape) or any(s is None for s in v.type.shape) or \
+            axis is not None and not 0 <= axis < len(shape) or made_of_sizes(x):
+        return _UNKNOWN
+    return _position_hull(shape, axis, v.type.shape)
+
+
+@lru_cache(maxsize=256)
+def _position_hull(shape: tuple[DimLike, ...], axis: int | None,
+                   out: tuple[DimLike, ...]) -> Range:
+    """:func:`_positioned`'s bounds (once per shapes, as :func:`_permutation_hull`)."""
+    n: DimLike = 1
+    for s in shape if axis is None else (shape[axis],):
+        n = n * s
+    size: DimLike = 1
+    for s in out:
+        size = size * s
+    return (0, dim_min(1, size) * n - 1)
 
 
 def _constant(r: Range) -> int | None:
