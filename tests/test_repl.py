@@ -211,6 +211,10 @@ def test_answers_say_how_many_and_page(history):
     child.sendline(f"query matmul X Y -> float32[2,5] --limit {total + 5}")
     child.expect_exact(f"\r\n{total} solutions\r\n")  # a whole list says how long it is
     child.expect_exact(PROMPT)
+    for _ in range(2):  # past the last page: no page "106-105 of 105"
+        child.sendline("more")
+        child.expect_exact(f"no more solutions ({total} in all)\r\n")
+        child.expect_exact(PROMPT)
     child.sendline("query matmul X Y -> float32[2,5] --limit x")
     child.expect_exact("--limit takes a number of answers")
     child.expect_exact(PROMPT)

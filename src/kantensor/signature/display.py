@@ -82,16 +82,23 @@ def how_many(shown: int, rest: Iterator, noun: str, start: int = 0) -> str:
     return f"showing {which} of {at_least}{start + shown + extra:,} {noun}s"
 
 
-def _page(stream: Iterator, start: int, show: int) -> list:
-    """Answers ``start`` to ``start + show`` of ``stream`` (a progress line on a terminal
-    when reading them takes more than a second)."""
+def _page(stream: Iterator, start: int, show: int) -> tuple[list, int]:
+    """Answers ``start`` to ``start + show`` of ``stream``, and how many answers were read
+    (a progress line on a terminal when reading them takes more than a second)."""
     rows = []
+    read = 0
     with Progress("reading solutions", total=start + show) as progress:
         for k, row in enumerate(itertools.islice(stream, start + show)):
             if k >= start:
                 rows.append(row)
+            read += 1
             progress.step()
-    return rows
+    return rows, read
+
+
+def _past_the_end(read: int) -> str:
+    """What a page after the last answer says (``more`` once every answer was shown)."""
+    return f"no more solutions ({read:,} in all)"
 
 
 def solutions_text(solutions: Iterable, row: Callable[[Any], str], show: int | None = None,
@@ -101,8 +108,10 @@ def solutions_text(solutions: Iterable, row: Callable[[Any], str], show: int | N
     showing 20 of 63 solutions`` for a cut one."""
     show = SHOW if show is None else show
     stream = iter(solutions)
-    rows = _page(stream, start, show)
-    if not rows and start == 0 and next(stream, None) is None:
+    rows, read = _page(stream, start, show)
+    if not rows and start:
+        return _past_the_end(read)
+    if not rows and next(stream, None) is None:
         text = note() if note is not None else ""
         return "no solutions" + (f"\n{text}" if text else "")
     caption = how_many(len(rows), stream, "solution", start)
@@ -124,8 +133,10 @@ def solutions_html(names: Sequence[str], solutions: Iterable[dict],
     """
     stream = iter(solutions)
     show = MAX_ROWS if show is None else show
-    rows = _page(stream, start, show)
-    if not rows and start == 0:
+    rows, read = _page(stream, start, show)
+    if not rows and start:
+        return block("Solutions", f"<i>{esc(_past_the_end(read))}</i>")
+    if not rows:
         text = note() if note is not None else ""
         return block("Solutions", "<i>no solutions</i>" + (f"<br>{esc(text)}" if text
                                                              else ""))
