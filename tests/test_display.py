@@ -140,6 +140,21 @@ def test_errors_show_their_explanation():
     assert pre.splitlines()[-1].strip() == "^" and "(m,n)=>(m)" in pre
 
 
+def test_a_long_error_line_wraps_but_never_between_a_line_and_its_caret():
+    """A syntax error shows up to 60 characters each side of its position: in a notebook
+    that line and its caret must not wrap (the caret would land under another word), while
+    the message wraps rather than run past the output's edge."""
+    text = "(" + ",".join(f"d{i}" for i in range(40)) + ")=>(d0)"
+    with pytest.raises(kt.SignatureSyntaxError) as info:
+        kt.Signature.parse(text)
+    root = parse(info.value._repr_html_())
+    (pre,) = root.find_all("pre")
+    assert pre.text() == str(info.value) and "white-space:pre-wrap" in pre.attrs["style"]
+    (pair,) = [s for s in root.find_all("span") if s.attrs.get("style") == "white-space:pre"]
+    line, caret = pair.text().split("\n")
+    assert len(line) > 60 and line[caret.index("^"):].startswith("=>")
+
+
 def test_a_bigger_variable_shows_the_compact_picture():
     x = kt.matrix("x", "float64", shape=(2, kt.Dim("n")))
     z = kt.exp((x * 2).sum(axis=-1) + 1)  # 3 Apply nodes: the compact picture

@@ -80,7 +80,12 @@ def test_magic_errors_are_a_message_with_a_caret(kernel, line, message, culprit)
     assert message in text and "Traceback" not in text
     shown, caret = text.splitlines()[-2:]
     assert shown.strip() == line and caret.index("^") == shown.index(culprit)
-    assert message in parse(out["data"]["text/html"]).find_all("pre")[0].text()
+    html = parse(out["data"]["text/html"])
+    assert message in html.find_all("pre")[0].text()
+    # The message wraps; the line and its caret never do, so the caret stays under it.
+    assert "white-space:pre-wrap" in html.find_all("pre")[0].attrs["style"]
+    (pair,) = [s for s in html.find_all("span") if s.attrs.get("style") == "white-space:pre"]
+    assert pair.text() == f"{shown}\n{caret}"
 
 
 def test_wrong_number_of_inputs_is_reported_as_infer_does(kernel):
@@ -132,3 +137,7 @@ def test_refine_magic_works_on_the_notebooks_variables(kernel):
     failed = only(run(kernel, "%refine y x:float32[?,5]"), "display_data")
     text = failed["data"]["text/plain"]
     assert "x axis 1 is 5 because of given x: float32[?,5]" in text and "Traceback" not in text
+    # A conflict chain's long lines wrap in the notebook (and its HTML export), not cut
+    # at the output's edge.
+    assert "white-space:pre-wrap" in parse(failed["data"]["text/html"]).find_all("pre")[0] \
+        .attrs["style"]

@@ -14,9 +14,9 @@ from collections.abc import Callable
 from typing import Any
 
 from .commands import COMMANDS, ERRORS, Command, format_error
-from .graph.display import block, pre
+from .graph.display import block, message
 
-_ERROR_STYLE = "white-space:pre;font-family:monospace;color:#a4161a;margin:2px 0"
+_ERROR_STYLE = "font-family:monospace;color:#a4161a;margin:2px 0"
 
 
 class CommandFailure:
@@ -31,7 +31,7 @@ class CommandFailure:
         return f"%{self.command}: {self.message}"
 
     def _repr_html_(self) -> str:
-        return block(f"%{self.command} failed", "", pre(self.message, _ERROR_STYLE))
+        return block(f"%{self.command} failed", "", message(self.message, _ERROR_STYLE))
 
 
 def magic(command: Command, show: Callable[[Any], None],

@@ -63,6 +63,29 @@ def pre(text: object, style: str = "") -> str:
     return f"<pre{css}>{esc(text)}</pre>"
 
 
+#: A caret line under the line it points into (``      ^``).
+_CARET_LINE = re.compile(r" *\^+ *")
+
+
+def message(text: object, style: str = "") -> str:
+    """An error message as preformatted text that wraps its long lines (a conflict chain
+    of ``refine`` reads without scrolling sideways, in a notebook and in its HTML export),
+    except a line with a caret line under it: those two never wrap, so the caret stays
+    under its word (if wider than the output, they scroll sideways together)."""
+    lines = str(text).split("\n")
+    parts, i = [], 0
+    while i < len(lines):
+        if i + 1 < len(lines) and _CARET_LINE.fullmatch(lines[i + 1]):
+            parts.append(f'<span style="white-space:pre">{esc(lines[i])}\n'
+                         f"{esc(lines[i + 1])}</span>")
+            i += 2
+        else:
+            parts.append(esc(lines[i]))
+            i += 1
+    css = "white-space:pre-wrap;overflow-x:auto" + (f";{style}" if style else "")
+    return f'<pre style="{css}">' + "\n".join(parts) + "</pre>"
+
+
 def symbolic(text: object) -> str:
     """A symbolic size (a name or an expression of names), highlighted."""
     return (f'<span class="{CSS_CLASS}-symbolic" style="{SYMBOLIC_STYLE}" '

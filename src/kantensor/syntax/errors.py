@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..graph.display import block, pre
+from ..graph.display import block, message
 
-_ERROR_STYLE = "white-space:pre-wrap;font-family:monospace;color:#a4161a;margin:2px 0"
+_ERROR_STYLE = "font-family:monospace;color:#a4161a;margin:2px 0"
 
 
 def error_html(exc: BaseException) -> str:
-    """An error as its kind and its message (carets stay aligned)."""
-    return block(type(exc).__name__, "", pre(exc, _ERROR_STYLE))
+    """An error as its kind and its message (long lines wrap, carets stay aligned)."""
+    return block(type(exc).__name__, "", message(exc, _ERROR_STYLE))
 
 __all__ = ["COMMAND_ERRORS", "RenderingLimit", "SignatureSyntaxError", "TypeInferenceError",
            "placeholder_error"]
