@@ -59,6 +59,20 @@ def test_seed_picture_shapes_and_colours():
     assert drawn["Apply"][0] == "a" and drawn["add"][0] == "o" and drawn["float64[?,?]"][0] == "t"
 
 
+@pytest.mark.parametrize("style", ["seed", "compact"])
+@pytest.mark.parametrize("name", ["x\\", "a\\b", "x\\n", "<b>", "<x>&y", 'say "hi"'])
+def test_names_are_drawn_as_written(name, style):
+    """Graphviz draws a Variable's name as written: a backslash is no DOT escape (a name
+    ending in one made the seed's DOT text unreadable to dot; ``x\\n`` drew x and a line
+    break) and ``<b>`` is no HTML-like label (it drew a bare b)."""
+    x = kt.tensor(name, "float32", shape=(3,))
+    y = x + 1
+    y.name = name + "2"
+    svg = kt.graphviz(y, style=style).pipe(format="svg", encoding="utf-8")
+    texts = [t.text for t in ET.fromstring(svg).iter(f"{SVG}text")]
+    assert name in texts and name + "2" in texts, texts
+
+
 def test_edges_follow_the_data_and_the_op():
     x, y, z = seed_graph()
     source = kt.graphviz(z).source

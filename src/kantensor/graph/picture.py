@@ -40,6 +40,11 @@ def picture_class() -> type:
         __module__ = __name__
         __qualname__ = "GraphPicture"  # found by pickle through the module's __getattr__
 
+        #: A label's text as DOT shows it literally: its backslashes are not DOT's
+        #: escapes (a name ending in one broke the DOT text, ``x\\n`` drew a line
+        #: break) and ``<...>`` is not an HTML-like label (``<b>`` drew a bare b).
+        literal = staticmethod(gv.escape)
+
         def pipe(self, *args: Any, **kwargs: Any) -> Any:
             try:
                 return super().pipe(*args, **kwargs)
@@ -101,6 +106,7 @@ def digraph(outputs: Iterable[Variable], types: bool = True, name: str = "graph"
     dot.attr("node", fontname="Helvetica", fontsize="11")
     dot.attr("edge", fontname="Helvetica", fontsize="9")
     outs = list(outputs)
+    literal = dot.literal
     var_ids: dict[int, str] = {}
     type_ids: dict[Any, str] = {}
 
@@ -108,12 +114,12 @@ def digraph(outputs: Iterable[Variable], types: bool = True, name: str = "graph"
         vid = var_ids.get(id(v))
         if vid is None:
             vid = var_ids[id(v)] = f"v{len(var_ids)}"
-            dot.node(vid, _variable_label(v), **_style("variable"))
+            dot.node(vid, literal(_variable_label(v)), **_style("variable"))
             if types:
                 tid = type_ids.get(v.type)
                 if tid is None:
                     tid = type_ids[v.type] = f"t{len(type_ids)}"
-                    dot.node(tid, str(v.type), **_style("type"))
+                    dot.node(tid, literal(str(v.type)), **_style("type"))
                 dot.edge(vid, tid, label="type", style="dashed", color=COLORS["type"],
                          arrowhead="none")
         return vid
@@ -125,8 +131,9 @@ def digraph(outputs: Iterable[Variable], types: bool = True, name: str = "graph"
         # A long Op (sum{axis=(0,), keepdims=False}) would blow the circle up: the
         # circle holds its name and the parameters go beside it.
         name, full = _op_name(node.op), str(node.op)
-        extra = {"xlabel": full[len(name):]} if full.startswith(name) and full != name else {}
-        dot.node(f"o{k}", name if extra else full, **_style("op"), **extra)
+        extra = {"xlabel": literal(full[len(name):])} \
+            if full.startswith(name) and full != name else {}
+        dot.node(f"o{k}", literal(name if extra else full), **_style("op"), **extra)
         dot.edge(aid, f"o{k}", label="op", style="dashed", color=COLORS["op"],
                  arrowhead="none")
         for i, vid in enumerate(inputs):
