@@ -246,6 +246,32 @@ def test_compact_boxes_hold_the_op_its_parameters_as_written_and_types():
         assert (fill == SYMBOLIC_COLOR and weight == "bold") == symbolic, text
 
 
+def test_compact_tells_several_outputs_and_results_apart():
+    """Unnamed outputs are ``output 0``, ``output 1``, ... when there are several (they
+    were all ``output``), and the edges of an Apply with several results say which
+    result each is: Q and R of a QR factorisation are told apart."""
+    a, b = kt.dims("a b")
+    m = kt.tensor("m", "float64", shape=(a, b))
+    q, r = kt.qr(m)
+    picture = kt.graphviz([r, q], style="compact")
+    root = ET.fromstring(picture.pipe(format="svg", encoding="utf-8"))
+    titles = {g.find(f"{SVG}title").text: " ".join(t.text for t in g.iter(f"{SVG}text"))
+              for g in root.iter(f"{SVG}g") if g.get("class") in ("node", "edge")}
+    boxes = {k: v for k, v in titles.items() if "->" not in k}
+    # r (output 0) is float64[min(a, b),b]; q (output 1) is float64[a,min(a, b)]
+    out0 = next(t for t in boxes.values() if t.startswith("output 0"))
+    out1 = next(t for t in boxes.values() if t.startswith("output 1"))
+    assert out0.replace(" ", "").endswith("float64[min(a,b),b]"), out0
+    assert out1.replace(" ", "").endswith("float64[a,min(a,b)]"), out1
+    ids = {v: k for k, v in boxes.items()}
+    edges = {k: v for k, v in titles.items() if "->" in k}
+    (qr_box,) = [k for k, v in boxes.items() if v.strip() == "qr"]
+    assert edges[f"{qr_box}->{ids[out0]}"] == "1"  # r is qr's result 1
+    assert edges[f"{qr_box}->{ids[out1]}"] == "0"
+    one = kt.graphviz(r, style="compact").pipe(format="svg", encoding="utf-8")
+    assert "output 0" not in one and ">output<" in one  # one output: no number
+
+
 def framed(source: str, cluster: str) -> list[str]:
     """The ids of the nodes a DOT source declares inside ``subgraph cluster``."""
     body = source.split(f"subgraph {cluster} {{", 1)[1].split("\n\t}", 1)[0]

@@ -192,7 +192,7 @@ def compact(outputs: Iterable[Variable], name: str = "graph", depth: int | None 
                   fontsize="10")
         elif v.name is not None or owner is None or any(v is o for o in outs):
             title = esc(v.name) if v.name is not None else "input" if owner is None \
-                else "output"
+                else output_title(v)
             place(vid, f'<<b>{title}</b><br/><font point-size="10">{type_label(v.type)}'
                   "</font>>", scope, shape="box", color=COLORS["variable"],
                   fontcolor="black", penwidth="1.2")
@@ -200,6 +200,13 @@ def compact(outputs: Iterable[Variable], name: str = "graph", depth: int | None 
             place(vid, f'<<font point-size="9">{type_label(v.type)}</font>>', scope,
                   shape="plaintext", height="0.2", margin="0.02,0.01")
         return vid
+
+    def output_title(v: Variable) -> str:
+        """An unnamed output's title: ``output``, or ``output 2`` (its place among the
+        outputs) when there are several."""
+        if len(outs) == 1:
+            return "output"
+        return f"output {next(i for i, o in enumerate(outs) if o is v)}"
 
     def inside(v: Variable) -> bool:
         """An unnamed output of a drawn one-output Apply: its type is in the box."""
@@ -240,8 +247,9 @@ def compact(outputs: Iterable[Variable], name: str = "graph", depth: int | None 
         if merged:
             var_ids[id(node.outputs[0])] = aid
             continue
-        for out in node.outputs:
-            dot.edge(aid, variable(out))
+        for out in node.outputs:  # which result is which, when there are several
+            dot.edge(aid, variable(out),
+                     label=str(out.index) if len(node.outputs) > 1 else "")
     for v in outs:
         variable(v)
     _frames(dot, frames)
