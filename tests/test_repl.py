@@ -128,6 +128,13 @@ def test_help_ops_and_errors_keep_the_session(history):
     child.expect_exact("linalg:")
     child.expect_exact("matmul")
     child.expect_exact(PROMPT)
+    child.sendline("ops linalg")  # one family (the word was ignored: every family)
+    child.expect_exact("linalg:")
+    child.expect_exact(PROMPT)
+    assert "matmul" in child.before and "shape:" not in child.before
+    child.sendline("ops lnalg")
+    child.expect_exact("error: no family 'lnalg'; the families: arrange, creation")
+    child.expect_exact(PROMPT)
     child.sendline("infer ad float32[3] int8[]")
     child.expect_exact("unknown Op 'ad' (did you mean add?)")
     child.expect_exact(PROMPT)

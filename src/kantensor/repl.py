@@ -262,8 +262,17 @@ class Repl(cmd.Cmd):
                 print(f"error: {exc.message}", file=self.stdout)
 
     def do_ops(self, line: str) -> None:
-        """ops -- the built-in Ops, by family (catalogue file)"""
+        """ops [FAMILY...] -- the built-in Ops, by family (catalogue file): every family,
+        or those named (ops linalg)"""
+        asked = line.split()
+        unknown = [w for w in asked if w not in FAMILIES]
+        if unknown:
+            print(f"error: no family {unknown[0]!r}; the families: {', '.join(FAMILIES)}",
+                  file=self.stdout)
+            return
         for family, names in FAMILIES.items():
+            if asked and family not in asked:
+                continue
             print(f"{family}:", file=self.stdout)
             text = "  "
             for name in names:
