@@ -69,7 +69,7 @@ def main() -> None:
     z, out = small(), attention()
     pages = {
         "compact_small": (page([('kt.graphviz(z, style="compact")',
-                                  svg(kt.graphviz(z, style="compact")))]), (700, 520)),
+                                  svg(kt.graphviz(z, style="compact")))]), (420, 440)),
         "compact_attention": (page([
             ("kt.graphviz(out)", svg(kt.graphviz(out)))], [
             ('kt.graphviz(out, collapse="attn")', svg(kt.graphviz(out, collapse="attn"))),
@@ -84,7 +84,8 @@ def main() -> None:
             path.write_text(html)
             subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu",
                             "--disable-background-networking", "--disable-component-update",
-                            "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
+                            "--disable-sync", "--no-first-run", "--hide-scrollbars",
+                            f"--user-data-dir={profile}",
                             f"--screenshot={STATIC / f'{name}.png'}",
                             f"--window-size={width},{height}", path.resolve().as_uri()],
                            check=True, capture_output=True, timeout=120)
