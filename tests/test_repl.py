@@ -164,6 +164,19 @@ def test_errors_point_at_the_word():
     assert caret.index("^") == line.index("float33")
 
 
+def test_a_too_long_parameter_points_at_it():
+    """The caret of a parameter too long to read stands under the parameter (it stood
+    past the end of a line cut to ``infer``)."""
+    out = []
+    repl = cli.Repl(stdout=_Writer(out))
+    repl.onecmd("infer sum float32[2,3] axis=(" + "0," * 600 + ")")
+    text = "".join(out)
+    assert "parameter value too long: 1202 characters (at most 1000)" in text
+    line, caret = text.splitlines()[-2:]
+    assert line.startswith("  infer sum float32[2,3] axis=(0,0,")
+    assert caret.index("^") == line.index("axis=")
+
+
 class _Writer:
     def __init__(self, out: list) -> None:
         self.out = out

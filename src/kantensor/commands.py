@@ -111,8 +111,9 @@ def _error(message: str, word: Word, line: str) -> CommandError:
     return CommandError(message, line, word.start)
 
 
-def _split_params(words: Sequence[Word]) -> tuple[list[Word], dict[str, Any]]:
-    """Separate ``name=value`` parameters (Python literals, else strings) from types."""
+def _split_params(words: Sequence[Word], line: str) -> tuple[list[Word], dict[str, Any]]:
+    """Separate ``name=value`` parameters (Python literals, else strings) from types
+    (``line``: the words' line, where an error's caret points)."""
     rest: list[Word] = []
     params: dict[str, Any] = {}
     for word in words:
@@ -122,8 +123,8 @@ def _split_params(words: Sequence[Word]) -> tuple[list[Word], dict[str, Any]]:
             continue
         name, value = match.groups()
         if len(value) > MAX_PARAM_TEXT:
-            raise CommandError(f"parameter value too long: {len(value)} characters (at most "
-                               f"{MAX_PARAM_TEXT})", "", word.start)
+            raise _error(f"parameter value too long: {len(value)} characters (at most "
+                         f"{MAX_PARAM_TEXT})", word, line)
         try:
             params[name] = ast.literal_eval(value)
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
@@ -234,7 +235,7 @@ def infer_words(words: Sequence[Word], line: str = "") -> InferResult:
     """``infer OP|SIGNATURE TYPE... [NAME=VALUE...]`` (the words after ``infer``)."""
     if not words:
         raise CommandError(f"usage: {COMMANDS['infer'].usage}")
-    rest, params = _split_params(words[1:])
+    rest, params = _split_params(words[1:], line)
     types = [_type(w, line) for w in rest]
     target = _target(words[0], params, line)
     if isinstance(target, Signature):
@@ -309,7 +310,7 @@ def query_words(words: Sequence[Word], line: str = "", limit: int | None = None,
         raise CommandError(f"usage: {COMMANDS['query'].usage}", line,
                            words[arrows[1]].start if len(arrows) > 1 else None)
     k = arrows[0]
-    rest, params = _split_params(words[1:k])
+    rest, params = _split_params(words[1:k], line)
     ins = [_query_term(w, line) for w in rest]
     outs = [_query_term(w, line) for w in words[k + 1:]]
     target = _target(words[0], params, line)
