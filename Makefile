@@ -53,6 +53,7 @@ bench: $(STAMP)
 bench-jax: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[jax]'
 	$(BIN)/python benchmarks/eval_shape_jax.py
+	$(BIN)/python benchmarks/real_size.py
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info

@@ -5,7 +5,9 @@ run beside PyTensor 3.0.7 (the optional ``bench`` extra installs it) and, where 
 floor makes sense, beside NumPy's own calls or a pure-Python floor, as the best of
 interleaved rounds, and as ratios. Absolute times move with the machine's load; the
 ratios are what count. ``--clock cpu`` times the rounds by this process's CPU time
-(steadier on a shared machine).
+(steadier on a shared machine). The real-size array cases (benchmarks/real_size.py) are
+then timed once more in every engine installed: PyTensor, onnxruntime (an ONNX model of the
+same nodes), JAX (``make bench-jax`` installs it) and NumPy.
 Speed is never asserted in the test suite: this script only reports.
 """
 
@@ -21,12 +23,11 @@ import time
 import tracemalloc
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 
 import numpy as np
 
 import kantensor as kt
-from kantensor.backend.mode import current, execution
+from kantensor.backend.mode import current
 from kantensor.graph.basic import Apply
 from kantensor.types.variable import TensorVariable
 
@@ -46,6 +47,8 @@ try:
     import pytensor.tensor as pt
 except ImportError:  # the comparison is optional
     pytensor = pt = None
+
+from real_size import peak_memory, peers_section, real_size  # noqa: E402
 
 Case = Callable[[], object]
 
@@ -431,96 +434,11 @@ def compiled_calls() -> list[Row]:
     return rows
 
 
-# -- real-size arrays: the memory plan ----------------------------------------------------
-
-def fourteen_ops(lib: object, x: object, y: object) -> object:
-    """The 14-node elementwise graph of issue 26; ``lib`` is numpy, kantensor or
-    pytensor.tensor."""
-    z = x * y + 1.0
-    z = lib.tanh(z) * 2.0 - y
-    z = lib.exp(-z * z) + x
-    return lib.sqrt(z * z + 1.0) / (y + 2.0)
-
-
-def mlp(lib: object, x: object, w1: object, b1: object, w2: object, b2: object) -> object:
-    """A two-layer MLP's forward pass."""
-    return lib.tanh(x @ w1 + b1) @ w2 + b2
-
-
-def mlp_arrays() -> list[np.ndarray]:
-    rng = np.random.default_rng(0)
-    return [rng.standard_normal(s).astype("float32")
-            for s in [(4096, 512), (512, 1024), (1024,), (1024, 512), (512,)]]
-
-
-def real_size() -> list[tuple[str, Case, Case | None, Case, int]]:
-    """(name, kantensor, PyTensor, NumPy, calls per round) of the real-size cases."""
-    x, y = kt.dvector("x"), kt.dvector("y")
-    f = kt.function([x, y], fourteen_ops(kt, x, y))
-    with execution(threads=1):  # the block runs in the calling thread alone
-        f1 = kt.function([x, y], fourteen_ops(kt, x, y))
-    mv = [kt.fmatrix("x"), kt.fmatrix("w1"), kt.fvector("b1"), kt.fmatrix("w2"),
-          kt.fvector("b2")]
-    g = kt.function(mv, mlp(kt, *mv))
-    if pt is not None:
-        px, py = pt.dvector("x"), pt.dvector("y")
-        pf = pytensor.function([px, py], fourteen_ops(pt, px, py))
-        pv = [pt.fmatrix("x"), pt.fmatrix("w1"), pt.fvector("b1"), pt.fmatrix("w2"),
-              pt.fvector("b2")]
-        pg = pytensor.function(pv, mlp(pt, *pv))
-    cases = []
-    for n, number in ((10**6, 1), (10**7, 1)):  # one call per round: a round of
-        # several is rarely left alone by the scheduler on a shared machine
-        rng = np.random.default_rng(n)
-        a, b = rng.uniform(-2, 2, n), rng.uniform(-2, 2, n)
-        assert np.array_equal(f(a, b), fourteen_ops(np, a, b))
-        theirs = None
-        if pt is not None:
-            assert np.allclose(pf(a, b), fourteen_ops(np, a, b))
-            theirs = partial(pf, a, b)
-        cases.append((f"compiled 14-op elementwise, 10^{len(str(n)) - 1} float64",
-                      partial(f, a, b), theirs, partial(fourteen_ops, np, a, b), number))
-        cases.append((f"compiled 14-op elementwise, 10^{len(str(n)) - 1}, one thread",
-                      partial(f1, a, b), theirs, partial(fourteen_ops, np, a, b), number))
-    arrays = mlp_arrays()
-    assert np.array_equal(g(*arrays), mlp(np, *arrays))
-    cases.append(("compiled MLP forward, 4096x512-1024-512 float32", lambda: g(*arrays),
-                  (lambda: pg(*arrays)) if pt is not None else None,
-                  lambda: mlp(np, *arrays), 1))
-    return cases
-
+# -- real-size arrays: the memory plan (benchmarks/real_size.py) ---------------------------
 
 def real_size_rows() -> list[Row]:
     return [Row(name, ours, theirs, floor, "NumPy's own expression", number)
             for name, ours, theirs, floor, number in real_size()]
-
-
-def traced_peak(fn: Case) -> int:
-    """Bytes allocated at most at one time during ``fn()`` (tracemalloc)."""
-    fn()  # warm-up
-    gc.collect()
-    tracemalloc.start()
-    try:
-        tracemalloc.reset_peak()
-        before = tracemalloc.get_traced_memory()[0]
-        result = fn()
-        peak = tracemalloc.get_traced_memory()[1] - before
-    finally:
-        tracemalloc.stop()
-    del result
-    return peak
-
-
-def peak_memory(only: str) -> None:
-    print("\npeak memory of a call (tracemalloc, outputs included, inputs not), MB")
-    print(f"  {'case':<50} {'kantensor':>10} {'PyTensor':>10} {'NumPy':>10} {'kt/NumPy':>9}")
-    for name, ours, theirs, floor, _ in real_size():
-        if only not in name:
-            continue
-        mine, numpy = traced_peak(ours), traced_peak(floor)
-        other = f"{traced_peak(theirs) / 1e6:.1f}" if theirs is not None else "-"
-        print(f"  {name:<50} {mine / 1e6:>10.1f} {other:>10} {numpy / 1e6:>10.1f} "
-              f"{mine / numpy:>8.2f}x", flush=True)
 
 
 # -- report ---------------------------------------------------------------------------
@@ -611,6 +529,7 @@ def main() -> None:
               f"{fmt(floor):>10} {ratio(ours, floor):>8}  {row.floor_name}", flush=True)
     if "compiled" in args.only or not args.only:
         peak_memory(args.only)
+        peers_section(rounds // 3, CLOCK)
     if args.only:
         if args.only == "dask" and dask_section is not None:  # --only dask: that section
             dask_section(args.dask_scale)
