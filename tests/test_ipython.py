@@ -64,6 +64,10 @@ def test_infer_magic_gives_types(kernel):
     run(kernel, "r = %infer matmul float32[2,3] float32[3,4]")
     out = only(run(kernel, "r.outputs == (kt.TensorType('float32', (2, 4)),)"), "execute_result")
     assert out["data"]["text/plain"] == "True"
+    # What named sizes must meet is shown, after "where"
+    out = only(run(kernel, "%infer matmul float32[a,b] float32[c,d]"), "execute_result")
+    assert out["data"]["text/plain"].endswith("-> (float32[a,d]) where b == c")
+    assert "where b == c" in parse(out["data"]["text/html"]).text()
 
 
 @pytest.mark.parametrize("line, message, culprit", [

@@ -68,6 +68,19 @@ def test_completes_commands_op_names_and_dtypes(history):
     assert leave(child) == "\r\n"
 
 
+def test_infer_says_what_named_sizes_must_meet(history):
+    """The answer of ``infer`` on named sizes holds under a condition, shown after it (it
+    was dropped: ``add float32[n] float32[m]`` looked unconditional)."""
+    child = repl(history)
+    child.sendline("infer add float32[n] float32[m]")
+    child.expect_exact("-> (float32[max(m,n)*min(1,m,n)]) where n == m or n == 1 or m == 1")
+    child.expect_exact(PROMPT)
+    child.sendline("infer add float32[n] float32[n]")  # no condition: nothing after it
+    child.expect_exact("-> (float32[n])\r\n")
+    child.expect_exact(PROMPT)
+    leave(child)
+
+
 def test_history_is_kept_across_sessions(history):
     child = repl(history)
     child.sendline("infer add float32[3] int8[]")

@@ -30,7 +30,7 @@ from .ops import op_named
 from .query import Solutions, pattern, query, var
 from .refinement import Refinement, refine
 from .signature.display import SHOW, readable
-from .signature.forward import infer
+from .signature.forward import build
 from .signature.signature import Signature
 from .signature.solve import DEFAULT_MAX_RANK
 from .syntax.ast import DimVar, FixedDim, near_dtype
@@ -211,6 +211,9 @@ class InferResult:
     signature: Signature
     inputs: tuple[TensorType, ...]
     outputs: tuple[TensorType, ...]
+    #: The conditions on the inputs' sizes the outputs hold under (``n == m or n == 1 or
+    #: m == 1`` for ``add float32[n] float32[m]``): never dropped from the answer.
+    conditions: tuple = ()
 
     @property
     def label(self) -> str:
@@ -219,7 +222,8 @@ class InferResult:
 
     def __str__(self) -> str:
         return f"{self.label}: ({', '.join(map(str, self.inputs))}) -> " \
-               f"({', '.join(map(str, self.outputs))})"
+               f"({', '.join(map(str, self.outputs))})" + \
+               (f" where {', '.join(map(str, self.conditions))}" if self.conditions else "")
 
     __repr__ = __str__
 
@@ -227,8 +231,10 @@ class InferResult:
         rows = [["input", str(i), type_inline(t)] for i, t in enumerate(self.inputs)]
         rows += [["output", str(i), type_inline(t)] for i, t in enumerate(self.outputs)]
         sig = f"signature {code(readable(self.signature))}" if self.op else ""
+        where = "where " + ", ".join(code(c) for c in self.conditions) \
+            if self.conditions else ""
         return block("infer", code(self.op or self.signature),
-                     table(["", "#", "type"], rows), sig)
+                     table(["", "#", "type"], rows), where, sig)
 
 
 def infer_words(words: Sequence[Word], line: str = "") -> InferResult:
@@ -243,8 +249,8 @@ def infer_words(words: Sequence[Word], line: str = "") -> InferResult:
     else:
         sig, op = target.signature_for(tuple(types))
         name = str(op)
-    outs = infer(sig, types, name=name if isinstance(target, Signature) else op)
-    return InferResult(name, sig, tuple(types), outs)
+    built = build(sig, types, name=name if isinstance(target, Signature) else op)
+    return InferResult(name, sig, tuple(types), built.types, built.conditions)
 
 
 class Answers:
