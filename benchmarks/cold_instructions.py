@@ -15,13 +15,15 @@ per call. With ``--onnx`` it counts onnx's own first ``onnx.shape_inference.infe
 ``import onnx.shape_inference`` (its schema registry is filled by that first call, as
 in onnx_time.py's process), so the gap to onnx is an instruction ratio as well as a
 clock one (onnx's work is C++: the ratio says how many more instructions, not time).
+With ``--second`` it counts, instead of the first call, a call after one on the
+model with other size names (:data:`SECOND`): the work on a model's sizes alone.
 With ``--simulate`` it prints instead, per tree (and for onnx), what callgrind's cache
 and branch simulation gives of the first call (first-level cache misses, mispredicted
 branches): what separates equal instruction counts in time (cold_wall.py reads the
 rest, the kernel's part and the collector's).
 
 Run: python benchmarks/cold_instructions.py [--layers 12] [--model PATH]
-     [--node-by-node N] [--onnx] [--simulate] TREE [TREE ...]
+     [--node-by-node N | --second] [--onnx] [--simulate] TREE [TREE ...]
 (TREE: a source tree, a worktree or a ``git archive`` of one with its signatures/).
 """
 
@@ -72,6 +74,33 @@ functools.reduce(call, [0, 1])
 """
 
 
+#: The process for ``--second``: one call on the model with its size names renamed, then
+#: a call on it with other names counted: the work on a model's sizes without the first
+#: use of the code and the entries (as cold_wall.py's second call, and
+#: pool_sizes_cold.py's calls, rename them).
+SECOND = """import functools, sys, warnings
+import onnx
+import kantensor.onnx as ko
+data = open(sys.argv[1], "rb").read()
+def renamed(suffix):
+    out = onnx.load_from_string(data)
+    for value in out.graph.input:
+        for dim in value.type.tensor_type.shape.dim:
+            if dim.dim_param:
+                dim.dim_param += suffix
+    return out
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    ko.infer_shapes(renamed("_1"))
+model = renamed("_2")
+def call(_a, _b):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ko.infer_shapes(model)
+functools.reduce(call, [0, 1])
+"""
+
+
 #: ``--onnx``'s process: onnx's inference imported, the model read, one call counted.
 ONNX = """import functools, sys
 import onnx
@@ -83,11 +112,14 @@ functools.reduce(call, [0, 1])
 """
 
 
-def count(tree: Path, model: Path, folder: Path, warm: int = 0) -> int:
+def count(tree: Path, model: Path, folder: Path, warm: int = 0, second: bool = False
+          ) -> int:
     """The instructions of the first ``infer_shapes`` of ``model`` by ``tree`` (with
     ``warm``, of that many node-by-node warm calls)."""
     if warm:
         return callgrind(tree, folder, WARM, str(model), str(warm))[0]
+    if second:
+        return callgrind(tree, folder, SECOND, str(model))[0]
     return callgrind(tree, folder, CALL, str(model))[0]
 
 
@@ -174,6 +206,9 @@ def main() -> None:
     parser.add_argument("--node-by-node", type=int, default=0, metavar="N",
                         help="count N warm calls node by node (the model memo emptied "
                         "before each) instead of the first call")
+    parser.add_argument("--second", action="store_true", help="count, instead of the "
+                        "first call, a second one on the model with new size names (see "
+                        "SECOND)")
     parser.add_argument("--simulate", action="store_true", help="the first call's "
                         "cache and branch figures too, by callgrind's simulation (see "
                         "simulated; slower)")
@@ -184,7 +219,7 @@ def main() -> None:
         if args.simulate:
             return simulate(args, model, folder)
         for tree in args.trees:
-            found = count(tree.resolve(), model, folder, args.node_by_node)
+            found = count(tree.resolve(), model, folder, args.node_by_node, args.second)
             print(f"{str(tree):40} {found // max(1, args.node_by_node):>14,}"
                   + (" a call" if args.node_by_node else ""), flush=True)
         if args.onnx:
