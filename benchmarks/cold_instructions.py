@@ -15,9 +15,15 @@ per call. With ``--onnx`` it counts onnx's own first ``onnx.shape_inference.infe
 ``import onnx.shape_inference`` (its schema registry is filled by that first call, as
 in onnx_time.py's process), so the gap to onnx is an instruction ratio as well as a
 clock one (onnx's work is C++: the ratio says how many more instructions, not time).
+With ``--second`` it counts, instead of the first call, a call after one on the
+model with other size names (:data:`SECOND`): the work on a model's sizes alone.
+With ``--simulate`` it prints instead, per tree (and for onnx), what callgrind's cache
+and branch simulation gives of the first call (first-level cache misses, mispredicted
+branches): what separates equal instruction counts in time (cold_wall.py reads the
+rest, the kernel's part and the collector's).
 
 Run: python benchmarks/cold_instructions.py [--layers 12] [--model PATH]
-     [--node-by-node N] [--onnx] TREE [TREE ...]
+     [--node-by-node N | --second] [--onnx] [--simulate] TREE [TREE ...]
 (TREE: a source tree, a worktree or a ``git archive`` of one with its signatures/).
 """
 
@@ -68,6 +74,33 @@ functools.reduce(call, [0, 1])
 """
 
 
+#: The process for ``--second``: one call on the model with its size names renamed, then
+#: a call on it with other names counted: the work on a model's sizes without the first
+#: use of the code and the entries (as cold_wall.py's second call, and
+#: pool_sizes_cold.py's calls, rename them).
+SECOND = """import functools, sys, warnings
+import onnx
+import kantensor.onnx as ko
+data = open(sys.argv[1], "rb").read()
+def renamed(suffix):
+    out = onnx.load_from_string(data)
+    for value in out.graph.input:
+        for dim in value.type.tensor_type.shape.dim:
+            if dim.dim_param:
+                dim.dim_param += suffix
+    return out
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    ko.infer_shapes(renamed("_1"))
+model = renamed("_2")
+def call(_a, _b):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ko.infer_shapes(model)
+functools.reduce(call, [0, 1])
+"""
+
+
 #: ``--onnx``'s process: onnx's inference imported, the model read, one call counted.
 ONNX = """import functools, sys
 import onnx
@@ -79,11 +112,14 @@ functools.reduce(call, [0, 1])
 """
 
 
-def count(tree: Path, model: Path, folder: Path, warm: int = 0) -> int:
+def count(tree: Path, model: Path, folder: Path, warm: int = 0, second: bool = False
+          ) -> int:
     """The instructions of the first ``infer_shapes`` of ``model`` by ``tree`` (with
     ``warm``, of that many node-by-node warm calls)."""
     if warm:
         return callgrind(tree, folder, WARM, str(model), str(warm))[0]
+    if second:
+        return callgrind(tree, folder, SECOND, str(model))[0]
     return callgrind(tree, folder, CALL, str(model))[0]
 
 
@@ -92,6 +128,33 @@ def callgrind(tree: Path, folder: Path, call: str, *args: str) -> tuple[int, Pat
     catalogue under callgrind, counting from the first ``functools.reduce``: the
     instructions collected and callgrind's output file (cold_parts.py reads it by
     function)."""
+    events, out = _valgrind(tree, folder, call, args, ())
+    return events["Ir"], out
+
+
+#: What ``--simulate`` prints of callgrind's cache and branch simulation, by its event
+#: names: instruction (I1) and data (D1: reads and writes) misses of the first-level
+#: caches, last-level misses, and mispredicted conditional and indirect branches.
+SIMULATED = {"I1 misses": ("I1mr",), "D1 misses": ("D1mr", "D1mw"),
+             "LL misses": ("ILmr", "DLmr", "DLmw"), "branches": ("Bc", "Bi"),
+             "mispredicted conditional": ("Bcm",), "mispredicted indirect": ("Bim",)}
+
+
+def simulated(tree: Path, folder: Path, call: str, *args: str) -> dict[str, int]:
+    """As :func:`callgrind`, with callgrind's cache and branch simulation: the
+    instructions and each figure of :data:`SIMULATED`. The simulation is a model
+    (valgrind's caches are the machine's sizes, its branch predictor a simple one that
+    modern processors beat on an interpreter's dispatch), so compare two processes by
+    it, not a process with its time."""
+    events, _ = _valgrind(tree, folder, call, args, ("--cache-sim=yes", "--branch-sim=yes"))
+    return {"instructions": events["Ir"], **{name: sum(events[e] for e in names)
+                                             for name, names in SIMULATED.items()}}
+
+
+def _valgrind(tree: Path, folder: Path, call: str, args: tuple[str, ...],
+              options: tuple[str, ...]) -> tuple[dict[str, int], Path]:
+    """Callgrind's run of ``call`` (see :func:`callgrind`) with ``options``: its events
+    collected, by name, and its output file."""
     ba.compiled(tree)
     site = folder / f"site-{abs(hash(tree))}"
     site.mkdir(exist_ok=True)
@@ -104,13 +167,15 @@ def callgrind(tree: Path, folder: Path, call: str, *args: str) -> tuple[int, Pat
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env.update(ba.BYTECODE, PYTHONPATH=os.pathsep.join([str(site), str(tree / "src")]))
     done = subprocess.run(
-        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
+        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *options,
          "--collect-atstart=no", "--toggle-collect=functools_reduce", sys.executable,
-         str(script), *args], env=env, text=True, capture_output=True, timeout=1800)
-    found = re.search(r"Collected : (\d+)", done.stderr)
-    if found is None or int(found.group(1)) == 0:
+         str(script), *args], env=env, text=True, capture_output=True, timeout=3600)
+    names = re.search(r"Events\s*: ([\w ]+)", done.stderr)
+    found = re.search(r"Collected : ([\d ]+)", done.stderr)
+    if names is None or found is None or int(found.group(1).split()[0]) == 0:
         raise SystemExit(f"{tree}: the call under valgrind failed: {done.stderr[-2000:]}")
-    return int(found.group(1)), out
+    return dict(zip(names.group(1).split(), map(int, found.group(1).split()),
+                     strict=True)), out
 
 
 def model_options(parser: argparse.ArgumentParser) -> None:
@@ -141,17 +206,38 @@ def main() -> None:
     parser.add_argument("--node-by-node", type=int, default=0, metavar="N",
                         help="count N warm calls node by node (the model memo emptied "
                         "before each) instead of the first call")
+    parser.add_argument("--second", action="store_true", help="count, instead of the "
+                        "first call, a second one on the model with new size names (see "
+                        "SECOND)")
+    parser.add_argument("--simulate", action="store_true", help="the first call's "
+                        "cache and branch figures too, by callgrind's simulation (see "
+                        "simulated; slower)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as made:
         folder = Path(made)
         model = model_file(args, folder)
+        if args.simulate:
+            return simulate(args, model, folder)
         for tree in args.trees:
-            found = count(tree.resolve(), model, folder, args.node_by_node)
+            found = count(tree.resolve(), model, folder, args.node_by_node, args.second)
             print(f"{str(tree):40} {found // max(1, args.node_by_node):>14,}"
                   + (" a call" if args.node_by_node else ""), flush=True)
         if args.onnx:
             found = callgrind(args.trees[0].resolve(), folder, ONNX, str(model))[0]
             print(f"{'onnx ' + onnx.__version__:40} {found:>14,}", flush=True)
+
+
+def simulate(args: argparse.Namespace, model: Path, folder: Path) -> None:
+    """``--simulate``: the first call's figures of :func:`simulated` per tree (and onnx's)
+    side by side."""
+    columns = {str(tree): simulated(tree.resolve(), folder, CALL, str(model))
+               for tree in args.trees}
+    if args.onnx:
+        columns["onnx " + onnx.__version__] = simulated(args.trees[0].resolve(), folder,
+                                                       ONNX, str(model))
+    print(f"{'first call':26}" + "".join(f"{name[-18:]:>20}" for name in columns))
+    for row in next(iter(columns.values())):
+        print(f"{row:26}" + "".join(f"{found[row]:>20,}" for found in columns.values()))
 
 
 if __name__ == "__main__":

@@ -23,7 +23,8 @@ the inclusive counts of functions inside them come out wrong: with 27 names in o
 ``SignatureOp.make_node`` 2.9 million, against 5.9 and 32.3 million named with two or
 three others (the call's total agrees either way).
 
-Run: python benchmarks/cold_parts.py [--layers 12] [--model PATH] TREE FUNCTION ...
+Run: python benchmarks/cold_parts.py [--layers 12] [--model PATH] [--second] TREE
+     FUNCTION ... (``--second``: a second call, on new size names, instead of the first)
 (e.g. ``kantensor.onnx.importer:_Reader._entry kantensor.ops.trust:_import``). Needs
 valgrind, callgrind_annotate and a C compiler; about a minute.
 """
@@ -46,8 +47,8 @@ ZONE = ("static PyObject* zone{i}(PyObject* self, PyObject* args) {{ PyObject *f
         " if (!PyArg_ParseTuple(args, \"OOO\", &fn, &a, &k)) return NULL;"
         " return PyObject_Call(fn, a, k == Py_None ? NULL : k); }}")
 
-#: The timed process: the functions wrapped, then cold_instructions.py's (the model read,
-#: one call counted).
+#: The timed process's start: the functions wrapped; cold_instructions.py's process
+#: follows (the model read, one call counted: its CALL, or SECOND).
 CALL = """import functools, importlib, json, sys
 sys.path.insert(0, sys.argv[3])
 import zones
@@ -86,7 +87,7 @@ def wrap(k, name):
 
 for k, name in enumerate(json.loads(sys.argv[2])):
     wrap(k, name)
-""" + cold_instructions.CALL
+"""
 
 
 def extension(folder: Path, n: int) -> Path:
@@ -108,10 +109,13 @@ def extension(folder: Path, n: int) -> Path:
     return folder
 
 
-def counts(tree: Path, model: Path, names: list[str], folder: Path) -> tuple[int, list[int]]:
-    """The instructions of the first ``infer_shapes`` of ``model`` by ``tree``, and of
-    each function of ``names`` within it."""
-    total, out = callgrind(tree, folder, CALL, str(model), json.dumps(names),
+def counts(tree: Path, model: Path, names: list[str], folder: Path, second: bool = False
+           ) -> tuple[int, list[int]]:
+    """The instructions of the first ``infer_shapes`` of ``model`` by ``tree`` (with
+    ``second``, of a call after one on other size names: cold_instructions.SECOND), and
+    of each function of ``names`` within it."""
+    call = CALL + (cold_instructions.SECOND if second else cold_instructions.CALL)
+    total, out = callgrind(tree, folder, call, str(model), json.dumps(names),
                            str(extension(folder, len(names))))
     listed = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100",
                              str(out)], text=True, capture_output=True, check=True,
@@ -129,13 +133,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("tree", type=Path)
     parser.add_argument("functions", nargs="+", help="module:qualname")
+    parser.add_argument("--second", action="store_true", help="split a second call on "
+                        "the model with new size names instead of the first "
+                        "(cold_instructions.py --second)")
     model_options(parser)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as made:
         folder = Path(made)
         model = model_file(args, folder)
-        total, parts = counts(args.tree.resolve(), model, args.functions, folder)
-    print(f"{total:>14,}  the first call")
+        total, parts = counts(args.tree.resolve(), model, args.functions, folder,
+                              args.second)
+    print(f"{total:>14,}  the {'second' if args.second else 'first'} call")
     for name, count in zip(args.functions, parts, strict=True):
         print(f"{count:>14,}  {name}")
 
