@@ -270,6 +270,52 @@ def attribute_models(newest: int) -> Iterator[tuple[str, str, onnx.ModelProto]]:
                     [node], [_tensor(n, e, tuple(sh)) for n, e, sh in ins], opset)
 
 
+def case_models(newest: int) -> Iterator[tuple[str, str, onnx.ModelProto]]:
+    """ONNX's node test cases of one node (``onnx.backend.test.case.node``, as
+    tests/onnx_cases.py prepares them: small integer inputs made initializers, the
+    outputs' types cleared), one per op type and domain (the case of the most graph
+    inputs), each graph input's element type varied over every one in turn (a tensor's,
+    or a sequence's or an optional's element type), the others as the case has them."""
+    import onnx_cases  # (the node cases load onnx's reference implementations: slow)
+
+    chosen: dict[tuple[str, str], tuple] = {}
+    for case in onnx_cases.cases():
+        if len(case.model.graph.node) != 1:
+            continue
+        node = case.model.graph.node[0]
+        try:
+            model, _, _ = onnx_cases.prepared(case, symbolic=False)
+        except Exception:  # (a data set onnx_cases cannot read)
+            continue
+        key = (node.domain, node.op_type)
+        if key not in chosen or len(model.graph.input) > len(chosen[key][1].graph.input):
+            chosen[key] = (case.name, model)
+    for (_, op), (name, model) in sorted(chosen.items()):
+        for k, info in enumerate(model.graph.input):
+            elem = _elem_of(info.type)
+            if elem is None:
+                continue
+            for code, dtype in ELEMS.items():
+                if code == elem.elem_type:
+                    continue
+                varied = onnx.ModelProto()
+                varied.CopyFrom(model)
+                _elem_of(varied.graph.input[k].type).elem_type = code
+                yield f"{op} {name} input {k} {dtype}", op, varied
+
+
+def _elem_of(proto: onnx.TypeProto):
+    """The tensor type inside a type (a sequence's or an optional's element's), or None."""
+    kind = proto.WhichOneof("value")
+    if kind == "tensor_type":
+        return proto.tensor_type
+    if kind == "sequence_type":
+        return _elem_of(proto.sequence_type.elem_type)
+    if kind == "optional_type":
+        return _elem_of(proto.optional_type.elem_type)
+    return None
+
+
 def sweep(models: Iterator[tuple[str, str, onnx.ModelProto]]) -> Tally:
     tally = Tally()
     for what, op, model in models:
@@ -281,7 +327,7 @@ def main(families: list[str]) -> None:
     ort.set_default_logger_severity(3)
     newest = onnx.defs.onnx_opset_version()
     found = {"optional": optional_models, "sequence_map": sequence_map_models,
-             "attributes": attribute_models}
+             "attributes": attribute_models, "cases": case_models}
     for family in families or list(found):
         tally = sweep(found[family](newest))
         print(f"{family}: {tally}")
