@@ -38,6 +38,9 @@ from onnxverdicts import ort, ort_refusal
 #: Every element type kantensor has, by its ONNX code.
 ELEMS = dict(DTYPES)
 
+#: The newest opset the node cases' sweep is given (the cases carry their own opsets).
+NEWEST_CASES = onnx.defs.onnx_opset_version()
+
 
 def model_of(nodes: list, inputs: list, opset: int, outputs: tuple = ("y",),
              initializers: tuple = ()) -> onnx.ModelProto:

@@ -395,3 +395,39 @@ def test_an_attributes_element_type_refused_exactly_where_the_oracles_refuse(op)
         assert not tally.wrong_refusals, (str(tally), tally.wrong_refusals[:5])
     else:
         assert all(w.startswith(f"{op} string ") for w in tally.wrong_refusals)
+
+
+@pytest.mark.parametrize("ins", [["b", "s", "m", "i"], ["b", "s", "", "i"],
+                                 ["b", "s", "m", "", "f"], ["b", "s", "m", "i", "f"]])
+def test_non_max_suppression_reads_each_optional_input_by_its_place(ins):
+    """A score_threshold given without iou_threshold (``b, s, m, "", f``) is the score
+    threshold: onnxruntime's values (it was read as the iou threshold: other boxes,
+    silently); each optional input is of its schema's dtype (an int64 threshold is
+    refused)."""
+    boxes = np.array([[[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, 0.9, 1, 1.9], [0, 10, 1, 11]]],
+                     np.float32)
+    values = {"b": boxes, "s": np.array([[[0.9, 0.8, 0.7, 0.6]]], np.float32),
+              "m": np.array([3], np.int64), "i": np.array([0.5], np.float32),
+              "f": np.array([0.65], np.float32)}
+    feeds = {n: values[n] for n in ins if n}
+    codes = {name: code for code, name in DTYPES.items()}
+
+    def model(dtypes: dict) -> onnx.ModelProto:
+        node = helper.make_node("NonMaxSuppression", ins, ["y"])
+        graph = helper.make_graph([node], "g", [
+            helper.make_tensor_value_info(n, codes[dtypes[n]], list(v.shape))
+            for n, v in feeds.items()], [onnx.ValueInfoProto(name="y")])
+        made = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        made.ir_version = 10
+        return made
+
+    typed = model({n: str(v.dtype) for n, v in feeds.items()})
+    (want,) = ort.InferenceSession(typed.SerializeToString(),
+                                   providers=["CPUExecutionProvider"]).run(None, feeds)
+    inputs, outputs = from_onnx(typed)
+    (got,) = kt.function(inputs, outputs)(*(feeds[v.name] for v in inputs))
+    assert got.tolist() == want.tolist(), (got, want)
+    wrong = model({n: "int64" if n != "m" else "float32" for n in feeds} |
+                  {"b": "float32", "s": "float32"})
+    assert _said(wrong, "NonMaxSuppression") == "type"
+    assert not kantensor_accepts(wrong)

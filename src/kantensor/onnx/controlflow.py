@@ -36,7 +36,7 @@ from ..syntax.errors import TypeInferenceError
 from ..types.containers import join_shapes
 from ..types.dim import unknown
 from ..types.type import TensorType
-from .dtypes import dtype_of
+from .dtypes import DTYPES, dtype_of
 from .needs import (
     body_conditions,
     branch_conditions,
@@ -167,6 +167,24 @@ def if_(cond: np.ndarray, *outer: Any, then: Runner | None, other: Runner | None
     return out[0] if len(out) == 1 else tuple(out)
 
 
+def check_declared(body: onnx.GraphProto, formal: list[Type], label: str) -> None:
+    """TypeError where a body's input declares an element type other than the one the
+    node passes it (``formal``: a tensor's dtype, or a sequence's elements'): onnx's
+    inference and onnxruntime refuse it (a SequenceMap of uint8 elements into a body
+    taking float32)."""
+    for k, (info, t) in enumerate(zip(body.input, formal, strict=False)):
+        proto = info.type
+        kind = proto.WhichOneof("value")
+        if kind == "sequence_type":
+            proto = proto.sequence_type.elem_type
+            kind = proto.WhichOneof("value")
+        elem = proto.tensor_type.elem_type if kind == "tensor_type" else 0
+        dtype = getattr(t, "dtype", None)
+        if elem and dtype is not None and DTYPES.get(elem) != dtype:
+            raise TypeError(f"{label}: the body's input {k} ({info.name!r}) is declared "
+                            f"{DTYPES.get(elem, elem)}, the node passes {t}")
+
+
 # -- Loop -------------------------------------------------------------------------------
 class Loop(Structured):
     iterates = True
@@ -181,11 +199,16 @@ class Loop(Structured):
         present = (bool(m_name), bool(c_name))
         ins = [scope.var(n, node) for n in names if n]
         carried = ins[sum(present):]
-        for what, name in (("the trip count", m_name), ("the condition", c_name)):
+        for what, name, dtype in (("the trip count", m_name, "int64"),
+                                  ("the condition", c_name, "bool")):
             t = scope.type_of(name, node) if name else None
             if t is not None and (not isinstance(t, TensorType) or
                                   any(d != 1 for d in t.shape)):
                 raise TypeError(f"{what} must be one value, got {t}")
+            if t is not None and t.dtype is not None and t.dtype != dtype:
+                raise TypeError(f"{what} must be {dtype} (its schema's), got {t}")
+        check_declared(attrs["body"], [TensorType("int64", ()), TensorType("bool", ()),
+                                       *(v.type for v in carried)], label)
         trips = scalar_value(scope, m_name) if m_name else None
         start = _truth(scope.value(c_name)) if c_name else True
         n_carried = len(carried)
@@ -320,6 +343,7 @@ class Scan(Structured):
                 raise TypeError(f"Scan takes tensors, input {i} is {t}")
             if batched and t.ndim < 1 + (i >= n_state):
                 raise TypeError(f"input {i} has no batch axis")
+        check_declared(attrs["body"], types, label)  # (a slice has its input's dtype)
         batch = None
         if batched:
             batch = join_shapes([(t.shape[0],) for t in types])

@@ -20,6 +20,7 @@ import onnx
 from ..graph.type import Type
 from ..types.containers import SequenceType
 from ..types.type import TensorType
+from .controlflow import check_declared
 from .needs import body_conditions
 from .registry import UnsupportedOp
 from .runner import Runner, runner
@@ -44,6 +45,7 @@ class SequenceMap(Structured):
                 raise TypeError(f"additional input {k} must be a tensor or a sequence, "
                                 f"got {v.type}")
             taken(v.type.dtype, f"additional input {k}")
+        check_declared(attrs["body"], [v.type for v in ins], label)
         seqs = [v.type for v in ins if isinstance(v.type, SequenceType)]
         lengths = {s.length for s in seqs if s.length is not None}
         ints = {n for n in lengths if isinstance(n, int)}
