@@ -21,6 +21,7 @@ def ort_refusal(model: onnx.ModelProto) -> str | None:
     """onnxruntime's error text where it refuses to load ``model``, None where it loads."""
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    options.log_severity_level = 4  # (its refusal is the text returned, not a log line)
     try:
         ort.InferenceSession(model.SerializeToString(), options,
                              providers=["CPUExecutionProvider"])

@@ -25,8 +25,7 @@ def _entries():
     return [e for d, op in sorted(_tables()) if op != "?" for e in entries(d, op)]
 
 
-@pytest.mark.parametrize("entry", _entries(), ids=lambda e: e.entry.name)
-def test_every_entry_states_its_schemas_outputs(entry):
+def states_its_schemas_outputs(entry):
     """At every opset the entry types, its outputs are the schema's formal outputs (names
     and options) and give the schema's fewest and most outputs of a node."""
     stated = dict(entry.entry.extra).get("outputs")
@@ -55,8 +54,7 @@ def _marks(specs) -> list[str]:
             for s in specs]
 
 
-@pytest.mark.parametrize("entry", _entries(), ids=lambda e: e.entry.name)
-def test_every_entry_marks_its_inputs_as_its_schema(entry):
+def marks_its_inputs_as_its_schema(entry):
     """At every opset the entry types, each input is required, optional or variadic as
     its schema's formal input (Attention of opset 23 has 6 inputs, 7 from 24;
     OptionalHasElement's input is required until 18; QLinearConv's B is one optional
@@ -119,9 +117,7 @@ def test_accepted_exactly_where_onnxruntime_accepts_the_outputs(name, outs, opse
     assert kantensor_accepts(model) == (ort_refusal(model) is None), (outs, opset)
 
 
-@pytest.mark.parametrize("entry", [e for e in _entries() if e.domain == ""],
-                         ids=lambda e: e.entry.name)
-def test_a_node_fits_where_the_checker_takes_it(entry):
+def fits_where_the_checker_takes_it(entry):
     """Every count of outputs up to one past the most, each either named or ``""``: the
     entry's outputs fit exactly where onnx's checker passes the node (its inputs as
     the schema's formal inputs ask, so only the outputs may fail it)."""
@@ -146,11 +142,7 @@ def test_a_node_fits_where_the_checker_takes_it(entry):
             assert fits(entry.gives, wanted) == checked, (entry.entry.name, wanted)
 
 
-VARIADIC = [e for e in _entries() if e.domain == "" and any(s.startswith("*") for s in e.inputs)]
-
-
-@pytest.mark.parametrize("entry", VARIADIC, ids=lambda e: e.entry.name)
-def test_a_node_of_variadic_inputs_fits_where_the_checker_takes_it(entry):
+def variadic_inputs_fit_where_the_checker_takes_them(entry):
     """A variadic input is one or more, unless its schema's ``min_arity`` is 0 (Loop's
     ``v_initial`` from opset 11, SequenceMap's ``additional_inputs``): a Concat, Sum, Max,
     Mean or Einsum of no input was typed or crashed (IndexError), where the checker
@@ -182,3 +174,37 @@ def test_a_node_of_variadic_inputs_fits_where_the_checker_takes_it(entry):
                 said = False
                 assert "at least one is required" in str(exc)
             assert said == checked, (entry.entry.name, opset, ins)
+
+
+def _variadic(entry) -> bool:
+    return entry.domain == "" and any(s.startswith("*") for s in entry.inputs)
+
+
+#: The checks made of every entry (each a function asserting of one entry, as its doc
+#: says), and which entries each judges: one test per check runs it over them all.
+CHECKS = {
+    "states its schema's outputs": (states_its_schemas_outputs, lambda e: True),
+    "marks its inputs as its schema": (marks_its_inputs_as_its_schema, lambda e: True),
+    "fits where the checker takes it": (fits_where_the_checker_takes_it,
+                                        lambda e: e.domain == ""),
+    "variadic inputs fit where the checker takes them": (
+        variadic_inputs_fit_where_the_checker_takes_them, _variadic),
+}
+
+
+@pytest.mark.parametrize("check", sorted(CHECKS))
+def test_every_entry(check):
+    """Each check of :data:`CHECKS` over every entry it judges: the entries that fail
+    it, each with its assertion's text."""
+    function, judged = CHECKS[check]
+    entries_judged, failed = 0, []
+    for entry in _entries():
+        if not judged(entry):
+            continue
+        entries_judged += 1
+        try:
+            function(entry)
+        except AssertionError as exc:
+            failed.append(f"{entry.entry.name}: {exc}")
+    assert not failed, "\n".join(failed)
+    assert entries_judged

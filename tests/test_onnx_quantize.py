@@ -25,6 +25,7 @@ import onnx
 import pytest
 from kanren import var
 from onnx import TensorProto, helper, shape_inference
+from onnx.reference import ReferenceEvaluator
 
 import kantensor as kt
 import ortrun
@@ -32,7 +33,7 @@ from kantensor.onnx import from_onnx
 from kantensor.onnx.dtypes import DTYPES
 from kantensor.onnx.registry import entries
 from kantensor.types.dtypes import CATEGORIES
-from onnxverdicts import ort_refusal
+from onnxverdicts import ort, ort_refusal
 
 #: Every element type kantensor has but STRING, by its ONNX code.
 ELEMS = {code: name for code, name in DTYPES.items() if name not in CATEGORIES["string"]}
@@ -199,14 +200,12 @@ def test_scale_and_zero_point_shapes_are_taken_exactly_where_onnxruntime_runs(op
     the axis), the zero point of the scale's shape (or a scalar beside a scale of one
     element): kantensor types the node (as x's shape) exactly where onnxruntime runs it.
     A blocked scale of one axis beside an x of one (``(2,)`` for ``(6,)`` in blocks of 3)
-    was refused: it was read as a per-axis scale that must broadcast to the axis. (A
-    scalar scale with a ``block_size``, which onnx.reference runs per tensor and
-    onnxruntime refuses, is left out.)"""
+    was refused: it was read as a per-axis scale that must broadcast to the axis. A
+    scalar scale with a ``block_size`` (which onnx.reference runs per tensor) is refused,
+    as onnxruntime refuses it when it runs: it was typed as a scale per tensor."""
     dtype = np.float32 if op == "QuantizeLinear" else np.uint8
     for scale, zmode, axis, block in itertools.product(
             SCALES, ("none", "same", "scalar"), (None, 0, -1), (None, 2, 3)):
-        if scale == () and block:
-            continue
         zero = None if zmode == "none" else scale if zmode == "same" else ()
         attrs = {k: v for k, v in (("axis", axis), ("block_size", block)) if v is not None}
         model = _shaped(op, x, scale, zero, **attrs)
@@ -222,3 +221,43 @@ def test_scale_and_zero_point_shapes_are_taken_exactly_where_onnxruntime_runs(op
                 got = None
         want = None if isinstance(ran, ortrun.Refusal) else tuple(ran[0])
         assert got == want, (scale, zero, attrs, got, want)
+
+
+@pytest.mark.parametrize("precision", [None, TensorProto.FLOAT, TensorProto.FLOAT16,
+                                       TensorProto.DOUBLE, TensorProto.BFLOAT16,
+                                       TensorProto.INT32, TensorProto.STRING, 99])
+def test_quantize_divides_in_its_precision(precision):
+    """``precision`` (from opset 23) is the element type the division computes in:
+    kantensor types the node exactly where onnx.reference runs it (an element type but
+    STRING; 99 is none), with its values, and onnxruntime's where it runs it (float32
+    and float16 only: its CPU kernel refuses the other precisions). 2049 in float16 is
+    2048: the precision was ignored (the division made in float32)."""
+    attrs = {} if precision is None else {"precision": precision}
+    node = helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], **attrs)
+    graph = helper.make_graph([node], "g", [
+        helper.make_tensor_value_info("x", TensorProto.FLOAT, [3]),
+        helper.make_tensor_value_info("s", TensorProto.FLOAT, []),
+        helper.make_tensor_value_info("z", TensorProto.INT16, [])],
+        [onnx.ValueInfoProto(name="y")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 25)])
+    model.ir_version = 10
+    feeds = {"x": np.array([2049, 2051, -3.3], np.float32), "s": np.array(1, np.float32),
+             "z": np.array(0, np.int16)}
+    try:
+        (want,) = ReferenceEvaluator(model).run(None, feeds)
+    except Exception:  # onnx.reference's refusal of the precision
+        want = None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            inputs, outputs = from_onnx(model)
+        except (TypeError, ValueError):
+            assert want is None, precision
+            return
+    assert want is not None, precision
+    (got,) = kt.function(inputs, outputs)(*feeds.values())
+    assert got.dtype == want.dtype and (got == want).all(), (got, want)
+    if precision in (None, TensorProto.FLOAT, TensorProto.FLOAT16):
+        (ran,) = ort.InferenceSession(model.SerializeToString(),
+                                      providers=["CPUExecutionProvider"]).run(None, feeds)
+        assert (got == ran).all(), (got, ran)

@@ -38,6 +38,7 @@ from kantensor.ops.op import SignatureOp
 from kantensor.signature.overloads import compiled
 from kantensor.types.dtypes import CATEGORIES, DEFAULT_RANGE
 from onnxschema import input_sets
+from onnxsweep import ATTRIBUTE_CASES, attribute_models, sweep
 from onnxverdicts import kantensor_accepts, ort_refusal
 
 ort = pytest.importorskip("onnxruntime")
@@ -368,3 +369,65 @@ def test_einsum_takes_one_dtype_of_its_schemas_set_as_onnxruntime(dtypes):
     else:
         allowed = input_sets("Einsum", 13)[0][2]
         assert accepted == (dtypes[0] == dtypes[1] and dtypes[0] in allowed), (dtypes, said)
+
+
+# -- element types named by attributes ---------------------------------------------------
+
+#: Known wrong verdicts of the attribute sweep, per op: Constant's value (read by the
+#: importer as a literal: a complex value before opset 9 is taken, its schema refuses
+#: it), Cast's ``to`` of STRING (refused: kantensor computes in no string dtype).
+ATTRIBUTES_LEFT = {"Constant": "accepts", "Cast": "refusals"}
+
+
+@pytest.mark.parametrize("op", [c[0] for c in ATTRIBUTE_CASES])
+def test_an_attributes_element_type_refused_exactly_where_the_oracles_refuse(op):
+    """The output's element type an attribute names (Cast's and BitCast's ``to``,
+    EyeLike's and Bernoulli's ``dtype``, ConstantOfShape's value) is of its schema's set
+    at that opset (the schema's ``T2``; BitCast's of the input's bit width), judged by
+    onnxruntime at load, else onnx's strict inference (tests/onnxsweep.py) at every
+    opset the op exists. Any was taken before (an EyeLike of complex64, a Bernoulli of
+    float8, a ConstantOfShape of int4 at opset 13, a BitCast of float32 to uint8, which
+    could not run)."""
+    tally = sweep(m for m in attribute_models(NEWEST) if m[1] == op)
+    if ATTRIBUTES_LEFT.get(op) != "accepts":
+        assert not tally.wrong_accepts, (str(tally), tally.wrong_accepts[:5])
+    if ATTRIBUTES_LEFT.get(op) != "refusals":
+        assert not tally.wrong_refusals, (str(tally), tally.wrong_refusals[:5])
+    else:
+        assert all(w.startswith(f"{op} string ") for w in tally.wrong_refusals)
+
+
+@pytest.mark.parametrize("ins", [["b", "s", "m", "i"], ["b", "s", "", "i"],
+                                 ["b", "s", "m", "", "f"], ["b", "s", "m", "i", "f"]])
+def test_non_max_suppression_reads_each_optional_input_by_its_place(ins):
+    """A score_threshold given without iou_threshold (``b, s, m, "", f``) is the score
+    threshold: onnxruntime's values (it was read as the iou threshold: other boxes,
+    silently); each optional input is of its schema's dtype (an int64 threshold is
+    refused)."""
+    boxes = np.array([[[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, 0.9, 1, 1.9], [0, 10, 1, 11]]],
+                     np.float32)
+    values = {"b": boxes, "s": np.array([[[0.9, 0.8, 0.7, 0.6]]], np.float32),
+              "m": np.array([3], np.int64), "i": np.array([0.5], np.float32),
+              "f": np.array([0.65], np.float32)}
+    feeds = {n: values[n] for n in ins if n}
+    codes = {name: code for code, name in DTYPES.items()}
+
+    def model(dtypes: dict) -> onnx.ModelProto:
+        node = helper.make_node("NonMaxSuppression", ins, ["y"])
+        graph = helper.make_graph([node], "g", [
+            helper.make_tensor_value_info(n, codes[dtypes[n]], list(v.shape))
+            for n, v in feeds.items()], [onnx.ValueInfoProto(name="y")])
+        made = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        made.ir_version = 10
+        return made
+
+    typed = model({n: str(v.dtype) for n, v in feeds.items()})
+    (want,) = ort.InferenceSession(typed.SerializeToString(),
+                                   providers=["CPUExecutionProvider"]).run(None, feeds)
+    inputs, outputs = from_onnx(typed)
+    (got,) = kt.function(inputs, outputs)(*(feeds[v.name] for v in inputs))
+    assert got.tolist() == want.tolist(), (got, want)
+    wrong = model({n: "int64" if n != "m" else "float32" for n in feeds} |
+                  {"b": "float32", "s": "float32"})
+    assert _said(wrong, "NonMaxSuppression") == "type"
+    assert not kantensor_accepts(wrong)

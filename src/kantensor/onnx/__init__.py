@@ -9,9 +9,9 @@ implementation lie side by side in the module (or package) of its family
 :mod:`.generator`, :mod:`.quantization`, :mod:`.rnn`, :mod:`.object_detection`,
 :mod:`.image`, :mod:`.text`, :mod:`.traditionalml`, :mod:`.training`, :mod:`.preview`),
 what several families share in :mod:`.shared`. The ops no signature over tensors types
-have handlers (:mod:`.structured`): :mod:`.controlflow` (If, Loop, Scan, SequenceMap;
-loop sizes in closed form: :mod:`.recurrence`; subgraphs: :mod:`.subgraph`,
-:mod:`.scope`), :mod:`.sequence` and :mod:`.optional`.
+have handlers (:mod:`.structured`): :mod:`.controlflow` (If, Loop, Scan; SequenceMap:
+:mod:`.sequencemap`; loop sizes in closed form: :mod:`.recurrence`; subgraphs:
+:mod:`.subgraph`, :mod:`.scope`), :mod:`.sequence` and :mod:`.optional`.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""ONNX's control-flow family (``onnx/defs/controlflow``): If, Loop, Scan and
-SequenceMap (``signatures/onnx/controlflow.toml``), each handler beside its kernel.
+"""ONNX's control-flow family (``onnx/defs/controlflow``): If, Loop and Scan
+(``signatures/onnx/controlflow.toml``), each handler beside its kernel (SequenceMap, an
+op of that file too, in :mod:`.sequencemap`).
 
 **If** types both branches. A condition known when the model is read picks its branch's
 types (and values); otherwise each output is the join of the branches': a size they
@@ -17,9 +18,6 @@ true, 0 when it is known false, the scan axis' size for Scan; otherwise it is a 
 its own, named after the node (``loop_iters``), with the conditions ``0 <= loop_iters``
 and ``loop_iters <= M`` recorded on the node. Scan outputs get the iteration axis.
 
-**SequenceMap** types its body on each element (each element's own type when the
-sequence states them) and gives sequences as long as its input.
-
 Each node runs its subgraphs as compiled kantensor functions (:class:`~.runner.Runner`)
 when the graph runs.
 """
@@ -35,10 +33,10 @@ from ..graph.type import Type
 from ..ops.located import VariableAxis
 from ..ops.params import normalize_axis
 from ..syntax.errors import TypeInferenceError
-from ..types.containers import SequenceType, join_shapes
+from ..types.containers import join_shapes
 from ..types.dim import unknown
 from ..types.type import TensorType
-from .dtypes import dtype_of
+from .dtypes import DTYPES, dtype_of
 from .needs import (
     body_conditions,
     branch_conditions,
@@ -169,6 +167,24 @@ def if_(cond: np.ndarray, *outer: Any, then: Runner | None, other: Runner | None
     return out[0] if len(out) == 1 else tuple(out)
 
 
+def check_declared(body: onnx.GraphProto, formal: list[Type], label: str) -> None:
+    """TypeError where a body's input declares an element type other than the one the
+    node passes it (``formal``: a tensor's dtype, or a sequence's elements'): onnx's
+    inference and onnxruntime refuse it (a SequenceMap of uint8 elements into a body
+    taking float32)."""
+    for k, (info, t) in enumerate(zip(body.input, formal, strict=False)):
+        proto = info.type
+        kind = proto.WhichOneof("value")
+        if kind == "sequence_type":
+            proto = proto.sequence_type.elem_type
+            kind = proto.WhichOneof("value")
+        elem = proto.tensor_type.elem_type if kind == "tensor_type" else 0
+        dtype = getattr(t, "dtype", None)
+        if elem and dtype is not None and DTYPES.get(elem) != dtype:
+            raise TypeError(f"{label}: the body's input {k} ({info.name!r}) is declared "
+                            f"{DTYPES.get(elem, elem)}, the node passes {t}")
+
+
 # -- Loop -------------------------------------------------------------------------------
 class Loop(Structured):
     iterates = True
@@ -183,11 +199,16 @@ class Loop(Structured):
         present = (bool(m_name), bool(c_name))
         ins = [scope.var(n, node) for n in names if n]
         carried = ins[sum(present):]
-        for what, name in (("the trip count", m_name), ("the condition", c_name)):
+        for what, name, dtype in (("the trip count", m_name, "int64"),
+                                  ("the condition", c_name, "bool")):
             t = scope.type_of(name, node) if name else None
             if t is not None and (not isinstance(t, TensorType) or
                                   any(d != 1 for d in t.shape)):
                 raise TypeError(f"{what} must be one value, got {t}")
+            if t is not None and t.dtype is not None and t.dtype != dtype:
+                raise TypeError(f"{what} must be {dtype} (its schema's), got {t}")
+        check_declared(attrs["body"], [TensorType("int64", ()), TensorType("bool", ()),
+                                       *(v.type for v in carried)], label)
         trips = scalar_value(scope, m_name) if m_name else None
         start = _truth(scope.value(c_name)) if c_name else True
         n_carried = len(carried)
@@ -322,6 +343,7 @@ class Scan(Structured):
                 raise TypeError(f"Scan takes tensors, input {i} is {t}")
             if batched and t.ndim < 1 + (i >= n_state):
                 raise TypeError(f"input {i} has no batch axis")
+        check_declared(attrs["body"], types, label)  # (a slice has its input's dtype)
         batch = None
         if batched:
             batch = join_shapes([(t.shape[0],) for t in types])
@@ -426,75 +448,4 @@ def scan(*args: Any, body: Runner, n_state: int, n_scan_in: int, in_axes: tuple,
     return result[0] if len(result) == 1 else tuple(result)
 
 
-# -- SequenceMap ------------------------------------------------------------------------
-class SequenceMap(Structured):
-    attributes = {"body": "graph"}
-
-    def read(self, scope: Any, node: onnx.NodeProto, label: str) -> list:
-        attrs = scope.attributes(node, self, label)
-        if "body" not in attrs:
-            raise TypeError("SequenceMap needs its body")
-        ins = [scope.var(n, node) for n in node.input if n]
-        if not ins or not isinstance(ins[0].type, SequenceType):
-            raise TypeError("SequenceMap's first input must be a sequence")
-        seqs = [v.type for v in ins if isinstance(v.type, SequenceType)]
-        lengths = {s.length for s in seqs if s.length is not None}
-        ints = {n for n in lengths if isinstance(n, int)}
-        if len(ints) > 1:
-            raise ValueError(f"the sequences have different lengths {sorted(ints)}")
-        length = seqs[0].length if seqs[0].length is not None else \
-            next(iter(lengths), None)
-
-        def element(t: Type, i: int | None) -> Type:
-            if not isinstance(t, SequenceType):
-                return t
-            e = t.at(i) if i is not None else t.element
-            if e is None:
-                raise UnsupportedOp(f"the rank of the elements of {t} is not known")
-            return e
-
-        per: list[list[Type]] | None = None
-        if isinstance(length, int) and any(s.elements is not None for s in seqs) and \
-                length <= 64:
-            per = [output_types(scope.child(attrs["body"], [element(v.type, i) for v in ins],
-                                        graph=False), label) for i in range(length)]
-        typed = scope.child(attrs["body"], [element(v.type, None) for v in ins], graph=False)
-        shared = output_types(typed, label)
-        types: list[Type] = []
-        for k, t in enumerate(shared):
-            if not isinstance(t, TensorType):
-                raise UnsupportedOp(f"the body's output {k} is {t}; SequenceMap makes "
-                                    "sequences of tensors")
-            if per is not None:
-                types.append(SequenceType(t.dtype, elements=[p[k] for p in per]))
-            else:
-                types.append(SequenceType(t.dtype, t.shape, length))
-        body = None
-        outer_names: list[str] = []
-        if scope.graph:
-            body = runner(scope.child(attrs["body"], [element(v.type, None) for v in ins],
-                                      graph=True), f"{label}: body")
-            outer_names = list(body.captured)
-        outer = [scope.var(n, node) for n in outer_names]
-        kinds = tuple(isinstance(v.type, SequenceType) for v in ins)
-        outs = apply("SequenceMap", sequence_map, tuple(types), [*ins, *outer], body=body,
-                     kinds=kinds)
-        needed(scope, outs, body_conditions(scope, node, label, typed, length))
-        return [(o, None) for o in outs]
-
-
-def sequence_map(*args: Any, body: Runner, kinds: tuple[bool, ...]) -> Any:
-    ins, outer = args[:len(kinds)], args[len(kinds):]
-    n = len(ins[0])
-    collected: list[list] = []
-    for i in range(n):
-        out = body(*(x[i] if seq else x for x, seq in zip(ins, kinds, strict=True)), *outer)
-        if not collected:
-            collected = [[] for _ in out]
-        for k, value in enumerate(out):
-            collected[k].append(value)
-    result = collected or [[] for _ in range(len(body.outputs))]
-    return result[0] if len(result) == 1 else tuple(result)
-
-
-__all__ = ["If", "Loop", "Scan", "SequenceMap"]
+__all__ = ["If", "Loop", "Scan"]

@@ -8,13 +8,21 @@ from typing import Any
 
 import numpy as np
 
-from ..ops.templates import dims, reads_ranks
+from ..ops.templates import dims, reads_ranks, typed
 from .shared import rest_operands
+
+#: NonMaxSuppression's optional inputs' dtypes by their place (its schema's): the most
+#: boxes per class int64, the two thresholds float32.
+_NMS_DTYPES = {2: "int64", 3: "float32", 4: "float32"}
 
 
 @reads_ranks
-def build_nms(types: tuple, **_: Any) -> dict[str, Any]:
-    return {"rest": rest_operands(types, 2)}
+def build_nms(types: tuple, given: tuple = (0, 1), **_: Any) -> dict[str, Any]:
+    """NonMaxSuppression: the optional inputs (``given`` says which the node has) of any
+    shape, each of its schema's dtype."""
+    rest = rest_operands(types, 2)
+    return {"rest": [typed(r.dims, _NMS_DTYPES[place])
+                     for r, place in zip(rest, given[2:], strict=True)]}
 
 
 def _corners(box: np.ndarray, center: int) -> tuple[float, float, float, float]:
@@ -41,12 +49,15 @@ def _overlaps(a: np.ndarray, b: np.ndarray, center: int, threshold: float) -> bo
     return inter / union > threshold
 
 
-def nms(boxes: np.ndarray, scores: np.ndarray, *rest: np.ndarray,
+def nms(boxes: np.ndarray, scores: np.ndarray, *rest: np.ndarray, given: tuple = (0, 1),
         center_point_box: int = 0) -> np.ndarray:
-    """Greedy selection per batch and class, by falling score (ties: lower index)."""
-    limit = int(rest[0].ravel()[0]) if rest and rest[0].size else 0
-    iou = float(rest[1].ravel()[0]) if len(rest) > 1 and rest[1].size else 0.0
-    floor = float(rest[2].ravel()[0]) if len(rest) > 2 and rest[2].size else None
+    """Greedy selection per batch and class, by falling score (ties: lower index); each
+    optional input read by its place (``given``: an iou_threshold without the most
+    boxes per class is the iou threshold)."""
+    placed = dict(zip(given[2:], rest, strict=True))
+    limit = int(placed[2].ravel()[0]) if 2 in placed and placed[2].size else 0
+    iou = float(placed[3].ravel()[0]) if 3 in placed and placed[3].size else 0.0
+    floor = float(placed[4].ravel()[0]) if 4 in placed and placed[4].size else None
     found = []
     for b in range(scores.shape[0]):
         for c in range(scores.shape[1]):

@@ -14,6 +14,7 @@ from ..ops.params import ParamError, normalize_axis
 from ..ops.templates import builder, dims, typed
 from ..syntax.ast import Broadcasts, DTypeEq, DTypeName, DTypeVar
 from ..types.dtypes import is_integer, normalize_dtype
+from ..types.numpy_dtypes import numpy_dtype
 from .dtypes import DTYPES, ELEM_TYPES, dtype_of
 from .lowp import quantized
 
@@ -25,7 +26,7 @@ def _scale(types: tuple, axis: int, block_size: int) -> list:
     axis in blocks of ``block_size``."""
     x, s = types[0], types[1]
     a: list = dims("a", x.ndim)
-    if s.ndim == 0:
+    if s.ndim == 0 and not block_size:
         return []
     if s.ndim == 1 and not block_size:
         if not isinstance(s.shape[0], int):
@@ -36,7 +37,8 @@ def _scale(types: tuple, axis: int, block_size: int) -> list:
         a[ax] = (a[ax] + (block_size - 1)) // block_size
         return a
     raise ParamError(f"a scale of {s.ndim} axes for an input of {x.ndim} and block_size "
-                     f"{block_size}: a scalar, per axis (1-D) or blocked (the input's rank)")
+                     f"{block_size}: a scalar, per axis (1-D) or blocked (the input's rank; "
+                     "onnxruntime refuses a scalar scale in blocks when it runs)")
 
 
 def _broadcast(types: tuple, scale: list, axis: int, block_size: int) -> list:
@@ -68,14 +70,18 @@ def _zero(types: tuple, scale: list, block_size: int) -> list:
 
 @builder
 def build_quantize(types: tuple, output_dtype: int = 0, axis: int = 1, block_size: int = 0,
-                   **_: Any) -> dict[str, Any]:
+                   precision: int = 0, **_: Any) -> dict[str, Any]:
     """QuantizeLinear: x's and the scale's dims; after them the zero point (dtype ``Z``)
     and the scale's size conditions. The output's dtype ``dt`` is the zero point's, else
     ``output_dtype``'s, else uint8; given both, they are one dtype (``Z == int4``: the
     checker and onnxruntime refuse two). The catalogue states each opset's dtype sets
     (``T``, the scale's, ``Z`` and ``dt`` in ...). A known zero point's dtype is the
     kernel's ``output_dtype`` (its values may come computed in a wider integer:
-    :func:`kantensor.ops.op.exact_casts`)."""
+    :func:`kantensor.ops.op.exact_casts`). ``precision`` (from opset 23), when given,
+    names the element type the division computes in: an element type, not STRING
+    (UnsupportedType else; it does not change the output's dtype)."""
+    if precision:
+        dtype_of(precision, "QuantizeLinear's precision")
     x, s = dims("a", types[0].ndim), _scale(types, axis, block_size)
     rest: list = [*_broadcast(types, s, axis, block_size)]
     named = dtype_of(output_dtype, "QuantizeLinear") if output_dtype else None
@@ -106,7 +112,11 @@ def quantize(x: np.ndarray, scale: np.ndarray, *zero: np.ndarray, axis: int = 1,
                           TensorProto.UINT8)
     z = _along(zero[0], x, axis, block_size) if zero else None
     s = _along(scale, x, axis, block_size)
-    y = x.astype(np.float64) / s if is_integer(DTYPES[to]) else x / s
+    if precision:  # the division in that type (as onnx.reference and onnxruntime do)
+        p = numpy_dtype(DTYPES[precision])
+        y = x.astype(p) / s.astype(p)
+    else:
+        y = x.astype(np.float64) / s if is_integer(DTYPES[to]) else x / s
     return quantized(y, z, to, saturate)
 
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..ops.params import ArrayParam, ParamError
 from ..ops.templates import dims, reads_ranks, typed
-from ..syntax.ast import DTypeVar, InCategory
+from ..syntax.ast import DTypeEq, DTypeName, DTypeVar, InCategory
 from ..types.dtypes import NUMPY_STRING
 
 
@@ -40,11 +40,20 @@ def array_feature_extractor(x: np.ndarray, i: np.ndarray) -> np.ndarray:
 #: LabelEncoder's value attributes, and the dtype of the values each gives.
 _VALUES = {"values_int64s": "int64", "values_floats": "float32", "values_strings": "string"}
 
+#: LabelEncoder's key attributes, and the dtype of the keys each gives (the input's: its
+#: schema's shape inference, and onnxruntime, refuse another).
+_KEYS = {"keys_int64s": "int64", "keys_floats": "float32", "keys_strings": "string"}
+
 
 @reads_ranks
 def build_label_encoder(types: tuple, values_tensor: ArrayParam | None = None,
                         **params: Any) -> dict[str, Any]:
-    """LabelEncoder: the input's shape, the dtype of its values attribute."""
+    """LabelEncoder: the input's shape, the dtype of its values attribute; the input's
+    dtype ``T`` the keys' (the keys attribute given, or keys_tensor's dtype)."""
+    keys = params.get("keys_tensor")
+    key = keys.dtype if keys is not None else next(
+        (d for k, d in _KEYS.items() if params.get(k)), None)
+    same = [DTypeEq(DTypeVar("T"), DTypeName(key))] if key is not None else []
     if values_tensor is not None:
         dtype = values_tensor.dtype
     else:
@@ -53,7 +62,7 @@ def build_label_encoder(types: tuple, values_tensor: ArrayParam | None = None,
             raise ParamError("LabelEncoder needs exactly one values attribute")
         (dtype,) = given
     strings = [InCategory(DTypeVar("T"), "string")] if types[0].dtype == "string" else []
-    return {"y": typed([], dtype), "fits": strings}
+    return {"y": typed([], dtype), "fits": [*strings, *same]}
 
 
 def _keys(params: dict) -> list:
@@ -86,12 +95,16 @@ def label_encoder(x: np.ndarray, **params: Any) -> np.ndarray:
 
 
 @reads_ranks
-def build_tree_ensemble(types: tuple, n_targets: int | None = None, **_: Any
-                        ) -> dict[str, Any]:
-    """TreeEnsemble: (N, F) in, (N, n_targets) out, of the input's dtype."""
+def build_tree_ensemble(types: tuple, n_targets: int | None = None,
+                        nodes_splits: ArrayParam | None = None, **_: Any) -> dict[str, Any]:
+    """TreeEnsemble: (N, F) in, (N, n_targets) out, of the input's dtype ``T``, which is
+    the dtype of the ``nodes_splits`` tensor (its schema's shape inference, and
+    onnxruntime, refuse another)."""
     if n_targets is None or n_targets < 1:
         raise ParamError("TreeEnsemble needs n_targets >= 1")
-    return {"y": [*dims("n"), n_targets]}
+    same = [DTypeEq(DTypeVar("T"), DTypeName(nodes_splits.dtype))] \
+        if nodes_splits is not None else []
+    return {"y": [*dims("n"), n_targets], "same": same}
 
 
 #: TreeEnsemble's node modes: how a node compares a feature with its split.

@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 
 from ...ops.templates import reads_ranks
-from ...types.dtypes import normalize_dtype
+from ...syntax.ast import DTypeVar, InCategory
+from ...types.dtypes import DEFAULT_RANGE, dtype_info, normalize_dtype
 from ..dtypes import DTYPES, ELEM_TYPES, dtype_of
 from ..floatsizes import float_sizes, held, precision, to_integer
 from ..lowp import convert
@@ -78,6 +79,17 @@ def _sizes_cast(x: np.ndarray, to: int, saturate: int, round_mode: str) -> np.nd
         else:
             raise ValueError(f"{v} in {target} is not {v} at every size")
     return out
+
+
+@reads_ranks
+def build_bitcast(types: tuple, to: int, **_: Any) -> dict[str, Any]:
+    """BitCast: the target dtype, from the ONNX element type ``to``; the input's dtype
+    ``T`` of the same bit width (its schema's shape inference, and onnxruntime, refuse
+    another: the bytes would not make as many elements)."""
+    target = dtype_of(to, "BitCast")
+    bits = dtype_info(target).bits
+    same = tuple(d for d in DEFAULT_RANGE if dtype_info(d).bits == bits)
+    return {"to_dtype": target, "same": [InCategory(DTypeVar("T"), same)]}
 
 
 def bitcast(x: np.ndarray, *, to: int, **_: Any) -> np.ndarray:
