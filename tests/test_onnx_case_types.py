@@ -22,11 +22,10 @@ import pytest
 from onnxsweep import NEWEST_CASES, Tally, case_models
 
 #: Wrong accepts left, by op type, each with why (and whose area): the optional inputs
-#: a builder of onnx/nn/** or onnx/tensor/shape.py leaves of any dtype, and
+#: a builder of onnx/nn/** leaves of any dtype, and
 #: MeanVarianceNormalization's function body (its schema takes float16, its body adds a
 #: float32 constant: both oracles refuse; see docs/onnx.rst).
 LEFT_ACCEPTS = {
-    "Pad": "constant_value of another dtype than data (build_pad's rest untyped)",
     "DeformConv": "B and mask of another dtype than X (build_deform_conv's rest untyped)",
     "LinearAttention": "past_state, decay and beta untyped (build_linear's rest)",
     "ConvInteger": "a zero point of another dtype than its x or w (rest untyped)",

@@ -23,7 +23,7 @@ def build_pad(types: tuple, pads_value: Any, axes_value: Any = None, given: tupl
     mode a padded axis must keep a value after cropping: a pad copies its values (NumPy
     and onnxruntime refuse an empty one; onnxruntime refuses a crop to nothing too); in
     reflect mode onnxruntime reflects once, so each pad is less than the cropped axis; in
-    wrap mode it refuses any empty input."""
+    wrap mode it refuses any empty input. The constant value is of the data's dtype."""
     x = types[0]
     a = dims("a", x.ndim)
     if 3 in given:
@@ -59,7 +59,11 @@ def build_pad(types: tuple, pads_value: Any, axes_value: Any = None, given: tupl
             f"axis {k} of {types[0]} is empty: onnxruntime's wrap mode refuses an empty "
             "input")) for k, d in enumerate(a)]
     sizes = SizeNames(pads_value, axes_value)
-    return {"x": a, "rest": groups("r", len(types) - 2 - len(sizes.dims)),
+    rest = groups("r", len(types) - 2 - len(sizes.dims))
+    places = given[2:] if len(given) - 2 == len(rest) else range(2, 2 + len(rest))
+    # constant_value (the third input) is of the data's dtype; axes of any integer
+    return {"x": a, "rest": [typed(r.dims, "T") if place == 2 else r
+                             for r, place in zip(rest, places, strict=True)],
             "sizes": sizes.patterns(), "y": out, "fits": clauses}
 
 
