@@ -1,6 +1,6 @@
 """The Dask lowering beside the same work written with dask.array (or xarray) directly.
 
-Nine workloads (:data:`WORKLOADS`), each a kantensor graph compiled with
+Nine workloads (:data:`dask_workloads.WORKLOADS`), each a kantensor graph compiled with
 ``backend="dask"`` and its dask.array counterpart, on the same generated inputs:
 
 * ``ten_ops``: matmul, tanh, mul, neg, exp, add, sum, max, abs, mean over a tall array;
@@ -23,13 +23,17 @@ machine's load average (``uptime``'s) at the start, after each workload and at t
 
 Besides the wall time (which the machine's load stretches: 2 cores shared by other
 work), each run reports CPU seconds: on a cluster, the sum of every task's thread CPU
-time from Dask's own worker metrics (:func:`_task_times`), which the load leaves as it
+time from Dask's own worker metrics (:func:`dask_runs.task_times`), which the load leaves as it
 is; on threads, the process's CPU time. The last lines are a table of the ratios
 (:func:`table`), as the docs print it.
 ``python benchmarks/dask_bench.py [--scale 1] [--only einsum,std] [--repeat 2]``;
 ``--graphs`` compares the two graphs without computing them (:func:`graph_section`);
 ``--tasks`` times every task on one thread (or ``--cluster``: on one LocalCluster), the
 variants in turns (:func:`task_section`).
+
+Three modules, one job each: :mod:`dask_workloads` (the workloads and both variants'
+graphs), :mod:`dask_runs` (one variant measured in a fresh process, which runs this
+script with ``--variant``) and this one (the comparisons printed, the command line).
 """
 
 from __future__ import annotations
@@ -38,243 +42,12 @@ import argparse
 import json
 import math
 import os
-import subprocess
 import sys
-import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
-
-
-def ten_ops(x, w):
-    """Ten Ops: the same code for kantensor tensors and Dask arrays."""
-    h = np.tanh(x @ w)
-    z = np.exp(-(h * h)) + h
-    return np.sum(z, axis=0), np.max(x, axis=0), np.mean(np.abs(x), axis=0)
-
-
-def standardised(x):
-    return np.sum((x - np.mean(x, axis=0)) / np.std(x, axis=0), axis=1)
-
-
-@dataclass(frozen=True)
-class Workload:
-    """Inputs (shapes at scale 1, row chunks), the kantensor graph and the dask.array code."""
-
-    name: str
-    shapes: tuple[tuple[int, ...], ...]
-    chunks: tuple[tuple[int, ...], ...]
-    kantensor: Callable  # (kt, *tensor inputs) -> outputs, options for kt.function
-    dask_array: Callable  # (da, *dask inputs) -> outputs
-
-    def sized(self, scale: float) -> tuple[tuple[int, ...], ...]:
-        """The shapes at ``scale``: the rows of every input that has chunks of rows
-        (a small weight matrix stays as it is)."""
-        return tuple((max(int(s[0] * scale), 2 * c[0]),) + s[1:] if c[0] < s[0] else s
-                     for s, c in zip(self.shapes, self.chunks, strict=True))
-
-
-def _xt_y(how):
-    def build(kt, x, y):
-        if how == "einsum":
-            return [kt.einsum("ij,ik->jk", x, y)], {}
-        if how == "tensordot":
-            return [kt.tensordot(x, y, axes=([0], [0]))], {}
-        return [kt.dot(kt.matrix_transpose(x), y)], {}
-
-    def theirs(da, x, y):
-        if how == "einsum":
-            return [da.einsum("ij,ik->jk", x, y)]
-        if how == "tensordot":
-            return [da.tensordot(x, y, axes=([0], [0]))]
-        return [da.dot(x.T, y)]
-    return build, theirs
-
-
-def _reshape_kt(kt, x):
-    y = kt.reshape(kt.concatenate([x[::2], x[1::2]], axis=1), (-1, 50))
-    return [kt.sum(y * y, axis=0)], {"allow_rechunk": True}
-
-
-def _reshape_da(da, x):
-    y = da.concatenate([x[::2], x[1::2]], axis=1)
-    y = y.reshape((y.shape[0], 2, 50)).reshape((-1, 50))  # Dask's two passes
-    return [(y * y).sum(axis=0)]
-
-
-def _mask_kt(kt, x):
-    kept = x[x[:, 0] > 0]
-    return [kt.sum(kt.reshape(kept, (-1,)) ** 2)], {"compute_chunk_sizes": True}
-
-
-def _mask_da(da, x):
-    kept = x[x[:, 0] > 0]
-    kept.compute_chunk_sizes()
-    return [(kept.reshape((-1,)) ** 2).sum()]
-
-
-_E, _ET = _xt_y("einsum")
-_T, _TT = _xt_y("tensordot")
-_D, _DT = _xt_y("dot")
-
-WORKLOADS = {w.name: w for w in [
-    Workload("ten_ops", ((4_000_000, 64), (64, 16)), ((32768, 64), (64, 16)),
-             lambda kt, x, w: (list(ten_ops(x, w)), {}),
-             lambda da, x, w: list(ten_ops(x, w))),
-    Workload("einsum", ((2_000_000, 64), (2_000_000, 32)), ((32768, 64), (32768, 32)), _E, _ET),
-    Workload("tensordot", ((2_000_000, 64), (2_000_000, 32)), ((32768, 64), (32768, 32)),
-             _T, _TT),
-    Workload("dot", ((2_000_000, 64), (2_000_000, 32)), ((32768, 64), (32768, 32)), _D, _DT),
-    Workload("std", ((20_000, 20_000),), ((2_000, 2_000),),
-             lambda kt, x: ([standardised(x)], {}), lambda da, x: [standardised(x)]),
-    Workload("diff_trace", ((20_000, 20_000),), ((2_000, 2_000),),
-             lambda kt, x: ([kt.sum(kt.diff(x, axis=0), axis=1), kt.trace(x)], {}),
-             lambda da, x: [da.diff(x, axis=0).sum(axis=1), da.trace(x)]),
-    Workload("reshape", ((6_000_000, 50),), ((100_000, 50),), _reshape_kt, _reshape_da),
-    Workload("mask", ((6_000_000, 50),), ((100_000, 50),), _mask_kt, _mask_da),
-    Workload("xarray", ((10_000, 20_000),), ((1_000, 20_000),), None, None),
-]}
-
-
-def _inputs(workload: Workload, scale: float) -> list:
-    import dask.array as da
-
-    rng = da.random.default_rng(0)
-    shapes = workload.sized(scale)
-    chunks = [(min(c[0], s[0]),) + tuple(min(a, b) for a, b in zip(c[1:], s[1:], strict=True))
-              for s, c in zip(shapes, workload.chunks, strict=True)]
-    return [rng.standard_normal(s, chunks=c) for s, c in zip(shapes, chunks, strict=True)]
-
-
-def build(workload: Workload, variant: str, scale: float) -> list:
-    """The lazy outputs of one variant of a workload (nothing computed but what the
-    variant itself asks for while building: dask.array's compute_chunk_sizes)."""
-    import dask.array as da
-    import xarray as xr
-
-    import kantensor as kt
-
-    inputs = _inputs(workload, scale)
-    if workload.name == "xarray":
-        arr = xr.DataArray(inputs[0], dims=("time", "lat"))
-        if variant == "dask.array":
-            return [((arr - arr.mean("time")) / arr.std("time")).sum("lat").data]
-        x = kt.TensorType.parse("float64[time,lat]")("x")
-        f = kt.function([x], standardised(x), backend="dask")
-        return [f(arr).data]
-    if variant == "dask.array":
-        return workload.dask_array(da, *inputs)
-    tensors = [kt.TensorType("float64", (None,) * len(s))(f"x{i}")
-               for i, s in enumerate(workload.shapes)]
-    outs, options = workload.kantensor(kt, *tensors)
-    return kt.function(tensors, outs, backend="dask", **options)(*inputs)
-
-
-class _Peak:
-    """The largest resident memory of this process, or of any worker of a client."""
-
-    def __init__(self, client=None):
-        self.client, self.peak, self._stop = client, 0, threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _sample(self) -> int:
-        import psutil
-
-        if self.client is None:
-            return psutil.Process().memory_info().rss
-        return max(self.client.run(lambda: __import__("psutil").Process().memory_info().rss
-                                   ).values())
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            self.peak = max(self.peak, self._sample())
-            time.sleep(0.05)
-
-    def __enter__(self):
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join()
-
-
-def run_variant(name: str, variant: str, scale: float, cluster: bool, worker_gb: float) -> dict:
-    """Build and compute one variant in this process: seconds, peak memory, tasks."""
-    import dask
-    from dask.highlevelgraph import HighLevelGraph
-
-    workload = WORKLOADS[name]
-    build(workload, variant, 0.0)  # imports and first builds: not what is measured
-    client = None
-    if cluster:
-        from distributed import Client, LocalCluster
-
-        client = Client(LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                     memory_limit=f"{worker_gb}GB", dashboard_address=None))
-        # the workers' first tasks (imports, first allocations) on the smallest inputs:
-        # not what is measured either (their metrics subtracted below)
-        client.compute(build(workload, variant, 0.0), sync=True)
-        warm = _task_times(client)
-    with _Peak(client) as peak:
-        cpu = time.process_time()
-        start = time.perf_counter()
-        outs = build(workload, variant, scale)
-        built = time.perf_counter() - start
-        tasks = len(HighLevelGraph.merge(*(o.__dask_graph__() for o in outs)))
-        values = client.compute(outs, sync=True) if client else \
-            dask.compute(*outs, scheduler="threads")
-        total = time.perf_counter() - start
-        cpu = time.process_time() - cpu
-    found = {"workload": name, "variant": variant, "build": built, "total": total,
-             "peak_mb": peak.peak / 2**20, "tasks": tasks, "cpu": cpu, "task_wall": None,
-             "by_prefix": {},
-             "check": [float(np.sum(np.asarray(v, dtype=float))) for v in values]}
-    if client is not None:
-        after = _task_times(client)
-        found.update(cpu=after["cpu"] - warm["cpu"],
-                     task_wall=after["task_wall"] - warm["task_wall"],
-                     by_prefix={k: v - warm["by_prefix"].get(k, 0.0)
-                                for k, v in after["by_prefix"].items()})
-        client.close()
-    return found
-
-
-def _task_times(client) -> dict:
-    """The seconds the workers' threads spent computing tasks, from Dask's own metrics
-    (``Worker.digests_total``: ``("execute", span, prefix, "thread-cpu", "seconds")``, the
-    thread's CPU time around each task, and ``"thread-noncpu"``, its wall time less that):
-    their sums (``cpu``, ``task_wall``) and the CPU seconds per task prefix. A task's CPU
-    time is its own whatever else runs on the machine, where its wall time waits for a
-    core under load (a worker's BLAS is one thread: distributed's nanny sets
-    OPENBLAS_NUM_THREADS=1)."""
-    per_worker = client.run(lambda dask_worker: [
-        (k[-3], k[-2], v) for k, v in dask_worker.digests_total.items()
-        if isinstance(k, tuple) and k[0] == "execute" and k[-1] == "seconds"
-        and k[-2] in ("thread-cpu", "thread-noncpu")])
-    cpu = wall = 0.0
-    by_prefix: dict[str, float] = {}
-    for rows in per_worker.values():
-        for prefix, kind, seconds in rows:
-            wall += seconds
-            if kind == "thread-cpu":
-                cpu += seconds
-                by_prefix[str(prefix)] = by_prefix.get(str(prefix), 0.0) + seconds
-    return {"cpu": cpu, "task_wall": wall, "by_prefix": by_prefix}
-
-
-def measure(name: str, variant: str, scale: float, cluster: bool, worker_gb: float) -> dict:
-    """:func:`run_variant` in a fresh Python process."""
-    command = [sys.executable, __file__, "--variant", variant, "--only", name,
-               "--scale", str(scale), "--worker-gb", str(worker_gb)]
-    if cluster:
-        command.append("--cluster")
-    out = subprocess.run(command, capture_output=True, text=True)
-    if out.returncode != 0:
-        return {"workload": name, "variant": variant, "error": out.stderr.strip()[-400:]}
-    return json.loads(out.stdout.strip().splitlines()[-1])
+from dask_runs import best, load, measure, run_variant, task_times
+from dask_workloads import WORKLOADS, build
 
 
 def dask_section(scale: float = 1.0, only: str = "", cluster: bool = False,
@@ -285,7 +58,7 @@ def dask_section(scale: float = 1.0, only: str = "", cluster: bool = False,
     runs = "one run each" if repeat == 1 else f"best of {repeat} runs each, interleaved"
     cpu_is = "task CPU (Dask's thread-cpu of every task)" if cluster else "process CPU"
     print(f"\nDask: kantensor's lowering vs dask.array, scale {scale}, {where}, {runs}; "
-          f"{cpu_is}; load average {_load()}", flush=True)
+          f"{cpu_is}; load average {load()}", flush=True)
     names = only.split(",") if only else list(WORKLOADS)
     rows = []
     for name in names:
@@ -293,7 +66,7 @@ def dask_section(scale: float = 1.0, only: str = "", cluster: bool = False,
         for _ in range(repeat):
             for v in found:
                 found[v].append(measure(name, v, scale, cluster, worker_gb))
-        ours, theirs = (_best(found[v]) for v in found)
+        ours, theirs = (best(found[v]) for v in found)
         for r in (ours, theirs):
             if "error" in r:
                 print(f"  {name:<10} {r['variant']:<10} FAILED: {r['error']}")
@@ -314,13 +87,13 @@ def dask_section(scale: float = 1.0, only: str = "", cluster: bool = False,
             f" (the inputs' own tasks {row['inputs']:.2f}x)"
         print(f"  {name:<10} kantensor / dask.array: CPU {row['cpu']:.2f}x{control}, time "
               f"{row['time']:.2f}x, peak memory {row['memory']:.2f}x (results "
-              f"{'agree' if row['same'] else 'DISAGREE'}; load average {_load()})",
+              f"{'agree' if row['same'] else 'DISAGREE'}; load average {load()})",
               flush=True)
     print(table(rows, cluster))
-    print(f"  (load average {_load()} at the end)")
+    print(f"  (load average {load()} at the end)")
 
 
-#: The task prefix of the inputs' blocks (:func:`_inputs`): the same tasks in both
+#: The task prefix of the inputs' blocks (:func:`dask_workloads.inputs`): the same tasks in both
 #: variants, their CPU ratio the measurement's own spread (where neither variant fuses
 #: them into the tasks that read them).
 INPUT_PREFIX = "standard_normal"
@@ -361,12 +134,6 @@ def table(rows: list[dict], cluster: bool) -> str:
              for r in (head, *body)]
     lines = [rule, lines[0], rule, *lines[1:]]
     return "\n".join([*lines, rule])
-
-
-def _load() -> str:
-    """The machine's load averages over 1, 5 and 15 minutes (the times are the load's as
-    much as the code's on a shared machine)."""
-    return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
 def graph_section(scale: float = 0.01, only: str = "") -> None:
@@ -418,7 +185,7 @@ def task_section(scale: float = 0.1, only: str = "", repeat: int = 3,
                                      dashboard_address=None))
     where = "one LocalCluster" if cluster else "one thread"
     print(f"\nDask tasks on {where}: kantensor's lowering / dask.array, scale {scale}, "
-          f"least of {repeat} runs each in turns, load average {_load()}", flush=True)
+          f"least of {repeat} runs each in turns, load average {load()}", flush=True)
     for name in only.split(",") if only else list(WORKLOADS):
         runs: dict[str, list[tuple[float, dict]]] = {"kantensor": [], "dask.array": []}
         if client is not None:  # the workers' first tasks, for both variants
@@ -432,9 +199,9 @@ def task_section(scale: float = 0.1, only: str = "", repeat: int = 3,
                         dask.compute(*outs, scheduler="sync")
                     found.append((clock.total, clock.by_prefix))
                     continue
-                before = _task_times(client)
+                before = task_times(client)
                 client.compute(build(WORKLOADS[name], variant, scale), sync=True)
-                after = _task_times(client)
+                after = task_times(client)
                 found.append((after["cpu"] - before["cpu"],
                               {k: v - before["by_prefix"].get(k, 0.0)
                                for k, v in after["by_prefix"].items()}))
@@ -478,20 +245,6 @@ class _TaskClock:
 
     def __exit__(self, *exc) -> None:
         self._callback.__exit__(*exc)
-
-
-def _best(runs: list[dict]) -> dict:
-    """The run of least total time; its CPU and peak memory the least of the runs
-    (each a run's own: the load adds to all three, never takes away)."""
-    good = [r for r in runs if "error" not in r]
-    if not good:
-        return runs[0]
-    best = dict(min(good, key=lambda r: r["total"]))
-    best["peak_mb"] = min(r["peak_mb"] for r in good)
-    least = min(good, key=lambda r: r["cpu"])
-    best["cpu"], best["task_wall"] = least["cpu"], least.get("task_wall")
-    best["by_prefix"] = least.get("by_prefix", {})
-    return best
 
 
 def main() -> None:

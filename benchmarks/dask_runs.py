@@ -1,0 +1,152 @@
+"""One variant of one workload of ``benchmarks/dask_bench.py``, measured in a fresh
+process: wall time, CPU seconds, peak memory and task count (:func:`measure` runs
+:func:`run_variant` in a new interpreter, through ``dask_bench.py --variant``).
+
+Its peak memory is its own (resident memory sampled every 50 ms: this process's, or on
+a cluster the largest of the workers'); its CPU seconds are, on a cluster, the sum of
+every task's thread CPU time from Dask's own worker metrics (:func:`task_times`), which
+the machine's load leaves as it is, and on threads the process's CPU time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+from dask_workloads import WORKLOADS, build
+
+#: The script :func:`measure` runs (its ``--variant`` option calls :func:`run_variant`).
+SCRIPT = Path(__file__).with_name("dask_bench.py")
+
+
+class _Peak:
+    """The largest resident memory of this process, or of any worker of a client."""
+
+    def __init__(self, client=None):
+        self.client, self.peak, self._stop = client, 0, threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _sample(self) -> int:
+        import psutil
+
+        if self.client is None:
+            return psutil.Process().memory_info().rss
+        return max(self.client.run(lambda: __import__("psutil").Process().memory_info().rss
+                                   ).values())
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.peak = max(self.peak, self._sample())
+            time.sleep(0.05)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def run_variant(name: str, variant: str, scale: float, cluster: bool, worker_gb: float) -> dict:
+    """Build and compute one variant in this process: seconds, peak memory, tasks."""
+    import dask
+    from dask.highlevelgraph import HighLevelGraph
+
+    workload = WORKLOADS[name]
+    build(workload, variant, 0.0)  # imports and first builds: not what is measured
+    client = None
+    if cluster:
+        from distributed import Client, LocalCluster
+
+        client = Client(LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                     memory_limit=f"{worker_gb}GB", dashboard_address=None))
+        # the workers' first tasks (imports, first allocations) on the smallest inputs:
+        # not what is measured either (their metrics subtracted below)
+        client.compute(build(workload, variant, 0.0), sync=True)
+        warm = task_times(client)
+    with _Peak(client) as peak:
+        cpu = time.process_time()
+        start = time.perf_counter()
+        outs = build(workload, variant, scale)
+        built = time.perf_counter() - start
+        tasks = len(HighLevelGraph.merge(*(o.__dask_graph__() for o in outs)))
+        values = client.compute(outs, sync=True) if client else \
+            dask.compute(*outs, scheduler="threads")
+        total = time.perf_counter() - start
+        cpu = time.process_time() - cpu
+    found = {"workload": name, "variant": variant, "build": built, "total": total,
+             "peak_mb": peak.peak / 2**20, "tasks": tasks, "cpu": cpu, "task_wall": None,
+             "by_prefix": {},
+             "check": [float(np.sum(np.asarray(v, dtype=float))) for v in values]}
+    if client is not None:
+        after = task_times(client)
+        found.update(cpu=after["cpu"] - warm["cpu"],
+                     task_wall=after["task_wall"] - warm["task_wall"],
+                     by_prefix={k: v - warm["by_prefix"].get(k, 0.0)
+                                for k, v in after["by_prefix"].items()})
+        client.close()
+    return found
+
+
+def task_times(client) -> dict:
+    """The seconds the workers' threads spent computing tasks, from Dask's own metrics
+    (``Worker.digests_total``: ``("execute", span, prefix, "thread-cpu", "seconds")``, the
+    thread's CPU time around each task, and ``"thread-noncpu"``, its wall time less that):
+    their sums (``cpu``, ``task_wall``) and the CPU seconds per task prefix. A task's CPU
+    time is its own whatever else runs on the machine, where its wall time waits for a
+    core under load (a worker's BLAS is one thread: distributed's nanny sets
+    OPENBLAS_NUM_THREADS=1)."""
+    per_worker = client.run(lambda dask_worker: [
+        (k[-3], k[-2], v) for k, v in dask_worker.digests_total.items()
+        if isinstance(k, tuple) and k[0] == "execute" and k[-1] == "seconds"
+        and k[-2] in ("thread-cpu", "thread-noncpu")])
+    cpu = wall = 0.0
+    by_prefix: dict[str, float] = {}
+    for rows in per_worker.values():
+        for prefix, kind, seconds in rows:
+            wall += seconds
+            if kind == "thread-cpu":
+                cpu += seconds
+                by_prefix[str(prefix)] = by_prefix.get(str(prefix), 0.0) + seconds
+    return {"cpu": cpu, "task_wall": wall, "by_prefix": by_prefix}
+
+
+def measure(name: str, variant: str, scale: float, cluster: bool, worker_gb: float) -> dict:
+    """:func:`run_variant` in a fresh Python process."""
+    command = [sys.executable, str(SCRIPT), "--variant", variant, "--only", name,
+               "--scale", str(scale), "--worker-gb", str(worker_gb)]
+    if cluster:
+        command.append("--cluster")
+    out = subprocess.run(command, capture_output=True, text=True)
+    if out.returncode != 0:
+        return {"workload": name, "variant": variant, "error": out.stderr.strip()[-400:]}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+
+def best(runs: list[dict]) -> dict:
+    """The run of least total time; its CPU and peak memory the least of the runs
+    (each a run's own: the load adds to all three, never takes away)."""
+    good = [r for r in runs if "error" not in r]
+    if not good:
+        return runs[0]
+    best = dict(min(good, key=lambda r: r["total"]))
+    best["peak_mb"] = min(r["peak_mb"] for r in good)
+    least = min(good, key=lambda r: r["cpu"])
+    best["cpu"], best["task_wall"] = least["cpu"], least.get("task_wall")
+    best["by_prefix"] = least.get("by_prefix", {})
+    return best
+
+
+
+def load() -> str:
+    """The machine's load averages over 1, 5 and 15 minutes (the times are the load's as
+    much as the code's on a shared machine)."""
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
