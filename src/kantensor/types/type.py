@@ -353,23 +353,11 @@ class TensorType(Type):
 
 
 class _Unsealed(Type):
-    """A TensorType while it is made: the same slots (so an object of it may become a
-    TensorType by assigning its ``__class__``), and no ``__setattr__`` of its own, so that
-    its slots are set by plain assignments. Setting a TensorType's four slots through
-    their descriptors' ``__set__`` (TensorType refuses assignments) cost about 650
-    instructions each; the four assignments and the class assignment together cost
-    about 1,150 (callgrind: 4,080 -> 2,585 instructions a type made in a loop). Nothing
-    outside this module holds one: each is a TensorType before it is filed."""
+    """A TensorType while it is made: its slots, no ``__setattr__`` of its own (so they
+    are set by plain assignments, then its ``__class__`` to TensorType: 2,585 against
+    4,080 instructions a type with TensorType's slot descriptors, callgrind)."""
 
     __slots__ = TensorType.__slots__
-
-
-#: The slots' own setters (TensorType.__setattr__ refuses every assignment), for a
-#: subclass's types.
-_SET_DTYPE = TensorType.dtype.__set__
-_SET_SHAPE = TensorType.shape.__set__
-_SET_NP_DTYPE = TensorType._np_dtype.__set__
-_SET_STATIC = TensorType._static.__set__
 
 
 def static_axes(shape: tuple) -> tuple[int, ...]:
@@ -394,10 +382,9 @@ def _filed(cls: type, dtype: str, shape: tuple, static: tuple, table: WeakIntern
         self.__class__ = TensorType
         return table.intern(key, self)
     self = object.__new__(cls)  # (a subclass's: its layout may differ)
-    _SET_DTYPE(self, dtype)
-    _SET_SHAPE(self, shape)
-    _SET_NP_DTYPE(self, NUMPY_DTYPES.get(dtype))
-    _SET_STATIC(self, static)
+    for name, value in zip(TensorType.__slots__, (dtype, shape, NUMPY_DTYPES.get(dtype),
+                                                  static), strict=True):
+        object.__setattr__(self, name, value)  # (TensorType's refuses)
     return table.intern(key, self)
 
 
