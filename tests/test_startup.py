@@ -244,3 +244,62 @@ def test_the_front_ends_subpackages_stay_attributes_of_the_package():
         out = subprocess.run([sys.executable, "-c", statement], check=True,
                              capture_output=True, text=True).stdout
         assert out.strip() == said
+
+
+def test_promoting_collector_moves_the_young_objects_unwalked_within_its_limit():
+    """``collector_paused(promote=True)`` ends with what the block left in the young
+    generations moved to the oldest, and no young collection run after it (CPython's own
+    counts, generation lists and collection callbacks say so); but the young collection
+    runs as before where objects are frozen (their freeze is kept), or past
+    PROMOTED_LIMIT since the last full collection; with the collector off, nothing."""
+    from kantensor.graph import heap
+
+    before = gc.isenabled()
+    started: list[int] = []
+    watch = lambda phase, info: started.append(info["generation"]) if phase == "start" \
+        else None  # noqa: E731
+
+    def block() -> list:
+        started.clear()
+        with collector_paused(promote=True):
+            made = [[k] for k in range(3000)]
+        made.append([])  # (an allocation: the collector runs here if it is due)
+        return made
+
+    gc.callbacks.append(watch)
+    try:
+        gc.enable()
+        gc.collect()  # (a full collection: nothing promoted since)
+        kept = block()
+        assert not started and gc.get_count()[0] < 100
+        oldest = {id(o) for o in gc.get_objects(2)}
+        assert all(id(o) in oldest for o in kept[:-1:97])
+        assert gc.get_freeze_count() == 0 and gc.isenabled()
+
+        gc.freeze()  # a caller's frozen objects stay frozen: nothing promoted
+        frozen = gc.get_freeze_count()
+        young = block()
+        assert gc.get_freeze_count() == frozen and started[:1] == [0]
+        gc.unfreeze()
+
+        gc.collect()
+        limit = heap.PROMOTED_LIMIT
+        try:
+            heap.PROMOTED_LIMIT = 4000
+            young = block()
+            assert not started  # (3,000 promoted)
+            more = block()
+            assert started[:1] == [0]  # (6,000 past the limit: collected as before)
+            gc.collect()  # a full collection starts the count again
+            last = block()
+            assert not started
+        finally:
+            heap.PROMOTED_LIMIT = limit
+
+        gc.disable()
+        off = block()
+        assert not gc.isenabled() and gc.get_count()[0] >= 3000 and not started
+        del kept, young, more, last, off
+    finally:
+        gc.callbacks.remove(watch)
+        (gc.enable if before else gc.disable)()

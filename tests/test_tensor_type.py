@@ -296,3 +296,30 @@ def test_a_subclass_interns_its_own_types():
     plain = TensorType("float32", (2, Dim("n")))
     assert type(plain) is TensorType and plain is not marked and plain != marked
     assert marked._static == plain._static == (0,)
+
+
+def test_types_made_by_every_constructor_are_sealed_tensor_types():
+    """The constructor, the readers' checked_type/sized and sized_all make their new types
+    as an unsealed class and then assign ``__class__`` (four plain slot assignments instead
+    of four descriptor calls): each is exactly a TensorType afterwards, immutable, interned
+    and equal in every field to the one the other constructors make; a subclass's are
+    made through the descriptors, as before."""
+    from kantensor.types import type as tt
+    made = [TensorType("int16", (9101, 2)), tt.sized("int16", (9101, 3)),
+            tt.checked_type("int16", (Dim("n"), 9101), (1,)),
+            *tt.sized_all("int16", [(9102, 1), (9102, 2)], 2)]
+    again = [TensorType("int16", (9101, 2)), TensorType("int16", (9101, 3)),
+             TensorType("int16", (Dim("n"), 9101)), TensorType("int16", (9102, 1)),
+             TensorType("int16", (9102, 2))]
+    assert tt._Unsealed.__slots__ == TensorType.__slots__
+    for t, u in zip(made, again, strict=True):
+        assert type(t) is TensorType and t is u
+        assert t.numpy_dtype == np.dtype("int16") and t._static == tt.static_axes(t.shape)
+        with pytest.raises(AttributeError, match="immutable"):
+            t.shape = (1,)
+        with pytest.raises(AttributeError, match="immutable"):
+            t.__class__ = tt._Unsealed
+    class Marked(TensorType):
+        __slots__ = ()
+
+    assert type(Marked("int16", (9101, 2))) is Marked

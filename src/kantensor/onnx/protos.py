@@ -198,7 +198,7 @@ def _all_laid_out(datas: list[bytes]) -> list[TensorType | None]:
     if not n or bytes(map(_FIRST, datas)).count(_INFO_NAME) != n:
         return list(map(_tensor_type, datas))
     names = bytes(map(_SECOND, datas))  # (each name's length, where it is one byte)
-    if max(names) >= 0x80:
+    if not names.isascii():  # (every length one byte; max() read each one as an int)
         return list(map(_tensor_type, datas))
     tails = list(map(sub, map(len, datas), names))  # (the type's length + 2)
     order = sorted(range(n), key=tails.__getitem__)  # (each length's infos in a run)

@@ -156,7 +156,8 @@ def infer_shapes(model: onnx.ModelProto | str | os.PathLike | bytes,
     data (read only where a node's type depends on it) comes from ``base_dir``, else
     from the folder of the model's path (see :mod:`.loading`). A model typed before in
     this process is written as it was then (:mod:`.modelmemo`)."""
-    with collector_paused():  # (see read_types)
+    with collector_paused(promote=True):  # (see read_types; what the call leaves, its
+        # types above all, is promoted unwalked: see kantensor.graph.heap)
         source, tensors = open_model(model, base_dir)
         reader = _Reader(source, tensors, graph=False)
         reader.read_sources(variables=False)  # (every initializer checked: the key
