@@ -60,11 +60,12 @@ from .canonfloor import digits_in
 from .canonperiodic import periodic_out
 from .canonresidue import residues_out
 from .canonsplit import separated
+from .canonunfold import unfolded
 from .congruent import congruent_out
-from .dim import Dim, DimLike, _floordiv, _symbol
+from .dim import Dim, DimLike, _symbol
 from .intervals import nonnegative_atom
 from .lattice import lattice_form
-from .narrow import constants_out, narrowed
+from .narrow import narrowed
 from .poly import Opaque, lone_atom, poly_key
 from .quasi import in_fragment, table
 from .quasiform import one_symbol_form
@@ -124,7 +125,7 @@ def _passes(x: DimLike) -> DimLike:
         x = separated(periodic_out(x, canonical_form))  # (sizes through bounded parts
         x = x if isinstance(x, int) else narrowed(x)  # only, atoms that are sums of one-
         # size ones: canonperiodic, canonsplit)
-        if not isinstance(x, int) and (y := _unfolded(x)) is not x:
+        if not isinstance(x, int) and (y := unfolded(x)) is not x:
             x = narrowed(y) if not isinstance(y, int) else y  # (what came out of a min in
             # a floor may leave a narrow argument: (2*k + 2*m + min(1, k) + 2)//4)
         x = x if isinstance(x, int) else residues_out(digits_in(
@@ -266,51 +267,6 @@ def _constant_in(x: DimLike) -> DimLike:
     if not q:
         return x
     return x - c * _symbol(atom) - c * q + c * APPLY[atom.op](*(g + q for g in atom.args))
-
-
-def _unfolded(x: Dim) -> DimLike:
-    """``x`` with each remainder ``c*(a % e)`` of one size inside a floor or remainder
-    by ``d`` of several sizes written ``c*a`` where ``d`` divides ``c*e`` (``c*a - c*e*(a
-    //e)``: the multiple of ``d`` comes out of the floor, and out of a remainder):
-    ``(n + m % 2)//2`` is ``(m + n)//2 - m//2``, so floors of a linear form over a size
-    and over its remainders are written one way. Not where another atom of the
-    argument holds ``a % e`` (:func:`_nested`). A min or max there has its least
-    constant out (``min(6, m + 1)`` is ``min(5, m) + 1``), so that floors over
-    ``k + min(5, m)`` and over ``k + min(6, m + 1)`` are of one ``u``."""
-    for mono, k in x._terms:
-        atom = mono[0][0] if len(mono) == 1 and mono[0][1] == 1 else None
-        if not (_by_int(atom, "//") or _by_int(atom, "%")) or not _several(atom):
-            continue
-        arg, d = atom.args
-        out: DimLike = 0
-        for inner, c in arg._terms:
-            r = inner[0][0] if len(inner) == 1 and inner[0][1] == 1 else None
-            if _by_int(r, "%") and not (c * r.args[1]) % d and \
-                    len(_atom_symbols(r)) == 1 and not _nested(arg, r):
-                arg = arg - c * _symbol(r) + c * r.args[0]
-                out = out - c * r.args[1] // d * _floordiv(r.args[0], r.args[1])
-        arg = constants_out(arg)
-        if arg is not atom.args[0]:
-            y = x - k * _symbol(atom) + k * APPLY[atom.op](arg, d)
-            if atom.op == "//":
-                y = y + k * out
-            return y if isinstance(y, int) else _unfolded(y)
-    return x
-
-
-def _nested(x: Dim, atom: Opaque) -> bool:
-    """Whether ``atom`` is inside another atom of ``x`` (``m % 2`` in ``n + m % 2 + (n +
-    m % 2) % 4``: that argument is a function of ``u = n + m % 2``, which writing its
-    outer ``m % 2`` as ``m`` would hide from :func:`_core`)."""
-    return any(isinstance(a, Opaque) and any(_mentions(g, atom) for g in a.args)
-               for mono, _ in x._terms for a, _ in mono)
-
-
-def _mentions(x: DimLike, atom: Opaque) -> bool:
-    """Whether ``atom`` is an atom of ``x`` or inside one."""
-    return not isinstance(x, int) and any(
-        a == atom or (isinstance(a, Opaque) and any(_mentions(g, atom) for g in a.args))
-        for mono, _ in x._terms for a, _ in mono)
 
 
 def _one_floor(x: Dim) -> bool:

@@ -31,8 +31,9 @@ from functools import lru_cache
 from typing import Final
 
 from .dim import Dim, DimLike, _symbol
+from .fourier import TooLarge
 from .intervals import nonnegative_atom
-from .lattice import _analysed, _one_extreme, _several_extreme, _TooLarge, lattice_form
+from .lattice import _analysed, _one_extreme, _several_extreme, lattice_form
 from .poly import Opaque, atom_key, lone_atom
 from .readback import of_terms
 from .symbols import APPLY, free_symbols, rebuild
@@ -128,7 +129,7 @@ def _congruent(x: Dim, hidden: dict, d: int, form: Callable[[DimLike], DimLike]
     try:
         y = rebuild(x, hide) if free else x
         found = None if isinstance(y, int) else _analysed(y._terms)
-    except _TooLarge:
+    except TooLarge:
         return None
     if found is None or len(found[3]) < 2:
         return None
