@@ -64,7 +64,7 @@ from .canonunfold import unfolded
 from .congruent import congruent_out
 from .dim import Dim, DimLike, _symbol
 from .intervals import nonnegative_atom
-from .lattice import lattice_form
+from .lattice import lattice_form, lattice_kept
 from .narrow import narrowed
 from .poly import Opaque, lone_atom, poly_key
 from .quasi import in_fragment, table
@@ -106,6 +106,8 @@ def canonical_form(x: DimLike) -> DimLike:
 
 def _round(x: Dim) -> DimLike:
     y = _passes(lattice_form(x))
+    if (kept := lattice_kept(x)) is not None:  # (a min of several beside its floor)
+        y = min((y, _passes(kept)), key=_length)
     z = lattice_form(y)
     return y if z is y else _passes(z)
 
@@ -227,6 +229,9 @@ def _assembled(parts: dict, rest: dict, shifts: dict, constant: int) -> DimLike:
                 else:
                     pieces.append(form[0])
                 continue
+            if (found := _over_own(p)) is not None:  # no form from its table, but one
+                total = total + found  # over an atom of no form it is a function of
+                continue
             if any(a.op in ("min", "max") for a in _opaque_atoms(p)):  # no form from its
                 p = _inner(p)  # table: its sum of min and max's form over its atoms in
                 total = total + lattice_form(p, one=True)  # their forms (what simplify
@@ -237,6 +242,43 @@ def _assembled(parts: dict, rest: dict, shifts: dict, constant: int) -> DimLike:
     if rest:
         total = total + _inner(of_terms(rest.items()))
     return _constant_in(_remainders(total) + constant)
+
+
+def _over_own(p: Dim) -> DimLike | None:
+    """A part of one size with no form from its table that is a function of one atom
+    ``g >= 0`` of that size through floors and remainders of ``a*g + c`` (``g`` has no
+    form either: ``min(3, n % 3 + n//4)``, ``max(n % 4 + 5, n + n % 4) % 3``), written
+    over ``g`` as :func:`_canonical` writes a part over a linear form ``u`` (``(g + 1)//2 +
+    g//2`` is ``g``, ``g % 2 + 2*(g//2)`` is ``g``: Hermite's identity over ``g``), ``g``
+    in its form; None where it is none (or that part has no form over ``g``)."""
+    inner = None
+    for mono, _ in p._terms:
+        if not mono:
+            continue
+        if len(mono) != 1 or mono[0][1] != 1 or not isinstance(mono[0][0], Opaque):
+            return None
+        atom = mono[0][0]
+        if _by_int(atom, "//") or _by_int(atom, "%"):
+            arg = atom.args[0]
+            g = None if isinstance(arg, int) else lone_atom(
+                tuple((m, 1) for m, _ in arg._terms if m))
+            if not isinstance(g, Opaque) or inner not in (None, g):
+                return None
+            inner = g
+        elif inner not in (None, atom):
+            return None
+    if inner is None or not nonnegative_atom(inner):
+        return None
+    q = _over(p, ((((inner, 1),), 1),))
+    if q is None or isinstance(q, int) or not in_fragment(q, _U):
+        return None
+    form = one_symbol_form(q, _U)
+    return None if form is None else \
+        substitute(form[0], {_U: canonical_form(_symbol(inner))}) + form[1]
+
+
+def _length(x: DimLike) -> tuple:
+    return (0, 0, "") if isinstance(x, int) else (1, len(x._terms), len(str(x)), str(x))
 
 
 def _home(mono: tuple, parts: dict, rest: dict) -> dict:

@@ -24,7 +24,7 @@ from .conditions import COMPARE, NEGATED, AnyOf, Clause, Condition, conjunction,
 from .dim import Dim, DimLike, as_dim
 from .dimfacts import assume_divisible
 from .disjunctions import absorbed, exhaustive, plain_cases, tightest
-from .factsatoms import atom_under, between
+from .factsatoms import atom_under, between, pruned
 from .poly import Opaque
 from .prove import bounds as _bounds
 from .prove import proves
@@ -394,8 +394,17 @@ def _formed(x: Dim, facts: Facts) -> DimLike:
         return _under(whole, facts)
     # formed as a whole first (a sum of parts of one size each, seen before max(0, t -
     # u) and min(t, u) write t two ways), or its atoms' arguments first: the shorter
-    found = (_under(whole, facts), _under(x, facts))
+    found = [_under(whole, facts), _under(x, facts)]
+    if _floor_of_extreme(x) and not same_term(lean := pruned(x, facts), x):
+        found.append(canonical_form(lean))  # (what the facts drop, then formed as a whole:
+        # a floor's argument formed first may open a min of one size it sees whole)
     return min(found, key=lambda z: (0, z) if isinstance(z, int) else (1, len(str(z)), str(z)))
+
+
+def _floor_of_extreme(x: Dim) -> bool:
+    """Whether a floor or remainder of ``x`` has a min or max in its argument."""
+    return any(isinstance(a, Opaque) and a.op in ("//", "%") and has_extremes(a.args[0])
+               for mono, _ in x._terms for a, _ in mono)
 
 
 def _flat(x: Dim) -> bool:

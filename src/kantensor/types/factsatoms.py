@@ -11,17 +11,18 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
+from .boxorder import has_extremes
 from .conditions import Clause, Condition
-from .dim import DimLike, _symbol
+from .dim import Dim, DimLike, _symbol
 from .narrow import constants_out, narrow
 from .poly import Opaque, lone_atom
 from .readback import has_opaque
 from .restricted import MAX_POINTS, on_points
 from .settle import AGAIN, once
 from .stated import same_term
-from .symbols import APPLY, free_symbols
+from .symbols import APPLY, free_symbols, rebuild
 
-__all__ = ["atom_under", "between"]
+__all__ = ["atom_under", "between", "pruned"]
 
 
 def between(x: DimLike, facts: Any) -> DimLike:
@@ -94,3 +95,29 @@ def _extreme(op: str, args: tuple, facts: Any) -> DimLike:
 
 def _several(x: DimLike) -> bool:
     return len(free_symbols(x)) > 1
+
+
+def pruned(x: DimLike, facts: Any) -> DimLike:
+    """``x`` with the min and max arguments the facts show another one bounds dropped
+    (:func:`_extreme`), at every depth, and nothing formed: where a floor or remainder's
+    argument has a min or max of one size, forming the argument first opens it (``3 -
+    min(4, k)`` is ``max(-1, 3 - k)``) and can hide what the floor sees whole (``(max(0,
+    n - max(m % 2, min(4, k)) + 3) + max(min(4, k), n + 3)) % 2`` under ``m <= k``: its
+    argument is ``2*n + 6 - min(4, k)`` or ``min(4, k)``, congruent modulo 2, so it is
+    ``min(4, k) % 2``). ``x`` itself where nothing is dropped."""
+    if isinstance(x, int) or not has_extremes(x):
+        return x
+    return rebuild(x, lambda a: _pruned_atom(a, facts) if isinstance(a, Opaque) else None)
+
+
+def _pruned_atom(a: Opaque, facts: Any) -> DimLike | None:
+    args = tuple(pruned(g, facts) for g in a.args)
+    if a.op in ("min", "max"):
+        kept = _extreme(a.op, args, facts)
+        return None if isinstance(kept, Dim) and lone_atom(kept._terms) == a else kept
+    if all(map(same_term, args, a.args)):
+        return None
+    try:
+        return APPLY[a.op](*args)
+    except ZeroDivisionError:  # a divisor the facts make 0: kept as is
+        return None

@@ -53,7 +53,7 @@ from .prove import proves
 from .symbols import free_symbols, substitute
 
 __all__ = ["MAX_EXTREMES", "MAX_PIECES", "MAX_SELECTIONS", "MAX_SUBSETS",
-           "MAX_VARIABLES", "lattice_form"]
+           "MAX_VARIABLES", "lattice_form", "lattice_kept"]
 
 MAX_SELECTIONS: Final = 1024
 """Most choices of arguments (one per min and max, made one by one) a size's cells are
@@ -78,6 +78,27 @@ def lattice_form(x: DimLike, one: bool = False) -> DimLike:
     return x if found is None else found
 
 
+def lattice_kept(x: DimLike) -> DimLike | None:
+    """``x``'s form with each min or max ``U`` of several sizes that is beside a floor or
+    remainder of itself (:func:`_floored`) taken whole, as a variable; None where it has
+    none, or no such form. :mod:`.canon` forms it beside :func:`lattice_form`'s and keeps
+    the shorter: ``U - U//2 - min(m, n)`` is ``U - U//2 + max(m, n) - m - n``, so that
+    Hermite's identity over ``U`` meets it (``(U + 1)//2``), where opening ``U`` took it
+    into the max of the rest; opened, ``max(m, n) + max(m, n) % 4 + min(m, n) - n`` is
+    ``m + max(m, n) % 4``."""
+    return None if isinstance(x, int) else _kept(x._terms)
+
+
+@lru_cache(maxsize=1 << 12)
+def _kept(terms: tuple) -> DimLike | None:
+    if not (whole := _floored(terms)):
+        return None
+    try:
+        return _formed(terms, whole)
+    except TooLarge:
+        return None
+
+
 def _several_extreme(mono: tuple) -> bool:
     return len(mono) == 1 and mono[0][1] == 1 and _over_several(mono[0][0])
 
@@ -97,8 +118,8 @@ def _lattice(terms: tuple) -> DimLike | None:
         return None
 
 
-def _formed(terms: tuple) -> DimLike | None:
-    found = _analysed(terms)
+def _formed(terms: tuple, whole: frozenset = frozenset()) -> DimLike | None:
+    found = _analysed(terms, whole)
     if found is None:
         return None
     part, rest, pieces, forms, written = found
@@ -132,19 +153,22 @@ def _written(pieces: list, forms: list, sizes: list) -> DimLike | None:
     return min(found, key=lambda f: (len(str(f)), found.index(f)))
 
 
-def _analysed(terms: tuple) -> tuple | None:
+def _analysed(terms: tuple, whole: frozenset = frozenset()) -> tuple | None:
     """``(part, rest, pieces, forms, written)``: the lattice part of ``terms`` (a size), the
     rest, the part's cells with their forms, its distinct forms, and the sizes written
     over their digits (``(n, d, n//d, n % d)``, :mod:`kantensor.types.digits`); None past
     the limits."""
     part: dict = {}  # the lattice part: its extremes, and the linear terms over their variables
     rest: DimLike = 0
-    extremes = [mono[0][0] for mono, _ in terms if _several_extreme(mono)]
+    extremes = [mono[0][0] for mono, _ in terms
+                if _several_extreme(mono) and mono[0][0] not in whole]
+    if whole and not extremes:
+        return None  # (its one min or max of several is whole: nothing to open)
     extremes += [mono[0][0] for mono, _ in terms if _one_extreme(mono)]
-    atoms = _extremes(extremes)
+    atoms = _extremes(extremes, whole)
     if atoms is None:
         return None
-    variables = _variables(atoms)
+    variables = _variables(atoms, whole)
     if variables is None:
         return None
     written, variables = digits(variables, (mono[0][0] for mono, _ in terms if mono))
@@ -188,6 +212,26 @@ def _separate(part: DimLike, proven: bool = False) -> DimLike | None:
     if found is not None and found[1] == 0 and found[3] == [((), 0)]:
         return total
     return total if proven and proves((), (gap, "==", 0)) else None
+
+
+def _floored(terms: tuple) -> frozenset:
+    """The min and max ``U`` of several sizes, terms of the size, that a floor or
+    remainder by an int of the size is a function of alone (``U//2``, ``(3*U + 1) % 4``):
+    taken whole, as a variable, so that :mod:`.canon` meets ``U`` beside its floor (``U -
+    U//2`` is ``(U + 1)//2``, Hermite's identity over ``U``) however the rest is written;
+    the lattice would take ``U`` into the max of the rest first (``min(k, n) - min(m, n)``
+    is ``max(m + min(k, n), n + min(k, n)) - m - n``)."""
+    lone = {mono[0][0] for mono, _ in terms if _several_extreme(mono)}
+    out = set()
+    for mono, _ in terms:
+        atom = mono[0][0] if len(mono) == 1 else None
+        if isinstance(atom, Opaque) and atom.op in ("//", "%") and type(atom.args[1]) is int \
+                and not isinstance(atom.args[0], int):
+            inner = {m for m, _ in atom.args[0]._terms if m}
+            if len(inner) == 1 and (m := next(iter(inner)))[0][1] == 1 and len(m) == 1 \
+                    and m[0][0] in lone:
+                out.add(m[0][0])
+    return frozenset(out)
 
 
 def _one_extreme(mono: tuple) -> bool:
@@ -246,9 +290,10 @@ def _term(mono: tuple, c: int) -> DimLike:
     return term
 
 
-def _extremes(tops: list[Opaque]) -> list[Opaque] | None:
+def _extremes(tops: list[Opaque], whole: frozenset = frozenset()) -> list[Opaque] | None:
     """Every min and max atom in ``tops`` and their arguments (inner ones first), each
-    once; None where an argument is not linear in atoms or past the limits."""
+    once, but those of ``whole`` (variables); None where an argument is not linear in
+    atoms or past the limits."""
     seen: dict[Opaque, None] = {}
 
     def visit(atom: Opaque) -> bool:
@@ -264,7 +309,7 @@ def _extremes(tops: list[Opaque]) -> list[Opaque] | None:
                     return False
                 inner = mono[0][0]
                 if isinstance(inner, Opaque) and inner.op in ("min", "max") and \
-                        not visit(inner):
+                        inner not in whole and not visit(inner):
                     return False
         seen[atom] = None
         return True
@@ -276,8 +321,10 @@ def _extremes(tops: list[Opaque]) -> list[Opaque] | None:
     return list(seen)
 
 
-def _variables(atoms: list[Opaque]) -> dict[Hashable, bool] | None:
-    """The variables of the extremes' arguments -> whether each is ``>= 0``."""
+def _variables(atoms: list[Opaque], whole: frozenset = frozenset()
+               ) -> dict[Hashable, bool] | None:
+    """The variables of the extremes' arguments (a min or max of ``whole`` is one) ->
+    whether each is ``>= 0``."""
     out: dict[Hashable, bool] = {}
     for a in atoms:
         for g in a.args:
@@ -286,7 +333,7 @@ def _variables(atoms: list[Opaque]) -> dict[Hashable, bool] | None:
             for mono, _ in g._terms:
                 if mono:
                     v = mono[0][0]
-                    if not (isinstance(v, Opaque) and v.op in ("min", "max")):
+                    if not (isinstance(v, Opaque) and v.op in ("min", "max")) or v in whole:
                         out[v] = nonnegative_atom(v)
     return out
 
