@@ -39,7 +39,7 @@ def _at(x, sizes):
      "min(m, n % 4)//3"),
     (((dim_min(k % 2, n) + 1) // 2, dim_min(k % 2, n), dim_min(k % 2, n) % 2,
       (dim_min(k % 2, n) + 5) % 6 + 6 * dim_min(k % 2, n) - 5), "min(k % 2, n)"),
-    # the remainders in a floor are written over m and n (canon._unfolded)
+    # the remainders in a floor are written over m and n (canonunfold.unfolded)
     (((m % 2 + n % 2) // 2, (m % 2 + n % 2 + 2) // 4, (m % 2 + n % 2 + 1) // 3),
      "(m + n)//2 - m//2 - n//2"),
 ])

@@ -60,11 +60,12 @@ from .canonfloor import digits_in
 from .canonperiodic import periodic_out
 from .canonresidue import residues_out
 from .canonsplit import separated
+from .canonunfold import unfolded
 from .congruent import congruent_out
-from .dim import Dim, DimLike, _floordiv, _symbol
+from .dim import Dim, DimLike, _symbol
 from .intervals import nonnegative_atom
-from .lattice import lattice_form
-from .narrow import constants_out, narrowed
+from .lattice import lattice_form, lattice_kept
+from .narrow import narrowed
 from .poly import Opaque, lone_atom, poly_key
 from .quasi import in_fragment, table
 from .quasiform import one_symbol_form
@@ -105,6 +106,8 @@ def canonical_form(x: DimLike) -> DimLike:
 
 def _round(x: Dim) -> DimLike:
     y = _passes(lattice_form(x))
+    if (kept := lattice_kept(x)) is not None:  # (a min of several beside its floor)
+        y = min((y, _passes(kept)), key=_length)
     z = lattice_form(y)
     return y if z is y else _passes(z)
 
@@ -124,7 +127,7 @@ def _passes(x: DimLike) -> DimLike:
         x = separated(periodic_out(x, canonical_form))  # (sizes through bounded parts
         x = x if isinstance(x, int) else narrowed(x)  # only, atoms that are sums of one-
         # size ones: canonperiodic, canonsplit)
-        if not isinstance(x, int) and (y := _unfolded(x)) is not x:
+        if not isinstance(x, int) and (y := unfolded(x)) is not x:
             x = narrowed(y) if not isinstance(y, int) else y  # (what came out of a min in
             # a floor may leave a narrow argument: (2*k + 2*m + min(1, k) + 2)//4)
         x = x if isinstance(x, int) else residues_out(digits_in(
@@ -226,6 +229,9 @@ def _assembled(parts: dict, rest: dict, shifts: dict, constant: int) -> DimLike:
                 else:
                     pieces.append(form[0])
                 continue
+            if (found := _over_own(p)) is not None:  # no form from its table, but one
+                total = total + found  # over an atom of no form it is a function of
+                continue
             if any(a.op in ("min", "max") for a in _opaque_atoms(p)):  # no form from its
                 p = _inner(p)  # table: its sum of min and max's form over its atoms in
                 total = total + lattice_form(p, one=True)  # their forms (what simplify
@@ -236,6 +242,43 @@ def _assembled(parts: dict, rest: dict, shifts: dict, constant: int) -> DimLike:
     if rest:
         total = total + _inner(of_terms(rest.items()))
     return _constant_in(_remainders(total) + constant)
+
+
+def _over_own(p: Dim) -> DimLike | None:
+    """A part of one size with no form from its table that is a function of one atom
+    ``g >= 0`` of that size through floors and remainders of ``a*g + c`` (``g`` has no
+    form either: ``min(3, n % 3 + n//4)``, ``max(n % 4 + 5, n + n % 4) % 3``), written
+    over ``g`` as :func:`_canonical` writes a part over a linear form ``u`` (``(g + 1)//2 +
+    g//2`` is ``g``, ``g % 2 + 2*(g//2)`` is ``g``: Hermite's identity over ``g``), ``g``
+    in its form; None where it is none (or that part has no form over ``g``)."""
+    inner = None
+    for mono, _ in p._terms:
+        if not mono:
+            continue
+        if len(mono) != 1 or mono[0][1] != 1 or not isinstance(mono[0][0], Opaque):
+            return None
+        atom = mono[0][0]
+        if _by_int(atom, "//") or _by_int(atom, "%"):
+            arg = atom.args[0]
+            g = None if isinstance(arg, int) else lone_atom(
+                tuple((m, 1) for m, _ in arg._terms if m))
+            if not isinstance(g, Opaque) or inner not in (None, g):
+                return None
+            inner = g
+        elif inner not in (None, atom):
+            return None
+    if inner is None or not nonnegative_atom(inner):
+        return None
+    q = _over(p, ((((inner, 1),), 1),))
+    if q is None or isinstance(q, int) or not in_fragment(q, _U):
+        return None
+    form = one_symbol_form(q, _U)
+    return None if form is None else \
+        substitute(form[0], {_U: canonical_form(_symbol(inner))}) + form[1]
+
+
+def _length(x: DimLike) -> tuple:
+    return (0, 0, "") if isinstance(x, int) else (1, len(x._terms), len(str(x)), str(x))
 
 
 def _home(mono: tuple, parts: dict, rest: dict) -> dict:
@@ -266,51 +309,6 @@ def _constant_in(x: DimLike) -> DimLike:
     if not q:
         return x
     return x - c * _symbol(atom) - c * q + c * APPLY[atom.op](*(g + q for g in atom.args))
-
-
-def _unfolded(x: Dim) -> DimLike:
-    """``x`` with each remainder ``c*(a % e)`` of one size inside a floor or remainder
-    by ``d`` of several sizes written ``c*a`` where ``d`` divides ``c*e`` (``c*a - c*e*(a
-    //e)``: the multiple of ``d`` comes out of the floor, and out of a remainder):
-    ``(n + m % 2)//2`` is ``(m + n)//2 - m//2``, so floors of a linear form over a size
-    and over its remainders are written one way. Not where another atom of the
-    argument holds ``a % e`` (:func:`_nested`). A min or max there has its least
-    constant out (``min(6, m + 1)`` is ``min(5, m) + 1``), so that floors over
-    ``k + min(5, m)`` and over ``k + min(6, m + 1)`` are of one ``u``."""
-    for mono, k in x._terms:
-        atom = mono[0][0] if len(mono) == 1 and mono[0][1] == 1 else None
-        if not (_by_int(atom, "//") or _by_int(atom, "%")) or not _several(atom):
-            continue
-        arg, d = atom.args
-        out: DimLike = 0
-        for inner, c in arg._terms:
-            r = inner[0][0] if len(inner) == 1 and inner[0][1] == 1 else None
-            if _by_int(r, "%") and not (c * r.args[1]) % d and \
-                    len(_atom_symbols(r)) == 1 and not _nested(arg, r):
-                arg = arg - c * _symbol(r) + c * r.args[0]
-                out = out - c * r.args[1] // d * _floordiv(r.args[0], r.args[1])
-        arg = constants_out(arg)
-        if arg is not atom.args[0]:
-            y = x - k * _symbol(atom) + k * APPLY[atom.op](arg, d)
-            if atom.op == "//":
-                y = y + k * out
-            return y if isinstance(y, int) else _unfolded(y)
-    return x
-
-
-def _nested(x: Dim, atom: Opaque) -> bool:
-    """Whether ``atom`` is inside another atom of ``x`` (``m % 2`` in ``n + m % 2 + (n +
-    m % 2) % 4``: that argument is a function of ``u = n + m % 2``, which writing its
-    outer ``m % 2`` as ``m`` would hide from :func:`_core`)."""
-    return any(isinstance(a, Opaque) and any(_mentions(g, atom) for g in a.args)
-               for mono, _ in x._terms for a, _ in mono)
-
-
-def _mentions(x: DimLike, atom: Opaque) -> bool:
-    """Whether ``atom`` is an atom of ``x`` or inside one."""
-    return not isinstance(x, int) and any(
-        a == atom or (isinstance(a, Opaque) and any(_mentions(g, atom) for g in a.args))
-        for mono, _ in x._terms for a, _ in mono)
 
 
 def _one_floor(x: Dim) -> bool:

@@ -9,8 +9,8 @@ one way:
 
 * *digits folded*: ``a*q + b*r`` (``b != 0``, ``a != 0``) is ``b*s + (a - e*b)*q``, whose
   multiple of ``d`` comes out where ``d`` divides ``a - e*b``: ``(m//4 + m % 4 + 2*(n %
-  2))//3`` is ``(m + 2*(n % 2))//3 - m//4`` (where ``a`` is 0, :mod:`.canon`'s
-  ``_unfolded`` does it);
+  2))//3`` is ``(m + 2*(n % 2))//3 - m//4`` (where ``a`` is 0, :mod:`.canonunfold`'s
+  ``unfolded`` does it);
 * *divisor reduced*: where the argument is ``g*B + E`` for a divisor ``g > 1`` of ``d``,
   ``B`` an integer sum and ``E`` a sum of bounded atoms (and the constant's remainder by
   ``g``) that stays in ``0 .. g - 1``, ``A//d`` is ``B//(d/g)`` and ``A % d`` is ``g*(B %

@@ -31,8 +31,9 @@ from functools import lru_cache
 from typing import Final
 
 from .dim import Dim, DimLike, _symbol
+from .fourier import TooLarge
 from .intervals import nonnegative_atom
-from .lattice import _analysed, _one_extreme, _several_extreme, _TooLarge, lattice_form
+from .lattice import _analysed, _one_extreme, _several_extreme, lattice_form
 from .poly import Opaque, atom_key, lone_atom
 from .readback import of_terms
 from .symbols import APPLY, free_symbols, rebuild
@@ -40,7 +41,8 @@ from .symbols import APPLY, free_symbols, rebuild
 __all__ = ["MAX_HIDDEN", "congruent_out"]
 
 MAX_HIDDEN: Final = 3
-"""Most min and max of one size whose sets :func:`_split` tries as free variables."""
+"""Most min and max (of one size, then of several sizes inside other atoms) whose sets
+:func:`_split` tries as free variables."""
 
 
 def congruent_out(x: DimLike, form: Callable[[DimLike], DimLike]) -> DimLike:
@@ -97,13 +99,15 @@ def _free(atom: Opaque) -> _Free:
 @lru_cache(maxsize=1 << 12)
 def _split(terms: tuple, d: int, form: Callable[[DimLike], DimLike]) -> DimLike | None:
     """The argument ``g + `` the lattice's form of the rest (module docstring), with the
-    first set of its min and max of one size (fewest first, then in their order; of the
-    first :data:`MAX_HIDDEN`) taken as free variables that makes the pieces agree
-    modulo ``d``; None where none does, or the rest's form keeps its multiple of ``d``
-    inside."""
+    first set of its min and max of one size, then of several sizes inside other atoms
+    (fewest first, then in their order; of the first :data:`MAX_HIDDEN`) taken as free
+    variables that makes the pieces agree modulo ``d``; None where none does, or the
+    rest's form keeps its multiple of ``d`` inside."""
     x = of_terms(terms)
     ones = sorted({a for a in _atoms(x) if a.op in ("min", "max") and len(_symbols(a)) == 1
                    and nonnegative_atom(a)}, key=atom_key)[:MAX_HIDDEN]
+    ones += sorted({a for a in _nested(x) if a.op in ("min", "max") and len(_symbols(a)) > 1
+                    and nonnegative_atom(a)}, key=atom_key)[:MAX_HIDDEN - len(ones)]
     for hidden in sorted((s for r in range(len(ones) + 1)
                           for s in itertools.combinations(ones, r)), key=len):
         found = _congruent(x, dict.fromkeys(hidden), d, form)
@@ -128,7 +132,7 @@ def _congruent(x: Dim, hidden: dict, d: int, form: Callable[[DimLike], DimLike]
     try:
         y = rebuild(x, hide) if free else x
         found = None if isinstance(y, int) else _analysed(y._terms)
-    except _TooLarge:
+    except TooLarge:
         return None
     if found is None or len(found[3]) < 2:
         return None
@@ -160,6 +164,16 @@ def _atoms(x: DimLike):
                 yield a
                 for g in a.args:
                     yield from _atoms(g)
+
+
+def _nested(x: DimLike):
+    """Every opaque atom inside the arguments of an atom of ``x`` (a min of several sizes
+    inside two maxes: ``(max(0, n % 2 - min(m, n)) + max(min(m, n), n % 2)) % 2``, whose
+    argument is ``min(m, n)`` or ``2*(n % 2) - min(m, n)``, congruent modulo 2 as long as
+    ``min(m, n)`` is not opened: it is ``min(m, n) % 2``)."""
+    for a in _atoms(x):
+        for g in a.args:
+            yield from _atoms(g)
 
 
 def _symbols(a: Opaque) -> frozenset:

@@ -21,19 +21,19 @@ from typing import Final
 from .boxorder import has_extremes, ordered
 from .canon import canonical_form, formed_as_is
 from .conditions import COMPARE, NEGATED, AnyOf, Clause, Condition, conjunction, expand
-from .dim import Dim, DimLike, _symbol, as_dim
+from .dim import Dim, DimLike, as_dim
 from .dimfacts import assume_divisible
 from .disjunctions import absorbed, exhaustive, plain_cases, tightest
-from .narrow import constants_out, narrow
-from .poly import Opaque, lone_atom
+from .factsatoms import atom_under, between, pruned
+from .poly import Opaque
 from .prove import bounds as _bounds
 from .prove import proves
-from .restricted import MAX_POINTS, constants, equated, on_multiples, on_points, past_lower_bounds
-from .settle import AGAIN, once, settle
+from .restricted import constants, equated, on_multiples, past_lower_bounds
+from .settle import settle
 from .stated import GENERAL as _GENERAL
 from .stated import implied, lower_bounds, rising, rising_facts, same_term, settled
 from .stated import unfacted as _unfacted
-from .symbols import APPLY, free_symbols, rebuild
+from .symbols import rebuild
 
 __all__ = ["EMPTY", "Facts", "simplify"]
 
@@ -394,8 +394,17 @@ def _formed(x: Dim, facts: Facts) -> DimLike:
         return _under(whole, facts)
     # formed as a whole first (a sum of parts of one size each, seen before max(0, t -
     # u) and min(t, u) write t two ways), or its atoms' arguments first: the shorter
-    found = (_under(whole, facts), _under(x, facts))
+    found = [_under(whole, facts), _under(x, facts)]
+    if _floor_of_extreme(x) and not same_term(lean := pruned(x, facts), x):
+        found.append(canonical_form(lean))  # (what the facts drop, then formed as a whole:
+        # a floor's argument formed first may open a min of one size it sees whole)
     return min(found, key=lambda z: (0, z) if isinstance(z, int) else (1, len(str(z)), str(z)))
+
+
+def _floor_of_extreme(x: Dim) -> bool:
+    """Whether a floor or remainder of ``x`` has a min or max in its argument."""
+    return any(isinstance(a, Opaque) and a.op in ("//", "%") and has_extremes(a.args[0])
+               for mono, _ in x._terms for a, _ in mono)
 
 
 def _flat(x: Dim) -> bool:
@@ -412,7 +421,7 @@ def _flat(x: Dim) -> bool:
 def _under(x: Dim, facts: Facts) -> DimLike:
     """``x`` with its atoms simplified under the facts, then formed."""
     known = constants(facts.atoms)
-    out = rebuild(x, lambda a: _atom(a, facts, known) if isinstance(a, Opaque)
+    out = rebuild(x, lambda a: atom_under(a, facts, known) if isinstance(a, Opaque)
                    else known.get(a))
     out = past_lower_bounds(out, facts.atoms)  # (formed: min(2, k//2 + 1) is min(2, k)
     zeros = [c.key[0] for c in facts.atoms if c.op == "=="]  # under k >= 1)
@@ -420,79 +429,7 @@ def _under(x: Dim, facts: Facts) -> DimLike:
         out = on_multiples(canonical_form(assume_divisible(out, zeros)), zeros)
     else:
         out = canonical_form(out)
-    return _between(out, facts)
-
-
-def _between(x: DimLike, facts: Facts) -> DimLike:
-    """A size of one size ``s`` the facts bound above: its form from its values at the
-    sizes of ``s`` they leave (:func:`.restricted.on_points`)."""
-    if isinstance(x, int) or facts.rising() or len(symbols := free_symbols(x)) != 1:
-        return x  # (facts that each say a rising size is at least an int: none above)
-    (s,) = symbols
-    lo, hi = facts.bounds(_symbol(s))
-    lo = lo or 0
-    if hi is None or hi - lo >= MAX_POINTS or (hi > lo and not _has_opaque(x)):
-        return x
-    alone = [c for c in facts.atoms if c.symbols() <= symbols]
-    return on_points(x, s, [v for v in range(lo, hi + 1) if all(_holds(c, s, v) for c in alone)])
-
-
-def _holds(c: Clause, s: Hashable, v: int) -> bool:
-    """Whether ``c`` may hold at ``s = v`` (True where it is nowhere defined there: the
-    sizes kept are a superset of those the facts leave)."""
-    try:
-        return c.holds({s: v})
-    except ZeroDivisionError:  # (a % a == 0 at a = 0)
-        return True
-
-
-def _atom(a: Opaque, facts: Facts, known: dict) -> DimLike | None:
-    if a in known:
-        return known[a]
-    if a.op in ("//", "%") and type(a.args[1]) is int and _several(a.args[0]) \
-            and (arg := constants_out(a.args[0])) is not a.args[0]:  # (before its form
-        out = APPLY[a.op](arg, a.args[1])  # merges that argument) where a multiple of
-        inner = None if isinstance(out, int) else lone_atom(out._terms)  # the divisor
-        if (not isinstance(inner, Opaque) or not same_term(inner.args[0], arg)) and (found := once(
-                (getattr(out, "_terms", out), facts), simplify, out, facts)) is not AGAIN:
-            return found  # comes out ((M + 2*min(m, M) + 2) % 2 is M % 2)
-    args = tuple(simplify(g, facts) for g in a.args)
-    if a.op in ("min", "max"):
-        return _extreme(a.op, args, facts)
-    # arguments the facts leave as they are: the atom as it is (None), not made again by
-    # its operator (a floor's normal form over the same arguments: the same atom)
-    try:
-        value = None if all(map(same_term, args, a.args)) else APPLY[a.op](*args)
-    except ZeroDivisionError:  # a divisor the facts make 0: nowhere defined, kept as is
-        return None
-    if a.op in ("//", "%") and type(args[1]) is int and args[1] > 0 and \
-            not isinstance(value, int) and not facts.unbounded(args[0]):
-        lo, hi = facts.bounds(args[0])  # within one block of the divisor, or two for
-        if lo is not None and hi is not None:  # an atom of several sizes (types.narrow:
-            k = args[1]  # of one size, its table's form is quasiform's)
-            if lo // k == hi // k:
-                return lo // k if a.op == "//" else args[0] - k * (lo // k)
-            found = narrow(a.op, args[0], k, lo, hi) if _several(args[0]) else None
-            return value if found is None else found
-    return value
-
-
-def _extreme(op: str, args: tuple, facts: Facts) -> DimLike:
-    """``min``/``max`` of ``args`` without the arguments another one bounds."""
-    keep = list(args)
-    want = "<=" if op == "min" else ">="
-    i = 0
-    while i < len(keep):
-        a = keep[i]
-        if any(j != i and facts.decide(Condition(b, want, a)) for j, b in enumerate(keep)):
-            del keep[i]  # another argument is always at most (min) / at least (max) it
-        else:
-            i += 1
-    return APPLY[op](*keep)
-
-
-def _several(x: DimLike) -> bool:
-    return len(free_symbols(x)) > 1
+    return between(out, facts)
 
 
 def _has_opaque(x: Dim) -> bool:

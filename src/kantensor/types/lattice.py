@@ -7,7 +7,7 @@ what is true of them (``>= 0`` by their structure, ``0 <= m % 3 <= 2``, ``2*(n//
 n <= 2*(n//2) + 1``) — is piecewise affine: each choice of one
 argument per min and max (a *selection*) makes it one affine form on the open cell
 where the chosen arguments are strictly least (greatest); the cells that hold a point
-are found by Fourier–Motzkin elimination over the rationals (exact, :func:`_feasible`),
+are found by Fourier–Motzkin elimination over the rationals (exact, :func:`.fourier.feasible`),
 choice by choice. The distinct forms of those cells are ``f``'s *pieces*, a function of
 ``f`` alone. Then ``f`` is written:
 
@@ -33,7 +33,7 @@ are free beyond the bounds above, so sizes equal only because of how such an ato
 depends on a size (``(n + 2)//3 - n//3`` beside ``(n + 1)//3``), or only at integers
 (``min(1, m + n)`` and ``min(1, 2*m + n)``), may keep two forms. The work is bounded
 (``MAX_EXTREMES``, ``_VARIABLES``, ``_SELECTIONS``, ``_PIECES``, ``_SUBSETS``,
-``_CONSTRAINTS``); past it the size is left as written.
+:data:`.fourier.MAX_CONSTRAINTS`); past it the size is left as written.
 """
 
 from __future__ import annotations
@@ -46,13 +46,14 @@ from typing import Final
 
 from .digits import digits, folds
 from .dim import DimLike, _symbol, dim_max, dim_min
+from .fourier import Affine, TooLarge, affine, feasible, minus
 from .intervals import nonnegative, nonnegative_atom
 from .poly import Opaque, atom_key
 from .prove import proves
 from .symbols import free_symbols, substitute
 
-__all__ = ["MAX_CONSTRAINTS", "MAX_EXTREMES", "MAX_PIECES", "MAX_SELECTIONS", "MAX_SUBSETS",
-           "MAX_VARIABLES", "lattice_form"]
+__all__ = ["MAX_EXTREMES", "MAX_PIECES", "MAX_SELECTIONS", "MAX_SUBSETS",
+           "MAX_VARIABLES", "lattice_form", "lattice_kept"]
 
 MAX_SELECTIONS: Final = 1024
 """Most choices of arguments (one per min and max, made one by one) a size's cells are
@@ -65,10 +66,6 @@ MAX_PIECES: Final = 8
 """Most pieces a size written as a max of mins may have."""
 MAX_SUBSETS: Final = 512
 """Most sets of pieces tested to find the least sets above a size (:func:`_least`)."""
-MAX_CONSTRAINTS: Final = 300
-"""Most inequalities one elimination step may hold (past it: not shown empty)."""
-
-Affine = tuple[tuple[tuple[Hashable, int], ...], int]  # ((variable, coeff != 0), ...), const
 
 
 def lattice_form(x: DimLike, one: bool = False) -> DimLike:
@@ -79,6 +76,27 @@ def lattice_form(x: DimLike, one: bool = False) -> DimLike:
         return x
     found = _lattice(x._terms)
     return x if found is None else found
+
+
+def lattice_kept(x: DimLike) -> DimLike | None:
+    """``x``'s form with each min or max ``U`` of several sizes that is beside a floor or
+    remainder of itself (:func:`_floored`) taken whole, as a variable; None where it has
+    none, or no such form. :mod:`.canon` forms it beside :func:`lattice_form`'s and keeps
+    the shorter: ``U - U//2 - min(m, n)`` is ``U - U//2 + max(m, n) - m - n``, so that
+    Hermite's identity over ``U`` meets it (``(U + 1)//2``), where opening ``U`` took it
+    into the max of the rest; opened, ``max(m, n) + max(m, n) % 4 + min(m, n) - n`` is
+    ``m + max(m, n) % 4``."""
+    return None if isinstance(x, int) else _kept(x._terms)
+
+
+@lru_cache(maxsize=1 << 12)
+def _kept(terms: tuple) -> DimLike | None:
+    if not (whole := _floored(terms)):
+        return None
+    try:
+        return _formed(terms, whole)
+    except TooLarge:
+        return None
 
 
 def _several_extreme(mono: tuple) -> bool:
@@ -96,12 +114,12 @@ def _over_several(atom: Hashable) -> bool:
 def _lattice(terms: tuple) -> DimLike | None:
     try:
         return _formed(terms)
-    except _TooLarge:
+    except TooLarge:
         return None
 
 
-def _formed(terms: tuple) -> DimLike | None:
-    found = _analysed(terms)
+def _formed(terms: tuple, whole: frozenset = frozenset()) -> DimLike | None:
+    found = _analysed(terms, whole)
     if found is None:
         return None
     part, rest, pieces, forms, written = found
@@ -135,25 +153,28 @@ def _written(pieces: list, forms: list, sizes: list) -> DimLike | None:
     return min(found, key=lambda f: (len(str(f)), found.index(f)))
 
 
-def _analysed(terms: tuple) -> tuple | None:
+def _analysed(terms: tuple, whole: frozenset = frozenset()) -> tuple | None:
     """``(part, rest, pieces, forms, written)``: the lattice part of ``terms`` (a size), the
     rest, the part's cells with their forms, its distinct forms, and the sizes written
     over their digits (``(n, d, n//d, n % d)``, :mod:`kantensor.types.digits`); None past
     the limits."""
     part: dict = {}  # the lattice part: its extremes, and the linear terms over their variables
     rest: DimLike = 0
-    extremes = [mono[0][0] for mono, _ in terms if _several_extreme(mono)]
+    extremes = [mono[0][0] for mono, _ in terms
+                if _several_extreme(mono) and mono[0][0] not in whole]
+    if whole and not extremes:
+        return None  # (its one min or max of several is whole: nothing to open)
     extremes += [mono[0][0] for mono, _ in terms if _one_extreme(mono)]
-    atoms = _extremes(extremes)
+    atoms = _extremes(extremes, whole)
     if atoms is None:
         return None
-    variables = _variables(atoms)
+    variables = _variables(atoms, whole)
     if variables is None:
         return None
     written, variables = digits(variables, (mono[0][0] for mono, _ in terms if mono))
     if len(variables) > MAX_VARIABLES:
         return None
-    known = {v: _affine(*w) for v, w in written.items()}
+    known = {v: affine(*w) for v, w in written.items()}
     inside = set(atoms) | variables.keys() | known.keys()
     for mono, c in terms:
         if not mono or (len(mono) == 1 and mono[0][1] == 1 and mono[0][0] in inside):
@@ -191,6 +212,26 @@ def _separate(part: DimLike, proven: bool = False) -> DimLike | None:
     if found is not None and found[1] == 0 and found[3] == [((), 0)]:
         return total
     return total if proven and proves((), (gap, "==", 0)) else None
+
+
+def _floored(terms: tuple) -> frozenset:
+    """The min and max ``U`` of several sizes, terms of the size, that a floor or
+    remainder by an int of the size is a function of alone (``U//2``, ``(3*U + 1) % 4``):
+    taken whole, as a variable, so that :mod:`.canon` meets ``U`` beside its floor (``U -
+    U//2`` is ``(U + 1)//2``, Hermite's identity over ``U``) however the rest is written;
+    the lattice would take ``U`` into the max of the rest first (``min(k, n) - min(m, n)``
+    is ``max(m + min(k, n), n + min(k, n)) - m - n``)."""
+    lone = {mono[0][0] for mono, _ in terms if _several_extreme(mono)}
+    out = set()
+    for mono, _ in terms:
+        atom = mono[0][0] if len(mono) == 1 else None
+        if isinstance(atom, Opaque) and atom.op in ("//", "%") and type(atom.args[1]) is int \
+                and not isinstance(atom.args[0], int):
+            inner = {m for m, _ in atom.args[0]._terms if m}
+            if len(inner) == 1 and (m := next(iter(inner)))[0][1] == 1 and len(m) == 1 \
+                    and m[0][0] in lone:
+                out.add(m[0][0])
+    return frozenset(out)
 
 
 def _one_extreme(mono: tuple) -> bool:
@@ -237,7 +278,7 @@ def _together(form: Affine, cell: list, other: list, budget: list, above: bool
             budget[0] -= 1
             if budget[0] < 0:
                 return None
-            if not w or _feasible(base + [_minus(form, p, sign) for p in w]):
+            if not w or feasible(base + [minus(form, p, sign) for p in w]):
                 out.append(w)
     return out
 
@@ -249,9 +290,10 @@ def _term(mono: tuple, c: int) -> DimLike:
     return term
 
 
-def _extremes(tops: list[Opaque]) -> list[Opaque] | None:
+def _extremes(tops: list[Opaque], whole: frozenset = frozenset()) -> list[Opaque] | None:
     """Every min and max atom in ``tops`` and their arguments (inner ones first), each
-    once; None where an argument is not linear in atoms or past the limits."""
+    once, but those of ``whole`` (variables); None where an argument is not linear in
+    atoms or past the limits."""
     seen: dict[Opaque, None] = {}
 
     def visit(atom: Opaque) -> bool:
@@ -267,7 +309,7 @@ def _extremes(tops: list[Opaque]) -> list[Opaque] | None:
                     return False
                 inner = mono[0][0]
                 if isinstance(inner, Opaque) and inner.op in ("min", "max") and \
-                        not visit(inner):
+                        inner not in whole and not visit(inner):
                     return False
         seen[atom] = None
         return True
@@ -279,8 +321,10 @@ def _extremes(tops: list[Opaque]) -> list[Opaque] | None:
     return list(seen)
 
 
-def _variables(atoms: list[Opaque]) -> dict[Hashable, bool] | None:
-    """The variables of the extremes' arguments -> whether each is ``>= 0``."""
+def _variables(atoms: list[Opaque], whole: frozenset = frozenset()
+               ) -> dict[Hashable, bool] | None:
+    """The variables of the extremes' arguments (a min or max of ``whole`` is one) ->
+    whether each is ``>= 0``."""
     out: dict[Hashable, bool] = {}
     for a in atoms:
         for g in a.args:
@@ -289,14 +333,9 @@ def _variables(atoms: list[Opaque]) -> dict[Hashable, bool] | None:
             for mono, _ in g._terms:
                 if mono:
                     v = mono[0][0]
-                    if not (isinstance(v, Opaque) and v.op in ("min", "max")):
+                    if not (isinstance(v, Opaque) and v.op in ("min", "max")) or v in whole:
                         out[v] = nonnegative_atom(v)
     return out
-
-
-def _affine(d: dict, const: int) -> Affine:
-    return tuple(sorted(((v, c) for v, c in d.items() if c),
-                        key=lambda t: atom_key(t[0]))), const
 
 
 def _pieces(part: dict, atoms: list[Opaque], variables: dict, known: dict) -> list | None:
@@ -317,8 +356,8 @@ def _pieces(part: dict, atoms: list[Opaque], variables: dict, known: dict) -> li
                     continue
                 a = mono[0][0]
                 const = _scaled_into(total, const, value[a] if a in value
-                                     else _affine({a: 1}, 0), c)
-            out.append((_affine(total, const), cell))
+                                     else affine({a: 1}, 0), c)
+            out.append((affine(total, const), cell))
             return True
         atom = atoms[at]
         args = [_evaluate(g, value) for g in atom.args]
@@ -326,7 +365,7 @@ def _pieces(part: dict, atoms: list[Opaque], variables: dict, known: dict) -> li
         for i in range(len(args)):
             if any(args[j] == args[i] for j in range(i)):
                 continue  # a tie with an earlier equal argument: that one's cell
-            new = [_minus(args[j], args[i], sign) for j in range(len(args))
+            new = [minus(args[j], args[i], sign) for j in range(len(args))
                    if args[j] != args[i]]
             if any(not terms and c <= 0 for terms, c in new):
                 continue
@@ -334,7 +373,7 @@ def _pieces(part: dict, atoms: list[Opaque], variables: dict, known: dict) -> li
             budget[0] -= 1
             if budget[0] < 0:
                 return False
-            if not _feasible(grown):
+            if not feasible(grown):
                 continue
             if not choose(at + 1, {**value, atom: args[i]}, grown):
                 return False
@@ -350,7 +389,7 @@ def _domain(variables: dict, known: dict) -> list[Affine]:
     """What is true of the variables, as strict inequalities whose closure holds every
     value they take: ``v > 0`` where ``v >= 0``; ``0 < x % k < k - 1`` and ``x % k < x``
     (``x >= 0``); ``k*(x//k) < x < k*(x//k) + k - 1`` (``x`` linear in the variables)."""
-    out = [_affine({v: 1}, 0) for v, nonneg in variables.items() if nonneg]
+    out = [affine({v: 1}, 0) for v, nonneg in variables.items() if nonneg]
     for v in variables:
         if not (isinstance(v, Opaque) and v.op in ("//", "%") and type(v.args[1]) is int
                 and v.args[1] > 1):
@@ -358,12 +397,12 @@ def _domain(variables: dict, known: dict) -> list[Affine]:
         x, k = v.args
         inner = _linear_in(x, variables, known)
         if v.op == "%":
-            out.append(_affine({v: -1}, k - 1))
+            out.append(affine({v: -1}, k - 1))
             if inner is not None and variables.get(v) and nonnegative(x):
-                out.append(_minus(inner, _affine({v: 1}, 0), 1))
+                out.append(minus(inner, affine({v: 1}, 0), 1))
         elif inner is not None:
-            out.append(_minus(inner, _affine({v: k}, 0), 1))
-            out.append(_minus(_affine({v: k}, k - 1), inner, 1))
+            out.append(minus(inner, affine({v: k}, 0), 1))
+            out.append(minus(affine({v: k}, k - 1), inner, 1))
     return out
 
 
@@ -395,70 +434,17 @@ def _evaluate(g: DimLike, value: dict) -> Affine:
             const += c
             continue
         a = mono[0][0]
-        const = _scaled_into(total, const, value[a] if a in value else _affine({a: 1}, 0), c)
-    return _affine(total, const)
-
-
-def _minus(a: Affine, b: Affine, sign: int) -> Affine:
-    """``sign*(a - b)``."""
-    d = dict(a[0])
-    for v, k in b[0]:
-        d[v] = d.get(v, 0) - k
-    return _affine({v: sign * k for v, k in d.items()}, sign * (a[1] - b[1]))
+        const = _scaled_into(total, const, value[a] if a in value else affine({a: 1}, 0), c)
+    return affine(total, const)
 
 
 def _bounds(p: Affine, form: Affine, cell: list, below: bool) -> bool:
     """Whether ``p >= form`` (``below``) or ``p <= form`` everywhere on the cell: the cell
     with ``form - p > 0`` (``p - form > 0``) holds no point."""
-    gap = _minus(form, p, 1 if below else -1)
+    gap = minus(form, p, 1 if below else -1)
     if not gap[0]:
         return gap[1] <= 0
-    return not _feasible([t for t in cell if t[0]] + [gap])
-
-
-class _TooLarge(Exception):
-    """An elimination past :data:`MAX_CONSTRAINTS`: the lattice part is left as written
-    (an unknown answer taken either way could make a form that is not the size)."""
-
-
-def _feasible(strict: list[Affine]) -> bool:
-    """Whether some real point meets every ``form > 0`` (Fourier–Motzkin elimination,
-    the variable of fewest new rows first, each form kept at its tightest constant);
-    :class:`_TooLarge` past the limits."""
-    rows = _tightest({}, ((dict(terms), c) for terms, c in strict))
-    while True:
-        if any(not terms and c <= 0 for terms, c in rows):
-            return False
-        rows = [r for r in rows if r[0]]
-        if not rows:
-            return True
-        names = {w for terms, _ in rows for w in terms}
-        v = min(names, key=lambda w: (sum(r[0].get(w, 0) > 0 for r in rows)
-                                      * sum(r[0].get(w, 0) < 0 for r in rows), atom_key(w)))
-        up = [r for r in rows if r[0].get(v, 0) > 0]
-        down = [r for r in rows if r[0].get(v, 0) < 0]
-        if len(up) * len(down) + len(rows) > MAX_CONSTRAINTS:
-            raise _TooLarge
-        keep: dict = {}
-        _tightest(keep, (r for r in rows if not r[0].get(v, 0)))
-        for (a, ca), (b, cb) in itertools.product(up, down):
-            ka, kb = -b[v], a[v]  # ka*a + kb*b has no v
-            d = {w: ka * a.get(w, 0) + kb * b.get(w, 0) for w in a.keys() | b.keys() if w != v}
-            d = {w: k for w, k in d.items() if k}
-            c = ka * ca + kb * cb
-            g = math.gcd(c, *d.values())
-            _tightest(keep, [({w: k // g for w, k in d.items()}, c // g) if g > 1 else (d, c)])
-        rows = list(keep.values())
-
-
-def _tightest(keep: dict, rows) -> list:
-    """``keep`` (form -> row) with ``rows`` added, of each form the least constant (``d.x
-    + c > 0`` for the least ``c`` implies the others); its rows."""
-    for d, c in rows:
-        key = frozenset(d.items())
-        if key not in keep or c < keep[key][1]:
-            keep[key] = (d, c)
-    return list(keep.values())
+    return not feasible([t for t in cell if t[0]] + [gap])
 
 
 def _render(form: Affine) -> DimLike:
@@ -478,7 +464,7 @@ def _folded(form: Affine, found: list) -> Affine:
         a = d.pop(r, 0)
         d.pop(q, None)
         d[n], const = d.get(n, 0) + a, const + a * s
-    return _affine(d, const)
+    return affine(d, const)
 
 
 def _shared(sets: list[list[Affine]], op: str, found: list) -> DimLike:
@@ -489,9 +475,9 @@ def _shared(sets: list[list[Affine]], op: str, found: list) -> DimLike:
     forms = [f for u in mins for f in u]
     coeffs = [dict(f[0]) for f in forms]
     names = {v for c in coeffs for v in c}
-    h = _affine({v: min(c.get(v, 0) for c in coeffs) for v in names},
+    h = affine({v: min(c.get(v, 0) for c in coeffs) for v in names},
                 min(f[1] for f in forms))
-    shifted = [[_minus(f, h, 1) for f in u] for u in mins]
+    shifted = [[minus(f, h, 1) for f in u] for u in mins]
     g = math.gcd(*(k for u in shifted for f in u for _, k in f[0]),
                  *(f[1] for u in shifted for f in u)) or 1
     inner, outer = (dim_min, dim_max) if op == "min" else (dim_max, dim_min)

@@ -340,6 +340,9 @@ def on_points(x: DimLike, s: Hashable, points: Sequence[int]) -> DimLike:
     if k > 1 and not isinstance(out, int):  # k divides n - n0: 3*(n//3) is n
         out = assume_divisible(out, [(_symbol(s) - n0) % k])
     out = canonical_form(out)
+    if not isinstance(out, int) and not in_fragment(out, s):
+        out = canonical_form(_floored(out))  # (j an exact quotient n/3: n//3 at the
+        # points, in the fragment: sizes equal there get one form, n//3 or not)
     if isinstance(out, int) or not in_fragment(out, s) or (values(out, at) != v).any():
         return x  # never changes a value at the points
     return out

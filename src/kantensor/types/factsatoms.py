@@ -1,0 +1,123 @@
+"""What :mod:`kantensor.types.facts` does to one atom of a size, and to a size of one
+bounded size, under the facts (``facts``: a :class:`~kantensor.types.facts.Facts`, read
+through its methods ``simplify``, ``decide``, ``bounds``, ``rising``, ``unbounded`` and
+``atoms``): :func:`atom_under` simplifies an atom's arguments, drops min and max
+arguments another one bounds, and writes a floor or remainder whose argument stays in
+one or two blocks of its divisor without it; :func:`between` forms a size of one size
+the facts bound above from its values there."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+from .boxorder import has_extremes
+from .conditions import Clause, Condition
+from .dim import Dim, DimLike, _symbol
+from .narrow import constants_out, narrow
+from .poly import Opaque, lone_atom
+from .readback import has_opaque
+from .restricted import MAX_POINTS, on_points
+from .settle import AGAIN, once
+from .stated import same_term
+from .symbols import APPLY, free_symbols, rebuild
+
+__all__ = ["atom_under", "between", "pruned"]
+
+
+def between(x: DimLike, facts: Any) -> DimLike:
+    """A size of one size ``s`` the facts bound above: its form from its values at the
+    sizes of ``s`` they leave (:func:`.restricted.on_points`)."""
+    if isinstance(x, int) or facts.rising() or len(symbols := free_symbols(x)) != 1:
+        return x  # (facts that each say a rising size is at least an int: none above)
+    (s,) = symbols
+    lo, hi = facts.bounds(_symbol(s))
+    lo = lo or 0
+    if hi is None or hi - lo >= MAX_POINTS or (hi > lo and not has_opaque(x)):
+        return x
+    alone = [c for c in facts.atoms if c.symbols() <= symbols]
+    return on_points(x, s, [v for v in range(lo, hi + 1) if all(_holds(c, s, v) for c in alone)])
+
+
+def _holds(c: Clause, s: Hashable, v: int) -> bool:
+    """Whether ``c`` may hold at ``s = v`` (True where it is nowhere defined there: the
+    sizes kept are a superset of those the facts leave)."""
+    try:
+        return c.holds({s: v})
+    except ZeroDivisionError:  # (a % a == 0 at a = 0)
+        return True
+
+
+def atom_under(a: Opaque, facts: Any, known: dict) -> DimLike | None:
+    if a in known:
+        return known[a]
+    if a.op in ("//", "%") and type(a.args[1]) is int and _several(a.args[0]) \
+            and (arg := constants_out(a.args[0])) is not a.args[0]:  # (before its form
+        out = APPLY[a.op](arg, a.args[1])  # merges that argument) where a multiple of
+        inner = None if isinstance(out, int) else lone_atom(out._terms)  # the divisor
+        if (not isinstance(inner, Opaque) or not same_term(inner.args[0], arg)) and (found := once(
+                (getattr(out, "_terms", out), facts), facts.simplify, out)) is not AGAIN:
+            return found  # comes out ((M + 2*min(m, M) + 2) % 2 is M % 2)
+    args = tuple(facts.simplify(g) for g in a.args)
+    if a.op in ("min", "max"):
+        return _extreme(a.op, args, facts)
+    # arguments the facts leave as they are: the atom as it is (None), not made again by
+    # its operator (a floor's normal form over the same arguments: the same atom)
+    try:
+        value = None if all(map(same_term, args, a.args)) else APPLY[a.op](*args)
+    except ZeroDivisionError:  # a divisor the facts make 0: nowhere defined, kept as is
+        return None
+    if a.op in ("//", "%") and type(args[1]) is int and args[1] > 0 and \
+            not isinstance(value, int) and not facts.unbounded(args[0]):
+        lo, hi = facts.bounds(args[0])  # within one block of the divisor, or two for
+        if lo is not None and hi is not None:  # an atom of several sizes (types.narrow:
+            k = args[1]  # of one size, its table's form is quasiform's)
+            if lo // k == hi // k:
+                return lo // k if a.op == "//" else args[0] - k * (lo // k)
+            found = narrow(a.op, args[0], k, lo, hi) if _several(args[0]) else None
+            return value if found is None else found
+    return value
+
+
+def _extreme(op: str, args: tuple, facts: Any) -> DimLike:
+    """``min``/``max`` of ``args`` without the arguments another one bounds."""
+    keep = list(args)
+    want = "<=" if op == "min" else ">="
+    i = 0
+    while i < len(keep):
+        a = keep[i]
+        if any(j != i and facts.decide(Condition(b, want, a)) for j, b in enumerate(keep)):
+            del keep[i]  # another argument is always at most (min) / at least (max) it
+        else:
+            i += 1
+    return APPLY[op](*keep)
+
+
+def _several(x: DimLike) -> bool:
+    return len(free_symbols(x)) > 1
+
+
+def pruned(x: DimLike, facts: Any) -> DimLike:
+    """``x`` with the min and max arguments the facts show another one bounds dropped
+    (:func:`_extreme`), at every depth, and nothing formed: where a floor or remainder's
+    argument has a min or max of one size, forming the argument first opens it (``3 -
+    min(4, k)`` is ``max(-1, 3 - k)``) and can hide what the floor sees whole (``(max(0,
+    n - max(m % 2, min(4, k)) + 3) + max(min(4, k), n + 3)) % 2`` under ``m <= k``: its
+    argument is ``2*n + 6 - min(4, k)`` or ``min(4, k)``, congruent modulo 2, so it is
+    ``min(4, k) % 2``). ``x`` itself where nothing is dropped."""
+    if isinstance(x, int) or not has_extremes(x):
+        return x
+    return rebuild(x, lambda a: _pruned_atom(a, facts) if isinstance(a, Opaque) else None)
+
+
+def _pruned_atom(a: Opaque, facts: Any) -> DimLike | None:
+    args = tuple(pruned(g, facts) for g in a.args)
+    if a.op in ("min", "max"):
+        kept = _extreme(a.op, args, facts)
+        return None if isinstance(kept, Dim) and lone_atom(kept._terms) == a else kept
+    if all(map(same_term, args, a.args)):
+        return None
+    try:
+        return APPLY[a.op](*args)
+    except ZeroDivisionError:  # a divisor the facts make 0: kept as is
+        return None
