@@ -187,3 +187,21 @@ def test_cli_refine_a_graph_from_a_python_file(tmp_path, capsys):
     assert "x axis 1 is 4 because of given x: float64[?,4]" in err
     assert cli.main(["refine", "y", "--file", str(tmp_path / "missing.py")]) == 1
     assert "cannot run" in capsys.readouterr().err
+
+
+def test_refine_rows_are_the_programs_variables_each_told_apart():
+    """A chain's rows read alike when cut at two calls: they are numbered in graph order
+    (50 rows all 'add(add(add(…), x), x)' before); the input carrying x.shape[0] into a
+    size parameter is no row of the user's (it showed as 'shape_of(x)  bool[4]')."""
+    x = kt.vector("x", "float32")
+    y = x
+    for _ in range(49):
+        y = y + x
+    r = kt.refine(y, given={y: "float32[3]"})
+    labels = [line.split("  ")[0] for line in str(r).splitlines()]
+    assert len(labels) == len(set(labels)) == 50
+    assert labels[-1] == "add(add(add(…), x), x) #47"
+    assert "#" in r._repr_html_() and r[y] == kt.TensorType.parse("float32[3]")
+    shown = COMMANDS["refine"]("B, C = x.shape; zeros((B * 2, C)) x:float32[?,3] -> float64[8,3]")
+    assert str(shown).splitlines() == ["x                  float32[4,3]  (was float32[?,3])",
+                                       "zeros(x.shape[0])  float64[8,3]  (was float64[?,3])"]

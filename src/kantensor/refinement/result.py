@@ -11,7 +11,7 @@ from ..types.basic_ops import specify_shape
 from ..types.contracts import Contract, Sets, SizeSet
 from ..types.display import type_inline
 from ..types.type import TensorType
-from .units import describe
+from .units import describe, is_size_carrier
 
 __all__ = ["Refinement"]
 
@@ -94,16 +94,36 @@ class Refinement(Mapping):
                 memo[old] = out if out.type == want else specify_shape(out, want.shape)
 
     # -- display ------------------------------------------------------------------------
+    def _rows(self) -> list[tuple[str, Variable, TensorType]]:
+        """(label, variable, refined type) of each variable of the user's program (not the
+        inputs that carry sizes): each labelled by its expression, numbered in graph order
+        where two read alike (a chain's expressions are cut alike)."""
+        shown = [v for v in self._types if not is_size_carrier(v)]
+        labels = {v: describe(v) for v in shown}
+        count: dict[str, int] = {}
+        for label in labels.values():
+            count[label] = count.get(label, 0) + 1
+        nth: dict[str, int] = {}
+        rows = []
+        for v in shown:
+            label = labels[v]
+            if count[label] > 1:
+                nth[label] = nth.get(label, 0) + 1
+                label = f"{label} #{nth[label]}"
+            rows.append((label, v, self._types[v]))
+        return rows
+
     def __str__(self) -> str:
-        width = max((len(describe(v)) for v in self._types), default=0)
-        return "\n".join(f"{describe(v):<{width}}  {t}" + (
-            f"  (was {v.type})" if t != v.type else "") for v, t in self._types.items())
+        rows = self._rows()
+        width = max((len(label) for label, _, _ in rows), default=0)
+        return "\n".join(f"{label:<{width}}  {t}" + (
+            f"  (was {v.type})" if t != v.type else "") for label, v, t in rows)
 
     def __repr__(self) -> str:
         return f"<Refinement of {len(self)} variables, {len(self.changed)} refined>\n{self}"
 
     def _repr_html_(self) -> str:
-        rows = [[code(describe(v)), type_inline(t),
-                 type_inline(v.type) if t != v.type else ""] for v, t in self._types.items()]
+        rows = [[code(label), type_inline(t), type_inline(v.type) if t != v.type else ""]
+                for label, v, t in self._rows()]
         return block("refine", code(", ".join(describe(o) for o in self._outputs)),
                      table(["variable", "refined type", "was"], rows))

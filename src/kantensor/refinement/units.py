@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 from ..graph.basic import Apply, Constant, Variable
 from ..ops.op import SignatureOp
+from ..ops.sizes import SizeOp, axis_length
 from ..signature.signature import Signature
 from ..types.basic_ops import SpecifyShape
 
@@ -181,9 +182,18 @@ def _alike(node: Apply, variables: tuple[Variable, ...]) -> tuple:
             {})
 
 
+def is_size_carrier(variable: Variable) -> bool:
+    """Whether ``variable`` only carries a size into a size parameter (``size{n}``, or
+    ``x.shape[i]`` as ``shape_of``): no value of the user's program."""
+    node = variable.owner
+    return node is not None and (isinstance(node.op, SizeOp)
+                                 or getattr(node.op, "impl", None) is axis_length)
+
+
 def describe(variable: Variable, depth: int = 2) -> str:
     """How messages name a Variable: its name, a constant's value, or the expression
-    that computes it (cut at ``depth`` calls)."""
+    that computes it (cut at ``depth`` calls); the input that carries an axis of ``x``
+    into a size parameter reads as the user wrote it, ``x.shape[0]``."""
     if variable.name is not None:
         return variable.name
     if isinstance(variable, Constant):
@@ -194,6 +204,8 @@ def describe(variable: Variable, depth: int = 2) -> str:
     if variable.owner is None:
         return f"<{variable.type}>"
     node = variable.owner
+    if getattr(node.op, "impl", None) is axis_length:  # x.shape[i] carried as an input
+        return f"{describe(node.inputs[0], depth)}.shape[{dict(node.op.params)['axis']}]"
     name = getattr(node.op, "name", None) or str(node.op)
     if depth <= 0:
         return f"{name}(…)"
