@@ -55,7 +55,8 @@ def dask_section(scale: float = 1.0, only: str = "", cluster: bool = False,
     """Print the comparison, one line per workload and variant, the ratios, and a table
     of them at the end (the docs' table)."""
     where = f"LocalCluster 2 x {worker_gb} GB" if cluster else "threads"
-    runs = "one run each" if repeat == 1 else f"best of {repeat} runs each, interleaved"
+    runs = "one run each" if repeat == 1 else \
+        f"best of {repeat} runs each, interleaved, who goes first alternating"
     cpu_is = "task CPU (Dask's thread-cpu of every task)" if cluster else "process CPU"
     print(f"\nDask: kantensor's lowering vs dask.array, scale {scale}, {where}, {runs}; "
           f"{cpu_is}; load average {load()}", flush=True)
@@ -63,8 +64,10 @@ def dask_section(scale: float = 1.0, only: str = "", cluster: bool = False,
     rows = []
     for name in names:
         found: dict[str, list[dict]] = {"kantensor": [], "dask.array": []}
-        for _ in range(repeat):
-            for v in found:
+        # who goes first alternates: in a full run kantensor's went first in every turn,
+        # and its wall times were the higher in 7 of 9 workloads (docs/dask.rst)
+        for turn in range(repeat):
+            for v in list(found)[::1 if turn % 2 == 0 else -1]:
                 found[v].append(measure(name, v, scale, cluster, worker_gb))
         ours, theirs = (best(found[v]) for v in found)
         for r in (ours, theirs):
