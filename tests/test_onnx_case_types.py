@@ -39,7 +39,8 @@ LEFT_ACCEPTS = {
 LEFT_REFUSALS = {"BatchNormalization", "Adagrad", "Adam", "Momentum"}
 
 
-#: The sweep in parts by op type, so that pytest-xdist's workers share it.
+#: The sweep in parts by op type, one test each (``make test``'s ``--dist loadfile`` keeps
+#: them on one worker; ``-n 2 --dist load`` spreads them).
 SHARDS = 4
 
 
