@@ -169,7 +169,8 @@ class Template:
 
 
 def generic_key(reader: Any, entry: OnnxOp, names: Sequence[str], inputs: Sequence[Any],
-                attributes: tuple[bytes, ...], outputs: int, pinned: frozenset[int] = frozenset()
+                attributes: tuple[bytes, ...], outputs: int, pinned: frozenset[int] = frozenset(),
+                about: Facts | None = None
                 ) -> tuple[tuple, tuple[int, ...], tuple[TensorType, ...]] | None:
     """The template key of a node for ``reader`` (reading types only) whose inputs
     ``names`` have the types ``inputs`` (None: absent), not all of them known and none
@@ -177,7 +178,9 @@ def generic_key(reader: Any, entry: OnnxOp, names: Sequence[str], inputs: Sequen
     :func:`.nodememo.node_key`); its constants in slot order and the types of the inputs
     it gives. The constants ``pinned`` stay constants (see :data:`PINNED`). None when no
     template types it (an input not a tensor, too many constants). The key is a plain
-    tuple of :class:`GenericKey`'s fields (equal to it, found by it in :data:`TEMPLATES`)."""
+    tuple of :class:`GenericKey`'s fields (equal to it, found by it in :data:`TEMPLATES`).
+    ``about``: the facts about the inputs' sizes when the caller has them (the node memo's
+    key holds them: :func:`remembered`), else found again here."""
     slots: dict[int, int] = {}
     forms: list[Any] = []
     for t in inputs:
@@ -202,9 +205,9 @@ def generic_key(reader: Any, entry: OnnxOp, names: Sequence[str], inputs: Sequen
             forms.append((t.dtype, t.shape))
     if len(slots) > MAX_SLOTS:
         return None
-    facts = reader.facts
-    return (entry, tuple(forms), attributes, outputs, reader.default_dtype,
-            EMPTY if facts is EMPTY else reader.facts_about(names)), \
+    if about is None:
+        about = EMPTY if reader.facts is EMPTY else reader.facts_about(names)
+    return (entry, tuple(forms), attributes, outputs, reader.default_dtype, about), \
         tuple(slots), tuple(inputs) if None not in inputs else \
         tuple([t for t in inputs if t is not None])
 
@@ -341,7 +344,8 @@ def remembered(reader: Any, entry: OnnxOp, rec: NodeRecord, node: onnx.NodeProto
     if typed is not None:
         return key, typed, None
     found = generic_key(reader, entry, names, given, attributes, outputs,
-                        PINNED.get((entry, attributes), _NO_PIN) if PINNED else _NO_PIN)
+                        PINNED.get((entry, attributes), _NO_PIN) if PINNED else _NO_PIN,
+                        key[5] if len(key) > 5 else EMPTY)  # (its facts: plain_key)
     if found is None:
         return key, None, None
     made = TEMPLATES.get(found[0], _NONE)

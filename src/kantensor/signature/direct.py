@@ -54,6 +54,7 @@ from .broadcasts import Fails as _Fails
 from .compile import CompiledAlternative
 from .expressions import Open as _Open
 from .expressions import constant_holds as _constant_holds
+from .expressions import decided as _decide
 from .expressions import evaluated as _value
 from .expressions import named as _named
 from .expressions import output_size as _output_size
@@ -358,7 +359,7 @@ class _Plan:
         if symbolic:  # a size an output's equation defines is one only where it is >= 0:
             for sizes in sizes_out:  # the forward answer keeps that, unless implied
                 for x in sizes:
-                    if isinstance(x, Dim) and not facts.decide((x, ">=", 0)):
+                    if isinstance(x, Dim) and not _decide(facts, x, ">="):
                         raise _Open
         out = []
         # as forward_types: only where it solved sizes, kept a condition, or an output
@@ -465,7 +466,7 @@ class _Plan:
                     if not COMPARE[op](diff, 0):
                         raise _Fails
                     continue
-                decided = facts.decide((diff, op, 0))
+                decided = _decide(facts, diff, op)
                 if decided is None:
                     if op == "==" or not _named(diff):
                         raise _Open

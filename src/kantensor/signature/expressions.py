@@ -16,7 +16,7 @@ from ..types.poly import MAX_TERMS
 from ..types.symbols import free_symbols
 from .broadcasts import Fails
 
-__all__ = ["Open", "constant_holds", "evaluated", "named", "output_size", "symbolic"]
+__all__ = ["Open", "constant_holds", "decided", "evaluated", "named", "output_size", "symbolic"]
 
 
 class Open(Exception):
@@ -86,6 +86,32 @@ def evaluated(node: Any, dims: dict, values: dict[int, Any]) -> Any:
             _VALUES.clear()
         _VALUES[key] = (node, found)
     values[id(node)] = found
+    return found
+
+
+#: Facts.decide's answers to ``d op 0`` by the facts and the question, across builds:
+#: the nodes of one stage of a model share their facts (the same object) and ask the same
+#: questions of the sizes they pass on (each conv of a fire module asks its output size
+#: ``>= 0``); emptied when full.
+_NOT_ASKED = object()
+_AT_LEAST = frozenset((">=", ">"))
+_DECIDED: dict[tuple, bool | None] = {}
+MAX_DECIDED = 4096
+
+
+def decided(facts: Facts, d: Any, op: str) -> bool | None:
+    """``facts.decide((d, op, 0))``, remembered in :data:`_DECIDED` for ``op`` one of ``>=
+    >`` (asked alike wherever they are; an equality's answer may depend on where it is
+    asked: :meth:`Facts.decide` forms its sides only outside a simplification)."""
+    if op not in _AT_LEAST:
+        return facts.decide((d, op, 0))
+    key = (facts, d, op)
+    found = _DECIDED.get(key, _NOT_ASKED)
+    if found is _NOT_ASKED:
+        found = facts.decide((d, op, 0))
+        if len(_DECIDED) >= MAX_DECIDED:
+            _DECIDED.clear()
+        _DECIDED[key] = found
     return found
 
 
