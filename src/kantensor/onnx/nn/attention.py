@@ -179,20 +179,40 @@ def attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, *rest: np.ndarray,
     return (y, present_k, present_v, shown.astype(dtype))[:outputs] if outputs > 1 else y
 
 
+#: LinearAttention's update rules and the optional inputs each needs (onnx's inference
+#: refuses a node without them; the recurrence reads them).
+_LINEAR_NEEDS = {"linear": (), "gated": ("decay",), "delta": ("beta",),
+                 "gated_delta": ("decay", "beta")}
+
+#: LinearAttention's optional inputs by their place.
+_LINEAR_PLACES = {"past_state": 3, "decay": 4, "beta": 5}
+
+
 @reads_ranks
 def build_linear(types: tuple, q_num_heads: int | None = None,
-                 kv_num_heads: int | None = None, outputs: int = 2, **_: Any
+                 kv_num_heads: int | None = None, outputs: int = 2,
+                 given: tuple = (0, 1, 2), update_rule: str = "gated_delta", **_: Any
                  ) -> dict[str, Any]:
     """LinearAttention: packed (batch, time, heads * size) inputs; the output packs
-    q heads of the value size, the state is (batch, kv heads, key size, value size)."""
+    q heads of the value size, the state is (batch, kv heads, key size, value size).
+    As its schema says, decay and beta (``given`` says which the node has) are of the
+    query's dtype T, past_state and the present state of their own S (T without a past
+    state, as onnx's inference has it); the update rule's inputs must be given."""
     if q_num_heads is None or kv_num_heads is None:
         raise ParamError("LinearAttention needs q_num_heads and kv_num_heads")
+    missing = [n for n in _LINEAR_NEEDS.get(update_rule, ()) if _LINEAR_PLACES[n] not in given]
+    if missing:
+        raise ParamError(f"LinearAttention's update_rule {update_rule!r} needs the "
+                         f"{' and '.join(missing)} input{'s' if len(missing) > 1 else ''}")
     hq, hk = q_num_heads, kv_num_heads
     b, t, qw, kw, vw = dims("b t qw kw vw")
     dk, dv = kw // hk, vw // hk
-    outs = [typed([b, t, hq * dv], "T"), typed([b, hk, dk, dv], "T")][:outputs]
+    state = "S" if _LINEAR_PLACES["past_state"] in given else "T"
+    outs = [typed([b, t, hq * dv], "T"), typed([b, hk, dk, dv], state)][:outputs]
+    rest = [typed(g.dims, "S" if place == _LINEAR_PLACES["past_state"] else "T")
+            for g, place in zip(groups("r", len(types) - 3), given[3:], strict=True)]
     return {"inputs": [typed([b, t, qw], "T"), typed([b, t, kw], "T"), typed([b, t, vw], "T"),
-                       *groups("r", len(types) - 3)], "outs": outs,
+                       *rest], "outs": outs,
             "fits": [(kw % hk).eq(0), (vw % hk).eq(0), (qw // hq).eq(kw // hk)]}
 
 
@@ -237,7 +257,8 @@ def linear_attention(query: np.ndarray, key: np.ndarray, value: np.ndarray,
         shared = np.repeat(state, group, axis=1)
         out[:, :, i] = s * np.einsum("bhk,bhkv->bhv", q[:, :, i], shared)
     y = out.transpose(0, 2, 1, 3).reshape(b, t, hq * dv).astype(query.dtype)
-    return (y, state.astype(query.dtype)) if outputs > 1 else y
+    kept = extra[3].dtype if 3 in extra else query.dtype
+    return (y, state.astype(kept)) if outputs > 1 else y
 
 
 @reads_ranks

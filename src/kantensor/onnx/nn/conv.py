@@ -286,18 +286,22 @@ def global_max_pool(x: np.ndarray) -> np.ndarray:
 def build_conv_integer(types: tuple, kernel_shape: tuple | None = None,
                        strides: tuple | None = None, pads: tuple | None = None,
                        dilations: tuple | None = None, auto_pad: str = "NOTSET", group: int = 1,
-                       **_: Any) -> dict[str, Any]:
-    """ConvInteger: Conv's sizes; the zero points as they come; int32 out."""
+                       given: tuple = (0, 1), **_: Any) -> dict[str, Any]:
+    """ConvInteger: Conv's sizes; int32 out. The zero points (``given`` says which the
+    node has) of any shape, x's of x's dtype (T), w's of w's (U), as its schema says."""
     made = _Windows(types[:2], kernel_shape, strides, pads, dilations, auto_pad, 0, group)
-    return {"x": made.x, "w": made.weight, "rest": groups("z", len(types) - 2), "y": made.y,
+    rest = [typed(g.dims, "T" if place == 2 else "U")
+            for g, place in zip(groups("z", len(types) - 2), given[2:], strict=True)]
+    return {"x": made.x, "w": made.weight, "rest": rest, "y": made.y,
             "fits": made.clauses, "params": made.params}
 
 
-def conv_integer(x: np.ndarray, w: np.ndarray, *zero: np.ndarray, **params: Any
-                 ) -> np.ndarray:
-    xz = zero[0].astype(np.int64) if zero else 0
-    wz = zero[1].astype(np.int64).reshape(-1, *[1] * (w.ndim - 1)) \
-        if len(zero) > 1 and zero[1].size > 1 else (zero[1] if len(zero) > 1 else 0)
+def conv_integer(x: np.ndarray, w: np.ndarray, *zero: np.ndarray, given: tuple = (0, 1),
+                 **params: Any) -> np.ndarray:
+    placed = dict(zip(given[2:], zero, strict=True))
+    xz = placed[2].astype(np.int64) if 2 in placed else 0
+    wz = placed[3].astype(np.int64).reshape(-1, *[1] * (w.ndim - 1)) \
+        if 3 in placed and placed[3].size > 1 else placed.get(3, 0)
     y = conv((x.astype(np.int64) - xz).astype(np.float64),
              (w.astype(np.int64) - wz).astype(np.float64), **params)
     return np.rint(y).astype(np.int32)
@@ -333,12 +337,15 @@ def qlinear_conv(x: np.ndarray, x_s: np.ndarray, x_z: np.ndarray, w: np.ndarray,
 
 @reads_ranks
 def build_deform_conv(types: tuple, **_: Any) -> dict[str, Any]:
-    """DeformConv: the output's spatial sizes are the offset's."""
+    """DeformConv: the output's spatial sizes are the offset's; B and mask (whichever
+    the node has) of any shape, of X's dtype (its schema's one T)."""
     k = types[0].ndim - 2
     out = dims("o", k)
     n, c, m, cg, q = dims("n c m cg q")
     return {"x": [n, c, *dims("a", k)], "w": [m, cg, *dims("k", k)],
-            "offset": [n, q, *out], "rest": groups("z", len(types) - 3), "y": [n, m, *out]}
+            "offset": [n, q, *out],
+            "rest": [typed(g.dims, "T") for g in groups("z", len(types) - 3)],
+            "y": [n, m, *out]}
 
 
 @reads_ranks
