@@ -94,6 +94,15 @@ def _draws(b: int, v: int) -> list[np.ndarray]:
             else -ramp[::-1], np.ascontiguousarray(ramp[:, ::-1])]
 
 
+def _refines(y, x, b: int, v: int) -> bool:
+    """Whether refine types ``y`` with ``x`` given as ``float64[b,v]``."""
+    try:
+        kt.refine([y], given={x: kt.TensorType("float64", (b, v))})
+    except kt.TypeInferenceError:
+        return False
+    return True
+
+
 def _runs(fn, data: np.ndarray) -> bool:
     try:
         with warnings.catch_warnings():
@@ -148,12 +157,7 @@ def test_a_kt_graph_of_unknown_sizes_checks_the_permutation_from_its_own_axis(b,
     assert dict(y.owner.op.params)["index"][0].along == 1
     data = np.random.default_rng(0).standard_normal((b, v))
     runs = _runs(lambda d: d[np.argsort(d, axis=1)], data)
-    try:
-        kt.refine([y], given={x: kt.TensorType("float64", (b, v))})
-        typed = True
-    except kt.TypeInferenceError:
-        typed = False
-    assert typed == runs, (b, v)
+    assert _refines(y, x, b, v) == runs, (b, v)
     x = kt.tensor("x", "float64", (b, v))  # make_node, at known sizes
     try:
         x[kt.argsort(x, axis=1)]
@@ -256,9 +260,4 @@ def test_a_transposed_permutation_is_read_in_a_kt_graph_of_unknown_sizes(b, v):
     assert dict(y.owner.op.params)["values"][0].along == 1
     data = np.random.default_rng(0).standard_normal((b, v))
     runs = _runs(lambda d: np.take_along_axis(d, np.argsort(d, axis=0).T, axis=1), data)
-    try:
-        kt.refine([y], given={x: kt.TensorType("float64", (b, v))})
-        typed = True
-    except kt.TypeInferenceError:
-        typed = False
-    assert typed == runs, (b, v)
+    assert _refines(y, x, b, v) == runs, (b, v)

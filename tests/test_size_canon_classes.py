@@ -45,6 +45,15 @@ def _equal(x, y, stated=()) -> bool:
     return all(_at(x, p) == _at(y, p) for p in _points(stated))
 
 
+def _assert_one_form(x, y) -> None:
+    """``x`` and ``y`` are one size (brute force), simplify to one form, and the forms
+    are the size."""
+    assert _equal(x, y)
+    fx, fy = EMPTY.simplify(x), EMPTY.simplify(y)
+    assert fx == fy
+    assert _equal(fx, x) and _equal(canonical_form(y), y)
+
+
 U = dim_min(k, n)
 # canon_rate --seed 6: U - U//2 is (U + 1)//2 (Hermite's identity over U), but the lattice
 # took U into the max of the rest first: max(m + U, n + U) - m - n - U//2.
@@ -186,10 +195,7 @@ OWN = [
 
 @pytest.mark.parametrize(("x", "y"), OWN)
 def test_a_function_of_an_atom_of_no_form_gets_one_form(x, y):
-    assert _equal(x, y)
-    fx, fy = EMPTY.simplify(x), EMPTY.simplify(y)
-    assert fx == fy
-    assert _equal(fx, x) and _equal(canonical_form(y), y)
+    _assert_one_form(x, y)
 
 
 def _hermite(rng: random.Random, g):
@@ -233,10 +239,7 @@ NESTED = [
 
 @pytest.mark.parametrize(("x", "y"), NESTED)
 def test_a_remainder_of_a_min_of_several_inside_maxes_gets_one_form(x, y):
-    assert _equal(x, y)
-    fx, fy = EMPTY.simplify(x), EMPTY.simplify(y)
-    assert fx == fy
-    assert _equal(fx, x) and _equal(canonical_form(y), y)
+    _assert_one_form(x, y)
 
 
 # canon_rate --seed 9: under n % 3 == 0 and n <= 7 (n in 0, 3, 6), (3*n)//8 is n//3; its
