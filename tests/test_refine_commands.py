@@ -205,3 +205,4 @@ def test_refine_rows_are_the_programs_variables_each_told_apart():
     shown = COMMANDS["refine"]("B, C = x.shape; zeros((B * 2, C)) x:float32[?,3] -> float64[8,3]")
     assert str(shown).splitlines() == ["x                  float32[4,3]  (was float32[?,3])",
                                        "zeros(x.shape[0])  float64[8,3]  (was float64[?,3])"]
+    assert repr(shown).startswith("<Refinement of 2 variables, 2 refined>\n")

@@ -120,7 +120,9 @@ class Refinement(Mapping):
             f"  (was {v.type})" if t != v.type else "") for label, v, t in rows)
 
     def __repr__(self) -> str:
-        return f"<Refinement of {len(self)} variables, {len(self.changed)} refined>\n{self}"
+        rows = self._rows()  # (the variables shown: sizes' carriers are not counted)
+        refined = sum(t != v.type for _, v, t in rows)
+        return f"<Refinement of {len(rows)} variables, {refined} refined>\n{self}"
 
     def _repr_html_(self) -> str:
         rows = [[code(label), type_inline(t), type_inline(v.type) if t != v.type else ""]
