@@ -13,7 +13,8 @@ import random
 from collections.abc import Callable
 
 from kantensor.types.conditions import Condition
-from kantensor.types.dim import Dim, dim_max, dim_min
+from kantensor.types.dim import Dim
+from kantensor.types.dimminmax import dim_max, dim_min
 from kantensor.types.facts import EMPTY, Facts
 from kantensor.types.lattice import _analysed, _lattice, _several_extreme
 

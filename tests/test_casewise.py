@@ -16,7 +16,8 @@ import kantensor as kt
 import sizing
 from kantensor.types.casewise import implied, plainest_under
 from kantensor.types.conditions import AnyOf, Condition
-from kantensor.types.dim import Dim, dim_max, dim_min
+from kantensor.types.dim import Dim
+from kantensor.types.dimminmax import dim_max, dim_min
 from kantensor.types.facts import EMPTY
 from kantensor.types.symbols import substitute
 

@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 
 from kantensor.types import dim as dim_module
 from kantensor.types.conditions import Condition
-from kantensor.types.dim import Dim, as_dim, dim_max, dim_min
+from kantensor.types.dim import Dim, as_dim
 from kantensor.types.dimfacts import NO_SOLUTION, assume_divisible, remainder_fact, solve_for
+from kantensor.types.dimminmax import dim_max, dim_min
 from kantensor.types.facts import EMPTY
 from kantensor.types.symbols import free_symbols, substitute
 

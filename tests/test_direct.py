@@ -28,7 +28,8 @@ from kantensor.signature.expressions import _terms, symbolic
 from kantensor.signature.forward import Build, relational
 from kantensor.syntax import ast as A
 from kantensor.types.conditions import Condition
-from kantensor.types.dim import DIM_CALLS, Dim, dim_min
+from kantensor.types.dim import Dim
+from kantensor.types.dimminmax import DIM_CALLS, dim_min
 from kantensor.types.facts import EMPTY, Facts
 from kantensor.types.poly import MAX_TERMS
 from kantensor.types.symbols import substitute

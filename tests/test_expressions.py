@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 import sizing
 from kantensor.signature import expressions as E
 from kantensor.syntax import ast as A
-from kantensor.types.dim import DIM_CALLS, Dim
+from kantensor.types.dim import Dim
+from kantensor.types.dimminmax import DIM_CALLS
 
 N_EXAMPLES = sizing.size("FACTS_EXAMPLES", 150, 5000)
 a, b = A.DimVar("a"), A.DimVar("b")

@@ -21,7 +21,8 @@ from kantensor.onnx import generic, nodecache, nodememo, repeats
 from kantensor.onnx.importer import read_types
 from kantensor.onnx.protos import _dim_param
 from kantensor.types.conditions import Condition
-from kantensor.types.dim import Dim, dim_max
+from kantensor.types.dim import Dim
+from kantensor.types.dimminmax import dim_max
 from kantensor.types.symbols import private
 from kantensor.types.type import TensorType
 

@@ -34,7 +34,8 @@ from kantensor.onnx import (
 from kantensor.onnx.bounds import oversized
 from kantensor.onnx.contract import contract
 from kantensor.onnx.loading import MAX_MESSAGE, OnnxImportError, raw_sizes
-from kantensor.types.dim import Dim, dim_min
+from kantensor.types.dim import Dim
+from kantensor.types.dimminmax import dim_min
 from kantensor.types.symbols import substitute
 
 F, I64 = TensorProto.FLOAT, TensorProto.INT64

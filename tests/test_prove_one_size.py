@@ -10,7 +10,8 @@ import random
 
 import sizing
 from kantensor.types import onesize, prove
-from kantensor.types.dim import Dim, dim_max
+from kantensor.types.dim import Dim
+from kantensor.types.dimminmax import dim_max
 from kantensor.types.symbols import substitute
 
 CASES = sizing.size("PROVE_CASES", 4000, 40000)

@@ -75,8 +75,8 @@ def test_tensor_type_parse_reads_long_sums_and_bounds_nesting():
         (kt.Dim("n"),)  # parentheses alone do not nest an expression
     assert TensorType.parse("int8[n**2 - 2**9 + 512]").shape == (kt.Dim("n") ** 2,)
     assert TensorType.parse("int8[min(m,n), max(n, 2)]").shape == (
-        kt.types.dim.dim_min(kt.Dim("m"), kt.Dim("n")),
-        kt.types.dim.dim_max(kt.Dim("n"), 2))
+        kt.types.dimminmax.dim_min(kt.Dim("m"), kt.Dim("n")),
+        kt.types.dimminmax.dim_max(kt.Dim("n"), 2))
 
 
 def test_sizes_are_bounded_and_always_print():

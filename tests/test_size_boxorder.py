@@ -12,7 +12,8 @@ import sizing
 from kantensor.types import monotone
 from kantensor.types.boxorder import ordered
 from kantensor.types.conditions import Condition
-from kantensor.types.dim import Dim, dim_max, dim_min
+from kantensor.types.dim import Dim
+from kantensor.types.dimminmax import dim_max, dim_min
 from kantensor.types.facts import Facts
 from kantensor.types.prove import proves
 from kantensor.types.symbols import substitute

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 import sizing
 from kantensor.types.canon import _canonical, _one_floor, canonical_form
 from kantensor.types.conditions import Condition
-from kantensor.types.dim import Dim, dim_max, dim_min, unknown
+from kantensor.types.dim import Dim, unknown
+from kantensor.types.dimminmax import dim_max, dim_min
 from kantensor.types.facts import EMPTY, Facts
 from kantensor.types.quasi import MAX_PERIOD, table
 from kantensor.types.quasiform import one_symbol_form

@@ -20,7 +20,8 @@ from kantensor.types.canon import canonical_form
 from kantensor.types.canonperiodic import periodic_out
 from kantensor.types.canonsplit import separated
 from kantensor.types.conditions import Condition
-from kantensor.types.dim import Dim, dim_max, dim_min
+from kantensor.types.dim import Dim
+from kantensor.types.dimminmax import dim_max, dim_min
 from kantensor.types.facts import EMPTY, Facts
 from kantensor.types.symbols import substitute
 

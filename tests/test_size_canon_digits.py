@@ -19,7 +19,8 @@ import sizegen
 import sizing
 from kantensor.types.canon import canonical_form
 from kantensor.types.digits import digits
-from kantensor.types.dim import Dim, dim_max, dim_min
+from kantensor.types.dim import Dim
+from kantensor.types.dimminmax import dim_max, dim_min
 from kantensor.types.facts import EMPTY
 from kantensor.types.lattice import _several_extreme
 from kantensor.types.poly import lone_atom

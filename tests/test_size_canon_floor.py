@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 import sizing
 from kantensor.types.canon import canonical_form
 from kantensor.types.canonfloor import MAX_BOUNDED, digits_in
-from kantensor.types.dim import Dim, dim_min
+from kantensor.types.dim import Dim
+from kantensor.types.dimminmax import dim_min
 from kantensor.types.facts import EMPTY
 from kantensor.types.symbols import substitute
 

@@ -20,7 +20,8 @@ from bounded import run_cases
 from kantensor.types import facts as facts_module
 from kantensor.types.canon import canonical_form
 from kantensor.types.conditions import Condition
-from kantensor.types.dim import Dim, dim_max, dim_min
+from kantensor.types.dim import Dim
+from kantensor.types.dimminmax import dim_max, dim_min
 from kantensor.types.facts import EMPTY, Facts
 from kantensor.types.lattice import lattice_form
 from kantensor.types.quasi import table

@@ -17,7 +17,8 @@ import sizegen
 import sizing
 from kantensor.types.canon import canonical_form
 from kantensor.types.conditions import Condition
-from kantensor.types.dim import Dim, dim_max, dim_min
+from kantensor.types.dim import Dim
+from kantensor.types.dimminmax import dim_max, dim_min
 from kantensor.types.facts import EMPTY, Facts
 from kantensor.types.intervals import interval
 from kantensor.types.narrow import narrow

@@ -18,7 +18,8 @@ import sizegen
 import sizing
 from kantensor.types.canon import canonical_form
 from kantensor.types.conditions import Condition
-from kantensor.types.dim import Dim, dim_max, dim_min
+from kantensor.types.dim import Dim
+from kantensor.types.dimminmax import dim_max, dim_min
 from kantensor.types.facts import EMPTY, Facts
 from kantensor.types.quasi import table
 from kantensor.types.quasiform import one_symbol_form

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 import sizegen
 import sizing
 from kantensor.types.canon import canonical_form
-from kantensor.types.dim import Dim, dim_min
+from kantensor.types.dim import Dim
+from kantensor.types.dimminmax import dim_min
 from kantensor.types.symbols import substitute
 
 N_EXAMPLES = sizing.size("FACTS_EXAMPLES", 150, 5000)
@@ -56,7 +57,8 @@ def test_forms_are_their_own_forms(seed, count) -> None:
 _ONE_FORM = """
 import sys
 from kantensor.types.canon import canonical_form
-from kantensor.types.dim import Dim, dim_min
+from kantensor.types.dim import Dim
+from kantensor.types.dimminmax import dim_min
 keep = [dim_min(Dim(f"a{i}"), Dim(f"b{i}")) // 2 for i in range(int(sys.argv[1]))]
 k, m, n = Dim("k"), Dim("m"), Dim("n")
 kn, mn = dim_min(k, n), dim_min(m, n)

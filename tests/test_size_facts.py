@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 import sizing
 from kantensor.types.conditions import AnyOf, Condition, expand
-from kantensor.types.dim import Dim, dim_max, dim_min
+from kantensor.types.dim import Dim
+from kantensor.types.dimminmax import dim_max, dim_min
 from kantensor.types.facts import EMPTY, Facts, _decide, simplify
 from kantensor.types.prove import interval, proves
 from kantensor.types.symbols import substitute

@@ -16,7 +16,8 @@ from kantensor.types import facts as facts_module
 from kantensor.types import monotone, stated
 from kantensor.types.canon import canonical_form
 from kantensor.types.conditions import Condition
-from kantensor.types.dim import Dim, dim_max, dim_min
+from kantensor.types.dim import Dim
+from kantensor.types.dimminmax import dim_max, dim_min
 from kantensor.types.facts import EMPTY, Facts
 from kantensor.types.symbols import substitute
 

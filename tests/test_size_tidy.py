@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 import sizing
 from kantensor.types.conditions import AnyOf, Condition
-from kantensor.types.dim import Dim, dim_max, dim_min
+from kantensor.types.dim import Dim
+from kantensor.types.dimminmax import dim_max, dim_min
 from kantensor.types.symbols import substitute
 from kantensor.types.tidy import tidy
 from kantensor.types.tidysize import tidy_size

@@ -20,7 +20,8 @@ from ..ops.families.indexing import index as advanced_index
 from ..ops.families.values import made_of_sizes, value_range
 from ..ops.params import ArrayRef
 from ..types.conditions import Condition, Source
-from ..types.dim import DimLike, dim_max, dim_min, unknown
+from ..types.dim import DimLike, unknown
+from ..types.dimminmax import dim_max, dim_min
 
 
 class UnreadValues:

@@ -28,7 +28,8 @@ import numpy as np
 
 from .. import ops
 from ..graph.basic import Variable
-from ..types.dim import Dim, dim_max, dim_min
+from ..types.dim import Dim
+from ..types.dimminmax import dim_max, dim_min
 from ..types.sizenum import Ratio, size_tensor
 from ..types.variable import as_tensor_variable
 from .pymath import MATH

@@ -13,8 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..types.conditions import AnyOf, Clause, Condition, InnerSize, InputAxis, Source
-from ..types.dim import Dim, DimLike, dim_max, dim_min, unknown
+from ..types.dim import Dim, DimLike, unknown
 from ..types.dimfacts import NO_SOLUTION, assume_divisible, solve_for
+from ..types.dimminmax import dim_max, dim_min
 from ..types.facts import Facts
 from ..types.poly import Opaque
 from ..types.symbols import free_symbols, substitute

@@ -17,8 +17,9 @@ from typing import Any
 
 from ..syntax import ast as A
 from ..syntax.ast import evaluate
-from ..types.dim import DIM_CALLS, Dim, DimLike, dim_max, dim_min, unknown
+from ..types.dim import Dim, DimLike, unknown
 from ..types.dimfacts import NO_SOLUTION, solve_for
+from ..types.dimminmax import DIM_CALLS, dim_max, dim_min
 from ..types.poly import Opaque
 from ..types.prove import bounds
 from ..types.symbols import free_symbols, substitute

@@ -37,7 +37,8 @@ from typing import Any
 import numpy as np
 
 from ..types.conditions import Condition, Source
-from ..types.dim import Dim, dim_max
+from ..types.dim import Dim
+from ..types.dimminmax import dim_max
 from .shared import FOLD_FACTS, FOLD_NEEDS, FloatSize
 
 __all__ = ["FloatSize", "entrywise", "float_sizes", "held", "is_float_sizes", "number",

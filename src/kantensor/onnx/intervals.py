@@ -23,7 +23,8 @@ from typing import Any, TypeAlias
 
 import numpy as np
 
-from ..types.dim import Dim, DimLike, dim_max, dim_min
+from ..types.dim import Dim, DimLike
+from ..types.dimminmax import dim_max, dim_min
 from ..types.dtypes import DTYPE_TABLE, Category, integer_range
 from ..types.prove import order
 from ..types.type import TensorType

@@ -32,7 +32,8 @@ from ..graph.type import Type
 from ..syntax.errors import TypeInferenceError
 from ..types.conditions import Condition, Source
 from ..types.containers import OptionalType, SequenceType, join_shapes
-from ..types.dim import Dim, dim_min
+from ..types.dim import Dim
+from ..types.dimminmax import dim_min
 from ..types.symbols import DataSymbol, data_size, free_symbols, substitute
 from ..types.type import TensorType
 from .subgraph import Notes, SizeCondition, base_name, fresh_names, names_in, output_types

@@ -20,7 +20,8 @@ import numpy as np
 from ..ops.params import ParamError
 from ..ops.sizes import SizeNames
 from ..ops.templates import dims, groups, reads_ranks, typed
-from ..types.dim import Dim, dim_max, dim_min
+from ..types.dim import Dim
+from ..types.dimminmax import dim_max, dim_min
 from ..types.facts import EMPTY, Facts
 from ..types.symbols import free_symbols
 

@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from ..graph.basic import Variable
-from ..types.dim import Dim, dim_min
+from ..types.dim import Dim
+from ..types.dimminmax import dim_min
 from ..types.dtypes import is_integer
 from ..types.protocol import NUMPY_OPS, register_numpy
 from ..types.variable import METHODS, as_tensor_variable, register_method

@@ -10,7 +10,8 @@ from typing import Any
 
 from ..logic.dims import COMPARE
 from ..syntax import ast as A
-from ..types.dim import DIM_CALLS, Dim
+from ..types.dim import Dim
+from ..types.dimminmax import DIM_CALLS
 from ..types.facts import Facts
 from ..types.poly import MAX_TERMS
 from ..types.symbols import free_symbols

@@ -2,8 +2,8 @@
 
 A :class:`Dim` is an integer-valued symbolic size: a named symbol (``Dim("n")``) or an
 expression built from symbols and ints with ``+ - * // %`` (``divmod(a, b)`` is ``(a //
-b, a % b)``, as Python's), ``**`` (int exponent >= 0), :func:`dim_min` and
-:func:`dim_max`.
+b, a % b)``, as Python's), ``**`` (int exponent >= 0), ``min`` and ``max``
+(:func:`kantensor.types.dimminmax.dim_min`, :func:`~kantensor.types.dimminmax.dim_max`).
 
 Every expression is kept canonical (:mod:`kantensor.types.poly`): a polynomial with
 integer coefficients over *atoms*, where an atom is a symbol, an *unknown* or an opaque
@@ -26,7 +26,8 @@ Every symbol and unknown is a size: an integer ``>= 0``. The rules:
   a negative divisor is made positive;
 * ``min``/``max`` are flattened, and an argument another one bounds at every size is
   dropped (``max(0, n) == n``, ``min((h + 1)//2, h//2) == h//2``, by
-  :func:`kantensor.types.prove.order`); the rest are kept sorted;
+  :func:`kantensor.types.prove.order`); the rest are kept sorted
+  (:mod:`kantensor.types.dimminmax`);
 * an exact quotient ``r/k`` (printed ``r//k``, made only where ``k`` is known to divide
   ``r``: :func:`kantensor.types.dimfacts.assume_divisible`) is split like ``//``;
   ``c*(r/k) == (c/g)*(r/(k/g))`` for ``g = gcd(c, k)`` (``2*(h/2) == h``); beside it,
@@ -49,7 +50,6 @@ from typing import Any, Final, TypeAlias
 
 from ..graph.display import block, esc, symbolic
 from ..graph.hooks import Hook
-from ..syntax.vocabulary import MAX, MIN
 from .dimorder import COMPARE, decided, divided, equal, ordered, powered
 from .interning import WeakInterner
 from .intervals import interval
@@ -58,11 +58,9 @@ from .poly import add as _poly_add
 from .poly import check_power as _check_power
 from .poly import divide as _poly_divide
 from .poly import mul as _poly_mul
-from .poly import ordered_args as _ordered_args
 from .poly import split as _poly_split
-from .prove import order
 
-__all__ = ["Dim", "DimLike", "as_dim", "dim_max", "dim_min", "unknown"]
+__all__ = ["Dim", "DimLike", "as_dim", "unknown"]
 
 DimLike: TypeAlias = "int | Dim"
 
@@ -455,46 +453,3 @@ def _mod(a: DimLike, b: DimLike) -> DimLike:
     if lo is not None and hi is not None and lo // b == hi // b:
         return _add(r, -b * (lo // b))  # r stays within one block of b
     return _atom("%", r, b)
-
-
-def _order(x: DimLike, y: DimLike) -> int | None:
-    """-1 if ``x <= y`` at every size (sizes are ``>= 0``), 1 if ``x >= y``, 0 if equal,
-    None if neither is proven (:func:`kantensor.types.prove.order`)."""
-    return order(_add(x, _mul(y, -1)))
-
-
-def _minmax(op: str, args: tuple[object, ...]) -> DimLike:
-    if not args:
-        raise TypeError(f"dim_{op} expected at least 1 argument, got 0")
-    flat: list[DimLike] = []
-    for x in map(as_dim, args):
-        atom = _lone_atom(x)
-        flat.extend(atom.args if isinstance(atom, Opaque) and atom.op == op else (x,))
-    kept: list[DimLike] = []
-    for x in flat:  # each argument drops those it beats, and is dropped if one beats it
-        survivors, wins = [], True
-        for k in kept:
-            order = _order(x, k)
-            if order is not None and order != 0 and (order < 0) == (op == "min"):
-                continue  # x beats k
-            survivors.append(k)
-            if order is not None:
-                wins = False  # k beats x, or equals it
-        kept = survivors + [x] if wins else survivors
-    if len(kept) == 1:
-        return kept[0]
-    return _atom(op, *_ordered_args(kept))
-
-
-def dim_min(*args: DimLike) -> DimLike:
-    """The minimum of ints and Dims (an int when decidable, else a canonical ``min``)."""
-    return _minmax("min", args)
-
-
-def dim_max(*args: DimLike) -> DimLike:
-    """The maximum of ints and Dims (an int when decidable, else a canonical ``max``)."""
-    return _minmax("max", args)
-
-
-#: The DSL's size functions on ints and Dims, for :func:`kantensor.syntax.ast.evaluate`.
-DIM_CALLS = {MIN.text: dim_min, MAX.text: dim_max}

@@ -45,7 +45,8 @@ from functools import lru_cache
 from typing import Final
 
 from .digits import digits, folds
-from .dim import DimLike, _symbol, dim_max, dim_min
+from .dim import DimLike, _symbol
+from .dimminmax import dim_max, dim_min
 from .fourier import Affine, TooLarge, affine, feasible, minus
 from .intervals import nonnegative, nonnegative_atom
 from .poly import Opaque, atom_key

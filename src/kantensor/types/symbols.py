@@ -20,7 +20,6 @@ from .dim import (
     _exact,
     _floordiv,
     _make,
-    _minmax,
     _mod,
     _mul,
     _pow,
@@ -28,6 +27,7 @@ from .dim import (
     _symbol,
     as_dim,
 )
+from .dimminmax import _minmax
 from .poly import Opaque, Private
 
 __all__ = ["APPLY", "DataSymbol", "data_size", "free_symbols", "linear", "private",

@@ -13,7 +13,8 @@ from ..graph.type import Type
 from ..syntax.ast import evaluate, near_dtype
 from ..syntax.errors import SignatureSyntaxError
 from ..syntax.parser import parse_tensor_type
-from .dim import DIM_CALLS, Dim
+from .dim import Dim
+from .dimminmax import DIM_CALLS
 from .display import tensor_type_html
 from .dtypes import DTYPES, NUMPY_STRING, category, normalize_dtype
 from .interning import WeakInterner

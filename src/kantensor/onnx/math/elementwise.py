@@ -13,7 +13,7 @@ from ...ops.sizes import SizeNames
 from ...ops.templates import checked, dims, reads_known_sizes, reads_ranks, typed
 from ...syntax.ast import Broadcasts, DimVar
 from ...types.conditions import COMPARE
-from ...types.dim import dim_max, dim_min
+from ...types.dimminmax import dim_max, dim_min
 from ..floatsizes import entrywise, float_sizes, number, precision, quotient, rounded, whole, wrap
 from ..shared import FOLD_DTYPE, FOLD_FACTS, SIZE_MAX, SIZE_MIN, NotKnown, size_entry, value_entries
 

@@ -60,7 +60,8 @@ from typing import Any
 import numpy as np
 
 from ...graph.basic import Constant, Variable
-from ...types.dim import Dim, DimLike, dim_max, dim_min
+from ...types.dim import Dim, DimLike
+from ...types.dimminmax import dim_max, dim_min
 from ...types.dtypes import FLOATING, dtype_info, integer_range, is_integer
 from ...types.intervals import interval
 from ...types.symbols import free_symbols

@@ -403,7 +403,7 @@ def evaluate(expr: DimExpr, lookup: Callable[[str], DimLike],
     """The value of ``expr``, its names replaced by ``lookup(name)`` (ints or Dims).
 
     ``calls`` implements the DSL's size functions (``min``, ``max``) on the values:
-    :data:`kantensor.types.dim.DIM_CALLS` for Dims.
+    :data:`kantensor.types.dimminmax.DIM_CALLS` for Dims.
 
     The one evaluator of dim expressions: the solver looks names up in its
     substitution, ``TensorType.parse`` maps them to named Dims. Iterative, so deep
