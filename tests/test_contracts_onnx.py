@@ -564,3 +564,33 @@ def test_an_input_of_unknown_rank_given_no_dims_is_a_scalar():
     x = np.array(-1.0, np.float32)
     assert ortrun.run(model, {"x": x}) == [kt.function(inputs, y)(x).shape] == [()]
     assert str(y.type) == "float32[]"
+
+
+def conv_pool_flatten() -> ModelProto:
+    """A strided conv, a pool, then Flatten: the Flatten's size is a product of the two
+    windows' output sizes, ``3*((H + 3)//4 - 1)*((W + 3)//4 - 1)``."""
+    w = _init("w", np.ones((3, 3, 3, 3), np.float32))
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], strides=[2, 2], name="conv"),
+             helper.make_node("MaxPool", ["c"], ["p"], kernel_shape=[2, 2], strides=[2, 2],
+                              name="pool"),
+             helper.make_node("Flatten", ["p"], ["out"], name="flat")]
+    x = helper.make_tensor_value_info("x", F, ["N", 3, "H", "W"])
+    return _model(nodes, [x], [w], "conv_pool_flatten")
+
+
+def test_a_product_of_window_sizes_is_decided_by_its_factors():
+    """Flatten's condition on the product of two windows' sizes holds wherever the windows
+    fit (each factor is then at least 1): the contract is exact (it was approximate, with
+    the product a condition no box states), and holds where onnxruntime runs the model
+    through windows that follow ONNX's formula, at every H, W in 0..11."""
+    model = conv_pool_flatten()
+    contract = ko.contract(model)
+    assert contract.exact
+    assert str(contract.sets()["H"]) == "SizeSet(x >= 5)"
+    watched = ortwindows.Watched(model)
+    for h, w in itertools.product(range(12), repeat=2):
+        claim = bool(contract.holds(N=1, H=h, W=w).value)
+        run = ortwindows.judge(watched, {"x": np.zeros((1, 3, h, w), np.float32)})
+        count("product of window sizes: sizes judged by onnxruntime")
+        ran = isinstance(run, list) and all(0 not in shape for shape in run)
+        assert claim == ran, (h, w, run)

@@ -35,6 +35,7 @@ from ..conditions import Condition
 from ..dim import Dim, DimLike, _make, _symbol, unknown
 from ..facts import Facts
 from ..poly import Opaque
+from ..productsign import decided_by_interval, product_interval
 from ..symbols import free_symbols, substitute
 from .evaluate import evaluator
 from .sizeset import ALL, Inexpressible, SizeSet
@@ -350,7 +351,15 @@ def _decided(c: Condition, sets: Mapping[Hashable, SizeSet]) -> bool | None:
             facts.append(Condition(v, ">=", known.min))
         if known.max is not None:
             facts.append(Condition(v, "<=", known.max))
-    return Facts(facts).decide(c)
+    store = Facts(facts)
+    found = store.decide(c)
+    if found is not None or not facts:
+        return found
+    split = factors(c.key[0])  # a product over disjoint sizes: by its factors' bounds
+    if split is None:
+        return None
+    k, fs, r = split
+    return decided_by_interval(c.key[1], *product_interval(k, fs, r, store.bounds))
 
 
 def _product_split(c: Condition, sets: Mapping[Hashable, SizeSet],
