@@ -594,3 +594,40 @@ def test_a_product_of_window_sizes_is_decided_by_its_factors():
         count("product of window sizes: sizes judged by onnxruntime")
         ran = isinstance(run, list) and all(0 not in shape for shape in run)
         assert claim == ran, (h, w, run)
+
+
+def conv_pool_view() -> ModelProto:
+    """torch's ``x.view(x.size(0), -1)`` after a conv and a pool, as exporters write it:
+    the flattened size read from the shape (``ReduceProd`` of its tail), so Reshape's
+    entry is a size the build cannot see is never negative (an overload's choice)."""
+    w = _init("w", np.ones((3, 3, 3, 3), np.float32))
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], strides=[2, 2], name="conv"),
+             helper.make_node("MaxPool", ["c"], ["p"], kernel_shape=[2, 2], strides=[2, 2],
+                              name="pool"),
+             helper.make_node("Shape", ["p"], ["s"], name="shape"),
+             helper.make_node("Slice", ["s", "i0", "i1"], ["n"], name="batch"),
+             helper.make_node("Slice", ["s", "i1", "i4"], ["tail"], name="tail"),
+             helper.make_node("ReduceProd", ["tail"], ["flat"], keepdims=1, name="prod"),
+             helper.make_node("Concat", ["n", "flat"], ["target"], axis=0, name="target"),
+             helper.make_node("Reshape", ["p", "target"], ["out"], name="view")]
+    x = helper.make_tensor_value_info("x", F, ["N", 3, "H", "W"])
+    inits = [w, _init("i0", [0]), _init("i1", [1]), _init("i4", [4])]
+    return _model(nodes, [x], inits, "conv_pool_view")
+
+
+def test_a_choice_every_valid_size_meets_is_not_called_approximate():
+    """The Reshape's choice (its entry ``>= 0``) holds wherever the windows fit, so no
+    sizes are left uncovered: the words say nothing is approximate (they said the sizes
+    where the choice fails were not covered, under an 'exact' heading), and the contract
+    holds where onnxruntime runs it, at every H, W in 0..11 (N = 2)."""
+    model = conv_pool_view()
+    contract = ko.contract(model)
+    assert contract.exact and all(c.covered for c in contract.cells)
+    assert "approximate" not in str(contract) and "not covered" not in str(contract)
+    watched = ortwindows.Watched(model)
+    for h, w in itertools.product(range(12), repeat=2):
+        claim = bool(contract.holds(N=2, H=h, W=w).value)
+        run = ortwindows.judge(watched, {"x": np.zeros((2, 3, h, w), np.float32)})
+        count("view after windows: sizes judged by onnxruntime")
+        ran = isinstance(run, list) and all(0 not in shape for shape in run)
+        assert claim == ran, (h, w, run)

@@ -218,8 +218,10 @@ def contract_text(contract: Any) -> str:
                    f"name{'s' * (hidden == 1)} sizes that are no inputs (data-dependent "
                    "counts, or sizes the types do not relate to the inputs'); "
                    "contract.inner is sufficient, contract.outer necessary")
+    uncovered = any(not c.covered for c in contract.cells)  # (none: every choice holds
+    # wherever the other conditions do, as the cells show)
     for atom in contract.atoms:
-        if atom.chosen:
+        if atom.chosen and uncovered:
             out.append(f"  approximate: where {_clause_text(atom.clause, contract)} fails, "
                        f"{atom.where()} gives {atom.chosen}, not the type the graph was "
                        "built for: those sizes are not covered (neither valid nor invalid "
