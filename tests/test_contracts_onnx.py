@@ -581,11 +581,14 @@ def conv_pool_flatten() -> ModelProto:
 def test_a_product_of_window_sizes_is_decided_by_its_factors():
     """Flatten's condition on the product of two windows' sizes holds wherever the windows
     fit (each factor is then at least 1): the contract is exact (it was approximate, with
-    the product a condition no box states), and holds where onnxruntime runs the model
-    through windows that follow ONNX's formula, at every H, W in 0..11."""
+    the product a condition no box states), says only the windows' bounds, and holds where
+    onnxruntime runs the model through windows that follow ONNX's formula, at every H, W
+    in 0..11."""
     model = conv_pool_flatten()
     contract = ko.contract(model)
     assert contract.exact
+    # the product's bound is implied by the windows' two, so it is no atom of its own
+    assert [sorted(map(str, a.clause.symbols())) for a in contract.atoms] == [["H"], ["W"]]
     assert str(contract.sets()["H"]) == "SizeSet(x >= 5)"
     watched = ortwindows.Watched(model)
     for h, w in itertools.product(range(12), repeat=2):

@@ -8,8 +8,10 @@ from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..conditions import Clause, Condition, Source, is_choice
+from ..dim import Dim
 from ..facts import Facts
 from ..symbols import DataSymbol
+from .cells import by_factors
 from .evaluate import evaluator
 from .sizeset import SizeSet
 from .words import factored
@@ -223,6 +225,15 @@ def pruned(atoms: list[Atom], inputs: Collection[Hashable] | None = None) -> lis
                     j < i or facts.setdefault(i, Facts([a.clause])).decide(b.clause) is not True):
                 dropped.add(i)
                 break
+    for i, a in enumerate(bounds):  # a product whose factors the bounds over its own
+        # sizes bound (a Flatten after two windows: each factor >= 1 where they fit)
+        if i in dropped or not isinstance(a.clause.key[0], Dim) or len(a.clause.symbols()) < 2:
+            continue
+        names = a.clause.symbols()
+        by = [b.clause for j, b in enumerate(bounds) if j != i and j not in dropped
+              and not b.chosen and len(b.clause.symbols()) == 1 and b.clause.symbols() <= names]
+        if by and by_factors(a.clause, Facts(by)) is True:
+            dropped.add(i)
     if not dropped:
         return atoms
     gone = {id(bounds[i]) for i in dropped}

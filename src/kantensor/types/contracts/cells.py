@@ -41,7 +41,7 @@ from .evaluate import evaluator
 from .sizeset import ALL, Inexpressible, SizeSet
 from .univariate import solve as solve_one
 
-__all__ = ["MAX_CELLS", "Cell", "dim_of", "factors", "solve"]
+__all__ = ["MAX_CELLS", "Cell", "by_factors", "dim_of", "factors", "solve"]
 
 #: The most cells one conjunction is split into (past it: the split is not made).
 MAX_CELLS: Final = 4096
@@ -353,9 +353,14 @@ def _decided(c: Condition, sets: Mapping[Hashable, SizeSet]) -> bool | None:
             facts.append(Condition(v, "<=", known.max))
     store = Facts(facts)
     found = store.decide(c)
-    if found is not None or not facts:
-        return found
-    split = factors(c.key[0])  # a product over disjoint sizes: by its factors' bounds
+    return by_factors(c, store) if found is None and facts else found
+
+
+def by_factors(c: Condition, store: Facts) -> bool | None:
+    """``c`` on a product of factors over disjoint sizes (:func:`factors`) decided by
+    each factor's bounds under ``store`` (:mod:`..productsign`); None: no such product,
+    or the bounds leave it open."""
+    split = factors(c.key[0])
     if split is None:
         return None
     k, fs, r = split
