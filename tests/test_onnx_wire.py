@@ -61,6 +61,15 @@ EDGES = [TensorType("float32", (*[1] * rank, Dim("a" * k)))
          for rank in (27, 28, 29, 30) for k in range(1, 9)]
 
 
+def test_every_size_of_one_or_two_bytes_is_written_as_protobuf_writes_it():
+    """Each size below 2**14 (a varint of one or two bytes, written from tables by the
+    size's low and high bits) and the next ones, alone and beside a named size, as
+    onnx.helper's TypeProto serializes them."""
+    for size in range(0x4000 + 3):
+        for t in (TensorType("float32", (size,)), TensorType("int8", (n, size))):
+            assert type_bytes(t) == helper_type(t).SerializeToString(), t
+
+
 @pytest.mark.parametrize("t", EDGES, ids=lambda t: f"{t.ndim}-{len(str(t.shape[-1]))}")
 def test_types_whose_lengths_take_one_or_two_bytes_are_written_as_protobuf_writes_them(t):
     assert type_bytes(t) == helper_type(t).SerializeToString()

@@ -50,8 +50,15 @@ _DIM_VALUE = tag(_number(onnx.TensorShapeProto.Dimension, "dim_value"), 0)
 _DIM_PARAM = tag(_number(onnx.TensorShapeProto.Dimension, "dim_param"))
 _UNKNOWN = field(_DIM, b"")  # a dim with neither a value nor a name
 _SMALL = tuple(field(_DIM, _DIM_VALUE + varint(n)) for n in range(128))
-# a dim's bytes up to a size of two bytes (128 <= size < 2**14: most sizes past 127)
-_TWO = _DIM + BYTE[len(_DIM_VALUE) + 2] + _DIM_VALUE
+# a dim's bytes of a size of two bytes (128 <= size < 2**14: most sizes past 127) but its
+# last byte, by the size's low seven bits (its last byte is the size >> 7)
+_TWO = tuple(_DIM + BYTE[len(_DIM_VALUE) + 2] + _DIM_VALUE + bytes((n | 0x80,))
+             for n in range(128))
+# the shape's key and the length of its dims below 128, by that length
+_SHAPES = tuple(_SHAPE + BYTE[n] for n in range(128))
+# a ValueInfoProto's type field's key, its length and the tensor type's key and length, by
+# the length of the TypeProto.Tensor (below 0x7E: both lengths one byte)
+_FIELDS = tuple(_TYPE + BYTE[n + 2] + _TENSOR + BYTE[n] for n in range(0x7E))
 _ELEM = {dtype: _ELEM_TYPE + varint(code) for dtype, code in ELEM_TYPES.items()}
 
 #: Type -> the ``type`` field of a ValueInfoProto holding it: its key, its length and
@@ -95,19 +102,15 @@ def _tensor(dtype: str, shape: tuple | None) -> bytes:
     body = _ELEM[dtype]
     if shape is None:
         return body
-    dims = []
+    dims = b""  # (a few dims: bytes added up take fewer steps than a list joined)
     for d in shape:
         if type(d) is int:
-            dims.append(_SMALL[d] if d < 128 else _TWO + bytes((d & 0x7F | 0x80, d >> 7))
-                        if d < 0x4000 else field(_DIM, _DIM_VALUE + varint(d)))
-        elif d is None:
-            dims.append(_UNKNOWN)
+            dims += _SMALL[d] if d < 0x80 else _TWO[d & 0x7F] + BYTE[d >> 7] \
+                if d < 0x4000 else field(_DIM, _DIM_VALUE + varint(d))
         else:
-            dims.append(_param(d))
-    dims = b"".join(dims)
+            dims += _UNKNOWN if d is None else _param(d)
     n = len(dims)
-    return b"".join((body, _SHAPE, BYTE[n], dims)) if n < 0x80 else \
-        body + field(_SHAPE, dims)
+    return body + _SHAPES[n] + dims if n < 0x80 else body + field(_SHAPE, dims)
 
 
 def _encoded(t: Type) -> bytes:
@@ -131,8 +134,7 @@ def _type_field(t: Type) -> bytes:
         if type(t) is TensorType:
             body = _tensor(t.dtype, t.shape)
             n = len(body)
-            found = b"".join((_TYPE, BYTE[n + 2], _TENSOR, BYTE[n], body)) if n < 0x7E \
-                else field(_TYPE, field(_TENSOR, body))
+            found = _FIELDS[n] + body if n < 0x7E else field(_TYPE, field(_TENSOR, body))
         else:
             found = field(_TYPE, _encoded(t))
         if len(_TYPES) >= _TYPES_SIZE:
