@@ -273,3 +273,36 @@ def test_nodes_typed_by_a_template_without_records_read_again_as_with_them(monke
     assert states[1:] == states_with[1:]
     assert [s for s in states[0] if s != "seen"] == \
         [s for s, t in zip(states_with[0], states[0], strict=True) if t != "seen"]
+
+
+def test_nodes_typed_at_first_sight_are_filed_at_once_within_the_bounds(monkeypatch):
+    """nodecache.seen_all files a reading's nodes typed at first sight as SEEN at once:
+    all of them beside what NODES holds where they fit; else NODES emptied and as many
+    of the last ones as fit its count and bytes, the large ones never (brute force over
+    the counts and sizes against the bounds one by one filing keeps)."""
+    monkeypatch.setattr(nodecache, "NODES_SIZE", 8)
+    monkeypatch.setattr(nodecache, "NODES_BYTES", 40)
+    monkeypatch.setattr(nodecache, "MAX_NODE", 9)
+    for held in range(4):
+        for count in range(12):
+            nodecache.NODES.clear()
+            nodecache._held[0] = 0
+            old = [b"old%d" % k for k in range(held)]
+            for d in old:
+                nodecache.NODES[d] = object()
+                nodecache._held[0] += len(d)
+            datas = [(b"n%d" % k).ljust(3 + k % 4, b".") for k in range(count)]
+            datas.insert(count // 2, b"L" * 10)  # (larger than MAX_NODE: never filed)
+            nodecache.seen_all(datas)
+            small = [d for d in datas if len(d) <= 9]
+            filed = [d for d in nodecache.NODES if nodecache.NODES[d] is nodecache.SEEN]
+            if held + len(small) <= 8 and 4 * held + sum(map(len, small)) <= 40:
+                assert list(nodecache.NODES) == old + small
+            else:  # (emptied: a run of the last ones, the longest within both bounds)
+                assert list(nodecache.NODES) == filed == small[len(small) - len(filed):]
+                k = len(small) - len(filed)
+                assert len(filed) <= 8 and sum(map(len, filed)) <= 40
+                assert k == 0 or len(filed) == 8 or sum(map(len, small[k - 1:])) > 40
+            assert nodecache._held[0] == sum(map(len, nodecache.NODES))
+    nodecache.NODES.clear()
+    nodecache._held[0] = 0

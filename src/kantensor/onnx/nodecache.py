@@ -25,8 +25,8 @@ from .loading import texts
 from .wire import read_varint
 
 __all__ = ["CONSTANTS", "MAX_NODE", "NODES", "NO_INPUT", "ONCE", "SEEN", "SHARED", "NodeRecord",
-           "again", "constant_key", "keep_constant", "new_record", "node_parts", "record",
-           "seen", "shared_constant"]
+           "ATTRIBUTE", "DOMAIN", "again", "attributes_of", "constant_key", "keep_constant",
+           "new_record", "record", "seen_all", "shared_constant"]
 
 _UNREAD: Any = object()  # a record's attributes not serialized yet
 
@@ -86,9 +86,10 @@ def _key(name: str) -> int:
     return number << 3 | 2
 
 
-# a node whose bytes hold no such byte has no such field (not read through protobuf)
-_ATTRIBUTE = _key("attribute")
-_DOMAIN = _key("domain")
+#: the key of a node's attribute and domain fields: a node whose bytes hold no such byte
+#: has no such field (not read through protobuf)
+ATTRIBUTE = _key("attribute")
+DOMAIN = _key("domain")
 # the fields a Constant's key leaves out (:func:`constant_key`)
 _INPUT = _key("input")
 _OUTPUT = _key("output")
@@ -125,21 +126,21 @@ class NodeRecord:
         protobuf's: reading them from the bytes in Python (a loop over the fields) cost
         3,000 instructions a record more than protobuf's containers and slices
         (callgrind, onnx_distinct.py's 3,000 nodes: 14,200 against 11,000 a record).
-        ``parts``: what :func:`node_parts` read of the node (its bytes all ASCII) when
+        ``parts``: what :func:`.repeats.first_typed` read of the node (its bytes all ASCII) when
         read so already."""
         self.attributes: tuple[bytes, ...] | None
         if parts is not None:
             self.op_type, self.domain, self.names, self.wanted, self.attributes = parts
         else:
             self.op_type = node.op_type
-            self.domain = "" if data is not None and _DOMAIN not in data else node.domain
+            self.domain = "" if data is not None and DOMAIN not in data else node.domain
             self.names = tuple(node.input[:])  # (a slice reads faster than list())
             self.wanted = tuple(node.output[:])
             if data is None or not data.isascii():  # (every name in ASCII bytes is text)
                 texts((self.op_type, self.domain, node.name, *self.names, *self.wanted),
                       lambda: f"a {self.op_type} node" if type(self.op_type) is str else
                       "a node")
-            self.attributes = () if data is not None and _ATTRIBUTE not in data else \
+            self.attributes = () if data is not None and ATTRIBUTE not in data else \
                 _UNREAD if node.attribute else ()
         self.kept = kept
         self.literal = self.op_type == "Constant" and self.domain in ("", "ai.onnx")
@@ -153,11 +154,11 @@ class NodeRecord:
         large attributes, or a tensor attribute whose data is external, and so depends on
         the model's folder."""
         if self.attributes is _UNREAD:
-            self.attributes = _attributes(node)
+            self.attributes = attributes_of(node)
         return self.attributes
 
 
-def _attributes(node: onnx.NodeProto) -> tuple[bytes, ...] | None:
+def attributes_of(node: onnx.NodeProto) -> tuple[bytes, ...] | None:
     attributes = []
     size = 0
     for a in node.attribute:
@@ -182,7 +183,7 @@ def record(node: onnx.NodeProto, data: bytes | None = None) -> NodeRecord:
 def new_record(node: onnx.NodeProto, data: bytes, parts: tuple | None = None
                ) -> NodeRecord:
     """The record of ``node``, serialized as ``data``, which :data:`NODES` does not hold:
-    read (``parts``: as :func:`node_parts` read it, when it did), and kept when the node
+    read (``parts``: as :func:`.repeats.first_typed` read it, when it did), and kept when the node
     is small."""
     if len(data) > MAX_NODE:
         return NodeRecord(node, False, data, parts)
@@ -199,17 +200,26 @@ def _keep(data: bytes, made: Any) -> None:
     _held[0] += len(data)
 
 
-def seen(data: bytes) -> None:
-    """Note that the node serialized as ``data`` (all ASCII), which :data:`NODES` does not
-    hold, was typed once without its record (:data:`SEEN`), unless it is large. (As
-    :func:`_keep`, inline: it runs for most nodes of a first call.)"""
-    n = len(data)
-    if n <= MAX_NODE:
-        if len(NODES) >= NODES_SIZE or _held[0] + n > NODES_BYTES:
-            NODES.clear()
-            _held[0] = 0
-        NODES[data] = SEEN
-        _held[0] += n
+def seen_all(datas: list[bytes]) -> None:
+    """Note that the nodes serialized as ``datas`` (all ASCII, none held by :data:`NODES`
+    nor twice in ``datas``: each met once, in a reading of a model) were typed once
+    without their records (:data:`SEEN`), but for the large ones, at once: filed by one
+    ``update`` when they fit beside what :data:`NODES` holds, else after emptying it,
+    as many of the last as fit (as filing them one by one, emptied when full, would
+    keep). (Once per reading, not per node: a first call of a model of blocks that all
+    differ met most of its nodes so.)"""
+    small = [d for d in datas if len(d) <= MAX_NODE]
+    n = sum(map(len, small))
+    if len(NODES) + len(small) > NODES_SIZE or _held[0] + n > NODES_BYTES:
+        NODES.clear()
+        _held[0] = 0
+        k, n = len(small), 0  # the last ones that fit, alone
+        while k and len(small) - k < NODES_SIZE and n + len(small[k - 1]) <= NODES_BYTES:
+            k -= 1
+            n += len(small[k])
+        small = small[k:]
+    NODES.update(dict.fromkeys(small, SEEN))
+    _held[0] += n
 
 
 def again(node: onnx.NodeProto, data: bytes) -> NodeRecord:
@@ -219,16 +229,6 @@ def again(node: onnx.NodeProto, data: bytes) -> NodeRecord:
     made = NODES[data] = NodeRecord(node, True, data)
     made.slot = ONCE
     return made
-
-
-def node_parts(node: onnx.NodeProto, data: bytes
-               ) -> tuple[str, tuple[str, ...], tuple[str, ...], tuple[bytes, ...] | None]:
-    """The domain, input names, output names and attributes' key
-    (:meth:`NodeRecord.attribute_key`) of ``node``, serialized as ``data``, all ASCII (so
-    every name is text): as its record reads them, without a record."""
-    return "" if _DOMAIN not in data else node.domain, tuple(node.input[:]), \
-        tuple(node.output[:]), \
-        () if _ATTRIBUTE not in data or not node.attribute else _attributes(node)
 
 
 def _constant_parts(data: bytes) -> tuple[bytes, int] | None:
@@ -268,7 +268,7 @@ def _key_of(data: bytes, start: int, node: onnx.NodeProto | None) -> bytes | Non
     if len(data) - start > MAX_ATTRIBUTES:
         return None
     key = data[start:]
-    if _EXTERNAL_BYTES in key and (node is None or _attributes(node) is None):
+    if _EXTERNAL_BYTES in key and (node is None or attributes_of(node) is None):
         return None
     return key
 

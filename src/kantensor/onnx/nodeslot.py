@@ -47,7 +47,17 @@ from ..types.facts import Facts
 from . import intervals
 from .contradiction import consistent, lasting
 from .intervals import exact_token, interval_of, interval_output, record_interval
-from .nodecache import NO_INPUT, NODES, ONCE, SEEN, NodeRecord, again, new_record, shared_constant
+from .nodecache import (
+    NO_INPUT,
+    NODES,
+    ONCE,
+    SEEN,
+    NodeRecord,
+    again,
+    new_record,
+    seen_all,
+    shared_constant,
+)
 from .nodememo import input_facts, value_facts
 from .protos import label as node_label
 from .registry import OnnxOp
@@ -184,75 +194,77 @@ def replay(reader: Any, serialized: Sequence[bytes],
         reader.untyped, reader.values, reader.value_keys
     facts, now = reader.facts, context(reader)
     found_entries: set[OnnxOp] = set()  # the entries its nodes' op types find, as checked
-    fresh = 0  # the nodes typed at first sight, without a record (reader.fresh)
-    for k, data in enumerate(serialized):
-        rec = found(data)
-        if rec is None:  # (a node first seen: its proto read once, for its record and
-            # by the reader)
-            node = nodes[k]
-            shared = shared_constant(data, node) if data and data[0] == NO_INPUT else None
-            if shared is not None and shared[0] not in types and shared[0] not in untyped:
-                reader.constant_found(*shared)  # (a Constant of a value read before)
-                continue
-            if reader.repeats and data.isascii():  # (typed by its op type's last template
-                # without a record, as reader.node types it; else what it read)
-                read = first_typed(reader, node, data)
-                if read is True:
-                    fresh += 1
+    typed: list[bytes] = []  # the nodes typed at first sight, without a record
+    try:
+        for k, data in enumerate(serialized):
+            rec = found(data)
+            if rec is None:  # (a node first seen: its proto read once, for its record and
+                # by the reader)
+                node = nodes[k]
+                shared = shared_constant(data, node) if data and data[0] == NO_INPUT else None
+                if shared is not None and shared[0] not in types and shared[0] not in untyped:
+                    reader.constant_found(*shared)  # (a Constant of a value read before)
                     continue
-                rec = new_record(node, data, read or None)
-            else:
-                rec = new_record(node, data)
-                if not rec.literal and reader.repeats and repeated(reader, rec, node):
-                    continue  # (typed by its op type's last template: as reader.node does)
-            reader.node(node, rec, True)
+                if reader.repeats and data.isascii():  # (typed by its op type's last template
+                    # without a record, as reader.node types it; else what it read)
+                    read = first_typed(reader, node, data, typed)
+                    if read is True:
+                        continue
+                    rec = new_record(node, data, read or None)
+                else:
+                    rec = new_record(node, data)
+                    if not rec.literal and reader.repeats and repeated(reader, rec, node):
+                        continue  # (typed by its op type's last template: as reader.node does)
+                reader.node(node, rec, True)
+                if reader.facts is not facts:  # (its conditions noted)
+                    facts, now = reader.facts, context(reader)
+                continue
+            if rec is SEEN:  # (typed once by a template: its record made now)
+                rec = again(nodes[k], data)
+            if (plan := rec.plan) is not None:
+                try:  # (KeyError: an input has no token, so the slot does not apply)
+                    state = plan.tokens_of(tokens)
+                except KeyError:
+                    state = _MISSING
+                name = plan.name
+                if state == plan.state and (plan.context is now or _applies(
+                        reader, plan, rec, found_entries)) \
+                        and (name not in types and name not in untyped if name is not None else
+                             types.keys().isdisjoint(plan.outputs) and
+                             untyped.keys().isdisjoint(plan.outputs)):
+                    if plan.own:  # (as typed_node notes them)
+                        reader.conditions.extend(plan.own)
+                        if plan.lasting:
+                            reader.facts = reader.facts.with_(*plan.lasting)
+                        if reader.facts is not facts:
+                            facts, now = reader.facts, context(reader)
+                    if plan.interval is not None:  # (as typed_node records it)
+                        record_interval(reader, plan.entry, nodes[k], plan.interval)
+                    if name is not None:  # (most nodes: one output)
+                        types[name] = plan.out
+                        tokens[name] = plan.token
+                        if plan.value is not None:
+                            values[name], value_keys[name] = plan.value, plan.vkey
+                    else:
+                        types.update(plan.types)
+                        tokens.update(plan.tokens)
+                        if plan.values:
+                            values.update(plan.values)
+                            value_keys.update(plan.value_keys)
+                    continue
+            elif rec.constant is not None:  # a Constant read before (as the reader's node
+                # and constant write it)
+                wanted = rec.wanted
+                name = wanted[0] if len(wanted) == 1 else ""
+                if name and name not in types and name not in untyped:
+                    reader.constant_found(name, rec.constant)
+                    continue
+            reader.node(nodes[k], rec)
             if reader.facts is not facts:  # (its conditions noted)
                 facts, now = reader.facts, context(reader)
-            continue
-        if rec is SEEN:  # (typed once by a template: its record made now)
-            rec = again(nodes[k], data)
-        if (plan := rec.plan) is not None:
-            try:  # (KeyError: an input has no token, so the slot does not apply)
-                state = plan.tokens_of(tokens)
-            except KeyError:
-                state = _MISSING
-            name = plan.name
-            if state == plan.state and (plan.context is now or _applies(
-                    reader, plan, rec, found_entries)) \
-                    and (name not in types and name not in untyped if name is not None else
-                         types.keys().isdisjoint(plan.outputs) and
-                         untyped.keys().isdisjoint(plan.outputs)):
-                if plan.own:  # (as typed_node notes them)
-                    reader.conditions.extend(plan.own)
-                    if plan.lasting:
-                        reader.facts = reader.facts.with_(*plan.lasting)
-                    if reader.facts is not facts:
-                        facts, now = reader.facts, context(reader)
-                if plan.interval is not None:  # (as typed_node records it)
-                    record_interval(reader, plan.entry, nodes[k], plan.interval)
-                if name is not None:  # (most nodes: one output)
-                    types[name] = plan.out
-                    tokens[name] = plan.token
-                    if plan.value is not None:
-                        values[name], value_keys[name] = plan.value, plan.vkey
-                else:
-                    types.update(plan.types)
-                    tokens.update(plan.tokens)
-                    if plan.values:
-                        values.update(plan.values)
-                        value_keys.update(plan.value_keys)
-                continue
-        elif rec.constant is not None:  # a Constant read before (as the reader's node
-            # and constant write it)
-            wanted = rec.wanted
-            name = wanted[0] if len(wanted) == 1 else ""
-            if name and name not in types and name not in untyped:
-                reader.constant_found(name, rec.constant)
-                continue
-        reader.node(nodes[k], rec)
-        if reader.facts is not facts:  # (its conditions noted)
-            facts, now = reader.facts, context(reader)
-    reader.fresh = fresh
+    finally:  # (noted as typed once: their records are made when met again)
+        seen_all(typed)
+    reader.fresh = len(typed)
 
 
 def _applies(reader: Any, plan: Plan, rec: NodeRecord, found: set[OnnxOp]) -> bool:

@@ -60,7 +60,7 @@ from ..types.type import TensorType, checked_type, static_axes
 from . import generic
 from .generic import PINNED, Template
 from .intervals import INTEGER_DTYPES, MAKES_INTERVALS
-from .nodecache import ONCE, NodeRecord, node_parts, seen
+from .nodecache import ATTRIBUTE, DOMAIN, ONCE, NodeRecord, attributes_of
 
 __all__ = ["first_typed", "repeated"]
 
@@ -294,27 +294,43 @@ def repeated(reader: Any, rec: NodeRecord, node: onnx.NodeProto) -> bool:
     return True
 
 
-def first_typed(reader: Any, node: onnx.NodeProto, data: bytes) -> tuple | bool:
+def first_typed(reader: Any, node: onnx.NodeProto, data: bytes, typed: list[bytes]
+                ) -> tuple | bool:
     """:func:`repeated` for a node met for the first time (serialized as ``data``, all
-    ASCII), without its record: True when typed so (its bytes noted as
-    :data:`.nodecache.SEEN`: its record is made when it is met again, with the slot it
-    has now); else what was read of it for its record (:class:`.nodecache.NodeRecord`'s
-    ``parts``), or False where nothing but its op type was. (Written for speed: a first
-    call of a model of blocks that all differ types most nodes so, and a record made
-    per node and never read again was a fifth of that call.)"""
+    ASCII), without its record: True when typed so (``data`` added to ``typed``, which
+    the caller files as :data:`.nodecache.SEEN` when its reading ends: its record is made
+    when it is met again, with the slot it has now); else what was read of it for its
+    record (:class:`.nodecache.NodeRecord`'s ``parts``), or False where nothing but its
+    op type was. (Written for speed: a first call of a model of blocks that all differ
+    types most nodes so, and a record made per node and never read again was a fifth of
+    that call; :func:`_typed`'s generated typing is inline.)"""
     op_type = node.op_type
     last = reader.repeats.get(op_type)
     if last is None or op_type == "Constant":  # (a literal: its record reads it)
         return False
-    domain, names, wanted, attributes = node_parts(node, data)
+    # its domain, names and attributes' key, as its record reads them (a field whose
+    # key's byte is nowhere in its bytes is absent; every name in ASCII bytes is text)
+    domain = "" if DOMAIN not in data else node.domain
+    names, wanted = tuple(node.input[:]), tuple(node.output[:])
+    attributes = () if ATTRIBUTE not in data or not node.attribute else attributes_of(node)
     if type(last) is tuple:  # (as _template)
         last = _last(reader, op_type, last)
     if last is not None and domain == last.domain and reader.facts is last.facts and \
-            len(wanted) == 1 and len(names) == len(last.inputs) and (name := wanted[0]) and \
-            name not in reader.types and name not in reader.untyped and \
-            _typed(reader, last, names, name, attributes):  # (_fits, inline)
-        seen(data)
-        return True
+            len(wanted) == 1 and len(names) == len(last.inputs) and (name := wanted[0]):
+        types = reader.types  # (_fits, inline)
+        if name not in types and name not in reader.untyped:
+            typing = last.typing
+            if typing is not None and attributes == last.attributes and \
+                    not (PINNED and (last.entry, attributes) in PINNED):  # (_typed, inline)
+                t = typing(types, reader.values, reader.unread, names)
+                if t is not None:
+                    types[name] = t
+                    reader.tokens[name] = t
+                    typed.append(data)
+                    return True
+            elif _typed(reader, last, names, name, attributes):
+                typed.append(data)
+                return True
     return op_type, domain, names, wanted, attributes
 
 
