@@ -203,6 +203,32 @@ def test_refine_rows_are_the_programs_variables_each_told_apart():
     assert labels[-1] == "add(add(add(…), x), x) #47"
     assert "#" in r._repr_html_() and r[y] == kt.TensorType.parse("float32[3]")
     shown = COMMANDS["refine"]("B, C = x.shape; zeros((B * 2, C)) x:float32[?,3] -> float64[8,3]")
-    assert str(shown).splitlines() == ["x                  float32[4,3]  (was float32[?,3])",
-                                       "zeros(x.shape[0])  float64[8,3]  (was float64[?,3])"]
+    assert str(shown).splitlines() == [
+        "x                               float32[4,3]  (was float32[?,3])",
+        "zeros(shape=(2*x.shape[0], 3))  float64[8,3]  (was float64[?,3])"]
     assert repr(shown).startswith("<Refinement of 2 variables, 2 refined>\n")
+
+
+@pytest.mark.parametrize(("text", "given"), [
+    ("zeros((x.shape[0] * 2, 3))", "float32[4,?]"),
+    ("B, C = x.shape; ones((B * 2, C + 1))", "float32[5,3]"),
+    ("B, C = x.shape; zeros((B * 2, C))", "float32[?,3]"),
+    ("n = x.shape[0]; ones((n, n + 1)) * 2", "float32[?]"),
+    ("zeros(x.shape[0] * 2)", "float32[3]"),
+])
+def test_refine_labels_a_size_parameter_as_written(text, given):
+    """A call whose sizes are parameters is labelled by them, as the user wrote them:
+    ``zeros((x.shape[0] * 2, 3))`` read 'zeros(x.shape[0])' (the input carrying the
+    size, not the size) and ``zeros(6)`` read 'zeros()'. Oracle: each label of such a
+    call, run by NumPy on an x of the refined type, makes an array of its row's shape."""
+    r = COMMANDS["refine"](f"{text} x:{given}")
+    rows = [(label, t) for label, _, t in r._rows()]
+    x_type = dict(rows).get("x", kt.TensorType.parse(given))  # (no row when sizes fold)
+    x = np.ones([4 if d is None else d for d in x_type.shape], dtype=x_type.dtype)
+    calls = [(label, t) for label, t in rows if label.startswith(("zeros(", "ones("))]
+    assert calls and all("shape=" in label for label, _ in calls), rows
+    for label, t in calls:
+        made = eval(label, {"zeros": np.zeros, "ones": np.ones, "x": x})  # NumPy's call
+        assert made.ndim == t.ndim and all(
+            m == d for m, d in zip(made.shape, t.shape, strict=True) if isinstance(d, int)), \
+            (label, t)
