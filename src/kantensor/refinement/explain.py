@@ -139,7 +139,7 @@ def explain_conflict(sizes: Sizes, unit: Unit) -> RefinementError:
     clashing = _clashing(sizes, unit, candidates)
     chosen = clashing or refined
     axes = tuple((unit.operands[i].variable, a, sizes.current(unit.operands[i].variable)[a])
-                 for i, a in chosen)
+                 for i, a in sorted(chosen))  # said in the operands' order, axis by axis
     story = _Story(sizes)
     for i, a in chosen:
         story.explain((unit.operands[i].variable, a))

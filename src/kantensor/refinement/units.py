@@ -23,7 +23,7 @@ from ..types.basic_ops import SpecifyShape
 from ..types.dim import Dim, unknown
 from ..types.symbols import substitute
 
-__all__ = ["UNIFY", "Operand", "Unify", "Unit", "describe", "node_relation", "node_unit",
+__all__ = ["UNIFY", "Operand", "Spelled", "Unify", "Unit", "describe", "node_relation", "node_unit",
            "node_units"]
 
 
@@ -227,7 +227,7 @@ def _axis_text(carrier: Variable, depth: int) -> str:
     return f"{describe(node.inputs[0], depth)}.shape[{dict(node.op.params)['axis']}]"
 
 
-class _Said:
+class Spelled:
     """The key of a Dim that prints as a text: an axis size as the user wrote it
     (``x.shape[0]``), in place of the placeholder a call's parameters hold."""
 
@@ -250,7 +250,7 @@ def _size_params(node: Apply, depth: int) -> list[str]:
         getattr(node.op, "params", ())
     axes = [v for v in node.inputs
             if v.owner is not None and getattr(v.owner.op, "impl", None) is axis_length]
-    mapping = {symbol_of(given_axis(k)): unknown(_Said(_axis_text(v, depth - 1)))
+    mapping = {symbol_of(given_axis(k)): unknown(Spelled(_axis_text(v, depth - 1)))
                for k, v in enumerate(axes)}
 
     def said(entry: Any) -> Any:
