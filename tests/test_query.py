@@ -197,3 +197,17 @@ def test_an_answer_says_what_its_symbolic_sizes_must_still_meet():
     assert repr(kt.query("(n)->(n)", [var("X")], ["float32[5]"])) == "X = float32[5]\n1 solution"
     with pytest.raises(ValueError, match="m > 2 needs a value for m"):
         answer.where[0].holds({})
+
+
+def test_dtype_answers_come_in_the_tables_order_not_alphabetical():
+    """A category's dtypes are tried (so listed) as the dtype table orders them: the
+    unsigned sums of ``sum D[2,3] axis=1 -> uint64[2]`` read uint16, uint2, uint32, uint4,
+    uint64, uint8 (sorted as text). Oracle: NumPy's item sizes of the standard dtypes
+    answered never decrease, and every dtype NumPy sums to uint64 is an answer."""
+    answers = [a["D"] for a in query(kt.sum.bind(axis=1), [pattern(var("D"), (2, 3))],
+                                     ["uint64[2]"])]
+    standard = [d for d in answers if d in np.sctypeDict and np.dtype(d).kind in "biufc"]
+    sizes = [np.dtype(d).itemsize for d in standard]
+    assert sizes == sorted(sizes) and len(standard) == 4, answers
+    assert set(standard) == {d for d in ("uint8", "uint16", "uint32", "uint64")
+                             if np.sum(np.ones((2, 3), d), axis=1).dtype == np.uint64}
