@@ -15,8 +15,8 @@ from enum import Enum
 from typing import Any, NamedTuple
 
 from ..graph.basic import Apply, Constant, Variable
+from ..graph.display import value_text
 from ..ops.op import SignatureOp
-from ..ops.paramvalues import SliceItem
 from ..ops.sizes import SizeOp, axis_length, entries, given_axis, map_entries, symbol_of
 from ..signature.signature import Signature
 from ..types.basic_ops import SpecifyShape
@@ -256,18 +256,6 @@ def _size_params(node: Apply, depth: int) -> list[str]:
     def said(entry: Any) -> Any:
         return substitute(entry, mapping) if mapping and isinstance(entry, Dim) else entry
 
-    return [f"{key}={_value_text(map_entries(value, said))}" for key, value in written
+    return [f"{key}={value_text(map_entries(value, said))}" for key, value in written
             if any(isinstance(e, int | Dim) and not isinstance(e, bool)
                    for e in entries(value))]
-
-
-def _value_text(value: Any) -> str:
-    """A parameter's value as Python would print it, its sizes as expressions."""
-    if isinstance(value, Dim):
-        return str(value)
-    if isinstance(value, SliceItem):
-        return repr(value)
-    if isinstance(value, tuple):
-        items = [_value_text(v) for v in value]
-        return f"({', '.join(items)}{',' * (len(items) == 1)})"
-    return repr(value)
